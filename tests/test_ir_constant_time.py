@@ -37,6 +37,7 @@ REVIEWED_PRIVATE_OPS = {
     "eor3": "AArch64 EOR3 (a three-way XOR)",
     "rev": "AArch64 REV16 / REV32 / REV64 (a fixed byte permutation)",
     "trn": "AArch64 TRN1 / TRN2 (a fixed element interleave)",
+    "rbit": "AArch64 RBIT on bytes (a fixed bit permutation)",
 }
 
 CIPHERS = ("sm4", "zuc", "ublock")
@@ -48,13 +49,14 @@ CHECKED = [(cipher, strategy, target) for cipher in CIPHERS for strategy, target
 def expected_programs(cipher, strategy):
     """How many functions each kernel file holds: SM4 a block kernel, its
     xor_into_stores form and its counter form (gen/ir/keystream.py); ZUC
-    init, keystream and keystream XORed into the messages; uBlock per variant
-    both directions, the fused encryption and the counter form, with CTR's
-    counter pairs for the strategies whose counter form is their own."""
+    init, keystream, keystream XORed into the messages and the two MAC folds
+    (gen/kernels/zuc_mac.py); uBlock per variant both directions, the fused
+    encryption and the counter form, with CTR's counter pairs for the
+    strategies whose counter form is their own."""
     if cipher == "sm4":
         return 3
     if cipher == "zuc":
-        return 3
+        return 5
     per_variant = 4 + (1 if strategy in ublock_files.COUNTER_FORMS else 0)
     return per_variant * len(ublock_files.variants())
 
@@ -75,6 +77,9 @@ def test_emitted_kernel_programs_are_constant_time(cipher, strategy, target):
     programs = cli.emitted_programs(cipher, strategy, SIMD_TARGETS[target], choices.load())
     assert len(programs) == expected_programs(cipher, strategy)
     assert any(p.name.endswith("_xor") for p in programs)  # the fused CTR form is checked too
+    if cipher == "zuc":  # and both MAC folds, each with its carry-less products
+        folds = [p for p in programs if p.name.startswith("zuc_mac_fold")]
+        assert len(folds) == 2 and all(any(getattr(s, "opcode", None) == "clmul" for s in p.walk()) for p in folds)
     for program in programs:
         # Not vacuous: every kernel reads memory, so the analysis has secrets to follow.
         assert ct_check.secret_sources(program), program.name

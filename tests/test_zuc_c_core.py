@@ -24,10 +24,13 @@ from conftest import VECTORS, generated_library
 OK, ERR_KEY_LENGTH, ERR_IV_LENGTH, ERR_IV_VALUE, ERR_TAG_LENGTH, ERR_VARIANT, ERR_NO_IMPL, ERR_ARGUMENT = \
     0, -1, -2, -3, -4, -5, -6, -7
 MAC_CLMUL, MAC_COMPARE, MAC_CLMUL128, MAC_CLMUL256, MAC_CLMUL512 = 0, 1, 2, 3, 4
-# What each carry-less width needs, as /proc/cpuinfo names the flags.
-WIDTH_FLAGS = {MAC_CLMUL128: {"pclmulqdq", "ssse3"},
-               MAC_CLMUL256: {"pclmulqdq", "ssse3", "avx2", "vpclmulqdq"},
-               MAC_CLMUL512: {"pclmulqdq", "ssse3", "avx512f", "avx512bw", "vpclmulqdq", "gfni"}}
+# What each carry-less width needs, as /proc/cpuinfo names the flags: the
+# CPU features of the least demanding kernel whose fold has that width
+# (ssse3_aesni; avx2_aesni, PCLMULQDQ on each half; avx512_gfni).
+WIDTH_FLAGS = {MAC_CLMUL128: {"pclmulqdq", "ssse3", "aes"},
+               MAC_CLMUL256: {"pclmulqdq", "avx2", "aes"},
+               MAC_CLMUL512: {"pclmulqdq", "avx512f", "avx512bw", "avx512vbmi", "avx512_vbmi2", "vpclmulqdq", "gfni"}}
+FOLD = ctypes.CFUNCTYPE(None, ctypes.POINTER(ctypes.c_uint64), ctypes.c_void_p, ctypes.c_void_p)
 KEY_BYTES = {128: 16, 256: 32}
 IV_FORMS = {128: (16,), 256: (25, 23)}
 TAGS = {128: (32,), 256: (32, 64, 128)}
@@ -48,7 +51,8 @@ class ZucImpl(ctypes.Structure):
                 ("init_rounds", ctypes.CFUNCTYPE(None, ctypes.POINTER(ctypes.c_uint32))),
                 ("keystream_block", ctypes.CFUNCTYPE(None, ctypes.POINTER(ctypes.c_uint32), ctypes.c_void_p)),
                 ("keystream_xor", ctypes.CFUNCTYPE(None, ctypes.POINTER(ctypes.c_uint32), ctypes.c_void_p,
-                                                   ctypes.c_void_p))]
+                                                   ctypes.c_void_p)),
+                ("mac_fold_bits", ctypes.c_uint), ("mac_fold", FOLD * 2)]
 
 
 @pytest.fixture(scope="module")

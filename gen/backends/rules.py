@@ -117,3 +117,40 @@ def shld_half_by_rotations(rw, op, args):
     a_rot = rw.rotl(args[0], 16, 32, op.args[0].name + "_sw")
     b_rot = rw.rotl(args[1], 16, 32, op.args[1].name + "_sw")
     return rw.select(high16, b_rot, a_rot, op.result.name)
+
+
+def _half_in_both(rw, value, half, name):
+    """(q, q) from q, the 64-bit half `half` of each 128-bit block of value: a byte shuffle."""
+    picks = bytes(8 * half + i % 8 for i in range(16))
+    index = rw.const(picks, f"qword{half}_twice", f"64-bit half {half} of a block in both halves (byte indices)")
+    return rw.lookup16(value, index, name)
+
+
+def clmul_by_shifts(rw, op, args):
+    """clmul on a target without a carry-less multiply: the schoolbook product
+    XOR over bits i of x of (y << i), in each 128-bit block, from shifts of
+    64-bit elements and masks.  x and y (the chosen halves) are copied into
+    both halves of a block; bit i of x becomes a mask of both halves by
+    (bit - 1) = 0 or all ones, which clears (ANDNOT) or keeps the 128-bit
+    term y << i: its low half y << i from the low element, its high half
+    y >> (64 - i) from the high one.  Some 640 instructions per product:
+    it is correct and constant-time, not fast."""
+    if op.opcode != "clmul":
+        return None
+    name = op.result.name
+    x = _half_in_both(rw, args[0], op.attrs["halves"][0], name + "_x")
+    y = _half_in_both(rw, args[1], op.attrs["halves"][1], name + "_y")
+    one = rw.const((1).to_bytes(8, "little") * 2, "qword_one", "1 in each 64-bit element")
+    ones = rw.const(bytes([0xFF] * 16), "all_ones", "every bit set: -1 in each 64-bit element")
+    low = rw.const(bytes([0xFF] * 8 + [0] * 8), "low_qword", "the low 64-bit half of a block")
+    terms = []
+    for i in range(64):
+        bit = rw.and_(rw.shr(x, i, 64, f"{name}_b{i}") if i else x, one, f"{name}_bit{i}")
+        keep_not = rw.add(bit, ones, 64, f"{name}_nm{i}")      # bit - 1: 0 keeps the term, all ones clears it
+        if i:
+            shifted = rw.or_(rw.and_(rw.shl(y, i, 64, f"{name}_l{i}"), low, f"{name}_lo{i}"),
+                             rw.andnot(low, rw.shr(y, 64 - i, 64, f"{name}_h{i}"), f"{name}_hi{i}"), f"{name}_t{i}")
+        else:
+            shifted = rw.and_(y, low, f"{name}_t0")
+        terms.append(rw.andnot(keep_not, shifted, f"{name}_p{i}"))
+    return rw.xor_tree(terms, name)

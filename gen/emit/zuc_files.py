@@ -4,8 +4,7 @@ lanes kernels of zuc_kernel_files."""
 
 import re
 
-from ..linalg import bit_reversal, byteswap_mask
-from ..linalg.gfni import gfni_qword
+from ..kernels import zuc_mac
 from ..specs import zuc
 from . import registry, zuc_kernel_files
 from .build_files import CipherSources, EmulatedUnit, SourceFile, kernel_sources
@@ -81,15 +80,13 @@ def files(choices):
     out["src/zuc_internal.h"] = render(
         "zuc_internal.h.j2", provenance=c_prov, modulus=zuc.LFSR_MODULUS, cells=zuc.LFSR_CELLS,
         l1_rotations=zuc.L1_ROTATIONS, l2_rotations=zuc.L2_ROTATIONS, feedback_terms=_feedback_terms(),
-        feedback_formula=_feedback_formula())
+        feedback_formula=_feedback_formula(), fold_chunks=zuc_mac.FOLD_CHUNKS)
     out["src/zuc_core.c"] = render(
         "zuc_core.c.j2", provenance=c_prov, key_bytes=zuc.KEY_BYTES, cells=zuc.LFSR_CELLS,
         tag_bits_128=zuc.TAG_BITS_128, tag_bits_256=zuc.TAG_BITS_256,
         d128_rows=hex_rows(zuc.D128, 8, "0x{:04x}"),
         d256=[(tag, ", ".join(f"0x{v:02x}" for v in row)) for tag, row in sorted(zuc.D256.items())],
         load256=_load256_lines(), s0_rows=s0_rows, s1_rows=s1_rows, registry=registry.sections(zuc_kernel_files.registry_kernels()),
-        bit_reversal_qword=gfni_qword(bit_reversal(8)), nibble_reversal=bit_reversal(4).table(),
-        byte_reversal=tuple(byteswap_mask(16)),
         **_iv_layout())
     out["src/zuc_reference_scalar.c"] = render(
         "zuc_reference_scalar.c.j2", provenance=c_prov, lanes=REFERENCE_LANES, s0_rows=s0_rows, s1_rows=s1_rows,

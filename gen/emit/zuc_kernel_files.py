@@ -8,7 +8,7 @@ import inspect
 
 from ..backends import SIMD_TARGETS, cpu_features, implementations
 from ..ir.keystream import xor_into_stores
-from ..kernels import zuc_lanes
+from ..kernels import zuc_lanes, zuc_mac
 from .bodies import DOWNSTREAM, KernelBodies
 from .render import provenance, render, tuning_lines
 
@@ -28,7 +28,7 @@ def registry_kernels():
     return [(f"{strategy}_{target}", SIMD_TARGETS[target]) for strategy, target in KERNELS]
 
 
-SOURCES = ["gen/specs/zuc.py", "gen/kernels/zuc_lanes.py", "gen/kernels/zuc_constants.py"]
+SOURCES = ["gen/specs/zuc.py", "gen/kernels/zuc_lanes.py", "gen/kernels/zuc_constants.py", "gen/kernels/zuc_mac.py"]
 
 
 def lane_options(strategy, target, choices):
@@ -45,16 +45,20 @@ def keystream_forms(strategy, target, choices):
 
 
 def lowered_programs(target, strategy, choices):
-    """The kernel's three functions, lowered for `target`: the initialisation
-    rounds, a keystream block, and the block XORed into the lanes' messages
-    (the encryption's one pass)."""
+    """The kernel's functions, lowered for `target`: the initialisation
+    rounds, a keystream block, the block XORed into the lanes' messages
+    (the encryption's one pass), and the MACs' carry-less folds at the
+    target's width (zuc_mac: mac_fold for 32- and 64-bit tags, mac_fold_wide
+    for 128-bit ones)."""
     groups = GROUPS[strategy]
     options = lane_options(strategy, target, choices)
     keystream = zuc_lanes.keystream_program(target.bits, groups, **keystream_forms(strategy, target, choices),
                                             **options)
     return {"init": target.lower(zuc_lanes.init_program(target.bits, groups, **options)),
             "keystream": target.lower(keystream),
-            "keystream_xor": target.lower(xor_into_stores(keystream))}
+            "keystream_xor": target.lower(xor_into_stores(keystream)),
+            "mac_fold": target.lower(zuc_mac.fold_program(target.bits, 64)),
+            "mac_fold_wide": target.lower(zuc_mac.fold_program(target.bits, 128))}
 
 
 def kernel_file(strategy, target, choices):
@@ -68,7 +72,7 @@ def kernel_file(strategy, target, choices):
     text = render("zuc_kernel.c.j2", provenance=origin,
                   target=target, strategy_doc=inspect.getdoc(zuc_lanes).splitlines(), prefix=prefix,
                   strategy=strategy, lanes=programs["keystream"].info["lanes"], groups=groups,
-                  passes=passes,
+                  passes=passes, fold_chunks=zuc_mac.FOLD_CHUNKS,
                   bodies={name: bodies(program, name) for name, program in programs.items()},
                   cpu_check=cpu_features.cpu_check(target.cpu_features, target.arch),
                   schedule=choices.of("zuc.schedule_before_ra", strategy, target),

@@ -196,6 +196,13 @@ class Builder:
         """128-bit lane `lane` of a wider value."""
         return self._emit("extract128", (a,), hint, bits=128, lane=lane)
 
+    def clmul(self, a, b, halves, hint="clmul"):
+        """Per 128-bit block, the 128-bit carry-less product of a's 64-bit half
+        halves[0] and b's half halves[1] (0 low, 1 high)."""
+        if len(halves) != 2 or not set(halves) <= {0, 1}:
+            raise ValueError(f"clmul {hint}: halves must be two of 0 (low) and 1 (high), not {halves!r}")
+        return self._emit("clmul", (a, b), hint, halves=tuple(halves))
+
     def affine8(self, a, affine_map, hint="aff", note=""):
         return self._emit("affine8", (a,), hint, map=affine_map, note=note)
 

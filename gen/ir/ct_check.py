@@ -30,7 +30,9 @@ and why):
   opcodes    every op is on the allow-list (constant_time_opcodes): the IR's
              target-level ops (opcodes.TARGET_LEVEL: each one or a few SIMD
              instructions of fixed timing, its lookups in registers, pshufb or
-             TBL, never in memory) and the backends' registered private ops
+             TBL, never in memory; clmul is PCLMULQDQ/VPCLMULQDQ or
+             PMULL/PMULL2, whose latency does not depend on the operands on
+             the CPUs these targets run on, or its shift-and-mask legalization) and the backends' registered private ops
              (semantics.private_ops(): each one instruction of its ISA by that
              registry's rule).  An abstract op left in a program (sbox8 would
              become a table lookup in memory in a plain C lowering) or an

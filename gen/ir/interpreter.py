@@ -77,6 +77,24 @@ def _lookup16(op, table, index):
     return np.where(indices & 0x80, 0, picked).astype(np.uint8).reshape(-1)
 
 
+def carryless_product(x, y):
+    """The carry-less (GF(2) polynomial) product of the integers x and y."""
+    out = 0
+    while y:
+        if y & 1:
+            out ^= x
+        x <<= 1
+        y >>= 1
+    return out
+
+
+def _clmul(a, b, halves):
+    """Per 128-bit block, the product of a's 64-bit half halves[0] and b's halves[1]."""
+    qa, qb = a.view("<u8").reshape(-1, 2), b.view("<u8").reshape(-1, 2)
+    products = [carryless_product(int(x), int(y)) for x, y in zip(qa[:, halves[0]], qb[:, halves[1]])]
+    return np.frombuffer(b"".join(p.to_bytes(16, "little") for p in products), dtype=np.uint8).copy()
+
+
 def _check_known(op, x):
     """A shift's `known` mask is a promise about its input: a byte with a bit
     outside it is an error (a lowering may rely on those bits being zero)."""
@@ -182,6 +200,8 @@ def evaluate(op, args):
         return args[0][16 * lane:16 * lane + 16].copy()
     if code == "concat128":
         return np.concatenate(args)
+    if code == "clmul":
+        return _clmul(args[0], args[1], attrs["halves"])
     private = private_op(code)
     if private is not None:
         return private.fn(op, args)

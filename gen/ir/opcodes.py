@@ -50,6 +50,13 @@ target-level:
                         (blocks128(a, a, (1, 0)) swaps a's 128-bit lanes; at 512,
                         (1, 0, 3, 2) swaps them within each 256-bit half)
   concat128(lo, hi)     a 256-bit value from two 128-bit halves
+  clmul(a, b)           per 128-bit block: the 128-bit carry-less product     attrs: halves
+                        (polynomial product over GF(2)) of a's 64-bit half
+                        halves[0] and b's 64-bit half halves[1] (0 the low
+                        half, 1 the high one), as a little-endian 128-bit
+                        number (x86 PCLMULQDQ/VPCLMULQDQ, AArch64 PMULL/PMULL2;
+                        a target without one legalizes it from shifts and masks,
+                        gen/backends/rules.py clmul_by_shifts)
 
 backend-private: a backend may lower onto ops of its own (one instruction of its
 ISA that no kernel writes: x86's ternary logic, GFNI, AESENCLAST, ...).  Their
@@ -60,7 +67,7 @@ gen/backends/x86/ops.py), and the interpreter runs them once that module is impo
 ABSTRACT = frozenset({"affine8", "affine_inv8", "rotl", "sbox8", "select", "shld", "sm4_rounds4"})
 TARGET_LEVEL = frozenset({"load", "store", "bcast8", "bcast32", "bcast128", "bcast256", "const",
                           "xor", "and", "or", "andnot", "shl", "shr", "lookup16", "unpacklo", "unpackhi",
-                          "add", "minu", "maxs", "extract128", "blocks128", "concat128"})
+                          "add", "minu", "maxs", "extract128", "blocks128", "concat128", "clmul"})
 # The ops that read memory (a store is the one that writes it).
 MEMORY_READS = frozenset({"load", "bcast8", "bcast32", "bcast128", "bcast256"})
 # Every opcode whose meaning the IR itself defines: no backend may register one.
@@ -71,4 +78,5 @@ NEUTRAL = ABSTRACT | TARGET_LEVEL
 KINDS = ("memory", "constant", "shuffle", "alu", "gfni", "cipher")
 KIND = {**{op: "memory" for op in MEMORY_READS | {"store"}}, "const": "constant",
         **{op: "shuffle" for op in ("lookup16", "unpacklo", "unpackhi", "extract128", "blocks128", "concat128")},
-        **{op: "alu" for op in ("xor", "and", "or", "andnot", "shl", "shr", "add", "minu", "maxs")}}
+        **{op: "alu" for op in ("xor", "and", "or", "andnot", "shl", "shr", "add", "minu", "maxs")},
+        "clmul": "cipher"}  # a multiplier unit of its own, several cycles' latency

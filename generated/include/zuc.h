@@ -112,6 +112,13 @@ typedef struct zuc_impl {
   /* The same 16 rounds XORed into 64 message bytes per lane, in one pass:
    * out[j][i] = src[j][i] ^ keystream byte i of lane j (src[j] may be out[j]). */
   void (*keystream_xor)(uint32_t *state, uint8_t *const out[], const uint8_t *const src[]);
+  /* The MACs' carry-less fold, 0 and NULL where the kernel has none: bits per
+   * step (its vector width), and for 32/64-bit tags ([0]) and 128-bit tags
+   * ([1]) the function that adds ZUC_MAC_FOLD_CHUNKS 64-bit message chunks at
+   * msg, with their keystream windows from ks on, to the sums (three of
+   * mac_fold_bits each; gen/kernels/zuc_mac.py). */
+  unsigned mac_fold_bits;
+  void (*mac_fold[2])(uint64_t *sums, const uint8_t *msg, const uint8_t *ks);
 } zuc_impl;
 
 /* All registered implementations (native ones, then emulated ones if
@@ -129,12 +136,15 @@ void zuc_register_emulated(void);
 
 /* How the MAC folds message bits into the tag: carry-less multiplication
  * (the paper's algorithm 4) or the compare-instruction method (algorithm 3).
- * ZUC_MAC_CLMUL takes the widest multiplication the CPU has (on x86-64
- * 512-bit VPCLMULQDQ, with AVX-512BW and GFNI, then 256-bit, then PCLMULQDQ;
- * on AArch64 PMULL, which is 128-bit), else the compare method; the
- * CLMUL128/256/512 methods ask for one width and give ZUC_ERR_NO_IMPL on a
- * CPU without it (on AArch64, CLMUL256/512 always).  Every method gives the
- * same tags. */
+ * The carry-less folds are the kernels' own (zuc_impl.mac_fold, as wide as
+ * the kernel's vectors: 512-bit VPCLMULQDQ on lanes_avx512_gfni, 256 bits on
+ * the AVX2 kernels (PCLMULQDQ on each half on avx2_aesni), 128-bit PCLMULQDQ
+ * on ssse3_aesni, PMULL on AArch64).  ZUC_MAC_CLMUL takes the fold of the
+ * kernel that makes the keystream where it has one, else the widest this
+ * CPU runs natively, else the compare method; the CLMUL128/256/512 methods
+ * ask for a fold of one width (the kernel's own where it has that width) and
+ * give ZUC_ERR_NO_IMPL on a CPU that runs no such kernel (on AArch64,
+ * CLMUL256/512 always).  Every method gives the same tags. */
 typedef enum {
     ZUC_MAC_CLMUL = 0,
     ZUC_MAC_COMPARE = 1,

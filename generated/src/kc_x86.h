@@ -23,6 +23,7 @@
 #define SIMDE_TERNARYLOGIC_COMPRESSION
 #include <simde/x86/avx512.h>
 #include <simde/x86/gfni.h>
+#include <simde/x86/clmul.h>
 #else
 #include <immintrin.h>
 #endif
@@ -74,6 +75,17 @@ static inline int kc_load32(const uint8_t *p)
     memcpy(&v, p, sizeof v);
     return v;
 }
+
+/* 256-bit VPCLMULQDQ: valgrind 3.19 cannot run its VEX.256 form either, so
+ * under KC_VALGRIND_SPLIT_VAES it is PCLMULQDQ on the two 128-bit halves.  A
+ * macro: the immediate must be a constant. */
+#ifdef KC_VALGRIND_SPLIT_VAES
+#define kc_clmul256(a, b, imm) \
+    _mm256_set_m128i(_mm_clmulepi64_si128(_mm256_extracti128_si256((a), 1), _mm256_extracti128_si256((b), 1), (imm)), \
+                     _mm_clmulepi64_si128(_mm256_castsi256_si128(a), _mm256_castsi256_si128(b), (imm)))
+#else
+#define kc_clmul256(a, b, imm) _mm256_clmulepi64_epi128((a), (b), (imm))
+#endif
 
 #if defined(__VAES__)
 /* 256-bit AESENCLAST.  valgrind 3.19 cannot run the VEX.256 form, so the

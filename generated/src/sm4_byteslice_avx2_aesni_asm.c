@@ -23,7 +23,7 @@
  * Tuning (gen/choices.toml; `gen explore sm4` ranks each): sm4.groups = 4,
  *   sm4.rounds_per_iteration = 4, sm4.basis_blocks = b1_b2,
  *   sm4.schedule_before_ra = false, sm4.asm_pressure_schedule = false.
- * Lowered with: fuse_affine_chain, drop_identity_affine, affine_inv_via_aesenclast, shld_half_by_rotations; fuse_affine_chain, drop_identity_affine, rotate_bytes_by_shuffle, rotate_by_shifts, shld_by_shifts, select_by_blendv, select_by_masks, split_aesenclast_256; affine_via_nibble_tables; byte_shift_by_word_shift.
+ * Lowered with: fuse_affine_chain, drop_identity_affine, affine_inv_via_aesenclast, shld_half_by_rotations; fuse_affine_chain, drop_identity_affine, rotate_bytes_by_shuffle, rotate_by_shifts, shld_by_shifts, select_by_blendv, select_by_masks, split_aesenclast_256, split_clmul_256; affine_via_nibble_tables; byte_shift_by_word_shift.
  */
 #include "kc_cpu.h"
 #include "kc_x86.h"
@@ -87,7 +87,7 @@ static int sm4_byteslice_avx2_aesni_asm_cpu_supported(void)
 #ifdef KC_EMULATED
     return sm4_emulation_host_supported();
 #else
-    return kc_cpu_has(KC_CPU_AVX2 | KC_CPU_AES);
+    return kc_cpu_has(KC_CPU_AVX2 | KC_CPU_AES | KC_CPU_PCLMUL);
 #endif
 }
 

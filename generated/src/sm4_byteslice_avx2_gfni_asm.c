@@ -87,7 +87,7 @@ static int sm4_byteslice_avx2_gfni_asm_cpu_supported(void)
 #ifdef KC_EMULATED
     return sm4_emulation_host_supported();
 #else
-    return kc_cpu_has(KC_CPU_AVX2 | KC_CPU_GFNI);
+    return kc_cpu_has(KC_CPU_AVX2 | KC_CPU_GFNI | KC_CPU_PCLMUL | KC_CPU_VPCLMULQDQ);
 #endif
 }
 

@@ -9574,7 +9574,7 @@ static int sm4_byteslice_avx2_vaes_cpu_supported(void)
 #ifdef KC_EMULATED
     return sm4_emulation_host_supported();
 #else
-    return kc_cpu_has(KC_CPU_AVX2 | KC_CPU_AES | KC_CPU_VAES);
+    return kc_cpu_has(KC_CPU_AVX2 | KC_CPU_AES | KC_CPU_VAES | KC_CPU_PCLMUL | KC_CPU_VPCLMULQDQ);
 #endif
 }
 

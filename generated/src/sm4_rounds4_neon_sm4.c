@@ -17,7 +17,7 @@
  * The S-box is the instruction's own: no decomposition.
  * Tuning (gen/choices.toml; `gen explore sm4` ranks each): sm4.groups = 4,
  *   sm4.schedule_before_ra = false, sm4.asm_pressure_schedule = false.
- * Lowered with: sm4_rounds_by_sm4e, fuse_affine_chain, drop_identity_affine, affine_inv_via_aese; fuse_affine_chain, drop_identity_affine, rotate_bytes_by_shuffle, rotate_by_shift_insert, shld_by_shift_insert, select_as_trn, select_by_bsl; affine_via_nibble_tables; mask_after_byte_shift, lookup_as_rev, aese_takes_xor.
+ * Lowered with: sm4_rounds_by_sm4e, fuse_affine_chain, drop_identity_affine, affine_inv_via_aese; clmul_by_shifts, fuse_affine_chain, drop_identity_affine, bit_reversal_by_rbit, rotate_bytes_by_shuffle, rotate_by_shift_insert, shld_by_shift_insert, select_as_trn, select_by_bsl, clmul_by_pmull; affine_via_nibble_tables; mask_after_byte_shift, lookup_as_rev, aese_takes_xor.
  */
 #include "kc_cpu.h"
 #include "kc_neon.h"

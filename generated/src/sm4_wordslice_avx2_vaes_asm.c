@@ -86,7 +86,7 @@ static int sm4_wordslice_avx2_vaes_asm_cpu_supported(void)
 #ifdef KC_EMULATED
     return sm4_emulation_host_supported();
 #else
-    return kc_cpu_has(KC_CPU_AVX2 | KC_CPU_AES | KC_CPU_VAES);
+    return kc_cpu_has(KC_CPU_AVX2 | KC_CPU_AES | KC_CPU_VAES | KC_CPU_PCLMUL | KC_CPU_VPCLMULQDQ);
 #endif
 }
 

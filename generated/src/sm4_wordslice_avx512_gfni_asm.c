@@ -86,7 +86,7 @@ static int sm4_wordslice_avx512_gfni_asm_cpu_supported(void)
 #ifdef KC_EMULATED
     return sm4_emulation_host_supported();
 #else
-    return kc_cpu_has(KC_CPU_AVX512F | KC_CPU_AVX512BW | KC_CPU_AVX512VBMI | KC_CPU_AVX512VBMI2 | KC_CPU_GFNI);
+    return kc_cpu_has(KC_CPU_AVX512F | KC_CPU_AVX512BW | KC_CPU_AVX512VBMI | KC_CPU_AVX512VBMI2 | KC_CPU_GFNI | KC_CPU_PCLMUL | KC_CPU_VPCLMULQDQ);
 #endif
 }
 

@@ -777,7 +777,7 @@ static int sm4_wordslice_ssse3_aesni_cpu_supported(void)
 #ifdef KC_EMULATED
     return sm4_emulation_host_supported();
 #else
-    return kc_cpu_has(KC_CPU_SSSE3 | KC_CPU_AES);
+    return kc_cpu_has(KC_CPU_SSSE3 | KC_CPU_AES | KC_CPU_PCLMUL);
 #endif
 }
 

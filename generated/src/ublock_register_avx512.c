@@ -32,7 +32,7 @@
  * Tuning (gen/choices.toml; `gen explore ublock` ranks each):
  *   ublock.groups = 4, ublock.schedule_before_ra = false,
  *   ublock.asm_pressure_schedule = false.
- * Key form: register_image.  Lowered with: rotate_bytes_by_shuffle, rotate_native, fuse_affine_chain, drop_identity_affine, rotate_bytes_by_shuffle, rotate_by_shifts, shld_by_shifts, select_by_ternary_logic; affine_via_nibble_tables; byte_shift_by_word_shift; shared_xor_as_ternary_logic, bitwise_pair_as_ternary_logic, blocks128_by_permute2q.
+ * Key form: register_image.  Lowered with: rotate_bytes_by_shuffle, rotate_native, fuse_affine_chain, drop_identity_affine, rotate_bytes_by_shuffle, rotate_by_shifts, shld_by_shifts, select_by_ternary_logic, clmul_by_shifts; affine_via_nibble_tables; byte_shift_by_word_shift; shared_xor_as_ternary_logic, bitwise_pair_as_ternary_logic, blocks128_by_permute2q.
  */
 #include "kc_cpu.h"
 #include "kc_x86.h"

@@ -11,17 +11,12 @@
  * Constant-time: no branch and no address depends on a key, an IV's secret
  * part, the keystream or a message; lengths, tag sizes and IVs' lengths are
  * public and may steer loops.  The compiler flags of this file name no
- * instruction set: the carry-less MAC folds (PCLMULQDQ / VPCLMULQDQ on
- * x86-64, PMULL on AArch64) are functions compiled with their own target
- * attribute, chosen at run time.
+ * instruction set, and nothing here is written for one: the MACs' carry-less
+ * folds are the kernels' (gen/kernels/zuc_mac.py, lowered with the rounds:
+ * PCLMULQDQ, VPCLMULQDQ, PMULL), called through zuc_impl; the compare method
+ * is portable C.
  */
 #include <string.h>
-
-#if defined(__x86_64__)
-#include <immintrin.h>
-#elif defined(__aarch64__)
-#include <arm_neon.h>
-#endif
 
 #include "kc_cpu.h"
 #include "kc_wipe.h"
@@ -64,6 +59,12 @@ static uint32_t load_be32(const uint8_t *p)
 static void store_be32(uint8_t *p, uint32_t v)
 {
     p[0] = (uint8_t)(v >> 24), p[1] = (uint8_t)(v >> 16), p[2] = (uint8_t)(v >> 8), p[3] = (uint8_t)v;
+}
+
+static void store_be64(uint8_t *p, uint64_t v)
+{
+    store_be32(p, (uint32_t)(v >> 32));
+    store_be32(p + 4, (uint32_t)v);
 }
 
 static uint64_t load_be64(const uint8_t *p)
@@ -473,10 +474,13 @@ int zuc_mac(zuc_variant variant, const uint8_t *key, size_t key_len, const uint8
 
 /* Keystream per lane and refill: ZUC_CHUNK_BLOCKS kernel calls.  A row also
  * keeps up to ZUC_CARRY_WORDS words of the previous refill: the MAC's windows
- * reach up to 8 words past the chunk they start in, and rows are dropped in
- * whole blocks (batch_drop), so one block. */
+ * reach up to 8 words past the chunk they start in, up to
+ * ZUC_MAC_FOLD_CHUNKS - 1 chunks (2 words each) wait for a whole call of a
+ * kernel's fold (mac_batch), and rows are dropped in whole blocks
+ * (batch_drop): the blocks those words can span, and one more. */
 #define ZUC_CHUNK_BLOCKS 16
-#define ZUC_CARRY_WORDS ZUC_BLOCK_WORDS
+#define ZUC_CARRY_WORDS \
+    (ZUC_BLOCK_WORDS * ((2 * (ZUC_MAC_FOLD_CHUNKS - 1) + 8 + ZUC_BLOCK_WORDS - 1) / ZUC_BLOCK_WORDS + 1))
 #define ZUC_ROW_WORDS (ZUC_CHUNK_BLOCKS * ZUC_BLOCK_WORDS + ZUC_CARRY_WORDS)
 
 /* Up to impl->lanes streams advanced together, and their keystream as one
@@ -724,16 +728,21 @@ int zuc_encrypt_lanes(const zuc_impl *impl, zuc_variant variant, size_t n, const
 
 /* 64-bit keystream pieces per window: K0, K1 (and K2 for t = 128). */
 #define ZUC_MAC_PIECES(tag_bits) ((tag_bits) == 128 ? 3 : 2)
+/* 64-bit words of one sum of the carry-less fold: the widest kernel's step. */
+#define ZUC_MAC_SUM_WORDS (512 / 64)
 
 typedef struct {
     unsigned used, tag_words, pieces;
     size_t offset_words;                /* off / 32 */
+    const zuc_impl *folder;             /* whose carry-less fold runs (NULL: the compare method) */
     const uint8_t *msg[ZUC_LANES_MAX];
     size_t bits[ZUC_LANES_MAX];
     size_t chunks[ZUC_LANES_MAX];       /* 64-bit chunks of message + the extra 1 bit */
     const uint8_t *ks[ZUC_LANES_MAX];   /* lane j's keystream, from word ks_base on */
     size_t ks_base;
-    uint64_t sums[ZUC_LANES_MAX][3][2]; /* clmul: P0, P1, P2 summed, (lo, hi) */
+    /* clmul: P0, P1, P2 summed, each folder->mac_fold_bits wide (its 128-bit
+     * blocks, and in each the (lo, hi) halves, are added up at the end) */
+    uint64_t sums[ZUC_LANES_MAX][3 * ZUC_MAC_SUM_WORDS];
     uint32_t window[4][ZUC_LANES_MAX];  /* compare: XOR of the selected windows, tag word w of lane j */
     uint32_t extra[ZUC_LANES_MAX][4];   /* A: keystream words XORed into the tag */
 } mac_job;
@@ -757,24 +766,11 @@ static uint64_t message_chunk(const mac_job *job, unsigned j, size_t c)
     return v;
 }
 
-/* Bit i to bit 63 - i, without a table (the message is secret). */
-static uint64_t reverse_bits64(uint64_t x)
-{
-    x = (x >> 1 & 0x5555555555555555u) | (x & 0x5555555555555555u) << 1;
-    x = (x >> 2 & 0x3333333333333333u) | (x & 0x3333333333333333u) << 2;
-    x = (x >> 4 & 0x0f0f0f0f0f0f0f0fu) | (x & 0x0f0f0f0f0f0f0f0fu) << 4;
-    return __builtin_bswap64(x);
-}
-
 /* The bytes of chunk c's window in lane j's keystream. */
 static const uint8_t *window_bytes(const mac_job *job, unsigned j, size_t c)
 {
     return job->ks[j] + 4 * (job->offset_words + 2 * c - job->ks_base);
 }
-
-/* Folds chunks c0 .. c1-1 of every lane (those it has) into its sums; their
- * windows must lie in job->ks. */
-typedef void (*mac_fold_fn)(mac_job *job, size_t c0, size_t c1);
 
 /* Chunks c with 64 message bits and no extra bit: c < bits / 64. */
 static size_t full_chunks(const mac_job *job, unsigned j, size_t end)
@@ -782,286 +778,34 @@ static size_t full_chunks(const mac_job *job, unsigned j, size_t end)
     return job->bits[j] / 64 < end ? job->bits[j] / 64 : end;
 }
 
-/* The carry-less folds, one architecture's each, and clmul_fold(bits): the
- * fold of that many bits per step (128, 256 or 512) that this CPU runs, NULL
- * where it has none.  Each adds the same products P_h to job->sums. */
-#if defined(__x86_64__)
-/* Bit i of every byte to bit 7 - i: on a little-endian load of message
- * bytes, each 64-bit half becomes M of one chunk, as reverse_bits64 gives it
- * from the big-endian value.  Two 16-entry nibble lookups, or at 512 bits
- * (every CPU with 512-bit VPCLMULQDQ has GFNI) one GF2P8AFFINEQB with the
- * bit-reversal matrix (gen/linalg/bits.py: 0x8040201008040201). */
-
-__attribute__((target("pclmul,ssse3"))) static __m128i reverse_bits_in_bytes128(__m128i x)
+/* The carry-less fold of chunks c0 .. c1-1 of every lane (those it has),
+ * their windows in job->ks, on the folder kernel's fold (gen/kernels/zuc_mac.py):
+ * ZUC_MAC_FOLD_CHUNKS whole chunks per call straight from the message and the
+ * rows, and what is left (fewer chunks: whole ones, then the one with the
+ * message's last bits and its extra 1 bit) from copies padded with zero
+ * chunks, whose products are 0. */
+static void fold_clmul(mac_job *job, size_t c0, size_t c1)
 {
-    const __m128i nibble_reverse = (_mm_setr_epi8(0, 8, 4, 12, 2, 10, 6, 14, 1, 9, 5, 13, 3, 11, 7, 15));
-    const __m128i low4 = _mm_set1_epi8(0x0f);
-    const __m128i lo = _mm_shuffle_epi8(nibble_reverse, _mm_and_si128(x, low4));
-    const __m128i hi = _mm_shuffle_epi8(nibble_reverse, _mm_and_si128(_mm_srli_epi16(x, 4), low4));
-    return _mm_or_si128(_mm_slli_epi16(lo, 4), hi);
-}
-
-
-__attribute__((target("avx2,vpclmulqdq,pclmul"))) static __m256i reverse_bits_in_bytes256(__m256i x)
-{
-    const __m256i nibble_reverse = _mm256_broadcastsi128_si256(_mm_setr_epi8(0, 8, 4, 12, 2, 10, 6, 14, 1, 9, 5, 13, 3, 11, 7, 15));
-    const __m256i low4 = _mm256_set1_epi8(0x0f);
-    const __m256i lo = _mm256_shuffle_epi8(nibble_reverse, _mm256_and_si256(x, low4));
-    const __m256i hi = _mm256_shuffle_epi8(nibble_reverse, _mm256_and_si256(_mm256_srli_epi16(x, 4), low4));
-    return _mm256_or_si256(_mm256_slli_epi16(lo, 4), hi);
-}
-
-
-__attribute__((target("avx512f,avx512bw,vpclmulqdq,pclmul,gfni"))) static __m512i reverse_bits_in_bytes512(__m512i x)
-{
-    return _mm512_gf2p8affine_epi64_epi8(x, _mm512_set1_epi64((long long)0x8040201008040201u), 0);
-}
-
-
-/* PCLMULQDQ, one lane: chunks c0 .. c1-1 (those the lane has).  Two full
- * chunks per step from one 16-byte message load: chunk c's M is the low
- * qword, chunk c+1's the high one; chunk c+1's window starts 8 bytes after
- * chunk c's, so the load at k + 8 holds (K1, K0) of c+1 and (K2, K1) of c. */
-__attribute__((target("pclmul,ssse3"))) static void fold_clmul128_lane(mac_job *job, unsigned j, size_t c0,
-                                                                        size_t c1)
-{
-    /* Byte i <- byte 15 - i: 16 keystream bytes to (K1, K0) as the (low, high) qwords. */
-    const __m128i reverse = _mm_setr_epi8(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
-    __m128i p0 = _mm_loadu_si128((const __m128i *)job->sums[j][0]);
-    __m128i p1 = _mm_loadu_si128((const __m128i *)job->sums[j][1]);
-    __m128i p2 = _mm_loadu_si128((const __m128i *)job->sums[j][2]);
-    const size_t end = c1 < job->chunks[j] ? c1 : job->chunks[j], full = full_chunks(job, j, end);
-    size_t c = c0;
-    for (; c + 2 <= full; c += 2) {
-        const uint8_t *k = window_bytes(job, j, c);
-        const __m128i m = reverse_bits_in_bytes128(_mm_loadu_si128((const __m128i *)(job->msg[j] + 8 * c)));
-        const __m128i ka = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)k), reverse);
-        const __m128i kb = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(k + 8)), reverse);
-        p0 = _mm_xor_si128(p0, _mm_xor_si128(_mm_clmulepi64_si128(m, ka, 0x10), _mm_clmulepi64_si128(m, kb, 0x11)));
-        p1 = _mm_xor_si128(p1, _mm_xor_si128(_mm_clmulepi64_si128(m, ka, 0x00), _mm_clmulepi64_si128(m, kb, 0x01)));
-        if (job->pieces == 3) {
-            const __m128i kc = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(k + 16)), reverse);
-            p2 = _mm_xor_si128(p2, _mm_xor_si128(_mm_clmulepi64_si128(m, kb, 0x00), _mm_clmulepi64_si128(m, kc, 0x01)));
-        }
+    void (*const kernel_fold)(uint64_t *, const uint8_t *, const uint8_t *) = job->folder->mac_fold[job->pieces - 2];
+    for (unsigned j = 0; j < job->used; j++) {
+        const size_t end = c1 < job->chunks[j] ? c1 : job->chunks[j], full = full_chunks(job, j, end);
+        size_t c = c0;
+        for (; c + ZUC_MAC_FOLD_CHUNKS <= full; c += ZUC_MAC_FOLD_CHUNKS)
+            kernel_fold(job->sums[j], job->msg[j] + 8 * c, window_bytes(job, j, c));
+        if (c >= end)
+            continue;
+        uint8_t msg[8 * ZUC_MAC_FOLD_CHUNKS] = {0}, ks[8 * ZUC_MAC_FOLD_CHUNKS + 16] = {0};
+        const size_t whole = full > c ? full - c : 0;
+        if (whole) /* msg[j] may be NULL for an empty message */
+            memcpy(msg, job->msg[j] + 8 * c, 8 * whole);
+        for (size_t i = c + whole; i < end; i++)
+            store_be64(msg + 8 * (i - c), message_chunk(job, j, i));
+        memcpy(ks, window_bytes(job, j, c), 8 * (end - c - 1) + 8 * job->pieces);
+        kernel_fold(job->sums[j], msg, ks);
+        kc_wipe(msg, sizeof msg);
+        kc_wipe(ks, sizeof ks);
     }
-    for (; c < end; c++) {
-        const uint8_t *k = window_bytes(job, j, c);
-        const __m128i m = _mm_cvtsi64_si128((long long)reverse_bits64(message_chunk(job, j, c)));
-        const __m128i k01 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)k), reverse);
-        p0 = _mm_xor_si128(p0, _mm_clmulepi64_si128(m, k01, 0x10)); /* M·K0 */
-        p1 = _mm_xor_si128(p1, _mm_clmulepi64_si128(m, k01, 0x00)); /* M·K1 */
-        if (job->pieces == 3) {
-            const __m128i k12 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(k + 8)), reverse);
-            p2 = _mm_xor_si128(p2, _mm_clmulepi64_si128(m, k12, 0x00)); /* M·K2 */
-        }
-    }
-    _mm_storeu_si128((__m128i *)job->sums[j][0], p0);
-    _mm_storeu_si128((__m128i *)job->sums[j][1], p1);
-    _mm_storeu_si128((__m128i *)job->sums[j][2], p2);
 }
-
-static void fold_clmul128(mac_job *job, size_t c0, size_t c1)
-{
-    for (unsigned j = 0; j < job->used; j++)
-        fold_clmul128_lane(job, j, c0, c1);
-}
-
-
-/* 256-bit VPCLMULQDQ, one lane: 4 full chunks per step, 128-bit
- * lane q doing what fold_clmul128_lane does for chunks c + 2q and c + 2q + 1.
- * Their message bytes are one 32-byte load, and chunk c + 2q's window
- * starts 16q bytes after chunk c's, so one load at k, k + 8 (and k + 16) gives
- * every lane its ka, kb (and kc): no lane inserts.  The lanes' sums are added up
- * at the end; fold_clmul128_lane does the chunks left over. */
-__attribute__((target("avx2,vpclmulqdq,pclmul"))) static void fold_vpclmul256_lane(mac_job *job, unsigned j,
-                                                                              size_t c0, size_t c1)
-{
-    const __m256i reverse = _mm256_broadcastsi128_si256(_mm_setr_epi8(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0));
-    __m256i p[3] = {_mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256()};
-    const size_t end = c1 < job->chunks[j] ? c1 : job->chunks[j], full = full_chunks(job, j, end);
-    size_t c = c0;
-    for (; c + 4 <= full; c += 4) {
-        const uint8_t *k = window_bytes(job, j, c);
-        const __m256i m = reverse_bits_in_bytes256(_mm256_loadu_si256((const void *)(job->msg[j] + 8 * c)));
-        const __m256i ka = _mm256_shuffle_epi8(_mm256_loadu_si256((const void *)k), reverse);
-        const __m256i kb = _mm256_shuffle_epi8(_mm256_loadu_si256((const void *)(k + 8)), reverse);
-        p[0] = _mm256_xor_si256(p[0], _mm256_xor_si256(_mm256_clmulepi64_epi128(m, ka, 0x10), _mm256_clmulepi64_epi128(m, kb, 0x11)));
-        p[1] = _mm256_xor_si256(p[1], _mm256_xor_si256(_mm256_clmulepi64_epi128(m, ka, 0x00), _mm256_clmulepi64_epi128(m, kb, 0x01)));
-        if (job->pieces == 3) {
-            const __m256i kc = _mm256_shuffle_epi8(_mm256_loadu_si256((const void *)(k + 16)), reverse);
-            p[2] = _mm256_xor_si256(p[2], _mm256_xor_si256(_mm256_clmulepi64_epi128(m, kb, 0x00), _mm256_clmulepi64_epi128(m, kc, 0x01)));
-        }
-    }
-    for (int h = 0; h < 3; h++) {
-        __m128i sum = _mm_loadu_si128((const __m128i *)job->sums[j][h]);
-        sum = _mm_xor_si128(sum, _mm_xor_si128(_mm256_castsi256_si128(p[h]), _mm256_extracti128_si256(p[h], 1)));
-        _mm_storeu_si128((__m128i *)job->sums[j][h], sum);
-    }
-    fold_clmul128_lane(job, j, c, c1);
-}
-
-static void fold_vpclmul256(mac_job *job, size_t c0, size_t c1)
-{
-    for (unsigned j = 0; j < job->used; j++)
-        fold_vpclmul256_lane(job, j, c0, c1);
-}
-
-
-/* 512-bit VPCLMULQDQ, one lane: 8 full chunks per step, 128-bit
- * lane q doing what fold_clmul128_lane does for chunks c + 2q and c + 2q + 1.
- * Their message bytes are one 64-byte load, and chunk c + 2q's window
- * starts 16q bytes after chunk c's, so one load at k, k + 8 (and k + 16) gives
- * every lane its ka, kb (and kc): no lane inserts.  The lanes' sums are added up
- * at the end; fold_clmul128_lane does the chunks left over. */
-__attribute__((target("avx512f,avx512bw,vpclmulqdq,pclmul,gfni"))) static void fold_vpclmul512_lane(mac_job *job, unsigned j,
-                                                                              size_t c0, size_t c1)
-{
-    const __m512i reverse = _mm512_broadcast_i32x4(_mm_setr_epi8(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0));
-    __m512i p[3] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512()};
-    const size_t end = c1 < job->chunks[j] ? c1 : job->chunks[j], full = full_chunks(job, j, end);
-    size_t c = c0;
-    for (; c + 8 <= full; c += 8) {
-        const uint8_t *k = window_bytes(job, j, c);
-        const __m512i m = reverse_bits_in_bytes512(_mm512_loadu_si512((const void *)(job->msg[j] + 8 * c)));
-        const __m512i ka = _mm512_shuffle_epi8(_mm512_loadu_si512((const void *)k), reverse);
-        const __m512i kb = _mm512_shuffle_epi8(_mm512_loadu_si512((const void *)(k + 8)), reverse);
-        p[0] = _mm512_xor_si512(p[0], _mm512_xor_si512(_mm512_clmulepi64_epi128(m, ka, 0x10), _mm512_clmulepi64_epi128(m, kb, 0x11)));
-        p[1] = _mm512_xor_si512(p[1], _mm512_xor_si512(_mm512_clmulepi64_epi128(m, ka, 0x00), _mm512_clmulepi64_epi128(m, kb, 0x01)));
-        if (job->pieces == 3) {
-            const __m512i kc = _mm512_shuffle_epi8(_mm512_loadu_si512((const void *)(k + 16)), reverse);
-            p[2] = _mm512_xor_si512(p[2], _mm512_xor_si512(_mm512_clmulepi64_epi128(m, kb, 0x00), _mm512_clmulepi64_epi128(m, kc, 0x01)));
-        }
-    }
-    for (int h = 0; h < 3; h++) {
-        __m128i sum = _mm_loadu_si128((const __m128i *)job->sums[j][h]);
-        sum = _mm_xor_si128(sum, _mm_xor_si128(_mm512_extracti32x4_epi32(p[h], 0), _mm512_extracti32x4_epi32(p[h], 1)));
-        sum = _mm_xor_si128(sum, _mm_xor_si128(_mm512_extracti32x4_epi32(p[h], 2), _mm512_extracti32x4_epi32(p[h], 3)));
-        _mm_storeu_si128((__m128i *)job->sums[j][h], sum);
-    }
-    fold_clmul128_lane(job, j, c, c1);
-}
-
-static void fold_vpclmul512(mac_job *job, size_t c0, size_t c1)
-{
-    for (unsigned j = 0; j < job->used; j++)
-        fold_vpclmul512_lane(job, j, c0, c1);
-}
-
-
-static int has_pclmul(void)
-{
-    return kc_cpu_has(KC_CPU_PCLMUL | KC_CPU_SSSE3);
-}
-
-static int has_vpclmul256(void)
-{
-    return has_pclmul() && kc_cpu_has(KC_CPU_AVX2 | KC_CPU_VPCLMULQDQ);
-}
-
-static int has_vpclmul512(void)
-{
-    return has_pclmul() && kc_cpu_has(KC_CPU_AVX512F | KC_CPU_AVX512BW | KC_CPU_VPCLMULQDQ | KC_CPU_GFNI);
-}
-
-static mac_fold_fn clmul_fold(unsigned bits)
-{
-    switch (bits) {
-    case 128:
-        return has_pclmul() ? fold_clmul128 : NULL;
-    case 256:
-        return has_vpclmul256() ? fold_vpclmul256 : NULL;
-    case 512:
-        return has_vpclmul512() ? fold_vpclmul512 : NULL;
-    }
-    return NULL;
-}
-
-#elif defined(__aarch64__)
-/* The cores are built for the AArch64 baseline: the PMULL functions ask for
- * the crypto extension (GCC 12's arm_neon.h puts PMULL2 behind "+crypto", which
- * clang accepts too) and run where the kernel reports PMULL. */
-#define PMULL_FN __attribute__((target("+crypto")))
-
-/* The 128-bit carry-less product of 64-bit polynomials (PMULL), as bytes. */
-PMULL_FN static inline uint8x16_t pmull(poly64_t a, poly64_t b)
-{
-    return vreinterpretq_u8_p128(vmull_p64(a, b));
-}
-
-/* The same of the high halves of a and b (PMULL2). */
-PMULL_FN static inline uint8x16_t pmull_high(poly64x2_t a, poly64x2_t b)
-{
-    return vreinterpretq_u8_p128(vmull_high_p64(a, b));
-}
-
-/* 16 keystream bytes at k, byte i <- byte 15 - i: (K1, K0) as the (low, high) halves. */
-PMULL_FN static inline poly64x2_t keystream_pieces(const uint8_t *k, uint8x16_t reverse)
-{
-    return vreinterpretq_p64_u8(vqtbl1q_u8(vld1q_u8(k), reverse));
-}
-
-/* PMULL, one lane: fold_clmul128_lane's steps (see there) with AArch64's
- * instructions: RBIT for the bit reversal in bytes, TBL for the byte
- * reversal, PMULL on the low 64-bit halves and PMULL2 on the high ones. */
-PMULL_FN static void fold_pmull128_lane(mac_job *job, unsigned j, size_t c0, size_t c1)
-{
-    static const uint8_t byte_reversal[16] = {15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0};
-    const uint8x16_t reverse = vld1q_u8(byte_reversal);
-    uint8x16_t p0 = vld1q_u8((const uint8_t *)job->sums[j][0]);
-    uint8x16_t p1 = vld1q_u8((const uint8_t *)job->sums[j][1]);
-    uint8x16_t p2 = vld1q_u8((const uint8_t *)job->sums[j][2]);
-    const size_t end = c1 < job->chunks[j] ? c1 : job->chunks[j], full = full_chunks(job, j, end);
-    size_t c = c0;
-    for (; c + 2 <= full; c += 2) {
-        const uint8_t *k = window_bytes(job, j, c);
-        /* chunk c's M in the low half, chunk c+1's in the high half */
-        const poly64x2_t m = vreinterpretq_p64_u8(vrbitq_u8(vld1q_u8(job->msg[j] + 8 * c)));
-        const poly64_t m_lo = vgetq_lane_p64(m, 0), m_hi = vgetq_lane_p64(m, 1);
-        const poly64x2_t ka = keystream_pieces(k, reverse), kb = keystream_pieces(k + 8, reverse);
-        p0 = veorq_u8(p0, veorq_u8(pmull(m_lo, vgetq_lane_p64(ka, 1)), pmull_high(m, kb)));
-        p1 = veorq_u8(p1, veorq_u8(pmull(m_lo, vgetq_lane_p64(ka, 0)), pmull(m_hi, vgetq_lane_p64(kb, 0))));
-        if (job->pieces == 3) {
-            const poly64x2_t kc = keystream_pieces(k + 16, reverse);
-            p2 = veorq_u8(p2, veorq_u8(pmull(m_lo, vgetq_lane_p64(kb, 0)), pmull(m_hi, vgetq_lane_p64(kc, 0))));
-        }
-    }
-    for (; c < end; c++) {
-        const uint8_t *k = window_bytes(job, j, c);
-        const poly64_t m = (poly64_t)reverse_bits64(message_chunk(job, j, c));
-        const poly64x2_t k01 = keystream_pieces(k, reverse);
-        p0 = veorq_u8(p0, pmull(m, vgetq_lane_p64(k01, 1))); /* M·K0 */
-        p1 = veorq_u8(p1, pmull(m, vgetq_lane_p64(k01, 0))); /* M·K1 */
-        if (job->pieces == 3) {
-            const poly64x2_t k12 = keystream_pieces(k + 8, reverse);
-            p2 = veorq_u8(p2, pmull(m, vgetq_lane_p64(k12, 0))); /* M·K2 */
-        }
-    }
-    vst1q_u8((uint8_t *)job->sums[j][0], p0);
-    vst1q_u8((uint8_t *)job->sums[j][1], p1);
-    vst1q_u8((uint8_t *)job->sums[j][2], p2);
-}
-
-static void fold_pmull128(mac_job *job, size_t c0, size_t c1)
-{
-    for (unsigned j = 0; j < job->used; j++)
-        fold_pmull128_lane(job, j, c0, c1);
-}
-
-/* 128 bits per step only: AArch64 has no wider carry-less multiply (SVE2's
- * PMULLB/PMULLT on 64-bit elements is an optional extension of its own). */
-static mac_fold_fn clmul_fold(unsigned bits)
-{
-    return bits == 128 && kc_cpu_has(KC_CPU_ARM_PMULL) ? fold_pmull128 : NULL;
-}
-
-#else
-/* No carry-less multiply: the compare method alone. */
-static mac_fold_fn clmul_fold(unsigned bits)
-{
-    (void)bits;
-    return NULL;
-}
-#endif
 
 /* The compare-instruction method (the paper's algorithm 3), 32 message bits
  * per step: for message bit i of word u, the lane mask is the sign bit of
@@ -1093,33 +837,65 @@ static void fold_compare(mac_job *job, size_t c0, size_t c1)
     }
 }
 
-/* The folding for a method, NULL where this CPU cannot run it.  ZUC_MAC_CLMUL
- * takes the widest carry-less multiplication the CPU has, and falls back to
- * the compare method without one (they give the same tags). */
-static mac_fold_fn mac_fold(zuc_mac_method method)
+/* A native kernel this CPU runs whose carry-less fold takes `bits` bits per
+ * step, or for bits 0 the widest; NULL where there is none. */
+static const zuc_impl *native_folder(unsigned bits)
 {
-    switch (method) {
-    case ZUC_MAC_CLMUL: {
-        mac_fold_fn fold = clmul_fold(512);
-        fold = fold ? fold : clmul_fold(256);
-        fold = fold ? fold : clmul_fold(128);
-        return fold ? fold : fold_compare;
+    const zuc_impl *widest = NULL;
+    for (size_t i = 0; i < zuc_registry_count; i++) {
+        const zuc_impl *impl = zuc_registry[i];
+        if (impl->emulated || impl->mac_fold_bits == 0 || (bits && impl->mac_fold_bits != bits) ||
+            !impl->cpu_supported())
+            continue;
+        if (widest == NULL || impl->mac_fold_bits > widest->mac_fold_bits)
+            widest = impl;
     }
-    case ZUC_MAC_COMPARE:
-        return fold_compare;
-    case ZUC_MAC_CLMUL128:
-        return clmul_fold(128);
-    case ZUC_MAC_CLMUL256:
-        return clmul_fold(256);
-    case ZUC_MAC_CLMUL512:
-        return clmul_fold(512);
-    }
-    return NULL;
+    return widest;
+}
+
+/* The fold width a method asks for: 0 for any (ZUC_MAC_CLMUL). */
+static unsigned method_bits(zuc_mac_method method)
+{
+    return method == ZUC_MAC_CLMUL128 ? 128 : method == ZUC_MAC_CLMUL256 ? 256 : method == ZUC_MAC_CLMUL512 ? 512 : 0;
+}
+
+/* Whose carry-less fold runs `method` for a batch on `kernel` (NULL: the
+ * compare method): the kernel's own where it has one of the width asked for,
+ * so that every kernel's fold runs where it runs (an emulated one, an
+ * assembly twin), else a native one of that width (ZUC_MAC_CLMUL: the
+ * widest, or the compare method where this CPU has none). */
+static const zuc_impl *mac_folder(zuc_mac_method method, const zuc_impl *kernel)
+{
+    const unsigned bits = method_bits(method);
+    if (method == ZUC_MAC_COMPARE)
+        return NULL;
+    if (kernel->mac_fold_bits && (bits == 0 || kernel->mac_fold_bits == bits))
+        return kernel;
+    return native_folder(bits);
 }
 
 int zuc_mac_method_supported(zuc_mac_method method)
 {
-    return mac_fold(method) != NULL;
+    switch (method) {
+    case ZUC_MAC_CLMUL:
+    case ZUC_MAC_COMPARE:
+        return 1;
+    case ZUC_MAC_CLMUL128:
+    case ZUC_MAC_CLMUL256:
+    case ZUC_MAC_CLMUL512:
+        return native_folder(method_bits(method)) != NULL;
+    }
+    return 0;
+}
+
+/* Folds chunks c0 .. c1-1 of every lane (those it has) into its sums; their
+ * windows must lie in job->ks. */
+static void fold(mac_job *job, size_t c0, size_t c1)
+{
+    if (job->folder)
+        fold_clmul(job, c0, c1);
+    else
+        fold_compare(job, c0, c1);
 }
 
 /* A job for `used` lanes with nothing folded yet. */
@@ -1163,8 +939,10 @@ static size_t eia3_a_word(size_t bits)
 
 /* Runs the keystream of one batch through the folding, ZUC_CHUNK_BLOCKS
  * blocks per refill, the words a next chunk's window still needs carried
- * over; picks up A on the way. */
-static void mac_batch(zuc_batch *b, mac_job *job, mac_fold_fn fold, zuc_variant variant)
+ * over; picks up A on the way.  A kernel's fold takes whole calls of
+ * ZUC_MAC_FOLD_CHUNKS chunks until the last refill: the chunks short of a
+ * call wait for the next one (ZUC_CARRY_WORDS holds their windows). */
+static void mac_batch(zuc_batch *b, mac_job *job, zuc_variant variant)
 {
     size_t most = 0;
     for (unsigned j = 0; j < job->used; j++) {
@@ -1180,6 +958,8 @@ static void mac_batch(zuc_batch *b, mac_job *job, mac_fold_fn fold, zuc_variant 
         /* The chunks whose windows lie in the rows now. */
         size_t end = chunks_within(job, b->base + b->filled);
         end = end < most ? end : most;
+        if (job->folder && end < most)
+            end = next + (end - next) / ZUC_MAC_FOLD_CHUNKS * ZUC_MAC_FOLD_CHUNKS;
         job->ks_base = b->base;
         fold(job, next, end);
         if (variant == ZUC_128)
@@ -1194,14 +974,28 @@ static void mac_batch(zuc_batch *b, mac_job *job, mac_fold_fn fold, zuc_variant 
     }
 }
 
+/* The (lo, hi) halves of lane j's sums P0, P1, P2: the 128-bit blocks of the
+ * folder's sums added up. */
+static void sum_halves(const mac_job *job, unsigned j, uint64_t halves[3][2])
+{
+    const unsigned words = job->folder->mac_fold_bits / 64;
+    memset(halves, 0, 3 * sizeof halves[0]);
+    for (unsigned h = 0; h < job->pieces; h++)
+        for (unsigned w = 0; w < words; w++)
+            halves[h][w % 2] ^= job->sums[j][h * words + w];
+}
+
 /* The tag of lane j from its folding and A. */
-static void mac_finish(const mac_job *job, unsigned j, int clmul, uint8_t *tag)
+static void mac_finish(const mac_job *job, unsigned j, uint8_t *tag)
 {
     uint32_t t[4];
-    if (clmul) {
-        const uint64_t high = job->sums[j][0][0] ^ job->sums[j][1][1]; /* lo(P0) ^ hi(P1) */
-        const uint64_t low = job->sums[j][1][0] ^ job->sums[j][2][1];  /* lo(P1) ^ hi(P2) */
+    if (job->folder) {
+        uint64_t p[3][2];
+        sum_halves(job, j, p);
+        const uint64_t high = p[0][0] ^ p[1][1]; /* lo(P0) ^ hi(P1) */
+        const uint64_t low = p[1][0] ^ p[2][1];  /* lo(P1) ^ hi(P2) */
         t[0] = (uint32_t)(high >> 32), t[1] = (uint32_t)high, t[2] = (uint32_t)(low >> 32), t[3] = (uint32_t)low;
+        kc_wipe(p, sizeof p);
     } else {
         for (unsigned w = 0; w < 4; w++)
             t[w] = job->window[w][j];
@@ -1233,21 +1027,21 @@ int zuc_mac_lanes(const zuc_impl *impl, zuc_mac_method method, zuc_variant varia
     for (size_t i = 0; i < n; i++)
         if (tags[i] == NULL || (bits[i] && msgs[i] == NULL))
             return ZUC_ERR_ARGUMENT;
-    const mac_fold_fn fold = mac_fold(method);
     zuc_batch b;
     mac_job job;
     for (size_t first = 0; first < n;) {
         const zuc_impl *kernel = batch_impl(impl, n - first);
         const unsigned used = batch_size(kernel, n, first);
         mac_job_start(&job, used, variant, tag_bits);
+        job.folder = mac_folder(method, kernel);
         for (unsigned j = 0; j < used; j++) {
             job.msg[j] = msgs[first + j], job.bits[j] = bits[first + j];
             job.chunks[j] = bits[first + j] / 64 + 1;
         }
         batch_start(&b, kernel, variant, keys + first, ivs + first, iv_len, used, tag_bits);
-        mac_batch(&b, &job, fold, variant);
+        mac_batch(&b, &job, variant);
         for (unsigned j = 0; j < used; j++)
-            mac_finish(&job, j, fold != fold_compare, tags[first + j]);
+            mac_finish(&job, j, tags[first + j]);
         batch_wipe(&b);
         kc_wipe(&job, sizeof job);
         first += used;
@@ -1263,7 +1057,7 @@ int zuc_mac_lanes(const zuc_impl *impl, zuc_mac_method method, zuc_variant varia
  * Encryption XORs a piece's whole blocks on the kernel straight from in to
  * out (xor_blocks, the one-shot loop) and keeps the rest of the block that a
  * piece ends in.  The MAC folds whole 64-bit chunks with the one-shot folding
- * (mac_fold's choice, on a one-lane mac_job), keeping a chunk's message
+ * (mac_folder's choice for the state's kernel, on a one-lane mac_job), keeping a chunk's message
  * bytes until it is whole and the keystream from the next chunk's window on;
  * the last chunk, with the extra 1 bit, is folded at final as the one-shot
  * path folds it.
@@ -1407,18 +1201,25 @@ void zuc_eea_reset(zuc_eea_state *st)
 
 /* ---- one stream in pieces: MACs ---- */
 
-/* A one-lane job holding the state's folding so far. */
+/* A one-lane job holding the state's folding so far, on the fold of the
+ * state's kernel (ZUC_MAC_CLMUL's choice); the state keeps the sums added
+ * up to (lo, hi) halves, which go into the first block. */
 static void mac_job_load(mac_job *job, const zuc_mac_state *st)
 {
     mac_job_start(job, 1, st->variant, st->tag_bits);
-    memcpy(job->sums[0], st->sums, sizeof st->sums);
+    job->folder = mac_folder(ZUC_MAC_CLMUL, st->impl);
+    if (job->folder)
+        for (unsigned h = 0; h < 3; h++)
+            for (unsigned half = 0; half < 2; half++)
+                job->sums[0][h * (job->folder->mac_fold_bits / 64) + half] = st->sums[h][half];
     for (unsigned w = 0; w < 4; w++)
         job->window[w][0] = st->window[w], job->extra[0][w] = st->extra[w];
 }
 
 static void mac_job_save(zuc_mac_state *st, const mac_job *job)
 {
-    memcpy(st->sums, job->sums[0], sizeof st->sums);
+    if (job->folder)
+        sum_halves(job, 0, st->sums);
     for (unsigned w = 0; w < 4; w++)
         st->window[w] = job->window[w][0], st->extra[w] = job->extra[0][w];
 }
@@ -1427,7 +1228,7 @@ static void mac_job_save(zuc_mac_state *st, const mac_job *job)
  * made ZUC_CHUNK_BLOCKS at a time, as mac_batch runs a batch.  Keystream
  * words are numbered as if msg's first chunk were chunk 0: the kept words
  * start at its window, word offset_words. */
-static void mac_stream_fold(zuc_mac_state *st, const uint8_t *msg, size_t n, mac_fold_fn fold)
+static void mac_stream_fold(zuc_mac_state *st, const uint8_t *msg, size_t n)
 {
     uint8_t row[4 * (ZUC_MAC_CARRY_WORDS + ZUC_CHUNK_BLOCKS * ZUC_BLOCK_WORDS)];
     mac_job job;
@@ -1462,7 +1263,7 @@ static void mac_stream_fold(zuc_mac_state *st, const uint8_t *msg, size_t n, mac
 
 /* The next `bytes` message bytes: the kept bytes' chunk once it is whole,
  * the whole chunks straight from msg, the rest kept. */
-static void mac_stream_absorb(zuc_mac_state *st, const uint8_t *msg, size_t bytes, mac_fold_fn fold)
+static void mac_stream_absorb(zuc_mac_state *st, const uint8_t *msg, size_t bytes)
 {
     if (bytes == 0)
         return; /* msg may be NULL */
@@ -1473,12 +1274,12 @@ static void mac_stream_absorb(zuc_mac_state *st, const uint8_t *msg, size_t byte
         st->pending_bytes += take, msg += take, bytes -= take;
         if (st->pending_bytes < sizeof st->pending)
             return;
-        mac_stream_fold(st, st->pending, 1, fold);
+        mac_stream_fold(st, st->pending, 1);
         st->pending_bytes = 0;
     }
     const size_t chunks = bytes / 8;
     if (chunks)
-        mac_stream_fold(st, msg, chunks, fold);
+        mac_stream_fold(st, msg, chunks);
     st->pending_bytes = bytes % 8;
     memcpy(st->pending, msg + 8 * chunks, st->pending_bytes);
 }
@@ -1486,7 +1287,7 @@ static void mac_stream_absorb(zuc_mac_state *st, const uint8_t *msg, size_t byte
 /* The tag: the last chunk (the kept bytes and `bits` more, 0..7, already in
  * pending) with the extra 1 bit, folded as mac_batch folds a last chunk;
  * 128-EIA3's A from its window. */
-static void mac_stream_finish(zuc_mac_state *st, size_t bits, mac_fold_fn fold, uint8_t *tag)
+static void mac_stream_finish(zuc_mac_state *st, size_t bits, uint8_t *tag)
 {
     mac_job job;
     mac_job_load(&job, st);
@@ -1500,7 +1301,7 @@ static void mac_stream_finish(zuc_mac_state *st, size_t bits, mac_fold_fn fold, 
     fold(&job, 0, 1);
     if (st->variant == ZUC_128)
         job.extra[0][0] = load_be32(st->keystream + 4 * eia3_a_word(have));
-    mac_finish(&job, 0, fold != fold_compare, tag);
+    mac_finish(&job, 0, tag);
     kc_wipe(&job, sizeof job);
 }
 
@@ -1551,7 +1352,7 @@ int zuc_mac_update(zuc_mac_state *st, const uint8_t *msg, size_t bytes)
     const uint64_t bits = bytes > ZUC_MAC_MAX_BITS / 8 ? (uint64_t)ZUC_MAC_MAX_BITS + 1 : 8 * (uint64_t)bytes;
     const int status = mac_check(st, msg, bits);
     if (status == ZUC_OK)
-        mac_stream_absorb(st, msg, bytes, mac_fold(ZUC_MAC_CLMUL));
+        mac_stream_absorb(st, msg, bytes);
     return status;
 }
 
@@ -1562,11 +1363,10 @@ int zuc_mac_final(zuc_mac_state *st, const uint8_t *msg, size_t bits, uint8_t *t
         status = ZUC_ERR_ARGUMENT;
     if (status != ZUC_OK)
         return status;
-    const mac_fold_fn fold = mac_fold(ZUC_MAC_CLMUL);
-    mac_stream_absorb(st, msg, bits / 8, fold);
+    mac_stream_absorb(st, msg, bits / 8);
     if (bits % 8)
         st->pending[st->pending_bytes] = msg[bits / 8];
-    mac_stream_finish(st, bits % 8, fold, tag);
+    mac_stream_finish(st, bits % 8, tag);
     zuc_mac_reset(st);
     return ZUC_OK;
 }

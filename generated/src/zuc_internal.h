@@ -16,6 +16,10 @@
 
 #include "zuc.h"
 
+/* 64-bit message chunks per call of a kernel's MAC fold (zuc_impl.mac_fold,
+ * gen/kernels/zuc_mac.py FOLD_CHUNKS). */
+#define ZUC_MAC_FOLD_CHUNKS 32
+
 /* For SIMDe builds: whether this CPU has what the emulation itself needs. */
 int zuc_emulation_host_supported(void);
 

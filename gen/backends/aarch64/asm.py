@@ -175,6 +175,14 @@ def instruction(fn, op, dst, srcs):
         if dst != srcs[0]:
             raise ValueError("AArch64 asm: SM4E overwrites its state operand: the allocator must put it in the result")
         return [f"sm4e {vector(dst, '4s')}, {vector(srcs[1], '4s')}"]
+    if code == "rbit":
+        return [f"rbit {d}, {s[0]}"]
+    if code == "clmul":                     # PMULL: low 64-bit halves, PMULL2: high ones
+        halves = attrs["halves"]
+        if halves[0] != halves[1]:
+            raise ValueError(f"AArch64 asm: PMULL multiplies like halves, not {halves} (rules.clmul_by_pmull)")
+        return [f"pmull{'2' if halves[0] else ''} {vector(dst, '1q')}, {vector(srcs[0], '2d' if halves[0] else '1d')}, "
+                f"{vector(srcs[1], '2d' if halves[0] else '1d')}"]
     if code == "bsl":                       # bsl(m, a, b): b where m is 1, a where 0
         mask, otherwise, then = srcs
         if dst == mask:

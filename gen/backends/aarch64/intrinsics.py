@@ -27,6 +27,7 @@ _FORMS = {
     "eor3": "veor3q_u8({a}, {b}, {c})",
     "bsl": "vbslq_u8({a}, {c}, {b})",         # BSL(m, then, else): b where m is 1
     "trn": "kc_trn{half}_{lane}({a}, {b})",
+    "rbit": "vrbitq_u8({a})",
 }
 
 
@@ -54,9 +55,21 @@ def expression(op):
         return f"vld1q_u8({op.result.name}_bytes)"
     if code == "rev":
         attrs = dict(attrs, group_bits=8 * attrs["group"], element_bits=8 * attrs["element"])
+    if code == "clmul":
+        return _pmull(names, attrs["halves"])
     if code in _FORMS:
         return _FORMS[code].format(**dict(zip("abc", names)), **attrs)
     raise ValueError(f"AArch64 C emitter: no form for opcode {code!r}")
+
+
+def _pmull(names, halves):
+    """PMULL (low halves) or PMULL2 (high halves); the rules leave no other pairing."""
+    if halves[0] != halves[1]:
+        raise ValueError(f"AArch64 C emitter: PMULL multiplies like halves, not {halves} (rules.clmul_by_pmull)")
+    a, b = (f"vreinterpretq_p64_u8({name})" for name in names)
+    if halves[0]:
+        return f"vreinterpretq_u8_p128(vmull_high_p64({a}, {b}))"
+    return f"vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64({a}, 0), vgetq_lane_p64({b}, 0)))"
 
 
 def store(op):

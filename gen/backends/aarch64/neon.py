@@ -2,10 +2,12 @@
 tables, shifts of bytes, SLI rotations, BSL; no AES, so nothing that needs an
 inversion lowers here."""
 
+from .. import rules
 from .passes import BYTE_SHIFT_PASS, LOWERING_PASS, NIBBLE_PASS
 from .target import target
 
 TARGET = target(
     name="neon", cflags=(), cpu_features=("asimd",),
-    passes=(LOWERING_PASS, NIBBLE_PASS, BYTE_SHIFT_PASS),
+    passes=((rules.clmul_by_shifts,) + LOWERING_PASS, NIBBLE_PASS, BYTE_SHIFT_PASS),
+    lacks=("clmul",),  # PMULL is FEAT_PMULL, beside AES
     description="NEON TBL nibble tables, SLI rotations, 128-bit vectors")

@@ -10,6 +10,7 @@ from ...ir.semantics import SHIFT_ROWS, aes_sbox_table, register_op
 
 _AES_SBOX = np.frombuffer(bytes(aes_sbox_table()), dtype=np.uint8)
 _SHIFT_ROWS = np.array(SHIFT_ROWS)
+_BIT_REVERSED = np.array([int(f"{x:08b}"[::-1], 2) for x in range(256)], dtype=np.uint8)
 
 
 def _aese(op, args):
@@ -54,12 +55,13 @@ _OPS = (
     ("sm4e", same_meaning_as("sm4_rounds4"), "SM4E(x, k) (FEAT_SM4): sm4_rounds4 in one instruction"),
     ("eor3", lambda op, args: args[0] ^ args[1] ^ args[2], "EOR3(a, b, c) (FEAT_SHA3): a ^ b ^ c"),
     ("bsl", same_meaning_as("select"), "BSL(m, a, b): select in one instruction, b where m is 1, a where 0"),
+    ("rbit", lambda op, args: _BIT_REVERSED[args[0]], "RBIT: the bits of every byte reversed (bit i to bit 7 - i)"),
     ("trn", _trn, "TRN1/TRN2(a, b): the even (half 1) or odd (half 2) `lane`-bit elements of a and b, "
                   "interleaved (attrs: half, lane)"),
 )
 
 # What each costs as (gen/ir/opcodes.KINDS).
-_KINDS = {"aese": "cipher", "sm4e": "cipher", "rev": "shuffle", "trn": "shuffle"}
+_KINDS = {"aese": "cipher", "sm4e": "cipher", "rev": "shuffle", "trn": "shuffle", "rbit": "shuffle"}
 
 for _name, _fn, _doc in _OPS:
     register_op(_name, _fn, _doc, _KINDS.get(_name, "alu"))

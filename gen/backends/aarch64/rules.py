@@ -4,6 +4,7 @@ three-way XORs (FEAT_SHA3), and the byte shifts that make a nibble's mask
 unnecessary."""
 
 from ...ir.semantics import AES_SBOX_CONSTANT, SHIFT_ROWS, aes_sbox_linear
+from ...linalg import AffineMap, bit_reversal
 from ...linalg.aesni_form import aese_form
 
 
@@ -190,3 +191,25 @@ def xor3_by_eor3(rw, op, args):
         if inner is not None and inner.opcode == "xor" and rw.source_uses.get(op.args[k], 0) == 1:
             return rw._emit("eor3", (inner.args[0], inner.args[1], args[1 - k]), op.result.name)
     return None
+
+
+def clmul_by_pmull(rw, op, args):
+    """PMULL multiplies the low halves of its operands, PMULL2 the high ones:
+    a clmul of a's half h and b's other half takes a with its halves
+    swapped (one TBL; shared by every product of a that needs it) and b's h."""
+    if op.opcode != "clmul" or op.attrs["halves"][0] == op.attrs["halves"][1]:
+        return None
+    swap = rw.const(bytes(list(range(8, 16)) + list(range(8))), "swap_qwords", "the two 64-bit halves exchanged")
+    swapped = rw.lookup16(args[0], swap, op.args[0].name + "_swap")
+    half = op.attrs["halves"][1]
+    return rw._emit("clmul", (swapped, args[1]), op.result.name, halves=(half, half))
+
+
+BYTE_BIT_REVERSAL = AffineMap(bit_reversal(8), 0)
+
+
+def bit_reversal_by_rbit(rw, op, args):
+    """The map that reverses the bits of every byte is one RBIT."""
+    if op.opcode != "affine8" or op.attrs["map"] != BYTE_BIT_REVERSAL:
+        return None
+    return rw._emit("rbit", args, op.result.name)

@@ -76,7 +76,7 @@ def register_file(target):
 # The operand each op may read from memory: Intel's last source (AT&T's first).
 _MEMORY_OPERAND = {op: 1 for op in ("xor", "and", "or", "andnot", "lookup16", "unpacklo", "unpackhi", "add",
                                     "minu", "maxs", "gf2p8affine", "gf2p8affineinv", "aesenclast", "blendv",
-                                    "shld_native")}
+                                    "shld_native", "clmul")}
 _MEMORY_OPERAND.update(ternlog=2, permute2b=2, permute2q=2)
 
 
@@ -213,6 +213,11 @@ def instruction(fn, op, dst, srcs):
     if code in ("gf2p8affine", "gf2p8affineinv"):
         mnemonic = "vgf2p8affineqb" if code == "gf2p8affine" else "vgf2p8affineinvqb"
         return [_three(kind, mnemonic, s, d, imm=attrs["imm"])]
+    if code == "clmul":
+        imm = attrs["halves"][0] | attrs["halves"][1] << 4
+        if bits == 256 and fn.split_vaes is not None:
+            return _split_clmul(fn, dst, srcs, s, d, imm)
+        return [_three(kind, "vpclmulqdq", s, d, imm=imm)]
     if code == "aesenclast" and bits == 256 and fn.split_vaes is not None:
         return _split_vaes(fn, op, dst, srcs, s, d)
     if code == "aesenclast":
@@ -258,6 +263,23 @@ def _split_vaes(fn, op, dst, srcs, s, d):
             f"vmovdqu {scratch + 16}(%rsp), {x}", f"vaesenclast {key_high}, {x}, {x}",
             f"vmovdqu {x}, {scratch + 16}(%rsp)", f"vmovdqu {scratch}(%rsp), {d}", "#else",
             f"vaesenclast {s[1]}, {s[0]}, {d}", "#endif"]
+
+
+def _split_clmul(fn, dst, srcs, s, d, imm):
+    """256-bit VPCLMULQDQ, and under KC_VALGRIND_SPLIT_VAES (valgrind 3.19
+    cannot run its VEX.256 form) PCLMULQDQ on the two 128-bit halves through
+    the same 64 bytes of the frame as _split_vaes: a at 0, b at 32."""
+    scratch = fn.split_vaes
+    save_b = [f"vmovdqu {s[1]}, {scratch + 32}(%rsp)"]
+    b_low, b_high = f"{scratch + 32}(%rsp)", f"{scratch + 48}(%rsp)"
+    if isinstance(srcs[1], InMemory):
+        b_low, b_high, save_b = fn.memory(srcs[1]), fn.memory(srcs[1], 16), []
+    x = vector(dst, 128)
+    return ["#ifdef KC_VALGRIND_SPLIT_VAES", f"vmovdqu {s[0]}, {scratch}(%rsp)", *save_b,
+            f"vmovdqu {scratch}(%rsp), {x}", f"vpclmulqdq ${imm:#x}, {b_low}, {x}, {x}", f"vmovdqu {x}, {scratch}(%rsp)",
+            f"vmovdqu {scratch + 16}(%rsp), {x}", f"vpclmulqdq ${imm:#x}, {b_high}, {x}, {x}",
+            f"vmovdqu {x}, {scratch + 16}(%rsp)", f"vmovdqu {scratch}(%rsp), {d}", "#else",
+            f"vpclmulqdq ${imm:#x}, {s[1]}, {s[0]}, {d}", "#endif"]
 
 
 def _broadcast(fn, code, attrs, d, bits):
@@ -338,7 +360,7 @@ def function(name, program, target, prefix, dialect, schedule=False, invariant=(
         scratch[array] = offset
         offset += -(-nbytes // FRAME_ALIGN) * FRAME_ALIGN
     split_vaes = None
-    if valgrind_split and any(isinstance(s, Instr) and s.op.opcode == "aesenclast" and s.op.result.bits == 256
+    if valgrind_split and any(isinstance(s, Instr) and s.op.opcode in ("aesenclast", "clmul") and s.op.result.bits == 256
                               for s in walk(allocation.steps)):
         split_vaes, offset = offset, offset + FRAME_ALIGN
     slot_bytes = bits // 8

@@ -9,5 +9,7 @@ from .target import target
 TARGET = target(
     name="avx2", bits=256, cflags=("-mavx2",), cpu_features=("avx2",),
     # As on the AES-NI AVX2 targets: a 16-bit double shift is two byte rotations and a blend.
-    passes=((rules.shld_half_by_rotations,), LOWERING_PASS + SELECT_AVX2, NIBBLE_PASS, x86_rules.BYTE_SHIFT_PASS),
+    passes=((rules.shld_half_by_rotations,), LOWERING_PASS + SELECT_AVX2 + (rules.clmul_by_shifts,), NIBBLE_PASS,
+            x86_rules.BYTE_SHIFT_PASS),
+    lacks=("clmul",),  # no PCLMULQDQ asked for
     description="AVX2 vpshufb, 256-bit vectors")

@@ -6,7 +6,8 @@ from .gfni_passes import FUSION_PASS
 from .target import target
 
 TARGET = target(
-    name="avx2_gfni", bits=256, cflags=("-mavx2", "-mgfni"), cpu_features=("avx2", "gfni"),
+    name="avx2_gfni", bits=256, cflags=("-mavx2", "-mgfni", "-mpclmul", "-mvpclmulqdq"),
+    cpu_features=("avx2", "gfni", "pclmul", "vpclmulqdq"),
     passes=(FUSION_PASS + (rules.shld_half_by_rotations,), (rules.shld_by_shifts, rules.rotate_bytes_by_shuffle, rules.rotate_by_shifts, x86_rules.affine_via_gfni,
                                 x86_rules.select_by_blendv, rules.select_by_masks), x86_rules.BYTE_SHIFT_PASS),
     emulable=True,

@@ -171,8 +171,8 @@ def shared_xor_as_ternary_logic(rw, op, args):
 
 
 TARGET = target(
-    name="avx512_gfni", bits=512, cflags=("-mavx512f", "-mavx512bw", "-mavx512vbmi", "-mavx512vbmi2", "-mgfni"),
-    cpu_features=("avx512f", "avx512bw", "avx512vbmi", "avx512vbmi2", "gfni"),
+    name="avx512_gfni", bits=512, cflags=("-mavx512f", "-mavx512bw", "-mavx512vbmi", "-mavx512vbmi2", "-mgfni", "-mpclmul", "-mvpclmulqdq"),
+    cpu_features=("avx512f", "avx512bw", "avx512vbmi", "avx512vbmi2", "gfni", "pclmul", "vpclmulqdq"),
     passes=(FUSION_PASS, (rules.rotate_bytes_by_shuffle, rotate_native, shld_native, x86_rules.affine_via_gfni,
                                     x86_rules.select_by_ternary_logic, x86_rules.sbox8_by_vpermi2b),
             x86_rules.BYTE_SHIFT_PASS,

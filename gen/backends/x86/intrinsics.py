@@ -62,6 +62,10 @@ def expression(op):
         return f"{p}_loadu_{si}((const void *){op.result.name}_bytes)"
     if code in _FORMS:
         return _FORMS[code].format(p=p, si=si, bits=bits, args=", ".join(a), **attrs)
+    if code == "clmul":
+        imm = attrs["halves"][0] | attrs["halves"][1] << 4
+        name = {128: "_mm_clmulepi64_si128", 256: "kc_clmul256"}.get(bits, f"{p}_clmulepi64_epi128")
+        return f"{name}({a[0]}, {a[1]}, {imm:#04x})"
     if code == "aesenclast":
         return f"_mm_aesenclast_si128({a[0]}, {a[1]})" if bits == 128 else f"kc_aesenclast{bits}({a[0]}, {a[1]})"
     if code == "blendv" and bits == 512:

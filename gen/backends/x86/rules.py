@@ -144,3 +144,16 @@ def sbox8_by_vpermi2b(rw, op, args):
     low = permute2b(rw, args[0], quarters[0], quarters[1], f"{name}_lo")
     high = permute2b(rw, args[0], quarters[2], quarters[3], f"{name}_hi")
     return rw._emit("blendv", (low, high, args[0]), name)
+
+
+def split_clmul_256(rw, op, args):
+    """A 256-bit clmul on a target with PCLMULQDQ but no VPCLMULQDQ (AVX2
+    without VAES: Haswell to Comet Lake, Zen 1 and 2): one 128-bit PCLMULQDQ per half."""
+    if op.opcode != "clmul" or op.result.bits != 256:
+        return None
+    halves = []
+    for lane in (0, 1):
+        a = rw._emit("extract128", (args[0],), f"{op.result.name}_a{lane}", bits=128, lane=lane)
+        b = rw._emit("extract128", (args[1],), f"{op.result.name}_b{lane}", bits=128, lane=lane)
+        halves.append(rw._emit("clmul", (a, b), f"{op.result.name}_{lane}", bits=128, **op.attrs))
+    return rw._emit("concat128", tuple(halves), op.result.name)
