@@ -51,7 +51,7 @@ def test_the_manifest_is_the_backends():
     models = {m["name"]: (a["name"], set(m["features"]), m["mattr"]) for a in data["architectures"]
               for m in a["cpu_models"]}
     assert models["neoverse-n1"] == ("aarch64", {"asimd", "arm_aes", "arm_pmull"}, "+aes,+sha2")
-    assert models["znver3"] == ("x86_64", {"ssse3", "aes", "avx2", "vaes"}, "")
+    assert models["znver3"] == ("x86_64", {"ssse3", "aes", "avx2", "vaes", "pclmul", "vpclmulqdq"}, "")
 
 
 def test_valgrind_verdicts_are_those_the_constant_time_check_uses():
