@@ -176,4 +176,46 @@ unsigned kc_block_largest_batch(const kc_desc *d, const kc_view_list *impls, int
 void *kc_block_new_key(const kc_desc *d);
 void kc_block_free_key(const kc_desc *d, void *ks);
 
+/* The library calls every block cipher spells alike, <p>_ecb_encrypt ...
+ * <p>_ctr_reset (its public header; `dir` is the cipher's own encrypt-flag
+ * to direction mapping): the `wrapper`, `state` and `init`/`update`/
+ * `final`/`reset` a kc_block_api points at, written once for all of them. */
+#define KC_BLOCK_LIBRARY_CALLS(p)                                                                   \
+  static int wrapper(size_t op, const void *ks, const uint8_t *iv, const uint8_t *in, uint8_t *out, \
+                     size_t len) {                                                                  \
+    switch (op) {                                                                                   \
+      case 0: return p##_ecb_encrypt(ks, in, out, len);                                             \
+      case 1: return p##_ecb_decrypt(ks, in, out, len);                                             \
+      case 2: return p##_cbc_encrypt(ks, iv, in, out, len);                                         \
+      case 3: return p##_cbc_decrypt(ks, iv, in, out, len);                                         \
+      default: return p##_ctr_crypt(ks, iv, in, out, len);                                          \
+    }                                                                                               \
+  }                                                                                                 \
+  typedef union {                                                                                   \
+    p##_cbc_state cbc;                                                                              \
+    p##_ctr_state ctr;                                                                              \
+  } state;                                                                                          \
+  static int init(void *st, kc_block_mode mode, const void *impl, int encrypt, const void *ks,      \
+                  const uint8_t *iv) {                                                              \
+    state *s = st;                                                                                  \
+    return mode == KC_MODE_CBC ? p##_cbc_init(&s->cbc, impl, dir(encrypt), ks, iv)                  \
+                               : p##_ctr_init(&s->ctr, impl, ks, iv);                               \
+  }                                                                                                 \
+  static int update(void *st, kc_block_mode mode, const uint8_t *in, uint8_t *out, size_t len) {    \
+    state *s = st;                                                                                  \
+    return mode == KC_MODE_CBC ? p##_cbc_update(&s->cbc, in, out, len)                              \
+                               : p##_ctr_update(&s->ctr, in, out, len);                             \
+  }                                                                                                 \
+  static int final(void *st, kc_block_mode mode) {                                                  \
+    state *s = st;                                                                                  \
+    return mode == KC_MODE_CBC ? p##_cbc_final(&s->cbc) : p##_ctr_final(&s->ctr);                   \
+  }                                                                                                 \
+  static void reset(void *st, kc_block_mode mode) {                                                 \
+    state *s = st;                                                                                  \
+    if (mode == KC_MODE_CBC)                                                                        \
+      p##_cbc_reset(&s->cbc);                                                                       \
+    else                                                                                            \
+      p##_ctr_reset(&s->ctr);                                                                       \
+  }
+
 #endif /* KC_HARNESS_CIPHER_H */

@@ -81,47 +81,7 @@ static unsigned batch(const void *impl, int variant) {
   return b ? b : 1;
 }
 
-static int wrapper(size_t op, const void *ks, const uint8_t *iv, const uint8_t *in, uint8_t *out,
-                   size_t len) {
-  switch (op) {
-    case 0: return ublock_ecb_encrypt(ks, in, out, len);
-    case 1: return ublock_ecb_decrypt(ks, in, out, len);
-    case 2: return ublock_cbc_encrypt(ks, iv, in, out, len);
-    case 3: return ublock_cbc_decrypt(ks, iv, in, out, len);
-    default: return ublock_ctr_crypt(ks, iv, in, out, len);
-  }
-}
-
-typedef union {
-  ublock_cbc_state cbc;
-  ublock_ctr_state ctr;
-} state;
-
-static int init(void *st, kc_block_mode mode, const void *impl, int encrypt, const void *ks,
-                const uint8_t *iv) {
-  state *s = st;
-  return mode == KC_MODE_CBC ? ublock_cbc_init(&s->cbc, impl, dir(encrypt), ks, iv)
-                             : ublock_ctr_init(&s->ctr, impl, ks, iv);
-}
-
-static int update(void *st, kc_block_mode mode, const uint8_t *in, uint8_t *out, size_t len) {
-  state *s = st;
-  return mode == KC_MODE_CBC ? ublock_cbc_update(&s->cbc, in, out, len)
-                             : ublock_ctr_update(&s->ctr, in, out, len);
-}
-
-static int final(void *st, kc_block_mode mode) {
-  state *s = st;
-  return mode == KC_MODE_CBC ? ublock_cbc_final(&s->cbc) : ublock_ctr_final(&s->ctr);
-}
-
-static void reset(void *st, kc_block_mode mode) {
-  state *s = st;
-  if (mode == KC_MODE_CBC)
-    ublock_cbc_reset(&s->cbc);
-  else
-    ublock_ctr_reset(&s->ctr);
-}
+KC_BLOCK_LIBRARY_CALLS(ublock)
 
 static void *copy_impl(const void *impl, int (*supported)(void)) {
   KC_COPY_IMPL(ublock_impl, impl, supported);
