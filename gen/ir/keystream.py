@@ -30,11 +30,15 @@ def xor_into_stores(program, source=SOURCE, target="out"):
         raise ValueError(f"{program.name} already has a parameter {source!r}")
     if target not in program.params:
         raise ValueError(f"{program.name} has no parameter {target!r} to store to")
-    taken = set(program.params) | {v.name for v in program.state}
-    taken |= {s.result.name for s in program.walk() if isinstance(s, Op) and s.result is not None}
-    fresh = _Names(taken | {source})
+    fresh = _Names(_names_in(program) | {source})
     body = _rewrite(program.body, source, target, fresh)
     return replace(program, name=f"{program.name}_xor", params=program.params + (source,), body=body)
+
+
+def _names_in(program):
+    """Every name the program gives: parameters, state variables, op results."""
+    taken = set(program.params) | {v.name for v in program.state}
+    return taken | {s.result.name for s in program.walk() if isinstance(s, Op) and s.result is not None}
 
 
 class _Names:
@@ -95,9 +99,7 @@ def counter_blocks(program, block_bytes, source="in"):
         raise ValueError(f"counter blocks of {block_bytes} bytes: the IR builds 16- and 32-byte ones")
     if source not in program.params:
         raise ValueError(f"{program.name} has no parameter {source!r} to read counters from")
-    taken = set(program.params) | {v.name for v in program.state}
-    taken |= {s.result.name for s in program.walk() if isinstance(s, Op) and s.result is not None}
-    group = _CounterGroup(program.bits, block_bytes, source, _Names(taken))
+    group = _CounterGroup(program.bits, block_bytes, source, _Names(_names_in(program)))
     body = group.rewrite(program.body)
     return replace(program, name=f"{program.name}_ctr", body=group.prologue + body,
                    info={**program.info, "input": "counter group"})
