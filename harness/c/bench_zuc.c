@@ -48,7 +48,6 @@ static const zuc_mode MODES[] = {{"keystream", OP_KEYSTREAM, 0},
 #define N_MODES (sizeof MODES / sizeof MODES[0])
 
 static const zuc_mac_method METHODS[] = {ZUC_MAC_CLMUL, ZUC_MAC_COMPARE};
-static const char *const METHOD_NAMES[] = {"clmul", "compare"};
 
 static const size_t DEFAULT_SIZES[] = {1500, 4096};
 
@@ -347,7 +346,7 @@ static int add_cells(const kc_desc *d, bench_set *set, const bench_select *sel) 
           c->impl = im;
           c->method = METHODS[k];
           problems += add(set, sel, c, ref, "ours", im->name, im->strategy, im->target, NULL,
-                          im->lanes, m->kind == OP_MAC ? METHOD_NAMES[k] : NULL);
+                          im->lanes, m->kind == OP_MAC ? zuc_method_name(METHODS[k]) : NULL);
         }
       }
       /* ipsec-mb: no keystream-only job. */

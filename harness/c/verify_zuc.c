@@ -68,24 +68,13 @@ static const zuc_mac_method ALL_METHODS[] = {ZUC_MAC_CLMUL, ZUC_MAC_COMPARE, ZUC
 static zuc_mac_method METHODS[N_ALL_METHODS];
 static size_t n_methods;
 
-static const char *method_name(zuc_mac_method m) {
-  switch (m) {
-    case ZUC_MAC_CLMUL: return "clmul";
-    case ZUC_MAC_COMPARE: return "compare";
-    case ZUC_MAC_CLMUL128: return "clmul128";
-    case ZUC_MAC_CLMUL256: return "clmul256";
-    case ZUC_MAC_CLMUL512: return "clmul512";
-  }
-  return "?";
-}
-
 static void pick_methods(void) {
   n_methods = 0;
   for (size_t m = 0; m < N_ALL_METHODS; m++) {
     if (zuc_mac_method_supported(ALL_METHODS[m]))
       METHODS[n_methods++] = ALL_METHODS[m];
     else
-      printf("NOTE: MAC method %s not run: this CPU lacks its instructions\n", method_name(ALL_METHODS[m]));
+      printf("NOTE: MAC method %s not run: this CPU lacks its instructions\n", zuc_method_name(ALL_METHODS[m]));
   }
 }
 
@@ -139,10 +128,7 @@ static zuc_vector *new_vector(void) {
   if (n_vectors == cap_vectors) {
     cap_vectors = cap_vectors ? 2 * cap_vectors : 16;
     vectors = realloc(vectors, cap_vectors * sizeof *vectors);
-    if (!vectors) {
-      fprintf(stderr, "verify: out of memory\n");
-      exit(2);
-    }
+    verify_need(vectors != NULL);
   }
   zuc_vector *v = &vectors[n_vectors++];
   memset(v, 0, sizeof *v);
@@ -300,11 +286,8 @@ typedef struct streams {
  * input from data (the output with a 0xCC pattern). */
 static void place(streams *s, size_t i, size_t in_off, size_t out_off, size_t out_len) {
   size_t len = zuc_bytes_of(s->bits[i]);
-  if (kc_buf_alloc(&s->in[i], len, in_off) != 0 ||
-      kc_buf_alloc(&s->out[i], out_len, out_off) != 0) {
-    fprintf(stderr, "verify: out of memory\n");
-    exit(2);
-  }
+  verify_need(kc_buf_alloc(&s->in[i], len, in_off) == 0 &&
+              kc_buf_alloc(&s->out[i], out_len, out_off) == 0);
   memcpy(s->in[i].ptr, s->data[i], len);
   memset(s->out[i].ptr, 0xCC, out_len);
 }
@@ -344,7 +327,7 @@ typedef struct op {
 
 static void op_text(const op *o, char *buf, size_t size) {
   if (o->mac)
-    snprintf(buf, size, "mac%u/%s", o->tag_bits, method_name(o->method));
+    snprintf(buf, size, "mac%u/%s", o->tag_bits, zuc_method_name(o->method));
   else
     snprintf(buf, size, "enc");
 }
@@ -357,10 +340,7 @@ static void alloc_wants(void) {
   for (size_t i = 0; i < MAX_STREAMS; i++) {
     want_ref[i] = malloc(MAX_STREAM_BYTES + 16);
     want_imb[i] = malloc(MAX_STREAM_BYTES + 16);
-    if (!want_ref[i] || !want_imb[i]) {
-      fprintf(stderr, "verify: out of memory\n");
-      exit(2);
-    }
+    verify_need(want_ref[i] && want_imb[i]);
   }
 }
 
@@ -578,14 +558,9 @@ typedef struct case_space {
 
 static case_space *case_space_new(void) {
   case_space *c = calloc(1, sizeof *c);
-  if (!c) {
-    fprintf(stderr, "verify: out of memory\n");
-    exit(2);
-  }
+  verify_need(c != NULL);
   return c;
 }
-
-static void case_space_free(case_space *c) { free(c); }
 
 /* Builds case `index` (make_case) and checks one call of `impl` (NULL: the
  * library's choice) on it; counts it in sec->cases if it passes. */
@@ -663,7 +638,7 @@ static void check_vectors_lanes(const zuc_impl *impl, verify_section *sec) {
           char got[33];
           kc_hex_encode(p.out[bad], TAGS[t] / 8, got);
           verify_failure(sec, "%s: tag%u/%s lane %zu of %u: got %s (rc %d)", v->label, TAGS[t],
-                         method_name(METHODS[m]), bad, lanes, rc == ZUC_OK ? got : "-", rc);
+                         zuc_method_name(METHODS[m]), bad, lanes, rc == ZUC_OK ? got : "-", rc);
         }
       }
     }
@@ -747,7 +722,7 @@ static void check_impl(const kc_impl_view *v, const verify_progress *p, verify_s
     run_case(impl, r->ref, r->seed, i, lanes, 0, c, sec);
     verify_tick(i, n_cases, 64);
   }
-  case_space_free(c);
+  free(c);
 }
 
 /* ------------------------------------------------------------------ */
@@ -882,7 +857,7 @@ static void api_library_choice(const zuc_impl *ref, uint64_t seed, verify_sectio
     for (size_t rep = 0; rep < 2; rep++) /* two random shapes per count, past the systematic cases */
       run_case(NULL, ref, seed ^ 0xC401CEULL, n_shapes * systematic_calls(1) + 2 * k + rep, 1, counts[k],
                c, sec);
-  case_space_free(c);
+  free(c);
 }
 
 /* 23-byte IVs load like their 25-byte expansion (every tag set). */
