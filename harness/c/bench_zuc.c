@@ -30,6 +30,7 @@
 #include "common.h"
 #include "ipsecmb.h"
 #include "zuc.h"
+#include "zuc_lanes.h"
 
 typedef enum { OP_KEYSTREAM, OP_ENC, OP_MAC } op_kind;
 
@@ -47,7 +48,6 @@ static const zuc_mode MODES[] = {{"keystream", OP_KEYSTREAM, 0},
 #define N_MODES (sizeof MODES / sizeof MODES[0])
 
 static const zuc_mac_method METHODS[] = {ZUC_MAC_CLMUL, ZUC_MAC_COMPARE};
-static const char *const METHOD_NAMES[] = {"clmul", "compare"};
 
 static const size_t DEFAULT_SIZES[] = {1500, 4096};
 
@@ -87,9 +87,7 @@ static int alloc_streams(unsigned n, size_t bytes) {
   kc_rng rng;
   kc_rng_seed(&rng, 20240612);
   for (unsigned i = 0; i < n; i++) {
-    kc_rng_bytes(&rng, keys[i], sizeof keys[i]);
-    kc_rng_bytes(&rng, ivs[i], sizeof ivs[i]);
-    for (int j = 17; j < 25; j++) ivs[i][j] &= 0x3F; /* a valid 25-byte IV */
+    zuc_random_key_iv(&rng, keys[i], sizeof keys[i], ivs[i], sizeof ivs[i]);
     uint8_t *in = kc_alloc_aligned(bytes, 64);
     out_p[i] = kc_alloc_aligned(bytes, 64);
     want_p[i] = kc_alloc_aligned(bytes, 64);
@@ -104,7 +102,6 @@ static int alloc_streams(unsigned n, size_t bytes) {
 }
 
 static size_t iv_len_of(zuc_variant v) { return v == ZUC_128 ? 16 : 25; }
-static size_t key_len_of(zuc_variant v) { return v == ZUC_128 ? 16 : 32; }
 
 /* ------------------------------------------------------------------ */
 /* Cells                                                                */
@@ -125,11 +122,9 @@ typedef struct {
 static int ours_call(void *p, size_t msg_bytes) {
   zuc_ctx *c = p;
   for (unsigned i = 0; i < n_streams; i++) lens[i] = 8 * msg_bytes;
-  if (c->mode->kind == OP_ENC)
-    return zuc_encrypt_lanes(c->impl, c->variant, n_streams, key_p, iv_p, iv_len_of(c->variant),
-                             in_p, out_p, lens);
-  return zuc_mac_lanes(c->impl, c->method, c->variant, n_streams, key_p, iv_p,
-                       iv_len_of(c->variant), in_p, lens, c->mode->tag_bits, tag_p);
+  int mac = c->mode->kind == OP_MAC;
+  return zuc_lanes_call(c->impl, mac, c->method, c->variant, n_streams, key_p, iv_p,
+                        iv_len_of(c->variant), in_p, mac ? tag_p : out_p, lens, c->mode->tag_bits);
 }
 
 static int keystream_call(void *p, size_t msg_bytes) {
@@ -143,17 +138,10 @@ static int keystream_call(void *p, size_t msg_bytes) {
 static int imb_call(void *p, size_t msg_bytes) {
   zuc_ctx *c = p;
   char err[256];
-  int rc;
-  if (c->mode->kind == OP_ENC) {
-    for (unsigned i = 0; i < n_streams; i++) lens[i] = msg_bytes;
-    rc = kc_imb_zuc_encrypt(c->imb, n_streams, key_p, key_len_of(c->variant), iv_p,
-                            iv_len_of(c->variant), in_p, out_p, lens, err, sizeof err);
-  } else {
-    for (unsigned i = 0; i < n_streams; i++) lens[i] = 8 * msg_bytes;
-    rc = kc_imb_zuc_mac(c->imb, n_streams, key_p, key_len_of(c->variant), iv_p,
-                        iv_len_of(c->variant), in_p, lens, c->mode->tag_bits, tag_p, err,
-                        sizeof err);
-  }
+  int mac = c->mode->kind == OP_MAC;
+  for (unsigned i = 0; i < n_streams; i++) lens[i] = mac ? 8 * msg_bytes : msg_bytes;
+  int rc = zuc_imb_call(c->imb, mac, c->variant, n_streams, key_p, iv_p, iv_len_of(c->variant),
+                        in_p, mac ? tag_p : out_p, lens, c->mode->tag_bits, err, sizeof err);
   if (rc != 0) fprintf(stderr, "bench: %s\n", err);
   return rc;
 }
@@ -176,30 +164,24 @@ static int check_streams(zuc_ctx *c, const zuc_impl *ref) {
   size_t iv_len = iv_len_of(c->variant);
   for (unsigned i = 0; i < n_streams; i++)
     lens[i] = ours ? 8 * CHECK_BYTES - 3 * i : 8 * (CHECK_BYTES - i % CHECK_BYTES);
-  int rc =
-      mac ? zuc_mac_lanes(ref, ZUC_MAC_CLMUL, c->variant, n_streams, key_p, iv_p, iv_len, in_p,
-                          lens, c->mode->tag_bits, want_p)
-          : zuc_encrypt_lanes(ref, c->variant, n_streams, key_p, iv_p, iv_len, in_p, want_p, lens);
+  int rc = zuc_lanes_call(ref, mac, ZUC_MAC_CLMUL, c->variant, n_streams, key_p, iv_p, iv_len,
+                          in_p, want_p, lens, c->mode->tag_bits);
   if (rc != ZUC_OK) return 0;
   uint8_t **got = mac ? tag_p : out_p;
   char err[256];
   if (ours) {
-    rc = mac ? zuc_mac_lanes(c->impl, c->method, c->variant, n_streams, key_p, iv_p, iv_len, in_p,
-                             lens, c->mode->tag_bits, got)
-             : zuc_encrypt_lanes(c->impl, c->variant, n_streams, key_p, iv_p, iv_len, in_p, got,
-                                 lens);
+    rc = zuc_lanes_call(c->impl, mac, c->method, c->variant, n_streams, key_p, iv_p, iv_len, in_p,
+                        got, lens, c->mode->tag_bits);
   } else {
     for (unsigned i = 0; i < n_streams && !mac; i++) lens[i] /= 8; /* EEA3 takes bytes */
-    rc = mac ? kc_imb_zuc_mac(c->imb, n_streams, key_p, key_len_of(c->variant), iv_p, iv_len, in_p,
-                              lens, c->mode->tag_bits, got, err, sizeof err)
-             : kc_imb_zuc_encrypt(c->imb, n_streams, key_p, key_len_of(c->variant), iv_p, iv_len,
-                                  in_p, got, lens, err, sizeof err);
+    rc = zuc_imb_call(c->imb, mac, c->variant, n_streams, key_p, iv_p, iv_len, in_p, got, lens,
+                      c->mode->tag_bits, err, sizeof err);
     if (rc != 0) fprintf(stderr, "bench: %s\n", err);
     for (unsigned i = 0; i < n_streams && !mac; i++) lens[i] *= 8;
   }
   if (rc != 0) return 0;
   for (unsigned i = 0; i < n_streams; i++)
-    if (memcmp(got[i], want_p[i], mac ? c->mode->tag_bits / 8 : (lens[i] + 7) / 8) != 0) return 0;
+    if (memcmp(got[i], want_p[i], mac ? c->mode->tag_bits / 8 : zuc_bytes_of(lens[i])) != 0) return 0;
   return 1;
 }
 
@@ -223,13 +205,7 @@ static int setup_keystream(zuc_ctx *c, const zuc_impl *ref) {
   }
   kc_rng rng;
   kc_rng_seed(&rng, 20240613);
-  for (size_t g = 0; g < c->groups; g++)
-    for (int w = 0; w < ZUC_STATE_WORDS; w++)
-      for (unsigned j = 0; j < lanes; j++) {
-        uint32_t x = (uint32_t)kc_rng_next(&rng);
-        if (w < 16) x = x & 0x7FFFFFFF ? x & 0x7FFFFFFF : 1; /* an LFSR cell: 31 bits */
-        c->states[g * words + (size_t)w * lanes + j] = x;
-      }
+  zuc_random_states(&rng, c->states, c->groups, lanes);
   int ok = 1;
   uint8_t *r_rows[ZUC_LANES_MAX];
   kc_rows(c->ks, 64, lanes, c->ks_rows);
@@ -240,8 +216,7 @@ static int setup_keystream(zuc_ctx *c, const zuc_impl *ref) {
   memcpy(before, first, words * sizeof *first);
   c->impl->keystream_block(first, c->ks_rows);
   for (unsigned j = 0; j < lanes && ok; j++) {
-    for (int w = 0; w < ZUC_STATE_WORDS; w++)
-      for (unsigned q = 0; q < rl; q++) r_state[w * rl + q] = before[w * lanes + j];
+    zuc_lane_to_ref(before, lanes, j, r_state, rl);
     ref->keystream_block(r_state, r_rows);
     ok = memcmp(c->ks + 64 * j, r_ks, 64) == 0;
   }
@@ -371,7 +346,7 @@ static int add_cells(const kc_desc *d, bench_set *set, const bench_select *sel) 
           c->impl = im;
           c->method = METHODS[k];
           problems += add(set, sel, c, ref, "ours", im->name, im->strategy, im->target, NULL,
-                          im->lanes, m->kind == OP_MAC ? METHOD_NAMES[k] : NULL);
+                          im->lanes, m->kind == OP_MAC ? zuc_method_name(METHODS[k]) : NULL);
         }
       }
       /* ipsec-mb: no keystream-only job. */

@@ -27,6 +27,7 @@
 #include "common.h"
 #include "ctcheck.h"
 #include "zuc.h"
+#include "zuc_lanes.h"
 
 #define MAX_STREAMS (ZUC_LANES_MAX + 1)
 #define MAX_BYTES 256
@@ -62,9 +63,7 @@ static void make_streams(streams *s, size_t n) {
   kc_rng_seed(&rng, 0x2C0C7);
   s->n = n;
   for (size_t i = 0; i < n; i++) {
-    kc_rng_bytes(&rng, s->keys[i], 32);
-    kc_rng_bytes(&rng, s->ivs[i], 25);
-    for (int j = 17; j < 25; j++) s->ivs[i][j] &= 0x3F;
+    zuc_random_key_iv(&rng, s->keys[i], 32, s->ivs[i], 25);
     kc_rng_bytes(&rng, s->msgs[i], MAX_BYTES);
     s->bits[i] = 8 * (40 + 13 * (i % 16)) - i % 8; /* different lengths, some not whole bytes */
   }
@@ -120,10 +119,8 @@ static int run_phase(const zuc_impl *impl, const phase *p, const streams *s, int
     msgs[i] = secret ? s->s_msgs[i] : s->msgs[i];
     outs[i] = out[i];
   }
-  return p->mac
-             ? zuc_mac_lanes(impl, p->method, p->variant, s->n, keys, ivs, p->iv_len, msgs, s->bits,
-                             p->tag_bits, outs)
-             : zuc_encrypt_lanes(impl, p->variant, s->n, keys, ivs, p->iv_len, msgs, outs, s->bits);
+  return zuc_lanes_call(impl, p->mac, p->method, p->variant, s->n, keys, ivs, p->iv_len, msgs,
+                        outs, s->bits, p->tag_bits);
 }
 
 /* The raw kernel on a secret lane state, against the reference kernel run
@@ -140,14 +137,9 @@ static int kernel_phase(const zuc_impl *impl, const zuc_impl *ref, unsigned long
   kc_rows(r_ks[0], 64, rl, r_rows);
   kc_rng rng;
   kc_rng_seed(&rng, 0x5eC2e7);
-  for (int w = 0; w < ZUC_STATE_WORDS; w++)
-    for (unsigned j = 0; j < lanes; j++) {
-      uint32_t x = (uint32_t)kc_rng_next(&rng);
-      state[w * lanes + j] = w < 16 ? (x & 0x7FFFFFFF ? x & 0x7FFFFFFF : 1) : x;
-    }
+  zuc_random_states(&rng, state, 1, lanes);
   for (unsigned j = 0; j < lanes; j++) {
-    for (int w = 0; w < ZUC_STATE_WORDS; w++)
-      for (unsigned q = 0; q < rl; q++) r_state[w * rl + q] = state[w * lanes + j];
+    zuc_lane_to_ref(state, lanes, j, r_state, rl);
     ref->init_rounds(r_state);
     for (int b = 0; b < 2; b++) {
       ref->keystream_block(r_state, r_rows);
@@ -188,7 +180,7 @@ static int check_one_stream(const zuc_impl *ref) {
   int wrong = 0;
   for (size_t pi = 0; pi < sizeof PHASES / sizeof PHASES[0]; pi++) {
     const phase *p = &PHASES[pi];
-    size_t key_len = p->variant == ZUC_128 ? 16 : 32, bits = s.bits[0];
+    size_t key_len = zuc_key_len(p->variant), bits = s.bits[0];
     int rc_ref = run_phase(ref, p, &s, 0, s.want);
     make_secret(&s, p->iv_len);
     unsigned long before = ct_errors_so_far();
@@ -198,7 +190,7 @@ static int check_one_stream(const zuc_impl *ref) {
                                   s.s_msgs[0], s.got[0], bits);
     ct_public(s.got, sizeof s.got);
     ct_public(&rc, sizeof rc);
-    size_t len = p->mac ? p->tag_bits / 8 : (bits + 7) / 8;
+    size_t len = p->mac ? p->tag_bits / 8 : zuc_bytes_of(bits);
     char label[40];
     snprintf(label, sizeof label, "%s %s", p->mac ? "zuc_mac" : "zuc_encrypt", p->label);
     wrong |= ct_phase_done(label, before, NULL,
@@ -222,9 +214,7 @@ static int check_one_stream(const zuc_impl *ref) {
     ct_public(words, sizeof words);
     ct_public(&rc, sizeof rc);
     int ok = rc == ZUC_OK && rc_ref == ZUC_OK;
-    for (int i = 0; i < 21; i++)
-      ok &= words[i] == ((uint32_t)ks[4 * i] << 24 | (uint32_t)ks[4 * i + 1] << 16 |
-                         (uint32_t)ks[4 * i + 2] << 8 | ks[4 * i + 3]);
+    for (int i = 0; i < 21; i++) ok &= words[i] == zuc_be32(ks + 4 * i);
     snprintf(label, sizeof label, "zuc_keystream %s", p->label + 4);
     wrong |= ct_phase_done(label, before, NULL, ok, &leaks);
   }
@@ -261,7 +251,7 @@ static int check(const kc_desc *d, const char *name, int emulated) {
     ct_public(&rc, sizeof rc);
     int ok = rc == ZUC_OK && rc_ref == ZUC_OK;
     for (size_t i = 0; i < s.n && ok; i++)
-      ok = !memcmp(s.got[i], s.want[i], p->mac ? p->tag_bits / 8 : (s.bits[i] + 7) / 8);
+      ok = !memcmp(s.got[i], s.want[i], p->mac ? p->tag_bits / 8 : zuc_bytes_of(s.bits[i]));
     wrong |= ct_phase_done(p->label, before, NULL, ok, &leaks);
   }
   return ct_unit_done("zuc", impl.name, leaks, wrong);

@@ -18,6 +18,7 @@
 
 #include "kcrypt.h"
 #include "zuc.h"
+#include "zuc_lanes.h"
 
 /* The longest IV (ZUC-256's 25-byte form) and key. */
 #define IV_MAX 25
@@ -159,12 +160,8 @@ static int zuc_prepare(const kc_desc *d, const kc_variant *v, const kc_args *a, 
   return 0;
 }
 
-/* The bytes that hold `bits` bits: (bits + 7) / 8 without its wrap to 0 near
- * SIZE_MAX. */
-static size_t bytes_of(size_t bits) { return bits / 8 + (bits % 8 != 0); }
-
 /* --bits N: the first ceil(N/8) bytes of stdin are all that is needed. */
-static uint64_t zuc_input_limit(void) { return job.bits_given ? bytes_of(job.bits) : UINT64_MAX; }
+static uint64_t zuc_input_limit(void) { return job.bits_given ? zuc_bytes_of(job.bits) : UINT64_MAX; }
 
 /* The bits of the last piece (len bytes) to use: all of them, or what is
  * left of --bits N, which the input must have.  Returns 0 or -1. */
@@ -174,7 +171,7 @@ static int last_bits(size_t len, size_t *bits, char *err, size_t err_size) {
     *bits = 8 * len;
     return 0;
   }
-  if (bytes_of(job.bits) > total) {
+  if (zuc_bytes_of(job.bits) > total) {
     snprintf(err, err_size,
              "--bits %zu is larger than the input (%" PRIu64 " bytes = %" PRIu64 " bits)",
              job.bits, total, 8 * total);
@@ -250,7 +247,7 @@ static int zuc_update(const uint8_t *in, size_t len, int last, uint8_t *out, siz
   } else {
     call = last ? "zuc_eea_final" : "zuc_eea_update";
     rc = last ? zuc_eea_final(&job.eea, in, out, bits) : zuc_eea_update(&job.eea, in, out, len);
-    *out_len = last ? bytes_of(bits) : len;
+    *out_len = last ? zuc_bytes_of(bits) : len;
   }
   if (rc != ZUC_OK) {
     snprintf(err, err_size, "%s with %s failed: %s", call, job.impl->name, zuc_strerror(rc));

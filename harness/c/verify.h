@@ -49,6 +49,9 @@ void verify_report(const char *label, const verify_section *s, int is_impl);
 /* "SKIP LABEL: reason", not counted. */
 void verify_skip(const char *label, const char *reason);
 
+/* Exits (status 2, "verify: out of memory") unless an allocation succeeded. */
+void verify_need(int allocated);
+
 /* Index of the first differing byte, or -1 if equal. */
 long verify_first_diff(const uint8_t *a, const uint8_t *b, size_t len);
 

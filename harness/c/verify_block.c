@@ -334,11 +334,8 @@ typedef struct case_bufs {
 } case_bufs;
 
 static void alloc_bufs(const vb_case *x, case_bufs *b) {
-  if (kc_buf_alloc(&b->in, x->len, x->in_off) != 0 ||
-      (!x->in_place && kc_buf_alloc(&b->out, x->len, x->out_off) != 0)) {
-    fprintf(stderr, "verify: out of memory\n");
-    exit(2);
-  }
+  verify_need(kc_buf_alloc(&b->in, x->len, x->in_off) == 0 &&
+              (x->in_place || kc_buf_alloc(&b->out, x->len, x->out_off) == 0));
   b->dst = x->in_place ? &b->in : &b->out;
 }
 
@@ -423,10 +420,7 @@ static void run_cases(const vb_cipher *c, const void *impl, const void *ref, siz
   x.data = malloc(c->max_len);
   e.ref = malloc(c->max_len);
   e.oracle = malloc(c->max_len);
-  if (!x.data || !e.ref || !e.oracle) {
-    fprintf(stderr, "verify: out of memory\n");
-    exit(2);
-  }
+  verify_need(x.data && e.ref && e.oracle);
   for (size_t i = 0; i < n_cases; i++) {
     make_case(c, seed, i, &x);
     if (run_case(c, impl, ref, ks, &x, i, &e, s) == 0) s->cases++;

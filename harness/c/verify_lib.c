@@ -53,6 +53,12 @@ void verify_skip(const char *label, const char *reason) {
   printf("SKIP %s (unavailable): %s\n", label, reason);
 }
 
+void verify_need(int allocated) {
+  if (allocated) return;
+  fprintf(stderr, "verify: out of memory\n");
+  exit(2);
+}
+
 long verify_first_diff(const uint8_t *a, const uint8_t *b, size_t len) {
   for (size_t i = 0; i < len; i++)
     if (a[i] != b[i]) return (long)i;

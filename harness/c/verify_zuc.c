@@ -48,6 +48,7 @@
 #include "ipsecmb.h"
 #include "verify.h"
 #include "zuc.h"
+#include "zuc_lanes.h"
 
 #define MAX_STREAM_BYTES 4096               /* longest random stream */
 #define MAX_STREAMS (3 * ZUC_LANES_MAX + 1) /* most streams in one random call */
@@ -67,28 +68,15 @@ static const zuc_mac_method ALL_METHODS[] = {ZUC_MAC_CLMUL, ZUC_MAC_COMPARE, ZUC
 static zuc_mac_method METHODS[N_ALL_METHODS];
 static size_t n_methods;
 
-static const char *method_name(zuc_mac_method m) {
-  switch (m) {
-    case ZUC_MAC_CLMUL: return "clmul";
-    case ZUC_MAC_COMPARE: return "compare";
-    case ZUC_MAC_CLMUL128: return "clmul128";
-    case ZUC_MAC_CLMUL256: return "clmul256";
-    case ZUC_MAC_CLMUL512: return "clmul512";
-  }
-  return "?";
-}
-
 static void pick_methods(void) {
   n_methods = 0;
   for (size_t m = 0; m < N_ALL_METHODS; m++) {
     if (zuc_mac_method_supported(ALL_METHODS[m]))
       METHODS[n_methods++] = ALL_METHODS[m];
     else
-      printf("NOTE: MAC method %s not run: this CPU lacks its instructions\n", method_name(ALL_METHODS[m]));
+      printf("NOTE: MAC method %s not run: this CPU lacks its instructions\n", zuc_method_name(ALL_METHODS[m]));
   }
 }
-
-static size_t key_len_of(zuc_variant v) { return v == ZUC_128 ? 16 : 32; }
 
 /* ------------------------------------------------------------------ */
 /* ZUC-256 IV forms (test-side: the library does this itself)           */
@@ -140,10 +128,7 @@ static zuc_vector *new_vector(void) {
   if (n_vectors == cap_vectors) {
     cap_vectors = cap_vectors ? 2 * cap_vectors : 16;
     vectors = realloc(vectors, cap_vectors * sizeof *vectors);
-    if (!vectors) {
-      fprintf(stderr, "verify: out of memory\n");
-      exit(2);
-    }
+    verify_need(vectors != NULL);
   }
   zuc_vector *v = &vectors[n_vectors++];
   memset(v, 0, sizeof *v);
@@ -177,7 +162,7 @@ static int load_vector(const kc_json *o, const char *group, size_t index, char *
   const char *source = kc_json_get_string(o, "source");
   snprintf(v->label, sizeof v->label, "%s #%zu (%.60s)", group, index + 1,
            source ? source : "no source");
-  if (kc_json_get_hex_exact(o, "key", v->key, key_len_of(variant), err, err_size) != 0) return -1;
+  if (kc_json_get_hex_exact(o, "key", v->key, zuc_key_len(variant), err, err_size) != 0) return -1;
   v->iv_len = variant == ZUC_128 ? 16 : 25;
   if (kc_json_get_hex_exact(o, variant == ZUC_128 ? "iv" : "iv25", v->iv, v->iv_len, err, err_size) != 0)
     return -1;
@@ -297,17 +282,12 @@ typedef struct streams {
   int in_place; /* encryption writes over the input */
 } streams;
 
-static size_t bytes_of(size_t bits) { return (bits + 7) / 8; }
-
 /* Allocates stream i's buffers at the given misalignments and fills the
  * input from data (the output with a 0xCC pattern). */
 static void place(streams *s, size_t i, size_t in_off, size_t out_off, size_t out_len) {
-  size_t len = bytes_of(s->bits[i]);
-  if (kc_buf_alloc(&s->in[i], len, in_off) != 0 ||
-      kc_buf_alloc(&s->out[i], out_len, out_off) != 0) {
-    fprintf(stderr, "verify: out of memory\n");
-    exit(2);
-  }
+  size_t len = zuc_bytes_of(s->bits[i]);
+  verify_need(kc_buf_alloc(&s->in[i], len, in_off) == 0 &&
+              kc_buf_alloc(&s->out[i], out_len, out_off) == 0);
   memcpy(s->in[i].ptr, s->data[i], len);
   memset(s->out[i].ptr, 0xCC, out_len);
 }
@@ -347,7 +327,7 @@ typedef struct op {
 
 static void op_text(const op *o, char *buf, size_t size) {
   if (o->mac)
-    snprintf(buf, size, "mac%u/%s", o->tag_bits, method_name(o->method));
+    snprintf(buf, size, "mac%u/%s", o->tag_bits, zuc_method_name(o->method));
   else
     snprintf(buf, size, "enc");
 }
@@ -360,10 +340,7 @@ static void alloc_wants(void) {
   for (size_t i = 0; i < MAX_STREAMS; i++) {
     want_ref[i] = malloc(MAX_STREAM_BYTES + 16);
     want_imb[i] = malloc(MAX_STREAM_BYTES + 16);
-    if (!want_ref[i] || !want_imb[i]) {
-      fprintf(stderr, "verify: out of memory\n");
-      exit(2);
-    }
+    verify_need(want_ref[i] && want_imb[i]);
   }
 }
 
@@ -391,20 +368,15 @@ static int run_imb(const streams *s, const op *o, char *err, size_t err_size) {
     out[m] = want_imb[i];
     lens[m++] = o->mac ? b : b / 8;
   }
-  if (m == 0) return 0;
-  size_t kl = key_len_of(s->variant);
-  return o->mac
-             ? kc_imb_zuc_mac(imb, m, keys, kl, ivs, s->iv_len, in, lens, o->tag_bits, out, err,
-                              err_size)
-             : kc_imb_zuc_encrypt(imb, m, keys, kl, ivs, s->iv_len, in, out, lens, err, err_size);
+  return m == 0 ? 0
+                : zuc_imb_call(imb, o->mac, s->variant, m, keys, ivs, s->iv_len, in, out, lens,
+                               o->tag_bits, err, err_size);
 }
 
 /* The call on `impl` (NULL: the library's choice). */
 static int run_lib(const zuc_impl *impl, const streams *s, const op *o, stream_ptrs *p) {
-  return o->mac ? zuc_mac_lanes(impl, o->method, s->variant, s->n, p->keys, p->ivs, s->iv_len,
-                                p->in, s->bits, o->tag_bits, p->out)
-                : zuc_encrypt_lanes(impl, s->variant, s->n, p->keys, p->ivs, s->iv_len, p->in,
-                                    p->out, s->bits);
+  return zuc_lanes_call(impl, o->mac, o->method, s->variant, s->n, p->keys, p->ivs, s->iv_len,
+                        p->in, p->out, s->bits, o->tag_bits);
 }
 
 /*
@@ -435,7 +407,7 @@ static int check_call(const zuc_impl *impl, const zuc_impl *ref, streams *s, con
 
   size_t out_len = o->mac ? o->tag_bits / 8 : 0;
   for (size_t i = 0; i < s->n; i++)
-    place(s, i, in_off[i], out_off[i], o->mac ? out_len : bytes_of(s->bits[i]));
+    place(s, i, in_off[i], out_off[i], o->mac ? out_len : zuc_bytes_of(s->bits[i]));
   stream_ptrs p;
   pointers(s, &p, 1);
   int rc = run_lib(impl, s, o, &p);
@@ -445,7 +417,7 @@ static int check_call(const zuc_impl *impl, const zuc_impl *ref, streams *s, con
     return failed + 1;
   }
   for (size_t i = 0; i < s->n; i++) {
-    size_t len = o->mac ? out_len : bytes_of(s->bits[i]);
+    size_t len = o->mac ? out_len : zuc_bytes_of(s->bits[i]);
     const kc_buf *dst = s->in_place && !o->mac ? &s->in[i] : &s->out[i];
     long at;
     if ((at = verify_first_diff(dst->ptr, want_ref[i], len)) >= 0) {
@@ -474,7 +446,7 @@ static int check_call(const zuc_impl *impl, const zuc_impl *ref, streams *s, con
       failed++;
     }
     if (!(s->in_place && !o->mac) &&
-        verify_first_diff(s->in[i].ptr, s->data[i], bytes_of(s->bits[i])) >= 0) {
+        verify_first_diff(s->in[i].ptr, s->data[i], zuc_bytes_of(s->bits[i])) >= 0) {
       verify_failure(sec, "%s: stream %zu: modified its input", what, i);
       failed++;
     }
@@ -515,10 +487,7 @@ static void make_shapes(void) {
 
 /* Random key and IV for stream i (a valid IV of the shape's form). */
 static void random_key_iv(kc_rng *r, streams *s, size_t i) {
-  kc_rng_bytes(r, s->keys[i], key_len_of(s->variant));
-  kc_rng_bytes(r, s->ivs[i], s->iv_len);
-  if (s->iv_len == 25)
-    for (int j = 17; j < 25; j++) s->ivs[i][j] &= 0x3F;
+  zuc_random_key_iv(r, s->keys[i], zuc_key_len(s->variant), s->ivs[i], s->iv_len);
 }
 
 /* Systematic calls per shape for a kernel of `lanes` lanes. */
@@ -566,7 +535,7 @@ static op make_case(uint64_t seed, size_t index, unsigned lanes, size_t n, strea
     }
     s->bits[i] = b;
     s->data[i] = pool + i * (MAX_STREAM_BYTES + 1);
-    kc_rng_bytes(&r, s->data[i], bytes_of(b));
+    kc_rng_bytes(&r, s->data[i], zuc_bytes_of(b));
     in_off[i] = (size_t)kc_rng_below(&r, 16);
     out_off[i] = (size_t)kc_rng_below(&r, 16);
   }
@@ -589,14 +558,9 @@ typedef struct case_space {
 
 static case_space *case_space_new(void) {
   case_space *c = calloc(1, sizeof *c);
-  if (!c) {
-    fprintf(stderr, "verify: out of memory\n");
-    exit(2);
-  }
+  verify_need(c != NULL);
   return c;
 }
-
-static void case_space_free(case_space *c) { free(c); }
 
 /* Builds case `index` (make_case) and checks one call of `impl` (NULL: the
  * library's choice) on it; counts it in sec->cases if it passes. */
@@ -674,7 +638,7 @@ static void check_vectors_lanes(const zuc_impl *impl, verify_section *sec) {
           char got[33];
           kc_hex_encode(p.out[bad], TAGS[t] / 8, got);
           verify_failure(sec, "%s: tag%u/%s lane %zu of %u: got %s (rc %d)", v->label, TAGS[t],
-                         method_name(METHODS[m]), bad, lanes, rc == ZUC_OK ? got : "-", rc);
+                         zuc_method_name(METHODS[m]), bad, lanes, rc == ZUC_OK ? got : "-", rc);
         }
       }
     }
@@ -705,13 +669,8 @@ static void check_kernel(const zuc_impl *impl, const zuc_impl *ref, uint64_t see
   kc_rng r;
   kc_rng_seed(&r, seed ^ 0x6B65726E656CULL);
   for (int k = 0; k < KERNEL_STATES; k++) {
-    for (unsigned j = 0; j < lanes; j++)
-      for (int w = 0; w < ZUC_STATE_WORDS; w++) {
-        uint32_t x = (uint32_t)kc_rng_next(&r);
-        if (w < 16) x = x & 0x7FFFFFFF ? x & 0x7FFFFFFF : 1; /* a cell of GF(2^31 - 1)* */
-        state[w * lanes + j] = x;
-        for (unsigned q = 0; q < rl; q++) ref_state[j][w * rl + q] = x;
-      }
+    zuc_random_states(&r, state, 1, lanes);
+    for (unsigned j = 0; j < lanes; j++) zuc_lane_to_ref(state, lanes, j, ref_state[j], rl);
     int failed = 0;
     impl->init_rounds(state);
     for (unsigned j = 0; j < lanes; j++) ref->init_rounds(ref_state[j]);
@@ -763,7 +722,7 @@ static void check_impl(const kc_impl_view *v, const verify_progress *p, verify_s
     run_case(impl, r->ref, r->seed, i, lanes, 0, c, sec);
     verify_tick(i, n_cases, 64);
   }
-  case_space_free(c);
+  free(c);
 }
 
 /* ------------------------------------------------------------------ */
@@ -774,7 +733,7 @@ static void check_impl(const kc_impl_view *v, const verify_progress *p, verify_s
 static void api_vectors(verify_section *sec) {
   for (size_t vi = 0; vi < n_vectors; vi++) {
     const zuc_vector *v = &vectors[vi];
-    size_t kl = key_len_of(v->variant);
+    size_t kl = zuc_key_len(v->variant);
     if (v->keystream) {
       zuc_state st;
       size_t n = v->ks_bytes / 4;
@@ -783,10 +742,7 @@ static void api_vectors(verify_section *sec) {
       int rc = zuc_init(&st, v->variant, v->key, kl, v->iv, v->iv_len, 0);
       if (rc == ZUC_OK) zuc_keystream(&st, words, n);
       int ok = rc == ZUC_OK;
-      for (size_t i = 0; ok && i < n; i++) {
-        const uint8_t *w = v->keystream + 4 * i;
-        ok = words[i] == ((uint32_t)w[0] << 24 | (uint32_t)w[1] << 16 | (uint32_t)w[2] << 8 | w[3]);
-      }
+      for (size_t i = 0; ok && i < n; i++) ok = words[i] == zuc_be32(v->keystream + 4 * i);
       if (ok)
         sec->vectors++;
       else
@@ -843,38 +799,27 @@ static void api_random(const zuc_impl *ref, uint64_t seed, size_t count, verify_
   for (size_t k = 0; k < count; k++) {
     const shape *sh = &shapes[k % n_shapes];
     uint8_t key[KEY_MAX], iv[IV_MAX];
-    size_t kl = key_len_of(sh->variant);
-    kc_rng_bytes(&r, key, kl);
-    kc_rng_bytes(&r, iv, sh->iv_len);
-    if (sh->iv_len == 25)
-      for (int j = 17; j < 25; j++) iv[j] &= 0x3F;
+    size_t kl = zuc_key_len(sh->variant);
+    zuc_random_key_iv(&r, key, kl, iv, sh->iv_len);
     size_t bits = (size_t)kc_rng_below(&r, 8 * sizeof msg + 1);
     kc_rng_bytes(&r, msg, sizeof msg);
     const uint8_t *keys[1] = {key}, *ivs[1] = {iv}, *in[1] = {msg};
     uint8_t *out[1] = {want};
     char ot[32];
     op_text(&sh->o, ot, sizeof ot);
-    int rc_ref, rc;
-    size_t len;
-    if (sh->o.mac) {
-      rc_ref = zuc_mac_lanes(ref, sh->o.method, sh->variant, 1, keys, ivs, sh->iv_len, in, &bits,
-                             sh->o.tag_bits, out);
-      rc = zuc_mac(sh->variant, key, kl, iv, sh->iv_len, msg, bits, sh->o.tag_bits, got);
-      len = sh->o.tag_bits / 8;
-    } else {
-      rc_ref = zuc_encrypt_lanes(ref, sh->variant, 1, keys, ivs, sh->iv_len, in, out, &bits);
-      rc = zuc_encrypt(sh->variant, key, kl, iv, sh->iv_len, msg, got, bits);
-      len = bytes_of(bits);
-    }
+    int rc_ref = zuc_lanes_call(ref, sh->o.mac, sh->o.method, sh->variant, 1, keys, ivs,
+                                sh->iv_len, in, out, &bits, sh->o.tag_bits);
+    int rc = sh->o.mac ? zuc_mac(sh->variant, key, kl, iv, sh->iv_len, msg, bits, sh->o.tag_bits, got)
+                       : zuc_encrypt(sh->variant, key, kl, iv, sh->iv_len, msg, got, bits);
+    size_t len = sh->o.mac ? sh->o.tag_bits / 8 : zuc_bytes_of(bits);
     VERIFY_CHECK(sec, rc == ZUC_OK && rc_ref == ZUC_OK && verify_first_diff(got, want, len) < 0,
               "one-stream %s zuc%d iv%zu, %zu bits: differs from the reference (rc %d/%d)", ot,
               (int)sh->variant, sh->iv_len, bits, rc, rc_ref);
 
     /* The same through impl NULL (the best kernel). */
     out[0] = got;
-    rc = sh->o.mac ? zuc_mac_lanes(NULL, sh->o.method, sh->variant, 1, keys, ivs, sh->iv_len, in,
-                                   &bits, sh->o.tag_bits, out)
-                   : zuc_encrypt_lanes(NULL, sh->variant, 1, keys, ivs, sh->iv_len, in, out, &bits);
+    rc = zuc_lanes_call(NULL, sh->o.mac, sh->o.method, sh->variant, 1, keys, ivs, sh->iv_len, in,
+                        out, &bits, sh->o.tag_bits);
     VERIFY_CHECK(sec, rc == ZUC_OK && verify_first_diff(got, want, len) < 0,
               "impl NULL %s zuc%d iv%zu, %zu bits: differs from the reference (rc %d)", ot,
               (int)sh->variant, sh->iv_len, bits, rc);
@@ -894,9 +839,7 @@ static void api_random(const zuc_impl *ref, uint64_t seed, size_t count, verify_
       }
       zuc_encrypt(sh->variant, key, kl, iv, sh->iv_len, zeros, ks, 8 * 4 * at);
       int ok = rc == ZUC_OK;
-      for (size_t i = 0; ok && i < at; i++)
-        ok = words[i] == ((uint32_t)ks[4 * i] << 24 | (uint32_t)ks[4 * i + 1] << 16 |
-                          (uint32_t)ks[4 * i + 2] << 8 | ks[4 * i + 3]);
+      for (size_t i = 0; ok && i < at; i++) ok = words[i] == zuc_be32(ks + 4 * i);
       VERIFY_CHECK(sec, ok, "zuc_keystream in pieces differs from zuc_encrypt of zeros (zuc%d iv%zu)",
                 (int)sh->variant, sh->iv_len);
     }
@@ -914,7 +857,7 @@ static void api_library_choice(const zuc_impl *ref, uint64_t seed, verify_sectio
     for (size_t rep = 0; rep < 2; rep++) /* two random shapes per count, past the systematic cases */
       run_case(NULL, ref, seed ^ 0xC401CEULL, n_shapes * systematic_calls(1) + 2 * k + rep, 1, counts[k],
                c, sec);
-  case_space_free(c);
+  free(c);
 }
 
 /* 23-byte IVs load like their 25-byte expansion (every tag set). */
