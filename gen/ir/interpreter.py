@@ -14,6 +14,7 @@ the registry in semantics.py, which the backend fills when it is imported.
 
 import numpy as np
 
+from ..linalg import carryless_product
 from .program import Assign, Comment, Loop, Op
 from .semantics import gf_inverse_table, private_op, sm4_rounds4
 
@@ -75,17 +76,6 @@ def _lookup16(op, table, index):
     blocks, indices = table.reshape(-1, 16), index.reshape(-1, 16)
     picked = np.take_along_axis(blocks, (indices & 15).astype(np.intp), axis=1)
     return np.where(indices & 0x80, 0, picked).astype(np.uint8).reshape(-1)
-
-
-def carryless_product(x, y):
-    """The carry-less (GF(2) polynomial) product of the integers x and y."""
-    out = 0
-    while y:
-        if y & 1:
-            out ^= x
-        x <<= 1
-        y >>= 1
-    return out
 
 
 def _clmul(a, b, halves):

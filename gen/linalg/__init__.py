@@ -13,7 +13,7 @@ from .aesni_form import AesniForm, aesenclast, aesni_form
 from .bits import AffineMap, BitMatrix, bit_reversal, parity
 from .fusion import (block_diagonal, byte_blocks, circulant_blocks, fuse, fused_round_linear,
                      matrix_from_byte_blocks, rotl, word_linear_matrix)
-from .gf2n import Field, field_isomorphisms, is_irreducible
+from .gf2n import Field, carryless_product, field_isomorphisms, is_irreducible
 from .gfni import (GFNI_POLY, IDENTITY_QWORD, gf2p8affineinvqb, gf2p8affineqb, gf2p8mul,
                    gfni_qword, matrix_from_gfni_qword)
 from .nibble import affine_from_nibble_tables, nibble_tables
@@ -26,7 +26,7 @@ __all__ = [
     "AffineMap", "BitMatrix", "bit_reversal", "parity",
     "block_diagonal", "byte_blocks", "circulant_blocks", "fuse", "fused_round_linear",
     "matrix_from_byte_blocks", "rotl", "word_linear_matrix",
-    "Field", "field_isomorphisms", "is_irreducible",
+    "Field", "carryless_product", "field_isomorphisms", "is_irreducible",
     "GFNI_POLY", "IDENTITY_QWORD", "gf2p8affineinvqb", "gf2p8affineqb", "gf2p8mul",
     "gfni_qword", "matrix_from_gfni_qword",
     "affine_from_nibble_tables", "nibble_tables",

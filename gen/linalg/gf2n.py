@@ -18,8 +18,9 @@ from .bits import BitMatrix
 _TABLE_MAX_DEGREE = 8
 
 
-def _clmul(a: int, b: int) -> int:
-    """Carry-less product of two polynomials over GF(2)."""
+def carryless_product(a: int, b: int) -> int:
+    """Carry-less product of two polynomials over GF(2) (also the meaning of
+    the IR's clmul on each pair of 64-bit halves)."""
     r = 0
     while b:
         if b & 1:
@@ -44,7 +45,7 @@ def _polygcd(a: int, b: int) -> int:
 
 
 def _mulmod(a: int, b: int, m: int) -> int:
-    return _polymod(_clmul(a, b), m)
+    return _polymod(carryless_product(a, b), m)
 
 
 @lru_cache(maxsize=None)

@@ -216,10 +216,10 @@ def instruction(fn, op, dst, srcs):
     if code == "clmul":
         imm = attrs["halves"][0] | attrs["halves"][1] << 4
         if bits == 256 and fn.split_vaes is not None:
-            return _split_clmul(fn, dst, srcs, s, d, imm)
+            return _split_halves(fn, dst, srcs, s, d, f"vpclmulqdq ${imm:#x},")
         return [_three(kind, "vpclmulqdq", s, d, imm=imm)]
     if code == "aesenclast" and bits == 256 and fn.split_vaes is not None:
-        return _split_vaes(fn, op, dst, srcs, s, d)
+        return _split_halves(fn, dst, srcs, s, d, "vaesenclast")
     if code == "aesenclast":
         return [_three(kind, "vaesenclast", s, d)]
     if code == "blendv":
@@ -248,38 +248,23 @@ def instruction(fn, op, dst, srcs):
     raise ValueError(f"x86 asm: no form for opcode {code!r}")
 
 
-def _split_vaes(fn, op, dst, srcs, s, d):
-    """256-bit VAESENCLAST, and under KC_VALGRIND_SPLIT_VAES (the constant-time
-    check's build: valgrind 3.19 cannot run the VEX.256 form) the same on the
-    two 128-bit halves through 64 bytes of the frame, with no further register."""
+def _split_halves(fn, dst, srcs, s, d, instruction):
+    """A 256-bit VEX instruction of two operands (`instruction`: its mnemonic,
+    with its immediate if any) that valgrind 3.19 cannot run, VAESENCLAST or
+    VPCLMULQDQ: under KC_VALGRIND_SPLIT_VAES (the constant-time check's build)
+    the same on the two 128-bit halves through 64 bytes of the frame (the first
+    operand at 0, the second at 32), with no further register."""
     scratch = fn.split_vaes
-    key_low, key_high = (f"{scratch + 32}(%rsp)", f"{scratch + 48}(%rsp)")
-    save_key = [f"vmovdqu {s[1]}, {scratch + 32}(%rsp)"]
+    second_low, second_high = f"{scratch + 32}(%rsp)", f"{scratch + 48}(%rsp)"
+    save_second = [f"vmovdqu {s[1]}, {scratch + 32}(%rsp)"]
     if isinstance(srcs[1], InMemory):
-        key_low, key_high, save_key = fn.memory(srcs[1]), fn.memory(srcs[1], 16), []
+        second_low, second_high, save_second = fn.memory(srcs[1]), fn.memory(srcs[1], 16), []
     x = vector(dst, 128)
-    return ["#ifdef KC_VALGRIND_SPLIT_VAES", f"vmovdqu {s[0]}, {scratch}(%rsp)", *save_key,
-            f"vmovdqu {scratch}(%rsp), {x}", f"vaesenclast {key_low}, {x}, {x}", f"vmovdqu {x}, {scratch}(%rsp)",
-            f"vmovdqu {scratch + 16}(%rsp), {x}", f"vaesenclast {key_high}, {x}, {x}",
+    return ["#ifdef KC_VALGRIND_SPLIT_VAES", f"vmovdqu {s[0]}, {scratch}(%rsp)", *save_second,
+            f"vmovdqu {scratch}(%rsp), {x}", f"{instruction} {second_low}, {x}, {x}", f"vmovdqu {x}, {scratch}(%rsp)",
+            f"vmovdqu {scratch + 16}(%rsp), {x}", f"{instruction} {second_high}, {x}, {x}",
             f"vmovdqu {x}, {scratch + 16}(%rsp)", f"vmovdqu {scratch}(%rsp), {d}", "#else",
-            f"vaesenclast {s[1]}, {s[0]}, {d}", "#endif"]
-
-
-def _split_clmul(fn, dst, srcs, s, d, imm):
-    """256-bit VPCLMULQDQ, and under KC_VALGRIND_SPLIT_VAES (valgrind 3.19
-    cannot run its VEX.256 form) PCLMULQDQ on the two 128-bit halves through
-    the same 64 bytes of the frame as _split_vaes: a at 0, b at 32."""
-    scratch = fn.split_vaes
-    save_b = [f"vmovdqu {s[1]}, {scratch + 32}(%rsp)"]
-    b_low, b_high = f"{scratch + 32}(%rsp)", f"{scratch + 48}(%rsp)"
-    if isinstance(srcs[1], InMemory):
-        b_low, b_high, save_b = fn.memory(srcs[1]), fn.memory(srcs[1], 16), []
-    x = vector(dst, 128)
-    return ["#ifdef KC_VALGRIND_SPLIT_VAES", f"vmovdqu {s[0]}, {scratch}(%rsp)", *save_b,
-            f"vmovdqu {scratch}(%rsp), {x}", f"vpclmulqdq ${imm:#x}, {b_low}, {x}, {x}", f"vmovdqu {x}, {scratch}(%rsp)",
-            f"vmovdqu {scratch + 16}(%rsp), {x}", f"vpclmulqdq ${imm:#x}, {b_high}, {x}, {x}",
-            f"vmovdqu {x}, {scratch + 16}(%rsp)", f"vmovdqu {scratch}(%rsp), {d}", "#else",
-            f"vpclmulqdq ${imm:#x}, {s[1]}, {s[0]}, {d}", "#endif"]
+            f"{instruction} {s[1]}, {s[0]}, {d}", "#endif"]
 
 
 def _broadcast(fn, code, attrs, d, bits):
