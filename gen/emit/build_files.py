@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from ..backends import SIMD_TARGETS, cpu_features, x86
 from ..backends.arch import ARCHES
-from ..ir.keystream import CTR_GROUP_BLOCKS
+from ..ir.keystream import CTR_GROUP_BLOCKS, counter_group_bytes
 from .render import ROOT, backend_folder, provenance, render
 
 # The SIMDe builds' flags: their host target's (gen/backends/x86), the
@@ -98,6 +98,7 @@ def files(ciphers):
     portable = [f for f in native if f.arch is None]
     per_arch = [(arch, files) for arch in ARCHES if (files := [f for f in native if f.arch == arch.name])]
     make_prov = provenance(["templates/"], comment="make")
+    max_block_bytes = max(c.max_block_bytes for c in ciphers)
     return {
         "Makefile": render("Makefile.j2", provenance_make=make_prov, portable_files=portable, per_arch=per_arch,
                            native_files=native, emulated_units=[c.emulated for c in ciphers],
@@ -110,10 +111,11 @@ def files(ciphers):
         "src/kc_xor.h": render("kc_xor.h.j2", provenance=provenance(["templates/kc_xor.h.j2"])),
         "src/kc_batches.h": render("kc_batches.h.j2",
                                    provenance=provenance(["templates/kc_batches.h.j2", "gen/ir/keystream.py"]),
-                                   ctr_group_blocks=CTR_GROUP_BLOCKS),
+                                   ctr_group_blocks=CTR_GROUP_BLOCKS, max_block_bytes=max_block_bytes,
+                                   ctr_group_bytes=counter_group_bytes(max_block_bytes)),
         "src/kc_modes.h": render("kc_modes.h.j2",
                                  provenance=provenance(["templates/kc_modes.h.j2"]),
-                                 max_block_bytes=max(c.max_block_bytes for c in ciphers)),
+                                 max_block_bytes=max_block_bytes),
         **cpu_files(),
         **isa_headers(),
     }

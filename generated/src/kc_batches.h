@@ -81,7 +81,7 @@ static inline int kc_run_ctr_batches(kc_xor_batch_fn batch_ctr, const uint8_t *k
 {
     if (batch_blocks == 0 || nblocks % batch_blocks || nblocks > KC_CTR_GROUP_BLOCKS || block_bytes > 32)
         return -1;
-    uint8_t group[2 * 32 + 1]; /* V, V + KC_CTR_GROUP_BLOCKS, j0 */
+    uint8_t group[65]; /* V, V + KC_CTR_GROUP_BLOCKS, j0 (gen/ir/keystream.py counter_group_bytes) */
     memcpy(group, counters, 2 * block_bytes);
     const size_t step = batch_blocks * block_bytes;
     for (size_t j = 0; j < nblocks; j += batch_blocks, src += step, out += step) {
