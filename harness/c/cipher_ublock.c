@@ -152,8 +152,8 @@ static void check_multi(const vb_cipher *c, const void *impl_v, const verify_run
                    (op->mode == KC_MODE_CTR ? (size_t)kc_rng_below(&rng, bb) : 0);
       multi m = {n, {0}, {0}, {0}, {0}};
       uint8_t ivs[MAX_STREAMS][KC_BLOCK_MAX_BYTES], *data[MAX_STREAMS], *want[MAX_STREAMS];
-      kc_buf in[MAX_STREAMS], out[MAX_STREAMS];
-      int in_place[MAX_STREAMS], failed = 0;
+      verify_bufs bufs[MAX_STREAMS];
+      int failed = 0;
       char what[160];
       snprintf(what, sizeof what, "%s multi-key %s, %zu stream(s) of %zu bytes", c->v->name,
                op->name, n, len);
@@ -164,16 +164,14 @@ static void check_multi(const vb_cipher *c, const void *impl_v, const verify_run
         kc_rng_bytes(&rng, ivs[j], bb);
         data[j] = malloc(len + 1);
         want[j] = malloc(len + 1);
-        in_place[j] = kc_rng_below(&rng, 4) == 0;
-        if (!data[j] || !want[j] || kc_buf_alloc(&in[j], len, kc_rng_below(&rng, 16)) != 0 ||
-            (!in_place[j] && kc_buf_alloc(&out[j], len, kc_rng_below(&rng, 16)) != 0))
-          exit(2);
+        verify_need(data[j] && want[j]);
         kc_rng_bytes(&rng, data[j], len);
-        memcpy(in[j].ptr, data[j], len);
+        size_t in_off = kc_rng_below(&rng, 16), out_off = kc_rng_below(&rng, 16);
+        verify_bufs_place(&bufs[j], data[j], len, len, in_off, out_off, kc_rng_below(&rng, 4) == 0);
         m.keys[j] = &keys[j];
         m.ivs[j] = ivs[j];
-        m.in[j] = in[j].ptr;
-        m.out[j] = in_place[j] ? in[j].ptr : out[j].ptr;
+        m.in[j] = bufs[j].in.ptr;
+        m.out[j] = bufs[j].dst;
         ublock_crypt(r->ref, (ublock_mode)op->mode, dir(op->encrypt), &keys[j], ivs[j], data[j],
                      want[j], len);
       }
@@ -183,23 +181,13 @@ static void check_multi(const vb_cipher *c, const void *impl_v, const verify_run
         failed++;
       }
       for (size_t j = 0; j < n; j++) {
-        long at = verify_first_diff(m.out[j], want[j], len);
-        if (rc == UBLOCK_OK && at >= 0) {
-          verify_failure(sec, "%s: stream %zu differs from the reference at byte %ld", what, j, at);
-          failed++;
-        }
-        if (!kc_buf_guards_ok(&in[j]) || (!in_place[j] && !kc_buf_guards_ok(&out[j]))) {
-          verify_failure(sec, "%s: stream %zu written outside its buffers", what, j);
-          failed++;
-        }
-        if (!in_place[j] && verify_first_diff(in[j].ptr, data[j], len) >= 0) {
-          verify_failure(sec, "%s: stream %zu input modified", what, j);
-          failed++;
-        }
+        char stream[200];
+        snprintf(stream, sizeof stream, "%s, stream %zu", what, j);
+        if (rc == UBLOCK_OK) failed += verify_differs(m.out[j], want[j], len, "the reference", stream, sec);
+        failed += verify_bufs_check(&bufs[j], "ublock_crypt_multi", stream, sec);
         free(data[j]);
         free(want[j]);
-        kc_buf_free(&in[j]);
-        if (!in_place[j]) kc_buf_free(&out[j]);
+        verify_bufs_free(&bufs[j]);
       }
       if (failed == 0) sec->cases++;
     }

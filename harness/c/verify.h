@@ -57,6 +57,32 @@ long verify_first_diff(const uint8_t *a, const uint8_t *b, size_t len);
 
 double verify_now(void);
 
+/* One stream of a call under test: its input copied into a guarded buffer
+ * `in_off` bytes past an alignment, its output going to another at
+ * `out_off` (or over the input when in place), poisoned with 0xCC. */
+typedef struct verify_bufs {
+  kc_buf in, out;
+  uint8_t *dst;        /* where the output goes */
+  const uint8_t *data; /* the input as made */
+  size_t len, out_len;
+  int in_place;
+} verify_bufs;
+
+/* Allocates (exits on out of memory) and fills; verify_bufs_fill again
+ * before a second call on the same buffers. */
+void verify_bufs_place(verify_bufs *b, const uint8_t *data, size_t len, size_t out_len,
+                       size_t in_off, size_t out_off, int in_place);
+void verify_bufs_fill(verify_bufs *b);
+/* The guards of both buffers, and the input unchanged unless in place;
+ * failures name `who` (the call).  Returns the number of failures. */
+int verify_bufs_check(const verify_bufs *b, const char *who, const char *what, verify_section *s);
+void verify_bufs_free(verify_bufs *b);
+
+/* 0 if got equals want, else 1 after a failure "WHAT: differs from WHOM at
+ * byte N (got .., want ..)". */
+int verify_differs(const uint8_t *got, const uint8_t *want, size_t len, const char *whom,
+                   const char *what, verify_section *s);
+
 /* Which implementations run the iterated vectors (the 1,000,000-fold SM4 and
  * uBlock ones), which are serial work: every one; the native builds (not the
  * SIMDe ones, which run them un-iterated); or only the kernel the library

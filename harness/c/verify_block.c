@@ -289,87 +289,7 @@ static void case_text(const vb_cipher *c, const vb_case *x, size_t index, char *
 /* Expected outputs of a case, computed once per case. */
 typedef struct expected {
   uint8_t *ref, *oracle; /* max_len bytes each */
-  int rc_ref, have_oracle;
 } expected;
-
-static void compute_expected(const vb_cipher *c, const void *ref, const void *ks, const vb_case *x,
-                             expected *e, const char *what, verify_section *s, int *failed) {
-  e->have_oracle = 0;
-  if (c->oracle) {
-    e->have_oracle =
-        c->d->block->oracle(x->mode, x->encrypt, x->key, x->iv, x->data, e->oracle, x->len) == 0;
-    if (!e->have_oracle) {
-      verify_failure(s, "%s: %s failed", what, c->d->block->oracle_name);
-      (*failed)++;
-    }
-  }
-  e->rc_ref = CRYPT(c, ref, x->mode, x->encrypt, ks, x->iv, x->data, e->ref, x->len);
-}
-
-/* Compares an output with the expected ones; returns the failures. */
-static int compare_output(const vb_cipher *c, const uint8_t *got, const vb_case *x,
-                          const expected *e, const char *what, verify_section *s) {
-  int failed = 0;
-  long at;
-  if (e->have_oracle && (at = verify_first_diff(got, e->oracle, x->len)) >= 0) {
-    verify_failure(s, "%s: differs from %s at byte %ld (got %02x, want %02x)", what,
-                   c->d->block->oracle_name, at, got[at], e->oracle[at]);
-    failed++;
-  }
-  if (e->rc_ref != 0) {
-    verify_failure(s, "%s: the reference returned %d", what, e->rc_ref);
-    failed++;
-  } else if ((at = verify_first_diff(got, e->ref, x->len)) >= 0) {
-    verify_failure(s, "%s: differs from reference at byte %ld (got %02x, want %02x)", what, at,
-                   got[at], e->ref[at]);
-    failed++;
-  }
-  return failed;
-}
-
-/* The buffers of one run: input, and output unless in place. */
-typedef struct case_bufs {
-  kc_buf in, out;
-  kc_buf *dst;
-} case_bufs;
-
-static void alloc_bufs(const vb_case *x, case_bufs *b) {
-  verify_need(kc_buf_alloc(&b->in, x->len, x->in_off) == 0 &&
-              (x->in_place || kc_buf_alloc(&b->out, x->len, x->out_off) == 0));
-  b->dst = x->in_place ? &b->in : &b->out;
-}
-
-/* Fresh input, and a poisoned output. */
-static void fill_bufs(const vb_case *x, case_bufs *b) {
-  memcpy(b->in.ptr, x->data, x->len);
-  if (!x->in_place) memset(b->out.ptr, 0xCC, x->len);
-}
-
-static void free_bufs(const vb_case *x, case_bufs *b) {
-  kc_buf_free(&b->in);
-  if (!x->in_place) kc_buf_free(&b->out);
-}
-
-/* Guards around both buffers, and the input unchanged; returns failures. */
-static int check_bufs(const vb_case *x, const case_bufs *b, const char *who, const char *what,
-                      verify_section *s) {
-  int failed = 0;
-  if (!kc_buf_guards_ok(b->dst)) {
-    verify_failure(s, "%s: %s wrote outside the output buffer", what, who);
-    failed++;
-  }
-  if (!x->in_place) {
-    if (!kc_buf_guards_ok(&b->in)) {
-      verify_failure(s, "%s: %s wrote around the input buffer", what, who);
-      failed++;
-    }
-    if (verify_first_diff(b->in.ptr, x->data, x->len) >= 0) {
-      verify_failure(s, "%s: %s modified its input", what, who);
-      failed++;
-    }
-  }
-  return failed;
-}
 
 /* Runs one case on impl; returns the number of failed checks (0 = pass). */
 static int run_case(const vb_cipher *c, const void *impl, const void *ref, void *ks,
@@ -377,38 +297,40 @@ static int run_case(const vb_cipher *c, const void *impl, const void *ref, void 
   char what[400];
   int failed = 0;
   case_text(c, x, index, what, sizeof what);
-  int rc_key = set_key(c, ks, x->key);
-  if (rc_key != 0) {
-    verify_failure(s, "%s: set_key returned %d", what, rc_key);
+  int rc = set_key(c, ks, x->key);
+  if (rc == 0) rc = CRYPT(c, ref, x->mode, x->encrypt, ks, x->iv, x->data, e->ref, x->len);
+  if (rc != 0) {
+    verify_failure(s, "%s: set_key or the reference returned %d", what, rc);
     return 1;
   }
-  compute_expected(c, ref, ks, x, e, what, s, &failed);
+  int oracle = c->oracle &&
+               c->d->block->oracle(x->mode, x->encrypt, x->key, x->iv, x->data, e->oracle, x->len) == 0;
+  if (c->oracle && !oracle) {
+    verify_failure(s, "%s: %s failed", what, c->d->block->oracle_name);
+    failed++;
+  }
 
   /* The implementation under test, on misaligned guarded buffers. */
-  case_bufs b;
-  alloc_bufs(x, &b);
-  fill_bufs(x, &b);
-  int rc = CRYPT(c, impl, x->mode, x->encrypt, ks, x->iv, b.in.ptr, b.dst->ptr, x->len);
+  verify_bufs b;
+  verify_bufs_place(&b, x->data, x->len, x->len, x->in_off, x->out_off, x->in_place);
+  rc = CRYPT(c, impl, x->mode, x->encrypt, ks, x->iv, b.in.ptr, b.dst, x->len);
   if (rc != 0) {
     verify_failure(s, "%s: crypt returned %d", what, rc);
     failed++;
   } else {
-    failed += compare_output(c, b.dst->ptr, x, e, what, s);
+    failed += verify_differs(b.dst, e->ref, x->len, "the reference", what, s);
+    if (oracle) failed += verify_differs(b.dst, e->oracle, x->len, c->d->block->oracle_name, what, s);
   }
-  failed += check_bufs(x, &b, "crypt", what, s);
+  failed += verify_bufs_check(&b, "crypt", what, s);
 
   /* ECB: the kernel entry point itself, on the same buffers. */
-  if (x->mode == KC_MODE_ECB && e->rc_ref == 0) {
-    fill_bufs(x, &b);
-    c->d->block->crypt_blocks(impl, x->encrypt, ks, b.in.ptr, b.dst->ptr, x->len / c->v->block_bytes);
-    long at = verify_first_diff(b.dst->ptr, e->ref, x->len);
-    if (at >= 0) {
-      verify_failure(s, "%s: crypt_blocks differs from reference at byte %ld", what, at);
-      failed++;
-    }
-    failed += check_bufs(x, &b, "crypt_blocks", what, s);
+  if (x->mode == KC_MODE_ECB) {
+    verify_bufs_fill(&b);
+    c->d->block->crypt_blocks(impl, x->encrypt, ks, b.in.ptr, b.dst, x->len / c->v->block_bytes);
+    failed += verify_differs(b.dst, e->ref, x->len, "the reference (crypt_blocks)", what, s);
+    failed += verify_bufs_check(&b, "crypt_blocks", what, s);
   }
-  free_bufs(x, &b);
+  verify_bufs_free(&b);
   return failed;
 }
 

@@ -65,6 +65,46 @@ long verify_first_diff(const uint8_t *a, const uint8_t *b, size_t len) {
   return -1;
 }
 
+void verify_bufs_place(verify_bufs *b, const uint8_t *data, size_t len, size_t out_len,
+                       size_t in_off, size_t out_off, int in_place) {
+  *b = (verify_bufs){.data = data, .len = len, .out_len = out_len, .in_place = in_place};
+  verify_need(kc_buf_alloc(&b->in, len, in_off) == 0 && kc_buf_alloc(&b->out, out_len, out_off) == 0);
+  b->dst = in_place ? b->in.ptr : b->out.ptr;
+  verify_bufs_fill(b);
+}
+
+void verify_bufs_fill(verify_bufs *b) {
+  memcpy(b->in.ptr, b->data, b->len);
+  memset(b->out.ptr, 0xCC, b->out_len);
+}
+
+int verify_bufs_check(const verify_bufs *b, const char *who, const char *what, verify_section *s) {
+  int failed = 0;
+  if (!kc_buf_guards_ok(&b->in) || !kc_buf_guards_ok(&b->out)) {
+    verify_failure(s, "%s: %s wrote outside its buffers", what, who);
+    failed++;
+  }
+  if (!b->in_place && verify_first_diff(b->in.ptr, b->data, b->len) >= 0) {
+    verify_failure(s, "%s: %s modified its input", what, who);
+    failed++;
+  }
+  return failed;
+}
+
+void verify_bufs_free(verify_bufs *b) {
+  kc_buf_free(&b->in);
+  kc_buf_free(&b->out);
+}
+
+int verify_differs(const uint8_t *got, const uint8_t *want, size_t len, const char *whom,
+                   const char *what, verify_section *s) {
+  long at = verify_first_diff(got, want, len);
+  if (at < 0) return 0;
+  verify_failure(s, "%s: differs from %s at byte %ld (got %02x, want %02x)", what, whom, at, got[at],
+                 want[at]);
+  return 1;
+}
+
 double verify_now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
