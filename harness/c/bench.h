@@ -16,6 +16,9 @@
 
 #include "cipher.h"
 
+/* The most messages one timed call may take (--streams). */
+#define BENCH_MAX_STREAMS 256
+
 /* One subject x mode, ready to be timed. */
 typedef struct bench_cell {
   /* What the record says about it (see write_json in bench.c). */

@@ -64,41 +64,29 @@ static const size_t *sizes_of(const bench_select *sel, size_t *n) {
 /* The streams every call works on                                      */
 /* ------------------------------------------------------------------ */
 
-static unsigned n_streams;
-static uint8_t (*keys)[32], (*ivs)[25], (*tags)[16];
-static const uint8_t **key_p, **iv_p, **in_p;
-static uint8_t **out_p, **tag_p, **want_p;
-static size_t *lens;
+#define MAX_STREAMS BENCH_MAX_STREAMS
 
-static int alloc_streams(unsigned n, size_t bytes) {
+static unsigned n_streams;
+static uint8_t keys[MAX_STREAMS][32], ivs[MAX_STREAMS][25], tags[MAX_STREAMS][16];
+static const uint8_t *key_p[MAX_STREAMS], *iv_p[MAX_STREAMS], *in_p[MAX_STREAMS];
+static uint8_t *out_p[MAX_STREAMS], *tag_p[MAX_STREAMS], *want_p[MAX_STREAMS];
+static size_t lens[MAX_STREAMS];
+
+/* n streams (at most MAX_STREAMS) of random keys, IVs and `bytes` of
+ * random message each. */
+static void make_streams(unsigned n, size_t bytes) {
   n_streams = n;
-  keys = calloc(n, sizeof *keys);
-  ivs = calloc(n, sizeof *ivs);
-  tags = calloc(n, sizeof *tags);
-  key_p = calloc(n, sizeof *key_p);
-  iv_p = calloc(n, sizeof *iv_p);
-  in_p = calloc(n, sizeof *in_p);
-  out_p = calloc(n, sizeof *out_p);
-  tag_p = calloc(n, sizeof *tag_p);
-  want_p = calloc(n, sizeof *want_p);
-  lens = calloc(n, sizeof *lens);
-  if (!keys || !ivs || !tags || !key_p || !iv_p || !in_p || !out_p || !tag_p || !want_p || !lens)
-    return -1;
   kc_rng rng;
   kc_rng_seed(&rng, 20240612);
   for (unsigned i = 0; i < n; i++) {
     zuc_random_key_iv(&rng, keys[i], sizeof keys[i], ivs[i], sizeof ivs[i]);
-    uint8_t *in = kc_alloc_aligned(bytes, 64);
-    out_p[i] = kc_alloc_aligned(bytes, 64);
-    want_p[i] = kc_alloc_aligned(bytes, 64);
-    if (!in || !out_p[i] || !want_p[i]) return -1;
-    kc_rng_bytes(&rng, in, bytes);
     key_p[i] = keys[i];
     iv_p[i] = ivs[i];
-    in_p[i] = in;
     tag_p[i] = tags[i];
+    in_p[i] = bench_random_buffer(bytes, kc_rng_next(&rng));
+    out_p[i] = bench_random_buffer(bytes, 1);
+    want_p[i] = bench_random_buffer(bytes, 2);
   }
-  return 0;
 }
 
 static size_t iv_len_of(zuc_variant v) { return v == ZUC_128 ? 16 : 25; }
@@ -229,38 +217,25 @@ static int setup_keystream(zuc_ctx *c, const zuc_impl *ref) {
 /* Subjects                                                             */
 /* ------------------------------------------------------------------ */
 
-/* Adds one cell; returns 1 if its check failed. */
+/* Adds the cell `cell` (its subject's fields set) of context c; returns 1
+ * if its check failed. */
 static int add(bench_set *set, const bench_select *sel, zuc_ctx *c, const zuc_impl *ref,
-               const char *impl, const char *name, const char *strategy, const char *target,
-               const char *arch, unsigned lanes, const char *method) {
-  const char *cipher = c->variant == ZUC_128 ? "zuc128" : "zuc256";
+               bench_cell cell) {
   int ok = c->mode->kind == OP_KEYSTREAM ? setup_keystream(c, ref) : check_streams(c, ref);
+  cell.cipher = c->variant == ZUC_128 ? "zuc128" : "zuc256";
   if (!ok)
-    fprintf(stderr, "bench: WARNING: %s %s %s%s%s output differs from reference_scalar\n", cipher,
-            name, c->mode->name, method ? " " : "", method ? method : "");
-  bench_cell *cell = bench_add(set);
-  size_t n_sizes;
-  const size_t *sizes = sizes_of(sel, &n_sizes);
-  *cell = (bench_cell){
-      .cipher = cipher,
-      .impl = impl,
-      .name = name,
-      .strategy = strategy,
-      .target = target,
-      .mode = c->mode->name,
-      .mac_method = method,
-      .arch = arch,
-      .lanes = lanes,
-      .streams = c->mode->kind == OP_KEYSTREAM ? (unsigned)(c->groups * c->impl->lanes) : n_streams,
-      .verified = ok,
-      .sizes = sizes,
-      .n_sizes = n_sizes,
-      .max_bytes = c->imb ? KC_IMB_ZUC_MAX_BYTES : 0,
-      .call = c->imb                          ? imb_call
-              : c->mode->kind == OP_KEYSTREAM ? keystream_call
-                                              : ours_call,
-      .ctx = c,
-      .close = close_ctx};
+    fprintf(stderr, "bench: WARNING: %s %s %s%s%s output differs from reference_scalar\n",
+            cell.cipher, cell.name, c->mode->name, cell.mac_method ? " " : "",
+            cell.mac_method ? cell.mac_method : "");
+  cell.mode = c->mode->name;
+  cell.streams = c->mode->kind == OP_KEYSTREAM ? (unsigned)(c->groups * c->impl->lanes) : n_streams;
+  cell.verified = ok;
+  cell.sizes = sizes_of(sel, &cell.n_sizes);
+  cell.max_bytes = c->imb ? KC_IMB_ZUC_MAX_BYTES : 0;
+  cell.call = c->imb ? imb_call : c->mode->kind == OP_KEYSTREAM ? keystream_call : ours_call;
+  cell.ctx = c;
+  cell.close = close_ctx;
+  *bench_add(set) = cell;
   return !ok;
 }
 
@@ -318,10 +293,7 @@ static int add_cells(const kc_desc *d, bench_set *set, const bench_select *sel) 
   }
   size_t n_sizes;
   const size_t *sizes = sizes_of(sel, &n_sizes);
-  if (alloc_streams(sel->streams, bench_max_size(sizes, n_sizes, CHECK_BYTES)) != 0) {
-    fprintf(stderr, "bench: out of memory\n");
-    return 1;
-  }
+  make_streams(sel->streams, bench_max_size(sizes, n_sizes, CHECK_BYTES));
   static imb_subject imbs[2];
   size_t n_imb = open_imb(imbs); /* cheap; the filter applies per run below */
   kc_view_list impls;
@@ -345,8 +317,10 @@ static int add_cells(const kc_desc *d, bench_set *set, const bench_select *sel) 
           zuc_ctx *c = new_ctx(v, m);
           c->impl = im;
           c->method = METHODS[k];
-          problems += add(set, sel, c, ref, "ours", im->name, im->strategy, im->target, NULL,
-                          im->lanes, m->kind == OP_MAC ? zuc_method_name(METHODS[k]) : NULL);
+          problems += add(set, sel, c, ref,
+                          (bench_cell){.impl = "ours", .name = im->name, .strategy = im->strategy,
+                                       .target = im->target, .lanes = im->lanes,
+                                       .mac_method = m->kind == OP_MAC ? zuc_method_name(METHODS[k]) : NULL});
         }
       }
       /* ipsec-mb: no keystream-only job. */
@@ -354,8 +328,9 @@ static int add_cells(const kc_desc *d, bench_set *set, const bench_select *sel) 
         if (!bench_wants_subject(sel, "ipsec-mb", imbs[j].name, NULL, NULL)) continue;
         zuc_ctx *c = new_ctx(v, m);
         c->imb = imbs[j].imb;
-        problems += add(set, sel, c, ref, "ipsec-mb", imbs[j].name, "job API", imbs[j].target,
-                        kc_imb_arch(imbs[j].imb), 0, NULL);
+        problems += add(set, sel, c, ref,
+                        (bench_cell){.impl = "ipsec-mb", .name = imbs[j].name, .strategy = "job API",
+                                     .target = imbs[j].target, .arch = kc_imb_arch(imbs[j].imb)});
       }
     }
   }

@@ -1,52 +1,11 @@
 /*
  * kcrypt: encrypt, decrypt or authenticate stdin with the generated kernels,
- * in the manner of `openssl enc -nopad`.
- *
- *   kcrypt sm4 ecb|cbc|ctr -e|-d -k KEYHEX [-i IVHEX] [-t TARGET] [-s STRATEGY]
- *          [--emulated] < in > out
- *   kcrypt ublock128_128|ublock128_256|ublock256_256 ecb|cbc|ctr -e|-d -k KEYHEX
- *          [-i IVHEX] [-t TARGET] [-s STRATEGY] [--emulated] < in > out
- *   kcrypt zuc128|zuc256 enc -k KEYHEX -i IVHEX [--bits N] [-t TARGET] ... < in > out
- *   kcrypt zuc128|zuc256 mac -k KEYHEX -i IVHEX [--tag 32|64|128] [--bits N]
- *          [--mac-method clmul|compare] [-t TARGET] ... < in
- *   kcrypt --list-targets [CIPHER]
- *   kcrypt --list-impls [CIPHER]
- *
- * With no -t/-s the fastest implementation this CPU runs natively is used.
- * -t picks a target (instruction set), -s a slicing strategy; --emulated runs
- * the SIMDe (portable C) build of the target instead of native code.
- *
- * stdin is read and processed in pieces of 1 MiB (KC_CHUNK_BYTES), each
- * piece's output written to stdout while a second thread reads the next
- * (read_ahead.h), so memory stays the same whatever the input's size, output
- * starts before the input ends, and the copy out of the page cache overlaps
- * the cipher.
- * (zuc mac with --mac-method is the exception: that one-shot path reads the
- * whole input into memory first.)
- *
- * On any error a message goes to stderr and the exit status is non-zero (2:
- * bad command line or input, 1: I/O failure: reading stdin, or writing
- * stdout, e.g. a full disk, a closed stdout or a reader that went away;
- * SIGPIPE is ignored so that a closed pipe is reported as such; the
- * listings and --help report a failed write too, naming what they were
- * writing).  Errors on the command line are found before stdin is read,
- * and nothing is written.  An error found in the
- * input (ECB or CBC input that is not a whole number of blocks, zuc --bits
- * beyond the input's end) is found with the last piece, before any of that
- * piece is written; pieces before it have been written already, and the
- * message then says how many bytes went to stdout (e.g. "...; 1048576 bytes
- * were already written").  An input shorter than one piece therefore fails
- * with nothing written.  Whole-block input always succeeds, however the pipe
- * splits it.  A write error, too, can come after earlier pieces were written;
- * its message says how many bytes were.
- *
+ * in the manner of `openssl enc -nopad`.  Its options are usage() below; its
+ * contract (streaming in KC_CHUNK_BYTES pieces with a read-ahead thread, exit
+ * statuses, what is written before an error) is docs/cli.md's "kcrypt".
  * The ciphers are the descriptions of ciphers.c (cipher.h), each variant a
- * cipher here; their command lines are their kc_cli (kcrypt.h: every block
- * cipher's is kc_block_cli), and choosing and listing implementations is
- * kcrypt_lib.c's.
- *
- * Test hook: targets named in KC_DISABLE_TARGETS (comma-separated) are
- * treated as ones this CPU cannot run natively (see common.h).
+ * cipher here; their command lines are their kc_cli (kcrypt.h; every block
+ * cipher's is kc_block_cli), and choosing an implementation is kcrypt_lib.c's.
  */
 #define _DEFAULT_SOURCE /* SIGPIPE, write and explicit_bzero under -std=c11 */
 

@@ -1,44 +1,16 @@
 /*
  * verify: known-answer and differential tests of every SM4, ZUC and uBlock
- * implementation.
- *
- *   verify [--quick] [--impl NAME] [--cipher sm4|zuc|ublock] [--seed N] [--random N]
- *          [--iterated all|native|serial]
- *
+ * implementation, native and SIMDe-emulated.  Its options are usage()
+ * below and docs/cli.md's "verify"; what it covers is docs/verification.md.
  * Each cipher's tests are its description's (cipher.h): every block
- * cipher's in verify_block.c (official vectors, the iterated ones included,
- * differential cases against the reference and a second oracle where it
- * has one, OpenSSL for SM4), with the hooks of cipher_sm4.c (round keys) and
- * cipher_ublock.c (multi-key streams, the key sets); ZUC's in verify_zuc.c.
- * Every registered implementation is tested: the native kernels this CPU
- * runs and the SIMDe-emulated builds.
+ * cipher's verify_block.c with its hooks, ZUC's verify_zuc.c.
  *
- * Where the vectors are found is described in vectors.h ($KC_VECTORS_DIR, or
- * <repo>/tests/vectors found upwards from the executable or the current
- * directory).
- *
- * Output: one line per shared section and per implementation,
- *   PASS <name> (native|emulated): N vectors, M differential cases
- * where N counts vector checks and M the differential cases that passed
- * every check (FAIL lines add the number of failed checks and the first few
- * details), SKIP for an implementation that can run neither natively nor
- * emulated, and a final line "P passed, F failed" counting those PASS and
- * FAIL lines.  ZUC lines name their implementation "zuc <name>", uBlock
- * lines "ublock <name>".  Progress
- * goes to stderr.  Exit status: 0 all passed, 1 a check failed, 2 the tests
- * could not run (bad option, vectors missing or malformed).
- *
- * --quick: fewer random differential cases (every vector and every
- * systematic case still runs).  --impl NAME: test only implementations named
- * NAME (both its native and its emulated build; of any cipher).  --cipher:
- * only that cipher's tests.  --seed N: another random sequence (default 1).
- * --random N: exactly N random cases per implementation.  --iterated: which
- * implementations run the iterated vectors (the 1,000,000-fold SM4 and uBlock
- * ones), the others running the same vectors un-iterated: all (the default),
- * native (not the SIMDe builds, where they would time SIMDe: `make test`'s
- * verify stage), serial (only the kernel the library runs serial work on,
- * <cipher>_impl_serial: `make verify-aarch64` under qemu, where they had been
- * most of the time).
+ * Output: a line per shared section and per implementation, "PASS|FAIL
+ * <label>: N vectors, M differential cases" (M: the cases that passed
+ * every check; a FAIL adds the failed checks and the first details), SKIP
+ * for one that runs neither natively nor emulated, then "P passed, F
+ * failed" counting those lines; progress on stderr.  Exit status: 0 all
+ * passed, 1 a check failed, 2 the tests could not run.
  */
 #include <stdio.h>
 #include <stdlib.h>
