@@ -70,6 +70,13 @@ static unsigned batch(const void *impl, int variant) {
 
 KC_BLOCK_LIBRARY_CALLS(sm4)
 
+#ifndef KC_NO_PEERS
+/* OpenSSL's EVP SM4 cipher of `mode`. */
+static const EVP_CIPHER *evp_sm4(kc_block_mode mode) {
+  return mode == KC_MODE_ECB ? EVP_sm4_ecb() : mode == KC_MODE_CBC ? EVP_sm4_cbc() : EVP_sm4_ctr();
+}
+#endif
+
 /* OpenSSL's SM4 in `mode`, padding off: 0, or -1 (always, without peers or
  * where this OpenSSL has no SM4). */
 static int openssl_sm4(kc_block_mode mode, int encrypt, const uint8_t *key, const uint8_t *iv,
@@ -78,9 +85,7 @@ static int openssl_sm4(kc_block_mode mode, int encrypt, const uint8_t *key, cons
   (void)mode, (void)encrypt, (void)key, (void)iv, (void)in, (void)out, (void)len;
   return -1;
 #else
-  const EVP_CIPHER *cipher = mode == KC_MODE_ECB   ? EVP_sm4_ecb()
-                             : mode == KC_MODE_CBC ? EVP_sm4_cbc()
-                                                   : EVP_sm4_ctr();
+  const EVP_CIPHER *cipher = evp_sm4(mode);
   EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
   int ok = 0, n1 = 0, n2 = 0;
   if (ctx && cipher &&
@@ -210,9 +215,7 @@ static void peer_close(void *ctx) {
 static int peer_open(peer *p, int which) {
   kc_block_mode m = p->op->mode;
   if (which == 0) {
-    const EVP_CIPHER *c = m == KC_MODE_ECB   ? EVP_sm4_ecb()
-                          : m == KC_MODE_CBC ? EVP_sm4_cbc()
-                                             : EVP_sm4_ctr();
+    const EVP_CIPHER *c = evp_sm4(m);
     p->evp = EVP_CIPHER_CTX_new();
     return p->evp && c && EVP_CipherInit_ex(p->evp, c, NULL, p->io->key, p->io->iv,
                                             p->op->encrypt) == 1 &&

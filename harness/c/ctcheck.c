@@ -1,46 +1,27 @@
 /*
  * ctcheck: constant-time check of one kernel of any cipher of ciphers.c, by
- * the ctgrind technique.
- *
- * Run under valgrind's memcheck (see ctcheck.mk).  The secret inputs (key
- * bytes, IV, plaintext) are declared *undefined* with memcheck's client
- * requests.  Memcheck then tracks everything computed from them, and reports
- *   - "Conditional jump or move depends on uninitialised value(s)": a branch
- *     or conditional move decided by a secret, and
- *   - "Use of uninitialised value of size N": a memory address computed from
- *     a secret (a table lookup, the cache-timing leak),
- * which are exactly the two ways a kernel can leak through timing.  Arithmetic
- * on secrets (xor, shuffles, AES rounds, GF(2) affine maps) stays silent.
- *
- * What runs with undefined inputs is each description's ct_hooks: every
- * block cipher's key set-up and modes (ct_lib.c, with uBlock's key sets and
- * multi-key CBC from cipher_ublock.c), ZUC's raw kernel, encryption and
- * every MAC through the many-streams API, and the one-stream API
- * (ctcheck_zuc.c).  Message lengths are small, so that the batch path, the
- * tail path and the partial-block path all run while valgrind's ~50x
- * slow-down stays cheap.  Each phase prints how many new memcheck errors it
- * caused (VALGRIND_COUNT_ERRORS), so a leak is attributed to a phase.
- * Outputs are marked defined (VALGRIND_MAKE_MEM_DEFINED) before they are
- * compared with the scalar reference, computed beforehand on the same, still
- * defined, inputs.
- *
- * Exit status: 0 when the outputs are right (valgrind's --error-exitcode
- * turns any memcheck error into 1); 3 on a wrong output; 2 on a usage error
- * or an unknown kernel.  Whether a leak was expected (the table-based
- * `reference` strategy is the positive control: it must be detected) is
- * decided by ctcheck.mk from `ctcheck --plan`.
- *
- * Positive controls prove the check can see a leak: each cipher's
- * table-based `reference` kernel, and SIMDe's portable (table) GFNI inversion
- * (--simde-control), for the kernels checked through SIMDe.
+ * the ctgrind technique, under valgrind's memcheck (ctcheck.mk; the method
+ * and its limits: docs/verification.md, "Constant time").  Secret inputs are
+ * marked undefined; memcheck then reports a branch or conditional move
+ * ("Conditional jump or move depends on uninitialised value(s)") or an
+ * address ("Use of uninitialised value of size N") computed from them, the
+ * two ways a kernel leaks through timing.  What runs on secrets is each
+ * description's ct_hooks, on lengths that take the batch, tail and
+ * partial-block paths; each phase prints the memcheck errors it caused, and
+ * outputs are declassified before they are compared with the reference.
  *
  * Usage:
  *   ctcheck --plan          one line per check: UNIT EMULATED HOW EXPECT
+ *                           (EXPECT "leak" for the positive controls: each
+ *                           cipher's table-based `reference` kernel)
  *   ctcheck UNIT            check the native kernel UNIT ("sm4_byteslice_avx2_aesni",
- *                           "zuc_lanes_avx2_aesni", "zuc_one_stream",
- *                           "ublock_nibbleslice_avx2")
+ *                           "zuc_one_stream", "ublock_nibbleslice_avx2")
  *   ctcheck --emulated UNIT check the SIMDe-built kernel UNIT
- *   ctcheck --simde-control run the SIMDe positive control
+ *   ctcheck --simde-control run the SIMDe positive control (its portable,
+ *                           table-based GFNI inversion must be detected)
+ * Exit status: 0 when the outputs are right (valgrind's --error-exitcode
+ * turns any memcheck error into 1), 3 on a wrong output, 2 on a usage error
+ * or an unknown kernel.
  */
 #define _POSIX_C_SOURCE 200809L
 
