@@ -8,6 +8,6 @@ from .target import target
 
 TARGET = target(
     name="neon", cflags=(), cpu_features=("asimd",),
-    passes=((rules.clmul_by_shifts,) + LOWERING_PASS, NIBBLE_PASS, BYTE_SHIFT_PASS),
+    passes=((rules.clmul_by_shifts, rules.sbox8_by_nibble_tables) + LOWERING_PASS, NIBBLE_PASS, BYTE_SHIFT_PASS),
     lacks=("clmul",),  # PMULL is FEAT_PMULL, beside AES
     description="NEON TBL nibble tables, SLI rotations, 128-bit vectors")
