@@ -67,10 +67,8 @@ const sm4_key_schedule *const *sm4_key_schedules(size_t *count)
 
 int sm4_set_key_using(const sm4_key_schedule *schedule, sm4_key *key, const uint8_t key_bytes[SM4_KEY_BYTES])
 {
-    if (!schedule || !schedule->cpu_supported()) {
-        kc_wipe(key, sizeof *key);
+    if (!schedule || !schedule->cpu_supported())
         return SM4_ERR_NO_IMPL;
-    }
     schedule->expand(key_bytes, sm4_ck, (uint8_t *)key);
     return SM4_OK;
 }

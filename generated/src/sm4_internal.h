@@ -50,7 +50,7 @@ typedef struct sm4_key_schedule {
 
 /* The key schedules of this build's architecture, in the order sm4_set_key tries them. */
 const sm4_key_schedule *const *sm4_key_schedules(size_t *count);
-/* sm4_set_key through `schedule` (SM4_ERR_NO_IMPL, *key wiped, where it is NULL or this CPU cannot run it). */
+/* sm4_set_key through `schedule` (SM4_ERR_NO_IMPL, nothing written, where it is NULL or this CPU cannot run it). */
 int sm4_set_key_using(const sm4_key_schedule *schedule, sm4_key *key, const uint8_t key_bytes[SM4_KEY_BYTES]);
 
 /* For SIMDe builds: whether this CPU has what the emulation itself needs. */
