@@ -1,6 +1,7 @@
 """Advanced SIMD alone (every AArch64 CPU): TBL for byte moves and nibble
-tables, shifts of bytes, SLI rotations, BSL; no AES, so nothing that needs an
-inversion lowers here."""
+tables (256-entry tables too, as 16 rows selected by the high nibble: SM4's
+key schedule), shifts of bytes, SLI rotations, BSL; no AES, so nothing that
+needs an inversion lowers here."""
 
 from .. import rules
 from .passes import BYTE_SHIFT_PASS, LOWERING_PASS, NIBBLE_PASS

@@ -1,5 +1,7 @@
-"""SSSE3 alone, 128-bit: pshufb for byte moves, nibble tables and byte
-rotations; no AES-NI or GFNI, so nothing that needs an inversion lowers here."""
+"""SSSE3 alone, 128-bit: pshufb for byte moves, nibble tables (256-entry
+tables too, as 16 rows selected by the high nibble: SM4's key schedule) and
+byte rotations; no AES-NI or GFNI, so nothing that needs an inversion lowers
+here."""
 
 from .. import rules
 from . import rules as x86_rules
