@@ -16,3 +16,12 @@ def baseline_targets(candidates):
             least = min(mine, key=lambda t: (t.bits, len(t.cpu_features)))
             out += [least] + ([least.asm_twin()] if least.assembler is not None else [])
     return out
+
+
+def listed(targets):
+    """The key-schedule files of `targets` as (strategy "key_schedule", target
+    name), beside a cipher's kernels: every one (the assembly checks go over
+    the twins' entry points), and the C targets alone (gen ct-check: a twin
+    runs the same lowered programs)."""
+    return (tuple(("key_schedule", t.name) for t in targets),
+            tuple(("key_schedule", t.name) for t in targets if t.form == "c"))

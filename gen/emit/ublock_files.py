@@ -14,7 +14,7 @@ from ..specs import ublock
 from . import registry
 from .bodies import KernelBodies
 from .build_files import CipherSources, EmulatedUnit, SourceFile, kernel_sources
-from .key_schedules import baseline_targets
+from .key_schedules import baseline_targets, listed
 from .render import provenance, render, tuning_lines
 
 STRATEGIES = {"nibbleslice": ublock_nibbleslice, "register": ublock_register}
@@ -53,11 +53,8 @@ def key_schedule_targets():
     return baseline_targets([SIMD_TARGETS[t] for _, t in KERNELS])
 
 
-# The key schedule's files as (strategy, target name), beside the kernels:
-# every one (the assembly checks go over the twins' entry points), and the C
-# targets alone (gen ct-check: a twin runs the same lowered programs).
-KEY_SCHEDULE_FILES = tuple(("key_schedule", t.name) for t in key_schedule_targets())
-KEY_SCHEDULES = tuple((s, t) for s, t in KEY_SCHEDULE_FILES if SIMD_TARGETS[t].form == "c")
+# The key schedule's files (key_schedules.listed): every one, and the C ones.
+KEY_SCHEDULE_FILES, KEY_SCHEDULES = listed(key_schedule_targets())
 
 
 def sources():

@@ -72,7 +72,8 @@ def program(decomposition_index=None):
     key  the 16 key bytes (MK, big-endian words);
     ck   ck_table();
     out  sm4_key's bytes (layout())."""
-    inner = AffineMap(decomposition(decomposition_index).A1, decomposition(decomposition_index).c1)
+    dec = decomposition(decomposition_index)
+    inner = AffineMap(dec.A1, dec.c1)
     places = layout()
     b = Builder("sm4_key_schedule", 128, PARAMS)
     bswap = b.const(byteswap_mask(WORD_BYTES), "bswap32", "byte order reversal in each 32-bit word")
