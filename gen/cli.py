@@ -68,24 +68,31 @@ def check(products, root):
 def kernel_emitters(choices):
     """Per cipher, the emitter function that writes one kernel's C file from
     (strategy, target), under `choices` (gen/choices.py)."""
-    return {"sm4": lambda strategy, target: sm4_files.kernel_file(strategy, target, choices),
+    return {"sm4": lambda strategy, target: sm4_files.key_schedule_file(target, choices) if strategy == "key_schedule"
+            else sm4_files.kernel_file(strategy, target, choices),
             "zuc": lambda strategy, target: zuc_kernel_files.kernel_file(strategy, target, choices),
             "ublock": lambda strategy, target: ublock_files.key_schedule_file(target) if strategy == "key_schedule"
             else ublock_files.kernel_file(strategy, target, choices)}
 
 
+# Per cipher, its key-schedule files beside the kernels (strategy "key_schedule"):
+# every one, assembly twins included, and the C ones.
+KEY_SCHEDULE_FILES = {"sm4": sm4_files.KEY_SCHEDULE_FILES, "ublock": ublock_files.KEY_SCHEDULE_FILES}
+KEY_SCHEDULES = {"sm4": sm4_files.KEY_SCHEDULES, "ublock": ublock_files.KEY_SCHEDULES}
+
+
 def emitted_files(cipher):
     """Every file of lowered programs `cipher`'s emitters write, as (strategy,
     target name): its implementations (assembly twins included) and, beside
-    them, uBlock's key schedules (strategy "key_schedule")."""
-    return implementations(cipher) + (ublock_files.KEY_SCHEDULE_FILES if cipher == "ublock" else ())
+    them, SM4's and uBlock's key schedules (strategy "key_schedule")."""
+    return implementations(cipher) + KEY_SCHEDULE_FILES.get(cipher, ())
 
 
 def checked_kernels(cipher):
     """What ct-check goes over for `cipher`, as (strategy, target name): its
-    kernels, and the other files of programs it emits per target (uBlock's key
-    schedule, strategy "key_schedule")."""
-    return kernels(cipher) + (ublock_files.KEY_SCHEDULES if cipher == "ublock" else ())
+    kernels, and the other files of programs it emits per target (SM4's and
+    uBlock's key schedules, strategy "key_schedule")."""
+    return kernels(cipher) + KEY_SCHEDULES.get(cipher, ())
 
 
 def emitted_programs(cipher, strategy, target, choices):

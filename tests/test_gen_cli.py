@@ -47,8 +47,8 @@ def test_generation_is_deterministic(products):
 def test_check_detects_edits_and_stale_files(tmp_path, produce_once):
     shutil.copytree(ROOT / "generated", tmp_path / "generated")
     assert cli.main(["check", "--root", str(tmp_path)]) == 0
-    core = tmp_path / "generated" / "src" / "sm4_core.c"
-    core.write_text(core.read_text().replace("0xd6", "0xd7", 1))
+    reference = tmp_path / "generated" / "src" / "sm4_reference_scalar.c"
+    reference.write_text(reference.read_text().replace("0xd6", "0xd7", 1))  # the S-box's first entry
     assert cli.main(["check", "--root", str(tmp_path)]) == 1
     assert cli.main(["generate", "--root", str(tmp_path)]) == 0
     assert cli.main(["check", "--root", str(tmp_path)]) == 0
@@ -61,6 +61,8 @@ def test_other_decomposition_changes_constants(tmp_path, produce_once):
     assert cli.main(["generate", "--root", str(tmp_path), "--sm4-decomposition", "415"]) == 0
     text = (tmp_path / "generated" / "src" / "sm4_byteslice_avx2_gfni.c").read_text()
     assert "solution #415 of 2040" in text
+    # The key schedule writes the byte-sliced round keys in the same domain.
+    assert "decomposition\n * #415" in (tmp_path / "generated" / "src" / "sm4_key_schedule_ssse3.c").read_text()
     assert cli.main(["check", "--root", str(tmp_path)]) == 1
 
 

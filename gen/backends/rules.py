@@ -59,6 +59,30 @@ def affine_via_nibble_tables(rw, op, args):
                   op.result.name)
 
 
+def sbox8_by_nibble_tables(rw, op, args):
+    """sbox8 -> for each high nibble h, the table's row h (entries 16h..16h+15)
+    looked up by the low nibble, kept where the high nibble is h (a lookup of
+    a one-hot row by the high nibble), XORed over h: 32 16-entry lookups, for
+    a target with no byte permutation of 256 entries.  Every index is data in
+    a register: no address depends on it."""
+    if op.opcode != "sbox8":
+        return None
+    table, note = op.attrs["table"], op.attrs["note"] or "table"
+    name = op.result.name
+    mask = rw.const(bytes([0x0F] * 16), "nibble_mask", "low nibble of every byte")
+    lo = rw.and_(args[0], mask, name + "_lo")
+    # The AND keeps the low nibble of the shift: its other bits are left unspecified (care).
+    hi = rw.and_(rw.shr(args[0], 4, 8, name + "_sh", care=0x0F), mask, name + "_hi")
+    parts = []
+    for h in range(16):
+        row = rw.const(table[16 * h:16 * (h + 1)], f"row{h:x}", f"{note}: entries 0x{h:x}0..0x{h:x}f")
+        hit = rw.const(bytes(0xFF if i == h else 0 for i in range(16)), f"is{h:x}",
+                       f"0xff where the high nibble is 0x{h:x}")
+        parts.append(rw.and_(rw.lookup16(row, lo, f"{name}_row{h:x}"), rw.lookup16(hit, hi, f"{name}_is{h:x}"),
+                             f"{name}_{h:x}"))
+    return rw.xor_tree(parts, name)
+
+
 def rotate_bytes_by_shuffle(rw, op, args):
     """A rotation by a multiple of 8 bits is a byte shuffle."""
     if op.opcode != "rotl" or op.attrs["n"] % 8:

@@ -1,18 +1,20 @@
 """The SM4 part of generated/: public header, core (key set-up, modes,
-dispatch), reference, one file per strategy x target, SIMDe bundle (the build
-files come from build_files, over all ciphers' sources())."""
+dispatch), reference, one file per strategy x target, one key-schedule file
+per architecture (and its assembly twin), SIMDe bundle (the build files come
+from build_files, over all ciphers' sources())."""
 
 import inspect
 
 from ..backends import SIMD_TARGETS, cpu_features, implementations
 from ..ir.keystream import CTR_GROUP_BLOCKS, counter_blocks, xor_into_stores
-from ..kernels import sm4_byteslice, sm4_rounds4, sm4_wordslice
+from ..kernels import sm4_byteslice, sm4_key_schedule, sm4_rounds4, sm4_wordslice
 from ..kernels.sm4_constants import decomposition, decomposition_index, decompositions
 from ..specs import sm4
 from ..choices import PARAMETERS
 from . import registry
 from .bodies import DOWNSTREAM, KernelBodies
 from .build_files import CipherSources, EmulatedUnit, SourceFile, kernel_sources
+from .key_schedules import baseline_targets, listed
 from .render import hex_rows, provenance, render, tuning_lines
 
 STRATEGIES = {"byteslice": sm4_byteslice, "wordslice": sm4_wordslice, "rounds4": sm4_rounds4}
@@ -29,11 +31,26 @@ def emulable_impls():
     return [f"{s}_{t}" for s, t in KERNELS if SIMD_TARGETS[t].emulable]
 
 
+def key_schedule_targets():
+    """Where the key schedule is emitted: per architecture of SM4's kernels the
+    target that needs the least of all (key_schedules.baseline_targets: ssse3
+    on x86, neon on AArch64, below every SM4 kernel's AES or SM4 instructions,
+    so that the reference's key set-up runs on any CPU of the architecture),
+    then that target's assembly twin."""
+    arches = {SIMD_TARGETS[t].arch for _, t in KERNELS}
+    return baseline_targets([t for t in SIMD_TARGETS.values() if t.arch in arches])
+
+
+# The key schedule's files (key_schedules.listed): every one, and the C ones.
+KEY_SCHEDULE_FILES, KEY_SCHEDULES = listed(key_schedule_targets())
+
+
 def sources():
     """What the build compiles: each kernel with its target's flags, the SIMDe
     unit with the emulable kernels."""
     native = [SourceFile("sm4_core", ""), SourceFile("sm4_reference_scalar", "")]
     native += [f for s, t in KERNELS for f in kernel_sources(f"sm4_{s}_{t}", SIMD_TARGETS[t])]
+    native += [f for t in key_schedule_targets() for f in kernel_sources(f"sm4_key_schedule_{t.name}", t)]
     return CipherSources(tuple(native), EmulatedUnit("sm4_emulated", tuple(f"sm4_{i}.c" for i in emulable_impls())))
 
 
@@ -79,6 +96,28 @@ def kernel_file(strategy, target, choices):
     return {f"src/{prefix}.c": text, **bodies.assembly(origin, DOWNSTREAM)}
 
 
+def key_schedule_file(target, choices):
+    """{path: text} of the key-schedule file of `target` (a key_schedule_targets()
+    one) under `choices` (the S-box decomposition sets the sliced round keys'
+    domain), and for an assembly twin its .S in the library's dialect and the
+    downstream ones."""
+    prefix = f"sm4_key_schedule_{target.name}"
+    bodies = KernelBodies(target, prefix)
+    index = choices.get("sm4.decomposition")
+    body = bodies(target.lower(sm4_key_schedule.program(index)), "expand")
+    origin = provenance(SPEC_SOURCES + ["gen/kernels/sm4_key_schedule.py", target.source])
+    places = sm4_key_schedule.layout()
+    text = render("sm4_key_schedule.c.j2", provenance=origin, target=target, prefix=prefix,
+                  module_doc=inspect.getdoc(sm4_key_schedule).splitlines(), body=body,
+                  decomposition_index=decomposition_index(decomposition(index)),
+                  layout=[dict(form=form, direction=direction.upper(), offset=offset)
+                          for (form, direction), offset in places.items()],
+                  key_bytes=sm4_key_schedule.key_bytes(),
+                  passes="; ".join(", ".join(rule.__name__ for rule in rules) for rules in target.passes),
+                  cpu_check=cpu_features.cpu_check(target.cpu_features, target.arch))
+    return {f"src/{prefix}.c": text, **bodies.assembly(origin, DOWNSTREAM)}
+
+
 def shared_files(choices):
     """The files every kernel's choices size: sm4_internal.h, whose largest
     batch sizes the mode layer's buffers."""
@@ -93,17 +132,16 @@ def files(choices):
     out = {}
     for strategy, name in KERNELS:
         out.update(kernel_file(strategy, SIMD_TARGETS[name], choices))
-    dec = decomposition(choices.get("sm4.decomposition"))
+    for target in key_schedule_targets():
+        out.update(key_schedule_file(target, choices))
     c_prov = provenance(SPEC_SOURCES + ["templates/"])
     impls = impl_names()
     out["include/sm4.h"] = render("sm4.h.j2", provenance=c_prov, impls=impls + ["reference_scalar"])
     out.update(shared_files(choices))
     out["src/sm4_core.c"] = render(
-        "sm4_core.c.j2", provenance=c_prov, sbox_rows=hex_rows(sm4.SBOX),
-        fk=", ".join(f"0x{v:08x}" for v in sm4.FK), ck_rows=hex_rows(sm4.CK, 8, "0x{:08x}"),
-        a1_rows=", ".join(f"0x{r:02x}" for r in dec.A1.rows), dec=dec,
-        decomposition_index=decomposition_index(dec), l_key_rotations=sm4.L_KEY_ROTATIONS,
-        registry=registry.sections([(f"{s}_{t}", SIMD_TARGETS[t]) for s, t in KERNELS]))
+        "sm4_core.c.j2", provenance=c_prov, ck_rows=hex_rows(sm4_key_schedule.ck_table(), 16),
+        registry=registry.sections([(f"{s}_{t}", SIMD_TARGETS[t]) for s, t in KERNELS]),
+        key_schedules=registry.sections([(t.name, t) for t in key_schedule_targets()]))
     out["src/sm4_reference_scalar.c"] = render("sm4_reference_scalar.c.j2", provenance=c_prov,
                                                sbox_rows=hex_rows(sm4.SBOX), l_rotations=sm4.L_ROTATIONS)
     out["src/sm4_emulated.c"] = render("sm4_emulated.c.j2", provenance=c_prov, impls=emulable_impls(),

@@ -6,7 +6,6 @@ every variant and both directions, one key-schedule file per architecture
 import inspect
 
 from ..backends import SIMD_TARGETS, cpu_features, implementations
-from ..backends.arch import ARCHES
 from ..choices import PARAMETERS
 from ..ir.keystream import counter_blocks, xor_into_stores
 from ..kernels import ublock_key_schedule, ublock_nibbleslice, ublock_register
@@ -15,6 +14,7 @@ from ..specs import ublock
 from . import registry
 from .bodies import KernelBodies
 from .build_files import CipherSources, EmulatedUnit, SourceFile, kernel_sources
+from .key_schedules import baseline_targets, listed
 from .render import provenance, render, tuning_lines
 
 STRATEGIES = {"nibbleslice": ublock_nibbleslice, "register": ublock_register}
@@ -48,22 +48,13 @@ def emulable_impls():
 
 def key_schedule_targets():
     """Where the key schedule is emitted: per architecture the target of its
-    uBlock kernels that needs the least (the key schedule works on 128 bits:
+    uBlock kernels that needs the least (key_schedules.baseline_targets:
     ssse3 on x86, neon on AArch64), then that target's assembly twin."""
-    out = []
-    for arch in ARCHES:
-        mine = [SIMD_TARGETS[t] for _, t in KERNELS if SIMD_TARGETS[t].arch == arch and SIMD_TARGETS[t].form == "c"]
-        if mine:
-            least = min(mine, key=lambda t: (t.bits, len(t.cpu_features)))
-            out += [least] + ([least.asm_twin()] if least.assembler is not None else [])
-    return out
+    return baseline_targets([SIMD_TARGETS[t] for _, t in KERNELS])
 
 
-# The key schedule's files as (strategy, target name), beside the kernels:
-# every one (the assembly checks go over the twins' entry points), and the C
-# targets alone (gen ct-check: a twin runs the same lowered programs).
-KEY_SCHEDULE_FILES = tuple(("key_schedule", t.name) for t in key_schedule_targets())
-KEY_SCHEDULES = tuple((s, t) for s, t in KEY_SCHEDULE_FILES if SIMD_TARGETS[t].form == "c")
+# The key schedule's files (key_schedules.listed): every one, and the C ones.
+KEY_SCHEDULE_FILES, KEY_SCHEDULES = listed(key_schedule_targets())
 
 
 def sources():

@@ -78,8 +78,11 @@ typedef struct sm4_impl {
   int (*ctr_xor)(const sm4_key *key, const uint8_t *counters, const uint8_t *src, uint8_t *out, size_t nblocks);
 } sm4_impl;
 
-/* Key set-up (constant-time). */
-void sm4_set_key(sm4_key *key, const uint8_t key_bytes[SM4_KEY_BYTES]);
+/* Key set-up (constant-time), through the key schedule of this build's
+ * architecture (SSSE3 on x86-64, NEON on AArch64).  Returns SM4_OK, or
+ * SM4_ERR_NO_IMPL with nothing written where this build or CPU runs none (an
+ * x86-64 CPU without SSSE3, an architecture with no SIMD backend). */
+int sm4_set_key(sm4_key *key, const uint8_t key_bytes[SM4_KEY_BYTES]);
 
 /* All registered implementations (native ones, then emulated ones if
  * sm4_register_emulated() was called); *count receives their number. */

@@ -38,6 +38,21 @@ void sm4_run_batches_xor(sm4_xor_batch_fn batch, sm4_batch_fn plain, size_t batc
 int sm4_run_ctr_batches(sm4_xor_batch_fn batch_ctr, size_t batch_blocks, const uint8_t *rk, const uint8_t *counters,
                         const uint8_t *src, uint8_t *out, size_t nblocks);
 
+/* SM4's key schedule on one target (gen/kernels/sm4_key_schedule.py, a file
+ * per architecture): `expand` writes the whole sm4_key (out) from the 16 key
+ * bytes (key) and the core's CK table (ck: native 32-bit words). */
+typedef void (*sm4_key_expand_fn)(const uint8_t *key, const uint8_t *ck, uint8_t *out);
+typedef struct sm4_key_schedule {
+    const char *target;
+    int (*cpu_supported)(void);
+    sm4_key_expand_fn expand;
+} sm4_key_schedule;
+
+/* The key schedules of this build's architecture, in the order sm4_set_key tries them. */
+const sm4_key_schedule *const *sm4_key_schedules(size_t *count);
+/* sm4_set_key through `schedule` (SM4_ERR_NO_IMPL, nothing written, where it is NULL or this CPU cannot run it). */
+int sm4_set_key_using(const sm4_key_schedule *schedule, sm4_key *key, const uint8_t key_bytes[SM4_KEY_BYTES]);
+
 /* For SIMDe builds: whether this CPU has what the emulation itself needs. */
 int sm4_emulation_host_supported(void);
 

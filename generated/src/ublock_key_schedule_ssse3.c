@@ -35,7 +35,7 @@
  *
  * The core (ublock_core.c) runs the first key schedule of its architecture
  * whose CPU check passes, whichever kernel then runs the blocks.  Lowered
- * with: fuse_affine_chain, drop_identity_affine, rotate_bytes_by_shuffle, rotate_by_shifts, shld_by_shifts, select_by_masks, clmul_by_shifts; affine_via_nibble_tables; byte_shift_by_word_shift.
+ * with: fuse_affine_chain, drop_identity_affine, rotate_bytes_by_shuffle, rotate_by_shifts, shld_by_shifts, select_by_masks, clmul_by_shifts, sbox8_by_nibble_tables; affine_via_nibble_tables; byte_shift_by_word_shift.
  */
 #include "kc_cpu.h"
 #include "kc_x86.h"

@@ -74,7 +74,7 @@
 
  * Tuning (gen/choices.toml; `gen explore ublock` ranks each):
  *   ublock.schedule_before_ra = false, ublock.asm_pressure_schedule = true.
- * Key form: folded_sboxes.  Lowered with: fuse_affine_chain, drop_identity_affine, rotate_bytes_by_shuffle, rotate_by_shifts, shld_by_shifts, select_by_masks, clmul_by_shifts; affine_via_nibble_tables; byte_shift_by_word_shift.
+ * Key form: folded_sboxes.  Lowered with: fuse_affine_chain, drop_identity_affine, rotate_bytes_by_shuffle, rotate_by_shifts, shld_by_shifts, select_by_masks, clmul_by_shifts, sbox8_by_nibble_tables; affine_via_nibble_tables; byte_shift_by_word_shift.
  */
 #include "kc_cpu.h"
 #include "kc_x86.h"

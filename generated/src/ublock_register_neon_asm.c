@@ -32,7 +32,7 @@
  * Tuning (gen/choices.toml; `gen explore ublock` ranks each):
  *   ublock.groups = 4, ublock.schedule_before_ra = false,
  *   ublock.asm_pressure_schedule = false.
- * Key form: register_image.  Lowered with: clmul_by_shifts, fuse_affine_chain, drop_identity_affine, bit_reversal_by_rbit, rotate_bytes_by_shuffle, rotate_by_shift_insert, shld_by_shift_insert, select_as_trn, select_by_bsl, clmul_by_pmull; affine_via_nibble_tables; mask_after_byte_shift, lookup_as_rev, aese_takes_xor.
+ * Key form: register_image.  Lowered with: clmul_by_shifts, sbox8_by_nibble_tables, fuse_affine_chain, drop_identity_affine, bit_reversal_by_rbit, rotate_bytes_by_shuffle, rotate_by_shift_insert, shld_by_shift_insert, select_as_trn, select_by_bsl, clmul_by_pmull; affine_via_nibble_tables; mask_after_byte_shift, lookup_as_rev, aese_takes_xor.
  */
 #include "kc_cpu.h"
 #include "kc_neon.h"
