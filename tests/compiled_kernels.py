@@ -23,7 +23,7 @@ def _cpu_flags():
 
 
 # x86 CPU features (Target.cpu_features) under /proc/cpuinfo's names where they differ.
-_CPUINFO_NAME = {"pclmul": "pclmulqdq"}
+_CPUINFO_NAME = {"pclmul": "pclmulqdq", "avx512vbmi2": "avx512_vbmi2"}
 
 
 def why_not_runnable(target):

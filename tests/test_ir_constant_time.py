@@ -49,14 +49,14 @@ CHECKED = [(cipher, strategy, target) for cipher in CIPHERS for strategy, target
 def expected_programs(cipher, strategy):
     """How many functions each kernel file holds: SM4 a block kernel, its
     xor_into_stores form and its counter form (gen/ir/keystream.py); ZUC
-    init, keystream, keystream XORed into the messages and the two MAC folds
-    (gen/kernels/zuc_mac.py); uBlock per variant both directions, the fused
+    init, keystream, keystream XORed into the messages, the one-round
+    keystream word and the two MAC folds (gen/kernels/zuc_mac.py); uBlock per variant both directions, the fused
     encryption and the counter form, with CTR's counter pairs for the
     strategies whose counter form is their own."""
     if cipher == "sm4":
         return 3
     if cipher == "zuc":
-        return 5
+        return 6
     per_variant = 4 + (1 if strategy in ublock_files.COUNTER_FORMS else 0)
     return per_variant * len(ublock_files.variants())
 

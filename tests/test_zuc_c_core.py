@@ -146,7 +146,7 @@ def test_published_vectors_through_the_one_stream_api(lib):
 
 @pytest.mark.parametrize("variant,iv_len", [(128, 16), (256, 25), (256, 23)])
 def test_keystream_in_pieces_matches_reference(lib, variant, iv_len):
-    """Whole kernel blocks and the constant-time scalar rounds for the rest,
+    """Whole kernel blocks and the kernel's one-round program for the rest,
     in any split, continue one another."""
     rng = random.Random(variant * 100 + iv_len)
     for tag_bits in (0,) + TAGS[variant]:

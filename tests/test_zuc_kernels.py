@@ -10,16 +10,18 @@ import zlib
 import numpy as np
 import pytest
 
-from gen import choices
+from gen import choices, cli
 from gen.backends import SIMD_TARGETS, kernels
 from gen.backends.target import NoLowering
 from gen.backends.x86.avx512_gfni import bitwise_pair_as_ternary_logic
 from gen import explore
 from gen.emit import zuc_kernel_files
-from gen.ir import Builder, Loop, Op, run
+from gen.ir import Builder, Loop, Op, ct_check, run
 from gen.ir.opcodes import ABSTRACT
 from gen.kernels import zuc_lanes, zuc_reference
 from gen.specs import zuc
+
+from compiled_kernels import run_compiled, why_not_runnable
 
 TARGETS = list(zuc_kernel_files.TARGET_ORDER)
 
@@ -40,10 +42,12 @@ def words(memory):
     return list(struct.unpack(f"<{len(memory) // 4}I", memory))
 
 
-def check_programs(init, keystream, variant, seed, blocks=2, keystream_xor=None, flip_dont_care=False):
+def check_programs(init, keystream, variant, seed, blocks=2, keystream_xor=None, word=None, flip_dont_care=False):
     """init, then `blocks` keystream blocks into each lane's own row; with
-    keystream_xor, one more block XORed into random per-lane messages.
-    `flip_dont_care`: run with the shifts' don't-care bits flipped."""
+    keystream_xor, one more block XORed into random per-lane messages; with
+    `word`, three single rounds (keystream_word) and a block after them, which
+    finds the LFSR where the rounds left it.  `flip_dont_care`: run with the
+    shifts' don't-care bits flipped."""
     lanes = keystream.info["lanes"]
     state = random_lanes(lanes, variant, seed)
     memory = {"state": bytearray(struct.pack(f"<{len(state)}I", *state)),
@@ -65,6 +69,15 @@ def check_programs(init, keystream, variant, seed, blocks=2, keystream_xor=None,
             bytes(a ^ b for a, b in zip(ks[64 * j:64 * j + 64], messages[j])) for j in range(lanes)]
         assert [bytes(row) for row in memory["src"]] == messages
         assert words(memory["state"]) == state
+    if word is not None:
+        memory["out"] = bytearray(4 * lanes)
+        for _ in range(3):
+            run(word, memory, flip_dont_care)
+            assert words(memory["out"]) == zuc_reference.keystream_word(state, lanes)
+            assert words(memory["state"]) == state
+        memory["out"] = [bytearray(64) for _ in range(lanes)]
+        run(keystream, memory, flip_dont_care)
+        assert b"".join(memory["out"]) == zuc_reference.keystream_block(state, lanes)
 
 
 @pytest.mark.parametrize("bits", [128, 256, 512])
@@ -73,7 +86,7 @@ def check_programs(init, keystream, variant, seed, blocks=2, keystream_xor=None,
 def test_abstract_programs_match_reference(bits, s0_form, add_form):
     options = dict(groups=1, s0_form=s0_form, add_form=add_form, isomorphism=bits % 8)
     check_programs(zuc_lanes.init_program(bits, **options), zuc_lanes.keystream_program(bits, **options),
-                   variant=256, seed=bits)
+                   variant=256, seed=bits, word=zuc_lanes.word_program(bits, **options))
 
 
 @pytest.mark.parametrize("s0_form", ["folded", "rotate"])
@@ -155,9 +168,18 @@ def test_lowered_programs_match_reference(strategy, target):
         assert not {s.opcode for s in program.walk() if isinstance(s, Op)} & ABSTRACT
     seed = zlib.crc32((strategy + target).encode())
     check_programs(programs["init"], programs["keystream"], variant=128, seed=seed, blocks=1,
-                   keystream_xor=programs["keystream_xor"])
+                   keystream_xor=programs["keystream_xor"], word=programs["keystream_word"])
     check_programs(programs["init"], programs["keystream"], variant=256, seed=seed + 1, blocks=1)
 
+
+
+@pytest.mark.parametrize("strategy, target", kernels("zuc"))
+def test_every_kernel_file_carries_its_word_round_constant_time(strategy, target):
+    """The one-round program is among the functions gen writes for the kernel
+    (so ct-check and the assembly twins see it) and passes the constant-time check."""
+    t = SIMD_TARGETS[target]
+    (word,) = [p for p in cli.emitted_programs("zuc", strategy, t, choices.load()) if p.name == f"zuc_word{t.bits}"]
+    assert word.params == ("state", "out") and not ct_check.check(word)
 
 @pytest.mark.parametrize("target", ["avx2_gfni", "ssse3_aesni"])
 @pytest.mark.parametrize("isomorphism", [0, 3, 7])
@@ -180,14 +202,14 @@ def opcodes(program):
 
 def test_s1_is_two_gfni_instructions_and_the_rotation_one_more():
     t = SIMD_TARGETS["avx512_gfni"]
-    folded = opcodes(t.lower(zuc_lanes.round_program(512, s0_form="folded", add_form="min")))
-    rotate = opcodes(t.lower(zuc_lanes.round_program(512, s0_form="rotate", add_form="min")))
+    folded = opcodes(t.lower(zuc_lanes.word_program(512, s0_form="folded", add_form="min")))
+    rotate = opcodes(t.lower(zuc_lanes.word_program(512, s0_form="rotate", add_form="min")))
     assert folded.count("gf2p8affine") == 1 and folded.count("gf2p8affineinv") == 1
     assert rotate.count("gf2p8affine") == 2  # S0's rotation by 5 as one GFNI matrix
 
 
 def test_s1_on_aesni_is_the_papers_form():
-    ops = opcodes(SIMD_TARGETS["ssse3_aesni"].lower(zuc_lanes.round_program(128, s0_form="folded", add_form="fold")))
+    ops = opcodes(SIMD_TARGETS["ssse3_aesni"].lower(zuc_lanes.word_program(128, s0_form="folded", add_form="fold")))
     assert ops.count("aesenclast") == 1
     # S0: 3 lookups; S1: 2 + inverse ShiftRows + 2; L1, L2 and the swaps: byte rotations.
     assert ops.count("lookup16") >= 8
@@ -203,7 +225,7 @@ def test_s0_table_form_on_avx512_only():
     """VPERMI2B looks a byte up in 128 at 512 bits: the 256-byte table is two
     lookups and a blend on the index's top bit.  Narrower targets have no rule."""
     t = SIMD_TARGETS["avx512_gfni"]
-    ops = opcodes(t.lower(zuc_lanes.round_program(512, s0_form="table", add_form="min")))
+    ops = opcodes(t.lower(zuc_lanes.word_program(512, s0_form="table", add_form="min")))
     assert ops.count("permute2b") == 2 and ops.count("blendv") == 1 and "sbox8" not in ops
     assert block_ops("avx512_gfni", s0_form="table", add_form="min") < block_ops("avx512_gfni", add_form="min")
     for name in ("avx2_gfni", "avx2_vaes", "ssse3_aesni", "neon_aes"):
@@ -232,7 +254,7 @@ def test_folded_s0_is_cheaper_than_a_separate_rotation_everywhere():
 
 
 def test_double_shifts_are_native_on_avx512():
-    ops = opcodes(SIMD_TARGETS["avx512_gfni"].lower(zuc_lanes.round_program(512, s0_form="folded", add_form="min")))
+    ops = opcodes(SIMD_TARGETS["avx512_gfni"].lower(zuc_lanes.word_program(512, s0_form="folded", add_form="min")))
     assert "shld_native" in ops and "shld" not in ops
 
 
@@ -307,3 +329,22 @@ def test_feedback_sum_is_exact_at_the_edges_of_the_field(target, add_form):
         data = b"".join(struct.pack(f"<{lanes}I", *(case[i] for case in chunk)) for i in range(5))
         out = run(program, {"in": bytearray(data), "out": bytearray(t.bits // 8)})["out"]
         assert list(struct.unpack(f"<{lanes}I", bytes(out))) == [mod_p_cell(sum(case)) for case in chunk]
+
+
+@pytest.mark.parametrize("strategy, target", zuc_kernel_files.KERNELS)
+def test_compiled_word_round_matches_reference(strategy, target, tmp_path):
+    """The one-round program as gen emits it for the kernel (C intrinsics, or
+    the assembly twin's own code), compiled and run natively or under qemu:
+    the lanes' keystream words and the state one cell on, as the reference's."""
+    t = SIMD_TARGETS[target]
+    if why_not_runnable(t):
+        pytest.skip(why_not_runnable(t))
+    word = zuc_kernel_files.lowered_programs(t, strategy, choices.load())["keystream_word"]
+    lanes = word.info["lanes"]
+    state = random_lanes(lanes, 128, zlib.crc32(target.encode()))
+    zuc_reference.init_rounds(state, lanes)
+    memory = {"state": struct.pack(f"<{len(state)}I", *state), "out": bytes(4 * lanes)}
+    got_out = run_compiled(word, t, memory, "out", tmp_path)
+    got_state = run_compiled(word, t, memory, "state", tmp_path)
+    assert words(got_out) == zuc_reference.keystream_word(state, lanes)
+    assert words(got_state) == state

@@ -165,7 +165,7 @@ def test_s0_nibble_forms(form):
 
 def s0_rotation_gfni_qword():
     """The GFNI matrix the avx512_gfni lowering gives S0's rotation by 5."""
-    program = SIMD_TARGETS["avx512_gfni"].lower(zuc_lanes.round_program(512, s0_form="rotate", add_form="min"))
+    program = SIMD_TARGETS["avx512_gfni"].lower(zuc_lanes.word_program(512, s0_form="rotate", add_form="min"))
     consts = {s.result: s for s in program.walk() if isinstance(s, Op) and s.opcode == "const"}
     (matrix,) = [consts[s.args[1]] for s in program.walk() if isinstance(s, Op) and s.opcode == "gf2p8affine"
                  and "rotate each byte left by 5" in consts[s.args[1]].attrs["note"]]

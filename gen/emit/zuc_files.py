@@ -77,21 +77,19 @@ def files(choices):
     s0_rows, s1_rows = hex_rows(zuc.s0_table()), hex_rows(zuc.s1_table())
     out = dict(zuc_kernel_files.kernel_files(choices))
     out["include/zuc.h"] = render("zuc.h.j2", provenance=c_prov, impls=impl_names(), lanes_max=LANES_MAX)
-    out["src/zuc_internal.h"] = render(
-        "zuc_internal.h.j2", provenance=c_prov, modulus=zuc.LFSR_MODULUS, cells=zuc.LFSR_CELLS,
-        l1_rotations=zuc.L1_ROTATIONS, l2_rotations=zuc.L2_ROTATIONS, feedback_terms=_feedback_terms(),
-        feedback_formula=_feedback_formula(), fold_chunks=zuc_mac.FOLD_CHUNKS)
+    out["src/zuc_internal.h"] = render("zuc_internal.h.j2", provenance=c_prov, fold_chunks=zuc_mac.FOLD_CHUNKS)
     out["src/zuc_core.c"] = render(
         "zuc_core.c.j2", provenance=c_prov, key_bytes=zuc.KEY_BYTES, cells=zuc.LFSR_CELLS,
         tag_bits_128=zuc.TAG_BITS_128, tag_bits_256=zuc.TAG_BITS_256,
         d128_rows=hex_rows(zuc.D128, 8, "0x{:04x}"),
         d256=[(tag, ", ".join(f"0x{v:02x}" for v in row)) for tag, row in sorted(zuc.D256.items())],
-        load256=_load256_lines(), s0_rows=s0_rows, s1_rows=s1_rows, registry=registry.sections(zuc_kernel_files.registry_kernels()),
+        load256=_load256_lines(), registry=registry.sections(zuc_kernel_files.registry_kernels()),
         **_iv_layout())
     out["src/zuc_reference_scalar.c"] = render(
         "zuc_reference_scalar.c.j2", provenance=c_prov, lanes=REFERENCE_LANES, s0_rows=s0_rows, s1_rows=s1_rows,
         s0_rotation=zuc.S0_ROTATION, s1_constant=zuc.S1_CONSTANT, s1_field=zuc.S1_FIELD_POLY,
-        init_rounds=zuc.INIT_ROUNDS)
+        init_rounds=zuc.INIT_ROUNDS, modulus=zuc.LFSR_MODULUS, cells=zuc.LFSR_CELLS, l1_rotations=zuc.L1_ROTATIONS,
+        l2_rotations=zuc.L2_ROTATIONS, feedback_terms=_feedback_terms(), feedback_formula=_feedback_formula())
     emulable = list(zuc_kernel_files.EMULABLE)
     out["src/zuc_emulated.c"] = render("zuc_emulated.c.j2", provenance=c_prov, impls=emulable,
                                        targets=[i.removeprefix("lanes_") for i in emulable])

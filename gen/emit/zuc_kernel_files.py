@@ -47,7 +47,8 @@ def keystream_forms(strategy, target, choices):
 def lowered_programs(target, strategy, choices):
     """The kernel's functions, lowered for `target`: the initialisation
     rounds, a keystream block, the block XORed into the lanes' messages
-    (the encryption's one pass), and the MACs' carry-less folds at the
+    (the encryption's one pass), one round's keystream word (the one-stream
+    keystream's last n mod 16 words), and the MACs' carry-less folds at the
     target's width (zuc_mac: mac_fold for 32- and 64-bit tags, mac_fold_wide
     for 128-bit ones)."""
     groups = GROUPS[strategy]
@@ -57,6 +58,7 @@ def lowered_programs(target, strategy, choices):
     return {"init": target.lower(zuc_lanes.init_program(target.bits, groups, **options)),
             "keystream": target.lower(keystream),
             "keystream_xor": target.lower(xor_into_stores(keystream)),
+            "keystream_word": target.lower(zuc_lanes.word_program(target.bits, groups, **options)),
             "mac_fold": target.lower(zuc_mac.fold_program(target.bits, 64)),
             "mac_fold_wide": target.lower(zuc_mac.fold_program(target.bits, 128))}
 

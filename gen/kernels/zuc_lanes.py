@@ -478,12 +478,28 @@ def init_program(bits, groups=1, isomorphism=0, **forms):
     return b.finish(lanes=lanes_total, strategy="lanes")
 
 
-def round_program(bits, isomorphism=0, **forms):
-    """One work-mode round on one group, for comparing the cost of choices:
-    params (state,); stores s16, R1, R2 and Z in rows 0..3."""
-    b = Builder(f"zuc_round{bits}", bits, ("state",))
+def word_program(bits, groups=1, isomorphism=0, **forms):
+    """One work-mode round for groups x bits/32 lanes: params (state, out).
+    The LFSR moves on by one cell in the state array (rows 1..15 to 0..14,
+    the new cell to row 15, then R1 and R2), and out receives each lane's
+    keystream word, lane j's at word j: what a one-stream core needs for the
+    last n mod 16 words of a keystream (templates/zuc_core.c.j2
+    zuc_keystream), one call per word.  One round rather than a program of k
+    rounds for each k < 16: an IR loop's count is a constant (gen/ir/ct_check.py),
+    so k rounds would be 15 programs of up to 15 unrolled rounds each; a
+    round's load and store of the 18 rows is small beside the round itself.
+    With groups=1 it is also the one round whose lowered instructions the
+    tests count (tests/test_zuc_kernels.py)."""
+    lanes = bits // 32
+    lanes_total = lanes * groups
+    b = Builder(f"zuc_word{bits}", bits, ("state", "out"))
     rnd = LaneRound(b, isomorphism=isomorphism, **{**DEFAULT_FORMS, **forms})
-    words = _load_state(b, 1, bits // 32, bits // 32)[0]
-    for row, value in enumerate(rnd.run(words[:16], words[16], words[17], init=False)):
-        b.store("state", row * bits // 8, value)
-    return b.finish(lanes=bits // 32, strategy="lanes")
+    b.comment(f"Load the state of {lanes_total} lanes: one register per word.")
+    state = _load_state(b, groups, lanes, lanes_total)
+    lfsr = [words[:16] for words in state]
+    fsm = [words[16:] for words in state]
+    for g, (z,) in enumerate(_rounds(rnd, lfsr, fsm, 1, lanes, init=False)):
+        b.store("out", g * bits // 8, z)
+    b.comment("Store the state back, the LFSR one cell on.")
+    _store_state(b, groups, lanes, lanes_total, [lfsr[g][1:] + fsm[g] for g in range(groups)])
+    return b.finish(lanes=lanes_total, strategy="lanes")

@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 #define ZUC_LANES_MAX 16   /* the most lanes any kernel runs */
-#define ZUC_BLOCK_WORDS 16              /* keystream words per lane per kernel call */
+#define ZUC_BLOCK_WORDS 16              /* keystream words per lane per keystream_block call */
 #define ZUC_STATE_WORDS 18              /* s0..s15, R1, R2 */
 
 typedef enum { ZUC_128 = 128, ZUC_256 = 256 } zuc_variant;
@@ -112,6 +112,9 @@ typedef struct zuc_impl {
   /* The same 16 rounds XORed into 64 message bytes per lane, in one pass:
    * out[j][i] = src[j][i] ^ keystream byte i of lane j (src[j] may be out[j]). */
   void (*keystream_xor)(uint32_t *state, uint8_t *const out[], const uint8_t *const src[]);
+  /* One round: out[j] receives lane j's next keystream word (as a value, not
+   * bytes), the LFSR moves on by one cell.  zuc_keystream's last n mod 16 words. */
+  void (*keystream_word)(uint32_t *state, uint32_t *out);
   /* The MACs' carry-less fold, 0 and NULL where the kernel has none: bits per
    * step (its vector width), and for 32/64-bit tags ([0]) and 128-bit tags
    * ([1]) the function that adds ZUC_MAC_FOLD_CHUNKS 64-bit message chunks at

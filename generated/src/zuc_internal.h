@@ -4,9 +4,7 @@
  */
 /*
  * Internal interface between the ZUC core, its scalar reference kernel and
- * the SIMDe-built kernels: the registry hook, and the one scalar round both
- * scalar paths share (each brings its own S layer: table lookups in the
- * reference, an all-entries scan in the core's constant-time path).
+ * the SIMDe-built kernels: the registry hook and the MAC fold's chunk count.
  */
 #ifndef KC_ZUC_INTERNAL_H
 #define KC_ZUC_INTERNAL_H
@@ -25,68 +23,5 @@ int zuc_emulation_host_supported(void);
 
 /* Appends an implementation to the registry (used by zuc_register_emulated). */
 void zuc_impl_register(const zuc_impl *impl);
-
-/* ---- one scalar round ----------------------------------------------------------- */
-
-/* S on two words at once: bits 63..32 hold the input of R1's S, bits 31..0
- * that of R2's; each half gets S0, S1, S0, S1 on its bytes, most significant first. */
-typedef uint64_t (*zuc_sbox_pair_fn)(uint64_t pair);
-
-#define ZUC_MODULUS 0x7fffffffu /* 2^31 - 1 */
-
-static inline uint32_t zuc_rotl32(uint32_t x, unsigned n)
-{
-    return (x << n) | (x >> ((32 - n) & 31));
-}
-
-/* a + b mod 2^31 - 1 for a in 1..2^31-1 and b in 0..2^31-1: the result is in
- * 1..2^31-1, so "a sum of 0 is stored as 2^31 - 1" needs no branch. */
-static inline uint32_t zuc_add31(uint32_t a, uint32_t b)
-{
-    uint32_t c = a + b;
-    return (c & ZUC_MODULUS) + (c >> 31);
-}
-
-/* x * 2^k mod 2^31 - 1: a rotation of the 31-bit cell. */
-static inline uint32_t zuc_rotl31(uint32_t x, unsigned k)
-{
-    return k == 0 ? x : ((x << k) | (x >> (31 - k))) & ZUC_MODULUS;
-}
-
-/* One clock of ZUC on one stream (the standards' round, the same for
- * ZUC-128 and ZUC-256): bit reorganisation, F, the LFSR in initialisation
- * mode (init_mode 1: W >> 1 enters the feedback) or work mode.  Returns the
- * keystream word Z = W ^ X3 (discarded in initialisation mode). */
-static inline uint32_t zuc_scalar_round(zuc_state *st, int init_mode, zuc_sbox_pair_fn sbox_pair)
-{
-    uint32_t *s = st->s;
-    /* Bit reorganisation: the high half of a 31-bit cell is its bits 30..15. */
-    const uint32_t x0 = (s[15] >> 15) << 16 | (s[14] & 0xffff);
-    const uint32_t x1 = (s[11] & 0xffff) << 16 | (s[9] >> 15);
-    const uint32_t x2 = (s[7] & 0xffff) << 16 | (s[5] >> 15);
-    const uint32_t x3 = (s[2] & 0xffff) << 16 | (s[0] >> 15);
-    /* F */
-    const uint32_t w = (x0 ^ st->r1) + st->r2;
-    const uint32_t w1 = st->r1 + x1, w2 = st->r2 ^ x2;
-    const uint32_t u1 = w1 << 16 | w2 >> 16, u2 = w2 << 16 | w1 >> 16;
-    const uint32_t l1 = u1 ^ zuc_rotl32(u1, 2) ^ zuc_rotl32(u1, 10) ^ zuc_rotl32(u1, 18) ^ zuc_rotl32(u1, 24); /* L1 */
-    const uint32_t l2 = u2 ^ zuc_rotl32(u2, 8) ^ zuc_rotl32(u2, 14) ^ zuc_rotl32(u2, 22) ^ zuc_rotl32(u2, 30); /* L2 */
-    const uint64_t r = sbox_pair((uint64_t)l1 << 32 | l2);
-    st->r1 = (uint32_t)(r >> 32);
-    st->r2 = (uint32_t)r;
-    /* LFSR: s16 = (1 + 2^8) s0 + 2^20 s4 + 2^21 s10 + 2^17 s13 + 2^15 s15 mod 2^31 - 1 */
-    uint32_t f = zuc_rotl31(s[0], 0);
-    f = zuc_add31(f, zuc_rotl31(s[0], 8));
-    f = zuc_add31(f, zuc_rotl31(s[4], 20));
-    f = zuc_add31(f, zuc_rotl31(s[10], 21));
-    f = zuc_add31(f, zuc_rotl31(s[13], 17));
-    f = zuc_add31(f, zuc_rotl31(s[15], 15));
-    if (init_mode)
-        f = zuc_add31(f, w >> 1);
-    for (int i = 0; i < 15; i++)
-        s[i] = s[i + 1];
-    s[15] = f;
-    return w ^ x3;
-}
 
 #endif /* KC_ZUC_INTERNAL_H */

@@ -5022,6 +5022,192 @@ static void zuc_lanes_avx2_gfni_keystream_xor(uint32_t *state_words, uint8_t *co
     _mm256_storeu_si256((void *)(state + 544), r2_15);
 }
 
+/* One round: out[j] = lane j's next keystream word, the LFSR one cell on. */
+static void zuc_lanes_avx2_gfni_keystream_word(uint32_t *state_words, uint32_t *out_words)
+{
+    uint8_t *state = (uint8_t *)state_words, *out = (uint8_t *)out_words;
+    /* S0 Feistel round 1: P1 (gen/specs/zuc.py) */
+    static const uint8_t s0_p1_bytes[16] = {0x09, 0x0f, 0x00, 0x0e, 0x0f, 0x0f, 0x02, 0x0a, 0x00, 0x04, 0x00, 0x0c, 0x07, 0x05, 0x03, 0x09};
+    const __m256i s0_p1 = kc_bcast16_256(s0_p1_bytes);
+    /* S0 Feistel round 2: P2 */
+    static const uint8_t s0_p2_bytes[16] = {0x08, 0x0d, 0x06, 0x05, 0x07, 0x00, 0x0c, 0x04, 0x0b, 0x01, 0x0e, 0x0a, 0x0f, 0x03, 0x09, 0x02};
+    const __m256i s0_p2 = kc_bcast16_256(s0_p2_bytes);
+    /* S0 round 3 with the final rotation folded in: rotl8(v, 5) ^ (P3[v] << 1) */
+    static const uint8_t s0_p3_rot_bytes[16] = {0x04, 0x2c, 0x54, 0x6c, 0x80, 0xba, 0xd4, 0xfe, 0x07, 0x27, 0x5b, 0x6b, 0x81, 0xb3, 0xd9, 0xfb};
+    const __m256i s0_p3_rot = kc_bcast16_256(s0_p3_rot_bytes);
+    /* low nibble of every byte */
+    static const uint8_t nibble_mask_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f};
+    const __m256i nibble_mask = kc_bcast16_256(nibble_mask_bytes);
+    /* high 16 bits of every 32-bit word */
+    static const uint8_t high16_bytes[16] = {0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff};
+    const __m256i high16 = kc_bcast16_256(high16_bytes);
+    /* bytes 1 and 3 of every word (the S0 bytes) */
+    static const uint8_t odd_bytes_bytes[16] = {0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff};
+    const __m256i odd_bytes = kc_bcast16_256(odd_bytes_bytes);
+    /* 2^31 - 1 in every word */
+    static const uint8_t modulus_bytes[16] = {0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f};
+    const __m256i modulus = kc_bcast16_256(modulus_bytes);
+    /* -(2^31 - 1) mod 2^32 in every word */
+    static const uint8_t minus_modulus_bytes[16] = {0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80};
+    const __m256i minus_modulus = kc_bcast16_256(minus_modulus_bytes);
+    /* rotate each 32-bit word left by 16 (byte shuffle) */
+    static const uint8_t rotl16_bytes[16] = {0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d};
+    const __m256i rotl16 = kc_bcast16_256(rotl16_bytes);
+    /* rotate each 32-bit word left by 24 (byte shuffle) */
+    static const uint8_t rotl24_bytes[16] = {0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c};
+    const __m256i rotl24 = kc_bcast16_256(rotl24_bytes);
+    /* rotate each 32-bit word left by 8 (byte shuffle) */
+    static const uint8_t rotl8_bytes[16] = {0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e};
+    const __m256i rotl8 = kc_bcast16_256(rotl8_bytes);
+    /* S1 inner map K (isomorphism #0: ZUC field to AES field): GFNI matrix qword */
+    static const uint8_t gfni_mat_bytes[16] = {0x70, 0x7c, 0xae, 0x1e, 0xf0, 0xc8, 0x06, 0xdd, 0x70, 0x7c, 0xae, 0x1e, 0xf0, 0xc8, 0x06, 0xdd};
+    const __m256i gfni_mat = kc_bcast16_256(gfni_mat_bytes);
+    /* S1 outer map M·K^-1, constant 0x55: GFNI matrix qword */
+    static const uint8_t gfni_mat_1_bytes[16] = {0xe3, 0xf0, 0x14, 0x0f, 0x36, 0xe5, 0x03, 0xb9, 0xe3, 0xf0, 0x14, 0x0f, 0x36, 0xe5, 0x03, 0xb9};
+    const __m256i gfni_mat_1 = kc_bcast16_256(gfni_mat_1_bytes);
+
+    /* Load the state of 8 lanes: one register per word. */
+    const __m256i g0s0 = _mm256_loadu_si256((const void *)(state));
+    const __m256i g0s1 = _mm256_loadu_si256((const void *)(state + 32));
+    const __m256i g0s2 = _mm256_loadu_si256((const void *)(state + 64));
+    const __m256i g0s3 = _mm256_loadu_si256((const void *)(state + 96));
+    const __m256i g0s4 = _mm256_loadu_si256((const void *)(state + 128));
+    const __m256i g0s5 = _mm256_loadu_si256((const void *)(state + 160));
+    const __m256i g0s6 = _mm256_loadu_si256((const void *)(state + 192));
+    const __m256i g0s7 = _mm256_loadu_si256((const void *)(state + 224));
+    const __m256i g0s8 = _mm256_loadu_si256((const void *)(state + 256));
+    const __m256i g0s9 = _mm256_loadu_si256((const void *)(state + 288));
+    const __m256i g0s10 = _mm256_loadu_si256((const void *)(state + 320));
+    const __m256i g0s11 = _mm256_loadu_si256((const void *)(state + 352));
+    const __m256i g0s12 = _mm256_loadu_si256((const void *)(state + 384));
+    const __m256i g0s13 = _mm256_loadu_si256((const void *)(state + 416));
+    const __m256i g0s14 = _mm256_loadu_si256((const void *)(state + 448));
+    const __m256i g0s15 = _mm256_loadu_si256((const void *)(state + 480));
+    const __m256i g0r1 = _mm256_loadu_si256((const void *)(state + 512));
+    const __m256i g0r2 = _mm256_loadu_si256((const void *)(state + 544));
+
+    /* Round 0, lanes 0..7: BR, F (Z out), LFSR feedback. */
+    const __m256i dbl = _mm256_add_epi32(g0s15, g0s15);
+    const __m256i x0 = _mm256_blendv_epi8(g0s14, dbl, high16);
+    const __m256i dbl_1 = _mm256_add_epi32(g0s9, g0s9);
+    const __m256i g0s11_sw = _mm256_shuffle_epi8(g0s11, rotl16);
+    const __m256i dbl_1_sw = _mm256_shuffle_epi8(dbl_1, rotl16);
+    const __m256i x1 = _mm256_blendv_epi8(dbl_1_sw, g0s11_sw, high16);
+    const __m256i dbl_2 = _mm256_add_epi32(g0s5, g0s5);
+    const __m256i g0s7_sw = _mm256_shuffle_epi8(g0s7, rotl16);
+    const __m256i dbl_2_sw = _mm256_shuffle_epi8(dbl_2, rotl16);
+    const __m256i x2 = _mm256_blendv_epi8(dbl_2_sw, g0s7_sw, high16);
+    const __m256i x0r1 = _mm256_xor_si256(x0, g0r1);
+    const __m256i w = _mm256_add_epi32(x0r1, g0r2);
+    const __m256i dbl_3 = _mm256_add_epi32(g0s0, g0s0);
+    const __m256i g0s2_sw = _mm256_shuffle_epi8(g0s2, rotl16);
+    const __m256i dbl_3_sw = _mm256_shuffle_epi8(dbl_3, rotl16);
+    const __m256i x3 = _mm256_blendv_epi8(dbl_3_sw, g0s2_sw, high16);
+    const __m256i z = _mm256_xor_si256(w, x3);
+    const __m256i w1 = _mm256_add_epi32(g0r1, x1);
+    const __m256i w2 = _mm256_xor_si256(g0r2, x2);
+    const __m256i w1_sw = _mm256_shuffle_epi8(w1, rotl16);
+    const __m256i w2_sw = _mm256_shuffle_epi8(w2, rotl16);
+    const __m256i l1in = _mm256_blendv_epi8(w2_sw, w1_sw, high16);
+    const __m256i l1in16 = _mm256_blendv_epi8(w1, w2, high16);
+    const __m256i ur24 = _mm256_shuffle_epi8(l1in, rotl24);
+    const __m256i ur8 = _mm256_shuffle_epi8(l1in, rotl8);
+    const __m256i ug_acc = _mm256_xor_si256(l1in, ur8);
+    const __m256i ug = _mm256_xor_si256(ug_acc, l1in16);
+    const __m256i ur2_l = _mm256_slli_epi32(ug, 2);
+    const __m256i ur2_r = _mm256_srli_epi32(ug, 30);
+    const __m256i ur2 = _mm256_or_si256(ur2_l, ur2_r);
+    const __m256i u_acc = _mm256_xor_si256(l1in, ur24);
+    const __m256i u = _mm256_xor_si256(u_acc, ur2);
+    const __m256i l2in = _mm256_blendv_epi8(w1_sw, w2_sw, high16);
+    const __m256i l2in16 = _mm256_blendv_epi8(w2, w1, high16);
+    const __m256i v8r8 = _mm256_shuffle_epi8(l2in, rotl8);
+    const __m256i v8r24 = _mm256_shuffle_epi8(l2in, rotl24);
+    const __m256i v8g_acc = _mm256_xor_si256(l2in, l2in16);
+    const __m256i v8g = _mm256_xor_si256(v8g_acc, v8r24);
+    const __m256i v8r6_l = _mm256_slli_epi32(v8g, 6);
+    const __m256i v8r6_r = _mm256_srli_epi32(v8g, 26);
+    const __m256i v8r6 = _mm256_or_si256(v8r6_l, v8r6_r);
+    const __m256i v8_acc = _mm256_xor_si256(v8r8, l2in16);
+    const __m256i v8 = _mm256_xor_si256(v8_acc, v8r6);
+    const __m256i sb_in_x = _mm256_blendv_epi8(v8, u, odd_bytes);
+    const __m256i sb_in_y = _mm256_blendv_epi8(u, v8, odd_bytes);
+    const __m256i sb_s0_xl = _mm256_and_si256(sb_in_x, nibble_mask);
+    const __m256i sb_s0_xs = _mm256_srli_epi16(sb_in_x, 4);
+    const __m256i sb_s0_xh = _mm256_and_si256(sb_s0_xs, nibble_mask);
+    const __m256i sb_s0_p1 = _mm256_shuffle_epi8(s0_p1, sb_s0_xl);
+    const __m256i sb_s0_t = _mm256_xor_si256(sb_s0_p1, sb_s0_xh);
+    const __m256i sb_s0_p2 = _mm256_shuffle_epi8(s0_p2, sb_s0_t);
+    const __m256i sb_s0_ol = _mm256_xor_si256(sb_s0_p2, sb_s0_xl);
+    const __m256i sb_s0_p3 = _mm256_shuffle_epi8(s0_p3_rot, sb_s0_ol);
+    const __m256i sb_s0_t2 = _mm256_add_epi8(sb_s0_t, sb_s0_t);
+    const __m256i sb_s0 = _mm256_xor_si256(sb_s0_p3, sb_s0_t2);
+    const __m256i sb_s1_k = _mm256_gf2p8affine_epi64_epi8(sb_in_y, gfni_mat, 0x00);
+    const __m256i sb_s1 = _mm256_gf2p8affineinv_epi64_epi8(sb_s1_k, gfni_mat_1, 0x55);
+    const __m256i sb_out_x = _mm256_blendv_epi8(sb_s1, sb_s0, odd_bytes);
+    const __m256i sb_out_y = _mm256_blendv_epi8(sb_s0, sb_s1, odd_bytes);
+    const __m256i r2 = _mm256_shuffle_epi8(sb_out_y, rotl24);
+    const __m256i s0k_o_l = _mm256_slli_epi32(g0s0, 8);
+    const __m256i s0k_o_r = _mm256_srli_epi32(dbl_3, 24);
+    const __m256i s0k_o = _mm256_or_si256(s0k_o_l, s0k_o_r);
+    const __m256i s0k = _mm256_and_si256(s0k_o, modulus);
+    const __m256i dbl_5 = _mm256_add_epi32(g0s4, g0s4);
+    const __m256i s4k_o_l = _mm256_slli_epi32(g0s4, 20);
+    const __m256i s4k_o_r = _mm256_srli_epi32(dbl_5, 12);
+    const __m256i s4k_o = _mm256_or_si256(s4k_o_l, s4k_o_r);
+    const __m256i s4k = _mm256_and_si256(s4k_o, modulus);
+    const __m256i dbl_6 = _mm256_add_epi32(g0s10, g0s10);
+    const __m256i s10k_o_l = _mm256_slli_epi32(g0s10, 21);
+    const __m256i s10k_o_r = _mm256_srli_epi32(dbl_6, 11);
+    const __m256i s10k_o = _mm256_or_si256(s10k_o_l, s10k_o_r);
+    const __m256i s10k = _mm256_and_si256(s10k_o, modulus);
+    const __m256i dbl_7 = _mm256_add_epi32(g0s13, g0s13);
+    const __m256i s13k_o_l = _mm256_slli_epi32(g0s13, 17);
+    const __m256i s13k_o_r = _mm256_srli_epi32(dbl_7, 15);
+    const __m256i s13k_o = _mm256_or_si256(s13k_o_l, s13k_o_r);
+    const __m256i s13k = _mm256_and_si256(s13k_o, modulus);
+    const __m256i s15k_o_l = _mm256_slli_epi32(g0s15, 15);
+    const __m256i s15k_o_r = _mm256_srli_epi32(dbl, 17);
+    const __m256i s15k_o = _mm256_or_si256(s15k_o_l, s15k_o_r);
+    const __m256i s15k = _mm256_and_si256(s15k_o, modulus);
+    const __m256i fb0_s = _mm256_add_epi32(s0k, s4k);
+    const __m256i fb0_p = _mm256_add_epi32(fb0_s, minus_modulus);
+    const __m256i fb0 = _mm256_min_epu32(fb0_s, fb0_p);
+    const __m256i fb0_s_1 = _mm256_add_epi32(s10k, s13k);
+    const __m256i fb0_p_1 = _mm256_add_epi32(fb0_s_1, minus_modulus);
+    const __m256i fb0_1 = _mm256_min_epu32(fb0_s_1, fb0_p_1);
+    const __m256i fb1_s = _mm256_add_epi32(fb0, fb0_1);
+    const __m256i fb1_p = _mm256_add_epi32(fb1_s, minus_modulus);
+    const __m256i fb1 = _mm256_min_epu32(fb1_s, fb1_p);
+    const __m256i fb2_s = _mm256_add_epi32(fb1, s15k);
+    const __m256i fb2_p = _mm256_add_epi32(fb2_s, minus_modulus);
+    const __m256i fb2 = _mm256_min_epu32(fb2_s, fb2_p);
+    const __m256i fb_s = _mm256_add_epi32(fb2, g0s0);
+    const __m256i fb_p = _mm256_add_epi32(fb_s, minus_modulus);
+    const __m256i fb = _mm256_max_epi32(fb_s, fb_p);
+    _mm256_storeu_si256((void *)(out), z);
+
+    /* Store the state back, the LFSR one cell on. */
+    _mm256_storeu_si256((void *)(state), g0s1);
+    _mm256_storeu_si256((void *)(state + 32), g0s2);
+    _mm256_storeu_si256((void *)(state + 64), g0s3);
+    _mm256_storeu_si256((void *)(state + 96), g0s4);
+    _mm256_storeu_si256((void *)(state + 128), g0s5);
+    _mm256_storeu_si256((void *)(state + 160), g0s6);
+    _mm256_storeu_si256((void *)(state + 192), g0s7);
+    _mm256_storeu_si256((void *)(state + 224), g0s8);
+    _mm256_storeu_si256((void *)(state + 256), g0s9);
+    _mm256_storeu_si256((void *)(state + 288), g0s10);
+    _mm256_storeu_si256((void *)(state + 320), g0s11);
+    _mm256_storeu_si256((void *)(state + 352), g0s12);
+    _mm256_storeu_si256((void *)(state + 384), g0s13);
+    _mm256_storeu_si256((void *)(state + 416), g0s14);
+    _mm256_storeu_si256((void *)(state + 448), g0s15);
+    _mm256_storeu_si256((void *)(state + 480), fb);
+    _mm256_storeu_si256((void *)(state + 512), sb_out_x);
+    _mm256_storeu_si256((void *)(state + 544), r2);
+}
+
 /* The MACs' carry-less fold (gen/kernels/zuc_mac.py): 32 64-bit message
  * chunks at msg into the sums P0, P1 (, P2), each 256 bits at sums, their
  * keystream windows from ks on: for 32- and 64-bit tags, then for 128-bit ones. */
@@ -5361,6 +5547,7 @@ const zuc_impl KC_IMPL_SYMBOL(zuc_lanes_avx2_gfni) = {
     .init_rounds = zuc_lanes_avx2_gfni_init_rounds,
     .keystream_block = zuc_lanes_avx2_gfni_keystream_block,
     .keystream_xor = zuc_lanes_avx2_gfni_keystream_xor,
+    .keystream_word = zuc_lanes_avx2_gfni_keystream_word,
     .mac_fold_bits = 256,
     .mac_fold = {zuc_lanes_avx2_gfni_mac_fold, zuc_lanes_avx2_gfni_mac_fold_wide},
 };

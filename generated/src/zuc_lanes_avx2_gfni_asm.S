@@ -5683,6 +5683,188 @@ zuc_lanes_avx2_gfni_keystream_xor_asm:
 	ret
 	.size zuc_lanes_avx2_gfni_keystream_xor_asm, .-zuc_lanes_avx2_gfni_keystream_xor_asm
 
+/* zuc_lanes_avx2_gfni_keystream_word_asm: zuc_word256, 2 arguments
+ *   %rdi: state
+ *   %rsi: out
+ *   ymm0-15: vectors, as allocated (16 used)
+ *   frame: 256 bytes (8 spill slots of 32 bytes)
+ */
+	.globl zuc_lanes_avx2_gfni_keystream_word_asm
+	.hidden zuc_lanes_avx2_gfni_keystream_word_asm
+	.type zuc_lanes_avx2_gfni_keystream_word_asm, @function
+	.p2align 5
+zuc_lanes_avx2_gfni_keystream_word_asm:
+	push %rbp
+	mov %rsp, %rbp
+	and $-64, %rsp
+	sub $256, %rsp
+
+	/* Load the state of 8 lanes: one register per word. */
+	vmovdqu (%rdi), %ymm0 /* g0s0 = load() */
+	vmovdqu 32(%rdi), %ymm1 /* g0s1 = load() */
+	vmovdqu 64(%rdi), %ymm2 /* g0s2 = load() */
+	vmovdqu 96(%rdi), %ymm3 /* g0s3 = load() */
+	vmovdqu 128(%rdi), %ymm4 /* g0s4 = load() */
+	vmovdqu 160(%rdi), %ymm5 /* g0s5 = load() */
+	vmovdqu 192(%rdi), %ymm6 /* g0s6 = load() */
+	vmovdqu 224(%rdi), %ymm7 /* g0s7 = load() */
+	vmovdqu 256(%rdi), %ymm8 /* g0s8 = load() */
+	vmovdqu 288(%rdi), %ymm9 /* g0s9 = load() */
+	vmovdqu 320(%rdi), %ymm10 /* g0s10 = load() */
+	vmovdqu 352(%rdi), %ymm11 /* g0s11 = load() */
+	vmovdqu 384(%rdi), %ymm12 /* g0s12 = load() */
+	vmovdqu 416(%rdi), %ymm13 /* g0s13 = load() */
+	vmovdqu 448(%rdi), %ymm14 /* g0s14 = load() */
+	vmovdqu 480(%rdi), %ymm15 /* g0s15 = load() */
+	vmovdqa %ymm13, 0(%rsp) /* spill g0s13 */
+	vmovdqu 512(%rdi), %ymm13 /* g0r1 = load() */
+	vmovdqa %ymm12, 32(%rsp) /* spill g0s12 */
+	vmovdqu 544(%rdi), %ymm12 /* g0r2 = load() */
+
+	/* Round 0, lanes 0..7: BR, F (Z out), LFSR feedback. */
+	vmovdqa %ymm15, 64(%rsp) /* spill g0s15 */
+	vpaddd %ymm15, %ymm15, %ymm15 /* dbl = add(g0s15, g0s15) */
+	vmovdqa %ymm10, 96(%rsp) /* spill g0s10 */
+	vmovdqa .Lzuc_lanes_avx2_gfni_asm_3_high16(%rip), %ymm10 /* high16 = const() */
+	vmovdqa %ymm14, 128(%rsp) /* spill g0s14 */
+	vpblendvb %ymm10, %ymm15, %ymm14, %ymm14 /* x0 = blendv(g0s14, dbl, high16) */
+	vpxor %ymm13, %ymm14, %ymm14 /* x0r1 = xor(x0, g0r1) */
+	vpaddd %ymm12, %ymm14, %ymm14 /* w = add(x0r1, g0r2) */
+	vpsrld $17, %ymm15, %ymm15 /* s15k_o_r = shr(dbl) */
+	vmovdqa %ymm15, 160(%rsp) /* spill s15k_o_r */
+	vpaddd %ymm9, %ymm9, %ymm15 /* dbl_1 = add(g0s9, g0s9) */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_3_rotl16(%rip), %ymm15, %ymm15 /* dbl_1_sw = lookup16(dbl_1, rotl16) */
+	vmovdqa %ymm11, 192(%rsp) /* spill g0s11 */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_3_rotl16(%rip), %ymm11, %ymm11 /* g0s11_sw = lookup16(g0s11, rotl16) */
+	vpblendvb %ymm10, %ymm11, %ymm15, %ymm11 /* x1 = blendv(dbl_1_sw, g0s11_sw, high16) */
+	vpaddd %ymm11, %ymm13, %ymm11 /* w1 = add(g0r1, x1) */
+	vpaddd %ymm5, %ymm5, %ymm13 /* dbl_2 = add(g0s5, g0s5) */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_3_rotl16(%rip), %ymm13, %ymm13 /* dbl_2_sw = lookup16(dbl_2, rotl16) */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_3_rotl16(%rip), %ymm7, %ymm15 /* g0s7_sw = lookup16(g0s7, rotl16) */
+	vpblendvb %ymm10, %ymm15, %ymm13, %ymm13 /* x2 = blendv(dbl_2_sw, g0s7_sw, high16) */
+	vpxor %ymm13, %ymm12, %ymm12 /* w2 = xor(g0r2, x2) */
+	vpaddd %ymm0, %ymm0, %ymm13 /* dbl_3 = add(g0s0, g0s0) */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_3_rotl16(%rip), %ymm2, %ymm15 /* g0s2_sw = lookup16(g0s2, rotl16) */
+	vmovdqa %ymm0, 224(%rsp) /* spill g0s0 */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_3_rotl16(%rip), %ymm13, %ymm0 /* dbl_3_sw = lookup16(dbl_3, rotl16) */
+	vpblendvb %ymm10, %ymm15, %ymm0, %ymm0 /* x3 = blendv(dbl_3_sw, g0s2_sw, high16) */
+	vpxor %ymm0, %ymm14, %ymm0 /* z = xor(w, x3) */
+	vmovdqu %ymm0, (%rsi) /* store z */
+
+	/* Store the state back, the LFSR one cell on. */
+	vmovdqu %ymm1, (%rdi) /* store g0s1 */
+	vmovdqu %ymm2, 32(%rdi) /* store g0s2 */
+	vmovdqu %ymm3, 64(%rdi) /* store g0s3 */
+	vpsrld $24, %ymm13, %ymm0 /* s0k_o_r = shr(dbl_3) */
+	vmovdqu %ymm4, 96(%rdi) /* store g0s4 */
+	vmovdqu %ymm5, 128(%rdi) /* store g0s5 */
+	vmovdqu %ymm6, 160(%rdi) /* store g0s6 */
+	vmovdqu %ymm7, 192(%rdi) /* store g0s7 */
+	vmovdqu %ymm8, 224(%rdi) /* store g0s8 */
+	vmovdqu %ymm9, 256(%rdi) /* store g0s9 */
+	vmovdqa 96(%rsp), %ymm1 /* reload g0s10 */
+	vmovdqu %ymm1, 288(%rdi) /* store g0s10 */
+	vmovdqa 192(%rsp), %ymm2 /* reload g0s11 */
+	vmovdqu %ymm2, 320(%rdi) /* store g0s11 */
+	vmovdqa 32(%rsp), %ymm2 /* reload g0s12 */
+	vmovdqu %ymm2, 352(%rdi) /* store g0s12 */
+	vmovdqa 0(%rsp), %ymm2 /* reload g0s13 */
+	vmovdqu %ymm2, 384(%rdi) /* store g0s13 */
+	vmovdqa 128(%rsp), %ymm3 /* reload g0s14 */
+	vmovdqu %ymm3, 416(%rdi) /* store g0s14 */
+	vmovdqa 64(%rsp), %ymm3 /* reload g0s15 */
+	vmovdqu %ymm3, 448(%rdi) /* store g0s15 */
+	vpslld $15, %ymm3, %ymm3 /* s15k_o_l = shl(g0s15) */
+	vpor 160(%rsp), %ymm3, %ymm3 /* s15k_o = or(s15k_o_l, s15k_o_r) */
+	vpand .Lzuc_lanes_avx2_gfni_asm_3_modulus(%rip), %ymm3, %ymm3 /* s15k = and(s15k_o, modulus) */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_3_rotl16(%rip), %ymm11, %ymm5 /* w1_sw = lookup16(w1, rotl16) */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_3_rotl16(%rip), %ymm12, %ymm6 /* w2_sw = lookup16(w2, rotl16) */
+	vpblendvb %ymm10, %ymm5, %ymm6, %ymm7 /* l1in = blendv(w2_sw, w1_sw, high16) */
+	vpblendvb %ymm10, %ymm6, %ymm5, %ymm5 /* l2in = blendv(w1_sw, w2_sw, high16) */
+	vpblendvb %ymm10, %ymm12, %ymm11, %ymm6 /* l1in16 = blendv(w1, w2, high16) */
+	vpblendvb %ymm10, %ymm11, %ymm12, %ymm8 /* l2in16 = blendv(w2, w1, high16) */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_3_rotl24(%rip), %ymm7, %ymm9 /* ur24 = lookup16(l1in, rotl24) */
+	vpxor %ymm9, %ymm7, %ymm9 /* u_acc = xor(l1in, ur24) */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_3_rotl8(%rip), %ymm7, %ymm10 /* ur8 = lookup16(l1in, rotl8) */
+	vpxor %ymm10, %ymm7, %ymm7 /* ug_acc = xor(l1in, ur8) */
+	vpxor %ymm6, %ymm7, %ymm6 /* ug = xor(ug_acc, l1in16) */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_3_rotl8(%rip), %ymm5, %ymm7 /* v8r8 = lookup16(l2in, rotl8) */
+	vpxor %ymm8, %ymm7, %ymm7 /* v8_acc = xor(v8r8, l2in16) */
+	vpxor %ymm8, %ymm5, %ymm8 /* v8g_acc = xor(l2in, l2in16) */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_3_rotl24(%rip), %ymm5, %ymm5 /* v8r24 = lookup16(l2in, rotl24) */
+	vpxor %ymm5, %ymm8, %ymm5 /* v8g = xor(v8g_acc, v8r24) */
+	vpslld $2, %ymm6, %ymm8 /* ur2_l = shl(ug) */
+	vpsrld $30, %ymm6, %ymm6 /* ur2_r = shr(ug) */
+	vpor %ymm6, %ymm8, %ymm6 /* ur2 = or(ur2_l, ur2_r) */
+	vpxor %ymm6, %ymm9, %ymm6 /* u = xor(u_acc, ur2) */
+	vpslld $6, %ymm5, %ymm8 /* v8r6_l = shl(v8g) */
+	vpsrld $26, %ymm5, %ymm5 /* v8r6_r = shr(v8g) */
+	vpor %ymm5, %ymm8, %ymm5 /* v8r6 = or(v8r6_l, v8r6_r) */
+	vpxor %ymm5, %ymm7, %ymm5 /* v8 = xor(v8_acc, v8r6) */
+	vmovdqa .Lzuc_lanes_avx2_gfni_asm_3_odd_bytes(%rip), %ymm7 /* odd_bytes = const() */
+	vpblendvb %ymm7, %ymm6, %ymm5, %ymm8 /* sb_in_x = blendv(v8, u, odd_bytes) */
+	vpblendvb %ymm7, %ymm5, %ymm6, %ymm5 /* sb_in_y = blendv(u, v8, odd_bytes) */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx2_gfni_asm_3_gfni_mat(%rip), %ymm5, %ymm5 /* sb_s1_k = gf2p8affine(sb_in_y, gfni_mat) */
+	vgf2p8affineinvqb $0x55, .Lzuc_lanes_avx2_gfni_asm_3_gfni_mat_1(%rip), %ymm5, %ymm5 /* sb_s1 = gf2p8affineinv(sb_s1_k, gfni_mat_1) */
+	vpand .Lzuc_lanes_avx2_gfni_asm_3_nibble_mask(%rip), %ymm8, %ymm6 /* sb_s0_xl = and(sb_in_x, nibble_mask) */
+	vpsrlw $4, %ymm8, %ymm8 /* sb_s0_xs = shr(sb_in_x) */
+	vpand .Lzuc_lanes_avx2_gfni_asm_3_nibble_mask(%rip), %ymm8, %ymm8 /* sb_s0_xh = and(sb_s0_xs, nibble_mask) */
+	vmovdqa .Lzuc_lanes_avx2_gfni_asm_3_s0_p1(%rip), %ymm9 /* s0_p1 = const() */
+	vpshufb %ymm6, %ymm9, %ymm9 /* sb_s0_p1 = lookup16(s0_p1, sb_s0_xl) */
+	vpxor %ymm8, %ymm9, %ymm8 /* sb_s0_t = xor(sb_s0_p1, sb_s0_xh) */
+	vmovdqa .Lzuc_lanes_avx2_gfni_asm_3_s0_p2(%rip), %ymm9 /* s0_p2 = const() */
+	vpshufb %ymm8, %ymm9, %ymm9 /* sb_s0_p2 = lookup16(s0_p2, sb_s0_t) */
+	vpxor %ymm6, %ymm9, %ymm6 /* sb_s0_ol = xor(sb_s0_p2, sb_s0_xl) */
+	vmovdqa .Lzuc_lanes_avx2_gfni_asm_3_s0_p3_rot(%rip), %ymm9 /* s0_p3_rot = const() */
+	vpshufb %ymm6, %ymm9, %ymm6 /* sb_s0_p3 = lookup16(s0_p3_rot, sb_s0_ol) */
+	vpaddb %ymm8, %ymm8, %ymm8 /* sb_s0_t2 = add(sb_s0_t, sb_s0_t) */
+	vpxor %ymm8, %ymm6, %ymm6 /* sb_s0 = xor(sb_s0_p3, sb_s0_t2) */
+	vpblendvb %ymm7, %ymm6, %ymm5, %ymm8 /* sb_out_x = blendv(sb_s1, sb_s0, odd_bytes) */
+	vpblendvb %ymm7, %ymm5, %ymm6, %ymm5 /* sb_out_y = blendv(sb_s0, sb_s1, odd_bytes) */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_3_rotl24(%rip), %ymm5, %ymm5 /* r2 = lookup16(sb_out_y, rotl24) */
+	vmovdqa 224(%rsp), %ymm6 /* reload g0s0 */
+	vpslld $8, %ymm6, %ymm7 /* s0k_o_l = shl(g0s0) */
+	vpor %ymm0, %ymm7, %ymm0 /* s0k_o = or(s0k_o_l, s0k_o_r) */
+	vpand .Lzuc_lanes_avx2_gfni_asm_3_modulus(%rip), %ymm0, %ymm0 /* s0k = and(s0k_o, modulus) */
+	vpaddd %ymm4, %ymm4, %ymm7 /* dbl_5 = add(g0s4, g0s4) */
+	vpslld $20, %ymm4, %ymm4 /* s4k_o_l = shl(g0s4) */
+	vpsrld $12, %ymm7, %ymm7 /* s4k_o_r = shr(dbl_5) */
+	vpor %ymm7, %ymm4, %ymm4 /* s4k_o = or(s4k_o_l, s4k_o_r) */
+	vpand .Lzuc_lanes_avx2_gfni_asm_3_modulus(%rip), %ymm4, %ymm4 /* s4k = and(s4k_o, modulus) */
+	vpaddd %ymm4, %ymm0, %ymm0 /* fb0_s = add(s0k, s4k) */
+	vpaddd %ymm1, %ymm1, %ymm4 /* dbl_6 = add(g0s10, g0s10) */
+	vpslld $21, %ymm1, %ymm1 /* s10k_o_l = shl(g0s10) */
+	vpsrld $11, %ymm4, %ymm4 /* s10k_o_r = shr(dbl_6) */
+	vpor %ymm4, %ymm1, %ymm1 /* s10k_o = or(s10k_o_l, s10k_o_r) */
+	vpand .Lzuc_lanes_avx2_gfni_asm_3_modulus(%rip), %ymm1, %ymm1 /* s10k = and(s10k_o, modulus) */
+	vpaddd %ymm2, %ymm2, %ymm4 /* dbl_7 = add(g0s13, g0s13) */
+	vpslld $17, %ymm2, %ymm2 /* s13k_o_l = shl(g0s13) */
+	vpsrld $15, %ymm4, %ymm4 /* s13k_o_r = shr(dbl_7) */
+	vpor %ymm4, %ymm2, %ymm2 /* s13k_o = or(s13k_o_l, s13k_o_r) */
+	vpand .Lzuc_lanes_avx2_gfni_asm_3_modulus(%rip), %ymm2, %ymm2 /* s13k = and(s13k_o, modulus) */
+	vpaddd %ymm2, %ymm1, %ymm1 /* fb0_s_1 = add(s10k, s13k) */
+	vpaddd .Lzuc_lanes_avx2_gfni_asm_3_minus_modulus(%rip), %ymm0, %ymm2 /* fb0_p = add(fb0_s, minus_modulus) */
+	vpminud %ymm2, %ymm0, %ymm0 /* fb0 = minu(fb0_s, fb0_p) */
+	vpaddd .Lzuc_lanes_avx2_gfni_asm_3_minus_modulus(%rip), %ymm1, %ymm2 /* fb0_p_1 = add(fb0_s_1, minus_modulus) */
+	vpminud %ymm2, %ymm1, %ymm1 /* fb0_1 = minu(fb0_s_1, fb0_p_1) */
+	vpaddd %ymm1, %ymm0, %ymm0 /* fb1_s = add(fb0, fb0_1) */
+	vpaddd .Lzuc_lanes_avx2_gfni_asm_3_minus_modulus(%rip), %ymm0, %ymm1 /* fb1_p = add(fb1_s, minus_modulus) */
+	vpminud %ymm1, %ymm0, %ymm0 /* fb1 = minu(fb1_s, fb1_p) */
+	vpaddd %ymm3, %ymm0, %ymm0 /* fb2_s = add(fb1, s15k) */
+	vpaddd .Lzuc_lanes_avx2_gfni_asm_3_minus_modulus(%rip), %ymm0, %ymm1 /* fb2_p = add(fb2_s, minus_modulus) */
+	vpminud %ymm1, %ymm0, %ymm0 /* fb2 = minu(fb2_s, fb2_p) */
+	vpaddd %ymm6, %ymm0, %ymm0 /* fb_s = add(fb2, g0s0) */
+	vpaddd .Lzuc_lanes_avx2_gfni_asm_3_minus_modulus(%rip), %ymm0, %ymm1 /* fb_p = add(fb_s, minus_modulus) */
+	vpmaxsd %ymm1, %ymm0, %ymm0 /* fb = maxs(fb_s, fb_p) */
+	vmovdqu %ymm0, 480(%rdi) /* store fb */
+	vmovdqu %ymm8, 512(%rdi) /* store sb_out_x */
+	vmovdqu %ymm5, 544(%rdi) /* store r2 */
+	mov %rbp, %rsp
+	pop %rbp
+	vzeroupper
+	ret
+	.size zuc_lanes_avx2_gfni_keystream_word_asm, .-zuc_lanes_avx2_gfni_keystream_word_asm
+
 /* zuc_lanes_avx2_gfni_mac_fold_asm: zuc_mac_fold256_k2, 3 arguments
  *   %rdi: sums
  *   %rsi: msg
@@ -5702,11 +5884,11 @@ zuc_lanes_avx2_gfni_mac_fold_asm:
 
 	/* 32 chunks, 4 per step: block q of a step takes chunks 2q and 2q + 1. */
 	vmovdqu (%rsi), %ymm0 /* msg_1 = load() */
-	vgf2p8affineqb $0x0, .Lzuc_lanes_avx2_gfni_asm_3_gfni_mat(%rip), %ymm0, %ymm0 /* m = gf2p8affine(msg_1, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx2_gfni_asm_4_gfni_mat(%rip), %ymm0, %ymm0 /* m = gf2p8affine(msg_1, gfni_mat) */
 	vmovdqu (%rdx), %ymm1 /* ks0 = load() */
-	vpshufb .Lzuc_lanes_avx2_gfni_asm_3_reverse16(%rip), %ymm1, %ymm1 /* k0 = lookup16(ks0, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_4_reverse16(%rip), %ymm1, %ymm1 /* k0 = lookup16(ks0, reverse16) */
 	vmovdqu 8(%rdx), %ymm2 /* ks1 = load() */
-	vpshufb .Lzuc_lanes_avx2_gfni_asm_3_reverse16(%rip), %ymm2, %ymm2 /* k1 = lookup16(ks1, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_4_reverse16(%rip), %ymm2, %ymm2 /* k1 = lookup16(ks1, reverse16) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm0, 0(%rsp)
 	vmovdqu %ymm1, 32(%rsp)
@@ -5764,11 +5946,11 @@ zuc_lanes_avx2_gfni_mac_fold_asm:
 	vpxor %ymm4, %ymm3, %ymm2 /* sum0_acc = xor(p0, p0_1) */
 	vpxor %ymm0, %ymm1, %ymm0 /* sum1_acc = xor(p1, p1_1) */
 	vmovdqu 32(%rsi), %ymm1 /* msg_2 = load() */
-	vgf2p8affineqb $0x0, .Lzuc_lanes_avx2_gfni_asm_3_gfni_mat(%rip), %ymm1, %ymm1 /* m_1 = gf2p8affine(msg_2, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx2_gfni_asm_4_gfni_mat(%rip), %ymm1, %ymm1 /* m_1 = gf2p8affine(msg_2, gfni_mat) */
 	vmovdqu 32(%rdx), %ymm3 /* ks0_1 = load() */
-	vpshufb .Lzuc_lanes_avx2_gfni_asm_3_reverse16(%rip), %ymm3, %ymm3 /* k0_1 = lookup16(ks0_1, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_4_reverse16(%rip), %ymm3, %ymm3 /* k0_1 = lookup16(ks0_1, reverse16) */
 	vmovdqu 40(%rdx), %ymm4 /* ks1_1 = load() */
-	vpshufb .Lzuc_lanes_avx2_gfni_asm_3_reverse16(%rip), %ymm4, %ymm4 /* k1_1 = lookup16(ks1_1, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_4_reverse16(%rip), %ymm4, %ymm4 /* k1_1 = lookup16(ks1_1, reverse16) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm1, 0(%rsp)
 	vmovdqu %ymm3, 32(%rsp)
@@ -5826,11 +6008,11 @@ zuc_lanes_avx2_gfni_mac_fold_asm:
 	vpxor %ymm1, %ymm3, %ymm1 /* sum1_acc_1 = xor(p1_2, p1_3) */
 	vpxor %ymm1, %ymm0, %ymm0 /* sum1_acc_8 = xor(sum1_acc, sum1_acc_1) */
 	vmovdqu 64(%rsi), %ymm1 /* msg_3 = load() */
-	vgf2p8affineqb $0x0, .Lzuc_lanes_avx2_gfni_asm_3_gfni_mat(%rip), %ymm1, %ymm1 /* m_2 = gf2p8affine(msg_3, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx2_gfni_asm_4_gfni_mat(%rip), %ymm1, %ymm1 /* m_2 = gf2p8affine(msg_3, gfni_mat) */
 	vmovdqu 64(%rdx), %ymm3 /* ks0_2 = load() */
-	vpshufb .Lzuc_lanes_avx2_gfni_asm_3_reverse16(%rip), %ymm3, %ymm3 /* k0_2 = lookup16(ks0_2, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_4_reverse16(%rip), %ymm3, %ymm3 /* k0_2 = lookup16(ks0_2, reverse16) */
 	vmovdqu 72(%rdx), %ymm4 /* ks1_2 = load() */
-	vpshufb .Lzuc_lanes_avx2_gfni_asm_3_reverse16(%rip), %ymm4, %ymm4 /* k1_2 = lookup16(ks1_2, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_4_reverse16(%rip), %ymm4, %ymm4 /* k1_2 = lookup16(ks1_2, reverse16) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm1, 0(%rsp)
 	vmovdqu %ymm3, 32(%rsp)
@@ -5886,11 +6068,11 @@ zuc_lanes_avx2_gfni_mac_fold_asm:
 	vpxor %ymm6, %ymm5, %ymm4 /* sum0_acc_2 = xor(p0_4, p0_5) */
 	vpxor %ymm1, %ymm3, %ymm1 /* sum1_acc_2 = xor(p1_4, p1_5) */
 	vmovdqu 96(%rsi), %ymm3 /* msg_4 = load() */
-	vgf2p8affineqb $0x0, .Lzuc_lanes_avx2_gfni_asm_3_gfni_mat(%rip), %ymm3, %ymm3 /* m_3 = gf2p8affine(msg_4, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx2_gfni_asm_4_gfni_mat(%rip), %ymm3, %ymm3 /* m_3 = gf2p8affine(msg_4, gfni_mat) */
 	vmovdqu 96(%rdx), %ymm5 /* ks0_3 = load() */
-	vpshufb .Lzuc_lanes_avx2_gfni_asm_3_reverse16(%rip), %ymm5, %ymm5 /* k0_3 = lookup16(ks0_3, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_4_reverse16(%rip), %ymm5, %ymm5 /* k0_3 = lookup16(ks0_3, reverse16) */
 	vmovdqu 104(%rdx), %ymm6 /* ks1_3 = load() */
-	vpshufb .Lzuc_lanes_avx2_gfni_asm_3_reverse16(%rip), %ymm6, %ymm6 /* k1_3 = lookup16(ks1_3, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_4_reverse16(%rip), %ymm6, %ymm6 /* k1_3 = lookup16(ks1_3, reverse16) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm3, 0(%rsp)
 	vmovdqu %ymm5, 32(%rsp)
@@ -5950,11 +6132,11 @@ zuc_lanes_avx2_gfni_mac_fold_asm:
 	vpxor %ymm3, %ymm1, %ymm1 /* sum1_acc_9 = xor(sum1_acc_2, sum1_acc_3) */
 	vpxor %ymm1, %ymm0, %ymm0 /* sum1_acc_12 = xor(sum1_acc_8, sum1_acc_9) */
 	vmovdqu 128(%rsi), %ymm1 /* msg_5 = load() */
-	vgf2p8affineqb $0x0, .Lzuc_lanes_avx2_gfni_asm_3_gfni_mat(%rip), %ymm1, %ymm1 /* m_4 = gf2p8affine(msg_5, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx2_gfni_asm_4_gfni_mat(%rip), %ymm1, %ymm1 /* m_4 = gf2p8affine(msg_5, gfni_mat) */
 	vmovdqu 128(%rdx), %ymm3 /* ks0_4 = load() */
-	vpshufb .Lzuc_lanes_avx2_gfni_asm_3_reverse16(%rip), %ymm3, %ymm3 /* k0_4 = lookup16(ks0_4, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_4_reverse16(%rip), %ymm3, %ymm3 /* k0_4 = lookup16(ks0_4, reverse16) */
 	vmovdqu 136(%rdx), %ymm4 /* ks1_4 = load() */
-	vpshufb .Lzuc_lanes_avx2_gfni_asm_3_reverse16(%rip), %ymm4, %ymm4 /* k1_4 = lookup16(ks1_4, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_4_reverse16(%rip), %ymm4, %ymm4 /* k1_4 = lookup16(ks1_4, reverse16) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm1, 0(%rsp)
 	vmovdqu %ymm3, 32(%rsp)
@@ -6010,11 +6192,11 @@ zuc_lanes_avx2_gfni_mac_fold_asm:
 	vpxor %ymm6, %ymm5, %ymm4 /* sum0_acc_4 = xor(p0_8, p0_9) */
 	vpxor %ymm1, %ymm3, %ymm1 /* sum1_acc_4 = xor(p1_8, p1_9) */
 	vmovdqu 160(%rsi), %ymm3 /* msg_6 = load() */
-	vgf2p8affineqb $0x0, .Lzuc_lanes_avx2_gfni_asm_3_gfni_mat(%rip), %ymm3, %ymm3 /* m_5 = gf2p8affine(msg_6, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx2_gfni_asm_4_gfni_mat(%rip), %ymm3, %ymm3 /* m_5 = gf2p8affine(msg_6, gfni_mat) */
 	vmovdqu 160(%rdx), %ymm5 /* ks0_5 = load() */
-	vpshufb .Lzuc_lanes_avx2_gfni_asm_3_reverse16(%rip), %ymm5, %ymm5 /* k0_5 = lookup16(ks0_5, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_4_reverse16(%rip), %ymm5, %ymm5 /* k0_5 = lookup16(ks0_5, reverse16) */
 	vmovdqu 168(%rdx), %ymm6 /* ks1_5 = load() */
-	vpshufb .Lzuc_lanes_avx2_gfni_asm_3_reverse16(%rip), %ymm6, %ymm6 /* k1_5 = lookup16(ks1_5, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_4_reverse16(%rip), %ymm6, %ymm6 /* k1_5 = lookup16(ks1_5, reverse16) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm3, 0(%rsp)
 	vmovdqu %ymm5, 32(%rsp)
@@ -6072,11 +6254,11 @@ zuc_lanes_avx2_gfni_mac_fold_asm:
 	vpxor %ymm3, %ymm5, %ymm3 /* sum1_acc_5 = xor(p1_10, p1_11) */
 	vpxor %ymm3, %ymm1, %ymm1 /* sum1_acc_10 = xor(sum1_acc_4, sum1_acc_5) */
 	vmovdqu 192(%rsi), %ymm3 /* msg_7 = load() */
-	vgf2p8affineqb $0x0, .Lzuc_lanes_avx2_gfni_asm_3_gfni_mat(%rip), %ymm3, %ymm3 /* m_6 = gf2p8affine(msg_7, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx2_gfni_asm_4_gfni_mat(%rip), %ymm3, %ymm3 /* m_6 = gf2p8affine(msg_7, gfni_mat) */
 	vmovdqu 192(%rdx), %ymm5 /* ks0_6 = load() */
-	vpshufb .Lzuc_lanes_avx2_gfni_asm_3_reverse16(%rip), %ymm5, %ymm5 /* k0_6 = lookup16(ks0_6, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_4_reverse16(%rip), %ymm5, %ymm5 /* k0_6 = lookup16(ks0_6, reverse16) */
 	vmovdqu 200(%rdx), %ymm6 /* ks1_6 = load() */
-	vpshufb .Lzuc_lanes_avx2_gfni_asm_3_reverse16(%rip), %ymm6, %ymm6 /* k1_6 = lookup16(ks1_6, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_4_reverse16(%rip), %ymm6, %ymm6 /* k1_6 = lookup16(ks1_6, reverse16) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm3, 0(%rsp)
 	vmovdqu %ymm5, 32(%rsp)
@@ -6132,11 +6314,11 @@ zuc_lanes_avx2_gfni_mac_fold_asm:
 	vpxor %ymm8, %ymm7, %ymm6 /* sum0_acc_6 = xor(p0_12, p0_13) */
 	vpxor %ymm3, %ymm5, %ymm3 /* sum1_acc_6 = xor(p1_12, p1_13) */
 	vmovdqu 224(%rsi), %ymm5 /* msg_8 = load() */
-	vgf2p8affineqb $0x0, .Lzuc_lanes_avx2_gfni_asm_3_gfni_mat(%rip), %ymm5, %ymm5 /* m_7 = gf2p8affine(msg_8, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx2_gfni_asm_4_gfni_mat(%rip), %ymm5, %ymm5 /* m_7 = gf2p8affine(msg_8, gfni_mat) */
 	vmovdqu 224(%rdx), %ymm7 /* ks0_7 = load() */
-	vpshufb .Lzuc_lanes_avx2_gfni_asm_3_reverse16(%rip), %ymm7, %ymm7 /* k0_7 = lookup16(ks0_7, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_4_reverse16(%rip), %ymm7, %ymm7 /* k0_7 = lookup16(ks0_7, reverse16) */
 	vmovdqu 232(%rdx), %ymm8 /* ks1_7 = load() */
-	vpshufb .Lzuc_lanes_avx2_gfni_asm_3_reverse16(%rip), %ymm8, %ymm8 /* k1_7 = lookup16(ks1_7, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_4_reverse16(%rip), %ymm8, %ymm8 /* k1_7 = lookup16(ks1_7, reverse16) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm5, 0(%rsp)
 	vmovdqu %ymm7, 32(%rsp)
@@ -6228,13 +6410,13 @@ zuc_lanes_avx2_gfni_mac_fold_wide_asm:
 
 	/* 32 chunks, 4 per step: block q of a step takes chunks 2q and 2q + 1. */
 	vmovdqu (%rsi), %ymm0 /* msg_1 = load() */
-	vgf2p8affineqb $0x0, .Lzuc_lanes_avx2_gfni_asm_4_gfni_mat(%rip), %ymm0, %ymm0 /* m = gf2p8affine(msg_1, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx2_gfni_asm_5_gfni_mat(%rip), %ymm0, %ymm0 /* m = gf2p8affine(msg_1, gfni_mat) */
 	vmovdqu (%rdx), %ymm1 /* ks0 = load() */
-	vpshufb .Lzuc_lanes_avx2_gfni_asm_4_reverse16(%rip), %ymm1, %ymm1 /* k0 = lookup16(ks0, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_5_reverse16(%rip), %ymm1, %ymm1 /* k0 = lookup16(ks0, reverse16) */
 	vmovdqu 8(%rdx), %ymm2 /* ks1 = load() */
-	vpshufb .Lzuc_lanes_avx2_gfni_asm_4_reverse16(%rip), %ymm2, %ymm2 /* k1 = lookup16(ks1, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_5_reverse16(%rip), %ymm2, %ymm2 /* k1 = lookup16(ks1, reverse16) */
 	vmovdqu 16(%rdx), %ymm3 /* ks2 = load() */
-	vpshufb .Lzuc_lanes_avx2_gfni_asm_4_reverse16(%rip), %ymm3, %ymm3 /* k2 = lookup16(ks2, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_5_reverse16(%rip), %ymm3, %ymm3 /* k2 = lookup16(ks2, reverse16) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm0, 0(%rsp)
 	vmovdqu %ymm3, 32(%rsp)
@@ -6319,13 +6501,13 @@ zuc_lanes_avx2_gfni_mac_fold_wide_asm:
 	vpxor %ymm5, %ymm1, %ymm1 /* sum1_acc = xor(p1, p1_1) */
 	vpxor %ymm3, %ymm0, %ymm0 /* sum2_acc = xor(p2, p2_1) */
 	vmovdqu 32(%rsi), %ymm2 /* msg_2 = load() */
-	vgf2p8affineqb $0x0, .Lzuc_lanes_avx2_gfni_asm_4_gfni_mat(%rip), %ymm2, %ymm2 /* m_1 = gf2p8affine(msg_2, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx2_gfni_asm_5_gfni_mat(%rip), %ymm2, %ymm2 /* m_1 = gf2p8affine(msg_2, gfni_mat) */
 	vmovdqu 32(%rdx), %ymm3 /* ks0_1 = load() */
-	vpshufb .Lzuc_lanes_avx2_gfni_asm_4_reverse16(%rip), %ymm3, %ymm3 /* k0_1 = lookup16(ks0_1, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_5_reverse16(%rip), %ymm3, %ymm3 /* k0_1 = lookup16(ks0_1, reverse16) */
 	vmovdqu 40(%rdx), %ymm5 /* ks1_1 = load() */
-	vpshufb .Lzuc_lanes_avx2_gfni_asm_4_reverse16(%rip), %ymm5, %ymm5 /* k1_1 = lookup16(ks1_1, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_5_reverse16(%rip), %ymm5, %ymm5 /* k1_1 = lookup16(ks1_1, reverse16) */
 	vmovdqu 48(%rdx), %ymm6 /* ks2_1 = load() */
-	vpshufb .Lzuc_lanes_avx2_gfni_asm_4_reverse16(%rip), %ymm6, %ymm6 /* k2_1 = lookup16(ks2_1, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_5_reverse16(%rip), %ymm6, %ymm6 /* k2_1 = lookup16(ks2_1, reverse16) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm2, 0(%rsp)
 	vmovdqu %ymm6, 32(%rsp)
@@ -6411,13 +6593,13 @@ zuc_lanes_avx2_gfni_mac_fold_wide_asm:
 	vpxor %ymm6, %ymm2, %ymm2 /* sum2_acc_1 = xor(p2_2, p2_3) */
 	vpxor %ymm2, %ymm0, %ymm0 /* sum2_acc_8 = xor(sum2_acc, sum2_acc_1) */
 	vmovdqu 64(%rsi), %ymm2 /* msg_3 = load() */
-	vgf2p8affineqb $0x0, .Lzuc_lanes_avx2_gfni_asm_4_gfni_mat(%rip), %ymm2, %ymm2 /* m_2 = gf2p8affine(msg_3, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx2_gfni_asm_5_gfni_mat(%rip), %ymm2, %ymm2 /* m_2 = gf2p8affine(msg_3, gfni_mat) */
 	vmovdqu 64(%rdx), %ymm3 /* ks0_2 = load() */
-	vpshufb .Lzuc_lanes_avx2_gfni_asm_4_reverse16(%rip), %ymm3, %ymm3 /* k0_2 = lookup16(ks0_2, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_5_reverse16(%rip), %ymm3, %ymm3 /* k0_2 = lookup16(ks0_2, reverse16) */
 	vmovdqu 72(%rdx), %ymm5 /* ks1_2 = load() */
-	vpshufb .Lzuc_lanes_avx2_gfni_asm_4_reverse16(%rip), %ymm5, %ymm5 /* k1_2 = lookup16(ks1_2, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_5_reverse16(%rip), %ymm5, %ymm5 /* k1_2 = lookup16(ks1_2, reverse16) */
 	vmovdqu 80(%rdx), %ymm6 /* ks2_2 = load() */
-	vpshufb .Lzuc_lanes_avx2_gfni_asm_4_reverse16(%rip), %ymm6, %ymm6 /* k2_2 = lookup16(ks2_2, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_5_reverse16(%rip), %ymm6, %ymm6 /* k2_2 = lookup16(ks2_2, reverse16) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm2, 0(%rsp)
 	vmovdqu %ymm6, 32(%rsp)
@@ -6500,13 +6682,13 @@ zuc_lanes_avx2_gfni_mac_fold_wide_asm:
 	vpxor %ymm8, %ymm3, %ymm3 /* sum1_acc_2 = xor(p1_4, p1_5) */
 	vpxor %ymm6, %ymm2, %ymm2 /* sum2_acc_2 = xor(p2_4, p2_5) */
 	vmovdqu 96(%rsi), %ymm5 /* msg_4 = load() */
-	vgf2p8affineqb $0x0, .Lzuc_lanes_avx2_gfni_asm_4_gfni_mat(%rip), %ymm5, %ymm5 /* m_3 = gf2p8affine(msg_4, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx2_gfni_asm_5_gfni_mat(%rip), %ymm5, %ymm5 /* m_3 = gf2p8affine(msg_4, gfni_mat) */
 	vmovdqu 96(%rdx), %ymm6 /* ks0_3 = load() */
-	vpshufb .Lzuc_lanes_avx2_gfni_asm_4_reverse16(%rip), %ymm6, %ymm6 /* k0_3 = lookup16(ks0_3, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_5_reverse16(%rip), %ymm6, %ymm6 /* k0_3 = lookup16(ks0_3, reverse16) */
 	vmovdqu 104(%rdx), %ymm8 /* ks1_3 = load() */
-	vpshufb .Lzuc_lanes_avx2_gfni_asm_4_reverse16(%rip), %ymm8, %ymm8 /* k1_3 = lookup16(ks1_3, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_5_reverse16(%rip), %ymm8, %ymm8 /* k1_3 = lookup16(ks1_3, reverse16) */
 	vmovdqu 112(%rdx), %ymm9 /* ks2_3 = load() */
-	vpshufb .Lzuc_lanes_avx2_gfni_asm_4_reverse16(%rip), %ymm9, %ymm9 /* k2_3 = lookup16(ks2_3, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_5_reverse16(%rip), %ymm9, %ymm9 /* k2_3 = lookup16(ks2_3, reverse16) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm5, 0(%rsp)
 	vmovdqu %ymm9, 32(%rsp)
@@ -6595,13 +6777,13 @@ zuc_lanes_avx2_gfni_mac_fold_wide_asm:
 	vpxor %ymm3, %ymm2, %ymm2 /* sum2_acc_9 = xor(sum2_acc_2, sum2_acc_3) */
 	vpxor %ymm2, %ymm0, %ymm0 /* sum2_acc_12 = xor(sum2_acc_8, sum2_acc_9) */
 	vmovdqu 128(%rsi), %ymm2 /* msg_5 = load() */
-	vgf2p8affineqb $0x0, .Lzuc_lanes_avx2_gfni_asm_4_gfni_mat(%rip), %ymm2, %ymm2 /* m_4 = gf2p8affine(msg_5, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx2_gfni_asm_5_gfni_mat(%rip), %ymm2, %ymm2 /* m_4 = gf2p8affine(msg_5, gfni_mat) */
 	vmovdqu 128(%rdx), %ymm3 /* ks0_4 = load() */
-	vpshufb .Lzuc_lanes_avx2_gfni_asm_4_reverse16(%rip), %ymm3, %ymm3 /* k0_4 = lookup16(ks0_4, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_5_reverse16(%rip), %ymm3, %ymm3 /* k0_4 = lookup16(ks0_4, reverse16) */
 	vmovdqu 136(%rdx), %ymm5 /* ks1_4 = load() */
-	vpshufb .Lzuc_lanes_avx2_gfni_asm_4_reverse16(%rip), %ymm5, %ymm5 /* k1_4 = lookup16(ks1_4, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_5_reverse16(%rip), %ymm5, %ymm5 /* k1_4 = lookup16(ks1_4, reverse16) */
 	vmovdqu 144(%rdx), %ymm6 /* ks2_4 = load() */
-	vpshufb .Lzuc_lanes_avx2_gfni_asm_4_reverse16(%rip), %ymm6, %ymm6 /* k2_4 = lookup16(ks2_4, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_5_reverse16(%rip), %ymm6, %ymm6 /* k2_4 = lookup16(ks2_4, reverse16) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm2, 0(%rsp)
 	vmovdqu %ymm6, 32(%rsp)
@@ -6684,13 +6866,13 @@ zuc_lanes_avx2_gfni_mac_fold_wide_asm:
 	vpxor %ymm8, %ymm3, %ymm3 /* sum1_acc_4 = xor(p1_8, p1_9) */
 	vpxor %ymm6, %ymm2, %ymm2 /* sum2_acc_4 = xor(p2_8, p2_9) */
 	vmovdqu 160(%rsi), %ymm5 /* msg_6 = load() */
-	vgf2p8affineqb $0x0, .Lzuc_lanes_avx2_gfni_asm_4_gfni_mat(%rip), %ymm5, %ymm5 /* m_5 = gf2p8affine(msg_6, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx2_gfni_asm_5_gfni_mat(%rip), %ymm5, %ymm5 /* m_5 = gf2p8affine(msg_6, gfni_mat) */
 	vmovdqu 160(%rdx), %ymm6 /* ks0_5 = load() */
-	vpshufb .Lzuc_lanes_avx2_gfni_asm_4_reverse16(%rip), %ymm6, %ymm6 /* k0_5 = lookup16(ks0_5, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_5_reverse16(%rip), %ymm6, %ymm6 /* k0_5 = lookup16(ks0_5, reverse16) */
 	vmovdqu 168(%rdx), %ymm8 /* ks1_5 = load() */
-	vpshufb .Lzuc_lanes_avx2_gfni_asm_4_reverse16(%rip), %ymm8, %ymm8 /* k1_5 = lookup16(ks1_5, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_5_reverse16(%rip), %ymm8, %ymm8 /* k1_5 = lookup16(ks1_5, reverse16) */
 	vmovdqu 176(%rdx), %ymm9 /* ks2_5 = load() */
-	vpshufb .Lzuc_lanes_avx2_gfni_asm_4_reverse16(%rip), %ymm9, %ymm9 /* k2_5 = lookup16(ks2_5, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_5_reverse16(%rip), %ymm9, %ymm9 /* k2_5 = lookup16(ks2_5, reverse16) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm5, 0(%rsp)
 	vmovdqu %ymm9, 32(%rsp)
@@ -6776,13 +6958,13 @@ zuc_lanes_avx2_gfni_mac_fold_wide_asm:
 	vpxor %ymm9, %ymm5, %ymm5 /* sum2_acc_5 = xor(p2_10, p2_11) */
 	vpxor %ymm5, %ymm2, %ymm2 /* sum2_acc_10 = xor(sum2_acc_4, sum2_acc_5) */
 	vmovdqu 192(%rsi), %ymm5 /* msg_7 = load() */
-	vgf2p8affineqb $0x0, .Lzuc_lanes_avx2_gfni_asm_4_gfni_mat(%rip), %ymm5, %ymm5 /* m_6 = gf2p8affine(msg_7, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx2_gfni_asm_5_gfni_mat(%rip), %ymm5, %ymm5 /* m_6 = gf2p8affine(msg_7, gfni_mat) */
 	vmovdqu 192(%rdx), %ymm6 /* ks0_6 = load() */
-	vpshufb .Lzuc_lanes_avx2_gfni_asm_4_reverse16(%rip), %ymm6, %ymm6 /* k0_6 = lookup16(ks0_6, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_5_reverse16(%rip), %ymm6, %ymm6 /* k0_6 = lookup16(ks0_6, reverse16) */
 	vmovdqu 200(%rdx), %ymm8 /* ks1_6 = load() */
-	vpshufb .Lzuc_lanes_avx2_gfni_asm_4_reverse16(%rip), %ymm8, %ymm8 /* k1_6 = lookup16(ks1_6, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_5_reverse16(%rip), %ymm8, %ymm8 /* k1_6 = lookup16(ks1_6, reverse16) */
 	vmovdqu 208(%rdx), %ymm9 /* ks2_6 = load() */
-	vpshufb .Lzuc_lanes_avx2_gfni_asm_4_reverse16(%rip), %ymm9, %ymm9 /* k2_6 = lookup16(ks2_6, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_5_reverse16(%rip), %ymm9, %ymm9 /* k2_6 = lookup16(ks2_6, reverse16) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm5, 0(%rsp)
 	vmovdqu %ymm9, 32(%rsp)
@@ -6865,13 +7047,13 @@ zuc_lanes_avx2_gfni_mac_fold_wide_asm:
 	vpxor %ymm11, %ymm6, %ymm6 /* sum1_acc_6 = xor(p1_12, p1_13) */
 	vpxor %ymm9, %ymm5, %ymm5 /* sum2_acc_6 = xor(p2_12, p2_13) */
 	vmovdqu 224(%rsi), %ymm8 /* msg_8 = load() */
-	vgf2p8affineqb $0x0, .Lzuc_lanes_avx2_gfni_asm_4_gfni_mat(%rip), %ymm8, %ymm8 /* m_7 = gf2p8affine(msg_8, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx2_gfni_asm_5_gfni_mat(%rip), %ymm8, %ymm8 /* m_7 = gf2p8affine(msg_8, gfni_mat) */
 	vmovdqu 224(%rdx), %ymm9 /* ks0_7 = load() */
-	vpshufb .Lzuc_lanes_avx2_gfni_asm_4_reverse16(%rip), %ymm9, %ymm9 /* k0_7 = lookup16(ks0_7, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_5_reverse16(%rip), %ymm9, %ymm9 /* k0_7 = lookup16(ks0_7, reverse16) */
 	vmovdqu 232(%rdx), %ymm11 /* ks1_7 = load() */
-	vpshufb .Lzuc_lanes_avx2_gfni_asm_4_reverse16(%rip), %ymm11, %ymm11 /* k1_7 = lookup16(ks1_7, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_5_reverse16(%rip), %ymm11, %ymm11 /* k1_7 = lookup16(ks1_7, reverse16) */
 	vmovdqu 240(%rdx), %ymm12 /* ks2_7 = load() */
-	vpshufb .Lzuc_lanes_avx2_gfni_asm_4_reverse16(%rip), %ymm12, %ymm12 /* k2_7 = lookup16(ks2_7, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_5_reverse16(%rip), %ymm12, %ymm12 /* k2_7 = lookup16(ks2_7, reverse16) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm8, 0(%rsp)
 	vmovdqu %ymm12, 32(%rsp)
@@ -7264,19 +7446,96 @@ zuc_lanes_avx2_gfni_mac_fold_wide_asm:
 	.byte 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80
 	.byte 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80
 
-/* gfni_mat: bit i of every byte to bit 7 - i (gen/linalg/bits.py bit_reversal): GFNI matrix qword */
+/* high16: high 16 bits of every 32-bit word */
+	.section .rodata
+	.balign 32
+.Lzuc_lanes_avx2_gfni_asm_3_high16:
+	.byte 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff
+	.byte 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff
+
+/* rotl16: rotate each 32-bit word left by 16 (byte shuffle) */
+	.section .rodata
+	.balign 32
+.Lzuc_lanes_avx2_gfni_asm_3_rotl16:
+	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+
+/* modulus: 2^31 - 1 in every word */
+	.section .rodata
+	.balign 32
+.Lzuc_lanes_avx2_gfni_asm_3_modulus:
+	.byte 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f
+	.byte 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f
+
+/* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 32
+.Lzuc_lanes_avx2_gfni_asm_3_rotl24:
+	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+
+/* rotl8: rotate each 32-bit word left by 8 (byte shuffle) */
+	.section .rodata
+	.balign 32
+.Lzuc_lanes_avx2_gfni_asm_3_rotl8:
+	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
+	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
+
+/* odd_bytes: bytes 1 and 3 of every word (the S0 bytes) */
+	.section .rodata
+	.balign 32
+.Lzuc_lanes_avx2_gfni_asm_3_odd_bytes:
+	.byte 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff
+	.byte 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff
+
+/* gfni_mat: S1 inner map K (isomorphism #0: ZUC field to AES field): GFNI matrix qword */
 	.section .rodata
 	.balign 32
 .Lzuc_lanes_avx2_gfni_asm_3_gfni_mat:
-	.byte 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80
-	.byte 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80
+	.byte 0x70, 0x7c, 0xae, 0x1e, 0xf0, 0xc8, 0x06, 0xdd, 0x70, 0x7c, 0xae, 0x1e, 0xf0, 0xc8, 0x06, 0xdd
+	.byte 0x70, 0x7c, 0xae, 0x1e, 0xf0, 0xc8, 0x06, 0xdd, 0x70, 0x7c, 0xae, 0x1e, 0xf0, 0xc8, 0x06, 0xdd
 
-/* reverse16: byte i <- byte 15 - i: 16 keystream bytes to (K1, K0) */
+/* gfni_mat_1: S1 outer map M·K^-1, constant 0x55: GFNI matrix qword */
 	.section .rodata
 	.balign 32
-.Lzuc_lanes_avx2_gfni_asm_3_reverse16:
-	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
-	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
+.Lzuc_lanes_avx2_gfni_asm_3_gfni_mat_1:
+	.byte 0xe3, 0xf0, 0x14, 0x0f, 0x36, 0xe5, 0x03, 0xb9, 0xe3, 0xf0, 0x14, 0x0f, 0x36, 0xe5, 0x03, 0xb9
+	.byte 0xe3, 0xf0, 0x14, 0x0f, 0x36, 0xe5, 0x03, 0xb9, 0xe3, 0xf0, 0x14, 0x0f, 0x36, 0xe5, 0x03, 0xb9
+
+/* nibble_mask: low nibble of every byte */
+	.section .rodata
+	.balign 32
+.Lzuc_lanes_avx2_gfni_asm_3_nibble_mask:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* s0_p1: S0 Feistel round 1: P1 (gen/specs/zuc.py) */
+	.section .rodata
+	.balign 32
+.Lzuc_lanes_avx2_gfni_asm_3_s0_p1:
+	.byte 0x09, 0x0f, 0x00, 0x0e, 0x0f, 0x0f, 0x02, 0x0a, 0x00, 0x04, 0x00, 0x0c, 0x07, 0x05, 0x03, 0x09
+	.byte 0x09, 0x0f, 0x00, 0x0e, 0x0f, 0x0f, 0x02, 0x0a, 0x00, 0x04, 0x00, 0x0c, 0x07, 0x05, 0x03, 0x09
+
+/* s0_p2: S0 Feistel round 2: P2 */
+	.section .rodata
+	.balign 32
+.Lzuc_lanes_avx2_gfni_asm_3_s0_p2:
+	.byte 0x08, 0x0d, 0x06, 0x05, 0x07, 0x00, 0x0c, 0x04, 0x0b, 0x01, 0x0e, 0x0a, 0x0f, 0x03, 0x09, 0x02
+	.byte 0x08, 0x0d, 0x06, 0x05, 0x07, 0x00, 0x0c, 0x04, 0x0b, 0x01, 0x0e, 0x0a, 0x0f, 0x03, 0x09, 0x02
+
+/* s0_p3_rot: S0 round 3 with the final rotation folded in: rotl8(v, 5) ^ (P3[v] << 1) */
+	.section .rodata
+	.balign 32
+.Lzuc_lanes_avx2_gfni_asm_3_s0_p3_rot:
+	.byte 0x04, 0x2c, 0x54, 0x6c, 0x80, 0xba, 0xd4, 0xfe, 0x07, 0x27, 0x5b, 0x6b, 0x81, 0xb3, 0xd9, 0xfb
+	.byte 0x04, 0x2c, 0x54, 0x6c, 0x80, 0xba, 0xd4, 0xfe, 0x07, 0x27, 0x5b, 0x6b, 0x81, 0xb3, 0xd9, 0xfb
+
+/* minus_modulus: -(2^31 - 1) mod 2^32 in every word */
+	.section .rodata
+	.balign 32
+.Lzuc_lanes_avx2_gfni_asm_3_minus_modulus:
+	.byte 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80
+	.byte 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80
 
 /* gfni_mat: bit i of every byte to bit 7 - i (gen/linalg/bits.py bit_reversal): GFNI matrix qword */
 	.section .rodata
@@ -7289,6 +7548,20 @@ zuc_lanes_avx2_gfni_mac_fold_wide_asm:
 	.section .rodata
 	.balign 32
 .Lzuc_lanes_avx2_gfni_asm_4_reverse16:
+	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
+	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
+
+/* gfni_mat: bit i of every byte to bit 7 - i (gen/linalg/bits.py bit_reversal): GFNI matrix qword */
+	.section .rodata
+	.balign 32
+.Lzuc_lanes_avx2_gfni_asm_5_gfni_mat:
+	.byte 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80
+	.byte 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80
+
+/* reverse16: byte i <- byte 15 - i: 16 keystream bytes to (K1, K0) */
+	.section .rodata
+	.balign 32
+.Lzuc_lanes_avx2_gfni_asm_5_reverse16:
 	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
 	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
 

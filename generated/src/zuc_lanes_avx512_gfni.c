@@ -3849,6 +3849,163 @@ static void zuc_lanes_avx512_gfni_keystream_xor(uint32_t *state_words, uint8_t *
     _mm512_storeu_si512((void *)(state + 1088), r2_15);
 }
 
+/* One round: out[j] = lane j's next keystream word, the LFSR one cell on. */
+KC_SCHEDULE_BEFORE_RA
+static void zuc_lanes_avx512_gfni_keystream_word(uint32_t *state_words, uint32_t *out_words)
+{
+    uint8_t *state = (uint8_t *)state_words, *out = (uint8_t *)out_words;
+    /* S0 Feistel round 1: P1 (gen/specs/zuc.py) */
+    static const uint8_t s0_p1_bytes[16] = {0x09, 0x0f, 0x00, 0x0e, 0x0f, 0x0f, 0x02, 0x0a, 0x00, 0x04, 0x00, 0x0c, 0x07, 0x05, 0x03, 0x09};
+    const __m512i s0_p1 = kc_bcast16_512(s0_p1_bytes);
+    /* S0 Feistel round 2: P2 */
+    static const uint8_t s0_p2_bytes[16] = {0x08, 0x0d, 0x06, 0x05, 0x07, 0x00, 0x0c, 0x04, 0x0b, 0x01, 0x0e, 0x0a, 0x0f, 0x03, 0x09, 0x02};
+    const __m512i s0_p2 = kc_bcast16_512(s0_p2_bytes);
+    /* S0 round 3 with the final rotation folded in: rotl8(v, 5) ^ (P3[v] << 1) */
+    static const uint8_t s0_p3_rot_bytes[16] = {0x04, 0x2c, 0x54, 0x6c, 0x80, 0xba, 0xd4, 0xfe, 0x07, 0x27, 0x5b, 0x6b, 0x81, 0xb3, 0xd9, 0xfb};
+    const __m512i s0_p3_rot = kc_bcast16_512(s0_p3_rot_bytes);
+    /* low nibble of every byte */
+    static const uint8_t nibble_mask_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f};
+    const __m512i nibble_mask = kc_bcast16_512(nibble_mask_bytes);
+    /* high 16 bits of every 32-bit word */
+    static const uint8_t high16_bytes[16] = {0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff};
+    const __m512i high16 = kc_bcast16_512(high16_bytes);
+    /* bytes 1 and 3 of every word (the S0 bytes) */
+    static const uint8_t odd_bytes_bytes[16] = {0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff};
+    const __m512i odd_bytes = kc_bcast16_512(odd_bytes_bytes);
+    /* 2^31 - 1 in every word */
+    static const uint8_t modulus_bytes[16] = {0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f};
+    const __m512i modulus = kc_bcast16_512(modulus_bytes);
+    /* -(2^31 - 1) mod 2^32 in every word */
+    static const uint8_t minus_modulus_bytes[16] = {0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80};
+    const __m512i minus_modulus = kc_bcast16_512(minus_modulus_bytes);
+    /* rotate each 32-bit word left by 24 (byte shuffle) */
+    static const uint8_t rotl24_bytes[16] = {0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c};
+    const __m512i rotl24 = kc_bcast16_512(rotl24_bytes);
+    /* rotate each 32-bit word left by 8 (byte shuffle) */
+    static const uint8_t rotl8_bytes[16] = {0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e};
+    const __m512i rotl8 = kc_bcast16_512(rotl8_bytes);
+    /* S1 inner map K (isomorphism #0: ZUC field to AES field): GFNI matrix qword */
+    static const uint8_t gfni_mat_bytes[16] = {0x70, 0x7c, 0xae, 0x1e, 0xf0, 0xc8, 0x06, 0xdd, 0x70, 0x7c, 0xae, 0x1e, 0xf0, 0xc8, 0x06, 0xdd};
+    const __m512i gfni_mat = kc_bcast16_512(gfni_mat_bytes);
+    /* S1 outer map M·K^-1, constant 0x55: GFNI matrix qword */
+    static const uint8_t gfni_mat_1_bytes[16] = {0xe3, 0xf0, 0x14, 0x0f, 0x36, 0xe5, 0x03, 0xb9, 0xe3, 0xf0, 0x14, 0x0f, 0x36, 0xe5, 0x03, 0xb9};
+    const __m512i gfni_mat_1 = kc_bcast16_512(gfni_mat_1_bytes);
+
+    /* Load the state of 16 lanes: one register per word. */
+    const __m512i g0s0 = _mm512_loadu_si512((const void *)(state));
+    const __m512i g0s1 = _mm512_loadu_si512((const void *)(state + 64));
+    const __m512i g0s2 = _mm512_loadu_si512((const void *)(state + 128));
+    const __m512i g0s3 = _mm512_loadu_si512((const void *)(state + 192));
+    const __m512i g0s4 = _mm512_loadu_si512((const void *)(state + 256));
+    const __m512i g0s5 = _mm512_loadu_si512((const void *)(state + 320));
+    const __m512i g0s6 = _mm512_loadu_si512((const void *)(state + 384));
+    const __m512i g0s7 = _mm512_loadu_si512((const void *)(state + 448));
+    const __m512i g0s8 = _mm512_loadu_si512((const void *)(state + 512));
+    const __m512i g0s9 = _mm512_loadu_si512((const void *)(state + 576));
+    const __m512i g0s10 = _mm512_loadu_si512((const void *)(state + 640));
+    const __m512i g0s11 = _mm512_loadu_si512((const void *)(state + 704));
+    const __m512i g0s12 = _mm512_loadu_si512((const void *)(state + 768));
+    const __m512i g0s13 = _mm512_loadu_si512((const void *)(state + 832));
+    const __m512i g0s14 = _mm512_loadu_si512((const void *)(state + 896));
+    const __m512i g0s15 = _mm512_loadu_si512((const void *)(state + 960));
+    const __m512i g0r1 = _mm512_loadu_si512((const void *)(state + 1024));
+    const __m512i g0r2 = _mm512_loadu_si512((const void *)(state + 1088));
+
+    /* Round 0, lanes 0..15: BR, F (Z out), LFSR feedback. */
+    const __m512i dbl = _mm512_add_epi32(g0s15, g0s15);
+    const __m512i x0 = _mm512_ternarylogic_epi32(g0s14, dbl, high16, 0xd8);
+    const __m512i dbl_1 = _mm512_add_epi32(g0s9, g0s9);
+    const __m512i x1 = kc_shldi512_epi32(g0s11, dbl_1, 16);
+    const __m512i dbl_2 = _mm512_add_epi32(g0s5, g0s5);
+    const __m512i x2 = kc_shldi512_epi32(g0s7, dbl_2, 16);
+    const __m512i x0r1 = _mm512_xor_si512(x0, g0r1);
+    const __m512i w = _mm512_add_epi32(x0r1, g0r2);
+    const __m512i dbl_3 = _mm512_add_epi32(g0s0, g0s0);
+    const __m512i x3 = kc_shldi512_epi32(g0s2, dbl_3, 16);
+    const __m512i z = _mm512_xor_si512(w, x3);
+    const __m512i w1 = _mm512_add_epi32(g0r1, x1);
+    const __m512i w2 = _mm512_xor_si512(g0r2, x2);
+    const __m512i l1in = kc_shldi512_epi32(w1, w2, 16);
+    const __m512i l1in16 = _mm512_ternarylogic_epi32(w1, w2, high16, 0xd8);
+    const __m512i ur24 = _mm512_shuffle_epi8(l1in, rotl24);
+    const __m512i ur8 = _mm512_shuffle_epi8(l1in, rotl8);
+    const __m512i ug = _mm512_ternarylogic_epi32(l1in, ur8, l1in16, 0x96);
+    const __m512i ur2 = _mm512_rol_epi32(ug, 2);
+    const __m512i u = _mm512_ternarylogic_epi32(l1in, ur24, ur2, 0x96);
+    const __m512i l2in = kc_shldi512_epi32(w2, w1, 16);
+    const __m512i l2in16 = _mm512_ternarylogic_epi32(w2, w1, high16, 0xd8);
+    const __m512i v8r8 = _mm512_shuffle_epi8(l2in, rotl8);
+    const __m512i v8r24 = _mm512_shuffle_epi8(l2in, rotl24);
+    const __m512i v8g = _mm512_ternarylogic_epi32(l2in, l2in16, v8r24, 0x96);
+    const __m512i v8r6 = _mm512_rol_epi32(v8g, 6);
+    const __m512i v8 = _mm512_ternarylogic_epi32(v8r8, l2in16, v8r6, 0x96);
+    const __m512i sb_in_x = _mm512_ternarylogic_epi32(v8, u, odd_bytes, 0xd8);
+    const __m512i sb_in_y = _mm512_ternarylogic_epi32(u, v8, odd_bytes, 0xd8);
+    const __m512i sb_s0_xl = _mm512_and_si512(sb_in_x, nibble_mask);
+    const __m512i sb_s0_xs = _mm512_srli_epi16(sb_in_x, 4);
+    const __m512i sb_s0_p1 = _mm512_shuffle_epi8(s0_p1, sb_s0_xl);
+    const __m512i sb_s0_t = _mm512_ternarylogic_epi32(sb_s0_xs, nibble_mask, sb_s0_p1, 0x6a);
+    const __m512i sb_s0_p2 = _mm512_shuffle_epi8(s0_p2, sb_s0_t);
+    const __m512i sb_s0_ol = _mm512_xor_si512(sb_s0_p2, sb_s0_xl);
+    const __m512i sb_s0_p3 = _mm512_shuffle_epi8(s0_p3_rot, sb_s0_ol);
+    const __m512i sb_s0_t2 = _mm512_add_epi8(sb_s0_t, sb_s0_t);
+    const __m512i sb_s0 = _mm512_xor_si512(sb_s0_p3, sb_s0_t2);
+    const __m512i sb_s1_k = _mm512_gf2p8affine_epi64_epi8(sb_in_y, gfni_mat, 0x00);
+    const __m512i sb_s1 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k, gfni_mat_1, 0x55);
+    const __m512i sb_out_x = _mm512_ternarylogic_epi32(sb_s1, sb_s0, odd_bytes, 0xd8);
+    const __m512i sb_out_y = _mm512_ternarylogic_epi32(sb_s0, sb_s1, odd_bytes, 0xd8);
+    const __m512i r2 = _mm512_shuffle_epi8(sb_out_y, rotl24);
+    const __m512i s0k_o = kc_shldi512_epi32(g0s0, dbl_3, 8);
+    const __m512i s0k = _mm512_and_si512(s0k_o, modulus);
+    const __m512i dbl_5 = _mm512_add_epi32(g0s4, g0s4);
+    const __m512i s4k_o = kc_shldi512_epi32(g0s4, dbl_5, 20);
+    const __m512i s4k = _mm512_and_si512(s4k_o, modulus);
+    const __m512i dbl_6 = _mm512_add_epi32(g0s10, g0s10);
+    const __m512i s10k_o = kc_shldi512_epi32(g0s10, dbl_6, 21);
+    const __m512i s10k = _mm512_and_si512(s10k_o, modulus);
+    const __m512i dbl_7 = _mm512_add_epi32(g0s13, g0s13);
+    const __m512i s13k_o = kc_shldi512_epi32(g0s13, dbl_7, 17);
+    const __m512i s13k = _mm512_and_si512(s13k_o, modulus);
+    const __m512i s15k_o = kc_shldi512_epi32(g0s15, dbl, 15);
+    const __m512i s15k = _mm512_and_si512(s15k_o, modulus);
+    const __m512i fb0_s = _mm512_add_epi32(s0k, s4k);
+    const __m512i fb0_p = _mm512_add_epi32(fb0_s, minus_modulus);
+    const __m512i fb0 = _mm512_min_epu32(fb0_s, fb0_p);
+    const __m512i fb0_s_1 = _mm512_add_epi32(s10k, s13k);
+    const __m512i fb0_p_1 = _mm512_add_epi32(fb0_s_1, minus_modulus);
+    const __m512i fb0_1 = _mm512_min_epu32(fb0_s_1, fb0_p_1);
+    const __m512i fb1_s = _mm512_add_epi32(fb0, fb0_1);
+    const __m512i fb1_p = _mm512_add_epi32(fb1_s, minus_modulus);
+    const __m512i fb1 = _mm512_min_epu32(fb1_s, fb1_p);
+    const __m512i fb2_s = _mm512_add_epi32(fb1, s15k);
+    const __m512i fb2_p = _mm512_add_epi32(fb2_s, minus_modulus);
+    const __m512i fb2 = _mm512_min_epu32(fb2_s, fb2_p);
+    const __m512i fb_s = _mm512_add_epi32(fb2, g0s0);
+    const __m512i fb_p = _mm512_add_epi32(fb_s, minus_modulus);
+    const __m512i fb = _mm512_max_epi32(fb_s, fb_p);
+    _mm512_storeu_si512((void *)(out), z);
+
+    /* Store the state back, the LFSR one cell on. */
+    _mm512_storeu_si512((void *)(state), g0s1);
+    _mm512_storeu_si512((void *)(state + 64), g0s2);
+    _mm512_storeu_si512((void *)(state + 128), g0s3);
+    _mm512_storeu_si512((void *)(state + 192), g0s4);
+    _mm512_storeu_si512((void *)(state + 256), g0s5);
+    _mm512_storeu_si512((void *)(state + 320), g0s6);
+    _mm512_storeu_si512((void *)(state + 384), g0s7);
+    _mm512_storeu_si512((void *)(state + 448), g0s8);
+    _mm512_storeu_si512((void *)(state + 512), g0s9);
+    _mm512_storeu_si512((void *)(state + 576), g0s10);
+    _mm512_storeu_si512((void *)(state + 640), g0s11);
+    _mm512_storeu_si512((void *)(state + 704), g0s12);
+    _mm512_storeu_si512((void *)(state + 768), g0s13);
+    _mm512_storeu_si512((void *)(state + 832), g0s14);
+    _mm512_storeu_si512((void *)(state + 896), g0s15);
+    _mm512_storeu_si512((void *)(state + 960), fb);
+    _mm512_storeu_si512((void *)(state + 1024), sb_out_x);
+    _mm512_storeu_si512((void *)(state + 1088), r2);
+}
+
 /* The MACs' carry-less fold (gen/kernels/zuc_mac.py): 32 64-bit message
  * chunks at msg into the sums P0, P1 (, P2), each 512 bits at sums, their
  * keystream windows from ks on: for 32- and 64-bit tags, then for 128-bit ones. */
@@ -4037,6 +4194,7 @@ const zuc_impl KC_IMPL_SYMBOL(zuc_lanes_avx512_gfni) = {
     .init_rounds = zuc_lanes_avx512_gfni_init_rounds,
     .keystream_block = zuc_lanes_avx512_gfni_keystream_block,
     .keystream_xor = zuc_lanes_avx512_gfni_keystream_xor,
+    .keystream_word = zuc_lanes_avx512_gfni_keystream_word,
     .mac_fold_bits = 512,
     .mac_fold = {zuc_lanes_avx512_gfni_mac_fold, zuc_lanes_avx512_gfni_mac_fold_wide},
 };

@@ -4224,6 +4224,145 @@ zuc_lanes_avx512_gfni_keystream_xor_asm:
 	ret
 	.size zuc_lanes_avx512_gfni_keystream_xor_asm, .-zuc_lanes_avx512_gfni_keystream_xor_asm
 
+/* zuc_lanes_avx512_gfni_keystream_word_asm: zuc_word512, 2 arguments
+ *   %rdi: state
+ *   %rsi: out
+ *   zmm0-21: vectors, as allocated (22 used)
+ *   frame: 0 bytes (0 spill slots of 64 bytes)
+ */
+	.globl zuc_lanes_avx512_gfni_keystream_word_asm
+	.hidden zuc_lanes_avx512_gfni_keystream_word_asm
+	.type zuc_lanes_avx512_gfni_keystream_word_asm, @function
+	.p2align 5
+zuc_lanes_avx512_gfni_keystream_word_asm:
+
+	/* Load the state of 16 lanes: one register per word. */
+	vmovdqu64 (%rdi), %zmm0 /* g0s0 = load() */
+	vmovdqu64 64(%rdi), %zmm1 /* g0s1 = load() */
+	vmovdqu64 128(%rdi), %zmm2 /* g0s2 = load() */
+	vmovdqu64 192(%rdi), %zmm3 /* g0s3 = load() */
+	vmovdqu64 256(%rdi), %zmm4 /* g0s4 = load() */
+	vmovdqu64 320(%rdi), %zmm5 /* g0s5 = load() */
+	vmovdqu64 384(%rdi), %zmm6 /* g0s6 = load() */
+	vmovdqu64 448(%rdi), %zmm7 /* g0s7 = load() */
+	vmovdqu64 512(%rdi), %zmm8 /* g0s8 = load() */
+	vmovdqu64 576(%rdi), %zmm9 /* g0s9 = load() */
+	vmovdqu64 640(%rdi), %zmm10 /* g0s10 = load() */
+	vmovdqu64 704(%rdi), %zmm11 /* g0s11 = load() */
+	vmovdqu64 768(%rdi), %zmm12 /* g0s12 = load() */
+	vmovdqu64 832(%rdi), %zmm13 /* g0s13 = load() */
+	vmovdqu64 896(%rdi), %zmm14 /* g0s14 = load() */
+	vmovdqu64 960(%rdi), %zmm15 /* g0s15 = load() */
+	vmovdqu64 1024(%rdi), %zmm16 /* g0r1 = load() */
+	vmovdqu64 1088(%rdi), %zmm17 /* g0r2 = load() */
+
+	/* Round 0, lanes 0..15: BR, F (Z out), LFSR feedback. */
+	vpaddd %zmm15, %zmm15, %zmm18 /* dbl = add(g0s15, g0s15) */
+	vmovdqa64 %zmm14, %zmm19 /* g0s14 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_high16(%rip), %zmm18, %zmm19 /* x0 = ternlog(g0s14, dbl, high16) */
+	vpxord %zmm16, %zmm19, %zmm19 /* x0r1 = xor(x0, g0r1) */
+	vpaddd %zmm17, %zmm19, %zmm19 /* w = add(x0r1, g0r2) */
+	vpshldd $15, %zmm18, %zmm15, %zmm18 /* s15k_o = shld_native(g0s15, dbl) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm18, %zmm18 /* s15k = and(s15k_o, modulus) */
+	vpaddd %zmm9, %zmm9, %zmm20 /* dbl_1 = add(g0s9, g0s9) */
+	vpshldd $16, %zmm20, %zmm11, %zmm20 /* x1 = shld_native(g0s11, dbl_1) */
+	vpaddd %zmm20, %zmm16, %zmm16 /* w1 = add(g0r1, x1) */
+	vpaddd %zmm5, %zmm5, %zmm20 /* dbl_2 = add(g0s5, g0s5) */
+	vpshldd $16, %zmm20, %zmm7, %zmm20 /* x2 = shld_native(g0s7, dbl_2) */
+	vpxord %zmm20, %zmm17, %zmm17 /* w2 = xor(g0r2, x2) */
+	vpaddd %zmm0, %zmm0, %zmm20 /* dbl_3 = add(g0s0, g0s0) */
+	vpshldd $16, %zmm20, %zmm2, %zmm21 /* x3 = shld_native(g0s2, dbl_3) */
+	vpxord %zmm21, %zmm19, %zmm19 /* z = xor(w, x3) */
+	vmovdqu64 %zmm19, (%rsi) /* store z */
+
+	/* Store the state back, the LFSR one cell on. */
+	vmovdqu64 %zmm1, (%rdi) /* store g0s1 */
+	vmovdqu64 %zmm2, 64(%rdi) /* store g0s2 */
+	vmovdqu64 %zmm3, 128(%rdi) /* store g0s3 */
+	vpshldd $8, %zmm20, %zmm0, %zmm1 /* s0k_o = shld_native(g0s0, dbl_3) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm1, %zmm1 /* s0k = and(s0k_o, modulus) */
+	vmovdqu64 %zmm4, 192(%rdi) /* store g0s4 */
+	vmovdqu64 %zmm5, 256(%rdi) /* store g0s5 */
+	vmovdqu64 %zmm6, 320(%rdi) /* store g0s6 */
+	vmovdqu64 %zmm7, 384(%rdi) /* store g0s7 */
+	vmovdqu64 %zmm8, 448(%rdi) /* store g0s8 */
+	vmovdqu64 %zmm9, 512(%rdi) /* store g0s9 */
+	vmovdqu64 %zmm10, 576(%rdi) /* store g0s10 */
+	vmovdqu64 %zmm11, 640(%rdi) /* store g0s11 */
+	vmovdqu64 %zmm12, 704(%rdi) /* store g0s12 */
+	vmovdqu64 %zmm13, 768(%rdi) /* store g0s13 */
+	vmovdqu64 %zmm14, 832(%rdi) /* store g0s14 */
+	vmovdqu64 %zmm15, 896(%rdi) /* store g0s15 */
+	vpshldd $16, %zmm17, %zmm16, %zmm2 /* l1in = shld_native(w1, w2) */
+	vmovdqa64 %zmm16, %zmm3 /* w1 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_high16(%rip), %zmm17, %zmm3 /* l1in16 = ternlog(w1, w2, high16) */
+	vmovdqa64 %zmm17, %zmm5 /* w2 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_high16(%rip), %zmm16, %zmm5 /* l2in16 = ternlog(w2, w1, high16) */
+	vpshldd $16, %zmm16, %zmm17, %zmm6 /* l2in = shld_native(w2, w1) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl24(%rip), %zmm2, %zmm7 /* ur24 = lookup16(l1in, rotl24) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl8(%rip), %zmm2, %zmm8 /* ur8 = lookup16(l1in, rotl8) */
+	vmovdqa64 %zmm2, %zmm9 /* l1in */
+	vpternlogd $0x96, %zmm3, %zmm8, %zmm9 /* ug = ternlog(l1in, ur8, l1in16) */
+	vprold $2, %zmm9, %zmm3 /* ur2 = rotl_native(ug) */
+	vpternlogd $0x96, %zmm3, %zmm7, %zmm2 /* u = ternlog(l1in, ur24, ur2) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl8(%rip), %zmm6, %zmm3 /* v8r8 = lookup16(l2in, rotl8) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl24(%rip), %zmm6, %zmm7 /* v8r24 = lookup16(l2in, rotl24) */
+	vpternlogd $0x96, %zmm7, %zmm5, %zmm6 /* v8g = ternlog(l2in, l2in16, v8r24) */
+	vprold $6, %zmm6, %zmm6 /* v8r6 = rotl_native(v8g) */
+	vpternlogd $0x96, %zmm6, %zmm5, %zmm3 /* v8 = ternlog(v8r8, l2in16, v8r6) */
+	vmovdqa64 %zmm3, %zmm5 /* v8 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_odd_bytes(%rip), %zmm2, %zmm5 /* sb_in_x = ternlog(v8, u, odd_bytes) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_odd_bytes(%rip), %zmm3, %zmm2 /* sb_in_y = ternlog(u, v8, odd_bytes) */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_3_gfni_mat(%rip), %zmm2, %zmm2 /* sb_s1_k = gf2p8affine(sb_in_y, gfni_mat) */
+	vgf2p8affineinvqb $0x55, .Lzuc_lanes_avx512_gfni_asm_3_gfni_mat_1(%rip), %zmm2, %zmm2 /* sb_s1 = gf2p8affineinv(sb_s1_k, gfni_mat_1) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_nibble_mask(%rip), %zmm5, %zmm3 /* sb_s0_xl = and(sb_in_x, nibble_mask) */
+	vpsrlw $4, %zmm5, %zmm5 /* sb_s0_xs = shr(sb_in_x) */
+	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_3_s0_p1(%rip), %zmm6 /* s0_p1 = const() */
+	vpshufb %zmm3, %zmm6, %zmm6 /* sb_s0_p1 = lookup16(s0_p1, sb_s0_xl) */
+	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_3_nibble_mask(%rip), %zmm7 /* nibble_mask = const() */
+	vpternlogd $0x6a, %zmm6, %zmm7, %zmm5 /* sb_s0_t = ternlog(sb_s0_xs, nibble_mask, sb_s0_p1) */
+	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_3_s0_p2(%rip), %zmm6 /* s0_p2 = const() */
+	vpshufb %zmm5, %zmm6, %zmm6 /* sb_s0_p2 = lookup16(s0_p2, sb_s0_t) */
+	vpxord %zmm3, %zmm6, %zmm3 /* sb_s0_ol = xor(sb_s0_p2, sb_s0_xl) */
+	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_3_s0_p3_rot(%rip), %zmm6 /* s0_p3_rot = const() */
+	vpshufb %zmm3, %zmm6, %zmm3 /* sb_s0_p3 = lookup16(s0_p3_rot, sb_s0_ol) */
+	vpaddb %zmm5, %zmm5, %zmm5 /* sb_s0_t2 = add(sb_s0_t, sb_s0_t) */
+	vpxord %zmm5, %zmm3, %zmm3 /* sb_s0 = xor(sb_s0_p3, sb_s0_t2) */
+	vmovdqa64 %zmm2, %zmm5 /* sb_s1 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_odd_bytes(%rip), %zmm3, %zmm5 /* sb_out_x = ternlog(sb_s1, sb_s0, odd_bytes) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_odd_bytes(%rip), %zmm2, %zmm3 /* sb_out_y = ternlog(sb_s0, sb_s1, odd_bytes) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl24(%rip), %zmm3, %zmm2 /* r2 = lookup16(sb_out_y, rotl24) */
+	vpaddd %zmm4, %zmm4, %zmm3 /* dbl_5 = add(g0s4, g0s4) */
+	vpshldd $20, %zmm3, %zmm4, %zmm3 /* s4k_o = shld_native(g0s4, dbl_5) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm3, %zmm3 /* s4k = and(s4k_o, modulus) */
+	vpaddd %zmm3, %zmm1, %zmm1 /* fb0_s = add(s0k, s4k) */
+	vpaddd %zmm10, %zmm10, %zmm3 /* dbl_6 = add(g0s10, g0s10) */
+	vpshldd $21, %zmm3, %zmm10, %zmm3 /* s10k_o = shld_native(g0s10, dbl_6) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm3, %zmm3 /* s10k = and(s10k_o, modulus) */
+	vpaddd %zmm13, %zmm13, %zmm4 /* dbl_7 = add(g0s13, g0s13) */
+	vpshldd $17, %zmm4, %zmm13, %zmm4 /* s13k_o = shld_native(g0s13, dbl_7) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm4, %zmm4 /* s13k = and(s13k_o, modulus) */
+	vpaddd %zmm4, %zmm3, %zmm3 /* fb0_s_1 = add(s10k, s13k) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm1, %zmm4 /* fb0_p = add(fb0_s, minus_modulus) */
+	vpminud %zmm4, %zmm1, %zmm1 /* fb0 = minu(fb0_s, fb0_p) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm3, %zmm4 /* fb0_p_1 = add(fb0_s_1, minus_modulus) */
+	vpminud %zmm4, %zmm3, %zmm3 /* fb0_1 = minu(fb0_s_1, fb0_p_1) */
+	vpaddd %zmm3, %zmm1, %zmm1 /* fb1_s = add(fb0, fb0_1) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm1, %zmm3 /* fb1_p = add(fb1_s, minus_modulus) */
+	vpminud %zmm3, %zmm1, %zmm1 /* fb1 = minu(fb1_s, fb1_p) */
+	vpaddd %zmm18, %zmm1, %zmm1 /* fb2_s = add(fb1, s15k) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm1, %zmm3 /* fb2_p = add(fb2_s, minus_modulus) */
+	vpminud %zmm3, %zmm1, %zmm1 /* fb2 = minu(fb2_s, fb2_p) */
+	vpaddd %zmm0, %zmm1, %zmm0 /* fb_s = add(fb2, g0s0) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm0, %zmm1 /* fb_p = add(fb_s, minus_modulus) */
+	vpmaxsd %zmm1, %zmm0, %zmm0 /* fb = maxs(fb_s, fb_p) */
+	vmovdqu64 %zmm0, 960(%rdi) /* store fb */
+	vmovdqu64 %zmm5, 1024(%rdi) /* store sb_out_x */
+	vmovdqu64 %zmm2, 1088(%rdi) /* store r2 */
+	vzeroupper
+	ret
+	.size zuc_lanes_avx512_gfni_keystream_word_asm, .-zuc_lanes_avx512_gfni_keystream_word_asm
+
 /* zuc_lanes_avx512_gfni_mac_fold_asm: zuc_mac_fold512_k2, 3 arguments
  *   %rdi: sums
  *   %rsi: msg
@@ -4239,21 +4378,21 @@ zuc_lanes_avx512_gfni_mac_fold_asm:
 
 	/* 32 chunks, 8 per step: block q of a step takes chunks 2q and 2q + 1. */
 	vmovdqu64 (%rsi), %zmm0 /* msg_1 = load() */
-	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_3_gfni_mat(%rip), %zmm0, %zmm0 /* m = gf2p8affine(msg_1, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_4_gfni_mat(%rip), %zmm0, %zmm0 /* m = gf2p8affine(msg_1, gfni_mat) */
 	vmovdqu64 (%rdx), %zmm1 /* ks0 = load() */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_reverse16(%rip), %zmm1, %zmm1 /* k0 = lookup16(ks0, reverse16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_4_reverse16(%rip), %zmm1, %zmm1 /* k0 = lookup16(ks0, reverse16) */
 	vmovdqu64 8(%rdx), %zmm2 /* ks1 = load() */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_reverse16(%rip), %zmm2, %zmm2 /* k1 = lookup16(ks1, reverse16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_4_reverse16(%rip), %zmm2, %zmm2 /* k1 = lookup16(ks1, reverse16) */
 	vpclmulqdq $0x10, %zmm1, %zmm0, %zmm3 /* p0 = clmul(m, k0) */
 	vpclmulqdq $0x0, %zmm1, %zmm0, %zmm1 /* p1 = clmul(m, k0) */
 	vpclmulqdq $0x11, %zmm2, %zmm0, %zmm4 /* p0_1 = clmul(m, k1) */
 	vpclmulqdq $0x1, %zmm2, %zmm0, %zmm0 /* p1_1 = clmul(m, k1) */
 	vmovdqu64 64(%rsi), %zmm2 /* msg_2 = load() */
-	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_3_gfni_mat(%rip), %zmm2, %zmm2 /* m_1 = gf2p8affine(msg_2, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_4_gfni_mat(%rip), %zmm2, %zmm2 /* m_1 = gf2p8affine(msg_2, gfni_mat) */
 	vmovdqu64 64(%rdx), %zmm5 /* ks0_1 = load() */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_reverse16(%rip), %zmm5, %zmm5 /* k0_1 = lookup16(ks0_1, reverse16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_4_reverse16(%rip), %zmm5, %zmm5 /* k0_1 = lookup16(ks0_1, reverse16) */
 	vmovdqu64 72(%rdx), %zmm6 /* ks1_1 = load() */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_reverse16(%rip), %zmm6, %zmm6 /* k1_1 = lookup16(ks1_1, reverse16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_4_reverse16(%rip), %zmm6, %zmm6 /* k1_1 = lookup16(ks1_1, reverse16) */
 	vpclmulqdq $0x10, %zmm5, %zmm2, %zmm7 /* p0_2 = clmul(m_1, k0_1) */
 	vpclmulqdq $0x0, %zmm5, %zmm2, %zmm5 /* p1_2 = clmul(m_1, k0_1) */
 	vpclmulqdq $0x11, %zmm6, %zmm2, %zmm8 /* p0_3 = clmul(m_1, k1_1) */
@@ -4265,21 +4404,21 @@ zuc_lanes_avx512_gfni_mac_fold_asm:
 	vpxord %zmm2, %zmm5, %zmm2 /* sum1_acc_1 = xor(p1_2, p1_3) */
 	vpternlogd $0x96, %zmm2, %zmm0, %zmm1 /* sum1_acc_4 = ternlog(p1, p1_1, sum1_acc_1) */
 	vmovdqu64 128(%rsi), %zmm0 /* msg_3 = load() */
-	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_3_gfni_mat(%rip), %zmm0, %zmm0 /* m_2 = gf2p8affine(msg_3, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_4_gfni_mat(%rip), %zmm0, %zmm0 /* m_2 = gf2p8affine(msg_3, gfni_mat) */
 	vmovdqu64 128(%rdx), %zmm2 /* ks0_2 = load() */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_reverse16(%rip), %zmm2, %zmm2 /* k0_2 = lookup16(ks0_2, reverse16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_4_reverse16(%rip), %zmm2, %zmm2 /* k0_2 = lookup16(ks0_2, reverse16) */
 	vmovdqu64 136(%rdx), %zmm4 /* ks1_2 = load() */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_reverse16(%rip), %zmm4, %zmm4 /* k1_2 = lookup16(ks1_2, reverse16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_4_reverse16(%rip), %zmm4, %zmm4 /* k1_2 = lookup16(ks1_2, reverse16) */
 	vpclmulqdq $0x10, %zmm2, %zmm0, %zmm5 /* p0_4 = clmul(m_2, k0_2) */
 	vpclmulqdq $0x0, %zmm2, %zmm0, %zmm2 /* p1_4 = clmul(m_2, k0_2) */
 	vpclmulqdq $0x11, %zmm4, %zmm0, %zmm6 /* p0_5 = clmul(m_2, k1_2) */
 	vpclmulqdq $0x1, %zmm4, %zmm0, %zmm0 /* p1_5 = clmul(m_2, k1_2) */
 	vmovdqu64 192(%rsi), %zmm4 /* msg_4 = load() */
-	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_3_gfni_mat(%rip), %zmm4, %zmm4 /* m_3 = gf2p8affine(msg_4, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_4_gfni_mat(%rip), %zmm4, %zmm4 /* m_3 = gf2p8affine(msg_4, gfni_mat) */
 	vmovdqu64 192(%rdx), %zmm7 /* ks0_3 = load() */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_reverse16(%rip), %zmm7, %zmm7 /* k0_3 = lookup16(ks0_3, reverse16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_4_reverse16(%rip), %zmm7, %zmm7 /* k0_3 = lookup16(ks0_3, reverse16) */
 	vmovdqu64 200(%rdx), %zmm8 /* ks1_3 = load() */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_reverse16(%rip), %zmm8, %zmm8 /* k1_3 = lookup16(ks1_3, reverse16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_4_reverse16(%rip), %zmm8, %zmm8 /* k1_3 = lookup16(ks1_3, reverse16) */
 	vpclmulqdq $0x10, %zmm7, %zmm4, %zmm9 /* p0_6 = clmul(m_3, k0_3) */
 	vpclmulqdq $0x0, %zmm7, %zmm4, %zmm7 /* p1_6 = clmul(m_3, k0_3) */
 	vpclmulqdq $0x11, %zmm8, %zmm4, %zmm10 /* p0_7 = clmul(m_3, k1_3) */
@@ -4313,13 +4452,13 @@ zuc_lanes_avx512_gfni_mac_fold_wide_asm:
 
 	/* 32 chunks, 8 per step: block q of a step takes chunks 2q and 2q + 1. */
 	vmovdqu64 (%rsi), %zmm0 /* msg_1 = load() */
-	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_4_gfni_mat(%rip), %zmm0, %zmm0 /* m = gf2p8affine(msg_1, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_5_gfni_mat(%rip), %zmm0, %zmm0 /* m = gf2p8affine(msg_1, gfni_mat) */
 	vmovdqu64 (%rdx), %zmm1 /* ks0 = load() */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_4_reverse16(%rip), %zmm1, %zmm1 /* k0 = lookup16(ks0, reverse16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_5_reverse16(%rip), %zmm1, %zmm1 /* k0 = lookup16(ks0, reverse16) */
 	vmovdqu64 8(%rdx), %zmm2 /* ks1 = load() */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_4_reverse16(%rip), %zmm2, %zmm2 /* k1 = lookup16(ks1, reverse16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_5_reverse16(%rip), %zmm2, %zmm2 /* k1 = lookup16(ks1, reverse16) */
 	vmovdqu64 16(%rdx), %zmm3 /* ks2 = load() */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_4_reverse16(%rip), %zmm3, %zmm3 /* k2 = lookup16(ks2, reverse16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_5_reverse16(%rip), %zmm3, %zmm3 /* k2 = lookup16(ks2, reverse16) */
 	vpclmulqdq $0x1, %zmm3, %zmm0, %zmm3 /* p2_1 = clmul(m, k2) */
 	vpclmulqdq $0x10, %zmm1, %zmm0, %zmm4 /* p0 = clmul(m, k0) */
 	vpclmulqdq $0x0, %zmm1, %zmm0, %zmm1 /* p1 = clmul(m, k0) */
@@ -4327,13 +4466,13 @@ zuc_lanes_avx512_gfni_mac_fold_wide_asm:
 	vpclmulqdq $0x1, %zmm2, %zmm0, %zmm6 /* p1_1 = clmul(m, k1) */
 	vpclmulqdq $0x0, %zmm2, %zmm0, %zmm0 /* p2 = clmul(m, k1) */
 	vmovdqu64 64(%rsi), %zmm2 /* msg_2 = load() */
-	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_4_gfni_mat(%rip), %zmm2, %zmm2 /* m_1 = gf2p8affine(msg_2, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_5_gfni_mat(%rip), %zmm2, %zmm2 /* m_1 = gf2p8affine(msg_2, gfni_mat) */
 	vmovdqu64 64(%rdx), %zmm7 /* ks0_1 = load() */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_4_reverse16(%rip), %zmm7, %zmm7 /* k0_1 = lookup16(ks0_1, reverse16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_5_reverse16(%rip), %zmm7, %zmm7 /* k0_1 = lookup16(ks0_1, reverse16) */
 	vmovdqu64 72(%rdx), %zmm8 /* ks1_1 = load() */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_4_reverse16(%rip), %zmm8, %zmm8 /* k1_1 = lookup16(ks1_1, reverse16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_5_reverse16(%rip), %zmm8, %zmm8 /* k1_1 = lookup16(ks1_1, reverse16) */
 	vmovdqu64 80(%rdx), %zmm9 /* ks2_1 = load() */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_4_reverse16(%rip), %zmm9, %zmm9 /* k2_1 = lookup16(ks2_1, reverse16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_5_reverse16(%rip), %zmm9, %zmm9 /* k2_1 = lookup16(ks2_1, reverse16) */
 	vpclmulqdq $0x1, %zmm9, %zmm2, %zmm9 /* p2_3 = clmul(m_1, k2_1) */
 	vpclmulqdq $0x10, %zmm7, %zmm2, %zmm10 /* p0_2 = clmul(m_1, k0_1) */
 	vpclmulqdq $0x0, %zmm7, %zmm2, %zmm7 /* p1_2 = clmul(m_1, k0_1) */
@@ -4349,13 +4488,13 @@ zuc_lanes_avx512_gfni_mac_fold_wide_asm:
 	vpxord %zmm9, %zmm2, %zmm2 /* sum2_acc_1 = xor(p2_2, p2_3) */
 	vpternlogd $0x96, %zmm2, %zmm3, %zmm0 /* sum2_acc_4 = ternlog(p2, p2_1, sum2_acc_1) */
 	vmovdqu64 128(%rsi), %zmm2 /* msg_3 = load() */
-	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_4_gfni_mat(%rip), %zmm2, %zmm2 /* m_2 = gf2p8affine(msg_3, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_5_gfni_mat(%rip), %zmm2, %zmm2 /* m_2 = gf2p8affine(msg_3, gfni_mat) */
 	vmovdqu64 128(%rdx), %zmm3 /* ks0_2 = load() */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_4_reverse16(%rip), %zmm3, %zmm3 /* k0_2 = lookup16(ks0_2, reverse16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_5_reverse16(%rip), %zmm3, %zmm3 /* k0_2 = lookup16(ks0_2, reverse16) */
 	vmovdqu64 136(%rdx), %zmm5 /* ks1_2 = load() */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_4_reverse16(%rip), %zmm5, %zmm5 /* k1_2 = lookup16(ks1_2, reverse16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_5_reverse16(%rip), %zmm5, %zmm5 /* k1_2 = lookup16(ks1_2, reverse16) */
 	vmovdqu64 144(%rdx), %zmm6 /* ks2_2 = load() */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_4_reverse16(%rip), %zmm6, %zmm6 /* k2_2 = lookup16(ks2_2, reverse16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_5_reverse16(%rip), %zmm6, %zmm6 /* k2_2 = lookup16(ks2_2, reverse16) */
 	vpclmulqdq $0x1, %zmm6, %zmm2, %zmm6 /* p2_5 = clmul(m_2, k2_2) */
 	vpclmulqdq $0x10, %zmm3, %zmm2, %zmm7 /* p0_4 = clmul(m_2, k0_2) */
 	vpclmulqdq $0x0, %zmm3, %zmm2, %zmm3 /* p1_4 = clmul(m_2, k0_2) */
@@ -4363,13 +4502,13 @@ zuc_lanes_avx512_gfni_mac_fold_wide_asm:
 	vpclmulqdq $0x1, %zmm5, %zmm2, %zmm9 /* p1_5 = clmul(m_2, k1_2) */
 	vpclmulqdq $0x0, %zmm5, %zmm2, %zmm2 /* p2_4 = clmul(m_2, k1_2) */
 	vmovdqu64 192(%rsi), %zmm5 /* msg_4 = load() */
-	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_4_gfni_mat(%rip), %zmm5, %zmm5 /* m_3 = gf2p8affine(msg_4, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_5_gfni_mat(%rip), %zmm5, %zmm5 /* m_3 = gf2p8affine(msg_4, gfni_mat) */
 	vmovdqu64 192(%rdx), %zmm10 /* ks0_3 = load() */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_4_reverse16(%rip), %zmm10, %zmm10 /* k0_3 = lookup16(ks0_3, reverse16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_5_reverse16(%rip), %zmm10, %zmm10 /* k0_3 = lookup16(ks0_3, reverse16) */
 	vmovdqu64 200(%rdx), %zmm11 /* ks1_3 = load() */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_4_reverse16(%rip), %zmm11, %zmm11 /* k1_3 = lookup16(ks1_3, reverse16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_5_reverse16(%rip), %zmm11, %zmm11 /* k1_3 = lookup16(ks1_3, reverse16) */
 	vmovdqu64 208(%rdx), %zmm12 /* ks2_3 = load() */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_4_reverse16(%rip), %zmm12, %zmm12 /* k2_3 = lookup16(ks2_3, reverse16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_5_reverse16(%rip), %zmm12, %zmm12 /* k2_3 = lookup16(ks2_3, reverse16) */
 	vpclmulqdq $0x1, %zmm12, %zmm5, %zmm12 /* p2_7 = clmul(m_3, k2_3) */
 	vpclmulqdq $0x10, %zmm10, %zmm5, %zmm13 /* p0_6 = clmul(m_3, k0_3) */
 	vpclmulqdq $0x0, %zmm10, %zmm5, %zmm10 /* p1_6 = clmul(m_3, k0_3) */
@@ -4755,23 +4894,113 @@ zuc_lanes_avx512_gfni_mac_fold_wide_asm:
 	.byte 0x2b, 0x2a, 0x29, 0x28, 0x6b, 0x6a, 0x69, 0x68, 0x2f, 0x2e, 0x2d, 0x2c, 0x6f, 0x6e, 0x6d, 0x6c
 	.byte 0x3b, 0x3a, 0x39, 0x38, 0x7b, 0x7a, 0x79, 0x78, 0x3f, 0x3e, 0x3d, 0x3c, 0x7f, 0x7e, 0x7d, 0x7c
 
-/* gfni_mat: bit i of every byte to bit 7 - i (gen/linalg/bits.py bit_reversal): GFNI matrix qword */
+/* high16: high 16 bits of every 32-bit word */
+	.section .rodata
+	.balign 64
+.Lzuc_lanes_avx512_gfni_asm_3_high16:
+	.byte 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff
+	.byte 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff
+	.byte 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff
+	.byte 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff
+
+/* modulus: 2^31 - 1 in every word */
+	.section .rodata
+	.balign 64
+.Lzuc_lanes_avx512_gfni_asm_3_modulus:
+	.byte 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f
+	.byte 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f
+	.byte 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f
+	.byte 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f
+
+/* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 64
+.Lzuc_lanes_avx512_gfni_asm_3_rotl24:
+	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+
+/* rotl8: rotate each 32-bit word left by 8 (byte shuffle) */
+	.section .rodata
+	.balign 64
+.Lzuc_lanes_avx512_gfni_asm_3_rotl8:
+	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
+	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
+	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
+	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
+
+/* odd_bytes: bytes 1 and 3 of every word (the S0 bytes) */
+	.section .rodata
+	.balign 64
+.Lzuc_lanes_avx512_gfni_asm_3_odd_bytes:
+	.byte 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff
+	.byte 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff
+	.byte 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff
+	.byte 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff
+
+/* gfni_mat: S1 inner map K (isomorphism #0: ZUC field to AES field): GFNI matrix qword */
 	.section .rodata
 	.balign 64
 .Lzuc_lanes_avx512_gfni_asm_3_gfni_mat:
-	.byte 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80
-	.byte 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80
-	.byte 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80
-	.byte 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80
+	.byte 0x70, 0x7c, 0xae, 0x1e, 0xf0, 0xc8, 0x06, 0xdd, 0x70, 0x7c, 0xae, 0x1e, 0xf0, 0xc8, 0x06, 0xdd
+	.byte 0x70, 0x7c, 0xae, 0x1e, 0xf0, 0xc8, 0x06, 0xdd, 0x70, 0x7c, 0xae, 0x1e, 0xf0, 0xc8, 0x06, 0xdd
+	.byte 0x70, 0x7c, 0xae, 0x1e, 0xf0, 0xc8, 0x06, 0xdd, 0x70, 0x7c, 0xae, 0x1e, 0xf0, 0xc8, 0x06, 0xdd
+	.byte 0x70, 0x7c, 0xae, 0x1e, 0xf0, 0xc8, 0x06, 0xdd, 0x70, 0x7c, 0xae, 0x1e, 0xf0, 0xc8, 0x06, 0xdd
 
-/* reverse16: byte i <- byte 15 - i: 16 keystream bytes to (K1, K0) */
+/* gfni_mat_1: S1 outer map M·K^-1, constant 0x55: GFNI matrix qword */
 	.section .rodata
 	.balign 64
-.Lzuc_lanes_avx512_gfni_asm_3_reverse16:
-	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
-	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
-	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
-	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
+.Lzuc_lanes_avx512_gfni_asm_3_gfni_mat_1:
+	.byte 0xe3, 0xf0, 0x14, 0x0f, 0x36, 0xe5, 0x03, 0xb9, 0xe3, 0xf0, 0x14, 0x0f, 0x36, 0xe5, 0x03, 0xb9
+	.byte 0xe3, 0xf0, 0x14, 0x0f, 0x36, 0xe5, 0x03, 0xb9, 0xe3, 0xf0, 0x14, 0x0f, 0x36, 0xe5, 0x03, 0xb9
+	.byte 0xe3, 0xf0, 0x14, 0x0f, 0x36, 0xe5, 0x03, 0xb9, 0xe3, 0xf0, 0x14, 0x0f, 0x36, 0xe5, 0x03, 0xb9
+	.byte 0xe3, 0xf0, 0x14, 0x0f, 0x36, 0xe5, 0x03, 0xb9, 0xe3, 0xf0, 0x14, 0x0f, 0x36, 0xe5, 0x03, 0xb9
+
+/* nibble_mask: low nibble of every byte */
+	.section .rodata
+	.balign 64
+.Lzuc_lanes_avx512_gfni_asm_3_nibble_mask:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* s0_p1: S0 Feistel round 1: P1 (gen/specs/zuc.py) */
+	.section .rodata
+	.balign 64
+.Lzuc_lanes_avx512_gfni_asm_3_s0_p1:
+	.byte 0x09, 0x0f, 0x00, 0x0e, 0x0f, 0x0f, 0x02, 0x0a, 0x00, 0x04, 0x00, 0x0c, 0x07, 0x05, 0x03, 0x09
+	.byte 0x09, 0x0f, 0x00, 0x0e, 0x0f, 0x0f, 0x02, 0x0a, 0x00, 0x04, 0x00, 0x0c, 0x07, 0x05, 0x03, 0x09
+	.byte 0x09, 0x0f, 0x00, 0x0e, 0x0f, 0x0f, 0x02, 0x0a, 0x00, 0x04, 0x00, 0x0c, 0x07, 0x05, 0x03, 0x09
+	.byte 0x09, 0x0f, 0x00, 0x0e, 0x0f, 0x0f, 0x02, 0x0a, 0x00, 0x04, 0x00, 0x0c, 0x07, 0x05, 0x03, 0x09
+
+/* s0_p2: S0 Feistel round 2: P2 */
+	.section .rodata
+	.balign 64
+.Lzuc_lanes_avx512_gfni_asm_3_s0_p2:
+	.byte 0x08, 0x0d, 0x06, 0x05, 0x07, 0x00, 0x0c, 0x04, 0x0b, 0x01, 0x0e, 0x0a, 0x0f, 0x03, 0x09, 0x02
+	.byte 0x08, 0x0d, 0x06, 0x05, 0x07, 0x00, 0x0c, 0x04, 0x0b, 0x01, 0x0e, 0x0a, 0x0f, 0x03, 0x09, 0x02
+	.byte 0x08, 0x0d, 0x06, 0x05, 0x07, 0x00, 0x0c, 0x04, 0x0b, 0x01, 0x0e, 0x0a, 0x0f, 0x03, 0x09, 0x02
+	.byte 0x08, 0x0d, 0x06, 0x05, 0x07, 0x00, 0x0c, 0x04, 0x0b, 0x01, 0x0e, 0x0a, 0x0f, 0x03, 0x09, 0x02
+
+/* s0_p3_rot: S0 round 3 with the final rotation folded in: rotl8(v, 5) ^ (P3[v] << 1) */
+	.section .rodata
+	.balign 64
+.Lzuc_lanes_avx512_gfni_asm_3_s0_p3_rot:
+	.byte 0x04, 0x2c, 0x54, 0x6c, 0x80, 0xba, 0xd4, 0xfe, 0x07, 0x27, 0x5b, 0x6b, 0x81, 0xb3, 0xd9, 0xfb
+	.byte 0x04, 0x2c, 0x54, 0x6c, 0x80, 0xba, 0xd4, 0xfe, 0x07, 0x27, 0x5b, 0x6b, 0x81, 0xb3, 0xd9, 0xfb
+	.byte 0x04, 0x2c, 0x54, 0x6c, 0x80, 0xba, 0xd4, 0xfe, 0x07, 0x27, 0x5b, 0x6b, 0x81, 0xb3, 0xd9, 0xfb
+	.byte 0x04, 0x2c, 0x54, 0x6c, 0x80, 0xba, 0xd4, 0xfe, 0x07, 0x27, 0x5b, 0x6b, 0x81, 0xb3, 0xd9, 0xfb
+
+/* minus_modulus: -(2^31 - 1) mod 2^32 in every word */
+	.section .rodata
+	.balign 64
+.Lzuc_lanes_avx512_gfni_asm_3_minus_modulus:
+	.byte 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80
+	.byte 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80
+	.byte 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80
+	.byte 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80
 
 /* gfni_mat: bit i of every byte to bit 7 - i (gen/linalg/bits.py bit_reversal): GFNI matrix qword */
 	.section .rodata
@@ -4786,6 +5015,24 @@ zuc_lanes_avx512_gfni_mac_fold_wide_asm:
 	.section .rodata
 	.balign 64
 .Lzuc_lanes_avx512_gfni_asm_4_reverse16:
+	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
+	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
+	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
+	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
+
+/* gfni_mat: bit i of every byte to bit 7 - i (gen/linalg/bits.py bit_reversal): GFNI matrix qword */
+	.section .rodata
+	.balign 64
+.Lzuc_lanes_avx512_gfni_asm_5_gfni_mat:
+	.byte 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80
+	.byte 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80
+	.byte 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80
+	.byte 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80
+
+/* reverse16: byte i <- byte 15 - i: 16 keystream bytes to (K1, K0) */
+	.section .rodata
+	.balign 64
+.Lzuc_lanes_avx512_gfni_asm_5_reverse16:
 	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
 	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
 	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00

@@ -6602,6 +6602,234 @@ static void zuc_lanes_ssse3_aesni_keystream_xor(uint32_t *state_words, uint8_t *
     _mm_storeu_si128((void *)(state + 272), r2_15);
 }
 
+/* One round: out[j] = lane j's next keystream word, the LFSR one cell on. */
+KC_SCHEDULE_BEFORE_RA
+static void zuc_lanes_ssse3_aesni_keystream_word(uint32_t *state_words, uint32_t *out_words)
+{
+    uint8_t *state = (uint8_t *)state_words, *out = (uint8_t *)out_words;
+    /* S0 Feistel round 1: P1 (gen/specs/zuc.py) */
+    static const uint8_t s0_p1_bytes[16] = {0x09, 0x0f, 0x00, 0x0e, 0x0f, 0x0f, 0x02, 0x0a, 0x00, 0x04, 0x00, 0x0c, 0x07, 0x05, 0x03, 0x09};
+    const __m128i s0_p1 = kc_bcast16_128(s0_p1_bytes);
+    /* S0 Feistel round 2: P2 */
+    static const uint8_t s0_p2_bytes[16] = {0x08, 0x0d, 0x06, 0x05, 0x07, 0x00, 0x0c, 0x04, 0x0b, 0x01, 0x0e, 0x0a, 0x0f, 0x03, 0x09, 0x02};
+    const __m128i s0_p2 = kc_bcast16_128(s0_p2_bytes);
+    /* S0 round 3 with the final rotation folded in: rotl8(v, 5) ^ (P3[v] << 1) */
+    static const uint8_t s0_p3_rot_bytes[16] = {0x04, 0x2c, 0x54, 0x6c, 0x80, 0xba, 0xd4, 0xfe, 0x07, 0x27, 0x5b, 0x6b, 0x81, 0xb3, 0xd9, 0xfb};
+    const __m128i s0_p3_rot = kc_bcast16_128(s0_p3_rot_bytes);
+    /* low nibble of every byte */
+    static const uint8_t nibble_mask_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f};
+    const __m128i nibble_mask = kc_bcast16_128(nibble_mask_bytes);
+    /* high 16 bits of every 32-bit word */
+    static const uint8_t high16_bytes[16] = {0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff};
+    const __m128i high16 = kc_bcast16_128(high16_bytes);
+    /* bytes 1 and 3 of every word (the S0 bytes) */
+    static const uint8_t odd_bytes_bytes[16] = {0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff};
+    const __m128i odd_bytes = kc_bcast16_128(odd_bytes_bytes);
+    /* 2^31 - 1 in every word */
+    static const uint8_t modulus_bytes[16] = {0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f};
+    const __m128i modulus = kc_bcast16_128(modulus_bytes);
+    /* inverse ShiftRows (AESENCLAST's ShiftRows undone) */
+    static const uint8_t inv_shift_rows_bytes[16] = {0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03};
+    const __m128i inv_shift_rows = kc_bcast16_128(inv_shift_rows_bytes);
+    /* AESENCLAST key = SubBytes constant 0x63: cancels it */
+    static const uint8_t aes_cancel_key_bytes[16] = {0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63};
+    const __m128i aes_cancel_key = kc_bcast16_128(aes_cancel_key_bytes);
+    /* rotate each 32-bit word left by 24 (byte shuffle) */
+    static const uint8_t rotl24_bytes[16] = {0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c};
+    const __m128i rotl24 = kc_bcast16_128(rotl24_bytes);
+    /* rotate each 32-bit word left by 8 (byte shuffle) */
+    static const uint8_t rotl8_bytes[16] = {0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e};
+    const __m128i rotl8 = kc_bcast16_128(rotl8_bytes);
+    /* rotate each 32-bit word left by 16 (byte shuffle) */
+    static const uint8_t rotl16_bytes[16] = {0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d};
+    const __m128i rotl16 = kc_bcast16_128(rotl16_bytes);
+    /* S1 inner map K (isomorphism #0: ZUC field to AES field): low-nibble table (constant folded in) */
+    static const uint8_t tbl_lo_bytes[16] = {0x00, 0x01, 0x32, 0x33, 0x73, 0x72, 0x41, 0x40, 0x75, 0x74, 0x47, 0x46, 0x06, 0x07, 0x34, 0x35};
+    const __m128i tbl_lo = kc_bcast16_128(tbl_lo_bytes);
+    /* S1 inner map K (isomorphism #0: ZUC field to AES field): high-nibble table */
+    static const uint8_t tbl_hi_bytes[16] = {0x00, 0xd9, 0xe8, 0x31, 0xcd, 0x14, 0x25, 0xfc, 0x2d, 0xf4, 0xc5, 0x1c, 0xe0, 0x39, 0x08, 0xd1};
+    const __m128i tbl_hi = kc_bcast16_128(tbl_hi_bytes);
+    /* S1 outer map M·K^-1, constant 0x55, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
+    static const uint8_t tbl_lo_1_bytes[16] = {0x55, 0x1a, 0xc5, 0x8a, 0x1e, 0x51, 0x8e, 0xc1, 0x62, 0x2d, 0xf2, 0xbd, 0x29, 0x66, 0xb9, 0xf6};
+    const __m128i tbl_lo_1 = kc_bcast16_128(tbl_lo_1_bytes);
+    /* S1 outer map M·K^-1, constant 0x55, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
+    static const uint8_t tbl_hi_1_bytes[16] = {0x00, 0x34, 0x42, 0x76, 0x36, 0x02, 0x74, 0x40, 0x66, 0x52, 0x24, 0x10, 0x50, 0x64, 0x12, 0x26};
+    const __m128i tbl_hi_1 = kc_bcast16_128(tbl_hi_1_bytes);
+
+    /* Load the state of 4 lanes: one register per word. */
+    const __m128i g0s0 = _mm_loadu_si128((const void *)(state));
+    const __m128i g0s1 = _mm_loadu_si128((const void *)(state + 16));
+    const __m128i g0s2 = _mm_loadu_si128((const void *)(state + 32));
+    const __m128i g0s3 = _mm_loadu_si128((const void *)(state + 48));
+    const __m128i g0s4 = _mm_loadu_si128((const void *)(state + 64));
+    const __m128i g0s5 = _mm_loadu_si128((const void *)(state + 80));
+    const __m128i g0s6 = _mm_loadu_si128((const void *)(state + 96));
+    const __m128i g0s7 = _mm_loadu_si128((const void *)(state + 112));
+    const __m128i g0s8 = _mm_loadu_si128((const void *)(state + 128));
+    const __m128i g0s9 = _mm_loadu_si128((const void *)(state + 144));
+    const __m128i g0s10 = _mm_loadu_si128((const void *)(state + 160));
+    const __m128i g0s11 = _mm_loadu_si128((const void *)(state + 176));
+    const __m128i g0s12 = _mm_loadu_si128((const void *)(state + 192));
+    const __m128i g0s13 = _mm_loadu_si128((const void *)(state + 208));
+    const __m128i g0s14 = _mm_loadu_si128((const void *)(state + 224));
+    const __m128i g0s15 = _mm_loadu_si128((const void *)(state + 240));
+    const __m128i g0r1 = _mm_loadu_si128((const void *)(state + 256));
+    const __m128i g0r2 = _mm_loadu_si128((const void *)(state + 272));
+
+    /* Round 0, lanes 0..3: BR, F (Z out), LFSR feedback. */
+    const __m128i dbl = _mm_add_epi32(g0s15, g0s15);
+    const __m128i x0_b = _mm_and_si128(dbl, high16);
+    const __m128i x0_a = _mm_andnot_si128(high16, g0s14);
+    const __m128i x0 = _mm_or_si128(x0_b, x0_a);
+    const __m128i dbl_1 = _mm_add_epi32(g0s9, g0s9);
+    const __m128i x1_l = _mm_slli_epi32(g0s11, 16);
+    const __m128i x1_r = _mm_srli_epi32(dbl_1, 16);
+    const __m128i x1 = _mm_or_si128(x1_l, x1_r);
+    const __m128i dbl_2 = _mm_add_epi32(g0s5, g0s5);
+    const __m128i x2_l = _mm_slli_epi32(g0s7, 16);
+    const __m128i x2_r = _mm_srli_epi32(dbl_2, 16);
+    const __m128i x2 = _mm_or_si128(x2_l, x2_r);
+    const __m128i x0r1 = _mm_xor_si128(x0, g0r1);
+    const __m128i w = _mm_add_epi32(x0r1, g0r2);
+    const __m128i dbl_3 = _mm_add_epi32(g0s0, g0s0);
+    const __m128i x3_l = _mm_slli_epi32(g0s2, 16);
+    const __m128i x3_r = _mm_srli_epi32(dbl_3, 16);
+    const __m128i x3 = _mm_or_si128(x3_l, x3_r);
+    const __m128i z = _mm_xor_si128(w, x3);
+    const __m128i w1 = _mm_add_epi32(g0r1, x1);
+    const __m128i w2 = _mm_xor_si128(g0r2, x2);
+    const __m128i l1in_l = _mm_slli_epi32(w1, 16);
+    const __m128i l1in_r = _mm_srli_epi32(w2, 16);
+    const __m128i l1in = _mm_or_si128(l1in_l, l1in_r);
+    const __m128i ur24 = _mm_shuffle_epi8(l1in, rotl24);
+    const __m128i ur8 = _mm_shuffle_epi8(l1in, rotl8);
+    const __m128i ur16 = _mm_shuffle_epi8(l1in, rotl16);
+    const __m128i ug_acc = _mm_xor_si128(l1in, ur8);
+    const __m128i ug = _mm_xor_si128(ug_acc, ur16);
+    const __m128i ur2_l = _mm_slli_epi32(ug, 2);
+    const __m128i ur2_r = _mm_srli_epi32(ug, 30);
+    const __m128i ur2 = _mm_or_si128(ur2_l, ur2_r);
+    const __m128i u_acc = _mm_xor_si128(l1in, ur24);
+    const __m128i u = _mm_xor_si128(u_acc, ur2);
+    const __m128i l2in_l = _mm_slli_epi32(w2, 16);
+    const __m128i l2in_r = _mm_srli_epi32(w1, 16);
+    const __m128i l2in = _mm_or_si128(l2in_l, l2in_r);
+    const __m128i vr8 = _mm_shuffle_epi8(l2in, rotl8);
+    const __m128i vr16 = _mm_shuffle_epi8(l2in, rotl16);
+    const __m128i vr24 = _mm_shuffle_epi8(l2in, rotl24);
+    const __m128i vg_acc = _mm_xor_si128(vr8, vr16);
+    const __m128i vg = _mm_xor_si128(vg_acc, vr24);
+    const __m128i vr6_l = _mm_slli_epi32(vg, 6);
+    const __m128i vr6_r = _mm_srli_epi32(vg, 26);
+    const __m128i vr6 = _mm_or_si128(vr6_l, vr6_r);
+    const __m128i v_acc = _mm_xor_si128(l2in, vr8);
+    const __m128i v = _mm_xor_si128(v_acc, vr6);
+    const __m128i sb_in_x_sh = _mm_srli_epi16(v, 8);
+    const __m128i sb_in_x_b = _mm_and_si128(u, odd_bytes);
+    const __m128i sb_in_x_a = _mm_andnot_si128(odd_bytes, sb_in_x_sh);
+    const __m128i sb_in_x = _mm_or_si128(sb_in_x_b, sb_in_x_a);
+    const __m128i sb_s0_xl = _mm_and_si128(sb_in_x, nibble_mask);
+    const __m128i sb_s0_xs = _mm_srli_epi16(sb_in_x, 4);
+    const __m128i sb_s0_xh = _mm_and_si128(sb_s0_xs, nibble_mask);
+    const __m128i sb_s0_p1 = _mm_shuffle_epi8(s0_p1, sb_s0_xl);
+    const __m128i sb_s0_t = _mm_xor_si128(sb_s0_p1, sb_s0_xh);
+    const __m128i sb_s0_p2 = _mm_shuffle_epi8(s0_p2, sb_s0_t);
+    const __m128i sb_s0_ol = _mm_xor_si128(sb_s0_p2, sb_s0_xl);
+    const __m128i sb_s0_p3 = _mm_shuffle_epi8(s0_p3_rot, sb_s0_ol);
+    const __m128i sb_s0_t2 = _mm_add_epi8(sb_s0_t, sb_s0_t);
+    const __m128i sb_s0 = _mm_xor_si128(sb_s0_p3, sb_s0_t2);
+    const __m128i sb_in_y_sh = _mm_slli_epi16(u, 8);
+    const __m128i sb_in_y_b = _mm_and_si128(sb_in_y_sh, odd_bytes);
+    const __m128i sb_in_y_a = _mm_andnot_si128(odd_bytes, v);
+    const __m128i sb_in_y = _mm_or_si128(sb_in_y_b, sb_in_y_a);
+    const __m128i sb_in_y_lo = _mm_and_si128(sb_in_y, nibble_mask);
+    const __m128i sb_in_y_sh_1 = _mm_srli_epi16(sb_in_y, 4);
+    const __m128i sb_in_y_hi = _mm_and_si128(sb_in_y_sh_1, nibble_mask);
+    const __m128i sb_s1_k_l = _mm_shuffle_epi8(tbl_lo, sb_in_y_lo);
+    const __m128i sb_s1_k_h = _mm_shuffle_epi8(tbl_hi, sb_in_y_hi);
+    const __m128i sb_s1_k = _mm_xor_si128(sb_s1_k_l, sb_s1_k_h);
+    const __m128i sb_s1_sr = _mm_shuffle_epi8(sb_s1_k, inv_shift_rows);
+    const __m128i sb_s1_aes = _mm_aesenclast_si128(sb_s1_sr, aes_cancel_key);
+    const __m128i sb_s1_aes_lo = _mm_and_si128(sb_s1_aes, nibble_mask);
+    const __m128i sb_s1_aes_sh = _mm_srli_epi16(sb_s1_aes, 4);
+    const __m128i sb_s1_aes_hi = _mm_and_si128(sb_s1_aes_sh, nibble_mask);
+    const __m128i sb_s1_l = _mm_shuffle_epi8(tbl_lo_1, sb_s1_aes_lo);
+    const __m128i sb_s1_h = _mm_shuffle_epi8(tbl_hi_1, sb_s1_aes_hi);
+    const __m128i sb_s1 = _mm_xor_si128(sb_s1_l, sb_s1_h);
+    const __m128i r1_sh = _mm_srli_epi16(sb_s1, 8);
+    const __m128i r1_b = _mm_and_si128(sb_s0, odd_bytes);
+    const __m128i r1_a = _mm_andnot_si128(odd_bytes, r1_sh);
+    const __m128i r1 = _mm_or_si128(r1_b, r1_a);
+    const __m128i r2_sh = _mm_slli_epi16(sb_s0, 8);
+    const __m128i r2_b = _mm_and_si128(r2_sh, odd_bytes);
+    const __m128i r2_a = _mm_andnot_si128(odd_bytes, sb_s1);
+    const __m128i r2 = _mm_or_si128(r2_b, r2_a);
+    const __m128i s0k_o_l = _mm_slli_epi32(g0s0, 8);
+    const __m128i s0k_o_r = _mm_srli_epi32(dbl_3, 24);
+    const __m128i s0k_o = _mm_or_si128(s0k_o_l, s0k_o_r);
+    const __m128i s0k = _mm_and_si128(s0k_o, modulus);
+    const __m128i dbl_5 = _mm_add_epi32(g0s4, g0s4);
+    const __m128i s4k_o_l = _mm_slli_epi32(g0s4, 20);
+    const __m128i s4k_o_r = _mm_srli_epi32(dbl_5, 12);
+    const __m128i s4k_o = _mm_or_si128(s4k_o_l, s4k_o_r);
+    const __m128i s4k = _mm_and_si128(s4k_o, modulus);
+    const __m128i dbl_6 = _mm_add_epi32(g0s10, g0s10);
+    const __m128i s10k_o_l = _mm_slli_epi32(g0s10, 21);
+    const __m128i s10k_o_r = _mm_srli_epi32(dbl_6, 11);
+    const __m128i s10k_o = _mm_or_si128(s10k_o_l, s10k_o_r);
+    const __m128i s10k = _mm_and_si128(s10k_o, modulus);
+    const __m128i dbl_7 = _mm_add_epi32(g0s13, g0s13);
+    const __m128i s13k_o_l = _mm_slli_epi32(g0s13, 17);
+    const __m128i s13k_o_r = _mm_srli_epi32(dbl_7, 15);
+    const __m128i s13k_o = _mm_or_si128(s13k_o_l, s13k_o_r);
+    const __m128i s13k = _mm_and_si128(s13k_o, modulus);
+    const __m128i s15k_o_l = _mm_slli_epi32(g0s15, 15);
+    const __m128i s15k_o_r = _mm_srli_epi32(dbl, 17);
+    const __m128i s15k_o = _mm_or_si128(s15k_o_l, s15k_o_r);
+    const __m128i s15k = _mm_and_si128(s15k_o, modulus);
+    const __m128i fb0_s = _mm_add_epi32(s0k, s4k);
+    const __m128i fb0_m = _mm_and_si128(fb0_s, modulus);
+    const __m128i fb0_c = _mm_srli_epi32(fb0_s, 31);
+    const __m128i fb0 = _mm_add_epi32(fb0_m, fb0_c);
+    const __m128i fb0_s_1 = _mm_add_epi32(s10k, s13k);
+    const __m128i fb0_m_1 = _mm_and_si128(fb0_s_1, modulus);
+    const __m128i fb0_c_1 = _mm_srli_epi32(fb0_s_1, 31);
+    const __m128i fb0_1 = _mm_add_epi32(fb0_m_1, fb0_c_1);
+    const __m128i fb1_s = _mm_add_epi32(fb0, fb0_1);
+    const __m128i fb1_m = _mm_and_si128(fb1_s, modulus);
+    const __m128i fb1_c = _mm_srli_epi32(fb1_s, 31);
+    const __m128i fb1 = _mm_add_epi32(fb1_m, fb1_c);
+    const __m128i fb2_s = _mm_add_epi32(fb1, s15k);
+    const __m128i fb2_m = _mm_and_si128(fb2_s, modulus);
+    const __m128i fb2_c = _mm_srli_epi32(fb2_s, 31);
+    const __m128i fb2 = _mm_add_epi32(fb2_m, fb2_c);
+    const __m128i fb_s = _mm_add_epi32(fb2, g0s0);
+    const __m128i fb_m = _mm_and_si128(fb_s, modulus);
+    const __m128i fb_c = _mm_srli_epi32(fb_s, 31);
+    const __m128i fb = _mm_add_epi32(fb_m, fb_c);
+    _mm_storeu_si128((void *)(out), z);
+
+    /* Store the state back, the LFSR one cell on. */
+    _mm_storeu_si128((void *)(state), g0s1);
+    _mm_storeu_si128((void *)(state + 16), g0s2);
+    _mm_storeu_si128((void *)(state + 32), g0s3);
+    _mm_storeu_si128((void *)(state + 48), g0s4);
+    _mm_storeu_si128((void *)(state + 64), g0s5);
+    _mm_storeu_si128((void *)(state + 80), g0s6);
+    _mm_storeu_si128((void *)(state + 96), g0s7);
+    _mm_storeu_si128((void *)(state + 112), g0s8);
+    _mm_storeu_si128((void *)(state + 128), g0s9);
+    _mm_storeu_si128((void *)(state + 144), g0s10);
+    _mm_storeu_si128((void *)(state + 160), g0s11);
+    _mm_storeu_si128((void *)(state + 176), g0s12);
+    _mm_storeu_si128((void *)(state + 192), g0s13);
+    _mm_storeu_si128((void *)(state + 208), g0s14);
+    _mm_storeu_si128((void *)(state + 224), g0s15);
+    _mm_storeu_si128((void *)(state + 240), fb);
+    _mm_storeu_si128((void *)(state + 256), r1);
+    _mm_storeu_si128((void *)(state + 272), r2);
+}
+
 /* The MACs' carry-less fold (gen/kernels/zuc_mac.py): 32 64-bit message
  * chunks at msg into the sums P0, P1 (, P2), each 128 bits at sums, their
  * keystream windows from ks on: for 32- and 64-bit tags, then for 128-bit ones. */
@@ -7385,6 +7613,7 @@ const zuc_impl KC_IMPL_SYMBOL(zuc_lanes_ssse3_aesni) = {
     .init_rounds = zuc_lanes_ssse3_aesni_init_rounds,
     .keystream_block = zuc_lanes_ssse3_aesni_keystream_block,
     .keystream_xor = zuc_lanes_ssse3_aesni_keystream_xor,
+    .keystream_word = zuc_lanes_ssse3_aesni_keystream_word,
     .mac_fold_bits = 128,
     .mac_fold = {zuc_lanes_ssse3_aesni_mac_fold, zuc_lanes_ssse3_aesni_mac_fold_wide},
 };

@@ -11051,6 +11051,365 @@ static void zuc_lanesx2_avx2_vaes_keystream_xor(uint32_t *state_words, uint8_t *
     _mm256_storeu_si256((void *)(state + 1120), r2_31);
 }
 
+/* One round: out[j] = lane j's next keystream word, the LFSR one cell on. */
+static void zuc_lanesx2_avx2_vaes_keystream_word(uint32_t *state_words, uint32_t *out_words)
+{
+    uint8_t *state = (uint8_t *)state_words, *out = (uint8_t *)out_words;
+    /* S0 Feistel round 1: P1 (gen/specs/zuc.py) */
+    static const uint8_t s0_p1_bytes[16] = {0x09, 0x0f, 0x00, 0x0e, 0x0f, 0x0f, 0x02, 0x0a, 0x00, 0x04, 0x00, 0x0c, 0x07, 0x05, 0x03, 0x09};
+    const __m256i s0_p1 = kc_bcast16_256(s0_p1_bytes);
+    /* S0 Feistel round 2: P2 */
+    static const uint8_t s0_p2_bytes[16] = {0x08, 0x0d, 0x06, 0x05, 0x07, 0x00, 0x0c, 0x04, 0x0b, 0x01, 0x0e, 0x0a, 0x0f, 0x03, 0x09, 0x02};
+    const __m256i s0_p2 = kc_bcast16_256(s0_p2_bytes);
+    /* S0 round 3 with the final rotation folded in: rotl8(v, 5) ^ (P3[v] << 1) */
+    static const uint8_t s0_p3_rot_bytes[16] = {0x04, 0x2c, 0x54, 0x6c, 0x80, 0xba, 0xd4, 0xfe, 0x07, 0x27, 0x5b, 0x6b, 0x81, 0xb3, 0xd9, 0xfb};
+    const __m256i s0_p3_rot = kc_bcast16_256(s0_p3_rot_bytes);
+    /* low nibble of every byte */
+    static const uint8_t nibble_mask_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f};
+    const __m256i nibble_mask = kc_bcast16_256(nibble_mask_bytes);
+    /* high 16 bits of every 32-bit word */
+    static const uint8_t high16_bytes[16] = {0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff};
+    const __m256i high16 = kc_bcast16_256(high16_bytes);
+    /* bytes 1 and 3 of every word (the S0 bytes) */
+    static const uint8_t odd_bytes_bytes[16] = {0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff};
+    const __m256i odd_bytes = kc_bcast16_256(odd_bytes_bytes);
+    /* 2^31 - 1 in every word */
+    static const uint8_t modulus_bytes[16] = {0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f};
+    const __m256i modulus = kc_bcast16_256(modulus_bytes);
+    /* -(2^31 - 1) mod 2^32 in every word */
+    static const uint8_t minus_modulus_bytes[16] = {0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80};
+    const __m256i minus_modulus = kc_bcast16_256(minus_modulus_bytes);
+    /* inverse ShiftRows (AESENCLAST's ShiftRows undone) */
+    static const uint8_t inv_shift_rows_bytes[16] = {0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03};
+    const __m256i inv_shift_rows = kc_bcast16_256(inv_shift_rows_bytes);
+    /* AESENCLAST key = SubBytes constant 0x63: cancels it */
+    static const uint8_t aes_cancel_key_bytes[16] = {0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63};
+    const __m256i aes_cancel_key = kc_bcast16_256(aes_cancel_key_bytes);
+    /* rotate each 32-bit word left by 16 (byte shuffle) */
+    static const uint8_t rotl16_bytes[16] = {0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d};
+    const __m256i rotl16 = kc_bcast16_256(rotl16_bytes);
+    /* rotate each 32-bit word left by 24 (byte shuffle) */
+    static const uint8_t rotl24_bytes[16] = {0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c};
+    const __m256i rotl24 = kc_bcast16_256(rotl24_bytes);
+    /* rotate each 32-bit word left by 8 (byte shuffle) */
+    static const uint8_t rotl8_bytes[16] = {0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e};
+    const __m256i rotl8 = kc_bcast16_256(rotl8_bytes);
+    /* S1 inner map K (isomorphism #0: ZUC field to AES field): low-nibble table (constant folded in) */
+    static const uint8_t tbl_lo_bytes[16] = {0x00, 0x01, 0x32, 0x33, 0x73, 0x72, 0x41, 0x40, 0x75, 0x74, 0x47, 0x46, 0x06, 0x07, 0x34, 0x35};
+    const __m256i tbl_lo = kc_bcast16_256(tbl_lo_bytes);
+    /* S1 inner map K (isomorphism #0: ZUC field to AES field): high-nibble table */
+    static const uint8_t tbl_hi_bytes[16] = {0x00, 0xd9, 0xe8, 0x31, 0xcd, 0x14, 0x25, 0xfc, 0x2d, 0xf4, 0xc5, 0x1c, 0xe0, 0x39, 0x08, 0xd1};
+    const __m256i tbl_hi = kc_bcast16_256(tbl_hi_bytes);
+    /* S1 outer map M·K^-1, constant 0x55, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
+    static const uint8_t tbl_lo_1_bytes[16] = {0x55, 0x1a, 0xc5, 0x8a, 0x1e, 0x51, 0x8e, 0xc1, 0x62, 0x2d, 0xf2, 0xbd, 0x29, 0x66, 0xb9, 0xf6};
+    const __m256i tbl_lo_1 = kc_bcast16_256(tbl_lo_1_bytes);
+    /* S1 outer map M·K^-1, constant 0x55, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
+    static const uint8_t tbl_hi_1_bytes[16] = {0x00, 0x34, 0x42, 0x76, 0x36, 0x02, 0x74, 0x40, 0x66, 0x52, 0x24, 0x10, 0x50, 0x64, 0x12, 0x26};
+    const __m256i tbl_hi_1 = kc_bcast16_256(tbl_hi_1_bytes);
+
+    /* Load the state of 16 lanes: one register per word. */
+    const __m256i g0s0 = _mm256_loadu_si256((const void *)(state));
+    const __m256i g0s1 = _mm256_loadu_si256((const void *)(state + 64));
+    const __m256i g0s2 = _mm256_loadu_si256((const void *)(state + 128));
+    const __m256i g0s3 = _mm256_loadu_si256((const void *)(state + 192));
+    const __m256i g0s4 = _mm256_loadu_si256((const void *)(state + 256));
+    const __m256i g0s5 = _mm256_loadu_si256((const void *)(state + 320));
+    const __m256i g0s6 = _mm256_loadu_si256((const void *)(state + 384));
+    const __m256i g0s7 = _mm256_loadu_si256((const void *)(state + 448));
+    const __m256i g0s8 = _mm256_loadu_si256((const void *)(state + 512));
+    const __m256i g0s9 = _mm256_loadu_si256((const void *)(state + 576));
+    const __m256i g0s10 = _mm256_loadu_si256((const void *)(state + 640));
+    const __m256i g0s11 = _mm256_loadu_si256((const void *)(state + 704));
+    const __m256i g0s12 = _mm256_loadu_si256((const void *)(state + 768));
+    const __m256i g0s13 = _mm256_loadu_si256((const void *)(state + 832));
+    const __m256i g0s14 = _mm256_loadu_si256((const void *)(state + 896));
+    const __m256i g0s15 = _mm256_loadu_si256((const void *)(state + 960));
+    const __m256i g0r1 = _mm256_loadu_si256((const void *)(state + 1024));
+    const __m256i g0r2 = _mm256_loadu_si256((const void *)(state + 1088));
+    const __m256i g1s0 = _mm256_loadu_si256((const void *)(state + 32));
+    const __m256i g1s1 = _mm256_loadu_si256((const void *)(state + 96));
+    const __m256i g1s2 = _mm256_loadu_si256((const void *)(state + 160));
+    const __m256i g1s3 = _mm256_loadu_si256((const void *)(state + 224));
+    const __m256i g1s4 = _mm256_loadu_si256((const void *)(state + 288));
+    const __m256i g1s5 = _mm256_loadu_si256((const void *)(state + 352));
+    const __m256i g1s6 = _mm256_loadu_si256((const void *)(state + 416));
+    const __m256i g1s7 = _mm256_loadu_si256((const void *)(state + 480));
+    const __m256i g1s8 = _mm256_loadu_si256((const void *)(state + 544));
+    const __m256i g1s9 = _mm256_loadu_si256((const void *)(state + 608));
+    const __m256i g1s10 = _mm256_loadu_si256((const void *)(state + 672));
+    const __m256i g1s11 = _mm256_loadu_si256((const void *)(state + 736));
+    const __m256i g1s12 = _mm256_loadu_si256((const void *)(state + 800));
+    const __m256i g1s13 = _mm256_loadu_si256((const void *)(state + 864));
+    const __m256i g1s14 = _mm256_loadu_si256((const void *)(state + 928));
+    const __m256i g1s15 = _mm256_loadu_si256((const void *)(state + 992));
+    const __m256i g1r1 = _mm256_loadu_si256((const void *)(state + 1056));
+    const __m256i g1r2 = _mm256_loadu_si256((const void *)(state + 1120));
+
+    /* Round 0, lanes 0..7: BR, F (Z out), LFSR feedback. */
+    const __m256i dbl = _mm256_add_epi32(g0s15, g0s15);
+    const __m256i x0 = _mm256_blendv_epi8(g0s14, dbl, high16);
+    const __m256i dbl_1 = _mm256_add_epi32(g0s9, g0s9);
+    const __m256i g0s11_sw = _mm256_shuffle_epi8(g0s11, rotl16);
+    const __m256i dbl_1_sw = _mm256_shuffle_epi8(dbl_1, rotl16);
+    const __m256i x1 = _mm256_blendv_epi8(dbl_1_sw, g0s11_sw, high16);
+    const __m256i dbl_2 = _mm256_add_epi32(g0s5, g0s5);
+    const __m256i g0s7_sw = _mm256_shuffle_epi8(g0s7, rotl16);
+    const __m256i dbl_2_sw = _mm256_shuffle_epi8(dbl_2, rotl16);
+    const __m256i x2 = _mm256_blendv_epi8(dbl_2_sw, g0s7_sw, high16);
+    const __m256i x0r1 = _mm256_xor_si256(x0, g0r1);
+    const __m256i w = _mm256_add_epi32(x0r1, g0r2);
+    const __m256i dbl_3 = _mm256_add_epi32(g0s0, g0s0);
+    const __m256i g0s2_sw = _mm256_shuffle_epi8(g0s2, rotl16);
+    const __m256i dbl_3_sw = _mm256_shuffle_epi8(dbl_3, rotl16);
+    const __m256i x3 = _mm256_blendv_epi8(dbl_3_sw, g0s2_sw, high16);
+    const __m256i z = _mm256_xor_si256(w, x3);
+    const __m256i w1 = _mm256_add_epi32(g0r1, x1);
+    const __m256i w2 = _mm256_xor_si256(g0r2, x2);
+    const __m256i w1_sw = _mm256_shuffle_epi8(w1, rotl16);
+    const __m256i w2_sw = _mm256_shuffle_epi8(w2, rotl16);
+    const __m256i l1in = _mm256_blendv_epi8(w2_sw, w1_sw, high16);
+    const __m256i l1in16 = _mm256_blendv_epi8(w1, w2, high16);
+    const __m256i ur24 = _mm256_shuffle_epi8(l1in, rotl24);
+    const __m256i ur8 = _mm256_shuffle_epi8(l1in, rotl8);
+    const __m256i ug_acc = _mm256_xor_si256(l1in, ur8);
+    const __m256i ug = _mm256_xor_si256(ug_acc, l1in16);
+    const __m256i ur2_l = _mm256_slli_epi32(ug, 2);
+    const __m256i ur2_r = _mm256_srli_epi32(ug, 30);
+    const __m256i ur2 = _mm256_or_si256(ur2_l, ur2_r);
+    const __m256i u_acc = _mm256_xor_si256(l1in, ur24);
+    const __m256i u = _mm256_xor_si256(u_acc, ur2);
+    const __m256i l2in = _mm256_blendv_epi8(w1_sw, w2_sw, high16);
+    const __m256i l2in16 = _mm256_blendv_epi8(w2, w1, high16);
+    const __m256i v8r8 = _mm256_shuffle_epi8(l2in, rotl8);
+    const __m256i v8r24 = _mm256_shuffle_epi8(l2in, rotl24);
+    const __m256i v8g_acc = _mm256_xor_si256(l2in, l2in16);
+    const __m256i v8g = _mm256_xor_si256(v8g_acc, v8r24);
+    const __m256i v8r6_l = _mm256_slli_epi32(v8g, 6);
+    const __m256i v8r6_r = _mm256_srli_epi32(v8g, 26);
+    const __m256i v8r6 = _mm256_or_si256(v8r6_l, v8r6_r);
+    const __m256i v8_acc = _mm256_xor_si256(v8r8, l2in16);
+    const __m256i v8 = _mm256_xor_si256(v8_acc, v8r6);
+    const __m256i sb_in_x = _mm256_blendv_epi8(v8, u, odd_bytes);
+    const __m256i sb_in_y = _mm256_blendv_epi8(u, v8, odd_bytes);
+    const __m256i sb_s0_xl = _mm256_and_si256(sb_in_x, nibble_mask);
+    const __m256i sb_s0_xs = _mm256_srli_epi16(sb_in_x, 4);
+    const __m256i sb_s0_xh = _mm256_and_si256(sb_s0_xs, nibble_mask);
+    const __m256i sb_s0_p1 = _mm256_shuffle_epi8(s0_p1, sb_s0_xl);
+    const __m256i sb_s0_t = _mm256_xor_si256(sb_s0_p1, sb_s0_xh);
+    const __m256i sb_s0_p2 = _mm256_shuffle_epi8(s0_p2, sb_s0_t);
+    const __m256i sb_s0_ol = _mm256_xor_si256(sb_s0_p2, sb_s0_xl);
+    const __m256i sb_s0_p3 = _mm256_shuffle_epi8(s0_p3_rot, sb_s0_ol);
+    const __m256i sb_s0_t2 = _mm256_add_epi8(sb_s0_t, sb_s0_t);
+    const __m256i sb_s0 = _mm256_xor_si256(sb_s0_p3, sb_s0_t2);
+    const __m256i sb_in_y_lo = _mm256_and_si256(sb_in_y, nibble_mask);
+    const __m256i sb_in_y_sh = _mm256_srli_epi16(sb_in_y, 4);
+    const __m256i sb_in_y_hi = _mm256_and_si256(sb_in_y_sh, nibble_mask);
+    const __m256i sb_s1_k_l = _mm256_shuffle_epi8(tbl_lo, sb_in_y_lo);
+    const __m256i sb_s1_k_h = _mm256_shuffle_epi8(tbl_hi, sb_in_y_hi);
+    const __m256i sb_s1_k = _mm256_xor_si256(sb_s1_k_l, sb_s1_k_h);
+    const __m256i sb_s1_sr = _mm256_shuffle_epi8(sb_s1_k, inv_shift_rows);
+    const __m256i sb_s1_aes = kc_aesenclast256(sb_s1_sr, aes_cancel_key);
+    const __m256i sb_s1_aes_lo = _mm256_and_si256(sb_s1_aes, nibble_mask);
+    const __m256i sb_s1_aes_sh = _mm256_srli_epi16(sb_s1_aes, 4);
+    const __m256i sb_s1_aes_hi = _mm256_and_si256(sb_s1_aes_sh, nibble_mask);
+    const __m256i sb_s1_l = _mm256_shuffle_epi8(tbl_lo_1, sb_s1_aes_lo);
+    const __m256i sb_s1_h = _mm256_shuffle_epi8(tbl_hi_1, sb_s1_aes_hi);
+    const __m256i sb_s1 = _mm256_xor_si256(sb_s1_l, sb_s1_h);
+    const __m256i sb_out_x = _mm256_blendv_epi8(sb_s1, sb_s0, odd_bytes);
+    const __m256i sb_out_y = _mm256_blendv_epi8(sb_s0, sb_s1, odd_bytes);
+    const __m256i r2 = _mm256_shuffle_epi8(sb_out_y, rotl24);
+    const __m256i s0k_o_l = _mm256_slli_epi32(g0s0, 8);
+    const __m256i s0k_o_r = _mm256_srli_epi32(dbl_3, 24);
+    const __m256i s0k_o = _mm256_or_si256(s0k_o_l, s0k_o_r);
+    const __m256i s0k = _mm256_and_si256(s0k_o, modulus);
+    const __m256i dbl_5 = _mm256_add_epi32(g0s4, g0s4);
+    const __m256i s4k_o_l = _mm256_slli_epi32(g0s4, 20);
+    const __m256i s4k_o_r = _mm256_srli_epi32(dbl_5, 12);
+    const __m256i s4k_o = _mm256_or_si256(s4k_o_l, s4k_o_r);
+    const __m256i s4k = _mm256_and_si256(s4k_o, modulus);
+    const __m256i dbl_6 = _mm256_add_epi32(g0s10, g0s10);
+    const __m256i s10k_o_l = _mm256_slli_epi32(g0s10, 21);
+    const __m256i s10k_o_r = _mm256_srli_epi32(dbl_6, 11);
+    const __m256i s10k_o = _mm256_or_si256(s10k_o_l, s10k_o_r);
+    const __m256i s10k = _mm256_and_si256(s10k_o, modulus);
+    const __m256i dbl_7 = _mm256_add_epi32(g0s13, g0s13);
+    const __m256i s13k_o_l = _mm256_slli_epi32(g0s13, 17);
+    const __m256i s13k_o_r = _mm256_srli_epi32(dbl_7, 15);
+    const __m256i s13k_o = _mm256_or_si256(s13k_o_l, s13k_o_r);
+    const __m256i s13k = _mm256_and_si256(s13k_o, modulus);
+    const __m256i s15k_o_l = _mm256_slli_epi32(g0s15, 15);
+    const __m256i s15k_o_r = _mm256_srli_epi32(dbl, 17);
+    const __m256i s15k_o = _mm256_or_si256(s15k_o_l, s15k_o_r);
+    const __m256i s15k = _mm256_and_si256(s15k_o, modulus);
+    const __m256i fb0_s = _mm256_add_epi32(s0k, s4k);
+    const __m256i fb0_p = _mm256_add_epi32(fb0_s, minus_modulus);
+    const __m256i fb0 = _mm256_min_epu32(fb0_s, fb0_p);
+    const __m256i fb0_s_1 = _mm256_add_epi32(s10k, s13k);
+    const __m256i fb0_p_1 = _mm256_add_epi32(fb0_s_1, minus_modulus);
+    const __m256i fb0_1 = _mm256_min_epu32(fb0_s_1, fb0_p_1);
+    const __m256i fb1_s = _mm256_add_epi32(fb0, fb0_1);
+    const __m256i fb1_p = _mm256_add_epi32(fb1_s, minus_modulus);
+    const __m256i fb1 = _mm256_min_epu32(fb1_s, fb1_p);
+    const __m256i fb2_s = _mm256_add_epi32(fb1, s15k);
+    const __m256i fb2_p = _mm256_add_epi32(fb2_s, minus_modulus);
+    const __m256i fb2 = _mm256_min_epu32(fb2_s, fb2_p);
+    const __m256i fb_s = _mm256_add_epi32(fb2, g0s0);
+    const __m256i fb_p = _mm256_add_epi32(fb_s, minus_modulus);
+    const __m256i fb = _mm256_max_epi32(fb_s, fb_p);
+
+    /* Round 0, lanes 8..15: BR, F (Z out), LFSR feedback. */
+    const __m256i dbl_9 = _mm256_add_epi32(g1s15, g1s15);
+    const __m256i x0_1 = _mm256_blendv_epi8(g1s14, dbl_9, high16);
+    const __m256i dbl_10 = _mm256_add_epi32(g1s9, g1s9);
+    const __m256i g1s11_sw = _mm256_shuffle_epi8(g1s11, rotl16);
+    const __m256i dbl_10_sw = _mm256_shuffle_epi8(dbl_10, rotl16);
+    const __m256i x1_1 = _mm256_blendv_epi8(dbl_10_sw, g1s11_sw, high16);
+    const __m256i dbl_11 = _mm256_add_epi32(g1s5, g1s5);
+    const __m256i g1s7_sw = _mm256_shuffle_epi8(g1s7, rotl16);
+    const __m256i dbl_11_sw = _mm256_shuffle_epi8(dbl_11, rotl16);
+    const __m256i x2_1 = _mm256_blendv_epi8(dbl_11_sw, g1s7_sw, high16);
+    const __m256i x0r1_1 = _mm256_xor_si256(x0_1, g1r1);
+    const __m256i w_1 = _mm256_add_epi32(x0r1_1, g1r2);
+    const __m256i dbl_12 = _mm256_add_epi32(g1s0, g1s0);
+    const __m256i g1s2_sw = _mm256_shuffle_epi8(g1s2, rotl16);
+    const __m256i dbl_12_sw = _mm256_shuffle_epi8(dbl_12, rotl16);
+    const __m256i x3_1 = _mm256_blendv_epi8(dbl_12_sw, g1s2_sw, high16);
+    const __m256i z_1 = _mm256_xor_si256(w_1, x3_1);
+    const __m256i w1_1 = _mm256_add_epi32(g1r1, x1_1);
+    const __m256i w2_1 = _mm256_xor_si256(g1r2, x2_1);
+    const __m256i w1_1_sw = _mm256_shuffle_epi8(w1_1, rotl16);
+    const __m256i w2_1_sw = _mm256_shuffle_epi8(w2_1, rotl16);
+    const __m256i l1in_1 = _mm256_blendv_epi8(w2_1_sw, w1_1_sw, high16);
+    const __m256i l1in16_1 = _mm256_blendv_epi8(w1_1, w2_1, high16);
+    const __m256i ur24_1 = _mm256_shuffle_epi8(l1in_1, rotl24);
+    const __m256i ur8_1 = _mm256_shuffle_epi8(l1in_1, rotl8);
+    const __m256i ug_acc_1 = _mm256_xor_si256(l1in_1, ur8_1);
+    const __m256i ug_1 = _mm256_xor_si256(ug_acc_1, l1in16_1);
+    const __m256i ur2_1_l = _mm256_slli_epi32(ug_1, 2);
+    const __m256i ur2_1_r = _mm256_srli_epi32(ug_1, 30);
+    const __m256i ur2_1 = _mm256_or_si256(ur2_1_l, ur2_1_r);
+    const __m256i u_acc_1 = _mm256_xor_si256(l1in_1, ur24_1);
+    const __m256i u_1 = _mm256_xor_si256(u_acc_1, ur2_1);
+    const __m256i l2in_1 = _mm256_blendv_epi8(w1_1_sw, w2_1_sw, high16);
+    const __m256i l2in16_1 = _mm256_blendv_epi8(w2_1, w1_1, high16);
+    const __m256i v8r8_1 = _mm256_shuffle_epi8(l2in_1, rotl8);
+    const __m256i v8r24_1 = _mm256_shuffle_epi8(l2in_1, rotl24);
+    const __m256i v8g_acc_1 = _mm256_xor_si256(l2in_1, l2in16_1);
+    const __m256i v8g_1 = _mm256_xor_si256(v8g_acc_1, v8r24_1);
+    const __m256i v8r6_1_l = _mm256_slli_epi32(v8g_1, 6);
+    const __m256i v8r6_1_r = _mm256_srli_epi32(v8g_1, 26);
+    const __m256i v8r6_1 = _mm256_or_si256(v8r6_1_l, v8r6_1_r);
+    const __m256i v8_acc_1 = _mm256_xor_si256(v8r8_1, l2in16_1);
+    const __m256i v8_1 = _mm256_xor_si256(v8_acc_1, v8r6_1);
+    const __m256i sb_in_x_1 = _mm256_blendv_epi8(v8_1, u_1, odd_bytes);
+    const __m256i sb_in_y_1 = _mm256_blendv_epi8(u_1, v8_1, odd_bytes);
+    const __m256i sb_s0_xl_1 = _mm256_and_si256(sb_in_x_1, nibble_mask);
+    const __m256i sb_s0_xs_1 = _mm256_srli_epi16(sb_in_x_1, 4);
+    const __m256i sb_s0_xh_1 = _mm256_and_si256(sb_s0_xs_1, nibble_mask);
+    const __m256i sb_s0_p1_1 = _mm256_shuffle_epi8(s0_p1, sb_s0_xl_1);
+    const __m256i sb_s0_t_1 = _mm256_xor_si256(sb_s0_p1_1, sb_s0_xh_1);
+    const __m256i sb_s0_p2_1 = _mm256_shuffle_epi8(s0_p2, sb_s0_t_1);
+    const __m256i sb_s0_ol_1 = _mm256_xor_si256(sb_s0_p2_1, sb_s0_xl_1);
+    const __m256i sb_s0_p3_1 = _mm256_shuffle_epi8(s0_p3_rot, sb_s0_ol_1);
+    const __m256i sb_s0_t2_1 = _mm256_add_epi8(sb_s0_t_1, sb_s0_t_1);
+    const __m256i sb_s0_1 = _mm256_xor_si256(sb_s0_p3_1, sb_s0_t2_1);
+    const __m256i sb_in_y_1_lo = _mm256_and_si256(sb_in_y_1, nibble_mask);
+    const __m256i sb_in_y_1_sh = _mm256_srli_epi16(sb_in_y_1, 4);
+    const __m256i sb_in_y_1_hi = _mm256_and_si256(sb_in_y_1_sh, nibble_mask);
+    const __m256i sb_s1_k_1_l = _mm256_shuffle_epi8(tbl_lo, sb_in_y_1_lo);
+    const __m256i sb_s1_k_1_h = _mm256_shuffle_epi8(tbl_hi, sb_in_y_1_hi);
+    const __m256i sb_s1_k_1 = _mm256_xor_si256(sb_s1_k_1_l, sb_s1_k_1_h);
+    const __m256i sb_s1_1_sr = _mm256_shuffle_epi8(sb_s1_k_1, inv_shift_rows);
+    const __m256i sb_s1_1_aes = kc_aesenclast256(sb_s1_1_sr, aes_cancel_key);
+    const __m256i sb_s1_1_aes_lo = _mm256_and_si256(sb_s1_1_aes, nibble_mask);
+    const __m256i sb_s1_1_aes_sh = _mm256_srli_epi16(sb_s1_1_aes, 4);
+    const __m256i sb_s1_1_aes_hi = _mm256_and_si256(sb_s1_1_aes_sh, nibble_mask);
+    const __m256i sb_s1_1_l = _mm256_shuffle_epi8(tbl_lo_1, sb_s1_1_aes_lo);
+    const __m256i sb_s1_1_h = _mm256_shuffle_epi8(tbl_hi_1, sb_s1_1_aes_hi);
+    const __m256i sb_s1_1 = _mm256_xor_si256(sb_s1_1_l, sb_s1_1_h);
+    const __m256i sb_out_x_1 = _mm256_blendv_epi8(sb_s1_1, sb_s0_1, odd_bytes);
+    const __m256i sb_out_y_1 = _mm256_blendv_epi8(sb_s0_1, sb_s1_1, odd_bytes);
+    const __m256i r2_1 = _mm256_shuffle_epi8(sb_out_y_1, rotl24);
+    const __m256i s0k_o_1_l = _mm256_slli_epi32(g1s0, 8);
+    const __m256i s0k_o_1_r = _mm256_srli_epi32(dbl_12, 24);
+    const __m256i s0k_o_1 = _mm256_or_si256(s0k_o_1_l, s0k_o_1_r);
+    const __m256i s0k_1 = _mm256_and_si256(s0k_o_1, modulus);
+    const __m256i dbl_14 = _mm256_add_epi32(g1s4, g1s4);
+    const __m256i s4k_o_1_l = _mm256_slli_epi32(g1s4, 20);
+    const __m256i s4k_o_1_r = _mm256_srli_epi32(dbl_14, 12);
+    const __m256i s4k_o_1 = _mm256_or_si256(s4k_o_1_l, s4k_o_1_r);
+    const __m256i s4k_1 = _mm256_and_si256(s4k_o_1, modulus);
+    const __m256i dbl_15 = _mm256_add_epi32(g1s10, g1s10);
+    const __m256i s10k_o_1_l = _mm256_slli_epi32(g1s10, 21);
+    const __m256i s10k_o_1_r = _mm256_srli_epi32(dbl_15, 11);
+    const __m256i s10k_o_1 = _mm256_or_si256(s10k_o_1_l, s10k_o_1_r);
+    const __m256i s10k_1 = _mm256_and_si256(s10k_o_1, modulus);
+    const __m256i dbl_16 = _mm256_add_epi32(g1s13, g1s13);
+    const __m256i s13k_o_1_l = _mm256_slli_epi32(g1s13, 17);
+    const __m256i s13k_o_1_r = _mm256_srli_epi32(dbl_16, 15);
+    const __m256i s13k_o_1 = _mm256_or_si256(s13k_o_1_l, s13k_o_1_r);
+    const __m256i s13k_1 = _mm256_and_si256(s13k_o_1, modulus);
+    const __m256i s15k_o_1_l = _mm256_slli_epi32(g1s15, 15);
+    const __m256i s15k_o_1_r = _mm256_srli_epi32(dbl_9, 17);
+    const __m256i s15k_o_1 = _mm256_or_si256(s15k_o_1_l, s15k_o_1_r);
+    const __m256i s15k_1 = _mm256_and_si256(s15k_o_1, modulus);
+    const __m256i fb0_s_2 = _mm256_add_epi32(s0k_1, s4k_1);
+    const __m256i fb0_p_2 = _mm256_add_epi32(fb0_s_2, minus_modulus);
+    const __m256i fb0_2 = _mm256_min_epu32(fb0_s_2, fb0_p_2);
+    const __m256i fb0_s_3 = _mm256_add_epi32(s10k_1, s13k_1);
+    const __m256i fb0_p_3 = _mm256_add_epi32(fb0_s_3, minus_modulus);
+    const __m256i fb0_3 = _mm256_min_epu32(fb0_s_3, fb0_p_3);
+    const __m256i fb1_s_1 = _mm256_add_epi32(fb0_2, fb0_3);
+    const __m256i fb1_p_1 = _mm256_add_epi32(fb1_s_1, minus_modulus);
+    const __m256i fb1_1 = _mm256_min_epu32(fb1_s_1, fb1_p_1);
+    const __m256i fb2_s_1 = _mm256_add_epi32(fb1_1, s15k_1);
+    const __m256i fb2_p_1 = _mm256_add_epi32(fb2_s_1, minus_modulus);
+    const __m256i fb2_1 = _mm256_min_epu32(fb2_s_1, fb2_p_1);
+    const __m256i fb_s_1 = _mm256_add_epi32(fb2_1, g1s0);
+    const __m256i fb_p_1 = _mm256_add_epi32(fb_s_1, minus_modulus);
+    const __m256i fb_1 = _mm256_max_epi32(fb_s_1, fb_p_1);
+    _mm256_storeu_si256((void *)(out), z);
+    _mm256_storeu_si256((void *)(out + 32), z_1);
+
+    /* Store the state back, the LFSR one cell on. */
+    _mm256_storeu_si256((void *)(state), g0s1);
+    _mm256_storeu_si256((void *)(state + 64), g0s2);
+    _mm256_storeu_si256((void *)(state + 128), g0s3);
+    _mm256_storeu_si256((void *)(state + 192), g0s4);
+    _mm256_storeu_si256((void *)(state + 256), g0s5);
+    _mm256_storeu_si256((void *)(state + 320), g0s6);
+    _mm256_storeu_si256((void *)(state + 384), g0s7);
+    _mm256_storeu_si256((void *)(state + 448), g0s8);
+    _mm256_storeu_si256((void *)(state + 512), g0s9);
+    _mm256_storeu_si256((void *)(state + 576), g0s10);
+    _mm256_storeu_si256((void *)(state + 640), g0s11);
+    _mm256_storeu_si256((void *)(state + 704), g0s12);
+    _mm256_storeu_si256((void *)(state + 768), g0s13);
+    _mm256_storeu_si256((void *)(state + 832), g0s14);
+    _mm256_storeu_si256((void *)(state + 896), g0s15);
+    _mm256_storeu_si256((void *)(state + 960), fb);
+    _mm256_storeu_si256((void *)(state + 1024), sb_out_x);
+    _mm256_storeu_si256((void *)(state + 1088), r2);
+    _mm256_storeu_si256((void *)(state + 32), g1s1);
+    _mm256_storeu_si256((void *)(state + 96), g1s2);
+    _mm256_storeu_si256((void *)(state + 160), g1s3);
+    _mm256_storeu_si256((void *)(state + 224), g1s4);
+    _mm256_storeu_si256((void *)(state + 288), g1s5);
+    _mm256_storeu_si256((void *)(state + 352), g1s6);
+    _mm256_storeu_si256((void *)(state + 416), g1s7);
+    _mm256_storeu_si256((void *)(state + 480), g1s8);
+    _mm256_storeu_si256((void *)(state + 544), g1s9);
+    _mm256_storeu_si256((void *)(state + 608), g1s10);
+    _mm256_storeu_si256((void *)(state + 672), g1s11);
+    _mm256_storeu_si256((void *)(state + 736), g1s12);
+    _mm256_storeu_si256((void *)(state + 800), g1s13);
+    _mm256_storeu_si256((void *)(state + 864), g1s14);
+    _mm256_storeu_si256((void *)(state + 928), g1s15);
+    _mm256_storeu_si256((void *)(state + 992), fb_1);
+    _mm256_storeu_si256((void *)(state + 1056), sb_out_x_1);
+    _mm256_storeu_si256((void *)(state + 1120), r2_1);
+}
+
 /* The MACs' carry-less fold (gen/kernels/zuc_mac.py): 32 64-bit message
  * chunks at msg into the sums P0, P1 (, P2), each 256 bits at sums, their
  * keystream windows from ks on: for 32- and 64-bit tags, then for 128-bit ones. */
@@ -11482,6 +11841,7 @@ const zuc_impl KC_IMPL_SYMBOL(zuc_lanesx2_avx2_vaes) = {
     .init_rounds = zuc_lanesx2_avx2_vaes_init_rounds,
     .keystream_block = zuc_lanesx2_avx2_vaes_keystream_block,
     .keystream_xor = zuc_lanesx2_avx2_vaes_keystream_xor,
+    .keystream_word = zuc_lanesx2_avx2_vaes_keystream_word,
     .mac_fold_bits = 256,
     .mac_fold = {zuc_lanesx2_avx2_vaes_mac_fold, zuc_lanesx2_avx2_vaes_mac_fold_wide},
 };

@@ -9634,6 +9634,326 @@ static void zuc_lanesx2_neon_aes_keystream_xor(uint32_t *state_words, uint8_t *c
     vst1q_u8(state + 560, r2_31);
 }
 
+/* One round: out[j] = lane j's next keystream word, the LFSR one cell on. */
+static void zuc_lanesx2_neon_aes_keystream_word(uint32_t *state_words, uint32_t *out_words)
+{
+    uint8_t *state = (uint8_t *)state_words, *out = (uint8_t *)out_words;
+    /* S0 Feistel round 1: P1 (gen/specs/zuc.py) */
+    static const uint8_t s0_p1_bytes[16] = {0x09, 0x0f, 0x00, 0x0e, 0x0f, 0x0f, 0x02, 0x0a, 0x00, 0x04, 0x00, 0x0c, 0x07, 0x05, 0x03, 0x09};
+    const uint8x16_t s0_p1 = vld1q_u8(s0_p1_bytes);
+    /* S0 Feistel round 2: P2 */
+    static const uint8_t s0_p2_bytes[16] = {0x08, 0x0d, 0x06, 0x05, 0x07, 0x00, 0x0c, 0x04, 0x0b, 0x01, 0x0e, 0x0a, 0x0f, 0x03, 0x09, 0x02};
+    const uint8x16_t s0_p2 = vld1q_u8(s0_p2_bytes);
+    /* S0 round 3 with the final rotation folded in: rotl8(v, 5) ^ (P3[v] << 1) */
+    static const uint8_t s0_p3_rot_bytes[16] = {0x04, 0x2c, 0x54, 0x6c, 0x80, 0xba, 0xd4, 0xfe, 0x07, 0x27, 0x5b, 0x6b, 0x81, 0xb3, 0xd9, 0xfb};
+    const uint8x16_t s0_p3_rot = vld1q_u8(s0_p3_rot_bytes);
+    /* low nibble of every byte */
+    static const uint8_t nibble_mask_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f};
+    const uint8x16_t nibble_mask = vld1q_u8(nibble_mask_bytes);
+    /* high 16 bits of every 32-bit word */
+    static const uint8_t high16_bytes[16] = {0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff};
+    const uint8x16_t high16 = vld1q_u8(high16_bytes);
+    /* 2^31 - 1 in every word */
+    static const uint8_t modulus_bytes[16] = {0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f};
+    const uint8x16_t modulus = vld1q_u8(modulus_bytes);
+    /* -(2^31 - 1) mod 2^32 in every word */
+    static const uint8_t minus_modulus_bytes[16] = {0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80};
+    const uint8x16_t minus_modulus = vld1q_u8(minus_modulus_bytes);
+    /* inverse ShiftRows (AESE's ShiftRows undone) */
+    static const uint8_t inv_shift_rows_bytes[16] = {0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03};
+    const uint8x16_t inv_shift_rows = vld1q_u8(inv_shift_rows_bytes);
+    /* rotate each 32-bit word left by 24 (byte shuffle) */
+    static const uint8_t rotl24_bytes[16] = {0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c};
+    const uint8x16_t rotl24 = vld1q_u8(rotl24_bytes);
+    /* rotate each 32-bit word left by 8 (byte shuffle) */
+    static const uint8_t rotl8_bytes[16] = {0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e};
+    const uint8x16_t rotl8 = vld1q_u8(rotl8_bytes);
+    /* S1 inner map K (isomorphism #0: ZUC field to AES field): low-nibble table (constant folded in) */
+    static const uint8_t tbl_lo_bytes[16] = {0x00, 0x01, 0x32, 0x33, 0x73, 0x72, 0x41, 0x40, 0x75, 0x74, 0x47, 0x46, 0x06, 0x07, 0x34, 0x35};
+    const uint8x16_t tbl_lo = vld1q_u8(tbl_lo_bytes);
+    /* S1 inner map K (isomorphism #0: ZUC field to AES field): high-nibble table */
+    static const uint8_t tbl_hi_bytes[16] = {0x00, 0xd9, 0xe8, 0x31, 0xcd, 0x14, 0x25, 0xfc, 0x2d, 0xf4, 0xc5, 0x1c, 0xe0, 0x39, 0x08, 0xd1};
+    const uint8x16_t tbl_hi = vld1q_u8(tbl_hi_bytes);
+    /* S1 outer map M·K^-1, constant 0x55, after undoing SubBytes' affine map: low-nibble table (constant folded in) */
+    static const uint8_t tbl_lo_1_bytes[16] = {0xfe, 0xb1, 0x6e, 0x21, 0xb5, 0xfa, 0x25, 0x6a, 0xc9, 0x86, 0x59, 0x16, 0x82, 0xcd, 0x12, 0x5d};
+    const uint8x16_t tbl_lo_1 = vld1q_u8(tbl_lo_1_bytes);
+    /* S1 outer map M·K^-1, constant 0x55, after undoing SubBytes' affine map: high-nibble table */
+    static const uint8_t tbl_hi_1_bytes[16] = {0x00, 0x34, 0x42, 0x76, 0x36, 0x02, 0x74, 0x40, 0x66, 0x52, 0x24, 0x10, 0x50, 0x64, 0x12, 0x26};
+    const uint8x16_t tbl_hi_1 = vld1q_u8(tbl_hi_1_bytes);
+
+    /* Load the state of 8 lanes: one register per word. */
+    const uint8x16_t g0s0 = vld1q_u8(state);
+    const uint8x16_t g0s1 = vld1q_u8(state + 32);
+    const uint8x16_t g0s2 = vld1q_u8(state + 64);
+    const uint8x16_t g0s3 = vld1q_u8(state + 96);
+    const uint8x16_t g0s4 = vld1q_u8(state + 128);
+    const uint8x16_t g0s5 = vld1q_u8(state + 160);
+    const uint8x16_t g0s6 = vld1q_u8(state + 192);
+    const uint8x16_t g0s7 = vld1q_u8(state + 224);
+    const uint8x16_t g0s8 = vld1q_u8(state + 256);
+    const uint8x16_t g0s9 = vld1q_u8(state + 288);
+    const uint8x16_t g0s10 = vld1q_u8(state + 320);
+    const uint8x16_t g0s11 = vld1q_u8(state + 352);
+    const uint8x16_t g0s12 = vld1q_u8(state + 384);
+    const uint8x16_t g0s13 = vld1q_u8(state + 416);
+    const uint8x16_t g0s14 = vld1q_u8(state + 448);
+    const uint8x16_t g0s15 = vld1q_u8(state + 480);
+    const uint8x16_t g0r1 = vld1q_u8(state + 512);
+    const uint8x16_t g0r2 = vld1q_u8(state + 544);
+    const uint8x16_t g1s0 = vld1q_u8(state + 16);
+    const uint8x16_t g1s1 = vld1q_u8(state + 48);
+    const uint8x16_t g1s2 = vld1q_u8(state + 80);
+    const uint8x16_t g1s3 = vld1q_u8(state + 112);
+    const uint8x16_t g1s4 = vld1q_u8(state + 144);
+    const uint8x16_t g1s5 = vld1q_u8(state + 176);
+    const uint8x16_t g1s6 = vld1q_u8(state + 208);
+    const uint8x16_t g1s7 = vld1q_u8(state + 240);
+    const uint8x16_t g1s8 = vld1q_u8(state + 272);
+    const uint8x16_t g1s9 = vld1q_u8(state + 304);
+    const uint8x16_t g1s10 = vld1q_u8(state + 336);
+    const uint8x16_t g1s11 = vld1q_u8(state + 368);
+    const uint8x16_t g1s12 = vld1q_u8(state + 400);
+    const uint8x16_t g1s13 = vld1q_u8(state + 432);
+    const uint8x16_t g1s14 = vld1q_u8(state + 464);
+    const uint8x16_t g1s15 = vld1q_u8(state + 496);
+    const uint8x16_t g1r1 = vld1q_u8(state + 528);
+    const uint8x16_t g1r2 = vld1q_u8(state + 560);
+
+    /* Round 0, lanes 0..3: BR, F (Z out), LFSR feedback. */
+    const uint8x16_t dbl = kc_add32(g0s15, g0s15);
+    const uint8x16_t x0 = vbslq_u8(high16, dbl, g0s14);
+    const uint8x16_t dbl_1 = kc_add32(g0s9, g0s9);
+    const uint8x16_t x1_r = kc_shr32(dbl_1, 16);
+    const uint8x16_t x1 = kc_sli32(x1_r, g0s11, 16);
+    const uint8x16_t dbl_2 = kc_add32(g0s5, g0s5);
+    const uint8x16_t x2_r = kc_shr32(dbl_2, 16);
+    const uint8x16_t x2 = kc_sli32(x2_r, g0s7, 16);
+    const uint8x16_t x0r1 = veorq_u8(x0, g0r1);
+    const uint8x16_t w = kc_add32(x0r1, g0r2);
+    const uint8x16_t dbl_3 = kc_add32(g0s0, g0s0);
+    const uint8x16_t x3_r = kc_shr32(dbl_3, 16);
+    const uint8x16_t x3 = kc_sli32(x3_r, g0s2, 16);
+    const uint8x16_t z = veorq_u8(w, x3);
+    const uint8x16_t w1 = kc_add32(g0r1, x1);
+    const uint8x16_t w2 = veorq_u8(g0r2, x2);
+    const uint8x16_t l1in_r = kc_shr32(w2, 16);
+    const uint8x16_t l1in = kc_sli32(l1in_r, w1, 16);
+    const uint8x16_t ur24 = vqtbl1q_u8(l1in, rotl24);
+    const uint8x16_t ur8 = vqtbl1q_u8(l1in, rotl8);
+    const uint8x16_t ur16 = kc_rev32_16(l1in);
+    const uint8x16_t ug_acc = veorq_u8(l1in, ur8);
+    const uint8x16_t ug = veorq_u8(ug_acc, ur16);
+    const uint8x16_t ur2_r = kc_shr32(ug, 30);
+    const uint8x16_t ur2 = kc_sli32(ur2_r, ug, 2);
+    const uint8x16_t u_acc = veorq_u8(l1in, ur24);
+    const uint8x16_t u = veorq_u8(u_acc, ur2);
+    const uint8x16_t l2in_r = kc_shr32(w1, 16);
+    const uint8x16_t l2in = kc_sli32(l2in_r, w2, 16);
+    const uint8x16_t vr8 = vqtbl1q_u8(l2in, rotl8);
+    const uint8x16_t vr16 = kc_rev32_16(l2in);
+    const uint8x16_t vr24 = vqtbl1q_u8(l2in, rotl24);
+    const uint8x16_t vg_acc = veorq_u8(vr8, vr16);
+    const uint8x16_t vg = veorq_u8(vg_acc, vr24);
+    const uint8x16_t vr6_r = kc_shr32(vg, 26);
+    const uint8x16_t vr6 = kc_sli32(vr6_r, vg, 6);
+    const uint8x16_t v_acc = veorq_u8(l2in, vr8);
+    const uint8x16_t v = veorq_u8(v_acc, vr6);
+    const uint8x16_t sb_in_x = kc_trn2_8(v, u);
+    const uint8x16_t sb_s0_xl = vandq_u8(sb_in_x, nibble_mask);
+    const uint8x16_t sb_s0_xh = kc_shr8(sb_in_x, 4);
+    const uint8x16_t sb_s0_p1 = vqtbl1q_u8(s0_p1, sb_s0_xl);
+    const uint8x16_t sb_s0_t = veorq_u8(sb_s0_p1, sb_s0_xh);
+    const uint8x16_t sb_s0_p2 = vqtbl1q_u8(s0_p2, sb_s0_t);
+    const uint8x16_t sb_s0_ol = veorq_u8(sb_s0_p2, sb_s0_xl);
+    const uint8x16_t sb_s0_p3 = vqtbl1q_u8(s0_p3_rot, sb_s0_ol);
+    const uint8x16_t sb_s0_t2 = kc_add8(sb_s0_t, sb_s0_t);
+    const uint8x16_t sb_s0 = veorq_u8(sb_s0_p3, sb_s0_t2);
+    const uint8x16_t sb_in_y = kc_trn1_8(v, u);
+    const uint8x16_t sb_s1_sr = vqtbl1q_u8(sb_in_y, inv_shift_rows);
+    const uint8x16_t sb_s1_sr_lo = vandq_u8(sb_s1_sr, nibble_mask);
+    const uint8x16_t sb_s1_sr_hi = kc_shr8(sb_s1_sr, 4);
+    const uint8x16_t sb_s1_k_1_l = vqtbl1q_u8(tbl_lo, sb_s1_sr_lo);
+    const uint8x16_t sb_s1_k_1_h = vqtbl1q_u8(tbl_hi, sb_s1_sr_hi);
+    const uint8x16_t sb_s1_aes = vaeseq_u8(sb_s1_k_1_l, sb_s1_k_1_h);
+    const uint8x16_t sb_s1_aes_lo = vandq_u8(sb_s1_aes, nibble_mask);
+    const uint8x16_t sb_s1_aes_hi = kc_shr8(sb_s1_aes, 4);
+    const uint8x16_t sb_s1_l = vqtbl1q_u8(tbl_lo_1, sb_s1_aes_lo);
+    const uint8x16_t sb_s1_h = vqtbl1q_u8(tbl_hi_1, sb_s1_aes_hi);
+    const uint8x16_t sb_s1 = veorq_u8(sb_s1_l, sb_s1_h);
+    const uint8x16_t r1 = kc_trn2_8(sb_s1, sb_s0);
+    const uint8x16_t r2 = kc_trn1_8(sb_s1, sb_s0);
+    const uint8x16_t s0k_o_r = kc_shr32(dbl_3, 24);
+    const uint8x16_t s0k_o = kc_sli32(s0k_o_r, g0s0, 8);
+    const uint8x16_t s0k = vandq_u8(s0k_o, modulus);
+    const uint8x16_t dbl_5 = kc_add32(g0s4, g0s4);
+    const uint8x16_t s4k_o_r = kc_shr32(dbl_5, 12);
+    const uint8x16_t s4k_o = kc_sli32(s4k_o_r, g0s4, 20);
+    const uint8x16_t s4k = vandq_u8(s4k_o, modulus);
+    const uint8x16_t dbl_6 = kc_add32(g0s10, g0s10);
+    const uint8x16_t s10k_o_r = kc_shr32(dbl_6, 11);
+    const uint8x16_t s10k_o = kc_sli32(s10k_o_r, g0s10, 21);
+    const uint8x16_t s10k = vandq_u8(s10k_o, modulus);
+    const uint8x16_t dbl_7 = kc_add32(g0s13, g0s13);
+    const uint8x16_t s13k_o_r = kc_shr32(dbl_7, 15);
+    const uint8x16_t s13k_o = kc_sli32(s13k_o_r, g0s13, 17);
+    const uint8x16_t s13k = vandq_u8(s13k_o, modulus);
+    const uint8x16_t s15k_o_r = kc_shr32(dbl, 17);
+    const uint8x16_t s15k_o = kc_sli32(s15k_o_r, g0s15, 15);
+    const uint8x16_t s15k = vandq_u8(s15k_o, modulus);
+    const uint8x16_t fb0_s = kc_add32(s0k, s4k);
+    const uint8x16_t fb0_p = kc_add32(fb0_s, minus_modulus);
+    const uint8x16_t fb0 = kc_minu32(fb0_s, fb0_p);
+    const uint8x16_t fb0_s_1 = kc_add32(s10k, s13k);
+    const uint8x16_t fb0_p_1 = kc_add32(fb0_s_1, minus_modulus);
+    const uint8x16_t fb0_1 = kc_minu32(fb0_s_1, fb0_p_1);
+    const uint8x16_t fb1_s = kc_add32(fb0, fb0_1);
+    const uint8x16_t fb1_p = kc_add32(fb1_s, minus_modulus);
+    const uint8x16_t fb1 = kc_minu32(fb1_s, fb1_p);
+    const uint8x16_t fb2_s = kc_add32(fb1, s15k);
+    const uint8x16_t fb2_p = kc_add32(fb2_s, minus_modulus);
+    const uint8x16_t fb2 = kc_minu32(fb2_s, fb2_p);
+    const uint8x16_t fb_s = kc_add32(fb2, g0s0);
+    const uint8x16_t fb_p = kc_add32(fb_s, minus_modulus);
+    const uint8x16_t fb = kc_maxs32(fb_s, fb_p);
+
+    /* Round 0, lanes 4..7: BR, F (Z out), LFSR feedback. */
+    const uint8x16_t dbl_9 = kc_add32(g1s15, g1s15);
+    const uint8x16_t x0_1 = vbslq_u8(high16, dbl_9, g1s14);
+    const uint8x16_t dbl_10 = kc_add32(g1s9, g1s9);
+    const uint8x16_t x1_1_r = kc_shr32(dbl_10, 16);
+    const uint8x16_t x1_1 = kc_sli32(x1_1_r, g1s11, 16);
+    const uint8x16_t dbl_11 = kc_add32(g1s5, g1s5);
+    const uint8x16_t x2_1_r = kc_shr32(dbl_11, 16);
+    const uint8x16_t x2_1 = kc_sli32(x2_1_r, g1s7, 16);
+    const uint8x16_t x0r1_1 = veorq_u8(x0_1, g1r1);
+    const uint8x16_t w_1 = kc_add32(x0r1_1, g1r2);
+    const uint8x16_t dbl_12 = kc_add32(g1s0, g1s0);
+    const uint8x16_t x3_1_r = kc_shr32(dbl_12, 16);
+    const uint8x16_t x3_1 = kc_sli32(x3_1_r, g1s2, 16);
+    const uint8x16_t z_1 = veorq_u8(w_1, x3_1);
+    const uint8x16_t w1_1 = kc_add32(g1r1, x1_1);
+    const uint8x16_t w2_1 = veorq_u8(g1r2, x2_1);
+    const uint8x16_t l1in_1_r = kc_shr32(w2_1, 16);
+    const uint8x16_t l1in_1 = kc_sli32(l1in_1_r, w1_1, 16);
+    const uint8x16_t ur24_1 = vqtbl1q_u8(l1in_1, rotl24);
+    const uint8x16_t ur8_1 = vqtbl1q_u8(l1in_1, rotl8);
+    const uint8x16_t ur16_1 = kc_rev32_16(l1in_1);
+    const uint8x16_t ug_acc_1 = veorq_u8(l1in_1, ur8_1);
+    const uint8x16_t ug_1 = veorq_u8(ug_acc_1, ur16_1);
+    const uint8x16_t ur2_1_r = kc_shr32(ug_1, 30);
+    const uint8x16_t ur2_1 = kc_sli32(ur2_1_r, ug_1, 2);
+    const uint8x16_t u_acc_1 = veorq_u8(l1in_1, ur24_1);
+    const uint8x16_t u_1 = veorq_u8(u_acc_1, ur2_1);
+    const uint8x16_t l2in_1_r = kc_shr32(w1_1, 16);
+    const uint8x16_t l2in_1 = kc_sli32(l2in_1_r, w2_1, 16);
+    const uint8x16_t vr8_1 = vqtbl1q_u8(l2in_1, rotl8);
+    const uint8x16_t vr16_1 = kc_rev32_16(l2in_1);
+    const uint8x16_t vr24_1 = vqtbl1q_u8(l2in_1, rotl24);
+    const uint8x16_t vg_acc_1 = veorq_u8(vr8_1, vr16_1);
+    const uint8x16_t vg_1 = veorq_u8(vg_acc_1, vr24_1);
+    const uint8x16_t vr6_1_r = kc_shr32(vg_1, 26);
+    const uint8x16_t vr6_1 = kc_sli32(vr6_1_r, vg_1, 6);
+    const uint8x16_t v_acc_1 = veorq_u8(l2in_1, vr8_1);
+    const uint8x16_t v_1 = veorq_u8(v_acc_1, vr6_1);
+    const uint8x16_t sb_in_x_1 = kc_trn2_8(v_1, u_1);
+    const uint8x16_t sb_s0_xl_1 = vandq_u8(sb_in_x_1, nibble_mask);
+    const uint8x16_t sb_s0_xh_1 = kc_shr8(sb_in_x_1, 4);
+    const uint8x16_t sb_s0_p1_1 = vqtbl1q_u8(s0_p1, sb_s0_xl_1);
+    const uint8x16_t sb_s0_t_1 = veorq_u8(sb_s0_p1_1, sb_s0_xh_1);
+    const uint8x16_t sb_s0_p2_1 = vqtbl1q_u8(s0_p2, sb_s0_t_1);
+    const uint8x16_t sb_s0_ol_1 = veorq_u8(sb_s0_p2_1, sb_s0_xl_1);
+    const uint8x16_t sb_s0_p3_1 = vqtbl1q_u8(s0_p3_rot, sb_s0_ol_1);
+    const uint8x16_t sb_s0_t2_1 = kc_add8(sb_s0_t_1, sb_s0_t_1);
+    const uint8x16_t sb_s0_1 = veorq_u8(sb_s0_p3_1, sb_s0_t2_1);
+    const uint8x16_t sb_in_y_1 = kc_trn1_8(v_1, u_1);
+    const uint8x16_t sb_s1_1_sr = vqtbl1q_u8(sb_in_y_1, inv_shift_rows);
+    const uint8x16_t sb_s1_1_sr_lo = vandq_u8(sb_s1_1_sr, nibble_mask);
+    const uint8x16_t sb_s1_1_sr_hi = kc_shr8(sb_s1_1_sr, 4);
+    const uint8x16_t sb_s1_k_1_1_l = vqtbl1q_u8(tbl_lo, sb_s1_1_sr_lo);
+    const uint8x16_t sb_s1_k_1_1_h = vqtbl1q_u8(tbl_hi, sb_s1_1_sr_hi);
+    const uint8x16_t sb_s1_1_aes = vaeseq_u8(sb_s1_k_1_1_l, sb_s1_k_1_1_h);
+    const uint8x16_t sb_s1_1_aes_lo = vandq_u8(sb_s1_1_aes, nibble_mask);
+    const uint8x16_t sb_s1_1_aes_hi = kc_shr8(sb_s1_1_aes, 4);
+    const uint8x16_t sb_s1_1_l = vqtbl1q_u8(tbl_lo_1, sb_s1_1_aes_lo);
+    const uint8x16_t sb_s1_1_h = vqtbl1q_u8(tbl_hi_1, sb_s1_1_aes_hi);
+    const uint8x16_t sb_s1_1 = veorq_u8(sb_s1_1_l, sb_s1_1_h);
+    const uint8x16_t r1_1 = kc_trn2_8(sb_s1_1, sb_s0_1);
+    const uint8x16_t r2_1 = kc_trn1_8(sb_s1_1, sb_s0_1);
+    const uint8x16_t s0k_o_1_r = kc_shr32(dbl_12, 24);
+    const uint8x16_t s0k_o_1 = kc_sli32(s0k_o_1_r, g1s0, 8);
+    const uint8x16_t s0k_1 = vandq_u8(s0k_o_1, modulus);
+    const uint8x16_t dbl_14 = kc_add32(g1s4, g1s4);
+    const uint8x16_t s4k_o_1_r = kc_shr32(dbl_14, 12);
+    const uint8x16_t s4k_o_1 = kc_sli32(s4k_o_1_r, g1s4, 20);
+    const uint8x16_t s4k_1 = vandq_u8(s4k_o_1, modulus);
+    const uint8x16_t dbl_15 = kc_add32(g1s10, g1s10);
+    const uint8x16_t s10k_o_1_r = kc_shr32(dbl_15, 11);
+    const uint8x16_t s10k_o_1 = kc_sli32(s10k_o_1_r, g1s10, 21);
+    const uint8x16_t s10k_1 = vandq_u8(s10k_o_1, modulus);
+    const uint8x16_t dbl_16 = kc_add32(g1s13, g1s13);
+    const uint8x16_t s13k_o_1_r = kc_shr32(dbl_16, 15);
+    const uint8x16_t s13k_o_1 = kc_sli32(s13k_o_1_r, g1s13, 17);
+    const uint8x16_t s13k_1 = vandq_u8(s13k_o_1, modulus);
+    const uint8x16_t s15k_o_1_r = kc_shr32(dbl_9, 17);
+    const uint8x16_t s15k_o_1 = kc_sli32(s15k_o_1_r, g1s15, 15);
+    const uint8x16_t s15k_1 = vandq_u8(s15k_o_1, modulus);
+    const uint8x16_t fb0_s_2 = kc_add32(s0k_1, s4k_1);
+    const uint8x16_t fb0_p_2 = kc_add32(fb0_s_2, minus_modulus);
+    const uint8x16_t fb0_2 = kc_minu32(fb0_s_2, fb0_p_2);
+    const uint8x16_t fb0_s_3 = kc_add32(s10k_1, s13k_1);
+    const uint8x16_t fb0_p_3 = kc_add32(fb0_s_3, minus_modulus);
+    const uint8x16_t fb0_3 = kc_minu32(fb0_s_3, fb0_p_3);
+    const uint8x16_t fb1_s_1 = kc_add32(fb0_2, fb0_3);
+    const uint8x16_t fb1_p_1 = kc_add32(fb1_s_1, minus_modulus);
+    const uint8x16_t fb1_1 = kc_minu32(fb1_s_1, fb1_p_1);
+    const uint8x16_t fb2_s_1 = kc_add32(fb1_1, s15k_1);
+    const uint8x16_t fb2_p_1 = kc_add32(fb2_s_1, minus_modulus);
+    const uint8x16_t fb2_1 = kc_minu32(fb2_s_1, fb2_p_1);
+    const uint8x16_t fb_s_1 = kc_add32(fb2_1, g1s0);
+    const uint8x16_t fb_p_1 = kc_add32(fb_s_1, minus_modulus);
+    const uint8x16_t fb_1 = kc_maxs32(fb_s_1, fb_p_1);
+    vst1q_u8(out, z);
+    vst1q_u8(out + 16, z_1);
+
+    /* Store the state back, the LFSR one cell on. */
+    vst1q_u8(state, g0s1);
+    vst1q_u8(state + 32, g0s2);
+    vst1q_u8(state + 64, g0s3);
+    vst1q_u8(state + 96, g0s4);
+    vst1q_u8(state + 128, g0s5);
+    vst1q_u8(state + 160, g0s6);
+    vst1q_u8(state + 192, g0s7);
+    vst1q_u8(state + 224, g0s8);
+    vst1q_u8(state + 256, g0s9);
+    vst1q_u8(state + 288, g0s10);
+    vst1q_u8(state + 320, g0s11);
+    vst1q_u8(state + 352, g0s12);
+    vst1q_u8(state + 384, g0s13);
+    vst1q_u8(state + 416, g0s14);
+    vst1q_u8(state + 448, g0s15);
+    vst1q_u8(state + 480, fb);
+    vst1q_u8(state + 512, r1);
+    vst1q_u8(state + 544, r2);
+    vst1q_u8(state + 16, g1s1);
+    vst1q_u8(state + 48, g1s2);
+    vst1q_u8(state + 80, g1s3);
+    vst1q_u8(state + 112, g1s4);
+    vst1q_u8(state + 144, g1s5);
+    vst1q_u8(state + 176, g1s6);
+    vst1q_u8(state + 208, g1s7);
+    vst1q_u8(state + 240, g1s8);
+    vst1q_u8(state + 272, g1s9);
+    vst1q_u8(state + 304, g1s10);
+    vst1q_u8(state + 336, g1s11);
+    vst1q_u8(state + 368, g1s12);
+    vst1q_u8(state + 400, g1s13);
+    vst1q_u8(state + 432, g1s14);
+    vst1q_u8(state + 464, g1s15);
+    vst1q_u8(state + 496, fb_1);
+    vst1q_u8(state + 528, r1_1);
+    vst1q_u8(state + 560, r2_1);
+}
+
 /* The MACs' carry-less fold (gen/kernels/zuc_mac.py): 32 64-bit message
  * chunks at msg into the sums P0, P1 (, P2), each 128 bits at sums, their
  * keystream windows from ks on: for 32- and 64-bit tags, then for 128-bit ones. */
@@ -10277,6 +10597,7 @@ const zuc_impl KC_IMPL_SYMBOL(zuc_lanesx2_neon_aes) = {
     .init_rounds = zuc_lanesx2_neon_aes_init_rounds,
     .keystream_block = zuc_lanesx2_neon_aes_keystream_block,
     .keystream_xor = zuc_lanesx2_neon_aes_keystream_xor,
+    .keystream_word = zuc_lanesx2_neon_aes_keystream_word,
     .mac_fold_bits = 128,
     .mac_fold = {zuc_lanesx2_neon_aes_mac_fold, zuc_lanesx2_neon_aes_mac_fold_wide},
 };

@@ -76,6 +76,15 @@ static void zuc_lanesx2_neon_aes_asm_keystream_xor(uint32_t *state_words, uint8_
     zuc_lanesx2_neon_aes_keystream_xor_asm(state, out, src);
 }
 
+/* One round: out[j] = lane j's next keystream word, the LFSR one cell on. */
+static void zuc_lanesx2_neon_aes_asm_keystream_word(uint32_t *state_words, uint32_t *out_words)
+{
+    uint8_t *state = (uint8_t *)state_words, *out = (uint8_t *)out_words;
+    /* zuc_lanesx2_neon_aes_asm.S: the same lowered program, in assembly (registers allocated by gen/backends/regalloc.py). */
+    void zuc_lanesx2_neon_aes_keystream_word_asm(const void *state, const void *out);
+    zuc_lanesx2_neon_aes_keystream_word_asm(state, out);
+}
+
 /* The MACs' carry-less fold (gen/kernels/zuc_mac.py): 32 64-bit message
  * chunks at msg into the sums P0, P1 (, P2), each 128 bits at sums, their
  * keystream windows from ks on: for 32- and 64-bit tags, then for 128-bit ones. */
@@ -119,6 +128,7 @@ const zuc_impl KC_IMPL_SYMBOL(zuc_lanesx2_neon_aes_asm) = {
     .init_rounds = zuc_lanesx2_neon_aes_asm_init_rounds,
     .keystream_block = zuc_lanesx2_neon_aes_asm_keystream_block,
     .keystream_xor = zuc_lanesx2_neon_aes_asm_keystream_xor,
+    .keystream_word = zuc_lanesx2_neon_aes_asm_keystream_word,
     .mac_fold_bits = 128,
     .mac_fold = {zuc_lanesx2_neon_aes_asm_mac_fold, zuc_lanesx2_neon_aes_asm_mac_fold_wide},
 };

@@ -65,9 +65,68 @@ static uint32_t sbox_word(uint32_t y)
            s1[y & 0xff];
 }
 
+/* S on two words at once: bits 63..32 hold the input of R1's S, bits 31..0
+ * that of R2's; each half gets S0, S1, S0, S1 on its bytes, most significant first. */
 static uint64_t sbox_pair(uint64_t pair)
 {
     return (uint64_t)sbox_word((uint32_t)(pair >> 32)) << 32 | sbox_word((uint32_t)pair);
+}
+
+#define ZUC_MODULUS 0x7fffffffu /* 2^31 - 1 */
+
+static uint32_t zuc_rotl32(uint32_t x, unsigned n)
+{
+    return (x << n) | (x >> ((32 - n) & 31));
+}
+
+/* a + b mod 2^31 - 1 for a in 1..2^31-1 and b in 0..2^31-1: the result is in
+ * 1..2^31-1, so "a sum of 0 is stored as 2^31 - 1" needs no branch. */
+static uint32_t zuc_add31(uint32_t a, uint32_t b)
+{
+    uint32_t c = a + b;
+    return (c & ZUC_MODULUS) + (c >> 31);
+}
+
+/* x * 2^k mod 2^31 - 1: a rotation of the 31-bit cell. */
+static uint32_t zuc_rotl31(uint32_t x, unsigned k)
+{
+    return k == 0 ? x : ((x << k) | (x >> (31 - k))) & ZUC_MODULUS;
+}
+
+/* One clock of ZUC on one stream (the standards' round, the same for
+ * ZUC-128 and ZUC-256): bit reorganisation, F, the LFSR in initialisation
+ * mode (init_mode 1: W >> 1 enters the feedback) or work mode.  Returns the
+ * keystream word Z = W ^ X3 (discarded in initialisation mode). */
+static uint32_t scalar_round(zuc_state *st, int init_mode)
+{
+    uint32_t *s = st->s;
+    /* Bit reorganisation: the high half of a 31-bit cell is its bits 30..15. */
+    const uint32_t x0 = (s[15] >> 15) << 16 | (s[14] & 0xffff);
+    const uint32_t x1 = (s[11] & 0xffff) << 16 | (s[9] >> 15);
+    const uint32_t x2 = (s[7] & 0xffff) << 16 | (s[5] >> 15);
+    const uint32_t x3 = (s[2] & 0xffff) << 16 | (s[0] >> 15);
+    /* F */
+    const uint32_t w = (x0 ^ st->r1) + st->r2;
+    const uint32_t w1 = st->r1 + x1, w2 = st->r2 ^ x2;
+    const uint32_t u1 = w1 << 16 | w2 >> 16, u2 = w2 << 16 | w1 >> 16;
+    const uint32_t l1 = u1 ^ zuc_rotl32(u1, 2) ^ zuc_rotl32(u1, 10) ^ zuc_rotl32(u1, 18) ^ zuc_rotl32(u1, 24); /* L1 */
+    const uint32_t l2 = u2 ^ zuc_rotl32(u2, 8) ^ zuc_rotl32(u2, 14) ^ zuc_rotl32(u2, 22) ^ zuc_rotl32(u2, 30); /* L2 */
+    const uint64_t r = sbox_pair((uint64_t)l1 << 32 | l2);
+    st->r1 = (uint32_t)(r >> 32);
+    st->r2 = (uint32_t)r;
+    /* LFSR: s16 = (1 + 2^8) s0 + 2^20 s4 + 2^21 s10 + 2^17 s13 + 2^15 s15 mod 2^31 - 1 */
+    uint32_t f = zuc_rotl31(s[0], 0);
+    f = zuc_add31(f, zuc_rotl31(s[0], 8));
+    f = zuc_add31(f, zuc_rotl31(s[4], 20));
+    f = zuc_add31(f, zuc_rotl31(s[10], 21));
+    f = zuc_add31(f, zuc_rotl31(s[13], 17));
+    f = zuc_add31(f, zuc_rotl31(s[15], 15));
+    if (init_mode)
+        f = zuc_add31(f, w >> 1);
+    for (int i = 0; i < 15; i++)
+        s[i] = s[i + 1];
+    s[15] = f;
+    return w ^ x3;
 }
 
 static void unpack(const uint32_t *state, unsigned j, zuc_state *st)
@@ -92,8 +151,8 @@ static void zuc_reference_scalar_init_rounds(uint32_t *state)
         zuc_state st;
         unpack(state, j, &st);
         for (int r = 0; r < 32; r++)
-            zuc_scalar_round(&st, 1, sbox_pair);
-        zuc_scalar_round(&st, 0, sbox_pair); /* the work-mode round whose output is discarded */
+            scalar_round(&st, 1);
+        scalar_round(&st, 0); /* the work-mode round whose output is discarded */
         pack(state, j, &st);
     }
 }
@@ -105,7 +164,7 @@ static void keystream_into(uint32_t *state, uint8_t *const out[], const uint8_t 
         zuc_state st;
         unpack(state, j, &st);
         for (int r = 0; r < ZUC_BLOCK_WORDS; r++) {
-            const uint32_t z = zuc_scalar_round(&st, 0, sbox_pair);
+            const uint32_t z = scalar_round(&st, 0);
             for (int i = 0; i < 4; i++) {
                 const uint8_t ks = (uint8_t)(z >> (24 - 8 * i));
                 out[j][4 * r + i] = src ? (uint8_t)(src[j][4 * r + i] ^ ks) : ks;
@@ -125,6 +184,17 @@ static void zuc_reference_scalar_keystream_xor(uint32_t *state, uint8_t *const o
     keystream_into(state, out, src);
 }
 
+/* out[j] = lane j's next keystream word. */
+static void zuc_reference_scalar_keystream_word(uint32_t *state, uint32_t *out)
+{
+    for (unsigned j = 0; j < ZUC_REFERENCE_LANES; j++) {
+        zuc_state st;
+        unpack(state, j, &st);
+        out[j] = scalar_round(&st, 0);
+        pack(state, j, &st);
+    }
+}
+
 static int always(void)
 {
     return 1;
@@ -141,4 +211,5 @@ const zuc_impl zuc_reference_scalar_impl = {
     .init_rounds = zuc_reference_scalar_init_rounds,
     .keystream_block = zuc_reference_scalar_keystream_block,
     .keystream_xor = zuc_reference_scalar_keystream_xor,
+    .keystream_word = zuc_reference_scalar_keystream_word,
 };

@@ -1,7 +1,7 @@
 /*
- * The ZUC oracle of the fuzz targets: the keystream from zuc_init and
- * zuc_keystream asked for fewer than 16 words at a time (the core's scalar
- * rounds: no kernel makes these words), EEA as a XOR with it, and both MACs
+ * The ZUC oracle of the fuzz targets: the keystream from zuc_init, then the
+ * reference kernel's scalar rounds one word at a time (its keystream_word:
+ * table S-boxes, none of the SIMD kernels' code), EEA as a XOR with it, and both MACs
  * computed bit by bit as the standards write them:
  *   128-EIA3:  T = XOR of the 32-bit windows z[i..i+31] for each message bit
  *              m_i = 1, then ^ z[L..L+31], then ^ keystream word
@@ -27,13 +27,18 @@ static int zo_keystream(zuc_variant variant, const uint8_t *key, size_t key_len,
     const int rc = zuc_init(&st, variant, key, key_len, iv, iv_len, tag_bits);
     if (rc != ZUC_OK)
         return rc;
-    uint32_t words[15];
+    const zuc_impl *ref = zuc_impl_find("reference", "scalar", 0);
+    uint32_t state[ZUC_STATE_WORDS * ZUC_LANES_MAX], words[ZUC_LANES_MAX];
+    for (unsigned j = 0; j < ref->lanes; j++) {
+        for (unsigned i = 0; i < 16; i++)
+            state[i * ref->lanes + j] = st.s[i];
+        state[16 * ref->lanes + j] = st.r1;
+        state[17 * ref->lanes + j] = st.r2;
+    }
     for (size_t at = 0; at < bytes;) {
-        const size_t want_words = (bytes - at + 3) / 4 < 15 ? (bytes - at + 3) / 4 : 15;
-        zuc_keystream(&st, words, want_words);
-        for (size_t w = 0; w < want_words; w++)
-            for (int b = 0; b < 4 && at < bytes; b++, at++)
-                ks[at] = (uint8_t)(words[w] >> (24 - 8 * b));
+        ref->keystream_word(state, words);
+        for (int b = 0; b < 4 && at < bytes; b++, at++)
+            ks[at] = (uint8_t)(words[0] >> (24 - 8 * b));
     }
     return ZUC_OK;
 }

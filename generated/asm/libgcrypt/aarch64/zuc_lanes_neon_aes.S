@@ -5522,6 +5522,188 @@ _gcry_zuc_lanes_neon_aes_keystream_xor:
 	CFI_ENDPROC();
 ELF(.size _gcry_zuc_lanes_neon_aes_keystream_xor,.-_gcry_zuc_lanes_neon_aes_keystream_xor;)
 
+/* _gcry_zuc_lanes_neon_aes_keystream_word: zuc_word128, 2 arguments
+ *   x0: state
+ *   x1: out
+ *   x16, x17: a row pointer, an address or a constant's page
+ *   vectors: v0-v7, v16-v30 (23 used)
+ *   frame: 0 bytes (0 spill slots of 16 bytes)
+ */
+	.globl _gcry_zuc_lanes_neon_aes_keystream_word
+ELF(.type _gcry_zuc_lanes_neon_aes_keystream_word,%function;)
+	.align 4
+_gcry_zuc_lanes_neon_aes_keystream_word:
+	CFI_STARTPROC();
+
+	/* Load the state of 4 lanes: one register per word. */
+	ldr q0, [x0] /* g0s0 = load() */
+	ldr q1, [x0, #16] /* g0s1 = load() */
+	ldr q2, [x0, #32] /* g0s2 = load() */
+	ldr q3, [x0, #48] /* g0s3 = load() */
+	ldr q4, [x0, #64] /* g0s4 = load() */
+	ldr q5, [x0, #80] /* g0s5 = load() */
+	ldr q6, [x0, #96] /* g0s6 = load() */
+	ldr q7, [x0, #112] /* g0s7 = load() */
+	ldr q16, [x0, #128] /* g0s8 = load() */
+	ldr q17, [x0, #144] /* g0s9 = load() */
+	ldr q18, [x0, #160] /* g0s10 = load() */
+	ldr q19, [x0, #176] /* g0s11 = load() */
+	ldr q20, [x0, #192] /* g0s12 = load() */
+	ldr q21, [x0, #208] /* g0s13 = load() */
+	ldr q22, [x0, #224] /* g0s14 = load() */
+	ldr q23, [x0, #240] /* g0s15 = load() */
+	ldr q24, [x0, #256] /* g0r1 = load() */
+	ldr q25, [x0, #272] /* g0r2 = load() */
+
+	/* Round 0, lanes 0..3: BR, F (Z out), LFSR feedback. */
+	add v26.4s, v23.4s, v23.4s /* dbl = add(g0s15, g0s15) */
+	adrp x17, .Lzuc_lanes_neon_aes_3_high16
+	ldr q27, [x17, #:lo12:.Lzuc_lanes_neon_aes_3_high16] /* high16 = const() */
+	bsl v27.16b, v26.16b, v22.16b /* x0 = bsl(high16, g0s14, dbl) */
+	eor v27.16b, v27.16b, v24.16b /* x0r1 = xor(x0, g0r1) */
+	add v27.4s, v27.4s, v25.4s /* w = add(x0r1, g0r2) */
+	ushr v26.4s, v26.4s, #17 /* s15k_o_r = shr(dbl) */
+	sli v26.4s, v23.4s, #15 /* s15k_o = sli(s15k_o_r, g0s15) */
+	adrp x17, .Lzuc_lanes_neon_aes_3_modulus
+	ldr q28, [x17, #:lo12:.Lzuc_lanes_neon_aes_3_modulus] /* modulus = const() */
+	and v26.16b, v26.16b, v28.16b /* s15k = and(s15k_o, modulus) */
+	add v29.4s, v17.4s, v17.4s /* dbl_1 = add(g0s9, g0s9) */
+	ushr v29.4s, v29.4s, #16 /* x1_r = shr(dbl_1) */
+	sli v29.4s, v19.4s, #16 /* x1 = sli(x1_r, g0s11) */
+	add v24.4s, v24.4s, v29.4s /* w1 = add(g0r1, x1) */
+	add v29.4s, v5.4s, v5.4s /* dbl_2 = add(g0s5, g0s5) */
+	ushr v29.4s, v29.4s, #16 /* x2_r = shr(dbl_2) */
+	sli v29.4s, v7.4s, #16 /* x2 = sli(x2_r, g0s7) */
+	eor v25.16b, v25.16b, v29.16b /* w2 = xor(g0r2, x2) */
+	add v29.4s, v0.4s, v0.4s /* dbl_3 = add(g0s0, g0s0) */
+	ushr v30.4s, v29.4s, #16 /* x3_r = shr(dbl_3) */
+	sli v30.4s, v2.4s, #16 /* x3 = sli(x3_r, g0s2) */
+	eor v27.16b, v27.16b, v30.16b /* z = xor(w, x3) */
+	str q27, [x1] /* store z */
+
+	/* Store the state back, the LFSR one cell on. */
+	str q1, [x0] /* store g0s1 */
+	str q2, [x0, #16] /* store g0s2 */
+	str q3, [x0, #32] /* store g0s3 */
+	ushr v1.4s, v29.4s, #24 /* s0k_o_r = shr(dbl_3) */
+	sli v1.4s, v0.4s, #8 /* s0k_o = sli(s0k_o_r, g0s0) */
+	and v1.16b, v1.16b, v28.16b /* s0k = and(s0k_o, modulus) */
+	str q4, [x0, #48] /* store g0s4 */
+	str q5, [x0, #64] /* store g0s5 */
+	str q6, [x0, #80] /* store g0s6 */
+	str q7, [x0, #96] /* store g0s7 */
+	str q16, [x0, #112] /* store g0s8 */
+	str q17, [x0, #128] /* store g0s9 */
+	str q18, [x0, #144] /* store g0s10 */
+	str q19, [x0, #160] /* store g0s11 */
+	str q20, [x0, #176] /* store g0s12 */
+	str q21, [x0, #192] /* store g0s13 */
+	str q22, [x0, #208] /* store g0s14 */
+	str q23, [x0, #224] /* store g0s15 */
+	ushr v2.4s, v25.4s, #16 /* l1in_r = shr(w2) */
+	sli v2.4s, v24.4s, #16 /* l1in = sli(l1in_r, w1) */
+	ushr v3.4s, v24.4s, #16 /* l2in_r = shr(w1) */
+	sli v3.4s, v25.4s, #16 /* l2in = sli(l2in_r, w2) */
+	adrp x17, .Lzuc_lanes_neon_aes_3_rotl24
+	ldr q5, [x17, #:lo12:.Lzuc_lanes_neon_aes_3_rotl24] /* rotl24 = const() */
+	tbl v6.16b, {v2.16b}, v5.16b /* ur24 = lookup16(l1in, rotl24) */
+	eor v6.16b, v2.16b, v6.16b /* u_acc = xor(l1in, ur24) */
+	tbl v5.16b, {v3.16b}, v5.16b /* vr24 = lookup16(l2in, rotl24) */
+	adrp x17, .Lzuc_lanes_neon_aes_3_rotl8
+	ldr q7, [x17, #:lo12:.Lzuc_lanes_neon_aes_3_rotl8] /* rotl8 = const() */
+	tbl v16.16b, {v2.16b}, v7.16b /* ur8 = lookup16(l1in, rotl8) */
+	eor v16.16b, v2.16b, v16.16b /* ug_acc = xor(l1in, ur8) */
+	rev32 v2.8h, v2.8h /* ur16 = rev(l1in) */
+	eor v2.16b, v16.16b, v2.16b /* ug = xor(ug_acc, ur16) */
+	tbl v7.16b, {v3.16b}, v7.16b /* vr8 = lookup16(l2in, rotl8) */
+	ushr v16.4s, v2.4s, #30 /* ur2_r = shr(ug) */
+	sli v16.4s, v2.4s, #2 /* ur2 = sli(ur2_r, ug) */
+	eor v2.16b, v6.16b, v16.16b /* u = xor(u_acc, ur2) */
+	rev32 v6.8h, v3.8h /* vr16 = rev(l2in) */
+	eor v6.16b, v7.16b, v6.16b /* vg_acc = xor(vr8, vr16) */
+	eor v5.16b, v6.16b, v5.16b /* vg = xor(vg_acc, vr24) */
+	eor v3.16b, v3.16b, v7.16b /* v_acc = xor(l2in, vr8) */
+	ushr v6.4s, v5.4s, #26 /* vr6_r = shr(vg) */
+	sli v6.4s, v5.4s, #6 /* vr6 = sli(vr6_r, vg) */
+	eor v3.16b, v3.16b, v6.16b /* v = xor(v_acc, vr6) */
+	trn2 v5.16b, v3.16b, v2.16b /* sb_in_x = trn(v, u) */
+	trn1 v2.16b, v3.16b, v2.16b /* sb_in_y = trn(v, u) */
+	adrp x17, .Lzuc_lanes_neon_aes_3_inv_shift_rows
+	ldr q3, [x17, #:lo12:.Lzuc_lanes_neon_aes_3_inv_shift_rows] /* inv_shift_rows = const() */
+	tbl v2.16b, {v2.16b}, v3.16b /* sb_s1_sr = lookup16(sb_in_y, inv_shift_rows) */
+	adrp x17, .Lzuc_lanes_neon_aes_3_nibble_mask
+	ldr q3, [x17, #:lo12:.Lzuc_lanes_neon_aes_3_nibble_mask] /* nibble_mask = const() */
+	and v6.16b, v5.16b, v3.16b /* sb_s0_xl = and(sb_in_x, nibble_mask) */
+	ushr v5.16b, v5.16b, #4 /* sb_s0_xh = shr(sb_in_x) */
+	adrp x17, .Lzuc_lanes_neon_aes_3_s0_p1
+	ldr q7, [x17, #:lo12:.Lzuc_lanes_neon_aes_3_s0_p1] /* s0_p1 = const() */
+	tbl v7.16b, {v7.16b}, v6.16b /* sb_s0_p1 = lookup16(s0_p1, sb_s0_xl) */
+	eor v5.16b, v7.16b, v5.16b /* sb_s0_t = xor(sb_s0_p1, sb_s0_xh) */
+	adrp x17, .Lzuc_lanes_neon_aes_3_s0_p2
+	ldr q7, [x17, #:lo12:.Lzuc_lanes_neon_aes_3_s0_p2] /* s0_p2 = const() */
+	tbl v7.16b, {v7.16b}, v5.16b /* sb_s0_p2 = lookup16(s0_p2, sb_s0_t) */
+	eor v6.16b, v7.16b, v6.16b /* sb_s0_ol = xor(sb_s0_p2, sb_s0_xl) */
+	adrp x17, .Lzuc_lanes_neon_aes_3_s0_p3_rot
+	ldr q7, [x17, #:lo12:.Lzuc_lanes_neon_aes_3_s0_p3_rot] /* s0_p3_rot = const() */
+	tbl v6.16b, {v7.16b}, v6.16b /* sb_s0_p3 = lookup16(s0_p3_rot, sb_s0_ol) */
+	add v5.16b, v5.16b, v5.16b /* sb_s0_t2 = add(sb_s0_t, sb_s0_t) */
+	eor v5.16b, v6.16b, v5.16b /* sb_s0 = xor(sb_s0_p3, sb_s0_t2) */
+	and v6.16b, v2.16b, v3.16b /* sb_s1_sr_lo = and(sb_s1_sr, nibble_mask) */
+	adrp x17, .Lzuc_lanes_neon_aes_3_tbl_lo
+	ldr q7, [x17, #:lo12:.Lzuc_lanes_neon_aes_3_tbl_lo] /* tbl_lo = const() */
+	tbl v6.16b, {v7.16b}, v6.16b /* sb_s1_k_1_l = lookup16(tbl_lo, sb_s1_sr_lo) */
+	ushr v2.16b, v2.16b, #4 /* sb_s1_sr_hi = shr(sb_s1_sr) */
+	adrp x17, .Lzuc_lanes_neon_aes_3_tbl_hi
+	ldr q7, [x17, #:lo12:.Lzuc_lanes_neon_aes_3_tbl_hi] /* tbl_hi = const() */
+	tbl v2.16b, {v7.16b}, v2.16b /* sb_s1_k_1_h = lookup16(tbl_hi, sb_s1_sr_hi) */
+	aese v6.16b, v2.16b /* sb_s1_aes = aese(sb_s1_k_1_l, sb_s1_k_1_h) */
+	and v2.16b, v6.16b, v3.16b /* sb_s1_aes_lo = and(sb_s1_aes, nibble_mask) */
+	adrp x17, .Lzuc_lanes_neon_aes_3_tbl_lo_1
+	ldr q3, [x17, #:lo12:.Lzuc_lanes_neon_aes_3_tbl_lo_1] /* tbl_lo_1 = const() */
+	tbl v2.16b, {v3.16b}, v2.16b /* sb_s1_l = lookup16(tbl_lo_1, sb_s1_aes_lo) */
+	ushr v3.16b, v6.16b, #4 /* sb_s1_aes_hi = shr(sb_s1_aes) */
+	adrp x17, .Lzuc_lanes_neon_aes_3_tbl_hi_1
+	ldr q6, [x17, #:lo12:.Lzuc_lanes_neon_aes_3_tbl_hi_1] /* tbl_hi_1 = const() */
+	tbl v3.16b, {v6.16b}, v3.16b /* sb_s1_h = lookup16(tbl_hi_1, sb_s1_aes_hi) */
+	eor v2.16b, v2.16b, v3.16b /* sb_s1 = xor(sb_s1_l, sb_s1_h) */
+	trn2 v3.16b, v2.16b, v5.16b /* r1 = trn(sb_s1, sb_s0) */
+	trn1 v2.16b, v2.16b, v5.16b /* r2 = trn(sb_s1, sb_s0) */
+	add v5.4s, v4.4s, v4.4s /* dbl_5 = add(g0s4, g0s4) */
+	ushr v5.4s, v5.4s, #12 /* s4k_o_r = shr(dbl_5) */
+	sli v5.4s, v4.4s, #20 /* s4k_o = sli(s4k_o_r, g0s4) */
+	and v4.16b, v5.16b, v28.16b /* s4k = and(s4k_o, modulus) */
+	add v1.4s, v1.4s, v4.4s /* fb0_s = add(s0k, s4k) */
+	add v4.4s, v18.4s, v18.4s /* dbl_6 = add(g0s10, g0s10) */
+	ushr v4.4s, v4.4s, #11 /* s10k_o_r = shr(dbl_6) */
+	sli v4.4s, v18.4s, #21 /* s10k_o = sli(s10k_o_r, g0s10) */
+	and v4.16b, v4.16b, v28.16b /* s10k = and(s10k_o, modulus) */
+	add v5.4s, v21.4s, v21.4s /* dbl_7 = add(g0s13, g0s13) */
+	ushr v5.4s, v5.4s, #15 /* s13k_o_r = shr(dbl_7) */
+	sli v5.4s, v21.4s, #17 /* s13k_o = sli(s13k_o_r, g0s13) */
+	and v5.16b, v5.16b, v28.16b /* s13k = and(s13k_o, modulus) */
+	add v4.4s, v4.4s, v5.4s /* fb0_s_1 = add(s10k, s13k) */
+	adrp x17, .Lzuc_lanes_neon_aes_3_minus_modulus
+	ldr q5, [x17, #:lo12:.Lzuc_lanes_neon_aes_3_minus_modulus] /* minus_modulus = const() */
+	add v6.4s, v1.4s, v5.4s /* fb0_p = add(fb0_s, minus_modulus) */
+	umin v1.4s, v1.4s, v6.4s /* fb0 = minu(fb0_s, fb0_p) */
+	add v6.4s, v4.4s, v5.4s /* fb0_p_1 = add(fb0_s_1, minus_modulus) */
+	umin v4.4s, v4.4s, v6.4s /* fb0_1 = minu(fb0_s_1, fb0_p_1) */
+	add v1.4s, v1.4s, v4.4s /* fb1_s = add(fb0, fb0_1) */
+	add v4.4s, v1.4s, v5.4s /* fb1_p = add(fb1_s, minus_modulus) */
+	umin v1.4s, v1.4s, v4.4s /* fb1 = minu(fb1_s, fb1_p) */
+	add v1.4s, v1.4s, v26.4s /* fb2_s = add(fb1, s15k) */
+	add v4.4s, v1.4s, v5.4s /* fb2_p = add(fb2_s, minus_modulus) */
+	umin v1.4s, v1.4s, v4.4s /* fb2 = minu(fb2_s, fb2_p) */
+	add v0.4s, v1.4s, v0.4s /* fb_s = add(fb2, g0s0) */
+	add v1.4s, v0.4s, v5.4s /* fb_p = add(fb_s, minus_modulus) */
+	smax v0.4s, v0.4s, v1.4s /* fb = maxs(fb_s, fb_p) */
+	str q0, [x0, #240] /* store fb */
+	str q3, [x0, #256] /* store r1 */
+	str q2, [x0, #272] /* store r2 */
+	ret_spec_stop;
+	CFI_ENDPROC();
+ELF(.size _gcry_zuc_lanes_neon_aes_keystream_word,.-_gcry_zuc_lanes_neon_aes_keystream_word;)
+
 /* _gcry_zuc_lanes_neon_aes_mac_fold: zuc_mac_fold128_k2, 3 arguments
  *   x0: sums
  *   x1: msg
@@ -5540,13 +5722,13 @@ _gcry_zuc_lanes_neon_aes_mac_fold:
 	ldr q0, [x1] /* msg_1 = load() */
 	rbit v0.16b, v0.16b /* m = rbit(msg_1) */
 	ldr q1, [x2] /* ks0 = load() */
-	adrp x17, .Lzuc_lanes_neon_aes_3_reverse16
-	ldr q2, [x17, #:lo12:.Lzuc_lanes_neon_aes_3_reverse16] /* reverse16 = const() */
+	adrp x17, .Lzuc_lanes_neon_aes_4_reverse16
+	ldr q2, [x17, #:lo12:.Lzuc_lanes_neon_aes_4_reverse16] /* reverse16 = const() */
 	tbl v1.16b, {v1.16b}, v2.16b /* k0 = lookup16(ks0, reverse16) */
 	ldur q3, [x2, #8] /* ks1 = load() */
 	tbl v3.16b, {v3.16b}, v2.16b /* k1 = lookup16(ks1, reverse16) */
-	adrp x17, .Lzuc_lanes_neon_aes_3_swap_qwords
-	ldr q4, [x17, #:lo12:.Lzuc_lanes_neon_aes_3_swap_qwords] /* swap_qwords = const() */
+	adrp x17, .Lzuc_lanes_neon_aes_4_swap_qwords
+	ldr q4, [x17, #:lo12:.Lzuc_lanes_neon_aes_4_swap_qwords] /* swap_qwords = const() */
 	tbl v5.16b, {v0.16b}, v4.16b /* m_swap = lookup16(m, swap_qwords) */
 	pmull2 v6.1q, v5.2d, v1.2d /* p0 = clmul(m_swap, k0) */
 	pmull v1.1q, v0.1d, v1.1d /* p1 = clmul(m, k0) */
@@ -5809,15 +5991,15 @@ _gcry_zuc_lanes_neon_aes_mac_fold_wide:
 	ldr q0, [x1] /* msg_1 = load() */
 	rbit v0.16b, v0.16b /* m = rbit(msg_1) */
 	ldr q1, [x2] /* ks0 = load() */
-	adrp x17, .Lzuc_lanes_neon_aes_4_reverse16
-	ldr q2, [x17, #:lo12:.Lzuc_lanes_neon_aes_4_reverse16] /* reverse16 = const() */
+	adrp x17, .Lzuc_lanes_neon_aes_5_reverse16
+	ldr q2, [x17, #:lo12:.Lzuc_lanes_neon_aes_5_reverse16] /* reverse16 = const() */
 	tbl v1.16b, {v1.16b}, v2.16b /* k0 = lookup16(ks0, reverse16) */
 	ldur q3, [x2, #8] /* ks1 = load() */
 	tbl v3.16b, {v3.16b}, v2.16b /* k1 = lookup16(ks1, reverse16) */
 	ldr q4, [x2, #16] /* ks2 = load() */
 	tbl v4.16b, {v4.16b}, v2.16b /* k2 = lookup16(ks2, reverse16) */
-	adrp x17, .Lzuc_lanes_neon_aes_4_swap_qwords
-	ldr q5, [x17, #:lo12:.Lzuc_lanes_neon_aes_4_swap_qwords] /* swap_qwords = const() */
+	adrp x17, .Lzuc_lanes_neon_aes_5_swap_qwords
+	ldr q5, [x17, #:lo12:.Lzuc_lanes_neon_aes_5_swap_qwords] /* swap_qwords = const() */
 	tbl v6.16b, {v0.16b}, v5.16b /* m_swap = lookup16(m, swap_qwords) */
 	pmull v4.1q, v6.1d, v4.1d /* p2_1 = clmul(m_swap, k2) */
 	pmull2 v7.1q, v6.2d, v1.2d /* p0 = clmul(m_swap, k0) */
@@ -6410,17 +6592,89 @@ SECTION_RODATA
 .Lzuc_lanes_neon_aes_2_minus_modulus:
 	.byte 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80
 
-/* reverse16: byte i <- byte 15 - i: 16 keystream bytes to (K1, K0) */
+/* high16: high 16 bits of every 32-bit word */
 SECTION_RODATA
 	.balign 16
-.Lzuc_lanes_neon_aes_3_reverse16:
-	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
+.Lzuc_lanes_neon_aes_3_high16:
+	.byte 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff
 
-/* swap_qwords: the two 64-bit halves exchanged */
+/* modulus: 2^31 - 1 in every word */
 SECTION_RODATA
 	.balign 16
-.Lzuc_lanes_neon_aes_3_swap_qwords:
-	.byte 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07
+.Lzuc_lanes_neon_aes_3_modulus:
+	.byte 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f
+
+/* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
+SECTION_RODATA
+	.balign 16
+.Lzuc_lanes_neon_aes_3_rotl24:
+	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+
+/* rotl8: rotate each 32-bit word left by 8 (byte shuffle) */
+SECTION_RODATA
+	.balign 16
+.Lzuc_lanes_neon_aes_3_rotl8:
+	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
+
+/* inv_shift_rows: inverse ShiftRows (AESE's ShiftRows undone) */
+SECTION_RODATA
+	.balign 16
+.Lzuc_lanes_neon_aes_3_inv_shift_rows:
+	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
+
+/* nibble_mask: low nibble of every byte */
+SECTION_RODATA
+	.balign 16
+.Lzuc_lanes_neon_aes_3_nibble_mask:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* s0_p1: S0 Feistel round 1: P1 (gen/specs/zuc.py) */
+SECTION_RODATA
+	.balign 16
+.Lzuc_lanes_neon_aes_3_s0_p1:
+	.byte 0x09, 0x0f, 0x00, 0x0e, 0x0f, 0x0f, 0x02, 0x0a, 0x00, 0x04, 0x00, 0x0c, 0x07, 0x05, 0x03, 0x09
+
+/* s0_p2: S0 Feistel round 2: P2 */
+SECTION_RODATA
+	.balign 16
+.Lzuc_lanes_neon_aes_3_s0_p2:
+	.byte 0x08, 0x0d, 0x06, 0x05, 0x07, 0x00, 0x0c, 0x04, 0x0b, 0x01, 0x0e, 0x0a, 0x0f, 0x03, 0x09, 0x02
+
+/* s0_p3_rot: S0 round 3 with the final rotation folded in: rotl8(v, 5) ^ (P3[v] << 1) */
+SECTION_RODATA
+	.balign 16
+.Lzuc_lanes_neon_aes_3_s0_p3_rot:
+	.byte 0x04, 0x2c, 0x54, 0x6c, 0x80, 0xba, 0xd4, 0xfe, 0x07, 0x27, 0x5b, 0x6b, 0x81, 0xb3, 0xd9, 0xfb
+
+/* tbl_lo: S1 inner map K (isomorphism #0: ZUC field to AES field): low-nibble table (constant folded in) */
+SECTION_RODATA
+	.balign 16
+.Lzuc_lanes_neon_aes_3_tbl_lo:
+	.byte 0x00, 0x01, 0x32, 0x33, 0x73, 0x72, 0x41, 0x40, 0x75, 0x74, 0x47, 0x46, 0x06, 0x07, 0x34, 0x35
+
+/* tbl_hi: S1 inner map K (isomorphism #0: ZUC field to AES field): high-nibble table */
+SECTION_RODATA
+	.balign 16
+.Lzuc_lanes_neon_aes_3_tbl_hi:
+	.byte 0x00, 0xd9, 0xe8, 0x31, 0xcd, 0x14, 0x25, 0xfc, 0x2d, 0xf4, 0xc5, 0x1c, 0xe0, 0x39, 0x08, 0xd1
+
+/* tbl_lo_1: S1 outer map M·K^-1, constant 0x55, after undoing SubBytes' affine map: low-nibble table (constant folded in) */
+SECTION_RODATA
+	.balign 16
+.Lzuc_lanes_neon_aes_3_tbl_lo_1:
+	.byte 0xfe, 0xb1, 0x6e, 0x21, 0xb5, 0xfa, 0x25, 0x6a, 0xc9, 0x86, 0x59, 0x16, 0x82, 0xcd, 0x12, 0x5d
+
+/* tbl_hi_1: S1 outer map M·K^-1, constant 0x55, after undoing SubBytes' affine map: high-nibble table */
+SECTION_RODATA
+	.balign 16
+.Lzuc_lanes_neon_aes_3_tbl_hi_1:
+	.byte 0x00, 0x34, 0x42, 0x76, 0x36, 0x02, 0x74, 0x40, 0x66, 0x52, 0x24, 0x10, 0x50, 0x64, 0x12, 0x26
+
+/* minus_modulus: -(2^31 - 1) mod 2^32 in every word */
+SECTION_RODATA
+	.balign 16
+.Lzuc_lanes_neon_aes_3_minus_modulus:
+	.byte 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80
 
 /* reverse16: byte i <- byte 15 - i: 16 keystream bytes to (K1, K0) */
 SECTION_RODATA
@@ -6432,6 +6686,18 @@ SECTION_RODATA
 SECTION_RODATA
 	.balign 16
 .Lzuc_lanes_neon_aes_4_swap_qwords:
+	.byte 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07
+
+/* reverse16: byte i <- byte 15 - i: 16 keystream bytes to (K1, K0) */
+SECTION_RODATA
+	.balign 16
+.Lzuc_lanes_neon_aes_5_reverse16:
+	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
+
+/* swap_qwords: the two 64-bit halves exchanged */
+SECTION_RODATA
+	.balign 16
+.Lzuc_lanes_neon_aes_5_swap_qwords:
 	.byte 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07
 
 #endif /* __aarch64__ */

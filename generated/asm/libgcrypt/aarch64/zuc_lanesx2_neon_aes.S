@@ -11341,6 +11341,385 @@ _gcry_zuc_lanesx2_neon_aes_keystream_xor:
 	CFI_ENDPROC();
 ELF(.size _gcry_zuc_lanesx2_neon_aes_keystream_xor,.-_gcry_zuc_lanesx2_neon_aes_keystream_xor;)
 
+/* _gcry_zuc_lanesx2_neon_aes_keystream_word: zuc_word128, 2 arguments
+ *   x0: state
+ *   x1: out
+ *   x16, x17: a row pointer, an address or a constant's page
+ *   vectors: v0-v31 (32 used)
+ *   frame: 304 bytes (15 spill slots of 16 bytes, d8, d9, d10, d11, d12, d13, d14, d15 saved)
+ */
+	.globl _gcry_zuc_lanesx2_neon_aes_keystream_word
+ELF(.type _gcry_zuc_lanesx2_neon_aes_keystream_word,%function;)
+	.align 4
+_gcry_zuc_lanesx2_neon_aes_keystream_word:
+	CFI_STARTPROC();
+	sub sp, sp, #304
+	CFI_ADJUST_CFA_OFFSET(304);
+	stp d8, d9, [sp] /* callee-saved: low halves */
+	stp d10, d11, [sp, #16] /* callee-saved: low halves */
+	stp d12, d13, [sp, #32] /* callee-saved: low halves */
+	stp d14, d15, [sp, #48] /* callee-saved: low halves */
+
+	/* Load the state of 8 lanes: one register per word. */
+	ldr q0, [x0] /* g0s0 = load() */
+	ldr q1, [x0, #32] /* g0s1 = load() */
+	ldr q2, [x0, #64] /* g0s2 = load() */
+	ldr q3, [x0, #96] /* g0s3 = load() */
+	ldr q4, [x0, #128] /* g0s4 = load() */
+	ldr q5, [x0, #160] /* g0s5 = load() */
+	ldr q6, [x0, #192] /* g0s6 = load() */
+	ldr q7, [x0, #224] /* g0s7 = load() */
+	ldr q16, [x0, #256] /* g0s8 = load() */
+	ldr q17, [x0, #288] /* g0s9 = load() */
+	ldr q18, [x0, #320] /* g0s10 = load() */
+	ldr q19, [x0, #352] /* g0s11 = load() */
+	ldr q20, [x0, #384] /* g0s12 = load() */
+	ldr q21, [x0, #416] /* g0s13 = load() */
+	ldr q22, [x0, #448] /* g0s14 = load() */
+	ldr q23, [x0, #480] /* g0s15 = load() */
+	ldr q24, [x0, #512] /* g0r1 = load() */
+	ldr q25, [x0, #544] /* g0r2 = load() */
+	ldr q26, [x0, #16] /* g1s0 = load() */
+	ldr q27, [x0, #48] /* g1s1 = load() */
+	ldr q28, [x0, #80] /* g1s2 = load() */
+	ldr q29, [x0, #112] /* g1s3 = load() */
+	ldr q30, [x0, #144] /* g1s4 = load() */
+	ldr q31, [x0, #176] /* g1s5 = load() */
+	ldr q8, [x0, #208] /* g1s6 = load() */
+	ldr q9, [x0, #240] /* g1s7 = load() */
+	ldr q10, [x0, #272] /* g1s8 = load() */
+	ldr q11, [x0, #304] /* g1s9 = load() */
+	ldr q12, [x0, #336] /* g1s10 = load() */
+	ldr q13, [x0, #368] /* g1s11 = load() */
+	ldr q14, [x0, #400] /* g1s12 = load() */
+	ldr q15, [x0, #432] /* g1s13 = load() */
+	str q14, [sp, #64] /* spill g1s12 */
+	ldr q14, [x0, #464] /* g1s14 = load() */
+	str q10, [sp, #80] /* spill g1s8 */
+	ldr q10, [x0, #496] /* g1s15 = load() */
+	str q8, [sp, #96] /* spill g1s6 */
+	ldr q8, [x0, #528] /* g1r1 = load() */
+	str q29, [sp, #112] /* spill g1s3 */
+	ldr q29, [x0, #560] /* g1r2 = load() */
+
+	/* Round 0, lanes 0..3: BR, F (Z out), LFSR feedback. */
+	str q27, [sp, #128] /* spill g1s1 */
+	add v27.4s, v23.4s, v23.4s /* dbl = add(g0s15, g0s15) */
+	str q20, [sp, #144] /* spill g0s12 */
+	adrp x17, .Lzuc_lanesx2_neon_aes_3_high16
+	ldr q20, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_high16] /* high16 = const() */
+	str q16, [sp, #160] /* spill g0s8 */
+	mov v16.16b, v20.16b /* high16 */
+	bsl v16.16b, v27.16b, v22.16b /* x0 = bsl(high16, g0s14, dbl) */
+	str q22, [sp, #176] /* spill g0s14 */
+	add v22.4s, v17.4s, v17.4s /* dbl_1 = add(g0s9, g0s9) */
+	ushr v22.4s, v22.4s, #16 /* x1_r = shr(dbl_1) */
+	sli v22.4s, v19.4s, #16 /* x1 = sli(x1_r, g0s11) */
+	str q19, [sp, #192] /* spill g0s11 */
+	add v19.4s, v5.4s, v5.4s /* dbl_2 = add(g0s5, g0s5) */
+	ushr v19.4s, v19.4s, #16 /* x2_r = shr(dbl_2) */
+	sli v19.4s, v7.4s, #16 /* x2 = sli(x2_r, g0s7) */
+	eor v16.16b, v16.16b, v24.16b /* x0r1 = xor(x0, g0r1) */
+	add v16.4s, v16.4s, v25.4s /* w = add(x0r1, g0r2) */
+	str q17, [sp, #208] /* spill g0s9 */
+	add v17.4s, v0.4s, v0.4s /* dbl_3 = add(g0s0, g0s0) */
+	str q7, [sp, #224] /* spill g0s7 */
+	ushr v7.4s, v17.4s, #16 /* x3_r = shr(dbl_3) */
+	sli v7.4s, v2.4s, #16 /* x3 = sli(x3_r, g0s2) */
+	eor v7.16b, v16.16b, v7.16b /* z = xor(w, x3) */
+	add v16.4s, v24.4s, v22.4s /* w1 = add(g0r1, x1) */
+	eor v19.16b, v25.16b, v19.16b /* w2 = xor(g0r2, x2) */
+	ushr v22.4s, v19.4s, #16 /* l1in_r = shr(w2) */
+	sli v22.4s, v16.4s, #16 /* l1in = sli(l1in_r, w1) */
+	adrp x17, .Lzuc_lanesx2_neon_aes_3_rotl24
+	ldr q24, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_rotl24] /* rotl24 = const() */
+	tbl v25.16b, {v22.16b}, v24.16b /* ur24 = lookup16(l1in, rotl24) */
+	str q6, [sp, #240] /* spill g0s6 */
+	adrp x17, .Lzuc_lanesx2_neon_aes_3_rotl8
+	ldr q6, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_rotl8] /* rotl8 = const() */
+	str q5, [sp, #256] /* spill g0s5 */
+	tbl v5.16b, {v22.16b}, v6.16b /* ur8 = lookup16(l1in, rotl8) */
+	str q3, [sp, #272] /* spill g0s3 */
+	rev32 v3.8h, v22.8h /* ur16 = rev(l1in) */
+	eor v5.16b, v22.16b, v5.16b /* ug_acc = xor(l1in, ur8) */
+	eor v3.16b, v5.16b, v3.16b /* ug = xor(ug_acc, ur16) */
+	ushr v5.4s, v3.4s, #30 /* ur2_r = shr(ug) */
+	sli v5.4s, v3.4s, #2 /* ur2 = sli(ur2_r, ug) */
+	eor v3.16b, v22.16b, v25.16b /* u_acc = xor(l1in, ur24) */
+	eor v3.16b, v3.16b, v5.16b /* u = xor(u_acc, ur2) */
+	ushr v5.4s, v16.4s, #16 /* l2in_r = shr(w1) */
+	sli v5.4s, v19.4s, #16 /* l2in = sli(l2in_r, w2) */
+	tbl v16.16b, {v5.16b}, v6.16b /* vr8 = lookup16(l2in, rotl8) */
+	rev32 v19.8h, v5.8h /* vr16 = rev(l2in) */
+	tbl v22.16b, {v5.16b}, v24.16b /* vr24 = lookup16(l2in, rotl24) */
+	eor v19.16b, v16.16b, v19.16b /* vg_acc = xor(vr8, vr16) */
+	eor v19.16b, v19.16b, v22.16b /* vg = xor(vg_acc, vr24) */
+	ushr v22.4s, v19.4s, #26 /* vr6_r = shr(vg) */
+	sli v22.4s, v19.4s, #6 /* vr6 = sli(vr6_r, vg) */
+	eor v5.16b, v5.16b, v16.16b /* v_acc = xor(l2in, vr8) */
+	eor v5.16b, v5.16b, v22.16b /* v = xor(v_acc, vr6) */
+	trn2 v16.16b, v5.16b, v3.16b /* sb_in_x = trn(v, u) */
+	adrp x17, .Lzuc_lanesx2_neon_aes_3_nibble_mask
+	ldr q19, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_nibble_mask] /* nibble_mask = const() */
+	and v22.16b, v16.16b, v19.16b /* sb_s0_xl = and(sb_in_x, nibble_mask) */
+	ushr v16.16b, v16.16b, #4 /* sb_s0_xh = shr(sb_in_x) */
+	adrp x17, .Lzuc_lanesx2_neon_aes_3_s0_p1
+	ldr q25, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_s0_p1] /* s0_p1 = const() */
+	tbl v25.16b, {v25.16b}, v22.16b /* sb_s0_p1 = lookup16(s0_p1, sb_s0_xl) */
+	eor v16.16b, v25.16b, v16.16b /* sb_s0_t = xor(sb_s0_p1, sb_s0_xh) */
+	adrp x17, .Lzuc_lanesx2_neon_aes_3_s0_p2
+	ldr q25, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_s0_p2] /* s0_p2 = const() */
+	tbl v25.16b, {v25.16b}, v16.16b /* sb_s0_p2 = lookup16(s0_p2, sb_s0_t) */
+	eor v22.16b, v25.16b, v22.16b /* sb_s0_ol = xor(sb_s0_p2, sb_s0_xl) */
+	adrp x17, .Lzuc_lanesx2_neon_aes_3_s0_p3_rot
+	ldr q25, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_s0_p3_rot] /* s0_p3_rot = const() */
+	tbl v22.16b, {v25.16b}, v22.16b /* sb_s0_p3 = lookup16(s0_p3_rot, sb_s0_ol) */
+	add v16.16b, v16.16b, v16.16b /* sb_s0_t2 = add(sb_s0_t, sb_s0_t) */
+	eor v16.16b, v22.16b, v16.16b /* sb_s0 = xor(sb_s0_p3, sb_s0_t2) */
+	trn1 v3.16b, v5.16b, v3.16b /* sb_in_y = trn(v, u) */
+	adrp x17, .Lzuc_lanesx2_neon_aes_3_inv_shift_rows
+	ldr q5, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_inv_shift_rows] /* inv_shift_rows = const() */
+	tbl v3.16b, {v3.16b}, v5.16b /* sb_s1_sr = lookup16(sb_in_y, inv_shift_rows) */
+	and v22.16b, v3.16b, v19.16b /* sb_s1_sr_lo = and(sb_s1_sr, nibble_mask) */
+	ushr v3.16b, v3.16b, #4 /* sb_s1_sr_hi = shr(sb_s1_sr) */
+	adrp x17, .Lzuc_lanesx2_neon_aes_3_tbl_lo
+	ldr q5, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_tbl_lo] /* tbl_lo = const() */
+	tbl v22.16b, {v5.16b}, v22.16b /* sb_s1_k_1_l = lookup16(tbl_lo, sb_s1_sr_lo) */
+	adrp x17, .Lzuc_lanesx2_neon_aes_3_tbl_hi
+	ldr q5, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_tbl_hi] /* tbl_hi = const() */
+	tbl v3.16b, {v5.16b}, v3.16b /* sb_s1_k_1_h = lookup16(tbl_hi, sb_s1_sr_hi) */
+	aese v22.16b, v3.16b /* sb_s1_aes = aese(sb_s1_k_1_l, sb_s1_k_1_h) */
+	and v3.16b, v22.16b, v19.16b /* sb_s1_aes_lo = and(sb_s1_aes, nibble_mask) */
+	ushr v22.16b, v22.16b, #4 /* sb_s1_aes_hi = shr(sb_s1_aes) */
+	adrp x17, .Lzuc_lanesx2_neon_aes_3_tbl_lo_1
+	ldr q5, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_tbl_lo_1] /* tbl_lo_1 = const() */
+	tbl v3.16b, {v5.16b}, v3.16b /* sb_s1_l = lookup16(tbl_lo_1, sb_s1_aes_lo) */
+	adrp x17, .Lzuc_lanesx2_neon_aes_3_tbl_hi_1
+	ldr q5, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_tbl_hi_1] /* tbl_hi_1 = const() */
+	tbl v22.16b, {v5.16b}, v22.16b /* sb_s1_h = lookup16(tbl_hi_1, sb_s1_aes_hi) */
+	eor v3.16b, v3.16b, v22.16b /* sb_s1 = xor(sb_s1_l, sb_s1_h) */
+	trn2 v22.16b, v3.16b, v16.16b /* r1 = trn(sb_s1, sb_s0) */
+	trn1 v3.16b, v3.16b, v16.16b /* r2 = trn(sb_s1, sb_s0) */
+	ushr v16.4s, v17.4s, #24 /* s0k_o_r = shr(dbl_3) */
+	sli v16.4s, v0.4s, #8 /* s0k_o = sli(s0k_o_r, g0s0) */
+	adrp x17, .Lzuc_lanesx2_neon_aes_3_modulus
+	ldr q17, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_modulus] /* modulus = const() */
+	and v16.16b, v16.16b, v17.16b /* s0k = and(s0k_o, modulus) */
+	add v5.4s, v4.4s, v4.4s /* dbl_5 = add(g0s4, g0s4) */
+	ushr v5.4s, v5.4s, #12 /* s4k_o_r = shr(dbl_5) */
+	sli v5.4s, v4.4s, #20 /* s4k_o = sli(s4k_o_r, g0s4) */
+	and v5.16b, v5.16b, v17.16b /* s4k = and(s4k_o, modulus) */
+	add v25.4s, v18.4s, v18.4s /* dbl_6 = add(g0s10, g0s10) */
+	ushr v25.4s, v25.4s, #11 /* s10k_o_r = shr(dbl_6) */
+	sli v25.4s, v18.4s, #21 /* s10k_o = sli(s10k_o_r, g0s10) */
+	and v25.16b, v25.16b, v17.16b /* s10k = and(s10k_o, modulus) */
+	str q3, [sp, #288] /* spill r2 */
+	add v3.4s, v21.4s, v21.4s /* dbl_7 = add(g0s13, g0s13) */
+	ushr v3.4s, v3.4s, #15 /* s13k_o_r = shr(dbl_7) */
+	sli v3.4s, v21.4s, #17 /* s13k_o = sli(s13k_o_r, g0s13) */
+	and v3.16b, v3.16b, v17.16b /* s13k = and(s13k_o, modulus) */
+	ushr v27.4s, v27.4s, #17 /* s15k_o_r = shr(dbl) */
+	sli v27.4s, v23.4s, #15 /* s15k_o = sli(s15k_o_r, g0s15) */
+	and v27.16b, v27.16b, v17.16b /* s15k = and(s15k_o, modulus) */
+	add v5.4s, v16.4s, v5.4s /* fb0_s = add(s0k, s4k) */
+	adrp x17, .Lzuc_lanesx2_neon_aes_3_minus_modulus
+	ldr q16, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_minus_modulus] /* minus_modulus = const() */
+	add v17.4s, v5.4s, v16.4s /* fb0_p = add(fb0_s, minus_modulus) */
+	umin v5.4s, v5.4s, v17.4s /* fb0 = minu(fb0_s, fb0_p) */
+	add v3.4s, v25.4s, v3.4s /* fb0_s_1 = add(s10k, s13k) */
+	add v17.4s, v3.4s, v16.4s /* fb0_p_1 = add(fb0_s_1, minus_modulus) */
+	umin v3.4s, v3.4s, v17.4s /* fb0_1 = minu(fb0_s_1, fb0_p_1) */
+	add v3.4s, v5.4s, v3.4s /* fb1_s = add(fb0, fb0_1) */
+	add v5.4s, v3.4s, v16.4s /* fb1_p = add(fb1_s, minus_modulus) */
+	umin v3.4s, v3.4s, v5.4s /* fb1 = minu(fb1_s, fb1_p) */
+	add v3.4s, v3.4s, v27.4s /* fb2_s = add(fb1, s15k) */
+	add v5.4s, v3.4s, v16.4s /* fb2_p = add(fb2_s, minus_modulus) */
+	umin v3.4s, v3.4s, v5.4s /* fb2 = minu(fb2_s, fb2_p) */
+	add v0.4s, v3.4s, v0.4s /* fb_s = add(fb2, g0s0) */
+	add v3.4s, v0.4s, v16.4s /* fb_p = add(fb_s, minus_modulus) */
+	smax v0.4s, v0.4s, v3.4s /* fb = maxs(fb_s, fb_p) */
+
+	/* Round 0, lanes 4..7: BR, F (Z out), LFSR feedback. */
+	add v3.4s, v10.4s, v10.4s /* dbl_9 = add(g1s15, g1s15) */
+	bsl v20.16b, v3.16b, v14.16b /* x0_1 = bsl(high16, g1s14, dbl_9) */
+	add v5.4s, v11.4s, v11.4s /* dbl_10 = add(g1s9, g1s9) */
+	ushr v5.4s, v5.4s, #16 /* x1_1_r = shr(dbl_10) */
+	sli v5.4s, v13.4s, #16 /* x1_1 = sli(x1_1_r, g1s11) */
+	add v17.4s, v31.4s, v31.4s /* dbl_11 = add(g1s5, g1s5) */
+	ushr v17.4s, v17.4s, #16 /* x2_1_r = shr(dbl_11) */
+	sli v17.4s, v9.4s, #16 /* x2_1 = sli(x2_1_r, g1s7) */
+	eor v20.16b, v20.16b, v8.16b /* x0r1_1 = xor(x0_1, g1r1) */
+	add v20.4s, v20.4s, v29.4s /* w_1 = add(x0r1_1, g1r2) */
+	add v25.4s, v26.4s, v26.4s /* dbl_12 = add(g1s0, g1s0) */
+	ushr v27.4s, v25.4s, #16 /* x3_1_r = shr(dbl_12) */
+	sli v27.4s, v28.4s, #16 /* x3_1 = sli(x3_1_r, g1s2) */
+	eor v20.16b, v20.16b, v27.16b /* z_1 = xor(w_1, x3_1) */
+	add v5.4s, v8.4s, v5.4s /* w1_1 = add(g1r1, x1_1) */
+	eor v17.16b, v29.16b, v17.16b /* w2_1 = xor(g1r2, x2_1) */
+	ushr v27.4s, v17.4s, #16 /* l1in_1_r = shr(w2_1) */
+	sli v27.4s, v5.4s, #16 /* l1in_1 = sli(l1in_1_r, w1_1) */
+	tbl v29.16b, {v27.16b}, v24.16b /* ur24_1 = lookup16(l1in_1, rotl24) */
+	tbl v8.16b, {v27.16b}, v6.16b /* ur8_1 = lookup16(l1in_1, rotl8) */
+	rev32 v16.8h, v27.8h /* ur16_1 = rev(l1in_1) */
+	eor v8.16b, v27.16b, v8.16b /* ug_acc_1 = xor(l1in_1, ur8_1) */
+	eor v16.16b, v8.16b, v16.16b /* ug_1 = xor(ug_acc_1, ur16_1) */
+	ushr v8.4s, v16.4s, #30 /* ur2_1_r = shr(ug_1) */
+	sli v8.4s, v16.4s, #2 /* ur2_1 = sli(ur2_1_r, ug_1) */
+	eor v16.16b, v27.16b, v29.16b /* u_acc_1 = xor(l1in_1, ur24_1) */
+	eor v16.16b, v16.16b, v8.16b /* u_1 = xor(u_acc_1, ur2_1) */
+	ushr v5.4s, v5.4s, #16 /* l2in_1_r = shr(w1_1) */
+	sli v5.4s, v17.4s, #16 /* l2in_1 = sli(l2in_1_r, w2_1) */
+	tbl v6.16b, {v5.16b}, v6.16b /* vr8_1 = lookup16(l2in_1, rotl8) */
+	rev32 v17.8h, v5.8h /* vr16_1 = rev(l2in_1) */
+	tbl v24.16b, {v5.16b}, v24.16b /* vr24_1 = lookup16(l2in_1, rotl24) */
+	eor v17.16b, v6.16b, v17.16b /* vg_acc_1 = xor(vr8_1, vr16_1) */
+	eor v17.16b, v17.16b, v24.16b /* vg_1 = xor(vg_acc_1, vr24_1) */
+	ushr v24.4s, v17.4s, #26 /* vr6_1_r = shr(vg_1) */
+	sli v24.4s, v17.4s, #6 /* vr6_1 = sli(vr6_1_r, vg_1) */
+	eor v5.16b, v5.16b, v6.16b /* v_acc_1 = xor(l2in_1, vr8_1) */
+	eor v5.16b, v5.16b, v24.16b /* v_1 = xor(v_acc_1, vr6_1) */
+	trn2 v6.16b, v5.16b, v16.16b /* sb_in_x_1 = trn(v_1, u_1) */
+	and v17.16b, v6.16b, v19.16b /* sb_s0_xl_1 = and(sb_in_x_1, nibble_mask) */
+	ushr v6.16b, v6.16b, #4 /* sb_s0_xh_1 = shr(sb_in_x_1) */
+	adrp x17, .Lzuc_lanesx2_neon_aes_3_s0_p1
+	ldr q24, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_s0_p1] /* s0_p1 = const() */
+	tbl v24.16b, {v24.16b}, v17.16b /* sb_s0_p1_1 = lookup16(s0_p1, sb_s0_xl_1) */
+	eor v6.16b, v24.16b, v6.16b /* sb_s0_t_1 = xor(sb_s0_p1_1, sb_s0_xh_1) */
+	adrp x17, .Lzuc_lanesx2_neon_aes_3_s0_p2
+	ldr q24, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_s0_p2] /* s0_p2 = const() */
+	tbl v24.16b, {v24.16b}, v6.16b /* sb_s0_p2_1 = lookup16(s0_p2, sb_s0_t_1) */
+	eor v17.16b, v24.16b, v17.16b /* sb_s0_ol_1 = xor(sb_s0_p2_1, sb_s0_xl_1) */
+	adrp x17, .Lzuc_lanesx2_neon_aes_3_s0_p3_rot
+	ldr q24, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_s0_p3_rot] /* s0_p3_rot = const() */
+	tbl v17.16b, {v24.16b}, v17.16b /* sb_s0_p3_1 = lookup16(s0_p3_rot, sb_s0_ol_1) */
+	add v6.16b, v6.16b, v6.16b /* sb_s0_t2_1 = add(sb_s0_t_1, sb_s0_t_1) */
+	eor v6.16b, v17.16b, v6.16b /* sb_s0_1 = xor(sb_s0_p3_1, sb_s0_t2_1) */
+	trn1 v5.16b, v5.16b, v16.16b /* sb_in_y_1 = trn(v_1, u_1) */
+	adrp x17, .Lzuc_lanesx2_neon_aes_3_inv_shift_rows
+	ldr q16, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_inv_shift_rows] /* inv_shift_rows = const() */
+	tbl v5.16b, {v5.16b}, v16.16b /* sb_s1_1_sr = lookup16(sb_in_y_1, inv_shift_rows) */
+	and v16.16b, v5.16b, v19.16b /* sb_s1_1_sr_lo = and(sb_s1_1_sr, nibble_mask) */
+	ushr v5.16b, v5.16b, #4 /* sb_s1_1_sr_hi = shr(sb_s1_1_sr) */
+	adrp x17, .Lzuc_lanesx2_neon_aes_3_tbl_lo
+	ldr q17, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_tbl_lo] /* tbl_lo = const() */
+	tbl v16.16b, {v17.16b}, v16.16b /* sb_s1_k_1_1_l = lookup16(tbl_lo, sb_s1_1_sr_lo) */
+	adrp x17, .Lzuc_lanesx2_neon_aes_3_tbl_hi
+	ldr q17, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_tbl_hi] /* tbl_hi = const() */
+	tbl v5.16b, {v17.16b}, v5.16b /* sb_s1_k_1_1_h = lookup16(tbl_hi, sb_s1_1_sr_hi) */
+	aese v16.16b, v5.16b /* sb_s1_1_aes = aese(sb_s1_k_1_1_l, sb_s1_k_1_1_h) */
+	and v5.16b, v16.16b, v19.16b /* sb_s1_1_aes_lo = and(sb_s1_1_aes, nibble_mask) */
+	ushr v16.16b, v16.16b, #4 /* sb_s1_1_aes_hi = shr(sb_s1_1_aes) */
+	adrp x17, .Lzuc_lanesx2_neon_aes_3_tbl_lo_1
+	ldr q17, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_tbl_lo_1] /* tbl_lo_1 = const() */
+	tbl v5.16b, {v17.16b}, v5.16b /* sb_s1_1_l = lookup16(tbl_lo_1, sb_s1_1_aes_lo) */
+	adrp x17, .Lzuc_lanesx2_neon_aes_3_tbl_hi_1
+	ldr q17, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_tbl_hi_1] /* tbl_hi_1 = const() */
+	tbl v16.16b, {v17.16b}, v16.16b /* sb_s1_1_h = lookup16(tbl_hi_1, sb_s1_1_aes_hi) */
+	eor v5.16b, v5.16b, v16.16b /* sb_s1_1 = xor(sb_s1_1_l, sb_s1_1_h) */
+	trn2 v16.16b, v5.16b, v6.16b /* r1_1 = trn(sb_s1_1, sb_s0_1) */
+	trn1 v5.16b, v5.16b, v6.16b /* r2_1 = trn(sb_s1_1, sb_s0_1) */
+	ushr v6.4s, v25.4s, #24 /* s0k_o_1_r = shr(dbl_12) */
+	sli v6.4s, v26.4s, #8 /* s0k_o_1 = sli(s0k_o_1_r, g1s0) */
+	adrp x17, .Lzuc_lanesx2_neon_aes_3_modulus
+	ldr q17, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_modulus] /* modulus = const() */
+	and v6.16b, v6.16b, v17.16b /* s0k_1 = and(s0k_o_1, modulus) */
+	add v19.4s, v30.4s, v30.4s /* dbl_14 = add(g1s4, g1s4) */
+	ushr v19.4s, v19.4s, #12 /* s4k_o_1_r = shr(dbl_14) */
+	sli v19.4s, v30.4s, #20 /* s4k_o_1 = sli(s4k_o_1_r, g1s4) */
+	and v19.16b, v19.16b, v17.16b /* s4k_1 = and(s4k_o_1, modulus) */
+	add v24.4s, v12.4s, v12.4s /* dbl_15 = add(g1s10, g1s10) */
+	ushr v24.4s, v24.4s, #11 /* s10k_o_1_r = shr(dbl_15) */
+	sli v24.4s, v12.4s, #21 /* s10k_o_1 = sli(s10k_o_1_r, g1s10) */
+	and v24.16b, v24.16b, v17.16b /* s10k_1 = and(s10k_o_1, modulus) */
+	add v25.4s, v15.4s, v15.4s /* dbl_16 = add(g1s13, g1s13) */
+	ushr v25.4s, v25.4s, #15 /* s13k_o_1_r = shr(dbl_16) */
+	sli v25.4s, v15.4s, #17 /* s13k_o_1 = sli(s13k_o_1_r, g1s13) */
+	and v25.16b, v25.16b, v17.16b /* s13k_1 = and(s13k_o_1, modulus) */
+	ushr v3.4s, v3.4s, #17 /* s15k_o_1_r = shr(dbl_9) */
+	sli v3.4s, v10.4s, #15 /* s15k_o_1 = sli(s15k_o_1_r, g1s15) */
+	and v3.16b, v3.16b, v17.16b /* s15k_1 = and(s15k_o_1, modulus) */
+	add v6.4s, v6.4s, v19.4s /* fb0_s_2 = add(s0k_1, s4k_1) */
+	adrp x17, .Lzuc_lanesx2_neon_aes_3_minus_modulus
+	ldr q17, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_minus_modulus] /* minus_modulus = const() */
+	add v19.4s, v6.4s, v17.4s /* fb0_p_2 = add(fb0_s_2, minus_modulus) */
+	umin v6.4s, v6.4s, v19.4s /* fb0_2 = minu(fb0_s_2, fb0_p_2) */
+	add v19.4s, v24.4s, v25.4s /* fb0_s_3 = add(s10k_1, s13k_1) */
+	add v24.4s, v19.4s, v17.4s /* fb0_p_3 = add(fb0_s_3, minus_modulus) */
+	umin v19.4s, v19.4s, v24.4s /* fb0_3 = minu(fb0_s_3, fb0_p_3) */
+	add v6.4s, v6.4s, v19.4s /* fb1_s_1 = add(fb0_2, fb0_3) */
+	add v19.4s, v6.4s, v17.4s /* fb1_p_1 = add(fb1_s_1, minus_modulus) */
+	umin v6.4s, v6.4s, v19.4s /* fb1_1 = minu(fb1_s_1, fb1_p_1) */
+	add v3.4s, v6.4s, v3.4s /* fb2_s_1 = add(fb1_1, s15k_1) */
+	add v6.4s, v3.4s, v17.4s /* fb2_p_1 = add(fb2_s_1, minus_modulus) */
+	umin v3.4s, v3.4s, v6.4s /* fb2_1 = minu(fb2_s_1, fb2_p_1) */
+	add v3.4s, v3.4s, v26.4s /* fb_s_1 = add(fb2_1, g1s0) */
+	add v6.4s, v3.4s, v17.4s /* fb_p_1 = add(fb_s_1, minus_modulus) */
+	smax v3.4s, v3.4s, v6.4s /* fb_1 = maxs(fb_s_1, fb_p_1) */
+	str q7, [x1] /* store z */
+	str q20, [x1, #16] /* store z_1 */
+
+	/* Store the state back, the LFSR one cell on. */
+	str q1, [x0] /* store g0s1 */
+	str q2, [x0, #32] /* store g0s2 */
+	ldr q1, [sp, #272] /* reload g0s3 */
+	str q1, [x0, #64] /* store g0s3 */
+	str q4, [x0, #96] /* store g0s4 */
+	ldr q1, [sp, #256] /* reload g0s5 */
+	str q1, [x0, #128] /* store g0s5 */
+	ldr q1, [sp, #240] /* reload g0s6 */
+	str q1, [x0, #160] /* store g0s6 */
+	ldr q1, [sp, #224] /* reload g0s7 */
+	str q1, [x0, #192] /* store g0s7 */
+	ldr q1, [sp, #160] /* reload g0s8 */
+	str q1, [x0, #224] /* store g0s8 */
+	ldr q1, [sp, #208] /* reload g0s9 */
+	str q1, [x0, #256] /* store g0s9 */
+	str q18, [x0, #288] /* store g0s10 */
+	ldr q1, [sp, #192] /* reload g0s11 */
+	str q1, [x0, #320] /* store g0s11 */
+	ldr q1, [sp, #144] /* reload g0s12 */
+	str q1, [x0, #352] /* store g0s12 */
+	str q21, [x0, #384] /* store g0s13 */
+	ldr q1, [sp, #176] /* reload g0s14 */
+	str q1, [x0, #416] /* store g0s14 */
+	str q23, [x0, #448] /* store g0s15 */
+	str q0, [x0, #480] /* store fb */
+	str q22, [x0, #512] /* store r1 */
+	ldr q0, [sp, #288] /* reload r2 */
+	str q0, [x0, #544] /* store r2 */
+	ldr q0, [sp, #128] /* reload g1s1 */
+	str q0, [x0, #16] /* store g1s1 */
+	str q28, [x0, #48] /* store g1s2 */
+	ldr q0, [sp, #112] /* reload g1s3 */
+	str q0, [x0, #80] /* store g1s3 */
+	str q30, [x0, #112] /* store g1s4 */
+	str q31, [x0, #144] /* store g1s5 */
+	ldr q0, [sp, #96] /* reload g1s6 */
+	str q0, [x0, #176] /* store g1s6 */
+	str q9, [x0, #208] /* store g1s7 */
+	ldr q0, [sp, #80] /* reload g1s8 */
+	str q0, [x0, #240] /* store g1s8 */
+	str q11, [x0, #272] /* store g1s9 */
+	str q12, [x0, #304] /* store g1s10 */
+	str q13, [x0, #336] /* store g1s11 */
+	ldr q0, [sp, #64] /* reload g1s12 */
+	str q0, [x0, #368] /* store g1s12 */
+	str q15, [x0, #400] /* store g1s13 */
+	str q14, [x0, #432] /* store g1s14 */
+	str q10, [x0, #464] /* store g1s15 */
+	str q3, [x0, #496] /* store fb_1 */
+	str q16, [x0, #528] /* store r1_1 */
+	str q5, [x0, #560] /* store r2_1 */
+	ldp d8, d9, [sp]
+	ldp d10, d11, [sp, #16]
+	ldp d12, d13, [sp, #32]
+	ldp d14, d15, [sp, #48]
+	add sp, sp, #304
+	CFI_ADJUST_CFA_OFFSET(-304);
+	ret_spec_stop;
+	CFI_ENDPROC();
+ELF(.size _gcry_zuc_lanesx2_neon_aes_keystream_word,.-_gcry_zuc_lanesx2_neon_aes_keystream_word;)
+
 /* _gcry_zuc_lanesx2_neon_aes_mac_fold: zuc_mac_fold128_k2, 3 arguments
  *   x0: sums
  *   x1: msg
@@ -11365,13 +11744,13 @@ _gcry_zuc_lanesx2_neon_aes_mac_fold:
 	ldr q0, [x1] /* msg_1 = load() */
 	rbit v0.16b, v0.16b /* m = rbit(msg_1) */
 	ldr q1, [x2] /* ks0 = load() */
-	adrp x17, .Lzuc_lanesx2_neon_aes_3_reverse16
-	ldr q2, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_reverse16] /* reverse16 = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_4_reverse16
+	ldr q2, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_4_reverse16] /* reverse16 = const() */
 	tbl v1.16b, {v1.16b}, v2.16b /* k0 = lookup16(ks0, reverse16) */
 	ldur q3, [x2, #8] /* ks1 = load() */
 	tbl v3.16b, {v3.16b}, v2.16b /* k1 = lookup16(ks1, reverse16) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_3_swap_qwords
-	ldr q4, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_swap_qwords] /* swap_qwords = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_4_swap_qwords
+	ldr q4, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_4_swap_qwords] /* swap_qwords = const() */
 	tbl v5.16b, {v0.16b}, v4.16b /* m_swap = lookup16(m, swap_qwords) */
 	pmull2 v6.1q, v5.2d, v1.2d /* p0 = clmul(m_swap, k0) */
 	pmull2 v7.1q, v0.2d, v3.2d /* p0_1 = clmul(m, k1) */
@@ -11714,15 +12093,15 @@ _gcry_zuc_lanesx2_neon_aes_mac_fold_wide:
 	ldr q0, [x1] /* msg_1 = load() */
 	rbit v0.16b, v0.16b /* m = rbit(msg_1) */
 	ldr q1, [x2] /* ks0 = load() */
-	adrp x17, .Lzuc_lanesx2_neon_aes_4_reverse16
-	ldr q2, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_4_reverse16] /* reverse16 = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_5_reverse16
+	ldr q2, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_5_reverse16] /* reverse16 = const() */
 	tbl v1.16b, {v1.16b}, v2.16b /* k0 = lookup16(ks0, reverse16) */
 	ldur q3, [x2, #8] /* ks1 = load() */
 	tbl v3.16b, {v3.16b}, v2.16b /* k1 = lookup16(ks1, reverse16) */
 	ldr q4, [x2, #16] /* ks2 = load() */
 	tbl v4.16b, {v4.16b}, v2.16b /* k2 = lookup16(ks2, reverse16) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_4_swap_qwords
-	ldr q5, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_4_swap_qwords] /* swap_qwords = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_5_swap_qwords
+	ldr q5, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_5_swap_qwords] /* swap_qwords = const() */
 	tbl v6.16b, {v0.16b}, v5.16b /* m_swap = lookup16(m, swap_qwords) */
 	pmull2 v7.1q, v6.2d, v1.2d /* p0 = clmul(m_swap, k0) */
 	pmull2 v16.1q, v0.2d, v3.2d /* p0_1 = clmul(m, k1) */
@@ -12453,17 +12832,89 @@ SECTION_RODATA
 .Lzuc_lanesx2_neon_aes_2_minus_modulus:
 	.byte 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80
 
-/* reverse16: byte i <- byte 15 - i: 16 keystream bytes to (K1, K0) */
+/* high16: high 16 bits of every 32-bit word */
 SECTION_RODATA
 	.balign 16
-.Lzuc_lanesx2_neon_aes_3_reverse16:
-	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
+.Lzuc_lanesx2_neon_aes_3_high16:
+	.byte 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff
 
-/* swap_qwords: the two 64-bit halves exchanged */
+/* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
 SECTION_RODATA
 	.balign 16
-.Lzuc_lanesx2_neon_aes_3_swap_qwords:
-	.byte 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07
+.Lzuc_lanesx2_neon_aes_3_rotl24:
+	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+
+/* rotl8: rotate each 32-bit word left by 8 (byte shuffle) */
+SECTION_RODATA
+	.balign 16
+.Lzuc_lanesx2_neon_aes_3_rotl8:
+	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
+
+/* nibble_mask: low nibble of every byte */
+SECTION_RODATA
+	.balign 16
+.Lzuc_lanesx2_neon_aes_3_nibble_mask:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* s0_p1: S0 Feistel round 1: P1 (gen/specs/zuc.py) */
+SECTION_RODATA
+	.balign 16
+.Lzuc_lanesx2_neon_aes_3_s0_p1:
+	.byte 0x09, 0x0f, 0x00, 0x0e, 0x0f, 0x0f, 0x02, 0x0a, 0x00, 0x04, 0x00, 0x0c, 0x07, 0x05, 0x03, 0x09
+
+/* s0_p2: S0 Feistel round 2: P2 */
+SECTION_RODATA
+	.balign 16
+.Lzuc_lanesx2_neon_aes_3_s0_p2:
+	.byte 0x08, 0x0d, 0x06, 0x05, 0x07, 0x00, 0x0c, 0x04, 0x0b, 0x01, 0x0e, 0x0a, 0x0f, 0x03, 0x09, 0x02
+
+/* s0_p3_rot: S0 round 3 with the final rotation folded in: rotl8(v, 5) ^ (P3[v] << 1) */
+SECTION_RODATA
+	.balign 16
+.Lzuc_lanesx2_neon_aes_3_s0_p3_rot:
+	.byte 0x04, 0x2c, 0x54, 0x6c, 0x80, 0xba, 0xd4, 0xfe, 0x07, 0x27, 0x5b, 0x6b, 0x81, 0xb3, 0xd9, 0xfb
+
+/* inv_shift_rows: inverse ShiftRows (AESE's ShiftRows undone) */
+SECTION_RODATA
+	.balign 16
+.Lzuc_lanesx2_neon_aes_3_inv_shift_rows:
+	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
+
+/* tbl_lo: S1 inner map K (isomorphism #0: ZUC field to AES field): low-nibble table (constant folded in) */
+SECTION_RODATA
+	.balign 16
+.Lzuc_lanesx2_neon_aes_3_tbl_lo:
+	.byte 0x00, 0x01, 0x32, 0x33, 0x73, 0x72, 0x41, 0x40, 0x75, 0x74, 0x47, 0x46, 0x06, 0x07, 0x34, 0x35
+
+/* tbl_hi: S1 inner map K (isomorphism #0: ZUC field to AES field): high-nibble table */
+SECTION_RODATA
+	.balign 16
+.Lzuc_lanesx2_neon_aes_3_tbl_hi:
+	.byte 0x00, 0xd9, 0xe8, 0x31, 0xcd, 0x14, 0x25, 0xfc, 0x2d, 0xf4, 0xc5, 0x1c, 0xe0, 0x39, 0x08, 0xd1
+
+/* tbl_lo_1: S1 outer map M·K^-1, constant 0x55, after undoing SubBytes' affine map: low-nibble table (constant folded in) */
+SECTION_RODATA
+	.balign 16
+.Lzuc_lanesx2_neon_aes_3_tbl_lo_1:
+	.byte 0xfe, 0xb1, 0x6e, 0x21, 0xb5, 0xfa, 0x25, 0x6a, 0xc9, 0x86, 0x59, 0x16, 0x82, 0xcd, 0x12, 0x5d
+
+/* tbl_hi_1: S1 outer map M·K^-1, constant 0x55, after undoing SubBytes' affine map: high-nibble table */
+SECTION_RODATA
+	.balign 16
+.Lzuc_lanesx2_neon_aes_3_tbl_hi_1:
+	.byte 0x00, 0x34, 0x42, 0x76, 0x36, 0x02, 0x74, 0x40, 0x66, 0x52, 0x24, 0x10, 0x50, 0x64, 0x12, 0x26
+
+/* modulus: 2^31 - 1 in every word */
+SECTION_RODATA
+	.balign 16
+.Lzuc_lanesx2_neon_aes_3_modulus:
+	.byte 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f
+
+/* minus_modulus: -(2^31 - 1) mod 2^32 in every word */
+SECTION_RODATA
+	.balign 16
+.Lzuc_lanesx2_neon_aes_3_minus_modulus:
+	.byte 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80
 
 /* reverse16: byte i <- byte 15 - i: 16 keystream bytes to (K1, K0) */
 SECTION_RODATA
@@ -12475,6 +12926,18 @@ SECTION_RODATA
 SECTION_RODATA
 	.balign 16
 .Lzuc_lanesx2_neon_aes_4_swap_qwords:
+	.byte 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07
+
+/* reverse16: byte i <- byte 15 - i: 16 keystream bytes to (K1, K0) */
+SECTION_RODATA
+	.balign 16
+.Lzuc_lanesx2_neon_aes_5_reverse16:
+	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
+
+/* swap_qwords: the two 64-bit halves exchanged */
+SECTION_RODATA
+	.balign 16
+.Lzuc_lanesx2_neon_aes_5_swap_qwords:
 	.byte 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07
 
 #endif /* __aarch64__ */

@@ -2944,6 +2944,210 @@ SYM_FUNC_START(zuc_lanes_avx2_vaes_keystream_xor)
 	RET
 SYM_FUNC_END(zuc_lanes_avx2_vaes_keystream_xor)
 
+/* zuc_lanes_avx2_vaes_keystream_word: zuc_word256, 2 arguments
+ *   %rdi: state
+ *   %rsi: out
+ *   ymm0-15: vectors, as allocated (16 used)
+ *   frame: 384 bytes (12 spill slots of 32 bytes)
+ */
+	.p2align 5
+SYM_FUNC_START(zuc_lanes_avx2_vaes_keystream_word)
+	push %rbp
+	mov %rsp, %rbp
+	and $-64, %rsp
+	sub $384, %rsp
+
+	/* Load the state of 8 lanes: one register per word. */
+	vmovdqu (%rdi), %ymm0 /* g0s0 = load() */
+	vmovdqu 32(%rdi), %ymm1 /* g0s1 = load() */
+	vmovdqu 64(%rdi), %ymm2 /* g0s2 = load() */
+	vmovdqu 96(%rdi), %ymm3 /* g0s3 = load() */
+	vmovdqu 128(%rdi), %ymm4 /* g0s4 = load() */
+	vmovdqu 160(%rdi), %ymm5 /* g0s5 = load() */
+	vmovdqu 192(%rdi), %ymm6 /* g0s6 = load() */
+	vmovdqu 224(%rdi), %ymm7 /* g0s7 = load() */
+	vmovdqu 256(%rdi), %ymm8 /* g0s8 = load() */
+	vmovdqu 288(%rdi), %ymm9 /* g0s9 = load() */
+	vmovdqu 320(%rdi), %ymm10 /* g0s10 = load() */
+	vmovdqu 352(%rdi), %ymm11 /* g0s11 = load() */
+	vmovdqu 384(%rdi), %ymm12 /* g0s12 = load() */
+	vmovdqu 416(%rdi), %ymm13 /* g0s13 = load() */
+	vmovdqu 448(%rdi), %ymm14 /* g0s14 = load() */
+	vmovdqu 480(%rdi), %ymm15 /* g0s15 = load() */
+	vmovdqa %ymm12, 0(%rsp) /* spill g0s12 */
+	vmovdqu 512(%rdi), %ymm12 /* g0r1 = load() */
+	vmovdqa %ymm8, 32(%rsp) /* spill g0s8 */
+	vmovdqu 544(%rdi), %ymm8 /* g0r2 = load() */
+
+	/* Round 0, lanes 0..7: BR, F (Z out), LFSR feedback. */
+	vmovdqa %ymm6, 64(%rsp) /* spill g0s6 */
+	vpaddd %ymm15, %ymm15, %ymm6 /* dbl = add(g0s15, g0s15) */
+	vmovdqa %ymm3, 96(%rsp) /* spill g0s3 */
+	vmovdqa .Lzuc_lanes_avx2_vaes_3_high16(%rip), %ymm3 /* high16 = const() */
+	vmovdqa %ymm14, 128(%rsp) /* spill g0s14 */
+	vpblendvb %ymm3, %ymm6, %ymm14, %ymm14 /* x0 = blendv(g0s14, dbl, high16) */
+	vmovdqa %ymm9, 160(%rsp) /* spill g0s9 */
+	vpaddd %ymm9, %ymm9, %ymm9 /* dbl_1 = add(g0s9, g0s9) */
+	vmovdqa %ymm11, 192(%rsp) /* spill g0s11 */
+	vpshufb .Lzuc_lanes_avx2_vaes_3_rotl16(%rip), %ymm11, %ymm11 /* g0s11_sw = lookup16(g0s11, rotl16) */
+	vpshufb .Lzuc_lanes_avx2_vaes_3_rotl16(%rip), %ymm9, %ymm9 /* dbl_1_sw = lookup16(dbl_1, rotl16) */
+	vpblendvb %ymm3, %ymm11, %ymm9, %ymm9 /* x1 = blendv(dbl_1_sw, g0s11_sw, high16) */
+	vpaddd %ymm5, %ymm5, %ymm11 /* dbl_2 = add(g0s5, g0s5) */
+	vmovdqa %ymm7, 224(%rsp) /* spill g0s7 */
+	vpshufb .Lzuc_lanes_avx2_vaes_3_rotl16(%rip), %ymm7, %ymm7 /* g0s7_sw = lookup16(g0s7, rotl16) */
+	vpshufb .Lzuc_lanes_avx2_vaes_3_rotl16(%rip), %ymm11, %ymm11 /* dbl_2_sw = lookup16(dbl_2, rotl16) */
+	vpblendvb %ymm3, %ymm7, %ymm11, %ymm7 /* x2 = blendv(dbl_2_sw, g0s7_sw, high16) */
+	vpxor %ymm12, %ymm14, %ymm11 /* x0r1 = xor(x0, g0r1) */
+	vpaddd %ymm8, %ymm11, %ymm11 /* w = add(x0r1, g0r2) */
+	vpaddd %ymm0, %ymm0, %ymm14 /* dbl_3 = add(g0s0, g0s0) */
+	vmovdqa %ymm5, 256(%rsp) /* spill g0s5 */
+	vpshufb .Lzuc_lanes_avx2_vaes_3_rotl16(%rip), %ymm2, %ymm5 /* g0s2_sw = lookup16(g0s2, rotl16) */
+	vmovdqa %ymm2, 288(%rsp) /* spill g0s2 */
+	vpshufb .Lzuc_lanes_avx2_vaes_3_rotl16(%rip), %ymm14, %ymm2 /* dbl_3_sw = lookup16(dbl_3, rotl16) */
+	vpblendvb %ymm3, %ymm5, %ymm2, %ymm2 /* x3 = blendv(dbl_3_sw, g0s2_sw, high16) */
+	vpxor %ymm2, %ymm11, %ymm2 /* z = xor(w, x3) */
+	vpaddd %ymm9, %ymm12, %ymm5 /* w1 = add(g0r1, x1) */
+	vpxor %ymm7, %ymm8, %ymm7 /* w2 = xor(g0r2, x2) */
+	vpshufb .Lzuc_lanes_avx2_vaes_3_rotl16(%rip), %ymm5, %ymm8 /* w1_sw = lookup16(w1, rotl16) */
+	vpshufb .Lzuc_lanes_avx2_vaes_3_rotl16(%rip), %ymm7, %ymm9 /* w2_sw = lookup16(w2, rotl16) */
+	vpblendvb %ymm3, %ymm8, %ymm9, %ymm11 /* l1in = blendv(w2_sw, w1_sw, high16) */
+	vpblendvb %ymm3, %ymm7, %ymm5, %ymm12 /* l1in16 = blendv(w1, w2, high16) */
+	vmovdqa %ymm1, 320(%rsp) /* spill g0s1 */
+	vpshufb .Lzuc_lanes_avx2_vaes_3_rotl24(%rip), %ymm11, %ymm1 /* ur24 = lookup16(l1in, rotl24) */
+	vmovdqa %ymm2, 352(%rsp) /* spill z */
+	vpshufb .Lzuc_lanes_avx2_vaes_3_rotl8(%rip), %ymm11, %ymm2 /* ur8 = lookup16(l1in, rotl8) */
+	vpxor %ymm2, %ymm11, %ymm2 /* ug_acc = xor(l1in, ur8) */
+	vpxor %ymm12, %ymm2, %ymm2 /* ug = xor(ug_acc, l1in16) */
+	vpslld $2, %ymm2, %ymm12 /* ur2_l = shl(ug) */
+	vpsrld $30, %ymm2, %ymm2 /* ur2_r = shr(ug) */
+	vpor %ymm2, %ymm12, %ymm2 /* ur2 = or(ur2_l, ur2_r) */
+	vpxor %ymm1, %ymm11, %ymm1 /* u_acc = xor(l1in, ur24) */
+	vpxor %ymm2, %ymm1, %ymm1 /* u = xor(u_acc, ur2) */
+	vpblendvb %ymm3, %ymm9, %ymm8, %ymm2 /* l2in = blendv(w1_sw, w2_sw, high16) */
+	vpblendvb %ymm3, %ymm5, %ymm7, %ymm3 /* l2in16 = blendv(w2, w1, high16) */
+	vpshufb .Lzuc_lanes_avx2_vaes_3_rotl8(%rip), %ymm2, %ymm5 /* v8r8 = lookup16(l2in, rotl8) */
+	vpshufb .Lzuc_lanes_avx2_vaes_3_rotl24(%rip), %ymm2, %ymm7 /* v8r24 = lookup16(l2in, rotl24) */
+	vpxor %ymm3, %ymm2, %ymm2 /* v8g_acc = xor(l2in, l2in16) */
+	vpxor %ymm7, %ymm2, %ymm2 /* v8g = xor(v8g_acc, v8r24) */
+	vpslld $6, %ymm2, %ymm7 /* v8r6_l = shl(v8g) */
+	vpsrld $26, %ymm2, %ymm2 /* v8r6_r = shr(v8g) */
+	vpor %ymm2, %ymm7, %ymm2 /* v8r6 = or(v8r6_l, v8r6_r) */
+	vpxor %ymm3, %ymm5, %ymm3 /* v8_acc = xor(v8r8, l2in16) */
+	vpxor %ymm2, %ymm3, %ymm2 /* v8 = xor(v8_acc, v8r6) */
+	vmovdqa .Lzuc_lanes_avx2_vaes_3_odd_bytes(%rip), %ymm3 /* odd_bytes = const() */
+	vpblendvb %ymm3, %ymm1, %ymm2, %ymm5 /* sb_in_x = blendv(v8, u, odd_bytes) */
+	vpblendvb %ymm3, %ymm2, %ymm1, %ymm1 /* sb_in_y = blendv(u, v8, odd_bytes) */
+	vpand .Lzuc_lanes_avx2_vaes_3_nibble_mask(%rip), %ymm5, %ymm2 /* sb_s0_xl = and(sb_in_x, nibble_mask) */
+	vpsrlw $4, %ymm5, %ymm5 /* sb_s0_xs = shr(sb_in_x) */
+	vpand .Lzuc_lanes_avx2_vaes_3_nibble_mask(%rip), %ymm5, %ymm5 /* sb_s0_xh = and(sb_s0_xs, nibble_mask) */
+	vmovdqa .Lzuc_lanes_avx2_vaes_3_s0_p1(%rip), %ymm7 /* s0_p1 = const() */
+	vpshufb %ymm2, %ymm7, %ymm7 /* sb_s0_p1 = lookup16(s0_p1, sb_s0_xl) */
+	vpxor %ymm5, %ymm7, %ymm5 /* sb_s0_t = xor(sb_s0_p1, sb_s0_xh) */
+	vmovdqa .Lzuc_lanes_avx2_vaes_3_s0_p2(%rip), %ymm7 /* s0_p2 = const() */
+	vpshufb %ymm5, %ymm7, %ymm7 /* sb_s0_p2 = lookup16(s0_p2, sb_s0_t) */
+	vpxor %ymm2, %ymm7, %ymm2 /* sb_s0_ol = xor(sb_s0_p2, sb_s0_xl) */
+	vmovdqa .Lzuc_lanes_avx2_vaes_3_s0_p3_rot(%rip), %ymm7 /* s0_p3_rot = const() */
+	vpshufb %ymm2, %ymm7, %ymm2 /* sb_s0_p3 = lookup16(s0_p3_rot, sb_s0_ol) */
+	vpaddb %ymm5, %ymm5, %ymm5 /* sb_s0_t2 = add(sb_s0_t, sb_s0_t) */
+	vpxor %ymm5, %ymm2, %ymm2 /* sb_s0 = xor(sb_s0_p3, sb_s0_t2) */
+	vpand .Lzuc_lanes_avx2_vaes_3_nibble_mask(%rip), %ymm1, %ymm5 /* sb_in_y_lo = and(sb_in_y, nibble_mask) */
+	vpsrlw $4, %ymm1, %ymm1 /* sb_in_y_sh = shr(sb_in_y) */
+	vpand .Lzuc_lanes_avx2_vaes_3_nibble_mask(%rip), %ymm1, %ymm1 /* sb_in_y_hi = and(sb_in_y_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanes_avx2_vaes_3_tbl_lo(%rip), %ymm7 /* tbl_lo = const() */
+	vpshufb %ymm5, %ymm7, %ymm5 /* sb_s1_k_l = lookup16(tbl_lo, sb_in_y_lo) */
+	vmovdqa .Lzuc_lanes_avx2_vaes_3_tbl_hi(%rip), %ymm7 /* tbl_hi = const() */
+	vpshufb %ymm1, %ymm7, %ymm1 /* sb_s1_k_h = lookup16(tbl_hi, sb_in_y_hi) */
+	vpxor %ymm1, %ymm5, %ymm1 /* sb_s1_k = xor(sb_s1_k_l, sb_s1_k_h) */
+	vpshufb .Lzuc_lanes_avx2_vaes_3_inv_shift_rows(%rip), %ymm1, %ymm1 /* sb_s1_sr = lookup16(sb_s1_k, inv_shift_rows) */
+	vaesenclast .Lzuc_lanes_avx2_vaes_3_aes_cancel_key(%rip), %ymm1, %ymm1 /* sb_s1_aes = aesenclast(sb_s1_sr, aes_cancel_key) */
+	vpand .Lzuc_lanes_avx2_vaes_3_nibble_mask(%rip), %ymm1, %ymm5 /* sb_s1_aes_lo = and(sb_s1_aes, nibble_mask) */
+	vpsrlw $4, %ymm1, %ymm1 /* sb_s1_aes_sh = shr(sb_s1_aes) */
+	vpand .Lzuc_lanes_avx2_vaes_3_nibble_mask(%rip), %ymm1, %ymm1 /* sb_s1_aes_hi = and(sb_s1_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanes_avx2_vaes_3_tbl_lo_1(%rip), %ymm7 /* tbl_lo_1 = const() */
+	vpshufb %ymm5, %ymm7, %ymm5 /* sb_s1_l = lookup16(tbl_lo_1, sb_s1_aes_lo) */
+	vmovdqa .Lzuc_lanes_avx2_vaes_3_tbl_hi_1(%rip), %ymm7 /* tbl_hi_1 = const() */
+	vpshufb %ymm1, %ymm7, %ymm1 /* sb_s1_h = lookup16(tbl_hi_1, sb_s1_aes_hi) */
+	vpxor %ymm1, %ymm5, %ymm1 /* sb_s1 = xor(sb_s1_l, sb_s1_h) */
+	vpblendvb %ymm3, %ymm2, %ymm1, %ymm5 /* sb_out_x = blendv(sb_s1, sb_s0, odd_bytes) */
+	vpblendvb %ymm3, %ymm1, %ymm2, %ymm1 /* sb_out_y = blendv(sb_s0, sb_s1, odd_bytes) */
+	vpshufb .Lzuc_lanes_avx2_vaes_3_rotl24(%rip), %ymm1, %ymm1 /* r2 = lookup16(sb_out_y, rotl24) */
+	vpslld $8, %ymm0, %ymm2 /* s0k_o_l = shl(g0s0) */
+	vpsrld $24, %ymm14, %ymm3 /* s0k_o_r = shr(dbl_3) */
+	vpor %ymm3, %ymm2, %ymm2 /* s0k_o = or(s0k_o_l, s0k_o_r) */
+	vpand .Lzuc_lanes_avx2_vaes_3_modulus(%rip), %ymm2, %ymm2 /* s0k = and(s0k_o, modulus) */
+	vpaddd %ymm4, %ymm4, %ymm3 /* dbl_5 = add(g0s4, g0s4) */
+	vpslld $20, %ymm4, %ymm7 /* s4k_o_l = shl(g0s4) */
+	vpsrld $12, %ymm3, %ymm3 /* s4k_o_r = shr(dbl_5) */
+	vpor %ymm3, %ymm7, %ymm3 /* s4k_o = or(s4k_o_l, s4k_o_r) */
+	vpand .Lzuc_lanes_avx2_vaes_3_modulus(%rip), %ymm3, %ymm3 /* s4k = and(s4k_o, modulus) */
+	vpaddd %ymm10, %ymm10, %ymm7 /* dbl_6 = add(g0s10, g0s10) */
+	vpslld $21, %ymm10, %ymm8 /* s10k_o_l = shl(g0s10) */
+	vpsrld $11, %ymm7, %ymm7 /* s10k_o_r = shr(dbl_6) */
+	vpor %ymm7, %ymm8, %ymm7 /* s10k_o = or(s10k_o_l, s10k_o_r) */
+	vpand .Lzuc_lanes_avx2_vaes_3_modulus(%rip), %ymm7, %ymm7 /* s10k = and(s10k_o, modulus) */
+	vpaddd %ymm13, %ymm13, %ymm8 /* dbl_7 = add(g0s13, g0s13) */
+	vpslld $17, %ymm13, %ymm9 /* s13k_o_l = shl(g0s13) */
+	vpsrld $15, %ymm8, %ymm8 /* s13k_o_r = shr(dbl_7) */
+	vpor %ymm8, %ymm9, %ymm8 /* s13k_o = or(s13k_o_l, s13k_o_r) */
+	vpand .Lzuc_lanes_avx2_vaes_3_modulus(%rip), %ymm8, %ymm8 /* s13k = and(s13k_o, modulus) */
+	vpslld $15, %ymm15, %ymm9 /* s15k_o_l = shl(g0s15) */
+	vpsrld $17, %ymm6, %ymm6 /* s15k_o_r = shr(dbl) */
+	vpor %ymm6, %ymm9, %ymm6 /* s15k_o = or(s15k_o_l, s15k_o_r) */
+	vpand .Lzuc_lanes_avx2_vaes_3_modulus(%rip), %ymm6, %ymm6 /* s15k = and(s15k_o, modulus) */
+	vpaddd %ymm3, %ymm2, %ymm2 /* fb0_s = add(s0k, s4k) */
+	vpaddd .Lzuc_lanes_avx2_vaes_3_minus_modulus(%rip), %ymm2, %ymm3 /* fb0_p = add(fb0_s, minus_modulus) */
+	vpminud %ymm3, %ymm2, %ymm2 /* fb0 = minu(fb0_s, fb0_p) */
+	vpaddd %ymm8, %ymm7, %ymm3 /* fb0_s_1 = add(s10k, s13k) */
+	vpaddd .Lzuc_lanes_avx2_vaes_3_minus_modulus(%rip), %ymm3, %ymm7 /* fb0_p_1 = add(fb0_s_1, minus_modulus) */
+	vpminud %ymm7, %ymm3, %ymm3 /* fb0_1 = minu(fb0_s_1, fb0_p_1) */
+	vpaddd %ymm3, %ymm2, %ymm2 /* fb1_s = add(fb0, fb0_1) */
+	vpaddd .Lzuc_lanes_avx2_vaes_3_minus_modulus(%rip), %ymm2, %ymm3 /* fb1_p = add(fb1_s, minus_modulus) */
+	vpminud %ymm3, %ymm2, %ymm2 /* fb1 = minu(fb1_s, fb1_p) */
+	vpaddd %ymm6, %ymm2, %ymm2 /* fb2_s = add(fb1, s15k) */
+	vpaddd .Lzuc_lanes_avx2_vaes_3_minus_modulus(%rip), %ymm2, %ymm3 /* fb2_p = add(fb2_s, minus_modulus) */
+	vpminud %ymm3, %ymm2, %ymm2 /* fb2 = minu(fb2_s, fb2_p) */
+	vpaddd %ymm0, %ymm2, %ymm0 /* fb_s = add(fb2, g0s0) */
+	vpaddd .Lzuc_lanes_avx2_vaes_3_minus_modulus(%rip), %ymm0, %ymm2 /* fb_p = add(fb_s, minus_modulus) */
+	vpmaxsd %ymm2, %ymm0, %ymm0 /* fb = maxs(fb_s, fb_p) */
+	vmovdqa 352(%rsp), %ymm2 /* reload z */
+	vmovdqu %ymm2, (%rsi) /* store z */
+
+	/* Store the state back, the LFSR one cell on. */
+	vmovdqa 320(%rsp), %ymm2 /* reload g0s1 */
+	vmovdqu %ymm2, (%rdi) /* store g0s1 */
+	vmovdqa 288(%rsp), %ymm2 /* reload g0s2 */
+	vmovdqu %ymm2, 32(%rdi) /* store g0s2 */
+	vmovdqa 96(%rsp), %ymm2 /* reload g0s3 */
+	vmovdqu %ymm2, 64(%rdi) /* store g0s3 */
+	vmovdqu %ymm4, 96(%rdi) /* store g0s4 */
+	vmovdqa 256(%rsp), %ymm2 /* reload g0s5 */
+	vmovdqu %ymm2, 128(%rdi) /* store g0s5 */
+	vmovdqa 64(%rsp), %ymm2 /* reload g0s6 */
+	vmovdqu %ymm2, 160(%rdi) /* store g0s6 */
+	vmovdqa 224(%rsp), %ymm2 /* reload g0s7 */
+	vmovdqu %ymm2, 192(%rdi) /* store g0s7 */
+	vmovdqa 32(%rsp), %ymm2 /* reload g0s8 */
+	vmovdqu %ymm2, 224(%rdi) /* store g0s8 */
+	vmovdqa 160(%rsp), %ymm2 /* reload g0s9 */
+	vmovdqu %ymm2, 256(%rdi) /* store g0s9 */
+	vmovdqu %ymm10, 288(%rdi) /* store g0s10 */
+	vmovdqa 192(%rsp), %ymm2 /* reload g0s11 */
+	vmovdqu %ymm2, 320(%rdi) /* store g0s11 */
+	vmovdqa 0(%rsp), %ymm2 /* reload g0s12 */
+	vmovdqu %ymm2, 352(%rdi) /* store g0s12 */
+	vmovdqu %ymm13, 384(%rdi) /* store g0s13 */
+	vmovdqa 128(%rsp), %ymm2 /* reload g0s14 */
+	vmovdqu %ymm2, 416(%rdi) /* store g0s14 */
+	vmovdqu %ymm15, 448(%rdi) /* store g0s15 */
+	vmovdqu %ymm0, 480(%rdi) /* store fb */
+	vmovdqu %ymm5, 512(%rdi) /* store sb_out_x */
+	vmovdqu %ymm1, 544(%rdi) /* store r2 */
+	mov %rbp, %rsp
+	pop %rbp
+	vzeroupper
+	RET
+SYM_FUNC_END(zuc_lanes_avx2_vaes_keystream_word)
+
 /* zuc_lanes_avx2_vaes_mac_fold: zuc_mac_fold256_k2, 3 arguments
  *   %rdi: sums
  *   %rsi: msg
@@ -2960,64 +3164,64 @@ SYM_FUNC_START(zuc_lanes_avx2_vaes_mac_fold)
 
 	/* 32 chunks, 4 per step: block q of a step takes chunks 2q and 2q + 1. */
 	vmovdqu (%rsi), %ymm0 /* msg_1 = load() */
-	vpand .Lzuc_lanes_avx2_vaes_3_nibble_mask(%rip), %ymm0, %ymm1 /* msg_1_lo = and(msg_1, nibble_mask) */
+	vpand .Lzuc_lanes_avx2_vaes_4_nibble_mask(%rip), %ymm0, %ymm1 /* msg_1_lo = and(msg_1, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* msg_1_sh = shr(msg_1) */
-	vpand .Lzuc_lanes_avx2_vaes_3_nibble_mask(%rip), %ymm0, %ymm0 /* msg_1_hi = and(msg_1_sh, nibble_mask) */
-	vmovdqa .Lzuc_lanes_avx2_vaes_3_tbl_lo(%rip), %ymm2 /* tbl_lo = const() */
+	vpand .Lzuc_lanes_avx2_vaes_4_nibble_mask(%rip), %ymm0, %ymm0 /* msg_1_hi = and(msg_1_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanes_avx2_vaes_4_tbl_lo(%rip), %ymm2 /* tbl_lo = const() */
 	vpshufb %ymm1, %ymm2, %ymm1 /* m_l = lookup16(tbl_lo, msg_1_lo) */
-	vmovdqa .Lzuc_lanes_avx2_vaes_3_tbl_hi(%rip), %ymm3 /* tbl_hi = const() */
+	vmovdqa .Lzuc_lanes_avx2_vaes_4_tbl_hi(%rip), %ymm3 /* tbl_hi = const() */
 	vpshufb %ymm0, %ymm3, %ymm0 /* m_h = lookup16(tbl_hi, msg_1_hi) */
 	vpxor %ymm0, %ymm1, %ymm0 /* m = xor(m_l, m_h) */
 	vmovdqu (%rdx), %ymm1 /* ks0 = load() */
-	vpshufb .Lzuc_lanes_avx2_vaes_3_reverse16(%rip), %ymm1, %ymm1 /* k0 = lookup16(ks0, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_vaes_4_reverse16(%rip), %ymm1, %ymm1 /* k0 = lookup16(ks0, reverse16) */
 	vmovdqu 8(%rdx), %ymm4 /* ks1 = load() */
-	vpshufb .Lzuc_lanes_avx2_vaes_3_reverse16(%rip), %ymm4, %ymm4 /* k1 = lookup16(ks1, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_vaes_4_reverse16(%rip), %ymm4, %ymm4 /* k1 = lookup16(ks1, reverse16) */
 	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm5 /* p0 = clmul(m, k0) */
 	vpclmulqdq $0x11, %ymm4, %ymm0, %ymm6 /* p0_1 = clmul(m, k1) */
 	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm1 /* p1 = clmul(m, k0) */
 	vpclmulqdq $0x1, %ymm4, %ymm0, %ymm0 /* p1_1 = clmul(m, k1) */
 	vmovdqu 32(%rsi), %ymm4 /* msg_2 = load() */
-	vpand .Lzuc_lanes_avx2_vaes_3_nibble_mask(%rip), %ymm4, %ymm7 /* msg_2_lo = and(msg_2, nibble_mask) */
+	vpand .Lzuc_lanes_avx2_vaes_4_nibble_mask(%rip), %ymm4, %ymm7 /* msg_2_lo = and(msg_2, nibble_mask) */
 	vpsrlw $4, %ymm4, %ymm4 /* msg_2_sh = shr(msg_2) */
-	vpand .Lzuc_lanes_avx2_vaes_3_nibble_mask(%rip), %ymm4, %ymm4 /* msg_2_hi = and(msg_2_sh, nibble_mask) */
+	vpand .Lzuc_lanes_avx2_vaes_4_nibble_mask(%rip), %ymm4, %ymm4 /* msg_2_hi = and(msg_2_sh, nibble_mask) */
 	vpshufb %ymm7, %ymm2, %ymm7 /* m_1_l = lookup16(tbl_lo, msg_2_lo) */
 	vpshufb %ymm4, %ymm3, %ymm4 /* m_1_h = lookup16(tbl_hi, msg_2_hi) */
 	vpxor %ymm4, %ymm7, %ymm4 /* m_1 = xor(m_1_l, m_1_h) */
 	vmovdqu 32(%rdx), %ymm7 /* ks0_1 = load() */
-	vpshufb .Lzuc_lanes_avx2_vaes_3_reverse16(%rip), %ymm7, %ymm7 /* k0_1 = lookup16(ks0_1, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_vaes_4_reverse16(%rip), %ymm7, %ymm7 /* k0_1 = lookup16(ks0_1, reverse16) */
 	vmovdqu 40(%rdx), %ymm8 /* ks1_1 = load() */
-	vpshufb .Lzuc_lanes_avx2_vaes_3_reverse16(%rip), %ymm8, %ymm8 /* k1_1 = lookup16(ks1_1, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_vaes_4_reverse16(%rip), %ymm8, %ymm8 /* k1_1 = lookup16(ks1_1, reverse16) */
 	vpclmulqdq $0x10, %ymm7, %ymm4, %ymm9 /* p0_2 = clmul(m_1, k0_1) */
 	vpclmulqdq $0x11, %ymm8, %ymm4, %ymm10 /* p0_3 = clmul(m_1, k1_1) */
 	vpclmulqdq $0x0, %ymm7, %ymm4, %ymm7 /* p1_2 = clmul(m_1, k0_1) */
 	vpclmulqdq $0x1, %ymm8, %ymm4, %ymm4 /* p1_3 = clmul(m_1, k1_1) */
 	vmovdqu 64(%rsi), %ymm8 /* msg_3 = load() */
-	vpand .Lzuc_lanes_avx2_vaes_3_nibble_mask(%rip), %ymm8, %ymm11 /* msg_3_lo = and(msg_3, nibble_mask) */
+	vpand .Lzuc_lanes_avx2_vaes_4_nibble_mask(%rip), %ymm8, %ymm11 /* msg_3_lo = and(msg_3, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* msg_3_sh = shr(msg_3) */
-	vpand .Lzuc_lanes_avx2_vaes_3_nibble_mask(%rip), %ymm8, %ymm8 /* msg_3_hi = and(msg_3_sh, nibble_mask) */
+	vpand .Lzuc_lanes_avx2_vaes_4_nibble_mask(%rip), %ymm8, %ymm8 /* msg_3_hi = and(msg_3_sh, nibble_mask) */
 	vpshufb %ymm11, %ymm2, %ymm11 /* m_2_l = lookup16(tbl_lo, msg_3_lo) */
 	vpshufb %ymm8, %ymm3, %ymm8 /* m_2_h = lookup16(tbl_hi, msg_3_hi) */
 	vpxor %ymm8, %ymm11, %ymm8 /* m_2 = xor(m_2_l, m_2_h) */
 	vmovdqu 64(%rdx), %ymm11 /* ks0_2 = load() */
-	vpshufb .Lzuc_lanes_avx2_vaes_3_reverse16(%rip), %ymm11, %ymm11 /* k0_2 = lookup16(ks0_2, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_vaes_4_reverse16(%rip), %ymm11, %ymm11 /* k0_2 = lookup16(ks0_2, reverse16) */
 	vmovdqu 72(%rdx), %ymm12 /* ks1_2 = load() */
-	vpshufb .Lzuc_lanes_avx2_vaes_3_reverse16(%rip), %ymm12, %ymm12 /* k1_2 = lookup16(ks1_2, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_vaes_4_reverse16(%rip), %ymm12, %ymm12 /* k1_2 = lookup16(ks1_2, reverse16) */
 	vpclmulqdq $0x10, %ymm11, %ymm8, %ymm13 /* p0_4 = clmul(m_2, k0_2) */
 	vpclmulqdq $0x11, %ymm12, %ymm8, %ymm14 /* p0_5 = clmul(m_2, k1_2) */
 	vpclmulqdq $0x0, %ymm11, %ymm8, %ymm11 /* p1_4 = clmul(m_2, k0_2) */
 	vpclmulqdq $0x1, %ymm12, %ymm8, %ymm8 /* p1_5 = clmul(m_2, k1_2) */
 	vmovdqu 96(%rsi), %ymm12 /* msg_4 = load() */
-	vpand .Lzuc_lanes_avx2_vaes_3_nibble_mask(%rip), %ymm12, %ymm15 /* msg_4_lo = and(msg_4, nibble_mask) */
+	vpand .Lzuc_lanes_avx2_vaes_4_nibble_mask(%rip), %ymm12, %ymm15 /* msg_4_lo = and(msg_4, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* msg_4_sh = shr(msg_4) */
-	vpand .Lzuc_lanes_avx2_vaes_3_nibble_mask(%rip), %ymm12, %ymm12 /* msg_4_hi = and(msg_4_sh, nibble_mask) */
+	vpand .Lzuc_lanes_avx2_vaes_4_nibble_mask(%rip), %ymm12, %ymm12 /* msg_4_hi = and(msg_4_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm2, %ymm15 /* m_3_l = lookup16(tbl_lo, msg_4_lo) */
 	vpshufb %ymm12, %ymm3, %ymm12 /* m_3_h = lookup16(tbl_hi, msg_4_hi) */
 	vpxor %ymm12, %ymm15, %ymm12 /* m_3 = xor(m_3_l, m_3_h) */
 	vmovdqu 96(%rdx), %ymm15 /* ks0_3 = load() */
-	vpshufb .Lzuc_lanes_avx2_vaes_3_reverse16(%rip), %ymm15, %ymm15 /* k0_3 = lookup16(ks0_3, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_vaes_4_reverse16(%rip), %ymm15, %ymm15 /* k0_3 = lookup16(ks0_3, reverse16) */
 	vmovdqa %ymm8, 0(%rsp) /* spill p1_5 */
 	vmovdqu 104(%rdx), %ymm8 /* ks1_3 = load() */
-	vpshufb .Lzuc_lanes_avx2_vaes_3_reverse16(%rip), %ymm8, %ymm8 /* k1_3 = lookup16(ks1_3, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_vaes_4_reverse16(%rip), %ymm8, %ymm8 /* k1_3 = lookup16(ks1_3, reverse16) */
 	vmovdqa %ymm11, 32(%rsp) /* spill p1_4 */
 	vpclmulqdq $0x10, %ymm15, %ymm12, %ymm11 /* p0_6 = clmul(m_3, k0_3) */
 	vmovdqa %ymm4, 64(%rsp) /* spill p1_3 */
@@ -3026,17 +3230,17 @@ SYM_FUNC_START(zuc_lanes_avx2_vaes_mac_fold)
 	vpclmulqdq $0x1, %ymm8, %ymm12, %ymm8 /* p1_7 = clmul(m_3, k1_3) */
 	vmovdqu 128(%rsi), %ymm12 /* msg_5 = load() */
 	vmovdqa %ymm8, 96(%rsp) /* spill p1_7 */
-	vpand .Lzuc_lanes_avx2_vaes_3_nibble_mask(%rip), %ymm12, %ymm8 /* msg_5_lo = and(msg_5, nibble_mask) */
+	vpand .Lzuc_lanes_avx2_vaes_4_nibble_mask(%rip), %ymm12, %ymm8 /* msg_5_lo = and(msg_5, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* msg_5_sh = shr(msg_5) */
-	vpand .Lzuc_lanes_avx2_vaes_3_nibble_mask(%rip), %ymm12, %ymm12 /* msg_5_hi = and(msg_5_sh, nibble_mask) */
+	vpand .Lzuc_lanes_avx2_vaes_4_nibble_mask(%rip), %ymm12, %ymm12 /* msg_5_hi = and(msg_5_sh, nibble_mask) */
 	vpshufb %ymm8, %ymm2, %ymm8 /* m_4_l = lookup16(tbl_lo, msg_5_lo) */
 	vpshufb %ymm12, %ymm3, %ymm12 /* m_4_h = lookup16(tbl_hi, msg_5_hi) */
 	vpxor %ymm12, %ymm8, %ymm8 /* m_4 = xor(m_4_l, m_4_h) */
 	vmovdqu 128(%rdx), %ymm12 /* ks0_4 = load() */
-	vpshufb .Lzuc_lanes_avx2_vaes_3_reverse16(%rip), %ymm12, %ymm12 /* k0_4 = lookup16(ks0_4, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_vaes_4_reverse16(%rip), %ymm12, %ymm12 /* k0_4 = lookup16(ks0_4, reverse16) */
 	vmovdqa %ymm15, 128(%rsp) /* spill p1_6 */
 	vmovdqu 136(%rdx), %ymm15 /* ks1_4 = load() */
-	vpshufb .Lzuc_lanes_avx2_vaes_3_reverse16(%rip), %ymm15, %ymm15 /* k1_4 = lookup16(ks1_4, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_vaes_4_reverse16(%rip), %ymm15, %ymm15 /* k1_4 = lookup16(ks1_4, reverse16) */
 	vmovdqa %ymm7, 160(%rsp) /* spill p1_2 */
 	vpclmulqdq $0x10, %ymm12, %ymm8, %ymm7 /* p0_8 = clmul(m_4, k0_4) */
 	vmovdqa %ymm0, 192(%rsp) /* spill p1_1 */
@@ -3045,17 +3249,17 @@ SYM_FUNC_START(zuc_lanes_avx2_vaes_mac_fold)
 	vpclmulqdq $0x1, %ymm15, %ymm8, %ymm8 /* p1_9 = clmul(m_4, k1_4) */
 	vmovdqu 160(%rsi), %ymm15 /* msg_6 = load() */
 	vmovdqa %ymm8, 224(%rsp) /* spill p1_9 */
-	vpand .Lzuc_lanes_avx2_vaes_3_nibble_mask(%rip), %ymm15, %ymm8 /* msg_6_lo = and(msg_6, nibble_mask) */
+	vpand .Lzuc_lanes_avx2_vaes_4_nibble_mask(%rip), %ymm15, %ymm8 /* msg_6_lo = and(msg_6, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* msg_6_sh = shr(msg_6) */
-	vpand .Lzuc_lanes_avx2_vaes_3_nibble_mask(%rip), %ymm15, %ymm15 /* msg_6_hi = and(msg_6_sh, nibble_mask) */
+	vpand .Lzuc_lanes_avx2_vaes_4_nibble_mask(%rip), %ymm15, %ymm15 /* msg_6_hi = and(msg_6_sh, nibble_mask) */
 	vpshufb %ymm8, %ymm2, %ymm8 /* m_5_l = lookup16(tbl_lo, msg_6_lo) */
 	vpshufb %ymm15, %ymm3, %ymm15 /* m_5_h = lookup16(tbl_hi, msg_6_hi) */
 	vpxor %ymm15, %ymm8, %ymm8 /* m_5 = xor(m_5_l, m_5_h) */
 	vmovdqu 160(%rdx), %ymm15 /* ks0_5 = load() */
-	vpshufb .Lzuc_lanes_avx2_vaes_3_reverse16(%rip), %ymm15, %ymm15 /* k0_5 = lookup16(ks0_5, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_vaes_4_reverse16(%rip), %ymm15, %ymm15 /* k0_5 = lookup16(ks0_5, reverse16) */
 	vmovdqa %ymm12, 256(%rsp) /* spill p1_8 */
 	vmovdqu 168(%rdx), %ymm12 /* ks1_5 = load() */
-	vpshufb .Lzuc_lanes_avx2_vaes_3_reverse16(%rip), %ymm12, %ymm12 /* k1_5 = lookup16(ks1_5, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_vaes_4_reverse16(%rip), %ymm12, %ymm12 /* k1_5 = lookup16(ks1_5, reverse16) */
 	vmovdqa %ymm1, 288(%rsp) /* spill p1 */
 	vpclmulqdq $0x10, %ymm15, %ymm8, %ymm1 /* p0_10 = clmul(m_5, k0_5) */
 	vmovdqa %ymm1, 320(%rsp) /* spill p0_10 */
@@ -3064,17 +3268,17 @@ SYM_FUNC_START(zuc_lanes_avx2_vaes_mac_fold)
 	vpclmulqdq $0x1, %ymm12, %ymm8, %ymm8 /* p1_11 = clmul(m_5, k1_5) */
 	vmovdqu 192(%rsi), %ymm12 /* msg_7 = load() */
 	vmovdqa %ymm8, 352(%rsp) /* spill p1_11 */
-	vpand .Lzuc_lanes_avx2_vaes_3_nibble_mask(%rip), %ymm12, %ymm8 /* msg_7_lo = and(msg_7, nibble_mask) */
+	vpand .Lzuc_lanes_avx2_vaes_4_nibble_mask(%rip), %ymm12, %ymm8 /* msg_7_lo = and(msg_7, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* msg_7_sh = shr(msg_7) */
-	vpand .Lzuc_lanes_avx2_vaes_3_nibble_mask(%rip), %ymm12, %ymm12 /* msg_7_hi = and(msg_7_sh, nibble_mask) */
+	vpand .Lzuc_lanes_avx2_vaes_4_nibble_mask(%rip), %ymm12, %ymm12 /* msg_7_hi = and(msg_7_sh, nibble_mask) */
 	vpshufb %ymm8, %ymm2, %ymm8 /* m_6_l = lookup16(tbl_lo, msg_7_lo) */
 	vpshufb %ymm12, %ymm3, %ymm12 /* m_6_h = lookup16(tbl_hi, msg_7_hi) */
 	vpxor %ymm12, %ymm8, %ymm8 /* m_6 = xor(m_6_l, m_6_h) */
 	vmovdqu 192(%rdx), %ymm12 /* ks0_6 = load() */
-	vpshufb .Lzuc_lanes_avx2_vaes_3_reverse16(%rip), %ymm12, %ymm12 /* k0_6 = lookup16(ks0_6, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_vaes_4_reverse16(%rip), %ymm12, %ymm12 /* k0_6 = lookup16(ks0_6, reverse16) */
 	vmovdqa %ymm15, 384(%rsp) /* spill p1_10 */
 	vmovdqu 200(%rdx), %ymm15 /* ks1_6 = load() */
-	vpshufb .Lzuc_lanes_avx2_vaes_3_reverse16(%rip), %ymm15, %ymm15 /* k1_6 = lookup16(ks1_6, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_vaes_4_reverse16(%rip), %ymm15, %ymm15 /* k1_6 = lookup16(ks1_6, reverse16) */
 	vmovdqa %ymm1, 416(%rsp) /* spill p0_11 */
 	vpclmulqdq $0x10, %ymm12, %ymm8, %ymm1 /* p0_12 = clmul(m_6, k0_6) */
 	vmovdqa %ymm1, 448(%rsp) /* spill p0_12 */
@@ -3083,16 +3287,16 @@ SYM_FUNC_START(zuc_lanes_avx2_vaes_mac_fold)
 	vpclmulqdq $0x1, %ymm15, %ymm8, %ymm8 /* p1_13 = clmul(m_6, k1_6) */
 	vmovdqu 224(%rsi), %ymm15 /* msg_8 = load() */
 	vmovdqa %ymm8, 480(%rsp) /* spill p1_13 */
-	vpand .Lzuc_lanes_avx2_vaes_3_nibble_mask(%rip), %ymm15, %ymm8 /* msg_8_lo = and(msg_8, nibble_mask) */
+	vpand .Lzuc_lanes_avx2_vaes_4_nibble_mask(%rip), %ymm15, %ymm8 /* msg_8_lo = and(msg_8, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* msg_8_sh = shr(msg_8) */
-	vpand .Lzuc_lanes_avx2_vaes_3_nibble_mask(%rip), %ymm15, %ymm15 /* msg_8_hi = and(msg_8_sh, nibble_mask) */
+	vpand .Lzuc_lanes_avx2_vaes_4_nibble_mask(%rip), %ymm15, %ymm15 /* msg_8_hi = and(msg_8_sh, nibble_mask) */
 	vpshufb %ymm8, %ymm2, %ymm2 /* m_7_l = lookup16(tbl_lo, msg_8_lo) */
 	vpshufb %ymm15, %ymm3, %ymm3 /* m_7_h = lookup16(tbl_hi, msg_8_hi) */
 	vpxor %ymm3, %ymm2, %ymm2 /* m_7 = xor(m_7_l, m_7_h) */
 	vmovdqu 224(%rdx), %ymm3 /* ks0_7 = load() */
-	vpshufb .Lzuc_lanes_avx2_vaes_3_reverse16(%rip), %ymm3, %ymm3 /* k0_7 = lookup16(ks0_7, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_vaes_4_reverse16(%rip), %ymm3, %ymm3 /* k0_7 = lookup16(ks0_7, reverse16) */
 	vmovdqu 232(%rdx), %ymm8 /* ks1_7 = load() */
-	vpshufb .Lzuc_lanes_avx2_vaes_3_reverse16(%rip), %ymm8, %ymm8 /* k1_7 = lookup16(ks1_7, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_vaes_4_reverse16(%rip), %ymm8, %ymm8 /* k1_7 = lookup16(ks1_7, reverse16) */
 	vpclmulqdq $0x10, %ymm3, %ymm2, %ymm15 /* p0_14 = clmul(m_7, k0_7) */
 	vmovdqa %ymm12, 512(%rsp) /* spill p1_12 */
 	vpclmulqdq $0x11, %ymm8, %ymm2, %ymm12 /* p0_15 = clmul(m_7, k1_7) */
@@ -3166,20 +3370,20 @@ SYM_FUNC_START(zuc_lanes_avx2_vaes_mac_fold_wide)
 
 	/* 32 chunks, 4 per step: block q of a step takes chunks 2q and 2q + 1. */
 	vmovdqu (%rsi), %ymm0 /* msg_1 = load() */
-	vpand .Lzuc_lanes_avx2_vaes_4_nibble_mask(%rip), %ymm0, %ymm1 /* msg_1_lo = and(msg_1, nibble_mask) */
+	vpand .Lzuc_lanes_avx2_vaes_5_nibble_mask(%rip), %ymm0, %ymm1 /* msg_1_lo = and(msg_1, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* msg_1_sh = shr(msg_1) */
-	vpand .Lzuc_lanes_avx2_vaes_4_nibble_mask(%rip), %ymm0, %ymm0 /* msg_1_hi = and(msg_1_sh, nibble_mask) */
-	vmovdqa .Lzuc_lanes_avx2_vaes_4_tbl_lo(%rip), %ymm2 /* tbl_lo = const() */
+	vpand .Lzuc_lanes_avx2_vaes_5_nibble_mask(%rip), %ymm0, %ymm0 /* msg_1_hi = and(msg_1_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanes_avx2_vaes_5_tbl_lo(%rip), %ymm2 /* tbl_lo = const() */
 	vpshufb %ymm1, %ymm2, %ymm1 /* m_l = lookup16(tbl_lo, msg_1_lo) */
-	vmovdqa .Lzuc_lanes_avx2_vaes_4_tbl_hi(%rip), %ymm3 /* tbl_hi = const() */
+	vmovdqa .Lzuc_lanes_avx2_vaes_5_tbl_hi(%rip), %ymm3 /* tbl_hi = const() */
 	vpshufb %ymm0, %ymm3, %ymm0 /* m_h = lookup16(tbl_hi, msg_1_hi) */
 	vpxor %ymm0, %ymm1, %ymm0 /* m = xor(m_l, m_h) */
 	vmovdqu (%rdx), %ymm1 /* ks0 = load() */
-	vpshufb .Lzuc_lanes_avx2_vaes_4_reverse16(%rip), %ymm1, %ymm1 /* k0 = lookup16(ks0, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_vaes_5_reverse16(%rip), %ymm1, %ymm1 /* k0 = lookup16(ks0, reverse16) */
 	vmovdqu 8(%rdx), %ymm4 /* ks1 = load() */
-	vpshufb .Lzuc_lanes_avx2_vaes_4_reverse16(%rip), %ymm4, %ymm4 /* k1 = lookup16(ks1, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_vaes_5_reverse16(%rip), %ymm4, %ymm4 /* k1 = lookup16(ks1, reverse16) */
 	vmovdqu 16(%rdx), %ymm5 /* ks2 = load() */
-	vpshufb .Lzuc_lanes_avx2_vaes_4_reverse16(%rip), %ymm5, %ymm5 /* k2 = lookup16(ks2, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_vaes_5_reverse16(%rip), %ymm5, %ymm5 /* k2 = lookup16(ks2, reverse16) */
 	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm6 /* p0 = clmul(m, k0) */
 	vpclmulqdq $0x11, %ymm4, %ymm0, %ymm7 /* p0_1 = clmul(m, k1) */
 	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm1 /* p1 = clmul(m, k0) */
@@ -3187,18 +3391,18 @@ SYM_FUNC_START(zuc_lanes_avx2_vaes_mac_fold_wide)
 	vpclmulqdq $0x0, %ymm4, %ymm0, %ymm4 /* p2 = clmul(m, k1) */
 	vpclmulqdq $0x1, %ymm5, %ymm0, %ymm0 /* p2_1 = clmul(m, k2) */
 	vmovdqu 32(%rsi), %ymm5 /* msg_2 = load() */
-	vpand .Lzuc_lanes_avx2_vaes_4_nibble_mask(%rip), %ymm5, %ymm9 /* msg_2_lo = and(msg_2, nibble_mask) */
+	vpand .Lzuc_lanes_avx2_vaes_5_nibble_mask(%rip), %ymm5, %ymm9 /* msg_2_lo = and(msg_2, nibble_mask) */
 	vpsrlw $4, %ymm5, %ymm5 /* msg_2_sh = shr(msg_2) */
-	vpand .Lzuc_lanes_avx2_vaes_4_nibble_mask(%rip), %ymm5, %ymm5 /* msg_2_hi = and(msg_2_sh, nibble_mask) */
+	vpand .Lzuc_lanes_avx2_vaes_5_nibble_mask(%rip), %ymm5, %ymm5 /* msg_2_hi = and(msg_2_sh, nibble_mask) */
 	vpshufb %ymm9, %ymm2, %ymm9 /* m_1_l = lookup16(tbl_lo, msg_2_lo) */
 	vpshufb %ymm5, %ymm3, %ymm5 /* m_1_h = lookup16(tbl_hi, msg_2_hi) */
 	vpxor %ymm5, %ymm9, %ymm5 /* m_1 = xor(m_1_l, m_1_h) */
 	vmovdqu 32(%rdx), %ymm9 /* ks0_1 = load() */
-	vpshufb .Lzuc_lanes_avx2_vaes_4_reverse16(%rip), %ymm9, %ymm9 /* k0_1 = lookup16(ks0_1, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_vaes_5_reverse16(%rip), %ymm9, %ymm9 /* k0_1 = lookup16(ks0_1, reverse16) */
 	vmovdqu 40(%rdx), %ymm10 /* ks1_1 = load() */
-	vpshufb .Lzuc_lanes_avx2_vaes_4_reverse16(%rip), %ymm10, %ymm10 /* k1_1 = lookup16(ks1_1, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_vaes_5_reverse16(%rip), %ymm10, %ymm10 /* k1_1 = lookup16(ks1_1, reverse16) */
 	vmovdqu 48(%rdx), %ymm11 /* ks2_1 = load() */
-	vpshufb .Lzuc_lanes_avx2_vaes_4_reverse16(%rip), %ymm11, %ymm11 /* k2_1 = lookup16(ks2_1, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_vaes_5_reverse16(%rip), %ymm11, %ymm11 /* k2_1 = lookup16(ks2_1, reverse16) */
 	vpclmulqdq $0x10, %ymm9, %ymm5, %ymm12 /* p0_2 = clmul(m_1, k0_1) */
 	vpclmulqdq $0x11, %ymm10, %ymm5, %ymm13 /* p0_3 = clmul(m_1, k1_1) */
 	vpclmulqdq $0x0, %ymm9, %ymm5, %ymm9 /* p1_2 = clmul(m_1, k0_1) */
@@ -3206,20 +3410,20 @@ SYM_FUNC_START(zuc_lanes_avx2_vaes_mac_fold_wide)
 	vpclmulqdq $0x0, %ymm10, %ymm5, %ymm10 /* p2_2 = clmul(m_1, k1_1) */
 	vpclmulqdq $0x1, %ymm11, %ymm5, %ymm5 /* p2_3 = clmul(m_1, k2_1) */
 	vmovdqu 64(%rsi), %ymm11 /* msg_3 = load() */
-	vpand .Lzuc_lanes_avx2_vaes_4_nibble_mask(%rip), %ymm11, %ymm15 /* msg_3_lo = and(msg_3, nibble_mask) */
+	vpand .Lzuc_lanes_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm15 /* msg_3_lo = and(msg_3, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* msg_3_sh = shr(msg_3) */
-	vpand .Lzuc_lanes_avx2_vaes_4_nibble_mask(%rip), %ymm11, %ymm11 /* msg_3_hi = and(msg_3_sh, nibble_mask) */
+	vpand .Lzuc_lanes_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm11 /* msg_3_hi = and(msg_3_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm2, %ymm15 /* m_2_l = lookup16(tbl_lo, msg_3_lo) */
 	vpshufb %ymm11, %ymm3, %ymm11 /* m_2_h = lookup16(tbl_hi, msg_3_hi) */
 	vpxor %ymm11, %ymm15, %ymm11 /* m_2 = xor(m_2_l, m_2_h) */
 	vmovdqu 64(%rdx), %ymm15 /* ks0_2 = load() */
-	vpshufb .Lzuc_lanes_avx2_vaes_4_reverse16(%rip), %ymm15, %ymm15 /* k0_2 = lookup16(ks0_2, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_vaes_5_reverse16(%rip), %ymm15, %ymm15 /* k0_2 = lookup16(ks0_2, reverse16) */
 	vmovdqa %ymm5, 0(%rsp) /* spill p2_3 */
 	vmovdqu 72(%rdx), %ymm5 /* ks1_2 = load() */
-	vpshufb .Lzuc_lanes_avx2_vaes_4_reverse16(%rip), %ymm5, %ymm5 /* k1_2 = lookup16(ks1_2, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_vaes_5_reverse16(%rip), %ymm5, %ymm5 /* k1_2 = lookup16(ks1_2, reverse16) */
 	vmovdqa %ymm10, 32(%rsp) /* spill p2_2 */
 	vmovdqu 80(%rdx), %ymm10 /* ks2_2 = load() */
-	vpshufb .Lzuc_lanes_avx2_vaes_4_reverse16(%rip), %ymm10, %ymm10 /* k2_2 = lookup16(ks2_2, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_vaes_5_reverse16(%rip), %ymm10, %ymm10 /* k2_2 = lookup16(ks2_2, reverse16) */
 	vmovdqa %ymm0, 64(%rsp) /* spill p2_1 */
 	vpclmulqdq $0x10, %ymm15, %ymm11, %ymm0 /* p0_4 = clmul(m_2, k0_2) */
 	vmovdqa %ymm4, 96(%rsp) /* spill p2 */
@@ -3231,20 +3435,20 @@ SYM_FUNC_START(zuc_lanes_avx2_vaes_mac_fold_wide)
 	vpclmulqdq $0x1, %ymm10, %ymm11, %ymm10 /* p2_5 = clmul(m_2, k2_2) */
 	vmovdqu 96(%rsi), %ymm11 /* msg_4 = load() */
 	vmovdqa %ymm5, 160(%rsp) /* spill p2_4 */
-	vpand .Lzuc_lanes_avx2_vaes_4_nibble_mask(%rip), %ymm11, %ymm5 /* msg_4_lo = and(msg_4, nibble_mask) */
+	vpand .Lzuc_lanes_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm5 /* msg_4_lo = and(msg_4, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* msg_4_sh = shr(msg_4) */
-	vpand .Lzuc_lanes_avx2_vaes_4_nibble_mask(%rip), %ymm11, %ymm11 /* msg_4_hi = and(msg_4_sh, nibble_mask) */
+	vpand .Lzuc_lanes_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm11 /* msg_4_hi = and(msg_4_sh, nibble_mask) */
 	vpshufb %ymm5, %ymm2, %ymm5 /* m_3_l = lookup16(tbl_lo, msg_4_lo) */
 	vpshufb %ymm11, %ymm3, %ymm11 /* m_3_h = lookup16(tbl_hi, msg_4_hi) */
 	vpxor %ymm11, %ymm5, %ymm5 /* m_3 = xor(m_3_l, m_3_h) */
 	vmovdqu 96(%rdx), %ymm11 /* ks0_3 = load() */
-	vpshufb .Lzuc_lanes_avx2_vaes_4_reverse16(%rip), %ymm11, %ymm11 /* k0_3 = lookup16(ks0_3, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_vaes_5_reverse16(%rip), %ymm11, %ymm11 /* k0_3 = lookup16(ks0_3, reverse16) */
 	vmovdqa %ymm10, 192(%rsp) /* spill p2_5 */
 	vmovdqu 104(%rdx), %ymm10 /* ks1_3 = load() */
-	vpshufb .Lzuc_lanes_avx2_vaes_4_reverse16(%rip), %ymm10, %ymm10 /* k1_3 = lookup16(ks1_3, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_vaes_5_reverse16(%rip), %ymm10, %ymm10 /* k1_3 = lookup16(ks1_3, reverse16) */
 	vmovdqa %ymm15, 224(%rsp) /* spill p1_5 */
 	vmovdqu 112(%rdx), %ymm15 /* ks2_3 = load() */
-	vpshufb .Lzuc_lanes_avx2_vaes_4_reverse16(%rip), %ymm15, %ymm15 /* k2_3 = lookup16(ks2_3, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_vaes_5_reverse16(%rip), %ymm15, %ymm15 /* k2_3 = lookup16(ks2_3, reverse16) */
 	vmovdqa %ymm9, 256(%rsp) /* spill p1_2 */
 	vpclmulqdq $0x10, %ymm11, %ymm5, %ymm9 /* p0_6 = clmul(m_3, k0_3) */
 	vmovdqa %ymm14, 288(%rsp) /* spill p1_3 */
@@ -3256,20 +3460,20 @@ SYM_FUNC_START(zuc_lanes_avx2_vaes_mac_fold_wide)
 	vpclmulqdq $0x1, %ymm15, %ymm5, %ymm5 /* p2_7 = clmul(m_3, k2_3) */
 	vmovdqu 128(%rsi), %ymm15 /* msg_5 = load() */
 	vmovdqa %ymm5, 352(%rsp) /* spill p2_7 */
-	vpand .Lzuc_lanes_avx2_vaes_4_nibble_mask(%rip), %ymm15, %ymm5 /* msg_5_lo = and(msg_5, nibble_mask) */
+	vpand .Lzuc_lanes_avx2_vaes_5_nibble_mask(%rip), %ymm15, %ymm5 /* msg_5_lo = and(msg_5, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* msg_5_sh = shr(msg_5) */
-	vpand .Lzuc_lanes_avx2_vaes_4_nibble_mask(%rip), %ymm15, %ymm15 /* msg_5_hi = and(msg_5_sh, nibble_mask) */
+	vpand .Lzuc_lanes_avx2_vaes_5_nibble_mask(%rip), %ymm15, %ymm15 /* msg_5_hi = and(msg_5_sh, nibble_mask) */
 	vpshufb %ymm5, %ymm2, %ymm5 /* m_4_l = lookup16(tbl_lo, msg_5_lo) */
 	vpshufb %ymm15, %ymm3, %ymm15 /* m_4_h = lookup16(tbl_hi, msg_5_hi) */
 	vpxor %ymm15, %ymm5, %ymm5 /* m_4 = xor(m_4_l, m_4_h) */
 	vmovdqu 128(%rdx), %ymm15 /* ks0_4 = load() */
-	vpshufb .Lzuc_lanes_avx2_vaes_4_reverse16(%rip), %ymm15, %ymm15 /* k0_4 = lookup16(ks0_4, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_vaes_5_reverse16(%rip), %ymm15, %ymm15 /* k0_4 = lookup16(ks0_4, reverse16) */
 	vmovdqa %ymm10, 384(%rsp) /* spill p2_6 */
 	vmovdqu 136(%rdx), %ymm10 /* ks1_4 = load() */
-	vpshufb .Lzuc_lanes_avx2_vaes_4_reverse16(%rip), %ymm10, %ymm10 /* k1_4 = lookup16(ks1_4, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_vaes_5_reverse16(%rip), %ymm10, %ymm10 /* k1_4 = lookup16(ks1_4, reverse16) */
 	vmovdqa %ymm11, 416(%rsp) /* spill p1_7 */
 	vmovdqu 144(%rdx), %ymm11 /* ks2_4 = load() */
-	vpshufb .Lzuc_lanes_avx2_vaes_4_reverse16(%rip), %ymm11, %ymm11 /* k2_4 = lookup16(ks2_4, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_vaes_5_reverse16(%rip), %ymm11, %ymm11 /* k2_4 = lookup16(ks2_4, reverse16) */
 	vmovdqa %ymm1, 448(%rsp) /* spill p1 */
 	vpclmulqdq $0x10, %ymm15, %ymm5, %ymm1 /* p0_8 = clmul(m_4, k0_4) */
 	vmovdqa %ymm8, 480(%rsp) /* spill p1_1 */
@@ -3281,20 +3485,20 @@ SYM_FUNC_START(zuc_lanes_avx2_vaes_mac_fold_wide)
 	vpclmulqdq $0x1, %ymm11, %ymm5, %ymm5 /* p2_9 = clmul(m_4, k2_4) */
 	vmovdqu 160(%rsi), %ymm11 /* msg_6 = load() */
 	vmovdqa %ymm5, 544(%rsp) /* spill p2_9 */
-	vpand .Lzuc_lanes_avx2_vaes_4_nibble_mask(%rip), %ymm11, %ymm5 /* msg_6_lo = and(msg_6, nibble_mask) */
+	vpand .Lzuc_lanes_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm5 /* msg_6_lo = and(msg_6, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* msg_6_sh = shr(msg_6) */
-	vpand .Lzuc_lanes_avx2_vaes_4_nibble_mask(%rip), %ymm11, %ymm11 /* msg_6_hi = and(msg_6_sh, nibble_mask) */
+	vpand .Lzuc_lanes_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm11 /* msg_6_hi = and(msg_6_sh, nibble_mask) */
 	vpshufb %ymm5, %ymm2, %ymm5 /* m_5_l = lookup16(tbl_lo, msg_6_lo) */
 	vpshufb %ymm11, %ymm3, %ymm11 /* m_5_h = lookup16(tbl_hi, msg_6_hi) */
 	vpxor %ymm11, %ymm5, %ymm5 /* m_5 = xor(m_5_l, m_5_h) */
 	vmovdqu 160(%rdx), %ymm11 /* ks0_5 = load() */
-	vpshufb .Lzuc_lanes_avx2_vaes_4_reverse16(%rip), %ymm11, %ymm11 /* k0_5 = lookup16(ks0_5, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_vaes_5_reverse16(%rip), %ymm11, %ymm11 /* k0_5 = lookup16(ks0_5, reverse16) */
 	vmovdqa %ymm10, 576(%rsp) /* spill p2_8 */
 	vmovdqu 168(%rdx), %ymm10 /* ks1_5 = load() */
-	vpshufb .Lzuc_lanes_avx2_vaes_4_reverse16(%rip), %ymm10, %ymm10 /* k1_5 = lookup16(ks1_5, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_vaes_5_reverse16(%rip), %ymm10, %ymm10 /* k1_5 = lookup16(ks1_5, reverse16) */
 	vmovdqa %ymm15, 608(%rsp) /* spill p1_9 */
 	vmovdqu 176(%rdx), %ymm15 /* ks2_5 = load() */
-	vpshufb .Lzuc_lanes_avx2_vaes_4_reverse16(%rip), %ymm15, %ymm15 /* k2_5 = lookup16(ks2_5, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_vaes_5_reverse16(%rip), %ymm15, %ymm15 /* k2_5 = lookup16(ks2_5, reverse16) */
 	vmovdqa %ymm1, 640(%rsp) /* spill p0_8 */
 	vpclmulqdq $0x10, %ymm11, %ymm5, %ymm1 /* p0_10 = clmul(m_5, k0_5) */
 	vmovdqa %ymm1, 672(%rsp) /* spill p0_10 */
@@ -3306,20 +3510,20 @@ SYM_FUNC_START(zuc_lanes_avx2_vaes_mac_fold_wide)
 	vpclmulqdq $0x1, %ymm15, %ymm5, %ymm5 /* p2_11 = clmul(m_5, k2_5) */
 	vmovdqu 192(%rsi), %ymm15 /* msg_7 = load() */
 	vmovdqa %ymm5, 736(%rsp) /* spill p2_11 */
-	vpand .Lzuc_lanes_avx2_vaes_4_nibble_mask(%rip), %ymm15, %ymm5 /* msg_7_lo = and(msg_7, nibble_mask) */
+	vpand .Lzuc_lanes_avx2_vaes_5_nibble_mask(%rip), %ymm15, %ymm5 /* msg_7_lo = and(msg_7, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* msg_7_sh = shr(msg_7) */
-	vpand .Lzuc_lanes_avx2_vaes_4_nibble_mask(%rip), %ymm15, %ymm15 /* msg_7_hi = and(msg_7_sh, nibble_mask) */
+	vpand .Lzuc_lanes_avx2_vaes_5_nibble_mask(%rip), %ymm15, %ymm15 /* msg_7_hi = and(msg_7_sh, nibble_mask) */
 	vpshufb %ymm5, %ymm2, %ymm5 /* m_6_l = lookup16(tbl_lo, msg_7_lo) */
 	vpshufb %ymm15, %ymm3, %ymm15 /* m_6_h = lookup16(tbl_hi, msg_7_hi) */
 	vpxor %ymm15, %ymm5, %ymm5 /* m_6 = xor(m_6_l, m_6_h) */
 	vmovdqu 192(%rdx), %ymm15 /* ks0_6 = load() */
-	vpshufb .Lzuc_lanes_avx2_vaes_4_reverse16(%rip), %ymm15, %ymm15 /* k0_6 = lookup16(ks0_6, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_vaes_5_reverse16(%rip), %ymm15, %ymm15 /* k0_6 = lookup16(ks0_6, reverse16) */
 	vmovdqa %ymm10, 768(%rsp) /* spill p2_10 */
 	vmovdqu 200(%rdx), %ymm10 /* ks1_6 = load() */
-	vpshufb .Lzuc_lanes_avx2_vaes_4_reverse16(%rip), %ymm10, %ymm10 /* k1_6 = lookup16(ks1_6, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_vaes_5_reverse16(%rip), %ymm10, %ymm10 /* k1_6 = lookup16(ks1_6, reverse16) */
 	vmovdqa %ymm11, 800(%rsp) /* spill p1_11 */
 	vmovdqu 208(%rdx), %ymm11 /* ks2_6 = load() */
-	vpshufb .Lzuc_lanes_avx2_vaes_4_reverse16(%rip), %ymm11, %ymm11 /* k2_6 = lookup16(ks2_6, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_vaes_5_reverse16(%rip), %ymm11, %ymm11 /* k2_6 = lookup16(ks2_6, reverse16) */
 	vmovdqa %ymm1, 832(%rsp) /* spill p0_11 */
 	vpclmulqdq $0x10, %ymm15, %ymm5, %ymm1 /* p0_12 = clmul(m_6, k0_6) */
 	vmovdqa %ymm1, 864(%rsp) /* spill p0_12 */
@@ -3331,18 +3535,18 @@ SYM_FUNC_START(zuc_lanes_avx2_vaes_mac_fold_wide)
 	vpclmulqdq $0x1, %ymm11, %ymm5, %ymm5 /* p2_13 = clmul(m_6, k2_6) */
 	vmovdqu 224(%rsi), %ymm11 /* msg_8 = load() */
 	vmovdqa %ymm5, 928(%rsp) /* spill p2_13 */
-	vpand .Lzuc_lanes_avx2_vaes_4_nibble_mask(%rip), %ymm11, %ymm5 /* msg_8_lo = and(msg_8, nibble_mask) */
+	vpand .Lzuc_lanes_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm5 /* msg_8_lo = and(msg_8, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* msg_8_sh = shr(msg_8) */
-	vpand .Lzuc_lanes_avx2_vaes_4_nibble_mask(%rip), %ymm11, %ymm11 /* msg_8_hi = and(msg_8_sh, nibble_mask) */
+	vpand .Lzuc_lanes_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm11 /* msg_8_hi = and(msg_8_sh, nibble_mask) */
 	vpshufb %ymm5, %ymm2, %ymm2 /* m_7_l = lookup16(tbl_lo, msg_8_lo) */
 	vpshufb %ymm11, %ymm3, %ymm3 /* m_7_h = lookup16(tbl_hi, msg_8_hi) */
 	vpxor %ymm3, %ymm2, %ymm2 /* m_7 = xor(m_7_l, m_7_h) */
 	vmovdqu 224(%rdx), %ymm3 /* ks0_7 = load() */
-	vpshufb .Lzuc_lanes_avx2_vaes_4_reverse16(%rip), %ymm3, %ymm3 /* k0_7 = lookup16(ks0_7, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_vaes_5_reverse16(%rip), %ymm3, %ymm3 /* k0_7 = lookup16(ks0_7, reverse16) */
 	vmovdqu 232(%rdx), %ymm5 /* ks1_7 = load() */
-	vpshufb .Lzuc_lanes_avx2_vaes_4_reverse16(%rip), %ymm5, %ymm5 /* k1_7 = lookup16(ks1_7, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_vaes_5_reverse16(%rip), %ymm5, %ymm5 /* k1_7 = lookup16(ks1_7, reverse16) */
 	vmovdqu 240(%rdx), %ymm11 /* ks2_7 = load() */
-	vpshufb .Lzuc_lanes_avx2_vaes_4_reverse16(%rip), %ymm11, %ymm11 /* k2_7 = lookup16(ks2_7, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_vaes_5_reverse16(%rip), %ymm11, %ymm11 /* k2_7 = lookup16(ks2_7, reverse16) */
 	vmovdqa %ymm10, 960(%rsp) /* spill p2_12 */
 	vpclmulqdq $0x10, %ymm3, %ymm2, %ymm10 /* p0_14 = clmul(m_7, k0_7) */
 	vmovdqa %ymm15, 992(%rsp) /* spill p1_13 */
@@ -3800,6 +4004,41 @@ SYM_FUNC_END(zuc_lanes_avx2_vaes_mac_fold_wide)
 	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
 	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
 
+/* high16: high 16 bits of every 32-bit word */
+	.section .rodata.cst32.zuc_lanes_avx2_vaes_3_high16, "aM", @progbits, 32
+	.balign 32
+.Lzuc_lanes_avx2_vaes_3_high16:
+	.byte 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff
+	.byte 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff
+
+/* rotl16: rotate each 32-bit word left by 16 (byte shuffle) */
+	.section .rodata.cst32.zuc_lanes_avx2_vaes_3_rotl16, "aM", @progbits, 32
+	.balign 32
+.Lzuc_lanes_avx2_vaes_3_rotl16:
+	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+
+/* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
+	.section .rodata.cst32.zuc_lanes_avx2_vaes_3_rotl24, "aM", @progbits, 32
+	.balign 32
+.Lzuc_lanes_avx2_vaes_3_rotl24:
+	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+
+/* rotl8: rotate each 32-bit word left by 8 (byte shuffle) */
+	.section .rodata.cst32.zuc_lanes_avx2_vaes_3_rotl8, "aM", @progbits, 32
+	.balign 32
+.Lzuc_lanes_avx2_vaes_3_rotl8:
+	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
+	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
+
+/* odd_bytes: bytes 1 and 3 of every word (the S0 bytes) */
+	.section .rodata.cst32.zuc_lanes_avx2_vaes_3_odd_bytes, "aM", @progbits, 32
+	.balign 32
+.Lzuc_lanes_avx2_vaes_3_odd_bytes:
+	.byte 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff
+	.byte 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff
+
 /* nibble_mask: low nibble of every byte */
 	.section .rodata.cst32.zuc_lanes_avx2_vaes_3_nibble_mask, "aM", @progbits, 32
 	.balign 32
@@ -3807,26 +4046,82 @@ SYM_FUNC_END(zuc_lanes_avx2_vaes_mac_fold_wide)
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
-/* tbl_lo: bit i of every byte to bit 7 - i (gen/linalg/bits.py bit_reversal): low-nibble table (constant folded in) */
+/* s0_p1: S0 Feistel round 1: P1 (gen/specs/zuc.py) */
+	.section .rodata.cst32.zuc_lanes_avx2_vaes_3_s0_p1, "aM", @progbits, 32
+	.balign 32
+.Lzuc_lanes_avx2_vaes_3_s0_p1:
+	.byte 0x09, 0x0f, 0x00, 0x0e, 0x0f, 0x0f, 0x02, 0x0a, 0x00, 0x04, 0x00, 0x0c, 0x07, 0x05, 0x03, 0x09
+	.byte 0x09, 0x0f, 0x00, 0x0e, 0x0f, 0x0f, 0x02, 0x0a, 0x00, 0x04, 0x00, 0x0c, 0x07, 0x05, 0x03, 0x09
+
+/* s0_p2: S0 Feistel round 2: P2 */
+	.section .rodata.cst32.zuc_lanes_avx2_vaes_3_s0_p2, "aM", @progbits, 32
+	.balign 32
+.Lzuc_lanes_avx2_vaes_3_s0_p2:
+	.byte 0x08, 0x0d, 0x06, 0x05, 0x07, 0x00, 0x0c, 0x04, 0x0b, 0x01, 0x0e, 0x0a, 0x0f, 0x03, 0x09, 0x02
+	.byte 0x08, 0x0d, 0x06, 0x05, 0x07, 0x00, 0x0c, 0x04, 0x0b, 0x01, 0x0e, 0x0a, 0x0f, 0x03, 0x09, 0x02
+
+/* s0_p3_rot: S0 round 3 with the final rotation folded in: rotl8(v, 5) ^ (P3[v] << 1) */
+	.section .rodata.cst32.zuc_lanes_avx2_vaes_3_s0_p3_rot, "aM", @progbits, 32
+	.balign 32
+.Lzuc_lanes_avx2_vaes_3_s0_p3_rot:
+	.byte 0x04, 0x2c, 0x54, 0x6c, 0x80, 0xba, 0xd4, 0xfe, 0x07, 0x27, 0x5b, 0x6b, 0x81, 0xb3, 0xd9, 0xfb
+	.byte 0x04, 0x2c, 0x54, 0x6c, 0x80, 0xba, 0xd4, 0xfe, 0x07, 0x27, 0x5b, 0x6b, 0x81, 0xb3, 0xd9, 0xfb
+
+/* tbl_lo: S1 inner map K (isomorphism #0: ZUC field to AES field): low-nibble table (constant folded in) */
 	.section .rodata.cst32.zuc_lanes_avx2_vaes_3_tbl_lo, "aM", @progbits, 32
 	.balign 32
 .Lzuc_lanes_avx2_vaes_3_tbl_lo:
-	.byte 0x00, 0x80, 0x40, 0xc0, 0x20, 0xa0, 0x60, 0xe0, 0x10, 0x90, 0x50, 0xd0, 0x30, 0xb0, 0x70, 0xf0
-	.byte 0x00, 0x80, 0x40, 0xc0, 0x20, 0xa0, 0x60, 0xe0, 0x10, 0x90, 0x50, 0xd0, 0x30, 0xb0, 0x70, 0xf0
+	.byte 0x00, 0x01, 0x32, 0x33, 0x73, 0x72, 0x41, 0x40, 0x75, 0x74, 0x47, 0x46, 0x06, 0x07, 0x34, 0x35
+	.byte 0x00, 0x01, 0x32, 0x33, 0x73, 0x72, 0x41, 0x40, 0x75, 0x74, 0x47, 0x46, 0x06, 0x07, 0x34, 0x35
 
-/* tbl_hi: bit i of every byte to bit 7 - i (gen/linalg/bits.py bit_reversal): high-nibble table */
+/* tbl_hi: S1 inner map K (isomorphism #0: ZUC field to AES field): high-nibble table */
 	.section .rodata.cst32.zuc_lanes_avx2_vaes_3_tbl_hi, "aM", @progbits, 32
 	.balign 32
 .Lzuc_lanes_avx2_vaes_3_tbl_hi:
-	.byte 0x00, 0x08, 0x04, 0x0c, 0x02, 0x0a, 0x06, 0x0e, 0x01, 0x09, 0x05, 0x0d, 0x03, 0x0b, 0x07, 0x0f
-	.byte 0x00, 0x08, 0x04, 0x0c, 0x02, 0x0a, 0x06, 0x0e, 0x01, 0x09, 0x05, 0x0d, 0x03, 0x0b, 0x07, 0x0f
+	.byte 0x00, 0xd9, 0xe8, 0x31, 0xcd, 0x14, 0x25, 0xfc, 0x2d, 0xf4, 0xc5, 0x1c, 0xe0, 0x39, 0x08, 0xd1
+	.byte 0x00, 0xd9, 0xe8, 0x31, 0xcd, 0x14, 0x25, 0xfc, 0x2d, 0xf4, 0xc5, 0x1c, 0xe0, 0x39, 0x08, 0xd1
 
-/* reverse16: byte i <- byte 15 - i: 16 keystream bytes to (K1, K0) */
-	.section .rodata.cst32.zuc_lanes_avx2_vaes_3_reverse16, "aM", @progbits, 32
+/* inv_shift_rows: inverse ShiftRows (AESENCLAST's ShiftRows undone) */
+	.section .rodata.cst32.zuc_lanes_avx2_vaes_3_inv_shift_rows, "aM", @progbits, 32
 	.balign 32
-.Lzuc_lanes_avx2_vaes_3_reverse16:
-	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
-	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
+.Lzuc_lanes_avx2_vaes_3_inv_shift_rows:
+	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
+	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
+
+/* aes_cancel_key: AESENCLAST key = SubBytes constant 0x63: cancels it */
+	.section .rodata.cst32.zuc_lanes_avx2_vaes_3_aes_cancel_key, "aM", @progbits, 32
+	.balign 32
+.Lzuc_lanes_avx2_vaes_3_aes_cancel_key:
+	.byte 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63
+	.byte 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63
+
+/* tbl_lo_1: S1 outer map M·K^-1, constant 0x55, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
+	.section .rodata.cst32.zuc_lanes_avx2_vaes_3_tbl_lo_1, "aM", @progbits, 32
+	.balign 32
+.Lzuc_lanes_avx2_vaes_3_tbl_lo_1:
+	.byte 0x55, 0x1a, 0xc5, 0x8a, 0x1e, 0x51, 0x8e, 0xc1, 0x62, 0x2d, 0xf2, 0xbd, 0x29, 0x66, 0xb9, 0xf6
+	.byte 0x55, 0x1a, 0xc5, 0x8a, 0x1e, 0x51, 0x8e, 0xc1, 0x62, 0x2d, 0xf2, 0xbd, 0x29, 0x66, 0xb9, 0xf6
+
+/* tbl_hi_1: S1 outer map M·K^-1, constant 0x55, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
+	.section .rodata.cst32.zuc_lanes_avx2_vaes_3_tbl_hi_1, "aM", @progbits, 32
+	.balign 32
+.Lzuc_lanes_avx2_vaes_3_tbl_hi_1:
+	.byte 0x00, 0x34, 0x42, 0x76, 0x36, 0x02, 0x74, 0x40, 0x66, 0x52, 0x24, 0x10, 0x50, 0x64, 0x12, 0x26
+	.byte 0x00, 0x34, 0x42, 0x76, 0x36, 0x02, 0x74, 0x40, 0x66, 0x52, 0x24, 0x10, 0x50, 0x64, 0x12, 0x26
+
+/* modulus: 2^31 - 1 in every word */
+	.section .rodata.cst32.zuc_lanes_avx2_vaes_3_modulus, "aM", @progbits, 32
+	.balign 32
+.Lzuc_lanes_avx2_vaes_3_modulus:
+	.byte 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f
+	.byte 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f
+
+/* minus_modulus: -(2^31 - 1) mod 2^32 in every word */
+	.section .rodata.cst32.zuc_lanes_avx2_vaes_3_minus_modulus, "aM", @progbits, 32
+	.balign 32
+.Lzuc_lanes_avx2_vaes_3_minus_modulus:
+	.byte 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80
+	.byte 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80
 
 /* nibble_mask: low nibble of every byte */
 	.section .rodata.cst32.zuc_lanes_avx2_vaes_4_nibble_mask, "aM", @progbits, 32
@@ -3853,5 +4148,33 @@ SYM_FUNC_END(zuc_lanes_avx2_vaes_mac_fold_wide)
 	.section .rodata.cst32.zuc_lanes_avx2_vaes_4_reverse16, "aM", @progbits, 32
 	.balign 32
 .Lzuc_lanes_avx2_vaes_4_reverse16:
+	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
+	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
+
+/* nibble_mask: low nibble of every byte */
+	.section .rodata.cst32.zuc_lanes_avx2_vaes_5_nibble_mask, "aM", @progbits, 32
+	.balign 32
+.Lzuc_lanes_avx2_vaes_5_nibble_mask:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* tbl_lo: bit i of every byte to bit 7 - i (gen/linalg/bits.py bit_reversal): low-nibble table (constant folded in) */
+	.section .rodata.cst32.zuc_lanes_avx2_vaes_5_tbl_lo, "aM", @progbits, 32
+	.balign 32
+.Lzuc_lanes_avx2_vaes_5_tbl_lo:
+	.byte 0x00, 0x80, 0x40, 0xc0, 0x20, 0xa0, 0x60, 0xe0, 0x10, 0x90, 0x50, 0xd0, 0x30, 0xb0, 0x70, 0xf0
+	.byte 0x00, 0x80, 0x40, 0xc0, 0x20, 0xa0, 0x60, 0xe0, 0x10, 0x90, 0x50, 0xd0, 0x30, 0xb0, 0x70, 0xf0
+
+/* tbl_hi: bit i of every byte to bit 7 - i (gen/linalg/bits.py bit_reversal): high-nibble table */
+	.section .rodata.cst32.zuc_lanes_avx2_vaes_5_tbl_hi, "aM", @progbits, 32
+	.balign 32
+.Lzuc_lanes_avx2_vaes_5_tbl_hi:
+	.byte 0x00, 0x08, 0x04, 0x0c, 0x02, 0x0a, 0x06, 0x0e, 0x01, 0x09, 0x05, 0x0d, 0x03, 0x0b, 0x07, 0x0f
+	.byte 0x00, 0x08, 0x04, 0x0c, 0x02, 0x0a, 0x06, 0x0e, 0x01, 0x09, 0x05, 0x0d, 0x03, 0x0b, 0x07, 0x0f
+
+/* reverse16: byte i <- byte 15 - i: 16 keystream bytes to (K1, K0) */
+	.section .rodata.cst32.zuc_lanes_avx2_vaes_5_reverse16, "aM", @progbits, 32
+	.balign 32
+.Lzuc_lanes_avx2_vaes_5_reverse16:
 	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
 	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00

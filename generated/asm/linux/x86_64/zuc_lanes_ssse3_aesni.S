@@ -9956,6 +9956,269 @@ SYM_FUNC_START(zuc_lanes_ssse3_aesni_keystream_xor)
 	RET
 SYM_FUNC_END(zuc_lanes_ssse3_aesni_keystream_xor)
 
+/* zuc_lanes_ssse3_aesni_keystream_word: zuc_word128, 2 arguments
+ *   %rdi: state
+ *   %rsi: out
+ *   xmm0-15: vectors, as allocated (16 used)
+ *   frame: 192 bytes (10 spill slots of 16 bytes)
+ */
+	.p2align 5
+SYM_FUNC_START(zuc_lanes_ssse3_aesni_keystream_word)
+	push %rbp
+	mov %rsp, %rbp
+	and $-64, %rsp
+	sub $192, %rsp
+
+	/* Load the state of 4 lanes: one register per word. */
+	movdqu (%rdi), %xmm0 /* g0s0 = load() */
+	movdqu 16(%rdi), %xmm1 /* g0s1 = load() */
+	movdqu 32(%rdi), %xmm2 /* g0s2 = load() */
+	movdqu 48(%rdi), %xmm3 /* g0s3 = load() */
+	movdqu 64(%rdi), %xmm4 /* g0s4 = load() */
+	movdqu 80(%rdi), %xmm5 /* g0s5 = load() */
+	movdqu 96(%rdi), %xmm6 /* g0s6 = load() */
+	movdqu 112(%rdi), %xmm7 /* g0s7 = load() */
+	movdqu 128(%rdi), %xmm8 /* g0s8 = load() */
+	movdqu 144(%rdi), %xmm9 /* g0s9 = load() */
+	movdqu 160(%rdi), %xmm10 /* g0s10 = load() */
+	movdqu 176(%rdi), %xmm11 /* g0s11 = load() */
+	movdqu 192(%rdi), %xmm12 /* g0s12 = load() */
+	movdqu 208(%rdi), %xmm13 /* g0s13 = load() */
+	movdqu 224(%rdi), %xmm14 /* g0s14 = load() */
+	movdqu 240(%rdi), %xmm15 /* g0s15 = load() */
+	movdqa %xmm12, 0(%rsp) /* spill g0s12 */
+	movdqu 256(%rdi), %xmm12 /* g0r1 = load() */
+	movdqa %xmm8, 16(%rsp) /* spill g0s8 */
+	movdqu 272(%rdi), %xmm8 /* g0r2 = load() */
+
+	/* Round 0, lanes 0..3: BR, F (Z out), LFSR feedback. */
+	movdqa %xmm6, 32(%rsp) /* spill g0s6 */
+	movdqa %xmm15, %xmm6 /* g0s15 */
+	paddd %xmm15, %xmm6 /* dbl = add(g0s15, g0s15) */
+	movdqa %xmm3, 48(%rsp) /* spill g0s3 */
+	movdqa %xmm6, %xmm3 /* dbl */
+	pand .Lzuc_lanes_ssse3_aesni_3_high16(%rip), %xmm3 /* x0_b = and(dbl, high16) */
+	movdqa %xmm1, 64(%rsp) /* spill g0s1 */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_high16(%rip), %xmm1 /* high16 = const() */
+	pandn %xmm14, %xmm1 /* x0_a = andnot(high16, g0s14) */
+	por %xmm1, %xmm3 /* x0 = or(x0_b, x0_a) */
+	movdqa %xmm9, %xmm1 /* g0s9 */
+	paddd %xmm9, %xmm1 /* dbl_1 = add(g0s9, g0s9) */
+	movdqa %xmm14, 80(%rsp) /* spill g0s14 */
+	movdqa %xmm11, %xmm14 /* g0s11 */
+	pslld $16, %xmm14 /* x1_l = shl(g0s11) */
+	psrld $16, %xmm1 /* x1_r = shr(dbl_1) */
+	por %xmm1, %xmm14 /* x1 = or(x1_l, x1_r) */
+	movdqa %xmm5, %xmm1 /* g0s5 */
+	paddd %xmm5, %xmm1 /* dbl_2 = add(g0s5, g0s5) */
+	movdqa %xmm11, 96(%rsp) /* spill g0s11 */
+	movdqa %xmm7, %xmm11 /* g0s7 */
+	pslld $16, %xmm11 /* x2_l = shl(g0s7) */
+	psrld $16, %xmm1 /* x2_r = shr(dbl_2) */
+	por %xmm1, %xmm11 /* x2 = or(x2_l, x2_r) */
+	pxor %xmm12, %xmm3 /* x0r1 = xor(x0, g0r1) */
+	paddd %xmm8, %xmm3 /* w = add(x0r1, g0r2) */
+	movdqa %xmm0, %xmm1 /* g0s0 */
+	paddd %xmm0, %xmm1 /* dbl_3 = add(g0s0, g0s0) */
+	movdqa %xmm9, 112(%rsp) /* spill g0s9 */
+	movdqa %xmm2, %xmm9 /* g0s2 */
+	pslld $16, %xmm9 /* x3_l = shl(g0s2) */
+	movdqa %xmm7, 128(%rsp) /* spill g0s7 */
+	movdqa %xmm1, %xmm7 /* dbl_3 */
+	psrld $16, %xmm7 /* x3_r = shr(dbl_3) */
+	por %xmm7, %xmm9 /* x3 = or(x3_l, x3_r) */
+	pxor %xmm9, %xmm3 /* z = xor(w, x3) */
+	paddd %xmm14, %xmm12 /* w1 = add(g0r1, x1) */
+	pxor %xmm11, %xmm8 /* w2 = xor(g0r2, x2) */
+	movdqa %xmm12, %xmm7 /* w1 */
+	pslld $16, %xmm7 /* l1in_l = shl(w1) */
+	movdqa %xmm8, %xmm9 /* w2 */
+	psrld $16, %xmm9 /* l1in_r = shr(w2) */
+	por %xmm9, %xmm7 /* l1in = or(l1in_l, l1in_r) */
+	movdqa %xmm7, %xmm9 /* l1in */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl24(%rip), %xmm9 /* ur24 = lookup16(l1in, rotl24) */
+	movdqa %xmm7, %xmm11 /* l1in */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl8(%rip), %xmm11 /* ur8 = lookup16(l1in, rotl8) */
+	movdqa %xmm7, %xmm14 /* l1in */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl16(%rip), %xmm14 /* ur16 = lookup16(l1in, rotl16) */
+	movdqa %xmm5, 144(%rsp) /* spill g0s5 */
+	movdqa %xmm7, %xmm5 /* l1in */
+	pxor %xmm11, %xmm5 /* ug_acc = xor(l1in, ur8) */
+	pxor %xmm14, %xmm5 /* ug = xor(ug_acc, ur16) */
+	movdqa %xmm5, %xmm11 /* ug */
+	pslld $2, %xmm11 /* ur2_l = shl(ug) */
+	psrld $30, %xmm5 /* ur2_r = shr(ug) */
+	por %xmm5, %xmm11 /* ur2 = or(ur2_l, ur2_r) */
+	pxor %xmm9, %xmm7 /* u_acc = xor(l1in, ur24) */
+	pxor %xmm11, %xmm7 /* u = xor(u_acc, ur2) */
+	pslld $16, %xmm8 /* l2in_l = shl(w2) */
+	psrld $16, %xmm12 /* l2in_r = shr(w1) */
+	por %xmm12, %xmm8 /* l2in = or(l2in_l, l2in_r) */
+	movdqa %xmm8, %xmm5 /* l2in */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl8(%rip), %xmm5 /* vr8 = lookup16(l2in, rotl8) */
+	movdqa %xmm8, %xmm9 /* l2in */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl16(%rip), %xmm9 /* vr16 = lookup16(l2in, rotl16) */
+	movdqa %xmm8, %xmm11 /* l2in */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl24(%rip), %xmm11 /* vr24 = lookup16(l2in, rotl24) */
+	movdqa %xmm5, %xmm12 /* vr8 */
+	pxor %xmm9, %xmm12 /* vg_acc = xor(vr8, vr16) */
+	pxor %xmm11, %xmm12 /* vg = xor(vg_acc, vr24) */
+	movdqa %xmm12, %xmm9 /* vg */
+	pslld $6, %xmm9 /* vr6_l = shl(vg) */
+	psrld $26, %xmm12 /* vr6_r = shr(vg) */
+	por %xmm12, %xmm9 /* vr6 = or(vr6_l, vr6_r) */
+	pxor %xmm5, %xmm8 /* v_acc = xor(l2in, vr8) */
+	pxor %xmm9, %xmm8 /* v = xor(v_acc, vr6) */
+	movdqa %xmm8, %xmm5 /* v */
+	psrlw $8, %xmm5 /* sb_in_x_sh = shr(v) */
+	movdqa %xmm7, %xmm9 /* u */
+	pand .Lzuc_lanes_ssse3_aesni_3_odd_bytes(%rip), %xmm9 /* sb_in_x_b = and(u, odd_bytes) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_odd_bytes(%rip), %xmm11 /* odd_bytes = const() */
+	movdqa %xmm11, %xmm12 /* odd_bytes */
+	pandn %xmm5, %xmm12 /* sb_in_x_a = andnot(odd_bytes, sb_in_x_sh) */
+	por %xmm12, %xmm9 /* sb_in_x = or(sb_in_x_b, sb_in_x_a) */
+	movdqa %xmm9, %xmm5 /* sb_in_x */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm5 /* sb_s0_xl = and(sb_in_x, nibble_mask) */
+	psrlw $4, %xmm9 /* sb_s0_xs = shr(sb_in_x) */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm9 /* sb_s0_xh = and(sb_s0_xs, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_s0_p1(%rip), %xmm12 /* s0_p1 = const() */
+	pshufb %xmm5, %xmm12 /* sb_s0_p1 = lookup16(s0_p1, sb_s0_xl) */
+	pxor %xmm9, %xmm12 /* sb_s0_t = xor(sb_s0_p1, sb_s0_xh) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_s0_p2(%rip), %xmm9 /* s0_p2 = const() */
+	pshufb %xmm12, %xmm9 /* sb_s0_p2 = lookup16(s0_p2, sb_s0_t) */
+	pxor %xmm5, %xmm9 /* sb_s0_ol = xor(sb_s0_p2, sb_s0_xl) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_s0_p3_rot(%rip), %xmm5 /* s0_p3_rot = const() */
+	pshufb %xmm9, %xmm5 /* sb_s0_p3 = lookup16(s0_p3_rot, sb_s0_ol) */
+	paddb %xmm12, %xmm12 /* sb_s0_t2 = add(sb_s0_t, sb_s0_t) */
+	pxor %xmm12, %xmm5 /* sb_s0 = xor(sb_s0_p3, sb_s0_t2) */
+	psllw $8, %xmm7 /* sb_in_y_sh = shl(u) */
+	pand %xmm11, %xmm7 /* sb_in_y_b = and(sb_in_y_sh, odd_bytes) */
+	movdqa %xmm11, %xmm9 /* odd_bytes */
+	pandn %xmm8, %xmm9 /* sb_in_y_a = andnot(odd_bytes, v) */
+	por %xmm9, %xmm7 /* sb_in_y = or(sb_in_y_b, sb_in_y_a) */
+	movdqa %xmm7, %xmm8 /* sb_in_y */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm8 /* sb_in_y_lo = and(sb_in_y, nibble_mask) */
+	psrlw $4, %xmm7 /* sb_in_y_sh_1 = shr(sb_in_y) */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm7 /* sb_in_y_hi = and(sb_in_y_sh_1, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_lo(%rip), %xmm9 /* tbl_lo = const() */
+	pshufb %xmm8, %xmm9 /* sb_s1_k_l = lookup16(tbl_lo, sb_in_y_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_hi(%rip), %xmm8 /* tbl_hi = const() */
+	pshufb %xmm7, %xmm8 /* sb_s1_k_h = lookup16(tbl_hi, sb_in_y_hi) */
+	pxor %xmm8, %xmm9 /* sb_s1_k = xor(sb_s1_k_l, sb_s1_k_h) */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_inv_shift_rows(%rip), %xmm9 /* sb_s1_sr = lookup16(sb_s1_k, inv_shift_rows) */
+	aesenclast .Lzuc_lanes_ssse3_aesni_3_aes_cancel_key(%rip), %xmm9 /* sb_s1_aes = aesenclast(sb_s1_sr, aes_cancel_key) */
+	movdqa %xmm9, %xmm7 /* sb_s1_aes */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm7 /* sb_s1_aes_lo = and(sb_s1_aes, nibble_mask) */
+	psrlw $4, %xmm9 /* sb_s1_aes_sh = shr(sb_s1_aes) */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm9 /* sb_s1_aes_hi = and(sb_s1_aes_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_lo_1(%rip), %xmm8 /* tbl_lo_1 = const() */
+	pshufb %xmm7, %xmm8 /* sb_s1_l = lookup16(tbl_lo_1, sb_s1_aes_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_hi_1(%rip), %xmm7 /* tbl_hi_1 = const() */
+	pshufb %xmm9, %xmm7 /* sb_s1_h = lookup16(tbl_hi_1, sb_s1_aes_hi) */
+	pxor %xmm7, %xmm8 /* sb_s1 = xor(sb_s1_l, sb_s1_h) */
+	movdqa %xmm8, %xmm7 /* sb_s1 */
+	psrlw $8, %xmm7 /* r1_sh = shr(sb_s1) */
+	movdqa %xmm5, %xmm9 /* sb_s0 */
+	pand %xmm11, %xmm9 /* r1_b = and(sb_s0, odd_bytes) */
+	movdqa %xmm11, %xmm12 /* odd_bytes */
+	pandn %xmm7, %xmm12 /* r1_a = andnot(odd_bytes, r1_sh) */
+	por %xmm12, %xmm9 /* r1 = or(r1_b, r1_a) */
+	psllw $8, %xmm5 /* r2_sh = shl(sb_s0) */
+	pand %xmm11, %xmm5 /* r2_b = and(r2_sh, odd_bytes) */
+	pandn %xmm8, %xmm11 /* r2_a = andnot(odd_bytes, sb_s1) */
+	por %xmm11, %xmm5 /* r2 = or(r2_b, r2_a) */
+	movdqa %xmm0, %xmm7 /* g0s0 */
+	pslld $8, %xmm7 /* s0k_o_l = shl(g0s0) */
+	psrld $24, %xmm1 /* s0k_o_r = shr(dbl_3) */
+	por %xmm1, %xmm7 /* s0k_o = or(s0k_o_l, s0k_o_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm7 /* s0k = and(s0k_o, modulus) */
+	movdqa %xmm4, %xmm1 /* g0s4 */
+	paddd %xmm4, %xmm1 /* dbl_5 = add(g0s4, g0s4) */
+	movdqa %xmm4, %xmm8 /* g0s4 */
+	pslld $20, %xmm8 /* s4k_o_l = shl(g0s4) */
+	psrld $12, %xmm1 /* s4k_o_r = shr(dbl_5) */
+	por %xmm1, %xmm8 /* s4k_o = or(s4k_o_l, s4k_o_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm8 /* s4k = and(s4k_o, modulus) */
+	movdqa %xmm10, %xmm1 /* g0s10 */
+	paddd %xmm10, %xmm1 /* dbl_6 = add(g0s10, g0s10) */
+	movdqa %xmm10, %xmm11 /* g0s10 */
+	pslld $21, %xmm11 /* s10k_o_l = shl(g0s10) */
+	psrld $11, %xmm1 /* s10k_o_r = shr(dbl_6) */
+	por %xmm1, %xmm11 /* s10k_o = or(s10k_o_l, s10k_o_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm11 /* s10k = and(s10k_o, modulus) */
+	movdqa %xmm13, %xmm1 /* g0s13 */
+	paddd %xmm13, %xmm1 /* dbl_7 = add(g0s13, g0s13) */
+	movdqa %xmm13, %xmm12 /* g0s13 */
+	pslld $17, %xmm12 /* s13k_o_l = shl(g0s13) */
+	psrld $15, %xmm1 /* s13k_o_r = shr(dbl_7) */
+	por %xmm1, %xmm12 /* s13k_o = or(s13k_o_l, s13k_o_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm12 /* s13k = and(s13k_o, modulus) */
+	movdqa %xmm15, %xmm1 /* g0s15 */
+	pslld $15, %xmm1 /* s15k_o_l = shl(g0s15) */
+	psrld $17, %xmm6 /* s15k_o_r = shr(dbl) */
+	por %xmm6, %xmm1 /* s15k_o = or(s15k_o_l, s15k_o_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm1 /* s15k = and(s15k_o, modulus) */
+	paddd %xmm8, %xmm7 /* fb0_s = add(s0k, s4k) */
+	movdqa %xmm7, %xmm6 /* fb0_s */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm6 /* fb0_m = and(fb0_s, modulus) */
+	psrld $31, %xmm7 /* fb0_c = shr(fb0_s) */
+	paddd %xmm7, %xmm6 /* fb0 = add(fb0_m, fb0_c) */
+	paddd %xmm12, %xmm11 /* fb0_s_1 = add(s10k, s13k) */
+	movdqa %xmm11, %xmm7 /* fb0_s_1 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm7 /* fb0_m_1 = and(fb0_s_1, modulus) */
+	psrld $31, %xmm11 /* fb0_c_1 = shr(fb0_s_1) */
+	paddd %xmm11, %xmm7 /* fb0_1 = add(fb0_m_1, fb0_c_1) */
+	paddd %xmm7, %xmm6 /* fb1_s = add(fb0, fb0_1) */
+	movdqa %xmm6, %xmm7 /* fb1_s */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm7 /* fb1_m = and(fb1_s, modulus) */
+	psrld $31, %xmm6 /* fb1_c = shr(fb1_s) */
+	paddd %xmm6, %xmm7 /* fb1 = add(fb1_m, fb1_c) */
+	paddd %xmm1, %xmm7 /* fb2_s = add(fb1, s15k) */
+	movdqa %xmm7, %xmm1 /* fb2_s */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm1 /* fb2_m = and(fb2_s, modulus) */
+	psrld $31, %xmm7 /* fb2_c = shr(fb2_s) */
+	paddd %xmm7, %xmm1 /* fb2 = add(fb2_m, fb2_c) */
+	paddd %xmm0, %xmm1 /* fb_s = add(fb2, g0s0) */
+	movdqa %xmm1, %xmm0 /* fb_s */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm0 /* fb_m = and(fb_s, modulus) */
+	psrld $31, %xmm1 /* fb_c = shr(fb_s) */
+	paddd %xmm1, %xmm0 /* fb = add(fb_m, fb_c) */
+	movdqu %xmm3, (%rsi) /* store z */
+
+	/* Store the state back, the LFSR one cell on. */
+	movdqa 64(%rsp), %xmm1 /* reload g0s1 */
+	movdqu %xmm1, (%rdi) /* store g0s1 */
+	movdqu %xmm2, 16(%rdi) /* store g0s2 */
+	movdqa 48(%rsp), %xmm1 /* reload g0s3 */
+	movdqu %xmm1, 32(%rdi) /* store g0s3 */
+	movdqu %xmm4, 48(%rdi) /* store g0s4 */
+	movdqa 144(%rsp), %xmm1 /* reload g0s5 */
+	movdqu %xmm1, 64(%rdi) /* store g0s5 */
+	movdqa 32(%rsp), %xmm1 /* reload g0s6 */
+	movdqu %xmm1, 80(%rdi) /* store g0s6 */
+	movdqa 128(%rsp), %xmm1 /* reload g0s7 */
+	movdqu %xmm1, 96(%rdi) /* store g0s7 */
+	movdqa 16(%rsp), %xmm1 /* reload g0s8 */
+	movdqu %xmm1, 112(%rdi) /* store g0s8 */
+	movdqa 112(%rsp), %xmm1 /* reload g0s9 */
+	movdqu %xmm1, 128(%rdi) /* store g0s9 */
+	movdqu %xmm10, 144(%rdi) /* store g0s10 */
+	movdqa 96(%rsp), %xmm1 /* reload g0s11 */
+	movdqu %xmm1, 160(%rdi) /* store g0s11 */
+	movdqa 0(%rsp), %xmm1 /* reload g0s12 */
+	movdqu %xmm1, 176(%rdi) /* store g0s12 */
+	movdqu %xmm13, 192(%rdi) /* store g0s13 */
+	movdqa 80(%rsp), %xmm1 /* reload g0s14 */
+	movdqu %xmm1, 208(%rdi) /* store g0s14 */
+	movdqu %xmm15, 224(%rdi) /* store g0s15 */
+	movdqu %xmm0, 240(%rdi) /* store fb */
+	movdqu %xmm9, 256(%rdi) /* store r1 */
+	movdqu %xmm5, 272(%rdi) /* store r2 */
+	mov %rbp, %rsp
+	pop %rbp
+	RET
+SYM_FUNC_END(zuc_lanes_ssse3_aesni_keystream_word)
+
 /* zuc_lanes_ssse3_aesni_mac_fold: zuc_mac_fold128_k2, 3 arguments
  *   %rdi: sums
  *   %rsi: msg
@@ -9973,20 +10236,20 @@ SYM_FUNC_START(zuc_lanes_ssse3_aesni_mac_fold)
 	/* 32 chunks, 2 per step: block q of a step takes chunks 2q and 2q + 1. */
 	movdqu (%rsi), %xmm0 /* msg_1 = load() */
 	movdqa %xmm0, %xmm1 /* msg_1 */
-	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm1 /* msg_1_lo = and(msg_1, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm1 /* msg_1_lo = and(msg_1, nibble_mask) */
 	psrlw $4, %xmm0 /* msg_1_sh = shr(msg_1) */
-	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm0 /* msg_1_hi = and(msg_1_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_lo(%rip), %xmm2 /* tbl_lo = const() */
+	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm0 /* msg_1_hi = and(msg_1_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_4_tbl_lo(%rip), %xmm2 /* tbl_lo = const() */
 	movdqa %xmm2, %xmm3 /* tbl_lo */
 	pshufb %xmm1, %xmm3 /* m_l = lookup16(tbl_lo, msg_1_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_hi(%rip), %xmm1 /* tbl_hi = const() */
+	movdqa .Lzuc_lanes_ssse3_aesni_4_tbl_hi(%rip), %xmm1 /* tbl_hi = const() */
 	movdqa %xmm1, %xmm4 /* tbl_hi */
 	pshufb %xmm0, %xmm4 /* m_h = lookup16(tbl_hi, msg_1_hi) */
 	pxor %xmm4, %xmm3 /* m = xor(m_l, m_h) */
 	movdqu (%rdx), %xmm0 /* ks0 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_3_reverse16(%rip), %xmm0 /* k0 = lookup16(ks0, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm0 /* k0 = lookup16(ks0, reverse16) */
 	movdqu 8(%rdx), %xmm4 /* ks1 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_3_reverse16(%rip), %xmm4 /* k1 = lookup16(ks1, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm4 /* k1 = lookup16(ks1, reverse16) */
 	movdqa %xmm3, %xmm5 /* m */
 	pclmulqdq $0x10, %xmm0, %xmm5 /* p0 = clmul(m, k0) */
 	movdqa %xmm3, %xmm6 /* m */
@@ -9996,18 +10259,18 @@ SYM_FUNC_START(zuc_lanes_ssse3_aesni_mac_fold)
 	pclmulqdq $0x1, %xmm4, %xmm3 /* p1_1 = clmul(m, k1) */
 	movdqu 16(%rsi), %xmm0 /* msg_2 = load() */
 	movdqa %xmm0, %xmm4 /* msg_2 */
-	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm4 /* msg_2_lo = and(msg_2, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm4 /* msg_2_lo = and(msg_2, nibble_mask) */
 	psrlw $4, %xmm0 /* msg_2_sh = shr(msg_2) */
-	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm0 /* msg_2_hi = and(msg_2_sh, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm0 /* msg_2_hi = and(msg_2_sh, nibble_mask) */
 	movdqa %xmm2, %xmm8 /* tbl_lo */
 	pshufb %xmm4, %xmm8 /* m_1_l = lookup16(tbl_lo, msg_2_lo) */
 	movdqa %xmm1, %xmm4 /* tbl_hi */
 	pshufb %xmm0, %xmm4 /* m_1_h = lookup16(tbl_hi, msg_2_hi) */
 	pxor %xmm4, %xmm8 /* m_1 = xor(m_1_l, m_1_h) */
 	movdqu 16(%rdx), %xmm0 /* ks0_1 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_3_reverse16(%rip), %xmm0 /* k0_1 = lookup16(ks0_1, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm0 /* k0_1 = lookup16(ks0_1, reverse16) */
 	movdqu 24(%rdx), %xmm4 /* ks1_1 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_3_reverse16(%rip), %xmm4 /* k1_1 = lookup16(ks1_1, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm4 /* k1_1 = lookup16(ks1_1, reverse16) */
 	movdqa %xmm8, %xmm9 /* m_1 */
 	pclmulqdq $0x10, %xmm0, %xmm9 /* p0_2 = clmul(m_1, k0_1) */
 	movdqa %xmm8, %xmm10 /* m_1 */
@@ -10017,18 +10280,18 @@ SYM_FUNC_START(zuc_lanes_ssse3_aesni_mac_fold)
 	pclmulqdq $0x1, %xmm4, %xmm8 /* p1_3 = clmul(m_1, k1_1) */
 	movdqu 32(%rsi), %xmm0 /* msg_3 = load() */
 	movdqa %xmm0, %xmm4 /* msg_3 */
-	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm4 /* msg_3_lo = and(msg_3, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm4 /* msg_3_lo = and(msg_3, nibble_mask) */
 	psrlw $4, %xmm0 /* msg_3_sh = shr(msg_3) */
-	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm0 /* msg_3_hi = and(msg_3_sh, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm0 /* msg_3_hi = and(msg_3_sh, nibble_mask) */
 	movdqa %xmm2, %xmm12 /* tbl_lo */
 	pshufb %xmm4, %xmm12 /* m_2_l = lookup16(tbl_lo, msg_3_lo) */
 	movdqa %xmm1, %xmm4 /* tbl_hi */
 	pshufb %xmm0, %xmm4 /* m_2_h = lookup16(tbl_hi, msg_3_hi) */
 	pxor %xmm4, %xmm12 /* m_2 = xor(m_2_l, m_2_h) */
 	movdqu 32(%rdx), %xmm0 /* ks0_2 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_3_reverse16(%rip), %xmm0 /* k0_2 = lookup16(ks0_2, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm0 /* k0_2 = lookup16(ks0_2, reverse16) */
 	movdqu 40(%rdx), %xmm4 /* ks1_2 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_3_reverse16(%rip), %xmm4 /* k1_2 = lookup16(ks1_2, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm4 /* k1_2 = lookup16(ks1_2, reverse16) */
 	movdqa %xmm12, %xmm13 /* m_2 */
 	pclmulqdq $0x10, %xmm0, %xmm13 /* p0_4 = clmul(m_2, k0_2) */
 	movdqa %xmm12, %xmm14 /* m_2 */
@@ -10038,9 +10301,9 @@ SYM_FUNC_START(zuc_lanes_ssse3_aesni_mac_fold)
 	pclmulqdq $0x1, %xmm4, %xmm12 /* p1_5 = clmul(m_2, k1_2) */
 	movdqu 48(%rsi), %xmm0 /* msg_4 = load() */
 	movdqa %xmm0, %xmm4 /* msg_4 */
-	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm4 /* msg_4_lo = and(msg_4, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm4 /* msg_4_lo = and(msg_4, nibble_mask) */
 	psrlw $4, %xmm0 /* msg_4_sh = shr(msg_4) */
-	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm0 /* msg_4_hi = and(msg_4_sh, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm0 /* msg_4_hi = and(msg_4_sh, nibble_mask) */
 	movdqa %xmm12, 0(%rsp) /* spill p1_5 */
 	movdqa %xmm2, %xmm12 /* tbl_lo */
 	pshufb %xmm4, %xmm12 /* m_3_l = lookup16(tbl_lo, msg_4_lo) */
@@ -10048,9 +10311,9 @@ SYM_FUNC_START(zuc_lanes_ssse3_aesni_mac_fold)
 	pshufb %xmm0, %xmm4 /* m_3_h = lookup16(tbl_hi, msg_4_hi) */
 	pxor %xmm4, %xmm12 /* m_3 = xor(m_3_l, m_3_h) */
 	movdqu 48(%rdx), %xmm0 /* ks0_3 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_3_reverse16(%rip), %xmm0 /* k0_3 = lookup16(ks0_3, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm0 /* k0_3 = lookup16(ks0_3, reverse16) */
 	movdqu 56(%rdx), %xmm4 /* ks1_3 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_3_reverse16(%rip), %xmm4 /* k1_3 = lookup16(ks1_3, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm4 /* k1_3 = lookup16(ks1_3, reverse16) */
 	movdqa %xmm15, 16(%rsp) /* spill p1_4 */
 	movdqa %xmm12, %xmm15 /* m_3 */
 	pclmulqdq $0x10, %xmm0, %xmm15 /* p0_6 = clmul(m_3, k0_3) */
@@ -10063,9 +10326,9 @@ SYM_FUNC_START(zuc_lanes_ssse3_aesni_mac_fold)
 	pclmulqdq $0x1, %xmm4, %xmm12 /* p1_7 = clmul(m_3, k1_3) */
 	movdqu 64(%rsi), %xmm0 /* msg_5 = load() */
 	movdqa %xmm0, %xmm4 /* msg_5 */
-	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm4 /* msg_5_lo = and(msg_5, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm4 /* msg_5_lo = and(msg_5, nibble_mask) */
 	psrlw $4, %xmm0 /* msg_5_sh = shr(msg_5) */
-	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm0 /* msg_5_hi = and(msg_5_sh, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm0 /* msg_5_hi = and(msg_5_sh, nibble_mask) */
 	movdqa %xmm11, 64(%rsp) /* spill p1_6 */
 	movdqa %xmm2, %xmm11 /* tbl_lo */
 	pshufb %xmm4, %xmm11 /* m_4_l = lookup16(tbl_lo, msg_5_lo) */
@@ -10073,9 +10336,9 @@ SYM_FUNC_START(zuc_lanes_ssse3_aesni_mac_fold)
 	pshufb %xmm0, %xmm4 /* m_4_h = lookup16(tbl_hi, msg_5_hi) */
 	pxor %xmm4, %xmm11 /* m_4 = xor(m_4_l, m_4_h) */
 	movdqu 64(%rdx), %xmm0 /* ks0_4 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_3_reverse16(%rip), %xmm0 /* k0_4 = lookup16(ks0_4, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm0 /* k0_4 = lookup16(ks0_4, reverse16) */
 	movdqu 72(%rdx), %xmm4 /* ks1_4 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_3_reverse16(%rip), %xmm4 /* k1_4 = lookup16(ks1_4, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm4 /* k1_4 = lookup16(ks1_4, reverse16) */
 	movdqa %xmm12, 80(%rsp) /* spill p1_7 */
 	movdqa %xmm11, %xmm12 /* m_4 */
 	pclmulqdq $0x10, %xmm0, %xmm12 /* p0_8 = clmul(m_4, k0_4) */
@@ -10088,9 +10351,9 @@ SYM_FUNC_START(zuc_lanes_ssse3_aesni_mac_fold)
 	pclmulqdq $0x1, %xmm4, %xmm11 /* p1_9 = clmul(m_4, k1_4) */
 	movdqu 80(%rsi), %xmm0 /* msg_6 = load() */
 	movdqa %xmm0, %xmm4 /* msg_6 */
-	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm4 /* msg_6_lo = and(msg_6, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm4 /* msg_6_lo = and(msg_6, nibble_mask) */
 	psrlw $4, %xmm0 /* msg_6_sh = shr(msg_6) */
-	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm0 /* msg_6_hi = and(msg_6_sh, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm0 /* msg_6_hi = and(msg_6_sh, nibble_mask) */
 	movdqa %xmm7, 128(%rsp) /* spill p1_8 */
 	movdqa %xmm2, %xmm7 /* tbl_lo */
 	pshufb %xmm4, %xmm7 /* m_5_l = lookup16(tbl_lo, msg_6_lo) */
@@ -10098,9 +10361,9 @@ SYM_FUNC_START(zuc_lanes_ssse3_aesni_mac_fold)
 	pshufb %xmm0, %xmm4 /* m_5_h = lookup16(tbl_hi, msg_6_hi) */
 	pxor %xmm4, %xmm7 /* m_5 = xor(m_5_l, m_5_h) */
 	movdqu 80(%rdx), %xmm0 /* ks0_5 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_3_reverse16(%rip), %xmm0 /* k0_5 = lookup16(ks0_5, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm0 /* k0_5 = lookup16(ks0_5, reverse16) */
 	movdqu 88(%rdx), %xmm4 /* ks1_5 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_3_reverse16(%rip), %xmm4 /* k1_5 = lookup16(ks1_5, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm4 /* k1_5 = lookup16(ks1_5, reverse16) */
 	movdqa %xmm11, 144(%rsp) /* spill p1_9 */
 	movdqa %xmm7, %xmm11 /* m_5 */
 	pclmulqdq $0x10, %xmm0, %xmm11 /* p0_10 = clmul(m_5, k0_5) */
@@ -10113,9 +10376,9 @@ SYM_FUNC_START(zuc_lanes_ssse3_aesni_mac_fold)
 	pclmulqdq $0x1, %xmm4, %xmm7 /* p1_11 = clmul(m_5, k1_5) */
 	movdqu 96(%rsi), %xmm0 /* msg_7 = load() */
 	movdqa %xmm0, %xmm4 /* msg_7 */
-	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm4 /* msg_7_lo = and(msg_7, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm4 /* msg_7_lo = and(msg_7, nibble_mask) */
 	psrlw $4, %xmm0 /* msg_7_sh = shr(msg_7) */
-	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm0 /* msg_7_hi = and(msg_7_sh, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm0 /* msg_7_hi = and(msg_7_sh, nibble_mask) */
 	movdqa %xmm7, 192(%rsp) /* spill p1_11 */
 	movdqa %xmm2, %xmm7 /* tbl_lo */
 	pshufb %xmm4, %xmm7 /* m_6_l = lookup16(tbl_lo, msg_7_lo) */
@@ -10123,9 +10386,9 @@ SYM_FUNC_START(zuc_lanes_ssse3_aesni_mac_fold)
 	pshufb %xmm0, %xmm4 /* m_6_h = lookup16(tbl_hi, msg_7_hi) */
 	pxor %xmm4, %xmm7 /* m_6 = xor(m_6_l, m_6_h) */
 	movdqu 96(%rdx), %xmm0 /* ks0_6 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_3_reverse16(%rip), %xmm0 /* k0_6 = lookup16(ks0_6, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm0 /* k0_6 = lookup16(ks0_6, reverse16) */
 	movdqu 104(%rdx), %xmm4 /* ks1_6 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_3_reverse16(%rip), %xmm4 /* k1_6 = lookup16(ks1_6, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm4 /* k1_6 = lookup16(ks1_6, reverse16) */
 	movdqa %xmm11, 208(%rsp) /* spill p1_10 */
 	movdqa %xmm7, %xmm11 /* m_6 */
 	pclmulqdq $0x10, %xmm0, %xmm11 /* p0_12 = clmul(m_6, k0_6) */
@@ -10138,9 +10401,9 @@ SYM_FUNC_START(zuc_lanes_ssse3_aesni_mac_fold)
 	pclmulqdq $0x1, %xmm4, %xmm7 /* p1_13 = clmul(m_6, k1_6) */
 	movdqu 112(%rsi), %xmm0 /* msg_8 = load() */
 	movdqa %xmm0, %xmm4 /* msg_8 */
-	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm4 /* msg_8_lo = and(msg_8, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm4 /* msg_8_lo = and(msg_8, nibble_mask) */
 	psrlw $4, %xmm0 /* msg_8_sh = shr(msg_8) */
-	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm0 /* msg_8_hi = and(msg_8_sh, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm0 /* msg_8_hi = and(msg_8_sh, nibble_mask) */
 	movdqa %xmm7, 256(%rsp) /* spill p1_13 */
 	movdqa %xmm2, %xmm7 /* tbl_lo */
 	pshufb %xmm4, %xmm7 /* m_7_l = lookup16(tbl_lo, msg_8_lo) */
@@ -10148,9 +10411,9 @@ SYM_FUNC_START(zuc_lanes_ssse3_aesni_mac_fold)
 	pshufb %xmm0, %xmm4 /* m_7_h = lookup16(tbl_hi, msg_8_hi) */
 	pxor %xmm4, %xmm7 /* m_7 = xor(m_7_l, m_7_h) */
 	movdqu 112(%rdx), %xmm0 /* ks0_7 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_3_reverse16(%rip), %xmm0 /* k0_7 = lookup16(ks0_7, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm0 /* k0_7 = lookup16(ks0_7, reverse16) */
 	movdqu 120(%rdx), %xmm4 /* ks1_7 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_3_reverse16(%rip), %xmm4 /* k1_7 = lookup16(ks1_7, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm4 /* k1_7 = lookup16(ks1_7, reverse16) */
 	movdqa %xmm11, 272(%rsp) /* spill p1_12 */
 	movdqa %xmm7, %xmm11 /* m_7 */
 	pclmulqdq $0x10, %xmm0, %xmm11 /* p0_14 = clmul(m_7, k0_7) */
@@ -10163,9 +10426,9 @@ SYM_FUNC_START(zuc_lanes_ssse3_aesni_mac_fold)
 	pclmulqdq $0x1, %xmm4, %xmm7 /* p1_15 = clmul(m_7, k1_7) */
 	movdqu 128(%rsi), %xmm0 /* msg_9 = load() */
 	movdqa %xmm0, %xmm4 /* msg_9 */
-	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm4 /* msg_9_lo = and(msg_9, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm4 /* msg_9_lo = and(msg_9, nibble_mask) */
 	psrlw $4, %xmm0 /* msg_9_sh = shr(msg_9) */
-	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm0 /* msg_9_hi = and(msg_9_sh, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm0 /* msg_9_hi = and(msg_9_sh, nibble_mask) */
 	movdqa %xmm7, 320(%rsp) /* spill p1_15 */
 	movdqa %xmm2, %xmm7 /* tbl_lo */
 	pshufb %xmm4, %xmm7 /* m_8_l = lookup16(tbl_lo, msg_9_lo) */
@@ -10173,9 +10436,9 @@ SYM_FUNC_START(zuc_lanes_ssse3_aesni_mac_fold)
 	pshufb %xmm0, %xmm4 /* m_8_h = lookup16(tbl_hi, msg_9_hi) */
 	pxor %xmm4, %xmm7 /* m_8 = xor(m_8_l, m_8_h) */
 	movdqu 128(%rdx), %xmm0 /* ks0_8 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_3_reverse16(%rip), %xmm0 /* k0_8 = lookup16(ks0_8, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm0 /* k0_8 = lookup16(ks0_8, reverse16) */
 	movdqu 136(%rdx), %xmm4 /* ks1_8 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_3_reverse16(%rip), %xmm4 /* k1_8 = lookup16(ks1_8, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm4 /* k1_8 = lookup16(ks1_8, reverse16) */
 	movdqa %xmm11, 336(%rsp) /* spill p1_14 */
 	movdqa %xmm7, %xmm11 /* m_8 */
 	pclmulqdq $0x10, %xmm0, %xmm11 /* p0_16 = clmul(m_8, k0_8) */
@@ -10188,9 +10451,9 @@ SYM_FUNC_START(zuc_lanes_ssse3_aesni_mac_fold)
 	pclmulqdq $0x1, %xmm4, %xmm7 /* p1_17 = clmul(m_8, k1_8) */
 	movdqu 144(%rsi), %xmm0 /* msg_10 = load() */
 	movdqa %xmm0, %xmm4 /* msg_10 */
-	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm4 /* msg_10_lo = and(msg_10, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm4 /* msg_10_lo = and(msg_10, nibble_mask) */
 	psrlw $4, %xmm0 /* msg_10_sh = shr(msg_10) */
-	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm0 /* msg_10_hi = and(msg_10_sh, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm0 /* msg_10_hi = and(msg_10_sh, nibble_mask) */
 	movdqa %xmm7, 384(%rsp) /* spill p1_17 */
 	movdqa %xmm2, %xmm7 /* tbl_lo */
 	pshufb %xmm4, %xmm7 /* m_9_l = lookup16(tbl_lo, msg_10_lo) */
@@ -10198,9 +10461,9 @@ SYM_FUNC_START(zuc_lanes_ssse3_aesni_mac_fold)
 	pshufb %xmm0, %xmm4 /* m_9_h = lookup16(tbl_hi, msg_10_hi) */
 	pxor %xmm4, %xmm7 /* m_9 = xor(m_9_l, m_9_h) */
 	movdqu 144(%rdx), %xmm0 /* ks0_9 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_3_reverse16(%rip), %xmm0 /* k0_9 = lookup16(ks0_9, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm0 /* k0_9 = lookup16(ks0_9, reverse16) */
 	movdqu 152(%rdx), %xmm4 /* ks1_9 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_3_reverse16(%rip), %xmm4 /* k1_9 = lookup16(ks1_9, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm4 /* k1_9 = lookup16(ks1_9, reverse16) */
 	movdqa %xmm11, 400(%rsp) /* spill p1_16 */
 	movdqa %xmm7, %xmm11 /* m_9 */
 	pclmulqdq $0x10, %xmm0, %xmm11 /* p0_18 = clmul(m_9, k0_9) */
@@ -10213,9 +10476,9 @@ SYM_FUNC_START(zuc_lanes_ssse3_aesni_mac_fold)
 	pclmulqdq $0x1, %xmm4, %xmm7 /* p1_19 = clmul(m_9, k1_9) */
 	movdqu 160(%rsi), %xmm0 /* msg_11 = load() */
 	movdqa %xmm0, %xmm4 /* msg_11 */
-	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm4 /* msg_11_lo = and(msg_11, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm4 /* msg_11_lo = and(msg_11, nibble_mask) */
 	psrlw $4, %xmm0 /* msg_11_sh = shr(msg_11) */
-	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm0 /* msg_11_hi = and(msg_11_sh, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm0 /* msg_11_hi = and(msg_11_sh, nibble_mask) */
 	movdqa %xmm7, 448(%rsp) /* spill p1_19 */
 	movdqa %xmm2, %xmm7 /* tbl_lo */
 	pshufb %xmm4, %xmm7 /* m_10_l = lookup16(tbl_lo, msg_11_lo) */
@@ -10223,9 +10486,9 @@ SYM_FUNC_START(zuc_lanes_ssse3_aesni_mac_fold)
 	pshufb %xmm0, %xmm4 /* m_10_h = lookup16(tbl_hi, msg_11_hi) */
 	pxor %xmm4, %xmm7 /* m_10 = xor(m_10_l, m_10_h) */
 	movdqu 160(%rdx), %xmm0 /* ks0_10 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_3_reverse16(%rip), %xmm0 /* k0_10 = lookup16(ks0_10, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm0 /* k0_10 = lookup16(ks0_10, reverse16) */
 	movdqu 168(%rdx), %xmm4 /* ks1_10 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_3_reverse16(%rip), %xmm4 /* k1_10 = lookup16(ks1_10, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm4 /* k1_10 = lookup16(ks1_10, reverse16) */
 	movdqa %xmm11, 464(%rsp) /* spill p1_18 */
 	movdqa %xmm7, %xmm11 /* m_10 */
 	pclmulqdq $0x10, %xmm0, %xmm11 /* p0_20 = clmul(m_10, k0_10) */
@@ -10238,9 +10501,9 @@ SYM_FUNC_START(zuc_lanes_ssse3_aesni_mac_fold)
 	pclmulqdq $0x1, %xmm4, %xmm7 /* p1_21 = clmul(m_10, k1_10) */
 	movdqu 176(%rsi), %xmm0 /* msg_12 = load() */
 	movdqa %xmm0, %xmm4 /* msg_12 */
-	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm4 /* msg_12_lo = and(msg_12, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm4 /* msg_12_lo = and(msg_12, nibble_mask) */
 	psrlw $4, %xmm0 /* msg_12_sh = shr(msg_12) */
-	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm0 /* msg_12_hi = and(msg_12_sh, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm0 /* msg_12_hi = and(msg_12_sh, nibble_mask) */
 	movdqa %xmm7, 512(%rsp) /* spill p1_21 */
 	movdqa %xmm2, %xmm7 /* tbl_lo */
 	pshufb %xmm4, %xmm7 /* m_11_l = lookup16(tbl_lo, msg_12_lo) */
@@ -10248,9 +10511,9 @@ SYM_FUNC_START(zuc_lanes_ssse3_aesni_mac_fold)
 	pshufb %xmm0, %xmm4 /* m_11_h = lookup16(tbl_hi, msg_12_hi) */
 	pxor %xmm4, %xmm7 /* m_11 = xor(m_11_l, m_11_h) */
 	movdqu 176(%rdx), %xmm0 /* ks0_11 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_3_reverse16(%rip), %xmm0 /* k0_11 = lookup16(ks0_11, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm0 /* k0_11 = lookup16(ks0_11, reverse16) */
 	movdqu 184(%rdx), %xmm4 /* ks1_11 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_3_reverse16(%rip), %xmm4 /* k1_11 = lookup16(ks1_11, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm4 /* k1_11 = lookup16(ks1_11, reverse16) */
 	movdqa %xmm11, 528(%rsp) /* spill p1_20 */
 	movdqa %xmm7, %xmm11 /* m_11 */
 	pclmulqdq $0x10, %xmm0, %xmm11 /* p0_22 = clmul(m_11, k0_11) */
@@ -10263,9 +10526,9 @@ SYM_FUNC_START(zuc_lanes_ssse3_aesni_mac_fold)
 	pclmulqdq $0x1, %xmm4, %xmm7 /* p1_23 = clmul(m_11, k1_11) */
 	movdqu 192(%rsi), %xmm0 /* msg_13 = load() */
 	movdqa %xmm0, %xmm4 /* msg_13 */
-	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm4 /* msg_13_lo = and(msg_13, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm4 /* msg_13_lo = and(msg_13, nibble_mask) */
 	psrlw $4, %xmm0 /* msg_13_sh = shr(msg_13) */
-	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm0 /* msg_13_hi = and(msg_13_sh, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm0 /* msg_13_hi = and(msg_13_sh, nibble_mask) */
 	movdqa %xmm7, 576(%rsp) /* spill p1_23 */
 	movdqa %xmm2, %xmm7 /* tbl_lo */
 	pshufb %xmm4, %xmm7 /* m_12_l = lookup16(tbl_lo, msg_13_lo) */
@@ -10273,9 +10536,9 @@ SYM_FUNC_START(zuc_lanes_ssse3_aesni_mac_fold)
 	pshufb %xmm0, %xmm4 /* m_12_h = lookup16(tbl_hi, msg_13_hi) */
 	pxor %xmm4, %xmm7 /* m_12 = xor(m_12_l, m_12_h) */
 	movdqu 192(%rdx), %xmm0 /* ks0_12 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_3_reverse16(%rip), %xmm0 /* k0_12 = lookup16(ks0_12, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm0 /* k0_12 = lookup16(ks0_12, reverse16) */
 	movdqu 200(%rdx), %xmm4 /* ks1_12 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_3_reverse16(%rip), %xmm4 /* k1_12 = lookup16(ks1_12, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm4 /* k1_12 = lookup16(ks1_12, reverse16) */
 	movdqa %xmm11, 592(%rsp) /* spill p1_22 */
 	movdqa %xmm7, %xmm11 /* m_12 */
 	pclmulqdq $0x10, %xmm0, %xmm11 /* p0_24 = clmul(m_12, k0_12) */
@@ -10288,9 +10551,9 @@ SYM_FUNC_START(zuc_lanes_ssse3_aesni_mac_fold)
 	pclmulqdq $0x1, %xmm4, %xmm7 /* p1_25 = clmul(m_12, k1_12) */
 	movdqu 208(%rsi), %xmm0 /* msg_14 = load() */
 	movdqa %xmm0, %xmm4 /* msg_14 */
-	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm4 /* msg_14_lo = and(msg_14, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm4 /* msg_14_lo = and(msg_14, nibble_mask) */
 	psrlw $4, %xmm0 /* msg_14_sh = shr(msg_14) */
-	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm0 /* msg_14_hi = and(msg_14_sh, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm0 /* msg_14_hi = and(msg_14_sh, nibble_mask) */
 	movdqa %xmm7, 640(%rsp) /* spill p1_25 */
 	movdqa %xmm2, %xmm7 /* tbl_lo */
 	pshufb %xmm4, %xmm7 /* m_13_l = lookup16(tbl_lo, msg_14_lo) */
@@ -10298,9 +10561,9 @@ SYM_FUNC_START(zuc_lanes_ssse3_aesni_mac_fold)
 	pshufb %xmm0, %xmm4 /* m_13_h = lookup16(tbl_hi, msg_14_hi) */
 	pxor %xmm4, %xmm7 /* m_13 = xor(m_13_l, m_13_h) */
 	movdqu 208(%rdx), %xmm0 /* ks0_13 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_3_reverse16(%rip), %xmm0 /* k0_13 = lookup16(ks0_13, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm0 /* k0_13 = lookup16(ks0_13, reverse16) */
 	movdqu 216(%rdx), %xmm4 /* ks1_13 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_3_reverse16(%rip), %xmm4 /* k1_13 = lookup16(ks1_13, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm4 /* k1_13 = lookup16(ks1_13, reverse16) */
 	movdqa %xmm11, 656(%rsp) /* spill p1_24 */
 	movdqa %xmm7, %xmm11 /* m_13 */
 	pclmulqdq $0x10, %xmm0, %xmm11 /* p0_26 = clmul(m_13, k0_13) */
@@ -10313,9 +10576,9 @@ SYM_FUNC_START(zuc_lanes_ssse3_aesni_mac_fold)
 	pclmulqdq $0x1, %xmm4, %xmm7 /* p1_27 = clmul(m_13, k1_13) */
 	movdqu 224(%rsi), %xmm0 /* msg_15 = load() */
 	movdqa %xmm0, %xmm4 /* msg_15 */
-	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm4 /* msg_15_lo = and(msg_15, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm4 /* msg_15_lo = and(msg_15, nibble_mask) */
 	psrlw $4, %xmm0 /* msg_15_sh = shr(msg_15) */
-	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm0 /* msg_15_hi = and(msg_15_sh, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm0 /* msg_15_hi = and(msg_15_sh, nibble_mask) */
 	movdqa %xmm7, 704(%rsp) /* spill p1_27 */
 	movdqa %xmm2, %xmm7 /* tbl_lo */
 	pshufb %xmm4, %xmm7 /* m_14_l = lookup16(tbl_lo, msg_15_lo) */
@@ -10323,9 +10586,9 @@ SYM_FUNC_START(zuc_lanes_ssse3_aesni_mac_fold)
 	pshufb %xmm0, %xmm4 /* m_14_h = lookup16(tbl_hi, msg_15_hi) */
 	pxor %xmm4, %xmm7 /* m_14 = xor(m_14_l, m_14_h) */
 	movdqu 224(%rdx), %xmm0 /* ks0_14 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_3_reverse16(%rip), %xmm0 /* k0_14 = lookup16(ks0_14, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm0 /* k0_14 = lookup16(ks0_14, reverse16) */
 	movdqu 232(%rdx), %xmm4 /* ks1_14 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_3_reverse16(%rip), %xmm4 /* k1_14 = lookup16(ks1_14, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm4 /* k1_14 = lookup16(ks1_14, reverse16) */
 	movdqa %xmm11, 720(%rsp) /* spill p1_26 */
 	movdqa %xmm7, %xmm11 /* m_14 */
 	pclmulqdq $0x10, %xmm0, %xmm11 /* p0_28 = clmul(m_14, k0_14) */
@@ -10338,16 +10601,16 @@ SYM_FUNC_START(zuc_lanes_ssse3_aesni_mac_fold)
 	pclmulqdq $0x1, %xmm4, %xmm7 /* p1_29 = clmul(m_14, k1_14) */
 	movdqu 240(%rsi), %xmm0 /* msg_16 = load() */
 	movdqa %xmm0, %xmm4 /* msg_16 */
-	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm4 /* msg_16_lo = and(msg_16, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm4 /* msg_16_lo = and(msg_16, nibble_mask) */
 	psrlw $4, %xmm0 /* msg_16_sh = shr(msg_16) */
-	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm0 /* msg_16_hi = and(msg_16_sh, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm0 /* msg_16_hi = and(msg_16_sh, nibble_mask) */
 	pshufb %xmm4, %xmm2 /* m_15_l = lookup16(tbl_lo, msg_16_lo) */
 	pshufb %xmm0, %xmm1 /* m_15_h = lookup16(tbl_hi, msg_16_hi) */
 	pxor %xmm1, %xmm2 /* m_15 = xor(m_15_l, m_15_h) */
 	movdqu 240(%rdx), %xmm0 /* ks0_15 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_3_reverse16(%rip), %xmm0 /* k0_15 = lookup16(ks0_15, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm0 /* k0_15 = lookup16(ks0_15, reverse16) */
 	movdqu 248(%rdx), %xmm1 /* ks1_15 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_3_reverse16(%rip), %xmm1 /* k1_15 = lookup16(ks1_15, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm1 /* k1_15 = lookup16(ks1_15, reverse16) */
 	movdqa %xmm2, %xmm4 /* m_15 */
 	pclmulqdq $0x10, %xmm0, %xmm4 /* p0_30 = clmul(m_15, k0_15) */
 	movdqa %xmm7, 768(%rsp) /* spill p1_29 */
@@ -10478,22 +10741,22 @@ SYM_FUNC_START(zuc_lanes_ssse3_aesni_mac_fold_wide)
 	/* 32 chunks, 2 per step: block q of a step takes chunks 2q and 2q + 1. */
 	movdqu (%rsi), %xmm0 /* msg_1 = load() */
 	movdqa %xmm0, %xmm1 /* msg_1 */
-	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm1 /* msg_1_lo = and(msg_1, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm1 /* msg_1_lo = and(msg_1, nibble_mask) */
 	psrlw $4, %xmm0 /* msg_1_sh = shr(msg_1) */
-	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm0 /* msg_1_hi = and(msg_1_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_4_tbl_lo(%rip), %xmm2 /* tbl_lo = const() */
+	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm0 /* msg_1_hi = and(msg_1_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_5_tbl_lo(%rip), %xmm2 /* tbl_lo = const() */
 	movdqa %xmm2, %xmm3 /* tbl_lo */
 	pshufb %xmm1, %xmm3 /* m_l = lookup16(tbl_lo, msg_1_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_4_tbl_hi(%rip), %xmm1 /* tbl_hi = const() */
+	movdqa .Lzuc_lanes_ssse3_aesni_5_tbl_hi(%rip), %xmm1 /* tbl_hi = const() */
 	movdqa %xmm1, %xmm4 /* tbl_hi */
 	pshufb %xmm0, %xmm4 /* m_h = lookup16(tbl_hi, msg_1_hi) */
 	pxor %xmm4, %xmm3 /* m = xor(m_l, m_h) */
 	movdqu (%rdx), %xmm0 /* ks0 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm0 /* k0 = lookup16(ks0, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm0 /* k0 = lookup16(ks0, reverse16) */
 	movdqu 8(%rdx), %xmm4 /* ks1 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm4 /* k1 = lookup16(ks1, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm4 /* k1 = lookup16(ks1, reverse16) */
 	movdqu 16(%rdx), %xmm5 /* ks2 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm5 /* k2 = lookup16(ks2, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm5 /* k2 = lookup16(ks2, reverse16) */
 	movdqa %xmm3, %xmm6 /* m */
 	pclmulqdq $0x10, %xmm0, %xmm6 /* p0 = clmul(m, k0) */
 	movdqa %xmm3, %xmm7 /* m */
@@ -10507,20 +10770,20 @@ SYM_FUNC_START(zuc_lanes_ssse3_aesni_mac_fold_wide)
 	pclmulqdq $0x1, %xmm5, %xmm3 /* p2_1 = clmul(m, k2) */
 	movdqu 16(%rsi), %xmm4 /* msg_2 = load() */
 	movdqa %xmm4, %xmm5 /* msg_2 */
-	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm5 /* msg_2_lo = and(msg_2, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm5 /* msg_2_lo = and(msg_2, nibble_mask) */
 	psrlw $4, %xmm4 /* msg_2_sh = shr(msg_2) */
-	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm4 /* msg_2_hi = and(msg_2_sh, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm4 /* msg_2_hi = and(msg_2_sh, nibble_mask) */
 	movdqa %xmm2, %xmm10 /* tbl_lo */
 	pshufb %xmm5, %xmm10 /* m_1_l = lookup16(tbl_lo, msg_2_lo) */
 	movdqa %xmm1, %xmm5 /* tbl_hi */
 	pshufb %xmm4, %xmm5 /* m_1_h = lookup16(tbl_hi, msg_2_hi) */
 	pxor %xmm5, %xmm10 /* m_1 = xor(m_1_l, m_1_h) */
 	movdqu 16(%rdx), %xmm4 /* ks0_1 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm4 /* k0_1 = lookup16(ks0_1, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm4 /* k0_1 = lookup16(ks0_1, reverse16) */
 	movdqu 24(%rdx), %xmm5 /* ks1_1 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm5 /* k1_1 = lookup16(ks1_1, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm5 /* k1_1 = lookup16(ks1_1, reverse16) */
 	movdqu 32(%rdx), %xmm11 /* ks2_1 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm11 /* k2_1 = lookup16(ks2_1, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm11 /* k2_1 = lookup16(ks2_1, reverse16) */
 	movdqa %xmm10, %xmm12 /* m_1 */
 	pclmulqdq $0x10, %xmm4, %xmm12 /* p0_2 = clmul(m_1, k0_1) */
 	movdqa %xmm10, %xmm13 /* m_1 */
@@ -10534,9 +10797,9 @@ SYM_FUNC_START(zuc_lanes_ssse3_aesni_mac_fold_wide)
 	pclmulqdq $0x1, %xmm11, %xmm10 /* p2_3 = clmul(m_1, k2_1) */
 	movdqu 32(%rsi), %xmm5 /* msg_3 = load() */
 	movdqa %xmm5, %xmm11 /* msg_3 */
-	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm11 /* msg_3_lo = and(msg_3, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm11 /* msg_3_lo = and(msg_3, nibble_mask) */
 	psrlw $4, %xmm5 /* msg_3_sh = shr(msg_3) */
-	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm5 /* msg_3_hi = and(msg_3_sh, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm5 /* msg_3_hi = and(msg_3_sh, nibble_mask) */
 	movdqa %xmm10, 0(%rsp) /* spill p2_3 */
 	movdqa %xmm2, %xmm10 /* tbl_lo */
 	pshufb %xmm11, %xmm10 /* m_2_l = lookup16(tbl_lo, msg_3_lo) */
@@ -10544,12 +10807,12 @@ SYM_FUNC_START(zuc_lanes_ssse3_aesni_mac_fold_wide)
 	pshufb %xmm5, %xmm11 /* m_2_h = lookup16(tbl_hi, msg_3_hi) */
 	pxor %xmm11, %xmm10 /* m_2 = xor(m_2_l, m_2_h) */
 	movdqu 32(%rdx), %xmm5 /* ks0_2 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm5 /* k0_2 = lookup16(ks0_2, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm5 /* k0_2 = lookup16(ks0_2, reverse16) */
 	movdqu 40(%rdx), %xmm11 /* ks1_2 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm11 /* k1_2 = lookup16(ks1_2, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm11 /* k1_2 = lookup16(ks1_2, reverse16) */
 	movdqa %xmm15, 16(%rsp) /* spill p2_2 */
 	movdqu 48(%rdx), %xmm15 /* ks2_2 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm15 /* k2_2 = lookup16(ks2_2, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm15 /* k2_2 = lookup16(ks2_2, reverse16) */
 	movdqa %xmm3, 32(%rsp) /* spill p2_1 */
 	movdqa %xmm10, %xmm3 /* m_2 */
 	pclmulqdq $0x10, %xmm5, %xmm3 /* p0_4 = clmul(m_2, k0_2) */
@@ -10567,9 +10830,9 @@ SYM_FUNC_START(zuc_lanes_ssse3_aesni_mac_fold_wide)
 	pclmulqdq $0x1, %xmm15, %xmm10 /* p2_5 = clmul(m_2, k2_2) */
 	movdqu 48(%rsi), %xmm11 /* msg_4 = load() */
 	movdqa %xmm11, %xmm15 /* msg_4 */
-	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm15 /* msg_4_lo = and(msg_4, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm15 /* msg_4_lo = and(msg_4, nibble_mask) */
 	psrlw $4, %xmm11 /* msg_4_sh = shr(msg_4) */
-	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm11 /* msg_4_hi = and(msg_4_sh, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm11 /* msg_4_hi = and(msg_4_sh, nibble_mask) */
 	movdqa %xmm4, 96(%rsp) /* spill p2_4 */
 	movdqa %xmm2, %xmm4 /* tbl_lo */
 	pshufb %xmm15, %xmm4 /* m_3_l = lookup16(tbl_lo, msg_4_lo) */
@@ -10577,12 +10840,12 @@ SYM_FUNC_START(zuc_lanes_ssse3_aesni_mac_fold_wide)
 	pshufb %xmm11, %xmm15 /* m_3_h = lookup16(tbl_hi, msg_4_hi) */
 	pxor %xmm15, %xmm4 /* m_3 = xor(m_3_l, m_3_h) */
 	movdqu 48(%rdx), %xmm11 /* ks0_3 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm11 /* k0_3 = lookup16(ks0_3, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm11 /* k0_3 = lookup16(ks0_3, reverse16) */
 	movdqu 56(%rdx), %xmm15 /* ks1_3 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm15 /* k1_3 = lookup16(ks1_3, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm15 /* k1_3 = lookup16(ks1_3, reverse16) */
 	movdqa %xmm10, 112(%rsp) /* spill p2_5 */
 	movdqu 64(%rdx), %xmm10 /* ks2_3 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm10 /* k2_3 = lookup16(ks2_3, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm10 /* k2_3 = lookup16(ks2_3, reverse16) */
 	movdqa %xmm5, 128(%rsp) /* spill p1_5 */
 	movdqa %xmm4, %xmm5 /* m_3 */
 	pclmulqdq $0x10, %xmm11, %xmm5 /* p0_6 = clmul(m_3, k0_3) */
@@ -10600,9 +10863,9 @@ SYM_FUNC_START(zuc_lanes_ssse3_aesni_mac_fold_wide)
 	pclmulqdq $0x1, %xmm10, %xmm4 /* p2_7 = clmul(m_3, k2_3) */
 	movdqu 64(%rsi), %xmm10 /* msg_5 = load() */
 	movdqa %xmm10, %xmm15 /* msg_5 */
-	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm15 /* msg_5_lo = and(msg_5, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm15 /* msg_5_lo = and(msg_5, nibble_mask) */
 	psrlw $4, %xmm10 /* msg_5_sh = shr(msg_5) */
-	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm10 /* msg_5_hi = and(msg_5_sh, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm10 /* msg_5_hi = and(msg_5_sh, nibble_mask) */
 	movdqa %xmm0, 192(%rsp) /* spill p2_6 */
 	movdqa %xmm2, %xmm0 /* tbl_lo */
 	pshufb %xmm15, %xmm0 /* m_4_l = lookup16(tbl_lo, msg_5_lo) */
@@ -10610,12 +10873,12 @@ SYM_FUNC_START(zuc_lanes_ssse3_aesni_mac_fold_wide)
 	pshufb %xmm10, %xmm15 /* m_4_h = lookup16(tbl_hi, msg_5_hi) */
 	pxor %xmm15, %xmm0 /* m_4 = xor(m_4_l, m_4_h) */
 	movdqu 64(%rdx), %xmm10 /* ks0_4 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm10 /* k0_4 = lookup16(ks0_4, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm10 /* k0_4 = lookup16(ks0_4, reverse16) */
 	movdqu 72(%rdx), %xmm15 /* ks1_4 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm15 /* k1_4 = lookup16(ks1_4, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm15 /* k1_4 = lookup16(ks1_4, reverse16) */
 	movdqa %xmm4, 208(%rsp) /* spill p2_7 */
 	movdqu 80(%rdx), %xmm4 /* ks2_4 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm4 /* k2_4 = lookup16(ks2_4, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm4 /* k2_4 = lookup16(ks2_4, reverse16) */
 	movdqa %xmm11, 224(%rsp) /* spill p1_7 */
 	movdqa %xmm0, %xmm11 /* m_4 */
 	pclmulqdq $0x10, %xmm10, %xmm11 /* p0_8 = clmul(m_4, k0_4) */
@@ -10633,9 +10896,9 @@ SYM_FUNC_START(zuc_lanes_ssse3_aesni_mac_fold_wide)
 	pclmulqdq $0x1, %xmm4, %xmm0 /* p2_9 = clmul(m_4, k2_4) */
 	movdqu 80(%rsi), %xmm4 /* msg_6 = load() */
 	movdqa %xmm4, %xmm15 /* msg_6 */
-	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm15 /* msg_6_lo = and(msg_6, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm15 /* msg_6_lo = and(msg_6, nibble_mask) */
 	psrlw $4, %xmm4 /* msg_6_sh = shr(msg_6) */
-	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm4 /* msg_6_hi = and(msg_6_sh, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm4 /* msg_6_hi = and(msg_6_sh, nibble_mask) */
 	movdqa %xmm0, 288(%rsp) /* spill p2_9 */
 	movdqa %xmm2, %xmm0 /* tbl_lo */
 	pshufb %xmm15, %xmm0 /* m_5_l = lookup16(tbl_lo, msg_6_lo) */
@@ -10643,12 +10906,12 @@ SYM_FUNC_START(zuc_lanes_ssse3_aesni_mac_fold_wide)
 	pshufb %xmm4, %xmm15 /* m_5_h = lookup16(tbl_hi, msg_6_hi) */
 	pxor %xmm15, %xmm0 /* m_5 = xor(m_5_l, m_5_h) */
 	movdqu 80(%rdx), %xmm4 /* ks0_5 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm4 /* k0_5 = lookup16(ks0_5, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm4 /* k0_5 = lookup16(ks0_5, reverse16) */
 	movdqu 88(%rdx), %xmm15 /* ks1_5 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm15 /* k1_5 = lookup16(ks1_5, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm15 /* k1_5 = lookup16(ks1_5, reverse16) */
 	movdqa %xmm8, 304(%rsp) /* spill p2_8 */
 	movdqu 96(%rdx), %xmm8 /* ks2_5 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm8 /* k2_5 = lookup16(ks2_5, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm8 /* k2_5 = lookup16(ks2_5, reverse16) */
 	movdqa %xmm10, 320(%rsp) /* spill p1_9 */
 	movdqa %xmm0, %xmm10 /* m_5 */
 	pclmulqdq $0x10, %xmm4, %xmm10 /* p0_10 = clmul(m_5, k0_5) */
@@ -10666,9 +10929,9 @@ SYM_FUNC_START(zuc_lanes_ssse3_aesni_mac_fold_wide)
 	pclmulqdq $0x1, %xmm8, %xmm0 /* p2_11 = clmul(m_5, k2_5) */
 	movdqu 96(%rsi), %xmm8 /* msg_7 = load() */
 	movdqa %xmm8, %xmm15 /* msg_7 */
-	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm15 /* msg_7_lo = and(msg_7, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm15 /* msg_7_lo = and(msg_7, nibble_mask) */
 	psrlw $4, %xmm8 /* msg_7_sh = shr(msg_7) */
-	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm8 /* msg_7_hi = and(msg_7_sh, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm8 /* msg_7_hi = and(msg_7_sh, nibble_mask) */
 	movdqa %xmm0, 384(%rsp) /* spill p2_11 */
 	movdqa %xmm2, %xmm0 /* tbl_lo */
 	pshufb %xmm15, %xmm0 /* m_6_l = lookup16(tbl_lo, msg_7_lo) */
@@ -10676,12 +10939,12 @@ SYM_FUNC_START(zuc_lanes_ssse3_aesni_mac_fold_wide)
 	pshufb %xmm8, %xmm15 /* m_6_h = lookup16(tbl_hi, msg_7_hi) */
 	pxor %xmm15, %xmm0 /* m_6 = xor(m_6_l, m_6_h) */
 	movdqu 96(%rdx), %xmm8 /* ks0_6 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm8 /* k0_6 = lookup16(ks0_6, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm8 /* k0_6 = lookup16(ks0_6, reverse16) */
 	movdqu 104(%rdx), %xmm15 /* ks1_6 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm15 /* k1_6 = lookup16(ks1_6, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm15 /* k1_6 = lookup16(ks1_6, reverse16) */
 	movdqa %xmm4, 400(%rsp) /* spill p2_10 */
 	movdqu 112(%rdx), %xmm4 /* ks2_6 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm4 /* k2_6 = lookup16(ks2_6, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm4 /* k2_6 = lookup16(ks2_6, reverse16) */
 	movdqa %xmm10, 416(%rsp) /* spill p1_10 */
 	movdqa %xmm0, %xmm10 /* m_6 */
 	pclmulqdq $0x10, %xmm8, %xmm10 /* p0_12 = clmul(m_6, k0_6) */
@@ -10699,9 +10962,9 @@ SYM_FUNC_START(zuc_lanes_ssse3_aesni_mac_fold_wide)
 	pclmulqdq $0x1, %xmm4, %xmm0 /* p2_13 = clmul(m_6, k2_6) */
 	movdqu 112(%rsi), %xmm4 /* msg_8 = load() */
 	movdqa %xmm4, %xmm15 /* msg_8 */
-	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm15 /* msg_8_lo = and(msg_8, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm15 /* msg_8_lo = and(msg_8, nibble_mask) */
 	psrlw $4, %xmm4 /* msg_8_sh = shr(msg_8) */
-	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm4 /* msg_8_hi = and(msg_8_sh, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm4 /* msg_8_hi = and(msg_8_sh, nibble_mask) */
 	movdqa %xmm0, 480(%rsp) /* spill p2_13 */
 	movdqa %xmm2, %xmm0 /* tbl_lo */
 	pshufb %xmm15, %xmm0 /* m_7_l = lookup16(tbl_lo, msg_8_lo) */
@@ -10709,12 +10972,12 @@ SYM_FUNC_START(zuc_lanes_ssse3_aesni_mac_fold_wide)
 	pshufb %xmm4, %xmm15 /* m_7_h = lookup16(tbl_hi, msg_8_hi) */
 	pxor %xmm15, %xmm0 /* m_7 = xor(m_7_l, m_7_h) */
 	movdqu 112(%rdx), %xmm4 /* ks0_7 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm4 /* k0_7 = lookup16(ks0_7, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm4 /* k0_7 = lookup16(ks0_7, reverse16) */
 	movdqu 120(%rdx), %xmm15 /* ks1_7 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm15 /* k1_7 = lookup16(ks1_7, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm15 /* k1_7 = lookup16(ks1_7, reverse16) */
 	movdqa %xmm8, 496(%rsp) /* spill p2_12 */
 	movdqu 128(%rdx), %xmm8 /* ks2_7 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm8 /* k2_7 = lookup16(ks2_7, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm8 /* k2_7 = lookup16(ks2_7, reverse16) */
 	movdqa %xmm10, 512(%rsp) /* spill p1_12 */
 	movdqa %xmm0, %xmm10 /* m_7 */
 	pclmulqdq $0x10, %xmm4, %xmm10 /* p0_14 = clmul(m_7, k0_7) */
@@ -10732,9 +10995,9 @@ SYM_FUNC_START(zuc_lanes_ssse3_aesni_mac_fold_wide)
 	pclmulqdq $0x1, %xmm8, %xmm0 /* p2_15 = clmul(m_7, k2_7) */
 	movdqu 128(%rsi), %xmm8 /* msg_9 = load() */
 	movdqa %xmm8, %xmm15 /* msg_9 */
-	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm15 /* msg_9_lo = and(msg_9, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm15 /* msg_9_lo = and(msg_9, nibble_mask) */
 	psrlw $4, %xmm8 /* msg_9_sh = shr(msg_9) */
-	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm8 /* msg_9_hi = and(msg_9_sh, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm8 /* msg_9_hi = and(msg_9_sh, nibble_mask) */
 	movdqa %xmm0, 576(%rsp) /* spill p2_15 */
 	movdqa %xmm2, %xmm0 /* tbl_lo */
 	pshufb %xmm15, %xmm0 /* m_8_l = lookup16(tbl_lo, msg_9_lo) */
@@ -10742,12 +11005,12 @@ SYM_FUNC_START(zuc_lanes_ssse3_aesni_mac_fold_wide)
 	pshufb %xmm8, %xmm15 /* m_8_h = lookup16(tbl_hi, msg_9_hi) */
 	pxor %xmm15, %xmm0 /* m_8 = xor(m_8_l, m_8_h) */
 	movdqu 128(%rdx), %xmm8 /* ks0_8 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm8 /* k0_8 = lookup16(ks0_8, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm8 /* k0_8 = lookup16(ks0_8, reverse16) */
 	movdqu 136(%rdx), %xmm15 /* ks1_8 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm15 /* k1_8 = lookup16(ks1_8, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm15 /* k1_8 = lookup16(ks1_8, reverse16) */
 	movdqa %xmm4, 592(%rsp) /* spill p2_14 */
 	movdqu 144(%rdx), %xmm4 /* ks2_8 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm4 /* k2_8 = lookup16(ks2_8, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm4 /* k2_8 = lookup16(ks2_8, reverse16) */
 	movdqa %xmm10, 608(%rsp) /* spill p1_14 */
 	movdqa %xmm0, %xmm10 /* m_8 */
 	pclmulqdq $0x10, %xmm8, %xmm10 /* p0_16 = clmul(m_8, k0_8) */
@@ -10765,9 +11028,9 @@ SYM_FUNC_START(zuc_lanes_ssse3_aesni_mac_fold_wide)
 	pclmulqdq $0x1, %xmm4, %xmm0 /* p2_17 = clmul(m_8, k2_8) */
 	movdqu 144(%rsi), %xmm4 /* msg_10 = load() */
 	movdqa %xmm4, %xmm15 /* msg_10 */
-	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm15 /* msg_10_lo = and(msg_10, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm15 /* msg_10_lo = and(msg_10, nibble_mask) */
 	psrlw $4, %xmm4 /* msg_10_sh = shr(msg_10) */
-	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm4 /* msg_10_hi = and(msg_10_sh, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm4 /* msg_10_hi = and(msg_10_sh, nibble_mask) */
 	movdqa %xmm0, 672(%rsp) /* spill p2_17 */
 	movdqa %xmm2, %xmm0 /* tbl_lo */
 	pshufb %xmm15, %xmm0 /* m_9_l = lookup16(tbl_lo, msg_10_lo) */
@@ -10775,12 +11038,12 @@ SYM_FUNC_START(zuc_lanes_ssse3_aesni_mac_fold_wide)
 	pshufb %xmm4, %xmm15 /* m_9_h = lookup16(tbl_hi, msg_10_hi) */
 	pxor %xmm15, %xmm0 /* m_9 = xor(m_9_l, m_9_h) */
 	movdqu 144(%rdx), %xmm4 /* ks0_9 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm4 /* k0_9 = lookup16(ks0_9, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm4 /* k0_9 = lookup16(ks0_9, reverse16) */
 	movdqu 152(%rdx), %xmm15 /* ks1_9 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm15 /* k1_9 = lookup16(ks1_9, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm15 /* k1_9 = lookup16(ks1_9, reverse16) */
 	movdqa %xmm8, 688(%rsp) /* spill p2_16 */
 	movdqu 160(%rdx), %xmm8 /* ks2_9 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm8 /* k2_9 = lookup16(ks2_9, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm8 /* k2_9 = lookup16(ks2_9, reverse16) */
 	movdqa %xmm10, 704(%rsp) /* spill p1_16 */
 	movdqa %xmm0, %xmm10 /* m_9 */
 	pclmulqdq $0x10, %xmm4, %xmm10 /* p0_18 = clmul(m_9, k0_9) */
@@ -10798,9 +11061,9 @@ SYM_FUNC_START(zuc_lanes_ssse3_aesni_mac_fold_wide)
 	pclmulqdq $0x1, %xmm8, %xmm0 /* p2_19 = clmul(m_9, k2_9) */
 	movdqu 160(%rsi), %xmm8 /* msg_11 = load() */
 	movdqa %xmm8, %xmm15 /* msg_11 */
-	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm15 /* msg_11_lo = and(msg_11, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm15 /* msg_11_lo = and(msg_11, nibble_mask) */
 	psrlw $4, %xmm8 /* msg_11_sh = shr(msg_11) */
-	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm8 /* msg_11_hi = and(msg_11_sh, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm8 /* msg_11_hi = and(msg_11_sh, nibble_mask) */
 	movdqa %xmm0, 768(%rsp) /* spill p2_19 */
 	movdqa %xmm2, %xmm0 /* tbl_lo */
 	pshufb %xmm15, %xmm0 /* m_10_l = lookup16(tbl_lo, msg_11_lo) */
@@ -10808,12 +11071,12 @@ SYM_FUNC_START(zuc_lanes_ssse3_aesni_mac_fold_wide)
 	pshufb %xmm8, %xmm15 /* m_10_h = lookup16(tbl_hi, msg_11_hi) */
 	pxor %xmm15, %xmm0 /* m_10 = xor(m_10_l, m_10_h) */
 	movdqu 160(%rdx), %xmm8 /* ks0_10 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm8 /* k0_10 = lookup16(ks0_10, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm8 /* k0_10 = lookup16(ks0_10, reverse16) */
 	movdqu 168(%rdx), %xmm15 /* ks1_10 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm15 /* k1_10 = lookup16(ks1_10, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm15 /* k1_10 = lookup16(ks1_10, reverse16) */
 	movdqa %xmm4, 784(%rsp) /* spill p2_18 */
 	movdqu 176(%rdx), %xmm4 /* ks2_10 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm4 /* k2_10 = lookup16(ks2_10, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm4 /* k2_10 = lookup16(ks2_10, reverse16) */
 	movdqa %xmm10, 800(%rsp) /* spill p1_18 */
 	movdqa %xmm0, %xmm10 /* m_10 */
 	pclmulqdq $0x10, %xmm8, %xmm10 /* p0_20 = clmul(m_10, k0_10) */
@@ -10831,9 +11094,9 @@ SYM_FUNC_START(zuc_lanes_ssse3_aesni_mac_fold_wide)
 	pclmulqdq $0x1, %xmm4, %xmm0 /* p2_21 = clmul(m_10, k2_10) */
 	movdqu 176(%rsi), %xmm4 /* msg_12 = load() */
 	movdqa %xmm4, %xmm15 /* msg_12 */
-	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm15 /* msg_12_lo = and(msg_12, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm15 /* msg_12_lo = and(msg_12, nibble_mask) */
 	psrlw $4, %xmm4 /* msg_12_sh = shr(msg_12) */
-	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm4 /* msg_12_hi = and(msg_12_sh, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm4 /* msg_12_hi = and(msg_12_sh, nibble_mask) */
 	movdqa %xmm0, 864(%rsp) /* spill p2_21 */
 	movdqa %xmm2, %xmm0 /* tbl_lo */
 	pshufb %xmm15, %xmm0 /* m_11_l = lookup16(tbl_lo, msg_12_lo) */
@@ -10841,12 +11104,12 @@ SYM_FUNC_START(zuc_lanes_ssse3_aesni_mac_fold_wide)
 	pshufb %xmm4, %xmm15 /* m_11_h = lookup16(tbl_hi, msg_12_hi) */
 	pxor %xmm15, %xmm0 /* m_11 = xor(m_11_l, m_11_h) */
 	movdqu 176(%rdx), %xmm4 /* ks0_11 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm4 /* k0_11 = lookup16(ks0_11, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm4 /* k0_11 = lookup16(ks0_11, reverse16) */
 	movdqu 184(%rdx), %xmm15 /* ks1_11 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm15 /* k1_11 = lookup16(ks1_11, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm15 /* k1_11 = lookup16(ks1_11, reverse16) */
 	movdqa %xmm8, 880(%rsp) /* spill p2_20 */
 	movdqu 192(%rdx), %xmm8 /* ks2_11 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm8 /* k2_11 = lookup16(ks2_11, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm8 /* k2_11 = lookup16(ks2_11, reverse16) */
 	movdqa %xmm10, 896(%rsp) /* spill p1_20 */
 	movdqa %xmm0, %xmm10 /* m_11 */
 	pclmulqdq $0x10, %xmm4, %xmm10 /* p0_22 = clmul(m_11, k0_11) */
@@ -10864,9 +11127,9 @@ SYM_FUNC_START(zuc_lanes_ssse3_aesni_mac_fold_wide)
 	pclmulqdq $0x1, %xmm8, %xmm0 /* p2_23 = clmul(m_11, k2_11) */
 	movdqu 192(%rsi), %xmm8 /* msg_13 = load() */
 	movdqa %xmm8, %xmm15 /* msg_13 */
-	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm15 /* msg_13_lo = and(msg_13, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm15 /* msg_13_lo = and(msg_13, nibble_mask) */
 	psrlw $4, %xmm8 /* msg_13_sh = shr(msg_13) */
-	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm8 /* msg_13_hi = and(msg_13_sh, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm8 /* msg_13_hi = and(msg_13_sh, nibble_mask) */
 	movdqa %xmm0, 960(%rsp) /* spill p2_23 */
 	movdqa %xmm2, %xmm0 /* tbl_lo */
 	pshufb %xmm15, %xmm0 /* m_12_l = lookup16(tbl_lo, msg_13_lo) */
@@ -10874,12 +11137,12 @@ SYM_FUNC_START(zuc_lanes_ssse3_aesni_mac_fold_wide)
 	pshufb %xmm8, %xmm15 /* m_12_h = lookup16(tbl_hi, msg_13_hi) */
 	pxor %xmm15, %xmm0 /* m_12 = xor(m_12_l, m_12_h) */
 	movdqu 192(%rdx), %xmm8 /* ks0_12 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm8 /* k0_12 = lookup16(ks0_12, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm8 /* k0_12 = lookup16(ks0_12, reverse16) */
 	movdqu 200(%rdx), %xmm15 /* ks1_12 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm15 /* k1_12 = lookup16(ks1_12, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm15 /* k1_12 = lookup16(ks1_12, reverse16) */
 	movdqa %xmm4, 976(%rsp) /* spill p2_22 */
 	movdqu 208(%rdx), %xmm4 /* ks2_12 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm4 /* k2_12 = lookup16(ks2_12, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm4 /* k2_12 = lookup16(ks2_12, reverse16) */
 	movdqa %xmm10, 992(%rsp) /* spill p1_22 */
 	movdqa %xmm0, %xmm10 /* m_12 */
 	pclmulqdq $0x10, %xmm8, %xmm10 /* p0_24 = clmul(m_12, k0_12) */
@@ -10897,9 +11160,9 @@ SYM_FUNC_START(zuc_lanes_ssse3_aesni_mac_fold_wide)
 	pclmulqdq $0x1, %xmm4, %xmm0 /* p2_25 = clmul(m_12, k2_12) */
 	movdqu 208(%rsi), %xmm4 /* msg_14 = load() */
 	movdqa %xmm4, %xmm15 /* msg_14 */
-	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm15 /* msg_14_lo = and(msg_14, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm15 /* msg_14_lo = and(msg_14, nibble_mask) */
 	psrlw $4, %xmm4 /* msg_14_sh = shr(msg_14) */
-	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm4 /* msg_14_hi = and(msg_14_sh, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm4 /* msg_14_hi = and(msg_14_sh, nibble_mask) */
 	movdqa %xmm0, 1056(%rsp) /* spill p2_25 */
 	movdqa %xmm2, %xmm0 /* tbl_lo */
 	pshufb %xmm15, %xmm0 /* m_13_l = lookup16(tbl_lo, msg_14_lo) */
@@ -10907,12 +11170,12 @@ SYM_FUNC_START(zuc_lanes_ssse3_aesni_mac_fold_wide)
 	pshufb %xmm4, %xmm15 /* m_13_h = lookup16(tbl_hi, msg_14_hi) */
 	pxor %xmm15, %xmm0 /* m_13 = xor(m_13_l, m_13_h) */
 	movdqu 208(%rdx), %xmm4 /* ks0_13 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm4 /* k0_13 = lookup16(ks0_13, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm4 /* k0_13 = lookup16(ks0_13, reverse16) */
 	movdqu 216(%rdx), %xmm15 /* ks1_13 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm15 /* k1_13 = lookup16(ks1_13, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm15 /* k1_13 = lookup16(ks1_13, reverse16) */
 	movdqa %xmm8, 1072(%rsp) /* spill p2_24 */
 	movdqu 224(%rdx), %xmm8 /* ks2_13 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm8 /* k2_13 = lookup16(ks2_13, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm8 /* k2_13 = lookup16(ks2_13, reverse16) */
 	movdqa %xmm10, 1088(%rsp) /* spill p1_24 */
 	movdqa %xmm0, %xmm10 /* m_13 */
 	pclmulqdq $0x10, %xmm4, %xmm10 /* p0_26 = clmul(m_13, k0_13) */
@@ -10930,9 +11193,9 @@ SYM_FUNC_START(zuc_lanes_ssse3_aesni_mac_fold_wide)
 	pclmulqdq $0x1, %xmm8, %xmm0 /* p2_27 = clmul(m_13, k2_13) */
 	movdqu 224(%rsi), %xmm8 /* msg_15 = load() */
 	movdqa %xmm8, %xmm15 /* msg_15 */
-	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm15 /* msg_15_lo = and(msg_15, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm15 /* msg_15_lo = and(msg_15, nibble_mask) */
 	psrlw $4, %xmm8 /* msg_15_sh = shr(msg_15) */
-	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm8 /* msg_15_hi = and(msg_15_sh, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm8 /* msg_15_hi = and(msg_15_sh, nibble_mask) */
 	movdqa %xmm0, 1152(%rsp) /* spill p2_27 */
 	movdqa %xmm2, %xmm0 /* tbl_lo */
 	pshufb %xmm15, %xmm0 /* m_14_l = lookup16(tbl_lo, msg_15_lo) */
@@ -10940,12 +11203,12 @@ SYM_FUNC_START(zuc_lanes_ssse3_aesni_mac_fold_wide)
 	pshufb %xmm8, %xmm15 /* m_14_h = lookup16(tbl_hi, msg_15_hi) */
 	pxor %xmm15, %xmm0 /* m_14 = xor(m_14_l, m_14_h) */
 	movdqu 224(%rdx), %xmm8 /* ks0_14 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm8 /* k0_14 = lookup16(ks0_14, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm8 /* k0_14 = lookup16(ks0_14, reverse16) */
 	movdqu 232(%rdx), %xmm15 /* ks1_14 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm15 /* k1_14 = lookup16(ks1_14, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm15 /* k1_14 = lookup16(ks1_14, reverse16) */
 	movdqa %xmm4, 1168(%rsp) /* spill p2_26 */
 	movdqu 240(%rdx), %xmm4 /* ks2_14 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm4 /* k2_14 = lookup16(ks2_14, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm4 /* k2_14 = lookup16(ks2_14, reverse16) */
 	movdqa %xmm10, 1184(%rsp) /* spill p1_26 */
 	movdqa %xmm0, %xmm10 /* m_14 */
 	pclmulqdq $0x10, %xmm8, %xmm10 /* p0_28 = clmul(m_14, k0_14) */
@@ -10963,18 +11226,18 @@ SYM_FUNC_START(zuc_lanes_ssse3_aesni_mac_fold_wide)
 	pclmulqdq $0x1, %xmm4, %xmm0 /* p2_29 = clmul(m_14, k2_14) */
 	movdqu 240(%rsi), %xmm4 /* msg_16 = load() */
 	movdqa %xmm4, %xmm15 /* msg_16 */
-	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm15 /* msg_16_lo = and(msg_16, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm15 /* msg_16_lo = and(msg_16, nibble_mask) */
 	psrlw $4, %xmm4 /* msg_16_sh = shr(msg_16) */
-	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm4 /* msg_16_hi = and(msg_16_sh, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm4 /* msg_16_hi = and(msg_16_sh, nibble_mask) */
 	pshufb %xmm15, %xmm2 /* m_15_l = lookup16(tbl_lo, msg_16_lo) */
 	pshufb %xmm4, %xmm1 /* m_15_h = lookup16(tbl_hi, msg_16_hi) */
 	pxor %xmm1, %xmm2 /* m_15 = xor(m_15_l, m_15_h) */
 	movdqu 240(%rdx), %xmm1 /* ks0_15 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm1 /* k0_15 = lookup16(ks0_15, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm1 /* k0_15 = lookup16(ks0_15, reverse16) */
 	movdqu 248(%rdx), %xmm4 /* ks1_15 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm4 /* k1_15 = lookup16(ks1_15, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm4 /* k1_15 = lookup16(ks1_15, reverse16) */
 	movdqu 256(%rdx), %xmm15 /* ks2_15 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm15 /* k2_15 = lookup16(ks2_15, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm15 /* k2_15 = lookup16(ks2_15, reverse16) */
 	movdqa %xmm0, 1248(%rsp) /* spill p2_29 */
 	movdqa %xmm2, %xmm0 /* m_15 */
 	pclmulqdq $0x10, %xmm1, %xmm0 /* p0_30 = clmul(m_15, k0_15) */
@@ -11445,29 +11708,101 @@ SYM_FUNC_END(zuc_lanes_ssse3_aesni_mac_fold_wide)
 .Lzuc_lanes_ssse3_aesni_2_bswap32:
 	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
 
+/* high16: high 16 bits of every 32-bit word */
+	.section .rodata.cst16.zuc_lanes_ssse3_aesni_3_high16, "aM", @progbits, 16
+	.balign 16
+.Lzuc_lanes_ssse3_aesni_3_high16:
+	.byte 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff
+
+/* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
+	.section .rodata.cst16.zuc_lanes_ssse3_aesni_3_rotl24, "aM", @progbits, 16
+	.balign 16
+.Lzuc_lanes_ssse3_aesni_3_rotl24:
+	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+
+/* rotl8: rotate each 32-bit word left by 8 (byte shuffle) */
+	.section .rodata.cst16.zuc_lanes_ssse3_aesni_3_rotl8, "aM", @progbits, 16
+	.balign 16
+.Lzuc_lanes_ssse3_aesni_3_rotl8:
+	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
+
+/* rotl16: rotate each 32-bit word left by 16 (byte shuffle) */
+	.section .rodata.cst16.zuc_lanes_ssse3_aesni_3_rotl16, "aM", @progbits, 16
+	.balign 16
+.Lzuc_lanes_ssse3_aesni_3_rotl16:
+	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+
+/* odd_bytes: bytes 1 and 3 of every word (the S0 bytes) */
+	.section .rodata.cst16.zuc_lanes_ssse3_aesni_3_odd_bytes, "aM", @progbits, 16
+	.balign 16
+.Lzuc_lanes_ssse3_aesni_3_odd_bytes:
+	.byte 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff
+
 /* nibble_mask: low nibble of every byte */
 	.section .rodata.cst16.zuc_lanes_ssse3_aesni_3_nibble_mask, "aM", @progbits, 16
 	.balign 16
 .Lzuc_lanes_ssse3_aesni_3_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
-/* tbl_lo: bit i of every byte to bit 7 - i (gen/linalg/bits.py bit_reversal): low-nibble table (constant folded in) */
+/* s0_p1: S0 Feistel round 1: P1 (gen/specs/zuc.py) */
+	.section .rodata.cst16.zuc_lanes_ssse3_aesni_3_s0_p1, "aM", @progbits, 16
+	.balign 16
+.Lzuc_lanes_ssse3_aesni_3_s0_p1:
+	.byte 0x09, 0x0f, 0x00, 0x0e, 0x0f, 0x0f, 0x02, 0x0a, 0x00, 0x04, 0x00, 0x0c, 0x07, 0x05, 0x03, 0x09
+
+/* s0_p2: S0 Feistel round 2: P2 */
+	.section .rodata.cst16.zuc_lanes_ssse3_aesni_3_s0_p2, "aM", @progbits, 16
+	.balign 16
+.Lzuc_lanes_ssse3_aesni_3_s0_p2:
+	.byte 0x08, 0x0d, 0x06, 0x05, 0x07, 0x00, 0x0c, 0x04, 0x0b, 0x01, 0x0e, 0x0a, 0x0f, 0x03, 0x09, 0x02
+
+/* s0_p3_rot: S0 round 3 with the final rotation folded in: rotl8(v, 5) ^ (P3[v] << 1) */
+	.section .rodata.cst16.zuc_lanes_ssse3_aesni_3_s0_p3_rot, "aM", @progbits, 16
+	.balign 16
+.Lzuc_lanes_ssse3_aesni_3_s0_p3_rot:
+	.byte 0x04, 0x2c, 0x54, 0x6c, 0x80, 0xba, 0xd4, 0xfe, 0x07, 0x27, 0x5b, 0x6b, 0x81, 0xb3, 0xd9, 0xfb
+
+/* tbl_lo: S1 inner map K (isomorphism #0: ZUC field to AES field): low-nibble table (constant folded in) */
 	.section .rodata.cst16.zuc_lanes_ssse3_aesni_3_tbl_lo, "aM", @progbits, 16
 	.balign 16
 .Lzuc_lanes_ssse3_aesni_3_tbl_lo:
-	.byte 0x00, 0x80, 0x40, 0xc0, 0x20, 0xa0, 0x60, 0xe0, 0x10, 0x90, 0x50, 0xd0, 0x30, 0xb0, 0x70, 0xf0
+	.byte 0x00, 0x01, 0x32, 0x33, 0x73, 0x72, 0x41, 0x40, 0x75, 0x74, 0x47, 0x46, 0x06, 0x07, 0x34, 0x35
 
-/* tbl_hi: bit i of every byte to bit 7 - i (gen/linalg/bits.py bit_reversal): high-nibble table */
+/* tbl_hi: S1 inner map K (isomorphism #0: ZUC field to AES field): high-nibble table */
 	.section .rodata.cst16.zuc_lanes_ssse3_aesni_3_tbl_hi, "aM", @progbits, 16
 	.balign 16
 .Lzuc_lanes_ssse3_aesni_3_tbl_hi:
-	.byte 0x00, 0x08, 0x04, 0x0c, 0x02, 0x0a, 0x06, 0x0e, 0x01, 0x09, 0x05, 0x0d, 0x03, 0x0b, 0x07, 0x0f
+	.byte 0x00, 0xd9, 0xe8, 0x31, 0xcd, 0x14, 0x25, 0xfc, 0x2d, 0xf4, 0xc5, 0x1c, 0xe0, 0x39, 0x08, 0xd1
 
-/* reverse16: byte i <- byte 15 - i: 16 keystream bytes to (K1, K0) */
-	.section .rodata.cst16.zuc_lanes_ssse3_aesni_3_reverse16, "aM", @progbits, 16
+/* inv_shift_rows: inverse ShiftRows (AESENCLAST's ShiftRows undone) */
+	.section .rodata.cst16.zuc_lanes_ssse3_aesni_3_inv_shift_rows, "aM", @progbits, 16
 	.balign 16
-.Lzuc_lanes_ssse3_aesni_3_reverse16:
-	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
+.Lzuc_lanes_ssse3_aesni_3_inv_shift_rows:
+	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
+
+/* aes_cancel_key: AESENCLAST key = SubBytes constant 0x63: cancels it */
+	.section .rodata.cst16.zuc_lanes_ssse3_aesni_3_aes_cancel_key, "aM", @progbits, 16
+	.balign 16
+.Lzuc_lanes_ssse3_aesni_3_aes_cancel_key:
+	.byte 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63
+
+/* tbl_lo_1: S1 outer map M·K^-1, constant 0x55, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
+	.section .rodata.cst16.zuc_lanes_ssse3_aesni_3_tbl_lo_1, "aM", @progbits, 16
+	.balign 16
+.Lzuc_lanes_ssse3_aesni_3_tbl_lo_1:
+	.byte 0x55, 0x1a, 0xc5, 0x8a, 0x1e, 0x51, 0x8e, 0xc1, 0x62, 0x2d, 0xf2, 0xbd, 0x29, 0x66, 0xb9, 0xf6
+
+/* tbl_hi_1: S1 outer map M·K^-1, constant 0x55, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
+	.section .rodata.cst16.zuc_lanes_ssse3_aesni_3_tbl_hi_1, "aM", @progbits, 16
+	.balign 16
+.Lzuc_lanes_ssse3_aesni_3_tbl_hi_1:
+	.byte 0x00, 0x34, 0x42, 0x76, 0x36, 0x02, 0x74, 0x40, 0x66, 0x52, 0x24, 0x10, 0x50, 0x64, 0x12, 0x26
+
+/* modulus: 2^31 - 1 in every word */
+	.section .rodata.cst16.zuc_lanes_ssse3_aesni_3_modulus, "aM", @progbits, 16
+	.balign 16
+.Lzuc_lanes_ssse3_aesni_3_modulus:
+	.byte 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f
 
 /* nibble_mask: low nibble of every byte */
 	.section .rodata.cst16.zuc_lanes_ssse3_aesni_4_nibble_mask, "aM", @progbits, 16
@@ -11491,4 +11826,28 @@ SYM_FUNC_END(zuc_lanes_ssse3_aesni_mac_fold_wide)
 	.section .rodata.cst16.zuc_lanes_ssse3_aesni_4_reverse16, "aM", @progbits, 16
 	.balign 16
 .Lzuc_lanes_ssse3_aesni_4_reverse16:
+	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
+
+/* nibble_mask: low nibble of every byte */
+	.section .rodata.cst16.zuc_lanes_ssse3_aesni_5_nibble_mask, "aM", @progbits, 16
+	.balign 16
+.Lzuc_lanes_ssse3_aesni_5_nibble_mask:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* tbl_lo: bit i of every byte to bit 7 - i (gen/linalg/bits.py bit_reversal): low-nibble table (constant folded in) */
+	.section .rodata.cst16.zuc_lanes_ssse3_aesni_5_tbl_lo, "aM", @progbits, 16
+	.balign 16
+.Lzuc_lanes_ssse3_aesni_5_tbl_lo:
+	.byte 0x00, 0x80, 0x40, 0xc0, 0x20, 0xa0, 0x60, 0xe0, 0x10, 0x90, 0x50, 0xd0, 0x30, 0xb0, 0x70, 0xf0
+
+/* tbl_hi: bit i of every byte to bit 7 - i (gen/linalg/bits.py bit_reversal): high-nibble table */
+	.section .rodata.cst16.zuc_lanes_ssse3_aesni_5_tbl_hi, "aM", @progbits, 16
+	.balign 16
+.Lzuc_lanes_ssse3_aesni_5_tbl_hi:
+	.byte 0x00, 0x08, 0x04, 0x0c, 0x02, 0x0a, 0x06, 0x0e, 0x01, 0x09, 0x05, 0x0d, 0x03, 0x0b, 0x07, 0x0f
+
+/* reverse16: byte i <- byte 15 - i: 16 keystream bytes to (K1, K0) */
+	.section .rodata.cst16.zuc_lanes_ssse3_aesni_5_reverse16, "aM", @progbits, 16
+	.balign 16
+.Lzuc_lanes_ssse3_aesni_5_reverse16:
 	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00

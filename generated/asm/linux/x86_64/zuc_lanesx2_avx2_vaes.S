@@ -13479,6 +13479,418 @@ SYM_FUNC_START(zuc_lanesx2_avx2_vaes_keystream_xor)
 	RET
 SYM_FUNC_END(zuc_lanesx2_avx2_vaes_keystream_xor)
 
+/* zuc_lanesx2_avx2_vaes_keystream_word: zuc_word256, 2 arguments
+ *   %rdi: state
+ *   %rsi: out
+ *   ymm0-15: vectors, as allocated (16 used)
+ *   frame: 1088 bytes (34 spill slots of 32 bytes)
+ */
+	.p2align 5
+SYM_FUNC_START(zuc_lanesx2_avx2_vaes_keystream_word)
+	push %rbp
+	mov %rsp, %rbp
+	and $-64, %rsp
+	sub $1088, %rsp
+
+	/* Load the state of 16 lanes: one register per word. */
+	vmovdqu (%rdi), %ymm0 /* g0s0 = load() */
+	vmovdqu 64(%rdi), %ymm1 /* g0s1 = load() */
+	vmovdqu 128(%rdi), %ymm2 /* g0s2 = load() */
+	vmovdqu 192(%rdi), %ymm3 /* g0s3 = load() */
+	vmovdqu 256(%rdi), %ymm4 /* g0s4 = load() */
+	vmovdqu 320(%rdi), %ymm5 /* g0s5 = load() */
+	vmovdqu 384(%rdi), %ymm6 /* g0s6 = load() */
+	vmovdqu 448(%rdi), %ymm7 /* g0s7 = load() */
+	vmovdqu 512(%rdi), %ymm8 /* g0s8 = load() */
+	vmovdqu 576(%rdi), %ymm9 /* g0s9 = load() */
+	vmovdqu 640(%rdi), %ymm10 /* g0s10 = load() */
+	vmovdqu 704(%rdi), %ymm11 /* g0s11 = load() */
+	vmovdqu 768(%rdi), %ymm12 /* g0s12 = load() */
+	vmovdqu 832(%rdi), %ymm13 /* g0s13 = load() */
+	vmovdqu 896(%rdi), %ymm14 /* g0s14 = load() */
+	vmovdqu 960(%rdi), %ymm15 /* g0s15 = load() */
+	vmovdqa %ymm12, 0(%rsp) /* spill g0s12 */
+	vmovdqu 1024(%rdi), %ymm12 /* g0r1 = load() */
+	vmovdqa %ymm8, 32(%rsp) /* spill g0s8 */
+	vmovdqu 1088(%rdi), %ymm8 /* g0r2 = load() */
+	vmovdqa %ymm6, 64(%rsp) /* spill g0s6 */
+	vmovdqu 32(%rdi), %ymm6 /* g1s0 = load() */
+	vmovdqa %ymm3, 96(%rsp) /* spill g0s3 */
+	vmovdqu 96(%rdi), %ymm3 /* g1s1 = load() */
+	vmovdqa %ymm3, 128(%rsp) /* spill g1s1 */
+	vmovdqu 160(%rdi), %ymm3 /* g1s2 = load() */
+	vmovdqa %ymm1, 160(%rsp) /* spill g0s1 */
+	vmovdqu 224(%rdi), %ymm1 /* g1s3 = load() */
+	vmovdqa %ymm1, 192(%rsp) /* spill g1s3 */
+	vmovdqu 288(%rdi), %ymm1 /* g1s4 = load() */
+	vmovdqa %ymm1, 224(%rsp) /* spill g1s4 */
+	vmovdqu 352(%rdi), %ymm1 /* g1s5 = load() */
+	vmovdqa %ymm3, 256(%rsp) /* spill g1s2 */
+	vmovdqu 416(%rdi), %ymm3 /* g1s6 = load() */
+	vmovdqa %ymm3, 288(%rsp) /* spill g1s6 */
+	vmovdqu 480(%rdi), %ymm3 /* g1s7 = load() */
+	vmovdqa %ymm6, 320(%rsp) /* spill g1s0 */
+	vmovdqu 544(%rdi), %ymm6 /* g1s8 = load() */
+	vmovdqa %ymm6, 352(%rsp) /* spill g1s8 */
+	vmovdqu 608(%rdi), %ymm6 /* g1s9 = load() */
+	vmovdqa %ymm3, 384(%rsp) /* spill g1s7 */
+	vmovdqu 672(%rdi), %ymm3 /* g1s10 = load() */
+	vmovdqa %ymm3, 416(%rsp) /* spill g1s10 */
+	vmovdqu 736(%rdi), %ymm3 /* g1s11 = load() */
+	vmovdqa %ymm1, 448(%rsp) /* spill g1s5 */
+	vmovdqu 800(%rdi), %ymm1 /* g1s12 = load() */
+	vmovdqa %ymm1, 480(%rsp) /* spill g1s12 */
+	vmovdqu 864(%rdi), %ymm1 /* g1s13 = load() */
+	vmovdqa %ymm1, 512(%rsp) /* spill g1s13 */
+	vmovdqu 928(%rdi), %ymm1 /* g1s14 = load() */
+	vmovdqa %ymm3, 544(%rsp) /* spill g1s11 */
+	vmovdqu 992(%rdi), %ymm3 /* g1s15 = load() */
+	vmovdqa %ymm6, 576(%rsp) /* spill g1s9 */
+	vmovdqu 1056(%rdi), %ymm6 /* g1r1 = load() */
+	vmovdqa %ymm6, 608(%rsp) /* spill g1r1 */
+	vmovdqu 1120(%rdi), %ymm6 /* g1r2 = load() */
+
+	/* Round 0, lanes 0..7: BR, F (Z out), LFSR feedback. */
+	vmovdqa %ymm6, 640(%rsp) /* spill g1r2 */
+	vpaddd %ymm15, %ymm15, %ymm6 /* dbl = add(g0s15, g0s15) */
+	vmovdqa %ymm1, 672(%rsp) /* spill g1s14 */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_3_high16(%rip), %ymm1 /* high16 = const() */
+	vmovdqa %ymm14, 704(%rsp) /* spill g0s14 */
+	vpblendvb %ymm1, %ymm6, %ymm14, %ymm14 /* x0 = blendv(g0s14, dbl, high16) */
+	vmovdqa %ymm9, 736(%rsp) /* spill g0s9 */
+	vpaddd %ymm9, %ymm9, %ymm9 /* dbl_1 = add(g0s9, g0s9) */
+	vmovdqa %ymm11, 768(%rsp) /* spill g0s11 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_3_rotl16(%rip), %ymm11, %ymm11 /* g0s11_sw = lookup16(g0s11, rotl16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_3_rotl16(%rip), %ymm9, %ymm9 /* dbl_1_sw = lookup16(dbl_1, rotl16) */
+	vpblendvb %ymm1, %ymm11, %ymm9, %ymm9 /* x1 = blendv(dbl_1_sw, g0s11_sw, high16) */
+	vpaddd %ymm5, %ymm5, %ymm11 /* dbl_2 = add(g0s5, g0s5) */
+	vmovdqa %ymm7, 800(%rsp) /* spill g0s7 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_3_rotl16(%rip), %ymm7, %ymm7 /* g0s7_sw = lookup16(g0s7, rotl16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_3_rotl16(%rip), %ymm11, %ymm11 /* dbl_2_sw = lookup16(dbl_2, rotl16) */
+	vpblendvb %ymm1, %ymm7, %ymm11, %ymm7 /* x2 = blendv(dbl_2_sw, g0s7_sw, high16) */
+	vpxor %ymm12, %ymm14, %ymm11 /* x0r1 = xor(x0, g0r1) */
+	vpaddd %ymm8, %ymm11, %ymm11 /* w = add(x0r1, g0r2) */
+	vpaddd %ymm0, %ymm0, %ymm14 /* dbl_3 = add(g0s0, g0s0) */
+	vmovdqa %ymm5, 832(%rsp) /* spill g0s5 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_3_rotl16(%rip), %ymm2, %ymm5 /* g0s2_sw = lookup16(g0s2, rotl16) */
+	vmovdqa %ymm2, 864(%rsp) /* spill g0s2 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_3_rotl16(%rip), %ymm14, %ymm2 /* dbl_3_sw = lookup16(dbl_3, rotl16) */
+	vpblendvb %ymm1, %ymm5, %ymm2, %ymm2 /* x3 = blendv(dbl_3_sw, g0s2_sw, high16) */
+	vpxor %ymm2, %ymm11, %ymm2 /* z = xor(w, x3) */
+	vpaddd %ymm9, %ymm12, %ymm5 /* w1 = add(g0r1, x1) */
+	vpxor %ymm7, %ymm8, %ymm7 /* w2 = xor(g0r2, x2) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_3_rotl16(%rip), %ymm5, %ymm8 /* w1_sw = lookup16(w1, rotl16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_3_rotl16(%rip), %ymm7, %ymm9 /* w2_sw = lookup16(w2, rotl16) */
+	vpblendvb %ymm1, %ymm8, %ymm9, %ymm11 /* l1in = blendv(w2_sw, w1_sw, high16) */
+	vpblendvb %ymm1, %ymm7, %ymm5, %ymm12 /* l1in16 = blendv(w1, w2, high16) */
+	vmovdqa %ymm2, 896(%rsp) /* spill z */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_3_rotl24(%rip), %ymm11, %ymm2 /* ur24 = lookup16(l1in, rotl24) */
+	vmovdqa %ymm3, 928(%rsp) /* spill g1s15 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_3_rotl8(%rip), %ymm11, %ymm3 /* ur8 = lookup16(l1in, rotl8) */
+	vpxor %ymm3, %ymm11, %ymm3 /* ug_acc = xor(l1in, ur8) */
+	vpxor %ymm12, %ymm3, %ymm3 /* ug = xor(ug_acc, l1in16) */
+	vpslld $2, %ymm3, %ymm12 /* ur2_l = shl(ug) */
+	vpsrld $30, %ymm3, %ymm3 /* ur2_r = shr(ug) */
+	vpor %ymm3, %ymm12, %ymm3 /* ur2 = or(ur2_l, ur2_r) */
+	vpxor %ymm2, %ymm11, %ymm2 /* u_acc = xor(l1in, ur24) */
+	vpxor %ymm3, %ymm2, %ymm2 /* u = xor(u_acc, ur2) */
+	vpblendvb %ymm1, %ymm9, %ymm8, %ymm3 /* l2in = blendv(w1_sw, w2_sw, high16) */
+	vpblendvb %ymm1, %ymm5, %ymm7, %ymm5 /* l2in16 = blendv(w2, w1, high16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_3_rotl8(%rip), %ymm3, %ymm7 /* v8r8 = lookup16(l2in, rotl8) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_3_rotl24(%rip), %ymm3, %ymm8 /* v8r24 = lookup16(l2in, rotl24) */
+	vpxor %ymm5, %ymm3, %ymm3 /* v8g_acc = xor(l2in, l2in16) */
+	vpxor %ymm8, %ymm3, %ymm3 /* v8g = xor(v8g_acc, v8r24) */
+	vpslld $6, %ymm3, %ymm8 /* v8r6_l = shl(v8g) */
+	vpsrld $26, %ymm3, %ymm3 /* v8r6_r = shr(v8g) */
+	vpor %ymm3, %ymm8, %ymm3 /* v8r6 = or(v8r6_l, v8r6_r) */
+	vpxor %ymm5, %ymm7, %ymm5 /* v8_acc = xor(v8r8, l2in16) */
+	vpxor %ymm3, %ymm5, %ymm3 /* v8 = xor(v8_acc, v8r6) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_3_odd_bytes(%rip), %ymm5 /* odd_bytes = const() */
+	vpblendvb %ymm5, %ymm2, %ymm3, %ymm7 /* sb_in_x = blendv(v8, u, odd_bytes) */
+	vpblendvb %ymm5, %ymm3, %ymm2, %ymm2 /* sb_in_y = blendv(u, v8, odd_bytes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_3_nibble_mask(%rip), %ymm7, %ymm3 /* sb_s0_xl = and(sb_in_x, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* sb_s0_xs = shr(sb_in_x) */
+	vpand .Lzuc_lanesx2_avx2_vaes_3_nibble_mask(%rip), %ymm7, %ymm7 /* sb_s0_xh = and(sb_s0_xs, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_3_s0_p1(%rip), %ymm8 /* s0_p1 = const() */
+	vpshufb %ymm3, %ymm8, %ymm9 /* sb_s0_p1 = lookup16(s0_p1, sb_s0_xl) */
+	vpxor %ymm7, %ymm9, %ymm7 /* sb_s0_t = xor(sb_s0_p1, sb_s0_xh) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_3_s0_p2(%rip), %ymm9 /* s0_p2 = const() */
+	vpshufb %ymm7, %ymm9, %ymm11 /* sb_s0_p2 = lookup16(s0_p2, sb_s0_t) */
+	vpxor %ymm3, %ymm11, %ymm3 /* sb_s0_ol = xor(sb_s0_p2, sb_s0_xl) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_3_s0_p3_rot(%rip), %ymm11 /* s0_p3_rot = const() */
+	vpshufb %ymm3, %ymm11, %ymm3 /* sb_s0_p3 = lookup16(s0_p3_rot, sb_s0_ol) */
+	vpaddb %ymm7, %ymm7, %ymm7 /* sb_s0_t2 = add(sb_s0_t, sb_s0_t) */
+	vpxor %ymm7, %ymm3, %ymm3 /* sb_s0 = xor(sb_s0_p3, sb_s0_t2) */
+	vpand .Lzuc_lanesx2_avx2_vaes_3_nibble_mask(%rip), %ymm2, %ymm7 /* sb_in_y_lo = and(sb_in_y, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* sb_in_y_sh = shr(sb_in_y) */
+	vpand .Lzuc_lanesx2_avx2_vaes_3_nibble_mask(%rip), %ymm2, %ymm2 /* sb_in_y_hi = and(sb_in_y_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_3_tbl_lo(%rip), %ymm12 /* tbl_lo = const() */
+	vpshufb %ymm7, %ymm12, %ymm7 /* sb_s1_k_l = lookup16(tbl_lo, sb_in_y_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_3_tbl_hi(%rip), %ymm12 /* tbl_hi = const() */
+	vpshufb %ymm2, %ymm12, %ymm2 /* sb_s1_k_h = lookup16(tbl_hi, sb_in_y_hi) */
+	vpxor %ymm2, %ymm7, %ymm2 /* sb_s1_k = xor(sb_s1_k_l, sb_s1_k_h) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_3_inv_shift_rows(%rip), %ymm2, %ymm2 /* sb_s1_sr = lookup16(sb_s1_k, inv_shift_rows) */
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_3_aes_cancel_key(%rip), %ymm2, %ymm2 /* sb_s1_aes = aesenclast(sb_s1_sr, aes_cancel_key) */
+	vpand .Lzuc_lanesx2_avx2_vaes_3_nibble_mask(%rip), %ymm2, %ymm7 /* sb_s1_aes_lo = and(sb_s1_aes, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* sb_s1_aes_sh = shr(sb_s1_aes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_3_nibble_mask(%rip), %ymm2, %ymm2 /* sb_s1_aes_hi = and(sb_s1_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_3_tbl_lo_1(%rip), %ymm12 /* tbl_lo_1 = const() */
+	vpshufb %ymm7, %ymm12, %ymm7 /* sb_s1_l = lookup16(tbl_lo_1, sb_s1_aes_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_3_tbl_hi_1(%rip), %ymm12 /* tbl_hi_1 = const() */
+	vpshufb %ymm2, %ymm12, %ymm2 /* sb_s1_h = lookup16(tbl_hi_1, sb_s1_aes_hi) */
+	vpxor %ymm2, %ymm7, %ymm2 /* sb_s1 = xor(sb_s1_l, sb_s1_h) */
+	vpblendvb %ymm5, %ymm3, %ymm2, %ymm7 /* sb_out_x = blendv(sb_s1, sb_s0, odd_bytes) */
+	vpblendvb %ymm5, %ymm2, %ymm3, %ymm2 /* sb_out_y = blendv(sb_s0, sb_s1, odd_bytes) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_3_rotl24(%rip), %ymm2, %ymm2 /* r2 = lookup16(sb_out_y, rotl24) */
+	vpslld $8, %ymm0, %ymm3 /* s0k_o_l = shl(g0s0) */
+	vpsrld $24, %ymm14, %ymm14 /* s0k_o_r = shr(dbl_3) */
+	vpor %ymm14, %ymm3, %ymm3 /* s0k_o = or(s0k_o_l, s0k_o_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_3_modulus(%rip), %ymm3, %ymm3 /* s0k = and(s0k_o, modulus) */
+	vpaddd %ymm4, %ymm4, %ymm14 /* dbl_5 = add(g0s4, g0s4) */
+	vpslld $20, %ymm4, %ymm12 /* s4k_o_l = shl(g0s4) */
+	vpsrld $12, %ymm14, %ymm14 /* s4k_o_r = shr(dbl_5) */
+	vpor %ymm14, %ymm12, %ymm12 /* s4k_o = or(s4k_o_l, s4k_o_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_3_modulus(%rip), %ymm12, %ymm12 /* s4k = and(s4k_o, modulus) */
+	vpaddd %ymm10, %ymm10, %ymm14 /* dbl_6 = add(g0s10, g0s10) */
+	vpslld $21, %ymm10, %ymm11 /* s10k_o_l = shl(g0s10) */
+	vpsrld $11, %ymm14, %ymm14 /* s10k_o_r = shr(dbl_6) */
+	vpor %ymm14, %ymm11, %ymm11 /* s10k_o = or(s10k_o_l, s10k_o_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_3_modulus(%rip), %ymm11, %ymm11 /* s10k = and(s10k_o, modulus) */
+	vpaddd %ymm13, %ymm13, %ymm14 /* dbl_7 = add(g0s13, g0s13) */
+	vmovdqa %ymm2, 960(%rsp) /* spill r2 */
+	vpslld $17, %ymm13, %ymm2 /* s13k_o_l = shl(g0s13) */
+	vpsrld $15, %ymm14, %ymm14 /* s13k_o_r = shr(dbl_7) */
+	vpor %ymm14, %ymm2, %ymm2 /* s13k_o = or(s13k_o_l, s13k_o_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_3_modulus(%rip), %ymm2, %ymm2 /* s13k = and(s13k_o, modulus) */
+	vpslld $15, %ymm15, %ymm14 /* s15k_o_l = shl(g0s15) */
+	vpsrld $17, %ymm6, %ymm6 /* s15k_o_r = shr(dbl) */
+	vpor %ymm6, %ymm14, %ymm6 /* s15k_o = or(s15k_o_l, s15k_o_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_3_modulus(%rip), %ymm6, %ymm6 /* s15k = and(s15k_o, modulus) */
+	vpaddd %ymm12, %ymm3, %ymm3 /* fb0_s = add(s0k, s4k) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_3_minus_modulus(%rip), %ymm3, %ymm12 /* fb0_p = add(fb0_s, minus_modulus) */
+	vpminud %ymm12, %ymm3, %ymm3 /* fb0 = minu(fb0_s, fb0_p) */
+	vpaddd %ymm2, %ymm11, %ymm2 /* fb0_s_1 = add(s10k, s13k) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_3_minus_modulus(%rip), %ymm2, %ymm11 /* fb0_p_1 = add(fb0_s_1, minus_modulus) */
+	vpminud %ymm11, %ymm2, %ymm2 /* fb0_1 = minu(fb0_s_1, fb0_p_1) */
+	vpaddd %ymm2, %ymm3, %ymm2 /* fb1_s = add(fb0, fb0_1) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_3_minus_modulus(%rip), %ymm2, %ymm3 /* fb1_p = add(fb1_s, minus_modulus) */
+	vpminud %ymm3, %ymm2, %ymm2 /* fb1 = minu(fb1_s, fb1_p) */
+	vpaddd %ymm6, %ymm2, %ymm2 /* fb2_s = add(fb1, s15k) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_3_minus_modulus(%rip), %ymm2, %ymm3 /* fb2_p = add(fb2_s, minus_modulus) */
+	vpminud %ymm3, %ymm2, %ymm2 /* fb2 = minu(fb2_s, fb2_p) */
+	vpaddd %ymm0, %ymm2, %ymm0 /* fb_s = add(fb2, g0s0) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_3_minus_modulus(%rip), %ymm0, %ymm2 /* fb_p = add(fb_s, minus_modulus) */
+	vpmaxsd %ymm2, %ymm0, %ymm0 /* fb = maxs(fb_s, fb_p) */
+
+	/* Round 0, lanes 8..15: BR, F (Z out), LFSR feedback. */
+	vmovdqa 928(%rsp), %ymm2 /* reload g1s15 */
+	vpaddd %ymm2, %ymm2, %ymm3 /* dbl_9 = add(g1s15, g1s15) */
+	vmovdqa 672(%rsp), %ymm6 /* reload g1s14 */
+	vpblendvb %ymm1, %ymm3, %ymm6, %ymm11 /* x0_1 = blendv(g1s14, dbl_9, high16) */
+	vmovdqa 576(%rsp), %ymm12 /* reload g1s9 */
+	vpaddd %ymm12, %ymm12, %ymm14 /* dbl_10 = add(g1s9, g1s9) */
+	vmovdqa 544(%rsp), %ymm6 /* reload g1s11 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_3_rotl16(%rip), %ymm6, %ymm6 /* g1s11_sw = lookup16(g1s11, rotl16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_3_rotl16(%rip), %ymm14, %ymm14 /* dbl_10_sw = lookup16(dbl_10, rotl16) */
+	vpblendvb %ymm1, %ymm6, %ymm14, %ymm6 /* x1_1 = blendv(dbl_10_sw, g1s11_sw, high16) */
+	vmovdqa 448(%rsp), %ymm14 /* reload g1s5 */
+	vpaddd %ymm14, %ymm14, %ymm12 /* dbl_11 = add(g1s5, g1s5) */
+	vmovdqa 384(%rsp), %ymm14 /* reload g1s7 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_3_rotl16(%rip), %ymm14, %ymm14 /* g1s7_sw = lookup16(g1s7, rotl16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_3_rotl16(%rip), %ymm12, %ymm12 /* dbl_11_sw = lookup16(dbl_11, rotl16) */
+	vpblendvb %ymm1, %ymm14, %ymm12, %ymm12 /* x2_1 = blendv(dbl_11_sw, g1s7_sw, high16) */
+	vpxor 608(%rsp), %ymm11, %ymm11 /* x0r1_1 = xor(x0_1, g1r1) */
+	vpaddd 640(%rsp), %ymm11, %ymm11 /* w_1 = add(x0r1_1, g1r2) */
+	vmovdqa 320(%rsp), %ymm14 /* reload g1s0 */
+	vpaddd %ymm14, %ymm14, %ymm2 /* dbl_12 = add(g1s0, g1s0) */
+	vmovdqa 256(%rsp), %ymm14 /* reload g1s2 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_3_rotl16(%rip), %ymm14, %ymm14 /* g1s2_sw = lookup16(g1s2, rotl16) */
+	vmovdqa %ymm7, 992(%rsp) /* spill sb_out_x */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_3_rotl16(%rip), %ymm2, %ymm7 /* dbl_12_sw = lookup16(dbl_12, rotl16) */
+	vpblendvb %ymm1, %ymm14, %ymm7, %ymm7 /* x3_1 = blendv(dbl_12_sw, g1s2_sw, high16) */
+	vpxor %ymm7, %ymm11, %ymm7 /* z_1 = xor(w_1, x3_1) */
+	vpaddd 608(%rsp), %ymm6, %ymm6 /* w1_1 = add(x1_1, g1r1) */
+	vpxor 640(%rsp), %ymm12, %ymm11 /* w2_1 = xor(x2_1, g1r2) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_3_rotl16(%rip), %ymm6, %ymm12 /* w1_1_sw = lookup16(w1_1, rotl16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_3_rotl16(%rip), %ymm11, %ymm14 /* w2_1_sw = lookup16(w2_1, rotl16) */
+	vmovdqa %ymm0, 640(%rsp) /* spill fb */
+	vpblendvb %ymm1, %ymm12, %ymm14, %ymm0 /* l1in_1 = blendv(w2_1_sw, w1_1_sw, high16) */
+	vmovdqa %ymm15, 608(%rsp) /* spill g0s15 */
+	vpblendvb %ymm1, %ymm11, %ymm6, %ymm15 /* l1in16_1 = blendv(w1_1, w2_1, high16) */
+	vmovdqa %ymm13, 1024(%rsp) /* spill g0s13 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_3_rotl24(%rip), %ymm0, %ymm13 /* ur24_1 = lookup16(l1in_1, rotl24) */
+	vmovdqa %ymm10, 1056(%rsp) /* spill g0s10 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_3_rotl8(%rip), %ymm0, %ymm10 /* ur8_1 = lookup16(l1in_1, rotl8) */
+	vpxor %ymm10, %ymm0, %ymm10 /* ug_acc_1 = xor(l1in_1, ur8_1) */
+	vpxor %ymm15, %ymm10, %ymm10 /* ug_1 = xor(ug_acc_1, l1in16_1) */
+	vpslld $2, %ymm10, %ymm15 /* ur2_1_l = shl(ug_1) */
+	vpsrld $30, %ymm10, %ymm10 /* ur2_1_r = shr(ug_1) */
+	vpor %ymm10, %ymm15, %ymm10 /* ur2_1 = or(ur2_1_l, ur2_1_r) */
+	vpxor %ymm13, %ymm0, %ymm0 /* u_acc_1 = xor(l1in_1, ur24_1) */
+	vpxor %ymm10, %ymm0, %ymm0 /* u_1 = xor(u_acc_1, ur2_1) */
+	vpblendvb %ymm1, %ymm14, %ymm12, %ymm10 /* l2in_1 = blendv(w1_1_sw, w2_1_sw, high16) */
+	vpblendvb %ymm1, %ymm6, %ymm11, %ymm1 /* l2in16_1 = blendv(w2_1, w1_1, high16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_3_rotl8(%rip), %ymm10, %ymm6 /* v8r8_1 = lookup16(l2in_1, rotl8) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_3_rotl24(%rip), %ymm10, %ymm11 /* v8r24_1 = lookup16(l2in_1, rotl24) */
+	vpxor %ymm1, %ymm10, %ymm10 /* v8g_acc_1 = xor(l2in_1, l2in16_1) */
+	vpxor %ymm11, %ymm10, %ymm10 /* v8g_1 = xor(v8g_acc_1, v8r24_1) */
+	vpslld $6, %ymm10, %ymm11 /* v8r6_1_l = shl(v8g_1) */
+	vpsrld $26, %ymm10, %ymm10 /* v8r6_1_r = shr(v8g_1) */
+	vpor %ymm10, %ymm11, %ymm10 /* v8r6_1 = or(v8r6_1_l, v8r6_1_r) */
+	vpxor %ymm1, %ymm6, %ymm1 /* v8_acc_1 = xor(v8r8_1, l2in16_1) */
+	vpxor %ymm10, %ymm1, %ymm1 /* v8_1 = xor(v8_acc_1, v8r6_1) */
+	vpblendvb %ymm5, %ymm0, %ymm1, %ymm6 /* sb_in_x_1 = blendv(v8_1, u_1, odd_bytes) */
+	vpblendvb %ymm5, %ymm1, %ymm0, %ymm0 /* sb_in_y_1 = blendv(u_1, v8_1, odd_bytes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_3_nibble_mask(%rip), %ymm6, %ymm1 /* sb_s0_xl_1 = and(sb_in_x_1, nibble_mask) */
+	vpsrlw $4, %ymm6, %ymm6 /* sb_s0_xs_1 = shr(sb_in_x_1) */
+	vpand .Lzuc_lanesx2_avx2_vaes_3_nibble_mask(%rip), %ymm6, %ymm6 /* sb_s0_xh_1 = and(sb_s0_xs_1, nibble_mask) */
+	vpshufb %ymm1, %ymm8, %ymm8 /* sb_s0_p1_1 = lookup16(s0_p1, sb_s0_xl_1) */
+	vpxor %ymm6, %ymm8, %ymm6 /* sb_s0_t_1 = xor(sb_s0_p1_1, sb_s0_xh_1) */
+	vpshufb %ymm6, %ymm9, %ymm8 /* sb_s0_p2_1 = lookup16(s0_p2, sb_s0_t_1) */
+	vpxor %ymm1, %ymm8, %ymm1 /* sb_s0_ol_1 = xor(sb_s0_p2_1, sb_s0_xl_1) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_3_s0_p3_rot(%rip), %ymm8 /* s0_p3_rot = const() */
+	vpshufb %ymm1, %ymm8, %ymm1 /* sb_s0_p3_1 = lookup16(s0_p3_rot, sb_s0_ol_1) */
+	vpaddb %ymm6, %ymm6, %ymm6 /* sb_s0_t2_1 = add(sb_s0_t_1, sb_s0_t_1) */
+	vpxor %ymm6, %ymm1, %ymm1 /* sb_s0_1 = xor(sb_s0_p3_1, sb_s0_t2_1) */
+	vpand .Lzuc_lanesx2_avx2_vaes_3_nibble_mask(%rip), %ymm0, %ymm6 /* sb_in_y_1_lo = and(sb_in_y_1, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_1_sh = shr(sb_in_y_1) */
+	vpand .Lzuc_lanesx2_avx2_vaes_3_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_1_hi = and(sb_in_y_1_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_3_tbl_lo(%rip), %ymm8 /* tbl_lo = const() */
+	vpshufb %ymm6, %ymm8, %ymm6 /* sb_s1_k_1_l = lookup16(tbl_lo, sb_in_y_1_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_3_tbl_hi(%rip), %ymm8 /* tbl_hi = const() */
+	vpshufb %ymm0, %ymm8, %ymm0 /* sb_s1_k_1_h = lookup16(tbl_hi, sb_in_y_1_hi) */
+	vpxor %ymm0, %ymm6, %ymm0 /* sb_s1_k_1 = xor(sb_s1_k_1_l, sb_s1_k_1_h) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_3_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_1_sr = lookup16(sb_s1_k_1, inv_shift_rows) */
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_3_aes_cancel_key(%rip), %ymm0, %ymm0 /* sb_s1_1_aes = aesenclast(sb_s1_1_sr, aes_cancel_key) */
+	vpand .Lzuc_lanesx2_avx2_vaes_3_nibble_mask(%rip), %ymm0, %ymm6 /* sb_s1_1_aes_lo = and(sb_s1_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_1_aes_sh = shr(sb_s1_1_aes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_3_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_1_aes_hi = and(sb_s1_1_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_3_tbl_lo_1(%rip), %ymm8 /* tbl_lo_1 = const() */
+	vpshufb %ymm6, %ymm8, %ymm6 /* sb_s1_1_l = lookup16(tbl_lo_1, sb_s1_1_aes_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_3_tbl_hi_1(%rip), %ymm8 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm8, %ymm0 /* sb_s1_1_h = lookup16(tbl_hi_1, sb_s1_1_aes_hi) */
+	vpxor %ymm0, %ymm6, %ymm0 /* sb_s1_1 = xor(sb_s1_1_l, sb_s1_1_h) */
+	vpblendvb %ymm5, %ymm1, %ymm0, %ymm6 /* sb_out_x_1 = blendv(sb_s1_1, sb_s0_1, odd_bytes) */
+	vpblendvb %ymm5, %ymm0, %ymm1, %ymm0 /* sb_out_y_1 = blendv(sb_s0_1, sb_s1_1, odd_bytes) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_3_rotl24(%rip), %ymm0, %ymm0 /* r2_1 = lookup16(sb_out_y_1, rotl24) */
+	vmovdqa 320(%rsp), %ymm1 /* reload g1s0 */
+	vpslld $8, %ymm1, %ymm5 /* s0k_o_1_l = shl(g1s0) */
+	vpsrld $24, %ymm2, %ymm2 /* s0k_o_1_r = shr(dbl_12) */
+	vpor %ymm2, %ymm5, %ymm2 /* s0k_o_1 = or(s0k_o_1_l, s0k_o_1_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_3_modulus(%rip), %ymm2, %ymm2 /* s0k_1 = and(s0k_o_1, modulus) */
+	vmovdqa 224(%rsp), %ymm5 /* reload g1s4 */
+	vpaddd %ymm5, %ymm5, %ymm8 /* dbl_14 = add(g1s4, g1s4) */
+	vpslld $20, %ymm5, %ymm9 /* s4k_o_1_l = shl(g1s4) */
+	vpsrld $12, %ymm8, %ymm8 /* s4k_o_1_r = shr(dbl_14) */
+	vpor %ymm8, %ymm9, %ymm8 /* s4k_o_1 = or(s4k_o_1_l, s4k_o_1_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_3_modulus(%rip), %ymm8, %ymm8 /* s4k_1 = and(s4k_o_1, modulus) */
+	vmovdqa 416(%rsp), %ymm9 /* reload g1s10 */
+	vpaddd %ymm9, %ymm9, %ymm10 /* dbl_15 = add(g1s10, g1s10) */
+	vpslld $21, %ymm9, %ymm11 /* s10k_o_1_l = shl(g1s10) */
+	vpsrld $11, %ymm10, %ymm10 /* s10k_o_1_r = shr(dbl_15) */
+	vpor %ymm10, %ymm11, %ymm10 /* s10k_o_1 = or(s10k_o_1_l, s10k_o_1_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_3_modulus(%rip), %ymm10, %ymm10 /* s10k_1 = and(s10k_o_1, modulus) */
+	vmovdqa 512(%rsp), %ymm11 /* reload g1s13 */
+	vpaddd %ymm11, %ymm11, %ymm12 /* dbl_16 = add(g1s13, g1s13) */
+	vpslld $17, %ymm11, %ymm13 /* s13k_o_1_l = shl(g1s13) */
+	vpsrld $15, %ymm12, %ymm12 /* s13k_o_1_r = shr(dbl_16) */
+	vpor %ymm12, %ymm13, %ymm12 /* s13k_o_1 = or(s13k_o_1_l, s13k_o_1_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_3_modulus(%rip), %ymm12, %ymm12 /* s13k_1 = and(s13k_o_1, modulus) */
+	vmovdqa 928(%rsp), %ymm13 /* reload g1s15 */
+	vpslld $15, %ymm13, %ymm14 /* s15k_o_1_l = shl(g1s15) */
+	vpsrld $17, %ymm3, %ymm3 /* s15k_o_1_r = shr(dbl_9) */
+	vpor %ymm3, %ymm14, %ymm3 /* s15k_o_1 = or(s15k_o_1_l, s15k_o_1_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_3_modulus(%rip), %ymm3, %ymm3 /* s15k_1 = and(s15k_o_1, modulus) */
+	vpaddd %ymm8, %ymm2, %ymm2 /* fb0_s_2 = add(s0k_1, s4k_1) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_3_minus_modulus(%rip), %ymm2, %ymm8 /* fb0_p_2 = add(fb0_s_2, minus_modulus) */
+	vpminud %ymm8, %ymm2, %ymm2 /* fb0_2 = minu(fb0_s_2, fb0_p_2) */
+	vpaddd %ymm12, %ymm10, %ymm8 /* fb0_s_3 = add(s10k_1, s13k_1) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_3_minus_modulus(%rip), %ymm8, %ymm10 /* fb0_p_3 = add(fb0_s_3, minus_modulus) */
+	vpminud %ymm10, %ymm8, %ymm8 /* fb0_3 = minu(fb0_s_3, fb0_p_3) */
+	vpaddd %ymm8, %ymm2, %ymm2 /* fb1_s_1 = add(fb0_2, fb0_3) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_3_minus_modulus(%rip), %ymm2, %ymm8 /* fb1_p_1 = add(fb1_s_1, minus_modulus) */
+	vpminud %ymm8, %ymm2, %ymm2 /* fb1_1 = minu(fb1_s_1, fb1_p_1) */
+	vpaddd %ymm3, %ymm2, %ymm2 /* fb2_s_1 = add(fb1_1, s15k_1) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_3_minus_modulus(%rip), %ymm2, %ymm3 /* fb2_p_1 = add(fb2_s_1, minus_modulus) */
+	vpminud %ymm3, %ymm2, %ymm2 /* fb2_1 = minu(fb2_s_1, fb2_p_1) */
+	vpaddd %ymm1, %ymm2, %ymm1 /* fb_s_1 = add(fb2_1, g1s0) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_3_minus_modulus(%rip), %ymm1, %ymm2 /* fb_p_1 = add(fb_s_1, minus_modulus) */
+	vpmaxsd %ymm2, %ymm1, %ymm1 /* fb_1 = maxs(fb_s_1, fb_p_1) */
+	vmovdqa 896(%rsp), %ymm2 /* reload z */
+	vmovdqu %ymm2, (%rsi) /* store z */
+	vmovdqu %ymm7, 32(%rsi) /* store z_1 */
+
+	/* Store the state back, the LFSR one cell on. */
+	vmovdqa 160(%rsp), %ymm2 /* reload g0s1 */
+	vmovdqu %ymm2, (%rdi) /* store g0s1 */
+	vmovdqa 864(%rsp), %ymm2 /* reload g0s2 */
+	vmovdqu %ymm2, 64(%rdi) /* store g0s2 */
+	vmovdqa 96(%rsp), %ymm2 /* reload g0s3 */
+	vmovdqu %ymm2, 128(%rdi) /* store g0s3 */
+	vmovdqu %ymm4, 192(%rdi) /* store g0s4 */
+	vmovdqa 832(%rsp), %ymm2 /* reload g0s5 */
+	vmovdqu %ymm2, 256(%rdi) /* store g0s5 */
+	vmovdqa 64(%rsp), %ymm2 /* reload g0s6 */
+	vmovdqu %ymm2, 320(%rdi) /* store g0s6 */
+	vmovdqa 800(%rsp), %ymm2 /* reload g0s7 */
+	vmovdqu %ymm2, 384(%rdi) /* store g0s7 */
+	vmovdqa 32(%rsp), %ymm2 /* reload g0s8 */
+	vmovdqu %ymm2, 448(%rdi) /* store g0s8 */
+	vmovdqa 736(%rsp), %ymm2 /* reload g0s9 */
+	vmovdqu %ymm2, 512(%rdi) /* store g0s9 */
+	vmovdqa 1056(%rsp), %ymm2 /* reload g0s10 */
+	vmovdqu %ymm2, 576(%rdi) /* store g0s10 */
+	vmovdqa 768(%rsp), %ymm2 /* reload g0s11 */
+	vmovdqu %ymm2, 640(%rdi) /* store g0s11 */
+	vmovdqa 0(%rsp), %ymm2 /* reload g0s12 */
+	vmovdqu %ymm2, 704(%rdi) /* store g0s12 */
+	vmovdqa 1024(%rsp), %ymm2 /* reload g0s13 */
+	vmovdqu %ymm2, 768(%rdi) /* store g0s13 */
+	vmovdqa 704(%rsp), %ymm2 /* reload g0s14 */
+	vmovdqu %ymm2, 832(%rdi) /* store g0s14 */
+	vmovdqa 608(%rsp), %ymm2 /* reload g0s15 */
+	vmovdqu %ymm2, 896(%rdi) /* store g0s15 */
+	vmovdqa 640(%rsp), %ymm2 /* reload fb */
+	vmovdqu %ymm2, 960(%rdi) /* store fb */
+	vmovdqa 992(%rsp), %ymm2 /* reload sb_out_x */
+	vmovdqu %ymm2, 1024(%rdi) /* store sb_out_x */
+	vmovdqa 960(%rsp), %ymm2 /* reload r2 */
+	vmovdqu %ymm2, 1088(%rdi) /* store r2 */
+	vmovdqa 128(%rsp), %ymm2 /* reload g1s1 */
+	vmovdqu %ymm2, 32(%rdi) /* store g1s1 */
+	vmovdqa 256(%rsp), %ymm2 /* reload g1s2 */
+	vmovdqu %ymm2, 96(%rdi) /* store g1s2 */
+	vmovdqa 192(%rsp), %ymm2 /* reload g1s3 */
+	vmovdqu %ymm2, 160(%rdi) /* store g1s3 */
+	vmovdqu %ymm5, 224(%rdi) /* store g1s4 */
+	vmovdqa 448(%rsp), %ymm2 /* reload g1s5 */
+	vmovdqu %ymm2, 288(%rdi) /* store g1s5 */
+	vmovdqa 288(%rsp), %ymm2 /* reload g1s6 */
+	vmovdqu %ymm2, 352(%rdi) /* store g1s6 */
+	vmovdqa 384(%rsp), %ymm2 /* reload g1s7 */
+	vmovdqu %ymm2, 416(%rdi) /* store g1s7 */
+	vmovdqa 352(%rsp), %ymm2 /* reload g1s8 */
+	vmovdqu %ymm2, 480(%rdi) /* store g1s8 */
+	vmovdqa 576(%rsp), %ymm2 /* reload g1s9 */
+	vmovdqu %ymm2, 544(%rdi) /* store g1s9 */
+	vmovdqu %ymm9, 608(%rdi) /* store g1s10 */
+	vmovdqa 544(%rsp), %ymm2 /* reload g1s11 */
+	vmovdqu %ymm2, 672(%rdi) /* store g1s11 */
+	vmovdqa 480(%rsp), %ymm2 /* reload g1s12 */
+	vmovdqu %ymm2, 736(%rdi) /* store g1s12 */
+	vmovdqu %ymm11, 800(%rdi) /* store g1s13 */
+	vmovdqa 672(%rsp), %ymm2 /* reload g1s14 */
+	vmovdqu %ymm2, 864(%rdi) /* store g1s14 */
+	vmovdqu %ymm13, 928(%rdi) /* store g1s15 */
+	vmovdqu %ymm1, 992(%rdi) /* store fb_1 */
+	vmovdqu %ymm6, 1056(%rdi) /* store sb_out_x_1 */
+	vmovdqu %ymm0, 1120(%rdi) /* store r2_1 */
+	mov %rbp, %rsp
+	pop %rbp
+	vzeroupper
+	RET
+SYM_FUNC_END(zuc_lanesx2_avx2_vaes_keystream_word)
+
 /* zuc_lanesx2_avx2_vaes_mac_fold: zuc_mac_fold256_k2, 3 arguments
  *   %rdi: sums
  *   %rsi: msg
@@ -13495,64 +13907,64 @@ SYM_FUNC_START(zuc_lanesx2_avx2_vaes_mac_fold)
 
 	/* 32 chunks, 4 per step: block q of a step takes chunks 2q and 2q + 1. */
 	vmovdqu (%rsi), %ymm0 /* msg_1 = load() */
-	vpand .Lzuc_lanesx2_avx2_vaes_3_nibble_mask(%rip), %ymm0, %ymm1 /* msg_1_lo = and(msg_1, nibble_mask) */
+	vpand .Lzuc_lanesx2_avx2_vaes_4_nibble_mask(%rip), %ymm0, %ymm1 /* msg_1_lo = and(msg_1, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* msg_1_sh = shr(msg_1) */
-	vpand .Lzuc_lanesx2_avx2_vaes_3_nibble_mask(%rip), %ymm0, %ymm0 /* msg_1_hi = and(msg_1_sh, nibble_mask) */
-	vmovdqa .Lzuc_lanesx2_avx2_vaes_3_tbl_lo(%rip), %ymm2 /* tbl_lo = const() */
+	vpand .Lzuc_lanesx2_avx2_vaes_4_nibble_mask(%rip), %ymm0, %ymm0 /* msg_1_hi = and(msg_1_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_4_tbl_lo(%rip), %ymm2 /* tbl_lo = const() */
 	vpshufb %ymm1, %ymm2, %ymm1 /* m_l = lookup16(tbl_lo, msg_1_lo) */
-	vmovdqa .Lzuc_lanesx2_avx2_vaes_3_tbl_hi(%rip), %ymm3 /* tbl_hi = const() */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_4_tbl_hi(%rip), %ymm3 /* tbl_hi = const() */
 	vpshufb %ymm0, %ymm3, %ymm0 /* m_h = lookup16(tbl_hi, msg_1_hi) */
 	vpxor %ymm0, %ymm1, %ymm0 /* m = xor(m_l, m_h) */
 	vmovdqu (%rdx), %ymm1 /* ks0 = load() */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_3_reverse16(%rip), %ymm1, %ymm1 /* k0 = lookup16(ks0, reverse16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_4_reverse16(%rip), %ymm1, %ymm1 /* k0 = lookup16(ks0, reverse16) */
 	vmovdqu 8(%rdx), %ymm4 /* ks1 = load() */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_3_reverse16(%rip), %ymm4, %ymm4 /* k1 = lookup16(ks1, reverse16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_4_reverse16(%rip), %ymm4, %ymm4 /* k1 = lookup16(ks1, reverse16) */
 	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm5 /* p0 = clmul(m, k0) */
 	vpclmulqdq $0x11, %ymm4, %ymm0, %ymm6 /* p0_1 = clmul(m, k1) */
 	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm1 /* p1 = clmul(m, k0) */
 	vpclmulqdq $0x1, %ymm4, %ymm0, %ymm0 /* p1_1 = clmul(m, k1) */
 	vmovdqu 32(%rsi), %ymm4 /* msg_2 = load() */
-	vpand .Lzuc_lanesx2_avx2_vaes_3_nibble_mask(%rip), %ymm4, %ymm7 /* msg_2_lo = and(msg_2, nibble_mask) */
+	vpand .Lzuc_lanesx2_avx2_vaes_4_nibble_mask(%rip), %ymm4, %ymm7 /* msg_2_lo = and(msg_2, nibble_mask) */
 	vpsrlw $4, %ymm4, %ymm4 /* msg_2_sh = shr(msg_2) */
-	vpand .Lzuc_lanesx2_avx2_vaes_3_nibble_mask(%rip), %ymm4, %ymm4 /* msg_2_hi = and(msg_2_sh, nibble_mask) */
+	vpand .Lzuc_lanesx2_avx2_vaes_4_nibble_mask(%rip), %ymm4, %ymm4 /* msg_2_hi = and(msg_2_sh, nibble_mask) */
 	vpshufb %ymm7, %ymm2, %ymm7 /* m_1_l = lookup16(tbl_lo, msg_2_lo) */
 	vpshufb %ymm4, %ymm3, %ymm4 /* m_1_h = lookup16(tbl_hi, msg_2_hi) */
 	vpxor %ymm4, %ymm7, %ymm4 /* m_1 = xor(m_1_l, m_1_h) */
 	vmovdqu 32(%rdx), %ymm7 /* ks0_1 = load() */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_3_reverse16(%rip), %ymm7, %ymm7 /* k0_1 = lookup16(ks0_1, reverse16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_4_reverse16(%rip), %ymm7, %ymm7 /* k0_1 = lookup16(ks0_1, reverse16) */
 	vmovdqu 40(%rdx), %ymm8 /* ks1_1 = load() */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_3_reverse16(%rip), %ymm8, %ymm8 /* k1_1 = lookup16(ks1_1, reverse16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_4_reverse16(%rip), %ymm8, %ymm8 /* k1_1 = lookup16(ks1_1, reverse16) */
 	vpclmulqdq $0x10, %ymm7, %ymm4, %ymm9 /* p0_2 = clmul(m_1, k0_1) */
 	vpclmulqdq $0x11, %ymm8, %ymm4, %ymm10 /* p0_3 = clmul(m_1, k1_1) */
 	vpclmulqdq $0x0, %ymm7, %ymm4, %ymm7 /* p1_2 = clmul(m_1, k0_1) */
 	vpclmulqdq $0x1, %ymm8, %ymm4, %ymm4 /* p1_3 = clmul(m_1, k1_1) */
 	vmovdqu 64(%rsi), %ymm8 /* msg_3 = load() */
-	vpand .Lzuc_lanesx2_avx2_vaes_3_nibble_mask(%rip), %ymm8, %ymm11 /* msg_3_lo = and(msg_3, nibble_mask) */
+	vpand .Lzuc_lanesx2_avx2_vaes_4_nibble_mask(%rip), %ymm8, %ymm11 /* msg_3_lo = and(msg_3, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* msg_3_sh = shr(msg_3) */
-	vpand .Lzuc_lanesx2_avx2_vaes_3_nibble_mask(%rip), %ymm8, %ymm8 /* msg_3_hi = and(msg_3_sh, nibble_mask) */
+	vpand .Lzuc_lanesx2_avx2_vaes_4_nibble_mask(%rip), %ymm8, %ymm8 /* msg_3_hi = and(msg_3_sh, nibble_mask) */
 	vpshufb %ymm11, %ymm2, %ymm11 /* m_2_l = lookup16(tbl_lo, msg_3_lo) */
 	vpshufb %ymm8, %ymm3, %ymm8 /* m_2_h = lookup16(tbl_hi, msg_3_hi) */
 	vpxor %ymm8, %ymm11, %ymm8 /* m_2 = xor(m_2_l, m_2_h) */
 	vmovdqu 64(%rdx), %ymm11 /* ks0_2 = load() */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_3_reverse16(%rip), %ymm11, %ymm11 /* k0_2 = lookup16(ks0_2, reverse16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_4_reverse16(%rip), %ymm11, %ymm11 /* k0_2 = lookup16(ks0_2, reverse16) */
 	vmovdqu 72(%rdx), %ymm12 /* ks1_2 = load() */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_3_reverse16(%rip), %ymm12, %ymm12 /* k1_2 = lookup16(ks1_2, reverse16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_4_reverse16(%rip), %ymm12, %ymm12 /* k1_2 = lookup16(ks1_2, reverse16) */
 	vpclmulqdq $0x10, %ymm11, %ymm8, %ymm13 /* p0_4 = clmul(m_2, k0_2) */
 	vpclmulqdq $0x11, %ymm12, %ymm8, %ymm14 /* p0_5 = clmul(m_2, k1_2) */
 	vpclmulqdq $0x0, %ymm11, %ymm8, %ymm11 /* p1_4 = clmul(m_2, k0_2) */
 	vpclmulqdq $0x1, %ymm12, %ymm8, %ymm8 /* p1_5 = clmul(m_2, k1_2) */
 	vmovdqu 96(%rsi), %ymm12 /* msg_4 = load() */
-	vpand .Lzuc_lanesx2_avx2_vaes_3_nibble_mask(%rip), %ymm12, %ymm15 /* msg_4_lo = and(msg_4, nibble_mask) */
+	vpand .Lzuc_lanesx2_avx2_vaes_4_nibble_mask(%rip), %ymm12, %ymm15 /* msg_4_lo = and(msg_4, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* msg_4_sh = shr(msg_4) */
-	vpand .Lzuc_lanesx2_avx2_vaes_3_nibble_mask(%rip), %ymm12, %ymm12 /* msg_4_hi = and(msg_4_sh, nibble_mask) */
+	vpand .Lzuc_lanesx2_avx2_vaes_4_nibble_mask(%rip), %ymm12, %ymm12 /* msg_4_hi = and(msg_4_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm2, %ymm15 /* m_3_l = lookup16(tbl_lo, msg_4_lo) */
 	vpshufb %ymm12, %ymm3, %ymm12 /* m_3_h = lookup16(tbl_hi, msg_4_hi) */
 	vpxor %ymm12, %ymm15, %ymm12 /* m_3 = xor(m_3_l, m_3_h) */
 	vmovdqu 96(%rdx), %ymm15 /* ks0_3 = load() */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_3_reverse16(%rip), %ymm15, %ymm15 /* k0_3 = lookup16(ks0_3, reverse16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_4_reverse16(%rip), %ymm15, %ymm15 /* k0_3 = lookup16(ks0_3, reverse16) */
 	vmovdqa %ymm8, 0(%rsp) /* spill p1_5 */
 	vmovdqu 104(%rdx), %ymm8 /* ks1_3 = load() */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_3_reverse16(%rip), %ymm8, %ymm8 /* k1_3 = lookup16(ks1_3, reverse16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_4_reverse16(%rip), %ymm8, %ymm8 /* k1_3 = lookup16(ks1_3, reverse16) */
 	vmovdqa %ymm11, 32(%rsp) /* spill p1_4 */
 	vpclmulqdq $0x10, %ymm15, %ymm12, %ymm11 /* p0_6 = clmul(m_3, k0_3) */
 	vmovdqa %ymm4, 64(%rsp) /* spill p1_3 */
@@ -13561,17 +13973,17 @@ SYM_FUNC_START(zuc_lanesx2_avx2_vaes_mac_fold)
 	vpclmulqdq $0x1, %ymm8, %ymm12, %ymm8 /* p1_7 = clmul(m_3, k1_3) */
 	vmovdqu 128(%rsi), %ymm12 /* msg_5 = load() */
 	vmovdqa %ymm8, 96(%rsp) /* spill p1_7 */
-	vpand .Lzuc_lanesx2_avx2_vaes_3_nibble_mask(%rip), %ymm12, %ymm8 /* msg_5_lo = and(msg_5, nibble_mask) */
+	vpand .Lzuc_lanesx2_avx2_vaes_4_nibble_mask(%rip), %ymm12, %ymm8 /* msg_5_lo = and(msg_5, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* msg_5_sh = shr(msg_5) */
-	vpand .Lzuc_lanesx2_avx2_vaes_3_nibble_mask(%rip), %ymm12, %ymm12 /* msg_5_hi = and(msg_5_sh, nibble_mask) */
+	vpand .Lzuc_lanesx2_avx2_vaes_4_nibble_mask(%rip), %ymm12, %ymm12 /* msg_5_hi = and(msg_5_sh, nibble_mask) */
 	vpshufb %ymm8, %ymm2, %ymm8 /* m_4_l = lookup16(tbl_lo, msg_5_lo) */
 	vpshufb %ymm12, %ymm3, %ymm12 /* m_4_h = lookup16(tbl_hi, msg_5_hi) */
 	vpxor %ymm12, %ymm8, %ymm8 /* m_4 = xor(m_4_l, m_4_h) */
 	vmovdqu 128(%rdx), %ymm12 /* ks0_4 = load() */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_3_reverse16(%rip), %ymm12, %ymm12 /* k0_4 = lookup16(ks0_4, reverse16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_4_reverse16(%rip), %ymm12, %ymm12 /* k0_4 = lookup16(ks0_4, reverse16) */
 	vmovdqa %ymm15, 128(%rsp) /* spill p1_6 */
 	vmovdqu 136(%rdx), %ymm15 /* ks1_4 = load() */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_3_reverse16(%rip), %ymm15, %ymm15 /* k1_4 = lookup16(ks1_4, reverse16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_4_reverse16(%rip), %ymm15, %ymm15 /* k1_4 = lookup16(ks1_4, reverse16) */
 	vmovdqa %ymm7, 160(%rsp) /* spill p1_2 */
 	vpclmulqdq $0x10, %ymm12, %ymm8, %ymm7 /* p0_8 = clmul(m_4, k0_4) */
 	vmovdqa %ymm0, 192(%rsp) /* spill p1_1 */
@@ -13580,17 +13992,17 @@ SYM_FUNC_START(zuc_lanesx2_avx2_vaes_mac_fold)
 	vpclmulqdq $0x1, %ymm15, %ymm8, %ymm8 /* p1_9 = clmul(m_4, k1_4) */
 	vmovdqu 160(%rsi), %ymm15 /* msg_6 = load() */
 	vmovdqa %ymm8, 224(%rsp) /* spill p1_9 */
-	vpand .Lzuc_lanesx2_avx2_vaes_3_nibble_mask(%rip), %ymm15, %ymm8 /* msg_6_lo = and(msg_6, nibble_mask) */
+	vpand .Lzuc_lanesx2_avx2_vaes_4_nibble_mask(%rip), %ymm15, %ymm8 /* msg_6_lo = and(msg_6, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* msg_6_sh = shr(msg_6) */
-	vpand .Lzuc_lanesx2_avx2_vaes_3_nibble_mask(%rip), %ymm15, %ymm15 /* msg_6_hi = and(msg_6_sh, nibble_mask) */
+	vpand .Lzuc_lanesx2_avx2_vaes_4_nibble_mask(%rip), %ymm15, %ymm15 /* msg_6_hi = and(msg_6_sh, nibble_mask) */
 	vpshufb %ymm8, %ymm2, %ymm8 /* m_5_l = lookup16(tbl_lo, msg_6_lo) */
 	vpshufb %ymm15, %ymm3, %ymm15 /* m_5_h = lookup16(tbl_hi, msg_6_hi) */
 	vpxor %ymm15, %ymm8, %ymm8 /* m_5 = xor(m_5_l, m_5_h) */
 	vmovdqu 160(%rdx), %ymm15 /* ks0_5 = load() */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_3_reverse16(%rip), %ymm15, %ymm15 /* k0_5 = lookup16(ks0_5, reverse16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_4_reverse16(%rip), %ymm15, %ymm15 /* k0_5 = lookup16(ks0_5, reverse16) */
 	vmovdqa %ymm12, 256(%rsp) /* spill p1_8 */
 	vmovdqu 168(%rdx), %ymm12 /* ks1_5 = load() */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_3_reverse16(%rip), %ymm12, %ymm12 /* k1_5 = lookup16(ks1_5, reverse16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_4_reverse16(%rip), %ymm12, %ymm12 /* k1_5 = lookup16(ks1_5, reverse16) */
 	vmovdqa %ymm1, 288(%rsp) /* spill p1 */
 	vpclmulqdq $0x10, %ymm15, %ymm8, %ymm1 /* p0_10 = clmul(m_5, k0_5) */
 	vmovdqa %ymm1, 320(%rsp) /* spill p0_10 */
@@ -13599,17 +14011,17 @@ SYM_FUNC_START(zuc_lanesx2_avx2_vaes_mac_fold)
 	vpclmulqdq $0x1, %ymm12, %ymm8, %ymm8 /* p1_11 = clmul(m_5, k1_5) */
 	vmovdqu 192(%rsi), %ymm12 /* msg_7 = load() */
 	vmovdqa %ymm8, 352(%rsp) /* spill p1_11 */
-	vpand .Lzuc_lanesx2_avx2_vaes_3_nibble_mask(%rip), %ymm12, %ymm8 /* msg_7_lo = and(msg_7, nibble_mask) */
+	vpand .Lzuc_lanesx2_avx2_vaes_4_nibble_mask(%rip), %ymm12, %ymm8 /* msg_7_lo = and(msg_7, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* msg_7_sh = shr(msg_7) */
-	vpand .Lzuc_lanesx2_avx2_vaes_3_nibble_mask(%rip), %ymm12, %ymm12 /* msg_7_hi = and(msg_7_sh, nibble_mask) */
+	vpand .Lzuc_lanesx2_avx2_vaes_4_nibble_mask(%rip), %ymm12, %ymm12 /* msg_7_hi = and(msg_7_sh, nibble_mask) */
 	vpshufb %ymm8, %ymm2, %ymm8 /* m_6_l = lookup16(tbl_lo, msg_7_lo) */
 	vpshufb %ymm12, %ymm3, %ymm12 /* m_6_h = lookup16(tbl_hi, msg_7_hi) */
 	vpxor %ymm12, %ymm8, %ymm8 /* m_6 = xor(m_6_l, m_6_h) */
 	vmovdqu 192(%rdx), %ymm12 /* ks0_6 = load() */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_3_reverse16(%rip), %ymm12, %ymm12 /* k0_6 = lookup16(ks0_6, reverse16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_4_reverse16(%rip), %ymm12, %ymm12 /* k0_6 = lookup16(ks0_6, reverse16) */
 	vmovdqa %ymm15, 384(%rsp) /* spill p1_10 */
 	vmovdqu 200(%rdx), %ymm15 /* ks1_6 = load() */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_3_reverse16(%rip), %ymm15, %ymm15 /* k1_6 = lookup16(ks1_6, reverse16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_4_reverse16(%rip), %ymm15, %ymm15 /* k1_6 = lookup16(ks1_6, reverse16) */
 	vmovdqa %ymm1, 416(%rsp) /* spill p0_11 */
 	vpclmulqdq $0x10, %ymm12, %ymm8, %ymm1 /* p0_12 = clmul(m_6, k0_6) */
 	vmovdqa %ymm1, 448(%rsp) /* spill p0_12 */
@@ -13618,16 +14030,16 @@ SYM_FUNC_START(zuc_lanesx2_avx2_vaes_mac_fold)
 	vpclmulqdq $0x1, %ymm15, %ymm8, %ymm8 /* p1_13 = clmul(m_6, k1_6) */
 	vmovdqu 224(%rsi), %ymm15 /* msg_8 = load() */
 	vmovdqa %ymm8, 480(%rsp) /* spill p1_13 */
-	vpand .Lzuc_lanesx2_avx2_vaes_3_nibble_mask(%rip), %ymm15, %ymm8 /* msg_8_lo = and(msg_8, nibble_mask) */
+	vpand .Lzuc_lanesx2_avx2_vaes_4_nibble_mask(%rip), %ymm15, %ymm8 /* msg_8_lo = and(msg_8, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* msg_8_sh = shr(msg_8) */
-	vpand .Lzuc_lanesx2_avx2_vaes_3_nibble_mask(%rip), %ymm15, %ymm15 /* msg_8_hi = and(msg_8_sh, nibble_mask) */
+	vpand .Lzuc_lanesx2_avx2_vaes_4_nibble_mask(%rip), %ymm15, %ymm15 /* msg_8_hi = and(msg_8_sh, nibble_mask) */
 	vpshufb %ymm8, %ymm2, %ymm2 /* m_7_l = lookup16(tbl_lo, msg_8_lo) */
 	vpshufb %ymm15, %ymm3, %ymm3 /* m_7_h = lookup16(tbl_hi, msg_8_hi) */
 	vpxor %ymm3, %ymm2, %ymm2 /* m_7 = xor(m_7_l, m_7_h) */
 	vmovdqu 224(%rdx), %ymm3 /* ks0_7 = load() */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_3_reverse16(%rip), %ymm3, %ymm3 /* k0_7 = lookup16(ks0_7, reverse16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_4_reverse16(%rip), %ymm3, %ymm3 /* k0_7 = lookup16(ks0_7, reverse16) */
 	vmovdqu 232(%rdx), %ymm8 /* ks1_7 = load() */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_3_reverse16(%rip), %ymm8, %ymm8 /* k1_7 = lookup16(ks1_7, reverse16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_4_reverse16(%rip), %ymm8, %ymm8 /* k1_7 = lookup16(ks1_7, reverse16) */
 	vpclmulqdq $0x10, %ymm3, %ymm2, %ymm15 /* p0_14 = clmul(m_7, k0_7) */
 	vmovdqa %ymm12, 512(%rsp) /* spill p1_12 */
 	vpclmulqdq $0x11, %ymm8, %ymm2, %ymm12 /* p0_15 = clmul(m_7, k1_7) */
@@ -13701,20 +14113,20 @@ SYM_FUNC_START(zuc_lanesx2_avx2_vaes_mac_fold_wide)
 
 	/* 32 chunks, 4 per step: block q of a step takes chunks 2q and 2q + 1. */
 	vmovdqu (%rsi), %ymm0 /* msg_1 = load() */
-	vpand .Lzuc_lanesx2_avx2_vaes_4_nibble_mask(%rip), %ymm0, %ymm1 /* msg_1_lo = and(msg_1, nibble_mask) */
+	vpand .Lzuc_lanesx2_avx2_vaes_5_nibble_mask(%rip), %ymm0, %ymm1 /* msg_1_lo = and(msg_1, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* msg_1_sh = shr(msg_1) */
-	vpand .Lzuc_lanesx2_avx2_vaes_4_nibble_mask(%rip), %ymm0, %ymm0 /* msg_1_hi = and(msg_1_sh, nibble_mask) */
-	vmovdqa .Lzuc_lanesx2_avx2_vaes_4_tbl_lo(%rip), %ymm2 /* tbl_lo = const() */
+	vpand .Lzuc_lanesx2_avx2_vaes_5_nibble_mask(%rip), %ymm0, %ymm0 /* msg_1_hi = and(msg_1_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_5_tbl_lo(%rip), %ymm2 /* tbl_lo = const() */
 	vpshufb %ymm1, %ymm2, %ymm1 /* m_l = lookup16(tbl_lo, msg_1_lo) */
-	vmovdqa .Lzuc_lanesx2_avx2_vaes_4_tbl_hi(%rip), %ymm3 /* tbl_hi = const() */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_5_tbl_hi(%rip), %ymm3 /* tbl_hi = const() */
 	vpshufb %ymm0, %ymm3, %ymm0 /* m_h = lookup16(tbl_hi, msg_1_hi) */
 	vpxor %ymm0, %ymm1, %ymm0 /* m = xor(m_l, m_h) */
 	vmovdqu (%rdx), %ymm1 /* ks0 = load() */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_4_reverse16(%rip), %ymm1, %ymm1 /* k0 = lookup16(ks0, reverse16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_5_reverse16(%rip), %ymm1, %ymm1 /* k0 = lookup16(ks0, reverse16) */
 	vmovdqu 8(%rdx), %ymm4 /* ks1 = load() */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_4_reverse16(%rip), %ymm4, %ymm4 /* k1 = lookup16(ks1, reverse16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_5_reverse16(%rip), %ymm4, %ymm4 /* k1 = lookup16(ks1, reverse16) */
 	vmovdqu 16(%rdx), %ymm5 /* ks2 = load() */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_4_reverse16(%rip), %ymm5, %ymm5 /* k2 = lookup16(ks2, reverse16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_5_reverse16(%rip), %ymm5, %ymm5 /* k2 = lookup16(ks2, reverse16) */
 	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm6 /* p0 = clmul(m, k0) */
 	vpclmulqdq $0x11, %ymm4, %ymm0, %ymm7 /* p0_1 = clmul(m, k1) */
 	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm1 /* p1 = clmul(m, k0) */
@@ -13722,18 +14134,18 @@ SYM_FUNC_START(zuc_lanesx2_avx2_vaes_mac_fold_wide)
 	vpclmulqdq $0x0, %ymm4, %ymm0, %ymm4 /* p2 = clmul(m, k1) */
 	vpclmulqdq $0x1, %ymm5, %ymm0, %ymm0 /* p2_1 = clmul(m, k2) */
 	vmovdqu 32(%rsi), %ymm5 /* msg_2 = load() */
-	vpand .Lzuc_lanesx2_avx2_vaes_4_nibble_mask(%rip), %ymm5, %ymm9 /* msg_2_lo = and(msg_2, nibble_mask) */
+	vpand .Lzuc_lanesx2_avx2_vaes_5_nibble_mask(%rip), %ymm5, %ymm9 /* msg_2_lo = and(msg_2, nibble_mask) */
 	vpsrlw $4, %ymm5, %ymm5 /* msg_2_sh = shr(msg_2) */
-	vpand .Lzuc_lanesx2_avx2_vaes_4_nibble_mask(%rip), %ymm5, %ymm5 /* msg_2_hi = and(msg_2_sh, nibble_mask) */
+	vpand .Lzuc_lanesx2_avx2_vaes_5_nibble_mask(%rip), %ymm5, %ymm5 /* msg_2_hi = and(msg_2_sh, nibble_mask) */
 	vpshufb %ymm9, %ymm2, %ymm9 /* m_1_l = lookup16(tbl_lo, msg_2_lo) */
 	vpshufb %ymm5, %ymm3, %ymm5 /* m_1_h = lookup16(tbl_hi, msg_2_hi) */
 	vpxor %ymm5, %ymm9, %ymm5 /* m_1 = xor(m_1_l, m_1_h) */
 	vmovdqu 32(%rdx), %ymm9 /* ks0_1 = load() */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_4_reverse16(%rip), %ymm9, %ymm9 /* k0_1 = lookup16(ks0_1, reverse16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_5_reverse16(%rip), %ymm9, %ymm9 /* k0_1 = lookup16(ks0_1, reverse16) */
 	vmovdqu 40(%rdx), %ymm10 /* ks1_1 = load() */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_4_reverse16(%rip), %ymm10, %ymm10 /* k1_1 = lookup16(ks1_1, reverse16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_5_reverse16(%rip), %ymm10, %ymm10 /* k1_1 = lookup16(ks1_1, reverse16) */
 	vmovdqu 48(%rdx), %ymm11 /* ks2_1 = load() */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_4_reverse16(%rip), %ymm11, %ymm11 /* k2_1 = lookup16(ks2_1, reverse16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_5_reverse16(%rip), %ymm11, %ymm11 /* k2_1 = lookup16(ks2_1, reverse16) */
 	vpclmulqdq $0x10, %ymm9, %ymm5, %ymm12 /* p0_2 = clmul(m_1, k0_1) */
 	vpclmulqdq $0x11, %ymm10, %ymm5, %ymm13 /* p0_3 = clmul(m_1, k1_1) */
 	vpclmulqdq $0x0, %ymm9, %ymm5, %ymm9 /* p1_2 = clmul(m_1, k0_1) */
@@ -13741,20 +14153,20 @@ SYM_FUNC_START(zuc_lanesx2_avx2_vaes_mac_fold_wide)
 	vpclmulqdq $0x0, %ymm10, %ymm5, %ymm10 /* p2_2 = clmul(m_1, k1_1) */
 	vpclmulqdq $0x1, %ymm11, %ymm5, %ymm5 /* p2_3 = clmul(m_1, k2_1) */
 	vmovdqu 64(%rsi), %ymm11 /* msg_3 = load() */
-	vpand .Lzuc_lanesx2_avx2_vaes_4_nibble_mask(%rip), %ymm11, %ymm15 /* msg_3_lo = and(msg_3, nibble_mask) */
+	vpand .Lzuc_lanesx2_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm15 /* msg_3_lo = and(msg_3, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* msg_3_sh = shr(msg_3) */
-	vpand .Lzuc_lanesx2_avx2_vaes_4_nibble_mask(%rip), %ymm11, %ymm11 /* msg_3_hi = and(msg_3_sh, nibble_mask) */
+	vpand .Lzuc_lanesx2_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm11 /* msg_3_hi = and(msg_3_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm2, %ymm15 /* m_2_l = lookup16(tbl_lo, msg_3_lo) */
 	vpshufb %ymm11, %ymm3, %ymm11 /* m_2_h = lookup16(tbl_hi, msg_3_hi) */
 	vpxor %ymm11, %ymm15, %ymm11 /* m_2 = xor(m_2_l, m_2_h) */
 	vmovdqu 64(%rdx), %ymm15 /* ks0_2 = load() */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_4_reverse16(%rip), %ymm15, %ymm15 /* k0_2 = lookup16(ks0_2, reverse16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_5_reverse16(%rip), %ymm15, %ymm15 /* k0_2 = lookup16(ks0_2, reverse16) */
 	vmovdqa %ymm5, 0(%rsp) /* spill p2_3 */
 	vmovdqu 72(%rdx), %ymm5 /* ks1_2 = load() */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_4_reverse16(%rip), %ymm5, %ymm5 /* k1_2 = lookup16(ks1_2, reverse16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_5_reverse16(%rip), %ymm5, %ymm5 /* k1_2 = lookup16(ks1_2, reverse16) */
 	vmovdqa %ymm10, 32(%rsp) /* spill p2_2 */
 	vmovdqu 80(%rdx), %ymm10 /* ks2_2 = load() */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_4_reverse16(%rip), %ymm10, %ymm10 /* k2_2 = lookup16(ks2_2, reverse16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_5_reverse16(%rip), %ymm10, %ymm10 /* k2_2 = lookup16(ks2_2, reverse16) */
 	vmovdqa %ymm0, 64(%rsp) /* spill p2_1 */
 	vpclmulqdq $0x10, %ymm15, %ymm11, %ymm0 /* p0_4 = clmul(m_2, k0_2) */
 	vmovdqa %ymm4, 96(%rsp) /* spill p2 */
@@ -13766,20 +14178,20 @@ SYM_FUNC_START(zuc_lanesx2_avx2_vaes_mac_fold_wide)
 	vpclmulqdq $0x1, %ymm10, %ymm11, %ymm10 /* p2_5 = clmul(m_2, k2_2) */
 	vmovdqu 96(%rsi), %ymm11 /* msg_4 = load() */
 	vmovdqa %ymm5, 160(%rsp) /* spill p2_4 */
-	vpand .Lzuc_lanesx2_avx2_vaes_4_nibble_mask(%rip), %ymm11, %ymm5 /* msg_4_lo = and(msg_4, nibble_mask) */
+	vpand .Lzuc_lanesx2_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm5 /* msg_4_lo = and(msg_4, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* msg_4_sh = shr(msg_4) */
-	vpand .Lzuc_lanesx2_avx2_vaes_4_nibble_mask(%rip), %ymm11, %ymm11 /* msg_4_hi = and(msg_4_sh, nibble_mask) */
+	vpand .Lzuc_lanesx2_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm11 /* msg_4_hi = and(msg_4_sh, nibble_mask) */
 	vpshufb %ymm5, %ymm2, %ymm5 /* m_3_l = lookup16(tbl_lo, msg_4_lo) */
 	vpshufb %ymm11, %ymm3, %ymm11 /* m_3_h = lookup16(tbl_hi, msg_4_hi) */
 	vpxor %ymm11, %ymm5, %ymm5 /* m_3 = xor(m_3_l, m_3_h) */
 	vmovdqu 96(%rdx), %ymm11 /* ks0_3 = load() */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_4_reverse16(%rip), %ymm11, %ymm11 /* k0_3 = lookup16(ks0_3, reverse16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_5_reverse16(%rip), %ymm11, %ymm11 /* k0_3 = lookup16(ks0_3, reverse16) */
 	vmovdqa %ymm10, 192(%rsp) /* spill p2_5 */
 	vmovdqu 104(%rdx), %ymm10 /* ks1_3 = load() */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_4_reverse16(%rip), %ymm10, %ymm10 /* k1_3 = lookup16(ks1_3, reverse16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_5_reverse16(%rip), %ymm10, %ymm10 /* k1_3 = lookup16(ks1_3, reverse16) */
 	vmovdqa %ymm15, 224(%rsp) /* spill p1_5 */
 	vmovdqu 112(%rdx), %ymm15 /* ks2_3 = load() */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_4_reverse16(%rip), %ymm15, %ymm15 /* k2_3 = lookup16(ks2_3, reverse16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_5_reverse16(%rip), %ymm15, %ymm15 /* k2_3 = lookup16(ks2_3, reverse16) */
 	vmovdqa %ymm9, 256(%rsp) /* spill p1_2 */
 	vpclmulqdq $0x10, %ymm11, %ymm5, %ymm9 /* p0_6 = clmul(m_3, k0_3) */
 	vmovdqa %ymm14, 288(%rsp) /* spill p1_3 */
@@ -13791,20 +14203,20 @@ SYM_FUNC_START(zuc_lanesx2_avx2_vaes_mac_fold_wide)
 	vpclmulqdq $0x1, %ymm15, %ymm5, %ymm5 /* p2_7 = clmul(m_3, k2_3) */
 	vmovdqu 128(%rsi), %ymm15 /* msg_5 = load() */
 	vmovdqa %ymm5, 352(%rsp) /* spill p2_7 */
-	vpand .Lzuc_lanesx2_avx2_vaes_4_nibble_mask(%rip), %ymm15, %ymm5 /* msg_5_lo = and(msg_5, nibble_mask) */
+	vpand .Lzuc_lanesx2_avx2_vaes_5_nibble_mask(%rip), %ymm15, %ymm5 /* msg_5_lo = and(msg_5, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* msg_5_sh = shr(msg_5) */
-	vpand .Lzuc_lanesx2_avx2_vaes_4_nibble_mask(%rip), %ymm15, %ymm15 /* msg_5_hi = and(msg_5_sh, nibble_mask) */
+	vpand .Lzuc_lanesx2_avx2_vaes_5_nibble_mask(%rip), %ymm15, %ymm15 /* msg_5_hi = and(msg_5_sh, nibble_mask) */
 	vpshufb %ymm5, %ymm2, %ymm5 /* m_4_l = lookup16(tbl_lo, msg_5_lo) */
 	vpshufb %ymm15, %ymm3, %ymm15 /* m_4_h = lookup16(tbl_hi, msg_5_hi) */
 	vpxor %ymm15, %ymm5, %ymm5 /* m_4 = xor(m_4_l, m_4_h) */
 	vmovdqu 128(%rdx), %ymm15 /* ks0_4 = load() */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_4_reverse16(%rip), %ymm15, %ymm15 /* k0_4 = lookup16(ks0_4, reverse16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_5_reverse16(%rip), %ymm15, %ymm15 /* k0_4 = lookup16(ks0_4, reverse16) */
 	vmovdqa %ymm10, 384(%rsp) /* spill p2_6 */
 	vmovdqu 136(%rdx), %ymm10 /* ks1_4 = load() */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_4_reverse16(%rip), %ymm10, %ymm10 /* k1_4 = lookup16(ks1_4, reverse16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_5_reverse16(%rip), %ymm10, %ymm10 /* k1_4 = lookup16(ks1_4, reverse16) */
 	vmovdqa %ymm11, 416(%rsp) /* spill p1_7 */
 	vmovdqu 144(%rdx), %ymm11 /* ks2_4 = load() */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_4_reverse16(%rip), %ymm11, %ymm11 /* k2_4 = lookup16(ks2_4, reverse16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_5_reverse16(%rip), %ymm11, %ymm11 /* k2_4 = lookup16(ks2_4, reverse16) */
 	vmovdqa %ymm1, 448(%rsp) /* spill p1 */
 	vpclmulqdq $0x10, %ymm15, %ymm5, %ymm1 /* p0_8 = clmul(m_4, k0_4) */
 	vmovdqa %ymm8, 480(%rsp) /* spill p1_1 */
@@ -13816,20 +14228,20 @@ SYM_FUNC_START(zuc_lanesx2_avx2_vaes_mac_fold_wide)
 	vpclmulqdq $0x1, %ymm11, %ymm5, %ymm5 /* p2_9 = clmul(m_4, k2_4) */
 	vmovdqu 160(%rsi), %ymm11 /* msg_6 = load() */
 	vmovdqa %ymm5, 544(%rsp) /* spill p2_9 */
-	vpand .Lzuc_lanesx2_avx2_vaes_4_nibble_mask(%rip), %ymm11, %ymm5 /* msg_6_lo = and(msg_6, nibble_mask) */
+	vpand .Lzuc_lanesx2_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm5 /* msg_6_lo = and(msg_6, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* msg_6_sh = shr(msg_6) */
-	vpand .Lzuc_lanesx2_avx2_vaes_4_nibble_mask(%rip), %ymm11, %ymm11 /* msg_6_hi = and(msg_6_sh, nibble_mask) */
+	vpand .Lzuc_lanesx2_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm11 /* msg_6_hi = and(msg_6_sh, nibble_mask) */
 	vpshufb %ymm5, %ymm2, %ymm5 /* m_5_l = lookup16(tbl_lo, msg_6_lo) */
 	vpshufb %ymm11, %ymm3, %ymm11 /* m_5_h = lookup16(tbl_hi, msg_6_hi) */
 	vpxor %ymm11, %ymm5, %ymm5 /* m_5 = xor(m_5_l, m_5_h) */
 	vmovdqu 160(%rdx), %ymm11 /* ks0_5 = load() */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_4_reverse16(%rip), %ymm11, %ymm11 /* k0_5 = lookup16(ks0_5, reverse16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_5_reverse16(%rip), %ymm11, %ymm11 /* k0_5 = lookup16(ks0_5, reverse16) */
 	vmovdqa %ymm10, 576(%rsp) /* spill p2_8 */
 	vmovdqu 168(%rdx), %ymm10 /* ks1_5 = load() */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_4_reverse16(%rip), %ymm10, %ymm10 /* k1_5 = lookup16(ks1_5, reverse16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_5_reverse16(%rip), %ymm10, %ymm10 /* k1_5 = lookup16(ks1_5, reverse16) */
 	vmovdqa %ymm15, 608(%rsp) /* spill p1_9 */
 	vmovdqu 176(%rdx), %ymm15 /* ks2_5 = load() */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_4_reverse16(%rip), %ymm15, %ymm15 /* k2_5 = lookup16(ks2_5, reverse16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_5_reverse16(%rip), %ymm15, %ymm15 /* k2_5 = lookup16(ks2_5, reverse16) */
 	vmovdqa %ymm1, 640(%rsp) /* spill p0_8 */
 	vpclmulqdq $0x10, %ymm11, %ymm5, %ymm1 /* p0_10 = clmul(m_5, k0_5) */
 	vmovdqa %ymm1, 672(%rsp) /* spill p0_10 */
@@ -13841,20 +14253,20 @@ SYM_FUNC_START(zuc_lanesx2_avx2_vaes_mac_fold_wide)
 	vpclmulqdq $0x1, %ymm15, %ymm5, %ymm5 /* p2_11 = clmul(m_5, k2_5) */
 	vmovdqu 192(%rsi), %ymm15 /* msg_7 = load() */
 	vmovdqa %ymm5, 736(%rsp) /* spill p2_11 */
-	vpand .Lzuc_lanesx2_avx2_vaes_4_nibble_mask(%rip), %ymm15, %ymm5 /* msg_7_lo = and(msg_7, nibble_mask) */
+	vpand .Lzuc_lanesx2_avx2_vaes_5_nibble_mask(%rip), %ymm15, %ymm5 /* msg_7_lo = and(msg_7, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* msg_7_sh = shr(msg_7) */
-	vpand .Lzuc_lanesx2_avx2_vaes_4_nibble_mask(%rip), %ymm15, %ymm15 /* msg_7_hi = and(msg_7_sh, nibble_mask) */
+	vpand .Lzuc_lanesx2_avx2_vaes_5_nibble_mask(%rip), %ymm15, %ymm15 /* msg_7_hi = and(msg_7_sh, nibble_mask) */
 	vpshufb %ymm5, %ymm2, %ymm5 /* m_6_l = lookup16(tbl_lo, msg_7_lo) */
 	vpshufb %ymm15, %ymm3, %ymm15 /* m_6_h = lookup16(tbl_hi, msg_7_hi) */
 	vpxor %ymm15, %ymm5, %ymm5 /* m_6 = xor(m_6_l, m_6_h) */
 	vmovdqu 192(%rdx), %ymm15 /* ks0_6 = load() */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_4_reverse16(%rip), %ymm15, %ymm15 /* k0_6 = lookup16(ks0_6, reverse16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_5_reverse16(%rip), %ymm15, %ymm15 /* k0_6 = lookup16(ks0_6, reverse16) */
 	vmovdqa %ymm10, 768(%rsp) /* spill p2_10 */
 	vmovdqu 200(%rdx), %ymm10 /* ks1_6 = load() */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_4_reverse16(%rip), %ymm10, %ymm10 /* k1_6 = lookup16(ks1_6, reverse16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_5_reverse16(%rip), %ymm10, %ymm10 /* k1_6 = lookup16(ks1_6, reverse16) */
 	vmovdqa %ymm11, 800(%rsp) /* spill p1_11 */
 	vmovdqu 208(%rdx), %ymm11 /* ks2_6 = load() */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_4_reverse16(%rip), %ymm11, %ymm11 /* k2_6 = lookup16(ks2_6, reverse16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_5_reverse16(%rip), %ymm11, %ymm11 /* k2_6 = lookup16(ks2_6, reverse16) */
 	vmovdqa %ymm1, 832(%rsp) /* spill p0_11 */
 	vpclmulqdq $0x10, %ymm15, %ymm5, %ymm1 /* p0_12 = clmul(m_6, k0_6) */
 	vmovdqa %ymm1, 864(%rsp) /* spill p0_12 */
@@ -13866,18 +14278,18 @@ SYM_FUNC_START(zuc_lanesx2_avx2_vaes_mac_fold_wide)
 	vpclmulqdq $0x1, %ymm11, %ymm5, %ymm5 /* p2_13 = clmul(m_6, k2_6) */
 	vmovdqu 224(%rsi), %ymm11 /* msg_8 = load() */
 	vmovdqa %ymm5, 928(%rsp) /* spill p2_13 */
-	vpand .Lzuc_lanesx2_avx2_vaes_4_nibble_mask(%rip), %ymm11, %ymm5 /* msg_8_lo = and(msg_8, nibble_mask) */
+	vpand .Lzuc_lanesx2_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm5 /* msg_8_lo = and(msg_8, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* msg_8_sh = shr(msg_8) */
-	vpand .Lzuc_lanesx2_avx2_vaes_4_nibble_mask(%rip), %ymm11, %ymm11 /* msg_8_hi = and(msg_8_sh, nibble_mask) */
+	vpand .Lzuc_lanesx2_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm11 /* msg_8_hi = and(msg_8_sh, nibble_mask) */
 	vpshufb %ymm5, %ymm2, %ymm2 /* m_7_l = lookup16(tbl_lo, msg_8_lo) */
 	vpshufb %ymm11, %ymm3, %ymm3 /* m_7_h = lookup16(tbl_hi, msg_8_hi) */
 	vpxor %ymm3, %ymm2, %ymm2 /* m_7 = xor(m_7_l, m_7_h) */
 	vmovdqu 224(%rdx), %ymm3 /* ks0_7 = load() */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_4_reverse16(%rip), %ymm3, %ymm3 /* k0_7 = lookup16(ks0_7, reverse16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_5_reverse16(%rip), %ymm3, %ymm3 /* k0_7 = lookup16(ks0_7, reverse16) */
 	vmovdqu 232(%rdx), %ymm5 /* ks1_7 = load() */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_4_reverse16(%rip), %ymm5, %ymm5 /* k1_7 = lookup16(ks1_7, reverse16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_5_reverse16(%rip), %ymm5, %ymm5 /* k1_7 = lookup16(ks1_7, reverse16) */
 	vmovdqu 240(%rdx), %ymm11 /* ks2_7 = load() */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_4_reverse16(%rip), %ymm11, %ymm11 /* k2_7 = lookup16(ks2_7, reverse16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_5_reverse16(%rip), %ymm11, %ymm11 /* k2_7 = lookup16(ks2_7, reverse16) */
 	vmovdqa %ymm10, 960(%rsp) /* spill p2_12 */
 	vpclmulqdq $0x10, %ymm3, %ymm2, %ymm10 /* p0_14 = clmul(m_7, k0_7) */
 	vmovdqa %ymm15, 992(%rsp) /* spill p1_13 */
@@ -14335,6 +14747,41 @@ SYM_FUNC_END(zuc_lanesx2_avx2_vaes_mac_fold_wide)
 	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
 	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
 
+/* high16: high 16 bits of every 32-bit word */
+	.section .rodata.cst32.zuc_lanesx2_avx2_vaes_3_high16, "aM", @progbits, 32
+	.balign 32
+.Lzuc_lanesx2_avx2_vaes_3_high16:
+	.byte 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff
+	.byte 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff
+
+/* rotl16: rotate each 32-bit word left by 16 (byte shuffle) */
+	.section .rodata.cst32.zuc_lanesx2_avx2_vaes_3_rotl16, "aM", @progbits, 32
+	.balign 32
+.Lzuc_lanesx2_avx2_vaes_3_rotl16:
+	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+
+/* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
+	.section .rodata.cst32.zuc_lanesx2_avx2_vaes_3_rotl24, "aM", @progbits, 32
+	.balign 32
+.Lzuc_lanesx2_avx2_vaes_3_rotl24:
+	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+
+/* rotl8: rotate each 32-bit word left by 8 (byte shuffle) */
+	.section .rodata.cst32.zuc_lanesx2_avx2_vaes_3_rotl8, "aM", @progbits, 32
+	.balign 32
+.Lzuc_lanesx2_avx2_vaes_3_rotl8:
+	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
+	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
+
+/* odd_bytes: bytes 1 and 3 of every word (the S0 bytes) */
+	.section .rodata.cst32.zuc_lanesx2_avx2_vaes_3_odd_bytes, "aM", @progbits, 32
+	.balign 32
+.Lzuc_lanesx2_avx2_vaes_3_odd_bytes:
+	.byte 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff
+	.byte 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff
+
 /* nibble_mask: low nibble of every byte */
 	.section .rodata.cst32.zuc_lanesx2_avx2_vaes_3_nibble_mask, "aM", @progbits, 32
 	.balign 32
@@ -14342,26 +14789,82 @@ SYM_FUNC_END(zuc_lanesx2_avx2_vaes_mac_fold_wide)
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
-/* tbl_lo: bit i of every byte to bit 7 - i (gen/linalg/bits.py bit_reversal): low-nibble table (constant folded in) */
+/* s0_p1: S0 Feistel round 1: P1 (gen/specs/zuc.py) */
+	.section .rodata.cst32.zuc_lanesx2_avx2_vaes_3_s0_p1, "aM", @progbits, 32
+	.balign 32
+.Lzuc_lanesx2_avx2_vaes_3_s0_p1:
+	.byte 0x09, 0x0f, 0x00, 0x0e, 0x0f, 0x0f, 0x02, 0x0a, 0x00, 0x04, 0x00, 0x0c, 0x07, 0x05, 0x03, 0x09
+	.byte 0x09, 0x0f, 0x00, 0x0e, 0x0f, 0x0f, 0x02, 0x0a, 0x00, 0x04, 0x00, 0x0c, 0x07, 0x05, 0x03, 0x09
+
+/* s0_p2: S0 Feistel round 2: P2 */
+	.section .rodata.cst32.zuc_lanesx2_avx2_vaes_3_s0_p2, "aM", @progbits, 32
+	.balign 32
+.Lzuc_lanesx2_avx2_vaes_3_s0_p2:
+	.byte 0x08, 0x0d, 0x06, 0x05, 0x07, 0x00, 0x0c, 0x04, 0x0b, 0x01, 0x0e, 0x0a, 0x0f, 0x03, 0x09, 0x02
+	.byte 0x08, 0x0d, 0x06, 0x05, 0x07, 0x00, 0x0c, 0x04, 0x0b, 0x01, 0x0e, 0x0a, 0x0f, 0x03, 0x09, 0x02
+
+/* s0_p3_rot: S0 round 3 with the final rotation folded in: rotl8(v, 5) ^ (P3[v] << 1) */
+	.section .rodata.cst32.zuc_lanesx2_avx2_vaes_3_s0_p3_rot, "aM", @progbits, 32
+	.balign 32
+.Lzuc_lanesx2_avx2_vaes_3_s0_p3_rot:
+	.byte 0x04, 0x2c, 0x54, 0x6c, 0x80, 0xba, 0xd4, 0xfe, 0x07, 0x27, 0x5b, 0x6b, 0x81, 0xb3, 0xd9, 0xfb
+	.byte 0x04, 0x2c, 0x54, 0x6c, 0x80, 0xba, 0xd4, 0xfe, 0x07, 0x27, 0x5b, 0x6b, 0x81, 0xb3, 0xd9, 0xfb
+
+/* tbl_lo: S1 inner map K (isomorphism #0: ZUC field to AES field): low-nibble table (constant folded in) */
 	.section .rodata.cst32.zuc_lanesx2_avx2_vaes_3_tbl_lo, "aM", @progbits, 32
 	.balign 32
 .Lzuc_lanesx2_avx2_vaes_3_tbl_lo:
-	.byte 0x00, 0x80, 0x40, 0xc0, 0x20, 0xa0, 0x60, 0xe0, 0x10, 0x90, 0x50, 0xd0, 0x30, 0xb0, 0x70, 0xf0
-	.byte 0x00, 0x80, 0x40, 0xc0, 0x20, 0xa0, 0x60, 0xe0, 0x10, 0x90, 0x50, 0xd0, 0x30, 0xb0, 0x70, 0xf0
+	.byte 0x00, 0x01, 0x32, 0x33, 0x73, 0x72, 0x41, 0x40, 0x75, 0x74, 0x47, 0x46, 0x06, 0x07, 0x34, 0x35
+	.byte 0x00, 0x01, 0x32, 0x33, 0x73, 0x72, 0x41, 0x40, 0x75, 0x74, 0x47, 0x46, 0x06, 0x07, 0x34, 0x35
 
-/* tbl_hi: bit i of every byte to bit 7 - i (gen/linalg/bits.py bit_reversal): high-nibble table */
+/* tbl_hi: S1 inner map K (isomorphism #0: ZUC field to AES field): high-nibble table */
 	.section .rodata.cst32.zuc_lanesx2_avx2_vaes_3_tbl_hi, "aM", @progbits, 32
 	.balign 32
 .Lzuc_lanesx2_avx2_vaes_3_tbl_hi:
-	.byte 0x00, 0x08, 0x04, 0x0c, 0x02, 0x0a, 0x06, 0x0e, 0x01, 0x09, 0x05, 0x0d, 0x03, 0x0b, 0x07, 0x0f
-	.byte 0x00, 0x08, 0x04, 0x0c, 0x02, 0x0a, 0x06, 0x0e, 0x01, 0x09, 0x05, 0x0d, 0x03, 0x0b, 0x07, 0x0f
+	.byte 0x00, 0xd9, 0xe8, 0x31, 0xcd, 0x14, 0x25, 0xfc, 0x2d, 0xf4, 0xc5, 0x1c, 0xe0, 0x39, 0x08, 0xd1
+	.byte 0x00, 0xd9, 0xe8, 0x31, 0xcd, 0x14, 0x25, 0xfc, 0x2d, 0xf4, 0xc5, 0x1c, 0xe0, 0x39, 0x08, 0xd1
 
-/* reverse16: byte i <- byte 15 - i: 16 keystream bytes to (K1, K0) */
-	.section .rodata.cst32.zuc_lanesx2_avx2_vaes_3_reverse16, "aM", @progbits, 32
+/* inv_shift_rows: inverse ShiftRows (AESENCLAST's ShiftRows undone) */
+	.section .rodata.cst32.zuc_lanesx2_avx2_vaes_3_inv_shift_rows, "aM", @progbits, 32
 	.balign 32
-.Lzuc_lanesx2_avx2_vaes_3_reverse16:
-	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
-	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
+.Lzuc_lanesx2_avx2_vaes_3_inv_shift_rows:
+	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
+	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
+
+/* aes_cancel_key: AESENCLAST key = SubBytes constant 0x63: cancels it */
+	.section .rodata.cst32.zuc_lanesx2_avx2_vaes_3_aes_cancel_key, "aM", @progbits, 32
+	.balign 32
+.Lzuc_lanesx2_avx2_vaes_3_aes_cancel_key:
+	.byte 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63
+	.byte 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63
+
+/* tbl_lo_1: S1 outer map M·K^-1, constant 0x55, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
+	.section .rodata.cst32.zuc_lanesx2_avx2_vaes_3_tbl_lo_1, "aM", @progbits, 32
+	.balign 32
+.Lzuc_lanesx2_avx2_vaes_3_tbl_lo_1:
+	.byte 0x55, 0x1a, 0xc5, 0x8a, 0x1e, 0x51, 0x8e, 0xc1, 0x62, 0x2d, 0xf2, 0xbd, 0x29, 0x66, 0xb9, 0xf6
+	.byte 0x55, 0x1a, 0xc5, 0x8a, 0x1e, 0x51, 0x8e, 0xc1, 0x62, 0x2d, 0xf2, 0xbd, 0x29, 0x66, 0xb9, 0xf6
+
+/* tbl_hi_1: S1 outer map M·K^-1, constant 0x55, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
+	.section .rodata.cst32.zuc_lanesx2_avx2_vaes_3_tbl_hi_1, "aM", @progbits, 32
+	.balign 32
+.Lzuc_lanesx2_avx2_vaes_3_tbl_hi_1:
+	.byte 0x00, 0x34, 0x42, 0x76, 0x36, 0x02, 0x74, 0x40, 0x66, 0x52, 0x24, 0x10, 0x50, 0x64, 0x12, 0x26
+	.byte 0x00, 0x34, 0x42, 0x76, 0x36, 0x02, 0x74, 0x40, 0x66, 0x52, 0x24, 0x10, 0x50, 0x64, 0x12, 0x26
+
+/* modulus: 2^31 - 1 in every word */
+	.section .rodata.cst32.zuc_lanesx2_avx2_vaes_3_modulus, "aM", @progbits, 32
+	.balign 32
+.Lzuc_lanesx2_avx2_vaes_3_modulus:
+	.byte 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f
+	.byte 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f
+
+/* minus_modulus: -(2^31 - 1) mod 2^32 in every word */
+	.section .rodata.cst32.zuc_lanesx2_avx2_vaes_3_minus_modulus, "aM", @progbits, 32
+	.balign 32
+.Lzuc_lanesx2_avx2_vaes_3_minus_modulus:
+	.byte 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80
+	.byte 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80
 
 /* nibble_mask: low nibble of every byte */
 	.section .rodata.cst32.zuc_lanesx2_avx2_vaes_4_nibble_mask, "aM", @progbits, 32
@@ -14388,5 +14891,33 @@ SYM_FUNC_END(zuc_lanesx2_avx2_vaes_mac_fold_wide)
 	.section .rodata.cst32.zuc_lanesx2_avx2_vaes_4_reverse16, "aM", @progbits, 32
 	.balign 32
 .Lzuc_lanesx2_avx2_vaes_4_reverse16:
+	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
+	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
+
+/* nibble_mask: low nibble of every byte */
+	.section .rodata.cst32.zuc_lanesx2_avx2_vaes_5_nibble_mask, "aM", @progbits, 32
+	.balign 32
+.Lzuc_lanesx2_avx2_vaes_5_nibble_mask:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* tbl_lo: bit i of every byte to bit 7 - i (gen/linalg/bits.py bit_reversal): low-nibble table (constant folded in) */
+	.section .rodata.cst32.zuc_lanesx2_avx2_vaes_5_tbl_lo, "aM", @progbits, 32
+	.balign 32
+.Lzuc_lanesx2_avx2_vaes_5_tbl_lo:
+	.byte 0x00, 0x80, 0x40, 0xc0, 0x20, 0xa0, 0x60, 0xe0, 0x10, 0x90, 0x50, 0xd0, 0x30, 0xb0, 0x70, 0xf0
+	.byte 0x00, 0x80, 0x40, 0xc0, 0x20, 0xa0, 0x60, 0xe0, 0x10, 0x90, 0x50, 0xd0, 0x30, 0xb0, 0x70, 0xf0
+
+/* tbl_hi: bit i of every byte to bit 7 - i (gen/linalg/bits.py bit_reversal): high-nibble table */
+	.section .rodata.cst32.zuc_lanesx2_avx2_vaes_5_tbl_hi, "aM", @progbits, 32
+	.balign 32
+.Lzuc_lanesx2_avx2_vaes_5_tbl_hi:
+	.byte 0x00, 0x08, 0x04, 0x0c, 0x02, 0x0a, 0x06, 0x0e, 0x01, 0x09, 0x05, 0x0d, 0x03, 0x0b, 0x07, 0x0f
+	.byte 0x00, 0x08, 0x04, 0x0c, 0x02, 0x0a, 0x06, 0x0e, 0x01, 0x09, 0x05, 0x0d, 0x03, 0x0b, 0x07, 0x0f
+
+/* reverse16: byte i <- byte 15 - i: 16 keystream bytes to (K1, K0) */
+	.section .rodata.cst32.zuc_lanesx2_avx2_vaes_5_reverse16, "aM", @progbits, 32
+	.balign 32
+.Lzuc_lanesx2_avx2_vaes_5_reverse16:
 	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
 	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
