@@ -17,6 +17,9 @@
 /* Hex                                                                  */
 /* ------------------------------------------------------------------ */
 
+/* The value of hex digit c (either case), or -1. */
+int kc_hex_digit(int c);
+
 /*
  * Decodes the hex string `hex` (upper or lower case, no separators, no "0x")
  * into a freshly malloc'ed buffer.  On success returns 0 and sets *out (free
