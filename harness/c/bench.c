@@ -29,9 +29,7 @@
 #include "vectors.h"
 #include "zuc.h"
 
-/* ------------------------------------------------------------------ */
-/* Clock                                                                */
-/* ------------------------------------------------------------------ */
+/* ---- Clock ---- */
 
 /* Seconds on `clock`: CLOCK_MONOTONIC for the measurements; CLOCK_THREAD_CPUTIME_ID for the
  * clock estimate, which unlike the wall clock does not run while the thread waits for a core,
@@ -44,10 +42,11 @@ static double seconds(clockid_t clock) {
 
 /*
  * One dependent integer add of a register: each needs the previous result, so a chain runs at
- * one add per cycle whatever the core's width.  The addend is a register, not an immediate:
- * Intel's Golden Cove cores (Sapphire Rapids, Alder Lake P-cores) fold chains of adds of small
- * immediates in the renamer and ran `addq $1` chains at 4-6 adds per cycle here (an estimate
- * of 12-17 GHz), while register adds, like imul/3, gave the real clock.
+ * one add per cycle whatever the core's width (the loop counter and branch run beside it).
+ * The addend is a register, not an immediate: Intel's Golden Cove cores (Sapphire Rapids,
+ * Alder Lake P-cores) fold chains of adds of small immediates in the renamer and ran `addq $1`
+ * chains at 4-6 adds per cycle here (an estimate of 12-17 GHz), while register adds, like
+ * imul/3, gave the real clock.
  */
 #if defined(__x86_64__)
 #define DEPENDENT_ADD "addq %1, %0"
@@ -69,9 +68,12 @@ static double time_chain(uint64_t passes) {
 #endif
 
 /*
- * Estimated core clock in GHz (0 if unknown): the best rate of 10 chains of about 10 ms each.
- * Short chains, many of them, so that some run undisturbed on a loaded machine (with 5 of
- * 50 ms on the wall clock, a start under load once estimated 1.35 GHz against 2.7 at the end).
+ * Estimated core clock in GHz (0 if unknown): there are no hardware counters on these machines,
+ * and the time-stamp counter ticks at a fixed rate that is not the core clock.  The best rate of
+ * 10 chains of about 10 ms each, estimated at the start and again at the end (a clock that
+ * drifted during the run shows).  Short chains, many of them, so that some run undisturbed on a
+ * loaded machine (with 5 of 50 ms on the wall clock, a start under load once estimated 1.35 GHz
+ * against 2.7 at the end).
  */
 static double estimate_ghz(void) {
   double best = 0.0;
@@ -84,8 +86,7 @@ static double estimate_ghz(void) {
   return best;
 }
 
-/* Rate of the time-stamp counter in GHz (0 where there is none), for information only: it
- * ticks at a fixed rate that is not the core clock. */
+/* Rate of the time-stamp counter in GHz (0 where there is none), for information only. */
 #if defined(__x86_64__)
 #include <x86intrin.h>
 static double tsc_ghz(void) {
@@ -99,9 +100,7 @@ static double tsc_ghz(void) {
 static double tsc_ghz(void) { return 0.0; }
 #endif
 
-/* ------------------------------------------------------------------ */
-/* Measurement                                                          */
-/* ------------------------------------------------------------------ */
+/* ---- Measurement ---- */
 
 typedef struct {
   double target_s; /* minimum length of one repetition */
@@ -137,9 +136,7 @@ static uint64_t calibrate(const bench_cell *c, size_t len, const timing *tm) {
   return iters;
 }
 
-/* ------------------------------------------------------------------ */
-/* Results                                                              */
-/* ------------------------------------------------------------------ */
+/* ---- Results ---- */
 
 typedef struct {
   const bench_cell *cell;
@@ -240,9 +237,7 @@ static void write_plain_table(FILE *f, const record *recs, size_t n, double ghz)
   }
 }
 
-/* ------------------------------------------------------------------ */
-/* The report                                                           */
-/* ------------------------------------------------------------------ */
+/* ---- The report ---- */
 
 /* Runs `python3 harness/report.py JSON [--md MD] [--png PNG] [--mca MCA]` (the script found
  * with kc_repo_file), which prints the markdown on stdout.  Returns 0, or -1 saying why not. */
@@ -321,9 +316,7 @@ static int write_report(const char *argv0, const char *json_path, const char *mc
   return 0;
 }
 
-/* ------------------------------------------------------------------ */
-/* Command line                                                         */
-/* ------------------------------------------------------------------ */
+/* ---- Command line ---- */
 
 #define MAX_SIZES 32
 /* ZUC streams per call: the most lanes of any kernel, a multiple of all of them. */
@@ -376,14 +369,21 @@ static size_t parse_size(const char *s) {
   return *end ? 0 : (size_t)v;
 }
 
+/* Copies the next item of a comma-separated list (at *p) into word and steps past it.
+ * Returns 0 at the end of the list. */
+static int next_item(const char **p, char word[64]) {
+  size_t len = strcspn(*p, ",");
+  if (!**p) return 0;
+  snprintf(word, 64, "%.*s", (int)(len < 63 ? len : 63), *p);
+  *p += len + ((*p)[len] == ',');
+  return 1;
+}
+
 /* Checks each item of a comma-separated list against the union of the
  * ciphers' lists (what: "mode" or "cipher").  Returns 0 or -1. */
 static int check_known(const char *list, int modes, const char *what) {
-  for (const char *p = list; *p; p += *p == ',') {
-    size_t len = strcspn(p, ",");
-    char word[64];
-    snprintf(word, sizeof word, "%.*s", (int)(len < 63 ? len : 63), p);
-    p += len;
+  char word[64];
+  while (next_item(&list, word)) {
     int known = 0;
     for (size_t c = 0; c < KC_N_CIPHERS; c++) {
       const kc_desc *d = KC_CIPHERS[c];
@@ -402,22 +402,18 @@ static int check_known(const char *list, int modes, const char *what) {
 /* Parses --sizes LIST into sizes (at most MAX_SIZES).  Returns their number, or 0. */
 static size_t parse_sizes(const char *list, size_t sizes[MAX_SIZES]) {
   size_t n = 0;
-  for (const char *p = list; *p; p += *p == ',') {
-    char word[64];
-    size_t len = strcspn(p, ",");
-    snprintf(word, sizeof word, "%.*s", (int)(len < 63 ? len : 63), p);
-    p += len;
+  char word[64];
+  while (next_item(&list, word)) {
     if (n == MAX_SIZES || !(sizes[n++] = parse_size(word))) {
       fprintf(stderr, "bench: bad size '%s'\n", word);
       return 0;
     }
   }
+  if (!n) fprintf(stderr, "bench: --sizes lists no size\n");
   return n;
 }
 
-/* ------------------------------------------------------------------ */
-/* Main                                                                 */
-/* ------------------------------------------------------------------ */
+/* ---- Main ---- */
 
 /* Calibrates every (cell, size) of the set, then times them all tm->reps times over, keeping
  * each one's best; fills in the figures (cpb from the clock estimate ghz).  A measurement
@@ -543,19 +539,16 @@ int main(int argc, char **argv) {
   kc_cpu_feature_list(feats, sizeof feats);
   double ghz = list_only ? 0.0 : estimate_ghz();
   if (!list_only) {
-    fprintf(stderr, "bench: CPU %s [%s]\n", cpu, feats);
     fprintf(stderr,
+            "bench: CPU %s [%s]\n"
             "bench: core clock estimate %.3f GHz (method: best of 10 chains of %d dependent "
             "register integer adds x N, 1 cycle each, in thread CPU time; TSC rate %.3f GHz, "
-            "not used)\n",
-            ghz, ADD_CHAIN, tsc_ghz());
-    fprintf(stderr,
+            "not used)\n"
             "bench: each measurement: best of %d repetitions of >= %.0f ms, interleaved with "
-            "the others\n",
-            tm.reps, tm.target_s * 1e3);
-    fprintf(stderr,
+            "the others\n"
             "bench: uBlock block-loop (the paper's method): one block encrypted %llu times per "
             "test%s\n",
+            cpu, feats, ghz, ADD_CHAIN, tsc_ghz(), tm.reps, tm.target_s * 1e3,
             (unsigned long long)sel.loops,
             sel.loops == PAPER_LOOPS ? " (as the paper)" : " (the paper: 1,000,000)");
   }

@@ -1,7 +1,7 @@
 /*
  * Helpers shared by the harness programs; see common.h for the contracts.
  */
-#define _POSIX_C_SOURCE 200809L /* posix_memalign, strtok_r under -std=c11 */
+#define _POSIX_C_SOURCE 200809L /* posix_memalign under -std=c11 */
 
 #include "common.h"
 
@@ -12,9 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ------------------------------------------------------------------ */
-/* Hex                                                                  */
-/* ------------------------------------------------------------------ */
+/* ---- Hex ---- */
 
 int kc_hex_digit(int c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -81,9 +79,7 @@ void kc_hex_encode(const uint8_t *in, size_t len, char *out) {
   out[2 * len] = '\0';
 }
 
-/* ------------------------------------------------------------------ */
-/* Reading a whole file                                                 */
-/* ------------------------------------------------------------------ */
+/* ---- Reading a whole file ---- */
 
 int kc_read_file(const char *path, uint8_t **buf, size_t *len) {
   FILE *f = fopen(path, "rb");
@@ -117,9 +113,7 @@ int kc_read_file(const char *path, uint8_t **buf, size_t *len) {
   return 0;
 }
 
-/* ------------------------------------------------------------------ */
-/* Buffers                                                              */
-/* ------------------------------------------------------------------ */
+/* ---- Buffers ---- */
 
 void *kc_alloc_aligned(size_t size, size_t align) {
   void *p = NULL;
@@ -166,9 +160,7 @@ void kc_buf_free(kc_buf *b) {
   b->len = 0;
 }
 
-/* ------------------------------------------------------------------ */
-/* PRNG                                                                 */
-/* ------------------------------------------------------------------ */
+/* ---- PRNG ---- */
 
 /* splitmix64: turns any 64-bit seed into well-mixed state words. */
 static uint64_t splitmix64(uint64_t *x) {
@@ -221,9 +213,7 @@ void kc_rng_bytes(kc_rng *r, uint8_t *out, size_t len) {
   }
 }
 
-/* ------------------------------------------------------------------ */
-/* Block-cipher modes                                                   */
-/* ------------------------------------------------------------------ */
+/* ---- Block-cipher modes ---- */
 
 static const char *const MODE_NAMES[KC_N_BLOCK_MODES] = {"ecb", "cbc", "ctr"};
 
@@ -247,9 +237,7 @@ const kc_block_op KC_BLOCK_OPS[KC_N_BLOCK_OPS] = {
     {"cbc-dec", KC_MODE_CBC, 0}, {"ctr", KC_MODE_CTR, 1},
 };
 
-/* ------------------------------------------------------------------ */
-/* Where an implementation runs                                        */
-/* ------------------------------------------------------------------ */
+/* ---- Where an implementation runs ---- */
 
 const char *kc_avail_name(kc_avail a) {
   static const char *const names[] = {"native", "emulated", "unavailable"};

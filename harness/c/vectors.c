@@ -18,9 +18,7 @@
 #define PATH_MAX 4096
 #endif
 
-/* ------------------------------------------------------------------ */
-/* Locating files                                                       */
-/* ------------------------------------------------------------------ */
+/* ---- Locating files ---- */
 
 /* Looks for <A>/<rel> for A = `start` (an absolute folder, "" for the root) and each folder
  * above it; fills buf with the path found. */
@@ -71,9 +69,7 @@ int kc_vectors_dir(const char *argv0, const char *file, char *buf, size_t size, 
   return -1;
 }
 
-/* ------------------------------------------------------------------ */
-/* JSON                                                                 */
-/* ------------------------------------------------------------------ */
+/* ---- JSON ---- */
 
 /* Nesting deeper than this is refused: recursion on hostile input stays bounded. */
 #define MAX_DEPTH 64
