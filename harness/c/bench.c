@@ -1,66 +1,16 @@
 /*
- * bench: throughput of every native kernel of the generated library, side by
- * side with the established libraries, in one run.
+ * bench: throughput of every native kernel of the generated library, side by side with the
+ * established libraries, in one run.  Each description's bench_hooks adds its cells (bench.h);
+ * this file times them, estimates the core clock, and writes the records and the report.
+ * What it measures and writes, and its options, are in docs/cli.md ("bench").
  *
- * Each description's bench_hooks adds its cells (cipher.h):
- *   block ciphers (bench_lib.c): every kernel in ecb-enc, ecb-dec, cbc-enc,
- *   cbc-dec, ctr, one key and one message per call; SM4 beside OpenSSL's
- *   EVP SM4 and libgcrypt's (cipher_sm4.c); uBlock's cbc-enc as the paper
- *   measures it, 4 streams with 4 keys per call through the multi-key entry,
- *   and the paper's own one-block loop (mode block-loop, --loops times;
- *   cipher_ublock.c); no peer library has uBlock, the paper's figures are
- *   reference lines in the report.
- *   ZUC-128 / ZUC-256 (bench_zuc.c): our kernels and Intel ipsec-mb's
- *   multi-buffer job API, modes keystream (ours only), enc, mac32, mac64,
- *   mac128 (ZUC-256); --streams messages per call (default 16, ZUC_LANES_MAX),
- *   so all lanes of every kernel are busy.
- *
- * For each cell (subject x mode) x message size, the time of one call is
- * measured and reported as Gbit/s and as cycles per byte, both counted over
- * all the messages of the call: Gbit/s = streams x bytes x 8 / seconds.
- *
- *   Timing.  A call is repeated enough times that one repetition lasts at
- *   least --time-ms (adaptive: the count is calibrated by doubling, which
- *   also warms caches and branch predictors); the best of --reps repetitions
- *   is kept.  The repetitions are interleaved: all measurements are timed
- *   once, then all again, and so on, so a burst of load from another process
- *   cannot spoil every repetition of one measurement.  Clock:
- *   clock_gettime(CLOCK_MONOTONIC).  A one-block-loop cell (the uBlock
- *   paper's method) is not calibrated: one call is one of the paper's tests
- *   (the block encrypted `loops` times), timed once per repetition; its record keeps the best and the mean (the
- *   paper averages its tests).
- *
- *   --quick (what `make test` runs): the same cells, every kernel and every
- *   peer, at fewer sizes (SM4, uBlock: 256 B, 4 KiB, 64 KiB; ZUC its usual
- *   1500 B and 4 KiB), one repetition of >= 5 ms, and 100,000 loops for the
- *   one-block measurement; the JSON, markdown and plot are written as in the
- *   full run.
- *
- *   Cycles.  rdtsc ticks at a fixed rate that is not the core clock here, and
- *   there are no hardware counters, so the core clock is estimated once at
- *   start by timing chains of dependent register-to-register integer adds
- *   (one cycle each on every x86 and Arm core of interest; see add_chain for
- *   why not adds of an immediate) in thread CPU time, best of 10.  cpb = seconds * GHz * 1e9 / bytes,
- *   bytes = streams x message bytes (x loops for the one-block loop).  The
- *   estimate is repeated at the end and both are printed, so a clock that
- *   drifted during the run is visible.
- *
- *   Honesty.  Emulated (SIMDe) kernels are never timed.  Before timing, each
- *   cell's output is compared with our scalar reference kernel; a mismatch
- *   is reported, marked in the records (verified false) and makes the exit
- *   status non-zero.
- *
- * Output: progress on stderr; with --json FILE, a JSON list of records
- * (fields documented at write_json) and the report: `harness/report.py`
- * renders FILE.md (markdown tables per cipher: headline ratios, every size,
- * llvm-mca modelled figures when mca.json lies next to FILE) and FILE.png,
- * and prints the markdown on stdout (without --json, the same markdown is
- * printed from a temporary file).  Without Python, or with --no-report, a
- * plain markdown table of all records is printed (and written to FILE.md) by
- * this program.
+ * Timing.  Every (cell, size) is calibrated once, then the whole set is timed --reps times
+ * over, each keeping its best: a burst of load from another process (the machines here are
+ * shared) then spoils one repetition of many measurements rather than every repetition of
+ * one.  Emulated (SIMDe) kernels are never timed, and every cell's output was checked against
+ * our scalar reference before timing (verified; a mismatch makes the exit status non-zero).
  */
 #define _POSIX_C_SOURCE 200809L
-#define _DEFAULT_SOURCE /* realpath */
 
 #include "bench.h"
 
@@ -71,108 +21,86 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "common.h"
+#include "vectors.h"
 #include "zuc.h"
 
+/* ---- Clock ---- */
 
-/* ------------------------------------------------------------------ */
-/* Clock                                                                */
-/* ------------------------------------------------------------------ */
-
-static double now_seconds(void) {
+/* Seconds on `clock`: CLOCK_MONOTONIC for the measurements; CLOCK_THREAD_CPUTIME_ID for the
+ * clock estimate, which unlike the wall clock does not run while the thread waits for a core,
+ * so a chain that another process preempts still counts only its own cycles. */
+static double seconds(clockid_t clock) {
   struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
+  clock_gettime(clock, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Number of dependent adds per pass of the chain below. */
+/*
+ * One dependent integer add of a register: each needs the previous result, so a chain runs at
+ * one add per cycle whatever the core's width (the loop counter and branch run beside it).
+ * The addend is a register, not an immediate: Intel's Golden Cove cores (Sapphire Rapids,
+ * Alder Lake P-cores) fold chains of adds of small immediates in the renamer and ran `addq $1`
+ * chains at 4-6 adds per cycle here (an estimate of 12-17 GHz), while register adds, like
+ * imul/3, gave the real clock.
+ */
+#if defined(__x86_64__)
+#define DEPENDENT_ADD "addq %1, %0"
+#elif defined(__aarch64__)
+#define DEPENDENT_ADD "add %0, %0, %1"
+#endif
+/* Adds per pass of the chain. */
 #define ADD_CHAIN 64
 
-/*
- * Runs `passes` x ADD_CHAIN dependent integer adds on one register.  Each
- * add needs the previous result, so the chain runs at one add per cycle
- * whatever the core's width; the loop counter and branch run beside it.
- * The addend is a register, not an immediate: Intel's Golden Cove cores
- * (Sapphire Rapids, Alder Lake P-cores) fold chains of adds of small
- * immediates in the renamer and ran `addq $1` chains at 4-6 adds per cycle
- * here (an estimate of 12-17 GHz), while register adds, like imul/3, gave
- * the real clock.  Returns 0 where no such chain is written for this
- * architecture.
- */
-static int add_chain(uint64_t passes) {
-  uint64_t x = 0, one = 1;
-  for (uint64_t i = 0; i < passes; i++) {
-#if defined(__x86_64__) || defined(__i386__)
-    __asm__ volatile(".rept 64\n\taddq %1, %0\n\t.endr" : "+r"(x) : "r"(one));
-#elif defined(__aarch64__)
-    __asm__ volatile(".rept 64\n\tadd %0, %0, %1\n\t.endr" : "+r"(x) : "r"(one));
-#else
-    (void)x, (void)one;
-    return 0;
-#endif
-  }
-  return 1;
-}
-
-/* Seconds of this thread's CPU time: unlike the wall clock it does not run
- * while the thread waits for a core, so a chain that another process
- * preempts (this machine is shared) still counts only its own cycles. */
-static double thread_seconds(void) {
-  struct timespec ts;
-  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return now_seconds();
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* Seconds of thread CPU time for add_chain(passes). */
+#ifdef DEPENDENT_ADD
+/* Seconds of thread CPU time for passes x ADD_CHAIN dependent adds. */
 static double time_chain(uint64_t passes) {
-  double t0 = thread_seconds();
-  add_chain(passes);
-  return thread_seconds() - t0;
+  uint64_t x = 0, one = 1;
+  double t0 = seconds(CLOCK_THREAD_CPUTIME_ID);
+  for (uint64_t i = 0; i < passes; i++)
+    __asm__ volatile(".rept 64\n\t" DEPENDENT_ADD "\n\t.endr" : "+r"(x) : "r"(one));
+  return seconds(CLOCK_THREAD_CPUTIME_ID) - t0;
 }
+#endif
 
 /*
- * Estimated core clock in GHz: the best (highest) rate of 10 chains of about
- * 10 ms each, timed in thread CPU time.  Short chains, many of them, so that
- * some run undisturbed on a loaded machine (with 5 of 50 ms on the wall
- * clock, a start under load once estimated 1.35 GHz against 2.7 at the end).
- * 0 if unknown.
+ * Estimated core clock in GHz (0 if unknown): there are no hardware counters on these machines,
+ * and the time-stamp counter ticks at a fixed rate that is not the core clock.  The best rate of
+ * 10 chains of about 10 ms each, estimated at the start and again at the end (a clock that
+ * drifted during the run shows).  Short chains, many of them, so that some run undisturbed on a
+ * loaded machine (with 5 of 50 ms on the wall clock, a start under load once estimated 1.35 GHz
+ * against 2.7 at the end).
  */
 static double estimate_ghz(void) {
-  if (!add_chain(1)) return 0.0;
-  /* Size the chain: grow until it lasts about 10 ms. */
+  double best = 0.0;
+#ifdef DEPENDENT_ADD
   uint64_t passes = 1 << 12;
   while (time_chain(passes) < 0.01) passes *= 2;
-  double best = 0.0;
-  for (int rep = 0; rep < 10; rep++) {
-    double ghz = (double)passes * ADD_CHAIN / time_chain(passes) / 1e9;
-    if (ghz > best) best = ghz;
-  }
+  for (int rep = 0; rep < 10; rep++)
+    best = fmax(best, (double)passes * ADD_CHAIN / time_chain(passes) / 1e9);
+#endif
   return best;
 }
 
-#if defined(__x86_64__) || defined(__i386__)
+/* Rate of the time-stamp counter in GHz (0 where there is none), for information only. */
+#if defined(__x86_64__)
 #include <x86intrin.h>
-/* Rate of the time-stamp counter in GHz, for information only. */
 static double tsc_ghz(void) {
-  double t0 = now_seconds();
+  double t0 = seconds(CLOCK_MONOTONIC), t;
   uint64_t c0 = __rdtsc();
-  while (now_seconds() - t0 < 0.02) {
+  while ((t = seconds(CLOCK_MONOTONIC) - t0) < 0.02) {
   }
-  uint64_t c1 = __rdtsc();
-  return (double)(c1 - c0) / (now_seconds() - t0) / 1e9;
+  return (double)(__rdtsc() - c0) / t / 1e9;
 }
 #else
 static double tsc_ghz(void) { return 0.0; }
 #endif
 
-/* ------------------------------------------------------------------ */
-/* Measurement                                                          */
-/* ------------------------------------------------------------------ */
+/* ---- Measurement ---- */
 
 typedef struct {
   double target_s; /* minimum length of one repetition */
@@ -181,16 +109,15 @@ typedef struct {
 
 /* Seconds for `iters` calls, or -1 on an error. */
 static double time_calls(const bench_cell *c, size_t len, uint64_t iters) {
-  double t0 = now_seconds();
+  double t0 = seconds(CLOCK_MONOTONIC);
   for (uint64_t i = 0; i < iters; i++)
     if (c->call(c->ctx, len) != 0) return -1.0;
-  return now_seconds() - t0;
+  return seconds(CLOCK_MONOTONIC) - t0;
 }
 
 /*
- * Calls per repetition for `len` bytes: doubled until a run lasts a quarter
- * of the target, then scaled up to the target.  This also warms caches and
- * predictors.  Returns 0 on an error.
+ * Calls per repetition for `len` bytes: doubled until a run lasts a quarter of the target,
+ * then scaled up to the target.  This also warms caches and predictors.  Returns 0 on an error.
  */
 static uint64_t calibrate(const bench_cell *c, size_t len, const timing *tm) {
   /* A one-block-loop cell: one call is one test (of 100,000 to 1,000,000
@@ -209,9 +136,7 @@ static uint64_t calibrate(const bench_cell *c, size_t len, const timing *tm) {
   return iters;
 }
 
-/* ------------------------------------------------------------------ */
-/* Results                                                              */
-/* ------------------------------------------------------------------ */
+/* ---- Results ---- */
 
 typedef struct {
   const bench_cell *cell;
@@ -226,15 +151,10 @@ typedef struct {
   double cpb_mean;
 } record;
 
-/* Bytes one call processes: every message of every stream, every loop. */
-static double bytes_per_call(const record *r) {
-  const bench_cell *c = r->cell;
-  return (double)r->msg_bytes * c->streams * (double)(c->loops ? c->loops : 1);
-}
-
-/* Writes a JSON string literal (the names here need no escaping beyond
- * this), or null for NULL. */
-static void json_str(FILE *f, const char *s) {
+/* Writes `, "key": value` (or `"key": ` first, when sep is ""): a JSON string literal (the
+ * names here need no escaping beyond quotes and backslashes), or null for NULL. */
+static void json_str(FILE *f, const char *sep, const char *key, const char *s) {
+  fprintf(f, "%s\"%s\": ", sep, key);
   if (!s) {
     fputs("null", f);
     return;
@@ -247,26 +167,22 @@ static void json_str(FILE *f, const char *s) {
   fputc('"', f);
 }
 
+/* Writes `, "key": v`, or null where v is 0 (cycles per byte when the clock is unknown). */
+static void json_num(FILE *f, const char *key, double v) {
+  fprintf(f, v > 0 ? ", \"%s\": %.6g" : ", \"%s\": null", key, v);
+}
+
 /*
- * The JSON file: a list of records, one per cell x size, with
- *   cipher "sm4" | "zuc128" | "zuc256" | "ublock128_128" | "ublock128_256" |
- *   "ublock256_256"; impl "ours" | "openssl" |
- *   "libgcrypt" | "ipsec-mb"; name (our kernel's name, e.g.
- *   "lanes_avx512_gfni", or the peer's name); strategy; target (for peers:
- *   the API and the library version); mode (SM4, uBlock: ecb-enc ... ctr; ZUC:
- *   keystream, enc, mac32, mac64, mac128); mac_method ("clmul" | "compare"
- *   for our ZUC MACs, else null); arch (what a peer choosing its code at run
- *   time chose, e.g. ipsec-mb's "avx512"; else null); msg_bytes (bytes per
- *   message); streams (messages per call); lanes; gbps and cpb (over all
- *   messages of a call; cpb null if the clock is unknown); seconds (best per
- *   call); iters (calls per repetition); reps; verified; emulated false;
- *   modelled false; clock_ghz and clock_method (the estimate cpb is based
- *   on); cpu; loops (0, or for the uBlock paper's one-block method, mode
- *   "block-loop": encryptions of the one block per call, which gbps and cpb
- *   count; those records also carry role ("paper-method": a register
- *   kernel; "fastest": the kernel ublock_impl_best picks; or both joined by
- *   '+'), tests (timed calls) and gbps_mean and cpb_mean (from the mean
- *   seconds of the tests, the paper's statistic)).
+ * The JSON file, read by harness/report.py: a list of records, one per cell x size, with the
+ * bench_cell fields cipher, impl, name, strategy, target, mode, mac_method, arch, streams and
+ * lanes (bench.h); msg_bytes (bytes per message); gbps and cpb (over all messages of a call);
+ * seconds (best per call); iters (calls per repetition); reps; verified; emulated false;
+ * modelled false; clock_ghz and clock_method (the estimate cpb is based on); cpu; loops (0, or
+ * for the uBlock paper's one-block method, mode "block-loop": encryptions of the one block per
+ * call, which gbps and cpb count; those records also carry role ("paper-method": a register
+ * kernel; "fastest": the kernel ublock_impl_best picks; or both joined by '+'), tests (timed
+ * calls) and gbps_mean and cpb_mean (from the mean seconds of the tests, the paper's
+ * statistic)).
  */
 static int write_json(const char *path, const record *recs, size_t n, const timing *tm,
                       double ghz, const char *cpu) {
@@ -276,44 +192,28 @@ static int write_json(const char *path, const record *recs, size_t n, const timi
   for (size_t i = 0; i < n; i++) {
     const record *r = &recs[i];
     const bench_cell *c = r->cell;
-    fputs("  {\"cipher\": ", f);
-    json_str(f, c->cipher);
-    fputs(", \"impl\": ", f);
-    json_str(f, c->impl);
-    fputs(", \"name\": ", f);
-    json_str(f, c->name);
-    fputs(", \"strategy\": ", f);
-    json_str(f, c->strategy);
-    fputs(", \"target\": ", f);
-    json_str(f, c->target);
-    fputs(", \"mode\": ", f);
-    json_str(f, c->mode);
-    fputs(", \"mac_method\": ", f);
-    json_str(f, c->mac_method);
-    fputs(", \"arch\": ", f);
-    json_str(f, c->arch);
-    fprintf(f, ", \"msg_bytes\": %zu, \"streams\": %u, \"lanes\": %u, \"gbps\": %.6g, ",
+    const char *names[][2] = {{"cipher", c->cipher},     {"impl", c->impl},
+                              {"name", c->name},         {"strategy", c->strategy},
+                              {"target", c->target},     {"mode", c->mode},
+                              {"mac_method", c->mac_method}, {"arch", c->arch}};
+    fputs("  {", f);
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+      json_str(f, k ? ", " : "", names[k][0], names[k][1]);
+    fprintf(f, ", \"msg_bytes\": %zu, \"streams\": %u, \"lanes\": %u, \"gbps\": %.6g",
             r->msg_bytes, c->streams, c->lanes, r->gbps);
-    if (r->cpb > 0)
-      fprintf(f, "\"cpb\": %.6g, ", r->cpb);
-    else
-      fputs("\"cpb\": null, ", f);
+    json_num(f, "cpb", r->cpb);
     fprintf(f,
-            "\"seconds\": %.6e, \"iters\": %llu, \"reps\": %d, \"verified\": %s, "
+            ", \"seconds\": %.6e, \"iters\": %llu, \"reps\": %d, \"verified\": %s, "
             "\"emulated\": false, \"modelled\": false, \"clock_ghz\": %.4f, "
-            "\"clock_method\": \"dependent chain of register integer adds\", \"cpu\": ",
+            "\"clock_method\": \"dependent chain of register integer adds\"",
             r->seconds, (unsigned long long)r->iters, tm->reps, c->verified ? "true" : "false",
             ghz);
-    json_str(f, cpu);
+    json_str(f, ", ", "cpu", cpu);
     fprintf(f, ", \"loops\": %llu", (unsigned long long)c->loops);
     if (c->loops) {
-      fputs(", \"role\": ", f);
-      json_str(f, c->role);
-      fprintf(f, ", \"tests\": %d, \"gbps_mean\": %.6g, ", r->timed, r->gbps_mean);
-      if (r->cpb_mean > 0)
-        fprintf(f, "\"cpb_mean\": %.6g", r->cpb_mean);
-      else
-        fputs("\"cpb_mean\": null", f);
+      json_str(f, ", ", "role", c->role);
+      fprintf(f, ", \"tests\": %d, \"gbps_mean\": %.6g", r->timed, r->gbps_mean);
+      json_num(f, "cpb_mean", r->cpb_mean);
     }
     fputs(i + 1 < n ? "},\n" : "}\n", f);
   }
@@ -321,8 +221,8 @@ static int write_json(const char *path, const record *recs, size_t n, const timi
   return fclose(f) == 0 ? 0 : -1;
 }
 
-/* Plain markdown table of every record: used when the Python report is not
- * available, so the run still ends with a table. */
+/* Plain markdown table of every record: the report where harness/report.py does not run, so
+ * the run still ends with a table. */
 static void write_plain_table(FILE *f, const record *recs, size_t n, double ghz) {
   fprintf(f, "## Throughput (core clock estimate %.2f GHz)\n\n", ghz);
   fputs("| cipher | impl | kernel | mac method | mode | bytes | streams | loops | Gbit/s | "
@@ -337,147 +237,86 @@ static void write_plain_table(FILE *f, const record *recs, size_t n, double ghz)
   }
 }
 
-/* ------------------------------------------------------------------ */
-/* The report script                                                    */
-/* ------------------------------------------------------------------ */
+/* ---- The report ---- */
 
-/* 1 if path names a regular file. */
-static int is_file(const char *path) {
-  struct stat st;
-  return stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-/*
- * Finds harness/report.py: $KC_REPORT_PY, the path compiled in with
- * -DKC_REPORT_PY="...", ./harness/report.py (the top-level make runs from
- * the repository root), or ../harness/report.py beside this executable's
- * folder (build/bench).  Returns 0 and fills buf, or -1.
- */
-static int find_report_script(char *buf, size_t size) {
-  const char *env = getenv("KC_REPORT_PY");
-  if (env && *env) {
-    snprintf(buf, size, "%s", env);
-    return is_file(buf) ? 0 : -1;
-  }
-#ifdef KC_REPORT_PY
-  snprintf(buf, size, "%s", KC_REPORT_PY);
-  if (is_file(buf)) return 0;
-#endif
-  snprintf(buf, size, "harness/report.py");
-  if (is_file(buf)) return 0;
-  char exe[PATH_MAX - 32]; /* leaves room for the suffix below */
-  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (n > 0) {
-    exe[n] = '\0';
-    char *slash = strrchr(exe, '/');
-    if (slash) {
-      *slash = '\0';
-      snprintf(buf, size, "%s/../harness/report.py", exe);
-      if (is_file(buf)) return 0;
-    }
-  }
-  return -1;
-}
-
-/* Runs `python3 report.py JSON --md MD [--png PNG] [--mca MCA]`; the script
- * prints the markdown on stdout.  Returns its exit status, or -1. */
-static int run_report(const char *script, const char *json, const char *md, const char *png,
+/* Runs `python3 harness/report.py JSON [--md MD] [--png PNG] [--mca MCA]` (the script found
+ * with kc_repo_file), which prints the markdown on stdout.  Returns 0, or -1 saying why not. */
+static int run_report(const char *argv0, const char *json, const char *md, const char *png,
                       const char *mca) {
-  const char *argv[12];
-  int a = 0;
-  argv[a++] = "python3";
-  argv[a++] = script;
-  argv[a++] = json;
-  if (md) {
-    argv[a++] = "--md";
-    argv[a++] = md;
+  char script[PATH_MAX];
+  if (kc_repo_file(argv0, "harness/report.py", script, sizeof script) != 0) {
+    fprintf(stderr, "bench: harness/report.py not found; printing a plain table\n");
+    return -1;
   }
-  if (png) {
-    argv[a++] = "--png";
-    argv[a++] = png;
+  const char *argv[10] = {"python3", script, json};
+  const char *options[][2] = {{"--md", md}, {"--png", png}, {"--mca", mca}};
+  int a = 3, status = -1;
+  for (int i = 0; i < 3; i++) {
+    if (!options[i][1]) continue;
+    argv[a++] = options[i][0];
+    argv[a++] = options[i][1];
   }
-  if (mca) {
-    argv[a++] = "--mca";
-    argv[a++] = mca;
-  }
-  argv[a] = NULL;
   fflush(stdout);
   fflush(stderr);
   pid_t pid = fork();
-  if (pid < 0) return -1;
   if (pid == 0) {
     execvp("python3", (char *const *)argv);
     _exit(127);
   }
-  int status;
-  if (waitpid(pid, &status, 0) < 0) return -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  if (pid >= 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+      WEXITSTATUS(status) == 0)
+    return 0;
+  fprintf(stderr, "bench: %s failed (status %d); printing a plain table\n", script,
+          pid >= 0 && WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+  return -1;
 }
 
-/* FILE with its extension (if any) replaced by ext (".md", ".png"). */
-static char *with_extension(const char *path, const char *ext) {
-  size_t n = strlen(path);
-  const char *dot = strrchr(path, '.');
-  const char *slash = strrchr(path, '/');
-  if (dot && (!slash || dot > slash)) n = (size_t)(dot - path);
-  char *out = malloc(n + strlen(ext) + 1);
-  if (!out) return NULL;
-  memcpy(out, path, n);
-  strcpy(out + n, ext);
-  return out;
+/* path with its extension (if any) replaced by ext (".md", ".png"), into buf. */
+static void with_extension(const char *path, const char *ext, char *buf, size_t size) {
+  const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
+  size_t n = dot && (!slash || dot > slash) ? (size_t)(dot - path) : strlen(path);
+  snprintf(buf, size, "%.*s%s", (int)n, path, ext);
 }
 
-/* Writes the JSON and the report (or the plain table).  Returns 0 or -1. */
-static int write_report(const char *json_path, const char *mca_path, int no_report,
-                        const record *recs, size_t n_recs, const timing *tm, double ghz,
-                        const char *cpu) {
-  int report_done = 0;
+/*
+ * Writes the JSON to json_path (--json) and the report beside it (FILE.md, FILE.png); without
+ * --json, the report's markdown from a temporary file in a fresh folder (so that no stray
+ * mca.json is picked up beside it).  Where the report does not run (--no-report, no script,
+ * no Python), a plain table instead, on stdout and in FILE.md.  Returns 0, or -1 if the JSON
+ * cannot be written.
+ */
+static int write_report(const char *argv0, const char *json_path, const char *mca_path,
+                        int no_report, const record *recs, size_t n, const timing *tm,
+                        double ghz, const char *cpu) {
+  char dir[] = "/tmp/kc_bench_XXXXXX", tmp[sizeof dir + 16], md[PATH_MAX], png[PATH_MAX];
+  int done = 0;
   if (json_path) {
-    if (write_json(json_path, recs, n_recs, tm, ghz, cpu) != 0) {
+    if (write_json(json_path, recs, n, tm, ghz, cpu) != 0) {
       fprintf(stderr, "bench: cannot write %s: %s\n", json_path, strerror(errno));
       return -1;
     }
     fprintf(stderr, "bench: wrote %s\n", json_path);
-    char *md = with_extension(json_path, ".md"), *png = with_extension(json_path, ".png");
-    char script[PATH_MAX];
-    if (!no_report && find_report_script(script, sizeof script) == 0) {
-      int rc = run_report(script, json_path, md, png, mca_path);
-      if (rc == 0)
-        report_done = 1;
-      else
-        fprintf(stderr, "bench: %s failed (status %d); printing a plain table\n", script, rc);
-    } else if (!no_report) {
-      fprintf(stderr, "bench: harness/report.py not found; printing a plain table\n");
-    }
-    if (!report_done) {
-      FILE *f = fopen(md, "w");
-      if (f) {
-        write_plain_table(f, recs, n_recs, ghz);
-        fclose(f);
-      }
-    }
-    free(md);
-    free(png);
-  } else if (!no_report) {
-    /* No --json: the report still renders the table, from a temporary file
-     * in a fresh folder (so no stray mca.json is picked up beside it). */
-    char dir[] = "/tmp/kc_bench_XXXXXX", tmp[sizeof dir + 16], script[PATH_MAX];
-    if (mkdtemp(dir)) {
-      snprintf(tmp, sizeof tmp, "%s/bench.json", dir);
-      if (write_json(tmp, recs, n_recs, tm, ghz, cpu) == 0 &&
-          find_report_script(script, sizeof script) == 0)
-        report_done = run_report(script, tmp, NULL, NULL, mca_path) == 0;
-      unlink(tmp);
-      rmdir(dir);
-    }
+    with_extension(json_path, ".md", md, sizeof md);
+    with_extension(json_path, ".png", png, sizeof png);
+    done = !no_report && run_report(argv0, json_path, md, png, mca_path) == 0;
+  } else if (!no_report && mkdtemp(dir)) {
+    snprintf(tmp, sizeof tmp, "%s/bench.json", dir);
+    done = write_json(tmp, recs, n, tm, ghz, cpu) == 0 &&
+           run_report(argv0, tmp, NULL, NULL, mca_path) == 0;
+    unlink(tmp);
+    rmdir(dir);
   }
-  if (!report_done) write_plain_table(stdout, recs, n_recs, ghz);
+  if (done) return 0;
+  write_plain_table(stdout, recs, n, ghz);
+  FILE *f = json_path ? fopen(md, "w") : NULL;
+  if (f) {
+    write_plain_table(f, recs, n, ghz);
+    fclose(f);
+  }
   return 0;
 }
 
-/* ------------------------------------------------------------------ */
-/* Command line                                                         */
-/* ------------------------------------------------------------------ */
+/* ---- Command line ---- */
 
 #define MAX_SIZES 32
 /* ZUC streams per call: the most lanes of any kernel, a multiple of all of them. */
@@ -530,14 +369,21 @@ static size_t parse_size(const char *s) {
   return *end ? 0 : (size_t)v;
 }
 
+/* Copies the next item of a comma-separated list (at *p) into word and steps past it.
+ * Returns 0 at the end of the list. */
+static int next_item(const char **p, char word[64]) {
+  size_t len = strcspn(*p, ",");
+  if (!**p) return 0;
+  snprintf(word, 64, "%.*s", (int)(len < 63 ? len : 63), *p);
+  *p += len + ((*p)[len] == ',');
+  return 1;
+}
+
 /* Checks each item of a comma-separated list against the union of the
  * ciphers' lists (what: "mode" or "cipher").  Returns 0 or -1. */
 static int check_known(const char *list, int modes, const char *what) {
-  for (const char *p = list; *p;) {
-    const char *end = strchr(p, ',');
-    size_t len = end ? (size_t)(end - p) : strlen(p);
-    char word[64];
-    snprintf(word, sizeof word, "%.*s", (int)(len < 63 ? len : 63), p);
+  char word[64];
+  while (next_item(&list, word)) {
     int known = 0;
     for (size_t c = 0; c < KC_N_CIPHERS; c++) {
       const kc_desc *d = KC_CIPHERS[c];
@@ -549,26 +395,99 @@ static int check_known(const char *list, int modes, const char *what) {
       fprintf(stderr, "bench: unknown %s '%s'\n", what, word);
       return -1;
     }
-    if (!end) break;
-    p = end + 1;
   }
   return 0;
 }
 
-/* ------------------------------------------------------------------ */
-/* Main                                                                 */
-/* ------------------------------------------------------------------ */
+/* Parses --sizes LIST into sizes (at most MAX_SIZES).  Returns their number, or 0. */
+static size_t parse_sizes(const char *list, size_t sizes[MAX_SIZES]) {
+  size_t n = 0;
+  char word[64];
+  while (next_item(&list, word)) {
+    if (n == MAX_SIZES || !(sizes[n++] = parse_size(word))) {
+      fprintf(stderr, "bench: bad size '%s'\n", word);
+      return 0;
+    }
+  }
+  if (!n) fprintf(stderr, "bench: --sizes lists no size\n");
+  return n;
+}
+
+/* ---- Main ---- */
+
+/* Calibrates every (cell, size) of the set, then times them all tm->reps times over, keeping
+ * each one's best; fills in the figures (cpb from the clock estimate ghz).  A measurement
+ * whose calls fail has no figure and is left out, counted in *problems.  Returns the records. */
+static record *measure(const bench_set *set, const timing *tm, double ghz, size_t *n_recs,
+                       int *problems) {
+  size_t n = 0, max = 0;
+  for (size_t i = 0; i < set->n; i++) max += set->cells[i].n_sizes;
+  record *recs = calloc(max + 1, sizeof *recs);
+  if (!recs) exit(1);
+  double t_start = seconds(CLOCK_MONOTONIC);
+  fprintf(stderr, "bench: calibrating %zu measurements\n", max);
+  for (size_t i = 0; i < set->n; i++) {
+    const bench_cell *c = &set->cells[i];
+    for (size_t zi = 0; zi < c->n_sizes; zi++) {
+      size_t len = c->sizes[zi];
+      if (c->max_bytes && len > c->max_bytes)
+        fprintf(stderr, "bench: %s %s %s %zu B: above its limit of %zu bytes, skipped\n",
+                c->cipher, c->name, c->mode, len, c->max_bytes);
+      else
+        recs[n++] = (record){.cell = c, .msg_bytes = len, .seconds = DBL_MAX,
+                             .iters = calibrate(c, len, tm)};
+    }
+  }
+  for (int rep = 0; rep < tm->reps; rep++) {
+    for (size_t i = 0; i < n; i++) {
+      record *rec = &recs[i];
+      double t = rec->iters ? time_calls(rec->cell, rec->msg_bytes, rec->iters) : -1;
+      if (t < 0) continue;
+      double per_call = t / (double)rec->iters;
+      rec->seconds = fmin(rec->seconds, per_call);
+      rec->seconds_sum += per_call;
+      rec->timed++;
+    }
+    fprintf(stderr, "bench: pass %d/%d done (%.1f s)\n", rep + 1, tm->reps,
+            seconds(CLOCK_MONOTONIC) - t_start);
+  }
+  *n_recs = 0;
+  for (size_t i = 0; i < n; i++) {
+    record *rec = &recs[*n_recs];
+    const bench_cell *c = recs[i].cell;
+    *rec = recs[i];
+    if (!rec->timed) {
+      fprintf(stderr, "bench: %s %s %s %zu B: call failed\n", c->cipher, c->name, c->mode,
+              rec->msg_bytes);
+      ++*problems;
+      continue;
+    }
+    ++*n_recs;
+    /* Bytes one call processes: every message of every stream, every loop. */
+    double bytes = (double)rec->msg_bytes * c->streams * (double)(c->loops ? c->loops : 1);
+    double mean = rec->seconds_sum / rec->timed;
+    rec->gbps = bytes * 8.0 / rec->seconds / 1e9;
+    rec->cpb = rec->seconds * ghz * 1e9 / bytes;
+    rec->gbps_mean = bytes * 8.0 / mean / 1e9;
+    rec->cpb_mean = mean * ghz * 1e9 / bytes;
+    fprintf(stderr, "  %-6s %-24s %-10s %-7s %8zu B x%-3u %9.3f Gbit/s %8.2f cycles/byte",
+            c->cipher, c->name, c->mode, c->mac_method ? c->mac_method : "", rec->msg_bytes,
+            c->streams, rec->gbps, rec->cpb);
+    if (c->loops)
+      fprintf(stderr, "  (one block x %llu loops, %s)", (unsigned long long)c->loops, c->role);
+    fputc('\n', stderr);
+  }
+  fprintf(stderr, "bench: %zu measurements in %.1f s; core clock estimate at end %.3f GHz "
+          "(start %.3f)\n", *n_recs, seconds(CLOCK_MONOTONIC) - t_start, estimate_ghz(), ghz);
+  return recs;
+}
 
 int main(int argc, char **argv) {
-  const char *json_path = NULL, *mca_path = NULL;
-  size_t sizes[MAX_SIZES], n_sizes = 0;
-  int no_report = 0, list_only = 0;
-  bench_select sel = {0};
-  sel.streams = DEFAULT_STREAMS;
-  timing tm = {0.020, 4};
+  const char *json_path = NULL, *mca_path = NULL, *loops_arg = NULL;
+  size_t sizes[MAX_SIZES];
+  int no_report = 0, list_only = 0, reps = -1;
+  bench_select sel = {.streams = DEFAULT_STREAMS};
   double time_ms = -1;
-  int reps = -1;
-  long long loops = -1;
 
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -581,35 +500,13 @@ int main(int argc, char **argv) {
     else if (!strcmp(a, "--mca") && has_arg) mca_path = argv[++i];
     else if (!strcmp(a, "--time-ms") && has_arg) time_ms = atof(argv[++i]);
     else if (!strcmp(a, "--reps") && has_arg) reps = atoi(argv[++i]);
-    else if (!strcmp(a, "--loops") && has_arg) {
-      loops = atoll(argv[++i]);
-      if (loops < 1) {
-        fprintf(stderr, "bench: --loops must be at least 1\n");
-        return 2;
-      }
-    }
+    else if (!strcmp(a, "--loops") && has_arg) loops_arg = argv[++i];
+    else if (!strcmp(a, "--streams") && has_arg) sel.streams = (unsigned)atoi(argv[++i]);
     else if (!strcmp(a, "--no-report")) no_report = 1;
     else if (!strcmp(a, "--list")) list_only = 1;
-    else if (!strcmp(a, "--streams") && has_arg) {
-      int v = atoi(argv[++i]);
-      if (v < 1 || v > MAX_STREAMS) {
-        fprintf(stderr, "bench: --streams must be 1..%d\n", MAX_STREAMS);
-        return 2;
-      }
-      sel.streams = (unsigned)v;
-    } else if (!strcmp(a, "--sizes") && has_arg) {
-      char *copy = strdup(argv[++i]), *save = NULL;
-      for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        size_t v = parse_size(tok);
-        if (!v || n_sizes == MAX_SIZES) {
-          fprintf(stderr, "bench: bad size '%s'\n", tok);
-          return 2;
-        }
-        sizes[n_sizes++] = v;
-      }
-      free(copy);
+    else if (!strcmp(a, "--sizes") && has_arg) {
       sel.sizes = sizes;
-      sel.n_sizes = n_sizes;
+      if (!(sel.n_sizes = parse_sizes(argv[++i], sizes))) return 2;
     } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
       usage(stdout);
       return 0;
@@ -619,11 +516,20 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
+  long long loops = loops_arg ? atoll(loops_arg) : 0;
+  if (loops_arg && loops < 1) {
+    fprintf(stderr, "bench: --loops must be at least 1\n");
+    return 2;
+  }
+  if (sel.streams < 1 || sel.streams > MAX_STREAMS) {
+    fprintf(stderr, "bench: --streams must be 1..%d\n", MAX_STREAMS);
+    return 2;
+  }
   /* The quick form (make test): one repetition, fewer loops. */
-  if (sel.quick) tm = (timing){0.005, 1};
+  timing tm = sel.quick ? (timing){0.005, 1} : (timing){0.020, 4};
   if (time_ms > 0) tm.target_s = time_ms / 1e3;
   if (reps > 0) tm.reps = reps;
-  sel.loops = loops > 0 ? (uint64_t)loops : sel.quick ? QUICK_LOOPS : PAPER_LOOPS;
+  sel.loops = loops_arg ? (uint64_t)loops : sel.quick ? QUICK_LOOPS : PAPER_LOOPS;
   if ((sel.mode_filter && check_known(sel.mode_filter, 1, "mode") != 0) ||
       (sel.cipher_filter && check_known(sel.cipher_filter, 0, "cipher") != 0))
     return 2;
@@ -631,21 +537,18 @@ int main(int argc, char **argv) {
   char cpu[256], feats[256];
   kc_cpu_model(cpu, sizeof cpu);
   kc_cpu_feature_list(feats, sizeof feats);
-  double ghz = estimate_ghz();
+  double ghz = list_only ? 0.0 : estimate_ghz();
   if (!list_only) {
-    fprintf(stderr, "bench: CPU %s [%s]\n", cpu, feats);
     fprintf(stderr,
+            "bench: CPU %s [%s]\n"
             "bench: core clock estimate %.3f GHz (method: best of 10 chains of %d dependent "
             "register integer adds x N, 1 cycle each, in thread CPU time; TSC rate %.3f GHz, "
-            "not used)\n",
-            ghz, ADD_CHAIN, tsc_ghz());
-    fprintf(stderr,
+            "not used)\n"
             "bench: each measurement: best of %d repetitions of >= %.0f ms, interleaved with "
-            "the others\n",
-            tm.reps, tm.target_s * 1e3);
-    fprintf(stderr,
+            "the others\n"
             "bench: uBlock block-loop (the paper's method): one block encrypted %llu times per "
             "test%s\n",
+            cpu, feats, ghz, ADD_CHAIN, tsc_ghz(), tm.reps, tm.target_s * 1e3,
             (unsigned long long)sel.loops,
             sel.loops == PAPER_LOOPS ? " (as the paper)" : " (the paper: 1,000,000)");
   }
@@ -665,91 +568,10 @@ int main(int argc, char **argv) {
     return 0;
   }
 
-  /*
-   * The measurements are interleaved: every (cell, size) is calibrated
-   * once, then the whole set is timed `reps` times over, keeping each one's
-   * best.  A disturbance from another process (this machine is shared) then
-   * spoils one repetition of many measurements rather than all repetitions
-   * of one.
-   */
-  size_t max_recs = 0;
-  for (size_t i = 0; i < set.n; i++) max_recs += set.cells[i].n_sizes;
-  record *recs = calloc(max_recs + 1, sizeof *recs);
-  size_t n_recs = 0;
-  double t_start = now_seconds();
-  fprintf(stderr, "bench: calibrating %zu measurements\n", max_recs);
-  for (size_t i = 0; i < set.n; i++) {
-    const bench_cell *c = &set.cells[i];
-    for (size_t zi = 0; zi < c->n_sizes; zi++) {
-      size_t len = c->sizes[zi];
-      if (c->max_bytes && len > c->max_bytes) {
-        fprintf(stderr, "bench: %s %s %s %zu B: above its limit of %zu bytes, skipped\n",
-                c->cipher, c->name, c->mode, len, c->max_bytes);
-        continue;
-      }
-      uint64_t iters = calibrate(c, len, &tm);
-      if (!iters) {
-        fprintf(stderr, "bench: %s %s %s %zu B: call failed\n", c->cipher, c->name, c->mode,
-                len);
-        problems++;
-        continue;
-      }
-      recs[n_recs++] = (record){.cell = c, .msg_bytes = len, .seconds = DBL_MAX, .iters = iters};
-    }
-  }
-
-  /* Time them all, `reps` times over. */
-  for (int rep = 0; rep < tm.reps; rep++) {
-    for (size_t i = 0; i < n_recs; i++) {
-      record *rec = &recs[i];
-      double t = time_calls(rec->cell, rec->msg_bytes, rec->iters);
-      if (t < 0) continue;
-      double per_call = t / (double)rec->iters;
-      if (per_call < rec->seconds) rec->seconds = per_call;
-      rec->seconds_sum += per_call;
-      rec->timed++;
-    }
-    fprintf(stderr, "bench: pass %d/%d done (%.1f s)\n", rep + 1, tm.reps,
-            now_seconds() - t_start);
-  }
-  /* A measurement whose every timed call failed has no figure: dropped. */
-  size_t kept = 0;
-  for (size_t i = 0; i < n_recs; i++) {
-    if (recs[i].timed) {
-      recs[kept++] = recs[i];
-      continue;
-    }
-    fprintf(stderr, "bench: %s %s %s %zu B: call failed\n", recs[i].cell->cipher,
-            recs[i].cell->name, recs[i].cell->mode, recs[i].msg_bytes);
-    problems++;
-  }
-  n_recs = kept;
-  for (size_t i = 0; i < n_recs; i++) {
-    record *rec = &recs[i];
-    double bytes = bytes_per_call(rec);
-    double mean = rec->timed ? rec->seconds_sum / rec->timed : rec->seconds;
-    rec->gbps = bytes * 8.0 / rec->seconds / 1e9;
-    rec->cpb = ghz > 0 ? rec->seconds * ghz * 1e9 / bytes : 0.0;
-    rec->gbps_mean = bytes * 8.0 / mean / 1e9;
-    rec->cpb_mean = ghz > 0 ? mean * ghz * 1e9 / bytes : 0.0;
-    fprintf(stderr, "  %-6s %-24s %-10s %-7s %8zu B x%-3u %9.3f Gbit/s %8.2f cycles/byte",
-            rec->cell->cipher, rec->cell->name, rec->cell->mode,
-            rec->cell->mac_method ? rec->cell->mac_method : "", rec->msg_bytes,
-            rec->cell->streams, rec->gbps, rec->cpb);
-    if (rec->cell->loops)
-      fprintf(stderr, "  (one block x %llu loops, %s)", (unsigned long long)rec->cell->loops,
-              rec->cell->role);
-    fputc('\n', stderr);
-  }
-
-  double ghz_end = estimate_ghz();
-  fprintf(stderr,
-          "bench: %zu measurements in %.1f s; core clock estimate at end %.3f GHz (start "
-          "%.3f)\n",
-          n_recs, now_seconds() - t_start, ghz_end, ghz);
-
-  if (write_report(json_path, mca_path, no_report, recs, n_recs, &tm, ghz, cpu) != 0) return 1;
-
+  size_t n_recs;
+  record *recs = measure(&set, &tm, ghz, &n_recs, &problems);
+  if (write_report(argv[0], json_path, mca_path, no_report, recs, n_recs, &tm, ghz, cpu) != 0)
+    return 1;
   if (problems) fprintf(stderr, "bench: %d problem(s): output mismatches or errors\n", problems);
   for (size_t i = 0; i < set.n; i++)
     if (set.cells[i].close) set.cells[i].close(set.cells[i].ctx);

@@ -1,58 +1,50 @@
 /*
  * Helpers shared by the harness programs; see common.h for the contracts.
  */
-#define _POSIX_C_SOURCE 200809L /* posix_memalign, strtok_r under -std=c11 */
+#define _POSIX_C_SOURCE 200809L /* posix_memalign under -std=c11 */
 
 #include "common.h"
 
 #include "kc_cpu.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* ------------------------------------------------------------------ */
-/* Hex                                                                  */
-/* ------------------------------------------------------------------ */
+/* ---- Hex ---- */
 
-/* Value of one hex digit, or -1. */
-static int hex_digit(char c) {
+int kc_hex_digit(int c) {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
   if (c >= 'A' && c <= 'F') return c - 'A' + 10;
   return -1;
 }
 
-/* snprintf into err only when the caller gave room for a message. */
-#define SET_ERR(...)                                \
-  do {                                              \
-    if (err && err_size) snprintf(err, err_size, __VA_ARGS__); \
-  } while (0)
-
+/* (snprintf writes nothing when err_size is 0, so err may then be NULL.) */
 int kc_hex_decode(const char *hex, uint8_t **out, size_t *out_len, char *err, size_t err_size) {
   size_t digits = strlen(hex);
   /* Check every character first so the message names the first bad one. */
   for (size_t i = 0; i < digits; i++) {
-    if (hex_digit(hex[i]) < 0) {
-      unsigned char c = (unsigned char)hex[i];
-      if (c >= 0x20 && c < 0x7f)
-        SET_ERR("invalid hex character '%c' at position %zu", c, i);
-      else
-        SET_ERR("invalid hex character (byte 0x%02x) at position %zu", c, i);
-      return -1;
-    }
+    unsigned char c = (unsigned char)hex[i];
+    if (kc_hex_digit(c) >= 0) continue;
+    if (c >= 0x20 && c < 0x7f)
+      snprintf(err, err_size, "invalid hex character '%c' at position %zu", c, i);
+    else
+      snprintf(err, err_size, "invalid hex character (byte 0x%02x) at position %zu", c, i);
+    return -1;
   }
   if (digits % 2 != 0) {
-    SET_ERR("odd number of hex digits (%zu)", digits);
+    snprintf(err, err_size, "odd number of hex digits (%zu)", digits);
     return -1;
   }
   uint8_t *buf = malloc(digits / 2 + 1); /* +1: never malloc(0) */
   if (!buf) {
-    SET_ERR("out of memory");
+    snprintf(err, err_size, "out of memory");
     return -1;
   }
   for (size_t i = 0; i < digits / 2; i++)
-    buf[i] = (uint8_t)(hex_digit(hex[2 * i]) << 4 | hex_digit(hex[2 * i + 1]));
+    buf[i] = (uint8_t)(kc_hex_digit(hex[2 * i]) << 4 | kc_hex_digit(hex[2 * i + 1]));
   *out = buf;
   *out_len = digits / 2;
   return 0;
@@ -64,12 +56,12 @@ int kc_hex_decode_exact(const char *hex, uint8_t *out, size_t len, const char *w
   size_t got;
   char inner[128];
   if (kc_hex_decode(hex, &buf, &got, inner, sizeof inner) != 0) {
-    SET_ERR("bad %s hex: %s", what, inner);
+    snprintf(err, err_size, "bad %s hex: %s", what, inner);
     return -1;
   }
   if (got != len) {
-    SET_ERR("%s must be %zu bytes (%zu hex digits), got %zu byte%s", what, len, 2 * len, got,
-            got == 1 ? "" : "s");
+    snprintf(err, err_size, "%s must be %zu bytes (%zu hex digits), got %zu byte%s", what, len,
+             2 * len, got, got == 1 ? "" : "s");
     free(buf);
     return -1;
   }
@@ -87,41 +79,33 @@ void kc_hex_encode(const uint8_t *in, size_t len, char *out) {
   out[2 * len] = '\0';
 }
 
-/* ------------------------------------------------------------------ */
-/* Reading a whole file                                                 */
-/* ------------------------------------------------------------------ */
+/* ---- Reading a whole file ---- */
 
-/* All of f into a malloc'ed buffer with room for a NUL after the data. */
-static int read_all(FILE *f, uint8_t **buf, size_t *len) {
+int kc_read_file(const char *path, uint8_t **buf, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return -1;
   size_t cap = 1 << 16, used = 0;
-  uint8_t *data = malloc(cap + 1); /* +1: room for the NUL kc_read_file adds */
-  if (!data) return -1;
+  uint8_t *data = NULL;
+  int error = 0;
   for (;;) {
-    if (used == cap) {
-      if (cap > ((size_t)-1) / 4) { /* absurd size: refuse rather than overflow */
-        free(data);
-        errno = ENOMEM;
-        return -1;
-      }
-      uint8_t *bigger = realloc(data, 2 * cap + 1);
-      if (!bigger) {
-        free(data);
-        return -1;
-      }
-      data = bigger;
-      cap *= 2;
+    uint8_t *bigger = cap <= SIZE_MAX / 4 ? realloc(data, cap + 1) : NULL; /* +1: the NUL */
+    if (!bigger) {
+      error = ENOMEM;
+      break;
     }
-    size_t n = fread(data + used, 1, cap - used, f);
-    used += n;
-    if (n == 0) {
-      if (ferror(f)) {
-        int saved = errno ? errno : EIO;
-        free(data);
-        errno = saved;
-        return -1;
-      }
-      break; /* end of file */
+    data = bigger;
+    used += fread(data + used, 1, cap - used, f);
+    if (used < cap) { /* the end of the file, or an error */
+      error = !ferror(f) ? 0 : errno ? errno : EIO;
+      break;
     }
+    cap *= 2;
+  }
+  fclose(f);
+  if (error) {
+    free(data);
+    errno = error;
+    return -1;
   }
   data[used] = 0;
   *buf = data;
@@ -129,19 +113,7 @@ static int read_all(FILE *f, uint8_t **buf, size_t *len) {
   return 0;
 }
 
-int kc_read_file(const char *path, uint8_t **buf, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return -1;
-  int rc = read_all(f, buf, len);
-  int saved = errno;
-  fclose(f);
-  errno = saved;
-  return rc;
-}
-
-/* ------------------------------------------------------------------ */
-/* Buffers                                                              */
-/* ------------------------------------------------------------------ */
+/* ---- Buffers ---- */
 
 void *kc_alloc_aligned(size_t size, size_t align) {
   void *p = NULL;
@@ -154,31 +126,33 @@ void kc_free_aligned(void *p) { free(p); }
 /* Guard pattern: depends on the position so a shifted copy is also caught. */
 static uint8_t guard_byte(size_t i) { return (uint8_t)(0xA5 ^ (i * 29)); }
 
+/* Writes (fill) or checks the guard pattern on every byte of the allocation outside
+ * [ptr, ptr + len): [front guard][offset pad][len][back guard].  1 if it holds. */
+static int guards(const kc_buf *b, int fill) {
+  size_t start = KC_GUARD_BYTES + b->offset, end = start + b->len;
+  size_t ranges[2][2] = {{0, start}, {end, end + KC_GUARD_BYTES}};
+  int ok = 1;
+  for (int r = 0; r < 2; r++)
+    for (size_t i = ranges[r][0]; i < ranges[r][1]; i++) {
+      if (fill) b->base[i] = guard_byte(i);
+      ok &= b->base[i] == guard_byte(i);
+    }
+  return ok;
+}
+
 int kc_buf_alloc(kc_buf *b, size_t len, size_t offset) {
-  /* Layout: [front guard, rounded up to the alignment][offset pad][len][back guard] */
-  size_t front = KC_GUARD_BYTES; /* a multiple of KC_BUF_ALIGN */
-  size_t total = front + offset + len + KC_GUARD_BYTES;
-  b->base = kc_alloc_aligned(total, KC_BUF_ALIGN);
+  /* The front guard is a multiple of KC_BUF_ALIGN, so ptr sits `offset` past a boundary. */
+  b->base = kc_alloc_aligned(KC_GUARD_BYTES + offset + len + KC_GUARD_BYTES, KC_BUF_ALIGN);
   if (!b->base) return -1;
-  b->ptr = b->base + front + offset;
+  b->ptr = b->base + KC_GUARD_BYTES + offset;
   b->len = len;
   b->offset = offset;
-  /* Fill everything outside [ptr, ptr+len) with the guard pattern. */
-  for (size_t i = 0; i < front + offset; i++) b->base[i] = guard_byte(i);
-  for (size_t i = front + offset + len; i < total; i++) b->base[i] = guard_byte(i);
+  guards(b, 1);
   memset(b->ptr, 0, len);
   return 0;
 }
 
-int kc_buf_guards_ok(const kc_buf *b) {
-  size_t front = KC_GUARD_BYTES;
-  size_t total = front + b->offset + b->len + KC_GUARD_BYTES;
-  for (size_t i = 0; i < front + b->offset; i++)
-    if (b->base[i] != guard_byte(i)) return 0;
-  for (size_t i = front + b->offset + b->len; i < total; i++)
-    if (b->base[i] != guard_byte(i)) return 0;
-  return 1;
-}
+int kc_buf_guards_ok(const kc_buf *b) { return guards(b, 0); }
 
 void kc_buf_free(kc_buf *b) {
   kc_free_aligned(b->base);
@@ -186,9 +160,7 @@ void kc_buf_free(kc_buf *b) {
   b->len = 0;
 }
 
-/* ------------------------------------------------------------------ */
-/* PRNG                                                                 */
-/* ------------------------------------------------------------------ */
+/* ---- PRNG ---- */
 
 /* splitmix64: turns any 64-bit seed into well-mixed state words. */
 static uint64_t splitmix64(uint64_t *x) {
@@ -241,9 +213,7 @@ void kc_rng_bytes(kc_rng *r, uint8_t *out, size_t len) {
   }
 }
 
-/* ------------------------------------------------------------------ */
-/* Block-cipher modes                                                   */
-/* ------------------------------------------------------------------ */
+/* ---- Block-cipher modes ---- */
 
 static const char *const MODE_NAMES[KC_N_BLOCK_MODES] = {"ecb", "cbc", "ctr"};
 
@@ -267,16 +237,11 @@ const kc_block_op KC_BLOCK_OPS[KC_N_BLOCK_OPS] = {
     {"cbc-dec", KC_MODE_CBC, 0}, {"ctr", KC_MODE_CTR, 1},
 };
 
-/* ------------------------------------------------------------------ */
-/* Where an implementation runs                                        */
-/* ------------------------------------------------------------------ */
+/* ---- Where an implementation runs ---- */
 
 const char *kc_avail_name(kc_avail a) {
-  switch (a) {
-    case KC_NATIVE: return "native";
-    case KC_EMULATED: return "emulated";
-    default: return "unavailable";
-  }
+  static const char *const names[] = {"native", "emulated", "unavailable"};
+  return names[a < KC_UNAVAILABLE ? a : KC_UNAVAILABLE];
 }
 
 kc_avail kc_impl_avail(int emulated, int (*cpu_supported)(void)) {
@@ -285,38 +250,26 @@ kc_avail kc_impl_avail(int emulated, int (*cpu_supported)(void)) {
 }
 
 int kc_target_disabled(const char *target) {
-  const char *list = getenv("KC_DISABLE_TARGETS");
-  if (!list || !*list) return 0;
   size_t n = strlen(target);
-  const char *p = list;
-  while (*p) {
-    const char *end = strchr(p, ',');
-    size_t len = end ? (size_t)(end - p) : strlen(p);
+  for (const char *p = getenv("KC_DISABLE_TARGETS"); p && *p;) {
+    size_t len = strcspn(p, ",");
     if (len == n && strncmp(p, target, n) == 0) return 1;
-    if (!end) break;
-    p = end + 1;
+    p += len + (p[len] == ',');
   }
   return 0;
 }
 
 void kc_cpu_model(char *buf, size_t size) {
-  snprintf(buf, size, "unknown");
+  char line[512], name[512];
   FILE *f = fopen("/proc/cpuinfo", "r");
-  if (!f) return;
-  char line[512];
-  while (fgets(line, sizeof line, f)) {
-    if (strncmp(line, "model name", 10) == 0) {
-      char *colon = strchr(line, ':');
-      if (colon) {
-        colon++;
-        while (*colon == ' ' || *colon == '\t') colon++;
-        colon[strcspn(colon, "\n")] = '\0';
-        snprintf(buf, size, "%s", colon);
-      }
+  snprintf(buf, size, "unknown");
+  while (f && fgets(line, sizeof line, f)) {
+    if (sscanf(line, "model name : %511[^\n]", name) == 1) {
+      snprintf(buf, size, "%s", name);
       break;
     }
   }
-  fclose(f);
+  if (f) fclose(f);
 }
 
 void kc_cpu_feature_list(char *buf, size_t size) {
@@ -325,7 +278,8 @@ void kc_cpu_feature_list(char *buf, size_t size) {
   size_t used = 0;
   for (unsigned i = 0; i < KC_CPU_FEATURE_COUNT; i++) {
     if (!(have & 1u << i)) continue;
-    int n = snprintf(buf + used, size - used, "%s%s", used ? " " : "", kc_cpu_feature_name(1u << i));
+    const char *name = kc_cpu_feature_name(1u << i);
+    int n = snprintf(buf + used, size - used, "%s%s", used ? " " : "", name);
     if (n < 0 || (size_t)n >= size - used) break;
     used += (size_t)n;
   }

@@ -3,8 +3,9 @@
  *
  * Nothing here knows about a particular cipher: hex parsing with error
  * messages, reading a whole file, buffers placed at a chosen misalignment with
- * guard bytes around them, a small seeded PRNG, and the labels used to say
- * whether an implementation runs as native code or under SIMDe emulation.
+ * guard bytes around them, a small seeded PRNG, the block-cipher modes, and the
+ * labels used to say whether an implementation runs as native code or under
+ * SIMDe emulation.
  */
 #ifndef KC_HARNESS_COMMON_H
 #define KC_HARNESS_COMMON_H
@@ -13,9 +14,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* ------------------------------------------------------------------ */
-/* Hex                                                                  */
-/* ------------------------------------------------------------------ */
+/* ---- Hex ---- */
+
+/* The value of hex digit c (either case), or -1. */
+int kc_hex_digit(int c);
 
 /*
  * Decodes the hex string `hex` (upper or lower case, no separators, no "0x")
@@ -37,9 +39,7 @@ int kc_hex_decode_exact(const char *hex, uint8_t *out, size_t len, const char *w
 /* Writes 2*len lower-case hex digits and a terminating NUL to out. */
 void kc_hex_encode(const uint8_t *in, size_t len, char *out);
 
-/* ------------------------------------------------------------------ */
-/* Reading a whole file                                                 */
-/* ------------------------------------------------------------------ */
+/* ---- Files ---- */
 
 /* Reads a whole file by name into a malloc'ed buffer (*buf non-NULL even when
  * empty), with one extra NUL byte after the data so text files can be used
@@ -47,9 +47,7 @@ void kc_hex_encode(const uint8_t *in, size_t len, char *out);
  * (kcrypt streams stdin instead: see kcrypt.c.) */
 int kc_read_file(const char *path, uint8_t **buf, size_t *len);
 
-/* ------------------------------------------------------------------ */
-/* Buffers                                                              */
-/* ------------------------------------------------------------------ */
+/* ---- Buffers ---- */
 
 /* malloc with the given power-of-two alignment (>= sizeof(void *)); free with
  * kc_free_aligned.  Returns NULL on failure.  Size 0 is allowed. */
@@ -70,7 +68,7 @@ void kc_free_aligned(void *p);
  */
 typedef struct kc_buf {
   uint8_t *base; /* what was allocated */
-  uint8_t *ptr;  /* the usable bytes */
+  uint8_t *ptr;  /* the usable bytes, zeroed */
   size_t len;
   size_t offset;
 } kc_buf;
@@ -81,9 +79,7 @@ int kc_buf_alloc(kc_buf *b, size_t len, size_t offset);
 int kc_buf_guards_ok(const kc_buf *b);
 void kc_buf_free(kc_buf *b);
 
-/* ------------------------------------------------------------------ */
-/* Seeded PRNG: xoshiro256** seeded through splitmix64                  */
-/* ------------------------------------------------------------------ */
+/* ---- Seeded PRNG: xoshiro256** seeded through splitmix64 ---- */
 
 /* Not cryptographic: for reproducible test inputs only. */
 typedef struct kc_rng {
@@ -100,19 +96,17 @@ void kc_rng_bytes(kc_rng *r, uint8_t *out, size_t len);
  * for kernels that write each lane to its own pointer (ZUC). */
 void kc_rows(uint8_t *base, size_t row_bytes, unsigned n, uint8_t *rows[]);
 
-/* ------------------------------------------------------------------ */
-/* Block-cipher modes (SM4, uBlock)                                     */
-/* ------------------------------------------------------------------ */
+/* ---- Block-cipher modes (SM4, uBlock) ---- */
 
 /* The modes of every block cipher here; each cipher's own enum has the same
- * values (impls.c checks that at compile time). */
+ * values (each description checks that at compile time). */
 typedef enum { KC_MODE_ECB = 0, KC_MODE_CBC = 1, KC_MODE_CTR = 2 } kc_block_mode;
 #define KC_N_BLOCK_MODES 3
 
 /* The longest block and the longest key of the block ciphers here (bytes). */
 #define KC_BLOCK_MAX_BYTES 32
 
-/* "ecb", "cbc", "ctr". */
+/* "ecb", "cbc", "ctr" ("?" for anything else). */
 const char *kc_block_mode_name(kc_block_mode m);
 /* Parses "ecb", "cbc" or "ctr"; returns 0 or -1. */
 int kc_block_mode_parse(const char *name, kc_block_mode *m);
@@ -131,9 +125,7 @@ extern const kc_block_op KC_BLOCK_OPS[KC_N_BLOCK_OPS];
 /* The comma-separated names, for usage texts and --mode lists. */
 #define KC_BLOCK_OP_NAMES "ecb-enc,ecb-dec,cbc-enc,cbc-dec,ctr"
 
-/* ------------------------------------------------------------------ */
-/* Where an implementation runs                                        */
-/* ------------------------------------------------------------------ */
+/* ---- Where an implementation runs ---- */
 
 /* Ordered from best to worst: merging two statuses keeps the smaller. */
 typedef enum {

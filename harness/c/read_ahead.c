@@ -25,24 +25,26 @@ static int open_wake(void) {
   return above;
 }
 
+/* sem_wait, resumed after a signal. */
+static void take(sem_t *s) {
+  while (sem_wait(s) != 0 && errno == EINTR) {
+  }
+}
+
 /* Reads from fd until `want` bytes are at buf, the input ends, or stop
- * signals the wake eventfd (then *stopped = 1).  Each read waits in poll
- * for input or that signal first, so the reader never blocks in read() and
- * a pipe whose writer stays open and silent cannot hold stop up.  Sets
- * *got; returns 0, or an errno value. */
-static int read_full(const kc_read_ahead *ra, uint8_t *buf, size_t want, size_t *got, int *stopped) {
+ * signals the wake eventfd.  Each read waits in poll for input or that
+ * signal first, so the reader never blocks in read() and a pipe whose
+ * writer stays open and silent cannot hold stop up.  Sets *got; returns 0,
+ * an errno value, or -1 when stop signalled. */
+static int read_full(const kc_read_ahead *ra, uint8_t *buf, size_t want, size_t *got) {
   struct pollfd fds[2] = {{.fd = ra->fd, .events = POLLIN}, {.fd = ra->wake, .events = POLLIN}};
   *got = 0;
-  *stopped = 0;
   while (*got < want) {
     if (poll(fds, 2, -1) < 0) {
       if (errno == EINTR) continue;
       return errno;
     }
-    if (fds[1].revents) {
-      *stopped = 1;
-      return 0;
-    }
+    if (fds[1].revents) return -1;
     /* fd has input, its end, or an error (POLLHUP, POLLERR, POLLNVAL): read says which. */
     ssize_t n = read(ra->fd, buf + *got, want - *got);
     if (n > 0)
@@ -61,31 +63,24 @@ static void *reader(void *arg) {
   kc_read_ahead *ra = arg;
   uint64_t taken = 0;
   for (unsigned i = 0;; i ^= 1) {
-    pthread_mutex_lock(&ra->lock);
-    while (ra->full[i] && !ra->stopping) pthread_cond_wait(&ra->changed, &ra->lock);
-    int stopping = ra->stopping;
-    pthread_mutex_unlock(&ra->lock);
-    if (stopping) return NULL;
-
+    take(&ra->empty);
     size_t want = ra->limit - taken < ra->piece ? (size_t)(ra->limit - taken) : ra->piece;
     size_t got;
-    int error = read_full(ra, ra->buf[i], want, &got, &stopping);
-    if (stopping) return NULL;
+    int error = read_full(ra, ra->buf[i], want, &got);
+    if (error < 0) return NULL; /* stopped */
     taken += got;
     kc_read_piece p = {ra->buf[i], got, got < want || taken == ra->limit, error};
-
-    pthread_mutex_lock(&ra->lock);
     ra->filled[i] = p;
-    ra->full[i] = 1;
-    pthread_cond_broadcast(&ra->changed);
-    pthread_mutex_unlock(&ra->lock);
+    sem_post(&ra->full); /* publishes filled[i] to the caller */
     if (p.last || p.error) return NULL;
   }
 }
 
 int kc_read_ahead_start(kc_read_ahead *ra, int fd, size_t piece, uint64_t limit) {
   memset(ra, 0, sizeof *ra);
-  ra->fd = fd, ra->piece = piece, ra->limit = limit;
+  ra->fd = fd;
+  ra->piece = piece;
+  ra->limit = limit;
   ra->buf[0] = malloc(piece);
   ra->buf[1] = malloc(piece);
   int status = ENOMEM;
@@ -94,12 +89,12 @@ int kc_read_ahead_start(kc_read_ahead *ra, int fd, size_t piece, uint64_t limit)
     status = ra->wake < 0 ? errno : 0;
   }
   if (status == 0) {
-    pthread_mutex_init(&ra->lock, NULL);
-    pthread_cond_init(&ra->changed, NULL);
+    sem_init(&ra->empty, 0, 2);
+    sem_init(&ra->full, 0, 0);
     status = pthread_create(&ra->thread, NULL, reader, ra);
     if (status == 0) return 0;
-    pthread_cond_destroy(&ra->changed);
-    pthread_mutex_destroy(&ra->lock);
+    sem_destroy(&ra->empty);
+    sem_destroy(&ra->full);
     close(ra->wake);
   }
   free(ra->buf[0]);
@@ -110,36 +105,27 @@ int kc_read_ahead_start(kc_read_ahead *ra, int fd, size_t piece, uint64_t limit)
 }
 
 kc_read_piece kc_read_ahead_next(kc_read_ahead *ra) {
-  pthread_mutex_lock(&ra->lock);
-  while (!ra->full[ra->next]) pthread_cond_wait(&ra->changed, &ra->lock);
-  kc_read_piece p = ra->filled[ra->next];
-  pthread_mutex_unlock(&ra->lock);
-  return p;
+  take(&ra->full);
+  return ra->filled[ra->next];
 }
 
 void kc_read_ahead_done(kc_read_ahead *ra) {
-  pthread_mutex_lock(&ra->lock);
-  ra->full[ra->next] = 0;
   ra->next ^= 1;
-  pthread_cond_broadcast(&ra->changed);
-  pthread_mutex_unlock(&ra->lock);
+  sem_post(&ra->empty);
 }
 
 void kc_read_ahead_stop(kc_read_ahead *ra) {
   if (!ra->buf[0]) return;
-  /* A reader waiting for a buffer sees the flag; one waiting in poll for
-   * input (a pipe whose writer pauses) sees the eventfd, which stays
-   * readable, so a reader on its way to poll sees it there too.  Writing 1
-   * to a fresh eventfd cannot fail (only a counter near 2^64 would). */
-  pthread_mutex_lock(&ra->lock);
-  ra->stopping = 1;
-  pthread_cond_broadcast(&ra->changed);
-  pthread_mutex_unlock(&ra->lock);
+  /* The eventfd first, which stays readable: a reader waiting in poll for
+   * input (a pipe whose writer pauses) sees it, and so does one that the
+   * post below wakes where it waits for a buffer.  Writing 1 to a fresh
+   * eventfd cannot fail (only a counter near 2^64 would). */
   eventfd_write(ra->wake, 1);
+  sem_post(&ra->empty);
   pthread_join(ra->thread, NULL);
   close(ra->wake);
-  pthread_cond_destroy(&ra->changed);
-  pthread_mutex_destroy(&ra->lock);
+  sem_destroy(&ra->empty);
+  sem_destroy(&ra->full);
   for (int i = 0; i < 2; i++) { /* plain text: wiped before it goes back to the allocator */
     explicit_bzero(ra->buf[i], ra->piece);
     free(ra->buf[i]);

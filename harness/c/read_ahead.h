@@ -3,10 +3,12 @@
  * the caller works on the one before, so that the copy out of the kernel's
  * page cache (or a pipe) and the cipher overlap on two cores.
  *
- * Two buffers of `piece` bytes take turns.  Each piece is filled until it is
- * full or the input ends (a pipe may hand over a few bytes per read; EINTR
- * is retried), and no more than `limit` bytes are read in all, so a caller
- * that wants only the first N bytes of stdin leaves the rest unread.
+ * Two buffers of `piece` bytes take turns, counted by two semaphores: `empty`
+ * the buffers the reader may fill, `full` the pieces ready for the caller.
+ * Each piece is filled until it is full or the input ends (a pipe may hand
+ * over a few bytes per read; EINTR is retried), and no more than `limit`
+ * bytes are read in all, so a caller that wants only the first N bytes of
+ * stdin leaves the rest unread.
  *
  *   kc_read_ahead ra;
  *   if (kc_read_ahead_start(&ra, fd, piece, limit) != 0) ...   (errno set)
@@ -23,13 +25,13 @@
  * The thread is never cancelled (AddressSanitizer misreports a cancelled
  * thread's exit): it waits for input in poll() together with an eventfd
  * that stop signals, and reads only what poll says is there, so it never
- * blocks in read(); between pieces it waits on the condition variable, and
- * stop's flag wakes it there.
+ * blocks in read(); stop also wakes it where it waits for a buffer.
  */
 #ifndef KC_READ_AHEAD_H
 #define KC_READ_AHEAD_H
 
 #include <pthread.h>
+#include <semaphore.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -42,16 +44,13 @@ typedef struct {
 
 typedef struct {
   pthread_t thread;
-  pthread_mutex_t lock;
-  pthread_cond_t changed;
+  sem_t empty, full;
   int fd;
-  int wake;                /* eventfd: readable once stop asks the reader to end */
-  int stopping;            /* set by stop, under lock: the reader ends */
+  int wake; /* eventfd: readable once stop asks the reader to end */
   size_t piece;
   uint64_t limit;
   uint8_t *buf[2];
   kc_read_piece filled[2]; /* what the reader put in buf[i] */
-  int full[2];             /* buf[i] holds a piece the caller has not handed back */
   unsigned next;           /* the buffer the caller takes next */
 } kc_read_ahead;
 

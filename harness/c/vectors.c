@@ -1,5 +1,5 @@
 /*
- * Locating the repository's vectors and a small JSON reader; see vectors.h.
+ * Locating the repository's files and a small JSON reader; see vectors.h.
  */
 #define _XOPEN_SOURCE 700 /* realpath, readlink under -std=c11 */
 
@@ -18,414 +18,249 @@
 #define PATH_MAX 4096
 #endif
 
-/* ------------------------------------------------------------------ */
-/* Locating the vectors                                                 */
-/* ------------------------------------------------------------------ */
+/* ---- Locating files ---- */
 
-static int file_exists(const char *dir, const char *file) {
-  char path[PATH_MAX];
-  if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, file) >= sizeof path) return 0;
-  FILE *f = fopen(path, "rb");
-  if (!f) return 0;
-  fclose(f);
-  return 1;
+/* Looks for <A>/<rel> for A = `start` (an absolute folder, "" for the root) and each folder
+ * above it; fills buf with the path found. */
+static int search_upwards(const char *start, const char *rel, char *buf, size_t size) {
+  char dir[PATH_MAX];
+  snprintf(dir, sizeof dir, "%s", strcmp(start, "/") == 0 ? "" : start); /* no "//" below */
+  for (;;) {
+    if ((size_t)snprintf(buf, size, "%s/%s", dir, rel) < size && access(buf, R_OK) == 0)
+      return 0;
+    char *slash = strrchr(dir, '/');
+    if (!slash) return -1;
+    *slash = '\0'; /* "/a/b" -> "/a" -> "" (the root) */
+  }
 }
 
-/* Walks from `start` (an absolute directory) up to "/", looking for
- * <ancestor>/tests/vectors/<file>.  Returns 0 and fills buf when found. */
-static int search_upwards(const char *start, const char *file, char *buf, size_t size) {
+int kc_repo_file(const char *argv0, const char *rel, char *buf, size_t size) {
   char dir[PATH_MAX];
-  snprintf(dir, sizeof dir, "%s", start);
-  for (;;) {
-    char candidate[PATH_MAX];
-    if ((size_t)snprintf(candidate, sizeof candidate, "%s/tests/vectors",
-                         strcmp(dir, "/") == 0 ? "" : dir) < sizeof candidate &&
-        file_exists(candidate, file)) {
-      snprintf(buf, size, "%s", candidate);
-      return 0;
-    }
-    char *slash = strrchr(dir, '/');
-    if (!slash || strcmp(dir, "/") == 0) return -1;
-    if (slash == dir)
-      dir[1] = '\0'; /* parent is the root */
-    else
-      *slash = '\0';
+  ssize_t n = readlink("/proc/self/exe", dir, sizeof dir - 1);
+  if (n > 0)
+    dir[n] = '\0';
+  else if (!argv0 || !realpath(argv0, dir))
+    dir[0] = '\0';
+  char *slash = strrchr(dir, '/');
+  if (slash) {
+    *slash = '\0'; /* the executable's folder */
+    if (search_upwards(dir, rel, buf, size) == 0) return 0;
   }
+  return getcwd(dir, sizeof dir) ? search_upwards(dir, rel, buf, size) : -1;
 }
 
 int kc_vectors_dir(const char *argv0, const char *file, char *buf, size_t size, char *err,
                    size_t err_size) {
-  /* 1. Explicit override. */
   const char *env = getenv("KC_VECTORS_DIR");
-  if (env && *env) {
-    if (file_exists(env, file)) {
-      snprintf(buf, size, "%s", env);
-      return 0;
-    }
-    snprintf(err, err_size, "KC_VECTORS_DIR=%s has no %s", env, file);
-    return -1;
+  if (env && *env) { /* and nowhere else: loading then names the file it lacks */
+    snprintf(buf, size, "%s", env);
+    return 0;
   }
-
-  /* 2. Upwards from the executable's directory. */
-  char exe[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (n > 0) {
-    exe[n] = '\0';
-  } else if (!argv0 || !realpath(argv0, exe)) {
-    exe[0] = '\0';
+  char rel[PATH_MAX];
+  snprintf(rel, sizeof rel, "tests/vectors/%s", file);
+  if (kc_repo_file(argv0, rel, buf, size) == 0) {
+    buf[strlen(buf) - strlen(file) - 1] = '\0'; /* the folder */
+    return 0;
   }
-  char *slash = strrchr(exe, '/');
-  if (slash && slash != exe) {
-    *slash = '\0';
-    if (search_upwards(exe, file, buf, size) == 0) return 0;
-  }
-
-  /* 3. Upwards from the current directory. */
-  char cwd[PATH_MAX];
-  if (getcwd(cwd, sizeof cwd) && search_upwards(cwd, file, buf, size) == 0) return 0;
-
   snprintf(err, err_size,
-           "cannot find tests/vectors/%s above %s or above the current directory; "
+           "cannot find %s above this program's folder or the current directory; "
            "run from a checkout of the repository or set KC_VECTORS_DIR",
-           file, exe[0] ? exe : "(unknown executable)");
+           rel);
   return -1;
 }
 
-/* ------------------------------------------------------------------ */
-/* JSON                                                                 */
-/* ------------------------------------------------------------------ */
+/* ---- JSON ---- */
 
-/* Parser state: the text and a position; the first error stops everything. */
+/* Nesting deeper than this is refused: recursion on hostile input stays bounded. */
+#define MAX_DEPTH 64
+
+/* The text is read where the caller has it; strings are decoded into `strings`, a copy of
+ * it that the tree owns, each at its literal's place: decoding never lengthens a literal,
+ * so a string and its NUL fit there, and the tree needs one allocation for all its text. */
 typedef struct parser {
   const char *text;
   size_t len, pos;
+  char *strings;
   int depth;
   char *err;
   size_t err_size;
-  int failed;
 } parser;
 
-#define MAX_DEPTH 64
-
-/* Records an error at the current position (line and column, 1-based). */
-static void perror_at(parser *p, const char *what) {
-  if (p->failed) return;
-  p->failed = 1;
+/* Writes "line L, column C: what" for the current position (1-based) and returns -1. Each
+ * failure is reported once, where it is found; the callers only pass the -1 on. */
+static int fail(parser *p, const char *what) {
   size_t line = 1, col = 1;
-  for (size_t i = 0; i < p->pos && i < p->len; i++) {
-    if (p->text[i] == '\n') {
-      line++;
-      col = 1;
-    } else {
-      col++;
-    }
+  for (size_t i = 0; i < p->pos; i++) {
+    col = p->text[i] == '\n' ? 1 : col + 1;
+    line += p->text[i] == '\n';
   }
   snprintf(p->err, p->err_size, "line %zu, column %zu: %s", line, col, what);
+  return -1;
 }
 
-static void skip_space(parser *p) {
-  while (p->pos < p->len) {
-    char c = p->text[p->pos];
-    if (c != ' ' && c != '\t' && c != '\n' && c != '\r') break;
+/* The character at pos, or -1 at the end. */
+static int at(const parser *p) { return p->pos < p->len ? (unsigned char)p->text[p->pos] : -1; }
+
+/* The next character after white space, which stays consumed, or -1 at the end. */
+static int next(parser *p) {
+  while (at(p) == ' ' || at(p) == '\t' || at(p) == '\n' || at(p) == '\r') p->pos++;
+  return at(p);
+}
+
+/* Decodes \uXXXX (pos at the 'u') to UTF-8 at s + *n: one to three bytes, fewer than the
+ * escape's six.  Surrogates are kept as they are: the vector files hold no text outside
+ * the BMP.  Leaves pos at the last digit. */
+static int put_unicode(parser *p, char *s, size_t *n) {
+  unsigned cp = 0;
+  for (int i = 0; i < 4; i++) {
     p->pos++;
+    int d = kc_hex_digit(at(p));
+    if (d < 0) return fail(p, "bad \\u escape");
+    cp = cp << 4 | (unsigned)d;
   }
-}
-
-static int peek(parser *p) { return p->pos < p->len ? (unsigned char)p->text[p->pos] : -1; }
-
-/* Consumes `word` (true/false/null) if it is next. */
-static int take_word(parser *p, const char *word) {
-  size_t n = strlen(word);
-  if (p->len - p->pos >= n && memcmp(p->text + p->pos, word, n) == 0) {
-    p->pos += n;
-    return 1;
-  }
+  int tail = cp < 0x80 ? 0 : cp < 0x800 ? 1 : 2; /* continuation bytes */
+  s[(*n)++] = (char)(tail == 0 ? cp : (tail == 1 ? 0xC0 : 0xE0) | cp >> (6 * tail));
+  for (int k = tail - 1; k >= 0; k--) s[(*n)++] = (char)(0x80 | (cp >> (6 * k) & 0x3F));
   return 0;
 }
 
-/* Appends one byte to a growing string. */
-typedef struct strbuf {
-  char *data;
-  size_t len, cap;
-} strbuf;
-
-static int sb_put(strbuf *s, char c) {
-  if (s->len + 1 >= s->cap) {
-    size_t cap = s->cap ? 2 * s->cap : 32;
-    char *bigger = realloc(s->data, cap);
-    if (!bigger) return -1;
-    s->data = bigger;
-    s->cap = cap;
-  }
-  s->data[s->len++] = c;
-  s->data[s->len] = '\0';
-  return 0;
-}
-
-/* Appends code point cp (< 0x10000) as UTF-8 (one to three bytes, in order). */
-static int sb_put_utf8(strbuf *s, unsigned cp) {
-  char bytes[3];
-  int n;
-  if (cp < 0x80) {
-    bytes[0] = (char)cp;
-    n = 1;
-  } else if (cp < 0x800) {
-    bytes[0] = (char)(0xC0 | cp >> 6);
-    bytes[1] = (char)(0x80 | (cp & 0x3F));
-    n = 2;
-  } else {
-    bytes[0] = (char)(0xE0 | cp >> 12);
-    bytes[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-    bytes[2] = (char)(0x80 | (cp & 0x3F));
-    n = 3;
-  }
-  for (int i = 0; i < n; i++)
-    if (sb_put(s, bytes[i]) != 0) return -1;
-  return 0;
-}
-
-/* Parses a string literal (the opening quote is next); returns malloc'ed text. */
-static char *parse_string(parser *p) {
-  strbuf s = {malloc(32), 0, 32}; /* non-NULL even for "" */
-  if (!s.data) goto oom;
-  s.data[0] = '\0';
-  p->pos++; /* opening quote */
-  for (;;) {
-    int c = peek(p);
-    if (c < 0) {
-      perror_at(p, "unterminated string");
-      goto fail;
-    }
-    p->pos++;
-    if (c == '"') return s.data;
-    if (c < 0x20) {
-      p->pos--;
-      perror_at(p, "control character in string");
-      goto fail;
+/* Parses a string literal (pos at the opening quote); *out points into p->strings. */
+static int parse_string(parser *p, char **out) {
+  static const char escapes[] = "\"\\/bfnrt", meanings[] = "\"\\/\b\f\n\r\t";
+  char *s = p->strings + p->pos + 1;
+  size_t n = 0;
+  for (p->pos++;; p->pos++) {
+    int c = at(p);
+    const char *e = NULL;
+    if (c < 0x20) return fail(p, c < 0 ? "unterminated string" : "control character in string");
+    if (c == '"') {
+      p->pos++;
+      s[n] = '\0';
+      *out = s;
+      return 0;
     }
     if (c != '\\') {
-      if (sb_put(&s, (char)c) != 0) goto oom;
+      s[n++] = (char)c;
       continue;
     }
-    int e = peek(p);
     p->pos++;
-    char plain = 0;
-    switch (e) {
-      case '"': plain = '"'; break;
-      case '\\': plain = '\\'; break;
-      case '/': plain = '/'; break;
-      case 'b': plain = '\b'; break;
-      case 'f': plain = '\f'; break;
-      case 'n': plain = '\n'; break;
-      case 'r': plain = '\r'; break;
-      case 't': plain = '\t'; break;
-      case 'u': {
-        unsigned cp = 0;
-        for (int i = 0; i < 4; i++) {
-          int h = peek(p);
-          int v = (h >= '0' && h <= '9')   ? h - '0'
-                  : (h >= 'a' && h <= 'f') ? h - 'a' + 10
-                  : (h >= 'A' && h <= 'F') ? h - 'A' + 10
-                                           : -1;
-          if (v < 0) {
-            perror_at(p, "bad \\u escape");
-            goto fail;
-          }
-          cp = cp << 4 | (unsigned)v;
-          p->pos++;
-        }
-        if (sb_put_utf8(&s, cp) != 0) goto oom; /* surrogates kept as-is: not needed here */
-        continue;
-      }
-      default:
-        p->pos--;
-        perror_at(p, "bad escape in string");
-        goto fail;
+    c = at(p);
+    if (c == 'u') {
+      if (put_unicode(p, s, &n) != 0) return -1;
+    } else if (c > 0 && (e = strchr(escapes, c))) {
+      s[n++] = meanings[e - escapes];
+    } else {
+      return fail(p, "bad escape in string");
     }
-    if (sb_put(&s, plain) != 0) goto oom;
   }
-oom:
-  perror_at(p, "out of memory");
-fail:
-  free(s.data);
-  return NULL;
 }
 
-static int parse_value(parser *p, kc_json *out);
+static int parse_value(parser *p, kc_json *v);
 
-/* Grows an array/object's item list by one; returns the new item or NULL. */
-static kc_json *add_item(parser *p, kc_json *v, size_t *cap) {
-  if (v->count == *cap) {
-    size_t ncap = *cap ? 2 * *cap : 4;
-    kc_json *items = realloc(v->items, ncap * sizeof *items);
-    if (!items) {
-      perror_at(p, "out of memory");
-      return NULL;
-    }
-    v->items = items;
-    if (v->type == KC_JSON_OBJECT) {
-      char **keys = realloc(v->keys, ncap * sizeof *keys);
-      if (!keys) {
-        perror_at(p, "out of memory");
-        return NULL;
-      }
-      v->keys = keys;
-    }
-    *cap = ncap;
-  }
-  kc_json *item = &v->items[v->count];
-  memset(item, 0, sizeof *item);
-  return item;
-}
-
-/* Parses [ ... ] or { ... } (the opening bracket is next). */
+/* Parses [ ... ] or { ... } (pos at the opening bracket).  Each item is counted before it is
+ * parsed, so that kc_json_free releases a half-parsed one. */
 static int parse_container(parser *p, kc_json *v, int is_object) {
+  const char close = is_object ? '}' : ']';
   v->type = is_object ? KC_JSON_OBJECT : KC_JSON_ARRAY;
-  char close = is_object ? '}' : ']';
-  size_t cap = 0;
-  if (++p->depth > MAX_DEPTH) {
-    perror_at(p, "nesting too deep");
-    return -1;
-  }
-  p->pos++; /* opening bracket */
-  skip_space(p);
-  if (peek(p) == close) {
+  if (++p->depth > MAX_DEPTH) return fail(p, "nesting too deep");
+  p->pos++;
+  if (next(p) == close) {
     p->pos++;
     p->depth--;
     return 0;
   }
   for (;;) {
-    skip_space(p);
-    char *key = NULL;
+    if ((v->count & (v->count - 1)) == 0) { /* 0, 1, 2, 4, ...: room for twice the count */
+      kc_json *items = realloc(v->items, (v->count ? 2 * v->count : 1) * sizeof *items);
+      if (!items) return fail(p, "out of memory");
+      v->items = items;
+    }
+    kc_json *item = memset(&v->items[v->count++], 0, sizeof *item);
     if (is_object) {
-      if (peek(p) != '"') {
-        perror_at(p, "expected a member name in quotes");
-        return -1;
-      }
-      key = parse_string(p);
-      if (!key) return -1;
-      skip_space(p);
-      if (peek(p) != ':') {
-        free(key);
-        perror_at(p, "expected ':'");
-        return -1;
-      }
+      if (next(p) != '"') return fail(p, "expected a member name in quotes");
+      if (parse_string(p, &item->key) != 0) return -1;
+      if (next(p) != ':') return fail(p, "expected ':'");
       p->pos++;
     }
-    kc_json *item = add_item(p, v, &cap);
-    if (!item) {
-      free(key);
-      return -1;
-    }
-    if (is_object) v->keys[v->count] = key;
-    v->count++; /* counted now so kc_json_free releases a half-parsed item */
     if (parse_value(p, item) != 0) return -1;
-    skip_space(p);
-    int c = peek(p);
-    if (c == ',') {
-      p->pos++;
-      continue;
-    }
+    int c = next(p);
+    if (c != ',' && c != close)
+      return fail(p, is_object ? "expected ',' or '}'" : "expected ',' or ']'");
+    p->pos++;
     if (c == close) {
-      p->pos++;
       p->depth--;
       return 0;
     }
-    perror_at(p, is_object ? "expected ',' or '}'" : "expected ',' or ']'");
-    return -1;
   }
 }
 
 /* Parses an integer: optional '-', digits; fractions and exponents refused. */
 static int parse_int(parser *p, kc_json *v) {
-  v->type = KC_JSON_INT;
-  int negative = 0;
-  if (peek(p) == '-') {
-    negative = 1;
-    p->pos++;
-  }
-  if (peek(p) < '0' || peek(p) > '9') {
-    perror_at(p, "expected a digit");
-    return -1;
-  }
+  int negative = at(p) == '-';
   uint64_t mag = 0;
-  while (peek(p) >= '0' && peek(p) <= '9') {
-    unsigned d = (unsigned)(peek(p) - '0');
-    if (mag > (UINT64_C(9223372036854775807) - d) / 10) {
-      perror_at(p, "integer too large");
-      return -1;
-    }
-    mag = mag * 10 + d;
-    p->pos++;
+  p->pos += negative;
+  if (at(p) < '0' || at(p) > '9') return fail(p, "expected a digit");
+  for (int c; (c = at(p)) >= '0' && c <= '9'; p->pos++) {
+    if (mag > (UINT64_C(9223372036854775807) - (unsigned)(c - '0')) / 10)
+      return fail(p, "integer too large");
+    mag = mag * 10 + (unsigned)(c - '0');
   }
-  if (peek(p) == '.' || peek(p) == 'e' || peek(p) == 'E') {
-    perror_at(p, "only integers are supported");
-    return -1;
-  }
+  if (at(p) == '.' || at(p) == 'e' || at(p) == 'E') return fail(p, "only integers are supported");
+  v->type = KC_JSON_INT;
   v->integer = negative ? -(int64_t)mag : (int64_t)mag;
   return 0;
 }
 
+/* 1 (and consumed) if `word` is next. */
+static int take(parser *p, const char *word) {
+  size_t n = strlen(word);
+  if (p->len - p->pos < n || memcmp(p->text + p->pos, word, n) != 0) return 0;
+  p->pos += n;
+  return 1;
+}
+
 static int parse_value(parser *p, kc_json *v) {
-  skip_space(p);
-  int c = peek(p);
-  switch (c) {
-    case '{': return parse_container(p, v, 1);
-    case '[': return parse_container(p, v, 0);
-    case '"':
-      v->type = KC_JSON_STRING;
-      v->string = parse_string(p);
-      return v->string ? 0 : -1;
-    case -1: perror_at(p, "unexpected end of input"); return -1;
-    default: break;
+  int c = next(p);
+  if (c == '{' || c == '[') return parse_container(p, v, c == '{');
+  if (c == '"') {
+    v->type = KC_JSON_STRING;
+    return parse_string(p, &v->string);
   }
   if (c == '-' || (c >= '0' && c <= '9')) return parse_int(p, v);
-  if (take_word(p, "true")) {
-    v->type = KC_JSON_BOOL;
+  if (c < 0) return fail(p, "unexpected end of input");
+  v->type = KC_JSON_BOOL;
+  if (take(p, "true")) {
     v->integer = 1;
     return 0;
   }
-  if (take_word(p, "false")) {
-    v->type = KC_JSON_BOOL;
-    return 0;
-  }
-  if (take_word(p, "null")) {
-    v->type = KC_JSON_NULL;
-    return 0;
-  }
-  perror_at(p, "unexpected character");
-  return -1;
+  if (take(p, "false")) return 0;
+  v->type = KC_JSON_NULL;
+  return take(p, "null") ? 0 : fail(p, "unexpected character");
 }
 
-/* Frees what a value owns (not the value itself). */
-static void free_contents(kc_json *v) {
-  free(v->string);
-  for (size_t i = 0; i < v->count; i++) {
-    free_contents(&v->items[i]);
-    if (v->keys) free(v->keys[i]);
-  }
+/* Frees the item lists under v (the strings live in the root's block). */
+static void free_items(kc_json *v) {
+  for (size_t i = 0; i < v->count; i++) free_items(&v->items[i]);
   free(v->items);
-  free(v->keys);
 }
 
 void kc_json_free(kc_json *v) {
   if (!v) return;
-  free_contents(v);
+  free_items(v);
   free(v);
 }
 
 kc_json *kc_json_parse(const char *text, size_t len, char *err, size_t err_size) {
-  parser p = {text, len, 0, 0, err, err_size, 0};
-  kc_json *root = calloc(1, sizeof *root);
+  /* The root, followed by the copy that holds the decoded strings. */
+  kc_json *root = calloc(1, sizeof *root + len + 1);
   if (!root) {
     snprintf(err, err_size, "out of memory");
     return NULL;
   }
-  if (parse_value(&p, root) == 0) {
-    skip_space(&p);
-    if (p.pos == p.len) return root;
-    perror_at(&p, "trailing characters after the value");
-  }
+  parser p = {text, len, 0, (char *)(root + 1), 0, err, err_size};
+  int rc = parse_value(&p, root);
+  if (rc == 0 && next(&p) >= 0) rc = fail(&p, "trailing characters after the value");
+  if (rc == 0) return root;
   kc_json_free(root);
   return NULL;
 }
@@ -447,7 +282,7 @@ kc_json *kc_json_load(const char *path, char *err, size_t err_size) {
 const kc_json *kc_json_get(const kc_json *v, const char *key) {
   if (!v || v->type != KC_JSON_OBJECT) return NULL;
   for (size_t i = 0; i < v->count; i++)
-    if (strcmp(v->keys[i], key) == 0) return &v->items[i];
+    if (strcmp(v->items[i].key, key) == 0) return &v->items[i];
   return NULL;
 }
 
@@ -456,27 +291,25 @@ const char *kc_json_get_string(const kc_json *v, const char *key) {
   return m && m->type == KC_JSON_STRING ? m->string : NULL;
 }
 
+/* Member `key` as a string, or NULL with "missing string 'key'" in err. */
+static const char *need_string(const kc_json *v, const char *key, char *err, size_t err_size) {
+  const char *s = kc_json_get_string(v, key);
+  if (!s) snprintf(err, err_size, "missing string '%s'", key);
+  return s;
+}
+
 int kc_json_get_hex(const kc_json *v, const char *key, uint8_t **out, size_t *len, char *err,
                     size_t err_size) {
-  const char *s = kc_json_get_string(v, key);
-  if (!s) {
-    snprintf(err, err_size, "missing string '%s'", key);
-    return -1;
-  }
+  const char *s = need_string(v, key, err, err_size);
   char inner[128];
-  if (kc_hex_decode(s, out, len, inner, sizeof inner) != 0) {
-    snprintf(err, err_size, "bad hex in '%s': %s", key, inner);
-    return -1;
-  }
-  return 0;
+  if (!s) return -1;
+  if (kc_hex_decode(s, out, len, inner, sizeof inner) == 0) return 0;
+  snprintf(err, err_size, "bad hex in '%s': %s", key, inner);
+  return -1;
 }
 
 int kc_json_get_hex_exact(const kc_json *v, const char *key, uint8_t *out, size_t len, char *err,
                           size_t err_size) {
-  const char *hex = kc_json_get_string(v, key);
-  if (!hex) {
-    snprintf(err, err_size, "missing string '%s'", key);
-    return -1;
-  }
-  return kc_hex_decode_exact(hex, out, len, key, err, err_size);
+  const char *s = need_string(v, key, err, err_size);
+  return s ? kc_hex_decode_exact(s, out, len, key, err, err_size) : -1;
 }
