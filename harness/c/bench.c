@@ -321,7 +321,6 @@ static int write_report(const char *argv0, const char *json_path, const char *mc
 #define MAX_SIZES 32
 /* ZUC streams per call: the most lanes of any kernel, a multiple of all of them. */
 #define DEFAULT_STREAMS ZUC_LANES_MAX
-#define MAX_STREAMS 256
 /* The uBlock paper's one-block test (section 3.1): 1,000,000 encryptions;
  * --quick runs fewer, and the report says so. */
 #define PAPER_LOOPS 1000000
@@ -521,8 +520,8 @@ int main(int argc, char **argv) {
     fprintf(stderr, "bench: --loops must be at least 1\n");
     return 2;
   }
-  if (sel.streams < 1 || sel.streams > MAX_STREAMS) {
-    fprintf(stderr, "bench: --streams must be 1..%d\n", MAX_STREAMS);
+  if (sel.streams < 1 || sel.streams > BENCH_MAX_STREAMS) {
+    fprintf(stderr, "bench: --streams must be 1..%d\n", BENCH_MAX_STREAMS);
     return 2;
   }
   /* The quick form (make test): one repetition, fewer loops. */

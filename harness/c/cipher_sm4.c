@@ -46,8 +46,7 @@ static const void *serial(void) { return sm4_impl_serial() ? sm4_impl_serial() :
 
 static int set_key(void *ks, int variant, const uint8_t *key) {
   (void)variant;
-  sm4_set_key(ks, key);
-  return 0;
+  return sm4_set_key(ks, key);
 }
 
 static void wipe_key(void *ks) { memset(ks, 0, sizeof(sm4_key)); }

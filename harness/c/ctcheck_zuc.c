@@ -8,8 +8,9 @@
  * the 6 bits beside them stay secret).
  *
  * For one kernel, with undefined inputs:
- *   kernel     its init_rounds, a keystream_block call and a keystream_xor
- *              call into secret messages, on a secret lane state;
+ *   kernel     its init_rounds, a keystream_block call, a keystream_xor
+ *              call into secret messages and a keystream_word call, on a
+ *              secret lane state;
  *   enc-*      zuc_encrypt_lanes on lanes + 1 streams (one whole batch and a
  *              batch with one stream, so dummy lanes run too) of different
  *              bit lengths: ZUC-128, ZUC-256 with 25- and 23-byte IVs;
@@ -130,6 +131,7 @@ static int kernel_phase(const zuc_impl *impl, const zuc_impl *ref, unsigned long
   static uint32_t state[ZUC_STATE_WORDS * ZUC_LANES_MAX], r_state[ZUC_STATE_WORDS * ZUC_LANES_MAX];
   static uint8_t ks[2][ZUC_LANES_MAX][64], want[2][ZUC_LANES_MAX][64], r_ks[ZUC_LANES_MAX][64];
   static uint8_t msg[ZUC_LANES_MAX][64];
+  uint32_t got_word[ZUC_LANES_MAX], want_word[ZUC_LANES_MAX];
   uint8_t *rows[2][ZUC_LANES_MAX], *r_rows[ZUC_LANES_MAX];
   const uint8_t *src[ZUC_LANES_MAX];
   kc_rows(ks[0][0], 64, lanes, rows[0]);
@@ -145,6 +147,9 @@ static int kernel_phase(const zuc_impl *impl, const zuc_impl *ref, unsigned long
       ref->keystream_block(r_state, r_rows);
       memcpy(want[b][j], r_ks[0], 64);
     }
+    uint32_t word[ZUC_LANES_MAX];
+    ref->keystream_word(r_state, word);
+    want_word[j] = word[0];
   }
   kc_rng_bytes(&rng, msg[0], sizeof msg);
   for (unsigned j = 0; j < lanes; j++) {
@@ -157,8 +162,11 @@ static int kernel_phase(const zuc_impl *impl, const zuc_impl *ref, unsigned long
   impl->init_rounds(state);
   impl->keystream_block(state, rows[0]);
   impl->keystream_xor(state, rows[1], src);
+  impl->keystream_word(state, got_word);
   ct_public(ks, sizeof ks);
+  ct_public(got_word, sizeof got_word);
   int ok = 1;
+  for (unsigned j = 0; j < lanes; j++) ok &= got_word[j] == want_word[j];
   for (int b = 0; b < 2; b++)
     for (unsigned j = 0; j < lanes; j++) ok &= memcmp(ks[b][j], want[b][j], 64) == 0;
   return ct_phase_done("kernel", before, NULL, ok, leaks);
@@ -198,8 +206,8 @@ static int check_one_stream(const zuc_impl *ref) {
                            &leaks);
 
     if (p->mac) continue;
-    /* zuc_init + zuc_keystream: one whole block and 5 words more (the
-     * scalar round), against encryption of zeros by the reference. */
+    /* zuc_init + zuc_keystream: one whole block and 5 words more (single
+     * rounds on the kernel), against encryption of zeros by the reference. */
     static const uint8_t zeros[4 * 21];
     const uint8_t *keys[1] = {s.keys[0]}, *ivs[1] = {s.ivs[0]}, *in[1] = {zeros};
     uint8_t ks[4 * 21], *out[1] = {ks};

@@ -23,8 +23,9 @@
  *      vector (keystream lanes of different lengths), MACs with every tag
  *      length and every MAC method this CPU runs (pick_methods);
  *   2. the raw kernel: init_rounds, then keystream_block and keystream_xor
- *      (into random messages) in turn, on random lane states, against the
- *      reference kernel lane by lane (state and output);
+ *      (into random messages) in turn, then single rounds (keystream_word),
+ *      on random lane states, against the reference kernel lane by lane
+ *      (state and output);
  *   3. differential calls against both oracles: systematic ones (every bit
  *      length 0..SYSTEMATIC_BITS for each variant, operation, IV form, tag
  *      length and MAC method, one length per lane) and random ones (1000,
@@ -47,6 +48,7 @@
 #define SYSTEMATIC_BITS 1024                /* every bit length up to this one */
 #define KERNEL_STATES 4                     /* random lane states per kernel check */
 #define KERNEL_BLOCKS 3                     /* keystream blocks per kernel check */
+#define KERNEL_WORDS 5                      /* then single rounds (keystream_word) */
 #define KEY_MAX 32
 #define IV_MAX 25
 #define MAX_VECTORS 64
@@ -537,6 +539,21 @@ static void check_kernel(const zuc_impl *impl, const zuc_impl *ref, uint64_t see
         snprintf(what, sizeof what, "kernel state %d, %s %d, lane %u", k,
                  fused ? "keystream_xor" : "keystream_block", b, j);
         failed = verify_differs(ks[j], want[0], 64, "the reference kernel", what, sec);
+      }
+    }
+    /* Then single rounds, as zuc_keystream's last words run them. */
+    for (int w = 0; w < KERNEL_WORDS && !failed; w++) {
+      uint32_t got[ZUC_LANES_MAX], want_word[ZUC_LANES_MAX];
+      impl->keystream_word(state, got);
+      for (unsigned j = 0; j < lanes && !failed; j++) {
+        ref->keystream_word(ref_state[j], want_word);
+        if ((failed = got[j] != want_word[0]))
+          verify_failure(sec, "kernel state %d, keystream_word %d: lane %u gave %08x, want %08x", k,
+                         w, j, got[j], want_word[0]);
+        for (int i = 0; i < ZUC_STATE_WORDS && !failed; i++)
+          if ((failed = state[i * lanes + j] != ref_state[j][i * rl]))
+            verify_failure(sec, "kernel state %d, after keystream_word %d: lane %u word %d differs",
+                           k, w, j, i);
       }
     }
     if (!failed) sec->cases++;

@@ -389,15 +389,17 @@ static void kernel_entries(fz_reader *r, const zuc_impl *impl)
         }
         lane_put(state, lanes, j, words[j]);
     }
-    const unsigned op = fz_u8(r) % 3;
-    FZ_CONTEXT("zuc kernel %s (%u lanes): %s", impl->name, lanes,
-               op == 0 ? "init_rounds" : op == 1 ? "keystream_block" : "keystream_xor");
+    static const char *const ops[] = {"init_rounds", "keystream_block", "keystream_xor", "keystream_word"};
+    const unsigned op = fz_u8(r) % 4;
+    const int rows_op = op == 1 || op == 2; /* the ops that write rows */
+    FZ_CONTEXT("zuc kernel %s (%u lanes): %s", impl->name, lanes, ops[op]);
+    uint32_t word[ZUC_LANES_MAX], ref_word[ZUC_LANES_MAX];
     fz_buf bufs[ZUC_LANES_MAX], srcs[ZUC_LANES_MAX];
     uint8_t *out[ZUC_LANES_MAX];
     const uint8_t *src[ZUC_LANES_MAX];
-    uint8_t msg[ZUC_LANES_MAX][64];
+    uint8_t msg[ZUC_LANES_MAX][64] = {{0}};
     const int in_place = fz_bool(r);
-    for (unsigned j = 0; op && j < lanes; j++) {
+    for (unsigned j = 0; rows_op && j < lanes; j++) {
         out[j] = fz_alloc_from(r, &bufs[j], 64);
         fz_data(r, msg[j], 64);
         if (in_place) {
@@ -412,8 +414,10 @@ static void kernel_entries(fz_reader *r, const zuc_impl *impl)
         impl->init_rounds(state);
     else if (op == 1)
         impl->keystream_block(state, out);
-    else
+    else if (op == 2)
         impl->keystream_xor(state, out, src);
+    else
+        impl->keystream_word(state, word);
     for (unsigned j = 0; j < lanes; j++) {
         /* The reference on lane j's state, in every one of its lanes. */
         uint8_t rows[ZUC_LANES_MAX][64], *rout[ZUC_LANES_MAX];
@@ -427,12 +431,17 @@ static void kernel_entries(fz_reader *r, const zuc_impl *impl)
             ref->init_rounds(rstate);
         else if (op == 1)
             ref->keystream_block(rstate, rout);
-        else
+        else if (op == 2)
             ref->keystream_xor(rstate, rout, rsrc);
+        else
+            ref->keystream_word(rstate, ref_word);
         lane_get(state, lanes, j, got);
         lane_get(rstate, rl, 0, want);
         FZ_SAME("zuc-kernel", (const uint8_t *)got, (const uint8_t *)want, sizeof got, "a lane's state afterwards");
-        if (op) {
+        if (op == 3)
+            FZ_SAME("zuc-kernel", (const uint8_t *)&word[j], (const uint8_t *)&ref_word[0], 4,
+                    "a lane's keystream word against the reference");
+        if (rows_op) {
             FZ_SAME("zuc-kernel", out[j], rows[0], 64, "a lane's row against the reference");
             if (!in_place)
                 FZ_SAME("zuc-kernel", src[j], msg[j], 64, "keystream_xor wrote its source");
@@ -440,7 +449,7 @@ static void kernel_entries(fz_reader *r, const zuc_impl *impl)
                      "bytes around lane %u's row were written", j);
         }
     }
-    for (unsigned j = 0; op && j < lanes; j++) {
+    for (unsigned j = 0; rows_op && j < lanes; j++) {
         fz_free(&bufs[j]);
         if (!in_place)
             fz_free(&srcs[j]);
