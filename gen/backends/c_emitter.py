@@ -18,16 +18,22 @@ from ..ir import Assign, Comment, Loop
 
 
 def index_expr(index):
-    """`base + coeff * var ...` as C, e.g. "128 * r + 4"."""
-    parts = [f"{coeff} * {var}" for var, coeff in index.terms]
+    """`coeff * var ... + base` as C, e.g. "128 * r + 4".  Loop variables are
+    size_t, so a negative coefficient is written as a subtraction after every
+    other term ("752 - 64 * r"): the partial sums only fall towards the index
+    itself, which is never negative, and nothing wraps (UBSan reports a
+    pointer plus a wrapped "-64 * r")."""
+    parts = [f"{coeff} * {var}" for var, coeff in index.terms if coeff >= 0]
     if index.base or not parts:
         parts.append(str(index.base))
-    return " + ".join(parts)
+    return " + ".join(parts) + "".join(f" - {-coeff} * {var}" for var, coeff in index.terms if coeff < 0)
 
 
 def index_address(index, param):
     """The address param + index, as C."""
     offset = index_expr(index)
+    if " - " in offset:
+        offset = f"({offset})"  # the offset first, then the pointer: it never leaves the buffer
     return param if offset == "0" else f"{param} + {offset}"
 
 

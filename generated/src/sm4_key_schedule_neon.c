@@ -284,7 +284,7 @@ static void sm4_key_schedule_neon_expand(const uint8_t *key, const uint8_t *ck, 
         const uint8x16_t rk_a1 = veorq_u8(rk_a1_l, rk_a1_h);
         const uint8x16_t rk_sliced = vqtbl1q_u8(rk_a1, spread);
         vst1q_u8(out + 64 * r + 768, rk_sliced);
-        vst1q_u8(out + -64 * r + 752, rk_sliced);
+        vst1q_u8(out + (752 - 64 * r), rk_sliced);
 
         /* Round 4r+1: K1 ^= L'(tau(K2 ^ K3 ^ K4 ^ CK)) (slots mod 4), the round key. */
         const uint8x16_t ck_2 = kc_bcast32(ck + 16 * r + 4);
@@ -373,7 +373,7 @@ static void sm4_key_schedule_neon_expand(const uint8_t *key, const uint8_t *ck, 
         const uint8x16_t rk_a1_1 = veorq_u8(rk_a1_1_l, rk_a1_1_h);
         const uint8x16_t rk_sliced_1 = vqtbl1q_u8(rk_a1_1, spread);
         vst1q_u8(out + 64 * r + 784, rk_sliced_1);
-        vst1q_u8(out + -64 * r + 736, rk_sliced_1);
+        vst1q_u8(out + (736 - 64 * r), rk_sliced_1);
 
         /* Round 4r+2: K2 ^= L'(tau(K3 ^ K4 ^ K5 ^ CK)) (slots mod 4), the round key. */
         const uint8x16_t ck_3 = kc_bcast32(ck + 16 * r + 8);
@@ -462,7 +462,7 @@ static void sm4_key_schedule_neon_expand(const uint8_t *key, const uint8_t *ck, 
         const uint8x16_t rk_a1_2 = veorq_u8(rk_a1_2_l, rk_a1_2_h);
         const uint8x16_t rk_sliced_2 = vqtbl1q_u8(rk_a1_2, spread);
         vst1q_u8(out + 64 * r + 800, rk_sliced_2);
-        vst1q_u8(out + -64 * r + 720, rk_sliced_2);
+        vst1q_u8(out + (720 - 64 * r), rk_sliced_2);
 
         /* Round 4r+3: K3 ^= L'(tau(K4 ^ K5 ^ K6 ^ CK)) (slots mod 4), the round key. */
         const uint8x16_t ck_4 = kc_bcast32(ck + 16 * r + 12);
@@ -551,7 +551,7 @@ static void sm4_key_schedule_neon_expand(const uint8_t *key, const uint8_t *ck, 
         const uint8x16_t rk_a1_3 = veorq_u8(rk_a1_3_l, rk_a1_3_h);
         const uint8x16_t rk_sliced_3 = vqtbl1q_u8(rk_a1_3, spread);
         vst1q_u8(out + 64 * r + 816, rk_sliced_3);
-        vst1q_u8(out + -64 * r + 704, rk_sliced_3);
+        vst1q_u8(out + (704 - 64 * r), rk_sliced_3);
 
         /* This iteration's four round keys in order, and reversed. */
         const uint8x16_t rk01 = kc_zip1_32(k0, k1);
@@ -561,7 +561,7 @@ static void sm4_key_schedule_neon_expand(const uint8_t *key, const uint8_t *ck, 
         const uint8x16_t rk10 = kc_zip1_32(k1, k0);
         const uint8x16_t rk_dec = kc_zip1_64(rk32, rk10);
         vst1q_u8(out + 16 * r + 128, rk_enc);
-        vst1q_u8(out + -16 * r + 112, rk_dec);
+        vst1q_u8(out + (112 - 16 * r), rk_dec);
         KC_MCA_END("loop_r");
     }
 }

@@ -294,7 +294,7 @@ static void sm4_key_schedule_ssse3_expand(const uint8_t *key, const uint8_t *ck,
         const __m128i rk_a1 = _mm_xor_si128(rk_a1_l, rk_a1_h);
         const __m128i rk_sliced = _mm_shuffle_epi8(rk_a1, spread);
         _mm_storeu_si128((void *)(out + 64 * r + 768), rk_sliced);
-        _mm_storeu_si128((void *)(out + -64 * r + 752), rk_sliced);
+        _mm_storeu_si128((void *)(out + (752 - 64 * r)), rk_sliced);
 
         /* Round 4r+1: K1 ^= L'(tau(K2 ^ K3 ^ K4 ^ CK)) (slots mod 4), the round key. */
         const __m128i ck_2 = _mm_set1_epi32(kc_load32(ck + 16 * r + 4));
@@ -387,7 +387,7 @@ static void sm4_key_schedule_ssse3_expand(const uint8_t *key, const uint8_t *ck,
         const __m128i rk_a1_1 = _mm_xor_si128(rk_a1_1_l, rk_a1_1_h);
         const __m128i rk_sliced_1 = _mm_shuffle_epi8(rk_a1_1, spread);
         _mm_storeu_si128((void *)(out + 64 * r + 784), rk_sliced_1);
-        _mm_storeu_si128((void *)(out + -64 * r + 736), rk_sliced_1);
+        _mm_storeu_si128((void *)(out + (736 - 64 * r)), rk_sliced_1);
 
         /* Round 4r+2: K2 ^= L'(tau(K3 ^ K4 ^ K5 ^ CK)) (slots mod 4), the round key. */
         const __m128i ck_3 = _mm_set1_epi32(kc_load32(ck + 16 * r + 8));
@@ -480,7 +480,7 @@ static void sm4_key_schedule_ssse3_expand(const uint8_t *key, const uint8_t *ck,
         const __m128i rk_a1_2 = _mm_xor_si128(rk_a1_2_l, rk_a1_2_h);
         const __m128i rk_sliced_2 = _mm_shuffle_epi8(rk_a1_2, spread);
         _mm_storeu_si128((void *)(out + 64 * r + 800), rk_sliced_2);
-        _mm_storeu_si128((void *)(out + -64 * r + 720), rk_sliced_2);
+        _mm_storeu_si128((void *)(out + (720 - 64 * r)), rk_sliced_2);
 
         /* Round 4r+3: K3 ^= L'(tau(K4 ^ K5 ^ K6 ^ CK)) (slots mod 4), the round key. */
         const __m128i ck_4 = _mm_set1_epi32(kc_load32(ck + 16 * r + 12));
@@ -573,7 +573,7 @@ static void sm4_key_schedule_ssse3_expand(const uint8_t *key, const uint8_t *ck,
         const __m128i rk_a1_3 = _mm_xor_si128(rk_a1_3_l, rk_a1_3_h);
         const __m128i rk_sliced_3 = _mm_shuffle_epi8(rk_a1_3, spread);
         _mm_storeu_si128((void *)(out + 64 * r + 816), rk_sliced_3);
-        _mm_storeu_si128((void *)(out + -64 * r + 704), rk_sliced_3);
+        _mm_storeu_si128((void *)(out + (704 - 64 * r)), rk_sliced_3);
 
         /* This iteration's four round keys in order, and reversed. */
         const __m128i rk01 = _mm_unpacklo_epi32(k0, k1);
@@ -583,7 +583,7 @@ static void sm4_key_schedule_ssse3_expand(const uint8_t *key, const uint8_t *ck,
         const __m128i rk10 = _mm_unpacklo_epi32(k1, k0);
         const __m128i rk_dec = _mm_unpacklo_epi64(rk32, rk10);
         _mm_storeu_si128((void *)(out + 16 * r + 128), rk_enc);
-        _mm_storeu_si128((void *)(out + -16 * r + 112), rk_dec);
+        _mm_storeu_si128((void *)(out + (112 - 16 * r)), rk_dec);
         KC_MCA_END("loop_r");
     }
 }

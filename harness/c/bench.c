@@ -564,17 +564,15 @@ int main(int argc, char **argv) {
       printf("%-7s %-24s %-9s %-10s %-8s x%-3u %s\n", c->cipher, c->name, c->impl, c->mode,
              c->mac_method ? c->mac_method : "-", c->streams, c->target);
     }
+    bench_set_free(&set);
     return 0;
   }
 
   size_t n_recs;
   record *recs = measure(&set, &tm, ghz, &n_recs, &problems);
-  if (write_report(argv[0], json_path, mca_path, no_report, recs, n_recs, &tm, ghz, cpu) != 0)
-    return 1;
+  int written = write_report(argv[0], json_path, mca_path, no_report, recs, n_recs, &tm, ghz, cpu);
   if (problems) fprintf(stderr, "bench: %d problem(s): output mismatches or errors\n", problems);
-  for (size_t i = 0; i < set.n; i++)
-    if (set.cells[i].close) set.cells[i].close(set.cells[i].ctx);
-  free(set.cells);
+  bench_set_free(&set);
   free(recs);
-  return problems ? 1 : 0;
+  return written != 0 || problems ? 1 : 0;
 }

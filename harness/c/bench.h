@@ -49,14 +49,26 @@ typedef struct bench_cell {
   void (*close)(void *ctx); /* may be NULL */
 } bench_cell;
 
-/* The cells gathered so far. */
+#define BENCH_MAX_OWNED 16
+
+/* The cells gathered so far, and what several of them share (a block
+ * cipher's key schedule and buffers), released after every cell is closed. */
 typedef struct bench_set {
   bench_cell *cells;
   size_t n, cap;
+  struct {
+    void *p;
+    void (*release)(void *p);
+  } owned[BENCH_MAX_OWNED];
+  size_t n_owned;
 } bench_set;
 
 /* A new, zeroed cell at the end of the set (exits on out of memory). */
 bench_cell *bench_add(bench_set *set);
+/* Hands p to the set, to be released by bench_set_free (exits when full). */
+void bench_own(bench_set *set, void *p, void (*release)(void *p));
+/* Closes every cell, then releases what the set owns. */
+void bench_set_free(bench_set *set);
 
 /* What the command line selected. */
 typedef struct bench_select {

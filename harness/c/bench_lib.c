@@ -26,6 +26,26 @@ bench_cell *bench_add(bench_set *set) {
   return c;
 }
 
+void bench_own(bench_set *set, void *p, void (*release)(void *p)) {
+  if (set->n_owned == BENCH_MAX_OWNED) {
+    fprintf(stderr, "bench: more than %d shared set-ups\n", BENCH_MAX_OWNED);
+    exit(1);
+  }
+  set->owned[set->n_owned].p = p;
+  set->owned[set->n_owned++].release = release;
+}
+
+void bench_set_free(bench_set *set) {
+  for (size_t i = 0; i < set->n; i++)
+    if (set->cells[i].close) set->cells[i].close(set->cells[i].ctx);
+  while (set->n_owned) {
+    set->n_owned--;
+    set->owned[set->n_owned].release(set->owned[set->n_owned].p);
+  }
+  free(set->cells);
+  *set = (bench_set){0};
+}
+
 int bench_in_list(const char *list, const char *word) {
   size_t n = strlen(word);
   for (const char *p = list; *p;) {
@@ -139,6 +159,16 @@ static int single_call(void *ctx, size_t len) {
                              len);
 }
 
+/* What block_io allocated: the buffers, the key schedule (wiped), io. */
+static void free_block_io(void *p) {
+  bench_block_io *io = p;
+  kc_free_aligned(io->in);
+  kc_free_aligned(io->out);
+  kc_free_aligned(io->want);
+  kc_block_free_key(io->d, (void *)io->ks);
+  free(io);
+}
+
 /* io for variant k: random key and IV, buffers of buf_len bytes. */
 static bench_block_io *block_io(const kc_desc *d, size_t k, const void *ref, const size_t *sizes,
                                 size_t n_sizes, size_t buf_len) {
@@ -154,7 +184,7 @@ static bench_block_io *block_io(const kc_desc *d, size_t k, const void *ref, con
   io->in = bench_random_buffer(buf_len, 20240614 + k);
   io->out = bench_random_buffer(buf_len, 1);
   io->want = bench_random_buffer(buf_len, 2);
-  return d->block->set_key(ks, io->v->id, io->key) == 0 ? io : NULL;
+  return io;
 }
 
 int bench_block_cells(const kc_desc *d, bench_set *set, const bench_select *sel) {
@@ -173,9 +203,9 @@ int bench_block_cells(const kc_desc *d, bench_set *set, const bench_select *sel)
   for (size_t k = 0; k < d->n_variants; k++) {
     const kc_variant *v = &d->variants[k];
     if (!bench_wants_cipher(sel, v->name)) continue;
-    const bench_block_io *io =
-        block_io(d, k, ref, sizes, n_sizes, bench_max_size(sizes, n_sizes, 1 << 16));
-    if (!io) {
+    bench_block_io *io = block_io(d, k, ref, sizes, n_sizes, bench_max_size(sizes, n_sizes, 1 << 16));
+    bench_own(set, io, free_block_io);
+    if (d->block->set_key((void *)io->ks, v->id, io->key) != 0) {
       fprintf(stderr, "bench: %s key schedule failed\n", v->name);
       return problems + 1;
     }

@@ -89,6 +89,17 @@ static void make_streams(unsigned n, size_t bytes) {
   }
 }
 
+/* The streams' buffers (bench_own's release; p unused). */
+static void free_streams(void *p) {
+  (void)p;
+  for (unsigned i = 0; i < n_streams; i++) {
+    kc_free_aligned((void *)in_p[i]);
+    kc_free_aligned(out_p[i]);
+    kc_free_aligned(want_p[i]);
+  }
+  n_streams = 0;
+}
+
 static size_t iv_len_of(zuc_variant v) { return v == ZUC_128 ? 16 : 25; }
 
 /* ------------------------------------------------------------------ */
@@ -258,6 +269,8 @@ typedef struct {
   char target[96];
 } imb_subject;
 
+static void close_imb(void *m) { kc_imb_close(m); }
+
 static size_t open_imb(imb_subject out[2]) {
   static const struct {
     kc_imb_init how;
@@ -294,8 +307,10 @@ static int add_cells(const kc_desc *d, bench_set *set, const bench_select *sel) 
   size_t n_sizes;
   const size_t *sizes = sizes_of(sel, &n_sizes);
   make_streams(sel->streams, bench_max_size(sizes, n_sizes, CHECK_BYTES));
+  bench_own(set, NULL, free_streams);
   static imb_subject imbs[2];
   size_t n_imb = open_imb(imbs); /* cheap; the filter applies per run below */
+  for (size_t j = 0; j < n_imb; j++) bench_own(set, imbs[j].imb, close_imb);
   kc_view_list impls;
   d->views(&impls);
   int timed[KC_MAX_IMPLS];
