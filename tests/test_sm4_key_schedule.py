@@ -8,6 +8,8 @@ files' shape; and the C core's key set-up through every key schedule."""
 
 import ctypes
 import random
+import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -22,7 +24,7 @@ from gen.linalg import AffineMap
 from gen.specs import sm4
 
 from compiled_kernels import run_compiled, why_not_runnable
-from conftest import generated_library
+from conftest import ROOT, generated_library
 
 OK, ERR_NO_IMPL = 0, -2
 TARGETS = [t.name for t in sm4_files.key_schedule_targets()]
@@ -192,3 +194,63 @@ def test_c_core_sets_keys_through_every_key_schedule(lib):
     form = ctypes.create_string_buffer(b"\xaa" * ks.key_bytes(), ks.key_bytes())
     assert lib.sm4_set_key_using(None, form, EXAMPLE_KEY) == ERR_NO_IMPL
     assert form.raw == b"\xaa" * ks.key_bytes()
+
+
+STACK_PROBE = r"""
+#include <stdio.h>
+#include <string.h>
+#include "sm4.h"
+
+/* Round keys (either byte order) that the stack below the caller still holds. */
+static __attribute__((noipa)) int left_below(const sm4_key *key)
+{
+    volatile unsigned char below[8192];
+    int found = 0;
+    for (int r = 0; r < SM4_ROUNDS; r++) {
+        const uint32_t w = key->rk[SM4_ENCRYPT][r], s = __builtin_bswap32(w);
+        for (size_t i = 0; i + 4 <= sizeof below; i++)
+            if (!memcmp((const void *)(below + i), &w, 4) || !memcmp((const void *)(below + i), &s, 4)) {
+                found++;
+                break;
+            }
+    }
+    return found;
+}
+
+/* The control: a callee that leaves the round keys in its frame, as a spill would. */
+static __attribute__((noipa)) void spill(const sm4_key *key)
+{
+    volatile uint32_t copy[SM4_ROUNDS];
+    for (int r = 0; r < SM4_ROUNDS; r++)
+        copy[r] = key->rk[SM4_ENCRYPT][r];
+}
+
+int main(void)
+{
+    static const unsigned char key_bytes[16] = {0x3c, 0x91, 0x5a, 0x07, 0xe2, 0x44, 0x19, 0xb8,
+                                                0x6d, 0xf0, 0x23, 0x8e, 0xa5, 0x71, 0xcc, 0x12};
+    sm4_key key;
+    if (sm4_set_key(&key, key_bytes) != SM4_OK)
+        return 2;
+    const int after_set_key = left_below(&key);
+    spill(&key);
+    printf("%d %d\n", after_set_key, left_below(&key));
+    return 0;
+}
+"""
+
+
+def test_set_key_leaves_no_round_key_on_the_stack(lib, tmp_path):
+    """The key schedule spills round keys like any kernel spills its values;
+    sm4_set_key overwrites the stack below it afterwards (kc_wipe_stack), so
+    none of the 32 is left there, while the probe does find a callee's
+    leftovers (the control).  The probe reads memory it never wrote, so it is
+    built -O0 and its functions noipa: an optimiser may fold such reads."""
+    (tmp_path / "probe.c").write_text(STACK_PROBE)
+    exe = tmp_path / "probe"
+    subprocess.run(["gcc", "-O0", f"-I{ROOT / 'generated' / 'include'}", str(tmp_path / "probe.c"), lib._name,
+                    f"-Wl,-rpath,{Path(lib._name).parent}", "-o", str(exe)], check=True, capture_output=True, text=True)
+    after_set_key, after_spill = map(int, subprocess.run([str(exe)], check=True, capture_output=True,
+                                                         text=True).stdout.split())
+    assert after_spill == 32
+    assert after_set_key == 0

@@ -20,4 +20,20 @@ static inline void kc_wipe(void *p, size_t n)
     __asm__ volatile("" : : "r"(p) : "memory");
 }
 
+/* Bytes of stack kc_wipe_stack overwrites: more than the deepest frames a
+ * key set-up calls below its caller (uBlock's expand_pair, 1.2 KiB, and the
+ * key schedule under it). */
+#define KC_WIPE_STACK_BYTES 4096
+
+/* Overwrites the stack below the caller's frame, where the functions it has
+ * just returned from kept their spills: a key schedule's round keys, which
+ * the IR's kernels spill like any value.  Out of line, so that its buffer
+ * lies where their frames lay (libsodium's sodium_stackzero is the same
+ * idea); best effort, since C promises nothing about frames. */
+static __attribute__((noinline, unused)) void kc_wipe_stack(void)
+{
+    unsigned char below[KC_WIPE_STACK_BYTES];
+    kc_wipe(below, sizeof below);
+}
+
 #endif /* KC_WIPE_H */

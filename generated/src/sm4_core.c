@@ -70,6 +70,7 @@ int sm4_set_key_using(const sm4_key_schedule *schedule, sm4_key *key, const uint
     if (!schedule || !schedule->cpu_supported())
         return SM4_ERR_NO_IMPL;
     schedule->expand(key_bytes, sm4_ck, (uint8_t *)key);
+    kc_wipe_stack();
     return SM4_OK;
 }
 

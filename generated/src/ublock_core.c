@@ -253,6 +253,7 @@ int ublock_set_keys_using(const ublock_key_schedule *schedule, ublock_key *keys,
         if (pair)
             finish_key(schedule, &keys[i + 1], v);
     }
+    kc_wipe_stack();
     return UBLOCK_OK;
 }
 
