@@ -68,11 +68,12 @@ def check(products, root):
 def kernel_emitters(choices):
     """Per cipher, the emitter function that writes one kernel's C file from
     (strategy, target), under `choices` (gen/choices.py)."""
-    return {"sm4": lambda strategy, target: sm4_files.key_schedule_file(target, choices) if strategy == "key_schedule"
-            else sm4_files.kernel_file(strategy, target, choices),
+    def with_key_schedule(kernel_file, key_schedule_file):
+        return lambda strategy, target: key_schedule_file(target) if strategy == "key_schedule" \
+            else kernel_file(strategy, target, choices)
+    return {"sm4": with_key_schedule(sm4_files.kernel_file, lambda target: sm4_files.key_schedule_file(target, choices)),
             "zuc": lambda strategy, target: zuc_kernel_files.kernel_file(strategy, target, choices),
-            "ublock": lambda strategy, target: ublock_files.key_schedule_file(target) if strategy == "key_schedule"
-            else ublock_files.kernel_file(strategy, target, choices)}
+            "ublock": with_key_schedule(ublock_files.kernel_file, ublock_files.key_schedule_file)}
 
 
 # Per cipher, its key-schedule files beside the kernels (strategy "key_schedule"):

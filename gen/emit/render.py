@@ -48,6 +48,14 @@ def tuning_lines(choices, cipher, strategy, target, width=76):
     return lines
 
 
+def target_facts(target):
+    """What every file of lowered programs says of its target: the rule passes
+    it was lowered with (its header) and its CPU check (cpu_supported)."""
+    from ..backends import cpu_features
+    return dict(passes="; ".join(", ".join(rule.__name__ for rule in rules) for rules in target.passes),
+                cpu_check=cpu_features.cpu_check(target.cpu_features, target.arch))
+
+
 def render(template, **context):
     return environment().get_template(template).render(**context)
 

@@ -5,7 +5,7 @@ from build_files, over all ciphers' sources())."""
 
 import inspect
 
-from ..backends import SIMD_TARGETS, cpu_features, implementations
+from ..backends import SIMD_TARGETS, implementations
 from ..ir.keystream import CTR_GROUP_BLOCKS, counter_blocks, xor_into_stores
 from ..kernels import sm4_byteslice, sm4_key_schedule, sm4_rounds4, sm4_wordslice
 from ..kernels.sm4_constants import decomposition, decomposition_index, decompositions
@@ -15,7 +15,7 @@ from . import registry
 from .bodies import DOWNSTREAM, KernelBodies
 from .build_files import CipherSources, EmulatedUnit, SourceFile, kernel_sources
 from .key_schedules import baseline_targets, listed
-from .render import hex_rows, provenance, render, tuning_lines
+from .render import hex_rows, provenance, render, target_facts, tuning_lines
 
 STRATEGIES = {"byteslice": sm4_byteslice, "wordslice": sm4_wordslice, "rounds4": sm4_rounds4}
 # (strategy, target name) in dispatch order (gen/backends: each architecture's list).
@@ -77,8 +77,6 @@ def kernel_file(strategy, target, choices):
     doc = inspect.getdoc(module).splitlines()
     key_expr = "(const uint8_t *)key->rk_sliced[dir]" if program.info["key_form"] == "sliced" else \
         "(const uint8_t *)key->rk[dir]"
-    cpu_check = cpu_features.cpu_check(target.cpu_features, target.arch)
-    passes = "; ".join(", ".join(rule.__name__ for rule in rules) for rules in target.passes)
     bodies = KernelBodies(target, prefix, choices.of("sm4.asm_pressure_schedule", strategy, target))
     origin = provenance(SPEC_SOURCES + [f"gen/kernels/sm4_{strategy}.py", target.source])
     text = render("sm4_kernel.c.j2",
@@ -88,10 +86,10 @@ def kernel_file(strategy, target, choices):
                   batch_blocks=program.info["batch_blocks"],
                   rounds_per_iteration=program.info["rounds_per_iteration"],
                   decomposition_index=decomposition_index(dec), decomposition_count=len(decompositions()),
-                  dec=dec if program.info.get("sbox") != "instruction" else None, passes=passes,
+                  dec=dec if program.info.get("sbox") != "instruction" else None,
                   body=bodies(program, "batch"), body_xor=bodies(fused, "batch_xor"),
                   body_ctr=bodies(counter_form, "batch_ctr"),
-                  key_expr=key_expr, cpu_check=cpu_check, ctr_group_blocks=CTR_GROUP_BLOCKS,
+                  key_expr=key_expr, ctr_group_blocks=CTR_GROUP_BLOCKS, **target_facts(target),
                   tuning=tuning_lines(choices, "sm4", strategy, target))
     return {f"src/{prefix}.c": text, **bodies.assembly(origin, DOWNSTREAM)}
 
@@ -113,8 +111,7 @@ def key_schedule_file(target, choices):
                   layout=[dict(form=form, direction=direction.upper(), offset=offset)
                           for (form, direction), offset in places.items()],
                   key_bytes=sm4_key_schedule.key_bytes(),
-                  passes="; ".join(", ".join(rule.__name__ for rule in rules) for rules in target.passes),
-                  cpu_check=cpu_features.cpu_check(target.cpu_features, target.arch))
+                  **target_facts(target))
     return {f"src/{prefix}.c": text, **bodies.assembly(origin, DOWNSTREAM)}
 
 

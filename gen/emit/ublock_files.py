@@ -5,7 +5,7 @@ every variant and both directions, one key-schedule file per architecture
 
 import inspect
 
-from ..backends import SIMD_TARGETS, cpu_features, implementations
+from ..backends import SIMD_TARGETS, implementations
 from ..choices import PARAMETERS
 from ..ir.keystream import counter_blocks, xor_into_stores
 from ..kernels import ublock_key_schedule, ublock_nibbleslice, ublock_register
@@ -15,7 +15,7 @@ from . import registry
 from .bodies import KernelBodies
 from .build_files import CipherSources, EmulatedUnit, SourceFile, kernel_sources
 from .key_schedules import baseline_targets, listed
-from .render import provenance, render, tuning_lines
+from .render import provenance, render, target_facts, tuning_lines
 
 STRATEGIES = {"nibbleslice": ublock_nibbleslice, "register": ublock_register}
 # Strategies whose encryption kernel comes in a CTR counter form of its own (program(..., counters=True),
@@ -77,7 +77,7 @@ def kernel_file(strategy, target, choices):
     `choices` (gen/choices.py)."""
     module = STRATEGIES[strategy]
     prefix = f"ublock_{strategy}_{target.name}"
-    rendered, key_form, passes = [], None, None
+    rendered, key_form = [], None
     bodies = KernelBodies(target, prefix, choices.of("ublock.asm_pressure_schedule", strategy, target))
     grouping = _grouping(strategy, target, choices)
     for v in variants():
@@ -102,17 +102,15 @@ def kernel_file(strategy, target, choices):
                                                    counters=True))), f"{v['name']}_ctr_xor"))
         rendered.append(dict(v, directions=directions, encrypt_xor=bodies(fused, f"{v['name']}_encrypt_xor"),
                              batch=program.info["batch_blocks"], **counter_form))
-    passes = "; ".join(", ".join(rule.__name__ for rule in rules) for rules in target.passes)
     origin = provenance(SPEC_SOURCES + [f"gen/kernels/ublock_{strategy}.py", target.source])
     largest = max(v["batch"] * v["block_bytes"] for v in rendered)
     text = render("ublock_kernel.c.j2", max_batch_bytes=largest,
                   provenance=origin,
                   strategy=strategy, target=target, strategy_doc=inspect.getdoc(module).splitlines(), prefix=prefix,
                   schedule=choices.of("ublock.schedule_before_ra", strategy, target),
-                  variants=rendered, key_form=key_form, key_getter=KEY_GETTERS[key_form], passes=passes,
+                  variants=rendered, key_form=key_form, key_getter=KEY_GETTERS[key_form],
                   multi=key_form == "register_image", counter_pairs=strategy in COUNTER_FORMS,
-                  group_blocks=ublock_nibbleslice.GROUP_BLOCKS,
-                  cpu_check=cpu_features.cpu_check(target.cpu_features, target.arch),
+                  group_blocks=ublock_nibbleslice.GROUP_BLOCKS, **target_facts(target),
                   tuning=tuning_lines(choices, "ublock", strategy, target))
     return {f"src/{prefix}.c": text, **bodies.assembly(origin)}
 
@@ -139,9 +137,7 @@ def key_schedule_file(target):
     origin = provenance(SPEC_SOURCES + ["gen/kernels/ublock_key_schedule.py", target.source])
     text = render("ublock_key_schedule.c.j2", provenance=origin, target=target, prefix=prefix,
                   module_doc=inspect.getdoc(ublock_key_schedule).splitlines(), variants=rendered,
-                  folds=list(folds.values()),
-                  passes="; ".join(", ".join(rule.__name__ for rule in rules) for rules in target.passes),
-                  cpu_check=cpu_features.cpu_check(target.cpu_features, target.arch))
+                  folds=list(folds.values()), **target_facts(target))
     return {f"src/{prefix}.c": text, **bodies.assembly(origin)}
 
 

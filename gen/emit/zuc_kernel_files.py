@@ -6,11 +6,11 @@ gen/choices.toml gives its target (`gen explore zuc` ranks them)."""
 
 import inspect
 
-from ..backends import SIMD_TARGETS, cpu_features, implementations
+from ..backends import SIMD_TARGETS, implementations
 from ..ir.keystream import xor_into_stores
 from ..kernels import zuc_lanes, zuc_mac
 from .bodies import DOWNSTREAM, KernelBodies
-from .render import provenance, render, tuning_lines
+from .render import provenance, render, target_facts, tuning_lines
 
 # (strategy, target name) in dispatch order (gen/backends: each architecture's
 # list, and the measured choices of single kernels).
@@ -68,15 +68,13 @@ def kernel_file(strategy, target, choices):
     groups = GROUPS[strategy]
     programs = lowered_programs(target, strategy, choices)
     prefix = f"zuc_{strategy}_{target.name}"
-    passes = "; ".join(", ".join(rule.__name__ for rule in rules) for rules in target.passes)
     bodies = KernelBodies(target, prefix, choices.of("zuc.asm_pressure_schedule", strategy, target))
     origin = provenance(SOURCES + [target.source])
     text = render("zuc_kernel.c.j2", provenance=origin,
                   target=target, strategy_doc=inspect.getdoc(zuc_lanes).splitlines(), prefix=prefix,
                   strategy=strategy, lanes=programs["keystream"].info["lanes"], groups=groups,
-                  passes=passes, fold_chunks=zuc_mac.FOLD_CHUNKS,
+                  fold_chunks=zuc_mac.FOLD_CHUNKS, **target_facts(target),
                   bodies={name: bodies(program, name) for name, program in programs.items()},
-                  cpu_check=cpu_features.cpu_check(target.cpu_features, target.arch),
                   schedule=choices.of("zuc.schedule_before_ra", strategy, target),
                   tuning=tuning_lines(choices, "zuc", strategy, target), **keystream_forms(strategy, target, choices))
     return {f"src/{prefix}.c": text, **bodies.assembly(origin, DOWNSTREAM)}

@@ -56,9 +56,14 @@ def key_bytes():
     return len(DIRECTION_INDEX) * (ROUND_KEYS_BYTES + SLICED_BYTES)
 
 
+def _native_words(words):
+    """32-bit words as the program's registers hold them: native (little-endian) bytes."""
+    return b"".join(w.to_bytes(WORD_BYTES, "little") for w in words)
+
+
 def ck_table():
-    """The table the program reads at `ck`: CK[0..31] as native (little-endian) words."""
-    return b"".join(c.to_bytes(WORD_BYTES, "little") for c in sm4.CK)
+    """The table the program reads at `ck`: CK[0..31] as native words."""
+    return _native_words(sm4.CK)
 
 
 def _word_mask(source_bytes):
@@ -77,8 +82,7 @@ def program(decomposition_index=None):
     places = layout()
     b = Builder("sm4_key_schedule", 128, PARAMS)
     bswap = b.const(byteswap_mask(WORD_BYTES), "bswap32", "byte order reversal in each 32-bit word")
-    fk = b.const(b"".join(f.to_bytes(WORD_BYTES, "little") for f in sm4.FK), "fk",
-                 "FK[0..3] (gen/specs/sm4.py), native words")
+    fk = b.const(_native_words(sm4.FK), "fk", "FK[0..3] (gen/specs/sm4.py), native words")
     b.comment("K0..K3 = MK ^ FK in native order, each word in all four elements of its register.")
     k = b.xor(b.lookup16(b.load("key", 0, "mk"), bswap, "mk_native"), fk, "k")
     state = [b.var(f"k{w}") for w in range(WORD_BYTES)]

@@ -191,13 +191,13 @@ def keystream_block(state_words, lanes):
     return out
 
 
-
 def keystream_word(state_words, lanes):
     """The kernel's keystream_word, in place: one round per lane; returns each lane's keystream word."""
     states = _unpack(state_words, lanes)
     out = [st.words(1)[0] for st in states]
     state_words[:] = _pack(states)
     return out
+
 
 # ---- the MAC by carry-less folding (gen/kernels/zuc_mac.py) ----------------------------
 

@@ -320,10 +320,9 @@ static void lane_get(const uint32_t *state, unsigned lanes, unsigned j, zuc_stat
  * The one-stream path runs on a SIMD kernel with the stream copied into every
  * lane and lane 0 read back: the SIMD kernels are constant-time, and a scalar
  * core is only constant-time if each S-box lookup touches every table entry,
- * which is some hundred times slower per round.  Which
- * kernel: one stream fills one lane, so what counts is the work per call, not
- * the lanes; the first runnable kernel, fastest first, whose lanes fit one
- * 256-bit vector.  A wider call (AVX-512, or two AVX2 groups) runs the same
+ * which is some hundred times slower per round.  Which kernel: one stream
+ * fills one lane, so what counts is the work per call, not the lanes; the
+ * first runnable kernel, fastest first, whose lanes fit one 256-bit vector.  A wider call (AVX-512, or two AVX2 groups) runs the same
  * chain of rounds on more data: on Zen 4, one stream runs at 3.2 ns/byte on
  * lanes_avx2_gfni but 4.6 on lanes_avx512_gfni and 6.9 on lanesx2_avx2_vaes.
  *

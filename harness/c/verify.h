@@ -37,14 +37,17 @@ __attribute__((format(printf, 2, 3))) void verify_failure(verify_section *s, con
  * with ", K failed checks" and the first failure details on a FAIL. */
 void verify_report(const char *label, const verify_section *s, int is_impl);
 
-/* Counts a passed check in sec->checks, or records the failure. */
-#define VERIFY_CHECK(sec, cond, ...)      \
-  do {                                    \
-    if (cond)                             \
-      (sec)->checks++;                    \
-    else                                  \
-      verify_failure((sec), __VA_ARGS__); \
+/* Counts a pass in sec->field (vectors, cases, checks), or records the failure. */
+#define VERIFY_COUNT(sec, field, cond, ...) \
+  do {                                      \
+    if (cond)                               \
+      (sec)->field++;                       \
+    else                                    \
+      verify_failure((sec), __VA_ARGS__);   \
   } while (0)
+
+/* Counts a passed check in sec->checks, or records the failure. */
+#define VERIFY_CHECK(sec, cond, ...) VERIFY_COUNT(sec, checks, cond, __VA_ARGS__)
 
 /* "SKIP LABEL: reason", not counted. */
 void verify_skip(const char *label, const char *reason);

@@ -581,15 +581,6 @@ static void check_impl(const kc_impl_view *v, const verify_progress *p, verify_s
 /* The shared section                                                   */
 /* ------------------------------------------------------------------ */
 
-/* Counts a vector check into sec->vectors, or records the failure. */
-#define VECTOR_CHECK(sec, cond, ...)      \
-  do {                                    \
-    if (cond)                             \
-      (sec)->vectors++;                   \
-    else                                  \
-      verify_failure((sec), __VA_ARGS__); \
-  } while (0)
-
 /* The vectors through the one-stream API, and through ipsec-mb. */
 static void api_vectors(verify_section *sec) {
   static const uint8_t zeros[256];
@@ -606,9 +597,9 @@ static void api_vectors(verify_section *sec) {
       int rc = zuc_init(&st, v->variant, v->key, kl, v->iv, v->iv_len, 0), ok = rc == ZUC_OK;
       if (ok) zuc_keystream(&st, words, n);
       for (size_t i = 0; ok && i < n; i++) ok = words[i] == zuc_be32(v->keystream + 4 * i);
-      VECTOR_CHECK(sec, ok, "%s: zuc_init + zuc_keystream wrong (rc %d)", v->label, rc);
+      VERIFY_COUNT(sec, vectors, ok, "%s: zuc_init + zuc_keystream wrong (rc %d)", v->label, rc);
       rc = zuc_encrypt(v->variant, v->key, kl, v->iv, v->iv_len, zeros, got, 8 * v->ks_bytes);
-      VECTOR_CHECK(sec, rc == ZUC_OK && verify_first_diff(got, v->keystream, v->ks_bytes) < 0,
+      VERIFY_COUNT(sec, vectors, rc == ZUC_OK && verify_first_diff(got, v->keystream, v->ks_bytes) < 0,
                    "%s: zuc_encrypt of zeros is not the keystream (rc %d)", v->label, rc);
       if (!imb) continue;
       rc = kc_imb_zuc_encrypt(imb, 1, keys, kl, ivs, v->iv_len, in, out, &v->ks_bytes, err, sizeof err);
@@ -619,7 +610,7 @@ static void api_vectors(verify_section *sec) {
     for (size_t t = 0; t < N_TAGS; t++) {
       if (!v->has_tag[t]) continue;
       int rc = zuc_mac(v->variant, v->key, kl, v->iv, v->iv_len, v->msg, v->bits, TAGS[t], got);
-      VECTOR_CHECK(sec, rc == ZUC_OK && verify_first_diff(got, v->tag[t], TAGS[t] / 8) < 0,
+      VERIFY_COUNT(sec, vectors, rc == ZUC_OK && verify_first_diff(got, v->tag[t], TAGS[t] / 8) < 0,
                    "%s: zuc_mac tag%u wrong (rc %d)", v->label, TAGS[t], rc);
       if (!imb) continue;
       rc = kc_imb_zuc_mac(imb, 1, keys, kl, ivs, v->iv_len, in, &v->bits, TAGS[t], out, err, sizeof err);
