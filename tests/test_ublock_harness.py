@@ -374,16 +374,25 @@ def test_verify_names_the_serial_kernel(verify_run, harness_build):
 
 
 def test_verify_fails_on_a_wrong_vector(harness_build, tmp_path):
-    """A vector file with a wrong ciphertext makes verify fail (exit 1), naming it."""
+    """A verify built with a wrong ciphertext in its vectors fails (exit 1), naming it.
+    The vectors are compiled in (harness/vectors_c.py): harness/c's Makefile links this
+    second verify from the harness build's objects and a table of tmp_path's files."""
     folder = Path(os.environ.get("KC_VECTORS_DIR", REPO / "tests" / "vectors"))
+    for name in ("sm4.json", "zuc.json"):
+        (tmp_path / name).write_text((folder / name).read_text())
     doc = json.loads((folder / "ublock.json").read_text())
     doc["vectors"] = [v for v in doc["vectors"] if v.get("iterations", 1) == 1]
     ct = bytearray.fromhex(doc["vectors"][0]["ciphertext"])
     ct[3] ^= 1
     doc["vectors"][0]["ciphertext"] = ct.hex()
     (tmp_path / "ublock.json").write_text(json.dumps(doc))
-    proc = run([harness_build / "verify", "--cipher", "ublock", "--impl", "reference_scalar",
-                "--random", "0"], env_extra={"KC_VECTORS_DIR": str(tmp_path)})
+    make = subprocess.run(["make", "-s", "-C", str(REPO / "harness" / "c"), f"BUILD={harness_build}",
+                           f"VECTORS_DIR={tmp_path}", f"VECTORS_BUILD={tmp_path}", f"{tmp_path}/verify",
+                           *[f"GENERATED={Path(g).resolve()}" for g in [os.environ.get("KC_GENERATED")] if g]],
+                          capture_output=True, text=True, timeout=120)
+    assert make.returncode == 0, make.stdout[-3000:] + make.stderr[-3000:]
+    proc = run([tmp_path / "verify", "--cipher", "ublock", "--impl", "reference_scalar", "--random", "0"])
+    assert f"verify: 4 ublock vectors from {tmp_path}/ublock.json" in proc.stderr.decode()
     out = proc.stdout.decode()
     assert proc.returncode == 1, out
     assert re.search(r"FAIL ublock reference_scalar \(native\): 4 vectors", out), out

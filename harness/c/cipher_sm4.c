@@ -126,31 +126,17 @@ static const kc_block_api BLOCK = {
 /* verify: the round keys of the vectors that list them                 */
 /* ------------------------------------------------------------------ */
 
-/* round_keys_first_last (two big-endian words), when given, are the first
- * and last encryption round keys; the decryption keys are always the
- * encryption ones reversed. */
-static void check_round_keys(const kc_json *o, const vb_vector *v, verify_section *s) {
+/* The first and last encryption round keys, where the vector gives them
+ * (round_keys_first_last); the decryption keys are always the encryption
+ * ones reversed. */
+static void check_round_keys(const vb_vector *v, verify_section *s) {
   sm4_key key;
   sm4_set_key(&key, v->key);
   const uint32_t *enc = key.rk[SM4_ENCRYPT], *dec = key.rk[SM4_DECRYPT];
-  const kc_json *words = kc_json_get(o, "round_keys_first_last");
-  if (words) {
-    uint8_t w[2][4];
-    char inner[128];
-    int ok = words->type == KC_JSON_ARRAY && words->count == 2;
-    for (int i = 0; ok && i < 2; i++)
-      ok = words->items[i].type == KC_JSON_STRING &&
-           kc_hex_decode_exact(words->items[i].string, w[i], 4, "round key", inner,
-                               sizeof inner) == 0;
-    if (!ok)
-      verify_failure(s, "%s: 'round_keys_first_last' must be two 8-digit hex strings", v->label);
-    for (int i = 0; ok && i < 2; i++) {
-      uint32_t want = (uint32_t)w[i][0] << 24 | w[i][1] << 16 | w[i][2] << 8 | w[i][3];
-      uint32_t got = enc[i ? SM4_ROUNDS - 1 : 0];
-      VERIFY_CHECK(s, got == want, "%s: rk[SM4_ENCRYPT][%d] = %08x, want %08x", v->label,
-                   i ? SM4_ROUNDS - 1 : 0, got, want);
-    }
-  }
+  for (int i = 0; v->has_round_keys && i < 2; i++)
+    VERIFY_CHECK(s, enc[i ? SM4_ROUNDS - 1 : 0] == v->round_keys[i],
+                 "%s: rk[SM4_ENCRYPT][%d] = %08x, want %08x", v->label, i ? SM4_ROUNDS - 1 : 0,
+                 enc[i ? SM4_ROUNDS - 1 : 0], v->round_keys[i]);
   int reversed = 1;
   for (int r = 0; r < SM4_ROUNDS; r++)
     if (dec[r] != enc[SM4_ROUNDS - 1 - r]) reversed = 0;
@@ -288,7 +274,7 @@ static const ct_hooks CT = {.check = ct_block_check};
 const kc_desc kc_sm4 = {
     .name = "sm4",
     .label = "",
-    .vectors = "sm4.json",
+    .vectors = &kc_vectors_sm4,
     .variants = VARIANTS,
     .n_variants = 1,
     .views = views,

@@ -56,6 +56,10 @@ RESULTS   := $(CT)/results
 CTCHECK   := $(CT)/ctcheck
 PLAN      := $(CT)/plan.txt
 
+VECTORS_DIR ?= $(HERE)../../tests/vectors
+PYTHON    ?= python3
+TABLES    := $(CT)/vector_tables.c
+
 CC        ?= gcc
 # No -m flags: ctcheck's own SIMDe positive control needs SIMDe's portable C.
 # (-Wno-psabi: SIMDe passes 256-bit vectors by value without AVX.)
@@ -72,7 +76,7 @@ JOBS_FLAG := $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(CT_JOBS))
 # the TARGET_FLAGS of the emulated objects (one rule for all, or one each).
 EMU_FLAGS := $(shell sed -n 's/.*\(_emulated\.o\|EMULATED_OBJECTS.\):[[:space:]]*TARGET_FLAGS[[:space:]]*=//p' $(GEN_ABS)/Makefile 2>/dev/null | head -n 1)
 
-.PHONY: all libs audit plan run summary clean
+.PHONY: all libs audit plan run summary clean FORCE
 
 all: plan
 	@$(MAKE) --no-print-directory -f $(lastword $(MAKEFILE_LIST)) $(JOBS_FLAG) \
@@ -95,10 +99,14 @@ $(CT) $(RESULTS):
 
 # libs is phony (the generated Makefile decides what is stale), so ctcheck is
 # relinked each time: cheap.
-# ctcheck and every description (their other tools' hooks come along; no
-# peers: -DKC_NO_PEERS).
+# ctcheck and every description (their other tools' hooks come along, with
+# the vector tables: harness/vectors_c.py, see Makefile; no peers:
+# -DKC_NO_PEERS).
 CT_SOURCES := $(HERE)ctcheck.c $(filter-out $(HERE)kcrypt.c $(HERE)verify.c $(HERE)bench.c \
-                $(HERE)ctcheck.c,$(wildcard $(HERE)*.c))
+                $(HERE)ctcheck.c,$(wildcard $(HERE)*.c)) $(TABLES)
+$(TABLES): FORCE | $(CT)
+	@$(PYTHON) $(HERE)../vectors_c.py --dir $(abspath $(VECTORS_DIR)) -o $@
+
 $(CTCHECK): $(CT_SOURCES) $(wildcard $(HERE)*.h) libs | $(CT)
 	@$(CC) $(CT_CFLAGS) -DKC_NO_PEERS -pthread -o $@ $(CT_SOURCES) \
 	  $(LIBDIR)/libkcrypt_emulated.a $(LIBDIR)/libkcrypt.a

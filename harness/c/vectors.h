@@ -1,7 +1,8 @@
 /*
- * Files of the repository that the harness reads, and a small JSON reader for the vector
- * files (tests/vectors/<cipher>.json, each naming its sources: tests/vectors/README.md):
- * objects, arrays, strings, integers, true/false/null.  No dependencies.
+ * The vector files (tests/vectors/<cipher>.json, each naming its sources: tests/vectors/README.md)
+ * as the harness has them: compiled in, one kc_vectors table per cipher, by harness/vectors_c.py
+ * (run by the Makefile, which checks every vector as it converts it); and the repository's
+ * other files the programs find at run time.
  */
 #ifndef KC_HARNESS_VECTORS_H
 #define KC_HARNESS_VECTORS_H
@@ -9,62 +10,56 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common.h"
+#include "zuc.h"
+
 /* Finds <A>/<rel> (e.g. "harness/report.py") for A the folder of the running executable or
  * one above it (build/verify -> <repo>/build -> <repo>), so that it works from any current
  * directory, else the current directory or one above it.  argv0 is the program's argv[0]
  * (used when /proc/self/exe is not readable).  Fills buf with the path; returns 0 or -1. */
 int kc_repo_file(const char *argv0, const char *rel, char *buf, size_t size);
 
-/* The folder holding vector file `file` (e.g. "sm4.json"): $KC_VECTORS_DIR if set (and then
- * nowhere else), else where kc_repo_file finds tests/vectors/<file>.  Writes the folder to
- * buf and returns 0, or returns -1 with a message in err. */
-int kc_vectors_dir(const char *argv0, const char *file, char *buf, size_t size, char *err,
-                   size_t err_size);
+/* A block cipher's known answer: `iterations` times over, the output fed back as input
+ * (ECB: encrypt the result again with the same key). */
+typedef struct vb_vector {
+  const char *label; /* "sm4 ecb vector #2 (source), 1 iteration(s)" */
+  kc_block_mode mode;
+  uint8_t key[KC_BLOCK_MAX_BYTES];
+  uint8_t iv[KC_BLOCK_MAX_BYTES];
+  const uint8_t *pt, *ct;
+  size_t len;
+  long iterations;
+  int variant;          /* its variant: an index into the description's variants */
+  int has_round_keys;   /* the file gives the first and last encryption round keys: */
+  uint32_t round_keys[2];
+} vb_vector;
 
-typedef enum {
-  KC_JSON_NULL,
-  KC_JSON_BOOL,
-  KC_JSON_INT,
-  KC_JSON_STRING,
-  KC_JSON_ARRAY,
-  KC_JSON_OBJECT
-} kc_json_type;
+#define KC_ZUC_TAGS 3 /* tag32, tag64, tag128 */
 
-/* One JSON value.  Arrays and objects keep their items in order. */
-typedef struct kc_json {
-  kc_json_type type;
-  int64_t integer;        /* KC_JSON_INT, and KC_JSON_BOOL (0 or 1) */
-  char *string;           /* KC_JSON_STRING: NUL-terminated, UTF-8 */
-  size_t count;           /* KC_JSON_ARRAY / KC_JSON_OBJECT: number of items */
-  struct kc_json *items;  /* the items */
-  char *key;              /* an object's member: its name */
-} kc_json;
+/* A ZUC vector in one IV form (a ZUC-256 vector's 23-byte form is an entry of its own). */
+typedef struct zuc_vector {
+  const char *label; /* "zuc256_mac #1 (source)", " iv23" ... for the 23-byte form */
+  zuc_variant variant;
+  uint8_t key[32], iv[25];
+  size_t iv_len;
+  const uint8_t *keystream; /* keystream vectors: the words' bytes, big-endian */
+  size_t ks_bytes;
+  const uint8_t *msg; /* MAC vectors */
+  size_t bits;
+  int has_tag[KC_ZUC_TAGS];
+  uint8_t tag[KC_ZUC_TAGS][16];
+} zuc_vector;
 
-/* Parses `len` bytes of text.  Returns a tree to free with kc_json_free, or
- * NULL with a message like "line 3, column 7: expected ':'" in err. */
-kc_json *kc_json_parse(const char *text, size_t len, char *err, size_t err_size);
+/* One vector file, compiled: the path it was compiled from and its n vectors, in the file's
+ * order (a block cipher's lists: "vectors", else "ecb", "cbc", "ctr"). */
+typedef struct kc_vectors {
+  const char *path;
+  const vb_vector *block; /* a block cipher's, else NULL */
+  const zuc_vector *zuc;  /* ZUC's, else NULL */
+  size_t n;
+} kc_vectors;
 
-/* Reads and parses a file; errors name the file. */
-kc_json *kc_json_load(const char *path, char *err, size_t err_size);
-
-/* Frees a tree that kc_json_parse or kc_json_load returned. */
-void kc_json_free(kc_json *v);
-
-/* Member `key` of an object, or NULL (also when v is not an object). */
-const kc_json *kc_json_get(const kc_json *v, const char *key);
-
-/* Member `key` as a string, or NULL if absent or not a string. */
-const char *kc_json_get_string(const kc_json *v, const char *key);
-
-/* Member `key`, a hex string, decoded into a malloc'ed buffer.  Returns 0, or
- * -1 with a message naming the key ("missing string 'iv'", "bad hex in
- * 'key': ..."). */
-int kc_json_get_hex(const kc_json *v, const char *key, uint8_t **out, size_t *len, char *err,
-                    size_t err_size);
-
-/* Member `key`, a hex string of exactly `len` bytes, into out.  Returns 0,
- * or -1 with a message naming the key. */
-int kc_json_get_hex_exact(const kc_json *v, const char *key, uint8_t *out, size_t len, char *err,
-                          size_t err_size);
+/* The tables (kc_vectors_<cipher>, from <cipher>.json), in the build folder's vector_tables.c. */
+extern const kc_vectors kc_vectors_sm4, kc_vectors_ublock, kc_vectors_zuc;
 
 #endif /* KC_HARNESS_VECTORS_H */

@@ -36,8 +36,8 @@ static void usage(FILE *f) {
           "                  (1,000,000-fold): all (default), native (not the SIMDe\n"
           "                  builds) or serial (<cipher>_impl_serial only); the\n"
           "                  others run the same vectors un-iterated\n"
-          "Vectors: $KC_VECTORS_DIR, else tests/vectors found upwards from the\n"
-          "executable or the current directory (<repo>/tests/vectors).\n");
+          "Vectors: compiled in from <repo>/tests/vectors (stderr names the files);\n"
+          "make -C harness/c VECTORS_DIR=/abs/folder builds verify with others.\n");
 }
 
 /* Index of the cipher named `name`, or -1. */

@@ -152,12 +152,6 @@ typedef void (*verify_impl_fn)(const kc_impl_view *v, const verify_progress *p, 
 void verify_each_impl(const kc_view_list *l, const verify_options *o, const char *prefix,
                       verify_impl_fn check, const verify_run *run);
 
-/* Finds and parses the vector file `file` (e.g. "sm4.json", see vectors.h),
- * writing its path to path.  Returns the tree (kc_json_free it), or NULL
- * after printing "verify: error: ..." to stderr. */
-struct kc_json *verify_load_vectors(const char *argv0, const char *file, char *path,
-                                    size_t path_size);
-
 /* The lookups every library offers, over its implementations l: `best`
  * runs natively (and is not the reference when anything else does);
  * find("reference", "scalar", 0) finds the reference and an unknown target
@@ -175,30 +169,15 @@ typedef struct vb_cipher {
   int oracle;               /* 1: d->block->oracle runs here */
 } vb_cipher;
 
-/* A known answer: `iterations` times over, the output fed back as input
- * (ECB: encrypt the result again with the same key). */
-typedef struct vb_vector {
-  char label[160]; /* "sm4 ecb vector #2 (source), 1 iteration(s)" */
-  kc_block_mode mode;
-  uint8_t key[KC_BLOCK_MAX_BYTES];
-  uint8_t iv[KC_BLOCK_MAX_BYTES];
-  uint8_t *pt, *ct;
-  size_t len;
-  long iterations;
-  int variant; /* its variant: an index into the description's variants */
-} vb_vector;
-
 /* verify's part of a description. */
 typedef struct verify_hooks {
   /* All of the cipher's tests (verify_block for a block cipher).  Returns 0
-   * when they ran (pass or fail is in the counts), 2 when they could not
-   * (vectors missing or malformed). */
+   * when they ran (pass or fail is in the counts), 2 when they could not. */
   int (*run)(const kc_desc *d, const verify_options *o);
   uint64_t random_full, random_quick; /* random differential cases per implementation */
-  /* Block ciphers, optional: a section of checks of each vector as loaded
-   * (its object o in the file); */
+  /* Block ciphers, optional: a section of checks of each vector (vb_vector, vectors.h); */
   const char *vector_section;
-  void (*vector_check)(const kc_json *o, const vb_vector *v, verify_section *s);
+  void (*vector_check)(const vb_vector *v, verify_section *s);
   /* more checks of the shared "api" section; */
   void (*api)(const vb_cipher *variants, const kc_view_list *impls, uint64_t seed,
               verify_section *s);
@@ -206,9 +185,8 @@ typedef struct verify_hooks {
   void (*impl_extra)(const vb_cipher *c, const void *impl, const verify_run *r, verify_section *s);
 } verify_hooks;
 
-/* Every test of a block cipher: vectors (the vector file's "vectors" list,
- * each naming its variant and mode, or lists named by mode), the hooks'
- * vector section, the "api" section (the oracle on the vectors, lookups,
+/* Every test of a block cipher: vectors (d->vectors), the hooks' vector
+ * section, the "api" section (the oracle on the vectors, lookups,
  * wrappers, length errors of every implementation), then per
  * implementation and variant its vectors and differential cases. */
 int verify_block(const kc_desc *d, const verify_options *o);

@@ -19,137 +19,14 @@ static int set_key(const vb_cipher *c, void *ks, const uint8_t *key) {
 /* Vectors                                                              */
 /* ------------------------------------------------------------------ */
 
-/* The vectors of every variant. */
-typedef struct vb_vectors {
-  vb_vector *v;
-  size_t n;
-} vb_vectors;
-
-static void free_vectors(vb_vectors *l) {
-  for (size_t i = 0; i < l->n; i++) {
-    free(l->v[i].pt);
-    free(l->v[i].ct);
-  }
-  free(l->v);
-  l->v = NULL;
-  l->n = 0;
-}
-
-/* Vector number `index` of its list, object o: its variant (member
- * "variant", "128/256" naming <cipher>128_256; the only one if absent), its
- * mode (the list's, else member "mode", else ECB), key, plaintext,
- * ciphertext, IV (CBC, CTR) and iterations (default 1).  Returns 0, or -1
- * with a message naming what is wrong. */
-static int load_vector(const vb_cipher *vc, const kc_json *o, const char *group, size_t index,
-                       vb_vector *v, char *err, size_t err_size) {
-  const kc_desc *d = vc->d;
-  memset(v, 0, sizeof *v);
-  const char *variant = kc_json_get_string(o, "variant");
-  if (variant || d->n_variants > 1) {
-    char name[64];
-    snprintf(name, sizeof name, "%s%s", d->name, variant ? variant : "");
-    for (char *p = name; *p; p++)
-      if (*p == '/') *p = '_';
-    for (v->variant = 0; v->variant < (int)d->n_variants; v->variant++)
-      if (strcmp(d->variants[v->variant].name, name) == 0) break;
-    if (v->variant == (int)d->n_variants) {
-      snprintf(err, err_size, "vector #%zu: unknown 'variant' %s", index + 1,
-               variant ? variant : "(none)");
-      return -1;
-    }
-  }
-  const kc_variant *var = vc[v->variant].v;
-  const char *mode_text = group ? group : kc_json_get_string(o, "mode");
-  v->mode = KC_MODE_ECB;
-  if (mode_text && kc_block_mode_parse(mode_text, &v->mode) != 0) {
-    snprintf(err, err_size, "vector #%zu: unknown mode '%s'", index + 1, mode_text);
-    return -1;
-  }
-  const kc_json *it = kc_json_get(o, "iterations");
-  const char *source = kc_json_get_string(o, "source");
-  v->iterations = it && it->type == KC_JSON_INT ? (long)it->integer : 1;
-  snprintf(v->label, sizeof v->label, "%s %s vector #%zu%s%.60s%s, %ld iteration(s)", var->name,
-           kc_block_mode_name(v->mode), index + 1, source ? " (" : "", source ? source : "",
-           source ? ")" : "", v->iterations);
-  char inner[256];
-  size_t ct_len;
-  if (kc_json_get_hex_exact(o, "key", v->key, var->key_bytes, inner, sizeof inner) != 0 ||
-      kc_json_get_hex(o, "plaintext", &v->pt, &v->len, inner, sizeof inner) != 0 ||
-      kc_json_get_hex(o, "ciphertext", &v->ct, &ct_len, inner, sizeof inner) != 0)
-    goto bad;
-  if (ct_len != v->len) {
-    snprintf(inner, sizeof inner, "plaintext and ciphertext lengths differ");
-    goto bad;
-  }
-  if (v->mode != KC_MODE_CTR && v->len % var->block_bytes) {
-    snprintf(inner, sizeof inner, "length %zu is not whole blocks", v->len);
-    goto bad;
-  }
-  if (v->mode != KC_MODE_ECB &&
-      kc_json_get_hex_exact(o, "iv", v->iv, var->block_bytes, inner, sizeof inner))
-    goto bad;
-  if (it && (it->type != KC_JSON_INT || it->integer < 1)) {
-    snprintf(inner, sizeof inner, "'iterations' must be a positive integer");
-    goto bad;
-  }
-  return 0;
-bad:
-  snprintf(err, err_size, "%s: %s", v->label, inner);
-  return -1;
-}
-
-/* Every vector of d's file, each checked by the hooks' vector_check into
- * `checks` as it is loaded.  Returns 0 or -1 (after a message). */
-static int load_vectors(const vb_cipher *vc, const char *argv0, vb_vectors *l,
-                        verify_section *checks) {
-  const kc_desc *d = vc->d;
-  char path[4200], err[512];
-  kc_json *root = verify_load_vectors(argv0, d->vectors, path, sizeof path);
-  if (!root) return -1;
-  /* The lists: "vectors", else one per mode. */
-  const kc_json *lists[KC_N_BLOCK_MODES];
-  const char *groups[KC_N_BLOCK_MODES];
-  size_t n_lists = 0, total = 0;
-  if (kc_json_get(root, "vectors")) {
-    groups[n_lists] = NULL;
-    lists[n_lists++] = kc_json_get(root, "vectors");
-  } else {
-    for (int m = 0; m < KC_N_BLOCK_MODES; m++) {
-      groups[n_lists] = kc_block_mode_name((kc_block_mode)m);
-      if ((lists[n_lists] = kc_json_get(root, groups[n_lists]))) n_lists++;
-    }
-  }
-  int rc = 0;
-  for (size_t g = 0; g < n_lists; g++) {
-    if (lists[g]->type != KC_JSON_ARRAY) {
-      fprintf(stderr, "verify: error: %s: '%s' is not a list\n", path,
-              groups[g] ? groups[g] : "vectors");
-      rc = -1;
-    } else {
-      total += lists[g]->count;
-    }
-  }
-  l->v = calloc(total ? total : 1, sizeof *l->v);
-  l->n = 0;
-  if (!l->v) exit(2);
-  for (size_t g = 0; rc == 0 && g < n_lists; g++)
-    for (size_t i = 0; rc == 0 && i < lists[g]->count; i++) {
-      const kc_json *o = &lists[g]->items[i];
-      vb_vector *v = &l->v[l->n];
-      rc = load_vector(vc, o, groups[g], i, v, err, sizeof err);
-      l->n++;
-      if (rc != 0)
-        fprintf(stderr, "verify: error: %s: %s\n", path, err);
-      else if (d->verify->vector_check)
-        d->verify->vector_check(o, v, checks);
-    }
-  kc_json_free(root);
-  if (rc == 0 && l->n == 0) {
-    fprintf(stderr, "verify: error: %s holds no vectors\n", path);
-    rc = -1;
-  }
-  if (rc == 0) fprintf(stderr, "verify: %zu %s vectors from %s\n", l->n, d->name, path);
-  return rc;
+/* The vectors of every variant: d->vectors, each checked by the hooks'
+ * vector_check into `checks`. */
+static const kc_vectors *load_vectors(const kc_desc *d, verify_section *checks) {
+  const kc_vectors *l = d->vectors;
+  for (size_t i = 0; d->verify->vector_check && i < l->n; i++)
+    d->verify->vector_check(&l->block[i], checks);
+  fprintf(stderr, "verify: %zu %s vectors from %s\n", l->n, d->name, l->path);
+  return l;
 }
 
 /* v on impl in both directions, in place (decrypting N times undoes
@@ -445,14 +322,14 @@ static int probe_oracle(const kc_desc *d) {
 
 /* The shared section: the oracle on the vectors, lookups, wrappers, length
  * errors of every runnable implementation, and the hooks' checks. */
-static void check_api(const vb_cipher *vc, const vb_vectors *vectors, const kc_view_list *impls,
+static void check_api(const vb_cipher *vc, const kc_vectors *vectors, const kc_view_list *impls,
                       const void *ref, uint64_t seed) {
   const kc_desc *d = vc->d;
   verify_section s = {0};
   fprintf(stderr, "verify: %sapi\n", d->label);
   uint8_t out[4096];
   for (size_t i = 0; vc->oracle && i < vectors->n; i++) {
-    const vb_vector *v = &vectors->v[i];
+    const vb_vector *v = &vectors->block[i];
     if (v->iterations != 1 || v->len > sizeof out) continue;
     VERIFY_CHECK(&s,
                  d->block->oracle(v->mode, 1, v->key, v->iv, v->pt, out, v->len) == 0 &&
@@ -477,7 +354,7 @@ static void check_api(const vb_cipher *vc, const vb_vectors *vectors, const kc_v
 }
 
 static const vb_cipher *run_variants; /* of the cipher under test */
-static const vb_vectors *run_vectors;
+static const kc_vectors *run_vectors;
 
 /* Per variant: its vectors, its differential cases, the hooks' tests. */
 static void check_impl(const kc_impl_view *view, const verify_progress *p, verify_section *s,
@@ -489,8 +366,8 @@ static void check_impl(const kc_impl_view *view, const verify_progress *p, verif
     verify_step(p, "%s: vectors, %zu differential cases", c->v->name, n_cases);
     double t0 = verify_now();
     for (size_t i = 0; i < run_vectors->n; i++)
-      if (run_vectors->v[i].variant == (int)k)
-        check_vector(c, view->impl, &run_vectors->v[i], verify_iterates(r, view), s);
+      if (run_vectors->block[i].variant == (int)k)
+        check_vector(c, view->impl, &run_vectors->block[i], verify_iterates(r, view), s);
     if (view->impl == r->serial)
       printf("NOTE: %s vectors, the 1,000,000-fold iterations included, on the serial kernel "
              "%s (%s_impl_serial): %.1f s (%s)\n",
@@ -507,15 +384,10 @@ static void check_impl(const kc_impl_view *view, const verify_progress *p, verif
 int verify_block(const kc_desc *d, const verify_options *o) {
   kc_view_list impls;
   verify_run r;
-  vb_vectors vectors = {0};
   verify_section checks = {0};
   if (verify_start(d, o, &impls, &r) != 0) return 2;
   vb_cipher *vc = describe(d, &impls, 0);
-  if (load_vectors(vc, o->argv0, &vectors, &checks) != 0) {
-    free_vectors(&vectors);
-    free(vc);
-    return 2;
-  }
+  const kc_vectors *vectors = load_vectors(d, &checks);
   int oracle = probe_oracle(d);
   for (size_t k = 0; k < d->n_variants; k++) vc[k].oracle = oracle;
   if (d->verify->vector_section) {
@@ -523,11 +395,10 @@ int verify_block(const kc_desc *d, const verify_options *o) {
     snprintf(label, sizeof label, "%s%s", d->label, d->verify->vector_section);
     verify_report(label, &checks, 0);
   }
-  check_api(vc, &vectors, &impls, r.ref, o->seed);
+  check_api(vc, vectors, &impls, r.ref, o->seed);
   run_variants = vc;
-  run_vectors = &vectors;
+  run_vectors = vectors;
   verify_each_impl(&impls, o, d->label, check_impl, &r);
-  free_vectors(&vectors);
   free(vc);
   return 0;
 }

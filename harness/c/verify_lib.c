@@ -115,18 +115,6 @@ uint64_t verify_random_cases(const verify_options *o, uint64_t full, uint64_t qu
   return o->random_given ? o->n_random : o->quick ? quick : full;
 }
 
-kc_json *verify_load_vectors(const char *argv0, const char *file, char *path, size_t path_size) {
-  char dir[4096], err[512];
-  if (kc_vectors_dir(argv0, file, dir, sizeof dir, err, sizeof err) != 0) {
-    fprintf(stderr, "verify: error: %s\n", err);
-    return NULL;
-  }
-  snprintf(path, path_size, "%s/%s", dir, file);
-  kc_json *root = kc_json_load(path, err, sizeof err);
-  if (!root) fprintf(stderr, "verify: error: %s\n", err);
-  return root;
-}
-
 /* 1 if something other than the reference runs natively. */
 static int simd_runs_natively(const kc_view_list *l) {
   for (size_t i = 0; i < l->n; i++)

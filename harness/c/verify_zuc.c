@@ -82,20 +82,8 @@ static void pick_methods(void) {
 /* ZUC-256 IV forms (test-side: the library does this itself)           */
 /* ------------------------------------------------------------------ */
 
-/* 25-byte IV -> 23 bytes: IV0..IV16, then the eight 6-bit fields IV17..IV24
- * packed most significant first.  Returns -1 if a top bit is set. */
-static int pack_iv23(const uint8_t iv25[25], uint8_t iv23[23]) {
-  memcpy(iv23, iv25, 17);
-  uint64_t acc = 0;
-  for (int i = 17; i < 25; i++) {
-    if (iv25[i] & 0xC0) return -1;
-    acc = acc << 6 | iv25[i];
-  }
-  for (int i = 0; i < 6; i++) iv23[17 + i] = (uint8_t)(acc >> (40 - 8 * i));
-  return 0;
-}
-
-/* The inverse of pack_iv23. */
+/* 23-byte IV -> 25 bytes: IV0..IV16, then the eight 6-bit fields IV17..IV24,
+ * packed most significant first in the last six bytes. */
 static void expand_iv23(const uint8_t iv23[23], uint8_t iv25[25]) {
   memcpy(iv25, iv23, 17);
   uint64_t acc = 0;
@@ -107,130 +95,15 @@ static void expand_iv23(const uint8_t iv23[23], uint8_t iv25[25]) {
 /* Vectors                                                              */
 /* ------------------------------------------------------------------ */
 
-/* One vector in one IV form (a ZUC-256 vector's 23-byte form is a second
- * entry sharing the first one's buffers). */
-typedef struct zuc_vector {
-  char label[160];
-  zuc_variant variant;
-  uint8_t key[KEY_MAX], iv[IV_MAX];
-  size_t iv_len;
-  uint8_t *keystream; /* keystream vectors: the words' bytes, big-endian */
-  size_t ks_bytes;
-  uint8_t *msg; /* MAC vectors */
-  size_t bits;
-  int has_tag[N_TAGS];
-  uint8_t tag[N_TAGS][16];
-  int shared; /* the buffers belong to the entry before */
-} zuc_vector;
-
-static zuc_vector vectors[MAX_VECTORS];
+/* zuc.json, compiled in (vectors.h): one entry per vector and IV form. */
+static const zuc_vector *vectors;
 static size_t n_vectors;
 
-/* A MAC vector's message, bit length and tags. */
-static int load_mac(const kc_json *o, zuc_vector *v, char *err, size_t size) {
-  size_t msg_len;
-  const kc_json *bits = kc_json_get(o, "bits");
-  if (kc_json_get_hex(o, "message", &v->msg, &msg_len, err, size) != 0) return -1;
-  if (!bits || bits->type != KC_JSON_INT || bits->integer < 0 ||
-      (uint64_t)bits->integer > 8 * (uint64_t)msg_len) {
-    snprintf(err, size, "'bits' must be an integer no larger than 8 x the message bytes");
-    return -1;
-  }
-  v->bits = (size_t)bits->integer;
-  int any = 0;
-  for (int t = 0; t < N_TAGS; t++) {
-    char name[16];
-    snprintf(name, sizeof name, "tag%u", TAGS[t]);
-    if (!kc_json_get(o, name)) continue;
-    if (kc_json_get_hex_exact(o, name, v->tag[t], TAGS[t] / 8, err, size) != 0) return -1;
-    v->has_tag[t] = any = 1;
-  }
-  if (!any) snprintf(err, size, "no tag32/tag64/tag128");
-  return any ? 0 : -1;
-}
-
-/* A keystream vector's words. */
-static int load_keystream(const kc_json *o, zuc_vector *v, char *err, size_t size) {
-  const kc_json *ks = kc_json_get(o, "keystream");
-  if (!ks || ks->type != KC_JSON_ARRAY || ks->count == 0) {
-    snprintf(err, size, "'keystream' must be a non-empty list of 8-digit hex words");
-    return -1;
-  }
-  v->ks_bytes = 4 * ks->count;
-  v->keystream = malloc(v->ks_bytes);
-  verify_need(v->keystream != NULL);
-  for (size_t i = 0; i < ks->count; i++)
-    if (ks->items[i].type != KC_JSON_STRING ||
-        kc_hex_decode_exact(ks->items[i].string, v->keystream + 4 * i, 4, "keystream word", err, size))
-      return -1;
-  return 0;
-}
-
-/* Vector `index` of group `group` (e.g. "zuc256_mac"): one entry per IV
- * form.  Returns 0 or -1 with a message. */
-static int load_vector(const kc_json *o, const char *group, size_t index, char *err, size_t size) {
-  if (n_vectors + 2 > MAX_VECTORS) {
-    snprintf(err, size, "more than %d vectors", MAX_VECTORS - 2);
-    return -1;
-  }
-  zuc_vector *v = &vectors[n_vectors++];
-  v->variant = strncmp(group, "zuc128", 6) == 0 ? ZUC_128 : ZUC_256;
-  const char *source = kc_json_get_string(o, "source");
-  snprintf(v->label, sizeof v->label, "%s #%zu (%.60s)", group, index + 1,
-           source ? source : "no source");
-  v->iv_len = v->variant == ZUC_128 ? 16 : 25;
-  if (kc_json_get_hex_exact(o, "key", v->key, zuc_key_len(v->variant), err, size) != 0 ||
-      kc_json_get_hex_exact(o, v->variant == ZUC_128 ? "iv" : "iv25", v->iv, v->iv_len, err, size) != 0 ||
-      (strstr(group, "_mac") ? load_mac(o, v, err, size) : load_keystream(o, v, err, size)) != 0)
-    return -1;
-  if (v->variant == ZUC_128) return 0;
-
-  /* ZUC-256: the 23-byte form too, given or packed here. */
-  uint8_t iv23[23];
-  int given = kc_json_get(o, "iv23") != NULL;
-  if (given && kc_json_get_hex_exact(o, "iv23", iv23, 23, err, size) != 0) return -1;
-  if (!given && pack_iv23(v->iv, iv23) != 0) return 0; /* a top bit set: no 23-byte form */
-  zuc_vector *c = &vectors[n_vectors++];
-  *c = *v;
-  c->shared = 1;
-  memcpy(c->iv, iv23, 23);
-  c->iv_len = 23;
-  size_t n = strlen(c->label);
-  snprintf(c->label + n, sizeof c->label - n, given ? " iv23" : " iv23 packed here");
-  return 0;
-}
-
-static void free_vectors(void) {
-  for (size_t i = 0; i < n_vectors; i++)
-    if (!vectors[i].shared) {
-      free(vectors[i].keystream);
-      free(vectors[i].msg);
-    }
-  n_vectors = 0;
-}
-
-static int load_vectors(const char *argv0) {
-  static const char *const groups[] = {"zuc128_keystream", "zuc256_keystream", "zuc128_mac",
-                                       "zuc256_mac"};
-  char err[512], path[4200];
-  kc_json *root = verify_load_vectors(argv0, "zuc.json", path, sizeof path);
-  if (!root) return -1;
-  int rc = 0;
-  for (size_t g = 0; rc == 0 && g < sizeof groups / sizeof groups[0]; g++) {
-    const kc_json *arr = kc_json_get(root, groups[g]);
-    if (!arr || arr->type != KC_JSON_ARRAY || arr->count == 0) {
-      fprintf(stderr, "verify: error: %s: '%s' is missing or not a non-empty list\n", path,
-              groups[g]);
-      rc = -1;
-    }
-    for (size_t i = 0; rc == 0 && i < arr->count; i++)
-      if ((rc = load_vector(&arr->items[i], groups[g], i, err, sizeof err)) != 0)
-        fprintf(stderr, "verify: error: %s: %s #%zu: %s\n", path, groups[g], i + 1, err);
-  }
-  kc_json_free(root);
-  if (rc == 0)
-    fprintf(stderr, "verify: %zu ZUC vectors (IV forms counted apart) from %s\n", n_vectors, path);
-  return rc;
+static void load_vectors(const kc_desc *d) {
+  vectors = d->vectors->zuc;
+  n_vectors = d->vectors->n;
+  fprintf(stderr, "verify: %zu ZUC vectors (IV forms counted apart) from %s\n", n_vectors,
+          d->vectors->path);
 }
 
 /* ------------------------------------------------------------------ */
@@ -785,7 +658,8 @@ static void api_errors(const kc_view_list *impls, verify_section *sec) {
 static int verify_zuc(const kc_desc *d, const verify_options *o) {
   kc_view_list impls;
   verify_run r;
-  if (verify_start(d, o, &impls, &r) != 0 || load_vectors(o->argv0) != 0) return 2;
+  if (verify_start(d, o, &impls, &r) != 0) return 2;
+  load_vectors(d);
   pick_methods();
   make_shapes();
   char err[256];
@@ -809,7 +683,6 @@ static int verify_zuc(const kc_desc *d, const verify_options *o) {
   verify_each_impl(&impls, o, d->label, check_impl, &r);
   kc_imb_close(imb);
   imb = NULL;
-  free_vectors();
   return 0;
 }
 

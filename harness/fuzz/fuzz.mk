@@ -20,7 +20,9 @@
 #   kcrypt/*.o          kcrypt's objects for fuzz_kcrypt: harness/c/kcrypt.c
 #                       compiled unchanged with -Dmain=kcrypt_main and
 #                       -include kcrypt_hook.h, and the descriptions with
-#                       the rest of harness/c they use
+#                       the rest of harness/c they use, the vector tables
+#                       among them (harness/vectors_c.py from VECTORS_DIR,
+#                       default the repository's tests/vectors)
 #
 # harness/fuzz/run.sh runs them (make fuzz-quick, make fuzz in the top-level
 # Makefile).
@@ -32,6 +34,8 @@ HARNESS_C  ?= $(REPO)/harness/c
 FUZZ_BUILD ?= $(REPO)/build/fuzz
 FUZZ_CC    ?= clang
 FUZZ_EMULATED ?= 0
+VECTORS_DIR ?= $(REPO)/tests/vectors
+PYTHON     ?= python3
 
 SAN         := -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_CFLAGS ?= -O1 -g -fno-omit-frame-pointer
@@ -59,10 +63,11 @@ TARGETS := fuzz_sm4 fuzz_ublock fuzz_zuc fuzz_zuc_bits fuzz_kcrypt
 # kcrypt.c and every object its descriptions bring (harness/c's but the
 # other programs' mains).
 KCRYPT_OBJS := $(patsubst $(HARNESS_C)/%.c,$(FUZZ_BUILD)/kcrypt/%.o,$(filter-out \
-                 $(HARNESS_C)/verify.c $(HARNESS_C)/bench.c $(HARNESS_C)/ctcheck.c,$(wildcard $(HARNESS_C)/*.c)))
+                 $(HARNESS_C)/verify.c $(HARNESS_C)/bench.c $(HARNESS_C)/ctcheck.c,$(wildcard $(HARNESS_C)/*.c))) \
+               $(FUZZ_BUILD)/kcrypt/vector_tables.o
 HEADERS := $(wildcard $(FUZZ_DIR)/*.h) $(wildcard $(GENERATED)/include/*.h)
 
-.PHONY: all lib targets
+.PHONY: all lib targets FORCE
 # The library first (generated/'s own Makefile knows when its objects are
 # stale), then the targets, which depend on its archives and so relink when
 # they change.
@@ -91,6 +96,13 @@ $(FUZZ_BUILD)/kcrypt/kcrypt.o: $(HARNESS_C)/kcrypt.c $(FUZZ_DIR)/kcrypt_hook.h $
 $(FUZZ_BUILD)/kcrypt/%.o: $(HARNESS_C)/%.c $(wildcard $(HARNESS_C)/*.h)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(LIB_CFLAGS) -std=c11 -I$(GENERATED)/include $(KCRYPT_DEFS) -c $< -o $@
+
+# Rewritten only when its text changes (see harness/c/Makefile).
+$(FUZZ_BUILD)/kcrypt/vector_tables.c: FORCE
+	@$(PYTHON) $(HARNESS_C)/../vectors_c.py --dir $(VECTORS_DIR) -o $@
+
+$(FUZZ_BUILD)/kcrypt/vector_tables.o: $(FUZZ_BUILD)/kcrypt/vector_tables.c $(wildcard $(HARNESS_C)/*.h)
+	$(FUZZ_CC) $(LIB_CFLAGS) -std=c11 -I$(GENERATED)/include -I$(HARNESS_C) -c $< -o $@
 
 $(FUZZ_BUILD)/fuzz_kcrypt: $(FUZZ_DIR)/fuzz_kcrypt.c $(HEADERS) $(KCRYPT_OBJS) $(LIBS)
 	$(FUZZ_CC) $(TARGET_CFLAGS) $< $(KCRYPT_OBJS) $(LIBS) -pthread -o $@

@@ -1,0 +1,329 @@
+#!/usr/bin/env python3
+"""The vector files (tests/vectors/*.json) as C tables for verify: a build step.
+
+    python3 harness/vectors_c.py [--dir FOLDER] -o OUT.c
+
+reads sm4.json, ublock.json and zuc.json from FOLDER (default: this
+repository's tests/vectors), checks every vector, and writes OUT.c: one
+`kc_vectors` table per cipher (harness/c/vectors.h), which harness/c's
+Makefile compiles and links into the programs.  A file that is wrong stops
+the build with its path, group, vector number and what is wrong.  OUT.c is
+rewritten only when its text changes, so that make relinks nothing when the
+vectors did not change.
+
+The checks are what verify needs of a vector: a key of the variant's length,
+plaintext and ciphertext of one length (whole blocks in ECB and CBC), a
+one-block IV in CBC and CTR, `iterations` a positive integer, known variant
+and mode names; ZUC: `bits` within the message, at least one of
+tag32/tag64/tag128 of its length, keystream words of 8 hex digits, and a
+ZUC-256 vector's IV as `iv25`, plus its 23-byte form (`iv23` if given, else
+packed here when the top two bits of IV17..IV24 are clear).
+
+Standard library only: it runs under the system python3 as well as the
+project's virtual environment.
+"""
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+# What the vector files need of each cipher: a block cipher's variants (name
+# -> key and block bytes, in the order of its description's `variants` in
+# harness/c/cipher_<name>.c, whose index a vector carries); ZUC's own shape.
+# A disagreement with a description makes verify fail that cipher's vectors.
+BLOCK_CIPHERS = {
+    "sm4": {"sm4": (16, 16)},
+    "ublock": {"ublock128_128": (16, 16), "ublock128_256": (32, 16), "ublock256_256": (32, 32)},
+}
+MODES = ("ecb", "cbc", "ctr")  # kc_block_mode's order (harness/c/common.h)
+ZUC_GROUPS = ("zuc128_keystream", "zuc256_keystream", "zuc128_mac", "zuc256_mac")
+ZUC_KEY_BYTES = {128: 16, 256: 32}
+ZUC_TAGS = (32, 64, 128)          # zuc_vector.tag[]'s order
+ZUC_MAX_KEYSTREAM_WORDS = 64      # verify_zuc.c's api_vectors checks up to this many words
+LABEL_SOURCE_CHARS = 60           # of a vector's source in its label
+
+HEX = re.compile(r"(?:[0-9a-fA-F]{2})*")
+
+
+class VectorError(Exception):
+    """A vector file verify cannot use; the message says where and why."""
+
+
+class Where:
+    """A vector's place for messages: '<file>: <group> vector #<n>'."""
+
+    def __init__(self, path, group, index):
+        self.text = f"{path}: {group} vector #{index + 1}"
+
+    def fail(self, what):
+        raise VectorError(f"{self.text}: {what}")
+
+
+def hex_bytes(o, key, where, length=None):
+    """Member `key`, a hex string, as bytes (of `length` if given)."""
+    text = o.get(key)
+    if not isinstance(text, str):
+        where.fail(f"missing hex string '{key}'")
+    if not HEX.fullmatch(text):
+        where.fail(f"'{key}' is not an even number of hex digits")
+    data = bytes.fromhex(text)
+    if length is not None and len(data) != length:
+        where.fail(f"'{key}' must be {length} bytes ({2 * length} hex digits), got {len(data)} bytes")
+    return data
+
+
+def hex_words(o, key, where, count=None):
+    """Member `key`, a list of 8-digit hex words, as integers."""
+    words = o.get(key)
+    if (not isinstance(words, list) or not words or (count is not None and len(words) != count)
+            or not all(isinstance(w, str) and re.fullmatch(r"[0-9a-fA-F]{8}", w) for w in words)):
+        size = f"{count}" if count is not None else "a non-empty list of"
+        where.fail(f"'{key}' must be {size} 8-digit hex words")
+    return [int(w, 16) for w in words]
+
+
+def label_source(o):
+    source = o.get("source")
+    return source[:LABEL_SOURCE_CHARS] if isinstance(source, str) else None
+
+
+def read(path):
+    try:
+        doc = json.loads(path.read_text())
+    except OSError as e:
+        raise VectorError(f"{path}: cannot read: {e.strerror}") from None
+    except ValueError as e:
+        raise VectorError(f"{path}: not JSON: {e}") from None
+    if not isinstance(doc, dict):
+        raise VectorError(f"{path}: not a JSON object")
+    return doc
+
+
+def lists(doc, path, names):
+    """The (group, list) pairs of `names` that doc has; each must be a list."""
+    found = [(name, doc[name]) for name in names if name in doc]
+    for name, items in found:
+        if not isinstance(items, list) or not all(isinstance(o, dict) for o in items):
+            raise VectorError(f"{path}: '{name}' is not a list of objects")
+    return found
+
+
+# ---- Block ciphers ----------------------------------------------------------
+
+
+def block_vector(cipher, o, group, index, where):
+    """One vector of a block cipher: its variant ('128/256' names
+    <cipher>128_256; the only one if absent), mode (its list's, else member
+    'mode', else ECB), key, IV, texts, iterations and round keys."""
+    variants = BLOCK_CIPHERS[cipher]
+    variant = o.get("variant")
+    if variant is None and len(variants) == 1:
+        name = next(iter(variants))
+    else:
+        name = f"{cipher}{variant}".replace("/", "_") if isinstance(variant, str) else None
+        if name not in variants:
+            where.fail(f"unknown 'variant' {variant if variant is not None else '(none)'}")
+    key_bytes, block_bytes = variants[name]
+    mode = group if group != "vectors" else o.get("mode", "ecb")
+    if mode not in MODES:
+        where.fail(f"unknown mode '{mode}'")
+    iterations = o.get("iterations", 1)
+    if type(iterations) is not int or not 1 <= iterations < 2**63:
+        where.fail("'iterations' must be a positive integer")
+    source = label_source(o)
+    label = (f"{name} {mode} vector #{index + 1}{f' ({source})' if source is not None else ''}, "
+             f"{iterations} iteration(s)")
+    key = hex_bytes(o, "key", where, key_bytes)
+    pt, ct = hex_bytes(o, "plaintext", where), hex_bytes(o, "ciphertext", where)
+    if len(pt) != len(ct):
+        where.fail("plaintext and ciphertext lengths differ")
+    if mode != "ctr" and len(pt) % block_bytes:
+        where.fail(f"length {len(pt)} is not whole blocks of {block_bytes} bytes")
+    iv = hex_bytes(o, "iv", where, block_bytes) if mode != "ecb" else b""
+    round_keys = (hex_words(o, "round_keys_first_last", where, 2)
+                  if "round_keys_first_last" in o else None)
+    return {"label": label, "mode": mode, "variant": list(variants).index(name), "key": key,
+            "iv": iv, "pt": pt, "ct": ct, "iterations": iterations, "round_keys": round_keys}
+
+
+def block_vectors(cipher, path):
+    """Every vector of a block cipher's file: the list 'vectors', else one
+    list per mode."""
+    doc = read(path)
+    groups = lists(doc, path, ("vectors",)) or lists(doc, path, MODES)
+    out = [block_vector(cipher, o, group, i, Where(path, group, i))
+           for group, items in groups for i, o in enumerate(items)]
+    if not out:
+        raise VectorError(f"{path} holds no vectors")
+    return out
+
+
+# ---- ZUC --------------------------------------------------------------------
+
+
+def pack_iv23(iv25):
+    """A 25-byte ZUC-256 IV as 23 bytes: IV0..IV16, then the 6-bit fields
+    IV17..IV24 packed most significant first; None if a field's top two bits
+    are not clear (that IV has no 23-byte form)."""
+    if any(b & 0xC0 for b in iv25[17:]):
+        return None
+    acc = 0
+    for b in iv25[17:]:
+        acc = acc << 6 | b
+    return iv25[:17] + acc.to_bytes(6, "big")
+
+
+def zuc_vector(o, group, index, where):
+    """One vector in each of its IV forms: ZUC-128's 16-byte IV; ZUC-256's
+    25-byte one and its 23-byte form, given or packed."""
+    variant = 128 if group.startswith("zuc128") else 256
+    source = label_source(o)
+    label = f"{group} #{index + 1} ({source if source is not None else 'no source'})"
+    v = {"label": label, "variant": variant,
+         "key": hex_bytes(o, "key", where, ZUC_KEY_BYTES[variant]),
+         "iv": hex_bytes(o, "iv", where, 16) if variant == 128 else hex_bytes(o, "iv25", where, 25),
+         "keystream": None, "msg": None, "bits": 0, "tags": {}}
+    if group.endswith("_mac"):
+        v["msg"] = hex_bytes(o, "message", where)
+        bits = o.get("bits")
+        if type(bits) is not int or not 0 <= bits <= 8 * len(v["msg"]):
+            where.fail("'bits' must be an integer no larger than 8 x the message bytes")
+        v["bits"] = bits
+        v["tags"] = {t: hex_bytes(o, f"tag{t}", where, t // 8) for t in ZUC_TAGS if f"tag{t}" in o}
+        if not v["tags"]:
+            where.fail("no tag32/tag64/tag128")
+        if variant == 128 and set(v["tags"]) != {32}:
+            where.fail("ZUC-128 (128-EIA3) has only tag32")
+    else:
+        words = hex_words(o, "keystream", where)
+        if len(words) > ZUC_MAX_KEYSTREAM_WORDS:
+            where.fail(f"more than {ZUC_MAX_KEYSTREAM_WORDS} keystream words")
+        v["keystream"] = b"".join(w.to_bytes(4, "big") for w in words)
+    if variant == 128:
+        return [v]
+    given = "iv23" in o
+    iv23 = hex_bytes(o, "iv23", where, 23) if given else pack_iv23(v["iv"])
+    if iv23 is None:
+        return [v]
+    return [v, dict(v, iv=iv23, label=label + (" iv23" if given else " iv23 packed from iv25"))]
+
+
+def zuc_vectors(path):
+    doc = read(path)
+    found = dict(lists(doc, path, ZUC_GROUPS))
+    out = []
+    for group in ZUC_GROUPS:
+        if not found.get(group):
+            raise VectorError(f"{path}: '{group}' is missing or not a non-empty list")
+        for i, o in enumerate(found[group]):
+            out += zuc_vector(o, group, i, Where(path, group, i))
+    return out
+
+
+# ---- C ----------------------------------------------------------------------
+
+
+def c_string(text):
+    """A C string literal of text (UTF-8): quotes, backslashes and '?' (trigraphs, which
+    -std=c11 reads) escaped, control characters in octal."""
+    return '"' + "".join("\\" + c if c in '\\"?' else f"\\{ord(c):03o}" if ord(c) < 32 or c == "\x7f"
+                         else c for c in text) + '"'
+
+
+def c_bytes(data):
+    return "{" + ", ".join(f"0x{b:02x}" for b in data) + "}" if data else "{0}"
+
+
+class Writer:
+    """Collects the byte arrays the tables point at, and the tables."""
+
+    def __init__(self):
+        self.arrays, self.names, self.tables = [], {}, []
+
+    def array(self, name, data):
+        """The name of a static array of data, written once per contents (a
+        ZUC-256 vector's IV forms share theirs); one byte when empty: C has
+        no empty arrays, and memcpy's pointers must not be NULL."""
+        if data not in self.names:
+            self.names[data] = name
+            self.arrays.append(f"static const uint8_t {name}[] = {c_bytes(data)};")
+        return self.names[data]
+
+    def table(self, cipher, path, kind, entries):
+        rows = "\n".join(f"    {{{', '.join(e)}}}," for e in entries)
+        self.tables.append(f"static const {kind} {cipher}_vectors[] = {{\n{rows}\n}};\n"
+                           f"const kc_vectors kc_vectors_{cipher} = {{{c_string(str(path))}, "
+                           f"{cipher + '_vectors' if kind == 'vb_vector' else 'NULL'}, "
+                           f"{cipher + '_vectors' if kind == 'zuc_vector' else 'NULL'}, "
+                           f"{len(entries)}}};")
+
+    def text(self, folder):
+        return "\n".join([f"/* Generated by harness/vectors_c.py from {folder}: do not edit. */",
+                          '#include "vectors.h"', *self.arrays, *self.tables, ""])
+
+
+def block_entry(w, name, v):
+    fields = [f".label = {c_string(v['label'])}", f".mode = KC_MODE_{v['mode'].upper()}",
+              f".key = {c_bytes(v['key'])}", f".iv = {c_bytes(v['iv'])}",
+              f".pt = {w.array(name + '_pt', v['pt'])}", f".ct = {w.array(name + '_ct', v['ct'])}",
+              f".len = {len(v['pt'])}", f".iterations = {v['iterations']}",
+              f".variant = {v['variant']}"]
+    if v["round_keys"]:
+        fields += [".has_round_keys = 1",
+                   ".round_keys = {" + ", ".join(f"0x{k:08x}u" for k in v["round_keys"]) + "}"]
+    return fields
+
+
+def zuc_entry(w, name, v):
+    fields = [f".label = {c_string(v['label'])}", f".variant = ZUC_{v['variant']}",
+              f".key = {c_bytes(v['key'])}", f".iv = {c_bytes(v['iv'])}", f".iv_len = {len(v['iv'])}"]
+    if v["keystream"] is not None:
+        fields += [f".keystream = {w.array(name + '_ks', v['keystream'])}",
+                   f".ks_bytes = {len(v['keystream'])}"]
+    else:
+        fields += [f".msg = {w.array(name + '_msg', v['msg'])}", f".bits = {v['bits']}",
+                   ".has_tag = {" + ", ".join(str(int(t in v["tags"])) for t in ZUC_TAGS) + "}",
+                   ".tag = {" + ", ".join(c_bytes(v["tags"].get(t, b"")) for t in ZUC_TAGS) + "}"]
+    return fields
+
+
+def load(folder):
+    """Every cipher's checked vectors: {cipher: (path, vectors)}."""
+    paths = {c: Path(folder).resolve() / f"{c}.json" for c in (*BLOCK_CIPHERS, "zuc")}
+    return {c: (p, block_vectors(c, p) if c in BLOCK_CIPHERS else zuc_vectors(p))
+            for c, p in paths.items()}
+
+
+def c_source(folder):
+    """The C file of every cipher's table (raises VectorError)."""
+    w = Writer()
+    for cipher, (path, vectors) in load(folder).items():
+        block = cipher in BLOCK_CIPHERS
+        entry = block_entry if block else zuc_entry
+        w.table(cipher, path, "vb_vector" if block else "zuc_vector",
+                [entry(w, f"{cipher}_{i}", v) for i, v in enumerate(vectors)])
+    return w.text(Path(folder).resolve())
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--dir", default=REPO / "tests" / "vectors", help="the vector files' folder")
+    ap.add_argument("-o", "--output", required=True, type=Path, help="the C file to write")
+    args = ap.parse_args(argv)
+    try:
+        text = c_source(args.dir)
+    except VectorError as e:
+        print(f"vectors_c.py: error: {e}", file=sys.stderr)
+        return 1
+    if not args.output.exists() or args.output.read_text() != text:
+        args.output.parent.mkdir(parents=True, exist_ok=True)
+        args.output.write_text(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

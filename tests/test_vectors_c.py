@@ -1,0 +1,317 @@
+"""harness/vectors_c.py, the build step that turns tests/vectors/*.json into the C tables
+verify is linked with: every check it makes, on a file made wrong in just that way; the
+tables, compiled and printed by a small C program, against the JSON; ZUC-256's 23-byte IV
+packing; and the build stopping on a bad file with the converter's message."""
+
+import copy
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+VECTORS = REPO / "tests" / "vectors"
+sys.path.insert(0, str(REPO / "harness"))
+
+import vectors_c  # noqa: E402
+
+FILES = ("sm4", "ublock", "zuc")
+
+
+def official():
+    return {name: json.loads((VECTORS / f"{name}.json").read_text()) for name in FILES}
+
+
+def write(folder, docs):
+    for name, doc in docs.items():
+        (folder / f"{name}.json").write_text(json.dumps(doc) if not isinstance(doc, str) else doc)
+    return folder
+
+
+def del_(key):
+    return lambda o: o.pop(key)
+
+
+def set_(key, value):
+    return lambda o: o.__setitem__(key, value)
+
+
+def no_iv23(o):
+    o.pop("iv23", None)
+
+
+# (file, list, index, change of that vector or None for the whole document, message)
+BAD = {
+    "sm4 key length": ("sm4", "ecb", 0, set_("key", "00" * 15),
+                       "sm4.json: ecb vector #1: 'key' must be 16 bytes (32 hex digits), got 15 bytes"),
+    "ublock key length for its variant": ("ublock", "vectors", 2, set_("key", "00" * 16),
+                                          "ublock.json: vectors vector #3: 'key' must be 32 bytes"),
+    "lengths differ": ("sm4", "cbc", 0, lambda o: o.__setitem__("ciphertext", o["ciphertext"][:-32]),
+                       "sm4.json: cbc vector #1: plaintext and ciphertext lengths differ"),
+    "whole blocks": ("sm4", "ecb", 0, lambda o: o.update(plaintext="00" * 17, ciphertext="00" * 17),
+                     "sm4.json: ecb vector #1: length 17 is not whole blocks of 16 bytes"),
+    "whole blocks of the variant": ("ublock", "vectors", 4,
+                                    lambda o: o.update(plaintext="00" * 48, ciphertext="00" * 48),
+                                    "ublock.json: vectors vector #5: length 48 is not whole blocks of 32"),
+    "cbc iv length": ("sm4", "cbc", 0, set_("iv", "00" * 15), "sm4.json: cbc vector #1: 'iv' must be 16 bytes"),
+    "ctr iv missing": ("sm4", "ctr", 0, del_("iv"), "sm4.json: ctr vector #1: missing hex string 'iv'"),
+    "bad hex": ("sm4", "ecb", 1, set_("plaintext", "0g" * 16),
+                "sm4.json: ecb vector #2: 'plaintext' is not an even number of hex digits"),
+    "odd hex": ("sm4", "ecb", 1, set_("plaintext", "0" * 31),
+                "sm4.json: ecb vector #2: 'plaintext' is not an even number of hex digits"),
+    "iterations zero": ("sm4", "ecb", 1, set_("iterations", 0),
+                        "sm4.json: ecb vector #2: 'iterations' must be a positive integer"),
+    "iterations a string": ("ublock", "vectors", 1, set_("iterations", "1000000"),
+                            "ublock.json: vectors vector #2: 'iterations' must be a positive integer"),
+    "iterations true": ("ublock", "vectors", 1, set_("iterations", True),
+                        "ublock.json: vectors vector #2: 'iterations' must be a positive integer"),
+    "unknown variant": ("ublock", "vectors", 0, set_("variant", "128/512"),
+                        "ublock.json: vectors vector #1: unknown 'variant' 128/512"),
+    "variant missing": ("ublock", "vectors", 7, del_("variant"),
+                        "ublock.json: vectors vector #8: unknown 'variant' (none)"),
+    "round keys": ("sm4", "ecb", 0, set_("round_keys_first_last", ["f12186f9"]),
+                   "sm4.json: ecb vector #1: 'round_keys_first_last' must be 2 8-digit hex words"),
+    "zuc128 key": ("zuc", "zuc128_keystream", 2, set_("key", "00" * 32),
+                   "zuc.json: zuc128_keystream vector #3: 'key' must be 16 bytes"),
+    "zuc256 iv25": ("zuc", "zuc256_keystream", 0, set_("iv25", "00" * 24),
+                    "zuc.json: zuc256_keystream vector #1: 'iv25' must be 25 bytes"),
+    "zuc256 iv given as iv": ("zuc", "zuc256_mac", 1, lambda o: o.__setitem__("iv", o.pop("iv25")),
+                              "zuc.json: zuc256_mac vector #2: missing hex string 'iv25'"),
+    "zuc256 iv23": ("zuc", "zuc256_keystream", 1, set_("iv23", "ff" * 22),
+                    "zuc.json: zuc256_keystream vector #2: 'iv23' must be 23 bytes"),
+    "bits past the message": ("zuc", "zuc256_mac", 0, lambda o: o.__setitem__("bits", 8 * len(o["message"]) // 2 + 1),
+                              "zuc.json: zuc256_mac vector #1: 'bits' must be an integer no larger than"),
+    "bits negative": ("zuc", "zuc128_mac", 1, set_("bits", -1),
+                      "zuc.json: zuc128_mac vector #2: 'bits' must be an integer"),
+    "no tag": ("zuc", "zuc128_mac", 0, del_("tag32"), "zuc.json: zuc128_mac vector #1: no tag32/tag64/tag128"),
+    "tag length": ("zuc", "zuc256_mac", 3, set_("tag64", "00" * 4),
+                   "zuc.json: zuc256_mac vector #4: 'tag64' must be 8 bytes"),
+    "zuc128 tag64": ("zuc", "zuc128_mac", 0, set_("tag64", "00" * 8),
+                     "zuc.json: zuc128_mac vector #1: ZUC-128 (128-EIA3) has only tag32"),
+    "keystream word": ("zuc", "zuc128_keystream", 1, lambda o: o["keystream"].__setitem__(1, "1234567"),
+                       "zuc.json: zuc128_keystream vector #2: 'keystream' must be a non-empty list of 8-digit"),
+    "keystream empty": ("zuc", "zuc256_keystream", 0, set_("keystream", []),
+                        "zuc.json: zuc256_keystream vector #1: 'keystream' must be a non-empty list"),
+    "keystream too long": ("zuc", "zuc128_keystream", 0, set_("keystream", ["00000000"] * 65),
+                           "zuc.json: zuc128_keystream vector #1: more than 64 keystream words"),
+    "zuc group missing": ("zuc", "zuc128_mac", None, del_("zuc128_mac"),
+                          "zuc.json: 'zuc128_mac' is missing or not a non-empty list"),
+    "zuc group empty": ("zuc", "zuc256_keystream", None, set_("zuc256_keystream", []),
+                        "zuc.json: 'zuc256_keystream' is missing or not a non-empty list"),
+    "not a list": ("sm4", "cbc", None, set_("cbc", {"key": "00"}), "sm4.json: 'cbc' is not a list of objects"),
+    "no vectors": ("ublock", "vectors", None, set_("vectors", []), "ublock.json holds no vectors"),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD))
+def test_each_check_names_file_group_vector_and_fault(tmp_path, case):
+    name, group, index, change, message = BAD[case]
+    docs = official()
+    change(docs[name] if index is None else docs[name][group][index])
+    write(tmp_path, docs)
+    with pytest.raises(vectors_c.VectorError) as e:
+        vectors_c.c_source(tmp_path)
+    assert str(e.value).startswith(f"{tmp_path}/{message}"), str(e.value)
+
+
+def test_unknown_mode_in_a_vectors_list(tmp_path):
+    docs = official()
+    docs["sm4"] = {"vectors": [dict(docs["sm4"]["cbc"][0], mode="ofb")]}
+    write(tmp_path, docs)
+    with pytest.raises(vectors_c.VectorError, match=r"sm4.json: vectors vector #1: unknown mode 'ofb'"):
+        vectors_c.c_source(tmp_path)
+
+
+@pytest.mark.parametrize("text,message", [("{", "not JSON"), ("[]", "not a JSON object")])
+def test_a_file_that_is_not_an_object(tmp_path, text, message):
+    write(tmp_path, {**official(), "zuc": text})
+    with pytest.raises(vectors_c.VectorError, match=f"zuc.json: {message}"):
+        vectors_c.c_source(tmp_path)
+
+
+def test_command_line_says_what_is_wrong_and_writes_nothing(tmp_path):
+    docs = official()
+    docs["sm4"]["ctr"][0]["iv"] = "00"
+    write(tmp_path, docs)
+    out = tmp_path / "out.c"
+    proc = subprocess.run([sys.executable, str(REPO / "harness" / "vectors_c.py"), "--dir", str(tmp_path),
+                           "-o", str(out)], capture_output=True, text=True)
+    assert proc.returncode == 1
+    assert proc.stderr == (f"vectors_c.py: error: {tmp_path}/sm4.json: ctr vector #1: "
+                           "'iv' must be 16 bytes (32 hex digits), got 1 bytes\n")
+    assert not out.exists()
+
+
+def test_output_rewritten_only_when_it_changes(tmp_path):
+    out = tmp_path / "t.c"
+    assert vectors_c.main(["-o", str(out)]) == 0
+    before = out.stat().st_mtime_ns
+    assert vectors_c.main(["-o", str(out)]) == 0
+    assert out.stat().st_mtime_ns == before
+    out.write_text("stale")
+    assert vectors_c.main(["-o", str(out)]) == 0
+    assert out.read_text() == vectors_c.c_source(VECTORS)
+
+
+# ---- ZUC-256's 23-byte IV -----------------------------------------------------------------
+
+def test_pack_iv23_fields_most_significant_first():
+    """IV17..IV24 = 1..8 as 6-bit fields: 000001 000010 ... 001000 = 04 20 c4 14 61 c8."""
+    iv25 = bytes(range(100, 117)) + bytes(range(1, 9))
+    assert vectors_c.pack_iv23(iv25) == bytes(range(100, 117)) + bytes.fromhex("0420c41461c8")
+    assert vectors_c.pack_iv23(bytes(17) + bytes([0x40]) + bytes(7)) is None
+    assert vectors_c.pack_iv23(bytes(24) + bytes([0x80])) is None
+
+
+def test_packed_iv23_is_the_published_one():
+    """zuc256_keystream #2 publishes both forms; packing its iv25 gives its iv23."""
+    v = official()["zuc"]["zuc256_keystream"][1]
+    assert vectors_c.pack_iv23(bytes.fromhex(v["iv25"])) == bytes.fromhex(v["iv23"])
+
+
+# ---- The tables, compiled ----------------------------------------------------------------
+
+PRINTER = r"""
+#include <stdio.h>
+#include "vectors.h"
+static void hex(const uint8_t *p, size_t n) {
+  putchar(' ');
+  for (size_t i = 0; i < n; i++) printf("%02x", p[i]);
+}
+static void block(const char *name, const kc_vectors *t) {
+  printf("%s %zu %d %s\n", name, t->n, t->zuc == NULL, t->path);
+  for (size_t i = 0; i < t->n; i++) {
+    const vb_vector *v = &t->block[i];
+    printf("%s|%d %d %ld", v->label, (int)v->mode, v->variant, v->iterations);
+    hex(v->key, sizeof v->key), hex(v->iv, sizeof v->iv), hex(v->pt, v->len), hex(v->ct, v->len);
+    if (v->has_round_keys) printf(" %08x %08x", v->round_keys[0], v->round_keys[1]);
+    putchar('\n');
+  }
+}
+int main(void) {
+  block("sm4", &kc_vectors_sm4);
+  block("ublock", &kc_vectors_ublock);
+  const kc_vectors *t = &kc_vectors_zuc;
+  printf("zuc %zu %d %s\n", t->n, t->block == NULL, t->path);
+  for (size_t i = 0; i < t->n; i++) {
+    const zuc_vector *v = &t->zuc[i];
+    printf("%s|%d", v->label, (int)v->variant);
+    hex(v->key, sizeof v->key), hex(v->iv, v->iv_len);
+    if (v->keystream) hex(v->keystream, v->ks_bytes);
+    else {
+      printf(" %zu", v->bits), hex(v->msg, (v->bits + 7) / 8);
+      for (int k = 0; k < KC_ZUC_TAGS; k++) if (v->has_tag[k]) printf(" %d", k), hex(v->tag[k], 4 << k);
+    }
+    putchar('\n');
+  }
+  return 0;
+}
+"""
+
+
+def printed(folder, tmp_path):
+    """The tables converted from `folder`, compiled with PRINTER and run."""
+    (tmp_path / "tables.c").write_text(vectors_c.c_source(folder))
+    (tmp_path / "printer.c").write_text(PRINTER)
+    exe = tmp_path / "printer"
+    subprocess.run(["gcc", "-std=c11", "-Wall", "-Wextra", "-Werror", f"-I{REPO / 'harness' / 'c'}",
+                    f"-I{REPO / 'generated' / 'include'}", str(tmp_path / "printer.c"), str(tmp_path / "tables.c"),
+                    "-o", str(exe)], check=True, capture_output=True, text=True)
+    return subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout.splitlines()
+
+
+def padded(text, size=32):
+    return (bytes.fromhex(text) + bytes(size)).hex()[:2 * size]
+
+
+def expected(folder, docs):
+    """What the printer must print, from the JSON alone (ZUC-256's packed iv23 excepted:
+    vectors_c.pack_iv23, tested above)."""
+    modes = {"ecb": 0, "cbc": 1, "ctr": 2}
+    lines = []
+    for name, variants in (("sm4", ["sm4"]), ("ublock", ["128/128", "128/256", "256/256"])):
+        doc = docs[name]
+        groups = [("vectors", doc["vectors"])] if "vectors" in doc else [(m, doc[m]) for m in modes if m in doc]
+        lines.append(f"{name} {sum(len(g) for _, g in groups)} 1 {folder / (name + '.json')}")
+        for group, items in groups:
+            for i, v in enumerate(items):
+                mode = v.get("mode", "ecb") if group == "vectors" else group
+                variant = variants.index(v.get("variant", "sm4"))
+                full = name + ("" if name == "sm4" else v["variant"].replace("/", "_"))
+                source = f" ({v['source'][:60]})" if "source" in v else ""
+                it = v.get("iterations", 1)
+                line = (f"{full} {mode} vector #{i + 1}{source}, {it} iteration(s)|{modes[mode]} {variant} {it} "
+                        f"{padded(v['key'])} {padded(v.get('iv', ''))} {v['plaintext']} {v['ciphertext']}")
+                lines.append(line + "".join(f" {w}" for w in v.get("round_keys_first_last", [])))
+    zuc = []
+    for group in ("zuc128_keystream", "zuc256_keystream", "zuc128_mac", "zuc256_mac"):
+        for i, v in enumerate(docs["zuc"][group]):
+            variant = int(group[3:6])
+            head = f"{group} #{i + 1} ({v['source'][:60]})"
+            if group.endswith("keystream"):
+                rest = " " + "".join(v["keystream"]).lower()
+            else:
+                rest = f" {v['bits']} {v['message'][:2 * ((v['bits'] + 7) // 8)].lower()}" + "".join(
+                    f" {k} {v[t].lower()}" for k, t in enumerate(("tag32", "tag64", "tag128")) if t in v)
+            ivs = [("", v.get("iv", v.get("iv25")))]
+            if "iv23" in v:
+                ivs.append((" iv23", v["iv23"]))
+            elif variant == 256 and vectors_c.pack_iv23(bytes.fromhex(v["iv25"])):
+                ivs.append((" iv23 packed from iv25", vectors_c.pack_iv23(bytes.fromhex(v["iv25"])).hex()))
+            zuc += [f"{head}{suffix}|{variant} {padded(v['key'])} {iv}{rest}" for suffix, iv in ivs]
+    return lines + [f"zuc {len(zuc)} 1 {folder / 'zuc.json'}"] + zuc
+
+
+def test_tables_carry_what_the_files_say(tmp_path):
+    got = printed(VECTORS, tmp_path)
+    assert got == expected(VECTORS.resolve(), official())
+    # the counts verify reports: 4 SM4, 8 uBlock, 17 ZUC entries (IV forms apart)
+    assert [line.split()[:2] for line in got if line.split()[1].isdigit()] == [["sm4", "4"], ["ublock", "8"],
+                                                                               ["zuc", "17"]]
+
+
+def test_tables_of_other_vectors(tmp_path):
+    """A folder of other vectors: a ZUC-256 vector without iv23 gets the packed form (the
+    published one, for zuc256_keystream #2), one with a top bit set gets none, a
+    block-cipher file of mode lists becomes one list in the files' order, and a source
+    with C's special characters reaches the label unchanged."""
+    docs = official()
+    no_iv23(docs["zuc"]["zuc256_keystream"][1])
+    top = copy.deepcopy(docs["zuc"]["zuc256_mac"][0])
+    top["iv25"] = top["iv25"][:34] + "80" + top["iv25"][36:]
+    docs["zuc"]["zuc256_mac"].append(top)
+    docs["sm4"]["ctr"].append(copy.deepcopy(docs["sm4"]["ctr"][0]))
+    docs["sm4"]["cbc"][0]["source"] = 'a "quoted" ??) back\\slash\ttab, é'
+    folder = tmp_path / "v"
+    folder.mkdir()
+    write(folder, docs)
+    got = printed(folder, tmp_path)
+    assert got == expected(folder.resolve(), docs)
+    packed = [line for line in got if line.startswith("zuc256_keystream #2") and "iv23 packed" in line]
+    assert len(packed) == 1 and f" {'ff' * 23} " in packed[0]
+    assert [line for line in got if line.startswith("zuc256_mac #5")] == [
+        line for line in got if line.startswith("zuc256_mac #5") and "iv23" not in line]
+    assert got[0].split()[:2] == ["sm4", "5"] and got[4].startswith("sm4 ctr vector #1 ")
+
+
+# ---- The build ---------------------------------------------------------------------------
+
+def test_build_stops_on_a_bad_file(harness_build, tmp_path):
+    """make with a VECTORS_DIR whose file is wrong fails with the converter's message."""
+    for name in FILES:
+        shutil.copy(VECTORS / f"{name}.json", tmp_path)
+    doc = json.loads((tmp_path / "ublock.json").read_text())
+    doc["vectors"][0]["key"] = "00"
+    (tmp_path / "ublock.json").write_text(json.dumps(doc))
+    proc = subprocess.run(["make", "-s", "-C", str(REPO / "harness" / "c"), f"BUILD={harness_build}",
+                           f"VECTORS_DIR={tmp_path}", f"VECTORS_BUILD={tmp_path}", f"{tmp_path}/verify",
+                           *[f"GENERATED={Path(g).resolve()}" for g in [os.environ.get("KC_GENERATED")] if g]],
+                          capture_output=True, text=True)
+    assert proc.returncode != 0
+    assert (f"vectors_c.py: error: {tmp_path}/ublock.json: vectors vector #1: 'key' must be 16 bytes"
+            in proc.stderr), proc.stderr
+    assert not (tmp_path / "verify").exists()
