@@ -142,8 +142,10 @@ def ctcheck(harness_build, tmp_path_factory):
     exe = tmp_path_factory.mktemp("ct") / "ctcheck"
     gen = Path(os.environ.get("KC_GENERATED", REPO / "generated")).resolve()
     # ctcheck.c and every description with what it uses: harness/c but the
-    # other programs' mains (as ctcheck.mk builds it, without peers).
+    # other programs' mains, and the harness build's vector tables (as
+    # ctcheck.mk builds it, without peers).
     srcs = [p for p in sorted(HARNESS.glob("*.c")) if p.name not in ("kcrypt.c", "verify.c", "bench.c")]
+    srcs.append(harness_build / "harness" / "vector_tables.c")
     libs = [harness_build / "lib" / "libkcrypt_emulated.a", harness_build / "lib" / "libkcrypt.a"]
     proc = subprocess.run(["gcc", "-std=c11", "-O1", "-Wno-psabi", "-DKC_NO_PEERS", "-pthread",
                            f"-I{gen / 'include'}",
