@@ -43,7 +43,6 @@ MODES = ("ecb", "cbc", "ctr")
 def run(args, data=b"", env_extra=None, timeout=600):
     env = dict(os.environ)
     env.pop("KC_DISABLE_TARGETS", None)
-    env.setdefault("KC_VECTORS_DIR", str(REPO / "tests" / "vectors"))
     if env_extra:
         env.update(env_extra)
     return subprocess.run([str(a) for a in args], input=data, capture_output=True, env=env,

@@ -21,7 +21,6 @@ HARNESS = REPO / "harness" / "c"
 def run(args, timeout=300):
     env = dict(os.environ)
     env.pop("KC_DISABLE_TARGETS", None)
-    env.setdefault("KC_VECTORS_DIR", str(REPO / "tests" / "vectors"))
     return subprocess.run([str(a) for a in args], capture_output=True, text=True, timeout=timeout,
                           env=env)
 
