@@ -1,12 +1,13 @@
 """harness/vectors_c.py, the build step that turns tests/vectors/*.json into the C tables
 verify is linked with: every check it makes, on a file made wrong in just that way; the
 tables, compiled and printed by a small C program, against the JSON; ZUC-256's 23-byte IV
-packing; and the build stopping on a bad file with the converter's message."""
+packing; the build stopping on a bad file with the converter's message; and a verify built
+with a wrong SM4 round key failing its "key schedule" section.  (A wrong ciphertext:
+tests/test_ublock_harness.py.)"""
 
 import copy
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -300,18 +301,36 @@ def test_tables_of_other_vectors(tmp_path):
 
 # ---- The build ---------------------------------------------------------------------------
 
+def build_verify(harness_build, folder, docs):
+    """`folder` holding docs, and a verify linked there from the harness build's objects and
+    their tables (harness/c's Makefile, VECTORS_BUILD): make's result."""
+    write(folder, docs)
+    generated = [f"GENERATED={Path(g).resolve()}" for g in [os.environ.get("KC_GENERATED")] if g]
+    return subprocess.run(["make", "-s", "-C", str(REPO / "harness" / "c"), f"BUILD={harness_build}",
+                           f"VECTORS_DIR={folder}", f"VECTORS_BUILD={folder}", f"{folder}/verify", *generated],
+                          capture_output=True, text=True, timeout=120)
+
+
 def test_build_stops_on_a_bad_file(harness_build, tmp_path):
     """make with a VECTORS_DIR whose file is wrong fails with the converter's message."""
-    for name in FILES:
-        shutil.copy(VECTORS / f"{name}.json", tmp_path)
-    doc = json.loads((tmp_path / "ublock.json").read_text())
-    doc["vectors"][0]["key"] = "00"
-    (tmp_path / "ublock.json").write_text(json.dumps(doc))
-    proc = subprocess.run(["make", "-s", "-C", str(REPO / "harness" / "c"), f"BUILD={harness_build}",
-                           f"VECTORS_DIR={tmp_path}", f"VECTORS_BUILD={tmp_path}", f"{tmp_path}/verify",
-                           *[f"GENERATED={Path(g).resolve()}" for g in [os.environ.get("KC_GENERATED")] if g]],
-                          capture_output=True, text=True)
+    docs = official()
+    docs["ublock"]["vectors"][0]["key"] = "00"
+    proc = build_verify(harness_build, tmp_path, docs)
     assert proc.returncode != 0
     assert (f"vectors_c.py: error: {tmp_path}/ublock.json: vectors vector #1: 'key' must be 16 bytes"
             in proc.stderr), proc.stderr
     assert not (tmp_path / "verify").exists()
+
+
+def test_verify_checks_the_round_keys_of_its_tables(harness_build, tmp_path):
+    """SM4's round keys travel in the table to verify's "key schedule" section: a wrong
+    last round key fails it, naming the vector and both words."""
+    docs = official()
+    docs["sm4"]["ecb"][0]["round_keys_first_last"][1] = "9124a013"
+    proc = build_verify(harness_build, tmp_path, docs)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    out = subprocess.run([str(tmp_path / "verify"), "--cipher", "sm4", "--impl", "reference_scalar",
+                          "--random", "0"], capture_output=True, text=True, timeout=300).stdout
+    assert "FAIL key schedule: 5 checks, 1 failed checks" in out, out
+    assert ("sm4 ecb vector #1 (GB/T 32907-2016, example 1), 1 iteration(s): "
+            "rk[SM4_ENCRYPT][31] = 9124a012, want 9124a013") in out, out

@@ -29,9 +29,9 @@ typedef struct vb_vector {
   const uint8_t *pt, *ct;
   size_t len;
   long iterations;
-  int variant;          /* its variant: an index into the description's variants */
-  int has_round_keys;   /* the file gives the first and last encryption round keys: */
-  uint32_t round_keys[2];
+  int variant;            /* its variant: an index into the description's variants */
+  int has_round_keys;     /* 1: the file gives round_keys_first_last, */
+  uint32_t round_keys[2]; /* the first and last encryption round keys */
 } vb_vector;
 
 #define KC_ZUC_TAGS 3 /* tag32, tag64, tag128 */
