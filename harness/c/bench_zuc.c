@@ -1,26 +1,7 @@
 /*
  * bench's ZUC part: ZUC-128 and ZUC-256 on every native kernel of the
- * generated library, beside Intel ipsec-mb's multi-buffer job API.
- *
- * Every timed call processes `streams` messages (--streams, default 16) of
- * the same length, each with its own key and IV, so every lane is busy:
- *   enc      zuc_encrypt_lanes on the streams (ours); ipsec-mb: one
- *            IMB_CIPHER_ZUC_EEA3 job per stream, submitted, then flushed;
- *   mac32, mac64, mac128 (ZUC-256; ZUC-128 has mac32 = 128-EIA3 only)
- *            zuc_mac_lanes with each MAC method (clmul, compare); ipsec-mb:
- *            IMB_AUTH_ZUC_EIA3_BITLEN / IMB_AUTH_ZUC256_EIA3_BITLEN jobs;
- *   keystream (ours only) the raw kernel: keystream_block on initialised
- *            lane states, ceil(streams / lanes) states, each giving every
- *            lane the message length of keystream (no key loading, no
- *            initialisation, no XOR): the kernel's generation rate.
- * Key loading and the 33 initialisation rounds are part of every enc and
- * mac call, as in ipsec-mb's jobs.  ipsec-mb runs twice where it can: as
- * init_mb_mgr_auto chooses (the arch it chose is recorded) and with the
- * AVX2 code forced, for comparison; its jobs take at most 8188 bytes.
- *
- * Before timing, each cell's output is compared with our scalar reference:
- * enc and mac on streams of different lengths (bit lengths for ours, whole
- * bytes for ipsec-mb), keystream by the kernel against the reference kernel.
+ * generated library, beside Intel ipsec-mb's multi-buffer job API; the
+ * modes and the checks before timing are in docs/cli.md ("bench").
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,10 +82,19 @@ typedef struct {
   uint8_t *ks_rows[ZUC_LANES_MAX]; /* lane j's block: ks + 64 j */
 } zuc_ctx;
 
-static int ours_call(void *p, size_t msg_bytes) {
-  zuc_ctx *c = p;
+/* One call of c's subject (ours or ipsec-mb) on the streams as they are. */
+static int run_subject(const zuc_ctx *c) {
+  char err[256];
+  if (!c->imb) return zuc_streams_run(c->impl, &c->op, &streams, streams.out);
+  int rc = zuc_streams_imb(c->imb, &c->op, &streams, streams.out, NULL, err, sizeof err);
+  if (rc != 0) fprintf(stderr, "bench: %s\n", err);
+  return rc;
+}
+
+/* The timed call: enc or mac of msg_bytes per stream. */
+static int streams_call(void *p, size_t msg_bytes) {
   for (size_t i = 0; i < streams.n; i++) streams.bits[i] = 8 * msg_bytes;
-  return zuc_streams_run(c->impl, &c->op, &streams, streams.out);
+  return run_subject(p);
 }
 
 static int keystream_call(void *p, size_t msg_bytes) {
@@ -113,15 +103,6 @@ static int keystream_call(void *p, size_t msg_bytes) {
   for (size_t g = 0; g < c->groups; g++)
     for (size_t b = 0; b < blocks; b++) c->impl->keystream_block(c->states + g * words, c->ks_rows);
   return 0;
-}
-
-static int imb_call(void *p, size_t msg_bytes) {
-  zuc_ctx *c = p;
-  char err[256];
-  for (size_t i = 0; i < streams.n; i++) streams.bits[i] = 8 * msg_bytes;
-  int rc = zuc_streams_imb(c->imb, &c->op, &streams, streams.out, NULL, err, sizeof err);
-  if (rc != 0) fprintf(stderr, "bench: %s\n", err);
-  return rc;
 }
 
 static void close_ctx(void *p) {
@@ -140,12 +121,8 @@ static void close_ctx(void *p) {
 static int check_streams(zuc_ctx *c, const zuc_impl *ref) {
   for (size_t i = 0; i < streams.n; i++)
     streams.bits[i] = c->imb ? 8 * (CHECK_BYTES - i % CHECK_BYTES) : 8 * CHECK_BYTES - 3 * i;
-  if (zuc_streams_run(ref, &c->op, &streams, streams.want) != ZUC_OK) return 0;
-  char err[256];
-  int rc = c->imb ? zuc_streams_imb(c->imb, &c->op, &streams, streams.out, NULL, err, sizeof err)
-                  : zuc_streams_run(c->impl, &c->op, &streams, streams.out);
-  if (c->imb && rc != 0) fprintf(stderr, "bench: %s\n", err);
-  return rc == 0 && zuc_streams_differ(&c->op, &streams) < 0;
+  return zuc_streams_run(ref, &c->op, &streams, streams.want) == ZUC_OK && run_subject(c) == 0 &&
+         zuc_streams_differ(&c->op, &streams) < 0;
 }
 
 /* Sets up the keystream cell's lane states (random, then the
@@ -168,7 +145,7 @@ static int setup_keystream(zuc_ctx *c, const zuc_impl *ref) {
   static zuc_ref_lanes m; /* group 0, checked */
   zuc_ref_load(&m, ref, c->states, lanes);
   c->impl->keystream_block(c->states, c->ks_rows);
-  zuc_ref_block(&m, NULL);
+  zuc_ref_step(&m, ZUC_BLOCK, NULL);
   return memcmp(c->ks, m.block, 64 * (size_t)lanes) == 0;
 }
 
@@ -192,7 +169,7 @@ static int add(bench_set *set, const bench_select *sel, zuc_ctx *c, const zuc_im
   cell.verified = ok;
   cell.sizes = sizes_of(sel, &cell.n_sizes);
   cell.max_bytes = c->imb ? KC_IMB_ZUC_MAX_BYTES : 0;
-  cell.call = c->imb ? imb_call : c->keystream ? keystream_call : ours_call;
+  cell.call = c->keystream ? keystream_call : streams_call;
   cell.ctx = c;
   cell.close = close_ctx;
   *bench_add(set) = cell;

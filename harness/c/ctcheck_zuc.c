@@ -1,25 +1,8 @@
 /*
- * ctcheck's ZUC part (see ctcheck.c for the technique).
- *
- * Secrets: keys, IVs, and messages (plaintext and MAC input).  Public: the
- * lengths, the tag length, the MAC method, and the top two bits of
- * IV17..IV24 in a 25-byte ZUC-256 IV (they must be zero; the library checks
- * that, so they are marked defined bit by bit with VALGRIND_SET_VBITS while
- * the 6 bits beside them stay secret).
- *
- * For one kernel, with undefined inputs:
- *   kernel     its init_rounds, a keystream_block call, a keystream_xor
- *              call into secret messages and a keystream_word call, on a
- *              secret lane state;
- *   enc-*      zuc_encrypt_lanes on lanes + 1 streams (one whole batch and a
- *              batch with one stream, so dummy lanes run too) of different
- *              bit lengths: ZUC-128, ZUC-256 with 25- and 23-byte IVs;
- *   mac-*      zuc_mac_lanes likewise, every tag length and both methods.
- * Unit zuc_one_stream checks the one-stream API (zuc_init, zuc_keystream
- * with a partial block, zuc_encrypt, zuc_mac) on whatever kernel it
- * dispatches to under valgrind.  Every output is compared with the
- * reference, computed beforehand on the same, still defined, inputs.  The
- * table-based `reference` kernel is the positive control.
+ * ctcheck's ZUC part (see ctcheck.c for the technique): each kernel's phases
+ * and the one-stream unit, their secrets and what is public, are listed in
+ * docs/verification.md ("Constant time").  The `reference` kernel is the
+ * positive control.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,43 +84,63 @@ static const struct {
 #define N_PHASES (sizeof PHASES / sizeof PHASES[0])
 
 /* The raw kernel on a secret lane state, against the reference kernel run
- * lane by lane on defined copies.  Returns 1 on a wrong output. */
+ * lane by lane afterwards on defined copies.  Returns 1 on a wrong output. */
 static int kernel_phase(const zuc_impl *impl, const zuc_impl *ref, unsigned long *leaks) {
   unsigned lanes = impl->lanes;
   static zuc_ref_lanes m;
   static uint32_t state[ZUC_STATE_WORDS * ZUC_LANES_MAX];
-  static uint8_t ks[2][ZUC_LANES_MAX][64], want[2][ZUC_LANES_MAX][64], msg[ZUC_LANES_MAX][64];
-  uint32_t got_word[ZUC_LANES_MAX];
-  uint8_t *rows[2][ZUC_LANES_MAX];
+  static uint8_t ks[ZUC_WORD][ZUC_LANES_MAX][64], msg[ZUC_LANES_MAX][64]; /* ks[step] */
+  uint32_t word[ZUC_LANES_MAX];
+  uint8_t *rows[ZUC_WORD][ZUC_LANES_MAX];
   const uint8_t *src[ZUC_LANES_MAX];
-  kc_rows(ks[0][0], 64, lanes, rows[0]);
-  kc_rows(ks[1][0], 64, lanes, rows[1]);
+  for (int st = ZUC_BLOCK; st <= ZUC_XOR; st++) kc_rows(ks[st][0], 64, lanes, rows[st]);
   kc_rng rng;
   kc_rng_seed(&rng, 0x5eC2e7);
   zuc_random_states(&rng, state, 1, lanes);
   kc_rng_bytes(&rng, msg[0], sizeof msg);
   for (unsigned j = 0; j < lanes; j++) src[j] = msg[j];
   zuc_ref_load(&m, ref, state, lanes);
-  zuc_ref_init_rounds(&m);
-  zuc_ref_block(&m, NULL);
-  memcpy(want[0], m.block, sizeof want[0]);
-  zuc_ref_block(&m, src);
-  memcpy(want[1], m.block, sizeof want[1]);
-  zuc_ref_word(&m);
   ct_secret(state, sizeof state);
   ct_secret(msg, sizeof msg);
   unsigned long before = ct_errors_so_far();
   impl->init_rounds(state);
-  impl->keystream_block(state, rows[0]);
-  impl->keystream_xor(state, rows[1], src);
-  impl->keystream_word(state, got_word);
+  impl->keystream_block(state, rows[ZUC_BLOCK]);
+  impl->keystream_xor(state, rows[ZUC_XOR], src);
+  impl->keystream_word(state, word);
   ct_public(ks, sizeof ks);
-  ct_public(got_word, sizeof got_word);
+  ct_public(word, sizeof word);
+  ct_public(msg, sizeof msg);
   int ok = 1;
-  for (unsigned j = 0; j < lanes; j++) ok &= got_word[j] == m.word[j];
-  for (int b = 0; b < 2; b++)
-    for (unsigned j = 0; j < lanes; j++) ok &= memcmp(ks[b][j], want[b][j], 64) == 0;
+  for (int st = ZUC_INIT; st <= ZUC_WORD; st++) {
+    zuc_ref_step(&m, (zuc_step)st, src);
+    for (unsigned j = 0; j < lanes; j++)
+      ok &= st == ZUC_WORD  ? word[j] == m.word[j]
+            : st != ZUC_INIT ? memcmp(ks[st][j], m.block[j], 64) == 0
+                             : 1;
+  }
   return ct_phase_done("kernel", before, NULL, ok, leaks);
+}
+
+/* One phase: op p by `impl` on the streams (NULL: the one-stream API,
+ * zuc_mac or zuc_encrypt, on stream 0), its inputs secret, against the
+ * reference on them while defined.  Returns 1 on a wrong output. */
+static int op_phase(const zuc_impl *impl, const zuc_impl *ref, const zuc_op *p, const char *label,
+                    unsigned long *leaks) {
+  zuc_streams *s = &ct.s;
+  size_t kl = zuc_key_len(p->variant);
+  restore();
+  int rc_ref = zuc_streams_run(ref, p, s, s->want);
+  make_secret(p->iv_len);
+  unsigned long before = ct_errors_so_far();
+  int rc = impl     ? zuc_streams_run(impl, p, s, s->out)
+           : p->mac ? zuc_mac(p->variant, s->key[0], kl, s->iv[0], p->iv_len, s->in[0], s->bits[0],
+                              p->tag_bits, s->out[0])
+                    : zuc_encrypt(p->variant, s->key[0], kl, s->iv[0], p->iv_len, s->in[0], s->out[0],
+                                  s->bits[0]);
+  ct_public(ct.got, sizeof ct.got);
+  ct_public(&rc, sizeof rc);
+  int ok = rc == ZUC_OK && rc_ref == ZUC_OK && zuc_streams_differ(p, s) < 0;
+  return ct_phase_done(label, before, NULL, ok, leaks);
 }
 
 /* ------------------------------------------------------------------ */
@@ -152,26 +155,15 @@ static int check_one_stream(const zuc_impl *ref) {
       best ? best->name : "none", ct_running() ? "" : " -- NOT under valgrind: no check");
   zuc_streams *s = &ct.s;
   make_streams(1);
-  const uint8_t *key = s->key[0], *iv = s->iv[0], *msg = ct.msg_in[0];
   unsigned long leaks = 0;
   int wrong = 0;
   for (size_t pi = 0; pi < N_PHASES; pi++) {
     const zuc_op *p = &PHASES[pi].op;
-    size_t key_len = zuc_key_len(p->variant), bits = s->bits[0];
-    restore();
-    int rc_ref = zuc_streams_run(ref, p, s, s->want);
-    make_secret(p->iv_len);
-    unsigned long before = ct_errors_so_far();
-    int rc = p->mac ? zuc_mac(p->variant, key, key_len, iv, p->iv_len, msg, bits, p->tag_bits, ct.got[0])
-                    : zuc_encrypt(p->variant, key, key_len, iv, p->iv_len, msg, ct.got[0], bits);
-    ct_public(ct.got, sizeof ct.got);
-    ct_public(&rc, sizeof rc);
     char label[40];
     snprintf(label, sizeof label, "%s %s", p->mac ? "zuc_mac" : "zuc_encrypt", PHASES[pi].label);
-    wrong |= ct_phase_done(label, before, NULL, rc == ZUC_OK && rc_ref == ZUC_OK && zuc_streams_differ(p, s) < 0,
-                           &leaks);
-
+    wrong |= op_phase(NULL, ref, p, label, &leaks);
     if (p->mac) continue;
+
     /* zuc_init + zuc_keystream: one whole block and 5 words more (single
      * rounds on the kernel), against encryption of zeros by the reference. */
     static const uint8_t zeros[4 * 21];
@@ -179,12 +171,12 @@ static int check_one_stream(const zuc_impl *ref) {
     uint8_t ks[4 * 21], *out[1] = {ks};
     size_t ks_bits = 8 * sizeof ks;
     restore();
-    rc_ref = zuc_encrypt_lanes(ref, p->variant, 1, s->keys, s->ivs, p->iv_len, in, out, &ks_bits);
+    int rc_ref = zuc_encrypt_lanes(ref, p->variant, 1, s->keys, s->ivs, p->iv_len, in, out, &ks_bits);
     make_secret(p->iv_len);
     zuc_state st;
     uint32_t words[21];
-    before = ct_errors_so_far();
-    rc = zuc_init(&st, p->variant, key, key_len, iv, p->iv_len, 0);
+    unsigned long before = ct_errors_so_far();
+    int rc = zuc_init(&st, p->variant, s->key[0], zuc_key_len(p->variant), s->iv[0], p->iv_len, 0);
     zuc_keystream(&st, words, 21);
     ct_public(words, sizeof words);
     ct_public(&rc, sizeof rc);
@@ -215,18 +207,7 @@ static int check(const kc_desc *d, const char *name, int emulated) {
   unsigned long leaks = 0;
   int wrong = kernel_phase(&impl, ref, &leaks);
   make_streams(impl.lanes + 1 <= MAX_STREAMS ? impl.lanes + 1 : MAX_STREAMS);
-  for (size_t pi = 0; pi < N_PHASES; pi++) {
-    const zuc_op *p = &PHASES[pi].op;
-    restore();
-    int rc_ref = zuc_streams_run(ref, p, &ct.s, ct.s.want);
-    make_secret(p->iv_len);
-    unsigned long before = ct_errors_so_far();
-    int rc = zuc_streams_run(&impl, p, &ct.s, ct.s.out);
-    ct_public(ct.got, sizeof ct.got);
-    ct_public(&rc, sizeof rc);
-    int ok = rc == ZUC_OK && rc_ref == ZUC_OK && zuc_streams_differ(p, &ct.s) < 0;
-    wrong |= ct_phase_done(PHASES[pi].label, before, NULL, ok, &leaks);
-  }
+  for (size_t pi = 0; pi < N_PHASES; pi++) wrong |= op_phase(&impl, ref, &PHASES[pi].op, PHASES[pi].label, &leaks);
   return ct_unit_done("zuc", impl.name, leaks, wrong);
 }
 

@@ -71,30 +71,24 @@ void zuc_ref_load(zuc_ref_lanes *m, const zuc_impl *ref, const uint32_t *state, 
       for (unsigned q = 0; q < rl; q++) m->state[j][w * rl + q] = state[w * lanes + j];
 }
 
-void zuc_ref_init_rounds(zuc_ref_lanes *m) {
-  for (unsigned j = 0; j < m->lanes; j++) m->ref->init_rounds(m->state[j]);
-}
-
-void zuc_ref_block(zuc_ref_lanes *m, const uint8_t *const msg[]) {
+void zuc_ref_step(zuc_ref_lanes *m, zuc_step step, const uint8_t *const msg[]) {
   uint8_t ks[ZUC_LANES_MAX][64], *rows[ZUC_LANES_MAX];
+  uint32_t word[ZUC_LANES_MAX];
   kc_rows(ks[0], 64, m->ref->lanes, rows);
   for (unsigned j = 0; j < m->lanes; j++) {
-    m->ref->keystream_block(m->state[j], rows);
-    for (int i = 0; i < 64; i++) m->block[j][i] = ks[0][i] ^ (msg ? msg[j][i] : 0);
-  }
-}
-
-void zuc_ref_word(zuc_ref_lanes *m) {
-  uint32_t word[ZUC_LANES_MAX];
-  for (unsigned j = 0; j < m->lanes; j++) {
-    m->ref->keystream_word(m->state[j], word);
-    m->word[j] = word[0];
+    switch (step) {
+      case ZUC_INIT: m->ref->init_rounds(m->state[j]); break;
+      case ZUC_WORD: m->ref->keystream_word(m->state[j], word), m->word[j] = word[0]; break;
+      default:
+        m->ref->keystream_block(m->state[j], rows);
+        for (int i = 0; i < 64; i++) m->block[j][i] = ks[0][i] ^ (step == ZUC_XOR ? msg[j][i] : 0);
+    }
   }
 }
 
 long zuc_ref_differs(const zuc_ref_lanes *m, const uint32_t *state) {
   for (unsigned j = 0; j < m->lanes; j++)
     for (int w = 0; w < ZUC_STATE_WORDS; w++)
-      if (state[w * m->lanes + j] != zuc_ref_state(m, j, w)) return (long)j * ZUC_STATE_WORDS + w;
+      if (state[w * m->lanes + j] != m->state[j][w * m->ref->lanes]) return (long)j * ZUC_STATE_WORDS + w;
   return -1;
 }

@@ -56,9 +56,8 @@ static inline size_t zuc_out_bytes(const zuc_op *op, size_t bits) {
 #define ZUC_SET_MAX 256 /* the most streams of one call (bench's --streams) */
 
 /* n streams as the many-streams calls take them: keys[i] and ivs[i] point
- * at key[i] and iv[i] (zuc_streams_init), room for any form; the caller
- * points in[i], out[i] (the call under test) and want[i] (the oracle) at
- * its buffers.  Holds pointers into itself: not to be copied. */
+ * at key[i] and iv[i] once zuc_streams_init ran (so: not to be copied); in,
+ * out (the call under test) and want (the oracle) at the caller's buffers. */
 typedef struct zuc_streams {
   size_t n;
   uint8_t key[ZUC_SET_MAX][32], iv[ZUC_SET_MAX][25];
@@ -86,26 +85,24 @@ long zuc_streams_differ(const zuc_op *op, const zuc_streams *s);
  * R1/R2 will do; each LFSR cell is in GF(2^31 - 1)* (31 bits, not 0). */
 void zuc_random_states(kc_rng *r, uint32_t *states, size_t groups, unsigned lanes);
 
+/* A kernel's steps: init_rounds, keystream_block, keystream_xor (into a
+ * message per lane), keystream_word. */
+typedef enum { ZUC_INIT, ZUC_BLOCK, ZUC_XOR, ZUC_WORD } zuc_step;
+
 /* The reference kernel run on each lane of a `lanes`-lane kernel state:
  * state[j] holds lane j in every lane of the reference's own width. */
 typedef struct zuc_ref_lanes {
   const zuc_impl *ref;
   unsigned lanes;
   uint32_t state[ZUC_LANES_MAX][ZUC_STATE_WORDS * ZUC_LANES_MAX];
-  uint8_t block[ZUC_LANES_MAX][64]; /* zuc_ref_block's output, lane by lane */
-  uint32_t word[ZUC_LANES_MAX];     /* zuc_ref_word's */
+  uint8_t block[ZUC_LANES_MAX][64]; /* a block step's output, lane by lane */
+  uint32_t word[ZUC_LANES_MAX];     /* ZUC_WORD's */
 } zuc_ref_lanes;
 
 /* Copies each lane of `state` (both kernels' lanes in 1..ZUC_LANES_MAX). */
 void zuc_ref_load(zuc_ref_lanes *m, const zuc_impl *ref, const uint32_t *state, unsigned lanes);
-void zuc_ref_init_rounds(zuc_ref_lanes *m);
-/* 16 rounds of every lane into block[], XORed into msg[j] unless msg is NULL. */
-void zuc_ref_block(zuc_ref_lanes *m, const uint8_t *const msg[]);
-void zuc_ref_word(zuc_ref_lanes *m);
-/* Word w of lane j of the reference's states. */
-static inline uint32_t zuc_ref_state(const zuc_ref_lanes *m, unsigned j, int w) {
-  return m->state[j][w * m->ref->lanes];
-}
+/* One step on every lane; ZUC_XOR XORs msg[j] into lane j's block. */
+void zuc_ref_step(zuc_ref_lanes *m, zuc_step step, const uint8_t *const msg[]);
 /* The first lane j and word w where a kernel's `state` differs from the
  * reference's, as j * ZUC_STATE_WORDS + w, or -1. */
 long zuc_ref_differs(const zuc_ref_lanes *m, const uint32_t *state);
