@@ -121,22 +121,17 @@ static int kernel_phase(const zuc_impl *impl, const zuc_impl *ref, unsigned long
   return ct_phase_done("kernel", before, NULL, ok, leaks);
 }
 
-/* One phase: op p by `impl` on the streams (NULL: the one-stream API,
- * zuc_mac or zuc_encrypt, on stream 0), its inputs secret, against the
- * reference on them while defined.  Returns 1 on a wrong output. */
+/* One phase: op p by `impl` on the streams (NULL: through the one-stream
+ * API), its inputs secret, against the reference on them while defined.
+ * Returns 1 on a wrong output. */
 static int op_phase(const zuc_impl *impl, const zuc_impl *ref, const zuc_op *p, const char *label,
                     unsigned long *leaks) {
   zuc_streams *s = &ct.s;
-  size_t kl = zuc_key_len(p->variant);
   restore();
   int rc_ref = zuc_streams_run(ref, p, s, s->want);
   make_secret(p->iv_len);
   unsigned long before = ct_errors_so_far();
-  int rc = impl     ? zuc_streams_run(impl, p, s, s->out)
-           : p->mac ? zuc_mac(p->variant, s->key[0], kl, s->iv[0], p->iv_len, s->in[0], s->bits[0],
-                              p->tag_bits, s->out[0])
-                    : zuc_encrypt(p->variant, s->key[0], kl, s->iv[0], p->iv_len, s->in[0], s->out[0],
-                                  s->bits[0]);
+  int rc = impl ? zuc_streams_run(impl, p, s, s->out) : zuc_streams_one(p, s, s->out);
   ct_public(ct.got, sizeof ct.got);
   ct_public(&rc, sizeof rc);
   int ok = rc == ZUC_OK && rc_ref == ZUC_OK && zuc_streams_differ(p, s) < 0;

@@ -29,6 +29,16 @@ int zuc_streams_run(const zuc_impl *impl, const zuc_op *op, const zuc_streams *s
                                      s->bits);
 }
 
+int zuc_streams_one(const zuc_op *op, const zuc_streams *s, uint8_t *const *out) {
+  int rc = ZUC_OK;
+  for (size_t i = 0, kl = zuc_key_len(op->variant); i < s->n && rc == ZUC_OK; i++)
+    rc = op->mac ? zuc_mac(op->variant, s->keys[i], kl, s->ivs[i], op->iv_len, s->in[i], s->bits[i],
+                           op->tag_bits, out[i])
+                 : zuc_encrypt(op->variant, s->keys[i], kl, s->ivs[i], op->iv_len, s->in[i], out[i],
+                               s->bits[i]);
+  return rc;
+}
+
 int zuc_streams_imb(kc_imb *imb, const zuc_op *op, const zuc_streams *s, uint8_t *const *out, int *taken,
                     char *err, size_t err_size) {
   const uint8_t *keys[ZUC_SET_MAX], *ivs[ZUC_SET_MAX], *in[ZUC_SET_MAX];
