@@ -353,34 +353,40 @@ static void run_case(const zuc_impl *impl, const zuc_impl *ref, uint64_t seed, s
 /* Per implementation                                                   */
 /* ------------------------------------------------------------------ */
 
-/* The vectors through the many-streams API, one copy per lane: MACs with
- * every tag and method, keystream with lane i encrypting zeros of the
- * keystream length less i bits (up to 31), so lanes of one call end at
- * different points (the unused bits of a last byte must be 0). */
-static void check_vectors_lanes(const zuc_impl *impl, call *c, verify_section *sec) {
+/* Vector v's case t (-1: its keystream, else its tag TAGS[t]) by `method`
+ * in s's first n streams: in, bits and want as the vector gives them, lane i
+ * of a keystream shorter by i % 32 bits if `stagger` (so that lanes of one
+ * call end at different points; a last partial byte's unused bits are 0). */
+static zuc_op vector_case(const zuc_vector *v, int t, zuc_mac_method method, zuc_streams *s,
+                          size_t n, int stagger) {
   static const uint8_t zeros[512];
-  static uint8_t buf[ZUC_LANES_MAX][512];
+  zuc_op op = {v->variant, v->iv_len, t >= 0, t < 0 ? 0 : TAGS[t], method};
+  s->n = n;
+  for (size_t i = 0; i < n; i++) {
+    size_t bits = s->bits[i] = t < 0 ? 8 * v->ks_bytes - (stagger ? i % 32 : 0) : v->bits;
+    memcpy(s->key[i], v->key, zuc_key_len(v->variant));
+    memcpy(s->iv[i], v->iv, v->iv_len);
+    s->in[i] = t < 0 ? zeros : v->msg;
+    memcpy(s->want[i], t < 0 ? v->keystream : v->tag[t], zuc_out_bytes(&op, bits));
+    if (t < 0 && bits % 8) s->want[i][bits / 8] &= (uint8_t)(0xFF00 >> (bits % 8));
+  }
+  return op;
+}
+
+/* 1 if vector v has case t (see vector_case). */
+static int has_case(const zuc_vector *v, int t) { return t < 0 ? v->keystream != NULL : v->has_tag[t]; }
+
+/* The vectors through the many-streams API, one copy per lane, keystream
+ * lanes staggered, MACs with every method this CPU runs. */
+static void check_vectors_lanes(const zuc_impl *impl, call *c, verify_section *sec) {
   const unsigned lanes = impl->lanes;
   if (lanes == 0 || lanes > ZUC_LANES_MAX) return; /* check_kernel fails it */
   zuc_streams *s = &c->s;
-  s->n = lanes;
-  for (size_t vi = 0; vi < n_vectors; vi++) {
-    const zuc_vector *v = &vectors[vi];
-    for (unsigned i = 0; i < lanes; i++) {
-      memcpy(s->key[i], v->key, zuc_key_len(v->variant));
-      memcpy(s->iv[i], v->iv, v->iv_len);
-      s->in[i] = v->keystream ? zeros : v->msg;
-      s->out[i] = buf[i];
-      s->bits[i] = v->keystream ? 8 * v->ks_bytes - i % 32 : v->bits;
-    }
-    for (int t = v->keystream ? -1 : 0; t < (v->keystream ? 0 : N_TAGS); t++)
-      for (size_t m = 0; (t < 0 || v->has_tag[t]) && m < (t < 0 ? 1 : n_methods); m++) {
-        zuc_op op = {v->variant, v->iv_len, t >= 0, t < 0 ? 0 : TAGS[t], METHODS[m]};
-        for (unsigned i = 0; i < lanes; i++) {
-          size_t bits = s->bits[i];
-          memcpy(s->want[i], t < 0 ? v->keystream : v->tag[t], zuc_out_bytes(&op, bits));
-          if (t < 0 && bits % 8) s->want[i][bits / 8] &= (uint8_t)(0xFF00 >> (bits % 8));
-        }
+  for (unsigned i = 0; i < lanes; i++) s->out[i] = c->want_imb[i];
+  for (size_t vi = 0; vi < n_vectors; vi++)
+    for (int t = -1; t < N_TAGS; t++)
+      for (size_t m = 0; has_case(&vectors[vi], t) && m < (t < 0 ? 1 : n_methods); m++) {
+        zuc_op op = vector_case(&vectors[vi], t, METHODS[m], s, lanes, 1);
         int rc = zuc_streams_run(impl, &op, s, s->out);
         long bad = rc == ZUC_OK ? zuc_streams_differ(&op, s) : 0;
         char text[64];
@@ -389,9 +395,8 @@ static void check_vectors_lanes(const zuc_impl *impl, call *c, verify_section *s
           sec->vectors += t < 0 ? lanes : 1;
         else
           verify_failure(sec, "%s: %s, lane %ld of %u (%zu bits): differs from the vector (rc %d)",
-                         v->label, text, bad, lanes, s->bits[bad], rc);
+                         vectors[vi].label, text, bad, lanes, s->bits[bad], rc);
       }
-  }
 }
 
 /* The raw kernel against the reference kernel, lane by lane, on random
@@ -469,41 +474,36 @@ static void check_impl(const kc_impl_view *v, const verify_progress *p, verify_s
 
 /* The vectors through the one-stream API, and through ipsec-mb. */
 static void api_vectors(verify_section *sec) {
-  static const uint8_t zeros[256];
+  call *c = new_call();
+  zuc_streams *s = &c->s;
+  s->out[0] = c->want_imb[0];
   for (size_t vi = 0; vi < n_vectors; vi++) {
     const zuc_vector *v = &vectors[vi];
-    size_t kl = zuc_key_len(v->variant);
-    const uint8_t *keys[1] = {v->key}, *ivs[1] = {v->iv}, *in[1] = {v->keystream ? zeros : v->msg};
-    uint8_t got[256], *out[1] = {got};
-    char err[256];
     if (v->keystream) {
       zuc_state st;
       uint32_t words[64];
       size_t n = v->ks_bytes / 4;
-      int rc = zuc_init(&st, v->variant, v->key, kl, v->iv, v->iv_len, 0), ok = rc == ZUC_OK;
+      int rc = zuc_init(&st, v->variant, v->key, zuc_key_len(v->variant), v->iv, v->iv_len, 0);
+      int ok = rc == ZUC_OK;
       if (ok) zuc_keystream(&st, words, n);
       for (size_t i = 0; ok && i < n; i++) ok = words[i] == zuc_be32(v->keystream + 4 * i);
       VERIFY_COUNT(sec, vectors, ok, "%s: zuc_init + zuc_keystream wrong (rc %d)", v->label, rc);
-      rc = zuc_encrypt(v->variant, v->key, kl, v->iv, v->iv_len, zeros, got, 8 * v->ks_bytes);
-      VERIFY_COUNT(sec, vectors, rc == ZUC_OK && verify_first_diff(got, v->keystream, v->ks_bytes) < 0,
-                   "%s: zuc_encrypt of zeros is not the keystream (rc %d)", v->label, rc);
-      if (!imb) continue;
-      rc = kc_imb_zuc_encrypt(imb, 1, keys, kl, ivs, v->iv_len, in, out, &v->ks_bytes, err, sizeof err);
-      VERIFY_CHECK(sec, rc == 0 && verify_first_diff(got, v->keystream, v->ks_bytes) < 0,
-                   "%s: ipsec-mb EEA3 of zeros is not the keystream (%s)", v->label, rc ? err : "ran");
-      continue;
     }
-    for (size_t t = 0; t < N_TAGS; t++) {
-      if (!v->has_tag[t]) continue;
-      int rc = zuc_mac(v->variant, v->key, kl, v->iv, v->iv_len, v->msg, v->bits, TAGS[t], got);
-      VERIFY_COUNT(sec, vectors, rc == ZUC_OK && verify_first_diff(got, v->tag[t], TAGS[t] / 8) < 0,
-                   "%s: zuc_mac tag%u wrong (rc %d)", v->label, TAGS[t], rc);
+    for (int t = -1; t < N_TAGS; t++) {
+      if (!has_case(v, t)) continue;
+      zuc_op op = vector_case(v, t, ZUC_MAC_CLMUL, s, 1, 0);
+      char text[64], err[256];
+      zuc_op_text(&op, text, sizeof text);
+      int rc = zuc_streams_one(&op, s, s->out), taken;
+      VERIFY_COUNT(sec, vectors, rc == ZUC_OK && zuc_streams_differ(&op, s) < 0,
+                   "%s: %s, one-stream API: differs from the vector (rc %d)", v->label, text, rc);
       if (!imb) continue;
-      rc = kc_imb_zuc_mac(imb, 1, keys, kl, ivs, v->iv_len, in, &v->bits, TAGS[t], out, err, sizeof err);
-      VERIFY_CHECK(sec, rc == 0 && verify_first_diff(got, v->tag[t], TAGS[t] / 8) < 0,
-                   "%s tag%u: ipsec-mb differs from the vector (%s)", v->label, TAGS[t], rc ? err : "ran");
+      rc = zuc_streams_imb(imb, &op, s, s->out, &taken, err, sizeof err);
+      VERIFY_CHECK(sec, rc == 0 && taken && zuc_streams_differ(&op, s) < 0,
+                   "%s: %s, ipsec-mb: differs from the vector (%s)", v->label, text, rc ? err : "ran");
     }
   }
+  free(c);
 }
 
 /* zuc_keystream in uneven pieces equals zuc_encrypt of zeros. */
