@@ -78,7 +78,7 @@ typedef struct {
   kc_imb *imb;          /* ipsec-mb */
   uint32_t *states;     /* keystream: `groups` lane states */
   size_t groups;
-  uint8_t *ks; /* keystream: one block of every lane */
+  uint8_t *ks;                     /* keystream: one block of every lane */
   uint8_t *ks_rows[ZUC_LANES_MAX]; /* lane j's block: ks + 64 j */
 } zuc_ctx;
 
@@ -249,7 +249,8 @@ static int add_cells(const kc_desc *d, bench_set *set, const bench_select *sel) 
     zuc_variant v = vi == 0 ? ZUC_128 : ZUC_256;
     if (!bench_wants_cipher(sel, v == ZUC_128 ? "zuc128" : "zuc256")) continue;
     for (size_t mi = 0; mi < N_MODES; mi++) {
-      if (!bench_wants_mode(sel, MODES[mi].name) || (v == ZUC_128 && MODES[mi].tag_bits > 32)) continue;
+      if (!bench_wants_mode(sel, MODES[mi].name) || (v == ZUC_128 && MODES[mi].tag_bits > 32))
+        continue;
       /* Ours: every native kernel, each MAC method. */
       for (size_t i = 0; i < impls.n; i++) {
         const zuc_impl *im = impls.v[i].impl;

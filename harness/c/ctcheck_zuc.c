@@ -105,7 +105,7 @@ static int kernel_phase(const zuc_impl *impl, const zuc_impl *ref, unsigned long
   for (int st = ZUC_INIT; st <= ZUC_WORD; st++) {
     zuc_ref_step(&m, (zuc_step)st, src);
     for (unsigned j = 0; j < lanes; j++)
-      ok &= st == ZUC_WORD  ? word[j] == m.word[j]
+      ok &= st == ZUC_WORD   ? word[j] == m.word[j]
             : st != ZUC_INIT ? memcmp(ks[st][j], m.block[j], 64) == 0
                              : 1;
   }
@@ -157,7 +157,8 @@ static int check_one_stream(const zuc_impl *ref) {
     uint8_t ks[4 * 21], *out[1] = {ks};
     size_t ks_bits = 8 * sizeof ks;
     make_streams(s->n);
-    int rc_ref = zuc_encrypt_lanes(ref, p->variant, 1, s->keys, s->ivs, p->iv_len, in, out, &ks_bits);
+    int rc_ref =
+        zuc_encrypt_lanes(ref, p->variant, 1, s->keys, s->ivs, p->iv_len, in, out, &ks_bits);
     make_secret(p->iv_len);
     zuc_state st;
     uint32_t words[21];
@@ -193,7 +194,8 @@ static int check(const kc_desc *d, const char *name, int emulated) {
   unsigned long leaks = 0;
   int wrong = kernel_phase(&impl, ref, &leaks);
   make_streams(impl.lanes + 1 <= MAX_STREAMS ? impl.lanes + 1 : MAX_STREAMS);
-  for (size_t pi = 0; pi < N_PHASES; pi++) wrong |= op_phase(&impl, ref, &PHASES[pi].op, PHASES[pi].label, &leaks);
+  for (size_t pi = 0; pi < N_PHASES; pi++)
+    wrong |= op_phase(&impl, ref, &PHASES[pi].op, PHASES[pi].label, &leaks);
   return ct_unit_done("zuc", impl.name, leaks, wrong);
 }
 

@@ -236,7 +236,8 @@ static call *new_call(void) {
   call *c = calloc(1, sizeof *c);
   verify_need(c != NULL);
   zuc_streams_init(&c->s);
-  for (size_t i = 0; i < MAX_STREAMS; i++) c->s.want[i] = c->want_ref[i], c->imb_out[i] = c->want_imb[i];
+  for (size_t i = 0; i < MAX_STREAMS; i++)
+    c->s.want[i] = c->want_ref[i], c->imb_out[i] = c->want_imb[i];
   return c;
 }
 
@@ -260,8 +261,8 @@ static int check_call(const zuc_impl *impl, const zuc_impl *ref, call *c, const 
 
   verify_bufs bufs[MAX_STREAMS];
   for (size_t i = 0; i < s->n; i++) {
-    verify_bufs_place(&bufs[i], c->data[i], zuc_bytes_of(s->bits[i]), zuc_out_bytes(&c->op, s->bits[i]),
-                      c->in_off[i], c->out_off[i], c->in_place);
+    verify_bufs_place(&bufs[i], c->data[i], zuc_bytes_of(s->bits[i]),
+                      zuc_out_bytes(&c->op, s->bits[i]), c->in_off[i], c->out_off[i], c->in_place);
     s->in[i] = bufs[i].in.ptr;
     s->out[i] = bufs[i].dst;
   }
@@ -276,7 +277,8 @@ static int check_call(const zuc_impl *impl, const zuc_impl *ref, call *c, const 
     snprintf(stream, sizeof stream, "%s: stream %zu (%zu bits)", what, i, bits);
     if (rc == ZUC_OK) {
       failed += verify_differs(s->out[i], s->want[i], len, "the reference", stream, sec);
-      if (c->imb_has[i]) failed += verify_differs(s->out[i], c->want_imb[i], len, "ipsec-mb", stream, sec);
+      if (c->imb_has[i])
+        failed += verify_differs(s->out[i], c->want_imb[i], len, "ipsec-mb", stream, sec);
       if (!c->op.mac && bits % 8 && (s->out[i][len - 1] & (0xFF >> (bits % 8)))) {
         verify_failure(sec, "%s: unused low bits of the last byte are not zero (%02x)", stream,
                        s->out[i][len - 1]);
@@ -374,7 +376,9 @@ static zuc_op vector_case(const zuc_vector *v, int t, zuc_mac_method method, zuc
 }
 
 /* 1 if vector v has case t (see vector_case). */
-static int has_case(const zuc_vector *v, int t) { return t < 0 ? v->keystream != NULL : v->has_tag[t]; }
+static int has_case(const zuc_vector *v, int t) {
+  return t < 0 ? v->keystream != NULL : v->has_tag[t];
+}
 
 /* The vectors through the many-streams API, one copy per lane, keystream
  * lanes staggered, MACs with every method this CPU runs. */
@@ -429,7 +433,8 @@ static void check_kernel(const zuc_impl *impl, const zuc_impl *ref, uint64_t see
       zuc_step step = n == 0 ? ZUC_INIT : n <= KERNEL_BLOCKS ? 2 - n % 2 : ZUC_WORD;
       if (step == ZUC_INIT) impl->init_rounds(state);
       if (step == ZUC_BLOCK) impl->keystream_block(state, rows);
-      if (step == ZUC_XOR) kc_rng_bytes(&r, msg[0], sizeof msg), impl->keystream_xor(state, rows, src);
+      if (step == ZUC_XOR)
+        kc_rng_bytes(&r, msg[0], sizeof msg), impl->keystream_xor(state, rows, src);
       if (step == ZUC_WORD) impl->keystream_word(state, word);
       zuc_ref_step(&m, step, src);
       for (unsigned j = 0; j < lanes && !failed; j++) {
@@ -444,8 +449,9 @@ static void check_kernel(const zuc_impl *impl, const zuc_impl *ref, uint64_t see
       unsigned j = (unsigned)(d / ZUC_STATE_WORDS);
       int w = (int)(d % ZUC_STATE_WORDS);
       if (!failed && (failed = d >= 0))
-        verify_failure(sec, "kernel state %d, after %s (step %d): lane %u word %d is %08x, want %08x",
-                       k, steps[step], n, j, w, state[w * lanes + j], m.state[j][w * rl]);
+        verify_failure(sec,
+                       "kernel state %d, after %s (step %d): lane %u word %d is %08x, want %08x", k,
+                       steps[step], n, j, w, state[w * lanes + j], m.state[j][w * rl]);
     }
     if (!failed) sec->cases++;
   }
@@ -500,7 +506,8 @@ static void api_vectors(verify_section *sec) {
       if (!imb) continue;
       rc = zuc_streams_imb(imb, &op, s, s->out, &taken, err, sizeof err);
       VERIFY_CHECK(sec, rc == 0 && taken && zuc_streams_differ(&op, s) < 0,
-                   "%s: %s, ipsec-mb: differs from the vector (%s)", v->label, text, rc ? err : "ran");
+                   "%s: %s, ipsec-mb: differs from the vector (%s)", v->label, text,
+                   rc ? err : "ran");
     }
   }
   free(c);

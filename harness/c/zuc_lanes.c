@@ -22,11 +22,12 @@ void zuc_streams_init(zuc_streams *s) {
   for (size_t i = 0; i < ZUC_SET_MAX; i++) s->keys[i] = s->key[i], s->ivs[i] = s->iv[i];
 }
 
-int zuc_streams_run(const zuc_impl *impl, const zuc_op *op, const zuc_streams *s, uint8_t *const *out) {
-  return op->mac ? zuc_mac_lanes(impl, op->method, op->variant, s->n, s->keys, s->ivs, op->iv_len, s->in,
-                                 s->bits, op->tag_bits, out)
-                 : zuc_encrypt_lanes(impl, op->variant, s->n, s->keys, s->ivs, op->iv_len, s->in, out,
-                                     s->bits);
+int zuc_streams_run(const zuc_impl *impl, const zuc_op *op, const zuc_streams *s,
+                    uint8_t *const *out) {
+  return op->mac ? zuc_mac_lanes(impl, op->method, op->variant, s->n, s->keys, s->ivs, op->iv_len,
+                                 s->in, s->bits, op->tag_bits, out)
+                 : zuc_encrypt_lanes(impl, op->variant, s->n, s->keys, s->ivs, op->iv_len, s->in,
+                                     out, s->bits);
 }
 
 int zuc_streams_one(const zuc_op *op, const zuc_streams *s, uint8_t *const *out) {
@@ -39,8 +40,8 @@ int zuc_streams_one(const zuc_op *op, const zuc_streams *s, uint8_t *const *out)
   return rc;
 }
 
-int zuc_streams_imb(kc_imb *imb, const zuc_op *op, const zuc_streams *s, uint8_t *const *out, int *taken,
-                    char *err, size_t err_size) {
+int zuc_streams_imb(kc_imb *imb, const zuc_op *op, const zuc_streams *s, uint8_t *const *out,
+                    int *taken, char *err, size_t err_size) {
   const uint8_t *keys[ZUC_SET_MAX], *ivs[ZUC_SET_MAX], *in[ZUC_SET_MAX];
   uint8_t *to[ZUC_SET_MAX];
   size_t lens[ZUC_SET_MAX], m = 0, kl = zuc_key_len(op->variant);
@@ -54,9 +55,10 @@ int zuc_streams_imb(kc_imb *imb, const zuc_op *op, const zuc_streams *s, uint8_t
     lens[m++] = op->mac ? b : b / 8; /* EIA3 takes bits, EEA3 bytes */
   }
   if (m == 0) return 0;
-  return op->mac ? kc_imb_zuc_mac(imb, m, keys, kl, ivs, op->iv_len, in, lens, op->tag_bits, to, err,
-                                  err_size)
-                 : kc_imb_zuc_encrypt(imb, m, keys, kl, ivs, op->iv_len, in, to, lens, err, err_size);
+  return op->mac
+             ? kc_imb_zuc_mac(imb, m, keys, kl, ivs, op->iv_len, in, lens, op->tag_bits, to, err,
+                              err_size)
+             : kc_imb_zuc_encrypt(imb, m, keys, kl, ivs, op->iv_len, in, to, lens, err, err_size);
 }
 
 long zuc_streams_differ(const zuc_op *op, const zuc_streams *s) {
@@ -99,6 +101,7 @@ void zuc_ref_step(zuc_ref_lanes *m, zuc_step step, const uint8_t *const msg[]) {
 long zuc_ref_differs(const zuc_ref_lanes *m, const uint32_t *state) {
   for (unsigned j = 0; j < m->lanes; j++)
     for (int w = 0; w < ZUC_STATE_WORDS; w++)
-      if (state[w * m->lanes + j] != m->state[j][w * m->ref->lanes]) return (long)j * ZUC_STATE_WORDS + w;
+      if (state[w * m->lanes + j] != m->state[j][w * m->ref->lanes])
+        return (long)j * ZUC_STATE_WORDS + w;
   return -1;
 }

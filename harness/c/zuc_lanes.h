@@ -70,7 +70,8 @@ void zuc_streams_init(zuc_streams *s);
 
 /* op on s's streams into out (s->out or s->want) by `impl` (NULL: the
  * library's choice per batch): zuc_mac_lanes or zuc_encrypt_lanes. */
-int zuc_streams_run(const zuc_impl *impl, const zuc_op *op, const zuc_streams *s, uint8_t *const *out);
+int zuc_streams_run(const zuc_impl *impl, const zuc_op *op, const zuc_streams *s,
+                    uint8_t *const *out);
 
 /* op on each of s's streams through the one-stream API (zuc_mac or
  * zuc_encrypt: the best kernel); the first failure's code, or ZUC_OK. */
@@ -79,8 +80,8 @@ int zuc_streams_one(const zuc_op *op, const zuc_streams *s, uint8_t *const *out)
 /* op by ipsec-mb (NULL: none) on the streams it takes (1 bit or more,
  * within its limits, whole bytes for EEA3; see ipsecmb.h) into out;
  * taken[i], unless NULL, says which.  Returns 0, or -1 with its message. */
-int zuc_streams_imb(kc_imb *imb, const zuc_op *op, const zuc_streams *s, uint8_t *const *out, int *taken,
-                    char *err, size_t err_size);
+int zuc_streams_imb(kc_imb *imb, const zuc_op *op, const zuc_streams *s, uint8_t *const *out,
+                    int *taken, char *err, size_t err_size);
 
 /* The first stream whose out differs from its want (zuc_out_bytes of it), or -1. */
 long zuc_streams_differ(const zuc_op *op, const zuc_streams *s);
