@@ -1,26 +1,7 @@
 /*
  * bench's ZUC part: ZUC-128 and ZUC-256 on every native kernel of the
- * generated library, beside Intel ipsec-mb's multi-buffer job API.
- *
- * Every timed call processes `streams` messages (--streams, default 16) of
- * the same length, each with its own key and IV, so every lane is busy:
- *   enc      zuc_encrypt_lanes on the streams (ours); ipsec-mb: one
- *            IMB_CIPHER_ZUC_EEA3 job per stream, submitted, then flushed;
- *   mac32, mac64, mac128 (ZUC-256; ZUC-128 has mac32 = 128-EIA3 only)
- *            zuc_mac_lanes with each MAC method (clmul, compare); ipsec-mb:
- *            IMB_AUTH_ZUC_EIA3_BITLEN / IMB_AUTH_ZUC256_EIA3_BITLEN jobs;
- *   keystream (ours only) the raw kernel: keystream_block on initialised
- *            lane states, ceil(streams / lanes) states, each giving every
- *            lane the message length of keystream (no key loading, no
- *            initialisation, no XOR): the kernel's generation rate.
- * Key loading and the 33 initialisation rounds are part of every enc and
- * mac call, as in ipsec-mb's jobs.  ipsec-mb runs twice where it can: as
- * init_mb_mgr_auto chooses (the arch it chose is recorded) and with the
- * AVX2 code forced, for comparison; its jobs take at most 8188 bytes.
- *
- * Before timing, each cell's output is compared with our scalar reference:
- * enc and mac on streams of different lengths (bit lengths for ours, whole
- * bytes for ipsec-mb), keystream by the kernel against the reference kernel.
+ * generated library, beside Intel ipsec-mb's multi-buffer job API; the
+ * modes and the checks before timing are in docs/cli.md ("bench").
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,22 +13,15 @@
 #include "zuc.h"
 #include "zuc_lanes.h"
 
-typedef enum { OP_KEYSTREAM, OP_ENC, OP_MAC } op_kind;
-
-typedef struct {
-  const char *name; /* as recorded and as given to --mode */
-  op_kind kind;
-  unsigned tag_bits; /* OP_MAC */
-} zuc_mode;
-
-static const zuc_mode MODES[] = {{"keystream", OP_KEYSTREAM, 0},
-                                 {"enc", OP_ENC, 0},
-                                 {"mac32", OP_MAC, 32},
-                                 {"mac64", OP_MAC, 64},
-                                 {"mac128", OP_MAC, 128}};
+/* The modes as recorded and as given to --mode; the keystream mode times the
+ * raw kernel, the others a zuc_op. */
+static const struct {
+  const char *name;
+  int keystream, mac;
+  unsigned tag_bits;
+} MODES[] = {{"keystream", 1, 0, 0}, {"enc", 0, 0, 0}, {"mac32", 0, 1, 32}, {"mac64", 0, 1, 64},
+             {"mac128", 0, 1, 128}};
 #define N_MODES (sizeof MODES / sizeof MODES[0])
-
-static const zuc_mac_method METHODS[] = {ZUC_MAC_CLMUL, ZUC_MAC_COMPARE};
 
 static const size_t DEFAULT_SIZES[] = {1500, 4096};
 
@@ -64,66 +38,63 @@ static const size_t *sizes_of(const bench_select *sel, size_t *n) {
 /* The streams every call works on                                      */
 /* ------------------------------------------------------------------ */
 
-#define MAX_STREAMS BENCH_MAX_STREAMS
+_Static_assert(BENCH_MAX_STREAMS <= ZUC_SET_MAX, "a zuc_streams holds --streams streams");
+static zuc_streams streams; /* out: the call timed (tags too); want: the reference's */
 
-static unsigned n_streams;
-static uint8_t keys[MAX_STREAMS][32], ivs[MAX_STREAMS][25], tags[MAX_STREAMS][16];
-static const uint8_t *key_p[MAX_STREAMS], *iv_p[MAX_STREAMS], *in_p[MAX_STREAMS];
-static uint8_t *out_p[MAX_STREAMS], *tag_p[MAX_STREAMS], *want_p[MAX_STREAMS];
-static size_t lens[MAX_STREAMS];
-
-/* n streams (at most MAX_STREAMS) of random keys, IVs and `bytes` of
- * random message each. */
+/* n streams of random keys, IVs and `bytes` of random message each. */
 static void make_streams(unsigned n, size_t bytes) {
-  n_streams = n;
+  zuc_streams_init(&streams);
+  streams.n = n;
   kc_rng rng;
   kc_rng_seed(&rng, 20240612);
   for (unsigned i = 0; i < n; i++) {
-    zuc_random_key_iv(&rng, keys[i], sizeof keys[i], ivs[i], sizeof ivs[i]);
-    key_p[i] = keys[i];
-    iv_p[i] = ivs[i];
-    tag_p[i] = tags[i];
-    in_p[i] = bench_random_buffer(bytes, kc_rng_next(&rng));
-    out_p[i] = bench_random_buffer(bytes, 1);
-    want_p[i] = bench_random_buffer(bytes, 2);
+    zuc_random_key_iv(&rng, streams.key[i], 32, streams.iv[i], 25);
+    streams.in[i] = bench_random_buffer(bytes, kc_rng_next(&rng));
+    streams.out[i] = bench_random_buffer(bytes, 1);
+    streams.want[i] = bench_random_buffer(bytes, 2);
   }
 }
 
 /* The streams' buffers (bench_own's release; p unused). */
 static void free_streams(void *p) {
   (void)p;
-  for (unsigned i = 0; i < n_streams; i++) {
-    kc_free_aligned((void *)in_p[i]);
-    kc_free_aligned(out_p[i]);
-    kc_free_aligned(want_p[i]);
+  for (size_t i = 0; i < streams.n; i++) {
+    kc_free_aligned((void *)streams.in[i]);
+    kc_free_aligned(streams.out[i]);
+    kc_free_aligned(streams.want[i]);
   }
-  n_streams = 0;
+  streams.n = 0;
 }
-
-static size_t iv_len_of(zuc_variant v) { return v == ZUC_128 ? 16 : 25; }
 
 /* ------------------------------------------------------------------ */
 /* Cells                                                                */
 /* ------------------------------------------------------------------ */
 
 typedef struct {
-  zuc_variant variant;
-  const zuc_mode *mode;
-  const zuc_impl *impl;  /* ours */
-  zuc_mac_method method; /* ours, OP_MAC */
-  kc_imb *imb;           /* ipsec-mb */
-  uint32_t *states;      /* OP_KEYSTREAM: `groups` lane states */
+  const char *mode;
+  int keystream;        /* the keystream mode, else op */
+  zuc_op op;            /* op.method: ours */
+  const zuc_impl *impl; /* ours */
+  kc_imb *imb;          /* ipsec-mb */
+  uint32_t *states;     /* keystream: `groups` lane states */
   size_t groups;
-  uint8_t *ks; /* OP_KEYSTREAM: one block of every lane */
+  uint8_t *ks;                     /* keystream: one block of every lane */
   uint8_t *ks_rows[ZUC_LANES_MAX]; /* lane j's block: ks + 64 j */
 } zuc_ctx;
 
-static int ours_call(void *p, size_t msg_bytes) {
-  zuc_ctx *c = p;
-  for (unsigned i = 0; i < n_streams; i++) lens[i] = 8 * msg_bytes;
-  int mac = c->mode->kind == OP_MAC;
-  return zuc_lanes_call(c->impl, mac, c->method, c->variant, n_streams, key_p, iv_p,
-                        iv_len_of(c->variant), in_p, mac ? tag_p : out_p, lens, c->mode->tag_bits);
+/* One call of c's subject (ours or ipsec-mb) on the streams as they are. */
+static int run_subject(const zuc_ctx *c) {
+  char err[256];
+  if (!c->imb) return zuc_streams_run(c->impl, &c->op, &streams, streams.out);
+  int rc = zuc_streams_imb(c->imb, &c->op, &streams, streams.out, NULL, err, sizeof err);
+  if (rc != 0) fprintf(stderr, "bench: %s\n", err);
+  return rc;
+}
+
+/* The timed call: enc or mac of msg_bytes per stream. */
+static int streams_call(void *p, size_t msg_bytes) {
+  for (size_t i = 0; i < streams.n; i++) streams.bits[i] = 8 * msg_bytes;
+  return run_subject(p);
 }
 
 static int keystream_call(void *p, size_t msg_bytes) {
@@ -132,17 +103,6 @@ static int keystream_call(void *p, size_t msg_bytes) {
   for (size_t g = 0; g < c->groups; g++)
     for (size_t b = 0; b < blocks; b++) c->impl->keystream_block(c->states + g * words, c->ks_rows);
   return 0;
-}
-
-static int imb_call(void *p, size_t msg_bytes) {
-  zuc_ctx *c = p;
-  char err[256];
-  int mac = c->mode->kind == OP_MAC;
-  for (unsigned i = 0; i < n_streams; i++) lens[i] = mac ? 8 * msg_bytes : msg_bytes;
-  int rc = zuc_imb_call(c->imb, mac, c->variant, n_streams, key_p, iv_p, iv_len_of(c->variant),
-                        in_p, mac ? tag_p : out_p, lens, c->mode->tag_bits, err, sizeof err);
-  if (rc != 0) fprintf(stderr, "bench: %s\n", err);
-  return rc;
 }
 
 static void close_ctx(void *p) {
@@ -159,69 +119,34 @@ static void close_ctx(void *p) {
 /* enc / mac of `c` (ours or ipsec-mb) on streams of different lengths
  * against the reference.  1 if every stream matches. */
 static int check_streams(zuc_ctx *c, const zuc_impl *ref) {
-  int ours = c->imb == NULL, mac = c->mode->kind == OP_MAC;
-  size_t iv_len = iv_len_of(c->variant);
-  for (unsigned i = 0; i < n_streams; i++)
-    lens[i] = ours ? 8 * CHECK_BYTES - 3 * i : 8 * (CHECK_BYTES - i % CHECK_BYTES);
-  int rc = zuc_lanes_call(ref, mac, ZUC_MAC_CLMUL, c->variant, n_streams, key_p, iv_p, iv_len,
-                          in_p, want_p, lens, c->mode->tag_bits);
-  if (rc != ZUC_OK) return 0;
-  uint8_t **got = mac ? tag_p : out_p;
-  char err[256];
-  if (ours) {
-    rc = zuc_lanes_call(c->impl, mac, c->method, c->variant, n_streams, key_p, iv_p, iv_len, in_p,
-                        got, lens, c->mode->tag_bits);
-  } else {
-    for (unsigned i = 0; i < n_streams && !mac; i++) lens[i] /= 8; /* EEA3 takes bytes */
-    rc = zuc_imb_call(c->imb, mac, c->variant, n_streams, key_p, iv_p, iv_len, in_p, got, lens,
-                      c->mode->tag_bits, err, sizeof err);
-    if (rc != 0) fprintf(stderr, "bench: %s\n", err);
-    for (unsigned i = 0; i < n_streams && !mac; i++) lens[i] *= 8;
-  }
-  if (rc != 0) return 0;
-  for (unsigned i = 0; i < n_streams; i++)
-    if (memcmp(got[i], want_p[i], mac ? c->mode->tag_bits / 8 : zuc_bytes_of(lens[i])) != 0) return 0;
-  return 1;
+  for (size_t i = 0; i < streams.n; i++)
+    streams.bits[i] = c->imb ? 8 * (CHECK_BYTES - i % CHECK_BYTES) : 8 * CHECK_BYTES - 3 * i;
+  return zuc_streams_run(ref, &c->op, &streams, streams.want) == ZUC_OK && run_subject(c) == 0 &&
+         zuc_streams_differ(&c->op, &streams) < 0;
 }
 
 /* Sets up the keystream cell's lane states (random, then the
  * initialisation rounds) and checks its first block, lane by lane, against
  * the reference kernel run on copies.  1 if it matches. */
 static int setup_keystream(zuc_ctx *c, const zuc_impl *ref) {
-  unsigned lanes = c->impl->lanes, rl = ref->lanes;
-  c->groups = (n_streams + lanes - 1) / lanes;
+  unsigned lanes = c->impl->lanes;
+  c->groups = (streams.n + lanes - 1) / lanes;
   size_t words = (size_t)ZUC_STATE_WORDS * lanes;
   /* Cache-line aligned, as zuc_batch holds them in the library: a kernel
    * loads and stores each state word of its lanes as one vector. */
   c->states = kc_alloc_aligned(c->groups * words * sizeof *c->states, 64);
   c->ks = kc_alloc_aligned(64 * (size_t)lanes, 64);
-  uint32_t *r_state = calloc((size_t)ZUC_STATE_WORDS * rl, sizeof *r_state);
-  uint8_t *r_ks = malloc(64 * (size_t)rl);
-  if (!c->states || !c->ks || !r_state || !r_ks) {
-    free(r_state);
-    free(r_ks);
-    return 0;
-  }
+  if (!c->states || !c->ks) return 0;
   kc_rng rng;
   kc_rng_seed(&rng, 20240613);
   zuc_random_states(&rng, c->states, c->groups, lanes);
-  int ok = 1;
-  uint8_t *r_rows[ZUC_LANES_MAX];
   kc_rows(c->ks, 64, lanes, c->ks_rows);
-  kc_rows(r_ks, 64, rl, r_rows);
   for (size_t g = 0; g < c->groups; g++) c->impl->init_rounds(c->states + g * words);
-  uint32_t *first = c->states; /* group 0, checked */
-  uint32_t before[ZUC_STATE_WORDS * ZUC_LANES_MAX];
-  memcpy(before, first, words * sizeof *first);
-  c->impl->keystream_block(first, c->ks_rows);
-  for (unsigned j = 0; j < lanes && ok; j++) {
-    zuc_lane_to_ref(before, lanes, j, r_state, rl);
-    ref->keystream_block(r_state, r_rows);
-    ok = memcmp(c->ks + 64 * j, r_ks, 64) == 0;
-  }
-  free(r_state);
-  free(r_ks);
-  return ok;
+  static zuc_ref_lanes m; /* group 0, checked */
+  zuc_ref_load(&m, ref, c->states, lanes);
+  c->impl->keystream_block(c->states, c->ks_rows);
+  zuc_ref_step(&m, ZUC_BLOCK, NULL);
+  return memcmp(c->ks, m.block, 64 * (size_t)lanes) == 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -232,32 +157,35 @@ static int setup_keystream(zuc_ctx *c, const zuc_impl *ref) {
  * if its check failed. */
 static int add(bench_set *set, const bench_select *sel, zuc_ctx *c, const zuc_impl *ref,
                bench_cell cell) {
-  int ok = c->mode->kind == OP_KEYSTREAM ? setup_keystream(c, ref) : check_streams(c, ref);
-  cell.cipher = c->variant == ZUC_128 ? "zuc128" : "zuc256";
+  int ok = c->keystream ? setup_keystream(c, ref) : check_streams(c, ref);
+  cell.cipher = c->op.variant == ZUC_128 ? "zuc128" : "zuc256";
+  cell.mac_method = c->op.mac && !c->imb ? zuc_method_name(c->op.method) : NULL;
   if (!ok)
     fprintf(stderr, "bench: WARNING: %s %s %s%s%s output differs from reference_scalar\n",
-            cell.cipher, cell.name, c->mode->name, cell.mac_method ? " " : "",
+            cell.cipher, cell.name, c->mode, cell.mac_method ? " " : "",
             cell.mac_method ? cell.mac_method : "");
-  cell.mode = c->mode->name;
-  cell.streams = c->mode->kind == OP_KEYSTREAM ? (unsigned)(c->groups * c->impl->lanes) : n_streams;
+  cell.mode = c->mode;
+  cell.streams = c->keystream ? (unsigned)(c->groups * c->impl->lanes) : (unsigned)streams.n;
   cell.verified = ok;
   cell.sizes = sizes_of(sel, &cell.n_sizes);
   cell.max_bytes = c->imb ? KC_IMB_ZUC_MAX_BYTES : 0;
-  cell.call = c->imb ? imb_call : c->mode->kind == OP_KEYSTREAM ? keystream_call : ours_call;
+  cell.call = c->keystream ? keystream_call : streams_call;
   cell.ctx = c;
   cell.close = close_ctx;
   *bench_add(set) = cell;
   return !ok;
 }
 
-static zuc_ctx *new_ctx(zuc_variant v, const zuc_mode *m) {
+/* Mode `mi` on variant v, with a MAC's method for ours. */
+static zuc_ctx *new_ctx(zuc_variant v, size_t mi, zuc_mac_method method) {
   zuc_ctx *c = calloc(1, sizeof *c);
   if (!c) {
     fprintf(stderr, "bench: out of memory\n");
     exit(1);
   }
-  c->variant = v;
-  c->mode = m;
+  c->mode = MODES[mi].name;
+  c->keystream = MODES[mi].keystream;
+  c->op = (zuc_op){v, v == ZUC_128 ? 16 : 25, MODES[mi].mac, MODES[mi].tag_bits, method};
   return c;
 }
 
@@ -321,27 +249,25 @@ static int add_cells(const kc_desc *d, bench_set *set, const bench_select *sel) 
     zuc_variant v = vi == 0 ? ZUC_128 : ZUC_256;
     if (!bench_wants_cipher(sel, v == ZUC_128 ? "zuc128" : "zuc256")) continue;
     for (size_t mi = 0; mi < N_MODES; mi++) {
-      const zuc_mode *m = &MODES[mi];
-      if (!bench_wants_mode(sel, m->name) || (v == ZUC_128 && m->tag_bits > 32)) continue;
+      if (!bench_wants_mode(sel, MODES[mi].name) || (v == ZUC_128 && MODES[mi].tag_bits > 32))
+        continue;
       /* Ours: every native kernel, each MAC method. */
       for (size_t i = 0; i < impls.n; i++) {
         const zuc_impl *im = impls.v[i].impl;
         if (!timed[i] || !bench_wants_subject(sel, "ours", im->name, im->strategy, im->target))
           continue;
-        for (size_t k = 0; k < (m->kind == OP_MAC ? 2u : 1u); k++) {
-          zuc_ctx *c = new_ctx(v, m);
+        for (int k = 0; k < (MODES[mi].mac ? ZUC_CHOSEN_METHODS : 1); k++) {
+          zuc_ctx *c = new_ctx(v, mi, (zuc_mac_method)k);
           c->impl = im;
-          c->method = METHODS[k];
           problems += add(set, sel, c, ref,
                           (bench_cell){.impl = "ours", .name = im->name, .strategy = im->strategy,
-                                       .target = im->target, .lanes = im->lanes,
-                                       .mac_method = m->kind == OP_MAC ? zuc_method_name(METHODS[k]) : NULL});
+                                       .target = im->target, .lanes = im->lanes});
         }
       }
       /* ipsec-mb: no keystream-only job. */
-      for (size_t j = 0; j < n_imb && m->kind != OP_KEYSTREAM; j++) {
+      for (size_t j = 0; j < n_imb && !MODES[mi].keystream; j++) {
         if (!bench_wants_subject(sel, "ipsec-mb", imbs[j].name, NULL, NULL)) continue;
-        zuc_ctx *c = new_ctx(v, m);
+        zuc_ctx *c = new_ctx(v, mi, ZUC_MAC_CLMUL);
         c->imb = imbs[j].imb;
         problems += add(set, sel, c, ref,
                         (bench_cell){.impl = "ipsec-mb", .name = imbs[j].name, .strategy = "job API",

@@ -2,7 +2,7 @@
  * ZUC-128 and ZUC-256 as the harness sees them.  ZUC is a stream cipher
  * with MACs, driven through its many-streams API, so each tool has its own
  * hook: kcrypt_zuc.c (enc and mac on stdin), verify_zuc.c, bench_zuc.c and
- * ctcheck_zuc.c, which share zuc_lanes.h.
+ * ctcheck_zuc.c, which share zuc_lanes.c.
  */
 #include "bench.h"
 #include "cipher.h"

@@ -2,15 +2,8 @@
  * kcrypt's ZUC-128 and ZUC-256: `enc` (XOR with the keystream, EEA3 style,
  * so it also decrypts) and `mac` (the tag in hex, EIA3 style), streamed one
  * piece of stdin at a time through the library's incremental calls
- * (zuc_eea_*, zuc_mac_*) on the kernel named by -t/-s/--emulated.
- *
- * --bits N uses the first N bits of stdin: kcrypt reads ceil(N/8) bytes and
- * no more, and the last piece goes to the final call in bits.
- *
- * --mac-method picks how the MAC folds message bits into the tag, which only
- * the one-shot many-streams call (zuc_mac_lanes) takes: with it, mac gathers
- * all of its input in memory and makes that call with one stream at the end.
- * Without it, mac streams (the library's own choice of method).
+ * (zuc_eea_*, zuc_mac_*) on the kernel named by -t/-s/--emulated; --bits and
+ * --mac-method as docs/cli.md says.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -92,16 +85,10 @@ static int read_tag(const char *name, const char *text, char *err, size_t err_si
 /* --mac-method, if given: the one-shot path with that method. */
 static int read_method(const char *text, char *err, size_t err_size) {
   job.one_shot = text != NULL;
-  if (!text) return 0;
-  if (strcmp(text, "clmul") == 0) {
-    job.method = ZUC_MAC_CLMUL;
-  } else if (strcmp(text, "compare") == 0) {
-    job.method = ZUC_MAC_COMPARE;
-  } else {
-    snprintf(err, err_size, "unknown --mac-method '%s' (known: clmul, compare)", text);
-    return -1;
-  }
-  return 0;
+  for (int m = 0; text && m < ZUC_CHOSEN_METHODS; m++)
+    if (strcmp(text, zuc_method_name(job.method = (zuc_mac_method)m)) == 0) return 0;
+  if (text) snprintf(err, err_size, "unknown --mac-method '%s' (known: clmul, compare)", text);
+  return text ? -1 : 0;
 }
 
 /* The variant is v->id; its name names it in messages. */
