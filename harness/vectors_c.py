@@ -3,18 +3,20 @@
 
     python3 harness/vectors_c.py [--dir FOLDER] -o OUT.c
 
-reads sm4.json, ublock.json and zuc.json from FOLDER (default: this
-repository's tests/vectors), checks every vector, and writes OUT.c: one
-`kc_vectors` table per cipher (harness/c/vectors.h), which harness/c's
-Makefile compiles and links into the programs.  A file that is wrong stops
+reads every <cipher>.json in FOLDER (default: this repository's
+tests/vectors), checks every vector, and writes OUT.c: one `kc_vectors`
+table per file, listed in KC_VECTOR_FILES (harness/c/vectors.h), which
+harness/c's Makefile compiles and links into the programs.  A file that is wrong stops
 the build with its path, group, vector number and what is wrong.  OUT.c is
 rewritten only when its text changes, so that make relinks nothing when the
 vectors did not change.
 
-The checks are what verify needs of a vector: a key of the variant's length,
-plaintext and ciphertext of one length (whole blocks in ECB and CBC), a
-one-block IV in CBC and CTR, `iterations` a positive integer, known variant
-and mode names; ZUC: `bits` within the message, at least one of
+zuc.json has ZUC's own shape; every other file is a block cipher's, whose
+sizes only its description (harness/c/cipher_<cipher>.c) knows: verify checks
+a vector's variant name, key and IV lengths and whole blocks against it.  The
+checks here are the rest: hex strings, plaintext and ciphertext of one
+length, an IV in CBC and CTR, `iterations` a positive integer, known mode
+names; ZUC: `bits` within the message, at least one of
 tag32/tag64/tag128 of its length, keystream words of 8 hex digits, and a
 ZUC-256 vector's IV as `iv25`, plus its 23-byte form (`iv23` if given, else
 packed here when the top two bits of IV17..IV24 are clear).
@@ -31,14 +33,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 
-# What the vector files need of each cipher: a block cipher's variants (name
-# -> key and block bytes, in the order of its description's `variants` in
-# harness/c/cipher_<name>.c, whose index a vector carries); ZUC's own shape.
-# A disagreement with a description makes verify fail that cipher's vectors.
-BLOCK_CIPHERS = {
-    "sm4": {"sm4": (16, 16)},
-    "ublock": {"ublock128_128": (16, 16), "ublock128_256": (32, 16), "ublock256_256": (32, 32)},
-}
+BLOCK_MAX_BYTES = 32  # KC_BLOCK_MAX_BYTES (harness/c/common.h): vb_vector's key and IV arrays
 MODES = ("ecb", "cbc", "ctr")  # kc_block_mode's order (harness/c/common.h)
 ZUC_GROUPS = ("zuc128_keystream", "zuc256_keystream", "zuc128_mac", "zuc256_mac")
 ZUC_KEY_BYTES = {128: 16, 256: 32}
@@ -63,8 +58,8 @@ class Where:
         raise VectorError(f"{self.text}: {what}")
 
 
-def hex_bytes(o, key, where, length=None):
-    """Member `key`, a hex string, as bytes (of `length` if given)."""
+def hex_bytes(o, key, where, length=None, most=None):
+    """Member `key`, a hex string, as bytes (of `length`, or at most `most`, if given)."""
     text = o.get(key)
     if not isinstance(text, str):
         where.fail(f"missing hex string '{key}'")
@@ -73,6 +68,8 @@ def hex_bytes(o, key, where, length=None):
     data = bytes.fromhex(text)
     if length is not None and len(data) != length:
         where.fail(f"'{key}' must be {length} bytes ({2 * length} hex digits), got {len(data)} bytes")
+    if most is not None and len(data) > most:
+        where.fail(f"'{key}' must be at most {most} bytes, got {len(data)} bytes")
     return data
 
 
@@ -116,18 +113,13 @@ def lists(doc, path, names):
 
 
 def block_vector(cipher, o, group, index, where):
-    """One vector of a block cipher: its variant ('128/256' names
-    <cipher>128_256; the only one if absent), mode (its list's, else member
-    'mode', else ECB), key, IV, texts, iterations and round keys."""
-    variants = BLOCK_CIPHERS[cipher]
-    variant = o.get("variant")
-    if variant is None and len(variants) == 1:
-        name = next(iter(variants))
-    else:
-        name = f"{cipher}{variant}".replace("/", "_") if isinstance(variant, str) else None
-        if name not in variants:
-            where.fail(f"unknown 'variant' {variant if variant is not None else '(none)'}")
-    key_bytes, block_bytes = variants[name]
+    """One vector of a block cipher: its variant's name ('128/256' names
+    <cipher>128_256; the cipher's own name if absent), mode (its list's, else
+    member 'mode', else ECB), key, IV, texts, iterations and round keys."""
+    variant = o.get("variant", "")
+    if not isinstance(variant, str):
+        where.fail("'variant' must be a string")
+    name = f"{cipher}{variant}".replace("/", "_")
     mode = group if group != "vectors" else o.get("mode", "ecb")
     if mode not in MODES:
         where.fail(f"unknown mode '{mode}'")
@@ -137,16 +129,14 @@ def block_vector(cipher, o, group, index, where):
     source = label_source(o)
     label = (f"{name} {mode} vector #{index + 1}{f' ({source})' if source is not None else ''}, "
              f"{iterations} iteration(s)")
-    key = hex_bytes(o, "key", where, key_bytes)
+    key = hex_bytes(o, "key", where, most=BLOCK_MAX_BYTES)
     pt, ct = hex_bytes(o, "plaintext", where), hex_bytes(o, "ciphertext", where)
     if len(pt) != len(ct):
         where.fail("plaintext and ciphertext lengths differ")
-    if mode != "ctr" and len(pt) % block_bytes:
-        where.fail(f"length {len(pt)} is not whole blocks of {block_bytes} bytes")
-    iv = hex_bytes(o, "iv", where, block_bytes) if mode != "ecb" else b""
+    iv = hex_bytes(o, "iv", where, most=BLOCK_MAX_BYTES) if mode != "ecb" else b""
     round_keys = (hex_words(o, "round_keys_first_last", where, 2)
                   if "round_keys_first_last" in o else None)
-    return {"label": label, "mode": mode, "variant": list(variants).index(name), "key": key,
+    return {"label": label, "mode": mode, "variant": name, "key": key,
             "iv": iv, "pt": pt, "ct": ct, "iterations": iterations, "round_keys": round_keys}
 
 
@@ -255,23 +245,25 @@ class Writer:
 
     def table(self, cipher, path, kind, entries):
         rows = "\n".join(f"    {{{', '.join(e)}}}," for e in entries)
-        self.tables.append(f"static const {kind} {cipher}_vectors[] = {{\n{rows}\n}};\n"
-                           f"const kc_vectors kc_vectors_{cipher} = {{{c_string(str(path))}, "
+        self.arrays.append(f"static const {kind} {cipher}_vectors[] = {{\n{rows}\n}};")
+        self.tables.append(f"    {{{c_string(cipher)}, {c_string(str(path))}, "
                            f"{cipher + '_vectors' if kind == 'vb_vector' else 'NULL'}, "
                            f"{cipher + '_vectors' if kind == 'zuc_vector' else 'NULL'}, "
-                           f"{len(entries)}}};")
+                           f"{len(entries)}}},")
 
     def text(self, folder):
         return "\n".join([f"/* Generated by harness/vectors_c.py from {folder}: do not edit. */",
-                          '#include "vectors.h"', *self.arrays, *self.tables, ""])
+                          '#include "vectors.h"', *self.arrays,
+                          "const kc_vectors KC_VECTOR_FILES[] = {", *self.tables, "};",
+                          f"const size_t KC_N_VECTOR_FILES = {len(self.tables)};", ""])
 
 
 def block_entry(w, name, v):
     fields = [f".label = {c_string(v['label'])}", f".mode = KC_MODE_{v['mode'].upper()}",
-              f".key = {c_bytes(v['key'])}", f".iv = {c_bytes(v['iv'])}",
-              f".pt = {w.array(name + '_pt', v['pt'])}", f".ct = {w.array(name + '_ct', v['ct'])}",
-              f".len = {len(v['pt'])}", f".iterations = {v['iterations']}",
-              f".variant = {v['variant']}"]
+              f".key = {c_bytes(v['key'])}", f".key_len = {len(v['key'])}", f".iv = {c_bytes(v['iv'])}",
+              f".iv_len = {len(v['iv'])}", f".pt = {w.array(name + '_pt', v['pt'])}",
+              f".ct = {w.array(name + '_ct', v['ct'])}", f".len = {len(v['pt'])}",
+              f".iterations = {v['iterations']}", f".variant = {c_string(v['variant'])}"]
     if v["round_keys"]:
         fields += [".has_round_keys = 1",
                    ".round_keys = {" + ", ".join(f"0x{k:08x}u" for k in v["round_keys"]) + "}"]
@@ -292,17 +284,24 @@ def zuc_entry(w, name, v):
 
 
 def load(folder):
-    """Every cipher's checked vectors: {cipher: (path, vectors)}."""
-    paths = {c: Path(folder).resolve() / f"{c}.json" for c in (*BLOCK_CIPHERS, "zuc")}
-    return {c: (p, block_vectors(c, p) if c in BLOCK_CIPHERS else zuc_vectors(p))
-            for c, p in paths.items()}
+    """Every file's checked vectors: {cipher: (path, vectors)}, the cipher
+    named by the file (<cipher>.json, a C identifier)."""
+    paths = sorted(Path(folder).resolve().glob("*.json"))
+    if not paths:
+        raise VectorError(f"{Path(folder).resolve()}: no vector files (*.json)")
+    for p in paths:
+        if not re.fullmatch(r"[a-z][a-z0-9_]*", p.stem):
+            raise VectorError(f"{p}: a vector file's name must be <cipher>.json, the cipher in "
+                              "lower-case letters, digits and _")
+    return {p.stem: (p, zuc_vectors(p) if p.stem == "zuc" else block_vectors(p.stem, p))
+            for p in paths}
 
 
 def c_source(folder):
-    """The C file of every cipher's table (raises VectorError)."""
+    """The C file of every file's table (raises VectorError)."""
     w = Writer()
     for cipher, (path, vectors) in load(folder).items():
-        block = cipher in BLOCK_CIPHERS
+        block = cipher != "zuc"
         entry = block_entry if block else zuc_entry
         w.table(cipher, path, "vb_vector" if block else "zuc_vector",
                 [entry(w, f"{cipher}_{i}", v) for i, v in enumerate(vectors)])

@@ -1,8 +1,10 @@
 """harness/vectors_c.py, the build step that turns tests/vectors/*.json into the C tables
 verify is linked with: every check it makes, on a file made wrong in just that way; the
 tables, compiled and printed by a small C program, against the JSON; ZUC-256's 23-byte IV
-packing; the build stopping on a bad file with the converter's message; and a verify built
-with a wrong SM4 round key failing its "key schedule" section.  (A wrong ciphertext:
+packing; the build stopping on a bad file with the converter's message; a verify built with
+vectors that do not fit the cipher's description (variant, key, IV, whole blocks: what only
+the description knows) or without a cipher's file refusing to run; and a verify built with a
+wrong SM4 round key failing its "key schedule" section.  (A wrong ciphertext:
 tests/test_ublock_harness.py.)"""
 
 import copy
@@ -47,18 +49,14 @@ def no_iv23(o):
 
 # (file, list, index, change of that vector or None for the whole document, message)
 BAD = {
-    "sm4 key length": ("sm4", "ecb", 0, set_("key", "00" * 15),
-                       "sm4.json: ecb vector #1: 'key' must be 16 bytes (32 hex digits), got 15 bytes"),
-    "ublock key length for its variant": ("ublock", "vectors", 2, set_("key", "00" * 16),
-                                          "ublock.json: vectors vector #3: 'key' must be 32 bytes"),
     "lengths differ": ("sm4", "cbc", 0, lambda o: o.__setitem__("ciphertext", o["ciphertext"][:-32]),
                        "sm4.json: cbc vector #1: plaintext and ciphertext lengths differ"),
-    "whole blocks": ("sm4", "ecb", 0, lambda o: o.update(plaintext="00" * 17, ciphertext="00" * 17),
-                     "sm4.json: ecb vector #1: length 17 is not whole blocks of 16 bytes"),
-    "whole blocks of the variant": ("ublock", "vectors", 4,
-                                    lambda o: o.update(plaintext="00" * 48, ciphertext="00" * 48),
-                                    "ublock.json: vectors vector #5: length 48 is not whole blocks of 32"),
-    "cbc iv length": ("sm4", "cbc", 0, set_("iv", "00" * 15), "sm4.json: cbc vector #1: 'iv' must be 16 bytes"),
+    "key past the arrays": ("sm4", "ecb", 0, set_("key", "00" * 33),
+                            "sm4.json: ecb vector #1: 'key' must be at most 32 bytes, got 33 bytes"),
+    "iv past the arrays": ("sm4", "cbc", 0, set_("iv", "00" * 33),
+                           "sm4.json: cbc vector #1: 'iv' must be at most 32 bytes"),
+    "variant not a string": ("ublock", "vectors", 0, set_("variant", 128),
+                             "ublock.json: vectors vector #1: 'variant' must be a string"),
     "ctr iv missing": ("sm4", "ctr", 0, del_("iv"), "sm4.json: ctr vector #1: missing hex string 'iv'"),
     "bad hex": ("sm4", "ecb", 1, set_("plaintext", "0g" * 16),
                 "sm4.json: ecb vector #2: 'plaintext' is not an even number of hex digits"),
@@ -70,10 +68,6 @@ BAD = {
                             "ublock.json: vectors vector #2: 'iterations' must be a positive integer"),
     "iterations true": ("ublock", "vectors", 1, set_("iterations", True),
                         "ublock.json: vectors vector #2: 'iterations' must be a positive integer"),
-    "unknown variant": ("ublock", "vectors", 0, set_("variant", "128/512"),
-                        "ublock.json: vectors vector #1: unknown 'variant' 128/512"),
-    "variant missing": ("ublock", "vectors", 7, del_("variant"),
-                        "ublock.json: vectors vector #8: unknown 'variant' (none)"),
     "round keys": ("sm4", "ecb", 0, set_("round_keys_first_last", ["f12186f9"]),
                    "sm4.json: ecb vector #1: 'round_keys_first_last' must be 2 8-digit hex words"),
     "zuc128 key": ("zuc", "zuc128_keystream", 2, set_("key", "00" * 32),
@@ -127,6 +121,17 @@ def test_unknown_mode_in_a_vectors_list(tmp_path):
         vectors_c.c_source(tmp_path)
 
 
+def test_a_file_name_that_is_no_cipher_name(tmp_path):
+    write(tmp_path, {**official(), "SM-4": official()["sm4"]})
+    with pytest.raises(vectors_c.VectorError, match=r"SM-4.json: a vector file's name must be <cipher>.json"):
+        vectors_c.c_source(tmp_path)
+
+
+def test_an_empty_folder(tmp_path):
+    with pytest.raises(vectors_c.VectorError, match="no vector files"):
+        vectors_c.c_source(tmp_path)
+
+
 @pytest.mark.parametrize("text,message", [("{", "not JSON"), ("[]", "not a JSON object")])
 def test_a_file_that_is_not_an_object(tmp_path, text, message):
     write(tmp_path, {**official(), "zuc": text})
@@ -136,14 +141,14 @@ def test_a_file_that_is_not_an_object(tmp_path, text, message):
 
 def test_command_line_says_what_is_wrong_and_writes_nothing(tmp_path):
     docs = official()
-    docs["sm4"]["ctr"][0]["iv"] = "00"
+    docs["sm4"]["ctr"][0]["iv"] = "0"
     write(tmp_path, docs)
     out = tmp_path / "out.c"
     proc = subprocess.run([sys.executable, str(REPO / "harness" / "vectors_c.py"), "--dir", str(tmp_path),
                            "-o", str(out)], capture_output=True, text=True)
     assert proc.returncode == 1
     assert proc.stderr == (f"vectors_c.py: error: {tmp_path}/sm4.json: ctr vector #1: "
-                           "'iv' must be 16 bytes (32 hex digits), got 1 bytes\n")
+                           "'iv' is not an even number of hex digits\n")
     assert not out.exists()
 
 
@@ -183,21 +188,22 @@ static void hex(const uint8_t *p, size_t n) {
   putchar(' ');
   for (size_t i = 0; i < n; i++) printf("%02x", p[i]);
 }
-static void block(const char *name, const kc_vectors *t) {
-  printf("%s %zu %d %s\n", name, t->n, t->zuc == NULL, t->path);
+static void block(const kc_vectors *t) {
+  printf("%s %zu %d %s\n", t->cipher, t->n, t->zuc == NULL, t->path);
   for (size_t i = 0; i < t->n; i++) {
     const vb_vector *v = &t->block[i];
-    printf("%s|%d %d %ld", v->label, (int)v->mode, v->variant, v->iterations);
-    hex(v->key, sizeof v->key), hex(v->iv, sizeof v->iv), hex(v->pt, v->len), hex(v->ct, v->len);
+    printf("%s|%d %s %ld", v->label, (int)v->mode, v->variant, v->iterations);
+    hex(v->key, v->key_len), hex(v->iv, v->iv_len), hex(v->pt, v->len), hex(v->ct, v->len);
     if (v->has_round_keys) printf(" %08x %08x", v->round_keys[0], v->round_keys[1]);
     putchar('\n');
   }
 }
 int main(void) {
-  block("sm4", &kc_vectors_sm4);
-  block("ublock", &kc_vectors_ublock);
-  const kc_vectors *t = &kc_vectors_zuc;
-  printf("zuc %zu %d %s\n", t->n, t->block == NULL, t->path);
+  if (KC_N_VECTOR_FILES != 3) return 1;
+  block(&KC_VECTOR_FILES[0]);
+  block(&KC_VECTOR_FILES[1]);
+  const kc_vectors *t = &KC_VECTOR_FILES[2];
+  printf("%s %zu %d %s\n", t->cipher, t->n, t->block == NULL, t->path);
   for (size_t i = 0; i < t->n; i++) {
     const zuc_vector *v = &t->zuc[i];
     printf("%s|%d", v->label, (int)v->variant);
@@ -234,19 +240,18 @@ def expected(folder, docs):
     vectors_c.pack_iv23, tested above)."""
     modes = {"ecb": 0, "cbc": 1, "ctr": 2}
     lines = []
-    for name, variants in (("sm4", ["sm4"]), ("ublock", ["128/128", "128/256", "256/256"])):
+    for name in ("sm4", "ublock"):
         doc = docs[name]
         groups = [("vectors", doc["vectors"])] if "vectors" in doc else [(m, doc[m]) for m in modes if m in doc]
         lines.append(f"{name} {sum(len(g) for _, g in groups)} 1 {folder / (name + '.json')}")
         for group, items in groups:
             for i, v in enumerate(items):
                 mode = v.get("mode", "ecb") if group == "vectors" else group
-                variant = variants.index(v.get("variant", "sm4"))
-                full = name + ("" if name == "sm4" else v["variant"].replace("/", "_"))
+                full = name + v.get("variant", "").replace("/", "_")
                 source = f" ({v['source'][:60]})" if "source" in v else ""
                 it = v.get("iterations", 1)
-                line = (f"{full} {mode} vector #{i + 1}{source}, {it} iteration(s)|{modes[mode]} {variant} {it} "
-                        f"{padded(v['key'])} {padded(v.get('iv', ''))} {v['plaintext']} {v['ciphertext']}")
+                line = (f"{full} {mode} vector #{i + 1}{source}, {it} iteration(s)|{modes[mode]} {full} {it} "
+                        f"{v['key']} {v.get('iv', '')} {v['plaintext']} {v['ciphertext']}")
                 lines.append(line + "".join(f" {w}" for w in v.get("round_keys_first_last", [])))
     zuc = []
     for group in ("zuc128_keystream", "zuc256_keystream", "zuc128_mac", "zuc256_mac"):
@@ -314,12 +319,47 @@ def build_verify(harness_build, folder, docs):
 def test_build_stops_on_a_bad_file(harness_build, tmp_path):
     """make with a VECTORS_DIR whose file is wrong fails with the converter's message."""
     docs = official()
-    docs["ublock"]["vectors"][0]["key"] = "00"
+    docs["ublock"]["vectors"][0]["key"] = "0"
     proc = build_verify(harness_build, tmp_path, docs)
     assert proc.returncode != 0
-    assert (f"vectors_c.py: error: {tmp_path}/ublock.json: vectors vector #1: 'key' must be 16 bytes"
+    assert (f"vectors_c.py: error: {tmp_path}/ublock.json: vectors vector #1: 'key' is not an even number"
             in proc.stderr), proc.stderr
     assert not (tmp_path / "verify").exists()
+
+
+def test_verify_refuses_vectors_its_description_does_not_fit(harness_build, tmp_path):
+    """Sizes only SM4's description knows: an unknown variant, a key or IV of another length,
+    ECB text that is not whole blocks.  verify names every misfit and runs nothing (status 2)."""
+    docs = official()
+    docs["sm4"]["ecb"][0]["key"] = "00" * 15
+    docs["sm4"]["ecb"][1].update(plaintext="00" * 17, ciphertext="00" * 17)
+    docs["sm4"]["cbc"][0]["iv"] = "00" * 32
+    docs["sm4"]["ctr"][0]["variant"] = "128"
+    assert build_verify(harness_build, tmp_path, docs).returncode == 0
+    proc = subprocess.run([str(tmp_path / "verify"), "--cipher", "sm4", "--random", "0"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "PASS" not in proc.stdout, proc.stdout
+    path = tmp_path / "sm4.json"
+    for line in (f"{path}: sm4 ecb vector #1 (GB/T 32907-2016, example 1), 1 iteration(s): the key is 15 bytes, "
+                 "sm4's are 16",
+                 f"{path}: sm4 ecb vector #2 (GB/T 32907-2016, example 2: encrypt the plaintext 1,000,000 ), "
+                 "1000000 iteration(s): 17 bytes are not whole 16-byte blocks",
+                 "cbc vector #1 (draft-ribose-cfrg-sm4 (as in OpenSSL's evpciph_sm4.txt)), 1 iteration(s): "
+                 "the IV is 32 bytes, sm4's block 16",
+                 "sm4128 ctr vector #1 (draft-ribose-cfrg-sm4 (as in OpenSSL's evpciph_sm4.txt)), 1 iteration(s): "
+                 "sm4 has no variant sm4128"):
+        assert line in proc.stderr, proc.stderr
+
+
+def test_verify_without_a_ciphers_file(harness_build, tmp_path):
+    """A vectors folder without zuc.json builds; verify then refuses ZUC, naming the file."""
+    docs = official()
+    del docs["zuc"]
+    assert build_verify(harness_build, tmp_path, docs).returncode == 0
+    proc = subprocess.run([str(tmp_path / "verify"), "--cipher", "zuc"], capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 2 and "PASS" not in proc.stdout, proc.stdout
+    assert f"verify: error: no zuc.json among the vector files compiled in ({tmp_path / 'sm4.json'})" in proc.stderr
 
 
 def test_verify_checks_the_round_keys_of_its_tables(harness_build, tmp_path):

@@ -5,10 +5,10 @@
  * over that table: they choose, list and test implementations through the
  * description's lookups, and drive a block cipher through its kc_block_api,
  * so a new block cipher needs its description and its vectors
- * (tests/vectors/<cipher>.json, its variants named in harness/vectors_c.py,
- * its table in vectors.h) and nothing else.  What a tool cannot do
- * from these alone (ZUC's lanes and MACs, uBlock's multi-key streams, SM4's
- * peers) is a hook in the tool's own part of the description.
+ * (tests/vectors/<name>.json, compiled in: vectors.h) and nothing else.
+ * What a tool cannot do from these alone (ZUC's lanes and MACs, uBlock's
+ * multi-key streams, SM4's peers) is a hook in the tool's own part of the
+ * description.
  *
  * Layers, no circle: common.h, vectors.h <- cipher.h and the tools'
  * libraries (kcrypt.h, verify.h, bench.h, ctcheck.h) <- the descriptions
@@ -146,7 +146,6 @@ struct ct_hooks;
 typedef struct kc_desc {
   const char *name;   /* "sm4": verify --cipher, ctcheck's units "<name>_<kernel>" */
   const char *label;  /* verify's prefix of its lines: "", "zuc ", "ublock " */
-  const kc_vectors *vectors; /* tests/vectors/<name>.json, compiled in (vectors.h) */
   const kc_variant *variants;
   size_t n_variants;
   /* Every implementation (the SIMDe builds registered first). */

@@ -274,7 +274,6 @@ static const ct_hooks CT = {.check = ct_block_check};
 const kc_desc kc_sm4 = {
     .name = "sm4",
     .label = "",
-    .vectors = &kc_vectors_sm4,
     .variants = VARIANTS,
     .n_variants = 1,
     .views = views,

@@ -535,7 +535,6 @@ static const kc_variant VARIANTS[] = {
 const kc_desc kc_ublock = {
     .name = "ublock",
     .label = "ublock ",
-    .vectors = &kc_vectors_ublock,
     .variants = VARIANTS,
     .n_variants = UBLOCK_VARIANT_COUNT,
     .views = views,

@@ -33,7 +33,6 @@ static const kc_variant VARIANTS[] = {{"zuc128", ZUC_128, 16, 0}, {"zuc256", ZUC
 const kc_desc kc_zuc = {
     .name = "zuc",
     .label = "zuc ",
-    .vectors = &kc_vectors_zuc,
     .variants = VARIANTS,
     .n_variants = 2,
     .views = views,

@@ -1,5 +1,5 @@
 /*
- * Locating the repository's files; see vectors.h.
+ * Finding a cipher's compiled vectors, and the repository's files; see vectors.h.
  */
 #define _XOPEN_SOURCE 700 /* realpath, readlink under -std=c11 */
 
@@ -42,4 +42,12 @@ int kc_repo_file(const char *argv0, const char *rel, char *buf, size_t size) {
     if (search_upwards(dir, rel, buf, size) == 0) return 0;
   }
   return getcwd(dir, sizeof dir) ? search_upwards(dir, rel, buf, size) : -1;
+}
+
+const kc_vectors *kc_vectors_find(const char *cipher) {
+  for (size_t i = 0; i < KC_N_VECTOR_FILES; i++)
+    if (strcmp(KC_VECTOR_FILES[i].cipher, cipher) == 0) return &KC_VECTOR_FILES[i];
+  fprintf(stderr, "verify: error: no %s.json among the vector files compiled in (%s)\n", cipher,
+          KC_N_VECTOR_FILES ? KC_VECTOR_FILES[0].path : "none");
+  return NULL;
 }

@@ -1,8 +1,9 @@
 /*
  * The vector files (tests/vectors/<cipher>.json, each naming its sources: tests/vectors/README.md)
- * as the harness has them: compiled in, one kc_vectors table per cipher, by harness/vectors_c.py
- * (run by the Makefile, which checks every vector as it converts it); and the repository's
- * other files the programs find at run time.
+ * as the harness has them: compiled in, one kc_vectors table per file, by harness/vectors_c.py
+ * (run by the Makefile, which checks every vector as it converts it; a block cipher's sizes are
+ * checked against its description by verify); and the repository's other files the programs
+ * find at run time.
  */
 #ifndef KC_HARNESS_VECTORS_H
 #define KC_HARNESS_VECTORS_H
@@ -24,12 +25,12 @@ int kc_repo_file(const char *argv0, const char *rel, char *buf, size_t size);
 typedef struct vb_vector {
   const char *label; /* "sm4 ecb vector #2 (source), 1 iteration(s)" */
   kc_block_mode mode;
-  uint8_t key[KC_BLOCK_MAX_BYTES];
-  uint8_t iv[KC_BLOCK_MAX_BYTES];
+  uint8_t key[KC_BLOCK_MAX_BYTES], iv[KC_BLOCK_MAX_BYTES];
+  size_t key_len, iv_len; /* iv_len 0: ECB */
   const uint8_t *pt, *ct;
   size_t len;
   long iterations;
-  int variant;            /* its variant: an index into the description's variants */
+  const char *variant;    /* its variant's name (kc_variant.name) */
   int has_round_keys;     /* 1: the file gives round_keys_first_last, */
   uint32_t round_keys[2]; /* the first and last encryption round keys */
 } vb_vector;
@@ -50,16 +51,21 @@ typedef struct zuc_vector {
   uint8_t tag[KC_ZUC_TAGS][16];
 } zuc_vector;
 
-/* One vector file, compiled: the path it was compiled from and its n vectors, in the file's
- * order (a block cipher's lists: "vectors", else "ecb", "cbc", "ctr"). */
+/* One vector file, compiled: its cipher, the path it was compiled from and its n vectors, in
+ * the file's order (a block cipher's lists: "vectors", else "ecb", "cbc", "ctr"). */
 typedef struct kc_vectors {
+  const char *cipher; /* kc_desc.name: the file is <cipher>.json */
   const char *path;
   const vb_vector *block; /* a block cipher's, else NULL */
   const zuc_vector *zuc;  /* ZUC's, else NULL */
   size_t n;
 } kc_vectors;
 
-/* The tables (kc_vectors_<cipher>, from <cipher>.json), in the build folder's vector_tables.c. */
-extern const kc_vectors kc_vectors_sm4, kc_vectors_ublock, kc_vectors_zuc;
+/* Every file's table, in the build folder's vector_tables.c. */
+extern const kc_vectors KC_VECTOR_FILES[];
+extern const size_t KC_N_VECTOR_FILES;
+
+/* The table of `cipher`'s file, or NULL (after a message naming what was compiled in). */
+const kc_vectors *kc_vectors_find(const char *cipher);
 
 #endif /* KC_HARNESS_VECTORS_H */

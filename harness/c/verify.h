@@ -185,7 +185,7 @@ typedef struct verify_hooks {
   void (*impl_extra)(const vb_cipher *c, const void *impl, const verify_run *r, verify_section *s);
 } verify_hooks;
 
-/* Every test of a block cipher: vectors (d->vectors), the hooks' vector
+/* Every test of a block cipher: vectors (kc_vectors_find), the hooks' vector
  * section, the "api" section (the oracle on the vectors, lookups,
  * wrappers, length errors of every implementation), then per
  * implementation and variant its vectors and differential cases. */

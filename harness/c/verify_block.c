@@ -19,13 +19,44 @@ static int set_key(const vb_cipher *c, void *ks, const uint8_t *key) {
 /* Vectors                                                              */
 /* ------------------------------------------------------------------ */
 
-/* The vectors of every variant: d->vectors, each checked by the hooks'
- * vector_check into `checks`. */
+/* The variant of vector v, or NULL. */
+static const kc_variant *variant_of(const kc_desc *d, const vb_vector *v) {
+  for (size_t k = 0; k < d->n_variants; k++)
+    if (strcmp(d->variants[k].name, v->variant) == 0) return &d->variants[k];
+  return NULL;
+}
+
+/* What the description says of v's sizes ("" if it fits), into why. */
+static const char *misfit(const kc_desc *d, const vb_vector *v, char *why, size_t size) {
+  const kc_variant *var = variant_of(d, v);
+  *why = '\0';
+  if (!var)
+    snprintf(why, size, "%s has no variant %s", d->name, v->variant);
+  else if (v->key_len != var->key_bytes)
+    snprintf(why, size, "the key is %zu bytes, %s's are %zu", v->key_len, v->variant, var->key_bytes);
+  else if (v->iv_len != (v->mode == KC_MODE_ECB ? 0 : var->block_bytes))
+    snprintf(why, size, "the IV is %zu bytes, %s's block %zu", v->iv_len, v->variant, var->block_bytes);
+  else if (v->mode != KC_MODE_CTR && v->len % var->block_bytes)
+    snprintf(why, size, "%zu bytes are not whole %zu-byte blocks", v->len, var->block_bytes);
+  return why;
+}
+
+/* d's compiled vectors, each checked against d's variants (NULL after a
+ * message if one does not fit) and by the hooks' vector_check into
+ * `checks`. */
 static const kc_vectors *load_vectors(const kc_desc *d, verify_section *checks) {
-  const kc_vectors *l = d->vectors;
-  for (size_t i = 0; d->verify->vector_check && i < l->n; i++)
+  const kc_vectors *l = kc_vectors_find(d->name);
+  char why[160];
+  int fit = 1;
+  for (size_t i = 0; l && i < l->n; i++)
+    if (*misfit(d, &l->block[i], why, sizeof why)) {
+      fprintf(stderr, "verify: error: %s: %s: %s\n", l->path, l->block[i].label, why);
+      fit = 0;
+    }
+  if (!fit) return NULL;
+  for (size_t i = 0; l && d->verify->vector_check && i < l->n; i++)
     d->verify->vector_check(&l->block[i], checks);
-  fprintf(stderr, "verify: %zu %s vectors from %s\n", l->n, d->name, l->path);
+  if (l) fprintf(stderr, "verify: %zu %s vectors from %s\n", l->n, d->name, l->path);
   return l;
 }
 
@@ -366,7 +397,7 @@ static void check_impl(const kc_impl_view *view, const verify_progress *p, verif
     verify_step(p, "%s: vectors, %zu differential cases", c->v->name, n_cases);
     double t0 = verify_now();
     for (size_t i = 0; i < run_vectors->n; i++)
-      if (run_vectors->block[i].variant == (int)k)
+      if (variant_of(d, &run_vectors->block[i]) == c->v)
         check_vector(c, view->impl, &run_vectors->block[i], verify_iterates(r, view), s);
     if (view->impl == r->serial)
       printf("NOTE: %s vectors, the 1,000,000-fold iterations included, on the serial kernel "
@@ -386,8 +417,9 @@ int verify_block(const kc_desc *d, const verify_options *o) {
   verify_run r;
   verify_section checks = {0};
   if (verify_start(d, o, &impls, &r) != 0) return 2;
-  vb_cipher *vc = describe(d, &impls, 0);
   const kc_vectors *vectors = load_vectors(d, &checks);
+  if (!vectors) return 2;
+  vb_cipher *vc = describe(d, &impls, 0);
   int oracle = probe_oracle(d);
   for (size_t k = 0; k < d->n_variants; k++) vc[k].oracle = oracle;
   if (d->verify->vector_section) {

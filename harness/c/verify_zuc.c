@@ -63,11 +63,14 @@ static void expand_iv23(const uint8_t iv23[23], uint8_t iv25[25]) {
 static const zuc_vector *vectors;
 static size_t n_vectors;
 
-static void load_vectors(const kc_desc *d) {
-  vectors = d->vectors->zuc;
-  n_vectors = d->vectors->n;
+static int load_vectors(const kc_desc *d) {
+  const kc_vectors *l = kc_vectors_find(d->name);
+  if (!l) return -1;
+  vectors = l->zuc;
+  n_vectors = l->n;
   fprintf(stderr, "verify: %zu ZUC vectors (IV forms counted apart) from %s\n", n_vectors,
-          d->vectors->path);
+          l->path);
+  return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -547,8 +550,7 @@ static void api_errors(const kc_view_list *impls, verify_section *sec) {
 static int verify_zuc(const kc_desc *d, const verify_options *o) {
   kc_view_list impls;
   verify_run r;
-  if (verify_start(d, o, &impls, &r) != 0) return 2;
-  load_vectors(d);
+  if (verify_start(d, o, &impls, &r) != 0 || load_vectors(d) != 0) return 2;
   pick_methods();
   make_shapes();
   char err[256];
