@@ -82,9 +82,8 @@ typedef struct bench_select {
   uint64_t loops;   /* --loops: encryptions per test of the paper's one-block method */
 } bench_select;
 
-/* 1 if `word` is one of the comma-separated items of `list`. */
-int bench_in_list(const char *list, const char *word);
-/* Filters: a NULL filter selects everything. */
+/* Filters (comma-separated lists, kc_in_list): a NULL filter selects
+ * everything. */
 int bench_wants_cipher(const bench_select *sel, const char *cipher);
 int bench_wants_mode(const bench_select *sel, const char *mode);
 /* A subject is selected by its name, its impl kind, or (ours) its strategy

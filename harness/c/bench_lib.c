@@ -46,31 +46,19 @@ void bench_set_free(bench_set *set) {
   *set = (bench_set){0};
 }
 
-int bench_in_list(const char *list, const char *word) {
-  size_t n = strlen(word);
-  for (const char *p = list; *p;) {
-    const char *end = strchr(p, ',');
-    size_t len = end ? (size_t)(end - p) : strlen(p);
-    if (len == n && strncmp(p, word, n) == 0) return 1;
-    if (!end) break;
-    p = end + 1;
-  }
-  return 0;
-}
-
 int bench_wants_cipher(const bench_select *sel, const char *cipher) {
-  return !sel->cipher_filter || bench_in_list(sel->cipher_filter, cipher);
+  return !sel->cipher_filter || kc_in_list(sel->cipher_filter, cipher);
 }
 
 int bench_wants_mode(const bench_select *sel, const char *mode) {
-  return !sel->mode_filter || bench_in_list(sel->mode_filter, mode);
+  return !sel->mode_filter || kc_in_list(sel->mode_filter, mode);
 }
 
 int bench_wants_subject(const bench_select *sel, const char *impl, const char *name,
                         const char *strategy, const char *target) {
   const char *f = sel->impl_filter;
-  return !f || bench_in_list(f, name) || bench_in_list(f, impl) ||
-         (strategy && bench_in_list(f, strategy)) || (target && bench_in_list(f, target));
+  return !f || kc_in_list(f, name) || kc_in_list(f, impl) ||
+         (strategy && kc_in_list(f, strategy)) || (target && kc_in_list(f, target));
 }
 
 const size_t *bench_sizes(const bench_select *sel, const size_t *defaults, size_t n_defaults,

@@ -161,9 +161,11 @@ typedef struct kc_desc {
   const struct ct_hooks *ct;
 } kc_desc;
 
-/* Every cipher, in the order the tools run them (ciphers.c). */
+/* Every cipher, in the order the tools run them (ciphers.c); at most
+ * KC_MAX_CIPHERS. */
 extern const kc_desc *const KC_CIPHERS[];
 extern const size_t KC_N_CIPHERS;
+#define KC_MAX_CIPHERS 8
 
 /* The reference implementation (reference_scalar), or NULL. */
 const void *kc_desc_reference(const kc_desc *d);
@@ -197,25 +199,19 @@ void kc_block_free_key(const kc_desc *d, void *ks);
   } state;                                                                                          \
   static int init(void *st, kc_block_mode mode, const void *impl, int encrypt, const void *ks,      \
                   const uint8_t *iv) {                                                              \
-    state *s = st;                                                                                  \
-    return mode == KC_MODE_CBC ? p##_cbc_init(&s->cbc, impl, dir(encrypt), ks, iv)                  \
-                               : p##_ctr_init(&s->ctr, impl, ks, iv);                               \
+    return mode == KC_MODE_CBC ? p##_cbc_init(&((state *)st)->cbc, impl, dir(encrypt), ks, iv)      \
+                               : p##_ctr_init(&((state *)st)->ctr, impl, ks, iv);                   \
   }                                                                                                 \
   static int update(void *st, kc_block_mode mode, const uint8_t *in, uint8_t *out, size_t len) {    \
-    state *s = st;                                                                                  \
-    return mode == KC_MODE_CBC ? p##_cbc_update(&s->cbc, in, out, len)                              \
-                               : p##_ctr_update(&s->ctr, in, out, len);                             \
+    return mode == KC_MODE_CBC ? p##_cbc_update(&((state *)st)->cbc, in, out, len)                  \
+                               : p##_ctr_update(&((state *)st)->ctr, in, out, len);                 \
   }                                                                                                 \
   static int final(void *st, kc_block_mode mode) {                                                  \
-    state *s = st;                                                                                  \
-    return mode == KC_MODE_CBC ? p##_cbc_final(&s->cbc) : p##_ctr_final(&s->ctr);                   \
+    return mode == KC_MODE_CBC ? p##_cbc_final(&((state *)st)->cbc)                                 \
+                               : p##_ctr_final(&((state *)st)->ctr);                                \
   }                                                                                                 \
   static void reset(void *st, kc_block_mode mode) {                                                 \
-    state *s = st;                                                                                  \
-    if (mode == KC_MODE_CBC)                                                                        \
-      p##_cbc_reset(&s->cbc);                                                                       \
-    else                                                                                            \
-      p##_ctr_reset(&s->ctr);                                                                       \
+    mode == KC_MODE_CBC ? p##_cbc_reset(&((state *)st)->cbc) : p##_ctr_reset(&((state *)st)->ctr);  \
   }
 
 #endif /* KC_HARNESS_CIPHER_H */

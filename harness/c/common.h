@@ -14,6 +14,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* Writes a printf-style message into err (nothing when err_size is 0) and
+ * returns -1: `return kc_error(err, err_size, "bad %s", what);`. */
+__attribute__((format(printf, 3, 4))) int kc_error(char *err, size_t err_size, const char *fmt,
+                                                   ...);
+
 /* ---- Hex ---- */
 
 /* The value of hex digit c (either case), or -1. */
@@ -152,6 +157,53 @@ kc_avail kc_impl_avail(int emulated, int (*cpu_supported)(void));
  * unsupported target can be tested on a machine that supports everything.
  */
 int kc_target_disabled(const char *target);
+
+/* 1 if `word` is one of the items of the comma-separated `list`. */
+int kc_in_list(const char *list, const char *word);
+
+/* ---- Command lines ---- */
+
+/* Parses a decimal count: digits only (no sign, no spaces), at most
+ * UINT64_MAX.  Returns 0 or -1. */
+int kc_parse_count(const char *s, uint64_t *out);
+
+/* What an option does; the first four take the next argument as their
+ * value (STRING, 0, is what an entry that names no kind does). */
+typedef enum {
+  KC_OPT_STRING, /* *(const char **)dest = the value */
+  KC_OPT_COUNT,  /* *(uint64_t *)dest = the value, a count (kc_parse_count) in [min, max] */
+  KC_OPT_WORD,   /* *(int *)dest = the value's index in words */
+  KC_OPT_CALL,   /* parse(value, dest, err, err_size) returns 0 or -1 with the reason */
+  KC_OPT_FLAG,   /* *(int *)dest = 1 */
+  KC_OPT_STOP,   /* *(int *)dest = 1, and parsing ends there (--help) */
+  KC_OPT_SET     /* *(int *)dest = value; refused after a SET of another value to dest */
+} kc_opt_kind;
+
+/* One option of a program's table.  An entry without a name is a positional
+ * argument: the arguments that are not options (those not starting with '-',
+ * and "-" itself) fill the positional entries in table order. */
+typedef struct kc_opt {
+  const char *name;  /* "--key", or NULL for a positional argument */
+  const char *alias; /* "-k", or NULL */
+  kc_opt_kind kind;
+  void *dest;
+  int value;         /* SET: what it stores */
+  int once;          /* STRING: refuse a second one ("option -k given twice") */
+  uint64_t min, max; /* COUNT: the range; max 0: none */
+  const char *const *words; /* WORD: the values, NULL-terminated */
+  int (*parse)(const char *value, void *dest, char *err, size_t err_size); /* CALL */
+  int *seen; /* set to 1 when the option is given, if not NULL */
+} kc_opt;
+
+/* Parses argv[1 .. argc) by the n options of `opts`, left to right, up to
+ * the end or a STOP option.  Returns 0, or -1 at the first error with a
+ * message in err: "unknown option '-x'", "option --seed needs a value",
+ * "option -k given twice", "--seed needs a number", "--streams must be
+ * 1..256", "--loops must be at least 1", "--iterated must be all, native
+ * or serial", "give only one of -e and -d", "unexpected argument 'x'", or
+ * a CALL's own. */
+int kc_opts_parse(int argc, char **argv, const kc_opt *opts, size_t n, char *err,
+                  size_t err_size);
 
 /* Fills buf with the CPU model name from /proc/cpuinfo ("unknown" if none). */
 void kc_cpu_model(char *buf, size_t size);

@@ -30,11 +30,8 @@
 /* ------------------------------------------------------------------ */
 
 const char *ct_how_name(check_how h) {
-  switch (h) {
-    case HOW_SPLIT_VAES: return "native-split-vaes";
-    case HOW_SIMDE: return "simde";
-    default: return "native";
-  }
+  static const char *const names[] = {"native", "native-split-vaes", "simde"};
+  return names[h];
 }
 
 /* Which targets valgrind cannot run natively (their SIMDe build is checked

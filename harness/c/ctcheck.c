@@ -1,27 +1,8 @@
 /*
- * ctcheck: constant-time check of one kernel of any cipher of ciphers.c, by
- * the ctgrind technique, under valgrind's memcheck (ctcheck.mk; the method
- * and its limits: docs/verification.md, "Constant time").  Secret inputs are
- * marked undefined; memcheck then reports a branch or conditional move
- * ("Conditional jump or move depends on uninitialised value(s)") or an
- * address ("Use of uninitialised value of size N") computed from them, the
- * two ways a kernel leaks through timing.  What runs on secrets is each
- * description's ct_hooks, on lengths that take the batch, tail and
- * partial-block paths; each phase prints the memcheck errors it caused, and
- * outputs are declassified before they are compared with the reference.
- *
- * Usage:
- *   ctcheck --plan          one line per check: UNIT EMULATED HOW EXPECT
- *                           (EXPECT "leak" for the positive controls: each
- *                           cipher's table-based `reference` kernel)
- *   ctcheck UNIT            check the native kernel UNIT ("sm4_byteslice_avx2_aesni",
- *                           "zuc_one_stream", "ublock_nibbleslice_avx2")
- *   ctcheck --emulated UNIT check the SIMDe-built kernel UNIT
- *   ctcheck --simde-control run the SIMDe positive control (its portable,
- *                           table-based GFNI inversion must be detected)
- * Exit status: 0 when the outputs are right (valgrind's --error-exitcode
- * turns any memcheck error into 1), 3 on a wrong output, 2 on a usage error
- * or an unknown kernel.
+ * ctcheck: constant-time check of one kernel of any cipher of ciphers.c, under valgrind's
+ * memcheck: what runs on secrets is each description's ct_hooks.  The method, its limits and
+ * the positive controls are docs/verification.md's "Constant time"; the command line and exit
+ * statuses docs/cli.md's "make ctcheck"; ctcheck.mk runs it once per kernel.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -118,17 +99,21 @@ static int simde_control(void) {
 /* ------------------------------------------------------------------ */
 
 int main(int argc, char **argv) {
-  int emulated = 0;
+  int emulated = 0, plan = 0, control = 0;
   const char *unit = NULL;
-  for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--plan")) return print_plan();
-    if (!strcmp(argv[i], "--simde-control")) return simde_control();
-    if (!strcmp(argv[i], "--emulated")) emulated = 1;
-    else if (argv[i][0] == '-') {
-      fprintf(stderr, "ctcheck: unknown option %s\n", argv[i]);
-      return 2;
-    } else unit = argv[i];
+  const kc_opt opts[] = {
+      {"--plan", NULL, KC_OPT_STOP, .dest = &plan},
+      {"--simde-control", NULL, KC_OPT_STOP, .dest = &control},
+      {"--emulated", NULL, KC_OPT_FLAG, .dest = &emulated},
+      {.dest = &unit},
+  };
+  char err[256];
+  if (kc_opts_parse(argc, argv, opts, sizeof opts / sizeof opts[0], err, sizeof err) != 0) {
+    fprintf(stderr, "ctcheck: %s\n", err);
+    return 2;
   }
+  if (plan) return print_plan();
+  if (control) return simde_control();
   /* A unit is "<cipher>_<kernel>". */
   for (size_t c = 0; unit && c < KC_N_CIPHERS; c++) {
     const kc_desc *d = KC_CIPHERS[c];

@@ -9,18 +9,8 @@
 
 #include "cipher.h"
 
-/*
- * Valgrind 3.19 executes SSSE3, AVX2, 128-bit AES-NI and PCLMULQDQ, but not
- * GFNI, AVX-512, or the 256-bit VAES/VPCLMULQDQ forms.  So:
- *   - targets using GFNI or AVX-512 are checked in their SIMDe build, compiled
- *     with AVX2 and SSSE3 native: SIMDe lowers gf2p8affine(inv)qb to pshufb
- *     nibble lookups and xors, and 512-bit operations to pairs of 256-bit ones
- *     (branch-free and table-free: see ctcheck.mk for the header audit);
- *   - avx2_vaes is checked natively, in a library built with
- *     -DKC_VALGRIND_SPLIT_VAES, where each 256-bit VAESENCLAST is issued as
- *     two 128-bit AESENCLAST on the two halves (the same data flow);
- *   - everything else is checked natively as built.
- */
+/* How a kernel is run under valgrind 3.19, which lacks GFNI, AVX-512 and the
+ * 256-bit VAES/VPCLMULQDQ forms: docs/verification.md, "Constant time". */
 typedef enum { HOW_NATIVE, HOW_SPLIT_VAES, HOW_SIMDE } check_how;
 
 const char *ct_how_name(check_how h);

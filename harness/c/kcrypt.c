@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -211,14 +212,19 @@ static int finish_text(const char *what) {
 }
 
 /* --help: the usage text on stdout.  Returns the exit status. */
-static int help(void) {
+static int help_text(void) {
   usage(stdout);
   return finish_text("the help text");
 }
 
 /* Prints "kcrypt: error: ..." and returns EXIT_USAGE, for `return fail(...)`. */
-static int fail(const char *msg) {
-  fprintf(stderr, PROG ": error: %s\n", msg);
+__attribute__((format(printf, 1, 2))) static int fail(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, PROG ": error: ");
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
   return EXIT_USAGE;
 }
 
@@ -267,43 +273,6 @@ static int list(const char *cipher_name, int per_impl) {
   return finish_text(per_impl ? "the list of implementations" : "the list of targets");
 }
 
-/* Stores an option's value, refusing a missing value or a repeat. */
-static int take_value(int argc, char **argv, int *i, const char **slot, char *err,
-                      size_t err_size) {
-  const char *opt = argv[*i];
-  if (*i + 1 >= argc) {
-    snprintf(err, err_size, "option %s needs a value", opt);
-    return -1;
-  }
-  if (*slot) {
-    snprintf(err, err_size, "option %s given twice", opt);
-    return -1;
-  }
-  *slot = argv[++*i];
-  return 0;
-}
-
-/* The option slot for a value-taking option, or NULL if `arg` is none. */
-static const char **value_slot(kc_args *a, const char *arg) {
-  static const struct {
-    const char *short_name, *long_name;
-    size_t offset;
-  } options[] = {
-      {"-k", "--key", offsetof(kc_args, key_hex)},
-      {"-i", "--iv", offsetof(kc_args, iv_hex)},
-      {"-t", "--target", offsetof(kc_args, target)},
-      {"-s", "--strategy", offsetof(kc_args, strategy)},
-      {NULL, "--tag", offsetof(kc_args, tag)},
-      {NULL, "--bits", offsetof(kc_args, bits)},
-      {NULL, "--mac-method", offsetof(kc_args, mac_method)},
-  };
-  for (size_t i = 0; i < sizeof options / sizeof options[0]; i++)
-    if ((options[i].short_name && strcmp(arg, options[i].short_name) == 0) ||
-        strcmp(arg, options[i].long_name) == 0)
-      return (const char **)((char *)a + options[i].offset);
-  return NULL;
-}
-
 int main(int argc, char **argv) {
   char err[ERR_SIZE];
   if (argc < 2) {
@@ -311,74 +280,51 @@ int main(int argc, char **argv) {
     usage(stderr);
     return EXIT_USAGE;
   }
-  if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) return help();
   int list_targets = strcmp(argv[1], "--list-targets") == 0;
   if (list_targets || strcmp(argv[1], "--list-impls") == 0) {
-    if (argc > 3) {
-      snprintf(err, sizeof err, "%s takes at most one cipher name", argv[1]);
-      return fail(err);
-    }
     cipher found;
-    if (argc == 3 && find_cipher(argv[2], &found) != 0) {
-      snprintf(err, sizeof err, "unknown cipher '%s'", argv[2]);
-      return fail(err);
-    }
+    if (argc > 3) return fail("%s takes at most one cipher name", argv[1]);
+    if (argc == 3 && find_cipher(argv[2], &found) != 0)
+      return fail("unknown cipher '%s'", argv[2]);
     return list(argc == 3 ? argv[2] : NULL, !list_targets);
   }
 
-  /* Parse: positional CIPHER and MODE, options anywhere after. */
-  kc_args a = {0};
-  a.direction = -1;
-  for (int i = 1; i < argc; i++) {
-    const char *arg = argv[i];
-    int is_enc = strcmp(arg, "-e") == 0 || strcmp(arg, "--encrypt") == 0;
-    int is_dec = strcmp(arg, "-d") == 0 || strcmp(arg, "--decrypt") == 0;
-    const char **slot = value_slot(&a, arg);
-    if (is_enc || is_dec) {
-      int dir = is_enc ? 1 : 0;
-      if (a.direction != -1 && a.direction != dir)
-        return fail("give only one of -e (encrypt) and -d (decrypt)");
-      a.direction = dir;
-    } else if (slot) {
-      if (take_value(argc, argv, &i, slot, err, sizeof err) != 0) return fail(err);
-    } else if (strcmp(arg, "--emulated") == 0) {
-      a.emulated = 1;
-    } else if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
-      return help();
-    } else if (arg[0] == '-' && arg[1] != '\0') {
-      snprintf(err, sizeof err, "unknown option '%s' (see " PROG " --help)", arg);
-      return fail(err);
-    } else if (!a.cipher) {
-      a.cipher = arg;
-    } else if (!a.mode) {
-      a.mode = arg;
-    } else {
-      snprintf(err, sizeof err, "unexpected argument '%s'", arg);
-      return fail(err);
-    }
-  }
+  /* Positional CIPHER and MODE, options anywhere; every value given once. */
+  kc_args a = {.direction = -1};
+  int help = 0;
+  const kc_opt opts[] = {
+      {.dest = &a.cipher},
+      {.dest = &a.mode},
+      {"--encrypt", "-e", KC_OPT_SET, &a.direction, .value = 1},
+      {"--decrypt", "-d", KC_OPT_SET, &a.direction, .value = 0},
+      {"--key", "-k", .dest = &a.key_hex, .once = 1},
+      {"--iv", "-i", .dest = &a.iv_hex, .once = 1},
+      {"--target", "-t", .dest = &a.target, .once = 1},
+      {"--strategy", "-s", .dest = &a.strategy, .once = 1},
+      {"--tag", .dest = &a.tag, .once = 1},
+      {"--bits", .dest = &a.bits, .once = 1},
+      {"--mac-method", .dest = &a.mac_method, .once = 1},
+      {"--emulated", NULL, KC_OPT_FLAG, .dest = &a.emulated},
+      {"--help", "-h", KC_OPT_STOP, .dest = &help},
+  };
+  if (kc_opts_parse(argc, argv, opts, sizeof opts / sizeof opts[0], err, sizeof err) != 0)
+    return fail("%s (see " PROG " --help)", err);
+  if (help) return help_text();
 
   if (!a.cipher) return fail("missing cipher (e.g. sm4)");
   cipher c;
-  if (find_cipher(a.cipher, &c) != 0) {
-    snprintf(err, sizeof err, "unknown cipher '%s' (see " PROG " --help)", a.cipher);
-    return fail(err);
-  }
+  if (find_cipher(a.cipher, &c) != 0)
+    return fail("unknown cipher '%s' (see " PROG " --help)", a.cipher);
   const kc_cli *cli = c.d->cli;
-  if (!a.mode) {
-    snprintf(err, sizeof err, "missing mode for %s (%s)", c.v->name, cli->modes);
-    return fail(err);
-  }
+  if (!a.mode) return fail("missing mode for %s (%s)", c.v->name, cli->modes);
   if (cli->needs_direction && a.direction == -1)
     return fail("missing -e (encrypt) or -d (decrypt)");
-  if (!cli->needs_direction && a.direction != -1) {
-    snprintf(err, sizeof err, "%s takes no -e/-d (%s)", c.v->name, cli->modes);
-    return fail(err);
-  }
+  if (!cli->needs_direction && a.direction != -1)
+    return fail("%s takes no -e/-d (%s)", c.v->name, cli->modes);
 
   if (cli->prepare(c.d, c.v, &a, err, sizeof err) != 0) {
     cli->wipe();
-    return fail(err);
+    return fail("%s", err);
   }
   /* Everything on the command line is valid: stream stdin to stdout. */
   return run_cipher(cli);
