@@ -34,14 +34,9 @@ static double seconds(clockid_t clock) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/*
- * One dependent integer add of a register: each needs the previous result, so a chain runs at
- * one add per cycle whatever the core's width (the loop counter and branch run beside it).
- * The addend is a register, not an immediate: Intel's Golden Cove cores (Sapphire Rapids,
- * Alder Lake P-cores) fold chains of adds of small immediates in the renamer and ran `addq $1`
- * chains at 4-6 adds per cycle here (an estimate of 12-17 GHz), while register adds, like
- * imul/3, gave the real clock.
- */
+/* One dependent integer add of a register: each needs the previous result, so a chain runs at
+ * one add per cycle whatever the core's width.  A register, not an immediate, which Golden Cove
+ * cores fold (docs/performance/README.md, "The clock estimate on Intel"). */
 #if defined(__x86_64__)
 #define DEPENDENT_ADD "addq %1, %0"
 #elif defined(__aarch64__)
@@ -345,9 +340,7 @@ static size_t parse_size(const char *s) {
   if (end == s) return 0;
   if (*end == 'k' || *end == 'K') v <<= 10, end++;
   else if (*end == 'm' || *end == 'M') v <<= 20, end++;
-  if (*end == 'i' || *end == 'B') {
-    while (*end == 'i' || *end == 'B') end++;
-  }
+  while (*end == 'i' || *end == 'B') end++;
   return *end ? 0 : (size_t)v;
 }
 
@@ -390,12 +383,9 @@ static int parse_sizes(const char *list, void *dest, char *err, size_t err_size)
   sel->sizes = sizes;
   sel->n_sizes = 0;
   while (next_item(&list, word))
-    if (sel->n_sizes == MAX_SIZES || !(sizes[sel->n_sizes++] = parse_size(word))) {
-      snprintf(err, err_size, "bad size '%s'", word);
-      return -1;
-    }
-  if (!sel->n_sizes) snprintf(err, err_size, "--sizes lists no size");
-  return sel->n_sizes ? 0 : -1;
+    if (sel->n_sizes == MAX_SIZES || !(sizes[sel->n_sizes++] = parse_size(word)))
+      return kc_error(err, err_size, "bad size '%s'", word);
+  return sel->n_sizes ? 0 : kc_error(err, err_size, "--sizes lists no size");
 }
 
 /* ---- Main ---- */

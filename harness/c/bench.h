@@ -96,9 +96,6 @@ int bench_wants_subject(const bench_select *sel, const char *impl, const char *n
 const size_t *bench_sizes(const bench_select *sel, const size_t *defaults, size_t n_defaults,
                           const size_t *quick, size_t n_quick, size_t *n);
 
-/* The block ciphers' (SM4, uBlock) default and quick sizes, as above. */
-const size_t *bench_block_sizes(const bench_select *sel, size_t *n);
-
 /* The largest of n sizes, at least `least`. */
 size_t bench_max_size(const size_t *sizes, size_t n, size_t least);
 

@@ -63,24 +63,8 @@ int bench_wants_subject(const bench_select *sel, const char *impl, const char *n
 
 const size_t *bench_sizes(const bench_select *sel, const size_t *defaults, size_t n_defaults,
                           const size_t *quick, size_t n_quick, size_t *n) {
-  if (sel->sizes) {
-    *n = sel->n_sizes;
-    return sel->sizes;
-  }
-  if (sel->quick && quick) {
-    *n = n_quick;
-    return quick;
-  }
-  *n = n_defaults;
-  return defaults;
-}
-
-static const size_t BLOCK_SIZES[] = {64, 256, 1024, 4096, 16384, 65536, 1048576};
-static const size_t BLOCK_QUICK_SIZES[] = {256, 4096, 65536};
-
-const size_t *bench_block_sizes(const bench_select *sel, size_t *n) {
-  return bench_sizes(sel, BLOCK_SIZES, sizeof BLOCK_SIZES / sizeof BLOCK_SIZES[0],
-                     BLOCK_QUICK_SIZES, sizeof BLOCK_QUICK_SIZES / sizeof BLOCK_QUICK_SIZES[0], n);
+  *n = sel->sizes ? sel->n_sizes : sel->quick && quick ? n_quick : n_defaults;
+  return sel->sizes ? sel->sizes : sel->quick && quick ? quick : defaults;
 }
 
 size_t bench_max_size(const size_t *sizes, size_t n, size_t least) {
@@ -92,7 +76,7 @@ size_t bench_max_size(const size_t *sizes, size_t n, size_t least) {
 
 int bench_timeable(const kc_impl_view *v) {
   if (v->emulated) return 0;
-  if (kc_view_runs(v) != KC_NATIVE || kc_target_disabled(v->target)) {
+  if (kc_view_avail(v) != KC_NATIVE) {
     fprintf(stderr, "bench: skipping %s (this CPU cannot run it natively)\n", v->name);
     return 0;
   }
@@ -183,8 +167,11 @@ int bench_block_cells(const kc_desc *d, bench_set *set, const bench_select *sel)
   }
   kc_view_list impls;
   d->views(&impls);
+  static const size_t defaults[] = {64, 256, 1024, 4096, 16384, 65536, 1048576};
+  static const size_t quick[] = {256, 4096, 65536};
   size_t n_sizes;
-  const size_t *sizes = bench_block_sizes(sel, &n_sizes);
+  const size_t *sizes = bench_sizes(sel, defaults, sizeof defaults / sizeof defaults[0], quick,
+                                    sizeof quick / sizeof quick[0], &n_sizes);
   int problems = 0, timed[KC_MAX_IMPLS], any = 0;
   for (size_t k = 0; k < d->n_variants; k++) any |= bench_wants_cipher(sel, d->variants[k].name);
   for (size_t i = 0; any && i < impls.n; i++) timed[i] = bench_timeable(&impls.v[i]);

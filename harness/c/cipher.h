@@ -1,17 +1,8 @@
 /*
- * A cipher as every harness program sees it: one description (kc_desc) per
- * cipher, in one file each (cipher_sm4.c, cipher_zuc.c, cipher_ublock.c),
- * listed once in ciphers.c.  kcrypt, verify, bench and ctcheck are loops
- * over that table: they choose, list and test implementations through the
- * description's lookups, and drive a block cipher through its kc_block_api,
- * so a new block cipher needs its description and its vectors
- * (tests/vectors/<cipher>.json) and nothing else.  What a tool cannot do
- * from these alone (ZUC's lanes and MACs, uBlock's multi-key streams, SM4's
- * peers) is a hook in the tool's own part of the description.
- *
- * Layers, no circle: common.h, vectors.h <- cipher.h and the tools'
- * libraries (kcrypt.h, verify.h, bench.h, ctcheck.h) <- the descriptions
- * <- ciphers.c <- the programs' mains.
+ * A cipher as every harness program sees it: one description (kc_desc) per cipher, listed
+ * once in ciphers.c; the programs are loops over that table (the layers: docs/design.md).  A
+ * new block cipher needs its description and its vectors (tests/vectors/<cipher>.json); what
+ * a tool cannot do from these alone is a hook in the tool's part of the description.
  */
 #ifndef KC_HARNESS_CIPHER_H
 #define KC_HARNESS_CIPHER_H
@@ -69,8 +60,12 @@ typedef struct kc_view_list {
 const kc_impl_view *kc_view_find(const kc_view_list *l, const char *name, int emulated);
 /* 1 if some implementation (native or emulated) is named `name`. */
 int kc_view_named(const kc_view_list *l, const char *name);
-/* Where `v` runs on this CPU, from its own fields (see kc_impl_avail). */
+/* Where `v` runs on this CPU, from its own fields: its cpu_supported probe
+ * (NULL: supported) says for an emulated (SIMDe) build whether this CPU has
+ * what the emulation itself is compiled for (e.g. AVX2).  kc_view_avail also
+ * honours the test hook KC_DISABLE_TARGETS (kc_target_disabled). */
 kc_avail kc_view_runs(const kc_impl_view *v);
+kc_avail kc_view_avail(const kc_impl_view *v);
 /* The row describing impl, or NULL. */
 const kc_impl_view *kc_view_of(const kc_view_list *l, const void *impl);
 /* Appends " NAME" (" NAME(emulated)") per implementation to f. */

@@ -241,11 +241,6 @@ const char *kc_avail_name(kc_avail a) {
   return names[a < KC_UNAVAILABLE ? a : KC_UNAVAILABLE];
 }
 
-kc_avail kc_impl_avail(int emulated, int (*cpu_supported)(void)) {
-  if (cpu_supported && !cpu_supported()) return KC_UNAVAILABLE;
-  return emulated ? KC_EMULATED : KC_NATIVE;
-}
-
 int kc_target_disabled(const char *target) {
   const char *list = getenv("KC_DISABLE_TARGETS");
   return list && kc_in_list(list, target);

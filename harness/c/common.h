@@ -143,14 +143,6 @@ typedef enum {
 const char *kc_avail_name(kc_avail a);
 
 /*
- * Status of one implementation from its fields: `emulated` is the impl's
- * emulated flag, `cpu_supported` its probe (NULL: treated as supported).
- * For an emulated (SIMDe) build the probe says whether the host has what the
- * emulation itself is compiled for (e.g. AVX2); if not, it is unavailable.
- */
-kc_avail kc_impl_avail(int emulated, int (*cpu_supported)(void));
-
-/*
  * Test hook: 1 if `target` appears in the comma-separated environment
  * variable KC_DISABLE_TARGETS (e.g. "avx512_gfni,avx2_gfni").  kcrypt treats
  * such targets as ones this CPU cannot run natively, so the error path for an
@@ -195,13 +187,9 @@ typedef struct kc_opt {
   int *seen; /* set to 1 when the option is given, if not NULL */
 } kc_opt;
 
-/* Parses argv[1 .. argc) by the n options of `opts`, left to right, up to
- * the end or a STOP option.  Returns 0, or -1 at the first error with a
- * message in err: "unknown option '-x'", "option --seed needs a value",
- * "option -k given twice", "--seed needs a number", "--streams must be
- * 1..256", "--loops must be at least 1", "--iterated must be all, native
- * or serial", "give only one of -e and -d", "unexpected argument 'x'", or
- * a CALL's own. */
+/* Parses argv[1 .. argc) by the n options of `opts`, left to right, up to the end or a STOP
+ * option.  Returns 0, or -1 at the first error with the message in err ("unknown option
+ * '-x'", "option -k needs a value", "option -k given twice", "--seed needs a number", ...). */
 int kc_opts_parse(int argc, char **argv, const kc_opt *opts, size_t n, char *err,
                   size_t err_size);
 

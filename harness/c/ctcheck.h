@@ -1,23 +1,12 @@
 /*
- * ctcheck's library (ct_lib.c, ct_block.c): how a kernel is run under
- * valgrind (the plan's HOW), ctcheck's part of a description (ct_hooks), the
- * helpers the checks share, and the check of every block cipher.  See
- * ctcheck.c for the technique and ctcheck.mk for the verdicts.
+ * ctcheck's library (ct_lib.c): the plan, ctcheck's part of a description
+ * (ct_hooks), the helpers the checks share, and the check of every block
+ * cipher.  The technique: docs/verification.md; the verdicts: ctcheck.mk.
  */
 #ifndef KC_CTCHECK_H
 #define KC_CTCHECK_H
 
 #include "cipher.h"
-
-/* How a kernel is run under valgrind 3.19, which lacks GFNI, AVX-512 and the
- * 256-bit VAES/VPCLMULQDQ forms: docs/verification.md, "Constant time". */
-typedef enum { HOW_NATIVE, HOW_SPLIT_VAES, HOW_SIMDE } check_how;
-
-const char *ct_how_name(check_how h);
-/* How a target's kernel is checked: the one place that knows which
- * targets valgrind executes (see above). */
-int ct_target_needs_simde(const char *target);
-check_how ct_how_for(const char *target, int emulated);
 
 /* Prints one plan line: "<cipher>_<name> EMULATED HOW EXPECT", EXPECT "leak"
  * for a positive control, else "clean". */

@@ -72,23 +72,25 @@ static int write_full(int fd, const uint8_t *buf, size_t len, uint64_t *written)
   return 0;
 }
 
-/* Prints "kcrypt: error: <what>", adding how much of the output went to
- * stdout before it, if any. */
-static void stream_error(const char *what, uint64_t written) {
+/* Prints "kcrypt: error: ...", adding how much of the output went to stdout
+ * before it, if any; returns `status`, for `return report(...)`. */
+__attribute__((format(printf, 3, 4))) static int report(int status, uint64_t written,
+                                                        const char *fmt, ...) {
+  char what[ERR_SIZE + 64];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof what, fmt, ap);
+  va_end(ap);
   if (written)
     fprintf(stderr, PROG ": error: %s; %" PRIu64 " byte%s already written\n", what, written,
             written == 1 ? " was" : "s were");
   else
     fprintf(stderr, PROG ": error: %s\n", what);
+  return status;
 }
 
-/* Reports that writing stdout failed with errno value `error`; returns EXIT_IO. */
-static int stdout_error(int error, uint64_t written) {
-  char what[128];
-  snprintf(what, sizeof what, "writing stdout: %s", strerror(error));
-  stream_error(what, written);
-  return EXIT_IO;
-}
+/* A command-line error: "kcrypt: error: ...", EXIT_USAGE. */
+#define fail(...) report(EXIT_USAGE, 0, __VA_ARGS__)
 
 /* The last step of every path that writes to stdout: flushes stdio's buffer
  * (a listing waits there until now) and closes a duplicate of fd 1, which
@@ -112,26 +114,21 @@ static int finish_stdout(void) {
  */
 static int stream(const kc_cli *c, kc_read_ahead *ra, uint8_t *out) {
   uint64_t written = 0;
-  char err[ERR_SIZE], what[ERR_SIZE + 64];
+  char err[ERR_SIZE];
   for (;;) {
     kc_read_piece in = kc_read_ahead_next(ra);
     size_t out_len = 0;
-    if (in.error) {
-      snprintf(what, sizeof what, "reading stdin: %s", strerror(in.error));
-      stream_error(what, written);
-      return EXIT_IO;
-    }
-    if (c->update(in.data, in.len, in.last, out, &out_len, err, sizeof err) != 0) {
-      stream_error(err, written);
-      return EXIT_USAGE;
-    }
+    if (in.error) return report(EXIT_IO, written, "reading stdin: %s", strerror(in.error));
+    if (c->update(in.data, in.len, in.last, out, &out_len, err, sizeof err) != 0)
+      return report(EXIT_USAGE, written, "%s", err);
     kc_read_ahead_done(ra);
+    int error = 0;
     if (write_full(STDOUT_FILENO, out, out_len, &written) != 0)
-      return stdout_error(errno, written);
-    if (in.last) {
-      int error = finish_stdout();
-      return error ? stdout_error(error, written) : 0;
-    }
+      error = errno;
+    else if (in.last)
+      error = finish_stdout();
+    if (error) return report(EXIT_IO, written, "writing stdout: %s", strerror(error));
+    if (in.last) return 0;
   }
 }
 
@@ -146,7 +143,7 @@ static int run_cipher(const kc_cli *c) {
   uint8_t *out = malloc(KC_CHUNK_BYTES + KC_OUT_SLACK);
   int status;
   if (!out || kc_read_ahead_start(&ra, STDIN_FILENO, KC_CHUNK_BYTES, limit) != 0) {
-    fprintf(stderr, PROG ": error: cannot set up reading: %s\n", out ? strerror(errno) : "out of memory");
+    report(EXIT_IO, 0, "cannot set up reading: %s", out ? strerror(errno) : "out of memory");
     free(out);
     return EXIT_IO;
   }
@@ -206,26 +203,13 @@ static void usage(FILE *f) {
  * writing <what>: <reason>".  Returns the exit status, 0 or EXIT_IO. */
 static int finish_text(const char *what) {
   int error = finish_stdout();
-  if (!error) return 0;
-  fprintf(stderr, PROG ": error: writing %s: %s\n", what, strerror(error));
-  return EXIT_IO;
+  return error ? report(EXIT_IO, 0, "writing %s: %s", what, strerror(error)) : 0;
 }
 
 /* --help: the usage text on stdout.  Returns the exit status. */
 static int help_text(void) {
   usage(stdout);
   return finish_text("the help text");
-}
-
-/* Prints "kcrypt: error: ..." and returns EXIT_USAGE, for `return fail(...)`. */
-__attribute__((format(printf, 1, 2))) static int fail(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  fprintf(stderr, PROG ": error: ");
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
-  va_end(ap);
-  return EXIT_USAGE;
 }
 
 /*
@@ -238,10 +222,11 @@ __attribute__((format(printf, 1, 2))) static int fail(const char *fmt, ...) {
  * implementation (a native build and its emulated twin are two lines).
  */
 static int list(const char *cipher_name, int per_impl) {
-  struct {
+  typedef struct {
     const char *target;
     kc_avail avail;
-  } merged[KC_MAX_IMPLS];
+  } target_status;
+  target_status merged[KC_MAX_IMPLS];
   size_t n_merged = 0;
   for (size_t c = 0; c < KC_N_CIPHERS; c++)
     for (size_t k = 0; k < KC_CIPHERS[c]->n_variants; k++) {
@@ -250,22 +235,18 @@ static int list(const char *cipher_name, int per_impl) {
       kc_view_list l;
       KC_CIPHERS[c]->views(&l);
       for (size_t i = 0; i < l.n; i++) {
-        kc_avail avail = kc_view_avail(&l.v[i]);
+        const kc_impl_view *v = &l.v[i];
+        kc_avail avail = kc_view_avail(v);
         if (per_impl) {
-          printf("%s %s %s %s\n", name, l.v[i].strategy, l.v[i].target, kc_avail_name(avail));
+          printf("%s %s %s %s\n", name, v->strategy, v->target, kc_avail_name(avail));
           continue;
         }
-        size_t j;
-        for (j = 0; j < n_merged; j++)
-          if (strcmp(merged[j].target, l.v[i].target) == 0) break;
-        if (j == n_merged) {
-          if (n_merged < KC_MAX_IMPLS) {
-            merged[n_merged].target = l.v[i].target;
-            merged[n_merged++].avail = avail;
-          }
-        } else if (avail < merged[j].avail) {
+        size_t j = 0;
+        while (j < n_merged && strcmp(merged[j].target, v->target) != 0) j++;
+        if (j == n_merged && n_merged < KC_MAX_IMPLS)
+          merged[n_merged++] = (target_status){v->target, avail};
+        else if (j < n_merged && avail < merged[j].avail)
           merged[j].avail = avail; /* keep the best */
-        }
       }
     }
   for (size_t i = 0; i < n_merged; i++)

@@ -15,21 +15,10 @@
 /* Choosing an implementation                                           */
 /* ------------------------------------------------------------------ */
 
-/* 1 if this CPU runs `v` as native code (and the test hook allows it). */
-static int runs_natively(const kc_impl_view *v) {
-  return !v->emulated && kc_impl_avail(0, v->cpu_supported) == KC_NATIVE &&
-         !kc_target_disabled(v->target);
-}
-
-/* 1 if this CPU can run the emulated (SIMDe) build `v`: the emulation is
- * itself compiled for a host ISA (e.g. AVX2). */
-static int runs_emulated(const kc_impl_view *v) {
-  return v->emulated && kc_impl_avail(1, v->cpu_supported) == KC_EMULATED;
-}
-
-kc_avail kc_view_avail(const kc_impl_view *v) {
-  return runs_natively(v) ? KC_NATIVE : runs_emulated(v) ? KC_EMULATED : KC_UNAVAILABLE;
-}
+/* 1 if this CPU runs `v` as native code (and the test hook allows it), or
+ * the emulated (SIMDe) build `v`. */
+static int runs_natively(const kc_impl_view *v) { return kc_view_avail(v) == KC_NATIVE; }
+static int runs_emulated(const kc_impl_view *v) { return kc_view_avail(v) == KC_EMULATED; }
 
 /* -t or -s: 0 if no value or some implementation (native or emulated) has
  * that target or strategy (the kc_impl_view field at `field`), else -1

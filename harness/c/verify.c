@@ -33,28 +33,25 @@ static void usage(FILE *f) {
 }
 
 /* Which ciphers run: cipher `only_cipher` (-1: all), and with --impl only
- * those that have an implementation of that name.  Returns how many. */
+ * those that have an implementation of that name.  Returns how many; when
+ * none, says so on stderr, listing the implementations there are. */
 static size_t choose_ciphers(int only_cipher, const char *only, int run[]) {
   size_t n = 0;
+  kc_view_list l;
   for (size_t c = 0; c < KC_N_CIPHERS; c++) {
-    kc_view_list l;
     KC_CIPHERS[c]->views(&l);
     run[c] = (only_cipher < 0 || (size_t)only_cipher == c) && (!only || kc_view_named(&l, only));
     n += (size_t)run[c];
   }
-  return n;
-}
-
-/* "no implementation named X; there are: ..." on stderr. */
-static void no_such_impl(int only_cipher, const char *only) {
+  if (n) return n;
   fprintf(stderr, "verify: error: no implementation named '%s'; there are:", only);
-  for (size_t c = 0; c < KC_N_CIPHERS; c++) {
-    if (only_cipher >= 0 && (size_t)only_cipher != c) continue;
-    kc_view_list l;
-    KC_CIPHERS[c]->views(&l);
-    kc_view_print_names(stderr, &l);
-  }
+  for (size_t c = 0; c < KC_N_CIPHERS; c++)
+    if (only_cipher < 0 || (size_t)only_cipher == c) {
+      KC_CIPHERS[c]->views(&l);
+      kc_view_print_names(stderr, &l);
+    }
   fprintf(stderr, "\n");
+  return 0;
 }
 
 int main(int argc, char **argv) {
@@ -84,10 +81,7 @@ int main(int argc, char **argv) {
   }
   o.iterated = (verify_iterated)which;
   int run[KC_MAX_CIPHERS];
-  if (choose_ciphers(cipher, o.only, run) == 0) {
-    no_such_impl(cipher, o.only);
-    return 2;
-  }
+  if (choose_ciphers(cipher, o.only, run) == 0) return 2;
   char cpu[256], feats[256];
   kc_cpu_model(cpu, sizeof cpu);
   kc_cpu_feature_list(feats, sizeof feats);

@@ -49,9 +49,6 @@ void verify_report(const char *label, const verify_section *s, int is_impl);
 /* Counts a passed check in sec->checks, or records the failure. */
 #define VERIFY_CHECK(sec, cond, ...) VERIFY_COUNT(sec, checks, cond, __VA_ARGS__)
 
-/* "SKIP LABEL: reason", not counted. */
-void verify_skip(const char *label, const char *reason);
-
 /* Exits (status 2, "verify: out of memory") unless an allocation succeeded. */
 void verify_need(int allocated);
 
@@ -102,9 +99,6 @@ typedef struct verify_options {
   uint64_t n_random;
   verify_iterated iterated; /* --iterated */
 } verify_options;
-
-/* Random differential cases: --random N, else `quick` or `full`. */
-uint64_t verify_random_cases(const verify_options *o, uint64_t full, uint64_t quick);
 
 /* Where one implementation's tests are, for progress lines on stderr. */
 typedef struct verify_progress {
