@@ -479,14 +479,10 @@ int main(int argc, char **argv) {
       {"--help", "-h", KC_OPT_STOP, .dest = &help},
   };
   char err[256];
-  if (kc_opts_parse(argc, argv, opts, sizeof opts / sizeof opts[0], err, sizeof err) != 0) {
-    fprintf(stderr, "bench: %s\n", err);
-    usage(stderr);
-    return 2;
-  }
-  if (help) {
-    usage(stdout);
-    return 0;
+  if (kc_opts_parse(argc, argv, opts, sizeof opts / sizeof opts[0], err, sizeof err) != 0 || help) {
+    if (!help) fprintf(stderr, "bench: %s\n", err);
+    usage(help ? stdout : stderr); /* --help, or after the error */
+    return help ? 0 : 2;
   }
   /* The quick form (make test): one repetition, fewer loops. */
   timing tm = sel.quick ? (timing){0.005, 1} : (timing){0.020, 4};
@@ -499,8 +495,7 @@ int main(int argc, char **argv) {
     return 2;
 
   char cpu[256], feats[256];
-  kc_cpu_model(cpu, sizeof cpu);
-  kc_cpu_feature_list(feats, sizeof feats);
+  kc_cpu_describe(cpu, feats, sizeof cpu);
   double ghz = list_only ? 0.0 : estimate_ghz();
   if (!list_only) {
     fprintf(stderr,

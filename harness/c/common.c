@@ -40,8 +40,8 @@ int kc_hex_decode(const char *hex, uint8_t **out, size_t *out_len, char *err, si
     if (kc_hex_digit(c) >= 0) continue;
     return c >= 0x20 && c < 0x7f
                ? kc_error(err, err_size, "invalid hex character '%c' at position %zu", c, i)
-               : kc_error(err, err_size, "invalid hex character (byte 0x%02x) at position %zu",
-                          c, i);
+               : kc_error(err, err_size, "invalid hex character (byte 0x%02x) at position %zu", c,
+                          i);
   }
   if (digits % 2 != 0) return kc_error(err, err_size, "odd number of hex digits (%zu)", digits);
   uint8_t *buf = malloc(digits / 2 + 1); /* +1: never malloc(0) */
@@ -62,9 +62,10 @@ int kc_hex_decode_exact(const char *hex, uint8_t *out, size_t len, const char *w
     return kc_error(err, err_size, "bad %s hex: %s", what, inner);
   if (got == len) memcpy(out, buf, len);
   free(buf);
-  return got == len ? 0
-                    : kc_error(err, err_size, "%s must be %zu bytes (%zu hex digits), got %zu byte%s",
-                               what, len, 2 * len, got, got == 1 ? "" : "s");
+  return got == len
+             ? 0
+             : kc_error(err, err_size, "%s must be %zu bytes (%zu hex digits), got %zu byte%s",
+                        what, len, 2 * len, got, got == 1 ? "" : "s");
 }
 
 void kc_hex_encode(const uint8_t *in, size_t len, char *out) {
@@ -269,7 +270,6 @@ int kc_parse_count(const char *s, uint64_t *out) {
   return *s ? 0 : -1;
 }
 
-
 /* How a message names o: its short form if it has one. */
 static const char *opt_label(const kc_opt *o) { return o->alias ? o->alias : o->name; }
 
@@ -285,18 +285,16 @@ static int opt_store(const kc_opt *o, const kc_opt *opts, size_t n, const char *
         if (opts[j].kind == KC_OPT_SET && opts[j].dest == o->dest &&
             opts[j].value == *(int *)o->dest && opts[j].value != o->value)
           return kc_error(err, size, "give only one of %s and %s", opt_label(&opts[j]),
-                           opt_label(o));
+                          opt_label(o));
       *(int *)o->dest = o->value;
       return 0;
-    case KC_OPT_STRING:
-      *(const char **)o->dest = value;
-      return 0;
+    case KC_OPT_STRING: *(const char **)o->dest = value; return 0;
     case KC_OPT_COUNT:
       if (kc_parse_count(value, &count) != 0)
         return kc_error(err, size, "%s needs a number", o->name);
       if (count < o->min || (o->max && count > o->max))
         return o->max ? kc_error(err, size, "%s must be %" PRIu64 "..%" PRIu64, o->name, o->min,
-                                  o->max)
+                                 o->max)
                       : kc_error(err, size, "%s must be at least %" PRIu64, o->name, o->min);
       *(uint64_t *)o->dest = count;
       return 0;
@@ -318,8 +316,7 @@ static int opt_store(const kc_opt *o, const kc_opt *opts, size_t n, const char *
   }
 }
 
-int kc_opts_parse(int argc, char **argv, const kc_opt *opts, size_t n, char *err,
-                  size_t err_size) {
+int kc_opts_parse(int argc, char **argv, const kc_opt *opts, size_t n, char *err, size_t err_size) {
   size_t next = 0; /* the next positional entry to fill, if it is one */
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i];
@@ -348,27 +345,23 @@ int kc_opts_parse(int argc, char **argv, const kc_opt *opts, size_t n, char *err
   return 0;
 }
 
-void kc_cpu_model(char *buf, size_t size) {
+void kc_cpu_describe(char *model, char *features, size_t size) {
   char line[512], name[512];
   FILE *f = fopen("/proc/cpuinfo", "r");
-  snprintf(buf, size, "unknown");
-  while (f && fgets(line, sizeof line, f)) {
+  snprintf(model, size, "unknown");
+  while (f && fgets(line, sizeof line, f))
     if (sscanf(line, "model name : %511[^\n]", name) == 1) {
-      snprintf(buf, size, "%s", name);
+      snprintf(model, size, "%s", name);
       break;
     }
-  }
   if (f) fclose(f);
-}
-
-void kc_cpu_feature_list(char *buf, size_t size) {
-  buf[0] = '\0';
   const unsigned have = kc_cpu_features();
   size_t used = 0;
+  features[0] = '\0';
   for (unsigned i = 0; i < KC_CPU_FEATURE_COUNT; i++) {
     if (!(have & 1u << i)) continue;
-    const char *name = kc_cpu_feature_name(1u << i);
-    int n = snprintf(buf + used, size - used, "%s%s", used ? " " : "", name);
+    const char *feature = kc_cpu_feature_name(1u << i);
+    int n = snprintf(features + used, size - used, "%s%s", used ? " " : "", feature);
     if (n < 0 || (size_t)n >= size - used) break;
     used += (size_t)n;
   }

@@ -1,11 +1,6 @@
 /*
- * Helpers shared by the harness programs (kcrypt, verify, bench, ctcheck).
- *
- * Nothing here knows about a particular cipher: hex parsing with error
- * messages, reading a whole file, buffers placed at a chosen misalignment with
- * guard bytes around them, a small seeded PRNG, the block-cipher modes, and the
- * labels used to say whether an implementation runs as native code or under
- * SIMDe emulation.
+ * Helpers shared by the harness programs (kcrypt, verify, bench, ctcheck),
+ * none of which knows about a particular cipher.
  */
 #ifndef KC_HARNESS_COMMON_H
 #define KC_HARNESS_COMMON_H
@@ -179,9 +174,9 @@ typedef struct kc_opt {
   const char *alias; /* "-k", or NULL */
   kc_opt_kind kind;
   void *dest;
-  int value;         /* SET: what it stores */
-  int once;          /* STRING: refuse a second one ("option -k given twice") */
-  uint64_t min, max; /* COUNT: the range; max 0: none */
+  int value;                /* SET: what it stores */
+  int once;                 /* STRING: refuse a second one ("option -k given twice") */
+  uint64_t min, max;        /* COUNT: the range; max 0: none */
   const char *const *words; /* WORD: the values, NULL-terminated */
   int (*parse)(const char *value, void *dest, char *err, size_t err_size); /* CALL */
   int *seen; /* set to 1 when the option is given, if not NULL */
@@ -190,14 +185,11 @@ typedef struct kc_opt {
 /* Parses argv[1 .. argc) by the n options of `opts`, left to right, up to the end or a STOP
  * option.  Returns 0, or -1 at the first error with the message in err ("unknown option
  * '-x'", "option -k needs a value", "option -k given twice", "--seed needs a number", ...). */
-int kc_opts_parse(int argc, char **argv, const kc_opt *opts, size_t n, char *err,
-                  size_t err_size);
+int kc_opts_parse(int argc, char **argv, const kc_opt *opts, size_t n, char *err, size_t err_size);
 
-/* Fills buf with the CPU model name from /proc/cpuinfo ("unknown" if none). */
-void kc_cpu_model(char *buf, size_t size);
-
-/* Fills buf with the space-separated CPU features the generated dispatch
+/* Fills model with the CPU model name from /proc/cpuinfo ("unknown" if none),
+ * and features with the space-separated CPU features the generated dispatch
  * checks that this CPU has (kc_cpu.h; e.g. "ssse3 pclmul aes avx2 vaes"). */
-void kc_cpu_feature_list(char *buf, size_t size);
+void kc_cpu_describe(char *model, char *features, size_t size);
 
 #endif /* KC_HARNESS_COMMON_H */

@@ -35,7 +35,9 @@
  * gen/backends/cpu_features.py). */
 static const char *how(const char *target, int emulated) {
   const kc_target_info *t = kc_target_find(target);
-  return emulated ? "simde" : t && t->valgrind == KC_VALGRIND_SPLIT ? "native-split-vaes" : "native";
+  return emulated                                ? "simde"
+         : t && t->valgrind == KC_VALGRIND_SPLIT ? "native-split-vaes"
+                                                 : "native";
 }
 
 static int needs_simde(const char *target) {
@@ -90,8 +92,7 @@ int ct_open_unit(const kc_desc *d, const char *name, int emulated, kc_impl_view 
   }
   *out = *v;
   printf("ctcheck: %s %s (%s, checked %s)%s\n", cipher, v->name,
-         v->emulated ? "SIMDe build" : "native build",
-         how(v->target, v->emulated),
+         v->emulated ? "SIMDe build" : "native build", how(v->target, v->emulated),
          RUNNING_ON_VALGRIND ? "" : " -- NOT under valgrind: no check");
   return 0;
 }

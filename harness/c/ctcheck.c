@@ -7,28 +7,8 @@
 #define _POSIX_C_SOURCE 200809L
 
 #ifdef KC_CT_SIMDE_AUDIT
-/*
- * Compile-time audit of the SIMDe build (ctcheck.mk compiles this file with
- * -fsyntax-only -DKC_CT_SIMDE_AUDIT and the flags generated/Makefile gives
- * the emulated kernels).  Under valgrind, the GFNI and AVX-512 kernels run as
- * SIMDe code, so the check is only as good as the paths SIMDe takes; these
- * are the ones read in SIMDe 0.7 (simde/x86/gfni.h and the avx512 folder) for the
- * intrinsics the kernels use:
- *   - gf2p8affine / gf2p8affineinv, 256-bit: with AVX2 native, a bit-matrix
- *     product of 8 steps of movemask (on the public matrix), pshufb, xor and
- *     blendv (selected by the secret byte's top bit): no branch, no table;
- *     the inverse is a scan of all 16 rows of a 256-byte table with pshufb
- *     and blendv (every row read, whatever the data).  Without SSE4.1 the
- *     inverse is a plain table lookup indexed by the secret byte.
- *   - 512-bit operations (xor, shuffle_epi8, unpack, rol, gf2p8*): split into
- *     two 256-bit native AVX2 operations when the natural vector size is at
- *     most 256 bits; otherwise some fall back to per-byte C loops, and
- *     shuffle_epi8's loop indexes memory with the (secret) shuffle control.
- * So the build must have AVX2, SSE4.1 and SSSE3 native, must NOT have GFNI
- * or AVX-512 native (valgrind would meet them), and a natural vector size of
- * 256.  Any table path left over is still caught dynamically: memcheck flags
- * it exactly as it flags the reference kernel.
- */
+/* Compile-time audit of the SIMDe build's flags (ctcheck.mk): that SIMDe takes its
+ * branch-free, table-free paths.  Why these: docs/verification.md, "Constant time". */
 #define SIMDE_ENABLE_NATIVE_ALIASES
 #include <simde/x86/avx512.h>
 #include <simde/x86/gfni.h>

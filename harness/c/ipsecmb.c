@@ -8,9 +8,8 @@
 
 #ifdef KC_NO_PEERS
 
-/* A build without peers (harness/c/Makefile's PEERS=0, e.g. AArch64, where
- * ipsec-mb has no ZUC): no manager ever opens, so verify and bench take the
- * path they take where ipsec-mb cannot run; the rest is never reached. */
+/* A build without peers (see ipsecmb.h): no manager ever opens, so verify and
+ * bench take the path they take where ipsec-mb cannot run. */
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 
 #define NOT_LINKED "ipsec-mb is not linked into this build (PEERS=0)"

@@ -206,12 +206,6 @@ static int finish_text(const char *what) {
   return error ? report(EXIT_IO, 0, "writing %s: %s", what, strerror(error)) : 0;
 }
 
-/* --help: the usage text on stdout.  Returns the exit status. */
-static int help_text(void) {
-  usage(stdout);
-  return finish_text("the help text");
-}
-
 /*
  * --list-targets [CIPHER]: one line "TARGET STATUS" per target.  A target is
  * native if one of its native implementations runs on this CPU, else
@@ -265,8 +259,7 @@ int main(int argc, char **argv) {
   if (list_targets || strcmp(argv[1], "--list-impls") == 0) {
     cipher found;
     if (argc > 3) return fail("%s takes at most one cipher name", argv[1]);
-    if (argc == 3 && find_cipher(argv[2], &found) != 0)
-      return fail("unknown cipher '%s'", argv[2]);
+    if (argc == 3 && find_cipher(argv[2], &found) != 0) return fail("unknown cipher '%s'", argv[2]);
     return list(argc == 3 ? argv[2] : NULL, !list_targets);
   }
 
@@ -290,7 +283,10 @@ int main(int argc, char **argv) {
   };
   if (kc_opts_parse(argc, argv, opts, sizeof opts / sizeof opts[0], err, sizeof err) != 0)
     return fail("%s (see " PROG " --help)", err);
-  if (help) return help_text();
+  if (help) { /* the usage text on stdout */
+    usage(stdout);
+    return finish_text("the help text");
+  }
 
   if (!a.cipher) return fail("missing cipher (e.g. sm4)");
   cipher c;

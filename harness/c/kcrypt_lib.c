@@ -32,8 +32,9 @@ static int check_named(const kc_view_list *l, size_t field, const char *what, co
     if (strcmp(FIELD(i), value) == 0) return 0;
     int seen = 0;
     for (size_t j = 0; j < i; j++) seen |= strcmp(FIELD(j), FIELD(i)) == 0;
+    const char *sep = used ? ", " : "";
     if (!seen && used < sizeof known)
-      used += (size_t)snprintf(known + used, sizeof known - used, "%s%s", used ? ", " : "", FIELD(i));
+      used += (size_t)snprintf(known + used, sizeof known - used, "%s%s", sep, FIELD(i));
   }
 #undef FIELD
   return value ? kc_error(err, err_size, "unknown %s %s '%s' (known: %s)", name, what, value, known)
@@ -97,11 +98,10 @@ static int choose(const kc_desc *d, const kc_view_list *l, const char *name, con
                             name, a->strategy ? a->strategy : "?", a->target);
     /* Another strategy of the same target cannot do better: same ISA. */
     if (runs_natively(*out)) return 0;
-    return kc_error(err, err_size,
-                    "this CPU cannot run target '%s' natively (it lacks the instructions)%s",
-                    a->target,
-                    scan(l, a->strategy, a->target, 1, 1) ? "; add --emulated to run its SIMDe build"
-                                                          : "");
+    return kc_error(
+        err, err_size, "this CPU cannot run target '%s' natively (it lacks the instructions)%s",
+        a->target,
+        scan(l, a->strategy, a->target, 1, 1) ? "; add --emulated to run its SIMDe build" : "");
   }
   if ((*out = pick_native(d, l, a->strategy))) return 0;
   return kc_error(err, err_size, "no %s implementation of %s runs natively on this CPU", name,
@@ -174,14 +174,17 @@ static int block_iv(const kc_variant *v, const kc_args *a, char *err, size_t err
   return kc_hex_decode_exact(a->iv_hex, job.iv, v->block_bytes, what, err, err_size);
 }
 
-/* After the library call `call` returned rc: 0, or -1 with the reason. */
-static int block_call(int rc, const char *call, char *err, size_t err_size) {
+/* After the library call `step` ("crypt"; CBC and CTR: "init", "update", "final", named with
+ * the mode, "sm4_cbc_update") returned rc: 0, or -1 with the reason. */
+static int block_call(int rc, const char *step, char *err, size_t err_size) {
   if (rc == 0) return 0;
   kc_view_list l;
   job.d->views(&l);
   const kc_impl_view *v = kc_view_of(&l, job.impl);
-  return kc_error(err, err_size, "%s_%s with %s failed (code %d)", job.d->block->prefix, call,
-                  v ? v->name : "?", rc);
+  int ecb = job.mode == KC_MODE_ECB;
+  return kc_error(err, err_size, "%s_%s%s%s with %s failed (code %d)", job.d->block->prefix,
+                  ecb ? "" : kc_block_mode_name(job.mode), ecb ? "" : "_", step, v ? v->name : "?",
+                  rc);
 }
 
 static int block_prepare(const kc_desc *d, const kc_variant *v, const kc_args *a, char *err,
@@ -208,10 +211,8 @@ static int block_prepare(const kc_desc *d, const kc_variant *v, const kc_args *a
     return kc_error(err, err_size, "%s_set_key for %s failed (code %d)", d->block->prefix, v->name,
                     rc);
   if (job.mode == KC_MODE_ECB) return 0;
-  char call[32];
-  snprintf(call, sizeof call, "%s_init", kc_block_mode_name(job.mode));
-  return block_call(d->block->init(job.st, job.mode, job.impl, job.encrypt, job.ks, job.iv), call,
-                    err, err_size);
+  return block_call(d->block->init(job.st, job.mode, job.impl, job.encrypt, job.ks, job.iv),
+                    "init", err, err_size);
 }
 
 /* One piece through the mode, refusing a last ECB or CBC piece that leaves
@@ -226,22 +227,12 @@ static int block_update(const uint8_t *in, size_t len, int last, uint8_t *out, s
                     "input is %" PRIu64 " bytes, not a multiple of the %zu-byte %s block "
                     "(ecb and cbc do no padding)",
                     job.seen, job.block_bytes, job.name);
-  const char *mode = kc_block_mode_name(job.mode);
-  char call[32];
-  int rc;
-  if (job.mode == KC_MODE_ECB) {
-    snprintf(call, sizeof call, "crypt");
-    rc = b->crypt(job.impl, KC_MODE_ECB, job.encrypt, job.ks, job.iv, in, out, len);
-  } else {
-    snprintf(call, sizeof call, "%s_update", mode);
-    rc = b->update(job.st, job.mode, in, out, len);
-    if (rc == 0 && last) {
-      snprintf(call, sizeof call, "%s_final", mode);
-      rc = b->final(job.st, job.mode);
-    }
-  }
   *out_len = len;
-  return block_call(rc, call, err, err_size);
+  if (job.mode == KC_MODE_ECB)
+    return block_call(b->crypt(job.impl, KC_MODE_ECB, job.encrypt, job.ks, job.iv, in, out, len),
+                      "crypt", err, err_size);
+  if (block_call(b->update(job.st, job.mode, in, out, len), "update", err, err_size) != 0) return -1;
+  return last ? block_call(b->final(job.st, job.mode), "final", err, err_size) : 0;
 }
 
 /* The key schedule and whatever mode state is left. */

@@ -70,21 +70,16 @@ int main(int argc, char **argv) {
       {"--help", "-h", KC_OPT_STOP, .dest = &help},
   };
   char err[256];
-  if (kc_opts_parse(argc, argv, opts, sizeof opts / sizeof opts[0], err, sizeof err) != 0) {
-    fprintf(stderr, "verify: error: %s\n", err);
-    usage(stderr);
-    return 2;
-  }
-  if (help) {
-    usage(stdout);
-    return 0;
+  if (kc_opts_parse(argc, argv, opts, sizeof opts / sizeof opts[0], err, sizeof err) != 0 || help) {
+    if (!help) fprintf(stderr, "verify: error: %s\n", err);
+    usage(help ? stdout : stderr); /* --help, or after the error */
+    return help ? 0 : 2;
   }
   o.iterated = (verify_iterated)which;
   int run[KC_MAX_CIPHERS];
   if (choose_ciphers(cipher, o.only, run) == 0) return 2;
   char cpu[256], feats[256];
-  kc_cpu_model(cpu, sizeof cpu);
-  kc_cpu_feature_list(feats, sizeof feats);
+  kc_cpu_describe(cpu, feats, sizeof cpu);
   printf("CPU: %s [%s]\n", cpu, feats);
 
   for (size_t c = 0; c < KC_N_CIPHERS; c++)

@@ -83,10 +83,8 @@ void verify_bufs_free(verify_bufs *b);
 int verify_differs(const uint8_t *got, const uint8_t *want, size_t len, const char *whom,
                    const char *what, verify_section *s);
 
-/* Which implementations run the iterated vectors (the 1,000,000-fold SM4 and
- * uBlock ones), which are serial work: every one; the native builds (not the
- * SIMDe ones, which run them un-iterated); or only the kernel the library
- * runs serial work on (<cipher>_impl_serial). */
+/* Which implementations run the iterated vectors (--iterated; docs/cli.md):
+ * every one, the native builds, or <cipher>_impl_serial's. */
 typedef enum { VERIFY_ITERATED_ALL, VERIFY_ITERATED_NATIVE, VERIFY_ITERATED_SERIAL } verify_iterated;
 
 /* The command line, as every cipher's tests read it. */

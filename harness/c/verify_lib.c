@@ -169,8 +169,8 @@ static int selected(const verify_options *o, const kc_impl_view *v) {
 int verify_start(const kc_desc *d, const verify_options *o, kc_view_list *impls, verify_run *run) {
   d->views(impls);
   uint64_t n_random = o->random_given ? o->n_random
-                      : o->quick        ? d->verify->random_quick
-                                        : d->verify->random_full;
+                      : o->quick      ? d->verify->random_quick
+                                      : d->verify->random_full;
   *run = (verify_run){d, kc_desc_reference(d), (size_t)n_random, o->seed, o->iterated, d->serial()};
   if (run->ref) return 0;
   fprintf(stderr, "verify: error: no %s reference_scalar implementation\n", d->name);
