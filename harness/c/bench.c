@@ -470,7 +470,7 @@ int main(int argc, char **argv) {
       {"--cipher", .dest = &sel.cipher_filter},
       {"--mca", .dest = &mca_path},
       {"--time-ms", .dest = &time_ms},
-      {"--reps", NULL, KC_OPT_COUNT, .dest = &reps},
+      {"--reps", NULL, KC_OPT_COUNT, &reps, .max = INT_MAX},
       {"--loops", NULL, KC_OPT_COUNT, &loops, .min = 1},
       {"--streams", NULL, KC_OPT_COUNT, &streams, .min = 1, .max = BENCH_MAX_STREAMS},
       {"--no-report", NULL, KC_OPT_FLAG, .dest = &no_report},
