@@ -54,7 +54,8 @@ def test_verify_names_the_ipsec_mb_oracle(harness_build):
 
 @pytest.mark.parametrize("args", [["--impl", "no_such_kernel"], ["--cipher", "aes"],
                                   ["--cipher", "zuc", "--impl", "byteslice_avx2_aesni"],
-                                  ["--random"], ["--frobnicate"]])
+                                  ["--random"], ["--frobnicate"], ["--seed", "1x"],
+                                  ["--random", "-1"], ["--iterated", "some"], ["extra"]])
 def test_verify_bad_options(harness_build, args):
     proc = run([harness_build / "verify", *args])
     assert proc.returncode == 2 and "error" in proc.stderr and "passed" not in proc.stdout
@@ -116,7 +117,9 @@ def test_bench_zuc_streams_and_limits(harness_build, tmp_path):
 
 
 @pytest.mark.parametrize("args", [["--mode", "ctr,mac256"], ["--cipher", "zuc512"],
-                                  ["--streams", "0"]])
+                                  ["--streams", "0"], ["--streams", "257"], ["--streams", "8x"],
+                                  ["--loops", "0"], ["--reps", "x"], ["--sizes", "1Q"],
+                                  ["--json"], ["extra"]])
 def test_bench_bad_options(harness_build, args):
     proc = run([harness_build / "bench", *args])
     assert proc.returncode == 2 and proc.stdout == ""

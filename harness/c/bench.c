@@ -2,13 +2,7 @@
  * bench: throughput of every native kernel of the generated library, side by side with the
  * established libraries, in one run.  Each description's bench_hooks adds its cells (bench.h);
  * this file times them, estimates the core clock, and writes the records and the report.
- * What it measures and writes, and its options, are in docs/cli.md ("bench").
- *
- * Timing.  Every (cell, size) is calibrated once, then the whole set is timed --reps times
- * over, each keeping its best: a burst of load from another process (the machines here are
- * shared) then spoils one repetition of many measurements rather than every repetition of
- * one.  Emulated (SIMDe) kernels are never timed, and every cell's output was checked against
- * our scalar reference before timing (verified; a mismatch makes the exit status non-zero).
+ * What it measures and how, its options and its JSON records: docs/cli.md ("bench").
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -40,14 +34,9 @@ static double seconds(clockid_t clock) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/*
- * One dependent integer add of a register: each needs the previous result, so a chain runs at
- * one add per cycle whatever the core's width (the loop counter and branch run beside it).
- * The addend is a register, not an immediate: Intel's Golden Cove cores (Sapphire Rapids,
- * Alder Lake P-cores) fold chains of adds of small immediates in the renamer and ran `addq $1`
- * chains at 4-6 adds per cycle here (an estimate of 12-17 GHz), while register adds, like
- * imul/3, gave the real clock.
- */
+/* One dependent integer add of a register: each needs the previous result, so a chain runs at
+ * one add per cycle whatever the core's width.  A register, not an immediate, which Golden Cove
+ * cores fold (docs/performance/README.md, "The clock estimate on Intel"). */
 #if defined(__x86_64__)
 #define DEPENDENT_ADD "addq %1, %0"
 #elif defined(__aarch64__)
@@ -172,18 +161,7 @@ static void json_num(FILE *f, const char *key, double v) {
   fprintf(f, v > 0 ? ", \"%s\": %.6g" : ", \"%s\": null", key, v);
 }
 
-/*
- * The JSON file, read by harness/report.py: a list of records, one per cell x size, with the
- * bench_cell fields cipher, impl, name, strategy, target, mode, mac_method, arch, streams and
- * lanes (bench.h); msg_bytes (bytes per message); gbps and cpb (over all messages of a call);
- * seconds (best per call); iters (calls per repetition); reps; verified; emulated false;
- * modelled false; clock_ghz and clock_method (the estimate cpb is based on); cpu; loops (0, or
- * for the uBlock paper's one-block method, mode "block-loop": encryptions of the one block per
- * call, which gbps and cpb count; those records also carry role ("paper-method": a register
- * kernel; "fastest": the kernel ublock_impl_best picks; or both joined by '+'), tests (timed
- * calls) and gbps_mean and cpb_mean (from the mean seconds of the tests, the paper's
- * statistic)).
- */
+/* The JSON file (its fields: docs/cli.md, "bench"). */
 static int write_json(const char *path, const record *recs, size_t n, const timing *tm,
                       double ghz, const char *cpu) {
   FILE *f = fopen(path, "w");
@@ -362,9 +340,7 @@ static size_t parse_size(const char *s) {
   if (end == s) return 0;
   if (*end == 'k' || *end == 'K') v <<= 10, end++;
   else if (*end == 'm' || *end == 'M') v <<= 20, end++;
-  if (*end == 'i' || *end == 'B') {
-    while (*end == 'i' || *end == 'B') end++;
-  }
+  while (*end == 'i' || *end == 'B') end++;
   return *end ? 0 : (size_t)v;
 }
 
@@ -386,7 +362,7 @@ static int check_known(const char *list, int modes, const char *what) {
     int known = 0;
     for (size_t c = 0; c < KC_N_CIPHERS; c++) {
       const kc_desc *d = KC_CIPHERS[c];
-      known |= modes && bench_in_list(d->bench->modes, word);
+      known |= modes && kc_in_list(d->bench->modes, word);
       for (size_t k = 0; !modes && k < d->n_variants; k++)
         known |= strcmp(d->variants[k].name, word) == 0;
     }
@@ -398,18 +374,18 @@ static int check_known(const char *list, int modes, const char *what) {
   return 0;
 }
 
-/* Parses --sizes LIST into sizes (at most MAX_SIZES).  Returns their number, or 0. */
-static size_t parse_sizes(const char *list, size_t sizes[MAX_SIZES]) {
-  size_t n = 0;
+/* --sizes LIST into the bench_select at dest (its sizes point to a static
+ * array).  Returns 0, or -1 with the reason in err. */
+static int parse_sizes(const char *list, void *dest, char *err, size_t err_size) {
+  static size_t sizes[MAX_SIZES];
+  bench_select *sel = dest;
   char word[64];
-  while (next_item(&list, word)) {
-    if (n == MAX_SIZES || !(sizes[n++] = parse_size(word))) {
-      fprintf(stderr, "bench: bad size '%s'\n", word);
-      return 0;
-    }
-  }
-  if (!n) fprintf(stderr, "bench: --sizes lists no size\n");
-  return n;
+  sel->sizes = sizes;
+  sel->n_sizes = 0;
+  while (next_item(&list, word))
+    if (sel->n_sizes == MAX_SIZES || !(sizes[sel->n_sizes++] = parse_size(word)))
+      return kc_error(err, err_size, "bad size '%s'", word);
+  return sel->n_sizes ? 0 : kc_error(err, err_size, "--sizes lists no size");
 }
 
 /* ---- Main ---- */
@@ -482,60 +458,44 @@ static record *measure(const bench_set *set, const timing *tm, double ghz, size_
 }
 
 int main(int argc, char **argv) {
-  const char *json_path = NULL, *mca_path = NULL, *loops_arg = NULL;
-  size_t sizes[MAX_SIZES];
-  int no_report = 0, list_only = 0, reps = -1;
-  bench_select sel = {.streams = DEFAULT_STREAMS};
-  double time_ms = -1;
-
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    int has_arg = i + 1 < argc;
-    if (!strcmp(a, "--json") && has_arg) json_path = argv[++i];
-    else if (!strcmp(a, "--quick")) sel.quick = 1;
-    else if (!strcmp(a, "--impl") && has_arg) sel.impl_filter = argv[++i];
-    else if (!strcmp(a, "--mode") && has_arg) sel.mode_filter = argv[++i];
-    else if (!strcmp(a, "--cipher") && has_arg) sel.cipher_filter = argv[++i];
-    else if (!strcmp(a, "--mca") && has_arg) mca_path = argv[++i];
-    else if (!strcmp(a, "--time-ms") && has_arg) time_ms = atof(argv[++i]);
-    else if (!strcmp(a, "--reps") && has_arg) reps = atoi(argv[++i]);
-    else if (!strcmp(a, "--loops") && has_arg) loops_arg = argv[++i];
-    else if (!strcmp(a, "--streams") && has_arg) sel.streams = (unsigned)atoi(argv[++i]);
-    else if (!strcmp(a, "--no-report")) no_report = 1;
-    else if (!strcmp(a, "--list")) list_only = 1;
-    else if (!strcmp(a, "--sizes") && has_arg) {
-      sel.sizes = sizes;
-      if (!(sel.n_sizes = parse_sizes(argv[++i], sizes))) return 2;
-    } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-      usage(stdout);
-      return 0;
-    } else {
-      fprintf(stderr, "bench: unknown or incomplete option '%s'\n", a);
-      usage(stderr);
-      return 2;
-    }
-  }
-  long long loops = loops_arg ? atoll(loops_arg) : 0;
-  if (loops_arg && loops < 1) {
-    fprintf(stderr, "bench: --loops must be at least 1\n");
-    return 2;
-  }
-  if (sel.streams < 1 || sel.streams > BENCH_MAX_STREAMS) {
-    fprintf(stderr, "bench: --streams must be 1..%d\n", BENCH_MAX_STREAMS);
-    return 2;
+  const char *json_path = NULL, *mca_path = NULL, *time_ms = NULL;
+  int no_report = 0, list_only = 0, help = 0;
+  uint64_t reps = 0, loops = 0, streams = DEFAULT_STREAMS;
+  bench_select sel = {0};
+  const kc_opt opts[] = {
+      {"--json", .dest = &json_path},
+      {"--quick", NULL, KC_OPT_FLAG, .dest = &sel.quick},
+      {"--impl", .dest = &sel.impl_filter},
+      {"--mode", .dest = &sel.mode_filter},
+      {"--cipher", .dest = &sel.cipher_filter},
+      {"--mca", .dest = &mca_path},
+      {"--time-ms", .dest = &time_ms},
+      {"--reps", NULL, KC_OPT_COUNT, &reps, .max = INT_MAX},
+      {"--loops", NULL, KC_OPT_COUNT, &loops, .min = 1},
+      {"--streams", NULL, KC_OPT_COUNT, &streams, .min = 1, .max = BENCH_MAX_STREAMS},
+      {"--no-report", NULL, KC_OPT_FLAG, .dest = &no_report},
+      {"--list", NULL, KC_OPT_FLAG, .dest = &list_only},
+      {"--sizes", NULL, KC_OPT_CALL, &sel, .parse = parse_sizes},
+      {"--help", "-h", KC_OPT_STOP, .dest = &help},
+  };
+  char err[256];
+  if (kc_opts_parse(argc, argv, opts, sizeof opts / sizeof opts[0], err, sizeof err) != 0 || help) {
+    if (!help) fprintf(stderr, "bench: %s\n", err);
+    usage(help ? stdout : stderr); /* --help, or after the error */
+    return help ? 0 : 2;
   }
   /* The quick form (make test): one repetition, fewer loops. */
   timing tm = sel.quick ? (timing){0.005, 1} : (timing){0.020, 4};
-  if (time_ms > 0) tm.target_s = time_ms / 1e3;
-  if (reps > 0) tm.reps = reps;
-  sel.loops = loops_arg ? (uint64_t)loops : sel.quick ? QUICK_LOOPS : PAPER_LOOPS;
+  if (time_ms && atof(time_ms) > 0) tm.target_s = atof(time_ms) / 1e3;
+  if (reps > 0) tm.reps = (int)reps;
+  sel.streams = (unsigned)streams;
+  sel.loops = loops ? loops : sel.quick ? QUICK_LOOPS : PAPER_LOOPS;
   if ((sel.mode_filter && check_known(sel.mode_filter, 1, "mode") != 0) ||
       (sel.cipher_filter && check_known(sel.cipher_filter, 0, "cipher") != 0))
     return 2;
 
   char cpu[256], feats[256];
-  kc_cpu_model(cpu, sizeof cpu);
-  kc_cpu_feature_list(feats, sizeof feats);
+  kc_cpu_describe(cpu, feats, sizeof cpu);
   double ghz = list_only ? 0.0 : estimate_ghz();
   if (!list_only) {
     fprintf(stderr,

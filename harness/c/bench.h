@@ -82,9 +82,8 @@ typedef struct bench_select {
   uint64_t loops;   /* --loops: encryptions per test of the paper's one-block method */
 } bench_select;
 
-/* 1 if `word` is one of the comma-separated items of `list`. */
-int bench_in_list(const char *list, const char *word);
-/* Filters: a NULL filter selects everything. */
+/* Filters (comma-separated lists, kc_in_list): a NULL filter selects
+ * everything. */
 int bench_wants_cipher(const bench_select *sel, const char *cipher);
 int bench_wants_mode(const bench_select *sel, const char *mode);
 /* A subject is selected by its name, its impl kind, or (ours) its strategy
@@ -96,9 +95,6 @@ int bench_wants_subject(const bench_select *sel, const char *impl, const char *n
  * NULL) or `defaults`; *n receives their number. */
 const size_t *bench_sizes(const bench_select *sel, const size_t *defaults, size_t n_defaults,
                           const size_t *quick, size_t n_quick, size_t *n);
-
-/* The block ciphers' (SM4, uBlock) default and quick sizes, as above. */
-const size_t *bench_block_sizes(const bench_select *sel, size_t *n);
 
 /* The largest of n sizes, at least `least`. */
 size_t bench_max_size(const size_t *sizes, size_t n, size_t least);

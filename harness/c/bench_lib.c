@@ -46,53 +46,25 @@ void bench_set_free(bench_set *set) {
   *set = (bench_set){0};
 }
 
-int bench_in_list(const char *list, const char *word) {
-  size_t n = strlen(word);
-  for (const char *p = list; *p;) {
-    const char *end = strchr(p, ',');
-    size_t len = end ? (size_t)(end - p) : strlen(p);
-    if (len == n && strncmp(p, word, n) == 0) return 1;
-    if (!end) break;
-    p = end + 1;
-  }
-  return 0;
-}
-
 int bench_wants_cipher(const bench_select *sel, const char *cipher) {
-  return !sel->cipher_filter || bench_in_list(sel->cipher_filter, cipher);
+  return !sel->cipher_filter || kc_in_list(sel->cipher_filter, cipher);
 }
 
 int bench_wants_mode(const bench_select *sel, const char *mode) {
-  return !sel->mode_filter || bench_in_list(sel->mode_filter, mode);
+  return !sel->mode_filter || kc_in_list(sel->mode_filter, mode);
 }
 
 int bench_wants_subject(const bench_select *sel, const char *impl, const char *name,
                         const char *strategy, const char *target) {
   const char *f = sel->impl_filter;
-  return !f || bench_in_list(f, name) || bench_in_list(f, impl) ||
-         (strategy && bench_in_list(f, strategy)) || (target && bench_in_list(f, target));
+  return !f || kc_in_list(f, name) || kc_in_list(f, impl) ||
+         (strategy && kc_in_list(f, strategy)) || (target && kc_in_list(f, target));
 }
 
 const size_t *bench_sizes(const bench_select *sel, const size_t *defaults, size_t n_defaults,
                           const size_t *quick, size_t n_quick, size_t *n) {
-  if (sel->sizes) {
-    *n = sel->n_sizes;
-    return sel->sizes;
-  }
-  if (sel->quick && quick) {
-    *n = n_quick;
-    return quick;
-  }
-  *n = n_defaults;
-  return defaults;
-}
-
-static const size_t BLOCK_SIZES[] = {64, 256, 1024, 4096, 16384, 65536, 1048576};
-static const size_t BLOCK_QUICK_SIZES[] = {256, 4096, 65536};
-
-const size_t *bench_block_sizes(const bench_select *sel, size_t *n) {
-  return bench_sizes(sel, BLOCK_SIZES, sizeof BLOCK_SIZES / sizeof BLOCK_SIZES[0],
-                     BLOCK_QUICK_SIZES, sizeof BLOCK_QUICK_SIZES / sizeof BLOCK_QUICK_SIZES[0], n);
+  *n = sel->sizes ? sel->n_sizes : sel->quick && quick ? n_quick : n_defaults;
+  return sel->sizes ? sel->sizes : sel->quick && quick ? quick : defaults;
 }
 
 size_t bench_max_size(const size_t *sizes, size_t n, size_t least) {
@@ -104,7 +76,7 @@ size_t bench_max_size(const size_t *sizes, size_t n, size_t least) {
 
 int bench_timeable(const kc_impl_view *v) {
   if (v->emulated) return 0;
-  if (kc_view_runs(v) != KC_NATIVE || kc_target_disabled(v->target)) {
+  if (kc_view_avail(v) != KC_NATIVE) {
     fprintf(stderr, "bench: skipping %s (this CPU cannot run it natively)\n", v->name);
     return 0;
   }
@@ -195,8 +167,11 @@ int bench_block_cells(const kc_desc *d, bench_set *set, const bench_select *sel)
   }
   kc_view_list impls;
   d->views(&impls);
+  static const size_t defaults[] = {64, 256, 1024, 4096, 16384, 65536, 1048576};
+  static const size_t quick[] = {256, 4096, 65536};
   size_t n_sizes;
-  const size_t *sizes = bench_block_sizes(sel, &n_sizes);
+  const size_t *sizes = bench_sizes(sel, defaults, sizeof defaults / sizeof defaults[0], quick,
+                                    sizeof quick / sizeof quick[0], &n_sizes);
   int problems = 0, timed[KC_MAX_IMPLS], any = 0;
   for (size_t k = 0; k < d->n_variants; k++) any |= bench_wants_cipher(sel, d->variants[k].name);
   for (size_t i = 0; any && i < impls.n; i++) timed[i] = bench_timeable(&impls.v[i]);

@@ -17,7 +17,15 @@ int kc_view_named(const kc_view_list *l, const char *name) {
   return kc_view_find(l, name, 0) || kc_view_find(l, name, 1);
 }
 
-kc_avail kc_view_runs(const kc_impl_view *v) { return kc_impl_avail(v->emulated, v->cpu_supported); }
+kc_avail kc_view_runs(const kc_impl_view *v) {
+  if (v->cpu_supported && !v->cpu_supported()) return KC_UNAVAILABLE;
+  return v->emulated ? KC_EMULATED : KC_NATIVE;
+}
+
+kc_avail kc_view_avail(const kc_impl_view *v) {
+  kc_avail a = kc_view_runs(v);
+  return a == KC_NATIVE && kc_target_disabled(v->target) ? KC_UNAVAILABLE : a;
+}
 
 const kc_impl_view *kc_view_of(const kc_view_list *l, const void *impl) {
   for (size_t i = 0; impl && i < l->n; i++)

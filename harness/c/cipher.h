@@ -1,18 +1,9 @@
 /*
- * A cipher as every harness program sees it: one description (kc_desc) per
- * cipher, in one file each (cipher_sm4.c, cipher_zuc.c, cipher_ublock.c),
- * listed once in ciphers.c.  kcrypt, verify, bench and ctcheck are loops
- * over that table: they choose, list and test implementations through the
- * description's lookups, and drive a block cipher through its kc_block_api,
- * so a new block cipher needs its description and its vectors
- * (tests/vectors/<name>.json, compiled in: vectors.h) and nothing else.
- * What a tool cannot do from these alone (ZUC's lanes and MACs, uBlock's
- * multi-key streams, SM4's peers) is a hook in the tool's own part of the
- * description.
- *
- * Layers, no circle: common.h, vectors.h <- cipher.h and the tools'
- * libraries (kcrypt.h, verify.h, bench.h, ctcheck.h) <- the descriptions
- * <- ciphers.c <- the programs' mains.
+ * A cipher as every harness program sees it: one description (kc_desc) per cipher, listed
+ * once in ciphers.c; the programs are loops over that table (the layers: docs/design.md).  A
+ * new block cipher needs its description and its vectors (tests/vectors/<cipher>.json,
+ * compiled in: vectors.h); what a tool cannot do from these alone is a hook in the tool's
+ * part of the description.
  */
 #ifndef KC_HARNESS_CIPHER_H
 #define KC_HARNESS_CIPHER_H
@@ -71,8 +62,12 @@ typedef struct kc_view_list {
 const kc_impl_view *kc_view_find(const kc_view_list *l, const char *name, int emulated);
 /* 1 if some implementation (native or emulated) is named `name`. */
 int kc_view_named(const kc_view_list *l, const char *name);
-/* Where `v` runs on this CPU, from its own fields (see kc_impl_avail). */
+/* Where `v` runs on this CPU, from its own fields: its cpu_supported probe
+ * (NULL: supported) says for an emulated (SIMDe) build whether this CPU has
+ * what the emulation itself is compiled for (e.g. AVX2).  kc_view_avail also
+ * honours the test hook KC_DISABLE_TARGETS (kc_target_disabled). */
 kc_avail kc_view_runs(const kc_impl_view *v);
+kc_avail kc_view_avail(const kc_impl_view *v);
 /* The row describing impl, or NULL. */
 const kc_impl_view *kc_view_of(const kc_view_list *l, const void *impl);
 /* Appends " NAME" (" NAME(emulated)") per implementation to f. */
@@ -162,9 +157,11 @@ typedef struct kc_desc {
   const struct ct_hooks *ct;
 } kc_desc;
 
-/* Every cipher, in the order the tools run them (ciphers.c). */
+/* Every cipher, in the order the tools run them (ciphers.c); at most
+ * KC_MAX_CIPHERS. */
 extern const kc_desc *const KC_CIPHERS[];
 extern const size_t KC_N_CIPHERS;
+#define KC_MAX_CIPHERS 8
 
 /* The reference implementation (reference_scalar), or NULL. */
 const void *kc_desc_reference(const kc_desc *d);
@@ -198,25 +195,19 @@ void kc_block_free_key(const kc_desc *d, void *ks);
   } state;                                                                                          \
   static int init(void *st, kc_block_mode mode, const void *impl, int encrypt, const void *ks,      \
                   const uint8_t *iv) {                                                              \
-    state *s = st;                                                                                  \
-    return mode == KC_MODE_CBC ? p##_cbc_init(&s->cbc, impl, dir(encrypt), ks, iv)                  \
-                               : p##_ctr_init(&s->ctr, impl, ks, iv);                               \
+    return mode == KC_MODE_CBC ? p##_cbc_init(&((state *)st)->cbc, impl, dir(encrypt), ks, iv)      \
+                               : p##_ctr_init(&((state *)st)->ctr, impl, ks, iv);                   \
   }                                                                                                 \
   static int update(void *st, kc_block_mode mode, const uint8_t *in, uint8_t *out, size_t len) {    \
-    state *s = st;                                                                                  \
-    return mode == KC_MODE_CBC ? p##_cbc_update(&s->cbc, in, out, len)                              \
-                               : p##_ctr_update(&s->ctr, in, out, len);                             \
+    return mode == KC_MODE_CBC ? p##_cbc_update(&((state *)st)->cbc, in, out, len)                  \
+                               : p##_ctr_update(&((state *)st)->ctr, in, out, len);                 \
   }                                                                                                 \
   static int final(void *st, kc_block_mode mode) {                                                  \
-    state *s = st;                                                                                  \
-    return mode == KC_MODE_CBC ? p##_cbc_final(&s->cbc) : p##_ctr_final(&s->ctr);                   \
+    return mode == KC_MODE_CBC ? p##_cbc_final(&((state *)st)->cbc)                                 \
+                               : p##_ctr_final(&((state *)st)->ctr);                                \
   }                                                                                                 \
   static void reset(void *st, kc_block_mode mode) {                                                 \
-    state *s = st;                                                                                  \
-    if (mode == KC_MODE_CBC)                                                                        \
-      p##_cbc_reset(&s->cbc);                                                                       \
-    else                                                                                            \
-      p##_ctr_reset(&s->ctr);                                                                       \
+    mode == KC_MODE_CBC ? p##_cbc_reset(&((state *)st)->cbc) : p##_ctr_reset(&((state *)st)->ctr);  \
   }
 
 #endif /* KC_HARNESS_CIPHER_H */

@@ -8,9 +8,19 @@
 #include "kc_cpu.h"
 
 #include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+int kc_error(char *err, size_t err_size, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err, err_size, fmt, ap);
+  va_end(ap);
+  return -1;
+}
 
 /* ---- Hex ---- */
 
@@ -28,21 +38,14 @@ int kc_hex_decode(const char *hex, uint8_t **out, size_t *out_len, char *err, si
   for (size_t i = 0; i < digits; i++) {
     unsigned char c = (unsigned char)hex[i];
     if (kc_hex_digit(c) >= 0) continue;
-    if (c >= 0x20 && c < 0x7f)
-      snprintf(err, err_size, "invalid hex character '%c' at position %zu", c, i);
-    else
-      snprintf(err, err_size, "invalid hex character (byte 0x%02x) at position %zu", c, i);
-    return -1;
+    return c >= 0x20 && c < 0x7f
+               ? kc_error(err, err_size, "invalid hex character '%c' at position %zu", c, i)
+               : kc_error(err, err_size, "invalid hex character (byte 0x%02x) at position %zu", c,
+                          i);
   }
-  if (digits % 2 != 0) {
-    snprintf(err, err_size, "odd number of hex digits (%zu)", digits);
-    return -1;
-  }
+  if (digits % 2 != 0) return kc_error(err, err_size, "odd number of hex digits (%zu)", digits);
   uint8_t *buf = malloc(digits / 2 + 1); /* +1: never malloc(0) */
-  if (!buf) {
-    snprintf(err, err_size, "out of memory");
-    return -1;
-  }
+  if (!buf) return kc_error(err, err_size, "out of memory");
   for (size_t i = 0; i < digits / 2; i++)
     buf[i] = (uint8_t)(kc_hex_digit(hex[2 * i]) << 4 | kc_hex_digit(hex[2 * i + 1]));
   *out = buf;
@@ -55,19 +58,14 @@ int kc_hex_decode_exact(const char *hex, uint8_t *out, size_t len, const char *w
   uint8_t *buf;
   size_t got;
   char inner[128];
-  if (kc_hex_decode(hex, &buf, &got, inner, sizeof inner) != 0) {
-    snprintf(err, err_size, "bad %s hex: %s", what, inner);
-    return -1;
-  }
-  if (got != len) {
-    snprintf(err, err_size, "%s must be %zu bytes (%zu hex digits), got %zu byte%s", what, len,
-             2 * len, got, got == 1 ? "" : "s");
-    free(buf);
-    return -1;
-  }
-  memcpy(out, buf, len);
+  if (kc_hex_decode(hex, &buf, &got, inner, sizeof inner) != 0)
+    return kc_error(err, err_size, "bad %s hex: %s", what, inner);
+  if (got == len) memcpy(out, buf, len);
   free(buf);
-  return 0;
+  return got == len
+             ? 0
+             : kc_error(err, err_size, "%s must be %zu bytes (%zu hex digits), got %zu byte%s",
+                        what, len, 2 * len, got, got == 1 ? "" : "s");
 }
 
 void kc_hex_encode(const uint8_t *in, size_t len, char *out) {
@@ -244,42 +242,126 @@ const char *kc_avail_name(kc_avail a) {
   return names[a < KC_UNAVAILABLE ? a : KC_UNAVAILABLE];
 }
 
-kc_avail kc_impl_avail(int emulated, int (*cpu_supported)(void)) {
-  if (cpu_supported && !cpu_supported()) return KC_UNAVAILABLE;
-  return emulated ? KC_EMULATED : KC_NATIVE;
+int kc_target_disabled(const char *target) {
+  const char *list = getenv("KC_DISABLE_TARGETS");
+  return list && kc_in_list(list, target);
 }
 
-int kc_target_disabled(const char *target) {
-  size_t n = strlen(target);
-  for (const char *p = getenv("KC_DISABLE_TARGETS"); p && *p;) {
+int kc_in_list(const char *list, const char *word) {
+  size_t n = strlen(word);
+  for (const char *p = list; *p;) {
     size_t len = strcspn(p, ",");
-    if (len == n && strncmp(p, target, n) == 0) return 1;
+    if (len == n && strncmp(p, word, n) == 0) return 1;
     p += len + (p[len] == ',');
   }
   return 0;
 }
 
-void kc_cpu_model(char *buf, size_t size) {
-  char line[512], name[512];
-  FILE *f = fopen("/proc/cpuinfo", "r");
-  snprintf(buf, size, "unknown");
-  while (f && fgets(line, sizeof line, f)) {
-    if (sscanf(line, "model name : %511[^\n]", name) == 1) {
-      snprintf(buf, size, "%s", name);
-      break;
-    }
+/* ---- Command lines ---- */
+
+int kc_parse_count(const char *s, uint64_t *out) {
+  uint64_t v = 0;
+  for (const char *p = s; *p; p++) {
+    unsigned d = (unsigned)(*p - '0');
+    if (d > 9 || v > (UINT64_MAX - d) / 10) return -1;
+    v = v * 10 + d;
   }
-  if (f) fclose(f);
+  *out = v;
+  return *s ? 0 : -1;
 }
 
-void kc_cpu_feature_list(char *buf, size_t size) {
-  buf[0] = '\0';
+/* How a message names o: its short form if it has one. */
+static const char *opt_label(const kc_opt *o) { return o->alias ? o->alias : o->name; }
+
+/* Stores `value`, the argument of o (NULL for an option that takes none). */
+static int opt_store(const kc_opt *o, const kc_opt *opts, size_t n, const char *value, char *err,
+                     size_t size) {
+  uint64_t count;
+  switch (o->kind) {
+    case KC_OPT_FLAG:
+    case KC_OPT_STOP: *(int *)o->dest = 1; return 0;
+    case KC_OPT_SET:
+      for (size_t j = 0; j < n; j++)
+        if (opts[j].kind == KC_OPT_SET && opts[j].dest == o->dest &&
+            opts[j].value == *(int *)o->dest && opts[j].value != o->value)
+          return kc_error(err, size, "give only one of %s and %s", opt_label(&opts[j]),
+                          opt_label(o));
+      *(int *)o->dest = o->value;
+      return 0;
+    case KC_OPT_STRING: *(const char **)o->dest = value; return 0;
+    case KC_OPT_COUNT:
+      if (kc_parse_count(value, &count) != 0)
+        return kc_error(err, size, "%s needs a number", o->name);
+      if (count < o->min || (o->max && count > o->max))
+        return o->max ? kc_error(err, size, "%s must be %" PRIu64 "..%" PRIu64, o->name, o->min,
+                                 o->max)
+                      : kc_error(err, size, "%s must be at least %" PRIu64, o->name, o->min);
+      *(uint64_t *)o->dest = count;
+      return 0;
+    case KC_OPT_WORD: {
+      char list[256] = "";
+      size_t used = 0;
+      for (int i = 0; o->words[i]; i++) {
+        if (strcmp(value, o->words[i]) == 0) {
+          *(int *)o->dest = i;
+          return 0;
+        }
+        const char *sep = i == 0 ? "" : o->words[i + 1] ? ", " : " or ";
+        if (used < sizeof list)
+          used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", sep, o->words[i]);
+      }
+      return kc_error(err, size, "%s must be %s", o->name, list);
+    }
+    default: return o->parse(value, o->dest, err, size);
+  }
+}
+
+int kc_opts_parse(int argc, char **argv, const kc_opt *opts, size_t n, char *err, size_t err_size) {
+  size_t next = 0; /* the next positional entry to fill, if it is one */
+  for (int i = 1; i < argc; i++) {
+    const char *arg = argv[i];
+    if (arg[0] != '-' || arg[1] == '\0') { /* a positional argument */
+      while (next < n && opts[next].name) next++;
+      if (next == n) return kc_error(err, err_size, "unexpected argument '%s'", arg);
+      *(const char **)opts[next++].dest = arg;
+      continue;
+    }
+    const kc_opt *o = opts;
+    while (o < opts + n &&
+           !(o->name && (strcmp(arg, o->name) == 0 || (o->alias && strcmp(arg, o->alias) == 0))))
+      o++;
+    if (o == opts + n) return kc_error(err, err_size, "unknown option '%s'", arg);
+    const char *value = NULL;
+    if (o->kind <= KC_OPT_CALL) {
+      if (i + 1 == argc) return kc_error(err, err_size, "option %s needs a value", arg);
+      value = argv[++i];
+    }
+    if (o->once && *(const char **)o->dest)
+      return kc_error(err, err_size, "option %s given twice", arg);
+    if (o->seen) *o->seen = 1;
+    if (opt_store(o, opts, n, value, err, err_size) != 0) return -1;
+    if (o->kind == KC_OPT_STOP) return 0;
+  }
+  return 0;
+}
+
+void kc_cpu_describe(char *model, char *features, size_t size) {
+  char line[512], name[512];
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  snprintf(model, size, "unknown");
+  while (f && fgets(line, sizeof line, f))
+    if (sscanf(line, "model name : %511[^\n]", name) == 1) {
+      snprintf(model, size, "%s", name);
+      break;
+    }
+  if (f) fclose(f);
   const unsigned have = kc_cpu_features();
   size_t used = 0;
+  features[0] = '\0';
   for (unsigned i = 0; i < KC_CPU_FEATURE_COUNT; i++) {
     if (!(have & 1u << i)) continue;
-    const char *name = kc_cpu_feature_name(1u << i);
-    int n = snprintf(buf + used, size - used, "%s%s", used ? " " : "", name);
+    const char *feature = kc_cpu_feature_name(1u << i);
+    int n = snprintf(features + used, size - used, "%s%s", used ? " " : "", feature);
     if (n < 0 || (size_t)n >= size - used) break;
     used += (size_t)n;
   }

@@ -1,11 +1,6 @@
 /*
- * Helpers shared by the harness programs (kcrypt, verify, bench, ctcheck).
- *
- * Nothing here knows about a particular cipher: hex parsing with error
- * messages, reading a whole file, buffers placed at a chosen misalignment with
- * guard bytes around them, a small seeded PRNG, the block-cipher modes, and the
- * labels used to say whether an implementation runs as native code or under
- * SIMDe emulation.
+ * Helpers shared by the harness programs (kcrypt, verify, bench, ctcheck),
+ * none of which knows about a particular cipher.
  */
 #ifndef KC_HARNESS_COMMON_H
 #define KC_HARNESS_COMMON_H
@@ -13,6 +8,11 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+/* Writes a printf-style message into err (nothing when err_size is 0) and
+ * returns -1: `return kc_error(err, err_size, "bad %s", what);`. */
+__attribute__((format(printf, 3, 4))) int kc_error(char *err, size_t err_size, const char *fmt,
+                                                   ...);
 
 /* ---- Hex ---- */
 
@@ -138,14 +138,6 @@ typedef enum {
 const char *kc_avail_name(kc_avail a);
 
 /*
- * Status of one implementation from its fields: `emulated` is the impl's
- * emulated flag, `cpu_supported` its probe (NULL: treated as supported).
- * For an emulated (SIMDe) build the probe says whether the host has what the
- * emulation itself is compiled for (e.g. AVX2); if not, it is unavailable.
- */
-kc_avail kc_impl_avail(int emulated, int (*cpu_supported)(void));
-
-/*
  * Test hook: 1 if `target` appears in the comma-separated environment
  * variable KC_DISABLE_TARGETS (e.g. "avx512_gfni,avx2_gfni").  kcrypt treats
  * such targets as ones this CPU cannot run natively, so the error path for an
@@ -153,11 +145,51 @@ kc_avail kc_impl_avail(int emulated, int (*cpu_supported)(void));
  */
 int kc_target_disabled(const char *target);
 
-/* Fills buf with the CPU model name from /proc/cpuinfo ("unknown" if none). */
-void kc_cpu_model(char *buf, size_t size);
+/* 1 if `word` is one of the items of the comma-separated `list`. */
+int kc_in_list(const char *list, const char *word);
 
-/* Fills buf with the space-separated CPU features the generated dispatch
+/* ---- Command lines ---- */
+
+/* Parses a decimal count: digits only (no sign, no spaces), at most
+ * UINT64_MAX.  Returns 0 or -1. */
+int kc_parse_count(const char *s, uint64_t *out);
+
+/* What an option does; the first four take the next argument as their
+ * value (STRING, 0, is what an entry that names no kind does). */
+typedef enum {
+  KC_OPT_STRING, /* *(const char **)dest = the value */
+  KC_OPT_COUNT,  /* *(uint64_t *)dest = the value, a count (kc_parse_count) in [min, max] */
+  KC_OPT_WORD,   /* *(int *)dest = the value's index in words */
+  KC_OPT_CALL,   /* parse(value, dest, err, err_size) returns 0 or -1 with the reason */
+  KC_OPT_FLAG,   /* *(int *)dest = 1 */
+  KC_OPT_STOP,   /* *(int *)dest = 1, and parsing ends there (--help) */
+  KC_OPT_SET     /* *(int *)dest = value; refused after a SET of another value to dest */
+} kc_opt_kind;
+
+/* One option of a program's table.  An entry without a name is a positional
+ * argument: the arguments that are not options (those not starting with '-',
+ * and "-" itself) fill the positional entries in table order. */
+typedef struct kc_opt {
+  const char *name;  /* "--key", or NULL for a positional argument */
+  const char *alias; /* "-k", or NULL */
+  kc_opt_kind kind;
+  void *dest;
+  int value;                /* SET: what it stores */
+  int once;                 /* STRING: refuse a second one ("option -k given twice") */
+  uint64_t min, max;        /* COUNT: the range; max 0: none */
+  const char *const *words; /* WORD: the values, NULL-terminated */
+  int (*parse)(const char *value, void *dest, char *err, size_t err_size); /* CALL */
+  int *seen; /* set to 1 when the option is given, if not NULL */
+} kc_opt;
+
+/* Parses argv[1 .. argc) by the n options of `opts`, left to right, up to the end or a STOP
+ * option.  Returns 0, or -1 at the first error with the message in err ("unknown option
+ * '-x'", "option -k needs a value", "option -k given twice", "--seed needs a number", ...). */
+int kc_opts_parse(int argc, char **argv, const kc_opt *opts, size_t n, char *err, size_t err_size);
+
+/* Fills model with the CPU model name from /proc/cpuinfo ("unknown" if none),
+ * and features with the space-separated CPU features the generated dispatch
  * checks that this CPU has (kc_cpu.h; e.g. "ssse3 pclmul aes avx2 vaes"). */
-void kc_cpu_feature_list(char *buf, size_t size);
+void kc_cpu_describe(char *model, char *features, size_t size);
 
 #endif /* KC_HARNESS_COMMON_H */

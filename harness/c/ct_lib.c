@@ -29,26 +29,20 @@
 /* The plan: which kernels are checked, and how                        */
 /* ------------------------------------------------------------------ */
 
-const char *ct_how_name(check_how h) {
-  switch (h) {
-    case HOW_SPLIT_VAES: return "native-split-vaes";
-    case HOW_SIMDE: return "simde";
-    default: return "native";
-  }
+/* How valgrind 3.19 runs a target's kernel (the plan's HOW; docs/verification.md,
+ * "Constant time"), and whether it cannot at all (the SIMDe build is checked
+ * instead): the target manifest's verdicts (generated/include/kc_targets.h, from
+ * gen/backends/cpu_features.py). */
+static const char *how(const char *target, int emulated) {
+  const kc_target_info *t = kc_target_find(target);
+  return emulated                                ? "simde"
+         : t && t->valgrind == KC_VALGRIND_SPLIT ? "native-split-vaes"
+                                                 : "native";
 }
 
-/* Which targets valgrind cannot run natively (their SIMDe build is checked
- * instead), and which run with 256-bit VAES split: the target manifest's
- * verdicts (generated/include/kc_targets.h, from gen/backends/cpu_features.py). */
-int ct_target_needs_simde(const char *target) {
+static int needs_simde(const char *target) {
   const kc_target_info *t = kc_target_find(target);
   return t != NULL && !t->valgrind_ok;
-}
-
-check_how ct_how_for(const char *target, int emulated) {
-  if (emulated) return HOW_SIMDE;
-  const kc_target_info *t = kc_target_find(target);
-  return t != NULL && t->valgrind == KC_VALGRIND_SPLIT ? HOW_SPLIT_VAES : HOW_NATIVE;
 }
 
 void ct_plan_line(const char *cipher, const char *name, int emulated, const char *how,
@@ -76,12 +70,12 @@ void ct_plan_impls(const kc_desc *d) {
   d->views(l);
   for (size_t i = 0; i < l->n; i++) {
     const kc_impl_view *v = &l->v[i];
-    if (v->emulated != ct_target_needs_simde(v->target)) {
+    if (v->emulated != needs_simde(v->target)) {
       /* A native GFNI/AVX-512 kernel: covered by its emulated twin, if any. */
       if (!v->emulated && !kc_view_find(l, v->name, 1)) ct_plan_line(cipher, v->name, 0, "none", 0);
       continue;
     }
-    ct_plan_line(cipher, v->name, v->emulated, ct_how_name(ct_how_for(v->target, v->emulated)),
+    ct_plan_line(cipher, v->name, v->emulated, how(v->target, v->emulated),
                  strcmp(v->strategy, "reference") == 0);
   }
 }
@@ -98,8 +92,7 @@ int ct_open_unit(const kc_desc *d, const char *name, int emulated, kc_impl_view 
   }
   *out = *v;
   printf("ctcheck: %s %s (%s, checked %s)%s\n", cipher, v->name,
-         v->emulated ? "SIMDe build" : "native build",
-         ct_how_name(ct_how_for(v->target, v->emulated)),
+         v->emulated ? "SIMDe build" : "native build", how(v->target, v->emulated),
          RUNNING_ON_VALGRIND ? "" : " -- NOT under valgrind: no check");
   return 0;
 }

@@ -1,53 +1,14 @@
 /*
- * ctcheck: constant-time check of one kernel of any cipher of ciphers.c, by
- * the ctgrind technique, under valgrind's memcheck (ctcheck.mk; the method
- * and its limits: docs/verification.md, "Constant time").  Secret inputs are
- * marked undefined; memcheck then reports a branch or conditional move
- * ("Conditional jump or move depends on uninitialised value(s)") or an
- * address ("Use of uninitialised value of size N") computed from them, the
- * two ways a kernel leaks through timing.  What runs on secrets is each
- * description's ct_hooks, on lengths that take the batch, tail and
- * partial-block paths; each phase prints the memcheck errors it caused, and
- * outputs are declassified before they are compared with the reference.
- *
- * Usage:
- *   ctcheck --plan          one line per check: UNIT EMULATED HOW EXPECT
- *                           (EXPECT "leak" for the positive controls: each
- *                           cipher's table-based `reference` kernel)
- *   ctcheck UNIT            check the native kernel UNIT ("sm4_byteslice_avx2_aesni",
- *                           "zuc_one_stream", "ublock_nibbleslice_avx2")
- *   ctcheck --emulated UNIT check the SIMDe-built kernel UNIT
- *   ctcheck --simde-control run the SIMDe positive control (its portable,
- *                           table-based GFNI inversion must be detected)
- * Exit status: 0 when the outputs are right (valgrind's --error-exitcode
- * turns any memcheck error into 1), 3 on a wrong output, 2 on a usage error
- * or an unknown kernel.
+ * ctcheck: constant-time check of one kernel of any cipher of ciphers.c, under valgrind's
+ * memcheck: what runs on secrets is each description's ct_hooks.  The method, its limits and
+ * the positive controls are docs/verification.md's "Constant time"; the command line and exit
+ * statuses docs/cli.md's "make ctcheck"; ctcheck.mk runs it once per kernel.
  */
 #define _POSIX_C_SOURCE 200809L
 
 #ifdef KC_CT_SIMDE_AUDIT
-/*
- * Compile-time audit of the SIMDe build (ctcheck.mk compiles this file with
- * -fsyntax-only -DKC_CT_SIMDE_AUDIT and the flags generated/Makefile gives
- * the emulated kernels).  Under valgrind, the GFNI and AVX-512 kernels run as
- * SIMDe code, so the check is only as good as the paths SIMDe takes; these
- * are the ones read in SIMDe 0.7 (simde/x86/gfni.h and the avx512 folder) for the
- * intrinsics the kernels use:
- *   - gf2p8affine / gf2p8affineinv, 256-bit: with AVX2 native, a bit-matrix
- *     product of 8 steps of movemask (on the public matrix), pshufb, xor and
- *     blendv (selected by the secret byte's top bit): no branch, no table;
- *     the inverse is a scan of all 16 rows of a 256-byte table with pshufb
- *     and blendv (every row read, whatever the data).  Without SSE4.1 the
- *     inverse is a plain table lookup indexed by the secret byte.
- *   - 512-bit operations (xor, shuffle_epi8, unpack, rol, gf2p8*): split into
- *     two 256-bit native AVX2 operations when the natural vector size is at
- *     most 256 bits; otherwise some fall back to per-byte C loops, and
- *     shuffle_epi8's loop indexes memory with the (secret) shuffle control.
- * So the build must have AVX2, SSE4.1 and SSSE3 native, must NOT have GFNI
- * or AVX-512 native (valgrind would meet them), and a natural vector size of
- * 256.  Any table path left over is still caught dynamically: memcheck flags
- * it exactly as it flags the reference kernel.
- */
+/* Compile-time audit of the SIMDe build's flags (ctcheck.mk): that SIMDe takes its
+ * branch-free, table-free paths.  Why these: docs/verification.md, "Constant time". */
 #define SIMDE_ENABLE_NATIVE_ALIASES
 #include <simde/x86/avx512.h>
 #include <simde/x86/gfni.h>
@@ -118,17 +79,21 @@ static int simde_control(void) {
 /* ------------------------------------------------------------------ */
 
 int main(int argc, char **argv) {
-  int emulated = 0;
+  int emulated = 0, plan = 0, control = 0;
   const char *unit = NULL;
-  for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--plan")) return print_plan();
-    if (!strcmp(argv[i], "--simde-control")) return simde_control();
-    if (!strcmp(argv[i], "--emulated")) emulated = 1;
-    else if (argv[i][0] == '-') {
-      fprintf(stderr, "ctcheck: unknown option %s\n", argv[i]);
-      return 2;
-    } else unit = argv[i];
+  const kc_opt opts[] = {
+      {"--plan", NULL, KC_OPT_STOP, .dest = &plan},
+      {"--simde-control", NULL, KC_OPT_STOP, .dest = &control},
+      {"--emulated", NULL, KC_OPT_FLAG, .dest = &emulated},
+      {.dest = &unit},
+  };
+  char err[256];
+  if (kc_opts_parse(argc, argv, opts, sizeof opts / sizeof opts[0], err, sizeof err) != 0) {
+    fprintf(stderr, "ctcheck: %s\n", err);
+    return 2;
   }
+  if (plan) return print_plan();
+  if (control) return simde_control();
   /* A unit is "<cipher>_<kernel>". */
   for (size_t c = 0; unit && c < KC_N_CIPHERS; c++) {
     const kc_desc *d = KC_CIPHERS[c];

@@ -1,33 +1,12 @@
 /*
- * ctcheck's library (ct_lib.c, ct_block.c): how a kernel is run under
- * valgrind (the plan's HOW), ctcheck's part of a description (ct_hooks), the
- * helpers the checks share, and the check of every block cipher.  See
- * ctcheck.c for the technique and ctcheck.mk for the verdicts.
+ * ctcheck's library (ct_lib.c): the plan, ctcheck's part of a description
+ * (ct_hooks), the helpers the checks share, and the check of every block
+ * cipher.  The technique: docs/verification.md; the verdicts: ctcheck.mk.
  */
 #ifndef KC_CTCHECK_H
 #define KC_CTCHECK_H
 
 #include "cipher.h"
-
-/*
- * Valgrind 3.19 executes SSSE3, AVX2, 128-bit AES-NI and PCLMULQDQ, but not
- * GFNI, AVX-512, or the 256-bit VAES/VPCLMULQDQ forms.  So:
- *   - targets using GFNI or AVX-512 are checked in their SIMDe build, compiled
- *     with AVX2 and SSSE3 native: SIMDe lowers gf2p8affine(inv)qb to pshufb
- *     nibble lookups and xors, and 512-bit operations to pairs of 256-bit ones
- *     (branch-free and table-free: see ctcheck.mk for the header audit);
- *   - avx2_vaes is checked natively, in a library built with
- *     -DKC_VALGRIND_SPLIT_VAES, where each 256-bit VAESENCLAST is issued as
- *     two 128-bit AESENCLAST on the two halves (the same data flow);
- *   - everything else is checked natively as built.
- */
-typedef enum { HOW_NATIVE, HOW_SPLIT_VAES, HOW_SIMDE } check_how;
-
-const char *ct_how_name(check_how h);
-/* How a target's kernel is checked: the one place that knows which
- * targets valgrind executes (see above). */
-int ct_target_needs_simde(const char *target);
-check_how ct_how_for(const char *target, int emulated);
 
 /* Prints one plan line: "<cipher>_<name> EMULATED HOW EXPECT", EXPECT "leak"
  * for a positive control, else "clean". */

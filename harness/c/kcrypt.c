@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -71,23 +72,25 @@ static int write_full(int fd, const uint8_t *buf, size_t len, uint64_t *written)
   return 0;
 }
 
-/* Prints "kcrypt: error: <what>", adding how much of the output went to
- * stdout before it, if any. */
-static void stream_error(const char *what, uint64_t written) {
+/* Prints "kcrypt: error: ...", adding how much of the output went to stdout
+ * before it, if any; returns `status`, for `return report(...)`. */
+__attribute__((format(printf, 3, 4))) static int report(int status, uint64_t written,
+                                                        const char *fmt, ...) {
+  char what[ERR_SIZE + 64];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof what, fmt, ap);
+  va_end(ap);
   if (written)
     fprintf(stderr, PROG ": error: %s; %" PRIu64 " byte%s already written\n", what, written,
             written == 1 ? " was" : "s were");
   else
     fprintf(stderr, PROG ": error: %s\n", what);
+  return status;
 }
 
-/* Reports that writing stdout failed with errno value `error`; returns EXIT_IO. */
-static int stdout_error(int error, uint64_t written) {
-  char what[128];
-  snprintf(what, sizeof what, "writing stdout: %s", strerror(error));
-  stream_error(what, written);
-  return EXIT_IO;
-}
+/* A command-line error: "kcrypt: error: ...", EXIT_USAGE. */
+#define fail(...) report(EXIT_USAGE, 0, __VA_ARGS__)
 
 /* The last step of every path that writes to stdout: flushes stdio's buffer
  * (a listing waits there until now) and closes a duplicate of fd 1, which
@@ -111,26 +114,21 @@ static int finish_stdout(void) {
  */
 static int stream(const kc_cli *c, kc_read_ahead *ra, uint8_t *out) {
   uint64_t written = 0;
-  char err[ERR_SIZE], what[ERR_SIZE + 64];
+  char err[ERR_SIZE];
   for (;;) {
     kc_read_piece in = kc_read_ahead_next(ra);
     size_t out_len = 0;
-    if (in.error) {
-      snprintf(what, sizeof what, "reading stdin: %s", strerror(in.error));
-      stream_error(what, written);
-      return EXIT_IO;
-    }
-    if (c->update(in.data, in.len, in.last, out, &out_len, err, sizeof err) != 0) {
-      stream_error(err, written);
-      return EXIT_USAGE;
-    }
+    if (in.error) return report(EXIT_IO, written, "reading stdin: %s", strerror(in.error));
+    if (c->update(in.data, in.len, in.last, out, &out_len, err, sizeof err) != 0)
+      return report(EXIT_USAGE, written, "%s", err);
     kc_read_ahead_done(ra);
+    int error = 0;
     if (write_full(STDOUT_FILENO, out, out_len, &written) != 0)
-      return stdout_error(errno, written);
-    if (in.last) {
-      int error = finish_stdout();
-      return error ? stdout_error(error, written) : 0;
-    }
+      error = errno;
+    else if (in.last)
+      error = finish_stdout();
+    if (error) return report(EXIT_IO, written, "writing stdout: %s", strerror(error));
+    if (in.last) return 0;
   }
 }
 
@@ -145,7 +143,7 @@ static int run_cipher(const kc_cli *c) {
   uint8_t *out = malloc(KC_CHUNK_BYTES + KC_OUT_SLACK);
   int status;
   if (!out || kc_read_ahead_start(&ra, STDIN_FILENO, KC_CHUNK_BYTES, limit) != 0) {
-    fprintf(stderr, PROG ": error: cannot set up reading: %s\n", out ? strerror(errno) : "out of memory");
+    report(EXIT_IO, 0, "cannot set up reading: %s", out ? strerror(errno) : "out of memory");
     free(out);
     return EXIT_IO;
   }
@@ -205,21 +203,7 @@ static void usage(FILE *f) {
  * writing <what>: <reason>".  Returns the exit status, 0 or EXIT_IO. */
 static int finish_text(const char *what) {
   int error = finish_stdout();
-  if (!error) return 0;
-  fprintf(stderr, PROG ": error: writing %s: %s\n", what, strerror(error));
-  return EXIT_IO;
-}
-
-/* --help: the usage text on stdout.  Returns the exit status. */
-static int help(void) {
-  usage(stdout);
-  return finish_text("the help text");
-}
-
-/* Prints "kcrypt: error: ..." and returns EXIT_USAGE, for `return fail(...)`. */
-static int fail(const char *msg) {
-  fprintf(stderr, PROG ": error: %s\n", msg);
-  return EXIT_USAGE;
+  return error ? report(EXIT_IO, 0, "writing %s: %s", what, strerror(error)) : 0;
 }
 
 /*
@@ -232,10 +216,11 @@ static int fail(const char *msg) {
  * implementation (a native build and its emulated twin are two lines).
  */
 static int list(const char *cipher_name, int per_impl) {
-  struct {
+  typedef struct {
     const char *target;
     kc_avail avail;
-  } merged[KC_MAX_IMPLS];
+  } target_status;
+  target_status merged[KC_MAX_IMPLS];
   size_t n_merged = 0;
   for (size_t c = 0; c < KC_N_CIPHERS; c++)
     for (size_t k = 0; k < KC_CIPHERS[c]->n_variants; k++) {
@@ -244,64 +229,23 @@ static int list(const char *cipher_name, int per_impl) {
       kc_view_list l;
       KC_CIPHERS[c]->views(&l);
       for (size_t i = 0; i < l.n; i++) {
-        kc_avail avail = kc_view_avail(&l.v[i]);
+        const kc_impl_view *v = &l.v[i];
+        kc_avail avail = kc_view_avail(v);
         if (per_impl) {
-          printf("%s %s %s %s\n", name, l.v[i].strategy, l.v[i].target, kc_avail_name(avail));
+          printf("%s %s %s %s\n", name, v->strategy, v->target, kc_avail_name(avail));
           continue;
         }
-        size_t j;
-        for (j = 0; j < n_merged; j++)
-          if (strcmp(merged[j].target, l.v[i].target) == 0) break;
-        if (j == n_merged) {
-          if (n_merged < KC_MAX_IMPLS) {
-            merged[n_merged].target = l.v[i].target;
-            merged[n_merged++].avail = avail;
-          }
-        } else if (avail < merged[j].avail) {
+        size_t j = 0;
+        while (j < n_merged && strcmp(merged[j].target, v->target) != 0) j++;
+        if (j == n_merged && n_merged < KC_MAX_IMPLS)
+          merged[n_merged++] = (target_status){v->target, avail};
+        else if (j < n_merged && avail < merged[j].avail)
           merged[j].avail = avail; /* keep the best */
-        }
       }
     }
   for (size_t i = 0; i < n_merged; i++)
     printf("%s %s\n", merged[i].target, kc_avail_name(merged[i].avail));
   return finish_text(per_impl ? "the list of implementations" : "the list of targets");
-}
-
-/* Stores an option's value, refusing a missing value or a repeat. */
-static int take_value(int argc, char **argv, int *i, const char **slot, char *err,
-                      size_t err_size) {
-  const char *opt = argv[*i];
-  if (*i + 1 >= argc) {
-    snprintf(err, err_size, "option %s needs a value", opt);
-    return -1;
-  }
-  if (*slot) {
-    snprintf(err, err_size, "option %s given twice", opt);
-    return -1;
-  }
-  *slot = argv[++*i];
-  return 0;
-}
-
-/* The option slot for a value-taking option, or NULL if `arg` is none. */
-static const char **value_slot(kc_args *a, const char *arg) {
-  static const struct {
-    const char *short_name, *long_name;
-    size_t offset;
-  } options[] = {
-      {"-k", "--key", offsetof(kc_args, key_hex)},
-      {"-i", "--iv", offsetof(kc_args, iv_hex)},
-      {"-t", "--target", offsetof(kc_args, target)},
-      {"-s", "--strategy", offsetof(kc_args, strategy)},
-      {NULL, "--tag", offsetof(kc_args, tag)},
-      {NULL, "--bits", offsetof(kc_args, bits)},
-      {NULL, "--mac-method", offsetof(kc_args, mac_method)},
-  };
-  for (size_t i = 0; i < sizeof options / sizeof options[0]; i++)
-    if ((options[i].short_name && strcmp(arg, options[i].short_name) == 0) ||
-        strcmp(arg, options[i].long_name) == 0)
-      return (const char **)((char *)a + options[i].offset);
-  return NULL;
 }
 
 int main(int argc, char **argv) {
@@ -311,74 +255,53 @@ int main(int argc, char **argv) {
     usage(stderr);
     return EXIT_USAGE;
   }
-  if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) return help();
   int list_targets = strcmp(argv[1], "--list-targets") == 0;
   if (list_targets || strcmp(argv[1], "--list-impls") == 0) {
-    if (argc > 3) {
-      snprintf(err, sizeof err, "%s takes at most one cipher name", argv[1]);
-      return fail(err);
-    }
     cipher found;
-    if (argc == 3 && find_cipher(argv[2], &found) != 0) {
-      snprintf(err, sizeof err, "unknown cipher '%s'", argv[2]);
-      return fail(err);
-    }
+    if (argc > 3) return fail("%s takes at most one cipher name", argv[1]);
+    if (argc == 3 && find_cipher(argv[2], &found) != 0) return fail("unknown cipher '%s'", argv[2]);
     return list(argc == 3 ? argv[2] : NULL, !list_targets);
   }
 
-  /* Parse: positional CIPHER and MODE, options anywhere after. */
-  kc_args a = {0};
-  a.direction = -1;
-  for (int i = 1; i < argc; i++) {
-    const char *arg = argv[i];
-    int is_enc = strcmp(arg, "-e") == 0 || strcmp(arg, "--encrypt") == 0;
-    int is_dec = strcmp(arg, "-d") == 0 || strcmp(arg, "--decrypt") == 0;
-    const char **slot = value_slot(&a, arg);
-    if (is_enc || is_dec) {
-      int dir = is_enc ? 1 : 0;
-      if (a.direction != -1 && a.direction != dir)
-        return fail("give only one of -e (encrypt) and -d (decrypt)");
-      a.direction = dir;
-    } else if (slot) {
-      if (take_value(argc, argv, &i, slot, err, sizeof err) != 0) return fail(err);
-    } else if (strcmp(arg, "--emulated") == 0) {
-      a.emulated = 1;
-    } else if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
-      return help();
-    } else if (arg[0] == '-' && arg[1] != '\0') {
-      snprintf(err, sizeof err, "unknown option '%s' (see " PROG " --help)", arg);
-      return fail(err);
-    } else if (!a.cipher) {
-      a.cipher = arg;
-    } else if (!a.mode) {
-      a.mode = arg;
-    } else {
-      snprintf(err, sizeof err, "unexpected argument '%s'", arg);
-      return fail(err);
-    }
+  /* Positional CIPHER and MODE, options anywhere; every value given once. */
+  kc_args a = {.direction = -1};
+  int help = 0;
+  const kc_opt opts[] = {
+      {.dest = &a.cipher},
+      {.dest = &a.mode},
+      {"--encrypt", "-e", KC_OPT_SET, &a.direction, .value = 1},
+      {"--decrypt", "-d", KC_OPT_SET, &a.direction, .value = 0},
+      {"--key", "-k", .dest = &a.key_hex, .once = 1},
+      {"--iv", "-i", .dest = &a.iv_hex, .once = 1},
+      {"--target", "-t", .dest = &a.target, .once = 1},
+      {"--strategy", "-s", .dest = &a.strategy, .once = 1},
+      {"--tag", .dest = &a.tag, .once = 1},
+      {"--bits", .dest = &a.bits, .once = 1},
+      {"--mac-method", .dest = &a.mac_method, .once = 1},
+      {"--emulated", NULL, KC_OPT_FLAG, .dest = &a.emulated},
+      {"--help", "-h", KC_OPT_STOP, .dest = &help},
+  };
+  if (kc_opts_parse(argc, argv, opts, sizeof opts / sizeof opts[0], err, sizeof err) != 0)
+    return fail("%s (see " PROG " --help)", err);
+  if (help) { /* the usage text on stdout */
+    usage(stdout);
+    return finish_text("the help text");
   }
 
   if (!a.cipher) return fail("missing cipher (e.g. sm4)");
   cipher c;
-  if (find_cipher(a.cipher, &c) != 0) {
-    snprintf(err, sizeof err, "unknown cipher '%s' (see " PROG " --help)", a.cipher);
-    return fail(err);
-  }
+  if (find_cipher(a.cipher, &c) != 0)
+    return fail("unknown cipher '%s' (see " PROG " --help)", a.cipher);
   const kc_cli *cli = c.d->cli;
-  if (!a.mode) {
-    snprintf(err, sizeof err, "missing mode for %s (%s)", c.v->name, cli->modes);
-    return fail(err);
-  }
+  if (!a.mode) return fail("missing mode for %s (%s)", c.v->name, cli->modes);
   if (cli->needs_direction && a.direction == -1)
     return fail("missing -e (encrypt) or -d (decrypt)");
-  if (!cli->needs_direction && a.direction != -1) {
-    snprintf(err, sizeof err, "%s takes no -e/-d (%s)", c.v->name, cli->modes);
-    return fail(err);
-  }
+  if (!cli->needs_direction && a.direction != -1)
+    return fail("%s takes no -e/-d (%s)", c.v->name, cli->modes);
 
   if (cli->prepare(c.d, c.v, &a, err, sizeof err) != 0) {
     cli->wipe();
-    return fail(err);
+    return fail("%s", err);
   }
   /* Everything on the command line is valid: stream stdin to stdout. */
   return run_cipher(cli);

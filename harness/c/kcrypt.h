@@ -1,11 +1,7 @@
 /*
- * kcrypt's library (kcrypt_lib.c): what a description gives the
- * command-line tool (kc_cli), the choice of an implementation from
- * -t/-s/--emulated, and the CLI of every block cipher (kc_block_cli).
- * kcrypt.c parses the command line into a kc_args, finds the variant among
- * the descriptions, calls its prepare (everything is checked before stdin
- * is read), streams stdin through its update one piece of KC_CHUNK_BYTES at
- * a time, writing each piece's output as it goes, and calls its wipe.
+ * kcrypt's library (kcrypt_lib.c): what a description gives kcrypt (kc_cli: kcrypt.c calls
+ * its prepare, streams stdin through its update, calls its wipe), the choice of an
+ * implementation from -t/-s/--emulated, and the CLI of every block cipher (kc_block_cli).
  */
 #ifndef KC_KCRYPT_H
 #define KC_KCRYPT_H
@@ -76,9 +72,6 @@ extern const kc_cli kc_block_cli;
  * err, naming the variant `name`.  Returns the cipher's own impl pointer. */
 const void *kc_select_impl(const kc_desc *d, const char *name, const kc_args *a, char *err,
                            size_t err_size);
-
-/* Where this implementation runs here, honouring KC_DISABLE_TARGETS. */
-kc_avail kc_view_avail(const kc_impl_view *v);
 
 /* -k: the variant's key, exactly key_bytes into key.  Returns 0 or -1. */
 int kc_read_key(const kc_variant *v, const kc_args *a, uint8_t *key, char *err, size_t err_size);

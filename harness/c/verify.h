@@ -49,9 +49,6 @@ void verify_report(const char *label, const verify_section *s, int is_impl);
 /* Counts a passed check in sec->checks, or records the failure. */
 #define VERIFY_CHECK(sec, cond, ...) VERIFY_COUNT(sec, checks, cond, __VA_ARGS__)
 
-/* "SKIP LABEL: reason", not counted. */
-void verify_skip(const char *label, const char *reason);
-
 /* Exits (status 2, "verify: out of memory") unless an allocation succeeded. */
 void verify_need(int allocated);
 
@@ -86,10 +83,8 @@ void verify_bufs_free(verify_bufs *b);
 int verify_differs(const uint8_t *got, const uint8_t *want, size_t len, const char *whom,
                    const char *what, verify_section *s);
 
-/* Which implementations run the iterated vectors (the 1,000,000-fold SM4 and
- * uBlock ones), which are serial work: every one; the native builds (not the
- * SIMDe ones, which run them un-iterated); or only the kernel the library
- * runs serial work on (<cipher>_impl_serial). */
+/* Which implementations run the iterated vectors (--iterated; docs/cli.md):
+ * every one, the native builds, or <cipher>_impl_serial's. */
 typedef enum { VERIFY_ITERATED_ALL, VERIFY_ITERATED_NATIVE, VERIFY_ITERATED_SERIAL } verify_iterated;
 
 /* The command line, as every cipher's tests read it. */
@@ -102,9 +97,6 @@ typedef struct verify_options {
   uint64_t n_random;
   verify_iterated iterated; /* --iterated */
 } verify_options;
-
-/* Random differential cases: --random N, else `quick` or `full`. */
-uint64_t verify_random_cases(const verify_options *o, uint64_t full, uint64_t quick);
 
 /* Where one implementation's tests are, for progress lines on stderr. */
 typedef struct verify_progress {

@@ -49,10 +49,6 @@ void verify_report(const char *label, const verify_section *s, int is_impl) {
     verify_passed++;
 }
 
-void verify_skip(const char *label, const char *reason) {
-  printf("SKIP %s (unavailable): %s\n", label, reason);
-}
-
 void verify_need(int allocated) {
   if (allocated) return;
   fprintf(stderr, "verify: out of memory\n");
@@ -79,16 +75,11 @@ void verify_bufs_fill(verify_bufs *b) {
 }
 
 int verify_bufs_check(const verify_bufs *b, const char *who, const char *what, verify_section *s) {
-  int failed = 0;
-  if (!kc_buf_guards_ok(&b->in) || !kc_buf_guards_ok(&b->out)) {
-    verify_failure(s, "%s: %s wrote outside its buffers", what, who);
-    failed++;
-  }
-  if (!b->in_place && verify_first_diff(b->in.ptr, b->data, b->len) >= 0) {
-    verify_failure(s, "%s: %s modified its input", what, who);
-    failed++;
-  }
-  return failed;
+  int outside = !kc_buf_guards_ok(&b->in) || !kc_buf_guards_ok(&b->out);
+  int modified = !b->in_place && verify_first_diff(b->in.ptr, b->data, b->len) >= 0;
+  if (outside) verify_failure(s, "%s: %s wrote outside its buffers", what, who);
+  if (modified) verify_failure(s, "%s: %s modified its input", what, who);
+  return outside + modified;
 }
 
 void verify_bufs_free(verify_bufs *b) {
@@ -109,10 +100,6 @@ double verify_now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-uint64_t verify_random_cases(const verify_options *o, uint64_t full, uint64_t quick) {
-  return o->random_given ? o->n_random : o->quick ? quick : full;
 }
 
 /* 1 if something other than the reference runs natively. */
@@ -169,9 +156,10 @@ static int selected(const verify_options *o, const kc_impl_view *v) {
 
 int verify_start(const kc_desc *d, const verify_options *o, kc_view_list *impls, verify_run *run) {
   d->views(impls);
-  *run = (verify_run){d, kc_desc_reference(d),
-                      (size_t)verify_random_cases(o, d->verify->random_full, d->verify->random_quick),
-                      o->seed, o->iterated, d->serial()};
+  uint64_t n_random = o->random_given ? o->n_random
+                      : o->quick      ? d->verify->random_quick
+                                      : d->verify->random_full;
+  *run = (verify_run){d, kc_desc_reference(d), (size_t)n_random, o->seed, o->iterated, d->serial()};
   if (run->ref) return 0;
   fprintf(stderr, "verify: error: no %s reference_scalar implementation\n", d->name);
   return -1;
@@ -189,8 +177,9 @@ void verify_each_impl(const kc_view_list *l, const verify_options *o, const char
     char label[200];
     if (avail == KC_UNAVAILABLE) {
       snprintf(label, sizeof label, "%s%s", prefix, v->name);
-      verify_skip(label, v->emulated ? "this CPU lacks the host ISA its SIMDe build is compiled for"
-                                     : "this CPU cannot run it natively");
+      printf("SKIP %s (unavailable): %s\n", label,
+             v->emulated ? "this CPU lacks the host ISA its SIMDe build is compiled for"
+                         : "this CPU cannot run it natively");
       continue;
     }
     snprintf(label, sizeof label, "%s%s (%s)", prefix, v->name, kc_avail_name(avail));
