@@ -39,17 +39,6 @@ typedef struct kc_view_list {
   size_t n;
 } kc_view_list;
 
-/* Copies the shared fields of `n` implementation pointers `all` of any
- * cipher's impl type into the list (for a description's `views`). */
-#define KC_FILL_VIEWS(list, all, count)                                                 \
-  do {                                                                                  \
-    (list)->n = (count) < KC_MAX_IMPLS ? (count) : KC_MAX_IMPLS;                        \
-    for (size_t i_ = 0; i_ < (list)->n; i_++)                                           \
-      (list)->v[i_] = (kc_impl_view){(all)[i_]->name,     (all)[i_]->strategy,          \
-                                     (all)[i_]->target,   (all)[i_]->emulated,          \
-                                     (all)[i_]->cpu_supported, (all)[i_]};              \
-  } while (0)
-
 /* The SIMDe builds are linked on x86-64 hosts only (KC_NO_EMULATED
  * elsewhere). */
 #ifdef KC_NO_EMULATED
@@ -57,6 +46,24 @@ typedef struct kc_view_list {
 #else
 #define KC_REGISTER_EMULATED(cipher) cipher##_register_emulated()
 #endif
+
+/* The lookups every cipher library spells alike (<p>_impls, <p>_impl_find,
+ * <p>_impl_best, <p>_register_emulated): its description's `views`, `find`
+ * and `best`, written once for all of them. */
+#define KC_LIBRARY_LOOKUPS(p)                                                                   \
+  static void views(kc_view_list *out) {                                                        \
+    KC_REGISTER_EMULATED(p);                                                                    \
+    size_t n;                                                                                   \
+    const p##_impl *const *all = p##_impls(&n);                                                 \
+    out->n = n < KC_MAX_IMPLS ? n : KC_MAX_IMPLS;                                               \
+    for (size_t i = 0; i < out->n; i++)                                                         \
+      out->v[i] = (kc_impl_view){all[i]->name,     all[i]->strategy,          all[i]->target,   \
+                                 all[i]->emulated, all[i]->cpu_supported,     all[i]};          \
+  }                                                                                             \
+  static const void *find(const char *strategy, const char *target, int emulated) {             \
+    return p##_impl_find(strategy, target, emulated);                                           \
+  }                                                                                             \
+  static const void *best(void) { return p##_impl_best(); }
 
 /* The implementation named `name` with this emulated flag, or NULL. */
 const kc_impl_view *kc_view_find(const kc_view_list *l, const char *name, int emulated);
@@ -122,16 +129,6 @@ typedef struct kc_block_api {
   void *(*copy_impl)(const void *impl, int (*supported)(void));
 } kc_block_api;
 
-/* The body of a kc_block_api.copy_impl for impl type T. */
-#define KC_COPY_IMPL(T, impl, supported)        \
-  do {                                          \
-    T *copy_ = malloc(sizeof(T));               \
-    if (!copy_) return NULL;                    \
-    *copy_ = *(const T *)(impl);                \
-    copy_->cpu_supported = (supported);         \
-    return copy_;                               \
-  } while (0)
-
 /* The tools' parts of a description, defined by each tool's header. */
 struct kc_cli;
 struct verify_hooks;
@@ -174,11 +171,30 @@ unsigned kc_block_largest_batch(const kc_desc *d, const kc_view_list *impls, int
 void *kc_block_new_key(const kc_desc *d);
 void kc_block_free_key(const kc_desc *d, void *ks);
 
-/* The library calls every block cipher spells alike, <p>_ecb_encrypt ...
- * <p>_ctr_reset (its public header; `dir` is the cipher's own encrypt-flag
- * to direction mapping): the `wrapper`, `state` and `init`/`update`/
- * `final`/`reset` a kc_block_api points at, written once for all of them. */
+/* The library calls every block cipher spells alike, <p>_crypt,
+ * <p>_ecb_encrypt ... <p>_ctr_reset and its kernels' crypt_blocks (its
+ * public header; `dir` is the cipher's own encrypt-flag to direction
+ * mapping): what a kc_block_api points at but set_key, wipe_key and batch,
+ * written once for all of them.  KC_BLOCK_API_CALLS(p) are its fields. */
+#define KC_BLOCK_API_CALLS(p)                                                                       \
+  .prefix = #p, .key_size = sizeof(p##_key), .state_size = sizeof(state), .set_key = set_key,       \
+  .wipe_key = wipe_key, .crypt = block_crypt, .crypt_blocks = crypt_blocks, .batch = batch,         \
+  .wrapper = wrapper, .init = init, .update = update, .final = final, .reset = reset,               \
+  .copy_impl = copy_impl
 #define KC_BLOCK_LIBRARY_CALLS(p)                                                                   \
+  static int block_crypt(const void *impl, kc_block_mode mode, int encrypt, const void *ks,         \
+                         const uint8_t *iv, const uint8_t *in, uint8_t *out, size_t len) {          \
+    return p##_crypt(impl, (p##_mode)mode, dir(encrypt), ks, iv, in, out, len);                     \
+  }                                                                                                 \
+  static void crypt_blocks(const void *impl, int encrypt, const void *ks, const uint8_t *in,        \
+                           uint8_t *out, size_t nblocks) {                                          \
+    ((const p##_impl *)impl)->crypt_blocks(ks, dir(encrypt), in, out, nblocks);                     \
+  }                                                                                                 \
+  static void *copy_impl(const void *impl, int (*supported)(void)) {                                \
+    p##_impl *copy = malloc(sizeof *copy);                                                          \
+    if (copy) *copy = *(const p##_impl *)impl, copy->cpu_supported = supported;                     \
+    return copy;                                                                                    \
+  }                                                                                                 \
   static int wrapper(size_t op, const void *ks, const uint8_t *iv, const uint8_t *in, uint8_t *out, \
                      size_t len) {                                                                  \
     switch (op) {                                                                                   \

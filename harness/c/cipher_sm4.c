@@ -27,17 +27,7 @@ _Static_assert(SM4_MODE_ECB == (int)KC_MODE_ECB && SM4_MODE_CBC == (int)KC_MODE_
 
 static sm4_direction dir(int encrypt) { return encrypt ? SM4_ENCRYPT : SM4_DECRYPT; }
 
-static void views(kc_view_list *out) {
-  KC_REGISTER_EMULATED(sm4);
-  size_t n;
-  const sm4_impl *const *all = sm4_impls(&n);
-  KC_FILL_VIEWS(out, all, n);
-}
-
-static const void *find(const char *strategy, const char *target, int emulated) {
-  return sm4_impl_find(strategy, target, emulated);
-}
-static const void *best(void) { return sm4_impl_best(); }
+KC_LIBRARY_LOOKUPS(sm4)
 static const void *serial(void) { return sm4_impl_serial() ? sm4_impl_serial() : sm4_impl_best(); }
 
 /* ------------------------------------------------------------------ */
@@ -50,16 +40,6 @@ static int set_key(void *ks, int variant, const uint8_t *key) {
 }
 
 static void wipe_key(void *ks) { memset(ks, 0, sizeof(sm4_key)); }
-
-static int block_crypt(const void *impl, kc_block_mode mode, int encrypt, const void *ks,
-                 const uint8_t *iv, const uint8_t *in, uint8_t *out, size_t len) {
-  return sm4_crypt(impl, (sm4_mode)mode, dir(encrypt), ks, iv, in, out, len);
-}
-
-static void crypt_blocks(const void *impl, int encrypt, const void *ks, const uint8_t *in,
-                         uint8_t *out, size_t nblocks) {
-  ((const sm4_impl *)impl)->crypt_blocks(ks, dir(encrypt), in, out, nblocks);
-}
 
 static unsigned batch(const void *impl, int variant) {
   (void)variant;
@@ -98,29 +78,8 @@ static int openssl_sm4(kc_block_mode mode, int encrypt, const uint8_t *key, cons
 #endif
 }
 
-static void *copy_impl(const void *impl, int (*supported)(void)) {
-  KC_COPY_IMPL(sm4_impl, impl, supported);
-}
-
-static const kc_block_api BLOCK = {
-    .prefix = "sm4",
-    .key_size = sizeof(sm4_key),
-    .state_size = sizeof(state),
-    .err_length = SM4_ERR_LENGTH,
-    .set_key = set_key,
-    .wipe_key = wipe_key,
-    .crypt = block_crypt,
-    .crypt_blocks = crypt_blocks,
-    .batch = batch,
-    .wrapper = wrapper,
-    .init = init,
-    .update = update,
-    .final = final,
-    .reset = reset,
-    .oracle = openssl_sm4,
-    .oracle_name = "OpenSSL",
-    .copy_impl = copy_impl,
-};
+static const kc_block_api BLOCK = {KC_BLOCK_API_CALLS(sm4), .err_length = SM4_ERR_LENGTH,
+                                   .oracle = openssl_sm4, .oracle_name = "OpenSSL"};
 
 /* ------------------------------------------------------------------ */
 /* verify: the round keys of the vectors that list them                 */

@@ -38,17 +38,7 @@ _Static_assert(UBLOCK_MODE_ECB == (int)KC_MODE_ECB && UBLOCK_MODE_CBC == (int)KC
 
 static ublock_direction dir(int encrypt) { return encrypt ? UBLOCK_ENCRYPT : UBLOCK_DECRYPT; }
 
-static void views(kc_view_list *out) {
-  KC_REGISTER_EMULATED(ublock);
-  size_t n;
-  const ublock_impl *const *all = ublock_impls(&n);
-  KC_FILL_VIEWS(out, all, n);
-}
-
-static const void *find(const char *strategy, const char *target, int emulated) {
-  return ublock_impl_find(strategy, target, emulated);
-}
-static const void *best(void) { return ublock_impl_best(); }
+KC_LIBRARY_LOOKUPS(ublock)
 /* The kernel uBlock runs serial work on: the same for every variant, the
  * batches of each strategy scaling alike. */
 static const void *serial(void) {
@@ -66,16 +56,6 @@ static int set_key(void *ks, int variant, const uint8_t *key) {
 
 static void wipe_key(void *ks) { ublock_wipe_key(ks); }
 
-static int block_crypt(const void *impl, kc_block_mode mode, int encrypt, const void *ks,
-                       const uint8_t *iv, const uint8_t *in, uint8_t *out, size_t len) {
-  return ublock_crypt(impl, (ublock_mode)mode, dir(encrypt), ks, iv, in, out, len);
-}
-
-static void crypt_blocks(const void *impl, int encrypt, const void *ks, const uint8_t *in,
-                         uint8_t *out, size_t nblocks) {
-  ((const ublock_impl *)impl)->crypt_blocks(ks, dir(encrypt), in, out, nblocks);
-}
-
 static unsigned batch(const void *impl, int variant) {
   unsigned b = ((const ublock_impl *)impl)->batch_blocks[variant];
   return b ? b : 1;
@@ -83,27 +63,7 @@ static unsigned batch(const void *impl, int variant) {
 
 KC_BLOCK_LIBRARY_CALLS(ublock)
 
-static void *copy_impl(const void *impl, int (*supported)(void)) {
-  KC_COPY_IMPL(ublock_impl, impl, supported);
-}
-
-static const kc_block_api BLOCK = {
-    .prefix = "ublock",
-    .key_size = sizeof(ublock_key),
-    .state_size = sizeof(state),
-    .err_length = UBLOCK_ERR_LENGTH,
-    .set_key = set_key,
-    .wipe_key = wipe_key,
-    .crypt = block_crypt,
-    .crypt_blocks = crypt_blocks,
-    .batch = batch,
-    .wrapper = wrapper,
-    .init = init,
-    .update = update,
-    .final = final,
-    .reset = reset,
-    .copy_impl = copy_impl,
-};
+static const kc_block_api BLOCK = {KC_BLOCK_API_CALLS(ublock), .err_length = UBLOCK_ERR_LENGTH};
 
 /* ------------------------------------------------------------------ */
 /* Multi-key streams                                                    */

@@ -16,17 +16,7 @@ extern const verify_hooks kc_zuc_verify;
 extern const bench_hooks kc_zuc_bench;
 extern const ct_hooks kc_zuc_ct;
 
-static void views(kc_view_list *out) {
-  KC_REGISTER_EMULATED(zuc);
-  size_t n;
-  const zuc_impl *const *all = zuc_impls(&n);
-  KC_FILL_VIEWS(out, all, n);
-}
-
-static const void *find(const char *strategy, const char *target, int emulated) {
-  return zuc_impl_find(strategy, target, emulated);
-}
-static const void *best(void) { return zuc_impl_best(); }
+KC_LIBRARY_LOOKUPS(zuc)
 
 static const kc_variant VARIANTS[] = {{"zuc128", ZUC_128, 16, 0}, {"zuc256", ZUC_256, 32, 0}};
 
