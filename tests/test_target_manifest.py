@@ -238,3 +238,31 @@ def test_no_import_circle_in_the_python_harness():
         return any(n == goal or (n not in seen and reaches(n, goal, seen + (n,))) for n in graph[start])
 
     assert [m for m in graph if reaches(m, m)] == []
+
+
+def harness_c_calls(objdir):
+    """{unit: the harness/c units whose symbols it uses} for every harness/c/*.c but the
+    programs' mains, from the symbols of their objects in `objdir` (nm)."""
+    mains = {"kcrypt", "verify", "bench", "ctcheck"}
+    units = sorted(p.stem for p in (ROOT / "harness" / "c").glob("*.c") if p.stem not in mains)
+    defined, used = {}, {}
+    for unit in units:
+        rows = [line.split() for line in subprocess.run(["nm", str(objdir / f"{unit}.o")], check=True,
+                                                        capture_output=True, text=True).stdout.splitlines()]
+        defined[unit] = {r[2] for r in rows if len(r) == 3 and r[1] in "TDRB"}
+        used[unit] = {r[1] for r in rows if len(r) == 2 and r[0] == "U"}
+    owner = {sym: unit for unit in units for sym in defined[unit]}
+    return {unit: {owner[s] for s in used[unit] if s in owner} - {unit} for unit in units}
+
+
+def test_no_call_circle_in_the_c_harness(harness_build):
+    """No two harness/c units (or groups of them) use each other's symbols both ways: the
+    descriptions use the tools' libraries, ciphers.c the descriptions, and the tools reach
+    a cipher only through its description's pointers."""
+    graph = harness_c_calls(harness_build / "harness")
+    assert "verify_block" in graph["cipher_sm4"] and "cipher_sm4" in graph["ciphers"]
+
+    def reaches(start, goal, seen=()):
+        return any(n == goal or (n not in seen and reaches(n, goal, seen + (n,))) for n in graph[start])
+
+    assert [u for u in graph if reaches(u, u)] == []
