@@ -130,16 +130,13 @@ static uint64_t zuc_input_limit(void) { return job.bits_given ? zuc_bytes_of(job
  * left of --bits N, which the input must have.  Returns 0 or -1. */
 static int last_bits(size_t len, size_t *bits, char *err, size_t err_size) {
   uint64_t total = job.seen + len;
-  if (!job.bits_given) {
-    *bits = 8 * len;
-    return 0;
-  }
-  if (zuc_bytes_of(job.bits) > total)
+  if (job.bits_given && zuc_bytes_of(job.bits) > total)
     return kc_error(err, err_size,
                     "--bits %" PRIu64 " is larger than the input (%" PRIu64 " bytes = %" PRIu64
                     " bits)",
                     job.bits, total, 8 * total);
-  *bits = job.bits - 8 * job.seen; /* the limit ended the input within this piece */
+  /* With --bits, the limit ended the input within this piece. */
+  *bits = job.bits_given ? job.bits - 8 * job.seen : 8 * len;
   return 0;
 }
 
@@ -159,10 +156,8 @@ static int one_shot_mac(const uint8_t *in, size_t len, int last, uint8_t *out, s
                         char *err, size_t err_size) {
   if (job.whole_cap - job.whole_len < len || !job.whole) {
     size_t cap = job.whole_cap ? job.whole_cap : KC_CHUNK_BYTES;
-    while (cap - job.whole_len < len) {
-      if (cap > SIZE_MAX / 2) cap = SIZE_MAX; /* absurd size: let malloc refuse */
-      else cap *= 2;
-    }
+    while (cap - job.whole_len < len) /* an absurd size: SIZE_MAX, which malloc refuses */
+      cap = cap > SIZE_MAX / 2 ? SIZE_MAX : 2 * cap;
     uint8_t *bigger = realloc(job.whole, cap);
     if (!bigger)
       return kc_error(err, err_size, "out of memory (%zu bytes for --mac-method's whole input)",
