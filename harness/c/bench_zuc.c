@@ -34,10 +34,6 @@ static const size_t *sizes_of(const bench_select *sel, size_t *n) {
  * 8 * CHECK_BYTES - 3i bits), so the streams of one call differ. */
 #define CHECK_BYTES 1040
 
-/* ------------------------------------------------------------------ */
-/* The streams every call works on                                      */
-/* ------------------------------------------------------------------ */
-
 _Static_assert(BENCH_MAX_STREAMS <= ZUC_SET_MAX, "a zuc_streams holds --streams streams");
 static zuc_streams streams; /* out: the call timed (tags too); want: the reference's */
 
@@ -65,10 +61,6 @@ static void free_streams(void *p) {
   }
   streams.n = 0;
 }
-
-/* ------------------------------------------------------------------ */
-/* Cells                                                                */
-/* ------------------------------------------------------------------ */
 
 typedef struct {
   const char *mode;
@@ -112,10 +104,6 @@ static void close_ctx(void *p) {
   free(c);
 }
 
-/* ------------------------------------------------------------------ */
-/* Checks before timing                                                 */
-/* ------------------------------------------------------------------ */
-
 /* enc / mac of `c` (ours or ipsec-mb) on streams of different lengths
  * against the reference.  1 if every stream matches. */
 static int check_streams(zuc_ctx *c, const zuc_impl *ref) {
@@ -148,10 +136,6 @@ static int setup_keystream(zuc_ctx *c, const zuc_impl *ref) {
   zuc_ref_step(&m, ZUC_BLOCK, NULL);
   return memcmp(c->ks, m.block, 64 * (size_t)lanes) == 0;
 }
-
-/* ------------------------------------------------------------------ */
-/* Subjects                                                             */
-/* ------------------------------------------------------------------ */
 
 /* Adds the cell `cell` (its subject's fields set) of context c; returns 1
  * if its check failed. */

@@ -52,10 +52,6 @@ static void make_secret(size_t iv_len) {
   }
 }
 
-/* ------------------------------------------------------------------ */
-/* Phases                                                               */
-/* ------------------------------------------------------------------ */
-
 static const struct {
   const char *label;
   zuc_op op;
@@ -129,10 +125,6 @@ static int op_phase(const zuc_impl *impl, const zuc_impl *ref, const zuc_op *p, 
   return ct_phase_done(label, before, NULL, ok, leaks);
 }
 
-/* ------------------------------------------------------------------ */
-/* The one-stream API                                                   */
-/* ------------------------------------------------------------------ */
-
 static int check_one_stream(const zuc_impl *ref) {
   const zuc_impl *best = zuc_impl_best();
   printf(
@@ -174,10 +166,6 @@ static int check_one_stream(const zuc_impl *ref) {
   }
   return ct_unit_done("zuc", "one_stream", leaks, wrong);
 }
-
-/* ------------------------------------------------------------------ */
-/* One kernel                                                           */
-/* ------------------------------------------------------------------ */
 
 static int check(const kc_desc *d, const char *name, int emulated) {
   const zuc_impl *ref = zuc_impl_find("reference", "scalar", 0);

@@ -76,8 +76,4 @@ const void *kc_select_impl(const kc_desc *d, const char *name, const kc_args *a,
 /* -k: the variant's key, exactly key_bytes into key.  Returns 0 or -1. */
 int kc_read_key(const kc_variant *v, const kc_args *a, uint8_t *key, char *err, size_t err_size);
 
-/* Parses a non-negative decimal number (no sign, no spaces).  Returns 0 or
- * -1. */
-int kc_parse_decimal(const char *s, size_t *out);
-
 #endif /* KC_KCRYPT_H */

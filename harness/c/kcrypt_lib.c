@@ -121,13 +121,6 @@ const void *kc_select_impl(const kc_desc *d, const char *name, const kc_args *a,
   return v->impl;
 }
 
-int kc_parse_decimal(const char *s, size_t *out) {
-  uint64_t v;
-  if (kc_parse_count(s, &v) != 0 || v > SIZE_MAX) return -1;
-  *out = (size_t)v;
-  return 0;
-}
-
 /* ------------------------------------------------------------------ */
 /* Block ciphers                                                        */
 /* ------------------------------------------------------------------ */

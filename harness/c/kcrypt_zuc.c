@@ -13,22 +13,17 @@
 #include "zuc.h"
 #include "zuc_lanes.h"
 
-/* The longest IV (ZUC-256's 25-byte form) and key. */
-#define IV_MAX 25
-#define KEY_MAX 32
-
 /* What zuc_prepare decided, and the stream's state, for zuc_update. */
 static struct {
   zuc_variant variant;
   int mac; /* 1: mac, 0: enc */
-  uint8_t key[KEY_MAX];
-  uint8_t iv[IV_MAX];
+  uint8_t key[32], iv[25]; /* the longest: ZUC-256's key and 25-byte IV */
   size_t iv_len;
   unsigned tag_bits;     /* mac */
   int one_shot;          /* mac with --mac-method: zuc_mac_lanes on the whole input */
   zuc_mac_method method; /* one_shot */
   int bits_given;
-  size_t bits;
+  uint64_t bits;
   const zuc_impl *impl;
   uint64_t seen;           /* input bytes before the current piece */
   zuc_eea_state eea;       /* enc */
@@ -39,11 +34,9 @@ static struct {
 
 /* The IV: 16 bytes for ZUC-128, 25 or 23 for ZUC-256.  Returns 0 or -1. */
 static int read_iv(const char *name, const char *hex, char *err, size_t err_size) {
-  if (!hex) {
-    snprintf(err, err_size, "%s needs an IV (-i IVHEX, %s)", name,
-             job.variant == ZUC_128 ? "32 hex digits" : "50 or 46 hex digits");
-    return -1;
-  }
+  if (!hex)
+    return kc_error(err, err_size, "%s needs an IV (-i IVHEX, %s)", name,
+                    job.variant == ZUC_128 ? "32 hex digits" : "50 or 46 hex digits");
   char what[64];
   snprintf(what, sizeof what, "%s IV", name);
   if (job.variant == ZUC_128) {
@@ -52,33 +45,26 @@ static int read_iv(const char *name, const char *hex, char *err, size_t err_size
   }
   uint8_t *buf;
   char inner[128];
-  if (kc_hex_decode(hex, &buf, &job.iv_len, inner, sizeof inner) != 0) {
-    snprintf(err, err_size, "bad %s hex: %s", what, inner);
-    return -1;
-  }
+  if (kc_hex_decode(hex, &buf, &job.iv_len, inner, sizeof inner) != 0)
+    return kc_error(err, err_size, "bad %s hex: %s", what, inner);
   int ok = job.iv_len == 25 || job.iv_len == 23;
-  if (ok)
-    memcpy(job.iv, buf, job.iv_len);
-  else
-    snprintf(err, err_size, "%s must be 25 or 23 bytes (50 or 46 hex digits), got %zu byte%s",
-             what, job.iv_len, job.iv_len == 1 ? "" : "s");
+  if (ok) memcpy(job.iv, buf, job.iv_len);
   free(buf);
-  return ok ? 0 : -1;
+  return ok ? 0
+            : kc_error(err, err_size,
+                       "%s must be 25 or 23 bytes (50 or 46 hex digits), got %zu byte%s", what,
+                       job.iv_len, job.iv_len == 1 ? "" : "s");
 }
 
 /* --tag for mac: 32 (default), 64 or 128; ZUC-128 has only 32. */
 static int read_tag(const char *name, const char *text, char *err, size_t err_size) {
-  size_t tag = 32;
-  if (text && (kc_parse_decimal(text, &tag) != 0 || (tag != 32 && tag != 64 && tag != 128))) {
-    snprintf(err, err_size, "--tag must be 32, 64 or 128 (bits), got '%s'", text);
-    return -1;
-  }
-  if (job.variant == ZUC_128 && tag != 32) {
-    snprintf(err, err_size, "%s has only the 32-bit tag (128-EIA3); --tag %zu is for zuc256", name,
-             tag);
-    return -1;
-  }
+  uint64_t tag = 32;
+  if (text && (kc_parse_count(text, &tag) != 0 || (tag != 32 && tag != 64 && tag != 128)))
+    return kc_error(err, err_size, "--tag must be 32, 64 or 128 (bits), got '%s'", text);
   job.tag_bits = (unsigned)tag;
+  if (job.variant == ZUC_128 && tag != 32)
+    return kc_error(err, err_size, "%s has only the 32-bit tag (128-EIA3); --tag %u is for zuc256",
+                    name, job.tag_bits);
   return 0;
 }
 
@@ -87,8 +73,15 @@ static int read_method(const char *text, char *err, size_t err_size) {
   job.one_shot = text != NULL;
   for (int m = 0; text && m < ZUC_CHOSEN_METHODS; m++)
     if (strcmp(text, zuc_method_name(job.method = (zuc_mac_method)m)) == 0) return 0;
-  if (text) snprintf(err, err_size, "unknown --mac-method '%s' (known: clmul, compare)", text);
-  return text ? -1 : 0;
+  return text ? kc_error(err, err_size, "unknown --mac-method '%s' (known: clmul, compare)", text)
+              : 0;
+}
+
+/* 0 if the library's call `call` on job.impl returned ZUC_OK, else -1 with the reason. */
+static int lib_rc(int rc, const char *call, char *err, size_t err_size) {
+  return rc == ZUC_OK ? 0
+                      : kc_error(err, err_size, "%s with %s failed: %s", call, job.impl->name,
+                                 zuc_strerror(rc));
 }
 
 /* The variant is v->id; its name names it in messages. */
@@ -96,18 +89,11 @@ static int zuc_prepare(const kc_desc *d, const kc_variant *v, const kc_args *a, 
                        size_t err_size) {
   const char *name = v->name;
   job.variant = (zuc_variant)v->id;
-  if (strcmp(a->mode, "enc") == 0) {
-    job.mac = 0;
-  } else if (strcmp(a->mode, "mac") == 0) {
-    job.mac = 1;
-  } else {
-    snprintf(err, err_size, "unknown %s mode '%s' (known: enc, mac)", name, a->mode);
-    return -1;
-  }
-  if (!job.mac && (a->tag || a->mac_method)) {
-    snprintf(err, err_size, "--tag and --mac-method are for %s mac, not enc", name);
-    return -1;
-  }
+  job.mac = strcmp(a->mode, "mac") == 0;
+  if (!job.mac && strcmp(a->mode, "enc") != 0)
+    return kc_error(err, err_size, "unknown %s mode '%s' (known: enc, mac)", name, a->mode);
+  if (!job.mac && (a->tag || a->mac_method))
+    return kc_error(err, err_size, "--tag and --mac-method are for %s mac, not enc", name);
 
   size_t key_len = v->key_bytes;
   if (kc_read_key(v, a, job.key, err, err_size) != 0) return -1;
@@ -118,20 +104,15 @@ static int zuc_prepare(const kc_desc *d, const kc_variant *v, const kc_args *a, 
     return -1;
 
   job.bits_given = a->bits != NULL;
-  if (a->bits && kc_parse_decimal(a->bits, &job.bits) != 0) {
-    snprintf(err, err_size, "--bits needs a non-negative decimal number, got '%s'", a->bits);
-    return -1;
-  }
+  if (a->bits && kc_parse_count(a->bits, &job.bits) != 0)
+    return kc_error(err, err_size, "--bits needs a non-negative decimal number, got '%s'", a->bits);
 
   /* The library judges what is left (e.g. a 25-byte IV with a top bit set
    * in IV17..IV24), before any input is read. */
   zuc_state probe;
   int rc = zuc_init(&probe, job.variant, job.key, key_len, job.iv, job.iv_len, job.tag_bits);
   memset(&probe, 0, sizeof probe);
-  if (rc != ZUC_OK) {
-    snprintf(err, err_size, "%s: %s", name, zuc_strerror(rc));
-    return -1;
-  }
+  if (rc != ZUC_OK) return kc_error(err, err_size, "%s: %s", name, zuc_strerror(rc));
 
   job.impl = kc_select_impl(d, name, a, err, err_size);
   if (!job.impl) return -1;
@@ -139,12 +120,7 @@ static int zuc_prepare(const kc_desc *d, const kc_variant *v, const kc_args *a, 
   rc = job.mac ? zuc_mac_init(&job.mac_state, job.impl, job.variant, job.key, key_len, job.iv,
                               job.iv_len, job.tag_bits)
                : zuc_eea_init(&job.eea, job.impl, job.variant, job.key, key_len, job.iv, job.iv_len);
-  if (rc != ZUC_OK) {
-    snprintf(err, err_size, "%s with %s failed: %s", job.mac ? "zuc_mac_init" : "zuc_eea_init",
-             job.impl->name, zuc_strerror(rc));
-    return -1;
-  }
-  return 0;
+  return lib_rc(rc, job.mac ? "zuc_mac_init" : "zuc_eea_init", err, err_size);
 }
 
 /* --bits N: the first ceil(N/8) bytes of stdin are all that is needed. */
@@ -154,17 +130,13 @@ static uint64_t zuc_input_limit(void) { return job.bits_given ? zuc_bytes_of(job
  * left of --bits N, which the input must have.  Returns 0 or -1. */
 static int last_bits(size_t len, size_t *bits, char *err, size_t err_size) {
   uint64_t total = job.seen + len;
-  if (!job.bits_given) {
-    *bits = 8 * len;
-    return 0;
-  }
-  if (zuc_bytes_of(job.bits) > total) {
-    snprintf(err, err_size,
-             "--bits %zu is larger than the input (%" PRIu64 " bytes = %" PRIu64 " bits)",
-             job.bits, total, 8 * total);
-    return -1;
-  }
-  *bits = job.bits - 8 * job.seen; /* the limit ended the input within this piece */
+  if (job.bits_given && zuc_bytes_of(job.bits) > total)
+    return kc_error(err, err_size,
+                    "--bits %" PRIu64 " is larger than the input (%" PRIu64 " bytes = %" PRIu64
+                    " bits)",
+                    job.bits, total, 8 * total);
+  /* With --bits, the limit ended the input within this piece. */
+  *bits = job.bits_given ? job.bits - 8 * job.seen : 8 * len;
   return 0;
 }
 
@@ -184,15 +156,12 @@ static int one_shot_mac(const uint8_t *in, size_t len, int last, uint8_t *out, s
                         char *err, size_t err_size) {
   if (job.whole_cap - job.whole_len < len || !job.whole) {
     size_t cap = job.whole_cap ? job.whole_cap : KC_CHUNK_BYTES;
-    while (cap - job.whole_len < len) {
-      if (cap > SIZE_MAX / 2) cap = SIZE_MAX; /* absurd size: let malloc refuse */
-      else cap *= 2;
-    }
+    while (cap - job.whole_len < len) /* an absurd size: SIZE_MAX, which malloc refuses */
+      cap = cap > SIZE_MAX / 2 ? SIZE_MAX : 2 * cap;
     uint8_t *bigger = realloc(job.whole, cap);
-    if (!bigger) {
-      snprintf(err, err_size, "out of memory (%zu bytes for --mac-method's whole input)", cap);
-      return -1;
-    }
+    if (!bigger)
+      return kc_error(err, err_size, "out of memory (%zu bytes for --mac-method's whole input)",
+                      cap);
     job.whole = bigger;
     job.whole_cap = cap;
   }
@@ -208,10 +177,7 @@ static int one_shot_mac(const uint8_t *in, size_t len, int last, uint8_t *out, s
   uint8_t *tags[1] = {tag};
   int rc = zuc_mac_lanes(job.impl, job.method, job.variant, 1, keys, ivs, job.iv_len, msgs, &bits,
                          job.tag_bits, tags);
-  if (rc != ZUC_OK) {
-    snprintf(err, err_size, "zuc_mac_lanes with %s failed: %s", job.impl->name, zuc_strerror(rc));
-    return -1;
-  }
+  if (lib_rc(rc, "zuc_mac_lanes", err, err_size) != 0) return -1;
   *out_len = tag_line(tag, out);
   return 0;
 }
@@ -236,10 +202,7 @@ static int zuc_update(const uint8_t *in, size_t len, int last, uint8_t *out, siz
     rc = last ? zuc_eea_final(&job.eea, in, out, bits) : zuc_eea_update(&job.eea, in, out, len);
     *out_len = last ? zuc_bytes_of(bits) : len;
   }
-  if (rc != ZUC_OK) {
-    snprintf(err, err_size, "%s with %s failed: %s", call, job.impl->name, zuc_strerror(rc));
-    return -1;
-  }
+  if (lib_rc(rc, call, err, err_size) != 0) return -1;
   job.seen += len;
   return 0;
 }

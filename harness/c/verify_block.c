@@ -15,10 +15,6 @@ static int set_key(const vb_cipher *c, void *ks, const uint8_t *key) {
 }
 #define CRYPT(c, ...) ((c)->d->block->crypt(__VA_ARGS__))
 
-/* ------------------------------------------------------------------ */
-/* Vectors                                                              */
-/* ------------------------------------------------------------------ */
-
 /* The variant of vector v, or NULL. */
 static const kc_variant *variant_of(const kc_desc *d, const vb_vector *v) {
   for (size_t k = 0; k < d->n_variants; k++)
@@ -26,19 +22,18 @@ static const kc_variant *variant_of(const kc_desc *d, const vb_vector *v) {
   return NULL;
 }
 
-/* What the description says of v's sizes ("" if it fits), into why. */
-static const char *misfit(const kc_desc *d, const vb_vector *v, char *why, size_t size) {
+/* 0 if v's sizes fit the description, else -1 with what it says of them in why. */
+static int misfit(const kc_desc *d, const vb_vector *v, char *why, size_t size) {
   const kc_variant *var = variant_of(d, v);
-  *why = '\0';
-  if (!var)
-    snprintf(why, size, "%s has no variant %s", d->name, v->variant);
-  else if (v->key_len != var->key_bytes)
-    snprintf(why, size, "the key is %zu bytes, %s's are %zu", v->key_len, v->variant, var->key_bytes);
-  else if (v->iv_len != (v->mode == KC_MODE_ECB ? 0 : var->block_bytes))
-    snprintf(why, size, "the IV is %zu bytes, %s's block %zu", v->iv_len, v->variant, var->block_bytes);
-  else if (v->mode != KC_MODE_CTR && v->len % var->block_bytes)
-    snprintf(why, size, "%zu bytes are not whole %zu-byte blocks", v->len, var->block_bytes);
-  return why;
+  if (!var) return kc_error(why, size, "%s has no variant %s", d->name, v->variant);
+  size_t kb = var->key_bytes, bb = var->block_bytes;
+  if (v->key_len != kb)
+    return kc_error(why, size, "the key is %zu bytes, %s's are %zu", v->key_len, v->variant, kb);
+  if (v->iv_len != (v->mode == KC_MODE_ECB ? 0 : bb))
+    return kc_error(why, size, "the IV is %zu bytes, %s's block %zu", v->iv_len, v->variant, bb);
+  if (v->mode != KC_MODE_CTR && v->len % bb)
+    return kc_error(why, size, "%zu bytes are not whole %zu-byte blocks", v->len, bb);
+  return 0;
 }
 
 /* d's compiled vectors, each checked against d's variants (NULL after a
@@ -49,7 +44,7 @@ static const kc_vectors *load_vectors(const kc_desc *d, verify_section *checks) 
   char why[160];
   int fit = 1;
   for (size_t i = 0; l && i < l->n; i++)
-    if (*misfit(d, &l->block[i], why, sizeof why)) {
+    if (misfit(d, &l->block[i], why, sizeof why)) {
       fprintf(stderr, "verify: error: %s: %s: %s\n", l->path, l->block[i].label, why);
       fit = 0;
     }
@@ -88,10 +83,6 @@ static void check_vector(const vb_cipher *c, const void *impl, const vb_vector *
   free(buf);
   kc_block_free_key(c->d, ks);
 }
-
-/* ------------------------------------------------------------------ */
-/* Differential cases                                                   */
-/* ------------------------------------------------------------------ */
 
 typedef struct vb_case {
   kc_block_mode mode;
@@ -262,10 +253,6 @@ static void run_cases(const vb_cipher *c, const void *impl, const void *ref, siz
   kc_block_free_key(c->d, ks);
 }
 
-/* ------------------------------------------------------------------ */
-/* API checks                                                           */
-/* ------------------------------------------------------------------ */
-
 static void check_length_errors(const vb_cipher *c, const void *impl, const char *label, int want_rc,
                             verify_section *s) {
   size_t b = c->v->block_bytes;
@@ -276,11 +263,9 @@ static void check_length_errors(const vb_cipher *c, const void *impl, const char
   for (size_t j = 0; j < sizeof bad_lens / sizeof bad_lens[0]; j++) {
     for (int mode = KC_MODE_ECB; mode <= KC_MODE_CBC; mode++) {
       int rc = CRYPT(c, impl, (kc_block_mode)mode, 1, ks, iv, in, out, bad_lens[j]);
-      if (rc != want_rc)
-        verify_failure(s, "%s %s %s on %zu bytes returned %d, want %d (length error)", c->v->name,
-                       label, kc_block_mode_name((kc_block_mode)mode), bad_lens[j], rc, want_rc);
-      else
-        s->checks++;
+      VERIFY_CHECK(s, rc == want_rc, "%s %s %s on %zu bytes returned %d, want %d (length error)",
+                   c->v->name, label, kc_block_mode_name((kc_block_mode)mode), bad_lens[j], rc,
+                   want_rc);
     }
   }
   kc_block_free_key(c->d, ks);
@@ -303,24 +288,17 @@ static void check_wrappers(const vb_cipher *c, const void *ref, verify_section *
     size_t len = o->mode == KC_MODE_CTR ? ctr_len : whole;
     CRYPT(c, ref, o->mode, o->encrypt, ks, iv, in, want, len);
     int rc = c->d->block->wrapper(op, ks, iv, in, out, len);
-    if (rc != 0 || verify_first_diff(out, want, len) >= 0)
-      verify_failure(s, "%s %s_%s differs from the reference (rc %d)", c->v->name,
-                     c->d->block->prefix, names[op], rc);
-    else
-      s->checks++;
+    VERIFY_CHECK(s, rc == 0 && verify_first_diff(out, want, len) < 0,
+                 "%s %s_%s differs from the reference (rc %d)", c->v->name, c->d->block->prefix,
+                 names[op], rc);
   }
   /* impl NULL means the best implementation; `want` still holds CTR. */
-  if (CRYPT(c, NULL, KC_MODE_CTR, 1, ks, iv, in, out, ctr_len) != 0 ||
-      verify_first_diff(out, want, ctr_len) >= 0)
-    verify_failure(s, "%s crypt(NULL, ...) differs from the reference", c->v->name);
-  else
-    s->checks++;
+  VERIFY_CHECK(s,
+               CRYPT(c, NULL, KC_MODE_CTR, 1, ks, iv, in, out, ctr_len) == 0 &&
+                   verify_first_diff(out, want, ctr_len) < 0,
+               "%s crypt(NULL, ...) differs from the reference", c->v->name);
   kc_block_free_key(c->d, ks);
 }
-
-/* ------------------------------------------------------------------ */
-/* A block cipher's tests                                               */
-/* ------------------------------------------------------------------ */
 
 #define MIN_MAX_LEN 4096 /* random cases: at least this long */
 

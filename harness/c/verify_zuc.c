@@ -18,12 +18,8 @@
 #define KERNEL_STATES 4                     /* random lane states per kernel check */
 #define KERNEL_BLOCKS 3                     /* keystream blocks per kernel check */
 #define KERNEL_WORDS 5                      /* then single rounds (keystream_word) */
-#define KEY_MAX 32
-#define IV_MAX 25
-#define MAX_VECTORS 64
 
-static const unsigned TAGS[] = {32, 64, 128};
-#define N_TAGS 3
+static const unsigned TAGS[KC_ZUC_TAGS] = {32, 64, 128};
 
 /* The MAC methods this CPU runs (pick_methods names the others in a NOTE). */
 static zuc_mac_method METHODS[ZUC_N_METHODS];
@@ -42,12 +38,9 @@ static void pick_methods(void) {
   }
 }
 
-/* ------------------------------------------------------------------ */
-/* ZUC-256 IV forms (test-side: the library does this itself)           */
-/* ------------------------------------------------------------------ */
-
-/* 23-byte IV -> 25 bytes: IV0..IV16, then the eight 6-bit fields IV17..IV24,
- * packed most significant first in the last six bytes. */
+/* 23-byte IV -> 25 bytes, test-side (the library does this itself): IV0..IV16,
+ * then the eight 6-bit fields IV17..IV24, packed most significant first in
+ * the last six bytes. */
 static void expand_iv23(const uint8_t iv23[23], uint8_t iv25[25]) {
   memcpy(iv25, iv23, 17);
   uint64_t acc = 0;
@@ -55,30 +48,11 @@ static void expand_iv23(const uint8_t iv23[23], uint8_t iv25[25]) {
   for (int i = 0; i < 8; i++) iv25[17 + i] = (uint8_t)(acc >> (42 - 6 * i) & 0x3F);
 }
 
-/* ------------------------------------------------------------------ */
-/* Vectors                                                              */
-/* ------------------------------------------------------------------ */
-
 /* zuc.json, compiled in (vectors.h): one entry per vector and IV form. */
-static const zuc_vector *vectors;
-static size_t n_vectors;
-
-static int load_vectors(const kc_desc *d) {
-  const kc_vectors *l = kc_vectors_find(d->name);
-  if (!l) return -1;
-  vectors = l->zuc;
-  n_vectors = l->n;
-  fprintf(stderr, "verify: %zu ZUC vectors (IV forms counted apart) from %s\n", n_vectors,
-          l->path);
-  return 0;
-}
-
-/* ------------------------------------------------------------------ */
-/* One differential call                                                */
-/* ------------------------------------------------------------------ */
+static const kc_vectors *file;
 
 /* Every op verify runs: enc and every MAC of each IV form. */
-static zuc_op shapes[3 * (1 + N_TAGS * ZUC_N_METHODS)];
+static zuc_op shapes[3 * (1 + KC_ZUC_TAGS * ZUC_N_METHODS)];
 static size_t n_shapes;
 
 static void make_shapes(void) {
@@ -89,7 +63,7 @@ static void make_shapes(void) {
   n_shapes = 0;
   for (size_t f = 0; f < 3; f++) {
     shapes[n_shapes++] = (zuc_op){forms[f].v, forms[f].iv_len, 0, 0, ZUC_MAC_CLMUL};
-    for (size_t t = 0; t < N_TAGS; t++)
+    for (size_t t = 0; t < KC_ZUC_TAGS; t++)
       for (size_t m = 0; m < n_methods && (forms[f].v == ZUC_256 || TAGS[t] == 32); m++)
         shapes[n_shapes++] = (zuc_op){forms[f].v, forms[f].iv_len, 1, TAGS[t], METHODS[m]};
   }
@@ -112,8 +86,8 @@ static call *new_call(void) {
   call *c = calloc(1, sizeof *c);
   verify_need(c != NULL);
   zuc_streams_init(&c->s);
-  for (size_t i = 0; i < MAX_STREAMS; i++)
-    c->s.want[i] = c->want_ref[i], c->imb_out[i] = c->want_imb[i];
+  for (size_t i = 0; i < MAX_STREAMS; i++) /* out: check_call places it */
+    c->s.want[i] = c->want_ref[i], c->s.out[i] = c->imb_out[i] = c->want_imb[i];
   return c;
 }
 
@@ -166,10 +140,6 @@ static int check_call(const zuc_impl *impl, const zuc_impl *ref, call *c, const 
   }
   return failed;
 }
-
-/* ------------------------------------------------------------------ */
-/* Differential cases                                                   */
-/* ------------------------------------------------------------------ */
 
 /* Systematic calls per shape for a kernel of `lanes` lanes. */
 static size_t systematic_calls(unsigned lanes) { return (SYSTEMATIC_BITS + 1 + lanes - 1) / lanes; }
@@ -227,10 +197,6 @@ static void run_case(const zuc_impl *impl, const zuc_impl *ref, uint64_t seed, s
   if (check_call(impl, ref, c, what, sec) == 0) sec->cases++;
 }
 
-/* ------------------------------------------------------------------ */
-/* Per implementation                                                   */
-/* ------------------------------------------------------------------ */
-
 /* Vector v's case t (-1: its keystream, else its tag TAGS[t]) by `method`
  * in s's first n streams: in, bits and want as the vector gives them, lane i
  * of a keystream shorter by i % 32 bits if `stagger` (so that lanes of one
@@ -262,11 +228,10 @@ static void check_vectors_lanes(const zuc_impl *impl, call *c, verify_section *s
   const unsigned lanes = impl->lanes;
   if (lanes == 0 || lanes > ZUC_LANES_MAX) return; /* check_kernel fails it */
   zuc_streams *s = &c->s;
-  for (unsigned i = 0; i < lanes; i++) s->out[i] = c->want_imb[i];
-  for (size_t vi = 0; vi < n_vectors; vi++)
-    for (int t = -1; t < N_TAGS; t++)
-      for (size_t m = 0; has_case(&vectors[vi], t) && m < (t < 0 ? 1 : n_methods); m++) {
-        zuc_op op = vector_case(&vectors[vi], t, METHODS[m], s, lanes, 1);
+  for (size_t vi = 0; vi < file->n; vi++)
+    for (int t = -1; t < KC_ZUC_TAGS; t++)
+      for (size_t m = 0; has_case(&file->zuc[vi], t) && m < (t < 0 ? 1 : n_methods); m++) {
+        zuc_op op = vector_case(&file->zuc[vi], t, METHODS[m], s, lanes, 1);
         int rc = zuc_streams_run(impl, &op, s, s->out);
         long bad = rc == ZUC_OK ? zuc_streams_differ(&op, s) : 0;
         char text[64];
@@ -275,7 +240,7 @@ static void check_vectors_lanes(const zuc_impl *impl, call *c, verify_section *s
           sec->vectors += t < 0 ? lanes : 1;
         else
           verify_failure(sec, "%s: %s, lane %ld of %u (%zu bits): differs from the vector (rc %d)",
-                         vectors[vi].label, text, bad, lanes, s->bits[bad], rc);
+                         file->zuc[vi].label, text, bad, lanes, s->bits[bad], rc);
       }
 }
 
@@ -350,17 +315,12 @@ static void check_impl(const kc_impl_view *v, const verify_progress *p, verify_s
   free(c);
 }
 
-/* ------------------------------------------------------------------ */
-/* The shared section                                                   */
-/* ------------------------------------------------------------------ */
-
 /* The vectors through the one-stream API, and through ipsec-mb. */
 static void api_vectors(verify_section *sec) {
   call *c = new_call();
   zuc_streams *s = &c->s;
-  s->out[0] = c->want_imb[0];
-  for (size_t vi = 0; vi < n_vectors; vi++) {
-    const zuc_vector *v = &vectors[vi];
+  for (size_t vi = 0; vi < file->n; vi++) {
+    const zuc_vector *v = &file->zuc[vi];
     if (v->keystream) {
       zuc_state st;
       uint32_t words[64];
@@ -371,7 +331,7 @@ static void api_vectors(verify_section *sec) {
       for (size_t i = 0; ok && i < n; i++) ok = words[i] == zuc_be32(v->keystream + 4 * i);
       VERIFY_COUNT(sec, vectors, ok, "%s: zuc_init + zuc_keystream wrong (rc %d)", v->label, rc);
     }
-    for (int t = -1; t < N_TAGS; t++) {
+    for (int t = -1; t < KC_ZUC_TAGS; t++) {
       if (!has_case(v, t)) continue;
       zuc_op op = vector_case(v, t, ZUC_MAC_CLMUL, s, 1, 0);
       char text[64], err[256];
@@ -414,7 +374,6 @@ static void api_random(const zuc_impl *ref, uint64_t seed, size_t count, verify_
   zuc_streams *s = &c->s;
   s->n = 1;
   s->in[0] = c->data[0];
-  s->out[0] = c->want_imb[0];
   kc_rng r;
   kc_rng_seed(&r, seed ^ 0xA91ULL);
   for (size_t k = 0; k < count; k++) {
@@ -543,14 +502,12 @@ static void api_errors(const kc_view_list *impls, verify_section *sec) {
   }
 }
 
-/* ------------------------------------------------------------------ */
-/* Entry point                                                          */
-/* ------------------------------------------------------------------ */
-
 static int verify_zuc(const kc_desc *d, const verify_options *o) {
   kc_view_list impls;
   verify_run r;
-  if (verify_start(d, o, &impls, &r) != 0 || load_vectors(d) != 0) return 2;
+  if (verify_start(d, o, &impls, &r) != 0 || !(file = kc_vectors_find(d->name))) return 2;
+  fprintf(stderr, "verify: %zu ZUC vectors (IV forms counted apart) from %s\n", file->n,
+          file->path);
   pick_methods();
   make_shapes();
   char err[256];
