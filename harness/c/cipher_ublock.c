@@ -162,9 +162,8 @@ static void check_multi(const vb_cipher *c, const void *impl_v, const verify_run
       snprintf(what, sizeof what, "%s multi-key %s, %zu stream(s) of %zu bytes", c->v->name,
                op->name, n, len);
       for (size_t j = 0; j < n; j++) {
-        data[j] = malloc(len + 1);
-        want[j] = malloc(len + 1);
-        verify_need(data[j] && want[j]);
+        verify_need((data[j] = malloc(2 * len + 2)) != NULL);
+        want[j] = data[j] + len + 1;
         kc_rng_bytes(&rng, data[j], len);
         size_t in_off = kc_rng_below(&rng, 16), out_off = kc_rng_below(&rng, 16);
         verify_bufs_place(&bufs[j], data[j], len, len, in_off, out_off, kc_rng_below(&rng, 4) == 0);
@@ -184,7 +183,6 @@ static void check_multi(const vb_cipher *c, const void *impl_v, const verify_run
         if (rc == UBLOCK_OK) failed += verify_differs(m.out[j], want[j], len, "the reference", stream, sec);
         failed += verify_bufs_check(&bufs[j], "ublock_crypt_multi", stream, sec);
         free(data[j]);
-        free(want[j]);
         verify_bufs_free(&bufs[j]);
       }
       if (failed == 0) sec->cases++;
@@ -221,9 +219,8 @@ static void api_variants(const vb_cipher *vc, verify_section *s) {
 static void api_set_keys(const kc_view_list *impls, uint64_t seed, verify_section *s) {
   kc_rng r;
   kc_rng_seed(&r, seed + 77);
-  multi_keys *single = new_multi_keys();
-  ublock_key *keys = calloc(MAX_STREAMS, sizeof *keys);
-  if (!keys) exit(2);
+  multi_keys *single = new_multi_keys(), *set = new_multi_keys();
+  ublock_key *keys = set->ks;
   uint8_t in[4 * KC_BLOCK_MAX_BYTES], a[sizeof in], b[sizeof in];
   kc_rng_bytes(&r, in, sizeof in);
   for (int v = 0; v < UBLOCK_VARIANT_COUNT; v++) {
@@ -255,18 +252,17 @@ static void api_set_keys(const kc_view_list *impls, uint64_t seed, verify_sectio
       }
     }
   }
-  free(keys);
+  free(set);
   free(single);
 }
 
 /* Multi-key calls that must fail. */
 static void api_multi_errors(const kc_view_list *impls, verify_section *s) {
-  ublock_key *k = calloc(2, sizeof *k);
-  if (!k) exit(2);
+  multi_keys *k = new_multi_keys();
   uint8_t key[32] = {1}, iv[32] = {0}, buf[2][32] = {{0}};
-  ublock_set_key(&k[0], UBLOCK_128_128, key);
-  ublock_set_key(&k[1], UBLOCK_256_256, key);
-  multi m = {2, {&k[0], &k[1]}, {iv, iv}, {buf[0], buf[1]}, {buf[0], buf[1]}};
+  ublock_set_key(&k->ks[0], UBLOCK_128_128, key);
+  ublock_set_key(&k->ks[1], UBLOCK_256_256, key);
+  multi m = {2, {&k->ks[0], &k->ks[1]}, {iv, iv}, {buf[0], buf[1]}, {buf[0], buf[1]}};
   int rc = crypt_multi(NULL, &KC_BLOCK_OPS[0], &m, 32);
   VERIFY_CHECK(s, rc == UBLOCK_ERR_VARIANT,
                "ublock_crypt_multi mixing variants returned %d, want UBLOCK_ERR_VARIANT", rc);
@@ -321,8 +317,7 @@ static void close_ctx(void *p) {
 
 static cell_ctx *new_ctx(const bench_block_io *io, const ublock_impl *impl, unsigned streams,
                          size_t buf_len) {
-  cell_ctx *c = calloc(1, sizeof *c);
-  if (!c) exit(1);
+  cell_ctx *c = bench_need(malloc(sizeof *c));
   *c = (cell_ctx){.io = io, .impl = impl, .streams = streams};
   kc_rng rng;
   kc_rng_seed(&rng, 20240613);

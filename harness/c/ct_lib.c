@@ -25,10 +25,6 @@
 #define VALGRIND_SET_VBITS(p, vbits, len) ((void)(p), (void)(vbits), (void)(len))
 #endif
 
-/* ------------------------------------------------------------------ */
-/* The plan: which kernels are checked, and how                        */
-/* ------------------------------------------------------------------ */
-
 /* How valgrind 3.19 runs a target's kernel (the plan's HOW; docs/verification.md,
  * "Constant time"), and whether it cannot at all (the SIMDe build is checked
  * instead): the target manifest's verdicts (generated/include/kc_targets.h, from
@@ -65,33 +61,32 @@ void ct_set_vbits(const void *p, const uint8_t *vbits, size_t len) {
 int ct_running(void) { return RUNNING_ON_VALGRIND; }
 
 void ct_plan_impls(const kc_desc *d) {
-  const char *cipher = d->name;
   kc_view_list list, *l = &list;
   d->views(l);
   for (size_t i = 0; i < l->n; i++) {
     const kc_impl_view *v = &l->v[i];
     if (v->emulated != needs_simde(v->target)) {
       /* A native GFNI/AVX-512 kernel: covered by its emulated twin, if any. */
-      if (!v->emulated && !kc_view_find(l, v->name, 1)) ct_plan_line(cipher, v->name, 0, "none", 0);
+      if (!v->emulated && !kc_view_find(l, v->name, 1))
+        ct_plan_line(d->name, v->name, 0, "none", 0);
       continue;
     }
-    ct_plan_line(cipher, v->name, v->emulated, how(v->target, v->emulated),
+    ct_plan_line(d->name, v->name, v->emulated, how(v->target, v->emulated),
                  strcmp(v->strategy, "reference") == 0);
   }
 }
 
 int ct_open_unit(const kc_desc *d, const char *name, int emulated, kc_impl_view *out) {
-  const char *cipher = d->name;
   kc_view_list l;
   d->views(&l);
   const kc_impl_view *v = kc_view_find(&l, name, emulated);
   if (!v) {
     fprintf(stderr, "ctcheck: no %s %s kernel named %s\n", emulated ? "emulated" : "native",
-            cipher, name);
+            d->name, name);
     return -1;
   }
   *out = *v;
-  printf("ctcheck: %s %s (%s, checked %s)%s\n", cipher, v->name,
+  printf("ctcheck: %s %s (%s, checked %s)%s\n", d->name, v->name,
          v->emulated ? "SIMDe build" : "native build", how(v->target, v->emulated),
          RUNNING_ON_VALGRIND ? "" : " -- NOT under valgrind: no check");
   return 0;
@@ -112,10 +107,6 @@ int ct_unit_done(const char *cipher, const char *name, unsigned long leaks, int 
   return wrong ? 3 : 0;
 }
 
-/* ------------------------------------------------------------------ */
-/* Block ciphers                                                        */
-/* ------------------------------------------------------------------ */
-
 /* Every phase of one variant.  Returns 1 on a wrong output. */
 static int check_variant(const kc_desc *d, const void *impl, const void *ref, const kc_variant *v,
                          unsigned long *leaks) {
@@ -126,10 +117,10 @@ static int check_variant(const kc_desc *d, const void *impl, const void *ref, co
   /* Secret inputs, random but fixed; the expected outputs are computed with
    * the reference kernel while everything is still defined. */
   uint8_t key[KC_BLOCK_MAX_BYTES], iv_bytes[KC_BLOCK_MAX_BYTES], iv[KC_BLOCK_MAX_BYTES];
-  uint8_t *msg = malloc(len_ctr), *in = malloc(len_ctr), *out = malloc(len_ctr);
-  uint8_t *expect = malloc(len_ctr);
+  uint8_t *msg = malloc(4 * len_ctr), *in = msg + len_ctr, *out = in + len_ctr;
+  uint8_t *expect = out + len_ctr;
   void *ref_key = kc_block_new_key(d), *secret_key = kc_block_new_key(d);
-  if (!msg || !in || !out || !expect) exit(2);
+  if (!msg) exit(2);
   kc_rng rng;
   kc_rng_seed(&rng, 0x5eC2e7 + (uint64_t)v->id);
   kc_rng_bytes(&rng, key, sizeof key);
@@ -167,9 +158,6 @@ static int check_variant(const kc_desc *d, const void *impl, const void *ref, co
   }
   if (d->ct->extra) wrong |= d->ct->extra(impl, ref, v, leaks);
   free(msg);
-  free(in);
-  free(out);
-  free(expect);
   kc_block_free_key(d, ref_key);
   kc_block_free_key(d, secret_key);
   return wrong;
