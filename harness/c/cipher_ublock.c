@@ -157,7 +157,6 @@ static void check_multi(const vb_cipher *c, const void *impl_v, const verify_run
       multi_draw(&m, keys, n, v, &rng);
       uint8_t *data[MAX_STREAMS], *want[MAX_STREAMS];
       verify_bufs bufs[MAX_STREAMS];
-      int failed = 0;
       char what[160];
       snprintf(what, sizeof what, "%s multi-key %s, %zu stream(s) of %zu bytes", c->v->name,
                op->name, n, len);
@@ -172,11 +171,8 @@ static void check_multi(const vb_cipher *c, const void *impl_v, const verify_run
         ublock_crypt(r->ref, (ublock_mode)op->mode, dir(op->encrypt), m.keys[j], m.ivs[j], data[j],
                      want[j], len);
       }
-      int rc = crypt_multi(impl, op, &m, len);
-      if (rc != UBLOCK_OK) {
-        verify_failure(sec, "%s: ublock_crypt_multi returned %d", what, rc);
-        failed++;
-      }
+      int rc = crypt_multi(impl, op, &m, len), failed = rc != UBLOCK_OK;
+      if (failed) verify_failure(sec, "%s: ublock_crypt_multi returned %d", what, rc);
       for (size_t j = 0; j < n; j++) {
         char stream[200];
         snprintf(stream, sizeof stream, "%s, stream %zu", what, j);
