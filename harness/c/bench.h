@@ -36,7 +36,7 @@ typedef struct bench_cell {
   const size_t *sizes;    /* message sizes to time (bytes per message) */
   size_t n_sizes;
   size_t max_bytes; /* longest message the subject accepts (0: no limit) */
-  /* The uBlock paper's method (bench_ublock.c): one call processes its
+  /* The uBlock paper's method (cipher_ublock.c): one call processes its
    * message `loops` times over in a loop, and is timed as it is, once per
    * repetition (no calibration); Gbit/s count all loops.  0: an ordinary
    * cell, whose call processes its message once. */
@@ -63,6 +63,8 @@ typedef struct bench_set {
   size_t n_owned;
 } bench_set;
 
+/* p, unless NULL: then exits after "bench: out of memory". */
+void *bench_need(void *p);
 /* A new, zeroed cell at the end of the set (exits on out of memory). */
 bench_cell *bench_add(bench_set *set);
 /* Hands p to the set, to be released by bench_set_free (exits when full). */
@@ -127,7 +129,6 @@ typedef struct bench_block_io {
 int bench_block_add(bench_set *set, const bench_block_io *io, const kc_block_op *op, size_t len,
                     const bench_cell *cell);
 
-/* bench's part of a description. */
 typedef struct bench_hooks {
   const char *modes; /* its modes, comma-separated, for --mode and the usage */
   /* Sets up and checks its cells.  Returns the number of problems (set-up

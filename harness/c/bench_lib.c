@@ -8,18 +8,16 @@
 
 #include "bench.h"
 
-/* ------------------------------------------------------------------ */
-/* Cells and selection                                                  */
-/* ------------------------------------------------------------------ */
+void *bench_need(void *p) {
+  if (p) return p;
+  fprintf(stderr, "bench: out of memory\n");
+  exit(1);
+}
 
 bench_cell *bench_add(bench_set *set) {
   if (set->n == set->cap) {
     set->cap = set->cap ? 2 * set->cap : 64;
-    set->cells = realloc(set->cells, set->cap * sizeof *set->cells);
-    if (!set->cells) {
-      fprintf(stderr, "bench: out of memory\n");
-      exit(1);
-    }
+    set->cells = bench_need(realloc(set->cells, set->cap * sizeof *set->cells));
   }
   bench_cell *c = &set->cells[set->n++];
   memset(c, 0, sizeof *c);
@@ -84,20 +82,12 @@ int bench_timeable(const kc_impl_view *v) {
 }
 
 uint8_t *bench_random_buffer(size_t len, uint64_t seed) {
-  uint8_t *buf = kc_alloc_aligned(len, 64);
-  if (!buf) {
-    fprintf(stderr, "bench: out of memory\n");
-    exit(1);
-  }
+  uint8_t *buf = bench_need(kc_alloc_aligned(len, 64));
   kc_rng rng;
   kc_rng_seed(&rng, seed);
   kc_rng_bytes(&rng, buf, len);
   return buf;
 }
-
-/* ------------------------------------------------------------------ */
-/* Block ciphers                                                        */
-/* ------------------------------------------------------------------ */
 
 int bench_block_add(bench_set *set, const bench_block_io *io, const kc_block_op *op, size_t len,
                     const bench_cell *cell) {
@@ -144,11 +134,9 @@ static void free_block_io(void *p) {
 /* io for variant k: random key and IV, buffers of buf_len bytes. */
 static bench_block_io *block_io(const kc_desc *d, size_t k, const void *ref, const size_t *sizes,
                                 size_t n_sizes, size_t buf_len) {
-  bench_block_io *io = calloc(1, sizeof *io);
-  void *ks = kc_block_new_key(d);
-  if (!io) exit(1);
-  *io = (bench_block_io){.d = d, .v = &d->variants[k], .ref = ref, .ks = ks, .sizes = sizes,
-                         .n_sizes = n_sizes};
+  bench_block_io *io = bench_need(calloc(1, sizeof *io));
+  *io = (bench_block_io){.d = d, .v = &d->variants[k], .ref = ref, .ks = kc_block_new_key(d),
+                         .sizes = sizes, .n_sizes = n_sizes};
   kc_rng rng;
   kc_rng_seed(&rng, 20240611 + k);
   kc_rng_bytes(&rng, io->key, sizeof io->key);
@@ -194,8 +182,7 @@ int bench_block_cells(const kc_desc *d, bench_set *set, const bench_select *sel)
         if (!bench_wants_mode(sel, op->name) ||
             (d->bench->not_single && strcmp(op->name, d->bench->not_single) == 0))
           continue;
-        single *ctx = malloc(sizeof *ctx);
-        if (!ctx) exit(1);
+        single *ctx = bench_need(malloc(sizeof *ctx));
         *ctx = (single){io, m->impl, op};
         bench_cell cell = {.impl = "ours", .name = m->name, .strategy = m->strategy,
                            .target = m->target, .lanes = batch, .streams = 1,

@@ -1,26 +1,7 @@
 /*
- * uBlock as the harness sees it: uBlock-128/128, 128/256 and 256/256, the
- * library's block-cipher calls for every tool, and what no other cipher
- * has, the multi-key streams (ublock_set_keys, ublock_crypt_multi and the
- * kernels' crypt_blocks_multi):
- *   verify   in "ublock api": variant names and sizes, ublock_set_keys
- *            (n = 1..9 keys) against ublock_set_key (round keys, and ECB on
- *            every runnable implementation), multi-key calls that must
- *            fail; per kernel with a multi-key entry, ublock_crypt_multi
- *            with 1..9 streams, each its own random key, IV and misaligned
- *            buffers (some in place), every mode, against the reference
- *            stream by stream;
- *   bench    cbc-enc as the paper measures it, 4 streams with 4 keys per
- *            call through ublock_crypt_multi (kernels with a multi-key
- *            entry; single-key CBC encryption is serial, one block per
- *            pass, and not timed), and the paper's own measurement
- *            (block-loop, section 3.1): one block encrypted --loops times
- *            per timed call, with one key and with four, for the register
- *            kernels (the paper's method) and the kernel dispatch picks;
- *   ctcheck  ublock_set_keys on three secret keys, and CBC encryption of
- *            three streams of three blocks through the multi-key entry.
- * No established library has uBlock: bench has no peers (the paper's
- * figures are reference lines in the report).
+ * uBlock as the harness sees it: its three variants, the library's block-cipher calls for every
+ * tool, and what only uBlock has, the multi-key streams: what verify and ctcheck check of them
+ * is in docs/verification.md ("uBlock"), what bench times in docs/cli.md ("bench").
  */
 #include <stdlib.h>
 #include <string.h>
@@ -65,10 +46,6 @@ KC_BLOCK_LIBRARY_CALLS(ublock)
 
 static const kc_block_api BLOCK = {KC_BLOCK_API_CALLS(ublock), .err_length = UBLOCK_ERR_LENGTH};
 
-/* ------------------------------------------------------------------ */
-/* Multi-key streams                                                    */
-/* ------------------------------------------------------------------ */
-
 #define MAX_STREAMS 9 /* verify: n = 1..MAX_STREAMS streams */
 
 /* n streams of one ublock_crypt_multi call: keys, IVs, inputs, outputs. */
@@ -79,15 +56,42 @@ typedef struct multi {
   uint8_t *out[MAX_STREAMS];
 } multi;
 
+/* What a multi's streams are keyed with: random key bytes (raw: pointers to
+ * them, for ublock_set_keys), their schedules by ublock_set_key, random IVs. */
+typedef struct multi_keys {
+  ublock_key ks[MAX_STREAMS];
+  uint8_t key[MAX_STREAMS][KC_BLOCK_MAX_BYTES], iv[MAX_STREAMS][KC_BLOCK_MAX_BYTES];
+  const uint8_t *raw[MAX_STREAMS];
+} multi_keys;
+
+/* Draws n streams' keys and IVs of variant v into k and points m's keys and
+ * IVs at them (inputs and outputs are the caller's).  Returns 0, or a
+ * ublock_set_key error. */
+static int multi_draw(multi *m, multi_keys *k, size_t n, ublock_variant v, kc_rng *rng) {
+  int rc = UBLOCK_OK;
+  m->n = n;
+  for (size_t j = 0; j < n; j++) {
+    kc_rng_bytes(rng, k->key[j], sizeof k->key[j]);
+    kc_rng_bytes(rng, k->iv[j], sizeof k->iv[j]);
+    rc |= ublock_set_key(&k->ks[j], v, k->key[j]);
+    k->raw[j] = k->key[j];
+    m->keys[j] = &k->ks[j];
+    m->ivs[j] = k->iv[j];
+  }
+  return rc;
+}
+
+static multi_keys *new_multi_keys(void) {
+  multi_keys *k = calloc(1, sizeof *k);
+  if (!k) exit(2);
+  return k;
+}
+
 static int crypt_multi(const ublock_impl *impl, const kc_block_op *op, const multi *m,
                        size_t len) {
   return ublock_crypt_multi(impl, (ublock_mode)op->mode, dir(op->encrypt), m->n, m->keys, m->ivs,
                             m->in, m->out, len);
 }
-
-/* ------------------------------------------------------------------ */
-/* verify                                                               */
-/* ------------------------------------------------------------------ */
 
 #define MULTI_EXTRA 3 /* multi-key: up to 2 batches + this many blocks */
 
@@ -103,50 +107,38 @@ static void check_multi(const vb_cipher *c, const void *impl_v, const verify_run
   size_t bb = c->v->block_bytes, most = batch(impl, v);
   kc_rng rng;
   kc_rng_seed(&rng, r->seed * 0xD1B54A32D192ED03ull + (uint64_t)v);
-  ublock_key *keys = calloc(MAX_STREAMS, sizeof *keys);
-  if (!keys) exit(2);
+  multi_keys *keys = new_multi_keys();
   for (size_t n = 1; n <= MAX_STREAMS; n++) {
     for (size_t o = 0; o < KC_N_BLOCK_OPS; o++) {
       const kc_block_op *op = &KC_BLOCK_OPS[o];
       size_t len = (size_t)kc_rng_below(&rng, 2 * most + MULTI_EXTRA + 1) * bb +
                    (op->mode == KC_MODE_CTR ? (size_t)kc_rng_below(&rng, bb) : 0);
-      multi m = {n, {0}, {0}, {0}, {0}};
-      uint8_t ivs[MAX_STREAMS][KC_BLOCK_MAX_BYTES], *data[MAX_STREAMS], *want[MAX_STREAMS];
+      multi m;
+      multi_draw(&m, keys, n, v, &rng);
+      uint8_t *data[MAX_STREAMS], *want[MAX_STREAMS];
       verify_bufs bufs[MAX_STREAMS];
-      int failed = 0;
       char what[160];
       snprintf(what, sizeof what, "%s multi-key %s, %zu stream(s) of %zu bytes", c->v->name,
                op->name, n, len);
       for (size_t j = 0; j < n; j++) {
-        uint8_t key[KC_BLOCK_MAX_BYTES];
-        kc_rng_bytes(&rng, key, c->v->key_bytes);
-        ublock_set_key(&keys[j], v, key);
-        kc_rng_bytes(&rng, ivs[j], bb);
-        data[j] = malloc(len + 1);
-        want[j] = malloc(len + 1);
-        verify_need(data[j] && want[j]);
+        verify_need((data[j] = malloc(2 * len + 2)) != NULL);
+        want[j] = data[j] + len + 1;
         kc_rng_bytes(&rng, data[j], len);
         size_t in_off = kc_rng_below(&rng, 16), out_off = kc_rng_below(&rng, 16);
         verify_bufs_place(&bufs[j], data[j], len, len, in_off, out_off, kc_rng_below(&rng, 4) == 0);
-        m.keys[j] = &keys[j];
-        m.ivs[j] = ivs[j];
         m.in[j] = bufs[j].in.ptr;
         m.out[j] = bufs[j].dst;
-        ublock_crypt(r->ref, (ublock_mode)op->mode, dir(op->encrypt), &keys[j], ivs[j], data[j],
+        ublock_crypt(r->ref, (ublock_mode)op->mode, dir(op->encrypt), m.keys[j], m.ivs[j], data[j],
                      want[j], len);
       }
-      int rc = crypt_multi(impl, op, &m, len);
-      if (rc != UBLOCK_OK) {
-        verify_failure(sec, "%s: ublock_crypt_multi returned %d", what, rc);
-        failed++;
-      }
+      int rc = crypt_multi(impl, op, &m, len), failed = rc != UBLOCK_OK;
+      if (failed) verify_failure(sec, "%s: ublock_crypt_multi returned %d", what, rc);
       for (size_t j = 0; j < n; j++) {
         char stream[200];
         snprintf(stream, sizeof stream, "%s, stream %zu", what, j);
         if (rc == UBLOCK_OK) failed += verify_differs(m.out[j], want[j], len, "the reference", stream, sec);
         failed += verify_bufs_check(&bufs[j], "ublock_crypt_multi", stream, sec);
         free(data[j]);
-        free(want[j]);
         verify_bufs_free(&bufs[j]);
       }
       if (failed == 0) sec->cases++;
@@ -159,14 +151,13 @@ static void check_multi(const vb_cipher *c, const void *impl_v, const verify_run
 static void api_variants(const vb_cipher *vc, verify_section *s) {
   for (int v = 0; v < UBLOCK_VARIANT_COUNT; v++) {
     const char *name = ublock_variant_name((ublock_variant)v);
+    size_t bb = ublock_block_bytes((ublock_variant)v), kb = ublock_key_bytes((ublock_variant)v);
     ublock_variant back;
     VERIFY_CHECK(s,
                  name && strcmp(name, vc[v].v->name) == 0 &&
                      ublock_variant_from_name(name, &back) == UBLOCK_OK && (int)back == v &&
-                     ublock_block_bytes((ublock_variant)v) == vc[v].v->block_bytes &&
-                     ublock_key_bytes((ublock_variant)v) == vc[v].v->key_bytes,
-                 "variant %d: name %s or sizes %zu/%zu wrong", v, name ? name : "NULL",
-                 ublock_block_bytes((ublock_variant)v), ublock_key_bytes((ublock_variant)v));
+                     bb == vc[v].v->block_bytes && kb == vc[v].v->key_bytes,
+                 "variant %d: name %s or sizes %zu/%zu wrong", v, name ? name : "NULL", bb, kb);
   }
   ublock_variant bad = (ublock_variant)UBLOCK_VARIANT_COUNT, out;
   uint8_t key[32] = {0};
@@ -184,37 +175,31 @@ static void api_variants(const vb_cipher *vc, verify_section *s) {
 static void api_set_keys(const kc_view_list *impls, uint64_t seed, verify_section *s) {
   kc_rng r;
   kc_rng_seed(&r, seed + 77);
-  ublock_key *multi_keys = calloc(MAX_STREAMS, sizeof *multi_keys), *single = calloc(1, sizeof *single);
-  if (!multi_keys || !single) exit(2);
-  uint8_t kb[MAX_STREAMS][KC_BLOCK_MAX_BYTES], in[4 * KC_BLOCK_MAX_BYTES], a[sizeof in],
-      b[sizeof in];
-  const uint8_t *ptrs[MAX_STREAMS];
+  multi_keys *single = new_multi_keys(), *set = new_multi_keys();
+  ublock_key *keys = set->ks;
+  uint8_t in[4 * KC_BLOCK_MAX_BYTES], a[sizeof in], b[sizeof in];
   kc_rng_bytes(&r, in, sizeof in);
   for (int v = 0; v < UBLOCK_VARIANT_COUNT; v++) {
     const char *vname = ublock_variant_name((ublock_variant)v);
     size_t bb = ublock_block_bytes((ublock_variant)v);
     for (size_t n = 1; n <= MAX_STREAMS; n++) {
-      for (size_t j = 0; j < n; j++) {
-        kc_rng_bytes(&r, kb[j], sizeof kb[j]);
-        ptrs[j] = kb[j];
-      }
-      int rc = ublock_set_keys(multi_keys, (ublock_variant)v, ptrs, n);
+      multi m;
+      multi_draw(&m, single, n, (ublock_variant)v, &r);
+      int rc = ublock_set_keys(keys, (ublock_variant)v, single->raw, n);
       VERIFY_CHECK(s, rc == UBLOCK_OK, "%s ublock_set_keys(n=%zu) returned %d", vname, n, rc);
       for (size_t j = 0; rc == UBLOCK_OK && j < n; j++) {
-        ublock_set_key(single, (ublock_variant)v, kb[j]);
+        const ublock_key *one = &single->ks[j];
         VERIFY_CHECK(s,
-                     multi_keys[j].variant == single->variant &&
-                         multi_keys[j].rounds == single->rounds &&
-                         memcmp(multi_keys[j].rk, single->rk,
-                                (single->rounds + 1) * sizeof single->rk[0]) == 0,
+                     keys[j].variant == one->variant && keys[j].rounds == one->rounds &&
+                         memcmp(keys[j].rk, one->rk, (one->rounds + 1) * sizeof one->rk[0]) == 0,
                      "%s ublock_set_keys(n=%zu) key %zu: round keys differ from ublock_set_key",
                      vname, n, j);
         for (size_t i = 0; i < impls->n; i++) {
           const ublock_impl *m = impls->v[i].impl;
           if (kc_view_runs(&impls->v[i]) == KC_UNAVAILABLE) continue;
           for (int enc = 0; enc < 2; enc++) {
-            m->crypt_blocks(&multi_keys[j], dir(enc), in, a, sizeof in / bb);
-            m->crypt_blocks(single, dir(enc), in, b, sizeof in / bb);
+            m->crypt_blocks(&keys[j], dir(enc), in, a, sizeof in / bb);
+            m->crypt_blocks(one, dir(enc), in, b, sizeof in / bb);
             VERIFY_CHECK(s, memcmp(a, b, sizeof in) == 0,
                          "%s %s%s: a key from ublock_set_keys(n=%zu) #%zu %ss differently", vname,
                          m->name, m->emulated ? " (emulated)" : "", n, j, kc_direction_name(enc));
@@ -223,18 +208,17 @@ static void api_set_keys(const kc_view_list *impls, uint64_t seed, verify_sectio
       }
     }
   }
-  free(multi_keys);
+  free(set);
   free(single);
 }
 
 /* Multi-key calls that must fail. */
 static void api_multi_errors(const kc_view_list *impls, verify_section *s) {
-  ublock_key *k = calloc(2, sizeof *k);
-  if (!k) exit(2);
+  multi_keys *k = new_multi_keys();
   uint8_t key[32] = {1}, iv[32] = {0}, buf[2][32] = {{0}};
-  ublock_set_key(&k[0], UBLOCK_128_128, key);
-  ublock_set_key(&k[1], UBLOCK_256_256, key);
-  multi m = {2, {&k[0], &k[1]}, {iv, iv}, {buf[0], buf[1]}, {buf[0], buf[1]}};
+  ublock_set_key(&k->ks[0], UBLOCK_128_128, key);
+  ublock_set_key(&k->ks[1], UBLOCK_256_256, key);
+  multi m = {2, {&k->ks[0], &k->ks[1]}, {iv, iv}, {buf[0], buf[1]}, {buf[0], buf[1]}};
   int rc = crypt_multi(NULL, &KC_BLOCK_OPS[0], &m, 32);
   VERIFY_CHECK(s, rc == UBLOCK_ERR_VARIANT,
                "ublock_crypt_multi mixing variants returned %d, want UBLOCK_ERR_VARIANT", rc);
@@ -242,8 +226,7 @@ static void api_multi_errors(const kc_view_list *impls, verify_section *s) {
   for (size_t i = 0; i < impls->n; i++) {
     const ublock_impl *impl = impls->v[i].impl;
     if (impl->crypt_blocks_multi || kc_view_runs(&impls->v[i]) == KC_UNAVAILABLE) continue;
-    rc = ublock_crypt_multi(impl, UBLOCK_MODE_CBC, UBLOCK_ENCRYPT, 1, m.keys, m.ivs, m.in, m.out,
-                            16);
+    rc = crypt_multi(impl, &KC_BLOCK_OPS[2], &m, 16);
     VERIFY_CHECK(s, rc == UBLOCK_ERR_NO_IMPL,
                  "%s has no multi-key entry, yet ublock_crypt_multi returned %d", impl->name, rc);
   }
@@ -264,23 +247,18 @@ static const verify_hooks VERIFY = {
     .impl_extra = check_multi,
 };
 
-/* ------------------------------------------------------------------ */
-/* bench                                                                */
-/* ------------------------------------------------------------------ */
-
 #define STREAMS 4 /* multi-key CBC encryption: the paper's four keys */
 #define LOOP_MODE "block-loop"
 
 /* One kernel's cell on `streams` streams of io's variant: keys, IVs and
- * buffers of their own (stream 0 is io's). */
+ * buffers of their own (stream 0 has io's buffers). */
 typedef struct {
   const bench_block_io *io;
   const ublock_impl *impl;
   unsigned streams;
   uint64_t loops; /* block-loop: encryptions of the one block per call */
   size_t block;   /* block-loop: the one size it is timed at */
-  ublock_key keys[STREAMS];
-  uint8_t ivs[STREAMS][KC_BLOCK_MAX_BYTES];
+  multi_keys k;
   multi m;
 } cell_ctx;
 
@@ -295,19 +273,12 @@ static void close_ctx(void *p) {
 
 static cell_ctx *new_ctx(const bench_block_io *io, const ublock_impl *impl, unsigned streams,
                          size_t buf_len) {
-  cell_ctx *c = calloc(1, sizeof *c);
-  if (!c) exit(1);
+  cell_ctx *c = bench_need(malloc(sizeof *c));
   *c = (cell_ctx){.io = io, .impl = impl, .streams = streams};
-  c->m.n = streams;
   kc_rng rng;
   kc_rng_seed(&rng, 20240613);
+  if (multi_draw(&c->m, &c->k, streams, (ublock_variant)io->v->id, &rng) != UBLOCK_OK) exit(1);
   for (unsigned j = 0; j < streams; j++) {
-    uint8_t raw[KC_BLOCK_MAX_BYTES];
-    kc_rng_bytes(&rng, raw, sizeof raw);
-    kc_rng_bytes(&rng, c->ivs[j], sizeof c->ivs[j]);
-    if (set_key(&c->keys[j], io->v->id, j ? raw : io->key) != UBLOCK_OK) exit(1);
-    c->m.keys[j] = &c->keys[j];
-    c->m.ivs[j] = j ? c->ivs[j] : io->iv;
     c->m.in[j] = j ? bench_random_buffer(buf_len, 20240614 + j) : io->in;
     c->m.out[j] = j ? bench_random_buffer(buf_len, 1) : io->out;
   }
@@ -337,7 +308,7 @@ static int loop_call(void *p, size_t len) {
   const cell_ctx *c = p;
   if (c->streams == 1)
     for (uint64_t i = 0; i < c->loops; i++)
-      c->impl->crypt_blocks(&c->keys[0], UBLOCK_ENCRYPT, c->m.in[0], c->m.out[0], 1);
+      c->impl->crypt_blocks(c->m.keys[0], UBLOCK_ENCRYPT, c->m.in[0], c->m.out[0], 1);
   else
     for (uint64_t i = 0; i < c->loops; i++)
       c->impl->crypt_blocks_multi(c->m.keys, STREAMS, UBLOCK_ENCRYPT, c->m.ivs, c->m.in,
@@ -351,20 +322,19 @@ static int loop_call(void *p, size_t len) {
 static int add_cell(bench_set *set, cell_ctx *c, size_t len, bench_cell *cell) {
   const kc_block_op *op = &KC_BLOCK_OPS[c->streams == 1 ? 0 : 2];
   multi want = c->m;
-  uint8_t *bufs[STREAMS];
   int ok = 1;
-  for (unsigned j = 0; j < c->streams; j++) want.out[j] = bufs[j] = bench_random_buffer(len, 2);
+  for (unsigned j = 0; j < c->streams; j++) want.out[j] = bench_random_buffer(len, 2);
   if (c->streams == 1)
-    ok = ublock_crypt(c->io->ref, UBLOCK_MODE_ECB, UBLOCK_ENCRYPT, &c->keys[0], NULL, c->m.in[0],
-                      bufs[0], len) == UBLOCK_OK &&
-         block_crypt(c->impl, KC_MODE_ECB, 1, &c->keys[0], NULL, c->m.in[0], c->m.out[0], len) ==
+    ok = block_crypt(c->io->ref, KC_MODE_ECB, 1, c->m.keys[0], NULL, c->m.in[0], want.out[0],
+                     len) == UBLOCK_OK &&
+         block_crypt(c->impl, KC_MODE_ECB, 1, c->m.keys[0], NULL, c->m.in[0], c->m.out[0], len) ==
              UBLOCK_OK;
   else
     ok = crypt_multi(c->io->ref, op, &want, len) == UBLOCK_OK &&
          crypt_multi(c->impl, op, &c->m, len) == UBLOCK_OK;
   for (unsigned j = 0; j < c->streams; j++) {
-    ok &= memcmp(c->m.out[j], bufs[j], len) == 0;
-    kc_free_aligned(bufs[j]);
+    ok &= memcmp(c->m.out[j], want.out[j], len) == 0;
+    kc_free_aligned(want.out[j]);
   }
   if (!ok)
     fprintf(stderr, "bench: WARNING: %s %s %s (%u keys) output differs from reference_scalar\n",
@@ -417,9 +387,6 @@ static const bench_hooks BENCH = {.modes = KC_BLOCK_OP_NAMES "," LOOP_MODE,
                                   .not_single = "cbc-enc",
                                   .add_kernel = add_kernel};
 
-/* ------------------------------------------------------------------ */
-/* ctcheck                                                              */
-/* ------------------------------------------------------------------ */
 
 #define CT_STREAMS 3 /* multi-key streams, and keys given to set_keys */
 
@@ -431,42 +398,36 @@ static int ct_extra(const void *impl_v, const void *ref, const kc_variant *var,
   const ublock_impl *impl = impl_v;
   ublock_variant v = (ublock_variant)var->id;
   size_t len = 3 * var->block_bytes;
-  uint8_t key[CT_STREAMS][KC_BLOCK_MAX_BYTES], iv[CT_STREAMS][KC_BLOCK_MAX_BYTES];
   uint8_t msg[CT_STREAMS][3 * KC_BLOCK_MAX_BYTES], out[CT_STREAMS][3 * KC_BLOCK_MAX_BYTES];
   uint8_t want[CT_STREAMS][3 * KC_BLOCK_MAX_BYTES];
-  ublock_key *keys = calloc(2 * CT_STREAMS, sizeof *keys), *ref_keys = keys + CT_STREAMS;
+  multi_keys *k = new_multi_keys();
+  ublock_key *keys = calloc(2 * CT_STREAMS, sizeof *keys), *copy = keys + CT_STREAMS;
   if (!keys) exit(2);
   kc_rng rng;
   kc_rng_seed(&rng, 0x5eC2e7 + (uint64_t)v);
-  kc_rng_bytes(&rng, key[0], sizeof key);
-  kc_rng_bytes(&rng, iv[0], sizeof iv);
+  multi r, m;
+  multi_draw(&r, k, CT_STREAMS, v, &rng);
   kc_rng_bytes(&rng, msg[0], sizeof msg);
-  multi m = {CT_STREAMS, {0}, {0}, {0}, {0}}, r = m;
-  const uint8_t *key_ptrs[CT_STREAMS];
+  m = r;
   for (int j = 0; j < CT_STREAMS; j++) {
-    ublock_set_key(&ref_keys[j], v, key[j]);
-    r.keys[j] = &ref_keys[j], r.ivs[j] = iv[j], r.in[j] = msg[j], r.out[j] = want[j];
-    m.keys[j] = &keys[j], m.ivs[j] = iv[j], m.in[j] = msg[j], m.out[j] = out[j];
-    key_ptrs[j] = key[j];
+    r.in[j] = m.in[j] = msg[j], r.out[j] = want[j], m.out[j] = out[j];
+    m.keys[j] = &keys[j];
   }
   int rc_ref = crypt_multi(ref, &KC_BLOCK_OPS[2], &r, len);
-  ct_secret(key, sizeof key);
+  ct_secret(k->key, sizeof k->key);
   unsigned long before = ct_errors_so_far();
-  int rc = ublock_set_keys(keys, v, key_ptrs, CT_STREAMS);
+  int rc = ublock_set_keys(keys, v, k->raw, CT_STREAMS);
   /* The round keys checked on a declassified copy: the kernel still gets
    * secret keys. */
-  ublock_key *copy = malloc(CT_STREAMS * sizeof *copy);
-  if (!copy) exit(2);
   memcpy(copy, keys, CT_STREAMS * sizeof *copy);
   ct_public(copy, CT_STREAMS * sizeof *copy);
   ct_public(&rc, sizeof rc);
   int ok = rc == UBLOCK_OK;
   for (int j = 0; j < CT_STREAMS; j++)
-    ok &= memcmp(copy[j].rk, ref_keys[j].rk, (ref_keys[j].rounds + 1) * sizeof copy->rk[0]) == 0;
-  free(copy);
+    ok &= memcmp(copy[j].rk, k->ks[j].rk, (k->ks[j].rounds + 1) * sizeof copy->rk[0]) == 0;
   int wrong = ct_phase_done("set_keys", before, "3 keys", ok, leaks);
   if (impl->crypt_blocks_multi) {
-    ct_secret(iv, sizeof iv);
+    ct_secret(k->iv, sizeof k->iv);
     ct_secret(msg, sizeof msg);
     before = ct_errors_so_far();
     rc = crypt_multi(impl, &KC_BLOCK_OPS[2], &m, len);
@@ -476,6 +437,7 @@ static int ct_extra(const void *impl_v, const void *ref, const kc_variant *var,
     for (int j = 0; j < CT_STREAMS; j++) ok &= memcmp(out[j], want[j], len) == 0;
     wrong |= ct_phase_done("multi cbc-enc", before, "3 streams x 3 blocks", ok, leaks);
   }
+  free(k);
   free(keys);
   return wrong;
 }

@@ -25,10 +25,6 @@
 #define VALGRIND_SET_VBITS(p, vbits, len) ((void)(p), (void)(vbits), (void)(len))
 #endif
 
-/* ------------------------------------------------------------------ */
-/* The plan: which kernels are checked, and how                        */
-/* ------------------------------------------------------------------ */
-
 /* How valgrind 3.19 runs a target's kernel (the plan's HOW; docs/verification.md,
  * "Constant time"), and whether it cannot at all (the SIMDe build is checked
  * instead): the target manifest's verdicts (generated/include/kc_targets.h, from
@@ -81,17 +77,16 @@ void ct_plan_impls(const kc_desc *d) {
 }
 
 int ct_open_unit(const kc_desc *d, const char *name, int emulated, kc_impl_view *out) {
-  const char *cipher = d->name;
   kc_view_list l;
   d->views(&l);
   const kc_impl_view *v = kc_view_find(&l, name, emulated);
   if (!v) {
     fprintf(stderr, "ctcheck: no %s %s kernel named %s\n", emulated ? "emulated" : "native",
-            cipher, name);
+            d->name, name);
     return -1;
   }
   *out = *v;
-  printf("ctcheck: %s %s (%s, checked %s)%s\n", cipher, v->name,
+  printf("ctcheck: %s %s (%s, checked %s)%s\n", d->name, v->name,
          v->emulated ? "SIMDe build" : "native build", how(v->target, v->emulated),
          RUNNING_ON_VALGRIND ? "" : " -- NOT under valgrind: no check");
   return 0;
@@ -111,10 +106,6 @@ int ct_unit_done(const char *cipher, const char *name, unsigned long leaks, int 
          wrong ? "; WRONG OUTPUT" : "");
   return wrong ? 3 : 0;
 }
-
-/* ------------------------------------------------------------------ */
-/* Block ciphers                                                        */
-/* ------------------------------------------------------------------ */
 
 /* Every phase of one variant.  Returns 1 on a wrong output. */
 static int check_variant(const kc_desc *d, const void *impl, const void *ref, const kc_variant *v,

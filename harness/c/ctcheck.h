@@ -27,7 +27,6 @@ void ct_secret(const void *p, size_t len);
 void ct_public(const void *p, size_t len);
 /* Sets memcheck's validity bits of len bytes (a 1 bit: undefined). */
 void ct_set_vbits(const void *p, const uint8_t *vbits, size_t len);
-/* 1 when running under valgrind. */
 int ct_running(void);
 
 /* Plan lines for every implementation of a cipher (registration order):
@@ -52,7 +51,6 @@ int ct_phase_done(const char *label, unsigned long before, const char *detail, i
 /* Prints the unit's last line; returns its exit status (0, or 3 if wrong). */
 int ct_unit_done(const char *cipher, const char *name, unsigned long leaks, int wrong);
 
-/* ctcheck's part of a description. */
 typedef struct ct_hooks {
   /* Checks the kernel `name` (without the cipher prefix): 0 when the
    * outputs were right, 3 on a wrong output, 2 on an unknown kernel.

@@ -161,7 +161,6 @@ typedef struct vb_cipher {
   int oracle;               /* 1: d->block->oracle runs here */
 } vb_cipher;
 
-/* verify's part of a description. */
 typedef struct verify_hooks {
   /* All of the cipher's tests (verify_block for a block cipher).  Returns 0
    * when they ran (pass or fail is in the counts), 2 when they could not. */

@@ -13,11 +13,6 @@
 #include <time.h>
 #include <unistd.h>
 
-/* ------------------------------------------------------------------ */
-/* Bookkeeping                                                          */
-/* ------------------------------------------------------------------ */
-
-/* Final counts over all sections. */
 size_t verify_passed, verify_failed;
 
 void verify_failure(verify_section *s, const char *fmt, ...) {
