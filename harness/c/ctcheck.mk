@@ -41,7 +41,7 @@
 # (but the top two bits of IV17..IV24 of a 25-byte IV, which must be zero)
 # and messages, for encryption and MACs (see ctcheck_zuc.c).  uBlock: key
 # bytes before ublock_set_key / ublock_set_keys, IVs, messages, every variant
-# and mode, multi-key CBC (see ctcheck_ublock.c).  AVX-512 kernels of every
+# and mode, multi-key CBC (cipher_ublock.c's ct_extra).  AVX-512 kernels of every
 # cipher (uBlock's avx512 target too) run only in their SIMDe build: valgrind
 # 3.19 cannot execute AVX-512.
 
