@@ -18,8 +18,8 @@ In the working form, times x^m (1 <= m <= MAX_POWER) is
             per byte the product touches (two at most, packed in one table
             where they fit),
 and the three XORed.  No branch and no address depends on the value: the
-overflow selects its reduction by a register lookup (pshufb, TBL), never by
-a compare and branch, so a tweak or key-derived L costs the same whatever it
+overflow selects its reduction by a table lookup in a register (lookup16),
+never by a compare and branch, so a tweak or key-derived L costs the same whatever it
 is.  The IR has no arithmetic shift or compare to turn a top bit into a mask;
 the lookup is that mask and the product with the reduction at once.
 
