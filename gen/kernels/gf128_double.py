@@ -30,12 +30,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ..ir import Builder
-from ..linalg import carryless_product
+from ..linalg import byteswap_mask, carryless_product
 from ..specs import gf128
 
 # The overflow of x^m indexes a 16-entry table: m bits, so m <= 4.
 MAX_POWER = 4
-REDUCTION = gf128.POLY ^ (1 << gf128.DEGREE)   # x^128 = x^7 + x^2 + x + 1 modulo POLY
 HALF_BYTES = 8
 ZERO = 0x80   # a lookup16 index that gives a zero byte
 
@@ -83,8 +82,7 @@ def memory_order(b, value, lay, hint="order"):
     ways: a byte reversal per block, or nothing)."""
     if not lay.reverse:
         return value
-    reverse = bytes(gf128.BLOCK_BYTES - 1 - j for j in range(gf128.BLOCK_BYTES))
-    return b.lookup16(value, b.const(reverse, "reverse_bytes",
+    return b.lookup16(value, b.const(byteswap_mask(gf128.BLOCK_BYTES), "reverse_bytes",
                                      f"byte j <- byte 15 - j: {lay.convention.name}'s bytes <-> its working form"),
                       hint)
 
@@ -147,7 +145,7 @@ def reduction_tables(lay, m):
                 # degree of bit i before the multiplication, then past x^127
                 before = lay.degree(gf128.DEGREE - m + i) if lay.ascending else lay.degree(i)
                 overflow |= 1 << (before + m - gf128.DEGREE)
-        product = carryless_product(overflow, REDUCTION)
+        product = carryless_product(overflow, gf128.REDUCTION)
         for j, byte in enumerate(lay.encode(product)):
             rows.setdefault(j, [0] * size)[index] = byte
     touched = [j for j, row in sorted(rows.items()) if any(row)]

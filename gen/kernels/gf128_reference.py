@@ -11,7 +11,7 @@ GB's 0xE1 is the same byte with its bits reversed.
 
 from ..specs import gf128
 
-REDUCTION = gf128.POLY ^ (1 << gf128.DEGREE)           # x^128 = x^7 + x^2 + x + 1 in the field
+REDUCTION = gf128.REDUCTION
 if REDUCTION >> 8:
     raise AssertionError("the reduction of x^128 must fit one byte for the byte-wise rules")
 REDUCTION_REFLECTED = int(f"{REDUCTION:08b}"[::-1], 2)   # the same byte, bit i <-> bit 7 - i

@@ -7,7 +7,7 @@ n powers of H.  Neither knows an instruction set: the backends lower clmul
 The domain.  A GCM block is loaded and its 16 bytes reversed (lookup16 with
 REVERSE_BYTES), so the register holds, as a little-endian 128-bit number,
 the block's bit string read as a big-endian number: bit 127 - i holds the
-coefficient of x^i (gen/specs/gcm.py).  Call that phi(A).  In y = 1/x it is
+coefficient of x^i (gen/specs/gf128.py).  Call that phi(A).  In y = 1/x it is
 the reversed polynomial y^127 A(1/y), and the carry-less product of two such
 registers is y^254 (AB)(1/y): reversal turns GCM's reduction modulo
 P = x^128 + x^7 + x^2 + x + 1 at the top into a reduction at the bottom,
@@ -56,7 +56,7 @@ from functools import lru_cache
 
 from ..ir import Builder
 from ..linalg import Field, byteswap_mask, permutation_mask
-from ..specs import gcm
+from ..specs import gf128
 
 # Blocks per step, n: each step's one reduction (two clmuls and a few XORs) is
 # shared by n products of four clmuls each, and the table holds n powers.  8 is a
@@ -66,17 +66,17 @@ from ..specs import gcm
 # measured (gen explore), which will then register it in gen/choices.py.
 BLOCKS = 8
 
-BLOCK_BITS = 8 * gcm.BLOCK_BYTES
+BLOCK_BITS = 8 * gf128.BLOCK_BYTES
 HALF_BITS = BLOCK_BITS // 2
 HALF_MASK = (1 << HALF_BITS) - 1
 
-REVERSE_BYTES = byteswap_mask(gcm.BLOCK_BYTES)   # byte i <- byte 15 - i: GCM bytes <-> phi
+REVERSE_BYTES = byteswap_mask(gf128.BLOCK_BYTES)   # byte i <- byte 15 - i: GCM bytes <-> phi
 SWAP_HALVES = permutation_mask([(j + 8) % 16 for j in range(16)])           # (a0, a1) -> (a1, a0)
 HALF_UP = permutation_mask([None] * 8 + list(range(8)))                     # (a0, a1) -> (0, a0)
 HALF_DOWN = permutation_mask(list(range(8, 16)) + [None] * 8)               # (a0, a1) -> (a1, 0)
 
 
-def reversed_polynomial(poly=gcm.FIELD_POLY):
+def reversed_polynomial(poly=gf128.POLY):
     """Q(y) = y^128 P(1/y): the field polynomial with its coefficients in reverse order."""
     degree = poly.bit_length() - 1
     return sum(1 << (degree - i) for i in range(degree + 1) if poly >> i & 1)
@@ -120,7 +120,7 @@ def phi(block):
 
 def table_entry(power_of_h):
     """The table's 16 bytes (little-endian register) for the GCM block H^k."""
-    return to_key_form(phi(power_of_h)).to_bytes(gcm.BLOCK_BYTES, "little")
+    return to_key_form(phi(power_of_h)).to_bytes(gf128.BLOCK_BYTES, "little")
 
 
 def _halves_constant(b, value, label, note):
@@ -211,11 +211,11 @@ def key_program(blocks=BLOCKS):
         raise ValueError(f"a table of {blocks} powers")
     b = Builder(f"ghash_powers_n{blocks}", BLOCK_BITS, ("table", "h"))
     reverse = b.const(REVERSE_BYTES, "reverse16", "byte i <- byte 15 - i: GCM bytes to the reflected form phi")
-    start = b.const(key_form_multiplier().to_bytes(gcm.BLOCK_BYTES, "little"), "y129",
+    start = b.const(key_form_multiplier().to_bytes(gf128.BLOCK_BYTES, "little"), "y129",
                     "y^129 mod Q: phi(H) times it, reduced, is T_1 = phi(H) y (gen/kernels/ghash.py)")
     powers = {1: _product_reduced(b, b.lookup16(b.load("h", 0, "h"), reverse, "phi_h"), start, "T_1 = phi(H) y")}
     for k in range(2, blocks + 1):
         powers[k] = _product_reduced(b, powers[k - k // 2], powers[k // 2], f"T_{k} = T_{k - k // 2} T_{k // 2}")
     for k, value in powers.items():
-        b.store("table", gcm.BLOCK_BYTES * (blocks - k), value)
+        b.store("table", gf128.BLOCK_BYTES * (blocks - k), value)
     return b.finish(blocks=blocks)

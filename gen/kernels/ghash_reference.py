@@ -3,12 +3,13 @@ shift-and-add of its Algorithm 1, and GHASH_H over a sequence of blocks.
 Written from the spec, slow and plain: the tests hold the IR programs of
 gen/kernels/ghash.py to it."""
 
-from ..specs import gcm
+from ..specs import gf128
+from .gf128_reference import REDUCTION_REFLECTED
 
-BLOCK_BITS = 8 * gcm.BLOCK_BYTES
+BLOCK_BITS = 8 * gf128.BLOCK_BYTES
 # R = 11100001 || 0^120 (SP 800-38D 6.3): x^7 + x^2 + x + 1, bit-reflected so that
 # bit 0 of the bit string (x^0) is the most significant bit of the 128-bit integer.
-R = int(f"{gcm.FIELD_POLY & ((1 << 8) - 1):08b}"[::-1], 2) << (BLOCK_BITS - 8)
+R = REDUCTION_REFLECTED << (BLOCK_BITS - 8)
 
 
 def multiply(x, y):
@@ -21,20 +22,20 @@ def multiply(x, y):
         if x_bits >> (BLOCK_BITS - 1 - i) & 1:     # x_i: bit i of the string, counted from the left
             z ^= v
         v = v >> 1 ^ (R if v & 1 else 0)           # v_127 is the integer's least significant bit
-    return z.to_bytes(gcm.BLOCK_BYTES, "big")
+    return z.to_bytes(gf128.BLOCK_BYTES, "big")
 
 
 def xor(a, b):
     return bytes(p ^ q for p, q in zip(a, b))
 
 
-def ghash(h, blocks, y=bytes(gcm.BLOCK_BYTES)):
+def ghash(h, blocks, y=bytes(gf128.BLOCK_BYTES)):
     """GHASH_H of `blocks` (bytes, a whole number of blocks) from the state y:
     Y_i = (Y_(i-1) xor X_i) • H."""
-    if len(blocks) % gcm.BLOCK_BYTES:
+    if len(blocks) % gf128.BLOCK_BYTES:
         raise ValueError(f"GHASH takes whole blocks, not {len(blocks)} bytes")
-    for at in range(0, len(blocks), gcm.BLOCK_BYTES):
-        y = multiply(xor(y, blocks[at:at + gcm.BLOCK_BYTES]), h)
+    for at in range(0, len(blocks), gf128.BLOCK_BYTES):
+        y = multiply(xor(y, blocks[at:at + gf128.BLOCK_BYTES]), h)
     return y
 
 
@@ -50,6 +51,6 @@ def gcm_blocks(aad, ciphertext):
     """GHASH's input for GCM (SP 800-38D 7.1 step 5): A and C each padded with
     zeros to whole blocks, then len(A) and len(C) in bits, 64 bits each, big-endian."""
     def padded(data):
-        return data + bytes(-len(data) % gcm.BLOCK_BYTES)
+        return data + bytes(-len(data) % gf128.BLOCK_BYTES)
     lengths = (8 * len(aad)).to_bytes(8, "big") + (8 * len(ciphertext)).to_bytes(8, "big")
     return padded(aad) + padded(ciphertext) + lengths

@@ -1,10 +1,14 @@
 """GF(2^128) as the block-cipher modes use it: the field of XTS's tweak
-(multiplication by alpha = x) and of CMAC's subkeys (dbl), and the ways the
-standards lay a field element out in 16 bytes.
+(multiplication by alpha = x), of CMAC's subkeys (dbl) and of GHASH, and the
+ways the standards lay a field element out in 16 bytes.
 
 Every mode here reduces by the same polynomial, x^128 + x^7 + x^2 + x + 1
 (IEEE Std 1619-2018 section 5.2, GB/T 17964-2021's XTS, NIST SP 800-38B
-section 5.3 with R_128 = 0^120 || 10000111).  They differ only in where the
+section 5.3 with R_128 = 0^120 || 10000111, NIST SP 800-38D section 6.3 with
+R = 11100001 || 0^120).  GHASH's blocks (SP 800-38D 6.3: "the leftmost bit is
+x^0") have GB's layout: x^i is bit 7 - i mod 8 of byte i // 8.  Irreducibility
+of a degree-128 polynomial is beyond validate.py's trial division: gen/linalg's
+Field refuses a reducible one, and the tests assert it.  They differ only in where the
 coefficient of x^i sits among the 16 bytes: the `Convention`s below, each
 with the source it is taken from (docs/derivations.md quotes the rules).
 The constants that follow from a convention (0x87 or 0xE1 in a given byte,
@@ -16,6 +20,7 @@ from dataclasses import dataclass
 DEGREE = 128
 POLY_EXPONENTS = (128, 7, 2, 1, 0)
 POLY = sum(1 << e for e in POLY_EXPONENTS)   # bit i is the coefficient of x^i (gen/linalg/bits.py)
+REDUCTION = POLY ^ 1 << DEGREE               # x^128 = x^7 + x^2 + x + 1 in the field
 BLOCK_BYTES = DEGREE // 8
 
 
