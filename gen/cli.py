@@ -11,7 +11,7 @@ from pathlib import Path
 
 from . import choices, explore, explore_measure
 from .backends import SIMD_TARGETS, implementations, kernels
-from .emit import build_files, sm4_files, target_files, ublock_files, zuc_files, zuc_kernel_files
+from .emit import build_files, gf128_files, sm4_files, target_files, ublock_files, zuc_files, zuc_kernel_files
 from .emit.bodies import KernelBodies
 from .ir import ct_check
 
@@ -20,13 +20,14 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def cipher_sources():
     """Every cipher's C sources and their compiler flags (build_files.CipherSources)."""
-    return [sm4_files.sources(), zuc_files.sources(), ublock_files.sources()]
+    return [sm4_files.sources(), gf128_files.sources(), zuc_files.sources(), ublock_files.sources()]
 
 
 def produce(choices):
     """Every file of generated/ under `choices` (gen/choices.py): each cipher's
     own, then the build over all of them and the target manifest."""
-    parts = [sm4_files.files(choices), zuc_files.files(choices), ublock_files.files(choices),
+    parts = [sm4_files.files(choices), gf128_files.files(max(t.bits for t in SIMD_TARGETS.values())),
+             zuc_files.files(choices), ublock_files.files(choices),
              build_files.files(cipher_sources()), target_files.files()]
     products = {}
     for part in parts:
@@ -69,17 +70,24 @@ def kernel_emitters(choices):
     """Per cipher, the emitter function that writes one kernel's C file from
     (strategy, target), under `choices` (gen/choices.py)."""
     def with_key_schedule(kernel_file, key_schedule_file):
-        return lambda strategy, target: key_schedule_file(target) if strategy == "key_schedule" \
-            else kernel_file(strategy, target, choices)
+        def emit(strategy, target):
+            if strategy == "key_schedule":
+                return key_schedule_file(target)
+            if strategy == "gf128":
+                return gf128_files.key_file(target)
+            return kernel_file(strategy, target, choices)
+        return emit
     return {"sm4": with_key_schedule(sm4_files.kernel_file, lambda target: sm4_files.key_schedule_file(target, choices)),
             "zuc": lambda strategy, target: zuc_kernel_files.kernel_file(strategy, target, choices),
             "ublock": with_key_schedule(ublock_files.kernel_file, ublock_files.key_schedule_file)}
 
 
-# Per cipher, its key-schedule files beside the kernels (strategy "key_schedule"):
-# every one, assembly twins included, and the C ones.
-KEY_SCHEDULE_FILES = {"sm4": sm4_files.KEY_SCHEDULE_FILES, "ublock": ublock_files.KEY_SCHEDULE_FILES}
-KEY_SCHEDULES = {"sm4": sm4_files.KEY_SCHEDULES, "ublock": ublock_files.KEY_SCHEDULES}
+# Per cipher, its key-side files beside the kernels (strategy "key_schedule",
+# and with SM4, whose modes use it, the GF(2^128) key side, "gf128"): every one,
+# assembly twins included, and the C ones.
+KEY_SCHEDULE_FILES = {"sm4": sm4_files.KEY_SCHEDULE_FILES + gf128_files.KEY_FILES,
+                      "ublock": ublock_files.KEY_SCHEDULE_FILES}
+KEY_SCHEDULES = {"sm4": sm4_files.KEY_SCHEDULES + gf128_files.KEY_FILES_C, "ublock": ublock_files.KEY_SCHEDULES}
 
 
 def emitted_files(cipher):

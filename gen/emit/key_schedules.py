@@ -18,10 +18,10 @@ def baseline_targets(candidates):
     return out
 
 
-def listed(targets):
-    """The key-schedule files of `targets` as (strategy "key_schedule", target
-    name), beside a cipher's kernels: every one (the assembly checks go over
-    the twins' entry points), and the C targets alone (gen ct-check: a twin
-    runs the same lowered programs)."""
-    return (tuple(("key_schedule", t.name) for t in targets),
-            tuple(("key_schedule", t.name) for t in targets if t.form == "c"))
+def listed(targets, strategy="key_schedule"):
+    """The key-side files of `targets` as (strategy, target name), beside a
+    cipher's kernels: every one (the assembly checks go over the twins' entry
+    points), and the C targets alone (gen ct-check: a twin runs the same
+    lowered programs)."""
+    return (tuple((strategy, t.name) for t in targets),
+            tuple((strategy, t.name) for t in targets if t.form == "c"))

@@ -11,7 +11,7 @@ from ..kernels import sm4_byteslice, sm4_key_schedule, sm4_rounds4, sm4_wordslic
 from ..kernels.sm4_constants import decomposition, decomposition_index, decompositions
 from ..specs import sm4
 from ..choices import PARAMETERS
-from . import registry
+from . import gf128_files, registry
 from .bodies import DOWNSTREAM, KernelBodies
 from .build_files import CipherSources, EmulatedUnit, SourceFile, kernel_sources
 from .key_schedules import baseline_targets, listed
@@ -78,7 +78,9 @@ def kernel_file(strategy, target, choices):
     key_expr = "(const uint8_t *)key->rk_sliced[dir]" if program.info["key_form"] == "sliced" else \
         "(const uint8_t *)key->rk[dir]"
     bodies = KernelBodies(target, prefix, choices.of("sm4.asm_pressure_schedule", strategy, target))
-    origin = provenance(SPEC_SOURCES + [f"gen/kernels/sm4_{strategy}.py", target.source])
+    gf128 = {name: bodies(gf_program, name)
+             for name, gf_program in gf128_files.kernel_programs(target, program.info["batch_blocks"]).items()}
+    origin = provenance(SPEC_SOURCES + [f"gen/kernels/sm4_{strategy}.py"] + gf128_files.SOURCES + [target.source])
     text = render("sm4_kernel.c.j2",
                   provenance=origin,
                   strategy=strategy, target=target, strategy_doc=doc, prefix=prefix,
@@ -88,7 +90,9 @@ def kernel_file(strategy, target, choices):
                   decomposition_index=decomposition_index(dec), decomposition_count=len(decompositions()),
                   dec=dec if program.info.get("sbox") != "instruction" else None,
                   body=bodies(program, "batch"), body_xor=bodies(fused, "batch_xor"),
-                  body_ctr=bodies(counter_form, "batch_ctr"),
+                  body_ctr=bodies(counter_form, "batch_ctr"), gf128=gf128,
+                  xts_rules=[(c.name, [(start, gf128_files.xts_function(c, start)) for start in gf128_files.TWEAK_STARTS])
+                             for c in gf128_files.gf128.XTS_CONVENTIONS],
                   key_expr=key_expr, ctr_group_blocks=CTR_GROUP_BLOCKS, **target_facts(target),
                   tuning=tuning_lines(choices, "sm4", strategy, target))
     return {f"src/{prefix}.c": text, **bodies.assembly(origin, DOWNSTREAM)}
@@ -133,7 +137,8 @@ def files(choices):
         out.update(key_schedule_file(target, choices))
     c_prov = provenance(SPEC_SOURCES + ["templates/"])
     impls = impl_names()
-    out["include/sm4.h"] = render("sm4.h.j2", provenance=c_prov, impls=impls + ["reference_scalar"])
+    out["include/sm4.h"] = render("sm4.h.j2", provenance=c_prov, impls=impls + ["reference_scalar"],
+                                  **gf128_files.STATE_BYTES)
     out.update(shared_files(choices))
     out["src/sm4_core.c"] = render(
         "sm4_core.c.j2", provenance=c_prov, ck_rows=hex_rows(sm4_key_schedule.ck_table(), 16),

@@ -32,7 +32,9 @@ extern "C" {
 #define SM4_ERR_LENGTH (-1)   /* ECB/CBC input that is not a whole number of blocks, or len past SM4_MAX_LENGTH */
 #define SM4_ERR_NO_IMPL (-2)  /* no implementation, or one this CPU cannot run */
 #define SM4_ERR_STATE (-3)    /* streaming state not initialised, or already finished */
-#define SM4_ERR_ARGUMENT (-4) /* a direction or mode that is none of its enum's values */
+#define SM4_ERR_ARGUMENT (-4) /* a direction or mode that is none of its enum's values; an IV,
+                                 nonce or tag length the mode does not allow */
+#define SM4_ERR_AUTH (-5)     /* a tag that does not verify (GCM, CCM decryption) */
 
 /* The longest input one call takes, in bytes: no buffer is longer than
  * PTRDIFF_MAX bytes, and a length near SIZE_MAX is a negative one wrapped
@@ -76,6 +78,10 @@ typedef struct sm4_impl {
    * batch_blocks, at most 256; SM4_OK, or SM4_ERR_LENGTH (nothing written) for
    * another count.  NULL where the kernel has no such form (the reference). */
   int (*ctr_xor)(const sm4_key *key, const uint8_t *counters, const uint8_t *src, uint8_t *out, size_t nblocks);
+  /* The GF(2^128) functions of the GCM and XTS modes at this kernel's width
+   * (kc_gf128.h: kc_ghash_fn, kc_xts_tweaks_fn).  NULL on the reference. */
+  void (*ghash)(uint8_t y[16], const uint8_t *table, const uint8_t *msg, size_t nsteps);
+  void (*xts_tweaks)(int rule, int first, uint8_t *carry, uint8_t *out);
 } sm4_impl;
 
 /* Key set-up (constant-time), through the key schedule of this build's
@@ -191,6 +197,107 @@ int sm4_cbc_final(sm4_cbc_state *st);
 /* Abandons the stream at any point: wipes *st, live or not (st NULL: nothing).
  * The state is usable again only after a new sm4_cbc_init. */
 void sm4_cbc_reset(sm4_cbc_state *st);
+
+/* ---- GCM, CCM, XTS, CMAC, CBC-MAC --------------------------------------------
+ *
+ * The modes that multiply in GF(2^128) (kc_gf128_modes.h): every product is a
+ * lowered program, GHASH's and XTS's at the kernel's width.  GCM and XTS need a
+ * SIMD kernel (impl NULL: sm4_impl_best()); CCM, CMAC and CBC-MAC chain one
+ * block at a time and run on any kernel (impl NULL: sm4_impl_serial()).  GCM
+ * and CMAC also need this CPU's carry-less multiply for their key side
+ * (PCLMULQDQ, PMULL): else SM4_ERR_NO_IMPL.  Tags are compared in constant
+ * time.  Argument errors are checked before anything is written. */
+
+/* GCM's state (NIST SP 800-38D), for a message in pieces: init, any number of
+ * aad calls, any number of update calls, then final (encryption) or verify
+ * (decryption).  The rules of the CTR state above hold (live from init to
+ * final, verify or reset, which wipe it; the key outlives it).  Streaming
+ * decryption writes plaintext before the tag is known, as every streaming GCM
+ * does: a caller must not use it until verify says SM4_OK; sm4_gcm_decrypt
+ * writes none unless the tag verifies. */
+#define SM4_GCM_STATE_BYTES 384
+typedef struct sm4_gcm_state {
+  uint64_t magic;        /* set by sm4_gcm_init only; 0 once wiped */
+  const sm4_impl *impl;
+  const sm4_key *key;
+  _Alignas(16) uint8_t opaque[SM4_GCM_STATE_BYTES]; /* the mode layer's (H's powers, GHASH, counter) */
+} sm4_gcm_state;
+
+/* Starts a message: iv of any length from 1 byte (12 is the fast, usual
+ * one).  Returns SM4_OK; SM4_ERR_ARGUMENT (dir out of range, iv_len 0),
+ * SM4_ERR_NO_IMPL (st left not live); SM4_ERR_STATE for st NULL. */
+int sm4_gcm_init(sm4_gcm_state *st, const sm4_impl *impl, sm4_direction dir, const sm4_key *key,
+                 const uint8_t *iv, size_t iv_len);
+/* More AAD, any length; only before the first update.  SM4_ERR_STATE after
+ * it, SM4_ERR_LENGTH past SP 800-38D's limit. */
+int sm4_gcm_aad(sm4_gcm_state *st, const uint8_t *aad, size_t len);
+/* Encrypts or decrypts the next len bytes (any length, in == out allowed).
+ * SM4_ERR_LENGTH past 2^36 - 32 bytes in all (nothing written). */
+int sm4_gcm_update(sm4_gcm_state *st, const uint8_t *in, uint8_t *out, size_t len);
+/* Encryption: writes the tag's first tag_len bytes (4, 8 or 12-16, SP
+ * 800-38D 5.2.1.2) and wipes *st.  SM4_ERR_ARGUMENT for another length (the
+ * state stays live), SM4_ERR_STATE for a decryption state. */
+int sm4_gcm_final(sm4_gcm_state *st, uint8_t *tag, size_t tag_len);
+/* Decryption: SM4_OK if tag (tag_len bytes) verifies, else SM4_ERR_AUTH;
+ * wipes *st either way (but for SM4_ERR_ARGUMENT or SM4_ERR_STATE). */
+int sm4_gcm_verify(sm4_gcm_state *st, const uint8_t *tag, size_t tag_len);
+void sm4_gcm_reset(sm4_gcm_state *st);
+
+/* GCM in one call.  Encryption writes len bytes of ciphertext and tag_len
+ * bytes of tag.  Decryption verifies the tag over the whole ciphertext
+ * first: SM4_ERR_AUTH and nothing written on a mismatch, in place too. */
+int sm4_gcm_encrypt(const sm4_impl *impl, const sm4_key *key, const uint8_t *iv, size_t iv_len,
+                    const uint8_t *aad, size_t aad_len, const uint8_t *in, uint8_t *out, size_t len,
+                    uint8_t *tag, size_t tag_len);
+int sm4_gcm_decrypt(const sm4_impl *impl, const sm4_key *key, const uint8_t *iv, size_t iv_len,
+                    const uint8_t *aad, size_t aad_len, const uint8_t *in, uint8_t *out, size_t len,
+                    const uint8_t *tag, size_t tag_len);
+
+/* CCM in one call (SP 800-38C, RFC 8998): nonces of 7 to 13 bytes, tags of
+ * 4 to 16 bytes, even; the message below 2^(8 (15 - nonce_len)) bytes.
+ * CCM's MAC is over the plaintext, so decryption decrypts into out first: on
+ * SM4_ERR_AUTH out has been wiped (len zero bytes), in place too. */
+int sm4_ccm_encrypt(const sm4_impl *impl, const sm4_key *key, const uint8_t *nonce, size_t nonce_len,
+                    const uint8_t *aad, size_t aad_len, const uint8_t *in, uint8_t *out, size_t len,
+                    uint8_t *tag, size_t tag_len);
+int sm4_ccm_decrypt(const sm4_impl *impl, const sm4_key *key, const uint8_t *nonce, size_t nonce_len,
+                    const uint8_t *aad, size_t aad_len, const uint8_t *in, uint8_t *out, size_t len,
+                    const uint8_t *tag, size_t tag_len);
+
+/* XTS's tweak rules: IEEE Std 1619's multiplication by alpha, and GB/T
+ * 17964-2021's (the same field, each byte's bits taken the other way). */
+typedef enum { SM4_XTS_IEEE = 0, SM4_XTS_GB = 1 } sm4_xts_rule;
+
+/* One XTS data unit of len >= 16 bytes (ciphertext stealing for a last
+ * partial block): data_key encrypts the blocks, tweak_key the 16-byte tweak.
+ * in == out allowed.  SM4_ERR_LENGTH below 16 bytes, SM4_ERR_ARGUMENT for a
+ * rule or direction out of range. */
+int sm4_xts_crypt(const sm4_impl *impl, sm4_direction dir, sm4_xts_rule rule, const sm4_key *data_key,
+                  const sm4_key *tweak_key, const uint8_t tweak[SM4_BLOCK_BYTES], const uint8_t *in,
+                  uint8_t *out, size_t len);
+
+/* CMAC (SP 800-38B) for a message in pieces: the state rules of GCM's. */
+#define SM4_CMAC_STATE_BYTES 80
+typedef struct sm4_cmac_state {
+  uint64_t magic;
+  const sm4_impl *impl;
+  const sm4_key *key;
+  _Alignas(16) uint8_t opaque[SM4_CMAC_STATE_BYTES]; /* K1, K2, the chain, the held-back block */
+} sm4_cmac_state;
+
+int sm4_cmac_init(sm4_cmac_state *st, const sm4_impl *impl, const sm4_key *key);
+int sm4_cmac_update(sm4_cmac_state *st, const uint8_t *msg, size_t len);
+/* Writes the tag's first tag_len bytes (1-16) and wipes *st. */
+int sm4_cmac_final(sm4_cmac_state *st, uint8_t *tag, size_t tag_len);
+void sm4_cmac_reset(sm4_cmac_state *st);
+/* CMAC in one call. */
+int sm4_cmac(const sm4_impl *impl, const sm4_key *key, const uint8_t *msg, size_t len, uint8_t *tag,
+             size_t tag_len);
+/* Plain CBC-MAC: zero IV, whole blocks (else SM4_ERR_LENGTH), the last
+ * chaining value.  Secure only for messages of one fixed length: CMAC is the
+ * MAC for any other use. */
+int sm4_cbc_mac(const sm4_impl *impl, const sm4_key *key, const uint8_t *msg, size_t len,
+                uint8_t mac[SM4_BLOCK_BYTES]);
 
 /* Per-kernel entry points. */
 

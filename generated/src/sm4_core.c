@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "sm4.h"
+#include "kc_gf128_modes.h"
 #include "kc_modes.h"
 #include "kc_wipe.h"
 #include "sm4_internal.h"
@@ -419,4 +420,292 @@ void sm4_cbc_reset(sm4_cbc_state *st)
 {
     if (st != NULL)
         kc_wipe(st, sizeof *st);
+}
+
+/* ---- GCM, CCM, XTS, CMAC, CBC-MAC (kc_gf128_modes.h; the rules in sm4.h) --------- */
+
+#define SM4_GCM_STATE_MAGIC UINT64_C(0x6b635f67636d5f31)  /* "kc_gcm_1" */
+#define SM4_CMAC_STATE_MAGIC UINT64_C(0x6b635f636d635f31) /* "kc_cmc_1" */
+_Static_assert(sizeof(kc_gcm) <= SM4_GCM_STATE_BYTES, "sm4_gcm_state holds the mode layer's kc_gcm");
+_Static_assert(sizeof(kc_cmac) <= SM4_CMAC_STATE_BYTES, "sm4_cmac_state holds the mode layer's kc_cmac");
+
+/* The kernel of a GCM or XTS call: a SIMD one with the GF(2^128) functions. */
+static const sm4_impl *sm4_resolve_gf128(const sm4_impl *impl)
+{
+    impl = sm4_resolve(impl, SM4_MODE_CTR, SM4_ENCRYPT);
+    return impl != NULL && impl->ghash != NULL && impl->xts_tweaks != NULL ? impl : NULL;
+}
+
+/* The kernel of a serial MAC (CCM, CMAC, CBC-MAC): any, by default CBC encryption's. */
+static const sm4_impl *sm4_resolve_serial(const sm4_impl *impl)
+{
+    return sm4_resolve(impl, SM4_MODE_CBC, SM4_ENCRYPT);
+}
+
+static kc_gf128_cipher sm4_gf128(const kc_block_cipher *cipher, const sm4_impl *impl)
+{
+    const kc_gf128_cipher g = {cipher, impl->ghash, impl->xts_tweaks, impl->batch_blocks};
+    return g;
+}
+
+int sm4_gcm_init(sm4_gcm_state *st, const sm4_impl *impl, sm4_direction dir, const sm4_key *key,
+                 const uint8_t *iv, size_t iv_len)
+{
+    if (st == NULL)
+        return SM4_ERR_STATE;
+    kc_wipe(st, sizeof *st); /* not live until the end */
+    if (!sm4_direction_valid(dir) || iv_len == 0 || iv_len > KC_GCM_MAX_AAD)
+        return SM4_ERR_ARGUMENT;
+    impl = sm4_resolve_gf128(impl);
+    const kc_gf128_keys *keys = kc_gf128_keys_native();
+    if (impl == NULL || keys == NULL)
+        return SM4_ERR_NO_IMPL;
+    const sm4_bound bound = {impl, key};
+    const kc_block_cipher cipher = sm4_cipher(&bound);
+    const kc_gf128_cipher g = sm4_gf128(&cipher, impl);
+    kc_gcm_start(&g, keys, (kc_gcm *)st->opaque, dir == SM4_ENCRYPT, iv, iv_len);
+    st->impl = impl;
+    st->key = key;
+    st->magic = SM4_GCM_STATE_MAGIC;
+    kc_wipe_stack();
+    return SM4_OK;
+}
+
+int sm4_gcm_aad(sm4_gcm_state *st, const uint8_t *aad, size_t len)
+{
+    if (st == NULL || st->magic != SM4_GCM_STATE_MAGIC || ((kc_gcm *)st->opaque)->in_text)
+        return SM4_ERR_STATE;
+    const sm4_bound bound = {st->impl, st->key};
+    const kc_block_cipher cipher = sm4_cipher(&bound);
+    const kc_gf128_cipher g = sm4_gf128(&cipher, st->impl);
+    return kc_gcm_aad(&g, (kc_gcm *)st->opaque, aad, len) == 0 ? SM4_OK : SM4_ERR_LENGTH;
+}
+
+int sm4_gcm_update(sm4_gcm_state *st, const uint8_t *in, uint8_t *out, size_t len)
+{
+    if (st == NULL || st->magic != SM4_GCM_STATE_MAGIC)
+        return SM4_ERR_STATE;
+    const sm4_bound bound = {st->impl, st->key};
+    const kc_block_cipher cipher = sm4_cipher(&bound);
+    const kc_gf128_cipher g = sm4_gf128(&cipher, st->impl);
+    return kc_gcm_text(&g, (kc_gcm *)st->opaque, in, out, len) == 0 ? SM4_OK : SM4_ERR_LENGTH;
+}
+
+/* The full tag of a live state of direction `encrypt`, or an error. */
+static int sm4_gcm_close(sm4_gcm_state *st, int encrypt, size_t tag_len, uint8_t full[SM4_BLOCK_BYTES])
+{
+    if (st == NULL || st->magic != SM4_GCM_STATE_MAGIC || ((kc_gcm *)st->opaque)->encrypt != encrypt)
+        return SM4_ERR_STATE;
+    if (!kc_gcm_tag_length_valid(tag_len))
+        return SM4_ERR_ARGUMENT;
+    const sm4_bound bound = {st->impl, st->key};
+    const kc_block_cipher cipher = sm4_cipher(&bound);
+    const kc_gf128_cipher g = sm4_gf128(&cipher, st->impl);
+    kc_gcm_tag(&g, (kc_gcm *)st->opaque, full);
+    kc_wipe(st, sizeof *st);
+    return SM4_OK;
+}
+
+int sm4_gcm_final(sm4_gcm_state *st, uint8_t *tag, size_t tag_len)
+{
+    uint8_t full[SM4_BLOCK_BYTES];
+    const int status = sm4_gcm_close(st, 1, tag_len, full);
+    if (status == SM4_OK)
+        memcpy(tag, full, tag_len);
+    kc_wipe(full, sizeof full);
+    return status;
+}
+
+int sm4_gcm_verify(sm4_gcm_state *st, const uint8_t *tag, size_t tag_len)
+{
+    uint8_t full[SM4_BLOCK_BYTES];
+    int status = sm4_gcm_close(st, 0, tag_len, full);
+    if (status == SM4_OK && kc_tags_differ(full, tag, tag_len))
+        status = SM4_ERR_AUTH;
+    kc_wipe(full, sizeof full);
+    return status;
+}
+
+void sm4_gcm_reset(sm4_gcm_state *st)
+{
+    if (st != NULL)
+        kc_wipe(st, sizeof *st);
+}
+
+/* GCM in one call, either direction (tag written or read). */
+static int sm4_gcm_oneshot(const sm4_impl *impl, sm4_direction dir, const sm4_key *key, const uint8_t *iv,
+                           size_t iv_len, const uint8_t *aad, size_t aad_len, const uint8_t *in, uint8_t *out,
+                           size_t len, uint8_t *tag, size_t tag_len)
+{
+    if (!kc_gcm_tag_length_valid(tag_len))
+        return SM4_ERR_ARGUMENT;
+    if ((uint64_t)len > KC_GCM_MAX_TEXT || (uint64_t)aad_len > KC_GCM_MAX_AAD)
+        return SM4_ERR_LENGTH;
+    sm4_gcm_state st;
+    int status = sm4_gcm_init(&st, impl, dir, key, iv, iv_len);
+    if (status == SM4_OK) {
+        const sm4_bound bound = {st.impl, key};
+        const kc_block_cipher cipher = sm4_cipher(&bound);
+        const kc_gf128_cipher g = sm4_gf128(&cipher, st.impl);
+        if (kc_gcm_oneshot(&g, (kc_gcm *)st.opaque, aad, aad_len, in, out, len, tag, tag_len) != 0)
+            status = SM4_ERR_AUTH;
+    }
+    kc_wipe(&st, sizeof st);
+    kc_wipe_stack();
+    return status;
+}
+
+int sm4_gcm_encrypt(const sm4_impl *impl, const sm4_key *key, const uint8_t *iv, size_t iv_len,
+                    const uint8_t *aad, size_t aad_len, const uint8_t *in, uint8_t *out, size_t len,
+                    uint8_t *tag, size_t tag_len)
+{
+    return sm4_gcm_oneshot(impl, SM4_ENCRYPT, key, iv, iv_len, aad, aad_len, in, out, len, tag, tag_len);
+}
+
+int sm4_gcm_decrypt(const sm4_impl *impl, const sm4_key *key, const uint8_t *iv, size_t iv_len,
+                    const uint8_t *aad, size_t aad_len, const uint8_t *in, uint8_t *out, size_t len,
+                    const uint8_t *tag, size_t tag_len)
+{
+    return sm4_gcm_oneshot(impl, SM4_DECRYPT, key, iv, iv_len, aad, aad_len, in, out, len, (uint8_t *)tag,
+                           tag_len);
+}
+
+static int sm4_ccm(const sm4_impl *impl, int encrypt, const sm4_key *key, const uint8_t *nonce,
+                   size_t nonce_len, const uint8_t *aad, size_t aad_len, const uint8_t *in, uint8_t *out,
+                   size_t len, uint8_t *tag, size_t tag_len)
+{
+    if (nonce_len < 7 || nonce_len > 13 || tag_len < 4 || tag_len > 16 || tag_len % 2)
+        return SM4_ERR_ARGUMENT;
+    if (!kc_ccm_lengths_valid(nonce_len, tag_len, len) || len > SM4_MAX_LENGTH || aad_len > SM4_MAX_LENGTH)
+        return SM4_ERR_LENGTH;
+    impl = sm4_resolve_serial(impl);
+    if (impl == NULL)
+        return SM4_ERR_NO_IMPL;
+    const sm4_bound bound = {impl, key};
+    const kc_block_cipher cipher = sm4_cipher(&bound);
+    const int status = kc_ccm(&cipher, encrypt, nonce, nonce_len, aad, aad_len, in, out, len, tag, tag_len);
+    kc_wipe_stack();
+    return status == 0 ? SM4_OK : SM4_ERR_AUTH;
+}
+
+int sm4_ccm_encrypt(const sm4_impl *impl, const sm4_key *key, const uint8_t *nonce, size_t nonce_len,
+                    const uint8_t *aad, size_t aad_len, const uint8_t *in, uint8_t *out, size_t len,
+                    uint8_t *tag, size_t tag_len)
+{
+    return sm4_ccm(impl, 1, key, nonce, nonce_len, aad, aad_len, in, out, len, tag, tag_len);
+}
+
+int sm4_ccm_decrypt(const sm4_impl *impl, const sm4_key *key, const uint8_t *nonce, size_t nonce_len,
+                    const uint8_t *aad, size_t aad_len, const uint8_t *in, uint8_t *out, size_t len,
+                    const uint8_t *tag, size_t tag_len)
+{
+    return sm4_ccm(impl, 0, key, nonce, nonce_len, aad, aad_len, in, out, len, (uint8_t *)tag, tag_len);
+}
+
+int sm4_xts_crypt(const sm4_impl *impl, sm4_direction dir, sm4_xts_rule rule, const sm4_key *data_key,
+                  const sm4_key *tweak_key, const uint8_t tweak[SM4_BLOCK_BYTES], const uint8_t *in,
+                  uint8_t *out, size_t len)
+{
+    if (!sm4_direction_valid(dir) || (rule != SM4_XTS_IEEE && rule != SM4_XTS_GB))
+        return SM4_ERR_ARGUMENT;
+    impl = sm4_resolve_gf128(impl);
+    if (impl == NULL)
+        return SM4_ERR_NO_IMPL;
+    if (len < SM4_BLOCK_BYTES || len > SM4_MAX_LENGTH)
+        return SM4_ERR_LENGTH;
+    uint8_t t[SM4_BLOCK_BYTES];
+    uint8_t tw[SM4_MAX_BATCH_BYTES + KC_XTS_CARRY_BYTES], scratch[SM4_MAX_BATCH_BYTES + KC_XTS_CARRY_BYTES];
+    impl->crypt_blocks(tweak_key, SM4_ENCRYPT, tweak, t, 1);
+    const sm4_bound bound = {impl, data_key};
+    const kc_block_cipher cipher = sm4_cipher(&bound);
+    const kc_gf128_cipher g = sm4_gf128(&cipher, impl);
+    kc_xts(&g, dir == SM4_ENCRYPT, rule == SM4_XTS_GB ? KC_XTS_GB : KC_XTS_IEEE, t, in, out, len, tw, scratch);
+    kc_wipe(t, sizeof t);
+    kc_wipe(scratch, sizeof scratch);
+    kc_wipe_stack();
+    return SM4_OK;
+}
+
+int sm4_cmac_init(sm4_cmac_state *st, const sm4_impl *impl, const sm4_key *key)
+{
+    if (st == NULL)
+        return SM4_ERR_STATE;
+    kc_wipe(st, sizeof *st);
+    impl = sm4_resolve_serial(impl);
+    const kc_gf128_keys *keys = kc_gf128_keys_native();
+    if (impl == NULL || keys == NULL)
+        return SM4_ERR_NO_IMPL;
+    const sm4_bound bound = {impl, key};
+    const kc_block_cipher cipher = sm4_cipher(&bound);
+    kc_cmac_start(&cipher, keys, (kc_cmac *)st->opaque);
+    st->impl = impl;
+    st->key = key;
+    st->magic = SM4_CMAC_STATE_MAGIC;
+    kc_wipe_stack();
+    return SM4_OK;
+}
+
+int sm4_cmac_update(sm4_cmac_state *st, const uint8_t *msg, size_t len)
+{
+    if (st == NULL || st->magic != SM4_CMAC_STATE_MAGIC)
+        return SM4_ERR_STATE;
+    const sm4_bound bound = {st->impl, st->key};
+    const kc_block_cipher cipher = sm4_cipher(&bound);
+    kc_cmac_update(&cipher, (kc_cmac *)st->opaque, msg, len);
+    return SM4_OK;
+}
+
+int sm4_cmac_final(sm4_cmac_state *st, uint8_t *tag, size_t tag_len)
+{
+    if (st == NULL || st->magic != SM4_CMAC_STATE_MAGIC)
+        return SM4_ERR_STATE;
+    if (tag_len < 1 || tag_len > SM4_BLOCK_BYTES)
+        return SM4_ERR_ARGUMENT;
+    uint8_t full[SM4_BLOCK_BYTES];
+    const sm4_bound bound = {st->impl, st->key};
+    const kc_block_cipher cipher = sm4_cipher(&bound);
+    kc_cmac_tag(&cipher, (kc_cmac *)st->opaque, full);
+    memcpy(tag, full, tag_len);
+    kc_wipe(full, sizeof full);
+    kc_wipe(st, sizeof *st);
+    return SM4_OK;
+}
+
+void sm4_cmac_reset(sm4_cmac_state *st)
+{
+    if (st != NULL)
+        kc_wipe(st, sizeof *st);
+}
+
+int sm4_cmac(const sm4_impl *impl, const sm4_key *key, const uint8_t *msg, size_t len, uint8_t *tag,
+             size_t tag_len)
+{
+    if (tag_len < 1 || tag_len > SM4_BLOCK_BYTES)
+        return SM4_ERR_ARGUMENT;
+    sm4_cmac_state st;
+    int status = sm4_cmac_init(&st, impl, key);
+    if (status == SM4_OK)
+        status = sm4_cmac_update(&st, msg, len);
+    if (status == SM4_OK)
+        status = sm4_cmac_final(&st, tag, tag_len);
+    kc_wipe(&st, sizeof st);
+    return status;
+}
+
+int sm4_cbc_mac(const sm4_impl *impl, const sm4_key *key, const uint8_t *msg, size_t len,
+                uint8_t mac[SM4_BLOCK_BYTES])
+{
+    impl = sm4_resolve_serial(impl);
+    if (impl == NULL)
+        return SM4_ERR_NO_IMPL;
+    if (len % SM4_BLOCK_BYTES || len > SM4_MAX_LENGTH)
+        return SM4_ERR_LENGTH;
+    const sm4_bound bound = {impl, key};
+    const kc_block_cipher cipher = sm4_cipher(&bound);
+    uint8_t y[SM4_BLOCK_BYTES] = {0};
+    kc_cbc_mac_blocks(&cipher, y, msg, len / SM4_BLOCK_BYTES);
+    memcpy(mac, y, SM4_BLOCK_BYTES);
+    kc_wipe(y, sizeof y);
+    kc_wipe_stack();
+    return SM4_OK;
 }
