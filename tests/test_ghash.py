@@ -131,11 +131,23 @@ def test_key_program_makes_the_powers_of_h(blocks):
     assert table(h, blocks) == want
 
 
-def check_update(program, bits, blocks, seed):
+def check_update(program, bits, blocks, seed, steps=1):
     rng = random.Random(seed)
-    h, y, msg = rng.randbytes(16), rng.randbytes(16), rng.randbytes(16 * blocks)
+    h, y, msg = rng.randbytes(16), rng.randbytes(16), rng.randbytes(16 * blocks * steps)
     powers = b"".join(ghash.table_entry(ref.power(h, k)) for k in range(blocks, 0, -1))
     assert update(program, bits, y, powers, msg) == ref.ghash(h, msg, y)
+
+
+@pytest.mark.parametrize("bits", WIDTHS)
+@pytest.mark.parametrize("steps", [2, 5])
+def test_steps_chain_in_registers(bits, steps):
+    """Several steps in one program (GCM's stitched form) hash as many steps one after another."""
+    blocks = max(4, bits // 128)
+    program = ghash.update_program(bits, blocks, steps)
+    assert sum(1 for s in program.walk() if getattr(s, "opcode", None) == "store") == 1
+    check_update(program, bits, blocks, seed=steps * bits, steps=steps)
+    with pytest.raises(ValueError, match="steps"):
+        ghash.update_program(bits, blocks, 0)
 
 
 @pytest.mark.parametrize("bits", WIDTHS)

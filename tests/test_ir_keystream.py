@@ -14,7 +14,7 @@ from gen.ir import Builder, run
 from gen.ir.program import Index
 from gen.backends.c_emitter import function_body
 from gen.backends.x86 import intrinsics
-from gen.ir.keystream import CTR_GROUP_BLOCKS, counter_blocks, counter_group_bytes, xor_into_stores
+from gen.ir.keystream import CTR_GROUP_BLOCKS, counter_blocks, counter_group_bytes, whiten, xor_into_stores
 from gen.kernels import sm4_byteslice, sm4_reference, sm4_rounds4, sm4_wordslice, ublock_nibbleslice, ublock_register
 from gen.kernels.ublock_reference import encrypt_block, round_keys
 from gen.specs import sm4, ublock
@@ -171,6 +171,39 @@ def test_sm4_counter_form_is_ctr(module, target):
         keystream = b"".join(sm4_reference.encrypt_block(key, ((v + first + k) % (1 << 128)).to_bytes(16, "big"))
                              for k in range(blocks))
         assert bytes(memory["out"]) == bytes(a ^ b for a, b in zip(keystream, message)), hex(v)
+
+
+@pytest.mark.parametrize("module, target", SM4_STRATEGIES, ids=lambda x: getattr(x, "__name__", x))
+@pytest.mark.parametrize("in_place", [False, True], ids=["apart", "in_place"])
+def test_sm4_whitened_form_is_xts_block(module, target, in_place):
+    """The whitened form (XTS's block), lowered: out = E(in ^ t) ^ t block by
+    block, with the decryption round keys D(in ^ t) ^ t, in place too."""
+    t = SIMD_TARGETS[target]
+    index = 601
+    plain = module.program(t.bits, decomposition_index=index)
+    program = t.lower(whiten(plain))
+    assert program.params == ("rk", "in", "out", "src")
+    rng = random.Random(f"whiten/{target}")
+    key = rng.randbytes(16)
+    schedule = sm4_reference.key_schedule(key)
+    blocks = plain.info["batch_blocks"]
+    data, tweaks = rng.randbytes(16 * blocks), rng.randbytes(16 * blocks)
+    for rks, block in ((schedule, sm4_reference.encrypt_block), (schedule[::-1], sm4_reference.decrypt_block)):
+        memory = {"rk": bytearray(round_key_bytes(plain, rks, index)), "in": bytearray(data), "src": bytearray(tweaks)}
+        memory["out"] = memory["in"] if in_place else bytearray(len(data))
+        run(program, memory)
+        want = b"".join(bytes(a ^ b for a, b in zip(block(key, bytes(x ^ y for x, y in zip(data[i:i + 16], tweaks[i:i + 16]))),
+                                                    tweaks[i:i + 16])) for i in range(0, len(data), 16))
+        assert bytes(memory["out"]) == want
+
+
+def test_whiten_refuses_what_it_cannot_rewrite():
+    b = Builder("broadcasts", 128, ("in", "out"))
+    b.store("out", 0, b.bcast128("in", 0))
+    with pytest.raises(ValueError, match="whole registers"):
+        whiten(b.finish())
+    with pytest.raises(ValueError, match="already has"):
+        whiten(whiten(sm4_byteslice.program(128)))
 
 
 @pytest.mark.parametrize("target", ["ssse3", "avx512"])

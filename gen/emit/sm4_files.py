@@ -6,7 +6,7 @@ from build_files, over all ciphers' sources())."""
 import inspect
 
 from ..backends import SIMD_TARGETS, implementations
-from ..ir.keystream import CTR_GROUP_BLOCKS, counter_blocks, xor_into_stores
+from ..ir.keystream import CTR_GROUP_BLOCKS, counter_blocks, whiten, xor_into_stores
 from ..kernels import sm4_byteslice, sm4_key_schedule, sm4_rounds4, sm4_wordslice
 from ..kernels.sm4_constants import decomposition, decomposition_index, decompositions
 from ..specs import sm4
@@ -90,7 +90,8 @@ def kernel_file(strategy, target, choices):
                   decomposition_index=decomposition_index(dec), decomposition_count=len(decompositions()),
                   dec=dec if program.info.get("sbox") != "instruction" else None,
                   body=bodies(program, "batch"), body_xor=bodies(fused, "batch_xor"),
-                  body_ctr=bodies(counter_form, "batch_ctr"), gf128=gf128,
+                  body_ctr=bodies(counter_form, "batch_ctr"), body_xts=bodies(target.lower(whiten(abstract)), "batch_xts"),
+                  gf128=gf128,
                   xts_rules=[(c.name, [(start, gf128_files.xts_function(c, start)) for start in gf128_files.TWEAK_STARTS])
                              for c in gf128_files.gf128.XTS_CONVENTIONS],
                   key_expr=key_expr, ctr_group_blocks=CTR_GROUP_BLOCKS, **target_facts(target),

@@ -1,4 +1,5 @@
-"""A program transform: fold an XOR with a message into a block kernel's stores.
+"""Program transforms: fold an XOR with a message into a block kernel's
+stores, and (XTS) with tweaks into its loads and stores alike.
 
 CTR encrypts counter blocks and XORs the result into the message.  Done as
 two passes, the keystream goes to memory and comes back; `xor_into_stores`
@@ -33,6 +34,37 @@ def xor_into_stores(program, source=SOURCE, target="out"):
     fresh = _Names(_names_in(program) | {source})
     body = _rewrite(program.body, source, target, fresh)
     return replace(program, name=f"{program.name}_xor", params=program.params + (source,), body=body)
+
+
+def whiten(program, source=SOURCE, loads_from="in", stores_to="out"):
+    """The program with one more parameter, `source`, whose bytes are XORed
+    into every register it loads from `loads_from` and everything it stores
+    to `stores_to`, at the same offsets: out = E(in ^ t) ^ t, XTS's block
+    with its tweaks t, in one pass over a batch."""
+    if source in program.params:
+        raise ValueError(f"{program.name} already has a parameter {source!r}")
+    if loads_from not in program.params or stores_to not in program.params:
+        raise ValueError(f"{program.name} has no parameter {loads_from!r} or {stores_to!r}")
+    fresh = _Names(_names_in(program) | {source})
+    body = _rewrite(_whiten_loads(program.body, source, loads_from, fresh), source, stores_to, fresh)
+    return replace(program, name=f"{program.name}_whitened", params=program.params + (source,), body=body)
+
+
+def _whiten_loads(stmts, source, loads_from, fresh):
+    out = []
+    for stmt in stmts:
+        if isinstance(stmt, Loop):
+            out.append(Loop(stmt.var, stmt.count, _whiten_loads(stmt.body, source, loads_from, fresh)))
+        elif isinstance(stmt, Op) and stmt.opcode in MEMORY_READS and stmt.attrs["param"] == loads_from:
+            if stmt.opcode != "load":
+                raise ValueError(f"whiten: {stmt} reads {loads_from!r} other than as whole registers")
+            raw, tweak = Value(stmt.result.bits, fresh("raw")), Value(stmt.result.bits, fresh("tweak"))
+            out.append(Op("load", raw, (), dict(stmt.attrs)))
+            out.append(Op("load", tweak, (), {**stmt.attrs, "param": source}))
+            out.append(Op("xor", stmt.result, (raw, tweak)))
+        else:
+            out.append(stmt)
+    return out
 
 
 def _names_in(program):

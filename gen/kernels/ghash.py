@@ -168,32 +168,45 @@ def _add_blocks(b, value, hint):
     return value
 
 
-def update_program(bits=128, blocks=BLOCKS):
-    """One aggregated step: Y <- (Y xor X_1) H^n xor X_2 H^(n-1) ... xor X_n H.
+def update_program(bits=128, blocks=BLOCKS, steps=1):
+    """`steps` aggregated steps, each Y <- (Y xor X_1) H^n xor X_2 H^(n-1) ...
+    xor X_n H, n = `blocks`, Y carried from step to step in a register.
     params (y, table, msg): y is bits / 8 bytes, the program reads Y (GCM bytes)
     from its first 16 and writes Y' into every 16-byte block of it; table holds
-    T_n .. T_1 (16 bytes each, key_program's form); msg the n blocks, 16 n bytes."""
+    T_n .. T_1 (16 bytes each, key_program's form); msg the steps * n blocks.
+    Several steps in one program are GCM's stitched form: a chain of steps
+    beside a batch of CTR rounds (gen/ir/stitch.py)."""
     per_register = bits // BLOCK_BITS
     if blocks < 1 or blocks % per_register:
         raise ValueError(f"{blocks} blocks per step do not fill whole {bits}-bit registers "
                          f"({per_register} blocks each)")
-    b = Builder(f"ghash_update{bits}_n{blocks}", bits, ("y", "table", "msg"))
+    if steps < 1:
+        raise ValueError(f"GHASH in {steps} steps")
+    name = f"ghash_update{bits}_n{blocks}" + (f"_x{steps}" if steps > 1 else "")
+    b = Builder(name, bits, ("y", "table", "msg"))
     reverse = b.const(REVERSE_BYTES, "reverse16", "byte i <- byte 15 - i: GCM bytes to the reflected form phi")
-    y = b.bcast128("y", 0, "y")
+    first = None
     if per_register > 1:
         first = b.const(bytes([0xFF] * 16) + bytes(bits // 8 - 16), "first_block", "Y joins X_1 alone")
-        y = b.and_(y, first, "y1")
-    b.comment(f"{blocks} blocks, {per_register} per register: block i times T_(n - i), products unreduced.")
-    terms = {"lo": [], "mid": [], "hi": []}
-    for r in range(blocks // per_register):
-        x = b.load("msg", r * bits // 8, "x")
-        if r == 0:
-            x = b.xor(x, y, "x1_y")
-        _products(b, b.lookup16(x, reverse, "z"), b.load("table", r * bits // 8, "h"), terms)
-    b.comment("The sums, then S's halves, their blocks added, and one reduction.")
-    lo, hi = (_add_blocks(b, half, name) for half, name in zip(_halves_of_sum(b, terms), ("s_lo", "s_hi")))
-    b.store("y", 0, b.lookup16(_reduce(b, lo, hi), reverse, "y_next"))
-    return b.finish(blocks=blocks)
+    y = b.lookup16(b.bcast128("y", 0, "y"), reverse, "phi_y")
+    per_step = blocks // per_register
+    for step in range(steps):
+        if first is not None:
+            y = b.and_(y, first, "y1")
+        b.comment(f"Step {step + 1} of {steps}: {blocks} blocks, {per_register} per register: "
+                  f"block i times T_(n - i), products unreduced." if steps > 1 else
+                  f"{blocks} blocks, {per_register} per register: block i times T_(n - i), products unreduced.")
+        terms = {"lo": [], "mid": [], "hi": []}
+        for r in range(per_step):
+            z = b.lookup16(b.load("msg", (step * per_step + r) * bits // 8, "x"), reverse, "z")
+            if r == 0:
+                z = b.xor(z, y, "z1_y")
+            _products(b, z, b.load("table", r * bits // 8, "h"), terms)
+        b.comment("The sums, then S's halves, their blocks added, and one reduction.")
+        lo, hi = (_add_blocks(b, half, name) for half, name in zip(_halves_of_sum(b, terms), ("s_lo", "s_hi")))
+        y = _reduce(b, lo, hi)
+    b.store("y", 0, b.lookup16(y, reverse, "y_next"))
+    return b.finish(blocks=blocks, steps=steps)
 
 
 def _product_reduced(b, a, t, hint):

@@ -82,6 +82,9 @@ typedef struct sm4_impl {
    * (kc_gf128.h: kc_ghash_fn, kc_xts_tweaks_fn).  NULL on the reference. */
   void (*ghash)(uint8_t y[16], const uint8_t *table, const uint8_t *msg, size_t nsteps);
   void (*xts_tweaks)(int rule, int first, uint8_t *carry, uint8_t *out);
+  /* XTS's blocks: out = E(in ^ t) ^ t (or D) over nblocks, t the tweaks at `tweaks`. */
+  void (*xts_blocks)(const sm4_key *key, sm4_direction dir, const uint8_t *in, const uint8_t *tweaks, uint8_t *out,
+                     size_t nblocks);
 } sm4_impl;
 
 /* Key set-up (constant-time), through the key schedule of this build's

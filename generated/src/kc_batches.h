@@ -69,6 +69,24 @@ static inline void kc_run_batches_xor(kc_xor_batch_fn batch_xor, kc_batch_fn bat
     }
 }
 
+/* XTS's blocks out = E(in ^ t) ^ t over `bytes` (whole blocks), t the tweaks
+ * at `src`: whole batches by the whitened `batch_whitened`
+ * (gen/ir/keystream.py whiten), the tail by `batch` between two XORs. */
+static inline void kc_run_batches_whitened(kc_xor_batch_fn batch_whitened, kc_batch_fn batch, const uint8_t *key_form,
+                                           size_t batch_bytes, const uint8_t *in, const uint8_t *src, uint8_t *out,
+                                           size_t bytes, uint8_t *tail)
+{
+    for (; bytes >= batch_bytes; bytes -= batch_bytes, in += batch_bytes, src += batch_bytes, out += batch_bytes)
+        batch_whitened(key_form, in, out, src);
+    if (bytes) {
+        kc_xor_bytes(tail, in, src, bytes);
+        memset(tail + bytes, 0, batch_bytes - bytes);
+        batch(key_form, tail, tail);
+        kc_xor_bytes(out, tail, src, bytes);
+        kc_wipe(tail, batch_bytes);
+    }
+}
+
 /* CTR on `nblocks` blocks (a multiple of batch_blocks, at most
  * KC_CTR_GROUP_BLOCKS) through a kernel's counter form (gen/ir/keystream.py
  * counter_blocks: out = E(V + j0 + k) ^ src for the batch's blocks k): from

@@ -35,6 +35,10 @@ typedef struct kc_gf128_cipher {
     kc_ghash_fn ghash;
     kc_xts_tweaks_fn xts_tweaks;
     size_t batch_blocks;          /* the tweaks one xts_tweaks call writes */
+    /* XTS's blocks in one pass, out = E(in ^ t) ^ t (or D) over n blocks, t at
+     * `tweaks`; NULL: the cipher's ECB between two XORs */
+    void (*xts_blocks)(const void *bound, int encrypt, const uint8_t *in, const uint8_t *tweaks, uint8_t *out,
+                       size_t n);
 } kc_gf128_cipher;
 
 /* 0 if the first n bytes of a and b are equal, else 1: every byte is read
@@ -116,6 +120,15 @@ static inline void kc_gcm_hash_pad(const kc_gf128_cipher *g, kc_gcm *s)
     s->pending_bytes = 0;
 }
 
+/* GHASH over the pending bytes padded, then over one more block (the lengths). */
+static inline void kc_gcm_hash_closing(const kc_gf128_cipher *g, kc_gcm *s, const uint8_t block[KC_GF128_BLOCK])
+{
+    kc_gcm_hash_pad(g, s);
+    memcpy(s->pending, block, KC_GF128_BLOCK);
+    s->pending_bytes = KC_GF128_BLOCK;
+    kc_gcm_hash_pad(g, s);
+}
+
 /* J0 (SP 800-38D 7.1 step 2) from the IV: IV || 0^31 || 1 for 12 bytes, else
  * GHASH of the IV zero-padded and its length in bits. */
 static inline void kc_gcm_j0(const kc_gf128_cipher *g, kc_gcm *s, const uint8_t *iv, size_t iv_len)
@@ -129,9 +142,7 @@ static inline void kc_gcm_j0(const kc_gf128_cipher *g, kc_gcm *s, const uint8_t 
     uint8_t lengths[KC_GF128_BLOCK] = {0};
     kc_store_be64(lengths + 8, (uint64_t)iv_len * 8);
     kc_gcm_hash(g, s, iv, iv_len);
-    kc_gcm_hash_pad(g, s);
-    kc_gcm_hash(g, s, lengths, sizeof lengths);
-    kc_gcm_hash_pad(g, s);
+    kc_gcm_hash_closing(g, s, lengths);
     memcpy(s->j0, s->y, KC_GF128_BLOCK);
     memset(s->y, 0, KC_GF128_BLOCK);
 }
@@ -210,9 +221,7 @@ static inline void kc_gcm_tag(const kc_gf128_cipher *g, kc_gcm *s, uint8_t tag[K
     uint8_t lengths[KC_GF128_BLOCK];
     kc_store_be64(lengths, s->aad_bytes * 8);
     kc_store_be64(lengths + 8, s->text_bytes * 8);
-    kc_gcm_hash_pad(g, s);
-    kc_gcm_hash(g, s, lengths, sizeof lengths);
-    kc_gcm_hash_pad(g, s);
+    kc_gcm_hash_closing(g, s, lengths);
     kc_xor_bytes(tag, s->y, s->tag_mask, KC_GF128_BLOCK);
 }
 
@@ -437,9 +446,14 @@ static inline const uint8_t *kc_xts_take(kc_xts_cursor *t, size_t n)
 }
 
 /* out = E(in ^ T) ^ T (or D) over n blocks with their tweaks. */
-static inline void kc_xts_blocks(const kc_block_cipher *c, int encrypt, const uint8_t *tweaks, const uint8_t *in,
+static inline void kc_xts_blocks(const kc_gf128_cipher *g, int encrypt, const uint8_t *tweaks, const uint8_t *in,
                                  uint8_t *out, uint8_t *scratch, size_t n)
 {
+    const kc_block_cipher *c = g->c;
+    if (g->xts_blocks) {
+        g->xts_blocks(c->bound, encrypt, in, tweaks, out, n);
+        return;
+    }
     const size_t bytes = n * KC_GF128_BLOCK;
     kc_xor_bytes(scratch, in, tweaks, bytes);
     void (*fused)(const void *, const uint8_t *, const uint8_t *, uint8_t *, size_t) =
@@ -464,7 +478,7 @@ static inline void kc_xts(const kc_gf128_cipher *g, int encrypt, int rule, const
     size_t bulk = len / KC_GF128_BLOCK - (partial ? 1 : 0);
     while (bulk) {
         const size_t n = bulk < g->batch_blocks ? bulk : g->batch_blocks;
-        kc_xts_blocks(g->c, encrypt, kc_xts_take(&cur, n), in, out, scratch, n);
+        kc_xts_blocks(g, encrypt, kc_xts_take(&cur, n), in, out, scratch, n);
         in += n * KC_GF128_BLOCK, out += n * KC_GF128_BLOCK, bulk -= n;
     }
     if (partial) {
@@ -473,11 +487,11 @@ static inline void kc_xts(const kc_gf128_cipher *g, int encrypt, int rule, const
         uint8_t tm1[KC_GF128_BLOCK], tm[KC_GF128_BLOCK], cc[KC_GF128_BLOCK], pp[KC_GF128_BLOCK];
         memcpy(tm1, kc_xts_take(&cur, 1), KC_GF128_BLOCK);
         memcpy(tm, kc_xts_take(&cur, 1), KC_GF128_BLOCK);
-        kc_xts_blocks(g->c, encrypt, encrypt ? tm1 : tm, in, cc, scratch, 1);
+        kc_xts_blocks(g, encrypt, encrypt ? tm1 : tm, in, cc, scratch, 1);
         memcpy(pp, in + KC_GF128_BLOCK, partial);
         memcpy(pp + partial, cc + partial, KC_GF128_BLOCK - partial);
         memcpy(out + KC_GF128_BLOCK, cc, partial);
-        kc_xts_blocks(g->c, encrypt, encrypt ? tm : tm1, pp, out, scratch, 1);
+        kc_xts_blocks(g, encrypt, encrypt ? tm : tm1, pp, out, scratch, 1);
         kc_wipe(tm1, sizeof tm1), kc_wipe(tm, sizeof tm), kc_wipe(cc, sizeof cc), kc_wipe(pp, sizeof pp);
     }
     kc_wipe(&cur, sizeof cur);

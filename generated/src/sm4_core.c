@@ -101,6 +101,14 @@ void sm4_run_batches_xor(sm4_xor_batch_fn batch, sm4_batch_fn plain, size_t batc
                        tail);
 }
 
+void sm4_run_batches_whitened(sm4_xor_batch_fn batch, sm4_batch_fn plain, size_t batch_blocks, const uint8_t *rk,
+                              const uint8_t *in, const uint8_t *src, uint8_t *out, size_t nblocks)
+{
+    uint8_t tail[SM4_MAX_BATCH_BYTES];
+    kc_run_batches_whitened(batch, plain, rk, batch_blocks * SM4_BLOCK_BYTES, in, src, out, nblocks * SM4_BLOCK_BYTES,
+                            tail);
+}
+
 int sm4_run_ctr_batches(sm4_xor_batch_fn batch_ctr, size_t batch_blocks, const uint8_t *rk, const uint8_t *counters,
                         const uint8_t *src, uint8_t *out, size_t nblocks)
 {
@@ -442,9 +450,17 @@ static const sm4_impl *sm4_resolve_serial(const sm4_impl *impl)
     return sm4_resolve(impl, SM4_MODE_CBC, SM4_ENCRYPT);
 }
 
+static void sm4_bound_xts_blocks(const void *bound, int encrypt, const uint8_t *in, const uint8_t *tweaks,
+                                 uint8_t *out, size_t nblocks)
+{
+    const sm4_bound *b = bound;
+    b->impl->xts_blocks(b->key, encrypt ? SM4_ENCRYPT : SM4_DECRYPT, in, tweaks, out, nblocks);
+}
+
 static kc_gf128_cipher sm4_gf128(const kc_block_cipher *cipher, const sm4_impl *impl)
 {
-    const kc_gf128_cipher g = {cipher, impl->ghash, impl->xts_tweaks, impl->batch_blocks};
+    const kc_gf128_cipher g = {cipher, impl->ghash, impl->xts_tweaks, impl->batch_blocks,
+                               impl->xts_blocks ? sm4_bound_xts_blocks : NULL};
     return g;
 }
 

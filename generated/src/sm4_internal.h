@@ -32,6 +32,10 @@ typedef kc_xor_batch_fn sm4_xor_batch_fn;
 void sm4_run_batches_xor(sm4_xor_batch_fn batch, sm4_batch_fn plain, size_t batch_blocks, const uint8_t *rk,
                          const uint8_t *in, const uint8_t *src, uint8_t *out, size_t nblocks);
 
+/* out = ECB(in ^ t) ^ t over nblocks blocks, t the tweaks at src (kc_run_batches_whitened). */
+void sm4_run_batches_whitened(sm4_xor_batch_fn batch, sm4_batch_fn plain, size_t batch_blocks, const uint8_t *rk,
+                              const uint8_t *in, const uint8_t *src, uint8_t *out, size_t nblocks);
+
 /* CTR through a kernel's counter form `batch_ctr` (kc_run_ctr_batches: from
  * counters = V || V + KC_CTR_GROUP_BLOCKS, nblocks a multiple of batch_blocks
  * and at most KC_CTR_GROUP_BLOCKS): SM4_OK, or SM4_ERR_LENGTH with nothing written. */

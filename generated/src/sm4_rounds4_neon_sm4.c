@@ -430,6 +430,130 @@ static void sm4_rounds4_neon_sm4_batch_ctr(const uint8_t *rk, const uint8_t *in,
     vst1q_u8(out + 48, ct_3);
 }
 
+/* XTS's form: out = E(in ^ src) ^ src, or D with the decryption round keys,
+ * src the batch's tweaks (gen/ir/keystream.py whiten). */
+static void sm4_rounds4_neon_sm4_batch_xts(const uint8_t *rk, const uint8_t *in, uint8_t *out, const uint8_t *src)
+{
+    uint8x16_t x0, x1, x2, x3;
+    /* all 16 bytes reversed: (X35..X32) big-endian */
+    static const uint8_t reverse16_bytes[16] = {0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00};
+    const uint8x16_t reverse16 = vld1q_u8(reverse16_bytes);
+
+    /* Load 4 blocks, big-endian words to native. */
+    const uint8x16_t raw = vld1q_u8(in);
+    const uint8x16_t tweak = vld1q_u8(src);
+    const uint8x16_t blk = veorq_u8(raw, tweak);
+    const uint8x16_t le = kc_rev32_8(blk);
+    x0 = le;
+    const uint8x16_t raw_1 = vld1q_u8(in + 16);
+    const uint8x16_t tweak_1 = vld1q_u8(src + 16);
+    const uint8x16_t blk_1 = veorq_u8(raw_1, tweak_1);
+    const uint8x16_t le_1 = kc_rev32_8(blk_1);
+    x1 = le_1;
+    const uint8x16_t raw_2 = vld1q_u8(in + 32);
+    const uint8x16_t tweak_2 = vld1q_u8(src + 32);
+    const uint8x16_t blk_2 = veorq_u8(raw_2, tweak_2);
+    const uint8x16_t le_2 = kc_rev32_8(blk_2);
+    x2 = le_2;
+    const uint8x16_t raw_3 = vld1q_u8(in + 48);
+    const uint8x16_t tweak_3 = vld1q_u8(src + 48);
+    const uint8x16_t blk_3 = veorq_u8(raw_3, tweak_3);
+    const uint8x16_t le_3 = kc_rev32_8(blk_3);
+    x3 = le_3;
+
+    /* 32 rounds, four per instruction: round keys 4i..4i+3 for the i-th. */
+    const uint8x16_t rk0 = vld1q_u8(rk);
+    const uint8x16_t x = kc_sm4e(x0, rk0);
+    x0 = x;
+    const uint8x16_t x_1 = kc_sm4e(x1, rk0);
+    x1 = x_1;
+    const uint8x16_t x_2 = kc_sm4e(x2, rk0);
+    x2 = x_2;
+    const uint8x16_t x_3 = kc_sm4e(x3, rk0);
+    x3 = x_3;
+    const uint8x16_t rk1 = vld1q_u8(rk + 16);
+    const uint8x16_t x_4 = kc_sm4e(x0, rk1);
+    x0 = x_4;
+    const uint8x16_t x_5 = kc_sm4e(x1, rk1);
+    x1 = x_5;
+    const uint8x16_t x_6 = kc_sm4e(x2, rk1);
+    x2 = x_6;
+    const uint8x16_t x_7 = kc_sm4e(x3, rk1);
+    x3 = x_7;
+    const uint8x16_t rk2 = vld1q_u8(rk + 32);
+    const uint8x16_t x_8 = kc_sm4e(x0, rk2);
+    x0 = x_8;
+    const uint8x16_t x_9 = kc_sm4e(x1, rk2);
+    x1 = x_9;
+    const uint8x16_t x_10 = kc_sm4e(x2, rk2);
+    x2 = x_10;
+    const uint8x16_t x_11 = kc_sm4e(x3, rk2);
+    x3 = x_11;
+    const uint8x16_t rk3 = vld1q_u8(rk + 48);
+    const uint8x16_t x_12 = kc_sm4e(x0, rk3);
+    x0 = x_12;
+    const uint8x16_t x_13 = kc_sm4e(x1, rk3);
+    x1 = x_13;
+    const uint8x16_t x_14 = kc_sm4e(x2, rk3);
+    x2 = x_14;
+    const uint8x16_t x_15 = kc_sm4e(x3, rk3);
+    x3 = x_15;
+    const uint8x16_t rk4 = vld1q_u8(rk + 64);
+    const uint8x16_t x_16 = kc_sm4e(x0, rk4);
+    x0 = x_16;
+    const uint8x16_t x_17 = kc_sm4e(x1, rk4);
+    x1 = x_17;
+    const uint8x16_t x_18 = kc_sm4e(x2, rk4);
+    x2 = x_18;
+    const uint8x16_t x_19 = kc_sm4e(x3, rk4);
+    x3 = x_19;
+    const uint8x16_t rk5 = vld1q_u8(rk + 80);
+    const uint8x16_t x_20 = kc_sm4e(x0, rk5);
+    x0 = x_20;
+    const uint8x16_t x_21 = kc_sm4e(x1, rk5);
+    x1 = x_21;
+    const uint8x16_t x_22 = kc_sm4e(x2, rk5);
+    x2 = x_22;
+    const uint8x16_t x_23 = kc_sm4e(x3, rk5);
+    x3 = x_23;
+    const uint8x16_t rk6 = vld1q_u8(rk + 96);
+    const uint8x16_t x_24 = kc_sm4e(x0, rk6);
+    x0 = x_24;
+    const uint8x16_t x_25 = kc_sm4e(x1, rk6);
+    x1 = x_25;
+    const uint8x16_t x_26 = kc_sm4e(x2, rk6);
+    x2 = x_26;
+    const uint8x16_t x_27 = kc_sm4e(x3, rk6);
+    x3 = x_27;
+    const uint8x16_t rk7 = vld1q_u8(rk + 112);
+    const uint8x16_t x_28 = kc_sm4e(x0, rk7);
+    x0 = x_28;
+    const uint8x16_t x_29 = kc_sm4e(x1, rk7);
+    x1 = x_29;
+    const uint8x16_t x_30 = kc_sm4e(x2, rk7);
+    x2 = x_30;
+    const uint8x16_t x_31 = kc_sm4e(x3, rk7);
+    x3 = x_31;
+
+    /* Output (X35, X34, X33, X32) big-endian: the state's bytes reversed. */
+    const uint8x16_t outbe = vqtbl1q_u8(x0, reverse16);
+    const uint8x16_t msg = vld1q_u8(src);
+    const uint8x16_t ct = veorq_u8(outbe, msg);
+    vst1q_u8(out, ct);
+    const uint8x16_t outbe_1 = vqtbl1q_u8(x1, reverse16);
+    const uint8x16_t msg_1 = vld1q_u8(src + 16);
+    const uint8x16_t ct_1 = veorq_u8(outbe_1, msg_1);
+    vst1q_u8(out + 16, ct_1);
+    const uint8x16_t outbe_2 = vqtbl1q_u8(x2, reverse16);
+    const uint8x16_t msg_2 = vld1q_u8(src + 32);
+    const uint8x16_t ct_2 = veorq_u8(outbe_2, msg_2);
+    vst1q_u8(out + 32, ct_2);
+    const uint8x16_t outbe_3 = vqtbl1q_u8(x3, reverse16);
+    const uint8x16_t msg_3 = vld1q_u8(src + 48);
+    const uint8x16_t ct_3 = veorq_u8(outbe_3, msg_3);
+    vst1q_u8(out + 48, ct_3);
+}
+
 /* GHASH's step of KC_GHASH_BLOCKS blocks at 128 bits (gen/kernels/ghash.py
  * update_program): Y from y's first block, Y' into each of its blocks. */
 static void sm4_rounds4_neon_sm4_ghash_step(uint8_t *y, const uint8_t *table, const uint8_t *msg)
@@ -450,17 +574,18 @@ static void sm4_rounds4_neon_sm4_ghash_step(uint8_t *y, const uint8_t *table, co
     static const uint8_t swap_halves_bytes[16] = {0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07};
     const uint8x16_t swap_halves = vld1q_u8(swap_halves_bytes);
     const uint8x16_t y_1 = vld1q_u8(y);
+    const uint8x16_t phi_y = vqtbl1q_u8(y_1, reverse16);
 
     /* 8 blocks, 1 per register: block i times T_(n - i), products unreduced. */
     const uint8x16_t x = vld1q_u8(msg);
-    const uint8x16_t x1_y = veorq_u8(x, y_1);
-    const uint8x16_t z = vqtbl1q_u8(x1_y, reverse16);
+    const uint8x16_t z = vqtbl1q_u8(x, reverse16);
+    const uint8x16_t z1_y = veorq_u8(z, phi_y);
     const uint8x16_t h = vld1q_u8(table);
-    const uint8x16_t lo = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(z), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h), 0)));
-    const uint8x16_t z_swap = vqtbl1q_u8(z, swap_halves);
-    const uint8x16_t mid = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z_swap), vreinterpretq_p64_u8(h)));
-    const uint8x16_t mid_1 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(z_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h), 0)));
-    const uint8x16_t hi = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z), vreinterpretq_p64_u8(h)));
+    const uint8x16_t lo = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(z1_y), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h), 0)));
+    const uint8x16_t z1_y_swap = vqtbl1q_u8(z1_y, swap_halves);
+    const uint8x16_t mid = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z1_y_swap), vreinterpretq_p64_u8(h)));
+    const uint8x16_t mid_1 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(z1_y_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h), 0)));
+    const uint8x16_t hi = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z1_y), vreinterpretq_p64_u8(h)));
     const uint8x16_t x_1 = vld1q_u8(msg + 16);
     const uint8x16_t z_1 = vqtbl1q_u8(x_1, reverse16);
     const uint8x16_t h_1 = vld1q_u8(table + 16);
@@ -823,6 +948,13 @@ static void sm4_rounds4_neon_sm4_crypt_xor(const sm4_key *key, sm4_direction dir
                         (const uint8_t *)key->rk[dir], in, src, out, nblocks);
 }
 
+static void sm4_rounds4_neon_sm4_xts_blocks(const sm4_key *key, sm4_direction dir, const uint8_t *in, const uint8_t *tweaks,
+                                            uint8_t *out, size_t nblocks)
+{
+    sm4_run_batches_whitened(sm4_rounds4_neon_sm4_batch_xts, sm4_rounds4_neon_sm4_batch, SM4_ROUNDS4_NEON_SM4_BATCH_BLOCKS, (const uint8_t *)key->rk[dir],
+                             in, tweaks, out, nblocks);
+}
+
 static int sm4_rounds4_neon_sm4_ctr_xor(const sm4_key *key, const uint8_t *counters, const uint8_t *src, uint8_t *out,
                                 size_t nblocks)
 {
@@ -856,4 +988,5 @@ const sm4_impl KC_IMPL_SYMBOL(sm4_rounds4_neon_sm4) = {
     .ctr_xor = sm4_rounds4_neon_sm4_ctr_xor,
     .ghash = sm4_rounds4_neon_sm4_ghash,
     .xts_tweaks = sm4_rounds4_neon_sm4_xts_tweaks,
+    .xts_blocks = sm4_rounds4_neon_sm4_xts_blocks,
 };

@@ -64,6 +64,15 @@ static void sm4_wordslice_avx512_gfni_asm_batch_ctr(const uint8_t *rk, const uin
     sm4_wordslice_avx512_gfni_batch_ctr_asm(rk, in, out, src);
 }
 
+/* XTS's form: out = E(in ^ src) ^ src, or D with the decryption round keys,
+ * src the batch's tweaks (gen/ir/keystream.py whiten). */
+static void sm4_wordslice_avx512_gfni_asm_batch_xts(const uint8_t *rk, const uint8_t *in, uint8_t *out, const uint8_t *src)
+{
+    /* sm4_wordslice_avx512_gfni_asm.S: the same lowered program, in assembly (registers allocated by gen/backends/regalloc.py). */
+    void sm4_wordslice_avx512_gfni_batch_xts_asm(const void *rk, const void *in, const void *out, const void *src);
+    sm4_wordslice_avx512_gfni_batch_xts_asm(rk, in, out, src);
+}
+
 /* GHASH's step of KC_GHASH_BLOCKS blocks at 512 bits (gen/kernels/ghash.py
  * update_program): Y from y's first block, Y' into each of its blocks. */
 static void sm4_wordslice_avx512_gfni_asm_ghash_step(uint8_t *y, const uint8_t *table, const uint8_t *msg)
@@ -142,6 +151,13 @@ static void sm4_wordslice_avx512_gfni_asm_crypt_xor(const sm4_key *key, sm4_dire
                         (const uint8_t *)key->rk[dir], in, src, out, nblocks);
 }
 
+static void sm4_wordslice_avx512_gfni_asm_xts_blocks(const sm4_key *key, sm4_direction dir, const uint8_t *in, const uint8_t *tweaks,
+                                                     uint8_t *out, size_t nblocks)
+{
+    sm4_run_batches_whitened(sm4_wordslice_avx512_gfni_asm_batch_xts, sm4_wordslice_avx512_gfni_asm_batch, SM4_WORDSLICE_AVX512_GFNI_ASM_BATCH_BLOCKS, (const uint8_t *)key->rk[dir],
+                             in, tweaks, out, nblocks);
+}
+
 static int sm4_wordslice_avx512_gfni_asm_ctr_xor(const sm4_key *key, const uint8_t *counters, const uint8_t *src, uint8_t *out,
                                          size_t nblocks)
 {
@@ -175,4 +191,5 @@ const sm4_impl KC_IMPL_SYMBOL(sm4_wordslice_avx512_gfni_asm) = {
     .ctr_xor = sm4_wordslice_avx512_gfni_asm_ctr_xor,
     .ghash = sm4_wordslice_avx512_gfni_asm_ghash,
     .xts_tweaks = sm4_wordslice_avx512_gfni_asm_xts_tweaks,
+    .xts_blocks = sm4_wordslice_avx512_gfni_asm_xts_blocks,
 };

@@ -755,6 +755,234 @@ static void sm4_wordslice_ssse3_aesni_batch_ctr(const uint8_t *rk, const uint8_t
     _mm_storeu_si128((void *)(out + 48), ct_3);
 }
 
+/* XTS's form: out = E(in ^ src) ^ src, or D with the decryption round keys,
+ * src the batch's tweaks (gen/ir/keystream.py whiten). */
+static void sm4_wordslice_ssse3_aesni_batch_xts(const uint8_t *rk, const uint8_t *in, uint8_t *out, const uint8_t *src)
+{
+    __m128i g0x0, g0x1, g0x2, g0x3;
+    /* byte order reversal in each 32-bit word */
+    static const uint8_t bswap32_bytes[16] = {0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c};
+    const __m128i bswap32 = kc_bcast16_128(bswap32_bytes);
+    /* inverse ShiftRows (AESENCLAST's ShiftRows undone) */
+    static const uint8_t inv_shift_rows_bytes[16] = {0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03};
+    const __m128i inv_shift_rows = kc_bcast16_128(inv_shift_rows_bytes);
+    /* AESENCLAST key = SubBytes constant 0x63: cancels it */
+    static const uint8_t aes_cancel_key_bytes[16] = {0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63};
+    const __m128i aes_cancel_key = kc_bcast16_128(aes_cancel_key_bytes);
+    /* rotate each 32-bit word left by 24 (byte shuffle) */
+    static const uint8_t rotl24_bytes[16] = {0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c};
+    const __m128i rotl24 = kc_bcast16_128(rotl24_bytes);
+    /* rotate each 32-bit word left by 8 (byte shuffle) */
+    static const uint8_t rotl8_bytes[16] = {0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e};
+    const __m128i rotl8 = kc_bcast16_128(rotl8_bytes);
+    /* rotate each 32-bit word left by 16 (byte shuffle) */
+    static const uint8_t rotl16_bytes[16] = {0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d};
+    const __m128i rotl16 = kc_bcast16_128(rotl16_bytes);
+    /* low nibble of every byte */
+    static const uint8_t nibble_mask_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f};
+    const __m128i nibble_mask = kc_bcast16_128(nibble_mask_bytes);
+    /* A1, c1: S-box inner affine: low-nibble table (constant folded in) */
+    static const uint8_t tbl_lo_bytes[16] = {0x1b, 0xee, 0x39, 0xcc, 0xbd, 0x48, 0x9f, 0x6a, 0xb9, 0x4c, 0x9b, 0x6e, 0x1f, 0xea, 0x3d, 0xc8};
+    const __m128i tbl_lo = kc_bcast16_128(tbl_lo_bytes);
+    /* A1, c1: S-box inner affine: high-nibble table */
+    static const uint8_t tbl_hi_bytes[16] = {0x00, 0xac, 0x68, 0xc4, 0x8c, 0x20, 0xe4, 0x48, 0x18, 0xb4, 0x70, 0xdc, 0x94, 0x38, 0xfc, 0x50};
+    const __m128i tbl_hi = kc_bcast16_128(tbl_hi_bytes);
+    /* A2·inv(.) ^ c2: S-box outer affine, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
+    static const uint8_t tbl_lo_1_bytes[16] = {0xd3, 0xf5, 0xd9, 0xff, 0x24, 0x02, 0x2e, 0x08, 0xb4, 0x92, 0xbe, 0x98, 0x43, 0x65, 0x49, 0x6f};
+    const __m128i tbl_lo_1 = kc_bcast16_128(tbl_lo_1_bytes);
+    /* A2·inv(.) ^ c2: S-box outer affine, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
+    static const uint8_t tbl_hi_1_bytes[16] = {0x00, 0x5e, 0x4a, 0x14, 0x08, 0x56, 0x42, 0x1c, 0x9d, 0xc3, 0xd7, 0x89, 0x95, 0xcb, 0xdf, 0x81};
+    const __m128i tbl_hi_1 = kc_bcast16_128(tbl_hi_1_bytes);
+
+    /* Load 4 blocks (1 groups), big-endian words to native, transpose 4x4 words. */
+    const __m128i raw = _mm_loadu_si128((const void *)(in));
+    const __m128i tweak = _mm_loadu_si128((const void *)(src));
+    const __m128i row = _mm_xor_si128(raw, tweak);
+    const __m128i rowle = _mm_shuffle_epi8(row, bswap32);
+    const __m128i raw_1 = _mm_loadu_si128((const void *)(in + 16));
+    const __m128i tweak_1 = _mm_loadu_si128((const void *)(src + 16));
+    const __m128i row_1 = _mm_xor_si128(raw_1, tweak_1);
+    const __m128i rowle_1 = _mm_shuffle_epi8(row_1, bswap32);
+    const __m128i raw_2 = _mm_loadu_si128((const void *)(in + 32));
+    const __m128i tweak_2 = _mm_loadu_si128((const void *)(src + 32));
+    const __m128i row_2 = _mm_xor_si128(raw_2, tweak_2);
+    const __m128i rowle_2 = _mm_shuffle_epi8(row_2, bswap32);
+    const __m128i raw_3 = _mm_loadu_si128((const void *)(in + 48));
+    const __m128i tweak_3 = _mm_loadu_si128((const void *)(src + 48));
+    const __m128i row_3 = _mm_xor_si128(raw_3, tweak_3);
+    const __m128i rowle_3 = _mm_shuffle_epi8(row_3, bswap32);
+    const __m128i tr0 = _mm_unpacklo_epi32(rowle, rowle_2);
+    const __m128i tr0_1 = _mm_unpackhi_epi32(rowle, rowle_2);
+    const __m128i tr0_2 = _mm_unpacklo_epi32(rowle_1, rowle_3);
+    const __m128i tr0_3 = _mm_unpackhi_epi32(rowle_1, rowle_3);
+    const __m128i tr1 = _mm_unpacklo_epi32(tr0, tr0_2);
+    const __m128i tr1_1 = _mm_unpackhi_epi32(tr0, tr0_2);
+    const __m128i tr1_2 = _mm_unpacklo_epi32(tr0_1, tr0_3);
+    const __m128i tr1_3 = _mm_unpackhi_epi32(tr0_1, tr0_3);
+    g0x0 = tr1;
+    g0x1 = tr1_1;
+    g0x2 = tr1_2;
+    g0x3 = tr1_3;
+    for (size_t r = 0; r < 8; r++) {
+        KC_MCA_BEGIN("loop_r");
+
+        /* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
+        const __m128i rkw = _mm_set1_epi32(kc_load32(rk + 16 * r));
+        const __m128i g0t_acc = _mm_xor_si128(g0x1, g0x2);
+        const __m128i g0t_acc_1 = _mm_xor_si128(g0t_acc, rkw);
+        const __m128i g0t = _mm_xor_si128(g0t_acc_1, g0x3);
+        const __m128i g0t_lo = _mm_and_si128(g0t, nibble_mask);
+        const __m128i g0t_sh = _mm_srli_epi16(g0t, 4);
+        const __m128i g0t_hi = _mm_and_si128(g0t_sh, nibble_mask);
+        const __m128i g0a_l = _mm_shuffle_epi8(tbl_lo, g0t_lo);
+        const __m128i g0a_h = _mm_shuffle_epi8(tbl_hi, g0t_hi);
+        const __m128i g0a = _mm_xor_si128(g0a_l, g0a_h);
+        const __m128i g0s_sr = _mm_shuffle_epi8(g0a, inv_shift_rows);
+        const __m128i g0s_aes = _mm_aesenclast_si128(g0s_sr, aes_cancel_key);
+        const __m128i g0s_aes_lo = _mm_and_si128(g0s_aes, nibble_mask);
+        const __m128i g0s_aes_sh = _mm_srli_epi16(g0s_aes, 4);
+        const __m128i g0s_aes_hi = _mm_and_si128(g0s_aes_sh, nibble_mask);
+        const __m128i g0s_l = _mm_shuffle_epi8(tbl_lo_1, g0s_aes_lo);
+        const __m128i g0s_h = _mm_shuffle_epi8(tbl_hi_1, g0s_aes_hi);
+        const __m128i g0s = _mm_xor_si128(g0s_l, g0s_h);
+        const __m128i g0lr24 = _mm_shuffle_epi8(g0s, rotl24);
+        const __m128i g0lr8 = _mm_shuffle_epi8(g0s, rotl8);
+        const __m128i g0lr16 = _mm_shuffle_epi8(g0s, rotl16);
+        const __m128i g0lg_acc = _mm_xor_si128(g0s, g0lr8);
+        const __m128i g0lg = _mm_xor_si128(g0lg_acc, g0lr16);
+        const __m128i g0lr2_l = _mm_slli_epi32(g0lg, 2);
+        const __m128i g0lr2_r = _mm_srli_epi32(g0lg, 30);
+        const __m128i g0lr2 = _mm_or_si128(g0lr2_l, g0lr2_r);
+        const __m128i g0l_acc = _mm_xor_si128(g0s, g0lr24);
+        const __m128i g0l = _mm_xor_si128(g0l_acc, g0lr2);
+        const __m128i g0x = _mm_xor_si128(g0x0, g0l);
+        g0x0 = g0x;
+
+        /* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
+        const __m128i rkw_1 = _mm_set1_epi32(kc_load32(rk + 16 * r + 4));
+        const __m128i g0t_acc_2 = _mm_xor_si128(g0x2, g0x3);
+        const __m128i g0t_acc_3 = _mm_xor_si128(g0t_acc_2, rkw_1);
+        const __m128i g0t_1 = _mm_xor_si128(g0t_acc_3, g0x0);
+        const __m128i g0t_1_lo = _mm_and_si128(g0t_1, nibble_mask);
+        const __m128i g0t_1_sh = _mm_srli_epi16(g0t_1, 4);
+        const __m128i g0t_1_hi = _mm_and_si128(g0t_1_sh, nibble_mask);
+        const __m128i g0a_1_l = _mm_shuffle_epi8(tbl_lo, g0t_1_lo);
+        const __m128i g0a_1_h = _mm_shuffle_epi8(tbl_hi, g0t_1_hi);
+        const __m128i g0a_1 = _mm_xor_si128(g0a_1_l, g0a_1_h);
+        const __m128i g0s_1_sr = _mm_shuffle_epi8(g0a_1, inv_shift_rows);
+        const __m128i g0s_1_aes = _mm_aesenclast_si128(g0s_1_sr, aes_cancel_key);
+        const __m128i g0s_1_aes_lo = _mm_and_si128(g0s_1_aes, nibble_mask);
+        const __m128i g0s_1_aes_sh = _mm_srli_epi16(g0s_1_aes, 4);
+        const __m128i g0s_1_aes_hi = _mm_and_si128(g0s_1_aes_sh, nibble_mask);
+        const __m128i g0s_1_l = _mm_shuffle_epi8(tbl_lo_1, g0s_1_aes_lo);
+        const __m128i g0s_1_h = _mm_shuffle_epi8(tbl_hi_1, g0s_1_aes_hi);
+        const __m128i g0s_1 = _mm_xor_si128(g0s_1_l, g0s_1_h);
+        const __m128i g0lr24_1 = _mm_shuffle_epi8(g0s_1, rotl24);
+        const __m128i g0lr8_1 = _mm_shuffle_epi8(g0s_1, rotl8);
+        const __m128i g0lr16_1 = _mm_shuffle_epi8(g0s_1, rotl16);
+        const __m128i g0lg_acc_1 = _mm_xor_si128(g0s_1, g0lr8_1);
+        const __m128i g0lg_1 = _mm_xor_si128(g0lg_acc_1, g0lr16_1);
+        const __m128i g0lr2_1_l = _mm_slli_epi32(g0lg_1, 2);
+        const __m128i g0lr2_1_r = _mm_srli_epi32(g0lg_1, 30);
+        const __m128i g0lr2_1 = _mm_or_si128(g0lr2_1_l, g0lr2_1_r);
+        const __m128i g0l_acc_1 = _mm_xor_si128(g0s_1, g0lr24_1);
+        const __m128i g0l_1 = _mm_xor_si128(g0l_acc_1, g0lr2_1);
+        const __m128i g0x_1 = _mm_xor_si128(g0x1, g0l_1);
+        g0x1 = g0x_1;
+
+        /* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
+        const __m128i rkw_2 = _mm_set1_epi32(kc_load32(rk + 16 * r + 8));
+        const __m128i g0t_acc_4 = _mm_xor_si128(g0x3, g0x0);
+        const __m128i g0t_acc_5 = _mm_xor_si128(g0t_acc_4, rkw_2);
+        const __m128i g0t_2 = _mm_xor_si128(g0t_acc_5, g0x1);
+        const __m128i g0t_2_lo = _mm_and_si128(g0t_2, nibble_mask);
+        const __m128i g0t_2_sh = _mm_srli_epi16(g0t_2, 4);
+        const __m128i g0t_2_hi = _mm_and_si128(g0t_2_sh, nibble_mask);
+        const __m128i g0a_2_l = _mm_shuffle_epi8(tbl_lo, g0t_2_lo);
+        const __m128i g0a_2_h = _mm_shuffle_epi8(tbl_hi, g0t_2_hi);
+        const __m128i g0a_2 = _mm_xor_si128(g0a_2_l, g0a_2_h);
+        const __m128i g0s_2_sr = _mm_shuffle_epi8(g0a_2, inv_shift_rows);
+        const __m128i g0s_2_aes = _mm_aesenclast_si128(g0s_2_sr, aes_cancel_key);
+        const __m128i g0s_2_aes_lo = _mm_and_si128(g0s_2_aes, nibble_mask);
+        const __m128i g0s_2_aes_sh = _mm_srli_epi16(g0s_2_aes, 4);
+        const __m128i g0s_2_aes_hi = _mm_and_si128(g0s_2_aes_sh, nibble_mask);
+        const __m128i g0s_2_l = _mm_shuffle_epi8(tbl_lo_1, g0s_2_aes_lo);
+        const __m128i g0s_2_h = _mm_shuffle_epi8(tbl_hi_1, g0s_2_aes_hi);
+        const __m128i g0s_2 = _mm_xor_si128(g0s_2_l, g0s_2_h);
+        const __m128i g0lr24_2 = _mm_shuffle_epi8(g0s_2, rotl24);
+        const __m128i g0lr8_2 = _mm_shuffle_epi8(g0s_2, rotl8);
+        const __m128i g0lr16_2 = _mm_shuffle_epi8(g0s_2, rotl16);
+        const __m128i g0lg_acc_2 = _mm_xor_si128(g0s_2, g0lr8_2);
+        const __m128i g0lg_2 = _mm_xor_si128(g0lg_acc_2, g0lr16_2);
+        const __m128i g0lr2_2_l = _mm_slli_epi32(g0lg_2, 2);
+        const __m128i g0lr2_2_r = _mm_srli_epi32(g0lg_2, 30);
+        const __m128i g0lr2_2 = _mm_or_si128(g0lr2_2_l, g0lr2_2_r);
+        const __m128i g0l_acc_2 = _mm_xor_si128(g0s_2, g0lr24_2);
+        const __m128i g0l_2 = _mm_xor_si128(g0l_acc_2, g0lr2_2);
+        const __m128i g0x_2 = _mm_xor_si128(g0x2, g0l_2);
+        g0x2 = g0x_2;
+
+        /* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
+        const __m128i rkw_3 = _mm_set1_epi32(kc_load32(rk + 16 * r + 12));
+        const __m128i g0t_acc_6 = _mm_xor_si128(g0x0, g0x1);
+        const __m128i g0t_acc_7 = _mm_xor_si128(g0t_acc_6, rkw_3);
+        const __m128i g0t_3 = _mm_xor_si128(g0t_acc_7, g0x2);
+        const __m128i g0t_3_lo = _mm_and_si128(g0t_3, nibble_mask);
+        const __m128i g0t_3_sh = _mm_srli_epi16(g0t_3, 4);
+        const __m128i g0t_3_hi = _mm_and_si128(g0t_3_sh, nibble_mask);
+        const __m128i g0a_3_l = _mm_shuffle_epi8(tbl_lo, g0t_3_lo);
+        const __m128i g0a_3_h = _mm_shuffle_epi8(tbl_hi, g0t_3_hi);
+        const __m128i g0a_3 = _mm_xor_si128(g0a_3_l, g0a_3_h);
+        const __m128i g0s_3_sr = _mm_shuffle_epi8(g0a_3, inv_shift_rows);
+        const __m128i g0s_3_aes = _mm_aesenclast_si128(g0s_3_sr, aes_cancel_key);
+        const __m128i g0s_3_aes_lo = _mm_and_si128(g0s_3_aes, nibble_mask);
+        const __m128i g0s_3_aes_sh = _mm_srli_epi16(g0s_3_aes, 4);
+        const __m128i g0s_3_aes_hi = _mm_and_si128(g0s_3_aes_sh, nibble_mask);
+        const __m128i g0s_3_l = _mm_shuffle_epi8(tbl_lo_1, g0s_3_aes_lo);
+        const __m128i g0s_3_h = _mm_shuffle_epi8(tbl_hi_1, g0s_3_aes_hi);
+        const __m128i g0s_3 = _mm_xor_si128(g0s_3_l, g0s_3_h);
+        const __m128i g0lr24_3 = _mm_shuffle_epi8(g0s_3, rotl24);
+        const __m128i g0lr8_3 = _mm_shuffle_epi8(g0s_3, rotl8);
+        const __m128i g0lr16_3 = _mm_shuffle_epi8(g0s_3, rotl16);
+        const __m128i g0lg_acc_3 = _mm_xor_si128(g0s_3, g0lr8_3);
+        const __m128i g0lg_3 = _mm_xor_si128(g0lg_acc_3, g0lr16_3);
+        const __m128i g0lr2_3_l = _mm_slli_epi32(g0lg_3, 2);
+        const __m128i g0lr2_3_r = _mm_srli_epi32(g0lg_3, 30);
+        const __m128i g0lr2_3 = _mm_or_si128(g0lr2_3_l, g0lr2_3_r);
+        const __m128i g0l_acc_3 = _mm_xor_si128(g0s_3, g0lr24_3);
+        const __m128i g0l_3 = _mm_xor_si128(g0l_acc_3, g0lr2_3);
+        const __m128i g0x_3 = _mm_xor_si128(g0x3, g0l_3);
+        g0x3 = g0x_3;
+        KC_MCA_END("loop_r");
+    }
+
+    /* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; transpose back, native words to big-endian. */
+    const __m128i tro0 = _mm_unpacklo_epi32(g0x3, g0x1);
+    const __m128i tro0_1 = _mm_unpackhi_epi32(g0x3, g0x1);
+    const __m128i tro0_2 = _mm_unpacklo_epi32(g0x2, g0x0);
+    const __m128i tro0_3 = _mm_unpackhi_epi32(g0x2, g0x0);
+    const __m128i tro1 = _mm_unpacklo_epi32(tro0, tro0_2);
+    const __m128i tro1_1 = _mm_unpackhi_epi32(tro0, tro0_2);
+    const __m128i tro1_2 = _mm_unpacklo_epi32(tro0_1, tro0_3);
+    const __m128i tro1_3 = _mm_unpackhi_epi32(tro0_1, tro0_3);
+    const __m128i outbe = _mm_shuffle_epi8(tro1, bswap32);
+    const __m128i msg = _mm_loadu_si128((const void *)(src));
+    const __m128i ct = _mm_xor_si128(outbe, msg);
+    _mm_storeu_si128((void *)(out), ct);
+    const __m128i outbe_1 = _mm_shuffle_epi8(tro1_1, bswap32);
+    const __m128i msg_1 = _mm_loadu_si128((const void *)(src + 16));
+    const __m128i ct_1 = _mm_xor_si128(outbe_1, msg_1);
+    _mm_storeu_si128((void *)(out + 16), ct_1);
+    const __m128i outbe_2 = _mm_shuffle_epi8(tro1_2, bswap32);
+    const __m128i msg_2 = _mm_loadu_si128((const void *)(src + 32));
+    const __m128i ct_2 = _mm_xor_si128(outbe_2, msg_2);
+    _mm_storeu_si128((void *)(out + 32), ct_2);
+    const __m128i outbe_3 = _mm_shuffle_epi8(tro1_3, bswap32);
+    const __m128i msg_3 = _mm_loadu_si128((const void *)(src + 48));
+    const __m128i ct_3 = _mm_xor_si128(outbe_3, msg_3);
+    _mm_storeu_si128((void *)(out + 48), ct_3);
+}
+
 /* GHASH's step of KC_GHASH_BLOCKS blocks at 128 bits (gen/kernels/ghash.py
  * update_program): Y from y's first block, Y' into each of its blocks. */
 static void sm4_wordslice_ssse3_aesni_ghash_step(uint8_t *y, const uint8_t *table, const uint8_t *msg)
@@ -775,16 +1003,17 @@ static void sm4_wordslice_ssse3_aesni_ghash_step(uint8_t *y, const uint8_t *tabl
     static const uint8_t swap_halves_bytes[16] = {0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07};
     const __m128i swap_halves = kc_bcast16_128(swap_halves_bytes);
     const __m128i y_1 = kc_bcast16_128(y);
+    const __m128i phi_y = _mm_shuffle_epi8(y_1, reverse16);
 
     /* 8 blocks, 1 per register: block i times T_(n - i), products unreduced. */
     const __m128i x = _mm_loadu_si128((const void *)(msg));
-    const __m128i x1_y = _mm_xor_si128(x, y_1);
-    const __m128i z = _mm_shuffle_epi8(x1_y, reverse16);
+    const __m128i z = _mm_shuffle_epi8(x, reverse16);
+    const __m128i z1_y = _mm_xor_si128(z, phi_y);
     const __m128i h = _mm_loadu_si128((const void *)(table));
-    const __m128i lo = _mm_clmulepi64_si128(z, h, 0x00);
-    const __m128i mid = _mm_clmulepi64_si128(z, h, 0x10);
-    const __m128i mid_1 = _mm_clmulepi64_si128(z, h, 0x01);
-    const __m128i hi = _mm_clmulepi64_si128(z, h, 0x11);
+    const __m128i lo = _mm_clmulepi64_si128(z1_y, h, 0x00);
+    const __m128i mid = _mm_clmulepi64_si128(z1_y, h, 0x10);
+    const __m128i mid_1 = _mm_clmulepi64_si128(z1_y, h, 0x01);
+    const __m128i hi = _mm_clmulepi64_si128(z1_y, h, 0x11);
     const __m128i x_1 = _mm_loadu_si128((const void *)(msg + 16));
     const __m128i z_1 = _mm_shuffle_epi8(x_1, reverse16);
     const __m128i h_1 = _mm_loadu_si128((const void *)(table + 16));
@@ -1140,6 +1369,13 @@ static void sm4_wordslice_ssse3_aesni_crypt_xor(const sm4_key *key, sm4_directio
                         (const uint8_t *)key->rk[dir], in, src, out, nblocks);
 }
 
+static void sm4_wordslice_ssse3_aesni_xts_blocks(const sm4_key *key, sm4_direction dir, const uint8_t *in, const uint8_t *tweaks,
+                                                 uint8_t *out, size_t nblocks)
+{
+    sm4_run_batches_whitened(sm4_wordslice_ssse3_aesni_batch_xts, sm4_wordslice_ssse3_aesni_batch, SM4_WORDSLICE_SSSE3_AESNI_BATCH_BLOCKS, (const uint8_t *)key->rk[dir],
+                             in, tweaks, out, nblocks);
+}
+
 static int sm4_wordslice_ssse3_aesni_ctr_xor(const sm4_key *key, const uint8_t *counters, const uint8_t *src, uint8_t *out,
                                      size_t nblocks)
 {
@@ -1173,4 +1409,5 @@ const sm4_impl KC_IMPL_SYMBOL(sm4_wordslice_ssse3_aesni) = {
     .ctr_xor = sm4_wordslice_ssse3_aesni_ctr_xor,
     .ghash = sm4_wordslice_ssse3_aesni_ghash,
     .xts_tweaks = sm4_wordslice_ssse3_aesni_xts_tweaks,
+    .xts_blocks = sm4_wordslice_ssse3_aesni_xts_blocks,
 };

@@ -22,19 +22,20 @@ sm4_wordslice_ssse3_aesni_ghash_step_asm:
 	and $-64, %rsp
 	sub $320, %rsp
 	movdqu (%rdi), %xmm0 /* y_1 = bcast128() */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_0_reverse16(%rip), %xmm0 /* phi_y = lookup16(y_1, reverse16) */
 
 	/* 8 blocks, 1 per register: block i times T_(n - i), products unreduced. */
 	movdqu (%rdx), %xmm1 /* x = load() */
-	pxor %xmm0, %xmm1 /* x1_y = xor(x, y_1) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_asm_0_reverse16(%rip), %xmm1 /* z = lookup16(x1_y, reverse16) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_0_reverse16(%rip), %xmm1 /* z = lookup16(x, reverse16) */
+	pxor %xmm0, %xmm1 /* z1_y = xor(z, phi_y) */
 	movdqu (%rsi), %xmm0 /* h = load() */
-	movdqa %xmm1, %xmm2 /* z */
-	pclmulqdq $0x0, %xmm0, %xmm2 /* lo = clmul(z, h) */
-	movdqa %xmm1, %xmm3 /* z */
-	pclmulqdq $0x10, %xmm0, %xmm3 /* mid = clmul(z, h) */
-	movdqa %xmm1, %xmm4 /* z */
-	pclmulqdq $0x1, %xmm0, %xmm4 /* mid_1 = clmul(z, h) */
-	pclmulqdq $0x11, %xmm0, %xmm1 /* hi = clmul(z, h) */
+	movdqa %xmm1, %xmm2 /* z1_y */
+	pclmulqdq $0x0, %xmm0, %xmm2 /* lo = clmul(z1_y, h) */
+	movdqa %xmm1, %xmm3 /* z1_y */
+	pclmulqdq $0x10, %xmm0, %xmm3 /* mid = clmul(z1_y, h) */
+	movdqa %xmm1, %xmm4 /* z1_y */
+	pclmulqdq $0x1, %xmm0, %xmm4 /* mid_1 = clmul(z1_y, h) */
+	pclmulqdq $0x11, %xmm0, %xmm1 /* hi = clmul(z1_y, h) */
 	movdqu 16(%rdx), %xmm0 /* x_1 = load() */
 	pshufb .Lsm4_wordslice_ssse3_aesni_asm_0_reverse16(%rip), %xmm0 /* z_1 = lookup16(x_1, reverse16) */
 	movdqu 16(%rsi), %xmm5 /* h_1 = load() */
@@ -1299,6 +1300,278 @@ sm4_wordslice_ssse3_aesni_batch_ctr_asm:
 	ret
 	.size sm4_wordslice_ssse3_aesni_batch_ctr_asm, .-sm4_wordslice_ssse3_aesni_batch_ctr_asm
 
+/* sm4_wordslice_ssse3_aesni_batch_xts_asm: wordslice128_whitened, 4 arguments
+ *   %rdi: rk
+ *   %rsi: in
+ *   %rdx: out
+ *   %rcx: src
+ *   %r8: 16 x r (and the loop count)
+ *   xmm0-15: vectors, as allocated (16 used)
+ *   frame: 0 bytes (0 spill slots of 16 bytes)
+ */
+	.globl sm4_wordslice_ssse3_aesni_batch_xts_asm
+	.hidden sm4_wordslice_ssse3_aesni_batch_xts_asm
+	.type sm4_wordslice_ssse3_aesni_batch_xts_asm, @function
+	.p2align 5
+sm4_wordslice_ssse3_aesni_batch_xts_asm:
+
+	/* Load 4 blocks (1 groups), big-endian words to native, transpose 4x4 words. */
+	movdqu (%rsi), %xmm0 /* raw = load() */
+	movdqu (%rcx), %xmm1 /* tweak = load() */
+	pxor %xmm1, %xmm0 /* row = xor(raw, tweak) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_bswap32(%rip), %xmm0 /* rowle = lookup16(row, bswap32) */
+	movdqu 16(%rsi), %xmm1 /* raw_1 = load() */
+	movdqu 16(%rcx), %xmm2 /* tweak_1 = load() */
+	pxor %xmm2, %xmm1 /* row_1 = xor(raw_1, tweak_1) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_bswap32(%rip), %xmm1 /* rowle_1 = lookup16(row_1, bswap32) */
+	movdqu 32(%rsi), %xmm2 /* raw_2 = load() */
+	movdqu 32(%rcx), %xmm3 /* tweak_2 = load() */
+	pxor %xmm3, %xmm2 /* row_2 = xor(raw_2, tweak_2) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_bswap32(%rip), %xmm2 /* rowle_2 = lookup16(row_2, bswap32) */
+	movdqu 48(%rsi), %xmm3 /* raw_3 = load() */
+	movdqu 48(%rcx), %xmm4 /* tweak_3 = load() */
+	pxor %xmm4, %xmm3 /* row_3 = xor(raw_3, tweak_3) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_bswap32(%rip), %xmm3 /* rowle_3 = lookup16(row_3, bswap32) */
+	movdqa %xmm0, %xmm4 /* rowle */
+	punpckldq %xmm2, %xmm4 /* tr0 = unpacklo(rowle, rowle_2) */
+	punpckhdq %xmm2, %xmm0 /* tr0_1 = unpackhi(rowle, rowle_2) */
+	movdqa %xmm1, %xmm2 /* rowle_1 */
+	punpckldq %xmm3, %xmm2 /* tr0_2 = unpacklo(rowle_1, rowle_3) */
+	punpckhdq %xmm3, %xmm1 /* tr0_3 = unpackhi(rowle_1, rowle_3) */
+	movdqa %xmm4, %xmm3 /* tr0 */
+	punpckldq %xmm2, %xmm3 /* tr1 = unpacklo(tr0, tr0_2) */
+	punpckhdq %xmm2, %xmm4 /* tr1_1 = unpackhi(tr0, tr0_2) */
+	movdqa %xmm0, %xmm2 /* tr0_1 */
+	punpckldq %xmm1, %xmm2 /* tr1_2 = unpacklo(tr0_1, tr0_3) */
+	punpckhdq %xmm1, %xmm0 /* tr1_3 = unpackhi(tr0_1, tr0_3) */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_8_nibble_mask(%rip), %xmm1 /* nibble_mask = const() */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_8_aes_cancel_key(%rip), %xmm5 /* aes_cancel_key = const() */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_8_inv_shift_rows(%rip), %xmm6 /* inv_shift_rows = const() */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_8_rotl16(%rip), %xmm7 /* rotl16 = const() */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_8_rotl24(%rip), %xmm8 /* rotl24 = const() */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_8_rotl8(%rip), %xmm9 /* rotl8 = const() */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_8_tbl_hi(%rip), %xmm10 /* tbl_hi = const() */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_8_tbl_hi_1(%rip), %xmm11 /* tbl_hi_1 = const() */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_8_tbl_lo(%rip), %xmm12 /* tbl_lo = const() */
+	xor %r8, %r8
+	.p2align 4
+.Lsm4_wordslice_ssse3_aesni_asm_8_loop_r0:
+
+	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
+	movd (%rdi,%r8), %xmm13
+	pshufd $0, %xmm13, %xmm13 /* rkw = bcast32() */
+	movdqa %xmm4, %xmm14 /* g0x1.2 */
+	pxor %xmm2, %xmm14 /* g0t_acc = xor(g0x1, g0x2) */
+	pxor %xmm13, %xmm14 /* g0t_acc_1 = xor(g0t_acc, rkw) */
+	pxor %xmm0, %xmm14 /* g0t = xor(g0t_acc_1, g0x3) */
+	movdqa %xmm14, %xmm13 /* g0t */
+	pand %xmm1, %xmm13 /* g0t_lo = and(g0t, nibble_mask) */
+	psrlw $4, %xmm14 /* g0t_sh = shr(g0t) */
+	pand %xmm1, %xmm14 /* g0t_hi = and(g0t_sh, nibble_mask) */
+	movdqa %xmm12, %xmm15 /* tbl_lo */
+	pshufb %xmm13, %xmm15 /* g0a_l = lookup16(tbl_lo, g0t_lo) */
+	movdqa %xmm10, %xmm13 /* tbl_hi */
+	pshufb %xmm14, %xmm13 /* g0a_h = lookup16(tbl_hi, g0t_hi) */
+	pxor %xmm13, %xmm15 /* g0a = xor(g0a_l, g0a_h) */
+	pshufb %xmm6, %xmm15 /* g0s_sr = lookup16(g0a, inv_shift_rows) */
+	aesenclast %xmm5, %xmm15 /* g0s_aes = aesenclast(g0s_sr, aes_cancel_key) */
+	movdqa %xmm15, %xmm13 /* g0s_aes */
+	pand %xmm1, %xmm13 /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
+	psrlw $4, %xmm15 /* g0s_aes_sh = shr(g0s_aes) */
+	pand %xmm1, %xmm15 /* g0s_aes_hi = and(g0s_aes_sh, nibble_mask) */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_8_tbl_lo_1(%rip), %xmm14 /* tbl_lo_1 = const() */
+	movdqa %xmm14, %xmm5 /* tbl_lo_1 */
+	pshufb %xmm13, %xmm5 /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
+	movdqa %xmm11, %xmm13 /* tbl_hi_1 */
+	pshufb %xmm15, %xmm13 /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
+	pxor %xmm13, %xmm5 /* g0s = xor(g0s_l, g0s_h) */
+	movdqa %xmm5, %xmm13 /* g0s */
+	pshufb %xmm8, %xmm13 /* g0lr24 = lookup16(g0s, rotl24) */
+	movdqa %xmm5, %xmm15 /* g0s */
+	pshufb %xmm9, %xmm15 /* g0lr8 = lookup16(g0s, rotl8) */
+	movdqa %xmm5, %xmm9 /* g0s */
+	pshufb %xmm7, %xmm9 /* g0lr16 = lookup16(g0s, rotl16) */
+	movdqa %xmm5, %xmm7 /* g0s */
+	pxor %xmm15, %xmm7 /* g0lg_acc = xor(g0s, g0lr8) */
+	pxor %xmm9, %xmm7 /* g0lg = xor(g0lg_acc, g0lr16) */
+	movdqa %xmm7, %xmm9 /* g0lg */
+	pslld $2, %xmm9 /* g0lr2_l = shl(g0lg) */
+	psrld $30, %xmm7 /* g0lr2_r = shr(g0lg) */
+	por %xmm7, %xmm9 /* g0lr2 = or(g0lr2_l, g0lr2_r) */
+	pxor %xmm13, %xmm5 /* g0l_acc = xor(g0s, g0lr24) */
+	pxor %xmm9, %xmm5 /* g0l = xor(g0l_acc, g0lr2) */
+	pxor %xmm5, %xmm3 /* g0x = xor(g0x0, g0l) */
+
+	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
+	movd 4(%rdi,%r8), %xmm5
+	pshufd $0, %xmm5, %xmm5 /* rkw_1 = bcast32() */
+	movdqa %xmm2, %xmm7 /* g0x2.2 */
+	pxor %xmm0, %xmm7 /* g0t_acc_2 = xor(g0x2, g0x3) */
+	pxor %xmm5, %xmm7 /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
+	pxor %xmm3, %xmm7 /* g0t_1 = xor(g0t_acc_3, g0x0) */
+	movdqa %xmm7, %xmm5 /* g0t_1 */
+	pand %xmm1, %xmm5 /* g0t_1_lo = and(g0t_1, nibble_mask) */
+	psrlw $4, %xmm7 /* g0t_1_sh = shr(g0t_1) */
+	pand %xmm1, %xmm7 /* g0t_1_hi = and(g0t_1_sh, nibble_mask) */
+	movdqa %xmm12, %xmm9 /* tbl_lo */
+	pshufb %xmm5, %xmm9 /* g0a_1_l = lookup16(tbl_lo, g0t_1_lo) */
+	movdqa %xmm10, %xmm5 /* tbl_hi */
+	pshufb %xmm7, %xmm5 /* g0a_1_h = lookup16(tbl_hi, g0t_1_hi) */
+	pxor %xmm5, %xmm9 /* g0a_1 = xor(g0a_1_l, g0a_1_h) */
+	pshufb %xmm6, %xmm9 /* g0s_1_sr = lookup16(g0a_1, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_8_aes_cancel_key(%rip), %xmm9 /* g0s_1_aes = aesenclast(g0s_1_sr, aes_cancel_key) */
+	movdqa %xmm9, %xmm5 /* g0s_1_aes */
+	pand %xmm1, %xmm5 /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
+	psrlw $4, %xmm9 /* g0s_1_aes_sh = shr(g0s_1_aes) */
+	pand %xmm1, %xmm9 /* g0s_1_aes_hi = and(g0s_1_aes_sh, nibble_mask) */
+	movdqa %xmm14, %xmm7 /* tbl_lo_1 */
+	pshufb %xmm5, %xmm7 /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
+	movdqa %xmm11, %xmm5 /* tbl_hi_1 */
+	pshufb %xmm9, %xmm5 /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
+	pxor %xmm5, %xmm7 /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
+	movdqa %xmm7, %xmm5 /* g0s_1 */
+	pshufb %xmm8, %xmm5 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
+	movdqa %xmm7, %xmm9 /* g0s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_rotl8(%rip), %xmm9 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
+	movdqa %xmm7, %xmm13 /* g0s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_rotl16(%rip), %xmm13 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
+	movdqa %xmm7, %xmm15 /* g0s_1 */
+	pxor %xmm9, %xmm15 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
+	pxor %xmm13, %xmm15 /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
+	movdqa %xmm15, %xmm9 /* g0lg_1 */
+	pslld $2, %xmm9 /* g0lr2_1_l = shl(g0lg_1) */
+	psrld $30, %xmm15 /* g0lr2_1_r = shr(g0lg_1) */
+	por %xmm15, %xmm9 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
+	pxor %xmm5, %xmm7 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
+	pxor %xmm9, %xmm7 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
+	pxor %xmm7, %xmm4 /* g0x_1 = xor(g0x1, g0l_1) */
+
+	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
+	movd 8(%rdi,%r8), %xmm5
+	pshufd $0, %xmm5, %xmm5 /* rkw_2 = bcast32() */
+	movdqa %xmm0, %xmm7 /* g0x3.2 */
+	pxor %xmm3, %xmm7 /* g0t_acc_4 = xor(g0x3, g0x0) */
+	pxor %xmm5, %xmm7 /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
+	pxor %xmm4, %xmm7 /* g0t_2 = xor(g0t_acc_5, g0x1) */
+	movdqa %xmm7, %xmm5 /* g0t_2 */
+	pand %xmm1, %xmm5 /* g0t_2_lo = and(g0t_2, nibble_mask) */
+	psrlw $4, %xmm7 /* g0t_2_sh = shr(g0t_2) */
+	pand %xmm1, %xmm7 /* g0t_2_hi = and(g0t_2_sh, nibble_mask) */
+	movdqa %xmm12, %xmm9 /* tbl_lo */
+	pshufb %xmm5, %xmm9 /* g0a_2_l = lookup16(tbl_lo, g0t_2_lo) */
+	movdqa %xmm10, %xmm5 /* tbl_hi */
+	pshufb %xmm7, %xmm5 /* g0a_2_h = lookup16(tbl_hi, g0t_2_hi) */
+	pxor %xmm5, %xmm9 /* g0a_2 = xor(g0a_2_l, g0a_2_h) */
+	pshufb %xmm6, %xmm9 /* g0s_2_sr = lookup16(g0a_2, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_8_aes_cancel_key(%rip), %xmm9 /* g0s_2_aes = aesenclast(g0s_2_sr, aes_cancel_key) */
+	movdqa %xmm9, %xmm5 /* g0s_2_aes */
+	pand %xmm1, %xmm5 /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
+	psrlw $4, %xmm9 /* g0s_2_aes_sh = shr(g0s_2_aes) */
+	pand %xmm1, %xmm9 /* g0s_2_aes_hi = and(g0s_2_aes_sh, nibble_mask) */
+	movdqa %xmm14, %xmm7 /* tbl_lo_1 */
+	pshufb %xmm5, %xmm7 /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
+	movdqa %xmm11, %xmm5 /* tbl_hi_1 */
+	pshufb %xmm9, %xmm5 /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
+	pxor %xmm5, %xmm7 /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
+	movdqa %xmm7, %xmm5 /* g0s_2 */
+	pshufb %xmm8, %xmm5 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
+	movdqa %xmm7, %xmm9 /* g0s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_rotl8(%rip), %xmm9 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
+	movdqa %xmm7, %xmm13 /* g0s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_rotl16(%rip), %xmm13 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
+	movdqa %xmm7, %xmm15 /* g0s_2 */
+	pxor %xmm9, %xmm15 /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
+	pxor %xmm13, %xmm15 /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
+	movdqa %xmm15, %xmm9 /* g0lg_2 */
+	pslld $2, %xmm9 /* g0lr2_2_l = shl(g0lg_2) */
+	psrld $30, %xmm15 /* g0lr2_2_r = shr(g0lg_2) */
+	por %xmm15, %xmm9 /* g0lr2_2 = or(g0lr2_2_l, g0lr2_2_r) */
+	pxor %xmm5, %xmm7 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
+	pxor %xmm9, %xmm7 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
+	pxor %xmm7, %xmm2 /* g0x_2 = xor(g0x2, g0l_2) */
+
+	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
+	movd 12(%rdi,%r8), %xmm5
+	pshufd $0, %xmm5, %xmm5 /* rkw_3 = bcast32() */
+	movdqa %xmm3, %xmm7 /* g0x0.3 */
+	pxor %xmm4, %xmm7 /* g0t_acc_6 = xor(g0x0, g0x1) */
+	pxor %xmm5, %xmm7 /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
+	pxor %xmm2, %xmm7 /* g0t_3 = xor(g0t_acc_7, g0x2) */
+	movdqa %xmm7, %xmm5 /* g0t_3 */
+	pand %xmm1, %xmm5 /* g0t_3_lo = and(g0t_3, nibble_mask) */
+	psrlw $4, %xmm7 /* g0t_3_sh = shr(g0t_3) */
+	pand %xmm1, %xmm7 /* g0t_3_hi = and(g0t_3_sh, nibble_mask) */
+	movdqa %xmm12, %xmm9 /* tbl_lo */
+	pshufb %xmm5, %xmm9 /* g0a_3_l = lookup16(tbl_lo, g0t_3_lo) */
+	movdqa %xmm10, %xmm5 /* tbl_hi */
+	pshufb %xmm7, %xmm5 /* g0a_3_h = lookup16(tbl_hi, g0t_3_hi) */
+	pxor %xmm5, %xmm9 /* g0a_3 = xor(g0a_3_l, g0a_3_h) */
+	pshufb %xmm6, %xmm9 /* g0s_3_sr = lookup16(g0a_3, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_8_aes_cancel_key(%rip), %xmm9 /* g0s_3_aes = aesenclast(g0s_3_sr, aes_cancel_key) */
+	movdqa %xmm9, %xmm5 /* g0s_3_aes */
+	pand %xmm1, %xmm5 /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
+	psrlw $4, %xmm9 /* g0s_3_aes_sh = shr(g0s_3_aes) */
+	pand %xmm1, %xmm9 /* g0s_3_aes_hi = and(g0s_3_aes_sh, nibble_mask) */
+	movdqa %xmm14, %xmm7 /* tbl_lo_1 */
+	pshufb %xmm5, %xmm7 /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
+	movdqa %xmm11, %xmm5 /* tbl_hi_1 */
+	pshufb %xmm9, %xmm5 /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
+	pxor %xmm5, %xmm7 /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
+	movdqa %xmm7, %xmm5 /* g0s_3 */
+	pshufb %xmm8, %xmm5 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
+	movdqa %xmm7, %xmm9 /* g0s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_rotl8(%rip), %xmm9 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
+	movdqa %xmm7, %xmm13 /* g0s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_rotl16(%rip), %xmm13 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
+	movdqa %xmm7, %xmm15 /* g0s_3 */
+	pxor %xmm9, %xmm15 /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
+	pxor %xmm13, %xmm15 /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
+	movdqa %xmm15, %xmm9 /* g0lg_3 */
+	pslld $2, %xmm9 /* g0lr2_3_l = shl(g0lg_3) */
+	psrld $30, %xmm15 /* g0lr2_3_r = shr(g0lg_3) */
+	por %xmm15, %xmm9 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
+	pxor %xmm5, %xmm7 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
+	pxor %xmm9, %xmm7 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
+	pxor %xmm7, %xmm0 /* g0x_3 = xor(g0x3, g0l_3) */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_8_aes_cancel_key(%rip), %xmm5 /* aes_cancel_key = const() */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_8_rotl16(%rip), %xmm7 /* rotl16 = const() */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_8_rotl8(%rip), %xmm9 /* rotl8 = const() */
+	add $16, %r8
+	cmp $128, %r8
+	jne .Lsm4_wordslice_ssse3_aesni_asm_8_loop_r0
+
+	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; transpose back, native words to big-endian. */
+	movdqa %xmm0, %xmm13 /* g0x3.2 */
+	punpckldq %xmm4, %xmm13 /* tro0 = unpacklo(g0x3, g0x1) */
+	punpckhdq %xmm4, %xmm0 /* tro0_1 = unpackhi(g0x3, g0x1) */
+	movdqa %xmm2, %xmm4 /* g0x2.2 */
+	punpckldq %xmm3, %xmm4 /* tro0_2 = unpacklo(g0x2, g0x0) */
+	punpckhdq %xmm3, %xmm2 /* tro0_3 = unpackhi(g0x2, g0x0) */
+	movdqa %xmm13, %xmm3 /* tro0 */
+	punpckldq %xmm4, %xmm3 /* tro1 = unpacklo(tro0, tro0_2) */
+	punpckhdq %xmm4, %xmm13 /* tro1_1 = unpackhi(tro0, tro0_2) */
+	movdqa %xmm0, %xmm4 /* tro0_1 */
+	punpckldq %xmm2, %xmm4 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
+	punpckhdq %xmm2, %xmm0 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_bswap32(%rip), %xmm3 /* outbe = lookup16(tro1, bswap32) */
+	movdqu (%rcx), %xmm2 /* msg = load() */
+	pxor %xmm2, %xmm3 /* ct = xor(outbe, msg) */
+	movdqu %xmm3, (%rdx) /* store ct */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_bswap32(%rip), %xmm13 /* outbe_1 = lookup16(tro1_1, bswap32) */
+	movdqu 16(%rcx), %xmm2 /* msg_1 = load() */
+	pxor %xmm2, %xmm13 /* ct_1 = xor(outbe_1, msg_1) */
+	movdqu %xmm13, 16(%rdx) /* store ct_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_bswap32(%rip), %xmm4 /* outbe_2 = lookup16(tro1_2, bswap32) */
+	movdqu 32(%rcx), %xmm2 /* msg_2 = load() */
+	pxor %xmm2, %xmm4 /* ct_2 = xor(outbe_2, msg_2) */
+	movdqu %xmm4, 32(%rdx) /* store ct_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_bswap32(%rip), %xmm0 /* outbe_3 = lookup16(tro1_3, bswap32) */
+	movdqu 48(%rcx), %xmm2 /* msg_3 = load() */
+	pxor %xmm2, %xmm0 /* ct_3 = xor(outbe_3, msg_3) */
+	movdqu %xmm0, 48(%rdx) /* store ct_3 */
+	ret
+	.size sm4_wordslice_ssse3_aesni_batch_xts_asm, .-sm4_wordslice_ssse3_aesni_batch_xts_asm
+
 /* reverse16: byte i <- byte 15 - i: GCM bytes to the reflected form phi */
 	.section .rodata
 	.balign 16
@@ -1675,6 +1948,72 @@ sm4_wordslice_ssse3_aesni_batch_ctr_asm:
 	.section .rodata
 	.balign 16
 .Lsm4_wordslice_ssse3_aesni_asm_7_tbl_lo_1:
+	.byte 0xd3, 0xf5, 0xd9, 0xff, 0x24, 0x02, 0x2e, 0x08, 0xb4, 0x92, 0xbe, 0x98, 0x43, 0x65, 0x49, 0x6f
+
+/* bswap32: byte order reversal in each 32-bit word */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_asm_8_bswap32:
+	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+
+/* nibble_mask: low nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_asm_8_nibble_mask:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* aes_cancel_key: AESENCLAST key = SubBytes constant 0x63: cancels it */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_asm_8_aes_cancel_key:
+	.byte 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63
+
+/* inv_shift_rows: inverse ShiftRows (AESENCLAST's ShiftRows undone) */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_asm_8_inv_shift_rows:
+	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
+
+/* rotl16: rotate each 32-bit word left by 16 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_asm_8_rotl16:
+	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+
+/* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_asm_8_rotl24:
+	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+
+/* rotl8: rotate each 32-bit word left by 8 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_asm_8_rotl8:
+	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
+
+/* tbl_hi: A1, c1: S-box inner affine: high-nibble table */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_asm_8_tbl_hi:
+	.byte 0x00, 0xac, 0x68, 0xc4, 0x8c, 0x20, 0xe4, 0x48, 0x18, 0xb4, 0x70, 0xdc, 0x94, 0x38, 0xfc, 0x50
+
+/* tbl_hi_1: A2·inv(.) ^ c2: S-box outer affine, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_asm_8_tbl_hi_1:
+	.byte 0x00, 0x5e, 0x4a, 0x14, 0x08, 0x56, 0x42, 0x1c, 0x9d, 0xc3, 0xd7, 0x89, 0x95, 0xcb, 0xdf, 0x81
+
+/* tbl_lo: A1, c1: S-box inner affine: low-nibble table (constant folded in) */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_asm_8_tbl_lo:
+	.byte 0x1b, 0xee, 0x39, 0xcc, 0xbd, 0x48, 0x9f, 0x6a, 0xb9, 0x4c, 0x9b, 0x6e, 0x1f, 0xea, 0x3d, 0xc8
+
+/* tbl_lo_1: A2·inv(.) ^ c2: S-box outer affine, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_asm_8_tbl_lo_1:
 	.byte 0xd3, 0xf5, 0xd9, 0xff, 0x24, 0x02, 0x2e, 0x08, 0xb4, 0x92, 0xbe, 0x98, 0x43, 0x65, 0x49, 0x6f
 
 	.section .note.GNU-stack,"",@progbits

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "bench_sm4_modes.h"
 #include "cipher.h"
 #include "ctcheck.h"
 #include "kcrypt.h"
@@ -211,7 +212,7 @@ static int add_peers(bench_set *set, const bench_select *sel, const bench_block_
       problems += bench_block_add(set, io, op, 1024 + 16, &cell);
     }
   }
-  return problems;
+  return problems + sm4_modes_add_peers(set, sel, io);
 }
 
 #define PEERS add_peers
@@ -219,8 +220,10 @@ static int add_peers(bench_set *set, const bench_select *sel, const bench_block_
 #define PEERS NULL
 #endif /* KC_NO_PEERS */
 
-static const bench_hooks BENCH = {
-    .modes = KC_BLOCK_OP_NAMES, .add_cells = bench_block_cells, .add_peers = PEERS};
+static const bench_hooks BENCH = {.modes = KC_BLOCK_OP_NAMES "," SM4_MODES_OP_NAMES,
+                                  .add_cells = bench_block_cells,
+                                  .add_kernel = sm4_modes_add_kernel,
+                                  .add_peers = PEERS};
 
 /* ------------------------------------------------------------------ */
 /* The description                                                      */

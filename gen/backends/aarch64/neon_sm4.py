@@ -10,6 +10,6 @@ from .rules import sm4_rounds_by_sm4e
 from .target import target
 
 TARGET = target(
-    name="neon_sm4", cflags=("-march=armv8.2-a+sm4+aes",), cpu_features=("asimd", "arm_aes", "arm_pmull", "arm_sm4"),
+    name="neon_sm4", cflags=("-march=armv8.2-a+crypto+sm4",), cpu_features=("asimd", "arm_aes", "arm_pmull", "arm_sm4"),
     passes=((sm4_rounds_by_sm4e,) + INVERSION_PASS, LOWERING_PASS, NIBBLE_PASS, BYTE_SHIFT_PASS),
     description="NEON + SM4E: four SM4 rounds per instruction, one block per 128-bit register")

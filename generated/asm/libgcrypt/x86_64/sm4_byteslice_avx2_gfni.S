@@ -27,17 +27,18 @@ _gcry_sm4_byteslice_avx2_gfni_ghash_step:
 	and $-64, %rsp
 	sub $64, %rsp
 	vbroadcasti128 (%rdi), %ymm0 /* y_1 = bcast128() */
-	vpand .Lsm4_byteslice_avx2_gfni_0_first_block(%rip), %ymm0, %ymm0 /* y1 = and(y_1, first_block) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_0_reverse16(%rip), %ymm0, %ymm0 /* phi_y = lookup16(y_1, reverse16) */
+	vpand .Lsm4_byteslice_avx2_gfni_0_first_block(%rip), %ymm0, %ymm0 /* y1 = and(phi_y, first_block) */
 
 	/* 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
 	vmovdqu (%rdx), %ymm1 /* x = load() */
-	vpxor %ymm0, %ymm1, %ymm0 /* x1_y = xor(x, y1) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_0_reverse16(%rip), %ymm0, %ymm0 /* z = lookup16(x1_y, reverse16) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_0_reverse16(%rip), %ymm1, %ymm1 /* z = lookup16(x, reverse16) */
+	vpxor %ymm0, %ymm1, %ymm0 /* z1_y = xor(z, y1) */
 	vmovdqu (%rsi), %ymm1 /* h = load() */
-	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm2 /* lo = clmul(z, h) */
-	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* mid = clmul(z, h) */
-	vpclmulqdq $0x1, %ymm1, %ymm0, %ymm4 /* mid_1 = clmul(z, h) */
-	vpclmulqdq $0x11, %ymm1, %ymm0, %ymm0 /* hi = clmul(z, h) */
+	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm2 /* lo = clmul(z1_y, h) */
+	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* mid = clmul(z1_y, h) */
+	vpclmulqdq $0x1, %ymm1, %ymm0, %ymm4 /* mid_1 = clmul(z1_y, h) */
+	vpclmulqdq $0x11, %ymm1, %ymm0, %ymm0 /* hi = clmul(z1_y, h) */
 	vmovdqu 32(%rdx), %ymm1 /* x_1 = load() */
 	vpshufb .Lsm4_byteslice_avx2_gfni_0_reverse16(%rip), %ymm1, %ymm1 /* z_1 = lookup16(x_1, reverse16) */
 	vmovdqu 32(%rsi), %ymm5 /* h_1 = load() */
@@ -6274,12 +6275,1527 @@ _gcry_sm4_byteslice_avx2_gfni_batch_ctr:
 	CFI_ENDPROC();
 ELF(.size _gcry_sm4_byteslice_avx2_gfni_batch_ctr,.-_gcry_sm4_byteslice_avx2_gfni_batch_ctr;)
 
-/* first_block: Y joins X_1 alone */
-SECTION_RODATA
-	.balign 32
-.Lsm4_byteslice_avx2_gfni_0_first_block:
-	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+/* _gcry_sm4_byteslice_avx2_gfni_batch_xts: byteslice256_whitened, 4 arguments
+ *   %rdi: rk
+ *   %rsi: in
+ *   %rdx: out
+ *   %rcx: src
+ *   %r8: 128 x r (and the loop count)
+ *   ymm0-15: vectors, as allocated (16 used)
+ *   frame: 1984 bytes (61 spill slots of 32 bytes)
+ */
+	.globl _gcry_sm4_byteslice_avx2_gfni_batch_xts
+ELF(.type _gcry_sm4_byteslice_avx2_gfni_batch_xts,@function;)
+	.align 32
+_gcry_sm4_byteslice_avx2_gfni_batch_xts:
+	CFI_STARTPROC();
+	push %rbp
+	CFI_PUSH(%rbp);
+	mov %rsp, %rbp
+	CFI_DEF_CFA_REGISTER(%rbp);
+	and $-64, %rsp
+	sub $1984, %rsp
+
+	/* Load 64 blocks and transpose: register j = byte j of every block (algorithm 3). */
+	vmovdqu (%rsi), %ymm0 /* raw = load() */
+	vmovdqu (%rcx), %ymm1 /* tweak = load() */
+	vpxor %ymm1, %ymm0, %ymm0 /* row = xor(raw, tweak) */
+	vmovdqu 32(%rsi), %ymm1 /* raw_1 = load() */
+	vmovdqu 32(%rcx), %ymm2 /* tweak_1 = load() */
+	vpxor %ymm2, %ymm1, %ymm1 /* row_1 = xor(raw_1, tweak_1) */
+	vmovdqu 64(%rsi), %ymm2 /* raw_2 = load() */
+	vmovdqu 64(%rcx), %ymm3 /* tweak_2 = load() */
+	vpxor %ymm3, %ymm2, %ymm2 /* row_2 = xor(raw_2, tweak_2) */
+	vmovdqu 96(%rsi), %ymm3 /* raw_3 = load() */
+	vmovdqu 96(%rcx), %ymm4 /* tweak_3 = load() */
+	vpxor %ymm4, %ymm3, %ymm3 /* row_3 = xor(raw_3, tweak_3) */
+	vmovdqu 128(%rsi), %ymm4 /* raw_4 = load() */
+	vmovdqu 128(%rcx), %ymm5 /* tweak_4 = load() */
+	vpxor %ymm5, %ymm4, %ymm4 /* row_4 = xor(raw_4, tweak_4) */
+	vmovdqu 160(%rsi), %ymm5 /* raw_5 = load() */
+	vmovdqu 160(%rcx), %ymm6 /* tweak_5 = load() */
+	vpxor %ymm6, %ymm5, %ymm5 /* row_5 = xor(raw_5, tweak_5) */
+	vmovdqu 192(%rsi), %ymm6 /* raw_6 = load() */
+	vmovdqu 192(%rcx), %ymm7 /* tweak_6 = load() */
+	vpxor %ymm7, %ymm6, %ymm6 /* row_6 = xor(raw_6, tweak_6) */
+	vmovdqu 224(%rsi), %ymm7 /* raw_7 = load() */
+	vmovdqu 224(%rcx), %ymm8 /* tweak_7 = load() */
+	vpxor %ymm8, %ymm7, %ymm7 /* row_7 = xor(raw_7, tweak_7) */
+	vmovdqu 256(%rsi), %ymm8 /* raw_8 = load() */
+	vmovdqu 256(%rcx), %ymm9 /* tweak_8 = load() */
+	vpxor %ymm9, %ymm8, %ymm8 /* row_8 = xor(raw_8, tweak_8) */
+	vmovdqu 288(%rsi), %ymm9 /* raw_9 = load() */
+	vmovdqu 288(%rcx), %ymm10 /* tweak_9 = load() */
+	vpxor %ymm10, %ymm9, %ymm9 /* row_9 = xor(raw_9, tweak_9) */
+	vmovdqu 320(%rsi), %ymm10 /* raw_10 = load() */
+	vmovdqu 320(%rcx), %ymm11 /* tweak_10 = load() */
+	vpxor %ymm11, %ymm10, %ymm10 /* row_10 = xor(raw_10, tweak_10) */
+	vmovdqu 352(%rsi), %ymm11 /* raw_11 = load() */
+	vmovdqu 352(%rcx), %ymm12 /* tweak_11 = load() */
+	vpxor %ymm12, %ymm11, %ymm11 /* row_11 = xor(raw_11, tweak_11) */
+	vmovdqu 384(%rsi), %ymm12 /* raw_12 = load() */
+	vmovdqu 384(%rcx), %ymm13 /* tweak_12 = load() */
+	vpxor %ymm13, %ymm12, %ymm12 /* row_12 = xor(raw_12, tweak_12) */
+	vmovdqu 416(%rsi), %ymm13 /* raw_13 = load() */
+	vmovdqu 416(%rcx), %ymm14 /* tweak_13 = load() */
+	vpxor %ymm14, %ymm13, %ymm13 /* row_13 = xor(raw_13, tweak_13) */
+	vmovdqu 448(%rsi), %ymm14 /* raw_14 = load() */
+	vmovdqu 448(%rcx), %ymm15 /* tweak_14 = load() */
+	vpxor %ymm15, %ymm14, %ymm14 /* row_14 = xor(raw_14, tweak_14) */
+	vmovdqu 480(%rsi), %ymm15 /* raw_15 = load() */
+	vmovdqa %ymm7, 0(%rsp) /* spill row_7 */
+	vmovdqu 480(%rcx), %ymm7 /* tweak_15 = load() */
+	vpxor %ymm7, %ymm15, %ymm7 /* row_15 = xor(raw_15, tweak_15) */
+	vpunpcklbw %ymm8, %ymm0, %ymm15 /* tr0 = unpacklo(row, row_8) */
+	vpunpckhbw %ymm8, %ymm0, %ymm0 /* tr0_1 = unpackhi(row, row_8) */
+	vpunpcklbw %ymm9, %ymm1, %ymm8 /* tr0_2 = unpacklo(row_1, row_9) */
+	vpunpckhbw %ymm9, %ymm1, %ymm1 /* tr0_3 = unpackhi(row_1, row_9) */
+	vpunpcklbw %ymm10, %ymm2, %ymm9 /* tr0_4 = unpacklo(row_2, row_10) */
+	vpunpckhbw %ymm10, %ymm2, %ymm2 /* tr0_5 = unpackhi(row_2, row_10) */
+	vpunpcklbw %ymm11, %ymm3, %ymm10 /* tr0_6 = unpacklo(row_3, row_11) */
+	vpunpckhbw %ymm11, %ymm3, %ymm3 /* tr0_7 = unpackhi(row_3, row_11) */
+	vpunpcklbw %ymm12, %ymm4, %ymm11 /* tr0_8 = unpacklo(row_4, row_12) */
+	vpunpckhbw %ymm12, %ymm4, %ymm4 /* tr0_9 = unpackhi(row_4, row_12) */
+	vpunpcklbw %ymm13, %ymm5, %ymm12 /* tr0_10 = unpacklo(row_5, row_13) */
+	vpunpckhbw %ymm13, %ymm5, %ymm5 /* tr0_11 = unpackhi(row_5, row_13) */
+	vpunpcklbw %ymm14, %ymm6, %ymm13 /* tr0_12 = unpacklo(row_6, row_14) */
+	vpunpckhbw %ymm14, %ymm6, %ymm6 /* tr0_13 = unpackhi(row_6, row_14) */
+	vmovdqa 0(%rsp), %ymm14 /* reload row_7 */
+	vmovdqa %ymm3, 32(%rsp) /* spill tr0_7 */
+	vpunpcklbw %ymm7, %ymm14, %ymm3 /* tr0_14 = unpacklo(row_7, row_15) */
+	vpunpckhbw %ymm7, %ymm14, %ymm7 /* tr0_15 = unpackhi(row_7, row_15) */
+	vpunpcklbw %ymm11, %ymm15, %ymm14 /* tr1 = unpacklo(tr0, tr0_8) */
+	vpunpckhbw %ymm11, %ymm15, %ymm11 /* tr1_1 = unpackhi(tr0, tr0_8) */
+	vpunpcklbw %ymm4, %ymm0, %ymm15 /* tr1_2 = unpacklo(tr0_1, tr0_9) */
+	vpunpckhbw %ymm4, %ymm0, %ymm0 /* tr1_3 = unpackhi(tr0_1, tr0_9) */
+	vpunpcklbw %ymm12, %ymm8, %ymm4 /* tr1_4 = unpacklo(tr0_2, tr0_10) */
+	vpunpckhbw %ymm12, %ymm8, %ymm8 /* tr1_5 = unpackhi(tr0_2, tr0_10) */
+	vpunpcklbw %ymm5, %ymm1, %ymm12 /* tr1_6 = unpacklo(tr0_3, tr0_11) */
+	vpunpckhbw %ymm5, %ymm1, %ymm1 /* tr1_7 = unpackhi(tr0_3, tr0_11) */
+	vpunpcklbw %ymm13, %ymm9, %ymm5 /* tr1_8 = unpacklo(tr0_4, tr0_12) */
+	vpunpckhbw %ymm13, %ymm9, %ymm9 /* tr1_9 = unpackhi(tr0_4, tr0_12) */
+	vpunpcklbw %ymm6, %ymm2, %ymm13 /* tr1_10 = unpacklo(tr0_5, tr0_13) */
+	vpunpckhbw %ymm6, %ymm2, %ymm2 /* tr1_11 = unpackhi(tr0_5, tr0_13) */
+	vpunpcklbw %ymm3, %ymm10, %ymm6 /* tr1_12 = unpacklo(tr0_6, tr0_14) */
+	vpunpckhbw %ymm3, %ymm10, %ymm3 /* tr1_13 = unpackhi(tr0_6, tr0_14) */
+	vmovdqa 32(%rsp), %ymm10 /* reload tr0_7 */
+	vmovdqa %ymm1, 0(%rsp) /* spill tr1_7 */
+	vpunpcklbw %ymm7, %ymm10, %ymm1 /* tr1_14 = unpacklo(tr0_7, tr0_15) */
+	vpunpckhbw %ymm7, %ymm10, %ymm7 /* tr1_15 = unpackhi(tr0_7, tr0_15) */
+	vpunpcklbw %ymm5, %ymm14, %ymm10 /* tr2 = unpacklo(tr1, tr1_8) */
+	vpunpckhbw %ymm5, %ymm14, %ymm5 /* tr2_1 = unpackhi(tr1, tr1_8) */
+	vpunpcklbw %ymm9, %ymm11, %ymm14 /* tr2_2 = unpacklo(tr1_1, tr1_9) */
+	vpunpckhbw %ymm9, %ymm11, %ymm9 /* tr2_3 = unpackhi(tr1_1, tr1_9) */
+	vpunpcklbw %ymm13, %ymm15, %ymm11 /* tr2_4 = unpacklo(tr1_2, tr1_10) */
+	vpunpckhbw %ymm13, %ymm15, %ymm13 /* tr2_5 = unpackhi(tr1_2, tr1_10) */
+	vpunpcklbw %ymm2, %ymm0, %ymm15 /* tr2_6 = unpacklo(tr1_3, tr1_11) */
+	vpunpckhbw %ymm2, %ymm0, %ymm0 /* tr2_7 = unpackhi(tr1_3, tr1_11) */
+	vpunpcklbw %ymm6, %ymm4, %ymm2 /* tr2_8 = unpacklo(tr1_4, tr1_12) */
+	vpunpckhbw %ymm6, %ymm4, %ymm4 /* tr2_9 = unpackhi(tr1_4, tr1_12) */
+	vpunpcklbw %ymm3, %ymm8, %ymm6 /* tr2_10 = unpacklo(tr1_5, tr1_13) */
+	vpunpckhbw %ymm3, %ymm8, %ymm3 /* tr2_11 = unpackhi(tr1_5, tr1_13) */
+	vpunpcklbw %ymm1, %ymm12, %ymm8 /* tr2_12 = unpacklo(tr1_6, tr1_14) */
+	vpunpckhbw %ymm1, %ymm12, %ymm1 /* tr2_13 = unpackhi(tr1_6, tr1_14) */
+	vmovdqa 0(%rsp), %ymm12 /* reload tr1_7 */
+	vmovdqa %ymm0, 32(%rsp) /* spill tr2_7 */
+	vpunpcklbw %ymm7, %ymm12, %ymm0 /* tr2_14 = unpacklo(tr1_7, tr1_15) */
+	vpunpckhbw %ymm7, %ymm12, %ymm7 /* tr2_15 = unpackhi(tr1_7, tr1_15) */
+	vpunpcklbw %ymm2, %ymm10, %ymm12 /* tr3 = unpacklo(tr2, tr2_8) */
+	vpunpckhbw %ymm2, %ymm10, %ymm2 /* tr3_1 = unpackhi(tr2, tr2_8) */
+	vpunpcklbw %ymm4, %ymm5, %ymm10 /* tr3_2 = unpacklo(tr2_1, tr2_9) */
+	vpunpckhbw %ymm4, %ymm5, %ymm4 /* tr3_3 = unpackhi(tr2_1, tr2_9) */
+	vpunpcklbw %ymm6, %ymm14, %ymm5 /* tr3_4 = unpacklo(tr2_2, tr2_10) */
+	vpunpckhbw %ymm6, %ymm14, %ymm6 /* tr3_5 = unpackhi(tr2_2, tr2_10) */
+	vpunpcklbw %ymm3, %ymm9, %ymm14 /* tr3_6 = unpacklo(tr2_3, tr2_11) */
+	vpunpckhbw %ymm3, %ymm9, %ymm3 /* tr3_7 = unpackhi(tr2_3, tr2_11) */
+	vpunpcklbw %ymm8, %ymm11, %ymm9 /* tr3_8 = unpacklo(tr2_4, tr2_12) */
+	vpunpckhbw %ymm8, %ymm11, %ymm8 /* tr3_9 = unpackhi(tr2_4, tr2_12) */
+	vpunpcklbw %ymm1, %ymm13, %ymm11 /* tr3_10 = unpacklo(tr2_5, tr2_13) */
+	vpunpckhbw %ymm1, %ymm13, %ymm1 /* tr3_11 = unpackhi(tr2_5, tr2_13) */
+	vpunpcklbw %ymm0, %ymm15, %ymm13 /* tr3_12 = unpacklo(tr2_6, tr2_14) */
+	vpunpckhbw %ymm0, %ymm15, %ymm0 /* tr3_13 = unpackhi(tr2_6, tr2_14) */
+	vmovdqa 32(%rsp), %ymm15 /* reload tr2_7 */
+	vmovdqa %ymm0, 0(%rsp) /* spill tr3_13 */
+	vpunpcklbw %ymm7, %ymm15, %ymm0 /* tr3_14 = unpacklo(tr2_7, tr2_15) */
+	vpunpckhbw %ymm7, %ymm15, %ymm7 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
+
+	/* Into the sliced domain: X' = A1·X byte by byte (algorithm 1). */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat(%rip), %ymm12, %ymm12 /* xin = gf2p8affine(tr3, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat(%rip), %ymm2, %ymm2 /* xin_1 = gf2p8affine(tr3_1, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat(%rip), %ymm10, %ymm10 /* xin_2 = gf2p8affine(tr3_2, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat(%rip), %ymm4, %ymm4 /* xin_3 = gf2p8affine(tr3_3, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat(%rip), %ymm5, %ymm5 /* xin_4 = gf2p8affine(tr3_4, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat(%rip), %ymm6, %ymm6 /* xin_5 = gf2p8affine(tr3_5, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat(%rip), %ymm14, %ymm14 /* xin_6 = gf2p8affine(tr3_6, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat(%rip), %ymm3, %ymm3 /* xin_7 = gf2p8affine(tr3_7, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat(%rip), %ymm9, %ymm9 /* xin_8 = gf2p8affine(tr3_8, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat(%rip), %ymm8, %ymm8 /* xin_9 = gf2p8affine(tr3_9, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat(%rip), %ymm11, %ymm11 /* xin_10 = gf2p8affine(tr3_10, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat(%rip), %ymm1, %ymm1 /* xin_11 = gf2p8affine(tr3_11, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* xin_12 = gf2p8affine(tr3_12, gfni_mat) */
+	vmovdqa 0(%rsp), %ymm15 /* reload tr3_13 */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat(%rip), %ymm15, %ymm15 /* xin_13 = gf2p8affine(tr3_13, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat(%rip), %ymm0, %ymm0 /* xin_14 = gf2p8affine(tr3_14, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat(%rip), %ymm7, %ymm7 /* xin_15 = gf2p8affine(tr3_15, gfni_mat) */
+	vmovdqa %ymm0, 0(%rsp) /* spill g0x14.1 */
+	vmovdqu 512(%rsi), %ymm0 /* raw_16 = load() */
+	vmovdqa %ymm1, 32(%rsp) /* spill g0x11.1 */
+	vmovdqu 512(%rcx), %ymm1 /* tweak_16 = load() */
+	vpxor %ymm1, %ymm0, %ymm0 /* row_16 = xor(raw_16, tweak_16) */
+	vmovdqu 544(%rsi), %ymm1 /* raw_17 = load() */
+	vmovdqa %ymm2, 64(%rsp) /* spill g0x1.1 */
+	vmovdqu 544(%rcx), %ymm2 /* tweak_17 = load() */
+	vpxor %ymm2, %ymm1, %ymm1 /* row_17 = xor(raw_17, tweak_17) */
+	vmovdqu 576(%rsi), %ymm2 /* raw_18 = load() */
+	vmovdqa %ymm3, 96(%rsp) /* spill g0x7.1 */
+	vmovdqu 576(%rcx), %ymm3 /* tweak_18 = load() */
+	vpxor %ymm3, %ymm2, %ymm2 /* row_18 = xor(raw_18, tweak_18) */
+	vmovdqu 608(%rsi), %ymm3 /* raw_19 = load() */
+	vmovdqa %ymm4, 128(%rsp) /* spill g0x3.1 */
+	vmovdqu 608(%rcx), %ymm4 /* tweak_19 = load() */
+	vpxor %ymm4, %ymm3, %ymm3 /* row_19 = xor(raw_19, tweak_19) */
+	vmovdqu 640(%rsi), %ymm4 /* raw_20 = load() */
+	vmovdqa %ymm5, 160(%rsp) /* spill g0x4.1 */
+	vmovdqu 640(%rcx), %ymm5 /* tweak_20 = load() */
+	vpxor %ymm5, %ymm4, %ymm4 /* row_20 = xor(raw_20, tweak_20) */
+	vmovdqu 672(%rsi), %ymm5 /* raw_21 = load() */
+	vmovdqa %ymm6, 192(%rsp) /* spill g0x5.1 */
+	vmovdqu 672(%rcx), %ymm6 /* tweak_21 = load() */
+	vpxor %ymm6, %ymm5, %ymm5 /* row_21 = xor(raw_21, tweak_21) */
+	vmovdqu 704(%rsi), %ymm6 /* raw_22 = load() */
+	vmovdqa %ymm7, 224(%rsp) /* spill g0x15.1 */
+	vmovdqu 704(%rcx), %ymm7 /* tweak_22 = load() */
+	vpxor %ymm7, %ymm6, %ymm6 /* row_22 = xor(raw_22, tweak_22) */
+	vmovdqu 736(%rsi), %ymm7 /* raw_23 = load() */
+	vmovdqa %ymm8, 256(%rsp) /* spill g0x9.1 */
+	vmovdqu 736(%rcx), %ymm8 /* tweak_23 = load() */
+	vpxor %ymm8, %ymm7, %ymm7 /* row_23 = xor(raw_23, tweak_23) */
+	vmovdqu 768(%rsi), %ymm8 /* raw_24 = load() */
+	vmovdqa %ymm9, 288(%rsp) /* spill g0x8.1 */
+	vmovdqu 768(%rcx), %ymm9 /* tweak_24 = load() */
+	vpxor %ymm9, %ymm8, %ymm8 /* row_24 = xor(raw_24, tweak_24) */
+	vmovdqu 800(%rsi), %ymm9 /* raw_25 = load() */
+	vmovdqa %ymm10, 320(%rsp) /* spill g0x2.1 */
+	vmovdqu 800(%rcx), %ymm10 /* tweak_25 = load() */
+	vpxor %ymm10, %ymm9, %ymm9 /* row_25 = xor(raw_25, tweak_25) */
+	vmovdqu 832(%rsi), %ymm10 /* raw_26 = load() */
+	vmovdqa %ymm11, 352(%rsp) /* spill g0x10.1 */
+	vmovdqu 832(%rcx), %ymm11 /* tweak_26 = load() */
+	vpxor %ymm11, %ymm10, %ymm10 /* row_26 = xor(raw_26, tweak_26) */
+	vmovdqu 864(%rsi), %ymm11 /* raw_27 = load() */
+	vmovdqa %ymm12, 384(%rsp) /* spill g0x0.1 */
+	vmovdqu 864(%rcx), %ymm12 /* tweak_27 = load() */
+	vpxor %ymm12, %ymm11, %ymm11 /* row_27 = xor(raw_27, tweak_27) */
+	vmovdqu 896(%rsi), %ymm12 /* raw_28 = load() */
+	vmovdqa %ymm13, 416(%rsp) /* spill g0x12.1 */
+	vmovdqu 896(%rcx), %ymm13 /* tweak_28 = load() */
+	vpxor %ymm13, %ymm12, %ymm12 /* row_28 = xor(raw_28, tweak_28) */
+	vmovdqu 928(%rsi), %ymm13 /* raw_29 = load() */
+	vmovdqa %ymm14, 448(%rsp) /* spill g0x6.1 */
+	vmovdqu 928(%rcx), %ymm14 /* tweak_29 = load() */
+	vpxor %ymm14, %ymm13, %ymm13 /* row_29 = xor(raw_29, tweak_29) */
+	vmovdqu 960(%rsi), %ymm14 /* raw_30 = load() */
+	vmovdqa %ymm15, 480(%rsp) /* spill g0x13.1 */
+	vmovdqu 960(%rcx), %ymm15 /* tweak_30 = load() */
+	vpxor %ymm15, %ymm14, %ymm14 /* row_30 = xor(raw_30, tweak_30) */
+	vmovdqu 992(%rsi), %ymm15 /* raw_31 = load() */
+	vmovdqa %ymm7, 512(%rsp) /* spill row_23 */
+	vmovdqu 992(%rcx), %ymm7 /* tweak_31 = load() */
+	vpxor %ymm7, %ymm15, %ymm7 /* row_31 = xor(raw_31, tweak_31) */
+	vpunpcklbw %ymm8, %ymm0, %ymm15 /* tr0_16 = unpacklo(row_16, row_24) */
+	vpunpckhbw %ymm8, %ymm0, %ymm0 /* tr0_17 = unpackhi(row_16, row_24) */
+	vpunpcklbw %ymm9, %ymm1, %ymm8 /* tr0_18 = unpacklo(row_17, row_25) */
+	vpunpckhbw %ymm9, %ymm1, %ymm1 /* tr0_19 = unpackhi(row_17, row_25) */
+	vpunpcklbw %ymm10, %ymm2, %ymm9 /* tr0_20 = unpacklo(row_18, row_26) */
+	vpunpckhbw %ymm10, %ymm2, %ymm2 /* tr0_21 = unpackhi(row_18, row_26) */
+	vpunpcklbw %ymm11, %ymm3, %ymm10 /* tr0_22 = unpacklo(row_19, row_27) */
+	vpunpckhbw %ymm11, %ymm3, %ymm3 /* tr0_23 = unpackhi(row_19, row_27) */
+	vpunpcklbw %ymm12, %ymm4, %ymm11 /* tr0_24 = unpacklo(row_20, row_28) */
+	vpunpckhbw %ymm12, %ymm4, %ymm4 /* tr0_25 = unpackhi(row_20, row_28) */
+	vpunpcklbw %ymm13, %ymm5, %ymm12 /* tr0_26 = unpacklo(row_21, row_29) */
+	vpunpckhbw %ymm13, %ymm5, %ymm5 /* tr0_27 = unpackhi(row_21, row_29) */
+	vpunpcklbw %ymm14, %ymm6, %ymm13 /* tr0_28 = unpacklo(row_22, row_30) */
+	vpunpckhbw %ymm14, %ymm6, %ymm6 /* tr0_29 = unpackhi(row_22, row_30) */
+	vmovdqa 512(%rsp), %ymm14 /* reload row_23 */
+	vmovdqa %ymm3, 544(%rsp) /* spill tr0_23 */
+	vpunpcklbw %ymm7, %ymm14, %ymm3 /* tr0_30 = unpacklo(row_23, row_31) */
+	vpunpckhbw %ymm7, %ymm14, %ymm7 /* tr0_31 = unpackhi(row_23, row_31) */
+	vpunpcklbw %ymm11, %ymm15, %ymm14 /* tr1_16 = unpacklo(tr0_16, tr0_24) */
+	vpunpckhbw %ymm11, %ymm15, %ymm11 /* tr1_17 = unpackhi(tr0_16, tr0_24) */
+	vpunpcklbw %ymm4, %ymm0, %ymm15 /* tr1_18 = unpacklo(tr0_17, tr0_25) */
+	vpunpckhbw %ymm4, %ymm0, %ymm0 /* tr1_19 = unpackhi(tr0_17, tr0_25) */
+	vpunpcklbw %ymm12, %ymm8, %ymm4 /* tr1_20 = unpacklo(tr0_18, tr0_26) */
+	vpunpckhbw %ymm12, %ymm8, %ymm8 /* tr1_21 = unpackhi(tr0_18, tr0_26) */
+	vpunpcklbw %ymm5, %ymm1, %ymm12 /* tr1_22 = unpacklo(tr0_19, tr0_27) */
+	vpunpckhbw %ymm5, %ymm1, %ymm1 /* tr1_23 = unpackhi(tr0_19, tr0_27) */
+	vpunpcklbw %ymm13, %ymm9, %ymm5 /* tr1_24 = unpacklo(tr0_20, tr0_28) */
+	vpunpckhbw %ymm13, %ymm9, %ymm9 /* tr1_25 = unpackhi(tr0_20, tr0_28) */
+	vpunpcklbw %ymm6, %ymm2, %ymm13 /* tr1_26 = unpacklo(tr0_21, tr0_29) */
+	vpunpckhbw %ymm6, %ymm2, %ymm2 /* tr1_27 = unpackhi(tr0_21, tr0_29) */
+	vpunpcklbw %ymm3, %ymm10, %ymm6 /* tr1_28 = unpacklo(tr0_22, tr0_30) */
+	vpunpckhbw %ymm3, %ymm10, %ymm3 /* tr1_29 = unpackhi(tr0_22, tr0_30) */
+	vmovdqa 544(%rsp), %ymm10 /* reload tr0_23 */
+	vmovdqa %ymm1, 512(%rsp) /* spill tr1_23 */
+	vpunpcklbw %ymm7, %ymm10, %ymm1 /* tr1_30 = unpacklo(tr0_23, tr0_31) */
+	vpunpckhbw %ymm7, %ymm10, %ymm7 /* tr1_31 = unpackhi(tr0_23, tr0_31) */
+	vpunpcklbw %ymm5, %ymm14, %ymm10 /* tr2_16 = unpacklo(tr1_16, tr1_24) */
+	vpunpckhbw %ymm5, %ymm14, %ymm5 /* tr2_17 = unpackhi(tr1_16, tr1_24) */
+	vpunpcklbw %ymm9, %ymm11, %ymm14 /* tr2_18 = unpacklo(tr1_17, tr1_25) */
+	vpunpckhbw %ymm9, %ymm11, %ymm9 /* tr2_19 = unpackhi(tr1_17, tr1_25) */
+	vpunpcklbw %ymm13, %ymm15, %ymm11 /* tr2_20 = unpacklo(tr1_18, tr1_26) */
+	vpunpckhbw %ymm13, %ymm15, %ymm13 /* tr2_21 = unpackhi(tr1_18, tr1_26) */
+	vpunpcklbw %ymm2, %ymm0, %ymm15 /* tr2_22 = unpacklo(tr1_19, tr1_27) */
+	vpunpckhbw %ymm2, %ymm0, %ymm0 /* tr2_23 = unpackhi(tr1_19, tr1_27) */
+	vpunpcklbw %ymm6, %ymm4, %ymm2 /* tr2_24 = unpacklo(tr1_20, tr1_28) */
+	vpunpckhbw %ymm6, %ymm4, %ymm4 /* tr2_25 = unpackhi(tr1_20, tr1_28) */
+	vpunpcklbw %ymm3, %ymm8, %ymm6 /* tr2_26 = unpacklo(tr1_21, tr1_29) */
+	vpunpckhbw %ymm3, %ymm8, %ymm3 /* tr2_27 = unpackhi(tr1_21, tr1_29) */
+	vpunpcklbw %ymm1, %ymm12, %ymm8 /* tr2_28 = unpacklo(tr1_22, tr1_30) */
+	vpunpckhbw %ymm1, %ymm12, %ymm1 /* tr2_29 = unpackhi(tr1_22, tr1_30) */
+	vmovdqa 512(%rsp), %ymm12 /* reload tr1_23 */
+	vmovdqa %ymm0, 544(%rsp) /* spill tr2_23 */
+	vpunpcklbw %ymm7, %ymm12, %ymm0 /* tr2_30 = unpacklo(tr1_23, tr1_31) */
+	vpunpckhbw %ymm7, %ymm12, %ymm7 /* tr2_31 = unpackhi(tr1_23, tr1_31) */
+	vpunpcklbw %ymm2, %ymm10, %ymm12 /* tr3_16 = unpacklo(tr2_16, tr2_24) */
+	vpunpckhbw %ymm2, %ymm10, %ymm2 /* tr3_17 = unpackhi(tr2_16, tr2_24) */
+	vpunpcklbw %ymm4, %ymm5, %ymm10 /* tr3_18 = unpacklo(tr2_17, tr2_25) */
+	vpunpckhbw %ymm4, %ymm5, %ymm4 /* tr3_19 = unpackhi(tr2_17, tr2_25) */
+	vpunpcklbw %ymm6, %ymm14, %ymm5 /* tr3_20 = unpacklo(tr2_18, tr2_26) */
+	vpunpckhbw %ymm6, %ymm14, %ymm6 /* tr3_21 = unpackhi(tr2_18, tr2_26) */
+	vpunpcklbw %ymm3, %ymm9, %ymm14 /* tr3_22 = unpacklo(tr2_19, tr2_27) */
+	vpunpckhbw %ymm3, %ymm9, %ymm3 /* tr3_23 = unpackhi(tr2_19, tr2_27) */
+	vpunpcklbw %ymm8, %ymm11, %ymm9 /* tr3_24 = unpacklo(tr2_20, tr2_28) */
+	vpunpckhbw %ymm8, %ymm11, %ymm8 /* tr3_25 = unpackhi(tr2_20, tr2_28) */
+	vpunpcklbw %ymm1, %ymm13, %ymm11 /* tr3_26 = unpacklo(tr2_21, tr2_29) */
+	vpunpckhbw %ymm1, %ymm13, %ymm1 /* tr3_27 = unpackhi(tr2_21, tr2_29) */
+	vpunpcklbw %ymm0, %ymm15, %ymm13 /* tr3_28 = unpacklo(tr2_22, tr2_30) */
+	vpunpckhbw %ymm0, %ymm15, %ymm0 /* tr3_29 = unpackhi(tr2_22, tr2_30) */
+	vmovdqa 544(%rsp), %ymm15 /* reload tr2_23 */
+	vmovdqa %ymm0, 512(%rsp) /* spill tr3_29 */
+	vpunpcklbw %ymm7, %ymm15, %ymm0 /* tr3_30 = unpacklo(tr2_23, tr2_31) */
+	vpunpckhbw %ymm7, %ymm15, %ymm7 /* tr3_31 = unpackhi(tr2_23, tr2_31) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat(%rip), %ymm12, %ymm12 /* xin_16 = gf2p8affine(tr3_16, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat(%rip), %ymm2, %ymm2 /* xin_17 = gf2p8affine(tr3_17, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat(%rip), %ymm10, %ymm10 /* xin_18 = gf2p8affine(tr3_18, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat(%rip), %ymm4, %ymm4 /* xin_19 = gf2p8affine(tr3_19, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat(%rip), %ymm5, %ymm5 /* xin_20 = gf2p8affine(tr3_20, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat(%rip), %ymm6, %ymm6 /* xin_21 = gf2p8affine(tr3_21, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat(%rip), %ymm14, %ymm14 /* xin_22 = gf2p8affine(tr3_22, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat(%rip), %ymm3, %ymm3 /* xin_23 = gf2p8affine(tr3_23, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat(%rip), %ymm9, %ymm9 /* xin_24 = gf2p8affine(tr3_24, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat(%rip), %ymm8, %ymm8 /* xin_25 = gf2p8affine(tr3_25, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat(%rip), %ymm11, %ymm11 /* xin_26 = gf2p8affine(tr3_26, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat(%rip), %ymm1, %ymm1 /* xin_27 = gf2p8affine(tr3_27, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* xin_28 = gf2p8affine(tr3_28, gfni_mat) */
+	vmovdqa 512(%rsp), %ymm15 /* reload tr3_29 */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat(%rip), %ymm15, %ymm15 /* xin_29 = gf2p8affine(tr3_29, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat(%rip), %ymm0, %ymm0 /* xin_30 = gf2p8affine(tr3_30, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat(%rip), %ymm7, %ymm7 /* xin_31 = gf2p8affine(tr3_31, gfni_mat) */
+
+	/* Products per input byte: B'1, B'2; every other block of M'_L is a XOR of them. */
+	vmovdqa %ymm4, 512(%rsp) /* spill g1x3.2 */
+	vmovdqa 384(%rsp), %ymm4 /* reload g0x0.2 */
+	vmovdqa %ymm10, 544(%rsp) /* spill g1x2.2 */
+	vmovdqa 64(%rsp), %ymm10 /* reload g0x1.2 */
+	vmovdqa %ymm2, 576(%rsp) /* spill g1x1.2 */
+	vmovdqa 320(%rsp), %ymm2 /* reload g0x2.2 */
+	vmovdqa %ymm12, 608(%rsp) /* spill g1x0.2 */
+	vmovdqa 128(%rsp), %ymm12 /* reload g0x3.2 */
+	vmovdqa %ymm7, 640(%rsp) /* spill g1x15.2 */
+	vmovdqa 608(%rsp), %ymm7 /* reload g1x0.2 */
+	vmovdqa %ymm7, 672(%rsp) /* spill g1x0.2 */
+	vmovdqa 576(%rsp), %ymm7 /* reload g1x1.2 */
+	vmovdqa %ymm7, 704(%rsp) /* spill g1x1.2 */
+	vmovdqa 544(%rsp), %ymm7 /* reload g1x2.2 */
+	vmovdqa %ymm7, 736(%rsp) /* spill g1x2.2 */
+	vmovdqa 512(%rsp), %ymm7 /* reload g1x3.2 */
+	vmovdqa %ymm7, 768(%rsp) /* spill g1x3.2 */
+	vmovdqa 160(%rsp), %ymm7 /* reload g0x4.2 */
+	vmovdqa %ymm1, 800(%rsp) /* spill g1x11.2 */
+	vmovdqa 192(%rsp), %ymm1 /* reload g0x5.2 */
+	vmovdqa %ymm3, 832(%rsp) /* spill g1x7.2 */
+	vmovdqa 448(%rsp), %ymm3 /* reload g0x6.2 */
+	vmovdqa %ymm0, 864(%rsp) /* spill g1x14.2 */
+	vmovdqa 96(%rsp), %ymm0 /* reload g0x7.2 */
+	vmovdqa %ymm11, 896(%rsp) /* spill g1x10.2 */
+	vmovdqa 832(%rsp), %ymm11 /* reload g1x7.2 */
+	vmovdqa %ymm11, 928(%rsp) /* spill g1x7.2 */
+	vmovdqa 288(%rsp), %ymm11 /* reload g0x8.2 */
+	vmovdqa %ymm14, 960(%rsp) /* spill g1x6.2 */
+	vmovdqa 256(%rsp), %ymm14 /* reload g0x9.2 */
+	vmovdqa %ymm15, 992(%rsp) /* spill g1x13.2 */
+	vmovdqa 352(%rsp), %ymm15 /* reload g0x10.2 */
+	vmovdqa %ymm6, 1024(%rsp) /* spill g1x5.2 */
+	vmovdqa 32(%rsp), %ymm6 /* reload g0x11.2 */
+	vmovdqa %ymm8, 1056(%rsp) /* spill g1x9.2 */
+	vmovdqa 896(%rsp), %ymm8 /* reload g1x10.2 */
+	vmovdqa %ymm8, 1088(%rsp) /* spill g1x10.2 */
+	vmovdqa 800(%rsp), %ymm8 /* reload g1x11.2 */
+	vmovdqa %ymm8, 1120(%rsp) /* spill g1x11.2 */
+	vmovdqa 416(%rsp), %ymm8 /* reload g0x12.2 */
+	vmovdqa %ymm13, 1152(%rsp) /* spill g1x12.2 */
+	vmovdqa 480(%rsp), %ymm13 /* reload g0x13.2 */
+	vmovdqa %ymm5, 1184(%rsp) /* spill g1x4.2 */
+	vmovdqa 0(%rsp), %ymm5 /* reload g0x14.2 */
+	vmovdqa %ymm9, 1216(%rsp) /* spill g1x8.2 */
+	vmovdqa 224(%rsp), %ymm9 /* reload g0x15.2 */
+	vmovdqa %ymm12, 1248(%rsp) /* spill g0x3.2 */
+	vmovdqa 1152(%rsp), %ymm12 /* reload g1x12.2 */
+	vmovdqa %ymm12, 1280(%rsp) /* spill g1x12.2 */
+	vmovdqa 992(%rsp), %ymm12 /* reload g1x13.2 */
+	vmovdqa %ymm12, 1312(%rsp) /* spill g1x13.2 */
+	vmovdqa 864(%rsp), %ymm12 /* reload g1x14.2 */
+	vmovdqa %ymm12, 1344(%rsp) /* spill g1x14.2 */
+	vmovdqa 640(%rsp), %ymm12 /* reload g1x15.2 */
+	vmovdqa %ymm4, 224(%rsp) /* spill g0x0.2 */
+	vmovdqa %ymm10, 0(%rsp) /* spill g0x1.2 */
+	vmovdqa %ymm2, 480(%rsp) /* spill g0x2.2 */
+	vmovdqa %ymm12, 416(%rsp) /* spill g1x15.2 */
+	xor %r8, %r8
+	.p2align 4
+.Lsm4_byteslice_avx2_gfni_8_loop_r0:
+
+	/* Round 8r+0: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */
+	vpbroadcastd (%rdi,%r8), %ymm2 /* rk0 = bcast32() */
+	vpbroadcastd 4(%rdi,%r8), %ymm4 /* rk1 = bcast32() */
+	vpbroadcastd 8(%rdi,%r8), %ymm10 /* rk2 = bcast32() */
+	vpbroadcastd 12(%rdi,%r8), %ymm12 /* rk3 = bcast32() */
+	vmovdqa %ymm7, 32(%rsp) /* spill g0x4.2 */
+	vpxor %ymm11, %ymm7, %ymm7 /* t0_acc = xor(g0x4, g0x8) */
+	vpxor %ymm2, %ymm7, %ymm7 /* t0_acc_1 = xor(t0_acc, rk0) */
+	vpxor %ymm8, %ymm7, %ymm7 /* t0 = xor(t0_acc_1, g0x12) */
+	vmovdqa %ymm1, 352(%rsp) /* spill g0x5.2 */
+	vpxor %ymm14, %ymm1, %ymm1 /* t1_acc = xor(g0x5, g0x9) */
+	vpxor %ymm4, %ymm1, %ymm1 /* t1_acc_1 = xor(t1_acc, rk1) */
+	vpxor %ymm13, %ymm1, %ymm1 /* t1 = xor(t1_acc_1, g0x13) */
+	vmovdqa %ymm3, 256(%rsp) /* spill g0x6.2 */
+	vpxor %ymm15, %ymm3, %ymm3 /* t2_acc = xor(g0x6, g0x10) */
+	vpxor %ymm10, %ymm3, %ymm3 /* t2_acc_1 = xor(t2_acc, rk2) */
+	vpxor %ymm5, %ymm3, %ymm3 /* t2 = xor(t2_acc_1, g0x14) */
+	vmovdqa %ymm0, 288(%rsp) /* spill g0x7.2 */
+	vpxor %ymm6, %ymm0, %ymm0 /* t3_acc = xor(g0x7, g0x11) */
+	vpxor %ymm12, %ymm0, %ymm0 /* t3_acc_1 = xor(t3_acc, rk3) */
+	vpxor %ymm9, %ymm0, %ymm0 /* t3 = xor(t3_acc_1, g0x15) */
+	vmovdqa %ymm6, 96(%rsp) /* spill g0x11.2 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm7, %ymm6 /* p1_0 = gf2p8affineinv(t0, gfni_mat_1) */
+	vmovdqa %ymm9, 448(%rsp) /* spill g0x15.2 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm1, %ymm9 /* p1_1 = gf2p8affineinv(t1, gfni_mat_1) */
+	vmovdqa %ymm5, 192(%rsp) /* spill g0x14.2 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm3, %ymm5 /* p1_2 = gf2p8affineinv(t2, gfni_mat_1) */
+	vmovdqa %ymm15, 160(%rsp) /* spill g0x10.2 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm0, %ymm15 /* p1_3 = gf2p8affineinv(t3, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_2(%rip), %ymm7, %ymm7 /* p2_0 = gf2p8affineinv(t0, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_2(%rip), %ymm1, %ymm1 /* p2_1 = gf2p8affineinv(t1, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_2(%rip), %ymm3, %ymm3 /* p2_2 = gf2p8affineinv(t2, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_2(%rip), %ymm0, %ymm0 /* p2_3 = gf2p8affineinv(t3, gfni_mat_2) */
+	vmovdqa %ymm13, 128(%rsp) /* spill g0x13.2 */
+	vpxor %ymm1, %ymm6, %ymm13 /* m0_acc = xor(p1_0, p2_1) */
+	vmovdqa %ymm14, 320(%rsp) /* spill g0x9.2 */
+	vpxor %ymm15, %ymm3, %ymm14 /* m0_acc_1 = xor(p2_2, p1_3) */
+	vpxor %ymm14, %ymm13, %ymm13 /* m0_acc_2 = xor(m0_acc, m0_acc_1) */
+	vpxor %ymm0, %ymm13, %ymm13 /* m0_acc_3 = xor(m0_acc_2, p2_3) */
+	vpxor 224(%rsp), %ymm13, %ymm13 /* x0n = xor(m0_acc_3, g0x0.2) */
+	vpxor %ymm7, %ymm6, %ymm6 /* m1_acc = xor(p1_0, p2_0) */
+	vpxor %ymm3, %ymm9, %ymm14 /* m1_acc_1 = xor(p1_1, p2_2) */
+	vpxor %ymm14, %ymm6, %ymm6 /* m1_acc_2 = xor(m1_acc, m1_acc_1) */
+	vpxor %ymm0, %ymm6, %ymm6 /* m1_acc_3 = xor(m1_acc_2, p2_3) */
+	vpxor 0(%rsp), %ymm6, %ymm6 /* x1n = xor(m1_acc_3, g0x1.2) */
+	vpxor %ymm9, %ymm7, %ymm9 /* m2_acc = xor(p2_0, p1_1) */
+	vpxor %ymm5, %ymm1, %ymm14 /* m2_acc_1 = xor(p2_1, p1_2) */
+	vpxor %ymm14, %ymm9, %ymm9 /* m2_acc_2 = xor(m2_acc, m2_acc_1) */
+	vpxor %ymm0, %ymm9, %ymm0 /* m2_acc_3 = xor(m2_acc_2, p2_3) */
+	vpxor 480(%rsp), %ymm0, %ymm0 /* x2n = xor(m2_acc_3, g0x2.2) */
+	vpxor %ymm1, %ymm7, %ymm1 /* m3_acc = xor(p2_0, p2_1) */
+	vpxor %ymm3, %ymm5, %ymm3 /* m3_acc_1 = xor(p1_2, p2_2) */
+	vpxor %ymm3, %ymm1, %ymm1 /* m3_acc_2 = xor(m3_acc, m3_acc_1) */
+	vpxor %ymm15, %ymm1, %ymm1 /* m3_acc_3 = xor(m3_acc_2, p1_3) */
+	vpxor 1248(%rsp), %ymm1, %ymm1 /* x3n = xor(m3_acc_3, g0x3.2) */
+	vmovdqa 1184(%rsp), %ymm3 /* reload g1x4.2 */
+	vpxor 1216(%rsp), %ymm3, %ymm5 /* t0_acc_2 = xor(g1x4, g1x8) */
+	vpxor %ymm2, %ymm5, %ymm2 /* t0_acc_3 = xor(t0_acc_2, rk0) */
+	vpxor 1280(%rsp), %ymm2, %ymm2 /* t0_1 = xor(t0_acc_3, g1x12) */
+	vmovdqa 1024(%rsp), %ymm5 /* reload g1x5.2 */
+	vpxor 1056(%rsp), %ymm5, %ymm7 /* t1_acc_2 = xor(g1x5, g1x9) */
+	vpxor %ymm4, %ymm7, %ymm4 /* t1_acc_3 = xor(t1_acc_2, rk1) */
+	vpxor 1312(%rsp), %ymm4, %ymm4 /* t1_1 = xor(t1_acc_3, g1x13) */
+	vmovdqa 960(%rsp), %ymm7 /* reload g1x6.2 */
+	vpxor 1088(%rsp), %ymm7, %ymm9 /* t2_acc_2 = xor(g1x6, g1x10) */
+	vpxor %ymm10, %ymm9, %ymm9 /* t2_acc_3 = xor(t2_acc_2, rk2) */
+	vpxor 1344(%rsp), %ymm9, %ymm9 /* t2_1 = xor(t2_acc_3, g1x14) */
+	vmovdqa 928(%rsp), %ymm10 /* reload g1x7.2 */
+	vpxor 1120(%rsp), %ymm10, %ymm14 /* t3_acc_2 = xor(g1x7, g1x11) */
+	vpxor %ymm12, %ymm14, %ymm12 /* t3_acc_3 = xor(t3_acc_2, rk3) */
+	vpxor 416(%rsp), %ymm12, %ymm12 /* t3_1 = xor(t3_acc_3, g1x15) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm2, %ymm14 /* p1_0_1 = gf2p8affineinv(t0_1, gfni_mat_1) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm4, %ymm15 /* p1_1_1 = gf2p8affineinv(t1_1, gfni_mat_1) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm9, %ymm10 /* p1_2_1 = gf2p8affineinv(t2_1, gfni_mat_1) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm12, %ymm7 /* p1_3_1 = gf2p8affineinv(t3_1, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_2(%rip), %ymm2, %ymm2 /* p2_0_1 = gf2p8affineinv(t0_1, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_2(%rip), %ymm4, %ymm4 /* p2_1_1 = gf2p8affineinv(t1_1, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_2(%rip), %ymm9, %ymm9 /* p2_2_1 = gf2p8affineinv(t2_1, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_2(%rip), %ymm12, %ymm12 /* p2_3_1 = gf2p8affineinv(t3_1, gfni_mat_2) */
+	vpxor %ymm4, %ymm14, %ymm5 /* m0_acc_4 = xor(p1_0_1, p2_1_1) */
+	vpxor %ymm7, %ymm9, %ymm3 /* m0_acc_5 = xor(p2_2_1, p1_3_1) */
+	vpxor %ymm3, %ymm5, %ymm3 /* m0_acc_6 = xor(m0_acc_4, m0_acc_5) */
+	vpxor %ymm12, %ymm3, %ymm3 /* m0_acc_7 = xor(m0_acc_6, p2_3_1) */
+	vpxor 672(%rsp), %ymm3, %ymm3 /* x0n_1 = xor(m0_acc_7, g1x0.2) */
+	vpxor %ymm2, %ymm14, %ymm5 /* m1_acc_4 = xor(p1_0_1, p2_0_1) */
+	vpxor %ymm9, %ymm15, %ymm14 /* m1_acc_5 = xor(p1_1_1, p2_2_1) */
+	vpxor %ymm14, %ymm5, %ymm5 /* m1_acc_6 = xor(m1_acc_4, m1_acc_5) */
+	vpxor %ymm12, %ymm5, %ymm5 /* m1_acc_7 = xor(m1_acc_6, p2_3_1) */
+	vpxor 704(%rsp), %ymm5, %ymm5 /* x1n_1 = xor(m1_acc_7, g1x1.2) */
+	vpxor %ymm15, %ymm2, %ymm14 /* m2_acc_4 = xor(p2_0_1, p1_1_1) */
+	vpxor %ymm10, %ymm4, %ymm15 /* m2_acc_5 = xor(p2_1_1, p1_2_1) */
+	vpxor %ymm15, %ymm14, %ymm14 /* m2_acc_6 = xor(m2_acc_4, m2_acc_5) */
+	vpxor %ymm12, %ymm14, %ymm12 /* m2_acc_7 = xor(m2_acc_6, p2_3_1) */
+	vpxor 736(%rsp), %ymm12, %ymm12 /* x2n_1 = xor(m2_acc_7, g1x2.2) */
+	vpxor %ymm4, %ymm2, %ymm2 /* m3_acc_4 = xor(p2_0_1, p2_1_1) */
+	vpxor %ymm9, %ymm10, %ymm4 /* m3_acc_5 = xor(p1_2_1, p2_2_1) */
+	vpxor %ymm4, %ymm2, %ymm2 /* m3_acc_6 = xor(m3_acc_4, m3_acc_5) */
+	vpxor %ymm7, %ymm2, %ymm2 /* m3_acc_7 = xor(m3_acc_6, p1_3_1) */
+	vpxor 768(%rsp), %ymm2, %ymm2 /* x3n_1 = xor(m3_acc_7, g1x3.2) */
+
+	/* Round 8r+1: slot 1 ^= M'_L·inv(slot 2 ^ slot 3 ^ slot 0 ^ rk') ^ C'. */
+	vpbroadcastd 16(%rdi,%r8), %ymm4 /* rk0_1 = bcast32() */
+	vpbroadcastd 20(%rdi,%r8), %ymm7 /* rk1_1 = bcast32() */
+	vpbroadcastd 24(%rdi,%r8), %ymm9 /* rk2_1 = bcast32() */
+	vpbroadcastd 28(%rdi,%r8), %ymm10 /* rk3_1 = bcast32() */
+	vpxor %ymm8, %ymm11, %ymm14 /* t0_acc_4 = xor(g0x8, g0x12) */
+	vpxor %ymm4, %ymm14, %ymm14 /* t0_acc_5 = xor(t0_acc_4, rk0_1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* t0_2 = xor(t0_acc_5, g0x0) */
+	vmovdqa 320(%rsp), %ymm15 /* reload g0x9.2 */
+	vpxor 128(%rsp), %ymm15, %ymm15 /* t1_acc_4 = xor(g0x9, g0x13) */
+	vpxor %ymm7, %ymm15, %ymm15 /* t1_acc_5 = xor(t1_acc_4, rk1_1) */
+	vpxor %ymm6, %ymm15, %ymm15 /* t1_2 = xor(t1_acc_5, g0x1) */
+	vmovdqa %ymm11, 64(%rsp) /* spill g0x8.2 */
+	vmovdqa 160(%rsp), %ymm11 /* reload g0x10.2 */
+	vpxor 192(%rsp), %ymm11, %ymm11 /* t2_acc_4 = xor(g0x10, g0x14) */
+	vpxor %ymm9, %ymm11, %ymm11 /* t2_acc_5 = xor(t2_acc_4, rk2_1) */
+	vpxor %ymm0, %ymm11, %ymm11 /* t2_2 = xor(t2_acc_5, g0x2) */
+	vmovdqa %ymm0, 384(%rsp) /* spill g0x2.3 */
+	vmovdqa 96(%rsp), %ymm0 /* reload g0x11.2 */
+	vpxor 448(%rsp), %ymm0, %ymm0 /* t3_acc_4 = xor(g0x11, g0x15) */
+	vpxor %ymm10, %ymm0, %ymm0 /* t3_acc_5 = xor(t3_acc_4, rk3_1) */
+	vpxor %ymm1, %ymm0, %ymm0 /* t3_2 = xor(t3_acc_5, g0x3) */
+	vmovdqa %ymm1, 1376(%rsp) /* spill g0x3.3 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm1 /* p1_0_2 = gf2p8affineinv(t0_2, gfni_mat_1) */
+	vmovdqa %ymm6, 1408(%rsp) /* spill g0x1.3 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm15, %ymm6 /* p1_1_2 = gf2p8affineinv(t1_2, gfni_mat_1) */
+	vmovdqa %ymm8, 1440(%rsp) /* spill g0x12.2 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm11, %ymm8 /* p1_2_2 = gf2p8affineinv(t2_2, gfni_mat_1) */
+	vmovdqa %ymm13, 1472(%rsp) /* spill g0x0.3 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm0, %ymm13 /* p1_3_2 = gf2p8affineinv(t3_2, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_0_2 = gf2p8affineinv(t0_2, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_2(%rip), %ymm15, %ymm15 /* p2_1_2 = gf2p8affineinv(t1_2, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_2(%rip), %ymm11, %ymm11 /* p2_2_2 = gf2p8affineinv(t2_2, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_2(%rip), %ymm0, %ymm0 /* p2_3_2 = gf2p8affineinv(t3_2, gfni_mat_2) */
+	vmovdqa %ymm2, 1504(%rsp) /* spill g1x3.3 */
+	vpxor %ymm15, %ymm1, %ymm2 /* m0_acc_8 = xor(p1_0_2, p2_1_2) */
+	vmovdqa %ymm10, 1536(%rsp) /* spill rk3_1 */
+	vpxor %ymm13, %ymm11, %ymm10 /* m0_acc_9 = xor(p2_2_2, p1_3_2) */
+	vpxor %ymm10, %ymm2, %ymm2 /* m0_acc_10 = xor(m0_acc_8, m0_acc_9) */
+	vpxor %ymm0, %ymm2, %ymm2 /* m0_acc_11 = xor(m0_acc_10, p2_3_2) */
+	vpxor 32(%rsp), %ymm2, %ymm2 /* x0n_2 = xor(m0_acc_11, g0x4.2) */
+	vpxor %ymm14, %ymm1, %ymm1 /* m1_acc_8 = xor(p1_0_2, p2_0_2) */
+	vpxor %ymm11, %ymm6, %ymm10 /* m1_acc_9 = xor(p1_1_2, p2_2_2) */
+	vpxor %ymm10, %ymm1, %ymm1 /* m1_acc_10 = xor(m1_acc_8, m1_acc_9) */
+	vpxor %ymm0, %ymm1, %ymm1 /* m1_acc_11 = xor(m1_acc_10, p2_3_2) */
+	vpxor 352(%rsp), %ymm1, %ymm1 /* x1n_2 = xor(m1_acc_11, g0x5.2) */
+	vpxor %ymm6, %ymm14, %ymm6 /* m2_acc_8 = xor(p2_0_2, p1_1_2) */
+	vpxor %ymm8, %ymm15, %ymm10 /* m2_acc_9 = xor(p2_1_2, p1_2_2) */
+	vpxor %ymm10, %ymm6, %ymm6 /* m2_acc_10 = xor(m2_acc_8, m2_acc_9) */
+	vpxor %ymm0, %ymm6, %ymm0 /* m2_acc_11 = xor(m2_acc_10, p2_3_2) */
+	vpxor 256(%rsp), %ymm0, %ymm0 /* x2n_2 = xor(m2_acc_11, g0x6.2) */
+	vpxor %ymm15, %ymm14, %ymm6 /* m3_acc_8 = xor(p2_0_2, p2_1_2) */
+	vpxor %ymm11, %ymm8, %ymm8 /* m3_acc_9 = xor(p1_2_2, p2_2_2) */
+	vpxor %ymm8, %ymm6, %ymm6 /* m3_acc_10 = xor(m3_acc_8, m3_acc_9) */
+	vpxor %ymm13, %ymm6, %ymm6 /* m3_acc_11 = xor(m3_acc_10, p1_3_2) */
+	vpxor 288(%rsp), %ymm6, %ymm6 /* x3n_2 = xor(m3_acc_11, g0x7.2) */
+	vmovdqa 1216(%rsp), %ymm8 /* reload g1x8.2 */
+	vpxor 1280(%rsp), %ymm8, %ymm10 /* t0_acc_6 = xor(g1x8, g1x12) */
+	vpxor %ymm4, %ymm10, %ymm4 /* t0_acc_7 = xor(t0_acc_6, rk0_1) */
+	vpxor %ymm3, %ymm4, %ymm4 /* t0_3 = xor(t0_acc_7, g1x0) */
+	vmovdqa 1056(%rsp), %ymm10 /* reload g1x9.2 */
+	vpxor 1312(%rsp), %ymm10, %ymm11 /* t1_acc_6 = xor(g1x9, g1x13) */
+	vpxor %ymm7, %ymm11, %ymm7 /* t1_acc_7 = xor(t1_acc_6, rk1_1) */
+	vpxor %ymm5, %ymm7, %ymm7 /* t1_3 = xor(t1_acc_7, g1x1) */
+	vmovdqa 1088(%rsp), %ymm11 /* reload g1x10.2 */
+	vpxor 1344(%rsp), %ymm11, %ymm13 /* t2_acc_6 = xor(g1x10, g1x14) */
+	vpxor %ymm9, %ymm13, %ymm9 /* t2_acc_7 = xor(t2_acc_6, rk2_1) */
+	vpxor %ymm12, %ymm9, %ymm9 /* t2_3 = xor(t2_acc_7, g1x2) */
+	vmovdqa 1120(%rsp), %ymm13 /* reload g1x11.2 */
+	vpxor 416(%rsp), %ymm13, %ymm14 /* t3_acc_6 = xor(g1x11, g1x15) */
+	vpxor 1536(%rsp), %ymm14, %ymm14 /* t3_acc_7 = xor(t3_acc_6, rk3_1) */
+	vpxor 1504(%rsp), %ymm14, %ymm14 /* t3_3 = xor(t3_acc_7, g1x3) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm4, %ymm15 /* p1_0_3 = gf2p8affineinv(t0_3, gfni_mat_1) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm7, %ymm13 /* p1_1_3 = gf2p8affineinv(t1_3, gfni_mat_1) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm9, %ymm11 /* p1_2_3 = gf2p8affineinv(t2_3, gfni_mat_1) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm10 /* p1_3_3 = gf2p8affineinv(t3_3, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_2(%rip), %ymm4, %ymm4 /* p2_0_3 = gf2p8affineinv(t0_3, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_2(%rip), %ymm7, %ymm7 /* p2_1_3 = gf2p8affineinv(t1_3, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_2(%rip), %ymm9, %ymm9 /* p2_2_3 = gf2p8affineinv(t2_3, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_3_3 = gf2p8affineinv(t3_3, gfni_mat_2) */
+	vpxor %ymm7, %ymm15, %ymm8 /* m0_acc_12 = xor(p1_0_3, p2_1_3) */
+	vmovdqa %ymm12, 1536(%rsp) /* spill g1x2.3 */
+	vpxor %ymm10, %ymm9, %ymm12 /* m0_acc_13 = xor(p2_2_3, p1_3_3) */
+	vpxor %ymm12, %ymm8, %ymm8 /* m0_acc_14 = xor(m0_acc_12, m0_acc_13) */
+	vpxor %ymm14, %ymm8, %ymm8 /* m0_acc_15 = xor(m0_acc_14, p2_3_3) */
+	vpxor 1184(%rsp), %ymm8, %ymm8 /* x0n_3 = xor(m0_acc_15, g1x4.2) */
+	vpxor %ymm4, %ymm15, %ymm12 /* m1_acc_12 = xor(p1_0_3, p2_0_3) */
+	vpxor %ymm9, %ymm13, %ymm15 /* m1_acc_13 = xor(p1_1_3, p2_2_3) */
+	vpxor %ymm15, %ymm12, %ymm12 /* m1_acc_14 = xor(m1_acc_12, m1_acc_13) */
+	vpxor %ymm14, %ymm12, %ymm12 /* m1_acc_15 = xor(m1_acc_14, p2_3_3) */
+	vpxor 1024(%rsp), %ymm12, %ymm12 /* x1n_3 = xor(m1_acc_15, g1x5.2) */
+	vpxor %ymm13, %ymm4, %ymm13 /* m2_acc_12 = xor(p2_0_3, p1_1_3) */
+	vpxor %ymm11, %ymm7, %ymm15 /* m2_acc_13 = xor(p2_1_3, p1_2_3) */
+	vpxor %ymm15, %ymm13, %ymm13 /* m2_acc_14 = xor(m2_acc_12, m2_acc_13) */
+	vpxor %ymm14, %ymm13, %ymm13 /* m2_acc_15 = xor(m2_acc_14, p2_3_3) */
+	vpxor 960(%rsp), %ymm13, %ymm13 /* x2n_3 = xor(m2_acc_15, g1x6.2) */
+	vpxor %ymm7, %ymm4, %ymm4 /* m3_acc_12 = xor(p2_0_3, p2_1_3) */
+	vpxor %ymm9, %ymm11, %ymm7 /* m3_acc_13 = xor(p1_2_3, p2_2_3) */
+	vpxor %ymm7, %ymm4, %ymm4 /* m3_acc_14 = xor(m3_acc_12, m3_acc_13) */
+	vpxor %ymm10, %ymm4, %ymm4 /* m3_acc_15 = xor(m3_acc_14, p1_3_3) */
+	vpxor 928(%rsp), %ymm4, %ymm4 /* x3n_3 = xor(m3_acc_15, g1x7.2) */
+
+	/* Round 8r+2: slot 2 ^= M'_L·inv(slot 3 ^ slot 0 ^ slot 1 ^ rk') ^ C'. */
+	vpbroadcastd 32(%rdi,%r8), %ymm7 /* rk0_2 = bcast32() */
+	vpbroadcastd 36(%rdi,%r8), %ymm9 /* rk1_2 = bcast32() */
+	vpbroadcastd 40(%rdi,%r8), %ymm10 /* rk2_2 = bcast32() */
+	vpbroadcastd 44(%rdi,%r8), %ymm11 /* rk3_2 = bcast32() */
+	vmovdqa 1440(%rsp), %ymm14 /* reload g0x12.2 */
+	vpxor 1472(%rsp), %ymm14, %ymm15 /* t0_acc_8 = xor(g0x12, g0x0) */
+	vpxor %ymm7, %ymm15, %ymm15 /* t0_acc_9 = xor(t0_acc_8, rk0_2) */
+	vpxor %ymm2, %ymm15, %ymm15 /* t0_4 = xor(t0_acc_9, g0x4) */
+	vmovdqa 128(%rsp), %ymm14 /* reload g0x13.2 */
+	vpxor 1408(%rsp), %ymm14, %ymm14 /* t1_acc_8 = xor(g0x13, g0x1) */
+	vpxor %ymm9, %ymm14, %ymm14 /* t1_acc_9 = xor(t1_acc_8, rk1_2) */
+	vpxor %ymm1, %ymm14, %ymm14 /* t1_4 = xor(t1_acc_9, g0x5) */
+	vmovdqa %ymm1, 288(%rsp) /* spill g0x5.3 */
+	vmovdqa 192(%rsp), %ymm1 /* reload g0x14.2 */
+	vpxor 384(%rsp), %ymm1, %ymm1 /* t2_acc_8 = xor(g0x14, g0x2) */
+	vpxor %ymm10, %ymm1, %ymm1 /* t2_acc_9 = xor(t2_acc_8, rk2_2) */
+	vpxor %ymm0, %ymm1, %ymm1 /* t2_4 = xor(t2_acc_9, g0x6) */
+	vmovdqa %ymm0, 256(%rsp) /* spill g0x6.3 */
+	vmovdqa 448(%rsp), %ymm0 /* reload g0x15.2 */
+	vpxor 1376(%rsp), %ymm0, %ymm0 /* t3_acc_8 = xor(g0x15, g0x3) */
+	vpxor %ymm11, %ymm0, %ymm0 /* t3_acc_9 = xor(t3_acc_8, rk3_2) */
+	vpxor %ymm6, %ymm0, %ymm0 /* t3_4 = xor(t3_acc_9, g0x7) */
+	vmovdqa %ymm6, 352(%rsp) /* spill g0x7.3 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm15, %ymm6 /* p1_0_4 = gf2p8affineinv(t0_4, gfni_mat_1) */
+	vmovdqa %ymm2, 32(%rsp) /* spill g0x4.3 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm2 /* p1_1_4 = gf2p8affineinv(t1_4, gfni_mat_1) */
+	vmovdqa %ymm4, 1568(%rsp) /* spill g1x7.3 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm1, %ymm4 /* p1_2_4 = gf2p8affineinv(t2_4, gfni_mat_1) */
+	vmovdqa %ymm11, 1600(%rsp) /* spill rk3_2 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm0, %ymm11 /* p1_3_4 = gf2p8affineinv(t3_4, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_2(%rip), %ymm15, %ymm15 /* p2_0_4 = gf2p8affineinv(t0_4, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_1_4 = gf2p8affineinv(t1_4, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_2(%rip), %ymm1, %ymm1 /* p2_2_4 = gf2p8affineinv(t2_4, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_2(%rip), %ymm0, %ymm0 /* p2_3_4 = gf2p8affineinv(t3_4, gfni_mat_2) */
+	vmovdqa %ymm13, 1632(%rsp) /* spill g1x6.3 */
+	vpxor %ymm14, %ymm6, %ymm13 /* m0_acc_16 = xor(p1_0_4, p2_1_4) */
+	vmovdqa %ymm10, 1664(%rsp) /* spill rk2_2 */
+	vpxor %ymm11, %ymm1, %ymm10 /* m0_acc_17 = xor(p2_2_4, p1_3_4) */
+	vpxor %ymm10, %ymm13, %ymm10 /* m0_acc_18 = xor(m0_acc_16, m0_acc_17) */
+	vpxor %ymm0, %ymm10, %ymm10 /* m0_acc_19 = xor(m0_acc_18, p2_3_4) */
+	vpxor 64(%rsp), %ymm10, %ymm10 /* x0n_4 = xor(m0_acc_19, g0x8.2) */
+	vpxor %ymm15, %ymm6, %ymm6 /* m1_acc_16 = xor(p1_0_4, p2_0_4) */
+	vpxor %ymm1, %ymm2, %ymm13 /* m1_acc_17 = xor(p1_1_4, p2_2_4) */
+	vpxor %ymm13, %ymm6, %ymm6 /* m1_acc_18 = xor(m1_acc_16, m1_acc_17) */
+	vpxor %ymm0, %ymm6, %ymm6 /* m1_acc_19 = xor(m1_acc_18, p2_3_4) */
+	vpxor 320(%rsp), %ymm6, %ymm6 /* x1n_4 = xor(m1_acc_19, g0x9.2) */
+	vpxor %ymm2, %ymm15, %ymm2 /* m2_acc_16 = xor(p2_0_4, p1_1_4) */
+	vpxor %ymm4, %ymm14, %ymm13 /* m2_acc_17 = xor(p2_1_4, p1_2_4) */
+	vpxor %ymm13, %ymm2, %ymm2 /* m2_acc_18 = xor(m2_acc_16, m2_acc_17) */
+	vpxor %ymm0, %ymm2, %ymm0 /* m2_acc_19 = xor(m2_acc_18, p2_3_4) */
+	vpxor 160(%rsp), %ymm0, %ymm0 /* x2n_4 = xor(m2_acc_19, g0x10.2) */
+	vpxor %ymm14, %ymm15, %ymm2 /* m3_acc_16 = xor(p2_0_4, p2_1_4) */
+	vpxor %ymm1, %ymm4, %ymm1 /* m3_acc_17 = xor(p1_2_4, p2_2_4) */
+	vpxor %ymm1, %ymm2, %ymm1 /* m3_acc_18 = xor(m3_acc_16, m3_acc_17) */
+	vpxor %ymm11, %ymm1, %ymm1 /* m3_acc_19 = xor(m3_acc_18, p1_3_4) */
+	vpxor 96(%rsp), %ymm1, %ymm1 /* x3n_4 = xor(m3_acc_19, g0x11.2) */
+	vpxor 1280(%rsp), %ymm3, %ymm2 /* t0_acc_10 = xor(g1x0.3, g1x12.2) */
+	vpxor %ymm7, %ymm2, %ymm2 /* t0_acc_11 = xor(t0_acc_10, rk0_2) */
+	vpxor %ymm8, %ymm2, %ymm2 /* t0_5 = xor(t0_acc_11, g1x4) */
+	vpxor 1312(%rsp), %ymm5, %ymm4 /* t1_acc_10 = xor(g1x1.3, g1x13.2) */
+	vpxor %ymm9, %ymm4, %ymm4 /* t1_acc_11 = xor(t1_acc_10, rk1_2) */
+	vpxor %ymm12, %ymm4, %ymm4 /* t1_5 = xor(t1_acc_11, g1x5) */
+	vmovdqa 1344(%rsp), %ymm7 /* reload g1x14.2 */
+	vpxor 1536(%rsp), %ymm7, %ymm9 /* t2_acc_10 = xor(g1x14, g1x2) */
+	vpxor 1664(%rsp), %ymm9, %ymm9 /* t2_acc_11 = xor(t2_acc_10, rk2_2) */
+	vpxor 1632(%rsp), %ymm9, %ymm9 /* t2_5 = xor(t2_acc_11, g1x6) */
+	vmovdqa 416(%rsp), %ymm11 /* reload g1x15.2 */
+	vpxor 1504(%rsp), %ymm11, %ymm13 /* t3_acc_10 = xor(g1x15, g1x3) */
+	vpxor 1600(%rsp), %ymm13, %ymm13 /* t3_acc_11 = xor(t3_acc_10, rk3_2) */
+	vpxor 1568(%rsp), %ymm13, %ymm13 /* t3_5 = xor(t3_acc_11, g1x7) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm2, %ymm14 /* p1_0_5 = gf2p8affineinv(t0_5, gfni_mat_1) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm4, %ymm15 /* p1_1_5 = gf2p8affineinv(t1_5, gfni_mat_1) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm9, %ymm11 /* p1_2_5 = gf2p8affineinv(t2_5, gfni_mat_1) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm7 /* p1_3_5 = gf2p8affineinv(t3_5, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_2(%rip), %ymm2, %ymm2 /* p2_0_5 = gf2p8affineinv(t0_5, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_2(%rip), %ymm4, %ymm4 /* p2_1_5 = gf2p8affineinv(t1_5, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_2(%rip), %ymm9, %ymm9 /* p2_2_5 = gf2p8affineinv(t2_5, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_2(%rip), %ymm13, %ymm13 /* p2_3_5 = gf2p8affineinv(t3_5, gfni_mat_2) */
+	vmovdqa %ymm5, 1600(%rsp) /* spill g1x1.3 */
+	vpxor %ymm4, %ymm14, %ymm5 /* m0_acc_20 = xor(p1_0_5, p2_1_5) */
+	vmovdqa %ymm12, 1664(%rsp) /* spill g1x5.3 */
+	vpxor %ymm7, %ymm9, %ymm12 /* m0_acc_21 = xor(p2_2_5, p1_3_5) */
+	vpxor %ymm12, %ymm5, %ymm5 /* m0_acc_22 = xor(m0_acc_20, m0_acc_21) */
+	vpxor %ymm13, %ymm5, %ymm5 /* m0_acc_23 = xor(m0_acc_22, p2_3_5) */
+	vpxor 1216(%rsp), %ymm5, %ymm5 /* x0n_5 = xor(m0_acc_23, g1x8.2) */
+	vpxor %ymm2, %ymm14, %ymm12 /* m1_acc_20 = xor(p1_0_5, p2_0_5) */
+	vpxor %ymm9, %ymm15, %ymm14 /* m1_acc_21 = xor(p1_1_5, p2_2_5) */
+	vpxor %ymm14, %ymm12, %ymm12 /* m1_acc_22 = xor(m1_acc_20, m1_acc_21) */
+	vpxor %ymm13, %ymm12, %ymm12 /* m1_acc_23 = xor(m1_acc_22, p2_3_5) */
+	vpxor 1056(%rsp), %ymm12, %ymm12 /* x1n_5 = xor(m1_acc_23, g1x9.2) */
+	vpxor %ymm15, %ymm2, %ymm14 /* m2_acc_20 = xor(p2_0_5, p1_1_5) */
+	vpxor %ymm11, %ymm4, %ymm15 /* m2_acc_21 = xor(p2_1_5, p1_2_5) */
+	vpxor %ymm15, %ymm14, %ymm14 /* m2_acc_22 = xor(m2_acc_20, m2_acc_21) */
+	vpxor %ymm13, %ymm14, %ymm13 /* m2_acc_23 = xor(m2_acc_22, p2_3_5) */
+	vpxor 1088(%rsp), %ymm13, %ymm13 /* x2n_5 = xor(m2_acc_23, g1x10.2) */
+	vpxor %ymm4, %ymm2, %ymm2 /* m3_acc_20 = xor(p2_0_5, p2_1_5) */
+	vpxor %ymm9, %ymm11, %ymm4 /* m3_acc_21 = xor(p1_2_5, p2_2_5) */
+	vpxor %ymm4, %ymm2, %ymm2 /* m3_acc_22 = xor(m3_acc_20, m3_acc_21) */
+	vpxor %ymm7, %ymm2, %ymm2 /* m3_acc_23 = xor(m3_acc_22, p1_3_5) */
+	vpxor 1120(%rsp), %ymm2, %ymm2 /* x3n_5 = xor(m3_acc_23, g1x11.2) */
+
+	/* Round 8r+3: slot 3 ^= M'_L·inv(slot 0 ^ slot 1 ^ slot 2 ^ rk') ^ C'. */
+	vpbroadcastd 48(%rdi,%r8), %ymm4 /* rk0_3 = bcast32() */
+	vpbroadcastd 52(%rdi,%r8), %ymm7 /* rk1_3 = bcast32() */
+	vpbroadcastd 56(%rdi,%r8), %ymm9 /* rk2_3 = bcast32() */
+	vpbroadcastd 60(%rdi,%r8), %ymm11 /* rk3_3 = bcast32() */
+	vmovdqa 1472(%rsp), %ymm14 /* reload g0x0.3 */
+	vpxor 32(%rsp), %ymm14, %ymm15 /* t0_acc_12 = xor(g0x0, g0x4) */
+	vpxor %ymm4, %ymm15, %ymm15 /* t0_acc_13 = xor(t0_acc_12, rk0_3) */
+	vpxor %ymm10, %ymm15, %ymm15 /* t0_6 = xor(t0_acc_13, g0x8) */
+	vmovdqa 1408(%rsp), %ymm14 /* reload g0x1.3 */
+	vpxor 288(%rsp), %ymm14, %ymm14 /* t1_acc_12 = xor(g0x1, g0x5) */
+	vpxor %ymm7, %ymm14, %ymm14 /* t1_acc_13 = xor(t1_acc_12, rk1_3) */
+	vpxor %ymm6, %ymm14, %ymm14 /* t1_6 = xor(t1_acc_13, g0x9) */
+	vmovdqa %ymm6, 96(%rsp) /* spill g0x9.3 */
+	vmovdqa 384(%rsp), %ymm6 /* reload g0x2.3 */
+	vpxor 256(%rsp), %ymm6, %ymm6 /* t2_acc_12 = xor(g0x2, g0x6) */
+	vpxor %ymm9, %ymm6, %ymm6 /* t2_acc_13 = xor(t2_acc_12, rk2_3) */
+	vpxor %ymm0, %ymm6, %ymm6 /* t2_6 = xor(t2_acc_13, g0x10) */
+	vmovdqa %ymm0, 160(%rsp) /* spill g0x10.3 */
+	vmovdqa 1376(%rsp), %ymm0 /* reload g0x3.3 */
+	vpxor 352(%rsp), %ymm0, %ymm0 /* t3_acc_12 = xor(g0x3, g0x7) */
+	vpxor %ymm11, %ymm0, %ymm0 /* t3_acc_13 = xor(t3_acc_12, rk3_3) */
+	vpxor %ymm1, %ymm0, %ymm0 /* t3_6 = xor(t3_acc_13, g0x11) */
+	vmovdqa %ymm1, 320(%rsp) /* spill g0x11.3 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm15, %ymm1 /* p1_0_6 = gf2p8affineinv(t0_6, gfni_mat_1) */
+	vmovdqa %ymm10, 64(%rsp) /* spill g0x8.3 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm10 /* p1_1_6 = gf2p8affineinv(t1_6, gfni_mat_1) */
+	vmovdqa %ymm2, 1696(%rsp) /* spill g1x11.3 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm6, %ymm2 /* p1_2_6 = gf2p8affineinv(t2_6, gfni_mat_1) */
+	vmovdqa %ymm11, 1728(%rsp) /* spill rk3_3 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm0, %ymm11 /* p1_3_6 = gf2p8affineinv(t3_6, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_2(%rip), %ymm15, %ymm15 /* p2_0_6 = gf2p8affineinv(t0_6, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_1_6 = gf2p8affineinv(t1_6, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_2(%rip), %ymm6, %ymm6 /* p2_2_6 = gf2p8affineinv(t2_6, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_2(%rip), %ymm0, %ymm0 /* p2_3_6 = gf2p8affineinv(t3_6, gfni_mat_2) */
+	vmovdqa %ymm13, 1760(%rsp) /* spill g1x10.3 */
+	vpxor %ymm14, %ymm1, %ymm13 /* m0_acc_24 = xor(p1_0_6, p2_1_6) */
+	vmovdqa %ymm9, 1792(%rsp) /* spill rk2_3 */
+	vpxor %ymm11, %ymm6, %ymm9 /* m0_acc_25 = xor(p2_2_6, p1_3_6) */
+	vpxor %ymm9, %ymm13, %ymm9 /* m0_acc_26 = xor(m0_acc_24, m0_acc_25) */
+	vpxor %ymm0, %ymm9, %ymm9 /* m0_acc_27 = xor(m0_acc_26, p2_3_6) */
+	vpxor 1440(%rsp), %ymm9, %ymm9 /* x0n_6 = xor(m0_acc_27, g0x12.2) */
+	vpxor %ymm15, %ymm1, %ymm1 /* m1_acc_24 = xor(p1_0_6, p2_0_6) */
+	vpxor %ymm6, %ymm10, %ymm13 /* m1_acc_25 = xor(p1_1_6, p2_2_6) */
+	vpxor %ymm13, %ymm1, %ymm1 /* m1_acc_26 = xor(m1_acc_24, m1_acc_25) */
+	vpxor %ymm0, %ymm1, %ymm1 /* m1_acc_27 = xor(m1_acc_26, p2_3_6) */
+	vpxor 128(%rsp), %ymm1, %ymm1 /* x1n_6 = xor(m1_acc_27, g0x13.2) */
+	vpxor %ymm10, %ymm15, %ymm10 /* m2_acc_24 = xor(p2_0_6, p1_1_6) */
+	vpxor %ymm2, %ymm14, %ymm13 /* m2_acc_25 = xor(p2_1_6, p1_2_6) */
+	vpxor %ymm13, %ymm10, %ymm10 /* m2_acc_26 = xor(m2_acc_24, m2_acc_25) */
+	vpxor %ymm0, %ymm10, %ymm0 /* m2_acc_27 = xor(m2_acc_26, p2_3_6) */
+	vpxor 192(%rsp), %ymm0, %ymm0 /* x2n_6 = xor(m2_acc_27, g0x14.2) */
+	vpxor %ymm14, %ymm15, %ymm10 /* m3_acc_24 = xor(p2_0_6, p2_1_6) */
+	vpxor %ymm6, %ymm2, %ymm2 /* m3_acc_25 = xor(p1_2_6, p2_2_6) */
+	vpxor %ymm2, %ymm10, %ymm2 /* m3_acc_26 = xor(m3_acc_24, m3_acc_25) */
+	vpxor %ymm11, %ymm2, %ymm2 /* m3_acc_27 = xor(m3_acc_26, p1_3_6) */
+	vpxor 448(%rsp), %ymm2, %ymm2 /* x3n_6 = xor(m3_acc_27, g0x15.2) */
+	vpxor %ymm8, %ymm3, %ymm6 /* t0_acc_14 = xor(g1x0, g1x4) */
+	vpxor %ymm4, %ymm6, %ymm4 /* t0_acc_15 = xor(t0_acc_14, rk0_3) */
+	vpxor %ymm5, %ymm4, %ymm4 /* t0_7 = xor(t0_acc_15, g1x8) */
+	vmovdqa 1600(%rsp), %ymm6 /* reload g1x1.3 */
+	vpxor 1664(%rsp), %ymm6, %ymm10 /* t1_acc_14 = xor(g1x1, g1x5) */
+	vpxor %ymm7, %ymm10, %ymm7 /* t1_acc_15 = xor(t1_acc_14, rk1_3) */
+	vpxor %ymm12, %ymm7, %ymm7 /* t1_7 = xor(t1_acc_15, g1x9) */
+	vmovdqa 1536(%rsp), %ymm10 /* reload g1x2.3 */
+	vpxor 1632(%rsp), %ymm10, %ymm11 /* t2_acc_14 = xor(g1x2, g1x6) */
+	vpxor 1792(%rsp), %ymm11, %ymm11 /* t2_acc_15 = xor(t2_acc_14, rk2_3) */
+	vpxor 1760(%rsp), %ymm11, %ymm11 /* t2_7 = xor(t2_acc_15, g1x10) */
+	vmovdqa 1504(%rsp), %ymm13 /* reload g1x3.3 */
+	vpxor 1568(%rsp), %ymm13, %ymm14 /* t3_acc_14 = xor(g1x3, g1x7) */
+	vpxor 1728(%rsp), %ymm14, %ymm14 /* t3_acc_15 = xor(t3_acc_14, rk3_3) */
+	vpxor 1696(%rsp), %ymm14, %ymm14 /* t3_7 = xor(t3_acc_15, g1x11) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm4, %ymm15 /* p1_0_7 = gf2p8affineinv(t0_7, gfni_mat_1) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm7, %ymm13 /* p1_1_7 = gf2p8affineinv(t1_7, gfni_mat_1) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm11, %ymm10 /* p1_2_7 = gf2p8affineinv(t2_7, gfni_mat_1) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm6 /* p1_3_7 = gf2p8affineinv(t3_7, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_2(%rip), %ymm4, %ymm4 /* p2_0_7 = gf2p8affineinv(t0_7, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_2(%rip), %ymm7, %ymm7 /* p2_1_7 = gf2p8affineinv(t1_7, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_2(%rip), %ymm11, %ymm11 /* p2_2_7 = gf2p8affineinv(t2_7, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_3_7 = gf2p8affineinv(t3_7, gfni_mat_2) */
+	vmovdqa %ymm3, 1728(%rsp) /* spill g1x0.3 */
+	vpxor %ymm7, %ymm15, %ymm3 /* m0_acc_28 = xor(p1_0_7, p2_1_7) */
+	vmovdqa %ymm12, 1792(%rsp) /* spill g1x9.3 */
+	vpxor %ymm6, %ymm11, %ymm12 /* m0_acc_29 = xor(p2_2_7, p1_3_7) */
+	vpxor %ymm12, %ymm3, %ymm3 /* m0_acc_30 = xor(m0_acc_28, m0_acc_29) */
+	vpxor %ymm14, %ymm3, %ymm3 /* m0_acc_31 = xor(m0_acc_30, p2_3_7) */
+	vpxor 1280(%rsp), %ymm3, %ymm3 /* x0n_7 = xor(m0_acc_31, g1x12.2) */
+	vpxor %ymm4, %ymm15, %ymm12 /* m1_acc_28 = xor(p1_0_7, p2_0_7) */
+	vpxor %ymm11, %ymm13, %ymm15 /* m1_acc_29 = xor(p1_1_7, p2_2_7) */
+	vpxor %ymm15, %ymm12, %ymm12 /* m1_acc_30 = xor(m1_acc_28, m1_acc_29) */
+	vpxor %ymm14, %ymm12, %ymm12 /* m1_acc_31 = xor(m1_acc_30, p2_3_7) */
+	vpxor 1312(%rsp), %ymm12, %ymm12 /* x1n_7 = xor(m1_acc_31, g1x13.2) */
+	vpxor %ymm13, %ymm4, %ymm13 /* m2_acc_28 = xor(p2_0_7, p1_1_7) */
+	vpxor %ymm10, %ymm7, %ymm15 /* m2_acc_29 = xor(p2_1_7, p1_2_7) */
+	vpxor %ymm15, %ymm13, %ymm13 /* m2_acc_30 = xor(m2_acc_28, m2_acc_29) */
+	vpxor %ymm14, %ymm13, %ymm13 /* m2_acc_31 = xor(m2_acc_30, p2_3_7) */
+	vpxor 1344(%rsp), %ymm13, %ymm13 /* x2n_7 = xor(m2_acc_31, g1x14.2) */
+	vpxor %ymm7, %ymm4, %ymm4 /* m3_acc_28 = xor(p2_0_7, p2_1_7) */
+	vpxor %ymm11, %ymm10, %ymm7 /* m3_acc_29 = xor(p1_2_7, p2_2_7) */
+	vpxor %ymm7, %ymm4, %ymm4 /* m3_acc_30 = xor(m3_acc_28, m3_acc_29) */
+	vpxor %ymm6, %ymm4, %ymm4 /* m3_acc_31 = xor(m3_acc_30, p1_3_7) */
+	vpxor 416(%rsp), %ymm4, %ymm4 /* x3n_7 = xor(m3_acc_31, g1x15.2) */
+
+	/* Round 8r+4: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */
+	vpbroadcastd 64(%rdi,%r8), %ymm6 /* rk0_4 = bcast32() */
+	vpbroadcastd 68(%rdi,%r8), %ymm7 /* rk1_4 = bcast32() */
+	vpbroadcastd 72(%rdi,%r8), %ymm10 /* rk2_4 = bcast32() */
+	vpbroadcastd 76(%rdi,%r8), %ymm11 /* rk3_4 = bcast32() */
+	vmovdqa 32(%rsp), %ymm14 /* reload g0x4.3 */
+	vpxor 64(%rsp), %ymm14, %ymm15 /* t0_acc_16 = xor(g0x4, g0x8) */
+	vpxor %ymm6, %ymm15, %ymm15 /* t0_acc_17 = xor(t0_acc_16, rk0_4) */
+	vpxor %ymm9, %ymm15, %ymm15 /* t0_8 = xor(t0_acc_17, g0x12) */
+	vmovdqa 288(%rsp), %ymm14 /* reload g0x5.3 */
+	vpxor 96(%rsp), %ymm14, %ymm14 /* t1_acc_16 = xor(g0x5, g0x9) */
+	vpxor %ymm7, %ymm14, %ymm14 /* t1_acc_17 = xor(t1_acc_16, rk1_4) */
+	vpxor %ymm1, %ymm14, %ymm14 /* t1_8 = xor(t1_acc_17, g0x13) */
+	vmovdqa %ymm1, 448(%rsp) /* spill g0x13.3 */
+	vmovdqa 256(%rsp), %ymm1 /* reload g0x6.3 */
+	vpxor 160(%rsp), %ymm1, %ymm1 /* t2_acc_16 = xor(g0x6, g0x10) */
+	vpxor %ymm10, %ymm1, %ymm1 /* t2_acc_17 = xor(t2_acc_16, rk2_4) */
+	vpxor %ymm0, %ymm1, %ymm1 /* t2_8 = xor(t2_acc_17, g0x14) */
+	vmovdqa %ymm0, 192(%rsp) /* spill g0x14.3 */
+	vmovdqa 352(%rsp), %ymm0 /* reload g0x7.3 */
+	vpxor 320(%rsp), %ymm0, %ymm0 /* t3_acc_16 = xor(g0x7, g0x11) */
+	vpxor %ymm11, %ymm0, %ymm0 /* t3_acc_17 = xor(t3_acc_16, rk3_4) */
+	vpxor %ymm2, %ymm0, %ymm0 /* t3_8 = xor(t3_acc_17, g0x15) */
+	vmovdqa %ymm2, 128(%rsp) /* spill g0x15.3 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm15, %ymm2 /* p1_0_8 = gf2p8affineinv(t0_8, gfni_mat_1) */
+	vmovdqa %ymm9, 1440(%rsp) /* spill g0x12.3 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm9 /* p1_1_8 = gf2p8affineinv(t1_8, gfni_mat_1) */
+	vmovdqa %ymm4, 1824(%rsp) /* spill g1x15.3 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm1, %ymm4 /* p1_2_8 = gf2p8affineinv(t2_8, gfni_mat_1) */
+	vmovdqa %ymm11, 1856(%rsp) /* spill rk3_4 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm0, %ymm11 /* p1_3_8 = gf2p8affineinv(t3_8, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_2(%rip), %ymm15, %ymm15 /* p2_0_8 = gf2p8affineinv(t0_8, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_1_8 = gf2p8affineinv(t1_8, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_2(%rip), %ymm1, %ymm1 /* p2_2_8 = gf2p8affineinv(t2_8, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_2(%rip), %ymm0, %ymm0 /* p2_3_8 = gf2p8affineinv(t3_8, gfni_mat_2) */
+	vmovdqa %ymm13, 1888(%rsp) /* spill g1x14.3 */
+	vpxor %ymm14, %ymm2, %ymm13 /* m0_acc_32 = xor(p1_0_8, p2_1_8) */
+	vmovdqa %ymm10, 1920(%rsp) /* spill rk2_4 */
+	vpxor %ymm11, %ymm1, %ymm10 /* m0_acc_33 = xor(p2_2_8, p1_3_8) */
+	vpxor %ymm10, %ymm13, %ymm10 /* m0_acc_34 = xor(m0_acc_32, m0_acc_33) */
+	vpxor %ymm0, %ymm10, %ymm10 /* m0_acc_35 = xor(m0_acc_34, p2_3_8) */
+	vpxor 1472(%rsp), %ymm10, %ymm10 /* x0n_8 = xor(m0_acc_35, g0x0.3) */
+	vpxor %ymm15, %ymm2, %ymm2 /* m1_acc_32 = xor(p1_0_8, p2_0_8) */
+	vpxor %ymm1, %ymm9, %ymm13 /* m1_acc_33 = xor(p1_1_8, p2_2_8) */
+	vpxor %ymm13, %ymm2, %ymm2 /* m1_acc_34 = xor(m1_acc_32, m1_acc_33) */
+	vpxor %ymm0, %ymm2, %ymm2 /* m1_acc_35 = xor(m1_acc_34, p2_3_8) */
+	vpxor 1408(%rsp), %ymm2, %ymm2 /* x1n_8 = xor(m1_acc_35, g0x1.3) */
+	vpxor %ymm9, %ymm15, %ymm9 /* m2_acc_32 = xor(p2_0_8, p1_1_8) */
+	vpxor %ymm4, %ymm14, %ymm13 /* m2_acc_33 = xor(p2_1_8, p1_2_8) */
+	vpxor %ymm13, %ymm9, %ymm9 /* m2_acc_34 = xor(m2_acc_32, m2_acc_33) */
+	vpxor %ymm0, %ymm9, %ymm0 /* m2_acc_35 = xor(m2_acc_34, p2_3_8) */
+	vpxor 384(%rsp), %ymm0, %ymm0 /* x2n_8 = xor(m2_acc_35, g0x2.3) */
+	vpxor %ymm14, %ymm15, %ymm9 /* m3_acc_32 = xor(p2_0_8, p2_1_8) */
+	vpxor %ymm1, %ymm4, %ymm1 /* m3_acc_33 = xor(p1_2_8, p2_2_8) */
+	vpxor %ymm1, %ymm9, %ymm1 /* m3_acc_34 = xor(m3_acc_32, m3_acc_33) */
+	vpxor %ymm11, %ymm1, %ymm1 /* m3_acc_35 = xor(m3_acc_34, p1_3_8) */
+	vpxor 1376(%rsp), %ymm1, %ymm1 /* x3n_8 = xor(m3_acc_35, g0x3.3) */
+	vpxor %ymm5, %ymm8, %ymm4 /* t0_acc_18 = xor(g1x4, g1x8) */
+	vpxor %ymm6, %ymm4, %ymm4 /* t0_acc_19 = xor(t0_acc_18, rk0_4) */
+	vpxor %ymm3, %ymm4, %ymm4 /* t0_9 = xor(t0_acc_19, g1x12) */
+	vmovdqa 1664(%rsp), %ymm6 /* reload g1x5.3 */
+	vpxor 1792(%rsp), %ymm6, %ymm9 /* t1_acc_18 = xor(g1x5, g1x9) */
+	vpxor %ymm7, %ymm9, %ymm7 /* t1_acc_19 = xor(t1_acc_18, rk1_4) */
+	vpxor %ymm12, %ymm7, %ymm7 /* t1_9 = xor(t1_acc_19, g1x13) */
+	vmovdqa 1632(%rsp), %ymm9 /* reload g1x6.3 */
+	vpxor 1760(%rsp), %ymm9, %ymm11 /* t2_acc_18 = xor(g1x6, g1x10) */
+	vpxor 1920(%rsp), %ymm11, %ymm11 /* t2_acc_19 = xor(t2_acc_18, rk2_4) */
+	vpxor 1888(%rsp), %ymm11, %ymm11 /* t2_9 = xor(t2_acc_19, g1x14) */
+	vmovdqa 1568(%rsp), %ymm13 /* reload g1x7.3 */
+	vpxor 1696(%rsp), %ymm13, %ymm14 /* t3_acc_18 = xor(g1x7, g1x11) */
+	vpxor 1856(%rsp), %ymm14, %ymm14 /* t3_acc_19 = xor(t3_acc_18, rk3_4) */
+	vpxor 1824(%rsp), %ymm14, %ymm14 /* t3_9 = xor(t3_acc_19, g1x15) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm4, %ymm15 /* p1_0_9 = gf2p8affineinv(t0_9, gfni_mat_1) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm7, %ymm13 /* p1_1_9 = gf2p8affineinv(t1_9, gfni_mat_1) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm11, %ymm9 /* p1_2_9 = gf2p8affineinv(t2_9, gfni_mat_1) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm6 /* p1_3_9 = gf2p8affineinv(t3_9, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_2(%rip), %ymm4, %ymm4 /* p2_0_9 = gf2p8affineinv(t0_9, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_2(%rip), %ymm7, %ymm7 /* p2_1_9 = gf2p8affineinv(t1_9, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_2(%rip), %ymm11, %ymm11 /* p2_2_9 = gf2p8affineinv(t2_9, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_3_9 = gf2p8affineinv(t3_9, gfni_mat_2) */
+	vmovdqa %ymm8, 1856(%rsp) /* spill g1x4.3 */
+	vpxor %ymm7, %ymm15, %ymm8 /* m0_acc_36 = xor(p1_0_9, p2_1_9) */
+	vmovdqa %ymm12, 1920(%rsp) /* spill g1x13.3 */
+	vpxor %ymm6, %ymm11, %ymm12 /* m0_acc_37 = xor(p2_2_9, p1_3_9) */
+	vpxor %ymm12, %ymm8, %ymm8 /* m0_acc_38 = xor(m0_acc_36, m0_acc_37) */
+	vpxor %ymm14, %ymm8, %ymm8 /* m0_acc_39 = xor(m0_acc_38, p2_3_9) */
+	vpxor 1728(%rsp), %ymm8, %ymm8 /* x0n_9 = xor(m0_acc_39, g1x0.3) */
+	vpxor %ymm4, %ymm15, %ymm12 /* m1_acc_36 = xor(p1_0_9, p2_0_9) */
+	vpxor %ymm11, %ymm13, %ymm15 /* m1_acc_37 = xor(p1_1_9, p2_2_9) */
+	vpxor %ymm15, %ymm12, %ymm12 /* m1_acc_38 = xor(m1_acc_36, m1_acc_37) */
+	vpxor %ymm14, %ymm12, %ymm12 /* m1_acc_39 = xor(m1_acc_38, p2_3_9) */
+	vpxor 1600(%rsp), %ymm12, %ymm12 /* x1n_9 = xor(m1_acc_39, g1x1.3) */
+	vpxor %ymm13, %ymm4, %ymm13 /* m2_acc_36 = xor(p2_0_9, p1_1_9) */
+	vpxor %ymm9, %ymm7, %ymm15 /* m2_acc_37 = xor(p2_1_9, p1_2_9) */
+	vpxor %ymm15, %ymm13, %ymm13 /* m2_acc_38 = xor(m2_acc_36, m2_acc_37) */
+	vpxor %ymm14, %ymm13, %ymm13 /* m2_acc_39 = xor(m2_acc_38, p2_3_9) */
+	vpxor 1536(%rsp), %ymm13, %ymm13 /* x2n_9 = xor(m2_acc_39, g1x2.3) */
+	vpxor %ymm7, %ymm4, %ymm4 /* m3_acc_36 = xor(p2_0_9, p2_1_9) */
+	vpxor %ymm11, %ymm9, %ymm7 /* m3_acc_37 = xor(p1_2_9, p2_2_9) */
+	vpxor %ymm7, %ymm4, %ymm4 /* m3_acc_38 = xor(m3_acc_36, m3_acc_37) */
+	vpxor %ymm6, %ymm4, %ymm4 /* m3_acc_39 = xor(m3_acc_38, p1_3_9) */
+	vpxor 1504(%rsp), %ymm4, %ymm4 /* x3n_9 = xor(m3_acc_39, g1x3.3) */
+
+	/* Round 8r+5: slot 1 ^= M'_L·inv(slot 2 ^ slot 3 ^ slot 0 ^ rk') ^ C'. */
+	vpbroadcastd 80(%rdi,%r8), %ymm6 /* rk0_5 = bcast32() */
+	vpbroadcastd 84(%rdi,%r8), %ymm7 /* rk1_5 = bcast32() */
+	vpbroadcastd 88(%rdi,%r8), %ymm9 /* rk2_5 = bcast32() */
+	vpbroadcastd 92(%rdi,%r8), %ymm11 /* rk3_5 = bcast32() */
+	vmovdqa 64(%rsp), %ymm14 /* reload g0x8.3 */
+	vpxor 1440(%rsp), %ymm14, %ymm15 /* t0_acc_20 = xor(g0x8, g0x12) */
+	vpxor %ymm6, %ymm15, %ymm15 /* t0_acc_21 = xor(t0_acc_20, rk0_5) */
+	vpxor %ymm10, %ymm15, %ymm15 /* t0_10 = xor(t0_acc_21, g0x0) */
+	vmovdqa 96(%rsp), %ymm14 /* reload g0x9.3 */
+	vpxor 448(%rsp), %ymm14, %ymm14 /* t1_acc_20 = xor(g0x9, g0x13) */
+	vpxor %ymm7, %ymm14, %ymm14 /* t1_acc_21 = xor(t1_acc_20, rk1_5) */
+	vpxor %ymm2, %ymm14, %ymm14 /* t1_10 = xor(t1_acc_21, g0x1) */
+	vmovdqa %ymm2, 0(%rsp) /* spill g0x1.4 */
+	vmovdqa 160(%rsp), %ymm2 /* reload g0x10.3 */
+	vpxor 192(%rsp), %ymm2, %ymm2 /* t2_acc_20 = xor(g0x10, g0x14) */
+	vpxor %ymm9, %ymm2, %ymm2 /* t2_acc_21 = xor(t2_acc_20, rk2_5) */
+	vpxor %ymm0, %ymm2, %ymm2 /* t2_10 = xor(t2_acc_21, g0x2) */
+	vmovdqa %ymm0, 480(%rsp) /* spill g0x2.4 */
+	vmovdqa 320(%rsp), %ymm0 /* reload g0x11.3 */
+	vpxor 128(%rsp), %ymm0, %ymm0 /* t3_acc_20 = xor(g0x11, g0x15) */
+	vpxor %ymm11, %ymm0, %ymm0 /* t3_acc_21 = xor(t3_acc_20, rk3_5) */
+	vpxor %ymm1, %ymm0, %ymm0 /* t3_10 = xor(t3_acc_21, g0x3) */
+	vmovdqa %ymm1, 1248(%rsp) /* spill g0x3.4 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm15, %ymm1 /* p1_0_10 = gf2p8affineinv(t0_10, gfni_mat_1) */
+	vmovdqa %ymm10, 224(%rsp) /* spill g0x0.4 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm10 /* p1_1_10 = gf2p8affineinv(t1_10, gfni_mat_1) */
+	vmovdqa %ymm4, 768(%rsp) /* spill g1x3.4 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm2, %ymm4 /* p1_2_10 = gf2p8affineinv(t2_10, gfni_mat_1) */
+	vmovdqa %ymm11, 1504(%rsp) /* spill rk3_5 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm0, %ymm11 /* p1_3_10 = gf2p8affineinv(t3_10, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_2(%rip), %ymm15, %ymm15 /* p2_0_10 = gf2p8affineinv(t0_10, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_1_10 = gf2p8affineinv(t1_10, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_2(%rip), %ymm2, %ymm2 /* p2_2_10 = gf2p8affineinv(t2_10, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_2(%rip), %ymm0, %ymm0 /* p2_3_10 = gf2p8affineinv(t3_10, gfni_mat_2) */
+	vmovdqa %ymm13, 736(%rsp) /* spill g1x2.4 */
+	vpxor %ymm14, %ymm1, %ymm13 /* m0_acc_40 = xor(p1_0_10, p2_1_10) */
+	vmovdqa %ymm9, 1536(%rsp) /* spill rk2_5 */
+	vpxor %ymm11, %ymm2, %ymm9 /* m0_acc_41 = xor(p2_2_10, p1_3_10) */
+	vpxor %ymm9, %ymm13, %ymm9 /* m0_acc_42 = xor(m0_acc_40, m0_acc_41) */
+	vpxor %ymm0, %ymm9, %ymm9 /* m0_acc_43 = xor(m0_acc_42, p2_3_10) */
+	vpxor 32(%rsp), %ymm9, %ymm9 /* x0n_10 = xor(m0_acc_43, g0x4.3) */
+	vpxor %ymm15, %ymm1, %ymm1 /* m1_acc_40 = xor(p1_0_10, p2_0_10) */
+	vpxor %ymm2, %ymm10, %ymm13 /* m1_acc_41 = xor(p1_1_10, p2_2_10) */
+	vpxor %ymm13, %ymm1, %ymm1 /* m1_acc_42 = xor(m1_acc_40, m1_acc_41) */
+	vpxor %ymm0, %ymm1, %ymm1 /* m1_acc_43 = xor(m1_acc_42, p2_3_10) */
+	vpxor 288(%rsp), %ymm1, %ymm1 /* x1n_10 = xor(m1_acc_43, g0x5.3) */
+	vpxor %ymm10, %ymm15, %ymm10 /* m2_acc_40 = xor(p2_0_10, p1_1_10) */
+	vpxor %ymm4, %ymm14, %ymm13 /* m2_acc_41 = xor(p2_1_10, p1_2_10) */
+	vpxor %ymm13, %ymm10, %ymm10 /* m2_acc_42 = xor(m2_acc_40, m2_acc_41) */
+	vpxor %ymm0, %ymm10, %ymm0 /* m2_acc_43 = xor(m2_acc_42, p2_3_10) */
+	vpxor 256(%rsp), %ymm0, %ymm0 /* x2n_10 = xor(m2_acc_43, g0x6.3) */
+	vpxor %ymm14, %ymm15, %ymm10 /* m3_acc_40 = xor(p2_0_10, p2_1_10) */
+	vpxor %ymm2, %ymm4, %ymm2 /* m3_acc_41 = xor(p1_2_10, p2_2_10) */
+	vpxor %ymm2, %ymm10, %ymm2 /* m3_acc_42 = xor(m3_acc_40, m3_acc_41) */
+	vpxor %ymm11, %ymm2, %ymm2 /* m3_acc_43 = xor(m3_acc_42, p1_3_10) */
+	vpxor 352(%rsp), %ymm2, %ymm2 /* x3n_10 = xor(m3_acc_43, g0x7.3) */
+	vpxor %ymm3, %ymm5, %ymm4 /* t0_acc_22 = xor(g1x8, g1x12) */
+	vpxor %ymm6, %ymm4, %ymm4 /* t0_acc_23 = xor(t0_acc_22, rk0_5) */
+	vpxor %ymm8, %ymm4, %ymm4 /* t0_11 = xor(t0_acc_23, g1x0) */
+	vmovdqa 1792(%rsp), %ymm6 /* reload g1x9.3 */
+	vpxor 1920(%rsp), %ymm6, %ymm10 /* t1_acc_22 = xor(g1x9, g1x13) */
+	vpxor %ymm7, %ymm10, %ymm7 /* t1_acc_23 = xor(t1_acc_22, rk1_5) */
+	vpxor %ymm12, %ymm7, %ymm7 /* t1_11 = xor(t1_acc_23, g1x1) */
+	vmovdqa 1760(%rsp), %ymm10 /* reload g1x10.3 */
+	vpxor 1888(%rsp), %ymm10, %ymm11 /* t2_acc_22 = xor(g1x10, g1x14) */
+	vpxor 1536(%rsp), %ymm11, %ymm11 /* t2_acc_23 = xor(t2_acc_22, rk2_5) */
+	vpxor 736(%rsp), %ymm11, %ymm11 /* t2_11 = xor(t2_acc_23, g1x2) */
+	vmovdqa 1696(%rsp), %ymm13 /* reload g1x11.3 */
+	vpxor 1824(%rsp), %ymm13, %ymm14 /* t3_acc_22 = xor(g1x11, g1x15) */
+	vpxor 1504(%rsp), %ymm14, %ymm14 /* t3_acc_23 = xor(t3_acc_22, rk3_5) */
+	vpxor 768(%rsp), %ymm14, %ymm14 /* t3_11 = xor(t3_acc_23, g1x3) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm4, %ymm15 /* p1_0_11 = gf2p8affineinv(t0_11, gfni_mat_1) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm7, %ymm13 /* p1_1_11 = gf2p8affineinv(t1_11, gfni_mat_1) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm11, %ymm10 /* p1_2_11 = gf2p8affineinv(t2_11, gfni_mat_1) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm6 /* p1_3_11 = gf2p8affineinv(t3_11, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_2(%rip), %ymm4, %ymm4 /* p2_0_11 = gf2p8affineinv(t0_11, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_2(%rip), %ymm7, %ymm7 /* p2_1_11 = gf2p8affineinv(t1_11, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_2(%rip), %ymm11, %ymm11 /* p2_2_11 = gf2p8affineinv(t2_11, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_3_11 = gf2p8affineinv(t3_11, gfni_mat_2) */
+	vmovdqa %ymm5, 1504(%rsp) /* spill g1x8.3 */
+	vpxor %ymm7, %ymm15, %ymm5 /* m0_acc_44 = xor(p1_0_11, p2_1_11) */
+	vmovdqa %ymm12, 704(%rsp) /* spill g1x1.4 */
+	vpxor %ymm6, %ymm11, %ymm12 /* m0_acc_45 = xor(p2_2_11, p1_3_11) */
+	vpxor %ymm12, %ymm5, %ymm5 /* m0_acc_46 = xor(m0_acc_44, m0_acc_45) */
+	vpxor %ymm14, %ymm5, %ymm5 /* m0_acc_47 = xor(m0_acc_46, p2_3_11) */
+	vpxor 1856(%rsp), %ymm5, %ymm5 /* x0n_11 = xor(m0_acc_47, g1x4.3) */
+	vpxor %ymm4, %ymm15, %ymm12 /* m1_acc_44 = xor(p1_0_11, p2_0_11) */
+	vpxor %ymm11, %ymm13, %ymm15 /* m1_acc_45 = xor(p1_1_11, p2_2_11) */
+	vpxor %ymm15, %ymm12, %ymm12 /* m1_acc_46 = xor(m1_acc_44, m1_acc_45) */
+	vpxor %ymm14, %ymm12, %ymm12 /* m1_acc_47 = xor(m1_acc_46, p2_3_11) */
+	vpxor 1664(%rsp), %ymm12, %ymm12 /* x1n_11 = xor(m1_acc_47, g1x5.3) */
+	vpxor %ymm13, %ymm4, %ymm13 /* m2_acc_44 = xor(p2_0_11, p1_1_11) */
+	vpxor %ymm10, %ymm7, %ymm15 /* m2_acc_45 = xor(p2_1_11, p1_2_11) */
+	vpxor %ymm15, %ymm13, %ymm13 /* m2_acc_46 = xor(m2_acc_44, m2_acc_45) */
+	vpxor %ymm14, %ymm13, %ymm13 /* m2_acc_47 = xor(m2_acc_46, p2_3_11) */
+	vpxor 1632(%rsp), %ymm13, %ymm13 /* x2n_11 = xor(m2_acc_47, g1x6.3) */
+	vpxor %ymm7, %ymm4, %ymm4 /* m3_acc_44 = xor(p2_0_11, p2_1_11) */
+	vpxor %ymm11, %ymm10, %ymm7 /* m3_acc_45 = xor(p1_2_11, p2_2_11) */
+	vpxor %ymm7, %ymm4, %ymm4 /* m3_acc_46 = xor(m3_acc_44, m3_acc_45) */
+	vpxor %ymm6, %ymm4, %ymm4 /* m3_acc_47 = xor(m3_acc_46, p1_3_11) */
+	vpxor 1568(%rsp), %ymm4, %ymm4 /* x3n_11 = xor(m3_acc_47, g1x7.3) */
+
+	/* Round 8r+6: slot 2 ^= M'_L·inv(slot 3 ^ slot 0 ^ slot 1 ^ rk') ^ C'. */
+	vpbroadcastd 96(%rdi,%r8), %ymm6 /* rk0_6 = bcast32() */
+	vpbroadcastd 100(%rdi,%r8), %ymm7 /* rk1_6 = bcast32() */
+	vpbroadcastd 104(%rdi,%r8), %ymm10 /* rk2_6 = bcast32() */
+	vpbroadcastd 108(%rdi,%r8), %ymm11 /* rk3_6 = bcast32() */
+	vmovdqa 1440(%rsp), %ymm14 /* reload g0x12.3 */
+	vpxor 224(%rsp), %ymm14, %ymm15 /* t0_acc_24 = xor(g0x12, g0x0) */
+	vpxor %ymm6, %ymm15, %ymm15 /* t0_acc_25 = xor(t0_acc_24, rk0_6) */
+	vpxor %ymm9, %ymm15, %ymm15 /* t0_12 = xor(t0_acc_25, g0x4) */
+	vmovdqa 448(%rsp), %ymm14 /* reload g0x13.3 */
+	vpxor 0(%rsp), %ymm14, %ymm14 /* t1_acc_24 = xor(g0x13, g0x1) */
+	vpxor %ymm7, %ymm14, %ymm14 /* t1_acc_25 = xor(t1_acc_24, rk1_6) */
+	vpxor %ymm1, %ymm14, %ymm14 /* t1_12 = xor(t1_acc_25, g0x5) */
+	vmovdqa %ymm1, 1568(%rsp) /* spill g0x5.4 */
+	vmovdqa 192(%rsp), %ymm1 /* reload g0x14.3 */
+	vpxor 480(%rsp), %ymm1, %ymm1 /* t2_acc_24 = xor(g0x14, g0x2) */
+	vpxor %ymm10, %ymm1, %ymm1 /* t2_acc_25 = xor(t2_acc_24, rk2_6) */
+	vpxor %ymm0, %ymm1, %ymm1 /* t2_12 = xor(t2_acc_25, g0x6) */
+	vmovdqa %ymm0, 1632(%rsp) /* spill g0x6.4 */
+	vmovdqa 128(%rsp), %ymm0 /* reload g0x15.3 */
+	vpxor 1248(%rsp), %ymm0, %ymm0 /* t3_acc_24 = xor(g0x15, g0x3) */
+	vpxor %ymm11, %ymm0, %ymm0 /* t3_acc_25 = xor(t3_acc_24, rk3_6) */
+	vpxor %ymm2, %ymm0, %ymm0 /* t3_12 = xor(t3_acc_25, g0x7) */
+	vmovdqa %ymm2, 1664(%rsp) /* spill g0x7.4 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm15, %ymm2 /* p1_0_12 = gf2p8affineinv(t0_12, gfni_mat_1) */
+	vmovdqa %ymm9, 1856(%rsp) /* spill g0x4.4 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm9 /* p1_1_12 = gf2p8affineinv(t1_12, gfni_mat_1) */
+	vmovdqa %ymm4, 928(%rsp) /* spill g1x7.4 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm1, %ymm4 /* p1_2_12 = gf2p8affineinv(t2_12, gfni_mat_1) */
+	vmovdqa %ymm11, 1536(%rsp) /* spill rk3_6 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm0, %ymm11 /* p1_3_12 = gf2p8affineinv(t3_12, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_2(%rip), %ymm15, %ymm15 /* p2_0_12 = gf2p8affineinv(t0_12, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_1_12 = gf2p8affineinv(t1_12, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_2(%rip), %ymm1, %ymm1 /* p2_2_12 = gf2p8affineinv(t2_12, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_2(%rip), %ymm0, %ymm0 /* p2_3_12 = gf2p8affineinv(t3_12, gfni_mat_2) */
+	vmovdqa %ymm13, 960(%rsp) /* spill g1x6.4 */
+	vpxor %ymm14, %ymm2, %ymm13 /* m0_acc_48 = xor(p1_0_12, p2_1_12) */
+	vmovdqa %ymm10, 352(%rsp) /* spill rk2_6 */
+	vpxor %ymm11, %ymm1, %ymm10 /* m0_acc_49 = xor(p2_2_12, p1_3_12) */
+	vpxor %ymm10, %ymm13, %ymm10 /* m0_acc_50 = xor(m0_acc_48, m0_acc_49) */
+	vpxor %ymm0, %ymm10, %ymm10 /* m0_acc_51 = xor(m0_acc_50, p2_3_12) */
+	vpxor 64(%rsp), %ymm10, %ymm10 /* x0n_12 = xor(m0_acc_51, g0x8.3) */
+	vpxor %ymm15, %ymm2, %ymm2 /* m1_acc_48 = xor(p1_0_12, p2_0_12) */
+	vpxor %ymm1, %ymm9, %ymm13 /* m1_acc_49 = xor(p1_1_12, p2_2_12) */
+	vpxor %ymm13, %ymm2, %ymm2 /* m1_acc_50 = xor(m1_acc_48, m1_acc_49) */
+	vpxor %ymm0, %ymm2, %ymm2 /* m1_acc_51 = xor(m1_acc_50, p2_3_12) */
+	vpxor 96(%rsp), %ymm2, %ymm2 /* x1n_12 = xor(m1_acc_51, g0x9.3) */
+	vpxor %ymm9, %ymm15, %ymm9 /* m2_acc_48 = xor(p2_0_12, p1_1_12) */
+	vpxor %ymm4, %ymm14, %ymm13 /* m2_acc_49 = xor(p2_1_12, p1_2_12) */
+	vpxor %ymm13, %ymm9, %ymm9 /* m2_acc_50 = xor(m2_acc_48, m2_acc_49) */
+	vpxor %ymm0, %ymm9, %ymm0 /* m2_acc_51 = xor(m2_acc_50, p2_3_12) */
+	vpxor 160(%rsp), %ymm0, %ymm0 /* x2n_12 = xor(m2_acc_51, g0x10.3) */
+	vpxor %ymm14, %ymm15, %ymm9 /* m3_acc_48 = xor(p2_0_12, p2_1_12) */
+	vpxor %ymm1, %ymm4, %ymm1 /* m3_acc_49 = xor(p1_2_12, p2_2_12) */
+	vpxor %ymm1, %ymm9, %ymm1 /* m3_acc_50 = xor(m3_acc_48, m3_acc_49) */
+	vpxor %ymm11, %ymm1, %ymm1 /* m3_acc_51 = xor(m3_acc_50, p1_3_12) */
+	vpxor 320(%rsp), %ymm1, %ymm1 /* x3n_12 = xor(m3_acc_51, g0x11.3) */
+	vpxor %ymm8, %ymm3, %ymm4 /* t0_acc_26 = xor(g1x12, g1x0) */
+	vpxor %ymm6, %ymm4, %ymm4 /* t0_acc_27 = xor(t0_acc_26, rk0_6) */
+	vpxor %ymm5, %ymm4, %ymm4 /* t0_13 = xor(t0_acc_27, g1x4) */
+	vmovdqa 1920(%rsp), %ymm6 /* reload g1x13.3 */
+	vpxor 704(%rsp), %ymm6, %ymm9 /* t1_acc_26 = xor(g1x13, g1x1) */
+	vpxor %ymm7, %ymm9, %ymm7 /* t1_acc_27 = xor(t1_acc_26, rk1_6) */
+	vpxor %ymm12, %ymm7, %ymm7 /* t1_13 = xor(t1_acc_27, g1x5) */
+	vmovdqa 1888(%rsp), %ymm9 /* reload g1x14.3 */
+	vpxor 736(%rsp), %ymm9, %ymm11 /* t2_acc_26 = xor(g1x14, g1x2) */
+	vpxor 352(%rsp), %ymm11, %ymm11 /* t2_acc_27 = xor(t2_acc_26, rk2_6) */
+	vpxor 960(%rsp), %ymm11, %ymm11 /* t2_13 = xor(t2_acc_27, g1x6) */
+	vmovdqa 1824(%rsp), %ymm13 /* reload g1x15.3 */
+	vpxor 768(%rsp), %ymm13, %ymm14 /* t3_acc_26 = xor(g1x15, g1x3) */
+	vpxor 1536(%rsp), %ymm14, %ymm14 /* t3_acc_27 = xor(t3_acc_26, rk3_6) */
+	vpxor 928(%rsp), %ymm14, %ymm14 /* t3_13 = xor(t3_acc_27, g1x7) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm4, %ymm15 /* p1_0_13 = gf2p8affineinv(t0_13, gfni_mat_1) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm7, %ymm13 /* p1_1_13 = gf2p8affineinv(t1_13, gfni_mat_1) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm11, %ymm9 /* p1_2_13 = gf2p8affineinv(t2_13, gfni_mat_1) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm6 /* p1_3_13 = gf2p8affineinv(t3_13, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_2(%rip), %ymm4, %ymm4 /* p2_0_13 = gf2p8affineinv(t0_13, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_2(%rip), %ymm7, %ymm7 /* p2_1_13 = gf2p8affineinv(t1_13, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_2(%rip), %ymm11, %ymm11 /* p2_2_13 = gf2p8affineinv(t2_13, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_3_13 = gf2p8affineinv(t3_13, gfni_mat_2) */
+	vmovdqa %ymm3, 1536(%rsp) /* spill g1x12.3 */
+	vpxor %ymm7, %ymm15, %ymm3 /* m0_acc_52 = xor(p1_0_13, p2_1_13) */
+	vmovdqa %ymm12, 1024(%rsp) /* spill g1x5.4 */
+	vpxor %ymm6, %ymm11, %ymm12 /* m0_acc_53 = xor(p2_2_13, p1_3_13) */
+	vpxor %ymm12, %ymm3, %ymm3 /* m0_acc_54 = xor(m0_acc_52, m0_acc_53) */
+	vpxor %ymm14, %ymm3, %ymm3 /* m0_acc_55 = xor(m0_acc_54, p2_3_13) */
+	vpxor 1504(%rsp), %ymm3, %ymm3 /* x0n_13 = xor(m0_acc_55, g1x8.3) */
+	vpxor %ymm4, %ymm15, %ymm12 /* m1_acc_52 = xor(p1_0_13, p2_0_13) */
+	vpxor %ymm11, %ymm13, %ymm15 /* m1_acc_53 = xor(p1_1_13, p2_2_13) */
+	vpxor %ymm15, %ymm12, %ymm12 /* m1_acc_54 = xor(m1_acc_52, m1_acc_53) */
+	vpxor %ymm14, %ymm12, %ymm12 /* m1_acc_55 = xor(m1_acc_54, p2_3_13) */
+	vpxor 1792(%rsp), %ymm12, %ymm12 /* x1n_13 = xor(m1_acc_55, g1x9.3) */
+	vpxor %ymm13, %ymm4, %ymm13 /* m2_acc_52 = xor(p2_0_13, p1_1_13) */
+	vpxor %ymm9, %ymm7, %ymm15 /* m2_acc_53 = xor(p2_1_13, p1_2_13) */
+	vpxor %ymm15, %ymm13, %ymm13 /* m2_acc_54 = xor(m2_acc_52, m2_acc_53) */
+	vpxor %ymm14, %ymm13, %ymm13 /* m2_acc_55 = xor(m2_acc_54, p2_3_13) */
+	vpxor 1760(%rsp), %ymm13, %ymm13 /* x2n_13 = xor(m2_acc_55, g1x10.3) */
+	vpxor %ymm7, %ymm4, %ymm4 /* m3_acc_52 = xor(p2_0_13, p2_1_13) */
+	vpxor %ymm11, %ymm9, %ymm7 /* m3_acc_53 = xor(p1_2_13, p2_2_13) */
+	vpxor %ymm7, %ymm4, %ymm4 /* m3_acc_54 = xor(m3_acc_52, m3_acc_53) */
+	vpxor %ymm6, %ymm4, %ymm4 /* m3_acc_55 = xor(m3_acc_54, p1_3_13) */
+	vpxor 1696(%rsp), %ymm4, %ymm4 /* x3n_13 = xor(m3_acc_55, g1x11.3) */
+
+	/* Round 8r+7: slot 3 ^= M'_L·inv(slot 0 ^ slot 1 ^ slot 2 ^ rk') ^ C'. */
+	vpbroadcastd 112(%rdi,%r8), %ymm6 /* rk0_7 = bcast32() */
+	vpbroadcastd 116(%rdi,%r8), %ymm7 /* rk1_7 = bcast32() */
+	vpbroadcastd 120(%rdi,%r8), %ymm9 /* rk2_7 = bcast32() */
+	vpbroadcastd 124(%rdi,%r8), %ymm11 /* rk3_7 = bcast32() */
+	vmovdqa 224(%rsp), %ymm14 /* reload g0x0.4 */
+	vpxor 1856(%rsp), %ymm14, %ymm15 /* t0_acc_28 = xor(g0x0, g0x4) */
+	vpxor %ymm6, %ymm15, %ymm15 /* t0_acc_29 = xor(t0_acc_28, rk0_7) */
+	vpxor %ymm10, %ymm15, %ymm15 /* t0_14 = xor(t0_acc_29, g0x8) */
+	vmovdqa 0(%rsp), %ymm14 /* reload g0x1.4 */
+	vpxor 1568(%rsp), %ymm14, %ymm14 /* t1_acc_28 = xor(g0x1, g0x5) */
+	vpxor %ymm7, %ymm14, %ymm14 /* t1_acc_29 = xor(t1_acc_28, rk1_7) */
+	vpxor %ymm2, %ymm14, %ymm14 /* t1_14 = xor(t1_acc_29, g0x9) */
+	vmovdqa %ymm2, 1696(%rsp) /* spill g0x9.4 */
+	vmovdqa 480(%rsp), %ymm2 /* reload g0x2.4 */
+	vpxor 1632(%rsp), %ymm2, %ymm2 /* t2_acc_28 = xor(g0x2, g0x6) */
+	vpxor %ymm9, %ymm2, %ymm2 /* t2_acc_29 = xor(t2_acc_28, rk2_7) */
+	vpxor %ymm0, %ymm2, %ymm2 /* t2_14 = xor(t2_acc_29, g0x10) */
+	vmovdqa %ymm0, 1760(%rsp) /* spill g0x10.4 */
+	vmovdqa 1248(%rsp), %ymm0 /* reload g0x3.4 */
+	vpxor 1664(%rsp), %ymm0, %ymm0 /* t3_acc_28 = xor(g0x3, g0x7) */
+	vpxor %ymm11, %ymm0, %ymm0 /* t3_acc_29 = xor(t3_acc_28, rk3_7) */
+	vpxor %ymm1, %ymm0, %ymm0 /* t3_14 = xor(t3_acc_29, g0x11) */
+	vmovdqa %ymm1, 1792(%rsp) /* spill g0x11.4 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm15, %ymm1 /* p1_0_14 = gf2p8affineinv(t0_14, gfni_mat_1) */
+	vmovdqa %ymm10, 1504(%rsp) /* spill g0x8.4 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm10 /* p1_1_14 = gf2p8affineinv(t1_14, gfni_mat_1) */
+	vmovdqa %ymm4, 1120(%rsp) /* spill g1x11.4 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm2, %ymm4 /* p1_2_14 = gf2p8affineinv(t2_14, gfni_mat_1) */
+	vmovdqa %ymm11, 352(%rsp) /* spill rk3_7 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm0, %ymm11 /* p1_3_14 = gf2p8affineinv(t3_14, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_2(%rip), %ymm15, %ymm15 /* p2_0_14 = gf2p8affineinv(t0_14, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_1_14 = gf2p8affineinv(t1_14, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_2(%rip), %ymm2, %ymm2 /* p2_2_14 = gf2p8affineinv(t2_14, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_2(%rip), %ymm0, %ymm0 /* p2_3_14 = gf2p8affineinv(t3_14, gfni_mat_2) */
+	vmovdqa %ymm13, 1088(%rsp) /* spill g1x10.4 */
+	vpxor %ymm14, %ymm1, %ymm13 /* m0_acc_56 = xor(p1_0_14, p2_1_14) */
+	vmovdqa %ymm9, 320(%rsp) /* spill rk2_7 */
+	vpxor %ymm11, %ymm2, %ymm9 /* m0_acc_57 = xor(p2_2_14, p1_3_14) */
+	vpxor %ymm9, %ymm13, %ymm9 /* m0_acc_58 = xor(m0_acc_56, m0_acc_57) */
+	vpxor %ymm0, %ymm9, %ymm9 /* m0_acc_59 = xor(m0_acc_58, p2_3_14) */
+	vpxor 1440(%rsp), %ymm9, %ymm9 /* x0n_14 = xor(m0_acc_59, g0x12.3) */
+	vpxor %ymm15, %ymm1, %ymm1 /* m1_acc_56 = xor(p1_0_14, p2_0_14) */
+	vpxor %ymm2, %ymm10, %ymm13 /* m1_acc_57 = xor(p1_1_14, p2_2_14) */
+	vpxor %ymm13, %ymm1, %ymm1 /* m1_acc_58 = xor(m1_acc_56, m1_acc_57) */
+	vpxor %ymm0, %ymm1, %ymm1 /* m1_acc_59 = xor(m1_acc_58, p2_3_14) */
+	vpxor 448(%rsp), %ymm1, %ymm1 /* x1n_14 = xor(m1_acc_59, g0x13.3) */
+	vpxor %ymm10, %ymm15, %ymm10 /* m2_acc_56 = xor(p2_0_14, p1_1_14) */
+	vpxor %ymm4, %ymm14, %ymm13 /* m2_acc_57 = xor(p2_1_14, p1_2_14) */
+	vpxor %ymm13, %ymm10, %ymm10 /* m2_acc_58 = xor(m2_acc_56, m2_acc_57) */
+	vpxor %ymm0, %ymm10, %ymm0 /* m2_acc_59 = xor(m2_acc_58, p2_3_14) */
+	vpxor 192(%rsp), %ymm0, %ymm0 /* x2n_14 = xor(m2_acc_59, g0x14.3) */
+	vpxor %ymm14, %ymm15, %ymm10 /* m3_acc_56 = xor(p2_0_14, p2_1_14) */
+	vpxor %ymm2, %ymm4, %ymm2 /* m3_acc_57 = xor(p1_2_14, p2_2_14) */
+	vpxor %ymm2, %ymm10, %ymm2 /* m3_acc_58 = xor(m3_acc_56, m3_acc_57) */
+	vpxor %ymm11, %ymm2, %ymm2 /* m3_acc_59 = xor(m3_acc_58, p1_3_14) */
+	vpxor 128(%rsp), %ymm2, %ymm2 /* x3n_14 = xor(m3_acc_59, g0x15.3) */
+	vpxor %ymm5, %ymm8, %ymm4 /* t0_acc_30 = xor(g1x0, g1x4) */
+	vpxor %ymm6, %ymm4, %ymm4 /* t0_acc_31 = xor(t0_acc_30, rk0_7) */
+	vpxor %ymm3, %ymm4, %ymm4 /* t0_15 = xor(t0_acc_31, g1x8) */
+	vmovdqa 704(%rsp), %ymm6 /* reload g1x1.4 */
+	vpxor 1024(%rsp), %ymm6, %ymm10 /* t1_acc_30 = xor(g1x1, g1x5) */
+	vpxor %ymm7, %ymm10, %ymm7 /* t1_acc_31 = xor(t1_acc_30, rk1_7) */
+	vpxor %ymm12, %ymm7, %ymm7 /* t1_15 = xor(t1_acc_31, g1x9) */
+	vmovdqa 736(%rsp), %ymm10 /* reload g1x2.4 */
+	vpxor 960(%rsp), %ymm10, %ymm11 /* t2_acc_30 = xor(g1x2, g1x6) */
+	vpxor 320(%rsp), %ymm11, %ymm11 /* t2_acc_31 = xor(t2_acc_30, rk2_7) */
+	vpxor 1088(%rsp), %ymm11, %ymm11 /* t2_15 = xor(t2_acc_31, g1x10) */
+	vmovdqa 768(%rsp), %ymm13 /* reload g1x3.4 */
+	vpxor 928(%rsp), %ymm13, %ymm14 /* t3_acc_30 = xor(g1x3, g1x7) */
+	vpxor 352(%rsp), %ymm14, %ymm14 /* t3_acc_31 = xor(t3_acc_30, rk3_7) */
+	vpxor 1120(%rsp), %ymm14, %ymm14 /* t3_15 = xor(t3_acc_31, g1x11) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm4, %ymm15 /* p1_0_15 = gf2p8affineinv(t0_15, gfni_mat_1) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm7, %ymm13 /* p1_1_15 = gf2p8affineinv(t1_15, gfni_mat_1) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm11, %ymm10 /* p1_2_15 = gf2p8affineinv(t2_15, gfni_mat_1) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm6 /* p1_3_15 = gf2p8affineinv(t3_15, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_2(%rip), %ymm4, %ymm4 /* p2_0_15 = gf2p8affineinv(t0_15, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_2(%rip), %ymm7, %ymm7 /* p2_1_15 = gf2p8affineinv(t1_15, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_2(%rip), %ymm11, %ymm11 /* p2_2_15 = gf2p8affineinv(t2_15, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_3_15 = gf2p8affineinv(t3_15, gfni_mat_2) */
+	vmovdqa %ymm8, 672(%rsp) /* spill g1x0.4 */
+	vpxor %ymm7, %ymm15, %ymm8 /* m0_acc_60 = xor(p1_0_15, p2_1_15) */
+	vmovdqa %ymm12, 1056(%rsp) /* spill g1x9.4 */
+	vpxor %ymm6, %ymm11, %ymm12 /* m0_acc_61 = xor(p2_2_15, p1_3_15) */
+	vpxor %ymm12, %ymm8, %ymm8 /* m0_acc_62 = xor(m0_acc_60, m0_acc_61) */
+	vpxor %ymm14, %ymm8, %ymm8 /* m0_acc_63 = xor(m0_acc_62, p2_3_15) */
+	vpxor 1536(%rsp), %ymm8, %ymm8 /* x0n_15 = xor(m0_acc_63, g1x12.3) */
+	vpxor %ymm4, %ymm15, %ymm12 /* m1_acc_60 = xor(p1_0_15, p2_0_15) */
+	vpxor %ymm11, %ymm13, %ymm15 /* m1_acc_61 = xor(p1_1_15, p2_2_15) */
+	vpxor %ymm15, %ymm12, %ymm12 /* m1_acc_62 = xor(m1_acc_60, m1_acc_61) */
+	vpxor %ymm14, %ymm12, %ymm12 /* m1_acc_63 = xor(m1_acc_62, p2_3_15) */
+	vpxor 1920(%rsp), %ymm12, %ymm12 /* x1n_15 = xor(m1_acc_63, g1x13.3) */
+	vpxor %ymm13, %ymm4, %ymm13 /* m2_acc_60 = xor(p2_0_15, p1_1_15) */
+	vpxor %ymm10, %ymm7, %ymm15 /* m2_acc_61 = xor(p2_1_15, p1_2_15) */
+	vpxor %ymm15, %ymm13, %ymm13 /* m2_acc_62 = xor(m2_acc_60, m2_acc_61) */
+	vpxor %ymm14, %ymm13, %ymm13 /* m2_acc_63 = xor(m2_acc_62, p2_3_15) */
+	vpxor 1888(%rsp), %ymm13, %ymm13 /* x2n_15 = xor(m2_acc_63, g1x14.3) */
+	vpxor %ymm7, %ymm4, %ymm4 /* m3_acc_60 = xor(p2_0_15, p2_1_15) */
+	vpxor %ymm11, %ymm10, %ymm7 /* m3_acc_61 = xor(p1_2_15, p2_2_15) */
+	vpxor %ymm7, %ymm4, %ymm4 /* m3_acc_62 = xor(m3_acc_60, m3_acc_61) */
+	vpxor %ymm6, %ymm4, %ymm4 /* m3_acc_63 = xor(m3_acc_62, p1_3_15) */
+	vpxor 1824(%rsp), %ymm4, %ymm4 /* x3n_15 = xor(m3_acc_63, g1x15.3) */
+	vmovdqa %ymm5, 1184(%rsp) /* spill g1x4.2 */
+	vmovdqa %ymm3, 1216(%rsp) /* spill g1x8.2 */
+	vmovdqa %ymm8, 1280(%rsp) /* spill g1x12.2 */
+	vmovdqa %ymm12, 1312(%rsp) /* spill g1x13.2 */
+	vmovdqa %ymm13, 1344(%rsp) /* spill g1x14.2 */
+	vmovdqa %ymm4, 416(%rsp) /* spill g1x15.2 */
+	vmovdqa 1632(%rsp), %ymm3 /* reload g0x6.4 */
+	vmovdqa %ymm0, %ymm5 /* g0x14.4 */
+	vmovdqa 1664(%rsp), %ymm0 /* reload g0x7.4 */
+	vmovdqa 1792(%rsp), %ymm6 /* reload g0x11.4 */
+	vmovdqa 1856(%rsp), %ymm7 /* reload g0x4.4 */
+	vmovdqa %ymm9, %ymm8 /* g0x12.4 */
+	vmovdqa %ymm2, %ymm9 /* g0x15.4 */
+	vmovdqa 1504(%rsp), %ymm11 /* reload g0x8.4 */
+	vmovdqa %ymm1, %ymm13 /* g0x13.4 */
+	vmovdqa 1568(%rsp), %ymm1 /* reload g0x5.4 */
+	vmovdqa 1696(%rsp), %ymm14 /* reload g0x9.4 */
+	vmovdqa 1760(%rsp), %ymm15 /* reload g0x10.4 */
+	add $128, %r8
+	cmp $512, %r8
+	jne .Lsm4_byteslice_avx2_gfni_8_loop_r0
+
+	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; back to X = A1^-1·X'. */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_3(%rip), %ymm8, %ymm2 /* xout = gf2p8affine(g0x12, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_3(%rip), %ymm13, %ymm4 /* xout_1 = gf2p8affine(g0x13, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_3(%rip), %ymm5, %ymm5 /* xout_2 = gf2p8affine(g0x14, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_3(%rip), %ymm9, %ymm8 /* xout_3 = gf2p8affine(g0x15, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_3(%rip), %ymm11, %ymm9 /* xout_4 = gf2p8affine(g0x8, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_3(%rip), %ymm14, %ymm10 /* xout_5 = gf2p8affine(g0x9, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_3(%rip), %ymm15, %ymm11 /* xout_6 = gf2p8affine(g0x10, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_3(%rip), %ymm6, %ymm6 /* xout_7 = gf2p8affine(g0x11, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_3(%rip), %ymm7, %ymm7 /* xout_8 = gf2p8affine(g0x4, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_3(%rip), %ymm1, %ymm1 /* xout_9 = gf2p8affine(g0x5, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_3(%rip), %ymm3, %ymm3 /* xout_10 = gf2p8affine(g0x6, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_3(%rip), %ymm0, %ymm0 /* xout_11 = gf2p8affine(g0x7, gfni_mat_3) */
+	vmovdqa 224(%rsp), %ymm12 /* reload g0x0.2 */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_3(%rip), %ymm12, %ymm12 /* xout_12 = gf2p8affine(g0x0, gfni_mat_3) */
+	vmovdqa 0(%rsp), %ymm13 /* reload g0x1.2 */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_3(%rip), %ymm13, %ymm13 /* xout_13 = gf2p8affine(g0x1, gfni_mat_3) */
+	vmovdqa 480(%rsp), %ymm14 /* reload g0x2.2 */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_3(%rip), %ymm14, %ymm14 /* xout_14 = gf2p8affine(g0x2, gfni_mat_3) */
+	vmovdqa 1248(%rsp), %ymm15 /* reload g0x3.2 */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_3(%rip), %ymm15, %ymm15 /* xout_15 = gf2p8affine(g0x3, gfni_mat_3) */
+	vmovdqa %ymm6, 1248(%rsp) /* spill xout_7 */
+	vpunpcklbw %ymm7, %ymm2, %ymm6 /* tro0 = unpacklo(xout, xout_8) */
+	vpunpckhbw %ymm7, %ymm2, %ymm2 /* tro0_1 = unpackhi(xout, xout_8) */
+	vpunpcklbw %ymm1, %ymm4, %ymm7 /* tro0_2 = unpacklo(xout_1, xout_9) */
+	vpunpckhbw %ymm1, %ymm4, %ymm1 /* tro0_3 = unpackhi(xout_1, xout_9) */
+	vpunpcklbw %ymm3, %ymm5, %ymm4 /* tro0_4 = unpacklo(xout_2, xout_10) */
+	vpunpckhbw %ymm3, %ymm5, %ymm3 /* tro0_5 = unpackhi(xout_2, xout_10) */
+	vpunpcklbw %ymm0, %ymm8, %ymm5 /* tro0_6 = unpacklo(xout_3, xout_11) */
+	vpunpckhbw %ymm0, %ymm8, %ymm0 /* tro0_7 = unpackhi(xout_3, xout_11) */
+	vpunpcklbw %ymm12, %ymm9, %ymm8 /* tro0_8 = unpacklo(xout_4, xout_12) */
+	vpunpckhbw %ymm12, %ymm9, %ymm9 /* tro0_9 = unpackhi(xout_4, xout_12) */
+	vpunpcklbw %ymm13, %ymm10, %ymm12 /* tro0_10 = unpacklo(xout_5, xout_13) */
+	vpunpckhbw %ymm13, %ymm10, %ymm10 /* tro0_11 = unpackhi(xout_5, xout_13) */
+	vpunpcklbw %ymm14, %ymm11, %ymm13 /* tro0_12 = unpacklo(xout_6, xout_14) */
+	vpunpckhbw %ymm14, %ymm11, %ymm11 /* tro0_13 = unpackhi(xout_6, xout_14) */
+	vmovdqa 1248(%rsp), %ymm14 /* reload xout_7 */
+	vmovdqa %ymm0, 480(%rsp) /* spill tro0_7 */
+	vpunpcklbw %ymm15, %ymm14, %ymm0 /* tro0_14 = unpacklo(xout_7, xout_15) */
+	vpunpckhbw %ymm15, %ymm14, %ymm14 /* tro0_15 = unpackhi(xout_7, xout_15) */
+	vpunpcklbw %ymm8, %ymm6, %ymm15 /* tro1 = unpacklo(tro0, tro0_8) */
+	vpunpckhbw %ymm8, %ymm6, %ymm6 /* tro1_1 = unpackhi(tro0, tro0_8) */
+	vpunpcklbw %ymm9, %ymm2, %ymm8 /* tro1_2 = unpacklo(tro0_1, tro0_9) */
+	vpunpckhbw %ymm9, %ymm2, %ymm2 /* tro1_3 = unpackhi(tro0_1, tro0_9) */
+	vpunpcklbw %ymm12, %ymm7, %ymm9 /* tro1_4 = unpacklo(tro0_2, tro0_10) */
+	vpunpckhbw %ymm12, %ymm7, %ymm7 /* tro1_5 = unpackhi(tro0_2, tro0_10) */
+	vpunpcklbw %ymm10, %ymm1, %ymm12 /* tro1_6 = unpacklo(tro0_3, tro0_11) */
+	vpunpckhbw %ymm10, %ymm1, %ymm1 /* tro1_7 = unpackhi(tro0_3, tro0_11) */
+	vpunpcklbw %ymm13, %ymm4, %ymm10 /* tro1_8 = unpacklo(tro0_4, tro0_12) */
+	vpunpckhbw %ymm13, %ymm4, %ymm4 /* tro1_9 = unpackhi(tro0_4, tro0_12) */
+	vpunpcklbw %ymm11, %ymm3, %ymm13 /* tro1_10 = unpacklo(tro0_5, tro0_13) */
+	vpunpckhbw %ymm11, %ymm3, %ymm3 /* tro1_11 = unpackhi(tro0_5, tro0_13) */
+	vpunpcklbw %ymm0, %ymm5, %ymm11 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
+	vpunpckhbw %ymm0, %ymm5, %ymm0 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
+	vmovdqa 480(%rsp), %ymm5 /* reload tro0_7 */
+	vmovdqa %ymm1, 1248(%rsp) /* spill tro1_7 */
+	vpunpcklbw %ymm14, %ymm5, %ymm1 /* tro1_14 = unpacklo(tro0_7, tro0_15) */
+	vpunpckhbw %ymm14, %ymm5, %ymm5 /* tro1_15 = unpackhi(tro0_7, tro0_15) */
+	vpunpcklbw %ymm10, %ymm15, %ymm14 /* tro2 = unpacklo(tro1, tro1_8) */
+	vpunpckhbw %ymm10, %ymm15, %ymm10 /* tro2_1 = unpackhi(tro1, tro1_8) */
+	vpunpcklbw %ymm4, %ymm6, %ymm15 /* tro2_2 = unpacklo(tro1_1, tro1_9) */
+	vpunpckhbw %ymm4, %ymm6, %ymm4 /* tro2_3 = unpackhi(tro1_1, tro1_9) */
+	vpunpcklbw %ymm13, %ymm8, %ymm6 /* tro2_4 = unpacklo(tro1_2, tro1_10) */
+	vpunpckhbw %ymm13, %ymm8, %ymm8 /* tro2_5 = unpackhi(tro1_2, tro1_10) */
+	vpunpcklbw %ymm3, %ymm2, %ymm13 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
+	vpunpckhbw %ymm3, %ymm2, %ymm2 /* tro2_7 = unpackhi(tro1_3, tro1_11) */
+	vpunpcklbw %ymm11, %ymm9, %ymm3 /* tro2_8 = unpacklo(tro1_4, tro1_12) */
+	vpunpckhbw %ymm11, %ymm9, %ymm9 /* tro2_9 = unpackhi(tro1_4, tro1_12) */
+	vpunpcklbw %ymm0, %ymm7, %ymm11 /* tro2_10 = unpacklo(tro1_5, tro1_13) */
+	vpunpckhbw %ymm0, %ymm7, %ymm0 /* tro2_11 = unpackhi(tro1_5, tro1_13) */
+	vpunpcklbw %ymm1, %ymm12, %ymm7 /* tro2_12 = unpacklo(tro1_6, tro1_14) */
+	vpunpckhbw %ymm1, %ymm12, %ymm1 /* tro2_13 = unpackhi(tro1_6, tro1_14) */
+	vmovdqa 1248(%rsp), %ymm12 /* reload tro1_7 */
+	vmovdqa %ymm2, 480(%rsp) /* spill tro2_7 */
+	vpunpcklbw %ymm5, %ymm12, %ymm2 /* tro2_14 = unpacklo(tro1_7, tro1_15) */
+	vpunpckhbw %ymm5, %ymm12, %ymm5 /* tro2_15 = unpackhi(tro1_7, tro1_15) */
+	vpunpcklbw %ymm3, %ymm14, %ymm12 /* tro3 = unpacklo(tro2, tro2_8) */
+	vpunpckhbw %ymm3, %ymm14, %ymm3 /* tro3_1 = unpackhi(tro2, tro2_8) */
+	vpunpcklbw %ymm9, %ymm10, %ymm14 /* tro3_2 = unpacklo(tro2_1, tro2_9) */
+	vpunpckhbw %ymm9, %ymm10, %ymm9 /* tro3_3 = unpackhi(tro2_1, tro2_9) */
+	vpunpcklbw %ymm11, %ymm15, %ymm10 /* tro3_4 = unpacklo(tro2_2, tro2_10) */
+	vpunpckhbw %ymm11, %ymm15, %ymm11 /* tro3_5 = unpackhi(tro2_2, tro2_10) */
+	vpunpcklbw %ymm0, %ymm4, %ymm15 /* tro3_6 = unpacklo(tro2_3, tro2_11) */
+	vpunpckhbw %ymm0, %ymm4, %ymm0 /* tro3_7 = unpackhi(tro2_3, tro2_11) */
+	vpunpcklbw %ymm7, %ymm6, %ymm4 /* tro3_8 = unpacklo(tro2_4, tro2_12) */
+	vpunpckhbw %ymm7, %ymm6, %ymm6 /* tro3_9 = unpackhi(tro2_4, tro2_12) */
+	vpunpcklbw %ymm1, %ymm8, %ymm7 /* tro3_10 = unpacklo(tro2_5, tro2_13) */
+	vpunpckhbw %ymm1, %ymm8, %ymm1 /* tro3_11 = unpackhi(tro2_5, tro2_13) */
+	vpunpcklbw %ymm2, %ymm13, %ymm8 /* tro3_12 = unpacklo(tro2_6, tro2_14) */
+	vpunpckhbw %ymm2, %ymm13, %ymm2 /* tro3_13 = unpackhi(tro2_6, tro2_14) */
+	vmovdqa 480(%rsp), %ymm13 /* reload tro2_7 */
+	vmovdqa %ymm2, 1248(%rsp) /* spill tro3_13 */
+	vpunpcklbw %ymm5, %ymm13, %ymm2 /* tro3_14 = unpacklo(tro2_7, tro2_15) */
+	vpunpckhbw %ymm5, %ymm13, %ymm5 /* tro3_15 = unpackhi(tro2_7, tro2_15) */
+	vmovdqu (%rcx), %ymm13 /* msg = load() */
+	vpxor %ymm13, %ymm12, %ymm12 /* ct = xor(tro3, msg) */
+	vmovdqu %ymm12, (%rdx) /* store ct */
+	vmovdqu 32(%rcx), %ymm12 /* msg_1 = load() */
+	vpxor %ymm12, %ymm3, %ymm3 /* ct_1 = xor(tro3_1, msg_1) */
+	vmovdqu %ymm3, 32(%rdx) /* store ct_1 */
+	vmovdqu 64(%rcx), %ymm3 /* msg_2 = load() */
+	vpxor %ymm3, %ymm14, %ymm3 /* ct_2 = xor(tro3_2, msg_2) */
+	vmovdqu %ymm3, 64(%rdx) /* store ct_2 */
+	vmovdqu 96(%rcx), %ymm3 /* msg_3 = load() */
+	vpxor %ymm3, %ymm9, %ymm3 /* ct_3 = xor(tro3_3, msg_3) */
+	vmovdqu %ymm3, 96(%rdx) /* store ct_3 */
+	vmovdqu 128(%rcx), %ymm3 /* msg_4 = load() */
+	vpxor %ymm3, %ymm10, %ymm3 /* ct_4 = xor(tro3_4, msg_4) */
+	vmovdqu %ymm3, 128(%rdx) /* store ct_4 */
+	vmovdqu 160(%rcx), %ymm3 /* msg_5 = load() */
+	vpxor %ymm3, %ymm11, %ymm3 /* ct_5 = xor(tro3_5, msg_5) */
+	vmovdqu %ymm3, 160(%rdx) /* store ct_5 */
+	vmovdqu 192(%rcx), %ymm3 /* msg_6 = load() */
+	vpxor %ymm3, %ymm15, %ymm3 /* ct_6 = xor(tro3_6, msg_6) */
+	vmovdqu %ymm3, 192(%rdx) /* store ct_6 */
+	vmovdqu 224(%rcx), %ymm3 /* msg_7 = load() */
+	vpxor %ymm3, %ymm0, %ymm0 /* ct_7 = xor(tro3_7, msg_7) */
+	vmovdqu %ymm0, 224(%rdx) /* store ct_7 */
+	vmovdqu 256(%rcx), %ymm0 /* msg_8 = load() */
+	vpxor %ymm0, %ymm4, %ymm0 /* ct_8 = xor(tro3_8, msg_8) */
+	vmovdqu %ymm0, 256(%rdx) /* store ct_8 */
+	vmovdqu 288(%rcx), %ymm0 /* msg_9 = load() */
+	vpxor %ymm0, %ymm6, %ymm0 /* ct_9 = xor(tro3_9, msg_9) */
+	vmovdqu %ymm0, 288(%rdx) /* store ct_9 */
+	vmovdqu 320(%rcx), %ymm0 /* msg_10 = load() */
+	vpxor %ymm0, %ymm7, %ymm0 /* ct_10 = xor(tro3_10, msg_10) */
+	vmovdqu %ymm0, 320(%rdx) /* store ct_10 */
+	vmovdqu 352(%rcx), %ymm0 /* msg_11 = load() */
+	vpxor %ymm0, %ymm1, %ymm0 /* ct_11 = xor(tro3_11, msg_11) */
+	vmovdqu %ymm0, 352(%rdx) /* store ct_11 */
+	vmovdqu 384(%rcx), %ymm0 /* msg_12 = load() */
+	vpxor %ymm0, %ymm8, %ymm0 /* ct_12 = xor(tro3_12, msg_12) */
+	vmovdqu %ymm0, 384(%rdx) /* store ct_12 */
+	vmovdqu 416(%rcx), %ymm0 /* msg_13 = load() */
+	vpxor 1248(%rsp), %ymm0, %ymm0 /* ct_13 = xor(msg_13, tro3_13) */
+	vmovdqu %ymm0, 416(%rdx) /* store ct_13 */
+	vmovdqu 448(%rcx), %ymm0 /* msg_14 = load() */
+	vpxor %ymm0, %ymm2, %ymm0 /* ct_14 = xor(tro3_14, msg_14) */
+	vmovdqu %ymm0, 448(%rdx) /* store ct_14 */
+	vmovdqu 480(%rcx), %ymm0 /* msg_15 = load() */
+	vpxor %ymm0, %ymm5, %ymm0 /* ct_15 = xor(tro3_15, msg_15) */
+	vmovdqu %ymm0, 480(%rdx) /* store ct_15 */
+	vmovdqa 1280(%rsp), %ymm0 /* reload g1x12.2 */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_3(%rip), %ymm0, %ymm0 /* xout_16 = gf2p8affine(g1x12, gfni_mat_3) */
+	vmovdqa 1312(%rsp), %ymm1 /* reload g1x13.2 */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_3(%rip), %ymm1, %ymm1 /* xout_17 = gf2p8affine(g1x13, gfni_mat_3) */
+	vmovdqa 1344(%rsp), %ymm2 /* reload g1x14.2 */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_3(%rip), %ymm2, %ymm2 /* xout_18 = gf2p8affine(g1x14, gfni_mat_3) */
+	vmovdqa 416(%rsp), %ymm3 /* reload g1x15.2 */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_3(%rip), %ymm3, %ymm3 /* xout_19 = gf2p8affine(g1x15, gfni_mat_3) */
+	vmovdqa 1216(%rsp), %ymm4 /* reload g1x8.2 */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_3(%rip), %ymm4, %ymm4 /* xout_20 = gf2p8affine(g1x8, gfni_mat_3) */
+	vmovdqa 1056(%rsp), %ymm5 /* reload g1x9.2 */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_3(%rip), %ymm5, %ymm5 /* xout_21 = gf2p8affine(g1x9, gfni_mat_3) */
+	vmovdqa 1088(%rsp), %ymm6 /* reload g1x10.2 */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_3(%rip), %ymm6, %ymm6 /* xout_22 = gf2p8affine(g1x10, gfni_mat_3) */
+	vmovdqa 1120(%rsp), %ymm7 /* reload g1x11.2 */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_3(%rip), %ymm7, %ymm7 /* xout_23 = gf2p8affine(g1x11, gfni_mat_3) */
+	vmovdqa 1184(%rsp), %ymm8 /* reload g1x4.2 */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_3(%rip), %ymm8, %ymm8 /* xout_24 = gf2p8affine(g1x4, gfni_mat_3) */
+	vmovdqa 1024(%rsp), %ymm9 /* reload g1x5.2 */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_3(%rip), %ymm9, %ymm9 /* xout_25 = gf2p8affine(g1x5, gfni_mat_3) */
+	vmovdqa 960(%rsp), %ymm10 /* reload g1x6.2 */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_3(%rip), %ymm10, %ymm10 /* xout_26 = gf2p8affine(g1x6, gfni_mat_3) */
+	vmovdqa 928(%rsp), %ymm11 /* reload g1x7.2 */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_3(%rip), %ymm11, %ymm11 /* xout_27 = gf2p8affine(g1x7, gfni_mat_3) */
+	vmovdqa 672(%rsp), %ymm12 /* reload g1x0.2 */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_3(%rip), %ymm12, %ymm12 /* xout_28 = gf2p8affine(g1x0, gfni_mat_3) */
+	vmovdqa 704(%rsp), %ymm13 /* reload g1x1.2 */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_3(%rip), %ymm13, %ymm13 /* xout_29 = gf2p8affine(g1x1, gfni_mat_3) */
+	vmovdqa 736(%rsp), %ymm14 /* reload g1x2.2 */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_3(%rip), %ymm14, %ymm14 /* xout_30 = gf2p8affine(g1x2, gfni_mat_3) */
+	vmovdqa 768(%rsp), %ymm15 /* reload g1x3.2 */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_8_gfni_mat_3(%rip), %ymm15, %ymm15 /* xout_31 = gf2p8affine(g1x3, gfni_mat_3) */
+	vmovdqa %ymm7, 768(%rsp) /* spill xout_23 */
+	vpunpcklbw %ymm8, %ymm0, %ymm7 /* tro0_16 = unpacklo(xout_16, xout_24) */
+	vpunpckhbw %ymm8, %ymm0, %ymm0 /* tro0_17 = unpackhi(xout_16, xout_24) */
+	vpunpcklbw %ymm9, %ymm1, %ymm8 /* tro0_18 = unpacklo(xout_17, xout_25) */
+	vpunpckhbw %ymm9, %ymm1, %ymm1 /* tro0_19 = unpackhi(xout_17, xout_25) */
+	vpunpcklbw %ymm10, %ymm2, %ymm9 /* tro0_20 = unpacklo(xout_18, xout_26) */
+	vpunpckhbw %ymm10, %ymm2, %ymm2 /* tro0_21 = unpackhi(xout_18, xout_26) */
+	vpunpcklbw %ymm11, %ymm3, %ymm10 /* tro0_22 = unpacklo(xout_19, xout_27) */
+	vpunpckhbw %ymm11, %ymm3, %ymm3 /* tro0_23 = unpackhi(xout_19, xout_27) */
+	vpunpcklbw %ymm12, %ymm4, %ymm11 /* tro0_24 = unpacklo(xout_20, xout_28) */
+	vpunpckhbw %ymm12, %ymm4, %ymm4 /* tro0_25 = unpackhi(xout_20, xout_28) */
+	vpunpcklbw %ymm13, %ymm5, %ymm12 /* tro0_26 = unpacklo(xout_21, xout_29) */
+	vpunpckhbw %ymm13, %ymm5, %ymm5 /* tro0_27 = unpackhi(xout_21, xout_29) */
+	vpunpcklbw %ymm14, %ymm6, %ymm13 /* tro0_28 = unpacklo(xout_22, xout_30) */
+	vpunpckhbw %ymm14, %ymm6, %ymm6 /* tro0_29 = unpackhi(xout_22, xout_30) */
+	vmovdqa 768(%rsp), %ymm14 /* reload xout_23 */
+	vmovdqa %ymm3, 736(%rsp) /* spill tro0_23 */
+	vpunpcklbw %ymm15, %ymm14, %ymm3 /* tro0_30 = unpacklo(xout_23, xout_31) */
+	vpunpckhbw %ymm15, %ymm14, %ymm14 /* tro0_31 = unpackhi(xout_23, xout_31) */
+	vpunpcklbw %ymm11, %ymm7, %ymm15 /* tro1_16 = unpacklo(tro0_16, tro0_24) */
+	vpunpckhbw %ymm11, %ymm7, %ymm7 /* tro1_17 = unpackhi(tro0_16, tro0_24) */
+	vpunpcklbw %ymm4, %ymm0, %ymm11 /* tro1_18 = unpacklo(tro0_17, tro0_25) */
+	vpunpckhbw %ymm4, %ymm0, %ymm0 /* tro1_19 = unpackhi(tro0_17, tro0_25) */
+	vpunpcklbw %ymm12, %ymm8, %ymm4 /* tro1_20 = unpacklo(tro0_18, tro0_26) */
+	vpunpckhbw %ymm12, %ymm8, %ymm8 /* tro1_21 = unpackhi(tro0_18, tro0_26) */
+	vpunpcklbw %ymm5, %ymm1, %ymm12 /* tro1_22 = unpacklo(tro0_19, tro0_27) */
+	vpunpckhbw %ymm5, %ymm1, %ymm1 /* tro1_23 = unpackhi(tro0_19, tro0_27) */
+	vpunpcklbw %ymm13, %ymm9, %ymm5 /* tro1_24 = unpacklo(tro0_20, tro0_28) */
+	vpunpckhbw %ymm13, %ymm9, %ymm9 /* tro1_25 = unpackhi(tro0_20, tro0_28) */
+	vpunpcklbw %ymm6, %ymm2, %ymm13 /* tro1_26 = unpacklo(tro0_21, tro0_29) */
+	vpunpckhbw %ymm6, %ymm2, %ymm2 /* tro1_27 = unpackhi(tro0_21, tro0_29) */
+	vpunpcklbw %ymm3, %ymm10, %ymm6 /* tro1_28 = unpacklo(tro0_22, tro0_30) */
+	vpunpckhbw %ymm3, %ymm10, %ymm3 /* tro1_29 = unpackhi(tro0_22, tro0_30) */
+	vmovdqa 736(%rsp), %ymm10 /* reload tro0_23 */
+	vmovdqa %ymm1, 768(%rsp) /* spill tro1_23 */
+	vpunpcklbw %ymm14, %ymm10, %ymm1 /* tro1_30 = unpacklo(tro0_23, tro0_31) */
+	vpunpckhbw %ymm14, %ymm10, %ymm10 /* tro1_31 = unpackhi(tro0_23, tro0_31) */
+	vpunpcklbw %ymm5, %ymm15, %ymm14 /* tro2_16 = unpacklo(tro1_16, tro1_24) */
+	vpunpckhbw %ymm5, %ymm15, %ymm5 /* tro2_17 = unpackhi(tro1_16, tro1_24) */
+	vpunpcklbw %ymm9, %ymm7, %ymm15 /* tro2_18 = unpacklo(tro1_17, tro1_25) */
+	vpunpckhbw %ymm9, %ymm7, %ymm7 /* tro2_19 = unpackhi(tro1_17, tro1_25) */
+	vpunpcklbw %ymm13, %ymm11, %ymm9 /* tro2_20 = unpacklo(tro1_18, tro1_26) */
+	vpunpckhbw %ymm13, %ymm11, %ymm11 /* tro2_21 = unpackhi(tro1_18, tro1_26) */
+	vpunpcklbw %ymm2, %ymm0, %ymm13 /* tro2_22 = unpacklo(tro1_19, tro1_27) */
+	vpunpckhbw %ymm2, %ymm0, %ymm0 /* tro2_23 = unpackhi(tro1_19, tro1_27) */
+	vpunpcklbw %ymm6, %ymm4, %ymm2 /* tro2_24 = unpacklo(tro1_20, tro1_28) */
+	vpunpckhbw %ymm6, %ymm4, %ymm4 /* tro2_25 = unpackhi(tro1_20, tro1_28) */
+	vpunpcklbw %ymm3, %ymm8, %ymm6 /* tro2_26 = unpacklo(tro1_21, tro1_29) */
+	vpunpckhbw %ymm3, %ymm8, %ymm3 /* tro2_27 = unpackhi(tro1_21, tro1_29) */
+	vpunpcklbw %ymm1, %ymm12, %ymm8 /* tro2_28 = unpacklo(tro1_22, tro1_30) */
+	vpunpckhbw %ymm1, %ymm12, %ymm1 /* tro2_29 = unpackhi(tro1_22, tro1_30) */
+	vmovdqa 768(%rsp), %ymm12 /* reload tro1_23 */
+	vmovdqa %ymm0, 736(%rsp) /* spill tro2_23 */
+	vpunpcklbw %ymm10, %ymm12, %ymm0 /* tro2_30 = unpacklo(tro1_23, tro1_31) */
+	vpunpckhbw %ymm10, %ymm12, %ymm10 /* tro2_31 = unpackhi(tro1_23, tro1_31) */
+	vpunpcklbw %ymm2, %ymm14, %ymm12 /* tro3_16 = unpacklo(tro2_16, tro2_24) */
+	vpunpckhbw %ymm2, %ymm14, %ymm2 /* tro3_17 = unpackhi(tro2_16, tro2_24) */
+	vpunpcklbw %ymm4, %ymm5, %ymm14 /* tro3_18 = unpacklo(tro2_17, tro2_25) */
+	vpunpckhbw %ymm4, %ymm5, %ymm4 /* tro3_19 = unpackhi(tro2_17, tro2_25) */
+	vpunpcklbw %ymm6, %ymm15, %ymm5 /* tro3_20 = unpacklo(tro2_18, tro2_26) */
+	vpunpckhbw %ymm6, %ymm15, %ymm6 /* tro3_21 = unpackhi(tro2_18, tro2_26) */
+	vpunpcklbw %ymm3, %ymm7, %ymm15 /* tro3_22 = unpacklo(tro2_19, tro2_27) */
+	vpunpckhbw %ymm3, %ymm7, %ymm3 /* tro3_23 = unpackhi(tro2_19, tro2_27) */
+	vpunpcklbw %ymm8, %ymm9, %ymm7 /* tro3_24 = unpacklo(tro2_20, tro2_28) */
+	vpunpckhbw %ymm8, %ymm9, %ymm8 /* tro3_25 = unpackhi(tro2_20, tro2_28) */
+	vpunpcklbw %ymm1, %ymm11, %ymm9 /* tro3_26 = unpacklo(tro2_21, tro2_29) */
+	vpunpckhbw %ymm1, %ymm11, %ymm1 /* tro3_27 = unpackhi(tro2_21, tro2_29) */
+	vpunpcklbw %ymm0, %ymm13, %ymm11 /* tro3_28 = unpacklo(tro2_22, tro2_30) */
+	vpunpckhbw %ymm0, %ymm13, %ymm0 /* tro3_29 = unpackhi(tro2_22, tro2_30) */
+	vmovdqa 736(%rsp), %ymm13 /* reload tro2_23 */
+	vmovdqa %ymm0, 768(%rsp) /* spill tro3_29 */
+	vpunpcklbw %ymm10, %ymm13, %ymm0 /* tro3_30 = unpacklo(tro2_23, tro2_31) */
+	vpunpckhbw %ymm10, %ymm13, %ymm10 /* tro3_31 = unpackhi(tro2_23, tro2_31) */
+	vmovdqu 512(%rcx), %ymm13 /* msg_16 = load() */
+	vpxor %ymm13, %ymm12, %ymm12 /* ct_16 = xor(tro3_16, msg_16) */
+	vmovdqu %ymm12, 512(%rdx) /* store ct_16 */
+	vmovdqu 544(%rcx), %ymm12 /* msg_17 = load() */
+	vpxor %ymm12, %ymm2, %ymm2 /* ct_17 = xor(tro3_17, msg_17) */
+	vmovdqu %ymm2, 544(%rdx) /* store ct_17 */
+	vmovdqu 576(%rcx), %ymm2 /* msg_18 = load() */
+	vpxor %ymm2, %ymm14, %ymm2 /* ct_18 = xor(tro3_18, msg_18) */
+	vmovdqu %ymm2, 576(%rdx) /* store ct_18 */
+	vmovdqu 608(%rcx), %ymm2 /* msg_19 = load() */
+	vpxor %ymm2, %ymm4, %ymm2 /* ct_19 = xor(tro3_19, msg_19) */
+	vmovdqu %ymm2, 608(%rdx) /* store ct_19 */
+	vmovdqu 640(%rcx), %ymm2 /* msg_20 = load() */
+	vpxor %ymm2, %ymm5, %ymm2 /* ct_20 = xor(tro3_20, msg_20) */
+	vmovdqu %ymm2, 640(%rdx) /* store ct_20 */
+	vmovdqu 672(%rcx), %ymm2 /* msg_21 = load() */
+	vpxor %ymm2, %ymm6, %ymm2 /* ct_21 = xor(tro3_21, msg_21) */
+	vmovdqu %ymm2, 672(%rdx) /* store ct_21 */
+	vmovdqu 704(%rcx), %ymm2 /* msg_22 = load() */
+	vpxor %ymm2, %ymm15, %ymm2 /* ct_22 = xor(tro3_22, msg_22) */
+	vmovdqu %ymm2, 704(%rdx) /* store ct_22 */
+	vmovdqu 736(%rcx), %ymm2 /* msg_23 = load() */
+	vpxor %ymm2, %ymm3, %ymm2 /* ct_23 = xor(tro3_23, msg_23) */
+	vmovdqu %ymm2, 736(%rdx) /* store ct_23 */
+	vmovdqu 768(%rcx), %ymm2 /* msg_24 = load() */
+	vpxor %ymm2, %ymm7, %ymm2 /* ct_24 = xor(tro3_24, msg_24) */
+	vmovdqu %ymm2, 768(%rdx) /* store ct_24 */
+	vmovdqu 800(%rcx), %ymm2 /* msg_25 = load() */
+	vpxor %ymm2, %ymm8, %ymm2 /* ct_25 = xor(tro3_25, msg_25) */
+	vmovdqu %ymm2, 800(%rdx) /* store ct_25 */
+	vmovdqu 832(%rcx), %ymm2 /* msg_26 = load() */
+	vpxor %ymm2, %ymm9, %ymm2 /* ct_26 = xor(tro3_26, msg_26) */
+	vmovdqu %ymm2, 832(%rdx) /* store ct_26 */
+	vmovdqu 864(%rcx), %ymm2 /* msg_27 = load() */
+	vpxor %ymm2, %ymm1, %ymm1 /* ct_27 = xor(tro3_27, msg_27) */
+	vmovdqu %ymm1, 864(%rdx) /* store ct_27 */
+	vmovdqu 896(%rcx), %ymm1 /* msg_28 = load() */
+	vpxor %ymm1, %ymm11, %ymm1 /* ct_28 = xor(tro3_28, msg_28) */
+	vmovdqu %ymm1, 896(%rdx) /* store ct_28 */
+	vmovdqu 928(%rcx), %ymm1 /* msg_29 = load() */
+	vpxor 768(%rsp), %ymm1, %ymm1 /* ct_29 = xor(msg_29, tro3_29) */
+	vmovdqu %ymm1, 928(%rdx) /* store ct_29 */
+	vmovdqu 960(%rcx), %ymm1 /* msg_30 = load() */
+	vpxor %ymm1, %ymm0, %ymm0 /* ct_30 = xor(tro3_30, msg_30) */
+	vmovdqu %ymm0, 960(%rdx) /* store ct_30 */
+	vmovdqu 992(%rcx), %ymm0 /* msg_31 = load() */
+	vpxor %ymm0, %ymm10, %ymm0 /* ct_31 = xor(tro3_31, msg_31) */
+	vmovdqu %ymm0, 992(%rdx) /* store ct_31 */
+	leave
+	CFI_LEAVE();
+	vzeroupper
+	ret_spec_stop;
+	CFI_ENDPROC();
+ELF(.size _gcry_sm4_byteslice_avx2_gfni_batch_xts,.-_gcry_sm4_byteslice_avx2_gfni_batch_xts;)
 
 /* reverse16: byte i <- byte 15 - i: GCM bytes to the reflected form phi */
 SECTION_RODATA
@@ -6287,6 +7803,13 @@ SECTION_RODATA
 .Lsm4_byteslice_avx2_gfni_0_reverse16:
 	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
 	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
+
+/* first_block: Y joins X_1 alone */
+SECTION_RODATA
+	.balign 32
+.Lsm4_byteslice_avx2_gfni_0_first_block:
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 
 /* half_up: (a0, a1) -> (0, a0): the middle sum's low half into S's bits 64..127 */
 SECTION_RODATA
@@ -6831,6 +8354,34 @@ SECTION_RODATA
 SECTION_RODATA
 	.balign 32
 .Lsm4_byteslice_avx2_gfni_7_gfni_mat_3:
+	.byte 0x11, 0x3a, 0x41, 0x62, 0x84, 0x5d, 0xdb, 0x01, 0x11, 0x3a, 0x41, 0x62, 0x84, 0x5d, 0xdb, 0x01
+	.byte 0x11, 0x3a, 0x41, 0x62, 0x84, 0x5d, 0xdb, 0x01, 0x11, 0x3a, 0x41, 0x62, 0x84, 0x5d, 0xdb, 0x01
+
+/* gfni_mat: A1 (S-box inner affine, linear part): GFNI matrix qword */
+SECTION_RODATA
+	.balign 32
+.Lsm4_byteslice_avx2_gfni_8_gfni_mat:
+	.byte 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01, 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01
+	.byte 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01, 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01
+
+/* gfni_mat_1: B'1 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B: GFNI matrix qword */
+SECTION_RODATA
+	.balign 32
+.Lsm4_byteslice_avx2_gfni_8_gfni_mat_1:
+	.byte 0x54, 0x4f, 0x99, 0x36, 0x4e, 0x69, 0xa8, 0xb0, 0x54, 0x4f, 0x99, 0x36, 0x4e, 0x69, 0xa8, 0xb0
+	.byte 0x54, 0x4f, 0x99, 0x36, 0x4e, 0x69, 0xa8, 0xb0, 0x54, 0x4f, 0x99, 0x36, 0x4e, 0x69, 0xa8, 0xb0
+
+/* gfni_mat_2: B'2 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B: GFNI matrix qword */
+SECTION_RODATA
+	.balign 32
+.Lsm4_byteslice_avx2_gfni_8_gfni_mat_2:
+	.byte 0xdc, 0x2f, 0x85, 0xd0, 0x81, 0xa7, 0xf4, 0x69, 0xdc, 0x2f, 0x85, 0xd0, 0x81, 0xa7, 0xf4, 0x69
+	.byte 0xdc, 0x2f, 0x85, 0xd0, 0x81, 0xa7, 0xf4, 0x69, 0xdc, 0x2f, 0x85, 0xd0, 0x81, 0xa7, 0xf4, 0x69
+
+/* gfni_mat_3: A1^-1: GFNI matrix qword */
+SECTION_RODATA
+	.balign 32
+.Lsm4_byteslice_avx2_gfni_8_gfni_mat_3:
 	.byte 0x11, 0x3a, 0x41, 0x62, 0x84, 0x5d, 0xdb, 0x01, 0x11, 0x3a, 0x41, 0x62, 0x84, 0x5d, 0xdb, 0x01
 	.byte 0x11, 0x3a, 0x41, 0x62, 0x84, 0x5d, 0xdb, 0x01, 0x11, 0x3a, 0x41, 0x62, 0x84, 0x5d, 0xdb, 0x01
 

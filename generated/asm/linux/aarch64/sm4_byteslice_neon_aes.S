@@ -18,21 +18,22 @@
 	.p2align 4
 SYM_FUNC_START(sm4_byteslice_neon_aes_ghash_step)
 	ldr q0, [x0] /* y_1 = bcast128() */
-
-	/* 8 blocks, 1 per register: block i times T_(n - i), products unreduced. */
-	ldr q1, [x2] /* x = load() */
-	eor v0.16b, v1.16b, v0.16b /* x1_y = xor(x, y_1) */
 	adrp x17, .Lsm4_byteslice_neon_aes_0_reverse16
 	ldr q1, [x17, #:lo12:.Lsm4_byteslice_neon_aes_0_reverse16] /* reverse16 = const() */
-	tbl v0.16b, {v0.16b}, v1.16b /* z = lookup16(x1_y, reverse16) */
+	tbl v0.16b, {v0.16b}, v1.16b /* phi_y = lookup16(y_1, reverse16) */
+
+	/* 8 blocks, 1 per register: block i times T_(n - i), products unreduced. */
+	ldr q2, [x2] /* x = load() */
+	tbl v2.16b, {v2.16b}, v1.16b /* z = lookup16(x, reverse16) */
+	eor v0.16b, v2.16b, v0.16b /* z1_y = xor(z, phi_y) */
 	ldr q2, [x1] /* h = load() */
-	pmull v3.1q, v0.1d, v2.1d /* lo = clmul(z, h) */
+	pmull v3.1q, v0.1d, v2.1d /* lo = clmul(z1_y, h) */
 	adrp x17, .Lsm4_byteslice_neon_aes_0_swap_halves
 	ldr q4, [x17, #:lo12:.Lsm4_byteslice_neon_aes_0_swap_halves] /* swap_halves = const() */
-	tbl v5.16b, {v0.16b}, v4.16b /* z_swap = lookup16(z, swap_halves) */
-	pmull2 v0.1q, v0.2d, v2.2d /* hi = clmul(z, h) */
-	pmull2 v6.1q, v5.2d, v2.2d /* mid = clmul(z_swap, h) */
-	pmull v2.1q, v5.1d, v2.1d /* mid_1 = clmul(z_swap, h) */
+	tbl v5.16b, {v0.16b}, v4.16b /* z1_y_swap = lookup16(z1_y, swap_halves) */
+	pmull2 v0.1q, v0.2d, v2.2d /* hi = clmul(z1_y, h) */
+	pmull2 v6.1q, v5.2d, v2.2d /* mid = clmul(z1_y_swap, h) */
+	pmull v2.1q, v5.1d, v2.1d /* mid_1 = clmul(z1_y_swap, h) */
 	eor v2.16b, v6.16b, v2.16b /* mid_sum_acc = xor(mid, mid_1) */
 	ldr q5, [x2, #16] /* x_1 = load() */
 	tbl v5.16b, {v5.16b}, v1.16b /* z_1 = lookup16(x_1, reverse16) */
@@ -3094,6 +3095,762 @@ SYM_FUNC_START(sm4_byteslice_neon_aes_batch_ctr)
 	ret
 SYM_FUNC_END(sm4_byteslice_neon_aes_batch_ctr)
 
+/* sm4_byteslice_neon_aes_batch_xts: byteslice128_whitened, 4 arguments
+ *   x0: rk
+ *   x1: in
+ *   x2: out
+ *   x3: src
+ *   x4: iterations of the r loop left
+ *   x5: rk + 64 x r
+ *   x16, x17: a row pointer, an address or a constant's page
+ *   vectors: v0-v31 (32 used)
+ *   frame: 64 bytes (0 spill slots of 16 bytes, d8, d9, d10, d11, d12, d13, d14, d15 saved)
+ */
+	.p2align 4
+SYM_FUNC_START(sm4_byteslice_neon_aes_batch_xts)
+	sub sp, sp, #64
+	stp d8, d9, [sp] /* callee-saved: low halves */
+	stp d10, d11, [sp, #16] /* callee-saved: low halves */
+	stp d12, d13, [sp, #32] /* callee-saved: low halves */
+	stp d14, d15, [sp, #48] /* callee-saved: low halves */
+
+	/* Load 16 blocks and transpose: register j = byte j of every block (algorithm 3). */
+	ldr q0, [x1] /* raw = load() */
+	ldr q1, [x3] /* tweak = load() */
+	eor v0.16b, v0.16b, v1.16b /* row = xor(raw, tweak) */
+	ldr q1, [x1, #16] /* raw_1 = load() */
+	ldr q2, [x3, #16] /* tweak_1 = load() */
+	eor v1.16b, v1.16b, v2.16b /* row_1 = xor(raw_1, tweak_1) */
+	ldr q2, [x1, #32] /* raw_2 = load() */
+	ldr q3, [x3, #32] /* tweak_2 = load() */
+	eor v2.16b, v2.16b, v3.16b /* row_2 = xor(raw_2, tweak_2) */
+	ldr q3, [x1, #48] /* raw_3 = load() */
+	ldr q4, [x3, #48] /* tweak_3 = load() */
+	eor v3.16b, v3.16b, v4.16b /* row_3 = xor(raw_3, tweak_3) */
+	ldr q4, [x1, #64] /* raw_4 = load() */
+	ldr q5, [x3, #64] /* tweak_4 = load() */
+	eor v4.16b, v4.16b, v5.16b /* row_4 = xor(raw_4, tweak_4) */
+	ldr q5, [x1, #80] /* raw_5 = load() */
+	ldr q6, [x3, #80] /* tweak_5 = load() */
+	eor v5.16b, v5.16b, v6.16b /* row_5 = xor(raw_5, tweak_5) */
+	ldr q6, [x1, #96] /* raw_6 = load() */
+	ldr q7, [x3, #96] /* tweak_6 = load() */
+	eor v6.16b, v6.16b, v7.16b /* row_6 = xor(raw_6, tweak_6) */
+	ldr q7, [x1, #112] /* raw_7 = load() */
+	ldr q16, [x3, #112] /* tweak_7 = load() */
+	eor v7.16b, v7.16b, v16.16b /* row_7 = xor(raw_7, tweak_7) */
+	ldr q16, [x1, #128] /* raw_8 = load() */
+	ldr q17, [x3, #128] /* tweak_8 = load() */
+	eor v16.16b, v16.16b, v17.16b /* row_8 = xor(raw_8, tweak_8) */
+	ldr q17, [x1, #144] /* raw_9 = load() */
+	ldr q18, [x3, #144] /* tweak_9 = load() */
+	eor v17.16b, v17.16b, v18.16b /* row_9 = xor(raw_9, tweak_9) */
+	ldr q18, [x1, #160] /* raw_10 = load() */
+	ldr q19, [x3, #160] /* tweak_10 = load() */
+	eor v18.16b, v18.16b, v19.16b /* row_10 = xor(raw_10, tweak_10) */
+	ldr q19, [x1, #176] /* raw_11 = load() */
+	ldr q20, [x3, #176] /* tweak_11 = load() */
+	eor v19.16b, v19.16b, v20.16b /* row_11 = xor(raw_11, tweak_11) */
+	ldr q20, [x1, #192] /* raw_12 = load() */
+	ldr q21, [x3, #192] /* tweak_12 = load() */
+	eor v20.16b, v20.16b, v21.16b /* row_12 = xor(raw_12, tweak_12) */
+	ldr q21, [x1, #208] /* raw_13 = load() */
+	ldr q22, [x3, #208] /* tweak_13 = load() */
+	eor v21.16b, v21.16b, v22.16b /* row_13 = xor(raw_13, tweak_13) */
+	ldr q22, [x1, #224] /* raw_14 = load() */
+	ldr q23, [x3, #224] /* tweak_14 = load() */
+	eor v22.16b, v22.16b, v23.16b /* row_14 = xor(raw_14, tweak_14) */
+	ldr q23, [x1, #240] /* raw_15 = load() */
+	ldr q24, [x3, #240] /* tweak_15 = load() */
+	eor v23.16b, v23.16b, v24.16b /* row_15 = xor(raw_15, tweak_15) */
+	zip1 v24.16b, v0.16b, v16.16b /* tr0 = unpacklo(row, row_8) */
+	zip2 v0.16b, v0.16b, v16.16b /* tr0_1 = unpackhi(row, row_8) */
+	zip1 v16.16b, v1.16b, v17.16b /* tr0_2 = unpacklo(row_1, row_9) */
+	zip2 v1.16b, v1.16b, v17.16b /* tr0_3 = unpackhi(row_1, row_9) */
+	zip1 v17.16b, v2.16b, v18.16b /* tr0_4 = unpacklo(row_2, row_10) */
+	zip2 v2.16b, v2.16b, v18.16b /* tr0_5 = unpackhi(row_2, row_10) */
+	zip1 v18.16b, v3.16b, v19.16b /* tr0_6 = unpacklo(row_3, row_11) */
+	zip2 v3.16b, v3.16b, v19.16b /* tr0_7 = unpackhi(row_3, row_11) */
+	zip1 v19.16b, v4.16b, v20.16b /* tr0_8 = unpacklo(row_4, row_12) */
+	zip2 v4.16b, v4.16b, v20.16b /* tr0_9 = unpackhi(row_4, row_12) */
+	zip1 v20.16b, v5.16b, v21.16b /* tr0_10 = unpacklo(row_5, row_13) */
+	zip2 v5.16b, v5.16b, v21.16b /* tr0_11 = unpackhi(row_5, row_13) */
+	zip1 v21.16b, v6.16b, v22.16b /* tr0_12 = unpacklo(row_6, row_14) */
+	zip2 v6.16b, v6.16b, v22.16b /* tr0_13 = unpackhi(row_6, row_14) */
+	zip1 v22.16b, v7.16b, v23.16b /* tr0_14 = unpacklo(row_7, row_15) */
+	zip2 v7.16b, v7.16b, v23.16b /* tr0_15 = unpackhi(row_7, row_15) */
+	zip1 v23.16b, v24.16b, v19.16b /* tr1 = unpacklo(tr0, tr0_8) */
+	zip2 v19.16b, v24.16b, v19.16b /* tr1_1 = unpackhi(tr0, tr0_8) */
+	zip1 v24.16b, v0.16b, v4.16b /* tr1_2 = unpacklo(tr0_1, tr0_9) */
+	zip2 v0.16b, v0.16b, v4.16b /* tr1_3 = unpackhi(tr0_1, tr0_9) */
+	zip1 v4.16b, v16.16b, v20.16b /* tr1_4 = unpacklo(tr0_2, tr0_10) */
+	zip2 v16.16b, v16.16b, v20.16b /* tr1_5 = unpackhi(tr0_2, tr0_10) */
+	zip1 v20.16b, v1.16b, v5.16b /* tr1_6 = unpacklo(tr0_3, tr0_11) */
+	zip2 v1.16b, v1.16b, v5.16b /* tr1_7 = unpackhi(tr0_3, tr0_11) */
+	zip1 v5.16b, v17.16b, v21.16b /* tr1_8 = unpacklo(tr0_4, tr0_12) */
+	zip2 v17.16b, v17.16b, v21.16b /* tr1_9 = unpackhi(tr0_4, tr0_12) */
+	zip1 v21.16b, v2.16b, v6.16b /* tr1_10 = unpacklo(tr0_5, tr0_13) */
+	zip2 v2.16b, v2.16b, v6.16b /* tr1_11 = unpackhi(tr0_5, tr0_13) */
+	zip1 v6.16b, v18.16b, v22.16b /* tr1_12 = unpacklo(tr0_6, tr0_14) */
+	zip2 v18.16b, v18.16b, v22.16b /* tr1_13 = unpackhi(tr0_6, tr0_14) */
+	zip1 v22.16b, v3.16b, v7.16b /* tr1_14 = unpacklo(tr0_7, tr0_15) */
+	zip2 v3.16b, v3.16b, v7.16b /* tr1_15 = unpackhi(tr0_7, tr0_15) */
+	zip1 v7.16b, v23.16b, v5.16b /* tr2 = unpacklo(tr1, tr1_8) */
+	zip2 v5.16b, v23.16b, v5.16b /* tr2_1 = unpackhi(tr1, tr1_8) */
+	zip1 v23.16b, v19.16b, v17.16b /* tr2_2 = unpacklo(tr1_1, tr1_9) */
+	zip2 v17.16b, v19.16b, v17.16b /* tr2_3 = unpackhi(tr1_1, tr1_9) */
+	zip1 v19.16b, v24.16b, v21.16b /* tr2_4 = unpacklo(tr1_2, tr1_10) */
+	zip2 v21.16b, v24.16b, v21.16b /* tr2_5 = unpackhi(tr1_2, tr1_10) */
+	zip1 v24.16b, v0.16b, v2.16b /* tr2_6 = unpacklo(tr1_3, tr1_11) */
+	zip2 v0.16b, v0.16b, v2.16b /* tr2_7 = unpackhi(tr1_3, tr1_11) */
+	zip1 v2.16b, v4.16b, v6.16b /* tr2_8 = unpacklo(tr1_4, tr1_12) */
+	zip2 v4.16b, v4.16b, v6.16b /* tr2_9 = unpackhi(tr1_4, tr1_12) */
+	zip1 v6.16b, v16.16b, v18.16b /* tr2_10 = unpacklo(tr1_5, tr1_13) */
+	zip2 v16.16b, v16.16b, v18.16b /* tr2_11 = unpackhi(tr1_5, tr1_13) */
+	zip1 v18.16b, v20.16b, v22.16b /* tr2_12 = unpacklo(tr1_6, tr1_14) */
+	zip2 v20.16b, v20.16b, v22.16b /* tr2_13 = unpackhi(tr1_6, tr1_14) */
+	zip1 v22.16b, v1.16b, v3.16b /* tr2_14 = unpacklo(tr1_7, tr1_15) */
+	zip2 v1.16b, v1.16b, v3.16b /* tr2_15 = unpackhi(tr1_7, tr1_15) */
+	zip1 v3.16b, v7.16b, v2.16b /* tr3 = unpacklo(tr2, tr2_8) */
+	zip2 v2.16b, v7.16b, v2.16b /* tr3_1 = unpackhi(tr2, tr2_8) */
+	zip1 v7.16b, v5.16b, v4.16b /* tr3_2 = unpacklo(tr2_1, tr2_9) */
+	zip2 v4.16b, v5.16b, v4.16b /* tr3_3 = unpackhi(tr2_1, tr2_9) */
+	zip1 v5.16b, v23.16b, v6.16b /* tr3_4 = unpacklo(tr2_2, tr2_10) */
+	zip2 v6.16b, v23.16b, v6.16b /* tr3_5 = unpackhi(tr2_2, tr2_10) */
+	zip1 v23.16b, v17.16b, v16.16b /* tr3_6 = unpacklo(tr2_3, tr2_11) */
+	zip2 v16.16b, v17.16b, v16.16b /* tr3_7 = unpackhi(tr2_3, tr2_11) */
+	zip1 v17.16b, v19.16b, v18.16b /* tr3_8 = unpacklo(tr2_4, tr2_12) */
+	zip2 v18.16b, v19.16b, v18.16b /* tr3_9 = unpackhi(tr2_4, tr2_12) */
+	zip1 v19.16b, v21.16b, v20.16b /* tr3_10 = unpacklo(tr2_5, tr2_13) */
+	zip2 v20.16b, v21.16b, v20.16b /* tr3_11 = unpackhi(tr2_5, tr2_13) */
+	zip1 v21.16b, v24.16b, v22.16b /* tr3_12 = unpacklo(tr2_6, tr2_14) */
+	zip2 v22.16b, v24.16b, v22.16b /* tr3_13 = unpackhi(tr2_6, tr2_14) */
+	zip1 v24.16b, v0.16b, v1.16b /* tr3_14 = unpacklo(tr2_7, tr2_15) */
+	zip2 v0.16b, v0.16b, v1.16b /* tr3_15 = unpackhi(tr2_7, tr2_15) */
+
+	/* Into the sliced domain: X' = A1·X byte by byte (algorithm 1). */
+	adrp x17, .Lsm4_byteslice_neon_aes_8_nibble_mask
+	ldr q1, [x17, #:lo12:.Lsm4_byteslice_neon_aes_8_nibble_mask] /* nibble_mask = const() */
+	and v25.16b, v3.16b, v1.16b /* tr3_lo = and(tr3, nibble_mask) */
+	ushr v3.16b, v3.16b, #4 /* tr3_hi = shr(tr3) */
+	adrp x17, .Lsm4_byteslice_neon_aes_8_tbl_lo
+	ldr q26, [x17, #:lo12:.Lsm4_byteslice_neon_aes_8_tbl_lo] /* tbl_lo = const() */
+	tbl v25.16b, {v26.16b}, v25.16b /* xin_l = lookup16(tbl_lo, tr3_lo) */
+	adrp x17, .Lsm4_byteslice_neon_aes_8_tbl_hi
+	ldr q27, [x17, #:lo12:.Lsm4_byteslice_neon_aes_8_tbl_hi] /* tbl_hi = const() */
+	tbl v3.16b, {v27.16b}, v3.16b /* xin_h = lookup16(tbl_hi, tr3_hi) */
+	eor v3.16b, v25.16b, v3.16b /* xin = xor(xin_l, xin_h) */
+	and v25.16b, v2.16b, v1.16b /* tr3_1_lo = and(tr3_1, nibble_mask) */
+	ushr v2.16b, v2.16b, #4 /* tr3_1_hi = shr(tr3_1) */
+	tbl v25.16b, {v26.16b}, v25.16b /* xin_1_l = lookup16(tbl_lo, tr3_1_lo) */
+	tbl v2.16b, {v27.16b}, v2.16b /* xin_1_h = lookup16(tbl_hi, tr3_1_hi) */
+	eor v2.16b, v25.16b, v2.16b /* xin_1 = xor(xin_1_l, xin_1_h) */
+	and v25.16b, v7.16b, v1.16b /* tr3_2_lo = and(tr3_2, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* tr3_2_hi = shr(tr3_2) */
+	tbl v25.16b, {v26.16b}, v25.16b /* xin_2_l = lookup16(tbl_lo, tr3_2_lo) */
+	tbl v7.16b, {v27.16b}, v7.16b /* xin_2_h = lookup16(tbl_hi, tr3_2_hi) */
+	eor v7.16b, v25.16b, v7.16b /* xin_2 = xor(xin_2_l, xin_2_h) */
+	and v25.16b, v4.16b, v1.16b /* tr3_3_lo = and(tr3_3, nibble_mask) */
+	ushr v4.16b, v4.16b, #4 /* tr3_3_hi = shr(tr3_3) */
+	tbl v25.16b, {v26.16b}, v25.16b /* xin_3_l = lookup16(tbl_lo, tr3_3_lo) */
+	tbl v4.16b, {v27.16b}, v4.16b /* xin_3_h = lookup16(tbl_hi, tr3_3_hi) */
+	eor v4.16b, v25.16b, v4.16b /* xin_3 = xor(xin_3_l, xin_3_h) */
+	and v25.16b, v5.16b, v1.16b /* tr3_4_lo = and(tr3_4, nibble_mask) */
+	ushr v5.16b, v5.16b, #4 /* tr3_4_hi = shr(tr3_4) */
+	tbl v25.16b, {v26.16b}, v25.16b /* xin_4_l = lookup16(tbl_lo, tr3_4_lo) */
+	tbl v5.16b, {v27.16b}, v5.16b /* xin_4_h = lookup16(tbl_hi, tr3_4_hi) */
+	eor v5.16b, v25.16b, v5.16b /* xin_4 = xor(xin_4_l, xin_4_h) */
+	and v25.16b, v6.16b, v1.16b /* tr3_5_lo = and(tr3_5, nibble_mask) */
+	ushr v6.16b, v6.16b, #4 /* tr3_5_hi = shr(tr3_5) */
+	tbl v25.16b, {v26.16b}, v25.16b /* xin_5_l = lookup16(tbl_lo, tr3_5_lo) */
+	tbl v6.16b, {v27.16b}, v6.16b /* xin_5_h = lookup16(tbl_hi, tr3_5_hi) */
+	eor v6.16b, v25.16b, v6.16b /* xin_5 = xor(xin_5_l, xin_5_h) */
+	and v25.16b, v23.16b, v1.16b /* tr3_6_lo = and(tr3_6, nibble_mask) */
+	ushr v23.16b, v23.16b, #4 /* tr3_6_hi = shr(tr3_6) */
+	tbl v25.16b, {v26.16b}, v25.16b /* xin_6_l = lookup16(tbl_lo, tr3_6_lo) */
+	tbl v23.16b, {v27.16b}, v23.16b /* xin_6_h = lookup16(tbl_hi, tr3_6_hi) */
+	eor v23.16b, v25.16b, v23.16b /* xin_6 = xor(xin_6_l, xin_6_h) */
+	and v25.16b, v16.16b, v1.16b /* tr3_7_lo = and(tr3_7, nibble_mask) */
+	ushr v16.16b, v16.16b, #4 /* tr3_7_hi = shr(tr3_7) */
+	tbl v25.16b, {v26.16b}, v25.16b /* xin_7_l = lookup16(tbl_lo, tr3_7_lo) */
+	tbl v16.16b, {v27.16b}, v16.16b /* xin_7_h = lookup16(tbl_hi, tr3_7_hi) */
+	eor v16.16b, v25.16b, v16.16b /* xin_7 = xor(xin_7_l, xin_7_h) */
+	and v25.16b, v17.16b, v1.16b /* tr3_8_lo = and(tr3_8, nibble_mask) */
+	ushr v17.16b, v17.16b, #4 /* tr3_8_hi = shr(tr3_8) */
+	tbl v25.16b, {v26.16b}, v25.16b /* xin_8_l = lookup16(tbl_lo, tr3_8_lo) */
+	tbl v17.16b, {v27.16b}, v17.16b /* xin_8_h = lookup16(tbl_hi, tr3_8_hi) */
+	eor v17.16b, v25.16b, v17.16b /* xin_8 = xor(xin_8_l, xin_8_h) */
+	and v25.16b, v18.16b, v1.16b /* tr3_9_lo = and(tr3_9, nibble_mask) */
+	ushr v18.16b, v18.16b, #4 /* tr3_9_hi = shr(tr3_9) */
+	tbl v25.16b, {v26.16b}, v25.16b /* xin_9_l = lookup16(tbl_lo, tr3_9_lo) */
+	tbl v18.16b, {v27.16b}, v18.16b /* xin_9_h = lookup16(tbl_hi, tr3_9_hi) */
+	eor v18.16b, v25.16b, v18.16b /* xin_9 = xor(xin_9_l, xin_9_h) */
+	and v25.16b, v19.16b, v1.16b /* tr3_10_lo = and(tr3_10, nibble_mask) */
+	ushr v19.16b, v19.16b, #4 /* tr3_10_hi = shr(tr3_10) */
+	tbl v25.16b, {v26.16b}, v25.16b /* xin_10_l = lookup16(tbl_lo, tr3_10_lo) */
+	tbl v19.16b, {v27.16b}, v19.16b /* xin_10_h = lookup16(tbl_hi, tr3_10_hi) */
+	eor v19.16b, v25.16b, v19.16b /* xin_10 = xor(xin_10_l, xin_10_h) */
+	and v25.16b, v20.16b, v1.16b /* tr3_11_lo = and(tr3_11, nibble_mask) */
+	ushr v20.16b, v20.16b, #4 /* tr3_11_hi = shr(tr3_11) */
+	tbl v25.16b, {v26.16b}, v25.16b /* xin_11_l = lookup16(tbl_lo, tr3_11_lo) */
+	tbl v20.16b, {v27.16b}, v20.16b /* xin_11_h = lookup16(tbl_hi, tr3_11_hi) */
+	eor v20.16b, v25.16b, v20.16b /* xin_11 = xor(xin_11_l, xin_11_h) */
+	and v25.16b, v21.16b, v1.16b /* tr3_12_lo = and(tr3_12, nibble_mask) */
+	ushr v21.16b, v21.16b, #4 /* tr3_12_hi = shr(tr3_12) */
+	tbl v25.16b, {v26.16b}, v25.16b /* xin_12_l = lookup16(tbl_lo, tr3_12_lo) */
+	tbl v21.16b, {v27.16b}, v21.16b /* xin_12_h = lookup16(tbl_hi, tr3_12_hi) */
+	eor v21.16b, v25.16b, v21.16b /* xin_12 = xor(xin_12_l, xin_12_h) */
+	and v25.16b, v22.16b, v1.16b /* tr3_13_lo = and(tr3_13, nibble_mask) */
+	ushr v22.16b, v22.16b, #4 /* tr3_13_hi = shr(tr3_13) */
+	tbl v25.16b, {v26.16b}, v25.16b /* xin_13_l = lookup16(tbl_lo, tr3_13_lo) */
+	tbl v22.16b, {v27.16b}, v22.16b /* xin_13_h = lookup16(tbl_hi, tr3_13_hi) */
+	eor v22.16b, v25.16b, v22.16b /* xin_13 = xor(xin_13_l, xin_13_h) */
+	and v25.16b, v24.16b, v1.16b /* tr3_14_lo = and(tr3_14, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* tr3_14_hi = shr(tr3_14) */
+	tbl v25.16b, {v26.16b}, v25.16b /* xin_14_l = lookup16(tbl_lo, tr3_14_lo) */
+	tbl v24.16b, {v27.16b}, v24.16b /* xin_14_h = lookup16(tbl_hi, tr3_14_hi) */
+	eor v24.16b, v25.16b, v24.16b /* xin_14 = xor(xin_14_l, xin_14_h) */
+	and v25.16b, v0.16b, v1.16b /* tr3_15_lo = and(tr3_15, nibble_mask) */
+	tbl v25.16b, {v26.16b}, v25.16b /* xin_15_l = lookup16(tbl_lo, tr3_15_lo) */
+	ushr v0.16b, v0.16b, #4 /* tr3_15_hi = shr(tr3_15) */
+	tbl v0.16b, {v27.16b}, v0.16b /* xin_15_h = lookup16(tbl_hi, tr3_15_hi) */
+	eor v0.16b, v25.16b, v0.16b /* xin_15 = xor(xin_15_l, xin_15_h) */
+
+	/* Products per input byte: B'2, B'3; every other block of M'_L is a XOR of them. */
+	adrp x17, .Lsm4_byteslice_neon_aes_8_inv_shift_rows
+	ldr q25, [x17, #:lo12:.Lsm4_byteslice_neon_aes_8_inv_shift_rows] /* inv_shift_rows = const() */
+	adrp x17, .Lsm4_byteslice_neon_aes_8_tbl_hi_1
+	ldr q26, [x17, #:lo12:.Lsm4_byteslice_neon_aes_8_tbl_hi_1] /* tbl_hi_1 = const() */
+	adrp x17, .Lsm4_byteslice_neon_aes_8_tbl_hi_2
+	ldr q27, [x17, #:lo12:.Lsm4_byteslice_neon_aes_8_tbl_hi_2] /* tbl_hi_2 = const() */
+	adrp x17, .Lsm4_byteslice_neon_aes_8_tbl_lo_1
+	ldr q28, [x17, #:lo12:.Lsm4_byteslice_neon_aes_8_tbl_lo_1] /* tbl_lo_1 = const() */
+	adrp x17, .Lsm4_byteslice_neon_aes_8_tbl_lo_2
+	ldr q29, [x17, #:lo12:.Lsm4_byteslice_neon_aes_8_tbl_lo_2] /* tbl_lo_2 = const() */
+	mov x5, x0
+	mov x4, #8
+	.p2align 4
+.Lsm4_byteslice_neon_aes_8_loop_r0:
+
+	/* Round 4r+0: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */
+	ld1r {v30.4s}, [x5] /* rk0 = bcast32() */
+	add x17, x5, #4
+	ld1r {v31.4s}, [x17] /* rk1 = bcast32() */
+	add x17, x5, #8
+	ld1r {v8.4s}, [x17] /* rk2 = bcast32() */
+	add x17, x5, #12
+	ld1r {v9.4s}, [x17] /* rk3 = bcast32() */
+	eor v10.16b, v5.16b, v17.16b /* t0_acc = xor(x4, x8) */
+	eor v10.16b, v10.16b, v21.16b /* t0_1 = xor(t0_acc, x12) */
+	tbl v10.16b, {v10.16b}, v25.16b /* y0_sr = lookup16(t0_1, inv_shift_rows) */
+	aese v10.16b, v30.16b /* y0_aes = aese(y0_sr, rk0) */
+	eor v30.16b, v6.16b, v18.16b /* t1_acc = xor(x5, x9) */
+	eor v30.16b, v30.16b, v22.16b /* t1_1 = xor(t1_acc, x13) */
+	tbl v30.16b, {v30.16b}, v25.16b /* y1_sr = lookup16(t1_1, inv_shift_rows) */
+	aese v30.16b, v31.16b /* y1_aes = aese(y1_sr, rk1) */
+	eor v31.16b, v23.16b, v19.16b /* t2_acc = xor(x6, x10) */
+	eor v31.16b, v31.16b, v24.16b /* t2_1 = xor(t2_acc, x14) */
+	tbl v31.16b, {v31.16b}, v25.16b /* y2_sr = lookup16(t2_1, inv_shift_rows) */
+	aese v31.16b, v8.16b /* y2_aes = aese(y2_sr, rk2) */
+	eor v8.16b, v16.16b, v20.16b /* t3_acc = xor(x7, x11) */
+	eor v8.16b, v8.16b, v0.16b /* t3_1 = xor(t3_acc, x15) */
+	tbl v8.16b, {v8.16b}, v25.16b /* y3_sr = lookup16(t3_1, inv_shift_rows) */
+	aese v8.16b, v9.16b /* y3_aes = aese(y3_sr, rk3) */
+	and v9.16b, v10.16b, v1.16b /* y0_aes_lo = and(y0_aes, nibble_mask) */
+	ushr v10.16b, v10.16b, #4 /* y0_aes_hi = shr(y0_aes) */
+	tbl v11.16b, {v28.16b}, v9.16b /* p1_0_l = lookup16(tbl_lo_1, y0_aes_lo) */
+	tbl v9.16b, {v29.16b}, v9.16b /* p2_0_l = lookup16(tbl_lo_2, y0_aes_lo) */
+	tbl v12.16b, {v26.16b}, v10.16b /* p1_0_h = lookup16(tbl_hi_1, y0_aes_hi) */
+	eor v11.16b, v11.16b, v12.16b /* p1_0 = xor(p1_0_l, p1_0_h) */
+	tbl v10.16b, {v27.16b}, v10.16b /* p2_0_h = lookup16(tbl_hi_2, y0_aes_hi) */
+	eor v9.16b, v9.16b, v10.16b /* p2_0 = xor(p2_0_l, p2_0_h) */
+	and v10.16b, v30.16b, v1.16b /* y1_aes_lo = and(y1_aes, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* y1_aes_hi = shr(y1_aes) */
+	tbl v12.16b, {v28.16b}, v10.16b /* p1_1_l = lookup16(tbl_lo_1, y1_aes_lo) */
+	tbl v10.16b, {v29.16b}, v10.16b /* p2_1_l = lookup16(tbl_lo_2, y1_aes_lo) */
+	tbl v13.16b, {v26.16b}, v30.16b /* p1_1_h = lookup16(tbl_hi_1, y1_aes_hi) */
+	eor v12.16b, v12.16b, v13.16b /* p1_1 = xor(p1_1_l, p1_1_h) */
+	tbl v30.16b, {v27.16b}, v30.16b /* p2_1_h = lookup16(tbl_hi_2, y1_aes_hi) */
+	eor v30.16b, v10.16b, v30.16b /* p2_1 = xor(p2_1_l, p2_1_h) */
+	and v10.16b, v31.16b, v1.16b /* y2_aes_lo = and(y2_aes, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* y2_aes_hi = shr(y2_aes) */
+	tbl v13.16b, {v28.16b}, v10.16b /* p1_2_l = lookup16(tbl_lo_1, y2_aes_lo) */
+	tbl v10.16b, {v29.16b}, v10.16b /* p2_2_l = lookup16(tbl_lo_2, y2_aes_lo) */
+	tbl v14.16b, {v26.16b}, v31.16b /* p1_2_h = lookup16(tbl_hi_1, y2_aes_hi) */
+	eor v13.16b, v13.16b, v14.16b /* p1_2 = xor(p1_2_l, p1_2_h) */
+	tbl v31.16b, {v27.16b}, v31.16b /* p2_2_h = lookup16(tbl_hi_2, y2_aes_hi) */
+	eor v31.16b, v10.16b, v31.16b /* p2_2 = xor(p2_2_l, p2_2_h) */
+	and v10.16b, v8.16b, v1.16b /* y3_aes_lo = and(y3_aes, nibble_mask) */
+	ushr v8.16b, v8.16b, #4 /* y3_aes_hi = shr(y3_aes) */
+	tbl v14.16b, {v28.16b}, v10.16b /* p1_3_l = lookup16(tbl_lo_1, y3_aes_lo) */
+	tbl v10.16b, {v29.16b}, v10.16b /* p2_3_l = lookup16(tbl_lo_2, y3_aes_lo) */
+	tbl v15.16b, {v26.16b}, v8.16b /* p1_3_h = lookup16(tbl_hi_1, y3_aes_hi) */
+	eor v14.16b, v14.16b, v15.16b /* p1_3 = xor(p1_3_l, p1_3_h) */
+	tbl v8.16b, {v27.16b}, v8.16b /* p2_3_h = lookup16(tbl_hi_2, y3_aes_hi) */
+	eor v8.16b, v10.16b, v8.16b /* p2_3 = xor(p2_3_l, p2_3_h) */
+	eor v10.16b, v11.16b, v9.16b /* m0_acc = xor(p1_0, p2_0) */
+	eor v9.16b, v9.16b, v12.16b /* m1_acc = xor(p2_0, p1_1) */
+	eor v15.16b, v12.16b, v13.16b /* m0_acc_1 = xor(p1_1, p1_2) */
+	eor v10.16b, v10.16b, v15.16b /* m0_acc_2 = xor(m0_acc, m0_acc_1) */
+	eor v10.16b, v10.16b, v8.16b /* m0_acc_3 = xor(m0_acc_2, p2_3) */
+	eor v3.16b, v3.16b, v10.16b /* x0n = xor(x0, m0_acc_3) */
+	eor v10.16b, v11.16b, v12.16b /* m3_acc = xor(p1_0, p1_1) */
+	eor v11.16b, v11.16b, v30.16b /* m2_acc = xor(p1_0, p2_1) */
+	eor v30.16b, v30.16b, v13.16b /* m1_acc_1 = xor(p2_1, p1_2) */
+	eor v30.16b, v9.16b, v30.16b /* m1_acc_2 = xor(m1_acc, m1_acc_1) */
+	eor v30.16b, v30.16b, v14.16b /* m1_acc_3 = xor(m1_acc_2, p1_3) */
+	eor v2.16b, v2.16b, v30.16b /* x1n = xor(x1, m1_acc_3) */
+	eor v30.16b, v13.16b, v31.16b /* m2_acc_1 = xor(p1_2, p2_2) */
+	eor v30.16b, v11.16b, v30.16b /* m2_acc_2 = xor(m2_acc, m2_acc_1) */
+	eor v30.16b, v30.16b, v14.16b /* m2_acc_3 = xor(m2_acc_2, p1_3) */
+	eor v31.16b, v31.16b, v14.16b /* m3_acc_1 = xor(p2_2, p1_3) */
+	eor v31.16b, v10.16b, v31.16b /* m3_acc_2 = xor(m3_acc, m3_acc_1) */
+	eor v31.16b, v31.16b, v8.16b /* m3_acc_3 = xor(m3_acc_2, p2_3) */
+	eor v7.16b, v7.16b, v30.16b /* x2n = xor(x2, m2_acc_3) */
+	eor v4.16b, v4.16b, v31.16b /* x3n = xor(x3, m3_acc_3) */
+
+	/* Round 4r+1: slot 1 ^= M'_L·inv(slot 2 ^ slot 3 ^ slot 0 ^ rk') ^ C'. */
+	add x17, x5, #16
+	ld1r {v30.4s}, [x17] /* rk0_1 = bcast32() */
+	add x17, x5, #20
+	ld1r {v31.4s}, [x17] /* rk1_1 = bcast32() */
+	add x17, x5, #24
+	ld1r {v8.4s}, [x17] /* rk2_1 = bcast32() */
+	add x17, x5, #28
+	ld1r {v9.4s}, [x17] /* rk3_1 = bcast32() */
+	eor v10.16b, v17.16b, v21.16b /* t0_acc_2 = xor(x8, x12) */
+	eor v10.16b, v10.16b, v3.16b /* t0_1_1 = xor(t0_acc_2, x0) */
+	tbl v10.16b, {v10.16b}, v25.16b /* y0_1_sr = lookup16(t0_1_1, inv_shift_rows) */
+	aese v10.16b, v30.16b /* y0_1_aes = aese(y0_1_sr, rk0_1) */
+	eor v30.16b, v18.16b, v22.16b /* t1_acc_2 = xor(x9, x13) */
+	eor v30.16b, v30.16b, v2.16b /* t1_1_1 = xor(t1_acc_2, x1) */
+	tbl v30.16b, {v30.16b}, v25.16b /* y1_1_sr = lookup16(t1_1_1, inv_shift_rows) */
+	aese v30.16b, v31.16b /* y1_1_aes = aese(y1_1_sr, rk1_1) */
+	eor v31.16b, v19.16b, v24.16b /* t2_acc_2 = xor(x10, x14) */
+	eor v31.16b, v31.16b, v7.16b /* t2_1_1 = xor(t2_acc_2, x2) */
+	tbl v31.16b, {v31.16b}, v25.16b /* y2_1_sr = lookup16(t2_1_1, inv_shift_rows) */
+	aese v31.16b, v8.16b /* y2_1_aes = aese(y2_1_sr, rk2_1) */
+	eor v8.16b, v20.16b, v0.16b /* t3_acc_2 = xor(x11, x15) */
+	eor v8.16b, v8.16b, v4.16b /* t3_1_1 = xor(t3_acc_2, x3) */
+	tbl v8.16b, {v8.16b}, v25.16b /* y3_1_sr = lookup16(t3_1_1, inv_shift_rows) */
+	aese v8.16b, v9.16b /* y3_1_aes = aese(y3_1_sr, rk3_1) */
+	and v9.16b, v10.16b, v1.16b /* y0_1_aes_lo = and(y0_1_aes, nibble_mask) */
+	ushr v10.16b, v10.16b, #4 /* y0_1_aes_hi = shr(y0_1_aes) */
+	tbl v11.16b, {v28.16b}, v9.16b /* p1_0_1_l = lookup16(tbl_lo_1, y0_1_aes_lo) */
+	tbl v9.16b, {v29.16b}, v9.16b /* p2_0_1_l = lookup16(tbl_lo_2, y0_1_aes_lo) */
+	tbl v12.16b, {v26.16b}, v10.16b /* p1_0_1_h = lookup16(tbl_hi_1, y0_1_aes_hi) */
+	eor v11.16b, v11.16b, v12.16b /* p1_0_1 = xor(p1_0_1_l, p1_0_1_h) */
+	tbl v10.16b, {v27.16b}, v10.16b /* p2_0_1_h = lookup16(tbl_hi_2, y0_1_aes_hi) */
+	eor v9.16b, v9.16b, v10.16b /* p2_0_1 = xor(p2_0_1_l, p2_0_1_h) */
+	and v10.16b, v30.16b, v1.16b /* y1_1_aes_lo = and(y1_1_aes, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* y1_1_aes_hi = shr(y1_1_aes) */
+	tbl v12.16b, {v28.16b}, v10.16b /* p1_1_1_l = lookup16(tbl_lo_1, y1_1_aes_lo) */
+	tbl v10.16b, {v29.16b}, v10.16b /* p2_1_1_l = lookup16(tbl_lo_2, y1_1_aes_lo) */
+	tbl v13.16b, {v26.16b}, v30.16b /* p1_1_1_h = lookup16(tbl_hi_1, y1_1_aes_hi) */
+	eor v12.16b, v12.16b, v13.16b /* p1_1_1 = xor(p1_1_1_l, p1_1_1_h) */
+	tbl v30.16b, {v27.16b}, v30.16b /* p2_1_1_h = lookup16(tbl_hi_2, y1_1_aes_hi) */
+	eor v30.16b, v10.16b, v30.16b /* p2_1_1 = xor(p2_1_1_l, p2_1_1_h) */
+	and v10.16b, v31.16b, v1.16b /* y2_1_aes_lo = and(y2_1_aes, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* y2_1_aes_hi = shr(y2_1_aes) */
+	tbl v13.16b, {v28.16b}, v10.16b /* p1_2_1_l = lookup16(tbl_lo_1, y2_1_aes_lo) */
+	tbl v10.16b, {v29.16b}, v10.16b /* p2_2_1_l = lookup16(tbl_lo_2, y2_1_aes_lo) */
+	tbl v14.16b, {v26.16b}, v31.16b /* p1_2_1_h = lookup16(tbl_hi_1, y2_1_aes_hi) */
+	eor v13.16b, v13.16b, v14.16b /* p1_2_1 = xor(p1_2_1_l, p1_2_1_h) */
+	tbl v31.16b, {v27.16b}, v31.16b /* p2_2_1_h = lookup16(tbl_hi_2, y2_1_aes_hi) */
+	eor v31.16b, v10.16b, v31.16b /* p2_2_1 = xor(p2_2_1_l, p2_2_1_h) */
+	and v10.16b, v8.16b, v1.16b /* y3_1_aes_lo = and(y3_1_aes, nibble_mask) */
+	ushr v8.16b, v8.16b, #4 /* y3_1_aes_hi = shr(y3_1_aes) */
+	tbl v14.16b, {v28.16b}, v10.16b /* p1_3_1_l = lookup16(tbl_lo_1, y3_1_aes_lo) */
+	tbl v10.16b, {v29.16b}, v10.16b /* p2_3_1_l = lookup16(tbl_lo_2, y3_1_aes_lo) */
+	tbl v15.16b, {v26.16b}, v8.16b /* p1_3_1_h = lookup16(tbl_hi_1, y3_1_aes_hi) */
+	eor v14.16b, v14.16b, v15.16b /* p1_3_1 = xor(p1_3_1_l, p1_3_1_h) */
+	tbl v8.16b, {v27.16b}, v8.16b /* p2_3_1_h = lookup16(tbl_hi_2, y3_1_aes_hi) */
+	eor v8.16b, v10.16b, v8.16b /* p2_3_1 = xor(p2_3_1_l, p2_3_1_h) */
+	eor v10.16b, v11.16b, v9.16b /* m0_acc_4 = xor(p1_0_1, p2_0_1) */
+	eor v9.16b, v9.16b, v12.16b /* m1_acc_4 = xor(p2_0_1, p1_1_1) */
+	eor v15.16b, v12.16b, v13.16b /* m0_acc_5 = xor(p1_1_1, p1_2_1) */
+	eor v10.16b, v10.16b, v15.16b /* m0_acc_6 = xor(m0_acc_4, m0_acc_5) */
+	eor v10.16b, v10.16b, v8.16b /* m0_acc_7 = xor(m0_acc_6, p2_3_1) */
+	eor v5.16b, v5.16b, v10.16b /* x0n_1 = xor(x4, m0_acc_7) */
+	eor v10.16b, v11.16b, v12.16b /* m3_acc_4 = xor(p1_0_1, p1_1_1) */
+	eor v11.16b, v11.16b, v30.16b /* m2_acc_4 = xor(p1_0_1, p2_1_1) */
+	eor v30.16b, v30.16b, v13.16b /* m1_acc_5 = xor(p2_1_1, p1_2_1) */
+	eor v30.16b, v9.16b, v30.16b /* m1_acc_6 = xor(m1_acc_4, m1_acc_5) */
+	eor v30.16b, v30.16b, v14.16b /* m1_acc_7 = xor(m1_acc_6, p1_3_1) */
+	eor v6.16b, v6.16b, v30.16b /* x1n_1 = xor(x5, m1_acc_7) */
+	eor v30.16b, v13.16b, v31.16b /* m2_acc_5 = xor(p1_2_1, p2_2_1) */
+	eor v30.16b, v11.16b, v30.16b /* m2_acc_6 = xor(m2_acc_4, m2_acc_5) */
+	eor v30.16b, v30.16b, v14.16b /* m2_acc_7 = xor(m2_acc_6, p1_3_1) */
+	eor v31.16b, v31.16b, v14.16b /* m3_acc_5 = xor(p2_2_1, p1_3_1) */
+	eor v31.16b, v10.16b, v31.16b /* m3_acc_6 = xor(m3_acc_4, m3_acc_5) */
+	eor v31.16b, v31.16b, v8.16b /* m3_acc_7 = xor(m3_acc_6, p2_3_1) */
+	eor v23.16b, v23.16b, v30.16b /* x2n_1 = xor(x6, m2_acc_7) */
+	eor v16.16b, v16.16b, v31.16b /* x3n_1 = xor(x7, m3_acc_7) */
+
+	/* Round 4r+2: slot 2 ^= M'_L·inv(slot 3 ^ slot 0 ^ slot 1 ^ rk') ^ C'. */
+	add x17, x5, #32
+	ld1r {v30.4s}, [x17] /* rk0_2 = bcast32() */
+	add x17, x5, #36
+	ld1r {v31.4s}, [x17] /* rk1_2 = bcast32() */
+	add x17, x5, #40
+	ld1r {v8.4s}, [x17] /* rk2_2 = bcast32() */
+	add x17, x5, #44
+	ld1r {v9.4s}, [x17] /* rk3_2 = bcast32() */
+	eor v10.16b, v21.16b, v3.16b /* t0_acc_4 = xor(x12, x0) */
+	eor v10.16b, v10.16b, v5.16b /* t0_2_1 = xor(t0_acc_4, x4) */
+	tbl v10.16b, {v10.16b}, v25.16b /* y0_2_sr = lookup16(t0_2_1, inv_shift_rows) */
+	aese v10.16b, v30.16b /* y0_2_aes = aese(y0_2_sr, rk0_2) */
+	eor v30.16b, v22.16b, v2.16b /* t1_acc_4 = xor(x13, x1) */
+	eor v30.16b, v30.16b, v6.16b /* t1_2_1 = xor(t1_acc_4, x5) */
+	tbl v30.16b, {v30.16b}, v25.16b /* y1_2_sr = lookup16(t1_2_1, inv_shift_rows) */
+	aese v30.16b, v31.16b /* y1_2_aes = aese(y1_2_sr, rk1_2) */
+	eor v31.16b, v24.16b, v7.16b /* t2_acc_4 = xor(x14, x2) */
+	eor v31.16b, v31.16b, v23.16b /* t2_2_1 = xor(t2_acc_4, x6) */
+	tbl v31.16b, {v31.16b}, v25.16b /* y2_2_sr = lookup16(t2_2_1, inv_shift_rows) */
+	aese v31.16b, v8.16b /* y2_2_aes = aese(y2_2_sr, rk2_2) */
+	eor v8.16b, v0.16b, v4.16b /* t3_acc_4 = xor(x15, x3) */
+	eor v8.16b, v8.16b, v16.16b /* t3_2_1 = xor(t3_acc_4, x7) */
+	tbl v8.16b, {v8.16b}, v25.16b /* y3_2_sr = lookup16(t3_2_1, inv_shift_rows) */
+	aese v8.16b, v9.16b /* y3_2_aes = aese(y3_2_sr, rk3_2) */
+	and v9.16b, v10.16b, v1.16b /* y0_2_aes_lo = and(y0_2_aes, nibble_mask) */
+	ushr v10.16b, v10.16b, #4 /* y0_2_aes_hi = shr(y0_2_aes) */
+	tbl v11.16b, {v28.16b}, v9.16b /* p1_0_2_l = lookup16(tbl_lo_1, y0_2_aes_lo) */
+	tbl v9.16b, {v29.16b}, v9.16b /* p2_0_2_l = lookup16(tbl_lo_2, y0_2_aes_lo) */
+	tbl v12.16b, {v26.16b}, v10.16b /* p1_0_2_h = lookup16(tbl_hi_1, y0_2_aes_hi) */
+	eor v11.16b, v11.16b, v12.16b /* p1_0_2 = xor(p1_0_2_l, p1_0_2_h) */
+	tbl v10.16b, {v27.16b}, v10.16b /* p2_0_2_h = lookup16(tbl_hi_2, y0_2_aes_hi) */
+	eor v9.16b, v9.16b, v10.16b /* p2_0_2 = xor(p2_0_2_l, p2_0_2_h) */
+	and v10.16b, v30.16b, v1.16b /* y1_2_aes_lo = and(y1_2_aes, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* y1_2_aes_hi = shr(y1_2_aes) */
+	tbl v12.16b, {v28.16b}, v10.16b /* p1_1_2_l = lookup16(tbl_lo_1, y1_2_aes_lo) */
+	tbl v10.16b, {v29.16b}, v10.16b /* p2_1_2_l = lookup16(tbl_lo_2, y1_2_aes_lo) */
+	tbl v13.16b, {v26.16b}, v30.16b /* p1_1_2_h = lookup16(tbl_hi_1, y1_2_aes_hi) */
+	eor v12.16b, v12.16b, v13.16b /* p1_1_2 = xor(p1_1_2_l, p1_1_2_h) */
+	tbl v30.16b, {v27.16b}, v30.16b /* p2_1_2_h = lookup16(tbl_hi_2, y1_2_aes_hi) */
+	eor v30.16b, v10.16b, v30.16b /* p2_1_2 = xor(p2_1_2_l, p2_1_2_h) */
+	and v10.16b, v31.16b, v1.16b /* y2_2_aes_lo = and(y2_2_aes, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* y2_2_aes_hi = shr(y2_2_aes) */
+	tbl v13.16b, {v28.16b}, v10.16b /* p1_2_2_l = lookup16(tbl_lo_1, y2_2_aes_lo) */
+	tbl v10.16b, {v29.16b}, v10.16b /* p2_2_2_l = lookup16(tbl_lo_2, y2_2_aes_lo) */
+	tbl v14.16b, {v26.16b}, v31.16b /* p1_2_2_h = lookup16(tbl_hi_1, y2_2_aes_hi) */
+	eor v13.16b, v13.16b, v14.16b /* p1_2_2 = xor(p1_2_2_l, p1_2_2_h) */
+	tbl v31.16b, {v27.16b}, v31.16b /* p2_2_2_h = lookup16(tbl_hi_2, y2_2_aes_hi) */
+	eor v31.16b, v10.16b, v31.16b /* p2_2_2 = xor(p2_2_2_l, p2_2_2_h) */
+	and v10.16b, v8.16b, v1.16b /* y3_2_aes_lo = and(y3_2_aes, nibble_mask) */
+	ushr v8.16b, v8.16b, #4 /* y3_2_aes_hi = shr(y3_2_aes) */
+	tbl v14.16b, {v28.16b}, v10.16b /* p1_3_2_l = lookup16(tbl_lo_1, y3_2_aes_lo) */
+	tbl v10.16b, {v29.16b}, v10.16b /* p2_3_2_l = lookup16(tbl_lo_2, y3_2_aes_lo) */
+	tbl v15.16b, {v26.16b}, v8.16b /* p1_3_2_h = lookup16(tbl_hi_1, y3_2_aes_hi) */
+	eor v14.16b, v14.16b, v15.16b /* p1_3_2 = xor(p1_3_2_l, p1_3_2_h) */
+	tbl v8.16b, {v27.16b}, v8.16b /* p2_3_2_h = lookup16(tbl_hi_2, y3_2_aes_hi) */
+	eor v8.16b, v10.16b, v8.16b /* p2_3_2 = xor(p2_3_2_l, p2_3_2_h) */
+	eor v10.16b, v11.16b, v9.16b /* m0_acc_8 = xor(p1_0_2, p2_0_2) */
+	eor v9.16b, v9.16b, v12.16b /* m1_acc_8 = xor(p2_0_2, p1_1_2) */
+	eor v15.16b, v12.16b, v13.16b /* m0_acc_9 = xor(p1_1_2, p1_2_2) */
+	eor v10.16b, v10.16b, v15.16b /* m0_acc_10 = xor(m0_acc_8, m0_acc_9) */
+	eor v10.16b, v10.16b, v8.16b /* m0_acc_11 = xor(m0_acc_10, p2_3_2) */
+	eor v17.16b, v17.16b, v10.16b /* x0n_2 = xor(x8, m0_acc_11) */
+	eor v10.16b, v11.16b, v12.16b /* m3_acc_8 = xor(p1_0_2, p1_1_2) */
+	eor v11.16b, v11.16b, v30.16b /* m2_acc_8 = xor(p1_0_2, p2_1_2) */
+	eor v30.16b, v30.16b, v13.16b /* m1_acc_9 = xor(p2_1_2, p1_2_2) */
+	eor v30.16b, v9.16b, v30.16b /* m1_acc_10 = xor(m1_acc_8, m1_acc_9) */
+	eor v30.16b, v30.16b, v14.16b /* m1_acc_11 = xor(m1_acc_10, p1_3_2) */
+	eor v18.16b, v18.16b, v30.16b /* x1n_2 = xor(x9, m1_acc_11) */
+	eor v30.16b, v13.16b, v31.16b /* m2_acc_9 = xor(p1_2_2, p2_2_2) */
+	eor v30.16b, v11.16b, v30.16b /* m2_acc_10 = xor(m2_acc_8, m2_acc_9) */
+	eor v30.16b, v30.16b, v14.16b /* m2_acc_11 = xor(m2_acc_10, p1_3_2) */
+	eor v31.16b, v31.16b, v14.16b /* m3_acc_9 = xor(p2_2_2, p1_3_2) */
+	eor v31.16b, v10.16b, v31.16b /* m3_acc_10 = xor(m3_acc_8, m3_acc_9) */
+	eor v31.16b, v31.16b, v8.16b /* m3_acc_11 = xor(m3_acc_10, p2_3_2) */
+	eor v19.16b, v19.16b, v30.16b /* x2n_2 = xor(x10, m2_acc_11) */
+	eor v20.16b, v20.16b, v31.16b /* x3n_2 = xor(x11, m3_acc_11) */
+
+	/* Round 4r+3: slot 3 ^= M'_L·inv(slot 0 ^ slot 1 ^ slot 2 ^ rk') ^ C'. */
+	add x17, x5, #48
+	ld1r {v30.4s}, [x17] /* rk0_3 = bcast32() */
+	add x17, x5, #52
+	ld1r {v31.4s}, [x17] /* rk1_3 = bcast32() */
+	add x17, x5, #56
+	ld1r {v8.4s}, [x17] /* rk2_3 = bcast32() */
+	add x17, x5, #60
+	ld1r {v9.4s}, [x17] /* rk3_3 = bcast32() */
+	eor v10.16b, v3.16b, v5.16b /* t0_acc_6 = xor(x0, x4) */
+	eor v10.16b, v10.16b, v17.16b /* t0_3_1 = xor(t0_acc_6, x8) */
+	tbl v10.16b, {v10.16b}, v25.16b /* y0_3_sr = lookup16(t0_3_1, inv_shift_rows) */
+	aese v10.16b, v30.16b /* y0_3_aes = aese(y0_3_sr, rk0_3) */
+	eor v30.16b, v2.16b, v6.16b /* t1_acc_6 = xor(x1, x5) */
+	eor v30.16b, v30.16b, v18.16b /* t1_3_1 = xor(t1_acc_6, x9) */
+	tbl v30.16b, {v30.16b}, v25.16b /* y1_3_sr = lookup16(t1_3_1, inv_shift_rows) */
+	aese v30.16b, v31.16b /* y1_3_aes = aese(y1_3_sr, rk1_3) */
+	eor v31.16b, v7.16b, v23.16b /* t2_acc_6 = xor(x2, x6) */
+	eor v31.16b, v31.16b, v19.16b /* t2_3_1 = xor(t2_acc_6, x10) */
+	tbl v31.16b, {v31.16b}, v25.16b /* y2_3_sr = lookup16(t2_3_1, inv_shift_rows) */
+	aese v31.16b, v8.16b /* y2_3_aes = aese(y2_3_sr, rk2_3) */
+	eor v8.16b, v4.16b, v16.16b /* t3_acc_6 = xor(x3, x7) */
+	eor v8.16b, v8.16b, v20.16b /* t3_3_1 = xor(t3_acc_6, x11) */
+	tbl v8.16b, {v8.16b}, v25.16b /* y3_3_sr = lookup16(t3_3_1, inv_shift_rows) */
+	aese v8.16b, v9.16b /* y3_3_aes = aese(y3_3_sr, rk3_3) */
+	and v9.16b, v10.16b, v1.16b /* y0_3_aes_lo = and(y0_3_aes, nibble_mask) */
+	ushr v10.16b, v10.16b, #4 /* y0_3_aes_hi = shr(y0_3_aes) */
+	tbl v11.16b, {v28.16b}, v9.16b /* p1_0_3_l = lookup16(tbl_lo_1, y0_3_aes_lo) */
+	tbl v9.16b, {v29.16b}, v9.16b /* p2_0_3_l = lookup16(tbl_lo_2, y0_3_aes_lo) */
+	tbl v12.16b, {v26.16b}, v10.16b /* p1_0_3_h = lookup16(tbl_hi_1, y0_3_aes_hi) */
+	eor v11.16b, v11.16b, v12.16b /* p1_0_3 = xor(p1_0_3_l, p1_0_3_h) */
+	tbl v10.16b, {v27.16b}, v10.16b /* p2_0_3_h = lookup16(tbl_hi_2, y0_3_aes_hi) */
+	eor v9.16b, v9.16b, v10.16b /* p2_0_3 = xor(p2_0_3_l, p2_0_3_h) */
+	and v10.16b, v30.16b, v1.16b /* y1_3_aes_lo = and(y1_3_aes, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* y1_3_aes_hi = shr(y1_3_aes) */
+	tbl v12.16b, {v28.16b}, v10.16b /* p1_1_3_l = lookup16(tbl_lo_1, y1_3_aes_lo) */
+	tbl v10.16b, {v29.16b}, v10.16b /* p2_1_3_l = lookup16(tbl_lo_2, y1_3_aes_lo) */
+	tbl v13.16b, {v26.16b}, v30.16b /* p1_1_3_h = lookup16(tbl_hi_1, y1_3_aes_hi) */
+	eor v12.16b, v12.16b, v13.16b /* p1_1_3 = xor(p1_1_3_l, p1_1_3_h) */
+	tbl v30.16b, {v27.16b}, v30.16b /* p2_1_3_h = lookup16(tbl_hi_2, y1_3_aes_hi) */
+	eor v30.16b, v10.16b, v30.16b /* p2_1_3 = xor(p2_1_3_l, p2_1_3_h) */
+	and v10.16b, v31.16b, v1.16b /* y2_3_aes_lo = and(y2_3_aes, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* y2_3_aes_hi = shr(y2_3_aes) */
+	tbl v13.16b, {v28.16b}, v10.16b /* p1_2_3_l = lookup16(tbl_lo_1, y2_3_aes_lo) */
+	tbl v10.16b, {v29.16b}, v10.16b /* p2_2_3_l = lookup16(tbl_lo_2, y2_3_aes_lo) */
+	tbl v14.16b, {v26.16b}, v31.16b /* p1_2_3_h = lookup16(tbl_hi_1, y2_3_aes_hi) */
+	eor v13.16b, v13.16b, v14.16b /* p1_2_3 = xor(p1_2_3_l, p1_2_3_h) */
+	tbl v31.16b, {v27.16b}, v31.16b /* p2_2_3_h = lookup16(tbl_hi_2, y2_3_aes_hi) */
+	eor v31.16b, v10.16b, v31.16b /* p2_2_3 = xor(p2_2_3_l, p2_2_3_h) */
+	and v10.16b, v8.16b, v1.16b /* y3_3_aes_lo = and(y3_3_aes, nibble_mask) */
+	ushr v8.16b, v8.16b, #4 /* y3_3_aes_hi = shr(y3_3_aes) */
+	tbl v14.16b, {v28.16b}, v10.16b /* p1_3_3_l = lookup16(tbl_lo_1, y3_3_aes_lo) */
+	tbl v10.16b, {v29.16b}, v10.16b /* p2_3_3_l = lookup16(tbl_lo_2, y3_3_aes_lo) */
+	tbl v15.16b, {v26.16b}, v8.16b /* p1_3_3_h = lookup16(tbl_hi_1, y3_3_aes_hi) */
+	eor v14.16b, v14.16b, v15.16b /* p1_3_3 = xor(p1_3_3_l, p1_3_3_h) */
+	tbl v8.16b, {v27.16b}, v8.16b /* p2_3_3_h = lookup16(tbl_hi_2, y3_3_aes_hi) */
+	eor v8.16b, v10.16b, v8.16b /* p2_3_3 = xor(p2_3_3_l, p2_3_3_h) */
+	eor v10.16b, v11.16b, v9.16b /* m0_acc_12 = xor(p1_0_3, p2_0_3) */
+	eor v9.16b, v9.16b, v12.16b /* m1_acc_12 = xor(p2_0_3, p1_1_3) */
+	eor v15.16b, v12.16b, v13.16b /* m0_acc_13 = xor(p1_1_3, p1_2_3) */
+	eor v10.16b, v10.16b, v15.16b /* m0_acc_14 = xor(m0_acc_12, m0_acc_13) */
+	eor v10.16b, v10.16b, v8.16b /* m0_acc_15 = xor(m0_acc_14, p2_3_3) */
+	eor v21.16b, v21.16b, v10.16b /* x0n_3 = xor(x12, m0_acc_15) */
+	eor v10.16b, v11.16b, v12.16b /* m3_acc_12 = xor(p1_0_3, p1_1_3) */
+	eor v11.16b, v11.16b, v30.16b /* m2_acc_12 = xor(p1_0_3, p2_1_3) */
+	eor v30.16b, v30.16b, v13.16b /* m1_acc_13 = xor(p2_1_3, p1_2_3) */
+	eor v30.16b, v9.16b, v30.16b /* m1_acc_14 = xor(m1_acc_12, m1_acc_13) */
+	eor v30.16b, v30.16b, v14.16b /* m1_acc_15 = xor(m1_acc_14, p1_3_3) */
+	eor v22.16b, v22.16b, v30.16b /* x1n_3 = xor(x13, m1_acc_15) */
+	eor v30.16b, v13.16b, v31.16b /* m2_acc_13 = xor(p1_2_3, p2_2_3) */
+	eor v30.16b, v11.16b, v30.16b /* m2_acc_14 = xor(m2_acc_12, m2_acc_13) */
+	eor v30.16b, v30.16b, v14.16b /* m2_acc_15 = xor(m2_acc_14, p1_3_3) */
+	eor v31.16b, v31.16b, v14.16b /* m3_acc_13 = xor(p2_2_3, p1_3_3) */
+	eor v31.16b, v10.16b, v31.16b /* m3_acc_14 = xor(m3_acc_12, m3_acc_13) */
+	eor v31.16b, v31.16b, v8.16b /* m3_acc_15 = xor(m3_acc_14, p2_3_3) */
+	eor v24.16b, v24.16b, v30.16b /* x2n_3 = xor(x14, m2_acc_15) */
+	eor v0.16b, v0.16b, v31.16b /* x3n_3 = xor(x15, m3_acc_15) */
+	add x5, x5, #64
+	subs x4, x4, #1
+	b.ne .Lsm4_byteslice_neon_aes_8_loop_r0
+
+	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; back to X = A1^-1·X'. */
+	and v30.16b, v21.16b, v1.16b /* x12_lo = and(x12, nibble_mask) */
+	adrp x17, .Lsm4_byteslice_neon_aes_8_tbl_lo_3
+	ldr q31, [x17, #:lo12:.Lsm4_byteslice_neon_aes_8_tbl_lo_3] /* tbl_lo_3 = const() */
+	tbl v30.16b, {v31.16b}, v30.16b /* xout_l = lookup16(tbl_lo_3, x12_lo) */
+	ushr v21.16b, v21.16b, #4 /* x12_hi = shr(x12) */
+	adrp x17, .Lsm4_byteslice_neon_aes_8_tbl_hi_3
+	ldr q8, [x17, #:lo12:.Lsm4_byteslice_neon_aes_8_tbl_hi_3] /* tbl_hi_3 = const() */
+	tbl v21.16b, {v8.16b}, v21.16b /* xout_h = lookup16(tbl_hi_3, x12_hi) */
+	eor v21.16b, v30.16b, v21.16b /* xout = xor(xout_l, xout_h) */
+	and v30.16b, v22.16b, v1.16b /* x13_lo = and(x13, nibble_mask) */
+	tbl v30.16b, {v31.16b}, v30.16b /* xout_1_l = lookup16(tbl_lo_3, x13_lo) */
+	ushr v22.16b, v22.16b, #4 /* x13_hi = shr(x13) */
+	tbl v22.16b, {v8.16b}, v22.16b /* xout_1_h = lookup16(tbl_hi_3, x13_hi) */
+	eor v22.16b, v30.16b, v22.16b /* xout_1 = xor(xout_1_l, xout_1_h) */
+	and v30.16b, v24.16b, v1.16b /* x14_lo = and(x14, nibble_mask) */
+	tbl v30.16b, {v31.16b}, v30.16b /* xout_2_l = lookup16(tbl_lo_3, x14_lo) */
+	ushr v24.16b, v24.16b, #4 /* x14_hi = shr(x14) */
+	tbl v24.16b, {v8.16b}, v24.16b /* xout_2_h = lookup16(tbl_hi_3, x14_hi) */
+	eor v24.16b, v30.16b, v24.16b /* xout_2 = xor(xout_2_l, xout_2_h) */
+	and v30.16b, v0.16b, v1.16b /* x15_lo = and(x15, nibble_mask) */
+	tbl v30.16b, {v31.16b}, v30.16b /* xout_3_l = lookup16(tbl_lo_3, x15_lo) */
+	ushr v0.16b, v0.16b, #4 /* x15_hi = shr(x15) */
+	tbl v0.16b, {v8.16b}, v0.16b /* xout_3_h = lookup16(tbl_hi_3, x15_hi) */
+	eor v0.16b, v30.16b, v0.16b /* xout_3 = xor(xout_3_l, xout_3_h) */
+	and v30.16b, v17.16b, v1.16b /* x8_lo = and(x8, nibble_mask) */
+	tbl v30.16b, {v31.16b}, v30.16b /* xout_4_l = lookup16(tbl_lo_3, x8_lo) */
+	ushr v17.16b, v17.16b, #4 /* x8_hi = shr(x8) */
+	tbl v17.16b, {v8.16b}, v17.16b /* xout_4_h = lookup16(tbl_hi_3, x8_hi) */
+	eor v17.16b, v30.16b, v17.16b /* xout_4 = xor(xout_4_l, xout_4_h) */
+	and v30.16b, v18.16b, v1.16b /* x9_lo = and(x9, nibble_mask) */
+	tbl v30.16b, {v31.16b}, v30.16b /* xout_5_l = lookup16(tbl_lo_3, x9_lo) */
+	ushr v18.16b, v18.16b, #4 /* x9_hi = shr(x9) */
+	tbl v18.16b, {v8.16b}, v18.16b /* xout_5_h = lookup16(tbl_hi_3, x9_hi) */
+	eor v18.16b, v30.16b, v18.16b /* xout_5 = xor(xout_5_l, xout_5_h) */
+	and v30.16b, v19.16b, v1.16b /* x10_lo = and(x10, nibble_mask) */
+	tbl v30.16b, {v31.16b}, v30.16b /* xout_6_l = lookup16(tbl_lo_3, x10_lo) */
+	ushr v19.16b, v19.16b, #4 /* x10_hi = shr(x10) */
+	tbl v19.16b, {v8.16b}, v19.16b /* xout_6_h = lookup16(tbl_hi_3, x10_hi) */
+	eor v19.16b, v30.16b, v19.16b /* xout_6 = xor(xout_6_l, xout_6_h) */
+	and v30.16b, v20.16b, v1.16b /* x11_lo = and(x11, nibble_mask) */
+	tbl v30.16b, {v31.16b}, v30.16b /* xout_7_l = lookup16(tbl_lo_3, x11_lo) */
+	ushr v20.16b, v20.16b, #4 /* x11_hi = shr(x11) */
+	tbl v20.16b, {v8.16b}, v20.16b /* xout_7_h = lookup16(tbl_hi_3, x11_hi) */
+	eor v20.16b, v30.16b, v20.16b /* xout_7 = xor(xout_7_l, xout_7_h) */
+	and v30.16b, v5.16b, v1.16b /* x4_lo = and(x4, nibble_mask) */
+	tbl v30.16b, {v31.16b}, v30.16b /* xout_8_l = lookup16(tbl_lo_3, x4_lo) */
+	ushr v5.16b, v5.16b, #4 /* x4_hi = shr(x4) */
+	tbl v5.16b, {v8.16b}, v5.16b /* xout_8_h = lookup16(tbl_hi_3, x4_hi) */
+	eor v5.16b, v30.16b, v5.16b /* xout_8 = xor(xout_8_l, xout_8_h) */
+	and v30.16b, v6.16b, v1.16b /* x5_lo = and(x5, nibble_mask) */
+	tbl v30.16b, {v31.16b}, v30.16b /* xout_9_l = lookup16(tbl_lo_3, x5_lo) */
+	ushr v6.16b, v6.16b, #4 /* x5_hi = shr(x5) */
+	tbl v6.16b, {v8.16b}, v6.16b /* xout_9_h = lookup16(tbl_hi_3, x5_hi) */
+	eor v6.16b, v30.16b, v6.16b /* xout_9 = xor(xout_9_l, xout_9_h) */
+	and v30.16b, v23.16b, v1.16b /* x6_lo = and(x6, nibble_mask) */
+	tbl v30.16b, {v31.16b}, v30.16b /* xout_10_l = lookup16(tbl_lo_3, x6_lo) */
+	ushr v23.16b, v23.16b, #4 /* x6_hi = shr(x6) */
+	tbl v23.16b, {v8.16b}, v23.16b /* xout_10_h = lookup16(tbl_hi_3, x6_hi) */
+	eor v23.16b, v30.16b, v23.16b /* xout_10 = xor(xout_10_l, xout_10_h) */
+	and v30.16b, v16.16b, v1.16b /* x7_lo = and(x7, nibble_mask) */
+	tbl v30.16b, {v31.16b}, v30.16b /* xout_11_l = lookup16(tbl_lo_3, x7_lo) */
+	ushr v16.16b, v16.16b, #4 /* x7_hi = shr(x7) */
+	tbl v16.16b, {v8.16b}, v16.16b /* xout_11_h = lookup16(tbl_hi_3, x7_hi) */
+	eor v16.16b, v30.16b, v16.16b /* xout_11 = xor(xout_11_l, xout_11_h) */
+	and v30.16b, v3.16b, v1.16b /* x0_lo = and(x0, nibble_mask) */
+	tbl v30.16b, {v31.16b}, v30.16b /* xout_12_l = lookup16(tbl_lo_3, x0_lo) */
+	ushr v3.16b, v3.16b, #4 /* x0_hi = shr(x0) */
+	tbl v3.16b, {v8.16b}, v3.16b /* xout_12_h = lookup16(tbl_hi_3, x0_hi) */
+	eor v3.16b, v30.16b, v3.16b /* xout_12 = xor(xout_12_l, xout_12_h) */
+	and v30.16b, v2.16b, v1.16b /* x1_lo = and(x1, nibble_mask) */
+	tbl v30.16b, {v31.16b}, v30.16b /* xout_13_l = lookup16(tbl_lo_3, x1_lo) */
+	ushr v2.16b, v2.16b, #4 /* x1_hi = shr(x1) */
+	tbl v2.16b, {v8.16b}, v2.16b /* xout_13_h = lookup16(tbl_hi_3, x1_hi) */
+	eor v2.16b, v30.16b, v2.16b /* xout_13 = xor(xout_13_l, xout_13_h) */
+	and v30.16b, v7.16b, v1.16b /* x2_lo = and(x2, nibble_mask) */
+	tbl v30.16b, {v31.16b}, v30.16b /* xout_14_l = lookup16(tbl_lo_3, x2_lo) */
+	ushr v7.16b, v7.16b, #4 /* x2_hi = shr(x2) */
+	tbl v7.16b, {v8.16b}, v7.16b /* xout_14_h = lookup16(tbl_hi_3, x2_hi) */
+	eor v7.16b, v30.16b, v7.16b /* xout_14 = xor(xout_14_l, xout_14_h) */
+	and v1.16b, v4.16b, v1.16b /* x3_lo = and(x3, nibble_mask) */
+	tbl v1.16b, {v31.16b}, v1.16b /* xout_15_l = lookup16(tbl_lo_3, x3_lo) */
+	ushr v4.16b, v4.16b, #4 /* x3_hi = shr(x3) */
+	tbl v4.16b, {v8.16b}, v4.16b /* xout_15_h = lookup16(tbl_hi_3, x3_hi) */
+	eor v1.16b, v1.16b, v4.16b /* xout_15 = xor(xout_15_l, xout_15_h) */
+	zip1 v4.16b, v21.16b, v5.16b /* tro0 = unpacklo(xout, xout_8) */
+	zip2 v5.16b, v21.16b, v5.16b /* tro0_1 = unpackhi(xout, xout_8) */
+	zip1 v21.16b, v22.16b, v6.16b /* tro0_2 = unpacklo(xout_1, xout_9) */
+	zip2 v6.16b, v22.16b, v6.16b /* tro0_3 = unpackhi(xout_1, xout_9) */
+	zip1 v22.16b, v24.16b, v23.16b /* tro0_4 = unpacklo(xout_2, xout_10) */
+	zip2 v23.16b, v24.16b, v23.16b /* tro0_5 = unpackhi(xout_2, xout_10) */
+	zip1 v24.16b, v0.16b, v16.16b /* tro0_6 = unpacklo(xout_3, xout_11) */
+	zip2 v0.16b, v0.16b, v16.16b /* tro0_7 = unpackhi(xout_3, xout_11) */
+	zip1 v16.16b, v17.16b, v3.16b /* tro0_8 = unpacklo(xout_4, xout_12) */
+	zip2 v3.16b, v17.16b, v3.16b /* tro0_9 = unpackhi(xout_4, xout_12) */
+	zip1 v17.16b, v18.16b, v2.16b /* tro0_10 = unpacklo(xout_5, xout_13) */
+	zip2 v2.16b, v18.16b, v2.16b /* tro0_11 = unpackhi(xout_5, xout_13) */
+	zip1 v18.16b, v19.16b, v7.16b /* tro0_12 = unpacklo(xout_6, xout_14) */
+	zip2 v7.16b, v19.16b, v7.16b /* tro0_13 = unpackhi(xout_6, xout_14) */
+	zip1 v19.16b, v20.16b, v1.16b /* tro0_14 = unpacklo(xout_7, xout_15) */
+	zip2 v1.16b, v20.16b, v1.16b /* tro0_15 = unpackhi(xout_7, xout_15) */
+	zip1 v20.16b, v4.16b, v16.16b /* tro1 = unpacklo(tro0, tro0_8) */
+	zip2 v4.16b, v4.16b, v16.16b /* tro1_1 = unpackhi(tro0, tro0_8) */
+	zip1 v16.16b, v5.16b, v3.16b /* tro1_2 = unpacklo(tro0_1, tro0_9) */
+	zip2 v3.16b, v5.16b, v3.16b /* tro1_3 = unpackhi(tro0_1, tro0_9) */
+	zip1 v5.16b, v21.16b, v17.16b /* tro1_4 = unpacklo(tro0_2, tro0_10) */
+	zip2 v17.16b, v21.16b, v17.16b /* tro1_5 = unpackhi(tro0_2, tro0_10) */
+	zip1 v21.16b, v6.16b, v2.16b /* tro1_6 = unpacklo(tro0_3, tro0_11) */
+	zip2 v2.16b, v6.16b, v2.16b /* tro1_7 = unpackhi(tro0_3, tro0_11) */
+	zip1 v6.16b, v22.16b, v18.16b /* tro1_8 = unpacklo(tro0_4, tro0_12) */
+	zip2 v18.16b, v22.16b, v18.16b /* tro1_9 = unpackhi(tro0_4, tro0_12) */
+	zip1 v22.16b, v23.16b, v7.16b /* tro1_10 = unpacklo(tro0_5, tro0_13) */
+	zip2 v7.16b, v23.16b, v7.16b /* tro1_11 = unpackhi(tro0_5, tro0_13) */
+	zip1 v23.16b, v24.16b, v19.16b /* tro1_12 = unpacklo(tro0_6, tro0_14) */
+	zip2 v19.16b, v24.16b, v19.16b /* tro1_13 = unpackhi(tro0_6, tro0_14) */
+	zip1 v24.16b, v0.16b, v1.16b /* tro1_14 = unpacklo(tro0_7, tro0_15) */
+	zip2 v0.16b, v0.16b, v1.16b /* tro1_15 = unpackhi(tro0_7, tro0_15) */
+	zip1 v1.16b, v20.16b, v6.16b /* tro2 = unpacklo(tro1, tro1_8) */
+	zip2 v6.16b, v20.16b, v6.16b /* tro2_1 = unpackhi(tro1, tro1_8) */
+	zip1 v20.16b, v4.16b, v18.16b /* tro2_2 = unpacklo(tro1_1, tro1_9) */
+	zip2 v4.16b, v4.16b, v18.16b /* tro2_3 = unpackhi(tro1_1, tro1_9) */
+	zip1 v18.16b, v16.16b, v22.16b /* tro2_4 = unpacklo(tro1_2, tro1_10) */
+	zip2 v16.16b, v16.16b, v22.16b /* tro2_5 = unpackhi(tro1_2, tro1_10) */
+	zip1 v22.16b, v3.16b, v7.16b /* tro2_6 = unpacklo(tro1_3, tro1_11) */
+	zip2 v3.16b, v3.16b, v7.16b /* tro2_7 = unpackhi(tro1_3, tro1_11) */
+	zip1 v7.16b, v5.16b, v23.16b /* tro2_8 = unpacklo(tro1_4, tro1_12) */
+	zip2 v5.16b, v5.16b, v23.16b /* tro2_9 = unpackhi(tro1_4, tro1_12) */
+	zip1 v23.16b, v17.16b, v19.16b /* tro2_10 = unpacklo(tro1_5, tro1_13) */
+	zip2 v17.16b, v17.16b, v19.16b /* tro2_11 = unpackhi(tro1_5, tro1_13) */
+	zip1 v19.16b, v21.16b, v24.16b /* tro2_12 = unpacklo(tro1_6, tro1_14) */
+	zip2 v21.16b, v21.16b, v24.16b /* tro2_13 = unpackhi(tro1_6, tro1_14) */
+	zip1 v24.16b, v2.16b, v0.16b /* tro2_14 = unpacklo(tro1_7, tro1_15) */
+	zip2 v0.16b, v2.16b, v0.16b /* tro2_15 = unpackhi(tro1_7, tro1_15) */
+	zip1 v2.16b, v1.16b, v7.16b /* tro3 = unpacklo(tro2, tro2_8) */
+	zip2 v1.16b, v1.16b, v7.16b /* tro3_1 = unpackhi(tro2, tro2_8) */
+	zip1 v7.16b, v6.16b, v5.16b /* tro3_2 = unpacklo(tro2_1, tro2_9) */
+	zip2 v5.16b, v6.16b, v5.16b /* tro3_3 = unpackhi(tro2_1, tro2_9) */
+	zip1 v6.16b, v20.16b, v23.16b /* tro3_4 = unpacklo(tro2_2, tro2_10) */
+	zip2 v20.16b, v20.16b, v23.16b /* tro3_5 = unpackhi(tro2_2, tro2_10) */
+	zip1 v23.16b, v4.16b, v17.16b /* tro3_6 = unpacklo(tro2_3, tro2_11) */
+	zip2 v4.16b, v4.16b, v17.16b /* tro3_7 = unpackhi(tro2_3, tro2_11) */
+	zip1 v17.16b, v18.16b, v19.16b /* tro3_8 = unpacklo(tro2_4, tro2_12) */
+	zip2 v18.16b, v18.16b, v19.16b /* tro3_9 = unpackhi(tro2_4, tro2_12) */
+	zip1 v19.16b, v16.16b, v21.16b /* tro3_10 = unpacklo(tro2_5, tro2_13) */
+	zip2 v16.16b, v16.16b, v21.16b /* tro3_11 = unpackhi(tro2_5, tro2_13) */
+	zip1 v21.16b, v22.16b, v24.16b /* tro3_12 = unpacklo(tro2_6, tro2_14) */
+	zip2 v22.16b, v22.16b, v24.16b /* tro3_13 = unpackhi(tro2_6, tro2_14) */
+	zip1 v24.16b, v3.16b, v0.16b /* tro3_14 = unpacklo(tro2_7, tro2_15) */
+	zip2 v0.16b, v3.16b, v0.16b /* tro3_15 = unpackhi(tro2_7, tro2_15) */
+	ldr q3, [x3] /* msg = load() */
+	eor v2.16b, v2.16b, v3.16b /* ct = xor(tro3, msg) */
+	str q2, [x2] /* store ct */
+	ldr q2, [x3, #16] /* msg_1 = load() */
+	eor v1.16b, v1.16b, v2.16b /* ct_1 = xor(tro3_1, msg_1) */
+	str q1, [x2, #16] /* store ct_1 */
+	ldr q1, [x3, #32] /* msg_2 = load() */
+	eor v1.16b, v7.16b, v1.16b /* ct_2 = xor(tro3_2, msg_2) */
+	str q1, [x2, #32] /* store ct_2 */
+	ldr q1, [x3, #48] /* msg_3 = load() */
+	eor v1.16b, v5.16b, v1.16b /* ct_3 = xor(tro3_3, msg_3) */
+	str q1, [x2, #48] /* store ct_3 */
+	ldr q1, [x3, #64] /* msg_4 = load() */
+	eor v1.16b, v6.16b, v1.16b /* ct_4 = xor(tro3_4, msg_4) */
+	str q1, [x2, #64] /* store ct_4 */
+	ldr q1, [x3, #80] /* msg_5 = load() */
+	eor v1.16b, v20.16b, v1.16b /* ct_5 = xor(tro3_5, msg_5) */
+	str q1, [x2, #80] /* store ct_5 */
+	ldr q1, [x3, #96] /* msg_6 = load() */
+	eor v1.16b, v23.16b, v1.16b /* ct_6 = xor(tro3_6, msg_6) */
+	str q1, [x2, #96] /* store ct_6 */
+	ldr q1, [x3, #112] /* msg_7 = load() */
+	eor v1.16b, v4.16b, v1.16b /* ct_7 = xor(tro3_7, msg_7) */
+	str q1, [x2, #112] /* store ct_7 */
+	ldr q1, [x3, #128] /* msg_8 = load() */
+	eor v1.16b, v17.16b, v1.16b /* ct_8 = xor(tro3_8, msg_8) */
+	str q1, [x2, #128] /* store ct_8 */
+	ldr q1, [x3, #144] /* msg_9 = load() */
+	eor v1.16b, v18.16b, v1.16b /* ct_9 = xor(tro3_9, msg_9) */
+	str q1, [x2, #144] /* store ct_9 */
+	ldr q1, [x3, #160] /* msg_10 = load() */
+	eor v1.16b, v19.16b, v1.16b /* ct_10 = xor(tro3_10, msg_10) */
+	str q1, [x2, #160] /* store ct_10 */
+	ldr q1, [x3, #176] /* msg_11 = load() */
+	eor v1.16b, v16.16b, v1.16b /* ct_11 = xor(tro3_11, msg_11) */
+	str q1, [x2, #176] /* store ct_11 */
+	ldr q1, [x3, #192] /* msg_12 = load() */
+	eor v1.16b, v21.16b, v1.16b /* ct_12 = xor(tro3_12, msg_12) */
+	str q1, [x2, #192] /* store ct_12 */
+	ldr q1, [x3, #208] /* msg_13 = load() */
+	eor v1.16b, v22.16b, v1.16b /* ct_13 = xor(tro3_13, msg_13) */
+	str q1, [x2, #208] /* store ct_13 */
+	ldr q1, [x3, #224] /* msg_14 = load() */
+	eor v1.16b, v24.16b, v1.16b /* ct_14 = xor(tro3_14, msg_14) */
+	str q1, [x2, #224] /* store ct_14 */
+	ldr q1, [x3, #240] /* msg_15 = load() */
+	eor v0.16b, v0.16b, v1.16b /* ct_15 = xor(tro3_15, msg_15) */
+	str q0, [x2, #240] /* store ct_15 */
+	ldp d8, d9, [sp]
+	ldp d10, d11, [sp, #16]
+	ldp d12, d13, [sp, #32]
+	ldp d14, d15, [sp, #48]
+	add sp, sp, #64
+	ret
+SYM_FUNC_END(sm4_byteslice_neon_aes_batch_xts)
+
 /* reverse16: byte i <- byte 15 - i: GCM bytes to the reflected form phi */
 	.section .rodata.cst16.sm4_byteslice_neon_aes_0_reverse16, "aM", %progbits, 16
 	.balign 16
@@ -3524,4 +4281,64 @@ SYM_FUNC_END(sm4_byteslice_neon_aes_batch_ctr)
 	.section .rodata.cst16.sm4_byteslice_neon_aes_7_tbl_hi_3, "aM", %progbits, 16
 	.balign 16
 .Lsm4_byteslice_neon_aes_7_tbl_hi_3:
+	.byte 0x00, 0xc6, 0x50, 0x96, 0x36, 0xf0, 0x66, 0xa0, 0x0a, 0xcc, 0x5a, 0x9c, 0x3c, 0xfa, 0x6c, 0xaa
+
+/* nibble_mask: low nibble of every byte */
+	.section .rodata.cst16.sm4_byteslice_neon_aes_8_nibble_mask, "aM", %progbits, 16
+	.balign 16
+.Lsm4_byteslice_neon_aes_8_nibble_mask:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* tbl_lo: A1 (S-box inner affine, linear part): low-nibble table (constant folded in) */
+	.section .rodata.cst16.sm4_byteslice_neon_aes_8_tbl_lo, "aM", %progbits, 16
+	.balign 16
+.Lsm4_byteslice_neon_aes_8_tbl_lo:
+	.byte 0x00, 0xf5, 0x22, 0xd7, 0xa6, 0x53, 0x84, 0x71, 0xa2, 0x57, 0x80, 0x75, 0x04, 0xf1, 0x26, 0xd3
+
+/* tbl_hi: A1 (S-box inner affine, linear part): high-nibble table */
+	.section .rodata.cst16.sm4_byteslice_neon_aes_8_tbl_hi, "aM", %progbits, 16
+	.balign 16
+.Lsm4_byteslice_neon_aes_8_tbl_hi:
+	.byte 0x00, 0xac, 0x68, 0xc4, 0x8c, 0x20, 0xe4, 0x48, 0x18, 0xb4, 0x70, 0xdc, 0x94, 0x38, 0xfc, 0x50
+
+/* inv_shift_rows: inverse ShiftRows (AESE's ShiftRows undone) */
+	.section .rodata.cst16.sm4_byteslice_neon_aes_8_inv_shift_rows, "aM", %progbits, 16
+	.balign 16
+.Lsm4_byteslice_neon_aes_8_inv_shift_rows:
+	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
+
+/* tbl_hi_1: B'2 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B, after undoing SubBytes' affine map: high-nibble table */
+	.section .rodata.cst16.sm4_byteslice_neon_aes_8_tbl_hi_1, "aM", %progbits, 16
+	.balign 16
+.Lsm4_byteslice_neon_aes_8_tbl_hi_1:
+	.byte 0x00, 0x1f, 0x3f, 0x20, 0x68, 0x77, 0x57, 0x48, 0xcc, 0xd3, 0xf3, 0xec, 0xa4, 0xbb, 0x9b, 0x84
+
+/* tbl_hi_2: B'3 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B, after undoing SubBytes' affine map: high-nibble table */
+	.section .rodata.cst16.sm4_byteslice_neon_aes_8_tbl_hi_2, "aM", %progbits, 16
+	.balign 16
+.Lsm4_byteslice_neon_aes_8_tbl_hi_2:
+	.byte 0x00, 0xf3, 0xf9, 0x0a, 0xa2, 0x51, 0x5b, 0xa8, 0x67, 0x94, 0x9e, 0x6d, 0xc5, 0x36, 0x3c, 0xcf
+
+/* tbl_lo_1: B'2 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B, after undoing SubBytes' affine map: low-nibble table (constant folded in) */
+	.section .rodata.cst16.sm4_byteslice_neon_aes_8_tbl_lo_1, "aM", %progbits, 16
+	.balign 16
+.Lsm4_byteslice_neon_aes_8_tbl_lo_1:
+	.byte 0xd4, 0xc2, 0x1e, 0x08, 0x3f, 0x29, 0xf5, 0xe3, 0x91, 0x87, 0x5b, 0x4d, 0x7a, 0x6c, 0xb0, 0xa6
+
+/* tbl_lo_2: B'3 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B, after undoing SubBytes' affine map: low-nibble table (constant folded in) */
+	.section .rodata.cst16.sm4_byteslice_neon_aes_8_tbl_lo_2, "aM", %progbits, 16
+	.balign 16
+.Lsm4_byteslice_neon_aes_8_tbl_lo_2:
+	.byte 0x37, 0xdb, 0xb7, 0x5b, 0xc1, 0x2d, 0x41, 0xad, 0x57, 0xbb, 0xd7, 0x3b, 0xa1, 0x4d, 0x21, 0xcd
+
+/* tbl_lo_3: A1^-1: low-nibble table (constant folded in) */
+	.section .rodata.cst16.sm4_byteslice_neon_aes_8_tbl_lo_3, "aM", %progbits, 16
+	.balign 16
+.Lsm4_byteslice_neon_aes_8_tbl_lo_3:
+	.byte 0x00, 0xa7, 0x52, 0xf5, 0x0c, 0xab, 0x5e, 0xf9, 0x46, 0xe1, 0x14, 0xb3, 0x4a, 0xed, 0x18, 0xbf
+
+/* tbl_hi_3: A1^-1: high-nibble table */
+	.section .rodata.cst16.sm4_byteslice_neon_aes_8_tbl_hi_3, "aM", %progbits, 16
+	.balign 16
+.Lsm4_byteslice_neon_aes_8_tbl_hi_3:
 	.byte 0x00, 0xc6, 0x50, 0x96, 0x36, 0xf0, 0x66, 0xa0, 0x0a, 0xcc, 0x5a, 0x9c, 0x3c, 0xfa, 0x6c, 0xaa

@@ -3,7 +3,7 @@
  * Do not edit: change the spec, kernel or backend and run `gen`; `gen check` fails on drift.
  */
 #include <linux/linkage.h>
-	.arch armv8.2-a+sm4+aes
+	.arch armv8.2-a+crypto+sm4
 
 	.text
 
@@ -23,21 +23,22 @@ SYM_FUNC_START(sm4_rounds4_neon_sm4_ghash_step)
 	stp d12, d13, [sp, #32] /* callee-saved: low halves */
 	stp d14, d15, [sp, #48] /* callee-saved: low halves */
 	ldr q0, [x0] /* y_1 = bcast128() */
-
-	/* 8 blocks, 1 per register: block i times T_(n - i), products unreduced. */
-	ldr q1, [x2] /* x = load() */
-	eor v0.16b, v1.16b, v0.16b /* x1_y = xor(x, y_1) */
 	adrp x17, .Lsm4_rounds4_neon_sm4_0_reverse16
 	ldr q1, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_0_reverse16] /* reverse16 = const() */
-	tbl v0.16b, {v0.16b}, v1.16b /* z = lookup16(x1_y, reverse16) */
+	tbl v0.16b, {v0.16b}, v1.16b /* phi_y = lookup16(y_1, reverse16) */
+
+	/* 8 blocks, 1 per register: block i times T_(n - i), products unreduced. */
+	ldr q2, [x2] /* x = load() */
+	tbl v2.16b, {v2.16b}, v1.16b /* z = lookup16(x, reverse16) */
+	eor v0.16b, v2.16b, v0.16b /* z1_y = xor(z, phi_y) */
 	ldr q2, [x1] /* h = load() */
-	pmull v3.1q, v0.1d, v2.1d /* lo = clmul(z, h) */
+	pmull v3.1q, v0.1d, v2.1d /* lo = clmul(z1_y, h) */
 	adrp x17, .Lsm4_rounds4_neon_sm4_0_swap_halves
 	ldr q4, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_0_swap_halves] /* swap_halves = const() */
-	tbl v5.16b, {v0.16b}, v4.16b /* z_swap = lookup16(z, swap_halves) */
-	pmull2 v6.1q, v5.2d, v2.2d /* mid = clmul(z_swap, h) */
-	pmull v5.1q, v5.1d, v2.1d /* mid_1 = clmul(z_swap, h) */
-	pmull2 v0.1q, v0.2d, v2.2d /* hi = clmul(z, h) */
+	tbl v5.16b, {v0.16b}, v4.16b /* z1_y_swap = lookup16(z1_y, swap_halves) */
+	pmull2 v6.1q, v5.2d, v2.2d /* mid = clmul(z1_y_swap, h) */
+	pmull v5.1q, v5.1d, v2.1d /* mid_1 = clmul(z1_y_swap, h) */
+	pmull2 v0.1q, v0.2d, v2.2d /* hi = clmul(z1_y, h) */
 	ldr q2, [x2, #16] /* x_1 = load() */
 	tbl v2.16b, {v2.16b}, v1.16b /* z_1 = lookup16(x_1, reverse16) */
 	ldr q7, [x1, #16] /* h_1 = load() */
@@ -692,6 +693,100 @@ SYM_FUNC_START(sm4_rounds4_neon_sm4_batch_ctr)
 	ret
 SYM_FUNC_END(sm4_rounds4_neon_sm4_batch_ctr)
 
+/* sm4_rounds4_neon_sm4_batch_xts: rounds4_4_whitened, 4 arguments
+ *   x0: rk
+ *   x1: in
+ *   x2: out
+ *   x3: src
+ *   x16, x17: a row pointer, an address or a constant's page
+ *   vectors: v0-v5 (6 used)
+ *   frame: 0 bytes (0 spill slots of 16 bytes)
+ */
+	.p2align 4
+SYM_FUNC_START(sm4_rounds4_neon_sm4_batch_xts)
+
+	/* Load 4 blocks, big-endian words to native. */
+	ldr q0, [x1] /* raw = load() */
+	ldr q1, [x3] /* tweak = load() */
+	eor v0.16b, v0.16b, v1.16b /* blk = xor(raw, tweak) */
+	rev32 v0.16b, v0.16b /* le = rev(blk) */
+	ldr q1, [x1, #16] /* raw_1 = load() */
+	ldr q2, [x3, #16] /* tweak_1 = load() */
+	eor v1.16b, v1.16b, v2.16b /* blk_1 = xor(raw_1, tweak_1) */
+	rev32 v1.16b, v1.16b /* le_1 = rev(blk_1) */
+	ldr q2, [x1, #32] /* raw_2 = load() */
+	ldr q3, [x3, #32] /* tweak_2 = load() */
+	eor v2.16b, v2.16b, v3.16b /* blk_2 = xor(raw_2, tweak_2) */
+	rev32 v2.16b, v2.16b /* le_2 = rev(blk_2) */
+	ldr q3, [x1, #48] /* raw_3 = load() */
+	ldr q4, [x3, #48] /* tweak_3 = load() */
+	eor v3.16b, v3.16b, v4.16b /* blk_3 = xor(raw_3, tweak_3) */
+	rev32 v3.16b, v3.16b /* le_3 = rev(blk_3) */
+
+	/* 32 rounds, four per instruction: round keys 4i..4i+3 for the i-th. */
+	ldr q4, [x0] /* rk0 = load() */
+	sm4e v0.4s, v4.4s /* x = sm4e(x0, rk0) */
+	sm4e v1.4s, v4.4s /* x_1 = sm4e(x1, rk0) */
+	sm4e v2.4s, v4.4s /* x_2 = sm4e(x2, rk0) */
+	sm4e v3.4s, v4.4s /* x_3 = sm4e(x3, rk0) */
+	ldr q4, [x0, #16] /* rk1 = load() */
+	sm4e v0.4s, v4.4s /* x_4 = sm4e(x0, rk1) */
+	sm4e v1.4s, v4.4s /* x_5 = sm4e(x1, rk1) */
+	sm4e v2.4s, v4.4s /* x_6 = sm4e(x2, rk1) */
+	sm4e v3.4s, v4.4s /* x_7 = sm4e(x3, rk1) */
+	ldr q4, [x0, #32] /* rk2 = load() */
+	sm4e v0.4s, v4.4s /* x_8 = sm4e(x0, rk2) */
+	sm4e v1.4s, v4.4s /* x_9 = sm4e(x1, rk2) */
+	sm4e v2.4s, v4.4s /* x_10 = sm4e(x2, rk2) */
+	sm4e v3.4s, v4.4s /* x_11 = sm4e(x3, rk2) */
+	ldr q4, [x0, #48] /* rk3 = load() */
+	sm4e v0.4s, v4.4s /* x_12 = sm4e(x0, rk3) */
+	sm4e v1.4s, v4.4s /* x_13 = sm4e(x1, rk3) */
+	sm4e v2.4s, v4.4s /* x_14 = sm4e(x2, rk3) */
+	sm4e v3.4s, v4.4s /* x_15 = sm4e(x3, rk3) */
+	ldr q4, [x0, #64] /* rk4 = load() */
+	sm4e v0.4s, v4.4s /* x_16 = sm4e(x0, rk4) */
+	sm4e v1.4s, v4.4s /* x_17 = sm4e(x1, rk4) */
+	sm4e v2.4s, v4.4s /* x_18 = sm4e(x2, rk4) */
+	sm4e v3.4s, v4.4s /* x_19 = sm4e(x3, rk4) */
+	ldr q4, [x0, #80] /* rk5 = load() */
+	sm4e v0.4s, v4.4s /* x_20 = sm4e(x0, rk5) */
+	sm4e v1.4s, v4.4s /* x_21 = sm4e(x1, rk5) */
+	sm4e v2.4s, v4.4s /* x_22 = sm4e(x2, rk5) */
+	sm4e v3.4s, v4.4s /* x_23 = sm4e(x3, rk5) */
+	ldr q4, [x0, #96] /* rk6 = load() */
+	sm4e v0.4s, v4.4s /* x_24 = sm4e(x0, rk6) */
+	sm4e v1.4s, v4.4s /* x_25 = sm4e(x1, rk6) */
+	sm4e v2.4s, v4.4s /* x_26 = sm4e(x2, rk6) */
+	sm4e v3.4s, v4.4s /* x_27 = sm4e(x3, rk6) */
+	ldr q4, [x0, #112] /* rk7 = load() */
+	sm4e v0.4s, v4.4s /* x_28 = sm4e(x0, rk7) */
+	sm4e v1.4s, v4.4s /* x_29 = sm4e(x1, rk7) */
+	sm4e v2.4s, v4.4s /* x_30 = sm4e(x2, rk7) */
+	sm4e v3.4s, v4.4s /* x_31 = sm4e(x3, rk7) */
+
+	/* Output (X35, X34, X33, X32) big-endian: the state's bytes reversed. */
+	adrp x17, .Lsm4_rounds4_neon_sm4_8_reverse16
+	ldr q4, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_8_reverse16] /* reverse16 = const() */
+	tbl v0.16b, {v0.16b}, v4.16b /* outbe = lookup16(x0, reverse16) */
+	ldr q5, [x3] /* msg = load() */
+	eor v0.16b, v0.16b, v5.16b /* ct = xor(outbe, msg) */
+	str q0, [x2] /* store ct */
+	tbl v0.16b, {v1.16b}, v4.16b /* outbe_1 = lookup16(x1, reverse16) */
+	ldr q1, [x3, #16] /* msg_1 = load() */
+	eor v0.16b, v0.16b, v1.16b /* ct_1 = xor(outbe_1, msg_1) */
+	str q0, [x2, #16] /* store ct_1 */
+	tbl v0.16b, {v2.16b}, v4.16b /* outbe_2 = lookup16(x2, reverse16) */
+	ldr q1, [x3, #32] /* msg_2 = load() */
+	eor v0.16b, v0.16b, v1.16b /* ct_2 = xor(outbe_2, msg_2) */
+	str q0, [x2, #32] /* store ct_2 */
+	tbl v0.16b, {v3.16b}, v4.16b /* outbe_3 = lookup16(x3, reverse16) */
+	ldr q1, [x3, #48] /* msg_3 = load() */
+	eor v0.16b, v0.16b, v1.16b /* ct_3 = xor(outbe_3, msg_3) */
+	str q0, [x2, #48] /* store ct_3 */
+	ret
+SYM_FUNC_END(sm4_rounds4_neon_sm4_batch_xts)
+
 /* reverse16: byte i <- byte 15 - i: GCM bytes to the reflected form phi */
 	.section .rodata.cst16.sm4_rounds4_neon_sm4_0_reverse16, "aM", %progbits, 16
 	.balign 16
@@ -888,4 +983,10 @@ SYM_FUNC_END(sm4_rounds4_neon_sm4_batch_ctr)
 	.section .rodata.cst16.sm4_rounds4_neon_sm4_7_reverse16, "aM", %progbits, 16
 	.balign 16
 .Lsm4_rounds4_neon_sm4_7_reverse16:
+	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
+
+/* reverse16: all 16 bytes reversed: (X35..X32) big-endian */
+	.section .rodata.cst16.sm4_rounds4_neon_sm4_8_reverse16, "aM", %progbits, 16
+	.balign 16
+.Lsm4_rounds4_neon_sm4_8_reverse16:
 	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00

@@ -18,21 +18,22 @@
 	.p2align 4
 SYM_FUNC_START(sm4_wordslice_neon_aes_ghash_step)
 	ldr q0, [x0] /* y_1 = bcast128() */
-
-	/* 8 blocks, 1 per register: block i times T_(n - i), products unreduced. */
-	ldr q1, [x2] /* x = load() */
-	eor v0.16b, v1.16b, v0.16b /* x1_y = xor(x, y_1) */
 	adrp x17, .Lsm4_wordslice_neon_aes_0_reverse16
 	ldr q1, [x17, #:lo12:.Lsm4_wordslice_neon_aes_0_reverse16] /* reverse16 = const() */
-	tbl v0.16b, {v0.16b}, v1.16b /* z = lookup16(x1_y, reverse16) */
+	tbl v0.16b, {v0.16b}, v1.16b /* phi_y = lookup16(y_1, reverse16) */
+
+	/* 8 blocks, 1 per register: block i times T_(n - i), products unreduced. */
+	ldr q2, [x2] /* x = load() */
+	tbl v2.16b, {v2.16b}, v1.16b /* z = lookup16(x, reverse16) */
+	eor v0.16b, v2.16b, v0.16b /* z1_y = xor(z, phi_y) */
 	ldr q2, [x1] /* h = load() */
-	pmull v3.1q, v0.1d, v2.1d /* lo = clmul(z, h) */
+	pmull v3.1q, v0.1d, v2.1d /* lo = clmul(z1_y, h) */
 	adrp x17, .Lsm4_wordslice_neon_aes_0_swap_halves
 	ldr q4, [x17, #:lo12:.Lsm4_wordslice_neon_aes_0_swap_halves] /* swap_halves = const() */
-	tbl v5.16b, {v0.16b}, v4.16b /* z_swap = lookup16(z, swap_halves) */
-	pmull2 v0.1q, v0.2d, v2.2d /* hi = clmul(z, h) */
-	pmull2 v6.1q, v5.2d, v2.2d /* mid = clmul(z_swap, h) */
-	pmull v2.1q, v5.1d, v2.1d /* mid_1 = clmul(z_swap, h) */
+	tbl v5.16b, {v0.16b}, v4.16b /* z1_y_swap = lookup16(z1_y, swap_halves) */
+	pmull2 v0.1q, v0.2d, v2.2d /* hi = clmul(z1_y, h) */
+	pmull2 v6.1q, v5.2d, v2.2d /* mid = clmul(z1_y_swap, h) */
+	pmull v2.1q, v5.1d, v2.1d /* mid_1 = clmul(z1_y_swap, h) */
 	eor v2.16b, v6.16b, v2.16b /* mid_sum_acc = xor(mid, mid_1) */
 	ldr q5, [x2, #16] /* x_1 = load() */
 	tbl v5.16b, {v5.16b}, v1.16b /* z_1 = lookup16(x_1, reverse16) */
@@ -5401,6 +5402,1332 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch_ctr)
 	ret
 SYM_FUNC_END(sm4_wordslice_neon_aes_batch_ctr)
 
+/* sm4_wordslice_neon_aes_batch_xts: wordslice128_whitened, 4 arguments
+ *   x0: rk
+ *   x1: in
+ *   x2: out
+ *   x3: src
+ *   x4: iterations of the r loop left
+ *   x5: rk + 16 x r
+ *   x16, x17: a row pointer, an address or a constant's page
+ *   vectors: v0-v31 (32 used)
+ *   frame: 304 bytes (15 spill slots of 16 bytes, d8, d9, d10, d11, d12, d13, d14, d15 saved)
+ */
+	.p2align 4
+SYM_FUNC_START(sm4_wordslice_neon_aes_batch_xts)
+	sub sp, sp, #304
+	stp d8, d9, [sp] /* callee-saved: low halves */
+	stp d10, d11, [sp, #16] /* callee-saved: low halves */
+	stp d12, d13, [sp, #32] /* callee-saved: low halves */
+	stp d14, d15, [sp, #48] /* callee-saved: low halves */
+
+	/* Load 32 blocks (8 groups), big-endian words to native, transpose 4x4 words. */
+	ldr q0, [x1] /* raw = load() */
+	ldr q1, [x3] /* tweak = load() */
+	eor v0.16b, v0.16b, v1.16b /* row = xor(raw, tweak) */
+	rev32 v0.16b, v0.16b /* rowle = rev(row) */
+	ldr q1, [x1, #16] /* raw_1 = load() */
+	ldr q2, [x3, #16] /* tweak_1 = load() */
+	eor v1.16b, v1.16b, v2.16b /* row_1 = xor(raw_1, tweak_1) */
+	rev32 v1.16b, v1.16b /* rowle_1 = rev(row_1) */
+	ldr q2, [x1, #32] /* raw_2 = load() */
+	ldr q3, [x3, #32] /* tweak_2 = load() */
+	eor v2.16b, v2.16b, v3.16b /* row_2 = xor(raw_2, tweak_2) */
+	rev32 v2.16b, v2.16b /* rowle_2 = rev(row_2) */
+	ldr q3, [x1, #48] /* raw_3 = load() */
+	ldr q4, [x3, #48] /* tweak_3 = load() */
+	eor v3.16b, v3.16b, v4.16b /* row_3 = xor(raw_3, tweak_3) */
+	rev32 v3.16b, v3.16b /* rowle_3 = rev(row_3) */
+	zip1 v4.4s, v0.4s, v2.4s /* tr0 = unpacklo(rowle, rowle_2) */
+	zip2 v0.4s, v0.4s, v2.4s /* tr0_1 = unpackhi(rowle, rowle_2) */
+	zip1 v2.4s, v1.4s, v3.4s /* tr0_2 = unpacklo(rowle_1, rowle_3) */
+	zip2 v1.4s, v1.4s, v3.4s /* tr0_3 = unpackhi(rowle_1, rowle_3) */
+	zip1 v3.4s, v4.4s, v2.4s /* tr1 = unpacklo(tr0, tr0_2) */
+	zip2 v2.4s, v4.4s, v2.4s /* tr1_1 = unpackhi(tr0, tr0_2) */
+	zip1 v4.4s, v0.4s, v1.4s /* tr1_2 = unpacklo(tr0_1, tr0_3) */
+	zip2 v0.4s, v0.4s, v1.4s /* tr1_3 = unpackhi(tr0_1, tr0_3) */
+	ldr q1, [x1, #64] /* raw_4 = load() */
+	ldr q5, [x3, #64] /* tweak_4 = load() */
+	eor v1.16b, v1.16b, v5.16b /* row_4 = xor(raw_4, tweak_4) */
+	rev32 v1.16b, v1.16b /* rowle_4 = rev(row_4) */
+	ldr q5, [x1, #80] /* raw_5 = load() */
+	ldr q6, [x3, #80] /* tweak_5 = load() */
+	eor v5.16b, v5.16b, v6.16b /* row_5 = xor(raw_5, tweak_5) */
+	rev32 v5.16b, v5.16b /* rowle_5 = rev(row_5) */
+	ldr q6, [x1, #96] /* raw_6 = load() */
+	ldr q7, [x3, #96] /* tweak_6 = load() */
+	eor v6.16b, v6.16b, v7.16b /* row_6 = xor(raw_6, tweak_6) */
+	rev32 v6.16b, v6.16b /* rowle_6 = rev(row_6) */
+	ldr q7, [x1, #112] /* raw_7 = load() */
+	ldr q16, [x3, #112] /* tweak_7 = load() */
+	eor v7.16b, v7.16b, v16.16b /* row_7 = xor(raw_7, tweak_7) */
+	rev32 v7.16b, v7.16b /* rowle_7 = rev(row_7) */
+	zip1 v16.4s, v1.4s, v6.4s /* tr0_4 = unpacklo(rowle_4, rowle_6) */
+	zip2 v1.4s, v1.4s, v6.4s /* tr0_5 = unpackhi(rowle_4, rowle_6) */
+	zip1 v6.4s, v5.4s, v7.4s /* tr0_6 = unpacklo(rowle_5, rowle_7) */
+	zip2 v5.4s, v5.4s, v7.4s /* tr0_7 = unpackhi(rowle_5, rowle_7) */
+	zip1 v7.4s, v16.4s, v6.4s /* tr1_4 = unpacklo(tr0_4, tr0_6) */
+	zip2 v6.4s, v16.4s, v6.4s /* tr1_5 = unpackhi(tr0_4, tr0_6) */
+	zip1 v16.4s, v1.4s, v5.4s /* tr1_6 = unpacklo(tr0_5, tr0_7) */
+	zip2 v1.4s, v1.4s, v5.4s /* tr1_7 = unpackhi(tr0_5, tr0_7) */
+	ldr q5, [x1, #128] /* raw_8 = load() */
+	ldr q17, [x3, #128] /* tweak_8 = load() */
+	eor v5.16b, v5.16b, v17.16b /* row_8 = xor(raw_8, tweak_8) */
+	rev32 v5.16b, v5.16b /* rowle_8 = rev(row_8) */
+	ldr q17, [x1, #144] /* raw_9 = load() */
+	ldr q18, [x3, #144] /* tweak_9 = load() */
+	eor v17.16b, v17.16b, v18.16b /* row_9 = xor(raw_9, tweak_9) */
+	rev32 v17.16b, v17.16b /* rowle_9 = rev(row_9) */
+	ldr q18, [x1, #160] /* raw_10 = load() */
+	ldr q19, [x3, #160] /* tweak_10 = load() */
+	eor v18.16b, v18.16b, v19.16b /* row_10 = xor(raw_10, tweak_10) */
+	rev32 v18.16b, v18.16b /* rowle_10 = rev(row_10) */
+	ldr q19, [x1, #176] /* raw_11 = load() */
+	ldr q20, [x3, #176] /* tweak_11 = load() */
+	eor v19.16b, v19.16b, v20.16b /* row_11 = xor(raw_11, tweak_11) */
+	rev32 v19.16b, v19.16b /* rowle_11 = rev(row_11) */
+	zip1 v20.4s, v5.4s, v18.4s /* tr0_8 = unpacklo(rowle_8, rowle_10) */
+	zip2 v5.4s, v5.4s, v18.4s /* tr0_9 = unpackhi(rowle_8, rowle_10) */
+	zip1 v18.4s, v17.4s, v19.4s /* tr0_10 = unpacklo(rowle_9, rowle_11) */
+	zip2 v17.4s, v17.4s, v19.4s /* tr0_11 = unpackhi(rowle_9, rowle_11) */
+	zip1 v19.4s, v20.4s, v18.4s /* tr1_8 = unpacklo(tr0_8, tr0_10) */
+	zip2 v18.4s, v20.4s, v18.4s /* tr1_9 = unpackhi(tr0_8, tr0_10) */
+	zip1 v20.4s, v5.4s, v17.4s /* tr1_10 = unpacklo(tr0_9, tr0_11) */
+	zip2 v5.4s, v5.4s, v17.4s /* tr1_11 = unpackhi(tr0_9, tr0_11) */
+	ldr q17, [x1, #192] /* raw_12 = load() */
+	ldr q21, [x3, #192] /* tweak_12 = load() */
+	eor v17.16b, v17.16b, v21.16b /* row_12 = xor(raw_12, tweak_12) */
+	rev32 v17.16b, v17.16b /* rowle_12 = rev(row_12) */
+	ldr q21, [x1, #208] /* raw_13 = load() */
+	ldr q22, [x3, #208] /* tweak_13 = load() */
+	eor v21.16b, v21.16b, v22.16b /* row_13 = xor(raw_13, tweak_13) */
+	rev32 v21.16b, v21.16b /* rowle_13 = rev(row_13) */
+	ldr q22, [x1, #224] /* raw_14 = load() */
+	ldr q23, [x3, #224] /* tweak_14 = load() */
+	eor v22.16b, v22.16b, v23.16b /* row_14 = xor(raw_14, tweak_14) */
+	rev32 v22.16b, v22.16b /* rowle_14 = rev(row_14) */
+	ldr q23, [x1, #240] /* raw_15 = load() */
+	ldr q24, [x3, #240] /* tweak_15 = load() */
+	eor v23.16b, v23.16b, v24.16b /* row_15 = xor(raw_15, tweak_15) */
+	rev32 v23.16b, v23.16b /* rowle_15 = rev(row_15) */
+	zip1 v24.4s, v17.4s, v22.4s /* tr0_12 = unpacklo(rowle_12, rowle_14) */
+	zip2 v17.4s, v17.4s, v22.4s /* tr0_13 = unpackhi(rowle_12, rowle_14) */
+	zip1 v22.4s, v21.4s, v23.4s /* tr0_14 = unpacklo(rowle_13, rowle_15) */
+	zip2 v21.4s, v21.4s, v23.4s /* tr0_15 = unpackhi(rowle_13, rowle_15) */
+	zip1 v23.4s, v24.4s, v22.4s /* tr1_12 = unpacklo(tr0_12, tr0_14) */
+	zip2 v22.4s, v24.4s, v22.4s /* tr1_13 = unpackhi(tr0_12, tr0_14) */
+	zip1 v24.4s, v17.4s, v21.4s /* tr1_14 = unpacklo(tr0_13, tr0_15) */
+	zip2 v17.4s, v17.4s, v21.4s /* tr1_15 = unpackhi(tr0_13, tr0_15) */
+	ldr q21, [x1, #256] /* raw_16 = load() */
+	ldr q25, [x3, #256] /* tweak_16 = load() */
+	eor v21.16b, v21.16b, v25.16b /* row_16 = xor(raw_16, tweak_16) */
+	rev32 v21.16b, v21.16b /* rowle_16 = rev(row_16) */
+	ldr q25, [x1, #272] /* raw_17 = load() */
+	ldr q26, [x3, #272] /* tweak_17 = load() */
+	eor v25.16b, v25.16b, v26.16b /* row_17 = xor(raw_17, tweak_17) */
+	rev32 v25.16b, v25.16b /* rowle_17 = rev(row_17) */
+	ldr q26, [x1, #288] /* raw_18 = load() */
+	ldr q27, [x3, #288] /* tweak_18 = load() */
+	eor v26.16b, v26.16b, v27.16b /* row_18 = xor(raw_18, tweak_18) */
+	rev32 v26.16b, v26.16b /* rowle_18 = rev(row_18) */
+	ldr q27, [x1, #304] /* raw_19 = load() */
+	ldr q28, [x3, #304] /* tweak_19 = load() */
+	eor v27.16b, v27.16b, v28.16b /* row_19 = xor(raw_19, tweak_19) */
+	rev32 v27.16b, v27.16b /* rowle_19 = rev(row_19) */
+	zip1 v28.4s, v21.4s, v26.4s /* tr0_16 = unpacklo(rowle_16, rowle_18) */
+	zip2 v21.4s, v21.4s, v26.4s /* tr0_17 = unpackhi(rowle_16, rowle_18) */
+	zip1 v26.4s, v25.4s, v27.4s /* tr0_18 = unpacklo(rowle_17, rowle_19) */
+	zip2 v25.4s, v25.4s, v27.4s /* tr0_19 = unpackhi(rowle_17, rowle_19) */
+	zip1 v27.4s, v28.4s, v26.4s /* tr1_16 = unpacklo(tr0_16, tr0_18) */
+	zip2 v26.4s, v28.4s, v26.4s /* tr1_17 = unpackhi(tr0_16, tr0_18) */
+	zip1 v28.4s, v21.4s, v25.4s /* tr1_18 = unpacklo(tr0_17, tr0_19) */
+	zip2 v21.4s, v21.4s, v25.4s /* tr1_19 = unpackhi(tr0_17, tr0_19) */
+	ldr q25, [x1, #320] /* raw_20 = load() */
+	ldr q29, [x3, #320] /* tweak_20 = load() */
+	eor v25.16b, v25.16b, v29.16b /* row_20 = xor(raw_20, tweak_20) */
+	rev32 v25.16b, v25.16b /* rowle_20 = rev(row_20) */
+	ldr q29, [x1, #336] /* raw_21 = load() */
+	ldr q30, [x3, #336] /* tweak_21 = load() */
+	eor v29.16b, v29.16b, v30.16b /* row_21 = xor(raw_21, tweak_21) */
+	rev32 v29.16b, v29.16b /* rowle_21 = rev(row_21) */
+	ldr q30, [x1, #352] /* raw_22 = load() */
+	ldr q31, [x3, #352] /* tweak_22 = load() */
+	eor v30.16b, v30.16b, v31.16b /* row_22 = xor(raw_22, tweak_22) */
+	rev32 v30.16b, v30.16b /* rowle_22 = rev(row_22) */
+	ldr q31, [x1, #368] /* raw_23 = load() */
+	ldr q8, [x3, #368] /* tweak_23 = load() */
+	eor v31.16b, v31.16b, v8.16b /* row_23 = xor(raw_23, tweak_23) */
+	rev32 v31.16b, v31.16b /* rowle_23 = rev(row_23) */
+	zip1 v8.4s, v25.4s, v30.4s /* tr0_20 = unpacklo(rowle_20, rowle_22) */
+	zip2 v25.4s, v25.4s, v30.4s /* tr0_21 = unpackhi(rowle_20, rowle_22) */
+	zip1 v30.4s, v29.4s, v31.4s /* tr0_22 = unpacklo(rowle_21, rowle_23) */
+	zip2 v29.4s, v29.4s, v31.4s /* tr0_23 = unpackhi(rowle_21, rowle_23) */
+	zip1 v31.4s, v8.4s, v30.4s /* tr1_20 = unpacklo(tr0_20, tr0_22) */
+	zip2 v30.4s, v8.4s, v30.4s /* tr1_21 = unpackhi(tr0_20, tr0_22) */
+	zip1 v8.4s, v25.4s, v29.4s /* tr1_22 = unpacklo(tr0_21, tr0_23) */
+	zip2 v25.4s, v25.4s, v29.4s /* tr1_23 = unpackhi(tr0_21, tr0_23) */
+	ldr q29, [x1, #384] /* raw_24 = load() */
+	ldr q9, [x3, #384] /* tweak_24 = load() */
+	eor v29.16b, v29.16b, v9.16b /* row_24 = xor(raw_24, tweak_24) */
+	rev32 v29.16b, v29.16b /* rowle_24 = rev(row_24) */
+	ldr q9, [x1, #400] /* raw_25 = load() */
+	ldr q10, [x3, #400] /* tweak_25 = load() */
+	eor v9.16b, v9.16b, v10.16b /* row_25 = xor(raw_25, tweak_25) */
+	rev32 v9.16b, v9.16b /* rowle_25 = rev(row_25) */
+	ldr q10, [x1, #416] /* raw_26 = load() */
+	ldr q11, [x3, #416] /* tweak_26 = load() */
+	eor v10.16b, v10.16b, v11.16b /* row_26 = xor(raw_26, tweak_26) */
+	rev32 v10.16b, v10.16b /* rowle_26 = rev(row_26) */
+	ldr q11, [x1, #432] /* raw_27 = load() */
+	ldr q12, [x3, #432] /* tweak_27 = load() */
+	eor v11.16b, v11.16b, v12.16b /* row_27 = xor(raw_27, tweak_27) */
+	rev32 v11.16b, v11.16b /* rowle_27 = rev(row_27) */
+	zip1 v12.4s, v29.4s, v10.4s /* tr0_24 = unpacklo(rowle_24, rowle_26) */
+	zip2 v29.4s, v29.4s, v10.4s /* tr0_25 = unpackhi(rowle_24, rowle_26) */
+	zip1 v10.4s, v9.4s, v11.4s /* tr0_26 = unpacklo(rowle_25, rowle_27) */
+	zip2 v9.4s, v9.4s, v11.4s /* tr0_27 = unpackhi(rowle_25, rowle_27) */
+	zip1 v11.4s, v12.4s, v10.4s /* tr1_24 = unpacklo(tr0_24, tr0_26) */
+	zip2 v10.4s, v12.4s, v10.4s /* tr1_25 = unpackhi(tr0_24, tr0_26) */
+	zip1 v12.4s, v29.4s, v9.4s /* tr1_26 = unpacklo(tr0_25, tr0_27) */
+	zip2 v29.4s, v29.4s, v9.4s /* tr1_27 = unpackhi(tr0_25, tr0_27) */
+	ldr q9, [x1, #448] /* raw_28 = load() */
+	ldr q13, [x3, #448] /* tweak_28 = load() */
+	eor v9.16b, v9.16b, v13.16b /* row_28 = xor(raw_28, tweak_28) */
+	rev32 v9.16b, v9.16b /* rowle_28 = rev(row_28) */
+	ldr q13, [x1, #464] /* raw_29 = load() */
+	ldr q14, [x3, #464] /* tweak_29 = load() */
+	eor v13.16b, v13.16b, v14.16b /* row_29 = xor(raw_29, tweak_29) */
+	rev32 v13.16b, v13.16b /* rowle_29 = rev(row_29) */
+	ldr q14, [x1, #480] /* raw_30 = load() */
+	ldr q15, [x3, #480] /* tweak_30 = load() */
+	eor v14.16b, v14.16b, v15.16b /* row_30 = xor(raw_30, tweak_30) */
+	rev32 v14.16b, v14.16b /* rowle_30 = rev(row_30) */
+	ldr q15, [x1, #496] /* raw_31 = load() */
+	str q0, [sp, #64] /* spill g0x3.1 */
+	ldr q0, [x3, #496] /* tweak_31 = load() */
+	eor v0.16b, v15.16b, v0.16b /* row_31 = xor(raw_31, tweak_31) */
+	rev32 v0.16b, v0.16b /* rowle_31 = rev(row_31) */
+	zip1 v15.4s, v9.4s, v14.4s /* tr0_28 = unpacklo(rowle_28, rowle_30) */
+	zip2 v9.4s, v9.4s, v14.4s /* tr0_29 = unpackhi(rowle_28, rowle_30) */
+	zip1 v14.4s, v13.4s, v0.4s /* tr0_30 = unpacklo(rowle_29, rowle_31) */
+	zip2 v0.4s, v13.4s, v0.4s /* tr0_31 = unpackhi(rowle_29, rowle_31) */
+	zip1 v13.4s, v15.4s, v14.4s /* tr1_28 = unpacklo(tr0_28, tr0_30) */
+	zip2 v14.4s, v15.4s, v14.4s /* tr1_29 = unpackhi(tr0_28, tr0_30) */
+	zip1 v15.4s, v9.4s, v0.4s /* tr1_30 = unpacklo(tr0_29, tr0_31) */
+	zip2 v0.4s, v9.4s, v0.4s /* tr1_31 = unpackhi(tr0_29, tr0_31) */
+	ldr q9, [sp, #64] /* reload g0x3.2 */
+	str q31, [sp, #64] /* spill g5x0.2 */
+	str q11, [sp, #80] /* spill g6x0.2 */
+	str q13, [sp, #96] /* spill g7x0.2 */
+	str q10, [sp, #112] /* spill g6x1.2 */
+	str q14, [sp, #128] /* spill g7x1.2 */
+	str q12, [sp, #144] /* spill g6x2.2 */
+	str q15, [sp, #160] /* spill g7x2.2 */
+	str q29, [sp, #176] /* spill g6x3.2 */
+	str q0, [sp, #192] /* spill g7x3.2 */
+	mov x5, x0
+	mov x4, #8
+	.p2align 4
+.Lsm4_wordslice_neon_aes_8_loop_r0:
+
+	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
+	ld1r {v0.4s}, [x5] /* rkw = bcast32() */
+	eor v29.16b, v2.16b, v4.16b /* g0t_acc = xor(g0x1, g0x2) */
+	eor v29.16b, v29.16b, v0.16b /* g0t_acc_1 = xor(g0t_acc, rkw) */
+	eor v29.16b, v29.16b, v9.16b /* g0t = xor(g0t_acc_1, g0x3) */
+	adrp x17, .Lsm4_wordslice_neon_aes_8_inv_shift_rows
+	ldr q31, [x17, #:lo12:.Lsm4_wordslice_neon_aes_8_inv_shift_rows] /* inv_shift_rows = const() */
+	tbl v29.16b, {v29.16b}, v31.16b /* g0s_sr = lookup16(g0t, inv_shift_rows) */
+	adrp x17, .Lsm4_wordslice_neon_aes_8_nibble_mask
+	ldr q10, [x17, #:lo12:.Lsm4_wordslice_neon_aes_8_nibble_mask] /* nibble_mask = const() */
+	and v11.16b, v29.16b, v10.16b /* g0s_sr_lo = and(g0s_sr, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* g0s_sr_hi = shr(g0s_sr) */
+	adrp x17, .Lsm4_wordslice_neon_aes_8_tbl_lo
+	ldr q12, [x17, #:lo12:.Lsm4_wordslice_neon_aes_8_tbl_lo] /* tbl_lo = const() */
+	tbl v11.16b, {v12.16b}, v11.16b /* g0a_1_l = lookup16(tbl_lo, g0s_sr_lo) */
+	adrp x17, .Lsm4_wordslice_neon_aes_8_tbl_hi
+	ldr q13, [x17, #:lo12:.Lsm4_wordslice_neon_aes_8_tbl_hi] /* tbl_hi = const() */
+	tbl v29.16b, {v13.16b}, v29.16b /* g0a_1_h = lookup16(tbl_hi, g0s_sr_hi) */
+	aese v11.16b, v29.16b /* g0s_aes = aese(g0a_1_l, g0a_1_h) */
+	and v29.16b, v11.16b, v10.16b /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
+	ushr v11.16b, v11.16b, #4 /* g0s_aes_hi = shr(g0s_aes) */
+	adrp x17, .Lsm4_wordslice_neon_aes_8_tbl_lo_1
+	ldr q14, [x17, #:lo12:.Lsm4_wordslice_neon_aes_8_tbl_lo_1] /* tbl_lo_1 = const() */
+	tbl v29.16b, {v14.16b}, v29.16b /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
+	adrp x17, .Lsm4_wordslice_neon_aes_8_tbl_hi_1
+	ldr q15, [x17, #:lo12:.Lsm4_wordslice_neon_aes_8_tbl_hi_1] /* tbl_hi_1 = const() */
+	tbl v11.16b, {v15.16b}, v11.16b /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
+	eor v29.16b, v29.16b, v11.16b /* g0s = xor(g0s_l, g0s_h) */
+	adrp x17, .Lsm4_wordslice_neon_aes_8_rotl24
+	ldr q11, [x17, #:lo12:.Lsm4_wordslice_neon_aes_8_rotl24] /* rotl24 = const() */
+	str q2, [sp, #208] /* spill g0x1.2 */
+	tbl v2.16b, {v29.16b}, v11.16b /* g0lr24 = lookup16(g0s, rotl24) */
+	eor v2.16b, v29.16b, v2.16b /* g0l_acc = xor(g0s, g0lr24) */
+	str q4, [sp, #224] /* spill g0x2.2 */
+	adrp x17, .Lsm4_wordslice_neon_aes_8_rotl8
+	ldr q4, [x17, #:lo12:.Lsm4_wordslice_neon_aes_8_rotl8] /* rotl8 = const() */
+	str q9, [sp, #240] /* spill g0x3.2 */
+	tbl v9.16b, {v29.16b}, v4.16b /* g0lr8 = lookup16(g0s, rotl8) */
+	eor v9.16b, v29.16b, v9.16b /* g0lg_acc = xor(g0s, g0lr8) */
+	rev32 v29.8h, v29.8h /* g0lr16 = rev(g0s) */
+	eor v29.16b, v9.16b, v29.16b /* g0lg = xor(g0lg_acc, g0lr16) */
+	ushr v9.4s, v29.4s, #30 /* g0lr2_r = shr(g0lg) */
+	sli v9.4s, v29.4s, #2 /* g0lr2 = sli(g0lr2_r, g0lg) */
+	eor v2.16b, v2.16b, v9.16b /* g0l = xor(g0l_acc, g0lr2) */
+	eor v2.16b, v3.16b, v2.16b /* g0x = xor(g0x0, g0l) */
+	eor v3.16b, v6.16b, v16.16b /* g1t_acc = xor(g1x1, g1x2) */
+	eor v3.16b, v3.16b, v0.16b /* g1t_acc_1 = xor(g1t_acc, rkw) */
+	eor v3.16b, v3.16b, v1.16b /* g1t = xor(g1t_acc_1, g1x3) */
+	tbl v3.16b, {v3.16b}, v31.16b /* g1s_sr = lookup16(g1t, inv_shift_rows) */
+	and v29.16b, v3.16b, v10.16b /* g1s_sr_lo = and(g1s_sr, nibble_mask) */
+	ushr v3.16b, v3.16b, #4 /* g1s_sr_hi = shr(g1s_sr) */
+	tbl v29.16b, {v12.16b}, v29.16b /* g1a_1_l = lookup16(tbl_lo, g1s_sr_lo) */
+	tbl v3.16b, {v13.16b}, v3.16b /* g1a_1_h = lookup16(tbl_hi, g1s_sr_hi) */
+	aese v29.16b, v3.16b /* g1s_aes = aese(g1a_1_l, g1a_1_h) */
+	and v3.16b, v29.16b, v10.16b /* g1s_aes_lo = and(g1s_aes, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* g1s_aes_hi = shr(g1s_aes) */
+	tbl v3.16b, {v14.16b}, v3.16b /* g1s_l = lookup16(tbl_lo_1, g1s_aes_lo) */
+	tbl v29.16b, {v15.16b}, v29.16b /* g1s_h = lookup16(tbl_hi_1, g1s_aes_hi) */
+	eor v3.16b, v3.16b, v29.16b /* g1s = xor(g1s_l, g1s_h) */
+	tbl v29.16b, {v3.16b}, v11.16b /* g1lr24 = lookup16(g1s, rotl24) */
+	eor v29.16b, v3.16b, v29.16b /* g1l_acc = xor(g1s, g1lr24) */
+	tbl v9.16b, {v3.16b}, v4.16b /* g1lr8 = lookup16(g1s, rotl8) */
+	eor v9.16b, v3.16b, v9.16b /* g1lg_acc = xor(g1s, g1lr8) */
+	rev32 v3.8h, v3.8h /* g1lr16 = rev(g1s) */
+	eor v3.16b, v9.16b, v3.16b /* g1lg = xor(g1lg_acc, g1lr16) */
+	ushr v9.4s, v3.4s, #30 /* g1lr2_r = shr(g1lg) */
+	sli v9.4s, v3.4s, #2 /* g1lr2 = sli(g1lr2_r, g1lg) */
+	eor v3.16b, v29.16b, v9.16b /* g1l = xor(g1l_acc, g1lr2) */
+	eor v3.16b, v7.16b, v3.16b /* g1x = xor(g1x0, g1l) */
+	eor v7.16b, v18.16b, v20.16b /* g2t_acc = xor(g2x1, g2x2) */
+	eor v7.16b, v7.16b, v0.16b /* g2t_acc_1 = xor(g2t_acc, rkw) */
+	eor v7.16b, v7.16b, v5.16b /* g2t = xor(g2t_acc_1, g2x3) */
+	tbl v7.16b, {v7.16b}, v31.16b /* g2s_sr = lookup16(g2t, inv_shift_rows) */
+	and v29.16b, v7.16b, v10.16b /* g2s_sr_lo = and(g2s_sr, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* g2s_sr_hi = shr(g2s_sr) */
+	tbl v29.16b, {v12.16b}, v29.16b /* g2a_1_l = lookup16(tbl_lo, g2s_sr_lo) */
+	tbl v7.16b, {v13.16b}, v7.16b /* g2a_1_h = lookup16(tbl_hi, g2s_sr_hi) */
+	aese v29.16b, v7.16b /* g2s_aes = aese(g2a_1_l, g2a_1_h) */
+	and v7.16b, v29.16b, v10.16b /* g2s_aes_lo = and(g2s_aes, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* g2s_aes_hi = shr(g2s_aes) */
+	tbl v7.16b, {v14.16b}, v7.16b /* g2s_l = lookup16(tbl_lo_1, g2s_aes_lo) */
+	tbl v29.16b, {v15.16b}, v29.16b /* g2s_h = lookup16(tbl_hi_1, g2s_aes_hi) */
+	eor v7.16b, v7.16b, v29.16b /* g2s = xor(g2s_l, g2s_h) */
+	tbl v29.16b, {v7.16b}, v11.16b /* g2lr24 = lookup16(g2s, rotl24) */
+	eor v29.16b, v7.16b, v29.16b /* g2l_acc = xor(g2s, g2lr24) */
+	tbl v9.16b, {v7.16b}, v4.16b /* g2lr8 = lookup16(g2s, rotl8) */
+	eor v9.16b, v7.16b, v9.16b /* g2lg_acc = xor(g2s, g2lr8) */
+	rev32 v7.8h, v7.8h /* g2lr16 = rev(g2s) */
+	eor v7.16b, v9.16b, v7.16b /* g2lg = xor(g2lg_acc, g2lr16) */
+	ushr v9.4s, v7.4s, #30 /* g2lr2_r = shr(g2lg) */
+	sli v9.4s, v7.4s, #2 /* g2lr2 = sli(g2lr2_r, g2lg) */
+	eor v7.16b, v29.16b, v9.16b /* g2l = xor(g2l_acc, g2lr2) */
+	eor v7.16b, v19.16b, v7.16b /* g2x = xor(g2x0, g2l) */
+	eor v19.16b, v22.16b, v24.16b /* g3t_acc = xor(g3x1, g3x2) */
+	eor v19.16b, v19.16b, v0.16b /* g3t_acc_1 = xor(g3t_acc, rkw) */
+	eor v19.16b, v19.16b, v17.16b /* g3t = xor(g3t_acc_1, g3x3) */
+	tbl v19.16b, {v19.16b}, v31.16b /* g3s_sr = lookup16(g3t, inv_shift_rows) */
+	and v29.16b, v19.16b, v10.16b /* g3s_sr_lo = and(g3s_sr, nibble_mask) */
+	ushr v19.16b, v19.16b, #4 /* g3s_sr_hi = shr(g3s_sr) */
+	tbl v29.16b, {v12.16b}, v29.16b /* g3a_1_l = lookup16(tbl_lo, g3s_sr_lo) */
+	tbl v19.16b, {v13.16b}, v19.16b /* g3a_1_h = lookup16(tbl_hi, g3s_sr_hi) */
+	aese v29.16b, v19.16b /* g3s_aes = aese(g3a_1_l, g3a_1_h) */
+	and v19.16b, v29.16b, v10.16b /* g3s_aes_lo = and(g3s_aes, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* g3s_aes_hi = shr(g3s_aes) */
+	tbl v19.16b, {v14.16b}, v19.16b /* g3s_l = lookup16(tbl_lo_1, g3s_aes_lo) */
+	tbl v29.16b, {v15.16b}, v29.16b /* g3s_h = lookup16(tbl_hi_1, g3s_aes_hi) */
+	eor v19.16b, v19.16b, v29.16b /* g3s = xor(g3s_l, g3s_h) */
+	tbl v29.16b, {v19.16b}, v11.16b /* g3lr24 = lookup16(g3s, rotl24) */
+	eor v29.16b, v19.16b, v29.16b /* g3l_acc = xor(g3s, g3lr24) */
+	tbl v9.16b, {v19.16b}, v4.16b /* g3lr8 = lookup16(g3s, rotl8) */
+	eor v9.16b, v19.16b, v9.16b /* g3lg_acc = xor(g3s, g3lr8) */
+	rev32 v19.8h, v19.8h /* g3lr16 = rev(g3s) */
+	eor v19.16b, v9.16b, v19.16b /* g3lg = xor(g3lg_acc, g3lr16) */
+	ushr v9.4s, v19.4s, #30 /* g3lr2_r = shr(g3lg) */
+	sli v9.4s, v19.4s, #2 /* g3lr2 = sli(g3lr2_r, g3lg) */
+	eor v19.16b, v29.16b, v9.16b /* g3l = xor(g3l_acc, g3lr2) */
+	eor v19.16b, v23.16b, v19.16b /* g3x = xor(g3x0, g3l) */
+	eor v23.16b, v26.16b, v28.16b /* g4t_acc = xor(g4x1, g4x2) */
+	eor v23.16b, v23.16b, v0.16b /* g4t_acc_1 = xor(g4t_acc, rkw) */
+	eor v23.16b, v23.16b, v21.16b /* g4t = xor(g4t_acc_1, g4x3) */
+	tbl v23.16b, {v23.16b}, v31.16b /* g4s_sr = lookup16(g4t, inv_shift_rows) */
+	and v29.16b, v23.16b, v10.16b /* g4s_sr_lo = and(g4s_sr, nibble_mask) */
+	ushr v23.16b, v23.16b, #4 /* g4s_sr_hi = shr(g4s_sr) */
+	tbl v29.16b, {v12.16b}, v29.16b /* g4a_1_l = lookup16(tbl_lo, g4s_sr_lo) */
+	tbl v23.16b, {v13.16b}, v23.16b /* g4a_1_h = lookup16(tbl_hi, g4s_sr_hi) */
+	aese v29.16b, v23.16b /* g4s_aes = aese(g4a_1_l, g4a_1_h) */
+	and v23.16b, v29.16b, v10.16b /* g4s_aes_lo = and(g4s_aes, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* g4s_aes_hi = shr(g4s_aes) */
+	tbl v23.16b, {v14.16b}, v23.16b /* g4s_l = lookup16(tbl_lo_1, g4s_aes_lo) */
+	tbl v29.16b, {v15.16b}, v29.16b /* g4s_h = lookup16(tbl_hi_1, g4s_aes_hi) */
+	eor v23.16b, v23.16b, v29.16b /* g4s = xor(g4s_l, g4s_h) */
+	tbl v29.16b, {v23.16b}, v11.16b /* g4lr24 = lookup16(g4s, rotl24) */
+	eor v29.16b, v23.16b, v29.16b /* g4l_acc = xor(g4s, g4lr24) */
+	tbl v9.16b, {v23.16b}, v4.16b /* g4lr8 = lookup16(g4s, rotl8) */
+	eor v9.16b, v23.16b, v9.16b /* g4lg_acc = xor(g4s, g4lr8) */
+	rev32 v23.8h, v23.8h /* g4lr16 = rev(g4s) */
+	eor v23.16b, v9.16b, v23.16b /* g4lg = xor(g4lg_acc, g4lr16) */
+	ushr v9.4s, v23.4s, #30 /* g4lr2_r = shr(g4lg) */
+	sli v9.4s, v23.4s, #2 /* g4lr2 = sli(g4lr2_r, g4lg) */
+	eor v23.16b, v29.16b, v9.16b /* g4l = xor(g4l_acc, g4lr2) */
+	eor v23.16b, v27.16b, v23.16b /* g4x = xor(g4x0, g4l) */
+	eor v27.16b, v30.16b, v8.16b /* g5t_acc = xor(g5x1, g5x2) */
+	eor v27.16b, v27.16b, v0.16b /* g5t_acc_1 = xor(g5t_acc, rkw) */
+	eor v27.16b, v27.16b, v25.16b /* g5t = xor(g5t_acc_1, g5x3) */
+	tbl v27.16b, {v27.16b}, v31.16b /* g5s_sr = lookup16(g5t, inv_shift_rows) */
+	and v29.16b, v27.16b, v10.16b /* g5s_sr_lo = and(g5s_sr, nibble_mask) */
+	ushr v27.16b, v27.16b, #4 /* g5s_sr_hi = shr(g5s_sr) */
+	tbl v29.16b, {v12.16b}, v29.16b /* g5a_1_l = lookup16(tbl_lo, g5s_sr_lo) */
+	tbl v27.16b, {v13.16b}, v27.16b /* g5a_1_h = lookup16(tbl_hi, g5s_sr_hi) */
+	aese v29.16b, v27.16b /* g5s_aes = aese(g5a_1_l, g5a_1_h) */
+	and v27.16b, v29.16b, v10.16b /* g5s_aes_lo = and(g5s_aes, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* g5s_aes_hi = shr(g5s_aes) */
+	tbl v27.16b, {v14.16b}, v27.16b /* g5s_l = lookup16(tbl_lo_1, g5s_aes_lo) */
+	tbl v29.16b, {v15.16b}, v29.16b /* g5s_h = lookup16(tbl_hi_1, g5s_aes_hi) */
+	eor v27.16b, v27.16b, v29.16b /* g5s = xor(g5s_l, g5s_h) */
+	tbl v29.16b, {v27.16b}, v11.16b /* g5lr24 = lookup16(g5s, rotl24) */
+	eor v29.16b, v27.16b, v29.16b /* g5l_acc = xor(g5s, g5lr24) */
+	tbl v9.16b, {v27.16b}, v4.16b /* g5lr8 = lookup16(g5s, rotl8) */
+	eor v9.16b, v27.16b, v9.16b /* g5lg_acc = xor(g5s, g5lr8) */
+	rev32 v27.8h, v27.8h /* g5lr16 = rev(g5s) */
+	eor v27.16b, v9.16b, v27.16b /* g5lg = xor(g5lg_acc, g5lr16) */
+	ushr v9.4s, v27.4s, #30 /* g5lr2_r = shr(g5lg) */
+	sli v9.4s, v27.4s, #2 /* g5lr2 = sli(g5lr2_r, g5lg) */
+	eor v27.16b, v29.16b, v9.16b /* g5l = xor(g5l_acc, g5lr2) */
+	ldr q29, [sp, #64] /* reload g5x0.2 */
+	eor v27.16b, v29.16b, v27.16b /* g5x = xor(g5x0, g5l) */
+	ldr q29, [sp, #112] /* reload g6x1.2 */
+	ldr q9, [sp, #144] /* reload g6x2.2 */
+	eor v29.16b, v29.16b, v9.16b /* g6t_acc = xor(g6x1, g6x2) */
+	eor v29.16b, v29.16b, v0.16b /* g6t_acc_1 = xor(g6t_acc, rkw) */
+	ldr q9, [sp, #176] /* reload g6x3.2 */
+	eor v29.16b, v29.16b, v9.16b /* g6t = xor(g6t_acc_1, g6x3) */
+	tbl v29.16b, {v29.16b}, v31.16b /* g6s_sr = lookup16(g6t, inv_shift_rows) */
+	and v9.16b, v29.16b, v10.16b /* g6s_sr_lo = and(g6s_sr, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* g6s_sr_hi = shr(g6s_sr) */
+	tbl v9.16b, {v12.16b}, v9.16b /* g6a_1_l = lookup16(tbl_lo, g6s_sr_lo) */
+	tbl v29.16b, {v13.16b}, v29.16b /* g6a_1_h = lookup16(tbl_hi, g6s_sr_hi) */
+	aese v9.16b, v29.16b /* g6s_aes = aese(g6a_1_l, g6a_1_h) */
+	and v29.16b, v9.16b, v10.16b /* g6s_aes_lo = and(g6s_aes, nibble_mask) */
+	ushr v9.16b, v9.16b, #4 /* g6s_aes_hi = shr(g6s_aes) */
+	tbl v29.16b, {v14.16b}, v29.16b /* g6s_l = lookup16(tbl_lo_1, g6s_aes_lo) */
+	tbl v9.16b, {v15.16b}, v9.16b /* g6s_h = lookup16(tbl_hi_1, g6s_aes_hi) */
+	eor v29.16b, v29.16b, v9.16b /* g6s = xor(g6s_l, g6s_h) */
+	tbl v9.16b, {v29.16b}, v11.16b /* g6lr24 = lookup16(g6s, rotl24) */
+	eor v9.16b, v29.16b, v9.16b /* g6l_acc = xor(g6s, g6lr24) */
+	str q30, [sp, #256] /* spill g5x1.2 */
+	tbl v30.16b, {v29.16b}, v4.16b /* g6lr8 = lookup16(g6s, rotl8) */
+	eor v30.16b, v29.16b, v30.16b /* g6lg_acc = xor(g6s, g6lr8) */
+	rev32 v29.8h, v29.8h /* g6lr16 = rev(g6s) */
+	eor v29.16b, v30.16b, v29.16b /* g6lg = xor(g6lg_acc, g6lr16) */
+	ushr v30.4s, v29.4s, #30 /* g6lr2_r = shr(g6lg) */
+	sli v30.4s, v29.4s, #2 /* g6lr2 = sli(g6lr2_r, g6lg) */
+	eor v29.16b, v9.16b, v30.16b /* g6l = xor(g6l_acc, g6lr2) */
+	ldr q30, [sp, #80] /* reload g6x0.2 */
+	eor v29.16b, v30.16b, v29.16b /* g6x = xor(g6x0, g6l) */
+	ldr q30, [sp, #128] /* reload g7x1.2 */
+	ldr q9, [sp, #160] /* reload g7x2.2 */
+	eor v30.16b, v30.16b, v9.16b /* g7t_acc = xor(g7x1, g7x2) */
+	eor v0.16b, v30.16b, v0.16b /* g7t_acc_1 = xor(g7t_acc, rkw) */
+	ldr q30, [sp, #192] /* reload g7x3.2 */
+	eor v0.16b, v0.16b, v30.16b /* g7t = xor(g7t_acc_1, g7x3) */
+	tbl v0.16b, {v0.16b}, v31.16b /* g7s_sr = lookup16(g7t, inv_shift_rows) */
+	and v30.16b, v0.16b, v10.16b /* g7s_sr_lo = and(g7s_sr, nibble_mask) */
+	ushr v0.16b, v0.16b, #4 /* g7s_sr_hi = shr(g7s_sr) */
+	tbl v30.16b, {v12.16b}, v30.16b /* g7a_1_l = lookup16(tbl_lo, g7s_sr_lo) */
+	tbl v0.16b, {v13.16b}, v0.16b /* g7a_1_h = lookup16(tbl_hi, g7s_sr_hi) */
+	aese v30.16b, v0.16b /* g7s_aes = aese(g7a_1_l, g7a_1_h) */
+	and v0.16b, v30.16b, v10.16b /* g7s_aes_lo = and(g7s_aes, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g7s_aes_hi = shr(g7s_aes) */
+	tbl v0.16b, {v14.16b}, v0.16b /* g7s_l = lookup16(tbl_lo_1, g7s_aes_lo) */
+	tbl v30.16b, {v15.16b}, v30.16b /* g7s_h = lookup16(tbl_hi_1, g7s_aes_hi) */
+	eor v0.16b, v0.16b, v30.16b /* g7s = xor(g7s_l, g7s_h) */
+	tbl v30.16b, {v0.16b}, v11.16b /* g7lr24 = lookup16(g7s, rotl24) */
+	eor v30.16b, v0.16b, v30.16b /* g7l_acc = xor(g7s, g7lr24) */
+	tbl v9.16b, {v0.16b}, v4.16b /* g7lr8 = lookup16(g7s, rotl8) */
+	eor v9.16b, v0.16b, v9.16b /* g7lg_acc = xor(g7s, g7lr8) */
+	rev32 v0.8h, v0.8h /* g7lr16 = rev(g7s) */
+	eor v0.16b, v9.16b, v0.16b /* g7lg = xor(g7lg_acc, g7lr16) */
+	ushr v9.4s, v0.4s, #30 /* g7lr2_r = shr(g7lg) */
+	sli v9.4s, v0.4s, #2 /* g7lr2 = sli(g7lr2_r, g7lg) */
+	eor v0.16b, v30.16b, v9.16b /* g7l = xor(g7l_acc, g7lr2) */
+	ldr q30, [sp, #96] /* reload g7x0.2 */
+	eor v0.16b, v30.16b, v0.16b /* g7x = xor(g7x0, g7l) */
+
+	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
+	add x17, x5, #4
+	ld1r {v30.4s}, [x17] /* rkw_1 = bcast32() */
+	ldr q9, [sp, #224] /* reload g0x2.2 */
+	str q0, [sp, #96] /* spill g7x0.3 */
+	ldr q0, [sp, #240] /* reload g0x3.2 */
+	eor v9.16b, v9.16b, v0.16b /* g0t_acc_2 = xor(g0x2, g0x3) */
+	eor v9.16b, v9.16b, v30.16b /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
+	eor v9.16b, v9.16b, v2.16b /* g0t_1 = xor(g0t_acc_3, g0x0) */
+	tbl v9.16b, {v9.16b}, v31.16b /* g0s_1_sr = lookup16(g0t_1, inv_shift_rows) */
+	and v0.16b, v9.16b, v10.16b /* g0s_1_sr_lo = and(g0s_1_sr, nibble_mask) */
+	ushr v9.16b, v9.16b, #4 /* g0s_1_sr_hi = shr(g0s_1_sr) */
+	tbl v0.16b, {v12.16b}, v0.16b /* g0a_1_1_l = lookup16(tbl_lo, g0s_1_sr_lo) */
+	tbl v9.16b, {v13.16b}, v9.16b /* g0a_1_1_h = lookup16(tbl_hi, g0s_1_sr_hi) */
+	aese v0.16b, v9.16b /* g0s_1_aes = aese(g0a_1_1_l, g0a_1_1_h) */
+	and v9.16b, v0.16b, v10.16b /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
+	ushr v0.16b, v0.16b, #4 /* g0s_1_aes_hi = shr(g0s_1_aes) */
+	tbl v9.16b, {v14.16b}, v9.16b /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
+	tbl v0.16b, {v15.16b}, v0.16b /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
+	eor v0.16b, v9.16b, v0.16b /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
+	tbl v9.16b, {v0.16b}, v11.16b /* g0lr24_1 = lookup16(g0s_1, rotl24) */
+	eor v9.16b, v0.16b, v9.16b /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
+	str q2, [sp, #272] /* spill g0x0.3 */
+	tbl v2.16b, {v0.16b}, v4.16b /* g0lr8_1 = lookup16(g0s_1, rotl8) */
+	eor v2.16b, v0.16b, v2.16b /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
+	rev32 v0.8h, v0.8h /* g0lr16_1 = rev(g0s_1) */
+	eor v0.16b, v2.16b, v0.16b /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
+	ushr v2.4s, v0.4s, #30 /* g0lr2_1_r = shr(g0lg_1) */
+	sli v2.4s, v0.4s, #2 /* g0lr2_1 = sli(g0lr2_1_r, g0lg_1) */
+	eor v0.16b, v9.16b, v2.16b /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
+	ldr q2, [sp, #208] /* reload g0x1.2 */
+	eor v0.16b, v2.16b, v0.16b /* g0x_1 = xor(g0x1, g0l_1) */
+	eor v2.16b, v16.16b, v1.16b /* g1t_acc_2 = xor(g1x2, g1x3) */
+	eor v2.16b, v2.16b, v30.16b /* g1t_acc_3 = xor(g1t_acc_2, rkw_1) */
+	eor v2.16b, v2.16b, v3.16b /* g1t_1 = xor(g1t_acc_3, g1x0) */
+	tbl v2.16b, {v2.16b}, v31.16b /* g1s_1_sr = lookup16(g1t_1, inv_shift_rows) */
+	and v9.16b, v2.16b, v10.16b /* g1s_1_sr_lo = and(g1s_1_sr, nibble_mask) */
+	ushr v2.16b, v2.16b, #4 /* g1s_1_sr_hi = shr(g1s_1_sr) */
+	tbl v9.16b, {v12.16b}, v9.16b /* g1a_1_1_l = lookup16(tbl_lo, g1s_1_sr_lo) */
+	tbl v2.16b, {v13.16b}, v2.16b /* g1a_1_1_h = lookup16(tbl_hi, g1s_1_sr_hi) */
+	aese v9.16b, v2.16b /* g1s_1_aes = aese(g1a_1_1_l, g1a_1_1_h) */
+	and v2.16b, v9.16b, v10.16b /* g1s_1_aes_lo = and(g1s_1_aes, nibble_mask) */
+	ushr v9.16b, v9.16b, #4 /* g1s_1_aes_hi = shr(g1s_1_aes) */
+	tbl v2.16b, {v14.16b}, v2.16b /* g1s_1_l = lookup16(tbl_lo_1, g1s_1_aes_lo) */
+	tbl v9.16b, {v15.16b}, v9.16b /* g1s_1_h = lookup16(tbl_hi_1, g1s_1_aes_hi) */
+	eor v2.16b, v2.16b, v9.16b /* g1s_1 = xor(g1s_1_l, g1s_1_h) */
+	tbl v9.16b, {v2.16b}, v11.16b /* g1lr24_1 = lookup16(g1s_1, rotl24) */
+	eor v9.16b, v2.16b, v9.16b /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
+	str q16, [sp, #208] /* spill g1x2.2 */
+	tbl v16.16b, {v2.16b}, v4.16b /* g1lr8_1 = lookup16(g1s_1, rotl8) */
+	eor v16.16b, v2.16b, v16.16b /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
+	rev32 v2.8h, v2.8h /* g1lr16_1 = rev(g1s_1) */
+	eor v2.16b, v16.16b, v2.16b /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
+	ushr v16.4s, v2.4s, #30 /* g1lr2_1_r = shr(g1lg_1) */
+	sli v16.4s, v2.4s, #2 /* g1lr2_1 = sli(g1lr2_1_r, g1lg_1) */
+	eor v2.16b, v9.16b, v16.16b /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
+	eor v2.16b, v6.16b, v2.16b /* g1x_1 = xor(g1x1, g1l_1) */
+	eor v6.16b, v20.16b, v5.16b /* g2t_acc_2 = xor(g2x2, g2x3) */
+	eor v6.16b, v6.16b, v30.16b /* g2t_acc_3 = xor(g2t_acc_2, rkw_1) */
+	eor v6.16b, v6.16b, v7.16b /* g2t_1 = xor(g2t_acc_3, g2x0) */
+	tbl v6.16b, {v6.16b}, v31.16b /* g2s_1_sr = lookup16(g2t_1, inv_shift_rows) */
+	and v16.16b, v6.16b, v10.16b /* g2s_1_sr_lo = and(g2s_1_sr, nibble_mask) */
+	ushr v6.16b, v6.16b, #4 /* g2s_1_sr_hi = shr(g2s_1_sr) */
+	tbl v16.16b, {v12.16b}, v16.16b /* g2a_1_1_l = lookup16(tbl_lo, g2s_1_sr_lo) */
+	tbl v6.16b, {v13.16b}, v6.16b /* g2a_1_1_h = lookup16(tbl_hi, g2s_1_sr_hi) */
+	aese v16.16b, v6.16b /* g2s_1_aes = aese(g2a_1_1_l, g2a_1_1_h) */
+	and v6.16b, v16.16b, v10.16b /* g2s_1_aes_lo = and(g2s_1_aes, nibble_mask) */
+	ushr v16.16b, v16.16b, #4 /* g2s_1_aes_hi = shr(g2s_1_aes) */
+	tbl v6.16b, {v14.16b}, v6.16b /* g2s_1_l = lookup16(tbl_lo_1, g2s_1_aes_lo) */
+	tbl v16.16b, {v15.16b}, v16.16b /* g2s_1_h = lookup16(tbl_hi_1, g2s_1_aes_hi) */
+	eor v6.16b, v6.16b, v16.16b /* g2s_1 = xor(g2s_1_l, g2s_1_h) */
+	tbl v16.16b, {v6.16b}, v11.16b /* g2lr24_1 = lookup16(g2s_1, rotl24) */
+	eor v16.16b, v6.16b, v16.16b /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
+	tbl v9.16b, {v6.16b}, v4.16b /* g2lr8_1 = lookup16(g2s_1, rotl8) */
+	eor v9.16b, v6.16b, v9.16b /* g2lg_acc_1 = xor(g2s_1, g2lr8_1) */
+	rev32 v6.8h, v6.8h /* g2lr16_1 = rev(g2s_1) */
+	eor v6.16b, v9.16b, v6.16b /* g2lg_1 = xor(g2lg_acc_1, g2lr16_1) */
+	ushr v9.4s, v6.4s, #30 /* g2lr2_1_r = shr(g2lg_1) */
+	sli v9.4s, v6.4s, #2 /* g2lr2_1 = sli(g2lr2_1_r, g2lg_1) */
+	eor v6.16b, v16.16b, v9.16b /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
+	eor v6.16b, v18.16b, v6.16b /* g2x_1 = xor(g2x1, g2l_1) */
+	eor v16.16b, v24.16b, v17.16b /* g3t_acc_2 = xor(g3x2, g3x3) */
+	eor v16.16b, v16.16b, v30.16b /* g3t_acc_3 = xor(g3t_acc_2, rkw_1) */
+	eor v16.16b, v16.16b, v19.16b /* g3t_1 = xor(g3t_acc_3, g3x0) */
+	tbl v16.16b, {v16.16b}, v31.16b /* g3s_1_sr = lookup16(g3t_1, inv_shift_rows) */
+	and v18.16b, v16.16b, v10.16b /* g3s_1_sr_lo = and(g3s_1_sr, nibble_mask) */
+	ushr v16.16b, v16.16b, #4 /* g3s_1_sr_hi = shr(g3s_1_sr) */
+	tbl v18.16b, {v12.16b}, v18.16b /* g3a_1_1_l = lookup16(tbl_lo, g3s_1_sr_lo) */
+	tbl v16.16b, {v13.16b}, v16.16b /* g3a_1_1_h = lookup16(tbl_hi, g3s_1_sr_hi) */
+	aese v18.16b, v16.16b /* g3s_1_aes = aese(g3a_1_1_l, g3a_1_1_h) */
+	and v16.16b, v18.16b, v10.16b /* g3s_1_aes_lo = and(g3s_1_aes, nibble_mask) */
+	ushr v18.16b, v18.16b, #4 /* g3s_1_aes_hi = shr(g3s_1_aes) */
+	tbl v16.16b, {v14.16b}, v16.16b /* g3s_1_l = lookup16(tbl_lo_1, g3s_1_aes_lo) */
+	tbl v18.16b, {v15.16b}, v18.16b /* g3s_1_h = lookup16(tbl_hi_1, g3s_1_aes_hi) */
+	eor v16.16b, v16.16b, v18.16b /* g3s_1 = xor(g3s_1_l, g3s_1_h) */
+	tbl v18.16b, {v16.16b}, v11.16b /* g3lr24_1 = lookup16(g3s_1, rotl24) */
+	eor v18.16b, v16.16b, v18.16b /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
+	tbl v9.16b, {v16.16b}, v4.16b /* g3lr8_1 = lookup16(g3s_1, rotl8) */
+	eor v9.16b, v16.16b, v9.16b /* g3lg_acc_1 = xor(g3s_1, g3lr8_1) */
+	rev32 v16.8h, v16.8h /* g3lr16_1 = rev(g3s_1) */
+	eor v16.16b, v9.16b, v16.16b /* g3lg_1 = xor(g3lg_acc_1, g3lr16_1) */
+	ushr v9.4s, v16.4s, #30 /* g3lr2_1_r = shr(g3lg_1) */
+	sli v9.4s, v16.4s, #2 /* g3lr2_1 = sli(g3lr2_1_r, g3lg_1) */
+	eor v16.16b, v18.16b, v9.16b /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
+	eor v16.16b, v22.16b, v16.16b /* g3x_1 = xor(g3x1, g3l_1) */
+	eor v18.16b, v28.16b, v21.16b /* g4t_acc_2 = xor(g4x2, g4x3) */
+	eor v18.16b, v18.16b, v30.16b /* g4t_acc_3 = xor(g4t_acc_2, rkw_1) */
+	eor v18.16b, v18.16b, v23.16b /* g4t_1 = xor(g4t_acc_3, g4x0) */
+	tbl v18.16b, {v18.16b}, v31.16b /* g4s_1_sr = lookup16(g4t_1, inv_shift_rows) */
+	and v22.16b, v18.16b, v10.16b /* g4s_1_sr_lo = and(g4s_1_sr, nibble_mask) */
+	ushr v18.16b, v18.16b, #4 /* g4s_1_sr_hi = shr(g4s_1_sr) */
+	tbl v22.16b, {v12.16b}, v22.16b /* g4a_1_1_l = lookup16(tbl_lo, g4s_1_sr_lo) */
+	tbl v18.16b, {v13.16b}, v18.16b /* g4a_1_1_h = lookup16(tbl_hi, g4s_1_sr_hi) */
+	aese v22.16b, v18.16b /* g4s_1_aes = aese(g4a_1_1_l, g4a_1_1_h) */
+	and v18.16b, v22.16b, v10.16b /* g4s_1_aes_lo = and(g4s_1_aes, nibble_mask) */
+	ushr v22.16b, v22.16b, #4 /* g4s_1_aes_hi = shr(g4s_1_aes) */
+	tbl v18.16b, {v14.16b}, v18.16b /* g4s_1_l = lookup16(tbl_lo_1, g4s_1_aes_lo) */
+	tbl v22.16b, {v15.16b}, v22.16b /* g4s_1_h = lookup16(tbl_hi_1, g4s_1_aes_hi) */
+	eor v18.16b, v18.16b, v22.16b /* g4s_1 = xor(g4s_1_l, g4s_1_h) */
+	tbl v22.16b, {v18.16b}, v11.16b /* g4lr24_1 = lookup16(g4s_1, rotl24) */
+	eor v22.16b, v18.16b, v22.16b /* g4l_acc_1 = xor(g4s_1, g4lr24_1) */
+	tbl v9.16b, {v18.16b}, v4.16b /* g4lr8_1 = lookup16(g4s_1, rotl8) */
+	eor v9.16b, v18.16b, v9.16b /* g4lg_acc_1 = xor(g4s_1, g4lr8_1) */
+	rev32 v18.8h, v18.8h /* g4lr16_1 = rev(g4s_1) */
+	eor v18.16b, v9.16b, v18.16b /* g4lg_1 = xor(g4lg_acc_1, g4lr16_1) */
+	ushr v9.4s, v18.4s, #30 /* g4lr2_1_r = shr(g4lg_1) */
+	sli v9.4s, v18.4s, #2 /* g4lr2_1 = sli(g4lr2_1_r, g4lg_1) */
+	eor v18.16b, v22.16b, v9.16b /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
+	eor v18.16b, v26.16b, v18.16b /* g4x_1 = xor(g4x1, g4l_1) */
+	eor v22.16b, v8.16b, v25.16b /* g5t_acc_2 = xor(g5x2, g5x3) */
+	eor v22.16b, v22.16b, v30.16b /* g5t_acc_3 = xor(g5t_acc_2, rkw_1) */
+	eor v22.16b, v22.16b, v27.16b /* g5t_1 = xor(g5t_acc_3, g5x0) */
+	tbl v22.16b, {v22.16b}, v31.16b /* g5s_1_sr = lookup16(g5t_1, inv_shift_rows) */
+	and v26.16b, v22.16b, v10.16b /* g5s_1_sr_lo = and(g5s_1_sr, nibble_mask) */
+	ushr v22.16b, v22.16b, #4 /* g5s_1_sr_hi = shr(g5s_1_sr) */
+	tbl v26.16b, {v12.16b}, v26.16b /* g5a_1_1_l = lookup16(tbl_lo, g5s_1_sr_lo) */
+	tbl v22.16b, {v13.16b}, v22.16b /* g5a_1_1_h = lookup16(tbl_hi, g5s_1_sr_hi) */
+	aese v26.16b, v22.16b /* g5s_1_aes = aese(g5a_1_1_l, g5a_1_1_h) */
+	and v22.16b, v26.16b, v10.16b /* g5s_1_aes_lo = and(g5s_1_aes, nibble_mask) */
+	ushr v26.16b, v26.16b, #4 /* g5s_1_aes_hi = shr(g5s_1_aes) */
+	tbl v22.16b, {v14.16b}, v22.16b /* g5s_1_l = lookup16(tbl_lo_1, g5s_1_aes_lo) */
+	tbl v26.16b, {v15.16b}, v26.16b /* g5s_1_h = lookup16(tbl_hi_1, g5s_1_aes_hi) */
+	eor v22.16b, v22.16b, v26.16b /* g5s_1 = xor(g5s_1_l, g5s_1_h) */
+	tbl v26.16b, {v22.16b}, v11.16b /* g5lr24_1 = lookup16(g5s_1, rotl24) */
+	eor v26.16b, v22.16b, v26.16b /* g5l_acc_1 = xor(g5s_1, g5lr24_1) */
+	tbl v9.16b, {v22.16b}, v4.16b /* g5lr8_1 = lookup16(g5s_1, rotl8) */
+	eor v9.16b, v22.16b, v9.16b /* g5lg_acc_1 = xor(g5s_1, g5lr8_1) */
+	rev32 v22.8h, v22.8h /* g5lr16_1 = rev(g5s_1) */
+	eor v22.16b, v9.16b, v22.16b /* g5lg_1 = xor(g5lg_acc_1, g5lr16_1) */
+	ushr v9.4s, v22.4s, #30 /* g5lr2_1_r = shr(g5lg_1) */
+	sli v9.4s, v22.4s, #2 /* g5lr2_1 = sli(g5lr2_1_r, g5lg_1) */
+	eor v22.16b, v26.16b, v9.16b /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
+	ldr q26, [sp, #256] /* reload g5x1.2 */
+	eor v22.16b, v26.16b, v22.16b /* g5x_1 = xor(g5x1, g5l_1) */
+	ldr q26, [sp, #144] /* reload g6x2.2 */
+	ldr q9, [sp, #176] /* reload g6x3.2 */
+	eor v26.16b, v26.16b, v9.16b /* g6t_acc_2 = xor(g6x2, g6x3) */
+	eor v26.16b, v26.16b, v30.16b /* g6t_acc_3 = xor(g6t_acc_2, rkw_1) */
+	eor v26.16b, v26.16b, v29.16b /* g6t_1 = xor(g6t_acc_3, g6x0) */
+	tbl v26.16b, {v26.16b}, v31.16b /* g6s_1_sr = lookup16(g6t_1, inv_shift_rows) */
+	and v9.16b, v26.16b, v10.16b /* g6s_1_sr_lo = and(g6s_1_sr, nibble_mask) */
+	ushr v26.16b, v26.16b, #4 /* g6s_1_sr_hi = shr(g6s_1_sr) */
+	tbl v9.16b, {v12.16b}, v9.16b /* g6a_1_1_l = lookup16(tbl_lo, g6s_1_sr_lo) */
+	tbl v26.16b, {v13.16b}, v26.16b /* g6a_1_1_h = lookup16(tbl_hi, g6s_1_sr_hi) */
+	aese v9.16b, v26.16b /* g6s_1_aes = aese(g6a_1_1_l, g6a_1_1_h) */
+	and v26.16b, v9.16b, v10.16b /* g6s_1_aes_lo = and(g6s_1_aes, nibble_mask) */
+	ushr v9.16b, v9.16b, #4 /* g6s_1_aes_hi = shr(g6s_1_aes) */
+	tbl v26.16b, {v14.16b}, v26.16b /* g6s_1_l = lookup16(tbl_lo_1, g6s_1_aes_lo) */
+	tbl v9.16b, {v15.16b}, v9.16b /* g6s_1_h = lookup16(tbl_hi_1, g6s_1_aes_hi) */
+	eor v26.16b, v26.16b, v9.16b /* g6s_1 = xor(g6s_1_l, g6s_1_h) */
+	tbl v9.16b, {v26.16b}, v11.16b /* g6lr24_1 = lookup16(g6s_1, rotl24) */
+	eor v9.16b, v26.16b, v9.16b /* g6l_acc_1 = xor(g6s_1, g6lr24_1) */
+	str q29, [sp, #80] /* spill g6x0.3 */
+	tbl v29.16b, {v26.16b}, v4.16b /* g6lr8_1 = lookup16(g6s_1, rotl8) */
+	eor v29.16b, v26.16b, v29.16b /* g6lg_acc_1 = xor(g6s_1, g6lr8_1) */
+	rev32 v26.8h, v26.8h /* g6lr16_1 = rev(g6s_1) */
+	eor v26.16b, v29.16b, v26.16b /* g6lg_1 = xor(g6lg_acc_1, g6lr16_1) */
+	ushr v29.4s, v26.4s, #30 /* g6lr2_1_r = shr(g6lg_1) */
+	sli v29.4s, v26.4s, #2 /* g6lr2_1 = sli(g6lr2_1_r, g6lg_1) */
+	eor v26.16b, v9.16b, v29.16b /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
+	ldr q29, [sp, #112] /* reload g6x1.2 */
+	eor v26.16b, v29.16b, v26.16b /* g6x_1 = xor(g6x1, g6l_1) */
+	ldr q29, [sp, #160] /* reload g7x2.2 */
+	ldr q9, [sp, #192] /* reload g7x3.2 */
+	eor v29.16b, v29.16b, v9.16b /* g7t_acc_2 = xor(g7x2, g7x3) */
+	eor v29.16b, v29.16b, v30.16b /* g7t_acc_3 = xor(g7t_acc_2, rkw_1) */
+	ldr q30, [sp, #96] /* reload g7x0.3 */
+	eor v29.16b, v29.16b, v30.16b /* g7t_1 = xor(g7t_acc_3, g7x0) */
+	tbl v29.16b, {v29.16b}, v31.16b /* g7s_1_sr = lookup16(g7t_1, inv_shift_rows) */
+	and v30.16b, v29.16b, v10.16b /* g7s_1_sr_lo = and(g7s_1_sr, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* g7s_1_sr_hi = shr(g7s_1_sr) */
+	tbl v30.16b, {v12.16b}, v30.16b /* g7a_1_1_l = lookup16(tbl_lo, g7s_1_sr_lo) */
+	tbl v29.16b, {v13.16b}, v29.16b /* g7a_1_1_h = lookup16(tbl_hi, g7s_1_sr_hi) */
+	aese v30.16b, v29.16b /* g7s_1_aes = aese(g7a_1_1_l, g7a_1_1_h) */
+	and v29.16b, v30.16b, v10.16b /* g7s_1_aes_lo = and(g7s_1_aes, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g7s_1_aes_hi = shr(g7s_1_aes) */
+	tbl v29.16b, {v14.16b}, v29.16b /* g7s_1_l = lookup16(tbl_lo_1, g7s_1_aes_lo) */
+	tbl v30.16b, {v15.16b}, v30.16b /* g7s_1_h = lookup16(tbl_hi_1, g7s_1_aes_hi) */
+	eor v29.16b, v29.16b, v30.16b /* g7s_1 = xor(g7s_1_l, g7s_1_h) */
+	tbl v30.16b, {v29.16b}, v11.16b /* g7lr24_1 = lookup16(g7s_1, rotl24) */
+	eor v30.16b, v29.16b, v30.16b /* g7l_acc_1 = xor(g7s_1, g7lr24_1) */
+	tbl v9.16b, {v29.16b}, v4.16b /* g7lr8_1 = lookup16(g7s_1, rotl8) */
+	eor v9.16b, v29.16b, v9.16b /* g7lg_acc_1 = xor(g7s_1, g7lr8_1) */
+	rev32 v29.8h, v29.8h /* g7lr16_1 = rev(g7s_1) */
+	eor v29.16b, v9.16b, v29.16b /* g7lg_1 = xor(g7lg_acc_1, g7lr16_1) */
+	ushr v9.4s, v29.4s, #30 /* g7lr2_1_r = shr(g7lg_1) */
+	sli v9.4s, v29.4s, #2 /* g7lr2_1 = sli(g7lr2_1_r, g7lg_1) */
+	eor v29.16b, v30.16b, v9.16b /* g7l_1 = xor(g7l_acc_1, g7lr2_1) */
+	ldr q30, [sp, #128] /* reload g7x1.2 */
+	eor v29.16b, v30.16b, v29.16b /* g7x_1 = xor(g7x1, g7l_1) */
+
+	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
+	add x17, x5, #8
+	ld1r {v30.4s}, [x17] /* rkw_2 = bcast32() */
+	ldr q9, [sp, #240] /* reload g0x3.2 */
+	str q29, [sp, #128] /* spill g7x1.3 */
+	ldr q29, [sp, #272] /* reload g0x0.3 */
+	eor v9.16b, v9.16b, v29.16b /* g0t_acc_4 = xor(g0x3, g0x0) */
+	eor v9.16b, v9.16b, v30.16b /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
+	eor v9.16b, v9.16b, v0.16b /* g0t_2 = xor(g0t_acc_5, g0x1) */
+	tbl v9.16b, {v9.16b}, v31.16b /* g0s_2_sr = lookup16(g0t_2, inv_shift_rows) */
+	and v29.16b, v9.16b, v10.16b /* g0s_2_sr_lo = and(g0s_2_sr, nibble_mask) */
+	ushr v9.16b, v9.16b, #4 /* g0s_2_sr_hi = shr(g0s_2_sr) */
+	tbl v29.16b, {v12.16b}, v29.16b /* g0a_2_1_l = lookup16(tbl_lo, g0s_2_sr_lo) */
+	tbl v9.16b, {v13.16b}, v9.16b /* g0a_2_1_h = lookup16(tbl_hi, g0s_2_sr_hi) */
+	aese v29.16b, v9.16b /* g0s_2_aes = aese(g0a_2_1_l, g0a_2_1_h) */
+	and v9.16b, v29.16b, v10.16b /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* g0s_2_aes_hi = shr(g0s_2_aes) */
+	tbl v9.16b, {v14.16b}, v9.16b /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
+	tbl v29.16b, {v15.16b}, v29.16b /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
+	eor v29.16b, v9.16b, v29.16b /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
+	tbl v9.16b, {v29.16b}, v11.16b /* g0lr24_2 = lookup16(g0s_2, rotl24) */
+	eor v9.16b, v29.16b, v9.16b /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
+	str q0, [sp, #256] /* spill g0x1.3 */
+	tbl v0.16b, {v29.16b}, v4.16b /* g0lr8_2 = lookup16(g0s_2, rotl8) */
+	eor v0.16b, v29.16b, v0.16b /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
+	rev32 v29.8h, v29.8h /* g0lr16_2 = rev(g0s_2) */
+	eor v0.16b, v0.16b, v29.16b /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
+	ushr v29.4s, v0.4s, #30 /* g0lr2_2_r = shr(g0lg_2) */
+	sli v29.4s, v0.4s, #2 /* g0lr2_2 = sli(g0lr2_2_r, g0lg_2) */
+	eor v0.16b, v9.16b, v29.16b /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
+	ldr q29, [sp, #224] /* reload g0x2.2 */
+	eor v0.16b, v29.16b, v0.16b /* g0x_2 = xor(g0x2, g0l_2) */
+	eor v29.16b, v1.16b, v3.16b /* g1t_acc_4 = xor(g1x3, g1x0) */
+	eor v29.16b, v29.16b, v30.16b /* g1t_acc_5 = xor(g1t_acc_4, rkw_2) */
+	eor v29.16b, v29.16b, v2.16b /* g1t_2 = xor(g1t_acc_5, g1x1) */
+	tbl v29.16b, {v29.16b}, v31.16b /* g1s_2_sr = lookup16(g1t_2, inv_shift_rows) */
+	and v9.16b, v29.16b, v10.16b /* g1s_2_sr_lo = and(g1s_2_sr, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* g1s_2_sr_hi = shr(g1s_2_sr) */
+	tbl v9.16b, {v12.16b}, v9.16b /* g1a_2_1_l = lookup16(tbl_lo, g1s_2_sr_lo) */
+	tbl v29.16b, {v13.16b}, v29.16b /* g1a_2_1_h = lookup16(tbl_hi, g1s_2_sr_hi) */
+	aese v9.16b, v29.16b /* g1s_2_aes = aese(g1a_2_1_l, g1a_2_1_h) */
+	and v29.16b, v9.16b, v10.16b /* g1s_2_aes_lo = and(g1s_2_aes, nibble_mask) */
+	ushr v9.16b, v9.16b, #4 /* g1s_2_aes_hi = shr(g1s_2_aes) */
+	tbl v29.16b, {v14.16b}, v29.16b /* g1s_2_l = lookup16(tbl_lo_1, g1s_2_aes_lo) */
+	tbl v9.16b, {v15.16b}, v9.16b /* g1s_2_h = lookup16(tbl_hi_1, g1s_2_aes_hi) */
+	eor v29.16b, v29.16b, v9.16b /* g1s_2 = xor(g1s_2_l, g1s_2_h) */
+	tbl v9.16b, {v29.16b}, v11.16b /* g1lr24_2 = lookup16(g1s_2, rotl24) */
+	eor v9.16b, v29.16b, v9.16b /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
+	str q1, [sp, #224] /* spill g1x3.2 */
+	tbl v1.16b, {v29.16b}, v4.16b /* g1lr8_2 = lookup16(g1s_2, rotl8) */
+	eor v1.16b, v29.16b, v1.16b /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
+	rev32 v29.8h, v29.8h /* g1lr16_2 = rev(g1s_2) */
+	eor v1.16b, v1.16b, v29.16b /* g1lg_2 = xor(g1lg_acc_2, g1lr16_2) */
+	ushr v29.4s, v1.4s, #30 /* g1lr2_2_r = shr(g1lg_2) */
+	sli v29.4s, v1.4s, #2 /* g1lr2_2 = sli(g1lr2_2_r, g1lg_2) */
+	eor v1.16b, v9.16b, v29.16b /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
+	ldr q29, [sp, #208] /* reload g1x2.2 */
+	eor v1.16b, v29.16b, v1.16b /* g1x_2 = xor(g1x2, g1l_2) */
+	eor v29.16b, v5.16b, v7.16b /* g2t_acc_4 = xor(g2x3, g2x0) */
+	eor v29.16b, v29.16b, v30.16b /* g2t_acc_5 = xor(g2t_acc_4, rkw_2) */
+	eor v29.16b, v29.16b, v6.16b /* g2t_2 = xor(g2t_acc_5, g2x1) */
+	tbl v29.16b, {v29.16b}, v31.16b /* g2s_2_sr = lookup16(g2t_2, inv_shift_rows) */
+	and v9.16b, v29.16b, v10.16b /* g2s_2_sr_lo = and(g2s_2_sr, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* g2s_2_sr_hi = shr(g2s_2_sr) */
+	tbl v9.16b, {v12.16b}, v9.16b /* g2a_2_1_l = lookup16(tbl_lo, g2s_2_sr_lo) */
+	tbl v29.16b, {v13.16b}, v29.16b /* g2a_2_1_h = lookup16(tbl_hi, g2s_2_sr_hi) */
+	aese v9.16b, v29.16b /* g2s_2_aes = aese(g2a_2_1_l, g2a_2_1_h) */
+	and v29.16b, v9.16b, v10.16b /* g2s_2_aes_lo = and(g2s_2_aes, nibble_mask) */
+	ushr v9.16b, v9.16b, #4 /* g2s_2_aes_hi = shr(g2s_2_aes) */
+	tbl v29.16b, {v14.16b}, v29.16b /* g2s_2_l = lookup16(tbl_lo_1, g2s_2_aes_lo) */
+	tbl v9.16b, {v15.16b}, v9.16b /* g2s_2_h = lookup16(tbl_hi_1, g2s_2_aes_hi) */
+	eor v29.16b, v29.16b, v9.16b /* g2s_2 = xor(g2s_2_l, g2s_2_h) */
+	tbl v9.16b, {v29.16b}, v11.16b /* g2lr24_2 = lookup16(g2s_2, rotl24) */
+	eor v9.16b, v29.16b, v9.16b /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
+	str q5, [sp, #208] /* spill g2x3.2 */
+	tbl v5.16b, {v29.16b}, v4.16b /* g2lr8_2 = lookup16(g2s_2, rotl8) */
+	eor v5.16b, v29.16b, v5.16b /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
+	rev32 v29.8h, v29.8h /* g2lr16_2 = rev(g2s_2) */
+	eor v5.16b, v5.16b, v29.16b /* g2lg_2 = xor(g2lg_acc_2, g2lr16_2) */
+	ushr v29.4s, v5.4s, #30 /* g2lr2_2_r = shr(g2lg_2) */
+	sli v29.4s, v5.4s, #2 /* g2lr2_2 = sli(g2lr2_2_r, g2lg_2) */
+	eor v5.16b, v9.16b, v29.16b /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
+	eor v5.16b, v20.16b, v5.16b /* g2x_2 = xor(g2x2, g2l_2) */
+	eor v20.16b, v17.16b, v19.16b /* g3t_acc_4 = xor(g3x3, g3x0) */
+	eor v20.16b, v20.16b, v30.16b /* g3t_acc_5 = xor(g3t_acc_4, rkw_2) */
+	eor v20.16b, v20.16b, v16.16b /* g3t_2 = xor(g3t_acc_5, g3x1) */
+	tbl v20.16b, {v20.16b}, v31.16b /* g3s_2_sr = lookup16(g3t_2, inv_shift_rows) */
+	and v29.16b, v20.16b, v10.16b /* g3s_2_sr_lo = and(g3s_2_sr, nibble_mask) */
+	ushr v20.16b, v20.16b, #4 /* g3s_2_sr_hi = shr(g3s_2_sr) */
+	tbl v29.16b, {v12.16b}, v29.16b /* g3a_2_1_l = lookup16(tbl_lo, g3s_2_sr_lo) */
+	tbl v20.16b, {v13.16b}, v20.16b /* g3a_2_1_h = lookup16(tbl_hi, g3s_2_sr_hi) */
+	aese v29.16b, v20.16b /* g3s_2_aes = aese(g3a_2_1_l, g3a_2_1_h) */
+	and v20.16b, v29.16b, v10.16b /* g3s_2_aes_lo = and(g3s_2_aes, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* g3s_2_aes_hi = shr(g3s_2_aes) */
+	tbl v20.16b, {v14.16b}, v20.16b /* g3s_2_l = lookup16(tbl_lo_1, g3s_2_aes_lo) */
+	tbl v29.16b, {v15.16b}, v29.16b /* g3s_2_h = lookup16(tbl_hi_1, g3s_2_aes_hi) */
+	eor v20.16b, v20.16b, v29.16b /* g3s_2 = xor(g3s_2_l, g3s_2_h) */
+	tbl v29.16b, {v20.16b}, v11.16b /* g3lr24_2 = lookup16(g3s_2, rotl24) */
+	eor v29.16b, v20.16b, v29.16b /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
+	tbl v9.16b, {v20.16b}, v4.16b /* g3lr8_2 = lookup16(g3s_2, rotl8) */
+	eor v9.16b, v20.16b, v9.16b /* g3lg_acc_2 = xor(g3s_2, g3lr8_2) */
+	rev32 v20.8h, v20.8h /* g3lr16_2 = rev(g3s_2) */
+	eor v20.16b, v9.16b, v20.16b /* g3lg_2 = xor(g3lg_acc_2, g3lr16_2) */
+	ushr v9.4s, v20.4s, #30 /* g3lr2_2_r = shr(g3lg_2) */
+	sli v9.4s, v20.4s, #2 /* g3lr2_2 = sli(g3lr2_2_r, g3lg_2) */
+	eor v20.16b, v29.16b, v9.16b /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
+	eor v20.16b, v24.16b, v20.16b /* g3x_2 = xor(g3x2, g3l_2) */
+	eor v24.16b, v21.16b, v23.16b /* g4t_acc_4 = xor(g4x3, g4x0) */
+	eor v24.16b, v24.16b, v30.16b /* g4t_acc_5 = xor(g4t_acc_4, rkw_2) */
+	eor v24.16b, v24.16b, v18.16b /* g4t_2 = xor(g4t_acc_5, g4x1) */
+	tbl v24.16b, {v24.16b}, v31.16b /* g4s_2_sr = lookup16(g4t_2, inv_shift_rows) */
+	and v29.16b, v24.16b, v10.16b /* g4s_2_sr_lo = and(g4s_2_sr, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* g4s_2_sr_hi = shr(g4s_2_sr) */
+	tbl v29.16b, {v12.16b}, v29.16b /* g4a_2_1_l = lookup16(tbl_lo, g4s_2_sr_lo) */
+	tbl v24.16b, {v13.16b}, v24.16b /* g4a_2_1_h = lookup16(tbl_hi, g4s_2_sr_hi) */
+	aese v29.16b, v24.16b /* g4s_2_aes = aese(g4a_2_1_l, g4a_2_1_h) */
+	and v24.16b, v29.16b, v10.16b /* g4s_2_aes_lo = and(g4s_2_aes, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* g4s_2_aes_hi = shr(g4s_2_aes) */
+	tbl v24.16b, {v14.16b}, v24.16b /* g4s_2_l = lookup16(tbl_lo_1, g4s_2_aes_lo) */
+	tbl v29.16b, {v15.16b}, v29.16b /* g4s_2_h = lookup16(tbl_hi_1, g4s_2_aes_hi) */
+	eor v24.16b, v24.16b, v29.16b /* g4s_2 = xor(g4s_2_l, g4s_2_h) */
+	tbl v29.16b, {v24.16b}, v11.16b /* g4lr24_2 = lookup16(g4s_2, rotl24) */
+	eor v29.16b, v24.16b, v29.16b /* g4l_acc_2 = xor(g4s_2, g4lr24_2) */
+	tbl v9.16b, {v24.16b}, v4.16b /* g4lr8_2 = lookup16(g4s_2, rotl8) */
+	eor v9.16b, v24.16b, v9.16b /* g4lg_acc_2 = xor(g4s_2, g4lr8_2) */
+	rev32 v24.8h, v24.8h /* g4lr16_2 = rev(g4s_2) */
+	eor v24.16b, v9.16b, v24.16b /* g4lg_2 = xor(g4lg_acc_2, g4lr16_2) */
+	ushr v9.4s, v24.4s, #30 /* g4lr2_2_r = shr(g4lg_2) */
+	sli v9.4s, v24.4s, #2 /* g4lr2_2 = sli(g4lr2_2_r, g4lg_2) */
+	eor v24.16b, v29.16b, v9.16b /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
+	eor v24.16b, v28.16b, v24.16b /* g4x_2 = xor(g4x2, g4l_2) */
+	eor v28.16b, v25.16b, v27.16b /* g5t_acc_4 = xor(g5x3, g5x0) */
+	eor v28.16b, v28.16b, v30.16b /* g5t_acc_5 = xor(g5t_acc_4, rkw_2) */
+	eor v28.16b, v28.16b, v22.16b /* g5t_2 = xor(g5t_acc_5, g5x1) */
+	tbl v28.16b, {v28.16b}, v31.16b /* g5s_2_sr = lookup16(g5t_2, inv_shift_rows) */
+	and v29.16b, v28.16b, v10.16b /* g5s_2_sr_lo = and(g5s_2_sr, nibble_mask) */
+	ushr v28.16b, v28.16b, #4 /* g5s_2_sr_hi = shr(g5s_2_sr) */
+	tbl v29.16b, {v12.16b}, v29.16b /* g5a_2_1_l = lookup16(tbl_lo, g5s_2_sr_lo) */
+	tbl v28.16b, {v13.16b}, v28.16b /* g5a_2_1_h = lookup16(tbl_hi, g5s_2_sr_hi) */
+	aese v29.16b, v28.16b /* g5s_2_aes = aese(g5a_2_1_l, g5a_2_1_h) */
+	and v28.16b, v29.16b, v10.16b /* g5s_2_aes_lo = and(g5s_2_aes, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* g5s_2_aes_hi = shr(g5s_2_aes) */
+	tbl v28.16b, {v14.16b}, v28.16b /* g5s_2_l = lookup16(tbl_lo_1, g5s_2_aes_lo) */
+	tbl v29.16b, {v15.16b}, v29.16b /* g5s_2_h = lookup16(tbl_hi_1, g5s_2_aes_hi) */
+	eor v28.16b, v28.16b, v29.16b /* g5s_2 = xor(g5s_2_l, g5s_2_h) */
+	tbl v29.16b, {v28.16b}, v11.16b /* g5lr24_2 = lookup16(g5s_2, rotl24) */
+	eor v29.16b, v28.16b, v29.16b /* g5l_acc_2 = xor(g5s_2, g5lr24_2) */
+	tbl v9.16b, {v28.16b}, v4.16b /* g5lr8_2 = lookup16(g5s_2, rotl8) */
+	eor v9.16b, v28.16b, v9.16b /* g5lg_acc_2 = xor(g5s_2, g5lr8_2) */
+	rev32 v28.8h, v28.8h /* g5lr16_2 = rev(g5s_2) */
+	eor v28.16b, v9.16b, v28.16b /* g5lg_2 = xor(g5lg_acc_2, g5lr16_2) */
+	ushr v9.4s, v28.4s, #30 /* g5lr2_2_r = shr(g5lg_2) */
+	sli v9.4s, v28.4s, #2 /* g5lr2_2 = sli(g5lr2_2_r, g5lg_2) */
+	eor v28.16b, v29.16b, v9.16b /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
+	eor v28.16b, v8.16b, v28.16b /* g5x_2 = xor(g5x2, g5l_2) */
+	ldr q29, [sp, #176] /* reload g6x3.2 */
+	ldr q8, [sp, #80] /* reload g6x0.3 */
+	eor v9.16b, v29.16b, v8.16b /* g6t_acc_4 = xor(g6x3, g6x0) */
+	eor v9.16b, v9.16b, v30.16b /* g6t_acc_5 = xor(g6t_acc_4, rkw_2) */
+	eor v9.16b, v9.16b, v26.16b /* g6t_2 = xor(g6t_acc_5, g6x1) */
+	tbl v9.16b, {v9.16b}, v31.16b /* g6s_2_sr = lookup16(g6t_2, inv_shift_rows) */
+	and v29.16b, v9.16b, v10.16b /* g6s_2_sr_lo = and(g6s_2_sr, nibble_mask) */
+	ushr v9.16b, v9.16b, #4 /* g6s_2_sr_hi = shr(g6s_2_sr) */
+	tbl v29.16b, {v12.16b}, v29.16b /* g6a_2_1_l = lookup16(tbl_lo, g6s_2_sr_lo) */
+	tbl v9.16b, {v13.16b}, v9.16b /* g6a_2_1_h = lookup16(tbl_hi, g6s_2_sr_hi) */
+	aese v29.16b, v9.16b /* g6s_2_aes = aese(g6a_2_1_l, g6a_2_1_h) */
+	and v9.16b, v29.16b, v10.16b /* g6s_2_aes_lo = and(g6s_2_aes, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* g6s_2_aes_hi = shr(g6s_2_aes) */
+	tbl v9.16b, {v14.16b}, v9.16b /* g6s_2_l = lookup16(tbl_lo_1, g6s_2_aes_lo) */
+	tbl v29.16b, {v15.16b}, v29.16b /* g6s_2_h = lookup16(tbl_hi_1, g6s_2_aes_hi) */
+	eor v29.16b, v9.16b, v29.16b /* g6s_2 = xor(g6s_2_l, g6s_2_h) */
+	tbl v9.16b, {v29.16b}, v11.16b /* g6lr24_2 = lookup16(g6s_2, rotl24) */
+	eor v9.16b, v29.16b, v9.16b /* g6l_acc_2 = xor(g6s_2, g6lr24_2) */
+	tbl v8.16b, {v29.16b}, v4.16b /* g6lr8_2 = lookup16(g6s_2, rotl8) */
+	eor v8.16b, v29.16b, v8.16b /* g6lg_acc_2 = xor(g6s_2, g6lr8_2) */
+	rev32 v29.8h, v29.8h /* g6lr16_2 = rev(g6s_2) */
+	eor v29.16b, v8.16b, v29.16b /* g6lg_2 = xor(g6lg_acc_2, g6lr16_2) */
+	ushr v8.4s, v29.4s, #30 /* g6lr2_2_r = shr(g6lg_2) */
+	sli v8.4s, v29.4s, #2 /* g6lr2_2 = sli(g6lr2_2_r, g6lg_2) */
+	eor v29.16b, v9.16b, v8.16b /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
+	ldr q8, [sp, #144] /* reload g6x2.2 */
+	eor v29.16b, v8.16b, v29.16b /* g6x_2 = xor(g6x2, g6l_2) */
+	ldr q8, [sp, #192] /* reload g7x3.2 */
+	ldr q9, [sp, #96] /* reload g7x0.3 */
+	eor v8.16b, v8.16b, v9.16b /* g7t_acc_4 = xor(g7x3, g7x0) */
+	eor v30.16b, v8.16b, v30.16b /* g7t_acc_5 = xor(g7t_acc_4, rkw_2) */
+	ldr q8, [sp, #128] /* reload g7x1.3 */
+	eor v30.16b, v30.16b, v8.16b /* g7t_2 = xor(g7t_acc_5, g7x1) */
+	tbl v30.16b, {v30.16b}, v31.16b /* g7s_2_sr = lookup16(g7t_2, inv_shift_rows) */
+	and v8.16b, v30.16b, v10.16b /* g7s_2_sr_lo = and(g7s_2_sr, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g7s_2_sr_hi = shr(g7s_2_sr) */
+	tbl v8.16b, {v12.16b}, v8.16b /* g7a_2_1_l = lookup16(tbl_lo, g7s_2_sr_lo) */
+	tbl v30.16b, {v13.16b}, v30.16b /* g7a_2_1_h = lookup16(tbl_hi, g7s_2_sr_hi) */
+	aese v8.16b, v30.16b /* g7s_2_aes = aese(g7a_2_1_l, g7a_2_1_h) */
+	and v30.16b, v8.16b, v10.16b /* g7s_2_aes_lo = and(g7s_2_aes, nibble_mask) */
+	ushr v8.16b, v8.16b, #4 /* g7s_2_aes_hi = shr(g7s_2_aes) */
+	tbl v30.16b, {v14.16b}, v30.16b /* g7s_2_l = lookup16(tbl_lo_1, g7s_2_aes_lo) */
+	tbl v8.16b, {v15.16b}, v8.16b /* g7s_2_h = lookup16(tbl_hi_1, g7s_2_aes_hi) */
+	eor v30.16b, v30.16b, v8.16b /* g7s_2 = xor(g7s_2_l, g7s_2_h) */
+	tbl v8.16b, {v30.16b}, v11.16b /* g7lr24_2 = lookup16(g7s_2, rotl24) */
+	eor v8.16b, v30.16b, v8.16b /* g7l_acc_2 = xor(g7s_2, g7lr24_2) */
+	tbl v9.16b, {v30.16b}, v4.16b /* g7lr8_2 = lookup16(g7s_2, rotl8) */
+	eor v9.16b, v30.16b, v9.16b /* g7lg_acc_2 = xor(g7s_2, g7lr8_2) */
+	rev32 v30.8h, v30.8h /* g7lr16_2 = rev(g7s_2) */
+	eor v30.16b, v9.16b, v30.16b /* g7lg_2 = xor(g7lg_acc_2, g7lr16_2) */
+	ushr v9.4s, v30.4s, #30 /* g7lr2_2_r = shr(g7lg_2) */
+	sli v9.4s, v30.4s, #2 /* g7lr2_2 = sli(g7lr2_2_r, g7lg_2) */
+	eor v30.16b, v8.16b, v9.16b /* g7l_2 = xor(g7l_acc_2, g7lr2_2) */
+	ldr q8, [sp, #160] /* reload g7x2.2 */
+	eor v30.16b, v8.16b, v30.16b /* g7x_2 = xor(g7x2, g7l_2) */
+
+	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
+	add x17, x5, #12
+	ld1r {v8.4s}, [x17] /* rkw_3 = bcast32() */
+	ldr q9, [sp, #272] /* reload g0x0.3 */
+	str q30, [sp, #160] /* spill g7x2.3 */
+	ldr q30, [sp, #256] /* reload g0x1.3 */
+	eor v9.16b, v9.16b, v30.16b /* g0t_acc_6 = xor(g0x0, g0x1) */
+	eor v9.16b, v9.16b, v8.16b /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
+	eor v9.16b, v9.16b, v0.16b /* g0t_3 = xor(g0t_acc_7, g0x2) */
+	tbl v9.16b, {v9.16b}, v31.16b /* g0s_3_sr = lookup16(g0t_3, inv_shift_rows) */
+	and v30.16b, v9.16b, v10.16b /* g0s_3_sr_lo = and(g0s_3_sr, nibble_mask) */
+	ushr v9.16b, v9.16b, #4 /* g0s_3_sr_hi = shr(g0s_3_sr) */
+	tbl v30.16b, {v12.16b}, v30.16b /* g0a_3_1_l = lookup16(tbl_lo, g0s_3_sr_lo) */
+	tbl v9.16b, {v13.16b}, v9.16b /* g0a_3_1_h = lookup16(tbl_hi, g0s_3_sr_hi) */
+	aese v30.16b, v9.16b /* g0s_3_aes = aese(g0a_3_1_l, g0a_3_1_h) */
+	and v9.16b, v30.16b, v10.16b /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g0s_3_aes_hi = shr(g0s_3_aes) */
+	tbl v9.16b, {v14.16b}, v9.16b /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
+	tbl v30.16b, {v15.16b}, v30.16b /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
+	eor v30.16b, v9.16b, v30.16b /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
+	tbl v9.16b, {v30.16b}, v11.16b /* g0lr24_3 = lookup16(g0s_3, rotl24) */
+	eor v9.16b, v30.16b, v9.16b /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
+	str q0, [sp, #288] /* spill g0x2.3 */
+	tbl v0.16b, {v30.16b}, v4.16b /* g0lr8_3 = lookup16(g0s_3, rotl8) */
+	eor v0.16b, v30.16b, v0.16b /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
+	rev32 v30.8h, v30.8h /* g0lr16_3 = rev(g0s_3) */
+	eor v0.16b, v0.16b, v30.16b /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
+	ushr v30.4s, v0.4s, #30 /* g0lr2_3_r = shr(g0lg_3) */
+	sli v30.4s, v0.4s, #2 /* g0lr2_3 = sli(g0lr2_3_r, g0lg_3) */
+	eor v0.16b, v9.16b, v30.16b /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
+	ldr q30, [sp, #240] /* reload g0x3.2 */
+	eor v0.16b, v30.16b, v0.16b /* g0x_3 = xor(g0x3, g0l_3) */
+	eor v30.16b, v3.16b, v2.16b /* g1t_acc_6 = xor(g1x0, g1x1) */
+	eor v30.16b, v30.16b, v8.16b /* g1t_acc_7 = xor(g1t_acc_6, rkw_3) */
+	eor v30.16b, v30.16b, v1.16b /* g1t_3 = xor(g1t_acc_7, g1x2) */
+	tbl v30.16b, {v30.16b}, v31.16b /* g1s_3_sr = lookup16(g1t_3, inv_shift_rows) */
+	and v9.16b, v30.16b, v10.16b /* g1s_3_sr_lo = and(g1s_3_sr, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g1s_3_sr_hi = shr(g1s_3_sr) */
+	tbl v9.16b, {v12.16b}, v9.16b /* g1a_3_1_l = lookup16(tbl_lo, g1s_3_sr_lo) */
+	tbl v30.16b, {v13.16b}, v30.16b /* g1a_3_1_h = lookup16(tbl_hi, g1s_3_sr_hi) */
+	aese v9.16b, v30.16b /* g1s_3_aes = aese(g1a_3_1_l, g1a_3_1_h) */
+	and v30.16b, v9.16b, v10.16b /* g1s_3_aes_lo = and(g1s_3_aes, nibble_mask) */
+	ushr v9.16b, v9.16b, #4 /* g1s_3_aes_hi = shr(g1s_3_aes) */
+	tbl v30.16b, {v14.16b}, v30.16b /* g1s_3_l = lookup16(tbl_lo_1, g1s_3_aes_lo) */
+	tbl v9.16b, {v15.16b}, v9.16b /* g1s_3_h = lookup16(tbl_hi_1, g1s_3_aes_hi) */
+	eor v30.16b, v30.16b, v9.16b /* g1s_3 = xor(g1s_3_l, g1s_3_h) */
+	tbl v9.16b, {v30.16b}, v11.16b /* g1lr24_3 = lookup16(g1s_3, rotl24) */
+	eor v9.16b, v30.16b, v9.16b /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
+	str q3, [sp, #240] /* spill g1x0.3 */
+	tbl v3.16b, {v30.16b}, v4.16b /* g1lr8_3 = lookup16(g1s_3, rotl8) */
+	eor v3.16b, v30.16b, v3.16b /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
+	rev32 v30.8h, v30.8h /* g1lr16_3 = rev(g1s_3) */
+	eor v3.16b, v3.16b, v30.16b /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
+	ushr v30.4s, v3.4s, #30 /* g1lr2_3_r = shr(g1lg_3) */
+	sli v30.4s, v3.4s, #2 /* g1lr2_3 = sli(g1lr2_3_r, g1lg_3) */
+	eor v3.16b, v9.16b, v30.16b /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
+	ldr q30, [sp, #224] /* reload g1x3.2 */
+	eor v3.16b, v30.16b, v3.16b /* g1x_3 = xor(g1x3, g1l_3) */
+	eor v30.16b, v7.16b, v6.16b /* g2t_acc_6 = xor(g2x0, g2x1) */
+	eor v30.16b, v30.16b, v8.16b /* g2t_acc_7 = xor(g2t_acc_6, rkw_3) */
+	eor v30.16b, v30.16b, v5.16b /* g2t_3 = xor(g2t_acc_7, g2x2) */
+	tbl v30.16b, {v30.16b}, v31.16b /* g2s_3_sr = lookup16(g2t_3, inv_shift_rows) */
+	and v9.16b, v30.16b, v10.16b /* g2s_3_sr_lo = and(g2s_3_sr, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g2s_3_sr_hi = shr(g2s_3_sr) */
+	tbl v9.16b, {v12.16b}, v9.16b /* g2a_3_1_l = lookup16(tbl_lo, g2s_3_sr_lo) */
+	tbl v30.16b, {v13.16b}, v30.16b /* g2a_3_1_h = lookup16(tbl_hi, g2s_3_sr_hi) */
+	aese v9.16b, v30.16b /* g2s_3_aes = aese(g2a_3_1_l, g2a_3_1_h) */
+	and v30.16b, v9.16b, v10.16b /* g2s_3_aes_lo = and(g2s_3_aes, nibble_mask) */
+	ushr v9.16b, v9.16b, #4 /* g2s_3_aes_hi = shr(g2s_3_aes) */
+	tbl v30.16b, {v14.16b}, v30.16b /* g2s_3_l = lookup16(tbl_lo_1, g2s_3_aes_lo) */
+	tbl v9.16b, {v15.16b}, v9.16b /* g2s_3_h = lookup16(tbl_hi_1, g2s_3_aes_hi) */
+	eor v30.16b, v30.16b, v9.16b /* g2s_3 = xor(g2s_3_l, g2s_3_h) */
+	tbl v9.16b, {v30.16b}, v11.16b /* g2lr24_3 = lookup16(g2s_3, rotl24) */
+	eor v9.16b, v30.16b, v9.16b /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
+	str q7, [sp, #224] /* spill g2x0.3 */
+	tbl v7.16b, {v30.16b}, v4.16b /* g2lr8_3 = lookup16(g2s_3, rotl8) */
+	eor v7.16b, v30.16b, v7.16b /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
+	rev32 v30.8h, v30.8h /* g2lr16_3 = rev(g2s_3) */
+	eor v7.16b, v7.16b, v30.16b /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
+	ushr v30.4s, v7.4s, #30 /* g2lr2_3_r = shr(g2lg_3) */
+	sli v30.4s, v7.4s, #2 /* g2lr2_3 = sli(g2lr2_3_r, g2lg_3) */
+	eor v7.16b, v9.16b, v30.16b /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
+	ldr q30, [sp, #208] /* reload g2x3.2 */
+	eor v7.16b, v30.16b, v7.16b /* g2x_3 = xor(g2x3, g2l_3) */
+	eor v30.16b, v19.16b, v16.16b /* g3t_acc_6 = xor(g3x0, g3x1) */
+	eor v30.16b, v30.16b, v8.16b /* g3t_acc_7 = xor(g3t_acc_6, rkw_3) */
+	eor v30.16b, v30.16b, v20.16b /* g3t_3 = xor(g3t_acc_7, g3x2) */
+	tbl v30.16b, {v30.16b}, v31.16b /* g3s_3_sr = lookup16(g3t_3, inv_shift_rows) */
+	and v9.16b, v30.16b, v10.16b /* g3s_3_sr_lo = and(g3s_3_sr, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g3s_3_sr_hi = shr(g3s_3_sr) */
+	tbl v9.16b, {v12.16b}, v9.16b /* g3a_3_1_l = lookup16(tbl_lo, g3s_3_sr_lo) */
+	tbl v30.16b, {v13.16b}, v30.16b /* g3a_3_1_h = lookup16(tbl_hi, g3s_3_sr_hi) */
+	aese v9.16b, v30.16b /* g3s_3_aes = aese(g3a_3_1_l, g3a_3_1_h) */
+	and v30.16b, v9.16b, v10.16b /* g3s_3_aes_lo = and(g3s_3_aes, nibble_mask) */
+	ushr v9.16b, v9.16b, #4 /* g3s_3_aes_hi = shr(g3s_3_aes) */
+	tbl v30.16b, {v14.16b}, v30.16b /* g3s_3_l = lookup16(tbl_lo_1, g3s_3_aes_lo) */
+	tbl v9.16b, {v15.16b}, v9.16b /* g3s_3_h = lookup16(tbl_hi_1, g3s_3_aes_hi) */
+	eor v30.16b, v30.16b, v9.16b /* g3s_3 = xor(g3s_3_l, g3s_3_h) */
+	tbl v9.16b, {v30.16b}, v11.16b /* g3lr24_3 = lookup16(g3s_3, rotl24) */
+	eor v9.16b, v30.16b, v9.16b /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
+	str q19, [sp, #208] /* spill g3x0.3 */
+	tbl v19.16b, {v30.16b}, v4.16b /* g3lr8_3 = lookup16(g3s_3, rotl8) */
+	eor v19.16b, v30.16b, v19.16b /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
+	rev32 v30.8h, v30.8h /* g3lr16_3 = rev(g3s_3) */
+	eor v19.16b, v19.16b, v30.16b /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
+	ushr v30.4s, v19.4s, #30 /* g3lr2_3_r = shr(g3lg_3) */
+	sli v30.4s, v19.4s, #2 /* g3lr2_3 = sli(g3lr2_3_r, g3lg_3) */
+	eor v19.16b, v9.16b, v30.16b /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
+	eor v17.16b, v17.16b, v19.16b /* g3x_3 = xor(g3x3, g3l_3) */
+	eor v19.16b, v23.16b, v18.16b /* g4t_acc_6 = xor(g4x0, g4x1) */
+	eor v19.16b, v19.16b, v8.16b /* g4t_acc_7 = xor(g4t_acc_6, rkw_3) */
+	eor v19.16b, v19.16b, v24.16b /* g4t_3 = xor(g4t_acc_7, g4x2) */
+	tbl v19.16b, {v19.16b}, v31.16b /* g4s_3_sr = lookup16(g4t_3, inv_shift_rows) */
+	and v30.16b, v19.16b, v10.16b /* g4s_3_sr_lo = and(g4s_3_sr, nibble_mask) */
+	ushr v19.16b, v19.16b, #4 /* g4s_3_sr_hi = shr(g4s_3_sr) */
+	tbl v30.16b, {v12.16b}, v30.16b /* g4a_3_1_l = lookup16(tbl_lo, g4s_3_sr_lo) */
+	tbl v19.16b, {v13.16b}, v19.16b /* g4a_3_1_h = lookup16(tbl_hi, g4s_3_sr_hi) */
+	aese v30.16b, v19.16b /* g4s_3_aes = aese(g4a_3_1_l, g4a_3_1_h) */
+	and v19.16b, v30.16b, v10.16b /* g4s_3_aes_lo = and(g4s_3_aes, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g4s_3_aes_hi = shr(g4s_3_aes) */
+	tbl v19.16b, {v14.16b}, v19.16b /* g4s_3_l = lookup16(tbl_lo_1, g4s_3_aes_lo) */
+	tbl v30.16b, {v15.16b}, v30.16b /* g4s_3_h = lookup16(tbl_hi_1, g4s_3_aes_hi) */
+	eor v19.16b, v19.16b, v30.16b /* g4s_3 = xor(g4s_3_l, g4s_3_h) */
+	tbl v30.16b, {v19.16b}, v11.16b /* g4lr24_3 = lookup16(g4s_3, rotl24) */
+	eor v30.16b, v19.16b, v30.16b /* g4l_acc_3 = xor(g4s_3, g4lr24_3) */
+	tbl v9.16b, {v19.16b}, v4.16b /* g4lr8_3 = lookup16(g4s_3, rotl8) */
+	eor v9.16b, v19.16b, v9.16b /* g4lg_acc_3 = xor(g4s_3, g4lr8_3) */
+	rev32 v19.8h, v19.8h /* g4lr16_3 = rev(g4s_3) */
+	eor v19.16b, v9.16b, v19.16b /* g4lg_3 = xor(g4lg_acc_3, g4lr16_3) */
+	ushr v9.4s, v19.4s, #30 /* g4lr2_3_r = shr(g4lg_3) */
+	sli v9.4s, v19.4s, #2 /* g4lr2_3 = sli(g4lr2_3_r, g4lg_3) */
+	eor v19.16b, v30.16b, v9.16b /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
+	eor v19.16b, v21.16b, v19.16b /* g4x_3 = xor(g4x3, g4l_3) */
+	eor v21.16b, v27.16b, v22.16b /* g5t_acc_6 = xor(g5x0, g5x1) */
+	eor v21.16b, v21.16b, v8.16b /* g5t_acc_7 = xor(g5t_acc_6, rkw_3) */
+	eor v21.16b, v21.16b, v28.16b /* g5t_3 = xor(g5t_acc_7, g5x2) */
+	tbl v21.16b, {v21.16b}, v31.16b /* g5s_3_sr = lookup16(g5t_3, inv_shift_rows) */
+	and v30.16b, v21.16b, v10.16b /* g5s_3_sr_lo = and(g5s_3_sr, nibble_mask) */
+	ushr v21.16b, v21.16b, #4 /* g5s_3_sr_hi = shr(g5s_3_sr) */
+	tbl v30.16b, {v12.16b}, v30.16b /* g5a_3_1_l = lookup16(tbl_lo, g5s_3_sr_lo) */
+	tbl v21.16b, {v13.16b}, v21.16b /* g5a_3_1_h = lookup16(tbl_hi, g5s_3_sr_hi) */
+	aese v30.16b, v21.16b /* g5s_3_aes = aese(g5a_3_1_l, g5a_3_1_h) */
+	and v21.16b, v30.16b, v10.16b /* g5s_3_aes_lo = and(g5s_3_aes, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g5s_3_aes_hi = shr(g5s_3_aes) */
+	tbl v21.16b, {v14.16b}, v21.16b /* g5s_3_l = lookup16(tbl_lo_1, g5s_3_aes_lo) */
+	tbl v30.16b, {v15.16b}, v30.16b /* g5s_3_h = lookup16(tbl_hi_1, g5s_3_aes_hi) */
+	eor v21.16b, v21.16b, v30.16b /* g5s_3 = xor(g5s_3_l, g5s_3_h) */
+	tbl v30.16b, {v21.16b}, v11.16b /* g5lr24_3 = lookup16(g5s_3, rotl24) */
+	eor v30.16b, v21.16b, v30.16b /* g5l_acc_3 = xor(g5s_3, g5lr24_3) */
+	tbl v9.16b, {v21.16b}, v4.16b /* g5lr8_3 = lookup16(g5s_3, rotl8) */
+	eor v9.16b, v21.16b, v9.16b /* g5lg_acc_3 = xor(g5s_3, g5lr8_3) */
+	rev32 v21.8h, v21.8h /* g5lr16_3 = rev(g5s_3) */
+	eor v21.16b, v9.16b, v21.16b /* g5lg_3 = xor(g5lg_acc_3, g5lr16_3) */
+	ushr v9.4s, v21.4s, #30 /* g5lr2_3_r = shr(g5lg_3) */
+	sli v9.4s, v21.4s, #2 /* g5lr2_3 = sli(g5lr2_3_r, g5lg_3) */
+	eor v21.16b, v30.16b, v9.16b /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
+	eor v21.16b, v25.16b, v21.16b /* g5x_3 = xor(g5x3, g5l_3) */
+	ldr q25, [sp, #80] /* reload g6x0.3 */
+	eor v30.16b, v25.16b, v26.16b /* g6t_acc_6 = xor(g6x0, g6x1) */
+	eor v30.16b, v30.16b, v8.16b /* g6t_acc_7 = xor(g6t_acc_6, rkw_3) */
+	eor v30.16b, v30.16b, v29.16b /* g6t_3 = xor(g6t_acc_7, g6x2) */
+	tbl v30.16b, {v30.16b}, v31.16b /* g6s_3_sr = lookup16(g6t_3, inv_shift_rows) */
+	and v9.16b, v30.16b, v10.16b /* g6s_3_sr_lo = and(g6s_3_sr, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g6s_3_sr_hi = shr(g6s_3_sr) */
+	tbl v9.16b, {v12.16b}, v9.16b /* g6a_3_1_l = lookup16(tbl_lo, g6s_3_sr_lo) */
+	tbl v30.16b, {v13.16b}, v30.16b /* g6a_3_1_h = lookup16(tbl_hi, g6s_3_sr_hi) */
+	aese v9.16b, v30.16b /* g6s_3_aes = aese(g6a_3_1_l, g6a_3_1_h) */
+	and v30.16b, v9.16b, v10.16b /* g6s_3_aes_lo = and(g6s_3_aes, nibble_mask) */
+	ushr v9.16b, v9.16b, #4 /* g6s_3_aes_hi = shr(g6s_3_aes) */
+	tbl v30.16b, {v14.16b}, v30.16b /* g6s_3_l = lookup16(tbl_lo_1, g6s_3_aes_lo) */
+	tbl v9.16b, {v15.16b}, v9.16b /* g6s_3_h = lookup16(tbl_hi_1, g6s_3_aes_hi) */
+	eor v30.16b, v30.16b, v9.16b /* g6s_3 = xor(g6s_3_l, g6s_3_h) */
+	tbl v9.16b, {v30.16b}, v11.16b /* g6lr24_3 = lookup16(g6s_3, rotl24) */
+	eor v9.16b, v30.16b, v9.16b /* g6l_acc_3 = xor(g6s_3, g6lr24_3) */
+	tbl v25.16b, {v30.16b}, v4.16b /* g6lr8_3 = lookup16(g6s_3, rotl8) */
+	eor v25.16b, v30.16b, v25.16b /* g6lg_acc_3 = xor(g6s_3, g6lr8_3) */
+	rev32 v30.8h, v30.8h /* g6lr16_3 = rev(g6s_3) */
+	eor v25.16b, v25.16b, v30.16b /* g6lg_3 = xor(g6lg_acc_3, g6lr16_3) */
+	ushr v30.4s, v25.4s, #30 /* g6lr2_3_r = shr(g6lg_3) */
+	sli v30.4s, v25.4s, #2 /* g6lr2_3 = sli(g6lr2_3_r, g6lg_3) */
+	eor v25.16b, v9.16b, v30.16b /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
+	ldr q30, [sp, #176] /* reload g6x3.2 */
+	eor v25.16b, v30.16b, v25.16b /* g6x_3 = xor(g6x3, g6l_3) */
+	ldr q30, [sp, #96] /* reload g7x0.3 */
+	ldr q9, [sp, #128] /* reload g7x1.3 */
+	eor v30.16b, v30.16b, v9.16b /* g7t_acc_6 = xor(g7x0, g7x1) */
+	eor v30.16b, v30.16b, v8.16b /* g7t_acc_7 = xor(g7t_acc_6, rkw_3) */
+	ldr q8, [sp, #160] /* reload g7x2.3 */
+	eor v30.16b, v30.16b, v8.16b /* g7t_3 = xor(g7t_acc_7, g7x2) */
+	tbl v30.16b, {v30.16b}, v31.16b /* g7s_3_sr = lookup16(g7t_3, inv_shift_rows) */
+	and v8.16b, v30.16b, v10.16b /* g7s_3_sr_lo = and(g7s_3_sr, nibble_mask) */
+	tbl v8.16b, {v12.16b}, v8.16b /* g7a_3_1_l = lookup16(tbl_lo, g7s_3_sr_lo) */
+	ushr v30.16b, v30.16b, #4 /* g7s_3_sr_hi = shr(g7s_3_sr) */
+	tbl v30.16b, {v13.16b}, v30.16b /* g7a_3_1_h = lookup16(tbl_hi, g7s_3_sr_hi) */
+	aese v8.16b, v30.16b /* g7s_3_aes = aese(g7a_3_1_l, g7a_3_1_h) */
+	and v30.16b, v8.16b, v10.16b /* g7s_3_aes_lo = and(g7s_3_aes, nibble_mask) */
+	tbl v30.16b, {v14.16b}, v30.16b /* g7s_3_l = lookup16(tbl_lo_1, g7s_3_aes_lo) */
+	ushr v8.16b, v8.16b, #4 /* g7s_3_aes_hi = shr(g7s_3_aes) */
+	tbl v8.16b, {v15.16b}, v8.16b /* g7s_3_h = lookup16(tbl_hi_1, g7s_3_aes_hi) */
+	eor v30.16b, v30.16b, v8.16b /* g7s_3 = xor(g7s_3_l, g7s_3_h) */
+	tbl v8.16b, {v30.16b}, v11.16b /* g7lr24_3 = lookup16(g7s_3, rotl24) */
+	tbl v9.16b, {v30.16b}, v4.16b /* g7lr8_3 = lookup16(g7s_3, rotl8) */
+	eor v9.16b, v30.16b, v9.16b /* g7lg_acc_3 = xor(g7s_3, g7lr8_3) */
+	eor v8.16b, v30.16b, v8.16b /* g7l_acc_3 = xor(g7s_3, g7lr24_3) */
+	rev32 v30.8h, v30.8h /* g7lr16_3 = rev(g7s_3) */
+	eor v30.16b, v9.16b, v30.16b /* g7lg_3 = xor(g7lg_acc_3, g7lr16_3) */
+	ushr v9.4s, v30.4s, #30 /* g7lr2_3_r = shr(g7lg_3) */
+	sli v9.4s, v30.4s, #2 /* g7lr2_3 = sli(g7lr2_3_r, g7lg_3) */
+	eor v30.16b, v8.16b, v9.16b /* g7l_3 = xor(g7l_acc_3, g7lr2_3) */
+	ldr q8, [sp, #192] /* reload g7x3.2 */
+	eor v30.16b, v8.16b, v30.16b /* g7x_3 = xor(g7x3, g7l_3) */
+	str q27, [sp, #64] /* spill g5x0.2 */
+	str q26, [sp, #112] /* spill g6x1.2 */
+	str q29, [sp, #144] /* spill g6x2.2 */
+	str q25, [sp, #176] /* spill g6x3.2 */
+	str q30, [sp, #192] /* spill g7x3.2 */
+	ldr q4, [sp, #288] /* reload g0x2.3 */
+	mov v25.16b, v21.16b /* g5x3.3 */
+	mov v21.16b, v19.16b /* g4x3.3 */
+	ldr q19, [sp, #224] /* reload g2x0.3 */
+	mov v26.16b, v18.16b /* g4x1.3 */
+	mov v18.16b, v6.16b /* g2x1.3 */
+	mov v6.16b, v2.16b /* g1x1.3 */
+	ldr q2, [sp, #256] /* reload g0x1.3 */
+	mov v27.16b, v23.16b /* g4x0.3 */
+	ldr q23, [sp, #208] /* reload g3x0.3 */
+	mov v30.16b, v22.16b /* g5x1.3 */
+	mov v22.16b, v16.16b /* g3x1.3 */
+	mov v16.16b, v1.16b /* g1x2.3 */
+	mov v1.16b, v3.16b /* g1x3.3 */
+	ldr q3, [sp, #272] /* reload g0x0.3 */
+	mov v8.16b, v28.16b /* g5x2.3 */
+	mov v28.16b, v24.16b /* g4x2.3 */
+	mov v24.16b, v20.16b /* g3x2.3 */
+	mov v20.16b, v5.16b /* g2x2.3 */
+	mov v5.16b, v7.16b /* g2x3.3 */
+	ldr q7, [sp, #240] /* reload g1x0.3 */
+	mov v9.16b, v0.16b /* g0x3.3 */
+	add x5, x5, #16
+	subs x4, x4, #1
+	b.ne .Lsm4_wordslice_neon_aes_8_loop_r0
+
+	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; transpose back, native words to big-endian. */
+	zip1 v0.4s, v9.4s, v2.4s /* tro0 = unpacklo(g0x3, g0x1) */
+	zip2 v2.4s, v9.4s, v2.4s /* tro0_1 = unpackhi(g0x3, g0x1) */
+	zip1 v29.4s, v4.4s, v3.4s /* tro0_2 = unpacklo(g0x2, g0x0) */
+	zip2 v3.4s, v4.4s, v3.4s /* tro0_3 = unpackhi(g0x2, g0x0) */
+	zip1 v4.4s, v0.4s, v29.4s /* tro1 = unpacklo(tro0, tro0_2) */
+	zip2 v0.4s, v0.4s, v29.4s /* tro1_1 = unpackhi(tro0, tro0_2) */
+	rev32 v4.16b, v4.16b /* outbe = rev(tro1) */
+	rev32 v0.16b, v0.16b /* outbe_1 = rev(tro1_1) */
+	zip1 v29.4s, v2.4s, v3.4s /* tro1_2 = unpacklo(tro0_1, tro0_3) */
+	zip2 v2.4s, v2.4s, v3.4s /* tro1_3 = unpackhi(tro0_1, tro0_3) */
+	rev32 v3.16b, v29.16b /* outbe_2 = rev(tro1_2) */
+	rev32 v2.16b, v2.16b /* outbe_3 = rev(tro1_3) */
+	ldr q29, [x3] /* msg = load() */
+	eor v4.16b, v4.16b, v29.16b /* ct = xor(outbe, msg) */
+	str q4, [x2] /* store ct */
+	ldr q4, [x3, #16] /* msg_1 = load() */
+	eor v0.16b, v0.16b, v4.16b /* ct_1 = xor(outbe_1, msg_1) */
+	str q0, [x2, #16] /* store ct_1 */
+	ldr q0, [x3, #32] /* msg_2 = load() */
+	eor v0.16b, v3.16b, v0.16b /* ct_2 = xor(outbe_2, msg_2) */
+	str q0, [x2, #32] /* store ct_2 */
+	ldr q0, [x3, #48] /* msg_3 = load() */
+	eor v0.16b, v2.16b, v0.16b /* ct_3 = xor(outbe_3, msg_3) */
+	str q0, [x2, #48] /* store ct_3 */
+	zip1 v0.4s, v1.4s, v6.4s /* tro0_4 = unpacklo(g1x3, g1x1) */
+	zip2 v1.4s, v1.4s, v6.4s /* tro0_5 = unpackhi(g1x3, g1x1) */
+	zip1 v2.4s, v16.4s, v7.4s /* tro0_6 = unpacklo(g1x2, g1x0) */
+	zip2 v3.4s, v16.4s, v7.4s /* tro0_7 = unpackhi(g1x2, g1x0) */
+	zip1 v4.4s, v0.4s, v2.4s /* tro1_4 = unpacklo(tro0_4, tro0_6) */
+	zip2 v0.4s, v0.4s, v2.4s /* tro1_5 = unpackhi(tro0_4, tro0_6) */
+	rev32 v2.16b, v4.16b /* outbe_4 = rev(tro1_4) */
+	rev32 v0.16b, v0.16b /* outbe_5 = rev(tro1_5) */
+	zip1 v4.4s, v1.4s, v3.4s /* tro1_6 = unpacklo(tro0_5, tro0_7) */
+	zip2 v1.4s, v1.4s, v3.4s /* tro1_7 = unpackhi(tro0_5, tro0_7) */
+	rev32 v3.16b, v4.16b /* outbe_6 = rev(tro1_6) */
+	rev32 v1.16b, v1.16b /* outbe_7 = rev(tro1_7) */
+	ldr q4, [x3, #64] /* msg_4 = load() */
+	eor v2.16b, v2.16b, v4.16b /* ct_4 = xor(outbe_4, msg_4) */
+	str q2, [x2, #64] /* store ct_4 */
+	ldr q2, [x3, #80] /* msg_5 = load() */
+	eor v0.16b, v0.16b, v2.16b /* ct_5 = xor(outbe_5, msg_5) */
+	str q0, [x2, #80] /* store ct_5 */
+	ldr q0, [x3, #96] /* msg_6 = load() */
+	eor v0.16b, v3.16b, v0.16b /* ct_6 = xor(outbe_6, msg_6) */
+	str q0, [x2, #96] /* store ct_6 */
+	ldr q0, [x3, #112] /* msg_7 = load() */
+	eor v0.16b, v1.16b, v0.16b /* ct_7 = xor(outbe_7, msg_7) */
+	str q0, [x2, #112] /* store ct_7 */
+	zip1 v0.4s, v5.4s, v18.4s /* tro0_8 = unpacklo(g2x3, g2x1) */
+	zip2 v1.4s, v5.4s, v18.4s /* tro0_9 = unpackhi(g2x3, g2x1) */
+	zip1 v2.4s, v20.4s, v19.4s /* tro0_10 = unpacklo(g2x2, g2x0) */
+	zip2 v3.4s, v20.4s, v19.4s /* tro0_11 = unpackhi(g2x2, g2x0) */
+	zip1 v4.4s, v0.4s, v2.4s /* tro1_8 = unpacklo(tro0_8, tro0_10) */
+	zip2 v0.4s, v0.4s, v2.4s /* tro1_9 = unpackhi(tro0_8, tro0_10) */
+	rev32 v2.16b, v4.16b /* outbe_8 = rev(tro1_8) */
+	rev32 v0.16b, v0.16b /* outbe_9 = rev(tro1_9) */
+	zip1 v4.4s, v1.4s, v3.4s /* tro1_10 = unpacklo(tro0_9, tro0_11) */
+	zip2 v1.4s, v1.4s, v3.4s /* tro1_11 = unpackhi(tro0_9, tro0_11) */
+	rev32 v3.16b, v4.16b /* outbe_10 = rev(tro1_10) */
+	rev32 v1.16b, v1.16b /* outbe_11 = rev(tro1_11) */
+	ldr q4, [x3, #128] /* msg_8 = load() */
+	eor v2.16b, v2.16b, v4.16b /* ct_8 = xor(outbe_8, msg_8) */
+	str q2, [x2, #128] /* store ct_8 */
+	ldr q2, [x3, #144] /* msg_9 = load() */
+	eor v0.16b, v0.16b, v2.16b /* ct_9 = xor(outbe_9, msg_9) */
+	str q0, [x2, #144] /* store ct_9 */
+	ldr q0, [x3, #160] /* msg_10 = load() */
+	eor v0.16b, v3.16b, v0.16b /* ct_10 = xor(outbe_10, msg_10) */
+	str q0, [x2, #160] /* store ct_10 */
+	ldr q0, [x3, #176] /* msg_11 = load() */
+	eor v0.16b, v1.16b, v0.16b /* ct_11 = xor(outbe_11, msg_11) */
+	str q0, [x2, #176] /* store ct_11 */
+	zip1 v0.4s, v17.4s, v22.4s /* tro0_12 = unpacklo(g3x3, g3x1) */
+	zip2 v1.4s, v17.4s, v22.4s /* tro0_13 = unpackhi(g3x3, g3x1) */
+	zip1 v2.4s, v24.4s, v23.4s /* tro0_14 = unpacklo(g3x2, g3x0) */
+	zip2 v3.4s, v24.4s, v23.4s /* tro0_15 = unpackhi(g3x2, g3x0) */
+	zip1 v4.4s, v0.4s, v2.4s /* tro1_12 = unpacklo(tro0_12, tro0_14) */
+	zip2 v0.4s, v0.4s, v2.4s /* tro1_13 = unpackhi(tro0_12, tro0_14) */
+	rev32 v2.16b, v4.16b /* outbe_12 = rev(tro1_12) */
+	rev32 v0.16b, v0.16b /* outbe_13 = rev(tro1_13) */
+	zip1 v4.4s, v1.4s, v3.4s /* tro1_14 = unpacklo(tro0_13, tro0_15) */
+	zip2 v1.4s, v1.4s, v3.4s /* tro1_15 = unpackhi(tro0_13, tro0_15) */
+	rev32 v3.16b, v4.16b /* outbe_14 = rev(tro1_14) */
+	rev32 v1.16b, v1.16b /* outbe_15 = rev(tro1_15) */
+	ldr q4, [x3, #192] /* msg_12 = load() */
+	eor v2.16b, v2.16b, v4.16b /* ct_12 = xor(outbe_12, msg_12) */
+	str q2, [x2, #192] /* store ct_12 */
+	ldr q2, [x3, #208] /* msg_13 = load() */
+	eor v0.16b, v0.16b, v2.16b /* ct_13 = xor(outbe_13, msg_13) */
+	str q0, [x2, #208] /* store ct_13 */
+	ldr q0, [x3, #224] /* msg_14 = load() */
+	eor v0.16b, v3.16b, v0.16b /* ct_14 = xor(outbe_14, msg_14) */
+	str q0, [x2, #224] /* store ct_14 */
+	ldr q0, [x3, #240] /* msg_15 = load() */
+	eor v0.16b, v1.16b, v0.16b /* ct_15 = xor(outbe_15, msg_15) */
+	str q0, [x2, #240] /* store ct_15 */
+	zip1 v0.4s, v21.4s, v26.4s /* tro0_16 = unpacklo(g4x3, g4x1) */
+	zip2 v1.4s, v21.4s, v26.4s /* tro0_17 = unpackhi(g4x3, g4x1) */
+	zip1 v2.4s, v28.4s, v27.4s /* tro0_18 = unpacklo(g4x2, g4x0) */
+	zip2 v3.4s, v28.4s, v27.4s /* tro0_19 = unpackhi(g4x2, g4x0) */
+	zip1 v4.4s, v0.4s, v2.4s /* tro1_16 = unpacklo(tro0_16, tro0_18) */
+	zip2 v0.4s, v0.4s, v2.4s /* tro1_17 = unpackhi(tro0_16, tro0_18) */
+	rev32 v2.16b, v4.16b /* outbe_16 = rev(tro1_16) */
+	rev32 v0.16b, v0.16b /* outbe_17 = rev(tro1_17) */
+	zip1 v4.4s, v1.4s, v3.4s /* tro1_18 = unpacklo(tro0_17, tro0_19) */
+	zip2 v1.4s, v1.4s, v3.4s /* tro1_19 = unpackhi(tro0_17, tro0_19) */
+	rev32 v3.16b, v4.16b /* outbe_18 = rev(tro1_18) */
+	rev32 v1.16b, v1.16b /* outbe_19 = rev(tro1_19) */
+	ldr q4, [x3, #256] /* msg_16 = load() */
+	eor v2.16b, v2.16b, v4.16b /* ct_16 = xor(outbe_16, msg_16) */
+	str q2, [x2, #256] /* store ct_16 */
+	ldr q2, [x3, #272] /* msg_17 = load() */
+	eor v0.16b, v0.16b, v2.16b /* ct_17 = xor(outbe_17, msg_17) */
+	str q0, [x2, #272] /* store ct_17 */
+	ldr q0, [x3, #288] /* msg_18 = load() */
+	eor v0.16b, v3.16b, v0.16b /* ct_18 = xor(outbe_18, msg_18) */
+	str q0, [x2, #288] /* store ct_18 */
+	ldr q0, [x3, #304] /* msg_19 = load() */
+	eor v0.16b, v1.16b, v0.16b /* ct_19 = xor(outbe_19, msg_19) */
+	str q0, [x2, #304] /* store ct_19 */
+	zip1 v0.4s, v25.4s, v30.4s /* tro0_20 = unpacklo(g5x3, g5x1) */
+	zip2 v1.4s, v25.4s, v30.4s /* tro0_21 = unpackhi(g5x3, g5x1) */
+	ldr q2, [sp, #64] /* reload g5x0.2 */
+	zip1 v3.4s, v8.4s, v2.4s /* tro0_22 = unpacklo(g5x2, g5x0) */
+	zip2 v2.4s, v8.4s, v2.4s /* tro0_23 = unpackhi(g5x2, g5x0) */
+	zip1 v4.4s, v0.4s, v3.4s /* tro1_20 = unpacklo(tro0_20, tro0_22) */
+	zip2 v0.4s, v0.4s, v3.4s /* tro1_21 = unpackhi(tro0_20, tro0_22) */
+	rev32 v3.16b, v4.16b /* outbe_20 = rev(tro1_20) */
+	rev32 v0.16b, v0.16b /* outbe_21 = rev(tro1_21) */
+	zip1 v4.4s, v1.4s, v2.4s /* tro1_22 = unpacklo(tro0_21, tro0_23) */
+	zip2 v1.4s, v1.4s, v2.4s /* tro1_23 = unpackhi(tro0_21, tro0_23) */
+	rev32 v2.16b, v4.16b /* outbe_22 = rev(tro1_22) */
+	rev32 v1.16b, v1.16b /* outbe_23 = rev(tro1_23) */
+	ldr q4, [x3, #320] /* msg_20 = load() */
+	eor v3.16b, v3.16b, v4.16b /* ct_20 = xor(outbe_20, msg_20) */
+	str q3, [x2, #320] /* store ct_20 */
+	ldr q3, [x3, #336] /* msg_21 = load() */
+	eor v0.16b, v0.16b, v3.16b /* ct_21 = xor(outbe_21, msg_21) */
+	str q0, [x2, #336] /* store ct_21 */
+	ldr q0, [x3, #352] /* msg_22 = load() */
+	eor v0.16b, v2.16b, v0.16b /* ct_22 = xor(outbe_22, msg_22) */
+	str q0, [x2, #352] /* store ct_22 */
+	ldr q0, [x3, #368] /* msg_23 = load() */
+	eor v0.16b, v1.16b, v0.16b /* ct_23 = xor(outbe_23, msg_23) */
+	str q0, [x2, #368] /* store ct_23 */
+	ldr q0, [sp, #176] /* reload g6x3.2 */
+	ldr q1, [sp, #112] /* reload g6x1.2 */
+	zip1 v2.4s, v0.4s, v1.4s /* tro0_24 = unpacklo(g6x3, g6x1) */
+	zip2 v0.4s, v0.4s, v1.4s /* tro0_25 = unpackhi(g6x3, g6x1) */
+	ldr q1, [sp, #144] /* reload g6x2.2 */
+	ldr q3, [sp, #80] /* reload g6x0.2 */
+	zip1 v4.4s, v1.4s, v3.4s /* tro0_26 = unpacklo(g6x2, g6x0) */
+	zip2 v1.4s, v1.4s, v3.4s /* tro0_27 = unpackhi(g6x2, g6x0) */
+	zip1 v3.4s, v2.4s, v4.4s /* tro1_24 = unpacklo(tro0_24, tro0_26) */
+	zip2 v2.4s, v2.4s, v4.4s /* tro1_25 = unpackhi(tro0_24, tro0_26) */
+	rev32 v3.16b, v3.16b /* outbe_24 = rev(tro1_24) */
+	rev32 v2.16b, v2.16b /* outbe_25 = rev(tro1_25) */
+	zip1 v4.4s, v0.4s, v1.4s /* tro1_26 = unpacklo(tro0_25, tro0_27) */
+	zip2 v0.4s, v0.4s, v1.4s /* tro1_27 = unpackhi(tro0_25, tro0_27) */
+	rev32 v1.16b, v4.16b /* outbe_26 = rev(tro1_26) */
+	rev32 v0.16b, v0.16b /* outbe_27 = rev(tro1_27) */
+	ldr q4, [x3, #384] /* msg_24 = load() */
+	eor v3.16b, v3.16b, v4.16b /* ct_24 = xor(outbe_24, msg_24) */
+	str q3, [x2, #384] /* store ct_24 */
+	ldr q3, [x3, #400] /* msg_25 = load() */
+	eor v2.16b, v2.16b, v3.16b /* ct_25 = xor(outbe_25, msg_25) */
+	str q2, [x2, #400] /* store ct_25 */
+	ldr q2, [x3, #416] /* msg_26 = load() */
+	eor v1.16b, v1.16b, v2.16b /* ct_26 = xor(outbe_26, msg_26) */
+	str q1, [x2, #416] /* store ct_26 */
+	ldr q1, [x3, #432] /* msg_27 = load() */
+	eor v0.16b, v0.16b, v1.16b /* ct_27 = xor(outbe_27, msg_27) */
+	str q0, [x2, #432] /* store ct_27 */
+	ldr q0, [sp, #192] /* reload g7x3.2 */
+	ldr q1, [sp, #128] /* reload g7x1.2 */
+	zip1 v2.4s, v0.4s, v1.4s /* tro0_28 = unpacklo(g7x3, g7x1) */
+	zip2 v0.4s, v0.4s, v1.4s /* tro0_29 = unpackhi(g7x3, g7x1) */
+	ldr q1, [sp, #160] /* reload g7x2.2 */
+	ldr q3, [sp, #96] /* reload g7x0.2 */
+	zip1 v4.4s, v1.4s, v3.4s /* tro0_30 = unpacklo(g7x2, g7x0) */
+	zip2 v1.4s, v1.4s, v3.4s /* tro0_31 = unpackhi(g7x2, g7x0) */
+	zip1 v3.4s, v2.4s, v4.4s /* tro1_28 = unpacklo(tro0_28, tro0_30) */
+	zip2 v2.4s, v2.4s, v4.4s /* tro1_29 = unpackhi(tro0_28, tro0_30) */
+	rev32 v3.16b, v3.16b /* outbe_28 = rev(tro1_28) */
+	rev32 v2.16b, v2.16b /* outbe_29 = rev(tro1_29) */
+	zip1 v4.4s, v0.4s, v1.4s /* tro1_30 = unpacklo(tro0_29, tro0_31) */
+	zip2 v0.4s, v0.4s, v1.4s /* tro1_31 = unpackhi(tro0_29, tro0_31) */
+	rev32 v1.16b, v4.16b /* outbe_30 = rev(tro1_30) */
+	rev32 v0.16b, v0.16b /* outbe_31 = rev(tro1_31) */
+	ldr q4, [x3, #448] /* msg_28 = load() */
+	eor v3.16b, v3.16b, v4.16b /* ct_28 = xor(outbe_28, msg_28) */
+	str q3, [x2, #448] /* store ct_28 */
+	ldr q3, [x3, #464] /* msg_29 = load() */
+	eor v2.16b, v2.16b, v3.16b /* ct_29 = xor(outbe_29, msg_29) */
+	str q2, [x2, #464] /* store ct_29 */
+	ldr q2, [x3, #480] /* msg_30 = load() */
+	eor v1.16b, v1.16b, v2.16b /* ct_30 = xor(outbe_30, msg_30) */
+	str q1, [x2, #480] /* store ct_30 */
+	ldr q1, [x3, #496] /* msg_31 = load() */
+	eor v0.16b, v0.16b, v1.16b /* ct_31 = xor(outbe_31, msg_31) */
+	str q0, [x2, #496] /* store ct_31 */
+	ldp d8, d9, [sp]
+	ldp d10, d11, [sp, #16]
+	ldp d12, d13, [sp, #32]
+	ldp d14, d15, [sp, #48]
+	add sp, sp, #304
+	ret
+SYM_FUNC_END(sm4_wordslice_neon_aes_batch_xts)
+
 /* reverse16: byte i <- byte 15 - i: GCM bytes to the reflected form phi */
 	.section .rodata.cst16.sm4_wordslice_neon_aes_0_reverse16, "aM", %progbits, 16
 	.balign 16
@@ -5891,4 +7218,52 @@ SYM_FUNC_END(sm4_wordslice_neon_aes_batch_ctr)
 	.section .rodata.cst16.sm4_wordslice_neon_aes_7_rotl8, "aM", %progbits, 16
 	.balign 16
 .Lsm4_wordslice_neon_aes_7_rotl8:
+	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
+
+/* inv_shift_rows: inverse ShiftRows (AESE's ShiftRows undone) */
+	.section .rodata.cst16.sm4_wordslice_neon_aes_8_inv_shift_rows, "aM", %progbits, 16
+	.balign 16
+.Lsm4_wordslice_neon_aes_8_inv_shift_rows:
+	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
+
+/* nibble_mask: low nibble of every byte */
+	.section .rodata.cst16.sm4_wordslice_neon_aes_8_nibble_mask, "aM", %progbits, 16
+	.balign 16
+.Lsm4_wordslice_neon_aes_8_nibble_mask:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* tbl_lo: A1, c1: S-box inner affine: low-nibble table (constant folded in) */
+	.section .rodata.cst16.sm4_wordslice_neon_aes_8_tbl_lo, "aM", %progbits, 16
+	.balign 16
+.Lsm4_wordslice_neon_aes_8_tbl_lo:
+	.byte 0x1b, 0xee, 0x39, 0xcc, 0xbd, 0x48, 0x9f, 0x6a, 0xb9, 0x4c, 0x9b, 0x6e, 0x1f, 0xea, 0x3d, 0xc8
+
+/* tbl_hi: A1, c1: S-box inner affine: high-nibble table */
+	.section .rodata.cst16.sm4_wordslice_neon_aes_8_tbl_hi, "aM", %progbits, 16
+	.balign 16
+.Lsm4_wordslice_neon_aes_8_tbl_hi:
+	.byte 0x00, 0xac, 0x68, 0xc4, 0x8c, 0x20, 0xe4, 0x48, 0x18, 0xb4, 0x70, 0xdc, 0x94, 0x38, 0xfc, 0x50
+
+/* tbl_lo_1: A2·inv(.) ^ c2: S-box outer affine, after undoing SubBytes' affine map: low-nibble table (constant folded in) */
+	.section .rodata.cst16.sm4_wordslice_neon_aes_8_tbl_lo_1, "aM", %progbits, 16
+	.balign 16
+.Lsm4_wordslice_neon_aes_8_tbl_lo_1:
+	.byte 0xbd, 0x9b, 0xb7, 0x91, 0x4a, 0x6c, 0x40, 0x66, 0xda, 0xfc, 0xd0, 0xf6, 0x2d, 0x0b, 0x27, 0x01
+
+/* tbl_hi_1: A2·inv(.) ^ c2: S-box outer affine, after undoing SubBytes' affine map: high-nibble table */
+	.section .rodata.cst16.sm4_wordslice_neon_aes_8_tbl_hi_1, "aM", %progbits, 16
+	.balign 16
+.Lsm4_wordslice_neon_aes_8_tbl_hi_1:
+	.byte 0x00, 0x5e, 0x4a, 0x14, 0x08, 0x56, 0x42, 0x1c, 0x9d, 0xc3, 0xd7, 0x89, 0x95, 0xcb, 0xdf, 0x81
+
+/* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
+	.section .rodata.cst16.sm4_wordslice_neon_aes_8_rotl24, "aM", %progbits, 16
+	.balign 16
+.Lsm4_wordslice_neon_aes_8_rotl24:
+	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+
+/* rotl8: rotate each 32-bit word left by 8 (byte shuffle) */
+	.section .rodata.cst16.sm4_wordslice_neon_aes_8_rotl8, "aM", %progbits, 16
+	.balign 16
+.Lsm4_wordslice_neon_aes_8_rotl8:
 	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e

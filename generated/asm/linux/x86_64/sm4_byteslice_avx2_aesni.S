@@ -20,17 +20,18 @@ SYM_FUNC_START(sm4_byteslice_avx2_aesni_ghash_step)
 	and $-64, %rsp
 	sub $128, %rsp
 	vbroadcasti128 (%rdi), %ymm0 /* y_1 = bcast128() */
-	vpand .Lsm4_byteslice_avx2_aesni_0_first_block(%rip), %ymm0, %ymm0 /* y1 = and(y_1, first_block) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_0_reverse16(%rip), %ymm0, %ymm0 /* phi_y = lookup16(y_1, reverse16) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_first_block(%rip), %ymm0, %ymm0 /* y1 = and(phi_y, first_block) */
 
 	/* 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
 	vmovdqu (%rdx), %ymm1 /* x = load() */
-	vpxor %ymm0, %ymm1, %ymm0 /* x1_y = xor(x, y1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_0_reverse16(%rip), %ymm0, %ymm0 /* z = lookup16(x1_y, reverse16) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_0_reverse16(%rip), %ymm1, %ymm1 /* z = lookup16(x, reverse16) */
+	vpxor %ymm0, %ymm1, %ymm0 /* z1_y = xor(z, y1) */
 	vmovdqu (%rsi), %ymm1 /* h = load() */
-	vmovdqa %xmm0, %xmm2 /* lo_a0 = extract128(z) */
+	vmovdqa %xmm0, %xmm2 /* lo_a0 = extract128(z1_y) */
 	vmovdqa %xmm1, %xmm3 /* lo_b0 = extract128(h) */
 	vpclmulqdq $0x0, %xmm3, %xmm2, %xmm4 /* lo_0 = clmul(lo_a0, lo_b0) */
-	vextracti128 $1, %ymm0, %xmm0 /* lo_a1 = extract128(z) */
+	vextracti128 $1, %ymm0, %xmm0 /* lo_a1 = extract128(z1_y) */
 	vextracti128 $1, %ymm1, %xmm1 /* lo_b1 = extract128(h) */
 	vpclmulqdq $0x0, %xmm1, %xmm0, %xmm5 /* lo_1 = clmul(lo_a1, lo_b1) */
 	vinserti128 $1, %xmm5, %ymm4, %ymm4 /* lo = concat128(lo_0, lo_1) */
@@ -14546,12 +14547,3749 @@ SYM_FUNC_START(sm4_byteslice_avx2_aesni_batch_ctr)
 	RET
 SYM_FUNC_END(sm4_byteslice_avx2_aesni_batch_ctr)
 
-/* first_block: Y joins X_1 alone */
-	.section .rodata.cst32.sm4_byteslice_avx2_aesni_0_first_block, "aM", @progbits, 32
-	.balign 32
-.Lsm4_byteslice_avx2_aesni_0_first_block:
-	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+/* sm4_byteslice_avx2_aesni_batch_xts: byteslice256_whitened, 4 arguments
+ *   %rdi: rk
+ *   %rsi: in
+ *   %rdx: out
+ *   %rcx: src
+ *   %r8: 64 x r (and the loop count)
+ *   ymm0-15: vectors, as allocated (16 used)
+ *   frame: 3584 bytes (112 spill slots of 32 bytes)
+ */
+	.p2align 5
+SYM_FUNC_START(sm4_byteslice_avx2_aesni_batch_xts)
+	push %rbp
+	mov %rsp, %rbp
+	and $-64, %rsp
+	sub $3584, %rsp
+
+	/* Load 128 blocks and transpose: register j = byte j of every block (algorithm 3). */
+	vmovdqu (%rsi), %ymm0 /* raw = load() */
+	vmovdqu (%rcx), %ymm1 /* tweak = load() */
+	vpxor %ymm1, %ymm0, %ymm0 /* row = xor(raw, tweak) */
+	vmovdqu 32(%rsi), %ymm1 /* raw_1 = load() */
+	vmovdqu 32(%rcx), %ymm2 /* tweak_1 = load() */
+	vpxor %ymm2, %ymm1, %ymm1 /* row_1 = xor(raw_1, tweak_1) */
+	vmovdqu 64(%rsi), %ymm2 /* raw_2 = load() */
+	vmovdqu 64(%rcx), %ymm3 /* tweak_2 = load() */
+	vpxor %ymm3, %ymm2, %ymm2 /* row_2 = xor(raw_2, tweak_2) */
+	vmovdqu 96(%rsi), %ymm3 /* raw_3 = load() */
+	vmovdqu 96(%rcx), %ymm4 /* tweak_3 = load() */
+	vpxor %ymm4, %ymm3, %ymm3 /* row_3 = xor(raw_3, tweak_3) */
+	vmovdqu 128(%rsi), %ymm4 /* raw_4 = load() */
+	vmovdqu 128(%rcx), %ymm5 /* tweak_4 = load() */
+	vpxor %ymm5, %ymm4, %ymm4 /* row_4 = xor(raw_4, tweak_4) */
+	vmovdqu 160(%rsi), %ymm5 /* raw_5 = load() */
+	vmovdqu 160(%rcx), %ymm6 /* tweak_5 = load() */
+	vpxor %ymm6, %ymm5, %ymm5 /* row_5 = xor(raw_5, tweak_5) */
+	vmovdqu 192(%rsi), %ymm6 /* raw_6 = load() */
+	vmovdqu 192(%rcx), %ymm7 /* tweak_6 = load() */
+	vpxor %ymm7, %ymm6, %ymm6 /* row_6 = xor(raw_6, tweak_6) */
+	vmovdqu 224(%rsi), %ymm7 /* raw_7 = load() */
+	vmovdqu 224(%rcx), %ymm8 /* tweak_7 = load() */
+	vpxor %ymm8, %ymm7, %ymm7 /* row_7 = xor(raw_7, tweak_7) */
+	vmovdqu 256(%rsi), %ymm8 /* raw_8 = load() */
+	vmovdqu 256(%rcx), %ymm9 /* tweak_8 = load() */
+	vpxor %ymm9, %ymm8, %ymm8 /* row_8 = xor(raw_8, tweak_8) */
+	vmovdqu 288(%rsi), %ymm9 /* raw_9 = load() */
+	vmovdqu 288(%rcx), %ymm10 /* tweak_9 = load() */
+	vpxor %ymm10, %ymm9, %ymm9 /* row_9 = xor(raw_9, tweak_9) */
+	vmovdqu 320(%rsi), %ymm10 /* raw_10 = load() */
+	vmovdqu 320(%rcx), %ymm11 /* tweak_10 = load() */
+	vpxor %ymm11, %ymm10, %ymm10 /* row_10 = xor(raw_10, tweak_10) */
+	vmovdqu 352(%rsi), %ymm11 /* raw_11 = load() */
+	vmovdqu 352(%rcx), %ymm12 /* tweak_11 = load() */
+	vpxor %ymm12, %ymm11, %ymm11 /* row_11 = xor(raw_11, tweak_11) */
+	vmovdqu 384(%rsi), %ymm12 /* raw_12 = load() */
+	vmovdqu 384(%rcx), %ymm13 /* tweak_12 = load() */
+	vpxor %ymm13, %ymm12, %ymm12 /* row_12 = xor(raw_12, tweak_12) */
+	vmovdqu 416(%rsi), %ymm13 /* raw_13 = load() */
+	vmovdqu 416(%rcx), %ymm14 /* tweak_13 = load() */
+	vpxor %ymm14, %ymm13, %ymm13 /* row_13 = xor(raw_13, tweak_13) */
+	vmovdqu 448(%rsi), %ymm14 /* raw_14 = load() */
+	vmovdqu 448(%rcx), %ymm15 /* tweak_14 = load() */
+	vpxor %ymm15, %ymm14, %ymm14 /* row_14 = xor(raw_14, tweak_14) */
+	vmovdqu 480(%rsi), %ymm15 /* raw_15 = load() */
+	vmovdqa %ymm7, 0(%rsp) /* spill row_7 */
+	vmovdqu 480(%rcx), %ymm7 /* tweak_15 = load() */
+	vpxor %ymm7, %ymm15, %ymm7 /* row_15 = xor(raw_15, tweak_15) */
+	vpunpcklbw %ymm8, %ymm0, %ymm15 /* tr0 = unpacklo(row, row_8) */
+	vpunpckhbw %ymm8, %ymm0, %ymm0 /* tr0_1 = unpackhi(row, row_8) */
+	vpunpcklbw %ymm9, %ymm1, %ymm8 /* tr0_2 = unpacklo(row_1, row_9) */
+	vpunpckhbw %ymm9, %ymm1, %ymm1 /* tr0_3 = unpackhi(row_1, row_9) */
+	vpunpcklbw %ymm10, %ymm2, %ymm9 /* tr0_4 = unpacklo(row_2, row_10) */
+	vpunpckhbw %ymm10, %ymm2, %ymm2 /* tr0_5 = unpackhi(row_2, row_10) */
+	vpunpcklbw %ymm11, %ymm3, %ymm10 /* tr0_6 = unpacklo(row_3, row_11) */
+	vpunpckhbw %ymm11, %ymm3, %ymm3 /* tr0_7 = unpackhi(row_3, row_11) */
+	vpunpcklbw %ymm12, %ymm4, %ymm11 /* tr0_8 = unpacklo(row_4, row_12) */
+	vpunpckhbw %ymm12, %ymm4, %ymm4 /* tr0_9 = unpackhi(row_4, row_12) */
+	vpunpcklbw %ymm13, %ymm5, %ymm12 /* tr0_10 = unpacklo(row_5, row_13) */
+	vpunpckhbw %ymm13, %ymm5, %ymm5 /* tr0_11 = unpackhi(row_5, row_13) */
+	vpunpcklbw %ymm14, %ymm6, %ymm13 /* tr0_12 = unpacklo(row_6, row_14) */
+	vpunpckhbw %ymm14, %ymm6, %ymm6 /* tr0_13 = unpackhi(row_6, row_14) */
+	vmovdqa 0(%rsp), %ymm14 /* reload row_7 */
+	vmovdqa %ymm3, 32(%rsp) /* spill tr0_7 */
+	vpunpcklbw %ymm7, %ymm14, %ymm3 /* tr0_14 = unpacklo(row_7, row_15) */
+	vpunpckhbw %ymm7, %ymm14, %ymm7 /* tr0_15 = unpackhi(row_7, row_15) */
+	vpunpcklbw %ymm11, %ymm15, %ymm14 /* tr1 = unpacklo(tr0, tr0_8) */
+	vpunpckhbw %ymm11, %ymm15, %ymm11 /* tr1_1 = unpackhi(tr0, tr0_8) */
+	vpunpcklbw %ymm4, %ymm0, %ymm15 /* tr1_2 = unpacklo(tr0_1, tr0_9) */
+	vpunpckhbw %ymm4, %ymm0, %ymm0 /* tr1_3 = unpackhi(tr0_1, tr0_9) */
+	vpunpcklbw %ymm12, %ymm8, %ymm4 /* tr1_4 = unpacklo(tr0_2, tr0_10) */
+	vpunpckhbw %ymm12, %ymm8, %ymm8 /* tr1_5 = unpackhi(tr0_2, tr0_10) */
+	vpunpcklbw %ymm5, %ymm1, %ymm12 /* tr1_6 = unpacklo(tr0_3, tr0_11) */
+	vpunpckhbw %ymm5, %ymm1, %ymm1 /* tr1_7 = unpackhi(tr0_3, tr0_11) */
+	vpunpcklbw %ymm13, %ymm9, %ymm5 /* tr1_8 = unpacklo(tr0_4, tr0_12) */
+	vpunpckhbw %ymm13, %ymm9, %ymm9 /* tr1_9 = unpackhi(tr0_4, tr0_12) */
+	vpunpcklbw %ymm6, %ymm2, %ymm13 /* tr1_10 = unpacklo(tr0_5, tr0_13) */
+	vpunpckhbw %ymm6, %ymm2, %ymm2 /* tr1_11 = unpackhi(tr0_5, tr0_13) */
+	vpunpcklbw %ymm3, %ymm10, %ymm6 /* tr1_12 = unpacklo(tr0_6, tr0_14) */
+	vpunpckhbw %ymm3, %ymm10, %ymm3 /* tr1_13 = unpackhi(tr0_6, tr0_14) */
+	vmovdqa 32(%rsp), %ymm10 /* reload tr0_7 */
+	vmovdqa %ymm1, 0(%rsp) /* spill tr1_7 */
+	vpunpcklbw %ymm7, %ymm10, %ymm1 /* tr1_14 = unpacklo(tr0_7, tr0_15) */
+	vpunpckhbw %ymm7, %ymm10, %ymm7 /* tr1_15 = unpackhi(tr0_7, tr0_15) */
+	vpunpcklbw %ymm5, %ymm14, %ymm10 /* tr2 = unpacklo(tr1, tr1_8) */
+	vpunpckhbw %ymm5, %ymm14, %ymm5 /* tr2_1 = unpackhi(tr1, tr1_8) */
+	vpunpcklbw %ymm9, %ymm11, %ymm14 /* tr2_2 = unpacklo(tr1_1, tr1_9) */
+	vpunpckhbw %ymm9, %ymm11, %ymm9 /* tr2_3 = unpackhi(tr1_1, tr1_9) */
+	vpunpcklbw %ymm13, %ymm15, %ymm11 /* tr2_4 = unpacklo(tr1_2, tr1_10) */
+	vpunpckhbw %ymm13, %ymm15, %ymm13 /* tr2_5 = unpackhi(tr1_2, tr1_10) */
+	vpunpcklbw %ymm2, %ymm0, %ymm15 /* tr2_6 = unpacklo(tr1_3, tr1_11) */
+	vpunpckhbw %ymm2, %ymm0, %ymm0 /* tr2_7 = unpackhi(tr1_3, tr1_11) */
+	vpunpcklbw %ymm6, %ymm4, %ymm2 /* tr2_8 = unpacklo(tr1_4, tr1_12) */
+	vpunpckhbw %ymm6, %ymm4, %ymm4 /* tr2_9 = unpackhi(tr1_4, tr1_12) */
+	vpunpcklbw %ymm3, %ymm8, %ymm6 /* tr2_10 = unpacklo(tr1_5, tr1_13) */
+	vpunpckhbw %ymm3, %ymm8, %ymm3 /* tr2_11 = unpackhi(tr1_5, tr1_13) */
+	vpunpcklbw %ymm1, %ymm12, %ymm8 /* tr2_12 = unpacklo(tr1_6, tr1_14) */
+	vpunpckhbw %ymm1, %ymm12, %ymm1 /* tr2_13 = unpackhi(tr1_6, tr1_14) */
+	vmovdqa 0(%rsp), %ymm12 /* reload tr1_7 */
+	vmovdqa %ymm0, 32(%rsp) /* spill tr2_7 */
+	vpunpcklbw %ymm7, %ymm12, %ymm0 /* tr2_14 = unpacklo(tr1_7, tr1_15) */
+	vpunpckhbw %ymm7, %ymm12, %ymm7 /* tr2_15 = unpackhi(tr1_7, tr1_15) */
+	vpunpcklbw %ymm2, %ymm10, %ymm12 /* tr3 = unpacklo(tr2, tr2_8) */
+	vpunpckhbw %ymm2, %ymm10, %ymm2 /* tr3_1 = unpackhi(tr2, tr2_8) */
+	vpunpcklbw %ymm4, %ymm5, %ymm10 /* tr3_2 = unpacklo(tr2_1, tr2_9) */
+	vpunpckhbw %ymm4, %ymm5, %ymm4 /* tr3_3 = unpackhi(tr2_1, tr2_9) */
+	vpunpcklbw %ymm6, %ymm14, %ymm5 /* tr3_4 = unpacklo(tr2_2, tr2_10) */
+	vpunpckhbw %ymm6, %ymm14, %ymm6 /* tr3_5 = unpackhi(tr2_2, tr2_10) */
+	vpunpcklbw %ymm3, %ymm9, %ymm14 /* tr3_6 = unpacklo(tr2_3, tr2_11) */
+	vpunpckhbw %ymm3, %ymm9, %ymm3 /* tr3_7 = unpackhi(tr2_3, tr2_11) */
+	vpunpcklbw %ymm8, %ymm11, %ymm9 /* tr3_8 = unpacklo(tr2_4, tr2_12) */
+	vpunpckhbw %ymm8, %ymm11, %ymm8 /* tr3_9 = unpackhi(tr2_4, tr2_12) */
+	vpunpcklbw %ymm1, %ymm13, %ymm11 /* tr3_10 = unpacklo(tr2_5, tr2_13) */
+	vpunpckhbw %ymm1, %ymm13, %ymm1 /* tr3_11 = unpackhi(tr2_5, tr2_13) */
+	vpunpcklbw %ymm0, %ymm15, %ymm13 /* tr3_12 = unpacklo(tr2_6, tr2_14) */
+	vpunpckhbw %ymm0, %ymm15, %ymm0 /* tr3_13 = unpackhi(tr2_6, tr2_14) */
+	vmovdqa 32(%rsp), %ymm15 /* reload tr2_7 */
+	vmovdqa %ymm0, 0(%rsp) /* spill tr3_13 */
+	vpunpcklbw %ymm7, %ymm15, %ymm0 /* tr3_14 = unpacklo(tr2_7, tr2_15) */
+	vpunpckhbw %ymm7, %ymm15, %ymm7 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
+
+	/* Into the sliced domain: X' = A1·X byte by byte (algorithm 1). */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm12, %ymm15 /* tr3_lo = and(tr3, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* tr3_sh = shr(tr3) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm12, %ymm12 /* tr3_hi = and(tr3_sh, nibble_mask) */
+	vmovdqa %ymm7, 32(%rsp) /* spill tr3_15 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_8_tbl_lo(%rip), %ymm7 /* tbl_lo = const() */
+	vpshufb %ymm15, %ymm7, %ymm15 /* xin_l = lookup16(tbl_lo, tr3_lo) */
+	vmovdqa %ymm0, 64(%rsp) /* spill tr3_14 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_8_tbl_hi(%rip), %ymm0 /* tbl_hi = const() */
+	vpshufb %ymm12, %ymm0, %ymm12 /* xin_h = lookup16(tbl_hi, tr3_hi) */
+	vpxor %ymm12, %ymm15, %ymm12 /* xin = xor(xin_l, xin_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm2, %ymm15 /* tr3_1_lo = and(tr3_1, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* tr3_1_sh = shr(tr3_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm2, %ymm2 /* tr3_1_hi = and(tr3_1_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* xin_1_l = lookup16(tbl_lo, tr3_1_lo) */
+	vpshufb %ymm2, %ymm0, %ymm2 /* xin_1_h = lookup16(tbl_hi, tr3_1_hi) */
+	vpxor %ymm2, %ymm15, %ymm2 /* xin_1 = xor(xin_1_l, xin_1_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm15 /* tr3_2_lo = and(tr3_2, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* tr3_2_sh = shr(tr3_2) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm10 /* tr3_2_hi = and(tr3_2_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* xin_2_l = lookup16(tbl_lo, tr3_2_lo) */
+	vpshufb %ymm10, %ymm0, %ymm10 /* xin_2_h = lookup16(tbl_hi, tr3_2_hi) */
+	vpxor %ymm10, %ymm15, %ymm10 /* xin_2 = xor(xin_2_l, xin_2_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm4, %ymm15 /* tr3_3_lo = and(tr3_3, nibble_mask) */
+	vpsrlw $4, %ymm4, %ymm4 /* tr3_3_sh = shr(tr3_3) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm4, %ymm4 /* tr3_3_hi = and(tr3_3_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* xin_3_l = lookup16(tbl_lo, tr3_3_lo) */
+	vpshufb %ymm4, %ymm0, %ymm4 /* xin_3_h = lookup16(tbl_hi, tr3_3_hi) */
+	vpxor %ymm4, %ymm15, %ymm4 /* xin_3 = xor(xin_3_l, xin_3_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm5, %ymm15 /* tr3_4_lo = and(tr3_4, nibble_mask) */
+	vpsrlw $4, %ymm5, %ymm5 /* tr3_4_sh = shr(tr3_4) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm5, %ymm5 /* tr3_4_hi = and(tr3_4_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* xin_4_l = lookup16(tbl_lo, tr3_4_lo) */
+	vpshufb %ymm5, %ymm0, %ymm5 /* xin_4_h = lookup16(tbl_hi, tr3_4_hi) */
+	vpxor %ymm5, %ymm15, %ymm5 /* xin_4 = xor(xin_4_l, xin_4_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm6, %ymm15 /* tr3_5_lo = and(tr3_5, nibble_mask) */
+	vpsrlw $4, %ymm6, %ymm6 /* tr3_5_sh = shr(tr3_5) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm6, %ymm6 /* tr3_5_hi = and(tr3_5_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* xin_5_l = lookup16(tbl_lo, tr3_5_lo) */
+	vpshufb %ymm6, %ymm0, %ymm6 /* xin_5_h = lookup16(tbl_hi, tr3_5_hi) */
+	vpxor %ymm6, %ymm15, %ymm6 /* xin_5 = xor(xin_5_l, xin_5_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm14, %ymm15 /* tr3_6_lo = and(tr3_6, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* tr3_6_sh = shr(tr3_6) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm14, %ymm14 /* tr3_6_hi = and(tr3_6_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* xin_6_l = lookup16(tbl_lo, tr3_6_lo) */
+	vpshufb %ymm14, %ymm0, %ymm14 /* xin_6_h = lookup16(tbl_hi, tr3_6_hi) */
+	vpxor %ymm14, %ymm15, %ymm14 /* xin_6 = xor(xin_6_l, xin_6_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm3, %ymm15 /* tr3_7_lo = and(tr3_7, nibble_mask) */
+	vpsrlw $4, %ymm3, %ymm3 /* tr3_7_sh = shr(tr3_7) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm3, %ymm3 /* tr3_7_hi = and(tr3_7_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* xin_7_l = lookup16(tbl_lo, tr3_7_lo) */
+	vpshufb %ymm3, %ymm0, %ymm3 /* xin_7_h = lookup16(tbl_hi, tr3_7_hi) */
+	vpxor %ymm3, %ymm15, %ymm3 /* xin_7 = xor(xin_7_l, xin_7_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm9, %ymm15 /* tr3_8_lo = and(tr3_8, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* tr3_8_sh = shr(tr3_8) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm9, %ymm9 /* tr3_8_hi = and(tr3_8_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* xin_8_l = lookup16(tbl_lo, tr3_8_lo) */
+	vpshufb %ymm9, %ymm0, %ymm9 /* xin_8_h = lookup16(tbl_hi, tr3_8_hi) */
+	vpxor %ymm9, %ymm15, %ymm9 /* xin_8 = xor(xin_8_l, xin_8_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm8, %ymm15 /* tr3_9_lo = and(tr3_9, nibble_mask) */
+	vpsrlw $4, %ymm8, %ymm8 /* tr3_9_sh = shr(tr3_9) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm8, %ymm8 /* tr3_9_hi = and(tr3_9_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* xin_9_l = lookup16(tbl_lo, tr3_9_lo) */
+	vpshufb %ymm8, %ymm0, %ymm8 /* xin_9_h = lookup16(tbl_hi, tr3_9_hi) */
+	vpxor %ymm8, %ymm15, %ymm8 /* xin_9 = xor(xin_9_l, xin_9_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm11, %ymm15 /* tr3_10_lo = and(tr3_10, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* tr3_10_sh = shr(tr3_10) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm11, %ymm11 /* tr3_10_hi = and(tr3_10_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* xin_10_l = lookup16(tbl_lo, tr3_10_lo) */
+	vpshufb %ymm11, %ymm0, %ymm11 /* xin_10_h = lookup16(tbl_hi, tr3_10_hi) */
+	vpxor %ymm11, %ymm15, %ymm11 /* xin_10 = xor(xin_10_l, xin_10_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm1, %ymm15 /* tr3_11_lo = and(tr3_11, nibble_mask) */
+	vpsrlw $4, %ymm1, %ymm1 /* tr3_11_sh = shr(tr3_11) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm1, %ymm1 /* tr3_11_hi = and(tr3_11_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* xin_11_l = lookup16(tbl_lo, tr3_11_lo) */
+	vpshufb %ymm1, %ymm0, %ymm1 /* xin_11_h = lookup16(tbl_hi, tr3_11_hi) */
+	vpxor %ymm1, %ymm15, %ymm1 /* xin_11 = xor(xin_11_l, xin_11_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm13, %ymm15 /* tr3_12_lo = and(tr3_12, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* tr3_12_sh = shr(tr3_12) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm13, %ymm13 /* tr3_12_hi = and(tr3_12_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* xin_12_l = lookup16(tbl_lo, tr3_12_lo) */
+	vpshufb %ymm13, %ymm0, %ymm13 /* xin_12_h = lookup16(tbl_hi, tr3_12_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* xin_12 = xor(xin_12_l, xin_12_h) */
+	vmovdqa 0(%rsp), %ymm15 /* reload tr3_13 */
+	vmovdqa %ymm1, 96(%rsp) /* spill g0x11.1 */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm15, %ymm1 /* tr3_13_lo = and(tr3_13, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* tr3_13_sh = shr(tr3_13) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm15, %ymm15 /* tr3_13_hi = and(tr3_13_sh, nibble_mask) */
+	vpshufb %ymm1, %ymm7, %ymm1 /* xin_13_l = lookup16(tbl_lo, tr3_13_lo) */
+	vpshufb %ymm15, %ymm0, %ymm15 /* xin_13_h = lookup16(tbl_hi, tr3_13_hi) */
+	vpxor %ymm15, %ymm1, %ymm1 /* xin_13 = xor(xin_13_l, xin_13_h) */
+	vmovdqa 64(%rsp), %ymm15 /* reload tr3_14 */
+	vmovdqa %ymm1, 0(%rsp) /* spill g0x13.1 */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm15, %ymm1 /* tr3_14_lo = and(tr3_14, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* tr3_14_sh = shr(tr3_14) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm15, %ymm15 /* tr3_14_hi = and(tr3_14_sh, nibble_mask) */
+	vpshufb %ymm1, %ymm7, %ymm1 /* xin_14_l = lookup16(tbl_lo, tr3_14_lo) */
+	vpshufb %ymm15, %ymm0, %ymm15 /* xin_14_h = lookup16(tbl_hi, tr3_14_hi) */
+	vpxor %ymm15, %ymm1, %ymm1 /* xin_14 = xor(xin_14_l, xin_14_h) */
+	vmovdqa 32(%rsp), %ymm15 /* reload tr3_15 */
+	vmovdqa %ymm1, 64(%rsp) /* spill g0x14.1 */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm15, %ymm1 /* tr3_15_lo = and(tr3_15, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* tr3_15_sh = shr(tr3_15) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm15, %ymm15 /* tr3_15_hi = and(tr3_15_sh, nibble_mask) */
+	vpshufb %ymm1, %ymm7, %ymm1 /* xin_15_l = lookup16(tbl_lo, tr3_15_lo) */
+	vpshufb %ymm15, %ymm0, %ymm15 /* xin_15_h = lookup16(tbl_hi, tr3_15_hi) */
+	vpxor %ymm15, %ymm1, %ymm1 /* xin_15 = xor(xin_15_l, xin_15_h) */
+	vmovdqu 512(%rsi), %ymm15 /* raw_16 = load() */
+	vmovdqa %ymm1, 32(%rsp) /* spill g0x15.1 */
+	vmovdqu 512(%rcx), %ymm1 /* tweak_16 = load() */
+	vpxor %ymm1, %ymm15, %ymm1 /* row_16 = xor(raw_16, tweak_16) */
+	vmovdqu 544(%rsi), %ymm15 /* raw_17 = load() */
+	vmovdqa %ymm2, 128(%rsp) /* spill g0x1.1 */
+	vmovdqu 544(%rcx), %ymm2 /* tweak_17 = load() */
+	vpxor %ymm2, %ymm15, %ymm2 /* row_17 = xor(raw_17, tweak_17) */
+	vmovdqu 576(%rsi), %ymm15 /* raw_18 = load() */
+	vmovdqa %ymm3, 160(%rsp) /* spill g0x7.1 */
+	vmovdqu 576(%rcx), %ymm3 /* tweak_18 = load() */
+	vpxor %ymm3, %ymm15, %ymm3 /* row_18 = xor(raw_18, tweak_18) */
+	vmovdqu 608(%rsi), %ymm15 /* raw_19 = load() */
+	vmovdqa %ymm4, 192(%rsp) /* spill g0x3.1 */
+	vmovdqu 608(%rcx), %ymm4 /* tweak_19 = load() */
+	vpxor %ymm4, %ymm15, %ymm4 /* row_19 = xor(raw_19, tweak_19) */
+	vmovdqu 640(%rsi), %ymm15 /* raw_20 = load() */
+	vmovdqa %ymm5, 224(%rsp) /* spill g0x4.1 */
+	vmovdqu 640(%rcx), %ymm5 /* tweak_20 = load() */
+	vpxor %ymm5, %ymm15, %ymm5 /* row_20 = xor(raw_20, tweak_20) */
+	vmovdqu 672(%rsi), %ymm15 /* raw_21 = load() */
+	vmovdqa %ymm6, 256(%rsp) /* spill g0x5.1 */
+	vmovdqu 672(%rcx), %ymm6 /* tweak_21 = load() */
+	vpxor %ymm6, %ymm15, %ymm6 /* row_21 = xor(raw_21, tweak_21) */
+	vmovdqu 704(%rsi), %ymm15 /* raw_22 = load() */
+	vmovdqa %ymm8, 288(%rsp) /* spill g0x9.1 */
+	vmovdqu 704(%rcx), %ymm8 /* tweak_22 = load() */
+	vpxor %ymm8, %ymm15, %ymm8 /* row_22 = xor(raw_22, tweak_22) */
+	vmovdqu 736(%rsi), %ymm15 /* raw_23 = load() */
+	vmovdqa %ymm9, 320(%rsp) /* spill g0x8.1 */
+	vmovdqu 736(%rcx), %ymm9 /* tweak_23 = load() */
+	vpxor %ymm9, %ymm15, %ymm9 /* row_23 = xor(raw_23, tweak_23) */
+	vmovdqu 768(%rsi), %ymm15 /* raw_24 = load() */
+	vmovdqa %ymm10, 352(%rsp) /* spill g0x2.1 */
+	vmovdqu 768(%rcx), %ymm10 /* tweak_24 = load() */
+	vpxor %ymm10, %ymm15, %ymm10 /* row_24 = xor(raw_24, tweak_24) */
+	vmovdqu 800(%rsi), %ymm15 /* raw_25 = load() */
+	vmovdqa %ymm11, 384(%rsp) /* spill g0x10.1 */
+	vmovdqu 800(%rcx), %ymm11 /* tweak_25 = load() */
+	vpxor %ymm11, %ymm15, %ymm11 /* row_25 = xor(raw_25, tweak_25) */
+	vmovdqu 832(%rsi), %ymm15 /* raw_26 = load() */
+	vmovdqa %ymm12, 416(%rsp) /* spill g0x0.1 */
+	vmovdqu 832(%rcx), %ymm12 /* tweak_26 = load() */
+	vpxor %ymm12, %ymm15, %ymm12 /* row_26 = xor(raw_26, tweak_26) */
+	vmovdqu 864(%rsi), %ymm15 /* raw_27 = load() */
+	vmovdqa %ymm13, 448(%rsp) /* spill g0x12.1 */
+	vmovdqu 864(%rcx), %ymm13 /* tweak_27 = load() */
+	vpxor %ymm13, %ymm15, %ymm13 /* row_27 = xor(raw_27, tweak_27) */
+	vmovdqu 896(%rsi), %ymm15 /* raw_28 = load() */
+	vmovdqa %ymm14, 480(%rsp) /* spill g0x6.1 */
+	vmovdqu 896(%rcx), %ymm14 /* tweak_28 = load() */
+	vpxor %ymm14, %ymm15, %ymm14 /* row_28 = xor(raw_28, tweak_28) */
+	vmovdqu 928(%rsi), %ymm15 /* raw_29 = load() */
+	vmovdqu 928(%rcx), %ymm0 /* tweak_29 = load() */
+	vpxor %ymm0, %ymm15, %ymm0 /* row_29 = xor(raw_29, tweak_29) */
+	vmovdqu 960(%rsi), %ymm15 /* raw_30 = load() */
+	vmovdqu 960(%rcx), %ymm7 /* tweak_30 = load() */
+	vpxor %ymm7, %ymm15, %ymm7 /* row_30 = xor(raw_30, tweak_30) */
+	vmovdqu 992(%rsi), %ymm15 /* raw_31 = load() */
+	vmovdqa %ymm9, 512(%rsp) /* spill row_23 */
+	vmovdqu 992(%rcx), %ymm9 /* tweak_31 = load() */
+	vpxor %ymm9, %ymm15, %ymm9 /* row_31 = xor(raw_31, tweak_31) */
+	vpunpcklbw %ymm10, %ymm1, %ymm15 /* tr0_16 = unpacklo(row_16, row_24) */
+	vpunpckhbw %ymm10, %ymm1, %ymm1 /* tr0_17 = unpackhi(row_16, row_24) */
+	vpunpcklbw %ymm11, %ymm2, %ymm10 /* tr0_18 = unpacklo(row_17, row_25) */
+	vpunpckhbw %ymm11, %ymm2, %ymm2 /* tr0_19 = unpackhi(row_17, row_25) */
+	vpunpcklbw %ymm12, %ymm3, %ymm11 /* tr0_20 = unpacklo(row_18, row_26) */
+	vpunpckhbw %ymm12, %ymm3, %ymm3 /* tr0_21 = unpackhi(row_18, row_26) */
+	vpunpcklbw %ymm13, %ymm4, %ymm12 /* tr0_22 = unpacklo(row_19, row_27) */
+	vpunpckhbw %ymm13, %ymm4, %ymm4 /* tr0_23 = unpackhi(row_19, row_27) */
+	vpunpcklbw %ymm14, %ymm5, %ymm13 /* tr0_24 = unpacklo(row_20, row_28) */
+	vpunpckhbw %ymm14, %ymm5, %ymm5 /* tr0_25 = unpackhi(row_20, row_28) */
+	vpunpcklbw %ymm0, %ymm6, %ymm14 /* tr0_26 = unpacklo(row_21, row_29) */
+	vpunpckhbw %ymm0, %ymm6, %ymm0 /* tr0_27 = unpackhi(row_21, row_29) */
+	vpunpcklbw %ymm7, %ymm8, %ymm6 /* tr0_28 = unpacklo(row_22, row_30) */
+	vpunpckhbw %ymm7, %ymm8, %ymm7 /* tr0_29 = unpackhi(row_22, row_30) */
+	vmovdqa 512(%rsp), %ymm8 /* reload row_23 */
+	vmovdqa %ymm4, 544(%rsp) /* spill tr0_23 */
+	vpunpcklbw %ymm9, %ymm8, %ymm4 /* tr0_30 = unpacklo(row_23, row_31) */
+	vpunpckhbw %ymm9, %ymm8, %ymm8 /* tr0_31 = unpackhi(row_23, row_31) */
+	vpunpcklbw %ymm13, %ymm15, %ymm9 /* tr1_16 = unpacklo(tr0_16, tr0_24) */
+	vpunpckhbw %ymm13, %ymm15, %ymm13 /* tr1_17 = unpackhi(tr0_16, tr0_24) */
+	vpunpcklbw %ymm5, %ymm1, %ymm15 /* tr1_18 = unpacklo(tr0_17, tr0_25) */
+	vpunpckhbw %ymm5, %ymm1, %ymm1 /* tr1_19 = unpackhi(tr0_17, tr0_25) */
+	vpunpcklbw %ymm14, %ymm10, %ymm5 /* tr1_20 = unpacklo(tr0_18, tr0_26) */
+	vpunpckhbw %ymm14, %ymm10, %ymm10 /* tr1_21 = unpackhi(tr0_18, tr0_26) */
+	vpunpcklbw %ymm0, %ymm2, %ymm14 /* tr1_22 = unpacklo(tr0_19, tr0_27) */
+	vpunpckhbw %ymm0, %ymm2, %ymm0 /* tr1_23 = unpackhi(tr0_19, tr0_27) */
+	vpunpcklbw %ymm6, %ymm11, %ymm2 /* tr1_24 = unpacklo(tr0_20, tr0_28) */
+	vpunpckhbw %ymm6, %ymm11, %ymm6 /* tr1_25 = unpackhi(tr0_20, tr0_28) */
+	vpunpcklbw %ymm7, %ymm3, %ymm11 /* tr1_26 = unpacklo(tr0_21, tr0_29) */
+	vpunpckhbw %ymm7, %ymm3, %ymm3 /* tr1_27 = unpackhi(tr0_21, tr0_29) */
+	vpunpcklbw %ymm4, %ymm12, %ymm7 /* tr1_28 = unpacklo(tr0_22, tr0_30) */
+	vpunpckhbw %ymm4, %ymm12, %ymm4 /* tr1_29 = unpackhi(tr0_22, tr0_30) */
+	vmovdqa 544(%rsp), %ymm12 /* reload tr0_23 */
+	vmovdqa %ymm0, 512(%rsp) /* spill tr1_23 */
+	vpunpcklbw %ymm8, %ymm12, %ymm0 /* tr1_30 = unpacklo(tr0_23, tr0_31) */
+	vpunpckhbw %ymm8, %ymm12, %ymm8 /* tr1_31 = unpackhi(tr0_23, tr0_31) */
+	vpunpcklbw %ymm2, %ymm9, %ymm12 /* tr2_16 = unpacklo(tr1_16, tr1_24) */
+	vpunpckhbw %ymm2, %ymm9, %ymm2 /* tr2_17 = unpackhi(tr1_16, tr1_24) */
+	vpunpcklbw %ymm6, %ymm13, %ymm9 /* tr2_18 = unpacklo(tr1_17, tr1_25) */
+	vpunpckhbw %ymm6, %ymm13, %ymm6 /* tr2_19 = unpackhi(tr1_17, tr1_25) */
+	vpunpcklbw %ymm11, %ymm15, %ymm13 /* tr2_20 = unpacklo(tr1_18, tr1_26) */
+	vpunpckhbw %ymm11, %ymm15, %ymm11 /* tr2_21 = unpackhi(tr1_18, tr1_26) */
+	vpunpcklbw %ymm3, %ymm1, %ymm15 /* tr2_22 = unpacklo(tr1_19, tr1_27) */
+	vpunpckhbw %ymm3, %ymm1, %ymm1 /* tr2_23 = unpackhi(tr1_19, tr1_27) */
+	vpunpcklbw %ymm7, %ymm5, %ymm3 /* tr2_24 = unpacklo(tr1_20, tr1_28) */
+	vpunpckhbw %ymm7, %ymm5, %ymm5 /* tr2_25 = unpackhi(tr1_20, tr1_28) */
+	vpunpcklbw %ymm4, %ymm10, %ymm7 /* tr2_26 = unpacklo(tr1_21, tr1_29) */
+	vpunpckhbw %ymm4, %ymm10, %ymm4 /* tr2_27 = unpackhi(tr1_21, tr1_29) */
+	vpunpcklbw %ymm0, %ymm14, %ymm10 /* tr2_28 = unpacklo(tr1_22, tr1_30) */
+	vpunpckhbw %ymm0, %ymm14, %ymm0 /* tr2_29 = unpackhi(tr1_22, tr1_30) */
+	vmovdqa 512(%rsp), %ymm14 /* reload tr1_23 */
+	vmovdqa %ymm1, 544(%rsp) /* spill tr2_23 */
+	vpunpcklbw %ymm8, %ymm14, %ymm1 /* tr2_30 = unpacklo(tr1_23, tr1_31) */
+	vpunpckhbw %ymm8, %ymm14, %ymm8 /* tr2_31 = unpackhi(tr1_23, tr1_31) */
+	vpunpcklbw %ymm3, %ymm12, %ymm14 /* tr3_16 = unpacklo(tr2_16, tr2_24) */
+	vpunpckhbw %ymm3, %ymm12, %ymm3 /* tr3_17 = unpackhi(tr2_16, tr2_24) */
+	vpunpcklbw %ymm5, %ymm2, %ymm12 /* tr3_18 = unpacklo(tr2_17, tr2_25) */
+	vpunpckhbw %ymm5, %ymm2, %ymm2 /* tr3_19 = unpackhi(tr2_17, tr2_25) */
+	vpunpcklbw %ymm7, %ymm9, %ymm5 /* tr3_20 = unpacklo(tr2_18, tr2_26) */
+	vpunpckhbw %ymm7, %ymm9, %ymm7 /* tr3_21 = unpackhi(tr2_18, tr2_26) */
+	vpunpcklbw %ymm4, %ymm6, %ymm9 /* tr3_22 = unpacklo(tr2_19, tr2_27) */
+	vpunpckhbw %ymm4, %ymm6, %ymm4 /* tr3_23 = unpackhi(tr2_19, tr2_27) */
+	vpunpcklbw %ymm10, %ymm13, %ymm6 /* tr3_24 = unpacklo(tr2_20, tr2_28) */
+	vpunpckhbw %ymm10, %ymm13, %ymm10 /* tr3_25 = unpackhi(tr2_20, tr2_28) */
+	vpunpcklbw %ymm0, %ymm11, %ymm13 /* tr3_26 = unpacklo(tr2_21, tr2_29) */
+	vpunpckhbw %ymm0, %ymm11, %ymm0 /* tr3_27 = unpackhi(tr2_21, tr2_29) */
+	vpunpcklbw %ymm1, %ymm15, %ymm11 /* tr3_28 = unpacklo(tr2_22, tr2_30) */
+	vpunpckhbw %ymm1, %ymm15, %ymm1 /* tr3_29 = unpackhi(tr2_22, tr2_30) */
+	vmovdqa 544(%rsp), %ymm15 /* reload tr2_23 */
+	vmovdqa %ymm1, 512(%rsp) /* spill tr3_29 */
+	vpunpcklbw %ymm8, %ymm15, %ymm1 /* tr3_30 = unpacklo(tr2_23, tr2_31) */
+	vpunpckhbw %ymm8, %ymm15, %ymm8 /* tr3_31 = unpackhi(tr2_23, tr2_31) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm14, %ymm15 /* tr3_16_lo = and(tr3_16, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* tr3_16_sh = shr(tr3_16) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm14, %ymm14 /* tr3_16_hi = and(tr3_16_sh, nibble_mask) */
+	vmovdqa %ymm8, 544(%rsp) /* spill tr3_31 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_8_tbl_lo(%rip), %ymm8 /* tbl_lo = const() */
+	vpshufb %ymm15, %ymm8, %ymm15 /* xin_16_l = lookup16(tbl_lo, tr3_16_lo) */
+	vmovdqa %ymm1, 576(%rsp) /* spill tr3_30 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_8_tbl_hi(%rip), %ymm1 /* tbl_hi = const() */
+	vpshufb %ymm14, %ymm1, %ymm14 /* xin_16_h = lookup16(tbl_hi, tr3_16_hi) */
+	vpxor %ymm14, %ymm15, %ymm14 /* xin_16 = xor(xin_16_l, xin_16_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm3, %ymm15 /* tr3_17_lo = and(tr3_17, nibble_mask) */
+	vpsrlw $4, %ymm3, %ymm3 /* tr3_17_sh = shr(tr3_17) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm3, %ymm3 /* tr3_17_hi = and(tr3_17_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm8, %ymm15 /* xin_17_l = lookup16(tbl_lo, tr3_17_lo) */
+	vpshufb %ymm3, %ymm1, %ymm3 /* xin_17_h = lookup16(tbl_hi, tr3_17_hi) */
+	vpxor %ymm3, %ymm15, %ymm3 /* xin_17 = xor(xin_17_l, xin_17_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm12, %ymm15 /* tr3_18_lo = and(tr3_18, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* tr3_18_sh = shr(tr3_18) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm12, %ymm12 /* tr3_18_hi = and(tr3_18_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm8, %ymm15 /* xin_18_l = lookup16(tbl_lo, tr3_18_lo) */
+	vpshufb %ymm12, %ymm1, %ymm12 /* xin_18_h = lookup16(tbl_hi, tr3_18_hi) */
+	vpxor %ymm12, %ymm15, %ymm12 /* xin_18 = xor(xin_18_l, xin_18_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm2, %ymm15 /* tr3_19_lo = and(tr3_19, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* tr3_19_sh = shr(tr3_19) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm2, %ymm2 /* tr3_19_hi = and(tr3_19_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm8, %ymm15 /* xin_19_l = lookup16(tbl_lo, tr3_19_lo) */
+	vpshufb %ymm2, %ymm1, %ymm2 /* xin_19_h = lookup16(tbl_hi, tr3_19_hi) */
+	vpxor %ymm2, %ymm15, %ymm2 /* xin_19 = xor(xin_19_l, xin_19_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm5, %ymm15 /* tr3_20_lo = and(tr3_20, nibble_mask) */
+	vpsrlw $4, %ymm5, %ymm5 /* tr3_20_sh = shr(tr3_20) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm5, %ymm5 /* tr3_20_hi = and(tr3_20_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm8, %ymm15 /* xin_20_l = lookup16(tbl_lo, tr3_20_lo) */
+	vpshufb %ymm5, %ymm1, %ymm5 /* xin_20_h = lookup16(tbl_hi, tr3_20_hi) */
+	vpxor %ymm5, %ymm15, %ymm5 /* xin_20 = xor(xin_20_l, xin_20_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm7, %ymm15 /* tr3_21_lo = and(tr3_21, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* tr3_21_sh = shr(tr3_21) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm7, %ymm7 /* tr3_21_hi = and(tr3_21_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm8, %ymm15 /* xin_21_l = lookup16(tbl_lo, tr3_21_lo) */
+	vpshufb %ymm7, %ymm1, %ymm7 /* xin_21_h = lookup16(tbl_hi, tr3_21_hi) */
+	vpxor %ymm7, %ymm15, %ymm7 /* xin_21 = xor(xin_21_l, xin_21_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm9, %ymm15 /* tr3_22_lo = and(tr3_22, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* tr3_22_sh = shr(tr3_22) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm9, %ymm9 /* tr3_22_hi = and(tr3_22_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm8, %ymm15 /* xin_22_l = lookup16(tbl_lo, tr3_22_lo) */
+	vpshufb %ymm9, %ymm1, %ymm9 /* xin_22_h = lookup16(tbl_hi, tr3_22_hi) */
+	vpxor %ymm9, %ymm15, %ymm9 /* xin_22 = xor(xin_22_l, xin_22_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm4, %ymm15 /* tr3_23_lo = and(tr3_23, nibble_mask) */
+	vpsrlw $4, %ymm4, %ymm4 /* tr3_23_sh = shr(tr3_23) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm4, %ymm4 /* tr3_23_hi = and(tr3_23_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm8, %ymm15 /* xin_23_l = lookup16(tbl_lo, tr3_23_lo) */
+	vpshufb %ymm4, %ymm1, %ymm4 /* xin_23_h = lookup16(tbl_hi, tr3_23_hi) */
+	vpxor %ymm4, %ymm15, %ymm4 /* xin_23 = xor(xin_23_l, xin_23_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm6, %ymm15 /* tr3_24_lo = and(tr3_24, nibble_mask) */
+	vpsrlw $4, %ymm6, %ymm6 /* tr3_24_sh = shr(tr3_24) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm6, %ymm6 /* tr3_24_hi = and(tr3_24_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm8, %ymm15 /* xin_24_l = lookup16(tbl_lo, tr3_24_lo) */
+	vpshufb %ymm6, %ymm1, %ymm6 /* xin_24_h = lookup16(tbl_hi, tr3_24_hi) */
+	vpxor %ymm6, %ymm15, %ymm6 /* xin_24 = xor(xin_24_l, xin_24_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm15 /* tr3_25_lo = and(tr3_25, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* tr3_25_sh = shr(tr3_25) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm10 /* tr3_25_hi = and(tr3_25_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm8, %ymm15 /* xin_25_l = lookup16(tbl_lo, tr3_25_lo) */
+	vpshufb %ymm10, %ymm1, %ymm10 /* xin_25_h = lookup16(tbl_hi, tr3_25_hi) */
+	vpxor %ymm10, %ymm15, %ymm10 /* xin_25 = xor(xin_25_l, xin_25_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm13, %ymm15 /* tr3_26_lo = and(tr3_26, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* tr3_26_sh = shr(tr3_26) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm13, %ymm13 /* tr3_26_hi = and(tr3_26_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm8, %ymm15 /* xin_26_l = lookup16(tbl_lo, tr3_26_lo) */
+	vpshufb %ymm13, %ymm1, %ymm13 /* xin_26_h = lookup16(tbl_hi, tr3_26_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* xin_26 = xor(xin_26_l, xin_26_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm0, %ymm15 /* tr3_27_lo = and(tr3_27, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* tr3_27_sh = shr(tr3_27) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm0, %ymm0 /* tr3_27_hi = and(tr3_27_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm8, %ymm15 /* xin_27_l = lookup16(tbl_lo, tr3_27_lo) */
+	vpshufb %ymm0, %ymm1, %ymm0 /* xin_27_h = lookup16(tbl_hi, tr3_27_hi) */
+	vpxor %ymm0, %ymm15, %ymm0 /* xin_27 = xor(xin_27_l, xin_27_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm11, %ymm15 /* tr3_28_lo = and(tr3_28, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* tr3_28_sh = shr(tr3_28) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm11, %ymm11 /* tr3_28_hi = and(tr3_28_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm8, %ymm15 /* xin_28_l = lookup16(tbl_lo, tr3_28_lo) */
+	vpshufb %ymm11, %ymm1, %ymm11 /* xin_28_h = lookup16(tbl_hi, tr3_28_hi) */
+	vpxor %ymm11, %ymm15, %ymm11 /* xin_28 = xor(xin_28_l, xin_28_h) */
+	vmovdqa 512(%rsp), %ymm15 /* reload tr3_29 */
+	vmovdqa %ymm0, 608(%rsp) /* spill g1x11.1 */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm15, %ymm0 /* tr3_29_lo = and(tr3_29, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* tr3_29_sh = shr(tr3_29) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm15, %ymm15 /* tr3_29_hi = and(tr3_29_sh, nibble_mask) */
+	vpshufb %ymm0, %ymm8, %ymm0 /* xin_29_l = lookup16(tbl_lo, tr3_29_lo) */
+	vpshufb %ymm15, %ymm1, %ymm15 /* xin_29_h = lookup16(tbl_hi, tr3_29_hi) */
+	vpxor %ymm15, %ymm0, %ymm0 /* xin_29 = xor(xin_29_l, xin_29_h) */
+	vmovdqa 576(%rsp), %ymm15 /* reload tr3_30 */
+	vmovdqa %ymm0, 512(%rsp) /* spill g1x13.1 */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm15, %ymm0 /* tr3_30_lo = and(tr3_30, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* tr3_30_sh = shr(tr3_30) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm15, %ymm15 /* tr3_30_hi = and(tr3_30_sh, nibble_mask) */
+	vpshufb %ymm0, %ymm8, %ymm0 /* xin_30_l = lookup16(tbl_lo, tr3_30_lo) */
+	vpshufb %ymm15, %ymm1, %ymm15 /* xin_30_h = lookup16(tbl_hi, tr3_30_hi) */
+	vpxor %ymm15, %ymm0, %ymm0 /* xin_30 = xor(xin_30_l, xin_30_h) */
+	vmovdqa 544(%rsp), %ymm15 /* reload tr3_31 */
+	vmovdqa %ymm0, 576(%rsp) /* spill g1x14.1 */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm15, %ymm0 /* tr3_31_lo = and(tr3_31, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* tr3_31_sh = shr(tr3_31) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm15, %ymm15 /* tr3_31_hi = and(tr3_31_sh, nibble_mask) */
+	vpshufb %ymm0, %ymm8, %ymm0 /* xin_31_l = lookup16(tbl_lo, tr3_31_lo) */
+	vpshufb %ymm15, %ymm1, %ymm15 /* xin_31_h = lookup16(tbl_hi, tr3_31_hi) */
+	vpxor %ymm15, %ymm0, %ymm0 /* xin_31 = xor(xin_31_l, xin_31_h) */
+	vmovdqu 1024(%rsi), %ymm15 /* raw_32 = load() */
+	vmovdqa %ymm0, 544(%rsp) /* spill g1x15.1 */
+	vmovdqu 1024(%rcx), %ymm0 /* tweak_32 = load() */
+	vpxor %ymm0, %ymm15, %ymm0 /* row_32 = xor(raw_32, tweak_32) */
+	vmovdqu 1056(%rsi), %ymm15 /* raw_33 = load() */
+	vmovdqa %ymm2, 640(%rsp) /* spill g1x3.1 */
+	vmovdqu 1056(%rcx), %ymm2 /* tweak_33 = load() */
+	vpxor %ymm2, %ymm15, %ymm2 /* row_33 = xor(raw_33, tweak_33) */
+	vmovdqu 1088(%rsi), %ymm15 /* raw_34 = load() */
+	vmovdqa %ymm3, 672(%rsp) /* spill g1x1.1 */
+	vmovdqu 1088(%rcx), %ymm3 /* tweak_34 = load() */
+	vpxor %ymm3, %ymm15, %ymm3 /* row_34 = xor(raw_34, tweak_34) */
+	vmovdqu 1120(%rsi), %ymm15 /* raw_35 = load() */
+	vmovdqa %ymm4, 704(%rsp) /* spill g1x7.1 */
+	vmovdqu 1120(%rcx), %ymm4 /* tweak_35 = load() */
+	vpxor %ymm4, %ymm15, %ymm4 /* row_35 = xor(raw_35, tweak_35) */
+	vmovdqu 1152(%rsi), %ymm15 /* raw_36 = load() */
+	vmovdqa %ymm5, 736(%rsp) /* spill g1x4.1 */
+	vmovdqu 1152(%rcx), %ymm5 /* tweak_36 = load() */
+	vpxor %ymm5, %ymm15, %ymm5 /* row_36 = xor(raw_36, tweak_36) */
+	vmovdqu 1184(%rsi), %ymm15 /* raw_37 = load() */
+	vmovdqa %ymm6, 768(%rsp) /* spill g1x8.1 */
+	vmovdqu 1184(%rcx), %ymm6 /* tweak_37 = load() */
+	vpxor %ymm6, %ymm15, %ymm6 /* row_37 = xor(raw_37, tweak_37) */
+	vmovdqu 1216(%rsi), %ymm15 /* raw_38 = load() */
+	vmovdqa %ymm7, 800(%rsp) /* spill g1x5.1 */
+	vmovdqu 1216(%rcx), %ymm7 /* tweak_38 = load() */
+	vpxor %ymm7, %ymm15, %ymm7 /* row_38 = xor(raw_38, tweak_38) */
+	vmovdqu 1248(%rsi), %ymm15 /* raw_39 = load() */
+	vmovdqa %ymm9, 832(%rsp) /* spill g1x6.1 */
+	vmovdqu 1248(%rcx), %ymm9 /* tweak_39 = load() */
+	vpxor %ymm9, %ymm15, %ymm9 /* row_39 = xor(raw_39, tweak_39) */
+	vmovdqu 1280(%rsi), %ymm15 /* raw_40 = load() */
+	vmovdqa %ymm10, 864(%rsp) /* spill g1x9.1 */
+	vmovdqu 1280(%rcx), %ymm10 /* tweak_40 = load() */
+	vpxor %ymm10, %ymm15, %ymm10 /* row_40 = xor(raw_40, tweak_40) */
+	vmovdqu 1312(%rsi), %ymm15 /* raw_41 = load() */
+	vmovdqa %ymm11, 896(%rsp) /* spill g1x12.1 */
+	vmovdqu 1312(%rcx), %ymm11 /* tweak_41 = load() */
+	vpxor %ymm11, %ymm15, %ymm11 /* row_41 = xor(raw_41, tweak_41) */
+	vmovdqu 1344(%rsi), %ymm15 /* raw_42 = load() */
+	vmovdqa %ymm12, 928(%rsp) /* spill g1x2.1 */
+	vmovdqu 1344(%rcx), %ymm12 /* tweak_42 = load() */
+	vpxor %ymm12, %ymm15, %ymm12 /* row_42 = xor(raw_42, tweak_42) */
+	vmovdqu 1376(%rsi), %ymm15 /* raw_43 = load() */
+	vmovdqa %ymm13, 960(%rsp) /* spill g1x10.1 */
+	vmovdqu 1376(%rcx), %ymm13 /* tweak_43 = load() */
+	vpxor %ymm13, %ymm15, %ymm13 /* row_43 = xor(raw_43, tweak_43) */
+	vmovdqu 1408(%rsi), %ymm15 /* raw_44 = load() */
+	vmovdqa %ymm14, 992(%rsp) /* spill g1x0.1 */
+	vmovdqu 1408(%rcx), %ymm14 /* tweak_44 = load() */
+	vpxor %ymm14, %ymm15, %ymm14 /* row_44 = xor(raw_44, tweak_44) */
+	vmovdqu 1440(%rsi), %ymm15 /* raw_45 = load() */
+	vmovdqu 1440(%rcx), %ymm1 /* tweak_45 = load() */
+	vpxor %ymm1, %ymm15, %ymm1 /* row_45 = xor(raw_45, tweak_45) */
+	vmovdqu 1472(%rsi), %ymm15 /* raw_46 = load() */
+	vmovdqu 1472(%rcx), %ymm8 /* tweak_46 = load() */
+	vpxor %ymm8, %ymm15, %ymm8 /* row_46 = xor(raw_46, tweak_46) */
+	vmovdqu 1504(%rsi), %ymm15 /* raw_47 = load() */
+	vmovdqa %ymm9, 1024(%rsp) /* spill row_39 */
+	vmovdqu 1504(%rcx), %ymm9 /* tweak_47 = load() */
+	vpxor %ymm9, %ymm15, %ymm9 /* row_47 = xor(raw_47, tweak_47) */
+	vpunpcklbw %ymm10, %ymm0, %ymm15 /* tr0_32 = unpacklo(row_32, row_40) */
+	vpunpckhbw %ymm10, %ymm0, %ymm0 /* tr0_33 = unpackhi(row_32, row_40) */
+	vpunpcklbw %ymm11, %ymm2, %ymm10 /* tr0_34 = unpacklo(row_33, row_41) */
+	vpunpckhbw %ymm11, %ymm2, %ymm2 /* tr0_35 = unpackhi(row_33, row_41) */
+	vpunpcklbw %ymm12, %ymm3, %ymm11 /* tr0_36 = unpacklo(row_34, row_42) */
+	vpunpckhbw %ymm12, %ymm3, %ymm3 /* tr0_37 = unpackhi(row_34, row_42) */
+	vpunpcklbw %ymm13, %ymm4, %ymm12 /* tr0_38 = unpacklo(row_35, row_43) */
+	vpunpckhbw %ymm13, %ymm4, %ymm4 /* tr0_39 = unpackhi(row_35, row_43) */
+	vpunpcklbw %ymm14, %ymm5, %ymm13 /* tr0_40 = unpacklo(row_36, row_44) */
+	vpunpckhbw %ymm14, %ymm5, %ymm5 /* tr0_41 = unpackhi(row_36, row_44) */
+	vpunpcklbw %ymm1, %ymm6, %ymm14 /* tr0_42 = unpacklo(row_37, row_45) */
+	vpunpckhbw %ymm1, %ymm6, %ymm1 /* tr0_43 = unpackhi(row_37, row_45) */
+	vpunpcklbw %ymm8, %ymm7, %ymm6 /* tr0_44 = unpacklo(row_38, row_46) */
+	vpunpckhbw %ymm8, %ymm7, %ymm7 /* tr0_45 = unpackhi(row_38, row_46) */
+	vmovdqa 1024(%rsp), %ymm8 /* reload row_39 */
+	vmovdqa %ymm4, 1056(%rsp) /* spill tr0_39 */
+	vpunpcklbw %ymm9, %ymm8, %ymm4 /* tr0_46 = unpacklo(row_39, row_47) */
+	vpunpckhbw %ymm9, %ymm8, %ymm8 /* tr0_47 = unpackhi(row_39, row_47) */
+	vpunpcklbw %ymm13, %ymm15, %ymm9 /* tr1_32 = unpacklo(tr0_32, tr0_40) */
+	vpunpckhbw %ymm13, %ymm15, %ymm13 /* tr1_33 = unpackhi(tr0_32, tr0_40) */
+	vpunpcklbw %ymm5, %ymm0, %ymm15 /* tr1_34 = unpacklo(tr0_33, tr0_41) */
+	vpunpckhbw %ymm5, %ymm0, %ymm0 /* tr1_35 = unpackhi(tr0_33, tr0_41) */
+	vpunpcklbw %ymm14, %ymm10, %ymm5 /* tr1_36 = unpacklo(tr0_34, tr0_42) */
+	vpunpckhbw %ymm14, %ymm10, %ymm10 /* tr1_37 = unpackhi(tr0_34, tr0_42) */
+	vpunpcklbw %ymm1, %ymm2, %ymm14 /* tr1_38 = unpacklo(tr0_35, tr0_43) */
+	vpunpckhbw %ymm1, %ymm2, %ymm1 /* tr1_39 = unpackhi(tr0_35, tr0_43) */
+	vpunpcklbw %ymm6, %ymm11, %ymm2 /* tr1_40 = unpacklo(tr0_36, tr0_44) */
+	vpunpckhbw %ymm6, %ymm11, %ymm6 /* tr1_41 = unpackhi(tr0_36, tr0_44) */
+	vpunpcklbw %ymm7, %ymm3, %ymm11 /* tr1_42 = unpacklo(tr0_37, tr0_45) */
+	vpunpckhbw %ymm7, %ymm3, %ymm3 /* tr1_43 = unpackhi(tr0_37, tr0_45) */
+	vpunpcklbw %ymm4, %ymm12, %ymm7 /* tr1_44 = unpacklo(tr0_38, tr0_46) */
+	vpunpckhbw %ymm4, %ymm12, %ymm4 /* tr1_45 = unpackhi(tr0_38, tr0_46) */
+	vmovdqa 1056(%rsp), %ymm12 /* reload tr0_39 */
+	vmovdqa %ymm1, 1024(%rsp) /* spill tr1_39 */
+	vpunpcklbw %ymm8, %ymm12, %ymm1 /* tr1_46 = unpacklo(tr0_39, tr0_47) */
+	vpunpckhbw %ymm8, %ymm12, %ymm8 /* tr1_47 = unpackhi(tr0_39, tr0_47) */
+	vpunpcklbw %ymm2, %ymm9, %ymm12 /* tr2_32 = unpacklo(tr1_32, tr1_40) */
+	vpunpckhbw %ymm2, %ymm9, %ymm2 /* tr2_33 = unpackhi(tr1_32, tr1_40) */
+	vpunpcklbw %ymm6, %ymm13, %ymm9 /* tr2_34 = unpacklo(tr1_33, tr1_41) */
+	vpunpckhbw %ymm6, %ymm13, %ymm6 /* tr2_35 = unpackhi(tr1_33, tr1_41) */
+	vpunpcklbw %ymm11, %ymm15, %ymm13 /* tr2_36 = unpacklo(tr1_34, tr1_42) */
+	vpunpckhbw %ymm11, %ymm15, %ymm11 /* tr2_37 = unpackhi(tr1_34, tr1_42) */
+	vpunpcklbw %ymm3, %ymm0, %ymm15 /* tr2_38 = unpacklo(tr1_35, tr1_43) */
+	vpunpckhbw %ymm3, %ymm0, %ymm0 /* tr2_39 = unpackhi(tr1_35, tr1_43) */
+	vpunpcklbw %ymm7, %ymm5, %ymm3 /* tr2_40 = unpacklo(tr1_36, tr1_44) */
+	vpunpckhbw %ymm7, %ymm5, %ymm5 /* tr2_41 = unpackhi(tr1_36, tr1_44) */
+	vpunpcklbw %ymm4, %ymm10, %ymm7 /* tr2_42 = unpacklo(tr1_37, tr1_45) */
+	vpunpckhbw %ymm4, %ymm10, %ymm4 /* tr2_43 = unpackhi(tr1_37, tr1_45) */
+	vpunpcklbw %ymm1, %ymm14, %ymm10 /* tr2_44 = unpacklo(tr1_38, tr1_46) */
+	vpunpckhbw %ymm1, %ymm14, %ymm1 /* tr2_45 = unpackhi(tr1_38, tr1_46) */
+	vmovdqa 1024(%rsp), %ymm14 /* reload tr1_39 */
+	vmovdqa %ymm0, 1056(%rsp) /* spill tr2_39 */
+	vpunpcklbw %ymm8, %ymm14, %ymm0 /* tr2_46 = unpacklo(tr1_39, tr1_47) */
+	vpunpckhbw %ymm8, %ymm14, %ymm8 /* tr2_47 = unpackhi(tr1_39, tr1_47) */
+	vpunpcklbw %ymm3, %ymm12, %ymm14 /* tr3_32 = unpacklo(tr2_32, tr2_40) */
+	vpunpckhbw %ymm3, %ymm12, %ymm3 /* tr3_33 = unpackhi(tr2_32, tr2_40) */
+	vpunpcklbw %ymm5, %ymm2, %ymm12 /* tr3_34 = unpacklo(tr2_33, tr2_41) */
+	vpunpckhbw %ymm5, %ymm2, %ymm2 /* tr3_35 = unpackhi(tr2_33, tr2_41) */
+	vpunpcklbw %ymm7, %ymm9, %ymm5 /* tr3_36 = unpacklo(tr2_34, tr2_42) */
+	vpunpckhbw %ymm7, %ymm9, %ymm7 /* tr3_37 = unpackhi(tr2_34, tr2_42) */
+	vpunpcklbw %ymm4, %ymm6, %ymm9 /* tr3_38 = unpacklo(tr2_35, tr2_43) */
+	vpunpckhbw %ymm4, %ymm6, %ymm4 /* tr3_39 = unpackhi(tr2_35, tr2_43) */
+	vpunpcklbw %ymm10, %ymm13, %ymm6 /* tr3_40 = unpacklo(tr2_36, tr2_44) */
+	vpunpckhbw %ymm10, %ymm13, %ymm10 /* tr3_41 = unpackhi(tr2_36, tr2_44) */
+	vpunpcklbw %ymm1, %ymm11, %ymm13 /* tr3_42 = unpacklo(tr2_37, tr2_45) */
+	vpunpckhbw %ymm1, %ymm11, %ymm1 /* tr3_43 = unpackhi(tr2_37, tr2_45) */
+	vpunpcklbw %ymm0, %ymm15, %ymm11 /* tr3_44 = unpacklo(tr2_38, tr2_46) */
+	vpunpckhbw %ymm0, %ymm15, %ymm0 /* tr3_45 = unpackhi(tr2_38, tr2_46) */
+	vmovdqa 1056(%rsp), %ymm15 /* reload tr2_39 */
+	vmovdqa %ymm0, 1024(%rsp) /* spill tr3_45 */
+	vpunpcklbw %ymm8, %ymm15, %ymm0 /* tr3_46 = unpacklo(tr2_39, tr2_47) */
+	vpunpckhbw %ymm8, %ymm15, %ymm8 /* tr3_47 = unpackhi(tr2_39, tr2_47) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm14, %ymm15 /* tr3_32_lo = and(tr3_32, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* tr3_32_sh = shr(tr3_32) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm14, %ymm14 /* tr3_32_hi = and(tr3_32_sh, nibble_mask) */
+	vmovdqa %ymm8, 1056(%rsp) /* spill tr3_47 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_8_tbl_lo(%rip), %ymm8 /* tbl_lo = const() */
+	vpshufb %ymm15, %ymm8, %ymm15 /* xin_32_l = lookup16(tbl_lo, tr3_32_lo) */
+	vmovdqa %ymm0, 1088(%rsp) /* spill tr3_46 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_8_tbl_hi(%rip), %ymm0 /* tbl_hi = const() */
+	vpshufb %ymm14, %ymm0, %ymm14 /* xin_32_h = lookup16(tbl_hi, tr3_32_hi) */
+	vpxor %ymm14, %ymm15, %ymm14 /* xin_32 = xor(xin_32_l, xin_32_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm3, %ymm15 /* tr3_33_lo = and(tr3_33, nibble_mask) */
+	vpsrlw $4, %ymm3, %ymm3 /* tr3_33_sh = shr(tr3_33) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm3, %ymm3 /* tr3_33_hi = and(tr3_33_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm8, %ymm15 /* xin_33_l = lookup16(tbl_lo, tr3_33_lo) */
+	vpshufb %ymm3, %ymm0, %ymm3 /* xin_33_h = lookup16(tbl_hi, tr3_33_hi) */
+	vpxor %ymm3, %ymm15, %ymm3 /* xin_33 = xor(xin_33_l, xin_33_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm12, %ymm15 /* tr3_34_lo = and(tr3_34, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* tr3_34_sh = shr(tr3_34) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm12, %ymm12 /* tr3_34_hi = and(tr3_34_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm8, %ymm15 /* xin_34_l = lookup16(tbl_lo, tr3_34_lo) */
+	vpshufb %ymm12, %ymm0, %ymm12 /* xin_34_h = lookup16(tbl_hi, tr3_34_hi) */
+	vpxor %ymm12, %ymm15, %ymm12 /* xin_34 = xor(xin_34_l, xin_34_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm2, %ymm15 /* tr3_35_lo = and(tr3_35, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* tr3_35_sh = shr(tr3_35) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm2, %ymm2 /* tr3_35_hi = and(tr3_35_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm8, %ymm15 /* xin_35_l = lookup16(tbl_lo, tr3_35_lo) */
+	vpshufb %ymm2, %ymm0, %ymm2 /* xin_35_h = lookup16(tbl_hi, tr3_35_hi) */
+	vpxor %ymm2, %ymm15, %ymm2 /* xin_35 = xor(xin_35_l, xin_35_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm5, %ymm15 /* tr3_36_lo = and(tr3_36, nibble_mask) */
+	vpsrlw $4, %ymm5, %ymm5 /* tr3_36_sh = shr(tr3_36) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm5, %ymm5 /* tr3_36_hi = and(tr3_36_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm8, %ymm15 /* xin_36_l = lookup16(tbl_lo, tr3_36_lo) */
+	vpshufb %ymm5, %ymm0, %ymm5 /* xin_36_h = lookup16(tbl_hi, tr3_36_hi) */
+	vpxor %ymm5, %ymm15, %ymm5 /* xin_36 = xor(xin_36_l, xin_36_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm7, %ymm15 /* tr3_37_lo = and(tr3_37, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* tr3_37_sh = shr(tr3_37) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm7, %ymm7 /* tr3_37_hi = and(tr3_37_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm8, %ymm15 /* xin_37_l = lookup16(tbl_lo, tr3_37_lo) */
+	vpshufb %ymm7, %ymm0, %ymm7 /* xin_37_h = lookup16(tbl_hi, tr3_37_hi) */
+	vpxor %ymm7, %ymm15, %ymm7 /* xin_37 = xor(xin_37_l, xin_37_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm9, %ymm15 /* tr3_38_lo = and(tr3_38, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* tr3_38_sh = shr(tr3_38) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm9, %ymm9 /* tr3_38_hi = and(tr3_38_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm8, %ymm15 /* xin_38_l = lookup16(tbl_lo, tr3_38_lo) */
+	vpshufb %ymm9, %ymm0, %ymm9 /* xin_38_h = lookup16(tbl_hi, tr3_38_hi) */
+	vpxor %ymm9, %ymm15, %ymm9 /* xin_38 = xor(xin_38_l, xin_38_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm4, %ymm15 /* tr3_39_lo = and(tr3_39, nibble_mask) */
+	vpsrlw $4, %ymm4, %ymm4 /* tr3_39_sh = shr(tr3_39) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm4, %ymm4 /* tr3_39_hi = and(tr3_39_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm8, %ymm15 /* xin_39_l = lookup16(tbl_lo, tr3_39_lo) */
+	vpshufb %ymm4, %ymm0, %ymm4 /* xin_39_h = lookup16(tbl_hi, tr3_39_hi) */
+	vpxor %ymm4, %ymm15, %ymm4 /* xin_39 = xor(xin_39_l, xin_39_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm6, %ymm15 /* tr3_40_lo = and(tr3_40, nibble_mask) */
+	vpsrlw $4, %ymm6, %ymm6 /* tr3_40_sh = shr(tr3_40) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm6, %ymm6 /* tr3_40_hi = and(tr3_40_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm8, %ymm15 /* xin_40_l = lookup16(tbl_lo, tr3_40_lo) */
+	vpshufb %ymm6, %ymm0, %ymm6 /* xin_40_h = lookup16(tbl_hi, tr3_40_hi) */
+	vpxor %ymm6, %ymm15, %ymm6 /* xin_40 = xor(xin_40_l, xin_40_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm15 /* tr3_41_lo = and(tr3_41, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* tr3_41_sh = shr(tr3_41) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm10 /* tr3_41_hi = and(tr3_41_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm8, %ymm15 /* xin_41_l = lookup16(tbl_lo, tr3_41_lo) */
+	vpshufb %ymm10, %ymm0, %ymm10 /* xin_41_h = lookup16(tbl_hi, tr3_41_hi) */
+	vpxor %ymm10, %ymm15, %ymm10 /* xin_41 = xor(xin_41_l, xin_41_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm13, %ymm15 /* tr3_42_lo = and(tr3_42, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* tr3_42_sh = shr(tr3_42) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm13, %ymm13 /* tr3_42_hi = and(tr3_42_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm8, %ymm15 /* xin_42_l = lookup16(tbl_lo, tr3_42_lo) */
+	vpshufb %ymm13, %ymm0, %ymm13 /* xin_42_h = lookup16(tbl_hi, tr3_42_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* xin_42 = xor(xin_42_l, xin_42_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm1, %ymm15 /* tr3_43_lo = and(tr3_43, nibble_mask) */
+	vpsrlw $4, %ymm1, %ymm1 /* tr3_43_sh = shr(tr3_43) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm1, %ymm1 /* tr3_43_hi = and(tr3_43_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm8, %ymm15 /* xin_43_l = lookup16(tbl_lo, tr3_43_lo) */
+	vpshufb %ymm1, %ymm0, %ymm1 /* xin_43_h = lookup16(tbl_hi, tr3_43_hi) */
+	vpxor %ymm1, %ymm15, %ymm1 /* xin_43 = xor(xin_43_l, xin_43_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm11, %ymm15 /* tr3_44_lo = and(tr3_44, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* tr3_44_sh = shr(tr3_44) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm11, %ymm11 /* tr3_44_hi = and(tr3_44_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm8, %ymm15 /* xin_44_l = lookup16(tbl_lo, tr3_44_lo) */
+	vpshufb %ymm11, %ymm0, %ymm11 /* xin_44_h = lookup16(tbl_hi, tr3_44_hi) */
+	vpxor %ymm11, %ymm15, %ymm11 /* xin_44 = xor(xin_44_l, xin_44_h) */
+	vmovdqa 1024(%rsp), %ymm15 /* reload tr3_45 */
+	vmovdqa %ymm1, 1120(%rsp) /* spill g2x11.1 */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm15, %ymm1 /* tr3_45_lo = and(tr3_45, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* tr3_45_sh = shr(tr3_45) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm15, %ymm15 /* tr3_45_hi = and(tr3_45_sh, nibble_mask) */
+	vpshufb %ymm1, %ymm8, %ymm1 /* xin_45_l = lookup16(tbl_lo, tr3_45_lo) */
+	vpshufb %ymm15, %ymm0, %ymm15 /* xin_45_h = lookup16(tbl_hi, tr3_45_hi) */
+	vpxor %ymm15, %ymm1, %ymm1 /* xin_45 = xor(xin_45_l, xin_45_h) */
+	vmovdqa 1088(%rsp), %ymm15 /* reload tr3_46 */
+	vmovdqa %ymm1, 1024(%rsp) /* spill g2x13.1 */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm15, %ymm1 /* tr3_46_lo = and(tr3_46, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* tr3_46_sh = shr(tr3_46) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm15, %ymm15 /* tr3_46_hi = and(tr3_46_sh, nibble_mask) */
+	vpshufb %ymm1, %ymm8, %ymm1 /* xin_46_l = lookup16(tbl_lo, tr3_46_lo) */
+	vpshufb %ymm15, %ymm0, %ymm15 /* xin_46_h = lookup16(tbl_hi, tr3_46_hi) */
+	vpxor %ymm15, %ymm1, %ymm1 /* xin_46 = xor(xin_46_l, xin_46_h) */
+	vmovdqa 1056(%rsp), %ymm15 /* reload tr3_47 */
+	vmovdqa %ymm1, 1088(%rsp) /* spill g2x14.1 */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm15, %ymm1 /* tr3_47_lo = and(tr3_47, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* tr3_47_sh = shr(tr3_47) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm15, %ymm15 /* tr3_47_hi = and(tr3_47_sh, nibble_mask) */
+	vpshufb %ymm1, %ymm8, %ymm1 /* xin_47_l = lookup16(tbl_lo, tr3_47_lo) */
+	vpshufb %ymm15, %ymm0, %ymm15 /* xin_47_h = lookup16(tbl_hi, tr3_47_hi) */
+	vpxor %ymm15, %ymm1, %ymm1 /* xin_47 = xor(xin_47_l, xin_47_h) */
+	vmovdqu 1536(%rsi), %ymm15 /* raw_48 = load() */
+	vmovdqu 1536(%rcx), %ymm0 /* tweak_48 = load() */
+	vpxor %ymm0, %ymm15, %ymm0 /* row_48 = xor(raw_48, tweak_48) */
+	vmovdqu 1568(%rsi), %ymm15 /* raw_49 = load() */
+	vmovdqu 1568(%rcx), %ymm8 /* tweak_49 = load() */
+	vpxor %ymm8, %ymm15, %ymm8 /* row_49 = xor(raw_49, tweak_49) */
+	vmovdqu 1600(%rsi), %ymm15 /* raw_50 = load() */
+	vmovdqa %ymm1, 1056(%rsp) /* spill g2x15.1 */
+	vmovdqu 1600(%rcx), %ymm1 /* tweak_50 = load() */
+	vpxor %ymm1, %ymm15, %ymm1 /* row_50 = xor(raw_50, tweak_50) */
+	vmovdqu 1632(%rsi), %ymm15 /* raw_51 = load() */
+	vmovdqa %ymm2, 1152(%rsp) /* spill g2x3.1 */
+	vmovdqu 1632(%rcx), %ymm2 /* tweak_51 = load() */
+	vpxor %ymm2, %ymm15, %ymm2 /* row_51 = xor(raw_51, tweak_51) */
+	vmovdqu 1664(%rsi), %ymm15 /* raw_52 = load() */
+	vmovdqa %ymm3, 1184(%rsp) /* spill g2x1.1 */
+	vmovdqu 1664(%rcx), %ymm3 /* tweak_52 = load() */
+	vpxor %ymm3, %ymm15, %ymm3 /* row_52 = xor(raw_52, tweak_52) */
+	vmovdqu 1696(%rsi), %ymm15 /* raw_53 = load() */
+	vmovdqa %ymm4, 1216(%rsp) /* spill g2x7.1 */
+	vmovdqu 1696(%rcx), %ymm4 /* tweak_53 = load() */
+	vpxor %ymm4, %ymm15, %ymm4 /* row_53 = xor(raw_53, tweak_53) */
+	vmovdqu 1728(%rsi), %ymm15 /* raw_54 = load() */
+	vmovdqa %ymm5, 1248(%rsp) /* spill g2x4.1 */
+	vmovdqu 1728(%rcx), %ymm5 /* tweak_54 = load() */
+	vpxor %ymm5, %ymm15, %ymm5 /* row_54 = xor(raw_54, tweak_54) */
+	vmovdqu 1760(%rsi), %ymm15 /* raw_55 = load() */
+	vmovdqa %ymm6, 1280(%rsp) /* spill g2x8.1 */
+	vmovdqu 1760(%rcx), %ymm6 /* tweak_55 = load() */
+	vpxor %ymm6, %ymm15, %ymm6 /* row_55 = xor(raw_55, tweak_55) */
+	vmovdqu 1792(%rsi), %ymm15 /* raw_56 = load() */
+	vmovdqa %ymm7, 1312(%rsp) /* spill g2x5.1 */
+	vmovdqu 1792(%rcx), %ymm7 /* tweak_56 = load() */
+	vpxor %ymm7, %ymm15, %ymm7 /* row_56 = xor(raw_56, tweak_56) */
+	vmovdqu 1824(%rsi), %ymm15 /* raw_57 = load() */
+	vmovdqa %ymm9, 1344(%rsp) /* spill g2x6.1 */
+	vmovdqu 1824(%rcx), %ymm9 /* tweak_57 = load() */
+	vpxor %ymm9, %ymm15, %ymm9 /* row_57 = xor(raw_57, tweak_57) */
+	vmovdqu 1856(%rsi), %ymm15 /* raw_58 = load() */
+	vmovdqa %ymm10, 1376(%rsp) /* spill g2x9.1 */
+	vmovdqu 1856(%rcx), %ymm10 /* tweak_58 = load() */
+	vpxor %ymm10, %ymm15, %ymm10 /* row_58 = xor(raw_58, tweak_58) */
+	vmovdqu 1888(%rsi), %ymm15 /* raw_59 = load() */
+	vmovdqa %ymm11, 1408(%rsp) /* spill g2x12.1 */
+	vmovdqu 1888(%rcx), %ymm11 /* tweak_59 = load() */
+	vpxor %ymm11, %ymm15, %ymm11 /* row_59 = xor(raw_59, tweak_59) */
+	vmovdqu 1920(%rsi), %ymm15 /* raw_60 = load() */
+	vmovdqa %ymm12, 1440(%rsp) /* spill g2x2.1 */
+	vmovdqu 1920(%rcx), %ymm12 /* tweak_60 = load() */
+	vpxor %ymm12, %ymm15, %ymm12 /* row_60 = xor(raw_60, tweak_60) */
+	vmovdqu 1952(%rsi), %ymm15 /* raw_61 = load() */
+	vmovdqa %ymm13, 1472(%rsp) /* spill g2x10.1 */
+	vmovdqu 1952(%rcx), %ymm13 /* tweak_61 = load() */
+	vpxor %ymm13, %ymm15, %ymm13 /* row_61 = xor(raw_61, tweak_61) */
+	vmovdqu 1984(%rsi), %ymm15 /* raw_62 = load() */
+	vmovdqa %ymm14, 1504(%rsp) /* spill g2x0.1 */
+	vmovdqu 1984(%rcx), %ymm14 /* tweak_62 = load() */
+	vpxor %ymm14, %ymm15, %ymm14 /* row_62 = xor(raw_62, tweak_62) */
+	vmovdqu 2016(%rsi), %ymm15 /* raw_63 = load() */
+	vmovdqa %ymm6, 1536(%rsp) /* spill row_55 */
+	vmovdqu 2016(%rcx), %ymm6 /* tweak_63 = load() */
+	vpxor %ymm6, %ymm15, %ymm6 /* row_63 = xor(raw_63, tweak_63) */
+	vpunpcklbw %ymm7, %ymm0, %ymm15 /* tr0_48 = unpacklo(row_48, row_56) */
+	vpunpckhbw %ymm7, %ymm0, %ymm0 /* tr0_49 = unpackhi(row_48, row_56) */
+	vpunpcklbw %ymm9, %ymm8, %ymm7 /* tr0_50 = unpacklo(row_49, row_57) */
+	vpunpckhbw %ymm9, %ymm8, %ymm8 /* tr0_51 = unpackhi(row_49, row_57) */
+	vpunpcklbw %ymm10, %ymm1, %ymm9 /* tr0_52 = unpacklo(row_50, row_58) */
+	vpunpckhbw %ymm10, %ymm1, %ymm1 /* tr0_53 = unpackhi(row_50, row_58) */
+	vpunpcklbw %ymm11, %ymm2, %ymm10 /* tr0_54 = unpacklo(row_51, row_59) */
+	vpunpckhbw %ymm11, %ymm2, %ymm2 /* tr0_55 = unpackhi(row_51, row_59) */
+	vpunpcklbw %ymm12, %ymm3, %ymm11 /* tr0_56 = unpacklo(row_52, row_60) */
+	vpunpckhbw %ymm12, %ymm3, %ymm3 /* tr0_57 = unpackhi(row_52, row_60) */
+	vpunpcklbw %ymm13, %ymm4, %ymm12 /* tr0_58 = unpacklo(row_53, row_61) */
+	vpunpckhbw %ymm13, %ymm4, %ymm4 /* tr0_59 = unpackhi(row_53, row_61) */
+	vpunpcklbw %ymm14, %ymm5, %ymm13 /* tr0_60 = unpacklo(row_54, row_62) */
+	vpunpckhbw %ymm14, %ymm5, %ymm5 /* tr0_61 = unpackhi(row_54, row_62) */
+	vmovdqa 1536(%rsp), %ymm14 /* reload row_55 */
+	vmovdqa %ymm2, 1568(%rsp) /* spill tr0_55 */
+	vpunpcklbw %ymm6, %ymm14, %ymm2 /* tr0_62 = unpacklo(row_55, row_63) */
+	vpunpckhbw %ymm6, %ymm14, %ymm6 /* tr0_63 = unpackhi(row_55, row_63) */
+	vpunpcklbw %ymm11, %ymm15, %ymm14 /* tr1_48 = unpacklo(tr0_48, tr0_56) */
+	vpunpckhbw %ymm11, %ymm15, %ymm11 /* tr1_49 = unpackhi(tr0_48, tr0_56) */
+	vpunpcklbw %ymm3, %ymm0, %ymm15 /* tr1_50 = unpacklo(tr0_49, tr0_57) */
+	vpunpckhbw %ymm3, %ymm0, %ymm0 /* tr1_51 = unpackhi(tr0_49, tr0_57) */
+	vpunpcklbw %ymm12, %ymm7, %ymm3 /* tr1_52 = unpacklo(tr0_50, tr0_58) */
+	vpunpckhbw %ymm12, %ymm7, %ymm7 /* tr1_53 = unpackhi(tr0_50, tr0_58) */
+	vpunpcklbw %ymm4, %ymm8, %ymm12 /* tr1_54 = unpacklo(tr0_51, tr0_59) */
+	vpunpckhbw %ymm4, %ymm8, %ymm4 /* tr1_55 = unpackhi(tr0_51, tr0_59) */
+	vpunpcklbw %ymm13, %ymm9, %ymm8 /* tr1_56 = unpacklo(tr0_52, tr0_60) */
+	vpunpckhbw %ymm13, %ymm9, %ymm9 /* tr1_57 = unpackhi(tr0_52, tr0_60) */
+	vpunpcklbw %ymm5, %ymm1, %ymm13 /* tr1_58 = unpacklo(tr0_53, tr0_61) */
+	vpunpckhbw %ymm5, %ymm1, %ymm1 /* tr1_59 = unpackhi(tr0_53, tr0_61) */
+	vpunpcklbw %ymm2, %ymm10, %ymm5 /* tr1_60 = unpacklo(tr0_54, tr0_62) */
+	vpunpckhbw %ymm2, %ymm10, %ymm2 /* tr1_61 = unpackhi(tr0_54, tr0_62) */
+	vmovdqa 1568(%rsp), %ymm10 /* reload tr0_55 */
+	vmovdqa %ymm4, 1536(%rsp) /* spill tr1_55 */
+	vpunpcklbw %ymm6, %ymm10, %ymm4 /* tr1_62 = unpacklo(tr0_55, tr0_63) */
+	vpunpckhbw %ymm6, %ymm10, %ymm6 /* tr1_63 = unpackhi(tr0_55, tr0_63) */
+	vpunpcklbw %ymm8, %ymm14, %ymm10 /* tr2_48 = unpacklo(tr1_48, tr1_56) */
+	vpunpckhbw %ymm8, %ymm14, %ymm8 /* tr2_49 = unpackhi(tr1_48, tr1_56) */
+	vpunpcklbw %ymm9, %ymm11, %ymm14 /* tr2_50 = unpacklo(tr1_49, tr1_57) */
+	vpunpckhbw %ymm9, %ymm11, %ymm9 /* tr2_51 = unpackhi(tr1_49, tr1_57) */
+	vpunpcklbw %ymm13, %ymm15, %ymm11 /* tr2_52 = unpacklo(tr1_50, tr1_58) */
+	vpunpckhbw %ymm13, %ymm15, %ymm13 /* tr2_53 = unpackhi(tr1_50, tr1_58) */
+	vpunpcklbw %ymm1, %ymm0, %ymm15 /* tr2_54 = unpacklo(tr1_51, tr1_59) */
+	vpunpckhbw %ymm1, %ymm0, %ymm0 /* tr2_55 = unpackhi(tr1_51, tr1_59) */
+	vpunpcklbw %ymm5, %ymm3, %ymm1 /* tr2_56 = unpacklo(tr1_52, tr1_60) */
+	vpunpckhbw %ymm5, %ymm3, %ymm3 /* tr2_57 = unpackhi(tr1_52, tr1_60) */
+	vpunpcklbw %ymm2, %ymm7, %ymm5 /* tr2_58 = unpacklo(tr1_53, tr1_61) */
+	vpunpckhbw %ymm2, %ymm7, %ymm2 /* tr2_59 = unpackhi(tr1_53, tr1_61) */
+	vpunpcklbw %ymm4, %ymm12, %ymm7 /* tr2_60 = unpacklo(tr1_54, tr1_62) */
+	vpunpckhbw %ymm4, %ymm12, %ymm4 /* tr2_61 = unpackhi(tr1_54, tr1_62) */
+	vmovdqa 1536(%rsp), %ymm12 /* reload tr1_55 */
+	vmovdqa %ymm0, 1568(%rsp) /* spill tr2_55 */
+	vpunpcklbw %ymm6, %ymm12, %ymm0 /* tr2_62 = unpacklo(tr1_55, tr1_63) */
+	vpunpckhbw %ymm6, %ymm12, %ymm6 /* tr2_63 = unpackhi(tr1_55, tr1_63) */
+	vpunpcklbw %ymm1, %ymm10, %ymm12 /* tr3_48 = unpacklo(tr2_48, tr2_56) */
+	vpunpckhbw %ymm1, %ymm10, %ymm1 /* tr3_49 = unpackhi(tr2_48, tr2_56) */
+	vpunpcklbw %ymm3, %ymm8, %ymm10 /* tr3_50 = unpacklo(tr2_49, tr2_57) */
+	vpunpckhbw %ymm3, %ymm8, %ymm3 /* tr3_51 = unpackhi(tr2_49, tr2_57) */
+	vpunpcklbw %ymm5, %ymm14, %ymm8 /* tr3_52 = unpacklo(tr2_50, tr2_58) */
+	vpunpckhbw %ymm5, %ymm14, %ymm5 /* tr3_53 = unpackhi(tr2_50, tr2_58) */
+	vpunpcklbw %ymm2, %ymm9, %ymm14 /* tr3_54 = unpacklo(tr2_51, tr2_59) */
+	vpunpckhbw %ymm2, %ymm9, %ymm2 /* tr3_55 = unpackhi(tr2_51, tr2_59) */
+	vpunpcklbw %ymm7, %ymm11, %ymm9 /* tr3_56 = unpacklo(tr2_52, tr2_60) */
+	vpunpckhbw %ymm7, %ymm11, %ymm7 /* tr3_57 = unpackhi(tr2_52, tr2_60) */
+	vpunpcklbw %ymm4, %ymm13, %ymm11 /* tr3_58 = unpacklo(tr2_53, tr2_61) */
+	vpunpckhbw %ymm4, %ymm13, %ymm4 /* tr3_59 = unpackhi(tr2_53, tr2_61) */
+	vpunpcklbw %ymm0, %ymm15, %ymm13 /* tr3_60 = unpacklo(tr2_54, tr2_62) */
+	vpunpckhbw %ymm0, %ymm15, %ymm0 /* tr3_61 = unpackhi(tr2_54, tr2_62) */
+	vmovdqa 1568(%rsp), %ymm15 /* reload tr2_55 */
+	vmovdqa %ymm0, 1536(%rsp) /* spill tr3_61 */
+	vpunpcklbw %ymm6, %ymm15, %ymm0 /* tr3_62 = unpacklo(tr2_55, tr2_63) */
+	vpunpckhbw %ymm6, %ymm15, %ymm6 /* tr3_63 = unpackhi(tr2_55, tr2_63) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm12, %ymm15 /* tr3_48_lo = and(tr3_48, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* tr3_48_sh = shr(tr3_48) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm12, %ymm12 /* tr3_48_hi = and(tr3_48_sh, nibble_mask) */
+	vmovdqa %ymm6, 1568(%rsp) /* spill tr3_63 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_8_tbl_lo(%rip), %ymm6 /* tbl_lo = const() */
+	vpshufb %ymm15, %ymm6, %ymm15 /* xin_48_l = lookup16(tbl_lo, tr3_48_lo) */
+	vmovdqa %ymm0, 1600(%rsp) /* spill tr3_62 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_8_tbl_hi(%rip), %ymm0 /* tbl_hi = const() */
+	vpshufb %ymm12, %ymm0, %ymm12 /* xin_48_h = lookup16(tbl_hi, tr3_48_hi) */
+	vpxor %ymm12, %ymm15, %ymm12 /* xin_48 = xor(xin_48_l, xin_48_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm1, %ymm15 /* tr3_49_lo = and(tr3_49, nibble_mask) */
+	vpsrlw $4, %ymm1, %ymm1 /* tr3_49_sh = shr(tr3_49) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm1, %ymm1 /* tr3_49_hi = and(tr3_49_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* xin_49_l = lookup16(tbl_lo, tr3_49_lo) */
+	vpshufb %ymm1, %ymm0, %ymm1 /* xin_49_h = lookup16(tbl_hi, tr3_49_hi) */
+	vpxor %ymm1, %ymm15, %ymm1 /* xin_49 = xor(xin_49_l, xin_49_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm15 /* tr3_50_lo = and(tr3_50, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* tr3_50_sh = shr(tr3_50) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm10 /* tr3_50_hi = and(tr3_50_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* xin_50_l = lookup16(tbl_lo, tr3_50_lo) */
+	vpshufb %ymm10, %ymm0, %ymm10 /* xin_50_h = lookup16(tbl_hi, tr3_50_hi) */
+	vpxor %ymm10, %ymm15, %ymm10 /* xin_50 = xor(xin_50_l, xin_50_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm3, %ymm15 /* tr3_51_lo = and(tr3_51, nibble_mask) */
+	vpsrlw $4, %ymm3, %ymm3 /* tr3_51_sh = shr(tr3_51) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm3, %ymm3 /* tr3_51_hi = and(tr3_51_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* xin_51_l = lookup16(tbl_lo, tr3_51_lo) */
+	vpshufb %ymm3, %ymm0, %ymm3 /* xin_51_h = lookup16(tbl_hi, tr3_51_hi) */
+	vpxor %ymm3, %ymm15, %ymm3 /* xin_51 = xor(xin_51_l, xin_51_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm8, %ymm15 /* tr3_52_lo = and(tr3_52, nibble_mask) */
+	vpsrlw $4, %ymm8, %ymm8 /* tr3_52_sh = shr(tr3_52) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm8, %ymm8 /* tr3_52_hi = and(tr3_52_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* xin_52_l = lookup16(tbl_lo, tr3_52_lo) */
+	vpshufb %ymm8, %ymm0, %ymm8 /* xin_52_h = lookup16(tbl_hi, tr3_52_hi) */
+	vpxor %ymm8, %ymm15, %ymm8 /* xin_52 = xor(xin_52_l, xin_52_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm5, %ymm15 /* tr3_53_lo = and(tr3_53, nibble_mask) */
+	vpsrlw $4, %ymm5, %ymm5 /* tr3_53_sh = shr(tr3_53) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm5, %ymm5 /* tr3_53_hi = and(tr3_53_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* xin_53_l = lookup16(tbl_lo, tr3_53_lo) */
+	vpshufb %ymm5, %ymm0, %ymm5 /* xin_53_h = lookup16(tbl_hi, tr3_53_hi) */
+	vpxor %ymm5, %ymm15, %ymm5 /* xin_53 = xor(xin_53_l, xin_53_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm14, %ymm15 /* tr3_54_lo = and(tr3_54, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* tr3_54_sh = shr(tr3_54) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm14, %ymm14 /* tr3_54_hi = and(tr3_54_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* xin_54_l = lookup16(tbl_lo, tr3_54_lo) */
+	vpshufb %ymm14, %ymm0, %ymm14 /* xin_54_h = lookup16(tbl_hi, tr3_54_hi) */
+	vpxor %ymm14, %ymm15, %ymm14 /* xin_54 = xor(xin_54_l, xin_54_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm2, %ymm15 /* tr3_55_lo = and(tr3_55, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* tr3_55_sh = shr(tr3_55) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm2, %ymm2 /* tr3_55_hi = and(tr3_55_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* xin_55_l = lookup16(tbl_lo, tr3_55_lo) */
+	vpshufb %ymm2, %ymm0, %ymm2 /* xin_55_h = lookup16(tbl_hi, tr3_55_hi) */
+	vpxor %ymm2, %ymm15, %ymm2 /* xin_55 = xor(xin_55_l, xin_55_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm9, %ymm15 /* tr3_56_lo = and(tr3_56, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* tr3_56_sh = shr(tr3_56) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm9, %ymm9 /* tr3_56_hi = and(tr3_56_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* xin_56_l = lookup16(tbl_lo, tr3_56_lo) */
+	vpshufb %ymm9, %ymm0, %ymm9 /* xin_56_h = lookup16(tbl_hi, tr3_56_hi) */
+	vpxor %ymm9, %ymm15, %ymm9 /* xin_56 = xor(xin_56_l, xin_56_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm7, %ymm15 /* tr3_57_lo = and(tr3_57, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* tr3_57_sh = shr(tr3_57) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm7, %ymm7 /* tr3_57_hi = and(tr3_57_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* xin_57_l = lookup16(tbl_lo, tr3_57_lo) */
+	vpshufb %ymm7, %ymm0, %ymm7 /* xin_57_h = lookup16(tbl_hi, tr3_57_hi) */
+	vpxor %ymm7, %ymm15, %ymm7 /* xin_57 = xor(xin_57_l, xin_57_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm11, %ymm15 /* tr3_58_lo = and(tr3_58, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* tr3_58_sh = shr(tr3_58) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm11, %ymm11 /* tr3_58_hi = and(tr3_58_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* xin_58_l = lookup16(tbl_lo, tr3_58_lo) */
+	vpshufb %ymm11, %ymm0, %ymm11 /* xin_58_h = lookup16(tbl_hi, tr3_58_hi) */
+	vpxor %ymm11, %ymm15, %ymm11 /* xin_58 = xor(xin_58_l, xin_58_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm4, %ymm15 /* tr3_59_lo = and(tr3_59, nibble_mask) */
+	vpsrlw $4, %ymm4, %ymm4 /* tr3_59_sh = shr(tr3_59) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm4, %ymm4 /* tr3_59_hi = and(tr3_59_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* xin_59_l = lookup16(tbl_lo, tr3_59_lo) */
+	vpshufb %ymm4, %ymm0, %ymm4 /* xin_59_h = lookup16(tbl_hi, tr3_59_hi) */
+	vpxor %ymm4, %ymm15, %ymm4 /* xin_59 = xor(xin_59_l, xin_59_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm13, %ymm15 /* tr3_60_lo = and(tr3_60, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* tr3_60_sh = shr(tr3_60) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm13, %ymm13 /* tr3_60_hi = and(tr3_60_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* xin_60_l = lookup16(tbl_lo, tr3_60_lo) */
+	vpshufb %ymm13, %ymm0, %ymm13 /* xin_60_h = lookup16(tbl_hi, tr3_60_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* xin_60 = xor(xin_60_l, xin_60_h) */
+	vmovdqa 1536(%rsp), %ymm15 /* reload tr3_61 */
+	vmovdqa %ymm1, 1632(%rsp) /* spill g3x1.1 */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm15, %ymm1 /* tr3_61_lo = and(tr3_61, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* tr3_61_sh = shr(tr3_61) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm15, %ymm15 /* tr3_61_hi = and(tr3_61_sh, nibble_mask) */
+	vpshufb %ymm1, %ymm6, %ymm1 /* xin_61_l = lookup16(tbl_lo, tr3_61_lo) */
+	vpshufb %ymm15, %ymm0, %ymm15 /* xin_61_h = lookup16(tbl_hi, tr3_61_hi) */
+	vpxor %ymm15, %ymm1, %ymm1 /* xin_61 = xor(xin_61_l, xin_61_h) */
+	vmovdqa 1600(%rsp), %ymm15 /* reload tr3_62 */
+	vmovdqa %ymm1, 1536(%rsp) /* spill g3x13.1 */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm15, %ymm1 /* tr3_62_lo = and(tr3_62, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* tr3_62_sh = shr(tr3_62) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm15, %ymm15 /* tr3_62_hi = and(tr3_62_sh, nibble_mask) */
+	vpshufb %ymm1, %ymm6, %ymm1 /* xin_62_l = lookup16(tbl_lo, tr3_62_lo) */
+	vpshufb %ymm15, %ymm0, %ymm15 /* xin_62_h = lookup16(tbl_hi, tr3_62_hi) */
+	vpxor %ymm15, %ymm1, %ymm1 /* xin_62 = xor(xin_62_l, xin_62_h) */
+	vmovdqa 1568(%rsp), %ymm15 /* reload tr3_63 */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm15, %ymm0 /* tr3_63_lo = and(tr3_63, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* tr3_63_sh = shr(tr3_63) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm15, %ymm15 /* tr3_63_hi = and(tr3_63_sh, nibble_mask) */
+	vpshufb %ymm0, %ymm6, %ymm0 /* xin_63_l = lookup16(tbl_lo, tr3_63_lo) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_8_tbl_hi(%rip), %ymm6 /* tbl_hi = const() */
+	vpshufb %ymm15, %ymm6, %ymm6 /* xin_63_h = lookup16(tbl_hi, tr3_63_hi) */
+	vpxor %ymm6, %ymm0, %ymm0 /* xin_63 = xor(xin_63_l, xin_63_h) */
+
+	/* Products per input byte: B'1, B'2; every other block of M'_L is a XOR of them. */
+	vmovdqa 416(%rsp), %ymm6 /* reload g0x0.2 */
+	vmovdqa 128(%rsp), %ymm15 /* reload g0x1.2 */
+	vmovdqa %ymm3, 1568(%rsp) /* spill g3x3.2 */
+	vmovdqa 352(%rsp), %ymm3 /* reload g0x2.2 */
+	vmovdqa %ymm10, 1600(%rsp) /* spill g3x2.2 */
+	vmovdqa 192(%rsp), %ymm10 /* reload g0x3.2 */
+	vmovdqa %ymm12, 1664(%rsp) /* spill g3x0.2 */
+	vmovdqa 992(%rsp), %ymm12 /* reload g1x0.2 */
+	vmovdqa %ymm0, 1696(%rsp) /* spill g3x15.2 */
+	vmovdqa 672(%rsp), %ymm0 /* reload g1x1.2 */
+	vmovdqa %ymm2, 1728(%rsp) /* spill g3x7.2 */
+	vmovdqa 928(%rsp), %ymm2 /* reload g1x2.2 */
+	vmovdqa %ymm4, 1760(%rsp) /* spill g3x11.2 */
+	vmovdqa 640(%rsp), %ymm4 /* reload g1x3.2 */
+	vmovdqa %ymm1, 1792(%rsp) /* spill g3x14.2 */
+	vmovdqa 1504(%rsp), %ymm1 /* reload g2x0.2 */
+	vmovdqa %ymm11, 1824(%rsp) /* spill g3x10.2 */
+	vmovdqa 1184(%rsp), %ymm11 /* reload g2x1.2 */
+	vmovdqa %ymm14, 1856(%rsp) /* spill g3x6.2 */
+	vmovdqa 1440(%rsp), %ymm14 /* reload g2x2.2 */
+	vmovdqa %ymm5, 1888(%rsp) /* spill g3x5.2 */
+	vmovdqa 1152(%rsp), %ymm5 /* reload g2x3.2 */
+	vmovdqa %ymm7, 1920(%rsp) /* spill g3x9.2 */
+	vmovdqa 1664(%rsp), %ymm7 /* reload g3x0.2 */
+	vmovdqa %ymm7, 1952(%rsp) /* spill g3x0.2 */
+	vmovdqa 1632(%rsp), %ymm7 /* reload g3x1.2 */
+	vmovdqa %ymm7, 1984(%rsp) /* spill g3x1.2 */
+	vmovdqa 1600(%rsp), %ymm7 /* reload g3x2.2 */
+	vmovdqa %ymm7, 2016(%rsp) /* spill g3x2.2 */
+	vmovdqa 1568(%rsp), %ymm7 /* reload g3x3.2 */
+	vmovdqa %ymm7, 2048(%rsp) /* spill g3x3.2 */
+	vmovdqa 224(%rsp), %ymm7 /* reload g0x4.2 */
+	vmovdqa %ymm13, 2080(%rsp) /* spill g3x12.2 */
+	vmovdqa 256(%rsp), %ymm13 /* reload g0x5.2 */
+	vmovdqa %ymm8, 2112(%rsp) /* spill g3x4.2 */
+	vmovdqa 480(%rsp), %ymm8 /* reload g0x6.2 */
+	vmovdqa %ymm9, 2144(%rsp) /* spill g3x8.2 */
+	vmovdqa 160(%rsp), %ymm9 /* reload g0x7.2 */
+	vmovdqa %ymm5, 2176(%rsp) /* spill g2x3.2 */
+	vmovdqa 736(%rsp), %ymm5 /* reload g1x4.2 */
+	vmovdqa %ymm14, 2208(%rsp) /* spill g2x2.2 */
+	vmovdqa 800(%rsp), %ymm14 /* reload g1x5.2 */
+	vmovdqa %ymm11, 2240(%rsp) /* spill g2x1.2 */
+	vmovdqa 832(%rsp), %ymm11 /* reload g1x6.2 */
+	vmovdqa %ymm1, 2272(%rsp) /* spill g2x0.2 */
+	vmovdqa 704(%rsp), %ymm1 /* reload g1x7.2 */
+	vmovdqa %ymm4, 2304(%rsp) /* spill g1x3.2 */
+	vmovdqa 1248(%rsp), %ymm4 /* reload g2x4.2 */
+	vmovdqa %ymm4, 2336(%rsp) /* spill g2x4.2 */
+	vmovdqa 1312(%rsp), %ymm4 /* reload g2x5.2 */
+	vmovdqa %ymm4, 2368(%rsp) /* spill g2x5.2 */
+	vmovdqa 1344(%rsp), %ymm4 /* reload g2x6.2 */
+	vmovdqa %ymm4, 2400(%rsp) /* spill g2x6.2 */
+	vmovdqa 1216(%rsp), %ymm4 /* reload g2x7.2 */
+	vmovdqa %ymm4, 2432(%rsp) /* spill g2x7.2 */
+	vmovdqa 2112(%rsp), %ymm4 /* reload g3x4.2 */
+	vmovdqa %ymm4, 2464(%rsp) /* spill g3x4.2 */
+	vmovdqa 1888(%rsp), %ymm4 /* reload g3x5.2 */
+	vmovdqa %ymm4, 2496(%rsp) /* spill g3x5.2 */
+	vmovdqa 1856(%rsp), %ymm4 /* reload g3x6.2 */
+	vmovdqa %ymm4, 2528(%rsp) /* spill g3x6.2 */
+	vmovdqa 1728(%rsp), %ymm4 /* reload g3x7.2 */
+	vmovdqa %ymm4, 2560(%rsp) /* spill g3x7.2 */
+	vmovdqa 320(%rsp), %ymm4 /* reload g0x8.2 */
+	vmovdqa %ymm2, 2592(%rsp) /* spill g1x2.2 */
+	vmovdqa 288(%rsp), %ymm2 /* reload g0x9.2 */
+	vmovdqa %ymm0, 2624(%rsp) /* spill g1x1.2 */
+	vmovdqa 384(%rsp), %ymm0 /* reload g0x10.2 */
+	vmovdqa %ymm12, 2656(%rsp) /* spill g1x0.2 */
+	vmovdqa 96(%rsp), %ymm12 /* reload g0x11.2 */
+	vmovdqa %ymm1, 2688(%rsp) /* spill g1x7.2 */
+	vmovdqa 768(%rsp), %ymm1 /* reload g1x8.2 */
+	vmovdqa %ymm11, 2720(%rsp) /* spill g1x6.2 */
+	vmovdqa 864(%rsp), %ymm11 /* reload g1x9.2 */
+	vmovdqa %ymm11, 2752(%rsp) /* spill g1x9.2 */
+	vmovdqa 960(%rsp), %ymm11 /* reload g1x10.2 */
+	vmovdqa %ymm11, 2784(%rsp) /* spill g1x10.2 */
+	vmovdqa 608(%rsp), %ymm11 /* reload g1x11.2 */
+	vmovdqa %ymm11, 2816(%rsp) /* spill g1x11.2 */
+	vmovdqa 1280(%rsp), %ymm11 /* reload g2x8.2 */
+	vmovdqa %ymm11, 2848(%rsp) /* spill g2x8.2 */
+	vmovdqa 1376(%rsp), %ymm11 /* reload g2x9.2 */
+	vmovdqa %ymm11, 2880(%rsp) /* spill g2x9.2 */
+	vmovdqa 1472(%rsp), %ymm11 /* reload g2x10.2 */
+	vmovdqa %ymm11, 2912(%rsp) /* spill g2x10.2 */
+	vmovdqa 1120(%rsp), %ymm11 /* reload g2x11.2 */
+	vmovdqa %ymm11, 2944(%rsp) /* spill g2x11.2 */
+	vmovdqa 2144(%rsp), %ymm11 /* reload g3x8.2 */
+	vmovdqa %ymm11, 2976(%rsp) /* spill g3x8.2 */
+	vmovdqa 1920(%rsp), %ymm11 /* reload g3x9.2 */
+	vmovdqa %ymm11, 3008(%rsp) /* spill g3x9.2 */
+	vmovdqa 1824(%rsp), %ymm11 /* reload g3x10.2 */
+	vmovdqa %ymm11, 3040(%rsp) /* spill g3x10.2 */
+	vmovdqa 1760(%rsp), %ymm11 /* reload g3x11.2 */
+	vmovdqa %ymm11, 3072(%rsp) /* spill g3x11.2 */
+	vmovdqa 448(%rsp), %ymm11 /* reload g0x12.2 */
+	vmovdqa %ymm14, 3104(%rsp) /* spill g1x5.2 */
+	vmovdqa 0(%rsp), %ymm14 /* reload g0x13.2 */
+	vmovdqa %ymm1, 3136(%rsp) /* spill g1x8.2 */
+	vmovdqa 64(%rsp), %ymm1 /* reload g0x14.2 */
+	vmovdqa %ymm5, 3168(%rsp) /* spill g1x4.2 */
+	vmovdqa 32(%rsp), %ymm5 /* reload g0x15.2 */
+	vmovdqa %ymm10, 3200(%rsp) /* spill g0x3.2 */
+	vmovdqa 896(%rsp), %ymm10 /* reload g1x12.2 */
+	vmovdqa %ymm10, 3232(%rsp) /* spill g1x12.2 */
+	vmovdqa 512(%rsp), %ymm10 /* reload g1x13.2 */
+	vmovdqa %ymm10, 3264(%rsp) /* spill g1x13.2 */
+	vmovdqa 576(%rsp), %ymm10 /* reload g1x14.2 */
+	vmovdqa %ymm10, 3296(%rsp) /* spill g1x14.2 */
+	vmovdqa 544(%rsp), %ymm10 /* reload g1x15.2 */
+	vmovdqa %ymm10, 3328(%rsp) /* spill g1x15.2 */
+	vmovdqa 1408(%rsp), %ymm10 /* reload g2x12.2 */
+	vmovdqa %ymm10, 3360(%rsp) /* spill g2x12.2 */
+	vmovdqa 1024(%rsp), %ymm10 /* reload g2x13.2 */
+	vmovdqa %ymm10, 3392(%rsp) /* spill g2x13.2 */
+	vmovdqa 1088(%rsp), %ymm10 /* reload g2x14.2 */
+	vmovdqa %ymm10, 3424(%rsp) /* spill g2x14.2 */
+	vmovdqa 1056(%rsp), %ymm10 /* reload g2x15.2 */
+	vmovdqa %ymm10, 3456(%rsp) /* spill g2x15.2 */
+	vmovdqa 2080(%rsp), %ymm10 /* reload g3x12.2 */
+	vmovdqa %ymm10, 3488(%rsp) /* spill g3x12.2 */
+	vmovdqa 1536(%rsp), %ymm10 /* reload g3x13.2 */
+	vmovdqa %ymm10, 3520(%rsp) /* spill g3x13.2 */
+	vmovdqa 1792(%rsp), %ymm10 /* reload g3x14.2 */
+	vmovdqa %ymm10, 3552(%rsp) /* spill g3x14.2 */
+	vmovdqa 1696(%rsp), %ymm10 /* reload g3x15.2 */
+	vmovdqa %ymm6, 1536(%rsp) /* spill g0x0.2 */
+	vmovdqa %ymm15, 1056(%rsp) /* spill g0x1.2 */
+	vmovdqa %ymm3, 1088(%rsp) /* spill g0x2.2 */
+	vmovdqa %ymm10, 1024(%rsp) /* spill g3x15.2 */
+	xor %r8, %r8
+	.p2align 4
+.Lsm4_byteslice_avx2_aesni_8_loop_r0:
+
+	/* Round 4r+0: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */
+	vpbroadcastd (%rdi,%r8), %ymm3 /* rk0 = bcast32() */
+	vpbroadcastd 4(%rdi,%r8), %ymm6 /* rk1 = bcast32() */
+	vpbroadcastd 8(%rdi,%r8), %ymm10 /* rk2 = bcast32() */
+	vpbroadcastd 12(%rdi,%r8), %ymm15 /* rk3 = bcast32() */
+	vmovdqa %ymm7, 1408(%rsp) /* spill g0x4.2 */
+	vpxor %ymm4, %ymm7, %ymm7 /* t0_acc = xor(g0x4, g0x8) */
+	vpxor %ymm3, %ymm7, %ymm7 /* t0_acc_1 = xor(t0_acc, rk0) */
+	vpxor %ymm11, %ymm7, %ymm7 /* t0 = xor(t0_acc_1, g0x12) */
+	vmovdqa %ymm13, 544(%rsp) /* spill g0x5.2 */
+	vpxor %ymm2, %ymm13, %ymm13 /* t1_acc = xor(g0x5, g0x9) */
+	vpxor %ymm6, %ymm13, %ymm13 /* t1_acc_1 = xor(t1_acc, rk1) */
+	vpxor %ymm14, %ymm13, %ymm13 /* t1 = xor(t1_acc_1, g0x13) */
+	vmovdqa %ymm8, 576(%rsp) /* spill g0x6.2 */
+	vpxor %ymm0, %ymm8, %ymm8 /* t2_acc = xor(g0x6, g0x10) */
+	vpxor %ymm10, %ymm8, %ymm8 /* t2_acc_1 = xor(t2_acc, rk2) */
+	vpxor %ymm1, %ymm8, %ymm8 /* t2 = xor(t2_acc_1, g0x14) */
+	vmovdqa %ymm9, 512(%rsp) /* spill g0x7.2 */
+	vpxor %ymm12, %ymm9, %ymm9 /* t3_acc = xor(g0x7, g0x11) */
+	vpxor %ymm15, %ymm9, %ymm9 /* t3_acc_1 = xor(t3_acc, rk3) */
+	vpxor %ymm5, %ymm9, %ymm9 /* t3 = xor(t3_acc_1, g0x15) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm7, %ymm7 /* y0_sr = lookup16(t0, inv_shift_rows) */
+	vmovdqa %ymm5, 896(%rsp) /* spill g0x15.2 */
+	vmovdqa %xmm7, %xmm5 /* y0_aes_in0 = extract128(y0_sr) */
+	vmovdqa %ymm12, 32(%rsp) /* spill g0x11.2 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_8_aes_cancel_key(%rip), %ymm12 /* aes_cancel_key = const() */
+	vmovdqa %ymm0, 64(%rsp) /* spill g0x10.2 */
+	vmovdqa %xmm12, %xmm0 /* y0_aes_k0 = extract128(aes_cancel_key) */
+	vaesenclast %xmm0, %xmm5, %xmm5 /* y0_aes_0 = aesenclast(y0_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm7, %xmm7 /* y0_aes_in1 = extract128(y0_sr) */
+	vextracti128 $1, %ymm12, %xmm12 /* y0_aes_k1 = extract128(aes_cancel_key) */
+	vaesenclast %xmm12, %xmm7, %xmm7 /* y0_aes_1 = aesenclast(y0_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm7, %ymm5, %ymm5 /* y0_aes = concat128(y0_aes_0, y0_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm13, %ymm7 /* y1_sr = lookup16(t1, inv_shift_rows) */
+	vmovdqa %xmm7, %xmm13 /* y1_aes_in0 = extract128(y1_sr) */
+	vaesenclast %xmm0, %xmm13, %xmm13 /* y1_aes_0 = aesenclast(y1_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm7, %xmm7 /* y1_aes_in1 = extract128(y1_sr) */
+	vaesenclast %xmm12, %xmm7, %xmm7 /* y1_aes_1 = aesenclast(y1_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm7, %ymm13, %ymm7 /* y1_aes = concat128(y1_aes_0, y1_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm8, %ymm8 /* y2_sr = lookup16(t2, inv_shift_rows) */
+	vmovdqa %xmm8, %xmm13 /* y2_aes_in0 = extract128(y2_sr) */
+	vaesenclast %xmm0, %xmm13, %xmm13 /* y2_aes_0 = aesenclast(y2_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm8, %xmm8 /* y2_aes_in1 = extract128(y2_sr) */
+	vaesenclast %xmm12, %xmm8, %xmm8 /* y2_aes_1 = aesenclast(y2_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm8, %ymm13, %ymm8 /* y2_aes = concat128(y2_aes_0, y2_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm9, %ymm9 /* y3_sr = lookup16(t3, inv_shift_rows) */
+	vmovdqa %xmm9, %xmm13 /* y3_aes_in0 = extract128(y3_sr) */
+	vaesenclast %xmm0, %xmm13, %xmm13 /* y3_aes_0 = aesenclast(y3_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm9, %xmm9 /* y3_aes_in1 = extract128(y3_sr) */
+	vaesenclast %xmm12, %xmm9, %xmm9 /* y3_aes_1 = aesenclast(y3_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm9, %ymm13, %ymm9 /* y3_aes = concat128(y3_aes_0, y3_aes_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm5, %ymm13 /* y0_aes_lo = and(y0_aes, nibble_mask) */
+	vpsrlw $4, %ymm5, %ymm5 /* y0_aes_sh = shr(y0_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm5, %ymm5 /* y0_aes_hi = and(y0_aes_sh, nibble_mask) */
+	vmovdqa %ymm1, 0(%rsp) /* spill g0x14.2 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_8_tbl_lo_1(%rip), %ymm1 /* tbl_lo_1 = const() */
+	vmovdqa %ymm2, 448(%rsp) /* spill g0x9.2 */
+	vpshufb %ymm13, %ymm1, %ymm2 /* p1_0_l = lookup16(tbl_lo_1, y0_aes_lo) */
+	vmovdqa %ymm14, 1120(%rsp) /* spill g0x13.2 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_8_tbl_hi_1(%rip), %ymm14 /* tbl_hi_1 = const() */
+	vmovdqa %ymm4, 1472(%rsp) /* spill g0x8.2 */
+	vpshufb %ymm5, %ymm14, %ymm4 /* p1_0_h = lookup16(tbl_hi_1, y0_aes_hi) */
+	vpxor %ymm4, %ymm2, %ymm2 /* p1_0 = xor(p1_0_l, p1_0_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm7, %ymm4 /* y1_aes_lo = and(y1_aes, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* y1_aes_sh = shr(y1_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm7, %ymm7 /* y1_aes_hi = and(y1_aes_sh, nibble_mask) */
+	vmovdqa %ymm11, 1376(%rsp) /* spill g0x12.2 */
+	vpshufb %ymm4, %ymm1, %ymm11 /* p1_1_l = lookup16(tbl_lo_1, y1_aes_lo) */
+	vmovdqa %ymm12, 1280(%rsp) /* spill y0_aes_k1 */
+	vpshufb %ymm7, %ymm14, %ymm12 /* p1_1_h = lookup16(tbl_hi_1, y1_aes_hi) */
+	vpxor %ymm12, %ymm11, %ymm11 /* p1_1 = xor(p1_1_l, p1_1_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm8, %ymm12 /* y2_aes_lo = and(y2_aes, nibble_mask) */
+	vpsrlw $4, %ymm8, %ymm8 /* y2_aes_sh = shr(y2_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm8, %ymm8 /* y2_aes_hi = and(y2_aes_sh, nibble_mask) */
+	vmovdqa %ymm0, 608(%rsp) /* spill y0_aes_k0 */
+	vpshufb %ymm12, %ymm1, %ymm0 /* p1_2_l = lookup16(tbl_lo_1, y2_aes_lo) */
+	vmovdqa %ymm15, 960(%rsp) /* spill rk3 */
+	vpshufb %ymm8, %ymm14, %ymm15 /* p1_2_h = lookup16(tbl_hi_1, y2_aes_hi) */
+	vpxor %ymm15, %ymm0, %ymm0 /* p1_2 = xor(p1_2_l, p1_2_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm9, %ymm15 /* y3_aes_lo = and(y3_aes, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* y3_aes_sh = shr(y3_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm9, %ymm9 /* y3_aes_hi = and(y3_aes_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm1, %ymm1 /* p1_3_l = lookup16(tbl_lo_1, y3_aes_lo) */
+	vpshufb %ymm9, %ymm14, %ymm14 /* p1_3_h = lookup16(tbl_hi_1, y3_aes_hi) */
+	vpxor %ymm14, %ymm1, %ymm1 /* p1_3 = xor(p1_3_l, p1_3_h) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_8_tbl_lo_2(%rip), %ymm14 /* tbl_lo_2 = const() */
+	vpshufb %ymm13, %ymm14, %ymm13 /* p2_0_l = lookup16(tbl_lo_2, y0_aes_lo) */
+	vmovdqa %ymm10, 864(%rsp) /* spill rk2 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_8_tbl_hi_2(%rip), %ymm10 /* tbl_hi_2 = const() */
+	vpshufb %ymm5, %ymm10, %ymm5 /* p2_0_h = lookup16(tbl_hi_2, y0_aes_hi) */
+	vpxor %ymm5, %ymm13, %ymm5 /* p2_0 = xor(p2_0_l, p2_0_h) */
+	vpshufb %ymm4, %ymm14, %ymm4 /* p2_1_l = lookup16(tbl_lo_2, y1_aes_lo) */
+	vpshufb %ymm7, %ymm10, %ymm7 /* p2_1_h = lookup16(tbl_hi_2, y1_aes_hi) */
+	vpxor %ymm7, %ymm4, %ymm4 /* p2_1 = xor(p2_1_l, p2_1_h) */
+	vpshufb %ymm12, %ymm14, %ymm7 /* p2_2_l = lookup16(tbl_lo_2, y2_aes_lo) */
+	vpshufb %ymm8, %ymm10, %ymm8 /* p2_2_h = lookup16(tbl_hi_2, y2_aes_hi) */
+	vpxor %ymm8, %ymm7, %ymm7 /* p2_2 = xor(p2_2_l, p2_2_h) */
+	vpshufb %ymm15, %ymm14, %ymm8 /* p2_3_l = lookup16(tbl_lo_2, y3_aes_lo) */
+	vpshufb %ymm9, %ymm10, %ymm9 /* p2_3_h = lookup16(tbl_hi_2, y3_aes_hi) */
+	vpxor %ymm9, %ymm8, %ymm8 /* p2_3 = xor(p2_3_l, p2_3_h) */
+	vpxor %ymm4, %ymm2, %ymm9 /* m0_acc = xor(p1_0, p2_1) */
+	vpxor %ymm1, %ymm7, %ymm12 /* m0_acc_1 = xor(p2_2, p1_3) */
+	vpxor %ymm12, %ymm9, %ymm9 /* m0_acc_2 = xor(m0_acc, m0_acc_1) */
+	vpxor %ymm8, %ymm9, %ymm9 /* m0_acc_3 = xor(m0_acc_2, p2_3) */
+	vpxor 1536(%rsp), %ymm9, %ymm9 /* x0n = xor(m0_acc_3, g0x0.2) */
+	vpxor %ymm5, %ymm2, %ymm2 /* m1_acc = xor(p1_0, p2_0) */
+	vpxor %ymm7, %ymm11, %ymm12 /* m1_acc_1 = xor(p1_1, p2_2) */
+	vpxor %ymm12, %ymm2, %ymm2 /* m1_acc_2 = xor(m1_acc, m1_acc_1) */
+	vpxor %ymm8, %ymm2, %ymm2 /* m1_acc_3 = xor(m1_acc_2, p2_3) */
+	vpxor 1056(%rsp), %ymm2, %ymm2 /* x1n = xor(m1_acc_3, g0x1.2) */
+	vpxor %ymm11, %ymm5, %ymm11 /* m2_acc = xor(p2_0, p1_1) */
+	vpxor %ymm0, %ymm4, %ymm12 /* m2_acc_1 = xor(p2_1, p1_2) */
+	vpxor %ymm12, %ymm11, %ymm11 /* m2_acc_2 = xor(m2_acc, m2_acc_1) */
+	vpxor %ymm8, %ymm11, %ymm8 /* m2_acc_3 = xor(m2_acc_2, p2_3) */
+	vpxor 1088(%rsp), %ymm8, %ymm8 /* x2n = xor(m2_acc_3, g0x2.2) */
+	vpxor %ymm4, %ymm5, %ymm4 /* m3_acc = xor(p2_0, p2_1) */
+	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_1 = xor(p1_2, p2_2) */
+	vpxor %ymm0, %ymm4, %ymm0 /* m3_acc_2 = xor(m3_acc, m3_acc_1) */
+	vpxor %ymm1, %ymm0, %ymm0 /* m3_acc_3 = xor(m3_acc_2, p1_3) */
+	vpxor 3200(%rsp), %ymm0, %ymm0 /* x3n = xor(m3_acc_3, g0x3.2) */
+	vmovdqa 3168(%rsp), %ymm1 /* reload g1x4.2 */
+	vpxor 3136(%rsp), %ymm1, %ymm4 /* t0_acc_2 = xor(g1x4, g1x8) */
+	vpxor %ymm3, %ymm4, %ymm4 /* t0_acc_3 = xor(t0_acc_2, rk0) */
+	vpxor 3232(%rsp), %ymm4, %ymm4 /* t0_1 = xor(t0_acc_3, g1x12) */
+	vmovdqa 3104(%rsp), %ymm5 /* reload g1x5.2 */
+	vpxor 2752(%rsp), %ymm5, %ymm7 /* t1_acc_2 = xor(g1x5, g1x9) */
+	vpxor %ymm6, %ymm7, %ymm7 /* t1_acc_3 = xor(t1_acc_2, rk1) */
+	vpxor 3264(%rsp), %ymm7, %ymm7 /* t1_1 = xor(t1_acc_3, g1x13) */
+	vmovdqa 2720(%rsp), %ymm11 /* reload g1x6.2 */
+	vpxor 2784(%rsp), %ymm11, %ymm12 /* t2_acc_2 = xor(g1x6, g1x10) */
+	vpxor 864(%rsp), %ymm12, %ymm12 /* t2_acc_3 = xor(t2_acc_2, rk2) */
+	vpxor 3296(%rsp), %ymm12, %ymm12 /* t2_1 = xor(t2_acc_3, g1x14) */
+	vmovdqa 2688(%rsp), %ymm13 /* reload g1x7.2 */
+	vpxor 2816(%rsp), %ymm13, %ymm15 /* t3_acc_2 = xor(g1x7, g1x11) */
+	vpxor 960(%rsp), %ymm15, %ymm15 /* t3_acc_3 = xor(t3_acc_2, rk3) */
+	vpxor 3328(%rsp), %ymm15, %ymm15 /* t3_1 = xor(t3_acc_3, g1x15) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm4, %ymm4 /* y0_1_sr = lookup16(t0_1, inv_shift_rows) */
+	vmovdqa %xmm4, %xmm13 /* y0_1_aes_in0 = extract128(y0_1_sr) */
+	vaesenclast 608(%rsp), %xmm13, %xmm13 /* y0_1_aes_0 = aesenclast(y0_1_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm4, %xmm4 /* y0_1_aes_in1 = extract128(y0_1_sr) */
+	vaesenclast 1280(%rsp), %xmm4, %xmm4 /* y0_1_aes_1 = aesenclast(y0_1_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm4, %ymm13, %ymm4 /* y0_1_aes = concat128(y0_1_aes_0, y0_1_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm7, %ymm7 /* y1_1_sr = lookup16(t1_1, inv_shift_rows) */
+	vmovdqa %xmm7, %xmm13 /* y1_1_aes_in0 = extract128(y1_1_sr) */
+	vaesenclast 608(%rsp), %xmm13, %xmm13 /* y1_1_aes_0 = aesenclast(y1_1_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm7, %xmm7 /* y1_1_aes_in1 = extract128(y1_1_sr) */
+	vaesenclast 1280(%rsp), %xmm7, %xmm7 /* y1_1_aes_1 = aesenclast(y1_1_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm7, %ymm13, %ymm7 /* y1_1_aes = concat128(y1_1_aes_0, y1_1_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm12, %ymm12 /* y2_1_sr = lookup16(t2_1, inv_shift_rows) */
+	vmovdqa %xmm12, %xmm13 /* y2_1_aes_in0 = extract128(y2_1_sr) */
+	vaesenclast 608(%rsp), %xmm13, %xmm13 /* y2_1_aes_0 = aesenclast(y2_1_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm12, %xmm12 /* y2_1_aes_in1 = extract128(y2_1_sr) */
+	vaesenclast 1280(%rsp), %xmm12, %xmm12 /* y2_1_aes_1 = aesenclast(y2_1_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm12, %ymm13, %ymm12 /* y2_1_aes = concat128(y2_1_aes_0, y2_1_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm15, %ymm13 /* y3_1_sr = lookup16(t3_1, inv_shift_rows) */
+	vmovdqa %xmm13, %xmm15 /* y3_1_aes_in0 = extract128(y3_1_sr) */
+	vaesenclast 608(%rsp), %xmm15, %xmm15 /* y3_1_aes_0 = aesenclast(y3_1_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm13, %xmm13 /* y3_1_aes_in1 = extract128(y3_1_sr) */
+	vaesenclast 1280(%rsp), %xmm13, %xmm13 /* y3_1_aes_1 = aesenclast(y3_1_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm13, %ymm15, %ymm13 /* y3_1_aes = concat128(y3_1_aes_0, y3_1_aes_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm4, %ymm15 /* y0_1_aes_lo = and(y0_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm4, %ymm4 /* y0_1_aes_sh = shr(y0_1_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm4, %ymm4 /* y0_1_aes_hi = and(y0_1_aes_sh, nibble_mask) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_8_tbl_lo_1(%rip), %ymm11 /* tbl_lo_1 = const() */
+	vpshufb %ymm15, %ymm11, %ymm5 /* p1_0_1_l = lookup16(tbl_lo_1, y0_1_aes_lo) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_8_tbl_hi_1(%rip), %ymm1 /* tbl_hi_1 = const() */
+	vmovdqa %ymm0, 3200(%rsp) /* spill g0x3.3 */
+	vpshufb %ymm4, %ymm1, %ymm0 /* p1_0_1_h = lookup16(tbl_hi_1, y0_1_aes_hi) */
+	vpxor %ymm0, %ymm5, %ymm0 /* p1_0_1 = xor(p1_0_1_l, p1_0_1_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm7, %ymm5 /* y1_1_aes_lo = and(y1_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* y1_1_aes_sh = shr(y1_1_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm7, %ymm7 /* y1_1_aes_hi = and(y1_1_aes_sh, nibble_mask) */
+	vmovdqa %ymm8, 1088(%rsp) /* spill g0x2.3 */
+	vpshufb %ymm5, %ymm11, %ymm8 /* p1_1_1_l = lookup16(tbl_lo_1, y1_1_aes_lo) */
+	vmovdqa %ymm2, 1056(%rsp) /* spill g0x1.3 */
+	vpshufb %ymm7, %ymm1, %ymm2 /* p1_1_1_h = lookup16(tbl_hi_1, y1_1_aes_hi) */
+	vpxor %ymm2, %ymm8, %ymm2 /* p1_1_1 = xor(p1_1_1_l, p1_1_1_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm12, %ymm8 /* y2_1_aes_lo = and(y2_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* y2_1_aes_sh = shr(y2_1_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm12, %ymm12 /* y2_1_aes_hi = and(y2_1_aes_sh, nibble_mask) */
+	vmovdqa %ymm9, 1536(%rsp) /* spill g0x0.3 */
+	vpshufb %ymm8, %ymm11, %ymm9 /* p1_2_1_l = lookup16(tbl_lo_1, y2_1_aes_lo) */
+	vmovdqa %ymm6, 768(%rsp) /* spill rk1 */
+	vpshufb %ymm12, %ymm1, %ymm6 /* p1_2_1_h = lookup16(tbl_hi_1, y2_1_aes_hi) */
+	vpxor %ymm6, %ymm9, %ymm6 /* p1_2_1 = xor(p1_2_1_l, p1_2_1_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm13, %ymm9 /* y3_1_aes_lo = and(y3_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* y3_1_aes_sh = shr(y3_1_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm13, %ymm13 /* y3_1_aes_hi = and(y3_1_aes_sh, nibble_mask) */
+	vpshufb %ymm9, %ymm11, %ymm11 /* p1_3_1_l = lookup16(tbl_lo_1, y3_1_aes_lo) */
+	vpshufb %ymm13, %ymm1, %ymm1 /* p1_3_1_h = lookup16(tbl_hi_1, y3_1_aes_hi) */
+	vpxor %ymm1, %ymm11, %ymm1 /* p1_3_1 = xor(p1_3_1_l, p1_3_1_h) */
+	vpshufb %ymm15, %ymm14, %ymm11 /* p2_0_1_l = lookup16(tbl_lo_2, y0_1_aes_lo) */
+	vpshufb %ymm4, %ymm10, %ymm4 /* p2_0_1_h = lookup16(tbl_hi_2, y0_1_aes_hi) */
+	vpxor %ymm4, %ymm11, %ymm4 /* p2_0_1 = xor(p2_0_1_l, p2_0_1_h) */
+	vpshufb %ymm5, %ymm14, %ymm5 /* p2_1_1_l = lookup16(tbl_lo_2, y1_1_aes_lo) */
+	vpshufb %ymm7, %ymm10, %ymm7 /* p2_1_1_h = lookup16(tbl_hi_2, y1_1_aes_hi) */
+	vpxor %ymm7, %ymm5, %ymm5 /* p2_1_1 = xor(p2_1_1_l, p2_1_1_h) */
+	vpshufb %ymm8, %ymm14, %ymm7 /* p2_2_1_l = lookup16(tbl_lo_2, y2_1_aes_lo) */
+	vpshufb %ymm12, %ymm10, %ymm8 /* p2_2_1_h = lookup16(tbl_hi_2, y2_1_aes_hi) */
+	vpxor %ymm8, %ymm7, %ymm7 /* p2_2_1 = xor(p2_2_1_l, p2_2_1_h) */
+	vpshufb %ymm9, %ymm14, %ymm8 /* p2_3_1_l = lookup16(tbl_lo_2, y3_1_aes_lo) */
+	vpshufb %ymm13, %ymm10, %ymm9 /* p2_3_1_h = lookup16(tbl_hi_2, y3_1_aes_hi) */
+	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_1 = xor(p2_3_1_l, p2_3_1_h) */
+	vpxor %ymm5, %ymm0, %ymm9 /* m0_acc_4 = xor(p1_0_1, p2_1_1) */
+	vpxor %ymm1, %ymm7, %ymm11 /* m0_acc_5 = xor(p2_2_1, p1_3_1) */
+	vpxor %ymm11, %ymm9, %ymm9 /* m0_acc_6 = xor(m0_acc_4, m0_acc_5) */
+	vpxor %ymm8, %ymm9, %ymm9 /* m0_acc_7 = xor(m0_acc_6, p2_3_1) */
+	vpxor 2656(%rsp), %ymm9, %ymm9 /* x0n_1 = xor(m0_acc_7, g1x0.2) */
+	vpxor %ymm4, %ymm0, %ymm0 /* m1_acc_4 = xor(p1_0_1, p2_0_1) */
+	vpxor %ymm7, %ymm2, %ymm11 /* m1_acc_5 = xor(p1_1_1, p2_2_1) */
+	vpxor %ymm11, %ymm0, %ymm0 /* m1_acc_6 = xor(m1_acc_4, m1_acc_5) */
+	vpxor %ymm8, %ymm0, %ymm0 /* m1_acc_7 = xor(m1_acc_6, p2_3_1) */
+	vpxor 2624(%rsp), %ymm0, %ymm0 /* x1n_1 = xor(m1_acc_7, g1x1.2) */
+	vpxor %ymm2, %ymm4, %ymm2 /* m2_acc_4 = xor(p2_0_1, p1_1_1) */
+	vpxor %ymm6, %ymm5, %ymm11 /* m2_acc_5 = xor(p2_1_1, p1_2_1) */
+	vpxor %ymm11, %ymm2, %ymm2 /* m2_acc_6 = xor(m2_acc_4, m2_acc_5) */
+	vpxor %ymm8, %ymm2, %ymm2 /* m2_acc_7 = xor(m2_acc_6, p2_3_1) */
+	vpxor 2592(%rsp), %ymm2, %ymm2 /* x2n_1 = xor(m2_acc_7, g1x2.2) */
+	vpxor %ymm5, %ymm4, %ymm4 /* m3_acc_4 = xor(p2_0_1, p2_1_1) */
+	vpxor %ymm7, %ymm6, %ymm5 /* m3_acc_5 = xor(p1_2_1, p2_2_1) */
+	vpxor %ymm5, %ymm4, %ymm4 /* m3_acc_6 = xor(m3_acc_4, m3_acc_5) */
+	vpxor %ymm1, %ymm4, %ymm1 /* m3_acc_7 = xor(m3_acc_6, p1_3_1) */
+	vpxor 2304(%rsp), %ymm1, %ymm1 /* x3n_1 = xor(m3_acc_7, g1x3.2) */
+	vmovdqa 2336(%rsp), %ymm4 /* reload g2x4.2 */
+	vpxor 2848(%rsp), %ymm4, %ymm5 /* t0_acc_4 = xor(g2x4, g2x8) */
+	vpxor %ymm3, %ymm5, %ymm5 /* t0_acc_5 = xor(t0_acc_4, rk0) */
+	vpxor 3360(%rsp), %ymm5, %ymm5 /* t0_2 = xor(t0_acc_5, g2x12) */
+	vmovdqa 2368(%rsp), %ymm6 /* reload g2x5.2 */
+	vpxor 2880(%rsp), %ymm6, %ymm7 /* t1_acc_4 = xor(g2x5, g2x9) */
+	vpxor 768(%rsp), %ymm7, %ymm7 /* t1_acc_5 = xor(t1_acc_4, rk1) */
+	vpxor 3392(%rsp), %ymm7, %ymm7 /* t1_2 = xor(t1_acc_5, g2x13) */
+	vmovdqa 2400(%rsp), %ymm8 /* reload g2x6.2 */
+	vpxor 2912(%rsp), %ymm8, %ymm11 /* t2_acc_4 = xor(g2x6, g2x10) */
+	vpxor 864(%rsp), %ymm11, %ymm11 /* t2_acc_5 = xor(t2_acc_4, rk2) */
+	vpxor 3424(%rsp), %ymm11, %ymm11 /* t2_2 = xor(t2_acc_5, g2x14) */
+	vmovdqa 2432(%rsp), %ymm12 /* reload g2x7.2 */
+	vpxor 2944(%rsp), %ymm12, %ymm13 /* t3_acc_4 = xor(g2x7, g2x11) */
+	vpxor 960(%rsp), %ymm13, %ymm13 /* t3_acc_5 = xor(t3_acc_4, rk3) */
+	vpxor 3456(%rsp), %ymm13, %ymm13 /* t3_2 = xor(t3_acc_5, g2x15) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm5, %ymm5 /* y0_2_sr = lookup16(t0_2, inv_shift_rows) */
+	vmovdqa %xmm5, %xmm15 /* y0_2_aes_in0 = extract128(y0_2_sr) */
+	vaesenclast 608(%rsp), %xmm15, %xmm15 /* y0_2_aes_0 = aesenclast(y0_2_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm5, %xmm5 /* y0_2_aes_in1 = extract128(y0_2_sr) */
+	vaesenclast 1280(%rsp), %xmm5, %xmm5 /* y0_2_aes_1 = aesenclast(y0_2_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm5, %ymm15, %ymm5 /* y0_2_aes = concat128(y0_2_aes_0, y0_2_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm7, %ymm7 /* y1_2_sr = lookup16(t1_2, inv_shift_rows) */
+	vmovdqa %xmm7, %xmm15 /* y1_2_aes_in0 = extract128(y1_2_sr) */
+	vaesenclast 608(%rsp), %xmm15, %xmm15 /* y1_2_aes_0 = aesenclast(y1_2_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm7, %xmm7 /* y1_2_aes_in1 = extract128(y1_2_sr) */
+	vaesenclast 1280(%rsp), %xmm7, %xmm7 /* y1_2_aes_1 = aesenclast(y1_2_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm7, %ymm15, %ymm7 /* y1_2_aes = concat128(y1_2_aes_0, y1_2_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm11, %ymm11 /* y2_2_sr = lookup16(t2_2, inv_shift_rows) */
+	vmovdqa %xmm11, %xmm15 /* y2_2_aes_in0 = extract128(y2_2_sr) */
+	vaesenclast 608(%rsp), %xmm15, %xmm15 /* y2_2_aes_0 = aesenclast(y2_2_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm11, %xmm11 /* y2_2_aes_in1 = extract128(y2_2_sr) */
+	vaesenclast 1280(%rsp), %xmm11, %xmm11 /* y2_2_aes_1 = aesenclast(y2_2_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm11, %ymm15, %ymm11 /* y2_2_aes = concat128(y2_2_aes_0, y2_2_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm13, %ymm13 /* y3_2_sr = lookup16(t3_2, inv_shift_rows) */
+	vmovdqa %xmm13, %xmm15 /* y3_2_aes_in0 = extract128(y3_2_sr) */
+	vaesenclast 608(%rsp), %xmm15, %xmm15 /* y3_2_aes_0 = aesenclast(y3_2_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm13, %xmm13 /* y3_2_aes_in1 = extract128(y3_2_sr) */
+	vaesenclast 1280(%rsp), %xmm13, %xmm13 /* y3_2_aes_1 = aesenclast(y3_2_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm13, %ymm15, %ymm13 /* y3_2_aes = concat128(y3_2_aes_0, y3_2_aes_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm5, %ymm15 /* y0_2_aes_lo = and(y0_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm5, %ymm5 /* y0_2_aes_sh = shr(y0_2_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm5, %ymm5 /* y0_2_aes_hi = and(y0_2_aes_sh, nibble_mask) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_8_tbl_lo_1(%rip), %ymm12 /* tbl_lo_1 = const() */
+	vpshufb %ymm15, %ymm12, %ymm8 /* p1_0_2_l = lookup16(tbl_lo_1, y0_2_aes_lo) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_8_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
+	vpshufb %ymm5, %ymm6, %ymm4 /* p1_0_2_h = lookup16(tbl_hi_1, y0_2_aes_hi) */
+	vpxor %ymm4, %ymm8, %ymm4 /* p1_0_2 = xor(p1_0_2_l, p1_0_2_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm7, %ymm8 /* y1_2_aes_lo = and(y1_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* y1_2_aes_sh = shr(y1_2_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm7, %ymm7 /* y1_2_aes_hi = and(y1_2_aes_sh, nibble_mask) */
+	vmovdqa %ymm1, 2304(%rsp) /* spill g1x3.3 */
+	vpshufb %ymm8, %ymm12, %ymm1 /* p1_1_2_l = lookup16(tbl_lo_1, y1_2_aes_lo) */
+	vmovdqa %ymm2, 2592(%rsp) /* spill g1x2.3 */
+	vpshufb %ymm7, %ymm6, %ymm2 /* p1_1_2_h = lookup16(tbl_hi_1, y1_2_aes_hi) */
+	vpxor %ymm2, %ymm1, %ymm1 /* p1_1_2 = xor(p1_1_2_l, p1_1_2_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm11, %ymm2 /* y2_2_aes_lo = and(y2_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* y2_2_aes_sh = shr(y2_2_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm11, %ymm11 /* y2_2_aes_hi = and(y2_2_aes_sh, nibble_mask) */
+	vmovdqa %ymm0, 2624(%rsp) /* spill g1x1.3 */
+	vpshufb %ymm2, %ymm12, %ymm0 /* p1_2_2_l = lookup16(tbl_lo_1, y2_2_aes_lo) */
+	vmovdqa %ymm9, 2656(%rsp) /* spill g1x0.3 */
+	vpshufb %ymm11, %ymm6, %ymm9 /* p1_2_2_h = lookup16(tbl_hi_1, y2_2_aes_hi) */
+	vpxor %ymm9, %ymm0, %ymm0 /* p1_2_2 = xor(p1_2_2_l, p1_2_2_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm13, %ymm9 /* y3_2_aes_lo = and(y3_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* y3_2_aes_sh = shr(y3_2_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm13, %ymm13 /* y3_2_aes_hi = and(y3_2_aes_sh, nibble_mask) */
+	vpshufb %ymm9, %ymm12, %ymm12 /* p1_3_2_l = lookup16(tbl_lo_1, y3_2_aes_lo) */
+	vpshufb %ymm13, %ymm6, %ymm6 /* p1_3_2_h = lookup16(tbl_hi_1, y3_2_aes_hi) */
+	vpxor %ymm6, %ymm12, %ymm6 /* p1_3_2 = xor(p1_3_2_l, p1_3_2_h) */
+	vpshufb %ymm15, %ymm14, %ymm12 /* p2_0_2_l = lookup16(tbl_lo_2, y0_2_aes_lo) */
+	vpshufb %ymm5, %ymm10, %ymm5 /* p2_0_2_h = lookup16(tbl_hi_2, y0_2_aes_hi) */
+	vpxor %ymm5, %ymm12, %ymm5 /* p2_0_2 = xor(p2_0_2_l, p2_0_2_h) */
+	vpshufb %ymm8, %ymm14, %ymm8 /* p2_1_2_l = lookup16(tbl_lo_2, y1_2_aes_lo) */
+	vpshufb %ymm7, %ymm10, %ymm7 /* p2_1_2_h = lookup16(tbl_hi_2, y1_2_aes_hi) */
+	vpxor %ymm7, %ymm8, %ymm7 /* p2_1_2 = xor(p2_1_2_l, p2_1_2_h) */
+	vpshufb %ymm2, %ymm14, %ymm2 /* p2_2_2_l = lookup16(tbl_lo_2, y2_2_aes_lo) */
+	vpshufb %ymm11, %ymm10, %ymm8 /* p2_2_2_h = lookup16(tbl_hi_2, y2_2_aes_hi) */
+	vpxor %ymm8, %ymm2, %ymm2 /* p2_2_2 = xor(p2_2_2_l, p2_2_2_h) */
+	vpshufb %ymm9, %ymm14, %ymm8 /* p2_3_2_l = lookup16(tbl_lo_2, y3_2_aes_lo) */
+	vpshufb %ymm13, %ymm10, %ymm9 /* p2_3_2_h = lookup16(tbl_hi_2, y3_2_aes_hi) */
+	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_2 = xor(p2_3_2_l, p2_3_2_h) */
+	vpxor %ymm7, %ymm4, %ymm9 /* m0_acc_8 = xor(p1_0_2, p2_1_2) */
+	vpxor %ymm6, %ymm2, %ymm11 /* m0_acc_9 = xor(p2_2_2, p1_3_2) */
+	vpxor %ymm11, %ymm9, %ymm9 /* m0_acc_10 = xor(m0_acc_8, m0_acc_9) */
+	vpxor %ymm8, %ymm9, %ymm9 /* m0_acc_11 = xor(m0_acc_10, p2_3_2) */
+	vpxor 2272(%rsp), %ymm9, %ymm9 /* x0n_2 = xor(m0_acc_11, g2x0.2) */
+	vpxor %ymm5, %ymm4, %ymm4 /* m1_acc_8 = xor(p1_0_2, p2_0_2) */
+	vpxor %ymm2, %ymm1, %ymm11 /* m1_acc_9 = xor(p1_1_2, p2_2_2) */
+	vpxor %ymm11, %ymm4, %ymm4 /* m1_acc_10 = xor(m1_acc_8, m1_acc_9) */
+	vpxor %ymm8, %ymm4, %ymm4 /* m1_acc_11 = xor(m1_acc_10, p2_3_2) */
+	vpxor 2240(%rsp), %ymm4, %ymm4 /* x1n_2 = xor(m1_acc_11, g2x1.2) */
+	vpxor %ymm1, %ymm5, %ymm1 /* m2_acc_8 = xor(p2_0_2, p1_1_2) */
+	vpxor %ymm0, %ymm7, %ymm11 /* m2_acc_9 = xor(p2_1_2, p1_2_2) */
+	vpxor %ymm11, %ymm1, %ymm1 /* m2_acc_10 = xor(m2_acc_8, m2_acc_9) */
+	vpxor %ymm8, %ymm1, %ymm1 /* m2_acc_11 = xor(m2_acc_10, p2_3_2) */
+	vpxor 2208(%rsp), %ymm1, %ymm1 /* x2n_2 = xor(m2_acc_11, g2x2.2) */
+	vpxor %ymm7, %ymm5, %ymm5 /* m3_acc_8 = xor(p2_0_2, p2_1_2) */
+	vpxor %ymm2, %ymm0, %ymm0 /* m3_acc_9 = xor(p1_2_2, p2_2_2) */
+	vpxor %ymm0, %ymm5, %ymm0 /* m3_acc_10 = xor(m3_acc_8, m3_acc_9) */
+	vpxor %ymm6, %ymm0, %ymm0 /* m3_acc_11 = xor(m3_acc_10, p1_3_2) */
+	vpxor 2176(%rsp), %ymm0, %ymm0 /* x3n_2 = xor(m3_acc_11, g2x3.2) */
+	vmovdqa 2464(%rsp), %ymm2 /* reload g3x4.2 */
+	vpxor 2976(%rsp), %ymm2, %ymm5 /* t0_acc_6 = xor(g3x4, g3x8) */
+	vpxor %ymm3, %ymm5, %ymm3 /* t0_acc_7 = xor(t0_acc_6, rk0) */
+	vpxor 3488(%rsp), %ymm3, %ymm3 /* t0_3 = xor(t0_acc_7, g3x12) */
+	vmovdqa 2496(%rsp), %ymm5 /* reload g3x5.2 */
+	vpxor 3008(%rsp), %ymm5, %ymm6 /* t1_acc_6 = xor(g3x5, g3x9) */
+	vpxor 768(%rsp), %ymm6, %ymm6 /* t1_acc_7 = xor(t1_acc_6, rk1) */
+	vpxor 3520(%rsp), %ymm6, %ymm6 /* t1_3 = xor(t1_acc_7, g3x13) */
+	vmovdqa 2528(%rsp), %ymm7 /* reload g3x6.2 */
+	vpxor 3040(%rsp), %ymm7, %ymm8 /* t2_acc_6 = xor(g3x6, g3x10) */
+	vpxor 864(%rsp), %ymm8, %ymm8 /* t2_acc_7 = xor(t2_acc_6, rk2) */
+	vpxor 3552(%rsp), %ymm8, %ymm8 /* t2_3 = xor(t2_acc_7, g3x14) */
+	vmovdqa 2560(%rsp), %ymm11 /* reload g3x7.2 */
+	vpxor 3072(%rsp), %ymm11, %ymm12 /* t3_acc_6 = xor(g3x7, g3x11) */
+	vpxor 960(%rsp), %ymm12, %ymm12 /* t3_acc_7 = xor(t3_acc_6, rk3) */
+	vpxor 1024(%rsp), %ymm12, %ymm12 /* t3_3 = xor(t3_acc_7, g3x15) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm3, %ymm3 /* y0_3_sr = lookup16(t0_3, inv_shift_rows) */
+	vmovdqa %xmm3, %xmm13 /* y0_3_aes_in0 = extract128(y0_3_sr) */
+	vaesenclast 608(%rsp), %xmm13, %xmm13 /* y0_3_aes_0 = aesenclast(y0_3_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm3, %xmm3 /* y0_3_aes_in1 = extract128(y0_3_sr) */
+	vaesenclast 1280(%rsp), %xmm3, %xmm3 /* y0_3_aes_1 = aesenclast(y0_3_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm3, %ymm13, %ymm3 /* y0_3_aes = concat128(y0_3_aes_0, y0_3_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm6, %ymm6 /* y1_3_sr = lookup16(t1_3, inv_shift_rows) */
+	vmovdqa %xmm6, %xmm13 /* y1_3_aes_in0 = extract128(y1_3_sr) */
+	vaesenclast 608(%rsp), %xmm13, %xmm13 /* y1_3_aes_0 = aesenclast(y1_3_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm6, %xmm6 /* y1_3_aes_in1 = extract128(y1_3_sr) */
+	vaesenclast 1280(%rsp), %xmm6, %xmm6 /* y1_3_aes_1 = aesenclast(y1_3_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm6, %ymm13, %ymm6 /* y1_3_aes = concat128(y1_3_aes_0, y1_3_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm8, %ymm8 /* y2_3_sr = lookup16(t2_3, inv_shift_rows) */
+	vmovdqa %xmm8, %xmm13 /* y2_3_aes_in0 = extract128(y2_3_sr) */
+	vaesenclast 608(%rsp), %xmm13, %xmm13 /* y2_3_aes_0 = aesenclast(y2_3_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm8, %xmm8 /* y2_3_aes_in1 = extract128(y2_3_sr) */
+	vaesenclast 1280(%rsp), %xmm8, %xmm8 /* y2_3_aes_1 = aesenclast(y2_3_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm8, %ymm13, %ymm8 /* y2_3_aes = concat128(y2_3_aes_0, y2_3_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm12, %ymm12 /* y3_3_sr = lookup16(t3_3, inv_shift_rows) */
+	vmovdqa %xmm12, %xmm13 /* y3_3_aes_in0 = extract128(y3_3_sr) */
+	vaesenclast 608(%rsp), %xmm13, %xmm13 /* y3_3_aes_0 = aesenclast(y3_3_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm12, %xmm12 /* y3_3_aes_in1 = extract128(y3_3_sr) */
+	vaesenclast 1280(%rsp), %xmm12, %xmm12 /* y3_3_aes_1 = aesenclast(y3_3_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm12, %ymm13, %ymm12 /* y3_3_aes = concat128(y3_3_aes_0, y3_3_aes_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm3, %ymm13 /* y0_3_aes_lo = and(y0_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm3, %ymm3 /* y0_3_aes_sh = shr(y0_3_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm3, %ymm3 /* y0_3_aes_hi = and(y0_3_aes_sh, nibble_mask) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_8_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
+	vpshufb %ymm13, %ymm15, %ymm11 /* p1_0_3_l = lookup16(tbl_lo_1, y0_3_aes_lo) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_8_tbl_hi_1(%rip), %ymm7 /* tbl_hi_1 = const() */
+	vpshufb %ymm3, %ymm7, %ymm5 /* p1_0_3_h = lookup16(tbl_hi_1, y0_3_aes_hi) */
+	vpxor %ymm5, %ymm11, %ymm5 /* p1_0_3 = xor(p1_0_3_l, p1_0_3_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm6, %ymm11 /* y1_3_aes_lo = and(y1_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm6, %ymm6 /* y1_3_aes_sh = shr(y1_3_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm6, %ymm6 /* y1_3_aes_hi = and(y1_3_aes_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm15, %ymm2 /* p1_1_3_l = lookup16(tbl_lo_1, y1_3_aes_lo) */
+	vmovdqa %ymm0, 2176(%rsp) /* spill g2x3.3 */
+	vpshufb %ymm6, %ymm7, %ymm0 /* p1_1_3_h = lookup16(tbl_hi_1, y1_3_aes_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* p1_1_3 = xor(p1_1_3_l, p1_1_3_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm8, %ymm2 /* y2_3_aes_lo = and(y2_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm8, %ymm8 /* y2_3_aes_sh = shr(y2_3_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm8, %ymm8 /* y2_3_aes_hi = and(y2_3_aes_sh, nibble_mask) */
+	vmovdqa %ymm1, 2208(%rsp) /* spill g2x2.3 */
+	vpshufb %ymm2, %ymm15, %ymm1 /* p1_2_3_l = lookup16(tbl_lo_1, y2_3_aes_lo) */
+	vmovdqa %ymm4, 2240(%rsp) /* spill g2x1.3 */
+	vpshufb %ymm8, %ymm7, %ymm4 /* p1_2_3_h = lookup16(tbl_hi_1, y2_3_aes_hi) */
+	vpxor %ymm4, %ymm1, %ymm1 /* p1_2_3 = xor(p1_2_3_l, p1_2_3_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm12, %ymm4 /* y3_3_aes_lo = and(y3_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* y3_3_aes_sh = shr(y3_3_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm12, %ymm12 /* y3_3_aes_hi = and(y3_3_aes_sh, nibble_mask) */
+	vmovdqa %ymm9, 2272(%rsp) /* spill g2x0.3 */
+	vpshufb %ymm4, %ymm15, %ymm9 /* p1_3_3_l = lookup16(tbl_lo_1, y3_3_aes_lo) */
+	vpshufb %ymm12, %ymm7, %ymm7 /* p1_3_3_h = lookup16(tbl_hi_1, y3_3_aes_hi) */
+	vpxor %ymm7, %ymm9, %ymm7 /* p1_3_3 = xor(p1_3_3_l, p1_3_3_h) */
+	vpshufb %ymm13, %ymm14, %ymm9 /* p2_0_3_l = lookup16(tbl_lo_2, y0_3_aes_lo) */
+	vpshufb %ymm3, %ymm10, %ymm3 /* p2_0_3_h = lookup16(tbl_hi_2, y0_3_aes_hi) */
+	vpxor %ymm3, %ymm9, %ymm3 /* p2_0_3 = xor(p2_0_3_l, p2_0_3_h) */
+	vpshufb %ymm11, %ymm14, %ymm9 /* p2_1_3_l = lookup16(tbl_lo_2, y1_3_aes_lo) */
+	vpshufb %ymm6, %ymm10, %ymm6 /* p2_1_3_h = lookup16(tbl_hi_2, y1_3_aes_hi) */
+	vpxor %ymm6, %ymm9, %ymm6 /* p2_1_3 = xor(p2_1_3_l, p2_1_3_h) */
+	vpshufb %ymm2, %ymm14, %ymm2 /* p2_2_3_l = lookup16(tbl_lo_2, y2_3_aes_lo) */
+	vpshufb %ymm8, %ymm10, %ymm8 /* p2_2_3_h = lookup16(tbl_hi_2, y2_3_aes_hi) */
+	vpxor %ymm8, %ymm2, %ymm2 /* p2_2_3 = xor(p2_2_3_l, p2_2_3_h) */
+	vpshufb %ymm4, %ymm14, %ymm4 /* p2_3_3_l = lookup16(tbl_lo_2, y3_3_aes_lo) */
+	vpshufb %ymm12, %ymm10, %ymm8 /* p2_3_3_h = lookup16(tbl_hi_2, y3_3_aes_hi) */
+	vpxor %ymm8, %ymm4, %ymm4 /* p2_3_3 = xor(p2_3_3_l, p2_3_3_h) */
+	vpxor %ymm6, %ymm5, %ymm8 /* m0_acc_12 = xor(p1_0_3, p2_1_3) */
+	vpxor %ymm7, %ymm2, %ymm9 /* m0_acc_13 = xor(p2_2_3, p1_3_3) */
+	vpxor %ymm9, %ymm8, %ymm8 /* m0_acc_14 = xor(m0_acc_12, m0_acc_13) */
+	vpxor %ymm4, %ymm8, %ymm8 /* m0_acc_15 = xor(m0_acc_14, p2_3_3) */
+	vpxor 1952(%rsp), %ymm8, %ymm8 /* x0n_3 = xor(m0_acc_15, g3x0.2) */
+	vpxor %ymm3, %ymm5, %ymm5 /* m1_acc_12 = xor(p1_0_3, p2_0_3) */
+	vpxor %ymm2, %ymm0, %ymm9 /* m1_acc_13 = xor(p1_1_3, p2_2_3) */
+	vpxor %ymm9, %ymm5, %ymm5 /* m1_acc_14 = xor(m1_acc_12, m1_acc_13) */
+	vpxor %ymm4, %ymm5, %ymm5 /* m1_acc_15 = xor(m1_acc_14, p2_3_3) */
+	vpxor 1984(%rsp), %ymm5, %ymm5 /* x1n_3 = xor(m1_acc_15, g3x1.2) */
+	vpxor %ymm0, %ymm3, %ymm0 /* m2_acc_12 = xor(p2_0_3, p1_1_3) */
+	vpxor %ymm1, %ymm6, %ymm9 /* m2_acc_13 = xor(p2_1_3, p1_2_3) */
+	vpxor %ymm9, %ymm0, %ymm0 /* m2_acc_14 = xor(m2_acc_12, m2_acc_13) */
+	vpxor %ymm4, %ymm0, %ymm0 /* m2_acc_15 = xor(m2_acc_14, p2_3_3) */
+	vpxor 2016(%rsp), %ymm0, %ymm0 /* x2n_3 = xor(m2_acc_15, g3x2.2) */
+	vpxor %ymm6, %ymm3, %ymm3 /* m3_acc_12 = xor(p2_0_3, p2_1_3) */
+	vpxor %ymm2, %ymm1, %ymm1 /* m3_acc_13 = xor(p1_2_3, p2_2_3) */
+	vpxor %ymm1, %ymm3, %ymm1 /* m3_acc_14 = xor(m3_acc_12, m3_acc_13) */
+	vpxor %ymm7, %ymm1, %ymm1 /* m3_acc_15 = xor(m3_acc_14, p1_3_3) */
+	vpxor 2048(%rsp), %ymm1, %ymm1 /* x3n_3 = xor(m3_acc_15, g3x3.2) */
+
+	/* Round 4r+1: slot 1 ^= M'_L·inv(slot 2 ^ slot 3 ^ slot 0 ^ rk') ^ C'. */
+	vpbroadcastd 16(%rdi,%r8), %ymm2 /* rk0_1 = bcast32() */
+	vpbroadcastd 20(%rdi,%r8), %ymm3 /* rk1_1 = bcast32() */
+	vpbroadcastd 24(%rdi,%r8), %ymm4 /* rk2_1 = bcast32() */
+	vpbroadcastd 28(%rdi,%r8), %ymm6 /* rk3_1 = bcast32() */
+	vmovdqa 1472(%rsp), %ymm7 /* reload g0x8.2 */
+	vpxor 1376(%rsp), %ymm7, %ymm9 /* t0_acc_8 = xor(g0x8, g0x12) */
+	vpxor %ymm2, %ymm9, %ymm9 /* t0_acc_9 = xor(t0_acc_8, rk0_1) */
+	vpxor 1536(%rsp), %ymm9, %ymm9 /* t0_4 = xor(t0_acc_9, g0x0) */
+	vmovdqa 448(%rsp), %ymm11 /* reload g0x9.2 */
+	vpxor 1120(%rsp), %ymm11, %ymm12 /* t1_acc_8 = xor(g0x9, g0x13) */
+	vpxor %ymm3, %ymm12, %ymm12 /* t1_acc_9 = xor(t1_acc_8, rk1_1) */
+	vpxor 1056(%rsp), %ymm12, %ymm12 /* t1_4 = xor(t1_acc_9, g0x1) */
+	vmovdqa 64(%rsp), %ymm13 /* reload g0x10.2 */
+	vpxor 0(%rsp), %ymm13, %ymm13 /* t2_acc_8 = xor(g0x10, g0x14) */
+	vpxor %ymm4, %ymm13, %ymm13 /* t2_acc_9 = xor(t2_acc_8, rk2_1) */
+	vpxor 1088(%rsp), %ymm13, %ymm13 /* t2_4 = xor(t2_acc_9, g0x2) */
+	vmovdqa 32(%rsp), %ymm11 /* reload g0x11.2 */
+	vpxor 896(%rsp), %ymm11, %ymm11 /* t3_acc_8 = xor(g0x11, g0x15) */
+	vpxor %ymm6, %ymm11, %ymm11 /* t3_acc_9 = xor(t3_acc_8, rk3_1) */
+	vpxor 3200(%rsp), %ymm11, %ymm11 /* t3_4 = xor(t3_acc_9, g0x3) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm9, %ymm9 /* y0_4_sr = lookup16(t0_4, inv_shift_rows) */
+	vmovdqa %xmm9, %xmm7 /* y0_4_aes_in0 = extract128(y0_4_sr) */
+	vaesenclast 608(%rsp), %xmm7, %xmm7 /* y0_4_aes_0 = aesenclast(y0_4_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm9, %xmm9 /* y0_4_aes_in1 = extract128(y0_4_sr) */
+	vaesenclast 1280(%rsp), %xmm9, %xmm9 /* y0_4_aes_1 = aesenclast(y0_4_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm9, %ymm7, %ymm7 /* y0_4_aes = concat128(y0_4_aes_0, y0_4_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm12, %ymm9 /* y1_4_sr = lookup16(t1_4, inv_shift_rows) */
+	vmovdqa %xmm9, %xmm12 /* y1_4_aes_in0 = extract128(y1_4_sr) */
+	vaesenclast 608(%rsp), %xmm12, %xmm12 /* y1_4_aes_0 = aesenclast(y1_4_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm9, %xmm9 /* y1_4_aes_in1 = extract128(y1_4_sr) */
+	vaesenclast 1280(%rsp), %xmm9, %xmm9 /* y1_4_aes_1 = aesenclast(y1_4_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm9, %ymm12, %ymm9 /* y1_4_aes = concat128(y1_4_aes_0, y1_4_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm13, %ymm12 /* y2_4_sr = lookup16(t2_4, inv_shift_rows) */
+	vmovdqa %xmm12, %xmm13 /* y2_4_aes_in0 = extract128(y2_4_sr) */
+	vaesenclast 608(%rsp), %xmm13, %xmm13 /* y2_4_aes_0 = aesenclast(y2_4_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm12, %xmm12 /* y2_4_aes_in1 = extract128(y2_4_sr) */
+	vaesenclast 1280(%rsp), %xmm12, %xmm12 /* y2_4_aes_1 = aesenclast(y2_4_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm12, %ymm13, %ymm12 /* y2_4_aes = concat128(y2_4_aes_0, y2_4_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm11, %ymm11 /* y3_4_sr = lookup16(t3_4, inv_shift_rows) */
+	vmovdqa %xmm11, %xmm13 /* y3_4_aes_in0 = extract128(y3_4_sr) */
+	vaesenclast 608(%rsp), %xmm13, %xmm13 /* y3_4_aes_0 = aesenclast(y3_4_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm11, %xmm11 /* y3_4_aes_in1 = extract128(y3_4_sr) */
+	vaesenclast 1280(%rsp), %xmm11, %xmm11 /* y3_4_aes_1 = aesenclast(y3_4_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm11, %ymm13, %ymm11 /* y3_4_aes = concat128(y3_4_aes_0, y3_4_aes_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm7, %ymm13 /* y0_4_aes_lo = and(y0_4_aes, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* y0_4_aes_sh = shr(y0_4_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm7, %ymm7 /* y0_4_aes_hi = and(y0_4_aes_sh, nibble_mask) */
+	vmovdqa %ymm1, 2048(%rsp) /* spill g3x3.3 */
+	vpshufb %ymm13, %ymm15, %ymm1 /* p1_0_4_l = lookup16(tbl_lo_1, y0_4_aes_lo) */
+	vmovdqa %ymm0, 2016(%rsp) /* spill g3x2.3 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_8_tbl_hi_1(%rip), %ymm0 /* tbl_hi_1 = const() */
+	vmovdqa %ymm5, 1984(%rsp) /* spill g3x1.3 */
+	vpshufb %ymm7, %ymm0, %ymm5 /* p1_0_4_h = lookup16(tbl_hi_1, y0_4_aes_hi) */
+	vpxor %ymm5, %ymm1, %ymm1 /* p1_0_4 = xor(p1_0_4_l, p1_0_4_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm9, %ymm5 /* y1_4_aes_lo = and(y1_4_aes, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* y1_4_aes_sh = shr(y1_4_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm9, %ymm9 /* y1_4_aes_hi = and(y1_4_aes_sh, nibble_mask) */
+	vmovdqa %ymm8, 1952(%rsp) /* spill g3x0.3 */
+	vpshufb %ymm5, %ymm15, %ymm8 /* p1_1_4_l = lookup16(tbl_lo_1, y1_4_aes_lo) */
+	vmovdqa %ymm6, 960(%rsp) /* spill rk3_1 */
+	vpshufb %ymm9, %ymm0, %ymm6 /* p1_1_4_h = lookup16(tbl_hi_1, y1_4_aes_hi) */
+	vpxor %ymm6, %ymm8, %ymm6 /* p1_1_4 = xor(p1_1_4_l, p1_1_4_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm12, %ymm8 /* y2_4_aes_lo = and(y2_4_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* y2_4_aes_sh = shr(y2_4_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm12, %ymm12 /* y2_4_aes_hi = and(y2_4_aes_sh, nibble_mask) */
+	vmovdqa %ymm4, 864(%rsp) /* spill rk2_1 */
+	vpshufb %ymm8, %ymm15, %ymm4 /* p1_2_4_l = lookup16(tbl_lo_1, y2_4_aes_lo) */
+	vmovdqa %ymm3, 768(%rsp) /* spill rk1_1 */
+	vpshufb %ymm12, %ymm0, %ymm3 /* p1_2_4_h = lookup16(tbl_hi_1, y2_4_aes_hi) */
+	vpxor %ymm3, %ymm4, %ymm3 /* p1_2_4 = xor(p1_2_4_l, p1_2_4_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm11, %ymm4 /* y3_4_aes_lo = and(y3_4_aes, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* y3_4_aes_sh = shr(y3_4_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm11, %ymm11 /* y3_4_aes_hi = and(y3_4_aes_sh, nibble_mask) */
+	vpshufb %ymm4, %ymm15, %ymm15 /* p1_3_4_l = lookup16(tbl_lo_1, y3_4_aes_lo) */
+	vpshufb %ymm11, %ymm0, %ymm0 /* p1_3_4_h = lookup16(tbl_hi_1, y3_4_aes_hi) */
+	vpxor %ymm0, %ymm15, %ymm0 /* p1_3_4 = xor(p1_3_4_l, p1_3_4_h) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* p2_0_4_l = lookup16(tbl_lo_2, y0_4_aes_lo) */
+	vpshufb %ymm7, %ymm10, %ymm7 /* p2_0_4_h = lookup16(tbl_hi_2, y0_4_aes_hi) */
+	vpxor %ymm7, %ymm13, %ymm7 /* p2_0_4 = xor(p2_0_4_l, p2_0_4_h) */
+	vpshufb %ymm5, %ymm14, %ymm5 /* p2_1_4_l = lookup16(tbl_lo_2, y1_4_aes_lo) */
+	vpshufb %ymm9, %ymm10, %ymm9 /* p2_1_4_h = lookup16(tbl_hi_2, y1_4_aes_hi) */
+	vpxor %ymm9, %ymm5, %ymm5 /* p2_1_4 = xor(p2_1_4_l, p2_1_4_h) */
+	vpshufb %ymm8, %ymm14, %ymm8 /* p2_2_4_l = lookup16(tbl_lo_2, y2_4_aes_lo) */
+	vpshufb %ymm12, %ymm10, %ymm9 /* p2_2_4_h = lookup16(tbl_hi_2, y2_4_aes_hi) */
+	vpxor %ymm9, %ymm8, %ymm8 /* p2_2_4 = xor(p2_2_4_l, p2_2_4_h) */
+	vpshufb %ymm4, %ymm14, %ymm4 /* p2_3_4_l = lookup16(tbl_lo_2, y3_4_aes_lo) */
+	vpshufb %ymm11, %ymm10, %ymm9 /* p2_3_4_h = lookup16(tbl_hi_2, y3_4_aes_hi) */
+	vpxor %ymm9, %ymm4, %ymm4 /* p2_3_4 = xor(p2_3_4_l, p2_3_4_h) */
+	vpxor %ymm5, %ymm1, %ymm9 /* m0_acc_16 = xor(p1_0_4, p2_1_4) */
+	vpxor %ymm0, %ymm8, %ymm11 /* m0_acc_17 = xor(p2_2_4, p1_3_4) */
+	vpxor %ymm11, %ymm9, %ymm9 /* m0_acc_18 = xor(m0_acc_16, m0_acc_17) */
+	vpxor %ymm4, %ymm9, %ymm9 /* m0_acc_19 = xor(m0_acc_18, p2_3_4) */
+	vpxor 1408(%rsp), %ymm9, %ymm9 /* x0n_4 = xor(m0_acc_19, g0x4.2) */
+	vpxor %ymm7, %ymm1, %ymm1 /* m1_acc_16 = xor(p1_0_4, p2_0_4) */
+	vpxor %ymm8, %ymm6, %ymm11 /* m1_acc_17 = xor(p1_1_4, p2_2_4) */
+	vpxor %ymm11, %ymm1, %ymm1 /* m1_acc_18 = xor(m1_acc_16, m1_acc_17) */
+	vpxor %ymm4, %ymm1, %ymm1 /* m1_acc_19 = xor(m1_acc_18, p2_3_4) */
+	vpxor 544(%rsp), %ymm1, %ymm1 /* x1n_4 = xor(m1_acc_19, g0x5.2) */
+	vpxor %ymm6, %ymm7, %ymm6 /* m2_acc_16 = xor(p2_0_4, p1_1_4) */
+	vpxor %ymm3, %ymm5, %ymm11 /* m2_acc_17 = xor(p2_1_4, p1_2_4) */
+	vpxor %ymm11, %ymm6, %ymm6 /* m2_acc_18 = xor(m2_acc_16, m2_acc_17) */
+	vpxor %ymm4, %ymm6, %ymm4 /* m2_acc_19 = xor(m2_acc_18, p2_3_4) */
+	vpxor 576(%rsp), %ymm4, %ymm4 /* x2n_4 = xor(m2_acc_19, g0x6.2) */
+	vpxor %ymm5, %ymm7, %ymm5 /* m3_acc_16 = xor(p2_0_4, p2_1_4) */
+	vpxor %ymm8, %ymm3, %ymm3 /* m3_acc_17 = xor(p1_2_4, p2_2_4) */
+	vpxor %ymm3, %ymm5, %ymm3 /* m3_acc_18 = xor(m3_acc_16, m3_acc_17) */
+	vpxor %ymm0, %ymm3, %ymm0 /* m3_acc_19 = xor(m3_acc_18, p1_3_4) */
+	vpxor 512(%rsp), %ymm0, %ymm0 /* x3n_4 = xor(m3_acc_19, g0x7.2) */
+	vmovdqa 3136(%rsp), %ymm3 /* reload g1x8.2 */
+	vpxor 3232(%rsp), %ymm3, %ymm5 /* t0_acc_10 = xor(g1x8, g1x12) */
+	vpxor %ymm2, %ymm5, %ymm5 /* t0_acc_11 = xor(t0_acc_10, rk0_1) */
+	vpxor 2656(%rsp), %ymm5, %ymm5 /* t0_5 = xor(t0_acc_11, g1x0) */
+	vmovdqa 2752(%rsp), %ymm6 /* reload g1x9.2 */
+	vpxor 3264(%rsp), %ymm6, %ymm7 /* t1_acc_10 = xor(g1x9, g1x13) */
+	vpxor 768(%rsp), %ymm7, %ymm7 /* t1_acc_11 = xor(t1_acc_10, rk1_1) */
+	vpxor 2624(%rsp), %ymm7, %ymm7 /* t1_5 = xor(t1_acc_11, g1x1) */
+	vmovdqa 2784(%rsp), %ymm8 /* reload g1x10.2 */
+	vpxor 3296(%rsp), %ymm8, %ymm11 /* t2_acc_10 = xor(g1x10, g1x14) */
+	vpxor 864(%rsp), %ymm11, %ymm11 /* t2_acc_11 = xor(t2_acc_10, rk2_1) */
+	vpxor 2592(%rsp), %ymm11, %ymm11 /* t2_5 = xor(t2_acc_11, g1x2) */
+	vmovdqa 2816(%rsp), %ymm12 /* reload g1x11.2 */
+	vpxor 3328(%rsp), %ymm12, %ymm13 /* t3_acc_10 = xor(g1x11, g1x15) */
+	vpxor 960(%rsp), %ymm13, %ymm13 /* t3_acc_11 = xor(t3_acc_10, rk3_1) */
+	vpxor 2304(%rsp), %ymm13, %ymm13 /* t3_5 = xor(t3_acc_11, g1x3) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm5, %ymm5 /* y0_5_sr = lookup16(t0_5, inv_shift_rows) */
+	vmovdqa %xmm5, %xmm15 /* y0_5_aes_in0 = extract128(y0_5_sr) */
+	vaesenclast 608(%rsp), %xmm15, %xmm15 /* y0_5_aes_0 = aesenclast(y0_5_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm5, %xmm5 /* y0_5_aes_in1 = extract128(y0_5_sr) */
+	vaesenclast 1280(%rsp), %xmm5, %xmm5 /* y0_5_aes_1 = aesenclast(y0_5_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm5, %ymm15, %ymm5 /* y0_5_aes = concat128(y0_5_aes_0, y0_5_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm7, %ymm7 /* y1_5_sr = lookup16(t1_5, inv_shift_rows) */
+	vmovdqa %xmm7, %xmm15 /* y1_5_aes_in0 = extract128(y1_5_sr) */
+	vaesenclast 608(%rsp), %xmm15, %xmm15 /* y1_5_aes_0 = aesenclast(y1_5_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm7, %xmm7 /* y1_5_aes_in1 = extract128(y1_5_sr) */
+	vaesenclast 1280(%rsp), %xmm7, %xmm7 /* y1_5_aes_1 = aesenclast(y1_5_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm7, %ymm15, %ymm7 /* y1_5_aes = concat128(y1_5_aes_0, y1_5_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm11, %ymm11 /* y2_5_sr = lookup16(t2_5, inv_shift_rows) */
+	vmovdqa %xmm11, %xmm15 /* y2_5_aes_in0 = extract128(y2_5_sr) */
+	vaesenclast 608(%rsp), %xmm15, %xmm15 /* y2_5_aes_0 = aesenclast(y2_5_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm11, %xmm11 /* y2_5_aes_in1 = extract128(y2_5_sr) */
+	vaesenclast 1280(%rsp), %xmm11, %xmm11 /* y2_5_aes_1 = aesenclast(y2_5_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm11, %ymm15, %ymm11 /* y2_5_aes = concat128(y2_5_aes_0, y2_5_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm13, %ymm13 /* y3_5_sr = lookup16(t3_5, inv_shift_rows) */
+	vmovdqa %xmm13, %xmm15 /* y3_5_aes_in0 = extract128(y3_5_sr) */
+	vaesenclast 608(%rsp), %xmm15, %xmm15 /* y3_5_aes_0 = aesenclast(y3_5_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm13, %xmm13 /* y3_5_aes_in1 = extract128(y3_5_sr) */
+	vaesenclast 1280(%rsp), %xmm13, %xmm13 /* y3_5_aes_1 = aesenclast(y3_5_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm13, %ymm15, %ymm13 /* y3_5_aes = concat128(y3_5_aes_0, y3_5_aes_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm5, %ymm15 /* y0_5_aes_lo = and(y0_5_aes, nibble_mask) */
+	vpsrlw $4, %ymm5, %ymm5 /* y0_5_aes_sh = shr(y0_5_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm5, %ymm5 /* y0_5_aes_hi = and(y0_5_aes_sh, nibble_mask) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_8_tbl_lo_1(%rip), %ymm12 /* tbl_lo_1 = const() */
+	vpshufb %ymm15, %ymm12, %ymm8 /* p1_0_5_l = lookup16(tbl_lo_1, y0_5_aes_lo) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_8_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
+	vpshufb %ymm5, %ymm6, %ymm3 /* p1_0_5_h = lookup16(tbl_hi_1, y0_5_aes_hi) */
+	vpxor %ymm3, %ymm8, %ymm3 /* p1_0_5 = xor(p1_0_5_l, p1_0_5_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm7, %ymm8 /* y1_5_aes_lo = and(y1_5_aes, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* y1_5_aes_sh = shr(y1_5_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm7, %ymm7 /* y1_5_aes_hi = and(y1_5_aes_sh, nibble_mask) */
+	vmovdqa %ymm0, 512(%rsp) /* spill g0x7.3 */
+	vpshufb %ymm8, %ymm12, %ymm0 /* p1_1_5_l = lookup16(tbl_lo_1, y1_5_aes_lo) */
+	vmovdqa %ymm4, 576(%rsp) /* spill g0x6.3 */
+	vpshufb %ymm7, %ymm6, %ymm4 /* p1_1_5_h = lookup16(tbl_hi_1, y1_5_aes_hi) */
+	vpxor %ymm4, %ymm0, %ymm0 /* p1_1_5 = xor(p1_1_5_l, p1_1_5_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm11, %ymm4 /* y2_5_aes_lo = and(y2_5_aes, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* y2_5_aes_sh = shr(y2_5_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm11, %ymm11 /* y2_5_aes_hi = and(y2_5_aes_sh, nibble_mask) */
+	vmovdqa %ymm1, 544(%rsp) /* spill g0x5.3 */
+	vpshufb %ymm4, %ymm12, %ymm1 /* p1_2_5_l = lookup16(tbl_lo_1, y2_5_aes_lo) */
+	vmovdqa %ymm9, 1408(%rsp) /* spill g0x4.3 */
+	vpshufb %ymm11, %ymm6, %ymm9 /* p1_2_5_h = lookup16(tbl_hi_1, y2_5_aes_hi) */
+	vpxor %ymm9, %ymm1, %ymm1 /* p1_2_5 = xor(p1_2_5_l, p1_2_5_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm13, %ymm9 /* y3_5_aes_lo = and(y3_5_aes, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* y3_5_aes_sh = shr(y3_5_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm13, %ymm13 /* y3_5_aes_hi = and(y3_5_aes_sh, nibble_mask) */
+	vpshufb %ymm9, %ymm12, %ymm12 /* p1_3_5_l = lookup16(tbl_lo_1, y3_5_aes_lo) */
+	vpshufb %ymm13, %ymm6, %ymm6 /* p1_3_5_h = lookup16(tbl_hi_1, y3_5_aes_hi) */
+	vpxor %ymm6, %ymm12, %ymm6 /* p1_3_5 = xor(p1_3_5_l, p1_3_5_h) */
+	vpshufb %ymm15, %ymm14, %ymm12 /* p2_0_5_l = lookup16(tbl_lo_2, y0_5_aes_lo) */
+	vpshufb %ymm5, %ymm10, %ymm5 /* p2_0_5_h = lookup16(tbl_hi_2, y0_5_aes_hi) */
+	vpxor %ymm5, %ymm12, %ymm5 /* p2_0_5 = xor(p2_0_5_l, p2_0_5_h) */
+	vpshufb %ymm8, %ymm14, %ymm8 /* p2_1_5_l = lookup16(tbl_lo_2, y1_5_aes_lo) */
+	vpshufb %ymm7, %ymm10, %ymm7 /* p2_1_5_h = lookup16(tbl_hi_2, y1_5_aes_hi) */
+	vpxor %ymm7, %ymm8, %ymm7 /* p2_1_5 = xor(p2_1_5_l, p2_1_5_h) */
+	vpshufb %ymm4, %ymm14, %ymm4 /* p2_2_5_l = lookup16(tbl_lo_2, y2_5_aes_lo) */
+	vpshufb %ymm11, %ymm10, %ymm8 /* p2_2_5_h = lookup16(tbl_hi_2, y2_5_aes_hi) */
+	vpxor %ymm8, %ymm4, %ymm4 /* p2_2_5 = xor(p2_2_5_l, p2_2_5_h) */
+	vpshufb %ymm9, %ymm14, %ymm8 /* p2_3_5_l = lookup16(tbl_lo_2, y3_5_aes_lo) */
+	vpshufb %ymm13, %ymm10, %ymm9 /* p2_3_5_h = lookup16(tbl_hi_2, y3_5_aes_hi) */
+	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_5 = xor(p2_3_5_l, p2_3_5_h) */
+	vpxor %ymm7, %ymm3, %ymm9 /* m0_acc_20 = xor(p1_0_5, p2_1_5) */
+	vpxor %ymm6, %ymm4, %ymm11 /* m0_acc_21 = xor(p2_2_5, p1_3_5) */
+	vpxor %ymm11, %ymm9, %ymm9 /* m0_acc_22 = xor(m0_acc_20, m0_acc_21) */
+	vpxor %ymm8, %ymm9, %ymm9 /* m0_acc_23 = xor(m0_acc_22, p2_3_5) */
+	vpxor 3168(%rsp), %ymm9, %ymm9 /* x0n_5 = xor(m0_acc_23, g1x4.2) */
+	vpxor %ymm5, %ymm3, %ymm3 /* m1_acc_20 = xor(p1_0_5, p2_0_5) */
+	vpxor %ymm4, %ymm0, %ymm11 /* m1_acc_21 = xor(p1_1_5, p2_2_5) */
+	vpxor %ymm11, %ymm3, %ymm3 /* m1_acc_22 = xor(m1_acc_20, m1_acc_21) */
+	vpxor %ymm8, %ymm3, %ymm3 /* m1_acc_23 = xor(m1_acc_22, p2_3_5) */
+	vpxor 3104(%rsp), %ymm3, %ymm3 /* x1n_5 = xor(m1_acc_23, g1x5.2) */
+	vpxor %ymm0, %ymm5, %ymm0 /* m2_acc_20 = xor(p2_0_5, p1_1_5) */
+	vpxor %ymm1, %ymm7, %ymm11 /* m2_acc_21 = xor(p2_1_5, p1_2_5) */
+	vpxor %ymm11, %ymm0, %ymm0 /* m2_acc_22 = xor(m2_acc_20, m2_acc_21) */
+	vpxor %ymm8, %ymm0, %ymm0 /* m2_acc_23 = xor(m2_acc_22, p2_3_5) */
+	vpxor 2720(%rsp), %ymm0, %ymm0 /* x2n_5 = xor(m2_acc_23, g1x6.2) */
+	vpxor %ymm7, %ymm5, %ymm5 /* m3_acc_20 = xor(p2_0_5, p2_1_5) */
+	vpxor %ymm4, %ymm1, %ymm1 /* m3_acc_21 = xor(p1_2_5, p2_2_5) */
+	vpxor %ymm1, %ymm5, %ymm1 /* m3_acc_22 = xor(m3_acc_20, m3_acc_21) */
+	vpxor %ymm6, %ymm1, %ymm1 /* m3_acc_23 = xor(m3_acc_22, p1_3_5) */
+	vpxor 2688(%rsp), %ymm1, %ymm1 /* x3n_5 = xor(m3_acc_23, g1x7.2) */
+	vmovdqa 2848(%rsp), %ymm4 /* reload g2x8.2 */
+	vpxor 3360(%rsp), %ymm4, %ymm5 /* t0_acc_12 = xor(g2x8, g2x12) */
+	vpxor %ymm2, %ymm5, %ymm5 /* t0_acc_13 = xor(t0_acc_12, rk0_1) */
+	vpxor 2272(%rsp), %ymm5, %ymm5 /* t0_6 = xor(t0_acc_13, g2x0) */
+	vmovdqa 2880(%rsp), %ymm6 /* reload g2x9.2 */
+	vpxor 3392(%rsp), %ymm6, %ymm7 /* t1_acc_12 = xor(g2x9, g2x13) */
+	vpxor 768(%rsp), %ymm7, %ymm7 /* t1_acc_13 = xor(t1_acc_12, rk1_1) */
+	vpxor 2240(%rsp), %ymm7, %ymm7 /* t1_6 = xor(t1_acc_13, g2x1) */
+	vmovdqa 2912(%rsp), %ymm8 /* reload g2x10.2 */
+	vpxor 3424(%rsp), %ymm8, %ymm11 /* t2_acc_12 = xor(g2x10, g2x14) */
+	vpxor 864(%rsp), %ymm11, %ymm11 /* t2_acc_13 = xor(t2_acc_12, rk2_1) */
+	vpxor 2208(%rsp), %ymm11, %ymm11 /* t2_6 = xor(t2_acc_13, g2x2) */
+	vmovdqa 2944(%rsp), %ymm12 /* reload g2x11.2 */
+	vpxor 3456(%rsp), %ymm12, %ymm13 /* t3_acc_12 = xor(g2x11, g2x15) */
+	vpxor 960(%rsp), %ymm13, %ymm13 /* t3_acc_13 = xor(t3_acc_12, rk3_1) */
+	vpxor 2176(%rsp), %ymm13, %ymm13 /* t3_6 = xor(t3_acc_13, g2x3) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm5, %ymm5 /* y0_6_sr = lookup16(t0_6, inv_shift_rows) */
+	vmovdqa %xmm5, %xmm15 /* y0_6_aes_in0 = extract128(y0_6_sr) */
+	vaesenclast 608(%rsp), %xmm15, %xmm15 /* y0_6_aes_0 = aesenclast(y0_6_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm5, %xmm5 /* y0_6_aes_in1 = extract128(y0_6_sr) */
+	vaesenclast 1280(%rsp), %xmm5, %xmm5 /* y0_6_aes_1 = aesenclast(y0_6_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm5, %ymm15, %ymm5 /* y0_6_aes = concat128(y0_6_aes_0, y0_6_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm7, %ymm7 /* y1_6_sr = lookup16(t1_6, inv_shift_rows) */
+	vmovdqa %xmm7, %xmm15 /* y1_6_aes_in0 = extract128(y1_6_sr) */
+	vaesenclast 608(%rsp), %xmm15, %xmm15 /* y1_6_aes_0 = aesenclast(y1_6_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm7, %xmm7 /* y1_6_aes_in1 = extract128(y1_6_sr) */
+	vaesenclast 1280(%rsp), %xmm7, %xmm7 /* y1_6_aes_1 = aesenclast(y1_6_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm7, %ymm15, %ymm7 /* y1_6_aes = concat128(y1_6_aes_0, y1_6_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm11, %ymm11 /* y2_6_sr = lookup16(t2_6, inv_shift_rows) */
+	vmovdqa %xmm11, %xmm15 /* y2_6_aes_in0 = extract128(y2_6_sr) */
+	vaesenclast 608(%rsp), %xmm15, %xmm15 /* y2_6_aes_0 = aesenclast(y2_6_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm11, %xmm11 /* y2_6_aes_in1 = extract128(y2_6_sr) */
+	vaesenclast 1280(%rsp), %xmm11, %xmm11 /* y2_6_aes_1 = aesenclast(y2_6_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm11, %ymm15, %ymm11 /* y2_6_aes = concat128(y2_6_aes_0, y2_6_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm13, %ymm13 /* y3_6_sr = lookup16(t3_6, inv_shift_rows) */
+	vmovdqa %xmm13, %xmm15 /* y3_6_aes_in0 = extract128(y3_6_sr) */
+	vaesenclast 608(%rsp), %xmm15, %xmm15 /* y3_6_aes_0 = aesenclast(y3_6_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm13, %xmm13 /* y3_6_aes_in1 = extract128(y3_6_sr) */
+	vaesenclast 1280(%rsp), %xmm13, %xmm13 /* y3_6_aes_1 = aesenclast(y3_6_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm13, %ymm15, %ymm13 /* y3_6_aes = concat128(y3_6_aes_0, y3_6_aes_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm5, %ymm15 /* y0_6_aes_lo = and(y0_6_aes, nibble_mask) */
+	vpsrlw $4, %ymm5, %ymm5 /* y0_6_aes_sh = shr(y0_6_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm5, %ymm5 /* y0_6_aes_hi = and(y0_6_aes_sh, nibble_mask) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_8_tbl_lo_1(%rip), %ymm12 /* tbl_lo_1 = const() */
+	vpshufb %ymm15, %ymm12, %ymm8 /* p1_0_6_l = lookup16(tbl_lo_1, y0_6_aes_lo) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_8_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
+	vpshufb %ymm5, %ymm6, %ymm4 /* p1_0_6_h = lookup16(tbl_hi_1, y0_6_aes_hi) */
+	vpxor %ymm4, %ymm8, %ymm4 /* p1_0_6 = xor(p1_0_6_l, p1_0_6_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm7, %ymm8 /* y1_6_aes_lo = and(y1_6_aes, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* y1_6_aes_sh = shr(y1_6_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm7, %ymm7 /* y1_6_aes_hi = and(y1_6_aes_sh, nibble_mask) */
+	vmovdqa %ymm1, 2688(%rsp) /* spill g1x7.3 */
+	vpshufb %ymm8, %ymm12, %ymm1 /* p1_1_6_l = lookup16(tbl_lo_1, y1_6_aes_lo) */
+	vmovdqa %ymm0, 2720(%rsp) /* spill g1x6.3 */
+	vpshufb %ymm7, %ymm6, %ymm0 /* p1_1_6_h = lookup16(tbl_hi_1, y1_6_aes_hi) */
+	vpxor %ymm0, %ymm1, %ymm0 /* p1_1_6 = xor(p1_1_6_l, p1_1_6_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm11, %ymm1 /* y2_6_aes_lo = and(y2_6_aes, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* y2_6_aes_sh = shr(y2_6_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm11, %ymm11 /* y2_6_aes_hi = and(y2_6_aes_sh, nibble_mask) */
+	vmovdqa %ymm3, 3104(%rsp) /* spill g1x5.3 */
+	vpshufb %ymm1, %ymm12, %ymm3 /* p1_2_6_l = lookup16(tbl_lo_1, y2_6_aes_lo) */
+	vmovdqa %ymm9, 3168(%rsp) /* spill g1x4.3 */
+	vpshufb %ymm11, %ymm6, %ymm9 /* p1_2_6_h = lookup16(tbl_hi_1, y2_6_aes_hi) */
+	vpxor %ymm9, %ymm3, %ymm3 /* p1_2_6 = xor(p1_2_6_l, p1_2_6_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm13, %ymm9 /* y3_6_aes_lo = and(y3_6_aes, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* y3_6_aes_sh = shr(y3_6_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm13, %ymm13 /* y3_6_aes_hi = and(y3_6_aes_sh, nibble_mask) */
+	vpshufb %ymm9, %ymm12, %ymm12 /* p1_3_6_l = lookup16(tbl_lo_1, y3_6_aes_lo) */
+	vpshufb %ymm13, %ymm6, %ymm6 /* p1_3_6_h = lookup16(tbl_hi_1, y3_6_aes_hi) */
+	vpxor %ymm6, %ymm12, %ymm6 /* p1_3_6 = xor(p1_3_6_l, p1_3_6_h) */
+	vpshufb %ymm15, %ymm14, %ymm12 /* p2_0_6_l = lookup16(tbl_lo_2, y0_6_aes_lo) */
+	vpshufb %ymm5, %ymm10, %ymm5 /* p2_0_6_h = lookup16(tbl_hi_2, y0_6_aes_hi) */
+	vpxor %ymm5, %ymm12, %ymm5 /* p2_0_6 = xor(p2_0_6_l, p2_0_6_h) */
+	vpshufb %ymm8, %ymm14, %ymm8 /* p2_1_6_l = lookup16(tbl_lo_2, y1_6_aes_lo) */
+	vpshufb %ymm7, %ymm10, %ymm7 /* p2_1_6_h = lookup16(tbl_hi_2, y1_6_aes_hi) */
+	vpxor %ymm7, %ymm8, %ymm7 /* p2_1_6 = xor(p2_1_6_l, p2_1_6_h) */
+	vpshufb %ymm1, %ymm14, %ymm1 /* p2_2_6_l = lookup16(tbl_lo_2, y2_6_aes_lo) */
+	vpshufb %ymm11, %ymm10, %ymm8 /* p2_2_6_h = lookup16(tbl_hi_2, y2_6_aes_hi) */
+	vpxor %ymm8, %ymm1, %ymm1 /* p2_2_6 = xor(p2_2_6_l, p2_2_6_h) */
+	vpshufb %ymm9, %ymm14, %ymm8 /* p2_3_6_l = lookup16(tbl_lo_2, y3_6_aes_lo) */
+	vpshufb %ymm13, %ymm10, %ymm9 /* p2_3_6_h = lookup16(tbl_hi_2, y3_6_aes_hi) */
+	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_6 = xor(p2_3_6_l, p2_3_6_h) */
+	vpxor %ymm7, %ymm4, %ymm9 /* m0_acc_24 = xor(p1_0_6, p2_1_6) */
+	vpxor %ymm6, %ymm1, %ymm11 /* m0_acc_25 = xor(p2_2_6, p1_3_6) */
+	vpxor %ymm11, %ymm9, %ymm9 /* m0_acc_26 = xor(m0_acc_24, m0_acc_25) */
+	vpxor %ymm8, %ymm9, %ymm9 /* m0_acc_27 = xor(m0_acc_26, p2_3_6) */
+	vpxor 2336(%rsp), %ymm9, %ymm9 /* x0n_6 = xor(m0_acc_27, g2x4.2) */
+	vpxor %ymm5, %ymm4, %ymm4 /* m1_acc_24 = xor(p1_0_6, p2_0_6) */
+	vpxor %ymm1, %ymm0, %ymm11 /* m1_acc_25 = xor(p1_1_6, p2_2_6) */
+	vpxor %ymm11, %ymm4, %ymm4 /* m1_acc_26 = xor(m1_acc_24, m1_acc_25) */
+	vpxor %ymm8, %ymm4, %ymm4 /* m1_acc_27 = xor(m1_acc_26, p2_3_6) */
+	vpxor 2368(%rsp), %ymm4, %ymm4 /* x1n_6 = xor(m1_acc_27, g2x5.2) */
+	vpxor %ymm0, %ymm5, %ymm0 /* m2_acc_24 = xor(p2_0_6, p1_1_6) */
+	vpxor %ymm3, %ymm7, %ymm11 /* m2_acc_25 = xor(p2_1_6, p1_2_6) */
+	vpxor %ymm11, %ymm0, %ymm0 /* m2_acc_26 = xor(m2_acc_24, m2_acc_25) */
+	vpxor %ymm8, %ymm0, %ymm0 /* m2_acc_27 = xor(m2_acc_26, p2_3_6) */
+	vpxor 2400(%rsp), %ymm0, %ymm0 /* x2n_6 = xor(m2_acc_27, g2x6.2) */
+	vpxor %ymm7, %ymm5, %ymm5 /* m3_acc_24 = xor(p2_0_6, p2_1_6) */
+	vpxor %ymm1, %ymm3, %ymm1 /* m3_acc_25 = xor(p1_2_6, p2_2_6) */
+	vpxor %ymm1, %ymm5, %ymm1 /* m3_acc_26 = xor(m3_acc_24, m3_acc_25) */
+	vpxor %ymm6, %ymm1, %ymm1 /* m3_acc_27 = xor(m3_acc_26, p1_3_6) */
+	vpxor 2432(%rsp), %ymm1, %ymm1 /* x3n_6 = xor(m3_acc_27, g2x7.2) */
+	vmovdqa 2976(%rsp), %ymm3 /* reload g3x8.2 */
+	vpxor 3488(%rsp), %ymm3, %ymm5 /* t0_acc_14 = xor(g3x8, g3x12) */
+	vpxor %ymm2, %ymm5, %ymm2 /* t0_acc_15 = xor(t0_acc_14, rk0_1) */
+	vpxor 1952(%rsp), %ymm2, %ymm2 /* t0_7 = xor(t0_acc_15, g3x0) */
+	vmovdqa 3008(%rsp), %ymm5 /* reload g3x9.2 */
+	vpxor 3520(%rsp), %ymm5, %ymm6 /* t1_acc_14 = xor(g3x9, g3x13) */
+	vpxor 768(%rsp), %ymm6, %ymm6 /* t1_acc_15 = xor(t1_acc_14, rk1_1) */
+	vpxor 1984(%rsp), %ymm6, %ymm6 /* t1_7 = xor(t1_acc_15, g3x1) */
+	vmovdqa 3040(%rsp), %ymm7 /* reload g3x10.2 */
+	vpxor 3552(%rsp), %ymm7, %ymm8 /* t2_acc_14 = xor(g3x10, g3x14) */
+	vpxor 864(%rsp), %ymm8, %ymm8 /* t2_acc_15 = xor(t2_acc_14, rk2_1) */
+	vpxor 2016(%rsp), %ymm8, %ymm8 /* t2_7 = xor(t2_acc_15, g3x2) */
+	vmovdqa 3072(%rsp), %ymm11 /* reload g3x11.2 */
+	vpxor 1024(%rsp), %ymm11, %ymm12 /* t3_acc_14 = xor(g3x11, g3x15) */
+	vpxor 960(%rsp), %ymm12, %ymm12 /* t3_acc_15 = xor(t3_acc_14, rk3_1) */
+	vpxor 2048(%rsp), %ymm12, %ymm12 /* t3_7 = xor(t3_acc_15, g3x3) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm2, %ymm2 /* y0_7_sr = lookup16(t0_7, inv_shift_rows) */
+	vmovdqa %xmm2, %xmm13 /* y0_7_aes_in0 = extract128(y0_7_sr) */
+	vaesenclast 608(%rsp), %xmm13, %xmm13 /* y0_7_aes_0 = aesenclast(y0_7_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm2, %xmm2 /* y0_7_aes_in1 = extract128(y0_7_sr) */
+	vaesenclast 1280(%rsp), %xmm2, %xmm2 /* y0_7_aes_1 = aesenclast(y0_7_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm2, %ymm13, %ymm2 /* y0_7_aes = concat128(y0_7_aes_0, y0_7_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm6, %ymm6 /* y1_7_sr = lookup16(t1_7, inv_shift_rows) */
+	vmovdqa %xmm6, %xmm13 /* y1_7_aes_in0 = extract128(y1_7_sr) */
+	vaesenclast 608(%rsp), %xmm13, %xmm13 /* y1_7_aes_0 = aesenclast(y1_7_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm6, %xmm6 /* y1_7_aes_in1 = extract128(y1_7_sr) */
+	vaesenclast 1280(%rsp), %xmm6, %xmm6 /* y1_7_aes_1 = aesenclast(y1_7_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm6, %ymm13, %ymm6 /* y1_7_aes = concat128(y1_7_aes_0, y1_7_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm8, %ymm8 /* y2_7_sr = lookup16(t2_7, inv_shift_rows) */
+	vmovdqa %xmm8, %xmm13 /* y2_7_aes_in0 = extract128(y2_7_sr) */
+	vaesenclast 608(%rsp), %xmm13, %xmm13 /* y2_7_aes_0 = aesenclast(y2_7_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm8, %xmm8 /* y2_7_aes_in1 = extract128(y2_7_sr) */
+	vaesenclast 1280(%rsp), %xmm8, %xmm8 /* y2_7_aes_1 = aesenclast(y2_7_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm8, %ymm13, %ymm8 /* y2_7_aes = concat128(y2_7_aes_0, y2_7_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm12, %ymm12 /* y3_7_sr = lookup16(t3_7, inv_shift_rows) */
+	vmovdqa %xmm12, %xmm13 /* y3_7_aes_in0 = extract128(y3_7_sr) */
+	vaesenclast 608(%rsp), %xmm13, %xmm13 /* y3_7_aes_0 = aesenclast(y3_7_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm12, %xmm12 /* y3_7_aes_in1 = extract128(y3_7_sr) */
+	vaesenclast 1280(%rsp), %xmm12, %xmm12 /* y3_7_aes_1 = aesenclast(y3_7_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm12, %ymm13, %ymm12 /* y3_7_aes = concat128(y3_7_aes_0, y3_7_aes_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm2, %ymm13 /* y0_7_aes_lo = and(y0_7_aes, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* y0_7_aes_sh = shr(y0_7_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm2, %ymm2 /* y0_7_aes_hi = and(y0_7_aes_sh, nibble_mask) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_8_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
+	vpshufb %ymm13, %ymm15, %ymm11 /* p1_0_7_l = lookup16(tbl_lo_1, y0_7_aes_lo) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_8_tbl_hi_1(%rip), %ymm7 /* tbl_hi_1 = const() */
+	vpshufb %ymm2, %ymm7, %ymm5 /* p1_0_7_h = lookup16(tbl_hi_1, y0_7_aes_hi) */
+	vpxor %ymm5, %ymm11, %ymm5 /* p1_0_7 = xor(p1_0_7_l, p1_0_7_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm6, %ymm11 /* y1_7_aes_lo = and(y1_7_aes, nibble_mask) */
+	vpsrlw $4, %ymm6, %ymm6 /* y1_7_aes_sh = shr(y1_7_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm6, %ymm6 /* y1_7_aes_hi = and(y1_7_aes_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm15, %ymm3 /* p1_1_7_l = lookup16(tbl_lo_1, y1_7_aes_lo) */
+	vmovdqa %ymm1, 2432(%rsp) /* spill g2x7.3 */
+	vpshufb %ymm6, %ymm7, %ymm1 /* p1_1_7_h = lookup16(tbl_hi_1, y1_7_aes_hi) */
+	vpxor %ymm1, %ymm3, %ymm1 /* p1_1_7 = xor(p1_1_7_l, p1_1_7_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm8, %ymm3 /* y2_7_aes_lo = and(y2_7_aes, nibble_mask) */
+	vpsrlw $4, %ymm8, %ymm8 /* y2_7_aes_sh = shr(y2_7_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm8, %ymm8 /* y2_7_aes_hi = and(y2_7_aes_sh, nibble_mask) */
+	vmovdqa %ymm0, 2400(%rsp) /* spill g2x6.3 */
+	vpshufb %ymm3, %ymm15, %ymm0 /* p1_2_7_l = lookup16(tbl_lo_1, y2_7_aes_lo) */
+	vmovdqa %ymm4, 2368(%rsp) /* spill g2x5.3 */
+	vpshufb %ymm8, %ymm7, %ymm4 /* p1_2_7_h = lookup16(tbl_hi_1, y2_7_aes_hi) */
+	vpxor %ymm4, %ymm0, %ymm0 /* p1_2_7 = xor(p1_2_7_l, p1_2_7_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm12, %ymm4 /* y3_7_aes_lo = and(y3_7_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* y3_7_aes_sh = shr(y3_7_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm12, %ymm12 /* y3_7_aes_hi = and(y3_7_aes_sh, nibble_mask) */
+	vmovdqa %ymm9, 2336(%rsp) /* spill g2x4.3 */
+	vpshufb %ymm4, %ymm15, %ymm9 /* p1_3_7_l = lookup16(tbl_lo_1, y3_7_aes_lo) */
+	vpshufb %ymm12, %ymm7, %ymm7 /* p1_3_7_h = lookup16(tbl_hi_1, y3_7_aes_hi) */
+	vpxor %ymm7, %ymm9, %ymm7 /* p1_3_7 = xor(p1_3_7_l, p1_3_7_h) */
+	vpshufb %ymm13, %ymm14, %ymm9 /* p2_0_7_l = lookup16(tbl_lo_2, y0_7_aes_lo) */
+	vpshufb %ymm2, %ymm10, %ymm2 /* p2_0_7_h = lookup16(tbl_hi_2, y0_7_aes_hi) */
+	vpxor %ymm2, %ymm9, %ymm2 /* p2_0_7 = xor(p2_0_7_l, p2_0_7_h) */
+	vpshufb %ymm11, %ymm14, %ymm9 /* p2_1_7_l = lookup16(tbl_lo_2, y1_7_aes_lo) */
+	vpshufb %ymm6, %ymm10, %ymm6 /* p2_1_7_h = lookup16(tbl_hi_2, y1_7_aes_hi) */
+	vpxor %ymm6, %ymm9, %ymm6 /* p2_1_7 = xor(p2_1_7_l, p2_1_7_h) */
+	vpshufb %ymm3, %ymm14, %ymm3 /* p2_2_7_l = lookup16(tbl_lo_2, y2_7_aes_lo) */
+	vpshufb %ymm8, %ymm10, %ymm8 /* p2_2_7_h = lookup16(tbl_hi_2, y2_7_aes_hi) */
+	vpxor %ymm8, %ymm3, %ymm3 /* p2_2_7 = xor(p2_2_7_l, p2_2_7_h) */
+	vpshufb %ymm4, %ymm14, %ymm4 /* p2_3_7_l = lookup16(tbl_lo_2, y3_7_aes_lo) */
+	vpshufb %ymm12, %ymm10, %ymm8 /* p2_3_7_h = lookup16(tbl_hi_2, y3_7_aes_hi) */
+	vpxor %ymm8, %ymm4, %ymm4 /* p2_3_7 = xor(p2_3_7_l, p2_3_7_h) */
+	vpxor %ymm6, %ymm5, %ymm8 /* m0_acc_28 = xor(p1_0_7, p2_1_7) */
+	vpxor %ymm7, %ymm3, %ymm9 /* m0_acc_29 = xor(p2_2_7, p1_3_7) */
+	vpxor %ymm9, %ymm8, %ymm8 /* m0_acc_30 = xor(m0_acc_28, m0_acc_29) */
+	vpxor %ymm4, %ymm8, %ymm8 /* m0_acc_31 = xor(m0_acc_30, p2_3_7) */
+	vpxor 2464(%rsp), %ymm8, %ymm8 /* x0n_7 = xor(m0_acc_31, g3x4.2) */
+	vpxor %ymm2, %ymm5, %ymm5 /* m1_acc_28 = xor(p1_0_7, p2_0_7) */
+	vpxor %ymm3, %ymm1, %ymm9 /* m1_acc_29 = xor(p1_1_7, p2_2_7) */
+	vpxor %ymm9, %ymm5, %ymm5 /* m1_acc_30 = xor(m1_acc_28, m1_acc_29) */
+	vpxor %ymm4, %ymm5, %ymm5 /* m1_acc_31 = xor(m1_acc_30, p2_3_7) */
+	vpxor 2496(%rsp), %ymm5, %ymm5 /* x1n_7 = xor(m1_acc_31, g3x5.2) */
+	vpxor %ymm1, %ymm2, %ymm1 /* m2_acc_28 = xor(p2_0_7, p1_1_7) */
+	vpxor %ymm0, %ymm6, %ymm9 /* m2_acc_29 = xor(p2_1_7, p1_2_7) */
+	vpxor %ymm9, %ymm1, %ymm1 /* m2_acc_30 = xor(m2_acc_28, m2_acc_29) */
+	vpxor %ymm4, %ymm1, %ymm1 /* m2_acc_31 = xor(m2_acc_30, p2_3_7) */
+	vpxor 2528(%rsp), %ymm1, %ymm1 /* x2n_7 = xor(m2_acc_31, g3x6.2) */
+	vpxor %ymm6, %ymm2, %ymm2 /* m3_acc_28 = xor(p2_0_7, p2_1_7) */
+	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_29 = xor(p1_2_7, p2_2_7) */
+	vpxor %ymm0, %ymm2, %ymm0 /* m3_acc_30 = xor(m3_acc_28, m3_acc_29) */
+	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_31 = xor(m3_acc_30, p1_3_7) */
+	vpxor 2560(%rsp), %ymm0, %ymm0 /* x3n_7 = xor(m3_acc_31, g3x7.2) */
+
+	/* Round 4r+2: slot 2 ^= M'_L·inv(slot 3 ^ slot 0 ^ slot 1 ^ rk') ^ C'. */
+	vpbroadcastd 32(%rdi,%r8), %ymm2 /* rk0_2 = bcast32() */
+	vpbroadcastd 36(%rdi,%r8), %ymm3 /* rk1_2 = bcast32() */
+	vpbroadcastd 40(%rdi,%r8), %ymm4 /* rk2_2 = bcast32() */
+	vpbroadcastd 44(%rdi,%r8), %ymm6 /* rk3_2 = bcast32() */
+	vmovdqa 1376(%rsp), %ymm7 /* reload g0x12.2 */
+	vpxor 1536(%rsp), %ymm7, %ymm9 /* t0_acc_16 = xor(g0x12, g0x0) */
+	vpxor %ymm2, %ymm9, %ymm9 /* t0_acc_17 = xor(t0_acc_16, rk0_2) */
+	vpxor 1408(%rsp), %ymm9, %ymm9 /* t0_8 = xor(t0_acc_17, g0x4) */
+	vmovdqa 1120(%rsp), %ymm11 /* reload g0x13.2 */
+	vpxor 1056(%rsp), %ymm11, %ymm12 /* t1_acc_16 = xor(g0x13, g0x1) */
+	vpxor %ymm3, %ymm12, %ymm12 /* t1_acc_17 = xor(t1_acc_16, rk1_2) */
+	vpxor 544(%rsp), %ymm12, %ymm12 /* t1_8 = xor(t1_acc_17, g0x5) */
+	vmovdqa 0(%rsp), %ymm13 /* reload g0x14.2 */
+	vpxor 1088(%rsp), %ymm13, %ymm13 /* t2_acc_16 = xor(g0x14, g0x2) */
+	vpxor %ymm4, %ymm13, %ymm13 /* t2_acc_17 = xor(t2_acc_16, rk2_2) */
+	vpxor 576(%rsp), %ymm13, %ymm13 /* t2_8 = xor(t2_acc_17, g0x6) */
+	vmovdqa 896(%rsp), %ymm11 /* reload g0x15.2 */
+	vpxor 3200(%rsp), %ymm11, %ymm11 /* t3_acc_16 = xor(g0x15, g0x3) */
+	vpxor %ymm6, %ymm11, %ymm11 /* t3_acc_17 = xor(t3_acc_16, rk3_2) */
+	vpxor 512(%rsp), %ymm11, %ymm11 /* t3_8 = xor(t3_acc_17, g0x7) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm9, %ymm9 /* y0_8_sr = lookup16(t0_8, inv_shift_rows) */
+	vmovdqa %xmm9, %xmm7 /* y0_8_aes_in0 = extract128(y0_8_sr) */
+	vaesenclast 608(%rsp), %xmm7, %xmm7 /* y0_8_aes_0 = aesenclast(y0_8_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm9, %xmm9 /* y0_8_aes_in1 = extract128(y0_8_sr) */
+	vaesenclast 1280(%rsp), %xmm9, %xmm9 /* y0_8_aes_1 = aesenclast(y0_8_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm9, %ymm7, %ymm7 /* y0_8_aes = concat128(y0_8_aes_0, y0_8_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm12, %ymm9 /* y1_8_sr = lookup16(t1_8, inv_shift_rows) */
+	vmovdqa %xmm9, %xmm12 /* y1_8_aes_in0 = extract128(y1_8_sr) */
+	vaesenclast 608(%rsp), %xmm12, %xmm12 /* y1_8_aes_0 = aesenclast(y1_8_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm9, %xmm9 /* y1_8_aes_in1 = extract128(y1_8_sr) */
+	vaesenclast 1280(%rsp), %xmm9, %xmm9 /* y1_8_aes_1 = aesenclast(y1_8_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm9, %ymm12, %ymm9 /* y1_8_aes = concat128(y1_8_aes_0, y1_8_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm13, %ymm12 /* y2_8_sr = lookup16(t2_8, inv_shift_rows) */
+	vmovdqa %xmm12, %xmm13 /* y2_8_aes_in0 = extract128(y2_8_sr) */
+	vaesenclast 608(%rsp), %xmm13, %xmm13 /* y2_8_aes_0 = aesenclast(y2_8_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm12, %xmm12 /* y2_8_aes_in1 = extract128(y2_8_sr) */
+	vaesenclast 1280(%rsp), %xmm12, %xmm12 /* y2_8_aes_1 = aesenclast(y2_8_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm12, %ymm13, %ymm12 /* y2_8_aes = concat128(y2_8_aes_0, y2_8_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm11, %ymm11 /* y3_8_sr = lookup16(t3_8, inv_shift_rows) */
+	vmovdqa %xmm11, %xmm13 /* y3_8_aes_in0 = extract128(y3_8_sr) */
+	vaesenclast 608(%rsp), %xmm13, %xmm13 /* y3_8_aes_0 = aesenclast(y3_8_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm11, %xmm11 /* y3_8_aes_in1 = extract128(y3_8_sr) */
+	vaesenclast 1280(%rsp), %xmm11, %xmm11 /* y3_8_aes_1 = aesenclast(y3_8_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm11, %ymm13, %ymm11 /* y3_8_aes = concat128(y3_8_aes_0, y3_8_aes_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm7, %ymm13 /* y0_8_aes_lo = and(y0_8_aes, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* y0_8_aes_sh = shr(y0_8_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm7, %ymm7 /* y0_8_aes_hi = and(y0_8_aes_sh, nibble_mask) */
+	vmovdqa %ymm0, 2560(%rsp) /* spill g3x7.3 */
+	vpshufb %ymm13, %ymm15, %ymm0 /* p1_0_8_l = lookup16(tbl_lo_1, y0_8_aes_lo) */
+	vmovdqa %ymm1, 2528(%rsp) /* spill g3x6.3 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_8_tbl_hi_1(%rip), %ymm1 /* tbl_hi_1 = const() */
+	vmovdqa %ymm5, 2496(%rsp) /* spill g3x5.3 */
+	vpshufb %ymm7, %ymm1, %ymm5 /* p1_0_8_h = lookup16(tbl_hi_1, y0_8_aes_hi) */
+	vpxor %ymm5, %ymm0, %ymm0 /* p1_0_8 = xor(p1_0_8_l, p1_0_8_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm9, %ymm5 /* y1_8_aes_lo = and(y1_8_aes, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* y1_8_aes_sh = shr(y1_8_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm9, %ymm9 /* y1_8_aes_hi = and(y1_8_aes_sh, nibble_mask) */
+	vmovdqa %ymm8, 2464(%rsp) /* spill g3x4.3 */
+	vpshufb %ymm5, %ymm15, %ymm8 /* p1_1_8_l = lookup16(tbl_lo_1, y1_8_aes_lo) */
+	vmovdqa %ymm6, 960(%rsp) /* spill rk3_2 */
+	vpshufb %ymm9, %ymm1, %ymm6 /* p1_1_8_h = lookup16(tbl_hi_1, y1_8_aes_hi) */
+	vpxor %ymm6, %ymm8, %ymm6 /* p1_1_8 = xor(p1_1_8_l, p1_1_8_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm12, %ymm8 /* y2_8_aes_lo = and(y2_8_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* y2_8_aes_sh = shr(y2_8_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm12, %ymm12 /* y2_8_aes_hi = and(y2_8_aes_sh, nibble_mask) */
+	vmovdqa %ymm4, 864(%rsp) /* spill rk2_2 */
+	vpshufb %ymm8, %ymm15, %ymm4 /* p1_2_8_l = lookup16(tbl_lo_1, y2_8_aes_lo) */
+	vmovdqa %ymm3, 768(%rsp) /* spill rk1_2 */
+	vpshufb %ymm12, %ymm1, %ymm3 /* p1_2_8_h = lookup16(tbl_hi_1, y2_8_aes_hi) */
+	vpxor %ymm3, %ymm4, %ymm3 /* p1_2_8 = xor(p1_2_8_l, p1_2_8_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm11, %ymm4 /* y3_8_aes_lo = and(y3_8_aes, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* y3_8_aes_sh = shr(y3_8_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm11, %ymm11 /* y3_8_aes_hi = and(y3_8_aes_sh, nibble_mask) */
+	vpshufb %ymm4, %ymm15, %ymm15 /* p1_3_8_l = lookup16(tbl_lo_1, y3_8_aes_lo) */
+	vpshufb %ymm11, %ymm1, %ymm1 /* p1_3_8_h = lookup16(tbl_hi_1, y3_8_aes_hi) */
+	vpxor %ymm1, %ymm15, %ymm1 /* p1_3_8 = xor(p1_3_8_l, p1_3_8_h) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* p2_0_8_l = lookup16(tbl_lo_2, y0_8_aes_lo) */
+	vpshufb %ymm7, %ymm10, %ymm7 /* p2_0_8_h = lookup16(tbl_hi_2, y0_8_aes_hi) */
+	vpxor %ymm7, %ymm13, %ymm7 /* p2_0_8 = xor(p2_0_8_l, p2_0_8_h) */
+	vpshufb %ymm5, %ymm14, %ymm5 /* p2_1_8_l = lookup16(tbl_lo_2, y1_8_aes_lo) */
+	vpshufb %ymm9, %ymm10, %ymm9 /* p2_1_8_h = lookup16(tbl_hi_2, y1_8_aes_hi) */
+	vpxor %ymm9, %ymm5, %ymm5 /* p2_1_8 = xor(p2_1_8_l, p2_1_8_h) */
+	vpshufb %ymm8, %ymm14, %ymm8 /* p2_2_8_l = lookup16(tbl_lo_2, y2_8_aes_lo) */
+	vpshufb %ymm12, %ymm10, %ymm9 /* p2_2_8_h = lookup16(tbl_hi_2, y2_8_aes_hi) */
+	vpxor %ymm9, %ymm8, %ymm8 /* p2_2_8 = xor(p2_2_8_l, p2_2_8_h) */
+	vpshufb %ymm4, %ymm14, %ymm4 /* p2_3_8_l = lookup16(tbl_lo_2, y3_8_aes_lo) */
+	vpshufb %ymm11, %ymm10, %ymm9 /* p2_3_8_h = lookup16(tbl_hi_2, y3_8_aes_hi) */
+	vpxor %ymm9, %ymm4, %ymm4 /* p2_3_8 = xor(p2_3_8_l, p2_3_8_h) */
+	vpxor %ymm5, %ymm0, %ymm9 /* m0_acc_32 = xor(p1_0_8, p2_1_8) */
+	vpxor %ymm1, %ymm8, %ymm11 /* m0_acc_33 = xor(p2_2_8, p1_3_8) */
+	vpxor %ymm11, %ymm9, %ymm9 /* m0_acc_34 = xor(m0_acc_32, m0_acc_33) */
+	vpxor %ymm4, %ymm9, %ymm9 /* m0_acc_35 = xor(m0_acc_34, p2_3_8) */
+	vpxor 1472(%rsp), %ymm9, %ymm9 /* x0n_8 = xor(m0_acc_35, g0x8.2) */
+	vpxor %ymm7, %ymm0, %ymm0 /* m1_acc_32 = xor(p1_0_8, p2_0_8) */
+	vpxor %ymm8, %ymm6, %ymm11 /* m1_acc_33 = xor(p1_1_8, p2_2_8) */
+	vpxor %ymm11, %ymm0, %ymm0 /* m1_acc_34 = xor(m1_acc_32, m1_acc_33) */
+	vpxor %ymm4, %ymm0, %ymm0 /* m1_acc_35 = xor(m1_acc_34, p2_3_8) */
+	vpxor 448(%rsp), %ymm0, %ymm0 /* x1n_8 = xor(m1_acc_35, g0x9.2) */
+	vpxor %ymm6, %ymm7, %ymm6 /* m2_acc_32 = xor(p2_0_8, p1_1_8) */
+	vpxor %ymm3, %ymm5, %ymm11 /* m2_acc_33 = xor(p2_1_8, p1_2_8) */
+	vpxor %ymm11, %ymm6, %ymm6 /* m2_acc_34 = xor(m2_acc_32, m2_acc_33) */
+	vpxor %ymm4, %ymm6, %ymm4 /* m2_acc_35 = xor(m2_acc_34, p2_3_8) */
+	vpxor 64(%rsp), %ymm4, %ymm4 /* x2n_8 = xor(m2_acc_35, g0x10.2) */
+	vpxor %ymm5, %ymm7, %ymm5 /* m3_acc_32 = xor(p2_0_8, p2_1_8) */
+	vpxor %ymm8, %ymm3, %ymm3 /* m3_acc_33 = xor(p1_2_8, p2_2_8) */
+	vpxor %ymm3, %ymm5, %ymm3 /* m3_acc_34 = xor(m3_acc_32, m3_acc_33) */
+	vpxor %ymm1, %ymm3, %ymm1 /* m3_acc_35 = xor(m3_acc_34, p1_3_8) */
+	vpxor 32(%rsp), %ymm1, %ymm1 /* x3n_8 = xor(m3_acc_35, g0x11.2) */
+	vmovdqa 3232(%rsp), %ymm3 /* reload g1x12.2 */
+	vpxor 2656(%rsp), %ymm3, %ymm5 /* t0_acc_18 = xor(g1x12, g1x0) */
+	vpxor %ymm2, %ymm5, %ymm5 /* t0_acc_19 = xor(t0_acc_18, rk0_2) */
+	vpxor 3168(%rsp), %ymm5, %ymm5 /* t0_9 = xor(t0_acc_19, g1x4) */
+	vmovdqa 3264(%rsp), %ymm6 /* reload g1x13.2 */
+	vpxor 2624(%rsp), %ymm6, %ymm7 /* t1_acc_18 = xor(g1x13, g1x1) */
+	vpxor 768(%rsp), %ymm7, %ymm7 /* t1_acc_19 = xor(t1_acc_18, rk1_2) */
+	vpxor 3104(%rsp), %ymm7, %ymm7 /* t1_9 = xor(t1_acc_19, g1x5) */
+	vmovdqa 3296(%rsp), %ymm8 /* reload g1x14.2 */
+	vpxor 2592(%rsp), %ymm8, %ymm11 /* t2_acc_18 = xor(g1x14, g1x2) */
+	vpxor 864(%rsp), %ymm11, %ymm11 /* t2_acc_19 = xor(t2_acc_18, rk2_2) */
+	vpxor 2720(%rsp), %ymm11, %ymm11 /* t2_9 = xor(t2_acc_19, g1x6) */
+	vmovdqa 3328(%rsp), %ymm12 /* reload g1x15.2 */
+	vpxor 2304(%rsp), %ymm12, %ymm13 /* t3_acc_18 = xor(g1x15, g1x3) */
+	vpxor 960(%rsp), %ymm13, %ymm13 /* t3_acc_19 = xor(t3_acc_18, rk3_2) */
+	vpxor 2688(%rsp), %ymm13, %ymm13 /* t3_9 = xor(t3_acc_19, g1x7) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm5, %ymm5 /* y0_9_sr = lookup16(t0_9, inv_shift_rows) */
+	vmovdqa %xmm5, %xmm15 /* y0_9_aes_in0 = extract128(y0_9_sr) */
+	vaesenclast 608(%rsp), %xmm15, %xmm15 /* y0_9_aes_0 = aesenclast(y0_9_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm5, %xmm5 /* y0_9_aes_in1 = extract128(y0_9_sr) */
+	vaesenclast 1280(%rsp), %xmm5, %xmm5 /* y0_9_aes_1 = aesenclast(y0_9_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm5, %ymm15, %ymm5 /* y0_9_aes = concat128(y0_9_aes_0, y0_9_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm7, %ymm7 /* y1_9_sr = lookup16(t1_9, inv_shift_rows) */
+	vmovdqa %xmm7, %xmm15 /* y1_9_aes_in0 = extract128(y1_9_sr) */
+	vaesenclast 608(%rsp), %xmm15, %xmm15 /* y1_9_aes_0 = aesenclast(y1_9_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm7, %xmm7 /* y1_9_aes_in1 = extract128(y1_9_sr) */
+	vaesenclast 1280(%rsp), %xmm7, %xmm7 /* y1_9_aes_1 = aesenclast(y1_9_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm7, %ymm15, %ymm7 /* y1_9_aes = concat128(y1_9_aes_0, y1_9_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm11, %ymm11 /* y2_9_sr = lookup16(t2_9, inv_shift_rows) */
+	vmovdqa %xmm11, %xmm15 /* y2_9_aes_in0 = extract128(y2_9_sr) */
+	vaesenclast 608(%rsp), %xmm15, %xmm15 /* y2_9_aes_0 = aesenclast(y2_9_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm11, %xmm11 /* y2_9_aes_in1 = extract128(y2_9_sr) */
+	vaesenclast 1280(%rsp), %xmm11, %xmm11 /* y2_9_aes_1 = aesenclast(y2_9_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm11, %ymm15, %ymm11 /* y2_9_aes = concat128(y2_9_aes_0, y2_9_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm13, %ymm13 /* y3_9_sr = lookup16(t3_9, inv_shift_rows) */
+	vmovdqa %xmm13, %xmm15 /* y3_9_aes_in0 = extract128(y3_9_sr) */
+	vaesenclast 608(%rsp), %xmm15, %xmm15 /* y3_9_aes_0 = aesenclast(y3_9_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm13, %xmm13 /* y3_9_aes_in1 = extract128(y3_9_sr) */
+	vaesenclast 1280(%rsp), %xmm13, %xmm13 /* y3_9_aes_1 = aesenclast(y3_9_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm13, %ymm15, %ymm13 /* y3_9_aes = concat128(y3_9_aes_0, y3_9_aes_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm5, %ymm15 /* y0_9_aes_lo = and(y0_9_aes, nibble_mask) */
+	vpsrlw $4, %ymm5, %ymm5 /* y0_9_aes_sh = shr(y0_9_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm5, %ymm5 /* y0_9_aes_hi = and(y0_9_aes_sh, nibble_mask) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_8_tbl_lo_1(%rip), %ymm12 /* tbl_lo_1 = const() */
+	vpshufb %ymm15, %ymm12, %ymm8 /* p1_0_9_l = lookup16(tbl_lo_1, y0_9_aes_lo) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_8_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
+	vpshufb %ymm5, %ymm6, %ymm3 /* p1_0_9_h = lookup16(tbl_hi_1, y0_9_aes_hi) */
+	vpxor %ymm3, %ymm8, %ymm3 /* p1_0_9 = xor(p1_0_9_l, p1_0_9_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm7, %ymm8 /* y1_9_aes_lo = and(y1_9_aes, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* y1_9_aes_sh = shr(y1_9_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm7, %ymm7 /* y1_9_aes_hi = and(y1_9_aes_sh, nibble_mask) */
+	vmovdqa %ymm1, 32(%rsp) /* spill g0x11.3 */
+	vpshufb %ymm8, %ymm12, %ymm1 /* p1_1_9_l = lookup16(tbl_lo_1, y1_9_aes_lo) */
+	vmovdqa %ymm4, 64(%rsp) /* spill g0x10.3 */
+	vpshufb %ymm7, %ymm6, %ymm4 /* p1_1_9_h = lookup16(tbl_hi_1, y1_9_aes_hi) */
+	vpxor %ymm4, %ymm1, %ymm1 /* p1_1_9 = xor(p1_1_9_l, p1_1_9_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm11, %ymm4 /* y2_9_aes_lo = and(y2_9_aes, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* y2_9_aes_sh = shr(y2_9_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm11, %ymm11 /* y2_9_aes_hi = and(y2_9_aes_sh, nibble_mask) */
+	vmovdqa %ymm0, 448(%rsp) /* spill g0x9.3 */
+	vpshufb %ymm4, %ymm12, %ymm0 /* p1_2_9_l = lookup16(tbl_lo_1, y2_9_aes_lo) */
+	vmovdqa %ymm9, 1472(%rsp) /* spill g0x8.3 */
+	vpshufb %ymm11, %ymm6, %ymm9 /* p1_2_9_h = lookup16(tbl_hi_1, y2_9_aes_hi) */
+	vpxor %ymm9, %ymm0, %ymm0 /* p1_2_9 = xor(p1_2_9_l, p1_2_9_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm13, %ymm9 /* y3_9_aes_lo = and(y3_9_aes, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* y3_9_aes_sh = shr(y3_9_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm13, %ymm13 /* y3_9_aes_hi = and(y3_9_aes_sh, nibble_mask) */
+	vpshufb %ymm9, %ymm12, %ymm12 /* p1_3_9_l = lookup16(tbl_lo_1, y3_9_aes_lo) */
+	vpshufb %ymm13, %ymm6, %ymm6 /* p1_3_9_h = lookup16(tbl_hi_1, y3_9_aes_hi) */
+	vpxor %ymm6, %ymm12, %ymm6 /* p1_3_9 = xor(p1_3_9_l, p1_3_9_h) */
+	vpshufb %ymm15, %ymm14, %ymm12 /* p2_0_9_l = lookup16(tbl_lo_2, y0_9_aes_lo) */
+	vpshufb %ymm5, %ymm10, %ymm5 /* p2_0_9_h = lookup16(tbl_hi_2, y0_9_aes_hi) */
+	vpxor %ymm5, %ymm12, %ymm5 /* p2_0_9 = xor(p2_0_9_l, p2_0_9_h) */
+	vpshufb %ymm8, %ymm14, %ymm8 /* p2_1_9_l = lookup16(tbl_lo_2, y1_9_aes_lo) */
+	vpshufb %ymm7, %ymm10, %ymm7 /* p2_1_9_h = lookup16(tbl_hi_2, y1_9_aes_hi) */
+	vpxor %ymm7, %ymm8, %ymm7 /* p2_1_9 = xor(p2_1_9_l, p2_1_9_h) */
+	vpshufb %ymm4, %ymm14, %ymm4 /* p2_2_9_l = lookup16(tbl_lo_2, y2_9_aes_lo) */
+	vpshufb %ymm11, %ymm10, %ymm8 /* p2_2_9_h = lookup16(tbl_hi_2, y2_9_aes_hi) */
+	vpxor %ymm8, %ymm4, %ymm4 /* p2_2_9 = xor(p2_2_9_l, p2_2_9_h) */
+	vpshufb %ymm9, %ymm14, %ymm8 /* p2_3_9_l = lookup16(tbl_lo_2, y3_9_aes_lo) */
+	vpshufb %ymm13, %ymm10, %ymm9 /* p2_3_9_h = lookup16(tbl_hi_2, y3_9_aes_hi) */
+	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_9 = xor(p2_3_9_l, p2_3_9_h) */
+	vpxor %ymm7, %ymm3, %ymm9 /* m0_acc_36 = xor(p1_0_9, p2_1_9) */
+	vpxor %ymm6, %ymm4, %ymm11 /* m0_acc_37 = xor(p2_2_9, p1_3_9) */
+	vpxor %ymm11, %ymm9, %ymm9 /* m0_acc_38 = xor(m0_acc_36, m0_acc_37) */
+	vpxor %ymm8, %ymm9, %ymm9 /* m0_acc_39 = xor(m0_acc_38, p2_3_9) */
+	vpxor 3136(%rsp), %ymm9, %ymm9 /* x0n_9 = xor(m0_acc_39, g1x8.2) */
+	vpxor %ymm5, %ymm3, %ymm3 /* m1_acc_36 = xor(p1_0_9, p2_0_9) */
+	vpxor %ymm4, %ymm1, %ymm11 /* m1_acc_37 = xor(p1_1_9, p2_2_9) */
+	vpxor %ymm11, %ymm3, %ymm3 /* m1_acc_38 = xor(m1_acc_36, m1_acc_37) */
+	vpxor %ymm8, %ymm3, %ymm3 /* m1_acc_39 = xor(m1_acc_38, p2_3_9) */
+	vpxor 2752(%rsp), %ymm3, %ymm3 /* x1n_9 = xor(m1_acc_39, g1x9.2) */
+	vpxor %ymm1, %ymm5, %ymm1 /* m2_acc_36 = xor(p2_0_9, p1_1_9) */
+	vpxor %ymm0, %ymm7, %ymm11 /* m2_acc_37 = xor(p2_1_9, p1_2_9) */
+	vpxor %ymm11, %ymm1, %ymm1 /* m2_acc_38 = xor(m2_acc_36, m2_acc_37) */
+	vpxor %ymm8, %ymm1, %ymm1 /* m2_acc_39 = xor(m2_acc_38, p2_3_9) */
+	vpxor 2784(%rsp), %ymm1, %ymm1 /* x2n_9 = xor(m2_acc_39, g1x10.2) */
+	vpxor %ymm7, %ymm5, %ymm5 /* m3_acc_36 = xor(p2_0_9, p2_1_9) */
+	vpxor %ymm4, %ymm0, %ymm0 /* m3_acc_37 = xor(p1_2_9, p2_2_9) */
+	vpxor %ymm0, %ymm5, %ymm0 /* m3_acc_38 = xor(m3_acc_36, m3_acc_37) */
+	vpxor %ymm6, %ymm0, %ymm0 /* m3_acc_39 = xor(m3_acc_38, p1_3_9) */
+	vpxor 2816(%rsp), %ymm0, %ymm0 /* x3n_9 = xor(m3_acc_39, g1x11.2) */
+	vmovdqa 3360(%rsp), %ymm4 /* reload g2x12.2 */
+	vpxor 2272(%rsp), %ymm4, %ymm5 /* t0_acc_20 = xor(g2x12, g2x0) */
+	vpxor %ymm2, %ymm5, %ymm5 /* t0_acc_21 = xor(t0_acc_20, rk0_2) */
+	vpxor 2336(%rsp), %ymm5, %ymm5 /* t0_10 = xor(t0_acc_21, g2x4) */
+	vmovdqa 3392(%rsp), %ymm6 /* reload g2x13.2 */
+	vpxor 2240(%rsp), %ymm6, %ymm7 /* t1_acc_20 = xor(g2x13, g2x1) */
+	vpxor 768(%rsp), %ymm7, %ymm7 /* t1_acc_21 = xor(t1_acc_20, rk1_2) */
+	vpxor 2368(%rsp), %ymm7, %ymm7 /* t1_10 = xor(t1_acc_21, g2x5) */
+	vmovdqa 3424(%rsp), %ymm8 /* reload g2x14.2 */
+	vpxor 2208(%rsp), %ymm8, %ymm11 /* t2_acc_20 = xor(g2x14, g2x2) */
+	vpxor 864(%rsp), %ymm11, %ymm11 /* t2_acc_21 = xor(t2_acc_20, rk2_2) */
+	vpxor 2400(%rsp), %ymm11, %ymm11 /* t2_10 = xor(t2_acc_21, g2x6) */
+	vmovdqa 3456(%rsp), %ymm12 /* reload g2x15.2 */
+	vpxor 2176(%rsp), %ymm12, %ymm13 /* t3_acc_20 = xor(g2x15, g2x3) */
+	vpxor 960(%rsp), %ymm13, %ymm13 /* t3_acc_21 = xor(t3_acc_20, rk3_2) */
+	vpxor 2432(%rsp), %ymm13, %ymm13 /* t3_10 = xor(t3_acc_21, g2x7) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm5, %ymm5 /* y0_10_sr = lookup16(t0_10, inv_shift_rows) */
+	vmovdqa %xmm5, %xmm15 /* y0_10_aes_in0 = extract128(y0_10_sr) */
+	vaesenclast 608(%rsp), %xmm15, %xmm15 /* y0_10_aes_0 = aesenclast(y0_10_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm5, %xmm5 /* y0_10_aes_in1 = extract128(y0_10_sr) */
+	vaesenclast 1280(%rsp), %xmm5, %xmm5 /* y0_10_aes_1 = aesenclast(y0_10_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm5, %ymm15, %ymm5 /* y0_10_aes = concat128(y0_10_aes_0, y0_10_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm7, %ymm7 /* y1_10_sr = lookup16(t1_10, inv_shift_rows) */
+	vmovdqa %xmm7, %xmm15 /* y1_10_aes_in0 = extract128(y1_10_sr) */
+	vaesenclast 608(%rsp), %xmm15, %xmm15 /* y1_10_aes_0 = aesenclast(y1_10_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm7, %xmm7 /* y1_10_aes_in1 = extract128(y1_10_sr) */
+	vaesenclast 1280(%rsp), %xmm7, %xmm7 /* y1_10_aes_1 = aesenclast(y1_10_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm7, %ymm15, %ymm7 /* y1_10_aes = concat128(y1_10_aes_0, y1_10_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm11, %ymm11 /* y2_10_sr = lookup16(t2_10, inv_shift_rows) */
+	vmovdqa %xmm11, %xmm15 /* y2_10_aes_in0 = extract128(y2_10_sr) */
+	vaesenclast 608(%rsp), %xmm15, %xmm15 /* y2_10_aes_0 = aesenclast(y2_10_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm11, %xmm11 /* y2_10_aes_in1 = extract128(y2_10_sr) */
+	vaesenclast 1280(%rsp), %xmm11, %xmm11 /* y2_10_aes_1 = aesenclast(y2_10_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm11, %ymm15, %ymm11 /* y2_10_aes = concat128(y2_10_aes_0, y2_10_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm13, %ymm13 /* y3_10_sr = lookup16(t3_10, inv_shift_rows) */
+	vmovdqa %xmm13, %xmm15 /* y3_10_aes_in0 = extract128(y3_10_sr) */
+	vaesenclast 608(%rsp), %xmm15, %xmm15 /* y3_10_aes_0 = aesenclast(y3_10_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm13, %xmm13 /* y3_10_aes_in1 = extract128(y3_10_sr) */
+	vaesenclast 1280(%rsp), %xmm13, %xmm13 /* y3_10_aes_1 = aesenclast(y3_10_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm13, %ymm15, %ymm13 /* y3_10_aes = concat128(y3_10_aes_0, y3_10_aes_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm5, %ymm15 /* y0_10_aes_lo = and(y0_10_aes, nibble_mask) */
+	vpsrlw $4, %ymm5, %ymm5 /* y0_10_aes_sh = shr(y0_10_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm5, %ymm5 /* y0_10_aes_hi = and(y0_10_aes_sh, nibble_mask) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_8_tbl_lo_1(%rip), %ymm12 /* tbl_lo_1 = const() */
+	vpshufb %ymm15, %ymm12, %ymm8 /* p1_0_10_l = lookup16(tbl_lo_1, y0_10_aes_lo) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_8_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
+	vpshufb %ymm5, %ymm6, %ymm4 /* p1_0_10_h = lookup16(tbl_hi_1, y0_10_aes_hi) */
+	vpxor %ymm4, %ymm8, %ymm4 /* p1_0_10 = xor(p1_0_10_l, p1_0_10_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm7, %ymm8 /* y1_10_aes_lo = and(y1_10_aes, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* y1_10_aes_sh = shr(y1_10_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm7, %ymm7 /* y1_10_aes_hi = and(y1_10_aes_sh, nibble_mask) */
+	vmovdqa %ymm0, 2816(%rsp) /* spill g1x11.3 */
+	vpshufb %ymm8, %ymm12, %ymm0 /* p1_1_10_l = lookup16(tbl_lo_1, y1_10_aes_lo) */
+	vmovdqa %ymm1, 2784(%rsp) /* spill g1x10.3 */
+	vpshufb %ymm7, %ymm6, %ymm1 /* p1_1_10_h = lookup16(tbl_hi_1, y1_10_aes_hi) */
+	vpxor %ymm1, %ymm0, %ymm0 /* p1_1_10 = xor(p1_1_10_l, p1_1_10_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm11, %ymm1 /* y2_10_aes_lo = and(y2_10_aes, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* y2_10_aes_sh = shr(y2_10_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm11, %ymm11 /* y2_10_aes_hi = and(y2_10_aes_sh, nibble_mask) */
+	vmovdqa %ymm3, 2752(%rsp) /* spill g1x9.3 */
+	vpshufb %ymm1, %ymm12, %ymm3 /* p1_2_10_l = lookup16(tbl_lo_1, y2_10_aes_lo) */
+	vmovdqa %ymm9, 3136(%rsp) /* spill g1x8.3 */
+	vpshufb %ymm11, %ymm6, %ymm9 /* p1_2_10_h = lookup16(tbl_hi_1, y2_10_aes_hi) */
+	vpxor %ymm9, %ymm3, %ymm3 /* p1_2_10 = xor(p1_2_10_l, p1_2_10_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm13, %ymm9 /* y3_10_aes_lo = and(y3_10_aes, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* y3_10_aes_sh = shr(y3_10_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm13, %ymm13 /* y3_10_aes_hi = and(y3_10_aes_sh, nibble_mask) */
+	vpshufb %ymm9, %ymm12, %ymm12 /* p1_3_10_l = lookup16(tbl_lo_1, y3_10_aes_lo) */
+	vpshufb %ymm13, %ymm6, %ymm6 /* p1_3_10_h = lookup16(tbl_hi_1, y3_10_aes_hi) */
+	vpxor %ymm6, %ymm12, %ymm6 /* p1_3_10 = xor(p1_3_10_l, p1_3_10_h) */
+	vpshufb %ymm15, %ymm14, %ymm12 /* p2_0_10_l = lookup16(tbl_lo_2, y0_10_aes_lo) */
+	vpshufb %ymm5, %ymm10, %ymm5 /* p2_0_10_h = lookup16(tbl_hi_2, y0_10_aes_hi) */
+	vpxor %ymm5, %ymm12, %ymm5 /* p2_0_10 = xor(p2_0_10_l, p2_0_10_h) */
+	vpshufb %ymm8, %ymm14, %ymm8 /* p2_1_10_l = lookup16(tbl_lo_2, y1_10_aes_lo) */
+	vpshufb %ymm7, %ymm10, %ymm7 /* p2_1_10_h = lookup16(tbl_hi_2, y1_10_aes_hi) */
+	vpxor %ymm7, %ymm8, %ymm7 /* p2_1_10 = xor(p2_1_10_l, p2_1_10_h) */
+	vpshufb %ymm1, %ymm14, %ymm1 /* p2_2_10_l = lookup16(tbl_lo_2, y2_10_aes_lo) */
+	vpshufb %ymm11, %ymm10, %ymm8 /* p2_2_10_h = lookup16(tbl_hi_2, y2_10_aes_hi) */
+	vpxor %ymm8, %ymm1, %ymm1 /* p2_2_10 = xor(p2_2_10_l, p2_2_10_h) */
+	vpshufb %ymm9, %ymm14, %ymm8 /* p2_3_10_l = lookup16(tbl_lo_2, y3_10_aes_lo) */
+	vpshufb %ymm13, %ymm10, %ymm9 /* p2_3_10_h = lookup16(tbl_hi_2, y3_10_aes_hi) */
+	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_10 = xor(p2_3_10_l, p2_3_10_h) */
+	vpxor %ymm7, %ymm4, %ymm9 /* m0_acc_40 = xor(p1_0_10, p2_1_10) */
+	vpxor %ymm6, %ymm1, %ymm11 /* m0_acc_41 = xor(p2_2_10, p1_3_10) */
+	vpxor %ymm11, %ymm9, %ymm9 /* m0_acc_42 = xor(m0_acc_40, m0_acc_41) */
+	vpxor %ymm8, %ymm9, %ymm9 /* m0_acc_43 = xor(m0_acc_42, p2_3_10) */
+	vpxor 2848(%rsp), %ymm9, %ymm9 /* x0n_10 = xor(m0_acc_43, g2x8.2) */
+	vpxor %ymm5, %ymm4, %ymm4 /* m1_acc_40 = xor(p1_0_10, p2_0_10) */
+	vpxor %ymm1, %ymm0, %ymm11 /* m1_acc_41 = xor(p1_1_10, p2_2_10) */
+	vpxor %ymm11, %ymm4, %ymm4 /* m1_acc_42 = xor(m1_acc_40, m1_acc_41) */
+	vpxor %ymm8, %ymm4, %ymm4 /* m1_acc_43 = xor(m1_acc_42, p2_3_10) */
+	vpxor 2880(%rsp), %ymm4, %ymm4 /* x1n_10 = xor(m1_acc_43, g2x9.2) */
+	vpxor %ymm0, %ymm5, %ymm0 /* m2_acc_40 = xor(p2_0_10, p1_1_10) */
+	vpxor %ymm3, %ymm7, %ymm11 /* m2_acc_41 = xor(p2_1_10, p1_2_10) */
+	vpxor %ymm11, %ymm0, %ymm0 /* m2_acc_42 = xor(m2_acc_40, m2_acc_41) */
+	vpxor %ymm8, %ymm0, %ymm0 /* m2_acc_43 = xor(m2_acc_42, p2_3_10) */
+	vpxor 2912(%rsp), %ymm0, %ymm0 /* x2n_10 = xor(m2_acc_43, g2x10.2) */
+	vpxor %ymm7, %ymm5, %ymm5 /* m3_acc_40 = xor(p2_0_10, p2_1_10) */
+	vpxor %ymm1, %ymm3, %ymm1 /* m3_acc_41 = xor(p1_2_10, p2_2_10) */
+	vpxor %ymm1, %ymm5, %ymm1 /* m3_acc_42 = xor(m3_acc_40, m3_acc_41) */
+	vpxor %ymm6, %ymm1, %ymm1 /* m3_acc_43 = xor(m3_acc_42, p1_3_10) */
+	vpxor 2944(%rsp), %ymm1, %ymm1 /* x3n_10 = xor(m3_acc_43, g2x11.2) */
+	vmovdqa 3488(%rsp), %ymm3 /* reload g3x12.2 */
+	vpxor 1952(%rsp), %ymm3, %ymm5 /* t0_acc_22 = xor(g3x12, g3x0) */
+	vpxor %ymm2, %ymm5, %ymm2 /* t0_acc_23 = xor(t0_acc_22, rk0_2) */
+	vpxor 2464(%rsp), %ymm2, %ymm2 /* t0_11 = xor(t0_acc_23, g3x4) */
+	vmovdqa 3520(%rsp), %ymm5 /* reload g3x13.2 */
+	vpxor 1984(%rsp), %ymm5, %ymm6 /* t1_acc_22 = xor(g3x13, g3x1) */
+	vpxor 768(%rsp), %ymm6, %ymm6 /* t1_acc_23 = xor(t1_acc_22, rk1_2) */
+	vpxor 2496(%rsp), %ymm6, %ymm6 /* t1_11 = xor(t1_acc_23, g3x5) */
+	vmovdqa 3552(%rsp), %ymm7 /* reload g3x14.2 */
+	vpxor 2016(%rsp), %ymm7, %ymm8 /* t2_acc_22 = xor(g3x14, g3x2) */
+	vpxor 864(%rsp), %ymm8, %ymm8 /* t2_acc_23 = xor(t2_acc_22, rk2_2) */
+	vpxor 2528(%rsp), %ymm8, %ymm8 /* t2_11 = xor(t2_acc_23, g3x6) */
+	vmovdqa 1024(%rsp), %ymm11 /* reload g3x15.2 */
+	vpxor 2048(%rsp), %ymm11, %ymm12 /* t3_acc_22 = xor(g3x15, g3x3) */
+	vpxor 960(%rsp), %ymm12, %ymm12 /* t3_acc_23 = xor(t3_acc_22, rk3_2) */
+	vpxor 2560(%rsp), %ymm12, %ymm12 /* t3_11 = xor(t3_acc_23, g3x7) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm2, %ymm2 /* y0_11_sr = lookup16(t0_11, inv_shift_rows) */
+	vmovdqa %xmm2, %xmm13 /* y0_11_aes_in0 = extract128(y0_11_sr) */
+	vaesenclast 608(%rsp), %xmm13, %xmm13 /* y0_11_aes_0 = aesenclast(y0_11_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm2, %xmm2 /* y0_11_aes_in1 = extract128(y0_11_sr) */
+	vaesenclast 1280(%rsp), %xmm2, %xmm2 /* y0_11_aes_1 = aesenclast(y0_11_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm2, %ymm13, %ymm2 /* y0_11_aes = concat128(y0_11_aes_0, y0_11_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm6, %ymm6 /* y1_11_sr = lookup16(t1_11, inv_shift_rows) */
+	vmovdqa %xmm6, %xmm13 /* y1_11_aes_in0 = extract128(y1_11_sr) */
+	vaesenclast 608(%rsp), %xmm13, %xmm13 /* y1_11_aes_0 = aesenclast(y1_11_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm6, %xmm6 /* y1_11_aes_in1 = extract128(y1_11_sr) */
+	vaesenclast 1280(%rsp), %xmm6, %xmm6 /* y1_11_aes_1 = aesenclast(y1_11_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm6, %ymm13, %ymm6 /* y1_11_aes = concat128(y1_11_aes_0, y1_11_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm8, %ymm8 /* y2_11_sr = lookup16(t2_11, inv_shift_rows) */
+	vmovdqa %xmm8, %xmm13 /* y2_11_aes_in0 = extract128(y2_11_sr) */
+	vaesenclast 608(%rsp), %xmm13, %xmm13 /* y2_11_aes_0 = aesenclast(y2_11_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm8, %xmm8 /* y2_11_aes_in1 = extract128(y2_11_sr) */
+	vaesenclast 1280(%rsp), %xmm8, %xmm8 /* y2_11_aes_1 = aesenclast(y2_11_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm8, %ymm13, %ymm8 /* y2_11_aes = concat128(y2_11_aes_0, y2_11_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm12, %ymm12 /* y3_11_sr = lookup16(t3_11, inv_shift_rows) */
+	vmovdqa %xmm12, %xmm13 /* y3_11_aes_in0 = extract128(y3_11_sr) */
+	vaesenclast 608(%rsp), %xmm13, %xmm13 /* y3_11_aes_0 = aesenclast(y3_11_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm12, %xmm12 /* y3_11_aes_in1 = extract128(y3_11_sr) */
+	vaesenclast 1280(%rsp), %xmm12, %xmm12 /* y3_11_aes_1 = aesenclast(y3_11_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm12, %ymm13, %ymm12 /* y3_11_aes = concat128(y3_11_aes_0, y3_11_aes_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm2, %ymm13 /* y0_11_aes_lo = and(y0_11_aes, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* y0_11_aes_sh = shr(y0_11_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm2, %ymm2 /* y0_11_aes_hi = and(y0_11_aes_sh, nibble_mask) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_8_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
+	vpshufb %ymm13, %ymm15, %ymm11 /* p1_0_11_l = lookup16(tbl_lo_1, y0_11_aes_lo) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_8_tbl_hi_1(%rip), %ymm7 /* tbl_hi_1 = const() */
+	vpshufb %ymm2, %ymm7, %ymm5 /* p1_0_11_h = lookup16(tbl_hi_1, y0_11_aes_hi) */
+	vpxor %ymm5, %ymm11, %ymm5 /* p1_0_11 = xor(p1_0_11_l, p1_0_11_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm6, %ymm11 /* y1_11_aes_lo = and(y1_11_aes, nibble_mask) */
+	vpsrlw $4, %ymm6, %ymm6 /* y1_11_aes_sh = shr(y1_11_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm6, %ymm6 /* y1_11_aes_hi = and(y1_11_aes_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm15, %ymm3 /* p1_1_11_l = lookup16(tbl_lo_1, y1_11_aes_lo) */
+	vmovdqa %ymm1, 2944(%rsp) /* spill g2x11.3 */
+	vpshufb %ymm6, %ymm7, %ymm1 /* p1_1_11_h = lookup16(tbl_hi_1, y1_11_aes_hi) */
+	vpxor %ymm1, %ymm3, %ymm1 /* p1_1_11 = xor(p1_1_11_l, p1_1_11_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm8, %ymm3 /* y2_11_aes_lo = and(y2_11_aes, nibble_mask) */
+	vpsrlw $4, %ymm8, %ymm8 /* y2_11_aes_sh = shr(y2_11_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm8, %ymm8 /* y2_11_aes_hi = and(y2_11_aes_sh, nibble_mask) */
+	vmovdqa %ymm0, 2912(%rsp) /* spill g2x10.3 */
+	vpshufb %ymm3, %ymm15, %ymm0 /* p1_2_11_l = lookup16(tbl_lo_1, y2_11_aes_lo) */
+	vmovdqa %ymm4, 2880(%rsp) /* spill g2x9.3 */
+	vpshufb %ymm8, %ymm7, %ymm4 /* p1_2_11_h = lookup16(tbl_hi_1, y2_11_aes_hi) */
+	vpxor %ymm4, %ymm0, %ymm0 /* p1_2_11 = xor(p1_2_11_l, p1_2_11_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm12, %ymm4 /* y3_11_aes_lo = and(y3_11_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* y3_11_aes_sh = shr(y3_11_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm12, %ymm12 /* y3_11_aes_hi = and(y3_11_aes_sh, nibble_mask) */
+	vmovdqa %ymm9, 2848(%rsp) /* spill g2x8.3 */
+	vpshufb %ymm4, %ymm15, %ymm9 /* p1_3_11_l = lookup16(tbl_lo_1, y3_11_aes_lo) */
+	vpshufb %ymm12, %ymm7, %ymm7 /* p1_3_11_h = lookup16(tbl_hi_1, y3_11_aes_hi) */
+	vpxor %ymm7, %ymm9, %ymm7 /* p1_3_11 = xor(p1_3_11_l, p1_3_11_h) */
+	vpshufb %ymm13, %ymm14, %ymm9 /* p2_0_11_l = lookup16(tbl_lo_2, y0_11_aes_lo) */
+	vpshufb %ymm2, %ymm10, %ymm2 /* p2_0_11_h = lookup16(tbl_hi_2, y0_11_aes_hi) */
+	vpxor %ymm2, %ymm9, %ymm2 /* p2_0_11 = xor(p2_0_11_l, p2_0_11_h) */
+	vpshufb %ymm11, %ymm14, %ymm9 /* p2_1_11_l = lookup16(tbl_lo_2, y1_11_aes_lo) */
+	vpshufb %ymm6, %ymm10, %ymm6 /* p2_1_11_h = lookup16(tbl_hi_2, y1_11_aes_hi) */
+	vpxor %ymm6, %ymm9, %ymm6 /* p2_1_11 = xor(p2_1_11_l, p2_1_11_h) */
+	vpshufb %ymm3, %ymm14, %ymm3 /* p2_2_11_l = lookup16(tbl_lo_2, y2_11_aes_lo) */
+	vpshufb %ymm8, %ymm10, %ymm8 /* p2_2_11_h = lookup16(tbl_hi_2, y2_11_aes_hi) */
+	vpxor %ymm8, %ymm3, %ymm3 /* p2_2_11 = xor(p2_2_11_l, p2_2_11_h) */
+	vpshufb %ymm4, %ymm14, %ymm4 /* p2_3_11_l = lookup16(tbl_lo_2, y3_11_aes_lo) */
+	vpshufb %ymm12, %ymm10, %ymm8 /* p2_3_11_h = lookup16(tbl_hi_2, y3_11_aes_hi) */
+	vpxor %ymm8, %ymm4, %ymm4 /* p2_3_11 = xor(p2_3_11_l, p2_3_11_h) */
+	vpxor %ymm6, %ymm5, %ymm8 /* m0_acc_44 = xor(p1_0_11, p2_1_11) */
+	vpxor %ymm7, %ymm3, %ymm9 /* m0_acc_45 = xor(p2_2_11, p1_3_11) */
+	vpxor %ymm9, %ymm8, %ymm8 /* m0_acc_46 = xor(m0_acc_44, m0_acc_45) */
+	vpxor %ymm4, %ymm8, %ymm8 /* m0_acc_47 = xor(m0_acc_46, p2_3_11) */
+	vpxor 2976(%rsp), %ymm8, %ymm8 /* x0n_11 = xor(m0_acc_47, g3x8.2) */
+	vpxor %ymm2, %ymm5, %ymm5 /* m1_acc_44 = xor(p1_0_11, p2_0_11) */
+	vpxor %ymm3, %ymm1, %ymm9 /* m1_acc_45 = xor(p1_1_11, p2_2_11) */
+	vpxor %ymm9, %ymm5, %ymm5 /* m1_acc_46 = xor(m1_acc_44, m1_acc_45) */
+	vpxor %ymm4, %ymm5, %ymm5 /* m1_acc_47 = xor(m1_acc_46, p2_3_11) */
+	vpxor 3008(%rsp), %ymm5, %ymm5 /* x1n_11 = xor(m1_acc_47, g3x9.2) */
+	vpxor %ymm1, %ymm2, %ymm1 /* m2_acc_44 = xor(p2_0_11, p1_1_11) */
+	vpxor %ymm0, %ymm6, %ymm9 /* m2_acc_45 = xor(p2_1_11, p1_2_11) */
+	vpxor %ymm9, %ymm1, %ymm1 /* m2_acc_46 = xor(m2_acc_44, m2_acc_45) */
+	vpxor %ymm4, %ymm1, %ymm1 /* m2_acc_47 = xor(m2_acc_46, p2_3_11) */
+	vpxor 3040(%rsp), %ymm1, %ymm1 /* x2n_11 = xor(m2_acc_47, g3x10.2) */
+	vpxor %ymm6, %ymm2, %ymm2 /* m3_acc_44 = xor(p2_0_11, p2_1_11) */
+	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_45 = xor(p1_2_11, p2_2_11) */
+	vpxor %ymm0, %ymm2, %ymm0 /* m3_acc_46 = xor(m3_acc_44, m3_acc_45) */
+	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_47 = xor(m3_acc_46, p1_3_11) */
+	vpxor 3072(%rsp), %ymm0, %ymm0 /* x3n_11 = xor(m3_acc_47, g3x11.2) */
+
+	/* Round 4r+3: slot 3 ^= M'_L·inv(slot 0 ^ slot 1 ^ slot 2 ^ rk') ^ C'. */
+	vpbroadcastd 48(%rdi,%r8), %ymm2 /* rk0_3 = bcast32() */
+	vpbroadcastd 52(%rdi,%r8), %ymm3 /* rk1_3 = bcast32() */
+	vpbroadcastd 56(%rdi,%r8), %ymm4 /* rk2_3 = bcast32() */
+	vpbroadcastd 60(%rdi,%r8), %ymm6 /* rk3_3 = bcast32() */
+	vmovdqa 1536(%rsp), %ymm7 /* reload g0x0.3 */
+	vpxor 1408(%rsp), %ymm7, %ymm9 /* t0_acc_24 = xor(g0x0, g0x4) */
+	vpxor %ymm2, %ymm9, %ymm9 /* t0_acc_25 = xor(t0_acc_24, rk0_3) */
+	vpxor 1472(%rsp), %ymm9, %ymm9 /* t0_12 = xor(t0_acc_25, g0x8) */
+	vmovdqa 1056(%rsp), %ymm11 /* reload g0x1.3 */
+	vpxor 544(%rsp), %ymm11, %ymm12 /* t1_acc_24 = xor(g0x1, g0x5) */
+	vpxor %ymm3, %ymm12, %ymm12 /* t1_acc_25 = xor(t1_acc_24, rk1_3) */
+	vpxor 448(%rsp), %ymm12, %ymm12 /* t1_12 = xor(t1_acc_25, g0x9) */
+	vmovdqa 1088(%rsp), %ymm13 /* reload g0x2.3 */
+	vpxor 576(%rsp), %ymm13, %ymm13 /* t2_acc_24 = xor(g0x2, g0x6) */
+	vpxor %ymm4, %ymm13, %ymm13 /* t2_acc_25 = xor(t2_acc_24, rk2_3) */
+	vpxor 64(%rsp), %ymm13, %ymm13 /* t2_12 = xor(t2_acc_25, g0x10) */
+	vmovdqa 3200(%rsp), %ymm11 /* reload g0x3.3 */
+	vpxor 512(%rsp), %ymm11, %ymm11 /* t3_acc_24 = xor(g0x3, g0x7) */
+	vpxor %ymm6, %ymm11, %ymm11 /* t3_acc_25 = xor(t3_acc_24, rk3_3) */
+	vpxor 32(%rsp), %ymm11, %ymm11 /* t3_12 = xor(t3_acc_25, g0x11) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm9, %ymm9 /* y0_12_sr = lookup16(t0_12, inv_shift_rows) */
+	vmovdqa %xmm9, %xmm7 /* y0_12_aes_in0 = extract128(y0_12_sr) */
+	vaesenclast 608(%rsp), %xmm7, %xmm7 /* y0_12_aes_0 = aesenclast(y0_12_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm9, %xmm9 /* y0_12_aes_in1 = extract128(y0_12_sr) */
+	vaesenclast 1280(%rsp), %xmm9, %xmm9 /* y0_12_aes_1 = aesenclast(y0_12_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm9, %ymm7, %ymm7 /* y0_12_aes = concat128(y0_12_aes_0, y0_12_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm12, %ymm9 /* y1_12_sr = lookup16(t1_12, inv_shift_rows) */
+	vmovdqa %xmm9, %xmm12 /* y1_12_aes_in0 = extract128(y1_12_sr) */
+	vaesenclast 608(%rsp), %xmm12, %xmm12 /* y1_12_aes_0 = aesenclast(y1_12_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm9, %xmm9 /* y1_12_aes_in1 = extract128(y1_12_sr) */
+	vaesenclast 1280(%rsp), %xmm9, %xmm9 /* y1_12_aes_1 = aesenclast(y1_12_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm9, %ymm12, %ymm9 /* y1_12_aes = concat128(y1_12_aes_0, y1_12_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm13, %ymm12 /* y2_12_sr = lookup16(t2_12, inv_shift_rows) */
+	vmovdqa %xmm12, %xmm13 /* y2_12_aes_in0 = extract128(y2_12_sr) */
+	vaesenclast 608(%rsp), %xmm13, %xmm13 /* y2_12_aes_0 = aesenclast(y2_12_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm12, %xmm12 /* y2_12_aes_in1 = extract128(y2_12_sr) */
+	vaesenclast 1280(%rsp), %xmm12, %xmm12 /* y2_12_aes_1 = aesenclast(y2_12_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm12, %ymm13, %ymm12 /* y2_12_aes = concat128(y2_12_aes_0, y2_12_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm11, %ymm11 /* y3_12_sr = lookup16(t3_12, inv_shift_rows) */
+	vmovdqa %xmm11, %xmm13 /* y3_12_aes_in0 = extract128(y3_12_sr) */
+	vaesenclast 608(%rsp), %xmm13, %xmm13 /* y3_12_aes_0 = aesenclast(y3_12_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm11, %xmm11 /* y3_12_aes_in1 = extract128(y3_12_sr) */
+	vaesenclast 1280(%rsp), %xmm11, %xmm11 /* y3_12_aes_1 = aesenclast(y3_12_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm11, %ymm13, %ymm11 /* y3_12_aes = concat128(y3_12_aes_0, y3_12_aes_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm7, %ymm13 /* y0_12_aes_lo = and(y0_12_aes, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* y0_12_aes_sh = shr(y0_12_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm7, %ymm7 /* y0_12_aes_hi = and(y0_12_aes_sh, nibble_mask) */
+	vmovdqa %ymm0, 3072(%rsp) /* spill g3x11.3 */
+	vpshufb %ymm13, %ymm15, %ymm0 /* p1_0_12_l = lookup16(tbl_lo_1, y0_12_aes_lo) */
+	vmovdqa %ymm1, 3040(%rsp) /* spill g3x10.3 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_8_tbl_hi_1(%rip), %ymm1 /* tbl_hi_1 = const() */
+	vmovdqa %ymm5, 3008(%rsp) /* spill g3x9.3 */
+	vpshufb %ymm7, %ymm1, %ymm5 /* p1_0_12_h = lookup16(tbl_hi_1, y0_12_aes_hi) */
+	vpxor %ymm5, %ymm0, %ymm0 /* p1_0_12 = xor(p1_0_12_l, p1_0_12_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm9, %ymm5 /* y1_12_aes_lo = and(y1_12_aes, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* y1_12_aes_sh = shr(y1_12_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm9, %ymm9 /* y1_12_aes_hi = and(y1_12_aes_sh, nibble_mask) */
+	vmovdqa %ymm8, 2976(%rsp) /* spill g3x8.3 */
+	vpshufb %ymm5, %ymm15, %ymm8 /* p1_1_12_l = lookup16(tbl_lo_1, y1_12_aes_lo) */
+	vmovdqa %ymm6, 960(%rsp) /* spill rk3_3 */
+	vpshufb %ymm9, %ymm1, %ymm6 /* p1_1_12_h = lookup16(tbl_hi_1, y1_12_aes_hi) */
+	vpxor %ymm6, %ymm8, %ymm6 /* p1_1_12 = xor(p1_1_12_l, p1_1_12_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm12, %ymm8 /* y2_12_aes_lo = and(y2_12_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* y2_12_aes_sh = shr(y2_12_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm12, %ymm12 /* y2_12_aes_hi = and(y2_12_aes_sh, nibble_mask) */
+	vmovdqa %ymm4, 864(%rsp) /* spill rk2_3 */
+	vpshufb %ymm8, %ymm15, %ymm4 /* p1_2_12_l = lookup16(tbl_lo_1, y2_12_aes_lo) */
+	vmovdqa %ymm3, 768(%rsp) /* spill rk1_3 */
+	vpshufb %ymm12, %ymm1, %ymm3 /* p1_2_12_h = lookup16(tbl_hi_1, y2_12_aes_hi) */
+	vpxor %ymm3, %ymm4, %ymm3 /* p1_2_12 = xor(p1_2_12_l, p1_2_12_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm11, %ymm4 /* y3_12_aes_lo = and(y3_12_aes, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* y3_12_aes_sh = shr(y3_12_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm11, %ymm11 /* y3_12_aes_hi = and(y3_12_aes_sh, nibble_mask) */
+	vpshufb %ymm4, %ymm15, %ymm15 /* p1_3_12_l = lookup16(tbl_lo_1, y3_12_aes_lo) */
+	vpshufb %ymm11, %ymm1, %ymm1 /* p1_3_12_h = lookup16(tbl_hi_1, y3_12_aes_hi) */
+	vpxor %ymm1, %ymm15, %ymm1 /* p1_3_12 = xor(p1_3_12_l, p1_3_12_h) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* p2_0_12_l = lookup16(tbl_lo_2, y0_12_aes_lo) */
+	vpshufb %ymm7, %ymm10, %ymm7 /* p2_0_12_h = lookup16(tbl_hi_2, y0_12_aes_hi) */
+	vpxor %ymm7, %ymm13, %ymm7 /* p2_0_12 = xor(p2_0_12_l, p2_0_12_h) */
+	vpshufb %ymm5, %ymm14, %ymm5 /* p2_1_12_l = lookup16(tbl_lo_2, y1_12_aes_lo) */
+	vpshufb %ymm9, %ymm10, %ymm9 /* p2_1_12_h = lookup16(tbl_hi_2, y1_12_aes_hi) */
+	vpxor %ymm9, %ymm5, %ymm5 /* p2_1_12 = xor(p2_1_12_l, p2_1_12_h) */
+	vpshufb %ymm8, %ymm14, %ymm8 /* p2_2_12_l = lookup16(tbl_lo_2, y2_12_aes_lo) */
+	vpshufb %ymm12, %ymm10, %ymm9 /* p2_2_12_h = lookup16(tbl_hi_2, y2_12_aes_hi) */
+	vpxor %ymm9, %ymm8, %ymm8 /* p2_2_12 = xor(p2_2_12_l, p2_2_12_h) */
+	vpshufb %ymm4, %ymm14, %ymm4 /* p2_3_12_l = lookup16(tbl_lo_2, y3_12_aes_lo) */
+	vpshufb %ymm11, %ymm10, %ymm9 /* p2_3_12_h = lookup16(tbl_hi_2, y3_12_aes_hi) */
+	vpxor %ymm9, %ymm4, %ymm4 /* p2_3_12 = xor(p2_3_12_l, p2_3_12_h) */
+	vpxor %ymm5, %ymm0, %ymm9 /* m0_acc_48 = xor(p1_0_12, p2_1_12) */
+	vpxor %ymm1, %ymm8, %ymm11 /* m0_acc_49 = xor(p2_2_12, p1_3_12) */
+	vpxor %ymm11, %ymm9, %ymm9 /* m0_acc_50 = xor(m0_acc_48, m0_acc_49) */
+	vpxor %ymm4, %ymm9, %ymm9 /* m0_acc_51 = xor(m0_acc_50, p2_3_12) */
+	vpxor 1376(%rsp), %ymm9, %ymm9 /* x0n_12 = xor(m0_acc_51, g0x12.2) */
+	vpxor %ymm7, %ymm0, %ymm0 /* m1_acc_48 = xor(p1_0_12, p2_0_12) */
+	vpxor %ymm8, %ymm6, %ymm11 /* m1_acc_49 = xor(p1_1_12, p2_2_12) */
+	vpxor %ymm11, %ymm0, %ymm0 /* m1_acc_50 = xor(m1_acc_48, m1_acc_49) */
+	vpxor %ymm4, %ymm0, %ymm0 /* m1_acc_51 = xor(m1_acc_50, p2_3_12) */
+	vpxor 1120(%rsp), %ymm0, %ymm0 /* x1n_12 = xor(m1_acc_51, g0x13.2) */
+	vpxor %ymm6, %ymm7, %ymm6 /* m2_acc_48 = xor(p2_0_12, p1_1_12) */
+	vpxor %ymm3, %ymm5, %ymm11 /* m2_acc_49 = xor(p2_1_12, p1_2_12) */
+	vpxor %ymm11, %ymm6, %ymm6 /* m2_acc_50 = xor(m2_acc_48, m2_acc_49) */
+	vpxor %ymm4, %ymm6, %ymm4 /* m2_acc_51 = xor(m2_acc_50, p2_3_12) */
+	vpxor 0(%rsp), %ymm4, %ymm4 /* x2n_12 = xor(m2_acc_51, g0x14.2) */
+	vpxor %ymm5, %ymm7, %ymm5 /* m3_acc_48 = xor(p2_0_12, p2_1_12) */
+	vpxor %ymm8, %ymm3, %ymm3 /* m3_acc_49 = xor(p1_2_12, p2_2_12) */
+	vpxor %ymm3, %ymm5, %ymm3 /* m3_acc_50 = xor(m3_acc_48, m3_acc_49) */
+	vpxor %ymm1, %ymm3, %ymm1 /* m3_acc_51 = xor(m3_acc_50, p1_3_12) */
+	vpxor 896(%rsp), %ymm1, %ymm1 /* x3n_12 = xor(m3_acc_51, g0x15.2) */
+	vmovdqa 2656(%rsp), %ymm3 /* reload g1x0.3 */
+	vpxor 3168(%rsp), %ymm3, %ymm5 /* t0_acc_26 = xor(g1x0, g1x4) */
+	vpxor %ymm2, %ymm5, %ymm5 /* t0_acc_27 = xor(t0_acc_26, rk0_3) */
+	vpxor 3136(%rsp), %ymm5, %ymm5 /* t0_13 = xor(t0_acc_27, g1x8) */
+	vmovdqa 2624(%rsp), %ymm6 /* reload g1x1.3 */
+	vpxor 3104(%rsp), %ymm6, %ymm7 /* t1_acc_26 = xor(g1x1, g1x5) */
+	vpxor 768(%rsp), %ymm7, %ymm7 /* t1_acc_27 = xor(t1_acc_26, rk1_3) */
+	vpxor 2752(%rsp), %ymm7, %ymm7 /* t1_13 = xor(t1_acc_27, g1x9) */
+	vmovdqa 2592(%rsp), %ymm8 /* reload g1x2.3 */
+	vpxor 2720(%rsp), %ymm8, %ymm11 /* t2_acc_26 = xor(g1x2, g1x6) */
+	vpxor 864(%rsp), %ymm11, %ymm11 /* t2_acc_27 = xor(t2_acc_26, rk2_3) */
+	vpxor 2784(%rsp), %ymm11, %ymm11 /* t2_13 = xor(t2_acc_27, g1x10) */
+	vmovdqa 2304(%rsp), %ymm12 /* reload g1x3.3 */
+	vpxor 2688(%rsp), %ymm12, %ymm13 /* t3_acc_26 = xor(g1x3, g1x7) */
+	vpxor 960(%rsp), %ymm13, %ymm13 /* t3_acc_27 = xor(t3_acc_26, rk3_3) */
+	vpxor 2816(%rsp), %ymm13, %ymm13 /* t3_13 = xor(t3_acc_27, g1x11) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm5, %ymm5 /* y0_13_sr = lookup16(t0_13, inv_shift_rows) */
+	vmovdqa %xmm5, %xmm15 /* y0_13_aes_in0 = extract128(y0_13_sr) */
+	vaesenclast 608(%rsp), %xmm15, %xmm15 /* y0_13_aes_0 = aesenclast(y0_13_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm5, %xmm5 /* y0_13_aes_in1 = extract128(y0_13_sr) */
+	vaesenclast 1280(%rsp), %xmm5, %xmm5 /* y0_13_aes_1 = aesenclast(y0_13_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm5, %ymm15, %ymm5 /* y0_13_aes = concat128(y0_13_aes_0, y0_13_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm7, %ymm7 /* y1_13_sr = lookup16(t1_13, inv_shift_rows) */
+	vmovdqa %xmm7, %xmm15 /* y1_13_aes_in0 = extract128(y1_13_sr) */
+	vaesenclast 608(%rsp), %xmm15, %xmm15 /* y1_13_aes_0 = aesenclast(y1_13_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm7, %xmm7 /* y1_13_aes_in1 = extract128(y1_13_sr) */
+	vaesenclast 1280(%rsp), %xmm7, %xmm7 /* y1_13_aes_1 = aesenclast(y1_13_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm7, %ymm15, %ymm7 /* y1_13_aes = concat128(y1_13_aes_0, y1_13_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm11, %ymm11 /* y2_13_sr = lookup16(t2_13, inv_shift_rows) */
+	vmovdqa %xmm11, %xmm15 /* y2_13_aes_in0 = extract128(y2_13_sr) */
+	vaesenclast 608(%rsp), %xmm15, %xmm15 /* y2_13_aes_0 = aesenclast(y2_13_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm11, %xmm11 /* y2_13_aes_in1 = extract128(y2_13_sr) */
+	vaesenclast 1280(%rsp), %xmm11, %xmm11 /* y2_13_aes_1 = aesenclast(y2_13_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm11, %ymm15, %ymm11 /* y2_13_aes = concat128(y2_13_aes_0, y2_13_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm13, %ymm13 /* y3_13_sr = lookup16(t3_13, inv_shift_rows) */
+	vmovdqa %xmm13, %xmm15 /* y3_13_aes_in0 = extract128(y3_13_sr) */
+	vaesenclast 608(%rsp), %xmm15, %xmm15 /* y3_13_aes_0 = aesenclast(y3_13_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm13, %xmm13 /* y3_13_aes_in1 = extract128(y3_13_sr) */
+	vaesenclast 1280(%rsp), %xmm13, %xmm13 /* y3_13_aes_1 = aesenclast(y3_13_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm13, %ymm15, %ymm13 /* y3_13_aes = concat128(y3_13_aes_0, y3_13_aes_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm5, %ymm15 /* y0_13_aes_lo = and(y0_13_aes, nibble_mask) */
+	vpsrlw $4, %ymm5, %ymm5 /* y0_13_aes_sh = shr(y0_13_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm5, %ymm5 /* y0_13_aes_hi = and(y0_13_aes_sh, nibble_mask) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_8_tbl_lo_1(%rip), %ymm12 /* tbl_lo_1 = const() */
+	vpshufb %ymm15, %ymm12, %ymm8 /* p1_0_13_l = lookup16(tbl_lo_1, y0_13_aes_lo) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_8_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
+	vpshufb %ymm5, %ymm6, %ymm3 /* p1_0_13_h = lookup16(tbl_hi_1, y0_13_aes_hi) */
+	vpxor %ymm3, %ymm8, %ymm3 /* p1_0_13 = xor(p1_0_13_l, p1_0_13_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm7, %ymm8 /* y1_13_aes_lo = and(y1_13_aes, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* y1_13_aes_sh = shr(y1_13_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm7, %ymm7 /* y1_13_aes_hi = and(y1_13_aes_sh, nibble_mask) */
+	vmovdqa %ymm1, 896(%rsp) /* spill g0x15.3 */
+	vpshufb %ymm8, %ymm12, %ymm1 /* p1_1_13_l = lookup16(tbl_lo_1, y1_13_aes_lo) */
+	vmovdqa %ymm4, 0(%rsp) /* spill g0x14.3 */
+	vpshufb %ymm7, %ymm6, %ymm4 /* p1_1_13_h = lookup16(tbl_hi_1, y1_13_aes_hi) */
+	vpxor %ymm4, %ymm1, %ymm1 /* p1_1_13 = xor(p1_1_13_l, p1_1_13_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm11, %ymm4 /* y2_13_aes_lo = and(y2_13_aes, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* y2_13_aes_sh = shr(y2_13_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm11, %ymm11 /* y2_13_aes_hi = and(y2_13_aes_sh, nibble_mask) */
+	vmovdqa %ymm0, 1120(%rsp) /* spill g0x13.3 */
+	vpshufb %ymm4, %ymm12, %ymm0 /* p1_2_13_l = lookup16(tbl_lo_1, y2_13_aes_lo) */
+	vmovdqa %ymm9, 1376(%rsp) /* spill g0x12.3 */
+	vpshufb %ymm11, %ymm6, %ymm9 /* p1_2_13_h = lookup16(tbl_hi_1, y2_13_aes_hi) */
+	vpxor %ymm9, %ymm0, %ymm0 /* p1_2_13 = xor(p1_2_13_l, p1_2_13_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm13, %ymm9 /* y3_13_aes_lo = and(y3_13_aes, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* y3_13_aes_sh = shr(y3_13_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm13, %ymm13 /* y3_13_aes_hi = and(y3_13_aes_sh, nibble_mask) */
+	vpshufb %ymm9, %ymm12, %ymm12 /* p1_3_13_l = lookup16(tbl_lo_1, y3_13_aes_lo) */
+	vpshufb %ymm13, %ymm6, %ymm6 /* p1_3_13_h = lookup16(tbl_hi_1, y3_13_aes_hi) */
+	vpxor %ymm6, %ymm12, %ymm6 /* p1_3_13 = xor(p1_3_13_l, p1_3_13_h) */
+	vpshufb %ymm15, %ymm14, %ymm12 /* p2_0_13_l = lookup16(tbl_lo_2, y0_13_aes_lo) */
+	vpshufb %ymm5, %ymm10, %ymm5 /* p2_0_13_h = lookup16(tbl_hi_2, y0_13_aes_hi) */
+	vpxor %ymm5, %ymm12, %ymm5 /* p2_0_13 = xor(p2_0_13_l, p2_0_13_h) */
+	vpshufb %ymm8, %ymm14, %ymm8 /* p2_1_13_l = lookup16(tbl_lo_2, y1_13_aes_lo) */
+	vpshufb %ymm7, %ymm10, %ymm7 /* p2_1_13_h = lookup16(tbl_hi_2, y1_13_aes_hi) */
+	vpxor %ymm7, %ymm8, %ymm7 /* p2_1_13 = xor(p2_1_13_l, p2_1_13_h) */
+	vpshufb %ymm4, %ymm14, %ymm4 /* p2_2_13_l = lookup16(tbl_lo_2, y2_13_aes_lo) */
+	vpshufb %ymm11, %ymm10, %ymm8 /* p2_2_13_h = lookup16(tbl_hi_2, y2_13_aes_hi) */
+	vpxor %ymm8, %ymm4, %ymm4 /* p2_2_13 = xor(p2_2_13_l, p2_2_13_h) */
+	vpshufb %ymm9, %ymm14, %ymm8 /* p2_3_13_l = lookup16(tbl_lo_2, y3_13_aes_lo) */
+	vpshufb %ymm13, %ymm10, %ymm9 /* p2_3_13_h = lookup16(tbl_hi_2, y3_13_aes_hi) */
+	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_13 = xor(p2_3_13_l, p2_3_13_h) */
+	vpxor %ymm7, %ymm3, %ymm9 /* m0_acc_52 = xor(p1_0_13, p2_1_13) */
+	vpxor %ymm6, %ymm4, %ymm11 /* m0_acc_53 = xor(p2_2_13, p1_3_13) */
+	vpxor %ymm11, %ymm9, %ymm9 /* m0_acc_54 = xor(m0_acc_52, m0_acc_53) */
+	vpxor %ymm8, %ymm9, %ymm9 /* m0_acc_55 = xor(m0_acc_54, p2_3_13) */
+	vpxor 3232(%rsp), %ymm9, %ymm9 /* x0n_13 = xor(m0_acc_55, g1x12.2) */
+	vpxor %ymm5, %ymm3, %ymm3 /* m1_acc_52 = xor(p1_0_13, p2_0_13) */
+	vpxor %ymm4, %ymm1, %ymm11 /* m1_acc_53 = xor(p1_1_13, p2_2_13) */
+	vpxor %ymm11, %ymm3, %ymm3 /* m1_acc_54 = xor(m1_acc_52, m1_acc_53) */
+	vpxor %ymm8, %ymm3, %ymm3 /* m1_acc_55 = xor(m1_acc_54, p2_3_13) */
+	vpxor 3264(%rsp), %ymm3, %ymm3 /* x1n_13 = xor(m1_acc_55, g1x13.2) */
+	vpxor %ymm1, %ymm5, %ymm1 /* m2_acc_52 = xor(p2_0_13, p1_1_13) */
+	vpxor %ymm0, %ymm7, %ymm11 /* m2_acc_53 = xor(p2_1_13, p1_2_13) */
+	vpxor %ymm11, %ymm1, %ymm1 /* m2_acc_54 = xor(m2_acc_52, m2_acc_53) */
+	vpxor %ymm8, %ymm1, %ymm1 /* m2_acc_55 = xor(m2_acc_54, p2_3_13) */
+	vpxor 3296(%rsp), %ymm1, %ymm1 /* x2n_13 = xor(m2_acc_55, g1x14.2) */
+	vpxor %ymm7, %ymm5, %ymm5 /* m3_acc_52 = xor(p2_0_13, p2_1_13) */
+	vpxor %ymm4, %ymm0, %ymm0 /* m3_acc_53 = xor(p1_2_13, p2_2_13) */
+	vpxor %ymm0, %ymm5, %ymm0 /* m3_acc_54 = xor(m3_acc_52, m3_acc_53) */
+	vpxor %ymm6, %ymm0, %ymm0 /* m3_acc_55 = xor(m3_acc_54, p1_3_13) */
+	vpxor 3328(%rsp), %ymm0, %ymm0 /* x3n_13 = xor(m3_acc_55, g1x15.2) */
+	vmovdqa 2272(%rsp), %ymm4 /* reload g2x0.3 */
+	vpxor 2336(%rsp), %ymm4, %ymm5 /* t0_acc_28 = xor(g2x0, g2x4) */
+	vpxor %ymm2, %ymm5, %ymm5 /* t0_acc_29 = xor(t0_acc_28, rk0_3) */
+	vpxor 2848(%rsp), %ymm5, %ymm5 /* t0_14 = xor(t0_acc_29, g2x8) */
+	vmovdqa 2240(%rsp), %ymm6 /* reload g2x1.3 */
+	vpxor 2368(%rsp), %ymm6, %ymm7 /* t1_acc_28 = xor(g2x1, g2x5) */
+	vpxor 768(%rsp), %ymm7, %ymm7 /* t1_acc_29 = xor(t1_acc_28, rk1_3) */
+	vpxor 2880(%rsp), %ymm7, %ymm7 /* t1_14 = xor(t1_acc_29, g2x9) */
+	vmovdqa 2208(%rsp), %ymm8 /* reload g2x2.3 */
+	vpxor 2400(%rsp), %ymm8, %ymm11 /* t2_acc_28 = xor(g2x2, g2x6) */
+	vpxor 864(%rsp), %ymm11, %ymm11 /* t2_acc_29 = xor(t2_acc_28, rk2_3) */
+	vpxor 2912(%rsp), %ymm11, %ymm11 /* t2_14 = xor(t2_acc_29, g2x10) */
+	vmovdqa 2176(%rsp), %ymm12 /* reload g2x3.3 */
+	vpxor 2432(%rsp), %ymm12, %ymm13 /* t3_acc_28 = xor(g2x3, g2x7) */
+	vpxor 960(%rsp), %ymm13, %ymm13 /* t3_acc_29 = xor(t3_acc_28, rk3_3) */
+	vpxor 2944(%rsp), %ymm13, %ymm13 /* t3_14 = xor(t3_acc_29, g2x11) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm5, %ymm5 /* y0_14_sr = lookup16(t0_14, inv_shift_rows) */
+	vmovdqa %xmm5, %xmm15 /* y0_14_aes_in0 = extract128(y0_14_sr) */
+	vaesenclast 608(%rsp), %xmm15, %xmm15 /* y0_14_aes_0 = aesenclast(y0_14_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm5, %xmm5 /* y0_14_aes_in1 = extract128(y0_14_sr) */
+	vaesenclast 1280(%rsp), %xmm5, %xmm5 /* y0_14_aes_1 = aesenclast(y0_14_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm5, %ymm15, %ymm5 /* y0_14_aes = concat128(y0_14_aes_0, y0_14_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm7, %ymm7 /* y1_14_sr = lookup16(t1_14, inv_shift_rows) */
+	vmovdqa %xmm7, %xmm15 /* y1_14_aes_in0 = extract128(y1_14_sr) */
+	vaesenclast 608(%rsp), %xmm15, %xmm15 /* y1_14_aes_0 = aesenclast(y1_14_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm7, %xmm7 /* y1_14_aes_in1 = extract128(y1_14_sr) */
+	vaesenclast 1280(%rsp), %xmm7, %xmm7 /* y1_14_aes_1 = aesenclast(y1_14_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm7, %ymm15, %ymm7 /* y1_14_aes = concat128(y1_14_aes_0, y1_14_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm11, %ymm11 /* y2_14_sr = lookup16(t2_14, inv_shift_rows) */
+	vmovdqa %xmm11, %xmm15 /* y2_14_aes_in0 = extract128(y2_14_sr) */
+	vaesenclast 608(%rsp), %xmm15, %xmm15 /* y2_14_aes_0 = aesenclast(y2_14_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm11, %xmm11 /* y2_14_aes_in1 = extract128(y2_14_sr) */
+	vaesenclast 1280(%rsp), %xmm11, %xmm11 /* y2_14_aes_1 = aesenclast(y2_14_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm11, %ymm15, %ymm11 /* y2_14_aes = concat128(y2_14_aes_0, y2_14_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm13, %ymm13 /* y3_14_sr = lookup16(t3_14, inv_shift_rows) */
+	vmovdqa %xmm13, %xmm15 /* y3_14_aes_in0 = extract128(y3_14_sr) */
+	vaesenclast 608(%rsp), %xmm15, %xmm15 /* y3_14_aes_0 = aesenclast(y3_14_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm13, %xmm13 /* y3_14_aes_in1 = extract128(y3_14_sr) */
+	vaesenclast 1280(%rsp), %xmm13, %xmm13 /* y3_14_aes_1 = aesenclast(y3_14_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm13, %ymm15, %ymm13 /* y3_14_aes = concat128(y3_14_aes_0, y3_14_aes_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm5, %ymm15 /* y0_14_aes_lo = and(y0_14_aes, nibble_mask) */
+	vpsrlw $4, %ymm5, %ymm5 /* y0_14_aes_sh = shr(y0_14_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm5, %ymm5 /* y0_14_aes_hi = and(y0_14_aes_sh, nibble_mask) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_8_tbl_lo_1(%rip), %ymm12 /* tbl_lo_1 = const() */
+	vpshufb %ymm15, %ymm12, %ymm8 /* p1_0_14_l = lookup16(tbl_lo_1, y0_14_aes_lo) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_8_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
+	vpshufb %ymm5, %ymm6, %ymm4 /* p1_0_14_h = lookup16(tbl_hi_1, y0_14_aes_hi) */
+	vpxor %ymm4, %ymm8, %ymm4 /* p1_0_14 = xor(p1_0_14_l, p1_0_14_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm7, %ymm8 /* y1_14_aes_lo = and(y1_14_aes, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* y1_14_aes_sh = shr(y1_14_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm7, %ymm7 /* y1_14_aes_hi = and(y1_14_aes_sh, nibble_mask) */
+	vmovdqa %ymm0, 3328(%rsp) /* spill g1x15.3 */
+	vpshufb %ymm8, %ymm12, %ymm0 /* p1_1_14_l = lookup16(tbl_lo_1, y1_14_aes_lo) */
+	vmovdqa %ymm1, 3296(%rsp) /* spill g1x14.3 */
+	vpshufb %ymm7, %ymm6, %ymm1 /* p1_1_14_h = lookup16(tbl_hi_1, y1_14_aes_hi) */
+	vpxor %ymm1, %ymm0, %ymm0 /* p1_1_14 = xor(p1_1_14_l, p1_1_14_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm11, %ymm1 /* y2_14_aes_lo = and(y2_14_aes, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* y2_14_aes_sh = shr(y2_14_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm11, %ymm11 /* y2_14_aes_hi = and(y2_14_aes_sh, nibble_mask) */
+	vmovdqa %ymm3, 3264(%rsp) /* spill g1x13.3 */
+	vpshufb %ymm1, %ymm12, %ymm3 /* p1_2_14_l = lookup16(tbl_lo_1, y2_14_aes_lo) */
+	vmovdqa %ymm9, 3232(%rsp) /* spill g1x12.3 */
+	vpshufb %ymm11, %ymm6, %ymm9 /* p1_2_14_h = lookup16(tbl_hi_1, y2_14_aes_hi) */
+	vpxor %ymm9, %ymm3, %ymm3 /* p1_2_14 = xor(p1_2_14_l, p1_2_14_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm13, %ymm9 /* y3_14_aes_lo = and(y3_14_aes, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* y3_14_aes_sh = shr(y3_14_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm13, %ymm13 /* y3_14_aes_hi = and(y3_14_aes_sh, nibble_mask) */
+	vpshufb %ymm9, %ymm12, %ymm12 /* p1_3_14_l = lookup16(tbl_lo_1, y3_14_aes_lo) */
+	vpshufb %ymm13, %ymm6, %ymm6 /* p1_3_14_h = lookup16(tbl_hi_1, y3_14_aes_hi) */
+	vpxor %ymm6, %ymm12, %ymm6 /* p1_3_14 = xor(p1_3_14_l, p1_3_14_h) */
+	vpshufb %ymm15, %ymm14, %ymm12 /* p2_0_14_l = lookup16(tbl_lo_2, y0_14_aes_lo) */
+	vpshufb %ymm5, %ymm10, %ymm5 /* p2_0_14_h = lookup16(tbl_hi_2, y0_14_aes_hi) */
+	vpxor %ymm5, %ymm12, %ymm5 /* p2_0_14 = xor(p2_0_14_l, p2_0_14_h) */
+	vpshufb %ymm8, %ymm14, %ymm8 /* p2_1_14_l = lookup16(tbl_lo_2, y1_14_aes_lo) */
+	vpshufb %ymm7, %ymm10, %ymm7 /* p2_1_14_h = lookup16(tbl_hi_2, y1_14_aes_hi) */
+	vpxor %ymm7, %ymm8, %ymm7 /* p2_1_14 = xor(p2_1_14_l, p2_1_14_h) */
+	vpshufb %ymm1, %ymm14, %ymm1 /* p2_2_14_l = lookup16(tbl_lo_2, y2_14_aes_lo) */
+	vpshufb %ymm11, %ymm10, %ymm8 /* p2_2_14_h = lookup16(tbl_hi_2, y2_14_aes_hi) */
+	vpxor %ymm8, %ymm1, %ymm1 /* p2_2_14 = xor(p2_2_14_l, p2_2_14_h) */
+	vpshufb %ymm9, %ymm14, %ymm8 /* p2_3_14_l = lookup16(tbl_lo_2, y3_14_aes_lo) */
+	vpshufb %ymm13, %ymm10, %ymm9 /* p2_3_14_h = lookup16(tbl_hi_2, y3_14_aes_hi) */
+	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_14 = xor(p2_3_14_l, p2_3_14_h) */
+	vpxor %ymm7, %ymm4, %ymm9 /* m0_acc_56 = xor(p1_0_14, p2_1_14) */
+	vpxor %ymm6, %ymm1, %ymm11 /* m0_acc_57 = xor(p2_2_14, p1_3_14) */
+	vpxor %ymm11, %ymm9, %ymm9 /* m0_acc_58 = xor(m0_acc_56, m0_acc_57) */
+	vpxor %ymm8, %ymm9, %ymm9 /* m0_acc_59 = xor(m0_acc_58, p2_3_14) */
+	vpxor 3360(%rsp), %ymm9, %ymm9 /* x0n_14 = xor(m0_acc_59, g2x12.2) */
+	vpxor %ymm5, %ymm4, %ymm4 /* m1_acc_56 = xor(p1_0_14, p2_0_14) */
+	vpxor %ymm1, %ymm0, %ymm11 /* m1_acc_57 = xor(p1_1_14, p2_2_14) */
+	vpxor %ymm11, %ymm4, %ymm4 /* m1_acc_58 = xor(m1_acc_56, m1_acc_57) */
+	vpxor %ymm8, %ymm4, %ymm4 /* m1_acc_59 = xor(m1_acc_58, p2_3_14) */
+	vpxor 3392(%rsp), %ymm4, %ymm4 /* x1n_14 = xor(m1_acc_59, g2x13.2) */
+	vpxor %ymm0, %ymm5, %ymm0 /* m2_acc_56 = xor(p2_0_14, p1_1_14) */
+	vpxor %ymm3, %ymm7, %ymm11 /* m2_acc_57 = xor(p2_1_14, p1_2_14) */
+	vpxor %ymm11, %ymm0, %ymm0 /* m2_acc_58 = xor(m2_acc_56, m2_acc_57) */
+	vpxor %ymm8, %ymm0, %ymm0 /* m2_acc_59 = xor(m2_acc_58, p2_3_14) */
+	vpxor 3424(%rsp), %ymm0, %ymm0 /* x2n_14 = xor(m2_acc_59, g2x14.2) */
+	vpxor %ymm7, %ymm5, %ymm5 /* m3_acc_56 = xor(p2_0_14, p2_1_14) */
+	vpxor %ymm1, %ymm3, %ymm1 /* m3_acc_57 = xor(p1_2_14, p2_2_14) */
+	vpxor %ymm1, %ymm5, %ymm1 /* m3_acc_58 = xor(m3_acc_56, m3_acc_57) */
+	vpxor %ymm6, %ymm1, %ymm1 /* m3_acc_59 = xor(m3_acc_58, p1_3_14) */
+	vpxor 3456(%rsp), %ymm1, %ymm1 /* x3n_14 = xor(m3_acc_59, g2x15.2) */
+	vmovdqa 1952(%rsp), %ymm3 /* reload g3x0.3 */
+	vpxor 2464(%rsp), %ymm3, %ymm5 /* t0_acc_30 = xor(g3x0, g3x4) */
+	vpxor %ymm2, %ymm5, %ymm2 /* t0_acc_31 = xor(t0_acc_30, rk0_3) */
+	vpxor 2976(%rsp), %ymm2, %ymm2 /* t0_15 = xor(t0_acc_31, g3x8) */
+	vmovdqa 1984(%rsp), %ymm5 /* reload g3x1.3 */
+	vpxor 2496(%rsp), %ymm5, %ymm6 /* t1_acc_30 = xor(g3x1, g3x5) */
+	vpxor 768(%rsp), %ymm6, %ymm6 /* t1_acc_31 = xor(t1_acc_30, rk1_3) */
+	vpxor 3008(%rsp), %ymm6, %ymm6 /* t1_15 = xor(t1_acc_31, g3x9) */
+	vmovdqa 2016(%rsp), %ymm7 /* reload g3x2.3 */
+	vpxor 2528(%rsp), %ymm7, %ymm8 /* t2_acc_30 = xor(g3x2, g3x6) */
+	vpxor 864(%rsp), %ymm8, %ymm8 /* t2_acc_31 = xor(t2_acc_30, rk2_3) */
+	vpxor 3040(%rsp), %ymm8, %ymm8 /* t2_15 = xor(t2_acc_31, g3x10) */
+	vmovdqa 2048(%rsp), %ymm11 /* reload g3x3.3 */
+	vpxor 2560(%rsp), %ymm11, %ymm12 /* t3_acc_30 = xor(g3x3, g3x7) */
+	vpxor 960(%rsp), %ymm12, %ymm12 /* t3_acc_31 = xor(t3_acc_30, rk3_3) */
+	vpxor 3072(%rsp), %ymm12, %ymm12 /* t3_15 = xor(t3_acc_31, g3x11) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm2, %ymm2 /* y0_15_sr = lookup16(t0_15, inv_shift_rows) */
+	vmovdqa %xmm2, %xmm13 /* y0_15_aes_in0 = extract128(y0_15_sr) */
+	vaesenclast 608(%rsp), %xmm13, %xmm13 /* y0_15_aes_0 = aesenclast(y0_15_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm2, %xmm2 /* y0_15_aes_in1 = extract128(y0_15_sr) */
+	vaesenclast 1280(%rsp), %xmm2, %xmm2 /* y0_15_aes_1 = aesenclast(y0_15_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm2, %ymm13, %ymm2 /* y0_15_aes = concat128(y0_15_aes_0, y0_15_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm6, %ymm6 /* y1_15_sr = lookup16(t1_15, inv_shift_rows) */
+	vmovdqa %xmm6, %xmm13 /* y1_15_aes_in0 = extract128(y1_15_sr) */
+	vaesenclast 608(%rsp), %xmm13, %xmm13 /* y1_15_aes_0 = aesenclast(y1_15_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm6, %xmm6 /* y1_15_aes_in1 = extract128(y1_15_sr) */
+	vaesenclast 1280(%rsp), %xmm6, %xmm6 /* y1_15_aes_1 = aesenclast(y1_15_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm6, %ymm13, %ymm6 /* y1_15_aes = concat128(y1_15_aes_0, y1_15_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm8, %ymm8 /* y2_15_sr = lookup16(t2_15, inv_shift_rows) */
+	vmovdqa %xmm8, %xmm13 /* y2_15_aes_in0 = extract128(y2_15_sr) */
+	vaesenclast 608(%rsp), %xmm13, %xmm13 /* y2_15_aes_0 = aesenclast(y2_15_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm8, %xmm8 /* y2_15_aes_in1 = extract128(y2_15_sr) */
+	vaesenclast 1280(%rsp), %xmm8, %xmm8 /* y2_15_aes_1 = aesenclast(y2_15_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm8, %ymm13, %ymm8 /* y2_15_aes = concat128(y2_15_aes_0, y2_15_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm12, %ymm12 /* y3_15_sr = lookup16(t3_15, inv_shift_rows) */
+	vmovdqa %xmm12, %xmm13 /* y3_15_aes_in0 = extract128(y3_15_sr) */
+	vaesenclast 608(%rsp), %xmm13, %xmm13 /* y3_15_aes_0 = aesenclast(y3_15_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm12, %xmm12 /* y3_15_aes_in1 = extract128(y3_15_sr) */
+	vaesenclast 1280(%rsp), %xmm12, %xmm12 /* y3_15_aes_1 = aesenclast(y3_15_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm12, %ymm13, %ymm12 /* y3_15_aes = concat128(y3_15_aes_0, y3_15_aes_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm2, %ymm13 /* y0_15_aes_lo = and(y0_15_aes, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* y0_15_aes_sh = shr(y0_15_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm2, %ymm2 /* y0_15_aes_hi = and(y0_15_aes_sh, nibble_mask) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_8_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
+	vpshufb %ymm13, %ymm15, %ymm11 /* p1_0_15_l = lookup16(tbl_lo_1, y0_15_aes_lo) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_8_tbl_hi_1(%rip), %ymm7 /* tbl_hi_1 = const() */
+	vpshufb %ymm2, %ymm7, %ymm5 /* p1_0_15_h = lookup16(tbl_hi_1, y0_15_aes_hi) */
+	vpxor %ymm5, %ymm11, %ymm5 /* p1_0_15 = xor(p1_0_15_l, p1_0_15_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm6, %ymm11 /* y1_15_aes_lo = and(y1_15_aes, nibble_mask) */
+	vpsrlw $4, %ymm6, %ymm6 /* y1_15_aes_sh = shr(y1_15_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm6, %ymm6 /* y1_15_aes_hi = and(y1_15_aes_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm15, %ymm3 /* p1_1_15_l = lookup16(tbl_lo_1, y1_15_aes_lo) */
+	vmovdqa %ymm1, 3456(%rsp) /* spill g2x15.3 */
+	vpshufb %ymm6, %ymm7, %ymm1 /* p1_1_15_h = lookup16(tbl_hi_1, y1_15_aes_hi) */
+	vpxor %ymm1, %ymm3, %ymm1 /* p1_1_15 = xor(p1_1_15_l, p1_1_15_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm8, %ymm3 /* y2_15_aes_lo = and(y2_15_aes, nibble_mask) */
+	vpsrlw $4, %ymm8, %ymm8 /* y2_15_aes_sh = shr(y2_15_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm8, %ymm8 /* y2_15_aes_hi = and(y2_15_aes_sh, nibble_mask) */
+	vmovdqa %ymm0, 3424(%rsp) /* spill g2x14.3 */
+	vpshufb %ymm3, %ymm15, %ymm0 /* p1_2_15_l = lookup16(tbl_lo_1, y2_15_aes_lo) */
+	vmovdqa %ymm4, 3392(%rsp) /* spill g2x13.3 */
+	vpshufb %ymm8, %ymm7, %ymm4 /* p1_2_15_h = lookup16(tbl_hi_1, y2_15_aes_hi) */
+	vpxor %ymm4, %ymm0, %ymm0 /* p1_2_15 = xor(p1_2_15_l, p1_2_15_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm12, %ymm4 /* y3_15_aes_lo = and(y3_15_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* y3_15_aes_sh = shr(y3_15_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm12, %ymm12 /* y3_15_aes_hi = and(y3_15_aes_sh, nibble_mask) */
+	vmovdqa %ymm9, 3360(%rsp) /* spill g2x12.3 */
+	vpshufb %ymm4, %ymm15, %ymm9 /* p1_3_15_l = lookup16(tbl_lo_1, y3_15_aes_lo) */
+	vpshufb %ymm12, %ymm7, %ymm7 /* p1_3_15_h = lookup16(tbl_hi_1, y3_15_aes_hi) */
+	vpxor %ymm7, %ymm9, %ymm7 /* p1_3_15 = xor(p1_3_15_l, p1_3_15_h) */
+	vpshufb %ymm13, %ymm14, %ymm9 /* p2_0_15_l = lookup16(tbl_lo_2, y0_15_aes_lo) */
+	vpshufb %ymm2, %ymm10, %ymm2 /* p2_0_15_h = lookup16(tbl_hi_2, y0_15_aes_hi) */
+	vpxor %ymm2, %ymm9, %ymm2 /* p2_0_15 = xor(p2_0_15_l, p2_0_15_h) */
+	vpshufb %ymm11, %ymm14, %ymm9 /* p2_1_15_l = lookup16(tbl_lo_2, y1_15_aes_lo) */
+	vpshufb %ymm6, %ymm10, %ymm6 /* p2_1_15_h = lookup16(tbl_hi_2, y1_15_aes_hi) */
+	vpxor %ymm6, %ymm9, %ymm6 /* p2_1_15 = xor(p2_1_15_l, p2_1_15_h) */
+	vpshufb %ymm3, %ymm14, %ymm3 /* p2_2_15_l = lookup16(tbl_lo_2, y2_15_aes_lo) */
+	vpshufb %ymm8, %ymm10, %ymm8 /* p2_2_15_h = lookup16(tbl_hi_2, y2_15_aes_hi) */
+	vpxor %ymm8, %ymm3, %ymm3 /* p2_2_15 = xor(p2_2_15_l, p2_2_15_h) */
+	vpshufb %ymm4, %ymm14, %ymm4 /* p2_3_15_l = lookup16(tbl_lo_2, y3_15_aes_lo) */
+	vpshufb %ymm12, %ymm10, %ymm8 /* p2_3_15_h = lookup16(tbl_hi_2, y3_15_aes_hi) */
+	vpxor %ymm8, %ymm4, %ymm4 /* p2_3_15 = xor(p2_3_15_l, p2_3_15_h) */
+	vpxor %ymm6, %ymm5, %ymm8 /* m0_acc_60 = xor(p1_0_15, p2_1_15) */
+	vpxor %ymm7, %ymm3, %ymm9 /* m0_acc_61 = xor(p2_2_15, p1_3_15) */
+	vpxor %ymm9, %ymm8, %ymm8 /* m0_acc_62 = xor(m0_acc_60, m0_acc_61) */
+	vpxor %ymm4, %ymm8, %ymm8 /* m0_acc_63 = xor(m0_acc_62, p2_3_15) */
+	vpxor 3488(%rsp), %ymm8, %ymm8 /* x0n_15 = xor(m0_acc_63, g3x12.2) */
+	vpxor %ymm2, %ymm5, %ymm5 /* m1_acc_60 = xor(p1_0_15, p2_0_15) */
+	vpxor %ymm3, %ymm1, %ymm9 /* m1_acc_61 = xor(p1_1_15, p2_2_15) */
+	vpxor %ymm9, %ymm5, %ymm5 /* m1_acc_62 = xor(m1_acc_60, m1_acc_61) */
+	vpxor %ymm4, %ymm5, %ymm5 /* m1_acc_63 = xor(m1_acc_62, p2_3_15) */
+	vpxor 3520(%rsp), %ymm5, %ymm5 /* x1n_15 = xor(m1_acc_63, g3x13.2) */
+	vpxor %ymm1, %ymm2, %ymm1 /* m2_acc_60 = xor(p2_0_15, p1_1_15) */
+	vpxor %ymm0, %ymm6, %ymm9 /* m2_acc_61 = xor(p2_1_15, p1_2_15) */
+	vpxor %ymm9, %ymm1, %ymm1 /* m2_acc_62 = xor(m2_acc_60, m2_acc_61) */
+	vpxor %ymm4, %ymm1, %ymm1 /* m2_acc_63 = xor(m2_acc_62, p2_3_15) */
+	vpxor 3552(%rsp), %ymm1, %ymm1 /* x2n_15 = xor(m2_acc_63, g3x14.2) */
+	vpxor %ymm6, %ymm2, %ymm2 /* m3_acc_60 = xor(p2_0_15, p2_1_15) */
+	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_61 = xor(p1_2_15, p2_2_15) */
+	vpxor %ymm0, %ymm2, %ymm0 /* m3_acc_62 = xor(m3_acc_60, m3_acc_61) */
+	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_63 = xor(m3_acc_62, p1_3_15) */
+	vpxor 1024(%rsp), %ymm0, %ymm0 /* x3n_15 = xor(m3_acc_63, g3x15.2) */
+	vmovdqa %ymm8, 3488(%rsp) /* spill g3x12.2 */
+	vmovdqa %ymm5, 3520(%rsp) /* spill g3x13.2 */
+	vmovdqa %ymm1, 3552(%rsp) /* spill g3x14.2 */
+	vmovdqa %ymm0, 1024(%rsp) /* spill g3x15.2 */
+	vmovdqa 64(%rsp), %ymm0 /* reload g0x10.3 */
+	vmovdqa 0(%rsp), %ymm1 /* reload g0x14.3 */
+	vmovdqa 448(%rsp), %ymm2 /* reload g0x9.3 */
+	vmovdqa 1472(%rsp), %ymm4 /* reload g0x8.3 */
+	vmovdqa 896(%rsp), %ymm5 /* reload g0x15.3 */
+	vmovdqa 1408(%rsp), %ymm7 /* reload g0x4.3 */
+	vmovdqa 576(%rsp), %ymm8 /* reload g0x6.3 */
+	vmovdqa 512(%rsp), %ymm9 /* reload g0x7.3 */
+	vmovdqa 1376(%rsp), %ymm11 /* reload g0x12.3 */
+	vmovdqa 32(%rsp), %ymm12 /* reload g0x11.3 */
+	vmovdqa 544(%rsp), %ymm13 /* reload g0x5.3 */
+	vmovdqa 1120(%rsp), %ymm14 /* reload g0x13.3 */
+	add $64, %r8
+	cmp $512, %r8
+	jne .Lsm4_byteslice_avx2_aesni_8_loop_r0
+
+	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; back to X = A1^-1·X'. */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm11, %ymm3 /* g0x12_lo = and(g0x12, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm6 /* g0x12_sh = shr(g0x12) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm6, %ymm6 /* g0x12_hi = and(g0x12_sh, nibble_mask) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_8_tbl_lo_3(%rip), %ymm10 /* tbl_lo_3 = const() */
+	vpshufb %ymm3, %ymm10, %ymm3 /* xout_l = lookup16(tbl_lo_3, g0x12_lo) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_8_tbl_hi_3(%rip), %ymm11 /* tbl_hi_3 = const() */
+	vpshufb %ymm6, %ymm11, %ymm6 /* xout_h = lookup16(tbl_hi_3, g0x12_hi) */
+	vpxor %ymm6, %ymm3, %ymm3 /* xout = xor(xout_l, xout_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm14, %ymm6 /* g0x13_lo = and(g0x13, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* g0x13_sh = shr(g0x13) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm14, %ymm14 /* g0x13_hi = and(g0x13_sh, nibble_mask) */
+	vpshufb %ymm6, %ymm10, %ymm6 /* xout_1_l = lookup16(tbl_lo_3, g0x13_lo) */
+	vpshufb %ymm14, %ymm11, %ymm14 /* xout_1_h = lookup16(tbl_hi_3, g0x13_hi) */
+	vpxor %ymm14, %ymm6, %ymm6 /* xout_1 = xor(xout_1_l, xout_1_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm1, %ymm14 /* g0x14_lo = and(g0x14, nibble_mask) */
+	vpsrlw $4, %ymm1, %ymm1 /* g0x14_sh = shr(g0x14) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm1, %ymm1 /* g0x14_hi = and(g0x14_sh, nibble_mask) */
+	vpshufb %ymm14, %ymm10, %ymm14 /* xout_2_l = lookup16(tbl_lo_3, g0x14_lo) */
+	vpshufb %ymm1, %ymm11, %ymm1 /* xout_2_h = lookup16(tbl_hi_3, g0x14_hi) */
+	vpxor %ymm1, %ymm14, %ymm1 /* xout_2 = xor(xout_2_l, xout_2_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm5, %ymm14 /* g0x15_lo = and(g0x15, nibble_mask) */
+	vpsrlw $4, %ymm5, %ymm5 /* g0x15_sh = shr(g0x15) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm5, %ymm5 /* g0x15_hi = and(g0x15_sh, nibble_mask) */
+	vpshufb %ymm14, %ymm10, %ymm14 /* xout_3_l = lookup16(tbl_lo_3, g0x15_lo) */
+	vpshufb %ymm5, %ymm11, %ymm5 /* xout_3_h = lookup16(tbl_hi_3, g0x15_hi) */
+	vpxor %ymm5, %ymm14, %ymm5 /* xout_3 = xor(xout_3_l, xout_3_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm4, %ymm14 /* g0x8_lo = and(g0x8, nibble_mask) */
+	vpsrlw $4, %ymm4, %ymm4 /* g0x8_sh = shr(g0x8) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm4, %ymm4 /* g0x8_hi = and(g0x8_sh, nibble_mask) */
+	vpshufb %ymm14, %ymm10, %ymm14 /* xout_4_l = lookup16(tbl_lo_3, g0x8_lo) */
+	vpshufb %ymm4, %ymm11, %ymm4 /* xout_4_h = lookup16(tbl_hi_3, g0x8_hi) */
+	vpxor %ymm4, %ymm14, %ymm4 /* xout_4 = xor(xout_4_l, xout_4_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm2, %ymm14 /* g0x9_lo = and(g0x9, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* g0x9_sh = shr(g0x9) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm2, %ymm2 /* g0x9_hi = and(g0x9_sh, nibble_mask) */
+	vpshufb %ymm14, %ymm10, %ymm14 /* xout_5_l = lookup16(tbl_lo_3, g0x9_lo) */
+	vpshufb %ymm2, %ymm11, %ymm2 /* xout_5_h = lookup16(tbl_hi_3, g0x9_hi) */
+	vpxor %ymm2, %ymm14, %ymm2 /* xout_5 = xor(xout_5_l, xout_5_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm0, %ymm14 /* g0x10_lo = and(g0x10, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* g0x10_sh = shr(g0x10) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm0, %ymm0 /* g0x10_hi = and(g0x10_sh, nibble_mask) */
+	vpshufb %ymm14, %ymm10, %ymm14 /* xout_6_l = lookup16(tbl_lo_3, g0x10_lo) */
+	vpshufb %ymm0, %ymm11, %ymm0 /* xout_6_h = lookup16(tbl_hi_3, g0x10_hi) */
+	vpxor %ymm0, %ymm14, %ymm0 /* xout_6 = xor(xout_6_l, xout_6_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm12, %ymm14 /* g0x11_lo = and(g0x11, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g0x11_sh = shr(g0x11) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm12, %ymm12 /* g0x11_hi = and(g0x11_sh, nibble_mask) */
+	vpshufb %ymm14, %ymm10, %ymm14 /* xout_7_l = lookup16(tbl_lo_3, g0x11_lo) */
+	vpshufb %ymm12, %ymm11, %ymm12 /* xout_7_h = lookup16(tbl_hi_3, g0x11_hi) */
+	vpxor %ymm12, %ymm14, %ymm12 /* xout_7 = xor(xout_7_l, xout_7_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm7, %ymm14 /* g0x4_lo = and(g0x4, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* g0x4_sh = shr(g0x4) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm7, %ymm7 /* g0x4_hi = and(g0x4_sh, nibble_mask) */
+	vpshufb %ymm14, %ymm10, %ymm14 /* xout_8_l = lookup16(tbl_lo_3, g0x4_lo) */
+	vpshufb %ymm7, %ymm11, %ymm7 /* xout_8_h = lookup16(tbl_hi_3, g0x4_hi) */
+	vpxor %ymm7, %ymm14, %ymm7 /* xout_8 = xor(xout_8_l, xout_8_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm13, %ymm14 /* g0x5_lo = and(g0x5, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g0x5_sh = shr(g0x5) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm13, %ymm13 /* g0x5_hi = and(g0x5_sh, nibble_mask) */
+	vpshufb %ymm14, %ymm10, %ymm14 /* xout_9_l = lookup16(tbl_lo_3, g0x5_lo) */
+	vpshufb %ymm13, %ymm11, %ymm13 /* xout_9_h = lookup16(tbl_hi_3, g0x5_hi) */
+	vpxor %ymm13, %ymm14, %ymm13 /* xout_9 = xor(xout_9_l, xout_9_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm8, %ymm14 /* g0x6_lo = and(g0x6, nibble_mask) */
+	vpsrlw $4, %ymm8, %ymm8 /* g0x6_sh = shr(g0x6) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm8, %ymm8 /* g0x6_hi = and(g0x6_sh, nibble_mask) */
+	vpshufb %ymm14, %ymm10, %ymm14 /* xout_10_l = lookup16(tbl_lo_3, g0x6_lo) */
+	vpshufb %ymm8, %ymm11, %ymm8 /* xout_10_h = lookup16(tbl_hi_3, g0x6_hi) */
+	vpxor %ymm8, %ymm14, %ymm8 /* xout_10 = xor(xout_10_l, xout_10_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm9, %ymm14 /* g0x7_lo = and(g0x7, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* g0x7_sh = shr(g0x7) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm9, %ymm9 /* g0x7_hi = and(g0x7_sh, nibble_mask) */
+	vpshufb %ymm14, %ymm10, %ymm14 /* xout_11_l = lookup16(tbl_lo_3, g0x7_lo) */
+	vpshufb %ymm9, %ymm11, %ymm9 /* xout_11_h = lookup16(tbl_hi_3, g0x7_hi) */
+	vpxor %ymm9, %ymm14, %ymm9 /* xout_11 = xor(xout_11_l, xout_11_h) */
+	vmovdqa 1536(%rsp), %ymm14 /* reload g0x0.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm14, %ymm15 /* g0x0_lo = and(g0x0, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* g0x0_sh = shr(g0x0) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm14, %ymm14 /* g0x0_hi = and(g0x0_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm10, %ymm15 /* xout_12_l = lookup16(tbl_lo_3, g0x0_lo) */
+	vpshufb %ymm14, %ymm11, %ymm14 /* xout_12_h = lookup16(tbl_hi_3, g0x0_hi) */
+	vpxor %ymm14, %ymm15, %ymm14 /* xout_12 = xor(xout_12_l, xout_12_h) */
+	vmovdqa 1056(%rsp), %ymm15 /* reload g0x1.2 */
+	vmovdqa %ymm12, 1536(%rsp) /* spill xout_7 */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm15, %ymm12 /* g0x1_lo = and(g0x1, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* g0x1_sh = shr(g0x1) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm15, %ymm15 /* g0x1_hi = and(g0x1_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm10, %ymm12 /* xout_13_l = lookup16(tbl_lo_3, g0x1_lo) */
+	vpshufb %ymm15, %ymm11, %ymm15 /* xout_13_h = lookup16(tbl_hi_3, g0x1_hi) */
+	vpxor %ymm15, %ymm12, %ymm12 /* xout_13 = xor(xout_13_l, xout_13_h) */
+	vmovdqa 1088(%rsp), %ymm15 /* reload g0x2.2 */
+	vmovdqa %ymm0, 1056(%rsp) /* spill xout_6 */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm15, %ymm0 /* g0x2_lo = and(g0x2, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* g0x2_sh = shr(g0x2) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm15, %ymm15 /* g0x2_hi = and(g0x2_sh, nibble_mask) */
+	vpshufb %ymm0, %ymm10, %ymm0 /* xout_14_l = lookup16(tbl_lo_3, g0x2_lo) */
+	vpshufb %ymm15, %ymm11, %ymm15 /* xout_14_h = lookup16(tbl_hi_3, g0x2_hi) */
+	vpxor %ymm15, %ymm0, %ymm0 /* xout_14 = xor(xout_14_l, xout_14_h) */
+	vmovdqa 3200(%rsp), %ymm15 /* reload g0x3.2 */
+	vmovdqa %ymm0, 1088(%rsp) /* spill xout_14 */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm15, %ymm0 /* g0x3_lo = and(g0x3, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* g0x3_sh = shr(g0x3) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm15, %ymm15 /* g0x3_hi = and(g0x3_sh, nibble_mask) */
+	vpshufb %ymm0, %ymm10, %ymm0 /* xout_15_l = lookup16(tbl_lo_3, g0x3_lo) */
+	vpshufb %ymm15, %ymm11, %ymm15 /* xout_15_h = lookup16(tbl_hi_3, g0x3_hi) */
+	vpxor %ymm15, %ymm0, %ymm0 /* xout_15 = xor(xout_15_l, xout_15_h) */
+	vpunpcklbw %ymm7, %ymm3, %ymm15 /* tro0 = unpacklo(xout, xout_8) */
+	vpunpckhbw %ymm7, %ymm3, %ymm3 /* tro0_1 = unpackhi(xout, xout_8) */
+	vpunpcklbw %ymm13, %ymm6, %ymm7 /* tro0_2 = unpacklo(xout_1, xout_9) */
+	vpunpckhbw %ymm13, %ymm6, %ymm6 /* tro0_3 = unpackhi(xout_1, xout_9) */
+	vpunpcklbw %ymm8, %ymm1, %ymm13 /* tro0_4 = unpacklo(xout_2, xout_10) */
+	vpunpckhbw %ymm8, %ymm1, %ymm1 /* tro0_5 = unpackhi(xout_2, xout_10) */
+	vpunpcklbw %ymm9, %ymm5, %ymm8 /* tro0_6 = unpacklo(xout_3, xout_11) */
+	vpunpckhbw %ymm9, %ymm5, %ymm5 /* tro0_7 = unpackhi(xout_3, xout_11) */
+	vpunpcklbw %ymm14, %ymm4, %ymm9 /* tro0_8 = unpacklo(xout_4, xout_12) */
+	vpunpckhbw %ymm14, %ymm4, %ymm4 /* tro0_9 = unpackhi(xout_4, xout_12) */
+	vpunpcklbw %ymm12, %ymm2, %ymm14 /* tro0_10 = unpacklo(xout_5, xout_13) */
+	vpunpckhbw %ymm12, %ymm2, %ymm2 /* tro0_11 = unpackhi(xout_5, xout_13) */
+	vmovdqa 1056(%rsp), %ymm12 /* reload xout_6 */
+	vpunpcklbw 1088(%rsp), %ymm12, %ymm11 /* tro0_12 = unpacklo(xout_6, xout_14) */
+	vpunpckhbw 1088(%rsp), %ymm12, %ymm12 /* tro0_13 = unpackhi(xout_6, xout_14) */
+	vmovdqa 1536(%rsp), %ymm10 /* reload xout_7 */
+	vmovdqa %ymm5, 1088(%rsp) /* spill tro0_7 */
+	vpunpcklbw %ymm0, %ymm10, %ymm5 /* tro0_14 = unpacklo(xout_7, xout_15) */
+	vpunpckhbw %ymm0, %ymm10, %ymm0 /* tro0_15 = unpackhi(xout_7, xout_15) */
+	vpunpcklbw %ymm9, %ymm15, %ymm10 /* tro1 = unpacklo(tro0, tro0_8) */
+	vpunpckhbw %ymm9, %ymm15, %ymm9 /* tro1_1 = unpackhi(tro0, tro0_8) */
+	vpunpcklbw %ymm4, %ymm3, %ymm15 /* tro1_2 = unpacklo(tro0_1, tro0_9) */
+	vpunpckhbw %ymm4, %ymm3, %ymm3 /* tro1_3 = unpackhi(tro0_1, tro0_9) */
+	vpunpcklbw %ymm14, %ymm7, %ymm4 /* tro1_4 = unpacklo(tro0_2, tro0_10) */
+	vpunpckhbw %ymm14, %ymm7, %ymm7 /* tro1_5 = unpackhi(tro0_2, tro0_10) */
+	vpunpcklbw %ymm2, %ymm6, %ymm14 /* tro1_6 = unpacklo(tro0_3, tro0_11) */
+	vpunpckhbw %ymm2, %ymm6, %ymm2 /* tro1_7 = unpackhi(tro0_3, tro0_11) */
+	vpunpcklbw %ymm11, %ymm13, %ymm6 /* tro1_8 = unpacklo(tro0_4, tro0_12) */
+	vpunpckhbw %ymm11, %ymm13, %ymm11 /* tro1_9 = unpackhi(tro0_4, tro0_12) */
+	vpunpcklbw %ymm12, %ymm1, %ymm13 /* tro1_10 = unpacklo(tro0_5, tro0_13) */
+	vpunpckhbw %ymm12, %ymm1, %ymm1 /* tro1_11 = unpackhi(tro0_5, tro0_13) */
+	vpunpcklbw %ymm5, %ymm8, %ymm12 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
+	vpunpckhbw %ymm5, %ymm8, %ymm5 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
+	vmovdqa 1088(%rsp), %ymm8 /* reload tro0_7 */
+	vmovdqa %ymm2, 1536(%rsp) /* spill tro1_7 */
+	vpunpcklbw %ymm0, %ymm8, %ymm2 /* tro1_14 = unpacklo(tro0_7, tro0_15) */
+	vpunpckhbw %ymm0, %ymm8, %ymm0 /* tro1_15 = unpackhi(tro0_7, tro0_15) */
+	vpunpcklbw %ymm6, %ymm10, %ymm8 /* tro2 = unpacklo(tro1, tro1_8) */
+	vpunpckhbw %ymm6, %ymm10, %ymm6 /* tro2_1 = unpackhi(tro1, tro1_8) */
+	vpunpcklbw %ymm11, %ymm9, %ymm10 /* tro2_2 = unpacklo(tro1_1, tro1_9) */
+	vpunpckhbw %ymm11, %ymm9, %ymm9 /* tro2_3 = unpackhi(tro1_1, tro1_9) */
+	vpunpcklbw %ymm13, %ymm15, %ymm11 /* tro2_4 = unpacklo(tro1_2, tro1_10) */
+	vpunpckhbw %ymm13, %ymm15, %ymm13 /* tro2_5 = unpackhi(tro1_2, tro1_10) */
+	vpunpcklbw %ymm1, %ymm3, %ymm15 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
+	vpunpckhbw %ymm1, %ymm3, %ymm1 /* tro2_7 = unpackhi(tro1_3, tro1_11) */
+	vpunpcklbw %ymm12, %ymm4, %ymm3 /* tro2_8 = unpacklo(tro1_4, tro1_12) */
+	vpunpckhbw %ymm12, %ymm4, %ymm4 /* tro2_9 = unpackhi(tro1_4, tro1_12) */
+	vpunpcklbw %ymm5, %ymm7, %ymm12 /* tro2_10 = unpacklo(tro1_5, tro1_13) */
+	vpunpckhbw %ymm5, %ymm7, %ymm5 /* tro2_11 = unpackhi(tro1_5, tro1_13) */
+	vpunpcklbw %ymm2, %ymm14, %ymm7 /* tro2_12 = unpacklo(tro1_6, tro1_14) */
+	vpunpckhbw %ymm2, %ymm14, %ymm2 /* tro2_13 = unpackhi(tro1_6, tro1_14) */
+	vmovdqa 1536(%rsp), %ymm14 /* reload tro1_7 */
+	vmovdqa %ymm1, 1088(%rsp) /* spill tro2_7 */
+	vpunpcklbw %ymm0, %ymm14, %ymm1 /* tro2_14 = unpacklo(tro1_7, tro1_15) */
+	vpunpckhbw %ymm0, %ymm14, %ymm0 /* tro2_15 = unpackhi(tro1_7, tro1_15) */
+	vpunpcklbw %ymm3, %ymm8, %ymm14 /* tro3 = unpacklo(tro2, tro2_8) */
+	vpunpckhbw %ymm3, %ymm8, %ymm3 /* tro3_1 = unpackhi(tro2, tro2_8) */
+	vpunpcklbw %ymm4, %ymm6, %ymm8 /* tro3_2 = unpacklo(tro2_1, tro2_9) */
+	vpunpckhbw %ymm4, %ymm6, %ymm4 /* tro3_3 = unpackhi(tro2_1, tro2_9) */
+	vpunpcklbw %ymm12, %ymm10, %ymm6 /* tro3_4 = unpacklo(tro2_2, tro2_10) */
+	vpunpckhbw %ymm12, %ymm10, %ymm10 /* tro3_5 = unpackhi(tro2_2, tro2_10) */
+	vpunpcklbw %ymm5, %ymm9, %ymm12 /* tro3_6 = unpacklo(tro2_3, tro2_11) */
+	vpunpckhbw %ymm5, %ymm9, %ymm5 /* tro3_7 = unpackhi(tro2_3, tro2_11) */
+	vpunpcklbw %ymm7, %ymm11, %ymm9 /* tro3_8 = unpacklo(tro2_4, tro2_12) */
+	vpunpckhbw %ymm7, %ymm11, %ymm7 /* tro3_9 = unpackhi(tro2_4, tro2_12) */
+	vpunpcklbw %ymm2, %ymm13, %ymm11 /* tro3_10 = unpacklo(tro2_5, tro2_13) */
+	vpunpckhbw %ymm2, %ymm13, %ymm2 /* tro3_11 = unpackhi(tro2_5, tro2_13) */
+	vpunpcklbw %ymm1, %ymm15, %ymm13 /* tro3_12 = unpacklo(tro2_6, tro2_14) */
+	vpunpckhbw %ymm1, %ymm15, %ymm1 /* tro3_13 = unpackhi(tro2_6, tro2_14) */
+	vmovdqa 1088(%rsp), %ymm15 /* reload tro2_7 */
+	vmovdqa %ymm1, 1536(%rsp) /* spill tro3_13 */
+	vpunpcklbw %ymm0, %ymm15, %ymm1 /* tro3_14 = unpacklo(tro2_7, tro2_15) */
+	vpunpckhbw %ymm0, %ymm15, %ymm0 /* tro3_15 = unpackhi(tro2_7, tro2_15) */
+	vmovdqu (%rcx), %ymm15 /* msg = load() */
+	vpxor %ymm15, %ymm14, %ymm14 /* ct = xor(tro3, msg) */
+	vmovdqu %ymm14, (%rdx) /* store ct */
+	vmovdqu 32(%rcx), %ymm14 /* msg_1 = load() */
+	vpxor %ymm14, %ymm3, %ymm3 /* ct_1 = xor(tro3_1, msg_1) */
+	vmovdqu %ymm3, 32(%rdx) /* store ct_1 */
+	vmovdqu 64(%rcx), %ymm3 /* msg_2 = load() */
+	vpxor %ymm3, %ymm8, %ymm3 /* ct_2 = xor(tro3_2, msg_2) */
+	vmovdqu %ymm3, 64(%rdx) /* store ct_2 */
+	vmovdqu 96(%rcx), %ymm3 /* msg_3 = load() */
+	vpxor %ymm3, %ymm4, %ymm3 /* ct_3 = xor(tro3_3, msg_3) */
+	vmovdqu %ymm3, 96(%rdx) /* store ct_3 */
+	vmovdqu 128(%rcx), %ymm3 /* msg_4 = load() */
+	vpxor %ymm3, %ymm6, %ymm3 /* ct_4 = xor(tro3_4, msg_4) */
+	vmovdqu %ymm3, 128(%rdx) /* store ct_4 */
+	vmovdqu 160(%rcx), %ymm3 /* msg_5 = load() */
+	vpxor %ymm3, %ymm10, %ymm3 /* ct_5 = xor(tro3_5, msg_5) */
+	vmovdqu %ymm3, 160(%rdx) /* store ct_5 */
+	vmovdqu 192(%rcx), %ymm3 /* msg_6 = load() */
+	vpxor %ymm3, %ymm12, %ymm3 /* ct_6 = xor(tro3_6, msg_6) */
+	vmovdqu %ymm3, 192(%rdx) /* store ct_6 */
+	vmovdqu 224(%rcx), %ymm3 /* msg_7 = load() */
+	vpxor %ymm3, %ymm5, %ymm3 /* ct_7 = xor(tro3_7, msg_7) */
+	vmovdqu %ymm3, 224(%rdx) /* store ct_7 */
+	vmovdqu 256(%rcx), %ymm3 /* msg_8 = load() */
+	vpxor %ymm3, %ymm9, %ymm3 /* ct_8 = xor(tro3_8, msg_8) */
+	vmovdqu %ymm3, 256(%rdx) /* store ct_8 */
+	vmovdqu 288(%rcx), %ymm3 /* msg_9 = load() */
+	vpxor %ymm3, %ymm7, %ymm3 /* ct_9 = xor(tro3_9, msg_9) */
+	vmovdqu %ymm3, 288(%rdx) /* store ct_9 */
+	vmovdqu 320(%rcx), %ymm3 /* msg_10 = load() */
+	vpxor %ymm3, %ymm11, %ymm3 /* ct_10 = xor(tro3_10, msg_10) */
+	vmovdqu %ymm3, 320(%rdx) /* store ct_10 */
+	vmovdqu 352(%rcx), %ymm3 /* msg_11 = load() */
+	vpxor %ymm3, %ymm2, %ymm2 /* ct_11 = xor(tro3_11, msg_11) */
+	vmovdqu %ymm2, 352(%rdx) /* store ct_11 */
+	vmovdqu 384(%rcx), %ymm2 /* msg_12 = load() */
+	vpxor %ymm2, %ymm13, %ymm2 /* ct_12 = xor(tro3_12, msg_12) */
+	vmovdqu %ymm2, 384(%rdx) /* store ct_12 */
+	vmovdqu 416(%rcx), %ymm2 /* msg_13 = load() */
+	vpxor 1536(%rsp), %ymm2, %ymm2 /* ct_13 = xor(msg_13, tro3_13) */
+	vmovdqu %ymm2, 416(%rdx) /* store ct_13 */
+	vmovdqu 448(%rcx), %ymm2 /* msg_14 = load() */
+	vpxor %ymm2, %ymm1, %ymm1 /* ct_14 = xor(tro3_14, msg_14) */
+	vmovdqu %ymm1, 448(%rdx) /* store ct_14 */
+	vmovdqu 480(%rcx), %ymm1 /* msg_15 = load() */
+	vpxor %ymm1, %ymm0, %ymm0 /* ct_15 = xor(tro3_15, msg_15) */
+	vmovdqu %ymm0, 480(%rdx) /* store ct_15 */
+	vmovdqa 3232(%rsp), %ymm0 /* reload g1x12.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm0, %ymm1 /* g1x12_lo = and(g1x12, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* g1x12_sh = shr(g1x12) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm0, %ymm0 /* g1x12_hi = and(g1x12_sh, nibble_mask) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_8_tbl_lo_3(%rip), %ymm2 /* tbl_lo_3 = const() */
+	vpshufb %ymm1, %ymm2, %ymm1 /* xout_16_l = lookup16(tbl_lo_3, g1x12_lo) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_8_tbl_hi_3(%rip), %ymm3 /* tbl_hi_3 = const() */
+	vpshufb %ymm0, %ymm3, %ymm0 /* xout_16_h = lookup16(tbl_hi_3, g1x12_hi) */
+	vpxor %ymm0, %ymm1, %ymm0 /* xout_16 = xor(xout_16_l, xout_16_h) */
+	vmovdqa 3264(%rsp), %ymm1 /* reload g1x13.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm1, %ymm4 /* g1x13_lo = and(g1x13, nibble_mask) */
+	vpsrlw $4, %ymm1, %ymm1 /* g1x13_sh = shr(g1x13) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm1, %ymm1 /* g1x13_hi = and(g1x13_sh, nibble_mask) */
+	vpshufb %ymm4, %ymm2, %ymm4 /* xout_17_l = lookup16(tbl_lo_3, g1x13_lo) */
+	vpshufb %ymm1, %ymm3, %ymm1 /* xout_17_h = lookup16(tbl_hi_3, g1x13_hi) */
+	vpxor %ymm1, %ymm4, %ymm1 /* xout_17 = xor(xout_17_l, xout_17_h) */
+	vmovdqa 3296(%rsp), %ymm4 /* reload g1x14.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm4, %ymm5 /* g1x14_lo = and(g1x14, nibble_mask) */
+	vpsrlw $4, %ymm4, %ymm4 /* g1x14_sh = shr(g1x14) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm4, %ymm4 /* g1x14_hi = and(g1x14_sh, nibble_mask) */
+	vpshufb %ymm5, %ymm2, %ymm5 /* xout_18_l = lookup16(tbl_lo_3, g1x14_lo) */
+	vpshufb %ymm4, %ymm3, %ymm4 /* xout_18_h = lookup16(tbl_hi_3, g1x14_hi) */
+	vpxor %ymm4, %ymm5, %ymm4 /* xout_18 = xor(xout_18_l, xout_18_h) */
+	vmovdqa 3328(%rsp), %ymm5 /* reload g1x15.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm5, %ymm6 /* g1x15_lo = and(g1x15, nibble_mask) */
+	vpsrlw $4, %ymm5, %ymm5 /* g1x15_sh = shr(g1x15) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm5, %ymm5 /* g1x15_hi = and(g1x15_sh, nibble_mask) */
+	vpshufb %ymm6, %ymm2, %ymm6 /* xout_19_l = lookup16(tbl_lo_3, g1x15_lo) */
+	vpshufb %ymm5, %ymm3, %ymm5 /* xout_19_h = lookup16(tbl_hi_3, g1x15_hi) */
+	vpxor %ymm5, %ymm6, %ymm5 /* xout_19 = xor(xout_19_l, xout_19_h) */
+	vmovdqa 3136(%rsp), %ymm6 /* reload g1x8.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm6, %ymm7 /* g1x8_lo = and(g1x8, nibble_mask) */
+	vpsrlw $4, %ymm6, %ymm6 /* g1x8_sh = shr(g1x8) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm6, %ymm6 /* g1x8_hi = and(g1x8_sh, nibble_mask) */
+	vpshufb %ymm7, %ymm2, %ymm7 /* xout_20_l = lookup16(tbl_lo_3, g1x8_lo) */
+	vpshufb %ymm6, %ymm3, %ymm6 /* xout_20_h = lookup16(tbl_hi_3, g1x8_hi) */
+	vpxor %ymm6, %ymm7, %ymm6 /* xout_20 = xor(xout_20_l, xout_20_h) */
+	vmovdqa 2752(%rsp), %ymm7 /* reload g1x9.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm7, %ymm8 /* g1x9_lo = and(g1x9, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* g1x9_sh = shr(g1x9) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm7, %ymm7 /* g1x9_hi = and(g1x9_sh, nibble_mask) */
+	vpshufb %ymm8, %ymm2, %ymm8 /* xout_21_l = lookup16(tbl_lo_3, g1x9_lo) */
+	vpshufb %ymm7, %ymm3, %ymm7 /* xout_21_h = lookup16(tbl_hi_3, g1x9_hi) */
+	vpxor %ymm7, %ymm8, %ymm7 /* xout_21 = xor(xout_21_l, xout_21_h) */
+	vmovdqa 2784(%rsp), %ymm8 /* reload g1x10.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm8, %ymm9 /* g1x10_lo = and(g1x10, nibble_mask) */
+	vpsrlw $4, %ymm8, %ymm8 /* g1x10_sh = shr(g1x10) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm8, %ymm8 /* g1x10_hi = and(g1x10_sh, nibble_mask) */
+	vpshufb %ymm9, %ymm2, %ymm9 /* xout_22_l = lookup16(tbl_lo_3, g1x10_lo) */
+	vpshufb %ymm8, %ymm3, %ymm8 /* xout_22_h = lookup16(tbl_hi_3, g1x10_hi) */
+	vpxor %ymm8, %ymm9, %ymm8 /* xout_22 = xor(xout_22_l, xout_22_h) */
+	vmovdqa 2816(%rsp), %ymm9 /* reload g1x11.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm9, %ymm10 /* g1x11_lo = and(g1x11, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* g1x11_sh = shr(g1x11) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm9, %ymm9 /* g1x11_hi = and(g1x11_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm2, %ymm10 /* xout_23_l = lookup16(tbl_lo_3, g1x11_lo) */
+	vpshufb %ymm9, %ymm3, %ymm9 /* xout_23_h = lookup16(tbl_hi_3, g1x11_hi) */
+	vpxor %ymm9, %ymm10, %ymm9 /* xout_23 = xor(xout_23_l, xout_23_h) */
+	vmovdqa 3168(%rsp), %ymm10 /* reload g1x4.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm11 /* g1x4_lo = and(g1x4, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g1x4_sh = shr(g1x4) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm10 /* g1x4_hi = and(g1x4_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm2, %ymm11 /* xout_24_l = lookup16(tbl_lo_3, g1x4_lo) */
+	vpshufb %ymm10, %ymm3, %ymm10 /* xout_24_h = lookup16(tbl_hi_3, g1x4_hi) */
+	vpxor %ymm10, %ymm11, %ymm10 /* xout_24 = xor(xout_24_l, xout_24_h) */
+	vmovdqa 3104(%rsp), %ymm11 /* reload g1x5.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm11, %ymm12 /* g1x5_lo = and(g1x5, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g1x5_sh = shr(g1x5) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm11, %ymm11 /* g1x5_hi = and(g1x5_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm2, %ymm12 /* xout_25_l = lookup16(tbl_lo_3, g1x5_lo) */
+	vpshufb %ymm11, %ymm3, %ymm11 /* xout_25_h = lookup16(tbl_hi_3, g1x5_hi) */
+	vpxor %ymm11, %ymm12, %ymm11 /* xout_25 = xor(xout_25_l, xout_25_h) */
+	vmovdqa 2720(%rsp), %ymm12 /* reload g1x6.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm12, %ymm13 /* g1x6_lo = and(g1x6, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g1x6_sh = shr(g1x6) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm12, %ymm12 /* g1x6_hi = and(g1x6_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm2, %ymm13 /* xout_26_l = lookup16(tbl_lo_3, g1x6_lo) */
+	vpshufb %ymm12, %ymm3, %ymm12 /* xout_26_h = lookup16(tbl_hi_3, g1x6_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* xout_26 = xor(xout_26_l, xout_26_h) */
+	vmovdqa 2688(%rsp), %ymm13 /* reload g1x7.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm13, %ymm14 /* g1x7_lo = and(g1x7, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g1x7_sh = shr(g1x7) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm13, %ymm13 /* g1x7_hi = and(g1x7_sh, nibble_mask) */
+	vpshufb %ymm14, %ymm2, %ymm14 /* xout_27_l = lookup16(tbl_lo_3, g1x7_lo) */
+	vpshufb %ymm13, %ymm3, %ymm13 /* xout_27_h = lookup16(tbl_hi_3, g1x7_hi) */
+	vpxor %ymm13, %ymm14, %ymm13 /* xout_27 = xor(xout_27_l, xout_27_h) */
+	vmovdqa 2656(%rsp), %ymm14 /* reload g1x0.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm14, %ymm15 /* g1x0_lo = and(g1x0, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* g1x0_sh = shr(g1x0) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm14, %ymm14 /* g1x0_hi = and(g1x0_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm2, %ymm15 /* xout_28_l = lookup16(tbl_lo_3, g1x0_lo) */
+	vpshufb %ymm14, %ymm3, %ymm14 /* xout_28_h = lookup16(tbl_hi_3, g1x0_hi) */
+	vpxor %ymm14, %ymm15, %ymm14 /* xout_28 = xor(xout_28_l, xout_28_h) */
+	vmovdqa 2624(%rsp), %ymm15 /* reload g1x1.2 */
+	vmovdqa %ymm9, 2656(%rsp) /* spill xout_23 */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm15, %ymm9 /* g1x1_lo = and(g1x1, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* g1x1_sh = shr(g1x1) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm15, %ymm15 /* g1x1_hi = and(g1x1_sh, nibble_mask) */
+	vpshufb %ymm9, %ymm2, %ymm9 /* xout_29_l = lookup16(tbl_lo_3, g1x1_lo) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* xout_29_h = lookup16(tbl_hi_3, g1x1_hi) */
+	vpxor %ymm15, %ymm9, %ymm9 /* xout_29 = xor(xout_29_l, xout_29_h) */
+	vmovdqa 2592(%rsp), %ymm15 /* reload g1x2.2 */
+	vmovdqa %ymm8, 2624(%rsp) /* spill xout_22 */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm15, %ymm8 /* g1x2_lo = and(g1x2, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* g1x2_sh = shr(g1x2) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm15, %ymm15 /* g1x2_hi = and(g1x2_sh, nibble_mask) */
+	vpshufb %ymm8, %ymm2, %ymm8 /* xout_30_l = lookup16(tbl_lo_3, g1x2_lo) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* xout_30_h = lookup16(tbl_hi_3, g1x2_hi) */
+	vpxor %ymm15, %ymm8, %ymm8 /* xout_30 = xor(xout_30_l, xout_30_h) */
+	vmovdqa 2304(%rsp), %ymm15 /* reload g1x3.2 */
+	vmovdqa %ymm8, 2592(%rsp) /* spill xout_30 */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm15, %ymm8 /* g1x3_lo = and(g1x3, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* g1x3_sh = shr(g1x3) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm15, %ymm15 /* g1x3_hi = and(g1x3_sh, nibble_mask) */
+	vpshufb %ymm8, %ymm2, %ymm8 /* xout_31_l = lookup16(tbl_lo_3, g1x3_lo) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* xout_31_h = lookup16(tbl_hi_3, g1x3_hi) */
+	vpxor %ymm15, %ymm8, %ymm8 /* xout_31 = xor(xout_31_l, xout_31_h) */
+	vpunpcklbw %ymm10, %ymm0, %ymm15 /* tro0_16 = unpacklo(xout_16, xout_24) */
+	vpunpckhbw %ymm10, %ymm0, %ymm0 /* tro0_17 = unpackhi(xout_16, xout_24) */
+	vpunpcklbw %ymm11, %ymm1, %ymm10 /* tro0_18 = unpacklo(xout_17, xout_25) */
+	vpunpckhbw %ymm11, %ymm1, %ymm1 /* tro0_19 = unpackhi(xout_17, xout_25) */
+	vpunpcklbw %ymm12, %ymm4, %ymm11 /* tro0_20 = unpacklo(xout_18, xout_26) */
+	vpunpckhbw %ymm12, %ymm4, %ymm4 /* tro0_21 = unpackhi(xout_18, xout_26) */
+	vpunpcklbw %ymm13, %ymm5, %ymm12 /* tro0_22 = unpacklo(xout_19, xout_27) */
+	vpunpckhbw %ymm13, %ymm5, %ymm5 /* tro0_23 = unpackhi(xout_19, xout_27) */
+	vpunpcklbw %ymm14, %ymm6, %ymm13 /* tro0_24 = unpacklo(xout_20, xout_28) */
+	vpunpckhbw %ymm14, %ymm6, %ymm6 /* tro0_25 = unpackhi(xout_20, xout_28) */
+	vpunpcklbw %ymm9, %ymm7, %ymm14 /* tro0_26 = unpacklo(xout_21, xout_29) */
+	vpunpckhbw %ymm9, %ymm7, %ymm7 /* tro0_27 = unpackhi(xout_21, xout_29) */
+	vmovdqa 2624(%rsp), %ymm9 /* reload xout_22 */
+	vpunpcklbw 2592(%rsp), %ymm9, %ymm3 /* tro0_28 = unpacklo(xout_22, xout_30) */
+	vpunpckhbw 2592(%rsp), %ymm9, %ymm9 /* tro0_29 = unpackhi(xout_22, xout_30) */
+	vmovdqa 2656(%rsp), %ymm2 /* reload xout_23 */
+	vmovdqa %ymm5, 2592(%rsp) /* spill tro0_23 */
+	vpunpcklbw %ymm8, %ymm2, %ymm5 /* tro0_30 = unpacklo(xout_23, xout_31) */
+	vpunpckhbw %ymm8, %ymm2, %ymm2 /* tro0_31 = unpackhi(xout_23, xout_31) */
+	vpunpcklbw %ymm13, %ymm15, %ymm8 /* tro1_16 = unpacklo(tro0_16, tro0_24) */
+	vpunpckhbw %ymm13, %ymm15, %ymm13 /* tro1_17 = unpackhi(tro0_16, tro0_24) */
+	vpunpcklbw %ymm6, %ymm0, %ymm15 /* tro1_18 = unpacklo(tro0_17, tro0_25) */
+	vpunpckhbw %ymm6, %ymm0, %ymm0 /* tro1_19 = unpackhi(tro0_17, tro0_25) */
+	vpunpcklbw %ymm14, %ymm10, %ymm6 /* tro1_20 = unpacklo(tro0_18, tro0_26) */
+	vpunpckhbw %ymm14, %ymm10, %ymm10 /* tro1_21 = unpackhi(tro0_18, tro0_26) */
+	vpunpcklbw %ymm7, %ymm1, %ymm14 /* tro1_22 = unpacklo(tro0_19, tro0_27) */
+	vpunpckhbw %ymm7, %ymm1, %ymm1 /* tro1_23 = unpackhi(tro0_19, tro0_27) */
+	vpunpcklbw %ymm3, %ymm11, %ymm7 /* tro1_24 = unpacklo(tro0_20, tro0_28) */
+	vpunpckhbw %ymm3, %ymm11, %ymm3 /* tro1_25 = unpackhi(tro0_20, tro0_28) */
+	vpunpcklbw %ymm9, %ymm4, %ymm11 /* tro1_26 = unpacklo(tro0_21, tro0_29) */
+	vpunpckhbw %ymm9, %ymm4, %ymm4 /* tro1_27 = unpackhi(tro0_21, tro0_29) */
+	vpunpcklbw %ymm5, %ymm12, %ymm9 /* tro1_28 = unpacklo(tro0_22, tro0_30) */
+	vpunpckhbw %ymm5, %ymm12, %ymm5 /* tro1_29 = unpackhi(tro0_22, tro0_30) */
+	vmovdqa 2592(%rsp), %ymm12 /* reload tro0_23 */
+	vmovdqa %ymm1, 2656(%rsp) /* spill tro1_23 */
+	vpunpcklbw %ymm2, %ymm12, %ymm1 /* tro1_30 = unpacklo(tro0_23, tro0_31) */
+	vpunpckhbw %ymm2, %ymm12, %ymm2 /* tro1_31 = unpackhi(tro0_23, tro0_31) */
+	vpunpcklbw %ymm7, %ymm8, %ymm12 /* tro2_16 = unpacklo(tro1_16, tro1_24) */
+	vpunpckhbw %ymm7, %ymm8, %ymm7 /* tro2_17 = unpackhi(tro1_16, tro1_24) */
+	vpunpcklbw %ymm3, %ymm13, %ymm8 /* tro2_18 = unpacklo(tro1_17, tro1_25) */
+	vpunpckhbw %ymm3, %ymm13, %ymm3 /* tro2_19 = unpackhi(tro1_17, tro1_25) */
+	vpunpcklbw %ymm11, %ymm15, %ymm13 /* tro2_20 = unpacklo(tro1_18, tro1_26) */
+	vpunpckhbw %ymm11, %ymm15, %ymm11 /* tro2_21 = unpackhi(tro1_18, tro1_26) */
+	vpunpcklbw %ymm4, %ymm0, %ymm15 /* tro2_22 = unpacklo(tro1_19, tro1_27) */
+	vpunpckhbw %ymm4, %ymm0, %ymm0 /* tro2_23 = unpackhi(tro1_19, tro1_27) */
+	vpunpcklbw %ymm9, %ymm6, %ymm4 /* tro2_24 = unpacklo(tro1_20, tro1_28) */
+	vpunpckhbw %ymm9, %ymm6, %ymm6 /* tro2_25 = unpackhi(tro1_20, tro1_28) */
+	vpunpcklbw %ymm5, %ymm10, %ymm9 /* tro2_26 = unpacklo(tro1_21, tro1_29) */
+	vpunpckhbw %ymm5, %ymm10, %ymm5 /* tro2_27 = unpackhi(tro1_21, tro1_29) */
+	vpunpcklbw %ymm1, %ymm14, %ymm10 /* tro2_28 = unpacklo(tro1_22, tro1_30) */
+	vpunpckhbw %ymm1, %ymm14, %ymm1 /* tro2_29 = unpackhi(tro1_22, tro1_30) */
+	vmovdqa 2656(%rsp), %ymm14 /* reload tro1_23 */
+	vmovdqa %ymm0, 2592(%rsp) /* spill tro2_23 */
+	vpunpcklbw %ymm2, %ymm14, %ymm0 /* tro2_30 = unpacklo(tro1_23, tro1_31) */
+	vpunpckhbw %ymm2, %ymm14, %ymm2 /* tro2_31 = unpackhi(tro1_23, tro1_31) */
+	vpunpcklbw %ymm4, %ymm12, %ymm14 /* tro3_16 = unpacklo(tro2_16, tro2_24) */
+	vpunpckhbw %ymm4, %ymm12, %ymm4 /* tro3_17 = unpackhi(tro2_16, tro2_24) */
+	vpunpcklbw %ymm6, %ymm7, %ymm12 /* tro3_18 = unpacklo(tro2_17, tro2_25) */
+	vpunpckhbw %ymm6, %ymm7, %ymm6 /* tro3_19 = unpackhi(tro2_17, tro2_25) */
+	vpunpcklbw %ymm9, %ymm8, %ymm7 /* tro3_20 = unpacklo(tro2_18, tro2_26) */
+	vpunpckhbw %ymm9, %ymm8, %ymm8 /* tro3_21 = unpackhi(tro2_18, tro2_26) */
+	vpunpcklbw %ymm5, %ymm3, %ymm9 /* tro3_22 = unpacklo(tro2_19, tro2_27) */
+	vpunpckhbw %ymm5, %ymm3, %ymm3 /* tro3_23 = unpackhi(tro2_19, tro2_27) */
+	vpunpcklbw %ymm10, %ymm13, %ymm5 /* tro3_24 = unpacklo(tro2_20, tro2_28) */
+	vpunpckhbw %ymm10, %ymm13, %ymm10 /* tro3_25 = unpackhi(tro2_20, tro2_28) */
+	vpunpcklbw %ymm1, %ymm11, %ymm13 /* tro3_26 = unpacklo(tro2_21, tro2_29) */
+	vpunpckhbw %ymm1, %ymm11, %ymm1 /* tro3_27 = unpackhi(tro2_21, tro2_29) */
+	vpunpcklbw %ymm0, %ymm15, %ymm11 /* tro3_28 = unpacklo(tro2_22, tro2_30) */
+	vpunpckhbw %ymm0, %ymm15, %ymm0 /* tro3_29 = unpackhi(tro2_22, tro2_30) */
+	vmovdqa 2592(%rsp), %ymm15 /* reload tro2_23 */
+	vmovdqa %ymm0, 2656(%rsp) /* spill tro3_29 */
+	vpunpcklbw %ymm2, %ymm15, %ymm0 /* tro3_30 = unpacklo(tro2_23, tro2_31) */
+	vpunpckhbw %ymm2, %ymm15, %ymm2 /* tro3_31 = unpackhi(tro2_23, tro2_31) */
+	vmovdqu 512(%rcx), %ymm15 /* msg_16 = load() */
+	vpxor %ymm15, %ymm14, %ymm14 /* ct_16 = xor(tro3_16, msg_16) */
+	vmovdqu %ymm14, 512(%rdx) /* store ct_16 */
+	vmovdqu 544(%rcx), %ymm14 /* msg_17 = load() */
+	vpxor %ymm14, %ymm4, %ymm4 /* ct_17 = xor(tro3_17, msg_17) */
+	vmovdqu %ymm4, 544(%rdx) /* store ct_17 */
+	vmovdqu 576(%rcx), %ymm4 /* msg_18 = load() */
+	vpxor %ymm4, %ymm12, %ymm4 /* ct_18 = xor(tro3_18, msg_18) */
+	vmovdqu %ymm4, 576(%rdx) /* store ct_18 */
+	vmovdqu 608(%rcx), %ymm4 /* msg_19 = load() */
+	vpxor %ymm4, %ymm6, %ymm4 /* ct_19 = xor(tro3_19, msg_19) */
+	vmovdqu %ymm4, 608(%rdx) /* store ct_19 */
+	vmovdqu 640(%rcx), %ymm4 /* msg_20 = load() */
+	vpxor %ymm4, %ymm7, %ymm4 /* ct_20 = xor(tro3_20, msg_20) */
+	vmovdqu %ymm4, 640(%rdx) /* store ct_20 */
+	vmovdqu 672(%rcx), %ymm4 /* msg_21 = load() */
+	vpxor %ymm4, %ymm8, %ymm4 /* ct_21 = xor(tro3_21, msg_21) */
+	vmovdqu %ymm4, 672(%rdx) /* store ct_21 */
+	vmovdqu 704(%rcx), %ymm4 /* msg_22 = load() */
+	vpxor %ymm4, %ymm9, %ymm4 /* ct_22 = xor(tro3_22, msg_22) */
+	vmovdqu %ymm4, 704(%rdx) /* store ct_22 */
+	vmovdqu 736(%rcx), %ymm4 /* msg_23 = load() */
+	vpxor %ymm4, %ymm3, %ymm3 /* ct_23 = xor(tro3_23, msg_23) */
+	vmovdqu %ymm3, 736(%rdx) /* store ct_23 */
+	vmovdqu 768(%rcx), %ymm3 /* msg_24 = load() */
+	vpxor %ymm3, %ymm5, %ymm3 /* ct_24 = xor(tro3_24, msg_24) */
+	vmovdqu %ymm3, 768(%rdx) /* store ct_24 */
+	vmovdqu 800(%rcx), %ymm3 /* msg_25 = load() */
+	vpxor %ymm3, %ymm10, %ymm3 /* ct_25 = xor(tro3_25, msg_25) */
+	vmovdqu %ymm3, 800(%rdx) /* store ct_25 */
+	vmovdqu 832(%rcx), %ymm3 /* msg_26 = load() */
+	vpxor %ymm3, %ymm13, %ymm3 /* ct_26 = xor(tro3_26, msg_26) */
+	vmovdqu %ymm3, 832(%rdx) /* store ct_26 */
+	vmovdqu 864(%rcx), %ymm3 /* msg_27 = load() */
+	vpxor %ymm3, %ymm1, %ymm1 /* ct_27 = xor(tro3_27, msg_27) */
+	vmovdqu %ymm1, 864(%rdx) /* store ct_27 */
+	vmovdqu 896(%rcx), %ymm1 /* msg_28 = load() */
+	vpxor %ymm1, %ymm11, %ymm1 /* ct_28 = xor(tro3_28, msg_28) */
+	vmovdqu %ymm1, 896(%rdx) /* store ct_28 */
+	vmovdqu 928(%rcx), %ymm1 /* msg_29 = load() */
+	vpxor 2656(%rsp), %ymm1, %ymm1 /* ct_29 = xor(msg_29, tro3_29) */
+	vmovdqu %ymm1, 928(%rdx) /* store ct_29 */
+	vmovdqu 960(%rcx), %ymm1 /* msg_30 = load() */
+	vpxor %ymm1, %ymm0, %ymm0 /* ct_30 = xor(tro3_30, msg_30) */
+	vmovdqu %ymm0, 960(%rdx) /* store ct_30 */
+	vmovdqu 992(%rcx), %ymm0 /* msg_31 = load() */
+	vpxor %ymm0, %ymm2, %ymm0 /* ct_31 = xor(tro3_31, msg_31) */
+	vmovdqu %ymm0, 992(%rdx) /* store ct_31 */
+	vmovdqa 3360(%rsp), %ymm0 /* reload g2x12.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm0, %ymm1 /* g2x12_lo = and(g2x12, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* g2x12_sh = shr(g2x12) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm0, %ymm0 /* g2x12_hi = and(g2x12_sh, nibble_mask) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_8_tbl_lo_3(%rip), %ymm2 /* tbl_lo_3 = const() */
+	vpshufb %ymm1, %ymm2, %ymm1 /* xout_32_l = lookup16(tbl_lo_3, g2x12_lo) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_8_tbl_hi_3(%rip), %ymm3 /* tbl_hi_3 = const() */
+	vpshufb %ymm0, %ymm3, %ymm0 /* xout_32_h = lookup16(tbl_hi_3, g2x12_hi) */
+	vpxor %ymm0, %ymm1, %ymm0 /* xout_32 = xor(xout_32_l, xout_32_h) */
+	vmovdqa 3392(%rsp), %ymm1 /* reload g2x13.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm1, %ymm4 /* g2x13_lo = and(g2x13, nibble_mask) */
+	vpsrlw $4, %ymm1, %ymm1 /* g2x13_sh = shr(g2x13) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm1, %ymm1 /* g2x13_hi = and(g2x13_sh, nibble_mask) */
+	vpshufb %ymm4, %ymm2, %ymm4 /* xout_33_l = lookup16(tbl_lo_3, g2x13_lo) */
+	vpshufb %ymm1, %ymm3, %ymm1 /* xout_33_h = lookup16(tbl_hi_3, g2x13_hi) */
+	vpxor %ymm1, %ymm4, %ymm1 /* xout_33 = xor(xout_33_l, xout_33_h) */
+	vmovdqa 3424(%rsp), %ymm4 /* reload g2x14.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm4, %ymm5 /* g2x14_lo = and(g2x14, nibble_mask) */
+	vpsrlw $4, %ymm4, %ymm4 /* g2x14_sh = shr(g2x14) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm4, %ymm4 /* g2x14_hi = and(g2x14_sh, nibble_mask) */
+	vpshufb %ymm5, %ymm2, %ymm5 /* xout_34_l = lookup16(tbl_lo_3, g2x14_lo) */
+	vpshufb %ymm4, %ymm3, %ymm4 /* xout_34_h = lookup16(tbl_hi_3, g2x14_hi) */
+	vpxor %ymm4, %ymm5, %ymm4 /* xout_34 = xor(xout_34_l, xout_34_h) */
+	vmovdqa 3456(%rsp), %ymm5 /* reload g2x15.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm5, %ymm6 /* g2x15_lo = and(g2x15, nibble_mask) */
+	vpsrlw $4, %ymm5, %ymm5 /* g2x15_sh = shr(g2x15) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm5, %ymm5 /* g2x15_hi = and(g2x15_sh, nibble_mask) */
+	vpshufb %ymm6, %ymm2, %ymm6 /* xout_35_l = lookup16(tbl_lo_3, g2x15_lo) */
+	vpshufb %ymm5, %ymm3, %ymm5 /* xout_35_h = lookup16(tbl_hi_3, g2x15_hi) */
+	vpxor %ymm5, %ymm6, %ymm5 /* xout_35 = xor(xout_35_l, xout_35_h) */
+	vmovdqa 2848(%rsp), %ymm6 /* reload g2x8.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm6, %ymm7 /* g2x8_lo = and(g2x8, nibble_mask) */
+	vpsrlw $4, %ymm6, %ymm6 /* g2x8_sh = shr(g2x8) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm6, %ymm6 /* g2x8_hi = and(g2x8_sh, nibble_mask) */
+	vpshufb %ymm7, %ymm2, %ymm7 /* xout_36_l = lookup16(tbl_lo_3, g2x8_lo) */
+	vpshufb %ymm6, %ymm3, %ymm6 /* xout_36_h = lookup16(tbl_hi_3, g2x8_hi) */
+	vpxor %ymm6, %ymm7, %ymm6 /* xout_36 = xor(xout_36_l, xout_36_h) */
+	vmovdqa 2880(%rsp), %ymm7 /* reload g2x9.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm7, %ymm8 /* g2x9_lo = and(g2x9, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* g2x9_sh = shr(g2x9) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm7, %ymm7 /* g2x9_hi = and(g2x9_sh, nibble_mask) */
+	vpshufb %ymm8, %ymm2, %ymm8 /* xout_37_l = lookup16(tbl_lo_3, g2x9_lo) */
+	vpshufb %ymm7, %ymm3, %ymm7 /* xout_37_h = lookup16(tbl_hi_3, g2x9_hi) */
+	vpxor %ymm7, %ymm8, %ymm7 /* xout_37 = xor(xout_37_l, xout_37_h) */
+	vmovdqa 2912(%rsp), %ymm8 /* reload g2x10.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm8, %ymm9 /* g2x10_lo = and(g2x10, nibble_mask) */
+	vpsrlw $4, %ymm8, %ymm8 /* g2x10_sh = shr(g2x10) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm8, %ymm8 /* g2x10_hi = and(g2x10_sh, nibble_mask) */
+	vpshufb %ymm9, %ymm2, %ymm9 /* xout_38_l = lookup16(tbl_lo_3, g2x10_lo) */
+	vpshufb %ymm8, %ymm3, %ymm8 /* xout_38_h = lookup16(tbl_hi_3, g2x10_hi) */
+	vpxor %ymm8, %ymm9, %ymm8 /* xout_38 = xor(xout_38_l, xout_38_h) */
+	vmovdqa 2944(%rsp), %ymm9 /* reload g2x11.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm9, %ymm10 /* g2x11_lo = and(g2x11, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* g2x11_sh = shr(g2x11) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm9, %ymm9 /* g2x11_hi = and(g2x11_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm2, %ymm10 /* xout_39_l = lookup16(tbl_lo_3, g2x11_lo) */
+	vpshufb %ymm9, %ymm3, %ymm9 /* xout_39_h = lookup16(tbl_hi_3, g2x11_hi) */
+	vpxor %ymm9, %ymm10, %ymm9 /* xout_39 = xor(xout_39_l, xout_39_h) */
+	vmovdqa 2336(%rsp), %ymm10 /* reload g2x4.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm11 /* g2x4_lo = and(g2x4, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g2x4_sh = shr(g2x4) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm10 /* g2x4_hi = and(g2x4_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm2, %ymm11 /* xout_40_l = lookup16(tbl_lo_3, g2x4_lo) */
+	vpshufb %ymm10, %ymm3, %ymm10 /* xout_40_h = lookup16(tbl_hi_3, g2x4_hi) */
+	vpxor %ymm10, %ymm11, %ymm10 /* xout_40 = xor(xout_40_l, xout_40_h) */
+	vmovdqa 2368(%rsp), %ymm11 /* reload g2x5.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm11, %ymm12 /* g2x5_lo = and(g2x5, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g2x5_sh = shr(g2x5) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm11, %ymm11 /* g2x5_hi = and(g2x5_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm2, %ymm12 /* xout_41_l = lookup16(tbl_lo_3, g2x5_lo) */
+	vpshufb %ymm11, %ymm3, %ymm11 /* xout_41_h = lookup16(tbl_hi_3, g2x5_hi) */
+	vpxor %ymm11, %ymm12, %ymm11 /* xout_41 = xor(xout_41_l, xout_41_h) */
+	vmovdqa 2400(%rsp), %ymm12 /* reload g2x6.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm12, %ymm13 /* g2x6_lo = and(g2x6, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g2x6_sh = shr(g2x6) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm12, %ymm12 /* g2x6_hi = and(g2x6_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm2, %ymm13 /* xout_42_l = lookup16(tbl_lo_3, g2x6_lo) */
+	vpshufb %ymm12, %ymm3, %ymm12 /* xout_42_h = lookup16(tbl_hi_3, g2x6_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* xout_42 = xor(xout_42_l, xout_42_h) */
+	vmovdqa 2432(%rsp), %ymm13 /* reload g2x7.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm13, %ymm14 /* g2x7_lo = and(g2x7, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g2x7_sh = shr(g2x7) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm13, %ymm13 /* g2x7_hi = and(g2x7_sh, nibble_mask) */
+	vpshufb %ymm14, %ymm2, %ymm14 /* xout_43_l = lookup16(tbl_lo_3, g2x7_lo) */
+	vpshufb %ymm13, %ymm3, %ymm13 /* xout_43_h = lookup16(tbl_hi_3, g2x7_hi) */
+	vpxor %ymm13, %ymm14, %ymm13 /* xout_43 = xor(xout_43_l, xout_43_h) */
+	vmovdqa 2272(%rsp), %ymm14 /* reload g2x0.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm14, %ymm15 /* g2x0_lo = and(g2x0, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* g2x0_sh = shr(g2x0) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm14, %ymm14 /* g2x0_hi = and(g2x0_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm2, %ymm15 /* xout_44_l = lookup16(tbl_lo_3, g2x0_lo) */
+	vpshufb %ymm14, %ymm3, %ymm14 /* xout_44_h = lookup16(tbl_hi_3, g2x0_hi) */
+	vpxor %ymm14, %ymm15, %ymm14 /* xout_44 = xor(xout_44_l, xout_44_h) */
+	vmovdqa 2240(%rsp), %ymm15 /* reload g2x1.2 */
+	vmovdqa %ymm9, 2272(%rsp) /* spill xout_39 */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm15, %ymm9 /* g2x1_lo = and(g2x1, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* g2x1_sh = shr(g2x1) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm15, %ymm15 /* g2x1_hi = and(g2x1_sh, nibble_mask) */
+	vpshufb %ymm9, %ymm2, %ymm9 /* xout_45_l = lookup16(tbl_lo_3, g2x1_lo) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* xout_45_h = lookup16(tbl_hi_3, g2x1_hi) */
+	vpxor %ymm15, %ymm9, %ymm9 /* xout_45 = xor(xout_45_l, xout_45_h) */
+	vmovdqa 2208(%rsp), %ymm15 /* reload g2x2.2 */
+	vmovdqa %ymm8, 2240(%rsp) /* spill xout_38 */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm15, %ymm8 /* g2x2_lo = and(g2x2, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* g2x2_sh = shr(g2x2) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm15, %ymm15 /* g2x2_hi = and(g2x2_sh, nibble_mask) */
+	vpshufb %ymm8, %ymm2, %ymm8 /* xout_46_l = lookup16(tbl_lo_3, g2x2_lo) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* xout_46_h = lookup16(tbl_hi_3, g2x2_hi) */
+	vpxor %ymm15, %ymm8, %ymm8 /* xout_46 = xor(xout_46_l, xout_46_h) */
+	vmovdqa 2176(%rsp), %ymm15 /* reload g2x3.2 */
+	vmovdqa %ymm8, 2208(%rsp) /* spill xout_46 */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm15, %ymm8 /* g2x3_lo = and(g2x3, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* g2x3_sh = shr(g2x3) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm15, %ymm15 /* g2x3_hi = and(g2x3_sh, nibble_mask) */
+	vpshufb %ymm8, %ymm2, %ymm8 /* xout_47_l = lookup16(tbl_lo_3, g2x3_lo) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* xout_47_h = lookup16(tbl_hi_3, g2x3_hi) */
+	vpxor %ymm15, %ymm8, %ymm8 /* xout_47 = xor(xout_47_l, xout_47_h) */
+	vpunpcklbw %ymm10, %ymm0, %ymm15 /* tro0_32 = unpacklo(xout_32, xout_40) */
+	vpunpckhbw %ymm10, %ymm0, %ymm0 /* tro0_33 = unpackhi(xout_32, xout_40) */
+	vpunpcklbw %ymm11, %ymm1, %ymm10 /* tro0_34 = unpacklo(xout_33, xout_41) */
+	vpunpckhbw %ymm11, %ymm1, %ymm1 /* tro0_35 = unpackhi(xout_33, xout_41) */
+	vpunpcklbw %ymm12, %ymm4, %ymm11 /* tro0_36 = unpacklo(xout_34, xout_42) */
+	vpunpckhbw %ymm12, %ymm4, %ymm4 /* tro0_37 = unpackhi(xout_34, xout_42) */
+	vpunpcklbw %ymm13, %ymm5, %ymm12 /* tro0_38 = unpacklo(xout_35, xout_43) */
+	vpunpckhbw %ymm13, %ymm5, %ymm5 /* tro0_39 = unpackhi(xout_35, xout_43) */
+	vpunpcklbw %ymm14, %ymm6, %ymm13 /* tro0_40 = unpacklo(xout_36, xout_44) */
+	vpunpckhbw %ymm14, %ymm6, %ymm6 /* tro0_41 = unpackhi(xout_36, xout_44) */
+	vpunpcklbw %ymm9, %ymm7, %ymm14 /* tro0_42 = unpacklo(xout_37, xout_45) */
+	vpunpckhbw %ymm9, %ymm7, %ymm7 /* tro0_43 = unpackhi(xout_37, xout_45) */
+	vmovdqa 2240(%rsp), %ymm9 /* reload xout_38 */
+	vpunpcklbw 2208(%rsp), %ymm9, %ymm3 /* tro0_44 = unpacklo(xout_38, xout_46) */
+	vpunpckhbw 2208(%rsp), %ymm9, %ymm9 /* tro0_45 = unpackhi(xout_38, xout_46) */
+	vmovdqa 2272(%rsp), %ymm2 /* reload xout_39 */
+	vmovdqa %ymm5, 2208(%rsp) /* spill tro0_39 */
+	vpunpcklbw %ymm8, %ymm2, %ymm5 /* tro0_46 = unpacklo(xout_39, xout_47) */
+	vpunpckhbw %ymm8, %ymm2, %ymm2 /* tro0_47 = unpackhi(xout_39, xout_47) */
+	vpunpcklbw %ymm13, %ymm15, %ymm8 /* tro1_32 = unpacklo(tro0_32, tro0_40) */
+	vpunpckhbw %ymm13, %ymm15, %ymm13 /* tro1_33 = unpackhi(tro0_32, tro0_40) */
+	vpunpcklbw %ymm6, %ymm0, %ymm15 /* tro1_34 = unpacklo(tro0_33, tro0_41) */
+	vpunpckhbw %ymm6, %ymm0, %ymm0 /* tro1_35 = unpackhi(tro0_33, tro0_41) */
+	vpunpcklbw %ymm14, %ymm10, %ymm6 /* tro1_36 = unpacklo(tro0_34, tro0_42) */
+	vpunpckhbw %ymm14, %ymm10, %ymm10 /* tro1_37 = unpackhi(tro0_34, tro0_42) */
+	vpunpcklbw %ymm7, %ymm1, %ymm14 /* tro1_38 = unpacklo(tro0_35, tro0_43) */
+	vpunpckhbw %ymm7, %ymm1, %ymm1 /* tro1_39 = unpackhi(tro0_35, tro0_43) */
+	vpunpcklbw %ymm3, %ymm11, %ymm7 /* tro1_40 = unpacklo(tro0_36, tro0_44) */
+	vpunpckhbw %ymm3, %ymm11, %ymm3 /* tro1_41 = unpackhi(tro0_36, tro0_44) */
+	vpunpcklbw %ymm9, %ymm4, %ymm11 /* tro1_42 = unpacklo(tro0_37, tro0_45) */
+	vpunpckhbw %ymm9, %ymm4, %ymm4 /* tro1_43 = unpackhi(tro0_37, tro0_45) */
+	vpunpcklbw %ymm5, %ymm12, %ymm9 /* tro1_44 = unpacklo(tro0_38, tro0_46) */
+	vpunpckhbw %ymm5, %ymm12, %ymm5 /* tro1_45 = unpackhi(tro0_38, tro0_46) */
+	vmovdqa 2208(%rsp), %ymm12 /* reload tro0_39 */
+	vmovdqa %ymm1, 2272(%rsp) /* spill tro1_39 */
+	vpunpcklbw %ymm2, %ymm12, %ymm1 /* tro1_46 = unpacklo(tro0_39, tro0_47) */
+	vpunpckhbw %ymm2, %ymm12, %ymm2 /* tro1_47 = unpackhi(tro0_39, tro0_47) */
+	vpunpcklbw %ymm7, %ymm8, %ymm12 /* tro2_32 = unpacklo(tro1_32, tro1_40) */
+	vpunpckhbw %ymm7, %ymm8, %ymm7 /* tro2_33 = unpackhi(tro1_32, tro1_40) */
+	vpunpcklbw %ymm3, %ymm13, %ymm8 /* tro2_34 = unpacklo(tro1_33, tro1_41) */
+	vpunpckhbw %ymm3, %ymm13, %ymm3 /* tro2_35 = unpackhi(tro1_33, tro1_41) */
+	vpunpcklbw %ymm11, %ymm15, %ymm13 /* tro2_36 = unpacklo(tro1_34, tro1_42) */
+	vpunpckhbw %ymm11, %ymm15, %ymm11 /* tro2_37 = unpackhi(tro1_34, tro1_42) */
+	vpunpcklbw %ymm4, %ymm0, %ymm15 /* tro2_38 = unpacklo(tro1_35, tro1_43) */
+	vpunpckhbw %ymm4, %ymm0, %ymm0 /* tro2_39 = unpackhi(tro1_35, tro1_43) */
+	vpunpcklbw %ymm9, %ymm6, %ymm4 /* tro2_40 = unpacklo(tro1_36, tro1_44) */
+	vpunpckhbw %ymm9, %ymm6, %ymm6 /* tro2_41 = unpackhi(tro1_36, tro1_44) */
+	vpunpcklbw %ymm5, %ymm10, %ymm9 /* tro2_42 = unpacklo(tro1_37, tro1_45) */
+	vpunpckhbw %ymm5, %ymm10, %ymm5 /* tro2_43 = unpackhi(tro1_37, tro1_45) */
+	vpunpcklbw %ymm1, %ymm14, %ymm10 /* tro2_44 = unpacklo(tro1_38, tro1_46) */
+	vpunpckhbw %ymm1, %ymm14, %ymm1 /* tro2_45 = unpackhi(tro1_38, tro1_46) */
+	vmovdqa 2272(%rsp), %ymm14 /* reload tro1_39 */
+	vmovdqa %ymm0, 2208(%rsp) /* spill tro2_39 */
+	vpunpcklbw %ymm2, %ymm14, %ymm0 /* tro2_46 = unpacklo(tro1_39, tro1_47) */
+	vpunpckhbw %ymm2, %ymm14, %ymm2 /* tro2_47 = unpackhi(tro1_39, tro1_47) */
+	vpunpcklbw %ymm4, %ymm12, %ymm14 /* tro3_32 = unpacklo(tro2_32, tro2_40) */
+	vpunpckhbw %ymm4, %ymm12, %ymm4 /* tro3_33 = unpackhi(tro2_32, tro2_40) */
+	vpunpcklbw %ymm6, %ymm7, %ymm12 /* tro3_34 = unpacklo(tro2_33, tro2_41) */
+	vpunpckhbw %ymm6, %ymm7, %ymm6 /* tro3_35 = unpackhi(tro2_33, tro2_41) */
+	vpunpcklbw %ymm9, %ymm8, %ymm7 /* tro3_36 = unpacklo(tro2_34, tro2_42) */
+	vpunpckhbw %ymm9, %ymm8, %ymm8 /* tro3_37 = unpackhi(tro2_34, tro2_42) */
+	vpunpcklbw %ymm5, %ymm3, %ymm9 /* tro3_38 = unpacklo(tro2_35, tro2_43) */
+	vpunpckhbw %ymm5, %ymm3, %ymm3 /* tro3_39 = unpackhi(tro2_35, tro2_43) */
+	vpunpcklbw %ymm10, %ymm13, %ymm5 /* tro3_40 = unpacklo(tro2_36, tro2_44) */
+	vpunpckhbw %ymm10, %ymm13, %ymm10 /* tro3_41 = unpackhi(tro2_36, tro2_44) */
+	vpunpcklbw %ymm1, %ymm11, %ymm13 /* tro3_42 = unpacklo(tro2_37, tro2_45) */
+	vpunpckhbw %ymm1, %ymm11, %ymm1 /* tro3_43 = unpackhi(tro2_37, tro2_45) */
+	vpunpcklbw %ymm0, %ymm15, %ymm11 /* tro3_44 = unpacklo(tro2_38, tro2_46) */
+	vpunpckhbw %ymm0, %ymm15, %ymm0 /* tro3_45 = unpackhi(tro2_38, tro2_46) */
+	vmovdqa 2208(%rsp), %ymm15 /* reload tro2_39 */
+	vmovdqa %ymm0, 2272(%rsp) /* spill tro3_45 */
+	vpunpcklbw %ymm2, %ymm15, %ymm0 /* tro3_46 = unpacklo(tro2_39, tro2_47) */
+	vpunpckhbw %ymm2, %ymm15, %ymm2 /* tro3_47 = unpackhi(tro2_39, tro2_47) */
+	vmovdqu 1024(%rcx), %ymm15 /* msg_32 = load() */
+	vpxor %ymm15, %ymm14, %ymm14 /* ct_32 = xor(tro3_32, msg_32) */
+	vmovdqu %ymm14, 1024(%rdx) /* store ct_32 */
+	vmovdqu 1056(%rcx), %ymm14 /* msg_33 = load() */
+	vpxor %ymm14, %ymm4, %ymm4 /* ct_33 = xor(tro3_33, msg_33) */
+	vmovdqu %ymm4, 1056(%rdx) /* store ct_33 */
+	vmovdqu 1088(%rcx), %ymm4 /* msg_34 = load() */
+	vpxor %ymm4, %ymm12, %ymm4 /* ct_34 = xor(tro3_34, msg_34) */
+	vmovdqu %ymm4, 1088(%rdx) /* store ct_34 */
+	vmovdqu 1120(%rcx), %ymm4 /* msg_35 = load() */
+	vpxor %ymm4, %ymm6, %ymm4 /* ct_35 = xor(tro3_35, msg_35) */
+	vmovdqu %ymm4, 1120(%rdx) /* store ct_35 */
+	vmovdqu 1152(%rcx), %ymm4 /* msg_36 = load() */
+	vpxor %ymm4, %ymm7, %ymm4 /* ct_36 = xor(tro3_36, msg_36) */
+	vmovdqu %ymm4, 1152(%rdx) /* store ct_36 */
+	vmovdqu 1184(%rcx), %ymm4 /* msg_37 = load() */
+	vpxor %ymm4, %ymm8, %ymm4 /* ct_37 = xor(tro3_37, msg_37) */
+	vmovdqu %ymm4, 1184(%rdx) /* store ct_37 */
+	vmovdqu 1216(%rcx), %ymm4 /* msg_38 = load() */
+	vpxor %ymm4, %ymm9, %ymm4 /* ct_38 = xor(tro3_38, msg_38) */
+	vmovdqu %ymm4, 1216(%rdx) /* store ct_38 */
+	vmovdqu 1248(%rcx), %ymm4 /* msg_39 = load() */
+	vpxor %ymm4, %ymm3, %ymm3 /* ct_39 = xor(tro3_39, msg_39) */
+	vmovdqu %ymm3, 1248(%rdx) /* store ct_39 */
+	vmovdqu 1280(%rcx), %ymm3 /* msg_40 = load() */
+	vpxor %ymm3, %ymm5, %ymm3 /* ct_40 = xor(tro3_40, msg_40) */
+	vmovdqu %ymm3, 1280(%rdx) /* store ct_40 */
+	vmovdqu 1312(%rcx), %ymm3 /* msg_41 = load() */
+	vpxor %ymm3, %ymm10, %ymm3 /* ct_41 = xor(tro3_41, msg_41) */
+	vmovdqu %ymm3, 1312(%rdx) /* store ct_41 */
+	vmovdqu 1344(%rcx), %ymm3 /* msg_42 = load() */
+	vpxor %ymm3, %ymm13, %ymm3 /* ct_42 = xor(tro3_42, msg_42) */
+	vmovdqu %ymm3, 1344(%rdx) /* store ct_42 */
+	vmovdqu 1376(%rcx), %ymm3 /* msg_43 = load() */
+	vpxor %ymm3, %ymm1, %ymm1 /* ct_43 = xor(tro3_43, msg_43) */
+	vmovdqu %ymm1, 1376(%rdx) /* store ct_43 */
+	vmovdqu 1408(%rcx), %ymm1 /* msg_44 = load() */
+	vpxor %ymm1, %ymm11, %ymm1 /* ct_44 = xor(tro3_44, msg_44) */
+	vmovdqu %ymm1, 1408(%rdx) /* store ct_44 */
+	vmovdqu 1440(%rcx), %ymm1 /* msg_45 = load() */
+	vpxor 2272(%rsp), %ymm1, %ymm1 /* ct_45 = xor(msg_45, tro3_45) */
+	vmovdqu %ymm1, 1440(%rdx) /* store ct_45 */
+	vmovdqu 1472(%rcx), %ymm1 /* msg_46 = load() */
+	vpxor %ymm1, %ymm0, %ymm0 /* ct_46 = xor(tro3_46, msg_46) */
+	vmovdqu %ymm0, 1472(%rdx) /* store ct_46 */
+	vmovdqu 1504(%rcx), %ymm0 /* msg_47 = load() */
+	vpxor %ymm0, %ymm2, %ymm0 /* ct_47 = xor(tro3_47, msg_47) */
+	vmovdqu %ymm0, 1504(%rdx) /* store ct_47 */
+	vmovdqa 3488(%rsp), %ymm0 /* reload g3x12.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm0, %ymm1 /* g3x12_lo = and(g3x12, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* g3x12_sh = shr(g3x12) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm0, %ymm0 /* g3x12_hi = and(g3x12_sh, nibble_mask) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_8_tbl_lo_3(%rip), %ymm2 /* tbl_lo_3 = const() */
+	vpshufb %ymm1, %ymm2, %ymm1 /* xout_48_l = lookup16(tbl_lo_3, g3x12_lo) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_8_tbl_hi_3(%rip), %ymm3 /* tbl_hi_3 = const() */
+	vpshufb %ymm0, %ymm3, %ymm0 /* xout_48_h = lookup16(tbl_hi_3, g3x12_hi) */
+	vpxor %ymm0, %ymm1, %ymm0 /* xout_48 = xor(xout_48_l, xout_48_h) */
+	vmovdqa 3520(%rsp), %ymm1 /* reload g3x13.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm1, %ymm4 /* g3x13_lo = and(g3x13, nibble_mask) */
+	vpsrlw $4, %ymm1, %ymm1 /* g3x13_sh = shr(g3x13) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm1, %ymm1 /* g3x13_hi = and(g3x13_sh, nibble_mask) */
+	vpshufb %ymm4, %ymm2, %ymm4 /* xout_49_l = lookup16(tbl_lo_3, g3x13_lo) */
+	vpshufb %ymm1, %ymm3, %ymm1 /* xout_49_h = lookup16(tbl_hi_3, g3x13_hi) */
+	vpxor %ymm1, %ymm4, %ymm1 /* xout_49 = xor(xout_49_l, xout_49_h) */
+	vmovdqa 3552(%rsp), %ymm4 /* reload g3x14.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm4, %ymm5 /* g3x14_lo = and(g3x14, nibble_mask) */
+	vpsrlw $4, %ymm4, %ymm4 /* g3x14_sh = shr(g3x14) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm4, %ymm4 /* g3x14_hi = and(g3x14_sh, nibble_mask) */
+	vpshufb %ymm5, %ymm2, %ymm5 /* xout_50_l = lookup16(tbl_lo_3, g3x14_lo) */
+	vpshufb %ymm4, %ymm3, %ymm4 /* xout_50_h = lookup16(tbl_hi_3, g3x14_hi) */
+	vpxor %ymm4, %ymm5, %ymm4 /* xout_50 = xor(xout_50_l, xout_50_h) */
+	vmovdqa 1024(%rsp), %ymm5 /* reload g3x15.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm5, %ymm6 /* g3x15_lo = and(g3x15, nibble_mask) */
+	vpsrlw $4, %ymm5, %ymm5 /* g3x15_sh = shr(g3x15) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm5, %ymm5 /* g3x15_hi = and(g3x15_sh, nibble_mask) */
+	vpshufb %ymm6, %ymm2, %ymm6 /* xout_51_l = lookup16(tbl_lo_3, g3x15_lo) */
+	vpshufb %ymm5, %ymm3, %ymm5 /* xout_51_h = lookup16(tbl_hi_3, g3x15_hi) */
+	vpxor %ymm5, %ymm6, %ymm5 /* xout_51 = xor(xout_51_l, xout_51_h) */
+	vmovdqa 2976(%rsp), %ymm6 /* reload g3x8.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm6, %ymm7 /* g3x8_lo = and(g3x8, nibble_mask) */
+	vpsrlw $4, %ymm6, %ymm6 /* g3x8_sh = shr(g3x8) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm6, %ymm6 /* g3x8_hi = and(g3x8_sh, nibble_mask) */
+	vpshufb %ymm7, %ymm2, %ymm7 /* xout_52_l = lookup16(tbl_lo_3, g3x8_lo) */
+	vpshufb %ymm6, %ymm3, %ymm6 /* xout_52_h = lookup16(tbl_hi_3, g3x8_hi) */
+	vpxor %ymm6, %ymm7, %ymm6 /* xout_52 = xor(xout_52_l, xout_52_h) */
+	vmovdqa 3008(%rsp), %ymm7 /* reload g3x9.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm7, %ymm8 /* g3x9_lo = and(g3x9, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* g3x9_sh = shr(g3x9) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm7, %ymm7 /* g3x9_hi = and(g3x9_sh, nibble_mask) */
+	vpshufb %ymm8, %ymm2, %ymm8 /* xout_53_l = lookup16(tbl_lo_3, g3x9_lo) */
+	vpshufb %ymm7, %ymm3, %ymm7 /* xout_53_h = lookup16(tbl_hi_3, g3x9_hi) */
+	vpxor %ymm7, %ymm8, %ymm7 /* xout_53 = xor(xout_53_l, xout_53_h) */
+	vmovdqa 3040(%rsp), %ymm8 /* reload g3x10.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm8, %ymm9 /* g3x10_lo = and(g3x10, nibble_mask) */
+	vpsrlw $4, %ymm8, %ymm8 /* g3x10_sh = shr(g3x10) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm8, %ymm8 /* g3x10_hi = and(g3x10_sh, nibble_mask) */
+	vpshufb %ymm9, %ymm2, %ymm9 /* xout_54_l = lookup16(tbl_lo_3, g3x10_lo) */
+	vpshufb %ymm8, %ymm3, %ymm8 /* xout_54_h = lookup16(tbl_hi_3, g3x10_hi) */
+	vpxor %ymm8, %ymm9, %ymm8 /* xout_54 = xor(xout_54_l, xout_54_h) */
+	vmovdqa 3072(%rsp), %ymm9 /* reload g3x11.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm9, %ymm10 /* g3x11_lo = and(g3x11, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* g3x11_sh = shr(g3x11) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm9, %ymm9 /* g3x11_hi = and(g3x11_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm2, %ymm10 /* xout_55_l = lookup16(tbl_lo_3, g3x11_lo) */
+	vpshufb %ymm9, %ymm3, %ymm9 /* xout_55_h = lookup16(tbl_hi_3, g3x11_hi) */
+	vpxor %ymm9, %ymm10, %ymm9 /* xout_55 = xor(xout_55_l, xout_55_h) */
+	vmovdqa 2464(%rsp), %ymm10 /* reload g3x4.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm11 /* g3x4_lo = and(g3x4, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g3x4_sh = shr(g3x4) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm10 /* g3x4_hi = and(g3x4_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm2, %ymm11 /* xout_56_l = lookup16(tbl_lo_3, g3x4_lo) */
+	vpshufb %ymm10, %ymm3, %ymm10 /* xout_56_h = lookup16(tbl_hi_3, g3x4_hi) */
+	vpxor %ymm10, %ymm11, %ymm10 /* xout_56 = xor(xout_56_l, xout_56_h) */
+	vmovdqa 2496(%rsp), %ymm11 /* reload g3x5.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm11, %ymm12 /* g3x5_lo = and(g3x5, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g3x5_sh = shr(g3x5) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm11, %ymm11 /* g3x5_hi = and(g3x5_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm2, %ymm12 /* xout_57_l = lookup16(tbl_lo_3, g3x5_lo) */
+	vpshufb %ymm11, %ymm3, %ymm11 /* xout_57_h = lookup16(tbl_hi_3, g3x5_hi) */
+	vpxor %ymm11, %ymm12, %ymm11 /* xout_57 = xor(xout_57_l, xout_57_h) */
+	vmovdqa 2528(%rsp), %ymm12 /* reload g3x6.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm12, %ymm13 /* g3x6_lo = and(g3x6, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g3x6_sh = shr(g3x6) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm12, %ymm12 /* g3x6_hi = and(g3x6_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm2, %ymm13 /* xout_58_l = lookup16(tbl_lo_3, g3x6_lo) */
+	vpshufb %ymm12, %ymm3, %ymm12 /* xout_58_h = lookup16(tbl_hi_3, g3x6_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* xout_58 = xor(xout_58_l, xout_58_h) */
+	vmovdqa 2560(%rsp), %ymm13 /* reload g3x7.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm13, %ymm14 /* g3x7_lo = and(g3x7, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g3x7_sh = shr(g3x7) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm13, %ymm13 /* g3x7_hi = and(g3x7_sh, nibble_mask) */
+	vpshufb %ymm14, %ymm2, %ymm14 /* xout_59_l = lookup16(tbl_lo_3, g3x7_lo) */
+	vpshufb %ymm13, %ymm3, %ymm13 /* xout_59_h = lookup16(tbl_hi_3, g3x7_hi) */
+	vpxor %ymm13, %ymm14, %ymm13 /* xout_59 = xor(xout_59_l, xout_59_h) */
+	vmovdqa 1952(%rsp), %ymm14 /* reload g3x0.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm14, %ymm15 /* g3x0_lo = and(g3x0, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* g3x0_sh = shr(g3x0) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm14, %ymm14 /* g3x0_hi = and(g3x0_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm2, %ymm15 /* xout_60_l = lookup16(tbl_lo_3, g3x0_lo) */
+	vpshufb %ymm14, %ymm3, %ymm14 /* xout_60_h = lookup16(tbl_hi_3, g3x0_hi) */
+	vpxor %ymm14, %ymm15, %ymm14 /* xout_60 = xor(xout_60_l, xout_60_h) */
+	vmovdqa 1984(%rsp), %ymm15 /* reload g3x1.2 */
+	vmovdqa %ymm9, 1952(%rsp) /* spill xout_55 */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm15, %ymm9 /* g3x1_lo = and(g3x1, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* g3x1_sh = shr(g3x1) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm15, %ymm15 /* g3x1_hi = and(g3x1_sh, nibble_mask) */
+	vpshufb %ymm9, %ymm2, %ymm9 /* xout_61_l = lookup16(tbl_lo_3, g3x1_lo) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* xout_61_h = lookup16(tbl_hi_3, g3x1_hi) */
+	vpxor %ymm15, %ymm9, %ymm9 /* xout_61 = xor(xout_61_l, xout_61_h) */
+	vmovdqa 2016(%rsp), %ymm15 /* reload g3x2.2 */
+	vmovdqa %ymm8, 1984(%rsp) /* spill xout_54 */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm15, %ymm8 /* g3x2_lo = and(g3x2, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* g3x2_sh = shr(g3x2) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm15, %ymm15 /* g3x2_hi = and(g3x2_sh, nibble_mask) */
+	vpshufb %ymm8, %ymm2, %ymm8 /* xout_62_l = lookup16(tbl_lo_3, g3x2_lo) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* xout_62_h = lookup16(tbl_hi_3, g3x2_hi) */
+	vpxor %ymm15, %ymm8, %ymm8 /* xout_62 = xor(xout_62_l, xout_62_h) */
+	vmovdqa 2048(%rsp), %ymm15 /* reload g3x3.2 */
+	vmovdqa %ymm8, 2016(%rsp) /* spill xout_62 */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm15, %ymm8 /* g3x3_lo = and(g3x3, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* g3x3_sh = shr(g3x3) */
+	vpand .Lsm4_byteslice_avx2_aesni_8_nibble_mask(%rip), %ymm15, %ymm15 /* g3x3_hi = and(g3x3_sh, nibble_mask) */
+	vpshufb %ymm8, %ymm2, %ymm2 /* xout_63_l = lookup16(tbl_lo_3, g3x3_lo) */
+	vpshufb %ymm15, %ymm3, %ymm3 /* xout_63_h = lookup16(tbl_hi_3, g3x3_hi) */
+	vpxor %ymm3, %ymm2, %ymm2 /* xout_63 = xor(xout_63_l, xout_63_h) */
+	vpunpcklbw %ymm10, %ymm0, %ymm3 /* tro0_48 = unpacklo(xout_48, xout_56) */
+	vpunpckhbw %ymm10, %ymm0, %ymm0 /* tro0_49 = unpackhi(xout_48, xout_56) */
+	vpunpcklbw %ymm11, %ymm1, %ymm8 /* tro0_50 = unpacklo(xout_49, xout_57) */
+	vpunpckhbw %ymm11, %ymm1, %ymm1 /* tro0_51 = unpackhi(xout_49, xout_57) */
+	vpunpcklbw %ymm12, %ymm4, %ymm10 /* tro0_52 = unpacklo(xout_50, xout_58) */
+	vpunpckhbw %ymm12, %ymm4, %ymm4 /* tro0_53 = unpackhi(xout_50, xout_58) */
+	vpunpcklbw %ymm13, %ymm5, %ymm11 /* tro0_54 = unpacklo(xout_51, xout_59) */
+	vpunpckhbw %ymm13, %ymm5, %ymm5 /* tro0_55 = unpackhi(xout_51, xout_59) */
+	vpunpcklbw %ymm14, %ymm6, %ymm12 /* tro0_56 = unpacklo(xout_52, xout_60) */
+	vpunpckhbw %ymm14, %ymm6, %ymm6 /* tro0_57 = unpackhi(xout_52, xout_60) */
+	vpunpcklbw %ymm9, %ymm7, %ymm13 /* tro0_58 = unpacklo(xout_53, xout_61) */
+	vpunpckhbw %ymm9, %ymm7, %ymm7 /* tro0_59 = unpackhi(xout_53, xout_61) */
+	vmovdqa 1984(%rsp), %ymm9 /* reload xout_54 */
+	vpunpcklbw 2016(%rsp), %ymm9, %ymm14 /* tro0_60 = unpacklo(xout_54, xout_62) */
+	vpunpckhbw 2016(%rsp), %ymm9, %ymm9 /* tro0_61 = unpackhi(xout_54, xout_62) */
+	vmovdqa 1952(%rsp), %ymm15 /* reload xout_55 */
+	vmovdqa %ymm5, 2016(%rsp) /* spill tro0_55 */
+	vpunpcklbw %ymm2, %ymm15, %ymm5 /* tro0_62 = unpacklo(xout_55, xout_63) */
+	vpunpckhbw %ymm2, %ymm15, %ymm2 /* tro0_63 = unpackhi(xout_55, xout_63) */
+	vpunpcklbw %ymm12, %ymm3, %ymm15 /* tro1_48 = unpacklo(tro0_48, tro0_56) */
+	vpunpckhbw %ymm12, %ymm3, %ymm3 /* tro1_49 = unpackhi(tro0_48, tro0_56) */
+	vpunpcklbw %ymm6, %ymm0, %ymm12 /* tro1_50 = unpacklo(tro0_49, tro0_57) */
+	vpunpckhbw %ymm6, %ymm0, %ymm0 /* tro1_51 = unpackhi(tro0_49, tro0_57) */
+	vpunpcklbw %ymm13, %ymm8, %ymm6 /* tro1_52 = unpacklo(tro0_50, tro0_58) */
+	vpunpckhbw %ymm13, %ymm8, %ymm8 /* tro1_53 = unpackhi(tro0_50, tro0_58) */
+	vpunpcklbw %ymm7, %ymm1, %ymm13 /* tro1_54 = unpacklo(tro0_51, tro0_59) */
+	vpunpckhbw %ymm7, %ymm1, %ymm1 /* tro1_55 = unpackhi(tro0_51, tro0_59) */
+	vpunpcklbw %ymm14, %ymm10, %ymm7 /* tro1_56 = unpacklo(tro0_52, tro0_60) */
+	vpunpckhbw %ymm14, %ymm10, %ymm10 /* tro1_57 = unpackhi(tro0_52, tro0_60) */
+	vpunpcklbw %ymm9, %ymm4, %ymm14 /* tro1_58 = unpacklo(tro0_53, tro0_61) */
+	vpunpckhbw %ymm9, %ymm4, %ymm4 /* tro1_59 = unpackhi(tro0_53, tro0_61) */
+	vpunpcklbw %ymm5, %ymm11, %ymm9 /* tro1_60 = unpacklo(tro0_54, tro0_62) */
+	vpunpckhbw %ymm5, %ymm11, %ymm5 /* tro1_61 = unpackhi(tro0_54, tro0_62) */
+	vmovdqa 2016(%rsp), %ymm11 /* reload tro0_55 */
+	vmovdqa %ymm1, 1952(%rsp) /* spill tro1_55 */
+	vpunpcklbw %ymm2, %ymm11, %ymm1 /* tro1_62 = unpacklo(tro0_55, tro0_63) */
+	vpunpckhbw %ymm2, %ymm11, %ymm2 /* tro1_63 = unpackhi(tro0_55, tro0_63) */
+	vpunpcklbw %ymm7, %ymm15, %ymm11 /* tro2_48 = unpacklo(tro1_48, tro1_56) */
+	vpunpckhbw %ymm7, %ymm15, %ymm7 /* tro2_49 = unpackhi(tro1_48, tro1_56) */
+	vpunpcklbw %ymm10, %ymm3, %ymm15 /* tro2_50 = unpacklo(tro1_49, tro1_57) */
+	vpunpckhbw %ymm10, %ymm3, %ymm3 /* tro2_51 = unpackhi(tro1_49, tro1_57) */
+	vpunpcklbw %ymm14, %ymm12, %ymm10 /* tro2_52 = unpacklo(tro1_50, tro1_58) */
+	vpunpckhbw %ymm14, %ymm12, %ymm12 /* tro2_53 = unpackhi(tro1_50, tro1_58) */
+	vpunpcklbw %ymm4, %ymm0, %ymm14 /* tro2_54 = unpacklo(tro1_51, tro1_59) */
+	vpunpckhbw %ymm4, %ymm0, %ymm0 /* tro2_55 = unpackhi(tro1_51, tro1_59) */
+	vpunpcklbw %ymm9, %ymm6, %ymm4 /* tro2_56 = unpacklo(tro1_52, tro1_60) */
+	vpunpckhbw %ymm9, %ymm6, %ymm6 /* tro2_57 = unpackhi(tro1_52, tro1_60) */
+	vpunpcklbw %ymm5, %ymm8, %ymm9 /* tro2_58 = unpacklo(tro1_53, tro1_61) */
+	vpunpckhbw %ymm5, %ymm8, %ymm5 /* tro2_59 = unpackhi(tro1_53, tro1_61) */
+	vpunpcklbw %ymm1, %ymm13, %ymm8 /* tro2_60 = unpacklo(tro1_54, tro1_62) */
+	vpunpckhbw %ymm1, %ymm13, %ymm1 /* tro2_61 = unpackhi(tro1_54, tro1_62) */
+	vmovdqa 1952(%rsp), %ymm13 /* reload tro1_55 */
+	vmovdqa %ymm0, 2016(%rsp) /* spill tro2_55 */
+	vpunpcklbw %ymm2, %ymm13, %ymm0 /* tro2_62 = unpacklo(tro1_55, tro1_63) */
+	vpunpckhbw %ymm2, %ymm13, %ymm2 /* tro2_63 = unpackhi(tro1_55, tro1_63) */
+	vpunpcklbw %ymm4, %ymm11, %ymm13 /* tro3_48 = unpacklo(tro2_48, tro2_56) */
+	vpunpckhbw %ymm4, %ymm11, %ymm4 /* tro3_49 = unpackhi(tro2_48, tro2_56) */
+	vpunpcklbw %ymm6, %ymm7, %ymm11 /* tro3_50 = unpacklo(tro2_49, tro2_57) */
+	vpunpckhbw %ymm6, %ymm7, %ymm6 /* tro3_51 = unpackhi(tro2_49, tro2_57) */
+	vpunpcklbw %ymm9, %ymm15, %ymm7 /* tro3_52 = unpacklo(tro2_50, tro2_58) */
+	vpunpckhbw %ymm9, %ymm15, %ymm9 /* tro3_53 = unpackhi(tro2_50, tro2_58) */
+	vpunpcklbw %ymm5, %ymm3, %ymm15 /* tro3_54 = unpacklo(tro2_51, tro2_59) */
+	vpunpckhbw %ymm5, %ymm3, %ymm3 /* tro3_55 = unpackhi(tro2_51, tro2_59) */
+	vpunpcklbw %ymm8, %ymm10, %ymm5 /* tro3_56 = unpacklo(tro2_52, tro2_60) */
+	vpunpckhbw %ymm8, %ymm10, %ymm8 /* tro3_57 = unpackhi(tro2_52, tro2_60) */
+	vpunpcklbw %ymm1, %ymm12, %ymm10 /* tro3_58 = unpacklo(tro2_53, tro2_61) */
+	vpunpckhbw %ymm1, %ymm12, %ymm1 /* tro3_59 = unpackhi(tro2_53, tro2_61) */
+	vpunpcklbw %ymm0, %ymm14, %ymm12 /* tro3_60 = unpacklo(tro2_54, tro2_62) */
+	vpunpckhbw %ymm0, %ymm14, %ymm0 /* tro3_61 = unpackhi(tro2_54, tro2_62) */
+	vmovdqa 2016(%rsp), %ymm14 /* reload tro2_55 */
+	vmovdqa %ymm0, 1952(%rsp) /* spill tro3_61 */
+	vpunpcklbw %ymm2, %ymm14, %ymm0 /* tro3_62 = unpacklo(tro2_55, tro2_63) */
+	vpunpckhbw %ymm2, %ymm14, %ymm2 /* tro3_63 = unpackhi(tro2_55, tro2_63) */
+	vmovdqu 1536(%rcx), %ymm14 /* msg_48 = load() */
+	vpxor %ymm14, %ymm13, %ymm13 /* ct_48 = xor(tro3_48, msg_48) */
+	vmovdqu %ymm13, 1536(%rdx) /* store ct_48 */
+	vmovdqu 1568(%rcx), %ymm13 /* msg_49 = load() */
+	vpxor %ymm13, %ymm4, %ymm4 /* ct_49 = xor(tro3_49, msg_49) */
+	vmovdqu %ymm4, 1568(%rdx) /* store ct_49 */
+	vmovdqu 1600(%rcx), %ymm4 /* msg_50 = load() */
+	vpxor %ymm4, %ymm11, %ymm4 /* ct_50 = xor(tro3_50, msg_50) */
+	vmovdqu %ymm4, 1600(%rdx) /* store ct_50 */
+	vmovdqu 1632(%rcx), %ymm4 /* msg_51 = load() */
+	vpxor %ymm4, %ymm6, %ymm4 /* ct_51 = xor(tro3_51, msg_51) */
+	vmovdqu %ymm4, 1632(%rdx) /* store ct_51 */
+	vmovdqu 1664(%rcx), %ymm4 /* msg_52 = load() */
+	vpxor %ymm4, %ymm7, %ymm4 /* ct_52 = xor(tro3_52, msg_52) */
+	vmovdqu %ymm4, 1664(%rdx) /* store ct_52 */
+	vmovdqu 1696(%rcx), %ymm4 /* msg_53 = load() */
+	vpxor %ymm4, %ymm9, %ymm4 /* ct_53 = xor(tro3_53, msg_53) */
+	vmovdqu %ymm4, 1696(%rdx) /* store ct_53 */
+	vmovdqu 1728(%rcx), %ymm4 /* msg_54 = load() */
+	vpxor %ymm4, %ymm15, %ymm4 /* ct_54 = xor(tro3_54, msg_54) */
+	vmovdqu %ymm4, 1728(%rdx) /* store ct_54 */
+	vmovdqu 1760(%rcx), %ymm4 /* msg_55 = load() */
+	vpxor %ymm4, %ymm3, %ymm3 /* ct_55 = xor(tro3_55, msg_55) */
+	vmovdqu %ymm3, 1760(%rdx) /* store ct_55 */
+	vmovdqu 1792(%rcx), %ymm3 /* msg_56 = load() */
+	vpxor %ymm3, %ymm5, %ymm3 /* ct_56 = xor(tro3_56, msg_56) */
+	vmovdqu %ymm3, 1792(%rdx) /* store ct_56 */
+	vmovdqu 1824(%rcx), %ymm3 /* msg_57 = load() */
+	vpxor %ymm3, %ymm8, %ymm3 /* ct_57 = xor(tro3_57, msg_57) */
+	vmovdqu %ymm3, 1824(%rdx) /* store ct_57 */
+	vmovdqu 1856(%rcx), %ymm3 /* msg_58 = load() */
+	vpxor %ymm3, %ymm10, %ymm3 /* ct_58 = xor(tro3_58, msg_58) */
+	vmovdqu %ymm3, 1856(%rdx) /* store ct_58 */
+	vmovdqu 1888(%rcx), %ymm3 /* msg_59 = load() */
+	vpxor %ymm3, %ymm1, %ymm1 /* ct_59 = xor(tro3_59, msg_59) */
+	vmovdqu %ymm1, 1888(%rdx) /* store ct_59 */
+	vmovdqu 1920(%rcx), %ymm1 /* msg_60 = load() */
+	vpxor %ymm1, %ymm12, %ymm1 /* ct_60 = xor(tro3_60, msg_60) */
+	vmovdqu %ymm1, 1920(%rdx) /* store ct_60 */
+	vmovdqu 1952(%rcx), %ymm1 /* msg_61 = load() */
+	vpxor 1952(%rsp), %ymm1, %ymm1 /* ct_61 = xor(msg_61, tro3_61) */
+	vmovdqu %ymm1, 1952(%rdx) /* store ct_61 */
+	vmovdqu 1984(%rcx), %ymm1 /* msg_62 = load() */
+	vpxor %ymm1, %ymm0, %ymm0 /* ct_62 = xor(tro3_62, msg_62) */
+	vmovdqu %ymm0, 1984(%rdx) /* store ct_62 */
+	vmovdqu 2016(%rcx), %ymm0 /* msg_63 = load() */
+	vpxor %ymm0, %ymm2, %ymm0 /* ct_63 = xor(tro3_63, msg_63) */
+	vmovdqu %ymm0, 2016(%rdx) /* store ct_63 */
+	mov %rbp, %rsp
+	pop %rbp
+	vzeroupper
+	RET
+SYM_FUNC_END(sm4_byteslice_avx2_aesni_batch_xts)
 
 /* reverse16: byte i <- byte 15 - i: GCM bytes to the reflected form phi */
 	.section .rodata.cst32.sm4_byteslice_avx2_aesni_0_reverse16, "aM", @progbits, 32
@@ -14559,6 +18297,13 @@ SYM_FUNC_END(sm4_byteslice_avx2_aesni_batch_ctr)
 .Lsm4_byteslice_avx2_aesni_0_reverse16:
 	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
 	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
+
+/* first_block: Y joins X_1 alone */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_0_first_block, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_0_first_block:
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 
 /* half_up: (a0, a1) -> (0, a0): the middle sum's low half into S's bits 64..127 */
 	.section .rodata.cst32.sm4_byteslice_avx2_aesni_0_half_up, "aM", @progbits, 32
@@ -15474,5 +19219,82 @@ SYM_FUNC_END(sm4_byteslice_avx2_aesni_batch_ctr)
 	.section .rodata.cst32.sm4_byteslice_avx2_aesni_7_tbl_hi_3, "aM", @progbits, 32
 	.balign 32
 .Lsm4_byteslice_avx2_aesni_7_tbl_hi_3:
+	.byte 0x00, 0xc6, 0x50, 0x96, 0x36, 0xf0, 0x66, 0xa0, 0x0a, 0xcc, 0x5a, 0x9c, 0x3c, 0xfa, 0x6c, 0xaa
+	.byte 0x00, 0xc6, 0x50, 0x96, 0x36, 0xf0, 0x66, 0xa0, 0x0a, 0xcc, 0x5a, 0x9c, 0x3c, 0xfa, 0x6c, 0xaa
+
+/* nibble_mask: low nibble of every byte */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_8_nibble_mask, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_8_nibble_mask:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* tbl_lo: A1 (S-box inner affine, linear part): low-nibble table (constant folded in) */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_8_tbl_lo, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_8_tbl_lo:
+	.byte 0x00, 0xf5, 0x22, 0xd7, 0xa6, 0x53, 0x84, 0x71, 0xa2, 0x57, 0x80, 0x75, 0x04, 0xf1, 0x26, 0xd3
+	.byte 0x00, 0xf5, 0x22, 0xd7, 0xa6, 0x53, 0x84, 0x71, 0xa2, 0x57, 0x80, 0x75, 0x04, 0xf1, 0x26, 0xd3
+
+/* tbl_hi: A1 (S-box inner affine, linear part): high-nibble table */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_8_tbl_hi, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_8_tbl_hi:
+	.byte 0x00, 0xac, 0x68, 0xc4, 0x8c, 0x20, 0xe4, 0x48, 0x18, 0xb4, 0x70, 0xdc, 0x94, 0x38, 0xfc, 0x50
+	.byte 0x00, 0xac, 0x68, 0xc4, 0x8c, 0x20, 0xe4, 0x48, 0x18, 0xb4, 0x70, 0xdc, 0x94, 0x38, 0xfc, 0x50
+
+/* inv_shift_rows: inverse ShiftRows (AESENCLAST's ShiftRows undone) */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_8_inv_shift_rows, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_8_inv_shift_rows:
+	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
+	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
+
+/* aes_cancel_key: AESENCLAST key = SubBytes constant 0x63: cancels it */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_8_aes_cancel_key, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_8_aes_cancel_key:
+	.byte 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63
+	.byte 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63
+
+/* tbl_lo_1: B'1 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_8_tbl_lo_1, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_8_tbl_lo_1:
+	.byte 0x00, 0xfa, 0x4a, 0xb0, 0x1d, 0xe7, 0x57, 0xad, 0x25, 0xdf, 0x6f, 0x95, 0x38, 0xc2, 0x72, 0x88
+	.byte 0x00, 0xfa, 0x4a, 0xb0, 0x1d, 0xe7, 0x57, 0xad, 0x25, 0xdf, 0x6f, 0x95, 0x38, 0xc2, 0x72, 0x88
+
+/* tbl_hi_1: B'1 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_8_tbl_hi_1, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_8_tbl_hi_1:
+	.byte 0x00, 0xec, 0xc6, 0x2a, 0xca, 0x26, 0x0c, 0xe0, 0xab, 0x47, 0x6d, 0x81, 0x61, 0x8d, 0xa7, 0x4b
+	.byte 0x00, 0xec, 0xc6, 0x2a, 0xca, 0x26, 0x0c, 0xe0, 0xab, 0x47, 0x6d, 0x81, 0x61, 0x8d, 0xa7, 0x4b
+
+/* tbl_lo_2: B'2 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_8_tbl_lo_2, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_8_tbl_lo_2:
+	.byte 0x5f, 0x49, 0x95, 0x83, 0xb4, 0xa2, 0x7e, 0x68, 0x1a, 0x0c, 0xd0, 0xc6, 0xf1, 0xe7, 0x3b, 0x2d
+	.byte 0x5f, 0x49, 0x95, 0x83, 0xb4, 0xa2, 0x7e, 0x68, 0x1a, 0x0c, 0xd0, 0xc6, 0xf1, 0xe7, 0x3b, 0x2d
+
+/* tbl_hi_2: B'2 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_8_tbl_hi_2, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_8_tbl_hi_2:
+	.byte 0x00, 0x1f, 0x3f, 0x20, 0x68, 0x77, 0x57, 0x48, 0xcc, 0xd3, 0xf3, 0xec, 0xa4, 0xbb, 0x9b, 0x84
+	.byte 0x00, 0x1f, 0x3f, 0x20, 0x68, 0x77, 0x57, 0x48, 0xcc, 0xd3, 0xf3, 0xec, 0xa4, 0xbb, 0x9b, 0x84
+
+/* tbl_lo_3: A1^-1: low-nibble table (constant folded in) */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_8_tbl_lo_3, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_8_tbl_lo_3:
+	.byte 0x00, 0xa7, 0x52, 0xf5, 0x0c, 0xab, 0x5e, 0xf9, 0x46, 0xe1, 0x14, 0xb3, 0x4a, 0xed, 0x18, 0xbf
+	.byte 0x00, 0xa7, 0x52, 0xf5, 0x0c, 0xab, 0x5e, 0xf9, 0x46, 0xe1, 0x14, 0xb3, 0x4a, 0xed, 0x18, 0xbf
+
+/* tbl_hi_3: A1^-1: high-nibble table */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_8_tbl_hi_3, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_8_tbl_hi_3:
 	.byte 0x00, 0xc6, 0x50, 0x96, 0x36, 0xf0, 0x66, 0xa0, 0x0a, 0xcc, 0x5a, 0x9c, 0x3c, 0xfa, 0x6c, 0xaa
 	.byte 0x00, 0xc6, 0x50, 0x96, 0x36, 0xf0, 0x66, 0xa0, 0x0a, 0xcc, 0x5a, 0x9c, 0x3c, 0xfa, 0x6c, 0xaa

@@ -20,17 +20,18 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_ghash_step)
 	and $-64, %rsp
 	sub $128, %rsp
 	vbroadcasti128 (%rdi), %ymm0 /* y_1 = bcast128() */
-	vpand .Lsm4_wordslice_avx2_aesni_0_first_block(%rip), %ymm0, %ymm0 /* y1 = and(y_1, first_block) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_0_reverse16(%rip), %ymm0, %ymm0 /* phi_y = lookup16(y_1, reverse16) */
+	vpand .Lsm4_wordslice_avx2_aesni_0_first_block(%rip), %ymm0, %ymm0 /* y1 = and(phi_y, first_block) */
 
 	/* 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
 	vmovdqu (%rdx), %ymm1 /* x = load() */
-	vpxor %ymm0, %ymm1, %ymm0 /* x1_y = xor(x, y1) */
-	vpshufb .Lsm4_wordslice_avx2_aesni_0_reverse16(%rip), %ymm0, %ymm0 /* z = lookup16(x1_y, reverse16) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_0_reverse16(%rip), %ymm1, %ymm1 /* z = lookup16(x, reverse16) */
+	vpxor %ymm0, %ymm1, %ymm0 /* z1_y = xor(z, y1) */
 	vmovdqu (%rsi), %ymm1 /* h = load() */
-	vmovdqa %xmm0, %xmm2 /* lo_a0 = extract128(z) */
+	vmovdqa %xmm0, %xmm2 /* lo_a0 = extract128(z1_y) */
 	vmovdqa %xmm1, %xmm3 /* lo_b0 = extract128(h) */
 	vpclmulqdq $0x0, %xmm3, %xmm2, %xmm4 /* lo_0 = clmul(lo_a0, lo_b0) */
-	vextracti128 $1, %ymm0, %xmm0 /* lo_a1 = extract128(z) */
+	vextracti128 $1, %ymm0, %xmm0 /* lo_a1 = extract128(z1_y) */
 	vextracti128 $1, %ymm1, %xmm1 /* lo_b1 = extract128(h) */
 	vpclmulqdq $0x0, %xmm1, %xmm0, %xmm5 /* lo_1 = clmul(lo_a1, lo_b1) */
 	vinserti128 $1, %xmm5, %ymm4, %ymm4 /* lo = concat128(lo_0, lo_1) */
@@ -6536,12 +6537,1612 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch_ctr)
 	RET
 SYM_FUNC_END(sm4_wordslice_avx2_aesni_batch_ctr)
 
-/* first_block: Y joins X_1 alone */
-	.section .rodata.cst32.sm4_wordslice_avx2_aesni_0_first_block, "aM", @progbits, 32
-	.balign 32
-.Lsm4_wordslice_avx2_aesni_0_first_block:
-	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+/* sm4_wordslice_avx2_aesni_batch_xts: wordslice256_whitened, 4 arguments
+ *   %rdi: rk
+ *   %rsi: in
+ *   %rdx: out
+ *   %rcx: src
+ *   %r8: 16 x r (and the loop count)
+ *   ymm0-15: vectors, as allocated (16 used)
+ *   frame: 1216 bytes (37 spill slots of 32 bytes)
+ */
+	.p2align 5
+SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch_xts)
+	push %rbp
+	mov %rsp, %rbp
+	and $-64, %rsp
+	sub $1216, %rsp
+
+	/* Load 64 blocks (8 groups), big-endian words to native, transpose 4x4 words. */
+	vmovdqu (%rsi), %ymm0 /* raw = load() */
+	vmovdqu (%rcx), %ymm1 /* tweak = load() */
+	vpxor %ymm1, %ymm0, %ymm0 /* row = xor(raw, tweak) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_bswap32(%rip), %ymm0, %ymm0 /* rowle = lookup16(row, bswap32) */
+	vmovdqu 32(%rsi), %ymm1 /* raw_1 = load() */
+	vmovdqu 32(%rcx), %ymm2 /* tweak_1 = load() */
+	vpxor %ymm2, %ymm1, %ymm1 /* row_1 = xor(raw_1, tweak_1) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_bswap32(%rip), %ymm1, %ymm1 /* rowle_1 = lookup16(row_1, bswap32) */
+	vmovdqu 64(%rsi), %ymm2 /* raw_2 = load() */
+	vmovdqu 64(%rcx), %ymm3 /* tweak_2 = load() */
+	vpxor %ymm3, %ymm2, %ymm2 /* row_2 = xor(raw_2, tweak_2) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_bswap32(%rip), %ymm2, %ymm2 /* rowle_2 = lookup16(row_2, bswap32) */
+	vmovdqu 96(%rsi), %ymm3 /* raw_3 = load() */
+	vmovdqu 96(%rcx), %ymm4 /* tweak_3 = load() */
+	vpxor %ymm4, %ymm3, %ymm3 /* row_3 = xor(raw_3, tweak_3) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_bswap32(%rip), %ymm3, %ymm3 /* rowle_3 = lookup16(row_3, bswap32) */
+	vpunpckldq %ymm2, %ymm0, %ymm4 /* tr0 = unpacklo(rowle, rowle_2) */
+	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tr0_1 = unpackhi(rowle, rowle_2) */
+	vpunpckldq %ymm3, %ymm1, %ymm2 /* tr0_2 = unpacklo(rowle_1, rowle_3) */
+	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tr0_3 = unpackhi(rowle_1, rowle_3) */
+	vpunpckldq %ymm2, %ymm4, %ymm3 /* tr1 = unpacklo(tr0, tr0_2) */
+	vpunpckhdq %ymm2, %ymm4, %ymm2 /* tr1_1 = unpackhi(tr0, tr0_2) */
+	vpunpckldq %ymm1, %ymm0, %ymm4 /* tr1_2 = unpacklo(tr0_1, tr0_3) */
+	vpunpckhdq %ymm1, %ymm0, %ymm0 /* tr1_3 = unpackhi(tr0_1, tr0_3) */
+	vmovdqu 128(%rsi), %ymm1 /* raw_4 = load() */
+	vmovdqu 128(%rcx), %ymm5 /* tweak_4 = load() */
+	vpxor %ymm5, %ymm1, %ymm1 /* row_4 = xor(raw_4, tweak_4) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_bswap32(%rip), %ymm1, %ymm1 /* rowle_4 = lookup16(row_4, bswap32) */
+	vmovdqu 160(%rsi), %ymm5 /* raw_5 = load() */
+	vmovdqu 160(%rcx), %ymm6 /* tweak_5 = load() */
+	vpxor %ymm6, %ymm5, %ymm5 /* row_5 = xor(raw_5, tweak_5) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_bswap32(%rip), %ymm5, %ymm5 /* rowle_5 = lookup16(row_5, bswap32) */
+	vmovdqu 192(%rsi), %ymm6 /* raw_6 = load() */
+	vmovdqu 192(%rcx), %ymm7 /* tweak_6 = load() */
+	vpxor %ymm7, %ymm6, %ymm6 /* row_6 = xor(raw_6, tweak_6) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_bswap32(%rip), %ymm6, %ymm6 /* rowle_6 = lookup16(row_6, bswap32) */
+	vmovdqu 224(%rsi), %ymm7 /* raw_7 = load() */
+	vmovdqu 224(%rcx), %ymm8 /* tweak_7 = load() */
+	vpxor %ymm8, %ymm7, %ymm7 /* row_7 = xor(raw_7, tweak_7) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_bswap32(%rip), %ymm7, %ymm7 /* rowle_7 = lookup16(row_7, bswap32) */
+	vpunpckldq %ymm6, %ymm1, %ymm8 /* tr0_4 = unpacklo(rowle_4, rowle_6) */
+	vpunpckhdq %ymm6, %ymm1, %ymm1 /* tr0_5 = unpackhi(rowle_4, rowle_6) */
+	vpunpckldq %ymm7, %ymm5, %ymm6 /* tr0_6 = unpacklo(rowle_5, rowle_7) */
+	vpunpckhdq %ymm7, %ymm5, %ymm5 /* tr0_7 = unpackhi(rowle_5, rowle_7) */
+	vpunpckldq %ymm6, %ymm8, %ymm7 /* tr1_4 = unpacklo(tr0_4, tr0_6) */
+	vpunpckhdq %ymm6, %ymm8, %ymm6 /* tr1_5 = unpackhi(tr0_4, tr0_6) */
+	vpunpckldq %ymm5, %ymm1, %ymm8 /* tr1_6 = unpacklo(tr0_5, tr0_7) */
+	vpunpckhdq %ymm5, %ymm1, %ymm1 /* tr1_7 = unpackhi(tr0_5, tr0_7) */
+	vmovdqu 256(%rsi), %ymm5 /* raw_8 = load() */
+	vmovdqu 256(%rcx), %ymm9 /* tweak_8 = load() */
+	vpxor %ymm9, %ymm5, %ymm5 /* row_8 = xor(raw_8, tweak_8) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_bswap32(%rip), %ymm5, %ymm5 /* rowle_8 = lookup16(row_8, bswap32) */
+	vmovdqu 288(%rsi), %ymm9 /* raw_9 = load() */
+	vmovdqu 288(%rcx), %ymm10 /* tweak_9 = load() */
+	vpxor %ymm10, %ymm9, %ymm9 /* row_9 = xor(raw_9, tweak_9) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_bswap32(%rip), %ymm9, %ymm9 /* rowle_9 = lookup16(row_9, bswap32) */
+	vmovdqu 320(%rsi), %ymm10 /* raw_10 = load() */
+	vmovdqu 320(%rcx), %ymm11 /* tweak_10 = load() */
+	vpxor %ymm11, %ymm10, %ymm10 /* row_10 = xor(raw_10, tweak_10) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_bswap32(%rip), %ymm10, %ymm10 /* rowle_10 = lookup16(row_10, bswap32) */
+	vmovdqu 352(%rsi), %ymm11 /* raw_11 = load() */
+	vmovdqu 352(%rcx), %ymm12 /* tweak_11 = load() */
+	vpxor %ymm12, %ymm11, %ymm11 /* row_11 = xor(raw_11, tweak_11) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_bswap32(%rip), %ymm11, %ymm11 /* rowle_11 = lookup16(row_11, bswap32) */
+	vpunpckldq %ymm10, %ymm5, %ymm12 /* tr0_8 = unpacklo(rowle_8, rowle_10) */
+	vpunpckhdq %ymm10, %ymm5, %ymm5 /* tr0_9 = unpackhi(rowle_8, rowle_10) */
+	vpunpckldq %ymm11, %ymm9, %ymm10 /* tr0_10 = unpacklo(rowle_9, rowle_11) */
+	vpunpckhdq %ymm11, %ymm9, %ymm9 /* tr0_11 = unpackhi(rowle_9, rowle_11) */
+	vpunpckldq %ymm10, %ymm12, %ymm11 /* tr1_8 = unpacklo(tr0_8, tr0_10) */
+	vpunpckhdq %ymm10, %ymm12, %ymm10 /* tr1_9 = unpackhi(tr0_8, tr0_10) */
+	vpunpckldq %ymm9, %ymm5, %ymm12 /* tr1_10 = unpacklo(tr0_9, tr0_11) */
+	vpunpckhdq %ymm9, %ymm5, %ymm5 /* tr1_11 = unpackhi(tr0_9, tr0_11) */
+	vmovdqu 384(%rsi), %ymm9 /* raw_12 = load() */
+	vmovdqu 384(%rcx), %ymm13 /* tweak_12 = load() */
+	vpxor %ymm13, %ymm9, %ymm9 /* row_12 = xor(raw_12, tweak_12) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_bswap32(%rip), %ymm9, %ymm9 /* rowle_12 = lookup16(row_12, bswap32) */
+	vmovdqu 416(%rsi), %ymm13 /* raw_13 = load() */
+	vmovdqu 416(%rcx), %ymm14 /* tweak_13 = load() */
+	vpxor %ymm14, %ymm13, %ymm13 /* row_13 = xor(raw_13, tweak_13) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_bswap32(%rip), %ymm13, %ymm13 /* rowle_13 = lookup16(row_13, bswap32) */
+	vmovdqu 448(%rsi), %ymm14 /* raw_14 = load() */
+	vmovdqu 448(%rcx), %ymm15 /* tweak_14 = load() */
+	vpxor %ymm15, %ymm14, %ymm14 /* row_14 = xor(raw_14, tweak_14) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_bswap32(%rip), %ymm14, %ymm14 /* rowle_14 = lookup16(row_14, bswap32) */
+	vmovdqu 480(%rsi), %ymm15 /* raw_15 = load() */
+	vmovdqa %ymm0, 0(%rsp) /* spill g0x3.1 */
+	vmovdqu 480(%rcx), %ymm0 /* tweak_15 = load() */
+	vpxor %ymm0, %ymm15, %ymm0 /* row_15 = xor(raw_15, tweak_15) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_bswap32(%rip), %ymm0, %ymm0 /* rowle_15 = lookup16(row_15, bswap32) */
+	vpunpckldq %ymm14, %ymm9, %ymm15 /* tr0_12 = unpacklo(rowle_12, rowle_14) */
+	vpunpckhdq %ymm14, %ymm9, %ymm9 /* tr0_13 = unpackhi(rowle_12, rowle_14) */
+	vpunpckldq %ymm0, %ymm13, %ymm14 /* tr0_14 = unpacklo(rowle_13, rowle_15) */
+	vpunpckhdq %ymm0, %ymm13, %ymm0 /* tr0_15 = unpackhi(rowle_13, rowle_15) */
+	vpunpckldq %ymm14, %ymm15, %ymm13 /* tr1_12 = unpacklo(tr0_12, tr0_14) */
+	vpunpckhdq %ymm14, %ymm15, %ymm14 /* tr1_13 = unpackhi(tr0_12, tr0_14) */
+	vpunpckldq %ymm0, %ymm9, %ymm15 /* tr1_14 = unpacklo(tr0_13, tr0_15) */
+	vpunpckhdq %ymm0, %ymm9, %ymm0 /* tr1_15 = unpackhi(tr0_13, tr0_15) */
+	vmovdqu 512(%rsi), %ymm9 /* raw_16 = load() */
+	vmovdqa %ymm0, 32(%rsp) /* spill g3x3.1 */
+	vmovdqu 512(%rcx), %ymm0 /* tweak_16 = load() */
+	vpxor %ymm0, %ymm9, %ymm0 /* row_16 = xor(raw_16, tweak_16) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_bswap32(%rip), %ymm0, %ymm0 /* rowle_16 = lookup16(row_16, bswap32) */
+	vmovdqu 544(%rsi), %ymm9 /* raw_17 = load() */
+	vmovdqa %ymm1, 64(%rsp) /* spill g1x3.1 */
+	vmovdqu 544(%rcx), %ymm1 /* tweak_17 = load() */
+	vpxor %ymm1, %ymm9, %ymm1 /* row_17 = xor(raw_17, tweak_17) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_bswap32(%rip), %ymm1, %ymm1 /* rowle_17 = lookup16(row_17, bswap32) */
+	vmovdqu 576(%rsi), %ymm9 /* raw_18 = load() */
+	vmovdqa %ymm2, 96(%rsp) /* spill g0x1.1 */
+	vmovdqu 576(%rcx), %ymm2 /* tweak_18 = load() */
+	vpxor %ymm2, %ymm9, %ymm2 /* row_18 = xor(raw_18, tweak_18) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_bswap32(%rip), %ymm2, %ymm2 /* rowle_18 = lookup16(row_18, bswap32) */
+	vmovdqu 608(%rsi), %ymm9 /* raw_19 = load() */
+	vmovdqa %ymm3, 128(%rsp) /* spill g0x0.1 */
+	vmovdqu 608(%rcx), %ymm3 /* tweak_19 = load() */
+	vpxor %ymm3, %ymm9, %ymm3 /* row_19 = xor(raw_19, tweak_19) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_bswap32(%rip), %ymm3, %ymm3 /* rowle_19 = lookup16(row_19, bswap32) */
+	vpunpckldq %ymm2, %ymm0, %ymm9 /* tr0_16 = unpacklo(rowle_16, rowle_18) */
+	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tr0_17 = unpackhi(rowle_16, rowle_18) */
+	vpunpckldq %ymm3, %ymm1, %ymm2 /* tr0_18 = unpacklo(rowle_17, rowle_19) */
+	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tr0_19 = unpackhi(rowle_17, rowle_19) */
+	vpunpckldq %ymm2, %ymm9, %ymm3 /* tr1_16 = unpacklo(tr0_16, tr0_18) */
+	vpunpckhdq %ymm2, %ymm9, %ymm2 /* tr1_17 = unpackhi(tr0_16, tr0_18) */
+	vpunpckldq %ymm1, %ymm0, %ymm9 /* tr1_18 = unpacklo(tr0_17, tr0_19) */
+	vpunpckhdq %ymm1, %ymm0, %ymm0 /* tr1_19 = unpackhi(tr0_17, tr0_19) */
+	vmovdqu 640(%rsi), %ymm1 /* raw_20 = load() */
+	vmovdqa %ymm0, 160(%rsp) /* spill g4x3.1 */
+	vmovdqu 640(%rcx), %ymm0 /* tweak_20 = load() */
+	vpxor %ymm0, %ymm1, %ymm0 /* row_20 = xor(raw_20, tweak_20) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_bswap32(%rip), %ymm0, %ymm0 /* rowle_20 = lookup16(row_20, bswap32) */
+	vmovdqu 672(%rsi), %ymm1 /* raw_21 = load() */
+	vmovdqa %ymm2, 192(%rsp) /* spill g4x1.1 */
+	vmovdqu 672(%rcx), %ymm2 /* tweak_21 = load() */
+	vpxor %ymm2, %ymm1, %ymm1 /* row_21 = xor(raw_21, tweak_21) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_bswap32(%rip), %ymm1, %ymm1 /* rowle_21 = lookup16(row_21, bswap32) */
+	vmovdqu 704(%rsi), %ymm2 /* raw_22 = load() */
+	vmovdqa %ymm3, 224(%rsp) /* spill g4x0.1 */
+	vmovdqu 704(%rcx), %ymm3 /* tweak_22 = load() */
+	vpxor %ymm3, %ymm2, %ymm2 /* row_22 = xor(raw_22, tweak_22) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_bswap32(%rip), %ymm2, %ymm2 /* rowle_22 = lookup16(row_22, bswap32) */
+	vmovdqu 736(%rsi), %ymm3 /* raw_23 = load() */
+	vmovdqa %ymm4, 256(%rsp) /* spill g0x2.1 */
+	vmovdqu 736(%rcx), %ymm4 /* tweak_23 = load() */
+	vpxor %ymm4, %ymm3, %ymm3 /* row_23 = xor(raw_23, tweak_23) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_bswap32(%rip), %ymm3, %ymm3 /* rowle_23 = lookup16(row_23, bswap32) */
+	vpunpckldq %ymm2, %ymm0, %ymm4 /* tr0_20 = unpacklo(rowle_20, rowle_22) */
+	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tr0_21 = unpackhi(rowle_20, rowle_22) */
+	vpunpckldq %ymm3, %ymm1, %ymm2 /* tr0_22 = unpacklo(rowle_21, rowle_23) */
+	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tr0_23 = unpackhi(rowle_21, rowle_23) */
+	vpunpckldq %ymm2, %ymm4, %ymm3 /* tr1_20 = unpacklo(tr0_20, tr0_22) */
+	vpunpckhdq %ymm2, %ymm4, %ymm2 /* tr1_21 = unpackhi(tr0_20, tr0_22) */
+	vpunpckldq %ymm1, %ymm0, %ymm4 /* tr1_22 = unpacklo(tr0_21, tr0_23) */
+	vpunpckhdq %ymm1, %ymm0, %ymm0 /* tr1_23 = unpackhi(tr0_21, tr0_23) */
+	vmovdqu 768(%rsi), %ymm1 /* raw_24 = load() */
+	vmovdqa %ymm0, 288(%rsp) /* spill g5x3.1 */
+	vmovdqu 768(%rcx), %ymm0 /* tweak_24 = load() */
+	vpxor %ymm0, %ymm1, %ymm0 /* row_24 = xor(raw_24, tweak_24) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_bswap32(%rip), %ymm0, %ymm0 /* rowle_24 = lookup16(row_24, bswap32) */
+	vmovdqu 800(%rsi), %ymm1 /* raw_25 = load() */
+	vmovdqa %ymm2, 320(%rsp) /* spill g5x1.1 */
+	vmovdqu 800(%rcx), %ymm2 /* tweak_25 = load() */
+	vpxor %ymm2, %ymm1, %ymm1 /* row_25 = xor(raw_25, tweak_25) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_bswap32(%rip), %ymm1, %ymm1 /* rowle_25 = lookup16(row_25, bswap32) */
+	vmovdqu 832(%rsi), %ymm2 /* raw_26 = load() */
+	vmovdqa %ymm3, 352(%rsp) /* spill g5x0.1 */
+	vmovdqu 832(%rcx), %ymm3 /* tweak_26 = load() */
+	vpxor %ymm3, %ymm2, %ymm2 /* row_26 = xor(raw_26, tweak_26) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_bswap32(%rip), %ymm2, %ymm2 /* rowle_26 = lookup16(row_26, bswap32) */
+	vmovdqu 864(%rsi), %ymm3 /* raw_27 = load() */
+	vmovdqa %ymm4, 384(%rsp) /* spill g5x2.1 */
+	vmovdqu 864(%rcx), %ymm4 /* tweak_27 = load() */
+	vpxor %ymm4, %ymm3, %ymm3 /* row_27 = xor(raw_27, tweak_27) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_bswap32(%rip), %ymm3, %ymm3 /* rowle_27 = lookup16(row_27, bswap32) */
+	vpunpckldq %ymm2, %ymm0, %ymm4 /* tr0_24 = unpacklo(rowle_24, rowle_26) */
+	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tr0_25 = unpackhi(rowle_24, rowle_26) */
+	vpunpckldq %ymm3, %ymm1, %ymm2 /* tr0_26 = unpacklo(rowle_25, rowle_27) */
+	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tr0_27 = unpackhi(rowle_25, rowle_27) */
+	vpunpckldq %ymm2, %ymm4, %ymm3 /* tr1_24 = unpacklo(tr0_24, tr0_26) */
+	vpunpckhdq %ymm2, %ymm4, %ymm2 /* tr1_25 = unpackhi(tr0_24, tr0_26) */
+	vpunpckldq %ymm1, %ymm0, %ymm4 /* tr1_26 = unpacklo(tr0_25, tr0_27) */
+	vpunpckhdq %ymm1, %ymm0, %ymm0 /* tr1_27 = unpackhi(tr0_25, tr0_27) */
+	vmovdqu 896(%rsi), %ymm1 /* raw_28 = load() */
+	vmovdqa %ymm0, 416(%rsp) /* spill g6x3.1 */
+	vmovdqu 896(%rcx), %ymm0 /* tweak_28 = load() */
+	vpxor %ymm0, %ymm1, %ymm0 /* row_28 = xor(raw_28, tweak_28) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_bswap32(%rip), %ymm0, %ymm0 /* rowle_28 = lookup16(row_28, bswap32) */
+	vmovdqu 928(%rsi), %ymm1 /* raw_29 = load() */
+	vmovdqa %ymm2, 448(%rsp) /* spill g6x1.1 */
+	vmovdqu 928(%rcx), %ymm2 /* tweak_29 = load() */
+	vpxor %ymm2, %ymm1, %ymm1 /* row_29 = xor(raw_29, tweak_29) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_bswap32(%rip), %ymm1, %ymm1 /* rowle_29 = lookup16(row_29, bswap32) */
+	vmovdqu 960(%rsi), %ymm2 /* raw_30 = load() */
+	vmovdqa %ymm3, 480(%rsp) /* spill g6x0.1 */
+	vmovdqu 960(%rcx), %ymm3 /* tweak_30 = load() */
+	vpxor %ymm3, %ymm2, %ymm2 /* row_30 = xor(raw_30, tweak_30) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_bswap32(%rip), %ymm2, %ymm2 /* rowle_30 = lookup16(row_30, bswap32) */
+	vmovdqu 992(%rsi), %ymm3 /* raw_31 = load() */
+	vmovdqa %ymm4, 512(%rsp) /* spill g6x2.1 */
+	vmovdqu 992(%rcx), %ymm4 /* tweak_31 = load() */
+	vpxor %ymm4, %ymm3, %ymm3 /* row_31 = xor(raw_31, tweak_31) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_bswap32(%rip), %ymm3, %ymm3 /* rowle_31 = lookup16(row_31, bswap32) */
+	vpunpckldq %ymm2, %ymm0, %ymm4 /* tr0_28 = unpacklo(rowle_28, rowle_30) */
+	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tr0_29 = unpackhi(rowle_28, rowle_30) */
+	vpunpckldq %ymm3, %ymm1, %ymm2 /* tr0_30 = unpacklo(rowle_29, rowle_31) */
+	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tr0_31 = unpackhi(rowle_29, rowle_31) */
+	vpunpckldq %ymm2, %ymm4, %ymm3 /* tr1_28 = unpacklo(tr0_28, tr0_30) */
+	vpunpckhdq %ymm2, %ymm4, %ymm2 /* tr1_29 = unpackhi(tr0_28, tr0_30) */
+	vpunpckldq %ymm1, %ymm0, %ymm4 /* tr1_30 = unpacklo(tr0_29, tr0_31) */
+	vpunpckhdq %ymm1, %ymm0, %ymm0 /* tr1_31 = unpackhi(tr0_29, tr0_31) */
+	vmovdqa 128(%rsp), %ymm1 /* reload g0x0.2 */
+	vmovdqa %ymm3, 544(%rsp) /* spill g7x0.2 */
+	vmovdqa 224(%rsp), %ymm3 /* reload g4x0.2 */
+	vmovdqa %ymm0, 576(%rsp) /* spill g7x3.2 */
+	vmovdqa 352(%rsp), %ymm0 /* reload g5x0.2 */
+	vmovdqa %ymm2, 608(%rsp) /* spill g7x1.2 */
+	vmovdqa 480(%rsp), %ymm2 /* reload g6x0.2 */
+	vmovdqa %ymm4, 640(%rsp) /* spill g7x2.2 */
+	vmovdqa 544(%rsp), %ymm4 /* reload g7x0.2 */
+	vmovdqa %ymm4, 672(%rsp) /* spill g7x0.2 */
+	vmovdqa 96(%rsp), %ymm4 /* reload g0x1.2 */
+	vmovdqa %ymm2, 704(%rsp) /* spill g6x0.2 */
+	vmovdqa 192(%rsp), %ymm2 /* reload g4x1.2 */
+	vmovdqa %ymm0, 736(%rsp) /* spill g5x0.2 */
+	vmovdqa 320(%rsp), %ymm0 /* reload g5x1.2 */
+	vmovdqa %ymm0, 768(%rsp) /* spill g5x1.2 */
+	vmovdqa 448(%rsp), %ymm0 /* reload g6x1.2 */
+	vmovdqa %ymm0, 800(%rsp) /* spill g6x1.2 */
+	vmovdqa 608(%rsp), %ymm0 /* reload g7x1.2 */
+	vmovdqa %ymm0, 832(%rsp) /* spill g7x1.2 */
+	vmovdqa 256(%rsp), %ymm0 /* reload g0x2.2 */
+	vmovdqa %ymm3, 864(%rsp) /* spill g4x0.2 */
+	vmovdqa 384(%rsp), %ymm3 /* reload g5x2.2 */
+	vmovdqa %ymm3, 896(%rsp) /* spill g5x2.2 */
+	vmovdqa 512(%rsp), %ymm3 /* reload g6x2.2 */
+	vmovdqa %ymm3, 928(%rsp) /* spill g6x2.2 */
+	vmovdqa 640(%rsp), %ymm3 /* reload g7x2.2 */
+	vmovdqa %ymm3, 960(%rsp) /* spill g7x2.2 */
+	vmovdqa 0(%rsp), %ymm3 /* reload g0x3.2 */
+	vmovdqa %ymm2, 992(%rsp) /* spill g4x1.2 */
+	vmovdqa 64(%rsp), %ymm2 /* reload g1x3.2 */
+	vmovdqa %ymm9, 1024(%rsp) /* spill g4x2.2 */
+	vmovdqa 32(%rsp), %ymm9 /* reload g3x3.2 */
+	vmovdqa %ymm13, 1056(%rsp) /* spill g3x0.2 */
+	vmovdqa 160(%rsp), %ymm13 /* reload g4x3.2 */
+	vmovdqa %ymm13, 1088(%rsp) /* spill g4x3.2 */
+	vmovdqa 288(%rsp), %ymm13 /* reload g5x3.2 */
+	vmovdqa %ymm13, 1120(%rsp) /* spill g5x3.2 */
+	vmovdqa 416(%rsp), %ymm13 /* reload g6x3.2 */
+	vmovdqa %ymm13, 1152(%rsp) /* spill g6x3.2 */
+	vmovdqa 576(%rsp), %ymm13 /* reload g7x3.2 */
+	vmovdqa %ymm11, 416(%rsp) /* spill g2x0.2 */
+	vmovdqa %ymm14, 288(%rsp) /* spill g3x1.2 */
+	vmovdqa %ymm15, 160(%rsp) /* spill g3x2.2 */
+	vmovdqa %ymm5, 32(%rsp) /* spill g2x3.2 */
+	vmovdqa %ymm9, 64(%rsp) /* spill g3x3.2 */
+	vmovdqa %ymm13, 0(%rsp) /* spill g7x3.2 */
+	xor %r8, %r8
+	.p2align 4
+.Lsm4_wordslice_avx2_aesni_8_loop_r0:
+
+	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
+	vpbroadcastd (%rdi,%r8), %ymm5 /* rkw = bcast32() */
+	vpxor %ymm0, %ymm4, %ymm9 /* g0t_acc = xor(g0x1, g0x2) */
+	vpxor %ymm5, %ymm9, %ymm9 /* g0t_acc_1 = xor(g0t_acc, rkw) */
+	vpxor %ymm3, %ymm9, %ymm9 /* g0t = xor(g0t_acc_1, g0x3) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm9, %ymm11 /* g0t_lo = and(g0t, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* g0t_sh = shr(g0t) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm9, %ymm9 /* g0t_hi = and(g0t_sh, nibble_mask) */
+	vmovdqa .Lsm4_wordslice_avx2_aesni_8_tbl_lo(%rip), %ymm13 /* tbl_lo = const() */
+	vpshufb %ymm11, %ymm13, %ymm11 /* g0a_l = lookup16(tbl_lo, g0t_lo) */
+	vmovdqa .Lsm4_wordslice_avx2_aesni_8_tbl_hi(%rip), %ymm14 /* tbl_hi = const() */
+	vpshufb %ymm9, %ymm14, %ymm9 /* g0a_h = lookup16(tbl_hi, g0t_hi) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g0a = xor(g0a_l, g0a_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm9, %ymm9 /* g0s_sr = lookup16(g0a, inv_shift_rows) */
+	vmovdqa %xmm9, %xmm11 /* g0s_aes_in0 = extract128(g0s_sr) */
+	vmovdqa .Lsm4_wordslice_avx2_aesni_8_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key = const() */
+	vmovdqa %ymm4, 512(%rsp) /* spill g0x1.2 */
+	vmovdqa %xmm15, %xmm4 /* g0s_aes_k0 = extract128(aes_cancel_key) */
+	vaesenclast %xmm4, %xmm11, %xmm11 /* g0s_aes_0 = aesenclast(g0s_aes_in0, g0s_aes_k0) */
+	vextracti128 $1, %ymm9, %xmm9 /* g0s_aes_in1 = extract128(g0s_sr) */
+	vextracti128 $1, %ymm15, %xmm15 /* g0s_aes_k1 = extract128(aes_cancel_key) */
+	vaesenclast %xmm15, %xmm9, %xmm9 /* g0s_aes_1 = aesenclast(g0s_aes_in1, g0s_aes_k1) */
+	vinserti128 $1, %xmm9, %ymm11, %ymm9 /* g0s_aes = concat128(g0s_aes_0, g0s_aes_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm9, %ymm11 /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* g0s_aes_sh = shr(g0s_aes) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm9, %ymm9 /* g0s_aes_hi = and(g0s_aes_sh, nibble_mask) */
+	vmovdqa %ymm0, 384(%rsp) /* spill g0x2.2 */
+	vmovdqa .Lsm4_wordslice_avx2_aesni_8_tbl_lo_1(%rip), %ymm0 /* tbl_lo_1 = const() */
+	vpshufb %ymm11, %ymm0, %ymm11 /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
+	vmovdqa %ymm3, 256(%rsp) /* spill g0x3.2 */
+	vmovdqa .Lsm4_wordslice_avx2_aesni_8_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 = const() */
+	vpshufb %ymm9, %ymm3, %ymm9 /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g0s = xor(g0s_l, g0s_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl24(%rip), %ymm9, %ymm11 /* g0lr24 = lookup16(g0s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl8(%rip), %ymm9, %ymm3 /* g0lr8 = lookup16(g0s, rotl8) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl16(%rip), %ymm9, %ymm0 /* g0lr16 = lookup16(g0s, rotl16) */
+	vpxor %ymm3, %ymm9, %ymm3 /* g0lg_acc = xor(g0s, g0lr8) */
+	vpxor %ymm0, %ymm3, %ymm0 /* g0lg = xor(g0lg_acc, g0lr16) */
+	vpslld $2, %ymm0, %ymm3 /* g0lr2_l = shl(g0lg) */
+	vpsrld $30, %ymm0, %ymm0 /* g0lr2_r = shr(g0lg) */
+	vpor %ymm0, %ymm3, %ymm0 /* g0lr2 = or(g0lr2_l, g0lr2_r) */
+	vpxor %ymm11, %ymm9, %ymm3 /* g0l_acc = xor(g0s, g0lr24) */
+	vpxor %ymm0, %ymm3, %ymm0 /* g0l = xor(g0l_acc, g0lr2) */
+	vpxor %ymm0, %ymm1, %ymm0 /* g0x = xor(g0x0, g0l) */
+	vpxor %ymm8, %ymm6, %ymm1 /* g1t_acc = xor(g1x1, g1x2) */
+	vpxor %ymm5, %ymm1, %ymm1 /* g1t_acc_1 = xor(g1t_acc, rkw) */
+	vpxor %ymm2, %ymm1, %ymm1 /* g1t = xor(g1t_acc_1, g1x3) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm1, %ymm3 /* g1t_lo = and(g1t, nibble_mask) */
+	vpsrlw $4, %ymm1, %ymm1 /* g1t_sh = shr(g1t) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm1, %ymm1 /* g1t_hi = and(g1t_sh, nibble_mask) */
+	vpshufb %ymm3, %ymm13, %ymm3 /* g1a_l = lookup16(tbl_lo, g1t_lo) */
+	vpshufb %ymm1, %ymm14, %ymm1 /* g1a_h = lookup16(tbl_hi, g1t_hi) */
+	vpxor %ymm1, %ymm3, %ymm1 /* g1a = xor(g1a_l, g1a_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm1, %ymm1 /* g1s_sr = lookup16(g1a, inv_shift_rows) */
+	vmovdqa %xmm1, %xmm3 /* g1s_aes_in0 = extract128(g1s_sr) */
+	vaesenclast %xmm4, %xmm3, %xmm3 /* g1s_aes_0 = aesenclast(g1s_aes_in0, g0s_aes_k0) */
+	vextracti128 $1, %ymm1, %xmm1 /* g1s_aes_in1 = extract128(g1s_sr) */
+	vaesenclast %xmm15, %xmm1, %xmm1 /* g1s_aes_1 = aesenclast(g1s_aes_in1, g0s_aes_k1) */
+	vinserti128 $1, %xmm1, %ymm3, %ymm1 /* g1s_aes = concat128(g1s_aes_0, g1s_aes_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm1, %ymm3 /* g1s_aes_lo = and(g1s_aes, nibble_mask) */
+	vpsrlw $4, %ymm1, %ymm1 /* g1s_aes_sh = shr(g1s_aes) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm1, %ymm1 /* g1s_aes_hi = and(g1s_aes_sh, nibble_mask) */
+	vmovdqa .Lsm4_wordslice_avx2_aesni_8_tbl_lo_1(%rip), %ymm9 /* tbl_lo_1 = const() */
+	vpshufb %ymm3, %ymm9, %ymm3 /* g1s_l = lookup16(tbl_lo_1, g1s_aes_lo) */
+	vmovdqa .Lsm4_wordslice_avx2_aesni_8_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 = const() */
+	vpshufb %ymm1, %ymm11, %ymm1 /* g1s_h = lookup16(tbl_hi_1, g1s_aes_hi) */
+	vpxor %ymm1, %ymm3, %ymm1 /* g1s = xor(g1s_l, g1s_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl24(%rip), %ymm1, %ymm3 /* g1lr24 = lookup16(g1s, rotl24) */
+	vmovdqa %ymm6, 448(%rsp) /* spill g1x1.2 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl8(%rip), %ymm1, %ymm6 /* g1lr8 = lookup16(g1s, rotl8) */
+	vmovdqa %ymm2, 320(%rsp) /* spill g1x3.2 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl16(%rip), %ymm1, %ymm2 /* g1lr16 = lookup16(g1s, rotl16) */
+	vpxor %ymm6, %ymm1, %ymm6 /* g1lg_acc = xor(g1s, g1lr8) */
+	vpxor %ymm2, %ymm6, %ymm2 /* g1lg = xor(g1lg_acc, g1lr16) */
+	vpslld $2, %ymm2, %ymm6 /* g1lr2_l = shl(g1lg) */
+	vpsrld $30, %ymm2, %ymm2 /* g1lr2_r = shr(g1lg) */
+	vpor %ymm2, %ymm6, %ymm2 /* g1lr2 = or(g1lr2_l, g1lr2_r) */
+	vpxor %ymm3, %ymm1, %ymm1 /* g1l_acc = xor(g1s, g1lr24) */
+	vpxor %ymm2, %ymm1, %ymm1 /* g1l = xor(g1l_acc, g1lr2) */
+	vpxor %ymm1, %ymm7, %ymm1 /* g1x = xor(g1x0, g1l) */
+	vpxor %ymm12, %ymm10, %ymm2 /* g2t_acc = xor(g2x1, g2x2) */
+	vpxor %ymm5, %ymm2, %ymm2 /* g2t_acc_1 = xor(g2t_acc, rkw) */
+	vpxor 32(%rsp), %ymm2, %ymm2 /* g2t = xor(g2t_acc_1, g2x3) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm2, %ymm3 /* g2t_lo = and(g2t, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* g2t_sh = shr(g2t) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm2, %ymm2 /* g2t_hi = and(g2t_sh, nibble_mask) */
+	vpshufb %ymm3, %ymm13, %ymm3 /* g2a_l = lookup16(tbl_lo, g2t_lo) */
+	vpshufb %ymm2, %ymm14, %ymm2 /* g2a_h = lookup16(tbl_hi, g2t_hi) */
+	vpxor %ymm2, %ymm3, %ymm2 /* g2a = xor(g2a_l, g2a_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm2, %ymm2 /* g2s_sr = lookup16(g2a, inv_shift_rows) */
+	vmovdqa %xmm2, %xmm3 /* g2s_aes_in0 = extract128(g2s_sr) */
+	vaesenclast %xmm4, %xmm3, %xmm3 /* g2s_aes_0 = aesenclast(g2s_aes_in0, g0s_aes_k0) */
+	vextracti128 $1, %ymm2, %xmm2 /* g2s_aes_in1 = extract128(g2s_sr) */
+	vaesenclast %xmm15, %xmm2, %xmm2 /* g2s_aes_1 = aesenclast(g2s_aes_in1, g0s_aes_k1) */
+	vinserti128 $1, %xmm2, %ymm3, %ymm2 /* g2s_aes = concat128(g2s_aes_0, g2s_aes_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm2, %ymm3 /* g2s_aes_lo = and(g2s_aes, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* g2s_aes_sh = shr(g2s_aes) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm2, %ymm2 /* g2s_aes_hi = and(g2s_aes_sh, nibble_mask) */
+	vpshufb %ymm3, %ymm9, %ymm3 /* g2s_l = lookup16(tbl_lo_1, g2s_aes_lo) */
+	vpshufb %ymm2, %ymm11, %ymm2 /* g2s_h = lookup16(tbl_hi_1, g2s_aes_hi) */
+	vpxor %ymm2, %ymm3, %ymm2 /* g2s = xor(g2s_l, g2s_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl24(%rip), %ymm2, %ymm3 /* g2lr24 = lookup16(g2s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl8(%rip), %ymm2, %ymm6 /* g2lr8 = lookup16(g2s, rotl8) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl16(%rip), %ymm2, %ymm7 /* g2lr16 = lookup16(g2s, rotl16) */
+	vpxor %ymm6, %ymm2, %ymm6 /* g2lg_acc = xor(g2s, g2lr8) */
+	vpxor %ymm7, %ymm6, %ymm6 /* g2lg = xor(g2lg_acc, g2lr16) */
+	vpslld $2, %ymm6, %ymm7 /* g2lr2_l = shl(g2lg) */
+	vpsrld $30, %ymm6, %ymm6 /* g2lr2_r = shr(g2lg) */
+	vpor %ymm6, %ymm7, %ymm6 /* g2lr2 = or(g2lr2_l, g2lr2_r) */
+	vpxor %ymm3, %ymm2, %ymm2 /* g2l_acc = xor(g2s, g2lr24) */
+	vpxor %ymm6, %ymm2, %ymm2 /* g2l = xor(g2l_acc, g2lr2) */
+	vpxor 416(%rsp), %ymm2, %ymm2 /* g2x = xor(g2l, g2x0.2) */
+	vmovdqa 288(%rsp), %ymm3 /* reload g3x1.2 */
+	vpxor 160(%rsp), %ymm3, %ymm6 /* g3t_acc = xor(g3x1, g3x2) */
+	vpxor %ymm5, %ymm6, %ymm6 /* g3t_acc_1 = xor(g3t_acc, rkw) */
+	vpxor 64(%rsp), %ymm6, %ymm6 /* g3t = xor(g3t_acc_1, g3x3) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm6, %ymm7 /* g3t_lo = and(g3t, nibble_mask) */
+	vpsrlw $4, %ymm6, %ymm6 /* g3t_sh = shr(g3t) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm6, %ymm6 /* g3t_hi = and(g3t_sh, nibble_mask) */
+	vpshufb %ymm7, %ymm13, %ymm7 /* g3a_l = lookup16(tbl_lo, g3t_lo) */
+	vpshufb %ymm6, %ymm14, %ymm6 /* g3a_h = lookup16(tbl_hi, g3t_hi) */
+	vpxor %ymm6, %ymm7, %ymm6 /* g3a = xor(g3a_l, g3a_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm6, %ymm6 /* g3s_sr = lookup16(g3a, inv_shift_rows) */
+	vmovdqa %xmm6, %xmm7 /* g3s_aes_in0 = extract128(g3s_sr) */
+	vaesenclast %xmm4, %xmm7, %xmm7 /* g3s_aes_0 = aesenclast(g3s_aes_in0, g0s_aes_k0) */
+	vextracti128 $1, %ymm6, %xmm6 /* g3s_aes_in1 = extract128(g3s_sr) */
+	vaesenclast %xmm15, %xmm6, %xmm6 /* g3s_aes_1 = aesenclast(g3s_aes_in1, g0s_aes_k1) */
+	vinserti128 $1, %xmm6, %ymm7, %ymm6 /* g3s_aes = concat128(g3s_aes_0, g3s_aes_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm6, %ymm7 /* g3s_aes_lo = and(g3s_aes, nibble_mask) */
+	vpsrlw $4, %ymm6, %ymm6 /* g3s_aes_sh = shr(g3s_aes) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm6, %ymm6 /* g3s_aes_hi = and(g3s_aes_sh, nibble_mask) */
+	vpshufb %ymm7, %ymm9, %ymm7 /* g3s_l = lookup16(tbl_lo_1, g3s_aes_lo) */
+	vpshufb %ymm6, %ymm11, %ymm6 /* g3s_h = lookup16(tbl_hi_1, g3s_aes_hi) */
+	vpxor %ymm6, %ymm7, %ymm6 /* g3s = xor(g3s_l, g3s_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl24(%rip), %ymm6, %ymm7 /* g3lr24 = lookup16(g3s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl8(%rip), %ymm6, %ymm3 /* g3lr8 = lookup16(g3s, rotl8) */
+	vmovdqa %ymm10, 192(%rsp) /* spill g2x1.2 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl16(%rip), %ymm6, %ymm10 /* g3lr16 = lookup16(g3s, rotl16) */
+	vpxor %ymm3, %ymm6, %ymm3 /* g3lg_acc = xor(g3s, g3lr8) */
+	vpxor %ymm10, %ymm3, %ymm3 /* g3lg = xor(g3lg_acc, g3lr16) */
+	vpslld $2, %ymm3, %ymm10 /* g3lr2_l = shl(g3lg) */
+	vpsrld $30, %ymm3, %ymm3 /* g3lr2_r = shr(g3lg) */
+	vpor %ymm3, %ymm10, %ymm3 /* g3lr2 = or(g3lr2_l, g3lr2_r) */
+	vpxor %ymm7, %ymm6, %ymm6 /* g3l_acc = xor(g3s, g3lr24) */
+	vpxor %ymm3, %ymm6, %ymm3 /* g3l = xor(g3l_acc, g3lr2) */
+	vpxor 1056(%rsp), %ymm3, %ymm3 /* g3x = xor(g3l, g3x0.2) */
+	vmovdqa 992(%rsp), %ymm6 /* reload g4x1.2 */
+	vpxor 1024(%rsp), %ymm6, %ymm7 /* g4t_acc = xor(g4x1, g4x2) */
+	vpxor %ymm5, %ymm7, %ymm7 /* g4t_acc_1 = xor(g4t_acc, rkw) */
+	vpxor 1088(%rsp), %ymm7, %ymm7 /* g4t = xor(g4t_acc_1, g4x3) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm7, %ymm10 /* g4t_lo = and(g4t, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* g4t_sh = shr(g4t) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm7, %ymm7 /* g4t_hi = and(g4t_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm13, %ymm10 /* g4a_l = lookup16(tbl_lo, g4t_lo) */
+	vpshufb %ymm7, %ymm14, %ymm7 /* g4a_h = lookup16(tbl_hi, g4t_hi) */
+	vpxor %ymm7, %ymm10, %ymm7 /* g4a = xor(g4a_l, g4a_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm7, %ymm7 /* g4s_sr = lookup16(g4a, inv_shift_rows) */
+	vmovdqa %xmm7, %xmm10 /* g4s_aes_in0 = extract128(g4s_sr) */
+	vaesenclast %xmm4, %xmm10, %xmm10 /* g4s_aes_0 = aesenclast(g4s_aes_in0, g0s_aes_k0) */
+	vextracti128 $1, %ymm7, %xmm7 /* g4s_aes_in1 = extract128(g4s_sr) */
+	vaesenclast %xmm15, %xmm7, %xmm7 /* g4s_aes_1 = aesenclast(g4s_aes_in1, g0s_aes_k1) */
+	vinserti128 $1, %xmm7, %ymm10, %ymm7 /* g4s_aes = concat128(g4s_aes_0, g4s_aes_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm7, %ymm10 /* g4s_aes_lo = and(g4s_aes, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* g4s_aes_sh = shr(g4s_aes) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm7, %ymm7 /* g4s_aes_hi = and(g4s_aes_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm9, %ymm10 /* g4s_l = lookup16(tbl_lo_1, g4s_aes_lo) */
+	vpshufb %ymm7, %ymm11, %ymm7 /* g4s_h = lookup16(tbl_hi_1, g4s_aes_hi) */
+	vpxor %ymm7, %ymm10, %ymm7 /* g4s = xor(g4s_l, g4s_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl24(%rip), %ymm7, %ymm10 /* g4lr24 = lookup16(g4s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl8(%rip), %ymm7, %ymm6 /* g4lr8 = lookup16(g4s, rotl8) */
+	vmovdqa %ymm3, 1056(%rsp) /* spill g3x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl16(%rip), %ymm7, %ymm3 /* g4lr16 = lookup16(g4s, rotl16) */
+	vpxor %ymm6, %ymm7, %ymm6 /* g4lg_acc = xor(g4s, g4lr8) */
+	vpxor %ymm3, %ymm6, %ymm3 /* g4lg = xor(g4lg_acc, g4lr16) */
+	vpslld $2, %ymm3, %ymm6 /* g4lr2_l = shl(g4lg) */
+	vpsrld $30, %ymm3, %ymm3 /* g4lr2_r = shr(g4lg) */
+	vpor %ymm3, %ymm6, %ymm3 /* g4lr2 = or(g4lr2_l, g4lr2_r) */
+	vpxor %ymm10, %ymm7, %ymm6 /* g4l_acc = xor(g4s, g4lr24) */
+	vpxor %ymm3, %ymm6, %ymm3 /* g4l = xor(g4l_acc, g4lr2) */
+	vpxor 864(%rsp), %ymm3, %ymm3 /* g4x = xor(g4l, g4x0.2) */
+	vmovdqa 768(%rsp), %ymm6 /* reload g5x1.2 */
+	vpxor 896(%rsp), %ymm6, %ymm7 /* g5t_acc = xor(g5x1, g5x2) */
+	vpxor %ymm5, %ymm7, %ymm7 /* g5t_acc_1 = xor(g5t_acc, rkw) */
+	vpxor 1120(%rsp), %ymm7, %ymm7 /* g5t = xor(g5t_acc_1, g5x3) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm7, %ymm10 /* g5t_lo = and(g5t, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* g5t_sh = shr(g5t) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm7, %ymm7 /* g5t_hi = and(g5t_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm13, %ymm10 /* g5a_l = lookup16(tbl_lo, g5t_lo) */
+	vpshufb %ymm7, %ymm14, %ymm7 /* g5a_h = lookup16(tbl_hi, g5t_hi) */
+	vpxor %ymm7, %ymm10, %ymm7 /* g5a = xor(g5a_l, g5a_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm7, %ymm7 /* g5s_sr = lookup16(g5a, inv_shift_rows) */
+	vmovdqa %xmm7, %xmm10 /* g5s_aes_in0 = extract128(g5s_sr) */
+	vaesenclast %xmm4, %xmm10, %xmm10 /* g5s_aes_0 = aesenclast(g5s_aes_in0, g0s_aes_k0) */
+	vextracti128 $1, %ymm7, %xmm7 /* g5s_aes_in1 = extract128(g5s_sr) */
+	vaesenclast %xmm15, %xmm7, %xmm7 /* g5s_aes_1 = aesenclast(g5s_aes_in1, g0s_aes_k1) */
+	vinserti128 $1, %xmm7, %ymm10, %ymm7 /* g5s_aes = concat128(g5s_aes_0, g5s_aes_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm7, %ymm10 /* g5s_aes_lo = and(g5s_aes, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* g5s_aes_sh = shr(g5s_aes) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm7, %ymm7 /* g5s_aes_hi = and(g5s_aes_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm9, %ymm10 /* g5s_l = lookup16(tbl_lo_1, g5s_aes_lo) */
+	vpshufb %ymm7, %ymm11, %ymm7 /* g5s_h = lookup16(tbl_hi_1, g5s_aes_hi) */
+	vpxor %ymm7, %ymm10, %ymm7 /* g5s = xor(g5s_l, g5s_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl24(%rip), %ymm7, %ymm10 /* g5lr24 = lookup16(g5s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl8(%rip), %ymm7, %ymm6 /* g5lr8 = lookup16(g5s, rotl8) */
+	vmovdqa %ymm3, 864(%rsp) /* spill g4x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl16(%rip), %ymm7, %ymm3 /* g5lr16 = lookup16(g5s, rotl16) */
+	vpxor %ymm6, %ymm7, %ymm6 /* g5lg_acc = xor(g5s, g5lr8) */
+	vpxor %ymm3, %ymm6, %ymm3 /* g5lg = xor(g5lg_acc, g5lr16) */
+	vpslld $2, %ymm3, %ymm6 /* g5lr2_l = shl(g5lg) */
+	vpsrld $30, %ymm3, %ymm3 /* g5lr2_r = shr(g5lg) */
+	vpor %ymm3, %ymm6, %ymm3 /* g5lr2 = or(g5lr2_l, g5lr2_r) */
+	vpxor %ymm10, %ymm7, %ymm6 /* g5l_acc = xor(g5s, g5lr24) */
+	vpxor %ymm3, %ymm6, %ymm3 /* g5l = xor(g5l_acc, g5lr2) */
+	vpxor 736(%rsp), %ymm3, %ymm3 /* g5x = xor(g5l, g5x0.2) */
+	vmovdqa 800(%rsp), %ymm6 /* reload g6x1.2 */
+	vpxor 928(%rsp), %ymm6, %ymm7 /* g6t_acc = xor(g6x1, g6x2) */
+	vpxor %ymm5, %ymm7, %ymm7 /* g6t_acc_1 = xor(g6t_acc, rkw) */
+	vpxor 1152(%rsp), %ymm7, %ymm7 /* g6t = xor(g6t_acc_1, g6x3) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm7, %ymm10 /* g6t_lo = and(g6t, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* g6t_sh = shr(g6t) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm7, %ymm7 /* g6t_hi = and(g6t_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm13, %ymm10 /* g6a_l = lookup16(tbl_lo, g6t_lo) */
+	vpshufb %ymm7, %ymm14, %ymm7 /* g6a_h = lookup16(tbl_hi, g6t_hi) */
+	vpxor %ymm7, %ymm10, %ymm7 /* g6a = xor(g6a_l, g6a_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm7, %ymm7 /* g6s_sr = lookup16(g6a, inv_shift_rows) */
+	vmovdqa %xmm7, %xmm10 /* g6s_aes_in0 = extract128(g6s_sr) */
+	vaesenclast %xmm4, %xmm10, %xmm10 /* g6s_aes_0 = aesenclast(g6s_aes_in0, g0s_aes_k0) */
+	vextracti128 $1, %ymm7, %xmm7 /* g6s_aes_in1 = extract128(g6s_sr) */
+	vaesenclast %xmm15, %xmm7, %xmm7 /* g6s_aes_1 = aesenclast(g6s_aes_in1, g0s_aes_k1) */
+	vinserti128 $1, %xmm7, %ymm10, %ymm7 /* g6s_aes = concat128(g6s_aes_0, g6s_aes_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm7, %ymm10 /* g6s_aes_lo = and(g6s_aes, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* g6s_aes_sh = shr(g6s_aes) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm7, %ymm7 /* g6s_aes_hi = and(g6s_aes_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm9, %ymm10 /* g6s_l = lookup16(tbl_lo_1, g6s_aes_lo) */
+	vpshufb %ymm7, %ymm11, %ymm7 /* g6s_h = lookup16(tbl_hi_1, g6s_aes_hi) */
+	vpxor %ymm7, %ymm10, %ymm7 /* g6s = xor(g6s_l, g6s_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl24(%rip), %ymm7, %ymm10 /* g6lr24 = lookup16(g6s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl8(%rip), %ymm7, %ymm6 /* g6lr8 = lookup16(g6s, rotl8) */
+	vmovdqa %ymm3, 736(%rsp) /* spill g5x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl16(%rip), %ymm7, %ymm3 /* g6lr16 = lookup16(g6s, rotl16) */
+	vpxor %ymm6, %ymm7, %ymm6 /* g6lg_acc = xor(g6s, g6lr8) */
+	vpxor %ymm3, %ymm6, %ymm3 /* g6lg = xor(g6lg_acc, g6lr16) */
+	vpslld $2, %ymm3, %ymm6 /* g6lr2_l = shl(g6lg) */
+	vpsrld $30, %ymm3, %ymm3 /* g6lr2_r = shr(g6lg) */
+	vpor %ymm3, %ymm6, %ymm3 /* g6lr2 = or(g6lr2_l, g6lr2_r) */
+	vpxor %ymm10, %ymm7, %ymm6 /* g6l_acc = xor(g6s, g6lr24) */
+	vpxor %ymm3, %ymm6, %ymm3 /* g6l = xor(g6l_acc, g6lr2) */
+	vpxor 704(%rsp), %ymm3, %ymm3 /* g6x = xor(g6l, g6x0.2) */
+	vmovdqa 832(%rsp), %ymm6 /* reload g7x1.2 */
+	vpxor 960(%rsp), %ymm6, %ymm7 /* g7t_acc = xor(g7x1, g7x2) */
+	vpxor %ymm5, %ymm7, %ymm5 /* g7t_acc_1 = xor(g7t_acc, rkw) */
+	vpxor 0(%rsp), %ymm5, %ymm5 /* g7t = xor(g7t_acc_1, g7x3) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm5, %ymm7 /* g7t_lo = and(g7t, nibble_mask) */
+	vpsrlw $4, %ymm5, %ymm5 /* g7t_sh = shr(g7t) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm5, %ymm5 /* g7t_hi = and(g7t_sh, nibble_mask) */
+	vpshufb %ymm7, %ymm13, %ymm7 /* g7a_l = lookup16(tbl_lo, g7t_lo) */
+	vpshufb %ymm5, %ymm14, %ymm5 /* g7a_h = lookup16(tbl_hi, g7t_hi) */
+	vpxor %ymm5, %ymm7, %ymm5 /* g7a = xor(g7a_l, g7a_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm5, %ymm5 /* g7s_sr = lookup16(g7a, inv_shift_rows) */
+	vmovdqa %xmm5, %xmm7 /* g7s_aes_in0 = extract128(g7s_sr) */
+	vaesenclast %xmm4, %xmm7, %xmm7 /* g7s_aes_0 = aesenclast(g7s_aes_in0, g0s_aes_k0) */
+	vextracti128 $1, %ymm5, %xmm5 /* g7s_aes_in1 = extract128(g7s_sr) */
+	vaesenclast %xmm15, %xmm5, %xmm5 /* g7s_aes_1 = aesenclast(g7s_aes_in1, g0s_aes_k1) */
+	vinserti128 $1, %xmm5, %ymm7, %ymm5 /* g7s_aes = concat128(g7s_aes_0, g7s_aes_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm5, %ymm7 /* g7s_aes_lo = and(g7s_aes, nibble_mask) */
+	vpsrlw $4, %ymm5, %ymm5 /* g7s_aes_sh = shr(g7s_aes) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm5, %ymm5 /* g7s_aes_hi = and(g7s_aes_sh, nibble_mask) */
+	vpshufb %ymm7, %ymm9, %ymm7 /* g7s_l = lookup16(tbl_lo_1, g7s_aes_lo) */
+	vpshufb %ymm5, %ymm11, %ymm5 /* g7s_h = lookup16(tbl_hi_1, g7s_aes_hi) */
+	vpxor %ymm5, %ymm7, %ymm5 /* g7s = xor(g7s_l, g7s_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl24(%rip), %ymm5, %ymm7 /* g7lr24 = lookup16(g7s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl8(%rip), %ymm5, %ymm10 /* g7lr8 = lookup16(g7s, rotl8) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl16(%rip), %ymm5, %ymm6 /* g7lr16 = lookup16(g7s, rotl16) */
+	vpxor %ymm10, %ymm5, %ymm10 /* g7lg_acc = xor(g7s, g7lr8) */
+	vpxor %ymm6, %ymm10, %ymm6 /* g7lg = xor(g7lg_acc, g7lr16) */
+	vpslld $2, %ymm6, %ymm10 /* g7lr2_l = shl(g7lg) */
+	vpsrld $30, %ymm6, %ymm6 /* g7lr2_r = shr(g7lg) */
+	vpor %ymm6, %ymm10, %ymm6 /* g7lr2 = or(g7lr2_l, g7lr2_r) */
+	vpxor %ymm7, %ymm5, %ymm5 /* g7l_acc = xor(g7s, g7lr24) */
+	vpxor %ymm6, %ymm5, %ymm5 /* g7l = xor(g7l_acc, g7lr2) */
+	vpxor 672(%rsp), %ymm5, %ymm5 /* g7x = xor(g7l, g7x0.2) */
+
+	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
+	vpbroadcastd 4(%rdi,%r8), %ymm6 /* rkw_1 = bcast32() */
+	vmovdqa 384(%rsp), %ymm7 /* reload g0x2.2 */
+	vpxor 256(%rsp), %ymm7, %ymm10 /* g0t_acc_2 = xor(g0x2, g0x3) */
+	vpxor %ymm6, %ymm10, %ymm10 /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
+	vpxor %ymm0, %ymm10, %ymm10 /* g0t_1 = xor(g0t_acc_3, g0x0) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm7 /* g0t_1_lo = and(g0t_1, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g0t_1_sh = shr(g0t_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm10 /* g0t_1_hi = and(g0t_1_sh, nibble_mask) */
+	vpshufb %ymm7, %ymm13, %ymm7 /* g0a_1_l = lookup16(tbl_lo, g0t_1_lo) */
+	vpshufb %ymm10, %ymm14, %ymm10 /* g0a_1_h = lookup16(tbl_hi, g0t_1_hi) */
+	vpxor %ymm10, %ymm7, %ymm7 /* g0a_1 = xor(g0a_1_l, g0a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm7, %ymm7 /* g0s_1_sr = lookup16(g0a_1, inv_shift_rows) */
+	vmovdqa %xmm7, %xmm10 /* g0s_1_aes_in0 = extract128(g0s_1_sr) */
+	vaesenclast %xmm4, %xmm10, %xmm10 /* g0s_1_aes_0 = aesenclast(g0s_1_aes_in0, g0s_aes_k0) */
+	vextracti128 $1, %ymm7, %xmm7 /* g0s_1_aes_in1 = extract128(g0s_1_sr) */
+	vaesenclast %xmm15, %xmm7, %xmm7 /* g0s_1_aes_1 = aesenclast(g0s_1_aes_in1, g0s_aes_k1) */
+	vinserti128 $1, %xmm7, %ymm10, %ymm7 /* g0s_1_aes = concat128(g0s_1_aes_0, g0s_1_aes_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm7, %ymm10 /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* g0s_1_aes_sh = shr(g0s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm7, %ymm7 /* g0s_1_aes_hi = and(g0s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm9, %ymm10 /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
+	vpshufb %ymm7, %ymm11, %ymm7 /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
+	vpxor %ymm7, %ymm10, %ymm7 /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl24(%rip), %ymm7, %ymm10 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
+	vmovdqa %ymm0, 96(%rsp) /* spill g0x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl8(%rip), %ymm7, %ymm0 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
+	vmovdqa %ymm5, 672(%rsp) /* spill g7x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl16(%rip), %ymm7, %ymm5 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
+	vpxor %ymm0, %ymm7, %ymm0 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
+	vpxor %ymm5, %ymm0, %ymm0 /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
+	vpslld $2, %ymm0, %ymm5 /* g0lr2_1_l = shl(g0lg_1) */
+	vpsrld $30, %ymm0, %ymm0 /* g0lr2_1_r = shr(g0lg_1) */
+	vpor %ymm0, %ymm5, %ymm0 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
+	vpxor %ymm10, %ymm7, %ymm5 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
+	vpxor %ymm0, %ymm5, %ymm0 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
+	vpxor 512(%rsp), %ymm0, %ymm0 /* g0x_1 = xor(g0l_1, g0x1.2) */
+	vpxor 320(%rsp), %ymm8, %ymm5 /* g1t_acc_2 = xor(g1x2, g1x3) */
+	vpxor %ymm6, %ymm5, %ymm5 /* g1t_acc_3 = xor(g1t_acc_2, rkw_1) */
+	vpxor %ymm1, %ymm5, %ymm5 /* g1t_1 = xor(g1t_acc_3, g1x0) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm5, %ymm7 /* g1t_1_lo = and(g1t_1, nibble_mask) */
+	vpsrlw $4, %ymm5, %ymm5 /* g1t_1_sh = shr(g1t_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm5, %ymm5 /* g1t_1_hi = and(g1t_1_sh, nibble_mask) */
+	vpshufb %ymm7, %ymm13, %ymm7 /* g1a_1_l = lookup16(tbl_lo, g1t_1_lo) */
+	vpshufb %ymm5, %ymm14, %ymm5 /* g1a_1_h = lookup16(tbl_hi, g1t_1_hi) */
+	vpxor %ymm5, %ymm7, %ymm5 /* g1a_1 = xor(g1a_1_l, g1a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm5, %ymm5 /* g1s_1_sr = lookup16(g1a_1, inv_shift_rows) */
+	vmovdqa %xmm5, %xmm7 /* g1s_1_aes_in0 = extract128(g1s_1_sr) */
+	vaesenclast %xmm4, %xmm7, %xmm7 /* g1s_1_aes_0 = aesenclast(g1s_1_aes_in0, g0s_aes_k0) */
+	vextracti128 $1, %ymm5, %xmm5 /* g1s_1_aes_in1 = extract128(g1s_1_sr) */
+	vaesenclast %xmm15, %xmm5, %xmm5 /* g1s_1_aes_1 = aesenclast(g1s_1_aes_in1, g0s_aes_k1) */
+	vinserti128 $1, %xmm5, %ymm7, %ymm5 /* g1s_1_aes = concat128(g1s_1_aes_0, g1s_1_aes_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm5, %ymm7 /* g1s_1_aes_lo = and(g1s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm5, %ymm5 /* g1s_1_aes_sh = shr(g1s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm5, %ymm5 /* g1s_1_aes_hi = and(g1s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm7, %ymm9, %ymm7 /* g1s_1_l = lookup16(tbl_lo_1, g1s_1_aes_lo) */
+	vpshufb %ymm5, %ymm11, %ymm5 /* g1s_1_h = lookup16(tbl_hi_1, g1s_1_aes_hi) */
+	vpxor %ymm5, %ymm7, %ymm5 /* g1s_1 = xor(g1s_1_l, g1s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl24(%rip), %ymm5, %ymm7 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl8(%rip), %ymm5, %ymm10 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
+	vmovdqa %ymm8, 512(%rsp) /* spill g1x2.2 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl16(%rip), %ymm5, %ymm8 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
+	vpxor %ymm10, %ymm5, %ymm10 /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
+	vpxor %ymm8, %ymm10, %ymm8 /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
+	vpslld $2, %ymm8, %ymm10 /* g1lr2_1_l = shl(g1lg_1) */
+	vpsrld $30, %ymm8, %ymm8 /* g1lr2_1_r = shr(g1lg_1) */
+	vpor %ymm8, %ymm10, %ymm8 /* g1lr2_1 = or(g1lr2_1_l, g1lr2_1_r) */
+	vpxor %ymm7, %ymm5, %ymm5 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
+	vpxor %ymm8, %ymm5, %ymm5 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
+	vpxor 448(%rsp), %ymm5, %ymm5 /* g1x_1 = xor(g1l_1, g1x1.2) */
+	vpxor 32(%rsp), %ymm12, %ymm7 /* g2t_acc_2 = xor(g2x2, g2x3) */
+	vpxor %ymm6, %ymm7, %ymm7 /* g2t_acc_3 = xor(g2t_acc_2, rkw_1) */
+	vpxor %ymm2, %ymm7, %ymm7 /* g2t_1 = xor(g2t_acc_3, g2x0) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm7, %ymm8 /* g2t_1_lo = and(g2t_1, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* g2t_1_sh = shr(g2t_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm7, %ymm7 /* g2t_1_hi = and(g2t_1_sh, nibble_mask) */
+	vpshufb %ymm8, %ymm13, %ymm8 /* g2a_1_l = lookup16(tbl_lo, g2t_1_lo) */
+	vpshufb %ymm7, %ymm14, %ymm7 /* g2a_1_h = lookup16(tbl_hi, g2t_1_hi) */
+	vpxor %ymm7, %ymm8, %ymm7 /* g2a_1 = xor(g2a_1_l, g2a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm7, %ymm7 /* g2s_1_sr = lookup16(g2a_1, inv_shift_rows) */
+	vmovdqa %xmm7, %xmm8 /* g2s_1_aes_in0 = extract128(g2s_1_sr) */
+	vaesenclast %xmm4, %xmm8, %xmm8 /* g2s_1_aes_0 = aesenclast(g2s_1_aes_in0, g0s_aes_k0) */
+	vextracti128 $1, %ymm7, %xmm7 /* g2s_1_aes_in1 = extract128(g2s_1_sr) */
+	vaesenclast %xmm15, %xmm7, %xmm7 /* g2s_1_aes_1 = aesenclast(g2s_1_aes_in1, g0s_aes_k1) */
+	vinserti128 $1, %xmm7, %ymm8, %ymm7 /* g2s_1_aes = concat128(g2s_1_aes_0, g2s_1_aes_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm7, %ymm8 /* g2s_1_aes_lo = and(g2s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* g2s_1_aes_sh = shr(g2s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm7, %ymm7 /* g2s_1_aes_hi = and(g2s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm8, %ymm9, %ymm8 /* g2s_1_l = lookup16(tbl_lo_1, g2s_1_aes_lo) */
+	vpshufb %ymm7, %ymm11, %ymm7 /* g2s_1_h = lookup16(tbl_hi_1, g2s_1_aes_hi) */
+	vpxor %ymm7, %ymm8, %ymm7 /* g2s_1 = xor(g2s_1_l, g2s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl24(%rip), %ymm7, %ymm8 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl8(%rip), %ymm7, %ymm10 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
+	vmovdqa %ymm12, 448(%rsp) /* spill g2x2.2 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl16(%rip), %ymm7, %ymm12 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
+	vpxor %ymm10, %ymm7, %ymm10 /* g2lg_acc_1 = xor(g2s_1, g2lr8_1) */
+	vpxor %ymm12, %ymm10, %ymm10 /* g2lg_1 = xor(g2lg_acc_1, g2lr16_1) */
+	vpslld $2, %ymm10, %ymm12 /* g2lr2_1_l = shl(g2lg_1) */
+	vpsrld $30, %ymm10, %ymm10 /* g2lr2_1_r = shr(g2lg_1) */
+	vpor %ymm10, %ymm12, %ymm10 /* g2lr2_1 = or(g2lr2_1_l, g2lr2_1_r) */
+	vpxor %ymm8, %ymm7, %ymm7 /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
+	vpxor %ymm10, %ymm7, %ymm7 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
+	vpxor 192(%rsp), %ymm7, %ymm7 /* g2x_1 = xor(g2l_1, g2x1.2) */
+	vmovdqa 160(%rsp), %ymm8 /* reload g3x2.2 */
+	vpxor 64(%rsp), %ymm8, %ymm10 /* g3t_acc_2 = xor(g3x2, g3x3) */
+	vpxor %ymm6, %ymm10, %ymm10 /* g3t_acc_3 = xor(g3t_acc_2, rkw_1) */
+	vpxor 1056(%rsp), %ymm10, %ymm10 /* g3t_1 = xor(g3t_acc_3, g3x0) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm12 /* g3t_1_lo = and(g3t_1, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g3t_1_sh = shr(g3t_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm10 /* g3t_1_hi = and(g3t_1_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm13, %ymm12 /* g3a_1_l = lookup16(tbl_lo, g3t_1_lo) */
+	vpshufb %ymm10, %ymm14, %ymm10 /* g3a_1_h = lookup16(tbl_hi, g3t_1_hi) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g3a_1 = xor(g3a_1_l, g3a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm10, %ymm10 /* g3s_1_sr = lookup16(g3a_1, inv_shift_rows) */
+	vmovdqa %xmm10, %xmm12 /* g3s_1_aes_in0 = extract128(g3s_1_sr) */
+	vaesenclast %xmm4, %xmm12, %xmm12 /* g3s_1_aes_0 = aesenclast(g3s_1_aes_in0, g0s_aes_k0) */
+	vextracti128 $1, %ymm10, %xmm10 /* g3s_1_aes_in1 = extract128(g3s_1_sr) */
+	vaesenclast %xmm15, %xmm10, %xmm10 /* g3s_1_aes_1 = aesenclast(g3s_1_aes_in1, g0s_aes_k1) */
+	vinserti128 $1, %xmm10, %ymm12, %ymm10 /* g3s_1_aes = concat128(g3s_1_aes_0, g3s_1_aes_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm12 /* g3s_1_aes_lo = and(g3s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g3s_1_aes_sh = shr(g3s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm10 /* g3s_1_aes_hi = and(g3s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm9, %ymm12 /* g3s_1_l = lookup16(tbl_lo_1, g3s_1_aes_lo) */
+	vpshufb %ymm10, %ymm11, %ymm10 /* g3s_1_h = lookup16(tbl_hi_1, g3s_1_aes_hi) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g3s_1 = xor(g3s_1_l, g3s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl24(%rip), %ymm10, %ymm12 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl8(%rip), %ymm10, %ymm8 /* g3lr8_1 = lookup16(g3s_1, rotl8) */
+	vmovdqa %ymm7, 192(%rsp) /* spill g2x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl16(%rip), %ymm10, %ymm7 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
+	vpxor %ymm8, %ymm10, %ymm8 /* g3lg_acc_1 = xor(g3s_1, g3lr8_1) */
+	vpxor %ymm7, %ymm8, %ymm7 /* g3lg_1 = xor(g3lg_acc_1, g3lr16_1) */
+	vpslld $2, %ymm7, %ymm8 /* g3lr2_1_l = shl(g3lg_1) */
+	vpsrld $30, %ymm7, %ymm7 /* g3lr2_1_r = shr(g3lg_1) */
+	vpor %ymm7, %ymm8, %ymm7 /* g3lr2_1 = or(g3lr2_1_l, g3lr2_1_r) */
+	vpxor %ymm12, %ymm10, %ymm8 /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
+	vpxor %ymm7, %ymm8, %ymm7 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
+	vpxor 288(%rsp), %ymm7, %ymm7 /* g3x_1 = xor(g3l_1, g3x1.2) */
+	vmovdqa 1024(%rsp), %ymm8 /* reload g4x2.2 */
+	vpxor 1088(%rsp), %ymm8, %ymm10 /* g4t_acc_2 = xor(g4x2, g4x3) */
+	vpxor %ymm6, %ymm10, %ymm10 /* g4t_acc_3 = xor(g4t_acc_2, rkw_1) */
+	vpxor 864(%rsp), %ymm10, %ymm10 /* g4t_1 = xor(g4t_acc_3, g4x0) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm12 /* g4t_1_lo = and(g4t_1, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g4t_1_sh = shr(g4t_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm10 /* g4t_1_hi = and(g4t_1_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm13, %ymm12 /* g4a_1_l = lookup16(tbl_lo, g4t_1_lo) */
+	vpshufb %ymm10, %ymm14, %ymm10 /* g4a_1_h = lookup16(tbl_hi, g4t_1_hi) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g4a_1 = xor(g4a_1_l, g4a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm10, %ymm10 /* g4s_1_sr = lookup16(g4a_1, inv_shift_rows) */
+	vmovdqa %xmm10, %xmm12 /* g4s_1_aes_in0 = extract128(g4s_1_sr) */
+	vaesenclast %xmm4, %xmm12, %xmm12 /* g4s_1_aes_0 = aesenclast(g4s_1_aes_in0, g0s_aes_k0) */
+	vextracti128 $1, %ymm10, %xmm10 /* g4s_1_aes_in1 = extract128(g4s_1_sr) */
+	vaesenclast %xmm15, %xmm10, %xmm10 /* g4s_1_aes_1 = aesenclast(g4s_1_aes_in1, g0s_aes_k1) */
+	vinserti128 $1, %xmm10, %ymm12, %ymm10 /* g4s_1_aes = concat128(g4s_1_aes_0, g4s_1_aes_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm12 /* g4s_1_aes_lo = and(g4s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g4s_1_aes_sh = shr(g4s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm10 /* g4s_1_aes_hi = and(g4s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm9, %ymm12 /* g4s_1_l = lookup16(tbl_lo_1, g4s_1_aes_lo) */
+	vpshufb %ymm10, %ymm11, %ymm10 /* g4s_1_h = lookup16(tbl_hi_1, g4s_1_aes_hi) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g4s_1 = xor(g4s_1_l, g4s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl24(%rip), %ymm10, %ymm12 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl8(%rip), %ymm10, %ymm8 /* g4lr8_1 = lookup16(g4s_1, rotl8) */
+	vmovdqa %ymm7, 288(%rsp) /* spill g3x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl16(%rip), %ymm10, %ymm7 /* g4lr16_1 = lookup16(g4s_1, rotl16) */
+	vpxor %ymm8, %ymm10, %ymm8 /* g4lg_acc_1 = xor(g4s_1, g4lr8_1) */
+	vpxor %ymm7, %ymm8, %ymm7 /* g4lg_1 = xor(g4lg_acc_1, g4lr16_1) */
+	vpslld $2, %ymm7, %ymm8 /* g4lr2_1_l = shl(g4lg_1) */
+	vpsrld $30, %ymm7, %ymm7 /* g4lr2_1_r = shr(g4lg_1) */
+	vpor %ymm7, %ymm8, %ymm7 /* g4lr2_1 = or(g4lr2_1_l, g4lr2_1_r) */
+	vpxor %ymm12, %ymm10, %ymm8 /* g4l_acc_1 = xor(g4s_1, g4lr24_1) */
+	vpxor %ymm7, %ymm8, %ymm7 /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
+	vpxor 992(%rsp), %ymm7, %ymm7 /* g4x_1 = xor(g4l_1, g4x1.2) */
+	vmovdqa 896(%rsp), %ymm8 /* reload g5x2.2 */
+	vpxor 1120(%rsp), %ymm8, %ymm10 /* g5t_acc_2 = xor(g5x2, g5x3) */
+	vpxor %ymm6, %ymm10, %ymm10 /* g5t_acc_3 = xor(g5t_acc_2, rkw_1) */
+	vpxor 736(%rsp), %ymm10, %ymm10 /* g5t_1 = xor(g5t_acc_3, g5x0) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm12 /* g5t_1_lo = and(g5t_1, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g5t_1_sh = shr(g5t_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm10 /* g5t_1_hi = and(g5t_1_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm13, %ymm12 /* g5a_1_l = lookup16(tbl_lo, g5t_1_lo) */
+	vpshufb %ymm10, %ymm14, %ymm10 /* g5a_1_h = lookup16(tbl_hi, g5t_1_hi) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g5a_1 = xor(g5a_1_l, g5a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm10, %ymm10 /* g5s_1_sr = lookup16(g5a_1, inv_shift_rows) */
+	vmovdqa %xmm10, %xmm12 /* g5s_1_aes_in0 = extract128(g5s_1_sr) */
+	vaesenclast %xmm4, %xmm12, %xmm12 /* g5s_1_aes_0 = aesenclast(g5s_1_aes_in0, g0s_aes_k0) */
+	vextracti128 $1, %ymm10, %xmm10 /* g5s_1_aes_in1 = extract128(g5s_1_sr) */
+	vaesenclast %xmm15, %xmm10, %xmm10 /* g5s_1_aes_1 = aesenclast(g5s_1_aes_in1, g0s_aes_k1) */
+	vinserti128 $1, %xmm10, %ymm12, %ymm10 /* g5s_1_aes = concat128(g5s_1_aes_0, g5s_1_aes_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm12 /* g5s_1_aes_lo = and(g5s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g5s_1_aes_sh = shr(g5s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm10 /* g5s_1_aes_hi = and(g5s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm9, %ymm12 /* g5s_1_l = lookup16(tbl_lo_1, g5s_1_aes_lo) */
+	vpshufb %ymm10, %ymm11, %ymm10 /* g5s_1_h = lookup16(tbl_hi_1, g5s_1_aes_hi) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g5s_1 = xor(g5s_1_l, g5s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl24(%rip), %ymm10, %ymm12 /* g5lr24_1 = lookup16(g5s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl8(%rip), %ymm10, %ymm8 /* g5lr8_1 = lookup16(g5s_1, rotl8) */
+	vmovdqa %ymm7, 992(%rsp) /* spill g4x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl16(%rip), %ymm10, %ymm7 /* g5lr16_1 = lookup16(g5s_1, rotl16) */
+	vpxor %ymm8, %ymm10, %ymm8 /* g5lg_acc_1 = xor(g5s_1, g5lr8_1) */
+	vpxor %ymm7, %ymm8, %ymm7 /* g5lg_1 = xor(g5lg_acc_1, g5lr16_1) */
+	vpslld $2, %ymm7, %ymm8 /* g5lr2_1_l = shl(g5lg_1) */
+	vpsrld $30, %ymm7, %ymm7 /* g5lr2_1_r = shr(g5lg_1) */
+	vpor %ymm7, %ymm8, %ymm7 /* g5lr2_1 = or(g5lr2_1_l, g5lr2_1_r) */
+	vpxor %ymm12, %ymm10, %ymm8 /* g5l_acc_1 = xor(g5s_1, g5lr24_1) */
+	vpxor %ymm7, %ymm8, %ymm7 /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
+	vpxor 768(%rsp), %ymm7, %ymm7 /* g5x_1 = xor(g5l_1, g5x1.2) */
+	vmovdqa 928(%rsp), %ymm8 /* reload g6x2.2 */
+	vpxor 1152(%rsp), %ymm8, %ymm10 /* g6t_acc_2 = xor(g6x2, g6x3) */
+	vpxor %ymm6, %ymm10, %ymm10 /* g6t_acc_3 = xor(g6t_acc_2, rkw_1) */
+	vpxor %ymm3, %ymm10, %ymm10 /* g6t_1 = xor(g6t_acc_3, g6x0) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm12 /* g6t_1_lo = and(g6t_1, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g6t_1_sh = shr(g6t_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm10 /* g6t_1_hi = and(g6t_1_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm13, %ymm12 /* g6a_1_l = lookup16(tbl_lo, g6t_1_lo) */
+	vpshufb %ymm10, %ymm14, %ymm10 /* g6a_1_h = lookup16(tbl_hi, g6t_1_hi) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g6a_1 = xor(g6a_1_l, g6a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm10, %ymm10 /* g6s_1_sr = lookup16(g6a_1, inv_shift_rows) */
+	vmovdqa %xmm10, %xmm12 /* g6s_1_aes_in0 = extract128(g6s_1_sr) */
+	vaesenclast %xmm4, %xmm12, %xmm12 /* g6s_1_aes_0 = aesenclast(g6s_1_aes_in0, g0s_aes_k0) */
+	vextracti128 $1, %ymm10, %xmm10 /* g6s_1_aes_in1 = extract128(g6s_1_sr) */
+	vaesenclast %xmm15, %xmm10, %xmm10 /* g6s_1_aes_1 = aesenclast(g6s_1_aes_in1, g0s_aes_k1) */
+	vinserti128 $1, %xmm10, %ymm12, %ymm10 /* g6s_1_aes = concat128(g6s_1_aes_0, g6s_1_aes_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm12 /* g6s_1_aes_lo = and(g6s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g6s_1_aes_sh = shr(g6s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm10 /* g6s_1_aes_hi = and(g6s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm9, %ymm12 /* g6s_1_l = lookup16(tbl_lo_1, g6s_1_aes_lo) */
+	vpshufb %ymm10, %ymm11, %ymm10 /* g6s_1_h = lookup16(tbl_hi_1, g6s_1_aes_hi) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g6s_1 = xor(g6s_1_l, g6s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl24(%rip), %ymm10, %ymm12 /* g6lr24_1 = lookup16(g6s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl8(%rip), %ymm10, %ymm8 /* g6lr8_1 = lookup16(g6s_1, rotl8) */
+	vmovdqa %ymm3, 704(%rsp) /* spill g6x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl16(%rip), %ymm10, %ymm3 /* g6lr16_1 = lookup16(g6s_1, rotl16) */
+	vpxor %ymm8, %ymm10, %ymm8 /* g6lg_acc_1 = xor(g6s_1, g6lr8_1) */
+	vpxor %ymm3, %ymm8, %ymm3 /* g6lg_1 = xor(g6lg_acc_1, g6lr16_1) */
+	vpslld $2, %ymm3, %ymm8 /* g6lr2_1_l = shl(g6lg_1) */
+	vpsrld $30, %ymm3, %ymm3 /* g6lr2_1_r = shr(g6lg_1) */
+	vpor %ymm3, %ymm8, %ymm3 /* g6lr2_1 = or(g6lr2_1_l, g6lr2_1_r) */
+	vpxor %ymm12, %ymm10, %ymm8 /* g6l_acc_1 = xor(g6s_1, g6lr24_1) */
+	vpxor %ymm3, %ymm8, %ymm3 /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
+	vpxor 800(%rsp), %ymm3, %ymm3 /* g6x_1 = xor(g6l_1, g6x1.2) */
+	vmovdqa 960(%rsp), %ymm8 /* reload g7x2.2 */
+	vpxor 0(%rsp), %ymm8, %ymm10 /* g7t_acc_2 = xor(g7x2, g7x3) */
+	vpxor %ymm6, %ymm10, %ymm6 /* g7t_acc_3 = xor(g7t_acc_2, rkw_1) */
+	vpxor 672(%rsp), %ymm6, %ymm6 /* g7t_1 = xor(g7t_acc_3, g7x0) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm6, %ymm10 /* g7t_1_lo = and(g7t_1, nibble_mask) */
+	vpsrlw $4, %ymm6, %ymm6 /* g7t_1_sh = shr(g7t_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm6, %ymm6 /* g7t_1_hi = and(g7t_1_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm13, %ymm10 /* g7a_1_l = lookup16(tbl_lo, g7t_1_lo) */
+	vpshufb %ymm6, %ymm14, %ymm6 /* g7a_1_h = lookup16(tbl_hi, g7t_1_hi) */
+	vpxor %ymm6, %ymm10, %ymm6 /* g7a_1 = xor(g7a_1_l, g7a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm6, %ymm6 /* g7s_1_sr = lookup16(g7a_1, inv_shift_rows) */
+	vmovdqa %xmm6, %xmm10 /* g7s_1_aes_in0 = extract128(g7s_1_sr) */
+	vaesenclast %xmm4, %xmm10, %xmm10 /* g7s_1_aes_0 = aesenclast(g7s_1_aes_in0, g0s_aes_k0) */
+	vextracti128 $1, %ymm6, %xmm6 /* g7s_1_aes_in1 = extract128(g7s_1_sr) */
+	vaesenclast %xmm15, %xmm6, %xmm6 /* g7s_1_aes_1 = aesenclast(g7s_1_aes_in1, g0s_aes_k1) */
+	vinserti128 $1, %xmm6, %ymm10, %ymm6 /* g7s_1_aes = concat128(g7s_1_aes_0, g7s_1_aes_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm6, %ymm10 /* g7s_1_aes_lo = and(g7s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm6, %ymm6 /* g7s_1_aes_sh = shr(g7s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm6, %ymm6 /* g7s_1_aes_hi = and(g7s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm9, %ymm10 /* g7s_1_l = lookup16(tbl_lo_1, g7s_1_aes_lo) */
+	vpshufb %ymm6, %ymm11, %ymm6 /* g7s_1_h = lookup16(tbl_hi_1, g7s_1_aes_hi) */
+	vpxor %ymm6, %ymm10, %ymm6 /* g7s_1 = xor(g7s_1_l, g7s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl24(%rip), %ymm6, %ymm10 /* g7lr24_1 = lookup16(g7s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl8(%rip), %ymm6, %ymm12 /* g7lr8_1 = lookup16(g7s_1, rotl8) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl16(%rip), %ymm6, %ymm8 /* g7lr16_1 = lookup16(g7s_1, rotl16) */
+	vpxor %ymm12, %ymm6, %ymm12 /* g7lg_acc_1 = xor(g7s_1, g7lr8_1) */
+	vpxor %ymm8, %ymm12, %ymm8 /* g7lg_1 = xor(g7lg_acc_1, g7lr16_1) */
+	vpslld $2, %ymm8, %ymm12 /* g7lr2_1_l = shl(g7lg_1) */
+	vpsrld $30, %ymm8, %ymm8 /* g7lr2_1_r = shr(g7lg_1) */
+	vpor %ymm8, %ymm12, %ymm8 /* g7lr2_1 = or(g7lr2_1_l, g7lr2_1_r) */
+	vpxor %ymm10, %ymm6, %ymm6 /* g7l_acc_1 = xor(g7s_1, g7lr24_1) */
+	vpxor %ymm8, %ymm6, %ymm6 /* g7l_1 = xor(g7l_acc_1, g7lr2_1) */
+	vpxor 832(%rsp), %ymm6, %ymm6 /* g7x_1 = xor(g7l_1, g7x1.2) */
+
+	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
+	vpbroadcastd 8(%rdi,%r8), %ymm8 /* rkw_2 = bcast32() */
+	vmovdqa 256(%rsp), %ymm10 /* reload g0x3.2 */
+	vpxor 96(%rsp), %ymm10, %ymm12 /* g0t_acc_4 = xor(g0x3, g0x0) */
+	vpxor %ymm8, %ymm12, %ymm12 /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
+	vpxor %ymm0, %ymm12, %ymm12 /* g0t_2 = xor(g0t_acc_5, g0x1) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm12, %ymm10 /* g0t_2_lo = and(g0t_2, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g0t_2_sh = shr(g0t_2) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm12, %ymm12 /* g0t_2_hi = and(g0t_2_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm13, %ymm10 /* g0a_2_l = lookup16(tbl_lo, g0t_2_lo) */
+	vpshufb %ymm12, %ymm14, %ymm12 /* g0a_2_h = lookup16(tbl_hi, g0t_2_hi) */
+	vpxor %ymm12, %ymm10, %ymm10 /* g0a_2 = xor(g0a_2_l, g0a_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm10, %ymm10 /* g0s_2_sr = lookup16(g0a_2, inv_shift_rows) */
+	vmovdqa %xmm10, %xmm12 /* g0s_2_aes_in0 = extract128(g0s_2_sr) */
+	vaesenclast %xmm4, %xmm12, %xmm12 /* g0s_2_aes_0 = aesenclast(g0s_2_aes_in0, g0s_aes_k0) */
+	vextracti128 $1, %ymm10, %xmm10 /* g0s_2_aes_in1 = extract128(g0s_2_sr) */
+	vaesenclast %xmm15, %xmm10, %xmm10 /* g0s_2_aes_1 = aesenclast(g0s_2_aes_in1, g0s_aes_k1) */
+	vinserti128 $1, %xmm10, %ymm12, %ymm10 /* g0s_2_aes = concat128(g0s_2_aes_0, g0s_2_aes_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm12 /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g0s_2_aes_sh = shr(g0s_2_aes) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm10 /* g0s_2_aes_hi = and(g0s_2_aes_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm9, %ymm12 /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
+	vpshufb %ymm10, %ymm11, %ymm10 /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl24(%rip), %ymm10, %ymm12 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
+	vmovdqa %ymm0, 480(%rsp) /* spill g0x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl8(%rip), %ymm10, %ymm0 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
+	vmovdqa %ymm6, 832(%rsp) /* spill g7x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl16(%rip), %ymm10, %ymm6 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
+	vpxor %ymm0, %ymm10, %ymm0 /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
+	vpxor %ymm6, %ymm0, %ymm0 /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
+	vpslld $2, %ymm0, %ymm6 /* g0lr2_2_l = shl(g0lg_2) */
+	vpsrld $30, %ymm0, %ymm0 /* g0lr2_2_r = shr(g0lg_2) */
+	vpor %ymm0, %ymm6, %ymm0 /* g0lr2_2 = or(g0lr2_2_l, g0lr2_2_r) */
+	vpxor %ymm12, %ymm10, %ymm6 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
+	vpxor %ymm0, %ymm6, %ymm0 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
+	vpxor 384(%rsp), %ymm0, %ymm0 /* g0x_2 = xor(g0l_2, g0x2.2) */
+	vpxor 320(%rsp), %ymm1, %ymm6 /* g1t_acc_4 = xor(g1x0.3, g1x3.2) */
+	vpxor %ymm8, %ymm6, %ymm6 /* g1t_acc_5 = xor(g1t_acc_4, rkw_2) */
+	vpxor %ymm5, %ymm6, %ymm6 /* g1t_2 = xor(g1t_acc_5, g1x1) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm6, %ymm10 /* g1t_2_lo = and(g1t_2, nibble_mask) */
+	vpsrlw $4, %ymm6, %ymm6 /* g1t_2_sh = shr(g1t_2) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm6, %ymm6 /* g1t_2_hi = and(g1t_2_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm13, %ymm10 /* g1a_2_l = lookup16(tbl_lo, g1t_2_lo) */
+	vpshufb %ymm6, %ymm14, %ymm6 /* g1a_2_h = lookup16(tbl_hi, g1t_2_hi) */
+	vpxor %ymm6, %ymm10, %ymm6 /* g1a_2 = xor(g1a_2_l, g1a_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm6, %ymm6 /* g1s_2_sr = lookup16(g1a_2, inv_shift_rows) */
+	vmovdqa %xmm6, %xmm10 /* g1s_2_aes_in0 = extract128(g1s_2_sr) */
+	vaesenclast %xmm4, %xmm10, %xmm10 /* g1s_2_aes_0 = aesenclast(g1s_2_aes_in0, g0s_aes_k0) */
+	vextracti128 $1, %ymm6, %xmm6 /* g1s_2_aes_in1 = extract128(g1s_2_sr) */
+	vaesenclast %xmm15, %xmm6, %xmm6 /* g1s_2_aes_1 = aesenclast(g1s_2_aes_in1, g0s_aes_k1) */
+	vinserti128 $1, %xmm6, %ymm10, %ymm6 /* g1s_2_aes = concat128(g1s_2_aes_0, g1s_2_aes_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm6, %ymm10 /* g1s_2_aes_lo = and(g1s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm6, %ymm6 /* g1s_2_aes_sh = shr(g1s_2_aes) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm6, %ymm6 /* g1s_2_aes_hi = and(g1s_2_aes_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm9, %ymm10 /* g1s_2_l = lookup16(tbl_lo_1, g1s_2_aes_lo) */
+	vpshufb %ymm6, %ymm11, %ymm6 /* g1s_2_h = lookup16(tbl_hi_1, g1s_2_aes_hi) */
+	vpxor %ymm6, %ymm10, %ymm6 /* g1s_2 = xor(g1s_2_l, g1s_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl24(%rip), %ymm6, %ymm10 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl8(%rip), %ymm6, %ymm12 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
+	vmovdqa %ymm1, 384(%rsp) /* spill g1x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl16(%rip), %ymm6, %ymm1 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
+	vpxor %ymm12, %ymm6, %ymm12 /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
+	vpxor %ymm1, %ymm12, %ymm1 /* g1lg_2 = xor(g1lg_acc_2, g1lr16_2) */
+	vpslld $2, %ymm1, %ymm12 /* g1lr2_2_l = shl(g1lg_2) */
+	vpsrld $30, %ymm1, %ymm1 /* g1lr2_2_r = shr(g1lg_2) */
+	vpor %ymm1, %ymm12, %ymm1 /* g1lr2_2 = or(g1lr2_2_l, g1lr2_2_r) */
+	vpxor %ymm10, %ymm6, %ymm6 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
+	vpxor %ymm1, %ymm6, %ymm1 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
+	vpxor 512(%rsp), %ymm1, %ymm1 /* g1x_2 = xor(g1l_2, g1x2.2) */
+	vpxor 32(%rsp), %ymm2, %ymm6 /* g2t_acc_4 = xor(g2x0.3, g2x3.2) */
+	vpxor %ymm8, %ymm6, %ymm6 /* g2t_acc_5 = xor(g2t_acc_4, rkw_2) */
+	vpxor 192(%rsp), %ymm6, %ymm6 /* g2t_2 = xor(g2t_acc_5, g2x1) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm6, %ymm10 /* g2t_2_lo = and(g2t_2, nibble_mask) */
+	vpsrlw $4, %ymm6, %ymm6 /* g2t_2_sh = shr(g2t_2) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm6, %ymm6 /* g2t_2_hi = and(g2t_2_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm13, %ymm10 /* g2a_2_l = lookup16(tbl_lo, g2t_2_lo) */
+	vpshufb %ymm6, %ymm14, %ymm6 /* g2a_2_h = lookup16(tbl_hi, g2t_2_hi) */
+	vpxor %ymm6, %ymm10, %ymm6 /* g2a_2 = xor(g2a_2_l, g2a_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm6, %ymm6 /* g2s_2_sr = lookup16(g2a_2, inv_shift_rows) */
+	vmovdqa %xmm6, %xmm10 /* g2s_2_aes_in0 = extract128(g2s_2_sr) */
+	vaesenclast %xmm4, %xmm10, %xmm10 /* g2s_2_aes_0 = aesenclast(g2s_2_aes_in0, g0s_aes_k0) */
+	vextracti128 $1, %ymm6, %xmm6 /* g2s_2_aes_in1 = extract128(g2s_2_sr) */
+	vaesenclast %xmm15, %xmm6, %xmm6 /* g2s_2_aes_1 = aesenclast(g2s_2_aes_in1, g0s_aes_k1) */
+	vinserti128 $1, %xmm6, %ymm10, %ymm6 /* g2s_2_aes = concat128(g2s_2_aes_0, g2s_2_aes_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm6, %ymm10 /* g2s_2_aes_lo = and(g2s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm6, %ymm6 /* g2s_2_aes_sh = shr(g2s_2_aes) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm6, %ymm6 /* g2s_2_aes_hi = and(g2s_2_aes_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm9, %ymm10 /* g2s_2_l = lookup16(tbl_lo_1, g2s_2_aes_lo) */
+	vpshufb %ymm6, %ymm11, %ymm6 /* g2s_2_h = lookup16(tbl_hi_1, g2s_2_aes_hi) */
+	vpxor %ymm6, %ymm10, %ymm6 /* g2s_2 = xor(g2s_2_l, g2s_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl24(%rip), %ymm6, %ymm10 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl8(%rip), %ymm6, %ymm12 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
+	vmovdqa %ymm2, 416(%rsp) /* spill g2x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl16(%rip), %ymm6, %ymm2 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
+	vpxor %ymm12, %ymm6, %ymm12 /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
+	vpxor %ymm2, %ymm12, %ymm2 /* g2lg_2 = xor(g2lg_acc_2, g2lr16_2) */
+	vpslld $2, %ymm2, %ymm12 /* g2lr2_2_l = shl(g2lg_2) */
+	vpsrld $30, %ymm2, %ymm2 /* g2lr2_2_r = shr(g2lg_2) */
+	vpor %ymm2, %ymm12, %ymm2 /* g2lr2_2 = or(g2lr2_2_l, g2lr2_2_r) */
+	vpxor %ymm10, %ymm6, %ymm6 /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
+	vpxor %ymm2, %ymm6, %ymm2 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
+	vpxor 448(%rsp), %ymm2, %ymm2 /* g2x_2 = xor(g2l_2, g2x2.2) */
+	vmovdqa 64(%rsp), %ymm6 /* reload g3x3.2 */
+	vpxor 1056(%rsp), %ymm6, %ymm10 /* g3t_acc_4 = xor(g3x3, g3x0) */
+	vpxor %ymm8, %ymm10, %ymm10 /* g3t_acc_5 = xor(g3t_acc_4, rkw_2) */
+	vpxor 288(%rsp), %ymm10, %ymm10 /* g3t_2 = xor(g3t_acc_5, g3x1) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm12 /* g3t_2_lo = and(g3t_2, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g3t_2_sh = shr(g3t_2) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm10 /* g3t_2_hi = and(g3t_2_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm13, %ymm12 /* g3a_2_l = lookup16(tbl_lo, g3t_2_lo) */
+	vpshufb %ymm10, %ymm14, %ymm10 /* g3a_2_h = lookup16(tbl_hi, g3t_2_hi) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g3a_2 = xor(g3a_2_l, g3a_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm10, %ymm10 /* g3s_2_sr = lookup16(g3a_2, inv_shift_rows) */
+	vmovdqa %xmm10, %xmm12 /* g3s_2_aes_in0 = extract128(g3s_2_sr) */
+	vaesenclast %xmm4, %xmm12, %xmm12 /* g3s_2_aes_0 = aesenclast(g3s_2_aes_in0, g0s_aes_k0) */
+	vextracti128 $1, %ymm10, %xmm10 /* g3s_2_aes_in1 = extract128(g3s_2_sr) */
+	vaesenclast %xmm15, %xmm10, %xmm10 /* g3s_2_aes_1 = aesenclast(g3s_2_aes_in1, g0s_aes_k1) */
+	vinserti128 $1, %xmm10, %ymm12, %ymm10 /* g3s_2_aes = concat128(g3s_2_aes_0, g3s_2_aes_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm12 /* g3s_2_aes_lo = and(g3s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g3s_2_aes_sh = shr(g3s_2_aes) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm10 /* g3s_2_aes_hi = and(g3s_2_aes_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm9, %ymm12 /* g3s_2_l = lookup16(tbl_lo_1, g3s_2_aes_lo) */
+	vpshufb %ymm10, %ymm11, %ymm10 /* g3s_2_h = lookup16(tbl_hi_1, g3s_2_aes_hi) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g3s_2 = xor(g3s_2_l, g3s_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl24(%rip), %ymm10, %ymm12 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl8(%rip), %ymm10, %ymm6 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
+	vmovdqa %ymm2, 448(%rsp) /* spill g2x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl16(%rip), %ymm10, %ymm2 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
+	vpxor %ymm6, %ymm10, %ymm6 /* g3lg_acc_2 = xor(g3s_2, g3lr8_2) */
+	vpxor %ymm2, %ymm6, %ymm2 /* g3lg_2 = xor(g3lg_acc_2, g3lr16_2) */
+	vpslld $2, %ymm2, %ymm6 /* g3lr2_2_l = shl(g3lg_2) */
+	vpsrld $30, %ymm2, %ymm2 /* g3lr2_2_r = shr(g3lg_2) */
+	vpor %ymm2, %ymm6, %ymm2 /* g3lr2_2 = or(g3lr2_2_l, g3lr2_2_r) */
+	vpxor %ymm12, %ymm10, %ymm6 /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
+	vpxor %ymm2, %ymm6, %ymm2 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
+	vpxor 160(%rsp), %ymm2, %ymm2 /* g3x_2 = xor(g3l_2, g3x2.2) */
+	vmovdqa 1088(%rsp), %ymm6 /* reload g4x3.2 */
+	vpxor 864(%rsp), %ymm6, %ymm10 /* g4t_acc_4 = xor(g4x3, g4x0) */
+	vpxor %ymm8, %ymm10, %ymm10 /* g4t_acc_5 = xor(g4t_acc_4, rkw_2) */
+	vpxor 992(%rsp), %ymm10, %ymm10 /* g4t_2 = xor(g4t_acc_5, g4x1) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm12 /* g4t_2_lo = and(g4t_2, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g4t_2_sh = shr(g4t_2) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm10 /* g4t_2_hi = and(g4t_2_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm13, %ymm12 /* g4a_2_l = lookup16(tbl_lo, g4t_2_lo) */
+	vpshufb %ymm10, %ymm14, %ymm10 /* g4a_2_h = lookup16(tbl_hi, g4t_2_hi) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g4a_2 = xor(g4a_2_l, g4a_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm10, %ymm10 /* g4s_2_sr = lookup16(g4a_2, inv_shift_rows) */
+	vmovdqa %xmm10, %xmm12 /* g4s_2_aes_in0 = extract128(g4s_2_sr) */
+	vaesenclast %xmm4, %xmm12, %xmm12 /* g4s_2_aes_0 = aesenclast(g4s_2_aes_in0, g0s_aes_k0) */
+	vextracti128 $1, %ymm10, %xmm10 /* g4s_2_aes_in1 = extract128(g4s_2_sr) */
+	vaesenclast %xmm15, %xmm10, %xmm10 /* g4s_2_aes_1 = aesenclast(g4s_2_aes_in1, g0s_aes_k1) */
+	vinserti128 $1, %xmm10, %ymm12, %ymm10 /* g4s_2_aes = concat128(g4s_2_aes_0, g4s_2_aes_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm12 /* g4s_2_aes_lo = and(g4s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g4s_2_aes_sh = shr(g4s_2_aes) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm10 /* g4s_2_aes_hi = and(g4s_2_aes_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm9, %ymm12 /* g4s_2_l = lookup16(tbl_lo_1, g4s_2_aes_lo) */
+	vpshufb %ymm10, %ymm11, %ymm10 /* g4s_2_h = lookup16(tbl_hi_1, g4s_2_aes_hi) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g4s_2 = xor(g4s_2_l, g4s_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl24(%rip), %ymm10, %ymm12 /* g4lr24_2 = lookup16(g4s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl8(%rip), %ymm10, %ymm6 /* g4lr8_2 = lookup16(g4s_2, rotl8) */
+	vmovdqa %ymm2, 160(%rsp) /* spill g3x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl16(%rip), %ymm10, %ymm2 /* g4lr16_2 = lookup16(g4s_2, rotl16) */
+	vpxor %ymm6, %ymm10, %ymm6 /* g4lg_acc_2 = xor(g4s_2, g4lr8_2) */
+	vpxor %ymm2, %ymm6, %ymm2 /* g4lg_2 = xor(g4lg_acc_2, g4lr16_2) */
+	vpslld $2, %ymm2, %ymm6 /* g4lr2_2_l = shl(g4lg_2) */
+	vpsrld $30, %ymm2, %ymm2 /* g4lr2_2_r = shr(g4lg_2) */
+	vpor %ymm2, %ymm6, %ymm2 /* g4lr2_2 = or(g4lr2_2_l, g4lr2_2_r) */
+	vpxor %ymm12, %ymm10, %ymm6 /* g4l_acc_2 = xor(g4s_2, g4lr24_2) */
+	vpxor %ymm2, %ymm6, %ymm2 /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
+	vpxor 1024(%rsp), %ymm2, %ymm2 /* g4x_2 = xor(g4l_2, g4x2.2) */
+	vmovdqa 1120(%rsp), %ymm6 /* reload g5x3.2 */
+	vpxor 736(%rsp), %ymm6, %ymm10 /* g5t_acc_4 = xor(g5x3, g5x0) */
+	vpxor %ymm8, %ymm10, %ymm10 /* g5t_acc_5 = xor(g5t_acc_4, rkw_2) */
+	vpxor %ymm7, %ymm10, %ymm10 /* g5t_2 = xor(g5t_acc_5, g5x1) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm12 /* g5t_2_lo = and(g5t_2, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g5t_2_sh = shr(g5t_2) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm10 /* g5t_2_hi = and(g5t_2_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm13, %ymm12 /* g5a_2_l = lookup16(tbl_lo, g5t_2_lo) */
+	vpshufb %ymm10, %ymm14, %ymm10 /* g5a_2_h = lookup16(tbl_hi, g5t_2_hi) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g5a_2 = xor(g5a_2_l, g5a_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm10, %ymm10 /* g5s_2_sr = lookup16(g5a_2, inv_shift_rows) */
+	vmovdqa %xmm10, %xmm12 /* g5s_2_aes_in0 = extract128(g5s_2_sr) */
+	vaesenclast %xmm4, %xmm12, %xmm12 /* g5s_2_aes_0 = aesenclast(g5s_2_aes_in0, g0s_aes_k0) */
+	vextracti128 $1, %ymm10, %xmm10 /* g5s_2_aes_in1 = extract128(g5s_2_sr) */
+	vaesenclast %xmm15, %xmm10, %xmm10 /* g5s_2_aes_1 = aesenclast(g5s_2_aes_in1, g0s_aes_k1) */
+	vinserti128 $1, %xmm10, %ymm12, %ymm10 /* g5s_2_aes = concat128(g5s_2_aes_0, g5s_2_aes_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm12 /* g5s_2_aes_lo = and(g5s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g5s_2_aes_sh = shr(g5s_2_aes) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm10 /* g5s_2_aes_hi = and(g5s_2_aes_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm9, %ymm12 /* g5s_2_l = lookup16(tbl_lo_1, g5s_2_aes_lo) */
+	vpshufb %ymm10, %ymm11, %ymm10 /* g5s_2_h = lookup16(tbl_hi_1, g5s_2_aes_hi) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g5s_2 = xor(g5s_2_l, g5s_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl24(%rip), %ymm10, %ymm12 /* g5lr24_2 = lookup16(g5s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl8(%rip), %ymm10, %ymm6 /* g5lr8_2 = lookup16(g5s_2, rotl8) */
+	vmovdqa %ymm7, 768(%rsp) /* spill g5x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl16(%rip), %ymm10, %ymm7 /* g5lr16_2 = lookup16(g5s_2, rotl16) */
+	vpxor %ymm6, %ymm10, %ymm6 /* g5lg_acc_2 = xor(g5s_2, g5lr8_2) */
+	vpxor %ymm7, %ymm6, %ymm6 /* g5lg_2 = xor(g5lg_acc_2, g5lr16_2) */
+	vpslld $2, %ymm6, %ymm7 /* g5lr2_2_l = shl(g5lg_2) */
+	vpsrld $30, %ymm6, %ymm6 /* g5lr2_2_r = shr(g5lg_2) */
+	vpor %ymm6, %ymm7, %ymm6 /* g5lr2_2 = or(g5lr2_2_l, g5lr2_2_r) */
+	vpxor %ymm12, %ymm10, %ymm7 /* g5l_acc_2 = xor(g5s_2, g5lr24_2) */
+	vpxor %ymm6, %ymm7, %ymm6 /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
+	vpxor 896(%rsp), %ymm6, %ymm6 /* g5x_2 = xor(g5l_2, g5x2.2) */
+	vmovdqa 1152(%rsp), %ymm7 /* reload g6x3.2 */
+	vpxor 704(%rsp), %ymm7, %ymm10 /* g6t_acc_4 = xor(g6x3, g6x0) */
+	vpxor %ymm8, %ymm10, %ymm10 /* g6t_acc_5 = xor(g6t_acc_4, rkw_2) */
+	vpxor %ymm3, %ymm10, %ymm10 /* g6t_2 = xor(g6t_acc_5, g6x1) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm12 /* g6t_2_lo = and(g6t_2, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g6t_2_sh = shr(g6t_2) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm10 /* g6t_2_hi = and(g6t_2_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm13, %ymm12 /* g6a_2_l = lookup16(tbl_lo, g6t_2_lo) */
+	vpshufb %ymm10, %ymm14, %ymm10 /* g6a_2_h = lookup16(tbl_hi, g6t_2_hi) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g6a_2 = xor(g6a_2_l, g6a_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm10, %ymm10 /* g6s_2_sr = lookup16(g6a_2, inv_shift_rows) */
+	vmovdqa %xmm10, %xmm12 /* g6s_2_aes_in0 = extract128(g6s_2_sr) */
+	vaesenclast %xmm4, %xmm12, %xmm12 /* g6s_2_aes_0 = aesenclast(g6s_2_aes_in0, g0s_aes_k0) */
+	vextracti128 $1, %ymm10, %xmm10 /* g6s_2_aes_in1 = extract128(g6s_2_sr) */
+	vaesenclast %xmm15, %xmm10, %xmm10 /* g6s_2_aes_1 = aesenclast(g6s_2_aes_in1, g0s_aes_k1) */
+	vinserti128 $1, %xmm10, %ymm12, %ymm10 /* g6s_2_aes = concat128(g6s_2_aes_0, g6s_2_aes_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm12 /* g6s_2_aes_lo = and(g6s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g6s_2_aes_sh = shr(g6s_2_aes) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm10 /* g6s_2_aes_hi = and(g6s_2_aes_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm9, %ymm12 /* g6s_2_l = lookup16(tbl_lo_1, g6s_2_aes_lo) */
+	vpshufb %ymm10, %ymm11, %ymm10 /* g6s_2_h = lookup16(tbl_hi_1, g6s_2_aes_hi) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g6s_2 = xor(g6s_2_l, g6s_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl24(%rip), %ymm10, %ymm12 /* g6lr24_2 = lookup16(g6s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl8(%rip), %ymm10, %ymm7 /* g6lr8_2 = lookup16(g6s_2, rotl8) */
+	vmovdqa %ymm3, 800(%rsp) /* spill g6x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl16(%rip), %ymm10, %ymm3 /* g6lr16_2 = lookup16(g6s_2, rotl16) */
+	vpxor %ymm7, %ymm10, %ymm7 /* g6lg_acc_2 = xor(g6s_2, g6lr8_2) */
+	vpxor %ymm3, %ymm7, %ymm3 /* g6lg_2 = xor(g6lg_acc_2, g6lr16_2) */
+	vpslld $2, %ymm3, %ymm7 /* g6lr2_2_l = shl(g6lg_2) */
+	vpsrld $30, %ymm3, %ymm3 /* g6lr2_2_r = shr(g6lg_2) */
+	vpor %ymm3, %ymm7, %ymm3 /* g6lr2_2 = or(g6lr2_2_l, g6lr2_2_r) */
+	vpxor %ymm12, %ymm10, %ymm7 /* g6l_acc_2 = xor(g6s_2, g6lr24_2) */
+	vpxor %ymm3, %ymm7, %ymm3 /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
+	vpxor 928(%rsp), %ymm3, %ymm3 /* g6x_2 = xor(g6l_2, g6x2.2) */
+	vmovdqa 0(%rsp), %ymm7 /* reload g7x3.2 */
+	vpxor 672(%rsp), %ymm7, %ymm10 /* g7t_acc_4 = xor(g7x3, g7x0) */
+	vpxor %ymm8, %ymm10, %ymm8 /* g7t_acc_5 = xor(g7t_acc_4, rkw_2) */
+	vpxor 832(%rsp), %ymm8, %ymm8 /* g7t_2 = xor(g7t_acc_5, g7x1) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm8, %ymm10 /* g7t_2_lo = and(g7t_2, nibble_mask) */
+	vpsrlw $4, %ymm8, %ymm8 /* g7t_2_sh = shr(g7t_2) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm8, %ymm8 /* g7t_2_hi = and(g7t_2_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm13, %ymm10 /* g7a_2_l = lookup16(tbl_lo, g7t_2_lo) */
+	vpshufb %ymm8, %ymm14, %ymm8 /* g7a_2_h = lookup16(tbl_hi, g7t_2_hi) */
+	vpxor %ymm8, %ymm10, %ymm8 /* g7a_2 = xor(g7a_2_l, g7a_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm8, %ymm8 /* g7s_2_sr = lookup16(g7a_2, inv_shift_rows) */
+	vmovdqa %xmm8, %xmm10 /* g7s_2_aes_in0 = extract128(g7s_2_sr) */
+	vaesenclast %xmm4, %xmm10, %xmm10 /* g7s_2_aes_0 = aesenclast(g7s_2_aes_in0, g0s_aes_k0) */
+	vextracti128 $1, %ymm8, %xmm8 /* g7s_2_aes_in1 = extract128(g7s_2_sr) */
+	vaesenclast %xmm15, %xmm8, %xmm8 /* g7s_2_aes_1 = aesenclast(g7s_2_aes_in1, g0s_aes_k1) */
+	vinserti128 $1, %xmm8, %ymm10, %ymm8 /* g7s_2_aes = concat128(g7s_2_aes_0, g7s_2_aes_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm8, %ymm10 /* g7s_2_aes_lo = and(g7s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm8, %ymm8 /* g7s_2_aes_sh = shr(g7s_2_aes) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm8, %ymm8 /* g7s_2_aes_hi = and(g7s_2_aes_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm9, %ymm10 /* g7s_2_l = lookup16(tbl_lo_1, g7s_2_aes_lo) */
+	vpshufb %ymm8, %ymm11, %ymm8 /* g7s_2_h = lookup16(tbl_hi_1, g7s_2_aes_hi) */
+	vpxor %ymm8, %ymm10, %ymm8 /* g7s_2 = xor(g7s_2_l, g7s_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl24(%rip), %ymm8, %ymm10 /* g7lr24_2 = lookup16(g7s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl8(%rip), %ymm8, %ymm12 /* g7lr8_2 = lookup16(g7s_2, rotl8) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl16(%rip), %ymm8, %ymm7 /* g7lr16_2 = lookup16(g7s_2, rotl16) */
+	vpxor %ymm12, %ymm8, %ymm12 /* g7lg_acc_2 = xor(g7s_2, g7lr8_2) */
+	vpxor %ymm7, %ymm12, %ymm7 /* g7lg_2 = xor(g7lg_acc_2, g7lr16_2) */
+	vpslld $2, %ymm7, %ymm12 /* g7lr2_2_l = shl(g7lg_2) */
+	vpsrld $30, %ymm7, %ymm7 /* g7lr2_2_r = shr(g7lg_2) */
+	vpor %ymm7, %ymm12, %ymm7 /* g7lr2_2 = or(g7lr2_2_l, g7lr2_2_r) */
+	vpxor %ymm10, %ymm8, %ymm8 /* g7l_acc_2 = xor(g7s_2, g7lr24_2) */
+	vpxor %ymm7, %ymm8, %ymm7 /* g7l_2 = xor(g7l_acc_2, g7lr2_2) */
+	vpxor 960(%rsp), %ymm7, %ymm7 /* g7x_2 = xor(g7l_2, g7x2.2) */
+
+	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
+	vpbroadcastd 12(%rdi,%r8), %ymm8 /* rkw_3 = bcast32() */
+	vmovdqa 96(%rsp), %ymm10 /* reload g0x0.3 */
+	vpxor 480(%rsp), %ymm10, %ymm12 /* g0t_acc_6 = xor(g0x0, g0x1) */
+	vpxor %ymm8, %ymm12, %ymm12 /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
+	vpxor %ymm0, %ymm12, %ymm12 /* g0t_3 = xor(g0t_acc_7, g0x2) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm12, %ymm10 /* g0t_3_lo = and(g0t_3, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g0t_3_sh = shr(g0t_3) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm12, %ymm12 /* g0t_3_hi = and(g0t_3_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm13, %ymm10 /* g0a_3_l = lookup16(tbl_lo, g0t_3_lo) */
+	vpshufb %ymm12, %ymm14, %ymm12 /* g0a_3_h = lookup16(tbl_hi, g0t_3_hi) */
+	vpxor %ymm12, %ymm10, %ymm10 /* g0a_3 = xor(g0a_3_l, g0a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm10, %ymm10 /* g0s_3_sr = lookup16(g0a_3, inv_shift_rows) */
+	vmovdqa %xmm10, %xmm12 /* g0s_3_aes_in0 = extract128(g0s_3_sr) */
+	vaesenclast %xmm4, %xmm12, %xmm12 /* g0s_3_aes_0 = aesenclast(g0s_3_aes_in0, g0s_aes_k0) */
+	vextracti128 $1, %ymm10, %xmm10 /* g0s_3_aes_in1 = extract128(g0s_3_sr) */
+	vaesenclast %xmm15, %xmm10, %xmm10 /* g0s_3_aes_1 = aesenclast(g0s_3_aes_in1, g0s_aes_k1) */
+	vinserti128 $1, %xmm10, %ymm12, %ymm10 /* g0s_3_aes = concat128(g0s_3_aes_0, g0s_3_aes_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm12 /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g0s_3_aes_sh = shr(g0s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm10 /* g0s_3_aes_hi = and(g0s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm9, %ymm12 /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
+	vpshufb %ymm10, %ymm11, %ymm10 /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl24(%rip), %ymm10, %ymm12 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
+	vmovdqa %ymm0, 512(%rsp) /* spill g0x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl8(%rip), %ymm10, %ymm0 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
+	vmovdqa %ymm7, 960(%rsp) /* spill g7x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl16(%rip), %ymm10, %ymm7 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
+	vpxor %ymm0, %ymm10, %ymm0 /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
+	vpxor %ymm7, %ymm0, %ymm0 /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
+	vpslld $2, %ymm0, %ymm7 /* g0lr2_3_l = shl(g0lg_3) */
+	vpsrld $30, %ymm0, %ymm0 /* g0lr2_3_r = shr(g0lg_3) */
+	vpor %ymm0, %ymm7, %ymm0 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
+	vpxor %ymm12, %ymm10, %ymm7 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
+	vpxor %ymm0, %ymm7, %ymm0 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
+	vpxor 256(%rsp), %ymm0, %ymm0 /* g0x_3 = xor(g0l_3, g0x3.2) */
+	vpxor 384(%rsp), %ymm5, %ymm7 /* g1t_acc_6 = xor(g1x1.3, g1x0.3) */
+	vpxor %ymm8, %ymm7, %ymm7 /* g1t_acc_7 = xor(g1t_acc_6, rkw_3) */
+	vpxor %ymm1, %ymm7, %ymm7 /* g1t_3 = xor(g1t_acc_7, g1x2) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm7, %ymm10 /* g1t_3_lo = and(g1t_3, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* g1t_3_sh = shr(g1t_3) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm7, %ymm7 /* g1t_3_hi = and(g1t_3_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm13, %ymm10 /* g1a_3_l = lookup16(tbl_lo, g1t_3_lo) */
+	vpshufb %ymm7, %ymm14, %ymm7 /* g1a_3_h = lookup16(tbl_hi, g1t_3_hi) */
+	vpxor %ymm7, %ymm10, %ymm7 /* g1a_3 = xor(g1a_3_l, g1a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm7, %ymm7 /* g1s_3_sr = lookup16(g1a_3, inv_shift_rows) */
+	vmovdqa %xmm7, %xmm10 /* g1s_3_aes_in0 = extract128(g1s_3_sr) */
+	vaesenclast %xmm4, %xmm10, %xmm10 /* g1s_3_aes_0 = aesenclast(g1s_3_aes_in0, g0s_aes_k0) */
+	vextracti128 $1, %ymm7, %xmm7 /* g1s_3_aes_in1 = extract128(g1s_3_sr) */
+	vaesenclast %xmm15, %xmm7, %xmm7 /* g1s_3_aes_1 = aesenclast(g1s_3_aes_in1, g0s_aes_k1) */
+	vinserti128 $1, %xmm7, %ymm10, %ymm7 /* g1s_3_aes = concat128(g1s_3_aes_0, g1s_3_aes_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm7, %ymm10 /* g1s_3_aes_lo = and(g1s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* g1s_3_aes_sh = shr(g1s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm7, %ymm7 /* g1s_3_aes_hi = and(g1s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm9, %ymm10 /* g1s_3_l = lookup16(tbl_lo_1, g1s_3_aes_lo) */
+	vpshufb %ymm7, %ymm11, %ymm7 /* g1s_3_h = lookup16(tbl_hi_1, g1s_3_aes_hi) */
+	vpxor %ymm7, %ymm10, %ymm7 /* g1s_3 = xor(g1s_3_l, g1s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl24(%rip), %ymm7, %ymm10 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl8(%rip), %ymm7, %ymm12 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
+	vmovdqa %ymm1, 256(%rsp) /* spill g1x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl16(%rip), %ymm7, %ymm1 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
+	vpxor %ymm12, %ymm7, %ymm12 /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
+	vpxor %ymm1, %ymm12, %ymm1 /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
+	vpslld $2, %ymm1, %ymm12 /* g1lr2_3_l = shl(g1lg_3) */
+	vpsrld $30, %ymm1, %ymm1 /* g1lr2_3_r = shr(g1lg_3) */
+	vpor %ymm1, %ymm12, %ymm1 /* g1lr2_3 = or(g1lr2_3_l, g1lr2_3_r) */
+	vpxor %ymm10, %ymm7, %ymm7 /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
+	vpxor %ymm1, %ymm7, %ymm1 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
+	vpxor 320(%rsp), %ymm1, %ymm1 /* g1x_3 = xor(g1l_3, g1x3.2) */
+	vmovdqa 416(%rsp), %ymm7 /* reload g2x0.3 */
+	vpxor 192(%rsp), %ymm7, %ymm10 /* g2t_acc_6 = xor(g2x0, g2x1) */
+	vpxor %ymm8, %ymm10, %ymm10 /* g2t_acc_7 = xor(g2t_acc_6, rkw_3) */
+	vpxor 448(%rsp), %ymm10, %ymm10 /* g2t_3 = xor(g2t_acc_7, g2x2) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm12 /* g2t_3_lo = and(g2t_3, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g2t_3_sh = shr(g2t_3) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm10 /* g2t_3_hi = and(g2t_3_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm13, %ymm12 /* g2a_3_l = lookup16(tbl_lo, g2t_3_lo) */
+	vpshufb %ymm10, %ymm14, %ymm10 /* g2a_3_h = lookup16(tbl_hi, g2t_3_hi) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g2a_3 = xor(g2a_3_l, g2a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm10, %ymm10 /* g2s_3_sr = lookup16(g2a_3, inv_shift_rows) */
+	vmovdqa %xmm10, %xmm12 /* g2s_3_aes_in0 = extract128(g2s_3_sr) */
+	vaesenclast %xmm4, %xmm12, %xmm12 /* g2s_3_aes_0 = aesenclast(g2s_3_aes_in0, g0s_aes_k0) */
+	vextracti128 $1, %ymm10, %xmm10 /* g2s_3_aes_in1 = extract128(g2s_3_sr) */
+	vaesenclast %xmm15, %xmm10, %xmm10 /* g2s_3_aes_1 = aesenclast(g2s_3_aes_in1, g0s_aes_k1) */
+	vinserti128 $1, %xmm10, %ymm12, %ymm10 /* g2s_3_aes = concat128(g2s_3_aes_0, g2s_3_aes_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm12 /* g2s_3_aes_lo = and(g2s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g2s_3_aes_sh = shr(g2s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm10 /* g2s_3_aes_hi = and(g2s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm9, %ymm12 /* g2s_3_l = lookup16(tbl_lo_1, g2s_3_aes_lo) */
+	vpshufb %ymm10, %ymm11, %ymm10 /* g2s_3_h = lookup16(tbl_hi_1, g2s_3_aes_hi) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g2s_3 = xor(g2s_3_l, g2s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl24(%rip), %ymm10, %ymm12 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl8(%rip), %ymm10, %ymm7 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
+	vmovdqa %ymm1, 320(%rsp) /* spill g1x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl16(%rip), %ymm10, %ymm1 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
+	vpxor %ymm7, %ymm10, %ymm7 /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
+	vpxor %ymm1, %ymm7, %ymm1 /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
+	vpslld $2, %ymm1, %ymm7 /* g2lr2_3_l = shl(g2lg_3) */
+	vpsrld $30, %ymm1, %ymm1 /* g2lr2_3_r = shr(g2lg_3) */
+	vpor %ymm1, %ymm7, %ymm1 /* g2lr2_3 = or(g2lr2_3_l, g2lr2_3_r) */
+	vpxor %ymm12, %ymm10, %ymm7 /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
+	vpxor %ymm1, %ymm7, %ymm1 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
+	vpxor 32(%rsp), %ymm1, %ymm1 /* g2x_3 = xor(g2l_3, g2x3.2) */
+	vmovdqa 1056(%rsp), %ymm7 /* reload g3x0.3 */
+	vpxor 288(%rsp), %ymm7, %ymm10 /* g3t_acc_6 = xor(g3x0, g3x1) */
+	vpxor %ymm8, %ymm10, %ymm10 /* g3t_acc_7 = xor(g3t_acc_6, rkw_3) */
+	vpxor 160(%rsp), %ymm10, %ymm10 /* g3t_3 = xor(g3t_acc_7, g3x2) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm12 /* g3t_3_lo = and(g3t_3, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g3t_3_sh = shr(g3t_3) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm10 /* g3t_3_hi = and(g3t_3_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm13, %ymm12 /* g3a_3_l = lookup16(tbl_lo, g3t_3_lo) */
+	vpshufb %ymm10, %ymm14, %ymm10 /* g3a_3_h = lookup16(tbl_hi, g3t_3_hi) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g3a_3 = xor(g3a_3_l, g3a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm10, %ymm10 /* g3s_3_sr = lookup16(g3a_3, inv_shift_rows) */
+	vmovdqa %xmm10, %xmm12 /* g3s_3_aes_in0 = extract128(g3s_3_sr) */
+	vaesenclast %xmm4, %xmm12, %xmm12 /* g3s_3_aes_0 = aesenclast(g3s_3_aes_in0, g0s_aes_k0) */
+	vextracti128 $1, %ymm10, %xmm10 /* g3s_3_aes_in1 = extract128(g3s_3_sr) */
+	vaesenclast %xmm15, %xmm10, %xmm10 /* g3s_3_aes_1 = aesenclast(g3s_3_aes_in1, g0s_aes_k1) */
+	vinserti128 $1, %xmm10, %ymm12, %ymm10 /* g3s_3_aes = concat128(g3s_3_aes_0, g3s_3_aes_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm12 /* g3s_3_aes_lo = and(g3s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g3s_3_aes_sh = shr(g3s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm10 /* g3s_3_aes_hi = and(g3s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm9, %ymm12 /* g3s_3_l = lookup16(tbl_lo_1, g3s_3_aes_lo) */
+	vpshufb %ymm10, %ymm11, %ymm10 /* g3s_3_h = lookup16(tbl_hi_1, g3s_3_aes_hi) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g3s_3 = xor(g3s_3_l, g3s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl24(%rip), %ymm10, %ymm12 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl8(%rip), %ymm10, %ymm7 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
+	vmovdqa %ymm1, 32(%rsp) /* spill g2x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl16(%rip), %ymm10, %ymm1 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
+	vpxor %ymm7, %ymm10, %ymm7 /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
+	vpxor %ymm1, %ymm7, %ymm1 /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
+	vpslld $2, %ymm1, %ymm7 /* g3lr2_3_l = shl(g3lg_3) */
+	vpsrld $30, %ymm1, %ymm1 /* g3lr2_3_r = shr(g3lg_3) */
+	vpor %ymm1, %ymm7, %ymm1 /* g3lr2_3 = or(g3lr2_3_l, g3lr2_3_r) */
+	vpxor %ymm12, %ymm10, %ymm7 /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
+	vpxor %ymm1, %ymm7, %ymm1 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
+	vpxor 64(%rsp), %ymm1, %ymm1 /* g3x_3 = xor(g3l_3, g3x3.2) */
+	vmovdqa 864(%rsp), %ymm7 /* reload g4x0.3 */
+	vpxor 992(%rsp), %ymm7, %ymm10 /* g4t_acc_6 = xor(g4x0, g4x1) */
+	vpxor %ymm8, %ymm10, %ymm10 /* g4t_acc_7 = xor(g4t_acc_6, rkw_3) */
+	vpxor %ymm2, %ymm10, %ymm10 /* g4t_3 = xor(g4t_acc_7, g4x2) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm12 /* g4t_3_lo = and(g4t_3, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g4t_3_sh = shr(g4t_3) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm10 /* g4t_3_hi = and(g4t_3_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm13, %ymm12 /* g4a_3_l = lookup16(tbl_lo, g4t_3_lo) */
+	vpshufb %ymm10, %ymm14, %ymm10 /* g4a_3_h = lookup16(tbl_hi, g4t_3_hi) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g4a_3 = xor(g4a_3_l, g4a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm10, %ymm10 /* g4s_3_sr = lookup16(g4a_3, inv_shift_rows) */
+	vmovdqa %xmm10, %xmm12 /* g4s_3_aes_in0 = extract128(g4s_3_sr) */
+	vaesenclast %xmm4, %xmm12, %xmm12 /* g4s_3_aes_0 = aesenclast(g4s_3_aes_in0, g0s_aes_k0) */
+	vextracti128 $1, %ymm10, %xmm10 /* g4s_3_aes_in1 = extract128(g4s_3_sr) */
+	vaesenclast %xmm15, %xmm10, %xmm10 /* g4s_3_aes_1 = aesenclast(g4s_3_aes_in1, g0s_aes_k1) */
+	vinserti128 $1, %xmm10, %ymm12, %ymm10 /* g4s_3_aes = concat128(g4s_3_aes_0, g4s_3_aes_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm12 /* g4s_3_aes_lo = and(g4s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g4s_3_aes_sh = shr(g4s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm10 /* g4s_3_aes_hi = and(g4s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm9, %ymm12 /* g4s_3_l = lookup16(tbl_lo_1, g4s_3_aes_lo) */
+	vpshufb %ymm10, %ymm11, %ymm10 /* g4s_3_h = lookup16(tbl_hi_1, g4s_3_aes_hi) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g4s_3 = xor(g4s_3_l, g4s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl24(%rip), %ymm10, %ymm12 /* g4lr24_3 = lookup16(g4s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl8(%rip), %ymm10, %ymm7 /* g4lr8_3 = lookup16(g4s_3, rotl8) */
+	vmovdqa %ymm2, 1024(%rsp) /* spill g4x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl16(%rip), %ymm10, %ymm2 /* g4lr16_3 = lookup16(g4s_3, rotl16) */
+	vpxor %ymm7, %ymm10, %ymm7 /* g4lg_acc_3 = xor(g4s_3, g4lr8_3) */
+	vpxor %ymm2, %ymm7, %ymm2 /* g4lg_3 = xor(g4lg_acc_3, g4lr16_3) */
+	vpslld $2, %ymm2, %ymm7 /* g4lr2_3_l = shl(g4lg_3) */
+	vpsrld $30, %ymm2, %ymm2 /* g4lr2_3_r = shr(g4lg_3) */
+	vpor %ymm2, %ymm7, %ymm2 /* g4lr2_3 = or(g4lr2_3_l, g4lr2_3_r) */
+	vpxor %ymm12, %ymm10, %ymm7 /* g4l_acc_3 = xor(g4s_3, g4lr24_3) */
+	vpxor %ymm2, %ymm7, %ymm2 /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
+	vpxor 1088(%rsp), %ymm2, %ymm2 /* g4x_3 = xor(g4l_3, g4x3.2) */
+	vmovdqa 736(%rsp), %ymm7 /* reload g5x0.3 */
+	vpxor 768(%rsp), %ymm7, %ymm10 /* g5t_acc_6 = xor(g5x0, g5x1) */
+	vpxor %ymm8, %ymm10, %ymm10 /* g5t_acc_7 = xor(g5t_acc_6, rkw_3) */
+	vpxor %ymm6, %ymm10, %ymm10 /* g5t_3 = xor(g5t_acc_7, g5x2) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm12 /* g5t_3_lo = and(g5t_3, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g5t_3_sh = shr(g5t_3) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm10 /* g5t_3_hi = and(g5t_3_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm13, %ymm12 /* g5a_3_l = lookup16(tbl_lo, g5t_3_lo) */
+	vpshufb %ymm10, %ymm14, %ymm10 /* g5a_3_h = lookup16(tbl_hi, g5t_3_hi) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g5a_3 = xor(g5a_3_l, g5a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm10, %ymm10 /* g5s_3_sr = lookup16(g5a_3, inv_shift_rows) */
+	vmovdqa %xmm10, %xmm12 /* g5s_3_aes_in0 = extract128(g5s_3_sr) */
+	vaesenclast %xmm4, %xmm12, %xmm12 /* g5s_3_aes_0 = aesenclast(g5s_3_aes_in0, g0s_aes_k0) */
+	vextracti128 $1, %ymm10, %xmm10 /* g5s_3_aes_in1 = extract128(g5s_3_sr) */
+	vaesenclast %xmm15, %xmm10, %xmm10 /* g5s_3_aes_1 = aesenclast(g5s_3_aes_in1, g0s_aes_k1) */
+	vinserti128 $1, %xmm10, %ymm12, %ymm10 /* g5s_3_aes = concat128(g5s_3_aes_0, g5s_3_aes_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm12 /* g5s_3_aes_lo = and(g5s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g5s_3_aes_sh = shr(g5s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm10 /* g5s_3_aes_hi = and(g5s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm9, %ymm12 /* g5s_3_l = lookup16(tbl_lo_1, g5s_3_aes_lo) */
+	vpshufb %ymm10, %ymm11, %ymm10 /* g5s_3_h = lookup16(tbl_hi_1, g5s_3_aes_hi) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g5s_3 = xor(g5s_3_l, g5s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl24(%rip), %ymm10, %ymm12 /* g5lr24_3 = lookup16(g5s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl8(%rip), %ymm10, %ymm7 /* g5lr8_3 = lookup16(g5s_3, rotl8) */
+	vmovdqa %ymm6, 896(%rsp) /* spill g5x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl16(%rip), %ymm10, %ymm6 /* g5lr16_3 = lookup16(g5s_3, rotl16) */
+	vpxor %ymm7, %ymm10, %ymm7 /* g5lg_acc_3 = xor(g5s_3, g5lr8_3) */
+	vpxor %ymm6, %ymm7, %ymm6 /* g5lg_3 = xor(g5lg_acc_3, g5lr16_3) */
+	vpslld $2, %ymm6, %ymm7 /* g5lr2_3_l = shl(g5lg_3) */
+	vpsrld $30, %ymm6, %ymm6 /* g5lr2_3_r = shr(g5lg_3) */
+	vpor %ymm6, %ymm7, %ymm6 /* g5lr2_3 = or(g5lr2_3_l, g5lr2_3_r) */
+	vpxor %ymm12, %ymm10, %ymm7 /* g5l_acc_3 = xor(g5s_3, g5lr24_3) */
+	vpxor %ymm6, %ymm7, %ymm6 /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
+	vpxor 1120(%rsp), %ymm6, %ymm6 /* g5x_3 = xor(g5l_3, g5x3.2) */
+	vmovdqa 704(%rsp), %ymm7 /* reload g6x0.3 */
+	vpxor 800(%rsp), %ymm7, %ymm10 /* g6t_acc_6 = xor(g6x0, g6x1) */
+	vpxor %ymm8, %ymm10, %ymm10 /* g6t_acc_7 = xor(g6t_acc_6, rkw_3) */
+	vpxor %ymm3, %ymm10, %ymm10 /* g6t_3 = xor(g6t_acc_7, g6x2) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm12 /* g6t_3_lo = and(g6t_3, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g6t_3_sh = shr(g6t_3) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm10 /* g6t_3_hi = and(g6t_3_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm13, %ymm12 /* g6a_3_l = lookup16(tbl_lo, g6t_3_lo) */
+	vpshufb %ymm10, %ymm14, %ymm10 /* g6a_3_h = lookup16(tbl_hi, g6t_3_hi) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g6a_3 = xor(g6a_3_l, g6a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm10, %ymm10 /* g6s_3_sr = lookup16(g6a_3, inv_shift_rows) */
+	vmovdqa %xmm10, %xmm12 /* g6s_3_aes_in0 = extract128(g6s_3_sr) */
+	vaesenclast %xmm4, %xmm12, %xmm12 /* g6s_3_aes_0 = aesenclast(g6s_3_aes_in0, g0s_aes_k0) */
+	vextracti128 $1, %ymm10, %xmm10 /* g6s_3_aes_in1 = extract128(g6s_3_sr) */
+	vaesenclast %xmm15, %xmm10, %xmm10 /* g6s_3_aes_1 = aesenclast(g6s_3_aes_in1, g0s_aes_k1) */
+	vinserti128 $1, %xmm10, %ymm12, %ymm10 /* g6s_3_aes = concat128(g6s_3_aes_0, g6s_3_aes_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm12 /* g6s_3_aes_lo = and(g6s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g6s_3_aes_sh = shr(g6s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm10 /* g6s_3_aes_hi = and(g6s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm9, %ymm12 /* g6s_3_l = lookup16(tbl_lo_1, g6s_3_aes_lo) */
+	vpshufb %ymm10, %ymm11, %ymm10 /* g6s_3_h = lookup16(tbl_hi_1, g6s_3_aes_hi) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g6s_3 = xor(g6s_3_l, g6s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl24(%rip), %ymm10, %ymm12 /* g6lr24_3 = lookup16(g6s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl8(%rip), %ymm10, %ymm7 /* g6lr8_3 = lookup16(g6s_3, rotl8) */
+	vmovdqa %ymm3, 928(%rsp) /* spill g6x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl16(%rip), %ymm10, %ymm3 /* g6lr16_3 = lookup16(g6s_3, rotl16) */
+	vpxor %ymm7, %ymm10, %ymm7 /* g6lg_acc_3 = xor(g6s_3, g6lr8_3) */
+	vpxor %ymm3, %ymm7, %ymm3 /* g6lg_3 = xor(g6lg_acc_3, g6lr16_3) */
+	vpslld $2, %ymm3, %ymm7 /* g6lr2_3_l = shl(g6lg_3) */
+	vpsrld $30, %ymm3, %ymm3 /* g6lr2_3_r = shr(g6lg_3) */
+	vpor %ymm3, %ymm7, %ymm3 /* g6lr2_3 = or(g6lr2_3_l, g6lr2_3_r) */
+	vpxor %ymm12, %ymm10, %ymm7 /* g6l_acc_3 = xor(g6s_3, g6lr24_3) */
+	vpxor %ymm3, %ymm7, %ymm3 /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
+	vpxor 1152(%rsp), %ymm3, %ymm3 /* g6x_3 = xor(g6l_3, g6x3.2) */
+	vmovdqa 672(%rsp), %ymm7 /* reload g7x0.3 */
+	vpxor 832(%rsp), %ymm7, %ymm10 /* g7t_acc_6 = xor(g7x0, g7x1) */
+	vpxor %ymm8, %ymm10, %ymm8 /* g7t_acc_7 = xor(g7t_acc_6, rkw_3) */
+	vpxor 960(%rsp), %ymm8, %ymm8 /* g7t_3 = xor(g7t_acc_7, g7x2) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm8, %ymm10 /* g7t_3_lo = and(g7t_3, nibble_mask) */
+	vpsrlw $4, %ymm8, %ymm8 /* g7t_3_sh = shr(g7t_3) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm8, %ymm8 /* g7t_3_hi = and(g7t_3_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm13, %ymm10 /* g7a_3_l = lookup16(tbl_lo, g7t_3_lo) */
+	vpshufb %ymm8, %ymm14, %ymm8 /* g7a_3_h = lookup16(tbl_hi, g7t_3_hi) */
+	vpxor %ymm8, %ymm10, %ymm8 /* g7a_3 = xor(g7a_3_l, g7a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_inv_shift_rows(%rip), %ymm8, %ymm8 /* g7s_3_sr = lookup16(g7a_3, inv_shift_rows) */
+	vmovdqa %xmm8, %xmm10 /* g7s_3_aes_in0 = extract128(g7s_3_sr) */
+	vaesenclast %xmm4, %xmm10, %xmm4 /* g7s_3_aes_0 = aesenclast(g7s_3_aes_in0, g0s_aes_k0) */
+	vextracti128 $1, %ymm8, %xmm8 /* g7s_3_aes_in1 = extract128(g7s_3_sr) */
+	vaesenclast %xmm15, %xmm8, %xmm8 /* g7s_3_aes_1 = aesenclast(g7s_3_aes_in1, g0s_aes_k1) */
+	vinserti128 $1, %xmm8, %ymm4, %ymm4 /* g7s_3_aes = concat128(g7s_3_aes_0, g7s_3_aes_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm4, %ymm8 /* g7s_3_aes_lo = and(g7s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm4, %ymm4 /* g7s_3_aes_sh = shr(g7s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm4, %ymm4 /* g7s_3_aes_hi = and(g7s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm8, %ymm9, %ymm8 /* g7s_3_l = lookup16(tbl_lo_1, g7s_3_aes_lo) */
+	vpshufb %ymm4, %ymm11, %ymm4 /* g7s_3_h = lookup16(tbl_hi_1, g7s_3_aes_hi) */
+	vpxor %ymm4, %ymm8, %ymm4 /* g7s_3 = xor(g7s_3_l, g7s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl24(%rip), %ymm4, %ymm8 /* g7lr24_3 = lookup16(g7s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl8(%rip), %ymm4, %ymm10 /* g7lr8_3 = lookup16(g7s_3, rotl8) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_rotl16(%rip), %ymm4, %ymm12 /* g7lr16_3 = lookup16(g7s_3, rotl16) */
+	vpxor %ymm10, %ymm4, %ymm10 /* g7lg_acc_3 = xor(g7s_3, g7lr8_3) */
+	vpxor %ymm12, %ymm10, %ymm10 /* g7lg_3 = xor(g7lg_acc_3, g7lr16_3) */
+	vpslld $2, %ymm10, %ymm12 /* g7lr2_3_l = shl(g7lg_3) */
+	vpsrld $30, %ymm10, %ymm10 /* g7lr2_3_r = shr(g7lg_3) */
+	vpor %ymm10, %ymm12, %ymm10 /* g7lr2_3 = or(g7lr2_3_l, g7lr2_3_r) */
+	vpxor %ymm8, %ymm4, %ymm4 /* g7l_acc_3 = xor(g7s_3, g7lr24_3) */
+	vpxor %ymm10, %ymm4, %ymm4 /* g7l_3 = xor(g7l_acc_3, g7lr2_3) */
+	vpxor 0(%rsp), %ymm4, %ymm4 /* g7x_3 = xor(g7l_3, g7x3.2) */
+	vmovdqa %ymm1, 64(%rsp) /* spill g3x3.2 */
+	vmovdqa %ymm2, 1088(%rsp) /* spill g4x3.2 */
+	vmovdqa %ymm6, 1120(%rsp) /* spill g5x3.2 */
+	vmovdqa %ymm3, 1152(%rsp) /* spill g6x3.2 */
+	vmovdqa %ymm4, 0(%rsp) /* spill g7x3.2 */
+	vmovdqa 96(%rsp), %ymm1 /* reload g0x0.3 */
+	vmovdqa 320(%rsp), %ymm2 /* reload g1x3.3 */
+	vmovdqa %ymm0, %ymm3 /* g0x3.3 */
+	vmovdqa 512(%rsp), %ymm0 /* reload g0x2.3 */
+	vmovdqa 480(%rsp), %ymm4 /* reload g0x1.3 */
+	vmovdqa %ymm5, %ymm6 /* g1x1.3 */
+	vmovdqa 384(%rsp), %ymm7 /* reload g1x0.3 */
+	vmovdqa 256(%rsp), %ymm8 /* reload g1x2.3 */
+	vmovdqa 192(%rsp), %ymm10 /* reload g2x1.3 */
+	vmovdqa 448(%rsp), %ymm12 /* reload g2x2.3 */
+	add $16, %r8
+	cmp $128, %r8
+	jne .Lsm4_wordslice_avx2_aesni_8_loop_r0
+
+	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; transpose back, native words to big-endian. */
+	vpunpckldq %ymm4, %ymm3, %ymm5 /* tro0 = unpacklo(g0x3, g0x1) */
+	vpunpckhdq %ymm4, %ymm3, %ymm3 /* tro0_1 = unpackhi(g0x3, g0x1) */
+	vpunpckldq %ymm1, %ymm0, %ymm4 /* tro0_2 = unpacklo(g0x2, g0x0) */
+	vpunpckhdq %ymm1, %ymm0, %ymm0 /* tro0_3 = unpackhi(g0x2, g0x0) */
+	vpunpckldq %ymm4, %ymm5, %ymm1 /* tro1 = unpacklo(tro0, tro0_2) */
+	vpunpckhdq %ymm4, %ymm5, %ymm4 /* tro1_1 = unpackhi(tro0, tro0_2) */
+	vpunpckldq %ymm0, %ymm3, %ymm5 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
+	vpunpckhdq %ymm0, %ymm3, %ymm0 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_bswap32(%rip), %ymm1, %ymm1 /* outbe = lookup16(tro1, bswap32) */
+	vmovdqu (%rcx), %ymm3 /* msg = load() */
+	vpxor %ymm3, %ymm1, %ymm1 /* ct = xor(outbe, msg) */
+	vmovdqu %ymm1, (%rdx) /* store ct */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_bswap32(%rip), %ymm4, %ymm1 /* outbe_1 = lookup16(tro1_1, bswap32) */
+	vmovdqu 32(%rcx), %ymm3 /* msg_1 = load() */
+	vpxor %ymm3, %ymm1, %ymm1 /* ct_1 = xor(outbe_1, msg_1) */
+	vmovdqu %ymm1, 32(%rdx) /* store ct_1 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_bswap32(%rip), %ymm5, %ymm1 /* outbe_2 = lookup16(tro1_2, bswap32) */
+	vmovdqu 64(%rcx), %ymm3 /* msg_2 = load() */
+	vpxor %ymm3, %ymm1, %ymm1 /* ct_2 = xor(outbe_2, msg_2) */
+	vmovdqu %ymm1, 64(%rdx) /* store ct_2 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_bswap32(%rip), %ymm0, %ymm0 /* outbe_3 = lookup16(tro1_3, bswap32) */
+	vmovdqu 96(%rcx), %ymm1 /* msg_3 = load() */
+	vpxor %ymm1, %ymm0, %ymm0 /* ct_3 = xor(outbe_3, msg_3) */
+	vmovdqu %ymm0, 96(%rdx) /* store ct_3 */
+	vpunpckldq %ymm6, %ymm2, %ymm0 /* tro0_4 = unpacklo(g1x3, g1x1) */
+	vpunpckhdq %ymm6, %ymm2, %ymm1 /* tro0_5 = unpackhi(g1x3, g1x1) */
+	vpunpckldq %ymm7, %ymm8, %ymm2 /* tro0_6 = unpacklo(g1x2, g1x0) */
+	vpunpckhdq %ymm7, %ymm8, %ymm3 /* tro0_7 = unpackhi(g1x2, g1x0) */
+	vpunpckldq %ymm2, %ymm0, %ymm4 /* tro1_4 = unpacklo(tro0_4, tro0_6) */
+	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_5 = unpackhi(tro0_4, tro0_6) */
+	vpunpckldq %ymm3, %ymm1, %ymm2 /* tro1_6 = unpacklo(tro0_5, tro0_7) */
+	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_7 = unpackhi(tro0_5, tro0_7) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_bswap32(%rip), %ymm4, %ymm3 /* outbe_4 = lookup16(tro1_4, bswap32) */
+	vmovdqu 128(%rcx), %ymm4 /* msg_4 = load() */
+	vpxor %ymm4, %ymm3, %ymm3 /* ct_4 = xor(outbe_4, msg_4) */
+	vmovdqu %ymm3, 128(%rdx) /* store ct_4 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_bswap32(%rip), %ymm0, %ymm0 /* outbe_5 = lookup16(tro1_5, bswap32) */
+	vmovdqu 160(%rcx), %ymm3 /* msg_5 = load() */
+	vpxor %ymm3, %ymm0, %ymm0 /* ct_5 = xor(outbe_5, msg_5) */
+	vmovdqu %ymm0, 160(%rdx) /* store ct_5 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_bswap32(%rip), %ymm2, %ymm0 /* outbe_6 = lookup16(tro1_6, bswap32) */
+	vmovdqu 192(%rcx), %ymm2 /* msg_6 = load() */
+	vpxor %ymm2, %ymm0, %ymm0 /* ct_6 = xor(outbe_6, msg_6) */
+	vmovdqu %ymm0, 192(%rdx) /* store ct_6 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_bswap32(%rip), %ymm1, %ymm0 /* outbe_7 = lookup16(tro1_7, bswap32) */
+	vmovdqu 224(%rcx), %ymm1 /* msg_7 = load() */
+	vpxor %ymm1, %ymm0, %ymm0 /* ct_7 = xor(outbe_7, msg_7) */
+	vmovdqu %ymm0, 224(%rdx) /* store ct_7 */
+	vmovdqa 32(%rsp), %ymm0 /* reload g2x3.2 */
+	vpunpckldq %ymm10, %ymm0, %ymm1 /* tro0_8 = unpacklo(g2x3, g2x1) */
+	vpunpckhdq %ymm10, %ymm0, %ymm0 /* tro0_9 = unpackhi(g2x3, g2x1) */
+	vpunpckldq 416(%rsp), %ymm12, %ymm2 /* tro0_10 = unpacklo(g2x2, g2x0) */
+	vpunpckhdq 416(%rsp), %ymm12, %ymm3 /* tro0_11 = unpackhi(g2x2, g2x0) */
+	vpunpckldq %ymm2, %ymm1, %ymm4 /* tro1_8 = unpacklo(tro0_8, tro0_10) */
+	vpunpckhdq %ymm2, %ymm1, %ymm1 /* tro1_9 = unpackhi(tro0_8, tro0_10) */
+	vpunpckldq %ymm3, %ymm0, %ymm2 /* tro1_10 = unpacklo(tro0_9, tro0_11) */
+	vpunpckhdq %ymm3, %ymm0, %ymm0 /* tro1_11 = unpackhi(tro0_9, tro0_11) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_bswap32(%rip), %ymm4, %ymm3 /* outbe_8 = lookup16(tro1_8, bswap32) */
+	vmovdqu 256(%rcx), %ymm4 /* msg_8 = load() */
+	vpxor %ymm4, %ymm3, %ymm3 /* ct_8 = xor(outbe_8, msg_8) */
+	vmovdqu %ymm3, 256(%rdx) /* store ct_8 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_bswap32(%rip), %ymm1, %ymm1 /* outbe_9 = lookup16(tro1_9, bswap32) */
+	vmovdqu 288(%rcx), %ymm3 /* msg_9 = load() */
+	vpxor %ymm3, %ymm1, %ymm1 /* ct_9 = xor(outbe_9, msg_9) */
+	vmovdqu %ymm1, 288(%rdx) /* store ct_9 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_bswap32(%rip), %ymm2, %ymm1 /* outbe_10 = lookup16(tro1_10, bswap32) */
+	vmovdqu 320(%rcx), %ymm2 /* msg_10 = load() */
+	vpxor %ymm2, %ymm1, %ymm1 /* ct_10 = xor(outbe_10, msg_10) */
+	vmovdqu %ymm1, 320(%rdx) /* store ct_10 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_bswap32(%rip), %ymm0, %ymm0 /* outbe_11 = lookup16(tro1_11, bswap32) */
+	vmovdqu 352(%rcx), %ymm1 /* msg_11 = load() */
+	vpxor %ymm1, %ymm0, %ymm0 /* ct_11 = xor(outbe_11, msg_11) */
+	vmovdqu %ymm0, 352(%rdx) /* store ct_11 */
+	vmovdqa 64(%rsp), %ymm0 /* reload g3x3.2 */
+	vpunpckldq 288(%rsp), %ymm0, %ymm1 /* tro0_12 = unpacklo(g3x3, g3x1) */
+	vpunpckhdq 288(%rsp), %ymm0, %ymm0 /* tro0_13 = unpackhi(g3x3, g3x1) */
+	vmovdqa 160(%rsp), %ymm2 /* reload g3x2.2 */
+	vpunpckldq 1056(%rsp), %ymm2, %ymm3 /* tro0_14 = unpacklo(g3x2, g3x0) */
+	vpunpckhdq 1056(%rsp), %ymm2, %ymm2 /* tro0_15 = unpackhi(g3x2, g3x0) */
+	vpunpckldq %ymm3, %ymm1, %ymm4 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
+	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_13 = unpackhi(tro0_12, tro0_14) */
+	vpunpckldq %ymm2, %ymm0, %ymm3 /* tro1_14 = unpacklo(tro0_13, tro0_15) */
+	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_15 = unpackhi(tro0_13, tro0_15) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_bswap32(%rip), %ymm4, %ymm2 /* outbe_12 = lookup16(tro1_12, bswap32) */
+	vmovdqu 384(%rcx), %ymm4 /* msg_12 = load() */
+	vpxor %ymm4, %ymm2, %ymm2 /* ct_12 = xor(outbe_12, msg_12) */
+	vmovdqu %ymm2, 384(%rdx) /* store ct_12 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_bswap32(%rip), %ymm1, %ymm1 /* outbe_13 = lookup16(tro1_13, bswap32) */
+	vmovdqu 416(%rcx), %ymm2 /* msg_13 = load() */
+	vpxor %ymm2, %ymm1, %ymm1 /* ct_13 = xor(outbe_13, msg_13) */
+	vmovdqu %ymm1, 416(%rdx) /* store ct_13 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_bswap32(%rip), %ymm3, %ymm1 /* outbe_14 = lookup16(tro1_14, bswap32) */
+	vmovdqu 448(%rcx), %ymm2 /* msg_14 = load() */
+	vpxor %ymm2, %ymm1, %ymm1 /* ct_14 = xor(outbe_14, msg_14) */
+	vmovdqu %ymm1, 448(%rdx) /* store ct_14 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_bswap32(%rip), %ymm0, %ymm0 /* outbe_15 = lookup16(tro1_15, bswap32) */
+	vmovdqu 480(%rcx), %ymm1 /* msg_15 = load() */
+	vpxor %ymm1, %ymm0, %ymm0 /* ct_15 = xor(outbe_15, msg_15) */
+	vmovdqu %ymm0, 480(%rdx) /* store ct_15 */
+	vmovdqa 1088(%rsp), %ymm0 /* reload g4x3.2 */
+	vpunpckldq 992(%rsp), %ymm0, %ymm1 /* tro0_16 = unpacklo(g4x3, g4x1) */
+	vpunpckhdq 992(%rsp), %ymm0, %ymm0 /* tro0_17 = unpackhi(g4x3, g4x1) */
+	vmovdqa 1024(%rsp), %ymm2 /* reload g4x2.2 */
+	vpunpckldq 864(%rsp), %ymm2, %ymm3 /* tro0_18 = unpacklo(g4x2, g4x0) */
+	vpunpckhdq 864(%rsp), %ymm2, %ymm2 /* tro0_19 = unpackhi(g4x2, g4x0) */
+	vpunpckldq %ymm3, %ymm1, %ymm4 /* tro1_16 = unpacklo(tro0_16, tro0_18) */
+	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_17 = unpackhi(tro0_16, tro0_18) */
+	vpunpckldq %ymm2, %ymm0, %ymm3 /* tro1_18 = unpacklo(tro0_17, tro0_19) */
+	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_19 = unpackhi(tro0_17, tro0_19) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_bswap32(%rip), %ymm4, %ymm2 /* outbe_16 = lookup16(tro1_16, bswap32) */
+	vmovdqu 512(%rcx), %ymm4 /* msg_16 = load() */
+	vpxor %ymm4, %ymm2, %ymm2 /* ct_16 = xor(outbe_16, msg_16) */
+	vmovdqu %ymm2, 512(%rdx) /* store ct_16 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_bswap32(%rip), %ymm1, %ymm1 /* outbe_17 = lookup16(tro1_17, bswap32) */
+	vmovdqu 544(%rcx), %ymm2 /* msg_17 = load() */
+	vpxor %ymm2, %ymm1, %ymm1 /* ct_17 = xor(outbe_17, msg_17) */
+	vmovdqu %ymm1, 544(%rdx) /* store ct_17 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_bswap32(%rip), %ymm3, %ymm1 /* outbe_18 = lookup16(tro1_18, bswap32) */
+	vmovdqu 576(%rcx), %ymm2 /* msg_18 = load() */
+	vpxor %ymm2, %ymm1, %ymm1 /* ct_18 = xor(outbe_18, msg_18) */
+	vmovdqu %ymm1, 576(%rdx) /* store ct_18 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_bswap32(%rip), %ymm0, %ymm0 /* outbe_19 = lookup16(tro1_19, bswap32) */
+	vmovdqu 608(%rcx), %ymm1 /* msg_19 = load() */
+	vpxor %ymm1, %ymm0, %ymm0 /* ct_19 = xor(outbe_19, msg_19) */
+	vmovdqu %ymm0, 608(%rdx) /* store ct_19 */
+	vmovdqa 1120(%rsp), %ymm0 /* reload g5x3.2 */
+	vpunpckldq 768(%rsp), %ymm0, %ymm1 /* tro0_20 = unpacklo(g5x3, g5x1) */
+	vpunpckhdq 768(%rsp), %ymm0, %ymm0 /* tro0_21 = unpackhi(g5x3, g5x1) */
+	vmovdqa 896(%rsp), %ymm2 /* reload g5x2.2 */
+	vpunpckldq 736(%rsp), %ymm2, %ymm3 /* tro0_22 = unpacklo(g5x2, g5x0) */
+	vpunpckhdq 736(%rsp), %ymm2, %ymm2 /* tro0_23 = unpackhi(g5x2, g5x0) */
+	vpunpckldq %ymm3, %ymm1, %ymm4 /* tro1_20 = unpacklo(tro0_20, tro0_22) */
+	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_21 = unpackhi(tro0_20, tro0_22) */
+	vpunpckldq %ymm2, %ymm0, %ymm3 /* tro1_22 = unpacklo(tro0_21, tro0_23) */
+	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_23 = unpackhi(tro0_21, tro0_23) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_bswap32(%rip), %ymm4, %ymm2 /* outbe_20 = lookup16(tro1_20, bswap32) */
+	vmovdqu 640(%rcx), %ymm4 /* msg_20 = load() */
+	vpxor %ymm4, %ymm2, %ymm2 /* ct_20 = xor(outbe_20, msg_20) */
+	vmovdqu %ymm2, 640(%rdx) /* store ct_20 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_bswap32(%rip), %ymm1, %ymm1 /* outbe_21 = lookup16(tro1_21, bswap32) */
+	vmovdqu 672(%rcx), %ymm2 /* msg_21 = load() */
+	vpxor %ymm2, %ymm1, %ymm1 /* ct_21 = xor(outbe_21, msg_21) */
+	vmovdqu %ymm1, 672(%rdx) /* store ct_21 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_bswap32(%rip), %ymm3, %ymm1 /* outbe_22 = lookup16(tro1_22, bswap32) */
+	vmovdqu 704(%rcx), %ymm2 /* msg_22 = load() */
+	vpxor %ymm2, %ymm1, %ymm1 /* ct_22 = xor(outbe_22, msg_22) */
+	vmovdqu %ymm1, 704(%rdx) /* store ct_22 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_bswap32(%rip), %ymm0, %ymm0 /* outbe_23 = lookup16(tro1_23, bswap32) */
+	vmovdqu 736(%rcx), %ymm1 /* msg_23 = load() */
+	vpxor %ymm1, %ymm0, %ymm0 /* ct_23 = xor(outbe_23, msg_23) */
+	vmovdqu %ymm0, 736(%rdx) /* store ct_23 */
+	vmovdqa 1152(%rsp), %ymm0 /* reload g6x3.2 */
+	vpunpckldq 800(%rsp), %ymm0, %ymm1 /* tro0_24 = unpacklo(g6x3, g6x1) */
+	vpunpckhdq 800(%rsp), %ymm0, %ymm0 /* tro0_25 = unpackhi(g6x3, g6x1) */
+	vmovdqa 928(%rsp), %ymm2 /* reload g6x2.2 */
+	vpunpckldq 704(%rsp), %ymm2, %ymm3 /* tro0_26 = unpacklo(g6x2, g6x0) */
+	vpunpckhdq 704(%rsp), %ymm2, %ymm2 /* tro0_27 = unpackhi(g6x2, g6x0) */
+	vpunpckldq %ymm3, %ymm1, %ymm4 /* tro1_24 = unpacklo(tro0_24, tro0_26) */
+	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_25 = unpackhi(tro0_24, tro0_26) */
+	vpunpckldq %ymm2, %ymm0, %ymm3 /* tro1_26 = unpacklo(tro0_25, tro0_27) */
+	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_27 = unpackhi(tro0_25, tro0_27) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_bswap32(%rip), %ymm4, %ymm2 /* outbe_24 = lookup16(tro1_24, bswap32) */
+	vmovdqu 768(%rcx), %ymm4 /* msg_24 = load() */
+	vpxor %ymm4, %ymm2, %ymm2 /* ct_24 = xor(outbe_24, msg_24) */
+	vmovdqu %ymm2, 768(%rdx) /* store ct_24 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_bswap32(%rip), %ymm1, %ymm1 /* outbe_25 = lookup16(tro1_25, bswap32) */
+	vmovdqu 800(%rcx), %ymm2 /* msg_25 = load() */
+	vpxor %ymm2, %ymm1, %ymm1 /* ct_25 = xor(outbe_25, msg_25) */
+	vmovdqu %ymm1, 800(%rdx) /* store ct_25 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_bswap32(%rip), %ymm3, %ymm1 /* outbe_26 = lookup16(tro1_26, bswap32) */
+	vmovdqu 832(%rcx), %ymm2 /* msg_26 = load() */
+	vpxor %ymm2, %ymm1, %ymm1 /* ct_26 = xor(outbe_26, msg_26) */
+	vmovdqu %ymm1, 832(%rdx) /* store ct_26 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_bswap32(%rip), %ymm0, %ymm0 /* outbe_27 = lookup16(tro1_27, bswap32) */
+	vmovdqu 864(%rcx), %ymm1 /* msg_27 = load() */
+	vpxor %ymm1, %ymm0, %ymm0 /* ct_27 = xor(outbe_27, msg_27) */
+	vmovdqu %ymm0, 864(%rdx) /* store ct_27 */
+	vmovdqa 0(%rsp), %ymm0 /* reload g7x3.2 */
+	vpunpckldq 832(%rsp), %ymm0, %ymm1 /* tro0_28 = unpacklo(g7x3, g7x1) */
+	vpunpckhdq 832(%rsp), %ymm0, %ymm0 /* tro0_29 = unpackhi(g7x3, g7x1) */
+	vmovdqa 960(%rsp), %ymm2 /* reload g7x2.2 */
+	vpunpckldq 672(%rsp), %ymm2, %ymm3 /* tro0_30 = unpacklo(g7x2, g7x0) */
+	vpunpckhdq 672(%rsp), %ymm2, %ymm2 /* tro0_31 = unpackhi(g7x2, g7x0) */
+	vpunpckldq %ymm3, %ymm1, %ymm4 /* tro1_28 = unpacklo(tro0_28, tro0_30) */
+	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_29 = unpackhi(tro0_28, tro0_30) */
+	vpunpckldq %ymm2, %ymm0, %ymm3 /* tro1_30 = unpacklo(tro0_29, tro0_31) */
+	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_31 = unpackhi(tro0_29, tro0_31) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_bswap32(%rip), %ymm4, %ymm2 /* outbe_28 = lookup16(tro1_28, bswap32) */
+	vmovdqu 896(%rcx), %ymm4 /* msg_28 = load() */
+	vpxor %ymm4, %ymm2, %ymm2 /* ct_28 = xor(outbe_28, msg_28) */
+	vmovdqu %ymm2, 896(%rdx) /* store ct_28 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_bswap32(%rip), %ymm1, %ymm1 /* outbe_29 = lookup16(tro1_29, bswap32) */
+	vmovdqu 928(%rcx), %ymm2 /* msg_29 = load() */
+	vpxor %ymm2, %ymm1, %ymm1 /* ct_29 = xor(outbe_29, msg_29) */
+	vmovdqu %ymm1, 928(%rdx) /* store ct_29 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_bswap32(%rip), %ymm3, %ymm1 /* outbe_30 = lookup16(tro1_30, bswap32) */
+	vmovdqu 960(%rcx), %ymm2 /* msg_30 = load() */
+	vpxor %ymm2, %ymm1, %ymm1 /* ct_30 = xor(outbe_30, msg_30) */
+	vmovdqu %ymm1, 960(%rdx) /* store ct_30 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_8_bswap32(%rip), %ymm0, %ymm0 /* outbe_31 = lookup16(tro1_31, bswap32) */
+	vmovdqu 992(%rcx), %ymm1 /* msg_31 = load() */
+	vpxor %ymm1, %ymm0, %ymm0 /* ct_31 = xor(outbe_31, msg_31) */
+	vmovdqu %ymm0, 992(%rdx) /* store ct_31 */
+	mov %rbp, %rsp
+	pop %rbp
+	vzeroupper
+	RET
+SYM_FUNC_END(sm4_wordslice_avx2_aesni_batch_xts)
 
 /* reverse16: byte i <- byte 15 - i: GCM bytes to the reflected form phi */
 	.section .rodata.cst32.sm4_wordslice_avx2_aesni_0_reverse16, "aM", @progbits, 32
@@ -6549,6 +8150,13 @@ SYM_FUNC_END(sm4_wordslice_avx2_aesni_batch_ctr)
 .Lsm4_wordslice_avx2_aesni_0_reverse16:
 	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
 	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
+
+/* first_block: Y joins X_1 alone */
+	.section .rodata.cst32.sm4_wordslice_avx2_aesni_0_first_block, "aM", @progbits, 32
+	.balign 32
+.Lsm4_wordslice_avx2_aesni_0_first_block:
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 
 /* half_up: (a0, a1) -> (0, a0): the middle sum's low half into S's bits 64..127 */
 	.section .rodata.cst32.sm4_wordslice_avx2_aesni_0_half_up, "aM", @progbits, 32
@@ -7240,5 +8848,82 @@ SYM_FUNC_END(sm4_wordslice_avx2_aesni_batch_ctr)
 	.section .rodata.cst32.sm4_wordslice_avx2_aesni_7_rotl16, "aM", @progbits, 32
 	.balign 32
 .Lsm4_wordslice_avx2_aesni_7_rotl16:
+	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+
+/* bswap32: byte order reversal in each 32-bit word */
+	.section .rodata.cst32.sm4_wordslice_avx2_aesni_8_bswap32, "aM", @progbits, 32
+	.balign 32
+.Lsm4_wordslice_avx2_aesni_8_bswap32:
+	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+
+/* nibble_mask: low nibble of every byte */
+	.section .rodata.cst32.sm4_wordslice_avx2_aesni_8_nibble_mask, "aM", @progbits, 32
+	.balign 32
+.Lsm4_wordslice_avx2_aesni_8_nibble_mask:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* tbl_lo: A1, c1: S-box inner affine: low-nibble table (constant folded in) */
+	.section .rodata.cst32.sm4_wordslice_avx2_aesni_8_tbl_lo, "aM", @progbits, 32
+	.balign 32
+.Lsm4_wordslice_avx2_aesni_8_tbl_lo:
+	.byte 0x1b, 0xee, 0x39, 0xcc, 0xbd, 0x48, 0x9f, 0x6a, 0xb9, 0x4c, 0x9b, 0x6e, 0x1f, 0xea, 0x3d, 0xc8
+	.byte 0x1b, 0xee, 0x39, 0xcc, 0xbd, 0x48, 0x9f, 0x6a, 0xb9, 0x4c, 0x9b, 0x6e, 0x1f, 0xea, 0x3d, 0xc8
+
+/* tbl_hi: A1, c1: S-box inner affine: high-nibble table */
+	.section .rodata.cst32.sm4_wordslice_avx2_aesni_8_tbl_hi, "aM", @progbits, 32
+	.balign 32
+.Lsm4_wordslice_avx2_aesni_8_tbl_hi:
+	.byte 0x00, 0xac, 0x68, 0xc4, 0x8c, 0x20, 0xe4, 0x48, 0x18, 0xb4, 0x70, 0xdc, 0x94, 0x38, 0xfc, 0x50
+	.byte 0x00, 0xac, 0x68, 0xc4, 0x8c, 0x20, 0xe4, 0x48, 0x18, 0xb4, 0x70, 0xdc, 0x94, 0x38, 0xfc, 0x50
+
+/* inv_shift_rows: inverse ShiftRows (AESENCLAST's ShiftRows undone) */
+	.section .rodata.cst32.sm4_wordslice_avx2_aesni_8_inv_shift_rows, "aM", @progbits, 32
+	.balign 32
+.Lsm4_wordslice_avx2_aesni_8_inv_shift_rows:
+	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
+	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
+
+/* aes_cancel_key: AESENCLAST key = SubBytes constant 0x63: cancels it */
+	.section .rodata.cst32.sm4_wordslice_avx2_aesni_8_aes_cancel_key, "aM", @progbits, 32
+	.balign 32
+.Lsm4_wordslice_avx2_aesni_8_aes_cancel_key:
+	.byte 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63
+	.byte 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63
+
+/* tbl_lo_1: A2·inv(.) ^ c2: S-box outer affine, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
+	.section .rodata.cst32.sm4_wordslice_avx2_aesni_8_tbl_lo_1, "aM", @progbits, 32
+	.balign 32
+.Lsm4_wordslice_avx2_aesni_8_tbl_lo_1:
+	.byte 0xd3, 0xf5, 0xd9, 0xff, 0x24, 0x02, 0x2e, 0x08, 0xb4, 0x92, 0xbe, 0x98, 0x43, 0x65, 0x49, 0x6f
+	.byte 0xd3, 0xf5, 0xd9, 0xff, 0x24, 0x02, 0x2e, 0x08, 0xb4, 0x92, 0xbe, 0x98, 0x43, 0x65, 0x49, 0x6f
+
+/* tbl_hi_1: A2·inv(.) ^ c2: S-box outer affine, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
+	.section .rodata.cst32.sm4_wordslice_avx2_aesni_8_tbl_hi_1, "aM", @progbits, 32
+	.balign 32
+.Lsm4_wordslice_avx2_aesni_8_tbl_hi_1:
+	.byte 0x00, 0x5e, 0x4a, 0x14, 0x08, 0x56, 0x42, 0x1c, 0x9d, 0xc3, 0xd7, 0x89, 0x95, 0xcb, 0xdf, 0x81
+	.byte 0x00, 0x5e, 0x4a, 0x14, 0x08, 0x56, 0x42, 0x1c, 0x9d, 0xc3, 0xd7, 0x89, 0x95, 0xcb, 0xdf, 0x81
+
+/* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
+	.section .rodata.cst32.sm4_wordslice_avx2_aesni_8_rotl24, "aM", @progbits, 32
+	.balign 32
+.Lsm4_wordslice_avx2_aesni_8_rotl24:
+	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+
+/* rotl8: rotate each 32-bit word left by 8 (byte shuffle) */
+	.section .rodata.cst32.sm4_wordslice_avx2_aesni_8_rotl8, "aM", @progbits, 32
+	.balign 32
+.Lsm4_wordslice_avx2_aesni_8_rotl8:
+	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
+	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
+
+/* rotl16: rotate each 32-bit word left by 16 (byte shuffle) */
+	.section .rodata.cst32.sm4_wordslice_avx2_aesni_8_rotl16, "aM", @progbits, 32
+	.balign 32
+.Lsm4_wordslice_avx2_aesni_8_rotl16:
 	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
 	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d

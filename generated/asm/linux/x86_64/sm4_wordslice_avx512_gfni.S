@@ -16,17 +16,18 @@
 	.p2align 5
 SYM_FUNC_START(sm4_wordslice_avx512_gfni_ghash_step)
 	vbroadcasti32x4 (%rdi), %zmm0 /* y_1 = bcast128() */
+	vpshufb .Lsm4_wordslice_avx512_gfni_0_reverse16(%rip), %zmm0, %zmm0 /* phi_y = lookup16(y_1, reverse16) */
 
 	/* 8 blocks, 4 per register: block i times T_(n - i), products unreduced. */
 	vmovdqu64 (%rdx), %zmm1 /* x = load() */
+	vpshufb .Lsm4_wordslice_avx512_gfni_0_reverse16(%rip), %zmm1, %zmm1 /* z = lookup16(x, reverse16) */
 	vmovdqa64 .Lsm4_wordslice_avx512_gfni_0_first_block(%rip), %zmm2 /* first_block = const() */
-	vpternlogd $0x6a, %zmm1, %zmm2, %zmm0 /* x1_y = ternlog(y_1, first_block, x) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_0_reverse16(%rip), %zmm0, %zmm0 /* z = lookup16(x1_y, reverse16) */
+	vpternlogd $0x6a, %zmm1, %zmm2, %zmm0 /* z1_y = ternlog(phi_y, first_block, z) */
 	vmovdqu64 (%rsi), %zmm1 /* h = load() */
-	vpclmulqdq $0x0, %zmm1, %zmm0, %zmm2 /* lo = clmul(z, h) */
-	vpclmulqdq $0x10, %zmm1, %zmm0, %zmm3 /* mid = clmul(z, h) */
-	vpclmulqdq $0x1, %zmm1, %zmm0, %zmm4 /* mid_1 = clmul(z, h) */
-	vpclmulqdq $0x11, %zmm1, %zmm0, %zmm0 /* hi = clmul(z, h) */
+	vpclmulqdq $0x0, %zmm1, %zmm0, %zmm2 /* lo = clmul(z1_y, h) */
+	vpclmulqdq $0x10, %zmm1, %zmm0, %zmm3 /* mid = clmul(z1_y, h) */
+	vpclmulqdq $0x1, %zmm1, %zmm0, %zmm4 /* mid_1 = clmul(z1_y, h) */
+	vpclmulqdq $0x11, %zmm1, %zmm0, %zmm0 /* hi = clmul(z1_y, h) */
 	vmovdqu64 64(%rdx), %zmm1 /* x_1 = load() */
 	vpshufb .Lsm4_wordslice_avx512_gfni_0_reverse16(%rip), %zmm1, %zmm1 /* z_1 = lookup16(x_1, reverse16) */
 	vmovdqu64 64(%rsi), %zmm5 /* h_1 = load() */
@@ -4337,14 +4338,910 @@ SYM_FUNC_START(sm4_wordslice_avx512_gfni_batch_ctr)
 	RET
 SYM_FUNC_END(sm4_wordslice_avx512_gfni_batch_ctr)
 
-/* first_block: Y joins X_1 alone */
-	.section .rodata.cst64.sm4_wordslice_avx512_gfni_0_first_block, "aM", @progbits, 64
-	.balign 64
-.Lsm4_wordslice_avx512_gfni_0_first_block:
-	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+/* sm4_wordslice_avx512_gfni_batch_xts: wordslice512_whitened, 4 arguments
+ *   %rdi: rk
+ *   %rsi: in
+ *   %rdx: out
+ *   %rcx: src
+ *   %r8: 16 x r (and the loop count)
+ *   zmm0-31: vectors, as allocated (32 used)
+ *   frame: 512 bytes (8 spill slots of 64 bytes)
+ */
+	.p2align 5
+SYM_FUNC_START(sm4_wordslice_avx512_gfni_batch_xts)
+	push %rbp
+	mov %rsp, %rbp
+	and $-64, %rsp
+	sub $512, %rsp
+
+	/* Load 128 blocks (8 groups), big-endian words to native, transpose 4x4 words. */
+	vmovdqu64 (%rsi), %zmm0 /* raw = load() */
+	vmovdqu64 (%rcx), %zmm1 /* tweak = load() */
+	vpxord %zmm1, %zmm0, %zmm0 /* row = xor(raw, tweak) */
+	vmovdqu64 64(%rsi), %zmm1 /* raw_1 = load() */
+	vmovdqu64 64(%rcx), %zmm2 /* tweak_1 = load() */
+	vpxord %zmm2, %zmm1, %zmm1 /* row_1 = xor(raw_1, tweak_1) */
+	vmovdqu64 128(%rsi), %zmm2 /* raw_2 = load() */
+	vmovdqu64 128(%rcx), %zmm3 /* tweak_2 = load() */
+	vpxord %zmm3, %zmm2, %zmm2 /* row_2 = xor(raw_2, tweak_2) */
+	vmovdqu64 192(%rsi), %zmm3 /* raw_3 = load() */
+	vmovdqu64 192(%rcx), %zmm4 /* tweak_3 = load() */
+	vpxord %zmm4, %zmm3, %zmm3 /* row_3 = xor(raw_3, tweak_3) */
+	vmovdqa64 .Lsm4_wordslice_avx512_gfni_8_unpacklo32_index(%rip), %zmm4 /* unpacklo32_index = const() */
+	vmovdqa64 %zmm4, %zmm5 /* unpacklo32_index */
+	vpermi2b %zmm2, %zmm0, %zmm5 /* tr0 = permute2b(unpacklo32_index, row, row_2) */
+	vmovdqa64 .Lsm4_wordslice_avx512_gfni_8_unpackhi32_index(%rip), %zmm6 /* unpackhi32_index = const() */
+	vmovdqa64 %zmm6, %zmm7 /* unpackhi32_index */
+	vpermi2b %zmm2, %zmm0, %zmm7 /* tr0_1 = permute2b(unpackhi32_index, row, row_2) */
+	vmovdqa64 %zmm4, %zmm0 /* unpacklo32_index */
+	vpermi2b %zmm3, %zmm1, %zmm0 /* tr0_2 = permute2b(unpacklo32_index, row_1, row_3) */
+	vmovdqa64 %zmm6, %zmm2 /* unpackhi32_index */
+	vpermi2b %zmm3, %zmm1, %zmm2 /* tr0_3 = permute2b(unpackhi32_index, row_1, row_3) */
+	vpunpckldq %zmm0, %zmm5, %zmm1 /* tr1 = unpacklo(tr0, tr0_2) */
+	vpunpckhdq %zmm0, %zmm5, %zmm0 /* tr1_1 = unpackhi(tr0, tr0_2) */
+	vpunpckldq %zmm2, %zmm7, %zmm3 /* tr1_2 = unpacklo(tr0_1, tr0_3) */
+	vpunpckhdq %zmm2, %zmm7, %zmm2 /* tr1_3 = unpackhi(tr0_1, tr0_3) */
+	vmovdqu64 256(%rsi), %zmm5 /* raw_4 = load() */
+	vmovdqu64 256(%rcx), %zmm7 /* tweak_4 = load() */
+	vpxord %zmm7, %zmm5, %zmm5 /* row_4 = xor(raw_4, tweak_4) */
+	vmovdqu64 320(%rsi), %zmm7 /* raw_5 = load() */
+	vmovdqu64 320(%rcx), %zmm8 /* tweak_5 = load() */
+	vpxord %zmm8, %zmm7, %zmm7 /* row_5 = xor(raw_5, tweak_5) */
+	vmovdqu64 384(%rsi), %zmm8 /* raw_6 = load() */
+	vmovdqu64 384(%rcx), %zmm9 /* tweak_6 = load() */
+	vpxord %zmm9, %zmm8, %zmm8 /* row_6 = xor(raw_6, tweak_6) */
+	vmovdqu64 448(%rsi), %zmm9 /* raw_7 = load() */
+	vmovdqu64 448(%rcx), %zmm10 /* tweak_7 = load() */
+	vpxord %zmm10, %zmm9, %zmm9 /* row_7 = xor(raw_7, tweak_7) */
+	vmovdqa64 %zmm4, %zmm10 /* unpacklo32_index */
+	vpermi2b %zmm8, %zmm5, %zmm10 /* tr0_4 = permute2b(unpacklo32_index, row_4, row_6) */
+	vmovdqa64 %zmm6, %zmm11 /* unpackhi32_index */
+	vpermi2b %zmm8, %zmm5, %zmm11 /* tr0_5 = permute2b(unpackhi32_index, row_4, row_6) */
+	vmovdqa64 %zmm4, %zmm5 /* unpacklo32_index */
+	vpermi2b %zmm9, %zmm7, %zmm5 /* tr0_6 = permute2b(unpacklo32_index, row_5, row_7) */
+	vmovdqa64 %zmm6, %zmm8 /* unpackhi32_index */
+	vpermi2b %zmm9, %zmm7, %zmm8 /* tr0_7 = permute2b(unpackhi32_index, row_5, row_7) */
+	vpunpckldq %zmm5, %zmm10, %zmm7 /* tr1_4 = unpacklo(tr0_4, tr0_6) */
+	vpunpckhdq %zmm5, %zmm10, %zmm5 /* tr1_5 = unpackhi(tr0_4, tr0_6) */
+	vpunpckldq %zmm8, %zmm11, %zmm9 /* tr1_6 = unpacklo(tr0_5, tr0_7) */
+	vpunpckhdq %zmm8, %zmm11, %zmm8 /* tr1_7 = unpackhi(tr0_5, tr0_7) */
+	vmovdqu64 512(%rsi), %zmm10 /* raw_8 = load() */
+	vmovdqu64 512(%rcx), %zmm11 /* tweak_8 = load() */
+	vpxord %zmm11, %zmm10, %zmm10 /* row_8 = xor(raw_8, tweak_8) */
+	vmovdqu64 576(%rsi), %zmm11 /* raw_9 = load() */
+	vmovdqu64 576(%rcx), %zmm12 /* tweak_9 = load() */
+	vpxord %zmm12, %zmm11, %zmm11 /* row_9 = xor(raw_9, tweak_9) */
+	vmovdqu64 640(%rsi), %zmm12 /* raw_10 = load() */
+	vmovdqu64 640(%rcx), %zmm13 /* tweak_10 = load() */
+	vpxord %zmm13, %zmm12, %zmm12 /* row_10 = xor(raw_10, tweak_10) */
+	vmovdqu64 704(%rsi), %zmm13 /* raw_11 = load() */
+	vmovdqu64 704(%rcx), %zmm14 /* tweak_11 = load() */
+	vpxord %zmm14, %zmm13, %zmm13 /* row_11 = xor(raw_11, tweak_11) */
+	vmovdqa64 %zmm4, %zmm14 /* unpacklo32_index */
+	vpermi2b %zmm12, %zmm10, %zmm14 /* tr0_8 = permute2b(unpacklo32_index, row_8, row_10) */
+	vmovdqa64 %zmm6, %zmm15 /* unpackhi32_index */
+	vpermi2b %zmm12, %zmm10, %zmm15 /* tr0_9 = permute2b(unpackhi32_index, row_8, row_10) */
+	vmovdqa64 %zmm4, %zmm10 /* unpacklo32_index */
+	vpermi2b %zmm13, %zmm11, %zmm10 /* tr0_10 = permute2b(unpacklo32_index, row_9, row_11) */
+	vmovdqa64 %zmm6, %zmm12 /* unpackhi32_index */
+	vpermi2b %zmm13, %zmm11, %zmm12 /* tr0_11 = permute2b(unpackhi32_index, row_9, row_11) */
+	vpunpckldq %zmm10, %zmm14, %zmm11 /* tr1_8 = unpacklo(tr0_8, tr0_10) */
+	vpunpckhdq %zmm10, %zmm14, %zmm10 /* tr1_9 = unpackhi(tr0_8, tr0_10) */
+	vpunpckldq %zmm12, %zmm15, %zmm13 /* tr1_10 = unpacklo(tr0_9, tr0_11) */
+	vpunpckhdq %zmm12, %zmm15, %zmm12 /* tr1_11 = unpackhi(tr0_9, tr0_11) */
+	vmovdqu64 768(%rsi), %zmm14 /* raw_12 = load() */
+	vmovdqu64 768(%rcx), %zmm15 /* tweak_12 = load() */
+	vpxord %zmm15, %zmm14, %zmm14 /* row_12 = xor(raw_12, tweak_12) */
+	vmovdqu64 832(%rsi), %zmm15 /* raw_13 = load() */
+	vmovdqu64 832(%rcx), %zmm16 /* tweak_13 = load() */
+	vpxord %zmm16, %zmm15, %zmm15 /* row_13 = xor(raw_13, tweak_13) */
+	vmovdqu64 896(%rsi), %zmm16 /* raw_14 = load() */
+	vmovdqu64 896(%rcx), %zmm17 /* tweak_14 = load() */
+	vpxord %zmm17, %zmm16, %zmm16 /* row_14 = xor(raw_14, tweak_14) */
+	vmovdqu64 960(%rsi), %zmm17 /* raw_15 = load() */
+	vmovdqu64 960(%rcx), %zmm18 /* tweak_15 = load() */
+	vpxord %zmm18, %zmm17, %zmm17 /* row_15 = xor(raw_15, tweak_15) */
+	vmovdqa64 %zmm4, %zmm18 /* unpacklo32_index */
+	vpermi2b %zmm16, %zmm14, %zmm18 /* tr0_12 = permute2b(unpacklo32_index, row_12, row_14) */
+	vmovdqa64 %zmm6, %zmm19 /* unpackhi32_index */
+	vpermi2b %zmm16, %zmm14, %zmm19 /* tr0_13 = permute2b(unpackhi32_index, row_12, row_14) */
+	vmovdqa64 %zmm4, %zmm14 /* unpacklo32_index */
+	vpermi2b %zmm17, %zmm15, %zmm14 /* tr0_14 = permute2b(unpacklo32_index, row_13, row_15) */
+	vmovdqa64 %zmm6, %zmm16 /* unpackhi32_index */
+	vpermi2b %zmm17, %zmm15, %zmm16 /* tr0_15 = permute2b(unpackhi32_index, row_13, row_15) */
+	vpunpckldq %zmm14, %zmm18, %zmm15 /* tr1_12 = unpacklo(tr0_12, tr0_14) */
+	vpunpckhdq %zmm14, %zmm18, %zmm14 /* tr1_13 = unpackhi(tr0_12, tr0_14) */
+	vpunpckldq %zmm16, %zmm19, %zmm17 /* tr1_14 = unpacklo(tr0_13, tr0_15) */
+	vpunpckhdq %zmm16, %zmm19, %zmm16 /* tr1_15 = unpackhi(tr0_13, tr0_15) */
+	vmovdqu64 1024(%rsi), %zmm18 /* raw_16 = load() */
+	vmovdqu64 1024(%rcx), %zmm19 /* tweak_16 = load() */
+	vpxord %zmm19, %zmm18, %zmm18 /* row_16 = xor(raw_16, tweak_16) */
+	vmovdqu64 1088(%rsi), %zmm19 /* raw_17 = load() */
+	vmovdqu64 1088(%rcx), %zmm20 /* tweak_17 = load() */
+	vpxord %zmm20, %zmm19, %zmm19 /* row_17 = xor(raw_17, tweak_17) */
+	vmovdqu64 1152(%rsi), %zmm20 /* raw_18 = load() */
+	vmovdqu64 1152(%rcx), %zmm21 /* tweak_18 = load() */
+	vpxord %zmm21, %zmm20, %zmm20 /* row_18 = xor(raw_18, tweak_18) */
+	vmovdqu64 1216(%rsi), %zmm21 /* raw_19 = load() */
+	vmovdqu64 1216(%rcx), %zmm22 /* tweak_19 = load() */
+	vpxord %zmm22, %zmm21, %zmm21 /* row_19 = xor(raw_19, tweak_19) */
+	vmovdqa64 %zmm4, %zmm22 /* unpacklo32_index */
+	vpermi2b %zmm20, %zmm18, %zmm22 /* tr0_16 = permute2b(unpacklo32_index, row_16, row_18) */
+	vmovdqa64 %zmm6, %zmm23 /* unpackhi32_index */
+	vpermi2b %zmm20, %zmm18, %zmm23 /* tr0_17 = permute2b(unpackhi32_index, row_16, row_18) */
+	vmovdqa64 %zmm4, %zmm18 /* unpacklo32_index */
+	vpermi2b %zmm21, %zmm19, %zmm18 /* tr0_18 = permute2b(unpacklo32_index, row_17, row_19) */
+	vmovdqa64 %zmm6, %zmm20 /* unpackhi32_index */
+	vpermi2b %zmm21, %zmm19, %zmm20 /* tr0_19 = permute2b(unpackhi32_index, row_17, row_19) */
+	vpunpckldq %zmm18, %zmm22, %zmm19 /* tr1_16 = unpacklo(tr0_16, tr0_18) */
+	vpunpckhdq %zmm18, %zmm22, %zmm18 /* tr1_17 = unpackhi(tr0_16, tr0_18) */
+	vpunpckldq %zmm20, %zmm23, %zmm21 /* tr1_18 = unpacklo(tr0_17, tr0_19) */
+	vpunpckhdq %zmm20, %zmm23, %zmm20 /* tr1_19 = unpackhi(tr0_17, tr0_19) */
+	vmovdqu64 1280(%rsi), %zmm22 /* raw_20 = load() */
+	vmovdqu64 1280(%rcx), %zmm23 /* tweak_20 = load() */
+	vpxord %zmm23, %zmm22, %zmm22 /* row_20 = xor(raw_20, tweak_20) */
+	vmovdqu64 1344(%rsi), %zmm23 /* raw_21 = load() */
+	vmovdqu64 1344(%rcx), %zmm24 /* tweak_21 = load() */
+	vpxord %zmm24, %zmm23, %zmm23 /* row_21 = xor(raw_21, tweak_21) */
+	vmovdqu64 1408(%rsi), %zmm24 /* raw_22 = load() */
+	vmovdqu64 1408(%rcx), %zmm25 /* tweak_22 = load() */
+	vpxord %zmm25, %zmm24, %zmm24 /* row_22 = xor(raw_22, tweak_22) */
+	vmovdqu64 1472(%rsi), %zmm25 /* raw_23 = load() */
+	vmovdqu64 1472(%rcx), %zmm26 /* tweak_23 = load() */
+	vpxord %zmm26, %zmm25, %zmm25 /* row_23 = xor(raw_23, tweak_23) */
+	vmovdqa64 %zmm4, %zmm26 /* unpacklo32_index */
+	vpermi2b %zmm24, %zmm22, %zmm26 /* tr0_20 = permute2b(unpacklo32_index, row_20, row_22) */
+	vmovdqa64 %zmm6, %zmm27 /* unpackhi32_index */
+	vpermi2b %zmm24, %zmm22, %zmm27 /* tr0_21 = permute2b(unpackhi32_index, row_20, row_22) */
+	vmovdqa64 %zmm4, %zmm22 /* unpacklo32_index */
+	vpermi2b %zmm25, %zmm23, %zmm22 /* tr0_22 = permute2b(unpacklo32_index, row_21, row_23) */
+	vmovdqa64 %zmm6, %zmm24 /* unpackhi32_index */
+	vpermi2b %zmm25, %zmm23, %zmm24 /* tr0_23 = permute2b(unpackhi32_index, row_21, row_23) */
+	vpunpckldq %zmm22, %zmm26, %zmm23 /* tr1_20 = unpacklo(tr0_20, tr0_22) */
+	vpunpckhdq %zmm22, %zmm26, %zmm22 /* tr1_21 = unpackhi(tr0_20, tr0_22) */
+	vpunpckldq %zmm24, %zmm27, %zmm25 /* tr1_22 = unpacklo(tr0_21, tr0_23) */
+	vpunpckhdq %zmm24, %zmm27, %zmm24 /* tr1_23 = unpackhi(tr0_21, tr0_23) */
+	vmovdqu64 1536(%rsi), %zmm26 /* raw_24 = load() */
+	vmovdqu64 1536(%rcx), %zmm27 /* tweak_24 = load() */
+	vpxord %zmm27, %zmm26, %zmm26 /* row_24 = xor(raw_24, tweak_24) */
+	vmovdqu64 1600(%rsi), %zmm27 /* raw_25 = load() */
+	vmovdqu64 1600(%rcx), %zmm28 /* tweak_25 = load() */
+	vpxord %zmm28, %zmm27, %zmm27 /* row_25 = xor(raw_25, tweak_25) */
+	vmovdqu64 1664(%rsi), %zmm28 /* raw_26 = load() */
+	vmovdqu64 1664(%rcx), %zmm29 /* tweak_26 = load() */
+	vpxord %zmm29, %zmm28, %zmm28 /* row_26 = xor(raw_26, tweak_26) */
+	vmovdqu64 1728(%rsi), %zmm29 /* raw_27 = load() */
+	vmovdqu64 1728(%rcx), %zmm30 /* tweak_27 = load() */
+	vpxord %zmm30, %zmm29, %zmm29 /* row_27 = xor(raw_27, tweak_27) */
+	vmovdqa64 %zmm4, %zmm30 /* unpacklo32_index */
+	vpermi2b %zmm28, %zmm26, %zmm30 /* tr0_24 = permute2b(unpacklo32_index, row_24, row_26) */
+	vmovdqa64 %zmm6, %zmm31 /* unpackhi32_index */
+	vpermi2b %zmm28, %zmm26, %zmm31 /* tr0_25 = permute2b(unpackhi32_index, row_24, row_26) */
+	vmovdqa64 %zmm4, %zmm26 /* unpacklo32_index */
+	vpermi2b %zmm29, %zmm27, %zmm26 /* tr0_26 = permute2b(unpacklo32_index, row_25, row_27) */
+	vmovdqa64 %zmm6, %zmm28 /* unpackhi32_index */
+	vpermi2b %zmm29, %zmm27, %zmm28 /* tr0_27 = permute2b(unpackhi32_index, row_25, row_27) */
+	vpunpckldq %zmm26, %zmm30, %zmm27 /* tr1_24 = unpacklo(tr0_24, tr0_26) */
+	vpunpckhdq %zmm26, %zmm30, %zmm26 /* tr1_25 = unpackhi(tr0_24, tr0_26) */
+	vpunpckldq %zmm28, %zmm31, %zmm29 /* tr1_26 = unpacklo(tr0_25, tr0_27) */
+	vpunpckhdq %zmm28, %zmm31, %zmm28 /* tr1_27 = unpackhi(tr0_25, tr0_27) */
+	vmovdqu64 1792(%rsi), %zmm30 /* raw_28 = load() */
+	vmovdqu64 1792(%rcx), %zmm31 /* tweak_28 = load() */
+	vpxord %zmm31, %zmm30, %zmm30 /* row_28 = xor(raw_28, tweak_28) */
+	vmovdqu64 1856(%rsi), %zmm31 /* raw_29 = load() */
+	vmovdqa64 %zmm0, 0(%rsp) /* spill g0x1.1 */
+	vmovdqu64 1856(%rcx), %zmm0 /* tweak_29 = load() */
+	vpxord %zmm0, %zmm31, %zmm0 /* row_29 = xor(raw_29, tweak_29) */
+	vmovdqu64 1920(%rsi), %zmm31 /* raw_30 = load() */
+	vmovdqa64 %zmm1, 64(%rsp) /* spill g0x0.1 */
+	vmovdqu64 1920(%rcx), %zmm1 /* tweak_30 = load() */
+	vpxord %zmm1, %zmm31, %zmm1 /* row_30 = xor(raw_30, tweak_30) */
+	vmovdqu64 1984(%rsi), %zmm31 /* raw_31 = load() */
+	vmovdqa64 %zmm2, 128(%rsp) /* spill g0x3.1 */
+	vmovdqu64 1984(%rcx), %zmm2 /* tweak_31 = load() */
+	vpxord %zmm2, %zmm31, %zmm2 /* row_31 = xor(raw_31, tweak_31) */
+	vmovdqa64 %zmm4, %zmm31 /* unpacklo32_index */
+	vpermi2b %zmm1, %zmm30, %zmm31 /* tr0_28 = permute2b(unpacklo32_index, row_28, row_30) */
+	vmovdqa64 %zmm3, 192(%rsp) /* spill g0x2.1 */
+	vmovdqa64 %zmm6, %zmm3 /* unpackhi32_index */
+	vpermi2b %zmm1, %zmm30, %zmm3 /* tr0_29 = permute2b(unpackhi32_index, row_28, row_30) */
+	vpermi2b %zmm2, %zmm0, %zmm4 /* tr0_30 = permute2b(unpacklo32_index, row_29, row_31) */
+	vpermi2b %zmm2, %zmm0, %zmm6 /* tr0_31 = permute2b(unpackhi32_index, row_29, row_31) */
+	vpunpckldq %zmm4, %zmm31, %zmm0 /* tr1_28 = unpacklo(tr0_28, tr0_30) */
+	vpunpckhdq %zmm4, %zmm31, %zmm1 /* tr1_29 = unpackhi(tr0_28, tr0_30) */
+	vpunpckldq %zmm6, %zmm3, %zmm2 /* tr1_30 = unpacklo(tr0_29, tr0_31) */
+	vpunpckhdq %zmm6, %zmm3, %zmm3 /* tr1_31 = unpackhi(tr0_29, tr0_31) */
+	vmovdqa64 64(%rsp), %zmm4 /* reload g0x0.2 */
+	vmovdqa64 0(%rsp), %zmm6 /* reload g0x1.2 */
+	vmovdqa64 192(%rsp), %zmm30 /* reload g0x2.2 */
+	vmovdqa64 128(%rsp), %zmm31 /* reload g0x3.2 */
+	vmovdqa64 %zmm0, 128(%rsp) /* spill g7x0.2 */
+	vmovdqa64 %zmm1, 192(%rsp) /* spill g7x1.2 */
+	vmovdqa64 %zmm3, 0(%rsp) /* spill g7x3.2 */
+	xor %r8, %r8
+	.p2align 4
+.Lsm4_wordslice_avx512_gfni_8_loop_r0:
+
+	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
+	vpbroadcastd (%rdi,%r8), %zmm0 /* rkw = bcast32() */
+	vmovdqa64 %zmm6, %zmm1 /* g0x1.2 */
+	vpternlogd $0x96, %zmm0, %zmm30, %zmm1 /* g0t_acc_1 = ternlog(g0x1, g0x2, rkw) */
+	vpxord %zmm31, %zmm1, %zmm1 /* g0t = xor(g0t_acc_1, g0x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm1, %zmm1 /* g0a = gf2p8affine(g0t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm1, %zmm1 /* g0s = gf2p8affineinv(g0a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm1, %zmm3 /* g0lr24 = lookup16(g0s, rotl24) */
+	vmovdqa64 %zmm6, 64(%rsp) /* spill g0x1.2 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm1, %zmm6 /* g0lr8 = lookup16(g0s, rotl8) */
+	vmovdqa64 %zmm30, 256(%rsp) /* spill g0x2.2 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm1, %zmm30 /* g0lr16 = lookup16(g0s, rotl16) */
+	vmovdqa64 %zmm31, 320(%rsp) /* spill g0x3.2 */
+	vmovdqa64 %zmm1, %zmm31 /* g0s */
+	vpternlogd $0x96, %zmm30, %zmm6, %zmm31 /* g0lg = ternlog(g0s, g0lr8, g0lr16) */
+	vprold $2, %zmm31, %zmm6 /* g0lr2 = rotl_native(g0lg) */
+	vpternlogd $0x96, %zmm6, %zmm3, %zmm1 /* g0l = ternlog(g0s, g0lr24, g0lr2) */
+	vpxord %zmm1, %zmm4, %zmm1 /* g0x = xor(g0x0, g0l) */
+	vmovdqa64 %zmm5, %zmm3 /* g1x1.2 */
+	vpternlogd $0x96, %zmm0, %zmm9, %zmm3 /* g1t_acc_1 = ternlog(g1x1, g1x2, rkw) */
+	vpxord %zmm8, %zmm3, %zmm3 /* g1t = xor(g1t_acc_1, g1x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm3, %zmm3 /* g1a = gf2p8affine(g1t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm3, %zmm3 /* g1s = gf2p8affineinv(g1a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm3, %zmm4 /* g1lr24 = lookup16(g1s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm3, %zmm6 /* g1lr8 = lookup16(g1s, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm3, %zmm30 /* g1lr16 = lookup16(g1s, rotl16) */
+	vmovdqa64 %zmm3, %zmm31 /* g1s */
+	vpternlogd $0x96, %zmm30, %zmm6, %zmm31 /* g1lg = ternlog(g1s, g1lr8, g1lr16) */
+	vprold $2, %zmm31, %zmm6 /* g1lr2 = rotl_native(g1lg) */
+	vpternlogd $0x96, %zmm6, %zmm4, %zmm3 /* g1l = ternlog(g1s, g1lr24, g1lr2) */
+	vpxord %zmm3, %zmm7, %zmm3 /* g1x = xor(g1x0, g1l) */
+	vmovdqa64 %zmm10, %zmm4 /* g2x1.2 */
+	vpternlogd $0x96, %zmm0, %zmm13, %zmm4 /* g2t_acc_1 = ternlog(g2x1, g2x2, rkw) */
+	vpxord %zmm12, %zmm4, %zmm4 /* g2t = xor(g2t_acc_1, g2x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm4, %zmm4 /* g2a = gf2p8affine(g2t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm4, %zmm4 /* g2s = gf2p8affineinv(g2a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm4, %zmm6 /* g2lr24 = lookup16(g2s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm4, %zmm7 /* g2lr8 = lookup16(g2s, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm4, %zmm30 /* g2lr16 = lookup16(g2s, rotl16) */
+	vmovdqa64 %zmm4, %zmm31 /* g2s */
+	vpternlogd $0x96, %zmm30, %zmm7, %zmm31 /* g2lg = ternlog(g2s, g2lr8, g2lr16) */
+	vprold $2, %zmm31, %zmm7 /* g2lr2 = rotl_native(g2lg) */
+	vpternlogd $0x96, %zmm7, %zmm6, %zmm4 /* g2l = ternlog(g2s, g2lr24, g2lr2) */
+	vpxord %zmm4, %zmm11, %zmm4 /* g2x = xor(g2x0, g2l) */
+	vmovdqa64 %zmm14, %zmm6 /* g3x1.2 */
+	vpternlogd $0x96, %zmm0, %zmm17, %zmm6 /* g3t_acc_1 = ternlog(g3x1, g3x2, rkw) */
+	vpxord %zmm16, %zmm6, %zmm6 /* g3t = xor(g3t_acc_1, g3x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm6, %zmm6 /* g3a = gf2p8affine(g3t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm6, %zmm6 /* g3s = gf2p8affineinv(g3a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm6, %zmm7 /* g3lr24 = lookup16(g3s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm6, %zmm11 /* g3lr8 = lookup16(g3s, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm6, %zmm30 /* g3lr16 = lookup16(g3s, rotl16) */
+	vmovdqa64 %zmm6, %zmm31 /* g3s */
+	vpternlogd $0x96, %zmm30, %zmm11, %zmm31 /* g3lg = ternlog(g3s, g3lr8, g3lr16) */
+	vprold $2, %zmm31, %zmm11 /* g3lr2 = rotl_native(g3lg) */
+	vpternlogd $0x96, %zmm11, %zmm7, %zmm6 /* g3l = ternlog(g3s, g3lr24, g3lr2) */
+	vpxord %zmm6, %zmm15, %zmm6 /* g3x = xor(g3x0, g3l) */
+	vmovdqa64 %zmm18, %zmm7 /* g4x1.2 */
+	vpternlogd $0x96, %zmm0, %zmm21, %zmm7 /* g4t_acc_1 = ternlog(g4x1, g4x2, rkw) */
+	vpxord %zmm20, %zmm7, %zmm7 /* g4t = xor(g4t_acc_1, g4x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm7, %zmm7 /* g4a = gf2p8affine(g4t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm7, %zmm7 /* g4s = gf2p8affineinv(g4a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm7, %zmm11 /* g4lr24 = lookup16(g4s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm7, %zmm15 /* g4lr8 = lookup16(g4s, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm7, %zmm30 /* g4lr16 = lookup16(g4s, rotl16) */
+	vmovdqa64 %zmm7, %zmm31 /* g4s */
+	vpternlogd $0x96, %zmm30, %zmm15, %zmm31 /* g4lg = ternlog(g4s, g4lr8, g4lr16) */
+	vprold $2, %zmm31, %zmm15 /* g4lr2 = rotl_native(g4lg) */
+	vpternlogd $0x96, %zmm15, %zmm11, %zmm7 /* g4l = ternlog(g4s, g4lr24, g4lr2) */
+	vpxord %zmm7, %zmm19, %zmm7 /* g4x = xor(g4x0, g4l) */
+	vmovdqa64 %zmm22, %zmm11 /* g5x1.2 */
+	vpternlogd $0x96, %zmm0, %zmm25, %zmm11 /* g5t_acc_1 = ternlog(g5x1, g5x2, rkw) */
+	vpxord %zmm24, %zmm11, %zmm11 /* g5t = xor(g5t_acc_1, g5x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm11, %zmm11 /* g5a = gf2p8affine(g5t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm11, %zmm11 /* g5s = gf2p8affineinv(g5a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm11, %zmm15 /* g5lr24 = lookup16(g5s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm11, %zmm19 /* g5lr8 = lookup16(g5s, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm11, %zmm30 /* g5lr16 = lookup16(g5s, rotl16) */
+	vmovdqa64 %zmm11, %zmm31 /* g5s */
+	vpternlogd $0x96, %zmm30, %zmm19, %zmm31 /* g5lg = ternlog(g5s, g5lr8, g5lr16) */
+	vprold $2, %zmm31, %zmm19 /* g5lr2 = rotl_native(g5lg) */
+	vpternlogd $0x96, %zmm19, %zmm15, %zmm11 /* g5l = ternlog(g5s, g5lr24, g5lr2) */
+	vpxord %zmm11, %zmm23, %zmm11 /* g5x = xor(g5x0, g5l) */
+	vmovdqa64 %zmm26, %zmm15 /* g6x1.2 */
+	vpternlogd $0x96, %zmm0, %zmm29, %zmm15 /* g6t_acc_1 = ternlog(g6x1, g6x2, rkw) */
+	vpxord %zmm28, %zmm15, %zmm15 /* g6t = xor(g6t_acc_1, g6x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm15, %zmm15 /* g6a = gf2p8affine(g6t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm15, %zmm15 /* g6s = gf2p8affineinv(g6a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm15, %zmm19 /* g6lr24 = lookup16(g6s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm15, %zmm23 /* g6lr8 = lookup16(g6s, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm15, %zmm30 /* g6lr16 = lookup16(g6s, rotl16) */
+	vmovdqa64 %zmm15, %zmm31 /* g6s */
+	vpternlogd $0x96, %zmm30, %zmm23, %zmm31 /* g6lg = ternlog(g6s, g6lr8, g6lr16) */
+	vprold $2, %zmm31, %zmm23 /* g6lr2 = rotl_native(g6lg) */
+	vpternlogd $0x96, %zmm23, %zmm19, %zmm15 /* g6l = ternlog(g6s, g6lr24, g6lr2) */
+	vpxord %zmm15, %zmm27, %zmm15 /* g6x = xor(g6x0, g6l) */
+	vmovdqa64 192(%rsp), %zmm19 /* reload g7x1.2 */
+	vmovdqa64 %zmm19, %zmm23 /* g7x1.2 */
+	vpternlogd $0x96, %zmm0, %zmm2, %zmm23 /* g7t_acc_1 = ternlog(g7x1, g7x2, rkw) */
+	vpxord 0(%rsp), %zmm23, %zmm0 /* g7t = xor(g7t_acc_1, g7x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm0, %zmm0 /* g7a = gf2p8affine(g7t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm0, %zmm0 /* g7s = gf2p8affineinv(g7a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm0, %zmm23 /* g7lr24 = lookup16(g7s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm0, %zmm27 /* g7lr8 = lookup16(g7s, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm0, %zmm30 /* g7lr16 = lookup16(g7s, rotl16) */
+	vmovdqa64 %zmm0, %zmm31 /* g7s */
+	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g7lg = ternlog(g7s, g7lr8, g7lr16) */
+	vprold $2, %zmm31, %zmm27 /* g7lr2 = rotl_native(g7lg) */
+	vpternlogd $0x96, %zmm27, %zmm23, %zmm0 /* g7l = ternlog(g7s, g7lr24, g7lr2) */
+	vpxord 128(%rsp), %zmm0, %zmm0 /* g7x = xor(g7l, g7x0.2) */
+
+	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
+	vpbroadcastd 4(%rdi,%r8), %zmm23 /* rkw_1 = bcast32() */
+	vmovdqa64 256(%rsp), %zmm27 /* reload g0x2.2 */
+	vmovdqa64 320(%rsp), %zmm30 /* reload g0x3.2 */
+	vmovdqa64 %zmm27, %zmm31 /* g0x2.2 */
+	vpternlogd $0x96, %zmm23, %zmm30, %zmm31 /* g0t_acc_3 = ternlog(g0x2, g0x3, rkw_1) */
+	vpxord %zmm1, %zmm31, %zmm31 /* g0t_1 = xor(g0t_acc_3, g0x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm31, %zmm31 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm31, %zmm31 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm31, %zmm27 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm31, %zmm30 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm31, %zmm19 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
+	vmovdqa64 %zmm1, 384(%rsp) /* spill g0x0.3 */
+	vmovdqa64 %zmm31, %zmm1 /* g0s_1 */
+	vpternlogd $0x96, %zmm19, %zmm30, %zmm1 /* g0lg_1 = ternlog(g0s_1, g0lr8_1, g0lr16_1) */
+	vprold $2, %zmm1, %zmm1 /* g0lr2_1 = rotl_native(g0lg_1) */
+	vpternlogd $0x96, %zmm1, %zmm27, %zmm31 /* g0l_1 = ternlog(g0s_1, g0lr24_1, g0lr2_1) */
+	vpxord 64(%rsp), %zmm31, %zmm1 /* g0x_1 = xor(g0l_1, g0x1.2) */
+	vmovdqa64 %zmm9, %zmm19 /* g1x2.2 */
+	vpternlogd $0x96, %zmm23, %zmm8, %zmm19 /* g1t_acc_3 = ternlog(g1x2, g1x3, rkw_1) */
+	vpxord %zmm3, %zmm19, %zmm19 /* g1t_1 = xor(g1t_acc_3, g1x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm19, %zmm19 /* g1a_1 = gf2p8affine(g1t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm19, %zmm19 /* g1s_1 = gf2p8affineinv(g1a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm19, %zmm27 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm19, %zmm30 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm19, %zmm31 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
+	vmovdqa64 %zmm9, 64(%rsp) /* spill g1x2.2 */
+	vmovdqa64 %zmm19, %zmm9 /* g1s_1 */
+	vpternlogd $0x96, %zmm31, %zmm30, %zmm9 /* g1lg_1 = ternlog(g1s_1, g1lr8_1, g1lr16_1) */
+	vprold $2, %zmm9, %zmm9 /* g1lr2_1 = rotl_native(g1lg_1) */
+	vpternlogd $0x96, %zmm9, %zmm27, %zmm19 /* g1l_1 = ternlog(g1s_1, g1lr24_1, g1lr2_1) */
+	vpxord %zmm19, %zmm5, %zmm5 /* g1x_1 = xor(g1x1, g1l_1) */
+	vmovdqa64 %zmm13, %zmm9 /* g2x2.2 */
+	vpternlogd $0x96, %zmm23, %zmm12, %zmm9 /* g2t_acc_3 = ternlog(g2x2, g2x3, rkw_1) */
+	vpxord %zmm4, %zmm9, %zmm9 /* g2t_1 = xor(g2t_acc_3, g2x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm9, %zmm9 /* g2a_1 = gf2p8affine(g2t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm9, %zmm9 /* g2s_1 = gf2p8affineinv(g2a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm9, %zmm19 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm9, %zmm27 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm9, %zmm30 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
+	vmovdqa64 %zmm9, %zmm31 /* g2s_1 */
+	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g2lg_1 = ternlog(g2s_1, g2lr8_1, g2lr16_1) */
+	vprold $2, %zmm31, %zmm27 /* g2lr2_1 = rotl_native(g2lg_1) */
+	vpternlogd $0x96, %zmm27, %zmm19, %zmm9 /* g2l_1 = ternlog(g2s_1, g2lr24_1, g2lr2_1) */
+	vpxord %zmm9, %zmm10, %zmm9 /* g2x_1 = xor(g2x1, g2l_1) */
+	vmovdqa64 %zmm17, %zmm10 /* g3x2.2 */
+	vpternlogd $0x96, %zmm23, %zmm16, %zmm10 /* g3t_acc_3 = ternlog(g3x2, g3x3, rkw_1) */
+	vpxord %zmm6, %zmm10, %zmm10 /* g3t_1 = xor(g3t_acc_3, g3x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm10, %zmm10 /* g3a_1 = gf2p8affine(g3t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm10, %zmm10 /* g3s_1 = gf2p8affineinv(g3a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm10, %zmm19 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm10, %zmm27 /* g3lr8_1 = lookup16(g3s_1, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm10, %zmm30 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
+	vmovdqa64 %zmm10, %zmm31 /* g3s_1 */
+	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g3lg_1 = ternlog(g3s_1, g3lr8_1, g3lr16_1) */
+	vprold $2, %zmm31, %zmm27 /* g3lr2_1 = rotl_native(g3lg_1) */
+	vpternlogd $0x96, %zmm27, %zmm19, %zmm10 /* g3l_1 = ternlog(g3s_1, g3lr24_1, g3lr2_1) */
+	vpxord %zmm10, %zmm14, %zmm10 /* g3x_1 = xor(g3x1, g3l_1) */
+	vmovdqa64 %zmm21, %zmm14 /* g4x2.2 */
+	vpternlogd $0x96, %zmm23, %zmm20, %zmm14 /* g4t_acc_3 = ternlog(g4x2, g4x3, rkw_1) */
+	vpxord %zmm7, %zmm14, %zmm14 /* g4t_1 = xor(g4t_acc_3, g4x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm14, %zmm14 /* g4a_1 = gf2p8affine(g4t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm14, %zmm14 /* g4s_1 = gf2p8affineinv(g4a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm14, %zmm19 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm14, %zmm27 /* g4lr8_1 = lookup16(g4s_1, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm14, %zmm30 /* g4lr16_1 = lookup16(g4s_1, rotl16) */
+	vmovdqa64 %zmm14, %zmm31 /* g4s_1 */
+	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g4lg_1 = ternlog(g4s_1, g4lr8_1, g4lr16_1) */
+	vprold $2, %zmm31, %zmm27 /* g4lr2_1 = rotl_native(g4lg_1) */
+	vpternlogd $0x96, %zmm27, %zmm19, %zmm14 /* g4l_1 = ternlog(g4s_1, g4lr24_1, g4lr2_1) */
+	vpxord %zmm14, %zmm18, %zmm14 /* g4x_1 = xor(g4x1, g4l_1) */
+	vmovdqa64 %zmm25, %zmm18 /* g5x2.2 */
+	vpternlogd $0x96, %zmm23, %zmm24, %zmm18 /* g5t_acc_3 = ternlog(g5x2, g5x3, rkw_1) */
+	vpxord %zmm11, %zmm18, %zmm18 /* g5t_1 = xor(g5t_acc_3, g5x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm18, %zmm18 /* g5a_1 = gf2p8affine(g5t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm18, %zmm18 /* g5s_1 = gf2p8affineinv(g5a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm18, %zmm19 /* g5lr24_1 = lookup16(g5s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm18, %zmm27 /* g5lr8_1 = lookup16(g5s_1, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm18, %zmm30 /* g5lr16_1 = lookup16(g5s_1, rotl16) */
+	vmovdqa64 %zmm18, %zmm31 /* g5s_1 */
+	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g5lg_1 = ternlog(g5s_1, g5lr8_1, g5lr16_1) */
+	vprold $2, %zmm31, %zmm27 /* g5lr2_1 = rotl_native(g5lg_1) */
+	vpternlogd $0x96, %zmm27, %zmm19, %zmm18 /* g5l_1 = ternlog(g5s_1, g5lr24_1, g5lr2_1) */
+	vpxord %zmm18, %zmm22, %zmm18 /* g5x_1 = xor(g5x1, g5l_1) */
+	vmovdqa64 %zmm29, %zmm19 /* g6x2.2 */
+	vpternlogd $0x96, %zmm23, %zmm28, %zmm19 /* g6t_acc_3 = ternlog(g6x2, g6x3, rkw_1) */
+	vpxord %zmm15, %zmm19, %zmm19 /* g6t_1 = xor(g6t_acc_3, g6x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm19, %zmm19 /* g6a_1 = gf2p8affine(g6t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm19, %zmm19 /* g6s_1 = gf2p8affineinv(g6a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm19, %zmm22 /* g6lr24_1 = lookup16(g6s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm19, %zmm27 /* g6lr8_1 = lookup16(g6s_1, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm19, %zmm30 /* g6lr16_1 = lookup16(g6s_1, rotl16) */
+	vmovdqa64 %zmm19, %zmm31 /* g6s_1 */
+	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g6lg_1 = ternlog(g6s_1, g6lr8_1, g6lr16_1) */
+	vprold $2, %zmm31, %zmm27 /* g6lr2_1 = rotl_native(g6lg_1) */
+	vpternlogd $0x96, %zmm27, %zmm22, %zmm19 /* g6l_1 = ternlog(g6s_1, g6lr24_1, g6lr2_1) */
+	vpxord %zmm19, %zmm26, %zmm19 /* g6x_1 = xor(g6x1, g6l_1) */
+	vmovdqa64 0(%rsp), %zmm22 /* reload g7x3.2 */
+	vmovdqa64 %zmm2, %zmm26 /* g7x2.2 */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm26 /* g7t_acc_3 = ternlog(g7x2, g7x3, rkw_1) */
+	vpxord %zmm0, %zmm26, %zmm23 /* g7t_1 = xor(g7t_acc_3, g7x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm23, %zmm23 /* g7a_1 = gf2p8affine(g7t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm23, %zmm23 /* g7s_1 = gf2p8affineinv(g7a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm23, %zmm26 /* g7lr24_1 = lookup16(g7s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm23, %zmm27 /* g7lr8_1 = lookup16(g7s_1, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm23, %zmm30 /* g7lr16_1 = lookup16(g7s_1, rotl16) */
+	vmovdqa64 %zmm23, %zmm31 /* g7s_1 */
+	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g7lg_1 = ternlog(g7s_1, g7lr8_1, g7lr16_1) */
+	vprold $2, %zmm31, %zmm27 /* g7lr2_1 = rotl_native(g7lg_1) */
+	vpternlogd $0x96, %zmm27, %zmm26, %zmm23 /* g7l_1 = ternlog(g7s_1, g7lr24_1, g7lr2_1) */
+	vpxord 192(%rsp), %zmm23, %zmm23 /* g7x_1 = xor(g7l_1, g7x1.2) */
+
+	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
+	vpbroadcastd 8(%rdi,%r8), %zmm26 /* rkw_2 = bcast32() */
+	vmovdqa64 320(%rsp), %zmm27 /* reload g0x3.2 */
+	vmovdqa64 384(%rsp), %zmm30 /* reload g0x0.3 */
+	vmovdqa64 %zmm27, %zmm31 /* g0x3.2 */
+	vpternlogd $0x96, %zmm26, %zmm30, %zmm31 /* g0t_acc_5 = ternlog(g0x3, g0x0, rkw_2) */
+	vpxord %zmm1, %zmm31, %zmm31 /* g0t_2 = xor(g0t_acc_5, g0x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm31, %zmm31 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm31, %zmm31 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm31, %zmm27 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm31, %zmm30 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm31, %zmm22 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
+	vmovdqa64 %zmm1, 448(%rsp) /* spill g0x1.3 */
+	vmovdqa64 %zmm31, %zmm1 /* g0s_2 */
+	vpternlogd $0x96, %zmm22, %zmm30, %zmm1 /* g0lg_2 = ternlog(g0s_2, g0lr8_2, g0lr16_2) */
+	vprold $2, %zmm1, %zmm1 /* g0lr2_2 = rotl_native(g0lg_2) */
+	vpternlogd $0x96, %zmm1, %zmm27, %zmm31 /* g0l_2 = ternlog(g0s_2, g0lr24_2, g0lr2_2) */
+	vpxord 256(%rsp), %zmm31, %zmm1 /* g0x_2 = xor(g0l_2, g0x2.2) */
+	vmovdqa64 %zmm8, %zmm22 /* g1x3.2 */
+	vpternlogd $0x96, %zmm26, %zmm3, %zmm22 /* g1t_acc_5 = ternlog(g1x3, g1x0, rkw_2) */
+	vpxord %zmm5, %zmm22, %zmm22 /* g1t_2 = xor(g1t_acc_5, g1x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm22, %zmm22 /* g1a_2 = gf2p8affine(g1t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm22, %zmm22 /* g1s_2 = gf2p8affineinv(g1a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm22, %zmm27 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm22, %zmm30 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm22, %zmm31 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
+	vmovdqa64 %zmm8, 256(%rsp) /* spill g1x3.2 */
+	vmovdqa64 %zmm22, %zmm8 /* g1s_2 */
+	vpternlogd $0x96, %zmm31, %zmm30, %zmm8 /* g1lg_2 = ternlog(g1s_2, g1lr8_2, g1lr16_2) */
+	vprold $2, %zmm8, %zmm8 /* g1lr2_2 = rotl_native(g1lg_2) */
+	vpternlogd $0x96, %zmm8, %zmm27, %zmm22 /* g1l_2 = ternlog(g1s_2, g1lr24_2, g1lr2_2) */
+	vpxord 64(%rsp), %zmm22, %zmm8 /* g1x_2 = xor(g1l_2, g1x2.2) */
+	vmovdqa64 %zmm12, %zmm22 /* g2x3.2 */
+	vpternlogd $0x96, %zmm26, %zmm4, %zmm22 /* g2t_acc_5 = ternlog(g2x3, g2x0, rkw_2) */
+	vpxord %zmm9, %zmm22, %zmm22 /* g2t_2 = xor(g2t_acc_5, g2x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm22, %zmm22 /* g2a_2 = gf2p8affine(g2t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm22, %zmm22 /* g2s_2 = gf2p8affineinv(g2a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm22, %zmm27 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm22, %zmm30 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm22, %zmm31 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
+	vmovdqa64 %zmm12, 64(%rsp) /* spill g2x3.2 */
+	vmovdqa64 %zmm22, %zmm12 /* g2s_2 */
+	vpternlogd $0x96, %zmm31, %zmm30, %zmm12 /* g2lg_2 = ternlog(g2s_2, g2lr8_2, g2lr16_2) */
+	vprold $2, %zmm12, %zmm12 /* g2lr2_2 = rotl_native(g2lg_2) */
+	vpternlogd $0x96, %zmm12, %zmm27, %zmm22 /* g2l_2 = ternlog(g2s_2, g2lr24_2, g2lr2_2) */
+	vpxord %zmm22, %zmm13, %zmm12 /* g2x_2 = xor(g2x2, g2l_2) */
+	vmovdqa64 %zmm16, %zmm13 /* g3x3.2 */
+	vpternlogd $0x96, %zmm26, %zmm6, %zmm13 /* g3t_acc_5 = ternlog(g3x3, g3x0, rkw_2) */
+	vpxord %zmm10, %zmm13, %zmm13 /* g3t_2 = xor(g3t_acc_5, g3x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm13, %zmm13 /* g3a_2 = gf2p8affine(g3t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm13, %zmm13 /* g3s_2 = gf2p8affineinv(g3a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm13, %zmm22 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm13, %zmm27 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm13, %zmm30 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
+	vmovdqa64 %zmm13, %zmm31 /* g3s_2 */
+	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g3lg_2 = ternlog(g3s_2, g3lr8_2, g3lr16_2) */
+	vprold $2, %zmm31, %zmm27 /* g3lr2_2 = rotl_native(g3lg_2) */
+	vpternlogd $0x96, %zmm27, %zmm22, %zmm13 /* g3l_2 = ternlog(g3s_2, g3lr24_2, g3lr2_2) */
+	vpxord %zmm13, %zmm17, %zmm13 /* g3x_2 = xor(g3x2, g3l_2) */
+	vmovdqa64 %zmm20, %zmm17 /* g4x3.2 */
+	vpternlogd $0x96, %zmm26, %zmm7, %zmm17 /* g4t_acc_5 = ternlog(g4x3, g4x0, rkw_2) */
+	vpxord %zmm14, %zmm17, %zmm17 /* g4t_2 = xor(g4t_acc_5, g4x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm17, %zmm17 /* g4a_2 = gf2p8affine(g4t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm17, %zmm17 /* g4s_2 = gf2p8affineinv(g4a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm17, %zmm22 /* g4lr24_2 = lookup16(g4s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm17, %zmm27 /* g4lr8_2 = lookup16(g4s_2, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm17, %zmm30 /* g4lr16_2 = lookup16(g4s_2, rotl16) */
+	vmovdqa64 %zmm17, %zmm31 /* g4s_2 */
+	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g4lg_2 = ternlog(g4s_2, g4lr8_2, g4lr16_2) */
+	vprold $2, %zmm31, %zmm27 /* g4lr2_2 = rotl_native(g4lg_2) */
+	vpternlogd $0x96, %zmm27, %zmm22, %zmm17 /* g4l_2 = ternlog(g4s_2, g4lr24_2, g4lr2_2) */
+	vpxord %zmm17, %zmm21, %zmm17 /* g4x_2 = xor(g4x2, g4l_2) */
+	vmovdqa64 %zmm24, %zmm21 /* g5x3.2 */
+	vpternlogd $0x96, %zmm26, %zmm11, %zmm21 /* g5t_acc_5 = ternlog(g5x3, g5x0, rkw_2) */
+	vpxord %zmm18, %zmm21, %zmm21 /* g5t_2 = xor(g5t_acc_5, g5x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm21, %zmm21 /* g5a_2 = gf2p8affine(g5t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm21, %zmm21 /* g5s_2 = gf2p8affineinv(g5a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm21, %zmm22 /* g5lr24_2 = lookup16(g5s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm21, %zmm27 /* g5lr8_2 = lookup16(g5s_2, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm21, %zmm30 /* g5lr16_2 = lookup16(g5s_2, rotl16) */
+	vmovdqa64 %zmm21, %zmm31 /* g5s_2 */
+	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g5lg_2 = ternlog(g5s_2, g5lr8_2, g5lr16_2) */
+	vprold $2, %zmm31, %zmm27 /* g5lr2_2 = rotl_native(g5lg_2) */
+	vpternlogd $0x96, %zmm27, %zmm22, %zmm21 /* g5l_2 = ternlog(g5s_2, g5lr24_2, g5lr2_2) */
+	vpxord %zmm21, %zmm25, %zmm21 /* g5x_2 = xor(g5x2, g5l_2) */
+	vmovdqa64 %zmm28, %zmm22 /* g6x3.2 */
+	vpternlogd $0x96, %zmm26, %zmm15, %zmm22 /* g6t_acc_5 = ternlog(g6x3, g6x0, rkw_2) */
+	vpxord %zmm19, %zmm22, %zmm22 /* g6t_2 = xor(g6t_acc_5, g6x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm22, %zmm22 /* g6a_2 = gf2p8affine(g6t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm22, %zmm22 /* g6s_2 = gf2p8affineinv(g6a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm22, %zmm25 /* g6lr24_2 = lookup16(g6s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm22, %zmm27 /* g6lr8_2 = lookup16(g6s_2, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm22, %zmm30 /* g6lr16_2 = lookup16(g6s_2, rotl16) */
+	vmovdqa64 %zmm22, %zmm31 /* g6s_2 */
+	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g6lg_2 = ternlog(g6s_2, g6lr8_2, g6lr16_2) */
+	vprold $2, %zmm31, %zmm27 /* g6lr2_2 = rotl_native(g6lg_2) */
+	vpternlogd $0x96, %zmm27, %zmm25, %zmm22 /* g6l_2 = ternlog(g6s_2, g6lr24_2, g6lr2_2) */
+	vpxord %zmm22, %zmm29, %zmm22 /* g6x_2 = xor(g6x2, g6l_2) */
+	vmovdqa64 0(%rsp), %zmm25 /* reload g7x3.2 */
+	vmovdqa64 %zmm25, %zmm27 /* g7x3.2 */
+	vpternlogd $0x96, %zmm26, %zmm0, %zmm27 /* g7t_acc_5 = ternlog(g7x3, g7x0, rkw_2) */
+	vpxord %zmm23, %zmm27, %zmm26 /* g7t_2 = xor(g7t_acc_5, g7x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm26, %zmm26 /* g7a_2 = gf2p8affine(g7t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm26, %zmm26 /* g7s_2 = gf2p8affineinv(g7a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm26, %zmm27 /* g7lr24_2 = lookup16(g7s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm26, %zmm29 /* g7lr8_2 = lookup16(g7s_2, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm26, %zmm30 /* g7lr16_2 = lookup16(g7s_2, rotl16) */
+	vmovdqa64 %zmm26, %zmm31 /* g7s_2 */
+	vpternlogd $0x96, %zmm30, %zmm29, %zmm31 /* g7lg_2 = ternlog(g7s_2, g7lr8_2, g7lr16_2) */
+	vprold $2, %zmm31, %zmm29 /* g7lr2_2 = rotl_native(g7lg_2) */
+	vpternlogd $0x96, %zmm29, %zmm27, %zmm26 /* g7l_2 = ternlog(g7s_2, g7lr24_2, g7lr2_2) */
+	vpxord %zmm26, %zmm2, %zmm2 /* g7x_2 = xor(g7x2, g7l_2) */
+
+	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
+	vpbroadcastd 12(%rdi,%r8), %zmm26 /* rkw_3 = bcast32() */
+	vmovdqa64 384(%rsp), %zmm27 /* reload g0x0.3 */
+	vmovdqa64 448(%rsp), %zmm29 /* reload g0x1.3 */
+	vmovdqa64 %zmm27, %zmm30 /* g0x0.3 */
+	vpternlogd $0x96, %zmm26, %zmm29, %zmm30 /* g0t_acc_7 = ternlog(g0x0, g0x1, rkw_3) */
+	vpxord %zmm1, %zmm30, %zmm30 /* g0t_3 = xor(g0t_acc_7, g0x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm30, %zmm30 /* g0a_3 = gf2p8affine(g0t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm30, %zmm30 /* g0s_3 = gf2p8affineinv(g0a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm30, %zmm31 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm30, %zmm27 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm30, %zmm29 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
+	vmovdqa64 %zmm30, %zmm25 /* g0s_3 */
+	vpternlogd $0x96, %zmm29, %zmm27, %zmm25 /* g0lg_3 = ternlog(g0s_3, g0lr8_3, g0lr16_3) */
+	vprold $2, %zmm25, %zmm25 /* g0lr2_3 = rotl_native(g0lg_3) */
+	vpternlogd $0x96, %zmm25, %zmm31, %zmm30 /* g0l_3 = ternlog(g0s_3, g0lr24_3, g0lr2_3) */
+	vpxord 320(%rsp), %zmm30, %zmm25 /* g0x_3 = xor(g0l_3, g0x3.2) */
+	vmovdqa64 %zmm3, %zmm27 /* g1x0.3 */
+	vpternlogd $0x96, %zmm26, %zmm5, %zmm27 /* g1t_acc_7 = ternlog(g1x0, g1x1, rkw_3) */
+	vpxord %zmm8, %zmm27, %zmm27 /* g1t_3 = xor(g1t_acc_7, g1x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm27, %zmm27 /* g1a_3 = gf2p8affine(g1t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm27, %zmm27 /* g1s_3 = gf2p8affineinv(g1a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm27, %zmm29 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm27, %zmm30 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm27, %zmm31 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
+	vmovdqa64 %zmm3, 320(%rsp) /* spill g1x0.3 */
+	vmovdqa64 %zmm27, %zmm3 /* g1s_3 */
+	vpternlogd $0x96, %zmm31, %zmm30, %zmm3 /* g1lg_3 = ternlog(g1s_3, g1lr8_3, g1lr16_3) */
+	vprold $2, %zmm3, %zmm3 /* g1lr2_3 = rotl_native(g1lg_3) */
+	vpternlogd $0x96, %zmm3, %zmm29, %zmm27 /* g1l_3 = ternlog(g1s_3, g1lr24_3, g1lr2_3) */
+	vpxord 256(%rsp), %zmm27, %zmm3 /* g1x_3 = xor(g1l_3, g1x3.2) */
+	vmovdqa64 %zmm4, %zmm27 /* g2x0.3 */
+	vpternlogd $0x96, %zmm26, %zmm9, %zmm27 /* g2t_acc_7 = ternlog(g2x0, g2x1, rkw_3) */
+	vpxord %zmm12, %zmm27, %zmm27 /* g2t_3 = xor(g2t_acc_7, g2x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm27, %zmm27 /* g2a_3 = gf2p8affine(g2t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm27, %zmm27 /* g2s_3 = gf2p8affineinv(g2a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm27, %zmm29 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm27, %zmm30 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm27, %zmm31 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
+	vmovdqa64 %zmm4, 256(%rsp) /* spill g2x0.3 */
+	vmovdqa64 %zmm27, %zmm4 /* g2s_3 */
+	vpternlogd $0x96, %zmm31, %zmm30, %zmm4 /* g2lg_3 = ternlog(g2s_3, g2lr8_3, g2lr16_3) */
+	vprold $2, %zmm4, %zmm4 /* g2lr2_3 = rotl_native(g2lg_3) */
+	vpternlogd $0x96, %zmm4, %zmm29, %zmm27 /* g2l_3 = ternlog(g2s_3, g2lr24_3, g2lr2_3) */
+	vpxord 64(%rsp), %zmm27, %zmm4 /* g2x_3 = xor(g2l_3, g2x3.2) */
+	vmovdqa64 %zmm6, %zmm27 /* g3x0.3 */
+	vpternlogd $0x96, %zmm26, %zmm10, %zmm27 /* g3t_acc_7 = ternlog(g3x0, g3x1, rkw_3) */
+	vpxord %zmm13, %zmm27, %zmm27 /* g3t_3 = xor(g3t_acc_7, g3x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm27, %zmm27 /* g3a_3 = gf2p8affine(g3t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm27, %zmm27 /* g3s_3 = gf2p8affineinv(g3a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm27, %zmm29 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm27, %zmm30 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm27, %zmm31 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
+	vmovdqa64 %zmm6, 64(%rsp) /* spill g3x0.3 */
+	vmovdqa64 %zmm27, %zmm6 /* g3s_3 */
+	vpternlogd $0x96, %zmm31, %zmm30, %zmm6 /* g3lg_3 = ternlog(g3s_3, g3lr8_3, g3lr16_3) */
+	vprold $2, %zmm6, %zmm6 /* g3lr2_3 = rotl_native(g3lg_3) */
+	vpternlogd $0x96, %zmm6, %zmm29, %zmm27 /* g3l_3 = ternlog(g3s_3, g3lr24_3, g3lr2_3) */
+	vpxord %zmm27, %zmm16, %zmm6 /* g3x_3 = xor(g3x3, g3l_3) */
+	vmovdqa64 %zmm7, %zmm16 /* g4x0.3 */
+	vpternlogd $0x96, %zmm26, %zmm14, %zmm16 /* g4t_acc_7 = ternlog(g4x0, g4x1, rkw_3) */
+	vpxord %zmm17, %zmm16, %zmm16 /* g4t_3 = xor(g4t_acc_7, g4x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm16, %zmm16 /* g4a_3 = gf2p8affine(g4t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm16, %zmm16 /* g4s_3 = gf2p8affineinv(g4a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm16, %zmm27 /* g4lr24_3 = lookup16(g4s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm16, %zmm29 /* g4lr8_3 = lookup16(g4s_3, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm16, %zmm30 /* g4lr16_3 = lookup16(g4s_3, rotl16) */
+	vmovdqa64 %zmm16, %zmm31 /* g4s_3 */
+	vpternlogd $0x96, %zmm30, %zmm29, %zmm31 /* g4lg_3 = ternlog(g4s_3, g4lr8_3, g4lr16_3) */
+	vprold $2, %zmm31, %zmm29 /* g4lr2_3 = rotl_native(g4lg_3) */
+	vpternlogd $0x96, %zmm29, %zmm27, %zmm16 /* g4l_3 = ternlog(g4s_3, g4lr24_3, g4lr2_3) */
+	vpxord %zmm16, %zmm20, %zmm16 /* g4x_3 = xor(g4x3, g4l_3) */
+	vmovdqa64 %zmm11, %zmm20 /* g5x0.3 */
+	vpternlogd $0x96, %zmm26, %zmm18, %zmm20 /* g5t_acc_7 = ternlog(g5x0, g5x1, rkw_3) */
+	vpxord %zmm21, %zmm20, %zmm20 /* g5t_3 = xor(g5t_acc_7, g5x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm20, %zmm20 /* g5a_3 = gf2p8affine(g5t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm20, %zmm20 /* g5s_3 = gf2p8affineinv(g5a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm20, %zmm27 /* g5lr24_3 = lookup16(g5s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm20, %zmm29 /* g5lr8_3 = lookup16(g5s_3, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm20, %zmm30 /* g5lr16_3 = lookup16(g5s_3, rotl16) */
+	vmovdqa64 %zmm20, %zmm31 /* g5s_3 */
+	vpternlogd $0x96, %zmm30, %zmm29, %zmm31 /* g5lg_3 = ternlog(g5s_3, g5lr8_3, g5lr16_3) */
+	vprold $2, %zmm31, %zmm29 /* g5lr2_3 = rotl_native(g5lg_3) */
+	vpternlogd $0x96, %zmm29, %zmm27, %zmm20 /* g5l_3 = ternlog(g5s_3, g5lr24_3, g5lr2_3) */
+	vpxord %zmm20, %zmm24, %zmm20 /* g5x_3 = xor(g5x3, g5l_3) */
+	vmovdqa64 %zmm15, %zmm24 /* g6x0.3 */
+	vpternlogd $0x96, %zmm26, %zmm19, %zmm24 /* g6t_acc_7 = ternlog(g6x0, g6x1, rkw_3) */
+	vpxord %zmm22, %zmm24, %zmm24 /* g6t_3 = xor(g6t_acc_7, g6x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm24, %zmm24 /* g6a_3 = gf2p8affine(g6t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm24, %zmm24 /* g6s_3 = gf2p8affineinv(g6a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm24, %zmm27 /* g6lr24_3 = lookup16(g6s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm24, %zmm29 /* g6lr8_3 = lookup16(g6s_3, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm24, %zmm30 /* g6lr16_3 = lookup16(g6s_3, rotl16) */
+	vmovdqa64 %zmm24, %zmm31 /* g6s_3 */
+	vpternlogd $0x96, %zmm30, %zmm29, %zmm31 /* g6lg_3 = ternlog(g6s_3, g6lr8_3, g6lr16_3) */
+	vprold $2, %zmm31, %zmm29 /* g6lr2_3 = rotl_native(g6lg_3) */
+	vpternlogd $0x96, %zmm29, %zmm27, %zmm24 /* g6l_3 = ternlog(g6s_3, g6lr24_3, g6lr2_3) */
+	vpxord %zmm24, %zmm28, %zmm24 /* g6x_3 = xor(g6x3, g6l_3) */
+	vmovdqa64 %zmm0, %zmm27 /* g7x0.3 */
+	vpternlogd $0x96, %zmm26, %zmm23, %zmm27 /* g7t_acc_7 = ternlog(g7x0, g7x1, rkw_3) */
+	vpxord %zmm2, %zmm27, %zmm26 /* g7t_3 = xor(g7t_acc_7, g7x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm26, %zmm26 /* g7a_3 = gf2p8affine(g7t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm26, %zmm26 /* g7s_3 = gf2p8affineinv(g7a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm26, %zmm27 /* g7lr24_3 = lookup16(g7s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm26, %zmm28 /* g7lr8_3 = lookup16(g7s_3, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm26, %zmm29 /* g7lr16_3 = lookup16(g7s_3, rotl16) */
+	vmovdqa64 %zmm26, %zmm30 /* g7s_3 */
+	vpternlogd $0x96, %zmm29, %zmm28, %zmm30 /* g7lg_3 = ternlog(g7s_3, g7lr8_3, g7lr16_3) */
+	vprold $2, %zmm30, %zmm28 /* g7lr2_3 = rotl_native(g7lg_3) */
+	vpternlogd $0x96, %zmm28, %zmm27, %zmm26 /* g7l_3 = ternlog(g7s_3, g7lr24_3, g7lr2_3) */
+	vpxord 0(%rsp), %zmm26, %zmm26 /* g7x_3 = xor(g7l_3, g7x3.2) */
+	vmovdqa64 %zmm0, 128(%rsp) /* spill g7x0.2 */
+	vmovdqa64 %zmm23, 192(%rsp) /* spill g7x1.2 */
+	vmovdqa64 %zmm26, 0(%rsp) /* spill g7x3.2 */
+	vmovdqa64 %zmm11, %zmm23 /* g5x0.3 */
+	vmovdqa64 256(%rsp), %zmm11 /* reload g2x0.3 */
+	vmovdqa64 %zmm19, %zmm26 /* g6x1.3 */
+	vmovdqa64 %zmm7, %zmm19 /* g4x0.3 */
+	vmovdqa64 320(%rsp), %zmm7 /* reload g1x0.3 */
+	vmovdqa64 %zmm15, %zmm27 /* g6x0.3 */
+	vmovdqa64 64(%rsp), %zmm15 /* reload g3x0.3 */
+	vmovdqa64 %zmm24, %zmm28 /* g6x3.3 */
+	vmovdqa64 %zmm20, %zmm24 /* g5x3.3 */
+	vmovdqa64 %zmm16, %zmm20 /* g4x3.3 */
+	vmovdqa64 %zmm6, %zmm16 /* g3x3.3 */
+	vmovdqa64 448(%rsp), %zmm6 /* reload g0x1.3 */
+	vmovdqa64 %zmm22, %zmm29 /* g6x2.3 */
+	vmovdqa64 %zmm18, %zmm22 /* g5x1.3 */
+	vmovdqa64 %zmm14, %zmm18 /* g4x1.3 */
+	vmovdqa64 %zmm10, %zmm14 /* g3x1.3 */
+	vmovdqa64 %zmm9, %zmm10 /* g2x1.3 */
+	vmovdqa64 %zmm8, %zmm9 /* g1x2.3 */
+	vmovdqa64 %zmm3, %zmm8 /* g1x3.3 */
+	vmovdqa64 %zmm1, %zmm30 /* g0x2.3 */
+	vmovdqa64 %zmm25, %zmm31 /* g0x3.3 */
+	vmovdqa64 %zmm21, %zmm25 /* g5x2.3 */
+	vmovdqa64 %zmm17, %zmm21 /* g4x2.3 */
+	vmovdqa64 %zmm13, %zmm17 /* g3x2.3 */
+	vmovdqa64 %zmm12, %zmm13 /* g2x2.3 */
+	vmovdqa64 %zmm4, %zmm12 /* g2x3.3 */
+	vmovdqa64 384(%rsp), %zmm4 /* reload g0x0.3 */
+	add $16, %r8
+	cmp $128, %r8
+	jne .Lsm4_wordslice_avx512_gfni_8_loop_r0
+
+	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; transpose back, native words to big-endian. */
+	vpunpckldq %zmm6, %zmm31, %zmm0 /* tro0 = unpacklo(g0x3, g0x1) */
+	vpunpckhdq %zmm6, %zmm31, %zmm1 /* tro0_1 = unpackhi(g0x3, g0x1) */
+	vpunpckldq %zmm4, %zmm30, %zmm3 /* tro0_2 = unpacklo(g0x2, g0x0) */
+	vpunpckhdq %zmm4, %zmm30, %zmm4 /* tro0_3 = unpackhi(g0x2, g0x0) */
+	vpunpckldq %zmm3, %zmm0, %zmm6 /* tro1 = unpacklo(tro0, tro0_2) */
+	vpunpckhdq %zmm3, %zmm0, %zmm0 /* tro1_1 = unpackhi(tro0, tro0_2) */
+	vpunpckldq %zmm4, %zmm1, %zmm3 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
+	vpunpckhdq %zmm4, %zmm1, %zmm1 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm6, %zmm4 /* outbe = lookup16(tro1, bswap32) */
+	vmovdqu64 (%rcx), %zmm6 /* msg = load() */
+	vpxord %zmm6, %zmm4, %zmm4 /* ct = xor(outbe, msg) */
+	vmovdqu64 %zmm4, (%rdx) /* store ct */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm0, %zmm0 /* outbe_1 = lookup16(tro1_1, bswap32) */
+	vmovdqu64 64(%rcx), %zmm4 /* msg_1 = load() */
+	vpxord %zmm4, %zmm0, %zmm0 /* ct_1 = xor(outbe_1, msg_1) */
+	vmovdqu64 %zmm0, 64(%rdx) /* store ct_1 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm3, %zmm0 /* outbe_2 = lookup16(tro1_2, bswap32) */
+	vmovdqu64 128(%rcx), %zmm3 /* msg_2 = load() */
+	vpxord %zmm3, %zmm0, %zmm0 /* ct_2 = xor(outbe_2, msg_2) */
+	vmovdqu64 %zmm0, 128(%rdx) /* store ct_2 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm1, %zmm0 /* outbe_3 = lookup16(tro1_3, bswap32) */
+	vmovdqu64 192(%rcx), %zmm1 /* msg_3 = load() */
+	vpxord %zmm1, %zmm0, %zmm0 /* ct_3 = xor(outbe_3, msg_3) */
+	vmovdqu64 %zmm0, 192(%rdx) /* store ct_3 */
+	vpunpckldq %zmm5, %zmm8, %zmm0 /* tro0_4 = unpacklo(g1x3, g1x1) */
+	vpunpckhdq %zmm5, %zmm8, %zmm1 /* tro0_5 = unpackhi(g1x3, g1x1) */
+	vpunpckldq %zmm7, %zmm9, %zmm3 /* tro0_6 = unpacklo(g1x2, g1x0) */
+	vpunpckhdq %zmm7, %zmm9, %zmm4 /* tro0_7 = unpackhi(g1x2, g1x0) */
+	vpunpckldq %zmm3, %zmm0, %zmm5 /* tro1_4 = unpacklo(tro0_4, tro0_6) */
+	vpunpckhdq %zmm3, %zmm0, %zmm0 /* tro1_5 = unpackhi(tro0_4, tro0_6) */
+	vpunpckldq %zmm4, %zmm1, %zmm3 /* tro1_6 = unpacklo(tro0_5, tro0_7) */
+	vpunpckhdq %zmm4, %zmm1, %zmm1 /* tro1_7 = unpackhi(tro0_5, tro0_7) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm5, %zmm4 /* outbe_4 = lookup16(tro1_4, bswap32) */
+	vmovdqu64 256(%rcx), %zmm5 /* msg_4 = load() */
+	vpxord %zmm5, %zmm4, %zmm4 /* ct_4 = xor(outbe_4, msg_4) */
+	vmovdqu64 %zmm4, 256(%rdx) /* store ct_4 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm0, %zmm0 /* outbe_5 = lookup16(tro1_5, bswap32) */
+	vmovdqu64 320(%rcx), %zmm4 /* msg_5 = load() */
+	vpxord %zmm4, %zmm0, %zmm0 /* ct_5 = xor(outbe_5, msg_5) */
+	vmovdqu64 %zmm0, 320(%rdx) /* store ct_5 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm3, %zmm0 /* outbe_6 = lookup16(tro1_6, bswap32) */
+	vmovdqu64 384(%rcx), %zmm3 /* msg_6 = load() */
+	vpxord %zmm3, %zmm0, %zmm0 /* ct_6 = xor(outbe_6, msg_6) */
+	vmovdqu64 %zmm0, 384(%rdx) /* store ct_6 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm1, %zmm0 /* outbe_7 = lookup16(tro1_7, bswap32) */
+	vmovdqu64 448(%rcx), %zmm1 /* msg_7 = load() */
+	vpxord %zmm1, %zmm0, %zmm0 /* ct_7 = xor(outbe_7, msg_7) */
+	vmovdqu64 %zmm0, 448(%rdx) /* store ct_7 */
+	vpunpckldq %zmm10, %zmm12, %zmm0 /* tro0_8 = unpacklo(g2x3, g2x1) */
+	vpunpckhdq %zmm10, %zmm12, %zmm1 /* tro0_9 = unpackhi(g2x3, g2x1) */
+	vpunpckldq %zmm11, %zmm13, %zmm3 /* tro0_10 = unpacklo(g2x2, g2x0) */
+	vpunpckhdq %zmm11, %zmm13, %zmm4 /* tro0_11 = unpackhi(g2x2, g2x0) */
+	vpunpckldq %zmm3, %zmm0, %zmm5 /* tro1_8 = unpacklo(tro0_8, tro0_10) */
+	vpunpckhdq %zmm3, %zmm0, %zmm0 /* tro1_9 = unpackhi(tro0_8, tro0_10) */
+	vpunpckldq %zmm4, %zmm1, %zmm3 /* tro1_10 = unpacklo(tro0_9, tro0_11) */
+	vpunpckhdq %zmm4, %zmm1, %zmm1 /* tro1_11 = unpackhi(tro0_9, tro0_11) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm5, %zmm4 /* outbe_8 = lookup16(tro1_8, bswap32) */
+	vmovdqu64 512(%rcx), %zmm5 /* msg_8 = load() */
+	vpxord %zmm5, %zmm4, %zmm4 /* ct_8 = xor(outbe_8, msg_8) */
+	vmovdqu64 %zmm4, 512(%rdx) /* store ct_8 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm0, %zmm0 /* outbe_9 = lookup16(tro1_9, bswap32) */
+	vmovdqu64 576(%rcx), %zmm4 /* msg_9 = load() */
+	vpxord %zmm4, %zmm0, %zmm0 /* ct_9 = xor(outbe_9, msg_9) */
+	vmovdqu64 %zmm0, 576(%rdx) /* store ct_9 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm3, %zmm0 /* outbe_10 = lookup16(tro1_10, bswap32) */
+	vmovdqu64 640(%rcx), %zmm3 /* msg_10 = load() */
+	vpxord %zmm3, %zmm0, %zmm0 /* ct_10 = xor(outbe_10, msg_10) */
+	vmovdqu64 %zmm0, 640(%rdx) /* store ct_10 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm1, %zmm0 /* outbe_11 = lookup16(tro1_11, bswap32) */
+	vmovdqu64 704(%rcx), %zmm1 /* msg_11 = load() */
+	vpxord %zmm1, %zmm0, %zmm0 /* ct_11 = xor(outbe_11, msg_11) */
+	vmovdqu64 %zmm0, 704(%rdx) /* store ct_11 */
+	vpunpckldq %zmm14, %zmm16, %zmm0 /* tro0_12 = unpacklo(g3x3, g3x1) */
+	vpunpckhdq %zmm14, %zmm16, %zmm1 /* tro0_13 = unpackhi(g3x3, g3x1) */
+	vpunpckldq %zmm15, %zmm17, %zmm3 /* tro0_14 = unpacklo(g3x2, g3x0) */
+	vpunpckhdq %zmm15, %zmm17, %zmm4 /* tro0_15 = unpackhi(g3x2, g3x0) */
+	vpunpckldq %zmm3, %zmm0, %zmm5 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
+	vpunpckhdq %zmm3, %zmm0, %zmm0 /* tro1_13 = unpackhi(tro0_12, tro0_14) */
+	vpunpckldq %zmm4, %zmm1, %zmm3 /* tro1_14 = unpacklo(tro0_13, tro0_15) */
+	vpunpckhdq %zmm4, %zmm1, %zmm1 /* tro1_15 = unpackhi(tro0_13, tro0_15) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm5, %zmm4 /* outbe_12 = lookup16(tro1_12, bswap32) */
+	vmovdqu64 768(%rcx), %zmm5 /* msg_12 = load() */
+	vpxord %zmm5, %zmm4, %zmm4 /* ct_12 = xor(outbe_12, msg_12) */
+	vmovdqu64 %zmm4, 768(%rdx) /* store ct_12 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm0, %zmm0 /* outbe_13 = lookup16(tro1_13, bswap32) */
+	vmovdqu64 832(%rcx), %zmm4 /* msg_13 = load() */
+	vpxord %zmm4, %zmm0, %zmm0 /* ct_13 = xor(outbe_13, msg_13) */
+	vmovdqu64 %zmm0, 832(%rdx) /* store ct_13 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm3, %zmm0 /* outbe_14 = lookup16(tro1_14, bswap32) */
+	vmovdqu64 896(%rcx), %zmm3 /* msg_14 = load() */
+	vpxord %zmm3, %zmm0, %zmm0 /* ct_14 = xor(outbe_14, msg_14) */
+	vmovdqu64 %zmm0, 896(%rdx) /* store ct_14 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm1, %zmm0 /* outbe_15 = lookup16(tro1_15, bswap32) */
+	vmovdqu64 960(%rcx), %zmm1 /* msg_15 = load() */
+	vpxord %zmm1, %zmm0, %zmm0 /* ct_15 = xor(outbe_15, msg_15) */
+	vmovdqu64 %zmm0, 960(%rdx) /* store ct_15 */
+	vpunpckldq %zmm18, %zmm20, %zmm0 /* tro0_16 = unpacklo(g4x3, g4x1) */
+	vpunpckhdq %zmm18, %zmm20, %zmm1 /* tro0_17 = unpackhi(g4x3, g4x1) */
+	vpunpckldq %zmm19, %zmm21, %zmm3 /* tro0_18 = unpacklo(g4x2, g4x0) */
+	vpunpckhdq %zmm19, %zmm21, %zmm4 /* tro0_19 = unpackhi(g4x2, g4x0) */
+	vpunpckldq %zmm3, %zmm0, %zmm5 /* tro1_16 = unpacklo(tro0_16, tro0_18) */
+	vpunpckhdq %zmm3, %zmm0, %zmm0 /* tro1_17 = unpackhi(tro0_16, tro0_18) */
+	vpunpckldq %zmm4, %zmm1, %zmm3 /* tro1_18 = unpacklo(tro0_17, tro0_19) */
+	vpunpckhdq %zmm4, %zmm1, %zmm1 /* tro1_19 = unpackhi(tro0_17, tro0_19) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm5, %zmm4 /* outbe_16 = lookup16(tro1_16, bswap32) */
+	vmovdqu64 1024(%rcx), %zmm5 /* msg_16 = load() */
+	vpxord %zmm5, %zmm4, %zmm4 /* ct_16 = xor(outbe_16, msg_16) */
+	vmovdqu64 %zmm4, 1024(%rdx) /* store ct_16 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm0, %zmm0 /* outbe_17 = lookup16(tro1_17, bswap32) */
+	vmovdqu64 1088(%rcx), %zmm4 /* msg_17 = load() */
+	vpxord %zmm4, %zmm0, %zmm0 /* ct_17 = xor(outbe_17, msg_17) */
+	vmovdqu64 %zmm0, 1088(%rdx) /* store ct_17 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm3, %zmm0 /* outbe_18 = lookup16(tro1_18, bswap32) */
+	vmovdqu64 1152(%rcx), %zmm3 /* msg_18 = load() */
+	vpxord %zmm3, %zmm0, %zmm0 /* ct_18 = xor(outbe_18, msg_18) */
+	vmovdqu64 %zmm0, 1152(%rdx) /* store ct_18 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm1, %zmm0 /* outbe_19 = lookup16(tro1_19, bswap32) */
+	vmovdqu64 1216(%rcx), %zmm1 /* msg_19 = load() */
+	vpxord %zmm1, %zmm0, %zmm0 /* ct_19 = xor(outbe_19, msg_19) */
+	vmovdqu64 %zmm0, 1216(%rdx) /* store ct_19 */
+	vpunpckldq %zmm22, %zmm24, %zmm0 /* tro0_20 = unpacklo(g5x3, g5x1) */
+	vpunpckhdq %zmm22, %zmm24, %zmm1 /* tro0_21 = unpackhi(g5x3, g5x1) */
+	vpunpckldq %zmm23, %zmm25, %zmm3 /* tro0_22 = unpacklo(g5x2, g5x0) */
+	vpunpckhdq %zmm23, %zmm25, %zmm4 /* tro0_23 = unpackhi(g5x2, g5x0) */
+	vpunpckldq %zmm3, %zmm0, %zmm5 /* tro1_20 = unpacklo(tro0_20, tro0_22) */
+	vpunpckhdq %zmm3, %zmm0, %zmm0 /* tro1_21 = unpackhi(tro0_20, tro0_22) */
+	vpunpckldq %zmm4, %zmm1, %zmm3 /* tro1_22 = unpacklo(tro0_21, tro0_23) */
+	vpunpckhdq %zmm4, %zmm1, %zmm1 /* tro1_23 = unpackhi(tro0_21, tro0_23) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm5, %zmm4 /* outbe_20 = lookup16(tro1_20, bswap32) */
+	vmovdqu64 1280(%rcx), %zmm5 /* msg_20 = load() */
+	vpxord %zmm5, %zmm4, %zmm4 /* ct_20 = xor(outbe_20, msg_20) */
+	vmovdqu64 %zmm4, 1280(%rdx) /* store ct_20 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm0, %zmm0 /* outbe_21 = lookup16(tro1_21, bswap32) */
+	vmovdqu64 1344(%rcx), %zmm4 /* msg_21 = load() */
+	vpxord %zmm4, %zmm0, %zmm0 /* ct_21 = xor(outbe_21, msg_21) */
+	vmovdqu64 %zmm0, 1344(%rdx) /* store ct_21 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm3, %zmm0 /* outbe_22 = lookup16(tro1_22, bswap32) */
+	vmovdqu64 1408(%rcx), %zmm3 /* msg_22 = load() */
+	vpxord %zmm3, %zmm0, %zmm0 /* ct_22 = xor(outbe_22, msg_22) */
+	vmovdqu64 %zmm0, 1408(%rdx) /* store ct_22 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm1, %zmm0 /* outbe_23 = lookup16(tro1_23, bswap32) */
+	vmovdqu64 1472(%rcx), %zmm1 /* msg_23 = load() */
+	vpxord %zmm1, %zmm0, %zmm0 /* ct_23 = xor(outbe_23, msg_23) */
+	vmovdqu64 %zmm0, 1472(%rdx) /* store ct_23 */
+	vpunpckldq %zmm26, %zmm28, %zmm0 /* tro0_24 = unpacklo(g6x3, g6x1) */
+	vpunpckhdq %zmm26, %zmm28, %zmm1 /* tro0_25 = unpackhi(g6x3, g6x1) */
+	vpunpckldq %zmm27, %zmm29, %zmm3 /* tro0_26 = unpacklo(g6x2, g6x0) */
+	vpunpckhdq %zmm27, %zmm29, %zmm4 /* tro0_27 = unpackhi(g6x2, g6x0) */
+	vpunpckldq %zmm3, %zmm0, %zmm5 /* tro1_24 = unpacklo(tro0_24, tro0_26) */
+	vpunpckhdq %zmm3, %zmm0, %zmm0 /* tro1_25 = unpackhi(tro0_24, tro0_26) */
+	vpunpckldq %zmm4, %zmm1, %zmm3 /* tro1_26 = unpacklo(tro0_25, tro0_27) */
+	vpunpckhdq %zmm4, %zmm1, %zmm1 /* tro1_27 = unpackhi(tro0_25, tro0_27) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm5, %zmm4 /* outbe_24 = lookup16(tro1_24, bswap32) */
+	vmovdqu64 1536(%rcx), %zmm5 /* msg_24 = load() */
+	vpxord %zmm5, %zmm4, %zmm4 /* ct_24 = xor(outbe_24, msg_24) */
+	vmovdqu64 %zmm4, 1536(%rdx) /* store ct_24 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm0, %zmm0 /* outbe_25 = lookup16(tro1_25, bswap32) */
+	vmovdqu64 1600(%rcx), %zmm4 /* msg_25 = load() */
+	vpxord %zmm4, %zmm0, %zmm0 /* ct_25 = xor(outbe_25, msg_25) */
+	vmovdqu64 %zmm0, 1600(%rdx) /* store ct_25 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm3, %zmm0 /* outbe_26 = lookup16(tro1_26, bswap32) */
+	vmovdqu64 1664(%rcx), %zmm3 /* msg_26 = load() */
+	vpxord %zmm3, %zmm0, %zmm0 /* ct_26 = xor(outbe_26, msg_26) */
+	vmovdqu64 %zmm0, 1664(%rdx) /* store ct_26 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm1, %zmm0 /* outbe_27 = lookup16(tro1_27, bswap32) */
+	vmovdqu64 1728(%rcx), %zmm1 /* msg_27 = load() */
+	vpxord %zmm1, %zmm0, %zmm0 /* ct_27 = xor(outbe_27, msg_27) */
+	vmovdqu64 %zmm0, 1728(%rdx) /* store ct_27 */
+	vmovdqa64 0(%rsp), %zmm0 /* reload g7x3.2 */
+	vpunpckldq 192(%rsp), %zmm0, %zmm1 /* tro0_28 = unpacklo(g7x3, g7x1) */
+	vpunpckhdq 192(%rsp), %zmm0, %zmm0 /* tro0_29 = unpackhi(g7x3, g7x1) */
+	vpunpckldq 128(%rsp), %zmm2, %zmm3 /* tro0_30 = unpacklo(g7x2, g7x0) */
+	vpunpckhdq 128(%rsp), %zmm2, %zmm2 /* tro0_31 = unpackhi(g7x2, g7x0) */
+	vpunpckldq %zmm3, %zmm1, %zmm4 /* tro1_28 = unpacklo(tro0_28, tro0_30) */
+	vpunpckhdq %zmm3, %zmm1, %zmm1 /* tro1_29 = unpackhi(tro0_28, tro0_30) */
+	vpunpckldq %zmm2, %zmm0, %zmm3 /* tro1_30 = unpacklo(tro0_29, tro0_31) */
+	vpunpckhdq %zmm2, %zmm0, %zmm0 /* tro1_31 = unpackhi(tro0_29, tro0_31) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm4, %zmm2 /* outbe_28 = lookup16(tro1_28, bswap32) */
+	vmovdqu64 1792(%rcx), %zmm4 /* msg_28 = load() */
+	vpxord %zmm4, %zmm2, %zmm2 /* ct_28 = xor(outbe_28, msg_28) */
+	vmovdqu64 %zmm2, 1792(%rdx) /* store ct_28 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm1, %zmm1 /* outbe_29 = lookup16(tro1_29, bswap32) */
+	vmovdqu64 1856(%rcx), %zmm2 /* msg_29 = load() */
+	vpxord %zmm2, %zmm1, %zmm1 /* ct_29 = xor(outbe_29, msg_29) */
+	vmovdqu64 %zmm1, 1856(%rdx) /* store ct_29 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm3, %zmm1 /* outbe_30 = lookup16(tro1_30, bswap32) */
+	vmovdqu64 1920(%rcx), %zmm2 /* msg_30 = load() */
+	vpxord %zmm2, %zmm1, %zmm1 /* ct_30 = xor(outbe_30, msg_30) */
+	vmovdqu64 %zmm1, 1920(%rdx) /* store ct_30 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm0, %zmm0 /* outbe_31 = lookup16(tro1_31, bswap32) */
+	vmovdqu64 1984(%rcx), %zmm1 /* msg_31 = load() */
+	vpxord %zmm1, %zmm0, %zmm0 /* ct_31 = xor(outbe_31, msg_31) */
+	vmovdqu64 %zmm0, 1984(%rdx) /* store ct_31 */
+	mov %rbp, %rsp
+	pop %rbp
+	vzeroupper
+	RET
+SYM_FUNC_END(sm4_wordslice_avx512_gfni_batch_xts)
 
 /* reverse16: byte i <- byte 15 - i: GCM bytes to the reflected form phi */
 	.section .rodata.cst64.sm4_wordslice_avx512_gfni_0_reverse16, "aM", @progbits, 64
@@ -4354,6 +5251,15 @@ SYM_FUNC_END(sm4_wordslice_avx512_gfni_batch_ctr)
 	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
 	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
 	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
+
+/* first_block: Y joins X_1 alone */
+	.section .rodata.cst64.sm4_wordslice_avx512_gfni_0_first_block, "aM", @progbits, 64
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_0_first_block:
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 
 /* half_up: (a0, a1) -> (0, a0): the middle sum's low half into S's bits 64..127 */
 	.section .rodata.cst64.sm4_wordslice_avx512_gfni_0_half_up, "aM", @progbits, 64
@@ -5259,6 +6165,78 @@ SYM_FUNC_END(sm4_wordslice_avx512_gfni_batch_ctr)
 	.section .rodata.cst64.sm4_wordslice_avx512_gfni_7_bswap32, "aM", @progbits, 64
 	.balign 64
 .Lsm4_wordslice_avx512_gfni_7_bswap32:
+	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+
+/* unpacklo32_index: unpacklo of 32-bit elements, the byte shuffles before it folded in (VPERMT2B index) */
+	.section .rodata.cst64.sm4_wordslice_avx512_gfni_8_unpacklo32_index, "aM", @progbits, 64
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_8_unpacklo32_index:
+	.byte 0x03, 0x02, 0x01, 0x00, 0x43, 0x42, 0x41, 0x40, 0x07, 0x06, 0x05, 0x04, 0x47, 0x46, 0x45, 0x44
+	.byte 0x13, 0x12, 0x11, 0x10, 0x53, 0x52, 0x51, 0x50, 0x17, 0x16, 0x15, 0x14, 0x57, 0x56, 0x55, 0x54
+	.byte 0x23, 0x22, 0x21, 0x20, 0x63, 0x62, 0x61, 0x60, 0x27, 0x26, 0x25, 0x24, 0x67, 0x66, 0x65, 0x64
+	.byte 0x33, 0x32, 0x31, 0x30, 0x73, 0x72, 0x71, 0x70, 0x37, 0x36, 0x35, 0x34, 0x77, 0x76, 0x75, 0x74
+
+/* unpackhi32_index: unpackhi of 32-bit elements, the byte shuffles before it folded in (VPERMT2B index) */
+	.section .rodata.cst64.sm4_wordslice_avx512_gfni_8_unpackhi32_index, "aM", @progbits, 64
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_8_unpackhi32_index:
+	.byte 0x0b, 0x0a, 0x09, 0x08, 0x4b, 0x4a, 0x49, 0x48, 0x0f, 0x0e, 0x0d, 0x0c, 0x4f, 0x4e, 0x4d, 0x4c
+	.byte 0x1b, 0x1a, 0x19, 0x18, 0x5b, 0x5a, 0x59, 0x58, 0x1f, 0x1e, 0x1d, 0x1c, 0x5f, 0x5e, 0x5d, 0x5c
+	.byte 0x2b, 0x2a, 0x29, 0x28, 0x6b, 0x6a, 0x69, 0x68, 0x2f, 0x2e, 0x2d, 0x2c, 0x6f, 0x6e, 0x6d, 0x6c
+	.byte 0x3b, 0x3a, 0x39, 0x38, 0x7b, 0x7a, 0x79, 0x78, 0x3f, 0x3e, 0x3d, 0x3c, 0x7f, 0x7e, 0x7d, 0x7c
+
+/* gfni_mat: A1, c1: S-box inner affine: GFNI matrix qword */
+	.section .rodata.cst64.sm4_wordslice_avx512_gfni_8_gfni_mat, "aM", @progbits, 64
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_8_gfni_mat:
+	.byte 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01, 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01
+	.byte 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01, 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01
+	.byte 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01, 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01
+	.byte 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01, 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01
+
+/* gfni_mat_1: A2·inv(.) ^ c2: S-box outer affine: GFNI matrix qword */
+	.section .rodata.cst64.sm4_wordslice_avx512_gfni_8_gfni_mat_1, "aM", @progbits, 64
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_8_gfni_mat_1:
+	.byte 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0, 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0
+	.byte 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0, 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0
+	.byte 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0, 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0
+	.byte 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0, 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0
+
+/* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
+	.section .rodata.cst64.sm4_wordslice_avx512_gfni_8_rotl24, "aM", @progbits, 64
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_8_rotl24:
+	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+
+/* rotl8: rotate each 32-bit word left by 8 (byte shuffle) */
+	.section .rodata.cst64.sm4_wordslice_avx512_gfni_8_rotl8, "aM", @progbits, 64
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_8_rotl8:
+	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
+	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
+	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
+	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
+
+/* rotl16: rotate each 32-bit word left by 16 (byte shuffle) */
+	.section .rodata.cst64.sm4_wordslice_avx512_gfni_8_rotl16, "aM", @progbits, 64
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_8_rotl16:
+	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+
+/* bswap32: byte order reversal in each 32-bit word */
+	.section .rodata.cst64.sm4_wordslice_avx512_gfni_8_bswap32, "aM", @progbits, 64
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_8_bswap32:
 	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
 	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
 	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
