@@ -173,18 +173,14 @@ def ccm_decrypt(cipher, nonce, ciphertext, tag, aad=b""):
 
 # ---- XTS (IEEE Std 1619 section 5, GB/T 17964-2021) ----------------------------
 
-def _xts(cipher, tweak_cipher, tweak, data, rule, decrypt):
-    """One data unit of at least one block.  T_0 = E_K2(tweak), T_(j+1) = T_j * alpha
-    in `rule`'s convention; a partial last block steals the tail of the block before
-    (IEEE 1619 5.3.2 / 5.4.2: decryption swaps the last two tweaks)."""
-    if rule not in XTS_RULES:
-        raise ValueError(f"XTS tweak rule {rule!r} is none of {sorted(XTS_RULES)}")
+def xts_with_tweaks(cipher, tweaks, data, decrypt=False):
+    """One data unit of at least one block under the given tweaks (T_j for
+    block j, one more than the whole blocks); a partial last block steals the
+    tail of the block before (IEEE 1619 5.3.2 / 5.4.2: decryption swaps the
+    last two tweaks)."""
     if len(data) < BLOCK:
         raise ValueError(f"an XTS data unit is at least {BLOCK} bytes, not {len(data)}")
-    if len(tweak) != BLOCK:
-        raise ValueError(f"the XTS tweak is {BLOCK} bytes, not {len(tweak)}")
     full, tail = divmod(len(data), BLOCK)
-    tweaks = gf128_reference.sequence(rule, tweak_cipher.encrypt(tweak), full + 1)
     crypt = cipher.decrypt if decrypt else cipher.encrypt
 
     def one(block, t):
@@ -198,6 +194,16 @@ def _xts(cipher, tweak_cipher, tweak, data, rule, decrypt):
         cc = one(blocks[m], first)
         out += [one(blocks[m + 1] + cc[tail:], second), cc[:tail]]
     return b"".join(out)
+
+
+def _xts(cipher, tweak_cipher, tweak, data, rule, decrypt):
+    """T_0 = E_K2(tweak), T_(j+1) = T_j * alpha in `rule`'s convention."""
+    if rule not in XTS_RULES:
+        raise ValueError(f"XTS tweak rule {rule!r} is none of {sorted(XTS_RULES)}")
+    if len(tweak) != BLOCK:
+        raise ValueError(f"the XTS tweak is {BLOCK} bytes, not {len(tweak)}")
+    tweaks = gf128_reference.sequence(rule, tweak_cipher.encrypt(tweak), len(data) // BLOCK + 1)
+    return xts_with_tweaks(cipher, tweaks, data, decrypt)
 
 
 def xts_encrypt(cipher, tweak_cipher, tweak, plaintext, rule="ieee"):
