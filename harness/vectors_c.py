@@ -21,6 +21,11 @@ tag32/tag64/tag128 of its length, keystream words of 8 hex digits, and a
 ZUC-256 vector's IV as `iv25`, plus its 23-byte form (`iv23` if given, else
 packed here when the top two bits of IV17..IV24 are clear).
 
+A block cipher's file may also list vectors of the modes on a 128-bit block
+(MODE_LISTS: gcm, ccm, xts, cmac, cbc_mac), each checked against the lengths
+its standard allows (mode_vector) and written as the file's kc_mode_vector
+table; nothing here knows which cipher they are for.
+
 Standard library only: it runs under the system python3 as well as the
 project's virtual environment.
 """
