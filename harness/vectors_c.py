@@ -182,7 +182,8 @@ def mode_vector(cipher, o, mode, index, where):
     XTS: the 16-byte tweak; none for the MACs), 'aad' (GCM and CCM, may be
     empty), plaintext and ciphertext (GCM, CCM, XTS; XTS at least one block),
     'tweak_rule' (XTS: ieee or gb), 'message' and 'tag' (the MACs; CBC-MAC's
-    message whole blocks, at least one); 'tag' for GCM and CCM too.  Lengths
+    message whole blocks, at least one); 'tag' for GCM and CCM too, with
+    'result' "invalid" when that tag is wrong (decryption must reject it).  Lengths
     are those the standards allow; the variant and key length are the
     cipher's, checked by verify."""
     variant = o.get("variant", "")
@@ -192,7 +193,7 @@ def mode_vector(cipher, o, mode, index, where):
     source = label_source(o)
     v = {"label": f"{name} {mode} vector #{index + 1}{f' ({source})' if source is not None else ''}",
          "mode": mode, "variant": name, "key": hex_bytes(o, "key", where), "iv": b"", "aad": b"",
-         "in": b"", "out": b"", "tag": b"", "rule": None}
+         "in": b"", "out": b"", "tag": b"", "rule": None, "invalid": False}
     if mode in ("cmac", "cbc_mac"):
         v["in"], v["tag"] = hex_bytes(o, "message", where), hex_bytes(o, "tag", where)
         in_range(where, "the tag", len(v["tag"]), range(1, MODE_BLOCK_BYTES + 1))
@@ -215,6 +216,10 @@ def mode_vector(cipher, o, mode, index, where):
         v["rule"] = o["tweak_rule"]
         return v
     v["aad"], v["tag"] = hex_bytes(o, "aad", where), hex_bytes(o, "tag", where)
+    result = o.get("result", "valid")
+    if result not in ("valid", "invalid"):
+        where.fail("'result' must be valid or invalid (a wrong tag, decryption must reject it)")
+    v["invalid"] = result == "invalid"
     if mode == "gcm":
         if not v["iv"]:
             where.fail("GCM's IV must not be empty")
@@ -360,6 +365,8 @@ def mode_entry(w, name, v):
     fields.append(f".out = {w.array(name + '_out', v['out'])}")
     if v["rule"] is not None:
         fields.append(f".tweak_rule = KC_XTS_{v['rule'].upper()}")
+    if v["invalid"]:
+        fields.append(".invalid = 1")
     return fields
 
 

@@ -23,7 +23,7 @@ def sm4_vectors():
 
 
 def listed(mode):
-    return [pytest.param({k: bytes.fromhex(v) if k not in ("source", "tweak_rule") else v for k, v in o.items()},
+    return [pytest.param({k: bytes.fromhex(v) if k not in ("source", "tweak_rule", "result") else v for k, v in o.items()},
                          id=f"{mode}{i + 1}") for i, o in enumerate(sm4_vectors()[mode])]
 
 
@@ -38,26 +38,50 @@ def test_every_mode_list_is_present(mode):
     assert sm4_vectors()[mode], mode
 
 
+def check_aead(encrypt, decrypt, v, at):
+    """A published AEAD vector: encryption gives its ciphertext and (unless the vector is
+    "invalid", its tag modified) its tag; decryption gives the plaintext, or rejects the
+    modified tag; a flipped bit of ciphertext, tag or AAD is rejected."""
+    cipher = modes.sm4(v["key"])
+    ct, tag = encrypt(cipher, v["iv"], v["plaintext"], v["aad"], len(v["tag"]))
+    assert ct == v["ciphertext"]
+    if v.get("result") == "invalid":
+        assert tag != v["tag"]
+        with pytest.raises(modes.AuthenticationError):
+            decrypt(cipher, v["iv"], v["ciphertext"], v["tag"], v["aad"])
+        return
+    assert tag == v["tag"]
+    assert decrypt(cipher, v["iv"], v["ciphertext"], v["tag"], v["aad"]) == v["plaintext"]
+    tampered = [(v["ciphertext"], flipped(v["tag"], at), v["aad"])]
+    if v["ciphertext"]:
+        tampered.append((flipped(v["ciphertext"], at), v["tag"], v["aad"]))
+    if v["aad"]:
+        tampered.append((v["ciphertext"], v["tag"], flipped(v["aad"], at)))
+    for ct, tag, aad in tampered:
+        with pytest.raises(modes.AuthenticationError):
+            decrypt(cipher, v["iv"], ct, tag, aad)
+
+
 @pytest.mark.parametrize("v", listed("gcm"))
 def test_gcm_published(v):
-    cipher = modes.sm4(v["key"])
-    assert modes.gcm_encrypt(cipher, v["iv"], v["plaintext"], v["aad"], len(v["tag"])) == (v["ciphertext"], v["tag"])
-    assert modes.gcm_decrypt(cipher, v["iv"], v["ciphertext"], v["tag"], v["aad"]) == v["plaintext"]
-    for ct, tag, aad in ((flipped(v["ciphertext"], 5), v["tag"], v["aad"]), (v["ciphertext"], flipped(v["tag"], 15),
-                         v["aad"]), (v["ciphertext"], v["tag"], flipped(v["aad"], 0))):
-        with pytest.raises(modes.AuthenticationError):
-            modes.gcm_decrypt(cipher, v["iv"], ct, tag, aad)
+    check_aead(modes.gcm_encrypt, modes.gcm_decrypt, v, 5)
 
 
 @pytest.mark.parametrize("v", listed("ccm"))
 def test_ccm_published(v):
-    cipher = modes.sm4(v["key"])
-    assert modes.ccm_encrypt(cipher, v["iv"], v["plaintext"], v["aad"], len(v["tag"])) == (v["ciphertext"], v["tag"])
-    assert modes.ccm_decrypt(cipher, v["iv"], v["ciphertext"], v["tag"], v["aad"]) == v["plaintext"]
-    for ct, tag, aad in ((flipped(v["ciphertext"], 63), v["tag"], v["aad"]), (v["ciphertext"], flipped(v["tag"], 0),
-                         v["aad"]), (v["ciphertext"], v["tag"], flipped(v["aad"], 19))):
-        with pytest.raises(modes.AuthenticationError):
-            modes.ccm_decrypt(cipher, v["iv"], ct, tag, aad)
+    check_aead(modes.ccm_encrypt, modes.ccm_decrypt, v, 63)
+
+
+def test_published_lists_reach_what_they_should():
+    """The published GCM vectors include IVs of other lengths than 12 bytes (1 to
+    257) and the CCM ones every nonce length 7-13 and tag lengths under 16; both hold
+    modified-tag vectors."""
+    doc = sm4_vectors()
+    gcm_ivs = {len(v["iv"]) // 2 for v in doc["gcm"]}
+    assert {1, 2, 4, 8, 16, 32, 257} <= gcm_ivs
+    assert {len(v["iv"]) // 2 for v in doc["ccm"]} == set(modes.CCM_NONCE_BYTES)
+    assert {len(v["tag"]) // 2 for v in doc["ccm"]} >= {4, 6, 8, 10, 12, 14, 16}
+    assert all(any(v.get("result") == "invalid" for v in doc[m]) for m in ("gcm", "ccm"))
 
 
 @pytest.mark.parametrize("v", listed("xts"))

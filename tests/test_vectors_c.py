@@ -126,6 +126,8 @@ BAD = {
     "cbc_mac partial": ("sm4", "cbc_mac", 0, set_("message", "00" * 17),
                         "sm4.json: cbc_mac vector #1: CBC-MAC's message must be whole 16-byte blocks, at least one; "
                         "got 17 bytes"),
+    "result": ("sm4", "gcm", 0, set_("result", "rejected"),
+               "sm4.json: gcm vector #1: 'result' must be valid or invalid"),
     "mode list not a list": ("sm4", "ccm", None, set_("ccm", {"key": "00"}),
                              "sm4.json: 'ccm' is not a list of objects"),
 }
@@ -156,9 +158,10 @@ def test_a_file_of_mode_vectors_only(tmp_path):
     docs = official()
     docs["sm4"] = {"xts": docs["sm4"]["xts"], "gcm": docs["sm4"]["gcm"]}
     got = printed(write(tmp_path, docs), tmp_path)
-    assert got[0].split()[:3] == ["sm4", "0", "1"] and got[1] == "modes 4 0"
-    assert got[1:6] == mode_lines("sm4", docs["sm4"])
-    assert got[2].startswith("sm4 gcm vector #1 (RFC 8998") and got[3].startswith("sm4 xts vector #1 (GB/T 17964")
+    n = len(docs["sm4"]["gcm"]) + 3
+    assert got[0].split()[:3] == ["sm4", "0", "1"] and got[1] == f"modes {n} 0"
+    assert got[1:n + 2] == mode_lines("sm4", docs["sm4"])
+    assert got[2].startswith("sm4 gcm vector #1 (RFC 8998") and got[n - 1].startswith("sm4 xts vector #1 (GB/T 17964")
 
 
 def test_a_file_name_that_is_no_cipher_name(tmp_path):
@@ -243,7 +246,7 @@ static void block(const kc_vectors *t) {
     printf("%s|%d %s", m->label, (int)m->mode, m->variant);
     hex(m->key, m->key_len), hex(m->iv, m->iv_len), hex(m->aad, m->aad_len), hex(m->in, m->len);
     hex(m->out, m->mode == KC_VMODE_CMAC || m->mode == KC_VMODE_CBC_MAC ? 0 : m->len), hex(m->tag, m->tag_len);
-    printf(" %d\n", (int)m->tweak_rule);
+    printf(" %d %d\n", (int)m->tweak_rule, m->invalid);
   }
 }
 int main(void) {
@@ -294,8 +297,9 @@ def mode_lines(name, doc):
             fields = [v["key"], v.get("iv", ""), v.get("aad", ""), v["message"] if mac else v["plaintext"],
                       "" if mac else v["ciphertext"], v.get("tag", "")]
             rule = {"ieee": 0, "gb": 1}.get(v.get("tweak_rule"), 0)
+            invalid = int(v.get("result") == "invalid")
             out.append(f"{full} {mode} vector #{i + 1}{source}|{number} {full} "
-                       + " ".join(f.lower() for f in fields) + f" {rule}")
+                       + " ".join(f.lower() for f in fields) + f" {rule} {invalid}")
     return [f"modes {len(out)} {int(not out)}"] + out
 
 
@@ -341,9 +345,11 @@ def test_tables_carry_what_the_files_say(tmp_path):
     got = printed(VECTORS, tmp_path)
     assert got == expected(VECTORS.resolve(), official())
     # the counts verify reports: 4 SM4, 8 uBlock, 17 ZUC entries (IV forms apart); SM4's
-    # 9 mode vectors (RFC 8998's GCM and CCM, 3 XTS, 3 CMAC, 1 CBC-MAC), none for uBlock
+    # 273 mode vectors (GCM: RFC 8998's and 102 of Wycheproof's; CCM: RFC 8998's and 162
+    # of Wycheproof's; 3 XTS, 3 CMAC, 1 CBC-MAC), none for uBlock
     assert [line.split()[:2] for line in got if line.split()[1].isdigit()] == [
-        ["sm4", "4"], ["modes", "9"], ["ublock", "8"], ["modes", "0"], ["zuc", "17"]]
+        ["sm4", "4"], ["modes", "273"], ["ublock", "8"], ["modes", "0"], ["zuc", "17"]]
+    assert sum(line.endswith(" 1") for line in got if line.startswith("sm4 gcm ")) == 27
 
 
 def test_tables_of_other_vectors(tmp_path):

@@ -74,6 +74,7 @@ typedef struct kc_mode_vector {
   const uint8_t *tag;
   size_t tag_len;         /* GCM, CCM and the MACs */
   kc_xts_rule tweak_rule; /* XTS */
+  int invalid;            /* GCM, CCM: 1 when the tag is wrong and decryption must reject it */
 } kc_mode_vector;
 
 /* One vector file, compiled: its cipher, the path it was compiled from and its n vectors, in
