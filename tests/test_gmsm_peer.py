@@ -5,10 +5,11 @@ shared by the reference and the C modes would show.
 
 GCM: IV lengths 1-64, AAD and message lengths 0-300 (unaligned ones among
 them), every tag length gmsm takes (12-16), both directions, tampered
-ciphertext, AAD and tag rejected; and every published GCM and CCM vector.  CCM: every nonce length and even tag
+ciphertext, AAD and tag rejected.  CCM: every nonce length and even tag
 length, a 2- and a 6-byte AAD length encoding.  XTS: both tweak rules, data
 units with partial last blocks.  CMAC: messages 0-300 bytes, every tag
-length.  CTR and CBC: the published vectors.  The peer is built if missing
+length.  Every published GCM, CCM, XTS and CMAC vector of sm4.json; CTR and
+CBC: the published vectors.  The peer is built if missing
 or older than its sources (harness/peers/gmsm/build.sh, which fetches Go
 1.25 and gmsm through the Go module proxy the first time)."""
 
@@ -102,6 +103,16 @@ def test_published_vectors(peer, mode):
         assert peer(f"{mode}-open", key, iv, aad, ct, tag) == (["fail"] if invalid else [pt]), v["source"]
 
 
+def test_published_xts_and_cmac(peer):
+    for v in sm4_json()["xts"]:
+        key, tweak, pt, ct = (bytes.fromhex(v[k]) for k in ("key", "iv", "plaintext", "ciphertext"))
+        assert peer("xts-enc", v["tweak_rule"], key, tweak, pt) == [ct], v["source"]
+        assert peer("xts-dec", v["tweak_rule"], key, tweak, ct) == [pt], v["source"]
+    for v in sm4_json()["cmac"]:
+        key, msg, tag = (bytes.fromhex(v[k]) for k in ("key", "message", "tag"))
+        assert peer("cmac", key, len(tag), msg) == [tag], v["source"]
+
+
 def test_gcm_tag_lengths_gmsm_refuses(peer):
     """Tags under 12 bytes are SP 800-38D's and the reference's, not gmsm's: the
     cross-check covers 12-16 (the reference's shorter tags are prefixes:
@@ -138,7 +149,8 @@ def test_ccm_six_byte_aad_length(peer):
 @pytest.mark.parametrize("rule", sorted(modes.XTS_RULES))
 def test_xts(peer, rule):
     rng = random.Random(rule)
-    for n in [16, 17, 31, 32, 33, 47, 48, 63, 64, 65, 79, 129, 255, 256, 257, 300] + [rng.randrange(16, 301) for _ in range(20)]:
+    edges = [16, 17, 31, 32, 33, 47, 48, 63, 64, 65, 79, 129, 255, 256, 257, 300]
+    for n in edges + [rng.randrange(16, 301) for _ in range(20)]:
         key, tweak, pt = rng.randbytes(32), rng.randbytes(16), rng.randbytes(n)
         k1, k2 = modes.sm4(key[:16]), modes.sm4(key[16:])
         ct = modes.xts_encrypt(k1, k2, tweak, pt, rule)

@@ -23,8 +23,9 @@ def sm4_vectors():
 
 
 def listed(mode):
-    return [pytest.param({k: bytes.fromhex(v) if k not in ("source", "tweak_rule", "result") else v for k, v in o.items()},
-                         id=f"{mode}{i + 1}") for i, o in enumerate(sm4_vectors()[mode])]
+    words = ("source", "tweak_rule", "result")
+    return [pytest.param({k: v if k in words else bytes.fromhex(v) for k, v in o.items()}, id=f"{mode}{i + 1}")
+            for i, o in enumerate(sm4_vectors()[mode])]
 
 
 def flipped(data, at):
