@@ -9,6 +9,7 @@ kernel with GCM runs it)."""
 import inspect
 
 from ..backends import SIMD_TARGETS
+from ..ir.stitch import stitch
 from ..kernels import gf128_double, ghash
 from ..specs import gf128
 from .bodies import KernelBodies
@@ -44,6 +45,25 @@ def kernel_programs(target, batch_blocks):
             out[xts_function(convention, start)] = target.lower(
                 gf128_double.tweak_program(target.bits, batch_blocks // per_register, convention, start))
     return out
+
+
+# Where GCM's stitched form keeps GHASH's y: in the counter form's group
+# buffer `in`, past the group (kc_gf128.h kc_run_gcm_batches).
+GCM_Y_OFFSET = 64
+
+
+def gcm_program(ctr_form, target):
+    """GCM's stitched form of a kernel (gen/ir/stitch.py): its CTR counter form
+    (params rk, in, out, src) with GHASH over one batch of `hashed` beside it,
+    in steps of ghash.BLOCKS blocks (fewer for a smaller batch) chained in
+    registers; GHASH's y at GCM_Y_OFFSET in `in`, its table a parameter.  The
+    batch it hashes is the one it decrypts, or (encryption) the one the call
+    before encrypted."""
+    batch = ctr_form.info["batch_blocks"]
+    blocks = min(ghash.BLOCKS, batch)
+    side = ghash.update_program(target.bits, blocks, batch // blocks)
+    return target.lower(stitch(ctr_form, side, f"{ctr_form.name}_gcm",
+                               {"msg": "hashed", "y": ("in", GCM_Y_OFFSET)}))
 
 
 def key_targets():
@@ -84,6 +104,7 @@ def files(widest_bits):
     (kc_gf128_modes.h) and the key-side files."""
     origin = provenance(SOURCES + ["templates/kc_gf128.h.j2", "templates/kc_gf128.c.j2"])
     out = {"src/kc_gf128.h": render("kc_gf128.h.j2", provenance=origin, ghash_blocks=ghash.BLOCKS,
+                                    gcm_y_offset=GCM_Y_OFFSET,
                                     block_bytes=BLOCK_BYTES, carry_bytes=widest_bits // 8),
            "src/kc_gf128.c": render("kc_gf128.c.j2", provenance=origin,
                                     sections=registry.sections([(t.name, t) for t in key_targets()]))}

@@ -71,7 +71,9 @@ def kernel_file(strategy, target, choices):
     index = choices.get("sm4.decomposition")
     abstract = module.program(target.bits, **program_options(strategy, target, choices))
     program, fused = target.lower(abstract), target.lower(xor_into_stores(abstract))
-    counter_form = target.lower(xor_into_stores(counter_blocks(abstract, sm4.BLOCK_BYTES)))
+    ctr_abstract = xor_into_stores(counter_blocks(abstract, sm4.BLOCK_BYTES))
+    counter_form = target.lower(ctr_abstract)
+    gcm_form = gf128_files.gcm_program(ctr_abstract, target)
     dec = decomposition(index)
     prefix = f"sm4_{strategy}_{target.name}"
     doc = inspect.getdoc(module).splitlines()
@@ -91,7 +93,8 @@ def kernel_file(strategy, target, choices):
                   dec=dec if program.info.get("sbox") != "instruction" else None,
                   body=bodies(program, "batch"), body_xor=bodies(fused, "batch_xor"),
                   body_ctr=bodies(counter_form, "batch_ctr"), body_xts=bodies(target.lower(whiten(abstract)), "batch_xts"),
-                  gf128=gf128,
+                  gf128=gf128, body_gcm=bodies(gcm_form, "batch_gcm"),
+                  ghash_step_blocks=gcm_form.info["stitched_blocks"],
                   xts_rules=[(c.name, [(start, gf128_files.xts_function(c, start)) for start in gf128_files.TWEAK_STARTS])
                              for c in gf128_files.gf128.XTS_CONVENTIONS],
                   key_expr=key_expr, ctr_group_blocks=CTR_GROUP_BLOCKS, **target_facts(target),

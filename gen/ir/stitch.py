@@ -22,14 +22,17 @@ from .keystream import _names_in, _Names
 def stitch(main, side, name, renames=None):
     """One program: `side`'s loads and operations, `main` whole, then `side`'s
     stores.  `renames` maps side's parameter names to the ones they take in
-    the stitched program; the parameters are main's, then side's that main
-    lacks.  Side's values are renamed where their names clash with main's."""
+    the stitched program, or to (name, offset): side's bytes then lie that
+    far into the other buffer (a parameter of main's too: the x86 ABI passes
+    six pointers in registers).  The parameters are main's, then side's that
+    main lacks.  Side's values are renamed where their names clash with main's."""
     if main.bits != side.bits:
         raise ValueError(f"stitch: {main.name} is {main.bits} bits wide, {side.name} {side.bits}")
     if side.state or any(isinstance(s, Loop) for s in side.body):
         raise ValueError(f"stitch: {side.name} must be straight-line, without state variables")
-    renames = renames or {}
-    params = main.params + tuple(p for p in (renames.get(q, q) for q in side.params) if p not in main.params)
+    moves = {q: r if isinstance(r, tuple) else (r, 0) for q, r in (renames or {}).items()}
+    params = main.params + tuple(dict.fromkeys(p for p in (moves.get(q, (q, 0))[0] for q in side.params)
+                                               if p not in main.params))
     fresh = _Names(_names_in(main) | set(params))
     values = {}
 
@@ -45,9 +48,11 @@ def stitch(main, side, name, renames=None):
             continue
         attrs = dict(stmt.attrs)
         if "param" in attrs:
-            attrs["param"] = renames.get(attrs["param"], attrs["param"])
+            attrs["param"], offset = moves.get(attrs["param"], (attrs["param"], 0))
+            attrs["index"] = attrs["index"] + offset
         op = Op(stmt.opcode, mine(stmt.result) if stmt.result is not None else None,
                 tuple(mine(a) for a in stmt.args), attrs)
         (late if stmt.opcode == "store" else early).append(op)
     return replace(main, name=name, params=params, body=early + list(main.body) + late,
-                   info={**main.info, "stitched": side.name})
+                   info={**main.info, "stitched": side.name,
+                         **{f"stitched_{k}": v for k, v in side.info.items()}})

@@ -85,6 +85,12 @@ typedef struct sm4_impl {
   /* XTS's blocks: out = E(in ^ t) ^ t (or D) over nblocks, t the tweaks at `tweaks`. */
   void (*xts_blocks)(const sm4_key *key, sm4_direction dir, const uint8_t *in, const uint8_t *tweaks, uint8_t *out,
                      size_t nblocks);
+  /* GCM's stitched form: ctr_xor's CTR on nblocks (the same counts), and beside
+   * it y (16 bytes, GCM's order) <- GHASH of the nblocks blocks at `hashed`
+   * under `table` (GHASH's powers, kc_gf128.h).  hashed may be src (GCM
+   * decryption, in place too). */
+  int (*gcm_xor)(const sm4_key *key, const uint8_t *counters, const uint8_t *src, uint8_t *out, size_t nblocks,
+                 uint8_t *y, const uint8_t *table, const uint8_t *hashed);
 } sm4_impl;
 
 /* Key set-up (constant-time), through the key schedule of this build's

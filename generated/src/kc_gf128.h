@@ -14,6 +14,10 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+
+#include "kc_batches.h"
+#include "kc_wipe.h"
 
 /* GHASH's step: 8 blocks, one reduction (gen/kernels/ghash.py BLOCKS);
  * its table holds the powers H^8 .. H^1, 16 bytes each. */
@@ -37,6 +41,43 @@ typedef void (*kc_ghash_fn)(uint8_t y[16], const uint8_t *table, const uint8_t *
  * 0: carry holds what the call before left; either way carry then holds what
  * the next batch starts from. */
 typedef void (*kc_xts_tweaks_fn)(int rule, int first, uint8_t *carry, uint8_t *out);
+
+/* A kernel's stitched GCM form (gen/ir/stitch.py) over one batch: CTR from
+ * the group buffer at `in` (kc_batches.h's counter form: out = E(V + j0 + k) ^ src),
+ * and beside it GHASH of the batch at `hashed` chained through y, which lies
+ * KC_GCM_Y_OFFSET bytes into `in` (Y in its first block, Y' written into
+ * every block of the kernel's width), under `table`'s last entries (a step's
+ * powers). */
+#define KC_GCM_Y_OFFSET 64
+typedef void (*kc_gcm_batch_fn)(const uint8_t *key_form, uint8_t *in, uint8_t *out, const uint8_t *src,
+                                const uint8_t *table, const uint8_t *hashed);
+
+/* The stitched form over `nblocks` blocks (a multiple of batch_blocks, at
+ * most KC_CTR_GROUP_BLOCKS) from counters = V || V + KC_CTR_GROUP_BLOCKS, as
+ * kc_run_ctr_batches; y (16 bytes) <- GHASH of the nblocks blocks at
+ * `hashed` in steps of step_blocks.  0, or -1 (nothing written) for a count
+ * it cannot take. */
+static inline int kc_run_gcm_batches(kc_gcm_batch_fn batch, const uint8_t *key_form, size_t batch_blocks,
+                                     size_t step_blocks, size_t y_bytes, const uint8_t *counters,
+                                     const uint8_t *src, uint8_t *out, size_t nblocks, uint8_t y[16],
+                                     const uint8_t *table, const uint8_t *hashed)
+{
+    if (batch_blocks == 0 || nblocks % batch_blocks || nblocks > KC_CTR_GROUP_BLOCKS || y_bytes > KC_XTS_CARRY_BYTES ||
+        step_blocks > KC_GHASH_BLOCKS)
+        return -1;
+    uint8_t group[KC_GCM_Y_OFFSET + KC_XTS_CARRY_BYTES] = {0}; /* V, V + 256, j0; then y */
+    memcpy(group, counters, 32);
+    memcpy(group + KC_GCM_Y_OFFSET, y, 16);
+    const uint8_t *powers = table + (KC_GHASH_BLOCKS - step_blocks) * 16;
+    const size_t step = batch_blocks * 16;
+    for (size_t j = 0; j < nblocks; j += batch_blocks, src += step, out += step, hashed += step) {
+        group[32] = (uint8_t)j;
+        batch(key_form, group, out, src, powers, hashed);
+    }
+    memcpy(y, group + KC_GCM_Y_OFFSET, 16);
+    kc_wipe(group, sizeof group);
+    return 0;
+}
 
 /* The key side of one architecture's target. */
 typedef struct kc_gf128_keys {

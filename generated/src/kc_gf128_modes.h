@@ -39,6 +39,11 @@ typedef struct kc_gf128_cipher {
      * `tweaks`; NULL: the cipher's ECB between two XORs */
     void (*xts_blocks)(const void *bound, int encrypt, const uint8_t *in, const uint8_t *tweaks, uint8_t *out,
                        size_t n);
+    /* GCM's stitched form (kc_gf128.h kc_run_gcm_batches): CTR as c->ctr_xor
+     * on n blocks (c->ctr_batch_blocks' multiples, at most a group) and GHASH of
+     * the n blocks at `hashed` into y; NULL: CTR, then GHASH */
+    void (*gcm_xor)(const void *bound, const uint8_t *counters, const uint8_t *src, uint8_t *out, size_t n,
+                    uint8_t *y, const uint8_t *table, const uint8_t *hashed);
 } kc_gf128_cipher;
 
 /* 0 if the first n bytes of a and b are equal, else 1: every byte is read
@@ -195,6 +200,65 @@ static inline void kc_gcm_ctr(const kc_block_cipher *c, kc_gcm *s, const uint8_t
     }
 }
 
+/* CTR on n blocks from the counter (advanced past them), with GHASH of
+ * `hashed` beside it where the kernel stitches them (else hashed is not
+ * hashed: the caller knows by g->gcm_xor), in groups of at most
+ * KC_CTR_GROUP_BLOCKS from V and V + KC_CTR_GROUP_BLOCKS. */
+static inline void kc_gcm_groups(const kc_gf128_cipher *g, kc_gcm *s, kc_counter *ctr, const uint8_t *in,
+                                 uint8_t *out, size_t nblocks, const uint8_t *hashed)
+{
+    const kc_block_cipher *c = g->c;
+    uint8_t counters[2 * KC_GF128_BLOCK];
+    uint64_t above[2];
+    while (nblocks) {
+        const size_t n = nblocks < KC_CTR_GROUP_BLOCKS ? nblocks : KC_CTR_GROUP_BLOCKS;
+        kc_counter_store(ctr->limb, counters, 2);
+        kc_counter_add(ctr, KC_CTR_GROUP_BLOCKS, above, 2);
+        kc_counter_store(above, counters + KC_GF128_BLOCK, 2);
+        if (hashed)
+            g->gcm_xor(c->bound, counters, in, out, n, s->y, s->table, hashed);
+        else
+            c->ctr_xor(c->bound, counters, in, out, n);
+        kc_counter_add(ctr, n, ctr->limb, 2);
+        in += n * KC_GF128_BLOCK, out += n * KC_GF128_BLOCK, nblocks -= n;
+        if (hashed)
+            hashed += n * KC_GF128_BLOCK;
+    }
+    kc_wipe(counters, sizeof counters);
+    kc_wipe(above, sizeof above);
+}
+
+/* The stitched part of a piece: whole batches from a block boundary of both
+ * the keystream and GHASH's input, short of the counter's 32-bit wrap.
+ * Decryption hashes each batch as it decrypts it; encryption hashes the
+ * batch before (the first batch is CTR alone, the last hashed after).
+ * Returns the bytes done, 0 where nothing is stitched. */
+static inline size_t kc_gcm_stitched(const kc_gf128_cipher *g, kc_gcm *s, const uint8_t *in, uint8_t *out,
+                                     size_t len)
+{
+    const size_t batch = g->c->ctr_batch_blocks, bytes = batch * KC_GF128_BLOCK;
+    if (!g->gcm_xor || !g->c->ctr_xor || s->pending_bytes || s->used != KC_GF128_BLOCK)
+        return 0;
+    const uint64_t low = (uint64_t)s->counter[12] << 24 | (uint64_t)s->counter[13] << 16 |
+                         (uint64_t)s->counter[14] << 8 | s->counter[15];
+    const uint64_t room = (((uint64_t)1 << 32) - low) / batch;  /* batches before the wrap */
+    const size_t batches = (uint64_t)(len / bytes) < room ? len / bytes : (size_t)room;
+    if (batches < (s->encrypt ? 2u : 1u))
+        return 0;
+    kc_counter ctr;
+    kc_counter_load(&ctr, s->counter, KC_GF128_BLOCK);
+    if (s->encrypt) {
+        kc_gcm_groups(g, s, &ctr, in, out, batch, NULL);
+        kc_gcm_groups(g, s, &ctr, in + bytes, out + bytes, (batches - 1) * batch, out);
+        kc_gcm_hash(g, s, out + (batches - 1) * bytes, bytes);
+    } else {
+        kc_gcm_groups(g, s, &ctr, in, out, batches * batch, in);
+    }
+    kc_counter_store(ctr.limb, s->counter, 2);
+    kc_wipe(&ctr, sizeof ctr);
+    return batches * bytes;
+}
+
 /* 0 if `len` more bytes keep within the plaintext limit: encrypts (then
  * hashes the ciphertext) or hashes the ciphertext (then decrypts), in place
  * too. */
@@ -207,6 +271,8 @@ static inline int kc_gcm_text(const kc_gf128_cipher *g, kc_gcm *s, const uint8_t
         s->in_text = 1;
     }
     s->text_bytes += len;
+    const size_t stitched = kc_gcm_stitched(g, s, in, out, len);
+    in += stitched, out += stitched, len -= stitched;
     if (!s->encrypt)
         kc_gcm_hash(g, s, in, len);
     kc_gcm_ctr(g->c, s, in, out, len);

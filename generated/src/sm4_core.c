@@ -457,10 +457,18 @@ static void sm4_bound_xts_blocks(const void *bound, int encrypt, const uint8_t *
     b->impl->xts_blocks(b->key, encrypt ? SM4_ENCRYPT : SM4_DECRYPT, in, tweaks, out, nblocks);
 }
 
+static void sm4_bound_gcm_xor(const void *bound, const uint8_t *counters, const uint8_t *src, uint8_t *out,
+                              size_t nblocks, uint8_t *y, const uint8_t *table, const uint8_t *hashed)
+{
+    const sm4_bound *b = bound;
+    b->impl->gcm_xor(b->key, counters, src, out, nblocks, y, table, hashed);
+}
+
 static kc_gf128_cipher sm4_gf128(const kc_block_cipher *cipher, const sm4_impl *impl)
 {
     const kc_gf128_cipher g = {cipher, impl->ghash, impl->xts_tweaks, impl->batch_blocks,
-                               impl->xts_blocks ? sm4_bound_xts_blocks : NULL};
+                               impl->xts_blocks ? sm4_bound_xts_blocks : NULL,
+                               impl->gcm_xor ? sm4_bound_gcm_xor : NULL};
     return g;
 }
 

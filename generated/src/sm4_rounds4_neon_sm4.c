@@ -554,6 +554,257 @@ static void sm4_rounds4_neon_sm4_batch_xts(const uint8_t *rk, const uint8_t *in,
     vst1q_u8(out + 48, ct_3);
 }
 
+/* GCM's stitched form: the counter form's CTR and, beside it, GHASH of the batch
+ * at `hashed` in 1 step(s) of 4 blocks chained in registers (gen/ir/stitch.py). */
+static void sm4_rounds4_neon_sm4_batch_gcm(const uint8_t *rk, uint8_t *in, uint8_t *out, const uint8_t *src,
+                                           const uint8_t *table, const uint8_t *hashed)
+{
+    uint8x16_t x0, x1, x2, x3;
+    /* byte i <- byte 15 - i: GCM bytes to the reflected form phi */
+    static const uint8_t reverse16_bytes[16] = {0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00};
+    const uint8x16_t reverse16 = vld1q_u8(reverse16_bytes);
+    /* (a0, a1) -> (0, a0): the middle sum's low half into S's bits 64..127 */
+    static const uint8_t half_up_bytes[16] = {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07};
+    const uint8x16_t half_up = vld1q_u8(half_up_bytes);
+    /* (a0, a1) -> (a1, 0): its high half into S's bits 128..191 */
+    static const uint8_t half_down_bytes[16] = {0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80};
+    const uint8x16_t half_down = vld1q_u8(half_down_bytes);
+    /* c = (Q - y^128 - 1) / y^64, Q = GHASH's polynomial reversed (gen/kernels/ghash.py fold) */
+    static const uint8_t fold_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2};
+    const uint8x16_t fold = vld1q_u8(fold_bytes);
+    /* (a0, a1) -> (a1, a0) */
+    static const uint8_t swap_halves_bytes[16] = {0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07};
+    const uint8x16_t swap_halves = vld1q_u8(swap_halves_bytes);
+    /* byte 14 of each lane: where v + j0 + k is summed */
+    static const uint8_t byte_14_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00};
+    const uint8x16_t byte_14 = vld1q_u8(byte_14_bytes);
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+    const uint8x16_t block_k = vld1q_u8(block_k_bytes);
+    /* every byte reads the carry (byte 15), a block's last byte reads zero */
+    static const uint8_t carry_everywhere_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80};
+    const uint8x16_t carry_everywhere = vld1q_u8(carry_everywhere_bytes);
+    /* a carry as a byte mask: 0 -> 0x00, 1 -> 0xff */
+    static const uint8_t carry_mask_table_bytes[16] = {0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+    const uint8x16_t carry_mask_table = vld1q_u8(carry_mask_table_bytes);
+    /* every byte but a block's last */
+    static const uint8_t all_but_last_bytes[16] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00};
+    const uint8x16_t all_but_last = vld1q_u8(all_but_last_bytes);
+    /* byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero */
+    static const uint8_t new_last_byte_bytes[16] = {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e};
+    const uint8x16_t new_last_byte = vld1q_u8(new_last_byte_bytes);
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_1_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00};
+    const uint8x16_t block_k_1 = vld1q_u8(block_k_1_bytes);
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_2_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00};
+    const uint8x16_t block_k_2 = vld1q_u8(block_k_2_bytes);
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_3_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00};
+    const uint8x16_t block_k_3 = vld1q_u8(block_k_3_bytes);
+    const uint8x16_t y_1 = vld1q_u8(in + 64);
+    const uint8x16_t phi_y = vqtbl1q_u8(y_1, reverse16);
+
+    /* 4 blocks, 1 per register: block i times T_(n - i), products unreduced. */
+    const uint8x16_t x_32 = vld1q_u8(hashed);
+    const uint8x16_t z = vqtbl1q_u8(x_32, reverse16);
+    const uint8x16_t z1_y = veorq_u8(z, phi_y);
+    const uint8x16_t h = vld1q_u8(table);
+    const uint8x16_t lo = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(z1_y), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h), 0)));
+    const uint8x16_t z1_y_swap = vqtbl1q_u8(z1_y, swap_halves);
+    const uint8x16_t mid = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z1_y_swap), vreinterpretq_p64_u8(h)));
+    const uint8x16_t mid_1 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(z1_y_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h), 0)));
+    const uint8x16_t hi = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z1_y), vreinterpretq_p64_u8(h)));
+    const uint8x16_t x_1_1 = vld1q_u8(hashed + 16);
+    const uint8x16_t z_1 = vqtbl1q_u8(x_1_1, reverse16);
+    const uint8x16_t h_1 = vld1q_u8(table + 16);
+    const uint8x16_t lo_1 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(z_1), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_1), 0)));
+    const uint8x16_t z_1_swap = vqtbl1q_u8(z_1, swap_halves);
+    const uint8x16_t mid_2 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z_1_swap), vreinterpretq_p64_u8(h_1)));
+    const uint8x16_t mid_3 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(z_1_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_1), 0)));
+    const uint8x16_t hi_1 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z_1), vreinterpretq_p64_u8(h_1)));
+    const uint8x16_t x_2_1 = vld1q_u8(hashed + 32);
+    const uint8x16_t z_2 = vqtbl1q_u8(x_2_1, reverse16);
+    const uint8x16_t h_2 = vld1q_u8(table + 32);
+    const uint8x16_t lo_2 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(z_2), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_2), 0)));
+    const uint8x16_t z_2_swap = vqtbl1q_u8(z_2, swap_halves);
+    const uint8x16_t mid_4 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z_2_swap), vreinterpretq_p64_u8(h_2)));
+    const uint8x16_t mid_5 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(z_2_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_2), 0)));
+    const uint8x16_t hi_2 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z_2), vreinterpretq_p64_u8(h_2)));
+    const uint8x16_t x_3_1 = vld1q_u8(hashed + 48);
+    const uint8x16_t z_3 = vqtbl1q_u8(x_3_1, reverse16);
+    const uint8x16_t h_3 = vld1q_u8(table + 48);
+    const uint8x16_t lo_3 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(z_3), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_3), 0)));
+    const uint8x16_t z_3_swap = vqtbl1q_u8(z_3, swap_halves);
+    const uint8x16_t mid_6 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z_3_swap), vreinterpretq_p64_u8(h_3)));
+    const uint8x16_t mid_7 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(z_3_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_3), 0)));
+    const uint8x16_t hi_3 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z_3), vreinterpretq_p64_u8(h_3)));
+
+    /* The sums, then S's halves, their blocks added, and one reduction. */
+    const uint8x16_t lo_sum_acc = veorq_u8(lo, lo_1);
+    const uint8x16_t lo_sum_acc_1 = veorq_u8(lo_2, lo_3);
+    const uint8x16_t lo_sum_acc_2 = veorq_u8(lo_sum_acc, lo_sum_acc_1);
+    const uint8x16_t mid_sum_acc = veorq_u8(mid, mid_1);
+    const uint8x16_t mid_sum_acc_1 = veorq_u8(mid_2, mid_3);
+    const uint8x16_t mid_sum_acc_2 = veorq_u8(mid_4, mid_5);
+    const uint8x16_t mid_sum_acc_3 = veorq_u8(mid_6, mid_7);
+    const uint8x16_t mid_sum_acc_4 = veorq_u8(mid_sum_acc, mid_sum_acc_1);
+    const uint8x16_t mid_sum_acc_5 = veorq_u8(mid_sum_acc_2, mid_sum_acc_3);
+    const uint8x16_t mid_sum_acc_6 = veorq_u8(mid_sum_acc_4, mid_sum_acc_5);
+    const uint8x16_t hi_sum_acc = veorq_u8(hi, hi_1);
+    const uint8x16_t hi_sum_acc_1 = veorq_u8(hi_2, hi_3);
+    const uint8x16_t hi_sum_acc_2 = veorq_u8(hi_sum_acc, hi_sum_acc_1);
+    const uint8x16_t mid_lo = vqtbl1q_u8(mid_sum_acc_6, half_up);
+    const uint8x16_t s_lo = veorq_u8(lo_sum_acc_2, mid_lo);
+    const uint8x16_t mid_hi = vqtbl1q_u8(mid_sum_acc_6, half_down);
+    const uint8x16_t s_hi = veorq_u8(hi_sum_acc_2, mid_hi);
+    const uint8x16_t fold_lo = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(s_lo), 0), vgetq_lane_p64(vreinterpretq_p64_u8(fold), 0)));
+    const uint8x16_t fold_lo_sw = vqtbl1q_u8(fold_lo, swap_halves);
+    const uint8x16_t v = veorq_u8(s_lo, fold_lo_sw);
+    const uint8x16_t fold_hi = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(v), vreinterpretq_p64_u8(fold)));
+    const uint8x16_t v_hi = veorq_u8(v, s_hi);
+    const uint8x16_t reduced = veorq_u8(v_hi, fold_hi);
+    const uint8x16_t y_next = vqtbl1q_u8(reduced, reverse16);
+    const uint8x16_t ctr_low = vld1q_u8(in);
+    const uint8x16_t ctr_last = kc_shr16(ctr_low, 8);
+    const uint8x16_t ctr_first = vdupq_n_u8(in[32]);
+    const uint8x16_t ctr_j0 = vandq_u8(ctr_first, byte_14);
+    const uint8x16_t ctr_v_open = vandq_u8(ctr_low, all_but_last);
+    const uint8x16_t ctr_w = vld1q_u8(in + 16);
+    const uint8x16_t ctr_w_open = vandq_u8(ctr_w, all_but_last);
+
+    /* Load 4 blocks, big-endian words to native. */
+    const uint8x16_t ctr_j = kc_add8(block_k, ctr_j0);
+    const uint8x16_t ctr_sum = kc_add16(ctr_last, ctr_j);
+    const uint8x16_t ctr_carry = vqtbl1q_u8(ctr_sum, carry_everywhere);
+    const uint8x16_t ctr_mask = vqtbl1q_u8(carry_mask_table, ctr_carry);
+    const uint8x16_t ctr_pair = vbslq_u8(ctr_mask, ctr_w_open, ctr_v_open);
+    const uint8x16_t ctr_last_byte = vqtbl1q_u8(ctr_sum, new_last_byte);
+    const uint8x16_t blk = vorrq_u8(ctr_pair, ctr_last_byte);
+    const uint8x16_t le = kc_rev32_8(blk);
+    x0 = le;
+    const uint8x16_t ctr_j_1 = kc_add8(block_k_1, ctr_j0);
+    const uint8x16_t ctr_sum_1 = kc_add16(ctr_last, ctr_j_1);
+    const uint8x16_t ctr_carry_1 = vqtbl1q_u8(ctr_sum_1, carry_everywhere);
+    const uint8x16_t ctr_mask_1 = vqtbl1q_u8(carry_mask_table, ctr_carry_1);
+    const uint8x16_t ctr_pair_1 = vbslq_u8(ctr_mask_1, ctr_w_open, ctr_v_open);
+    const uint8x16_t ctr_last_byte_1 = vqtbl1q_u8(ctr_sum_1, new_last_byte);
+    const uint8x16_t blk_1 = vorrq_u8(ctr_pair_1, ctr_last_byte_1);
+    const uint8x16_t le_1 = kc_rev32_8(blk_1);
+    x1 = le_1;
+    const uint8x16_t ctr_j_2 = kc_add8(block_k_2, ctr_j0);
+    const uint8x16_t ctr_sum_2 = kc_add16(ctr_last, ctr_j_2);
+    const uint8x16_t ctr_carry_2 = vqtbl1q_u8(ctr_sum_2, carry_everywhere);
+    const uint8x16_t ctr_mask_2 = vqtbl1q_u8(carry_mask_table, ctr_carry_2);
+    const uint8x16_t ctr_pair_2 = vbslq_u8(ctr_mask_2, ctr_w_open, ctr_v_open);
+    const uint8x16_t ctr_last_byte_2 = vqtbl1q_u8(ctr_sum_2, new_last_byte);
+    const uint8x16_t blk_2 = vorrq_u8(ctr_pair_2, ctr_last_byte_2);
+    const uint8x16_t le_2 = kc_rev32_8(blk_2);
+    x2 = le_2;
+    const uint8x16_t ctr_j_3 = kc_add8(block_k_3, ctr_j0);
+    const uint8x16_t ctr_sum_3 = kc_add16(ctr_last, ctr_j_3);
+    const uint8x16_t ctr_carry_3 = vqtbl1q_u8(ctr_sum_3, carry_everywhere);
+    const uint8x16_t ctr_mask_3 = vqtbl1q_u8(carry_mask_table, ctr_carry_3);
+    const uint8x16_t ctr_pair_3 = vbslq_u8(ctr_mask_3, ctr_w_open, ctr_v_open);
+    const uint8x16_t ctr_last_byte_3 = vqtbl1q_u8(ctr_sum_3, new_last_byte);
+    const uint8x16_t blk_3 = vorrq_u8(ctr_pair_3, ctr_last_byte_3);
+    const uint8x16_t le_3 = kc_rev32_8(blk_3);
+    x3 = le_3;
+
+    /* 32 rounds, four per instruction: round keys 4i..4i+3 for the i-th. */
+    const uint8x16_t rk0 = vld1q_u8(rk);
+    const uint8x16_t x = kc_sm4e(x0, rk0);
+    x0 = x;
+    const uint8x16_t x_1 = kc_sm4e(x1, rk0);
+    x1 = x_1;
+    const uint8x16_t x_2 = kc_sm4e(x2, rk0);
+    x2 = x_2;
+    const uint8x16_t x_3 = kc_sm4e(x3, rk0);
+    x3 = x_3;
+    const uint8x16_t rk1 = vld1q_u8(rk + 16);
+    const uint8x16_t x_4 = kc_sm4e(x0, rk1);
+    x0 = x_4;
+    const uint8x16_t x_5 = kc_sm4e(x1, rk1);
+    x1 = x_5;
+    const uint8x16_t x_6 = kc_sm4e(x2, rk1);
+    x2 = x_6;
+    const uint8x16_t x_7 = kc_sm4e(x3, rk1);
+    x3 = x_7;
+    const uint8x16_t rk2 = vld1q_u8(rk + 32);
+    const uint8x16_t x_8 = kc_sm4e(x0, rk2);
+    x0 = x_8;
+    const uint8x16_t x_9 = kc_sm4e(x1, rk2);
+    x1 = x_9;
+    const uint8x16_t x_10 = kc_sm4e(x2, rk2);
+    x2 = x_10;
+    const uint8x16_t x_11 = kc_sm4e(x3, rk2);
+    x3 = x_11;
+    const uint8x16_t rk3 = vld1q_u8(rk + 48);
+    const uint8x16_t x_12 = kc_sm4e(x0, rk3);
+    x0 = x_12;
+    const uint8x16_t x_13 = kc_sm4e(x1, rk3);
+    x1 = x_13;
+    const uint8x16_t x_14 = kc_sm4e(x2, rk3);
+    x2 = x_14;
+    const uint8x16_t x_15 = kc_sm4e(x3, rk3);
+    x3 = x_15;
+    const uint8x16_t rk4 = vld1q_u8(rk + 64);
+    const uint8x16_t x_16 = kc_sm4e(x0, rk4);
+    x0 = x_16;
+    const uint8x16_t x_17 = kc_sm4e(x1, rk4);
+    x1 = x_17;
+    const uint8x16_t x_18 = kc_sm4e(x2, rk4);
+    x2 = x_18;
+    const uint8x16_t x_19 = kc_sm4e(x3, rk4);
+    x3 = x_19;
+    const uint8x16_t rk5 = vld1q_u8(rk + 80);
+    const uint8x16_t x_20 = kc_sm4e(x0, rk5);
+    x0 = x_20;
+    const uint8x16_t x_21 = kc_sm4e(x1, rk5);
+    x1 = x_21;
+    const uint8x16_t x_22 = kc_sm4e(x2, rk5);
+    x2 = x_22;
+    const uint8x16_t x_23 = kc_sm4e(x3, rk5);
+    x3 = x_23;
+    const uint8x16_t rk6 = vld1q_u8(rk + 96);
+    const uint8x16_t x_24 = kc_sm4e(x0, rk6);
+    x0 = x_24;
+    const uint8x16_t x_25 = kc_sm4e(x1, rk6);
+    x1 = x_25;
+    const uint8x16_t x_26 = kc_sm4e(x2, rk6);
+    x2 = x_26;
+    const uint8x16_t x_27 = kc_sm4e(x3, rk6);
+    x3 = x_27;
+    const uint8x16_t rk7 = vld1q_u8(rk + 112);
+    const uint8x16_t x_28 = kc_sm4e(x0, rk7);
+    x0 = x_28;
+    const uint8x16_t x_29 = kc_sm4e(x1, rk7);
+    x1 = x_29;
+    const uint8x16_t x_30 = kc_sm4e(x2, rk7);
+    x2 = x_30;
+    const uint8x16_t x_31 = kc_sm4e(x3, rk7);
+    x3 = x_31;
+
+    /* Output (X35, X34, X33, X32) big-endian: the state's bytes reversed. */
+    const uint8x16_t outbe = vqtbl1q_u8(x0, reverse16);
+    const uint8x16_t msg = vld1q_u8(src);
+    const uint8x16_t ct = veorq_u8(outbe, msg);
+    vst1q_u8(out, ct);
+    const uint8x16_t outbe_1 = vqtbl1q_u8(x1, reverse16);
+    const uint8x16_t msg_1 = vld1q_u8(src + 16);
+    const uint8x16_t ct_1 = veorq_u8(outbe_1, msg_1);
+    vst1q_u8(out + 16, ct_1);
+    const uint8x16_t outbe_2 = vqtbl1q_u8(x2, reverse16);
+    const uint8x16_t msg_2 = vld1q_u8(src + 32);
+    const uint8x16_t ct_2 = veorq_u8(outbe_2, msg_2);
+    vst1q_u8(out + 32, ct_2);
+    const uint8x16_t outbe_3 = vqtbl1q_u8(x3, reverse16);
+    const uint8x16_t msg_3 = vld1q_u8(src + 48);
+    const uint8x16_t ct_3 = veorq_u8(outbe_3, msg_3);
+    vst1q_u8(out + 48, ct_3);
+    vst1q_u8(in + 64, y_next);
+}
+
 /* GHASH's step of KC_GHASH_BLOCKS blocks at 128 bits (gen/kernels/ghash.py
  * update_program): Y from y's first block, Y' into each of its blocks. */
 static void sm4_rounds4_neon_sm4_ghash_step(uint8_t *y, const uint8_t *table, const uint8_t *msg)
@@ -963,6 +1214,16 @@ static int sm4_rounds4_neon_sm4_ctr_xor(const sm4_key *key, const uint8_t *count
                                out, nblocks);
 }
 
+static int sm4_rounds4_neon_sm4_gcm_xor(const sm4_key *key, const uint8_t *counters, const uint8_t *src, uint8_t *out,
+                                size_t nblocks, uint8_t *y, const uint8_t *table, const uint8_t *hashed)
+{
+    const sm4_direction dir = SM4_ENCRYPT;
+    return kc_run_gcm_batches(sm4_rounds4_neon_sm4_batch_gcm, (const uint8_t *)key->rk[dir], SM4_ROUNDS4_NEON_SM4_BATCH_BLOCKS, 4,
+                              16, counters, src, out, nblocks, y, table, hashed) == 0
+               ? SM4_OK
+               : SM4_ERR_LENGTH;
+}
+
 static int sm4_rounds4_neon_sm4_cpu_supported(void)
 {
 #ifdef KC_EMULATED
@@ -989,4 +1250,5 @@ const sm4_impl KC_IMPL_SYMBOL(sm4_rounds4_neon_sm4) = {
     .ghash = sm4_rounds4_neon_sm4_ghash,
     .xts_tweaks = sm4_rounds4_neon_sm4_xts_tweaks,
     .xts_blocks = sm4_rounds4_neon_sm4_xts_blocks,
+    .gcm_xor = sm4_rounds4_neon_sm4_gcm_xor,
 };

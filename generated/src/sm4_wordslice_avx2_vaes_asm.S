@@ -9031,6 +9031,4286 @@ sm4_wordslice_avx2_vaes_batch_xts_asm:
 	ret
 	.size sm4_wordslice_avx2_vaes_batch_xts_asm, .-sm4_wordslice_avx2_vaes_batch_xts_asm
 
+/* sm4_wordslice_avx2_vaes_batch_gcm_asm: wordslice256_ctr_xor_gcm, 6 arguments
+ *   %rdi: rk
+ *   %rsi: in
+ *   %rdx: out
+ *   %rcx: src
+ *   %r8: table
+ *   %r9: hashed
+ *   %r10: 16 x r (and the loop count)
+ *   ymm0-15: vectors, as allocated (16 used)
+ *   frame: 1408 bytes (41 spill slots of 32 bytes)
+ */
+	.globl sm4_wordslice_avx2_vaes_batch_gcm_asm
+	.hidden sm4_wordslice_avx2_vaes_batch_gcm_asm
+	.type sm4_wordslice_avx2_vaes_batch_gcm_asm, @function
+	.p2align 5
+sm4_wordslice_avx2_vaes_batch_gcm_asm:
+	push %rbp
+	mov %rsp, %rbp
+	and $-64, %rsp
+	sub $1408, %rsp
+	vbroadcasti128 64(%rsi), %ymm0 /* y_1 = bcast128() */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm0, %ymm0 /* phi_y = lookup16(y_1, reverse16) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_first_block(%rip), %ymm0, %ymm0 /* y1 = and(phi_y, first_block) */
+
+	/* Step 1 of 8: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
+	vmovdqu (%r9), %ymm1 /* x = load() */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm1, %ymm1 /* z = lookup16(x, reverse16) */
+	vpxor %ymm0, %ymm1, %ymm0 /* z1_y = xor(z, y1) */
+	vmovdqu (%r8), %ymm1 /* h = load() */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu %ymm1, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm2
+	vpclmulqdq $0x0, 32(%rsp), %xmm2, %xmm2
+	vmovdqu %xmm2, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm2
+	vpclmulqdq $0x0, 48(%rsp), %xmm2, %xmm2
+	vmovdqu %xmm2, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm2
+#else
+	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm2 /* lo = clmul(z1_y, h) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu %ymm1, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm3
+	vpclmulqdq $0x10, 32(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm3
+	vpclmulqdq $0x10, 48(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm3
+#else
+	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* mid = clmul(z1_y, h) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu %ymm1, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm4
+	vpclmulqdq $0x1, 32(%rsp), %xmm4, %xmm4
+	vmovdqu %xmm4, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm4
+	vpclmulqdq $0x1, 48(%rsp), %xmm4, %xmm4
+	vmovdqu %xmm4, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm4
+#else
+	vpclmulqdq $0x1, %ymm1, %ymm0, %ymm4 /* mid_1 = clmul(z1_y, h) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu %ymm1, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vpclmulqdq $0x11, 32(%rsp), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vpclmulqdq $0x11, 48(%rsp), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
+	vpclmulqdq $0x11, %ymm1, %ymm0, %ymm0 /* hi = clmul(z1_y, h) */
+#endif
+	vpxor %ymm4, %ymm3, %ymm1 /* mid_sum_acc = xor(mid, mid_1) */
+	vmovdqu 32(%r9), %ymm3 /* x_1 = load() */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm3, %ymm3 /* z_1 = lookup16(x_1, reverse16) */
+	vmovdqu 32(%r8), %ymm4 /* h_1 = load() */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x0, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x0, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
+	vpclmulqdq $0x0, %ymm4, %ymm3, %ymm5 /* lo_1 = clmul(z_1, h_1) */
+#endif
+
+	/* The sums, then S's halves, their blocks added, and one reduction. */
+	vpxor %ymm5, %ymm2, %ymm2 /* lo_sum_acc = xor(lo, lo_1) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x10, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x10, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
+	vpclmulqdq $0x10, %ymm4, %ymm3, %ymm5 /* mid_2 = clmul(z_1, h_1) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm6
+	vpclmulqdq $0x1, 32(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm6
+	vpclmulqdq $0x1, 48(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm6
+#else
+	vpclmulqdq $0x1, %ymm4, %ymm3, %ymm6 /* mid_3 = clmul(z_1, h_1) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm3
+	vpclmulqdq $0x11, 32(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm3
+	vpclmulqdq $0x11, 48(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm3
+#else
+	vpclmulqdq $0x11, %ymm4, %ymm3, %ymm3 /* hi_1 = clmul(z_1, h_1) */
+#endif
+	vpxor %ymm6, %ymm5, %ymm4 /* mid_sum_acc_1 = xor(mid_2, mid_3) */
+	vpxor %ymm4, %ymm1, %ymm1 /* mid_sum_acc_4 = xor(mid_sum_acc, mid_sum_acc_1) */
+	vpxor %ymm3, %ymm0, %ymm0 /* hi_sum_acc = xor(hi, hi_1) */
+	vmovdqu 64(%r9), %ymm3 /* x_2 = load() */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm3, %ymm3 /* z_2 = lookup16(x_2, reverse16) */
+	vmovdqu 64(%r8), %ymm4 /* h_2 = load() */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x0, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x0, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
+	vpclmulqdq $0x0, %ymm4, %ymm3, %ymm5 /* lo_2 = clmul(z_2, h_2) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm6
+	vpclmulqdq $0x10, 32(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm6
+	vpclmulqdq $0x10, 48(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm6
+#else
+	vpclmulqdq $0x10, %ymm4, %ymm3, %ymm6 /* mid_4 = clmul(z_2, h_2) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm7
+	vpclmulqdq $0x1, 32(%rsp), %xmm7, %xmm7
+	vmovdqu %xmm7, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm7
+	vpclmulqdq $0x1, 48(%rsp), %xmm7, %xmm7
+	vmovdqu %xmm7, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm7
+#else
+	vpclmulqdq $0x1, %ymm4, %ymm3, %ymm7 /* mid_5 = clmul(z_2, h_2) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm3
+	vpclmulqdq $0x11, 32(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm3
+	vpclmulqdq $0x11, 48(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm3
+#else
+	vpclmulqdq $0x11, %ymm4, %ymm3, %ymm3 /* hi_2 = clmul(z_2, h_2) */
+#endif
+	vpxor %ymm7, %ymm6, %ymm4 /* mid_sum_acc_2 = xor(mid_4, mid_5) */
+	vmovdqu 96(%r9), %ymm6 /* x_3 = load() */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm6, %ymm6 /* z_3 = lookup16(x_3, reverse16) */
+	vmovdqu 96(%r8), %ymm7 /* h_3 = load() */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm6, 0(%rsp)
+	vmovdqu %ymm7, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm8
+	vpclmulqdq $0x0, 32(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm8
+	vpclmulqdq $0x0, 48(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm8
+#else
+	vpclmulqdq $0x0, %ymm7, %ymm6, %ymm8 /* lo_3 = clmul(z_3, h_3) */
+#endif
+	vpxor %ymm8, %ymm5, %ymm5 /* lo_sum_acc_1 = xor(lo_2, lo_3) */
+	vpxor %ymm5, %ymm2, %ymm2 /* lo_sum_acc_2 = xor(lo_sum_acc, lo_sum_acc_1) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm6, 0(%rsp)
+	vmovdqu %ymm7, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x10, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x10, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
+	vpclmulqdq $0x10, %ymm7, %ymm6, %ymm5 /* mid_6 = clmul(z_3, h_3) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm6, 0(%rsp)
+	vmovdqu %ymm7, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm8
+	vpclmulqdq $0x1, 32(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm8
+	vpclmulqdq $0x1, 48(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm8
+#else
+	vpclmulqdq $0x1, %ymm7, %ymm6, %ymm8 /* mid_7 = clmul(z_3, h_3) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm6, 0(%rsp)
+	vmovdqu %ymm7, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm6
+	vpclmulqdq $0x11, 32(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm6
+	vpclmulqdq $0x11, 48(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm6
+#else
+	vpclmulqdq $0x11, %ymm7, %ymm6, %ymm6 /* hi_3 = clmul(z_3, h_3) */
+#endif
+	vpxor %ymm8, %ymm5, %ymm5 /* mid_sum_acc_3 = xor(mid_6, mid_7) */
+	vpxor %ymm5, %ymm4, %ymm4 /* mid_sum_acc_5 = xor(mid_sum_acc_2, mid_sum_acc_3) */
+	vpxor %ymm4, %ymm1, %ymm1 /* mid_sum_acc_6 = xor(mid_sum_acc_4, mid_sum_acc_5) */
+	vpxor %ymm6, %ymm3, %ymm3 /* hi_sum_acc_1 = xor(hi_2, hi_3) */
+	vpxor %ymm3, %ymm0, %ymm0 /* hi_sum_acc_2 = xor(hi_sum_acc, hi_sum_acc_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_half_up(%rip), %ymm1, %ymm3 /* mid_lo = lookup16(mid_sum_acc_6, half_up) */
+	vpxor %ymm3, %ymm2, %ymm2 /* s_lo = xor(lo_sum_acc_2, mid_lo) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_half_down(%rip), %ymm1, %ymm1 /* mid_hi = lookup16(mid_sum_acc_6, half_down) */
+	vpxor %ymm1, %ymm0, %ymm0 /* s_hi = xor(hi_sum_acc_2, mid_hi) */
+	vpermq $0x4e, %ymm2, %ymm1 /* s_lo_x = blocks128(s_lo, s_lo) */
+	vpxor %ymm1, %ymm2, %ymm1 /* s_lo_1 = xor(s_lo, s_lo_x) */
+	vpermq $0x4e, %ymm0, %ymm2 /* s_hi_x = blocks128(s_hi, s_hi) */
+	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_1 = xor(s_hi, s_hi_x) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm1, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm2
+	vpclmulqdq $0x0, .Lsm4_wordslice_avx2_vaes_asm_9_fold(%rip), %xmm2, %xmm2
+	vmovdqu %xmm2, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm2
+	vpclmulqdq $0x0, .Lsm4_wordslice_avx2_vaes_asm_9_fold+16(%rip), %xmm2, %xmm2
+	vmovdqu %xmm2, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm2
+#else
+	vpclmulqdq $0x0, .Lsm4_wordslice_avx2_vaes_asm_9_fold(%rip), %ymm1, %ymm2 /* fold_lo = clmul(s_lo_1, fold) */
+#endif
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw = lookup16(fold_lo, swap_halves) */
+	vpxor %ymm2, %ymm1, %ymm1 /* v = xor(s_lo_1, fold_lo_sw) */
+	vpxor %ymm0, %ymm1, %ymm0 /* v_hi = xor(v, s_hi_1) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm1, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm1
+	vpclmulqdq $0x11, .Lsm4_wordslice_avx2_vaes_asm_9_fold(%rip), %xmm1, %xmm1
+	vmovdqu %xmm1, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm1
+	vpclmulqdq $0x11, .Lsm4_wordslice_avx2_vaes_asm_9_fold+16(%rip), %xmm1, %xmm1
+	vmovdqu %xmm1, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm1
+#else
+	vpclmulqdq $0x11, .Lsm4_wordslice_avx2_vaes_asm_9_fold(%rip), %ymm1, %ymm1 /* fold_hi = clmul(v, fold) */
+#endif
+	vpxor %ymm1, %ymm0, %ymm0 /* reduced = xor(v_hi, fold_hi) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_first_block(%rip), %ymm0, %ymm0 /* y1_1 = and(reduced, first_block) */
+
+	/* Step 2 of 8: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
+	vmovdqu 128(%r9), %ymm1 /* x_4 = load() */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm1, %ymm1 /* z_4 = lookup16(x_4, reverse16) */
+	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_1 = xor(z_4, y1_1) */
+	vmovdqu (%r8), %ymm1 /* h_4 = load() */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu %ymm1, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm2
+	vpclmulqdq $0x0, 32(%rsp), %xmm2, %xmm2
+	vmovdqu %xmm2, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm2
+	vpclmulqdq $0x0, 48(%rsp), %xmm2, %xmm2
+	vmovdqu %xmm2, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm2
+#else
+	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm2 /* lo_4 = clmul(z1_y_1, h_4) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu %ymm1, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm3
+	vpclmulqdq $0x10, 32(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm3
+	vpclmulqdq $0x10, 48(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm3
+#else
+	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* mid_8 = clmul(z1_y_1, h_4) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu %ymm1, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm4
+	vpclmulqdq $0x1, 32(%rsp), %xmm4, %xmm4
+	vmovdqu %xmm4, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm4
+	vpclmulqdq $0x1, 48(%rsp), %xmm4, %xmm4
+	vmovdqu %xmm4, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm4
+#else
+	vpclmulqdq $0x1, %ymm1, %ymm0, %ymm4 /* mid_9 = clmul(z1_y_1, h_4) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu %ymm1, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vpclmulqdq $0x11, 32(%rsp), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vpclmulqdq $0x11, 48(%rsp), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
+	vpclmulqdq $0x11, %ymm1, %ymm0, %ymm0 /* hi_4 = clmul(z1_y_1, h_4) */
+#endif
+	vpxor %ymm4, %ymm3, %ymm1 /* mid_sum_acc_7 = xor(mid_8, mid_9) */
+	vmovdqu 160(%r9), %ymm3 /* x_5 = load() */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm3, %ymm3 /* z_5 = lookup16(x_5, reverse16) */
+	vmovdqu 32(%r8), %ymm4 /* h_5 = load() */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x0, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x0, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
+	vpclmulqdq $0x0, %ymm4, %ymm3, %ymm5 /* lo_5 = clmul(z_5, h_5) */
+#endif
+
+	/* The sums, then S's halves, their blocks added, and one reduction. */
+	vpxor %ymm5, %ymm2, %ymm2 /* lo_sum_acc_3 = xor(lo_4, lo_5) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x10, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x10, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
+	vpclmulqdq $0x10, %ymm4, %ymm3, %ymm5 /* mid_10 = clmul(z_5, h_5) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm6
+	vpclmulqdq $0x1, 32(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm6
+	vpclmulqdq $0x1, 48(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm6
+#else
+	vpclmulqdq $0x1, %ymm4, %ymm3, %ymm6 /* mid_11 = clmul(z_5, h_5) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm3
+	vpclmulqdq $0x11, 32(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm3
+	vpclmulqdq $0x11, 48(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm3
+#else
+	vpclmulqdq $0x11, %ymm4, %ymm3, %ymm3 /* hi_5 = clmul(z_5, h_5) */
+#endif
+	vpxor %ymm6, %ymm5, %ymm4 /* mid_sum_acc_8 = xor(mid_10, mid_11) */
+	vpxor %ymm4, %ymm1, %ymm1 /* mid_sum_acc_11 = xor(mid_sum_acc_7, mid_sum_acc_8) */
+	vpxor %ymm3, %ymm0, %ymm0 /* hi_sum_acc_3 = xor(hi_4, hi_5) */
+	vmovdqu 192(%r9), %ymm3 /* x_6 = load() */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm3, %ymm3 /* z_6 = lookup16(x_6, reverse16) */
+	vmovdqu 64(%r8), %ymm4 /* h_6 = load() */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x0, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x0, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
+	vpclmulqdq $0x0, %ymm4, %ymm3, %ymm5 /* lo_6 = clmul(z_6, h_6) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm6
+	vpclmulqdq $0x10, 32(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm6
+	vpclmulqdq $0x10, 48(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm6
+#else
+	vpclmulqdq $0x10, %ymm4, %ymm3, %ymm6 /* mid_12 = clmul(z_6, h_6) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm7
+	vpclmulqdq $0x1, 32(%rsp), %xmm7, %xmm7
+	vmovdqu %xmm7, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm7
+	vpclmulqdq $0x1, 48(%rsp), %xmm7, %xmm7
+	vmovdqu %xmm7, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm7
+#else
+	vpclmulqdq $0x1, %ymm4, %ymm3, %ymm7 /* mid_13 = clmul(z_6, h_6) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm3
+	vpclmulqdq $0x11, 32(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm3
+	vpclmulqdq $0x11, 48(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm3
+#else
+	vpclmulqdq $0x11, %ymm4, %ymm3, %ymm3 /* hi_6 = clmul(z_6, h_6) */
+#endif
+	vpxor %ymm7, %ymm6, %ymm4 /* mid_sum_acc_9 = xor(mid_12, mid_13) */
+	vmovdqu 224(%r9), %ymm6 /* x_7 = load() */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm6, %ymm6 /* z_7 = lookup16(x_7, reverse16) */
+	vmovdqu 96(%r8), %ymm7 /* h_7 = load() */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm6, 0(%rsp)
+	vmovdqu %ymm7, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm8
+	vpclmulqdq $0x0, 32(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm8
+	vpclmulqdq $0x0, 48(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm8
+#else
+	vpclmulqdq $0x0, %ymm7, %ymm6, %ymm8 /* lo_7 = clmul(z_7, h_7) */
+#endif
+	vpxor %ymm8, %ymm5, %ymm5 /* lo_sum_acc_4 = xor(lo_6, lo_7) */
+	vpxor %ymm5, %ymm2, %ymm2 /* lo_sum_acc_5 = xor(lo_sum_acc_3, lo_sum_acc_4) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm6, 0(%rsp)
+	vmovdqu %ymm7, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x10, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x10, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
+	vpclmulqdq $0x10, %ymm7, %ymm6, %ymm5 /* mid_14 = clmul(z_7, h_7) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm6, 0(%rsp)
+	vmovdqu %ymm7, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm8
+	vpclmulqdq $0x1, 32(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm8
+	vpclmulqdq $0x1, 48(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm8
+#else
+	vpclmulqdq $0x1, %ymm7, %ymm6, %ymm8 /* mid_15 = clmul(z_7, h_7) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm6, 0(%rsp)
+	vmovdqu %ymm7, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm6
+	vpclmulqdq $0x11, 32(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm6
+	vpclmulqdq $0x11, 48(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm6
+#else
+	vpclmulqdq $0x11, %ymm7, %ymm6, %ymm6 /* hi_7 = clmul(z_7, h_7) */
+#endif
+	vpxor %ymm8, %ymm5, %ymm5 /* mid_sum_acc_10 = xor(mid_14, mid_15) */
+	vpxor %ymm5, %ymm4, %ymm4 /* mid_sum_acc_12 = xor(mid_sum_acc_9, mid_sum_acc_10) */
+	vpxor %ymm4, %ymm1, %ymm1 /* mid_sum_acc_13 = xor(mid_sum_acc_11, mid_sum_acc_12) */
+	vpxor %ymm6, %ymm3, %ymm3 /* hi_sum_acc_4 = xor(hi_6, hi_7) */
+	vpxor %ymm3, %ymm0, %ymm0 /* hi_sum_acc_5 = xor(hi_sum_acc_3, hi_sum_acc_4) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_half_up(%rip), %ymm1, %ymm3 /* mid_lo_1 = lookup16(mid_sum_acc_13, half_up) */
+	vpxor %ymm3, %ymm2, %ymm2 /* s_lo_2 = xor(lo_sum_acc_5, mid_lo_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_half_down(%rip), %ymm1, %ymm1 /* mid_hi_1 = lookup16(mid_sum_acc_13, half_down) */
+	vpxor %ymm1, %ymm0, %ymm0 /* s_hi_2 = xor(hi_sum_acc_5, mid_hi_1) */
+	vpermq $0x4e, %ymm2, %ymm1 /* s_lo_x_1 = blocks128(s_lo_2, s_lo_2) */
+	vpxor %ymm1, %ymm2, %ymm1 /* s_lo_3 = xor(s_lo_2, s_lo_x_1) */
+	vpermq $0x4e, %ymm0, %ymm2 /* s_hi_x_1 = blocks128(s_hi_2, s_hi_2) */
+	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_3 = xor(s_hi_2, s_hi_x_1) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm1, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm2
+	vpclmulqdq $0x0, .Lsm4_wordslice_avx2_vaes_asm_9_fold(%rip), %xmm2, %xmm2
+	vmovdqu %xmm2, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm2
+	vpclmulqdq $0x0, .Lsm4_wordslice_avx2_vaes_asm_9_fold+16(%rip), %xmm2, %xmm2
+	vmovdqu %xmm2, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm2
+#else
+	vpclmulqdq $0x0, .Lsm4_wordslice_avx2_vaes_asm_9_fold(%rip), %ymm1, %ymm2 /* fold_lo_1 = clmul(s_lo_3, fold) */
+#endif
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_1 = lookup16(fold_lo_1, swap_halves) */
+	vpxor %ymm2, %ymm1, %ymm1 /* v_1 = xor(s_lo_3, fold_lo_sw_1) */
+	vpxor %ymm0, %ymm1, %ymm0 /* v_hi_1 = xor(v_1, s_hi_3) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm1, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm1
+	vpclmulqdq $0x11, .Lsm4_wordslice_avx2_vaes_asm_9_fold(%rip), %xmm1, %xmm1
+	vmovdqu %xmm1, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm1
+	vpclmulqdq $0x11, .Lsm4_wordslice_avx2_vaes_asm_9_fold+16(%rip), %xmm1, %xmm1
+	vmovdqu %xmm1, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm1
+#else
+	vpclmulqdq $0x11, .Lsm4_wordslice_avx2_vaes_asm_9_fold(%rip), %ymm1, %ymm1 /* fold_hi_1 = clmul(v_1, fold) */
+#endif
+	vpxor %ymm1, %ymm0, %ymm0 /* reduced_1 = xor(v_hi_1, fold_hi_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_first_block(%rip), %ymm0, %ymm0 /* y1_2 = and(reduced_1, first_block) */
+
+	/* Step 3 of 8: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
+	vmovdqu 256(%r9), %ymm1 /* x_8 = load() */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm1, %ymm1 /* z_8 = lookup16(x_8, reverse16) */
+	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_2 = xor(z_8, y1_2) */
+	vmovdqu (%r8), %ymm1 /* h_8 = load() */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu %ymm1, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm2
+	vpclmulqdq $0x0, 32(%rsp), %xmm2, %xmm2
+	vmovdqu %xmm2, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm2
+	vpclmulqdq $0x0, 48(%rsp), %xmm2, %xmm2
+	vmovdqu %xmm2, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm2
+#else
+	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm2 /* lo_8 = clmul(z1_y_2, h_8) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu %ymm1, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm3
+	vpclmulqdq $0x10, 32(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm3
+	vpclmulqdq $0x10, 48(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm3
+#else
+	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* mid_16 = clmul(z1_y_2, h_8) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu %ymm1, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm4
+	vpclmulqdq $0x1, 32(%rsp), %xmm4, %xmm4
+	vmovdqu %xmm4, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm4
+	vpclmulqdq $0x1, 48(%rsp), %xmm4, %xmm4
+	vmovdqu %xmm4, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm4
+#else
+	vpclmulqdq $0x1, %ymm1, %ymm0, %ymm4 /* mid_17 = clmul(z1_y_2, h_8) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu %ymm1, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vpclmulqdq $0x11, 32(%rsp), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vpclmulqdq $0x11, 48(%rsp), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
+	vpclmulqdq $0x11, %ymm1, %ymm0, %ymm0 /* hi_8 = clmul(z1_y_2, h_8) */
+#endif
+	vpxor %ymm4, %ymm3, %ymm1 /* mid_sum_acc_14 = xor(mid_16, mid_17) */
+	vmovdqu 288(%r9), %ymm3 /* x_9 = load() */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm3, %ymm3 /* z_9 = lookup16(x_9, reverse16) */
+	vmovdqu 32(%r8), %ymm4 /* h_9 = load() */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x0, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x0, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
+	vpclmulqdq $0x0, %ymm4, %ymm3, %ymm5 /* lo_9 = clmul(z_9, h_9) */
+#endif
+
+	/* The sums, then S's halves, their blocks added, and one reduction. */
+	vpxor %ymm5, %ymm2, %ymm2 /* lo_sum_acc_6 = xor(lo_8, lo_9) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x10, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x10, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
+	vpclmulqdq $0x10, %ymm4, %ymm3, %ymm5 /* mid_18 = clmul(z_9, h_9) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm6
+	vpclmulqdq $0x1, 32(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm6
+	vpclmulqdq $0x1, 48(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm6
+#else
+	vpclmulqdq $0x1, %ymm4, %ymm3, %ymm6 /* mid_19 = clmul(z_9, h_9) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm3
+	vpclmulqdq $0x11, 32(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm3
+	vpclmulqdq $0x11, 48(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm3
+#else
+	vpclmulqdq $0x11, %ymm4, %ymm3, %ymm3 /* hi_9 = clmul(z_9, h_9) */
+#endif
+	vpxor %ymm6, %ymm5, %ymm4 /* mid_sum_acc_15 = xor(mid_18, mid_19) */
+	vpxor %ymm4, %ymm1, %ymm1 /* mid_sum_acc_18 = xor(mid_sum_acc_14, mid_sum_acc_15) */
+	vpxor %ymm3, %ymm0, %ymm0 /* hi_sum_acc_6 = xor(hi_8, hi_9) */
+	vmovdqu 320(%r9), %ymm3 /* x_10 = load() */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm3, %ymm3 /* z_10 = lookup16(x_10, reverse16) */
+	vmovdqu 64(%r8), %ymm4 /* h_10 = load() */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x0, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x0, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
+	vpclmulqdq $0x0, %ymm4, %ymm3, %ymm5 /* lo_10 = clmul(z_10, h_10) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm6
+	vpclmulqdq $0x10, 32(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm6
+	vpclmulqdq $0x10, 48(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm6
+#else
+	vpclmulqdq $0x10, %ymm4, %ymm3, %ymm6 /* mid_20 = clmul(z_10, h_10) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm7
+	vpclmulqdq $0x1, 32(%rsp), %xmm7, %xmm7
+	vmovdqu %xmm7, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm7
+	vpclmulqdq $0x1, 48(%rsp), %xmm7, %xmm7
+	vmovdqu %xmm7, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm7
+#else
+	vpclmulqdq $0x1, %ymm4, %ymm3, %ymm7 /* mid_21 = clmul(z_10, h_10) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm3
+	vpclmulqdq $0x11, 32(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm3
+	vpclmulqdq $0x11, 48(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm3
+#else
+	vpclmulqdq $0x11, %ymm4, %ymm3, %ymm3 /* hi_10 = clmul(z_10, h_10) */
+#endif
+	vpxor %ymm7, %ymm6, %ymm4 /* mid_sum_acc_16 = xor(mid_20, mid_21) */
+	vmovdqu 352(%r9), %ymm6 /* x_11 = load() */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm6, %ymm6 /* z_11 = lookup16(x_11, reverse16) */
+	vmovdqu 96(%r8), %ymm7 /* h_11 = load() */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm6, 0(%rsp)
+	vmovdqu %ymm7, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm8
+	vpclmulqdq $0x0, 32(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm8
+	vpclmulqdq $0x0, 48(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm8
+#else
+	vpclmulqdq $0x0, %ymm7, %ymm6, %ymm8 /* lo_11 = clmul(z_11, h_11) */
+#endif
+	vpxor %ymm8, %ymm5, %ymm5 /* lo_sum_acc_7 = xor(lo_10, lo_11) */
+	vpxor %ymm5, %ymm2, %ymm2 /* lo_sum_acc_8 = xor(lo_sum_acc_6, lo_sum_acc_7) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm6, 0(%rsp)
+	vmovdqu %ymm7, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x10, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x10, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
+	vpclmulqdq $0x10, %ymm7, %ymm6, %ymm5 /* mid_22 = clmul(z_11, h_11) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm6, 0(%rsp)
+	vmovdqu %ymm7, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm8
+	vpclmulqdq $0x1, 32(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm8
+	vpclmulqdq $0x1, 48(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm8
+#else
+	vpclmulqdq $0x1, %ymm7, %ymm6, %ymm8 /* mid_23 = clmul(z_11, h_11) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm6, 0(%rsp)
+	vmovdqu %ymm7, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm6
+	vpclmulqdq $0x11, 32(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm6
+	vpclmulqdq $0x11, 48(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm6
+#else
+	vpclmulqdq $0x11, %ymm7, %ymm6, %ymm6 /* hi_11 = clmul(z_11, h_11) */
+#endif
+	vpxor %ymm8, %ymm5, %ymm5 /* mid_sum_acc_17 = xor(mid_22, mid_23) */
+	vpxor %ymm5, %ymm4, %ymm4 /* mid_sum_acc_19 = xor(mid_sum_acc_16, mid_sum_acc_17) */
+	vpxor %ymm4, %ymm1, %ymm1 /* mid_sum_acc_20 = xor(mid_sum_acc_18, mid_sum_acc_19) */
+	vpxor %ymm6, %ymm3, %ymm3 /* hi_sum_acc_7 = xor(hi_10, hi_11) */
+	vpxor %ymm3, %ymm0, %ymm0 /* hi_sum_acc_8 = xor(hi_sum_acc_6, hi_sum_acc_7) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_half_up(%rip), %ymm1, %ymm3 /* mid_lo_2 = lookup16(mid_sum_acc_20, half_up) */
+	vpxor %ymm3, %ymm2, %ymm2 /* s_lo_4 = xor(lo_sum_acc_8, mid_lo_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_half_down(%rip), %ymm1, %ymm1 /* mid_hi_2 = lookup16(mid_sum_acc_20, half_down) */
+	vpxor %ymm1, %ymm0, %ymm0 /* s_hi_4 = xor(hi_sum_acc_8, mid_hi_2) */
+	vpermq $0x4e, %ymm2, %ymm1 /* s_lo_x_2 = blocks128(s_lo_4, s_lo_4) */
+	vpxor %ymm1, %ymm2, %ymm1 /* s_lo_5 = xor(s_lo_4, s_lo_x_2) */
+	vpermq $0x4e, %ymm0, %ymm2 /* s_hi_x_2 = blocks128(s_hi_4, s_hi_4) */
+	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_5 = xor(s_hi_4, s_hi_x_2) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm1, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm2
+	vpclmulqdq $0x0, .Lsm4_wordslice_avx2_vaes_asm_9_fold(%rip), %xmm2, %xmm2
+	vmovdqu %xmm2, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm2
+	vpclmulqdq $0x0, .Lsm4_wordslice_avx2_vaes_asm_9_fold+16(%rip), %xmm2, %xmm2
+	vmovdqu %xmm2, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm2
+#else
+	vpclmulqdq $0x0, .Lsm4_wordslice_avx2_vaes_asm_9_fold(%rip), %ymm1, %ymm2 /* fold_lo_2 = clmul(s_lo_5, fold) */
+#endif
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_2 = lookup16(fold_lo_2, swap_halves) */
+	vpxor %ymm2, %ymm1, %ymm1 /* v_2 = xor(s_lo_5, fold_lo_sw_2) */
+	vpxor %ymm0, %ymm1, %ymm0 /* v_hi_2 = xor(v_2, s_hi_5) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm1, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm1
+	vpclmulqdq $0x11, .Lsm4_wordslice_avx2_vaes_asm_9_fold(%rip), %xmm1, %xmm1
+	vmovdqu %xmm1, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm1
+	vpclmulqdq $0x11, .Lsm4_wordslice_avx2_vaes_asm_9_fold+16(%rip), %xmm1, %xmm1
+	vmovdqu %xmm1, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm1
+#else
+	vpclmulqdq $0x11, .Lsm4_wordslice_avx2_vaes_asm_9_fold(%rip), %ymm1, %ymm1 /* fold_hi_2 = clmul(v_2, fold) */
+#endif
+	vpxor %ymm1, %ymm0, %ymm0 /* reduced_2 = xor(v_hi_2, fold_hi_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_first_block(%rip), %ymm0, %ymm0 /* y1_3 = and(reduced_2, first_block) */
+
+	/* Step 4 of 8: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
+	vmovdqu 384(%r9), %ymm1 /* x_12 = load() */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm1, %ymm1 /* z_12 = lookup16(x_12, reverse16) */
+	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_3 = xor(z_12, y1_3) */
+	vmovdqu (%r8), %ymm1 /* h_12 = load() */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu %ymm1, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm2
+	vpclmulqdq $0x0, 32(%rsp), %xmm2, %xmm2
+	vmovdqu %xmm2, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm2
+	vpclmulqdq $0x0, 48(%rsp), %xmm2, %xmm2
+	vmovdqu %xmm2, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm2
+#else
+	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm2 /* lo_12 = clmul(z1_y_3, h_12) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu %ymm1, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm3
+	vpclmulqdq $0x10, 32(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm3
+	vpclmulqdq $0x10, 48(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm3
+#else
+	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* mid_24 = clmul(z1_y_3, h_12) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu %ymm1, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm4
+	vpclmulqdq $0x1, 32(%rsp), %xmm4, %xmm4
+	vmovdqu %xmm4, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm4
+	vpclmulqdq $0x1, 48(%rsp), %xmm4, %xmm4
+	vmovdqu %xmm4, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm4
+#else
+	vpclmulqdq $0x1, %ymm1, %ymm0, %ymm4 /* mid_25 = clmul(z1_y_3, h_12) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu %ymm1, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vpclmulqdq $0x11, 32(%rsp), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vpclmulqdq $0x11, 48(%rsp), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
+	vpclmulqdq $0x11, %ymm1, %ymm0, %ymm0 /* hi_12 = clmul(z1_y_3, h_12) */
+#endif
+	vpxor %ymm4, %ymm3, %ymm1 /* mid_sum_acc_21 = xor(mid_24, mid_25) */
+	vmovdqu 416(%r9), %ymm3 /* x_13 = load() */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm3, %ymm3 /* z_13 = lookup16(x_13, reverse16) */
+	vmovdqu 32(%r8), %ymm4 /* h_13 = load() */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x0, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x0, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
+	vpclmulqdq $0x0, %ymm4, %ymm3, %ymm5 /* lo_13 = clmul(z_13, h_13) */
+#endif
+
+	/* The sums, then S's halves, their blocks added, and one reduction. */
+	vpxor %ymm5, %ymm2, %ymm2 /* lo_sum_acc_9 = xor(lo_12, lo_13) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x10, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x10, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
+	vpclmulqdq $0x10, %ymm4, %ymm3, %ymm5 /* mid_26 = clmul(z_13, h_13) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm6
+	vpclmulqdq $0x1, 32(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm6
+	vpclmulqdq $0x1, 48(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm6
+#else
+	vpclmulqdq $0x1, %ymm4, %ymm3, %ymm6 /* mid_27 = clmul(z_13, h_13) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm3
+	vpclmulqdq $0x11, 32(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm3
+	vpclmulqdq $0x11, 48(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm3
+#else
+	vpclmulqdq $0x11, %ymm4, %ymm3, %ymm3 /* hi_13 = clmul(z_13, h_13) */
+#endif
+	vpxor %ymm6, %ymm5, %ymm4 /* mid_sum_acc_22 = xor(mid_26, mid_27) */
+	vpxor %ymm4, %ymm1, %ymm1 /* mid_sum_acc_25 = xor(mid_sum_acc_21, mid_sum_acc_22) */
+	vpxor %ymm3, %ymm0, %ymm0 /* hi_sum_acc_9 = xor(hi_12, hi_13) */
+	vmovdqu 448(%r9), %ymm3 /* x_14 = load() */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm3, %ymm3 /* z_14 = lookup16(x_14, reverse16) */
+	vmovdqu 64(%r8), %ymm4 /* h_14 = load() */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x0, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x0, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
+	vpclmulqdq $0x0, %ymm4, %ymm3, %ymm5 /* lo_14 = clmul(z_14, h_14) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm6
+	vpclmulqdq $0x10, 32(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm6
+	vpclmulqdq $0x10, 48(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm6
+#else
+	vpclmulqdq $0x10, %ymm4, %ymm3, %ymm6 /* mid_28 = clmul(z_14, h_14) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm7
+	vpclmulqdq $0x1, 32(%rsp), %xmm7, %xmm7
+	vmovdqu %xmm7, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm7
+	vpclmulqdq $0x1, 48(%rsp), %xmm7, %xmm7
+	vmovdqu %xmm7, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm7
+#else
+	vpclmulqdq $0x1, %ymm4, %ymm3, %ymm7 /* mid_29 = clmul(z_14, h_14) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm3
+	vpclmulqdq $0x11, 32(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm3
+	vpclmulqdq $0x11, 48(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm3
+#else
+	vpclmulqdq $0x11, %ymm4, %ymm3, %ymm3 /* hi_14 = clmul(z_14, h_14) */
+#endif
+	vpxor %ymm7, %ymm6, %ymm4 /* mid_sum_acc_23 = xor(mid_28, mid_29) */
+	vmovdqu 480(%r9), %ymm6 /* x_15 = load() */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm6, %ymm6 /* z_15 = lookup16(x_15, reverse16) */
+	vmovdqu 96(%r8), %ymm7 /* h_15 = load() */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm6, 0(%rsp)
+	vmovdqu %ymm7, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm8
+	vpclmulqdq $0x0, 32(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm8
+	vpclmulqdq $0x0, 48(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm8
+#else
+	vpclmulqdq $0x0, %ymm7, %ymm6, %ymm8 /* lo_15 = clmul(z_15, h_15) */
+#endif
+	vpxor %ymm8, %ymm5, %ymm5 /* lo_sum_acc_10 = xor(lo_14, lo_15) */
+	vpxor %ymm5, %ymm2, %ymm2 /* lo_sum_acc_11 = xor(lo_sum_acc_9, lo_sum_acc_10) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm6, 0(%rsp)
+	vmovdqu %ymm7, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x10, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x10, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
+	vpclmulqdq $0x10, %ymm7, %ymm6, %ymm5 /* mid_30 = clmul(z_15, h_15) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm6, 0(%rsp)
+	vmovdqu %ymm7, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm8
+	vpclmulqdq $0x1, 32(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm8
+	vpclmulqdq $0x1, 48(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm8
+#else
+	vpclmulqdq $0x1, %ymm7, %ymm6, %ymm8 /* mid_31 = clmul(z_15, h_15) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm6, 0(%rsp)
+	vmovdqu %ymm7, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm6
+	vpclmulqdq $0x11, 32(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm6
+	vpclmulqdq $0x11, 48(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm6
+#else
+	vpclmulqdq $0x11, %ymm7, %ymm6, %ymm6 /* hi_15 = clmul(z_15, h_15) */
+#endif
+	vpxor %ymm8, %ymm5, %ymm5 /* mid_sum_acc_24 = xor(mid_30, mid_31) */
+	vpxor %ymm5, %ymm4, %ymm4 /* mid_sum_acc_26 = xor(mid_sum_acc_23, mid_sum_acc_24) */
+	vpxor %ymm4, %ymm1, %ymm1 /* mid_sum_acc_27 = xor(mid_sum_acc_25, mid_sum_acc_26) */
+	vpxor %ymm6, %ymm3, %ymm3 /* hi_sum_acc_10 = xor(hi_14, hi_15) */
+	vpxor %ymm3, %ymm0, %ymm0 /* hi_sum_acc_11 = xor(hi_sum_acc_9, hi_sum_acc_10) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_half_up(%rip), %ymm1, %ymm3 /* mid_lo_3 = lookup16(mid_sum_acc_27, half_up) */
+	vpxor %ymm3, %ymm2, %ymm2 /* s_lo_6 = xor(lo_sum_acc_11, mid_lo_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_half_down(%rip), %ymm1, %ymm1 /* mid_hi_3 = lookup16(mid_sum_acc_27, half_down) */
+	vpxor %ymm1, %ymm0, %ymm0 /* s_hi_6 = xor(hi_sum_acc_11, mid_hi_3) */
+	vpermq $0x4e, %ymm2, %ymm1 /* s_lo_x_3 = blocks128(s_lo_6, s_lo_6) */
+	vpxor %ymm1, %ymm2, %ymm1 /* s_lo_7 = xor(s_lo_6, s_lo_x_3) */
+	vpermq $0x4e, %ymm0, %ymm2 /* s_hi_x_3 = blocks128(s_hi_6, s_hi_6) */
+	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_7 = xor(s_hi_6, s_hi_x_3) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm1, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm2
+	vpclmulqdq $0x0, .Lsm4_wordslice_avx2_vaes_asm_9_fold(%rip), %xmm2, %xmm2
+	vmovdqu %xmm2, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm2
+	vpclmulqdq $0x0, .Lsm4_wordslice_avx2_vaes_asm_9_fold+16(%rip), %xmm2, %xmm2
+	vmovdqu %xmm2, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm2
+#else
+	vpclmulqdq $0x0, .Lsm4_wordslice_avx2_vaes_asm_9_fold(%rip), %ymm1, %ymm2 /* fold_lo_3 = clmul(s_lo_7, fold) */
+#endif
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_3 = lookup16(fold_lo_3, swap_halves) */
+	vpxor %ymm2, %ymm1, %ymm1 /* v_3 = xor(s_lo_7, fold_lo_sw_3) */
+	vpxor %ymm0, %ymm1, %ymm0 /* v_hi_3 = xor(v_3, s_hi_7) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm1, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm1
+	vpclmulqdq $0x11, .Lsm4_wordslice_avx2_vaes_asm_9_fold(%rip), %xmm1, %xmm1
+	vmovdqu %xmm1, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm1
+	vpclmulqdq $0x11, .Lsm4_wordslice_avx2_vaes_asm_9_fold+16(%rip), %xmm1, %xmm1
+	vmovdqu %xmm1, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm1
+#else
+	vpclmulqdq $0x11, .Lsm4_wordslice_avx2_vaes_asm_9_fold(%rip), %ymm1, %ymm1 /* fold_hi_3 = clmul(v_3, fold) */
+#endif
+	vpxor %ymm1, %ymm0, %ymm0 /* reduced_3 = xor(v_hi_3, fold_hi_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_first_block(%rip), %ymm0, %ymm0 /* y1_4 = and(reduced_3, first_block) */
+
+	/* Step 5 of 8: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
+	vmovdqu 512(%r9), %ymm1 /* x_16 = load() */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm1, %ymm1 /* z_16 = lookup16(x_16, reverse16) */
+	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_4 = xor(z_16, y1_4) */
+	vmovdqu (%r8), %ymm1 /* h_16 = load() */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu %ymm1, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm2
+	vpclmulqdq $0x0, 32(%rsp), %xmm2, %xmm2
+	vmovdqu %xmm2, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm2
+	vpclmulqdq $0x0, 48(%rsp), %xmm2, %xmm2
+	vmovdqu %xmm2, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm2
+#else
+	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm2 /* lo_16 = clmul(z1_y_4, h_16) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu %ymm1, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm3
+	vpclmulqdq $0x10, 32(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm3
+	vpclmulqdq $0x10, 48(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm3
+#else
+	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* mid_32 = clmul(z1_y_4, h_16) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu %ymm1, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm4
+	vpclmulqdq $0x1, 32(%rsp), %xmm4, %xmm4
+	vmovdqu %xmm4, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm4
+	vpclmulqdq $0x1, 48(%rsp), %xmm4, %xmm4
+	vmovdqu %xmm4, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm4
+#else
+	vpclmulqdq $0x1, %ymm1, %ymm0, %ymm4 /* mid_33 = clmul(z1_y_4, h_16) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu %ymm1, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vpclmulqdq $0x11, 32(%rsp), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vpclmulqdq $0x11, 48(%rsp), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
+	vpclmulqdq $0x11, %ymm1, %ymm0, %ymm0 /* hi_16 = clmul(z1_y_4, h_16) */
+#endif
+	vpxor %ymm4, %ymm3, %ymm1 /* mid_sum_acc_28 = xor(mid_32, mid_33) */
+	vmovdqu 544(%r9), %ymm3 /* x_17 = load() */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm3, %ymm3 /* z_17 = lookup16(x_17, reverse16) */
+	vmovdqu 32(%r8), %ymm4 /* h_17 = load() */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x0, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x0, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
+	vpclmulqdq $0x0, %ymm4, %ymm3, %ymm5 /* lo_17 = clmul(z_17, h_17) */
+#endif
+
+	/* The sums, then S's halves, their blocks added, and one reduction. */
+	vpxor %ymm5, %ymm2, %ymm2 /* lo_sum_acc_12 = xor(lo_16, lo_17) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x10, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x10, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
+	vpclmulqdq $0x10, %ymm4, %ymm3, %ymm5 /* mid_34 = clmul(z_17, h_17) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm6
+	vpclmulqdq $0x1, 32(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm6
+	vpclmulqdq $0x1, 48(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm6
+#else
+	vpclmulqdq $0x1, %ymm4, %ymm3, %ymm6 /* mid_35 = clmul(z_17, h_17) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm3
+	vpclmulqdq $0x11, 32(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm3
+	vpclmulqdq $0x11, 48(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm3
+#else
+	vpclmulqdq $0x11, %ymm4, %ymm3, %ymm3 /* hi_17 = clmul(z_17, h_17) */
+#endif
+	vpxor %ymm6, %ymm5, %ymm4 /* mid_sum_acc_29 = xor(mid_34, mid_35) */
+	vpxor %ymm4, %ymm1, %ymm1 /* mid_sum_acc_32 = xor(mid_sum_acc_28, mid_sum_acc_29) */
+	vpxor %ymm3, %ymm0, %ymm0 /* hi_sum_acc_12 = xor(hi_16, hi_17) */
+	vmovdqu 576(%r9), %ymm3 /* x_18 = load() */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm3, %ymm3 /* z_18 = lookup16(x_18, reverse16) */
+	vmovdqu 64(%r8), %ymm4 /* h_18 = load() */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x0, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x0, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
+	vpclmulqdq $0x0, %ymm4, %ymm3, %ymm5 /* lo_18 = clmul(z_18, h_18) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm6
+	vpclmulqdq $0x10, 32(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm6
+	vpclmulqdq $0x10, 48(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm6
+#else
+	vpclmulqdq $0x10, %ymm4, %ymm3, %ymm6 /* mid_36 = clmul(z_18, h_18) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm7
+	vpclmulqdq $0x1, 32(%rsp), %xmm7, %xmm7
+	vmovdqu %xmm7, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm7
+	vpclmulqdq $0x1, 48(%rsp), %xmm7, %xmm7
+	vmovdqu %xmm7, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm7
+#else
+	vpclmulqdq $0x1, %ymm4, %ymm3, %ymm7 /* mid_37 = clmul(z_18, h_18) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm3
+	vpclmulqdq $0x11, 32(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm3
+	vpclmulqdq $0x11, 48(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm3
+#else
+	vpclmulqdq $0x11, %ymm4, %ymm3, %ymm3 /* hi_18 = clmul(z_18, h_18) */
+#endif
+	vpxor %ymm7, %ymm6, %ymm4 /* mid_sum_acc_30 = xor(mid_36, mid_37) */
+	vmovdqu 608(%r9), %ymm6 /* x_19 = load() */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm6, %ymm6 /* z_19 = lookup16(x_19, reverse16) */
+	vmovdqu 96(%r8), %ymm7 /* h_19 = load() */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm6, 0(%rsp)
+	vmovdqu %ymm7, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm8
+	vpclmulqdq $0x0, 32(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm8
+	vpclmulqdq $0x0, 48(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm8
+#else
+	vpclmulqdq $0x0, %ymm7, %ymm6, %ymm8 /* lo_19 = clmul(z_19, h_19) */
+#endif
+	vpxor %ymm8, %ymm5, %ymm5 /* lo_sum_acc_13 = xor(lo_18, lo_19) */
+	vpxor %ymm5, %ymm2, %ymm2 /* lo_sum_acc_14 = xor(lo_sum_acc_12, lo_sum_acc_13) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm6, 0(%rsp)
+	vmovdqu %ymm7, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x10, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x10, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
+	vpclmulqdq $0x10, %ymm7, %ymm6, %ymm5 /* mid_38 = clmul(z_19, h_19) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm6, 0(%rsp)
+	vmovdqu %ymm7, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm8
+	vpclmulqdq $0x1, 32(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm8
+	vpclmulqdq $0x1, 48(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm8
+#else
+	vpclmulqdq $0x1, %ymm7, %ymm6, %ymm8 /* mid_39 = clmul(z_19, h_19) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm6, 0(%rsp)
+	vmovdqu %ymm7, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm6
+	vpclmulqdq $0x11, 32(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm6
+	vpclmulqdq $0x11, 48(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm6
+#else
+	vpclmulqdq $0x11, %ymm7, %ymm6, %ymm6 /* hi_19 = clmul(z_19, h_19) */
+#endif
+	vpxor %ymm8, %ymm5, %ymm5 /* mid_sum_acc_31 = xor(mid_38, mid_39) */
+	vpxor %ymm5, %ymm4, %ymm4 /* mid_sum_acc_33 = xor(mid_sum_acc_30, mid_sum_acc_31) */
+	vpxor %ymm4, %ymm1, %ymm1 /* mid_sum_acc_34 = xor(mid_sum_acc_32, mid_sum_acc_33) */
+	vpxor %ymm6, %ymm3, %ymm3 /* hi_sum_acc_13 = xor(hi_18, hi_19) */
+	vpxor %ymm3, %ymm0, %ymm0 /* hi_sum_acc_14 = xor(hi_sum_acc_12, hi_sum_acc_13) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_half_up(%rip), %ymm1, %ymm3 /* mid_lo_4 = lookup16(mid_sum_acc_34, half_up) */
+	vpxor %ymm3, %ymm2, %ymm2 /* s_lo_8 = xor(lo_sum_acc_14, mid_lo_4) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_half_down(%rip), %ymm1, %ymm1 /* mid_hi_4 = lookup16(mid_sum_acc_34, half_down) */
+	vpxor %ymm1, %ymm0, %ymm0 /* s_hi_8 = xor(hi_sum_acc_14, mid_hi_4) */
+	vpermq $0x4e, %ymm2, %ymm1 /* s_lo_x_4 = blocks128(s_lo_8, s_lo_8) */
+	vpxor %ymm1, %ymm2, %ymm1 /* s_lo_9 = xor(s_lo_8, s_lo_x_4) */
+	vpermq $0x4e, %ymm0, %ymm2 /* s_hi_x_4 = blocks128(s_hi_8, s_hi_8) */
+	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_9 = xor(s_hi_8, s_hi_x_4) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm1, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm2
+	vpclmulqdq $0x0, .Lsm4_wordslice_avx2_vaes_asm_9_fold(%rip), %xmm2, %xmm2
+	vmovdqu %xmm2, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm2
+	vpclmulqdq $0x0, .Lsm4_wordslice_avx2_vaes_asm_9_fold+16(%rip), %xmm2, %xmm2
+	vmovdqu %xmm2, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm2
+#else
+	vpclmulqdq $0x0, .Lsm4_wordslice_avx2_vaes_asm_9_fold(%rip), %ymm1, %ymm2 /* fold_lo_4 = clmul(s_lo_9, fold) */
+#endif
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_4 = lookup16(fold_lo_4, swap_halves) */
+	vpxor %ymm2, %ymm1, %ymm1 /* v_4 = xor(s_lo_9, fold_lo_sw_4) */
+	vpxor %ymm0, %ymm1, %ymm0 /* v_hi_4 = xor(v_4, s_hi_9) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm1, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm1
+	vpclmulqdq $0x11, .Lsm4_wordslice_avx2_vaes_asm_9_fold(%rip), %xmm1, %xmm1
+	vmovdqu %xmm1, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm1
+	vpclmulqdq $0x11, .Lsm4_wordslice_avx2_vaes_asm_9_fold+16(%rip), %xmm1, %xmm1
+	vmovdqu %xmm1, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm1
+#else
+	vpclmulqdq $0x11, .Lsm4_wordslice_avx2_vaes_asm_9_fold(%rip), %ymm1, %ymm1 /* fold_hi_4 = clmul(v_4, fold) */
+#endif
+	vpxor %ymm1, %ymm0, %ymm0 /* reduced_4 = xor(v_hi_4, fold_hi_4) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_first_block(%rip), %ymm0, %ymm0 /* y1_5 = and(reduced_4, first_block) */
+
+	/* Step 6 of 8: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
+	vmovdqu 640(%r9), %ymm1 /* x_20 = load() */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm1, %ymm1 /* z_20 = lookup16(x_20, reverse16) */
+	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_5 = xor(z_20, y1_5) */
+	vmovdqu (%r8), %ymm1 /* h_20 = load() */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu %ymm1, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm2
+	vpclmulqdq $0x0, 32(%rsp), %xmm2, %xmm2
+	vmovdqu %xmm2, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm2
+	vpclmulqdq $0x0, 48(%rsp), %xmm2, %xmm2
+	vmovdqu %xmm2, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm2
+#else
+	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm2 /* lo_20 = clmul(z1_y_5, h_20) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu %ymm1, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm3
+	vpclmulqdq $0x10, 32(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm3
+	vpclmulqdq $0x10, 48(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm3
+#else
+	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* mid_40 = clmul(z1_y_5, h_20) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu %ymm1, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm4
+	vpclmulqdq $0x1, 32(%rsp), %xmm4, %xmm4
+	vmovdqu %xmm4, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm4
+	vpclmulqdq $0x1, 48(%rsp), %xmm4, %xmm4
+	vmovdqu %xmm4, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm4
+#else
+	vpclmulqdq $0x1, %ymm1, %ymm0, %ymm4 /* mid_41 = clmul(z1_y_5, h_20) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu %ymm1, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vpclmulqdq $0x11, 32(%rsp), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vpclmulqdq $0x11, 48(%rsp), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
+	vpclmulqdq $0x11, %ymm1, %ymm0, %ymm0 /* hi_20 = clmul(z1_y_5, h_20) */
+#endif
+	vpxor %ymm4, %ymm3, %ymm1 /* mid_sum_acc_35 = xor(mid_40, mid_41) */
+	vmovdqu 672(%r9), %ymm3 /* x_21 = load() */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm3, %ymm3 /* z_21 = lookup16(x_21, reverse16) */
+	vmovdqu 32(%r8), %ymm4 /* h_21 = load() */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x0, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x0, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
+	vpclmulqdq $0x0, %ymm4, %ymm3, %ymm5 /* lo_21 = clmul(z_21, h_21) */
+#endif
+
+	/* The sums, then S's halves, their blocks added, and one reduction. */
+	vpxor %ymm5, %ymm2, %ymm2 /* lo_sum_acc_15 = xor(lo_20, lo_21) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x10, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x10, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
+	vpclmulqdq $0x10, %ymm4, %ymm3, %ymm5 /* mid_42 = clmul(z_21, h_21) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm6
+	vpclmulqdq $0x1, 32(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm6
+	vpclmulqdq $0x1, 48(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm6
+#else
+	vpclmulqdq $0x1, %ymm4, %ymm3, %ymm6 /* mid_43 = clmul(z_21, h_21) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm3
+	vpclmulqdq $0x11, 32(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm3
+	vpclmulqdq $0x11, 48(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm3
+#else
+	vpclmulqdq $0x11, %ymm4, %ymm3, %ymm3 /* hi_21 = clmul(z_21, h_21) */
+#endif
+	vpxor %ymm6, %ymm5, %ymm4 /* mid_sum_acc_36 = xor(mid_42, mid_43) */
+	vpxor %ymm4, %ymm1, %ymm1 /* mid_sum_acc_39 = xor(mid_sum_acc_35, mid_sum_acc_36) */
+	vpxor %ymm3, %ymm0, %ymm0 /* hi_sum_acc_15 = xor(hi_20, hi_21) */
+	vmovdqu 704(%r9), %ymm3 /* x_22 = load() */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm3, %ymm3 /* z_22 = lookup16(x_22, reverse16) */
+	vmovdqu 64(%r8), %ymm4 /* h_22 = load() */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x0, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x0, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
+	vpclmulqdq $0x0, %ymm4, %ymm3, %ymm5 /* lo_22 = clmul(z_22, h_22) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm6
+	vpclmulqdq $0x10, 32(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm6
+	vpclmulqdq $0x10, 48(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm6
+#else
+	vpclmulqdq $0x10, %ymm4, %ymm3, %ymm6 /* mid_44 = clmul(z_22, h_22) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm7
+	vpclmulqdq $0x1, 32(%rsp), %xmm7, %xmm7
+	vmovdqu %xmm7, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm7
+	vpclmulqdq $0x1, 48(%rsp), %xmm7, %xmm7
+	vmovdqu %xmm7, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm7
+#else
+	vpclmulqdq $0x1, %ymm4, %ymm3, %ymm7 /* mid_45 = clmul(z_22, h_22) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm3
+	vpclmulqdq $0x11, 32(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm3
+	vpclmulqdq $0x11, 48(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm3
+#else
+	vpclmulqdq $0x11, %ymm4, %ymm3, %ymm3 /* hi_22 = clmul(z_22, h_22) */
+#endif
+	vpxor %ymm7, %ymm6, %ymm4 /* mid_sum_acc_37 = xor(mid_44, mid_45) */
+	vmovdqu 736(%r9), %ymm6 /* x_23 = load() */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm6, %ymm6 /* z_23 = lookup16(x_23, reverse16) */
+	vmovdqu 96(%r8), %ymm7 /* h_23 = load() */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm6, 0(%rsp)
+	vmovdqu %ymm7, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm8
+	vpclmulqdq $0x0, 32(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm8
+	vpclmulqdq $0x0, 48(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm8
+#else
+	vpclmulqdq $0x0, %ymm7, %ymm6, %ymm8 /* lo_23 = clmul(z_23, h_23) */
+#endif
+	vpxor %ymm8, %ymm5, %ymm5 /* lo_sum_acc_16 = xor(lo_22, lo_23) */
+	vpxor %ymm5, %ymm2, %ymm2 /* lo_sum_acc_17 = xor(lo_sum_acc_15, lo_sum_acc_16) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm6, 0(%rsp)
+	vmovdqu %ymm7, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x10, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x10, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
+	vpclmulqdq $0x10, %ymm7, %ymm6, %ymm5 /* mid_46 = clmul(z_23, h_23) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm6, 0(%rsp)
+	vmovdqu %ymm7, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm8
+	vpclmulqdq $0x1, 32(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm8
+	vpclmulqdq $0x1, 48(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm8
+#else
+	vpclmulqdq $0x1, %ymm7, %ymm6, %ymm8 /* mid_47 = clmul(z_23, h_23) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm6, 0(%rsp)
+	vmovdqu %ymm7, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm6
+	vpclmulqdq $0x11, 32(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm6
+	vpclmulqdq $0x11, 48(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm6
+#else
+	vpclmulqdq $0x11, %ymm7, %ymm6, %ymm6 /* hi_23 = clmul(z_23, h_23) */
+#endif
+	vpxor %ymm8, %ymm5, %ymm5 /* mid_sum_acc_38 = xor(mid_46, mid_47) */
+	vpxor %ymm5, %ymm4, %ymm4 /* mid_sum_acc_40 = xor(mid_sum_acc_37, mid_sum_acc_38) */
+	vpxor %ymm4, %ymm1, %ymm1 /* mid_sum_acc_41 = xor(mid_sum_acc_39, mid_sum_acc_40) */
+	vpxor %ymm6, %ymm3, %ymm3 /* hi_sum_acc_16 = xor(hi_22, hi_23) */
+	vpxor %ymm3, %ymm0, %ymm0 /* hi_sum_acc_17 = xor(hi_sum_acc_15, hi_sum_acc_16) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_half_up(%rip), %ymm1, %ymm3 /* mid_lo_5 = lookup16(mid_sum_acc_41, half_up) */
+	vpxor %ymm3, %ymm2, %ymm2 /* s_lo_10 = xor(lo_sum_acc_17, mid_lo_5) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_half_down(%rip), %ymm1, %ymm1 /* mid_hi_5 = lookup16(mid_sum_acc_41, half_down) */
+	vpxor %ymm1, %ymm0, %ymm0 /* s_hi_10 = xor(hi_sum_acc_17, mid_hi_5) */
+	vpermq $0x4e, %ymm2, %ymm1 /* s_lo_x_5 = blocks128(s_lo_10, s_lo_10) */
+	vpxor %ymm1, %ymm2, %ymm1 /* s_lo_11 = xor(s_lo_10, s_lo_x_5) */
+	vpermq $0x4e, %ymm0, %ymm2 /* s_hi_x_5 = blocks128(s_hi_10, s_hi_10) */
+	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_11 = xor(s_hi_10, s_hi_x_5) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm1, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm2
+	vpclmulqdq $0x0, .Lsm4_wordslice_avx2_vaes_asm_9_fold(%rip), %xmm2, %xmm2
+	vmovdqu %xmm2, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm2
+	vpclmulqdq $0x0, .Lsm4_wordslice_avx2_vaes_asm_9_fold+16(%rip), %xmm2, %xmm2
+	vmovdqu %xmm2, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm2
+#else
+	vpclmulqdq $0x0, .Lsm4_wordslice_avx2_vaes_asm_9_fold(%rip), %ymm1, %ymm2 /* fold_lo_5 = clmul(s_lo_11, fold) */
+#endif
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_5 = lookup16(fold_lo_5, swap_halves) */
+	vpxor %ymm2, %ymm1, %ymm1 /* v_5 = xor(s_lo_11, fold_lo_sw_5) */
+	vpxor %ymm0, %ymm1, %ymm0 /* v_hi_5 = xor(v_5, s_hi_11) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm1, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm1
+	vpclmulqdq $0x11, .Lsm4_wordslice_avx2_vaes_asm_9_fold(%rip), %xmm1, %xmm1
+	vmovdqu %xmm1, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm1
+	vpclmulqdq $0x11, .Lsm4_wordslice_avx2_vaes_asm_9_fold+16(%rip), %xmm1, %xmm1
+	vmovdqu %xmm1, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm1
+#else
+	vpclmulqdq $0x11, .Lsm4_wordslice_avx2_vaes_asm_9_fold(%rip), %ymm1, %ymm1 /* fold_hi_5 = clmul(v_5, fold) */
+#endif
+	vpxor %ymm1, %ymm0, %ymm0 /* reduced_5 = xor(v_hi_5, fold_hi_5) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_first_block(%rip), %ymm0, %ymm0 /* y1_6 = and(reduced_5, first_block) */
+
+	/* Step 7 of 8: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
+	vmovdqu 768(%r9), %ymm1 /* x_24 = load() */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm1, %ymm1 /* z_24 = lookup16(x_24, reverse16) */
+	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_6 = xor(z_24, y1_6) */
+	vmovdqu (%r8), %ymm1 /* h_24 = load() */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu %ymm1, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm2
+	vpclmulqdq $0x0, 32(%rsp), %xmm2, %xmm2
+	vmovdqu %xmm2, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm2
+	vpclmulqdq $0x0, 48(%rsp), %xmm2, %xmm2
+	vmovdqu %xmm2, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm2
+#else
+	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm2 /* lo_24 = clmul(z1_y_6, h_24) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu %ymm1, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm3
+	vpclmulqdq $0x10, 32(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm3
+	vpclmulqdq $0x10, 48(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm3
+#else
+	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* mid_48 = clmul(z1_y_6, h_24) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu %ymm1, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm4
+	vpclmulqdq $0x1, 32(%rsp), %xmm4, %xmm4
+	vmovdqu %xmm4, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm4
+	vpclmulqdq $0x1, 48(%rsp), %xmm4, %xmm4
+	vmovdqu %xmm4, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm4
+#else
+	vpclmulqdq $0x1, %ymm1, %ymm0, %ymm4 /* mid_49 = clmul(z1_y_6, h_24) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu %ymm1, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vpclmulqdq $0x11, 32(%rsp), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vpclmulqdq $0x11, 48(%rsp), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
+	vpclmulqdq $0x11, %ymm1, %ymm0, %ymm0 /* hi_24 = clmul(z1_y_6, h_24) */
+#endif
+	vpxor %ymm4, %ymm3, %ymm1 /* mid_sum_acc_42 = xor(mid_48, mid_49) */
+	vmovdqu 800(%r9), %ymm3 /* x_25 = load() */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm3, %ymm3 /* z_25 = lookup16(x_25, reverse16) */
+	vmovdqu 32(%r8), %ymm4 /* h_25 = load() */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x0, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x0, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
+	vpclmulqdq $0x0, %ymm4, %ymm3, %ymm5 /* lo_25 = clmul(z_25, h_25) */
+#endif
+
+	/* The sums, then S's halves, their blocks added, and one reduction. */
+	vpxor %ymm5, %ymm2, %ymm2 /* lo_sum_acc_18 = xor(lo_24, lo_25) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x10, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x10, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
+	vpclmulqdq $0x10, %ymm4, %ymm3, %ymm5 /* mid_50 = clmul(z_25, h_25) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm6
+	vpclmulqdq $0x1, 32(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm6
+	vpclmulqdq $0x1, 48(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm6
+#else
+	vpclmulqdq $0x1, %ymm4, %ymm3, %ymm6 /* mid_51 = clmul(z_25, h_25) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm3
+	vpclmulqdq $0x11, 32(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm3
+	vpclmulqdq $0x11, 48(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm3
+#else
+	vpclmulqdq $0x11, %ymm4, %ymm3, %ymm3 /* hi_25 = clmul(z_25, h_25) */
+#endif
+	vpxor %ymm6, %ymm5, %ymm4 /* mid_sum_acc_43 = xor(mid_50, mid_51) */
+	vpxor %ymm4, %ymm1, %ymm1 /* mid_sum_acc_46 = xor(mid_sum_acc_42, mid_sum_acc_43) */
+	vpxor %ymm3, %ymm0, %ymm0 /* hi_sum_acc_18 = xor(hi_24, hi_25) */
+	vmovdqu 832(%r9), %ymm3 /* x_26 = load() */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm3, %ymm3 /* z_26 = lookup16(x_26, reverse16) */
+	vmovdqu 64(%r8), %ymm4 /* h_26 = load() */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x0, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x0, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
+	vpclmulqdq $0x0, %ymm4, %ymm3, %ymm5 /* lo_26 = clmul(z_26, h_26) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm6
+	vpclmulqdq $0x10, 32(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm6
+	vpclmulqdq $0x10, 48(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm6
+#else
+	vpclmulqdq $0x10, %ymm4, %ymm3, %ymm6 /* mid_52 = clmul(z_26, h_26) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm7
+	vpclmulqdq $0x1, 32(%rsp), %xmm7, %xmm7
+	vmovdqu %xmm7, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm7
+	vpclmulqdq $0x1, 48(%rsp), %xmm7, %xmm7
+	vmovdqu %xmm7, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm7
+#else
+	vpclmulqdq $0x1, %ymm4, %ymm3, %ymm7 /* mid_53 = clmul(z_26, h_26) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm3
+	vpclmulqdq $0x11, 32(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm3
+	vpclmulqdq $0x11, 48(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm3
+#else
+	vpclmulqdq $0x11, %ymm4, %ymm3, %ymm3 /* hi_26 = clmul(z_26, h_26) */
+#endif
+	vpxor %ymm7, %ymm6, %ymm4 /* mid_sum_acc_44 = xor(mid_52, mid_53) */
+	vmovdqu 864(%r9), %ymm6 /* x_27 = load() */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm6, %ymm6 /* z_27 = lookup16(x_27, reverse16) */
+	vmovdqu 96(%r8), %ymm7 /* h_27 = load() */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm6, 0(%rsp)
+	vmovdqu %ymm7, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm8
+	vpclmulqdq $0x0, 32(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm8
+	vpclmulqdq $0x0, 48(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm8
+#else
+	vpclmulqdq $0x0, %ymm7, %ymm6, %ymm8 /* lo_27 = clmul(z_27, h_27) */
+#endif
+	vpxor %ymm8, %ymm5, %ymm5 /* lo_sum_acc_19 = xor(lo_26, lo_27) */
+	vpxor %ymm5, %ymm2, %ymm2 /* lo_sum_acc_20 = xor(lo_sum_acc_18, lo_sum_acc_19) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm6, 0(%rsp)
+	vmovdqu %ymm7, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x10, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x10, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
+	vpclmulqdq $0x10, %ymm7, %ymm6, %ymm5 /* mid_54 = clmul(z_27, h_27) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm6, 0(%rsp)
+	vmovdqu %ymm7, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm8
+	vpclmulqdq $0x1, 32(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm8
+	vpclmulqdq $0x1, 48(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm8
+#else
+	vpclmulqdq $0x1, %ymm7, %ymm6, %ymm8 /* mid_55 = clmul(z_27, h_27) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm6, 0(%rsp)
+	vmovdqu %ymm7, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm6
+	vpclmulqdq $0x11, 32(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm6
+	vpclmulqdq $0x11, 48(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm6
+#else
+	vpclmulqdq $0x11, %ymm7, %ymm6, %ymm6 /* hi_27 = clmul(z_27, h_27) */
+#endif
+	vpxor %ymm8, %ymm5, %ymm5 /* mid_sum_acc_45 = xor(mid_54, mid_55) */
+	vpxor %ymm5, %ymm4, %ymm4 /* mid_sum_acc_47 = xor(mid_sum_acc_44, mid_sum_acc_45) */
+	vpxor %ymm4, %ymm1, %ymm1 /* mid_sum_acc_48 = xor(mid_sum_acc_46, mid_sum_acc_47) */
+	vpxor %ymm6, %ymm3, %ymm3 /* hi_sum_acc_19 = xor(hi_26, hi_27) */
+	vpxor %ymm3, %ymm0, %ymm0 /* hi_sum_acc_20 = xor(hi_sum_acc_18, hi_sum_acc_19) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_half_up(%rip), %ymm1, %ymm3 /* mid_lo_6 = lookup16(mid_sum_acc_48, half_up) */
+	vpxor %ymm3, %ymm2, %ymm2 /* s_lo_12 = xor(lo_sum_acc_20, mid_lo_6) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_half_down(%rip), %ymm1, %ymm1 /* mid_hi_6 = lookup16(mid_sum_acc_48, half_down) */
+	vpxor %ymm1, %ymm0, %ymm0 /* s_hi_12 = xor(hi_sum_acc_20, mid_hi_6) */
+	vpermq $0x4e, %ymm2, %ymm1 /* s_lo_x_6 = blocks128(s_lo_12, s_lo_12) */
+	vpxor %ymm1, %ymm2, %ymm1 /* s_lo_13 = xor(s_lo_12, s_lo_x_6) */
+	vpermq $0x4e, %ymm0, %ymm2 /* s_hi_x_6 = blocks128(s_hi_12, s_hi_12) */
+	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_13 = xor(s_hi_12, s_hi_x_6) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm1, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm2
+	vpclmulqdq $0x0, .Lsm4_wordslice_avx2_vaes_asm_9_fold(%rip), %xmm2, %xmm2
+	vmovdqu %xmm2, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm2
+	vpclmulqdq $0x0, .Lsm4_wordslice_avx2_vaes_asm_9_fold+16(%rip), %xmm2, %xmm2
+	vmovdqu %xmm2, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm2
+#else
+	vpclmulqdq $0x0, .Lsm4_wordslice_avx2_vaes_asm_9_fold(%rip), %ymm1, %ymm2 /* fold_lo_6 = clmul(s_lo_13, fold) */
+#endif
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_6 = lookup16(fold_lo_6, swap_halves) */
+	vpxor %ymm2, %ymm1, %ymm1 /* v_6 = xor(s_lo_13, fold_lo_sw_6) */
+	vpxor %ymm0, %ymm1, %ymm0 /* v_hi_6 = xor(v_6, s_hi_13) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm1, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm1
+	vpclmulqdq $0x11, .Lsm4_wordslice_avx2_vaes_asm_9_fold(%rip), %xmm1, %xmm1
+	vmovdqu %xmm1, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm1
+	vpclmulqdq $0x11, .Lsm4_wordslice_avx2_vaes_asm_9_fold+16(%rip), %xmm1, %xmm1
+	vmovdqu %xmm1, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm1
+#else
+	vpclmulqdq $0x11, .Lsm4_wordslice_avx2_vaes_asm_9_fold(%rip), %ymm1, %ymm1 /* fold_hi_6 = clmul(v_6, fold) */
+#endif
+	vpxor %ymm1, %ymm0, %ymm0 /* reduced_6 = xor(v_hi_6, fold_hi_6) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_first_block(%rip), %ymm0, %ymm0 /* y1_7 = and(reduced_6, first_block) */
+
+	/* Step 8 of 8: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
+	vmovdqu 896(%r9), %ymm1 /* x_28 = load() */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm1, %ymm1 /* z_28 = lookup16(x_28, reverse16) */
+	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_7 = xor(z_28, y1_7) */
+	vmovdqu (%r8), %ymm1 /* h_28 = load() */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu %ymm1, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm2
+	vpclmulqdq $0x0, 32(%rsp), %xmm2, %xmm2
+	vmovdqu %xmm2, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm2
+	vpclmulqdq $0x0, 48(%rsp), %xmm2, %xmm2
+	vmovdqu %xmm2, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm2
+#else
+	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm2 /* lo_28 = clmul(z1_y_7, h_28) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu %ymm1, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm3
+	vpclmulqdq $0x10, 32(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm3
+	vpclmulqdq $0x10, 48(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm3
+#else
+	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* mid_56 = clmul(z1_y_7, h_28) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu %ymm1, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm4
+	vpclmulqdq $0x1, 32(%rsp), %xmm4, %xmm4
+	vmovdqu %xmm4, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm4
+	vpclmulqdq $0x1, 48(%rsp), %xmm4, %xmm4
+	vmovdqu %xmm4, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm4
+#else
+	vpclmulqdq $0x1, %ymm1, %ymm0, %ymm4 /* mid_57 = clmul(z1_y_7, h_28) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu %ymm1, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vpclmulqdq $0x11, 32(%rsp), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vpclmulqdq $0x11, 48(%rsp), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
+	vpclmulqdq $0x11, %ymm1, %ymm0, %ymm0 /* hi_28 = clmul(z1_y_7, h_28) */
+#endif
+	vpxor %ymm4, %ymm3, %ymm1 /* mid_sum_acc_49 = xor(mid_56, mid_57) */
+	vmovdqu 928(%r9), %ymm3 /* x_29 = load() */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm3, %ymm3 /* z_29 = lookup16(x_29, reverse16) */
+	vmovdqu 32(%r8), %ymm4 /* h_29 = load() */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x0, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x0, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
+	vpclmulqdq $0x0, %ymm4, %ymm3, %ymm5 /* lo_29 = clmul(z_29, h_29) */
+#endif
+
+	/* The sums, then S's halves, their blocks added, and one reduction. */
+	vpxor %ymm5, %ymm2, %ymm2 /* lo_sum_acc_21 = xor(lo_28, lo_29) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x10, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x10, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
+	vpclmulqdq $0x10, %ymm4, %ymm3, %ymm5 /* mid_58 = clmul(z_29, h_29) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm6
+	vpclmulqdq $0x1, 32(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm6
+	vpclmulqdq $0x1, 48(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm6
+#else
+	vpclmulqdq $0x1, %ymm4, %ymm3, %ymm6 /* mid_59 = clmul(z_29, h_29) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm3
+	vpclmulqdq $0x11, 32(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm3
+	vpclmulqdq $0x11, 48(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm3
+#else
+	vpclmulqdq $0x11, %ymm4, %ymm3, %ymm3 /* hi_29 = clmul(z_29, h_29) */
+#endif
+	vpxor %ymm6, %ymm5, %ymm4 /* mid_sum_acc_50 = xor(mid_58, mid_59) */
+	vpxor %ymm4, %ymm1, %ymm1 /* mid_sum_acc_53 = xor(mid_sum_acc_49, mid_sum_acc_50) */
+	vpxor %ymm3, %ymm0, %ymm0 /* hi_sum_acc_21 = xor(hi_28, hi_29) */
+	vmovdqu 960(%r9), %ymm3 /* x_30 = load() */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm3, %ymm3 /* z_30 = lookup16(x_30, reverse16) */
+	vmovdqu 64(%r8), %ymm4 /* h_30 = load() */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x0, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x0, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
+	vpclmulqdq $0x0, %ymm4, %ymm3, %ymm5 /* lo_30 = clmul(z_30, h_30) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm6
+	vpclmulqdq $0x10, 32(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm6
+	vpclmulqdq $0x10, 48(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm6
+#else
+	vpclmulqdq $0x10, %ymm4, %ymm3, %ymm6 /* mid_60 = clmul(z_30, h_30) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm7
+	vpclmulqdq $0x1, 32(%rsp), %xmm7, %xmm7
+	vmovdqu %xmm7, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm7
+	vpclmulqdq $0x1, 48(%rsp), %xmm7, %xmm7
+	vmovdqu %xmm7, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm7
+#else
+	vpclmulqdq $0x1, %ymm4, %ymm3, %ymm7 /* mid_61 = clmul(z_30, h_30) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm3
+	vpclmulqdq $0x11, 32(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm3
+	vpclmulqdq $0x11, 48(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm3
+#else
+	vpclmulqdq $0x11, %ymm4, %ymm3, %ymm3 /* hi_30 = clmul(z_30, h_30) */
+#endif
+	vpxor %ymm7, %ymm6, %ymm4 /* mid_sum_acc_51 = xor(mid_60, mid_61) */
+	vmovdqu 992(%r9), %ymm6 /* x_31 = load() */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm6, %ymm6 /* z_31 = lookup16(x_31, reverse16) */
+	vmovdqu 96(%r8), %ymm7 /* h_31 = load() */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm6, 0(%rsp)
+	vmovdqu %ymm7, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm8
+	vpclmulqdq $0x0, 32(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm8
+	vpclmulqdq $0x0, 48(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm8
+#else
+	vpclmulqdq $0x0, %ymm7, %ymm6, %ymm8 /* lo_31 = clmul(z_31, h_31) */
+#endif
+	vpxor %ymm8, %ymm5, %ymm5 /* lo_sum_acc_22 = xor(lo_30, lo_31) */
+	vpxor %ymm5, %ymm2, %ymm2 /* lo_sum_acc_23 = xor(lo_sum_acc_21, lo_sum_acc_22) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm6, 0(%rsp)
+	vmovdqu %ymm7, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x10, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x10, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
+	vpclmulqdq $0x10, %ymm7, %ymm6, %ymm5 /* mid_62 = clmul(z_31, h_31) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm6, 0(%rsp)
+	vmovdqu %ymm7, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm8
+	vpclmulqdq $0x1, 32(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm8
+	vpclmulqdq $0x1, 48(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm8
+#else
+	vpclmulqdq $0x1, %ymm7, %ymm6, %ymm8 /* mid_63 = clmul(z_31, h_31) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm6, 0(%rsp)
+	vmovdqu %ymm7, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm6
+	vpclmulqdq $0x11, 32(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm6
+	vpclmulqdq $0x11, 48(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm6
+#else
+	vpclmulqdq $0x11, %ymm7, %ymm6, %ymm6 /* hi_31 = clmul(z_31, h_31) */
+#endif
+	vpxor %ymm8, %ymm5, %ymm5 /* mid_sum_acc_52 = xor(mid_62, mid_63) */
+	vpxor %ymm5, %ymm4, %ymm4 /* mid_sum_acc_54 = xor(mid_sum_acc_51, mid_sum_acc_52) */
+	vpxor %ymm4, %ymm1, %ymm1 /* mid_sum_acc_55 = xor(mid_sum_acc_53, mid_sum_acc_54) */
+	vpxor %ymm6, %ymm3, %ymm3 /* hi_sum_acc_22 = xor(hi_30, hi_31) */
+	vpxor %ymm3, %ymm0, %ymm0 /* hi_sum_acc_23 = xor(hi_sum_acc_21, hi_sum_acc_22) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_half_up(%rip), %ymm1, %ymm3 /* mid_lo_7 = lookup16(mid_sum_acc_55, half_up) */
+	vpxor %ymm3, %ymm2, %ymm2 /* s_lo_14 = xor(lo_sum_acc_23, mid_lo_7) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_half_down(%rip), %ymm1, %ymm1 /* mid_hi_7 = lookup16(mid_sum_acc_55, half_down) */
+	vpxor %ymm1, %ymm0, %ymm0 /* s_hi_14 = xor(hi_sum_acc_23, mid_hi_7) */
+	vpermq $0x4e, %ymm2, %ymm1 /* s_lo_x_7 = blocks128(s_lo_14, s_lo_14) */
+	vpxor %ymm1, %ymm2, %ymm1 /* s_lo_15 = xor(s_lo_14, s_lo_x_7) */
+	vpermq $0x4e, %ymm0, %ymm2 /* s_hi_x_7 = blocks128(s_hi_14, s_hi_14) */
+	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_15 = xor(s_hi_14, s_hi_x_7) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm1, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm2
+	vpclmulqdq $0x0, .Lsm4_wordslice_avx2_vaes_asm_9_fold(%rip), %xmm2, %xmm2
+	vmovdqu %xmm2, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm2
+	vpclmulqdq $0x0, .Lsm4_wordslice_avx2_vaes_asm_9_fold+16(%rip), %xmm2, %xmm2
+	vmovdqu %xmm2, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm2
+#else
+	vpclmulqdq $0x0, .Lsm4_wordslice_avx2_vaes_asm_9_fold(%rip), %ymm1, %ymm2 /* fold_lo_7 = clmul(s_lo_15, fold) */
+#endif
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_7 = lookup16(fold_lo_7, swap_halves) */
+	vpxor %ymm2, %ymm1, %ymm1 /* v_7 = xor(s_lo_15, fold_lo_sw_7) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm1, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm2
+	vpclmulqdq $0x11, .Lsm4_wordslice_avx2_vaes_asm_9_fold(%rip), %xmm2, %xmm2
+	vmovdqu %xmm2, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm2
+	vpclmulqdq $0x11, .Lsm4_wordslice_avx2_vaes_asm_9_fold+16(%rip), %xmm2, %xmm2
+	vmovdqu %xmm2, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm2
+#else
+	vpclmulqdq $0x11, .Lsm4_wordslice_avx2_vaes_asm_9_fold(%rip), %ymm1, %ymm2 /* fold_hi_7 = clmul(v_7, fold) */
+#endif
+	vpxor %ymm0, %ymm1, %ymm0 /* v_hi_7 = xor(v_7, s_hi_15) */
+	vpxor %ymm2, %ymm0, %ymm0 /* reduced_7 = xor(v_hi_7, fold_hi_7) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm0, %ymm0 /* y_next = lookup16(reduced_7, reverse16) */
+	vbroadcasti128 (%rsi), %ymm1 /* ctr_low = bcast128() */
+	vpsrlw $8, %ymm1, %ymm2 /* ctr_last = shr(ctr_low) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_all_but_last(%rip), %ymm1, %ymm1 /* ctr_v_open = and(ctr_low, all_but_last) */
+	vpbroadcastb 32(%rsi), %ymm3 /* ctr_first = bcast8() */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_byte_14(%rip), %ymm3, %ymm3 /* ctr_j0 = and(ctr_first, byte_14) */
+
+	/* Load 64 blocks (8 groups), big-endian words to native, transpose 4x4 words. */
+	vpaddb .Lsm4_wordslice_avx2_vaes_asm_9_block_k(%rip), %ymm3, %ymm4 /* ctr_j = add(ctr_j0, block_k) */
+	vpaddw %ymm4, %ymm2, %ymm4 /* ctr_sum = add(ctr_last, ctr_j) */
+	vpaddb .Lsm4_wordslice_avx2_vaes_asm_9_block_k_1(%rip), %ymm3, %ymm5 /* ctr_j_1 = add(ctr_j0, block_k_1) */
+	vpaddw %ymm5, %ymm2, %ymm5 /* ctr_sum_1 = add(ctr_last, ctr_j_1) */
+	vpaddb .Lsm4_wordslice_avx2_vaes_asm_9_block_k_2(%rip), %ymm3, %ymm6 /* ctr_j_2 = add(ctr_j0, block_k_2) */
+	vpaddw %ymm6, %ymm2, %ymm6 /* ctr_sum_2 = add(ctr_last, ctr_j_2) */
+	vpaddb .Lsm4_wordslice_avx2_vaes_asm_9_block_k_3(%rip), %ymm3, %ymm7 /* ctr_j_3 = add(ctr_j0, block_k_3) */
+	vpaddw %ymm7, %ymm2, %ymm7 /* ctr_sum_3 = add(ctr_last, ctr_j_3) */
+	vpaddb .Lsm4_wordslice_avx2_vaes_asm_9_block_k_4(%rip), %ymm3, %ymm8 /* ctr_j_4 = add(ctr_j0, block_k_4) */
+	vpaddw %ymm8, %ymm2, %ymm8 /* ctr_sum_4 = add(ctr_last, ctr_j_4) */
+	vpaddb .Lsm4_wordslice_avx2_vaes_asm_9_block_k_5(%rip), %ymm3, %ymm9 /* ctr_j_5 = add(ctr_j0, block_k_5) */
+	vpaddw %ymm9, %ymm2, %ymm9 /* ctr_sum_5 = add(ctr_last, ctr_j_5) */
+	vpaddb .Lsm4_wordslice_avx2_vaes_asm_9_block_k_6(%rip), %ymm3, %ymm10 /* ctr_j_6 = add(ctr_j0, block_k_6) */
+	vpaddw %ymm10, %ymm2, %ymm10 /* ctr_sum_6 = add(ctr_last, ctr_j_6) */
+	vpaddb .Lsm4_wordslice_avx2_vaes_asm_9_block_k_7(%rip), %ymm3, %ymm11 /* ctr_j_7 = add(ctr_j0, block_k_7) */
+	vpaddw %ymm11, %ymm2, %ymm11 /* ctr_sum_7 = add(ctr_last, ctr_j_7) */
+	vpaddb .Lsm4_wordslice_avx2_vaes_asm_9_block_k_8(%rip), %ymm3, %ymm12 /* ctr_j_8 = add(ctr_j0, block_k_8) */
+	vpaddw %ymm12, %ymm2, %ymm12 /* ctr_sum_8 = add(ctr_last, ctr_j_8) */
+	vpaddb .Lsm4_wordslice_avx2_vaes_asm_9_block_k_9(%rip), %ymm3, %ymm13 /* ctr_j_9 = add(ctr_j0, block_k_9) */
+	vpaddw %ymm13, %ymm2, %ymm13 /* ctr_sum_9 = add(ctr_last, ctr_j_9) */
+	vpaddb .Lsm4_wordslice_avx2_vaes_asm_9_block_k_10(%rip), %ymm3, %ymm14 /* ctr_j_10 = add(ctr_j0, block_k_10) */
+	vpaddw %ymm14, %ymm2, %ymm14 /* ctr_sum_10 = add(ctr_last, ctr_j_10) */
+	vpaddb .Lsm4_wordslice_avx2_vaes_asm_9_block_k_11(%rip), %ymm3, %ymm15 /* ctr_j_11 = add(ctr_j0, block_k_11) */
+	vpaddw %ymm15, %ymm2, %ymm15 /* ctr_sum_11 = add(ctr_last, ctr_j_11) */
+	vmovdqa %ymm0, 64(%rsp) /* spill y_next */
+	vpaddb .Lsm4_wordslice_avx2_vaes_asm_9_block_k_12(%rip), %ymm3, %ymm0 /* ctr_j_12 = add(ctr_j0, block_k_12) */
+	vpaddw %ymm0, %ymm2, %ymm0 /* ctr_sum_12 = add(ctr_last, ctr_j_12) */
+	vmovdqa %ymm0, 96(%rsp) /* spill ctr_sum_12 */
+	vpaddb .Lsm4_wordslice_avx2_vaes_asm_9_block_k_13(%rip), %ymm3, %ymm0 /* ctr_j_13 = add(ctr_j0, block_k_13) */
+	vpaddw %ymm0, %ymm2, %ymm0 /* ctr_sum_13 = add(ctr_last, ctr_j_13) */
+	vmovdqa %ymm0, 128(%rsp) /* spill ctr_sum_13 */
+	vpaddb .Lsm4_wordslice_avx2_vaes_asm_9_block_k_14(%rip), %ymm3, %ymm0 /* ctr_j_14 = add(ctr_j0, block_k_14) */
+	vpaddw %ymm0, %ymm2, %ymm0 /* ctr_sum_14 = add(ctr_last, ctr_j_14) */
+	vmovdqa %ymm0, 160(%rsp) /* spill ctr_sum_14 */
+	vpaddb .Lsm4_wordslice_avx2_vaes_asm_9_block_k_15(%rip), %ymm3, %ymm0 /* ctr_j_15 = add(ctr_j0, block_k_15) */
+	vpaddw %ymm0, %ymm2, %ymm0 /* ctr_sum_15 = add(ctr_last, ctr_j_15) */
+	vmovdqa %ymm0, 192(%rsp) /* spill ctr_sum_15 */
+	vpaddb .Lsm4_wordslice_avx2_vaes_asm_9_block_k_16(%rip), %ymm3, %ymm0 /* ctr_j_16 = add(ctr_j0, block_k_16) */
+	vpaddw %ymm0, %ymm2, %ymm0 /* ctr_sum_16 = add(ctr_last, ctr_j_16) */
+	vmovdqa %ymm0, 224(%rsp) /* spill ctr_sum_16 */
+	vpaddb .Lsm4_wordslice_avx2_vaes_asm_9_block_k_17(%rip), %ymm3, %ymm0 /* ctr_j_17 = add(ctr_j0, block_k_17) */
+	vpaddw %ymm0, %ymm2, %ymm0 /* ctr_sum_17 = add(ctr_last, ctr_j_17) */
+	vmovdqa %ymm0, 256(%rsp) /* spill ctr_sum_17 */
+	vpaddb .Lsm4_wordslice_avx2_vaes_asm_9_block_k_18(%rip), %ymm3, %ymm0 /* ctr_j_18 = add(ctr_j0, block_k_18) */
+	vpaddw %ymm0, %ymm2, %ymm0 /* ctr_sum_18 = add(ctr_last, ctr_j_18) */
+	vmovdqa %ymm0, 288(%rsp) /* spill ctr_sum_18 */
+	vpaddb .Lsm4_wordslice_avx2_vaes_asm_9_block_k_19(%rip), %ymm3, %ymm0 /* ctr_j_19 = add(ctr_j0, block_k_19) */
+	vpaddw %ymm0, %ymm2, %ymm0 /* ctr_sum_19 = add(ctr_last, ctr_j_19) */
+	vmovdqa %ymm0, 320(%rsp) /* spill ctr_sum_19 */
+	vpaddb .Lsm4_wordslice_avx2_vaes_asm_9_block_k_20(%rip), %ymm3, %ymm0 /* ctr_j_20 = add(ctr_j0, block_k_20) */
+	vpaddw %ymm0, %ymm2, %ymm0 /* ctr_sum_20 = add(ctr_last, ctr_j_20) */
+	vmovdqa %ymm0, 352(%rsp) /* spill ctr_sum_20 */
+	vpaddb .Lsm4_wordslice_avx2_vaes_asm_9_block_k_21(%rip), %ymm3, %ymm0 /* ctr_j_21 = add(ctr_j0, block_k_21) */
+	vpaddw %ymm0, %ymm2, %ymm0 /* ctr_sum_21 = add(ctr_last, ctr_j_21) */
+	vmovdqa %ymm0, 384(%rsp) /* spill ctr_sum_21 */
+	vpaddb .Lsm4_wordslice_avx2_vaes_asm_9_block_k_22(%rip), %ymm3, %ymm0 /* ctr_j_22 = add(ctr_j0, block_k_22) */
+	vpaddw %ymm0, %ymm2, %ymm0 /* ctr_sum_22 = add(ctr_last, ctr_j_22) */
+	vmovdqa %ymm0, 416(%rsp) /* spill ctr_sum_22 */
+	vpaddb .Lsm4_wordslice_avx2_vaes_asm_9_block_k_23(%rip), %ymm3, %ymm0 /* ctr_j_23 = add(ctr_j0, block_k_23) */
+	vpaddw %ymm0, %ymm2, %ymm0 /* ctr_sum_23 = add(ctr_last, ctr_j_23) */
+	vmovdqa %ymm0, 448(%rsp) /* spill ctr_sum_23 */
+	vpaddb .Lsm4_wordslice_avx2_vaes_asm_9_block_k_24(%rip), %ymm3, %ymm0 /* ctr_j_24 = add(ctr_j0, block_k_24) */
+	vpaddw %ymm0, %ymm2, %ymm0 /* ctr_sum_24 = add(ctr_last, ctr_j_24) */
+	vmovdqa %ymm0, 480(%rsp) /* spill ctr_sum_24 */
+	vpaddb .Lsm4_wordslice_avx2_vaes_asm_9_block_k_25(%rip), %ymm3, %ymm0 /* ctr_j_25 = add(ctr_j0, block_k_25) */
+	vpaddw %ymm0, %ymm2, %ymm0 /* ctr_sum_25 = add(ctr_last, ctr_j_25) */
+	vmovdqa %ymm0, 512(%rsp) /* spill ctr_sum_25 */
+	vpaddb .Lsm4_wordslice_avx2_vaes_asm_9_block_k_26(%rip), %ymm3, %ymm0 /* ctr_j_26 = add(ctr_j0, block_k_26) */
+	vpaddw %ymm0, %ymm2, %ymm0 /* ctr_sum_26 = add(ctr_last, ctr_j_26) */
+	vmovdqa %ymm0, 544(%rsp) /* spill ctr_sum_26 */
+	vpaddb .Lsm4_wordslice_avx2_vaes_asm_9_block_k_27(%rip), %ymm3, %ymm0 /* ctr_j_27 = add(ctr_j0, block_k_27) */
+	vpaddw %ymm0, %ymm2, %ymm0 /* ctr_sum_27 = add(ctr_last, ctr_j_27) */
+	vmovdqa %ymm0, 576(%rsp) /* spill ctr_sum_27 */
+	vpaddb .Lsm4_wordslice_avx2_vaes_asm_9_block_k_28(%rip), %ymm3, %ymm0 /* ctr_j_28 = add(ctr_j0, block_k_28) */
+	vpaddw %ymm0, %ymm2, %ymm0 /* ctr_sum_28 = add(ctr_last, ctr_j_28) */
+	vmovdqa %ymm0, 608(%rsp) /* spill ctr_sum_28 */
+	vpaddb .Lsm4_wordslice_avx2_vaes_asm_9_block_k_29(%rip), %ymm3, %ymm0 /* ctr_j_29 = add(ctr_j0, block_k_29) */
+	vpaddw %ymm0, %ymm2, %ymm0 /* ctr_sum_29 = add(ctr_last, ctr_j_29) */
+	vmovdqa %ymm0, 640(%rsp) /* spill ctr_sum_29 */
+	vpaddb .Lsm4_wordslice_avx2_vaes_asm_9_block_k_30(%rip), %ymm3, %ymm0 /* ctr_j_30 = add(ctr_j0, block_k_30) */
+	vpaddb .Lsm4_wordslice_avx2_vaes_asm_9_block_k_31(%rip), %ymm3, %ymm3 /* ctr_j_31 = add(ctr_j0, block_k_31) */
+	vpaddw %ymm0, %ymm2, %ymm0 /* ctr_sum_30 = add(ctr_last, ctr_j_30) */
+	vpaddw %ymm3, %ymm2, %ymm2 /* ctr_sum_31 = add(ctr_last, ctr_j_31) */
+	vbroadcasti128 16(%rsi), %ymm3 /* ctr_w = bcast128() */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_all_but_last(%rip), %ymm3, %ymm3 /* ctr_w_open = and(ctr_w, all_but_last) */
+	vmovdqa %ymm2, 672(%rsp) /* spill ctr_sum_31 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm4, %ymm2 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
+	vmovdqa %ymm0, 704(%rsp) /* spill ctr_sum_30 */
+	vmovdqa .Lsm4_wordslice_avx2_vaes_asm_9_carry_mask_table(%rip), %ymm0 /* carry_mask_table = const() */
+	vpshufb %ymm2, %ymm0, %ymm2 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
+	vmovdqa %ymm15, 736(%rsp) /* spill ctr_sum_11 */
+	vpand %ymm2, %ymm3, %ymm15 /* ctr_pair_b = and(ctr_w_open, ctr_mask) */
+	vpandn %ymm1, %ymm2, %ymm2 /* ctr_pair_a = andnot(ctr_mask, ctr_v_open) */
+	vpor %ymm2, %ymm15, %ymm2 /* ctr_pair = or(ctr_pair_b, ctr_pair_a) */
+	vpor %ymm4, %ymm2, %ymm2 /* row = or(ctr_pair, ctr_last_byte) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm2, %ymm2 /* rowle = lookup16(row, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm5, %ymm4 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
+	vpshufb %ymm4, %ymm0, %ymm4 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
+	vpand %ymm4, %ymm3, %ymm15 /* ctr_pair_1_b = and(ctr_w_open, ctr_mask_1) */
+	vpandn %ymm1, %ymm4, %ymm4 /* ctr_pair_1_a = andnot(ctr_mask_1, ctr_v_open) */
+	vpor %ymm4, %ymm15, %ymm4 /* ctr_pair_1 = or(ctr_pair_1_b, ctr_pair_1_a) */
+	vpor %ymm5, %ymm4, %ymm4 /* row_1 = or(ctr_pair_1, ctr_last_byte_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm4, %ymm4 /* rowle_1 = lookup16(row_1, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm6, %ymm5 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
+	vpshufb %ymm5, %ymm0, %ymm5 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm6, %ymm6 /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
+	vpand %ymm5, %ymm3, %ymm15 /* ctr_pair_2_b = and(ctr_w_open, ctr_mask_2) */
+	vpandn %ymm1, %ymm5, %ymm5 /* ctr_pair_2_a = andnot(ctr_mask_2, ctr_v_open) */
+	vpor %ymm5, %ymm15, %ymm5 /* ctr_pair_2 = or(ctr_pair_2_b, ctr_pair_2_a) */
+	vpor %ymm6, %ymm5, %ymm5 /* row_2 = or(ctr_pair_2, ctr_last_byte_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm5, %ymm5 /* rowle_2 = lookup16(row_2, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm7, %ymm6 /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
+	vpshufb %ymm6, %ymm0, %ymm6 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm7, %ymm7 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
+	vpand %ymm6, %ymm3, %ymm15 /* ctr_pair_3_b = and(ctr_w_open, ctr_mask_3) */
+	vpandn %ymm1, %ymm6, %ymm6 /* ctr_pair_3_a = andnot(ctr_mask_3, ctr_v_open) */
+	vpor %ymm6, %ymm15, %ymm6 /* ctr_pair_3 = or(ctr_pair_3_b, ctr_pair_3_a) */
+	vpor %ymm7, %ymm6, %ymm6 /* row_3 = or(ctr_pair_3, ctr_last_byte_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm6, %ymm6 /* rowle_3 = lookup16(row_3, bswap32) */
+	vpunpckldq %ymm5, %ymm2, %ymm7 /* tr0 = unpacklo(rowle, rowle_2) */
+	vpunpckhdq %ymm5, %ymm2, %ymm2 /* tr0_1 = unpackhi(rowle, rowle_2) */
+	vpunpckldq %ymm6, %ymm4, %ymm5 /* tr0_2 = unpacklo(rowle_1, rowle_3) */
+	vpunpckhdq %ymm6, %ymm4, %ymm4 /* tr0_3 = unpackhi(rowle_1, rowle_3) */
+	vpunpckldq %ymm5, %ymm7, %ymm6 /* tr1 = unpacklo(tr0, tr0_2) */
+	vpunpckhdq %ymm5, %ymm7, %ymm5 /* tr1_1 = unpackhi(tr0, tr0_2) */
+	vpunpckldq %ymm4, %ymm2, %ymm7 /* tr1_2 = unpacklo(tr0_1, tr0_3) */
+	vpunpckhdq %ymm4, %ymm2, %ymm2 /* tr1_3 = unpackhi(tr0_1, tr0_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm8, %ymm4 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
+	vpshufb %ymm4, %ymm0, %ymm4 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm8, %ymm8 /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
+	vpand %ymm4, %ymm3, %ymm15 /* ctr_pair_4_b = and(ctr_w_open, ctr_mask_4) */
+	vpandn %ymm1, %ymm4, %ymm4 /* ctr_pair_4_a = andnot(ctr_mask_4, ctr_v_open) */
+	vpor %ymm4, %ymm15, %ymm4 /* ctr_pair_4 = or(ctr_pair_4_b, ctr_pair_4_a) */
+	vpor %ymm8, %ymm4, %ymm4 /* row_4 = or(ctr_pair_4, ctr_last_byte_4) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm4, %ymm4 /* rowle_4 = lookup16(row_4, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm9, %ymm8 /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
+	vpshufb %ymm8, %ymm0, %ymm8 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm9, %ymm9 /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
+	vpand %ymm8, %ymm3, %ymm15 /* ctr_pair_5_b = and(ctr_w_open, ctr_mask_5) */
+	vpandn %ymm1, %ymm8, %ymm8 /* ctr_pair_5_a = andnot(ctr_mask_5, ctr_v_open) */
+	vpor %ymm8, %ymm15, %ymm8 /* ctr_pair_5 = or(ctr_pair_5_b, ctr_pair_5_a) */
+	vpor %ymm9, %ymm8, %ymm8 /* row_5 = or(ctr_pair_5, ctr_last_byte_5) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm8, %ymm8 /* rowle_5 = lookup16(row_5, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm10, %ymm9 /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
+	vpshufb %ymm9, %ymm0, %ymm9 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm10, %ymm10 /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
+	vpand %ymm9, %ymm3, %ymm15 /* ctr_pair_6_b = and(ctr_w_open, ctr_mask_6) */
+	vpandn %ymm1, %ymm9, %ymm9 /* ctr_pair_6_a = andnot(ctr_mask_6, ctr_v_open) */
+	vpor %ymm9, %ymm15, %ymm9 /* ctr_pair_6 = or(ctr_pair_6_b, ctr_pair_6_a) */
+	vpor %ymm10, %ymm9, %ymm9 /* row_6 = or(ctr_pair_6, ctr_last_byte_6) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm9, %ymm9 /* rowle_6 = lookup16(row_6, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm11, %ymm10 /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
+	vpshufb %ymm10, %ymm0, %ymm10 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm11, %ymm11 /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
+	vpand %ymm10, %ymm3, %ymm15 /* ctr_pair_7_b = and(ctr_w_open, ctr_mask_7) */
+	vpandn %ymm1, %ymm10, %ymm10 /* ctr_pair_7_a = andnot(ctr_mask_7, ctr_v_open) */
+	vpor %ymm10, %ymm15, %ymm10 /* ctr_pair_7 = or(ctr_pair_7_b, ctr_pair_7_a) */
+	vpor %ymm11, %ymm10, %ymm10 /* row_7 = or(ctr_pair_7, ctr_last_byte_7) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm10, %ymm10 /* rowle_7 = lookup16(row_7, bswap32) */
+	vpunpckldq %ymm9, %ymm4, %ymm11 /* tr0_4 = unpacklo(rowle_4, rowle_6) */
+	vpunpckhdq %ymm9, %ymm4, %ymm4 /* tr0_5 = unpackhi(rowle_4, rowle_6) */
+	vpunpckldq %ymm10, %ymm8, %ymm9 /* tr0_6 = unpacklo(rowle_5, rowle_7) */
+	vpunpckhdq %ymm10, %ymm8, %ymm8 /* tr0_7 = unpackhi(rowle_5, rowle_7) */
+	vpunpckldq %ymm9, %ymm11, %ymm10 /* tr1_4 = unpacklo(tr0_4, tr0_6) */
+	vpunpckhdq %ymm9, %ymm11, %ymm9 /* tr1_5 = unpackhi(tr0_4, tr0_6) */
+	vpunpckldq %ymm8, %ymm4, %ymm11 /* tr1_6 = unpacklo(tr0_5, tr0_7) */
+	vpunpckhdq %ymm8, %ymm4, %ymm4 /* tr1_7 = unpackhi(tr0_5, tr0_7) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm12, %ymm8 /* ctr_carry_8 = lookup16(ctr_sum_8, carry_everywhere) */
+	vpshufb %ymm8, %ymm0, %ymm8 /* ctr_mask_8 = lookup16(carry_mask_table, ctr_carry_8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm12, %ymm12 /* ctr_last_byte_8 = lookup16(ctr_sum_8, new_last_byte) */
+	vpand %ymm8, %ymm3, %ymm15 /* ctr_pair_8_b = and(ctr_w_open, ctr_mask_8) */
+	vpandn %ymm1, %ymm8, %ymm8 /* ctr_pair_8_a = andnot(ctr_mask_8, ctr_v_open) */
+	vpor %ymm8, %ymm15, %ymm8 /* ctr_pair_8 = or(ctr_pair_8_b, ctr_pair_8_a) */
+	vpor %ymm12, %ymm8, %ymm8 /* row_8 = or(ctr_pair_8, ctr_last_byte_8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm8, %ymm8 /* rowle_8 = lookup16(row_8, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm13, %ymm12 /* ctr_carry_9 = lookup16(ctr_sum_9, carry_everywhere) */
+	vpshufb %ymm12, %ymm0, %ymm12 /* ctr_mask_9 = lookup16(carry_mask_table, ctr_carry_9) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm13, %ymm13 /* ctr_last_byte_9 = lookup16(ctr_sum_9, new_last_byte) */
+	vpand %ymm12, %ymm3, %ymm15 /* ctr_pair_9_b = and(ctr_w_open, ctr_mask_9) */
+	vpandn %ymm1, %ymm12, %ymm12 /* ctr_pair_9_a = andnot(ctr_mask_9, ctr_v_open) */
+	vpor %ymm12, %ymm15, %ymm12 /* ctr_pair_9 = or(ctr_pair_9_b, ctr_pair_9_a) */
+	vpor %ymm13, %ymm12, %ymm12 /* row_9 = or(ctr_pair_9, ctr_last_byte_9) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm12, %ymm12 /* rowle_9 = lookup16(row_9, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm14, %ymm13 /* ctr_carry_10 = lookup16(ctr_sum_10, carry_everywhere) */
+	vpshufb %ymm13, %ymm0, %ymm13 /* ctr_mask_10 = lookup16(carry_mask_table, ctr_carry_10) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_10 = lookup16(ctr_sum_10, new_last_byte) */
+	vpand %ymm13, %ymm3, %ymm15 /* ctr_pair_10_b = and(ctr_w_open, ctr_mask_10) */
+	vpandn %ymm1, %ymm13, %ymm13 /* ctr_pair_10_a = andnot(ctr_mask_10, ctr_v_open) */
+	vpor %ymm13, %ymm15, %ymm13 /* ctr_pair_10 = or(ctr_pair_10_b, ctr_pair_10_a) */
+	vpor %ymm14, %ymm13, %ymm13 /* row_10 = or(ctr_pair_10, ctr_last_byte_10) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm13, %ymm13 /* rowle_10 = lookup16(row_10, bswap32) */
+	vmovdqa 736(%rsp), %ymm14 /* reload ctr_sum_11 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_11 = lookup16(ctr_sum_11, carry_everywhere) */
+	vpshufb %ymm15, %ymm0, %ymm15 /* ctr_mask_11 = lookup16(carry_mask_table, ctr_carry_11) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_11 = lookup16(ctr_sum_11, new_last_byte) */
+	vmovdqa %ymm2, 736(%rsp) /* spill g0x3.1 */
+	vpand %ymm15, %ymm3, %ymm2 /* ctr_pair_11_b = and(ctr_w_open, ctr_mask_11) */
+	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_11_a = andnot(ctr_mask_11, ctr_v_open) */
+	vpor %ymm15, %ymm2, %ymm2 /* ctr_pair_11 = or(ctr_pair_11_b, ctr_pair_11_a) */
+	vpor %ymm14, %ymm2, %ymm2 /* row_11 = or(ctr_pair_11, ctr_last_byte_11) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm2, %ymm2 /* rowle_11 = lookup16(row_11, bswap32) */
+	vpunpckldq %ymm13, %ymm8, %ymm14 /* tr0_8 = unpacklo(rowle_8, rowle_10) */
+	vpunpckhdq %ymm13, %ymm8, %ymm8 /* tr0_9 = unpackhi(rowle_8, rowle_10) */
+	vpunpckldq %ymm2, %ymm12, %ymm13 /* tr0_10 = unpacklo(rowle_9, rowle_11) */
+	vpunpckhdq %ymm2, %ymm12, %ymm2 /* tr0_11 = unpackhi(rowle_9, rowle_11) */
+	vpunpckldq %ymm13, %ymm14, %ymm12 /* tr1_8 = unpacklo(tr0_8, tr0_10) */
+	vpunpckhdq %ymm13, %ymm14, %ymm13 /* tr1_9 = unpackhi(tr0_8, tr0_10) */
+	vpunpckldq %ymm2, %ymm8, %ymm14 /* tr1_10 = unpacklo(tr0_9, tr0_11) */
+	vpunpckhdq %ymm2, %ymm8, %ymm2 /* tr1_11 = unpackhi(tr0_9, tr0_11) */
+	vmovdqa 96(%rsp), %ymm8 /* reload ctr_sum_12 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm8, %ymm15 /* ctr_carry_12 = lookup16(ctr_sum_12, carry_everywhere) */
+	vpshufb %ymm15, %ymm0, %ymm15 /* ctr_mask_12 = lookup16(carry_mask_table, ctr_carry_12) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm8, %ymm8 /* ctr_last_byte_12 = lookup16(ctr_sum_12, new_last_byte) */
+	vmovdqa %ymm2, 96(%rsp) /* spill g2x3.1 */
+	vpand %ymm15, %ymm3, %ymm2 /* ctr_pair_12_b = and(ctr_w_open, ctr_mask_12) */
+	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_12_a = andnot(ctr_mask_12, ctr_v_open) */
+	vpor %ymm15, %ymm2, %ymm2 /* ctr_pair_12 = or(ctr_pair_12_b, ctr_pair_12_a) */
+	vpor %ymm8, %ymm2, %ymm2 /* row_12 = or(ctr_pair_12, ctr_last_byte_12) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm2, %ymm2 /* rowle_12 = lookup16(row_12, bswap32) */
+	vmovdqa 128(%rsp), %ymm8 /* reload ctr_sum_13 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm8, %ymm15 /* ctr_carry_13 = lookup16(ctr_sum_13, carry_everywhere) */
+	vpshufb %ymm15, %ymm0, %ymm15 /* ctr_mask_13 = lookup16(carry_mask_table, ctr_carry_13) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm8, %ymm8 /* ctr_last_byte_13 = lookup16(ctr_sum_13, new_last_byte) */
+	vmovdqa %ymm4, 128(%rsp) /* spill g1x3.1 */
+	vpand %ymm15, %ymm3, %ymm4 /* ctr_pair_13_b = and(ctr_w_open, ctr_mask_13) */
+	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_13_a = andnot(ctr_mask_13, ctr_v_open) */
+	vpor %ymm15, %ymm4, %ymm4 /* ctr_pair_13 = or(ctr_pair_13_b, ctr_pair_13_a) */
+	vpor %ymm8, %ymm4, %ymm4 /* row_13 = or(ctr_pair_13, ctr_last_byte_13) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm4, %ymm4 /* rowle_13 = lookup16(row_13, bswap32) */
+	vmovdqa 160(%rsp), %ymm8 /* reload ctr_sum_14 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm8, %ymm15 /* ctr_carry_14 = lookup16(ctr_sum_14, carry_everywhere) */
+	vpshufb %ymm15, %ymm0, %ymm15 /* ctr_mask_14 = lookup16(carry_mask_table, ctr_carry_14) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm8, %ymm8 /* ctr_last_byte_14 = lookup16(ctr_sum_14, new_last_byte) */
+	vmovdqa %ymm5, 160(%rsp) /* spill g0x1.1 */
+	vpand %ymm15, %ymm3, %ymm5 /* ctr_pair_14_b = and(ctr_w_open, ctr_mask_14) */
+	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_14_a = andnot(ctr_mask_14, ctr_v_open) */
+	vpor %ymm15, %ymm5, %ymm5 /* ctr_pair_14 = or(ctr_pair_14_b, ctr_pair_14_a) */
+	vpor %ymm8, %ymm5, %ymm5 /* row_14 = or(ctr_pair_14, ctr_last_byte_14) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm5, %ymm5 /* rowle_14 = lookup16(row_14, bswap32) */
+	vmovdqa 192(%rsp), %ymm8 /* reload ctr_sum_15 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm8, %ymm15 /* ctr_carry_15 = lookup16(ctr_sum_15, carry_everywhere) */
+	vpshufb %ymm15, %ymm0, %ymm15 /* ctr_mask_15 = lookup16(carry_mask_table, ctr_carry_15) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm8, %ymm8 /* ctr_last_byte_15 = lookup16(ctr_sum_15, new_last_byte) */
+	vmovdqa %ymm6, 192(%rsp) /* spill g0x0.1 */
+	vpand %ymm15, %ymm3, %ymm6 /* ctr_pair_15_b = and(ctr_w_open, ctr_mask_15) */
+	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_15_a = andnot(ctr_mask_15, ctr_v_open) */
+	vpor %ymm15, %ymm6, %ymm6 /* ctr_pair_15 = or(ctr_pair_15_b, ctr_pair_15_a) */
+	vpor %ymm8, %ymm6, %ymm6 /* row_15 = or(ctr_pair_15, ctr_last_byte_15) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm6, %ymm6 /* rowle_15 = lookup16(row_15, bswap32) */
+	vpunpckldq %ymm5, %ymm2, %ymm8 /* tr0_12 = unpacklo(rowle_12, rowle_14) */
+	vpunpckhdq %ymm5, %ymm2, %ymm2 /* tr0_13 = unpackhi(rowle_12, rowle_14) */
+	vpunpckldq %ymm6, %ymm4, %ymm5 /* tr0_14 = unpacklo(rowle_13, rowle_15) */
+	vpunpckhdq %ymm6, %ymm4, %ymm4 /* tr0_15 = unpackhi(rowle_13, rowle_15) */
+	vpunpckldq %ymm5, %ymm8, %ymm6 /* tr1_12 = unpacklo(tr0_12, tr0_14) */
+	vpunpckhdq %ymm5, %ymm8, %ymm5 /* tr1_13 = unpackhi(tr0_12, tr0_14) */
+	vpunpckldq %ymm4, %ymm2, %ymm8 /* tr1_14 = unpacklo(tr0_13, tr0_15) */
+	vpunpckhdq %ymm4, %ymm2, %ymm2 /* tr1_15 = unpackhi(tr0_13, tr0_15) */
+	vmovdqa 224(%rsp), %ymm4 /* reload ctr_sum_16 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm4, %ymm15 /* ctr_carry_16 = lookup16(ctr_sum_16, carry_everywhere) */
+	vpshufb %ymm15, %ymm0, %ymm15 /* ctr_mask_16 = lookup16(carry_mask_table, ctr_carry_16) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte_16 = lookup16(ctr_sum_16, new_last_byte) */
+	vmovdqa %ymm2, 224(%rsp) /* spill g3x3.1 */
+	vpand %ymm15, %ymm3, %ymm2 /* ctr_pair_16_b = and(ctr_w_open, ctr_mask_16) */
+	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_16_a = andnot(ctr_mask_16, ctr_v_open) */
+	vpor %ymm15, %ymm2, %ymm2 /* ctr_pair_16 = or(ctr_pair_16_b, ctr_pair_16_a) */
+	vpor %ymm4, %ymm2, %ymm2 /* row_16 = or(ctr_pair_16, ctr_last_byte_16) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm2, %ymm2 /* rowle_16 = lookup16(row_16, bswap32) */
+	vmovdqa 256(%rsp), %ymm4 /* reload ctr_sum_17 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm4, %ymm15 /* ctr_carry_17 = lookup16(ctr_sum_17, carry_everywhere) */
+	vpshufb %ymm15, %ymm0, %ymm15 /* ctr_mask_17 = lookup16(carry_mask_table, ctr_carry_17) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte_17 = lookup16(ctr_sum_17, new_last_byte) */
+	vmovdqa %ymm5, 256(%rsp) /* spill g3x1.1 */
+	vpand %ymm15, %ymm3, %ymm5 /* ctr_pair_17_b = and(ctr_w_open, ctr_mask_17) */
+	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_17_a = andnot(ctr_mask_17, ctr_v_open) */
+	vpor %ymm15, %ymm5, %ymm5 /* ctr_pair_17 = or(ctr_pair_17_b, ctr_pair_17_a) */
+	vpor %ymm4, %ymm5, %ymm4 /* row_17 = or(ctr_pair_17, ctr_last_byte_17) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm4, %ymm4 /* rowle_17 = lookup16(row_17, bswap32) */
+	vmovdqa 288(%rsp), %ymm5 /* reload ctr_sum_18 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm5, %ymm15 /* ctr_carry_18 = lookup16(ctr_sum_18, carry_everywhere) */
+	vpshufb %ymm15, %ymm0, %ymm15 /* ctr_mask_18 = lookup16(carry_mask_table, ctr_carry_18) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_18 = lookup16(ctr_sum_18, new_last_byte) */
+	vmovdqa %ymm6, 288(%rsp) /* spill g3x0.1 */
+	vpand %ymm15, %ymm3, %ymm6 /* ctr_pair_18_b = and(ctr_w_open, ctr_mask_18) */
+	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_18_a = andnot(ctr_mask_18, ctr_v_open) */
+	vpor %ymm15, %ymm6, %ymm6 /* ctr_pair_18 = or(ctr_pair_18_b, ctr_pair_18_a) */
+	vpor %ymm5, %ymm6, %ymm5 /* row_18 = or(ctr_pair_18, ctr_last_byte_18) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm5, %ymm5 /* rowle_18 = lookup16(row_18, bswap32) */
+	vmovdqa 320(%rsp), %ymm6 /* reload ctr_sum_19 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm6, %ymm15 /* ctr_carry_19 = lookup16(ctr_sum_19, carry_everywhere) */
+	vpshufb %ymm15, %ymm0, %ymm15 /* ctr_mask_19 = lookup16(carry_mask_table, ctr_carry_19) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm6, %ymm6 /* ctr_last_byte_19 = lookup16(ctr_sum_19, new_last_byte) */
+	vmovdqa %ymm7, 320(%rsp) /* spill g0x2.1 */
+	vpand %ymm15, %ymm3, %ymm7 /* ctr_pair_19_b = and(ctr_w_open, ctr_mask_19) */
+	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_19_a = andnot(ctr_mask_19, ctr_v_open) */
+	vpor %ymm15, %ymm7, %ymm7 /* ctr_pair_19 = or(ctr_pair_19_b, ctr_pair_19_a) */
+	vpor %ymm6, %ymm7, %ymm6 /* row_19 = or(ctr_pair_19, ctr_last_byte_19) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm6, %ymm6 /* rowle_19 = lookup16(row_19, bswap32) */
+	vpunpckldq %ymm5, %ymm2, %ymm7 /* tr0_16 = unpacklo(rowle_16, rowle_18) */
+	vpunpckhdq %ymm5, %ymm2, %ymm2 /* tr0_17 = unpackhi(rowle_16, rowle_18) */
+	vpunpckldq %ymm6, %ymm4, %ymm5 /* tr0_18 = unpacklo(rowle_17, rowle_19) */
+	vpunpckhdq %ymm6, %ymm4, %ymm4 /* tr0_19 = unpackhi(rowle_17, rowle_19) */
+	vpunpckldq %ymm5, %ymm7, %ymm6 /* tr1_16 = unpacklo(tr0_16, tr0_18) */
+	vpunpckhdq %ymm5, %ymm7, %ymm5 /* tr1_17 = unpackhi(tr0_16, tr0_18) */
+	vpunpckldq %ymm4, %ymm2, %ymm7 /* tr1_18 = unpacklo(tr0_17, tr0_19) */
+	vpunpckhdq %ymm4, %ymm2, %ymm2 /* tr1_19 = unpackhi(tr0_17, tr0_19) */
+	vmovdqa 352(%rsp), %ymm4 /* reload ctr_sum_20 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm4, %ymm15 /* ctr_carry_20 = lookup16(ctr_sum_20, carry_everywhere) */
+	vpshufb %ymm15, %ymm0, %ymm15 /* ctr_mask_20 = lookup16(carry_mask_table, ctr_carry_20) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte_20 = lookup16(ctr_sum_20, new_last_byte) */
+	vmovdqa %ymm2, 352(%rsp) /* spill g4x3.1 */
+	vpand %ymm15, %ymm3, %ymm2 /* ctr_pair_20_b = and(ctr_w_open, ctr_mask_20) */
+	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_20_a = andnot(ctr_mask_20, ctr_v_open) */
+	vpor %ymm15, %ymm2, %ymm2 /* ctr_pair_20 = or(ctr_pair_20_b, ctr_pair_20_a) */
+	vpor %ymm4, %ymm2, %ymm2 /* row_20 = or(ctr_pair_20, ctr_last_byte_20) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm2, %ymm2 /* rowle_20 = lookup16(row_20, bswap32) */
+	vmovdqa 384(%rsp), %ymm4 /* reload ctr_sum_21 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm4, %ymm15 /* ctr_carry_21 = lookup16(ctr_sum_21, carry_everywhere) */
+	vpshufb %ymm15, %ymm0, %ymm15 /* ctr_mask_21 = lookup16(carry_mask_table, ctr_carry_21) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte_21 = lookup16(ctr_sum_21, new_last_byte) */
+	vmovdqa %ymm5, 384(%rsp) /* spill g4x1.1 */
+	vpand %ymm15, %ymm3, %ymm5 /* ctr_pair_21_b = and(ctr_w_open, ctr_mask_21) */
+	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_21_a = andnot(ctr_mask_21, ctr_v_open) */
+	vpor %ymm15, %ymm5, %ymm5 /* ctr_pair_21 = or(ctr_pair_21_b, ctr_pair_21_a) */
+	vpor %ymm4, %ymm5, %ymm4 /* row_21 = or(ctr_pair_21, ctr_last_byte_21) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm4, %ymm4 /* rowle_21 = lookup16(row_21, bswap32) */
+	vmovdqa 416(%rsp), %ymm5 /* reload ctr_sum_22 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm5, %ymm15 /* ctr_carry_22 = lookup16(ctr_sum_22, carry_everywhere) */
+	vpshufb %ymm15, %ymm0, %ymm15 /* ctr_mask_22 = lookup16(carry_mask_table, ctr_carry_22) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_22 = lookup16(ctr_sum_22, new_last_byte) */
+	vmovdqa %ymm6, 416(%rsp) /* spill g4x0.1 */
+	vpand %ymm15, %ymm3, %ymm6 /* ctr_pair_22_b = and(ctr_w_open, ctr_mask_22) */
+	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_22_a = andnot(ctr_mask_22, ctr_v_open) */
+	vpor %ymm15, %ymm6, %ymm6 /* ctr_pair_22 = or(ctr_pair_22_b, ctr_pair_22_a) */
+	vpor %ymm5, %ymm6, %ymm5 /* row_22 = or(ctr_pair_22, ctr_last_byte_22) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm5, %ymm5 /* rowle_22 = lookup16(row_22, bswap32) */
+	vmovdqa 448(%rsp), %ymm6 /* reload ctr_sum_23 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm6, %ymm15 /* ctr_carry_23 = lookup16(ctr_sum_23, carry_everywhere) */
+	vpshufb %ymm15, %ymm0, %ymm15 /* ctr_mask_23 = lookup16(carry_mask_table, ctr_carry_23) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm6, %ymm6 /* ctr_last_byte_23 = lookup16(ctr_sum_23, new_last_byte) */
+	vmovdqa %ymm7, 448(%rsp) /* spill g4x2.1 */
+	vpand %ymm15, %ymm3, %ymm7 /* ctr_pair_23_b = and(ctr_w_open, ctr_mask_23) */
+	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_23_a = andnot(ctr_mask_23, ctr_v_open) */
+	vpor %ymm15, %ymm7, %ymm7 /* ctr_pair_23 = or(ctr_pair_23_b, ctr_pair_23_a) */
+	vpor %ymm6, %ymm7, %ymm6 /* row_23 = or(ctr_pair_23, ctr_last_byte_23) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm6, %ymm6 /* rowle_23 = lookup16(row_23, bswap32) */
+	vpunpckldq %ymm5, %ymm2, %ymm7 /* tr0_20 = unpacklo(rowle_20, rowle_22) */
+	vpunpckhdq %ymm5, %ymm2, %ymm2 /* tr0_21 = unpackhi(rowle_20, rowle_22) */
+	vpunpckldq %ymm6, %ymm4, %ymm5 /* tr0_22 = unpacklo(rowle_21, rowle_23) */
+	vpunpckhdq %ymm6, %ymm4, %ymm4 /* tr0_23 = unpackhi(rowle_21, rowle_23) */
+	vpunpckldq %ymm5, %ymm7, %ymm6 /* tr1_20 = unpacklo(tr0_20, tr0_22) */
+	vpunpckhdq %ymm5, %ymm7, %ymm5 /* tr1_21 = unpackhi(tr0_20, tr0_22) */
+	vpunpckldq %ymm4, %ymm2, %ymm7 /* tr1_22 = unpacklo(tr0_21, tr0_23) */
+	vpunpckhdq %ymm4, %ymm2, %ymm2 /* tr1_23 = unpackhi(tr0_21, tr0_23) */
+	vmovdqa 480(%rsp), %ymm4 /* reload ctr_sum_24 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm4, %ymm15 /* ctr_carry_24 = lookup16(ctr_sum_24, carry_everywhere) */
+	vpshufb %ymm15, %ymm0, %ymm15 /* ctr_mask_24 = lookup16(carry_mask_table, ctr_carry_24) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte_24 = lookup16(ctr_sum_24, new_last_byte) */
+	vmovdqa %ymm2, 480(%rsp) /* spill g5x3.1 */
+	vpand %ymm15, %ymm3, %ymm2 /* ctr_pair_24_b = and(ctr_w_open, ctr_mask_24) */
+	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_24_a = andnot(ctr_mask_24, ctr_v_open) */
+	vpor %ymm15, %ymm2, %ymm2 /* ctr_pair_24 = or(ctr_pair_24_b, ctr_pair_24_a) */
+	vpor %ymm4, %ymm2, %ymm2 /* row_24 = or(ctr_pair_24, ctr_last_byte_24) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm2, %ymm2 /* rowle_24 = lookup16(row_24, bswap32) */
+	vmovdqa 512(%rsp), %ymm4 /* reload ctr_sum_25 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm4, %ymm15 /* ctr_carry_25 = lookup16(ctr_sum_25, carry_everywhere) */
+	vpshufb %ymm15, %ymm0, %ymm15 /* ctr_mask_25 = lookup16(carry_mask_table, ctr_carry_25) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte_25 = lookup16(ctr_sum_25, new_last_byte) */
+	vmovdqa %ymm5, 512(%rsp) /* spill g5x1.1 */
+	vpand %ymm15, %ymm3, %ymm5 /* ctr_pair_25_b = and(ctr_w_open, ctr_mask_25) */
+	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_25_a = andnot(ctr_mask_25, ctr_v_open) */
+	vpor %ymm15, %ymm5, %ymm5 /* ctr_pair_25 = or(ctr_pair_25_b, ctr_pair_25_a) */
+	vpor %ymm4, %ymm5, %ymm4 /* row_25 = or(ctr_pair_25, ctr_last_byte_25) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm4, %ymm4 /* rowle_25 = lookup16(row_25, bswap32) */
+	vmovdqa 544(%rsp), %ymm5 /* reload ctr_sum_26 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm5, %ymm15 /* ctr_carry_26 = lookup16(ctr_sum_26, carry_everywhere) */
+	vpshufb %ymm15, %ymm0, %ymm15 /* ctr_mask_26 = lookup16(carry_mask_table, ctr_carry_26) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_26 = lookup16(ctr_sum_26, new_last_byte) */
+	vmovdqa %ymm6, 544(%rsp) /* spill g5x0.1 */
+	vpand %ymm15, %ymm3, %ymm6 /* ctr_pair_26_b = and(ctr_w_open, ctr_mask_26) */
+	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_26_a = andnot(ctr_mask_26, ctr_v_open) */
+	vpor %ymm15, %ymm6, %ymm6 /* ctr_pair_26 = or(ctr_pair_26_b, ctr_pair_26_a) */
+	vpor %ymm5, %ymm6, %ymm5 /* row_26 = or(ctr_pair_26, ctr_last_byte_26) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm5, %ymm5 /* rowle_26 = lookup16(row_26, bswap32) */
+	vmovdqa 576(%rsp), %ymm6 /* reload ctr_sum_27 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm6, %ymm15 /* ctr_carry_27 = lookup16(ctr_sum_27, carry_everywhere) */
+	vpshufb %ymm15, %ymm0, %ymm15 /* ctr_mask_27 = lookup16(carry_mask_table, ctr_carry_27) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm6, %ymm6 /* ctr_last_byte_27 = lookup16(ctr_sum_27, new_last_byte) */
+	vmovdqa %ymm7, 576(%rsp) /* spill g5x2.1 */
+	vpand %ymm15, %ymm3, %ymm7 /* ctr_pair_27_b = and(ctr_w_open, ctr_mask_27) */
+	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_27_a = andnot(ctr_mask_27, ctr_v_open) */
+	vpor %ymm15, %ymm7, %ymm7 /* ctr_pair_27 = or(ctr_pair_27_b, ctr_pair_27_a) */
+	vpor %ymm6, %ymm7, %ymm6 /* row_27 = or(ctr_pair_27, ctr_last_byte_27) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm6, %ymm6 /* rowle_27 = lookup16(row_27, bswap32) */
+	vpunpckldq %ymm5, %ymm2, %ymm7 /* tr0_24 = unpacklo(rowle_24, rowle_26) */
+	vpunpckhdq %ymm5, %ymm2, %ymm2 /* tr0_25 = unpackhi(rowle_24, rowle_26) */
+	vpunpckldq %ymm6, %ymm4, %ymm5 /* tr0_26 = unpacklo(rowle_25, rowle_27) */
+	vpunpckhdq %ymm6, %ymm4, %ymm4 /* tr0_27 = unpackhi(rowle_25, rowle_27) */
+	vpunpckldq %ymm5, %ymm7, %ymm6 /* tr1_24 = unpacklo(tr0_24, tr0_26) */
+	vpunpckhdq %ymm5, %ymm7, %ymm5 /* tr1_25 = unpackhi(tr0_24, tr0_26) */
+	vpunpckldq %ymm4, %ymm2, %ymm7 /* tr1_26 = unpacklo(tr0_25, tr0_27) */
+	vpunpckhdq %ymm4, %ymm2, %ymm2 /* tr1_27 = unpackhi(tr0_25, tr0_27) */
+	vmovdqa 608(%rsp), %ymm4 /* reload ctr_sum_28 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm4, %ymm15 /* ctr_carry_28 = lookup16(ctr_sum_28, carry_everywhere) */
+	vpshufb %ymm15, %ymm0, %ymm15 /* ctr_mask_28 = lookup16(carry_mask_table, ctr_carry_28) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte_28 = lookup16(ctr_sum_28, new_last_byte) */
+	vmovdqa %ymm2, 608(%rsp) /* spill g6x3.1 */
+	vpand %ymm15, %ymm3, %ymm2 /* ctr_pair_28_b = and(ctr_w_open, ctr_mask_28) */
+	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_28_a = andnot(ctr_mask_28, ctr_v_open) */
+	vpor %ymm15, %ymm2, %ymm2 /* ctr_pair_28 = or(ctr_pair_28_b, ctr_pair_28_a) */
+	vpor %ymm4, %ymm2, %ymm2 /* row_28 = or(ctr_pair_28, ctr_last_byte_28) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm2, %ymm2 /* rowle_28 = lookup16(row_28, bswap32) */
+	vmovdqa 640(%rsp), %ymm4 /* reload ctr_sum_29 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm4, %ymm15 /* ctr_carry_29 = lookup16(ctr_sum_29, carry_everywhere) */
+	vpshufb %ymm15, %ymm0, %ymm15 /* ctr_mask_29 = lookup16(carry_mask_table, ctr_carry_29) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte_29 = lookup16(ctr_sum_29, new_last_byte) */
+	vmovdqa %ymm5, 640(%rsp) /* spill g6x1.1 */
+	vpand %ymm15, %ymm3, %ymm5 /* ctr_pair_29_b = and(ctr_w_open, ctr_mask_29) */
+	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_29_a = andnot(ctr_mask_29, ctr_v_open) */
+	vpor %ymm15, %ymm5, %ymm5 /* ctr_pair_29 = or(ctr_pair_29_b, ctr_pair_29_a) */
+	vpor %ymm4, %ymm5, %ymm4 /* row_29 = or(ctr_pair_29, ctr_last_byte_29) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm4, %ymm4 /* rowle_29 = lookup16(row_29, bswap32) */
+	vmovdqa 704(%rsp), %ymm5 /* reload ctr_sum_30 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm5, %ymm15 /* ctr_carry_30 = lookup16(ctr_sum_30, carry_everywhere) */
+	vpshufb %ymm15, %ymm0, %ymm15 /* ctr_mask_30 = lookup16(carry_mask_table, ctr_carry_30) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_30 = lookup16(ctr_sum_30, new_last_byte) */
+	vmovdqa %ymm6, 704(%rsp) /* spill g6x0.1 */
+	vmovdqa 672(%rsp), %ymm6 /* reload ctr_sum_31 */
+	vmovdqa %ymm7, 768(%rsp) /* spill g6x2.1 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm6, %ymm7 /* ctr_carry_31 = lookup16(ctr_sum_31, carry_everywhere) */
+	vpshufb %ymm7, %ymm0, %ymm0 /* ctr_mask_31 = lookup16(carry_mask_table, ctr_carry_31) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm6, %ymm6 /* ctr_last_byte_31 = lookup16(ctr_sum_31, new_last_byte) */
+	vpand %ymm15, %ymm3, %ymm7 /* ctr_pair_30_b = and(ctr_w_open, ctr_mask_30) */
+	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_30_a = andnot(ctr_mask_30, ctr_v_open) */
+	vpor %ymm15, %ymm7, %ymm7 /* ctr_pair_30 = or(ctr_pair_30_b, ctr_pair_30_a) */
+	vpor %ymm5, %ymm7, %ymm5 /* row_30 = or(ctr_pair_30, ctr_last_byte_30) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm5, %ymm5 /* rowle_30 = lookup16(row_30, bswap32) */
+	vpand %ymm0, %ymm3, %ymm3 /* ctr_pair_31_b = and(ctr_w_open, ctr_mask_31) */
+	vpandn %ymm1, %ymm0, %ymm0 /* ctr_pair_31_a = andnot(ctr_mask_31, ctr_v_open) */
+	vpor %ymm0, %ymm3, %ymm0 /* ctr_pair_31 = or(ctr_pair_31_b, ctr_pair_31_a) */
+	vpor %ymm6, %ymm0, %ymm0 /* row_31 = or(ctr_pair_31, ctr_last_byte_31) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm0, %ymm0 /* rowle_31 = lookup16(row_31, bswap32) */
+	vpunpckldq %ymm5, %ymm2, %ymm1 /* tr0_28 = unpacklo(rowle_28, rowle_30) */
+	vpunpckhdq %ymm5, %ymm2, %ymm2 /* tr0_29 = unpackhi(rowle_28, rowle_30) */
+	vpunpckldq %ymm0, %ymm4, %ymm3 /* tr0_30 = unpacklo(rowle_29, rowle_31) */
+	vpunpckhdq %ymm0, %ymm4, %ymm0 /* tr0_31 = unpackhi(rowle_29, rowle_31) */
+	vpunpckldq %ymm3, %ymm1, %ymm4 /* tr1_28 = unpacklo(tr0_28, tr0_30) */
+	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tr1_29 = unpackhi(tr0_28, tr0_30) */
+	vpunpckldq %ymm0, %ymm2, %ymm3 /* tr1_30 = unpacklo(tr0_29, tr0_31) */
+	vpunpckhdq %ymm0, %ymm2, %ymm0 /* tr1_31 = unpackhi(tr0_29, tr0_31) */
+	vmovdqa 192(%rsp), %ymm2 /* reload g0x0.2 */
+	vmovdqa 288(%rsp), %ymm5 /* reload g3x0.2 */
+	vmovdqa 416(%rsp), %ymm6 /* reload g4x0.2 */
+	vmovdqa 544(%rsp), %ymm7 /* reload g5x0.2 */
+	vmovdqa 704(%rsp), %ymm15 /* reload g6x0.2 */
+	vmovdqa %ymm4, 672(%rsp) /* spill g7x0.2 */
+	vmovdqa 160(%rsp), %ymm4 /* reload g0x1.2 */
+	vmovdqa %ymm0, 800(%rsp) /* spill g7x3.2 */
+	vmovdqa 256(%rsp), %ymm0 /* reload g3x1.2 */
+	vmovdqa %ymm1, 832(%rsp) /* spill g7x1.2 */
+	vmovdqa 384(%rsp), %ymm1 /* reload g4x1.2 */
+	vmovdqa %ymm3, 864(%rsp) /* spill g7x2.2 */
+	vmovdqa 512(%rsp), %ymm3 /* reload g5x1.2 */
+	vmovdqa %ymm15, 896(%rsp) /* spill g6x0.2 */
+	vmovdqa 640(%rsp), %ymm15 /* reload g6x1.2 */
+	vmovdqa %ymm15, 928(%rsp) /* spill g6x1.2 */
+	vmovdqa 832(%rsp), %ymm15 /* reload g7x1.2 */
+	vmovdqa %ymm15, 960(%rsp) /* spill g7x1.2 */
+	vmovdqa 320(%rsp), %ymm15 /* reload g0x2.2 */
+	vmovdqa %ymm7, 992(%rsp) /* spill g5x0.2 */
+	vmovdqa 448(%rsp), %ymm7 /* reload g4x2.2 */
+	vmovdqa %ymm3, 1024(%rsp) /* spill g5x1.2 */
+	vmovdqa 576(%rsp), %ymm3 /* reload g5x2.2 */
+	vmovdqa %ymm3, 1056(%rsp) /* spill g5x2.2 */
+	vmovdqa 768(%rsp), %ymm3 /* reload g6x2.2 */
+	vmovdqa %ymm3, 1088(%rsp) /* spill g6x2.2 */
+	vmovdqa 864(%rsp), %ymm3 /* reload g7x2.2 */
+	vmovdqa %ymm3, 1120(%rsp) /* spill g7x2.2 */
+	vmovdqa 736(%rsp), %ymm3 /* reload g0x3.2 */
+	vmovdqa %ymm6, 1152(%rsp) /* spill g4x0.2 */
+	vmovdqa 128(%rsp), %ymm6 /* reload g1x3.2 */
+	vmovdqa %ymm1, 1184(%rsp) /* spill g4x1.2 */
+	vmovdqa 96(%rsp), %ymm1 /* reload g2x3.2 */
+	vmovdqa %ymm7, 1216(%rsp) /* spill g4x2.2 */
+	vmovdqa 224(%rsp), %ymm7 /* reload g3x3.2 */
+	vmovdqa %ymm5, 1248(%rsp) /* spill g3x0.2 */
+	vmovdqa 352(%rsp), %ymm5 /* reload g4x3.2 */
+	vmovdqa %ymm5, 1280(%rsp) /* spill g4x3.2 */
+	vmovdqa 480(%rsp), %ymm5 /* reload g5x3.2 */
+	vmovdqa %ymm5, 1312(%rsp) /* spill g5x3.2 */
+	vmovdqa 608(%rsp), %ymm5 /* reload g6x3.2 */
+	vmovdqa %ymm5, 1344(%rsp) /* spill g6x3.2 */
+	vmovdqa 800(%rsp), %ymm5 /* reload g7x3.2 */
+	vmovdqa %ymm12, 608(%rsp) /* spill g2x0.2 */
+	vmovdqa %ymm0, 480(%rsp) /* spill g3x1.2 */
+	vmovdqa %ymm8, 352(%rsp) /* spill g3x2.2 */
+	vmovdqa %ymm7, 224(%rsp) /* spill g3x3.2 */
+	vmovdqa %ymm5, 96(%rsp) /* spill g7x3.2 */
+	xor %r10, %r10
+	.p2align 4
+.Lsm4_wordslice_avx2_vaes_asm_9_loop_r0:
+
+	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
+	vpbroadcastd (%rdi,%r10), %ymm0 /* rkw = bcast32() */
+	vpxor %ymm15, %ymm4, %ymm5 /* g0t_acc = xor(g0x1, g0x2) */
+	vpxor %ymm0, %ymm5, %ymm5 /* g0t_acc_1 = xor(g0t_acc, rkw) */
+	vpxor %ymm3, %ymm5, %ymm5 /* g0t = xor(g0t_acc_1, g0x3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm5, %ymm7 /* g0t_lo = and(g0t, nibble_mask) */
+	vpsrlw $4, %ymm5, %ymm5 /* g0t_sh = shr(g0t) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm5, %ymm5 /* g0t_hi = and(g0t_sh, nibble_mask) */
+	vmovdqa .Lsm4_wordslice_avx2_vaes_asm_9_tbl_lo(%rip), %ymm8 /* tbl_lo = const() */
+	vpshufb %ymm7, %ymm8, %ymm7 /* g0a_l = lookup16(tbl_lo, g0t_lo) */
+	vmovdqa .Lsm4_wordslice_avx2_vaes_asm_9_tbl_hi(%rip), %ymm12 /* tbl_hi = const() */
+	vpshufb %ymm5, %ymm12, %ymm5 /* g0a_h = lookup16(tbl_hi, g0t_hi) */
+	vpxor %ymm5, %ymm7, %ymm5 /* g0a = xor(g0a_l, g0a_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm5, %ymm5 /* g0s_sr = lookup16(g0a, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm5, %ymm5 /* g0s_aes = aesenclast(g0s_sr, aes_cancel_key) */
+#endif
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm5, %ymm7 /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
+	vpsrlw $4, %ymm5, %ymm5 /* g0s_aes_sh = shr(g0s_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm5, %ymm5 /* g0s_aes_hi = and(g0s_aes_sh, nibble_mask) */
+	vmovdqa %ymm4, 128(%rsp) /* spill g0x1.2 */
+	vmovdqa .Lsm4_wordslice_avx2_vaes_asm_9_tbl_lo_1(%rip), %ymm4 /* tbl_lo_1 = const() */
+	vpshufb %ymm7, %ymm4, %ymm7 /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
+	vmovdqa %ymm3, 736(%rsp) /* spill g0x3.2 */
+	vmovdqa .Lsm4_wordslice_avx2_vaes_asm_9_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 = const() */
+	vpshufb %ymm5, %ymm3, %ymm5 /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
+	vpxor %ymm5, %ymm7, %ymm5 /* g0s = xor(g0s_l, g0s_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm5, %ymm7 /* g0lr24 = lookup16(g0s, rotl24) */
+	vpxor %ymm7, %ymm5, %ymm7 /* g0l_acc = xor(g0s, g0lr24) */
+	vmovdqa %ymm15, 768(%rsp) /* spill g0x2.2 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm5, %ymm15 /* g0lr8 = lookup16(g0s, rotl8) */
+	vpxor %ymm15, %ymm5, %ymm15 /* g0lg_acc = xor(g0s, g0lr8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm5, %ymm5 /* g0lr16 = lookup16(g0s, rotl16) */
+	vpxor %ymm5, %ymm15, %ymm5 /* g0lg = xor(g0lg_acc, g0lr16) */
+	vpslld $2, %ymm5, %ymm15 /* g0lr2_l = shl(g0lg) */
+	vpsrld $30, %ymm5, %ymm5 /* g0lr2_r = shr(g0lg) */
+	vpor %ymm5, %ymm15, %ymm5 /* g0lr2 = or(g0lr2_l, g0lr2_r) */
+	vpxor %ymm5, %ymm7, %ymm5 /* g0l = xor(g0l_acc, g0lr2) */
+	vpxor %ymm5, %ymm2, %ymm2 /* g0x = xor(g0x0, g0l) */
+	vpxor %ymm11, %ymm9, %ymm5 /* g1t_acc = xor(g1x1, g1x2) */
+	vpxor %ymm0, %ymm5, %ymm5 /* g1t_acc_1 = xor(g1t_acc, rkw) */
+	vpxor %ymm6, %ymm5, %ymm5 /* g1t = xor(g1t_acc_1, g1x3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm5, %ymm7 /* g1t_lo = and(g1t, nibble_mask) */
+	vpsrlw $4, %ymm5, %ymm5 /* g1t_sh = shr(g1t) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm5, %ymm5 /* g1t_hi = and(g1t_sh, nibble_mask) */
+	vpshufb %ymm7, %ymm8, %ymm7 /* g1a_l = lookup16(tbl_lo, g1t_lo) */
+	vpshufb %ymm5, %ymm12, %ymm5 /* g1a_h = lookup16(tbl_hi, g1t_hi) */
+	vpxor %ymm5, %ymm7, %ymm5 /* g1a = xor(g1a_l, g1a_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm5, %ymm5 /* g1s_sr = lookup16(g1a, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm5, %ymm5 /* g1s_aes = aesenclast(g1s_sr, aes_cancel_key) */
+#endif
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm5, %ymm7 /* g1s_aes_lo = and(g1s_aes, nibble_mask) */
+	vpsrlw $4, %ymm5, %ymm5 /* g1s_aes_sh = shr(g1s_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm5, %ymm5 /* g1s_aes_hi = and(g1s_aes_sh, nibble_mask) */
+	vpshufb %ymm7, %ymm4, %ymm7 /* g1s_l = lookup16(tbl_lo_1, g1s_aes_lo) */
+	vpshufb %ymm5, %ymm3, %ymm5 /* g1s_h = lookup16(tbl_hi_1, g1s_aes_hi) */
+	vpxor %ymm5, %ymm7, %ymm5 /* g1s = xor(g1s_l, g1s_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm5, %ymm7 /* g1lr24 = lookup16(g1s, rotl24) */
+	vpxor %ymm7, %ymm5, %ymm7 /* g1l_acc = xor(g1s, g1lr24) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm5, %ymm15 /* g1lr8 = lookup16(g1s, rotl8) */
+	vpxor %ymm15, %ymm5, %ymm15 /* g1lg_acc = xor(g1s, g1lr8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm5, %ymm5 /* g1lr16 = lookup16(g1s, rotl16) */
+	vpxor %ymm5, %ymm15, %ymm5 /* g1lg = xor(g1lg_acc, g1lr16) */
+	vpslld $2, %ymm5, %ymm15 /* g1lr2_l = shl(g1lg) */
+	vpsrld $30, %ymm5, %ymm5 /* g1lr2_r = shr(g1lg) */
+	vpor %ymm5, %ymm15, %ymm5 /* g1lr2 = or(g1lr2_l, g1lr2_r) */
+	vpxor %ymm5, %ymm7, %ymm5 /* g1l = xor(g1l_acc, g1lr2) */
+	vpxor %ymm5, %ymm10, %ymm5 /* g1x = xor(g1x0, g1l) */
+	vpxor %ymm14, %ymm13, %ymm7 /* g2t_acc = xor(g2x1, g2x2) */
+	vpxor %ymm0, %ymm7, %ymm7 /* g2t_acc_1 = xor(g2t_acc, rkw) */
+	vpxor %ymm1, %ymm7, %ymm7 /* g2t = xor(g2t_acc_1, g2x3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm7, %ymm10 /* g2t_lo = and(g2t, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* g2t_sh = shr(g2t) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm7, %ymm7 /* g2t_hi = and(g2t_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm8, %ymm10 /* g2a_l = lookup16(tbl_lo, g2t_lo) */
+	vpshufb %ymm7, %ymm12, %ymm7 /* g2a_h = lookup16(tbl_hi, g2t_hi) */
+	vpxor %ymm7, %ymm10, %ymm7 /* g2a = xor(g2a_l, g2a_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm7, %ymm7 /* g2s_sr = lookup16(g2a, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm7, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm7
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm7, %xmm7
+	vmovdqu %xmm7, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm7
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm7, %xmm7
+	vmovdqu %xmm7, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm7
+#else
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm7, %ymm7 /* g2s_aes = aesenclast(g2s_sr, aes_cancel_key) */
+#endif
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm7, %ymm10 /* g2s_aes_lo = and(g2s_aes, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* g2s_aes_sh = shr(g2s_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm7, %ymm7 /* g2s_aes_hi = and(g2s_aes_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm4, %ymm10 /* g2s_l = lookup16(tbl_lo_1, g2s_aes_lo) */
+	vpshufb %ymm7, %ymm3, %ymm7 /* g2s_h = lookup16(tbl_hi_1, g2s_aes_hi) */
+	vpxor %ymm7, %ymm10, %ymm7 /* g2s = xor(g2s_l, g2s_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm7, %ymm10 /* g2lr24 = lookup16(g2s, rotl24) */
+	vpxor %ymm10, %ymm7, %ymm10 /* g2l_acc = xor(g2s, g2lr24) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm7, %ymm15 /* g2lr8 = lookup16(g2s, rotl8) */
+	vpxor %ymm15, %ymm7, %ymm15 /* g2lg_acc = xor(g2s, g2lr8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm7, %ymm7 /* g2lr16 = lookup16(g2s, rotl16) */
+	vpxor %ymm7, %ymm15, %ymm7 /* g2lg = xor(g2lg_acc, g2lr16) */
+	vpslld $2, %ymm7, %ymm15 /* g2lr2_l = shl(g2lg) */
+	vpsrld $30, %ymm7, %ymm7 /* g2lr2_r = shr(g2lg) */
+	vpor %ymm7, %ymm15, %ymm7 /* g2lr2 = or(g2lr2_l, g2lr2_r) */
+	vpxor %ymm7, %ymm10, %ymm7 /* g2l = xor(g2l_acc, g2lr2) */
+	vpxor 608(%rsp), %ymm7, %ymm7 /* g2x = xor(g2l, g2x0.2) */
+	vmovdqa 480(%rsp), %ymm10 /* reload g3x1.2 */
+	vpxor 352(%rsp), %ymm10, %ymm15 /* g3t_acc = xor(g3x1, g3x2) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g3t_acc_1 = xor(g3t_acc, rkw) */
+	vpxor 224(%rsp), %ymm15, %ymm15 /* g3t = xor(g3t_acc_1, g3x3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm10 /* g3t_lo = and(g3t, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* g3t_sh = shr(g3t) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm15 /* g3t_hi = and(g3t_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm8, %ymm10 /* g3a_l = lookup16(tbl_lo, g3t_lo) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* g3a_h = lookup16(tbl_hi, g3t_hi) */
+	vpxor %ymm15, %ymm10, %ymm10 /* g3a = xor(g3a_l, g3a_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm10, %ymm10 /* g3s_sr = lookup16(g3a, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm10, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm10
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm10, %xmm10
+	vmovdqu %xmm10, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm10
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm10, %xmm10
+	vmovdqu %xmm10, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm10
+#else
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm10, %ymm10 /* g3s_aes = aesenclast(g3s_sr, aes_cancel_key) */
+#endif
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm10, %ymm15 /* g3s_aes_lo = and(g3s_aes, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g3s_aes_sh = shr(g3s_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm10, %ymm10 /* g3s_aes_hi = and(g3s_aes_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm4, %ymm15 /* g3s_l = lookup16(tbl_lo_1, g3s_aes_lo) */
+	vpshufb %ymm10, %ymm3, %ymm10 /* g3s_h = lookup16(tbl_hi_1, g3s_aes_hi) */
+	vpxor %ymm10, %ymm15, %ymm10 /* g3s = xor(g3s_l, g3s_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm10, %ymm15 /* g3lr24 = lookup16(g3s, rotl24) */
+	vpxor %ymm15, %ymm10, %ymm15 /* g3l_acc = xor(g3s, g3lr24) */
+	vmovdqa %ymm13, 576(%rsp) /* spill g2x1.2 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm10, %ymm13 /* g3lr8 = lookup16(g3s, rotl8) */
+	vpxor %ymm13, %ymm10, %ymm13 /* g3lg_acc = xor(g3s, g3lr8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm10, %ymm10 /* g3lr16 = lookup16(g3s, rotl16) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g3lg = xor(g3lg_acc, g3lr16) */
+	vpslld $2, %ymm10, %ymm13 /* g3lr2_l = shl(g3lg) */
+	vpsrld $30, %ymm10, %ymm10 /* g3lr2_r = shr(g3lg) */
+	vpor %ymm10, %ymm13, %ymm10 /* g3lr2 = or(g3lr2_l, g3lr2_r) */
+	vpxor %ymm10, %ymm15, %ymm10 /* g3l = xor(g3l_acc, g3lr2) */
+	vpxor 1248(%rsp), %ymm10, %ymm10 /* g3x = xor(g3l, g3x0.2) */
+	vmovdqa 1184(%rsp), %ymm13 /* reload g4x1.2 */
+	vpxor 1216(%rsp), %ymm13, %ymm15 /* g4t_acc = xor(g4x1, g4x2) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g4t_acc_1 = xor(g4t_acc, rkw) */
+	vpxor 1280(%rsp), %ymm15, %ymm15 /* g4t = xor(g4t_acc_1, g4x3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm13 /* g4t_lo = and(g4t, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* g4t_sh = shr(g4t) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm15 /* g4t_hi = and(g4t_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm8, %ymm13 /* g4a_l = lookup16(tbl_lo, g4t_lo) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* g4a_h = lookup16(tbl_hi, g4t_hi) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g4a = xor(g4a_l, g4a_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm13, %ymm13 /* g4s_sr = lookup16(g4a, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm13
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm13
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm13
+#else
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm13, %ymm13 /* g4s_aes = aesenclast(g4s_sr, aes_cancel_key) */
+#endif
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm15 /* g4s_aes_lo = and(g4s_aes, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g4s_aes_sh = shr(g4s_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g4s_aes_hi = and(g4s_aes_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm4, %ymm15 /* g4s_l = lookup16(tbl_lo_1, g4s_aes_lo) */
+	vpshufb %ymm13, %ymm3, %ymm13 /* g4s_h = lookup16(tbl_hi_1, g4s_aes_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g4s = xor(g4s_l, g4s_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm13, %ymm15 /* g4lr24 = lookup16(g4s, rotl24) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g4l_acc = xor(g4s, g4lr24) */
+	vmovdqa %ymm10, 1248(%rsp) /* spill g3x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm13, %ymm10 /* g4lr8 = lookup16(g4s, rotl8) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g4lg_acc = xor(g4s, g4lr8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm13, %ymm13 /* g4lr16 = lookup16(g4s, rotl16) */
+	vpxor %ymm13, %ymm10, %ymm10 /* g4lg = xor(g4lg_acc, g4lr16) */
+	vpslld $2, %ymm10, %ymm13 /* g4lr2_l = shl(g4lg) */
+	vpsrld $30, %ymm10, %ymm10 /* g4lr2_r = shr(g4lg) */
+	vpor %ymm10, %ymm13, %ymm10 /* g4lr2 = or(g4lr2_l, g4lr2_r) */
+	vpxor %ymm10, %ymm15, %ymm10 /* g4l = xor(g4l_acc, g4lr2) */
+	vpxor 1152(%rsp), %ymm10, %ymm10 /* g4x = xor(g4l, g4x0.2) */
+	vmovdqa 1024(%rsp), %ymm13 /* reload g5x1.2 */
+	vpxor 1056(%rsp), %ymm13, %ymm15 /* g5t_acc = xor(g5x1, g5x2) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g5t_acc_1 = xor(g5t_acc, rkw) */
+	vpxor 1312(%rsp), %ymm15, %ymm15 /* g5t = xor(g5t_acc_1, g5x3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm13 /* g5t_lo = and(g5t, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* g5t_sh = shr(g5t) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm15 /* g5t_hi = and(g5t_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm8, %ymm13 /* g5a_l = lookup16(tbl_lo, g5t_lo) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* g5a_h = lookup16(tbl_hi, g5t_hi) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g5a = xor(g5a_l, g5a_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm13, %ymm13 /* g5s_sr = lookup16(g5a, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm13
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm13
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm13
+#else
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm13, %ymm13 /* g5s_aes = aesenclast(g5s_sr, aes_cancel_key) */
+#endif
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm15 /* g5s_aes_lo = and(g5s_aes, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g5s_aes_sh = shr(g5s_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g5s_aes_hi = and(g5s_aes_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm4, %ymm15 /* g5s_l = lookup16(tbl_lo_1, g5s_aes_lo) */
+	vpshufb %ymm13, %ymm3, %ymm13 /* g5s_h = lookup16(tbl_hi_1, g5s_aes_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g5s = xor(g5s_l, g5s_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm13, %ymm15 /* g5lr24 = lookup16(g5s, rotl24) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g5l_acc = xor(g5s, g5lr24) */
+	vmovdqa %ymm10, 1152(%rsp) /* spill g4x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm13, %ymm10 /* g5lr8 = lookup16(g5s, rotl8) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g5lg_acc = xor(g5s, g5lr8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm13, %ymm13 /* g5lr16 = lookup16(g5s, rotl16) */
+	vpxor %ymm13, %ymm10, %ymm10 /* g5lg = xor(g5lg_acc, g5lr16) */
+	vpslld $2, %ymm10, %ymm13 /* g5lr2_l = shl(g5lg) */
+	vpsrld $30, %ymm10, %ymm10 /* g5lr2_r = shr(g5lg) */
+	vpor %ymm10, %ymm13, %ymm10 /* g5lr2 = or(g5lr2_l, g5lr2_r) */
+	vpxor %ymm10, %ymm15, %ymm10 /* g5l = xor(g5l_acc, g5lr2) */
+	vpxor 992(%rsp), %ymm10, %ymm10 /* g5x = xor(g5l, g5x0.2) */
+	vmovdqa 928(%rsp), %ymm13 /* reload g6x1.2 */
+	vpxor 1088(%rsp), %ymm13, %ymm15 /* g6t_acc = xor(g6x1, g6x2) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g6t_acc_1 = xor(g6t_acc, rkw) */
+	vpxor 1344(%rsp), %ymm15, %ymm15 /* g6t = xor(g6t_acc_1, g6x3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm13 /* g6t_lo = and(g6t, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* g6t_sh = shr(g6t) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm15 /* g6t_hi = and(g6t_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm8, %ymm13 /* g6a_l = lookup16(tbl_lo, g6t_lo) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* g6a_h = lookup16(tbl_hi, g6t_hi) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g6a = xor(g6a_l, g6a_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm13, %ymm13 /* g6s_sr = lookup16(g6a, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm13
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm13
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm13
+#else
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm13, %ymm13 /* g6s_aes = aesenclast(g6s_sr, aes_cancel_key) */
+#endif
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm15 /* g6s_aes_lo = and(g6s_aes, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g6s_aes_sh = shr(g6s_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g6s_aes_hi = and(g6s_aes_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm4, %ymm15 /* g6s_l = lookup16(tbl_lo_1, g6s_aes_lo) */
+	vpshufb %ymm13, %ymm3, %ymm13 /* g6s_h = lookup16(tbl_hi_1, g6s_aes_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g6s = xor(g6s_l, g6s_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm13, %ymm15 /* g6lr24 = lookup16(g6s, rotl24) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g6l_acc = xor(g6s, g6lr24) */
+	vmovdqa %ymm10, 992(%rsp) /* spill g5x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm13, %ymm10 /* g6lr8 = lookup16(g6s, rotl8) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g6lg_acc = xor(g6s, g6lr8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm13, %ymm13 /* g6lr16 = lookup16(g6s, rotl16) */
+	vpxor %ymm13, %ymm10, %ymm10 /* g6lg = xor(g6lg_acc, g6lr16) */
+	vpslld $2, %ymm10, %ymm13 /* g6lr2_l = shl(g6lg) */
+	vpsrld $30, %ymm10, %ymm10 /* g6lr2_r = shr(g6lg) */
+	vpor %ymm10, %ymm13, %ymm10 /* g6lr2 = or(g6lr2_l, g6lr2_r) */
+	vpxor %ymm10, %ymm15, %ymm10 /* g6l = xor(g6l_acc, g6lr2) */
+	vpxor 896(%rsp), %ymm10, %ymm10 /* g6x = xor(g6l, g6x0.2) */
+	vmovdqa 960(%rsp), %ymm13 /* reload g7x1.2 */
+	vpxor 1120(%rsp), %ymm13, %ymm15 /* g7t_acc = xor(g7x1, g7x2) */
+	vpxor %ymm0, %ymm15, %ymm0 /* g7t_acc_1 = xor(g7t_acc, rkw) */
+	vpxor 96(%rsp), %ymm0, %ymm0 /* g7t = xor(g7t_acc_1, g7x3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm0, %ymm15 /* g7t_lo = and(g7t, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* g7t_sh = shr(g7t) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm0, %ymm0 /* g7t_hi = and(g7t_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm8, %ymm15 /* g7a_l = lookup16(tbl_lo, g7t_lo) */
+	vpshufb %ymm0, %ymm12, %ymm0 /* g7a_h = lookup16(tbl_hi, g7t_hi) */
+	vpxor %ymm0, %ymm15, %ymm0 /* g7a = xor(g7a_l, g7a_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm0, %ymm0 /* g7s_sr = lookup16(g7a, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm0, %ymm0 /* g7s_aes = aesenclast(g7s_sr, aes_cancel_key) */
+#endif
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm0, %ymm15 /* g7s_aes_lo = and(g7s_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* g7s_aes_sh = shr(g7s_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm0, %ymm0 /* g7s_aes_hi = and(g7s_aes_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm4, %ymm15 /* g7s_l = lookup16(tbl_lo_1, g7s_aes_lo) */
+	vpshufb %ymm0, %ymm3, %ymm0 /* g7s_h = lookup16(tbl_hi_1, g7s_aes_hi) */
+	vpxor %ymm0, %ymm15, %ymm0 /* g7s = xor(g7s_l, g7s_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm0, %ymm15 /* g7lr24 = lookup16(g7s, rotl24) */
+	vpxor %ymm15, %ymm0, %ymm15 /* g7l_acc = xor(g7s, g7lr24) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm0, %ymm13 /* g7lr8 = lookup16(g7s, rotl8) */
+	vpxor %ymm13, %ymm0, %ymm13 /* g7lg_acc = xor(g7s, g7lr8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm0, %ymm0 /* g7lr16 = lookup16(g7s, rotl16) */
+	vpxor %ymm0, %ymm13, %ymm0 /* g7lg = xor(g7lg_acc, g7lr16) */
+	vpslld $2, %ymm0, %ymm13 /* g7lr2_l = shl(g7lg) */
+	vpsrld $30, %ymm0, %ymm0 /* g7lr2_r = shr(g7lg) */
+	vpor %ymm0, %ymm13, %ymm0 /* g7lr2 = or(g7lr2_l, g7lr2_r) */
+	vpxor %ymm0, %ymm15, %ymm0 /* g7l = xor(g7l_acc, g7lr2) */
+	vpxor 672(%rsp), %ymm0, %ymm0 /* g7x = xor(g7l, g7x0.2) */
+
+	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
+	vpbroadcastd 4(%rdi,%r10), %ymm13 /* rkw_1 = bcast32() */
+	vmovdqa 768(%rsp), %ymm15 /* reload g0x2.2 */
+	vpxor 736(%rsp), %ymm15, %ymm15 /* g0t_acc_2 = xor(g0x2, g0x3) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
+	vpxor %ymm2, %ymm15, %ymm15 /* g0t_1 = xor(g0t_acc_3, g0x0) */
+	vmovdqa %ymm2, 448(%rsp) /* spill g0x0.3 */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm2 /* g0t_1_lo = and(g0t_1, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* g0t_1_sh = shr(g0t_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm15 /* g0t_1_hi = and(g0t_1_sh, nibble_mask) */
+	vpshufb %ymm2, %ymm8, %ymm2 /* g0a_1_l = lookup16(tbl_lo, g0t_1_lo) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* g0a_1_h = lookup16(tbl_hi, g0t_1_hi) */
+	vpxor %ymm15, %ymm2, %ymm2 /* g0a_1 = xor(g0a_1_l, g0a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm2, %ymm2 /* g0s_1_sr = lookup16(g0a_1, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm2, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm2
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm2, %xmm2
+	vmovdqu %xmm2, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm2
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm2, %xmm2
+	vmovdqu %xmm2, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm2
+#else
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm2, %ymm2 /* g0s_1_aes = aesenclast(g0s_1_sr, aes_cancel_key) */
+#endif
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm2, %ymm15 /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* g0s_1_aes_sh = shr(g0s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm2, %ymm2 /* g0s_1_aes_hi = and(g0s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm4, %ymm15 /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
+	vpshufb %ymm2, %ymm3, %ymm2 /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
+	vpxor %ymm2, %ymm15, %ymm2 /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm2, %ymm15 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
+	vpxor %ymm15, %ymm2, %ymm15 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
+	vmovdqa %ymm0, 672(%rsp) /* spill g7x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm2, %ymm0 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
+	vpxor %ymm0, %ymm2, %ymm0 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm2, %ymm2 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
+	vpxor %ymm2, %ymm0, %ymm0 /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
+	vpslld $2, %ymm0, %ymm2 /* g0lr2_1_l = shl(g0lg_1) */
+	vpsrld $30, %ymm0, %ymm0 /* g0lr2_1_r = shr(g0lg_1) */
+	vpor %ymm0, %ymm2, %ymm0 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
+	vpxor %ymm0, %ymm15, %ymm0 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
+	vpxor 128(%rsp), %ymm0, %ymm0 /* g0x_1 = xor(g0l_1, g0x1.2) */
+	vpxor %ymm6, %ymm11, %ymm2 /* g1t_acc_2 = xor(g1x2, g1x3) */
+	vpxor %ymm13, %ymm2, %ymm2 /* g1t_acc_3 = xor(g1t_acc_2, rkw_1) */
+	vpxor %ymm5, %ymm2, %ymm2 /* g1t_1 = xor(g1t_acc_3, g1x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm2, %ymm15 /* g1t_1_lo = and(g1t_1, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* g1t_1_sh = shr(g1t_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm2, %ymm2 /* g1t_1_hi = and(g1t_1_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm8, %ymm15 /* g1a_1_l = lookup16(tbl_lo, g1t_1_lo) */
+	vpshufb %ymm2, %ymm12, %ymm2 /* g1a_1_h = lookup16(tbl_hi, g1t_1_hi) */
+	vpxor %ymm2, %ymm15, %ymm2 /* g1a_1 = xor(g1a_1_l, g1a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm2, %ymm2 /* g1s_1_sr = lookup16(g1a_1, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm2, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm2
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm2, %xmm2
+	vmovdqu %xmm2, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm2
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm2, %xmm2
+	vmovdqu %xmm2, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm2
+#else
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm2, %ymm2 /* g1s_1_aes = aesenclast(g1s_1_sr, aes_cancel_key) */
+#endif
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm2, %ymm15 /* g1s_1_aes_lo = and(g1s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* g1s_1_aes_sh = shr(g1s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm2, %ymm2 /* g1s_1_aes_hi = and(g1s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm4, %ymm15 /* g1s_1_l = lookup16(tbl_lo_1, g1s_1_aes_lo) */
+	vpshufb %ymm2, %ymm3, %ymm2 /* g1s_1_h = lookup16(tbl_hi_1, g1s_1_aes_hi) */
+	vpxor %ymm2, %ymm15, %ymm2 /* g1s_1 = xor(g1s_1_l, g1s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm2, %ymm15 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
+	vpxor %ymm15, %ymm2, %ymm15 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
+	vmovdqa %ymm11, 128(%rsp) /* spill g1x2.2 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm2, %ymm11 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
+	vpxor %ymm11, %ymm2, %ymm11 /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm2, %ymm2 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
+	vpxor %ymm2, %ymm11, %ymm2 /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
+	vpslld $2, %ymm2, %ymm11 /* g1lr2_1_l = shl(g1lg_1) */
+	vpsrld $30, %ymm2, %ymm2 /* g1lr2_1_r = shr(g1lg_1) */
+	vpor %ymm2, %ymm11, %ymm2 /* g1lr2_1 = or(g1lr2_1_l, g1lr2_1_r) */
+	vpxor %ymm2, %ymm15, %ymm2 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
+	vpxor %ymm2, %ymm9, %ymm2 /* g1x_1 = xor(g1x1, g1l_1) */
+	vpxor %ymm1, %ymm14, %ymm9 /* g2t_acc_2 = xor(g2x2, g2x3) */
+	vpxor %ymm13, %ymm9, %ymm9 /* g2t_acc_3 = xor(g2t_acc_2, rkw_1) */
+	vpxor %ymm7, %ymm9, %ymm9 /* g2t_1 = xor(g2t_acc_3, g2x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm9, %ymm11 /* g2t_1_lo = and(g2t_1, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* g2t_1_sh = shr(g2t_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm9, %ymm9 /* g2t_1_hi = and(g2t_1_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm8, %ymm11 /* g2a_1_l = lookup16(tbl_lo, g2t_1_lo) */
+	vpshufb %ymm9, %ymm12, %ymm9 /* g2a_1_h = lookup16(tbl_hi, g2t_1_hi) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g2a_1 = xor(g2a_1_l, g2a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm9, %ymm9 /* g2s_1_sr = lookup16(g2a_1, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm9, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm9
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm9, %xmm9
+	vmovdqu %xmm9, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm9
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm9, %xmm9
+	vmovdqu %xmm9, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm9
+#else
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm9, %ymm9 /* g2s_1_aes = aesenclast(g2s_1_sr, aes_cancel_key) */
+#endif
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm9, %ymm11 /* g2s_1_aes_lo = and(g2s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* g2s_1_aes_sh = shr(g2s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm9, %ymm9 /* g2s_1_aes_hi = and(g2s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm4, %ymm11 /* g2s_1_l = lookup16(tbl_lo_1, g2s_1_aes_lo) */
+	vpshufb %ymm9, %ymm3, %ymm9 /* g2s_1_h = lookup16(tbl_hi_1, g2s_1_aes_hi) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g2s_1 = xor(g2s_1_l, g2s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm9, %ymm11 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
+	vpxor %ymm11, %ymm9, %ymm11 /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm9, %ymm15 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
+	vpxor %ymm15, %ymm9, %ymm15 /* g2lg_acc_1 = xor(g2s_1, g2lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm9, %ymm9 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
+	vpxor %ymm9, %ymm15, %ymm9 /* g2lg_1 = xor(g2lg_acc_1, g2lr16_1) */
+	vpslld $2, %ymm9, %ymm15 /* g2lr2_1_l = shl(g2lg_1) */
+	vpsrld $30, %ymm9, %ymm9 /* g2lr2_1_r = shr(g2lg_1) */
+	vpor %ymm9, %ymm15, %ymm9 /* g2lr2_1 = or(g2lr2_1_l, g2lr2_1_r) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
+	vpxor 576(%rsp), %ymm9, %ymm9 /* g2x_1 = xor(g2l_1, g2x1.2) */
+	vmovdqa 352(%rsp), %ymm11 /* reload g3x2.2 */
+	vpxor 224(%rsp), %ymm11, %ymm15 /* g3t_acc_2 = xor(g3x2, g3x3) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g3t_acc_3 = xor(g3t_acc_2, rkw_1) */
+	vpxor 1248(%rsp), %ymm15, %ymm15 /* g3t_1 = xor(g3t_acc_3, g3x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm11 /* g3t_1_lo = and(g3t_1, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* g3t_1_sh = shr(g3t_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm15 /* g3t_1_hi = and(g3t_1_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm8, %ymm11 /* g3a_1_l = lookup16(tbl_lo, g3t_1_lo) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* g3a_1_h = lookup16(tbl_hi, g3t_1_hi) */
+	vpxor %ymm15, %ymm11, %ymm11 /* g3a_1 = xor(g3a_1_l, g3a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm11, %ymm11 /* g3s_1_sr = lookup16(g3a_1, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm11, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm11
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm11, %xmm11
+	vmovdqu %xmm11, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm11
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm11, %xmm11
+	vmovdqu %xmm11, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm11
+#else
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm11, %ymm11 /* g3s_1_aes = aesenclast(g3s_1_sr, aes_cancel_key) */
+#endif
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm11, %ymm15 /* g3s_1_aes_lo = and(g3s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g3s_1_aes_sh = shr(g3s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm11, %ymm11 /* g3s_1_aes_hi = and(g3s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm4, %ymm15 /* g3s_1_l = lookup16(tbl_lo_1, g3s_1_aes_lo) */
+	vpshufb %ymm11, %ymm3, %ymm11 /* g3s_1_h = lookup16(tbl_hi_1, g3s_1_aes_hi) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g3s_1 = xor(g3s_1_l, g3s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm11, %ymm15 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
+	vpxor %ymm15, %ymm11, %ymm15 /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
+	vmovdqa %ymm14, 576(%rsp) /* spill g2x2.2 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm11, %ymm14 /* g3lr8_1 = lookup16(g3s_1, rotl8) */
+	vpxor %ymm14, %ymm11, %ymm14 /* g3lg_acc_1 = xor(g3s_1, g3lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm11, %ymm11 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
+	vpxor %ymm11, %ymm14, %ymm11 /* g3lg_1 = xor(g3lg_acc_1, g3lr16_1) */
+	vpslld $2, %ymm11, %ymm14 /* g3lr2_1_l = shl(g3lg_1) */
+	vpsrld $30, %ymm11, %ymm11 /* g3lr2_1_r = shr(g3lg_1) */
+	vpor %ymm11, %ymm14, %ymm11 /* g3lr2_1 = or(g3lr2_1_l, g3lr2_1_r) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
+	vpxor 480(%rsp), %ymm11, %ymm11 /* g3x_1 = xor(g3l_1, g3x1.2) */
+	vmovdqa 1216(%rsp), %ymm14 /* reload g4x2.2 */
+	vpxor 1280(%rsp), %ymm14, %ymm15 /* g4t_acc_2 = xor(g4x2, g4x3) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g4t_acc_3 = xor(g4t_acc_2, rkw_1) */
+	vpxor 1152(%rsp), %ymm15, %ymm15 /* g4t_1 = xor(g4t_acc_3, g4x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm14 /* g4t_1_lo = and(g4t_1, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* g4t_1_sh = shr(g4t_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm15 /* g4t_1_hi = and(g4t_1_sh, nibble_mask) */
+	vpshufb %ymm14, %ymm8, %ymm14 /* g4a_1_l = lookup16(tbl_lo, g4t_1_lo) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* g4a_1_h = lookup16(tbl_hi, g4t_1_hi) */
+	vpxor %ymm15, %ymm14, %ymm14 /* g4a_1 = xor(g4a_1_l, g4a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm14, %ymm14 /* g4s_1_sr = lookup16(g4a_1, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm14, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm14
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm14, %xmm14
+	vmovdqu %xmm14, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm14
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm14, %xmm14
+	vmovdqu %xmm14, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm14
+#else
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm14, %ymm14 /* g4s_1_aes = aesenclast(g4s_1_sr, aes_cancel_key) */
+#endif
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm15 /* g4s_1_aes_lo = and(g4s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* g4s_1_aes_sh = shr(g4s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm14 /* g4s_1_aes_hi = and(g4s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm4, %ymm15 /* g4s_1_l = lookup16(tbl_lo_1, g4s_1_aes_lo) */
+	vpshufb %ymm14, %ymm3, %ymm14 /* g4s_1_h = lookup16(tbl_hi_1, g4s_1_aes_hi) */
+	vpxor %ymm14, %ymm15, %ymm14 /* g4s_1 = xor(g4s_1_l, g4s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
+	vpxor %ymm15, %ymm14, %ymm15 /* g4l_acc_1 = xor(g4s_1, g4lr24_1) */
+	vmovdqa %ymm11, 480(%rsp) /* spill g3x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm14, %ymm11 /* g4lr8_1 = lookup16(g4s_1, rotl8) */
+	vpxor %ymm11, %ymm14, %ymm11 /* g4lg_acc_1 = xor(g4s_1, g4lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm14, %ymm14 /* g4lr16_1 = lookup16(g4s_1, rotl16) */
+	vpxor %ymm14, %ymm11, %ymm11 /* g4lg_1 = xor(g4lg_acc_1, g4lr16_1) */
+	vpslld $2, %ymm11, %ymm14 /* g4lr2_1_l = shl(g4lg_1) */
+	vpsrld $30, %ymm11, %ymm11 /* g4lr2_1_r = shr(g4lg_1) */
+	vpor %ymm11, %ymm14, %ymm11 /* g4lr2_1 = or(g4lr2_1_l, g4lr2_1_r) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
+	vpxor 1184(%rsp), %ymm11, %ymm11 /* g4x_1 = xor(g4l_1, g4x1.2) */
+	vmovdqa 1056(%rsp), %ymm14 /* reload g5x2.2 */
+	vpxor 1312(%rsp), %ymm14, %ymm15 /* g5t_acc_2 = xor(g5x2, g5x3) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g5t_acc_3 = xor(g5t_acc_2, rkw_1) */
+	vpxor 992(%rsp), %ymm15, %ymm15 /* g5t_1 = xor(g5t_acc_3, g5x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm14 /* g5t_1_lo = and(g5t_1, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* g5t_1_sh = shr(g5t_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm15 /* g5t_1_hi = and(g5t_1_sh, nibble_mask) */
+	vpshufb %ymm14, %ymm8, %ymm14 /* g5a_1_l = lookup16(tbl_lo, g5t_1_lo) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* g5a_1_h = lookup16(tbl_hi, g5t_1_hi) */
+	vpxor %ymm15, %ymm14, %ymm14 /* g5a_1 = xor(g5a_1_l, g5a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm14, %ymm14 /* g5s_1_sr = lookup16(g5a_1, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm14, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm14
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm14, %xmm14
+	vmovdqu %xmm14, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm14
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm14, %xmm14
+	vmovdqu %xmm14, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm14
+#else
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm14, %ymm14 /* g5s_1_aes = aesenclast(g5s_1_sr, aes_cancel_key) */
+#endif
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm15 /* g5s_1_aes_lo = and(g5s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* g5s_1_aes_sh = shr(g5s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm14 /* g5s_1_aes_hi = and(g5s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm4, %ymm15 /* g5s_1_l = lookup16(tbl_lo_1, g5s_1_aes_lo) */
+	vpshufb %ymm14, %ymm3, %ymm14 /* g5s_1_h = lookup16(tbl_hi_1, g5s_1_aes_hi) */
+	vpxor %ymm14, %ymm15, %ymm14 /* g5s_1 = xor(g5s_1_l, g5s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_1 = lookup16(g5s_1, rotl24) */
+	vpxor %ymm15, %ymm14, %ymm15 /* g5l_acc_1 = xor(g5s_1, g5lr24_1) */
+	vmovdqa %ymm11, 1184(%rsp) /* spill g4x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm14, %ymm11 /* g5lr8_1 = lookup16(g5s_1, rotl8) */
+	vpxor %ymm11, %ymm14, %ymm11 /* g5lg_acc_1 = xor(g5s_1, g5lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm14, %ymm14 /* g5lr16_1 = lookup16(g5s_1, rotl16) */
+	vpxor %ymm14, %ymm11, %ymm11 /* g5lg_1 = xor(g5lg_acc_1, g5lr16_1) */
+	vpslld $2, %ymm11, %ymm14 /* g5lr2_1_l = shl(g5lg_1) */
+	vpsrld $30, %ymm11, %ymm11 /* g5lr2_1_r = shr(g5lg_1) */
+	vpor %ymm11, %ymm14, %ymm11 /* g5lr2_1 = or(g5lr2_1_l, g5lr2_1_r) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
+	vpxor 1024(%rsp), %ymm11, %ymm11 /* g5x_1 = xor(g5l_1, g5x1.2) */
+	vmovdqa 1088(%rsp), %ymm14 /* reload g6x2.2 */
+	vpxor 1344(%rsp), %ymm14, %ymm15 /* g6t_acc_2 = xor(g6x2, g6x3) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g6t_acc_3 = xor(g6t_acc_2, rkw_1) */
+	vpxor %ymm10, %ymm15, %ymm15 /* g6t_1 = xor(g6t_acc_3, g6x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm14 /* g6t_1_lo = and(g6t_1, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* g6t_1_sh = shr(g6t_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm15 /* g6t_1_hi = and(g6t_1_sh, nibble_mask) */
+	vpshufb %ymm14, %ymm8, %ymm14 /* g6a_1_l = lookup16(tbl_lo, g6t_1_lo) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* g6a_1_h = lookup16(tbl_hi, g6t_1_hi) */
+	vpxor %ymm15, %ymm14, %ymm14 /* g6a_1 = xor(g6a_1_l, g6a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm14, %ymm14 /* g6s_1_sr = lookup16(g6a_1, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm14, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm14
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm14, %xmm14
+	vmovdqu %xmm14, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm14
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm14, %xmm14
+	vmovdqu %xmm14, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm14
+#else
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm14, %ymm14 /* g6s_1_aes = aesenclast(g6s_1_sr, aes_cancel_key) */
+#endif
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm15 /* g6s_1_aes_lo = and(g6s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* g6s_1_aes_sh = shr(g6s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm14 /* g6s_1_aes_hi = and(g6s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm4, %ymm15 /* g6s_1_l = lookup16(tbl_lo_1, g6s_1_aes_lo) */
+	vpshufb %ymm14, %ymm3, %ymm14 /* g6s_1_h = lookup16(tbl_hi_1, g6s_1_aes_hi) */
+	vpxor %ymm14, %ymm15, %ymm14 /* g6s_1 = xor(g6s_1_l, g6s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_1 = lookup16(g6s_1, rotl24) */
+	vpxor %ymm15, %ymm14, %ymm15 /* g6l_acc_1 = xor(g6s_1, g6lr24_1) */
+	vmovdqa %ymm10, 896(%rsp) /* spill g6x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm14, %ymm10 /* g6lr8_1 = lookup16(g6s_1, rotl8) */
+	vpxor %ymm10, %ymm14, %ymm10 /* g6lg_acc_1 = xor(g6s_1, g6lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm14, %ymm14 /* g6lr16_1 = lookup16(g6s_1, rotl16) */
+	vpxor %ymm14, %ymm10, %ymm10 /* g6lg_1 = xor(g6lg_acc_1, g6lr16_1) */
+	vpslld $2, %ymm10, %ymm14 /* g6lr2_1_l = shl(g6lg_1) */
+	vpsrld $30, %ymm10, %ymm10 /* g6lr2_1_r = shr(g6lg_1) */
+	vpor %ymm10, %ymm14, %ymm10 /* g6lr2_1 = or(g6lr2_1_l, g6lr2_1_r) */
+	vpxor %ymm10, %ymm15, %ymm10 /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
+	vpxor 928(%rsp), %ymm10, %ymm10 /* g6x_1 = xor(g6l_1, g6x1.2) */
+	vmovdqa 1120(%rsp), %ymm14 /* reload g7x2.2 */
+	vpxor 96(%rsp), %ymm14, %ymm15 /* g7t_acc_2 = xor(g7x2, g7x3) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g7t_acc_3 = xor(g7t_acc_2, rkw_1) */
+	vpxor 672(%rsp), %ymm13, %ymm13 /* g7t_1 = xor(g7t_acc_3, g7x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm15 /* g7t_1_lo = and(g7t_1, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g7t_1_sh = shr(g7t_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g7t_1_hi = and(g7t_1_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm8, %ymm15 /* g7a_1_l = lookup16(tbl_lo, g7t_1_lo) */
+	vpshufb %ymm13, %ymm12, %ymm13 /* g7a_1_h = lookup16(tbl_hi, g7t_1_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g7a_1 = xor(g7a_1_l, g7a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm13, %ymm13 /* g7s_1_sr = lookup16(g7a_1, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm13
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm13
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm13
+#else
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm13, %ymm13 /* g7s_1_aes = aesenclast(g7s_1_sr, aes_cancel_key) */
+#endif
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm15 /* g7s_1_aes_lo = and(g7s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g7s_1_aes_sh = shr(g7s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g7s_1_aes_hi = and(g7s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm4, %ymm15 /* g7s_1_l = lookup16(tbl_lo_1, g7s_1_aes_lo) */
+	vpshufb %ymm13, %ymm3, %ymm13 /* g7s_1_h = lookup16(tbl_hi_1, g7s_1_aes_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g7s_1 = xor(g7s_1_l, g7s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm13, %ymm15 /* g7lr24_1 = lookup16(g7s_1, rotl24) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g7l_acc_1 = xor(g7s_1, g7lr24_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm13, %ymm14 /* g7lr8_1 = lookup16(g7s_1, rotl8) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g7lg_acc_1 = xor(g7s_1, g7lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm13, %ymm13 /* g7lr16_1 = lookup16(g7s_1, rotl16) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g7lg_1 = xor(g7lg_acc_1, g7lr16_1) */
+	vpslld $2, %ymm13, %ymm14 /* g7lr2_1_l = shl(g7lg_1) */
+	vpsrld $30, %ymm13, %ymm13 /* g7lr2_1_r = shr(g7lg_1) */
+	vpor %ymm13, %ymm14, %ymm13 /* g7lr2_1 = or(g7lr2_1_l, g7lr2_1_r) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g7l_1 = xor(g7l_acc_1, g7lr2_1) */
+	vpxor 960(%rsp), %ymm13, %ymm13 /* g7x_1 = xor(g7l_1, g7x1.2) */
+
+	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
+	vpbroadcastd 8(%rdi,%r10), %ymm14 /* rkw_2 = bcast32() */
+	vmovdqa 736(%rsp), %ymm15 /* reload g0x3.2 */
+	vpxor 448(%rsp), %ymm15, %ymm15 /* g0t_acc_4 = xor(g0x3, g0x0) */
+	vpxor %ymm14, %ymm15, %ymm15 /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g0t_2 = xor(g0t_acc_5, g0x1) */
+	vmovdqa %ymm0, 320(%rsp) /* spill g0x1.3 */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm0 /* g0t_2_lo = and(g0t_2, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* g0t_2_sh = shr(g0t_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm15 /* g0t_2_hi = and(g0t_2_sh, nibble_mask) */
+	vpshufb %ymm0, %ymm8, %ymm0 /* g0a_2_l = lookup16(tbl_lo, g0t_2_lo) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* g0a_2_h = lookup16(tbl_hi, g0t_2_hi) */
+	vpxor %ymm15, %ymm0, %ymm0 /* g0a_2 = xor(g0a_2_l, g0a_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm0, %ymm0 /* g0s_2_sr = lookup16(g0a_2, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm0, %ymm0 /* g0s_2_aes = aesenclast(g0s_2_sr, aes_cancel_key) */
+#endif
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm0, %ymm15 /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* g0s_2_aes_sh = shr(g0s_2_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm0, %ymm0 /* g0s_2_aes_hi = and(g0s_2_aes_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm4, %ymm15 /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
+	vpshufb %ymm0, %ymm3, %ymm0 /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
+	vpxor %ymm0, %ymm15, %ymm0 /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm0, %ymm15 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
+	vpxor %ymm15, %ymm0, %ymm15 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
+	vmovdqa %ymm13, 960(%rsp) /* spill g7x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm0, %ymm13 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
+	vpxor %ymm13, %ymm0, %ymm13 /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm0, %ymm0 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
+	vpxor %ymm0, %ymm13, %ymm0 /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
+	vpslld $2, %ymm0, %ymm13 /* g0lr2_2_l = shl(g0lg_2) */
+	vpsrld $30, %ymm0, %ymm0 /* g0lr2_2_r = shr(g0lg_2) */
+	vpor %ymm0, %ymm13, %ymm0 /* g0lr2_2 = or(g0lr2_2_l, g0lr2_2_r) */
+	vpxor %ymm0, %ymm15, %ymm0 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
+	vpxor 768(%rsp), %ymm0, %ymm0 /* g0x_2 = xor(g0l_2, g0x2.2) */
+	vpxor %ymm5, %ymm6, %ymm13 /* g1t_acc_4 = xor(g1x3, g1x0) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g1t_acc_5 = xor(g1t_acc_4, rkw_2) */
+	vpxor %ymm2, %ymm13, %ymm13 /* g1t_2 = xor(g1t_acc_5, g1x1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm15 /* g1t_2_lo = and(g1t_2, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g1t_2_sh = shr(g1t_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g1t_2_hi = and(g1t_2_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm8, %ymm15 /* g1a_2_l = lookup16(tbl_lo, g1t_2_lo) */
+	vpshufb %ymm13, %ymm12, %ymm13 /* g1a_2_h = lookup16(tbl_hi, g1t_2_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g1a_2 = xor(g1a_2_l, g1a_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm13, %ymm13 /* g1s_2_sr = lookup16(g1a_2, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm13
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm13
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm13
+#else
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm13, %ymm13 /* g1s_2_aes = aesenclast(g1s_2_sr, aes_cancel_key) */
+#endif
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm15 /* g1s_2_aes_lo = and(g1s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g1s_2_aes_sh = shr(g1s_2_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g1s_2_aes_hi = and(g1s_2_aes_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm4, %ymm15 /* g1s_2_l = lookup16(tbl_lo_1, g1s_2_aes_lo) */
+	vpshufb %ymm13, %ymm3, %ymm13 /* g1s_2_h = lookup16(tbl_hi_1, g1s_2_aes_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g1s_2 = xor(g1s_2_l, g1s_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm13, %ymm15 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
+	vmovdqa %ymm6, 768(%rsp) /* spill g1x3.2 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm13, %ymm6 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
+	vpxor %ymm6, %ymm13, %ymm6 /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm13, %ymm13 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
+	vpxor %ymm13, %ymm6, %ymm6 /* g1lg_2 = xor(g1lg_acc_2, g1lr16_2) */
+	vpslld $2, %ymm6, %ymm13 /* g1lr2_2_l = shl(g1lg_2) */
+	vpsrld $30, %ymm6, %ymm6 /* g1lr2_2_r = shr(g1lg_2) */
+	vpor %ymm6, %ymm13, %ymm6 /* g1lr2_2 = or(g1lr2_2_l, g1lr2_2_r) */
+	vpxor %ymm6, %ymm15, %ymm6 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
+	vpxor 128(%rsp), %ymm6, %ymm6 /* g1x_2 = xor(g1l_2, g1x2.2) */
+	vpxor %ymm7, %ymm1, %ymm13 /* g2t_acc_4 = xor(g2x3, g2x0) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g2t_acc_5 = xor(g2t_acc_4, rkw_2) */
+	vpxor %ymm9, %ymm13, %ymm13 /* g2t_2 = xor(g2t_acc_5, g2x1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm15 /* g2t_2_lo = and(g2t_2, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g2t_2_sh = shr(g2t_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g2t_2_hi = and(g2t_2_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm8, %ymm15 /* g2a_2_l = lookup16(tbl_lo, g2t_2_lo) */
+	vpshufb %ymm13, %ymm12, %ymm13 /* g2a_2_h = lookup16(tbl_hi, g2t_2_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g2a_2 = xor(g2a_2_l, g2a_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm13, %ymm13 /* g2s_2_sr = lookup16(g2a_2, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm13
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm13
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm13
+#else
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm13, %ymm13 /* g2s_2_aes = aesenclast(g2s_2_sr, aes_cancel_key) */
+#endif
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm15 /* g2s_2_aes_lo = and(g2s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g2s_2_aes_sh = shr(g2s_2_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g2s_2_aes_hi = and(g2s_2_aes_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm4, %ymm15 /* g2s_2_l = lookup16(tbl_lo_1, g2s_2_aes_lo) */
+	vpshufb %ymm13, %ymm3, %ymm13 /* g2s_2_h = lookup16(tbl_hi_1, g2s_2_aes_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g2s_2 = xor(g2s_2_l, g2s_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm13, %ymm15 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
+	vmovdqa %ymm1, 128(%rsp) /* spill g2x3.2 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm13, %ymm1 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
+	vpxor %ymm1, %ymm13, %ymm1 /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm13, %ymm13 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
+	vpxor %ymm13, %ymm1, %ymm1 /* g2lg_2 = xor(g2lg_acc_2, g2lr16_2) */
+	vpslld $2, %ymm1, %ymm13 /* g2lr2_2_l = shl(g2lg_2) */
+	vpsrld $30, %ymm1, %ymm1 /* g2lr2_2_r = shr(g2lg_2) */
+	vpor %ymm1, %ymm13, %ymm1 /* g2lr2_2 = or(g2lr2_2_l, g2lr2_2_r) */
+	vpxor %ymm1, %ymm15, %ymm1 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
+	vpxor 576(%rsp), %ymm1, %ymm1 /* g2x_2 = xor(g2l_2, g2x2.2) */
+	vmovdqa 224(%rsp), %ymm13 /* reload g3x3.2 */
+	vpxor 1248(%rsp), %ymm13, %ymm15 /* g3t_acc_4 = xor(g3x3, g3x0) */
+	vpxor %ymm14, %ymm15, %ymm15 /* g3t_acc_5 = xor(g3t_acc_4, rkw_2) */
+	vpxor 480(%rsp), %ymm15, %ymm15 /* g3t_2 = xor(g3t_acc_5, g3x1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm13 /* g3t_2_lo = and(g3t_2, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* g3t_2_sh = shr(g3t_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm15 /* g3t_2_hi = and(g3t_2_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm8, %ymm13 /* g3a_2_l = lookup16(tbl_lo, g3t_2_lo) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* g3a_2_h = lookup16(tbl_hi, g3t_2_hi) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g3a_2 = xor(g3a_2_l, g3a_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm13, %ymm13 /* g3s_2_sr = lookup16(g3a_2, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm13
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm13
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm13
+#else
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm13, %ymm13 /* g3s_2_aes = aesenclast(g3s_2_sr, aes_cancel_key) */
+#endif
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm15 /* g3s_2_aes_lo = and(g3s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g3s_2_aes_sh = shr(g3s_2_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g3s_2_aes_hi = and(g3s_2_aes_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm4, %ymm15 /* g3s_2_l = lookup16(tbl_lo_1, g3s_2_aes_lo) */
+	vpshufb %ymm13, %ymm3, %ymm13 /* g3s_2_h = lookup16(tbl_hi_1, g3s_2_aes_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g3s_2 = xor(g3s_2_l, g3s_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm13, %ymm15 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
+	vmovdqa %ymm1, 576(%rsp) /* spill g2x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm13, %ymm1 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
+	vpxor %ymm1, %ymm13, %ymm1 /* g3lg_acc_2 = xor(g3s_2, g3lr8_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm13, %ymm13 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
+	vpxor %ymm13, %ymm1, %ymm1 /* g3lg_2 = xor(g3lg_acc_2, g3lr16_2) */
+	vpslld $2, %ymm1, %ymm13 /* g3lr2_2_l = shl(g3lg_2) */
+	vpsrld $30, %ymm1, %ymm1 /* g3lr2_2_r = shr(g3lg_2) */
+	vpor %ymm1, %ymm13, %ymm1 /* g3lr2_2 = or(g3lr2_2_l, g3lr2_2_r) */
+	vpxor %ymm1, %ymm15, %ymm1 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
+	vpxor 352(%rsp), %ymm1, %ymm1 /* g3x_2 = xor(g3l_2, g3x2.2) */
+	vmovdqa 1280(%rsp), %ymm13 /* reload g4x3.2 */
+	vpxor 1152(%rsp), %ymm13, %ymm15 /* g4t_acc_4 = xor(g4x3, g4x0) */
+	vpxor %ymm14, %ymm15, %ymm15 /* g4t_acc_5 = xor(g4t_acc_4, rkw_2) */
+	vpxor 1184(%rsp), %ymm15, %ymm15 /* g4t_2 = xor(g4t_acc_5, g4x1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm13 /* g4t_2_lo = and(g4t_2, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* g4t_2_sh = shr(g4t_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm15 /* g4t_2_hi = and(g4t_2_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm8, %ymm13 /* g4a_2_l = lookup16(tbl_lo, g4t_2_lo) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* g4a_2_h = lookup16(tbl_hi, g4t_2_hi) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g4a_2 = xor(g4a_2_l, g4a_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm13, %ymm13 /* g4s_2_sr = lookup16(g4a_2, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm13
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm13
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm13
+#else
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm13, %ymm13 /* g4s_2_aes = aesenclast(g4s_2_sr, aes_cancel_key) */
+#endif
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm15 /* g4s_2_aes_lo = and(g4s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g4s_2_aes_sh = shr(g4s_2_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g4s_2_aes_hi = and(g4s_2_aes_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm4, %ymm15 /* g4s_2_l = lookup16(tbl_lo_1, g4s_2_aes_lo) */
+	vpshufb %ymm13, %ymm3, %ymm13 /* g4s_2_h = lookup16(tbl_hi_1, g4s_2_aes_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g4s_2 = xor(g4s_2_l, g4s_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm13, %ymm15 /* g4lr24_2 = lookup16(g4s_2, rotl24) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g4l_acc_2 = xor(g4s_2, g4lr24_2) */
+	vmovdqa %ymm1, 352(%rsp) /* spill g3x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm13, %ymm1 /* g4lr8_2 = lookup16(g4s_2, rotl8) */
+	vpxor %ymm1, %ymm13, %ymm1 /* g4lg_acc_2 = xor(g4s_2, g4lr8_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm13, %ymm13 /* g4lr16_2 = lookup16(g4s_2, rotl16) */
+	vpxor %ymm13, %ymm1, %ymm1 /* g4lg_2 = xor(g4lg_acc_2, g4lr16_2) */
+	vpslld $2, %ymm1, %ymm13 /* g4lr2_2_l = shl(g4lg_2) */
+	vpsrld $30, %ymm1, %ymm1 /* g4lr2_2_r = shr(g4lg_2) */
+	vpor %ymm1, %ymm13, %ymm1 /* g4lr2_2 = or(g4lr2_2_l, g4lr2_2_r) */
+	vpxor %ymm1, %ymm15, %ymm1 /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
+	vpxor 1216(%rsp), %ymm1, %ymm1 /* g4x_2 = xor(g4l_2, g4x2.2) */
+	vmovdqa 1312(%rsp), %ymm13 /* reload g5x3.2 */
+	vpxor 992(%rsp), %ymm13, %ymm15 /* g5t_acc_4 = xor(g5x3, g5x0) */
+	vpxor %ymm14, %ymm15, %ymm15 /* g5t_acc_5 = xor(g5t_acc_4, rkw_2) */
+	vpxor %ymm11, %ymm15, %ymm15 /* g5t_2 = xor(g5t_acc_5, g5x1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm13 /* g5t_2_lo = and(g5t_2, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* g5t_2_sh = shr(g5t_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm15 /* g5t_2_hi = and(g5t_2_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm8, %ymm13 /* g5a_2_l = lookup16(tbl_lo, g5t_2_lo) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* g5a_2_h = lookup16(tbl_hi, g5t_2_hi) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g5a_2 = xor(g5a_2_l, g5a_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm13, %ymm13 /* g5s_2_sr = lookup16(g5a_2, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm13
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm13
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm13
+#else
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm13, %ymm13 /* g5s_2_aes = aesenclast(g5s_2_sr, aes_cancel_key) */
+#endif
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm15 /* g5s_2_aes_lo = and(g5s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g5s_2_aes_sh = shr(g5s_2_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g5s_2_aes_hi = and(g5s_2_aes_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm4, %ymm15 /* g5s_2_l = lookup16(tbl_lo_1, g5s_2_aes_lo) */
+	vpshufb %ymm13, %ymm3, %ymm13 /* g5s_2_h = lookup16(tbl_hi_1, g5s_2_aes_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g5s_2 = xor(g5s_2_l, g5s_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm13, %ymm15 /* g5lr24_2 = lookup16(g5s_2, rotl24) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g5l_acc_2 = xor(g5s_2, g5lr24_2) */
+	vmovdqa %ymm11, 1024(%rsp) /* spill g5x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm13, %ymm11 /* g5lr8_2 = lookup16(g5s_2, rotl8) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g5lg_acc_2 = xor(g5s_2, g5lr8_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm13, %ymm13 /* g5lr16_2 = lookup16(g5s_2, rotl16) */
+	vpxor %ymm13, %ymm11, %ymm11 /* g5lg_2 = xor(g5lg_acc_2, g5lr16_2) */
+	vpslld $2, %ymm11, %ymm13 /* g5lr2_2_l = shl(g5lg_2) */
+	vpsrld $30, %ymm11, %ymm11 /* g5lr2_2_r = shr(g5lg_2) */
+	vpor %ymm11, %ymm13, %ymm11 /* g5lr2_2 = or(g5lr2_2_l, g5lr2_2_r) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
+	vpxor 1056(%rsp), %ymm11, %ymm11 /* g5x_2 = xor(g5l_2, g5x2.2) */
+	vmovdqa 1344(%rsp), %ymm13 /* reload g6x3.2 */
+	vpxor 896(%rsp), %ymm13, %ymm15 /* g6t_acc_4 = xor(g6x3, g6x0) */
+	vpxor %ymm14, %ymm15, %ymm15 /* g6t_acc_5 = xor(g6t_acc_4, rkw_2) */
+	vpxor %ymm10, %ymm15, %ymm15 /* g6t_2 = xor(g6t_acc_5, g6x1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm13 /* g6t_2_lo = and(g6t_2, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* g6t_2_sh = shr(g6t_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm15 /* g6t_2_hi = and(g6t_2_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm8, %ymm13 /* g6a_2_l = lookup16(tbl_lo, g6t_2_lo) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* g6a_2_h = lookup16(tbl_hi, g6t_2_hi) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g6a_2 = xor(g6a_2_l, g6a_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm13, %ymm13 /* g6s_2_sr = lookup16(g6a_2, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm13
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm13
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm13
+#else
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm13, %ymm13 /* g6s_2_aes = aesenclast(g6s_2_sr, aes_cancel_key) */
+#endif
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm15 /* g6s_2_aes_lo = and(g6s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g6s_2_aes_sh = shr(g6s_2_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g6s_2_aes_hi = and(g6s_2_aes_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm4, %ymm15 /* g6s_2_l = lookup16(tbl_lo_1, g6s_2_aes_lo) */
+	vpshufb %ymm13, %ymm3, %ymm13 /* g6s_2_h = lookup16(tbl_hi_1, g6s_2_aes_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g6s_2 = xor(g6s_2_l, g6s_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm13, %ymm15 /* g6lr24_2 = lookup16(g6s_2, rotl24) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g6l_acc_2 = xor(g6s_2, g6lr24_2) */
+	vmovdqa %ymm10, 928(%rsp) /* spill g6x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm13, %ymm10 /* g6lr8_2 = lookup16(g6s_2, rotl8) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g6lg_acc_2 = xor(g6s_2, g6lr8_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm13, %ymm13 /* g6lr16_2 = lookup16(g6s_2, rotl16) */
+	vpxor %ymm13, %ymm10, %ymm10 /* g6lg_2 = xor(g6lg_acc_2, g6lr16_2) */
+	vpslld $2, %ymm10, %ymm13 /* g6lr2_2_l = shl(g6lg_2) */
+	vpsrld $30, %ymm10, %ymm10 /* g6lr2_2_r = shr(g6lg_2) */
+	vpor %ymm10, %ymm13, %ymm10 /* g6lr2_2 = or(g6lr2_2_l, g6lr2_2_r) */
+	vpxor %ymm10, %ymm15, %ymm10 /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
+	vpxor 1088(%rsp), %ymm10, %ymm10 /* g6x_2 = xor(g6l_2, g6x2.2) */
+	vmovdqa 96(%rsp), %ymm13 /* reload g7x3.2 */
+	vpxor 672(%rsp), %ymm13, %ymm15 /* g7t_acc_4 = xor(g7x3, g7x0) */
+	vpxor %ymm14, %ymm15, %ymm14 /* g7t_acc_5 = xor(g7t_acc_4, rkw_2) */
+	vpxor 960(%rsp), %ymm14, %ymm14 /* g7t_2 = xor(g7t_acc_5, g7x1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm15 /* g7t_2_lo = and(g7t_2, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* g7t_2_sh = shr(g7t_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm14 /* g7t_2_hi = and(g7t_2_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm8, %ymm15 /* g7a_2_l = lookup16(tbl_lo, g7t_2_lo) */
+	vpshufb %ymm14, %ymm12, %ymm14 /* g7a_2_h = lookup16(tbl_hi, g7t_2_hi) */
+	vpxor %ymm14, %ymm15, %ymm14 /* g7a_2 = xor(g7a_2_l, g7a_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm14, %ymm14 /* g7s_2_sr = lookup16(g7a_2, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm14, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm14
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm14, %xmm14
+	vmovdqu %xmm14, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm14
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm14, %xmm14
+	vmovdqu %xmm14, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm14
+#else
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm14, %ymm14 /* g7s_2_aes = aesenclast(g7s_2_sr, aes_cancel_key) */
+#endif
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm15 /* g7s_2_aes_lo = and(g7s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* g7s_2_aes_sh = shr(g7s_2_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm14 /* g7s_2_aes_hi = and(g7s_2_aes_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm4, %ymm15 /* g7s_2_l = lookup16(tbl_lo_1, g7s_2_aes_lo) */
+	vpshufb %ymm14, %ymm3, %ymm14 /* g7s_2_h = lookup16(tbl_hi_1, g7s_2_aes_hi) */
+	vpxor %ymm14, %ymm15, %ymm14 /* g7s_2 = xor(g7s_2_l, g7s_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm14, %ymm15 /* g7lr24_2 = lookup16(g7s_2, rotl24) */
+	vpxor %ymm15, %ymm14, %ymm15 /* g7l_acc_2 = xor(g7s_2, g7lr24_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm14, %ymm13 /* g7lr8_2 = lookup16(g7s_2, rotl8) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g7lg_acc_2 = xor(g7s_2, g7lr8_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm14, %ymm14 /* g7lr16_2 = lookup16(g7s_2, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g7lg_2 = xor(g7lg_acc_2, g7lr16_2) */
+	vpslld $2, %ymm13, %ymm14 /* g7lr2_2_l = shl(g7lg_2) */
+	vpsrld $30, %ymm13, %ymm13 /* g7lr2_2_r = shr(g7lg_2) */
+	vpor %ymm13, %ymm14, %ymm13 /* g7lr2_2 = or(g7lr2_2_l, g7lr2_2_r) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g7l_2 = xor(g7l_acc_2, g7lr2_2) */
+	vpxor 1120(%rsp), %ymm13, %ymm13 /* g7x_2 = xor(g7l_2, g7x2.2) */
+
+	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
+	vpbroadcastd 12(%rdi,%r10), %ymm14 /* rkw_3 = bcast32() */
+	vmovdqa 448(%rsp), %ymm15 /* reload g0x0.3 */
+	vpxor 320(%rsp), %ymm15, %ymm15 /* g0t_acc_6 = xor(g0x0, g0x1) */
+	vpxor %ymm14, %ymm15, %ymm15 /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g0t_3 = xor(g0t_acc_7, g0x2) */
+	vmovdqa %ymm0, 640(%rsp) /* spill g0x2.3 */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm0 /* g0t_3_lo = and(g0t_3, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* g0t_3_sh = shr(g0t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm15 /* g0t_3_hi = and(g0t_3_sh, nibble_mask) */
+	vpshufb %ymm0, %ymm8, %ymm0 /* g0a_3_l = lookup16(tbl_lo, g0t_3_lo) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* g0a_3_h = lookup16(tbl_hi, g0t_3_hi) */
+	vpxor %ymm15, %ymm0, %ymm0 /* g0a_3 = xor(g0a_3_l, g0a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm0, %ymm0 /* g0s_3_sr = lookup16(g0a_3, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm0, %ymm0 /* g0s_3_aes = aesenclast(g0s_3_sr, aes_cancel_key) */
+#endif
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm0, %ymm15 /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* g0s_3_aes_sh = shr(g0s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm0, %ymm0 /* g0s_3_aes_hi = and(g0s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm4, %ymm15 /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
+	vpshufb %ymm0, %ymm3, %ymm0 /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
+	vpxor %ymm0, %ymm15, %ymm0 /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm0, %ymm15 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
+	vpxor %ymm15, %ymm0, %ymm15 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
+	vmovdqa %ymm13, 1120(%rsp) /* spill g7x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm0, %ymm13 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
+	vpxor %ymm13, %ymm0, %ymm13 /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm0, %ymm0 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
+	vpxor %ymm0, %ymm13, %ymm0 /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
+	vpslld $2, %ymm0, %ymm13 /* g0lr2_3_l = shl(g0lg_3) */
+	vpsrld $30, %ymm0, %ymm0 /* g0lr2_3_r = shr(g0lg_3) */
+	vpor %ymm0, %ymm13, %ymm0 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
+	vpxor %ymm0, %ymm15, %ymm0 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
+	vpxor 736(%rsp), %ymm0, %ymm0 /* g0x_3 = xor(g0l_3, g0x3.2) */
+	vpxor %ymm2, %ymm5, %ymm13 /* g1t_acc_6 = xor(g1x0, g1x1) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g1t_acc_7 = xor(g1t_acc_6, rkw_3) */
+	vpxor %ymm6, %ymm13, %ymm13 /* g1t_3 = xor(g1t_acc_7, g1x2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm15 /* g1t_3_lo = and(g1t_3, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g1t_3_sh = shr(g1t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g1t_3_hi = and(g1t_3_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm8, %ymm15 /* g1a_3_l = lookup16(tbl_lo, g1t_3_lo) */
+	vpshufb %ymm13, %ymm12, %ymm13 /* g1a_3_h = lookup16(tbl_hi, g1t_3_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g1a_3 = xor(g1a_3_l, g1a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm13, %ymm13 /* g1s_3_sr = lookup16(g1a_3, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm13
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm13
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm13
+#else
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm13, %ymm13 /* g1s_3_aes = aesenclast(g1s_3_sr, aes_cancel_key) */
+#endif
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm15 /* g1s_3_aes_lo = and(g1s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g1s_3_aes_sh = shr(g1s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g1s_3_aes_hi = and(g1s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm4, %ymm15 /* g1s_3_l = lookup16(tbl_lo_1, g1s_3_aes_lo) */
+	vpshufb %ymm13, %ymm3, %ymm13 /* g1s_3_h = lookup16(tbl_hi_1, g1s_3_aes_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g1s_3 = xor(g1s_3_l, g1s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm13, %ymm15 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
+	vmovdqa %ymm5, 736(%rsp) /* spill g1x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm13, %ymm5 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
+	vpxor %ymm5, %ymm13, %ymm5 /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm13, %ymm13 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
+	vpxor %ymm13, %ymm5, %ymm5 /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
+	vpslld $2, %ymm5, %ymm13 /* g1lr2_3_l = shl(g1lg_3) */
+	vpsrld $30, %ymm5, %ymm5 /* g1lr2_3_r = shr(g1lg_3) */
+	vpor %ymm5, %ymm13, %ymm5 /* g1lr2_3 = or(g1lr2_3_l, g1lr2_3_r) */
+	vpxor %ymm5, %ymm15, %ymm5 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
+	vpxor 768(%rsp), %ymm5, %ymm5 /* g1x_3 = xor(g1l_3, g1x3.2) */
+	vpxor %ymm9, %ymm7, %ymm13 /* g2t_acc_6 = xor(g2x0, g2x1) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g2t_acc_7 = xor(g2t_acc_6, rkw_3) */
+	vpxor 576(%rsp), %ymm13, %ymm13 /* g2t_3 = xor(g2t_acc_7, g2x2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm15 /* g2t_3_lo = and(g2t_3, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g2t_3_sh = shr(g2t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g2t_3_hi = and(g2t_3_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm8, %ymm15 /* g2a_3_l = lookup16(tbl_lo, g2t_3_lo) */
+	vpshufb %ymm13, %ymm12, %ymm13 /* g2a_3_h = lookup16(tbl_hi, g2t_3_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g2a_3 = xor(g2a_3_l, g2a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm13, %ymm13 /* g2s_3_sr = lookup16(g2a_3, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm13
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm13
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm13
+#else
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm13, %ymm13 /* g2s_3_aes = aesenclast(g2s_3_sr, aes_cancel_key) */
+#endif
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm15 /* g2s_3_aes_lo = and(g2s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g2s_3_aes_sh = shr(g2s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g2s_3_aes_hi = and(g2s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm4, %ymm15 /* g2s_3_l = lookup16(tbl_lo_1, g2s_3_aes_lo) */
+	vpshufb %ymm13, %ymm3, %ymm13 /* g2s_3_h = lookup16(tbl_hi_1, g2s_3_aes_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g2s_3 = xor(g2s_3_l, g2s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm13, %ymm15 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
+	vmovdqa %ymm7, 608(%rsp) /* spill g2x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm13, %ymm7 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
+	vpxor %ymm7, %ymm13, %ymm7 /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm13, %ymm13 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
+	vpxor %ymm13, %ymm7, %ymm7 /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
+	vpslld $2, %ymm7, %ymm13 /* g2lr2_3_l = shl(g2lg_3) */
+	vpsrld $30, %ymm7, %ymm7 /* g2lr2_3_r = shr(g2lg_3) */
+	vpor %ymm7, %ymm13, %ymm7 /* g2lr2_3 = or(g2lr2_3_l, g2lr2_3_r) */
+	vpxor %ymm7, %ymm15, %ymm7 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
+	vpxor 128(%rsp), %ymm7, %ymm7 /* g2x_3 = xor(g2l_3, g2x3.2) */
+	vmovdqa 1248(%rsp), %ymm13 /* reload g3x0.3 */
+	vpxor 480(%rsp), %ymm13, %ymm15 /* g3t_acc_6 = xor(g3x0, g3x1) */
+	vpxor %ymm14, %ymm15, %ymm15 /* g3t_acc_7 = xor(g3t_acc_6, rkw_3) */
+	vpxor 352(%rsp), %ymm15, %ymm15 /* g3t_3 = xor(g3t_acc_7, g3x2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm13 /* g3t_3_lo = and(g3t_3, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* g3t_3_sh = shr(g3t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm15 /* g3t_3_hi = and(g3t_3_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm8, %ymm13 /* g3a_3_l = lookup16(tbl_lo, g3t_3_lo) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* g3a_3_h = lookup16(tbl_hi, g3t_3_hi) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g3a_3 = xor(g3a_3_l, g3a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm13, %ymm13 /* g3s_3_sr = lookup16(g3a_3, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm13
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm13
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm13
+#else
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm13, %ymm13 /* g3s_3_aes = aesenclast(g3s_3_sr, aes_cancel_key) */
+#endif
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm15 /* g3s_3_aes_lo = and(g3s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g3s_3_aes_sh = shr(g3s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g3s_3_aes_hi = and(g3s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm4, %ymm15 /* g3s_3_l = lookup16(tbl_lo_1, g3s_3_aes_lo) */
+	vpshufb %ymm13, %ymm3, %ymm13 /* g3s_3_h = lookup16(tbl_hi_1, g3s_3_aes_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g3s_3 = xor(g3s_3_l, g3s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm13, %ymm15 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
+	vmovdqa %ymm7, 128(%rsp) /* spill g2x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm13, %ymm7 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
+	vpxor %ymm7, %ymm13, %ymm7 /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm13, %ymm13 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
+	vpxor %ymm13, %ymm7, %ymm7 /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
+	vpslld $2, %ymm7, %ymm13 /* g3lr2_3_l = shl(g3lg_3) */
+	vpsrld $30, %ymm7, %ymm7 /* g3lr2_3_r = shr(g3lg_3) */
+	vpor %ymm7, %ymm13, %ymm7 /* g3lr2_3 = or(g3lr2_3_l, g3lr2_3_r) */
+	vpxor %ymm7, %ymm15, %ymm7 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
+	vpxor 224(%rsp), %ymm7, %ymm7 /* g3x_3 = xor(g3l_3, g3x3.2) */
+	vmovdqa 1152(%rsp), %ymm13 /* reload g4x0.3 */
+	vpxor 1184(%rsp), %ymm13, %ymm15 /* g4t_acc_6 = xor(g4x0, g4x1) */
+	vpxor %ymm14, %ymm15, %ymm15 /* g4t_acc_7 = xor(g4t_acc_6, rkw_3) */
+	vpxor %ymm1, %ymm15, %ymm15 /* g4t_3 = xor(g4t_acc_7, g4x2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm13 /* g4t_3_lo = and(g4t_3, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* g4t_3_sh = shr(g4t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm15 /* g4t_3_hi = and(g4t_3_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm8, %ymm13 /* g4a_3_l = lookup16(tbl_lo, g4t_3_lo) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* g4a_3_h = lookup16(tbl_hi, g4t_3_hi) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g4a_3 = xor(g4a_3_l, g4a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm13, %ymm13 /* g4s_3_sr = lookup16(g4a_3, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm13
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm13
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm13
+#else
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm13, %ymm13 /* g4s_3_aes = aesenclast(g4s_3_sr, aes_cancel_key) */
+#endif
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm15 /* g4s_3_aes_lo = and(g4s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g4s_3_aes_sh = shr(g4s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g4s_3_aes_hi = and(g4s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm4, %ymm15 /* g4s_3_l = lookup16(tbl_lo_1, g4s_3_aes_lo) */
+	vpshufb %ymm13, %ymm3, %ymm13 /* g4s_3_h = lookup16(tbl_hi_1, g4s_3_aes_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g4s_3 = xor(g4s_3_l, g4s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm13, %ymm15 /* g4lr24_3 = lookup16(g4s_3, rotl24) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g4l_acc_3 = xor(g4s_3, g4lr24_3) */
+	vmovdqa %ymm1, 1216(%rsp) /* spill g4x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm13, %ymm1 /* g4lr8_3 = lookup16(g4s_3, rotl8) */
+	vpxor %ymm1, %ymm13, %ymm1 /* g4lg_acc_3 = xor(g4s_3, g4lr8_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm13, %ymm13 /* g4lr16_3 = lookup16(g4s_3, rotl16) */
+	vpxor %ymm13, %ymm1, %ymm1 /* g4lg_3 = xor(g4lg_acc_3, g4lr16_3) */
+	vpslld $2, %ymm1, %ymm13 /* g4lr2_3_l = shl(g4lg_3) */
+	vpsrld $30, %ymm1, %ymm1 /* g4lr2_3_r = shr(g4lg_3) */
+	vpor %ymm1, %ymm13, %ymm1 /* g4lr2_3 = or(g4lr2_3_l, g4lr2_3_r) */
+	vpxor %ymm1, %ymm15, %ymm1 /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
+	vpxor 1280(%rsp), %ymm1, %ymm1 /* g4x_3 = xor(g4l_3, g4x3.2) */
+	vmovdqa 992(%rsp), %ymm13 /* reload g5x0.3 */
+	vpxor 1024(%rsp), %ymm13, %ymm15 /* g5t_acc_6 = xor(g5x0, g5x1) */
+	vpxor %ymm14, %ymm15, %ymm15 /* g5t_acc_7 = xor(g5t_acc_6, rkw_3) */
+	vpxor %ymm11, %ymm15, %ymm15 /* g5t_3 = xor(g5t_acc_7, g5x2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm13 /* g5t_3_lo = and(g5t_3, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* g5t_3_sh = shr(g5t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm15 /* g5t_3_hi = and(g5t_3_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm8, %ymm13 /* g5a_3_l = lookup16(tbl_lo, g5t_3_lo) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* g5a_3_h = lookup16(tbl_hi, g5t_3_hi) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g5a_3 = xor(g5a_3_l, g5a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm13, %ymm13 /* g5s_3_sr = lookup16(g5a_3, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm13
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm13
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm13
+#else
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm13, %ymm13 /* g5s_3_aes = aesenclast(g5s_3_sr, aes_cancel_key) */
+#endif
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm15 /* g5s_3_aes_lo = and(g5s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g5s_3_aes_sh = shr(g5s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g5s_3_aes_hi = and(g5s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm4, %ymm15 /* g5s_3_l = lookup16(tbl_lo_1, g5s_3_aes_lo) */
+	vpshufb %ymm13, %ymm3, %ymm13 /* g5s_3_h = lookup16(tbl_hi_1, g5s_3_aes_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g5s_3 = xor(g5s_3_l, g5s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm13, %ymm15 /* g5lr24_3 = lookup16(g5s_3, rotl24) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g5l_acc_3 = xor(g5s_3, g5lr24_3) */
+	vmovdqa %ymm11, 1056(%rsp) /* spill g5x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm13, %ymm11 /* g5lr8_3 = lookup16(g5s_3, rotl8) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g5lg_acc_3 = xor(g5s_3, g5lr8_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm13, %ymm13 /* g5lr16_3 = lookup16(g5s_3, rotl16) */
+	vpxor %ymm13, %ymm11, %ymm11 /* g5lg_3 = xor(g5lg_acc_3, g5lr16_3) */
+	vpslld $2, %ymm11, %ymm13 /* g5lr2_3_l = shl(g5lg_3) */
+	vpsrld $30, %ymm11, %ymm11 /* g5lr2_3_r = shr(g5lg_3) */
+	vpor %ymm11, %ymm13, %ymm11 /* g5lr2_3 = or(g5lr2_3_l, g5lr2_3_r) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
+	vpxor 1312(%rsp), %ymm11, %ymm11 /* g5x_3 = xor(g5l_3, g5x3.2) */
+	vmovdqa 896(%rsp), %ymm13 /* reload g6x0.3 */
+	vpxor 928(%rsp), %ymm13, %ymm15 /* g6t_acc_6 = xor(g6x0, g6x1) */
+	vpxor %ymm14, %ymm15, %ymm15 /* g6t_acc_7 = xor(g6t_acc_6, rkw_3) */
+	vpxor %ymm10, %ymm15, %ymm15 /* g6t_3 = xor(g6t_acc_7, g6x2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm13 /* g6t_3_lo = and(g6t_3, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* g6t_3_sh = shr(g6t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm15 /* g6t_3_hi = and(g6t_3_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm8, %ymm13 /* g6a_3_l = lookup16(tbl_lo, g6t_3_lo) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* g6a_3_h = lookup16(tbl_hi, g6t_3_hi) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g6a_3 = xor(g6a_3_l, g6a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm13, %ymm13 /* g6s_3_sr = lookup16(g6a_3, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm13
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm13
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm13
+#else
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm13, %ymm13 /* g6s_3_aes = aesenclast(g6s_3_sr, aes_cancel_key) */
+#endif
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm15 /* g6s_3_aes_lo = and(g6s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g6s_3_aes_sh = shr(g6s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g6s_3_aes_hi = and(g6s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm4, %ymm15 /* g6s_3_l = lookup16(tbl_lo_1, g6s_3_aes_lo) */
+	vpshufb %ymm13, %ymm3, %ymm13 /* g6s_3_h = lookup16(tbl_hi_1, g6s_3_aes_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g6s_3 = xor(g6s_3_l, g6s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm13, %ymm15 /* g6lr24_3 = lookup16(g6s_3, rotl24) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g6l_acc_3 = xor(g6s_3, g6lr24_3) */
+	vmovdqa %ymm10, 1088(%rsp) /* spill g6x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm13, %ymm10 /* g6lr8_3 = lookup16(g6s_3, rotl8) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g6lg_acc_3 = xor(g6s_3, g6lr8_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm13, %ymm13 /* g6lr16_3 = lookup16(g6s_3, rotl16) */
+	vpxor %ymm13, %ymm10, %ymm10 /* g6lg_3 = xor(g6lg_acc_3, g6lr16_3) */
+	vpslld $2, %ymm10, %ymm13 /* g6lr2_3_l = shl(g6lg_3) */
+	vpsrld $30, %ymm10, %ymm10 /* g6lr2_3_r = shr(g6lg_3) */
+	vpor %ymm10, %ymm13, %ymm10 /* g6lr2_3 = or(g6lr2_3_l, g6lr2_3_r) */
+	vpxor %ymm10, %ymm15, %ymm10 /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
+	vpxor 1344(%rsp), %ymm10, %ymm10 /* g6x_3 = xor(g6l_3, g6x3.2) */
+	vmovdqa 672(%rsp), %ymm13 /* reload g7x0.3 */
+	vpxor 960(%rsp), %ymm13, %ymm15 /* g7t_acc_6 = xor(g7x0, g7x1) */
+	vpxor %ymm14, %ymm15, %ymm14 /* g7t_acc_7 = xor(g7t_acc_6, rkw_3) */
+	vpxor 1120(%rsp), %ymm14, %ymm14 /* g7t_3 = xor(g7t_acc_7, g7x2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm15 /* g7t_3_lo = and(g7t_3, nibble_mask) */
+	vpshufb %ymm15, %ymm8, %ymm15 /* g7a_3_l = lookup16(tbl_lo, g7t_3_lo) */
+	vpsrlw $4, %ymm14, %ymm14 /* g7t_3_sh = shr(g7t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm14 /* g7t_3_hi = and(g7t_3_sh, nibble_mask) */
+	vpshufb %ymm14, %ymm12, %ymm14 /* g7a_3_h = lookup16(tbl_hi, g7t_3_hi) */
+	vpxor %ymm14, %ymm15, %ymm14 /* g7a_3 = xor(g7a_3_l, g7a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm14, %ymm14 /* g7s_3_sr = lookup16(g7a_3, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm14, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm14
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm14, %xmm14
+	vmovdqu %xmm14, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm14
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm14, %xmm14
+	vmovdqu %xmm14, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm14
+#else
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm14, %ymm14 /* g7s_3_aes = aesenclast(g7s_3_sr, aes_cancel_key) */
+#endif
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm15 /* g7s_3_aes_lo = and(g7s_3_aes, nibble_mask) */
+	vpshufb %ymm15, %ymm4, %ymm15 /* g7s_3_l = lookup16(tbl_lo_1, g7s_3_aes_lo) */
+	vpsrlw $4, %ymm14, %ymm14 /* g7s_3_aes_sh = shr(g7s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm14 /* g7s_3_aes_hi = and(g7s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm14, %ymm3, %ymm14 /* g7s_3_h = lookup16(tbl_hi_1, g7s_3_aes_hi) */
+	vpxor %ymm14, %ymm15, %ymm14 /* g7s_3 = xor(g7s_3_l, g7s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm14, %ymm15 /* g7lr24_3 = lookup16(g7s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm14, %ymm13 /* g7lr8_3 = lookup16(g7s_3, rotl8) */
+	vmovdqa %ymm10, 1344(%rsp) /* spill g6x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm14, %ymm10 /* g7lr16_3 = lookup16(g7s_3, rotl16) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g7lg_acc_3 = xor(g7s_3, g7lr8_3) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g7lg_3 = xor(g7lg_acc_3, g7lr16_3) */
+	vpxor %ymm15, %ymm14, %ymm13 /* g7l_acc_3 = xor(g7s_3, g7lr24_3) */
+	vpslld $2, %ymm10, %ymm14 /* g7lr2_3_l = shl(g7lg_3) */
+	vpsrld $30, %ymm10, %ymm10 /* g7lr2_3_r = shr(g7lg_3) */
+	vpor %ymm10, %ymm14, %ymm10 /* g7lr2_3 = or(g7lr2_3_l, g7lr2_3_r) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g7l_3 = xor(g7l_acc_3, g7lr2_3) */
+	vpxor 96(%rsp), %ymm10, %ymm10 /* g7x_3 = xor(g7l_3, g7x3.2) */
+	vmovdqa %ymm7, 224(%rsp) /* spill g3x3.2 */
+	vmovdqa %ymm1, 1280(%rsp) /* spill g4x3.2 */
+	vmovdqa %ymm11, 1312(%rsp) /* spill g5x3.2 */
+	vmovdqa %ymm10, 96(%rsp) /* spill g7x3.2 */
+	vmovdqa 128(%rsp), %ymm1 /* reload g2x3.3 */
+	vmovdqa %ymm0, %ymm3 /* g0x3.3 */
+	vmovdqa 320(%rsp), %ymm4 /* reload g0x1.3 */
+	vmovdqa 736(%rsp), %ymm10 /* reload g1x0.3 */
+	vmovdqa %ymm6, %ymm11 /* g1x2.3 */
+	vmovdqa %ymm5, %ymm6 /* g1x3.3 */
+	vmovdqa %ymm9, %ymm13 /* g2x1.3 */
+	vmovdqa %ymm2, %ymm9 /* g1x1.3 */
+	vmovdqa 448(%rsp), %ymm2 /* reload g0x0.3 */
+	vmovdqa 576(%rsp), %ymm14 /* reload g2x2.3 */
+	vmovdqa 640(%rsp), %ymm15 /* reload g0x2.3 */
+	add $16, %r10
+	cmp $128, %r10
+	jne .Lsm4_wordslice_avx2_vaes_asm_9_loop_r0
+
+	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; transpose back, native words to big-endian. */
+	vpunpckldq %ymm4, %ymm3, %ymm0 /* tro0 = unpacklo(g0x3, g0x1) */
+	vpunpckhdq %ymm4, %ymm3, %ymm3 /* tro0_1 = unpackhi(g0x3, g0x1) */
+	vpunpckldq %ymm2, %ymm15, %ymm4 /* tro0_2 = unpacklo(g0x2, g0x0) */
+	vpunpckhdq %ymm2, %ymm15, %ymm2 /* tro0_3 = unpackhi(g0x2, g0x0) */
+	vpunpckldq %ymm4, %ymm0, %ymm5 /* tro1 = unpacklo(tro0, tro0_2) */
+	vpunpckhdq %ymm4, %ymm0, %ymm0 /* tro1_1 = unpackhi(tro0, tro0_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm5, %ymm4 /* outbe = lookup16(tro1, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm0, %ymm0 /* outbe_1 = lookup16(tro1_1, bswap32) */
+	vpunpckldq %ymm2, %ymm3, %ymm5 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
+	vpunpckhdq %ymm2, %ymm3, %ymm2 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm5, %ymm3 /* outbe_2 = lookup16(tro1_2, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm2, %ymm2 /* outbe_3 = lookup16(tro1_3, bswap32) */
+	vmovdqu (%rcx), %ymm5 /* msg = load() */
+	vpxor %ymm5, %ymm4, %ymm4 /* ct = xor(outbe, msg) */
+	vmovdqu %ymm4, (%rdx) /* store ct */
+	vmovdqu 32(%rcx), %ymm4 /* msg_1 = load() */
+	vpxor %ymm4, %ymm0, %ymm0 /* ct_1 = xor(outbe_1, msg_1) */
+	vmovdqu %ymm0, 32(%rdx) /* store ct_1 */
+	vmovdqu 64(%rcx), %ymm0 /* msg_2 = load() */
+	vpxor %ymm0, %ymm3, %ymm0 /* ct_2 = xor(outbe_2, msg_2) */
+	vmovdqu %ymm0, 64(%rdx) /* store ct_2 */
+	vmovdqu 96(%rcx), %ymm0 /* msg_3 = load() */
+	vpxor %ymm0, %ymm2, %ymm0 /* ct_3 = xor(outbe_3, msg_3) */
+	vmovdqu %ymm0, 96(%rdx) /* store ct_3 */
+	vpunpckldq %ymm9, %ymm6, %ymm0 /* tro0_4 = unpacklo(g1x3, g1x1) */
+	vpunpckhdq %ymm9, %ymm6, %ymm2 /* tro0_5 = unpackhi(g1x3, g1x1) */
+	vpunpckldq %ymm10, %ymm11, %ymm3 /* tro0_6 = unpacklo(g1x2, g1x0) */
+	vpunpckhdq %ymm10, %ymm11, %ymm4 /* tro0_7 = unpackhi(g1x2, g1x0) */
+	vpunpckldq %ymm3, %ymm0, %ymm5 /* tro1_4 = unpacklo(tro0_4, tro0_6) */
+	vpunpckhdq %ymm3, %ymm0, %ymm0 /* tro1_5 = unpackhi(tro0_4, tro0_6) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm5, %ymm3 /* outbe_4 = lookup16(tro1_4, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm0, %ymm0 /* outbe_5 = lookup16(tro1_5, bswap32) */
+	vpunpckldq %ymm4, %ymm2, %ymm5 /* tro1_6 = unpacklo(tro0_5, tro0_7) */
+	vpunpckhdq %ymm4, %ymm2, %ymm2 /* tro1_7 = unpackhi(tro0_5, tro0_7) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm5, %ymm4 /* outbe_6 = lookup16(tro1_6, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm2, %ymm2 /* outbe_7 = lookup16(tro1_7, bswap32) */
+	vmovdqu 128(%rcx), %ymm5 /* msg_4 = load() */
+	vpxor %ymm5, %ymm3, %ymm3 /* ct_4 = xor(outbe_4, msg_4) */
+	vmovdqu %ymm3, 128(%rdx) /* store ct_4 */
+	vmovdqu 160(%rcx), %ymm3 /* msg_5 = load() */
+	vpxor %ymm3, %ymm0, %ymm0 /* ct_5 = xor(outbe_5, msg_5) */
+	vmovdqu %ymm0, 160(%rdx) /* store ct_5 */
+	vmovdqu 192(%rcx), %ymm0 /* msg_6 = load() */
+	vpxor %ymm0, %ymm4, %ymm0 /* ct_6 = xor(outbe_6, msg_6) */
+	vmovdqu %ymm0, 192(%rdx) /* store ct_6 */
+	vmovdqu 224(%rcx), %ymm0 /* msg_7 = load() */
+	vpxor %ymm0, %ymm2, %ymm0 /* ct_7 = xor(outbe_7, msg_7) */
+	vmovdqu %ymm0, 224(%rdx) /* store ct_7 */
+	vpunpckldq %ymm13, %ymm1, %ymm0 /* tro0_8 = unpacklo(g2x3, g2x1) */
+	vpunpckhdq %ymm13, %ymm1, %ymm1 /* tro0_9 = unpackhi(g2x3, g2x1) */
+	vpunpckldq 608(%rsp), %ymm14, %ymm2 /* tro0_10 = unpacklo(g2x2, g2x0) */
+	vpunpckhdq 608(%rsp), %ymm14, %ymm3 /* tro0_11 = unpackhi(g2x2, g2x0) */
+	vpunpckldq %ymm2, %ymm0, %ymm4 /* tro1_8 = unpacklo(tro0_8, tro0_10) */
+	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_9 = unpackhi(tro0_8, tro0_10) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm4, %ymm2 /* outbe_8 = lookup16(tro1_8, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm0, %ymm0 /* outbe_9 = lookup16(tro1_9, bswap32) */
+	vpunpckldq %ymm3, %ymm1, %ymm4 /* tro1_10 = unpacklo(tro0_9, tro0_11) */
+	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_11 = unpackhi(tro0_9, tro0_11) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm4, %ymm3 /* outbe_10 = lookup16(tro1_10, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm1, %ymm1 /* outbe_11 = lookup16(tro1_11, bswap32) */
+	vmovdqu 256(%rcx), %ymm4 /* msg_8 = load() */
+	vpxor %ymm4, %ymm2, %ymm2 /* ct_8 = xor(outbe_8, msg_8) */
+	vmovdqu %ymm2, 256(%rdx) /* store ct_8 */
+	vmovdqu 288(%rcx), %ymm2 /* msg_9 = load() */
+	vpxor %ymm2, %ymm0, %ymm0 /* ct_9 = xor(outbe_9, msg_9) */
+	vmovdqu %ymm0, 288(%rdx) /* store ct_9 */
+	vmovdqu 320(%rcx), %ymm0 /* msg_10 = load() */
+	vpxor %ymm0, %ymm3, %ymm0 /* ct_10 = xor(outbe_10, msg_10) */
+	vmovdqu %ymm0, 320(%rdx) /* store ct_10 */
+	vmovdqu 352(%rcx), %ymm0 /* msg_11 = load() */
+	vpxor %ymm0, %ymm1, %ymm0 /* ct_11 = xor(outbe_11, msg_11) */
+	vmovdqu %ymm0, 352(%rdx) /* store ct_11 */
+	vmovdqa 224(%rsp), %ymm0 /* reload g3x3.2 */
+	vpunpckldq 480(%rsp), %ymm0, %ymm1 /* tro0_12 = unpacklo(g3x3, g3x1) */
+	vpunpckhdq 480(%rsp), %ymm0, %ymm0 /* tro0_13 = unpackhi(g3x3, g3x1) */
+	vmovdqa 352(%rsp), %ymm2 /* reload g3x2.2 */
+	vpunpckldq 1248(%rsp), %ymm2, %ymm3 /* tro0_14 = unpacklo(g3x2, g3x0) */
+	vpunpckhdq 1248(%rsp), %ymm2, %ymm2 /* tro0_15 = unpackhi(g3x2, g3x0) */
+	vpunpckldq %ymm3, %ymm1, %ymm4 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
+	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_13 = unpackhi(tro0_12, tro0_14) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm4, %ymm3 /* outbe_12 = lookup16(tro1_12, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm1, %ymm1 /* outbe_13 = lookup16(tro1_13, bswap32) */
+	vpunpckldq %ymm2, %ymm0, %ymm4 /* tro1_14 = unpacklo(tro0_13, tro0_15) */
+	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_15 = unpackhi(tro0_13, tro0_15) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm4, %ymm2 /* outbe_14 = lookup16(tro1_14, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm0, %ymm0 /* outbe_15 = lookup16(tro1_15, bswap32) */
+	vmovdqu 384(%rcx), %ymm4 /* msg_12 = load() */
+	vpxor %ymm4, %ymm3, %ymm3 /* ct_12 = xor(outbe_12, msg_12) */
+	vmovdqu %ymm3, 384(%rdx) /* store ct_12 */
+	vmovdqu 416(%rcx), %ymm3 /* msg_13 = load() */
+	vpxor %ymm3, %ymm1, %ymm1 /* ct_13 = xor(outbe_13, msg_13) */
+	vmovdqu %ymm1, 416(%rdx) /* store ct_13 */
+	vmovdqu 448(%rcx), %ymm1 /* msg_14 = load() */
+	vpxor %ymm1, %ymm2, %ymm1 /* ct_14 = xor(outbe_14, msg_14) */
+	vmovdqu %ymm1, 448(%rdx) /* store ct_14 */
+	vmovdqu 480(%rcx), %ymm1 /* msg_15 = load() */
+	vpxor %ymm1, %ymm0, %ymm0 /* ct_15 = xor(outbe_15, msg_15) */
+	vmovdqu %ymm0, 480(%rdx) /* store ct_15 */
+	vmovdqa 1280(%rsp), %ymm0 /* reload g4x3.2 */
+	vpunpckldq 1184(%rsp), %ymm0, %ymm1 /* tro0_16 = unpacklo(g4x3, g4x1) */
+	vpunpckhdq 1184(%rsp), %ymm0, %ymm0 /* tro0_17 = unpackhi(g4x3, g4x1) */
+	vmovdqa 1216(%rsp), %ymm2 /* reload g4x2.2 */
+	vpunpckldq 1152(%rsp), %ymm2, %ymm3 /* tro0_18 = unpacklo(g4x2, g4x0) */
+	vpunpckhdq 1152(%rsp), %ymm2, %ymm2 /* tro0_19 = unpackhi(g4x2, g4x0) */
+	vpunpckldq %ymm3, %ymm1, %ymm4 /* tro1_16 = unpacklo(tro0_16, tro0_18) */
+	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_17 = unpackhi(tro0_16, tro0_18) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm4, %ymm3 /* outbe_16 = lookup16(tro1_16, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm1, %ymm1 /* outbe_17 = lookup16(tro1_17, bswap32) */
+	vpunpckldq %ymm2, %ymm0, %ymm4 /* tro1_18 = unpacklo(tro0_17, tro0_19) */
+	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_19 = unpackhi(tro0_17, tro0_19) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm4, %ymm2 /* outbe_18 = lookup16(tro1_18, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm0, %ymm0 /* outbe_19 = lookup16(tro1_19, bswap32) */
+	vmovdqu 512(%rcx), %ymm4 /* msg_16 = load() */
+	vpxor %ymm4, %ymm3, %ymm3 /* ct_16 = xor(outbe_16, msg_16) */
+	vmovdqu %ymm3, 512(%rdx) /* store ct_16 */
+	vmovdqu 544(%rcx), %ymm3 /* msg_17 = load() */
+	vpxor %ymm3, %ymm1, %ymm1 /* ct_17 = xor(outbe_17, msg_17) */
+	vmovdqu %ymm1, 544(%rdx) /* store ct_17 */
+	vmovdqu 576(%rcx), %ymm1 /* msg_18 = load() */
+	vpxor %ymm1, %ymm2, %ymm1 /* ct_18 = xor(outbe_18, msg_18) */
+	vmovdqu %ymm1, 576(%rdx) /* store ct_18 */
+	vmovdqu 608(%rcx), %ymm1 /* msg_19 = load() */
+	vpxor %ymm1, %ymm0, %ymm0 /* ct_19 = xor(outbe_19, msg_19) */
+	vmovdqu %ymm0, 608(%rdx) /* store ct_19 */
+	vmovdqa 1312(%rsp), %ymm0 /* reload g5x3.2 */
+	vpunpckldq 1024(%rsp), %ymm0, %ymm1 /* tro0_20 = unpacklo(g5x3, g5x1) */
+	vpunpckhdq 1024(%rsp), %ymm0, %ymm0 /* tro0_21 = unpackhi(g5x3, g5x1) */
+	vmovdqa 1056(%rsp), %ymm2 /* reload g5x2.2 */
+	vpunpckldq 992(%rsp), %ymm2, %ymm3 /* tro0_22 = unpacklo(g5x2, g5x0) */
+	vpunpckhdq 992(%rsp), %ymm2, %ymm2 /* tro0_23 = unpackhi(g5x2, g5x0) */
+	vpunpckldq %ymm3, %ymm1, %ymm4 /* tro1_20 = unpacklo(tro0_20, tro0_22) */
+	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_21 = unpackhi(tro0_20, tro0_22) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm4, %ymm3 /* outbe_20 = lookup16(tro1_20, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm1, %ymm1 /* outbe_21 = lookup16(tro1_21, bswap32) */
+	vpunpckldq %ymm2, %ymm0, %ymm4 /* tro1_22 = unpacklo(tro0_21, tro0_23) */
+	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_23 = unpackhi(tro0_21, tro0_23) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm4, %ymm2 /* outbe_22 = lookup16(tro1_22, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm0, %ymm0 /* outbe_23 = lookup16(tro1_23, bswap32) */
+	vmovdqu 640(%rcx), %ymm4 /* msg_20 = load() */
+	vpxor %ymm4, %ymm3, %ymm3 /* ct_20 = xor(outbe_20, msg_20) */
+	vmovdqu %ymm3, 640(%rdx) /* store ct_20 */
+	vmovdqu 672(%rcx), %ymm3 /* msg_21 = load() */
+	vpxor %ymm3, %ymm1, %ymm1 /* ct_21 = xor(outbe_21, msg_21) */
+	vmovdqu %ymm1, 672(%rdx) /* store ct_21 */
+	vmovdqu 704(%rcx), %ymm1 /* msg_22 = load() */
+	vpxor %ymm1, %ymm2, %ymm1 /* ct_22 = xor(outbe_22, msg_22) */
+	vmovdqu %ymm1, 704(%rdx) /* store ct_22 */
+	vmovdqu 736(%rcx), %ymm1 /* msg_23 = load() */
+	vpxor %ymm1, %ymm0, %ymm0 /* ct_23 = xor(outbe_23, msg_23) */
+	vmovdqu %ymm0, 736(%rdx) /* store ct_23 */
+	vmovdqa 1344(%rsp), %ymm0 /* reload g6x3.2 */
+	vpunpckldq 928(%rsp), %ymm0, %ymm1 /* tro0_24 = unpacklo(g6x3, g6x1) */
+	vpunpckhdq 928(%rsp), %ymm0, %ymm0 /* tro0_25 = unpackhi(g6x3, g6x1) */
+	vmovdqa 1088(%rsp), %ymm2 /* reload g6x2.2 */
+	vpunpckldq 896(%rsp), %ymm2, %ymm3 /* tro0_26 = unpacklo(g6x2, g6x0) */
+	vpunpckhdq 896(%rsp), %ymm2, %ymm2 /* tro0_27 = unpackhi(g6x2, g6x0) */
+	vpunpckldq %ymm3, %ymm1, %ymm4 /* tro1_24 = unpacklo(tro0_24, tro0_26) */
+	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_25 = unpackhi(tro0_24, tro0_26) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm4, %ymm3 /* outbe_24 = lookup16(tro1_24, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm1, %ymm1 /* outbe_25 = lookup16(tro1_25, bswap32) */
+	vpunpckldq %ymm2, %ymm0, %ymm4 /* tro1_26 = unpacklo(tro0_25, tro0_27) */
+	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_27 = unpackhi(tro0_25, tro0_27) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm4, %ymm2 /* outbe_26 = lookup16(tro1_26, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm0, %ymm0 /* outbe_27 = lookup16(tro1_27, bswap32) */
+	vmovdqu 768(%rcx), %ymm4 /* msg_24 = load() */
+	vpxor %ymm4, %ymm3, %ymm3 /* ct_24 = xor(outbe_24, msg_24) */
+	vmovdqu %ymm3, 768(%rdx) /* store ct_24 */
+	vmovdqu 800(%rcx), %ymm3 /* msg_25 = load() */
+	vpxor %ymm3, %ymm1, %ymm1 /* ct_25 = xor(outbe_25, msg_25) */
+	vmovdqu %ymm1, 800(%rdx) /* store ct_25 */
+	vmovdqu 832(%rcx), %ymm1 /* msg_26 = load() */
+	vpxor %ymm1, %ymm2, %ymm1 /* ct_26 = xor(outbe_26, msg_26) */
+	vmovdqu %ymm1, 832(%rdx) /* store ct_26 */
+	vmovdqu 864(%rcx), %ymm1 /* msg_27 = load() */
+	vpxor %ymm1, %ymm0, %ymm0 /* ct_27 = xor(outbe_27, msg_27) */
+	vmovdqu %ymm0, 864(%rdx) /* store ct_27 */
+	vmovdqa 96(%rsp), %ymm0 /* reload g7x3.2 */
+	vpunpckldq 960(%rsp), %ymm0, %ymm1 /* tro0_28 = unpacklo(g7x3, g7x1) */
+	vpunpckhdq 960(%rsp), %ymm0, %ymm0 /* tro0_29 = unpackhi(g7x3, g7x1) */
+	vmovdqa 1120(%rsp), %ymm2 /* reload g7x2.2 */
+	vpunpckldq 672(%rsp), %ymm2, %ymm3 /* tro0_30 = unpacklo(g7x2, g7x0) */
+	vpunpckhdq 672(%rsp), %ymm2, %ymm2 /* tro0_31 = unpackhi(g7x2, g7x0) */
+	vpunpckldq %ymm3, %ymm1, %ymm4 /* tro1_28 = unpacklo(tro0_28, tro0_30) */
+	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_29 = unpackhi(tro0_28, tro0_30) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm4, %ymm3 /* outbe_28 = lookup16(tro1_28, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm1, %ymm1 /* outbe_29 = lookup16(tro1_29, bswap32) */
+	vpunpckldq %ymm2, %ymm0, %ymm4 /* tro1_30 = unpacklo(tro0_29, tro0_31) */
+	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_31 = unpackhi(tro0_29, tro0_31) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm4, %ymm2 /* outbe_30 = lookup16(tro1_30, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm0, %ymm0 /* outbe_31 = lookup16(tro1_31, bswap32) */
+	vmovdqu 896(%rcx), %ymm4 /* msg_28 = load() */
+	vpxor %ymm4, %ymm3, %ymm3 /* ct_28 = xor(outbe_28, msg_28) */
+	vmovdqu %ymm3, 896(%rdx) /* store ct_28 */
+	vmovdqu 928(%rcx), %ymm3 /* msg_29 = load() */
+	vpxor %ymm3, %ymm1, %ymm1 /* ct_29 = xor(outbe_29, msg_29) */
+	vmovdqu %ymm1, 928(%rdx) /* store ct_29 */
+	vmovdqu 960(%rcx), %ymm1 /* msg_30 = load() */
+	vpxor %ymm1, %ymm2, %ymm1 /* ct_30 = xor(outbe_30, msg_30) */
+	vmovdqu %ymm1, 960(%rdx) /* store ct_30 */
+	vmovdqu 992(%rcx), %ymm1 /* msg_31 = load() */
+	vpxor %ymm1, %ymm0, %ymm0 /* ct_31 = xor(outbe_31, msg_31) */
+	vmovdqu %ymm0, 992(%rdx) /* store ct_31 */
+	vmovdqa 64(%rsp), %ymm0 /* reload y_next */
+	vmovdqu %ymm0, 64(%rsi) /* store y_next */
+	mov %rbp, %rsp
+	pop %rbp
+	vzeroupper
+	ret
+	.size sm4_wordslice_avx2_vaes_batch_gcm_asm, .-sm4_wordslice_avx2_vaes_batch_gcm_asm
+
 /* reverse16: byte i <- byte 15 - i: GCM bytes to the reflected form phi */
 	.section .rodata
 	.balign 32
@@ -9812,6 +14092,384 @@ sm4_wordslice_avx2_vaes_batch_xts_asm:
 	.section .rodata
 	.balign 32
 .Lsm4_wordslice_avx2_vaes_asm_8_rotl16:
+	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+
+/* reverse16: byte i <- byte 15 - i: GCM bytes to the reflected form phi */
+	.section .rodata
+	.balign 32
+.Lsm4_wordslice_avx2_vaes_asm_9_reverse16:
+	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
+	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
+
+/* first_block: Y joins X_1 alone */
+	.section .rodata
+	.balign 32
+.Lsm4_wordslice_avx2_vaes_asm_9_first_block:
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* half_up: (a0, a1) -> (0, a0): the middle sum's low half into S's bits 64..127 */
+	.section .rodata
+	.balign 32
+.Lsm4_wordslice_avx2_vaes_asm_9_half_up:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07
+
+/* half_down: (a0, a1) -> (a1, 0): its high half into S's bits 128..191 */
+	.section .rodata
+	.balign 32
+.Lsm4_wordslice_avx2_vaes_asm_9_half_down:
+	.byte 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80
+	.byte 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80
+
+/* fold: c = (Q - y^128 - 1) / y^64, Q = GHASH's polynomial reversed (gen/kernels/ghash.py fold) */
+	.section .rodata
+	.balign 32
+.Lsm4_wordslice_avx2_vaes_asm_9_fold:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2
+
+/* swap_halves: (a0, a1) -> (a1, a0) */
+	.section .rodata
+	.balign 32
+.Lsm4_wordslice_avx2_vaes_asm_9_swap_halves:
+	.byte 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07
+	.byte 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07
+
+/* all_but_last: every byte but a block's last */
+	.section .rodata
+	.balign 32
+.Lsm4_wordslice_avx2_vaes_asm_9_all_but_last:
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
+
+/* byte_14: byte 14 of each lane: where v + j0 + k is summed */
+	.section .rodata
+	.balign 32
+.Lsm4_wordslice_avx2_vaes_asm_9_byte_14:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
+
+/* block_k: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 32
+.Lsm4_wordslice_avx2_vaes_asm_9_block_k:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00
+
+/* block_k_1: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 32
+.Lsm4_wordslice_avx2_vaes_asm_9_block_k_1:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00
+
+/* block_k_2: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 32
+.Lsm4_wordslice_avx2_vaes_asm_9_block_k_2:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00
+
+/* block_k_3: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 32
+.Lsm4_wordslice_avx2_vaes_asm_9_block_k_3:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00
+
+/* block_k_4: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 32
+.Lsm4_wordslice_avx2_vaes_asm_9_block_k_4:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x08, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x00
+
+/* block_k_5: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 32
+.Lsm4_wordslice_avx2_vaes_asm_9_block_k_5:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0a, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b, 0x00
+
+/* block_k_6: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 32
+.Lsm4_wordslice_avx2_vaes_asm_9_block_k_6:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0c, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d, 0x00
+
+/* block_k_7: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 32
+.Lsm4_wordslice_avx2_vaes_asm_9_block_k_7:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0e, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00
+
+/* block_k_8: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 32
+.Lsm4_wordslice_avx2_vaes_asm_9_block_k_8:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x11, 0x00
+
+/* block_k_9: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 32
+.Lsm4_wordslice_avx2_vaes_asm_9_block_k_9:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x12, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x13, 0x00
+
+/* block_k_10: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 32
+.Lsm4_wordslice_avx2_vaes_asm_9_block_k_10:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x14, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x15, 0x00
+
+/* block_k_11: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 32
+.Lsm4_wordslice_avx2_vaes_asm_9_block_k_11:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x16, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x17, 0x00
+
+/* block_k_12: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 32
+.Lsm4_wordslice_avx2_vaes_asm_9_block_k_12:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x18, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x19, 0x00
+
+/* block_k_13: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 32
+.Lsm4_wordslice_avx2_vaes_asm_9_block_k_13:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1a, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1b, 0x00
+
+/* block_k_14: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 32
+.Lsm4_wordslice_avx2_vaes_asm_9_block_k_14:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1c, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1d, 0x00
+
+/* block_k_15: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 32
+.Lsm4_wordslice_avx2_vaes_asm_9_block_k_15:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1e, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1f, 0x00
+
+/* block_k_16: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 32
+.Lsm4_wordslice_avx2_vaes_asm_9_block_k_16:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x20, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x21, 0x00
+
+/* block_k_17: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 32
+.Lsm4_wordslice_avx2_vaes_asm_9_block_k_17:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x22, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x23, 0x00
+
+/* block_k_18: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 32
+.Lsm4_wordslice_avx2_vaes_asm_9_block_k_18:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x24, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x25, 0x00
+
+/* block_k_19: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 32
+.Lsm4_wordslice_avx2_vaes_asm_9_block_k_19:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x26, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x27, 0x00
+
+/* block_k_20: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 32
+.Lsm4_wordslice_avx2_vaes_asm_9_block_k_20:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x28, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x29, 0x00
+
+/* block_k_21: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 32
+.Lsm4_wordslice_avx2_vaes_asm_9_block_k_21:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x2a, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x2b, 0x00
+
+/* block_k_22: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 32
+.Lsm4_wordslice_avx2_vaes_asm_9_block_k_22:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x2c, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x2d, 0x00
+
+/* block_k_23: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 32
+.Lsm4_wordslice_avx2_vaes_asm_9_block_k_23:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x2e, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x2f, 0x00
+
+/* block_k_24: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 32
+.Lsm4_wordslice_avx2_vaes_asm_9_block_k_24:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x30, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x31, 0x00
+
+/* block_k_25: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 32
+.Lsm4_wordslice_avx2_vaes_asm_9_block_k_25:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x32, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x33, 0x00
+
+/* block_k_26: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 32
+.Lsm4_wordslice_avx2_vaes_asm_9_block_k_26:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x34, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x35, 0x00
+
+/* block_k_27: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 32
+.Lsm4_wordslice_avx2_vaes_asm_9_block_k_27:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x36, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x37, 0x00
+
+/* block_k_28: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 32
+.Lsm4_wordslice_avx2_vaes_asm_9_block_k_28:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x38, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x39, 0x00
+
+/* block_k_29: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 32
+.Lsm4_wordslice_avx2_vaes_asm_9_block_k_29:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3a, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3b, 0x00
+
+/* block_k_30: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 32
+.Lsm4_wordslice_avx2_vaes_asm_9_block_k_30:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3c, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3d, 0x00
+
+/* block_k_31: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 32
+.Lsm4_wordslice_avx2_vaes_asm_9_block_k_31:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3e, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3f, 0x00
+
+/* carry_everywhere: every byte reads the carry (byte 15), a block's last byte reads zero */
+	.section .rodata
+	.balign 32
+.Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
+
+/* carry_mask_table: a carry as a byte mask: 0 -> 0x00, 1 -> 0xff */
+	.section .rodata
+	.balign 32
+.Lsm4_wordslice_avx2_vaes_asm_9_carry_mask_table:
+	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* new_last_byte: byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero */
+	.section .rodata
+	.balign 32
+.Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
+
+/* bswap32: byte order reversal in each 32-bit word */
+	.section .rodata
+	.balign 32
+.Lsm4_wordslice_avx2_vaes_asm_9_bswap32:
+	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+
+/* nibble_mask: low nibble of every byte */
+	.section .rodata
+	.balign 32
+.Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* tbl_lo: A1, c1: S-box inner affine: low-nibble table (constant folded in) */
+	.section .rodata
+	.balign 32
+.Lsm4_wordslice_avx2_vaes_asm_9_tbl_lo:
+	.byte 0x1b, 0xee, 0x39, 0xcc, 0xbd, 0x48, 0x9f, 0x6a, 0xb9, 0x4c, 0x9b, 0x6e, 0x1f, 0xea, 0x3d, 0xc8
+	.byte 0x1b, 0xee, 0x39, 0xcc, 0xbd, 0x48, 0x9f, 0x6a, 0xb9, 0x4c, 0x9b, 0x6e, 0x1f, 0xea, 0x3d, 0xc8
+
+/* tbl_hi: A1, c1: S-box inner affine: high-nibble table */
+	.section .rodata
+	.balign 32
+.Lsm4_wordslice_avx2_vaes_asm_9_tbl_hi:
+	.byte 0x00, 0xac, 0x68, 0xc4, 0x8c, 0x20, 0xe4, 0x48, 0x18, 0xb4, 0x70, 0xdc, 0x94, 0x38, 0xfc, 0x50
+	.byte 0x00, 0xac, 0x68, 0xc4, 0x8c, 0x20, 0xe4, 0x48, 0x18, 0xb4, 0x70, 0xdc, 0x94, 0x38, 0xfc, 0x50
+
+/* inv_shift_rows: inverse ShiftRows (AESENCLAST's ShiftRows undone) */
+	.section .rodata
+	.balign 32
+.Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows:
+	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
+	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
+
+/* aes_cancel_key: AESENCLAST key = SubBytes constant 0x63: cancels it */
+	.section .rodata
+	.balign 32
+.Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key:
+	.byte 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63
+	.byte 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63
+
+/* tbl_lo_1: A2·inv(.) ^ c2: S-box outer affine, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
+	.section .rodata
+	.balign 32
+.Lsm4_wordslice_avx2_vaes_asm_9_tbl_lo_1:
+	.byte 0xd3, 0xf5, 0xd9, 0xff, 0x24, 0x02, 0x2e, 0x08, 0xb4, 0x92, 0xbe, 0x98, 0x43, 0x65, 0x49, 0x6f
+	.byte 0xd3, 0xf5, 0xd9, 0xff, 0x24, 0x02, 0x2e, 0x08, 0xb4, 0x92, 0xbe, 0x98, 0x43, 0x65, 0x49, 0x6f
+
+/* tbl_hi_1: A2·inv(.) ^ c2: S-box outer affine, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
+	.section .rodata
+	.balign 32
+.Lsm4_wordslice_avx2_vaes_asm_9_tbl_hi_1:
+	.byte 0x00, 0x5e, 0x4a, 0x14, 0x08, 0x56, 0x42, 0x1c, 0x9d, 0xc3, 0xd7, 0x89, 0x95, 0xcb, 0xdf, 0x81
+	.byte 0x00, 0x5e, 0x4a, 0x14, 0x08, 0x56, 0x42, 0x1c, 0x9d, 0xc3, 0xd7, 0x89, 0x95, 0xcb, 0xdf, 0x81
+
+/* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 32
+.Lsm4_wordslice_avx2_vaes_asm_9_rotl24:
+	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+
+/* rotl8: rotate each 32-bit word left by 8 (byte shuffle) */
+	.section .rodata
+	.balign 32
+.Lsm4_wordslice_avx2_vaes_asm_9_rotl8:
+	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
+	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
+
+/* rotl16: rotate each 32-bit word left by 16 (byte shuffle) */
+	.section .rodata
+	.balign 32
+.Lsm4_wordslice_avx2_vaes_asm_9_rotl16:
 	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
 	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
 

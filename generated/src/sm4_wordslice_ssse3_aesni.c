@@ -983,6 +983,368 @@ static void sm4_wordslice_ssse3_aesni_batch_xts(const uint8_t *rk, const uint8_t
     _mm_storeu_si128((void *)(out + 48), ct_3);
 }
 
+/* GCM's stitched form: the counter form's CTR and, beside it, GHASH of the batch
+ * at `hashed` in 1 step(s) of 4 blocks chained in registers (gen/ir/stitch.py). */
+static void sm4_wordslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, uint8_t *out, const uint8_t *src,
+                                                const uint8_t *table, const uint8_t *hashed)
+{
+    __m128i g0x0, g0x1, g0x2, g0x3;
+    /* byte i <- byte 15 - i: GCM bytes to the reflected form phi */
+    static const uint8_t reverse16_bytes[16] = {0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00};
+    const __m128i reverse16 = kc_bcast16_128(reverse16_bytes);
+    /* (a0, a1) -> (0, a0): the middle sum's low half into S's bits 64..127 */
+    static const uint8_t half_up_bytes[16] = {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07};
+    const __m128i half_up = kc_bcast16_128(half_up_bytes);
+    /* (a0, a1) -> (a1, 0): its high half into S's bits 128..191 */
+    static const uint8_t half_down_bytes[16] = {0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80};
+    const __m128i half_down = kc_bcast16_128(half_down_bytes);
+    /* c = (Q - y^128 - 1) / y^64, Q = GHASH's polynomial reversed (gen/kernels/ghash.py fold) */
+    static const uint8_t fold_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2};
+    const __m128i fold = kc_bcast16_128(fold_bytes);
+    /* (a0, a1) -> (a1, a0) */
+    static const uint8_t swap_halves_bytes[16] = {0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07};
+    const __m128i swap_halves = kc_bcast16_128(swap_halves_bytes);
+    /* byte 14 of each lane: where v + j0 + k is summed */
+    static const uint8_t byte_14_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00};
+    const __m128i byte_14 = kc_bcast16_128(byte_14_bytes);
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+    const __m128i block_k = kc_bcast16_128(block_k_bytes);
+    /* every byte reads the carry (byte 15), a block's last byte reads zero */
+    static const uint8_t carry_everywhere_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80};
+    const __m128i carry_everywhere = kc_bcast16_128(carry_everywhere_bytes);
+    /* a carry as a byte mask: 0 -> 0x00, 1 -> 0xff */
+    static const uint8_t carry_mask_table_bytes[16] = {0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+    const __m128i carry_mask_table = kc_bcast16_128(carry_mask_table_bytes);
+    /* every byte but a block's last */
+    static const uint8_t all_but_last_bytes[16] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00};
+    const __m128i all_but_last = kc_bcast16_128(all_but_last_bytes);
+    /* byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero */
+    static const uint8_t new_last_byte_bytes[16] = {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e};
+    const __m128i new_last_byte = kc_bcast16_128(new_last_byte_bytes);
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_1_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00};
+    const __m128i block_k_1 = kc_bcast16_128(block_k_1_bytes);
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_2_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00};
+    const __m128i block_k_2 = kc_bcast16_128(block_k_2_bytes);
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_3_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00};
+    const __m128i block_k_3 = kc_bcast16_128(block_k_3_bytes);
+    /* byte order reversal in each 32-bit word */
+    static const uint8_t bswap32_bytes[16] = {0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c};
+    const __m128i bswap32 = kc_bcast16_128(bswap32_bytes);
+    /* inverse ShiftRows (AESENCLAST's ShiftRows undone) */
+    static const uint8_t inv_shift_rows_bytes[16] = {0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03};
+    const __m128i inv_shift_rows = kc_bcast16_128(inv_shift_rows_bytes);
+    /* AESENCLAST key = SubBytes constant 0x63: cancels it */
+    static const uint8_t aes_cancel_key_bytes[16] = {0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63};
+    const __m128i aes_cancel_key = kc_bcast16_128(aes_cancel_key_bytes);
+    /* rotate each 32-bit word left by 24 (byte shuffle) */
+    static const uint8_t rotl24_bytes[16] = {0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c};
+    const __m128i rotl24 = kc_bcast16_128(rotl24_bytes);
+    /* rotate each 32-bit word left by 8 (byte shuffle) */
+    static const uint8_t rotl8_bytes[16] = {0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e};
+    const __m128i rotl8 = kc_bcast16_128(rotl8_bytes);
+    /* rotate each 32-bit word left by 16 (byte shuffle) */
+    static const uint8_t rotl16_bytes[16] = {0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d};
+    const __m128i rotl16 = kc_bcast16_128(rotl16_bytes);
+    /* low nibble of every byte */
+    static const uint8_t nibble_mask_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f};
+    const __m128i nibble_mask = kc_bcast16_128(nibble_mask_bytes);
+    /* A1, c1: S-box inner affine: low-nibble table (constant folded in) */
+    static const uint8_t tbl_lo_bytes[16] = {0x1b, 0xee, 0x39, 0xcc, 0xbd, 0x48, 0x9f, 0x6a, 0xb9, 0x4c, 0x9b, 0x6e, 0x1f, 0xea, 0x3d, 0xc8};
+    const __m128i tbl_lo = kc_bcast16_128(tbl_lo_bytes);
+    /* A1, c1: S-box inner affine: high-nibble table */
+    static const uint8_t tbl_hi_bytes[16] = {0x00, 0xac, 0x68, 0xc4, 0x8c, 0x20, 0xe4, 0x48, 0x18, 0xb4, 0x70, 0xdc, 0x94, 0x38, 0xfc, 0x50};
+    const __m128i tbl_hi = kc_bcast16_128(tbl_hi_bytes);
+    /* A2·inv(.) ^ c2: S-box outer affine, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
+    static const uint8_t tbl_lo_1_bytes[16] = {0xd3, 0xf5, 0xd9, 0xff, 0x24, 0x02, 0x2e, 0x08, 0xb4, 0x92, 0xbe, 0x98, 0x43, 0x65, 0x49, 0x6f};
+    const __m128i tbl_lo_1 = kc_bcast16_128(tbl_lo_1_bytes);
+    /* A2·inv(.) ^ c2: S-box outer affine, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
+    static const uint8_t tbl_hi_1_bytes[16] = {0x00, 0x5e, 0x4a, 0x14, 0x08, 0x56, 0x42, 0x1c, 0x9d, 0xc3, 0xd7, 0x89, 0x95, 0xcb, 0xdf, 0x81};
+    const __m128i tbl_hi_1 = kc_bcast16_128(tbl_hi_1_bytes);
+    const __m128i y_1 = kc_bcast16_128(in + 64);
+    const __m128i phi_y = _mm_shuffle_epi8(y_1, reverse16);
+
+    /* 4 blocks, 1 per register: block i times T_(n - i), products unreduced. */
+    const __m128i x = _mm_loadu_si128((const void *)(hashed));
+    const __m128i z = _mm_shuffle_epi8(x, reverse16);
+    const __m128i z1_y = _mm_xor_si128(z, phi_y);
+    const __m128i h = _mm_loadu_si128((const void *)(table));
+    const __m128i lo = _mm_clmulepi64_si128(z1_y, h, 0x00);
+    const __m128i mid = _mm_clmulepi64_si128(z1_y, h, 0x10);
+    const __m128i mid_1 = _mm_clmulepi64_si128(z1_y, h, 0x01);
+    const __m128i hi = _mm_clmulepi64_si128(z1_y, h, 0x11);
+    const __m128i x_1 = _mm_loadu_si128((const void *)(hashed + 16));
+    const __m128i z_1 = _mm_shuffle_epi8(x_1, reverse16);
+    const __m128i h_1 = _mm_loadu_si128((const void *)(table + 16));
+    const __m128i lo_1 = _mm_clmulepi64_si128(z_1, h_1, 0x00);
+    const __m128i mid_2 = _mm_clmulepi64_si128(z_1, h_1, 0x10);
+    const __m128i mid_3 = _mm_clmulepi64_si128(z_1, h_1, 0x01);
+    const __m128i hi_1 = _mm_clmulepi64_si128(z_1, h_1, 0x11);
+    const __m128i x_2 = _mm_loadu_si128((const void *)(hashed + 32));
+    const __m128i z_2 = _mm_shuffle_epi8(x_2, reverse16);
+    const __m128i h_2 = _mm_loadu_si128((const void *)(table + 32));
+    const __m128i lo_2 = _mm_clmulepi64_si128(z_2, h_2, 0x00);
+    const __m128i mid_4 = _mm_clmulepi64_si128(z_2, h_2, 0x10);
+    const __m128i mid_5 = _mm_clmulepi64_si128(z_2, h_2, 0x01);
+    const __m128i hi_2 = _mm_clmulepi64_si128(z_2, h_2, 0x11);
+    const __m128i x_3 = _mm_loadu_si128((const void *)(hashed + 48));
+    const __m128i z_3 = _mm_shuffle_epi8(x_3, reverse16);
+    const __m128i h_3 = _mm_loadu_si128((const void *)(table + 48));
+    const __m128i lo_3 = _mm_clmulepi64_si128(z_3, h_3, 0x00);
+    const __m128i mid_6 = _mm_clmulepi64_si128(z_3, h_3, 0x10);
+    const __m128i mid_7 = _mm_clmulepi64_si128(z_3, h_3, 0x01);
+    const __m128i hi_3 = _mm_clmulepi64_si128(z_3, h_3, 0x11);
+
+    /* The sums, then S's halves, their blocks added, and one reduction. */
+    const __m128i lo_sum_acc = _mm_xor_si128(lo, lo_1);
+    const __m128i lo_sum_acc_1 = _mm_xor_si128(lo_2, lo_3);
+    const __m128i lo_sum_acc_2 = _mm_xor_si128(lo_sum_acc, lo_sum_acc_1);
+    const __m128i mid_sum_acc = _mm_xor_si128(mid, mid_1);
+    const __m128i mid_sum_acc_1 = _mm_xor_si128(mid_2, mid_3);
+    const __m128i mid_sum_acc_2 = _mm_xor_si128(mid_4, mid_5);
+    const __m128i mid_sum_acc_3 = _mm_xor_si128(mid_6, mid_7);
+    const __m128i mid_sum_acc_4 = _mm_xor_si128(mid_sum_acc, mid_sum_acc_1);
+    const __m128i mid_sum_acc_5 = _mm_xor_si128(mid_sum_acc_2, mid_sum_acc_3);
+    const __m128i mid_sum_acc_6 = _mm_xor_si128(mid_sum_acc_4, mid_sum_acc_5);
+    const __m128i hi_sum_acc = _mm_xor_si128(hi, hi_1);
+    const __m128i hi_sum_acc_1 = _mm_xor_si128(hi_2, hi_3);
+    const __m128i hi_sum_acc_2 = _mm_xor_si128(hi_sum_acc, hi_sum_acc_1);
+    const __m128i mid_lo = _mm_shuffle_epi8(mid_sum_acc_6, half_up);
+    const __m128i s_lo = _mm_xor_si128(lo_sum_acc_2, mid_lo);
+    const __m128i mid_hi = _mm_shuffle_epi8(mid_sum_acc_6, half_down);
+    const __m128i s_hi = _mm_xor_si128(hi_sum_acc_2, mid_hi);
+    const __m128i fold_lo = _mm_clmulepi64_si128(s_lo, fold, 0x00);
+    const __m128i fold_lo_sw = _mm_shuffle_epi8(fold_lo, swap_halves);
+    const __m128i v = _mm_xor_si128(s_lo, fold_lo_sw);
+    const __m128i fold_hi = _mm_clmulepi64_si128(v, fold, 0x11);
+    const __m128i v_hi = _mm_xor_si128(v, s_hi);
+    const __m128i reduced = _mm_xor_si128(v_hi, fold_hi);
+    const __m128i y_next = _mm_shuffle_epi8(reduced, reverse16);
+    const __m128i ctr_low = kc_bcast16_128(in);
+    const __m128i ctr_last = _mm_srli_epi16(ctr_low, 8);
+    const __m128i ctr_first = _mm_set1_epi8((char)in[32]);
+    const __m128i ctr_j0 = _mm_and_si128(ctr_first, byte_14);
+    const __m128i ctr_v_open = _mm_and_si128(ctr_low, all_but_last);
+    const __m128i ctr_w = kc_bcast16_128(in + 16);
+    const __m128i ctr_w_open = _mm_and_si128(ctr_w, all_but_last);
+
+    /* Load 4 blocks (1 groups), big-endian words to native, transpose 4x4 words. */
+    const __m128i ctr_j = _mm_add_epi8(block_k, ctr_j0);
+    const __m128i ctr_sum = _mm_add_epi16(ctr_last, ctr_j);
+    const __m128i ctr_carry = _mm_shuffle_epi8(ctr_sum, carry_everywhere);
+    const __m128i ctr_mask = _mm_shuffle_epi8(carry_mask_table, ctr_carry);
+    const __m128i ctr_pair_b = _mm_and_si128(ctr_w_open, ctr_mask);
+    const __m128i ctr_pair_a = _mm_andnot_si128(ctr_mask, ctr_v_open);
+    const __m128i ctr_pair = _mm_or_si128(ctr_pair_b, ctr_pair_a);
+    const __m128i ctr_last_byte = _mm_shuffle_epi8(ctr_sum, new_last_byte);
+    const __m128i row = _mm_or_si128(ctr_pair, ctr_last_byte);
+    const __m128i rowle = _mm_shuffle_epi8(row, bswap32);
+    const __m128i ctr_j_1 = _mm_add_epi8(block_k_1, ctr_j0);
+    const __m128i ctr_sum_1 = _mm_add_epi16(ctr_last, ctr_j_1);
+    const __m128i ctr_carry_1 = _mm_shuffle_epi8(ctr_sum_1, carry_everywhere);
+    const __m128i ctr_mask_1 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_1);
+    const __m128i ctr_pair_1_b = _mm_and_si128(ctr_w_open, ctr_mask_1);
+    const __m128i ctr_pair_1_a = _mm_andnot_si128(ctr_mask_1, ctr_v_open);
+    const __m128i ctr_pair_1 = _mm_or_si128(ctr_pair_1_b, ctr_pair_1_a);
+    const __m128i ctr_last_byte_1 = _mm_shuffle_epi8(ctr_sum_1, new_last_byte);
+    const __m128i row_1 = _mm_or_si128(ctr_pair_1, ctr_last_byte_1);
+    const __m128i rowle_1 = _mm_shuffle_epi8(row_1, bswap32);
+    const __m128i ctr_j_2 = _mm_add_epi8(block_k_2, ctr_j0);
+    const __m128i ctr_sum_2 = _mm_add_epi16(ctr_last, ctr_j_2);
+    const __m128i ctr_carry_2 = _mm_shuffle_epi8(ctr_sum_2, carry_everywhere);
+    const __m128i ctr_mask_2 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_2);
+    const __m128i ctr_pair_2_b = _mm_and_si128(ctr_w_open, ctr_mask_2);
+    const __m128i ctr_pair_2_a = _mm_andnot_si128(ctr_mask_2, ctr_v_open);
+    const __m128i ctr_pair_2 = _mm_or_si128(ctr_pair_2_b, ctr_pair_2_a);
+    const __m128i ctr_last_byte_2 = _mm_shuffle_epi8(ctr_sum_2, new_last_byte);
+    const __m128i row_2 = _mm_or_si128(ctr_pair_2, ctr_last_byte_2);
+    const __m128i rowle_2 = _mm_shuffle_epi8(row_2, bswap32);
+    const __m128i ctr_j_3 = _mm_add_epi8(block_k_3, ctr_j0);
+    const __m128i ctr_sum_3 = _mm_add_epi16(ctr_last, ctr_j_3);
+    const __m128i ctr_carry_3 = _mm_shuffle_epi8(ctr_sum_3, carry_everywhere);
+    const __m128i ctr_mask_3 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_3);
+    const __m128i ctr_pair_3_b = _mm_and_si128(ctr_w_open, ctr_mask_3);
+    const __m128i ctr_pair_3_a = _mm_andnot_si128(ctr_mask_3, ctr_v_open);
+    const __m128i ctr_pair_3 = _mm_or_si128(ctr_pair_3_b, ctr_pair_3_a);
+    const __m128i ctr_last_byte_3 = _mm_shuffle_epi8(ctr_sum_3, new_last_byte);
+    const __m128i row_3 = _mm_or_si128(ctr_pair_3, ctr_last_byte_3);
+    const __m128i rowle_3 = _mm_shuffle_epi8(row_3, bswap32);
+    const __m128i tr0 = _mm_unpacklo_epi32(rowle, rowle_2);
+    const __m128i tr0_1 = _mm_unpackhi_epi32(rowle, rowle_2);
+    const __m128i tr0_2 = _mm_unpacklo_epi32(rowle_1, rowle_3);
+    const __m128i tr0_3 = _mm_unpackhi_epi32(rowle_1, rowle_3);
+    const __m128i tr1 = _mm_unpacklo_epi32(tr0, tr0_2);
+    const __m128i tr1_1 = _mm_unpackhi_epi32(tr0, tr0_2);
+    const __m128i tr1_2 = _mm_unpacklo_epi32(tr0_1, tr0_3);
+    const __m128i tr1_3 = _mm_unpackhi_epi32(tr0_1, tr0_3);
+    g0x0 = tr1;
+    g0x1 = tr1_1;
+    g0x2 = tr1_2;
+    g0x3 = tr1_3;
+    for (size_t r = 0; r < 8; r++) {
+        KC_MCA_BEGIN("loop_r");
+
+        /* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
+        const __m128i rkw = _mm_set1_epi32(kc_load32(rk + 16 * r));
+        const __m128i g0t_acc = _mm_xor_si128(g0x1, g0x2);
+        const __m128i g0t_acc_1 = _mm_xor_si128(g0t_acc, rkw);
+        const __m128i g0t = _mm_xor_si128(g0t_acc_1, g0x3);
+        const __m128i g0t_lo = _mm_and_si128(g0t, nibble_mask);
+        const __m128i g0t_sh = _mm_srli_epi16(g0t, 4);
+        const __m128i g0t_hi = _mm_and_si128(g0t_sh, nibble_mask);
+        const __m128i g0a_l = _mm_shuffle_epi8(tbl_lo, g0t_lo);
+        const __m128i g0a_h = _mm_shuffle_epi8(tbl_hi, g0t_hi);
+        const __m128i g0a = _mm_xor_si128(g0a_l, g0a_h);
+        const __m128i g0s_sr = _mm_shuffle_epi8(g0a, inv_shift_rows);
+        const __m128i g0s_aes = _mm_aesenclast_si128(g0s_sr, aes_cancel_key);
+        const __m128i g0s_aes_lo = _mm_and_si128(g0s_aes, nibble_mask);
+        const __m128i g0s_aes_sh = _mm_srli_epi16(g0s_aes, 4);
+        const __m128i g0s_aes_hi = _mm_and_si128(g0s_aes_sh, nibble_mask);
+        const __m128i g0s_l = _mm_shuffle_epi8(tbl_lo_1, g0s_aes_lo);
+        const __m128i g0s_h = _mm_shuffle_epi8(tbl_hi_1, g0s_aes_hi);
+        const __m128i g0s = _mm_xor_si128(g0s_l, g0s_h);
+        const __m128i g0lr24 = _mm_shuffle_epi8(g0s, rotl24);
+        const __m128i g0lr8 = _mm_shuffle_epi8(g0s, rotl8);
+        const __m128i g0lr16 = _mm_shuffle_epi8(g0s, rotl16);
+        const __m128i g0lg_acc = _mm_xor_si128(g0s, g0lr8);
+        const __m128i g0lg = _mm_xor_si128(g0lg_acc, g0lr16);
+        const __m128i g0lr2_l = _mm_slli_epi32(g0lg, 2);
+        const __m128i g0lr2_r = _mm_srli_epi32(g0lg, 30);
+        const __m128i g0lr2 = _mm_or_si128(g0lr2_l, g0lr2_r);
+        const __m128i g0l_acc = _mm_xor_si128(g0s, g0lr24);
+        const __m128i g0l = _mm_xor_si128(g0l_acc, g0lr2);
+        const __m128i g0x = _mm_xor_si128(g0x0, g0l);
+        g0x0 = g0x;
+
+        /* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
+        const __m128i rkw_1 = _mm_set1_epi32(kc_load32(rk + 16 * r + 4));
+        const __m128i g0t_acc_2 = _mm_xor_si128(g0x2, g0x3);
+        const __m128i g0t_acc_3 = _mm_xor_si128(g0t_acc_2, rkw_1);
+        const __m128i g0t_1 = _mm_xor_si128(g0t_acc_3, g0x0);
+        const __m128i g0t_1_lo = _mm_and_si128(g0t_1, nibble_mask);
+        const __m128i g0t_1_sh = _mm_srli_epi16(g0t_1, 4);
+        const __m128i g0t_1_hi = _mm_and_si128(g0t_1_sh, nibble_mask);
+        const __m128i g0a_1_l = _mm_shuffle_epi8(tbl_lo, g0t_1_lo);
+        const __m128i g0a_1_h = _mm_shuffle_epi8(tbl_hi, g0t_1_hi);
+        const __m128i g0a_1 = _mm_xor_si128(g0a_1_l, g0a_1_h);
+        const __m128i g0s_1_sr = _mm_shuffle_epi8(g0a_1, inv_shift_rows);
+        const __m128i g0s_1_aes = _mm_aesenclast_si128(g0s_1_sr, aes_cancel_key);
+        const __m128i g0s_1_aes_lo = _mm_and_si128(g0s_1_aes, nibble_mask);
+        const __m128i g0s_1_aes_sh = _mm_srli_epi16(g0s_1_aes, 4);
+        const __m128i g0s_1_aes_hi = _mm_and_si128(g0s_1_aes_sh, nibble_mask);
+        const __m128i g0s_1_l = _mm_shuffle_epi8(tbl_lo_1, g0s_1_aes_lo);
+        const __m128i g0s_1_h = _mm_shuffle_epi8(tbl_hi_1, g0s_1_aes_hi);
+        const __m128i g0s_1 = _mm_xor_si128(g0s_1_l, g0s_1_h);
+        const __m128i g0lr24_1 = _mm_shuffle_epi8(g0s_1, rotl24);
+        const __m128i g0lr8_1 = _mm_shuffle_epi8(g0s_1, rotl8);
+        const __m128i g0lr16_1 = _mm_shuffle_epi8(g0s_1, rotl16);
+        const __m128i g0lg_acc_1 = _mm_xor_si128(g0s_1, g0lr8_1);
+        const __m128i g0lg_1 = _mm_xor_si128(g0lg_acc_1, g0lr16_1);
+        const __m128i g0lr2_1_l = _mm_slli_epi32(g0lg_1, 2);
+        const __m128i g0lr2_1_r = _mm_srli_epi32(g0lg_1, 30);
+        const __m128i g0lr2_1 = _mm_or_si128(g0lr2_1_l, g0lr2_1_r);
+        const __m128i g0l_acc_1 = _mm_xor_si128(g0s_1, g0lr24_1);
+        const __m128i g0l_1 = _mm_xor_si128(g0l_acc_1, g0lr2_1);
+        const __m128i g0x_1 = _mm_xor_si128(g0x1, g0l_1);
+        g0x1 = g0x_1;
+
+        /* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
+        const __m128i rkw_2 = _mm_set1_epi32(kc_load32(rk + 16 * r + 8));
+        const __m128i g0t_acc_4 = _mm_xor_si128(g0x3, g0x0);
+        const __m128i g0t_acc_5 = _mm_xor_si128(g0t_acc_4, rkw_2);
+        const __m128i g0t_2 = _mm_xor_si128(g0t_acc_5, g0x1);
+        const __m128i g0t_2_lo = _mm_and_si128(g0t_2, nibble_mask);
+        const __m128i g0t_2_sh = _mm_srli_epi16(g0t_2, 4);
+        const __m128i g0t_2_hi = _mm_and_si128(g0t_2_sh, nibble_mask);
+        const __m128i g0a_2_l = _mm_shuffle_epi8(tbl_lo, g0t_2_lo);
+        const __m128i g0a_2_h = _mm_shuffle_epi8(tbl_hi, g0t_2_hi);
+        const __m128i g0a_2 = _mm_xor_si128(g0a_2_l, g0a_2_h);
+        const __m128i g0s_2_sr = _mm_shuffle_epi8(g0a_2, inv_shift_rows);
+        const __m128i g0s_2_aes = _mm_aesenclast_si128(g0s_2_sr, aes_cancel_key);
+        const __m128i g0s_2_aes_lo = _mm_and_si128(g0s_2_aes, nibble_mask);
+        const __m128i g0s_2_aes_sh = _mm_srli_epi16(g0s_2_aes, 4);
+        const __m128i g0s_2_aes_hi = _mm_and_si128(g0s_2_aes_sh, nibble_mask);
+        const __m128i g0s_2_l = _mm_shuffle_epi8(tbl_lo_1, g0s_2_aes_lo);
+        const __m128i g0s_2_h = _mm_shuffle_epi8(tbl_hi_1, g0s_2_aes_hi);
+        const __m128i g0s_2 = _mm_xor_si128(g0s_2_l, g0s_2_h);
+        const __m128i g0lr24_2 = _mm_shuffle_epi8(g0s_2, rotl24);
+        const __m128i g0lr8_2 = _mm_shuffle_epi8(g0s_2, rotl8);
+        const __m128i g0lr16_2 = _mm_shuffle_epi8(g0s_2, rotl16);
+        const __m128i g0lg_acc_2 = _mm_xor_si128(g0s_2, g0lr8_2);
+        const __m128i g0lg_2 = _mm_xor_si128(g0lg_acc_2, g0lr16_2);
+        const __m128i g0lr2_2_l = _mm_slli_epi32(g0lg_2, 2);
+        const __m128i g0lr2_2_r = _mm_srli_epi32(g0lg_2, 30);
+        const __m128i g0lr2_2 = _mm_or_si128(g0lr2_2_l, g0lr2_2_r);
+        const __m128i g0l_acc_2 = _mm_xor_si128(g0s_2, g0lr24_2);
+        const __m128i g0l_2 = _mm_xor_si128(g0l_acc_2, g0lr2_2);
+        const __m128i g0x_2 = _mm_xor_si128(g0x2, g0l_2);
+        g0x2 = g0x_2;
+
+        /* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
+        const __m128i rkw_3 = _mm_set1_epi32(kc_load32(rk + 16 * r + 12));
+        const __m128i g0t_acc_6 = _mm_xor_si128(g0x0, g0x1);
+        const __m128i g0t_acc_7 = _mm_xor_si128(g0t_acc_6, rkw_3);
+        const __m128i g0t_3 = _mm_xor_si128(g0t_acc_7, g0x2);
+        const __m128i g0t_3_lo = _mm_and_si128(g0t_3, nibble_mask);
+        const __m128i g0t_3_sh = _mm_srli_epi16(g0t_3, 4);
+        const __m128i g0t_3_hi = _mm_and_si128(g0t_3_sh, nibble_mask);
+        const __m128i g0a_3_l = _mm_shuffle_epi8(tbl_lo, g0t_3_lo);
+        const __m128i g0a_3_h = _mm_shuffle_epi8(tbl_hi, g0t_3_hi);
+        const __m128i g0a_3 = _mm_xor_si128(g0a_3_l, g0a_3_h);
+        const __m128i g0s_3_sr = _mm_shuffle_epi8(g0a_3, inv_shift_rows);
+        const __m128i g0s_3_aes = _mm_aesenclast_si128(g0s_3_sr, aes_cancel_key);
+        const __m128i g0s_3_aes_lo = _mm_and_si128(g0s_3_aes, nibble_mask);
+        const __m128i g0s_3_aes_sh = _mm_srli_epi16(g0s_3_aes, 4);
+        const __m128i g0s_3_aes_hi = _mm_and_si128(g0s_3_aes_sh, nibble_mask);
+        const __m128i g0s_3_l = _mm_shuffle_epi8(tbl_lo_1, g0s_3_aes_lo);
+        const __m128i g0s_3_h = _mm_shuffle_epi8(tbl_hi_1, g0s_3_aes_hi);
+        const __m128i g0s_3 = _mm_xor_si128(g0s_3_l, g0s_3_h);
+        const __m128i g0lr24_3 = _mm_shuffle_epi8(g0s_3, rotl24);
+        const __m128i g0lr8_3 = _mm_shuffle_epi8(g0s_3, rotl8);
+        const __m128i g0lr16_3 = _mm_shuffle_epi8(g0s_3, rotl16);
+        const __m128i g0lg_acc_3 = _mm_xor_si128(g0s_3, g0lr8_3);
+        const __m128i g0lg_3 = _mm_xor_si128(g0lg_acc_3, g0lr16_3);
+        const __m128i g0lr2_3_l = _mm_slli_epi32(g0lg_3, 2);
+        const __m128i g0lr2_3_r = _mm_srli_epi32(g0lg_3, 30);
+        const __m128i g0lr2_3 = _mm_or_si128(g0lr2_3_l, g0lr2_3_r);
+        const __m128i g0l_acc_3 = _mm_xor_si128(g0s_3, g0lr24_3);
+        const __m128i g0l_3 = _mm_xor_si128(g0l_acc_3, g0lr2_3);
+        const __m128i g0x_3 = _mm_xor_si128(g0x3, g0l_3);
+        g0x3 = g0x_3;
+        KC_MCA_END("loop_r");
+    }
+
+    /* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; transpose back, native words to big-endian. */
+    const __m128i tro0 = _mm_unpacklo_epi32(g0x3, g0x1);
+    const __m128i tro0_1 = _mm_unpackhi_epi32(g0x3, g0x1);
+    const __m128i tro0_2 = _mm_unpacklo_epi32(g0x2, g0x0);
+    const __m128i tro0_3 = _mm_unpackhi_epi32(g0x2, g0x0);
+    const __m128i tro1 = _mm_unpacklo_epi32(tro0, tro0_2);
+    const __m128i tro1_1 = _mm_unpackhi_epi32(tro0, tro0_2);
+    const __m128i tro1_2 = _mm_unpacklo_epi32(tro0_1, tro0_3);
+    const __m128i tro1_3 = _mm_unpackhi_epi32(tro0_1, tro0_3);
+    const __m128i outbe = _mm_shuffle_epi8(tro1, bswap32);
+    const __m128i msg = _mm_loadu_si128((const void *)(src));
+    const __m128i ct = _mm_xor_si128(outbe, msg);
+    _mm_storeu_si128((void *)(out), ct);
+    const __m128i outbe_1 = _mm_shuffle_epi8(tro1_1, bswap32);
+    const __m128i msg_1 = _mm_loadu_si128((const void *)(src + 16));
+    const __m128i ct_1 = _mm_xor_si128(outbe_1, msg_1);
+    _mm_storeu_si128((void *)(out + 16), ct_1);
+    const __m128i outbe_2 = _mm_shuffle_epi8(tro1_2, bswap32);
+    const __m128i msg_2 = _mm_loadu_si128((const void *)(src + 32));
+    const __m128i ct_2 = _mm_xor_si128(outbe_2, msg_2);
+    _mm_storeu_si128((void *)(out + 32), ct_2);
+    const __m128i outbe_3 = _mm_shuffle_epi8(tro1_3, bswap32);
+    const __m128i msg_3 = _mm_loadu_si128((const void *)(src + 48));
+    const __m128i ct_3 = _mm_xor_si128(outbe_3, msg_3);
+    _mm_storeu_si128((void *)(out + 48), ct_3);
+    _mm_storeu_si128((void *)(in + 64), y_next);
+}
+
 /* GHASH's step of KC_GHASH_BLOCKS blocks at 128 bits (gen/kernels/ghash.py
  * update_program): Y from y's first block, Y' into each of its blocks. */
 static void sm4_wordslice_ssse3_aesni_ghash_step(uint8_t *y, const uint8_t *table, const uint8_t *msg)
@@ -1384,6 +1746,16 @@ static int sm4_wordslice_ssse3_aesni_ctr_xor(const sm4_key *key, const uint8_t *
                                out, nblocks);
 }
 
+static int sm4_wordslice_ssse3_aesni_gcm_xor(const sm4_key *key, const uint8_t *counters, const uint8_t *src, uint8_t *out,
+                                     size_t nblocks, uint8_t *y, const uint8_t *table, const uint8_t *hashed)
+{
+    const sm4_direction dir = SM4_ENCRYPT;
+    return kc_run_gcm_batches(sm4_wordslice_ssse3_aesni_batch_gcm, (const uint8_t *)key->rk[dir], SM4_WORDSLICE_SSSE3_AESNI_BATCH_BLOCKS, 4,
+                              16, counters, src, out, nblocks, y, table, hashed) == 0
+               ? SM4_OK
+               : SM4_ERR_LENGTH;
+}
+
 static int sm4_wordslice_ssse3_aesni_cpu_supported(void)
 {
 #ifdef KC_EMULATED
@@ -1410,4 +1782,5 @@ const sm4_impl KC_IMPL_SYMBOL(sm4_wordslice_ssse3_aesni) = {
     .ghash = sm4_wordslice_ssse3_aesni_ghash,
     .xts_tweaks = sm4_wordslice_ssse3_aesni_xts_tweaks,
     .xts_blocks = sm4_wordslice_ssse3_aesni_xts_blocks,
+    .gcm_xor = sm4_wordslice_ssse3_aesni_gcm_xor,
 };

@@ -73,6 +73,16 @@ static void sm4_wordslice_ssse3_aesni_asm_batch_xts(const uint8_t *rk, const uin
     sm4_wordslice_ssse3_aesni_batch_xts_asm(rk, in, out, src);
 }
 
+/* GCM's stitched form: the counter form's CTR and, beside it, GHASH of the batch
+ * at `hashed` in 1 step(s) of 4 blocks chained in registers (gen/ir/stitch.py). */
+static void sm4_wordslice_ssse3_aesni_asm_batch_gcm(const uint8_t *rk, uint8_t *in, uint8_t *out, const uint8_t *src,
+                                                    const uint8_t *table, const uint8_t *hashed)
+{
+    /* sm4_wordslice_ssse3_aesni_asm.S: the same lowered program, in assembly (registers allocated by gen/backends/regalloc.py). */
+    void sm4_wordslice_ssse3_aesni_batch_gcm_asm(const void *rk, const void *in, const void *out, const void *src, const void *table, const void *hashed);
+    sm4_wordslice_ssse3_aesni_batch_gcm_asm(rk, in, out, src, table, hashed);
+}
+
 /* GHASH's step of KC_GHASH_BLOCKS blocks at 128 bits (gen/kernels/ghash.py
  * update_program): Y from y's first block, Y' into each of its blocks. */
 static void sm4_wordslice_ssse3_aesni_asm_ghash_step(uint8_t *y, const uint8_t *table, const uint8_t *msg)
@@ -166,6 +176,16 @@ static int sm4_wordslice_ssse3_aesni_asm_ctr_xor(const sm4_key *key, const uint8
                                out, nblocks);
 }
 
+static int sm4_wordslice_ssse3_aesni_asm_gcm_xor(const sm4_key *key, const uint8_t *counters, const uint8_t *src, uint8_t *out,
+                                         size_t nblocks, uint8_t *y, const uint8_t *table, const uint8_t *hashed)
+{
+    const sm4_direction dir = SM4_ENCRYPT;
+    return kc_run_gcm_batches(sm4_wordslice_ssse3_aesni_asm_batch_gcm, (const uint8_t *)key->rk[dir], SM4_WORDSLICE_SSSE3_AESNI_ASM_BATCH_BLOCKS, 4,
+                              16, counters, src, out, nblocks, y, table, hashed) == 0
+               ? SM4_OK
+               : SM4_ERR_LENGTH;
+}
+
 static int sm4_wordslice_ssse3_aesni_asm_cpu_supported(void)
 {
 #ifdef KC_EMULATED
@@ -192,4 +212,5 @@ const sm4_impl KC_IMPL_SYMBOL(sm4_wordslice_ssse3_aesni_asm) = {
     .ghash = sm4_wordslice_ssse3_aesni_asm_ghash,
     .xts_tweaks = sm4_wordslice_ssse3_aesni_asm_xts_tweaks,
     .xts_blocks = sm4_wordslice_ssse3_aesni_asm_xts_blocks,
+    .gcm_xor = sm4_wordslice_ssse3_aesni_asm_gcm_xor,
 };

@@ -15046,6 +15046,4187 @@ _gcry_sm4_byteslice_ssse3_aesni_batch_xts:
 	CFI_ENDPROC();
 ELF(.size _gcry_sm4_byteslice_ssse3_aesni_batch_xts,.-_gcry_sm4_byteslice_ssse3_aesni_batch_xts;)
 
+/* _gcry_sm4_byteslice_ssse3_aesni_batch_gcm: byteslice128_ctr_xor_gcm, 6 arguments
+ *   %rdi: rk
+ *   %rsi: in
+ *   %rdx: out
+ *   %rcx: src
+ *   %r8: table
+ *   %r9: hashed
+ *   %r10: 128 x r (and the loop count)
+ *   xmm0-15: vectors, as allocated (16 used)
+ *   frame: 960 bytes (60 spill slots of 16 bytes)
+ */
+	.globl _gcry_sm4_byteslice_ssse3_aesni_batch_gcm
+ELF(.type _gcry_sm4_byteslice_ssse3_aesni_batch_gcm,@function;)
+	.align 32
+_gcry_sm4_byteslice_ssse3_aesni_batch_gcm:
+	CFI_STARTPROC();
+	push %rbp
+	CFI_PUSH(%rbp);
+	mov %rsp, %rbp
+	CFI_DEF_CFA_REGISTER(%rbp);
+	and $-64, %rsp
+	sub $960, %rsp
+	movdqu 64(%rsi), %xmm0 /* y_1 = bcast128() */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_reverse16(%rip), %xmm0 /* phi_y = lookup16(y_1, reverse16) */
+
+	/* Step 1 of 4: 8 blocks, 1 per register: block i times T_(n - i), products unreduced. */
+	movdqu (%r9), %xmm1 /* x = load() */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_reverse16(%rip), %xmm1 /* z = lookup16(x, reverse16) */
+	pxor %xmm0, %xmm1 /* z1_y = xor(z, phi_y) */
+	movdqu (%r8), %xmm0 /* h = load() */
+	movdqa %xmm1, %xmm2 /* z1_y */
+	pclmulqdq $0x0, %xmm0, %xmm2 /* lo = clmul(z1_y, h) */
+	movdqa %xmm1, %xmm3 /* z1_y */
+	pclmulqdq $0x10, %xmm0, %xmm3 /* mid = clmul(z1_y, h) */
+	movdqa %xmm1, %xmm4 /* z1_y */
+	pclmulqdq $0x1, %xmm0, %xmm4 /* mid_1 = clmul(z1_y, h) */
+	pclmulqdq $0x11, %xmm0, %xmm1 /* hi = clmul(z1_y, h) */
+	pxor %xmm4, %xmm3 /* mid_sum_acc = xor(mid, mid_1) */
+	movdqu 16(%r9), %xmm0 /* x_1 = load() */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_reverse16(%rip), %xmm0 /* z_1 = lookup16(x_1, reverse16) */
+	movdqu 16(%r8), %xmm4 /* h_1 = load() */
+	movdqa %xmm0, %xmm5 /* z_1 */
+	pclmulqdq $0x0, %xmm4, %xmm5 /* lo_1 = clmul(z_1, h_1) */
+
+	/* The sums, then S's halves, their blocks added, and one reduction. */
+	pxor %xmm5, %xmm2 /* lo_sum_acc = xor(lo, lo_1) */
+	movdqa %xmm0, %xmm5 /* z_1 */
+	pclmulqdq $0x10, %xmm4, %xmm5 /* mid_2 = clmul(z_1, h_1) */
+	movdqa %xmm0, %xmm6 /* z_1 */
+	pclmulqdq $0x1, %xmm4, %xmm6 /* mid_3 = clmul(z_1, h_1) */
+	pclmulqdq $0x11, %xmm4, %xmm0 /* hi_1 = clmul(z_1, h_1) */
+	pxor %xmm6, %xmm5 /* mid_sum_acc_1 = xor(mid_2, mid_3) */
+	pxor %xmm5, %xmm3 /* mid_sum_acc_8 = xor(mid_sum_acc, mid_sum_acc_1) */
+	pxor %xmm0, %xmm1 /* hi_sum_acc = xor(hi, hi_1) */
+	movdqu 32(%r9), %xmm0 /* x_2 = load() */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_reverse16(%rip), %xmm0 /* z_2 = lookup16(x_2, reverse16) */
+	movdqu 32(%r8), %xmm4 /* h_2 = load() */
+	movdqa %xmm0, %xmm5 /* z_2 */
+	pclmulqdq $0x0, %xmm4, %xmm5 /* lo_2 = clmul(z_2, h_2) */
+	movdqa %xmm0, %xmm6 /* z_2 */
+	pclmulqdq $0x10, %xmm4, %xmm6 /* mid_4 = clmul(z_2, h_2) */
+	movdqa %xmm0, %xmm7 /* z_2 */
+	pclmulqdq $0x1, %xmm4, %xmm7 /* mid_5 = clmul(z_2, h_2) */
+	pclmulqdq $0x11, %xmm4, %xmm0 /* hi_2 = clmul(z_2, h_2) */
+	pxor %xmm7, %xmm6 /* mid_sum_acc_2 = xor(mid_4, mid_5) */
+	movdqu 48(%r9), %xmm4 /* x_3 = load() */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_reverse16(%rip), %xmm4 /* z_3 = lookup16(x_3, reverse16) */
+	movdqu 48(%r8), %xmm7 /* h_3 = load() */
+	movdqa %xmm4, %xmm8 /* z_3 */
+	pclmulqdq $0x0, %xmm7, %xmm8 /* lo_3 = clmul(z_3, h_3) */
+	pxor %xmm8, %xmm5 /* lo_sum_acc_1 = xor(lo_2, lo_3) */
+	pxor %xmm5, %xmm2 /* lo_sum_acc_4 = xor(lo_sum_acc, lo_sum_acc_1) */
+	movdqa %xmm4, %xmm5 /* z_3 */
+	pclmulqdq $0x10, %xmm7, %xmm5 /* mid_6 = clmul(z_3, h_3) */
+	movdqa %xmm4, %xmm8 /* z_3 */
+	pclmulqdq $0x1, %xmm7, %xmm8 /* mid_7 = clmul(z_3, h_3) */
+	pclmulqdq $0x11, %xmm7, %xmm4 /* hi_3 = clmul(z_3, h_3) */
+	pxor %xmm8, %xmm5 /* mid_sum_acc_3 = xor(mid_6, mid_7) */
+	pxor %xmm5, %xmm6 /* mid_sum_acc_9 = xor(mid_sum_acc_2, mid_sum_acc_3) */
+	pxor %xmm6, %xmm3 /* mid_sum_acc_12 = xor(mid_sum_acc_8, mid_sum_acc_9) */
+	pxor %xmm4, %xmm0 /* hi_sum_acc_1 = xor(hi_2, hi_3) */
+	pxor %xmm0, %xmm1 /* hi_sum_acc_4 = xor(hi_sum_acc, hi_sum_acc_1) */
+	movdqu 64(%r9), %xmm0 /* x_4 = load() */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_reverse16(%rip), %xmm0 /* z_4 = lookup16(x_4, reverse16) */
+	movdqu 64(%r8), %xmm4 /* h_4 = load() */
+	movdqa %xmm0, %xmm5 /* z_4 */
+	pclmulqdq $0x0, %xmm4, %xmm5 /* lo_4 = clmul(z_4, h_4) */
+	movdqa %xmm0, %xmm6 /* z_4 */
+	pclmulqdq $0x10, %xmm4, %xmm6 /* mid_8 = clmul(z_4, h_4) */
+	movdqa %xmm0, %xmm7 /* z_4 */
+	pclmulqdq $0x1, %xmm4, %xmm7 /* mid_9 = clmul(z_4, h_4) */
+	pclmulqdq $0x11, %xmm4, %xmm0 /* hi_4 = clmul(z_4, h_4) */
+	pxor %xmm7, %xmm6 /* mid_sum_acc_4 = xor(mid_8, mid_9) */
+	movdqu 80(%r9), %xmm4 /* x_5 = load() */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_reverse16(%rip), %xmm4 /* z_5 = lookup16(x_5, reverse16) */
+	movdqu 80(%r8), %xmm7 /* h_5 = load() */
+	movdqa %xmm4, %xmm8 /* z_5 */
+	pclmulqdq $0x0, %xmm7, %xmm8 /* lo_5 = clmul(z_5, h_5) */
+	pxor %xmm8, %xmm5 /* lo_sum_acc_2 = xor(lo_4, lo_5) */
+	movdqa %xmm4, %xmm8 /* z_5 */
+	pclmulqdq $0x10, %xmm7, %xmm8 /* mid_10 = clmul(z_5, h_5) */
+	movdqa %xmm4, %xmm9 /* z_5 */
+	pclmulqdq $0x1, %xmm7, %xmm9 /* mid_11 = clmul(z_5, h_5) */
+	pclmulqdq $0x11, %xmm7, %xmm4 /* hi_5 = clmul(z_5, h_5) */
+	pxor %xmm9, %xmm8 /* mid_sum_acc_5 = xor(mid_10, mid_11) */
+	pxor %xmm8, %xmm6 /* mid_sum_acc_10 = xor(mid_sum_acc_4, mid_sum_acc_5) */
+	pxor %xmm4, %xmm0 /* hi_sum_acc_2 = xor(hi_4, hi_5) */
+	movdqu 96(%r9), %xmm4 /* x_6 = load() */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_reverse16(%rip), %xmm4 /* z_6 = lookup16(x_6, reverse16) */
+	movdqu 96(%r8), %xmm7 /* h_6 = load() */
+	movdqa %xmm4, %xmm8 /* z_6 */
+	pclmulqdq $0x0, %xmm7, %xmm8 /* lo_6 = clmul(z_6, h_6) */
+	movdqa %xmm4, %xmm9 /* z_6 */
+	pclmulqdq $0x10, %xmm7, %xmm9 /* mid_12 = clmul(z_6, h_6) */
+	movdqa %xmm4, %xmm10 /* z_6 */
+	pclmulqdq $0x1, %xmm7, %xmm10 /* mid_13 = clmul(z_6, h_6) */
+	pclmulqdq $0x11, %xmm7, %xmm4 /* hi_6 = clmul(z_6, h_6) */
+	pxor %xmm10, %xmm9 /* mid_sum_acc_6 = xor(mid_12, mid_13) */
+	movdqu 112(%r9), %xmm7 /* x_7 = load() */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_reverse16(%rip), %xmm7 /* z_7 = lookup16(x_7, reverse16) */
+	movdqu 112(%r8), %xmm10 /* h_7 = load() */
+	movdqa %xmm7, %xmm11 /* z_7 */
+	pclmulqdq $0x0, %xmm10, %xmm11 /* lo_7 = clmul(z_7, h_7) */
+	pxor %xmm11, %xmm8 /* lo_sum_acc_3 = xor(lo_6, lo_7) */
+	pxor %xmm8, %xmm5 /* lo_sum_acc_5 = xor(lo_sum_acc_2, lo_sum_acc_3) */
+	pxor %xmm5, %xmm2 /* lo_sum_acc_6 = xor(lo_sum_acc_4, lo_sum_acc_5) */
+	movdqa %xmm7, %xmm5 /* z_7 */
+	pclmulqdq $0x10, %xmm10, %xmm5 /* mid_14 = clmul(z_7, h_7) */
+	movdqa %xmm7, %xmm8 /* z_7 */
+	pclmulqdq $0x1, %xmm10, %xmm8 /* mid_15 = clmul(z_7, h_7) */
+	pclmulqdq $0x11, %xmm10, %xmm7 /* hi_7 = clmul(z_7, h_7) */
+	pxor %xmm8, %xmm5 /* mid_sum_acc_7 = xor(mid_14, mid_15) */
+	pxor %xmm5, %xmm9 /* mid_sum_acc_11 = xor(mid_sum_acc_6, mid_sum_acc_7) */
+	pxor %xmm9, %xmm6 /* mid_sum_acc_13 = xor(mid_sum_acc_10, mid_sum_acc_11) */
+	pxor %xmm6, %xmm3 /* mid_sum_acc_14 = xor(mid_sum_acc_12, mid_sum_acc_13) */
+	pxor %xmm7, %xmm4 /* hi_sum_acc_3 = xor(hi_6, hi_7) */
+	pxor %xmm4, %xmm0 /* hi_sum_acc_5 = xor(hi_sum_acc_2, hi_sum_acc_3) */
+	pxor %xmm0, %xmm1 /* hi_sum_acc_6 = xor(hi_sum_acc_4, hi_sum_acc_5) */
+	movdqa %xmm3, %xmm0 /* mid_sum_acc_14 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_half_up(%rip), %xmm0 /* mid_lo = lookup16(mid_sum_acc_14, half_up) */
+	pxor %xmm0, %xmm2 /* s_lo = xor(lo_sum_acc_6, mid_lo) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_half_down(%rip), %xmm3 /* mid_hi = lookup16(mid_sum_acc_14, half_down) */
+	pxor %xmm3, %xmm1 /* s_hi = xor(hi_sum_acc_6, mid_hi) */
+	movdqa %xmm2, %xmm0 /* s_lo */
+	pclmulqdq $0x0, .Lsm4_byteslice_ssse3_aesni_9_fold(%rip), %xmm0 /* fold_lo = clmul(s_lo, fold) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_swap_halves(%rip), %xmm0 /* fold_lo_sw = lookup16(fold_lo, swap_halves) */
+	pxor %xmm0, %xmm2 /* v = xor(s_lo, fold_lo_sw) */
+	movdqa %xmm2, %xmm0 /* v */
+	pxor %xmm1, %xmm0 /* v_hi = xor(v, s_hi) */
+	pclmulqdq $0x11, .Lsm4_byteslice_ssse3_aesni_9_fold(%rip), %xmm2 /* fold_hi = clmul(v, fold) */
+	pxor %xmm2, %xmm0 /* reduced = xor(v_hi, fold_hi) */
+
+	/* Step 2 of 4: 8 blocks, 1 per register: block i times T_(n - i), products unreduced. */
+	movdqu 128(%r9), %xmm1 /* x_8 = load() */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_reverse16(%rip), %xmm1 /* z_8 = lookup16(x_8, reverse16) */
+	pxor %xmm0, %xmm1 /* z1_y_1 = xor(z_8, reduced) */
+	movdqu (%r8), %xmm0 /* h_8 = load() */
+	movdqa %xmm1, %xmm2 /* z1_y_1 */
+	pclmulqdq $0x0, %xmm0, %xmm2 /* lo_8 = clmul(z1_y_1, h_8) */
+	movdqa %xmm1, %xmm3 /* z1_y_1 */
+	pclmulqdq $0x10, %xmm0, %xmm3 /* mid_16 = clmul(z1_y_1, h_8) */
+	movdqa %xmm1, %xmm4 /* z1_y_1 */
+	pclmulqdq $0x1, %xmm0, %xmm4 /* mid_17 = clmul(z1_y_1, h_8) */
+	pclmulqdq $0x11, %xmm0, %xmm1 /* hi_8 = clmul(z1_y_1, h_8) */
+	pxor %xmm4, %xmm3 /* mid_sum_acc_15 = xor(mid_16, mid_17) */
+	movdqu 144(%r9), %xmm0 /* x_9 = load() */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_reverse16(%rip), %xmm0 /* z_9 = lookup16(x_9, reverse16) */
+	movdqu 16(%r8), %xmm4 /* h_9 = load() */
+	movdqa %xmm0, %xmm5 /* z_9 */
+	pclmulqdq $0x0, %xmm4, %xmm5 /* lo_9 = clmul(z_9, h_9) */
+
+	/* The sums, then S's halves, their blocks added, and one reduction. */
+	pxor %xmm5, %xmm2 /* lo_sum_acc_7 = xor(lo_8, lo_9) */
+	movdqa %xmm0, %xmm5 /* z_9 */
+	pclmulqdq $0x10, %xmm4, %xmm5 /* mid_18 = clmul(z_9, h_9) */
+	movdqa %xmm0, %xmm6 /* z_9 */
+	pclmulqdq $0x1, %xmm4, %xmm6 /* mid_19 = clmul(z_9, h_9) */
+	pclmulqdq $0x11, %xmm4, %xmm0 /* hi_9 = clmul(z_9, h_9) */
+	pxor %xmm6, %xmm5 /* mid_sum_acc_16 = xor(mid_18, mid_19) */
+	pxor %xmm5, %xmm3 /* mid_sum_acc_23 = xor(mid_sum_acc_15, mid_sum_acc_16) */
+	pxor %xmm0, %xmm1 /* hi_sum_acc_7 = xor(hi_8, hi_9) */
+	movdqu 160(%r9), %xmm0 /* x_10 = load() */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_reverse16(%rip), %xmm0 /* z_10 = lookup16(x_10, reverse16) */
+	movdqu 32(%r8), %xmm4 /* h_10 = load() */
+	movdqa %xmm0, %xmm5 /* z_10 */
+	pclmulqdq $0x0, %xmm4, %xmm5 /* lo_10 = clmul(z_10, h_10) */
+	movdqa %xmm0, %xmm6 /* z_10 */
+	pclmulqdq $0x10, %xmm4, %xmm6 /* mid_20 = clmul(z_10, h_10) */
+	movdqa %xmm0, %xmm7 /* z_10 */
+	pclmulqdq $0x1, %xmm4, %xmm7 /* mid_21 = clmul(z_10, h_10) */
+	pclmulqdq $0x11, %xmm4, %xmm0 /* hi_10 = clmul(z_10, h_10) */
+	pxor %xmm7, %xmm6 /* mid_sum_acc_17 = xor(mid_20, mid_21) */
+	movdqu 176(%r9), %xmm4 /* x_11 = load() */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_reverse16(%rip), %xmm4 /* z_11 = lookup16(x_11, reverse16) */
+	movdqu 48(%r8), %xmm7 /* h_11 = load() */
+	movdqa %xmm4, %xmm8 /* z_11 */
+	pclmulqdq $0x0, %xmm7, %xmm8 /* lo_11 = clmul(z_11, h_11) */
+	pxor %xmm8, %xmm5 /* lo_sum_acc_8 = xor(lo_10, lo_11) */
+	pxor %xmm5, %xmm2 /* lo_sum_acc_11 = xor(lo_sum_acc_7, lo_sum_acc_8) */
+	movdqa %xmm4, %xmm5 /* z_11 */
+	pclmulqdq $0x10, %xmm7, %xmm5 /* mid_22 = clmul(z_11, h_11) */
+	movdqa %xmm4, %xmm8 /* z_11 */
+	pclmulqdq $0x1, %xmm7, %xmm8 /* mid_23 = clmul(z_11, h_11) */
+	pclmulqdq $0x11, %xmm7, %xmm4 /* hi_11 = clmul(z_11, h_11) */
+	pxor %xmm8, %xmm5 /* mid_sum_acc_18 = xor(mid_22, mid_23) */
+	pxor %xmm5, %xmm6 /* mid_sum_acc_24 = xor(mid_sum_acc_17, mid_sum_acc_18) */
+	pxor %xmm6, %xmm3 /* mid_sum_acc_27 = xor(mid_sum_acc_23, mid_sum_acc_24) */
+	pxor %xmm4, %xmm0 /* hi_sum_acc_8 = xor(hi_10, hi_11) */
+	pxor %xmm0, %xmm1 /* hi_sum_acc_11 = xor(hi_sum_acc_7, hi_sum_acc_8) */
+	movdqu 192(%r9), %xmm0 /* x_12 = load() */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_reverse16(%rip), %xmm0 /* z_12 = lookup16(x_12, reverse16) */
+	movdqu 64(%r8), %xmm4 /* h_12 = load() */
+	movdqa %xmm0, %xmm5 /* z_12 */
+	pclmulqdq $0x0, %xmm4, %xmm5 /* lo_12 = clmul(z_12, h_12) */
+	movdqa %xmm0, %xmm6 /* z_12 */
+	pclmulqdq $0x10, %xmm4, %xmm6 /* mid_24 = clmul(z_12, h_12) */
+	movdqa %xmm0, %xmm7 /* z_12 */
+	pclmulqdq $0x1, %xmm4, %xmm7 /* mid_25 = clmul(z_12, h_12) */
+	pclmulqdq $0x11, %xmm4, %xmm0 /* hi_12 = clmul(z_12, h_12) */
+	pxor %xmm7, %xmm6 /* mid_sum_acc_19 = xor(mid_24, mid_25) */
+	movdqu 208(%r9), %xmm4 /* x_13 = load() */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_reverse16(%rip), %xmm4 /* z_13 = lookup16(x_13, reverse16) */
+	movdqu 80(%r8), %xmm7 /* h_13 = load() */
+	movdqa %xmm4, %xmm8 /* z_13 */
+	pclmulqdq $0x0, %xmm7, %xmm8 /* lo_13 = clmul(z_13, h_13) */
+	pxor %xmm8, %xmm5 /* lo_sum_acc_9 = xor(lo_12, lo_13) */
+	movdqa %xmm4, %xmm8 /* z_13 */
+	pclmulqdq $0x10, %xmm7, %xmm8 /* mid_26 = clmul(z_13, h_13) */
+	movdqa %xmm4, %xmm9 /* z_13 */
+	pclmulqdq $0x1, %xmm7, %xmm9 /* mid_27 = clmul(z_13, h_13) */
+	pclmulqdq $0x11, %xmm7, %xmm4 /* hi_13 = clmul(z_13, h_13) */
+	pxor %xmm9, %xmm8 /* mid_sum_acc_20 = xor(mid_26, mid_27) */
+	pxor %xmm8, %xmm6 /* mid_sum_acc_25 = xor(mid_sum_acc_19, mid_sum_acc_20) */
+	pxor %xmm4, %xmm0 /* hi_sum_acc_9 = xor(hi_12, hi_13) */
+	movdqu 224(%r9), %xmm4 /* x_14 = load() */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_reverse16(%rip), %xmm4 /* z_14 = lookup16(x_14, reverse16) */
+	movdqu 96(%r8), %xmm7 /* h_14 = load() */
+	movdqa %xmm4, %xmm8 /* z_14 */
+	pclmulqdq $0x0, %xmm7, %xmm8 /* lo_14 = clmul(z_14, h_14) */
+	movdqa %xmm4, %xmm9 /* z_14 */
+	pclmulqdq $0x10, %xmm7, %xmm9 /* mid_28 = clmul(z_14, h_14) */
+	movdqa %xmm4, %xmm10 /* z_14 */
+	pclmulqdq $0x1, %xmm7, %xmm10 /* mid_29 = clmul(z_14, h_14) */
+	pclmulqdq $0x11, %xmm7, %xmm4 /* hi_14 = clmul(z_14, h_14) */
+	pxor %xmm10, %xmm9 /* mid_sum_acc_21 = xor(mid_28, mid_29) */
+	movdqu 240(%r9), %xmm7 /* x_15 = load() */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_reverse16(%rip), %xmm7 /* z_15 = lookup16(x_15, reverse16) */
+	movdqu 112(%r8), %xmm10 /* h_15 = load() */
+	movdqa %xmm7, %xmm11 /* z_15 */
+	pclmulqdq $0x0, %xmm10, %xmm11 /* lo_15 = clmul(z_15, h_15) */
+	pxor %xmm11, %xmm8 /* lo_sum_acc_10 = xor(lo_14, lo_15) */
+	pxor %xmm8, %xmm5 /* lo_sum_acc_12 = xor(lo_sum_acc_9, lo_sum_acc_10) */
+	pxor %xmm5, %xmm2 /* lo_sum_acc_13 = xor(lo_sum_acc_11, lo_sum_acc_12) */
+	movdqa %xmm7, %xmm5 /* z_15 */
+	pclmulqdq $0x10, %xmm10, %xmm5 /* mid_30 = clmul(z_15, h_15) */
+	movdqa %xmm7, %xmm8 /* z_15 */
+	pclmulqdq $0x1, %xmm10, %xmm8 /* mid_31 = clmul(z_15, h_15) */
+	pclmulqdq $0x11, %xmm10, %xmm7 /* hi_15 = clmul(z_15, h_15) */
+	pxor %xmm8, %xmm5 /* mid_sum_acc_22 = xor(mid_30, mid_31) */
+	pxor %xmm5, %xmm9 /* mid_sum_acc_26 = xor(mid_sum_acc_21, mid_sum_acc_22) */
+	pxor %xmm9, %xmm6 /* mid_sum_acc_28 = xor(mid_sum_acc_25, mid_sum_acc_26) */
+	pxor %xmm6, %xmm3 /* mid_sum_acc_29 = xor(mid_sum_acc_27, mid_sum_acc_28) */
+	pxor %xmm7, %xmm4 /* hi_sum_acc_10 = xor(hi_14, hi_15) */
+	pxor %xmm4, %xmm0 /* hi_sum_acc_12 = xor(hi_sum_acc_9, hi_sum_acc_10) */
+	pxor %xmm0, %xmm1 /* hi_sum_acc_13 = xor(hi_sum_acc_11, hi_sum_acc_12) */
+	movdqa %xmm3, %xmm0 /* mid_sum_acc_29 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_half_up(%rip), %xmm0 /* mid_lo_1 = lookup16(mid_sum_acc_29, half_up) */
+	pxor %xmm0, %xmm2 /* s_lo_1 = xor(lo_sum_acc_13, mid_lo_1) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_half_down(%rip), %xmm3 /* mid_hi_1 = lookup16(mid_sum_acc_29, half_down) */
+	pxor %xmm3, %xmm1 /* s_hi_1 = xor(hi_sum_acc_13, mid_hi_1) */
+	movdqa %xmm2, %xmm0 /* s_lo_1 */
+	pclmulqdq $0x0, .Lsm4_byteslice_ssse3_aesni_9_fold(%rip), %xmm0 /* fold_lo_1 = clmul(s_lo_1, fold) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_swap_halves(%rip), %xmm0 /* fold_lo_sw_1 = lookup16(fold_lo_1, swap_halves) */
+	pxor %xmm0, %xmm2 /* v_1 = xor(s_lo_1, fold_lo_sw_1) */
+	movdqa %xmm2, %xmm0 /* v_1 */
+	pxor %xmm1, %xmm0 /* v_hi_1 = xor(v_1, s_hi_1) */
+	pclmulqdq $0x11, .Lsm4_byteslice_ssse3_aesni_9_fold(%rip), %xmm2 /* fold_hi_1 = clmul(v_1, fold) */
+	pxor %xmm2, %xmm0 /* reduced_1 = xor(v_hi_1, fold_hi_1) */
+
+	/* Step 3 of 4: 8 blocks, 1 per register: block i times T_(n - i), products unreduced. */
+	movdqu 256(%r9), %xmm1 /* x_16 = load() */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_reverse16(%rip), %xmm1 /* z_16 = lookup16(x_16, reverse16) */
+	pxor %xmm0, %xmm1 /* z1_y_2 = xor(z_16, reduced_1) */
+	movdqu (%r8), %xmm0 /* h_16 = load() */
+	movdqa %xmm1, %xmm2 /* z1_y_2 */
+	pclmulqdq $0x0, %xmm0, %xmm2 /* lo_16 = clmul(z1_y_2, h_16) */
+	movdqa %xmm1, %xmm3 /* z1_y_2 */
+	pclmulqdq $0x10, %xmm0, %xmm3 /* mid_32 = clmul(z1_y_2, h_16) */
+	movdqa %xmm1, %xmm4 /* z1_y_2 */
+	pclmulqdq $0x1, %xmm0, %xmm4 /* mid_33 = clmul(z1_y_2, h_16) */
+	pclmulqdq $0x11, %xmm0, %xmm1 /* hi_16 = clmul(z1_y_2, h_16) */
+	pxor %xmm4, %xmm3 /* mid_sum_acc_30 = xor(mid_32, mid_33) */
+	movdqu 272(%r9), %xmm0 /* x_17 = load() */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_reverse16(%rip), %xmm0 /* z_17 = lookup16(x_17, reverse16) */
+	movdqu 16(%r8), %xmm4 /* h_17 = load() */
+	movdqa %xmm0, %xmm5 /* z_17 */
+	pclmulqdq $0x0, %xmm4, %xmm5 /* lo_17 = clmul(z_17, h_17) */
+
+	/* The sums, then S's halves, their blocks added, and one reduction. */
+	pxor %xmm5, %xmm2 /* lo_sum_acc_14 = xor(lo_16, lo_17) */
+	movdqa %xmm0, %xmm5 /* z_17 */
+	pclmulqdq $0x10, %xmm4, %xmm5 /* mid_34 = clmul(z_17, h_17) */
+	movdqa %xmm0, %xmm6 /* z_17 */
+	pclmulqdq $0x1, %xmm4, %xmm6 /* mid_35 = clmul(z_17, h_17) */
+	pclmulqdq $0x11, %xmm4, %xmm0 /* hi_17 = clmul(z_17, h_17) */
+	pxor %xmm6, %xmm5 /* mid_sum_acc_31 = xor(mid_34, mid_35) */
+	pxor %xmm5, %xmm3 /* mid_sum_acc_38 = xor(mid_sum_acc_30, mid_sum_acc_31) */
+	pxor %xmm0, %xmm1 /* hi_sum_acc_14 = xor(hi_16, hi_17) */
+	movdqu 288(%r9), %xmm0 /* x_18 = load() */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_reverse16(%rip), %xmm0 /* z_18 = lookup16(x_18, reverse16) */
+	movdqu 32(%r8), %xmm4 /* h_18 = load() */
+	movdqa %xmm0, %xmm5 /* z_18 */
+	pclmulqdq $0x0, %xmm4, %xmm5 /* lo_18 = clmul(z_18, h_18) */
+	movdqa %xmm0, %xmm6 /* z_18 */
+	pclmulqdq $0x10, %xmm4, %xmm6 /* mid_36 = clmul(z_18, h_18) */
+	movdqa %xmm0, %xmm7 /* z_18 */
+	pclmulqdq $0x1, %xmm4, %xmm7 /* mid_37 = clmul(z_18, h_18) */
+	pclmulqdq $0x11, %xmm4, %xmm0 /* hi_18 = clmul(z_18, h_18) */
+	pxor %xmm7, %xmm6 /* mid_sum_acc_32 = xor(mid_36, mid_37) */
+	movdqu 304(%r9), %xmm4 /* x_19 = load() */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_reverse16(%rip), %xmm4 /* z_19 = lookup16(x_19, reverse16) */
+	movdqu 48(%r8), %xmm7 /* h_19 = load() */
+	movdqa %xmm4, %xmm8 /* z_19 */
+	pclmulqdq $0x0, %xmm7, %xmm8 /* lo_19 = clmul(z_19, h_19) */
+	pxor %xmm8, %xmm5 /* lo_sum_acc_15 = xor(lo_18, lo_19) */
+	pxor %xmm5, %xmm2 /* lo_sum_acc_18 = xor(lo_sum_acc_14, lo_sum_acc_15) */
+	movdqa %xmm4, %xmm5 /* z_19 */
+	pclmulqdq $0x10, %xmm7, %xmm5 /* mid_38 = clmul(z_19, h_19) */
+	movdqa %xmm4, %xmm8 /* z_19 */
+	pclmulqdq $0x1, %xmm7, %xmm8 /* mid_39 = clmul(z_19, h_19) */
+	pclmulqdq $0x11, %xmm7, %xmm4 /* hi_19 = clmul(z_19, h_19) */
+	pxor %xmm8, %xmm5 /* mid_sum_acc_33 = xor(mid_38, mid_39) */
+	pxor %xmm5, %xmm6 /* mid_sum_acc_39 = xor(mid_sum_acc_32, mid_sum_acc_33) */
+	pxor %xmm6, %xmm3 /* mid_sum_acc_42 = xor(mid_sum_acc_38, mid_sum_acc_39) */
+	pxor %xmm4, %xmm0 /* hi_sum_acc_15 = xor(hi_18, hi_19) */
+	pxor %xmm0, %xmm1 /* hi_sum_acc_18 = xor(hi_sum_acc_14, hi_sum_acc_15) */
+	movdqu 320(%r9), %xmm0 /* x_20 = load() */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_reverse16(%rip), %xmm0 /* z_20 = lookup16(x_20, reverse16) */
+	movdqu 64(%r8), %xmm4 /* h_20 = load() */
+	movdqa %xmm0, %xmm5 /* z_20 */
+	pclmulqdq $0x0, %xmm4, %xmm5 /* lo_20 = clmul(z_20, h_20) */
+	movdqa %xmm0, %xmm6 /* z_20 */
+	pclmulqdq $0x10, %xmm4, %xmm6 /* mid_40 = clmul(z_20, h_20) */
+	movdqa %xmm0, %xmm7 /* z_20 */
+	pclmulqdq $0x1, %xmm4, %xmm7 /* mid_41 = clmul(z_20, h_20) */
+	pclmulqdq $0x11, %xmm4, %xmm0 /* hi_20 = clmul(z_20, h_20) */
+	pxor %xmm7, %xmm6 /* mid_sum_acc_34 = xor(mid_40, mid_41) */
+	movdqu 336(%r9), %xmm4 /* x_21 = load() */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_reverse16(%rip), %xmm4 /* z_21 = lookup16(x_21, reverse16) */
+	movdqu 80(%r8), %xmm7 /* h_21 = load() */
+	movdqa %xmm4, %xmm8 /* z_21 */
+	pclmulqdq $0x0, %xmm7, %xmm8 /* lo_21 = clmul(z_21, h_21) */
+	pxor %xmm8, %xmm5 /* lo_sum_acc_16 = xor(lo_20, lo_21) */
+	movdqa %xmm4, %xmm8 /* z_21 */
+	pclmulqdq $0x10, %xmm7, %xmm8 /* mid_42 = clmul(z_21, h_21) */
+	movdqa %xmm4, %xmm9 /* z_21 */
+	pclmulqdq $0x1, %xmm7, %xmm9 /* mid_43 = clmul(z_21, h_21) */
+	pclmulqdq $0x11, %xmm7, %xmm4 /* hi_21 = clmul(z_21, h_21) */
+	pxor %xmm9, %xmm8 /* mid_sum_acc_35 = xor(mid_42, mid_43) */
+	pxor %xmm8, %xmm6 /* mid_sum_acc_40 = xor(mid_sum_acc_34, mid_sum_acc_35) */
+	pxor %xmm4, %xmm0 /* hi_sum_acc_16 = xor(hi_20, hi_21) */
+	movdqu 352(%r9), %xmm4 /* x_22 = load() */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_reverse16(%rip), %xmm4 /* z_22 = lookup16(x_22, reverse16) */
+	movdqu 96(%r8), %xmm7 /* h_22 = load() */
+	movdqa %xmm4, %xmm8 /* z_22 */
+	pclmulqdq $0x0, %xmm7, %xmm8 /* lo_22 = clmul(z_22, h_22) */
+	movdqa %xmm4, %xmm9 /* z_22 */
+	pclmulqdq $0x10, %xmm7, %xmm9 /* mid_44 = clmul(z_22, h_22) */
+	movdqa %xmm4, %xmm10 /* z_22 */
+	pclmulqdq $0x1, %xmm7, %xmm10 /* mid_45 = clmul(z_22, h_22) */
+	pclmulqdq $0x11, %xmm7, %xmm4 /* hi_22 = clmul(z_22, h_22) */
+	pxor %xmm10, %xmm9 /* mid_sum_acc_36 = xor(mid_44, mid_45) */
+	movdqu 368(%r9), %xmm7 /* x_23 = load() */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_reverse16(%rip), %xmm7 /* z_23 = lookup16(x_23, reverse16) */
+	movdqu 112(%r8), %xmm10 /* h_23 = load() */
+	movdqa %xmm7, %xmm11 /* z_23 */
+	pclmulqdq $0x0, %xmm10, %xmm11 /* lo_23 = clmul(z_23, h_23) */
+	pxor %xmm11, %xmm8 /* lo_sum_acc_17 = xor(lo_22, lo_23) */
+	pxor %xmm8, %xmm5 /* lo_sum_acc_19 = xor(lo_sum_acc_16, lo_sum_acc_17) */
+	pxor %xmm5, %xmm2 /* lo_sum_acc_20 = xor(lo_sum_acc_18, lo_sum_acc_19) */
+	movdqa %xmm7, %xmm5 /* z_23 */
+	pclmulqdq $0x10, %xmm10, %xmm5 /* mid_46 = clmul(z_23, h_23) */
+	movdqa %xmm7, %xmm8 /* z_23 */
+	pclmulqdq $0x1, %xmm10, %xmm8 /* mid_47 = clmul(z_23, h_23) */
+	pclmulqdq $0x11, %xmm10, %xmm7 /* hi_23 = clmul(z_23, h_23) */
+	pxor %xmm8, %xmm5 /* mid_sum_acc_37 = xor(mid_46, mid_47) */
+	pxor %xmm5, %xmm9 /* mid_sum_acc_41 = xor(mid_sum_acc_36, mid_sum_acc_37) */
+	pxor %xmm9, %xmm6 /* mid_sum_acc_43 = xor(mid_sum_acc_40, mid_sum_acc_41) */
+	pxor %xmm6, %xmm3 /* mid_sum_acc_44 = xor(mid_sum_acc_42, mid_sum_acc_43) */
+	pxor %xmm7, %xmm4 /* hi_sum_acc_17 = xor(hi_22, hi_23) */
+	pxor %xmm4, %xmm0 /* hi_sum_acc_19 = xor(hi_sum_acc_16, hi_sum_acc_17) */
+	pxor %xmm0, %xmm1 /* hi_sum_acc_20 = xor(hi_sum_acc_18, hi_sum_acc_19) */
+	movdqa %xmm3, %xmm0 /* mid_sum_acc_44 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_half_up(%rip), %xmm0 /* mid_lo_2 = lookup16(mid_sum_acc_44, half_up) */
+	pxor %xmm0, %xmm2 /* s_lo_2 = xor(lo_sum_acc_20, mid_lo_2) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_half_down(%rip), %xmm3 /* mid_hi_2 = lookup16(mid_sum_acc_44, half_down) */
+	pxor %xmm3, %xmm1 /* s_hi_2 = xor(hi_sum_acc_20, mid_hi_2) */
+	movdqa %xmm2, %xmm0 /* s_lo_2 */
+	pclmulqdq $0x0, .Lsm4_byteslice_ssse3_aesni_9_fold(%rip), %xmm0 /* fold_lo_2 = clmul(s_lo_2, fold) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_swap_halves(%rip), %xmm0 /* fold_lo_sw_2 = lookup16(fold_lo_2, swap_halves) */
+	pxor %xmm0, %xmm2 /* v_2 = xor(s_lo_2, fold_lo_sw_2) */
+	movdqa %xmm2, %xmm0 /* v_2 */
+	pxor %xmm1, %xmm0 /* v_hi_2 = xor(v_2, s_hi_2) */
+	pclmulqdq $0x11, .Lsm4_byteslice_ssse3_aesni_9_fold(%rip), %xmm2 /* fold_hi_2 = clmul(v_2, fold) */
+	pxor %xmm2, %xmm0 /* reduced_2 = xor(v_hi_2, fold_hi_2) */
+
+	/* Step 4 of 4: 8 blocks, 1 per register: block i times T_(n - i), products unreduced. */
+	movdqu 384(%r9), %xmm1 /* x_24 = load() */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_reverse16(%rip), %xmm1 /* z_24 = lookup16(x_24, reverse16) */
+	pxor %xmm0, %xmm1 /* z1_y_3 = xor(z_24, reduced_2) */
+	movdqu (%r8), %xmm0 /* h_24 = load() */
+	movdqa %xmm1, %xmm2 /* z1_y_3 */
+	pclmulqdq $0x0, %xmm0, %xmm2 /* lo_24 = clmul(z1_y_3, h_24) */
+	movdqa %xmm1, %xmm3 /* z1_y_3 */
+	pclmulqdq $0x10, %xmm0, %xmm3 /* mid_48 = clmul(z1_y_3, h_24) */
+	movdqa %xmm1, %xmm4 /* z1_y_3 */
+	pclmulqdq $0x1, %xmm0, %xmm4 /* mid_49 = clmul(z1_y_3, h_24) */
+	pclmulqdq $0x11, %xmm0, %xmm1 /* hi_24 = clmul(z1_y_3, h_24) */
+	pxor %xmm4, %xmm3 /* mid_sum_acc_45 = xor(mid_48, mid_49) */
+	movdqu 400(%r9), %xmm0 /* x_25 = load() */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_reverse16(%rip), %xmm0 /* z_25 = lookup16(x_25, reverse16) */
+	movdqu 16(%r8), %xmm4 /* h_25 = load() */
+	movdqa %xmm0, %xmm5 /* z_25 */
+	pclmulqdq $0x0, %xmm4, %xmm5 /* lo_25 = clmul(z_25, h_25) */
+
+	/* The sums, then S's halves, their blocks added, and one reduction. */
+	pxor %xmm5, %xmm2 /* lo_sum_acc_21 = xor(lo_24, lo_25) */
+	movdqa %xmm0, %xmm5 /* z_25 */
+	pclmulqdq $0x10, %xmm4, %xmm5 /* mid_50 = clmul(z_25, h_25) */
+	movdqa %xmm0, %xmm6 /* z_25 */
+	pclmulqdq $0x1, %xmm4, %xmm6 /* mid_51 = clmul(z_25, h_25) */
+	pclmulqdq $0x11, %xmm4, %xmm0 /* hi_25 = clmul(z_25, h_25) */
+	pxor %xmm6, %xmm5 /* mid_sum_acc_46 = xor(mid_50, mid_51) */
+	pxor %xmm5, %xmm3 /* mid_sum_acc_53 = xor(mid_sum_acc_45, mid_sum_acc_46) */
+	pxor %xmm0, %xmm1 /* hi_sum_acc_21 = xor(hi_24, hi_25) */
+	movdqu 416(%r9), %xmm0 /* x_26 = load() */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_reverse16(%rip), %xmm0 /* z_26 = lookup16(x_26, reverse16) */
+	movdqu 32(%r8), %xmm4 /* h_26 = load() */
+	movdqa %xmm0, %xmm5 /* z_26 */
+	pclmulqdq $0x0, %xmm4, %xmm5 /* lo_26 = clmul(z_26, h_26) */
+	movdqa %xmm0, %xmm6 /* z_26 */
+	pclmulqdq $0x10, %xmm4, %xmm6 /* mid_52 = clmul(z_26, h_26) */
+	movdqa %xmm0, %xmm7 /* z_26 */
+	pclmulqdq $0x1, %xmm4, %xmm7 /* mid_53 = clmul(z_26, h_26) */
+	pclmulqdq $0x11, %xmm4, %xmm0 /* hi_26 = clmul(z_26, h_26) */
+	pxor %xmm7, %xmm6 /* mid_sum_acc_47 = xor(mid_52, mid_53) */
+	movdqu 432(%r9), %xmm4 /* x_27 = load() */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_reverse16(%rip), %xmm4 /* z_27 = lookup16(x_27, reverse16) */
+	movdqu 48(%r8), %xmm7 /* h_27 = load() */
+	movdqa %xmm4, %xmm8 /* z_27 */
+	pclmulqdq $0x0, %xmm7, %xmm8 /* lo_27 = clmul(z_27, h_27) */
+	pxor %xmm8, %xmm5 /* lo_sum_acc_22 = xor(lo_26, lo_27) */
+	pxor %xmm5, %xmm2 /* lo_sum_acc_25 = xor(lo_sum_acc_21, lo_sum_acc_22) */
+	movdqa %xmm4, %xmm5 /* z_27 */
+	pclmulqdq $0x10, %xmm7, %xmm5 /* mid_54 = clmul(z_27, h_27) */
+	movdqa %xmm4, %xmm8 /* z_27 */
+	pclmulqdq $0x1, %xmm7, %xmm8 /* mid_55 = clmul(z_27, h_27) */
+	pclmulqdq $0x11, %xmm7, %xmm4 /* hi_27 = clmul(z_27, h_27) */
+	pxor %xmm8, %xmm5 /* mid_sum_acc_48 = xor(mid_54, mid_55) */
+	pxor %xmm5, %xmm6 /* mid_sum_acc_54 = xor(mid_sum_acc_47, mid_sum_acc_48) */
+	pxor %xmm6, %xmm3 /* mid_sum_acc_57 = xor(mid_sum_acc_53, mid_sum_acc_54) */
+	pxor %xmm4, %xmm0 /* hi_sum_acc_22 = xor(hi_26, hi_27) */
+	pxor %xmm0, %xmm1 /* hi_sum_acc_25 = xor(hi_sum_acc_21, hi_sum_acc_22) */
+	movdqu 448(%r9), %xmm0 /* x_28 = load() */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_reverse16(%rip), %xmm0 /* z_28 = lookup16(x_28, reverse16) */
+	movdqu 64(%r8), %xmm4 /* h_28 = load() */
+	movdqa %xmm0, %xmm5 /* z_28 */
+	pclmulqdq $0x0, %xmm4, %xmm5 /* lo_28 = clmul(z_28, h_28) */
+	movdqa %xmm0, %xmm6 /* z_28 */
+	pclmulqdq $0x10, %xmm4, %xmm6 /* mid_56 = clmul(z_28, h_28) */
+	movdqa %xmm0, %xmm7 /* z_28 */
+	pclmulqdq $0x1, %xmm4, %xmm7 /* mid_57 = clmul(z_28, h_28) */
+	pclmulqdq $0x11, %xmm4, %xmm0 /* hi_28 = clmul(z_28, h_28) */
+	pxor %xmm7, %xmm6 /* mid_sum_acc_49 = xor(mid_56, mid_57) */
+	movdqu 464(%r9), %xmm4 /* x_29 = load() */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_reverse16(%rip), %xmm4 /* z_29 = lookup16(x_29, reverse16) */
+	movdqu 80(%r8), %xmm7 /* h_29 = load() */
+	movdqa %xmm4, %xmm8 /* z_29 */
+	pclmulqdq $0x0, %xmm7, %xmm8 /* lo_29 = clmul(z_29, h_29) */
+	pxor %xmm8, %xmm5 /* lo_sum_acc_23 = xor(lo_28, lo_29) */
+	movdqa %xmm4, %xmm8 /* z_29 */
+	pclmulqdq $0x10, %xmm7, %xmm8 /* mid_58 = clmul(z_29, h_29) */
+	movdqa %xmm4, %xmm9 /* z_29 */
+	pclmulqdq $0x1, %xmm7, %xmm9 /* mid_59 = clmul(z_29, h_29) */
+	pclmulqdq $0x11, %xmm7, %xmm4 /* hi_29 = clmul(z_29, h_29) */
+	pxor %xmm9, %xmm8 /* mid_sum_acc_50 = xor(mid_58, mid_59) */
+	pxor %xmm8, %xmm6 /* mid_sum_acc_55 = xor(mid_sum_acc_49, mid_sum_acc_50) */
+	pxor %xmm4, %xmm0 /* hi_sum_acc_23 = xor(hi_28, hi_29) */
+	movdqu 480(%r9), %xmm4 /* x_30 = load() */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_reverse16(%rip), %xmm4 /* z_30 = lookup16(x_30, reverse16) */
+	movdqu 96(%r8), %xmm7 /* h_30 = load() */
+	movdqa %xmm4, %xmm8 /* z_30 */
+	pclmulqdq $0x0, %xmm7, %xmm8 /* lo_30 = clmul(z_30, h_30) */
+	movdqa %xmm4, %xmm9 /* z_30 */
+	pclmulqdq $0x10, %xmm7, %xmm9 /* mid_60 = clmul(z_30, h_30) */
+	movdqa %xmm4, %xmm10 /* z_30 */
+	pclmulqdq $0x1, %xmm7, %xmm10 /* mid_61 = clmul(z_30, h_30) */
+	pclmulqdq $0x11, %xmm7, %xmm4 /* hi_30 = clmul(z_30, h_30) */
+	pxor %xmm10, %xmm9 /* mid_sum_acc_51 = xor(mid_60, mid_61) */
+	movdqu 496(%r9), %xmm7 /* x_31 = load() */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_reverse16(%rip), %xmm7 /* z_31 = lookup16(x_31, reverse16) */
+	movdqu 112(%r8), %xmm10 /* h_31 = load() */
+	movdqa %xmm7, %xmm11 /* z_31 */
+	pclmulqdq $0x0, %xmm10, %xmm11 /* lo_31 = clmul(z_31, h_31) */
+	pxor %xmm11, %xmm8 /* lo_sum_acc_24 = xor(lo_30, lo_31) */
+	pxor %xmm8, %xmm5 /* lo_sum_acc_26 = xor(lo_sum_acc_23, lo_sum_acc_24) */
+	pxor %xmm5, %xmm2 /* lo_sum_acc_27 = xor(lo_sum_acc_25, lo_sum_acc_26) */
+	movdqa %xmm7, %xmm5 /* z_31 */
+	pclmulqdq $0x10, %xmm10, %xmm5 /* mid_62 = clmul(z_31, h_31) */
+	movdqa %xmm7, %xmm8 /* z_31 */
+	pclmulqdq $0x1, %xmm10, %xmm8 /* mid_63 = clmul(z_31, h_31) */
+	pclmulqdq $0x11, %xmm10, %xmm7 /* hi_31 = clmul(z_31, h_31) */
+	pxor %xmm8, %xmm5 /* mid_sum_acc_52 = xor(mid_62, mid_63) */
+	pxor %xmm5, %xmm9 /* mid_sum_acc_56 = xor(mid_sum_acc_51, mid_sum_acc_52) */
+	pxor %xmm9, %xmm6 /* mid_sum_acc_58 = xor(mid_sum_acc_55, mid_sum_acc_56) */
+	pxor %xmm6, %xmm3 /* mid_sum_acc_59 = xor(mid_sum_acc_57, mid_sum_acc_58) */
+	pxor %xmm7, %xmm4 /* hi_sum_acc_24 = xor(hi_30, hi_31) */
+	pxor %xmm4, %xmm0 /* hi_sum_acc_26 = xor(hi_sum_acc_23, hi_sum_acc_24) */
+	pxor %xmm0, %xmm1 /* hi_sum_acc_27 = xor(hi_sum_acc_25, hi_sum_acc_26) */
+	movdqa %xmm3, %xmm0 /* mid_sum_acc_59 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_half_up(%rip), %xmm0 /* mid_lo_3 = lookup16(mid_sum_acc_59, half_up) */
+	pxor %xmm0, %xmm2 /* s_lo_3 = xor(lo_sum_acc_27, mid_lo_3) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_half_down(%rip), %xmm3 /* mid_hi_3 = lookup16(mid_sum_acc_59, half_down) */
+	pxor %xmm3, %xmm1 /* s_hi_3 = xor(hi_sum_acc_27, mid_hi_3) */
+	movdqa %xmm2, %xmm0 /* s_lo_3 */
+	pclmulqdq $0x0, .Lsm4_byteslice_ssse3_aesni_9_fold(%rip), %xmm0 /* fold_lo_3 = clmul(s_lo_3, fold) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_swap_halves(%rip), %xmm0 /* fold_lo_sw_3 = lookup16(fold_lo_3, swap_halves) */
+	pxor %xmm0, %xmm2 /* v_3 = xor(s_lo_3, fold_lo_sw_3) */
+	movdqa %xmm2, %xmm0 /* v_3 */
+	pclmulqdq $0x11, .Lsm4_byteslice_ssse3_aesni_9_fold(%rip), %xmm0 /* fold_hi_3 = clmul(v_3, fold) */
+	pxor %xmm1, %xmm2 /* v_hi_3 = xor(v_3, s_hi_3) */
+	pxor %xmm0, %xmm2 /* reduced_3 = xor(v_hi_3, fold_hi_3) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_reverse16(%rip), %xmm2 /* y_next = lookup16(reduced_3, reverse16) */
+	movdqu (%rsi), %xmm0 /* ctr_low = bcast128() */
+	movdqa %xmm0, %xmm1 /* ctr_low */
+	psrlw $8, %xmm1 /* ctr_last = shr(ctr_low) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_all_but_last(%rip), %xmm0 /* ctr_v_open = and(ctr_low, all_but_last) */
+	movzbl 32(%rsi), %eax
+	imull $0x01010101, %eax, %eax
+	movd %eax, %xmm3
+	pshufd $0, %xmm3, %xmm3 /* ctr_first = bcast8() */
+	pand .Lsm4_byteslice_ssse3_aesni_9_byte_14(%rip), %xmm3 /* ctr_j0 = and(ctr_first, byte_14) */
+
+	/* Load 32 blocks and transpose: register j = byte j of every block (algorithm 3). */
+	movdqa %xmm3, %xmm4 /* ctr_j0 */
+	paddb .Lsm4_byteslice_ssse3_aesni_9_block_k(%rip), %xmm4 /* ctr_j = add(ctr_j0, block_k) */
+	movdqa %xmm1, %xmm5 /* ctr_last */
+	paddw %xmm4, %xmm5 /* ctr_sum = add(ctr_last, ctr_j) */
+	movdqa %xmm3, %xmm4 /* ctr_j0 */
+	paddb .Lsm4_byteslice_ssse3_aesni_9_block_k_1(%rip), %xmm4 /* ctr_j_1 = add(ctr_j0, block_k_1) */
+	movdqa %xmm1, %xmm6 /* ctr_last */
+	paddw %xmm4, %xmm6 /* ctr_sum_1 = add(ctr_last, ctr_j_1) */
+	movdqa %xmm3, %xmm4 /* ctr_j0 */
+	paddb .Lsm4_byteslice_ssse3_aesni_9_block_k_2(%rip), %xmm4 /* ctr_j_2 = add(ctr_j0, block_k_2) */
+	movdqa %xmm1, %xmm7 /* ctr_last */
+	paddw %xmm4, %xmm7 /* ctr_sum_2 = add(ctr_last, ctr_j_2) */
+	movdqa %xmm3, %xmm4 /* ctr_j0 */
+	paddb .Lsm4_byteslice_ssse3_aesni_9_block_k_3(%rip), %xmm4 /* ctr_j_3 = add(ctr_j0, block_k_3) */
+	movdqa %xmm1, %xmm8 /* ctr_last */
+	paddw %xmm4, %xmm8 /* ctr_sum_3 = add(ctr_last, ctr_j_3) */
+	movdqa %xmm3, %xmm4 /* ctr_j0 */
+	paddb .Lsm4_byteslice_ssse3_aesni_9_block_k_4(%rip), %xmm4 /* ctr_j_4 = add(ctr_j0, block_k_4) */
+	movdqa %xmm1, %xmm9 /* ctr_last */
+	paddw %xmm4, %xmm9 /* ctr_sum_4 = add(ctr_last, ctr_j_4) */
+	movdqa %xmm3, %xmm4 /* ctr_j0 */
+	paddb .Lsm4_byteslice_ssse3_aesni_9_block_k_5(%rip), %xmm4 /* ctr_j_5 = add(ctr_j0, block_k_5) */
+	movdqa %xmm1, %xmm10 /* ctr_last */
+	paddw %xmm4, %xmm10 /* ctr_sum_5 = add(ctr_last, ctr_j_5) */
+	movdqa %xmm3, %xmm4 /* ctr_j0 */
+	paddb .Lsm4_byteslice_ssse3_aesni_9_block_k_6(%rip), %xmm4 /* ctr_j_6 = add(ctr_j0, block_k_6) */
+	movdqa %xmm1, %xmm11 /* ctr_last */
+	paddw %xmm4, %xmm11 /* ctr_sum_6 = add(ctr_last, ctr_j_6) */
+	movdqa %xmm3, %xmm4 /* ctr_j0 */
+	paddb .Lsm4_byteslice_ssse3_aesni_9_block_k_7(%rip), %xmm4 /* ctr_j_7 = add(ctr_j0, block_k_7) */
+	movdqa %xmm1, %xmm12 /* ctr_last */
+	paddw %xmm4, %xmm12 /* ctr_sum_7 = add(ctr_last, ctr_j_7) */
+	movdqa %xmm3, %xmm4 /* ctr_j0 */
+	paddb .Lsm4_byteslice_ssse3_aesni_9_block_k_8(%rip), %xmm4 /* ctr_j_8 = add(ctr_j0, block_k_8) */
+	movdqa %xmm1, %xmm13 /* ctr_last */
+	paddw %xmm4, %xmm13 /* ctr_sum_8 = add(ctr_last, ctr_j_8) */
+	movdqa %xmm3, %xmm4 /* ctr_j0 */
+	paddb .Lsm4_byteslice_ssse3_aesni_9_block_k_9(%rip), %xmm4 /* ctr_j_9 = add(ctr_j0, block_k_9) */
+	movdqa %xmm1, %xmm14 /* ctr_last */
+	paddw %xmm4, %xmm14 /* ctr_sum_9 = add(ctr_last, ctr_j_9) */
+	movdqa %xmm3, %xmm4 /* ctr_j0 */
+	paddb .Lsm4_byteslice_ssse3_aesni_9_block_k_10(%rip), %xmm4 /* ctr_j_10 = add(ctr_j0, block_k_10) */
+	movdqa %xmm1, %xmm15 /* ctr_last */
+	paddw %xmm4, %xmm15 /* ctr_sum_10 = add(ctr_last, ctr_j_10) */
+	movdqa %xmm3, %xmm4 /* ctr_j0 */
+	paddb .Lsm4_byteslice_ssse3_aesni_9_block_k_11(%rip), %xmm4 /* ctr_j_11 = add(ctr_j0, block_k_11) */
+	movdqa %xmm2, 0(%rsp) /* spill y_next */
+	movdqa %xmm1, %xmm2 /* ctr_last */
+	paddw %xmm4, %xmm2 /* ctr_sum_11 = add(ctr_last, ctr_j_11) */
+	movdqa %xmm3, %xmm4 /* ctr_j0 */
+	paddb .Lsm4_byteslice_ssse3_aesni_9_block_k_12(%rip), %xmm4 /* ctr_j_12 = add(ctr_j0, block_k_12) */
+	movdqa %xmm2, 16(%rsp) /* spill ctr_sum_11 */
+	movdqa %xmm1, %xmm2 /* ctr_last */
+	paddw %xmm4, %xmm2 /* ctr_sum_12 = add(ctr_last, ctr_j_12) */
+	movdqa %xmm3, %xmm4 /* ctr_j0 */
+	paddb .Lsm4_byteslice_ssse3_aesni_9_block_k_13(%rip), %xmm4 /* ctr_j_13 = add(ctr_j0, block_k_13) */
+	movdqa %xmm2, 32(%rsp) /* spill ctr_sum_12 */
+	movdqa %xmm1, %xmm2 /* ctr_last */
+	paddw %xmm4, %xmm2 /* ctr_sum_13 = add(ctr_last, ctr_j_13) */
+	movdqa %xmm3, %xmm4 /* ctr_j0 */
+	paddb .Lsm4_byteslice_ssse3_aesni_9_block_k_14(%rip), %xmm4 /* ctr_j_14 = add(ctr_j0, block_k_14) */
+	movdqa %xmm2, 48(%rsp) /* spill ctr_sum_13 */
+	movdqa %xmm1, %xmm2 /* ctr_last */
+	paddw %xmm4, %xmm2 /* ctr_sum_14 = add(ctr_last, ctr_j_14) */
+	movdqa %xmm3, %xmm4 /* ctr_j0 */
+	paddb .Lsm4_byteslice_ssse3_aesni_9_block_k_15(%rip), %xmm4 /* ctr_j_15 = add(ctr_j0, block_k_15) */
+	movdqa %xmm2, 64(%rsp) /* spill ctr_sum_14 */
+	movdqa %xmm1, %xmm2 /* ctr_last */
+	paddw %xmm4, %xmm2 /* ctr_sum_15 = add(ctr_last, ctr_j_15) */
+	movdqa %xmm3, %xmm4 /* ctr_j0 */
+	paddb .Lsm4_byteslice_ssse3_aesni_9_block_k_16(%rip), %xmm4 /* ctr_j_16 = add(ctr_j0, block_k_16) */
+	movdqa %xmm2, 80(%rsp) /* spill ctr_sum_15 */
+	movdqa %xmm1, %xmm2 /* ctr_last */
+	paddw %xmm4, %xmm2 /* ctr_sum_16 = add(ctr_last, ctr_j_16) */
+	movdqa %xmm3, %xmm4 /* ctr_j0 */
+	paddb .Lsm4_byteslice_ssse3_aesni_9_block_k_17(%rip), %xmm4 /* ctr_j_17 = add(ctr_j0, block_k_17) */
+	movdqa %xmm2, 96(%rsp) /* spill ctr_sum_16 */
+	movdqa %xmm1, %xmm2 /* ctr_last */
+	paddw %xmm4, %xmm2 /* ctr_sum_17 = add(ctr_last, ctr_j_17) */
+	movdqa %xmm3, %xmm4 /* ctr_j0 */
+	paddb .Lsm4_byteslice_ssse3_aesni_9_block_k_18(%rip), %xmm4 /* ctr_j_18 = add(ctr_j0, block_k_18) */
+	movdqa %xmm2, 112(%rsp) /* spill ctr_sum_17 */
+	movdqa %xmm1, %xmm2 /* ctr_last */
+	paddw %xmm4, %xmm2 /* ctr_sum_18 = add(ctr_last, ctr_j_18) */
+	movdqa %xmm3, %xmm4 /* ctr_j0 */
+	paddb .Lsm4_byteslice_ssse3_aesni_9_block_k_19(%rip), %xmm4 /* ctr_j_19 = add(ctr_j0, block_k_19) */
+	movdqa %xmm2, 128(%rsp) /* spill ctr_sum_18 */
+	movdqa %xmm1, %xmm2 /* ctr_last */
+	paddw %xmm4, %xmm2 /* ctr_sum_19 = add(ctr_last, ctr_j_19) */
+	movdqa %xmm3, %xmm4 /* ctr_j0 */
+	paddb .Lsm4_byteslice_ssse3_aesni_9_block_k_20(%rip), %xmm4 /* ctr_j_20 = add(ctr_j0, block_k_20) */
+	movdqa %xmm2, 144(%rsp) /* spill ctr_sum_19 */
+	movdqa %xmm1, %xmm2 /* ctr_last */
+	paddw %xmm4, %xmm2 /* ctr_sum_20 = add(ctr_last, ctr_j_20) */
+	movdqa %xmm3, %xmm4 /* ctr_j0 */
+	paddb .Lsm4_byteslice_ssse3_aesni_9_block_k_21(%rip), %xmm4 /* ctr_j_21 = add(ctr_j0, block_k_21) */
+	movdqa %xmm2, 160(%rsp) /* spill ctr_sum_20 */
+	movdqa %xmm1, %xmm2 /* ctr_last */
+	paddw %xmm4, %xmm2 /* ctr_sum_21 = add(ctr_last, ctr_j_21) */
+	movdqa %xmm3, %xmm4 /* ctr_j0 */
+	paddb .Lsm4_byteslice_ssse3_aesni_9_block_k_22(%rip), %xmm4 /* ctr_j_22 = add(ctr_j0, block_k_22) */
+	movdqa %xmm2, 176(%rsp) /* spill ctr_sum_21 */
+	movdqa %xmm1, %xmm2 /* ctr_last */
+	paddw %xmm4, %xmm2 /* ctr_sum_22 = add(ctr_last, ctr_j_22) */
+	movdqa %xmm3, %xmm4 /* ctr_j0 */
+	paddb .Lsm4_byteslice_ssse3_aesni_9_block_k_23(%rip), %xmm4 /* ctr_j_23 = add(ctr_j0, block_k_23) */
+	movdqa %xmm2, 192(%rsp) /* spill ctr_sum_22 */
+	movdqa %xmm1, %xmm2 /* ctr_last */
+	paddw %xmm4, %xmm2 /* ctr_sum_23 = add(ctr_last, ctr_j_23) */
+	movdqa %xmm3, %xmm4 /* ctr_j0 */
+	paddb .Lsm4_byteslice_ssse3_aesni_9_block_k_24(%rip), %xmm4 /* ctr_j_24 = add(ctr_j0, block_k_24) */
+	movdqa %xmm2, 208(%rsp) /* spill ctr_sum_23 */
+	movdqa %xmm1, %xmm2 /* ctr_last */
+	paddw %xmm4, %xmm2 /* ctr_sum_24 = add(ctr_last, ctr_j_24) */
+	movdqa %xmm3, %xmm4 /* ctr_j0 */
+	paddb .Lsm4_byteslice_ssse3_aesni_9_block_k_25(%rip), %xmm4 /* ctr_j_25 = add(ctr_j0, block_k_25) */
+	movdqa %xmm2, 224(%rsp) /* spill ctr_sum_24 */
+	movdqa %xmm1, %xmm2 /* ctr_last */
+	paddw %xmm4, %xmm2 /* ctr_sum_25 = add(ctr_last, ctr_j_25) */
+	movdqa %xmm3, %xmm4 /* ctr_j0 */
+	paddb .Lsm4_byteslice_ssse3_aesni_9_block_k_26(%rip), %xmm4 /* ctr_j_26 = add(ctr_j0, block_k_26) */
+	movdqa %xmm2, 240(%rsp) /* spill ctr_sum_25 */
+	movdqa %xmm1, %xmm2 /* ctr_last */
+	paddw %xmm4, %xmm2 /* ctr_sum_26 = add(ctr_last, ctr_j_26) */
+	movdqa %xmm3, %xmm4 /* ctr_j0 */
+	paddb .Lsm4_byteslice_ssse3_aesni_9_block_k_27(%rip), %xmm4 /* ctr_j_27 = add(ctr_j0, block_k_27) */
+	movdqa %xmm2, 256(%rsp) /* spill ctr_sum_26 */
+	movdqa %xmm1, %xmm2 /* ctr_last */
+	paddw %xmm4, %xmm2 /* ctr_sum_27 = add(ctr_last, ctr_j_27) */
+	movdqa %xmm3, %xmm4 /* ctr_j0 */
+	paddb .Lsm4_byteslice_ssse3_aesni_9_block_k_28(%rip), %xmm4 /* ctr_j_28 = add(ctr_j0, block_k_28) */
+	movdqa %xmm2, 272(%rsp) /* spill ctr_sum_27 */
+	movdqa %xmm1, %xmm2 /* ctr_last */
+	paddw %xmm4, %xmm2 /* ctr_sum_28 = add(ctr_last, ctr_j_28) */
+	movdqa %xmm3, %xmm4 /* ctr_j0 */
+	paddb .Lsm4_byteslice_ssse3_aesni_9_block_k_29(%rip), %xmm4 /* ctr_j_29 = add(ctr_j0, block_k_29) */
+	movdqa %xmm2, 288(%rsp) /* spill ctr_sum_28 */
+	movdqa %xmm1, %xmm2 /* ctr_last */
+	paddw %xmm4, %xmm2 /* ctr_sum_29 = add(ctr_last, ctr_j_29) */
+	movdqa %xmm3, %xmm4 /* ctr_j0 */
+	paddb .Lsm4_byteslice_ssse3_aesni_9_block_k_30(%rip), %xmm4 /* ctr_j_30 = add(ctr_j0, block_k_30) */
+	paddb .Lsm4_byteslice_ssse3_aesni_9_block_k_31(%rip), %xmm3 /* ctr_j_31 = add(ctr_j0, block_k_31) */
+	movdqa %xmm2, 304(%rsp) /* spill ctr_sum_29 */
+	movdqa %xmm1, %xmm2 /* ctr_last */
+	paddw %xmm4, %xmm2 /* ctr_sum_30 = add(ctr_last, ctr_j_30) */
+	paddw %xmm3, %xmm1 /* ctr_sum_31 = add(ctr_last, ctr_j_31) */
+	movdqu 16(%rsi), %xmm3 /* ctr_w = bcast128() */
+	pand .Lsm4_byteslice_ssse3_aesni_9_all_but_last(%rip), %xmm3 /* ctr_w_open = and(ctr_w, all_but_last) */
+	movdqa %xmm5, %xmm4 /* ctr_sum */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_carry_everywhere(%rip), %xmm4 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
+	movdqa %xmm1, 320(%rsp) /* spill ctr_sum_31 */
+	movdqa .Lsm4_byteslice_ssse3_aesni_9_carry_mask_table(%rip), %xmm1 /* carry_mask_table = const() */
+	movdqa %xmm2, 336(%rsp) /* spill ctr_sum_30 */
+	movdqa %xmm1, %xmm2 /* carry_mask_table */
+	pshufb %xmm4, %xmm2 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_new_last_byte(%rip), %xmm5 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
+	movdqa %xmm3, %xmm4 /* ctr_w_open */
+	pand %xmm2, %xmm4 /* ctr_pair_b = and(ctr_w_open, ctr_mask) */
+	pandn %xmm0, %xmm2 /* ctr_pair_a = andnot(ctr_mask, ctr_v_open) */
+	por %xmm2, %xmm4 /* ctr_pair = or(ctr_pair_b, ctr_pair_a) */
+	por %xmm5, %xmm4 /* row = or(ctr_pair, ctr_last_byte) */
+	movdqa %xmm6, %xmm2 /* ctr_sum_1 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_carry_everywhere(%rip), %xmm2 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
+	movdqa %xmm1, %xmm5 /* carry_mask_table */
+	pshufb %xmm2, %xmm5 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_new_last_byte(%rip), %xmm6 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
+	movdqa %xmm3, %xmm2 /* ctr_w_open */
+	pand %xmm5, %xmm2 /* ctr_pair_1_b = and(ctr_w_open, ctr_mask_1) */
+	pandn %xmm0, %xmm5 /* ctr_pair_1_a = andnot(ctr_mask_1, ctr_v_open) */
+	por %xmm5, %xmm2 /* ctr_pair_1 = or(ctr_pair_1_b, ctr_pair_1_a) */
+	por %xmm6, %xmm2 /* row_1 = or(ctr_pair_1, ctr_last_byte_1) */
+	movdqa %xmm7, %xmm5 /* ctr_sum_2 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_carry_everywhere(%rip), %xmm5 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
+	movdqa %xmm1, %xmm6 /* carry_mask_table */
+	pshufb %xmm5, %xmm6 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_new_last_byte(%rip), %xmm7 /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
+	movdqa %xmm3, %xmm5 /* ctr_w_open */
+	pand %xmm6, %xmm5 /* ctr_pair_2_b = and(ctr_w_open, ctr_mask_2) */
+	pandn %xmm0, %xmm6 /* ctr_pair_2_a = andnot(ctr_mask_2, ctr_v_open) */
+	por %xmm6, %xmm5 /* ctr_pair_2 = or(ctr_pair_2_b, ctr_pair_2_a) */
+	por %xmm7, %xmm5 /* row_2 = or(ctr_pair_2, ctr_last_byte_2) */
+	movdqa %xmm8, %xmm6 /* ctr_sum_3 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_carry_everywhere(%rip), %xmm6 /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
+	movdqa %xmm1, %xmm7 /* carry_mask_table */
+	pshufb %xmm6, %xmm7 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_new_last_byte(%rip), %xmm8 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
+	movdqa %xmm3, %xmm6 /* ctr_w_open */
+	pand %xmm7, %xmm6 /* ctr_pair_3_b = and(ctr_w_open, ctr_mask_3) */
+	pandn %xmm0, %xmm7 /* ctr_pair_3_a = andnot(ctr_mask_3, ctr_v_open) */
+	por %xmm7, %xmm6 /* ctr_pair_3 = or(ctr_pair_3_b, ctr_pair_3_a) */
+	por %xmm8, %xmm6 /* row_3 = or(ctr_pair_3, ctr_last_byte_3) */
+	movdqa %xmm9, %xmm7 /* ctr_sum_4 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_carry_everywhere(%rip), %xmm7 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
+	movdqa %xmm1, %xmm8 /* carry_mask_table */
+	pshufb %xmm7, %xmm8 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_new_last_byte(%rip), %xmm9 /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
+	movdqa %xmm3, %xmm7 /* ctr_w_open */
+	pand %xmm8, %xmm7 /* ctr_pair_4_b = and(ctr_w_open, ctr_mask_4) */
+	pandn %xmm0, %xmm8 /* ctr_pair_4_a = andnot(ctr_mask_4, ctr_v_open) */
+	por %xmm8, %xmm7 /* ctr_pair_4 = or(ctr_pair_4_b, ctr_pair_4_a) */
+	por %xmm9, %xmm7 /* row_4 = or(ctr_pair_4, ctr_last_byte_4) */
+	movdqa %xmm10, %xmm8 /* ctr_sum_5 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_carry_everywhere(%rip), %xmm8 /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
+	movdqa %xmm1, %xmm9 /* carry_mask_table */
+	pshufb %xmm8, %xmm9 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_new_last_byte(%rip), %xmm10 /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
+	movdqa %xmm3, %xmm8 /* ctr_w_open */
+	pand %xmm9, %xmm8 /* ctr_pair_5_b = and(ctr_w_open, ctr_mask_5) */
+	pandn %xmm0, %xmm9 /* ctr_pair_5_a = andnot(ctr_mask_5, ctr_v_open) */
+	por %xmm9, %xmm8 /* ctr_pair_5 = or(ctr_pair_5_b, ctr_pair_5_a) */
+	por %xmm10, %xmm8 /* row_5 = or(ctr_pair_5, ctr_last_byte_5) */
+	movdqa %xmm11, %xmm9 /* ctr_sum_6 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_carry_everywhere(%rip), %xmm9 /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
+	movdqa %xmm1, %xmm10 /* carry_mask_table */
+	pshufb %xmm9, %xmm10 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_new_last_byte(%rip), %xmm11 /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
+	movdqa %xmm3, %xmm9 /* ctr_w_open */
+	pand %xmm10, %xmm9 /* ctr_pair_6_b = and(ctr_w_open, ctr_mask_6) */
+	pandn %xmm0, %xmm10 /* ctr_pair_6_a = andnot(ctr_mask_6, ctr_v_open) */
+	por %xmm10, %xmm9 /* ctr_pair_6 = or(ctr_pair_6_b, ctr_pair_6_a) */
+	por %xmm11, %xmm9 /* row_6 = or(ctr_pair_6, ctr_last_byte_6) */
+	movdqa %xmm12, %xmm10 /* ctr_sum_7 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_carry_everywhere(%rip), %xmm10 /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
+	movdqa %xmm1, %xmm11 /* carry_mask_table */
+	pshufb %xmm10, %xmm11 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_new_last_byte(%rip), %xmm12 /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
+	movdqa %xmm3, %xmm10 /* ctr_w_open */
+	pand %xmm11, %xmm10 /* ctr_pair_7_b = and(ctr_w_open, ctr_mask_7) */
+	pandn %xmm0, %xmm11 /* ctr_pair_7_a = andnot(ctr_mask_7, ctr_v_open) */
+	por %xmm11, %xmm10 /* ctr_pair_7 = or(ctr_pair_7_b, ctr_pair_7_a) */
+	por %xmm12, %xmm10 /* row_7 = or(ctr_pair_7, ctr_last_byte_7) */
+	movdqa %xmm13, %xmm11 /* ctr_sum_8 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_carry_everywhere(%rip), %xmm11 /* ctr_carry_8 = lookup16(ctr_sum_8, carry_everywhere) */
+	movdqa %xmm1, %xmm12 /* carry_mask_table */
+	pshufb %xmm11, %xmm12 /* ctr_mask_8 = lookup16(carry_mask_table, ctr_carry_8) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_new_last_byte(%rip), %xmm13 /* ctr_last_byte_8 = lookup16(ctr_sum_8, new_last_byte) */
+	movdqa %xmm3, %xmm11 /* ctr_w_open */
+	pand %xmm12, %xmm11 /* ctr_pair_8_b = and(ctr_w_open, ctr_mask_8) */
+	pandn %xmm0, %xmm12 /* ctr_pair_8_a = andnot(ctr_mask_8, ctr_v_open) */
+	por %xmm12, %xmm11 /* ctr_pair_8 = or(ctr_pair_8_b, ctr_pair_8_a) */
+	por %xmm13, %xmm11 /* row_8 = or(ctr_pair_8, ctr_last_byte_8) */
+	movdqa %xmm14, %xmm12 /* ctr_sum_9 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_carry_everywhere(%rip), %xmm12 /* ctr_carry_9 = lookup16(ctr_sum_9, carry_everywhere) */
+	movdqa %xmm1, %xmm13 /* carry_mask_table */
+	pshufb %xmm12, %xmm13 /* ctr_mask_9 = lookup16(carry_mask_table, ctr_carry_9) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_new_last_byte(%rip), %xmm14 /* ctr_last_byte_9 = lookup16(ctr_sum_9, new_last_byte) */
+	movdqa %xmm3, %xmm12 /* ctr_w_open */
+	pand %xmm13, %xmm12 /* ctr_pair_9_b = and(ctr_w_open, ctr_mask_9) */
+	pandn %xmm0, %xmm13 /* ctr_pair_9_a = andnot(ctr_mask_9, ctr_v_open) */
+	por %xmm13, %xmm12 /* ctr_pair_9 = or(ctr_pair_9_b, ctr_pair_9_a) */
+	por %xmm14, %xmm12 /* row_9 = or(ctr_pair_9, ctr_last_byte_9) */
+	movdqa %xmm15, %xmm13 /* ctr_sum_10 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_carry_everywhere(%rip), %xmm13 /* ctr_carry_10 = lookup16(ctr_sum_10, carry_everywhere) */
+	movdqa %xmm1, %xmm14 /* carry_mask_table */
+	pshufb %xmm13, %xmm14 /* ctr_mask_10 = lookup16(carry_mask_table, ctr_carry_10) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_new_last_byte(%rip), %xmm15 /* ctr_last_byte_10 = lookup16(ctr_sum_10, new_last_byte) */
+	movdqa %xmm3, %xmm13 /* ctr_w_open */
+	pand %xmm14, %xmm13 /* ctr_pair_10_b = and(ctr_w_open, ctr_mask_10) */
+	pandn %xmm0, %xmm14 /* ctr_pair_10_a = andnot(ctr_mask_10, ctr_v_open) */
+	por %xmm14, %xmm13 /* ctr_pair_10 = or(ctr_pair_10_b, ctr_pair_10_a) */
+	por %xmm15, %xmm13 /* row_10 = or(ctr_pair_10, ctr_last_byte_10) */
+	movdqa 16(%rsp), %xmm14 /* reload ctr_sum_11 */
+	movdqa %xmm14, %xmm15 /* ctr_sum_11 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_carry_everywhere(%rip), %xmm15 /* ctr_carry_11 = lookup16(ctr_sum_11, carry_everywhere) */
+	movdqa %xmm10, 352(%rsp) /* spill row_7 */
+	movdqa %xmm1, %xmm10 /* carry_mask_table */
+	pshufb %xmm15, %xmm10 /* ctr_mask_11 = lookup16(carry_mask_table, ctr_carry_11) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_new_last_byte(%rip), %xmm14 /* ctr_last_byte_11 = lookup16(ctr_sum_11, new_last_byte) */
+	movdqa %xmm3, %xmm15 /* ctr_w_open */
+	pand %xmm10, %xmm15 /* ctr_pair_11_b = and(ctr_w_open, ctr_mask_11) */
+	pandn %xmm0, %xmm10 /* ctr_pair_11_a = andnot(ctr_mask_11, ctr_v_open) */
+	por %xmm10, %xmm15 /* ctr_pair_11 = or(ctr_pair_11_b, ctr_pair_11_a) */
+	por %xmm14, %xmm15 /* row_11 = or(ctr_pair_11, ctr_last_byte_11) */
+	movdqa 32(%rsp), %xmm10 /* reload ctr_sum_12 */
+	movdqa %xmm10, %xmm14 /* ctr_sum_12 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_carry_everywhere(%rip), %xmm14 /* ctr_carry_12 = lookup16(ctr_sum_12, carry_everywhere) */
+	movdqa %xmm9, 16(%rsp) /* spill row_6 */
+	movdqa %xmm1, %xmm9 /* carry_mask_table */
+	pshufb %xmm14, %xmm9 /* ctr_mask_12 = lookup16(carry_mask_table, ctr_carry_12) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_new_last_byte(%rip), %xmm10 /* ctr_last_byte_12 = lookup16(ctr_sum_12, new_last_byte) */
+	movdqa %xmm3, %xmm14 /* ctr_w_open */
+	pand %xmm9, %xmm14 /* ctr_pair_12_b = and(ctr_w_open, ctr_mask_12) */
+	pandn %xmm0, %xmm9 /* ctr_pair_12_a = andnot(ctr_mask_12, ctr_v_open) */
+	por %xmm9, %xmm14 /* ctr_pair_12 = or(ctr_pair_12_b, ctr_pair_12_a) */
+	por %xmm10, %xmm14 /* row_12 = or(ctr_pair_12, ctr_last_byte_12) */
+	movdqa 48(%rsp), %xmm9 /* reload ctr_sum_13 */
+	movdqa %xmm9, %xmm10 /* ctr_sum_13 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_carry_everywhere(%rip), %xmm10 /* ctr_carry_13 = lookup16(ctr_sum_13, carry_everywhere) */
+	movdqa %xmm8, 32(%rsp) /* spill row_5 */
+	movdqa %xmm1, %xmm8 /* carry_mask_table */
+	pshufb %xmm10, %xmm8 /* ctr_mask_13 = lookup16(carry_mask_table, ctr_carry_13) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_new_last_byte(%rip), %xmm9 /* ctr_last_byte_13 = lookup16(ctr_sum_13, new_last_byte) */
+	movdqa %xmm3, %xmm10 /* ctr_w_open */
+	pand %xmm8, %xmm10 /* ctr_pair_13_b = and(ctr_w_open, ctr_mask_13) */
+	pandn %xmm0, %xmm8 /* ctr_pair_13_a = andnot(ctr_mask_13, ctr_v_open) */
+	por %xmm8, %xmm10 /* ctr_pair_13 = or(ctr_pair_13_b, ctr_pair_13_a) */
+	por %xmm9, %xmm10 /* row_13 = or(ctr_pair_13, ctr_last_byte_13) */
+	movdqa 64(%rsp), %xmm8 /* reload ctr_sum_14 */
+	movdqa %xmm8, %xmm9 /* ctr_sum_14 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_carry_everywhere(%rip), %xmm9 /* ctr_carry_14 = lookup16(ctr_sum_14, carry_everywhere) */
+	movdqa %xmm10, 48(%rsp) /* spill row_13 */
+	movdqa %xmm1, %xmm10 /* carry_mask_table */
+	pshufb %xmm9, %xmm10 /* ctr_mask_14 = lookup16(carry_mask_table, ctr_carry_14) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_new_last_byte(%rip), %xmm8 /* ctr_last_byte_14 = lookup16(ctr_sum_14, new_last_byte) */
+	movdqa %xmm3, %xmm9 /* ctr_w_open */
+	pand %xmm10, %xmm9 /* ctr_pair_14_b = and(ctr_w_open, ctr_mask_14) */
+	pandn %xmm0, %xmm10 /* ctr_pair_14_a = andnot(ctr_mask_14, ctr_v_open) */
+	por %xmm10, %xmm9 /* ctr_pair_14 = or(ctr_pair_14_b, ctr_pair_14_a) */
+	por %xmm8, %xmm9 /* row_14 = or(ctr_pair_14, ctr_last_byte_14) */
+	movdqa 80(%rsp), %xmm8 /* reload ctr_sum_15 */
+	movdqa %xmm8, %xmm10 /* ctr_sum_15 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_carry_everywhere(%rip), %xmm10 /* ctr_carry_15 = lookup16(ctr_sum_15, carry_everywhere) */
+	movdqa %xmm9, 64(%rsp) /* spill row_14 */
+	movdqa %xmm1, %xmm9 /* carry_mask_table */
+	pshufb %xmm10, %xmm9 /* ctr_mask_15 = lookup16(carry_mask_table, ctr_carry_15) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_new_last_byte(%rip), %xmm8 /* ctr_last_byte_15 = lookup16(ctr_sum_15, new_last_byte) */
+	movdqa %xmm3, %xmm10 /* ctr_w_open */
+	pand %xmm9, %xmm10 /* ctr_pair_15_b = and(ctr_w_open, ctr_mask_15) */
+	pandn %xmm0, %xmm9 /* ctr_pair_15_a = andnot(ctr_mask_15, ctr_v_open) */
+	por %xmm9, %xmm10 /* ctr_pair_15 = or(ctr_pair_15_b, ctr_pair_15_a) */
+	por %xmm8, %xmm10 /* row_15 = or(ctr_pair_15, ctr_last_byte_15) */
+	movdqa %xmm4, %xmm8 /* row */
+	punpcklbw %xmm11, %xmm8 /* tr0 = unpacklo(row, row_8) */
+	punpckhbw %xmm11, %xmm4 /* tr0_1 = unpackhi(row, row_8) */
+	movdqa %xmm2, %xmm9 /* row_1 */
+	punpcklbw %xmm12, %xmm9 /* tr0_2 = unpacklo(row_1, row_9) */
+	punpckhbw %xmm12, %xmm2 /* tr0_3 = unpackhi(row_1, row_9) */
+	movdqa %xmm5, %xmm11 /* row_2 */
+	punpcklbw %xmm13, %xmm11 /* tr0_4 = unpacklo(row_2, row_10) */
+	punpckhbw %xmm13, %xmm5 /* tr0_5 = unpackhi(row_2, row_10) */
+	movdqa %xmm6, %xmm12 /* row_3 */
+	punpcklbw %xmm15, %xmm12 /* tr0_6 = unpacklo(row_3, row_11) */
+	punpckhbw %xmm15, %xmm6 /* tr0_7 = unpackhi(row_3, row_11) */
+	movdqa %xmm7, %xmm13 /* row_4 */
+	punpcklbw %xmm14, %xmm13 /* tr0_8 = unpacklo(row_4, row_12) */
+	punpckhbw %xmm14, %xmm7 /* tr0_9 = unpackhi(row_4, row_12) */
+	movdqa 32(%rsp), %xmm14 /* reload row_5 */
+	movdqa %xmm14, %xmm15 /* row_5 */
+	punpcklbw 48(%rsp), %xmm15 /* tr0_10 = unpacklo(row_5, row_13) */
+	punpckhbw 48(%rsp), %xmm14 /* tr0_11 = unpackhi(row_5, row_13) */
+	movdqa 16(%rsp), %xmm1 /* reload row_6 */
+	movdqa %xmm0, 48(%rsp) /* spill ctr_v_open */
+	movdqa %xmm1, %xmm0 /* row_6 */
+	punpcklbw 64(%rsp), %xmm0 /* tr0_12 = unpacklo(row_6, row_14) */
+	punpckhbw 64(%rsp), %xmm1 /* tr0_13 = unpackhi(row_6, row_14) */
+	movdqa %xmm3, 64(%rsp) /* spill ctr_w_open */
+	movdqa 352(%rsp), %xmm3 /* reload row_7 */
+	movdqa %xmm6, 16(%rsp) /* spill tr0_7 */
+	movdqa %xmm3, %xmm6 /* row_7 */
+	punpcklbw %xmm10, %xmm6 /* tr0_14 = unpacklo(row_7, row_15) */
+	punpckhbw %xmm10, %xmm3 /* tr0_15 = unpackhi(row_7, row_15) */
+	movdqa %xmm8, %xmm10 /* tr0 */
+	punpcklbw %xmm13, %xmm10 /* tr1 = unpacklo(tr0, tr0_8) */
+	punpckhbw %xmm13, %xmm8 /* tr1_1 = unpackhi(tr0, tr0_8) */
+	movdqa %xmm4, %xmm13 /* tr0_1 */
+	punpcklbw %xmm7, %xmm13 /* tr1_2 = unpacklo(tr0_1, tr0_9) */
+	punpckhbw %xmm7, %xmm4 /* tr1_3 = unpackhi(tr0_1, tr0_9) */
+	movdqa %xmm9, %xmm7 /* tr0_2 */
+	punpcklbw %xmm15, %xmm7 /* tr1_4 = unpacklo(tr0_2, tr0_10) */
+	punpckhbw %xmm15, %xmm9 /* tr1_5 = unpackhi(tr0_2, tr0_10) */
+	movdqa %xmm2, %xmm15 /* tr0_3 */
+	punpcklbw %xmm14, %xmm15 /* tr1_6 = unpacklo(tr0_3, tr0_11) */
+	punpckhbw %xmm14, %xmm2 /* tr1_7 = unpackhi(tr0_3, tr0_11) */
+	movdqa %xmm11, %xmm14 /* tr0_4 */
+	punpcklbw %xmm0, %xmm14 /* tr1_8 = unpacklo(tr0_4, tr0_12) */
+	punpckhbw %xmm0, %xmm11 /* tr1_9 = unpackhi(tr0_4, tr0_12) */
+	movdqa %xmm5, %xmm0 /* tr0_5 */
+	punpcklbw %xmm1, %xmm0 /* tr1_10 = unpacklo(tr0_5, tr0_13) */
+	punpckhbw %xmm1, %xmm5 /* tr1_11 = unpackhi(tr0_5, tr0_13) */
+	movdqa %xmm12, %xmm1 /* tr0_6 */
+	punpcklbw %xmm6, %xmm1 /* tr1_12 = unpacklo(tr0_6, tr0_14) */
+	punpckhbw %xmm6, %xmm12 /* tr1_13 = unpackhi(tr0_6, tr0_14) */
+	movdqa 16(%rsp), %xmm6 /* reload tr0_7 */
+	movdqa %xmm2, 352(%rsp) /* spill tr1_7 */
+	movdqa %xmm6, %xmm2 /* tr0_7 */
+	punpcklbw %xmm3, %xmm2 /* tr1_14 = unpacklo(tr0_7, tr0_15) */
+	punpckhbw %xmm3, %xmm6 /* tr1_15 = unpackhi(tr0_7, tr0_15) */
+	movdqa %xmm10, %xmm3 /* tr1 */
+	punpcklbw %xmm14, %xmm3 /* tr2 = unpacklo(tr1, tr1_8) */
+	punpckhbw %xmm14, %xmm10 /* tr2_1 = unpackhi(tr1, tr1_8) */
+	movdqa %xmm8, %xmm14 /* tr1_1 */
+	punpcklbw %xmm11, %xmm14 /* tr2_2 = unpacklo(tr1_1, tr1_9) */
+	punpckhbw %xmm11, %xmm8 /* tr2_3 = unpackhi(tr1_1, tr1_9) */
+	movdqa %xmm13, %xmm11 /* tr1_2 */
+	punpcklbw %xmm0, %xmm11 /* tr2_4 = unpacklo(tr1_2, tr1_10) */
+	punpckhbw %xmm0, %xmm13 /* tr2_5 = unpackhi(tr1_2, tr1_10) */
+	movdqa %xmm4, %xmm0 /* tr1_3 */
+	punpcklbw %xmm5, %xmm0 /* tr2_6 = unpacklo(tr1_3, tr1_11) */
+	punpckhbw %xmm5, %xmm4 /* tr2_7 = unpackhi(tr1_3, tr1_11) */
+	movdqa %xmm7, %xmm5 /* tr1_4 */
+	punpcklbw %xmm1, %xmm5 /* tr2_8 = unpacklo(tr1_4, tr1_12) */
+	punpckhbw %xmm1, %xmm7 /* tr2_9 = unpackhi(tr1_4, tr1_12) */
+	movdqa %xmm9, %xmm1 /* tr1_5 */
+	punpcklbw %xmm12, %xmm1 /* tr2_10 = unpacklo(tr1_5, tr1_13) */
+	punpckhbw %xmm12, %xmm9 /* tr2_11 = unpackhi(tr1_5, tr1_13) */
+	movdqa %xmm15, %xmm12 /* tr1_6 */
+	punpcklbw %xmm2, %xmm12 /* tr2_12 = unpacklo(tr1_6, tr1_14) */
+	punpckhbw %xmm2, %xmm15 /* tr2_13 = unpackhi(tr1_6, tr1_14) */
+	movdqa 352(%rsp), %xmm2 /* reload tr1_7 */
+	movdqa %xmm4, 16(%rsp) /* spill tr2_7 */
+	movdqa %xmm2, %xmm4 /* tr1_7 */
+	punpcklbw %xmm6, %xmm4 /* tr2_14 = unpacklo(tr1_7, tr1_15) */
+	punpckhbw %xmm6, %xmm2 /* tr2_15 = unpackhi(tr1_7, tr1_15) */
+	movdqa %xmm3, %xmm6 /* tr2 */
+	punpcklbw %xmm5, %xmm6 /* tr3 = unpacklo(tr2, tr2_8) */
+	punpckhbw %xmm5, %xmm3 /* tr3_1 = unpackhi(tr2, tr2_8) */
+	movdqa %xmm10, %xmm5 /* tr2_1 */
+	punpcklbw %xmm7, %xmm5 /* tr3_2 = unpacklo(tr2_1, tr2_9) */
+	punpckhbw %xmm7, %xmm10 /* tr3_3 = unpackhi(tr2_1, tr2_9) */
+	movdqa %xmm14, %xmm7 /* tr2_2 */
+	punpcklbw %xmm1, %xmm7 /* tr3_4 = unpacklo(tr2_2, tr2_10) */
+	punpckhbw %xmm1, %xmm14 /* tr3_5 = unpackhi(tr2_2, tr2_10) */
+	movdqa %xmm8, %xmm1 /* tr2_3 */
+	punpcklbw %xmm9, %xmm1 /* tr3_6 = unpacklo(tr2_3, tr2_11) */
+	punpckhbw %xmm9, %xmm8 /* tr3_7 = unpackhi(tr2_3, tr2_11) */
+	movdqa %xmm11, %xmm9 /* tr2_4 */
+	punpcklbw %xmm12, %xmm9 /* tr3_8 = unpacklo(tr2_4, tr2_12) */
+	punpckhbw %xmm12, %xmm11 /* tr3_9 = unpackhi(tr2_4, tr2_12) */
+	movdqa %xmm13, %xmm12 /* tr2_5 */
+	punpcklbw %xmm15, %xmm12 /* tr3_10 = unpacklo(tr2_5, tr2_13) */
+	punpckhbw %xmm15, %xmm13 /* tr3_11 = unpackhi(tr2_5, tr2_13) */
+	movdqa %xmm0, %xmm15 /* tr2_6 */
+	punpcklbw %xmm4, %xmm15 /* tr3_12 = unpacklo(tr2_6, tr2_14) */
+	punpckhbw %xmm4, %xmm0 /* tr3_13 = unpackhi(tr2_6, tr2_14) */
+	movdqa 16(%rsp), %xmm4 /* reload tr2_7 */
+	movdqa %xmm0, 352(%rsp) /* spill tr3_13 */
+	movdqa %xmm4, %xmm0 /* tr2_7 */
+	punpcklbw %xmm2, %xmm0 /* tr3_14 = unpacklo(tr2_7, tr2_15) */
+	punpckhbw %xmm2, %xmm4 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
+
+	/* Into the sliced domain: X' = A1·X byte by byte (algorithm 1). */
+	movdqa %xmm6, %xmm2 /* tr3 */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm2 /* tr3_lo = and(tr3, nibble_mask) */
+	psrlw $4, %xmm6 /* tr3_sh = shr(tr3) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm6 /* tr3_hi = and(tr3_sh, nibble_mask) */
+	movdqa %xmm4, 16(%rsp) /* spill tr3_15 */
+	movdqa .Lsm4_byteslice_ssse3_aesni_9_tbl_lo(%rip), %xmm4 /* tbl_lo = const() */
+	movdqa %xmm0, 32(%rsp) /* spill tr3_14 */
+	movdqa %xmm4, %xmm0 /* tbl_lo */
+	pshufb %xmm2, %xmm0 /* xin_l = lookup16(tbl_lo, tr3_lo) */
+	movdqa .Lsm4_byteslice_ssse3_aesni_9_tbl_hi(%rip), %xmm2 /* tbl_hi = const() */
+	movdqa %xmm15, 80(%rsp) /* spill tr3_12 */
+	movdqa %xmm2, %xmm15 /* tbl_hi */
+	pshufb %xmm6, %xmm15 /* xin_h = lookup16(tbl_hi, tr3_hi) */
+	pxor %xmm15, %xmm0 /* xin = xor(xin_l, xin_h) */
+	movdqa %xmm3, %xmm6 /* tr3_1 */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm6 /* tr3_1_lo = and(tr3_1, nibble_mask) */
+	psrlw $4, %xmm3 /* tr3_1_sh = shr(tr3_1) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm3 /* tr3_1_hi = and(tr3_1_sh, nibble_mask) */
+	movdqa %xmm4, %xmm15 /* tbl_lo */
+	pshufb %xmm6, %xmm15 /* xin_1_l = lookup16(tbl_lo, tr3_1_lo) */
+	movdqa %xmm2, %xmm6 /* tbl_hi */
+	pshufb %xmm3, %xmm6 /* xin_1_h = lookup16(tbl_hi, tr3_1_hi) */
+	pxor %xmm6, %xmm15 /* xin_1 = xor(xin_1_l, xin_1_h) */
+	movdqa %xmm5, %xmm3 /* tr3_2 */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm3 /* tr3_2_lo = and(tr3_2, nibble_mask) */
+	psrlw $4, %xmm5 /* tr3_2_sh = shr(tr3_2) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm5 /* tr3_2_hi = and(tr3_2_sh, nibble_mask) */
+	movdqa %xmm4, %xmm6 /* tbl_lo */
+	pshufb %xmm3, %xmm6 /* xin_2_l = lookup16(tbl_lo, tr3_2_lo) */
+	movdqa %xmm2, %xmm3 /* tbl_hi */
+	pshufb %xmm5, %xmm3 /* xin_2_h = lookup16(tbl_hi, tr3_2_hi) */
+	pxor %xmm3, %xmm6 /* xin_2 = xor(xin_2_l, xin_2_h) */
+	movdqa %xmm10, %xmm3 /* tr3_3 */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm3 /* tr3_3_lo = and(tr3_3, nibble_mask) */
+	psrlw $4, %xmm10 /* tr3_3_sh = shr(tr3_3) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm10 /* tr3_3_hi = and(tr3_3_sh, nibble_mask) */
+	movdqa %xmm4, %xmm5 /* tbl_lo */
+	pshufb %xmm3, %xmm5 /* xin_3_l = lookup16(tbl_lo, tr3_3_lo) */
+	movdqa %xmm2, %xmm3 /* tbl_hi */
+	pshufb %xmm10, %xmm3 /* xin_3_h = lookup16(tbl_hi, tr3_3_hi) */
+	pxor %xmm3, %xmm5 /* xin_3 = xor(xin_3_l, xin_3_h) */
+	movdqa %xmm7, %xmm3 /* tr3_4 */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm3 /* tr3_4_lo = and(tr3_4, nibble_mask) */
+	psrlw $4, %xmm7 /* tr3_4_sh = shr(tr3_4) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm7 /* tr3_4_hi = and(tr3_4_sh, nibble_mask) */
+	movdqa %xmm4, %xmm10 /* tbl_lo */
+	pshufb %xmm3, %xmm10 /* xin_4_l = lookup16(tbl_lo, tr3_4_lo) */
+	movdqa %xmm2, %xmm3 /* tbl_hi */
+	pshufb %xmm7, %xmm3 /* xin_4_h = lookup16(tbl_hi, tr3_4_hi) */
+	pxor %xmm3, %xmm10 /* xin_4 = xor(xin_4_l, xin_4_h) */
+	movdqa %xmm14, %xmm3 /* tr3_5 */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm3 /* tr3_5_lo = and(tr3_5, nibble_mask) */
+	psrlw $4, %xmm14 /* tr3_5_sh = shr(tr3_5) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm14 /* tr3_5_hi = and(tr3_5_sh, nibble_mask) */
+	movdqa %xmm4, %xmm7 /* tbl_lo */
+	pshufb %xmm3, %xmm7 /* xin_5_l = lookup16(tbl_lo, tr3_5_lo) */
+	movdqa %xmm2, %xmm3 /* tbl_hi */
+	pshufb %xmm14, %xmm3 /* xin_5_h = lookup16(tbl_hi, tr3_5_hi) */
+	pxor %xmm3, %xmm7 /* xin_5 = xor(xin_5_l, xin_5_h) */
+	movdqa %xmm1, %xmm3 /* tr3_6 */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm3 /* tr3_6_lo = and(tr3_6, nibble_mask) */
+	psrlw $4, %xmm1 /* tr3_6_sh = shr(tr3_6) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm1 /* tr3_6_hi = and(tr3_6_sh, nibble_mask) */
+	movdqa %xmm4, %xmm14 /* tbl_lo */
+	pshufb %xmm3, %xmm14 /* xin_6_l = lookup16(tbl_lo, tr3_6_lo) */
+	movdqa %xmm2, %xmm3 /* tbl_hi */
+	pshufb %xmm1, %xmm3 /* xin_6_h = lookup16(tbl_hi, tr3_6_hi) */
+	pxor %xmm3, %xmm14 /* xin_6 = xor(xin_6_l, xin_6_h) */
+	movdqa %xmm8, %xmm1 /* tr3_7 */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm1 /* tr3_7_lo = and(tr3_7, nibble_mask) */
+	psrlw $4, %xmm8 /* tr3_7_sh = shr(tr3_7) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm8 /* tr3_7_hi = and(tr3_7_sh, nibble_mask) */
+	movdqa %xmm4, %xmm3 /* tbl_lo */
+	pshufb %xmm1, %xmm3 /* xin_7_l = lookup16(tbl_lo, tr3_7_lo) */
+	movdqa %xmm2, %xmm1 /* tbl_hi */
+	pshufb %xmm8, %xmm1 /* xin_7_h = lookup16(tbl_hi, tr3_7_hi) */
+	pxor %xmm1, %xmm3 /* xin_7 = xor(xin_7_l, xin_7_h) */
+	movdqa %xmm9, %xmm1 /* tr3_8 */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm1 /* tr3_8_lo = and(tr3_8, nibble_mask) */
+	psrlw $4, %xmm9 /* tr3_8_sh = shr(tr3_8) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm9 /* tr3_8_hi = and(tr3_8_sh, nibble_mask) */
+	movdqa %xmm4, %xmm8 /* tbl_lo */
+	pshufb %xmm1, %xmm8 /* xin_8_l = lookup16(tbl_lo, tr3_8_lo) */
+	movdqa %xmm2, %xmm1 /* tbl_hi */
+	pshufb %xmm9, %xmm1 /* xin_8_h = lookup16(tbl_hi, tr3_8_hi) */
+	pxor %xmm1, %xmm8 /* xin_8 = xor(xin_8_l, xin_8_h) */
+	movdqa %xmm11, %xmm1 /* tr3_9 */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm1 /* tr3_9_lo = and(tr3_9, nibble_mask) */
+	psrlw $4, %xmm11 /* tr3_9_sh = shr(tr3_9) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm11 /* tr3_9_hi = and(tr3_9_sh, nibble_mask) */
+	movdqa %xmm4, %xmm9 /* tbl_lo */
+	pshufb %xmm1, %xmm9 /* xin_9_l = lookup16(tbl_lo, tr3_9_lo) */
+	movdqa %xmm2, %xmm1 /* tbl_hi */
+	pshufb %xmm11, %xmm1 /* xin_9_h = lookup16(tbl_hi, tr3_9_hi) */
+	pxor %xmm1, %xmm9 /* xin_9 = xor(xin_9_l, xin_9_h) */
+	movdqa %xmm12, %xmm1 /* tr3_10 */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm1 /* tr3_10_lo = and(tr3_10, nibble_mask) */
+	psrlw $4, %xmm12 /* tr3_10_sh = shr(tr3_10) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm12 /* tr3_10_hi = and(tr3_10_sh, nibble_mask) */
+	movdqa %xmm4, %xmm11 /* tbl_lo */
+	pshufb %xmm1, %xmm11 /* xin_10_l = lookup16(tbl_lo, tr3_10_lo) */
+	movdqa %xmm2, %xmm1 /* tbl_hi */
+	pshufb %xmm12, %xmm1 /* xin_10_h = lookup16(tbl_hi, tr3_10_hi) */
+	pxor %xmm1, %xmm11 /* xin_10 = xor(xin_10_l, xin_10_h) */
+	movdqa %xmm13, %xmm1 /* tr3_11 */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm1 /* tr3_11_lo = and(tr3_11, nibble_mask) */
+	psrlw $4, %xmm13 /* tr3_11_sh = shr(tr3_11) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm13 /* tr3_11_hi = and(tr3_11_sh, nibble_mask) */
+	movdqa %xmm4, %xmm12 /* tbl_lo */
+	pshufb %xmm1, %xmm12 /* xin_11_l = lookup16(tbl_lo, tr3_11_lo) */
+	movdqa %xmm2, %xmm1 /* tbl_hi */
+	pshufb %xmm13, %xmm1 /* xin_11_h = lookup16(tbl_hi, tr3_11_hi) */
+	pxor %xmm1, %xmm12 /* xin_11 = xor(xin_11_l, xin_11_h) */
+	movdqa 80(%rsp), %xmm1 /* reload tr3_12 */
+	movdqa %xmm1, %xmm13 /* tr3_12 */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm13 /* tr3_12_lo = and(tr3_12, nibble_mask) */
+	psrlw $4, %xmm1 /* tr3_12_sh = shr(tr3_12) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm1 /* tr3_12_hi = and(tr3_12_sh, nibble_mask) */
+	movdqa %xmm0, 80(%rsp) /* spill g0x0.1 */
+	movdqa %xmm4, %xmm0 /* tbl_lo */
+	pshufb %xmm13, %xmm0 /* xin_12_l = lookup16(tbl_lo, tr3_12_lo) */
+	movdqa %xmm2, %xmm13 /* tbl_hi */
+	pshufb %xmm1, %xmm13 /* xin_12_h = lookup16(tbl_hi, tr3_12_hi) */
+	pxor %xmm13, %xmm0 /* xin_12 = xor(xin_12_l, xin_12_h) */
+	movdqa 352(%rsp), %xmm1 /* reload tr3_13 */
+	movdqa %xmm1, %xmm13 /* tr3_13 */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm13 /* tr3_13_lo = and(tr3_13, nibble_mask) */
+	psrlw $4, %xmm1 /* tr3_13_sh = shr(tr3_13) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm1 /* tr3_13_hi = and(tr3_13_sh, nibble_mask) */
+	movdqa %xmm0, 352(%rsp) /* spill g0x12.1 */
+	movdqa %xmm4, %xmm0 /* tbl_lo */
+	pshufb %xmm13, %xmm0 /* xin_13_l = lookup16(tbl_lo, tr3_13_lo) */
+	movdqa %xmm2, %xmm13 /* tbl_hi */
+	pshufb %xmm1, %xmm13 /* xin_13_h = lookup16(tbl_hi, tr3_13_hi) */
+	pxor %xmm13, %xmm0 /* xin_13 = xor(xin_13_l, xin_13_h) */
+	movdqa 32(%rsp), %xmm1 /* reload tr3_14 */
+	movdqa %xmm1, %xmm13 /* tr3_14 */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm13 /* tr3_14_lo = and(tr3_14, nibble_mask) */
+	psrlw $4, %xmm1 /* tr3_14_sh = shr(tr3_14) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm1 /* tr3_14_hi = and(tr3_14_sh, nibble_mask) */
+	movdqa %xmm0, 32(%rsp) /* spill g0x13.1 */
+	movdqa %xmm4, %xmm0 /* tbl_lo */
+	pshufb %xmm13, %xmm0 /* xin_14_l = lookup16(tbl_lo, tr3_14_lo) */
+	movdqa %xmm2, %xmm13 /* tbl_hi */
+	pshufb %xmm1, %xmm13 /* xin_14_h = lookup16(tbl_hi, tr3_14_hi) */
+	pxor %xmm13, %xmm0 /* xin_14 = xor(xin_14_l, xin_14_h) */
+	movdqa 16(%rsp), %xmm1 /* reload tr3_15 */
+	movdqa %xmm1, %xmm13 /* tr3_15 */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm13 /* tr3_15_lo = and(tr3_15, nibble_mask) */
+	psrlw $4, %xmm1 /* tr3_15_sh = shr(tr3_15) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm1 /* tr3_15_hi = and(tr3_15_sh, nibble_mask) */
+	movdqa %xmm0, 16(%rsp) /* spill g0x14.1 */
+	movdqa %xmm4, %xmm0 /* tbl_lo */
+	pshufb %xmm13, %xmm0 /* xin_15_l = lookup16(tbl_lo, tr3_15_lo) */
+	movdqa %xmm2, %xmm13 /* tbl_hi */
+	pshufb %xmm1, %xmm13 /* xin_15_h = lookup16(tbl_hi, tr3_15_hi) */
+	pxor %xmm13, %xmm0 /* xin_15 = xor(xin_15_l, xin_15_h) */
+	movdqa 96(%rsp), %xmm1 /* reload ctr_sum_16 */
+	movdqa %xmm1, %xmm13 /* ctr_sum_16 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_carry_everywhere(%rip), %xmm13 /* ctr_carry_16 = lookup16(ctr_sum_16, carry_everywhere) */
+	movdqa .Lsm4_byteslice_ssse3_aesni_9_carry_mask_table(%rip), %xmm2 /* carry_mask_table = const() */
+	movdqa %xmm2, %xmm4 /* carry_mask_table */
+	pshufb %xmm13, %xmm4 /* ctr_mask_16 = lookup16(carry_mask_table, ctr_carry_16) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_new_last_byte(%rip), %xmm1 /* ctr_last_byte_16 = lookup16(ctr_sum_16, new_last_byte) */
+	movdqa %xmm4, %xmm13 /* ctr_mask_16 */
+	pand 64(%rsp), %xmm13 /* ctr_pair_16_b = and(ctr_mask_16, ctr_w_open) */
+	pandn 48(%rsp), %xmm4 /* ctr_pair_16_a = andnot(ctr_mask_16, ctr_v_open) */
+	por %xmm4, %xmm13 /* ctr_pair_16 = or(ctr_pair_16_b, ctr_pair_16_a) */
+	por %xmm1, %xmm13 /* row_16 = or(ctr_pair_16, ctr_last_byte_16) */
+	movdqa 112(%rsp), %xmm1 /* reload ctr_sum_17 */
+	movdqa %xmm1, %xmm4 /* ctr_sum_17 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_carry_everywhere(%rip), %xmm4 /* ctr_carry_17 = lookup16(ctr_sum_17, carry_everywhere) */
+	movdqa %xmm0, 96(%rsp) /* spill g0x15.1 */
+	movdqa %xmm2, %xmm0 /* carry_mask_table */
+	pshufb %xmm4, %xmm0 /* ctr_mask_17 = lookup16(carry_mask_table, ctr_carry_17) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_new_last_byte(%rip), %xmm1 /* ctr_last_byte_17 = lookup16(ctr_sum_17, new_last_byte) */
+	movdqa %xmm0, %xmm4 /* ctr_mask_17 */
+	pand 64(%rsp), %xmm4 /* ctr_pair_17_b = and(ctr_mask_17, ctr_w_open) */
+	pandn 48(%rsp), %xmm0 /* ctr_pair_17_a = andnot(ctr_mask_17, ctr_v_open) */
+	por %xmm0, %xmm4 /* ctr_pair_17 = or(ctr_pair_17_b, ctr_pair_17_a) */
+	por %xmm1, %xmm4 /* row_17 = or(ctr_pair_17, ctr_last_byte_17) */
+	movdqa 128(%rsp), %xmm0 /* reload ctr_sum_18 */
+	movdqa %xmm0, %xmm1 /* ctr_sum_18 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_carry_everywhere(%rip), %xmm1 /* ctr_carry_18 = lookup16(ctr_sum_18, carry_everywhere) */
+	movdqa %xmm3, 112(%rsp) /* spill g0x7.1 */
+	movdqa %xmm2, %xmm3 /* carry_mask_table */
+	pshufb %xmm1, %xmm3 /* ctr_mask_18 = lookup16(carry_mask_table, ctr_carry_18) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_new_last_byte(%rip), %xmm0 /* ctr_last_byte_18 = lookup16(ctr_sum_18, new_last_byte) */
+	movdqa %xmm3, %xmm1 /* ctr_mask_18 */
+	pand 64(%rsp), %xmm1 /* ctr_pair_18_b = and(ctr_mask_18, ctr_w_open) */
+	pandn 48(%rsp), %xmm3 /* ctr_pair_18_a = andnot(ctr_mask_18, ctr_v_open) */
+	por %xmm3, %xmm1 /* ctr_pair_18 = or(ctr_pair_18_b, ctr_pair_18_a) */
+	por %xmm0, %xmm1 /* row_18 = or(ctr_pair_18, ctr_last_byte_18) */
+	movdqa 144(%rsp), %xmm0 /* reload ctr_sum_19 */
+	movdqa %xmm0, %xmm3 /* ctr_sum_19 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_carry_everywhere(%rip), %xmm3 /* ctr_carry_19 = lookup16(ctr_sum_19, carry_everywhere) */
+	movdqa %xmm5, 128(%rsp) /* spill g0x3.1 */
+	movdqa %xmm2, %xmm5 /* carry_mask_table */
+	pshufb %xmm3, %xmm5 /* ctr_mask_19 = lookup16(carry_mask_table, ctr_carry_19) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_new_last_byte(%rip), %xmm0 /* ctr_last_byte_19 = lookup16(ctr_sum_19, new_last_byte) */
+	movdqa %xmm5, %xmm3 /* ctr_mask_19 */
+	pand 64(%rsp), %xmm3 /* ctr_pair_19_b = and(ctr_mask_19, ctr_w_open) */
+	pandn 48(%rsp), %xmm5 /* ctr_pair_19_a = andnot(ctr_mask_19, ctr_v_open) */
+	por %xmm5, %xmm3 /* ctr_pair_19 = or(ctr_pair_19_b, ctr_pair_19_a) */
+	por %xmm0, %xmm3 /* row_19 = or(ctr_pair_19, ctr_last_byte_19) */
+	movdqa 160(%rsp), %xmm0 /* reload ctr_sum_20 */
+	movdqa %xmm0, %xmm5 /* ctr_sum_20 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_carry_everywhere(%rip), %xmm5 /* ctr_carry_20 = lookup16(ctr_sum_20, carry_everywhere) */
+	movdqa %xmm6, 144(%rsp) /* spill g0x2.1 */
+	movdqa %xmm2, %xmm6 /* carry_mask_table */
+	pshufb %xmm5, %xmm6 /* ctr_mask_20 = lookup16(carry_mask_table, ctr_carry_20) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_new_last_byte(%rip), %xmm0 /* ctr_last_byte_20 = lookup16(ctr_sum_20, new_last_byte) */
+	movdqa %xmm6, %xmm5 /* ctr_mask_20 */
+	pand 64(%rsp), %xmm5 /* ctr_pair_20_b = and(ctr_mask_20, ctr_w_open) */
+	pandn 48(%rsp), %xmm6 /* ctr_pair_20_a = andnot(ctr_mask_20, ctr_v_open) */
+	por %xmm6, %xmm5 /* ctr_pair_20 = or(ctr_pair_20_b, ctr_pair_20_a) */
+	por %xmm0, %xmm5 /* row_20 = or(ctr_pair_20, ctr_last_byte_20) */
+	movdqa 176(%rsp), %xmm0 /* reload ctr_sum_21 */
+	movdqa %xmm0, %xmm6 /* ctr_sum_21 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_carry_everywhere(%rip), %xmm6 /* ctr_carry_21 = lookup16(ctr_sum_21, carry_everywhere) */
+	movdqa %xmm7, 160(%rsp) /* spill g0x5.1 */
+	movdqa %xmm2, %xmm7 /* carry_mask_table */
+	pshufb %xmm6, %xmm7 /* ctr_mask_21 = lookup16(carry_mask_table, ctr_carry_21) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_new_last_byte(%rip), %xmm0 /* ctr_last_byte_21 = lookup16(ctr_sum_21, new_last_byte) */
+	movdqa %xmm7, %xmm6 /* ctr_mask_21 */
+	pand 64(%rsp), %xmm6 /* ctr_pair_21_b = and(ctr_mask_21, ctr_w_open) */
+	pandn 48(%rsp), %xmm7 /* ctr_pair_21_a = andnot(ctr_mask_21, ctr_v_open) */
+	por %xmm7, %xmm6 /* ctr_pair_21 = or(ctr_pair_21_b, ctr_pair_21_a) */
+	por %xmm0, %xmm6 /* row_21 = or(ctr_pair_21, ctr_last_byte_21) */
+	movdqa 192(%rsp), %xmm0 /* reload ctr_sum_22 */
+	movdqa %xmm0, %xmm7 /* ctr_sum_22 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_carry_everywhere(%rip), %xmm7 /* ctr_carry_22 = lookup16(ctr_sum_22, carry_everywhere) */
+	movdqa %xmm8, 176(%rsp) /* spill g0x8.1 */
+	movdqa %xmm2, %xmm8 /* carry_mask_table */
+	pshufb %xmm7, %xmm8 /* ctr_mask_22 = lookup16(carry_mask_table, ctr_carry_22) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_new_last_byte(%rip), %xmm0 /* ctr_last_byte_22 = lookup16(ctr_sum_22, new_last_byte) */
+	movdqa %xmm8, %xmm7 /* ctr_mask_22 */
+	pand 64(%rsp), %xmm7 /* ctr_pair_22_b = and(ctr_mask_22, ctr_w_open) */
+	pandn 48(%rsp), %xmm8 /* ctr_pair_22_a = andnot(ctr_mask_22, ctr_v_open) */
+	por %xmm8, %xmm7 /* ctr_pair_22 = or(ctr_pair_22_b, ctr_pair_22_a) */
+	por %xmm0, %xmm7 /* row_22 = or(ctr_pair_22, ctr_last_byte_22) */
+	movdqa 208(%rsp), %xmm0 /* reload ctr_sum_23 */
+	movdqa %xmm0, %xmm8 /* ctr_sum_23 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_carry_everywhere(%rip), %xmm8 /* ctr_carry_23 = lookup16(ctr_sum_23, carry_everywhere) */
+	movdqa %xmm9, 192(%rsp) /* spill g0x9.1 */
+	movdqa %xmm2, %xmm9 /* carry_mask_table */
+	pshufb %xmm8, %xmm9 /* ctr_mask_23 = lookup16(carry_mask_table, ctr_carry_23) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_new_last_byte(%rip), %xmm0 /* ctr_last_byte_23 = lookup16(ctr_sum_23, new_last_byte) */
+	movdqa %xmm9, %xmm8 /* ctr_mask_23 */
+	pand 64(%rsp), %xmm8 /* ctr_pair_23_b = and(ctr_mask_23, ctr_w_open) */
+	pandn 48(%rsp), %xmm9 /* ctr_pair_23_a = andnot(ctr_mask_23, ctr_v_open) */
+	por %xmm9, %xmm8 /* ctr_pair_23 = or(ctr_pair_23_b, ctr_pair_23_a) */
+	por %xmm0, %xmm8 /* row_23 = or(ctr_pair_23, ctr_last_byte_23) */
+	movdqa 224(%rsp), %xmm0 /* reload ctr_sum_24 */
+	movdqa %xmm0, %xmm9 /* ctr_sum_24 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_carry_everywhere(%rip), %xmm9 /* ctr_carry_24 = lookup16(ctr_sum_24, carry_everywhere) */
+	movdqa %xmm10, 208(%rsp) /* spill g0x4.1 */
+	movdqa %xmm2, %xmm10 /* carry_mask_table */
+	pshufb %xmm9, %xmm10 /* ctr_mask_24 = lookup16(carry_mask_table, ctr_carry_24) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_new_last_byte(%rip), %xmm0 /* ctr_last_byte_24 = lookup16(ctr_sum_24, new_last_byte) */
+	movdqa %xmm10, %xmm9 /* ctr_mask_24 */
+	pand 64(%rsp), %xmm9 /* ctr_pair_24_b = and(ctr_mask_24, ctr_w_open) */
+	pandn 48(%rsp), %xmm10 /* ctr_pair_24_a = andnot(ctr_mask_24, ctr_v_open) */
+	por %xmm10, %xmm9 /* ctr_pair_24 = or(ctr_pair_24_b, ctr_pair_24_a) */
+	por %xmm0, %xmm9 /* row_24 = or(ctr_pair_24, ctr_last_byte_24) */
+	movdqa 240(%rsp), %xmm0 /* reload ctr_sum_25 */
+	movdqa %xmm0, %xmm10 /* ctr_sum_25 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_carry_everywhere(%rip), %xmm10 /* ctr_carry_25 = lookup16(ctr_sum_25, carry_everywhere) */
+	movdqa %xmm11, 224(%rsp) /* spill g0x10.1 */
+	movdqa %xmm2, %xmm11 /* carry_mask_table */
+	pshufb %xmm10, %xmm11 /* ctr_mask_25 = lookup16(carry_mask_table, ctr_carry_25) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_new_last_byte(%rip), %xmm0 /* ctr_last_byte_25 = lookup16(ctr_sum_25, new_last_byte) */
+	movdqa %xmm11, %xmm10 /* ctr_mask_25 */
+	pand 64(%rsp), %xmm10 /* ctr_pair_25_b = and(ctr_mask_25, ctr_w_open) */
+	pandn 48(%rsp), %xmm11 /* ctr_pair_25_a = andnot(ctr_mask_25, ctr_v_open) */
+	por %xmm11, %xmm10 /* ctr_pair_25 = or(ctr_pair_25_b, ctr_pair_25_a) */
+	por %xmm0, %xmm10 /* row_25 = or(ctr_pair_25, ctr_last_byte_25) */
+	movdqa 256(%rsp), %xmm0 /* reload ctr_sum_26 */
+	movdqa %xmm0, %xmm11 /* ctr_sum_26 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_carry_everywhere(%rip), %xmm11 /* ctr_carry_26 = lookup16(ctr_sum_26, carry_everywhere) */
+	movdqa %xmm12, 240(%rsp) /* spill g0x11.1 */
+	movdqa %xmm2, %xmm12 /* carry_mask_table */
+	pshufb %xmm11, %xmm12 /* ctr_mask_26 = lookup16(carry_mask_table, ctr_carry_26) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_new_last_byte(%rip), %xmm0 /* ctr_last_byte_26 = lookup16(ctr_sum_26, new_last_byte) */
+	movdqa %xmm12, %xmm11 /* ctr_mask_26 */
+	pand 64(%rsp), %xmm11 /* ctr_pair_26_b = and(ctr_mask_26, ctr_w_open) */
+	pandn 48(%rsp), %xmm12 /* ctr_pair_26_a = andnot(ctr_mask_26, ctr_v_open) */
+	por %xmm12, %xmm11 /* ctr_pair_26 = or(ctr_pair_26_b, ctr_pair_26_a) */
+	por %xmm0, %xmm11 /* row_26 = or(ctr_pair_26, ctr_last_byte_26) */
+	movdqa 272(%rsp), %xmm0 /* reload ctr_sum_27 */
+	movdqa %xmm0, %xmm12 /* ctr_sum_27 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_carry_everywhere(%rip), %xmm12 /* ctr_carry_27 = lookup16(ctr_sum_27, carry_everywhere) */
+	movdqa %xmm14, 256(%rsp) /* spill g0x6.1 */
+	movdqa %xmm2, %xmm14 /* carry_mask_table */
+	pshufb %xmm12, %xmm14 /* ctr_mask_27 = lookup16(carry_mask_table, ctr_carry_27) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_new_last_byte(%rip), %xmm0 /* ctr_last_byte_27 = lookup16(ctr_sum_27, new_last_byte) */
+	movdqa %xmm14, %xmm12 /* ctr_mask_27 */
+	pand 64(%rsp), %xmm12 /* ctr_pair_27_b = and(ctr_mask_27, ctr_w_open) */
+	pandn 48(%rsp), %xmm14 /* ctr_pair_27_a = andnot(ctr_mask_27, ctr_v_open) */
+	por %xmm14, %xmm12 /* ctr_pair_27 = or(ctr_pair_27_b, ctr_pair_27_a) */
+	por %xmm0, %xmm12 /* row_27 = or(ctr_pair_27, ctr_last_byte_27) */
+	movdqa 288(%rsp), %xmm0 /* reload ctr_sum_28 */
+	movdqa %xmm0, %xmm14 /* ctr_sum_28 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_carry_everywhere(%rip), %xmm14 /* ctr_carry_28 = lookup16(ctr_sum_28, carry_everywhere) */
+	movdqa %xmm15, 272(%rsp) /* spill g0x1.1 */
+	movdqa %xmm2, %xmm15 /* carry_mask_table */
+	pshufb %xmm14, %xmm15 /* ctr_mask_28 = lookup16(carry_mask_table, ctr_carry_28) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_new_last_byte(%rip), %xmm0 /* ctr_last_byte_28 = lookup16(ctr_sum_28, new_last_byte) */
+	movdqa %xmm15, %xmm14 /* ctr_mask_28 */
+	pand 64(%rsp), %xmm14 /* ctr_pair_28_b = and(ctr_mask_28, ctr_w_open) */
+	pandn 48(%rsp), %xmm15 /* ctr_pair_28_a = andnot(ctr_mask_28, ctr_v_open) */
+	por %xmm15, %xmm14 /* ctr_pair_28 = or(ctr_pair_28_b, ctr_pair_28_a) */
+	por %xmm0, %xmm14 /* row_28 = or(ctr_pair_28, ctr_last_byte_28) */
+	movdqa 304(%rsp), %xmm0 /* reload ctr_sum_29 */
+	movdqa %xmm0, %xmm15 /* ctr_sum_29 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_carry_everywhere(%rip), %xmm15 /* ctr_carry_29 = lookup16(ctr_sum_29, carry_everywhere) */
+	movdqa %xmm8, 288(%rsp) /* spill row_23 */
+	movdqa %xmm2, %xmm8 /* carry_mask_table */
+	pshufb %xmm15, %xmm8 /* ctr_mask_29 = lookup16(carry_mask_table, ctr_carry_29) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_new_last_byte(%rip), %xmm0 /* ctr_last_byte_29 = lookup16(ctr_sum_29, new_last_byte) */
+	movdqa %xmm8, %xmm15 /* ctr_mask_29 */
+	pand 64(%rsp), %xmm15 /* ctr_pair_29_b = and(ctr_mask_29, ctr_w_open) */
+	pandn 48(%rsp), %xmm8 /* ctr_pair_29_a = andnot(ctr_mask_29, ctr_v_open) */
+	por %xmm8, %xmm15 /* ctr_pair_29 = or(ctr_pair_29_b, ctr_pair_29_a) */
+	por %xmm0, %xmm15 /* row_29 = or(ctr_pair_29, ctr_last_byte_29) */
+	movdqa 336(%rsp), %xmm0 /* reload ctr_sum_30 */
+	movdqa %xmm0, %xmm8 /* ctr_sum_30 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_carry_everywhere(%rip), %xmm8 /* ctr_carry_30 = lookup16(ctr_sum_30, carry_everywhere) */
+	movdqa %xmm7, 304(%rsp) /* spill row_22 */
+	movdqa %xmm2, %xmm7 /* carry_mask_table */
+	pshufb %xmm8, %xmm7 /* ctr_mask_30 = lookup16(carry_mask_table, ctr_carry_30) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_new_last_byte(%rip), %xmm0 /* ctr_last_byte_30 = lookup16(ctr_sum_30, new_last_byte) */
+	movdqa 320(%rsp), %xmm8 /* reload ctr_sum_31 */
+	movdqa %xmm6, 336(%rsp) /* spill row_21 */
+	movdqa %xmm8, %xmm6 /* ctr_sum_31 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_carry_everywhere(%rip), %xmm6 /* ctr_carry_31 = lookup16(ctr_sum_31, carry_everywhere) */
+	pshufb %xmm6, %xmm2 /* ctr_mask_31 = lookup16(carry_mask_table, ctr_carry_31) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_new_last_byte(%rip), %xmm8 /* ctr_last_byte_31 = lookup16(ctr_sum_31, new_last_byte) */
+	movdqa %xmm7, %xmm6 /* ctr_mask_30 */
+	pand 64(%rsp), %xmm6 /* ctr_pair_30_b = and(ctr_mask_30, ctr_w_open) */
+	pandn 48(%rsp), %xmm7 /* ctr_pair_30_a = andnot(ctr_mask_30, ctr_v_open) */
+	por %xmm7, %xmm6 /* ctr_pair_30 = or(ctr_pair_30_b, ctr_pair_30_a) */
+	por %xmm0, %xmm6 /* row_30 = or(ctr_pair_30, ctr_last_byte_30) */
+	movdqa %xmm2, %xmm0 /* ctr_mask_31 */
+	pand 64(%rsp), %xmm0 /* ctr_pair_31_b = and(ctr_mask_31, ctr_w_open) */
+	pandn 48(%rsp), %xmm2 /* ctr_pair_31_a = andnot(ctr_mask_31, ctr_v_open) */
+	por %xmm2, %xmm0 /* ctr_pair_31 = or(ctr_pair_31_b, ctr_pair_31_a) */
+	por %xmm8, %xmm0 /* row_31 = or(ctr_pair_31, ctr_last_byte_31) */
+	movdqa %xmm13, %xmm2 /* row_16 */
+	punpcklbw %xmm9, %xmm2 /* tr0_16 = unpacklo(row_16, row_24) */
+	punpckhbw %xmm9, %xmm13 /* tr0_17 = unpackhi(row_16, row_24) */
+	movdqa %xmm4, %xmm7 /* row_17 */
+	punpcklbw %xmm10, %xmm7 /* tr0_18 = unpacklo(row_17, row_25) */
+	punpckhbw %xmm10, %xmm4 /* tr0_19 = unpackhi(row_17, row_25) */
+	movdqa %xmm1, %xmm8 /* row_18 */
+	punpcklbw %xmm11, %xmm8 /* tr0_20 = unpacklo(row_18, row_26) */
+	punpckhbw %xmm11, %xmm1 /* tr0_21 = unpackhi(row_18, row_26) */
+	movdqa %xmm3, %xmm9 /* row_19 */
+	punpcklbw %xmm12, %xmm9 /* tr0_22 = unpacklo(row_19, row_27) */
+	punpckhbw %xmm12, %xmm3 /* tr0_23 = unpackhi(row_19, row_27) */
+	movdqa %xmm5, %xmm10 /* row_20 */
+	punpcklbw %xmm14, %xmm10 /* tr0_24 = unpacklo(row_20, row_28) */
+	punpckhbw %xmm14, %xmm5 /* tr0_25 = unpackhi(row_20, row_28) */
+	movdqa 336(%rsp), %xmm11 /* reload row_21 */
+	movdqa %xmm11, %xmm12 /* row_21 */
+	punpcklbw %xmm15, %xmm12 /* tr0_26 = unpacklo(row_21, row_29) */
+	punpckhbw %xmm15, %xmm11 /* tr0_27 = unpackhi(row_21, row_29) */
+	movdqa 304(%rsp), %xmm14 /* reload row_22 */
+	movdqa %xmm14, %xmm15 /* row_22 */
+	punpcklbw %xmm6, %xmm15 /* tr0_28 = unpacklo(row_22, row_30) */
+	punpckhbw %xmm6, %xmm14 /* tr0_29 = unpackhi(row_22, row_30) */
+	movdqa 288(%rsp), %xmm6 /* reload row_23 */
+	movdqa %xmm3, 304(%rsp) /* spill tr0_23 */
+	movdqa %xmm6, %xmm3 /* row_23 */
+	punpcklbw %xmm0, %xmm3 /* tr0_30 = unpacklo(row_23, row_31) */
+	punpckhbw %xmm0, %xmm6 /* tr0_31 = unpackhi(row_23, row_31) */
+	movdqa %xmm2, %xmm0 /* tr0_16 */
+	punpcklbw %xmm10, %xmm0 /* tr1_16 = unpacklo(tr0_16, tr0_24) */
+	punpckhbw %xmm10, %xmm2 /* tr1_17 = unpackhi(tr0_16, tr0_24) */
+	movdqa %xmm13, %xmm10 /* tr0_17 */
+	punpcklbw %xmm5, %xmm10 /* tr1_18 = unpacklo(tr0_17, tr0_25) */
+	punpckhbw %xmm5, %xmm13 /* tr1_19 = unpackhi(tr0_17, tr0_25) */
+	movdqa %xmm7, %xmm5 /* tr0_18 */
+	punpcklbw %xmm12, %xmm5 /* tr1_20 = unpacklo(tr0_18, tr0_26) */
+	punpckhbw %xmm12, %xmm7 /* tr1_21 = unpackhi(tr0_18, tr0_26) */
+	movdqa %xmm4, %xmm12 /* tr0_19 */
+	punpcklbw %xmm11, %xmm12 /* tr1_22 = unpacklo(tr0_19, tr0_27) */
+	punpckhbw %xmm11, %xmm4 /* tr1_23 = unpackhi(tr0_19, tr0_27) */
+	movdqa %xmm8, %xmm11 /* tr0_20 */
+	punpcklbw %xmm15, %xmm11 /* tr1_24 = unpacklo(tr0_20, tr0_28) */
+	punpckhbw %xmm15, %xmm8 /* tr1_25 = unpackhi(tr0_20, tr0_28) */
+	movdqa %xmm1, %xmm15 /* tr0_21 */
+	punpcklbw %xmm14, %xmm15 /* tr1_26 = unpacklo(tr0_21, tr0_29) */
+	punpckhbw %xmm14, %xmm1 /* tr1_27 = unpackhi(tr0_21, tr0_29) */
+	movdqa %xmm9, %xmm14 /* tr0_22 */
+	punpcklbw %xmm3, %xmm14 /* tr1_28 = unpacklo(tr0_22, tr0_30) */
+	punpckhbw %xmm3, %xmm9 /* tr1_29 = unpackhi(tr0_22, tr0_30) */
+	movdqa 304(%rsp), %xmm3 /* reload tr0_23 */
+	movdqa %xmm4, 288(%rsp) /* spill tr1_23 */
+	movdqa %xmm3, %xmm4 /* tr0_23 */
+	punpcklbw %xmm6, %xmm4 /* tr1_30 = unpacklo(tr0_23, tr0_31) */
+	punpckhbw %xmm6, %xmm3 /* tr1_31 = unpackhi(tr0_23, tr0_31) */
+	movdqa %xmm0, %xmm6 /* tr1_16 */
+	punpcklbw %xmm11, %xmm6 /* tr2_16 = unpacklo(tr1_16, tr1_24) */
+	punpckhbw %xmm11, %xmm0 /* tr2_17 = unpackhi(tr1_16, tr1_24) */
+	movdqa %xmm2, %xmm11 /* tr1_17 */
+	punpcklbw %xmm8, %xmm11 /* tr2_18 = unpacklo(tr1_17, tr1_25) */
+	punpckhbw %xmm8, %xmm2 /* tr2_19 = unpackhi(tr1_17, tr1_25) */
+	movdqa %xmm10, %xmm8 /* tr1_18 */
+	punpcklbw %xmm15, %xmm8 /* tr2_20 = unpacklo(tr1_18, tr1_26) */
+	punpckhbw %xmm15, %xmm10 /* tr2_21 = unpackhi(tr1_18, tr1_26) */
+	movdqa %xmm13, %xmm15 /* tr1_19 */
+	punpcklbw %xmm1, %xmm15 /* tr2_22 = unpacklo(tr1_19, tr1_27) */
+	punpckhbw %xmm1, %xmm13 /* tr2_23 = unpackhi(tr1_19, tr1_27) */
+	movdqa %xmm5, %xmm1 /* tr1_20 */
+	punpcklbw %xmm14, %xmm1 /* tr2_24 = unpacklo(tr1_20, tr1_28) */
+	punpckhbw %xmm14, %xmm5 /* tr2_25 = unpackhi(tr1_20, tr1_28) */
+	movdqa %xmm7, %xmm14 /* tr1_21 */
+	punpcklbw %xmm9, %xmm14 /* tr2_26 = unpacklo(tr1_21, tr1_29) */
+	punpckhbw %xmm9, %xmm7 /* tr2_27 = unpackhi(tr1_21, tr1_29) */
+	movdqa %xmm12, %xmm9 /* tr1_22 */
+	punpcklbw %xmm4, %xmm9 /* tr2_28 = unpacklo(tr1_22, tr1_30) */
+	punpckhbw %xmm4, %xmm12 /* tr2_29 = unpackhi(tr1_22, tr1_30) */
+	movdqa 288(%rsp), %xmm4 /* reload tr1_23 */
+	movdqa %xmm13, 304(%rsp) /* spill tr2_23 */
+	movdqa %xmm4, %xmm13 /* tr1_23 */
+	punpcklbw %xmm3, %xmm13 /* tr2_30 = unpacklo(tr1_23, tr1_31) */
+	punpckhbw %xmm3, %xmm4 /* tr2_31 = unpackhi(tr1_23, tr1_31) */
+	movdqa %xmm6, %xmm3 /* tr2_16 */
+	punpcklbw %xmm1, %xmm3 /* tr3_16 = unpacklo(tr2_16, tr2_24) */
+	punpckhbw %xmm1, %xmm6 /* tr3_17 = unpackhi(tr2_16, tr2_24) */
+	movdqa %xmm0, %xmm1 /* tr2_17 */
+	punpcklbw %xmm5, %xmm1 /* tr3_18 = unpacklo(tr2_17, tr2_25) */
+	punpckhbw %xmm5, %xmm0 /* tr3_19 = unpackhi(tr2_17, tr2_25) */
+	movdqa %xmm11, %xmm5 /* tr2_18 */
+	punpcklbw %xmm14, %xmm5 /* tr3_20 = unpacklo(tr2_18, tr2_26) */
+	punpckhbw %xmm14, %xmm11 /* tr3_21 = unpackhi(tr2_18, tr2_26) */
+	movdqa %xmm2, %xmm14 /* tr2_19 */
+	punpcklbw %xmm7, %xmm14 /* tr3_22 = unpacklo(tr2_19, tr2_27) */
+	punpckhbw %xmm7, %xmm2 /* tr3_23 = unpackhi(tr2_19, tr2_27) */
+	movdqa %xmm8, %xmm7 /* tr2_20 */
+	punpcklbw %xmm9, %xmm7 /* tr3_24 = unpacklo(tr2_20, tr2_28) */
+	punpckhbw %xmm9, %xmm8 /* tr3_25 = unpackhi(tr2_20, tr2_28) */
+	movdqa %xmm10, %xmm9 /* tr2_21 */
+	punpcklbw %xmm12, %xmm9 /* tr3_26 = unpacklo(tr2_21, tr2_29) */
+	punpckhbw %xmm12, %xmm10 /* tr3_27 = unpackhi(tr2_21, tr2_29) */
+	movdqa %xmm15, %xmm12 /* tr2_22 */
+	punpcklbw %xmm13, %xmm12 /* tr3_28 = unpacklo(tr2_22, tr2_30) */
+	punpckhbw %xmm13, %xmm15 /* tr3_29 = unpackhi(tr2_22, tr2_30) */
+	movdqa 304(%rsp), %xmm13 /* reload tr2_23 */
+	movdqa %xmm15, 288(%rsp) /* spill tr3_29 */
+	movdqa %xmm13, %xmm15 /* tr2_23 */
+	punpcklbw %xmm4, %xmm15 /* tr3_30 = unpacklo(tr2_23, tr2_31) */
+	punpckhbw %xmm4, %xmm13 /* tr3_31 = unpackhi(tr2_23, tr2_31) */
+	movdqa %xmm3, %xmm4 /* tr3_16 */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm4 /* tr3_16_lo = and(tr3_16, nibble_mask) */
+	psrlw $4, %xmm3 /* tr3_16_sh = shr(tr3_16) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm3 /* tr3_16_hi = and(tr3_16_sh, nibble_mask) */
+	movdqa %xmm13, 304(%rsp) /* spill tr3_31 */
+	movdqa .Lsm4_byteslice_ssse3_aesni_9_tbl_lo(%rip), %xmm13 /* tbl_lo = const() */
+	movdqa %xmm15, 336(%rsp) /* spill tr3_30 */
+	movdqa %xmm13, %xmm15 /* tbl_lo */
+	pshufb %xmm4, %xmm15 /* xin_16_l = lookup16(tbl_lo, tr3_16_lo) */
+	movdqa .Lsm4_byteslice_ssse3_aesni_9_tbl_hi(%rip), %xmm4 /* tbl_hi = const() */
+	movdqa %xmm12, 48(%rsp) /* spill tr3_28 */
+	movdqa %xmm4, %xmm12 /* tbl_hi */
+	pshufb %xmm3, %xmm12 /* xin_16_h = lookup16(tbl_hi, tr3_16_hi) */
+	pxor %xmm12, %xmm15 /* xin_16 = xor(xin_16_l, xin_16_h) */
+	movdqa %xmm6, %xmm3 /* tr3_17 */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm3 /* tr3_17_lo = and(tr3_17, nibble_mask) */
+	psrlw $4, %xmm6 /* tr3_17_sh = shr(tr3_17) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm6 /* tr3_17_hi = and(tr3_17_sh, nibble_mask) */
+	movdqa %xmm13, %xmm12 /* tbl_lo */
+	pshufb %xmm3, %xmm12 /* xin_17_l = lookup16(tbl_lo, tr3_17_lo) */
+	movdqa %xmm4, %xmm3 /* tbl_hi */
+	pshufb %xmm6, %xmm3 /* xin_17_h = lookup16(tbl_hi, tr3_17_hi) */
+	pxor %xmm3, %xmm12 /* xin_17 = xor(xin_17_l, xin_17_h) */
+	movdqa %xmm1, %xmm3 /* tr3_18 */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm3 /* tr3_18_lo = and(tr3_18, nibble_mask) */
+	psrlw $4, %xmm1 /* tr3_18_sh = shr(tr3_18) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm1 /* tr3_18_hi = and(tr3_18_sh, nibble_mask) */
+	movdqa %xmm13, %xmm6 /* tbl_lo */
+	pshufb %xmm3, %xmm6 /* xin_18_l = lookup16(tbl_lo, tr3_18_lo) */
+	movdqa %xmm4, %xmm3 /* tbl_hi */
+	pshufb %xmm1, %xmm3 /* xin_18_h = lookup16(tbl_hi, tr3_18_hi) */
+	pxor %xmm3, %xmm6 /* xin_18 = xor(xin_18_l, xin_18_h) */
+	movdqa %xmm0, %xmm1 /* tr3_19 */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm1 /* tr3_19_lo = and(tr3_19, nibble_mask) */
+	psrlw $4, %xmm0 /* tr3_19_sh = shr(tr3_19) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm0 /* tr3_19_hi = and(tr3_19_sh, nibble_mask) */
+	movdqa %xmm13, %xmm3 /* tbl_lo */
+	pshufb %xmm1, %xmm3 /* xin_19_l = lookup16(tbl_lo, tr3_19_lo) */
+	movdqa %xmm4, %xmm1 /* tbl_hi */
+	pshufb %xmm0, %xmm1 /* xin_19_h = lookup16(tbl_hi, tr3_19_hi) */
+	pxor %xmm1, %xmm3 /* xin_19 = xor(xin_19_l, xin_19_h) */
+	movdqa %xmm5, %xmm0 /* tr3_20 */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm0 /* tr3_20_lo = and(tr3_20, nibble_mask) */
+	psrlw $4, %xmm5 /* tr3_20_sh = shr(tr3_20) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm5 /* tr3_20_hi = and(tr3_20_sh, nibble_mask) */
+	movdqa %xmm13, %xmm1 /* tbl_lo */
+	pshufb %xmm0, %xmm1 /* xin_20_l = lookup16(tbl_lo, tr3_20_lo) */
+	movdqa %xmm4, %xmm0 /* tbl_hi */
+	pshufb %xmm5, %xmm0 /* xin_20_h = lookup16(tbl_hi, tr3_20_hi) */
+	pxor %xmm0, %xmm1 /* xin_20 = xor(xin_20_l, xin_20_h) */
+	movdqa %xmm11, %xmm0 /* tr3_21 */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm0 /* tr3_21_lo = and(tr3_21, nibble_mask) */
+	psrlw $4, %xmm11 /* tr3_21_sh = shr(tr3_21) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm11 /* tr3_21_hi = and(tr3_21_sh, nibble_mask) */
+	movdqa %xmm13, %xmm5 /* tbl_lo */
+	pshufb %xmm0, %xmm5 /* xin_21_l = lookup16(tbl_lo, tr3_21_lo) */
+	movdqa %xmm4, %xmm0 /* tbl_hi */
+	pshufb %xmm11, %xmm0 /* xin_21_h = lookup16(tbl_hi, tr3_21_hi) */
+	pxor %xmm0, %xmm5 /* xin_21 = xor(xin_21_l, xin_21_h) */
+	movdqa %xmm14, %xmm0 /* tr3_22 */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm0 /* tr3_22_lo = and(tr3_22, nibble_mask) */
+	psrlw $4, %xmm14 /* tr3_22_sh = shr(tr3_22) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm14 /* tr3_22_hi = and(tr3_22_sh, nibble_mask) */
+	movdqa %xmm13, %xmm11 /* tbl_lo */
+	pshufb %xmm0, %xmm11 /* xin_22_l = lookup16(tbl_lo, tr3_22_lo) */
+	movdqa %xmm4, %xmm0 /* tbl_hi */
+	pshufb %xmm14, %xmm0 /* xin_22_h = lookup16(tbl_hi, tr3_22_hi) */
+	pxor %xmm0, %xmm11 /* xin_22 = xor(xin_22_l, xin_22_h) */
+	movdqa %xmm2, %xmm0 /* tr3_23 */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm0 /* tr3_23_lo = and(tr3_23, nibble_mask) */
+	psrlw $4, %xmm2 /* tr3_23_sh = shr(tr3_23) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm2 /* tr3_23_hi = and(tr3_23_sh, nibble_mask) */
+	movdqa %xmm13, %xmm14 /* tbl_lo */
+	pshufb %xmm0, %xmm14 /* xin_23_l = lookup16(tbl_lo, tr3_23_lo) */
+	movdqa %xmm4, %xmm0 /* tbl_hi */
+	pshufb %xmm2, %xmm0 /* xin_23_h = lookup16(tbl_hi, tr3_23_hi) */
+	pxor %xmm0, %xmm14 /* xin_23 = xor(xin_23_l, xin_23_h) */
+	movdqa %xmm7, %xmm0 /* tr3_24 */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm0 /* tr3_24_lo = and(tr3_24, nibble_mask) */
+	psrlw $4, %xmm7 /* tr3_24_sh = shr(tr3_24) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm7 /* tr3_24_hi = and(tr3_24_sh, nibble_mask) */
+	movdqa %xmm13, %xmm2 /* tbl_lo */
+	pshufb %xmm0, %xmm2 /* xin_24_l = lookup16(tbl_lo, tr3_24_lo) */
+	movdqa %xmm4, %xmm0 /* tbl_hi */
+	pshufb %xmm7, %xmm0 /* xin_24_h = lookup16(tbl_hi, tr3_24_hi) */
+	pxor %xmm0, %xmm2 /* xin_24 = xor(xin_24_l, xin_24_h) */
+	movdqa %xmm8, %xmm0 /* tr3_25 */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm0 /* tr3_25_lo = and(tr3_25, nibble_mask) */
+	psrlw $4, %xmm8 /* tr3_25_sh = shr(tr3_25) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm8 /* tr3_25_hi = and(tr3_25_sh, nibble_mask) */
+	movdqa %xmm13, %xmm7 /* tbl_lo */
+	pshufb %xmm0, %xmm7 /* xin_25_l = lookup16(tbl_lo, tr3_25_lo) */
+	movdqa %xmm4, %xmm0 /* tbl_hi */
+	pshufb %xmm8, %xmm0 /* xin_25_h = lookup16(tbl_hi, tr3_25_hi) */
+	pxor %xmm0, %xmm7 /* xin_25 = xor(xin_25_l, xin_25_h) */
+	movdqa %xmm9, %xmm0 /* tr3_26 */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm0 /* tr3_26_lo = and(tr3_26, nibble_mask) */
+	psrlw $4, %xmm9 /* tr3_26_sh = shr(tr3_26) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm9 /* tr3_26_hi = and(tr3_26_sh, nibble_mask) */
+	movdqa %xmm13, %xmm8 /* tbl_lo */
+	pshufb %xmm0, %xmm8 /* xin_26_l = lookup16(tbl_lo, tr3_26_lo) */
+	movdqa %xmm4, %xmm0 /* tbl_hi */
+	pshufb %xmm9, %xmm0 /* xin_26_h = lookup16(tbl_hi, tr3_26_hi) */
+	pxor %xmm0, %xmm8 /* xin_26 = xor(xin_26_l, xin_26_h) */
+	movdqa %xmm10, %xmm0 /* tr3_27 */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm0 /* tr3_27_lo = and(tr3_27, nibble_mask) */
+	psrlw $4, %xmm10 /* tr3_27_sh = shr(tr3_27) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm10 /* tr3_27_hi = and(tr3_27_sh, nibble_mask) */
+	movdqa %xmm13, %xmm9 /* tbl_lo */
+	pshufb %xmm0, %xmm9 /* xin_27_l = lookup16(tbl_lo, tr3_27_lo) */
+	movdqa %xmm4, %xmm0 /* tbl_hi */
+	pshufb %xmm10, %xmm0 /* xin_27_h = lookup16(tbl_hi, tr3_27_hi) */
+	pxor %xmm0, %xmm9 /* xin_27 = xor(xin_27_l, xin_27_h) */
+	movdqa 48(%rsp), %xmm0 /* reload tr3_28 */
+	movdqa %xmm0, %xmm10 /* tr3_28 */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm10 /* tr3_28_lo = and(tr3_28, nibble_mask) */
+	psrlw $4, %xmm0 /* tr3_28_sh = shr(tr3_28) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm0 /* tr3_28_hi = and(tr3_28_sh, nibble_mask) */
+	movdqa %xmm1, 48(%rsp) /* spill g1x4.1 */
+	movdqa %xmm13, %xmm1 /* tbl_lo */
+	pshufb %xmm10, %xmm1 /* xin_28_l = lookup16(tbl_lo, tr3_28_lo) */
+	movdqa %xmm4, %xmm10 /* tbl_hi */
+	pshufb %xmm0, %xmm10 /* xin_28_h = lookup16(tbl_hi, tr3_28_hi) */
+	pxor %xmm10, %xmm1 /* xin_28 = xor(xin_28_l, xin_28_h) */
+	movdqa 288(%rsp), %xmm0 /* reload tr3_29 */
+	movdqa %xmm0, %xmm10 /* tr3_29 */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm10 /* tr3_29_lo = and(tr3_29, nibble_mask) */
+	psrlw $4, %xmm0 /* tr3_29_sh = shr(tr3_29) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm0 /* tr3_29_hi = and(tr3_29_sh, nibble_mask) */
+	movdqa %xmm1, 288(%rsp) /* spill g1x12.1 */
+	movdqa %xmm13, %xmm1 /* tbl_lo */
+	pshufb %xmm10, %xmm1 /* xin_29_l = lookup16(tbl_lo, tr3_29_lo) */
+	movdqa %xmm4, %xmm10 /* tbl_hi */
+	pshufb %xmm0, %xmm10 /* xin_29_h = lookup16(tbl_hi, tr3_29_hi) */
+	pxor %xmm10, %xmm1 /* xin_29 = xor(xin_29_l, xin_29_h) */
+	movdqa 336(%rsp), %xmm0 /* reload tr3_30 */
+	movdqa %xmm0, %xmm10 /* tr3_30 */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm10 /* tr3_30_lo = and(tr3_30, nibble_mask) */
+	psrlw $4, %xmm0 /* tr3_30_sh = shr(tr3_30) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm0 /* tr3_30_hi = and(tr3_30_sh, nibble_mask) */
+	movdqa %xmm1, 336(%rsp) /* spill g1x13.1 */
+	movdqa %xmm13, %xmm1 /* tbl_lo */
+	pshufb %xmm10, %xmm1 /* xin_30_l = lookup16(tbl_lo, tr3_30_lo) */
+	movdqa %xmm4, %xmm10 /* tbl_hi */
+	pshufb %xmm0, %xmm10 /* xin_30_h = lookup16(tbl_hi, tr3_30_hi) */
+	pxor %xmm10, %xmm1 /* xin_30 = xor(xin_30_l, xin_30_h) */
+	movdqa 304(%rsp), %xmm0 /* reload tr3_31 */
+	movdqa %xmm0, %xmm10 /* tr3_31 */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm10 /* tr3_31_lo = and(tr3_31, nibble_mask) */
+	pshufb %xmm10, %xmm13 /* xin_31_l = lookup16(tbl_lo, tr3_31_lo) */
+	psrlw $4, %xmm0 /* tr3_31_sh = shr(tr3_31) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm0 /* tr3_31_hi = and(tr3_31_sh, nibble_mask) */
+	pshufb %xmm0, %xmm4 /* xin_31_h = lookup16(tbl_hi, tr3_31_hi) */
+	pxor %xmm4, %xmm13 /* xin_31 = xor(xin_31_l, xin_31_h) */
+
+	/* Products per input byte: B'2, B'3; every other block of M'_L is a XOR of them. */
+	movdqa 80(%rsp), %xmm0 /* reload g0x0.2 */
+	movdqa 272(%rsp), %xmm4 /* reload g0x1.2 */
+	movdqa 144(%rsp), %xmm10 /* reload g0x2.2 */
+	movdqa %xmm3, 304(%rsp) /* spill g1x3.2 */
+	movdqa 128(%rsp), %xmm3 /* reload g0x3.2 */
+	movdqa %xmm6, 64(%rsp) /* spill g1x2.2 */
+	movdqa 304(%rsp), %xmm6 /* reload g1x3.2 */
+	movdqa %xmm6, 320(%rsp) /* spill g1x3.2 */
+	movdqa 208(%rsp), %xmm6 /* reload g0x4.2 */
+	movdqa %xmm12, 368(%rsp) /* spill g1x1.2 */
+	movdqa 160(%rsp), %xmm12 /* reload g0x5.2 */
+	movdqa %xmm15, 384(%rsp) /* spill g1x0.2 */
+	movdqa 256(%rsp), %xmm15 /* reload g0x6.2 */
+	movdqa %xmm13, 400(%rsp) /* spill g1x15.2 */
+	movdqa 112(%rsp), %xmm13 /* reload g0x7.2 */
+	movdqa %xmm9, 416(%rsp) /* spill g1x11.2 */
+	movdqa 48(%rsp), %xmm9 /* reload g1x4.2 */
+	movdqa %xmm14, 432(%rsp) /* spill g1x7.2 */
+	movdqa 176(%rsp), %xmm14 /* reload g0x8.2 */
+	movdqa %xmm1, 448(%rsp) /* spill g1x14.2 */
+	movdqa 192(%rsp), %xmm1 /* reload g0x9.2 */
+	movdqa %xmm8, 464(%rsp) /* spill g1x10.2 */
+	movdqa 224(%rsp), %xmm8 /* reload g0x10.2 */
+	movdqa %xmm11, 480(%rsp) /* spill g1x6.2 */
+	movdqa 240(%rsp), %xmm11 /* reload g0x11.2 */
+	movdqa %xmm5, 496(%rsp) /* spill g1x5.2 */
+	movdqa 464(%rsp), %xmm5 /* reload g1x10.2 */
+	movdqa %xmm5, 512(%rsp) /* spill g1x10.2 */
+	movdqa 416(%rsp), %xmm5 /* reload g1x11.2 */
+	movdqa %xmm5, 528(%rsp) /* spill g1x11.2 */
+	movdqa 352(%rsp), %xmm5 /* reload g0x12.2 */
+	movdqa %xmm7, 544(%rsp) /* spill g1x9.2 */
+	movdqa 32(%rsp), %xmm7 /* reload g0x13.2 */
+	movdqa %xmm2, 560(%rsp) /* spill g1x8.2 */
+	movdqa 16(%rsp), %xmm2 /* reload g0x14.2 */
+	movdqa %xmm9, 576(%rsp) /* spill g1x4.2 */
+	movdqa 96(%rsp), %xmm9 /* reload g0x15.2 */
+	movdqa %xmm3, 592(%rsp) /* spill g0x3.2 */
+	movdqa 288(%rsp), %xmm3 /* reload g1x12.2 */
+	movdqa %xmm3, 608(%rsp) /* spill g1x12.2 */
+	movdqa 336(%rsp), %xmm3 /* reload g1x13.2 */
+	movdqa %xmm3, 624(%rsp) /* spill g1x13.2 */
+	movdqa 448(%rsp), %xmm3 /* reload g1x14.2 */
+	movdqa %xmm3, 640(%rsp) /* spill g1x14.2 */
+	movdqa 400(%rsp), %xmm3 /* reload g1x15.2 */
+	movdqa %xmm0, 336(%rsp) /* spill g0x0.2 */
+	movdqa %xmm4, 288(%rsp) /* spill g0x1.2 */
+	movdqa %xmm10, 96(%rsp) /* spill g0x2.2 */
+	movdqa %xmm9, 16(%rsp) /* spill g0x15.2 */
+	movdqa %xmm3, 32(%rsp) /* spill g1x15.2 */
+	xor %r10, %r10
+	.p2align 4
+.Lsm4_byteslice_ssse3_aesni_9_loop_r0:
+
+	/* Round 8r+0: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */
+	movd (%rdi,%r10), %xmm0
+	pshufd $0, %xmm0, %xmm0 /* rk0 = bcast32() */
+	movd 4(%rdi,%r10), %xmm3
+	pshufd $0, %xmm3, %xmm3 /* rk1 = bcast32() */
+	movd 8(%rdi,%r10), %xmm4
+	pshufd $0, %xmm4, %xmm4 /* rk2 = bcast32() */
+	movd 12(%rdi,%r10), %xmm9
+	pshufd $0, %xmm9, %xmm9 /* rk3 = bcast32() */
+	movdqa %xmm6, %xmm10 /* g0x4.2 */
+	pxor %xmm14, %xmm10 /* t0_acc = xor(g0x4, g0x8) */
+	pxor %xmm0, %xmm10 /* t0_acc_1 = xor(t0_acc, rk0) */
+	pxor %xmm5, %xmm10 /* t0 = xor(t0_acc_1, g0x12) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm10 /* y0_sr = lookup16(t0, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm10 /* y0_aes = aesenclast(y0_sr, aes_cancel_key) */
+	movdqa %xmm6, 352(%rsp) /* spill g0x4.2 */
+	movdqa %xmm12, %xmm6 /* g0x5.2 */
+	pxor %xmm1, %xmm6 /* t1_acc = xor(g0x5, g0x9) */
+	pxor %xmm3, %xmm6 /* t1_acc_1 = xor(t1_acc, rk1) */
+	pxor %xmm7, %xmm6 /* t1 = xor(t1_acc_1, g0x13) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm6 /* y1_sr = lookup16(t1, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm6 /* y1_aes = aesenclast(y1_sr, aes_cancel_key) */
+	movdqa %xmm12, 240(%rsp) /* spill g0x5.2 */
+	movdqa %xmm15, %xmm12 /* g0x6.2 */
+	pxor %xmm8, %xmm12 /* t2_acc = xor(g0x6, g0x10) */
+	pxor %xmm4, %xmm12 /* t2_acc_1 = xor(t2_acc, rk2) */
+	pxor %xmm2, %xmm12 /* t2 = xor(t2_acc_1, g0x14) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm12 /* y2_sr = lookup16(t2, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm12 /* y2_aes = aesenclast(y2_sr, aes_cancel_key) */
+	movdqa %xmm15, 224(%rsp) /* spill g0x6.2 */
+	movdqa %xmm13, %xmm15 /* g0x7.2 */
+	pxor %xmm11, %xmm15 /* t3_acc = xor(g0x7, g0x11) */
+	pxor %xmm9, %xmm15 /* t3_acc_1 = xor(t3_acc, rk3) */
+	pxor 16(%rsp), %xmm15 /* t3 = xor(t3_acc_1, g0x15) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm15 /* y3_sr = lookup16(t3, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm15 /* y3_aes = aesenclast(y3_sr, aes_cancel_key) */
+	movdqa %xmm13, 192(%rsp) /* spill g0x7.2 */
+	movdqa %xmm10, %xmm13 /* y0_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm13 /* y0_aes_lo = and(y0_aes, nibble_mask) */
+	psrlw $4, %xmm10 /* y0_aes_sh = shr(y0_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm10 /* y0_aes_hi = and(y0_aes_sh, nibble_mask) */
+	movdqa %xmm11, 176(%rsp) /* spill g0x11.2 */
+	movdqa .Lsm4_byteslice_ssse3_aesni_9_tbl_lo_1(%rip), %xmm11 /* tbl_lo_1 = const() */
+	movdqa %xmm2, 48(%rsp) /* spill g0x14.2 */
+	movdqa %xmm11, %xmm2 /* tbl_lo_1 */
+	pshufb %xmm13, %xmm2 /* p1_0_l = lookup16(tbl_lo_1, y0_aes_lo) */
+	movdqa %xmm8, 112(%rsp) /* spill g0x10.2 */
+	movdqa .Lsm4_byteslice_ssse3_aesni_9_tbl_lo_2(%rip), %xmm8 /* tbl_lo_2 = const() */
+	movdqa %xmm1, 256(%rsp) /* spill g0x9.2 */
+	movdqa %xmm8, %xmm1 /* tbl_lo_2 */
+	pshufb %xmm13, %xmm1 /* p2_0_l = lookup16(tbl_lo_2, y0_aes_lo) */
+	movdqa .Lsm4_byteslice_ssse3_aesni_9_tbl_hi_1(%rip), %xmm13 /* tbl_hi_1 = const() */
+	movdqa %xmm7, 160(%rsp) /* spill g0x13.2 */
+	movdqa %xmm13, %xmm7 /* tbl_hi_1 */
+	pshufb %xmm10, %xmm7 /* p1_0_h = lookup16(tbl_hi_1, y0_aes_hi) */
+	pxor %xmm7, %xmm2 /* p1_0 = xor(p1_0_l, p1_0_h) */
+	movdqa .Lsm4_byteslice_ssse3_aesni_9_tbl_hi_2(%rip), %xmm7 /* tbl_hi_2 = const() */
+	movdqa %xmm5, 208(%rsp) /* spill g0x12.2 */
+	movdqa %xmm7, %xmm5 /* tbl_hi_2 */
+	pshufb %xmm10, %xmm5 /* p2_0_h = lookup16(tbl_hi_2, y0_aes_hi) */
+	pxor %xmm5, %xmm1 /* p2_0 = xor(p2_0_l, p2_0_h) */
+	movdqa %xmm6, %xmm5 /* y1_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm5 /* y1_aes_lo = and(y1_aes, nibble_mask) */
+	psrlw $4, %xmm6 /* y1_aes_sh = shr(y1_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm6 /* y1_aes_hi = and(y1_aes_sh, nibble_mask) */
+	movdqa %xmm11, %xmm10 /* tbl_lo_1 */
+	pshufb %xmm5, %xmm10 /* p1_1_l = lookup16(tbl_lo_1, y1_aes_lo) */
+	movdqa %xmm14, 128(%rsp) /* spill g0x8.2 */
+	movdqa %xmm8, %xmm14 /* tbl_lo_2 */
+	pshufb %xmm5, %xmm14 /* p2_1_l = lookup16(tbl_lo_2, y1_aes_lo) */
+	movdqa %xmm13, %xmm5 /* tbl_hi_1 */
+	pshufb %xmm6, %xmm5 /* p1_1_h = lookup16(tbl_hi_1, y1_aes_hi) */
+	pxor %xmm5, %xmm10 /* p1_1 = xor(p1_1_l, p1_1_h) */
+	movdqa %xmm7, %xmm5 /* tbl_hi_2 */
+	pshufb %xmm6, %xmm5 /* p2_1_h = lookup16(tbl_hi_2, y1_aes_hi) */
+	pxor %xmm5, %xmm14 /* p2_1 = xor(p2_1_l, p2_1_h) */
+	movdqa %xmm12, %xmm5 /* y2_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm5 /* y2_aes_lo = and(y2_aes, nibble_mask) */
+	psrlw $4, %xmm12 /* y2_aes_sh = shr(y2_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm12 /* y2_aes_hi = and(y2_aes_sh, nibble_mask) */
+	movdqa %xmm11, %xmm6 /* tbl_lo_1 */
+	pshufb %xmm5, %xmm6 /* p1_2_l = lookup16(tbl_lo_1, y2_aes_lo) */
+	movdqa %xmm9, 144(%rsp) /* spill rk3 */
+	movdqa %xmm8, %xmm9 /* tbl_lo_2 */
+	pshufb %xmm5, %xmm9 /* p2_2_l = lookup16(tbl_lo_2, y2_aes_lo) */
+	movdqa %xmm13, %xmm5 /* tbl_hi_1 */
+	pshufb %xmm12, %xmm5 /* p1_2_h = lookup16(tbl_hi_1, y2_aes_hi) */
+	pxor %xmm5, %xmm6 /* p1_2 = xor(p1_2_l, p1_2_h) */
+	movdqa %xmm7, %xmm5 /* tbl_hi_2 */
+	pshufb %xmm12, %xmm5 /* p2_2_h = lookup16(tbl_hi_2, y2_aes_hi) */
+	pxor %xmm5, %xmm9 /* p2_2 = xor(p2_2_l, p2_2_h) */
+	movdqa %xmm15, %xmm5 /* y3_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm5 /* y3_aes_lo = and(y3_aes, nibble_mask) */
+	psrlw $4, %xmm15 /* y3_aes_sh = shr(y3_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm15 /* y3_aes_hi = and(y3_aes_sh, nibble_mask) */
+	movdqa %xmm11, %xmm12 /* tbl_lo_1 */
+	pshufb %xmm5, %xmm12 /* p1_3_l = lookup16(tbl_lo_1, y3_aes_lo) */
+	movdqa %xmm8, %xmm11 /* tbl_lo_2 */
+	pshufb %xmm5, %xmm11 /* p2_3_l = lookup16(tbl_lo_2, y3_aes_lo) */
+	movdqa %xmm13, %xmm5 /* tbl_hi_1 */
+	pshufb %xmm15, %xmm5 /* p1_3_h = lookup16(tbl_hi_1, y3_aes_hi) */
+	pxor %xmm5, %xmm12 /* p1_3 = xor(p1_3_l, p1_3_h) */
+	movdqa %xmm7, %xmm5 /* tbl_hi_2 */
+	pshufb %xmm15, %xmm5 /* p2_3_h = lookup16(tbl_hi_2, y3_aes_hi) */
+	pxor %xmm5, %xmm11 /* p2_3 = xor(p2_3_l, p2_3_h) */
+	movdqa %xmm2, %xmm5 /* p1_0 */
+	pxor %xmm1, %xmm5 /* m0_acc = xor(p1_0, p2_0) */
+	pxor %xmm10, %xmm1 /* m1_acc = xor(p2_0, p1_1) */
+	movdqa %xmm10, %xmm15 /* p1_1 */
+	pxor %xmm6, %xmm15 /* m0_acc_1 = xor(p1_1, p1_2) */
+	pxor %xmm15, %xmm5 /* m0_acc_2 = xor(m0_acc, m0_acc_1) */
+	pxor %xmm11, %xmm5 /* m0_acc_3 = xor(m0_acc_2, p2_3) */
+	pxor 336(%rsp), %xmm5 /* x0n = xor(m0_acc_3, g0x0.2) */
+	movdqa %xmm2, %xmm15 /* p1_0 */
+	pxor %xmm10, %xmm15 /* m3_acc = xor(p1_0, p1_1) */
+	pxor %xmm14, %xmm2 /* m2_acc = xor(p1_0, p2_1) */
+	pxor %xmm6, %xmm14 /* m1_acc_1 = xor(p2_1, p1_2) */
+	pxor %xmm14, %xmm1 /* m1_acc_2 = xor(m1_acc, m1_acc_1) */
+	pxor %xmm12, %xmm1 /* m1_acc_3 = xor(m1_acc_2, p1_3) */
+	pxor 288(%rsp), %xmm1 /* x1n = xor(m1_acc_3, g0x1.2) */
+	pxor %xmm9, %xmm6 /* m2_acc_1 = xor(p1_2, p2_2) */
+	pxor %xmm6, %xmm2 /* m2_acc_2 = xor(m2_acc, m2_acc_1) */
+	pxor %xmm12, %xmm2 /* m2_acc_3 = xor(m2_acc_2, p1_3) */
+	pxor %xmm12, %xmm9 /* m3_acc_1 = xor(p2_2, p1_3) */
+	pxor %xmm9, %xmm15 /* m3_acc_2 = xor(m3_acc, m3_acc_1) */
+	pxor %xmm11, %xmm15 /* m3_acc_3 = xor(m3_acc_2, p2_3) */
+	pxor 96(%rsp), %xmm2 /* x2n = xor(m2_acc_3, g0x2.2) */
+	pxor 592(%rsp), %xmm15 /* x3n = xor(m3_acc_3, g0x3.2) */
+	movdqa 576(%rsp), %xmm6 /* reload g1x4.2 */
+	movdqa %xmm6, %xmm9 /* g1x4.2 */
+	pxor 560(%rsp), %xmm9 /* t0_acc_2 = xor(g1x4, g1x8) */
+	pxor %xmm0, %xmm9 /* t0_acc_3 = xor(t0_acc_2, rk0) */
+	pxor 608(%rsp), %xmm9 /* t0_1 = xor(t0_acc_3, g1x12) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm9 /* y0_1_sr = lookup16(t0_1, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm9 /* y0_1_aes = aesenclast(y0_1_sr, aes_cancel_key) */
+	movdqa 496(%rsp), %xmm0 /* reload g1x5.2 */
+	movdqa %xmm0, %xmm10 /* g1x5.2 */
+	pxor 544(%rsp), %xmm10 /* t1_acc_2 = xor(g1x5, g1x9) */
+	pxor %xmm3, %xmm10 /* t1_acc_3 = xor(t1_acc_2, rk1) */
+	pxor 624(%rsp), %xmm10 /* t1_1 = xor(t1_acc_3, g1x13) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm10 /* y1_1_sr = lookup16(t1_1, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm10 /* y1_1_aes = aesenclast(y1_1_sr, aes_cancel_key) */
+	movdqa 480(%rsp), %xmm3 /* reload g1x6.2 */
+	movdqa %xmm3, %xmm11 /* g1x6.2 */
+	pxor 512(%rsp), %xmm11 /* t2_acc_2 = xor(g1x6, g1x10) */
+	pxor %xmm4, %xmm11 /* t2_acc_3 = xor(t2_acc_2, rk2) */
+	pxor 640(%rsp), %xmm11 /* t2_1 = xor(t2_acc_3, g1x14) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm11 /* y2_1_sr = lookup16(t2_1, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm11 /* y2_1_aes = aesenclast(y2_1_sr, aes_cancel_key) */
+	movdqa 432(%rsp), %xmm4 /* reload g1x7.2 */
+	movdqa %xmm4, %xmm12 /* g1x7.2 */
+	pxor 528(%rsp), %xmm12 /* t3_acc_2 = xor(g1x7, g1x11) */
+	pxor 144(%rsp), %xmm12 /* t3_acc_3 = xor(t3_acc_2, rk3) */
+	pxor 32(%rsp), %xmm12 /* t3_1 = xor(t3_acc_3, g1x15) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm12 /* y3_1_sr = lookup16(t3_1, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm12 /* y3_1_aes = aesenclast(y3_1_sr, aes_cancel_key) */
+	movdqa %xmm9, %xmm14 /* y0_1_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm14 /* y0_1_aes_lo = and(y0_1_aes, nibble_mask) */
+	psrlw $4, %xmm9 /* y0_1_aes_sh = shr(y0_1_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm9 /* y0_1_aes_hi = and(y0_1_aes_sh, nibble_mask) */
+	movdqa .Lsm4_byteslice_ssse3_aesni_9_tbl_lo_1(%rip), %xmm4 /* tbl_lo_1 = const() */
+	movdqa %xmm4, %xmm3 /* tbl_lo_1 */
+	pshufb %xmm14, %xmm3 /* p1_0_1_l = lookup16(tbl_lo_1, y0_1_aes_lo) */
+	movdqa %xmm8, %xmm0 /* tbl_lo_2 */
+	pshufb %xmm14, %xmm0 /* p2_0_1_l = lookup16(tbl_lo_2, y0_1_aes_lo) */
+	movdqa %xmm13, %xmm14 /* tbl_hi_1 */
+	pshufb %xmm9, %xmm14 /* p1_0_1_h = lookup16(tbl_hi_1, y0_1_aes_hi) */
+	pxor %xmm14, %xmm3 /* p1_0_1 = xor(p1_0_1_l, p1_0_1_h) */
+	movdqa %xmm7, %xmm14 /* tbl_hi_2 */
+	pshufb %xmm9, %xmm14 /* p2_0_1_h = lookup16(tbl_hi_2, y0_1_aes_hi) */
+	pxor %xmm14, %xmm0 /* p2_0_1 = xor(p2_0_1_l, p2_0_1_h) */
+	movdqa %xmm10, %xmm9 /* y1_1_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm9 /* y1_1_aes_lo = and(y1_1_aes, nibble_mask) */
+	psrlw $4, %xmm10 /* y1_1_aes_sh = shr(y1_1_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm10 /* y1_1_aes_hi = and(y1_1_aes_sh, nibble_mask) */
+	movdqa %xmm4, %xmm14 /* tbl_lo_1 */
+	pshufb %xmm9, %xmm14 /* p1_1_1_l = lookup16(tbl_lo_1, y1_1_aes_lo) */
+	movdqa %xmm8, %xmm6 /* tbl_lo_2 */
+	pshufb %xmm9, %xmm6 /* p2_1_1_l = lookup16(tbl_lo_2, y1_1_aes_lo) */
+	movdqa %xmm13, %xmm9 /* tbl_hi_1 */
+	pshufb %xmm10, %xmm9 /* p1_1_1_h = lookup16(tbl_hi_1, y1_1_aes_hi) */
+	pxor %xmm9, %xmm14 /* p1_1_1 = xor(p1_1_1_l, p1_1_1_h) */
+	movdqa %xmm7, %xmm9 /* tbl_hi_2 */
+	pshufb %xmm10, %xmm9 /* p2_1_1_h = lookup16(tbl_hi_2, y1_1_aes_hi) */
+	pxor %xmm9, %xmm6 /* p2_1_1 = xor(p2_1_1_l, p2_1_1_h) */
+	movdqa %xmm11, %xmm9 /* y2_1_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm9 /* y2_1_aes_lo = and(y2_1_aes, nibble_mask) */
+	psrlw $4, %xmm11 /* y2_1_aes_sh = shr(y2_1_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm11 /* y2_1_aes_hi = and(y2_1_aes_sh, nibble_mask) */
+	movdqa %xmm4, %xmm10 /* tbl_lo_1 */
+	pshufb %xmm9, %xmm10 /* p1_2_1_l = lookup16(tbl_lo_1, y2_1_aes_lo) */
+	movdqa %xmm15, 144(%rsp) /* spill g0x3.3 */
+	movdqa %xmm8, %xmm15 /* tbl_lo_2 */
+	pshufb %xmm9, %xmm15 /* p2_2_1_l = lookup16(tbl_lo_2, y2_1_aes_lo) */
+	movdqa %xmm13, %xmm9 /* tbl_hi_1 */
+	pshufb %xmm11, %xmm9 /* p1_2_1_h = lookup16(tbl_hi_1, y2_1_aes_hi) */
+	pxor %xmm9, %xmm10 /* p1_2_1 = xor(p1_2_1_l, p1_2_1_h) */
+	movdqa %xmm7, %xmm9 /* tbl_hi_2 */
+	pshufb %xmm11, %xmm9 /* p2_2_1_h = lookup16(tbl_hi_2, y2_1_aes_hi) */
+	pxor %xmm9, %xmm15 /* p2_2_1 = xor(p2_2_1_l, p2_2_1_h) */
+	movdqa %xmm12, %xmm9 /* y3_1_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm9 /* y3_1_aes_lo = and(y3_1_aes, nibble_mask) */
+	psrlw $4, %xmm12 /* y3_1_aes_sh = shr(y3_1_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm12 /* y3_1_aes_hi = and(y3_1_aes_sh, nibble_mask) */
+	movdqa %xmm4, %xmm11 /* tbl_lo_1 */
+	pshufb %xmm9, %xmm11 /* p1_3_1_l = lookup16(tbl_lo_1, y3_1_aes_lo) */
+	movdqa %xmm8, %xmm4 /* tbl_lo_2 */
+	pshufb %xmm9, %xmm4 /* p2_3_1_l = lookup16(tbl_lo_2, y3_1_aes_lo) */
+	movdqa %xmm13, %xmm9 /* tbl_hi_1 */
+	pshufb %xmm12, %xmm9 /* p1_3_1_h = lookup16(tbl_hi_1, y3_1_aes_hi) */
+	pxor %xmm9, %xmm11 /* p1_3_1 = xor(p1_3_1_l, p1_3_1_h) */
+	movdqa %xmm7, %xmm9 /* tbl_hi_2 */
+	pshufb %xmm12, %xmm9 /* p2_3_1_h = lookup16(tbl_hi_2, y3_1_aes_hi) */
+	pxor %xmm9, %xmm4 /* p2_3_1 = xor(p2_3_1_l, p2_3_1_h) */
+	movdqa %xmm3, %xmm9 /* p1_0_1 */
+	pxor %xmm0, %xmm9 /* m0_acc_4 = xor(p1_0_1, p2_0_1) */
+	pxor %xmm14, %xmm0 /* m1_acc_4 = xor(p2_0_1, p1_1_1) */
+	movdqa %xmm14, %xmm12 /* p1_1_1 */
+	pxor %xmm10, %xmm12 /* m0_acc_5 = xor(p1_1_1, p1_2_1) */
+	pxor %xmm12, %xmm9 /* m0_acc_6 = xor(m0_acc_4, m0_acc_5) */
+	pxor %xmm4, %xmm9 /* m0_acc_7 = xor(m0_acc_6, p2_3_1) */
+	pxor 384(%rsp), %xmm9 /* x0n_1 = xor(m0_acc_7, g1x0.2) */
+	movdqa %xmm3, %xmm12 /* p1_0_1 */
+	pxor %xmm14, %xmm12 /* m3_acc_4 = xor(p1_0_1, p1_1_1) */
+	pxor %xmm6, %xmm3 /* m2_acc_4 = xor(p1_0_1, p2_1_1) */
+	pxor %xmm10, %xmm6 /* m1_acc_5 = xor(p2_1_1, p1_2_1) */
+	pxor %xmm6, %xmm0 /* m1_acc_6 = xor(m1_acc_4, m1_acc_5) */
+	pxor %xmm11, %xmm0 /* m1_acc_7 = xor(m1_acc_6, p1_3_1) */
+	pxor 368(%rsp), %xmm0 /* x1n_1 = xor(m1_acc_7, g1x1.2) */
+	pxor %xmm15, %xmm10 /* m2_acc_5 = xor(p1_2_1, p2_2_1) */
+	pxor %xmm10, %xmm3 /* m2_acc_6 = xor(m2_acc_4, m2_acc_5) */
+	pxor %xmm11, %xmm3 /* m2_acc_7 = xor(m2_acc_6, p1_3_1) */
+	pxor %xmm11, %xmm15 /* m3_acc_5 = xor(p2_2_1, p1_3_1) */
+	pxor %xmm15, %xmm12 /* m3_acc_6 = xor(m3_acc_4, m3_acc_5) */
+	pxor %xmm4, %xmm12 /* m3_acc_7 = xor(m3_acc_6, p2_3_1) */
+	pxor 64(%rsp), %xmm3 /* x2n_1 = xor(m2_acc_7, g1x2.2) */
+	pxor 320(%rsp), %xmm12 /* x3n_1 = xor(m3_acc_7, g1x3.2) */
+
+	/* Round 8r+1: slot 1 ^= M'_L·inv(slot 2 ^ slot 3 ^ slot 0 ^ rk') ^ C'. */
+	movd 16(%rdi,%r10), %xmm4
+	pshufd $0, %xmm4, %xmm4 /* rk0_1 = bcast32() */
+	movd 20(%rdi,%r10), %xmm6
+	pshufd $0, %xmm6, %xmm6 /* rk1_1 = bcast32() */
+	movd 24(%rdi,%r10), %xmm10
+	pshufd $0, %xmm10, %xmm10 /* rk2_1 = bcast32() */
+	movd 28(%rdi,%r10), %xmm11
+	pshufd $0, %xmm11, %xmm11 /* rk3_1 = bcast32() */
+	movdqa 128(%rsp), %xmm14 /* reload g0x8.2 */
+	movdqa %xmm14, %xmm15 /* g0x8.2 */
+	pxor 208(%rsp), %xmm15 /* t0_acc_4 = xor(g0x8, g0x12) */
+	pxor %xmm4, %xmm15 /* t0_acc_5 = xor(t0_acc_4, rk0_1) */
+	pxor %xmm5, %xmm15 /* t0_2 = xor(t0_acc_5, g0x0) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm15 /* y0_2_sr = lookup16(t0_2, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm15 /* y0_2_aes = aesenclast(y0_2_sr, aes_cancel_key) */
+	movdqa 256(%rsp), %xmm14 /* reload g0x9.2 */
+	movdqa %xmm5, 272(%rsp) /* spill g0x0.3 */
+	movdqa %xmm14, %xmm5 /* g0x9.2 */
+	pxor 160(%rsp), %xmm5 /* t1_acc_4 = xor(g0x9, g0x13) */
+	pxor %xmm6, %xmm5 /* t1_acc_5 = xor(t1_acc_4, rk1_1) */
+	pxor %xmm1, %xmm5 /* t1_2 = xor(t1_acc_5, g0x1) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm5 /* y1_2_sr = lookup16(t1_2, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm5 /* y1_2_aes = aesenclast(y1_2_sr, aes_cancel_key) */
+	movdqa 112(%rsp), %xmm14 /* reload g0x10.2 */
+	movdqa %xmm1, 80(%rsp) /* spill g0x1.3 */
+	movdqa %xmm14, %xmm1 /* g0x10.2 */
+	pxor 48(%rsp), %xmm1 /* t2_acc_4 = xor(g0x10, g0x14) */
+	pxor %xmm10, %xmm1 /* t2_acc_5 = xor(t2_acc_4, rk2_1) */
+	pxor %xmm2, %xmm1 /* t2_2 = xor(t2_acc_5, g0x2) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm1 /* y2_2_sr = lookup16(t2_2, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm1 /* y2_2_aes = aesenclast(y2_2_sr, aes_cancel_key) */
+	movdqa 176(%rsp), %xmm14 /* reload g0x11.2 */
+	movdqa %xmm2, 656(%rsp) /* spill g0x2.3 */
+	movdqa %xmm14, %xmm2 /* g0x11.2 */
+	pxor 16(%rsp), %xmm2 /* t3_acc_4 = xor(g0x11, g0x15) */
+	pxor %xmm11, %xmm2 /* t3_acc_5 = xor(t3_acc_4, rk3_1) */
+	pxor 144(%rsp), %xmm2 /* t3_2 = xor(t3_acc_5, g0x3) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm2 /* y3_2_sr = lookup16(t3_2, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm2 /* y3_2_aes = aesenclast(y3_2_sr, aes_cancel_key) */
+	movdqa %xmm15, %xmm14 /* y0_2_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm14 /* y0_2_aes_lo = and(y0_2_aes, nibble_mask) */
+	psrlw $4, %xmm15 /* y0_2_aes_sh = shr(y0_2_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm15 /* y0_2_aes_hi = and(y0_2_aes_sh, nibble_mask) */
+	movdqa %xmm12, 672(%rsp) /* spill g1x3.3 */
+	movdqa .Lsm4_byteslice_ssse3_aesni_9_tbl_lo_1(%rip), %xmm12 /* tbl_lo_1 = const() */
+	movdqa %xmm11, 688(%rsp) /* spill rk3_1 */
+	movdqa %xmm12, %xmm11 /* tbl_lo_1 */
+	pshufb %xmm14, %xmm11 /* p1_0_2_l = lookup16(tbl_lo_1, y0_2_aes_lo) */
+	movdqa %xmm3, 704(%rsp) /* spill g1x2.3 */
+	movdqa %xmm8, %xmm3 /* tbl_lo_2 */
+	pshufb %xmm14, %xmm3 /* p2_0_2_l = lookup16(tbl_lo_2, y0_2_aes_lo) */
+	movdqa %xmm13, %xmm14 /* tbl_hi_1 */
+	pshufb %xmm15, %xmm14 /* p1_0_2_h = lookup16(tbl_hi_1, y0_2_aes_hi) */
+	pxor %xmm14, %xmm11 /* p1_0_2 = xor(p1_0_2_l, p1_0_2_h) */
+	movdqa %xmm7, %xmm14 /* tbl_hi_2 */
+	pshufb %xmm15, %xmm14 /* p2_0_2_h = lookup16(tbl_hi_2, y0_2_aes_hi) */
+	pxor %xmm14, %xmm3 /* p2_0_2 = xor(p2_0_2_l, p2_0_2_h) */
+	movdqa %xmm5, %xmm14 /* y1_2_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm14 /* y1_2_aes_lo = and(y1_2_aes, nibble_mask) */
+	psrlw $4, %xmm5 /* y1_2_aes_sh = shr(y1_2_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm5 /* y1_2_aes_hi = and(y1_2_aes_sh, nibble_mask) */
+	movdqa %xmm12, %xmm15 /* tbl_lo_1 */
+	pshufb %xmm14, %xmm15 /* p1_1_2_l = lookup16(tbl_lo_1, y1_2_aes_lo) */
+	movdqa %xmm10, 720(%rsp) /* spill rk2_1 */
+	movdqa %xmm8, %xmm10 /* tbl_lo_2 */
+	pshufb %xmm14, %xmm10 /* p2_1_2_l = lookup16(tbl_lo_2, y1_2_aes_lo) */
+	movdqa %xmm13, %xmm14 /* tbl_hi_1 */
+	pshufb %xmm5, %xmm14 /* p1_1_2_h = lookup16(tbl_hi_1, y1_2_aes_hi) */
+	pxor %xmm14, %xmm15 /* p1_1_2 = xor(p1_1_2_l, p1_1_2_h) */
+	movdqa %xmm7, %xmm14 /* tbl_hi_2 */
+	pshufb %xmm5, %xmm14 /* p2_1_2_h = lookup16(tbl_hi_2, y1_2_aes_hi) */
+	pxor %xmm14, %xmm10 /* p2_1_2 = xor(p2_1_2_l, p2_1_2_h) */
+	movdqa %xmm1, %xmm5 /* y2_2_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm5 /* y2_2_aes_lo = and(y2_2_aes, nibble_mask) */
+	psrlw $4, %xmm1 /* y2_2_aes_sh = shr(y2_2_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm1 /* y2_2_aes_hi = and(y2_2_aes_sh, nibble_mask) */
+	movdqa %xmm12, %xmm14 /* tbl_lo_1 */
+	pshufb %xmm5, %xmm14 /* p1_2_2_l = lookup16(tbl_lo_1, y2_2_aes_lo) */
+	movdqa %xmm0, 736(%rsp) /* spill g1x1.3 */
+	movdqa %xmm8, %xmm0 /* tbl_lo_2 */
+	pshufb %xmm5, %xmm0 /* p2_2_2_l = lookup16(tbl_lo_2, y2_2_aes_lo) */
+	movdqa %xmm13, %xmm5 /* tbl_hi_1 */
+	pshufb %xmm1, %xmm5 /* p1_2_2_h = lookup16(tbl_hi_1, y2_2_aes_hi) */
+	pxor %xmm5, %xmm14 /* p1_2_2 = xor(p1_2_2_l, p1_2_2_h) */
+	movdqa %xmm7, %xmm5 /* tbl_hi_2 */
+	pshufb %xmm1, %xmm5 /* p2_2_2_h = lookup16(tbl_hi_2, y2_2_aes_hi) */
+	pxor %xmm5, %xmm0 /* p2_2_2 = xor(p2_2_2_l, p2_2_2_h) */
+	movdqa %xmm2, %xmm1 /* y3_2_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm1 /* y3_2_aes_lo = and(y3_2_aes, nibble_mask) */
+	psrlw $4, %xmm2 /* y3_2_aes_sh = shr(y3_2_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm2 /* y3_2_aes_hi = and(y3_2_aes_sh, nibble_mask) */
+	movdqa %xmm12, %xmm5 /* tbl_lo_1 */
+	pshufb %xmm1, %xmm5 /* p1_3_2_l = lookup16(tbl_lo_1, y3_2_aes_lo) */
+	movdqa %xmm8, %xmm12 /* tbl_lo_2 */
+	pshufb %xmm1, %xmm12 /* p2_3_2_l = lookup16(tbl_lo_2, y3_2_aes_lo) */
+	movdqa %xmm13, %xmm1 /* tbl_hi_1 */
+	pshufb %xmm2, %xmm1 /* p1_3_2_h = lookup16(tbl_hi_1, y3_2_aes_hi) */
+	pxor %xmm1, %xmm5 /* p1_3_2 = xor(p1_3_2_l, p1_3_2_h) */
+	movdqa %xmm7, %xmm1 /* tbl_hi_2 */
+	pshufb %xmm2, %xmm1 /* p2_3_2_h = lookup16(tbl_hi_2, y3_2_aes_hi) */
+	pxor %xmm1, %xmm12 /* p2_3_2 = xor(p2_3_2_l, p2_3_2_h) */
+	movdqa %xmm11, %xmm1 /* p1_0_2 */
+	pxor %xmm3, %xmm1 /* m0_acc_8 = xor(p1_0_2, p2_0_2) */
+	pxor %xmm15, %xmm3 /* m1_acc_8 = xor(p2_0_2, p1_1_2) */
+	movdqa %xmm15, %xmm2 /* p1_1_2 */
+	pxor %xmm14, %xmm2 /* m0_acc_9 = xor(p1_1_2, p1_2_2) */
+	pxor %xmm2, %xmm1 /* m0_acc_10 = xor(m0_acc_8, m0_acc_9) */
+	pxor %xmm12, %xmm1 /* m0_acc_11 = xor(m0_acc_10, p2_3_2) */
+	pxor 352(%rsp), %xmm1 /* x0n_2 = xor(m0_acc_11, g0x4.2) */
+	movdqa %xmm11, %xmm2 /* p1_0_2 */
+	pxor %xmm15, %xmm2 /* m3_acc_8 = xor(p1_0_2, p1_1_2) */
+	pxor %xmm10, %xmm11 /* m2_acc_8 = xor(p1_0_2, p2_1_2) */
+	pxor %xmm14, %xmm10 /* m1_acc_9 = xor(p2_1_2, p1_2_2) */
+	pxor %xmm10, %xmm3 /* m1_acc_10 = xor(m1_acc_8, m1_acc_9) */
+	pxor %xmm5, %xmm3 /* m1_acc_11 = xor(m1_acc_10, p1_3_2) */
+	pxor 240(%rsp), %xmm3 /* x1n_2 = xor(m1_acc_11, g0x5.2) */
+	pxor %xmm0, %xmm14 /* m2_acc_9 = xor(p1_2_2, p2_2_2) */
+	pxor %xmm14, %xmm11 /* m2_acc_10 = xor(m2_acc_8, m2_acc_9) */
+	pxor %xmm5, %xmm11 /* m2_acc_11 = xor(m2_acc_10, p1_3_2) */
+	pxor %xmm5, %xmm0 /* m3_acc_9 = xor(p2_2_2, p1_3_2) */
+	pxor %xmm0, %xmm2 /* m3_acc_10 = xor(m3_acc_8, m3_acc_9) */
+	pxor %xmm12, %xmm2 /* m3_acc_11 = xor(m3_acc_10, p2_3_2) */
+	pxor 224(%rsp), %xmm11 /* x2n_2 = xor(m2_acc_11, g0x6.2) */
+	pxor 192(%rsp), %xmm2 /* x3n_2 = xor(m3_acc_11, g0x7.2) */
+	movdqa 560(%rsp), %xmm0 /* reload g1x8.2 */
+	movdqa %xmm0, %xmm5 /* g1x8.2 */
+	pxor 608(%rsp), %xmm5 /* t0_acc_6 = xor(g1x8, g1x12) */
+	pxor %xmm4, %xmm5 /* t0_acc_7 = xor(t0_acc_6, rk0_1) */
+	pxor %xmm9, %xmm5 /* t0_3 = xor(t0_acc_7, g1x0) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm5 /* y0_3_sr = lookup16(t0_3, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm5 /* y0_3_aes = aesenclast(y0_3_sr, aes_cancel_key) */
+	movdqa 544(%rsp), %xmm4 /* reload g1x9.2 */
+	movdqa %xmm4, %xmm10 /* g1x9.2 */
+	pxor 624(%rsp), %xmm10 /* t1_acc_6 = xor(g1x9, g1x13) */
+	pxor %xmm6, %xmm10 /* t1_acc_7 = xor(t1_acc_6, rk1_1) */
+	pxor 736(%rsp), %xmm10 /* t1_3 = xor(t1_acc_7, g1x1) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm10 /* y1_3_sr = lookup16(t1_3, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm10 /* y1_3_aes = aesenclast(y1_3_sr, aes_cancel_key) */
+	movdqa 512(%rsp), %xmm6 /* reload g1x10.2 */
+	movdqa %xmm6, %xmm12 /* g1x10.2 */
+	pxor 640(%rsp), %xmm12 /* t2_acc_6 = xor(g1x10, g1x14) */
+	pxor 720(%rsp), %xmm12 /* t2_acc_7 = xor(t2_acc_6, rk2_1) */
+	pxor 704(%rsp), %xmm12 /* t2_3 = xor(t2_acc_7, g1x2) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm12 /* y2_3_sr = lookup16(t2_3, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm12 /* y2_3_aes = aesenclast(y2_3_sr, aes_cancel_key) */
+	movdqa 528(%rsp), %xmm14 /* reload g1x11.2 */
+	movdqa %xmm14, %xmm15 /* g1x11.2 */
+	pxor 32(%rsp), %xmm15 /* t3_acc_6 = xor(g1x11, g1x15) */
+	pxor 688(%rsp), %xmm15 /* t3_acc_7 = xor(t3_acc_6, rk3_1) */
+	pxor 672(%rsp), %xmm15 /* t3_3 = xor(t3_acc_7, g1x3) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm15 /* y3_3_sr = lookup16(t3_3, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm15 /* y3_3_aes = aesenclast(y3_3_sr, aes_cancel_key) */
+	movdqa %xmm5, %xmm14 /* y0_3_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm14 /* y0_3_aes_lo = and(y0_3_aes, nibble_mask) */
+	psrlw $4, %xmm5 /* y0_3_aes_sh = shr(y0_3_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm5 /* y0_3_aes_hi = and(y0_3_aes_sh, nibble_mask) */
+	movdqa .Lsm4_byteslice_ssse3_aesni_9_tbl_lo_1(%rip), %xmm6 /* tbl_lo_1 = const() */
+	movdqa %xmm6, %xmm4 /* tbl_lo_1 */
+	pshufb %xmm14, %xmm4 /* p1_0_3_l = lookup16(tbl_lo_1, y0_3_aes_lo) */
+	movdqa %xmm8, %xmm0 /* tbl_lo_2 */
+	pshufb %xmm14, %xmm0 /* p2_0_3_l = lookup16(tbl_lo_2, y0_3_aes_lo) */
+	movdqa %xmm13, %xmm14 /* tbl_hi_1 */
+	pshufb %xmm5, %xmm14 /* p1_0_3_h = lookup16(tbl_hi_1, y0_3_aes_hi) */
+	pxor %xmm14, %xmm4 /* p1_0_3 = xor(p1_0_3_l, p1_0_3_h) */
+	movdqa %xmm7, %xmm14 /* tbl_hi_2 */
+	pshufb %xmm5, %xmm14 /* p2_0_3_h = lookup16(tbl_hi_2, y0_3_aes_hi) */
+	pxor %xmm14, %xmm0 /* p2_0_3 = xor(p2_0_3_l, p2_0_3_h) */
+	movdqa %xmm10, %xmm5 /* y1_3_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm5 /* y1_3_aes_lo = and(y1_3_aes, nibble_mask) */
+	psrlw $4, %xmm10 /* y1_3_aes_sh = shr(y1_3_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm10 /* y1_3_aes_hi = and(y1_3_aes_sh, nibble_mask) */
+	movdqa %xmm6, %xmm14 /* tbl_lo_1 */
+	pshufb %xmm5, %xmm14 /* p1_1_3_l = lookup16(tbl_lo_1, y1_3_aes_lo) */
+	movdqa %xmm9, 688(%rsp) /* spill g1x0.3 */
+	movdqa %xmm8, %xmm9 /* tbl_lo_2 */
+	pshufb %xmm5, %xmm9 /* p2_1_3_l = lookup16(tbl_lo_2, y1_3_aes_lo) */
+	movdqa %xmm13, %xmm5 /* tbl_hi_1 */
+	pshufb %xmm10, %xmm5 /* p1_1_3_h = lookup16(tbl_hi_1, y1_3_aes_hi) */
+	pxor %xmm5, %xmm14 /* p1_1_3 = xor(p1_1_3_l, p1_1_3_h) */
+	movdqa %xmm7, %xmm5 /* tbl_hi_2 */
+	pshufb %xmm10, %xmm5 /* p2_1_3_h = lookup16(tbl_hi_2, y1_3_aes_hi) */
+	pxor %xmm5, %xmm9 /* p2_1_3 = xor(p2_1_3_l, p2_1_3_h) */
+	movdqa %xmm12, %xmm5 /* y2_3_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm5 /* y2_3_aes_lo = and(y2_3_aes, nibble_mask) */
+	psrlw $4, %xmm12 /* y2_3_aes_sh = shr(y2_3_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm12 /* y2_3_aes_hi = and(y2_3_aes_sh, nibble_mask) */
+	movdqa %xmm6, %xmm10 /* tbl_lo_1 */
+	pshufb %xmm5, %xmm10 /* p1_2_3_l = lookup16(tbl_lo_1, y2_3_aes_lo) */
+	movdqa %xmm2, 720(%rsp) /* spill g0x7.3 */
+	movdqa %xmm8, %xmm2 /* tbl_lo_2 */
+	pshufb %xmm5, %xmm2 /* p2_2_3_l = lookup16(tbl_lo_2, y2_3_aes_lo) */
+	movdqa %xmm13, %xmm5 /* tbl_hi_1 */
+	pshufb %xmm12, %xmm5 /* p1_2_3_h = lookup16(tbl_hi_1, y2_3_aes_hi) */
+	pxor %xmm5, %xmm10 /* p1_2_3 = xor(p1_2_3_l, p1_2_3_h) */
+	movdqa %xmm7, %xmm5 /* tbl_hi_2 */
+	pshufb %xmm12, %xmm5 /* p2_2_3_h = lookup16(tbl_hi_2, y2_3_aes_hi) */
+	pxor %xmm5, %xmm2 /* p2_2_3 = xor(p2_2_3_l, p2_2_3_h) */
+	movdqa %xmm15, %xmm5 /* y3_3_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm5 /* y3_3_aes_lo = and(y3_3_aes, nibble_mask) */
+	psrlw $4, %xmm15 /* y3_3_aes_sh = shr(y3_3_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm15 /* y3_3_aes_hi = and(y3_3_aes_sh, nibble_mask) */
+	movdqa %xmm6, %xmm12 /* tbl_lo_1 */
+	pshufb %xmm5, %xmm12 /* p1_3_3_l = lookup16(tbl_lo_1, y3_3_aes_lo) */
+	movdqa %xmm8, %xmm6 /* tbl_lo_2 */
+	pshufb %xmm5, %xmm6 /* p2_3_3_l = lookup16(tbl_lo_2, y3_3_aes_lo) */
+	movdqa %xmm13, %xmm5 /* tbl_hi_1 */
+	pshufb %xmm15, %xmm5 /* p1_3_3_h = lookup16(tbl_hi_1, y3_3_aes_hi) */
+	pxor %xmm5, %xmm12 /* p1_3_3 = xor(p1_3_3_l, p1_3_3_h) */
+	movdqa %xmm7, %xmm5 /* tbl_hi_2 */
+	pshufb %xmm15, %xmm5 /* p2_3_3_h = lookup16(tbl_hi_2, y3_3_aes_hi) */
+	pxor %xmm5, %xmm6 /* p2_3_3 = xor(p2_3_3_l, p2_3_3_h) */
+	movdqa %xmm4, %xmm5 /* p1_0_3 */
+	pxor %xmm0, %xmm5 /* m0_acc_12 = xor(p1_0_3, p2_0_3) */
+	pxor %xmm14, %xmm0 /* m1_acc_12 = xor(p2_0_3, p1_1_3) */
+	movdqa %xmm14, %xmm15 /* p1_1_3 */
+	pxor %xmm10, %xmm15 /* m0_acc_13 = xor(p1_1_3, p1_2_3) */
+	pxor %xmm15, %xmm5 /* m0_acc_14 = xor(m0_acc_12, m0_acc_13) */
+	pxor %xmm6, %xmm5 /* m0_acc_15 = xor(m0_acc_14, p2_3_3) */
+	pxor 576(%rsp), %xmm5 /* x0n_3 = xor(m0_acc_15, g1x4.2) */
+	movdqa %xmm4, %xmm15 /* p1_0_3 */
+	pxor %xmm14, %xmm15 /* m3_acc_12 = xor(p1_0_3, p1_1_3) */
+	pxor %xmm9, %xmm4 /* m2_acc_12 = xor(p1_0_3, p2_1_3) */
+	pxor %xmm10, %xmm9 /* m1_acc_13 = xor(p2_1_3, p1_2_3) */
+	pxor %xmm9, %xmm0 /* m1_acc_14 = xor(m1_acc_12, m1_acc_13) */
+	pxor %xmm12, %xmm0 /* m1_acc_15 = xor(m1_acc_14, p1_3_3) */
+	pxor 496(%rsp), %xmm0 /* x1n_3 = xor(m1_acc_15, g1x5.2) */
+	pxor %xmm2, %xmm10 /* m2_acc_13 = xor(p1_2_3, p2_2_3) */
+	pxor %xmm10, %xmm4 /* m2_acc_14 = xor(m2_acc_12, m2_acc_13) */
+	pxor %xmm12, %xmm4 /* m2_acc_15 = xor(m2_acc_14, p1_3_3) */
+	pxor %xmm12, %xmm2 /* m3_acc_13 = xor(p2_2_3, p1_3_3) */
+	pxor %xmm2, %xmm15 /* m3_acc_14 = xor(m3_acc_12, m3_acc_13) */
+	pxor %xmm6, %xmm15 /* m3_acc_15 = xor(m3_acc_14, p2_3_3) */
+	pxor 480(%rsp), %xmm4 /* x2n_3 = xor(m2_acc_15, g1x6.2) */
+	pxor 432(%rsp), %xmm15 /* x3n_3 = xor(m3_acc_15, g1x7.2) */
+
+	/* Round 8r+2: slot 2 ^= M'_L·inv(slot 3 ^ slot 0 ^ slot 1 ^ rk') ^ C'. */
+	movd 32(%rdi,%r10), %xmm2
+	pshufd $0, %xmm2, %xmm2 /* rk0_2 = bcast32() */
+	movd 36(%rdi,%r10), %xmm6
+	pshufd $0, %xmm6, %xmm6 /* rk1_2 = bcast32() */
+	movd 40(%rdi,%r10), %xmm9
+	pshufd $0, %xmm9, %xmm9 /* rk2_2 = bcast32() */
+	movd 44(%rdi,%r10), %xmm10
+	pshufd $0, %xmm10, %xmm10 /* rk3_2 = bcast32() */
+	movdqa 208(%rsp), %xmm12 /* reload g0x12.2 */
+	movdqa %xmm12, %xmm14 /* g0x12.2 */
+	pxor 272(%rsp), %xmm14 /* t0_acc_8 = xor(g0x12, g0x0) */
+	pxor %xmm2, %xmm14 /* t0_acc_9 = xor(t0_acc_8, rk0_2) */
+	pxor %xmm1, %xmm14 /* t0_4 = xor(t0_acc_9, g0x4) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm14 /* y0_4_sr = lookup16(t0_4, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm14 /* y0_4_aes = aesenclast(y0_4_sr, aes_cancel_key) */
+	movdqa 160(%rsp), %xmm12 /* reload g0x13.2 */
+	movdqa %xmm1, 192(%rsp) /* spill g0x4.3 */
+	movdqa %xmm12, %xmm1 /* g0x13.2 */
+	pxor 80(%rsp), %xmm1 /* t1_acc_8 = xor(g0x13, g0x1) */
+	pxor %xmm6, %xmm1 /* t1_acc_9 = xor(t1_acc_8, rk1_2) */
+	pxor %xmm3, %xmm1 /* t1_4 = xor(t1_acc_9, g0x5) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm1 /* y1_4_sr = lookup16(t1_4, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm1 /* y1_4_aes = aesenclast(y1_4_sr, aes_cancel_key) */
+	movdqa 48(%rsp), %xmm12 /* reload g0x14.2 */
+	movdqa %xmm3, 224(%rsp) /* spill g0x5.3 */
+	movdqa %xmm12, %xmm3 /* g0x14.2 */
+	pxor 656(%rsp), %xmm3 /* t2_acc_8 = xor(g0x14, g0x2) */
+	pxor %xmm9, %xmm3 /* t2_acc_9 = xor(t2_acc_8, rk2_2) */
+	pxor %xmm11, %xmm3 /* t2_4 = xor(t2_acc_9, g0x6) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm3 /* y2_4_sr = lookup16(t2_4, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm3 /* y2_4_aes = aesenclast(y2_4_sr, aes_cancel_key) */
+	movdqa 16(%rsp), %xmm12 /* reload g0x15.2 */
+	movdqa %xmm11, 240(%rsp) /* spill g0x6.3 */
+	movdqa %xmm12, %xmm11 /* g0x15.2 */
+	pxor 144(%rsp), %xmm11 /* t3_acc_8 = xor(g0x15, g0x3) */
+	pxor %xmm10, %xmm11 /* t3_acc_9 = xor(t3_acc_8, rk3_2) */
+	pxor 720(%rsp), %xmm11 /* t3_4 = xor(t3_acc_9, g0x7) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm11 /* y3_4_sr = lookup16(t3_4, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm11 /* y3_4_aes = aesenclast(y3_4_sr, aes_cancel_key) */
+	movdqa %xmm14, %xmm12 /* y0_4_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm12 /* y0_4_aes_lo = and(y0_4_aes, nibble_mask) */
+	psrlw $4, %xmm14 /* y0_4_aes_sh = shr(y0_4_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm14 /* y0_4_aes_hi = and(y0_4_aes_sh, nibble_mask) */
+	movdqa %xmm15, 352(%rsp) /* spill g1x7.3 */
+	movdqa .Lsm4_byteslice_ssse3_aesni_9_tbl_lo_1(%rip), %xmm15 /* tbl_lo_1 = const() */
+	movdqa %xmm10, 752(%rsp) /* spill rk3_2 */
+	movdqa %xmm15, %xmm10 /* tbl_lo_1 */
+	pshufb %xmm12, %xmm10 /* p1_0_4_l = lookup16(tbl_lo_1, y0_4_aes_lo) */
+	movdqa %xmm4, 768(%rsp) /* spill g1x6.3 */
+	movdqa %xmm8, %xmm4 /* tbl_lo_2 */
+	pshufb %xmm12, %xmm4 /* p2_0_4_l = lookup16(tbl_lo_2, y0_4_aes_lo) */
+	movdqa %xmm13, %xmm12 /* tbl_hi_1 */
+	pshufb %xmm14, %xmm12 /* p1_0_4_h = lookup16(tbl_hi_1, y0_4_aes_hi) */
+	pxor %xmm12, %xmm10 /* p1_0_4 = xor(p1_0_4_l, p1_0_4_h) */
+	movdqa %xmm7, %xmm12 /* tbl_hi_2 */
+	pshufb %xmm14, %xmm12 /* p2_0_4_h = lookup16(tbl_hi_2, y0_4_aes_hi) */
+	pxor %xmm12, %xmm4 /* p2_0_4 = xor(p2_0_4_l, p2_0_4_h) */
+	movdqa %xmm1, %xmm12 /* y1_4_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm12 /* y1_4_aes_lo = and(y1_4_aes, nibble_mask) */
+	psrlw $4, %xmm1 /* y1_4_aes_sh = shr(y1_4_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm1 /* y1_4_aes_hi = and(y1_4_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm14 /* tbl_lo_1 */
+	pshufb %xmm12, %xmm14 /* p1_1_4_l = lookup16(tbl_lo_1, y1_4_aes_lo) */
+	movdqa %xmm9, 784(%rsp) /* spill rk2_2 */
+	movdqa %xmm8, %xmm9 /* tbl_lo_2 */
+	pshufb %xmm12, %xmm9 /* p2_1_4_l = lookup16(tbl_lo_2, y1_4_aes_lo) */
+	movdqa %xmm13, %xmm12 /* tbl_hi_1 */
+	pshufb %xmm1, %xmm12 /* p1_1_4_h = lookup16(tbl_hi_1, y1_4_aes_hi) */
+	pxor %xmm12, %xmm14 /* p1_1_4 = xor(p1_1_4_l, p1_1_4_h) */
+	movdqa %xmm7, %xmm12 /* tbl_hi_2 */
+	pshufb %xmm1, %xmm12 /* p2_1_4_h = lookup16(tbl_hi_2, y1_4_aes_hi) */
+	pxor %xmm12, %xmm9 /* p2_1_4 = xor(p2_1_4_l, p2_1_4_h) */
+	movdqa %xmm3, %xmm1 /* y2_4_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm1 /* y2_4_aes_lo = and(y2_4_aes, nibble_mask) */
+	psrlw $4, %xmm3 /* y2_4_aes_sh = shr(y2_4_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm3 /* y2_4_aes_hi = and(y2_4_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm12 /* tbl_lo_1 */
+	pshufb %xmm1, %xmm12 /* p1_2_4_l = lookup16(tbl_lo_1, y2_4_aes_lo) */
+	movdqa %xmm0, 800(%rsp) /* spill g1x5.3 */
+	movdqa %xmm8, %xmm0 /* tbl_lo_2 */
+	pshufb %xmm1, %xmm0 /* p2_2_4_l = lookup16(tbl_lo_2, y2_4_aes_lo) */
+	movdqa %xmm13, %xmm1 /* tbl_hi_1 */
+	pshufb %xmm3, %xmm1 /* p1_2_4_h = lookup16(tbl_hi_1, y2_4_aes_hi) */
+	pxor %xmm1, %xmm12 /* p1_2_4 = xor(p1_2_4_l, p1_2_4_h) */
+	movdqa %xmm7, %xmm1 /* tbl_hi_2 */
+	pshufb %xmm3, %xmm1 /* p2_2_4_h = lookup16(tbl_hi_2, y2_4_aes_hi) */
+	pxor %xmm1, %xmm0 /* p2_2_4 = xor(p2_2_4_l, p2_2_4_h) */
+	movdqa %xmm11, %xmm1 /* y3_4_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm1 /* y3_4_aes_lo = and(y3_4_aes, nibble_mask) */
+	psrlw $4, %xmm11 /* y3_4_aes_sh = shr(y3_4_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm11 /* y3_4_aes_hi = and(y3_4_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm3 /* tbl_lo_1 */
+	pshufb %xmm1, %xmm3 /* p1_3_4_l = lookup16(tbl_lo_1, y3_4_aes_lo) */
+	movdqa %xmm8, %xmm15 /* tbl_lo_2 */
+	pshufb %xmm1, %xmm15 /* p2_3_4_l = lookup16(tbl_lo_2, y3_4_aes_lo) */
+	movdqa %xmm13, %xmm1 /* tbl_hi_1 */
+	pshufb %xmm11, %xmm1 /* p1_3_4_h = lookup16(tbl_hi_1, y3_4_aes_hi) */
+	pxor %xmm1, %xmm3 /* p1_3_4 = xor(p1_3_4_l, p1_3_4_h) */
+	movdqa %xmm7, %xmm1 /* tbl_hi_2 */
+	pshufb %xmm11, %xmm1 /* p2_3_4_h = lookup16(tbl_hi_2, y3_4_aes_hi) */
+	pxor %xmm1, %xmm15 /* p2_3_4 = xor(p2_3_4_l, p2_3_4_h) */
+	movdqa %xmm10, %xmm1 /* p1_0_4 */
+	pxor %xmm4, %xmm1 /* m0_acc_16 = xor(p1_0_4, p2_0_4) */
+	pxor %xmm14, %xmm4 /* m1_acc_16 = xor(p2_0_4, p1_1_4) */
+	movdqa %xmm14, %xmm11 /* p1_1_4 */
+	pxor %xmm12, %xmm11 /* m0_acc_17 = xor(p1_1_4, p1_2_4) */
+	pxor %xmm11, %xmm1 /* m0_acc_18 = xor(m0_acc_16, m0_acc_17) */
+	pxor %xmm15, %xmm1 /* m0_acc_19 = xor(m0_acc_18, p2_3_4) */
+	pxor 128(%rsp), %xmm1 /* x0n_4 = xor(m0_acc_19, g0x8.2) */
+	movdqa %xmm10, %xmm11 /* p1_0_4 */
+	pxor %xmm14, %xmm11 /* m3_acc_16 = xor(p1_0_4, p1_1_4) */
+	pxor %xmm9, %xmm10 /* m2_acc_16 = xor(p1_0_4, p2_1_4) */
+	pxor %xmm12, %xmm9 /* m1_acc_17 = xor(p2_1_4, p1_2_4) */
+	pxor %xmm9, %xmm4 /* m1_acc_18 = xor(m1_acc_16, m1_acc_17) */
+	pxor %xmm3, %xmm4 /* m1_acc_19 = xor(m1_acc_18, p1_3_4) */
+	pxor 256(%rsp), %xmm4 /* x1n_4 = xor(m1_acc_19, g0x9.2) */
+	pxor %xmm0, %xmm12 /* m2_acc_17 = xor(p1_2_4, p2_2_4) */
+	pxor %xmm12, %xmm10 /* m2_acc_18 = xor(m2_acc_16, m2_acc_17) */
+	pxor %xmm3, %xmm10 /* m2_acc_19 = xor(m2_acc_18, p1_3_4) */
+	pxor %xmm3, %xmm0 /* m3_acc_17 = xor(p2_2_4, p1_3_4) */
+	pxor %xmm0, %xmm11 /* m3_acc_18 = xor(m3_acc_16, m3_acc_17) */
+	pxor %xmm15, %xmm11 /* m3_acc_19 = xor(m3_acc_18, p2_3_4) */
+	pxor 112(%rsp), %xmm10 /* x2n_4 = xor(m2_acc_19, g0x10.2) */
+	pxor 176(%rsp), %xmm11 /* x3n_4 = xor(m3_acc_19, g0x11.2) */
+	movdqa 608(%rsp), %xmm0 /* reload g1x12.2 */
+	movdqa %xmm0, %xmm3 /* g1x12.2 */
+	pxor 688(%rsp), %xmm3 /* t0_acc_10 = xor(g1x12, g1x0) */
+	pxor %xmm2, %xmm3 /* t0_acc_11 = xor(t0_acc_10, rk0_2) */
+	pxor %xmm5, %xmm3 /* t0_5 = xor(t0_acc_11, g1x4) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm3 /* y0_5_sr = lookup16(t0_5, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm3 /* y0_5_aes = aesenclast(y0_5_sr, aes_cancel_key) */
+	movdqa 624(%rsp), %xmm2 /* reload g1x13.2 */
+	movdqa %xmm2, %xmm9 /* g1x13.2 */
+	pxor 736(%rsp), %xmm9 /* t1_acc_10 = xor(g1x13, g1x1) */
+	pxor %xmm6, %xmm9 /* t1_acc_11 = xor(t1_acc_10, rk1_2) */
+	pxor 800(%rsp), %xmm9 /* t1_5 = xor(t1_acc_11, g1x5) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm9 /* y1_5_sr = lookup16(t1_5, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm9 /* y1_5_aes = aesenclast(y1_5_sr, aes_cancel_key) */
+	movdqa 640(%rsp), %xmm6 /* reload g1x14.2 */
+	movdqa %xmm6, %xmm12 /* g1x14.2 */
+	pxor 704(%rsp), %xmm12 /* t2_acc_10 = xor(g1x14, g1x2) */
+	pxor 784(%rsp), %xmm12 /* t2_acc_11 = xor(t2_acc_10, rk2_2) */
+	pxor 768(%rsp), %xmm12 /* t2_5 = xor(t2_acc_11, g1x6) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm12 /* y2_5_sr = lookup16(t2_5, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm12 /* y2_5_aes = aesenclast(y2_5_sr, aes_cancel_key) */
+	movdqa 32(%rsp), %xmm14 /* reload g1x15.2 */
+	movdqa %xmm14, %xmm15 /* g1x15.2 */
+	pxor 672(%rsp), %xmm15 /* t3_acc_10 = xor(g1x15, g1x3) */
+	pxor 752(%rsp), %xmm15 /* t3_acc_11 = xor(t3_acc_10, rk3_2) */
+	pxor 352(%rsp), %xmm15 /* t3_5 = xor(t3_acc_11, g1x7) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm15 /* y3_5_sr = lookup16(t3_5, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm15 /* y3_5_aes = aesenclast(y3_5_sr, aes_cancel_key) */
+	movdqa %xmm3, %xmm14 /* y0_5_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm14 /* y0_5_aes_lo = and(y0_5_aes, nibble_mask) */
+	psrlw $4, %xmm3 /* y0_5_aes_sh = shr(y0_5_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm3 /* y0_5_aes_hi = and(y0_5_aes_sh, nibble_mask) */
+	movdqa .Lsm4_byteslice_ssse3_aesni_9_tbl_lo_1(%rip), %xmm6 /* tbl_lo_1 = const() */
+	movdqa %xmm6, %xmm2 /* tbl_lo_1 */
+	pshufb %xmm14, %xmm2 /* p1_0_5_l = lookup16(tbl_lo_1, y0_5_aes_lo) */
+	movdqa %xmm8, %xmm0 /* tbl_lo_2 */
+	pshufb %xmm14, %xmm0 /* p2_0_5_l = lookup16(tbl_lo_2, y0_5_aes_lo) */
+	movdqa %xmm13, %xmm14 /* tbl_hi_1 */
+	pshufb %xmm3, %xmm14 /* p1_0_5_h = lookup16(tbl_hi_1, y0_5_aes_hi) */
+	pxor %xmm14, %xmm2 /* p1_0_5 = xor(p1_0_5_l, p1_0_5_h) */
+	movdqa %xmm7, %xmm14 /* tbl_hi_2 */
+	pshufb %xmm3, %xmm14 /* p2_0_5_h = lookup16(tbl_hi_2, y0_5_aes_hi) */
+	pxor %xmm14, %xmm0 /* p2_0_5 = xor(p2_0_5_l, p2_0_5_h) */
+	movdqa %xmm9, %xmm3 /* y1_5_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm3 /* y1_5_aes_lo = and(y1_5_aes, nibble_mask) */
+	psrlw $4, %xmm9 /* y1_5_aes_sh = shr(y1_5_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm9 /* y1_5_aes_hi = and(y1_5_aes_sh, nibble_mask) */
+	movdqa %xmm6, %xmm14 /* tbl_lo_1 */
+	pshufb %xmm3, %xmm14 /* p1_1_5_l = lookup16(tbl_lo_1, y1_5_aes_lo) */
+	movdqa %xmm5, 752(%rsp) /* spill g1x4.3 */
+	movdqa %xmm8, %xmm5 /* tbl_lo_2 */
+	pshufb %xmm3, %xmm5 /* p2_1_5_l = lookup16(tbl_lo_2, y1_5_aes_lo) */
+	movdqa %xmm13, %xmm3 /* tbl_hi_1 */
+	pshufb %xmm9, %xmm3 /* p1_1_5_h = lookup16(tbl_hi_1, y1_5_aes_hi) */
+	pxor %xmm3, %xmm14 /* p1_1_5 = xor(p1_1_5_l, p1_1_5_h) */
+	movdqa %xmm7, %xmm3 /* tbl_hi_2 */
+	pshufb %xmm9, %xmm3 /* p2_1_5_h = lookup16(tbl_hi_2, y1_5_aes_hi) */
+	pxor %xmm3, %xmm5 /* p2_1_5 = xor(p2_1_5_l, p2_1_5_h) */
+	movdqa %xmm12, %xmm3 /* y2_5_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm3 /* y2_5_aes_lo = and(y2_5_aes, nibble_mask) */
+	psrlw $4, %xmm12 /* y2_5_aes_sh = shr(y2_5_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm12 /* y2_5_aes_hi = and(y2_5_aes_sh, nibble_mask) */
+	movdqa %xmm6, %xmm9 /* tbl_lo_1 */
+	pshufb %xmm3, %xmm9 /* p1_2_5_l = lookup16(tbl_lo_1, y2_5_aes_lo) */
+	movdqa %xmm11, 784(%rsp) /* spill g0x11.3 */
+	movdqa %xmm8, %xmm11 /* tbl_lo_2 */
+	pshufb %xmm3, %xmm11 /* p2_2_5_l = lookup16(tbl_lo_2, y2_5_aes_lo) */
+	movdqa %xmm13, %xmm3 /* tbl_hi_1 */
+	pshufb %xmm12, %xmm3 /* p1_2_5_h = lookup16(tbl_hi_1, y2_5_aes_hi) */
+	pxor %xmm3, %xmm9 /* p1_2_5 = xor(p1_2_5_l, p1_2_5_h) */
+	movdqa %xmm7, %xmm3 /* tbl_hi_2 */
+	pshufb %xmm12, %xmm3 /* p2_2_5_h = lookup16(tbl_hi_2, y2_5_aes_hi) */
+	pxor %xmm3, %xmm11 /* p2_2_5 = xor(p2_2_5_l, p2_2_5_h) */
+	movdqa %xmm15, %xmm3 /* y3_5_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm3 /* y3_5_aes_lo = and(y3_5_aes, nibble_mask) */
+	psrlw $4, %xmm15 /* y3_5_aes_sh = shr(y3_5_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm15 /* y3_5_aes_hi = and(y3_5_aes_sh, nibble_mask) */
+	movdqa %xmm6, %xmm12 /* tbl_lo_1 */
+	pshufb %xmm3, %xmm12 /* p1_3_5_l = lookup16(tbl_lo_1, y3_5_aes_lo) */
+	movdqa %xmm8, %xmm6 /* tbl_lo_2 */
+	pshufb %xmm3, %xmm6 /* p2_3_5_l = lookup16(tbl_lo_2, y3_5_aes_lo) */
+	movdqa %xmm13, %xmm3 /* tbl_hi_1 */
+	pshufb %xmm15, %xmm3 /* p1_3_5_h = lookup16(tbl_hi_1, y3_5_aes_hi) */
+	pxor %xmm3, %xmm12 /* p1_3_5 = xor(p1_3_5_l, p1_3_5_h) */
+	movdqa %xmm7, %xmm3 /* tbl_hi_2 */
+	pshufb %xmm15, %xmm3 /* p2_3_5_h = lookup16(tbl_hi_2, y3_5_aes_hi) */
+	pxor %xmm3, %xmm6 /* p2_3_5 = xor(p2_3_5_l, p2_3_5_h) */
+	movdqa %xmm2, %xmm3 /* p1_0_5 */
+	pxor %xmm0, %xmm3 /* m0_acc_20 = xor(p1_0_5, p2_0_5) */
+	pxor %xmm14, %xmm0 /* m1_acc_20 = xor(p2_0_5, p1_1_5) */
+	movdqa %xmm14, %xmm15 /* p1_1_5 */
+	pxor %xmm9, %xmm15 /* m0_acc_21 = xor(p1_1_5, p1_2_5) */
+	pxor %xmm15, %xmm3 /* m0_acc_22 = xor(m0_acc_20, m0_acc_21) */
+	pxor %xmm6, %xmm3 /* m0_acc_23 = xor(m0_acc_22, p2_3_5) */
+	pxor 560(%rsp), %xmm3 /* x0n_5 = xor(m0_acc_23, g1x8.2) */
+	movdqa %xmm2, %xmm15 /* p1_0_5 */
+	pxor %xmm14, %xmm15 /* m3_acc_20 = xor(p1_0_5, p1_1_5) */
+	pxor %xmm5, %xmm2 /* m2_acc_20 = xor(p1_0_5, p2_1_5) */
+	pxor %xmm9, %xmm5 /* m1_acc_21 = xor(p2_1_5, p1_2_5) */
+	pxor %xmm5, %xmm0 /* m1_acc_22 = xor(m1_acc_20, m1_acc_21) */
+	pxor %xmm12, %xmm0 /* m1_acc_23 = xor(m1_acc_22, p1_3_5) */
+	pxor 544(%rsp), %xmm0 /* x1n_5 = xor(m1_acc_23, g1x9.2) */
+	pxor %xmm11, %xmm9 /* m2_acc_21 = xor(p1_2_5, p2_2_5) */
+	pxor %xmm9, %xmm2 /* m2_acc_22 = xor(m2_acc_20, m2_acc_21) */
+	pxor %xmm12, %xmm2 /* m2_acc_23 = xor(m2_acc_22, p1_3_5) */
+	pxor %xmm12, %xmm11 /* m3_acc_21 = xor(p2_2_5, p1_3_5) */
+	pxor %xmm11, %xmm15 /* m3_acc_22 = xor(m3_acc_20, m3_acc_21) */
+	pxor %xmm6, %xmm15 /* m3_acc_23 = xor(m3_acc_22, p2_3_5) */
+	pxor 512(%rsp), %xmm2 /* x2n_5 = xor(m2_acc_23, g1x10.2) */
+	pxor 528(%rsp), %xmm15 /* x3n_5 = xor(m3_acc_23, g1x11.2) */
+
+	/* Round 8r+3: slot 3 ^= M'_L·inv(slot 0 ^ slot 1 ^ slot 2 ^ rk') ^ C'. */
+	movd 48(%rdi,%r10), %xmm5
+	pshufd $0, %xmm5, %xmm5 /* rk0_3 = bcast32() */
+	movd 52(%rdi,%r10), %xmm6
+	pshufd $0, %xmm6, %xmm6 /* rk1_3 = bcast32() */
+	movd 56(%rdi,%r10), %xmm9
+	pshufd $0, %xmm9, %xmm9 /* rk2_3 = bcast32() */
+	movd 60(%rdi,%r10), %xmm11
+	pshufd $0, %xmm11, %xmm11 /* rk3_3 = bcast32() */
+	movdqa 272(%rsp), %xmm12 /* reload g0x0.3 */
+	movdqa %xmm12, %xmm14 /* g0x0.3 */
+	pxor 192(%rsp), %xmm14 /* t0_acc_12 = xor(g0x0, g0x4) */
+	pxor %xmm5, %xmm14 /* t0_acc_13 = xor(t0_acc_12, rk0_3) */
+	pxor %xmm1, %xmm14 /* t0_6 = xor(t0_acc_13, g0x8) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm14 /* y0_6_sr = lookup16(t0_6, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm14 /* y0_6_aes = aesenclast(y0_6_sr, aes_cancel_key) */
+	movdqa 80(%rsp), %xmm12 /* reload g0x1.3 */
+	movdqa %xmm1, 176(%rsp) /* spill g0x8.3 */
+	movdqa %xmm12, %xmm1 /* g0x1.3 */
+	pxor 224(%rsp), %xmm1 /* t1_acc_12 = xor(g0x1, g0x5) */
+	pxor %xmm6, %xmm1 /* t1_acc_13 = xor(t1_acc_12, rk1_3) */
+	pxor %xmm4, %xmm1 /* t1_6 = xor(t1_acc_13, g0x9) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm1 /* y1_6_sr = lookup16(t1_6, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm1 /* y1_6_aes = aesenclast(y1_6_sr, aes_cancel_key) */
+	movdqa 656(%rsp), %xmm12 /* reload g0x2.3 */
+	movdqa %xmm4, 112(%rsp) /* spill g0x9.3 */
+	movdqa %xmm12, %xmm4 /* g0x2.3 */
+	pxor 240(%rsp), %xmm4 /* t2_acc_12 = xor(g0x2, g0x6) */
+	pxor %xmm9, %xmm4 /* t2_acc_13 = xor(t2_acc_12, rk2_3) */
+	pxor %xmm10, %xmm4 /* t2_6 = xor(t2_acc_13, g0x10) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm4 /* y2_6_sr = lookup16(t2_6, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm4 /* y2_6_aes = aesenclast(y2_6_sr, aes_cancel_key) */
+	movdqa 144(%rsp), %xmm12 /* reload g0x3.3 */
+	movdqa %xmm10, 256(%rsp) /* spill g0x10.3 */
+	movdqa %xmm12, %xmm10 /* g0x3.3 */
+	pxor 720(%rsp), %xmm10 /* t3_acc_12 = xor(g0x3, g0x7) */
+	pxor %xmm11, %xmm10 /* t3_acc_13 = xor(t3_acc_12, rk3_3) */
+	pxor 784(%rsp), %xmm10 /* t3_6 = xor(t3_acc_13, g0x11) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm10 /* y3_6_sr = lookup16(t3_6, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm10 /* y3_6_aes = aesenclast(y3_6_sr, aes_cancel_key) */
+	movdqa %xmm14, %xmm12 /* y0_6_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm12 /* y0_6_aes_lo = and(y0_6_aes, nibble_mask) */
+	psrlw $4, %xmm14 /* y0_6_aes_sh = shr(y0_6_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm14 /* y0_6_aes_hi = and(y0_6_aes_sh, nibble_mask) */
+	movdqa %xmm15, 128(%rsp) /* spill g1x11.3 */
+	movdqa .Lsm4_byteslice_ssse3_aesni_9_tbl_lo_1(%rip), %xmm15 /* tbl_lo_1 = const() */
+	movdqa %xmm11, 816(%rsp) /* spill rk3_3 */
+	movdqa %xmm15, %xmm11 /* tbl_lo_1 */
+	pshufb %xmm12, %xmm11 /* p1_0_6_l = lookup16(tbl_lo_1, y0_6_aes_lo) */
+	movdqa %xmm2, 832(%rsp) /* spill g1x10.3 */
+	movdqa %xmm8, %xmm2 /* tbl_lo_2 */
+	pshufb %xmm12, %xmm2 /* p2_0_6_l = lookup16(tbl_lo_2, y0_6_aes_lo) */
+	movdqa %xmm13, %xmm12 /* tbl_hi_1 */
+	pshufb %xmm14, %xmm12 /* p1_0_6_h = lookup16(tbl_hi_1, y0_6_aes_hi) */
+	pxor %xmm12, %xmm11 /* p1_0_6 = xor(p1_0_6_l, p1_0_6_h) */
+	movdqa %xmm7, %xmm12 /* tbl_hi_2 */
+	pshufb %xmm14, %xmm12 /* p2_0_6_h = lookup16(tbl_hi_2, y0_6_aes_hi) */
+	pxor %xmm12, %xmm2 /* p2_0_6 = xor(p2_0_6_l, p2_0_6_h) */
+	movdqa %xmm1, %xmm12 /* y1_6_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm12 /* y1_6_aes_lo = and(y1_6_aes, nibble_mask) */
+	psrlw $4, %xmm1 /* y1_6_aes_sh = shr(y1_6_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm1 /* y1_6_aes_hi = and(y1_6_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm14 /* tbl_lo_1 */
+	pshufb %xmm12, %xmm14 /* p1_1_6_l = lookup16(tbl_lo_1, y1_6_aes_lo) */
+	movdqa %xmm9, 848(%rsp) /* spill rk2_3 */
+	movdqa %xmm8, %xmm9 /* tbl_lo_2 */
+	pshufb %xmm12, %xmm9 /* p2_1_6_l = lookup16(tbl_lo_2, y1_6_aes_lo) */
+	movdqa %xmm13, %xmm12 /* tbl_hi_1 */
+	pshufb %xmm1, %xmm12 /* p1_1_6_h = lookup16(tbl_hi_1, y1_6_aes_hi) */
+	pxor %xmm12, %xmm14 /* p1_1_6 = xor(p1_1_6_l, p1_1_6_h) */
+	movdqa %xmm7, %xmm12 /* tbl_hi_2 */
+	pshufb %xmm1, %xmm12 /* p2_1_6_h = lookup16(tbl_hi_2, y1_6_aes_hi) */
+	pxor %xmm12, %xmm9 /* p2_1_6 = xor(p2_1_6_l, p2_1_6_h) */
+	movdqa %xmm4, %xmm1 /* y2_6_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm1 /* y2_6_aes_lo = and(y2_6_aes, nibble_mask) */
+	psrlw $4, %xmm4 /* y2_6_aes_sh = shr(y2_6_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm4 /* y2_6_aes_hi = and(y2_6_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm12 /* tbl_lo_1 */
+	pshufb %xmm1, %xmm12 /* p1_2_6_l = lookup16(tbl_lo_1, y2_6_aes_lo) */
+	movdqa %xmm0, 864(%rsp) /* spill g1x9.3 */
+	movdqa %xmm8, %xmm0 /* tbl_lo_2 */
+	pshufb %xmm1, %xmm0 /* p2_2_6_l = lookup16(tbl_lo_2, y2_6_aes_lo) */
+	movdqa %xmm13, %xmm1 /* tbl_hi_1 */
+	pshufb %xmm4, %xmm1 /* p1_2_6_h = lookup16(tbl_hi_1, y2_6_aes_hi) */
+	pxor %xmm1, %xmm12 /* p1_2_6 = xor(p1_2_6_l, p1_2_6_h) */
+	movdqa %xmm7, %xmm1 /* tbl_hi_2 */
+	pshufb %xmm4, %xmm1 /* p2_2_6_h = lookup16(tbl_hi_2, y2_6_aes_hi) */
+	pxor %xmm1, %xmm0 /* p2_2_6 = xor(p2_2_6_l, p2_2_6_h) */
+	movdqa %xmm10, %xmm1 /* y3_6_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm1 /* y3_6_aes_lo = and(y3_6_aes, nibble_mask) */
+	psrlw $4, %xmm10 /* y3_6_aes_sh = shr(y3_6_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm10 /* y3_6_aes_hi = and(y3_6_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm4 /* tbl_lo_1 */
+	pshufb %xmm1, %xmm4 /* p1_3_6_l = lookup16(tbl_lo_1, y3_6_aes_lo) */
+	movdqa %xmm8, %xmm15 /* tbl_lo_2 */
+	pshufb %xmm1, %xmm15 /* p2_3_6_l = lookup16(tbl_lo_2, y3_6_aes_lo) */
+	movdqa %xmm13, %xmm1 /* tbl_hi_1 */
+	pshufb %xmm10, %xmm1 /* p1_3_6_h = lookup16(tbl_hi_1, y3_6_aes_hi) */
+	pxor %xmm1, %xmm4 /* p1_3_6 = xor(p1_3_6_l, p1_3_6_h) */
+	movdqa %xmm7, %xmm1 /* tbl_hi_2 */
+	pshufb %xmm10, %xmm1 /* p2_3_6_h = lookup16(tbl_hi_2, y3_6_aes_hi) */
+	pxor %xmm1, %xmm15 /* p2_3_6 = xor(p2_3_6_l, p2_3_6_h) */
+	movdqa %xmm11, %xmm1 /* p1_0_6 */
+	pxor %xmm2, %xmm1 /* m0_acc_24 = xor(p1_0_6, p2_0_6) */
+	pxor %xmm14, %xmm2 /* m1_acc_24 = xor(p2_0_6, p1_1_6) */
+	movdqa %xmm14, %xmm10 /* p1_1_6 */
+	pxor %xmm12, %xmm10 /* m0_acc_25 = xor(p1_1_6, p1_2_6) */
+	pxor %xmm10, %xmm1 /* m0_acc_26 = xor(m0_acc_24, m0_acc_25) */
+	pxor %xmm15, %xmm1 /* m0_acc_27 = xor(m0_acc_26, p2_3_6) */
+	pxor 208(%rsp), %xmm1 /* x0n_6 = xor(m0_acc_27, g0x12.2) */
+	movdqa %xmm11, %xmm10 /* p1_0_6 */
+	pxor %xmm14, %xmm10 /* m3_acc_24 = xor(p1_0_6, p1_1_6) */
+	pxor %xmm9, %xmm11 /* m2_acc_24 = xor(p1_0_6, p2_1_6) */
+	pxor %xmm12, %xmm9 /* m1_acc_25 = xor(p2_1_6, p1_2_6) */
+	pxor %xmm9, %xmm2 /* m1_acc_26 = xor(m1_acc_24, m1_acc_25) */
+	pxor %xmm4, %xmm2 /* m1_acc_27 = xor(m1_acc_26, p1_3_6) */
+	pxor 160(%rsp), %xmm2 /* x1n_6 = xor(m1_acc_27, g0x13.2) */
+	pxor %xmm0, %xmm12 /* m2_acc_25 = xor(p1_2_6, p2_2_6) */
+	pxor %xmm12, %xmm11 /* m2_acc_26 = xor(m2_acc_24, m2_acc_25) */
+	pxor %xmm4, %xmm11 /* m2_acc_27 = xor(m2_acc_26, p1_3_6) */
+	pxor %xmm4, %xmm0 /* m3_acc_25 = xor(p2_2_6, p1_3_6) */
+	pxor %xmm0, %xmm10 /* m3_acc_26 = xor(m3_acc_24, m3_acc_25) */
+	pxor %xmm15, %xmm10 /* m3_acc_27 = xor(m3_acc_26, p2_3_6) */
+	pxor 48(%rsp), %xmm11 /* x2n_6 = xor(m2_acc_27, g0x14.2) */
+	pxor 16(%rsp), %xmm10 /* x3n_6 = xor(m3_acc_27, g0x15.2) */
+	movdqa 688(%rsp), %xmm0 /* reload g1x0.3 */
+	movdqa %xmm0, %xmm4 /* g1x0.3 */
+	pxor 752(%rsp), %xmm4 /* t0_acc_14 = xor(g1x0, g1x4) */
+	pxor %xmm5, %xmm4 /* t0_acc_15 = xor(t0_acc_14, rk0_3) */
+	pxor %xmm3, %xmm4 /* t0_7 = xor(t0_acc_15, g1x8) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm4 /* y0_7_sr = lookup16(t0_7, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm4 /* y0_7_aes = aesenclast(y0_7_sr, aes_cancel_key) */
+	movdqa 736(%rsp), %xmm5 /* reload g1x1.3 */
+	movdqa %xmm5, %xmm9 /* g1x1.3 */
+	pxor 800(%rsp), %xmm9 /* t1_acc_14 = xor(g1x1, g1x5) */
+	pxor %xmm6, %xmm9 /* t1_acc_15 = xor(t1_acc_14, rk1_3) */
+	pxor 864(%rsp), %xmm9 /* t1_7 = xor(t1_acc_15, g1x9) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm9 /* y1_7_sr = lookup16(t1_7, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm9 /* y1_7_aes = aesenclast(y1_7_sr, aes_cancel_key) */
+	movdqa 704(%rsp), %xmm6 /* reload g1x2.3 */
+	movdqa %xmm6, %xmm12 /* g1x2.3 */
+	pxor 768(%rsp), %xmm12 /* t2_acc_14 = xor(g1x2, g1x6) */
+	pxor 848(%rsp), %xmm12 /* t2_acc_15 = xor(t2_acc_14, rk2_3) */
+	pxor 832(%rsp), %xmm12 /* t2_7 = xor(t2_acc_15, g1x10) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm12 /* y2_7_sr = lookup16(t2_7, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm12 /* y2_7_aes = aesenclast(y2_7_sr, aes_cancel_key) */
+	movdqa 672(%rsp), %xmm14 /* reload g1x3.3 */
+	movdqa %xmm14, %xmm15 /* g1x3.3 */
+	pxor 352(%rsp), %xmm15 /* t3_acc_14 = xor(g1x3, g1x7) */
+	pxor 816(%rsp), %xmm15 /* t3_acc_15 = xor(t3_acc_14, rk3_3) */
+	pxor 128(%rsp), %xmm15 /* t3_7 = xor(t3_acc_15, g1x11) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm15 /* y3_7_sr = lookup16(t3_7, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm15 /* y3_7_aes = aesenclast(y3_7_sr, aes_cancel_key) */
+	movdqa %xmm4, %xmm14 /* y0_7_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm14 /* y0_7_aes_lo = and(y0_7_aes, nibble_mask) */
+	psrlw $4, %xmm4 /* y0_7_aes_sh = shr(y0_7_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm4 /* y0_7_aes_hi = and(y0_7_aes_sh, nibble_mask) */
+	movdqa .Lsm4_byteslice_ssse3_aesni_9_tbl_lo_1(%rip), %xmm6 /* tbl_lo_1 = const() */
+	movdqa %xmm6, %xmm5 /* tbl_lo_1 */
+	pshufb %xmm14, %xmm5 /* p1_0_7_l = lookup16(tbl_lo_1, y0_7_aes_lo) */
+	movdqa %xmm8, %xmm0 /* tbl_lo_2 */
+	pshufb %xmm14, %xmm0 /* p2_0_7_l = lookup16(tbl_lo_2, y0_7_aes_lo) */
+	movdqa %xmm13, %xmm14 /* tbl_hi_1 */
+	pshufb %xmm4, %xmm14 /* p1_0_7_h = lookup16(tbl_hi_1, y0_7_aes_hi) */
+	pxor %xmm14, %xmm5 /* p1_0_7 = xor(p1_0_7_l, p1_0_7_h) */
+	movdqa %xmm7, %xmm14 /* tbl_hi_2 */
+	pshufb %xmm4, %xmm14 /* p2_0_7_h = lookup16(tbl_hi_2, y0_7_aes_hi) */
+	pxor %xmm14, %xmm0 /* p2_0_7 = xor(p2_0_7_l, p2_0_7_h) */
+	movdqa %xmm9, %xmm4 /* y1_7_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm4 /* y1_7_aes_lo = and(y1_7_aes, nibble_mask) */
+	psrlw $4, %xmm9 /* y1_7_aes_sh = shr(y1_7_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm9 /* y1_7_aes_hi = and(y1_7_aes_sh, nibble_mask) */
+	movdqa %xmm6, %xmm14 /* tbl_lo_1 */
+	pshufb %xmm4, %xmm14 /* p1_1_7_l = lookup16(tbl_lo_1, y1_7_aes_lo) */
+	movdqa %xmm3, 816(%rsp) /* spill g1x8.3 */
+	movdqa %xmm8, %xmm3 /* tbl_lo_2 */
+	pshufb %xmm4, %xmm3 /* p2_1_7_l = lookup16(tbl_lo_2, y1_7_aes_lo) */
+	movdqa %xmm13, %xmm4 /* tbl_hi_1 */
+	pshufb %xmm9, %xmm4 /* p1_1_7_h = lookup16(tbl_hi_1, y1_7_aes_hi) */
+	pxor %xmm4, %xmm14 /* p1_1_7 = xor(p1_1_7_l, p1_1_7_h) */
+	movdqa %xmm7, %xmm4 /* tbl_hi_2 */
+	pshufb %xmm9, %xmm4 /* p2_1_7_h = lookup16(tbl_hi_2, y1_7_aes_hi) */
+	pxor %xmm4, %xmm3 /* p2_1_7 = xor(p2_1_7_l, p2_1_7_h) */
+	movdqa %xmm12, %xmm4 /* y2_7_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm4 /* y2_7_aes_lo = and(y2_7_aes, nibble_mask) */
+	psrlw $4, %xmm12 /* y2_7_aes_sh = shr(y2_7_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm12 /* y2_7_aes_hi = and(y2_7_aes_sh, nibble_mask) */
+	movdqa %xmm6, %xmm9 /* tbl_lo_1 */
+	pshufb %xmm4, %xmm9 /* p1_2_7_l = lookup16(tbl_lo_1, y2_7_aes_lo) */
+	movdqa %xmm10, 848(%rsp) /* spill g0x15.3 */
+	movdqa %xmm8, %xmm10 /* tbl_lo_2 */
+	pshufb %xmm4, %xmm10 /* p2_2_7_l = lookup16(tbl_lo_2, y2_7_aes_lo) */
+	movdqa %xmm13, %xmm4 /* tbl_hi_1 */
+	pshufb %xmm12, %xmm4 /* p1_2_7_h = lookup16(tbl_hi_1, y2_7_aes_hi) */
+	pxor %xmm4, %xmm9 /* p1_2_7 = xor(p1_2_7_l, p1_2_7_h) */
+	movdqa %xmm7, %xmm4 /* tbl_hi_2 */
+	pshufb %xmm12, %xmm4 /* p2_2_7_h = lookup16(tbl_hi_2, y2_7_aes_hi) */
+	pxor %xmm4, %xmm10 /* p2_2_7 = xor(p2_2_7_l, p2_2_7_h) */
+	movdqa %xmm15, %xmm4 /* y3_7_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm4 /* y3_7_aes_lo = and(y3_7_aes, nibble_mask) */
+	psrlw $4, %xmm15 /* y3_7_aes_sh = shr(y3_7_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm15 /* y3_7_aes_hi = and(y3_7_aes_sh, nibble_mask) */
+	movdqa %xmm6, %xmm12 /* tbl_lo_1 */
+	pshufb %xmm4, %xmm12 /* p1_3_7_l = lookup16(tbl_lo_1, y3_7_aes_lo) */
+	movdqa %xmm8, %xmm6 /* tbl_lo_2 */
+	pshufb %xmm4, %xmm6 /* p2_3_7_l = lookup16(tbl_lo_2, y3_7_aes_lo) */
+	movdqa %xmm13, %xmm4 /* tbl_hi_1 */
+	pshufb %xmm15, %xmm4 /* p1_3_7_h = lookup16(tbl_hi_1, y3_7_aes_hi) */
+	pxor %xmm4, %xmm12 /* p1_3_7 = xor(p1_3_7_l, p1_3_7_h) */
+	movdqa %xmm7, %xmm4 /* tbl_hi_2 */
+	pshufb %xmm15, %xmm4 /* p2_3_7_h = lookup16(tbl_hi_2, y3_7_aes_hi) */
+	pxor %xmm4, %xmm6 /* p2_3_7 = xor(p2_3_7_l, p2_3_7_h) */
+	movdqa %xmm5, %xmm4 /* p1_0_7 */
+	pxor %xmm0, %xmm4 /* m0_acc_28 = xor(p1_0_7, p2_0_7) */
+	pxor %xmm14, %xmm0 /* m1_acc_28 = xor(p2_0_7, p1_1_7) */
+	movdqa %xmm14, %xmm15 /* p1_1_7 */
+	pxor %xmm9, %xmm15 /* m0_acc_29 = xor(p1_1_7, p1_2_7) */
+	pxor %xmm15, %xmm4 /* m0_acc_30 = xor(m0_acc_28, m0_acc_29) */
+	pxor %xmm6, %xmm4 /* m0_acc_31 = xor(m0_acc_30, p2_3_7) */
+	pxor 608(%rsp), %xmm4 /* x0n_7 = xor(m0_acc_31, g1x12.2) */
+	movdqa %xmm5, %xmm15 /* p1_0_7 */
+	pxor %xmm14, %xmm15 /* m3_acc_28 = xor(p1_0_7, p1_1_7) */
+	pxor %xmm3, %xmm5 /* m2_acc_28 = xor(p1_0_7, p2_1_7) */
+	pxor %xmm9, %xmm3 /* m1_acc_29 = xor(p2_1_7, p1_2_7) */
+	pxor %xmm3, %xmm0 /* m1_acc_30 = xor(m1_acc_28, m1_acc_29) */
+	pxor %xmm12, %xmm0 /* m1_acc_31 = xor(m1_acc_30, p1_3_7) */
+	pxor 624(%rsp), %xmm0 /* x1n_7 = xor(m1_acc_31, g1x13.2) */
+	pxor %xmm10, %xmm9 /* m2_acc_29 = xor(p1_2_7, p2_2_7) */
+	pxor %xmm9, %xmm5 /* m2_acc_30 = xor(m2_acc_28, m2_acc_29) */
+	pxor %xmm12, %xmm5 /* m2_acc_31 = xor(m2_acc_30, p1_3_7) */
+	pxor %xmm12, %xmm10 /* m3_acc_29 = xor(p2_2_7, p1_3_7) */
+	pxor %xmm10, %xmm15 /* m3_acc_30 = xor(m3_acc_28, m3_acc_29) */
+	pxor %xmm6, %xmm15 /* m3_acc_31 = xor(m3_acc_30, p2_3_7) */
+	pxor 640(%rsp), %xmm5 /* x2n_7 = xor(m2_acc_31, g1x14.2) */
+	pxor 32(%rsp), %xmm15 /* x3n_7 = xor(m3_acc_31, g1x15.2) */
+
+	/* Round 8r+4: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */
+	movd 64(%rdi,%r10), %xmm3
+	pshufd $0, %xmm3, %xmm3 /* rk0_4 = bcast32() */
+	movd 68(%rdi,%r10), %xmm6
+	pshufd $0, %xmm6, %xmm6 /* rk1_4 = bcast32() */
+	movd 72(%rdi,%r10), %xmm9
+	pshufd $0, %xmm9, %xmm9 /* rk2_4 = bcast32() */
+	movd 76(%rdi,%r10), %xmm10
+	pshufd $0, %xmm10, %xmm10 /* rk3_4 = bcast32() */
+	movdqa 192(%rsp), %xmm12 /* reload g0x4.3 */
+	movdqa %xmm12, %xmm14 /* g0x4.3 */
+	pxor 176(%rsp), %xmm14 /* t0_acc_16 = xor(g0x4, g0x8) */
+	pxor %xmm3, %xmm14 /* t0_acc_17 = xor(t0_acc_16, rk0_4) */
+	pxor %xmm1, %xmm14 /* t0_8 = xor(t0_acc_17, g0x12) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm14 /* y0_8_sr = lookup16(t0_8, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm14 /* y0_8_aes = aesenclast(y0_8_sr, aes_cancel_key) */
+	movdqa 224(%rsp), %xmm12 /* reload g0x5.3 */
+	movdqa %xmm1, 48(%rsp) /* spill g0x12.3 */
+	movdqa %xmm12, %xmm1 /* g0x5.3 */
+	pxor 112(%rsp), %xmm1 /* t1_acc_16 = xor(g0x5, g0x9) */
+	pxor %xmm6, %xmm1 /* t1_acc_17 = xor(t1_acc_16, rk1_4) */
+	pxor %xmm2, %xmm1 /* t1_8 = xor(t1_acc_17, g0x13) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm1 /* y1_8_sr = lookup16(t1_8, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm1 /* y1_8_aes = aesenclast(y1_8_sr, aes_cancel_key) */
+	movdqa 240(%rsp), %xmm12 /* reload g0x6.3 */
+	movdqa %xmm2, 160(%rsp) /* spill g0x13.3 */
+	movdqa %xmm12, %xmm2 /* g0x6.3 */
+	pxor 256(%rsp), %xmm2 /* t2_acc_16 = xor(g0x6, g0x10) */
+	pxor %xmm9, %xmm2 /* t2_acc_17 = xor(t2_acc_16, rk2_4) */
+	pxor %xmm11, %xmm2 /* t2_8 = xor(t2_acc_17, g0x14) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm2 /* y2_8_sr = lookup16(t2_8, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm2 /* y2_8_aes = aesenclast(y2_8_sr, aes_cancel_key) */
+	movdqa 720(%rsp), %xmm12 /* reload g0x7.3 */
+	movdqa %xmm11, 208(%rsp) /* spill g0x14.3 */
+	movdqa %xmm12, %xmm11 /* g0x7.3 */
+	pxor 784(%rsp), %xmm11 /* t3_acc_16 = xor(g0x7, g0x11) */
+	pxor %xmm10, %xmm11 /* t3_acc_17 = xor(t3_acc_16, rk3_4) */
+	pxor 848(%rsp), %xmm11 /* t3_8 = xor(t3_acc_17, g0x15) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm11 /* y3_8_sr = lookup16(t3_8, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm11 /* y3_8_aes = aesenclast(y3_8_sr, aes_cancel_key) */
+	movdqa %xmm14, %xmm12 /* y0_8_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm12 /* y0_8_aes_lo = and(y0_8_aes, nibble_mask) */
+	psrlw $4, %xmm14 /* y0_8_aes_sh = shr(y0_8_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm14 /* y0_8_aes_hi = and(y0_8_aes_sh, nibble_mask) */
+	movdqa %xmm15, 880(%rsp) /* spill g1x15.3 */
+	movdqa .Lsm4_byteslice_ssse3_aesni_9_tbl_lo_1(%rip), %xmm15 /* tbl_lo_1 = const() */
+	movdqa %xmm10, 896(%rsp) /* spill rk3_4 */
+	movdqa %xmm15, %xmm10 /* tbl_lo_1 */
+	pshufb %xmm12, %xmm10 /* p1_0_8_l = lookup16(tbl_lo_1, y0_8_aes_lo) */
+	movdqa %xmm5, 912(%rsp) /* spill g1x14.3 */
+	movdqa %xmm8, %xmm5 /* tbl_lo_2 */
+	pshufb %xmm12, %xmm5 /* p2_0_8_l = lookup16(tbl_lo_2, y0_8_aes_lo) */
+	movdqa %xmm13, %xmm12 /* tbl_hi_1 */
+	pshufb %xmm14, %xmm12 /* p1_0_8_h = lookup16(tbl_hi_1, y0_8_aes_hi) */
+	pxor %xmm12, %xmm10 /* p1_0_8 = xor(p1_0_8_l, p1_0_8_h) */
+	movdqa %xmm7, %xmm12 /* tbl_hi_2 */
+	pshufb %xmm14, %xmm12 /* p2_0_8_h = lookup16(tbl_hi_2, y0_8_aes_hi) */
+	pxor %xmm12, %xmm5 /* p2_0_8 = xor(p2_0_8_l, p2_0_8_h) */
+	movdqa %xmm1, %xmm12 /* y1_8_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm12 /* y1_8_aes_lo = and(y1_8_aes, nibble_mask) */
+	psrlw $4, %xmm1 /* y1_8_aes_sh = shr(y1_8_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm1 /* y1_8_aes_hi = and(y1_8_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm14 /* tbl_lo_1 */
+	pshufb %xmm12, %xmm14 /* p1_1_8_l = lookup16(tbl_lo_1, y1_8_aes_lo) */
+	movdqa %xmm9, 928(%rsp) /* spill rk2_4 */
+	movdqa %xmm8, %xmm9 /* tbl_lo_2 */
+	pshufb %xmm12, %xmm9 /* p2_1_8_l = lookup16(tbl_lo_2, y1_8_aes_lo) */
+	movdqa %xmm13, %xmm12 /* tbl_hi_1 */
+	pshufb %xmm1, %xmm12 /* p1_1_8_h = lookup16(tbl_hi_1, y1_8_aes_hi) */
+	pxor %xmm12, %xmm14 /* p1_1_8 = xor(p1_1_8_l, p1_1_8_h) */
+	movdqa %xmm7, %xmm12 /* tbl_hi_2 */
+	pshufb %xmm1, %xmm12 /* p2_1_8_h = lookup16(tbl_hi_2, y1_8_aes_hi) */
+	pxor %xmm12, %xmm9 /* p2_1_8 = xor(p2_1_8_l, p2_1_8_h) */
+	movdqa %xmm2, %xmm1 /* y2_8_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm1 /* y2_8_aes_lo = and(y2_8_aes, nibble_mask) */
+	psrlw $4, %xmm2 /* y2_8_aes_sh = shr(y2_8_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm2 /* y2_8_aes_hi = and(y2_8_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm12 /* tbl_lo_1 */
+	pshufb %xmm1, %xmm12 /* p1_2_8_l = lookup16(tbl_lo_1, y2_8_aes_lo) */
+	movdqa %xmm0, 944(%rsp) /* spill g1x13.3 */
+	movdqa %xmm8, %xmm0 /* tbl_lo_2 */
+	pshufb %xmm1, %xmm0 /* p2_2_8_l = lookup16(tbl_lo_2, y2_8_aes_lo) */
+	movdqa %xmm13, %xmm1 /* tbl_hi_1 */
+	pshufb %xmm2, %xmm1 /* p1_2_8_h = lookup16(tbl_hi_1, y2_8_aes_hi) */
+	pxor %xmm1, %xmm12 /* p1_2_8 = xor(p1_2_8_l, p1_2_8_h) */
+	movdqa %xmm7, %xmm1 /* tbl_hi_2 */
+	pshufb %xmm2, %xmm1 /* p2_2_8_h = lookup16(tbl_hi_2, y2_8_aes_hi) */
+	pxor %xmm1, %xmm0 /* p2_2_8 = xor(p2_2_8_l, p2_2_8_h) */
+	movdqa %xmm11, %xmm1 /* y3_8_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm1 /* y3_8_aes_lo = and(y3_8_aes, nibble_mask) */
+	psrlw $4, %xmm11 /* y3_8_aes_sh = shr(y3_8_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm11 /* y3_8_aes_hi = and(y3_8_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm2 /* tbl_lo_1 */
+	pshufb %xmm1, %xmm2 /* p1_3_8_l = lookup16(tbl_lo_1, y3_8_aes_lo) */
+	movdqa %xmm8, %xmm15 /* tbl_lo_2 */
+	pshufb %xmm1, %xmm15 /* p2_3_8_l = lookup16(tbl_lo_2, y3_8_aes_lo) */
+	movdqa %xmm13, %xmm1 /* tbl_hi_1 */
+	pshufb %xmm11, %xmm1 /* p1_3_8_h = lookup16(tbl_hi_1, y3_8_aes_hi) */
+	pxor %xmm1, %xmm2 /* p1_3_8 = xor(p1_3_8_l, p1_3_8_h) */
+	movdqa %xmm7, %xmm1 /* tbl_hi_2 */
+	pshufb %xmm11, %xmm1 /* p2_3_8_h = lookup16(tbl_hi_2, y3_8_aes_hi) */
+	pxor %xmm1, %xmm15 /* p2_3_8 = xor(p2_3_8_l, p2_3_8_h) */
+	movdqa %xmm10, %xmm1 /* p1_0_8 */
+	pxor %xmm5, %xmm1 /* m0_acc_32 = xor(p1_0_8, p2_0_8) */
+	pxor %xmm14, %xmm5 /* m1_acc_32 = xor(p2_0_8, p1_1_8) */
+	movdqa %xmm14, %xmm11 /* p1_1_8 */
+	pxor %xmm12, %xmm11 /* m0_acc_33 = xor(p1_1_8, p1_2_8) */
+	pxor %xmm11, %xmm1 /* m0_acc_34 = xor(m0_acc_32, m0_acc_33) */
+	pxor %xmm15, %xmm1 /* m0_acc_35 = xor(m0_acc_34, p2_3_8) */
+	pxor 272(%rsp), %xmm1 /* x0n_8 = xor(m0_acc_35, g0x0.3) */
+	movdqa %xmm10, %xmm11 /* p1_0_8 */
+	pxor %xmm14, %xmm11 /* m3_acc_32 = xor(p1_0_8, p1_1_8) */
+	pxor %xmm9, %xmm10 /* m2_acc_32 = xor(p1_0_8, p2_1_8) */
+	pxor %xmm12, %xmm9 /* m1_acc_33 = xor(p2_1_8, p1_2_8) */
+	pxor %xmm9, %xmm5 /* m1_acc_34 = xor(m1_acc_32, m1_acc_33) */
+	pxor %xmm2, %xmm5 /* m1_acc_35 = xor(m1_acc_34, p1_3_8) */
+	pxor 80(%rsp), %xmm5 /* x1n_8 = xor(m1_acc_35, g0x1.3) */
+	pxor %xmm0, %xmm12 /* m2_acc_33 = xor(p1_2_8, p2_2_8) */
+	pxor %xmm12, %xmm10 /* m2_acc_34 = xor(m2_acc_32, m2_acc_33) */
+	pxor %xmm2, %xmm10 /* m2_acc_35 = xor(m2_acc_34, p1_3_8) */
+	pxor %xmm2, %xmm0 /* m3_acc_33 = xor(p2_2_8, p1_3_8) */
+	pxor %xmm0, %xmm11 /* m3_acc_34 = xor(m3_acc_32, m3_acc_33) */
+	pxor %xmm15, %xmm11 /* m3_acc_35 = xor(m3_acc_34, p2_3_8) */
+	pxor 656(%rsp), %xmm10 /* x2n_8 = xor(m2_acc_35, g0x2.3) */
+	pxor 144(%rsp), %xmm11 /* x3n_8 = xor(m3_acc_35, g0x3.3) */
+	movdqa 752(%rsp), %xmm0 /* reload g1x4.3 */
+	movdqa %xmm0, %xmm2 /* g1x4.3 */
+	pxor 816(%rsp), %xmm2 /* t0_acc_18 = xor(g1x4, g1x8) */
+	pxor %xmm3, %xmm2 /* t0_acc_19 = xor(t0_acc_18, rk0_4) */
+	pxor %xmm4, %xmm2 /* t0_9 = xor(t0_acc_19, g1x12) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm2 /* y0_9_sr = lookup16(t0_9, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm2 /* y0_9_aes = aesenclast(y0_9_sr, aes_cancel_key) */
+	movdqa 800(%rsp), %xmm3 /* reload g1x5.3 */
+	movdqa %xmm3, %xmm9 /* g1x5.3 */
+	pxor 864(%rsp), %xmm9 /* t1_acc_18 = xor(g1x5, g1x9) */
+	pxor %xmm6, %xmm9 /* t1_acc_19 = xor(t1_acc_18, rk1_4) */
+	pxor 944(%rsp), %xmm9 /* t1_9 = xor(t1_acc_19, g1x13) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm9 /* y1_9_sr = lookup16(t1_9, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm9 /* y1_9_aes = aesenclast(y1_9_sr, aes_cancel_key) */
+	movdqa 768(%rsp), %xmm6 /* reload g1x6.3 */
+	movdqa %xmm6, %xmm12 /* g1x6.3 */
+	pxor 832(%rsp), %xmm12 /* t2_acc_18 = xor(g1x6, g1x10) */
+	pxor 928(%rsp), %xmm12 /* t2_acc_19 = xor(t2_acc_18, rk2_4) */
+	pxor 912(%rsp), %xmm12 /* t2_9 = xor(t2_acc_19, g1x14) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm12 /* y2_9_sr = lookup16(t2_9, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm12 /* y2_9_aes = aesenclast(y2_9_sr, aes_cancel_key) */
+	movdqa 352(%rsp), %xmm14 /* reload g1x7.3 */
+	movdqa %xmm14, %xmm15 /* g1x7.3 */
+	pxor 128(%rsp), %xmm15 /* t3_acc_18 = xor(g1x7, g1x11) */
+	pxor 896(%rsp), %xmm15 /* t3_acc_19 = xor(t3_acc_18, rk3_4) */
+	pxor 880(%rsp), %xmm15 /* t3_9 = xor(t3_acc_19, g1x15) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm15 /* y3_9_sr = lookup16(t3_9, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm15 /* y3_9_aes = aesenclast(y3_9_sr, aes_cancel_key) */
+	movdqa %xmm2, %xmm14 /* y0_9_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm14 /* y0_9_aes_lo = and(y0_9_aes, nibble_mask) */
+	psrlw $4, %xmm2 /* y0_9_aes_sh = shr(y0_9_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm2 /* y0_9_aes_hi = and(y0_9_aes_sh, nibble_mask) */
+	movdqa .Lsm4_byteslice_ssse3_aesni_9_tbl_lo_1(%rip), %xmm6 /* tbl_lo_1 = const() */
+	movdqa %xmm6, %xmm3 /* tbl_lo_1 */
+	pshufb %xmm14, %xmm3 /* p1_0_9_l = lookup16(tbl_lo_1, y0_9_aes_lo) */
+	movdqa %xmm8, %xmm0 /* tbl_lo_2 */
+	pshufb %xmm14, %xmm0 /* p2_0_9_l = lookup16(tbl_lo_2, y0_9_aes_lo) */
+	movdqa %xmm13, %xmm14 /* tbl_hi_1 */
+	pshufb %xmm2, %xmm14 /* p1_0_9_h = lookup16(tbl_hi_1, y0_9_aes_hi) */
+	pxor %xmm14, %xmm3 /* p1_0_9 = xor(p1_0_9_l, p1_0_9_h) */
+	movdqa %xmm7, %xmm14 /* tbl_hi_2 */
+	pshufb %xmm2, %xmm14 /* p2_0_9_h = lookup16(tbl_hi_2, y0_9_aes_hi) */
+	pxor %xmm14, %xmm0 /* p2_0_9 = xor(p2_0_9_l, p2_0_9_h) */
+	movdqa %xmm9, %xmm2 /* y1_9_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm2 /* y1_9_aes_lo = and(y1_9_aes, nibble_mask) */
+	psrlw $4, %xmm9 /* y1_9_aes_sh = shr(y1_9_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm9 /* y1_9_aes_hi = and(y1_9_aes_sh, nibble_mask) */
+	movdqa %xmm6, %xmm14 /* tbl_lo_1 */
+	pshufb %xmm2, %xmm14 /* p1_1_9_l = lookup16(tbl_lo_1, y1_9_aes_lo) */
+	movdqa %xmm4, 896(%rsp) /* spill g1x12.3 */
+	movdqa %xmm8, %xmm4 /* tbl_lo_2 */
+	pshufb %xmm2, %xmm4 /* p2_1_9_l = lookup16(tbl_lo_2, y1_9_aes_lo) */
+	movdqa %xmm13, %xmm2 /* tbl_hi_1 */
+	pshufb %xmm9, %xmm2 /* p1_1_9_h = lookup16(tbl_hi_1, y1_9_aes_hi) */
+	pxor %xmm2, %xmm14 /* p1_1_9 = xor(p1_1_9_l, p1_1_9_h) */
+	movdqa %xmm7, %xmm2 /* tbl_hi_2 */
+	pshufb %xmm9, %xmm2 /* p2_1_9_h = lookup16(tbl_hi_2, y1_9_aes_hi) */
+	pxor %xmm2, %xmm4 /* p2_1_9 = xor(p2_1_9_l, p2_1_9_h) */
+	movdqa %xmm12, %xmm2 /* y2_9_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm2 /* y2_9_aes_lo = and(y2_9_aes, nibble_mask) */
+	psrlw $4, %xmm12 /* y2_9_aes_sh = shr(y2_9_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm12 /* y2_9_aes_hi = and(y2_9_aes_sh, nibble_mask) */
+	movdqa %xmm6, %xmm9 /* tbl_lo_1 */
+	pshufb %xmm2, %xmm9 /* p1_2_9_l = lookup16(tbl_lo_1, y2_9_aes_lo) */
+	movdqa %xmm11, 592(%rsp) /* spill g0x3.4 */
+	movdqa %xmm8, %xmm11 /* tbl_lo_2 */
+	pshufb %xmm2, %xmm11 /* p2_2_9_l = lookup16(tbl_lo_2, y2_9_aes_lo) */
+	movdqa %xmm13, %xmm2 /* tbl_hi_1 */
+	pshufb %xmm12, %xmm2 /* p1_2_9_h = lookup16(tbl_hi_1, y2_9_aes_hi) */
+	pxor %xmm2, %xmm9 /* p1_2_9 = xor(p1_2_9_l, p1_2_9_h) */
+	movdqa %xmm7, %xmm2 /* tbl_hi_2 */
+	pshufb %xmm12, %xmm2 /* p2_2_9_h = lookup16(tbl_hi_2, y2_9_aes_hi) */
+	pxor %xmm2, %xmm11 /* p2_2_9 = xor(p2_2_9_l, p2_2_9_h) */
+	movdqa %xmm15, %xmm2 /* y3_9_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm2 /* y3_9_aes_lo = and(y3_9_aes, nibble_mask) */
+	psrlw $4, %xmm15 /* y3_9_aes_sh = shr(y3_9_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm15 /* y3_9_aes_hi = and(y3_9_aes_sh, nibble_mask) */
+	movdqa %xmm6, %xmm12 /* tbl_lo_1 */
+	pshufb %xmm2, %xmm12 /* p1_3_9_l = lookup16(tbl_lo_1, y3_9_aes_lo) */
+	movdqa %xmm8, %xmm6 /* tbl_lo_2 */
+	pshufb %xmm2, %xmm6 /* p2_3_9_l = lookup16(tbl_lo_2, y3_9_aes_lo) */
+	movdqa %xmm13, %xmm2 /* tbl_hi_1 */
+	pshufb %xmm15, %xmm2 /* p1_3_9_h = lookup16(tbl_hi_1, y3_9_aes_hi) */
+	pxor %xmm2, %xmm12 /* p1_3_9 = xor(p1_3_9_l, p1_3_9_h) */
+	movdqa %xmm7, %xmm2 /* tbl_hi_2 */
+	pshufb %xmm15, %xmm2 /* p2_3_9_h = lookup16(tbl_hi_2, y3_9_aes_hi) */
+	pxor %xmm2, %xmm6 /* p2_3_9 = xor(p2_3_9_l, p2_3_9_h) */
+	movdqa %xmm3, %xmm2 /* p1_0_9 */
+	pxor %xmm0, %xmm2 /* m0_acc_36 = xor(p1_0_9, p2_0_9) */
+	pxor %xmm14, %xmm0 /* m1_acc_36 = xor(p2_0_9, p1_1_9) */
+	movdqa %xmm14, %xmm15 /* p1_1_9 */
+	pxor %xmm9, %xmm15 /* m0_acc_37 = xor(p1_1_9, p1_2_9) */
+	pxor %xmm15, %xmm2 /* m0_acc_38 = xor(m0_acc_36, m0_acc_37) */
+	pxor %xmm6, %xmm2 /* m0_acc_39 = xor(m0_acc_38, p2_3_9) */
+	pxor 688(%rsp), %xmm2 /* x0n_9 = xor(m0_acc_39, g1x0.3) */
+	movdqa %xmm3, %xmm15 /* p1_0_9 */
+	pxor %xmm14, %xmm15 /* m3_acc_36 = xor(p1_0_9, p1_1_9) */
+	pxor %xmm4, %xmm3 /* m2_acc_36 = xor(p1_0_9, p2_1_9) */
+	pxor %xmm9, %xmm4 /* m1_acc_37 = xor(p2_1_9, p1_2_9) */
+	pxor %xmm4, %xmm0 /* m1_acc_38 = xor(m1_acc_36, m1_acc_37) */
+	pxor %xmm12, %xmm0 /* m1_acc_39 = xor(m1_acc_38, p1_3_9) */
+	pxor 736(%rsp), %xmm0 /* x1n_9 = xor(m1_acc_39, g1x1.3) */
+	pxor %xmm11, %xmm9 /* m2_acc_37 = xor(p1_2_9, p2_2_9) */
+	pxor %xmm9, %xmm3 /* m2_acc_38 = xor(m2_acc_36, m2_acc_37) */
+	pxor %xmm12, %xmm3 /* m2_acc_39 = xor(m2_acc_38, p1_3_9) */
+	pxor %xmm12, %xmm11 /* m3_acc_37 = xor(p2_2_9, p1_3_9) */
+	pxor %xmm11, %xmm15 /* m3_acc_38 = xor(m3_acc_36, m3_acc_37) */
+	pxor %xmm6, %xmm15 /* m3_acc_39 = xor(m3_acc_38, p2_3_9) */
+	pxor 704(%rsp), %xmm3 /* x2n_9 = xor(m2_acc_39, g1x2.3) */
+	pxor 672(%rsp), %xmm15 /* x3n_9 = xor(m3_acc_39, g1x3.3) */
+
+	/* Round 8r+5: slot 1 ^= M'_L·inv(slot 2 ^ slot 3 ^ slot 0 ^ rk') ^ C'. */
+	movd 80(%rdi,%r10), %xmm4
+	pshufd $0, %xmm4, %xmm4 /* rk0_5 = bcast32() */
+	movd 84(%rdi,%r10), %xmm6
+	pshufd $0, %xmm6, %xmm6 /* rk1_5 = bcast32() */
+	movd 88(%rdi,%r10), %xmm9
+	pshufd $0, %xmm9, %xmm9 /* rk2_5 = bcast32() */
+	movd 92(%rdi,%r10), %xmm11
+	pshufd $0, %xmm11, %xmm11 /* rk3_5 = bcast32() */
+	movdqa 176(%rsp), %xmm12 /* reload g0x8.3 */
+	movdqa %xmm12, %xmm14 /* g0x8.3 */
+	pxor 48(%rsp), %xmm14 /* t0_acc_20 = xor(g0x8, g0x12) */
+	pxor %xmm4, %xmm14 /* t0_acc_21 = xor(t0_acc_20, rk0_5) */
+	pxor %xmm1, %xmm14 /* t0_10 = xor(t0_acc_21, g0x0) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm14 /* y0_10_sr = lookup16(t0_10, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm14 /* y0_10_aes = aesenclast(y0_10_sr, aes_cancel_key) */
+	movdqa 112(%rsp), %xmm12 /* reload g0x9.3 */
+	movdqa %xmm1, 336(%rsp) /* spill g0x0.4 */
+	movdqa %xmm12, %xmm1 /* g0x9.3 */
+	pxor 160(%rsp), %xmm1 /* t1_acc_20 = xor(g0x9, g0x13) */
+	pxor %xmm6, %xmm1 /* t1_acc_21 = xor(t1_acc_20, rk1_5) */
+	pxor %xmm5, %xmm1 /* t1_10 = xor(t1_acc_21, g0x1) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm1 /* y1_10_sr = lookup16(t1_10, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm1 /* y1_10_aes = aesenclast(y1_10_sr, aes_cancel_key) */
+	movdqa 256(%rsp), %xmm12 /* reload g0x10.3 */
+	movdqa %xmm5, 288(%rsp) /* spill g0x1.4 */
+	movdqa %xmm12, %xmm5 /* g0x10.3 */
+	pxor 208(%rsp), %xmm5 /* t2_acc_20 = xor(g0x10, g0x14) */
+	pxor %xmm9, %xmm5 /* t2_acc_21 = xor(t2_acc_20, rk2_5) */
+	pxor %xmm10, %xmm5 /* t2_10 = xor(t2_acc_21, g0x2) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm5 /* y2_10_sr = lookup16(t2_10, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm5 /* y2_10_aes = aesenclast(y2_10_sr, aes_cancel_key) */
+	movdqa 784(%rsp), %xmm12 /* reload g0x11.3 */
+	movdqa %xmm10, 96(%rsp) /* spill g0x2.4 */
+	movdqa %xmm12, %xmm10 /* g0x11.3 */
+	pxor 848(%rsp), %xmm10 /* t3_acc_20 = xor(g0x11, g0x15) */
+	pxor %xmm11, %xmm10 /* t3_acc_21 = xor(t3_acc_20, rk3_5) */
+	pxor 592(%rsp), %xmm10 /* t3_10 = xor(t3_acc_21, g0x3) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm10 /* y3_10_sr = lookup16(t3_10, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm10 /* y3_10_aes = aesenclast(y3_10_sr, aes_cancel_key) */
+	movdqa %xmm14, %xmm12 /* y0_10_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm12 /* y0_10_aes_lo = and(y0_10_aes, nibble_mask) */
+	psrlw $4, %xmm14 /* y0_10_aes_sh = shr(y0_10_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm14 /* y0_10_aes_hi = and(y0_10_aes_sh, nibble_mask) */
+	movdqa %xmm15, 320(%rsp) /* spill g1x3.4 */
+	movdqa .Lsm4_byteslice_ssse3_aesni_9_tbl_lo_1(%rip), %xmm15 /* tbl_lo_1 = const() */
+	movdqa %xmm11, 672(%rsp) /* spill rk3_5 */
+	movdqa %xmm15, %xmm11 /* tbl_lo_1 */
+	pshufb %xmm12, %xmm11 /* p1_0_10_l = lookup16(tbl_lo_1, y0_10_aes_lo) */
+	movdqa %xmm3, 64(%rsp) /* spill g1x2.4 */
+	movdqa %xmm8, %xmm3 /* tbl_lo_2 */
+	pshufb %xmm12, %xmm3 /* p2_0_10_l = lookup16(tbl_lo_2, y0_10_aes_lo) */
+	movdqa %xmm13, %xmm12 /* tbl_hi_1 */
+	pshufb %xmm14, %xmm12 /* p1_0_10_h = lookup16(tbl_hi_1, y0_10_aes_hi) */
+	pxor %xmm12, %xmm11 /* p1_0_10 = xor(p1_0_10_l, p1_0_10_h) */
+	movdqa %xmm7, %xmm12 /* tbl_hi_2 */
+	pshufb %xmm14, %xmm12 /* p2_0_10_h = lookup16(tbl_hi_2, y0_10_aes_hi) */
+	pxor %xmm12, %xmm3 /* p2_0_10 = xor(p2_0_10_l, p2_0_10_h) */
+	movdqa %xmm1, %xmm12 /* y1_10_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm12 /* y1_10_aes_lo = and(y1_10_aes, nibble_mask) */
+	psrlw $4, %xmm1 /* y1_10_aes_sh = shr(y1_10_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm1 /* y1_10_aes_hi = and(y1_10_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm14 /* tbl_lo_1 */
+	pshufb %xmm12, %xmm14 /* p1_1_10_l = lookup16(tbl_lo_1, y1_10_aes_lo) */
+	movdqa %xmm9, 704(%rsp) /* spill rk2_5 */
+	movdqa %xmm8, %xmm9 /* tbl_lo_2 */
+	pshufb %xmm12, %xmm9 /* p2_1_10_l = lookup16(tbl_lo_2, y1_10_aes_lo) */
+	movdqa %xmm13, %xmm12 /* tbl_hi_1 */
+	pshufb %xmm1, %xmm12 /* p1_1_10_h = lookup16(tbl_hi_1, y1_10_aes_hi) */
+	pxor %xmm12, %xmm14 /* p1_1_10 = xor(p1_1_10_l, p1_1_10_h) */
+	movdqa %xmm7, %xmm12 /* tbl_hi_2 */
+	pshufb %xmm1, %xmm12 /* p2_1_10_h = lookup16(tbl_hi_2, y1_10_aes_hi) */
+	pxor %xmm12, %xmm9 /* p2_1_10 = xor(p2_1_10_l, p2_1_10_h) */
+	movdqa %xmm5, %xmm1 /* y2_10_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm1 /* y2_10_aes_lo = and(y2_10_aes, nibble_mask) */
+	psrlw $4, %xmm5 /* y2_10_aes_sh = shr(y2_10_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm5 /* y2_10_aes_hi = and(y2_10_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm12 /* tbl_lo_1 */
+	pshufb %xmm1, %xmm12 /* p1_2_10_l = lookup16(tbl_lo_1, y2_10_aes_lo) */
+	movdqa %xmm0, 368(%rsp) /* spill g1x1.4 */
+	movdqa %xmm8, %xmm0 /* tbl_lo_2 */
+	pshufb %xmm1, %xmm0 /* p2_2_10_l = lookup16(tbl_lo_2, y2_10_aes_lo) */
+	movdqa %xmm13, %xmm1 /* tbl_hi_1 */
+	pshufb %xmm5, %xmm1 /* p1_2_10_h = lookup16(tbl_hi_1, y2_10_aes_hi) */
+	pxor %xmm1, %xmm12 /* p1_2_10 = xor(p1_2_10_l, p1_2_10_h) */
+	movdqa %xmm7, %xmm1 /* tbl_hi_2 */
+	pshufb %xmm5, %xmm1 /* p2_2_10_h = lookup16(tbl_hi_2, y2_10_aes_hi) */
+	pxor %xmm1, %xmm0 /* p2_2_10 = xor(p2_2_10_l, p2_2_10_h) */
+	movdqa %xmm10, %xmm1 /* y3_10_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm1 /* y3_10_aes_lo = and(y3_10_aes, nibble_mask) */
+	psrlw $4, %xmm10 /* y3_10_aes_sh = shr(y3_10_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm10 /* y3_10_aes_hi = and(y3_10_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm5 /* tbl_lo_1 */
+	pshufb %xmm1, %xmm5 /* p1_3_10_l = lookup16(tbl_lo_1, y3_10_aes_lo) */
+	movdqa %xmm8, %xmm15 /* tbl_lo_2 */
+	pshufb %xmm1, %xmm15 /* p2_3_10_l = lookup16(tbl_lo_2, y3_10_aes_lo) */
+	movdqa %xmm13, %xmm1 /* tbl_hi_1 */
+	pshufb %xmm10, %xmm1 /* p1_3_10_h = lookup16(tbl_hi_1, y3_10_aes_hi) */
+	pxor %xmm1, %xmm5 /* p1_3_10 = xor(p1_3_10_l, p1_3_10_h) */
+	movdqa %xmm7, %xmm1 /* tbl_hi_2 */
+	pshufb %xmm10, %xmm1 /* p2_3_10_h = lookup16(tbl_hi_2, y3_10_aes_hi) */
+	pxor %xmm1, %xmm15 /* p2_3_10 = xor(p2_3_10_l, p2_3_10_h) */
+	movdqa %xmm11, %xmm1 /* p1_0_10 */
+	pxor %xmm3, %xmm1 /* m0_acc_40 = xor(p1_0_10, p2_0_10) */
+	pxor %xmm14, %xmm3 /* m1_acc_40 = xor(p2_0_10, p1_1_10) */
+	movdqa %xmm14, %xmm10 /* p1_1_10 */
+	pxor %xmm12, %xmm10 /* m0_acc_41 = xor(p1_1_10, p1_2_10) */
+	pxor %xmm10, %xmm1 /* m0_acc_42 = xor(m0_acc_40, m0_acc_41) */
+	pxor %xmm15, %xmm1 /* m0_acc_43 = xor(m0_acc_42, p2_3_10) */
+	pxor 192(%rsp), %xmm1 /* x0n_10 = xor(m0_acc_43, g0x4.3) */
+	movdqa %xmm11, %xmm10 /* p1_0_10 */
+	pxor %xmm14, %xmm10 /* m3_acc_40 = xor(p1_0_10, p1_1_10) */
+	pxor %xmm9, %xmm11 /* m2_acc_40 = xor(p1_0_10, p2_1_10) */
+	pxor %xmm12, %xmm9 /* m1_acc_41 = xor(p2_1_10, p1_2_10) */
+	pxor %xmm9, %xmm3 /* m1_acc_42 = xor(m1_acc_40, m1_acc_41) */
+	pxor %xmm5, %xmm3 /* m1_acc_43 = xor(m1_acc_42, p1_3_10) */
+	pxor 224(%rsp), %xmm3 /* x1n_10 = xor(m1_acc_43, g0x5.3) */
+	pxor %xmm0, %xmm12 /* m2_acc_41 = xor(p1_2_10, p2_2_10) */
+	pxor %xmm12, %xmm11 /* m2_acc_42 = xor(m2_acc_40, m2_acc_41) */
+	pxor %xmm5, %xmm11 /* m2_acc_43 = xor(m2_acc_42, p1_3_10) */
+	pxor %xmm5, %xmm0 /* m3_acc_41 = xor(p2_2_10, p1_3_10) */
+	pxor %xmm0, %xmm10 /* m3_acc_42 = xor(m3_acc_40, m3_acc_41) */
+	pxor %xmm15, %xmm10 /* m3_acc_43 = xor(m3_acc_42, p2_3_10) */
+	pxor 240(%rsp), %xmm11 /* x2n_10 = xor(m2_acc_43, g0x6.3) */
+	pxor 720(%rsp), %xmm10 /* x3n_10 = xor(m3_acc_43, g0x7.3) */
+	movdqa 816(%rsp), %xmm0 /* reload g1x8.3 */
+	movdqa %xmm0, %xmm5 /* g1x8.3 */
+	pxor 896(%rsp), %xmm5 /* t0_acc_22 = xor(g1x8, g1x12) */
+	pxor %xmm4, %xmm5 /* t0_acc_23 = xor(t0_acc_22, rk0_5) */
+	pxor %xmm2, %xmm5 /* t0_11 = xor(t0_acc_23, g1x0) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm5 /* y0_11_sr = lookup16(t0_11, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm5 /* y0_11_aes = aesenclast(y0_11_sr, aes_cancel_key) */
+	movdqa 864(%rsp), %xmm4 /* reload g1x9.3 */
+	movdqa %xmm4, %xmm9 /* g1x9.3 */
+	pxor 944(%rsp), %xmm9 /* t1_acc_22 = xor(g1x9, g1x13) */
+	pxor %xmm6, %xmm9 /* t1_acc_23 = xor(t1_acc_22, rk1_5) */
+	pxor 368(%rsp), %xmm9 /* t1_11 = xor(t1_acc_23, g1x1) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm9 /* y1_11_sr = lookup16(t1_11, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm9 /* y1_11_aes = aesenclast(y1_11_sr, aes_cancel_key) */
+	movdqa 832(%rsp), %xmm6 /* reload g1x10.3 */
+	movdqa %xmm6, %xmm12 /* g1x10.3 */
+	pxor 912(%rsp), %xmm12 /* t2_acc_22 = xor(g1x10, g1x14) */
+	pxor 704(%rsp), %xmm12 /* t2_acc_23 = xor(t2_acc_22, rk2_5) */
+	pxor 64(%rsp), %xmm12 /* t2_11 = xor(t2_acc_23, g1x2) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm12 /* y2_11_sr = lookup16(t2_11, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm12 /* y2_11_aes = aesenclast(y2_11_sr, aes_cancel_key) */
+	movdqa 128(%rsp), %xmm14 /* reload g1x11.3 */
+	movdqa %xmm14, %xmm15 /* g1x11.3 */
+	pxor 880(%rsp), %xmm15 /* t3_acc_22 = xor(g1x11, g1x15) */
+	pxor 672(%rsp), %xmm15 /* t3_acc_23 = xor(t3_acc_22, rk3_5) */
+	pxor 320(%rsp), %xmm15 /* t3_11 = xor(t3_acc_23, g1x3) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm15 /* y3_11_sr = lookup16(t3_11, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm15 /* y3_11_aes = aesenclast(y3_11_sr, aes_cancel_key) */
+	movdqa %xmm5, %xmm14 /* y0_11_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm14 /* y0_11_aes_lo = and(y0_11_aes, nibble_mask) */
+	psrlw $4, %xmm5 /* y0_11_aes_sh = shr(y0_11_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm5 /* y0_11_aes_hi = and(y0_11_aes_sh, nibble_mask) */
+	movdqa .Lsm4_byteslice_ssse3_aesni_9_tbl_lo_1(%rip), %xmm6 /* tbl_lo_1 = const() */
+	movdqa %xmm6, %xmm4 /* tbl_lo_1 */
+	pshufb %xmm14, %xmm4 /* p1_0_11_l = lookup16(tbl_lo_1, y0_11_aes_lo) */
+	movdqa %xmm8, %xmm0 /* tbl_lo_2 */
+	pshufb %xmm14, %xmm0 /* p2_0_11_l = lookup16(tbl_lo_2, y0_11_aes_lo) */
+	movdqa %xmm13, %xmm14 /* tbl_hi_1 */
+	pshufb %xmm5, %xmm14 /* p1_0_11_h = lookup16(tbl_hi_1, y0_11_aes_hi) */
+	pxor %xmm14, %xmm4 /* p1_0_11 = xor(p1_0_11_l, p1_0_11_h) */
+	movdqa %xmm7, %xmm14 /* tbl_hi_2 */
+	pshufb %xmm5, %xmm14 /* p2_0_11_h = lookup16(tbl_hi_2, y0_11_aes_hi) */
+	pxor %xmm14, %xmm0 /* p2_0_11 = xor(p2_0_11_l, p2_0_11_h) */
+	movdqa %xmm9, %xmm5 /* y1_11_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm5 /* y1_11_aes_lo = and(y1_11_aes, nibble_mask) */
+	psrlw $4, %xmm9 /* y1_11_aes_sh = shr(y1_11_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm9 /* y1_11_aes_hi = and(y1_11_aes_sh, nibble_mask) */
+	movdqa %xmm6, %xmm14 /* tbl_lo_1 */
+	pshufb %xmm5, %xmm14 /* p1_1_11_l = lookup16(tbl_lo_1, y1_11_aes_lo) */
+	movdqa %xmm2, 384(%rsp) /* spill g1x0.4 */
+	movdqa %xmm8, %xmm2 /* tbl_lo_2 */
+	pshufb %xmm5, %xmm2 /* p2_1_11_l = lookup16(tbl_lo_2, y1_11_aes_lo) */
+	movdqa %xmm13, %xmm5 /* tbl_hi_1 */
+	pshufb %xmm9, %xmm5 /* p1_1_11_h = lookup16(tbl_hi_1, y1_11_aes_hi) */
+	pxor %xmm5, %xmm14 /* p1_1_11 = xor(p1_1_11_l, p1_1_11_h) */
+	movdqa %xmm7, %xmm5 /* tbl_hi_2 */
+	pshufb %xmm9, %xmm5 /* p2_1_11_h = lookup16(tbl_hi_2, y1_11_aes_hi) */
+	pxor %xmm5, %xmm2 /* p2_1_11 = xor(p2_1_11_l, p2_1_11_h) */
+	movdqa %xmm12, %xmm5 /* y2_11_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm5 /* y2_11_aes_lo = and(y2_11_aes, nibble_mask) */
+	psrlw $4, %xmm12 /* y2_11_aes_sh = shr(y2_11_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm12 /* y2_11_aes_hi = and(y2_11_aes_sh, nibble_mask) */
+	movdqa %xmm6, %xmm9 /* tbl_lo_1 */
+	pshufb %xmm5, %xmm9 /* p1_2_11_l = lookup16(tbl_lo_1, y2_11_aes_lo) */
+	movdqa %xmm10, 672(%rsp) /* spill g0x7.4 */
+	movdqa %xmm8, %xmm10 /* tbl_lo_2 */
+	pshufb %xmm5, %xmm10 /* p2_2_11_l = lookup16(tbl_lo_2, y2_11_aes_lo) */
+	movdqa %xmm13, %xmm5 /* tbl_hi_1 */
+	pshufb %xmm12, %xmm5 /* p1_2_11_h = lookup16(tbl_hi_1, y2_11_aes_hi) */
+	pxor %xmm5, %xmm9 /* p1_2_11 = xor(p1_2_11_l, p1_2_11_h) */
+	movdqa %xmm7, %xmm5 /* tbl_hi_2 */
+	pshufb %xmm12, %xmm5 /* p2_2_11_h = lookup16(tbl_hi_2, y2_11_aes_hi) */
+	pxor %xmm5, %xmm10 /* p2_2_11 = xor(p2_2_11_l, p2_2_11_h) */
+	movdqa %xmm15, %xmm5 /* y3_11_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm5 /* y3_11_aes_lo = and(y3_11_aes, nibble_mask) */
+	psrlw $4, %xmm15 /* y3_11_aes_sh = shr(y3_11_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm15 /* y3_11_aes_hi = and(y3_11_aes_sh, nibble_mask) */
+	movdqa %xmm6, %xmm12 /* tbl_lo_1 */
+	pshufb %xmm5, %xmm12 /* p1_3_11_l = lookup16(tbl_lo_1, y3_11_aes_lo) */
+	movdqa %xmm8, %xmm6 /* tbl_lo_2 */
+	pshufb %xmm5, %xmm6 /* p2_3_11_l = lookup16(tbl_lo_2, y3_11_aes_lo) */
+	movdqa %xmm13, %xmm5 /* tbl_hi_1 */
+	pshufb %xmm15, %xmm5 /* p1_3_11_h = lookup16(tbl_hi_1, y3_11_aes_hi) */
+	pxor %xmm5, %xmm12 /* p1_3_11 = xor(p1_3_11_l, p1_3_11_h) */
+	movdqa %xmm7, %xmm5 /* tbl_hi_2 */
+	pshufb %xmm15, %xmm5 /* p2_3_11_h = lookup16(tbl_hi_2, y3_11_aes_hi) */
+	pxor %xmm5, %xmm6 /* p2_3_11 = xor(p2_3_11_l, p2_3_11_h) */
+	movdqa %xmm4, %xmm5 /* p1_0_11 */
+	pxor %xmm0, %xmm5 /* m0_acc_44 = xor(p1_0_11, p2_0_11) */
+	pxor %xmm14, %xmm0 /* m1_acc_44 = xor(p2_0_11, p1_1_11) */
+	movdqa %xmm14, %xmm15 /* p1_1_11 */
+	pxor %xmm9, %xmm15 /* m0_acc_45 = xor(p1_1_11, p1_2_11) */
+	pxor %xmm15, %xmm5 /* m0_acc_46 = xor(m0_acc_44, m0_acc_45) */
+	pxor %xmm6, %xmm5 /* m0_acc_47 = xor(m0_acc_46, p2_3_11) */
+	pxor 752(%rsp), %xmm5 /* x0n_11 = xor(m0_acc_47, g1x4.3) */
+	movdqa %xmm4, %xmm15 /* p1_0_11 */
+	pxor %xmm14, %xmm15 /* m3_acc_44 = xor(p1_0_11, p1_1_11) */
+	pxor %xmm2, %xmm4 /* m2_acc_44 = xor(p1_0_11, p2_1_11) */
+	pxor %xmm9, %xmm2 /* m1_acc_45 = xor(p2_1_11, p1_2_11) */
+	pxor %xmm2, %xmm0 /* m1_acc_46 = xor(m1_acc_44, m1_acc_45) */
+	pxor %xmm12, %xmm0 /* m1_acc_47 = xor(m1_acc_46, p1_3_11) */
+	pxor 800(%rsp), %xmm0 /* x1n_11 = xor(m1_acc_47, g1x5.3) */
+	pxor %xmm10, %xmm9 /* m2_acc_45 = xor(p1_2_11, p2_2_11) */
+	pxor %xmm9, %xmm4 /* m2_acc_46 = xor(m2_acc_44, m2_acc_45) */
+	pxor %xmm12, %xmm4 /* m2_acc_47 = xor(m2_acc_46, p1_3_11) */
+	pxor %xmm12, %xmm10 /* m3_acc_45 = xor(p2_2_11, p1_3_11) */
+	pxor %xmm10, %xmm15 /* m3_acc_46 = xor(m3_acc_44, m3_acc_45) */
+	pxor %xmm6, %xmm15 /* m3_acc_47 = xor(m3_acc_46, p2_3_11) */
+	pxor 768(%rsp), %xmm4 /* x2n_11 = xor(m2_acc_47, g1x6.3) */
+	pxor 352(%rsp), %xmm15 /* x3n_11 = xor(m3_acc_47, g1x7.3) */
+
+	/* Round 8r+6: slot 2 ^= M'_L·inv(slot 3 ^ slot 0 ^ slot 1 ^ rk') ^ C'. */
+	movd 96(%rdi,%r10), %xmm2
+	pshufd $0, %xmm2, %xmm2 /* rk0_6 = bcast32() */
+	movd 100(%rdi,%r10), %xmm6
+	pshufd $0, %xmm6, %xmm6 /* rk1_6 = bcast32() */
+	movd 104(%rdi,%r10), %xmm9
+	pshufd $0, %xmm9, %xmm9 /* rk2_6 = bcast32() */
+	movd 108(%rdi,%r10), %xmm10
+	pshufd $0, %xmm10, %xmm10 /* rk3_6 = bcast32() */
+	movdqa 48(%rsp), %xmm12 /* reload g0x12.3 */
+	movdqa %xmm12, %xmm14 /* g0x12.3 */
+	pxor 336(%rsp), %xmm14 /* t0_acc_24 = xor(g0x12, g0x0) */
+	pxor %xmm2, %xmm14 /* t0_acc_25 = xor(t0_acc_24, rk0_6) */
+	pxor %xmm1, %xmm14 /* t0_12 = xor(t0_acc_25, g0x4) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm14 /* y0_12_sr = lookup16(t0_12, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm14 /* y0_12_aes = aesenclast(y0_12_sr, aes_cancel_key) */
+	movdqa 160(%rsp), %xmm12 /* reload g0x13.3 */
+	movdqa %xmm1, 352(%rsp) /* spill g0x4.4 */
+	movdqa %xmm12, %xmm1 /* g0x13.3 */
+	pxor 288(%rsp), %xmm1 /* t1_acc_24 = xor(g0x13, g0x1) */
+	pxor %xmm6, %xmm1 /* t1_acc_25 = xor(t1_acc_24, rk1_6) */
+	pxor %xmm3, %xmm1 /* t1_12 = xor(t1_acc_25, g0x5) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm1 /* y1_12_sr = lookup16(t1_12, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm1 /* y1_12_aes = aesenclast(y1_12_sr, aes_cancel_key) */
+	movdqa 208(%rsp), %xmm12 /* reload g0x14.3 */
+	movdqa %xmm3, 768(%rsp) /* spill g0x5.4 */
+	movdqa %xmm12, %xmm3 /* g0x14.3 */
+	pxor 96(%rsp), %xmm3 /* t2_acc_24 = xor(g0x14, g0x2) */
+	pxor %xmm9, %xmm3 /* t2_acc_25 = xor(t2_acc_24, rk2_6) */
+	pxor %xmm11, %xmm3 /* t2_12 = xor(t2_acc_25, g0x6) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm3 /* y2_12_sr = lookup16(t2_12, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm3 /* y2_12_aes = aesenclast(y2_12_sr, aes_cancel_key) */
+	movdqa 848(%rsp), %xmm12 /* reload g0x15.3 */
+	movdqa %xmm11, 800(%rsp) /* spill g0x6.4 */
+	movdqa %xmm12, %xmm11 /* g0x15.3 */
+	pxor 592(%rsp), %xmm11 /* t3_acc_24 = xor(g0x15, g0x3) */
+	pxor %xmm10, %xmm11 /* t3_acc_25 = xor(t3_acc_24, rk3_6) */
+	pxor 672(%rsp), %xmm11 /* t3_12 = xor(t3_acc_25, g0x7) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm11 /* y3_12_sr = lookup16(t3_12, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm11 /* y3_12_aes = aesenclast(y3_12_sr, aes_cancel_key) */
+	movdqa %xmm14, %xmm12 /* y0_12_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm12 /* y0_12_aes_lo = and(y0_12_aes, nibble_mask) */
+	psrlw $4, %xmm14 /* y0_12_aes_sh = shr(y0_12_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm14 /* y0_12_aes_hi = and(y0_12_aes_sh, nibble_mask) */
+	movdqa %xmm15, 432(%rsp) /* spill g1x7.4 */
+	movdqa .Lsm4_byteslice_ssse3_aesni_9_tbl_lo_1(%rip), %xmm15 /* tbl_lo_1 = const() */
+	movdqa %xmm10, 752(%rsp) /* spill rk3_6 */
+	movdqa %xmm15, %xmm10 /* tbl_lo_1 */
+	pshufb %xmm12, %xmm10 /* p1_0_12_l = lookup16(tbl_lo_1, y0_12_aes_lo) */
+	movdqa %xmm4, 480(%rsp) /* spill g1x6.4 */
+	movdqa %xmm8, %xmm4 /* tbl_lo_2 */
+	pshufb %xmm12, %xmm4 /* p2_0_12_l = lookup16(tbl_lo_2, y0_12_aes_lo) */
+	movdqa %xmm13, %xmm12 /* tbl_hi_1 */
+	pshufb %xmm14, %xmm12 /* p1_0_12_h = lookup16(tbl_hi_1, y0_12_aes_hi) */
+	pxor %xmm12, %xmm10 /* p1_0_12 = xor(p1_0_12_l, p1_0_12_h) */
+	movdqa %xmm7, %xmm12 /* tbl_hi_2 */
+	pshufb %xmm14, %xmm12 /* p2_0_12_h = lookup16(tbl_hi_2, y0_12_aes_hi) */
+	pxor %xmm12, %xmm4 /* p2_0_12 = xor(p2_0_12_l, p2_0_12_h) */
+	movdqa %xmm1, %xmm12 /* y1_12_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm12 /* y1_12_aes_lo = and(y1_12_aes, nibble_mask) */
+	psrlw $4, %xmm1 /* y1_12_aes_sh = shr(y1_12_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm1 /* y1_12_aes_hi = and(y1_12_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm14 /* tbl_lo_1 */
+	pshufb %xmm12, %xmm14 /* p1_1_12_l = lookup16(tbl_lo_1, y1_12_aes_lo) */
+	movdqa %xmm9, 704(%rsp) /* spill rk2_6 */
+	movdqa %xmm8, %xmm9 /* tbl_lo_2 */
+	pshufb %xmm12, %xmm9 /* p2_1_12_l = lookup16(tbl_lo_2, y1_12_aes_lo) */
+	movdqa %xmm13, %xmm12 /* tbl_hi_1 */
+	pshufb %xmm1, %xmm12 /* p1_1_12_h = lookup16(tbl_hi_1, y1_12_aes_hi) */
+	pxor %xmm12, %xmm14 /* p1_1_12 = xor(p1_1_12_l, p1_1_12_h) */
+	movdqa %xmm7, %xmm12 /* tbl_hi_2 */
+	pshufb %xmm1, %xmm12 /* p2_1_12_h = lookup16(tbl_hi_2, y1_12_aes_hi) */
+	pxor %xmm12, %xmm9 /* p2_1_12 = xor(p2_1_12_l, p2_1_12_h) */
+	movdqa %xmm3, %xmm1 /* y2_12_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm1 /* y2_12_aes_lo = and(y2_12_aes, nibble_mask) */
+	psrlw $4, %xmm3 /* y2_12_aes_sh = shr(y2_12_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm3 /* y2_12_aes_hi = and(y2_12_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm12 /* tbl_lo_1 */
+	pshufb %xmm1, %xmm12 /* p1_2_12_l = lookup16(tbl_lo_1, y2_12_aes_lo) */
+	movdqa %xmm0, 496(%rsp) /* spill g1x5.4 */
+	movdqa %xmm8, %xmm0 /* tbl_lo_2 */
+	pshufb %xmm1, %xmm0 /* p2_2_12_l = lookup16(tbl_lo_2, y2_12_aes_lo) */
+	movdqa %xmm13, %xmm1 /* tbl_hi_1 */
+	pshufb %xmm3, %xmm1 /* p1_2_12_h = lookup16(tbl_hi_1, y2_12_aes_hi) */
+	pxor %xmm1, %xmm12 /* p1_2_12 = xor(p1_2_12_l, p1_2_12_h) */
+	movdqa %xmm7, %xmm1 /* tbl_hi_2 */
+	pshufb %xmm3, %xmm1 /* p2_2_12_h = lookup16(tbl_hi_2, y2_12_aes_hi) */
+	pxor %xmm1, %xmm0 /* p2_2_12 = xor(p2_2_12_l, p2_2_12_h) */
+	movdqa %xmm11, %xmm1 /* y3_12_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm1 /* y3_12_aes_lo = and(y3_12_aes, nibble_mask) */
+	psrlw $4, %xmm11 /* y3_12_aes_sh = shr(y3_12_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm11 /* y3_12_aes_hi = and(y3_12_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm3 /* tbl_lo_1 */
+	pshufb %xmm1, %xmm3 /* p1_3_12_l = lookup16(tbl_lo_1, y3_12_aes_lo) */
+	movdqa %xmm8, %xmm15 /* tbl_lo_2 */
+	pshufb %xmm1, %xmm15 /* p2_3_12_l = lookup16(tbl_lo_2, y3_12_aes_lo) */
+	movdqa %xmm13, %xmm1 /* tbl_hi_1 */
+	pshufb %xmm11, %xmm1 /* p1_3_12_h = lookup16(tbl_hi_1, y3_12_aes_hi) */
+	pxor %xmm1, %xmm3 /* p1_3_12 = xor(p1_3_12_l, p1_3_12_h) */
+	movdqa %xmm7, %xmm1 /* tbl_hi_2 */
+	pshufb %xmm11, %xmm1 /* p2_3_12_h = lookup16(tbl_hi_2, y3_12_aes_hi) */
+	pxor %xmm1, %xmm15 /* p2_3_12 = xor(p2_3_12_l, p2_3_12_h) */
+	movdqa %xmm10, %xmm1 /* p1_0_12 */
+	pxor %xmm4, %xmm1 /* m0_acc_48 = xor(p1_0_12, p2_0_12) */
+	pxor %xmm14, %xmm4 /* m1_acc_48 = xor(p2_0_12, p1_1_12) */
+	movdqa %xmm14, %xmm11 /* p1_1_12 */
+	pxor %xmm12, %xmm11 /* m0_acc_49 = xor(p1_1_12, p1_2_12) */
+	pxor %xmm11, %xmm1 /* m0_acc_50 = xor(m0_acc_48, m0_acc_49) */
+	pxor %xmm15, %xmm1 /* m0_acc_51 = xor(m0_acc_50, p2_3_12) */
+	pxor 176(%rsp), %xmm1 /* x0n_12 = xor(m0_acc_51, g0x8.3) */
+	movdqa %xmm10, %xmm11 /* p1_0_12 */
+	pxor %xmm14, %xmm11 /* m3_acc_48 = xor(p1_0_12, p1_1_12) */
+	pxor %xmm9, %xmm10 /* m2_acc_48 = xor(p1_0_12, p2_1_12) */
+	pxor %xmm12, %xmm9 /* m1_acc_49 = xor(p2_1_12, p1_2_12) */
+	pxor %xmm9, %xmm4 /* m1_acc_50 = xor(m1_acc_48, m1_acc_49) */
+	pxor %xmm3, %xmm4 /* m1_acc_51 = xor(m1_acc_50, p1_3_12) */
+	pxor 112(%rsp), %xmm4 /* x1n_12 = xor(m1_acc_51, g0x9.3) */
+	pxor %xmm0, %xmm12 /* m2_acc_49 = xor(p1_2_12, p2_2_12) */
+	pxor %xmm12, %xmm10 /* m2_acc_50 = xor(m2_acc_48, m2_acc_49) */
+	pxor %xmm3, %xmm10 /* m2_acc_51 = xor(m2_acc_50, p1_3_12) */
+	pxor %xmm3, %xmm0 /* m3_acc_49 = xor(p2_2_12, p1_3_12) */
+	pxor %xmm0, %xmm11 /* m3_acc_50 = xor(m3_acc_48, m3_acc_49) */
+	pxor %xmm15, %xmm11 /* m3_acc_51 = xor(m3_acc_50, p2_3_12) */
+	pxor 256(%rsp), %xmm10 /* x2n_12 = xor(m2_acc_51, g0x10.3) */
+	pxor 784(%rsp), %xmm11 /* x3n_12 = xor(m3_acc_51, g0x11.3) */
+	movdqa 896(%rsp), %xmm0 /* reload g1x12.3 */
+	movdqa %xmm0, %xmm3 /* g1x12.3 */
+	pxor 384(%rsp), %xmm3 /* t0_acc_26 = xor(g1x12, g1x0) */
+	pxor %xmm2, %xmm3 /* t0_acc_27 = xor(t0_acc_26, rk0_6) */
+	pxor %xmm5, %xmm3 /* t0_13 = xor(t0_acc_27, g1x4) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm3 /* y0_13_sr = lookup16(t0_13, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm3 /* y0_13_aes = aesenclast(y0_13_sr, aes_cancel_key) */
+	movdqa 944(%rsp), %xmm2 /* reload g1x13.3 */
+	movdqa %xmm2, %xmm9 /* g1x13.3 */
+	pxor 368(%rsp), %xmm9 /* t1_acc_26 = xor(g1x13, g1x1) */
+	pxor %xmm6, %xmm9 /* t1_acc_27 = xor(t1_acc_26, rk1_6) */
+	pxor 496(%rsp), %xmm9 /* t1_13 = xor(t1_acc_27, g1x5) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm9 /* y1_13_sr = lookup16(t1_13, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm9 /* y1_13_aes = aesenclast(y1_13_sr, aes_cancel_key) */
+	movdqa 912(%rsp), %xmm6 /* reload g1x14.3 */
+	movdqa %xmm6, %xmm12 /* g1x14.3 */
+	pxor 64(%rsp), %xmm12 /* t2_acc_26 = xor(g1x14, g1x2) */
+	pxor 704(%rsp), %xmm12 /* t2_acc_27 = xor(t2_acc_26, rk2_6) */
+	pxor 480(%rsp), %xmm12 /* t2_13 = xor(t2_acc_27, g1x6) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm12 /* y2_13_sr = lookup16(t2_13, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm12 /* y2_13_aes = aesenclast(y2_13_sr, aes_cancel_key) */
+	movdqa 880(%rsp), %xmm14 /* reload g1x15.3 */
+	movdqa %xmm14, %xmm15 /* g1x15.3 */
+	pxor 320(%rsp), %xmm15 /* t3_acc_26 = xor(g1x15, g1x3) */
+	pxor 752(%rsp), %xmm15 /* t3_acc_27 = xor(t3_acc_26, rk3_6) */
+	pxor 432(%rsp), %xmm15 /* t3_13 = xor(t3_acc_27, g1x7) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm15 /* y3_13_sr = lookup16(t3_13, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm15 /* y3_13_aes = aesenclast(y3_13_sr, aes_cancel_key) */
+	movdqa %xmm3, %xmm14 /* y0_13_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm14 /* y0_13_aes_lo = and(y0_13_aes, nibble_mask) */
+	psrlw $4, %xmm3 /* y0_13_aes_sh = shr(y0_13_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm3 /* y0_13_aes_hi = and(y0_13_aes_sh, nibble_mask) */
+	movdqa .Lsm4_byteslice_ssse3_aesni_9_tbl_lo_1(%rip), %xmm6 /* tbl_lo_1 = const() */
+	movdqa %xmm6, %xmm2 /* tbl_lo_1 */
+	pshufb %xmm14, %xmm2 /* p1_0_13_l = lookup16(tbl_lo_1, y0_13_aes_lo) */
+	movdqa %xmm8, %xmm0 /* tbl_lo_2 */
+	pshufb %xmm14, %xmm0 /* p2_0_13_l = lookup16(tbl_lo_2, y0_13_aes_lo) */
+	movdqa %xmm13, %xmm14 /* tbl_hi_1 */
+	pshufb %xmm3, %xmm14 /* p1_0_13_h = lookup16(tbl_hi_1, y0_13_aes_hi) */
+	pxor %xmm14, %xmm2 /* p1_0_13 = xor(p1_0_13_l, p1_0_13_h) */
+	movdqa %xmm7, %xmm14 /* tbl_hi_2 */
+	pshufb %xmm3, %xmm14 /* p2_0_13_h = lookup16(tbl_hi_2, y0_13_aes_hi) */
+	pxor %xmm14, %xmm0 /* p2_0_13 = xor(p2_0_13_l, p2_0_13_h) */
+	movdqa %xmm9, %xmm3 /* y1_13_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm3 /* y1_13_aes_lo = and(y1_13_aes, nibble_mask) */
+	psrlw $4, %xmm9 /* y1_13_aes_sh = shr(y1_13_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm9 /* y1_13_aes_hi = and(y1_13_aes_sh, nibble_mask) */
+	movdqa %xmm6, %xmm14 /* tbl_lo_1 */
+	pshufb %xmm3, %xmm14 /* p1_1_13_l = lookup16(tbl_lo_1, y1_13_aes_lo) */
+	movdqa %xmm5, 576(%rsp) /* spill g1x4.4 */
+	movdqa %xmm8, %xmm5 /* tbl_lo_2 */
+	pshufb %xmm3, %xmm5 /* p2_1_13_l = lookup16(tbl_lo_2, y1_13_aes_lo) */
+	movdqa %xmm13, %xmm3 /* tbl_hi_1 */
+	pshufb %xmm9, %xmm3 /* p1_1_13_h = lookup16(tbl_hi_1, y1_13_aes_hi) */
+	pxor %xmm3, %xmm14 /* p1_1_13 = xor(p1_1_13_l, p1_1_13_h) */
+	movdqa %xmm7, %xmm3 /* tbl_hi_2 */
+	pshufb %xmm9, %xmm3 /* p2_1_13_h = lookup16(tbl_hi_2, y1_13_aes_hi) */
+	pxor %xmm3, %xmm5 /* p2_1_13 = xor(p2_1_13_l, p2_1_13_h) */
+	movdqa %xmm12, %xmm3 /* y2_13_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm3 /* y2_13_aes_lo = and(y2_13_aes, nibble_mask) */
+	psrlw $4, %xmm12 /* y2_13_aes_sh = shr(y2_13_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm12 /* y2_13_aes_hi = and(y2_13_aes_sh, nibble_mask) */
+	movdqa %xmm6, %xmm9 /* tbl_lo_1 */
+	pshufb %xmm3, %xmm9 /* p1_2_13_l = lookup16(tbl_lo_1, y2_13_aes_lo) */
+	movdqa %xmm11, 752(%rsp) /* spill g0x11.4 */
+	movdqa %xmm8, %xmm11 /* tbl_lo_2 */
+	pshufb %xmm3, %xmm11 /* p2_2_13_l = lookup16(tbl_lo_2, y2_13_aes_lo) */
+	movdqa %xmm13, %xmm3 /* tbl_hi_1 */
+	pshufb %xmm12, %xmm3 /* p1_2_13_h = lookup16(tbl_hi_1, y2_13_aes_hi) */
+	pxor %xmm3, %xmm9 /* p1_2_13 = xor(p1_2_13_l, p1_2_13_h) */
+	movdqa %xmm7, %xmm3 /* tbl_hi_2 */
+	pshufb %xmm12, %xmm3 /* p2_2_13_h = lookup16(tbl_hi_2, y2_13_aes_hi) */
+	pxor %xmm3, %xmm11 /* p2_2_13 = xor(p2_2_13_l, p2_2_13_h) */
+	movdqa %xmm15, %xmm3 /* y3_13_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm3 /* y3_13_aes_lo = and(y3_13_aes, nibble_mask) */
+	psrlw $4, %xmm15 /* y3_13_aes_sh = shr(y3_13_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm15 /* y3_13_aes_hi = and(y3_13_aes_sh, nibble_mask) */
+	movdqa %xmm6, %xmm12 /* tbl_lo_1 */
+	pshufb %xmm3, %xmm12 /* p1_3_13_l = lookup16(tbl_lo_1, y3_13_aes_lo) */
+	movdqa %xmm8, %xmm6 /* tbl_lo_2 */
+	pshufb %xmm3, %xmm6 /* p2_3_13_l = lookup16(tbl_lo_2, y3_13_aes_lo) */
+	movdqa %xmm13, %xmm3 /* tbl_hi_1 */
+	pshufb %xmm15, %xmm3 /* p1_3_13_h = lookup16(tbl_hi_1, y3_13_aes_hi) */
+	pxor %xmm3, %xmm12 /* p1_3_13 = xor(p1_3_13_l, p1_3_13_h) */
+	movdqa %xmm7, %xmm3 /* tbl_hi_2 */
+	pshufb %xmm15, %xmm3 /* p2_3_13_h = lookup16(tbl_hi_2, y3_13_aes_hi) */
+	pxor %xmm3, %xmm6 /* p2_3_13 = xor(p2_3_13_l, p2_3_13_h) */
+	movdqa %xmm2, %xmm3 /* p1_0_13 */
+	pxor %xmm0, %xmm3 /* m0_acc_52 = xor(p1_0_13, p2_0_13) */
+	pxor %xmm14, %xmm0 /* m1_acc_52 = xor(p2_0_13, p1_1_13) */
+	movdqa %xmm14, %xmm15 /* p1_1_13 */
+	pxor %xmm9, %xmm15 /* m0_acc_53 = xor(p1_1_13, p1_2_13) */
+	pxor %xmm15, %xmm3 /* m0_acc_54 = xor(m0_acc_52, m0_acc_53) */
+	pxor %xmm6, %xmm3 /* m0_acc_55 = xor(m0_acc_54, p2_3_13) */
+	pxor 816(%rsp), %xmm3 /* x0n_13 = xor(m0_acc_55, g1x8.3) */
+	movdqa %xmm2, %xmm15 /* p1_0_13 */
+	pxor %xmm14, %xmm15 /* m3_acc_52 = xor(p1_0_13, p1_1_13) */
+	pxor %xmm5, %xmm2 /* m2_acc_52 = xor(p1_0_13, p2_1_13) */
+	pxor %xmm9, %xmm5 /* m1_acc_53 = xor(p2_1_13, p1_2_13) */
+	pxor %xmm5, %xmm0 /* m1_acc_54 = xor(m1_acc_52, m1_acc_53) */
+	pxor %xmm12, %xmm0 /* m1_acc_55 = xor(m1_acc_54, p1_3_13) */
+	pxor 864(%rsp), %xmm0 /* x1n_13 = xor(m1_acc_55, g1x9.3) */
+	pxor %xmm11, %xmm9 /* m2_acc_53 = xor(p1_2_13, p2_2_13) */
+	pxor %xmm9, %xmm2 /* m2_acc_54 = xor(m2_acc_52, m2_acc_53) */
+	pxor %xmm12, %xmm2 /* m2_acc_55 = xor(m2_acc_54, p1_3_13) */
+	pxor %xmm12, %xmm11 /* m3_acc_53 = xor(p2_2_13, p1_3_13) */
+	pxor %xmm11, %xmm15 /* m3_acc_54 = xor(m3_acc_52, m3_acc_53) */
+	pxor %xmm6, %xmm15 /* m3_acc_55 = xor(m3_acc_54, p2_3_13) */
+	pxor 832(%rsp), %xmm2 /* x2n_13 = xor(m2_acc_55, g1x10.3) */
+	pxor 128(%rsp), %xmm15 /* x3n_13 = xor(m3_acc_55, g1x11.3) */
+
+	/* Round 8r+7: slot 3 ^= M'_L·inv(slot 0 ^ slot 1 ^ slot 2 ^ rk') ^ C'. */
+	movd 112(%rdi,%r10), %xmm5
+	pshufd $0, %xmm5, %xmm5 /* rk0_7 = bcast32() */
+	movd 116(%rdi,%r10), %xmm6
+	pshufd $0, %xmm6, %xmm6 /* rk1_7 = bcast32() */
+	movd 120(%rdi,%r10), %xmm9
+	pshufd $0, %xmm9, %xmm9 /* rk2_7 = bcast32() */
+	movd 124(%rdi,%r10), %xmm11
+	pshufd $0, %xmm11, %xmm11 /* rk3_7 = bcast32() */
+	movdqa 336(%rsp), %xmm12 /* reload g0x0.4 */
+	movdqa %xmm12, %xmm14 /* g0x0.4 */
+	pxor 352(%rsp), %xmm14 /* t0_acc_28 = xor(g0x0, g0x4) */
+	pxor %xmm5, %xmm14 /* t0_acc_29 = xor(t0_acc_28, rk0_7) */
+	pxor %xmm1, %xmm14 /* t0_14 = xor(t0_acc_29, g0x8) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm14 /* y0_14_sr = lookup16(t0_14, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm14 /* y0_14_aes = aesenclast(y0_14_sr, aes_cancel_key) */
+	movdqa 288(%rsp), %xmm12 /* reload g0x1.4 */
+	movdqa %xmm1, 128(%rsp) /* spill g0x8.4 */
+	movdqa %xmm12, %xmm1 /* g0x1.4 */
+	pxor 768(%rsp), %xmm1 /* t1_acc_28 = xor(g0x1, g0x5) */
+	pxor %xmm6, %xmm1 /* t1_acc_29 = xor(t1_acc_28, rk1_7) */
+	pxor %xmm4, %xmm1 /* t1_14 = xor(t1_acc_29, g0x9) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm1 /* y1_14_sr = lookup16(t1_14, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm1 /* y1_14_aes = aesenclast(y1_14_sr, aes_cancel_key) */
+	movdqa 96(%rsp), %xmm12 /* reload g0x2.4 */
+	movdqa %xmm4, 832(%rsp) /* spill g0x9.4 */
+	movdqa %xmm12, %xmm4 /* g0x2.4 */
+	pxor 800(%rsp), %xmm4 /* t2_acc_28 = xor(g0x2, g0x6) */
+	pxor %xmm9, %xmm4 /* t2_acc_29 = xor(t2_acc_28, rk2_7) */
+	pxor %xmm10, %xmm4 /* t2_14 = xor(t2_acc_29, g0x10) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm4 /* y2_14_sr = lookup16(t2_14, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm4 /* y2_14_aes = aesenclast(y2_14_sr, aes_cancel_key) */
+	movdqa 592(%rsp), %xmm12 /* reload g0x3.4 */
+	movdqa %xmm10, 864(%rsp) /* spill g0x10.4 */
+	movdqa %xmm12, %xmm10 /* g0x3.4 */
+	pxor 672(%rsp), %xmm10 /* t3_acc_28 = xor(g0x3, g0x7) */
+	pxor %xmm11, %xmm10 /* t3_acc_29 = xor(t3_acc_28, rk3_7) */
+	pxor 752(%rsp), %xmm10 /* t3_14 = xor(t3_acc_29, g0x11) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm10 /* y3_14_sr = lookup16(t3_14, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm10 /* y3_14_aes = aesenclast(y3_14_sr, aes_cancel_key) */
+	movdqa %xmm14, %xmm12 /* y0_14_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm12 /* y0_14_aes_lo = and(y0_14_aes, nibble_mask) */
+	psrlw $4, %xmm14 /* y0_14_aes_sh = shr(y0_14_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm14 /* y0_14_aes_hi = and(y0_14_aes_sh, nibble_mask) */
+	movdqa %xmm15, 528(%rsp) /* spill g1x11.4 */
+	movdqa .Lsm4_byteslice_ssse3_aesni_9_tbl_lo_1(%rip), %xmm15 /* tbl_lo_1 = const() */
+	movdqa %xmm11, 816(%rsp) /* spill rk3_7 */
+	movdqa %xmm15, %xmm11 /* tbl_lo_1 */
+	pshufb %xmm12, %xmm11 /* p1_0_14_l = lookup16(tbl_lo_1, y0_14_aes_lo) */
+	movdqa %xmm2, 512(%rsp) /* spill g1x10.4 */
+	movdqa %xmm8, %xmm2 /* tbl_lo_2 */
+	pshufb %xmm12, %xmm2 /* p2_0_14_l = lookup16(tbl_lo_2, y0_14_aes_lo) */
+	movdqa %xmm13, %xmm12 /* tbl_hi_1 */
+	pshufb %xmm14, %xmm12 /* p1_0_14_h = lookup16(tbl_hi_1, y0_14_aes_hi) */
+	pxor %xmm12, %xmm11 /* p1_0_14 = xor(p1_0_14_l, p1_0_14_h) */
+	movdqa %xmm7, %xmm12 /* tbl_hi_2 */
+	pshufb %xmm14, %xmm12 /* p2_0_14_h = lookup16(tbl_hi_2, y0_14_aes_hi) */
+	pxor %xmm12, %xmm2 /* p2_0_14 = xor(p2_0_14_l, p2_0_14_h) */
+	movdqa %xmm1, %xmm12 /* y1_14_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm12 /* y1_14_aes_lo = and(y1_14_aes, nibble_mask) */
+	psrlw $4, %xmm1 /* y1_14_aes_sh = shr(y1_14_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm1 /* y1_14_aes_hi = and(y1_14_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm14 /* tbl_lo_1 */
+	pshufb %xmm12, %xmm14 /* p1_1_14_l = lookup16(tbl_lo_1, y1_14_aes_lo) */
+	movdqa %xmm9, 704(%rsp) /* spill rk2_7 */
+	movdqa %xmm8, %xmm9 /* tbl_lo_2 */
+	pshufb %xmm12, %xmm9 /* p2_1_14_l = lookup16(tbl_lo_2, y1_14_aes_lo) */
+	movdqa %xmm13, %xmm12 /* tbl_hi_1 */
+	pshufb %xmm1, %xmm12 /* p1_1_14_h = lookup16(tbl_hi_1, y1_14_aes_hi) */
+	pxor %xmm12, %xmm14 /* p1_1_14 = xor(p1_1_14_l, p1_1_14_h) */
+	movdqa %xmm7, %xmm12 /* tbl_hi_2 */
+	pshufb %xmm1, %xmm12 /* p2_1_14_h = lookup16(tbl_hi_2, y1_14_aes_hi) */
+	pxor %xmm12, %xmm9 /* p2_1_14 = xor(p2_1_14_l, p2_1_14_h) */
+	movdqa %xmm4, %xmm1 /* y2_14_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm1 /* y2_14_aes_lo = and(y2_14_aes, nibble_mask) */
+	psrlw $4, %xmm4 /* y2_14_aes_sh = shr(y2_14_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm4 /* y2_14_aes_hi = and(y2_14_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm12 /* tbl_lo_1 */
+	pshufb %xmm1, %xmm12 /* p1_2_14_l = lookup16(tbl_lo_1, y2_14_aes_lo) */
+	movdqa %xmm0, 544(%rsp) /* spill g1x9.4 */
+	movdqa %xmm8, %xmm0 /* tbl_lo_2 */
+	pshufb %xmm1, %xmm0 /* p2_2_14_l = lookup16(tbl_lo_2, y2_14_aes_lo) */
+	movdqa %xmm13, %xmm1 /* tbl_hi_1 */
+	pshufb %xmm4, %xmm1 /* p1_2_14_h = lookup16(tbl_hi_1, y2_14_aes_hi) */
+	pxor %xmm1, %xmm12 /* p1_2_14 = xor(p1_2_14_l, p1_2_14_h) */
+	movdqa %xmm7, %xmm1 /* tbl_hi_2 */
+	pshufb %xmm4, %xmm1 /* p2_2_14_h = lookup16(tbl_hi_2, y2_14_aes_hi) */
+	pxor %xmm1, %xmm0 /* p2_2_14 = xor(p2_2_14_l, p2_2_14_h) */
+	movdqa %xmm10, %xmm1 /* y3_14_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm1 /* y3_14_aes_lo = and(y3_14_aes, nibble_mask) */
+	psrlw $4, %xmm10 /* y3_14_aes_sh = shr(y3_14_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm10 /* y3_14_aes_hi = and(y3_14_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm4 /* tbl_lo_1 */
+	pshufb %xmm1, %xmm4 /* p1_3_14_l = lookup16(tbl_lo_1, y3_14_aes_lo) */
+	movdqa %xmm8, %xmm15 /* tbl_lo_2 */
+	pshufb %xmm1, %xmm15 /* p2_3_14_l = lookup16(tbl_lo_2, y3_14_aes_lo) */
+	movdqa %xmm13, %xmm1 /* tbl_hi_1 */
+	pshufb %xmm10, %xmm1 /* p1_3_14_h = lookup16(tbl_hi_1, y3_14_aes_hi) */
+	pxor %xmm1, %xmm4 /* p1_3_14 = xor(p1_3_14_l, p1_3_14_h) */
+	movdqa %xmm7, %xmm1 /* tbl_hi_2 */
+	pshufb %xmm10, %xmm1 /* p2_3_14_h = lookup16(tbl_hi_2, y3_14_aes_hi) */
+	pxor %xmm1, %xmm15 /* p2_3_14 = xor(p2_3_14_l, p2_3_14_h) */
+	movdqa %xmm11, %xmm1 /* p1_0_14 */
+	pxor %xmm2, %xmm1 /* m0_acc_56 = xor(p1_0_14, p2_0_14) */
+	pxor %xmm14, %xmm2 /* m1_acc_56 = xor(p2_0_14, p1_1_14) */
+	movdqa %xmm14, %xmm10 /* p1_1_14 */
+	pxor %xmm12, %xmm10 /* m0_acc_57 = xor(p1_1_14, p1_2_14) */
+	pxor %xmm10, %xmm1 /* m0_acc_58 = xor(m0_acc_56, m0_acc_57) */
+	pxor %xmm15, %xmm1 /* m0_acc_59 = xor(m0_acc_58, p2_3_14) */
+	pxor 48(%rsp), %xmm1 /* x0n_14 = xor(m0_acc_59, g0x12.3) */
+	movdqa %xmm11, %xmm10 /* p1_0_14 */
+	pxor %xmm14, %xmm10 /* m3_acc_56 = xor(p1_0_14, p1_1_14) */
+	pxor %xmm9, %xmm11 /* m2_acc_56 = xor(p1_0_14, p2_1_14) */
+	pxor %xmm12, %xmm9 /* m1_acc_57 = xor(p2_1_14, p1_2_14) */
+	pxor %xmm9, %xmm2 /* m1_acc_58 = xor(m1_acc_56, m1_acc_57) */
+	pxor %xmm4, %xmm2 /* m1_acc_59 = xor(m1_acc_58, p1_3_14) */
+	pxor 160(%rsp), %xmm2 /* x1n_14 = xor(m1_acc_59, g0x13.3) */
+	pxor %xmm0, %xmm12 /* m2_acc_57 = xor(p1_2_14, p2_2_14) */
+	pxor %xmm12, %xmm11 /* m2_acc_58 = xor(m2_acc_56, m2_acc_57) */
+	pxor %xmm4, %xmm11 /* m2_acc_59 = xor(m2_acc_58, p1_3_14) */
+	pxor %xmm4, %xmm0 /* m3_acc_57 = xor(p2_2_14, p1_3_14) */
+	pxor %xmm0, %xmm10 /* m3_acc_58 = xor(m3_acc_56, m3_acc_57) */
+	pxor %xmm15, %xmm10 /* m3_acc_59 = xor(m3_acc_58, p2_3_14) */
+	pxor 208(%rsp), %xmm11 /* x2n_14 = xor(m2_acc_59, g0x14.3) */
+	pxor 848(%rsp), %xmm10 /* x3n_14 = xor(m3_acc_59, g0x15.3) */
+	movdqa 384(%rsp), %xmm0 /* reload g1x0.4 */
+	movdqa %xmm0, %xmm4 /* g1x0.4 */
+	pxor 576(%rsp), %xmm4 /* t0_acc_30 = xor(g1x0, g1x4) */
+	pxor %xmm5, %xmm4 /* t0_acc_31 = xor(t0_acc_30, rk0_7) */
+	pxor %xmm3, %xmm4 /* t0_15 = xor(t0_acc_31, g1x8) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm4 /* y0_15_sr = lookup16(t0_15, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm4 /* y0_15_aes = aesenclast(y0_15_sr, aes_cancel_key) */
+	movdqa 368(%rsp), %xmm5 /* reload g1x1.4 */
+	movdqa %xmm5, %xmm9 /* g1x1.4 */
+	pxor 496(%rsp), %xmm9 /* t1_acc_30 = xor(g1x1, g1x5) */
+	pxor %xmm6, %xmm9 /* t1_acc_31 = xor(t1_acc_30, rk1_7) */
+	pxor 544(%rsp), %xmm9 /* t1_15 = xor(t1_acc_31, g1x9) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm9 /* y1_15_sr = lookup16(t1_15, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm9 /* y1_15_aes = aesenclast(y1_15_sr, aes_cancel_key) */
+	movdqa 64(%rsp), %xmm6 /* reload g1x2.4 */
+	movdqa %xmm6, %xmm12 /* g1x2.4 */
+	pxor 480(%rsp), %xmm12 /* t2_acc_30 = xor(g1x2, g1x6) */
+	pxor 704(%rsp), %xmm12 /* t2_acc_31 = xor(t2_acc_30, rk2_7) */
+	pxor 512(%rsp), %xmm12 /* t2_15 = xor(t2_acc_31, g1x10) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm12 /* y2_15_sr = lookup16(t2_15, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm12 /* y2_15_aes = aesenclast(y2_15_sr, aes_cancel_key) */
+	movdqa 320(%rsp), %xmm14 /* reload g1x3.4 */
+	movdqa %xmm14, %xmm15 /* g1x3.4 */
+	pxor 432(%rsp), %xmm15 /* t3_acc_30 = xor(g1x3, g1x7) */
+	pxor 816(%rsp), %xmm15 /* t3_acc_31 = xor(t3_acc_30, rk3_7) */
+	pxor 528(%rsp), %xmm15 /* t3_15 = xor(t3_acc_31, g1x11) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm15 /* y3_15_sr = lookup16(t3_15, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm15 /* y3_15_aes = aesenclast(y3_15_sr, aes_cancel_key) */
+	movdqa %xmm4, %xmm14 /* y0_15_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm14 /* y0_15_aes_lo = and(y0_15_aes, nibble_mask) */
+	psrlw $4, %xmm4 /* y0_15_aes_sh = shr(y0_15_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm4 /* y0_15_aes_hi = and(y0_15_aes_sh, nibble_mask) */
+	movdqa .Lsm4_byteslice_ssse3_aesni_9_tbl_lo_1(%rip), %xmm6 /* tbl_lo_1 = const() */
+	movdqa %xmm6, %xmm5 /* tbl_lo_1 */
+	pshufb %xmm14, %xmm5 /* p1_0_15_l = lookup16(tbl_lo_1, y0_15_aes_lo) */
+	movdqa %xmm8, %xmm0 /* tbl_lo_2 */
+	pshufb %xmm14, %xmm0 /* p2_0_15_l = lookup16(tbl_lo_2, y0_15_aes_lo) */
+	movdqa %xmm13, %xmm14 /* tbl_hi_1 */
+	pshufb %xmm4, %xmm14 /* p1_0_15_h = lookup16(tbl_hi_1, y0_15_aes_hi) */
+	pxor %xmm14, %xmm5 /* p1_0_15 = xor(p1_0_15_l, p1_0_15_h) */
+	movdqa %xmm7, %xmm14 /* tbl_hi_2 */
+	pshufb %xmm4, %xmm14 /* p2_0_15_h = lookup16(tbl_hi_2, y0_15_aes_hi) */
+	pxor %xmm14, %xmm0 /* p2_0_15 = xor(p2_0_15_l, p2_0_15_h) */
+	movdqa %xmm9, %xmm4 /* y1_15_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm4 /* y1_15_aes_lo = and(y1_15_aes, nibble_mask) */
+	psrlw $4, %xmm9 /* y1_15_aes_sh = shr(y1_15_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm9 /* y1_15_aes_hi = and(y1_15_aes_sh, nibble_mask) */
+	movdqa %xmm6, %xmm14 /* tbl_lo_1 */
+	pshufb %xmm4, %xmm14 /* p1_1_15_l = lookup16(tbl_lo_1, y1_15_aes_lo) */
+	movdqa %xmm3, 560(%rsp) /* spill g1x8.4 */
+	movdqa %xmm8, %xmm3 /* tbl_lo_2 */
+	pshufb %xmm4, %xmm3 /* p2_1_15_l = lookup16(tbl_lo_2, y1_15_aes_lo) */
+	movdqa %xmm13, %xmm4 /* tbl_hi_1 */
+	pshufb %xmm9, %xmm4 /* p1_1_15_h = lookup16(tbl_hi_1, y1_15_aes_hi) */
+	pxor %xmm4, %xmm14 /* p1_1_15 = xor(p1_1_15_l, p1_1_15_h) */
+	movdqa %xmm7, %xmm4 /* tbl_hi_2 */
+	pshufb %xmm9, %xmm4 /* p2_1_15_h = lookup16(tbl_hi_2, y1_15_aes_hi) */
+	pxor %xmm4, %xmm3 /* p2_1_15 = xor(p2_1_15_l, p2_1_15_h) */
+	movdqa %xmm12, %xmm4 /* y2_15_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm4 /* y2_15_aes_lo = and(y2_15_aes, nibble_mask) */
+	psrlw $4, %xmm12 /* y2_15_aes_sh = shr(y2_15_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm12 /* y2_15_aes_hi = and(y2_15_aes_sh, nibble_mask) */
+	movdqa %xmm6, %xmm9 /* tbl_lo_1 */
+	pshufb %xmm4, %xmm9 /* p1_2_15_l = lookup16(tbl_lo_1, y2_15_aes_lo) */
+	movdqa %xmm10, 16(%rsp) /* spill g0x15.4 */
+	movdqa %xmm8, %xmm10 /* tbl_lo_2 */
+	pshufb %xmm4, %xmm10 /* p2_2_15_l = lookup16(tbl_lo_2, y2_15_aes_lo) */
+	movdqa %xmm13, %xmm4 /* tbl_hi_1 */
+	pshufb %xmm12, %xmm4 /* p1_2_15_h = lookup16(tbl_hi_1, y2_15_aes_hi) */
+	pxor %xmm4, %xmm9 /* p1_2_15 = xor(p1_2_15_l, p1_2_15_h) */
+	movdqa %xmm7, %xmm4 /* tbl_hi_2 */
+	pshufb %xmm12, %xmm4 /* p2_2_15_h = lookup16(tbl_hi_2, y2_15_aes_hi) */
+	pxor %xmm4, %xmm10 /* p2_2_15 = xor(p2_2_15_l, p2_2_15_h) */
+	movdqa %xmm15, %xmm4 /* y3_15_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm4 /* y3_15_aes_lo = and(y3_15_aes, nibble_mask) */
+	psrlw $4, %xmm15 /* y3_15_aes_sh = shr(y3_15_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm15 /* y3_15_aes_hi = and(y3_15_aes_sh, nibble_mask) */
+	movdqa %xmm6, %xmm12 /* tbl_lo_1 */
+	pshufb %xmm4, %xmm12 /* p1_3_15_l = lookup16(tbl_lo_1, y3_15_aes_lo) */
+	movdqa %xmm8, %xmm6 /* tbl_lo_2 */
+	pshufb %xmm4, %xmm6 /* p2_3_15_l = lookup16(tbl_lo_2, y3_15_aes_lo) */
+	movdqa %xmm13, %xmm4 /* tbl_hi_1 */
+	pshufb %xmm15, %xmm4 /* p1_3_15_h = lookup16(tbl_hi_1, y3_15_aes_hi) */
+	pxor %xmm4, %xmm12 /* p1_3_15 = xor(p1_3_15_l, p1_3_15_h) */
+	movdqa %xmm7, %xmm4 /* tbl_hi_2 */
+	pshufb %xmm15, %xmm4 /* p2_3_15_h = lookup16(tbl_hi_2, y3_15_aes_hi) */
+	pxor %xmm4, %xmm6 /* p2_3_15 = xor(p2_3_15_l, p2_3_15_h) */
+	movdqa %xmm5, %xmm4 /* p1_0_15 */
+	pxor %xmm0, %xmm4 /* m0_acc_60 = xor(p1_0_15, p2_0_15) */
+	pxor %xmm14, %xmm0 /* m1_acc_60 = xor(p2_0_15, p1_1_15) */
+	movdqa %xmm14, %xmm15 /* p1_1_15 */
+	pxor %xmm9, %xmm15 /* m0_acc_61 = xor(p1_1_15, p1_2_15) */
+	pxor %xmm15, %xmm4 /* m0_acc_62 = xor(m0_acc_60, m0_acc_61) */
+	pxor %xmm6, %xmm4 /* m0_acc_63 = xor(m0_acc_62, p2_3_15) */
+	pxor 896(%rsp), %xmm4 /* x0n_15 = xor(m0_acc_63, g1x12.3) */
+	movdqa %xmm5, %xmm15 /* p1_0_15 */
+	pxor %xmm14, %xmm15 /* m3_acc_60 = xor(p1_0_15, p1_1_15) */
+	pxor %xmm3, %xmm5 /* m2_acc_60 = xor(p1_0_15, p2_1_15) */
+	pxor %xmm9, %xmm3 /* m1_acc_61 = xor(p2_1_15, p1_2_15) */
+	pxor %xmm3, %xmm0 /* m1_acc_62 = xor(m1_acc_60, m1_acc_61) */
+	pxor %xmm12, %xmm0 /* m1_acc_63 = xor(m1_acc_62, p1_3_15) */
+	pxor 944(%rsp), %xmm0 /* x1n_15 = xor(m1_acc_63, g1x13.3) */
+	pxor %xmm10, %xmm9 /* m2_acc_61 = xor(p1_2_15, p2_2_15) */
+	pxor %xmm9, %xmm5 /* m2_acc_62 = xor(m2_acc_60, m2_acc_61) */
+	pxor %xmm12, %xmm5 /* m2_acc_63 = xor(m2_acc_62, p1_3_15) */
+	pxor %xmm12, %xmm10 /* m3_acc_61 = xor(p2_2_15, p1_3_15) */
+	pxor %xmm10, %xmm15 /* m3_acc_62 = xor(m3_acc_60, m3_acc_61) */
+	pxor %xmm6, %xmm15 /* m3_acc_63 = xor(m3_acc_62, p2_3_15) */
+	pxor 912(%rsp), %xmm5 /* x2n_15 = xor(m2_acc_63, g1x14.3) */
+	pxor 880(%rsp), %xmm15 /* x3n_15 = xor(m3_acc_63, g1x15.3) */
+	movdqa %xmm4, 608(%rsp) /* spill g1x12.2 */
+	movdqa %xmm0, 624(%rsp) /* spill g1x13.2 */
+	movdqa %xmm5, 640(%rsp) /* spill g1x14.2 */
+	movdqa %xmm15, 32(%rsp) /* spill g1x15.2 */
+	movdqa %xmm1, %xmm5 /* g0x12.4 */
+	movdqa 832(%rsp), %xmm1 /* reload g0x9.4 */
+	movdqa 352(%rsp), %xmm6 /* reload g0x4.4 */
+	movdqa %xmm2, %xmm7 /* g0x13.4 */
+	movdqa %xmm11, %xmm2 /* g0x14.4 */
+	movdqa 864(%rsp), %xmm8 /* reload g0x10.4 */
+	movdqa 752(%rsp), %xmm11 /* reload g0x11.4 */
+	movdqa 768(%rsp), %xmm12 /* reload g0x5.4 */
+	movdqa 672(%rsp), %xmm13 /* reload g0x7.4 */
+	movdqa 128(%rsp), %xmm14 /* reload g0x8.4 */
+	movdqa 800(%rsp), %xmm15 /* reload g0x6.4 */
+	add $128, %r10
+	cmp $512, %r10
+	jne .Lsm4_byteslice_ssse3_aesni_9_loop_r0
+
+	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; back to X = A1^-1·X'. */
+	movdqa %xmm5, %xmm0 /* g0x12.2 */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm0 /* g0x12_lo = and(g0x12, nibble_mask) */
+	movdqa .Lsm4_byteslice_ssse3_aesni_9_tbl_lo_3(%rip), %xmm3 /* tbl_lo_3 = const() */
+	movdqa %xmm3, %xmm4 /* tbl_lo_3 */
+	pshufb %xmm0, %xmm4 /* xout_l = lookup16(tbl_lo_3, g0x12_lo) */
+	psrlw $4, %xmm5 /* g0x12_sh = shr(g0x12) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm5 /* g0x12_hi = and(g0x12_sh, nibble_mask) */
+	movdqa .Lsm4_byteslice_ssse3_aesni_9_tbl_hi_3(%rip), %xmm0 /* tbl_hi_3 = const() */
+	movdqa %xmm0, %xmm9 /* tbl_hi_3 */
+	pshufb %xmm5, %xmm9 /* xout_h = lookup16(tbl_hi_3, g0x12_hi) */
+	pxor %xmm9, %xmm4 /* xout = xor(xout_l, xout_h) */
+	movdqa %xmm7, %xmm5 /* g0x13.2 */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm5 /* g0x13_lo = and(g0x13, nibble_mask) */
+	movdqa %xmm3, %xmm9 /* tbl_lo_3 */
+	pshufb %xmm5, %xmm9 /* xout_1_l = lookup16(tbl_lo_3, g0x13_lo) */
+	psrlw $4, %xmm7 /* g0x13_sh = shr(g0x13) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm7 /* g0x13_hi = and(g0x13_sh, nibble_mask) */
+	movdqa %xmm0, %xmm5 /* tbl_hi_3 */
+	pshufb %xmm7, %xmm5 /* xout_1_h = lookup16(tbl_hi_3, g0x13_hi) */
+	pxor %xmm5, %xmm9 /* xout_1 = xor(xout_1_l, xout_1_h) */
+	movdqa %xmm2, %xmm5 /* g0x14.2 */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm5 /* g0x14_lo = and(g0x14, nibble_mask) */
+	movdqa %xmm3, %xmm7 /* tbl_lo_3 */
+	pshufb %xmm5, %xmm7 /* xout_2_l = lookup16(tbl_lo_3, g0x14_lo) */
+	psrlw $4, %xmm2 /* g0x14_sh = shr(g0x14) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm2 /* g0x14_hi = and(g0x14_sh, nibble_mask) */
+	movdqa %xmm0, %xmm5 /* tbl_hi_3 */
+	pshufb %xmm2, %xmm5 /* xout_2_h = lookup16(tbl_hi_3, g0x14_hi) */
+	pxor %xmm5, %xmm7 /* xout_2 = xor(xout_2_l, xout_2_h) */
+	movdqa 16(%rsp), %xmm2 /* reload g0x15.2 */
+	movdqa %xmm2, %xmm5 /* g0x15.2 */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm5 /* g0x15_lo = and(g0x15, nibble_mask) */
+	movdqa %xmm3, %xmm10 /* tbl_lo_3 */
+	pshufb %xmm5, %xmm10 /* xout_3_l = lookup16(tbl_lo_3, g0x15_lo) */
+	psrlw $4, %xmm2 /* g0x15_sh = shr(g0x15) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm2 /* g0x15_hi = and(g0x15_sh, nibble_mask) */
+	movdqa %xmm0, %xmm5 /* tbl_hi_3 */
+	pshufb %xmm2, %xmm5 /* xout_3_h = lookup16(tbl_hi_3, g0x15_hi) */
+	pxor %xmm5, %xmm10 /* xout_3 = xor(xout_3_l, xout_3_h) */
+	movdqa %xmm14, %xmm2 /* g0x8.2 */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm2 /* g0x8_lo = and(g0x8, nibble_mask) */
+	movdqa %xmm3, %xmm5 /* tbl_lo_3 */
+	pshufb %xmm2, %xmm5 /* xout_4_l = lookup16(tbl_lo_3, g0x8_lo) */
+	psrlw $4, %xmm14 /* g0x8_sh = shr(g0x8) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm14 /* g0x8_hi = and(g0x8_sh, nibble_mask) */
+	movdqa %xmm0, %xmm2 /* tbl_hi_3 */
+	pshufb %xmm14, %xmm2 /* xout_4_h = lookup16(tbl_hi_3, g0x8_hi) */
+	pxor %xmm2, %xmm5 /* xout_4 = xor(xout_4_l, xout_4_h) */
+	movdqa %xmm1, %xmm2 /* g0x9.2 */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm2 /* g0x9_lo = and(g0x9, nibble_mask) */
+	movdqa %xmm3, %xmm14 /* tbl_lo_3 */
+	pshufb %xmm2, %xmm14 /* xout_5_l = lookup16(tbl_lo_3, g0x9_lo) */
+	psrlw $4, %xmm1 /* g0x9_sh = shr(g0x9) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm1 /* g0x9_hi = and(g0x9_sh, nibble_mask) */
+	movdqa %xmm0, %xmm2 /* tbl_hi_3 */
+	pshufb %xmm1, %xmm2 /* xout_5_h = lookup16(tbl_hi_3, g0x9_hi) */
+	pxor %xmm2, %xmm14 /* xout_5 = xor(xout_5_l, xout_5_h) */
+	movdqa %xmm8, %xmm1 /* g0x10.2 */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm1 /* g0x10_lo = and(g0x10, nibble_mask) */
+	movdqa %xmm3, %xmm2 /* tbl_lo_3 */
+	pshufb %xmm1, %xmm2 /* xout_6_l = lookup16(tbl_lo_3, g0x10_lo) */
+	psrlw $4, %xmm8 /* g0x10_sh = shr(g0x10) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm8 /* g0x10_hi = and(g0x10_sh, nibble_mask) */
+	movdqa %xmm0, %xmm1 /* tbl_hi_3 */
+	pshufb %xmm8, %xmm1 /* xout_6_h = lookup16(tbl_hi_3, g0x10_hi) */
+	pxor %xmm1, %xmm2 /* xout_6 = xor(xout_6_l, xout_6_h) */
+	movdqa %xmm11, %xmm1 /* g0x11.2 */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm1 /* g0x11_lo = and(g0x11, nibble_mask) */
+	movdqa %xmm3, %xmm8 /* tbl_lo_3 */
+	pshufb %xmm1, %xmm8 /* xout_7_l = lookup16(tbl_lo_3, g0x11_lo) */
+	psrlw $4, %xmm11 /* g0x11_sh = shr(g0x11) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm11 /* g0x11_hi = and(g0x11_sh, nibble_mask) */
+	movdqa %xmm0, %xmm1 /* tbl_hi_3 */
+	pshufb %xmm11, %xmm1 /* xout_7_h = lookup16(tbl_hi_3, g0x11_hi) */
+	pxor %xmm1, %xmm8 /* xout_7 = xor(xout_7_l, xout_7_h) */
+	movdqa %xmm6, %xmm1 /* g0x4.2 */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm1 /* g0x4_lo = and(g0x4, nibble_mask) */
+	movdqa %xmm3, %xmm11 /* tbl_lo_3 */
+	pshufb %xmm1, %xmm11 /* xout_8_l = lookup16(tbl_lo_3, g0x4_lo) */
+	psrlw $4, %xmm6 /* g0x4_sh = shr(g0x4) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm6 /* g0x4_hi = and(g0x4_sh, nibble_mask) */
+	movdqa %xmm0, %xmm1 /* tbl_hi_3 */
+	pshufb %xmm6, %xmm1 /* xout_8_h = lookup16(tbl_hi_3, g0x4_hi) */
+	pxor %xmm1, %xmm11 /* xout_8 = xor(xout_8_l, xout_8_h) */
+	movdqa %xmm12, %xmm1 /* g0x5.2 */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm1 /* g0x5_lo = and(g0x5, nibble_mask) */
+	movdqa %xmm3, %xmm6 /* tbl_lo_3 */
+	pshufb %xmm1, %xmm6 /* xout_9_l = lookup16(tbl_lo_3, g0x5_lo) */
+	psrlw $4, %xmm12 /* g0x5_sh = shr(g0x5) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm12 /* g0x5_hi = and(g0x5_sh, nibble_mask) */
+	movdqa %xmm0, %xmm1 /* tbl_hi_3 */
+	pshufb %xmm12, %xmm1 /* xout_9_h = lookup16(tbl_hi_3, g0x5_hi) */
+	pxor %xmm1, %xmm6 /* xout_9 = xor(xout_9_l, xout_9_h) */
+	movdqa %xmm15, %xmm1 /* g0x6.2 */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm1 /* g0x6_lo = and(g0x6, nibble_mask) */
+	movdqa %xmm3, %xmm12 /* tbl_lo_3 */
+	pshufb %xmm1, %xmm12 /* xout_10_l = lookup16(tbl_lo_3, g0x6_lo) */
+	psrlw $4, %xmm15 /* g0x6_sh = shr(g0x6) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm15 /* g0x6_hi = and(g0x6_sh, nibble_mask) */
+	movdqa %xmm0, %xmm1 /* tbl_hi_3 */
+	pshufb %xmm15, %xmm1 /* xout_10_h = lookup16(tbl_hi_3, g0x6_hi) */
+	pxor %xmm1, %xmm12 /* xout_10 = xor(xout_10_l, xout_10_h) */
+	movdqa %xmm13, %xmm1 /* g0x7.2 */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm1 /* g0x7_lo = and(g0x7, nibble_mask) */
+	movdqa %xmm3, %xmm15 /* tbl_lo_3 */
+	pshufb %xmm1, %xmm15 /* xout_11_l = lookup16(tbl_lo_3, g0x7_lo) */
+	psrlw $4, %xmm13 /* g0x7_sh = shr(g0x7) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm13 /* g0x7_hi = and(g0x7_sh, nibble_mask) */
+	movdqa %xmm0, %xmm1 /* tbl_hi_3 */
+	pshufb %xmm13, %xmm1 /* xout_11_h = lookup16(tbl_hi_3, g0x7_hi) */
+	pxor %xmm1, %xmm15 /* xout_11 = xor(xout_11_l, xout_11_h) */
+	movdqa 336(%rsp), %xmm1 /* reload g0x0.2 */
+	movdqa %xmm1, %xmm13 /* g0x0.2 */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm13 /* g0x0_lo = and(g0x0, nibble_mask) */
+	movdqa %xmm8, 16(%rsp) /* spill xout_7 */
+	movdqa %xmm3, %xmm8 /* tbl_lo_3 */
+	pshufb %xmm13, %xmm8 /* xout_12_l = lookup16(tbl_lo_3, g0x0_lo) */
+	psrlw $4, %xmm1 /* g0x0_sh = shr(g0x0) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm1 /* g0x0_hi = and(g0x0_sh, nibble_mask) */
+	movdqa %xmm0, %xmm13 /* tbl_hi_3 */
+	pshufb %xmm1, %xmm13 /* xout_12_h = lookup16(tbl_hi_3, g0x0_hi) */
+	pxor %xmm13, %xmm8 /* xout_12 = xor(xout_12_l, xout_12_h) */
+	movdqa 288(%rsp), %xmm1 /* reload g0x1.2 */
+	movdqa %xmm1, %xmm13 /* g0x1.2 */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm13 /* g0x1_lo = and(g0x1, nibble_mask) */
+	movdqa %xmm2, 336(%rsp) /* spill xout_6 */
+	movdqa %xmm3, %xmm2 /* tbl_lo_3 */
+	pshufb %xmm13, %xmm2 /* xout_13_l = lookup16(tbl_lo_3, g0x1_lo) */
+	psrlw $4, %xmm1 /* g0x1_sh = shr(g0x1) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm1 /* g0x1_hi = and(g0x1_sh, nibble_mask) */
+	movdqa %xmm0, %xmm13 /* tbl_hi_3 */
+	pshufb %xmm1, %xmm13 /* xout_13_h = lookup16(tbl_hi_3, g0x1_hi) */
+	pxor %xmm13, %xmm2 /* xout_13 = xor(xout_13_l, xout_13_h) */
+	movdqa 96(%rsp), %xmm1 /* reload g0x2.2 */
+	movdqa %xmm1, %xmm13 /* g0x2.2 */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm13 /* g0x2_lo = and(g0x2, nibble_mask) */
+	movdqa %xmm2, 288(%rsp) /* spill xout_13 */
+	movdqa %xmm3, %xmm2 /* tbl_lo_3 */
+	pshufb %xmm13, %xmm2 /* xout_14_l = lookup16(tbl_lo_3, g0x2_lo) */
+	psrlw $4, %xmm1 /* g0x2_sh = shr(g0x2) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm1 /* g0x2_hi = and(g0x2_sh, nibble_mask) */
+	movdqa %xmm0, %xmm13 /* tbl_hi_3 */
+	pshufb %xmm1, %xmm13 /* xout_14_h = lookup16(tbl_hi_3, g0x2_hi) */
+	pxor %xmm13, %xmm2 /* xout_14 = xor(xout_14_l, xout_14_h) */
+	movdqa 592(%rsp), %xmm1 /* reload g0x3.2 */
+	movdqa %xmm1, %xmm13 /* g0x3.2 */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm13 /* g0x3_lo = and(g0x3, nibble_mask) */
+	movdqa %xmm2, 96(%rsp) /* spill xout_14 */
+	movdqa %xmm3, %xmm2 /* tbl_lo_3 */
+	pshufb %xmm13, %xmm2 /* xout_15_l = lookup16(tbl_lo_3, g0x3_lo) */
+	psrlw $4, %xmm1 /* g0x3_sh = shr(g0x3) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm1 /* g0x3_hi = and(g0x3_sh, nibble_mask) */
+	movdqa %xmm0, %xmm13 /* tbl_hi_3 */
+	pshufb %xmm1, %xmm13 /* xout_15_h = lookup16(tbl_hi_3, g0x3_hi) */
+	pxor %xmm13, %xmm2 /* xout_15 = xor(xout_15_l, xout_15_h) */
+	movdqa %xmm4, %xmm1 /* xout */
+	punpcklbw %xmm11, %xmm1 /* tro0 = unpacklo(xout, xout_8) */
+	punpckhbw %xmm11, %xmm4 /* tro0_1 = unpackhi(xout, xout_8) */
+	movdqa %xmm9, %xmm11 /* xout_1 */
+	punpcklbw %xmm6, %xmm11 /* tro0_2 = unpacklo(xout_1, xout_9) */
+	punpckhbw %xmm6, %xmm9 /* tro0_3 = unpackhi(xout_1, xout_9) */
+	movdqa %xmm7, %xmm6 /* xout_2 */
+	punpcklbw %xmm12, %xmm6 /* tro0_4 = unpacklo(xout_2, xout_10) */
+	punpckhbw %xmm12, %xmm7 /* tro0_5 = unpackhi(xout_2, xout_10) */
+	movdqa %xmm10, %xmm12 /* xout_3 */
+	punpcklbw %xmm15, %xmm12 /* tro0_6 = unpacklo(xout_3, xout_11) */
+	punpckhbw %xmm15, %xmm10 /* tro0_7 = unpackhi(xout_3, xout_11) */
+	movdqa %xmm5, %xmm13 /* xout_4 */
+	punpcklbw %xmm8, %xmm13 /* tro0_8 = unpacklo(xout_4, xout_12) */
+	punpckhbw %xmm8, %xmm5 /* tro0_9 = unpackhi(xout_4, xout_12) */
+	movdqa %xmm14, %xmm8 /* xout_5 */
+	punpcklbw 288(%rsp), %xmm8 /* tro0_10 = unpacklo(xout_5, xout_13) */
+	punpckhbw 288(%rsp), %xmm14 /* tro0_11 = unpackhi(xout_5, xout_13) */
+	movdqa 336(%rsp), %xmm15 /* reload xout_6 */
+	movdqa %xmm15, %xmm0 /* xout_6 */
+	punpcklbw 96(%rsp), %xmm0 /* tro0_12 = unpacklo(xout_6, xout_14) */
+	punpckhbw 96(%rsp), %xmm15 /* tro0_13 = unpackhi(xout_6, xout_14) */
+	movdqa 16(%rsp), %xmm3 /* reload xout_7 */
+	movdqa %xmm10, 96(%rsp) /* spill tro0_7 */
+	movdqa %xmm3, %xmm10 /* xout_7 */
+	punpcklbw %xmm2, %xmm10 /* tro0_14 = unpacklo(xout_7, xout_15) */
+	punpckhbw %xmm2, %xmm3 /* tro0_15 = unpackhi(xout_7, xout_15) */
+	movdqa %xmm1, %xmm2 /* tro0 */
+	punpcklbw %xmm13, %xmm2 /* tro1 = unpacklo(tro0, tro0_8) */
+	punpckhbw %xmm13, %xmm1 /* tro1_1 = unpackhi(tro0, tro0_8) */
+	movdqa %xmm4, %xmm13 /* tro0_1 */
+	punpcklbw %xmm5, %xmm13 /* tro1_2 = unpacklo(tro0_1, tro0_9) */
+	punpckhbw %xmm5, %xmm4 /* tro1_3 = unpackhi(tro0_1, tro0_9) */
+	movdqa %xmm11, %xmm5 /* tro0_2 */
+	punpcklbw %xmm8, %xmm5 /* tro1_4 = unpacklo(tro0_2, tro0_10) */
+	punpckhbw %xmm8, %xmm11 /* tro1_5 = unpackhi(tro0_2, tro0_10) */
+	movdqa %xmm9, %xmm8 /* tro0_3 */
+	punpcklbw %xmm14, %xmm8 /* tro1_6 = unpacklo(tro0_3, tro0_11) */
+	punpckhbw %xmm14, %xmm9 /* tro1_7 = unpackhi(tro0_3, tro0_11) */
+	movdqa %xmm6, %xmm14 /* tro0_4 */
+	punpcklbw %xmm0, %xmm14 /* tro1_8 = unpacklo(tro0_4, tro0_12) */
+	punpckhbw %xmm0, %xmm6 /* tro1_9 = unpackhi(tro0_4, tro0_12) */
+	movdqa %xmm7, %xmm0 /* tro0_5 */
+	punpcklbw %xmm15, %xmm0 /* tro1_10 = unpacklo(tro0_5, tro0_13) */
+	punpckhbw %xmm15, %xmm7 /* tro1_11 = unpackhi(tro0_5, tro0_13) */
+	movdqa %xmm12, %xmm15 /* tro0_6 */
+	punpcklbw %xmm10, %xmm15 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
+	punpckhbw %xmm10, %xmm12 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
+	movdqa 96(%rsp), %xmm10 /* reload tro0_7 */
+	movdqa %xmm9, 16(%rsp) /* spill tro1_7 */
+	movdqa %xmm10, %xmm9 /* tro0_7 */
+	punpcklbw %xmm3, %xmm9 /* tro1_14 = unpacklo(tro0_7, tro0_15) */
+	punpckhbw %xmm3, %xmm10 /* tro1_15 = unpackhi(tro0_7, tro0_15) */
+	movdqa %xmm2, %xmm3 /* tro1 */
+	punpcklbw %xmm14, %xmm3 /* tro2 = unpacklo(tro1, tro1_8) */
+	punpckhbw %xmm14, %xmm2 /* tro2_1 = unpackhi(tro1, tro1_8) */
+	movdqa %xmm1, %xmm14 /* tro1_1 */
+	punpcklbw %xmm6, %xmm14 /* tro2_2 = unpacklo(tro1_1, tro1_9) */
+	punpckhbw %xmm6, %xmm1 /* tro2_3 = unpackhi(tro1_1, tro1_9) */
+	movdqa %xmm13, %xmm6 /* tro1_2 */
+	punpcklbw %xmm0, %xmm6 /* tro2_4 = unpacklo(tro1_2, tro1_10) */
+	punpckhbw %xmm0, %xmm13 /* tro2_5 = unpackhi(tro1_2, tro1_10) */
+	movdqa %xmm4, %xmm0 /* tro1_3 */
+	punpcklbw %xmm7, %xmm0 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
+	punpckhbw %xmm7, %xmm4 /* tro2_7 = unpackhi(tro1_3, tro1_11) */
+	movdqa %xmm5, %xmm7 /* tro1_4 */
+	punpcklbw %xmm15, %xmm7 /* tro2_8 = unpacklo(tro1_4, tro1_12) */
+	punpckhbw %xmm15, %xmm5 /* tro2_9 = unpackhi(tro1_4, tro1_12) */
+	movdqa %xmm11, %xmm15 /* tro1_5 */
+	punpcklbw %xmm12, %xmm15 /* tro2_10 = unpacklo(tro1_5, tro1_13) */
+	punpckhbw %xmm12, %xmm11 /* tro2_11 = unpackhi(tro1_5, tro1_13) */
+	movdqa %xmm8, %xmm12 /* tro1_6 */
+	punpcklbw %xmm9, %xmm12 /* tro2_12 = unpacklo(tro1_6, tro1_14) */
+	punpckhbw %xmm9, %xmm8 /* tro2_13 = unpackhi(tro1_6, tro1_14) */
+	movdqa 16(%rsp), %xmm9 /* reload tro1_7 */
+	movdqa %xmm4, 96(%rsp) /* spill tro2_7 */
+	movdqa %xmm9, %xmm4 /* tro1_7 */
+	punpcklbw %xmm10, %xmm4 /* tro2_14 = unpacklo(tro1_7, tro1_15) */
+	punpckhbw %xmm10, %xmm9 /* tro2_15 = unpackhi(tro1_7, tro1_15) */
+	movdqa %xmm3, %xmm10 /* tro2 */
+	punpcklbw %xmm7, %xmm10 /* tro3 = unpacklo(tro2, tro2_8) */
+	punpckhbw %xmm7, %xmm3 /* tro3_1 = unpackhi(tro2, tro2_8) */
+	movdqa %xmm2, %xmm7 /* tro2_1 */
+	punpcklbw %xmm5, %xmm7 /* tro3_2 = unpacklo(tro2_1, tro2_9) */
+	punpckhbw %xmm5, %xmm2 /* tro3_3 = unpackhi(tro2_1, tro2_9) */
+	movdqa %xmm14, %xmm5 /* tro2_2 */
+	punpcklbw %xmm15, %xmm5 /* tro3_4 = unpacklo(tro2_2, tro2_10) */
+	punpckhbw %xmm15, %xmm14 /* tro3_5 = unpackhi(tro2_2, tro2_10) */
+	movdqa %xmm1, %xmm15 /* tro2_3 */
+	punpcklbw %xmm11, %xmm15 /* tro3_6 = unpacklo(tro2_3, tro2_11) */
+	punpckhbw %xmm11, %xmm1 /* tro3_7 = unpackhi(tro2_3, tro2_11) */
+	movdqa %xmm6, %xmm11 /* tro2_4 */
+	punpcklbw %xmm12, %xmm11 /* tro3_8 = unpacklo(tro2_4, tro2_12) */
+	punpckhbw %xmm12, %xmm6 /* tro3_9 = unpackhi(tro2_4, tro2_12) */
+	movdqa %xmm13, %xmm12 /* tro2_5 */
+	punpcklbw %xmm8, %xmm12 /* tro3_10 = unpacklo(tro2_5, tro2_13) */
+	punpckhbw %xmm8, %xmm13 /* tro3_11 = unpackhi(tro2_5, tro2_13) */
+	movdqa %xmm0, %xmm8 /* tro2_6 */
+	punpcklbw %xmm4, %xmm8 /* tro3_12 = unpacklo(tro2_6, tro2_14) */
+	punpckhbw %xmm4, %xmm0 /* tro3_13 = unpackhi(tro2_6, tro2_14) */
+	movdqa 96(%rsp), %xmm4 /* reload tro2_7 */
+	movdqa %xmm0, 16(%rsp) /* spill tro3_13 */
+	movdqa %xmm4, %xmm0 /* tro2_7 */
+	punpcklbw %xmm9, %xmm0 /* tro3_14 = unpacklo(tro2_7, tro2_15) */
+	punpckhbw %xmm9, %xmm4 /* tro3_15 = unpackhi(tro2_7, tro2_15) */
+	movdqu (%rcx), %xmm9 /* msg = load() */
+	pxor %xmm9, %xmm10 /* ct = xor(tro3, msg) */
+	movdqu %xmm10, (%rdx) /* store ct */
+	movdqu 16(%rcx), %xmm9 /* msg_1 = load() */
+	pxor %xmm9, %xmm3 /* ct_1 = xor(tro3_1, msg_1) */
+	movdqu %xmm3, 16(%rdx) /* store ct_1 */
+	movdqu 32(%rcx), %xmm3 /* msg_2 = load() */
+	pxor %xmm3, %xmm7 /* ct_2 = xor(tro3_2, msg_2) */
+	movdqu %xmm7, 32(%rdx) /* store ct_2 */
+	movdqu 48(%rcx), %xmm3 /* msg_3 = load() */
+	pxor %xmm3, %xmm2 /* ct_3 = xor(tro3_3, msg_3) */
+	movdqu %xmm2, 48(%rdx) /* store ct_3 */
+	movdqu 64(%rcx), %xmm2 /* msg_4 = load() */
+	pxor %xmm2, %xmm5 /* ct_4 = xor(tro3_4, msg_4) */
+	movdqu %xmm5, 64(%rdx) /* store ct_4 */
+	movdqu 80(%rcx), %xmm2 /* msg_5 = load() */
+	pxor %xmm2, %xmm14 /* ct_5 = xor(tro3_5, msg_5) */
+	movdqu %xmm14, 80(%rdx) /* store ct_5 */
+	movdqu 96(%rcx), %xmm2 /* msg_6 = load() */
+	pxor %xmm2, %xmm15 /* ct_6 = xor(tro3_6, msg_6) */
+	movdqu %xmm15, 96(%rdx) /* store ct_6 */
+	movdqu 112(%rcx), %xmm2 /* msg_7 = load() */
+	pxor %xmm2, %xmm1 /* ct_7 = xor(tro3_7, msg_7) */
+	movdqu %xmm1, 112(%rdx) /* store ct_7 */
+	movdqu 128(%rcx), %xmm1 /* msg_8 = load() */
+	pxor %xmm1, %xmm11 /* ct_8 = xor(tro3_8, msg_8) */
+	movdqu %xmm11, 128(%rdx) /* store ct_8 */
+	movdqu 144(%rcx), %xmm1 /* msg_9 = load() */
+	pxor %xmm1, %xmm6 /* ct_9 = xor(tro3_9, msg_9) */
+	movdqu %xmm6, 144(%rdx) /* store ct_9 */
+	movdqu 160(%rcx), %xmm1 /* msg_10 = load() */
+	pxor %xmm1, %xmm12 /* ct_10 = xor(tro3_10, msg_10) */
+	movdqu %xmm12, 160(%rdx) /* store ct_10 */
+	movdqu 176(%rcx), %xmm1 /* msg_11 = load() */
+	pxor %xmm1, %xmm13 /* ct_11 = xor(tro3_11, msg_11) */
+	movdqu %xmm13, 176(%rdx) /* store ct_11 */
+	movdqu 192(%rcx), %xmm1 /* msg_12 = load() */
+	pxor %xmm1, %xmm8 /* ct_12 = xor(tro3_12, msg_12) */
+	movdqu %xmm8, 192(%rdx) /* store ct_12 */
+	movdqu 208(%rcx), %xmm1 /* msg_13 = load() */
+	pxor 16(%rsp), %xmm1 /* ct_13 = xor(msg_13, tro3_13) */
+	movdqu %xmm1, 208(%rdx) /* store ct_13 */
+	movdqu 224(%rcx), %xmm1 /* msg_14 = load() */
+	pxor %xmm1, %xmm0 /* ct_14 = xor(tro3_14, msg_14) */
+	movdqu %xmm0, 224(%rdx) /* store ct_14 */
+	movdqu 240(%rcx), %xmm0 /* msg_15 = load() */
+	pxor %xmm0, %xmm4 /* ct_15 = xor(tro3_15, msg_15) */
+	movdqu %xmm4, 240(%rdx) /* store ct_15 */
+	movdqa 608(%rsp), %xmm0 /* reload g1x12.2 */
+	movdqa %xmm0, %xmm1 /* g1x12.2 */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm1 /* g1x12_lo = and(g1x12, nibble_mask) */
+	movdqa .Lsm4_byteslice_ssse3_aesni_9_tbl_lo_3(%rip), %xmm2 /* tbl_lo_3 = const() */
+	movdqa %xmm2, %xmm3 /* tbl_lo_3 */
+	pshufb %xmm1, %xmm3 /* xout_16_l = lookup16(tbl_lo_3, g1x12_lo) */
+	psrlw $4, %xmm0 /* g1x12_sh = shr(g1x12) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm0 /* g1x12_hi = and(g1x12_sh, nibble_mask) */
+	movdqa .Lsm4_byteslice_ssse3_aesni_9_tbl_hi_3(%rip), %xmm1 /* tbl_hi_3 = const() */
+	movdqa %xmm1, %xmm4 /* tbl_hi_3 */
+	pshufb %xmm0, %xmm4 /* xout_16_h = lookup16(tbl_hi_3, g1x12_hi) */
+	pxor %xmm4, %xmm3 /* xout_16 = xor(xout_16_l, xout_16_h) */
+	movdqa 624(%rsp), %xmm0 /* reload g1x13.2 */
+	movdqa %xmm0, %xmm4 /* g1x13.2 */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm4 /* g1x13_lo = and(g1x13, nibble_mask) */
+	movdqa %xmm2, %xmm5 /* tbl_lo_3 */
+	pshufb %xmm4, %xmm5 /* xout_17_l = lookup16(tbl_lo_3, g1x13_lo) */
+	psrlw $4, %xmm0 /* g1x13_sh = shr(g1x13) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm0 /* g1x13_hi = and(g1x13_sh, nibble_mask) */
+	movdqa %xmm1, %xmm4 /* tbl_hi_3 */
+	pshufb %xmm0, %xmm4 /* xout_17_h = lookup16(tbl_hi_3, g1x13_hi) */
+	pxor %xmm4, %xmm5 /* xout_17 = xor(xout_17_l, xout_17_h) */
+	movdqa 640(%rsp), %xmm0 /* reload g1x14.2 */
+	movdqa %xmm0, %xmm4 /* g1x14.2 */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm4 /* g1x14_lo = and(g1x14, nibble_mask) */
+	movdqa %xmm2, %xmm6 /* tbl_lo_3 */
+	pshufb %xmm4, %xmm6 /* xout_18_l = lookup16(tbl_lo_3, g1x14_lo) */
+	psrlw $4, %xmm0 /* g1x14_sh = shr(g1x14) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm0 /* g1x14_hi = and(g1x14_sh, nibble_mask) */
+	movdqa %xmm1, %xmm4 /* tbl_hi_3 */
+	pshufb %xmm0, %xmm4 /* xout_18_h = lookup16(tbl_hi_3, g1x14_hi) */
+	pxor %xmm4, %xmm6 /* xout_18 = xor(xout_18_l, xout_18_h) */
+	movdqa 32(%rsp), %xmm0 /* reload g1x15.2 */
+	movdqa %xmm0, %xmm4 /* g1x15.2 */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm4 /* g1x15_lo = and(g1x15, nibble_mask) */
+	movdqa %xmm2, %xmm7 /* tbl_lo_3 */
+	pshufb %xmm4, %xmm7 /* xout_19_l = lookup16(tbl_lo_3, g1x15_lo) */
+	psrlw $4, %xmm0 /* g1x15_sh = shr(g1x15) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm0 /* g1x15_hi = and(g1x15_sh, nibble_mask) */
+	movdqa %xmm1, %xmm4 /* tbl_hi_3 */
+	pshufb %xmm0, %xmm4 /* xout_19_h = lookup16(tbl_hi_3, g1x15_hi) */
+	pxor %xmm4, %xmm7 /* xout_19 = xor(xout_19_l, xout_19_h) */
+	movdqa 560(%rsp), %xmm0 /* reload g1x8.2 */
+	movdqa %xmm0, %xmm4 /* g1x8.2 */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm4 /* g1x8_lo = and(g1x8, nibble_mask) */
+	movdqa %xmm2, %xmm8 /* tbl_lo_3 */
+	pshufb %xmm4, %xmm8 /* xout_20_l = lookup16(tbl_lo_3, g1x8_lo) */
+	psrlw $4, %xmm0 /* g1x8_sh = shr(g1x8) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm0 /* g1x8_hi = and(g1x8_sh, nibble_mask) */
+	movdqa %xmm1, %xmm4 /* tbl_hi_3 */
+	pshufb %xmm0, %xmm4 /* xout_20_h = lookup16(tbl_hi_3, g1x8_hi) */
+	pxor %xmm4, %xmm8 /* xout_20 = xor(xout_20_l, xout_20_h) */
+	movdqa 544(%rsp), %xmm0 /* reload g1x9.2 */
+	movdqa %xmm0, %xmm4 /* g1x9.2 */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm4 /* g1x9_lo = and(g1x9, nibble_mask) */
+	movdqa %xmm2, %xmm9 /* tbl_lo_3 */
+	pshufb %xmm4, %xmm9 /* xout_21_l = lookup16(tbl_lo_3, g1x9_lo) */
+	psrlw $4, %xmm0 /* g1x9_sh = shr(g1x9) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm0 /* g1x9_hi = and(g1x9_sh, nibble_mask) */
+	movdqa %xmm1, %xmm4 /* tbl_hi_3 */
+	pshufb %xmm0, %xmm4 /* xout_21_h = lookup16(tbl_hi_3, g1x9_hi) */
+	pxor %xmm4, %xmm9 /* xout_21 = xor(xout_21_l, xout_21_h) */
+	movdqa 512(%rsp), %xmm0 /* reload g1x10.2 */
+	movdqa %xmm0, %xmm4 /* g1x10.2 */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm4 /* g1x10_lo = and(g1x10, nibble_mask) */
+	movdqa %xmm2, %xmm10 /* tbl_lo_3 */
+	pshufb %xmm4, %xmm10 /* xout_22_l = lookup16(tbl_lo_3, g1x10_lo) */
+	psrlw $4, %xmm0 /* g1x10_sh = shr(g1x10) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm0 /* g1x10_hi = and(g1x10_sh, nibble_mask) */
+	movdqa %xmm1, %xmm4 /* tbl_hi_3 */
+	pshufb %xmm0, %xmm4 /* xout_22_h = lookup16(tbl_hi_3, g1x10_hi) */
+	pxor %xmm4, %xmm10 /* xout_22 = xor(xout_22_l, xout_22_h) */
+	movdqa 528(%rsp), %xmm0 /* reload g1x11.2 */
+	movdqa %xmm0, %xmm4 /* g1x11.2 */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm4 /* g1x11_lo = and(g1x11, nibble_mask) */
+	movdqa %xmm2, %xmm11 /* tbl_lo_3 */
+	pshufb %xmm4, %xmm11 /* xout_23_l = lookup16(tbl_lo_3, g1x11_lo) */
+	psrlw $4, %xmm0 /* g1x11_sh = shr(g1x11) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm0 /* g1x11_hi = and(g1x11_sh, nibble_mask) */
+	movdqa %xmm1, %xmm4 /* tbl_hi_3 */
+	pshufb %xmm0, %xmm4 /* xout_23_h = lookup16(tbl_hi_3, g1x11_hi) */
+	pxor %xmm4, %xmm11 /* xout_23 = xor(xout_23_l, xout_23_h) */
+	movdqa 576(%rsp), %xmm0 /* reload g1x4.2 */
+	movdqa %xmm0, %xmm4 /* g1x4.2 */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm4 /* g1x4_lo = and(g1x4, nibble_mask) */
+	movdqa %xmm2, %xmm12 /* tbl_lo_3 */
+	pshufb %xmm4, %xmm12 /* xout_24_l = lookup16(tbl_lo_3, g1x4_lo) */
+	psrlw $4, %xmm0 /* g1x4_sh = shr(g1x4) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm0 /* g1x4_hi = and(g1x4_sh, nibble_mask) */
+	movdqa %xmm1, %xmm4 /* tbl_hi_3 */
+	pshufb %xmm0, %xmm4 /* xout_24_h = lookup16(tbl_hi_3, g1x4_hi) */
+	pxor %xmm4, %xmm12 /* xout_24 = xor(xout_24_l, xout_24_h) */
+	movdqa 496(%rsp), %xmm0 /* reload g1x5.2 */
+	movdqa %xmm0, %xmm4 /* g1x5.2 */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm4 /* g1x5_lo = and(g1x5, nibble_mask) */
+	movdqa %xmm2, %xmm13 /* tbl_lo_3 */
+	pshufb %xmm4, %xmm13 /* xout_25_l = lookup16(tbl_lo_3, g1x5_lo) */
+	psrlw $4, %xmm0 /* g1x5_sh = shr(g1x5) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm0 /* g1x5_hi = and(g1x5_sh, nibble_mask) */
+	movdqa %xmm1, %xmm4 /* tbl_hi_3 */
+	pshufb %xmm0, %xmm4 /* xout_25_h = lookup16(tbl_hi_3, g1x5_hi) */
+	pxor %xmm4, %xmm13 /* xout_25 = xor(xout_25_l, xout_25_h) */
+	movdqa 480(%rsp), %xmm0 /* reload g1x6.2 */
+	movdqa %xmm0, %xmm4 /* g1x6.2 */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm4 /* g1x6_lo = and(g1x6, nibble_mask) */
+	movdqa %xmm2, %xmm14 /* tbl_lo_3 */
+	pshufb %xmm4, %xmm14 /* xout_26_l = lookup16(tbl_lo_3, g1x6_lo) */
+	psrlw $4, %xmm0 /* g1x6_sh = shr(g1x6) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm0 /* g1x6_hi = and(g1x6_sh, nibble_mask) */
+	movdqa %xmm1, %xmm4 /* tbl_hi_3 */
+	pshufb %xmm0, %xmm4 /* xout_26_h = lookup16(tbl_hi_3, g1x6_hi) */
+	pxor %xmm4, %xmm14 /* xout_26 = xor(xout_26_l, xout_26_h) */
+	movdqa 432(%rsp), %xmm0 /* reload g1x7.2 */
+	movdqa %xmm0, %xmm4 /* g1x7.2 */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm4 /* g1x7_lo = and(g1x7, nibble_mask) */
+	movdqa %xmm2, %xmm15 /* tbl_lo_3 */
+	pshufb %xmm4, %xmm15 /* xout_27_l = lookup16(tbl_lo_3, g1x7_lo) */
+	psrlw $4, %xmm0 /* g1x7_sh = shr(g1x7) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm0 /* g1x7_hi = and(g1x7_sh, nibble_mask) */
+	movdqa %xmm1, %xmm4 /* tbl_hi_3 */
+	pshufb %xmm0, %xmm4 /* xout_27_h = lookup16(tbl_hi_3, g1x7_hi) */
+	pxor %xmm4, %xmm15 /* xout_27 = xor(xout_27_l, xout_27_h) */
+	movdqa 384(%rsp), %xmm0 /* reload g1x0.2 */
+	movdqa %xmm0, %xmm4 /* g1x0.2 */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm4 /* g1x0_lo = and(g1x0, nibble_mask) */
+	movdqa %xmm11, 432(%rsp) /* spill xout_23 */
+	movdqa %xmm2, %xmm11 /* tbl_lo_3 */
+	pshufb %xmm4, %xmm11 /* xout_28_l = lookup16(tbl_lo_3, g1x0_lo) */
+	psrlw $4, %xmm0 /* g1x0_sh = shr(g1x0) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm0 /* g1x0_hi = and(g1x0_sh, nibble_mask) */
+	movdqa %xmm1, %xmm4 /* tbl_hi_3 */
+	pshufb %xmm0, %xmm4 /* xout_28_h = lookup16(tbl_hi_3, g1x0_hi) */
+	pxor %xmm4, %xmm11 /* xout_28 = xor(xout_28_l, xout_28_h) */
+	movdqa 368(%rsp), %xmm0 /* reload g1x1.2 */
+	movdqa %xmm0, %xmm4 /* g1x1.2 */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm4 /* g1x1_lo = and(g1x1, nibble_mask) */
+	movdqa %xmm10, 384(%rsp) /* spill xout_22 */
+	movdqa %xmm2, %xmm10 /* tbl_lo_3 */
+	pshufb %xmm4, %xmm10 /* xout_29_l = lookup16(tbl_lo_3, g1x1_lo) */
+	psrlw $4, %xmm0 /* g1x1_sh = shr(g1x1) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm0 /* g1x1_hi = and(g1x1_sh, nibble_mask) */
+	movdqa %xmm1, %xmm4 /* tbl_hi_3 */
+	pshufb %xmm0, %xmm4 /* xout_29_h = lookup16(tbl_hi_3, g1x1_hi) */
+	pxor %xmm4, %xmm10 /* xout_29 = xor(xout_29_l, xout_29_h) */
+	movdqa 64(%rsp), %xmm0 /* reload g1x2.2 */
+	movdqa %xmm0, %xmm4 /* g1x2.2 */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm4 /* g1x2_lo = and(g1x2, nibble_mask) */
+	movdqa %xmm9, 368(%rsp) /* spill xout_21 */
+	movdqa %xmm2, %xmm9 /* tbl_lo_3 */
+	pshufb %xmm4, %xmm9 /* xout_30_l = lookup16(tbl_lo_3, g1x2_lo) */
+	psrlw $4, %xmm0 /* g1x2_sh = shr(g1x2) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm0 /* g1x2_hi = and(g1x2_sh, nibble_mask) */
+	movdqa %xmm1, %xmm4 /* tbl_hi_3 */
+	pshufb %xmm0, %xmm4 /* xout_30_h = lookup16(tbl_hi_3, g1x2_hi) */
+	pxor %xmm4, %xmm9 /* xout_30 = xor(xout_30_l, xout_30_h) */
+	movdqa 320(%rsp), %xmm0 /* reload g1x3.2 */
+	movdqa %xmm0, %xmm4 /* g1x3.2 */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm4 /* g1x3_lo = and(g1x3, nibble_mask) */
+	pshufb %xmm4, %xmm2 /* xout_31_l = lookup16(tbl_lo_3, g1x3_lo) */
+	psrlw $4, %xmm0 /* g1x3_sh = shr(g1x3) */
+	pand .Lsm4_byteslice_ssse3_aesni_9_nibble_mask(%rip), %xmm0 /* g1x3_hi = and(g1x3_sh, nibble_mask) */
+	pshufb %xmm0, %xmm1 /* xout_31_h = lookup16(tbl_hi_3, g1x3_hi) */
+	pxor %xmm1, %xmm2 /* xout_31 = xor(xout_31_l, xout_31_h) */
+	movdqa %xmm3, %xmm0 /* xout_16 */
+	punpcklbw %xmm12, %xmm0 /* tro0_16 = unpacklo(xout_16, xout_24) */
+	punpckhbw %xmm12, %xmm3 /* tro0_17 = unpackhi(xout_16, xout_24) */
+	movdqa %xmm5, %xmm1 /* xout_17 */
+	punpcklbw %xmm13, %xmm1 /* tro0_18 = unpacklo(xout_17, xout_25) */
+	punpckhbw %xmm13, %xmm5 /* tro0_19 = unpackhi(xout_17, xout_25) */
+	movdqa %xmm6, %xmm4 /* xout_18 */
+	punpcklbw %xmm14, %xmm4 /* tro0_20 = unpacklo(xout_18, xout_26) */
+	punpckhbw %xmm14, %xmm6 /* tro0_21 = unpackhi(xout_18, xout_26) */
+	movdqa %xmm7, %xmm12 /* xout_19 */
+	punpcklbw %xmm15, %xmm12 /* tro0_22 = unpacklo(xout_19, xout_27) */
+	punpckhbw %xmm15, %xmm7 /* tro0_23 = unpackhi(xout_19, xout_27) */
+	movdqa %xmm8, %xmm13 /* xout_20 */
+	punpcklbw %xmm11, %xmm13 /* tro0_24 = unpacklo(xout_20, xout_28) */
+	punpckhbw %xmm11, %xmm8 /* tro0_25 = unpackhi(xout_20, xout_28) */
+	movdqa 368(%rsp), %xmm11 /* reload xout_21 */
+	movdqa %xmm11, %xmm14 /* xout_21 */
+	punpcklbw %xmm10, %xmm14 /* tro0_26 = unpacklo(xout_21, xout_29) */
+	punpckhbw %xmm10, %xmm11 /* tro0_27 = unpackhi(xout_21, xout_29) */
+	movdqa 384(%rsp), %xmm10 /* reload xout_22 */
+	movdqa %xmm10, %xmm15 /* xout_22 */
+	punpcklbw %xmm9, %xmm15 /* tro0_28 = unpacklo(xout_22, xout_30) */
+	punpckhbw %xmm9, %xmm10 /* tro0_29 = unpackhi(xout_22, xout_30) */
+	movdqa 432(%rsp), %xmm9 /* reload xout_23 */
+	movdqa %xmm7, 384(%rsp) /* spill tro0_23 */
+	movdqa %xmm9, %xmm7 /* xout_23 */
+	punpcklbw %xmm2, %xmm7 /* tro0_30 = unpacklo(xout_23, xout_31) */
+	punpckhbw %xmm2, %xmm9 /* tro0_31 = unpackhi(xout_23, xout_31) */
+	movdqa %xmm0, %xmm2 /* tro0_16 */
+	punpcklbw %xmm13, %xmm2 /* tro1_16 = unpacklo(tro0_16, tro0_24) */
+	punpckhbw %xmm13, %xmm0 /* tro1_17 = unpackhi(tro0_16, tro0_24) */
+	movdqa %xmm3, %xmm13 /* tro0_17 */
+	punpcklbw %xmm8, %xmm13 /* tro1_18 = unpacklo(tro0_17, tro0_25) */
+	punpckhbw %xmm8, %xmm3 /* tro1_19 = unpackhi(tro0_17, tro0_25) */
+	movdqa %xmm1, %xmm8 /* tro0_18 */
+	punpcklbw %xmm14, %xmm8 /* tro1_20 = unpacklo(tro0_18, tro0_26) */
+	punpckhbw %xmm14, %xmm1 /* tro1_21 = unpackhi(tro0_18, tro0_26) */
+	movdqa %xmm5, %xmm14 /* tro0_19 */
+	punpcklbw %xmm11, %xmm14 /* tro1_22 = unpacklo(tro0_19, tro0_27) */
+	punpckhbw %xmm11, %xmm5 /* tro1_23 = unpackhi(tro0_19, tro0_27) */
+	movdqa %xmm4, %xmm11 /* tro0_20 */
+	punpcklbw %xmm15, %xmm11 /* tro1_24 = unpacklo(tro0_20, tro0_28) */
+	punpckhbw %xmm15, %xmm4 /* tro1_25 = unpackhi(tro0_20, tro0_28) */
+	movdqa %xmm6, %xmm15 /* tro0_21 */
+	punpcklbw %xmm10, %xmm15 /* tro1_26 = unpacklo(tro0_21, tro0_29) */
+	punpckhbw %xmm10, %xmm6 /* tro1_27 = unpackhi(tro0_21, tro0_29) */
+	movdqa %xmm12, %xmm10 /* tro0_22 */
+	punpcklbw %xmm7, %xmm10 /* tro1_28 = unpacklo(tro0_22, tro0_30) */
+	punpckhbw %xmm7, %xmm12 /* tro1_29 = unpackhi(tro0_22, tro0_30) */
+	movdqa 384(%rsp), %xmm7 /* reload tro0_23 */
+	movdqa %xmm5, 432(%rsp) /* spill tro1_23 */
+	movdqa %xmm7, %xmm5 /* tro0_23 */
+	punpcklbw %xmm9, %xmm5 /* tro1_30 = unpacklo(tro0_23, tro0_31) */
+	punpckhbw %xmm9, %xmm7 /* tro1_31 = unpackhi(tro0_23, tro0_31) */
+	movdqa %xmm2, %xmm9 /* tro1_16 */
+	punpcklbw %xmm11, %xmm9 /* tro2_16 = unpacklo(tro1_16, tro1_24) */
+	punpckhbw %xmm11, %xmm2 /* tro2_17 = unpackhi(tro1_16, tro1_24) */
+	movdqa %xmm0, %xmm11 /* tro1_17 */
+	punpcklbw %xmm4, %xmm11 /* tro2_18 = unpacklo(tro1_17, tro1_25) */
+	punpckhbw %xmm4, %xmm0 /* tro2_19 = unpackhi(tro1_17, tro1_25) */
+	movdqa %xmm13, %xmm4 /* tro1_18 */
+	punpcklbw %xmm15, %xmm4 /* tro2_20 = unpacklo(tro1_18, tro1_26) */
+	punpckhbw %xmm15, %xmm13 /* tro2_21 = unpackhi(tro1_18, tro1_26) */
+	movdqa %xmm3, %xmm15 /* tro1_19 */
+	punpcklbw %xmm6, %xmm15 /* tro2_22 = unpacklo(tro1_19, tro1_27) */
+	punpckhbw %xmm6, %xmm3 /* tro2_23 = unpackhi(tro1_19, tro1_27) */
+	movdqa %xmm8, %xmm6 /* tro1_20 */
+	punpcklbw %xmm10, %xmm6 /* tro2_24 = unpacklo(tro1_20, tro1_28) */
+	punpckhbw %xmm10, %xmm8 /* tro2_25 = unpackhi(tro1_20, tro1_28) */
+	movdqa %xmm1, %xmm10 /* tro1_21 */
+	punpcklbw %xmm12, %xmm10 /* tro2_26 = unpacklo(tro1_21, tro1_29) */
+	punpckhbw %xmm12, %xmm1 /* tro2_27 = unpackhi(tro1_21, tro1_29) */
+	movdqa %xmm14, %xmm12 /* tro1_22 */
+	punpcklbw %xmm5, %xmm12 /* tro2_28 = unpacklo(tro1_22, tro1_30) */
+	punpckhbw %xmm5, %xmm14 /* tro2_29 = unpackhi(tro1_22, tro1_30) */
+	movdqa 432(%rsp), %xmm5 /* reload tro1_23 */
+	movdqa %xmm3, 384(%rsp) /* spill tro2_23 */
+	movdqa %xmm5, %xmm3 /* tro1_23 */
+	punpcklbw %xmm7, %xmm3 /* tro2_30 = unpacklo(tro1_23, tro1_31) */
+	punpckhbw %xmm7, %xmm5 /* tro2_31 = unpackhi(tro1_23, tro1_31) */
+	movdqa %xmm9, %xmm7 /* tro2_16 */
+	punpcklbw %xmm6, %xmm7 /* tro3_16 = unpacklo(tro2_16, tro2_24) */
+	punpckhbw %xmm6, %xmm9 /* tro3_17 = unpackhi(tro2_16, tro2_24) */
+	movdqa %xmm2, %xmm6 /* tro2_17 */
+	punpcklbw %xmm8, %xmm6 /* tro3_18 = unpacklo(tro2_17, tro2_25) */
+	punpckhbw %xmm8, %xmm2 /* tro3_19 = unpackhi(tro2_17, tro2_25) */
+	movdqa %xmm11, %xmm8 /* tro2_18 */
+	punpcklbw %xmm10, %xmm8 /* tro3_20 = unpacklo(tro2_18, tro2_26) */
+	punpckhbw %xmm10, %xmm11 /* tro3_21 = unpackhi(tro2_18, tro2_26) */
+	movdqa %xmm0, %xmm10 /* tro2_19 */
+	punpcklbw %xmm1, %xmm10 /* tro3_22 = unpacklo(tro2_19, tro2_27) */
+	punpckhbw %xmm1, %xmm0 /* tro3_23 = unpackhi(tro2_19, tro2_27) */
+	movdqa %xmm4, %xmm1 /* tro2_20 */
+	punpcklbw %xmm12, %xmm1 /* tro3_24 = unpacklo(tro2_20, tro2_28) */
+	punpckhbw %xmm12, %xmm4 /* tro3_25 = unpackhi(tro2_20, tro2_28) */
+	movdqa %xmm13, %xmm12 /* tro2_21 */
+	punpcklbw %xmm14, %xmm12 /* tro3_26 = unpacklo(tro2_21, tro2_29) */
+	punpckhbw %xmm14, %xmm13 /* tro3_27 = unpackhi(tro2_21, tro2_29) */
+	movdqa %xmm15, %xmm14 /* tro2_22 */
+	punpcklbw %xmm3, %xmm14 /* tro3_28 = unpacklo(tro2_22, tro2_30) */
+	punpckhbw %xmm3, %xmm15 /* tro3_29 = unpackhi(tro2_22, tro2_30) */
+	movdqa 384(%rsp), %xmm3 /* reload tro2_23 */
+	movdqa %xmm15, 432(%rsp) /* spill tro3_29 */
+	movdqa %xmm3, %xmm15 /* tro2_23 */
+	punpcklbw %xmm5, %xmm15 /* tro3_30 = unpacklo(tro2_23, tro2_31) */
+	punpckhbw %xmm5, %xmm3 /* tro3_31 = unpackhi(tro2_23, tro2_31) */
+	movdqu 256(%rcx), %xmm5 /* msg_16 = load() */
+	pxor %xmm5, %xmm7 /* ct_16 = xor(tro3_16, msg_16) */
+	movdqu %xmm7, 256(%rdx) /* store ct_16 */
+	movdqu 272(%rcx), %xmm5 /* msg_17 = load() */
+	pxor %xmm5, %xmm9 /* ct_17 = xor(tro3_17, msg_17) */
+	movdqu %xmm9, 272(%rdx) /* store ct_17 */
+	movdqu 288(%rcx), %xmm5 /* msg_18 = load() */
+	pxor %xmm5, %xmm6 /* ct_18 = xor(tro3_18, msg_18) */
+	movdqu %xmm6, 288(%rdx) /* store ct_18 */
+	movdqu 304(%rcx), %xmm5 /* msg_19 = load() */
+	pxor %xmm5, %xmm2 /* ct_19 = xor(tro3_19, msg_19) */
+	movdqu %xmm2, 304(%rdx) /* store ct_19 */
+	movdqu 320(%rcx), %xmm2 /* msg_20 = load() */
+	pxor %xmm2, %xmm8 /* ct_20 = xor(tro3_20, msg_20) */
+	movdqu %xmm8, 320(%rdx) /* store ct_20 */
+	movdqu 336(%rcx), %xmm2 /* msg_21 = load() */
+	pxor %xmm2, %xmm11 /* ct_21 = xor(tro3_21, msg_21) */
+	movdqu %xmm11, 336(%rdx) /* store ct_21 */
+	movdqu 352(%rcx), %xmm2 /* msg_22 = load() */
+	pxor %xmm2, %xmm10 /* ct_22 = xor(tro3_22, msg_22) */
+	movdqu %xmm10, 352(%rdx) /* store ct_22 */
+	movdqu 368(%rcx), %xmm2 /* msg_23 = load() */
+	pxor %xmm2, %xmm0 /* ct_23 = xor(tro3_23, msg_23) */
+	movdqu %xmm0, 368(%rdx) /* store ct_23 */
+	movdqu 384(%rcx), %xmm0 /* msg_24 = load() */
+	pxor %xmm0, %xmm1 /* ct_24 = xor(tro3_24, msg_24) */
+	movdqu %xmm1, 384(%rdx) /* store ct_24 */
+	movdqu 400(%rcx), %xmm0 /* msg_25 = load() */
+	pxor %xmm0, %xmm4 /* ct_25 = xor(tro3_25, msg_25) */
+	movdqu %xmm4, 400(%rdx) /* store ct_25 */
+	movdqu 416(%rcx), %xmm0 /* msg_26 = load() */
+	pxor %xmm0, %xmm12 /* ct_26 = xor(tro3_26, msg_26) */
+	movdqu %xmm12, 416(%rdx) /* store ct_26 */
+	movdqu 432(%rcx), %xmm0 /* msg_27 = load() */
+	pxor %xmm0, %xmm13 /* ct_27 = xor(tro3_27, msg_27) */
+	movdqu %xmm13, 432(%rdx) /* store ct_27 */
+	movdqu 448(%rcx), %xmm0 /* msg_28 = load() */
+	pxor %xmm0, %xmm14 /* ct_28 = xor(tro3_28, msg_28) */
+	movdqu %xmm14, 448(%rdx) /* store ct_28 */
+	movdqu 464(%rcx), %xmm0 /* msg_29 = load() */
+	pxor 432(%rsp), %xmm0 /* ct_29 = xor(msg_29, tro3_29) */
+	movdqu %xmm0, 464(%rdx) /* store ct_29 */
+	movdqu 480(%rcx), %xmm0 /* msg_30 = load() */
+	pxor %xmm0, %xmm15 /* ct_30 = xor(tro3_30, msg_30) */
+	movdqu %xmm15, 480(%rdx) /* store ct_30 */
+	movdqu 496(%rcx), %xmm0 /* msg_31 = load() */
+	pxor %xmm0, %xmm3 /* ct_31 = xor(tro3_31, msg_31) */
+	movdqu %xmm3, 496(%rdx) /* store ct_31 */
+	movdqa 0(%rsp), %xmm0 /* reload y_next */
+	movdqu %xmm0, 64(%rsi) /* store y_next */
+	leave
+	CFI_LEAVE();
+	ret_spec_stop;
+	CFI_ENDPROC();
+ELF(.size _gcry_sm4_byteslice_ssse3_aesni_batch_gcm,.-_gcry_sm4_byteslice_ssse3_aesni_batch_gcm;)
+
 /* reverse16: byte i <- byte 15 - i: GCM bytes to the reflected form phi */
 SECTION_RODATA
 	.balign 16
@@ -15656,6 +19837,324 @@ SECTION_RODATA
 SECTION_RODATA
 	.balign 16
 .Lsm4_byteslice_ssse3_aesni_8_tbl_hi_3:
+	.byte 0x00, 0xc6, 0x50, 0x96, 0x36, 0xf0, 0x66, 0xa0, 0x0a, 0xcc, 0x5a, 0x9c, 0x3c, 0xfa, 0x6c, 0xaa
+
+/* reverse16: byte i <- byte 15 - i: GCM bytes to the reflected form phi */
+SECTION_RODATA
+	.balign 16
+.Lsm4_byteslice_ssse3_aesni_9_reverse16:
+	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
+
+/* half_up: (a0, a1) -> (0, a0): the middle sum's low half into S's bits 64..127 */
+SECTION_RODATA
+	.balign 16
+.Lsm4_byteslice_ssse3_aesni_9_half_up:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07
+
+/* half_down: (a0, a1) -> (a1, 0): its high half into S's bits 128..191 */
+SECTION_RODATA
+	.balign 16
+.Lsm4_byteslice_ssse3_aesni_9_half_down:
+	.byte 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80
+
+/* fold: c = (Q - y^128 - 1) / y^64, Q = GHASH's polynomial reversed (gen/kernels/ghash.py fold) */
+SECTION_RODATA
+	.balign 16
+.Lsm4_byteslice_ssse3_aesni_9_fold:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2
+
+/* swap_halves: (a0, a1) -> (a1, a0) */
+SECTION_RODATA
+	.balign 16
+.Lsm4_byteslice_ssse3_aesni_9_swap_halves:
+	.byte 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07
+
+/* all_but_last: every byte but a block's last */
+SECTION_RODATA
+	.balign 16
+.Lsm4_byteslice_ssse3_aesni_9_all_but_last:
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
+
+/* byte_14: byte 14 of each lane: where v + j0 + k is summed */
+SECTION_RODATA
+	.balign 16
+.Lsm4_byteslice_ssse3_aesni_9_byte_14:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
+
+/* block_k: byte 14 of each lane: its block's number k in the batch */
+SECTION_RODATA
+	.balign 16
+.Lsm4_byteslice_ssse3_aesni_9_block_k:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* block_k_1: byte 14 of each lane: its block's number k in the batch */
+SECTION_RODATA
+	.balign 16
+.Lsm4_byteslice_ssse3_aesni_9_block_k_1:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00
+
+/* block_k_2: byte 14 of each lane: its block's number k in the batch */
+SECTION_RODATA
+	.balign 16
+.Lsm4_byteslice_ssse3_aesni_9_block_k_2:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00
+
+/* block_k_3: byte 14 of each lane: its block's number k in the batch */
+SECTION_RODATA
+	.balign 16
+.Lsm4_byteslice_ssse3_aesni_9_block_k_3:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00
+
+/* block_k_4: byte 14 of each lane: its block's number k in the batch */
+SECTION_RODATA
+	.balign 16
+.Lsm4_byteslice_ssse3_aesni_9_block_k_4:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00
+
+/* block_k_5: byte 14 of each lane: its block's number k in the batch */
+SECTION_RODATA
+	.balign 16
+.Lsm4_byteslice_ssse3_aesni_9_block_k_5:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00
+
+/* block_k_6: byte 14 of each lane: its block's number k in the batch */
+SECTION_RODATA
+	.balign 16
+.Lsm4_byteslice_ssse3_aesni_9_block_k_6:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00
+
+/* block_k_7: byte 14 of each lane: its block's number k in the batch */
+SECTION_RODATA
+	.balign 16
+.Lsm4_byteslice_ssse3_aesni_9_block_k_7:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00
+
+/* block_k_8: byte 14 of each lane: its block's number k in the batch */
+SECTION_RODATA
+	.balign 16
+.Lsm4_byteslice_ssse3_aesni_9_block_k_8:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x08, 0x00
+
+/* block_k_9: byte 14 of each lane: its block's number k in the batch */
+SECTION_RODATA
+	.balign 16
+.Lsm4_byteslice_ssse3_aesni_9_block_k_9:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x00
+
+/* block_k_10: byte 14 of each lane: its block's number k in the batch */
+SECTION_RODATA
+	.balign 16
+.Lsm4_byteslice_ssse3_aesni_9_block_k_10:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0a, 0x00
+
+/* block_k_11: byte 14 of each lane: its block's number k in the batch */
+SECTION_RODATA
+	.balign 16
+.Lsm4_byteslice_ssse3_aesni_9_block_k_11:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b, 0x00
+
+/* block_k_12: byte 14 of each lane: its block's number k in the batch */
+SECTION_RODATA
+	.balign 16
+.Lsm4_byteslice_ssse3_aesni_9_block_k_12:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0c, 0x00
+
+/* block_k_13: byte 14 of each lane: its block's number k in the batch */
+SECTION_RODATA
+	.balign 16
+.Lsm4_byteslice_ssse3_aesni_9_block_k_13:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d, 0x00
+
+/* block_k_14: byte 14 of each lane: its block's number k in the batch */
+SECTION_RODATA
+	.balign 16
+.Lsm4_byteslice_ssse3_aesni_9_block_k_14:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0e, 0x00
+
+/* block_k_15: byte 14 of each lane: its block's number k in the batch */
+SECTION_RODATA
+	.balign 16
+.Lsm4_byteslice_ssse3_aesni_9_block_k_15:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00
+
+/* block_k_16: byte 14 of each lane: its block's number k in the batch */
+SECTION_RODATA
+	.balign 16
+.Lsm4_byteslice_ssse3_aesni_9_block_k_16:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00
+
+/* block_k_17: byte 14 of each lane: its block's number k in the batch */
+SECTION_RODATA
+	.balign 16
+.Lsm4_byteslice_ssse3_aesni_9_block_k_17:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x11, 0x00
+
+/* block_k_18: byte 14 of each lane: its block's number k in the batch */
+SECTION_RODATA
+	.balign 16
+.Lsm4_byteslice_ssse3_aesni_9_block_k_18:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x12, 0x00
+
+/* block_k_19: byte 14 of each lane: its block's number k in the batch */
+SECTION_RODATA
+	.balign 16
+.Lsm4_byteslice_ssse3_aesni_9_block_k_19:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x13, 0x00
+
+/* block_k_20: byte 14 of each lane: its block's number k in the batch */
+SECTION_RODATA
+	.balign 16
+.Lsm4_byteslice_ssse3_aesni_9_block_k_20:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x14, 0x00
+
+/* block_k_21: byte 14 of each lane: its block's number k in the batch */
+SECTION_RODATA
+	.balign 16
+.Lsm4_byteslice_ssse3_aesni_9_block_k_21:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x15, 0x00
+
+/* block_k_22: byte 14 of each lane: its block's number k in the batch */
+SECTION_RODATA
+	.balign 16
+.Lsm4_byteslice_ssse3_aesni_9_block_k_22:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x16, 0x00
+
+/* block_k_23: byte 14 of each lane: its block's number k in the batch */
+SECTION_RODATA
+	.balign 16
+.Lsm4_byteslice_ssse3_aesni_9_block_k_23:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x17, 0x00
+
+/* block_k_24: byte 14 of each lane: its block's number k in the batch */
+SECTION_RODATA
+	.balign 16
+.Lsm4_byteslice_ssse3_aesni_9_block_k_24:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x18, 0x00
+
+/* block_k_25: byte 14 of each lane: its block's number k in the batch */
+SECTION_RODATA
+	.balign 16
+.Lsm4_byteslice_ssse3_aesni_9_block_k_25:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x19, 0x00
+
+/* block_k_26: byte 14 of each lane: its block's number k in the batch */
+SECTION_RODATA
+	.balign 16
+.Lsm4_byteslice_ssse3_aesni_9_block_k_26:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1a, 0x00
+
+/* block_k_27: byte 14 of each lane: its block's number k in the batch */
+SECTION_RODATA
+	.balign 16
+.Lsm4_byteslice_ssse3_aesni_9_block_k_27:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1b, 0x00
+
+/* block_k_28: byte 14 of each lane: its block's number k in the batch */
+SECTION_RODATA
+	.balign 16
+.Lsm4_byteslice_ssse3_aesni_9_block_k_28:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1c, 0x00
+
+/* block_k_29: byte 14 of each lane: its block's number k in the batch */
+SECTION_RODATA
+	.balign 16
+.Lsm4_byteslice_ssse3_aesni_9_block_k_29:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1d, 0x00
+
+/* block_k_30: byte 14 of each lane: its block's number k in the batch */
+SECTION_RODATA
+	.balign 16
+.Lsm4_byteslice_ssse3_aesni_9_block_k_30:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1e, 0x00
+
+/* block_k_31: byte 14 of each lane: its block's number k in the batch */
+SECTION_RODATA
+	.balign 16
+.Lsm4_byteslice_ssse3_aesni_9_block_k_31:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1f, 0x00
+
+/* carry_everywhere: every byte reads the carry (byte 15), a block's last byte reads zero */
+SECTION_RODATA
+	.balign 16
+.Lsm4_byteslice_ssse3_aesni_9_carry_everywhere:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
+
+/* carry_mask_table: a carry as a byte mask: 0 -> 0x00, 1 -> 0xff */
+SECTION_RODATA
+	.balign 16
+.Lsm4_byteslice_ssse3_aesni_9_carry_mask_table:
+	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* new_last_byte: byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero */
+SECTION_RODATA
+	.balign 16
+.Lsm4_byteslice_ssse3_aesni_9_new_last_byte:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
+
+/* nibble_mask: low nibble of every byte */
+SECTION_RODATA
+	.balign 16
+.Lsm4_byteslice_ssse3_aesni_9_nibble_mask:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* tbl_lo: A1 (S-box inner affine, linear part): low-nibble table (constant folded in) */
+SECTION_RODATA
+	.balign 16
+.Lsm4_byteslice_ssse3_aesni_9_tbl_lo:
+	.byte 0x00, 0xf5, 0x22, 0xd7, 0xa6, 0x53, 0x84, 0x71, 0xa2, 0x57, 0x80, 0x75, 0x04, 0xf1, 0x26, 0xd3
+
+/* tbl_hi: A1 (S-box inner affine, linear part): high-nibble table */
+SECTION_RODATA
+	.balign 16
+.Lsm4_byteslice_ssse3_aesni_9_tbl_hi:
+	.byte 0x00, 0xac, 0x68, 0xc4, 0x8c, 0x20, 0xe4, 0x48, 0x18, 0xb4, 0x70, 0xdc, 0x94, 0x38, 0xfc, 0x50
+
+/* inv_shift_rows: inverse ShiftRows (AESENCLAST's ShiftRows undone) */
+SECTION_RODATA
+	.balign 16
+.Lsm4_byteslice_ssse3_aesni_9_inv_shift_rows:
+	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
+
+/* aes_cancel_key: AESENCLAST key = SubBytes constant 0x63: cancels it */
+SECTION_RODATA
+	.balign 16
+.Lsm4_byteslice_ssse3_aesni_9_aes_cancel_key:
+	.byte 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63
+
+/* tbl_lo_1: B'2 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
+SECTION_RODATA
+	.balign 16
+.Lsm4_byteslice_ssse3_aesni_9_tbl_lo_1:
+	.byte 0x5f, 0x49, 0x95, 0x83, 0xb4, 0xa2, 0x7e, 0x68, 0x1a, 0x0c, 0xd0, 0xc6, 0xf1, 0xe7, 0x3b, 0x2d
+
+/* tbl_lo_2: B'3 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
+SECTION_RODATA
+	.balign 16
+.Lsm4_byteslice_ssse3_aesni_9_tbl_lo_2:
+	.byte 0x00, 0xec, 0x80, 0x6c, 0xf6, 0x1a, 0x76, 0x9a, 0x60, 0x8c, 0xe0, 0x0c, 0x96, 0x7a, 0x16, 0xfa
+
+/* tbl_hi_1: B'2 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
+SECTION_RODATA
+	.balign 16
+.Lsm4_byteslice_ssse3_aesni_9_tbl_hi_1:
+	.byte 0x00, 0x1f, 0x3f, 0x20, 0x68, 0x77, 0x57, 0x48, 0xcc, 0xd3, 0xf3, 0xec, 0xa4, 0xbb, 0x9b, 0x84
+
+/* tbl_hi_2: B'3 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
+SECTION_RODATA
+	.balign 16
+.Lsm4_byteslice_ssse3_aesni_9_tbl_hi_2:
+	.byte 0x00, 0xf3, 0xf9, 0x0a, 0xa2, 0x51, 0x5b, 0xa8, 0x67, 0x94, 0x9e, 0x6d, 0xc5, 0x36, 0x3c, 0xcf
+
+/* tbl_lo_3: A1^-1: low-nibble table (constant folded in) */
+SECTION_RODATA
+	.balign 16
+.Lsm4_byteslice_ssse3_aesni_9_tbl_lo_3:
+	.byte 0x00, 0xa7, 0x52, 0xf5, 0x0c, 0xab, 0x5e, 0xf9, 0x46, 0xe1, 0x14, 0xb3, 0x4a, 0xed, 0x18, 0xbf
+
+/* tbl_hi_3: A1^-1: high-nibble table */
+SECTION_RODATA
+	.balign 16
+.Lsm4_byteslice_ssse3_aesni_9_tbl_hi_3:
 	.byte 0x00, 0xc6, 0x50, 0x96, 0x36, 0xf0, 0x66, 0xa0, 0x0a, 0xcc, 0x5a, 0x9c, 0x3c, 0xfa, 0x6c, 0xaa
 
 #endif /* __x86_64 */

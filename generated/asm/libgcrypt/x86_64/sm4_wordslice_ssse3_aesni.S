@@ -1586,6 +1586,419 @@ _gcry_sm4_wordslice_ssse3_aesni_batch_xts:
 	CFI_ENDPROC();
 ELF(.size _gcry_sm4_wordslice_ssse3_aesni_batch_xts,.-_gcry_sm4_wordslice_ssse3_aesni_batch_xts;)
 
+/* _gcry_sm4_wordslice_ssse3_aesni_batch_gcm: wordslice128_ctr_xor_gcm, 6 arguments
+ *   %rdi: rk
+ *   %rsi: in
+ *   %rdx: out
+ *   %rcx: src
+ *   %r8: table
+ *   %r9: hashed
+ *   %r10: 16 x r (and the loop count)
+ *   xmm0-15: vectors, as allocated (16 used)
+ *   frame: 64 bytes (1 spill slot of 16 bytes)
+ */
+	.globl _gcry_sm4_wordslice_ssse3_aesni_batch_gcm
+ELF(.type _gcry_sm4_wordslice_ssse3_aesni_batch_gcm,@function;)
+	.align 32
+_gcry_sm4_wordslice_ssse3_aesni_batch_gcm:
+	CFI_STARTPROC();
+	push %rbp
+	CFI_PUSH(%rbp);
+	mov %rsp, %rbp
+	CFI_DEF_CFA_REGISTER(%rbp);
+	and $-64, %rsp
+	sub $64, %rsp
+	movdqu 64(%rsi), %xmm0 /* y_1 = bcast128() */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_reverse16(%rip), %xmm0 /* phi_y = lookup16(y_1, reverse16) */
+
+	/* 4 blocks, 1 per register: block i times T_(n - i), products unreduced. */
+	movdqu (%r9), %xmm1 /* x = load() */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_reverse16(%rip), %xmm1 /* z = lookup16(x, reverse16) */
+	pxor %xmm0, %xmm1 /* z1_y = xor(z, phi_y) */
+	movdqu (%r8), %xmm0 /* h = load() */
+	movdqa %xmm1, %xmm2 /* z1_y */
+	pclmulqdq $0x0, %xmm0, %xmm2 /* lo = clmul(z1_y, h) */
+	movdqa %xmm1, %xmm3 /* z1_y */
+	pclmulqdq $0x10, %xmm0, %xmm3 /* mid = clmul(z1_y, h) */
+	movdqa %xmm1, %xmm4 /* z1_y */
+	pclmulqdq $0x1, %xmm0, %xmm4 /* mid_1 = clmul(z1_y, h) */
+	pclmulqdq $0x11, %xmm0, %xmm1 /* hi = clmul(z1_y, h) */
+	movdqu 16(%r9), %xmm0 /* x_1 = load() */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_reverse16(%rip), %xmm0 /* z_1 = lookup16(x_1, reverse16) */
+	movdqu 16(%r8), %xmm5 /* h_1 = load() */
+	movdqa %xmm0, %xmm6 /* z_1 */
+	pclmulqdq $0x0, %xmm5, %xmm6 /* lo_1 = clmul(z_1, h_1) */
+	movdqa %xmm0, %xmm7 /* z_1 */
+	pclmulqdq $0x10, %xmm5, %xmm7 /* mid_2 = clmul(z_1, h_1) */
+	movdqa %xmm0, %xmm8 /* z_1 */
+	pclmulqdq $0x1, %xmm5, %xmm8 /* mid_3 = clmul(z_1, h_1) */
+	pclmulqdq $0x11, %xmm5, %xmm0 /* hi_1 = clmul(z_1, h_1) */
+	movdqu 32(%r9), %xmm5 /* x_2 = load() */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_reverse16(%rip), %xmm5 /* z_2 = lookup16(x_2, reverse16) */
+	movdqu 32(%r8), %xmm9 /* h_2 = load() */
+	movdqa %xmm5, %xmm10 /* z_2 */
+	pclmulqdq $0x0, %xmm9, %xmm10 /* lo_2 = clmul(z_2, h_2) */
+	movdqa %xmm5, %xmm11 /* z_2 */
+	pclmulqdq $0x10, %xmm9, %xmm11 /* mid_4 = clmul(z_2, h_2) */
+	movdqa %xmm5, %xmm12 /* z_2 */
+	pclmulqdq $0x1, %xmm9, %xmm12 /* mid_5 = clmul(z_2, h_2) */
+	pclmulqdq $0x11, %xmm9, %xmm5 /* hi_2 = clmul(z_2, h_2) */
+	movdqu 48(%r9), %xmm9 /* x_3 = load() */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_reverse16(%rip), %xmm9 /* z_3 = lookup16(x_3, reverse16) */
+	movdqu 48(%r8), %xmm13 /* h_3 = load() */
+	movdqa %xmm9, %xmm14 /* z_3 */
+	pclmulqdq $0x0, %xmm13, %xmm14 /* lo_3 = clmul(z_3, h_3) */
+	movdqa %xmm9, %xmm15 /* z_3 */
+	pclmulqdq $0x10, %xmm13, %xmm15 /* mid_6 = clmul(z_3, h_3) */
+	movdqa %xmm5, 0(%rsp) /* spill hi_2 */
+	movdqa %xmm9, %xmm5 /* z_3 */
+	pclmulqdq $0x1, %xmm13, %xmm5 /* mid_7 = clmul(z_3, h_3) */
+	pclmulqdq $0x11, %xmm13, %xmm9 /* hi_3 = clmul(z_3, h_3) */
+
+	/* The sums, then S's halves, their blocks added, and one reduction. */
+	pxor %xmm6, %xmm2 /* lo_sum_acc = xor(lo, lo_1) */
+	pxor %xmm14, %xmm10 /* lo_sum_acc_1 = xor(lo_2, lo_3) */
+	pxor %xmm10, %xmm2 /* lo_sum_acc_2 = xor(lo_sum_acc, lo_sum_acc_1) */
+	pxor %xmm4, %xmm3 /* mid_sum_acc = xor(mid, mid_1) */
+	pxor %xmm8, %xmm7 /* mid_sum_acc_1 = xor(mid_2, mid_3) */
+	pxor %xmm12, %xmm11 /* mid_sum_acc_2 = xor(mid_4, mid_5) */
+	pxor %xmm5, %xmm15 /* mid_sum_acc_3 = xor(mid_6, mid_7) */
+	pxor %xmm7, %xmm3 /* mid_sum_acc_4 = xor(mid_sum_acc, mid_sum_acc_1) */
+	pxor %xmm15, %xmm11 /* mid_sum_acc_5 = xor(mid_sum_acc_2, mid_sum_acc_3) */
+	pxor %xmm11, %xmm3 /* mid_sum_acc_6 = xor(mid_sum_acc_4, mid_sum_acc_5) */
+	pxor %xmm0, %xmm1 /* hi_sum_acc = xor(hi, hi_1) */
+	pxor 0(%rsp), %xmm9 /* hi_sum_acc_1 = xor(hi_3, hi_2) */
+	pxor %xmm9, %xmm1 /* hi_sum_acc_2 = xor(hi_sum_acc, hi_sum_acc_1) */
+	movdqa %xmm3, %xmm0 /* mid_sum_acc_6 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_half_up(%rip), %xmm0 /* mid_lo = lookup16(mid_sum_acc_6, half_up) */
+	pxor %xmm0, %xmm2 /* s_lo = xor(lo_sum_acc_2, mid_lo) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_half_down(%rip), %xmm3 /* mid_hi = lookup16(mid_sum_acc_6, half_down) */
+	pxor %xmm3, %xmm1 /* s_hi = xor(hi_sum_acc_2, mid_hi) */
+	movdqa %xmm2, %xmm0 /* s_lo */
+	pclmulqdq $0x0, .Lsm4_wordslice_ssse3_aesni_9_fold(%rip), %xmm0 /* fold_lo = clmul(s_lo, fold) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_swap_halves(%rip), %xmm0 /* fold_lo_sw = lookup16(fold_lo, swap_halves) */
+	pxor %xmm0, %xmm2 /* v = xor(s_lo, fold_lo_sw) */
+	movdqa %xmm2, %xmm0 /* v */
+	pclmulqdq $0x11, .Lsm4_wordslice_ssse3_aesni_9_fold(%rip), %xmm0 /* fold_hi = clmul(v, fold) */
+	pxor %xmm1, %xmm2 /* v_hi = xor(v, s_hi) */
+	pxor %xmm0, %xmm2 /* reduced = xor(v_hi, fold_hi) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_reverse16(%rip), %xmm2 /* y_next = lookup16(reduced, reverse16) */
+	movdqu (%rsi), %xmm0 /* ctr_low = bcast128() */
+	movdqa %xmm0, %xmm1 /* ctr_low */
+	psrlw $8, %xmm1 /* ctr_last = shr(ctr_low) */
+	movzbl 32(%rsi), %eax
+	imull $0x01010101, %eax, %eax
+	movd %eax, %xmm3
+	pshufd $0, %xmm3, %xmm3 /* ctr_first = bcast8() */
+	pand .Lsm4_wordslice_ssse3_aesni_9_byte_14(%rip), %xmm3 /* ctr_j0 = and(ctr_first, byte_14) */
+	pand .Lsm4_wordslice_ssse3_aesni_9_all_but_last(%rip), %xmm0 /* ctr_v_open = and(ctr_low, all_but_last) */
+	movdqu 16(%rsi), %xmm4 /* ctr_w = bcast128() */
+	pand .Lsm4_wordslice_ssse3_aesni_9_all_but_last(%rip), %xmm4 /* ctr_w_open = and(ctr_w, all_but_last) */
+
+	/* Load 4 blocks (1 groups), big-endian words to native, transpose 4x4 words. */
+	movdqa %xmm3, %xmm5 /* ctr_j0 */
+	paddb .Lsm4_wordslice_ssse3_aesni_9_block_k(%rip), %xmm5 /* ctr_j = add(ctr_j0, block_k) */
+	movdqa %xmm1, %xmm6 /* ctr_last */
+	paddw %xmm5, %xmm6 /* ctr_sum = add(ctr_last, ctr_j) */
+	movdqa %xmm6, %xmm5 /* ctr_sum */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_carry_everywhere(%rip), %xmm5 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
+	movdqa .Lsm4_wordslice_ssse3_aesni_9_carry_mask_table(%rip), %xmm7 /* carry_mask_table = const() */
+	movdqa %xmm7, %xmm8 /* carry_mask_table */
+	pshufb %xmm5, %xmm8 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
+	movdqa %xmm4, %xmm5 /* ctr_w_open */
+	pand %xmm8, %xmm5 /* ctr_pair_b = and(ctr_w_open, ctr_mask) */
+	pandn %xmm0, %xmm8 /* ctr_pair_a = andnot(ctr_mask, ctr_v_open) */
+	por %xmm8, %xmm5 /* ctr_pair = or(ctr_pair_b, ctr_pair_a) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_new_last_byte(%rip), %xmm6 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
+	por %xmm6, %xmm5 /* row = or(ctr_pair, ctr_last_byte) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_bswap32(%rip), %xmm5 /* rowle = lookup16(row, bswap32) */
+	movdqa %xmm3, %xmm6 /* ctr_j0 */
+	paddb .Lsm4_wordslice_ssse3_aesni_9_block_k_1(%rip), %xmm6 /* ctr_j_1 = add(ctr_j0, block_k_1) */
+	movdqa %xmm1, %xmm8 /* ctr_last */
+	paddw %xmm6, %xmm8 /* ctr_sum_1 = add(ctr_last, ctr_j_1) */
+	movdqa %xmm8, %xmm6 /* ctr_sum_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_carry_everywhere(%rip), %xmm6 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
+	movdqa %xmm7, %xmm9 /* carry_mask_table */
+	pshufb %xmm6, %xmm9 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
+	movdqa %xmm4, %xmm6 /* ctr_w_open */
+	pand %xmm9, %xmm6 /* ctr_pair_1_b = and(ctr_w_open, ctr_mask_1) */
+	pandn %xmm0, %xmm9 /* ctr_pair_1_a = andnot(ctr_mask_1, ctr_v_open) */
+	por %xmm9, %xmm6 /* ctr_pair_1 = or(ctr_pair_1_b, ctr_pair_1_a) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_new_last_byte(%rip), %xmm8 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
+	por %xmm8, %xmm6 /* row_1 = or(ctr_pair_1, ctr_last_byte_1) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_bswap32(%rip), %xmm6 /* rowle_1 = lookup16(row_1, bswap32) */
+	movdqa %xmm3, %xmm8 /* ctr_j0 */
+	paddb .Lsm4_wordslice_ssse3_aesni_9_block_k_2(%rip), %xmm8 /* ctr_j_2 = add(ctr_j0, block_k_2) */
+	movdqa %xmm1, %xmm9 /* ctr_last */
+	paddw %xmm8, %xmm9 /* ctr_sum_2 = add(ctr_last, ctr_j_2) */
+	movdqa %xmm9, %xmm8 /* ctr_sum_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_carry_everywhere(%rip), %xmm8 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
+	movdqa %xmm7, %xmm10 /* carry_mask_table */
+	pshufb %xmm8, %xmm10 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
+	movdqa %xmm4, %xmm8 /* ctr_w_open */
+	pand %xmm10, %xmm8 /* ctr_pair_2_b = and(ctr_w_open, ctr_mask_2) */
+	pandn %xmm0, %xmm10 /* ctr_pair_2_a = andnot(ctr_mask_2, ctr_v_open) */
+	por %xmm10, %xmm8 /* ctr_pair_2 = or(ctr_pair_2_b, ctr_pair_2_a) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_new_last_byte(%rip), %xmm9 /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
+	por %xmm9, %xmm8 /* row_2 = or(ctr_pair_2, ctr_last_byte_2) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_bswap32(%rip), %xmm8 /* rowle_2 = lookup16(row_2, bswap32) */
+	paddb .Lsm4_wordslice_ssse3_aesni_9_block_k_3(%rip), %xmm3 /* ctr_j_3 = add(ctr_j0, block_k_3) */
+	paddw %xmm3, %xmm1 /* ctr_sum_3 = add(ctr_last, ctr_j_3) */
+	movdqa %xmm1, %xmm3 /* ctr_sum_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_carry_everywhere(%rip), %xmm3 /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
+	pshufb %xmm3, %xmm7 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
+	pand %xmm7, %xmm4 /* ctr_pair_3_b = and(ctr_w_open, ctr_mask_3) */
+	pandn %xmm0, %xmm7 /* ctr_pair_3_a = andnot(ctr_mask_3, ctr_v_open) */
+	por %xmm7, %xmm4 /* ctr_pair_3 = or(ctr_pair_3_b, ctr_pair_3_a) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_new_last_byte(%rip), %xmm1 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
+	por %xmm1, %xmm4 /* row_3 = or(ctr_pair_3, ctr_last_byte_3) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_bswap32(%rip), %xmm4 /* rowle_3 = lookup16(row_3, bswap32) */
+	movdqa %xmm5, %xmm0 /* rowle */
+	punpckldq %xmm8, %xmm0 /* tr0 = unpacklo(rowle, rowle_2) */
+	punpckhdq %xmm8, %xmm5 /* tr0_1 = unpackhi(rowle, rowle_2) */
+	movdqa %xmm6, %xmm1 /* rowle_1 */
+	punpckldq %xmm4, %xmm1 /* tr0_2 = unpacklo(rowle_1, rowle_3) */
+	punpckhdq %xmm4, %xmm6 /* tr0_3 = unpackhi(rowle_1, rowle_3) */
+	movdqa %xmm0, %xmm3 /* tr0 */
+	punpckldq %xmm1, %xmm3 /* tr1 = unpacklo(tr0, tr0_2) */
+	punpckhdq %xmm1, %xmm0 /* tr1_1 = unpackhi(tr0, tr0_2) */
+	movdqa %xmm5, %xmm1 /* tr0_1 */
+	punpckldq %xmm6, %xmm1 /* tr1_2 = unpacklo(tr0_1, tr0_3) */
+	punpckhdq %xmm6, %xmm5 /* tr1_3 = unpackhi(tr0_1, tr0_3) */
+	movdqa .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm4 /* nibble_mask = const() */
+	movdqa .Lsm4_wordslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm6 /* aes_cancel_key = const() */
+	movdqa .Lsm4_wordslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm7 /* inv_shift_rows = const() */
+	movdqa .Lsm4_wordslice_ssse3_aesni_9_rotl16(%rip), %xmm8 /* rotl16 = const() */
+	movdqa .Lsm4_wordslice_ssse3_aesni_9_rotl24(%rip), %xmm9 /* rotl24 = const() */
+	movdqa .Lsm4_wordslice_ssse3_aesni_9_rotl8(%rip), %xmm10 /* rotl8 = const() */
+	movdqa .Lsm4_wordslice_ssse3_aesni_9_tbl_hi(%rip), %xmm11 /* tbl_hi = const() */
+	movdqa .Lsm4_wordslice_ssse3_aesni_9_tbl_hi_1(%rip), %xmm12 /* tbl_hi_1 = const() */
+	movdqa .Lsm4_wordslice_ssse3_aesni_9_tbl_lo(%rip), %xmm13 /* tbl_lo = const() */
+	movdqa %xmm2, 0(%rsp) /* spill y_next */
+	xor %r10, %r10
+	.p2align 4
+.Lsm4_wordslice_ssse3_aesni_9_loop_r0:
+
+	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
+	movd (%rdi,%r10), %xmm2
+	pshufd $0, %xmm2, %xmm2 /* rkw = bcast32() */
+	movdqa %xmm0, %xmm14 /* g0x1.2 */
+	pxor %xmm1, %xmm14 /* g0t_acc = xor(g0x1, g0x2) */
+	pxor %xmm2, %xmm14 /* g0t_acc_1 = xor(g0t_acc, rkw) */
+	pxor %xmm5, %xmm14 /* g0t = xor(g0t_acc_1, g0x3) */
+	movdqa %xmm14, %xmm2 /* g0t */
+	pand %xmm4, %xmm2 /* g0t_lo = and(g0t, nibble_mask) */
+	psrlw $4, %xmm14 /* g0t_sh = shr(g0t) */
+	pand %xmm4, %xmm14 /* g0t_hi = and(g0t_sh, nibble_mask) */
+	movdqa %xmm13, %xmm15 /* tbl_lo */
+	pshufb %xmm2, %xmm15 /* g0a_l = lookup16(tbl_lo, g0t_lo) */
+	movdqa %xmm11, %xmm2 /* tbl_hi */
+	pshufb %xmm14, %xmm2 /* g0a_h = lookup16(tbl_hi, g0t_hi) */
+	pxor %xmm2, %xmm15 /* g0a = xor(g0a_l, g0a_h) */
+	pshufb %xmm7, %xmm15 /* g0s_sr = lookup16(g0a, inv_shift_rows) */
+	aesenclast %xmm6, %xmm15 /* g0s_aes = aesenclast(g0s_sr, aes_cancel_key) */
+	movdqa %xmm15, %xmm2 /* g0s_aes */
+	pand %xmm4, %xmm2 /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
+	psrlw $4, %xmm15 /* g0s_aes_sh = shr(g0s_aes) */
+	pand %xmm4, %xmm15 /* g0s_aes_hi = and(g0s_aes_sh, nibble_mask) */
+	movdqa .Lsm4_wordslice_ssse3_aesni_9_tbl_lo_1(%rip), %xmm14 /* tbl_lo_1 = const() */
+	movdqa %xmm14, %xmm6 /* tbl_lo_1 */
+	pshufb %xmm2, %xmm6 /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
+	movdqa %xmm12, %xmm2 /* tbl_hi_1 */
+	pshufb %xmm15, %xmm2 /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
+	pxor %xmm2, %xmm6 /* g0s = xor(g0s_l, g0s_h) */
+	movdqa %xmm6, %xmm2 /* g0s */
+	pshufb %xmm9, %xmm2 /* g0lr24 = lookup16(g0s, rotl24) */
+	movdqa %xmm6, %xmm15 /* g0s */
+	pshufb %xmm10, %xmm15 /* g0lr8 = lookup16(g0s, rotl8) */
+	movdqa %xmm6, %xmm10 /* g0s */
+	pshufb %xmm8, %xmm10 /* g0lr16 = lookup16(g0s, rotl16) */
+	movdqa %xmm6, %xmm8 /* g0s */
+	pxor %xmm15, %xmm8 /* g0lg_acc = xor(g0s, g0lr8) */
+	pxor %xmm10, %xmm8 /* g0lg = xor(g0lg_acc, g0lr16) */
+	movdqa %xmm8, %xmm10 /* g0lg */
+	pslld $2, %xmm10 /* g0lr2_l = shl(g0lg) */
+	psrld $30, %xmm8 /* g0lr2_r = shr(g0lg) */
+	por %xmm8, %xmm10 /* g0lr2 = or(g0lr2_l, g0lr2_r) */
+	pxor %xmm2, %xmm6 /* g0l_acc = xor(g0s, g0lr24) */
+	pxor %xmm10, %xmm6 /* g0l = xor(g0l_acc, g0lr2) */
+	pxor %xmm6, %xmm3 /* g0x = xor(g0x0, g0l) */
+
+	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
+	movd 4(%rdi,%r10), %xmm2
+	pshufd $0, %xmm2, %xmm2 /* rkw_1 = bcast32() */
+	movdqa %xmm1, %xmm6 /* g0x2.2 */
+	pxor %xmm5, %xmm6 /* g0t_acc_2 = xor(g0x2, g0x3) */
+	pxor %xmm2, %xmm6 /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
+	pxor %xmm3, %xmm6 /* g0t_1 = xor(g0t_acc_3, g0x0) */
+	movdqa %xmm6, %xmm2 /* g0t_1 */
+	pand %xmm4, %xmm2 /* g0t_1_lo = and(g0t_1, nibble_mask) */
+	psrlw $4, %xmm6 /* g0t_1_sh = shr(g0t_1) */
+	pand %xmm4, %xmm6 /* g0t_1_hi = and(g0t_1_sh, nibble_mask) */
+	movdqa %xmm13, %xmm8 /* tbl_lo */
+	pshufb %xmm2, %xmm8 /* g0a_1_l = lookup16(tbl_lo, g0t_1_lo) */
+	movdqa %xmm11, %xmm2 /* tbl_hi */
+	pshufb %xmm6, %xmm2 /* g0a_1_h = lookup16(tbl_hi, g0t_1_hi) */
+	pxor %xmm2, %xmm8 /* g0a_1 = xor(g0a_1_l, g0a_1_h) */
+	pshufb %xmm7, %xmm8 /* g0s_1_sr = lookup16(g0a_1, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm8 /* g0s_1_aes = aesenclast(g0s_1_sr, aes_cancel_key) */
+	movdqa %xmm8, %xmm2 /* g0s_1_aes */
+	pand %xmm4, %xmm2 /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
+	psrlw $4, %xmm8 /* g0s_1_aes_sh = shr(g0s_1_aes) */
+	pand %xmm4, %xmm8 /* g0s_1_aes_hi = and(g0s_1_aes_sh, nibble_mask) */
+	movdqa %xmm14, %xmm6 /* tbl_lo_1 */
+	pshufb %xmm2, %xmm6 /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
+	movdqa %xmm12, %xmm2 /* tbl_hi_1 */
+	pshufb %xmm8, %xmm2 /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
+	pxor %xmm2, %xmm6 /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
+	movdqa %xmm6, %xmm2 /* g0s_1 */
+	pshufb %xmm9, %xmm2 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
+	movdqa %xmm6, %xmm8 /* g0s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl8(%rip), %xmm8 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
+	movdqa %xmm6, %xmm10 /* g0s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl16(%rip), %xmm10 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
+	movdqa %xmm6, %xmm15 /* g0s_1 */
+	pxor %xmm8, %xmm15 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
+	pxor %xmm10, %xmm15 /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
+	movdqa %xmm15, %xmm8 /* g0lg_1 */
+	pslld $2, %xmm8 /* g0lr2_1_l = shl(g0lg_1) */
+	psrld $30, %xmm15 /* g0lr2_1_r = shr(g0lg_1) */
+	por %xmm15, %xmm8 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
+	pxor %xmm2, %xmm6 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
+	pxor %xmm8, %xmm6 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
+	pxor %xmm6, %xmm0 /* g0x_1 = xor(g0x1, g0l_1) */
+
+	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
+	movd 8(%rdi,%r10), %xmm2
+	pshufd $0, %xmm2, %xmm2 /* rkw_2 = bcast32() */
+	movdqa %xmm5, %xmm6 /* g0x3.2 */
+	pxor %xmm3, %xmm6 /* g0t_acc_4 = xor(g0x3, g0x0) */
+	pxor %xmm2, %xmm6 /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
+	pxor %xmm0, %xmm6 /* g0t_2 = xor(g0t_acc_5, g0x1) */
+	movdqa %xmm6, %xmm2 /* g0t_2 */
+	pand %xmm4, %xmm2 /* g0t_2_lo = and(g0t_2, nibble_mask) */
+	psrlw $4, %xmm6 /* g0t_2_sh = shr(g0t_2) */
+	pand %xmm4, %xmm6 /* g0t_2_hi = and(g0t_2_sh, nibble_mask) */
+	movdqa %xmm13, %xmm8 /* tbl_lo */
+	pshufb %xmm2, %xmm8 /* g0a_2_l = lookup16(tbl_lo, g0t_2_lo) */
+	movdqa %xmm11, %xmm2 /* tbl_hi */
+	pshufb %xmm6, %xmm2 /* g0a_2_h = lookup16(tbl_hi, g0t_2_hi) */
+	pxor %xmm2, %xmm8 /* g0a_2 = xor(g0a_2_l, g0a_2_h) */
+	pshufb %xmm7, %xmm8 /* g0s_2_sr = lookup16(g0a_2, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm8 /* g0s_2_aes = aesenclast(g0s_2_sr, aes_cancel_key) */
+	movdqa %xmm8, %xmm2 /* g0s_2_aes */
+	pand %xmm4, %xmm2 /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
+	psrlw $4, %xmm8 /* g0s_2_aes_sh = shr(g0s_2_aes) */
+	pand %xmm4, %xmm8 /* g0s_2_aes_hi = and(g0s_2_aes_sh, nibble_mask) */
+	movdqa %xmm14, %xmm6 /* tbl_lo_1 */
+	pshufb %xmm2, %xmm6 /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
+	movdqa %xmm12, %xmm2 /* tbl_hi_1 */
+	pshufb %xmm8, %xmm2 /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
+	pxor %xmm2, %xmm6 /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
+	movdqa %xmm6, %xmm2 /* g0s_2 */
+	pshufb %xmm9, %xmm2 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
+	movdqa %xmm6, %xmm8 /* g0s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl8(%rip), %xmm8 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
+	movdqa %xmm6, %xmm10 /* g0s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl16(%rip), %xmm10 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
+	movdqa %xmm6, %xmm15 /* g0s_2 */
+	pxor %xmm8, %xmm15 /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
+	pxor %xmm10, %xmm15 /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
+	movdqa %xmm15, %xmm8 /* g0lg_2 */
+	pslld $2, %xmm8 /* g0lr2_2_l = shl(g0lg_2) */
+	psrld $30, %xmm15 /* g0lr2_2_r = shr(g0lg_2) */
+	por %xmm15, %xmm8 /* g0lr2_2 = or(g0lr2_2_l, g0lr2_2_r) */
+	pxor %xmm2, %xmm6 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
+	pxor %xmm8, %xmm6 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
+	pxor %xmm6, %xmm1 /* g0x_2 = xor(g0x2, g0l_2) */
+
+	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
+	movd 12(%rdi,%r10), %xmm2
+	pshufd $0, %xmm2, %xmm2 /* rkw_3 = bcast32() */
+	movdqa %xmm3, %xmm6 /* g0x0.3 */
+	pxor %xmm0, %xmm6 /* g0t_acc_6 = xor(g0x0, g0x1) */
+	pxor %xmm2, %xmm6 /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
+	pxor %xmm1, %xmm6 /* g0t_3 = xor(g0t_acc_7, g0x2) */
+	movdqa %xmm6, %xmm2 /* g0t_3 */
+	pand %xmm4, %xmm2 /* g0t_3_lo = and(g0t_3, nibble_mask) */
+	psrlw $4, %xmm6 /* g0t_3_sh = shr(g0t_3) */
+	pand %xmm4, %xmm6 /* g0t_3_hi = and(g0t_3_sh, nibble_mask) */
+	movdqa %xmm13, %xmm8 /* tbl_lo */
+	pshufb %xmm2, %xmm8 /* g0a_3_l = lookup16(tbl_lo, g0t_3_lo) */
+	movdqa %xmm11, %xmm2 /* tbl_hi */
+	pshufb %xmm6, %xmm2 /* g0a_3_h = lookup16(tbl_hi, g0t_3_hi) */
+	pxor %xmm2, %xmm8 /* g0a_3 = xor(g0a_3_l, g0a_3_h) */
+	pshufb %xmm7, %xmm8 /* g0s_3_sr = lookup16(g0a_3, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm8 /* g0s_3_aes = aesenclast(g0s_3_sr, aes_cancel_key) */
+	movdqa %xmm8, %xmm2 /* g0s_3_aes */
+	pand %xmm4, %xmm2 /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
+	psrlw $4, %xmm8 /* g0s_3_aes_sh = shr(g0s_3_aes) */
+	pand %xmm4, %xmm8 /* g0s_3_aes_hi = and(g0s_3_aes_sh, nibble_mask) */
+	movdqa %xmm14, %xmm6 /* tbl_lo_1 */
+	pshufb %xmm2, %xmm6 /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
+	movdqa %xmm12, %xmm2 /* tbl_hi_1 */
+	pshufb %xmm8, %xmm2 /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
+	pxor %xmm2, %xmm6 /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
+	movdqa %xmm6, %xmm2 /* g0s_3 */
+	pshufb %xmm9, %xmm2 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
+	movdqa %xmm6, %xmm8 /* g0s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl8(%rip), %xmm8 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
+	movdqa %xmm6, %xmm10 /* g0s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl16(%rip), %xmm10 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
+	movdqa %xmm6, %xmm15 /* g0s_3 */
+	pxor %xmm8, %xmm15 /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
+	pxor %xmm10, %xmm15 /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
+	movdqa %xmm15, %xmm8 /* g0lg_3 */
+	pslld $2, %xmm8 /* g0lr2_3_l = shl(g0lg_3) */
+	psrld $30, %xmm15 /* g0lr2_3_r = shr(g0lg_3) */
+	por %xmm15, %xmm8 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
+	pxor %xmm2, %xmm6 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
+	pxor %xmm8, %xmm6 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
+	pxor %xmm6, %xmm5 /* g0x_3 = xor(g0x3, g0l_3) */
+	movdqa .Lsm4_wordslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm6 /* aes_cancel_key = const() */
+	movdqa .Lsm4_wordslice_ssse3_aesni_9_rotl16(%rip), %xmm8 /* rotl16 = const() */
+	movdqa .Lsm4_wordslice_ssse3_aesni_9_rotl8(%rip), %xmm10 /* rotl8 = const() */
+	add $16, %r10
+	cmp $128, %r10
+	jne .Lsm4_wordslice_ssse3_aesni_9_loop_r0
+
+	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; transpose back, native words to big-endian. */
+	movdqa %xmm5, %xmm2 /* g0x3.2 */
+	punpckldq %xmm0, %xmm2 /* tro0 = unpacklo(g0x3, g0x1) */
+	punpckhdq %xmm0, %xmm5 /* tro0_1 = unpackhi(g0x3, g0x1) */
+	movdqa %xmm1, %xmm0 /* g0x2.2 */
+	punpckldq %xmm3, %xmm0 /* tro0_2 = unpacklo(g0x2, g0x0) */
+	punpckhdq %xmm3, %xmm1 /* tro0_3 = unpackhi(g0x2, g0x0) */
+	movdqa %xmm2, %xmm3 /* tro0 */
+	punpckldq %xmm0, %xmm3 /* tro1 = unpacklo(tro0, tro0_2) */
+	punpckhdq %xmm0, %xmm2 /* tro1_1 = unpackhi(tro0, tro0_2) */
+	movdqa %xmm5, %xmm0 /* tro0_1 */
+	punpckldq %xmm1, %xmm0 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
+	punpckhdq %xmm1, %xmm5 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_bswap32(%rip), %xmm3 /* outbe = lookup16(tro1, bswap32) */
+	movdqu (%rcx), %xmm1 /* msg = load() */
+	pxor %xmm1, %xmm3 /* ct = xor(outbe, msg) */
+	movdqu %xmm3, (%rdx) /* store ct */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_bswap32(%rip), %xmm2 /* outbe_1 = lookup16(tro1_1, bswap32) */
+	movdqu 16(%rcx), %xmm1 /* msg_1 = load() */
+	pxor %xmm1, %xmm2 /* ct_1 = xor(outbe_1, msg_1) */
+	movdqu %xmm2, 16(%rdx) /* store ct_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_bswap32(%rip), %xmm0 /* outbe_2 = lookup16(tro1_2, bswap32) */
+	movdqu 32(%rcx), %xmm1 /* msg_2 = load() */
+	pxor %xmm1, %xmm0 /* ct_2 = xor(outbe_2, msg_2) */
+	movdqu %xmm0, 32(%rdx) /* store ct_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_bswap32(%rip), %xmm5 /* outbe_3 = lookup16(tro1_3, bswap32) */
+	movdqu 48(%rcx), %xmm0 /* msg_3 = load() */
+	pxor %xmm0, %xmm5 /* ct_3 = xor(outbe_3, msg_3) */
+	movdqu %xmm5, 48(%rdx) /* store ct_3 */
+	movdqa 0(%rsp), %xmm0 /* reload y_next */
+	movdqu %xmm0, 64(%rsi) /* store y_next */
+	leave
+	CFI_LEAVE();
+	ret_spec_stop;
+	CFI_ENDPROC();
+ELF(.size _gcry_sm4_wordslice_ssse3_aesni_batch_gcm,.-_gcry_sm4_wordslice_ssse3_aesni_batch_gcm;)
+
 /* reverse16: byte i <- byte 15 - i: GCM bytes to the reflected form phi */
 SECTION_RODATA
 	.balign 16
@@ -2028,6 +2441,156 @@ SECTION_RODATA
 SECTION_RODATA
 	.balign 16
 .Lsm4_wordslice_ssse3_aesni_8_tbl_lo_1:
+	.byte 0xd3, 0xf5, 0xd9, 0xff, 0x24, 0x02, 0x2e, 0x08, 0xb4, 0x92, 0xbe, 0x98, 0x43, 0x65, 0x49, 0x6f
+
+/* reverse16: byte i <- byte 15 - i: GCM bytes to the reflected form phi */
+SECTION_RODATA
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_9_reverse16:
+	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
+
+/* half_up: (a0, a1) -> (0, a0): the middle sum's low half into S's bits 64..127 */
+SECTION_RODATA
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_9_half_up:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07
+
+/* half_down: (a0, a1) -> (a1, 0): its high half into S's bits 128..191 */
+SECTION_RODATA
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_9_half_down:
+	.byte 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80
+
+/* fold: c = (Q - y^128 - 1) / y^64, Q = GHASH's polynomial reversed (gen/kernels/ghash.py fold) */
+SECTION_RODATA
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_9_fold:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2
+
+/* swap_halves: (a0, a1) -> (a1, a0) */
+SECTION_RODATA
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_9_swap_halves:
+	.byte 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07
+
+/* byte_14: byte 14 of each lane: where v + j0 + k is summed */
+SECTION_RODATA
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_9_byte_14:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
+
+/* all_but_last: every byte but a block's last */
+SECTION_RODATA
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_9_all_but_last:
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
+
+/* block_k: byte 14 of each lane: its block's number k in the batch */
+SECTION_RODATA
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_9_block_k:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* carry_everywhere: every byte reads the carry (byte 15), a block's last byte reads zero */
+SECTION_RODATA
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_9_carry_everywhere:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
+
+/* carry_mask_table: a carry as a byte mask: 0 -> 0x00, 1 -> 0xff */
+SECTION_RODATA
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_9_carry_mask_table:
+	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* new_last_byte: byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero */
+SECTION_RODATA
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_9_new_last_byte:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
+
+/* bswap32: byte order reversal in each 32-bit word */
+SECTION_RODATA
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_9_bswap32:
+	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+
+/* block_k_1: byte 14 of each lane: its block's number k in the batch */
+SECTION_RODATA
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_9_block_k_1:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00
+
+/* block_k_2: byte 14 of each lane: its block's number k in the batch */
+SECTION_RODATA
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_9_block_k_2:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00
+
+/* block_k_3: byte 14 of each lane: its block's number k in the batch */
+SECTION_RODATA
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_9_block_k_3:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00
+
+/* nibble_mask: low nibble of every byte */
+SECTION_RODATA
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_9_nibble_mask:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* aes_cancel_key: AESENCLAST key = SubBytes constant 0x63: cancels it */
+SECTION_RODATA
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_9_aes_cancel_key:
+	.byte 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63
+
+/* inv_shift_rows: inverse ShiftRows (AESENCLAST's ShiftRows undone) */
+SECTION_RODATA
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_9_inv_shift_rows:
+	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
+
+/* rotl16: rotate each 32-bit word left by 16 (byte shuffle) */
+SECTION_RODATA
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_9_rotl16:
+	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+
+/* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
+SECTION_RODATA
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_9_rotl24:
+	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+
+/* rotl8: rotate each 32-bit word left by 8 (byte shuffle) */
+SECTION_RODATA
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_9_rotl8:
+	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
+
+/* tbl_hi: A1, c1: S-box inner affine: high-nibble table */
+SECTION_RODATA
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_9_tbl_hi:
+	.byte 0x00, 0xac, 0x68, 0xc4, 0x8c, 0x20, 0xe4, 0x48, 0x18, 0xb4, 0x70, 0xdc, 0x94, 0x38, 0xfc, 0x50
+
+/* tbl_hi_1: A2·inv(.) ^ c2: S-box outer affine, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
+SECTION_RODATA
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_9_tbl_hi_1:
+	.byte 0x00, 0x5e, 0x4a, 0x14, 0x08, 0x56, 0x42, 0x1c, 0x9d, 0xc3, 0xd7, 0x89, 0x95, 0xcb, 0xdf, 0x81
+
+/* tbl_lo: A1, c1: S-box inner affine: low-nibble table (constant folded in) */
+SECTION_RODATA
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_9_tbl_lo:
+	.byte 0x1b, 0xee, 0x39, 0xcc, 0xbd, 0x48, 0x9f, 0x6a, 0xb9, 0x4c, 0x9b, 0x6e, 0x1f, 0xea, 0x3d, 0xc8
+
+/* tbl_lo_1: A2·inv(.) ^ c2: S-box outer affine, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
+SECTION_RODATA
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_9_tbl_lo_1:
 	.byte 0xd3, 0xf5, 0xd9, 0xff, 0x24, 0x02, 0x2e, 0x08, 0xb4, 0x92, 0xbe, 0x98, 0x43, 0x65, 0x49, 0x6f
 
 #endif /* __x86_64 */

@@ -18291,6 +18291,6176 @@ SYM_FUNC_START(sm4_byteslice_avx2_aesni_batch_xts)
 	RET
 SYM_FUNC_END(sm4_byteslice_avx2_aesni_batch_xts)
 
+/* sm4_byteslice_avx2_aesni_batch_gcm: byteslice256_ctr_xor_gcm, 6 arguments
+ *   %rdi: rk
+ *   %rsi: in
+ *   %rdx: out
+ *   %rcx: src
+ *   %r8: table
+ *   %r9: hashed
+ *   %r10: 64 x r (and the loop count)
+ *   ymm0-15: vectors, as allocated (16 used)
+ *   frame: 3648 bytes (113 spill slots of 32 bytes)
+ */
+	.p2align 5
+SYM_FUNC_START(sm4_byteslice_avx2_aesni_batch_gcm)
+	push %rbp
+	mov %rsp, %rbp
+	and $-64, %rsp
+	sub $3648, %rsp
+	vbroadcasti128 64(%rsi), %ymm0 /* y_1 = bcast128() */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_reverse16(%rip), %ymm0, %ymm0 /* phi_y = lookup16(y_1, reverse16) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_first_block(%rip), %ymm0, %ymm0 /* y1_16 = and(phi_y, first_block) */
+
+	/* Step 1 of 16: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
+	vmovdqu (%r9), %ymm1 /* x = load() */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_reverse16(%rip), %ymm1, %ymm1 /* z = lookup16(x, reverse16) */
+	vpxor %ymm0, %ymm1, %ymm0 /* z1_y = xor(z, y1_16) */
+	vmovdqu (%r8), %ymm1 /* h = load() */
+	vmovdqa %xmm0, %xmm2 /* lo_a0 = extract128(z1_y) */
+	vmovdqa %xmm1, %xmm3 /* lo_b0 = extract128(h) */
+	vpclmulqdq $0x0, %xmm3, %xmm2, %xmm4 /* lo_0 = clmul(lo_a0, lo_b0) */
+	vextracti128 $1, %ymm0, %xmm0 /* lo_a1 = extract128(z1_y) */
+	vextracti128 $1, %ymm1, %xmm1 /* lo_b1 = extract128(h) */
+	vpclmulqdq $0x0, %xmm1, %xmm0, %xmm5 /* lo_1 = clmul(lo_a1, lo_b1) */
+	vinserti128 $1, %xmm5, %ymm4, %ymm4 /* lo = concat128(lo_0, lo_1) */
+	vpclmulqdq $0x10, %xmm3, %xmm2, %xmm5 /* mid_0 = clmul(lo_a0, lo_b0) */
+	vpclmulqdq $0x10, %xmm1, %xmm0, %xmm6 /* mid_1 = clmul(lo_a1, lo_b1) */
+	vinserti128 $1, %xmm6, %ymm5, %ymm5 /* mid = concat128(mid_0, mid_1) */
+	vpclmulqdq $0x1, %xmm3, %xmm2, %xmm6 /* mid_1_0 = clmul(lo_a0, lo_b0) */
+	vpclmulqdq $0x1, %xmm1, %xmm0, %xmm7 /* mid_1_1 = clmul(lo_a1, lo_b1) */
+	vinserti128 $1, %xmm7, %ymm6, %ymm6 /* mid_1_1_1 = concat128(mid_1_0, mid_1_1) */
+	vpclmulqdq $0x11, %xmm3, %xmm2, %xmm2 /* hi_0 = clmul(lo_a0, lo_b0) */
+	vpclmulqdq $0x11, %xmm1, %xmm0, %xmm0 /* hi_1 = clmul(lo_a1, lo_b1) */
+	vinserti128 $1, %xmm0, %ymm2, %ymm0 /* hi = concat128(hi_0, hi_1) */
+	vmovdqu 32(%r9), %ymm1 /* x_1 = load() */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_reverse16(%rip), %ymm1, %ymm1 /* z_1 = lookup16(x_1, reverse16) */
+	vmovdqu 32(%r8), %ymm2 /* h_1 = load() */
+	vmovdqa %xmm1, %xmm3 /* lo_1_a0 = extract128(z_1) */
+	vmovdqa %xmm2, %xmm7 /* lo_1_b0 = extract128(h_1) */
+	vpclmulqdq $0x0, %xmm7, %xmm3, %xmm8 /* lo_1_0 = clmul(lo_1_a0, lo_1_b0) */
+	vextracti128 $1, %ymm1, %xmm1 /* lo_1_a1 = extract128(z_1) */
+	vextracti128 $1, %ymm2, %xmm2 /* lo_1_b1 = extract128(h_1) */
+	vpclmulqdq $0x0, %xmm2, %xmm1, %xmm9 /* lo_1_1 = clmul(lo_1_a1, lo_1_b1) */
+	vinserti128 $1, %xmm9, %ymm8, %ymm8 /* lo_1_1_1 = concat128(lo_1_0, lo_1_1) */
+	vpclmulqdq $0x10, %xmm7, %xmm3, %xmm9 /* mid_2_0 = clmul(lo_1_a0, lo_1_b0) */
+	vpclmulqdq $0x10, %xmm2, %xmm1, %xmm10 /* mid_2_1 = clmul(lo_1_a1, lo_1_b1) */
+	vinserti128 $1, %xmm10, %ymm9, %ymm9 /* mid_2 = concat128(mid_2_0, mid_2_1) */
+	vpclmulqdq $0x1, %xmm7, %xmm3, %xmm10 /* mid_3_0 = clmul(lo_1_a0, lo_1_b0) */
+	vpclmulqdq $0x1, %xmm2, %xmm1, %xmm11 /* mid_3_1 = clmul(lo_1_a1, lo_1_b1) */
+	vinserti128 $1, %xmm11, %ymm10, %ymm10 /* mid_3 = concat128(mid_3_0, mid_3_1) */
+	vpclmulqdq $0x11, %xmm7, %xmm3, %xmm3 /* hi_1_0 = clmul(lo_1_a0, lo_1_b0) */
+	vpclmulqdq $0x11, %xmm2, %xmm1, %xmm1 /* hi_1_1 = clmul(lo_1_a1, lo_1_b1) */
+	vinserti128 $1, %xmm1, %ymm3, %ymm1 /* hi_1_1_1 = concat128(hi_1_0, hi_1_1) */
+	vmovdqu 64(%r9), %ymm2 /* x_2 = load() */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_reverse16(%rip), %ymm2, %ymm2 /* z_2 = lookup16(x_2, reverse16) */
+	vmovdqu 64(%r8), %ymm3 /* h_2 = load() */
+	vmovdqa %xmm2, %xmm7 /* lo_2_a0 = extract128(z_2) */
+	vmovdqa %xmm3, %xmm11 /* lo_2_b0 = extract128(h_2) */
+	vpclmulqdq $0x0, %xmm11, %xmm7, %xmm12 /* lo_2_0 = clmul(lo_2_a0, lo_2_b0) */
+	vextracti128 $1, %ymm2, %xmm2 /* lo_2_a1 = extract128(z_2) */
+	vextracti128 $1, %ymm3, %xmm3 /* lo_2_b1 = extract128(h_2) */
+	vpclmulqdq $0x0, %xmm3, %xmm2, %xmm13 /* lo_2_1 = clmul(lo_2_a1, lo_2_b1) */
+	vinserti128 $1, %xmm13, %ymm12, %ymm12 /* lo_2 = concat128(lo_2_0, lo_2_1) */
+	vpclmulqdq $0x10, %xmm11, %xmm7, %xmm13 /* mid_4_0 = clmul(lo_2_a0, lo_2_b0) */
+	vpclmulqdq $0x10, %xmm3, %xmm2, %xmm14 /* mid_4_1 = clmul(lo_2_a1, lo_2_b1) */
+	vinserti128 $1, %xmm14, %ymm13, %ymm13 /* mid_4 = concat128(mid_4_0, mid_4_1) */
+	vpclmulqdq $0x1, %xmm11, %xmm7, %xmm14 /* mid_5_0 = clmul(lo_2_a0, lo_2_b0) */
+	vpclmulqdq $0x1, %xmm3, %xmm2, %xmm15 /* mid_5_1 = clmul(lo_2_a1, lo_2_b1) */
+	vinserti128 $1, %xmm15, %ymm14, %ymm14 /* mid_5 = concat128(mid_5_0, mid_5_1) */
+	vpclmulqdq $0x11, %xmm11, %xmm7, %xmm7 /* hi_2_0 = clmul(lo_2_a0, lo_2_b0) */
+	vpclmulqdq $0x11, %xmm3, %xmm2, %xmm2 /* hi_2_1 = clmul(lo_2_a1, lo_2_b1) */
+	vinserti128 $1, %xmm2, %ymm7, %ymm2 /* hi_2 = concat128(hi_2_0, hi_2_1) */
+	vmovdqu 96(%r9), %ymm3 /* x_3 = load() */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_reverse16(%rip), %ymm3, %ymm3 /* z_3 = lookup16(x_3, reverse16) */
+	vmovdqu 96(%r8), %ymm7 /* h_3 = load() */
+	vmovdqa %xmm3, %xmm11 /* lo_3_a0 = extract128(z_3) */
+	vmovdqa %xmm7, %xmm15 /* lo_3_b0 = extract128(h_3) */
+	vmovdqa %ymm2, 0(%rsp) /* spill hi_2 */
+	vpclmulqdq $0x0, %xmm15, %xmm11, %xmm2 /* lo_3_0 = clmul(lo_3_a0, lo_3_b0) */
+	vextracti128 $1, %ymm3, %xmm3 /* lo_3_a1 = extract128(z_3) */
+	vextracti128 $1, %ymm7, %xmm7 /* lo_3_b1 = extract128(h_3) */
+	vmovdqa %ymm0, 32(%rsp) /* spill hi */
+	vpclmulqdq $0x0, %xmm7, %xmm3, %xmm0 /* lo_3_1 = clmul(lo_3_a1, lo_3_b1) */
+	vinserti128 $1, %xmm0, %ymm2, %ymm0 /* lo_3 = concat128(lo_3_0, lo_3_1) */
+	vpclmulqdq $0x10, %xmm15, %xmm11, %xmm2 /* mid_6_0 = clmul(lo_3_a0, lo_3_b0) */
+	vmovdqa %ymm1, 64(%rsp) /* spill hi_1_1_1 */
+	vpclmulqdq $0x10, %xmm7, %xmm3, %xmm1 /* mid_6_1 = clmul(lo_3_a1, lo_3_b1) */
+	vinserti128 $1, %xmm1, %ymm2, %ymm1 /* mid_6 = concat128(mid_6_0, mid_6_1) */
+	vpclmulqdq $0x1, %xmm15, %xmm11, %xmm2 /* mid_7_0 = clmul(lo_3_a0, lo_3_b0) */
+	vmovdqa %ymm1, 96(%rsp) /* spill mid_6 */
+	vpclmulqdq $0x1, %xmm7, %xmm3, %xmm1 /* mid_7_1 = clmul(lo_3_a1, lo_3_b1) */
+	vinserti128 $1, %xmm1, %ymm2, %ymm1 /* mid_7 = concat128(mid_7_0, mid_7_1) */
+	vpclmulqdq $0x11, %xmm15, %xmm11, %xmm2 /* hi_3_0 = clmul(lo_3_a0, lo_3_b0) */
+	vpclmulqdq $0x11, %xmm7, %xmm3, %xmm3 /* hi_3_1 = clmul(lo_3_a1, lo_3_b1) */
+	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* hi_3 = concat128(hi_3_0, hi_3_1) */
+
+	/* The sums, then S's halves, their blocks added, and one reduction. */
+	vpxor %ymm8, %ymm4, %ymm3 /* lo_sum_acc = xor(lo, lo_1_1_1) */
+	vpxor %ymm0, %ymm12, %ymm0 /* lo_sum_acc_1 = xor(lo_2, lo_3) */
+	vpxor %ymm0, %ymm3, %ymm0 /* lo_sum_acc_2 = xor(lo_sum_acc, lo_sum_acc_1) */
+	vpxor %ymm6, %ymm5, %ymm3 /* mid_sum_acc = xor(mid, mid_1_1_1) */
+	vpxor %ymm10, %ymm9, %ymm4 /* mid_sum_acc_1 = xor(mid_2, mid_3) */
+	vpxor %ymm14, %ymm13, %ymm5 /* mid_sum_acc_2 = xor(mid_4, mid_5) */
+	vpxor 96(%rsp), %ymm1, %ymm1 /* mid_sum_acc_3 = xor(mid_7, mid_6) */
+	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_4 = xor(mid_sum_acc, mid_sum_acc_1) */
+	vpxor %ymm1, %ymm5, %ymm1 /* mid_sum_acc_5 = xor(mid_sum_acc_2, mid_sum_acc_3) */
+	vpxor %ymm1, %ymm3, %ymm1 /* mid_sum_acc_6 = xor(mid_sum_acc_4, mid_sum_acc_5) */
+	vmovdqa 32(%rsp), %ymm3 /* reload hi */
+	vpxor 64(%rsp), %ymm3, %ymm3 /* hi_sum_acc = xor(hi, hi_1_1_1) */
+	vpxor 0(%rsp), %ymm2, %ymm2 /* hi_sum_acc_1 = xor(hi_3, hi_2) */
+	vpxor %ymm2, %ymm3, %ymm2 /* hi_sum_acc_2 = xor(hi_sum_acc, hi_sum_acc_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_half_up(%rip), %ymm1, %ymm3 /* mid_lo = lookup16(mid_sum_acc_6, half_up) */
+	vpxor %ymm3, %ymm0, %ymm0 /* s_lo = xor(lo_sum_acc_2, mid_lo) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_half_down(%rip), %ymm1, %ymm1 /* mid_hi = lookup16(mid_sum_acc_6, half_down) */
+	vpxor %ymm1, %ymm2, %ymm1 /* s_hi = xor(hi_sum_acc_2, mid_hi) */
+	vpermq $0x4e, %ymm0, %ymm2 /* s_lo_x = blocks128(s_lo, s_lo) */
+	vpxor %ymm2, %ymm0, %ymm0 /* s_lo_1 = xor(s_lo, s_lo_x) */
+	vpermq $0x4e, %ymm1, %ymm2 /* s_hi_x = blocks128(s_hi, s_hi) */
+	vpxor %ymm2, %ymm1, %ymm1 /* s_hi_1 = xor(s_hi, s_hi_x) */
+	vmovdqa %xmm0, %xmm2 /* fold_lo_a0 = extract128(s_lo_1) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_fold(%rip), %ymm3 /* fold = const() */
+	vmovdqa %xmm3, %xmm4 /* fold_lo_b0 = extract128(fold) */
+	vpclmulqdq $0x0, %xmm4, %xmm2, %xmm2 /* fold_lo_0 = clmul(fold_lo_a0, fold_lo_b0) */
+	vextracti128 $1, %ymm0, %xmm5 /* fold_lo_a1 = extract128(s_lo_1) */
+	vextracti128 $1, %ymm3, %xmm3 /* fold_lo_b1 = extract128(fold) */
+	vpclmulqdq $0x0, %xmm3, %xmm5, %xmm5 /* fold_lo_1 = clmul(fold_lo_a1, fold_lo_b1) */
+	vinserti128 $1, %xmm5, %ymm2, %ymm2 /* fold_lo = concat128(fold_lo_0, fold_lo_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw = lookup16(fold_lo, swap_halves) */
+	vpxor %ymm2, %ymm0, %ymm0 /* v = xor(s_lo_1, fold_lo_sw) */
+	vmovdqa %xmm0, %xmm2 /* fold_hi_a0 = extract128(v) */
+	vpclmulqdq $0x11, %xmm4, %xmm2, %xmm2 /* fold_hi_0 = clmul(fold_hi_a0, fold_lo_b0) */
+	vextracti128 $1, %ymm0, %xmm5 /* fold_hi_a1 = extract128(v) */
+	vpclmulqdq $0x11, %xmm3, %xmm5, %xmm5 /* fold_hi_1 = clmul(fold_hi_a1, fold_lo_b1) */
+	vinserti128 $1, %xmm5, %ymm2, %ymm2 /* fold_hi = concat128(fold_hi_0, fold_hi_1) */
+	vpxor %ymm1, %ymm0, %ymm0 /* v_hi = xor(v, s_hi_1) */
+	vpxor %ymm2, %ymm0, %ymm0 /* reduced = xor(v_hi, fold_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_first_block(%rip), %ymm0, %ymm0 /* y1_1_1 = and(reduced, first_block) */
+
+	/* Step 2 of 16: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
+	vmovdqu 128(%r9), %ymm1 /* x_4 = load() */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_reverse16(%rip), %ymm1, %ymm1 /* z_4 = lookup16(x_4, reverse16) */
+	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_1 = xor(z_4, y1_1_1) */
+	vmovdqu (%r8), %ymm1 /* h_4 = load() */
+	vmovdqa %xmm0, %xmm2 /* lo_4_a0 = extract128(z1_y_1) */
+	vmovdqa %xmm1, %xmm5 /* lo_4_b0 = extract128(h_4) */
+	vpclmulqdq $0x0, %xmm5, %xmm2, %xmm6 /* lo_4_0 = clmul(lo_4_a0, lo_4_b0) */
+	vextracti128 $1, %ymm0, %xmm0 /* lo_4_a1 = extract128(z1_y_1) */
+	vextracti128 $1, %ymm1, %xmm1 /* lo_4_b1 = extract128(h_4) */
+	vpclmulqdq $0x0, %xmm1, %xmm0, %xmm7 /* lo_4_1 = clmul(lo_4_a1, lo_4_b1) */
+	vinserti128 $1, %xmm7, %ymm6, %ymm6 /* lo_4 = concat128(lo_4_0, lo_4_1) */
+	vpclmulqdq $0x10, %xmm5, %xmm2, %xmm7 /* mid_8_0 = clmul(lo_4_a0, lo_4_b0) */
+	vpclmulqdq $0x10, %xmm1, %xmm0, %xmm8 /* mid_8_1 = clmul(lo_4_a1, lo_4_b1) */
+	vinserti128 $1, %xmm8, %ymm7, %ymm7 /* mid_8 = concat128(mid_8_0, mid_8_1) */
+	vpclmulqdq $0x1, %xmm5, %xmm2, %xmm8 /* mid_9_0 = clmul(lo_4_a0, lo_4_b0) */
+	vpclmulqdq $0x1, %xmm1, %xmm0, %xmm9 /* mid_9_1 = clmul(lo_4_a1, lo_4_b1) */
+	vinserti128 $1, %xmm9, %ymm8, %ymm8 /* mid_9 = concat128(mid_9_0, mid_9_1) */
+	vpclmulqdq $0x11, %xmm5, %xmm2, %xmm2 /* hi_4_0 = clmul(lo_4_a0, lo_4_b0) */
+	vpclmulqdq $0x11, %xmm1, %xmm0, %xmm0 /* hi_4_1 = clmul(lo_4_a1, lo_4_b1) */
+	vinserti128 $1, %xmm0, %ymm2, %ymm0 /* hi_4 = concat128(hi_4_0, hi_4_1) */
+	vmovdqu 160(%r9), %ymm1 /* x_5 = load() */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_reverse16(%rip), %ymm1, %ymm1 /* z_5 = lookup16(x_5, reverse16) */
+	vmovdqu 32(%r8), %ymm2 /* h_5 = load() */
+	vmovdqa %xmm1, %xmm5 /* lo_5_a0 = extract128(z_5) */
+	vmovdqa %xmm2, %xmm9 /* lo_5_b0 = extract128(h_5) */
+	vpclmulqdq $0x0, %xmm9, %xmm5, %xmm10 /* lo_5_0 = clmul(lo_5_a0, lo_5_b0) */
+	vextracti128 $1, %ymm1, %xmm1 /* lo_5_a1 = extract128(z_5) */
+	vextracti128 $1, %ymm2, %xmm2 /* lo_5_b1 = extract128(h_5) */
+	vpclmulqdq $0x0, %xmm2, %xmm1, %xmm11 /* lo_5_1 = clmul(lo_5_a1, lo_5_b1) */
+	vinserti128 $1, %xmm11, %ymm10, %ymm10 /* lo_5 = concat128(lo_5_0, lo_5_1) */
+	vpclmulqdq $0x10, %xmm9, %xmm5, %xmm11 /* mid_10_0 = clmul(lo_5_a0, lo_5_b0) */
+	vpclmulqdq $0x10, %xmm2, %xmm1, %xmm12 /* mid_10_1 = clmul(lo_5_a1, lo_5_b1) */
+	vinserti128 $1, %xmm12, %ymm11, %ymm11 /* mid_10 = concat128(mid_10_0, mid_10_1) */
+	vpclmulqdq $0x1, %xmm9, %xmm5, %xmm12 /* mid_11_0 = clmul(lo_5_a0, lo_5_b0) */
+	vpclmulqdq $0x1, %xmm2, %xmm1, %xmm13 /* mid_11_1 = clmul(lo_5_a1, lo_5_b1) */
+	vinserti128 $1, %xmm13, %ymm12, %ymm12 /* mid_11 = concat128(mid_11_0, mid_11_1) */
+	vpclmulqdq $0x11, %xmm9, %xmm5, %xmm5 /* hi_5_0 = clmul(lo_5_a0, lo_5_b0) */
+	vpclmulqdq $0x11, %xmm2, %xmm1, %xmm1 /* hi_5_1 = clmul(lo_5_a1, lo_5_b1) */
+	vinserti128 $1, %xmm1, %ymm5, %ymm1 /* hi_5 = concat128(hi_5_0, hi_5_1) */
+	vmovdqu 192(%r9), %ymm2 /* x_6 = load() */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_reverse16(%rip), %ymm2, %ymm2 /* z_6 = lookup16(x_6, reverse16) */
+	vmovdqu 64(%r8), %ymm5 /* h_6 = load() */
+	vmovdqa %xmm2, %xmm9 /* lo_6_a0 = extract128(z_6) */
+	vmovdqa %xmm5, %xmm13 /* lo_6_b0 = extract128(h_6) */
+	vpclmulqdq $0x0, %xmm13, %xmm9, %xmm14 /* lo_6_0 = clmul(lo_6_a0, lo_6_b0) */
+	vextracti128 $1, %ymm2, %xmm2 /* lo_6_a1 = extract128(z_6) */
+	vextracti128 $1, %ymm5, %xmm5 /* lo_6_b1 = extract128(h_6) */
+	vpclmulqdq $0x0, %xmm5, %xmm2, %xmm15 /* lo_6_1 = clmul(lo_6_a1, lo_6_b1) */
+	vinserti128 $1, %xmm15, %ymm14, %ymm14 /* lo_6 = concat128(lo_6_0, lo_6_1) */
+	vpclmulqdq $0x10, %xmm13, %xmm9, %xmm15 /* mid_12_0 = clmul(lo_6_a0, lo_6_b0) */
+	vmovdqa %ymm3, 0(%rsp) /* spill fold_lo_b1 */
+	vpclmulqdq $0x10, %xmm5, %xmm2, %xmm3 /* mid_12_1 = clmul(lo_6_a1, lo_6_b1) */
+	vinserti128 $1, %xmm3, %ymm15, %ymm3 /* mid_12 = concat128(mid_12_0, mid_12_1) */
+	vpclmulqdq $0x1, %xmm13, %xmm9, %xmm15 /* mid_13_0 = clmul(lo_6_a0, lo_6_b0) */
+	vmovdqa %ymm4, 64(%rsp) /* spill fold_lo_b0 */
+	vpclmulqdq $0x1, %xmm5, %xmm2, %xmm4 /* mid_13_1 = clmul(lo_6_a1, lo_6_b1) */
+	vinserti128 $1, %xmm4, %ymm15, %ymm4 /* mid_13 = concat128(mid_13_0, mid_13_1) */
+	vpclmulqdq $0x11, %xmm13, %xmm9, %xmm9 /* hi_6_0 = clmul(lo_6_a0, lo_6_b0) */
+	vpclmulqdq $0x11, %xmm5, %xmm2, %xmm2 /* hi_6_1 = clmul(lo_6_a1, lo_6_b1) */
+	vinserti128 $1, %xmm2, %ymm9, %ymm2 /* hi_6 = concat128(hi_6_0, hi_6_1) */
+	vmovdqu 224(%r9), %ymm5 /* x_7 = load() */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_reverse16(%rip), %ymm5, %ymm5 /* z_7 = lookup16(x_7, reverse16) */
+	vmovdqu 96(%r8), %ymm9 /* h_7 = load() */
+	vmovdqa %xmm5, %xmm13 /* lo_7_a0 = extract128(z_7) */
+	vmovdqa %xmm9, %xmm15 /* lo_7_b0 = extract128(h_7) */
+	vmovdqa %ymm2, 32(%rsp) /* spill hi_6 */
+	vpclmulqdq $0x0, %xmm15, %xmm13, %xmm2 /* lo_7_0 = clmul(lo_7_a0, lo_7_b0) */
+	vextracti128 $1, %ymm5, %xmm5 /* lo_7_a1 = extract128(z_7) */
+	vextracti128 $1, %ymm9, %xmm9 /* lo_7_b1 = extract128(h_7) */
+	vmovdqa %ymm0, 96(%rsp) /* spill hi_4 */
+	vpclmulqdq $0x0, %xmm9, %xmm5, %xmm0 /* lo_7_1 = clmul(lo_7_a1, lo_7_b1) */
+	vinserti128 $1, %xmm0, %ymm2, %ymm0 /* lo_7 = concat128(lo_7_0, lo_7_1) */
+	vpclmulqdq $0x10, %xmm15, %xmm13, %xmm2 /* mid_14_0 = clmul(lo_7_a0, lo_7_b0) */
+	vmovdqa %ymm1, 128(%rsp) /* spill hi_5 */
+	vpclmulqdq $0x10, %xmm9, %xmm5, %xmm1 /* mid_14_1 = clmul(lo_7_a1, lo_7_b1) */
+	vinserti128 $1, %xmm1, %ymm2, %ymm1 /* mid_14 = concat128(mid_14_0, mid_14_1) */
+	vpclmulqdq $0x1, %xmm15, %xmm13, %xmm2 /* mid_15_0 = clmul(lo_7_a0, lo_7_b0) */
+	vmovdqa %ymm1, 160(%rsp) /* spill mid_14 */
+	vpclmulqdq $0x1, %xmm9, %xmm5, %xmm1 /* mid_15_1 = clmul(lo_7_a1, lo_7_b1) */
+	vinserti128 $1, %xmm1, %ymm2, %ymm1 /* mid_15 = concat128(mid_15_0, mid_15_1) */
+	vpclmulqdq $0x11, %xmm15, %xmm13, %xmm2 /* hi_7_0 = clmul(lo_7_a0, lo_7_b0) */
+	vpclmulqdq $0x11, %xmm9, %xmm5, %xmm5 /* hi_7_1 = clmul(lo_7_a1, lo_7_b1) */
+	vinserti128 $1, %xmm5, %ymm2, %ymm2 /* hi_7 = concat128(hi_7_0, hi_7_1) */
+
+	/* The sums, then S's halves, their blocks added, and one reduction. */
+	vpxor %ymm10, %ymm6, %ymm5 /* lo_sum_acc_3 = xor(lo_4, lo_5) */
+	vpxor %ymm0, %ymm14, %ymm0 /* lo_sum_acc_4 = xor(lo_6, lo_7) */
+	vpxor %ymm0, %ymm5, %ymm0 /* lo_sum_acc_5 = xor(lo_sum_acc_3, lo_sum_acc_4) */
+	vpxor %ymm8, %ymm7, %ymm5 /* mid_sum_acc_7 = xor(mid_8, mid_9) */
+	vpxor %ymm12, %ymm11, %ymm6 /* mid_sum_acc_8 = xor(mid_10, mid_11) */
+	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_9 = xor(mid_12, mid_13) */
+	vpxor 160(%rsp), %ymm1, %ymm1 /* mid_sum_acc_10 = xor(mid_15, mid_14) */
+	vpxor %ymm6, %ymm5, %ymm4 /* mid_sum_acc_11 = xor(mid_sum_acc_7, mid_sum_acc_8) */
+	vpxor %ymm1, %ymm3, %ymm1 /* mid_sum_acc_12 = xor(mid_sum_acc_9, mid_sum_acc_10) */
+	vpxor %ymm1, %ymm4, %ymm1 /* mid_sum_acc_13 = xor(mid_sum_acc_11, mid_sum_acc_12) */
+	vmovdqa 96(%rsp), %ymm3 /* reload hi_4 */
+	vpxor 128(%rsp), %ymm3, %ymm3 /* hi_sum_acc_3 = xor(hi_4, hi_5) */
+	vpxor 32(%rsp), %ymm2, %ymm2 /* hi_sum_acc_4 = xor(hi_7, hi_6) */
+	vpxor %ymm2, %ymm3, %ymm2 /* hi_sum_acc_5 = xor(hi_sum_acc_3, hi_sum_acc_4) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_half_up(%rip), %ymm1, %ymm3 /* mid_lo_1 = lookup16(mid_sum_acc_13, half_up) */
+	vpxor %ymm3, %ymm0, %ymm0 /* s_lo_2 = xor(lo_sum_acc_5, mid_lo_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_half_down(%rip), %ymm1, %ymm1 /* mid_hi_1 = lookup16(mid_sum_acc_13, half_down) */
+	vpxor %ymm1, %ymm2, %ymm1 /* s_hi_2 = xor(hi_sum_acc_5, mid_hi_1) */
+	vpermq $0x4e, %ymm0, %ymm2 /* s_lo_x_1 = blocks128(s_lo_2, s_lo_2) */
+	vpxor %ymm2, %ymm0, %ymm0 /* s_lo_3 = xor(s_lo_2, s_lo_x_1) */
+	vpermq $0x4e, %ymm1, %ymm2 /* s_hi_x_1 = blocks128(s_hi_2, s_hi_2) */
+	vpxor %ymm2, %ymm1, %ymm1 /* s_hi_3 = xor(s_hi_2, s_hi_x_1) */
+	vmovdqa %xmm0, %xmm2 /* fold_lo_1_a0 = extract128(s_lo_3) */
+	vpclmulqdq $0x0, 64(%rsp), %xmm2, %xmm2 /* fold_lo_1_0 = clmul(fold_lo_1_a0, fold_lo_b0) */
+	vextracti128 $1, %ymm0, %xmm3 /* fold_lo_1_a1 = extract128(s_lo_3) */
+	vpclmulqdq $0x0, 0(%rsp), %xmm3, %xmm3 /* fold_lo_1_1 = clmul(fold_lo_1_a1, fold_lo_b1) */
+	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* fold_lo_1_1_1 = concat128(fold_lo_1_0, fold_lo_1_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_1 = lookup16(fold_lo_1_1_1, swap_halves) */
+	vpxor %ymm2, %ymm0, %ymm0 /* v_1 = xor(s_lo_3, fold_lo_sw_1) */
+	vmovdqa %xmm0, %xmm2 /* fold_hi_1_a0 = extract128(v_1) */
+	vpclmulqdq $0x11, 64(%rsp), %xmm2, %xmm2 /* fold_hi_1_0 = clmul(fold_hi_1_a0, fold_lo_b0) */
+	vextracti128 $1, %ymm0, %xmm3 /* fold_hi_1_a1 = extract128(v_1) */
+	vpclmulqdq $0x11, 0(%rsp), %xmm3, %xmm3 /* fold_hi_1_1 = clmul(fold_hi_1_a1, fold_lo_b1) */
+	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* fold_hi_1_1_1 = concat128(fold_hi_1_0, fold_hi_1_1) */
+	vpxor %ymm1, %ymm0, %ymm0 /* v_hi_1 = xor(v_1, s_hi_3) */
+	vpxor %ymm2, %ymm0, %ymm0 /* reduced_1 = xor(v_hi_1, fold_hi_1_1_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_first_block(%rip), %ymm0, %ymm0 /* y1_2_1 = and(reduced_1, first_block) */
+
+	/* Step 3 of 16: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
+	vmovdqu 256(%r9), %ymm1 /* x_8 = load() */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_reverse16(%rip), %ymm1, %ymm1 /* z_8 = lookup16(x_8, reverse16) */
+	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_2 = xor(z_8, y1_2_1) */
+	vmovdqu (%r8), %ymm1 /* h_8 = load() */
+	vmovdqa %xmm0, %xmm2 /* lo_8_a0 = extract128(z1_y_2) */
+	vmovdqa %xmm1, %xmm3 /* lo_8_b0 = extract128(h_8) */
+	vpclmulqdq $0x0, %xmm3, %xmm2, %xmm4 /* lo_8_0 = clmul(lo_8_a0, lo_8_b0) */
+	vextracti128 $1, %ymm0, %xmm0 /* lo_8_a1 = extract128(z1_y_2) */
+	vextracti128 $1, %ymm1, %xmm1 /* lo_8_b1 = extract128(h_8) */
+	vpclmulqdq $0x0, %xmm1, %xmm0, %xmm5 /* lo_8_1 = clmul(lo_8_a1, lo_8_b1) */
+	vinserti128 $1, %xmm5, %ymm4, %ymm4 /* lo_8 = concat128(lo_8_0, lo_8_1) */
+	vpclmulqdq $0x10, %xmm3, %xmm2, %xmm5 /* mid_16_0 = clmul(lo_8_a0, lo_8_b0) */
+	vpclmulqdq $0x10, %xmm1, %xmm0, %xmm6 /* mid_16_1 = clmul(lo_8_a1, lo_8_b1) */
+	vinserti128 $1, %xmm6, %ymm5, %ymm5 /* mid_16 = concat128(mid_16_0, mid_16_1) */
+	vpclmulqdq $0x1, %xmm3, %xmm2, %xmm6 /* mid_17_0 = clmul(lo_8_a0, lo_8_b0) */
+	vpclmulqdq $0x1, %xmm1, %xmm0, %xmm7 /* mid_17_1 = clmul(lo_8_a1, lo_8_b1) */
+	vinserti128 $1, %xmm7, %ymm6, %ymm6 /* mid_17 = concat128(mid_17_0, mid_17_1) */
+	vpclmulqdq $0x11, %xmm3, %xmm2, %xmm2 /* hi_8_0 = clmul(lo_8_a0, lo_8_b0) */
+	vpclmulqdq $0x11, %xmm1, %xmm0, %xmm0 /* hi_8_1 = clmul(lo_8_a1, lo_8_b1) */
+	vinserti128 $1, %xmm0, %ymm2, %ymm0 /* hi_8 = concat128(hi_8_0, hi_8_1) */
+	vmovdqu 288(%r9), %ymm1 /* x_9 = load() */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_reverse16(%rip), %ymm1, %ymm1 /* z_9 = lookup16(x_9, reverse16) */
+	vmovdqu 32(%r8), %ymm2 /* h_9 = load() */
+	vmovdqa %xmm1, %xmm3 /* lo_9_a0 = extract128(z_9) */
+	vmovdqa %xmm2, %xmm7 /* lo_9_b0 = extract128(h_9) */
+	vpclmulqdq $0x0, %xmm7, %xmm3, %xmm8 /* lo_9_0 = clmul(lo_9_a0, lo_9_b0) */
+	vextracti128 $1, %ymm1, %xmm1 /* lo_9_a1 = extract128(z_9) */
+	vextracti128 $1, %ymm2, %xmm2 /* lo_9_b1 = extract128(h_9) */
+	vpclmulqdq $0x0, %xmm2, %xmm1, %xmm9 /* lo_9_1 = clmul(lo_9_a1, lo_9_b1) */
+	vinserti128 $1, %xmm9, %ymm8, %ymm8 /* lo_9 = concat128(lo_9_0, lo_9_1) */
+	vpclmulqdq $0x10, %xmm7, %xmm3, %xmm9 /* mid_18_0 = clmul(lo_9_a0, lo_9_b0) */
+	vpclmulqdq $0x10, %xmm2, %xmm1, %xmm10 /* mid_18_1 = clmul(lo_9_a1, lo_9_b1) */
+	vinserti128 $1, %xmm10, %ymm9, %ymm9 /* mid_18 = concat128(mid_18_0, mid_18_1) */
+	vpclmulqdq $0x1, %xmm7, %xmm3, %xmm10 /* mid_19_0 = clmul(lo_9_a0, lo_9_b0) */
+	vpclmulqdq $0x1, %xmm2, %xmm1, %xmm11 /* mid_19_1 = clmul(lo_9_a1, lo_9_b1) */
+	vinserti128 $1, %xmm11, %ymm10, %ymm10 /* mid_19 = concat128(mid_19_0, mid_19_1) */
+	vpclmulqdq $0x11, %xmm7, %xmm3, %xmm3 /* hi_9_0 = clmul(lo_9_a0, lo_9_b0) */
+	vpclmulqdq $0x11, %xmm2, %xmm1, %xmm1 /* hi_9_1 = clmul(lo_9_a1, lo_9_b1) */
+	vinserti128 $1, %xmm1, %ymm3, %ymm1 /* hi_9 = concat128(hi_9_0, hi_9_1) */
+	vmovdqu 320(%r9), %ymm2 /* x_10 = load() */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_reverse16(%rip), %ymm2, %ymm2 /* z_10 = lookup16(x_10, reverse16) */
+	vmovdqu 64(%r8), %ymm3 /* h_10 = load() */
+	vmovdqa %xmm2, %xmm7 /* lo_10_a0 = extract128(z_10) */
+	vmovdqa %xmm3, %xmm11 /* lo_10_b0 = extract128(h_10) */
+	vpclmulqdq $0x0, %xmm11, %xmm7, %xmm12 /* lo_10_0 = clmul(lo_10_a0, lo_10_b0) */
+	vextracti128 $1, %ymm2, %xmm2 /* lo_10_a1 = extract128(z_10) */
+	vextracti128 $1, %ymm3, %xmm3 /* lo_10_b1 = extract128(h_10) */
+	vpclmulqdq $0x0, %xmm3, %xmm2, %xmm13 /* lo_10_1 = clmul(lo_10_a1, lo_10_b1) */
+	vinserti128 $1, %xmm13, %ymm12, %ymm12 /* lo_10 = concat128(lo_10_0, lo_10_1) */
+	vpclmulqdq $0x10, %xmm11, %xmm7, %xmm13 /* mid_20_0 = clmul(lo_10_a0, lo_10_b0) */
+	vpclmulqdq $0x10, %xmm3, %xmm2, %xmm14 /* mid_20_1 = clmul(lo_10_a1, lo_10_b1) */
+	vinserti128 $1, %xmm14, %ymm13, %ymm13 /* mid_20 = concat128(mid_20_0, mid_20_1) */
+	vpclmulqdq $0x1, %xmm11, %xmm7, %xmm14 /* mid_21_0 = clmul(lo_10_a0, lo_10_b0) */
+	vpclmulqdq $0x1, %xmm3, %xmm2, %xmm15 /* mid_21_1 = clmul(lo_10_a1, lo_10_b1) */
+	vinserti128 $1, %xmm15, %ymm14, %ymm14 /* mid_21 = concat128(mid_21_0, mid_21_1) */
+	vpclmulqdq $0x11, %xmm11, %xmm7, %xmm7 /* hi_10_0 = clmul(lo_10_a0, lo_10_b0) */
+	vpclmulqdq $0x11, %xmm3, %xmm2, %xmm2 /* hi_10_1 = clmul(lo_10_a1, lo_10_b1) */
+	vinserti128 $1, %xmm2, %ymm7, %ymm2 /* hi_10 = concat128(hi_10_0, hi_10_1) */
+	vmovdqu 352(%r9), %ymm3 /* x_11 = load() */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_reverse16(%rip), %ymm3, %ymm3 /* z_11 = lookup16(x_11, reverse16) */
+	vmovdqu 96(%r8), %ymm7 /* h_11 = load() */
+	vmovdqa %xmm3, %xmm11 /* lo_11_a0 = extract128(z_11) */
+	vmovdqa %xmm7, %xmm15 /* lo_11_b0 = extract128(h_11) */
+	vmovdqa %ymm2, 32(%rsp) /* spill hi_10 */
+	vpclmulqdq $0x0, %xmm15, %xmm11, %xmm2 /* lo_11_0 = clmul(lo_11_a0, lo_11_b0) */
+	vextracti128 $1, %ymm3, %xmm3 /* lo_11_a1 = extract128(z_11) */
+	vextracti128 $1, %ymm7, %xmm7 /* lo_11_b1 = extract128(h_11) */
+	vmovdqa %ymm0, 128(%rsp) /* spill hi_8 */
+	vpclmulqdq $0x0, %xmm7, %xmm3, %xmm0 /* lo_11_1 = clmul(lo_11_a1, lo_11_b1) */
+	vinserti128 $1, %xmm0, %ymm2, %ymm0 /* lo_11 = concat128(lo_11_0, lo_11_1) */
+	vpclmulqdq $0x10, %xmm15, %xmm11, %xmm2 /* mid_22_0 = clmul(lo_11_a0, lo_11_b0) */
+	vmovdqa %ymm1, 96(%rsp) /* spill hi_9 */
+	vpclmulqdq $0x10, %xmm7, %xmm3, %xmm1 /* mid_22_1 = clmul(lo_11_a1, lo_11_b1) */
+	vinserti128 $1, %xmm1, %ymm2, %ymm1 /* mid_22 = concat128(mid_22_0, mid_22_1) */
+	vpclmulqdq $0x1, %xmm15, %xmm11, %xmm2 /* mid_23_0 = clmul(lo_11_a0, lo_11_b0) */
+	vmovdqa %ymm1, 160(%rsp) /* spill mid_22 */
+	vpclmulqdq $0x1, %xmm7, %xmm3, %xmm1 /* mid_23_1 = clmul(lo_11_a1, lo_11_b1) */
+	vinserti128 $1, %xmm1, %ymm2, %ymm1 /* mid_23 = concat128(mid_23_0, mid_23_1) */
+	vpclmulqdq $0x11, %xmm15, %xmm11, %xmm2 /* hi_11_0 = clmul(lo_11_a0, lo_11_b0) */
+	vpclmulqdq $0x11, %xmm7, %xmm3, %xmm3 /* hi_11_1 = clmul(lo_11_a1, lo_11_b1) */
+	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* hi_11 = concat128(hi_11_0, hi_11_1) */
+
+	/* The sums, then S's halves, their blocks added, and one reduction. */
+	vpxor %ymm8, %ymm4, %ymm3 /* lo_sum_acc_6 = xor(lo_8, lo_9) */
+	vpxor %ymm0, %ymm12, %ymm0 /* lo_sum_acc_7 = xor(lo_10, lo_11) */
+	vpxor %ymm0, %ymm3, %ymm0 /* lo_sum_acc_8 = xor(lo_sum_acc_6, lo_sum_acc_7) */
+	vpxor %ymm6, %ymm5, %ymm3 /* mid_sum_acc_14 = xor(mid_16, mid_17) */
+	vpxor %ymm10, %ymm9, %ymm4 /* mid_sum_acc_15 = xor(mid_18, mid_19) */
+	vpxor %ymm14, %ymm13, %ymm5 /* mid_sum_acc_16 = xor(mid_20, mid_21) */
+	vpxor 160(%rsp), %ymm1, %ymm1 /* mid_sum_acc_17 = xor(mid_23, mid_22) */
+	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_18 = xor(mid_sum_acc_14, mid_sum_acc_15) */
+	vpxor %ymm1, %ymm5, %ymm1 /* mid_sum_acc_19 = xor(mid_sum_acc_16, mid_sum_acc_17) */
+	vpxor %ymm1, %ymm3, %ymm1 /* mid_sum_acc_20 = xor(mid_sum_acc_18, mid_sum_acc_19) */
+	vmovdqa 128(%rsp), %ymm3 /* reload hi_8 */
+	vpxor 96(%rsp), %ymm3, %ymm3 /* hi_sum_acc_6 = xor(hi_8, hi_9) */
+	vpxor 32(%rsp), %ymm2, %ymm2 /* hi_sum_acc_7 = xor(hi_11, hi_10) */
+	vpxor %ymm2, %ymm3, %ymm2 /* hi_sum_acc_8 = xor(hi_sum_acc_6, hi_sum_acc_7) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_half_up(%rip), %ymm1, %ymm3 /* mid_lo_2 = lookup16(mid_sum_acc_20, half_up) */
+	vpxor %ymm3, %ymm0, %ymm0 /* s_lo_4 = xor(lo_sum_acc_8, mid_lo_2) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_half_down(%rip), %ymm1, %ymm1 /* mid_hi_2 = lookup16(mid_sum_acc_20, half_down) */
+	vpxor %ymm1, %ymm2, %ymm1 /* s_hi_4 = xor(hi_sum_acc_8, mid_hi_2) */
+	vpermq $0x4e, %ymm0, %ymm2 /* s_lo_x_2 = blocks128(s_lo_4, s_lo_4) */
+	vpxor %ymm2, %ymm0, %ymm0 /* s_lo_5 = xor(s_lo_4, s_lo_x_2) */
+	vpermq $0x4e, %ymm1, %ymm2 /* s_hi_x_2 = blocks128(s_hi_4, s_hi_4) */
+	vpxor %ymm2, %ymm1, %ymm1 /* s_hi_5 = xor(s_hi_4, s_hi_x_2) */
+	vmovdqa %xmm0, %xmm2 /* fold_lo_2_a0 = extract128(s_lo_5) */
+	vpclmulqdq $0x0, 64(%rsp), %xmm2, %xmm2 /* fold_lo_2_0 = clmul(fold_lo_2_a0, fold_lo_b0) */
+	vextracti128 $1, %ymm0, %xmm3 /* fold_lo_2_a1 = extract128(s_lo_5) */
+	vpclmulqdq $0x0, 0(%rsp), %xmm3, %xmm3 /* fold_lo_2_1 = clmul(fold_lo_2_a1, fold_lo_b1) */
+	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* fold_lo_2 = concat128(fold_lo_2_0, fold_lo_2_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_2 = lookup16(fold_lo_2, swap_halves) */
+	vpxor %ymm2, %ymm0, %ymm0 /* v_2 = xor(s_lo_5, fold_lo_sw_2) */
+	vmovdqa %xmm0, %xmm2 /* fold_hi_2_a0 = extract128(v_2) */
+	vpclmulqdq $0x11, 64(%rsp), %xmm2, %xmm2 /* fold_hi_2_0 = clmul(fold_hi_2_a0, fold_lo_b0) */
+	vextracti128 $1, %ymm0, %xmm3 /* fold_hi_2_a1 = extract128(v_2) */
+	vpclmulqdq $0x11, 0(%rsp), %xmm3, %xmm3 /* fold_hi_2_1 = clmul(fold_hi_2_a1, fold_lo_b1) */
+	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* fold_hi_2 = concat128(fold_hi_2_0, fold_hi_2_1) */
+	vpxor %ymm1, %ymm0, %ymm0 /* v_hi_2 = xor(v_2, s_hi_5) */
+	vpxor %ymm2, %ymm0, %ymm0 /* reduced_2 = xor(v_hi_2, fold_hi_2) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_first_block(%rip), %ymm0, %ymm0 /* y1_3_1 = and(reduced_2, first_block) */
+
+	/* Step 4 of 16: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
+	vmovdqu 384(%r9), %ymm1 /* x_12 = load() */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_reverse16(%rip), %ymm1, %ymm1 /* z_12 = lookup16(x_12, reverse16) */
+	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_3 = xor(z_12, y1_3_1) */
+	vmovdqu (%r8), %ymm1 /* h_12 = load() */
+	vmovdqa %xmm0, %xmm2 /* lo_12_a0 = extract128(z1_y_3) */
+	vmovdqa %xmm1, %xmm3 /* lo_12_b0 = extract128(h_12) */
+	vpclmulqdq $0x0, %xmm3, %xmm2, %xmm4 /* lo_12_0 = clmul(lo_12_a0, lo_12_b0) */
+	vextracti128 $1, %ymm0, %xmm0 /* lo_12_a1 = extract128(z1_y_3) */
+	vextracti128 $1, %ymm1, %xmm1 /* lo_12_b1 = extract128(h_12) */
+	vpclmulqdq $0x0, %xmm1, %xmm0, %xmm5 /* lo_12_1 = clmul(lo_12_a1, lo_12_b1) */
+	vinserti128 $1, %xmm5, %ymm4, %ymm4 /* lo_12 = concat128(lo_12_0, lo_12_1) */
+	vpclmulqdq $0x10, %xmm3, %xmm2, %xmm5 /* mid_24_0 = clmul(lo_12_a0, lo_12_b0) */
+	vpclmulqdq $0x10, %xmm1, %xmm0, %xmm6 /* mid_24_1 = clmul(lo_12_a1, lo_12_b1) */
+	vinserti128 $1, %xmm6, %ymm5, %ymm5 /* mid_24 = concat128(mid_24_0, mid_24_1) */
+	vpclmulqdq $0x1, %xmm3, %xmm2, %xmm6 /* mid_25_0 = clmul(lo_12_a0, lo_12_b0) */
+	vpclmulqdq $0x1, %xmm1, %xmm0, %xmm7 /* mid_25_1 = clmul(lo_12_a1, lo_12_b1) */
+	vinserti128 $1, %xmm7, %ymm6, %ymm6 /* mid_25 = concat128(mid_25_0, mid_25_1) */
+	vpclmulqdq $0x11, %xmm3, %xmm2, %xmm2 /* hi_12_0 = clmul(lo_12_a0, lo_12_b0) */
+	vpclmulqdq $0x11, %xmm1, %xmm0, %xmm0 /* hi_12_1 = clmul(lo_12_a1, lo_12_b1) */
+	vinserti128 $1, %xmm0, %ymm2, %ymm0 /* hi_12 = concat128(hi_12_0, hi_12_1) */
+	vmovdqu 416(%r9), %ymm1 /* x_13 = load() */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_reverse16(%rip), %ymm1, %ymm1 /* z_13 = lookup16(x_13, reverse16) */
+	vmovdqu 32(%r8), %ymm2 /* h_13 = load() */
+	vmovdqa %xmm1, %xmm3 /* lo_13_a0 = extract128(z_13) */
+	vmovdqa %xmm2, %xmm7 /* lo_13_b0 = extract128(h_13) */
+	vpclmulqdq $0x0, %xmm7, %xmm3, %xmm8 /* lo_13_0 = clmul(lo_13_a0, lo_13_b0) */
+	vextracti128 $1, %ymm1, %xmm1 /* lo_13_a1 = extract128(z_13) */
+	vextracti128 $1, %ymm2, %xmm2 /* lo_13_b1 = extract128(h_13) */
+	vpclmulqdq $0x0, %xmm2, %xmm1, %xmm9 /* lo_13_1 = clmul(lo_13_a1, lo_13_b1) */
+	vinserti128 $1, %xmm9, %ymm8, %ymm8 /* lo_13 = concat128(lo_13_0, lo_13_1) */
+	vpclmulqdq $0x10, %xmm7, %xmm3, %xmm9 /* mid_26_0 = clmul(lo_13_a0, lo_13_b0) */
+	vpclmulqdq $0x10, %xmm2, %xmm1, %xmm10 /* mid_26_1 = clmul(lo_13_a1, lo_13_b1) */
+	vinserti128 $1, %xmm10, %ymm9, %ymm9 /* mid_26 = concat128(mid_26_0, mid_26_1) */
+	vpclmulqdq $0x1, %xmm7, %xmm3, %xmm10 /* mid_27_0 = clmul(lo_13_a0, lo_13_b0) */
+	vpclmulqdq $0x1, %xmm2, %xmm1, %xmm11 /* mid_27_1 = clmul(lo_13_a1, lo_13_b1) */
+	vinserti128 $1, %xmm11, %ymm10, %ymm10 /* mid_27 = concat128(mid_27_0, mid_27_1) */
+	vpclmulqdq $0x11, %xmm7, %xmm3, %xmm3 /* hi_13_0 = clmul(lo_13_a0, lo_13_b0) */
+	vpclmulqdq $0x11, %xmm2, %xmm1, %xmm1 /* hi_13_1 = clmul(lo_13_a1, lo_13_b1) */
+	vinserti128 $1, %xmm1, %ymm3, %ymm1 /* hi_13 = concat128(hi_13_0, hi_13_1) */
+	vmovdqu 448(%r9), %ymm2 /* x_14 = load() */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_reverse16(%rip), %ymm2, %ymm2 /* z_14 = lookup16(x_14, reverse16) */
+	vmovdqu 64(%r8), %ymm3 /* h_14 = load() */
+	vmovdqa %xmm2, %xmm7 /* lo_14_a0 = extract128(z_14) */
+	vmovdqa %xmm3, %xmm11 /* lo_14_b0 = extract128(h_14) */
+	vpclmulqdq $0x0, %xmm11, %xmm7, %xmm12 /* lo_14_0 = clmul(lo_14_a0, lo_14_b0) */
+	vextracti128 $1, %ymm2, %xmm2 /* lo_14_a1 = extract128(z_14) */
+	vextracti128 $1, %ymm3, %xmm3 /* lo_14_b1 = extract128(h_14) */
+	vpclmulqdq $0x0, %xmm3, %xmm2, %xmm13 /* lo_14_1 = clmul(lo_14_a1, lo_14_b1) */
+	vinserti128 $1, %xmm13, %ymm12, %ymm12 /* lo_14 = concat128(lo_14_0, lo_14_1) */
+	vpclmulqdq $0x10, %xmm11, %xmm7, %xmm13 /* mid_28_0 = clmul(lo_14_a0, lo_14_b0) */
+	vpclmulqdq $0x10, %xmm3, %xmm2, %xmm14 /* mid_28_1 = clmul(lo_14_a1, lo_14_b1) */
+	vinserti128 $1, %xmm14, %ymm13, %ymm13 /* mid_28 = concat128(mid_28_0, mid_28_1) */
+	vpclmulqdq $0x1, %xmm11, %xmm7, %xmm14 /* mid_29_0 = clmul(lo_14_a0, lo_14_b0) */
+	vpclmulqdq $0x1, %xmm3, %xmm2, %xmm15 /* mid_29_1 = clmul(lo_14_a1, lo_14_b1) */
+	vinserti128 $1, %xmm15, %ymm14, %ymm14 /* mid_29 = concat128(mid_29_0, mid_29_1) */
+	vpclmulqdq $0x11, %xmm11, %xmm7, %xmm7 /* hi_14_0 = clmul(lo_14_a0, lo_14_b0) */
+	vpclmulqdq $0x11, %xmm3, %xmm2, %xmm2 /* hi_14_1 = clmul(lo_14_a1, lo_14_b1) */
+	vinserti128 $1, %xmm2, %ymm7, %ymm2 /* hi_14 = concat128(hi_14_0, hi_14_1) */
+	vmovdqu 480(%r9), %ymm3 /* x_15 = load() */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_reverse16(%rip), %ymm3, %ymm3 /* z_15 = lookup16(x_15, reverse16) */
+	vmovdqu 96(%r8), %ymm7 /* h_15 = load() */
+	vmovdqa %xmm3, %xmm11 /* lo_15_a0 = extract128(z_15) */
+	vmovdqa %xmm7, %xmm15 /* lo_15_b0 = extract128(h_15) */
+	vmovdqa %ymm2, 32(%rsp) /* spill hi_14 */
+	vpclmulqdq $0x0, %xmm15, %xmm11, %xmm2 /* lo_15_0 = clmul(lo_15_a0, lo_15_b0) */
+	vextracti128 $1, %ymm3, %xmm3 /* lo_15_a1 = extract128(z_15) */
+	vextracti128 $1, %ymm7, %xmm7 /* lo_15_b1 = extract128(h_15) */
+	vmovdqa %ymm0, 96(%rsp) /* spill hi_12 */
+	vpclmulqdq $0x0, %xmm7, %xmm3, %xmm0 /* lo_15_1 = clmul(lo_15_a1, lo_15_b1) */
+	vinserti128 $1, %xmm0, %ymm2, %ymm0 /* lo_15 = concat128(lo_15_0, lo_15_1) */
+	vpclmulqdq $0x10, %xmm15, %xmm11, %xmm2 /* mid_30_0 = clmul(lo_15_a0, lo_15_b0) */
+	vmovdqa %ymm1, 128(%rsp) /* spill hi_13 */
+	vpclmulqdq $0x10, %xmm7, %xmm3, %xmm1 /* mid_30_1 = clmul(lo_15_a1, lo_15_b1) */
+	vinserti128 $1, %xmm1, %ymm2, %ymm1 /* mid_30 = concat128(mid_30_0, mid_30_1) */
+	vpclmulqdq $0x1, %xmm15, %xmm11, %xmm2 /* mid_31_0 = clmul(lo_15_a0, lo_15_b0) */
+	vmovdqa %ymm1, 160(%rsp) /* spill mid_30 */
+	vpclmulqdq $0x1, %xmm7, %xmm3, %xmm1 /* mid_31_1 = clmul(lo_15_a1, lo_15_b1) */
+	vinserti128 $1, %xmm1, %ymm2, %ymm1 /* mid_31 = concat128(mid_31_0, mid_31_1) */
+	vpclmulqdq $0x11, %xmm15, %xmm11, %xmm2 /* hi_15_0 = clmul(lo_15_a0, lo_15_b0) */
+	vpclmulqdq $0x11, %xmm7, %xmm3, %xmm3 /* hi_15_1 = clmul(lo_15_a1, lo_15_b1) */
+	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* hi_15 = concat128(hi_15_0, hi_15_1) */
+
+	/* The sums, then S's halves, their blocks added, and one reduction. */
+	vpxor %ymm8, %ymm4, %ymm3 /* lo_sum_acc_9 = xor(lo_12, lo_13) */
+	vpxor %ymm0, %ymm12, %ymm0 /* lo_sum_acc_10 = xor(lo_14, lo_15) */
+	vpxor %ymm0, %ymm3, %ymm0 /* lo_sum_acc_11 = xor(lo_sum_acc_9, lo_sum_acc_10) */
+	vpxor %ymm6, %ymm5, %ymm3 /* mid_sum_acc_21 = xor(mid_24, mid_25) */
+	vpxor %ymm10, %ymm9, %ymm4 /* mid_sum_acc_22 = xor(mid_26, mid_27) */
+	vpxor %ymm14, %ymm13, %ymm5 /* mid_sum_acc_23 = xor(mid_28, mid_29) */
+	vpxor 160(%rsp), %ymm1, %ymm1 /* mid_sum_acc_24 = xor(mid_31, mid_30) */
+	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_25 = xor(mid_sum_acc_21, mid_sum_acc_22) */
+	vpxor %ymm1, %ymm5, %ymm1 /* mid_sum_acc_26 = xor(mid_sum_acc_23, mid_sum_acc_24) */
+	vpxor %ymm1, %ymm3, %ymm1 /* mid_sum_acc_27 = xor(mid_sum_acc_25, mid_sum_acc_26) */
+	vmovdqa 96(%rsp), %ymm3 /* reload hi_12 */
+	vpxor 128(%rsp), %ymm3, %ymm3 /* hi_sum_acc_9 = xor(hi_12, hi_13) */
+	vpxor 32(%rsp), %ymm2, %ymm2 /* hi_sum_acc_10 = xor(hi_15, hi_14) */
+	vpxor %ymm2, %ymm3, %ymm2 /* hi_sum_acc_11 = xor(hi_sum_acc_9, hi_sum_acc_10) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_half_up(%rip), %ymm1, %ymm3 /* mid_lo_3 = lookup16(mid_sum_acc_27, half_up) */
+	vpxor %ymm3, %ymm0, %ymm0 /* s_lo_6 = xor(lo_sum_acc_11, mid_lo_3) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_half_down(%rip), %ymm1, %ymm1 /* mid_hi_3 = lookup16(mid_sum_acc_27, half_down) */
+	vpxor %ymm1, %ymm2, %ymm1 /* s_hi_6 = xor(hi_sum_acc_11, mid_hi_3) */
+	vpermq $0x4e, %ymm0, %ymm2 /* s_lo_x_3 = blocks128(s_lo_6, s_lo_6) */
+	vpxor %ymm2, %ymm0, %ymm0 /* s_lo_7 = xor(s_lo_6, s_lo_x_3) */
+	vpermq $0x4e, %ymm1, %ymm2 /* s_hi_x_3 = blocks128(s_hi_6, s_hi_6) */
+	vpxor %ymm2, %ymm1, %ymm1 /* s_hi_7 = xor(s_hi_6, s_hi_x_3) */
+	vmovdqa %xmm0, %xmm2 /* fold_lo_3_a0 = extract128(s_lo_7) */
+	vpclmulqdq $0x0, 64(%rsp), %xmm2, %xmm2 /* fold_lo_3_0 = clmul(fold_lo_3_a0, fold_lo_b0) */
+	vextracti128 $1, %ymm0, %xmm3 /* fold_lo_3_a1 = extract128(s_lo_7) */
+	vpclmulqdq $0x0, 0(%rsp), %xmm3, %xmm3 /* fold_lo_3_1 = clmul(fold_lo_3_a1, fold_lo_b1) */
+	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* fold_lo_3 = concat128(fold_lo_3_0, fold_lo_3_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_3 = lookup16(fold_lo_3, swap_halves) */
+	vpxor %ymm2, %ymm0, %ymm0 /* v_3 = xor(s_lo_7, fold_lo_sw_3) */
+	vmovdqa %xmm0, %xmm2 /* fold_hi_3_a0 = extract128(v_3) */
+	vpclmulqdq $0x11, 64(%rsp), %xmm2, %xmm2 /* fold_hi_3_0 = clmul(fold_hi_3_a0, fold_lo_b0) */
+	vextracti128 $1, %ymm0, %xmm3 /* fold_hi_3_a1 = extract128(v_3) */
+	vpclmulqdq $0x11, 0(%rsp), %xmm3, %xmm3 /* fold_hi_3_1 = clmul(fold_hi_3_a1, fold_lo_b1) */
+	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* fold_hi_3 = concat128(fold_hi_3_0, fold_hi_3_1) */
+	vpxor %ymm1, %ymm0, %ymm0 /* v_hi_3 = xor(v_3, s_hi_7) */
+	vpxor %ymm2, %ymm0, %ymm0 /* reduced_3 = xor(v_hi_3, fold_hi_3) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_first_block(%rip), %ymm0, %ymm0 /* y1_4_1 = and(reduced_3, first_block) */
+
+	/* Step 5 of 16: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
+	vmovdqu 512(%r9), %ymm1 /* x_16 = load() */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_reverse16(%rip), %ymm1, %ymm1 /* z_16 = lookup16(x_16, reverse16) */
+	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_4 = xor(z_16, y1_4_1) */
+	vmovdqu (%r8), %ymm1 /* h_16 = load() */
+	vmovdqa %xmm0, %xmm2 /* lo_16_a0 = extract128(z1_y_4) */
+	vmovdqa %xmm1, %xmm3 /* lo_16_b0 = extract128(h_16) */
+	vpclmulqdq $0x0, %xmm3, %xmm2, %xmm4 /* lo_16_0 = clmul(lo_16_a0, lo_16_b0) */
+	vextracti128 $1, %ymm0, %xmm0 /* lo_16_a1 = extract128(z1_y_4) */
+	vextracti128 $1, %ymm1, %xmm1 /* lo_16_b1 = extract128(h_16) */
+	vpclmulqdq $0x0, %xmm1, %xmm0, %xmm5 /* lo_16_1 = clmul(lo_16_a1, lo_16_b1) */
+	vinserti128 $1, %xmm5, %ymm4, %ymm4 /* lo_16 = concat128(lo_16_0, lo_16_1) */
+	vpclmulqdq $0x10, %xmm3, %xmm2, %xmm5 /* mid_32_0 = clmul(lo_16_a0, lo_16_b0) */
+	vpclmulqdq $0x10, %xmm1, %xmm0, %xmm6 /* mid_32_1 = clmul(lo_16_a1, lo_16_b1) */
+	vinserti128 $1, %xmm6, %ymm5, %ymm5 /* mid_32 = concat128(mid_32_0, mid_32_1) */
+	vpclmulqdq $0x1, %xmm3, %xmm2, %xmm6 /* mid_33_0 = clmul(lo_16_a0, lo_16_b0) */
+	vpclmulqdq $0x1, %xmm1, %xmm0, %xmm7 /* mid_33_1 = clmul(lo_16_a1, lo_16_b1) */
+	vinserti128 $1, %xmm7, %ymm6, %ymm6 /* mid_33 = concat128(mid_33_0, mid_33_1) */
+	vpclmulqdq $0x11, %xmm3, %xmm2, %xmm2 /* hi_16_0 = clmul(lo_16_a0, lo_16_b0) */
+	vpclmulqdq $0x11, %xmm1, %xmm0, %xmm0 /* hi_16_1 = clmul(lo_16_a1, lo_16_b1) */
+	vinserti128 $1, %xmm0, %ymm2, %ymm0 /* hi_16 = concat128(hi_16_0, hi_16_1) */
+	vmovdqu 544(%r9), %ymm1 /* x_17 = load() */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_reverse16(%rip), %ymm1, %ymm1 /* z_17 = lookup16(x_17, reverse16) */
+	vmovdqu 32(%r8), %ymm2 /* h_17 = load() */
+	vmovdqa %xmm1, %xmm3 /* lo_17_a0 = extract128(z_17) */
+	vmovdqa %xmm2, %xmm7 /* lo_17_b0 = extract128(h_17) */
+	vpclmulqdq $0x0, %xmm7, %xmm3, %xmm8 /* lo_17_0 = clmul(lo_17_a0, lo_17_b0) */
+	vextracti128 $1, %ymm1, %xmm1 /* lo_17_a1 = extract128(z_17) */
+	vextracti128 $1, %ymm2, %xmm2 /* lo_17_b1 = extract128(h_17) */
+	vpclmulqdq $0x0, %xmm2, %xmm1, %xmm9 /* lo_17_1 = clmul(lo_17_a1, lo_17_b1) */
+	vinserti128 $1, %xmm9, %ymm8, %ymm8 /* lo_17 = concat128(lo_17_0, lo_17_1) */
+	vpclmulqdq $0x10, %xmm7, %xmm3, %xmm9 /* mid_34_0 = clmul(lo_17_a0, lo_17_b0) */
+	vpclmulqdq $0x10, %xmm2, %xmm1, %xmm10 /* mid_34_1 = clmul(lo_17_a1, lo_17_b1) */
+	vinserti128 $1, %xmm10, %ymm9, %ymm9 /* mid_34 = concat128(mid_34_0, mid_34_1) */
+	vpclmulqdq $0x1, %xmm7, %xmm3, %xmm10 /* mid_35_0 = clmul(lo_17_a0, lo_17_b0) */
+	vpclmulqdq $0x1, %xmm2, %xmm1, %xmm11 /* mid_35_1 = clmul(lo_17_a1, lo_17_b1) */
+	vinserti128 $1, %xmm11, %ymm10, %ymm10 /* mid_35 = concat128(mid_35_0, mid_35_1) */
+	vpclmulqdq $0x11, %xmm7, %xmm3, %xmm3 /* hi_17_0 = clmul(lo_17_a0, lo_17_b0) */
+	vpclmulqdq $0x11, %xmm2, %xmm1, %xmm1 /* hi_17_1 = clmul(lo_17_a1, lo_17_b1) */
+	vinserti128 $1, %xmm1, %ymm3, %ymm1 /* hi_17 = concat128(hi_17_0, hi_17_1) */
+	vmovdqu 576(%r9), %ymm2 /* x_18 = load() */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_reverse16(%rip), %ymm2, %ymm2 /* z_18 = lookup16(x_18, reverse16) */
+	vmovdqu 64(%r8), %ymm3 /* h_18 = load() */
+	vmovdqa %xmm2, %xmm7 /* lo_18_a0 = extract128(z_18) */
+	vmovdqa %xmm3, %xmm11 /* lo_18_b0 = extract128(h_18) */
+	vpclmulqdq $0x0, %xmm11, %xmm7, %xmm12 /* lo_18_0 = clmul(lo_18_a0, lo_18_b0) */
+	vextracti128 $1, %ymm2, %xmm2 /* lo_18_a1 = extract128(z_18) */
+	vextracti128 $1, %ymm3, %xmm3 /* lo_18_b1 = extract128(h_18) */
+	vpclmulqdq $0x0, %xmm3, %xmm2, %xmm13 /* lo_18_1 = clmul(lo_18_a1, lo_18_b1) */
+	vinserti128 $1, %xmm13, %ymm12, %ymm12 /* lo_18 = concat128(lo_18_0, lo_18_1) */
+	vpclmulqdq $0x10, %xmm11, %xmm7, %xmm13 /* mid_36_0 = clmul(lo_18_a0, lo_18_b0) */
+	vpclmulqdq $0x10, %xmm3, %xmm2, %xmm14 /* mid_36_1 = clmul(lo_18_a1, lo_18_b1) */
+	vinserti128 $1, %xmm14, %ymm13, %ymm13 /* mid_36 = concat128(mid_36_0, mid_36_1) */
+	vpclmulqdq $0x1, %xmm11, %xmm7, %xmm14 /* mid_37_0 = clmul(lo_18_a0, lo_18_b0) */
+	vpclmulqdq $0x1, %xmm3, %xmm2, %xmm15 /* mid_37_1 = clmul(lo_18_a1, lo_18_b1) */
+	vinserti128 $1, %xmm15, %ymm14, %ymm14 /* mid_37 = concat128(mid_37_0, mid_37_1) */
+	vpclmulqdq $0x11, %xmm11, %xmm7, %xmm7 /* hi_18_0 = clmul(lo_18_a0, lo_18_b0) */
+	vpclmulqdq $0x11, %xmm3, %xmm2, %xmm2 /* hi_18_1 = clmul(lo_18_a1, lo_18_b1) */
+	vinserti128 $1, %xmm2, %ymm7, %ymm2 /* hi_18 = concat128(hi_18_0, hi_18_1) */
+	vmovdqu 608(%r9), %ymm3 /* x_19 = load() */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_reverse16(%rip), %ymm3, %ymm3 /* z_19 = lookup16(x_19, reverse16) */
+	vmovdqu 96(%r8), %ymm7 /* h_19 = load() */
+	vmovdqa %xmm3, %xmm11 /* lo_19_a0 = extract128(z_19) */
+	vmovdqa %xmm7, %xmm15 /* lo_19_b0 = extract128(h_19) */
+	vmovdqa %ymm2, 32(%rsp) /* spill hi_18 */
+	vpclmulqdq $0x0, %xmm15, %xmm11, %xmm2 /* lo_19_0 = clmul(lo_19_a0, lo_19_b0) */
+	vextracti128 $1, %ymm3, %xmm3 /* lo_19_a1 = extract128(z_19) */
+	vextracti128 $1, %ymm7, %xmm7 /* lo_19_b1 = extract128(h_19) */
+	vmovdqa %ymm0, 128(%rsp) /* spill hi_16 */
+	vpclmulqdq $0x0, %xmm7, %xmm3, %xmm0 /* lo_19_1 = clmul(lo_19_a1, lo_19_b1) */
+	vinserti128 $1, %xmm0, %ymm2, %ymm0 /* lo_19 = concat128(lo_19_0, lo_19_1) */
+	vpclmulqdq $0x10, %xmm15, %xmm11, %xmm2 /* mid_38_0 = clmul(lo_19_a0, lo_19_b0) */
+	vmovdqa %ymm1, 96(%rsp) /* spill hi_17 */
+	vpclmulqdq $0x10, %xmm7, %xmm3, %xmm1 /* mid_38_1 = clmul(lo_19_a1, lo_19_b1) */
+	vinserti128 $1, %xmm1, %ymm2, %ymm1 /* mid_38 = concat128(mid_38_0, mid_38_1) */
+	vpclmulqdq $0x1, %xmm15, %xmm11, %xmm2 /* mid_39_0 = clmul(lo_19_a0, lo_19_b0) */
+	vmovdqa %ymm1, 160(%rsp) /* spill mid_38 */
+	vpclmulqdq $0x1, %xmm7, %xmm3, %xmm1 /* mid_39_1 = clmul(lo_19_a1, lo_19_b1) */
+	vinserti128 $1, %xmm1, %ymm2, %ymm1 /* mid_39 = concat128(mid_39_0, mid_39_1) */
+	vpclmulqdq $0x11, %xmm15, %xmm11, %xmm2 /* hi_19_0 = clmul(lo_19_a0, lo_19_b0) */
+	vpclmulqdq $0x11, %xmm7, %xmm3, %xmm3 /* hi_19_1 = clmul(lo_19_a1, lo_19_b1) */
+	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* hi_19 = concat128(hi_19_0, hi_19_1) */
+
+	/* The sums, then S's halves, their blocks added, and one reduction. */
+	vpxor %ymm8, %ymm4, %ymm3 /* lo_sum_acc_12 = xor(lo_16, lo_17) */
+	vpxor %ymm0, %ymm12, %ymm0 /* lo_sum_acc_13 = xor(lo_18, lo_19) */
+	vpxor %ymm0, %ymm3, %ymm0 /* lo_sum_acc_14 = xor(lo_sum_acc_12, lo_sum_acc_13) */
+	vpxor %ymm6, %ymm5, %ymm3 /* mid_sum_acc_28 = xor(mid_32, mid_33) */
+	vpxor %ymm10, %ymm9, %ymm4 /* mid_sum_acc_29 = xor(mid_34, mid_35) */
+	vpxor %ymm14, %ymm13, %ymm5 /* mid_sum_acc_30 = xor(mid_36, mid_37) */
+	vpxor 160(%rsp), %ymm1, %ymm1 /* mid_sum_acc_31 = xor(mid_39, mid_38) */
+	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_32 = xor(mid_sum_acc_28, mid_sum_acc_29) */
+	vpxor %ymm1, %ymm5, %ymm1 /* mid_sum_acc_33 = xor(mid_sum_acc_30, mid_sum_acc_31) */
+	vpxor %ymm1, %ymm3, %ymm1 /* mid_sum_acc_34 = xor(mid_sum_acc_32, mid_sum_acc_33) */
+	vmovdqa 128(%rsp), %ymm3 /* reload hi_16 */
+	vpxor 96(%rsp), %ymm3, %ymm3 /* hi_sum_acc_12 = xor(hi_16, hi_17) */
+	vpxor 32(%rsp), %ymm2, %ymm2 /* hi_sum_acc_13 = xor(hi_19, hi_18) */
+	vpxor %ymm2, %ymm3, %ymm2 /* hi_sum_acc_14 = xor(hi_sum_acc_12, hi_sum_acc_13) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_half_up(%rip), %ymm1, %ymm3 /* mid_lo_4 = lookup16(mid_sum_acc_34, half_up) */
+	vpxor %ymm3, %ymm0, %ymm0 /* s_lo_8 = xor(lo_sum_acc_14, mid_lo_4) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_half_down(%rip), %ymm1, %ymm1 /* mid_hi_4 = lookup16(mid_sum_acc_34, half_down) */
+	vpxor %ymm1, %ymm2, %ymm1 /* s_hi_8 = xor(hi_sum_acc_14, mid_hi_4) */
+	vpermq $0x4e, %ymm0, %ymm2 /* s_lo_x_4 = blocks128(s_lo_8, s_lo_8) */
+	vpxor %ymm2, %ymm0, %ymm0 /* s_lo_9 = xor(s_lo_8, s_lo_x_4) */
+	vpermq $0x4e, %ymm1, %ymm2 /* s_hi_x_4 = blocks128(s_hi_8, s_hi_8) */
+	vpxor %ymm2, %ymm1, %ymm1 /* s_hi_9 = xor(s_hi_8, s_hi_x_4) */
+	vmovdqa %xmm0, %xmm2 /* fold_lo_4_a0 = extract128(s_lo_9) */
+	vpclmulqdq $0x0, 64(%rsp), %xmm2, %xmm2 /* fold_lo_4_0 = clmul(fold_lo_4_a0, fold_lo_b0) */
+	vextracti128 $1, %ymm0, %xmm3 /* fold_lo_4_a1 = extract128(s_lo_9) */
+	vpclmulqdq $0x0, 0(%rsp), %xmm3, %xmm3 /* fold_lo_4_1 = clmul(fold_lo_4_a1, fold_lo_b1) */
+	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* fold_lo_4 = concat128(fold_lo_4_0, fold_lo_4_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_4 = lookup16(fold_lo_4, swap_halves) */
+	vpxor %ymm2, %ymm0, %ymm0 /* v_4 = xor(s_lo_9, fold_lo_sw_4) */
+	vmovdqa %xmm0, %xmm2 /* fold_hi_4_a0 = extract128(v_4) */
+	vpclmulqdq $0x11, 64(%rsp), %xmm2, %xmm2 /* fold_hi_4_0 = clmul(fold_hi_4_a0, fold_lo_b0) */
+	vextracti128 $1, %ymm0, %xmm3 /* fold_hi_4_a1 = extract128(v_4) */
+	vpclmulqdq $0x11, 0(%rsp), %xmm3, %xmm3 /* fold_hi_4_1 = clmul(fold_hi_4_a1, fold_lo_b1) */
+	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* fold_hi_4 = concat128(fold_hi_4_0, fold_hi_4_1) */
+	vpxor %ymm1, %ymm0, %ymm0 /* v_hi_4 = xor(v_4, s_hi_9) */
+	vpxor %ymm2, %ymm0, %ymm0 /* reduced_4 = xor(v_hi_4, fold_hi_4) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_first_block(%rip), %ymm0, %ymm0 /* y1_5_1 = and(reduced_4, first_block) */
+
+	/* Step 6 of 16: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
+	vmovdqu 640(%r9), %ymm1 /* x_20 = load() */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_reverse16(%rip), %ymm1, %ymm1 /* z_20 = lookup16(x_20, reverse16) */
+	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_5 = xor(z_20, y1_5_1) */
+	vmovdqu (%r8), %ymm1 /* h_20 = load() */
+	vmovdqa %xmm0, %xmm2 /* lo_20_a0 = extract128(z1_y_5) */
+	vmovdqa %xmm1, %xmm3 /* lo_20_b0 = extract128(h_20) */
+	vpclmulqdq $0x0, %xmm3, %xmm2, %xmm4 /* lo_20_0 = clmul(lo_20_a0, lo_20_b0) */
+	vextracti128 $1, %ymm0, %xmm0 /* lo_20_a1 = extract128(z1_y_5) */
+	vextracti128 $1, %ymm1, %xmm1 /* lo_20_b1 = extract128(h_20) */
+	vpclmulqdq $0x0, %xmm1, %xmm0, %xmm5 /* lo_20_1 = clmul(lo_20_a1, lo_20_b1) */
+	vinserti128 $1, %xmm5, %ymm4, %ymm4 /* lo_20 = concat128(lo_20_0, lo_20_1) */
+	vpclmulqdq $0x10, %xmm3, %xmm2, %xmm5 /* mid_40_0 = clmul(lo_20_a0, lo_20_b0) */
+	vpclmulqdq $0x10, %xmm1, %xmm0, %xmm6 /* mid_40_1 = clmul(lo_20_a1, lo_20_b1) */
+	vinserti128 $1, %xmm6, %ymm5, %ymm5 /* mid_40 = concat128(mid_40_0, mid_40_1) */
+	vpclmulqdq $0x1, %xmm3, %xmm2, %xmm6 /* mid_41_0 = clmul(lo_20_a0, lo_20_b0) */
+	vpclmulqdq $0x1, %xmm1, %xmm0, %xmm7 /* mid_41_1 = clmul(lo_20_a1, lo_20_b1) */
+	vinserti128 $1, %xmm7, %ymm6, %ymm6 /* mid_41 = concat128(mid_41_0, mid_41_1) */
+	vpclmulqdq $0x11, %xmm3, %xmm2, %xmm2 /* hi_20_0 = clmul(lo_20_a0, lo_20_b0) */
+	vpclmulqdq $0x11, %xmm1, %xmm0, %xmm0 /* hi_20_1 = clmul(lo_20_a1, lo_20_b1) */
+	vinserti128 $1, %xmm0, %ymm2, %ymm0 /* hi_20 = concat128(hi_20_0, hi_20_1) */
+	vmovdqu 672(%r9), %ymm1 /* x_21 = load() */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_reverse16(%rip), %ymm1, %ymm1 /* z_21 = lookup16(x_21, reverse16) */
+	vmovdqu 32(%r8), %ymm2 /* h_21 = load() */
+	vmovdqa %xmm1, %xmm3 /* lo_21_a0 = extract128(z_21) */
+	vmovdqa %xmm2, %xmm7 /* lo_21_b0 = extract128(h_21) */
+	vpclmulqdq $0x0, %xmm7, %xmm3, %xmm8 /* lo_21_0 = clmul(lo_21_a0, lo_21_b0) */
+	vextracti128 $1, %ymm1, %xmm1 /* lo_21_a1 = extract128(z_21) */
+	vextracti128 $1, %ymm2, %xmm2 /* lo_21_b1 = extract128(h_21) */
+	vpclmulqdq $0x0, %xmm2, %xmm1, %xmm9 /* lo_21_1 = clmul(lo_21_a1, lo_21_b1) */
+	vinserti128 $1, %xmm9, %ymm8, %ymm8 /* lo_21 = concat128(lo_21_0, lo_21_1) */
+	vpclmulqdq $0x10, %xmm7, %xmm3, %xmm9 /* mid_42_0 = clmul(lo_21_a0, lo_21_b0) */
+	vpclmulqdq $0x10, %xmm2, %xmm1, %xmm10 /* mid_42_1 = clmul(lo_21_a1, lo_21_b1) */
+	vinserti128 $1, %xmm10, %ymm9, %ymm9 /* mid_42 = concat128(mid_42_0, mid_42_1) */
+	vpclmulqdq $0x1, %xmm7, %xmm3, %xmm10 /* mid_43_0 = clmul(lo_21_a0, lo_21_b0) */
+	vpclmulqdq $0x1, %xmm2, %xmm1, %xmm11 /* mid_43_1 = clmul(lo_21_a1, lo_21_b1) */
+	vinserti128 $1, %xmm11, %ymm10, %ymm10 /* mid_43 = concat128(mid_43_0, mid_43_1) */
+	vpclmulqdq $0x11, %xmm7, %xmm3, %xmm3 /* hi_21_0 = clmul(lo_21_a0, lo_21_b0) */
+	vpclmulqdq $0x11, %xmm2, %xmm1, %xmm1 /* hi_21_1 = clmul(lo_21_a1, lo_21_b1) */
+	vinserti128 $1, %xmm1, %ymm3, %ymm1 /* hi_21 = concat128(hi_21_0, hi_21_1) */
+	vmovdqu 704(%r9), %ymm2 /* x_22 = load() */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_reverse16(%rip), %ymm2, %ymm2 /* z_22 = lookup16(x_22, reverse16) */
+	vmovdqu 64(%r8), %ymm3 /* h_22 = load() */
+	vmovdqa %xmm2, %xmm7 /* lo_22_a0 = extract128(z_22) */
+	vmovdqa %xmm3, %xmm11 /* lo_22_b0 = extract128(h_22) */
+	vpclmulqdq $0x0, %xmm11, %xmm7, %xmm12 /* lo_22_0 = clmul(lo_22_a0, lo_22_b0) */
+	vextracti128 $1, %ymm2, %xmm2 /* lo_22_a1 = extract128(z_22) */
+	vextracti128 $1, %ymm3, %xmm3 /* lo_22_b1 = extract128(h_22) */
+	vpclmulqdq $0x0, %xmm3, %xmm2, %xmm13 /* lo_22_1 = clmul(lo_22_a1, lo_22_b1) */
+	vinserti128 $1, %xmm13, %ymm12, %ymm12 /* lo_22 = concat128(lo_22_0, lo_22_1) */
+	vpclmulqdq $0x10, %xmm11, %xmm7, %xmm13 /* mid_44_0 = clmul(lo_22_a0, lo_22_b0) */
+	vpclmulqdq $0x10, %xmm3, %xmm2, %xmm14 /* mid_44_1 = clmul(lo_22_a1, lo_22_b1) */
+	vinserti128 $1, %xmm14, %ymm13, %ymm13 /* mid_44 = concat128(mid_44_0, mid_44_1) */
+	vpclmulqdq $0x1, %xmm11, %xmm7, %xmm14 /* mid_45_0 = clmul(lo_22_a0, lo_22_b0) */
+	vpclmulqdq $0x1, %xmm3, %xmm2, %xmm15 /* mid_45_1 = clmul(lo_22_a1, lo_22_b1) */
+	vinserti128 $1, %xmm15, %ymm14, %ymm14 /* mid_45 = concat128(mid_45_0, mid_45_1) */
+	vpclmulqdq $0x11, %xmm11, %xmm7, %xmm7 /* hi_22_0 = clmul(lo_22_a0, lo_22_b0) */
+	vpclmulqdq $0x11, %xmm3, %xmm2, %xmm2 /* hi_22_1 = clmul(lo_22_a1, lo_22_b1) */
+	vinserti128 $1, %xmm2, %ymm7, %ymm2 /* hi_22 = concat128(hi_22_0, hi_22_1) */
+	vmovdqu 736(%r9), %ymm3 /* x_23 = load() */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_reverse16(%rip), %ymm3, %ymm3 /* z_23 = lookup16(x_23, reverse16) */
+	vmovdqu 96(%r8), %ymm7 /* h_23 = load() */
+	vmovdqa %xmm3, %xmm11 /* lo_23_a0 = extract128(z_23) */
+	vmovdqa %xmm7, %xmm15 /* lo_23_b0 = extract128(h_23) */
+	vmovdqa %ymm2, 32(%rsp) /* spill hi_22 */
+	vpclmulqdq $0x0, %xmm15, %xmm11, %xmm2 /* lo_23_0 = clmul(lo_23_a0, lo_23_b0) */
+	vextracti128 $1, %ymm3, %xmm3 /* lo_23_a1 = extract128(z_23) */
+	vextracti128 $1, %ymm7, %xmm7 /* lo_23_b1 = extract128(h_23) */
+	vmovdqa %ymm0, 96(%rsp) /* spill hi_20 */
+	vpclmulqdq $0x0, %xmm7, %xmm3, %xmm0 /* lo_23_1 = clmul(lo_23_a1, lo_23_b1) */
+	vinserti128 $1, %xmm0, %ymm2, %ymm0 /* lo_23 = concat128(lo_23_0, lo_23_1) */
+	vpclmulqdq $0x10, %xmm15, %xmm11, %xmm2 /* mid_46_0 = clmul(lo_23_a0, lo_23_b0) */
+	vmovdqa %ymm1, 128(%rsp) /* spill hi_21 */
+	vpclmulqdq $0x10, %xmm7, %xmm3, %xmm1 /* mid_46_1 = clmul(lo_23_a1, lo_23_b1) */
+	vinserti128 $1, %xmm1, %ymm2, %ymm1 /* mid_46 = concat128(mid_46_0, mid_46_1) */
+	vpclmulqdq $0x1, %xmm15, %xmm11, %xmm2 /* mid_47_0 = clmul(lo_23_a0, lo_23_b0) */
+	vmovdqa %ymm1, 160(%rsp) /* spill mid_46 */
+	vpclmulqdq $0x1, %xmm7, %xmm3, %xmm1 /* mid_47_1 = clmul(lo_23_a1, lo_23_b1) */
+	vinserti128 $1, %xmm1, %ymm2, %ymm1 /* mid_47 = concat128(mid_47_0, mid_47_1) */
+	vpclmulqdq $0x11, %xmm15, %xmm11, %xmm2 /* hi_23_0 = clmul(lo_23_a0, lo_23_b0) */
+	vpclmulqdq $0x11, %xmm7, %xmm3, %xmm3 /* hi_23_1 = clmul(lo_23_a1, lo_23_b1) */
+	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* hi_23 = concat128(hi_23_0, hi_23_1) */
+
+	/* The sums, then S's halves, their blocks added, and one reduction. */
+	vpxor %ymm8, %ymm4, %ymm3 /* lo_sum_acc_15 = xor(lo_20, lo_21) */
+	vpxor %ymm0, %ymm12, %ymm0 /* lo_sum_acc_16 = xor(lo_22, lo_23) */
+	vpxor %ymm0, %ymm3, %ymm0 /* lo_sum_acc_17 = xor(lo_sum_acc_15, lo_sum_acc_16) */
+	vpxor %ymm6, %ymm5, %ymm3 /* mid_sum_acc_35 = xor(mid_40, mid_41) */
+	vpxor %ymm10, %ymm9, %ymm4 /* mid_sum_acc_36 = xor(mid_42, mid_43) */
+	vpxor %ymm14, %ymm13, %ymm5 /* mid_sum_acc_37 = xor(mid_44, mid_45) */
+	vpxor 160(%rsp), %ymm1, %ymm1 /* mid_sum_acc_38 = xor(mid_47, mid_46) */
+	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_39 = xor(mid_sum_acc_35, mid_sum_acc_36) */
+	vpxor %ymm1, %ymm5, %ymm1 /* mid_sum_acc_40 = xor(mid_sum_acc_37, mid_sum_acc_38) */
+	vpxor %ymm1, %ymm3, %ymm1 /* mid_sum_acc_41 = xor(mid_sum_acc_39, mid_sum_acc_40) */
+	vmovdqa 96(%rsp), %ymm3 /* reload hi_20 */
+	vpxor 128(%rsp), %ymm3, %ymm3 /* hi_sum_acc_15 = xor(hi_20, hi_21) */
+	vpxor 32(%rsp), %ymm2, %ymm2 /* hi_sum_acc_16 = xor(hi_23, hi_22) */
+	vpxor %ymm2, %ymm3, %ymm2 /* hi_sum_acc_17 = xor(hi_sum_acc_15, hi_sum_acc_16) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_half_up(%rip), %ymm1, %ymm3 /* mid_lo_5 = lookup16(mid_sum_acc_41, half_up) */
+	vpxor %ymm3, %ymm0, %ymm0 /* s_lo_10 = xor(lo_sum_acc_17, mid_lo_5) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_half_down(%rip), %ymm1, %ymm1 /* mid_hi_5 = lookup16(mid_sum_acc_41, half_down) */
+	vpxor %ymm1, %ymm2, %ymm1 /* s_hi_10 = xor(hi_sum_acc_17, mid_hi_5) */
+	vpermq $0x4e, %ymm0, %ymm2 /* s_lo_x_5 = blocks128(s_lo_10, s_lo_10) */
+	vpxor %ymm2, %ymm0, %ymm0 /* s_lo_11 = xor(s_lo_10, s_lo_x_5) */
+	vpermq $0x4e, %ymm1, %ymm2 /* s_hi_x_5 = blocks128(s_hi_10, s_hi_10) */
+	vpxor %ymm2, %ymm1, %ymm1 /* s_hi_11 = xor(s_hi_10, s_hi_x_5) */
+	vmovdqa %xmm0, %xmm2 /* fold_lo_5_a0 = extract128(s_lo_11) */
+	vpclmulqdq $0x0, 64(%rsp), %xmm2, %xmm2 /* fold_lo_5_0 = clmul(fold_lo_5_a0, fold_lo_b0) */
+	vextracti128 $1, %ymm0, %xmm3 /* fold_lo_5_a1 = extract128(s_lo_11) */
+	vpclmulqdq $0x0, 0(%rsp), %xmm3, %xmm3 /* fold_lo_5_1 = clmul(fold_lo_5_a1, fold_lo_b1) */
+	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* fold_lo_5 = concat128(fold_lo_5_0, fold_lo_5_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_5 = lookup16(fold_lo_5, swap_halves) */
+	vpxor %ymm2, %ymm0, %ymm0 /* v_5 = xor(s_lo_11, fold_lo_sw_5) */
+	vmovdqa %xmm0, %xmm2 /* fold_hi_5_a0 = extract128(v_5) */
+	vpclmulqdq $0x11, 64(%rsp), %xmm2, %xmm2 /* fold_hi_5_0 = clmul(fold_hi_5_a0, fold_lo_b0) */
+	vextracti128 $1, %ymm0, %xmm3 /* fold_hi_5_a1 = extract128(v_5) */
+	vpclmulqdq $0x11, 0(%rsp), %xmm3, %xmm3 /* fold_hi_5_1 = clmul(fold_hi_5_a1, fold_lo_b1) */
+	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* fold_hi_5 = concat128(fold_hi_5_0, fold_hi_5_1) */
+	vpxor %ymm1, %ymm0, %ymm0 /* v_hi_5 = xor(v_5, s_hi_11) */
+	vpxor %ymm2, %ymm0, %ymm0 /* reduced_5 = xor(v_hi_5, fold_hi_5) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_first_block(%rip), %ymm0, %ymm0 /* y1_6_1 = and(reduced_5, first_block) */
+
+	/* Step 7 of 16: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
+	vmovdqu 768(%r9), %ymm1 /* x_24 = load() */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_reverse16(%rip), %ymm1, %ymm1 /* z_24 = lookup16(x_24, reverse16) */
+	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_6 = xor(z_24, y1_6_1) */
+	vmovdqu (%r8), %ymm1 /* h_24 = load() */
+	vmovdqa %xmm0, %xmm2 /* lo_24_a0 = extract128(z1_y_6) */
+	vmovdqa %xmm1, %xmm3 /* lo_24_b0 = extract128(h_24) */
+	vpclmulqdq $0x0, %xmm3, %xmm2, %xmm4 /* lo_24_0 = clmul(lo_24_a0, lo_24_b0) */
+	vextracti128 $1, %ymm0, %xmm0 /* lo_24_a1 = extract128(z1_y_6) */
+	vextracti128 $1, %ymm1, %xmm1 /* lo_24_b1 = extract128(h_24) */
+	vpclmulqdq $0x0, %xmm1, %xmm0, %xmm5 /* lo_24_1 = clmul(lo_24_a1, lo_24_b1) */
+	vinserti128 $1, %xmm5, %ymm4, %ymm4 /* lo_24 = concat128(lo_24_0, lo_24_1) */
+	vpclmulqdq $0x10, %xmm3, %xmm2, %xmm5 /* mid_48_0 = clmul(lo_24_a0, lo_24_b0) */
+	vpclmulqdq $0x10, %xmm1, %xmm0, %xmm6 /* mid_48_1 = clmul(lo_24_a1, lo_24_b1) */
+	vinserti128 $1, %xmm6, %ymm5, %ymm5 /* mid_48 = concat128(mid_48_0, mid_48_1) */
+	vpclmulqdq $0x1, %xmm3, %xmm2, %xmm6 /* mid_49_0 = clmul(lo_24_a0, lo_24_b0) */
+	vpclmulqdq $0x1, %xmm1, %xmm0, %xmm7 /* mid_49_1 = clmul(lo_24_a1, lo_24_b1) */
+	vinserti128 $1, %xmm7, %ymm6, %ymm6 /* mid_49 = concat128(mid_49_0, mid_49_1) */
+	vpclmulqdq $0x11, %xmm3, %xmm2, %xmm2 /* hi_24_0 = clmul(lo_24_a0, lo_24_b0) */
+	vpclmulqdq $0x11, %xmm1, %xmm0, %xmm0 /* hi_24_1 = clmul(lo_24_a1, lo_24_b1) */
+	vinserti128 $1, %xmm0, %ymm2, %ymm0 /* hi_24 = concat128(hi_24_0, hi_24_1) */
+	vmovdqu 800(%r9), %ymm1 /* x_25 = load() */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_reverse16(%rip), %ymm1, %ymm1 /* z_25 = lookup16(x_25, reverse16) */
+	vmovdqu 32(%r8), %ymm2 /* h_25 = load() */
+	vmovdqa %xmm1, %xmm3 /* lo_25_a0 = extract128(z_25) */
+	vmovdqa %xmm2, %xmm7 /* lo_25_b0 = extract128(h_25) */
+	vpclmulqdq $0x0, %xmm7, %xmm3, %xmm8 /* lo_25_0 = clmul(lo_25_a0, lo_25_b0) */
+	vextracti128 $1, %ymm1, %xmm1 /* lo_25_a1 = extract128(z_25) */
+	vextracti128 $1, %ymm2, %xmm2 /* lo_25_b1 = extract128(h_25) */
+	vpclmulqdq $0x0, %xmm2, %xmm1, %xmm9 /* lo_25_1 = clmul(lo_25_a1, lo_25_b1) */
+	vinserti128 $1, %xmm9, %ymm8, %ymm8 /* lo_25 = concat128(lo_25_0, lo_25_1) */
+	vpclmulqdq $0x10, %xmm7, %xmm3, %xmm9 /* mid_50_0 = clmul(lo_25_a0, lo_25_b0) */
+	vpclmulqdq $0x10, %xmm2, %xmm1, %xmm10 /* mid_50_1 = clmul(lo_25_a1, lo_25_b1) */
+	vinserti128 $1, %xmm10, %ymm9, %ymm9 /* mid_50 = concat128(mid_50_0, mid_50_1) */
+	vpclmulqdq $0x1, %xmm7, %xmm3, %xmm10 /* mid_51_0 = clmul(lo_25_a0, lo_25_b0) */
+	vpclmulqdq $0x1, %xmm2, %xmm1, %xmm11 /* mid_51_1 = clmul(lo_25_a1, lo_25_b1) */
+	vinserti128 $1, %xmm11, %ymm10, %ymm10 /* mid_51 = concat128(mid_51_0, mid_51_1) */
+	vpclmulqdq $0x11, %xmm7, %xmm3, %xmm3 /* hi_25_0 = clmul(lo_25_a0, lo_25_b0) */
+	vpclmulqdq $0x11, %xmm2, %xmm1, %xmm1 /* hi_25_1 = clmul(lo_25_a1, lo_25_b1) */
+	vinserti128 $1, %xmm1, %ymm3, %ymm1 /* hi_25 = concat128(hi_25_0, hi_25_1) */
+	vmovdqu 832(%r9), %ymm2 /* x_26 = load() */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_reverse16(%rip), %ymm2, %ymm2 /* z_26 = lookup16(x_26, reverse16) */
+	vmovdqu 64(%r8), %ymm3 /* h_26 = load() */
+	vmovdqa %xmm2, %xmm7 /* lo_26_a0 = extract128(z_26) */
+	vmovdqa %xmm3, %xmm11 /* lo_26_b0 = extract128(h_26) */
+	vpclmulqdq $0x0, %xmm11, %xmm7, %xmm12 /* lo_26_0 = clmul(lo_26_a0, lo_26_b0) */
+	vextracti128 $1, %ymm2, %xmm2 /* lo_26_a1 = extract128(z_26) */
+	vextracti128 $1, %ymm3, %xmm3 /* lo_26_b1 = extract128(h_26) */
+	vpclmulqdq $0x0, %xmm3, %xmm2, %xmm13 /* lo_26_1 = clmul(lo_26_a1, lo_26_b1) */
+	vinserti128 $1, %xmm13, %ymm12, %ymm12 /* lo_26 = concat128(lo_26_0, lo_26_1) */
+	vpclmulqdq $0x10, %xmm11, %xmm7, %xmm13 /* mid_52_0 = clmul(lo_26_a0, lo_26_b0) */
+	vpclmulqdq $0x10, %xmm3, %xmm2, %xmm14 /* mid_52_1 = clmul(lo_26_a1, lo_26_b1) */
+	vinserti128 $1, %xmm14, %ymm13, %ymm13 /* mid_52 = concat128(mid_52_0, mid_52_1) */
+	vpclmulqdq $0x1, %xmm11, %xmm7, %xmm14 /* mid_53_0 = clmul(lo_26_a0, lo_26_b0) */
+	vpclmulqdq $0x1, %xmm3, %xmm2, %xmm15 /* mid_53_1 = clmul(lo_26_a1, lo_26_b1) */
+	vinserti128 $1, %xmm15, %ymm14, %ymm14 /* mid_53 = concat128(mid_53_0, mid_53_1) */
+	vpclmulqdq $0x11, %xmm11, %xmm7, %xmm7 /* hi_26_0 = clmul(lo_26_a0, lo_26_b0) */
+	vpclmulqdq $0x11, %xmm3, %xmm2, %xmm2 /* hi_26_1 = clmul(lo_26_a1, lo_26_b1) */
+	vinserti128 $1, %xmm2, %ymm7, %ymm2 /* hi_26 = concat128(hi_26_0, hi_26_1) */
+	vmovdqu 864(%r9), %ymm3 /* x_27 = load() */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_reverse16(%rip), %ymm3, %ymm3 /* z_27 = lookup16(x_27, reverse16) */
+	vmovdqu 96(%r8), %ymm7 /* h_27 = load() */
+	vmovdqa %xmm3, %xmm11 /* lo_27_a0 = extract128(z_27) */
+	vmovdqa %xmm7, %xmm15 /* lo_27_b0 = extract128(h_27) */
+	vmovdqa %ymm2, 32(%rsp) /* spill hi_26 */
+	vpclmulqdq $0x0, %xmm15, %xmm11, %xmm2 /* lo_27_0 = clmul(lo_27_a0, lo_27_b0) */
+	vextracti128 $1, %ymm3, %xmm3 /* lo_27_a1 = extract128(z_27) */
+	vextracti128 $1, %ymm7, %xmm7 /* lo_27_b1 = extract128(h_27) */
+	vmovdqa %ymm0, 128(%rsp) /* spill hi_24 */
+	vpclmulqdq $0x0, %xmm7, %xmm3, %xmm0 /* lo_27_1 = clmul(lo_27_a1, lo_27_b1) */
+	vinserti128 $1, %xmm0, %ymm2, %ymm0 /* lo_27 = concat128(lo_27_0, lo_27_1) */
+	vpclmulqdq $0x10, %xmm15, %xmm11, %xmm2 /* mid_54_0 = clmul(lo_27_a0, lo_27_b0) */
+	vmovdqa %ymm1, 96(%rsp) /* spill hi_25 */
+	vpclmulqdq $0x10, %xmm7, %xmm3, %xmm1 /* mid_54_1 = clmul(lo_27_a1, lo_27_b1) */
+	vinserti128 $1, %xmm1, %ymm2, %ymm1 /* mid_54 = concat128(mid_54_0, mid_54_1) */
+	vpclmulqdq $0x1, %xmm15, %xmm11, %xmm2 /* mid_55_0 = clmul(lo_27_a0, lo_27_b0) */
+	vmovdqa %ymm1, 160(%rsp) /* spill mid_54 */
+	vpclmulqdq $0x1, %xmm7, %xmm3, %xmm1 /* mid_55_1 = clmul(lo_27_a1, lo_27_b1) */
+	vinserti128 $1, %xmm1, %ymm2, %ymm1 /* mid_55 = concat128(mid_55_0, mid_55_1) */
+	vpclmulqdq $0x11, %xmm15, %xmm11, %xmm2 /* hi_27_0 = clmul(lo_27_a0, lo_27_b0) */
+	vpclmulqdq $0x11, %xmm7, %xmm3, %xmm3 /* hi_27_1 = clmul(lo_27_a1, lo_27_b1) */
+	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* hi_27 = concat128(hi_27_0, hi_27_1) */
+
+	/* The sums, then S's halves, their blocks added, and one reduction. */
+	vpxor %ymm8, %ymm4, %ymm3 /* lo_sum_acc_18 = xor(lo_24, lo_25) */
+	vpxor %ymm0, %ymm12, %ymm0 /* lo_sum_acc_19 = xor(lo_26, lo_27) */
+	vpxor %ymm0, %ymm3, %ymm0 /* lo_sum_acc_20 = xor(lo_sum_acc_18, lo_sum_acc_19) */
+	vpxor %ymm6, %ymm5, %ymm3 /* mid_sum_acc_42 = xor(mid_48, mid_49) */
+	vpxor %ymm10, %ymm9, %ymm4 /* mid_sum_acc_43 = xor(mid_50, mid_51) */
+	vpxor %ymm14, %ymm13, %ymm5 /* mid_sum_acc_44 = xor(mid_52, mid_53) */
+	vpxor 160(%rsp), %ymm1, %ymm1 /* mid_sum_acc_45 = xor(mid_55, mid_54) */
+	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_46 = xor(mid_sum_acc_42, mid_sum_acc_43) */
+	vpxor %ymm1, %ymm5, %ymm1 /* mid_sum_acc_47 = xor(mid_sum_acc_44, mid_sum_acc_45) */
+	vpxor %ymm1, %ymm3, %ymm1 /* mid_sum_acc_48 = xor(mid_sum_acc_46, mid_sum_acc_47) */
+	vmovdqa 128(%rsp), %ymm3 /* reload hi_24 */
+	vpxor 96(%rsp), %ymm3, %ymm3 /* hi_sum_acc_18 = xor(hi_24, hi_25) */
+	vpxor 32(%rsp), %ymm2, %ymm2 /* hi_sum_acc_19 = xor(hi_27, hi_26) */
+	vpxor %ymm2, %ymm3, %ymm2 /* hi_sum_acc_20 = xor(hi_sum_acc_18, hi_sum_acc_19) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_half_up(%rip), %ymm1, %ymm3 /* mid_lo_6 = lookup16(mid_sum_acc_48, half_up) */
+	vpxor %ymm3, %ymm0, %ymm0 /* s_lo_12 = xor(lo_sum_acc_20, mid_lo_6) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_half_down(%rip), %ymm1, %ymm1 /* mid_hi_6 = lookup16(mid_sum_acc_48, half_down) */
+	vpxor %ymm1, %ymm2, %ymm1 /* s_hi_12 = xor(hi_sum_acc_20, mid_hi_6) */
+	vpermq $0x4e, %ymm0, %ymm2 /* s_lo_x_6 = blocks128(s_lo_12, s_lo_12) */
+	vpxor %ymm2, %ymm0, %ymm0 /* s_lo_13 = xor(s_lo_12, s_lo_x_6) */
+	vpermq $0x4e, %ymm1, %ymm2 /* s_hi_x_6 = blocks128(s_hi_12, s_hi_12) */
+	vpxor %ymm2, %ymm1, %ymm1 /* s_hi_13 = xor(s_hi_12, s_hi_x_6) */
+	vmovdqa %xmm0, %xmm2 /* fold_lo_6_a0 = extract128(s_lo_13) */
+	vpclmulqdq $0x0, 64(%rsp), %xmm2, %xmm2 /* fold_lo_6_0 = clmul(fold_lo_6_a0, fold_lo_b0) */
+	vextracti128 $1, %ymm0, %xmm3 /* fold_lo_6_a1 = extract128(s_lo_13) */
+	vpclmulqdq $0x0, 0(%rsp), %xmm3, %xmm3 /* fold_lo_6_1 = clmul(fold_lo_6_a1, fold_lo_b1) */
+	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* fold_lo_6 = concat128(fold_lo_6_0, fold_lo_6_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_6 = lookup16(fold_lo_6, swap_halves) */
+	vpxor %ymm2, %ymm0, %ymm0 /* v_6 = xor(s_lo_13, fold_lo_sw_6) */
+	vmovdqa %xmm0, %xmm2 /* fold_hi_6_a0 = extract128(v_6) */
+	vpclmulqdq $0x11, 64(%rsp), %xmm2, %xmm2 /* fold_hi_6_0 = clmul(fold_hi_6_a0, fold_lo_b0) */
+	vextracti128 $1, %ymm0, %xmm3 /* fold_hi_6_a1 = extract128(v_6) */
+	vpclmulqdq $0x11, 0(%rsp), %xmm3, %xmm3 /* fold_hi_6_1 = clmul(fold_hi_6_a1, fold_lo_b1) */
+	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* fold_hi_6 = concat128(fold_hi_6_0, fold_hi_6_1) */
+	vpxor %ymm1, %ymm0, %ymm0 /* v_hi_6 = xor(v_6, s_hi_13) */
+	vpxor %ymm2, %ymm0, %ymm0 /* reduced_6 = xor(v_hi_6, fold_hi_6) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_first_block(%rip), %ymm0, %ymm0 /* y1_7_1 = and(reduced_6, first_block) */
+
+	/* Step 8 of 16: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
+	vmovdqu 896(%r9), %ymm1 /* x_28 = load() */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_reverse16(%rip), %ymm1, %ymm1 /* z_28 = lookup16(x_28, reverse16) */
+	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_7 = xor(z_28, y1_7_1) */
+	vmovdqu (%r8), %ymm1 /* h_28 = load() */
+	vmovdqa %xmm0, %xmm2 /* lo_28_a0 = extract128(z1_y_7) */
+	vmovdqa %xmm1, %xmm3 /* lo_28_b0 = extract128(h_28) */
+	vpclmulqdq $0x0, %xmm3, %xmm2, %xmm4 /* lo_28_0 = clmul(lo_28_a0, lo_28_b0) */
+	vextracti128 $1, %ymm0, %xmm0 /* lo_28_a1 = extract128(z1_y_7) */
+	vextracti128 $1, %ymm1, %xmm1 /* lo_28_b1 = extract128(h_28) */
+	vpclmulqdq $0x0, %xmm1, %xmm0, %xmm5 /* lo_28_1 = clmul(lo_28_a1, lo_28_b1) */
+	vinserti128 $1, %xmm5, %ymm4, %ymm4 /* lo_28 = concat128(lo_28_0, lo_28_1) */
+	vpclmulqdq $0x10, %xmm3, %xmm2, %xmm5 /* mid_56_0 = clmul(lo_28_a0, lo_28_b0) */
+	vpclmulqdq $0x10, %xmm1, %xmm0, %xmm6 /* mid_56_1 = clmul(lo_28_a1, lo_28_b1) */
+	vinserti128 $1, %xmm6, %ymm5, %ymm5 /* mid_56 = concat128(mid_56_0, mid_56_1) */
+	vpclmulqdq $0x1, %xmm3, %xmm2, %xmm6 /* mid_57_0 = clmul(lo_28_a0, lo_28_b0) */
+	vpclmulqdq $0x1, %xmm1, %xmm0, %xmm7 /* mid_57_1 = clmul(lo_28_a1, lo_28_b1) */
+	vinserti128 $1, %xmm7, %ymm6, %ymm6 /* mid_57 = concat128(mid_57_0, mid_57_1) */
+	vpclmulqdq $0x11, %xmm3, %xmm2, %xmm2 /* hi_28_0 = clmul(lo_28_a0, lo_28_b0) */
+	vpclmulqdq $0x11, %xmm1, %xmm0, %xmm0 /* hi_28_1 = clmul(lo_28_a1, lo_28_b1) */
+	vinserti128 $1, %xmm0, %ymm2, %ymm0 /* hi_28 = concat128(hi_28_0, hi_28_1) */
+	vmovdqu 928(%r9), %ymm1 /* x_29 = load() */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_reverse16(%rip), %ymm1, %ymm1 /* z_29 = lookup16(x_29, reverse16) */
+	vmovdqu 32(%r8), %ymm2 /* h_29 = load() */
+	vmovdqa %xmm1, %xmm3 /* lo_29_a0 = extract128(z_29) */
+	vmovdqa %xmm2, %xmm7 /* lo_29_b0 = extract128(h_29) */
+	vpclmulqdq $0x0, %xmm7, %xmm3, %xmm8 /* lo_29_0 = clmul(lo_29_a0, lo_29_b0) */
+	vextracti128 $1, %ymm1, %xmm1 /* lo_29_a1 = extract128(z_29) */
+	vextracti128 $1, %ymm2, %xmm2 /* lo_29_b1 = extract128(h_29) */
+	vpclmulqdq $0x0, %xmm2, %xmm1, %xmm9 /* lo_29_1 = clmul(lo_29_a1, lo_29_b1) */
+	vinserti128 $1, %xmm9, %ymm8, %ymm8 /* lo_29 = concat128(lo_29_0, lo_29_1) */
+	vpclmulqdq $0x10, %xmm7, %xmm3, %xmm9 /* mid_58_0 = clmul(lo_29_a0, lo_29_b0) */
+	vpclmulqdq $0x10, %xmm2, %xmm1, %xmm10 /* mid_58_1 = clmul(lo_29_a1, lo_29_b1) */
+	vinserti128 $1, %xmm10, %ymm9, %ymm9 /* mid_58 = concat128(mid_58_0, mid_58_1) */
+	vpclmulqdq $0x1, %xmm7, %xmm3, %xmm10 /* mid_59_0 = clmul(lo_29_a0, lo_29_b0) */
+	vpclmulqdq $0x1, %xmm2, %xmm1, %xmm11 /* mid_59_1 = clmul(lo_29_a1, lo_29_b1) */
+	vinserti128 $1, %xmm11, %ymm10, %ymm10 /* mid_59 = concat128(mid_59_0, mid_59_1) */
+	vpclmulqdq $0x11, %xmm7, %xmm3, %xmm3 /* hi_29_0 = clmul(lo_29_a0, lo_29_b0) */
+	vpclmulqdq $0x11, %xmm2, %xmm1, %xmm1 /* hi_29_1 = clmul(lo_29_a1, lo_29_b1) */
+	vinserti128 $1, %xmm1, %ymm3, %ymm1 /* hi_29 = concat128(hi_29_0, hi_29_1) */
+	vmovdqu 960(%r9), %ymm2 /* x_30 = load() */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_reverse16(%rip), %ymm2, %ymm2 /* z_30 = lookup16(x_30, reverse16) */
+	vmovdqu 64(%r8), %ymm3 /* h_30 = load() */
+	vmovdqa %xmm2, %xmm7 /* lo_30_a0 = extract128(z_30) */
+	vmovdqa %xmm3, %xmm11 /* lo_30_b0 = extract128(h_30) */
+	vpclmulqdq $0x0, %xmm11, %xmm7, %xmm12 /* lo_30_0 = clmul(lo_30_a0, lo_30_b0) */
+	vextracti128 $1, %ymm2, %xmm2 /* lo_30_a1 = extract128(z_30) */
+	vextracti128 $1, %ymm3, %xmm3 /* lo_30_b1 = extract128(h_30) */
+	vpclmulqdq $0x0, %xmm3, %xmm2, %xmm13 /* lo_30_1 = clmul(lo_30_a1, lo_30_b1) */
+	vinserti128 $1, %xmm13, %ymm12, %ymm12 /* lo_30 = concat128(lo_30_0, lo_30_1) */
+	vpclmulqdq $0x10, %xmm11, %xmm7, %xmm13 /* mid_60_0 = clmul(lo_30_a0, lo_30_b0) */
+	vpclmulqdq $0x10, %xmm3, %xmm2, %xmm14 /* mid_60_1 = clmul(lo_30_a1, lo_30_b1) */
+	vinserti128 $1, %xmm14, %ymm13, %ymm13 /* mid_60 = concat128(mid_60_0, mid_60_1) */
+	vpclmulqdq $0x1, %xmm11, %xmm7, %xmm14 /* mid_61_0 = clmul(lo_30_a0, lo_30_b0) */
+	vpclmulqdq $0x1, %xmm3, %xmm2, %xmm15 /* mid_61_1 = clmul(lo_30_a1, lo_30_b1) */
+	vinserti128 $1, %xmm15, %ymm14, %ymm14 /* mid_61 = concat128(mid_61_0, mid_61_1) */
+	vpclmulqdq $0x11, %xmm11, %xmm7, %xmm7 /* hi_30_0 = clmul(lo_30_a0, lo_30_b0) */
+	vpclmulqdq $0x11, %xmm3, %xmm2, %xmm2 /* hi_30_1 = clmul(lo_30_a1, lo_30_b1) */
+	vinserti128 $1, %xmm2, %ymm7, %ymm2 /* hi_30 = concat128(hi_30_0, hi_30_1) */
+	vmovdqu 992(%r9), %ymm3 /* x_31 = load() */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_reverse16(%rip), %ymm3, %ymm3 /* z_31 = lookup16(x_31, reverse16) */
+	vmovdqu 96(%r8), %ymm7 /* h_31 = load() */
+	vmovdqa %xmm3, %xmm11 /* lo_31_a0 = extract128(z_31) */
+	vmovdqa %xmm7, %xmm15 /* lo_31_b0 = extract128(h_31) */
+	vmovdqa %ymm2, 32(%rsp) /* spill hi_30 */
+	vpclmulqdq $0x0, %xmm15, %xmm11, %xmm2 /* lo_31_0 = clmul(lo_31_a0, lo_31_b0) */
+	vextracti128 $1, %ymm3, %xmm3 /* lo_31_a1 = extract128(z_31) */
+	vextracti128 $1, %ymm7, %xmm7 /* lo_31_b1 = extract128(h_31) */
+	vmovdqa %ymm0, 96(%rsp) /* spill hi_28 */
+	vpclmulqdq $0x0, %xmm7, %xmm3, %xmm0 /* lo_31_1 = clmul(lo_31_a1, lo_31_b1) */
+	vinserti128 $1, %xmm0, %ymm2, %ymm0 /* lo_31 = concat128(lo_31_0, lo_31_1) */
+	vpclmulqdq $0x10, %xmm15, %xmm11, %xmm2 /* mid_62_0 = clmul(lo_31_a0, lo_31_b0) */
+	vmovdqa %ymm1, 128(%rsp) /* spill hi_29 */
+	vpclmulqdq $0x10, %xmm7, %xmm3, %xmm1 /* mid_62_1 = clmul(lo_31_a1, lo_31_b1) */
+	vinserti128 $1, %xmm1, %ymm2, %ymm1 /* mid_62 = concat128(mid_62_0, mid_62_1) */
+	vpclmulqdq $0x1, %xmm15, %xmm11, %xmm2 /* mid_63_0 = clmul(lo_31_a0, lo_31_b0) */
+	vmovdqa %ymm1, 160(%rsp) /* spill mid_62 */
+	vpclmulqdq $0x1, %xmm7, %xmm3, %xmm1 /* mid_63_1 = clmul(lo_31_a1, lo_31_b1) */
+	vinserti128 $1, %xmm1, %ymm2, %ymm1 /* mid_63 = concat128(mid_63_0, mid_63_1) */
+	vpclmulqdq $0x11, %xmm15, %xmm11, %xmm2 /* hi_31_0 = clmul(lo_31_a0, lo_31_b0) */
+	vpclmulqdq $0x11, %xmm7, %xmm3, %xmm3 /* hi_31_1 = clmul(lo_31_a1, lo_31_b1) */
+	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* hi_31 = concat128(hi_31_0, hi_31_1) */
+
+	/* The sums, then S's halves, their blocks added, and one reduction. */
+	vpxor %ymm8, %ymm4, %ymm3 /* lo_sum_acc_21 = xor(lo_28, lo_29) */
+	vpxor %ymm0, %ymm12, %ymm0 /* lo_sum_acc_22 = xor(lo_30, lo_31) */
+	vpxor %ymm0, %ymm3, %ymm0 /* lo_sum_acc_23 = xor(lo_sum_acc_21, lo_sum_acc_22) */
+	vpxor %ymm6, %ymm5, %ymm3 /* mid_sum_acc_49 = xor(mid_56, mid_57) */
+	vpxor %ymm10, %ymm9, %ymm4 /* mid_sum_acc_50 = xor(mid_58, mid_59) */
+	vpxor %ymm14, %ymm13, %ymm5 /* mid_sum_acc_51 = xor(mid_60, mid_61) */
+	vpxor 160(%rsp), %ymm1, %ymm1 /* mid_sum_acc_52 = xor(mid_63, mid_62) */
+	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_53 = xor(mid_sum_acc_49, mid_sum_acc_50) */
+	vpxor %ymm1, %ymm5, %ymm1 /* mid_sum_acc_54 = xor(mid_sum_acc_51, mid_sum_acc_52) */
+	vpxor %ymm1, %ymm3, %ymm1 /* mid_sum_acc_55 = xor(mid_sum_acc_53, mid_sum_acc_54) */
+	vmovdqa 96(%rsp), %ymm3 /* reload hi_28 */
+	vpxor 128(%rsp), %ymm3, %ymm3 /* hi_sum_acc_21 = xor(hi_28, hi_29) */
+	vpxor 32(%rsp), %ymm2, %ymm2 /* hi_sum_acc_22 = xor(hi_31, hi_30) */
+	vpxor %ymm2, %ymm3, %ymm2 /* hi_sum_acc_23 = xor(hi_sum_acc_21, hi_sum_acc_22) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_half_up(%rip), %ymm1, %ymm3 /* mid_lo_7 = lookup16(mid_sum_acc_55, half_up) */
+	vpxor %ymm3, %ymm0, %ymm0 /* s_lo_14 = xor(lo_sum_acc_23, mid_lo_7) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_half_down(%rip), %ymm1, %ymm1 /* mid_hi_7 = lookup16(mid_sum_acc_55, half_down) */
+	vpxor %ymm1, %ymm2, %ymm1 /* s_hi_14 = xor(hi_sum_acc_23, mid_hi_7) */
+	vpermq $0x4e, %ymm0, %ymm2 /* s_lo_x_7 = blocks128(s_lo_14, s_lo_14) */
+	vpxor %ymm2, %ymm0, %ymm0 /* s_lo_15 = xor(s_lo_14, s_lo_x_7) */
+	vpermq $0x4e, %ymm1, %ymm2 /* s_hi_x_7 = blocks128(s_hi_14, s_hi_14) */
+	vpxor %ymm2, %ymm1, %ymm1 /* s_hi_15 = xor(s_hi_14, s_hi_x_7) */
+	vmovdqa %xmm0, %xmm2 /* fold_lo_7_a0 = extract128(s_lo_15) */
+	vpclmulqdq $0x0, 64(%rsp), %xmm2, %xmm2 /* fold_lo_7_0 = clmul(fold_lo_7_a0, fold_lo_b0) */
+	vextracti128 $1, %ymm0, %xmm3 /* fold_lo_7_a1 = extract128(s_lo_15) */
+	vpclmulqdq $0x0, 0(%rsp), %xmm3, %xmm3 /* fold_lo_7_1 = clmul(fold_lo_7_a1, fold_lo_b1) */
+	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* fold_lo_7 = concat128(fold_lo_7_0, fold_lo_7_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_7 = lookup16(fold_lo_7, swap_halves) */
+	vpxor %ymm2, %ymm0, %ymm0 /* v_7 = xor(s_lo_15, fold_lo_sw_7) */
+	vmovdqa %xmm0, %xmm2 /* fold_hi_7_a0 = extract128(v_7) */
+	vpclmulqdq $0x11, 64(%rsp), %xmm2, %xmm2 /* fold_hi_7_0 = clmul(fold_hi_7_a0, fold_lo_b0) */
+	vextracti128 $1, %ymm0, %xmm3 /* fold_hi_7_a1 = extract128(v_7) */
+	vpclmulqdq $0x11, 0(%rsp), %xmm3, %xmm3 /* fold_hi_7_1 = clmul(fold_hi_7_a1, fold_lo_b1) */
+	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* fold_hi_7 = concat128(fold_hi_7_0, fold_hi_7_1) */
+	vpxor %ymm1, %ymm0, %ymm0 /* v_hi_7 = xor(v_7, s_hi_15) */
+	vpxor %ymm2, %ymm0, %ymm0 /* reduced_7 = xor(v_hi_7, fold_hi_7) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_first_block(%rip), %ymm0, %ymm0 /* y1_8_1 = and(reduced_7, first_block) */
+
+	/* Step 9 of 16: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
+	vmovdqu 1024(%r9), %ymm1 /* x_32 = load() */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_reverse16(%rip), %ymm1, %ymm1 /* z_32 = lookup16(x_32, reverse16) */
+	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_8 = xor(z_32, y1_8_1) */
+	vmovdqu (%r8), %ymm1 /* h_32 = load() */
+	vmovdqa %xmm0, %xmm2 /* lo_32_a0 = extract128(z1_y_8) */
+	vmovdqa %xmm1, %xmm3 /* lo_32_b0 = extract128(h_32) */
+	vpclmulqdq $0x0, %xmm3, %xmm2, %xmm4 /* lo_32_0 = clmul(lo_32_a0, lo_32_b0) */
+	vextracti128 $1, %ymm0, %xmm0 /* lo_32_a1 = extract128(z1_y_8) */
+	vextracti128 $1, %ymm1, %xmm1 /* lo_32_b1 = extract128(h_32) */
+	vpclmulqdq $0x0, %xmm1, %xmm0, %xmm5 /* lo_32_1 = clmul(lo_32_a1, lo_32_b1) */
+	vinserti128 $1, %xmm5, %ymm4, %ymm4 /* lo_32 = concat128(lo_32_0, lo_32_1) */
+	vpclmulqdq $0x10, %xmm3, %xmm2, %xmm5 /* mid_64_0 = clmul(lo_32_a0, lo_32_b0) */
+	vpclmulqdq $0x10, %xmm1, %xmm0, %xmm6 /* mid_64_1 = clmul(lo_32_a1, lo_32_b1) */
+	vinserti128 $1, %xmm6, %ymm5, %ymm5 /* mid_64 = concat128(mid_64_0, mid_64_1) */
+	vpclmulqdq $0x1, %xmm3, %xmm2, %xmm6 /* mid_65_0 = clmul(lo_32_a0, lo_32_b0) */
+	vpclmulqdq $0x1, %xmm1, %xmm0, %xmm7 /* mid_65_1 = clmul(lo_32_a1, lo_32_b1) */
+	vinserti128 $1, %xmm7, %ymm6, %ymm6 /* mid_65 = concat128(mid_65_0, mid_65_1) */
+	vpclmulqdq $0x11, %xmm3, %xmm2, %xmm2 /* hi_32_0 = clmul(lo_32_a0, lo_32_b0) */
+	vpclmulqdq $0x11, %xmm1, %xmm0, %xmm0 /* hi_32_1 = clmul(lo_32_a1, lo_32_b1) */
+	vinserti128 $1, %xmm0, %ymm2, %ymm0 /* hi_32 = concat128(hi_32_0, hi_32_1) */
+	vmovdqu 1056(%r9), %ymm1 /* x_33 = load() */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_reverse16(%rip), %ymm1, %ymm1 /* z_33 = lookup16(x_33, reverse16) */
+	vmovdqu 32(%r8), %ymm2 /* h_33 = load() */
+	vmovdqa %xmm1, %xmm3 /* lo_33_a0 = extract128(z_33) */
+	vmovdqa %xmm2, %xmm7 /* lo_33_b0 = extract128(h_33) */
+	vpclmulqdq $0x0, %xmm7, %xmm3, %xmm8 /* lo_33_0 = clmul(lo_33_a0, lo_33_b0) */
+	vextracti128 $1, %ymm1, %xmm1 /* lo_33_a1 = extract128(z_33) */
+	vextracti128 $1, %ymm2, %xmm2 /* lo_33_b1 = extract128(h_33) */
+	vpclmulqdq $0x0, %xmm2, %xmm1, %xmm9 /* lo_33_1 = clmul(lo_33_a1, lo_33_b1) */
+	vinserti128 $1, %xmm9, %ymm8, %ymm8 /* lo_33 = concat128(lo_33_0, lo_33_1) */
+	vpclmulqdq $0x10, %xmm7, %xmm3, %xmm9 /* mid_66_0 = clmul(lo_33_a0, lo_33_b0) */
+	vpclmulqdq $0x10, %xmm2, %xmm1, %xmm10 /* mid_66_1 = clmul(lo_33_a1, lo_33_b1) */
+	vinserti128 $1, %xmm10, %ymm9, %ymm9 /* mid_66 = concat128(mid_66_0, mid_66_1) */
+	vpclmulqdq $0x1, %xmm7, %xmm3, %xmm10 /* mid_67_0 = clmul(lo_33_a0, lo_33_b0) */
+	vpclmulqdq $0x1, %xmm2, %xmm1, %xmm11 /* mid_67_1 = clmul(lo_33_a1, lo_33_b1) */
+	vinserti128 $1, %xmm11, %ymm10, %ymm10 /* mid_67 = concat128(mid_67_0, mid_67_1) */
+	vpclmulqdq $0x11, %xmm7, %xmm3, %xmm3 /* hi_33_0 = clmul(lo_33_a0, lo_33_b0) */
+	vpclmulqdq $0x11, %xmm2, %xmm1, %xmm1 /* hi_33_1 = clmul(lo_33_a1, lo_33_b1) */
+	vinserti128 $1, %xmm1, %ymm3, %ymm1 /* hi_33 = concat128(hi_33_0, hi_33_1) */
+	vmovdqu 1088(%r9), %ymm2 /* x_34 = load() */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_reverse16(%rip), %ymm2, %ymm2 /* z_34 = lookup16(x_34, reverse16) */
+	vmovdqu 64(%r8), %ymm3 /* h_34 = load() */
+	vmovdqa %xmm2, %xmm7 /* lo_34_a0 = extract128(z_34) */
+	vmovdqa %xmm3, %xmm11 /* lo_34_b0 = extract128(h_34) */
+	vpclmulqdq $0x0, %xmm11, %xmm7, %xmm12 /* lo_34_0 = clmul(lo_34_a0, lo_34_b0) */
+	vextracti128 $1, %ymm2, %xmm2 /* lo_34_a1 = extract128(z_34) */
+	vextracti128 $1, %ymm3, %xmm3 /* lo_34_b1 = extract128(h_34) */
+	vpclmulqdq $0x0, %xmm3, %xmm2, %xmm13 /* lo_34_1 = clmul(lo_34_a1, lo_34_b1) */
+	vinserti128 $1, %xmm13, %ymm12, %ymm12 /* lo_34 = concat128(lo_34_0, lo_34_1) */
+	vpclmulqdq $0x10, %xmm11, %xmm7, %xmm13 /* mid_68_0 = clmul(lo_34_a0, lo_34_b0) */
+	vpclmulqdq $0x10, %xmm3, %xmm2, %xmm14 /* mid_68_1 = clmul(lo_34_a1, lo_34_b1) */
+	vinserti128 $1, %xmm14, %ymm13, %ymm13 /* mid_68 = concat128(mid_68_0, mid_68_1) */
+	vpclmulqdq $0x1, %xmm11, %xmm7, %xmm14 /* mid_69_0 = clmul(lo_34_a0, lo_34_b0) */
+	vpclmulqdq $0x1, %xmm3, %xmm2, %xmm15 /* mid_69_1 = clmul(lo_34_a1, lo_34_b1) */
+	vinserti128 $1, %xmm15, %ymm14, %ymm14 /* mid_69 = concat128(mid_69_0, mid_69_1) */
+	vpclmulqdq $0x11, %xmm11, %xmm7, %xmm7 /* hi_34_0 = clmul(lo_34_a0, lo_34_b0) */
+	vpclmulqdq $0x11, %xmm3, %xmm2, %xmm2 /* hi_34_1 = clmul(lo_34_a1, lo_34_b1) */
+	vinserti128 $1, %xmm2, %ymm7, %ymm2 /* hi_34 = concat128(hi_34_0, hi_34_1) */
+	vmovdqu 1120(%r9), %ymm3 /* x_35 = load() */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_reverse16(%rip), %ymm3, %ymm3 /* z_35 = lookup16(x_35, reverse16) */
+	vmovdqu 96(%r8), %ymm7 /* h_35 = load() */
+	vmovdqa %xmm3, %xmm11 /* lo_35_a0 = extract128(z_35) */
+	vmovdqa %xmm7, %xmm15 /* lo_35_b0 = extract128(h_35) */
+	vmovdqa %ymm2, 32(%rsp) /* spill hi_34 */
+	vpclmulqdq $0x0, %xmm15, %xmm11, %xmm2 /* lo_35_0 = clmul(lo_35_a0, lo_35_b0) */
+	vextracti128 $1, %ymm3, %xmm3 /* lo_35_a1 = extract128(z_35) */
+	vextracti128 $1, %ymm7, %xmm7 /* lo_35_b1 = extract128(h_35) */
+	vmovdqa %ymm0, 128(%rsp) /* spill hi_32 */
+	vpclmulqdq $0x0, %xmm7, %xmm3, %xmm0 /* lo_35_1 = clmul(lo_35_a1, lo_35_b1) */
+	vinserti128 $1, %xmm0, %ymm2, %ymm0 /* lo_35 = concat128(lo_35_0, lo_35_1) */
+	vpclmulqdq $0x10, %xmm15, %xmm11, %xmm2 /* mid_70_0 = clmul(lo_35_a0, lo_35_b0) */
+	vmovdqa %ymm1, 96(%rsp) /* spill hi_33 */
+	vpclmulqdq $0x10, %xmm7, %xmm3, %xmm1 /* mid_70_1 = clmul(lo_35_a1, lo_35_b1) */
+	vinserti128 $1, %xmm1, %ymm2, %ymm1 /* mid_70 = concat128(mid_70_0, mid_70_1) */
+	vpclmulqdq $0x1, %xmm15, %xmm11, %xmm2 /* mid_71_0 = clmul(lo_35_a0, lo_35_b0) */
+	vmovdqa %ymm1, 160(%rsp) /* spill mid_70 */
+	vpclmulqdq $0x1, %xmm7, %xmm3, %xmm1 /* mid_71_1 = clmul(lo_35_a1, lo_35_b1) */
+	vinserti128 $1, %xmm1, %ymm2, %ymm1 /* mid_71 = concat128(mid_71_0, mid_71_1) */
+	vpclmulqdq $0x11, %xmm15, %xmm11, %xmm2 /* hi_35_0 = clmul(lo_35_a0, lo_35_b0) */
+	vpclmulqdq $0x11, %xmm7, %xmm3, %xmm3 /* hi_35_1 = clmul(lo_35_a1, lo_35_b1) */
+	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* hi_35 = concat128(hi_35_0, hi_35_1) */
+
+	/* The sums, then S's halves, their blocks added, and one reduction. */
+	vpxor %ymm8, %ymm4, %ymm3 /* lo_sum_acc_24 = xor(lo_32, lo_33) */
+	vpxor %ymm0, %ymm12, %ymm0 /* lo_sum_acc_25 = xor(lo_34, lo_35) */
+	vpxor %ymm0, %ymm3, %ymm0 /* lo_sum_acc_26 = xor(lo_sum_acc_24, lo_sum_acc_25) */
+	vpxor %ymm6, %ymm5, %ymm3 /* mid_sum_acc_56 = xor(mid_64, mid_65) */
+	vpxor %ymm10, %ymm9, %ymm4 /* mid_sum_acc_57 = xor(mid_66, mid_67) */
+	vpxor %ymm14, %ymm13, %ymm5 /* mid_sum_acc_58 = xor(mid_68, mid_69) */
+	vpxor 160(%rsp), %ymm1, %ymm1 /* mid_sum_acc_59 = xor(mid_71, mid_70) */
+	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_60 = xor(mid_sum_acc_56, mid_sum_acc_57) */
+	vpxor %ymm1, %ymm5, %ymm1 /* mid_sum_acc_61 = xor(mid_sum_acc_58, mid_sum_acc_59) */
+	vpxor %ymm1, %ymm3, %ymm1 /* mid_sum_acc_62 = xor(mid_sum_acc_60, mid_sum_acc_61) */
+	vmovdqa 128(%rsp), %ymm3 /* reload hi_32 */
+	vpxor 96(%rsp), %ymm3, %ymm3 /* hi_sum_acc_24 = xor(hi_32, hi_33) */
+	vpxor 32(%rsp), %ymm2, %ymm2 /* hi_sum_acc_25 = xor(hi_35, hi_34) */
+	vpxor %ymm2, %ymm3, %ymm2 /* hi_sum_acc_26 = xor(hi_sum_acc_24, hi_sum_acc_25) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_half_up(%rip), %ymm1, %ymm3 /* mid_lo_8 = lookup16(mid_sum_acc_62, half_up) */
+	vpxor %ymm3, %ymm0, %ymm0 /* s_lo_16 = xor(lo_sum_acc_26, mid_lo_8) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_half_down(%rip), %ymm1, %ymm1 /* mid_hi_8 = lookup16(mid_sum_acc_62, half_down) */
+	vpxor %ymm1, %ymm2, %ymm1 /* s_hi_16 = xor(hi_sum_acc_26, mid_hi_8) */
+	vpermq $0x4e, %ymm0, %ymm2 /* s_lo_x_8 = blocks128(s_lo_16, s_lo_16) */
+	vpxor %ymm2, %ymm0, %ymm0 /* s_lo_17 = xor(s_lo_16, s_lo_x_8) */
+	vpermq $0x4e, %ymm1, %ymm2 /* s_hi_x_8 = blocks128(s_hi_16, s_hi_16) */
+	vpxor %ymm2, %ymm1, %ymm1 /* s_hi_17 = xor(s_hi_16, s_hi_x_8) */
+	vmovdqa %xmm0, %xmm2 /* fold_lo_8_a0 = extract128(s_lo_17) */
+	vpclmulqdq $0x0, 64(%rsp), %xmm2, %xmm2 /* fold_lo_8_0 = clmul(fold_lo_8_a0, fold_lo_b0) */
+	vextracti128 $1, %ymm0, %xmm3 /* fold_lo_8_a1 = extract128(s_lo_17) */
+	vpclmulqdq $0x0, 0(%rsp), %xmm3, %xmm3 /* fold_lo_8_1 = clmul(fold_lo_8_a1, fold_lo_b1) */
+	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* fold_lo_8 = concat128(fold_lo_8_0, fold_lo_8_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_8 = lookup16(fold_lo_8, swap_halves) */
+	vpxor %ymm2, %ymm0, %ymm0 /* v_8 = xor(s_lo_17, fold_lo_sw_8) */
+	vmovdqa %xmm0, %xmm2 /* fold_hi_8_a0 = extract128(v_8) */
+	vpclmulqdq $0x11, 64(%rsp), %xmm2, %xmm2 /* fold_hi_8_0 = clmul(fold_hi_8_a0, fold_lo_b0) */
+	vextracti128 $1, %ymm0, %xmm3 /* fold_hi_8_a1 = extract128(v_8) */
+	vpclmulqdq $0x11, 0(%rsp), %xmm3, %xmm3 /* fold_hi_8_1 = clmul(fold_hi_8_a1, fold_lo_b1) */
+	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* fold_hi_8 = concat128(fold_hi_8_0, fold_hi_8_1) */
+	vpxor %ymm1, %ymm0, %ymm0 /* v_hi_8 = xor(v_8, s_hi_17) */
+	vpxor %ymm2, %ymm0, %ymm0 /* reduced_8 = xor(v_hi_8, fold_hi_8) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_first_block(%rip), %ymm0, %ymm0 /* y1_9_1 = and(reduced_8, first_block) */
+
+	/* Step 10 of 16: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
+	vmovdqu 1152(%r9), %ymm1 /* x_36 = load() */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_reverse16(%rip), %ymm1, %ymm1 /* z_36 = lookup16(x_36, reverse16) */
+	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_9 = xor(z_36, y1_9_1) */
+	vmovdqu (%r8), %ymm1 /* h_36 = load() */
+	vmovdqa %xmm0, %xmm2 /* lo_36_a0 = extract128(z1_y_9) */
+	vmovdqa %xmm1, %xmm3 /* lo_36_b0 = extract128(h_36) */
+	vpclmulqdq $0x0, %xmm3, %xmm2, %xmm4 /* lo_36_0 = clmul(lo_36_a0, lo_36_b0) */
+	vextracti128 $1, %ymm0, %xmm0 /* lo_36_a1 = extract128(z1_y_9) */
+	vextracti128 $1, %ymm1, %xmm1 /* lo_36_b1 = extract128(h_36) */
+	vpclmulqdq $0x0, %xmm1, %xmm0, %xmm5 /* lo_36_1 = clmul(lo_36_a1, lo_36_b1) */
+	vinserti128 $1, %xmm5, %ymm4, %ymm4 /* lo_36 = concat128(lo_36_0, lo_36_1) */
+	vpclmulqdq $0x10, %xmm3, %xmm2, %xmm5 /* mid_72_0 = clmul(lo_36_a0, lo_36_b0) */
+	vpclmulqdq $0x10, %xmm1, %xmm0, %xmm6 /* mid_72_1 = clmul(lo_36_a1, lo_36_b1) */
+	vinserti128 $1, %xmm6, %ymm5, %ymm5 /* mid_72 = concat128(mid_72_0, mid_72_1) */
+	vpclmulqdq $0x1, %xmm3, %xmm2, %xmm6 /* mid_73_0 = clmul(lo_36_a0, lo_36_b0) */
+	vpclmulqdq $0x1, %xmm1, %xmm0, %xmm7 /* mid_73_1 = clmul(lo_36_a1, lo_36_b1) */
+	vinserti128 $1, %xmm7, %ymm6, %ymm6 /* mid_73 = concat128(mid_73_0, mid_73_1) */
+	vpclmulqdq $0x11, %xmm3, %xmm2, %xmm2 /* hi_36_0 = clmul(lo_36_a0, lo_36_b0) */
+	vpclmulqdq $0x11, %xmm1, %xmm0, %xmm0 /* hi_36_1 = clmul(lo_36_a1, lo_36_b1) */
+	vinserti128 $1, %xmm0, %ymm2, %ymm0 /* hi_36 = concat128(hi_36_0, hi_36_1) */
+	vmovdqu 1184(%r9), %ymm1 /* x_37 = load() */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_reverse16(%rip), %ymm1, %ymm1 /* z_37 = lookup16(x_37, reverse16) */
+	vmovdqu 32(%r8), %ymm2 /* h_37 = load() */
+	vmovdqa %xmm1, %xmm3 /* lo_37_a0 = extract128(z_37) */
+	vmovdqa %xmm2, %xmm7 /* lo_37_b0 = extract128(h_37) */
+	vpclmulqdq $0x0, %xmm7, %xmm3, %xmm8 /* lo_37_0 = clmul(lo_37_a0, lo_37_b0) */
+	vextracti128 $1, %ymm1, %xmm1 /* lo_37_a1 = extract128(z_37) */
+	vextracti128 $1, %ymm2, %xmm2 /* lo_37_b1 = extract128(h_37) */
+	vpclmulqdq $0x0, %xmm2, %xmm1, %xmm9 /* lo_37_1 = clmul(lo_37_a1, lo_37_b1) */
+	vinserti128 $1, %xmm9, %ymm8, %ymm8 /* lo_37 = concat128(lo_37_0, lo_37_1) */
+	vpclmulqdq $0x10, %xmm7, %xmm3, %xmm9 /* mid_74_0 = clmul(lo_37_a0, lo_37_b0) */
+	vpclmulqdq $0x10, %xmm2, %xmm1, %xmm10 /* mid_74_1 = clmul(lo_37_a1, lo_37_b1) */
+	vinserti128 $1, %xmm10, %ymm9, %ymm9 /* mid_74 = concat128(mid_74_0, mid_74_1) */
+	vpclmulqdq $0x1, %xmm7, %xmm3, %xmm10 /* mid_75_0 = clmul(lo_37_a0, lo_37_b0) */
+	vpclmulqdq $0x1, %xmm2, %xmm1, %xmm11 /* mid_75_1 = clmul(lo_37_a1, lo_37_b1) */
+	vinserti128 $1, %xmm11, %ymm10, %ymm10 /* mid_75 = concat128(mid_75_0, mid_75_1) */
+	vpclmulqdq $0x11, %xmm7, %xmm3, %xmm3 /* hi_37_0 = clmul(lo_37_a0, lo_37_b0) */
+	vpclmulqdq $0x11, %xmm2, %xmm1, %xmm1 /* hi_37_1 = clmul(lo_37_a1, lo_37_b1) */
+	vinserti128 $1, %xmm1, %ymm3, %ymm1 /* hi_37 = concat128(hi_37_0, hi_37_1) */
+	vmovdqu 1216(%r9), %ymm2 /* x_38 = load() */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_reverse16(%rip), %ymm2, %ymm2 /* z_38 = lookup16(x_38, reverse16) */
+	vmovdqu 64(%r8), %ymm3 /* h_38 = load() */
+	vmovdqa %xmm2, %xmm7 /* lo_38_a0 = extract128(z_38) */
+	vmovdqa %xmm3, %xmm11 /* lo_38_b0 = extract128(h_38) */
+	vpclmulqdq $0x0, %xmm11, %xmm7, %xmm12 /* lo_38_0 = clmul(lo_38_a0, lo_38_b0) */
+	vextracti128 $1, %ymm2, %xmm2 /* lo_38_a1 = extract128(z_38) */
+	vextracti128 $1, %ymm3, %xmm3 /* lo_38_b1 = extract128(h_38) */
+	vpclmulqdq $0x0, %xmm3, %xmm2, %xmm13 /* lo_38_1 = clmul(lo_38_a1, lo_38_b1) */
+	vinserti128 $1, %xmm13, %ymm12, %ymm12 /* lo_38 = concat128(lo_38_0, lo_38_1) */
+	vpclmulqdq $0x10, %xmm11, %xmm7, %xmm13 /* mid_76_0 = clmul(lo_38_a0, lo_38_b0) */
+	vpclmulqdq $0x10, %xmm3, %xmm2, %xmm14 /* mid_76_1 = clmul(lo_38_a1, lo_38_b1) */
+	vinserti128 $1, %xmm14, %ymm13, %ymm13 /* mid_76 = concat128(mid_76_0, mid_76_1) */
+	vpclmulqdq $0x1, %xmm11, %xmm7, %xmm14 /* mid_77_0 = clmul(lo_38_a0, lo_38_b0) */
+	vpclmulqdq $0x1, %xmm3, %xmm2, %xmm15 /* mid_77_1 = clmul(lo_38_a1, lo_38_b1) */
+	vinserti128 $1, %xmm15, %ymm14, %ymm14 /* mid_77 = concat128(mid_77_0, mid_77_1) */
+	vpclmulqdq $0x11, %xmm11, %xmm7, %xmm7 /* hi_38_0 = clmul(lo_38_a0, lo_38_b0) */
+	vpclmulqdq $0x11, %xmm3, %xmm2, %xmm2 /* hi_38_1 = clmul(lo_38_a1, lo_38_b1) */
+	vinserti128 $1, %xmm2, %ymm7, %ymm2 /* hi_38 = concat128(hi_38_0, hi_38_1) */
+	vmovdqu 1248(%r9), %ymm3 /* x_39 = load() */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_reverse16(%rip), %ymm3, %ymm3 /* z_39 = lookup16(x_39, reverse16) */
+	vmovdqu 96(%r8), %ymm7 /* h_39 = load() */
+	vmovdqa %xmm3, %xmm11 /* lo_39_a0 = extract128(z_39) */
+	vmovdqa %xmm7, %xmm15 /* lo_39_b0 = extract128(h_39) */
+	vmovdqa %ymm2, 32(%rsp) /* spill hi_38 */
+	vpclmulqdq $0x0, %xmm15, %xmm11, %xmm2 /* lo_39_0 = clmul(lo_39_a0, lo_39_b0) */
+	vextracti128 $1, %ymm3, %xmm3 /* lo_39_a1 = extract128(z_39) */
+	vextracti128 $1, %ymm7, %xmm7 /* lo_39_b1 = extract128(h_39) */
+	vmovdqa %ymm0, 96(%rsp) /* spill hi_36 */
+	vpclmulqdq $0x0, %xmm7, %xmm3, %xmm0 /* lo_39_1 = clmul(lo_39_a1, lo_39_b1) */
+	vinserti128 $1, %xmm0, %ymm2, %ymm0 /* lo_39 = concat128(lo_39_0, lo_39_1) */
+	vpclmulqdq $0x10, %xmm15, %xmm11, %xmm2 /* mid_78_0 = clmul(lo_39_a0, lo_39_b0) */
+	vmovdqa %ymm1, 128(%rsp) /* spill hi_37 */
+	vpclmulqdq $0x10, %xmm7, %xmm3, %xmm1 /* mid_78_1 = clmul(lo_39_a1, lo_39_b1) */
+	vinserti128 $1, %xmm1, %ymm2, %ymm1 /* mid_78 = concat128(mid_78_0, mid_78_1) */
+	vpclmulqdq $0x1, %xmm15, %xmm11, %xmm2 /* mid_79_0 = clmul(lo_39_a0, lo_39_b0) */
+	vmovdqa %ymm1, 160(%rsp) /* spill mid_78 */
+	vpclmulqdq $0x1, %xmm7, %xmm3, %xmm1 /* mid_79_1 = clmul(lo_39_a1, lo_39_b1) */
+	vinserti128 $1, %xmm1, %ymm2, %ymm1 /* mid_79 = concat128(mid_79_0, mid_79_1) */
+	vpclmulqdq $0x11, %xmm15, %xmm11, %xmm2 /* hi_39_0 = clmul(lo_39_a0, lo_39_b0) */
+	vpclmulqdq $0x11, %xmm7, %xmm3, %xmm3 /* hi_39_1 = clmul(lo_39_a1, lo_39_b1) */
+	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* hi_39 = concat128(hi_39_0, hi_39_1) */
+
+	/* The sums, then S's halves, their blocks added, and one reduction. */
+	vpxor %ymm8, %ymm4, %ymm3 /* lo_sum_acc_27 = xor(lo_36, lo_37) */
+	vpxor %ymm0, %ymm12, %ymm0 /* lo_sum_acc_28 = xor(lo_38, lo_39) */
+	vpxor %ymm0, %ymm3, %ymm0 /* lo_sum_acc_29 = xor(lo_sum_acc_27, lo_sum_acc_28) */
+	vpxor %ymm6, %ymm5, %ymm3 /* mid_sum_acc_63 = xor(mid_72, mid_73) */
+	vpxor %ymm10, %ymm9, %ymm4 /* mid_sum_acc_64 = xor(mid_74, mid_75) */
+	vpxor %ymm14, %ymm13, %ymm5 /* mid_sum_acc_65 = xor(mid_76, mid_77) */
+	vpxor 160(%rsp), %ymm1, %ymm1 /* mid_sum_acc_66 = xor(mid_79, mid_78) */
+	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_67 = xor(mid_sum_acc_63, mid_sum_acc_64) */
+	vpxor %ymm1, %ymm5, %ymm1 /* mid_sum_acc_68 = xor(mid_sum_acc_65, mid_sum_acc_66) */
+	vpxor %ymm1, %ymm3, %ymm1 /* mid_sum_acc_69 = xor(mid_sum_acc_67, mid_sum_acc_68) */
+	vmovdqa 96(%rsp), %ymm3 /* reload hi_36 */
+	vpxor 128(%rsp), %ymm3, %ymm3 /* hi_sum_acc_27 = xor(hi_36, hi_37) */
+	vpxor 32(%rsp), %ymm2, %ymm2 /* hi_sum_acc_28 = xor(hi_39, hi_38) */
+	vpxor %ymm2, %ymm3, %ymm2 /* hi_sum_acc_29 = xor(hi_sum_acc_27, hi_sum_acc_28) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_half_up(%rip), %ymm1, %ymm3 /* mid_lo_9 = lookup16(mid_sum_acc_69, half_up) */
+	vpxor %ymm3, %ymm0, %ymm0 /* s_lo_18 = xor(lo_sum_acc_29, mid_lo_9) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_half_down(%rip), %ymm1, %ymm1 /* mid_hi_9 = lookup16(mid_sum_acc_69, half_down) */
+	vpxor %ymm1, %ymm2, %ymm1 /* s_hi_18 = xor(hi_sum_acc_29, mid_hi_9) */
+	vpermq $0x4e, %ymm0, %ymm2 /* s_lo_x_9 = blocks128(s_lo_18, s_lo_18) */
+	vpxor %ymm2, %ymm0, %ymm0 /* s_lo_19 = xor(s_lo_18, s_lo_x_9) */
+	vpermq $0x4e, %ymm1, %ymm2 /* s_hi_x_9 = blocks128(s_hi_18, s_hi_18) */
+	vpxor %ymm2, %ymm1, %ymm1 /* s_hi_19 = xor(s_hi_18, s_hi_x_9) */
+	vmovdqa %xmm0, %xmm2 /* fold_lo_9_a0 = extract128(s_lo_19) */
+	vpclmulqdq $0x0, 64(%rsp), %xmm2, %xmm2 /* fold_lo_9_0 = clmul(fold_lo_9_a0, fold_lo_b0) */
+	vextracti128 $1, %ymm0, %xmm3 /* fold_lo_9_a1 = extract128(s_lo_19) */
+	vpclmulqdq $0x0, 0(%rsp), %xmm3, %xmm3 /* fold_lo_9_1 = clmul(fold_lo_9_a1, fold_lo_b1) */
+	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* fold_lo_9 = concat128(fold_lo_9_0, fold_lo_9_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_9 = lookup16(fold_lo_9, swap_halves) */
+	vpxor %ymm2, %ymm0, %ymm0 /* v_9 = xor(s_lo_19, fold_lo_sw_9) */
+	vmovdqa %xmm0, %xmm2 /* fold_hi_9_a0 = extract128(v_9) */
+	vpclmulqdq $0x11, 64(%rsp), %xmm2, %xmm2 /* fold_hi_9_0 = clmul(fold_hi_9_a0, fold_lo_b0) */
+	vextracti128 $1, %ymm0, %xmm3 /* fold_hi_9_a1 = extract128(v_9) */
+	vpclmulqdq $0x11, 0(%rsp), %xmm3, %xmm3 /* fold_hi_9_1 = clmul(fold_hi_9_a1, fold_lo_b1) */
+	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* fold_hi_9 = concat128(fold_hi_9_0, fold_hi_9_1) */
+	vpxor %ymm1, %ymm0, %ymm0 /* v_hi_9 = xor(v_9, s_hi_19) */
+	vpxor %ymm2, %ymm0, %ymm0 /* reduced_9 = xor(v_hi_9, fold_hi_9) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_first_block(%rip), %ymm0, %ymm0 /* y1_10_1 = and(reduced_9, first_block) */
+
+	/* Step 11 of 16: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
+	vmovdqu 1280(%r9), %ymm1 /* x_40 = load() */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_reverse16(%rip), %ymm1, %ymm1 /* z_40 = lookup16(x_40, reverse16) */
+	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_10 = xor(z_40, y1_10_1) */
+	vmovdqu (%r8), %ymm1 /* h_40 = load() */
+	vmovdqa %xmm0, %xmm2 /* lo_40_a0 = extract128(z1_y_10) */
+	vmovdqa %xmm1, %xmm3 /* lo_40_b0 = extract128(h_40) */
+	vpclmulqdq $0x0, %xmm3, %xmm2, %xmm4 /* lo_40_0 = clmul(lo_40_a0, lo_40_b0) */
+	vextracti128 $1, %ymm0, %xmm0 /* lo_40_a1 = extract128(z1_y_10) */
+	vextracti128 $1, %ymm1, %xmm1 /* lo_40_b1 = extract128(h_40) */
+	vpclmulqdq $0x0, %xmm1, %xmm0, %xmm5 /* lo_40_1 = clmul(lo_40_a1, lo_40_b1) */
+	vinserti128 $1, %xmm5, %ymm4, %ymm4 /* lo_40 = concat128(lo_40_0, lo_40_1) */
+	vpclmulqdq $0x10, %xmm3, %xmm2, %xmm5 /* mid_80_0 = clmul(lo_40_a0, lo_40_b0) */
+	vpclmulqdq $0x10, %xmm1, %xmm0, %xmm6 /* mid_80_1 = clmul(lo_40_a1, lo_40_b1) */
+	vinserti128 $1, %xmm6, %ymm5, %ymm5 /* mid_80 = concat128(mid_80_0, mid_80_1) */
+	vpclmulqdq $0x1, %xmm3, %xmm2, %xmm6 /* mid_81_0 = clmul(lo_40_a0, lo_40_b0) */
+	vpclmulqdq $0x1, %xmm1, %xmm0, %xmm7 /* mid_81_1 = clmul(lo_40_a1, lo_40_b1) */
+	vinserti128 $1, %xmm7, %ymm6, %ymm6 /* mid_81 = concat128(mid_81_0, mid_81_1) */
+	vpclmulqdq $0x11, %xmm3, %xmm2, %xmm2 /* hi_40_0 = clmul(lo_40_a0, lo_40_b0) */
+	vpclmulqdq $0x11, %xmm1, %xmm0, %xmm0 /* hi_40_1 = clmul(lo_40_a1, lo_40_b1) */
+	vinserti128 $1, %xmm0, %ymm2, %ymm0 /* hi_40 = concat128(hi_40_0, hi_40_1) */
+	vmovdqu 1312(%r9), %ymm1 /* x_41 = load() */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_reverse16(%rip), %ymm1, %ymm1 /* z_41 = lookup16(x_41, reverse16) */
+	vmovdqu 32(%r8), %ymm2 /* h_41 = load() */
+	vmovdqa %xmm1, %xmm3 /* lo_41_a0 = extract128(z_41) */
+	vmovdqa %xmm2, %xmm7 /* lo_41_b0 = extract128(h_41) */
+	vpclmulqdq $0x0, %xmm7, %xmm3, %xmm8 /* lo_41_0 = clmul(lo_41_a0, lo_41_b0) */
+	vextracti128 $1, %ymm1, %xmm1 /* lo_41_a1 = extract128(z_41) */
+	vextracti128 $1, %ymm2, %xmm2 /* lo_41_b1 = extract128(h_41) */
+	vpclmulqdq $0x0, %xmm2, %xmm1, %xmm9 /* lo_41_1 = clmul(lo_41_a1, lo_41_b1) */
+	vinserti128 $1, %xmm9, %ymm8, %ymm8 /* lo_41 = concat128(lo_41_0, lo_41_1) */
+	vpclmulqdq $0x10, %xmm7, %xmm3, %xmm9 /* mid_82_0 = clmul(lo_41_a0, lo_41_b0) */
+	vpclmulqdq $0x10, %xmm2, %xmm1, %xmm10 /* mid_82_1 = clmul(lo_41_a1, lo_41_b1) */
+	vinserti128 $1, %xmm10, %ymm9, %ymm9 /* mid_82 = concat128(mid_82_0, mid_82_1) */
+	vpclmulqdq $0x1, %xmm7, %xmm3, %xmm10 /* mid_83_0 = clmul(lo_41_a0, lo_41_b0) */
+	vpclmulqdq $0x1, %xmm2, %xmm1, %xmm11 /* mid_83_1 = clmul(lo_41_a1, lo_41_b1) */
+	vinserti128 $1, %xmm11, %ymm10, %ymm10 /* mid_83 = concat128(mid_83_0, mid_83_1) */
+	vpclmulqdq $0x11, %xmm7, %xmm3, %xmm3 /* hi_41_0 = clmul(lo_41_a0, lo_41_b0) */
+	vpclmulqdq $0x11, %xmm2, %xmm1, %xmm1 /* hi_41_1 = clmul(lo_41_a1, lo_41_b1) */
+	vinserti128 $1, %xmm1, %ymm3, %ymm1 /* hi_41 = concat128(hi_41_0, hi_41_1) */
+	vmovdqu 1344(%r9), %ymm2 /* x_42 = load() */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_reverse16(%rip), %ymm2, %ymm2 /* z_42 = lookup16(x_42, reverse16) */
+	vmovdqu 64(%r8), %ymm3 /* h_42 = load() */
+	vmovdqa %xmm2, %xmm7 /* lo_42_a0 = extract128(z_42) */
+	vmovdqa %xmm3, %xmm11 /* lo_42_b0 = extract128(h_42) */
+	vpclmulqdq $0x0, %xmm11, %xmm7, %xmm12 /* lo_42_0 = clmul(lo_42_a0, lo_42_b0) */
+	vextracti128 $1, %ymm2, %xmm2 /* lo_42_a1 = extract128(z_42) */
+	vextracti128 $1, %ymm3, %xmm3 /* lo_42_b1 = extract128(h_42) */
+	vpclmulqdq $0x0, %xmm3, %xmm2, %xmm13 /* lo_42_1 = clmul(lo_42_a1, lo_42_b1) */
+	vinserti128 $1, %xmm13, %ymm12, %ymm12 /* lo_42 = concat128(lo_42_0, lo_42_1) */
+	vpclmulqdq $0x10, %xmm11, %xmm7, %xmm13 /* mid_84_0 = clmul(lo_42_a0, lo_42_b0) */
+	vpclmulqdq $0x10, %xmm3, %xmm2, %xmm14 /* mid_84_1 = clmul(lo_42_a1, lo_42_b1) */
+	vinserti128 $1, %xmm14, %ymm13, %ymm13 /* mid_84 = concat128(mid_84_0, mid_84_1) */
+	vpclmulqdq $0x1, %xmm11, %xmm7, %xmm14 /* mid_85_0 = clmul(lo_42_a0, lo_42_b0) */
+	vpclmulqdq $0x1, %xmm3, %xmm2, %xmm15 /* mid_85_1 = clmul(lo_42_a1, lo_42_b1) */
+	vinserti128 $1, %xmm15, %ymm14, %ymm14 /* mid_85 = concat128(mid_85_0, mid_85_1) */
+	vpclmulqdq $0x11, %xmm11, %xmm7, %xmm7 /* hi_42_0 = clmul(lo_42_a0, lo_42_b0) */
+	vpclmulqdq $0x11, %xmm3, %xmm2, %xmm2 /* hi_42_1 = clmul(lo_42_a1, lo_42_b1) */
+	vinserti128 $1, %xmm2, %ymm7, %ymm2 /* hi_42 = concat128(hi_42_0, hi_42_1) */
+	vmovdqu 1376(%r9), %ymm3 /* x_43 = load() */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_reverse16(%rip), %ymm3, %ymm3 /* z_43 = lookup16(x_43, reverse16) */
+	vmovdqu 96(%r8), %ymm7 /* h_43 = load() */
+	vmovdqa %xmm3, %xmm11 /* lo_43_a0 = extract128(z_43) */
+	vmovdqa %xmm7, %xmm15 /* lo_43_b0 = extract128(h_43) */
+	vmovdqa %ymm2, 32(%rsp) /* spill hi_42 */
+	vpclmulqdq $0x0, %xmm15, %xmm11, %xmm2 /* lo_43_0 = clmul(lo_43_a0, lo_43_b0) */
+	vextracti128 $1, %ymm3, %xmm3 /* lo_43_a1 = extract128(z_43) */
+	vextracti128 $1, %ymm7, %xmm7 /* lo_43_b1 = extract128(h_43) */
+	vmovdqa %ymm0, 128(%rsp) /* spill hi_40 */
+	vpclmulqdq $0x0, %xmm7, %xmm3, %xmm0 /* lo_43_1 = clmul(lo_43_a1, lo_43_b1) */
+	vinserti128 $1, %xmm0, %ymm2, %ymm0 /* lo_43 = concat128(lo_43_0, lo_43_1) */
+	vpclmulqdq $0x10, %xmm15, %xmm11, %xmm2 /* mid_86_0 = clmul(lo_43_a0, lo_43_b0) */
+	vmovdqa %ymm1, 96(%rsp) /* spill hi_41 */
+	vpclmulqdq $0x10, %xmm7, %xmm3, %xmm1 /* mid_86_1 = clmul(lo_43_a1, lo_43_b1) */
+	vinserti128 $1, %xmm1, %ymm2, %ymm1 /* mid_86 = concat128(mid_86_0, mid_86_1) */
+	vpclmulqdq $0x1, %xmm15, %xmm11, %xmm2 /* mid_87_0 = clmul(lo_43_a0, lo_43_b0) */
+	vmovdqa %ymm1, 160(%rsp) /* spill mid_86 */
+	vpclmulqdq $0x1, %xmm7, %xmm3, %xmm1 /* mid_87_1 = clmul(lo_43_a1, lo_43_b1) */
+	vinserti128 $1, %xmm1, %ymm2, %ymm1 /* mid_87 = concat128(mid_87_0, mid_87_1) */
+	vpclmulqdq $0x11, %xmm15, %xmm11, %xmm2 /* hi_43_0 = clmul(lo_43_a0, lo_43_b0) */
+	vpclmulqdq $0x11, %xmm7, %xmm3, %xmm3 /* hi_43_1 = clmul(lo_43_a1, lo_43_b1) */
+	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* hi_43 = concat128(hi_43_0, hi_43_1) */
+
+	/* The sums, then S's halves, their blocks added, and one reduction. */
+	vpxor %ymm8, %ymm4, %ymm3 /* lo_sum_acc_30 = xor(lo_40, lo_41) */
+	vpxor %ymm0, %ymm12, %ymm0 /* lo_sum_acc_31 = xor(lo_42, lo_43) */
+	vpxor %ymm0, %ymm3, %ymm0 /* lo_sum_acc_32 = xor(lo_sum_acc_30, lo_sum_acc_31) */
+	vpxor %ymm6, %ymm5, %ymm3 /* mid_sum_acc_70 = xor(mid_80, mid_81) */
+	vpxor %ymm10, %ymm9, %ymm4 /* mid_sum_acc_71 = xor(mid_82, mid_83) */
+	vpxor %ymm14, %ymm13, %ymm5 /* mid_sum_acc_72 = xor(mid_84, mid_85) */
+	vpxor 160(%rsp), %ymm1, %ymm1 /* mid_sum_acc_73 = xor(mid_87, mid_86) */
+	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_74 = xor(mid_sum_acc_70, mid_sum_acc_71) */
+	vpxor %ymm1, %ymm5, %ymm1 /* mid_sum_acc_75 = xor(mid_sum_acc_72, mid_sum_acc_73) */
+	vpxor %ymm1, %ymm3, %ymm1 /* mid_sum_acc_76 = xor(mid_sum_acc_74, mid_sum_acc_75) */
+	vmovdqa 128(%rsp), %ymm3 /* reload hi_40 */
+	vpxor 96(%rsp), %ymm3, %ymm3 /* hi_sum_acc_30 = xor(hi_40, hi_41) */
+	vpxor 32(%rsp), %ymm2, %ymm2 /* hi_sum_acc_31 = xor(hi_43, hi_42) */
+	vpxor %ymm2, %ymm3, %ymm2 /* hi_sum_acc_32 = xor(hi_sum_acc_30, hi_sum_acc_31) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_half_up(%rip), %ymm1, %ymm3 /* mid_lo_10 = lookup16(mid_sum_acc_76, half_up) */
+	vpxor %ymm3, %ymm0, %ymm0 /* s_lo_20 = xor(lo_sum_acc_32, mid_lo_10) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_half_down(%rip), %ymm1, %ymm1 /* mid_hi_10 = lookup16(mid_sum_acc_76, half_down) */
+	vpxor %ymm1, %ymm2, %ymm1 /* s_hi_20 = xor(hi_sum_acc_32, mid_hi_10) */
+	vpermq $0x4e, %ymm0, %ymm2 /* s_lo_x_10 = blocks128(s_lo_20, s_lo_20) */
+	vpxor %ymm2, %ymm0, %ymm0 /* s_lo_21 = xor(s_lo_20, s_lo_x_10) */
+	vpermq $0x4e, %ymm1, %ymm2 /* s_hi_x_10 = blocks128(s_hi_20, s_hi_20) */
+	vpxor %ymm2, %ymm1, %ymm1 /* s_hi_21 = xor(s_hi_20, s_hi_x_10) */
+	vmovdqa %xmm0, %xmm2 /* fold_lo_10_a0 = extract128(s_lo_21) */
+	vpclmulqdq $0x0, 64(%rsp), %xmm2, %xmm2 /* fold_lo_10_0 = clmul(fold_lo_10_a0, fold_lo_b0) */
+	vextracti128 $1, %ymm0, %xmm3 /* fold_lo_10_a1 = extract128(s_lo_21) */
+	vpclmulqdq $0x0, 0(%rsp), %xmm3, %xmm3 /* fold_lo_10_1 = clmul(fold_lo_10_a1, fold_lo_b1) */
+	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* fold_lo_10 = concat128(fold_lo_10_0, fold_lo_10_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_10 = lookup16(fold_lo_10, swap_halves) */
+	vpxor %ymm2, %ymm0, %ymm0 /* v_10 = xor(s_lo_21, fold_lo_sw_10) */
+	vmovdqa %xmm0, %xmm2 /* fold_hi_10_a0 = extract128(v_10) */
+	vpclmulqdq $0x11, 64(%rsp), %xmm2, %xmm2 /* fold_hi_10_0 = clmul(fold_hi_10_a0, fold_lo_b0) */
+	vextracti128 $1, %ymm0, %xmm3 /* fold_hi_10_a1 = extract128(v_10) */
+	vpclmulqdq $0x11, 0(%rsp), %xmm3, %xmm3 /* fold_hi_10_1 = clmul(fold_hi_10_a1, fold_lo_b1) */
+	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* fold_hi_10 = concat128(fold_hi_10_0, fold_hi_10_1) */
+	vpxor %ymm1, %ymm0, %ymm0 /* v_hi_10 = xor(v_10, s_hi_21) */
+	vpxor %ymm2, %ymm0, %ymm0 /* reduced_10 = xor(v_hi_10, fold_hi_10) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_first_block(%rip), %ymm0, %ymm0 /* y1_11_1 = and(reduced_10, first_block) */
+
+	/* Step 12 of 16: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
+	vmovdqu 1408(%r9), %ymm1 /* x_44 = load() */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_reverse16(%rip), %ymm1, %ymm1 /* z_44 = lookup16(x_44, reverse16) */
+	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_11 = xor(z_44, y1_11_1) */
+	vmovdqu (%r8), %ymm1 /* h_44 = load() */
+	vmovdqa %xmm0, %xmm2 /* lo_44_a0 = extract128(z1_y_11) */
+	vmovdqa %xmm1, %xmm3 /* lo_44_b0 = extract128(h_44) */
+	vpclmulqdq $0x0, %xmm3, %xmm2, %xmm4 /* lo_44_0 = clmul(lo_44_a0, lo_44_b0) */
+	vextracti128 $1, %ymm0, %xmm0 /* lo_44_a1 = extract128(z1_y_11) */
+	vextracti128 $1, %ymm1, %xmm1 /* lo_44_b1 = extract128(h_44) */
+	vpclmulqdq $0x0, %xmm1, %xmm0, %xmm5 /* lo_44_1 = clmul(lo_44_a1, lo_44_b1) */
+	vinserti128 $1, %xmm5, %ymm4, %ymm4 /* lo_44 = concat128(lo_44_0, lo_44_1) */
+	vpclmulqdq $0x10, %xmm3, %xmm2, %xmm5 /* mid_88_0 = clmul(lo_44_a0, lo_44_b0) */
+	vpclmulqdq $0x10, %xmm1, %xmm0, %xmm6 /* mid_88_1 = clmul(lo_44_a1, lo_44_b1) */
+	vinserti128 $1, %xmm6, %ymm5, %ymm5 /* mid_88 = concat128(mid_88_0, mid_88_1) */
+	vpclmulqdq $0x1, %xmm3, %xmm2, %xmm6 /* mid_89_0 = clmul(lo_44_a0, lo_44_b0) */
+	vpclmulqdq $0x1, %xmm1, %xmm0, %xmm7 /* mid_89_1 = clmul(lo_44_a1, lo_44_b1) */
+	vinserti128 $1, %xmm7, %ymm6, %ymm6 /* mid_89 = concat128(mid_89_0, mid_89_1) */
+	vpclmulqdq $0x11, %xmm3, %xmm2, %xmm2 /* hi_44_0 = clmul(lo_44_a0, lo_44_b0) */
+	vpclmulqdq $0x11, %xmm1, %xmm0, %xmm0 /* hi_44_1 = clmul(lo_44_a1, lo_44_b1) */
+	vinserti128 $1, %xmm0, %ymm2, %ymm0 /* hi_44 = concat128(hi_44_0, hi_44_1) */
+	vmovdqu 1440(%r9), %ymm1 /* x_45 = load() */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_reverse16(%rip), %ymm1, %ymm1 /* z_45 = lookup16(x_45, reverse16) */
+	vmovdqu 32(%r8), %ymm2 /* h_45 = load() */
+	vmovdqa %xmm1, %xmm3 /* lo_45_a0 = extract128(z_45) */
+	vmovdqa %xmm2, %xmm7 /* lo_45_b0 = extract128(h_45) */
+	vpclmulqdq $0x0, %xmm7, %xmm3, %xmm8 /* lo_45_0 = clmul(lo_45_a0, lo_45_b0) */
+	vextracti128 $1, %ymm1, %xmm1 /* lo_45_a1 = extract128(z_45) */
+	vextracti128 $1, %ymm2, %xmm2 /* lo_45_b1 = extract128(h_45) */
+	vpclmulqdq $0x0, %xmm2, %xmm1, %xmm9 /* lo_45_1 = clmul(lo_45_a1, lo_45_b1) */
+	vinserti128 $1, %xmm9, %ymm8, %ymm8 /* lo_45 = concat128(lo_45_0, lo_45_1) */
+	vpclmulqdq $0x10, %xmm7, %xmm3, %xmm9 /* mid_90_0 = clmul(lo_45_a0, lo_45_b0) */
+	vpclmulqdq $0x10, %xmm2, %xmm1, %xmm10 /* mid_90_1 = clmul(lo_45_a1, lo_45_b1) */
+	vinserti128 $1, %xmm10, %ymm9, %ymm9 /* mid_90 = concat128(mid_90_0, mid_90_1) */
+	vpclmulqdq $0x1, %xmm7, %xmm3, %xmm10 /* mid_91_0 = clmul(lo_45_a0, lo_45_b0) */
+	vpclmulqdq $0x1, %xmm2, %xmm1, %xmm11 /* mid_91_1 = clmul(lo_45_a1, lo_45_b1) */
+	vinserti128 $1, %xmm11, %ymm10, %ymm10 /* mid_91 = concat128(mid_91_0, mid_91_1) */
+	vpclmulqdq $0x11, %xmm7, %xmm3, %xmm3 /* hi_45_0 = clmul(lo_45_a0, lo_45_b0) */
+	vpclmulqdq $0x11, %xmm2, %xmm1, %xmm1 /* hi_45_1 = clmul(lo_45_a1, lo_45_b1) */
+	vinserti128 $1, %xmm1, %ymm3, %ymm1 /* hi_45 = concat128(hi_45_0, hi_45_1) */
+	vmovdqu 1472(%r9), %ymm2 /* x_46 = load() */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_reverse16(%rip), %ymm2, %ymm2 /* z_46 = lookup16(x_46, reverse16) */
+	vmovdqu 64(%r8), %ymm3 /* h_46 = load() */
+	vmovdqa %xmm2, %xmm7 /* lo_46_a0 = extract128(z_46) */
+	vmovdqa %xmm3, %xmm11 /* lo_46_b0 = extract128(h_46) */
+	vpclmulqdq $0x0, %xmm11, %xmm7, %xmm12 /* lo_46_0 = clmul(lo_46_a0, lo_46_b0) */
+	vextracti128 $1, %ymm2, %xmm2 /* lo_46_a1 = extract128(z_46) */
+	vextracti128 $1, %ymm3, %xmm3 /* lo_46_b1 = extract128(h_46) */
+	vpclmulqdq $0x0, %xmm3, %xmm2, %xmm13 /* lo_46_1 = clmul(lo_46_a1, lo_46_b1) */
+	vinserti128 $1, %xmm13, %ymm12, %ymm12 /* lo_46 = concat128(lo_46_0, lo_46_1) */
+	vpclmulqdq $0x10, %xmm11, %xmm7, %xmm13 /* mid_92_0 = clmul(lo_46_a0, lo_46_b0) */
+	vpclmulqdq $0x10, %xmm3, %xmm2, %xmm14 /* mid_92_1 = clmul(lo_46_a1, lo_46_b1) */
+	vinserti128 $1, %xmm14, %ymm13, %ymm13 /* mid_92 = concat128(mid_92_0, mid_92_1) */
+	vpclmulqdq $0x1, %xmm11, %xmm7, %xmm14 /* mid_93_0 = clmul(lo_46_a0, lo_46_b0) */
+	vpclmulqdq $0x1, %xmm3, %xmm2, %xmm15 /* mid_93_1 = clmul(lo_46_a1, lo_46_b1) */
+	vinserti128 $1, %xmm15, %ymm14, %ymm14 /* mid_93 = concat128(mid_93_0, mid_93_1) */
+	vpclmulqdq $0x11, %xmm11, %xmm7, %xmm7 /* hi_46_0 = clmul(lo_46_a0, lo_46_b0) */
+	vpclmulqdq $0x11, %xmm3, %xmm2, %xmm2 /* hi_46_1 = clmul(lo_46_a1, lo_46_b1) */
+	vinserti128 $1, %xmm2, %ymm7, %ymm2 /* hi_46 = concat128(hi_46_0, hi_46_1) */
+	vmovdqu 1504(%r9), %ymm3 /* x_47 = load() */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_reverse16(%rip), %ymm3, %ymm3 /* z_47 = lookup16(x_47, reverse16) */
+	vmovdqu 96(%r8), %ymm7 /* h_47 = load() */
+	vmovdqa %xmm3, %xmm11 /* lo_47_a0 = extract128(z_47) */
+	vmovdqa %xmm7, %xmm15 /* lo_47_b0 = extract128(h_47) */
+	vmovdqa %ymm2, 32(%rsp) /* spill hi_46 */
+	vpclmulqdq $0x0, %xmm15, %xmm11, %xmm2 /* lo_47_0 = clmul(lo_47_a0, lo_47_b0) */
+	vextracti128 $1, %ymm3, %xmm3 /* lo_47_a1 = extract128(z_47) */
+	vextracti128 $1, %ymm7, %xmm7 /* lo_47_b1 = extract128(h_47) */
+	vmovdqa %ymm0, 96(%rsp) /* spill hi_44 */
+	vpclmulqdq $0x0, %xmm7, %xmm3, %xmm0 /* lo_47_1 = clmul(lo_47_a1, lo_47_b1) */
+	vinserti128 $1, %xmm0, %ymm2, %ymm0 /* lo_47 = concat128(lo_47_0, lo_47_1) */
+	vpclmulqdq $0x10, %xmm15, %xmm11, %xmm2 /* mid_94_0 = clmul(lo_47_a0, lo_47_b0) */
+	vmovdqa %ymm1, 128(%rsp) /* spill hi_45 */
+	vpclmulqdq $0x10, %xmm7, %xmm3, %xmm1 /* mid_94_1 = clmul(lo_47_a1, lo_47_b1) */
+	vinserti128 $1, %xmm1, %ymm2, %ymm1 /* mid_94 = concat128(mid_94_0, mid_94_1) */
+	vpclmulqdq $0x1, %xmm15, %xmm11, %xmm2 /* mid_95_0 = clmul(lo_47_a0, lo_47_b0) */
+	vmovdqa %ymm1, 160(%rsp) /* spill mid_94 */
+	vpclmulqdq $0x1, %xmm7, %xmm3, %xmm1 /* mid_95_1 = clmul(lo_47_a1, lo_47_b1) */
+	vinserti128 $1, %xmm1, %ymm2, %ymm1 /* mid_95 = concat128(mid_95_0, mid_95_1) */
+	vpclmulqdq $0x11, %xmm15, %xmm11, %xmm2 /* hi_47_0 = clmul(lo_47_a0, lo_47_b0) */
+	vpclmulqdq $0x11, %xmm7, %xmm3, %xmm3 /* hi_47_1 = clmul(lo_47_a1, lo_47_b1) */
+	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* hi_47 = concat128(hi_47_0, hi_47_1) */
+
+	/* The sums, then S's halves, their blocks added, and one reduction. */
+	vpxor %ymm8, %ymm4, %ymm3 /* lo_sum_acc_33 = xor(lo_44, lo_45) */
+	vpxor %ymm0, %ymm12, %ymm0 /* lo_sum_acc_34 = xor(lo_46, lo_47) */
+	vpxor %ymm0, %ymm3, %ymm0 /* lo_sum_acc_35 = xor(lo_sum_acc_33, lo_sum_acc_34) */
+	vpxor %ymm6, %ymm5, %ymm3 /* mid_sum_acc_77 = xor(mid_88, mid_89) */
+	vpxor %ymm10, %ymm9, %ymm4 /* mid_sum_acc_78 = xor(mid_90, mid_91) */
+	vpxor %ymm14, %ymm13, %ymm5 /* mid_sum_acc_79 = xor(mid_92, mid_93) */
+	vpxor 160(%rsp), %ymm1, %ymm1 /* mid_sum_acc_80 = xor(mid_95, mid_94) */
+	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_81 = xor(mid_sum_acc_77, mid_sum_acc_78) */
+	vpxor %ymm1, %ymm5, %ymm1 /* mid_sum_acc_82 = xor(mid_sum_acc_79, mid_sum_acc_80) */
+	vpxor %ymm1, %ymm3, %ymm1 /* mid_sum_acc_83 = xor(mid_sum_acc_81, mid_sum_acc_82) */
+	vmovdqa 96(%rsp), %ymm3 /* reload hi_44 */
+	vpxor 128(%rsp), %ymm3, %ymm3 /* hi_sum_acc_33 = xor(hi_44, hi_45) */
+	vpxor 32(%rsp), %ymm2, %ymm2 /* hi_sum_acc_34 = xor(hi_47, hi_46) */
+	vpxor %ymm2, %ymm3, %ymm2 /* hi_sum_acc_35 = xor(hi_sum_acc_33, hi_sum_acc_34) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_half_up(%rip), %ymm1, %ymm3 /* mid_lo_11 = lookup16(mid_sum_acc_83, half_up) */
+	vpxor %ymm3, %ymm0, %ymm0 /* s_lo_22 = xor(lo_sum_acc_35, mid_lo_11) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_half_down(%rip), %ymm1, %ymm1 /* mid_hi_11 = lookup16(mid_sum_acc_83, half_down) */
+	vpxor %ymm1, %ymm2, %ymm1 /* s_hi_22 = xor(hi_sum_acc_35, mid_hi_11) */
+	vpermq $0x4e, %ymm0, %ymm2 /* s_lo_x_11 = blocks128(s_lo_22, s_lo_22) */
+	vpxor %ymm2, %ymm0, %ymm0 /* s_lo_23 = xor(s_lo_22, s_lo_x_11) */
+	vpermq $0x4e, %ymm1, %ymm2 /* s_hi_x_11 = blocks128(s_hi_22, s_hi_22) */
+	vpxor %ymm2, %ymm1, %ymm1 /* s_hi_23 = xor(s_hi_22, s_hi_x_11) */
+	vmovdqa %xmm0, %xmm2 /* fold_lo_11_a0 = extract128(s_lo_23) */
+	vpclmulqdq $0x0, 64(%rsp), %xmm2, %xmm2 /* fold_lo_11_0 = clmul(fold_lo_11_a0, fold_lo_b0) */
+	vextracti128 $1, %ymm0, %xmm3 /* fold_lo_11_a1 = extract128(s_lo_23) */
+	vpclmulqdq $0x0, 0(%rsp), %xmm3, %xmm3 /* fold_lo_11_1 = clmul(fold_lo_11_a1, fold_lo_b1) */
+	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* fold_lo_11 = concat128(fold_lo_11_0, fold_lo_11_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_11 = lookup16(fold_lo_11, swap_halves) */
+	vpxor %ymm2, %ymm0, %ymm0 /* v_11 = xor(s_lo_23, fold_lo_sw_11) */
+	vmovdqa %xmm0, %xmm2 /* fold_hi_11_a0 = extract128(v_11) */
+	vpclmulqdq $0x11, 64(%rsp), %xmm2, %xmm2 /* fold_hi_11_0 = clmul(fold_hi_11_a0, fold_lo_b0) */
+	vextracti128 $1, %ymm0, %xmm3 /* fold_hi_11_a1 = extract128(v_11) */
+	vpclmulqdq $0x11, 0(%rsp), %xmm3, %xmm3 /* fold_hi_11_1 = clmul(fold_hi_11_a1, fold_lo_b1) */
+	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* fold_hi_11 = concat128(fold_hi_11_0, fold_hi_11_1) */
+	vpxor %ymm1, %ymm0, %ymm0 /* v_hi_11 = xor(v_11, s_hi_23) */
+	vpxor %ymm2, %ymm0, %ymm0 /* reduced_11 = xor(v_hi_11, fold_hi_11) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_first_block(%rip), %ymm0, %ymm0 /* y1_12_1 = and(reduced_11, first_block) */
+
+	/* Step 13 of 16: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
+	vmovdqu 1536(%r9), %ymm1 /* x_48 = load() */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_reverse16(%rip), %ymm1, %ymm1 /* z_48 = lookup16(x_48, reverse16) */
+	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_12 = xor(z_48, y1_12_1) */
+	vmovdqu (%r8), %ymm1 /* h_48 = load() */
+	vmovdqa %xmm0, %xmm2 /* lo_48_a0 = extract128(z1_y_12) */
+	vmovdqa %xmm1, %xmm3 /* lo_48_b0 = extract128(h_48) */
+	vpclmulqdq $0x0, %xmm3, %xmm2, %xmm4 /* lo_48_0 = clmul(lo_48_a0, lo_48_b0) */
+	vextracti128 $1, %ymm0, %xmm0 /* lo_48_a1 = extract128(z1_y_12) */
+	vextracti128 $1, %ymm1, %xmm1 /* lo_48_b1 = extract128(h_48) */
+	vpclmulqdq $0x0, %xmm1, %xmm0, %xmm5 /* lo_48_1 = clmul(lo_48_a1, lo_48_b1) */
+	vinserti128 $1, %xmm5, %ymm4, %ymm4 /* lo_48 = concat128(lo_48_0, lo_48_1) */
+	vpclmulqdq $0x10, %xmm3, %xmm2, %xmm5 /* mid_96_0 = clmul(lo_48_a0, lo_48_b0) */
+	vpclmulqdq $0x10, %xmm1, %xmm0, %xmm6 /* mid_96_1 = clmul(lo_48_a1, lo_48_b1) */
+	vinserti128 $1, %xmm6, %ymm5, %ymm5 /* mid_96 = concat128(mid_96_0, mid_96_1) */
+	vpclmulqdq $0x1, %xmm3, %xmm2, %xmm6 /* mid_97_0 = clmul(lo_48_a0, lo_48_b0) */
+	vpclmulqdq $0x1, %xmm1, %xmm0, %xmm7 /* mid_97_1 = clmul(lo_48_a1, lo_48_b1) */
+	vinserti128 $1, %xmm7, %ymm6, %ymm6 /* mid_97 = concat128(mid_97_0, mid_97_1) */
+	vpclmulqdq $0x11, %xmm3, %xmm2, %xmm2 /* hi_48_0 = clmul(lo_48_a0, lo_48_b0) */
+	vpclmulqdq $0x11, %xmm1, %xmm0, %xmm0 /* hi_48_1 = clmul(lo_48_a1, lo_48_b1) */
+	vinserti128 $1, %xmm0, %ymm2, %ymm0 /* hi_48 = concat128(hi_48_0, hi_48_1) */
+	vmovdqu 1568(%r9), %ymm1 /* x_49 = load() */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_reverse16(%rip), %ymm1, %ymm1 /* z_49 = lookup16(x_49, reverse16) */
+	vmovdqu 32(%r8), %ymm2 /* h_49 = load() */
+	vmovdqa %xmm1, %xmm3 /* lo_49_a0 = extract128(z_49) */
+	vmovdqa %xmm2, %xmm7 /* lo_49_b0 = extract128(h_49) */
+	vpclmulqdq $0x0, %xmm7, %xmm3, %xmm8 /* lo_49_0 = clmul(lo_49_a0, lo_49_b0) */
+	vextracti128 $1, %ymm1, %xmm1 /* lo_49_a1 = extract128(z_49) */
+	vextracti128 $1, %ymm2, %xmm2 /* lo_49_b1 = extract128(h_49) */
+	vpclmulqdq $0x0, %xmm2, %xmm1, %xmm9 /* lo_49_1 = clmul(lo_49_a1, lo_49_b1) */
+	vinserti128 $1, %xmm9, %ymm8, %ymm8 /* lo_49 = concat128(lo_49_0, lo_49_1) */
+	vpclmulqdq $0x10, %xmm7, %xmm3, %xmm9 /* mid_98_0 = clmul(lo_49_a0, lo_49_b0) */
+	vpclmulqdq $0x10, %xmm2, %xmm1, %xmm10 /* mid_98_1 = clmul(lo_49_a1, lo_49_b1) */
+	vinserti128 $1, %xmm10, %ymm9, %ymm9 /* mid_98 = concat128(mid_98_0, mid_98_1) */
+	vpclmulqdq $0x1, %xmm7, %xmm3, %xmm10 /* mid_99_0 = clmul(lo_49_a0, lo_49_b0) */
+	vpclmulqdq $0x1, %xmm2, %xmm1, %xmm11 /* mid_99_1 = clmul(lo_49_a1, lo_49_b1) */
+	vinserti128 $1, %xmm11, %ymm10, %ymm10 /* mid_99 = concat128(mid_99_0, mid_99_1) */
+	vpclmulqdq $0x11, %xmm7, %xmm3, %xmm3 /* hi_49_0 = clmul(lo_49_a0, lo_49_b0) */
+	vpclmulqdq $0x11, %xmm2, %xmm1, %xmm1 /* hi_49_1 = clmul(lo_49_a1, lo_49_b1) */
+	vinserti128 $1, %xmm1, %ymm3, %ymm1 /* hi_49 = concat128(hi_49_0, hi_49_1) */
+	vmovdqu 1600(%r9), %ymm2 /* x_50 = load() */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_reverse16(%rip), %ymm2, %ymm2 /* z_50 = lookup16(x_50, reverse16) */
+	vmovdqu 64(%r8), %ymm3 /* h_50 = load() */
+	vmovdqa %xmm2, %xmm7 /* lo_50_a0 = extract128(z_50) */
+	vmovdqa %xmm3, %xmm11 /* lo_50_b0 = extract128(h_50) */
+	vpclmulqdq $0x0, %xmm11, %xmm7, %xmm12 /* lo_50_0 = clmul(lo_50_a0, lo_50_b0) */
+	vextracti128 $1, %ymm2, %xmm2 /* lo_50_a1 = extract128(z_50) */
+	vextracti128 $1, %ymm3, %xmm3 /* lo_50_b1 = extract128(h_50) */
+	vpclmulqdq $0x0, %xmm3, %xmm2, %xmm13 /* lo_50_1 = clmul(lo_50_a1, lo_50_b1) */
+	vinserti128 $1, %xmm13, %ymm12, %ymm12 /* lo_50 = concat128(lo_50_0, lo_50_1) */
+	vpclmulqdq $0x10, %xmm11, %xmm7, %xmm13 /* mid_100_0 = clmul(lo_50_a0, lo_50_b0) */
+	vpclmulqdq $0x10, %xmm3, %xmm2, %xmm14 /* mid_100_1 = clmul(lo_50_a1, lo_50_b1) */
+	vinserti128 $1, %xmm14, %ymm13, %ymm13 /* mid_100 = concat128(mid_100_0, mid_100_1) */
+	vpclmulqdq $0x1, %xmm11, %xmm7, %xmm14 /* mid_101_0 = clmul(lo_50_a0, lo_50_b0) */
+	vpclmulqdq $0x1, %xmm3, %xmm2, %xmm15 /* mid_101_1 = clmul(lo_50_a1, lo_50_b1) */
+	vinserti128 $1, %xmm15, %ymm14, %ymm14 /* mid_101 = concat128(mid_101_0, mid_101_1) */
+	vpclmulqdq $0x11, %xmm11, %xmm7, %xmm7 /* hi_50_0 = clmul(lo_50_a0, lo_50_b0) */
+	vpclmulqdq $0x11, %xmm3, %xmm2, %xmm2 /* hi_50_1 = clmul(lo_50_a1, lo_50_b1) */
+	vinserti128 $1, %xmm2, %ymm7, %ymm2 /* hi_50 = concat128(hi_50_0, hi_50_1) */
+	vmovdqu 1632(%r9), %ymm3 /* x_51 = load() */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_reverse16(%rip), %ymm3, %ymm3 /* z_51 = lookup16(x_51, reverse16) */
+	vmovdqu 96(%r8), %ymm7 /* h_51 = load() */
+	vmovdqa %xmm3, %xmm11 /* lo_51_a0 = extract128(z_51) */
+	vmovdqa %xmm7, %xmm15 /* lo_51_b0 = extract128(h_51) */
+	vmovdqa %ymm2, 32(%rsp) /* spill hi_50 */
+	vpclmulqdq $0x0, %xmm15, %xmm11, %xmm2 /* lo_51_0 = clmul(lo_51_a0, lo_51_b0) */
+	vextracti128 $1, %ymm3, %xmm3 /* lo_51_a1 = extract128(z_51) */
+	vextracti128 $1, %ymm7, %xmm7 /* lo_51_b1 = extract128(h_51) */
+	vmovdqa %ymm0, 128(%rsp) /* spill hi_48 */
+	vpclmulqdq $0x0, %xmm7, %xmm3, %xmm0 /* lo_51_1 = clmul(lo_51_a1, lo_51_b1) */
+	vinserti128 $1, %xmm0, %ymm2, %ymm0 /* lo_51 = concat128(lo_51_0, lo_51_1) */
+	vpclmulqdq $0x10, %xmm15, %xmm11, %xmm2 /* mid_102_0 = clmul(lo_51_a0, lo_51_b0) */
+	vmovdqa %ymm1, 96(%rsp) /* spill hi_49 */
+	vpclmulqdq $0x10, %xmm7, %xmm3, %xmm1 /* mid_102_1 = clmul(lo_51_a1, lo_51_b1) */
+	vinserti128 $1, %xmm1, %ymm2, %ymm1 /* mid_102 = concat128(mid_102_0, mid_102_1) */
+	vpclmulqdq $0x1, %xmm15, %xmm11, %xmm2 /* mid_103_0 = clmul(lo_51_a0, lo_51_b0) */
+	vmovdqa %ymm1, 160(%rsp) /* spill mid_102 */
+	vpclmulqdq $0x1, %xmm7, %xmm3, %xmm1 /* mid_103_1 = clmul(lo_51_a1, lo_51_b1) */
+	vinserti128 $1, %xmm1, %ymm2, %ymm1 /* mid_103 = concat128(mid_103_0, mid_103_1) */
+	vpclmulqdq $0x11, %xmm15, %xmm11, %xmm2 /* hi_51_0 = clmul(lo_51_a0, lo_51_b0) */
+	vpclmulqdq $0x11, %xmm7, %xmm3, %xmm3 /* hi_51_1 = clmul(lo_51_a1, lo_51_b1) */
+	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* hi_51 = concat128(hi_51_0, hi_51_1) */
+
+	/* The sums, then S's halves, their blocks added, and one reduction. */
+	vpxor %ymm8, %ymm4, %ymm3 /* lo_sum_acc_36 = xor(lo_48, lo_49) */
+	vpxor %ymm0, %ymm12, %ymm0 /* lo_sum_acc_37 = xor(lo_50, lo_51) */
+	vpxor %ymm0, %ymm3, %ymm0 /* lo_sum_acc_38 = xor(lo_sum_acc_36, lo_sum_acc_37) */
+	vpxor %ymm6, %ymm5, %ymm3 /* mid_sum_acc_84 = xor(mid_96, mid_97) */
+	vpxor %ymm10, %ymm9, %ymm4 /* mid_sum_acc_85 = xor(mid_98, mid_99) */
+	vpxor %ymm14, %ymm13, %ymm5 /* mid_sum_acc_86 = xor(mid_100, mid_101) */
+	vpxor 160(%rsp), %ymm1, %ymm1 /* mid_sum_acc_87 = xor(mid_103, mid_102) */
+	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_88 = xor(mid_sum_acc_84, mid_sum_acc_85) */
+	vpxor %ymm1, %ymm5, %ymm1 /* mid_sum_acc_89 = xor(mid_sum_acc_86, mid_sum_acc_87) */
+	vpxor %ymm1, %ymm3, %ymm1 /* mid_sum_acc_90 = xor(mid_sum_acc_88, mid_sum_acc_89) */
+	vmovdqa 128(%rsp), %ymm3 /* reload hi_48 */
+	vpxor 96(%rsp), %ymm3, %ymm3 /* hi_sum_acc_36 = xor(hi_48, hi_49) */
+	vpxor 32(%rsp), %ymm2, %ymm2 /* hi_sum_acc_37 = xor(hi_51, hi_50) */
+	vpxor %ymm2, %ymm3, %ymm2 /* hi_sum_acc_38 = xor(hi_sum_acc_36, hi_sum_acc_37) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_half_up(%rip), %ymm1, %ymm3 /* mid_lo_12 = lookup16(mid_sum_acc_90, half_up) */
+	vpxor %ymm3, %ymm0, %ymm0 /* s_lo_24 = xor(lo_sum_acc_38, mid_lo_12) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_half_down(%rip), %ymm1, %ymm1 /* mid_hi_12 = lookup16(mid_sum_acc_90, half_down) */
+	vpxor %ymm1, %ymm2, %ymm1 /* s_hi_24 = xor(hi_sum_acc_38, mid_hi_12) */
+	vpermq $0x4e, %ymm0, %ymm2 /* s_lo_x_12 = blocks128(s_lo_24, s_lo_24) */
+	vpxor %ymm2, %ymm0, %ymm0 /* s_lo_25 = xor(s_lo_24, s_lo_x_12) */
+	vpermq $0x4e, %ymm1, %ymm2 /* s_hi_x_12 = blocks128(s_hi_24, s_hi_24) */
+	vpxor %ymm2, %ymm1, %ymm1 /* s_hi_25 = xor(s_hi_24, s_hi_x_12) */
+	vmovdqa %xmm0, %xmm2 /* fold_lo_12_a0 = extract128(s_lo_25) */
+	vpclmulqdq $0x0, 64(%rsp), %xmm2, %xmm2 /* fold_lo_12_0 = clmul(fold_lo_12_a0, fold_lo_b0) */
+	vextracti128 $1, %ymm0, %xmm3 /* fold_lo_12_a1 = extract128(s_lo_25) */
+	vpclmulqdq $0x0, 0(%rsp), %xmm3, %xmm3 /* fold_lo_12_1 = clmul(fold_lo_12_a1, fold_lo_b1) */
+	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* fold_lo_12 = concat128(fold_lo_12_0, fold_lo_12_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_12 = lookup16(fold_lo_12, swap_halves) */
+	vpxor %ymm2, %ymm0, %ymm0 /* v_12 = xor(s_lo_25, fold_lo_sw_12) */
+	vmovdqa %xmm0, %xmm2 /* fold_hi_12_a0 = extract128(v_12) */
+	vpclmulqdq $0x11, 64(%rsp), %xmm2, %xmm2 /* fold_hi_12_0 = clmul(fold_hi_12_a0, fold_lo_b0) */
+	vextracti128 $1, %ymm0, %xmm3 /* fold_hi_12_a1 = extract128(v_12) */
+	vpclmulqdq $0x11, 0(%rsp), %xmm3, %xmm3 /* fold_hi_12_1 = clmul(fold_hi_12_a1, fold_lo_b1) */
+	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* fold_hi_12 = concat128(fold_hi_12_0, fold_hi_12_1) */
+	vpxor %ymm1, %ymm0, %ymm0 /* v_hi_12 = xor(v_12, s_hi_25) */
+	vpxor %ymm2, %ymm0, %ymm0 /* reduced_12 = xor(v_hi_12, fold_hi_12) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_first_block(%rip), %ymm0, %ymm0 /* y1_13_1 = and(reduced_12, first_block) */
+
+	/* Step 14 of 16: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
+	vmovdqu 1664(%r9), %ymm1 /* x_52 = load() */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_reverse16(%rip), %ymm1, %ymm1 /* z_52 = lookup16(x_52, reverse16) */
+	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_13 = xor(z_52, y1_13_1) */
+	vmovdqu (%r8), %ymm1 /* h_52 = load() */
+	vmovdqa %xmm0, %xmm2 /* lo_52_a0 = extract128(z1_y_13) */
+	vmovdqa %xmm1, %xmm3 /* lo_52_b0 = extract128(h_52) */
+	vpclmulqdq $0x0, %xmm3, %xmm2, %xmm4 /* lo_52_0 = clmul(lo_52_a0, lo_52_b0) */
+	vextracti128 $1, %ymm0, %xmm0 /* lo_52_a1 = extract128(z1_y_13) */
+	vextracti128 $1, %ymm1, %xmm1 /* lo_52_b1 = extract128(h_52) */
+	vpclmulqdq $0x0, %xmm1, %xmm0, %xmm5 /* lo_52_1 = clmul(lo_52_a1, lo_52_b1) */
+	vinserti128 $1, %xmm5, %ymm4, %ymm4 /* lo_52 = concat128(lo_52_0, lo_52_1) */
+	vpclmulqdq $0x10, %xmm3, %xmm2, %xmm5 /* mid_104_0 = clmul(lo_52_a0, lo_52_b0) */
+	vpclmulqdq $0x10, %xmm1, %xmm0, %xmm6 /* mid_104_1 = clmul(lo_52_a1, lo_52_b1) */
+	vinserti128 $1, %xmm6, %ymm5, %ymm5 /* mid_104 = concat128(mid_104_0, mid_104_1) */
+	vpclmulqdq $0x1, %xmm3, %xmm2, %xmm6 /* mid_105_0 = clmul(lo_52_a0, lo_52_b0) */
+	vpclmulqdq $0x1, %xmm1, %xmm0, %xmm7 /* mid_105_1 = clmul(lo_52_a1, lo_52_b1) */
+	vinserti128 $1, %xmm7, %ymm6, %ymm6 /* mid_105 = concat128(mid_105_0, mid_105_1) */
+	vpclmulqdq $0x11, %xmm3, %xmm2, %xmm2 /* hi_52_0 = clmul(lo_52_a0, lo_52_b0) */
+	vpclmulqdq $0x11, %xmm1, %xmm0, %xmm0 /* hi_52_1 = clmul(lo_52_a1, lo_52_b1) */
+	vinserti128 $1, %xmm0, %ymm2, %ymm0 /* hi_52 = concat128(hi_52_0, hi_52_1) */
+	vmovdqu 1696(%r9), %ymm1 /* x_53 = load() */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_reverse16(%rip), %ymm1, %ymm1 /* z_53 = lookup16(x_53, reverse16) */
+	vmovdqu 32(%r8), %ymm2 /* h_53 = load() */
+	vmovdqa %xmm1, %xmm3 /* lo_53_a0 = extract128(z_53) */
+	vmovdqa %xmm2, %xmm7 /* lo_53_b0 = extract128(h_53) */
+	vpclmulqdq $0x0, %xmm7, %xmm3, %xmm8 /* lo_53_0 = clmul(lo_53_a0, lo_53_b0) */
+	vextracti128 $1, %ymm1, %xmm1 /* lo_53_a1 = extract128(z_53) */
+	vextracti128 $1, %ymm2, %xmm2 /* lo_53_b1 = extract128(h_53) */
+	vpclmulqdq $0x0, %xmm2, %xmm1, %xmm9 /* lo_53_1 = clmul(lo_53_a1, lo_53_b1) */
+	vinserti128 $1, %xmm9, %ymm8, %ymm8 /* lo_53 = concat128(lo_53_0, lo_53_1) */
+	vpclmulqdq $0x10, %xmm7, %xmm3, %xmm9 /* mid_106_0 = clmul(lo_53_a0, lo_53_b0) */
+	vpclmulqdq $0x10, %xmm2, %xmm1, %xmm10 /* mid_106_1 = clmul(lo_53_a1, lo_53_b1) */
+	vinserti128 $1, %xmm10, %ymm9, %ymm9 /* mid_106 = concat128(mid_106_0, mid_106_1) */
+	vpclmulqdq $0x1, %xmm7, %xmm3, %xmm10 /* mid_107_0 = clmul(lo_53_a0, lo_53_b0) */
+	vpclmulqdq $0x1, %xmm2, %xmm1, %xmm11 /* mid_107_1 = clmul(lo_53_a1, lo_53_b1) */
+	vinserti128 $1, %xmm11, %ymm10, %ymm10 /* mid_107 = concat128(mid_107_0, mid_107_1) */
+	vpclmulqdq $0x11, %xmm7, %xmm3, %xmm3 /* hi_53_0 = clmul(lo_53_a0, lo_53_b0) */
+	vpclmulqdq $0x11, %xmm2, %xmm1, %xmm1 /* hi_53_1 = clmul(lo_53_a1, lo_53_b1) */
+	vinserti128 $1, %xmm1, %ymm3, %ymm1 /* hi_53 = concat128(hi_53_0, hi_53_1) */
+	vmovdqu 1728(%r9), %ymm2 /* x_54 = load() */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_reverse16(%rip), %ymm2, %ymm2 /* z_54 = lookup16(x_54, reverse16) */
+	vmovdqu 64(%r8), %ymm3 /* h_54 = load() */
+	vmovdqa %xmm2, %xmm7 /* lo_54_a0 = extract128(z_54) */
+	vmovdqa %xmm3, %xmm11 /* lo_54_b0 = extract128(h_54) */
+	vpclmulqdq $0x0, %xmm11, %xmm7, %xmm12 /* lo_54_0 = clmul(lo_54_a0, lo_54_b0) */
+	vextracti128 $1, %ymm2, %xmm2 /* lo_54_a1 = extract128(z_54) */
+	vextracti128 $1, %ymm3, %xmm3 /* lo_54_b1 = extract128(h_54) */
+	vpclmulqdq $0x0, %xmm3, %xmm2, %xmm13 /* lo_54_1 = clmul(lo_54_a1, lo_54_b1) */
+	vinserti128 $1, %xmm13, %ymm12, %ymm12 /* lo_54 = concat128(lo_54_0, lo_54_1) */
+	vpclmulqdq $0x10, %xmm11, %xmm7, %xmm13 /* mid_108_0 = clmul(lo_54_a0, lo_54_b0) */
+	vpclmulqdq $0x10, %xmm3, %xmm2, %xmm14 /* mid_108_1 = clmul(lo_54_a1, lo_54_b1) */
+	vinserti128 $1, %xmm14, %ymm13, %ymm13 /* mid_108 = concat128(mid_108_0, mid_108_1) */
+	vpclmulqdq $0x1, %xmm11, %xmm7, %xmm14 /* mid_109_0 = clmul(lo_54_a0, lo_54_b0) */
+	vpclmulqdq $0x1, %xmm3, %xmm2, %xmm15 /* mid_109_1 = clmul(lo_54_a1, lo_54_b1) */
+	vinserti128 $1, %xmm15, %ymm14, %ymm14 /* mid_109 = concat128(mid_109_0, mid_109_1) */
+	vpclmulqdq $0x11, %xmm11, %xmm7, %xmm7 /* hi_54_0 = clmul(lo_54_a0, lo_54_b0) */
+	vpclmulqdq $0x11, %xmm3, %xmm2, %xmm2 /* hi_54_1 = clmul(lo_54_a1, lo_54_b1) */
+	vinserti128 $1, %xmm2, %ymm7, %ymm2 /* hi_54 = concat128(hi_54_0, hi_54_1) */
+	vmovdqu 1760(%r9), %ymm3 /* x_55 = load() */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_reverse16(%rip), %ymm3, %ymm3 /* z_55 = lookup16(x_55, reverse16) */
+	vmovdqu 96(%r8), %ymm7 /* h_55 = load() */
+	vmovdqa %xmm3, %xmm11 /* lo_55_a0 = extract128(z_55) */
+	vmovdqa %xmm7, %xmm15 /* lo_55_b0 = extract128(h_55) */
+	vmovdqa %ymm2, 32(%rsp) /* spill hi_54 */
+	vpclmulqdq $0x0, %xmm15, %xmm11, %xmm2 /* lo_55_0 = clmul(lo_55_a0, lo_55_b0) */
+	vextracti128 $1, %ymm3, %xmm3 /* lo_55_a1 = extract128(z_55) */
+	vextracti128 $1, %ymm7, %xmm7 /* lo_55_b1 = extract128(h_55) */
+	vmovdqa %ymm0, 96(%rsp) /* spill hi_52 */
+	vpclmulqdq $0x0, %xmm7, %xmm3, %xmm0 /* lo_55_1 = clmul(lo_55_a1, lo_55_b1) */
+	vinserti128 $1, %xmm0, %ymm2, %ymm0 /* lo_55 = concat128(lo_55_0, lo_55_1) */
+	vpclmulqdq $0x10, %xmm15, %xmm11, %xmm2 /* mid_110_0 = clmul(lo_55_a0, lo_55_b0) */
+	vmovdqa %ymm1, 128(%rsp) /* spill hi_53 */
+	vpclmulqdq $0x10, %xmm7, %xmm3, %xmm1 /* mid_110_1 = clmul(lo_55_a1, lo_55_b1) */
+	vinserti128 $1, %xmm1, %ymm2, %ymm1 /* mid_110 = concat128(mid_110_0, mid_110_1) */
+	vpclmulqdq $0x1, %xmm15, %xmm11, %xmm2 /* mid_111_0 = clmul(lo_55_a0, lo_55_b0) */
+	vmovdqa %ymm1, 160(%rsp) /* spill mid_110 */
+	vpclmulqdq $0x1, %xmm7, %xmm3, %xmm1 /* mid_111_1 = clmul(lo_55_a1, lo_55_b1) */
+	vinserti128 $1, %xmm1, %ymm2, %ymm1 /* mid_111 = concat128(mid_111_0, mid_111_1) */
+	vpclmulqdq $0x11, %xmm15, %xmm11, %xmm2 /* hi_55_0 = clmul(lo_55_a0, lo_55_b0) */
+	vpclmulqdq $0x11, %xmm7, %xmm3, %xmm3 /* hi_55_1 = clmul(lo_55_a1, lo_55_b1) */
+	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* hi_55 = concat128(hi_55_0, hi_55_1) */
+
+	/* The sums, then S's halves, their blocks added, and one reduction. */
+	vpxor %ymm8, %ymm4, %ymm3 /* lo_sum_acc_39 = xor(lo_52, lo_53) */
+	vpxor %ymm0, %ymm12, %ymm0 /* lo_sum_acc_40 = xor(lo_54, lo_55) */
+	vpxor %ymm0, %ymm3, %ymm0 /* lo_sum_acc_41 = xor(lo_sum_acc_39, lo_sum_acc_40) */
+	vpxor %ymm6, %ymm5, %ymm3 /* mid_sum_acc_91 = xor(mid_104, mid_105) */
+	vpxor %ymm10, %ymm9, %ymm4 /* mid_sum_acc_92 = xor(mid_106, mid_107) */
+	vpxor %ymm14, %ymm13, %ymm5 /* mid_sum_acc_93 = xor(mid_108, mid_109) */
+	vpxor 160(%rsp), %ymm1, %ymm1 /* mid_sum_acc_94 = xor(mid_111, mid_110) */
+	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_95 = xor(mid_sum_acc_91, mid_sum_acc_92) */
+	vpxor %ymm1, %ymm5, %ymm1 /* mid_sum_acc_96 = xor(mid_sum_acc_93, mid_sum_acc_94) */
+	vpxor %ymm1, %ymm3, %ymm1 /* mid_sum_acc_97 = xor(mid_sum_acc_95, mid_sum_acc_96) */
+	vmovdqa 96(%rsp), %ymm3 /* reload hi_52 */
+	vpxor 128(%rsp), %ymm3, %ymm3 /* hi_sum_acc_39 = xor(hi_52, hi_53) */
+	vpxor 32(%rsp), %ymm2, %ymm2 /* hi_sum_acc_40 = xor(hi_55, hi_54) */
+	vpxor %ymm2, %ymm3, %ymm2 /* hi_sum_acc_41 = xor(hi_sum_acc_39, hi_sum_acc_40) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_half_up(%rip), %ymm1, %ymm3 /* mid_lo_13 = lookup16(mid_sum_acc_97, half_up) */
+	vpxor %ymm3, %ymm0, %ymm0 /* s_lo_26 = xor(lo_sum_acc_41, mid_lo_13) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_half_down(%rip), %ymm1, %ymm1 /* mid_hi_13 = lookup16(mid_sum_acc_97, half_down) */
+	vpxor %ymm1, %ymm2, %ymm1 /* s_hi_26 = xor(hi_sum_acc_41, mid_hi_13) */
+	vpermq $0x4e, %ymm0, %ymm2 /* s_lo_x_13 = blocks128(s_lo_26, s_lo_26) */
+	vpxor %ymm2, %ymm0, %ymm0 /* s_lo_27 = xor(s_lo_26, s_lo_x_13) */
+	vpermq $0x4e, %ymm1, %ymm2 /* s_hi_x_13 = blocks128(s_hi_26, s_hi_26) */
+	vpxor %ymm2, %ymm1, %ymm1 /* s_hi_27 = xor(s_hi_26, s_hi_x_13) */
+	vmovdqa %xmm0, %xmm2 /* fold_lo_13_a0 = extract128(s_lo_27) */
+	vpclmulqdq $0x0, 64(%rsp), %xmm2, %xmm2 /* fold_lo_13_0 = clmul(fold_lo_13_a0, fold_lo_b0) */
+	vextracti128 $1, %ymm0, %xmm3 /* fold_lo_13_a1 = extract128(s_lo_27) */
+	vpclmulqdq $0x0, 0(%rsp), %xmm3, %xmm3 /* fold_lo_13_1 = clmul(fold_lo_13_a1, fold_lo_b1) */
+	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* fold_lo_13 = concat128(fold_lo_13_0, fold_lo_13_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_13 = lookup16(fold_lo_13, swap_halves) */
+	vpxor %ymm2, %ymm0, %ymm0 /* v_13 = xor(s_lo_27, fold_lo_sw_13) */
+	vmovdqa %xmm0, %xmm2 /* fold_hi_13_a0 = extract128(v_13) */
+	vpclmulqdq $0x11, 64(%rsp), %xmm2, %xmm2 /* fold_hi_13_0 = clmul(fold_hi_13_a0, fold_lo_b0) */
+	vextracti128 $1, %ymm0, %xmm3 /* fold_hi_13_a1 = extract128(v_13) */
+	vpclmulqdq $0x11, 0(%rsp), %xmm3, %xmm3 /* fold_hi_13_1 = clmul(fold_hi_13_a1, fold_lo_b1) */
+	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* fold_hi_13 = concat128(fold_hi_13_0, fold_hi_13_1) */
+	vpxor %ymm1, %ymm0, %ymm0 /* v_hi_13 = xor(v_13, s_hi_27) */
+	vpxor %ymm2, %ymm0, %ymm0 /* reduced_13 = xor(v_hi_13, fold_hi_13) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_first_block(%rip), %ymm0, %ymm0 /* y1_14_1 = and(reduced_13, first_block) */
+
+	/* Step 15 of 16: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
+	vmovdqu 1792(%r9), %ymm1 /* x_56 = load() */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_reverse16(%rip), %ymm1, %ymm1 /* z_56 = lookup16(x_56, reverse16) */
+	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_14 = xor(z_56, y1_14_1) */
+	vmovdqu (%r8), %ymm1 /* h_56 = load() */
+	vmovdqa %xmm0, %xmm2 /* lo_56_a0 = extract128(z1_y_14) */
+	vmovdqa %xmm1, %xmm3 /* lo_56_b0 = extract128(h_56) */
+	vpclmulqdq $0x0, %xmm3, %xmm2, %xmm4 /* lo_56_0 = clmul(lo_56_a0, lo_56_b0) */
+	vextracti128 $1, %ymm0, %xmm0 /* lo_56_a1 = extract128(z1_y_14) */
+	vextracti128 $1, %ymm1, %xmm1 /* lo_56_b1 = extract128(h_56) */
+	vpclmulqdq $0x0, %xmm1, %xmm0, %xmm5 /* lo_56_1 = clmul(lo_56_a1, lo_56_b1) */
+	vinserti128 $1, %xmm5, %ymm4, %ymm4 /* lo_56 = concat128(lo_56_0, lo_56_1) */
+	vpclmulqdq $0x10, %xmm3, %xmm2, %xmm5 /* mid_112_0 = clmul(lo_56_a0, lo_56_b0) */
+	vpclmulqdq $0x10, %xmm1, %xmm0, %xmm6 /* mid_112_1 = clmul(lo_56_a1, lo_56_b1) */
+	vinserti128 $1, %xmm6, %ymm5, %ymm5 /* mid_112 = concat128(mid_112_0, mid_112_1) */
+	vpclmulqdq $0x1, %xmm3, %xmm2, %xmm6 /* mid_113_0 = clmul(lo_56_a0, lo_56_b0) */
+	vpclmulqdq $0x1, %xmm1, %xmm0, %xmm7 /* mid_113_1 = clmul(lo_56_a1, lo_56_b1) */
+	vinserti128 $1, %xmm7, %ymm6, %ymm6 /* mid_113 = concat128(mid_113_0, mid_113_1) */
+	vpclmulqdq $0x11, %xmm3, %xmm2, %xmm2 /* hi_56_0 = clmul(lo_56_a0, lo_56_b0) */
+	vpclmulqdq $0x11, %xmm1, %xmm0, %xmm0 /* hi_56_1 = clmul(lo_56_a1, lo_56_b1) */
+	vinserti128 $1, %xmm0, %ymm2, %ymm0 /* hi_56 = concat128(hi_56_0, hi_56_1) */
+	vmovdqu 1824(%r9), %ymm1 /* x_57 = load() */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_reverse16(%rip), %ymm1, %ymm1 /* z_57 = lookup16(x_57, reverse16) */
+	vmovdqu 32(%r8), %ymm2 /* h_57 = load() */
+	vmovdqa %xmm1, %xmm3 /* lo_57_a0 = extract128(z_57) */
+	vmovdqa %xmm2, %xmm7 /* lo_57_b0 = extract128(h_57) */
+	vpclmulqdq $0x0, %xmm7, %xmm3, %xmm8 /* lo_57_0 = clmul(lo_57_a0, lo_57_b0) */
+	vextracti128 $1, %ymm1, %xmm1 /* lo_57_a1 = extract128(z_57) */
+	vextracti128 $1, %ymm2, %xmm2 /* lo_57_b1 = extract128(h_57) */
+	vpclmulqdq $0x0, %xmm2, %xmm1, %xmm9 /* lo_57_1 = clmul(lo_57_a1, lo_57_b1) */
+	vinserti128 $1, %xmm9, %ymm8, %ymm8 /* lo_57 = concat128(lo_57_0, lo_57_1) */
+	vpclmulqdq $0x10, %xmm7, %xmm3, %xmm9 /* mid_114_0 = clmul(lo_57_a0, lo_57_b0) */
+	vpclmulqdq $0x10, %xmm2, %xmm1, %xmm10 /* mid_114_1 = clmul(lo_57_a1, lo_57_b1) */
+	vinserti128 $1, %xmm10, %ymm9, %ymm9 /* mid_114 = concat128(mid_114_0, mid_114_1) */
+	vpclmulqdq $0x1, %xmm7, %xmm3, %xmm10 /* mid_115_0 = clmul(lo_57_a0, lo_57_b0) */
+	vpclmulqdq $0x1, %xmm2, %xmm1, %xmm11 /* mid_115_1 = clmul(lo_57_a1, lo_57_b1) */
+	vinserti128 $1, %xmm11, %ymm10, %ymm10 /* mid_115 = concat128(mid_115_0, mid_115_1) */
+	vpclmulqdq $0x11, %xmm7, %xmm3, %xmm3 /* hi_57_0 = clmul(lo_57_a0, lo_57_b0) */
+	vpclmulqdq $0x11, %xmm2, %xmm1, %xmm1 /* hi_57_1 = clmul(lo_57_a1, lo_57_b1) */
+	vinserti128 $1, %xmm1, %ymm3, %ymm1 /* hi_57 = concat128(hi_57_0, hi_57_1) */
+	vmovdqu 1856(%r9), %ymm2 /* x_58 = load() */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_reverse16(%rip), %ymm2, %ymm2 /* z_58 = lookup16(x_58, reverse16) */
+	vmovdqu 64(%r8), %ymm3 /* h_58 = load() */
+	vmovdqa %xmm2, %xmm7 /* lo_58_a0 = extract128(z_58) */
+	vmovdqa %xmm3, %xmm11 /* lo_58_b0 = extract128(h_58) */
+	vpclmulqdq $0x0, %xmm11, %xmm7, %xmm12 /* lo_58_0 = clmul(lo_58_a0, lo_58_b0) */
+	vextracti128 $1, %ymm2, %xmm2 /* lo_58_a1 = extract128(z_58) */
+	vextracti128 $1, %ymm3, %xmm3 /* lo_58_b1 = extract128(h_58) */
+	vpclmulqdq $0x0, %xmm3, %xmm2, %xmm13 /* lo_58_1 = clmul(lo_58_a1, lo_58_b1) */
+	vinserti128 $1, %xmm13, %ymm12, %ymm12 /* lo_58 = concat128(lo_58_0, lo_58_1) */
+	vpclmulqdq $0x10, %xmm11, %xmm7, %xmm13 /* mid_116_0 = clmul(lo_58_a0, lo_58_b0) */
+	vpclmulqdq $0x10, %xmm3, %xmm2, %xmm14 /* mid_116_1 = clmul(lo_58_a1, lo_58_b1) */
+	vinserti128 $1, %xmm14, %ymm13, %ymm13 /* mid_116 = concat128(mid_116_0, mid_116_1) */
+	vpclmulqdq $0x1, %xmm11, %xmm7, %xmm14 /* mid_117_0 = clmul(lo_58_a0, lo_58_b0) */
+	vpclmulqdq $0x1, %xmm3, %xmm2, %xmm15 /* mid_117_1 = clmul(lo_58_a1, lo_58_b1) */
+	vinserti128 $1, %xmm15, %ymm14, %ymm14 /* mid_117 = concat128(mid_117_0, mid_117_1) */
+	vpclmulqdq $0x11, %xmm11, %xmm7, %xmm7 /* hi_58_0 = clmul(lo_58_a0, lo_58_b0) */
+	vpclmulqdq $0x11, %xmm3, %xmm2, %xmm2 /* hi_58_1 = clmul(lo_58_a1, lo_58_b1) */
+	vinserti128 $1, %xmm2, %ymm7, %ymm2 /* hi_58 = concat128(hi_58_0, hi_58_1) */
+	vmovdqu 1888(%r9), %ymm3 /* x_59 = load() */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_reverse16(%rip), %ymm3, %ymm3 /* z_59 = lookup16(x_59, reverse16) */
+	vmovdqu 96(%r8), %ymm7 /* h_59 = load() */
+	vmovdqa %xmm3, %xmm11 /* lo_59_a0 = extract128(z_59) */
+	vmovdqa %xmm7, %xmm15 /* lo_59_b0 = extract128(h_59) */
+	vmovdqa %ymm2, 32(%rsp) /* spill hi_58 */
+	vpclmulqdq $0x0, %xmm15, %xmm11, %xmm2 /* lo_59_0 = clmul(lo_59_a0, lo_59_b0) */
+	vextracti128 $1, %ymm3, %xmm3 /* lo_59_a1 = extract128(z_59) */
+	vextracti128 $1, %ymm7, %xmm7 /* lo_59_b1 = extract128(h_59) */
+	vmovdqa %ymm0, 128(%rsp) /* spill hi_56 */
+	vpclmulqdq $0x0, %xmm7, %xmm3, %xmm0 /* lo_59_1 = clmul(lo_59_a1, lo_59_b1) */
+	vinserti128 $1, %xmm0, %ymm2, %ymm0 /* lo_59 = concat128(lo_59_0, lo_59_1) */
+	vpclmulqdq $0x10, %xmm15, %xmm11, %xmm2 /* mid_118_0 = clmul(lo_59_a0, lo_59_b0) */
+	vmovdqa %ymm1, 96(%rsp) /* spill hi_57 */
+	vpclmulqdq $0x10, %xmm7, %xmm3, %xmm1 /* mid_118_1 = clmul(lo_59_a1, lo_59_b1) */
+	vinserti128 $1, %xmm1, %ymm2, %ymm1 /* mid_118 = concat128(mid_118_0, mid_118_1) */
+	vpclmulqdq $0x1, %xmm15, %xmm11, %xmm2 /* mid_119_0 = clmul(lo_59_a0, lo_59_b0) */
+	vmovdqa %ymm1, 160(%rsp) /* spill mid_118 */
+	vpclmulqdq $0x1, %xmm7, %xmm3, %xmm1 /* mid_119_1 = clmul(lo_59_a1, lo_59_b1) */
+	vinserti128 $1, %xmm1, %ymm2, %ymm1 /* mid_119 = concat128(mid_119_0, mid_119_1) */
+	vpclmulqdq $0x11, %xmm15, %xmm11, %xmm2 /* hi_59_0 = clmul(lo_59_a0, lo_59_b0) */
+	vpclmulqdq $0x11, %xmm7, %xmm3, %xmm3 /* hi_59_1 = clmul(lo_59_a1, lo_59_b1) */
+	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* hi_59 = concat128(hi_59_0, hi_59_1) */
+
+	/* The sums, then S's halves, their blocks added, and one reduction. */
+	vpxor %ymm8, %ymm4, %ymm3 /* lo_sum_acc_42 = xor(lo_56, lo_57) */
+	vpxor %ymm0, %ymm12, %ymm0 /* lo_sum_acc_43 = xor(lo_58, lo_59) */
+	vpxor %ymm0, %ymm3, %ymm0 /* lo_sum_acc_44 = xor(lo_sum_acc_42, lo_sum_acc_43) */
+	vpxor %ymm6, %ymm5, %ymm3 /* mid_sum_acc_98 = xor(mid_112, mid_113) */
+	vpxor %ymm10, %ymm9, %ymm4 /* mid_sum_acc_99 = xor(mid_114, mid_115) */
+	vpxor %ymm14, %ymm13, %ymm5 /* mid_sum_acc_100 = xor(mid_116, mid_117) */
+	vpxor 160(%rsp), %ymm1, %ymm1 /* mid_sum_acc_101 = xor(mid_119, mid_118) */
+	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_102 = xor(mid_sum_acc_98, mid_sum_acc_99) */
+	vpxor %ymm1, %ymm5, %ymm1 /* mid_sum_acc_103 = xor(mid_sum_acc_100, mid_sum_acc_101) */
+	vpxor %ymm1, %ymm3, %ymm1 /* mid_sum_acc_104 = xor(mid_sum_acc_102, mid_sum_acc_103) */
+	vmovdqa 128(%rsp), %ymm3 /* reload hi_56 */
+	vpxor 96(%rsp), %ymm3, %ymm3 /* hi_sum_acc_42 = xor(hi_56, hi_57) */
+	vpxor 32(%rsp), %ymm2, %ymm2 /* hi_sum_acc_43 = xor(hi_59, hi_58) */
+	vpxor %ymm2, %ymm3, %ymm2 /* hi_sum_acc_44 = xor(hi_sum_acc_42, hi_sum_acc_43) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_half_up(%rip), %ymm1, %ymm3 /* mid_lo_14 = lookup16(mid_sum_acc_104, half_up) */
+	vpxor %ymm3, %ymm0, %ymm0 /* s_lo_28 = xor(lo_sum_acc_44, mid_lo_14) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_half_down(%rip), %ymm1, %ymm1 /* mid_hi_14 = lookup16(mid_sum_acc_104, half_down) */
+	vpxor %ymm1, %ymm2, %ymm1 /* s_hi_28 = xor(hi_sum_acc_44, mid_hi_14) */
+	vpermq $0x4e, %ymm0, %ymm2 /* s_lo_x_14 = blocks128(s_lo_28, s_lo_28) */
+	vpxor %ymm2, %ymm0, %ymm0 /* s_lo_29 = xor(s_lo_28, s_lo_x_14) */
+	vpermq $0x4e, %ymm1, %ymm2 /* s_hi_x_14 = blocks128(s_hi_28, s_hi_28) */
+	vpxor %ymm2, %ymm1, %ymm1 /* s_hi_29 = xor(s_hi_28, s_hi_x_14) */
+	vmovdqa %xmm0, %xmm2 /* fold_lo_14_a0 = extract128(s_lo_29) */
+	vpclmulqdq $0x0, 64(%rsp), %xmm2, %xmm2 /* fold_lo_14_0 = clmul(fold_lo_14_a0, fold_lo_b0) */
+	vextracti128 $1, %ymm0, %xmm3 /* fold_lo_14_a1 = extract128(s_lo_29) */
+	vpclmulqdq $0x0, 0(%rsp), %xmm3, %xmm3 /* fold_lo_14_1 = clmul(fold_lo_14_a1, fold_lo_b1) */
+	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* fold_lo_14 = concat128(fold_lo_14_0, fold_lo_14_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_14 = lookup16(fold_lo_14, swap_halves) */
+	vpxor %ymm2, %ymm0, %ymm0 /* v_14 = xor(s_lo_29, fold_lo_sw_14) */
+	vmovdqa %xmm0, %xmm2 /* fold_hi_14_a0 = extract128(v_14) */
+	vpclmulqdq $0x11, 64(%rsp), %xmm2, %xmm2 /* fold_hi_14_0 = clmul(fold_hi_14_a0, fold_lo_b0) */
+	vextracti128 $1, %ymm0, %xmm3 /* fold_hi_14_a1 = extract128(v_14) */
+	vpclmulqdq $0x11, 0(%rsp), %xmm3, %xmm3 /* fold_hi_14_1 = clmul(fold_hi_14_a1, fold_lo_b1) */
+	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* fold_hi_14 = concat128(fold_hi_14_0, fold_hi_14_1) */
+	vpxor %ymm1, %ymm0, %ymm0 /* v_hi_14 = xor(v_14, s_hi_29) */
+	vpxor %ymm2, %ymm0, %ymm0 /* reduced_14 = xor(v_hi_14, fold_hi_14) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_first_block(%rip), %ymm0, %ymm0 /* y1_15_1 = and(reduced_14, first_block) */
+
+	/* Step 16 of 16: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
+	vmovdqu 1920(%r9), %ymm1 /* x_60 = load() */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_reverse16(%rip), %ymm1, %ymm1 /* z_60 = lookup16(x_60, reverse16) */
+	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_15 = xor(z_60, y1_15_1) */
+	vmovdqu (%r8), %ymm1 /* h_60 = load() */
+	vmovdqa %xmm0, %xmm2 /* lo_60_a0 = extract128(z1_y_15) */
+	vmovdqa %xmm1, %xmm3 /* lo_60_b0 = extract128(h_60) */
+	vpclmulqdq $0x0, %xmm3, %xmm2, %xmm4 /* lo_60_0 = clmul(lo_60_a0, lo_60_b0) */
+	vextracti128 $1, %ymm0, %xmm0 /* lo_60_a1 = extract128(z1_y_15) */
+	vextracti128 $1, %ymm1, %xmm1 /* lo_60_b1 = extract128(h_60) */
+	vpclmulqdq $0x0, %xmm1, %xmm0, %xmm5 /* lo_60_1 = clmul(lo_60_a1, lo_60_b1) */
+	vinserti128 $1, %xmm5, %ymm4, %ymm4 /* lo_60 = concat128(lo_60_0, lo_60_1) */
+	vpclmulqdq $0x10, %xmm3, %xmm2, %xmm5 /* mid_120_0 = clmul(lo_60_a0, lo_60_b0) */
+	vpclmulqdq $0x10, %xmm1, %xmm0, %xmm6 /* mid_120_1 = clmul(lo_60_a1, lo_60_b1) */
+	vinserti128 $1, %xmm6, %ymm5, %ymm5 /* mid_120 = concat128(mid_120_0, mid_120_1) */
+	vpclmulqdq $0x1, %xmm3, %xmm2, %xmm6 /* mid_121_0 = clmul(lo_60_a0, lo_60_b0) */
+	vpclmulqdq $0x1, %xmm1, %xmm0, %xmm7 /* mid_121_1 = clmul(lo_60_a1, lo_60_b1) */
+	vinserti128 $1, %xmm7, %ymm6, %ymm6 /* mid_121 = concat128(mid_121_0, mid_121_1) */
+	vpclmulqdq $0x11, %xmm3, %xmm2, %xmm2 /* hi_60_0 = clmul(lo_60_a0, lo_60_b0) */
+	vpclmulqdq $0x11, %xmm1, %xmm0, %xmm0 /* hi_60_1 = clmul(lo_60_a1, lo_60_b1) */
+	vinserti128 $1, %xmm0, %ymm2, %ymm0 /* hi_60 = concat128(hi_60_0, hi_60_1) */
+	vmovdqu 1952(%r9), %ymm1 /* x_61 = load() */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_reverse16(%rip), %ymm1, %ymm1 /* z_61 = lookup16(x_61, reverse16) */
+	vmovdqu 32(%r8), %ymm2 /* h_61 = load() */
+	vmovdqa %xmm1, %xmm3 /* lo_61_a0 = extract128(z_61) */
+	vmovdqa %xmm2, %xmm7 /* lo_61_b0 = extract128(h_61) */
+	vpclmulqdq $0x0, %xmm7, %xmm3, %xmm8 /* lo_61_0 = clmul(lo_61_a0, lo_61_b0) */
+	vextracti128 $1, %ymm1, %xmm1 /* lo_61_a1 = extract128(z_61) */
+	vextracti128 $1, %ymm2, %xmm2 /* lo_61_b1 = extract128(h_61) */
+	vpclmulqdq $0x0, %xmm2, %xmm1, %xmm9 /* lo_61_1 = clmul(lo_61_a1, lo_61_b1) */
+	vinserti128 $1, %xmm9, %ymm8, %ymm8 /* lo_61 = concat128(lo_61_0, lo_61_1) */
+	vpclmulqdq $0x10, %xmm7, %xmm3, %xmm9 /* mid_122_0 = clmul(lo_61_a0, lo_61_b0) */
+	vpclmulqdq $0x10, %xmm2, %xmm1, %xmm10 /* mid_122_1 = clmul(lo_61_a1, lo_61_b1) */
+	vinserti128 $1, %xmm10, %ymm9, %ymm9 /* mid_122 = concat128(mid_122_0, mid_122_1) */
+	vpclmulqdq $0x1, %xmm7, %xmm3, %xmm10 /* mid_123_0 = clmul(lo_61_a0, lo_61_b0) */
+	vpclmulqdq $0x1, %xmm2, %xmm1, %xmm11 /* mid_123_1 = clmul(lo_61_a1, lo_61_b1) */
+	vinserti128 $1, %xmm11, %ymm10, %ymm10 /* mid_123 = concat128(mid_123_0, mid_123_1) */
+	vpclmulqdq $0x11, %xmm7, %xmm3, %xmm3 /* hi_61_0 = clmul(lo_61_a0, lo_61_b0) */
+	vpclmulqdq $0x11, %xmm2, %xmm1, %xmm1 /* hi_61_1 = clmul(lo_61_a1, lo_61_b1) */
+	vinserti128 $1, %xmm1, %ymm3, %ymm1 /* hi_61 = concat128(hi_61_0, hi_61_1) */
+	vmovdqu 1984(%r9), %ymm2 /* x_62 = load() */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_reverse16(%rip), %ymm2, %ymm2 /* z_62 = lookup16(x_62, reverse16) */
+	vmovdqu 64(%r8), %ymm3 /* h_62 = load() */
+	vmovdqa %xmm2, %xmm7 /* lo_62_a0 = extract128(z_62) */
+	vmovdqa %xmm3, %xmm11 /* lo_62_b0 = extract128(h_62) */
+	vpclmulqdq $0x0, %xmm11, %xmm7, %xmm12 /* lo_62_0 = clmul(lo_62_a0, lo_62_b0) */
+	vextracti128 $1, %ymm2, %xmm2 /* lo_62_a1 = extract128(z_62) */
+	vextracti128 $1, %ymm3, %xmm3 /* lo_62_b1 = extract128(h_62) */
+	vpclmulqdq $0x0, %xmm3, %xmm2, %xmm13 /* lo_62_1 = clmul(lo_62_a1, lo_62_b1) */
+	vinserti128 $1, %xmm13, %ymm12, %ymm12 /* lo_62 = concat128(lo_62_0, lo_62_1) */
+	vpclmulqdq $0x10, %xmm11, %xmm7, %xmm13 /* mid_124_0 = clmul(lo_62_a0, lo_62_b0) */
+	vpclmulqdq $0x10, %xmm3, %xmm2, %xmm14 /* mid_124_1 = clmul(lo_62_a1, lo_62_b1) */
+	vinserti128 $1, %xmm14, %ymm13, %ymm13 /* mid_124 = concat128(mid_124_0, mid_124_1) */
+	vpclmulqdq $0x1, %xmm11, %xmm7, %xmm14 /* mid_125_0 = clmul(lo_62_a0, lo_62_b0) */
+	vpclmulqdq $0x1, %xmm3, %xmm2, %xmm15 /* mid_125_1 = clmul(lo_62_a1, lo_62_b1) */
+	vinserti128 $1, %xmm15, %ymm14, %ymm14 /* mid_125 = concat128(mid_125_0, mid_125_1) */
+	vpclmulqdq $0x11, %xmm11, %xmm7, %xmm7 /* hi_62_0 = clmul(lo_62_a0, lo_62_b0) */
+	vpclmulqdq $0x11, %xmm3, %xmm2, %xmm2 /* hi_62_1 = clmul(lo_62_a1, lo_62_b1) */
+	vinserti128 $1, %xmm2, %ymm7, %ymm2 /* hi_62 = concat128(hi_62_0, hi_62_1) */
+	vmovdqu 2016(%r9), %ymm3 /* x_63 = load() */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_reverse16(%rip), %ymm3, %ymm3 /* z_63 = lookup16(x_63, reverse16) */
+	vmovdqu 96(%r8), %ymm7 /* h_63 = load() */
+	vmovdqa %xmm3, %xmm11 /* lo_63_a0 = extract128(z_63) */
+	vmovdqa %xmm7, %xmm15 /* lo_63_b0 = extract128(h_63) */
+	vmovdqa %ymm2, 32(%rsp) /* spill hi_62 */
+	vpclmulqdq $0x0, %xmm15, %xmm11, %xmm2 /* lo_63_0 = clmul(lo_63_a0, lo_63_b0) */
+	vextracti128 $1, %ymm3, %xmm3 /* lo_63_a1 = extract128(z_63) */
+	vextracti128 $1, %ymm7, %xmm7 /* lo_63_b1 = extract128(h_63) */
+	vmovdqa %ymm0, 96(%rsp) /* spill hi_60 */
+	vpclmulqdq $0x0, %xmm7, %xmm3, %xmm0 /* lo_63_1 = clmul(lo_63_a1, lo_63_b1) */
+	vinserti128 $1, %xmm0, %ymm2, %ymm0 /* lo_63 = concat128(lo_63_0, lo_63_1) */
+	vpclmulqdq $0x10, %xmm15, %xmm11, %xmm2 /* mid_126_0 = clmul(lo_63_a0, lo_63_b0) */
+	vmovdqa %ymm1, 128(%rsp) /* spill hi_61 */
+	vpclmulqdq $0x10, %xmm7, %xmm3, %xmm1 /* mid_126_1 = clmul(lo_63_a1, lo_63_b1) */
+	vinserti128 $1, %xmm1, %ymm2, %ymm1 /* mid_126 = concat128(mid_126_0, mid_126_1) */
+	vpclmulqdq $0x1, %xmm15, %xmm11, %xmm2 /* mid_127_0 = clmul(lo_63_a0, lo_63_b0) */
+	vmovdqa %ymm1, 160(%rsp) /* spill mid_126 */
+	vpclmulqdq $0x1, %xmm7, %xmm3, %xmm1 /* mid_127_1 = clmul(lo_63_a1, lo_63_b1) */
+	vinserti128 $1, %xmm1, %ymm2, %ymm1 /* mid_127 = concat128(mid_127_0, mid_127_1) */
+	vpclmulqdq $0x11, %xmm15, %xmm11, %xmm2 /* hi_63_0 = clmul(lo_63_a0, lo_63_b0) */
+	vpclmulqdq $0x11, %xmm7, %xmm3, %xmm3 /* hi_63_1 = clmul(lo_63_a1, lo_63_b1) */
+	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* hi_63 = concat128(hi_63_0, hi_63_1) */
+
+	/* The sums, then S's halves, their blocks added, and one reduction. */
+	vpxor %ymm8, %ymm4, %ymm3 /* lo_sum_acc_45 = xor(lo_60, lo_61) */
+	vpxor %ymm0, %ymm12, %ymm0 /* lo_sum_acc_46 = xor(lo_62, lo_63) */
+	vpxor %ymm0, %ymm3, %ymm0 /* lo_sum_acc_47 = xor(lo_sum_acc_45, lo_sum_acc_46) */
+	vpxor %ymm6, %ymm5, %ymm3 /* mid_sum_acc_105 = xor(mid_120, mid_121) */
+	vpxor %ymm10, %ymm9, %ymm4 /* mid_sum_acc_106 = xor(mid_122, mid_123) */
+	vpxor %ymm14, %ymm13, %ymm5 /* mid_sum_acc_107 = xor(mid_124, mid_125) */
+	vpxor 160(%rsp), %ymm1, %ymm1 /* mid_sum_acc_108 = xor(mid_127, mid_126) */
+	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_109 = xor(mid_sum_acc_105, mid_sum_acc_106) */
+	vpxor %ymm1, %ymm5, %ymm1 /* mid_sum_acc_110 = xor(mid_sum_acc_107, mid_sum_acc_108) */
+	vpxor %ymm1, %ymm3, %ymm1 /* mid_sum_acc_111 = xor(mid_sum_acc_109, mid_sum_acc_110) */
+	vmovdqa 96(%rsp), %ymm3 /* reload hi_60 */
+	vpxor 128(%rsp), %ymm3, %ymm3 /* hi_sum_acc_45 = xor(hi_60, hi_61) */
+	vpxor 32(%rsp), %ymm2, %ymm2 /* hi_sum_acc_46 = xor(hi_63, hi_62) */
+	vpxor %ymm2, %ymm3, %ymm2 /* hi_sum_acc_47 = xor(hi_sum_acc_45, hi_sum_acc_46) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_half_up(%rip), %ymm1, %ymm3 /* mid_lo_15 = lookup16(mid_sum_acc_111, half_up) */
+	vpxor %ymm3, %ymm0, %ymm0 /* s_lo_30 = xor(lo_sum_acc_47, mid_lo_15) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_half_down(%rip), %ymm1, %ymm1 /* mid_hi_15 = lookup16(mid_sum_acc_111, half_down) */
+	vpxor %ymm1, %ymm2, %ymm1 /* s_hi_30 = xor(hi_sum_acc_47, mid_hi_15) */
+	vpermq $0x4e, %ymm0, %ymm2 /* s_lo_x_15 = blocks128(s_lo_30, s_lo_30) */
+	vpxor %ymm2, %ymm0, %ymm0 /* s_lo_31 = xor(s_lo_30, s_lo_x_15) */
+	vpermq $0x4e, %ymm1, %ymm2 /* s_hi_x_15 = blocks128(s_hi_30, s_hi_30) */
+	vpxor %ymm2, %ymm1, %ymm1 /* s_hi_31 = xor(s_hi_30, s_hi_x_15) */
+	vmovdqa %xmm0, %xmm2 /* fold_lo_15_a0 = extract128(s_lo_31) */
+	vpclmulqdq $0x0, 64(%rsp), %xmm2, %xmm2 /* fold_lo_15_0 = clmul(fold_lo_15_a0, fold_lo_b0) */
+	vextracti128 $1, %ymm0, %xmm3 /* fold_lo_15_a1 = extract128(s_lo_31) */
+	vpclmulqdq $0x0, 0(%rsp), %xmm3, %xmm3 /* fold_lo_15_1 = clmul(fold_lo_15_a1, fold_lo_b1) */
+	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* fold_lo_15 = concat128(fold_lo_15_0, fold_lo_15_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_15 = lookup16(fold_lo_15, swap_halves) */
+	vpxor %ymm2, %ymm0, %ymm0 /* v_15 = xor(s_lo_31, fold_lo_sw_15) */
+	vmovdqa %xmm0, %xmm2 /* fold_hi_15_a0 = extract128(v_15) */
+	vpclmulqdq $0x11, 64(%rsp), %xmm2, %xmm2 /* fold_hi_15_0 = clmul(fold_hi_15_a0, fold_lo_b0) */
+	vextracti128 $1, %ymm0, %xmm3 /* fold_hi_15_a1 = extract128(v_15) */
+	vpclmulqdq $0x11, 0(%rsp), %xmm3, %xmm3 /* fold_hi_15_1 = clmul(fold_hi_15_a1, fold_lo_b1) */
+	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* fold_hi_15 = concat128(fold_hi_15_0, fold_hi_15_1) */
+	vpxor %ymm1, %ymm0, %ymm0 /* v_hi_15 = xor(v_15, s_hi_31) */
+	vpxor %ymm2, %ymm0, %ymm0 /* reduced_15 = xor(v_hi_15, fold_hi_15) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_reverse16(%rip), %ymm0, %ymm0 /* y_next = lookup16(reduced_15, reverse16) */
+	vbroadcasti128 (%rsi), %ymm1 /* ctr_low = bcast128() */
+	vpsrlw $8, %ymm1, %ymm2 /* ctr_last = shr(ctr_low) */
+	vpbroadcastb 32(%rsi), %ymm3 /* ctr_first = bcast8() */
+	vpand .Lsm4_byteslice_avx2_aesni_9_byte_14(%rip), %ymm3, %ymm3 /* ctr_j0 = and(ctr_first, byte_14) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_all_but_last(%rip), %ymm1, %ymm1 /* ctr_v_open = and(ctr_low, all_but_last) */
+	vbroadcasti128 16(%rsi), %ymm4 /* ctr_w = bcast128() */
+	vpand .Lsm4_byteslice_avx2_aesni_9_all_but_last(%rip), %ymm4, %ymm4 /* ctr_w_open = and(ctr_w, all_but_last) */
+
+	/* Load 128 blocks and transpose: register j = byte j of every block (algorithm 3). */
+	vpaddb .Lsm4_byteslice_avx2_aesni_9_block_k(%rip), %ymm3, %ymm5 /* ctr_j = add(ctr_j0, block_k) */
+	vpaddw %ymm5, %ymm2, %ymm5 /* ctr_sum = add(ctr_last, ctr_j) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_carry_everywhere(%rip), %ymm5, %ymm6 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_carry_mask_table(%rip), %ymm7 /* carry_mask_table = const() */
+	vpshufb %ymm6, %ymm7, %ymm6 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
+	vpand %ymm6, %ymm4, %ymm8 /* ctr_pair_b = and(ctr_w_open, ctr_mask) */
+	vpandn %ymm1, %ymm6, %ymm6 /* ctr_pair_a = andnot(ctr_mask, ctr_v_open) */
+	vpor %ymm6, %ymm8, %ymm6 /* ctr_pair = or(ctr_pair_b, ctr_pair_a) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
+	vpor %ymm5, %ymm6, %ymm5 /* row = or(ctr_pair, ctr_last_byte) */
+	vpaddb .Lsm4_byteslice_avx2_aesni_9_block_k_1(%rip), %ymm3, %ymm6 /* ctr_j_1 = add(ctr_j0, block_k_1) */
+	vpaddw %ymm6, %ymm2, %ymm6 /* ctr_sum_1 = add(ctr_last, ctr_j_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_carry_everywhere(%rip), %ymm6, %ymm8 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
+	vpshufb %ymm8, %ymm7, %ymm8 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
+	vpand %ymm8, %ymm4, %ymm9 /* ctr_pair_1_b = and(ctr_w_open, ctr_mask_1) */
+	vpandn %ymm1, %ymm8, %ymm8 /* ctr_pair_1_a = andnot(ctr_mask_1, ctr_v_open) */
+	vpor %ymm8, %ymm9, %ymm8 /* ctr_pair_1 = or(ctr_pair_1_b, ctr_pair_1_a) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_new_last_byte(%rip), %ymm6, %ymm6 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
+	vpor %ymm6, %ymm8, %ymm6 /* row_1 = or(ctr_pair_1, ctr_last_byte_1) */
+	vpaddb .Lsm4_byteslice_avx2_aesni_9_block_k_2(%rip), %ymm3, %ymm8 /* ctr_j_2 = add(ctr_j0, block_k_2) */
+	vpaddw %ymm8, %ymm2, %ymm8 /* ctr_sum_2 = add(ctr_last, ctr_j_2) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_carry_everywhere(%rip), %ymm8, %ymm9 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
+	vpshufb %ymm9, %ymm7, %ymm9 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
+	vpand %ymm9, %ymm4, %ymm10 /* ctr_pair_2_b = and(ctr_w_open, ctr_mask_2) */
+	vpandn %ymm1, %ymm9, %ymm9 /* ctr_pair_2_a = andnot(ctr_mask_2, ctr_v_open) */
+	vpor %ymm9, %ymm10, %ymm9 /* ctr_pair_2 = or(ctr_pair_2_b, ctr_pair_2_a) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_new_last_byte(%rip), %ymm8, %ymm8 /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
+	vpor %ymm8, %ymm9, %ymm8 /* row_2 = or(ctr_pair_2, ctr_last_byte_2) */
+	vpaddb .Lsm4_byteslice_avx2_aesni_9_block_k_3(%rip), %ymm3, %ymm9 /* ctr_j_3 = add(ctr_j0, block_k_3) */
+	vpaddw %ymm9, %ymm2, %ymm9 /* ctr_sum_3 = add(ctr_last, ctr_j_3) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_carry_everywhere(%rip), %ymm9, %ymm10 /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
+	vpshufb %ymm10, %ymm7, %ymm10 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
+	vpand %ymm10, %ymm4, %ymm11 /* ctr_pair_3_b = and(ctr_w_open, ctr_mask_3) */
+	vpandn %ymm1, %ymm10, %ymm10 /* ctr_pair_3_a = andnot(ctr_mask_3, ctr_v_open) */
+	vpor %ymm10, %ymm11, %ymm10 /* ctr_pair_3 = or(ctr_pair_3_b, ctr_pair_3_a) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_new_last_byte(%rip), %ymm9, %ymm9 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
+	vpor %ymm9, %ymm10, %ymm9 /* row_3 = or(ctr_pair_3, ctr_last_byte_3) */
+	vpaddb .Lsm4_byteslice_avx2_aesni_9_block_k_4(%rip), %ymm3, %ymm10 /* ctr_j_4 = add(ctr_j0, block_k_4) */
+	vpaddw %ymm10, %ymm2, %ymm10 /* ctr_sum_4 = add(ctr_last, ctr_j_4) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_carry_everywhere(%rip), %ymm10, %ymm11 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
+	vpshufb %ymm11, %ymm7, %ymm11 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
+	vpand %ymm11, %ymm4, %ymm12 /* ctr_pair_4_b = and(ctr_w_open, ctr_mask_4) */
+	vpandn %ymm1, %ymm11, %ymm11 /* ctr_pair_4_a = andnot(ctr_mask_4, ctr_v_open) */
+	vpor %ymm11, %ymm12, %ymm11 /* ctr_pair_4 = or(ctr_pair_4_b, ctr_pair_4_a) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_new_last_byte(%rip), %ymm10, %ymm10 /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
+	vpor %ymm10, %ymm11, %ymm10 /* row_4 = or(ctr_pair_4, ctr_last_byte_4) */
+	vpaddb .Lsm4_byteslice_avx2_aesni_9_block_k_5(%rip), %ymm3, %ymm11 /* ctr_j_5 = add(ctr_j0, block_k_5) */
+	vpaddw %ymm11, %ymm2, %ymm11 /* ctr_sum_5 = add(ctr_last, ctr_j_5) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_carry_everywhere(%rip), %ymm11, %ymm12 /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
+	vpshufb %ymm12, %ymm7, %ymm12 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
+	vpand %ymm12, %ymm4, %ymm13 /* ctr_pair_5_b = and(ctr_w_open, ctr_mask_5) */
+	vpandn %ymm1, %ymm12, %ymm12 /* ctr_pair_5_a = andnot(ctr_mask_5, ctr_v_open) */
+	vpor %ymm12, %ymm13, %ymm12 /* ctr_pair_5 = or(ctr_pair_5_b, ctr_pair_5_a) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_new_last_byte(%rip), %ymm11, %ymm11 /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
+	vpor %ymm11, %ymm12, %ymm11 /* row_5 = or(ctr_pair_5, ctr_last_byte_5) */
+	vpaddb .Lsm4_byteslice_avx2_aesni_9_block_k_6(%rip), %ymm3, %ymm12 /* ctr_j_6 = add(ctr_j0, block_k_6) */
+	vpaddw %ymm12, %ymm2, %ymm12 /* ctr_sum_6 = add(ctr_last, ctr_j_6) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_carry_everywhere(%rip), %ymm12, %ymm13 /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
+	vpshufb %ymm13, %ymm7, %ymm13 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
+	vpand %ymm13, %ymm4, %ymm14 /* ctr_pair_6_b = and(ctr_w_open, ctr_mask_6) */
+	vpandn %ymm1, %ymm13, %ymm13 /* ctr_pair_6_a = andnot(ctr_mask_6, ctr_v_open) */
+	vpor %ymm13, %ymm14, %ymm13 /* ctr_pair_6 = or(ctr_pair_6_b, ctr_pair_6_a) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_new_last_byte(%rip), %ymm12, %ymm12 /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
+	vpor %ymm12, %ymm13, %ymm12 /* row_6 = or(ctr_pair_6, ctr_last_byte_6) */
+	vpaddb .Lsm4_byteslice_avx2_aesni_9_block_k_7(%rip), %ymm3, %ymm13 /* ctr_j_7 = add(ctr_j0, block_k_7) */
+	vpaddw %ymm13, %ymm2, %ymm13 /* ctr_sum_7 = add(ctr_last, ctr_j_7) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_carry_everywhere(%rip), %ymm13, %ymm14 /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
+	vpshufb %ymm14, %ymm7, %ymm14 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
+	vpand %ymm14, %ymm4, %ymm15 /* ctr_pair_7_b = and(ctr_w_open, ctr_mask_7) */
+	vpandn %ymm1, %ymm14, %ymm14 /* ctr_pair_7_a = andnot(ctr_mask_7, ctr_v_open) */
+	vpor %ymm14, %ymm15, %ymm14 /* ctr_pair_7 = or(ctr_pair_7_b, ctr_pair_7_a) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_new_last_byte(%rip), %ymm13, %ymm13 /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
+	vpor %ymm13, %ymm14, %ymm13 /* row_7 = or(ctr_pair_7, ctr_last_byte_7) */
+	vpaddb .Lsm4_byteslice_avx2_aesni_9_block_k_8(%rip), %ymm3, %ymm14 /* ctr_j_8 = add(ctr_j0, block_k_8) */
+	vpaddw %ymm14, %ymm2, %ymm14 /* ctr_sum_8 = add(ctr_last, ctr_j_8) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_8 = lookup16(ctr_sum_8, carry_everywhere) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_8 = lookup16(carry_mask_table, ctr_carry_8) */
+	vmovdqa %ymm0, 0(%rsp) /* spill y_next */
+	vpand %ymm15, %ymm4, %ymm0 /* ctr_pair_8_b = and(ctr_w_open, ctr_mask_8) */
+	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_8_a = andnot(ctr_mask_8, ctr_v_open) */
+	vpor %ymm15, %ymm0, %ymm0 /* ctr_pair_8 = or(ctr_pair_8_b, ctr_pair_8_a) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_8 = lookup16(ctr_sum_8, new_last_byte) */
+	vpor %ymm14, %ymm0, %ymm0 /* row_8 = or(ctr_pair_8, ctr_last_byte_8) */
+	vpaddb .Lsm4_byteslice_avx2_aesni_9_block_k_9(%rip), %ymm3, %ymm14 /* ctr_j_9 = add(ctr_j0, block_k_9) */
+	vpaddw %ymm14, %ymm2, %ymm14 /* ctr_sum_9 = add(ctr_last, ctr_j_9) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_9 = lookup16(ctr_sum_9, carry_everywhere) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_9 = lookup16(carry_mask_table, ctr_carry_9) */
+	vmovdqa %ymm13, 64(%rsp) /* spill row_7 */
+	vpand %ymm15, %ymm4, %ymm13 /* ctr_pair_9_b = and(ctr_w_open, ctr_mask_9) */
+	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_9_a = andnot(ctr_mask_9, ctr_v_open) */
+	vpor %ymm15, %ymm13, %ymm13 /* ctr_pair_9 = or(ctr_pair_9_b, ctr_pair_9_a) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_9 = lookup16(ctr_sum_9, new_last_byte) */
+	vpor %ymm14, %ymm13, %ymm13 /* row_9 = or(ctr_pair_9, ctr_last_byte_9) */
+	vpaddb .Lsm4_byteslice_avx2_aesni_9_block_k_10(%rip), %ymm3, %ymm14 /* ctr_j_10 = add(ctr_j0, block_k_10) */
+	vpaddw %ymm14, %ymm2, %ymm14 /* ctr_sum_10 = add(ctr_last, ctr_j_10) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_10 = lookup16(ctr_sum_10, carry_everywhere) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_10 = lookup16(carry_mask_table, ctr_carry_10) */
+	vmovdqa %ymm12, 32(%rsp) /* spill row_6 */
+	vpand %ymm15, %ymm4, %ymm12 /* ctr_pair_10_b = and(ctr_w_open, ctr_mask_10) */
+	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_10_a = andnot(ctr_mask_10, ctr_v_open) */
+	vpor %ymm15, %ymm12, %ymm12 /* ctr_pair_10 = or(ctr_pair_10_b, ctr_pair_10_a) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_10 = lookup16(ctr_sum_10, new_last_byte) */
+	vpor %ymm14, %ymm12, %ymm12 /* row_10 = or(ctr_pair_10, ctr_last_byte_10) */
+	vpaddb .Lsm4_byteslice_avx2_aesni_9_block_k_11(%rip), %ymm3, %ymm14 /* ctr_j_11 = add(ctr_j0, block_k_11) */
+	vpaddw %ymm14, %ymm2, %ymm14 /* ctr_sum_11 = add(ctr_last, ctr_j_11) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_11 = lookup16(ctr_sum_11, carry_everywhere) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_11 = lookup16(carry_mask_table, ctr_carry_11) */
+	vmovdqa %ymm11, 128(%rsp) /* spill row_5 */
+	vpand %ymm15, %ymm4, %ymm11 /* ctr_pair_11_b = and(ctr_w_open, ctr_mask_11) */
+	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_11_a = andnot(ctr_mask_11, ctr_v_open) */
+	vpor %ymm15, %ymm11, %ymm11 /* ctr_pair_11 = or(ctr_pair_11_b, ctr_pair_11_a) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_11 = lookup16(ctr_sum_11, new_last_byte) */
+	vpor %ymm14, %ymm11, %ymm11 /* row_11 = or(ctr_pair_11, ctr_last_byte_11) */
+	vpaddb .Lsm4_byteslice_avx2_aesni_9_block_k_12(%rip), %ymm3, %ymm14 /* ctr_j_12 = add(ctr_j0, block_k_12) */
+	vpaddw %ymm14, %ymm2, %ymm14 /* ctr_sum_12 = add(ctr_last, ctr_j_12) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_12 = lookup16(ctr_sum_12, carry_everywhere) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_12 = lookup16(carry_mask_table, ctr_carry_12) */
+	vmovdqa %ymm10, 96(%rsp) /* spill row_4 */
+	vpand %ymm15, %ymm4, %ymm10 /* ctr_pair_12_b = and(ctr_w_open, ctr_mask_12) */
+	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_12_a = andnot(ctr_mask_12, ctr_v_open) */
+	vpor %ymm15, %ymm10, %ymm10 /* ctr_pair_12 = or(ctr_pair_12_b, ctr_pair_12_a) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_12 = lookup16(ctr_sum_12, new_last_byte) */
+	vpor %ymm14, %ymm10, %ymm10 /* row_12 = or(ctr_pair_12, ctr_last_byte_12) */
+	vpaddb .Lsm4_byteslice_avx2_aesni_9_block_k_13(%rip), %ymm3, %ymm14 /* ctr_j_13 = add(ctr_j0, block_k_13) */
+	vpaddw %ymm14, %ymm2, %ymm14 /* ctr_sum_13 = add(ctr_last, ctr_j_13) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_13 = lookup16(ctr_sum_13, carry_everywhere) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_13 = lookup16(carry_mask_table, ctr_carry_13) */
+	vmovdqa %ymm10, 160(%rsp) /* spill row_12 */
+	vpand %ymm15, %ymm4, %ymm10 /* ctr_pair_13_b = and(ctr_w_open, ctr_mask_13) */
+	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_13_a = andnot(ctr_mask_13, ctr_v_open) */
+	vpor %ymm15, %ymm10, %ymm10 /* ctr_pair_13 = or(ctr_pair_13_b, ctr_pair_13_a) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_13 = lookup16(ctr_sum_13, new_last_byte) */
+	vpor %ymm14, %ymm10, %ymm10 /* row_13 = or(ctr_pair_13, ctr_last_byte_13) */
+	vpaddb .Lsm4_byteslice_avx2_aesni_9_block_k_14(%rip), %ymm3, %ymm14 /* ctr_j_14 = add(ctr_j0, block_k_14) */
+	vpaddw %ymm14, %ymm2, %ymm14 /* ctr_sum_14 = add(ctr_last, ctr_j_14) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_14 = lookup16(ctr_sum_14, carry_everywhere) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_14 = lookup16(carry_mask_table, ctr_carry_14) */
+	vmovdqa %ymm10, 192(%rsp) /* spill row_13 */
+	vpand %ymm15, %ymm4, %ymm10 /* ctr_pair_14_b = and(ctr_w_open, ctr_mask_14) */
+	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_14_a = andnot(ctr_mask_14, ctr_v_open) */
+	vpor %ymm15, %ymm10, %ymm10 /* ctr_pair_14 = or(ctr_pair_14_b, ctr_pair_14_a) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_14 = lookup16(ctr_sum_14, new_last_byte) */
+	vpor %ymm14, %ymm10, %ymm10 /* row_14 = or(ctr_pair_14, ctr_last_byte_14) */
+	vpaddb .Lsm4_byteslice_avx2_aesni_9_block_k_15(%rip), %ymm3, %ymm14 /* ctr_j_15 = add(ctr_j0, block_k_15) */
+	vpaddw %ymm14, %ymm2, %ymm14 /* ctr_sum_15 = add(ctr_last, ctr_j_15) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_15 = lookup16(ctr_sum_15, carry_everywhere) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_15 = lookup16(carry_mask_table, ctr_carry_15) */
+	vpand %ymm15, %ymm4, %ymm7 /* ctr_pair_15_b = and(ctr_w_open, ctr_mask_15) */
+	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_15_a = andnot(ctr_mask_15, ctr_v_open) */
+	vpor %ymm15, %ymm7, %ymm7 /* ctr_pair_15 = or(ctr_pair_15_b, ctr_pair_15_a) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_15 = lookup16(ctr_sum_15, new_last_byte) */
+	vpor %ymm14, %ymm7, %ymm7 /* row_15 = or(ctr_pair_15, ctr_last_byte_15) */
+	vpunpcklbw %ymm0, %ymm5, %ymm14 /* tr0 = unpacklo(row, row_8) */
+	vpunpckhbw %ymm0, %ymm5, %ymm0 /* tr0_1 = unpackhi(row, row_8) */
+	vpunpcklbw %ymm13, %ymm6, %ymm5 /* tr0_2 = unpacklo(row_1, row_9) */
+	vpunpckhbw %ymm13, %ymm6, %ymm6 /* tr0_3 = unpackhi(row_1, row_9) */
+	vpunpcklbw %ymm12, %ymm8, %ymm13 /* tr0_4 = unpacklo(row_2, row_10) */
+	vpunpckhbw %ymm12, %ymm8, %ymm8 /* tr0_5 = unpackhi(row_2, row_10) */
+	vpunpcklbw %ymm11, %ymm9, %ymm12 /* tr0_6 = unpacklo(row_3, row_11) */
+	vpunpckhbw %ymm11, %ymm9, %ymm9 /* tr0_7 = unpackhi(row_3, row_11) */
+	vmovdqa 96(%rsp), %ymm11 /* reload row_4 */
+	vpunpcklbw 160(%rsp), %ymm11, %ymm15 /* tr0_8 = unpacklo(row_4, row_12) */
+	vpunpckhbw 160(%rsp), %ymm11, %ymm11 /* tr0_9 = unpackhi(row_4, row_12) */
+	vmovdqa %ymm1, 160(%rsp) /* spill ctr_v_open */
+	vmovdqa 128(%rsp), %ymm1 /* reload row_5 */
+	vmovdqa %ymm4, 96(%rsp) /* spill ctr_w_open */
+	vpunpcklbw 192(%rsp), %ymm1, %ymm4 /* tr0_10 = unpacklo(row_5, row_13) */
+	vpunpckhbw 192(%rsp), %ymm1, %ymm1 /* tr0_11 = unpackhi(row_5, row_13) */
+	vmovdqa %ymm2, 192(%rsp) /* spill ctr_last */
+	vmovdqa 32(%rsp), %ymm2 /* reload row_6 */
+	vmovdqa %ymm3, 128(%rsp) /* spill ctr_j0 */
+	vpunpcklbw %ymm10, %ymm2, %ymm3 /* tr0_12 = unpacklo(row_6, row_14) */
+	vpunpckhbw %ymm10, %ymm2, %ymm2 /* tr0_13 = unpackhi(row_6, row_14) */
+	vmovdqa 64(%rsp), %ymm10 /* reload row_7 */
+	vmovdqa %ymm9, 32(%rsp) /* spill tr0_7 */
+	vpunpcklbw %ymm7, %ymm10, %ymm9 /* tr0_14 = unpacklo(row_7, row_15) */
+	vpunpckhbw %ymm7, %ymm10, %ymm7 /* tr0_15 = unpackhi(row_7, row_15) */
+	vpunpcklbw %ymm15, %ymm14, %ymm10 /* tr1 = unpacklo(tr0, tr0_8) */
+	vpunpckhbw %ymm15, %ymm14, %ymm14 /* tr1_1 = unpackhi(tr0, tr0_8) */
+	vpunpcklbw %ymm11, %ymm0, %ymm15 /* tr1_2 = unpacklo(tr0_1, tr0_9) */
+	vpunpckhbw %ymm11, %ymm0, %ymm0 /* tr1_3 = unpackhi(tr0_1, tr0_9) */
+	vpunpcklbw %ymm4, %ymm5, %ymm11 /* tr1_4 = unpacklo(tr0_2, tr0_10) */
+	vpunpckhbw %ymm4, %ymm5, %ymm4 /* tr1_5 = unpackhi(tr0_2, tr0_10) */
+	vpunpcklbw %ymm1, %ymm6, %ymm5 /* tr1_6 = unpacklo(tr0_3, tr0_11) */
+	vpunpckhbw %ymm1, %ymm6, %ymm1 /* tr1_7 = unpackhi(tr0_3, tr0_11) */
+	vpunpcklbw %ymm3, %ymm13, %ymm6 /* tr1_8 = unpacklo(tr0_4, tr0_12) */
+	vpunpckhbw %ymm3, %ymm13, %ymm3 /* tr1_9 = unpackhi(tr0_4, tr0_12) */
+	vpunpcklbw %ymm2, %ymm8, %ymm13 /* tr1_10 = unpacklo(tr0_5, tr0_13) */
+	vpunpckhbw %ymm2, %ymm8, %ymm2 /* tr1_11 = unpackhi(tr0_5, tr0_13) */
+	vpunpcklbw %ymm9, %ymm12, %ymm8 /* tr1_12 = unpacklo(tr0_6, tr0_14) */
+	vpunpckhbw %ymm9, %ymm12, %ymm9 /* tr1_13 = unpackhi(tr0_6, tr0_14) */
+	vmovdqa 32(%rsp), %ymm12 /* reload tr0_7 */
+	vmovdqa %ymm1, 64(%rsp) /* spill tr1_7 */
+	vpunpcklbw %ymm7, %ymm12, %ymm1 /* tr1_14 = unpacklo(tr0_7, tr0_15) */
+	vpunpckhbw %ymm7, %ymm12, %ymm7 /* tr1_15 = unpackhi(tr0_7, tr0_15) */
+	vpunpcklbw %ymm6, %ymm10, %ymm12 /* tr2 = unpacklo(tr1, tr1_8) */
+	vpunpckhbw %ymm6, %ymm10, %ymm6 /* tr2_1 = unpackhi(tr1, tr1_8) */
+	vpunpcklbw %ymm3, %ymm14, %ymm10 /* tr2_2 = unpacklo(tr1_1, tr1_9) */
+	vpunpckhbw %ymm3, %ymm14, %ymm3 /* tr2_3 = unpackhi(tr1_1, tr1_9) */
+	vpunpcklbw %ymm13, %ymm15, %ymm14 /* tr2_4 = unpacklo(tr1_2, tr1_10) */
+	vpunpckhbw %ymm13, %ymm15, %ymm13 /* tr2_5 = unpackhi(tr1_2, tr1_10) */
+	vpunpcklbw %ymm2, %ymm0, %ymm15 /* tr2_6 = unpacklo(tr1_3, tr1_11) */
+	vpunpckhbw %ymm2, %ymm0, %ymm0 /* tr2_7 = unpackhi(tr1_3, tr1_11) */
+	vpunpcklbw %ymm8, %ymm11, %ymm2 /* tr2_8 = unpacklo(tr1_4, tr1_12) */
+	vpunpckhbw %ymm8, %ymm11, %ymm8 /* tr2_9 = unpackhi(tr1_4, tr1_12) */
+	vpunpcklbw %ymm9, %ymm4, %ymm11 /* tr2_10 = unpacklo(tr1_5, tr1_13) */
+	vpunpckhbw %ymm9, %ymm4, %ymm4 /* tr2_11 = unpackhi(tr1_5, tr1_13) */
+	vpunpcklbw %ymm1, %ymm5, %ymm9 /* tr2_12 = unpacklo(tr1_6, tr1_14) */
+	vpunpckhbw %ymm1, %ymm5, %ymm1 /* tr2_13 = unpackhi(tr1_6, tr1_14) */
+	vmovdqa 64(%rsp), %ymm5 /* reload tr1_7 */
+	vmovdqa %ymm0, 32(%rsp) /* spill tr2_7 */
+	vpunpcklbw %ymm7, %ymm5, %ymm0 /* tr2_14 = unpacklo(tr1_7, tr1_15) */
+	vpunpckhbw %ymm7, %ymm5, %ymm5 /* tr2_15 = unpackhi(tr1_7, tr1_15) */
+	vpunpcklbw %ymm2, %ymm12, %ymm7 /* tr3 = unpacklo(tr2, tr2_8) */
+	vpunpckhbw %ymm2, %ymm12, %ymm2 /* tr3_1 = unpackhi(tr2, tr2_8) */
+	vpunpcklbw %ymm8, %ymm6, %ymm12 /* tr3_2 = unpacklo(tr2_1, tr2_9) */
+	vpunpckhbw %ymm8, %ymm6, %ymm6 /* tr3_3 = unpackhi(tr2_1, tr2_9) */
+	vpunpcklbw %ymm11, %ymm10, %ymm8 /* tr3_4 = unpacklo(tr2_2, tr2_10) */
+	vpunpckhbw %ymm11, %ymm10, %ymm10 /* tr3_5 = unpackhi(tr2_2, tr2_10) */
+	vpunpcklbw %ymm4, %ymm3, %ymm11 /* tr3_6 = unpacklo(tr2_3, tr2_11) */
+	vpunpckhbw %ymm4, %ymm3, %ymm3 /* tr3_7 = unpackhi(tr2_3, tr2_11) */
+	vpunpcklbw %ymm9, %ymm14, %ymm4 /* tr3_8 = unpacklo(tr2_4, tr2_12) */
+	vpunpckhbw %ymm9, %ymm14, %ymm9 /* tr3_9 = unpackhi(tr2_4, tr2_12) */
+	vpunpcklbw %ymm1, %ymm13, %ymm14 /* tr3_10 = unpacklo(tr2_5, tr2_13) */
+	vpunpckhbw %ymm1, %ymm13, %ymm1 /* tr3_11 = unpackhi(tr2_5, tr2_13) */
+	vpunpcklbw %ymm0, %ymm15, %ymm13 /* tr3_12 = unpacklo(tr2_6, tr2_14) */
+	vpunpckhbw %ymm0, %ymm15, %ymm0 /* tr3_13 = unpackhi(tr2_6, tr2_14) */
+	vmovdqa 32(%rsp), %ymm15 /* reload tr2_7 */
+	vmovdqa %ymm0, 64(%rsp) /* spill tr3_13 */
+	vpunpcklbw %ymm5, %ymm15, %ymm0 /* tr3_14 = unpacklo(tr2_7, tr2_15) */
+	vpunpckhbw %ymm5, %ymm15, %ymm5 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
+
+	/* Into the sliced domain: X' = A1·X byte by byte (algorithm 1). */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm7, %ymm15 /* tr3_lo = and(tr3, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* tr3_sh = shr(tr3) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm7, %ymm7 /* tr3_hi = and(tr3_sh, nibble_mask) */
+	vmovdqa %ymm5, 32(%rsp) /* spill tr3_15 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_tbl_lo(%rip), %ymm5 /* tbl_lo = const() */
+	vpshufb %ymm15, %ymm5, %ymm15 /* xin_l = lookup16(tbl_lo, tr3_lo) */
+	vmovdqa %ymm0, 224(%rsp) /* spill tr3_14 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_tbl_hi(%rip), %ymm0 /* tbl_hi = const() */
+	vpshufb %ymm7, %ymm0, %ymm7 /* xin_h = lookup16(tbl_hi, tr3_hi) */
+	vpxor %ymm7, %ymm15, %ymm7 /* xin = xor(xin_l, xin_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm2, %ymm15 /* tr3_1_lo = and(tr3_1, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* tr3_1_sh = shr(tr3_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm2, %ymm2 /* tr3_1_hi = and(tr3_1_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm5, %ymm15 /* xin_1_l = lookup16(tbl_lo, tr3_1_lo) */
+	vpshufb %ymm2, %ymm0, %ymm2 /* xin_1_h = lookup16(tbl_hi, tr3_1_hi) */
+	vpxor %ymm2, %ymm15, %ymm2 /* xin_1 = xor(xin_1_l, xin_1_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm12, %ymm15 /* tr3_2_lo = and(tr3_2, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* tr3_2_sh = shr(tr3_2) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm12, %ymm12 /* tr3_2_hi = and(tr3_2_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm5, %ymm15 /* xin_2_l = lookup16(tbl_lo, tr3_2_lo) */
+	vpshufb %ymm12, %ymm0, %ymm12 /* xin_2_h = lookup16(tbl_hi, tr3_2_hi) */
+	vpxor %ymm12, %ymm15, %ymm12 /* xin_2 = xor(xin_2_l, xin_2_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm6, %ymm15 /* tr3_3_lo = and(tr3_3, nibble_mask) */
+	vpsrlw $4, %ymm6, %ymm6 /* tr3_3_sh = shr(tr3_3) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm6, %ymm6 /* tr3_3_hi = and(tr3_3_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm5, %ymm15 /* xin_3_l = lookup16(tbl_lo, tr3_3_lo) */
+	vpshufb %ymm6, %ymm0, %ymm6 /* xin_3_h = lookup16(tbl_hi, tr3_3_hi) */
+	vpxor %ymm6, %ymm15, %ymm6 /* xin_3 = xor(xin_3_l, xin_3_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm8, %ymm15 /* tr3_4_lo = and(tr3_4, nibble_mask) */
+	vpsrlw $4, %ymm8, %ymm8 /* tr3_4_sh = shr(tr3_4) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm8, %ymm8 /* tr3_4_hi = and(tr3_4_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm5, %ymm15 /* xin_4_l = lookup16(tbl_lo, tr3_4_lo) */
+	vpshufb %ymm8, %ymm0, %ymm8 /* xin_4_h = lookup16(tbl_hi, tr3_4_hi) */
+	vpxor %ymm8, %ymm15, %ymm8 /* xin_4 = xor(xin_4_l, xin_4_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm10, %ymm15 /* tr3_5_lo = and(tr3_5, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* tr3_5_sh = shr(tr3_5) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm10, %ymm10 /* tr3_5_hi = and(tr3_5_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm5, %ymm15 /* xin_5_l = lookup16(tbl_lo, tr3_5_lo) */
+	vpshufb %ymm10, %ymm0, %ymm10 /* xin_5_h = lookup16(tbl_hi, tr3_5_hi) */
+	vpxor %ymm10, %ymm15, %ymm10 /* xin_5 = xor(xin_5_l, xin_5_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm11, %ymm15 /* tr3_6_lo = and(tr3_6, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* tr3_6_sh = shr(tr3_6) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm11, %ymm11 /* tr3_6_hi = and(tr3_6_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm5, %ymm15 /* xin_6_l = lookup16(tbl_lo, tr3_6_lo) */
+	vpshufb %ymm11, %ymm0, %ymm11 /* xin_6_h = lookup16(tbl_hi, tr3_6_hi) */
+	vpxor %ymm11, %ymm15, %ymm11 /* xin_6 = xor(xin_6_l, xin_6_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm3, %ymm15 /* tr3_7_lo = and(tr3_7, nibble_mask) */
+	vpsrlw $4, %ymm3, %ymm3 /* tr3_7_sh = shr(tr3_7) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm3, %ymm3 /* tr3_7_hi = and(tr3_7_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm5, %ymm15 /* xin_7_l = lookup16(tbl_lo, tr3_7_lo) */
+	vpshufb %ymm3, %ymm0, %ymm3 /* xin_7_h = lookup16(tbl_hi, tr3_7_hi) */
+	vpxor %ymm3, %ymm15, %ymm3 /* xin_7 = xor(xin_7_l, xin_7_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm4, %ymm15 /* tr3_8_lo = and(tr3_8, nibble_mask) */
+	vpsrlw $4, %ymm4, %ymm4 /* tr3_8_sh = shr(tr3_8) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm4, %ymm4 /* tr3_8_hi = and(tr3_8_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm5, %ymm15 /* xin_8_l = lookup16(tbl_lo, tr3_8_lo) */
+	vpshufb %ymm4, %ymm0, %ymm4 /* xin_8_h = lookup16(tbl_hi, tr3_8_hi) */
+	vpxor %ymm4, %ymm15, %ymm4 /* xin_8 = xor(xin_8_l, xin_8_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm9, %ymm15 /* tr3_9_lo = and(tr3_9, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* tr3_9_sh = shr(tr3_9) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm9, %ymm9 /* tr3_9_hi = and(tr3_9_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm5, %ymm15 /* xin_9_l = lookup16(tbl_lo, tr3_9_lo) */
+	vpshufb %ymm9, %ymm0, %ymm9 /* xin_9_h = lookup16(tbl_hi, tr3_9_hi) */
+	vpxor %ymm9, %ymm15, %ymm9 /* xin_9 = xor(xin_9_l, xin_9_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm14, %ymm15 /* tr3_10_lo = and(tr3_10, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* tr3_10_sh = shr(tr3_10) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm14, %ymm14 /* tr3_10_hi = and(tr3_10_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm5, %ymm15 /* xin_10_l = lookup16(tbl_lo, tr3_10_lo) */
+	vpshufb %ymm14, %ymm0, %ymm14 /* xin_10_h = lookup16(tbl_hi, tr3_10_hi) */
+	vpxor %ymm14, %ymm15, %ymm14 /* xin_10 = xor(xin_10_l, xin_10_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm1, %ymm15 /* tr3_11_lo = and(tr3_11, nibble_mask) */
+	vpsrlw $4, %ymm1, %ymm1 /* tr3_11_sh = shr(tr3_11) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm1, %ymm1 /* tr3_11_hi = and(tr3_11_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm5, %ymm15 /* xin_11_l = lookup16(tbl_lo, tr3_11_lo) */
+	vpshufb %ymm1, %ymm0, %ymm1 /* xin_11_h = lookup16(tbl_hi, tr3_11_hi) */
+	vpxor %ymm1, %ymm15, %ymm1 /* xin_11 = xor(xin_11_l, xin_11_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm13, %ymm15 /* tr3_12_lo = and(tr3_12, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* tr3_12_sh = shr(tr3_12) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm13, %ymm13 /* tr3_12_hi = and(tr3_12_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm5, %ymm15 /* xin_12_l = lookup16(tbl_lo, tr3_12_lo) */
+	vpshufb %ymm13, %ymm0, %ymm13 /* xin_12_h = lookup16(tbl_hi, tr3_12_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* xin_12 = xor(xin_12_l, xin_12_h) */
+	vmovdqa 64(%rsp), %ymm15 /* reload tr3_13 */
+	vmovdqa %ymm1, 256(%rsp) /* spill g0x11.1 */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm15, %ymm1 /* tr3_13_lo = and(tr3_13, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* tr3_13_sh = shr(tr3_13) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm15, %ymm15 /* tr3_13_hi = and(tr3_13_sh, nibble_mask) */
+	vpshufb %ymm1, %ymm5, %ymm1 /* xin_13_l = lookup16(tbl_lo, tr3_13_lo) */
+	vpshufb %ymm15, %ymm0, %ymm15 /* xin_13_h = lookup16(tbl_hi, tr3_13_hi) */
+	vpxor %ymm15, %ymm1, %ymm1 /* xin_13 = xor(xin_13_l, xin_13_h) */
+	vmovdqa 224(%rsp), %ymm15 /* reload tr3_14 */
+	vmovdqa %ymm1, 64(%rsp) /* spill g0x13.1 */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm15, %ymm1 /* tr3_14_lo = and(tr3_14, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* tr3_14_sh = shr(tr3_14) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm15, %ymm15 /* tr3_14_hi = and(tr3_14_sh, nibble_mask) */
+	vpshufb %ymm1, %ymm5, %ymm1 /* xin_14_l = lookup16(tbl_lo, tr3_14_lo) */
+	vpshufb %ymm15, %ymm0, %ymm15 /* xin_14_h = lookup16(tbl_hi, tr3_14_hi) */
+	vpxor %ymm15, %ymm1, %ymm1 /* xin_14 = xor(xin_14_l, xin_14_h) */
+	vmovdqa 32(%rsp), %ymm15 /* reload tr3_15 */
+	vmovdqa %ymm1, 224(%rsp) /* spill g0x14.1 */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm15, %ymm1 /* tr3_15_lo = and(tr3_15, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* tr3_15_sh = shr(tr3_15) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm15, %ymm15 /* tr3_15_hi = and(tr3_15_sh, nibble_mask) */
+	vpshufb %ymm1, %ymm5, %ymm1 /* xin_15_l = lookup16(tbl_lo, tr3_15_lo) */
+	vpshufb %ymm15, %ymm0, %ymm15 /* xin_15_h = lookup16(tbl_hi, tr3_15_hi) */
+	vpxor %ymm15, %ymm1, %ymm1 /* xin_15 = xor(xin_15_l, xin_15_h) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_block_k_16(%rip), %ymm15 /* block_k_16 = const() */
+	vpaddb 128(%rsp), %ymm15, %ymm15 /* ctr_j_16 = add(block_k_16, ctr_j0) */
+	vpaddw 192(%rsp), %ymm15, %ymm15 /* ctr_sum_16 = add(ctr_j_16, ctr_last) */
+	vmovdqa %ymm1, 32(%rsp) /* spill g0x15.1 */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_carry_everywhere(%rip), %ymm15, %ymm1 /* ctr_carry_16 = lookup16(ctr_sum_16, carry_everywhere) */
+	vmovdqa %ymm2, 288(%rsp) /* spill g0x1.1 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_carry_mask_table(%rip), %ymm2 /* carry_mask_table = const() */
+	vpshufb %ymm1, %ymm2, %ymm1 /* ctr_mask_16 = lookup16(carry_mask_table, ctr_carry_16) */
+	vmovdqa %ymm3, 320(%rsp) /* spill g0x7.1 */
+	vpand 96(%rsp), %ymm1, %ymm3 /* ctr_pair_16_b = and(ctr_mask_16, ctr_w_open) */
+	vpandn 160(%rsp), %ymm1, %ymm1 /* ctr_pair_16_a = andnot(ctr_mask_16, ctr_v_open) */
+	vpor %ymm1, %ymm3, %ymm1 /* ctr_pair_16 = or(ctr_pair_16_b, ctr_pair_16_a) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_new_last_byte(%rip), %ymm15, %ymm3 /* ctr_last_byte_16 = lookup16(ctr_sum_16, new_last_byte) */
+	vpor %ymm3, %ymm1, %ymm1 /* row_16 = or(ctr_pair_16, ctr_last_byte_16) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_block_k_17(%rip), %ymm3 /* block_k_17 = const() */
+	vpaddb 128(%rsp), %ymm3, %ymm3 /* ctr_j_17 = add(block_k_17, ctr_j0) */
+	vpaddw 192(%rsp), %ymm3, %ymm3 /* ctr_sum_17 = add(ctr_j_17, ctr_last) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_carry_everywhere(%rip), %ymm3, %ymm15 /* ctr_carry_17 = lookup16(ctr_sum_17, carry_everywhere) */
+	vpshufb %ymm15, %ymm2, %ymm15 /* ctr_mask_17 = lookup16(carry_mask_table, ctr_carry_17) */
+	vmovdqa %ymm4, 352(%rsp) /* spill g0x8.1 */
+	vpand 96(%rsp), %ymm15, %ymm4 /* ctr_pair_17_b = and(ctr_mask_17, ctr_w_open) */
+	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_17_a = andnot(ctr_mask_17, ctr_v_open) */
+	vpor %ymm15, %ymm4, %ymm4 /* ctr_pair_17 = or(ctr_pair_17_b, ctr_pair_17_a) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_new_last_byte(%rip), %ymm3, %ymm3 /* ctr_last_byte_17 = lookup16(ctr_sum_17, new_last_byte) */
+	vpor %ymm3, %ymm4, %ymm3 /* row_17 = or(ctr_pair_17, ctr_last_byte_17) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_block_k_18(%rip), %ymm4 /* block_k_18 = const() */
+	vpaddb 128(%rsp), %ymm4, %ymm4 /* ctr_j_18 = add(block_k_18, ctr_j0) */
+	vpaddw 192(%rsp), %ymm4, %ymm4 /* ctr_sum_18 = add(ctr_j_18, ctr_last) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_carry_everywhere(%rip), %ymm4, %ymm15 /* ctr_carry_18 = lookup16(ctr_sum_18, carry_everywhere) */
+	vpshufb %ymm15, %ymm2, %ymm15 /* ctr_mask_18 = lookup16(carry_mask_table, ctr_carry_18) */
+	vmovdqa %ymm6, 384(%rsp) /* spill g0x3.1 */
+	vpand 96(%rsp), %ymm15, %ymm6 /* ctr_pair_18_b = and(ctr_mask_18, ctr_w_open) */
+	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_18_a = andnot(ctr_mask_18, ctr_v_open) */
+	vpor %ymm15, %ymm6, %ymm6 /* ctr_pair_18 = or(ctr_pair_18_b, ctr_pair_18_a) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte_18 = lookup16(ctr_sum_18, new_last_byte) */
+	vpor %ymm4, %ymm6, %ymm4 /* row_18 = or(ctr_pair_18, ctr_last_byte_18) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_block_k_19(%rip), %ymm6 /* block_k_19 = const() */
+	vpaddb 128(%rsp), %ymm6, %ymm6 /* ctr_j_19 = add(block_k_19, ctr_j0) */
+	vpaddw 192(%rsp), %ymm6, %ymm6 /* ctr_sum_19 = add(ctr_j_19, ctr_last) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_carry_everywhere(%rip), %ymm6, %ymm15 /* ctr_carry_19 = lookup16(ctr_sum_19, carry_everywhere) */
+	vpshufb %ymm15, %ymm2, %ymm15 /* ctr_mask_19 = lookup16(carry_mask_table, ctr_carry_19) */
+	vmovdqa %ymm7, 416(%rsp) /* spill g0x0.1 */
+	vpand 96(%rsp), %ymm15, %ymm7 /* ctr_pair_19_b = and(ctr_mask_19, ctr_w_open) */
+	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_19_a = andnot(ctr_mask_19, ctr_v_open) */
+	vpor %ymm15, %ymm7, %ymm7 /* ctr_pair_19 = or(ctr_pair_19_b, ctr_pair_19_a) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_new_last_byte(%rip), %ymm6, %ymm6 /* ctr_last_byte_19 = lookup16(ctr_sum_19, new_last_byte) */
+	vpor %ymm6, %ymm7, %ymm6 /* row_19 = or(ctr_pair_19, ctr_last_byte_19) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_block_k_20(%rip), %ymm7 /* block_k_20 = const() */
+	vpaddb 128(%rsp), %ymm7, %ymm7 /* ctr_j_20 = add(block_k_20, ctr_j0) */
+	vpaddw 192(%rsp), %ymm7, %ymm7 /* ctr_sum_20 = add(ctr_j_20, ctr_last) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_carry_everywhere(%rip), %ymm7, %ymm15 /* ctr_carry_20 = lookup16(ctr_sum_20, carry_everywhere) */
+	vpshufb %ymm15, %ymm2, %ymm15 /* ctr_mask_20 = lookup16(carry_mask_table, ctr_carry_20) */
+	vmovdqa %ymm8, 448(%rsp) /* spill g0x4.1 */
+	vpand 96(%rsp), %ymm15, %ymm8 /* ctr_pair_20_b = and(ctr_mask_20, ctr_w_open) */
+	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_20_a = andnot(ctr_mask_20, ctr_v_open) */
+	vpor %ymm15, %ymm8, %ymm8 /* ctr_pair_20 = or(ctr_pair_20_b, ctr_pair_20_a) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_new_last_byte(%rip), %ymm7, %ymm7 /* ctr_last_byte_20 = lookup16(ctr_sum_20, new_last_byte) */
+	vpor %ymm7, %ymm8, %ymm7 /* row_20 = or(ctr_pair_20, ctr_last_byte_20) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_block_k_21(%rip), %ymm8 /* block_k_21 = const() */
+	vpaddb 128(%rsp), %ymm8, %ymm8 /* ctr_j_21 = add(block_k_21, ctr_j0) */
+	vpaddw 192(%rsp), %ymm8, %ymm8 /* ctr_sum_21 = add(ctr_j_21, ctr_last) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_carry_everywhere(%rip), %ymm8, %ymm15 /* ctr_carry_21 = lookup16(ctr_sum_21, carry_everywhere) */
+	vpshufb %ymm15, %ymm2, %ymm15 /* ctr_mask_21 = lookup16(carry_mask_table, ctr_carry_21) */
+	vmovdqa %ymm9, 480(%rsp) /* spill g0x9.1 */
+	vpand 96(%rsp), %ymm15, %ymm9 /* ctr_pair_21_b = and(ctr_mask_21, ctr_w_open) */
+	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_21_a = andnot(ctr_mask_21, ctr_v_open) */
+	vpor %ymm15, %ymm9, %ymm9 /* ctr_pair_21 = or(ctr_pair_21_b, ctr_pair_21_a) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_new_last_byte(%rip), %ymm8, %ymm8 /* ctr_last_byte_21 = lookup16(ctr_sum_21, new_last_byte) */
+	vpor %ymm8, %ymm9, %ymm8 /* row_21 = or(ctr_pair_21, ctr_last_byte_21) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_block_k_22(%rip), %ymm9 /* block_k_22 = const() */
+	vpaddb 128(%rsp), %ymm9, %ymm9 /* ctr_j_22 = add(block_k_22, ctr_j0) */
+	vpaddw 192(%rsp), %ymm9, %ymm9 /* ctr_sum_22 = add(ctr_j_22, ctr_last) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_carry_everywhere(%rip), %ymm9, %ymm15 /* ctr_carry_22 = lookup16(ctr_sum_22, carry_everywhere) */
+	vpshufb %ymm15, %ymm2, %ymm15 /* ctr_mask_22 = lookup16(carry_mask_table, ctr_carry_22) */
+	vmovdqa %ymm10, 512(%rsp) /* spill g0x5.1 */
+	vpand 96(%rsp), %ymm15, %ymm10 /* ctr_pair_22_b = and(ctr_mask_22, ctr_w_open) */
+	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_22_a = andnot(ctr_mask_22, ctr_v_open) */
+	vpor %ymm15, %ymm10, %ymm10 /* ctr_pair_22 = or(ctr_pair_22_b, ctr_pair_22_a) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_new_last_byte(%rip), %ymm9, %ymm9 /* ctr_last_byte_22 = lookup16(ctr_sum_22, new_last_byte) */
+	vpor %ymm9, %ymm10, %ymm9 /* row_22 = or(ctr_pair_22, ctr_last_byte_22) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_block_k_23(%rip), %ymm10 /* block_k_23 = const() */
+	vpaddb 128(%rsp), %ymm10, %ymm10 /* ctr_j_23 = add(block_k_23, ctr_j0) */
+	vpaddw 192(%rsp), %ymm10, %ymm10 /* ctr_sum_23 = add(ctr_j_23, ctr_last) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_carry_everywhere(%rip), %ymm10, %ymm15 /* ctr_carry_23 = lookup16(ctr_sum_23, carry_everywhere) */
+	vpshufb %ymm15, %ymm2, %ymm15 /* ctr_mask_23 = lookup16(carry_mask_table, ctr_carry_23) */
+	vmovdqa %ymm11, 544(%rsp) /* spill g0x6.1 */
+	vpand 96(%rsp), %ymm15, %ymm11 /* ctr_pair_23_b = and(ctr_mask_23, ctr_w_open) */
+	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_23_a = andnot(ctr_mask_23, ctr_v_open) */
+	vpor %ymm15, %ymm11, %ymm11 /* ctr_pair_23 = or(ctr_pair_23_b, ctr_pair_23_a) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_new_last_byte(%rip), %ymm10, %ymm10 /* ctr_last_byte_23 = lookup16(ctr_sum_23, new_last_byte) */
+	vpor %ymm10, %ymm11, %ymm10 /* row_23 = or(ctr_pair_23, ctr_last_byte_23) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_block_k_24(%rip), %ymm11 /* block_k_24 = const() */
+	vpaddb 128(%rsp), %ymm11, %ymm11 /* ctr_j_24 = add(block_k_24, ctr_j0) */
+	vpaddw 192(%rsp), %ymm11, %ymm11 /* ctr_sum_24 = add(ctr_j_24, ctr_last) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_carry_everywhere(%rip), %ymm11, %ymm15 /* ctr_carry_24 = lookup16(ctr_sum_24, carry_everywhere) */
+	vpshufb %ymm15, %ymm2, %ymm15 /* ctr_mask_24 = lookup16(carry_mask_table, ctr_carry_24) */
+	vmovdqa %ymm12, 576(%rsp) /* spill g0x2.1 */
+	vpand 96(%rsp), %ymm15, %ymm12 /* ctr_pair_24_b = and(ctr_mask_24, ctr_w_open) */
+	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_24_a = andnot(ctr_mask_24, ctr_v_open) */
+	vpor %ymm15, %ymm12, %ymm12 /* ctr_pair_24 = or(ctr_pair_24_b, ctr_pair_24_a) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_new_last_byte(%rip), %ymm11, %ymm11 /* ctr_last_byte_24 = lookup16(ctr_sum_24, new_last_byte) */
+	vpor %ymm11, %ymm12, %ymm11 /* row_24 = or(ctr_pair_24, ctr_last_byte_24) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_block_k_25(%rip), %ymm12 /* block_k_25 = const() */
+	vpaddb 128(%rsp), %ymm12, %ymm12 /* ctr_j_25 = add(block_k_25, ctr_j0) */
+	vpaddw 192(%rsp), %ymm12, %ymm12 /* ctr_sum_25 = add(ctr_j_25, ctr_last) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_carry_everywhere(%rip), %ymm12, %ymm15 /* ctr_carry_25 = lookup16(ctr_sum_25, carry_everywhere) */
+	vpshufb %ymm15, %ymm2, %ymm15 /* ctr_mask_25 = lookup16(carry_mask_table, ctr_carry_25) */
+	vmovdqa %ymm13, 608(%rsp) /* spill g0x12.1 */
+	vpand 96(%rsp), %ymm15, %ymm13 /* ctr_pair_25_b = and(ctr_mask_25, ctr_w_open) */
+	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_25_a = andnot(ctr_mask_25, ctr_v_open) */
+	vpor %ymm15, %ymm13, %ymm13 /* ctr_pair_25 = or(ctr_pair_25_b, ctr_pair_25_a) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_new_last_byte(%rip), %ymm12, %ymm12 /* ctr_last_byte_25 = lookup16(ctr_sum_25, new_last_byte) */
+	vpor %ymm12, %ymm13, %ymm12 /* row_25 = or(ctr_pair_25, ctr_last_byte_25) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_block_k_26(%rip), %ymm13 /* block_k_26 = const() */
+	vpaddb 128(%rsp), %ymm13, %ymm13 /* ctr_j_26 = add(block_k_26, ctr_j0) */
+	vpaddw 192(%rsp), %ymm13, %ymm13 /* ctr_sum_26 = add(ctr_j_26, ctr_last) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_carry_everywhere(%rip), %ymm13, %ymm15 /* ctr_carry_26 = lookup16(ctr_sum_26, carry_everywhere) */
+	vpshufb %ymm15, %ymm2, %ymm15 /* ctr_mask_26 = lookup16(carry_mask_table, ctr_carry_26) */
+	vmovdqa %ymm14, 640(%rsp) /* spill g0x10.1 */
+	vpand 96(%rsp), %ymm15, %ymm14 /* ctr_pair_26_b = and(ctr_mask_26, ctr_w_open) */
+	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_26_a = andnot(ctr_mask_26, ctr_v_open) */
+	vpor %ymm15, %ymm14, %ymm14 /* ctr_pair_26 = or(ctr_pair_26_b, ctr_pair_26_a) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_new_last_byte(%rip), %ymm13, %ymm13 /* ctr_last_byte_26 = lookup16(ctr_sum_26, new_last_byte) */
+	vpor %ymm13, %ymm14, %ymm13 /* row_26 = or(ctr_pair_26, ctr_last_byte_26) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_block_k_27(%rip), %ymm14 /* block_k_27 = const() */
+	vpaddb 128(%rsp), %ymm14, %ymm14 /* ctr_j_27 = add(block_k_27, ctr_j0) */
+	vpaddw 192(%rsp), %ymm14, %ymm14 /* ctr_sum_27 = add(ctr_j_27, ctr_last) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_27 = lookup16(ctr_sum_27, carry_everywhere) */
+	vpshufb %ymm15, %ymm2, %ymm15 /* ctr_mask_27 = lookup16(carry_mask_table, ctr_carry_27) */
+	vpand 96(%rsp), %ymm15, %ymm0 /* ctr_pair_27_b = and(ctr_mask_27, ctr_w_open) */
+	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_27_a = andnot(ctr_mask_27, ctr_v_open) */
+	vpor %ymm15, %ymm0, %ymm0 /* ctr_pair_27 = or(ctr_pair_27_b, ctr_pair_27_a) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_27 = lookup16(ctr_sum_27, new_last_byte) */
+	vpor %ymm14, %ymm0, %ymm0 /* row_27 = or(ctr_pair_27, ctr_last_byte_27) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_block_k_28(%rip), %ymm14 /* block_k_28 = const() */
+	vpaddb 128(%rsp), %ymm14, %ymm14 /* ctr_j_28 = add(block_k_28, ctr_j0) */
+	vpaddw 192(%rsp), %ymm14, %ymm14 /* ctr_sum_28 = add(ctr_j_28, ctr_last) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_28 = lookup16(ctr_sum_28, carry_everywhere) */
+	vpshufb %ymm15, %ymm2, %ymm15 /* ctr_mask_28 = lookup16(carry_mask_table, ctr_carry_28) */
+	vpand 96(%rsp), %ymm15, %ymm5 /* ctr_pair_28_b = and(ctr_mask_28, ctr_w_open) */
+	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_28_a = andnot(ctr_mask_28, ctr_v_open) */
+	vpor %ymm15, %ymm5, %ymm5 /* ctr_pair_28 = or(ctr_pair_28_b, ctr_pair_28_a) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_28 = lookup16(ctr_sum_28, new_last_byte) */
+	vpor %ymm14, %ymm5, %ymm5 /* row_28 = or(ctr_pair_28, ctr_last_byte_28) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_block_k_29(%rip), %ymm14 /* block_k_29 = const() */
+	vpaddb 128(%rsp), %ymm14, %ymm14 /* ctr_j_29 = add(block_k_29, ctr_j0) */
+	vpaddw 192(%rsp), %ymm14, %ymm14 /* ctr_sum_29 = add(ctr_j_29, ctr_last) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_29 = lookup16(ctr_sum_29, carry_everywhere) */
+	vpshufb %ymm15, %ymm2, %ymm15 /* ctr_mask_29 = lookup16(carry_mask_table, ctr_carry_29) */
+	vmovdqa %ymm10, 672(%rsp) /* spill row_23 */
+	vpand 96(%rsp), %ymm15, %ymm10 /* ctr_pair_29_b = and(ctr_mask_29, ctr_w_open) */
+	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_29_a = andnot(ctr_mask_29, ctr_v_open) */
+	vpor %ymm15, %ymm10, %ymm10 /* ctr_pair_29 = or(ctr_pair_29_b, ctr_pair_29_a) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_29 = lookup16(ctr_sum_29, new_last_byte) */
+	vpor %ymm14, %ymm10, %ymm10 /* row_29 = or(ctr_pair_29, ctr_last_byte_29) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_block_k_30(%rip), %ymm14 /* block_k_30 = const() */
+	vpaddb 128(%rsp), %ymm14, %ymm14 /* ctr_j_30 = add(block_k_30, ctr_j0) */
+	vpaddw 192(%rsp), %ymm14, %ymm14 /* ctr_sum_30 = add(ctr_j_30, ctr_last) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_30 = lookup16(ctr_sum_30, carry_everywhere) */
+	vpshufb %ymm15, %ymm2, %ymm15 /* ctr_mask_30 = lookup16(carry_mask_table, ctr_carry_30) */
+	vmovdqa %ymm9, 704(%rsp) /* spill row_22 */
+	vpand 96(%rsp), %ymm15, %ymm9 /* ctr_pair_30_b = and(ctr_mask_30, ctr_w_open) */
+	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_30_a = andnot(ctr_mask_30, ctr_v_open) */
+	vpor %ymm15, %ymm9, %ymm9 /* ctr_pair_30 = or(ctr_pair_30_b, ctr_pair_30_a) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_30 = lookup16(ctr_sum_30, new_last_byte) */
+	vpor %ymm14, %ymm9, %ymm9 /* row_30 = or(ctr_pair_30, ctr_last_byte_30) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_block_k_31(%rip), %ymm14 /* block_k_31 = const() */
+	vpaddb 128(%rsp), %ymm14, %ymm14 /* ctr_j_31 = add(block_k_31, ctr_j0) */
+	vpaddw 192(%rsp), %ymm14, %ymm14 /* ctr_sum_31 = add(ctr_j_31, ctr_last) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_31 = lookup16(ctr_sum_31, carry_everywhere) */
+	vpshufb %ymm15, %ymm2, %ymm15 /* ctr_mask_31 = lookup16(carry_mask_table, ctr_carry_31) */
+	vpand 96(%rsp), %ymm15, %ymm2 /* ctr_pair_31_b = and(ctr_mask_31, ctr_w_open) */
+	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_31_a = andnot(ctr_mask_31, ctr_v_open) */
+	vpor %ymm15, %ymm2, %ymm2 /* ctr_pair_31 = or(ctr_pair_31_b, ctr_pair_31_a) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_31 = lookup16(ctr_sum_31, new_last_byte) */
+	vpor %ymm14, %ymm2, %ymm2 /* row_31 = or(ctr_pair_31, ctr_last_byte_31) */
+	vpunpcklbw %ymm11, %ymm1, %ymm14 /* tr0_16 = unpacklo(row_16, row_24) */
+	vpunpckhbw %ymm11, %ymm1, %ymm1 /* tr0_17 = unpackhi(row_16, row_24) */
+	vpunpcklbw %ymm12, %ymm3, %ymm11 /* tr0_18 = unpacklo(row_17, row_25) */
+	vpunpckhbw %ymm12, %ymm3, %ymm3 /* tr0_19 = unpackhi(row_17, row_25) */
+	vpunpcklbw %ymm13, %ymm4, %ymm12 /* tr0_20 = unpacklo(row_18, row_26) */
+	vpunpckhbw %ymm13, %ymm4, %ymm4 /* tr0_21 = unpackhi(row_18, row_26) */
+	vpunpcklbw %ymm0, %ymm6, %ymm13 /* tr0_22 = unpacklo(row_19, row_27) */
+	vpunpckhbw %ymm0, %ymm6, %ymm0 /* tr0_23 = unpackhi(row_19, row_27) */
+	vpunpcklbw %ymm5, %ymm7, %ymm6 /* tr0_24 = unpacklo(row_20, row_28) */
+	vpunpckhbw %ymm5, %ymm7, %ymm5 /* tr0_25 = unpackhi(row_20, row_28) */
+	vpunpcklbw %ymm10, %ymm8, %ymm7 /* tr0_26 = unpacklo(row_21, row_29) */
+	vpunpckhbw %ymm10, %ymm8, %ymm8 /* tr0_27 = unpackhi(row_21, row_29) */
+	vmovdqa 704(%rsp), %ymm10 /* reload row_22 */
+	vpunpcklbw %ymm9, %ymm10, %ymm15 /* tr0_28 = unpacklo(row_22, row_30) */
+	vpunpckhbw %ymm9, %ymm10, %ymm9 /* tr0_29 = unpackhi(row_22, row_30) */
+	vmovdqa 672(%rsp), %ymm10 /* reload row_23 */
+	vmovdqa %ymm0, 704(%rsp) /* spill tr0_23 */
+	vpunpcklbw %ymm2, %ymm10, %ymm0 /* tr0_30 = unpacklo(row_23, row_31) */
+	vpunpckhbw %ymm2, %ymm10, %ymm2 /* tr0_31 = unpackhi(row_23, row_31) */
+	vpunpcklbw %ymm6, %ymm14, %ymm10 /* tr1_16 = unpacklo(tr0_16, tr0_24) */
+	vpunpckhbw %ymm6, %ymm14, %ymm6 /* tr1_17 = unpackhi(tr0_16, tr0_24) */
+	vpunpcklbw %ymm5, %ymm1, %ymm14 /* tr1_18 = unpacklo(tr0_17, tr0_25) */
+	vpunpckhbw %ymm5, %ymm1, %ymm1 /* tr1_19 = unpackhi(tr0_17, tr0_25) */
+	vpunpcklbw %ymm7, %ymm11, %ymm5 /* tr1_20 = unpacklo(tr0_18, tr0_26) */
+	vpunpckhbw %ymm7, %ymm11, %ymm7 /* tr1_21 = unpackhi(tr0_18, tr0_26) */
+	vpunpcklbw %ymm8, %ymm3, %ymm11 /* tr1_22 = unpacklo(tr0_19, tr0_27) */
+	vpunpckhbw %ymm8, %ymm3, %ymm3 /* tr1_23 = unpackhi(tr0_19, tr0_27) */
+	vpunpcklbw %ymm15, %ymm12, %ymm8 /* tr1_24 = unpacklo(tr0_20, tr0_28) */
+	vpunpckhbw %ymm15, %ymm12, %ymm12 /* tr1_25 = unpackhi(tr0_20, tr0_28) */
+	vpunpcklbw %ymm9, %ymm4, %ymm15 /* tr1_26 = unpacklo(tr0_21, tr0_29) */
+	vpunpckhbw %ymm9, %ymm4, %ymm4 /* tr1_27 = unpackhi(tr0_21, tr0_29) */
+	vpunpcklbw %ymm0, %ymm13, %ymm9 /* tr1_28 = unpacklo(tr0_22, tr0_30) */
+	vpunpckhbw %ymm0, %ymm13, %ymm0 /* tr1_29 = unpackhi(tr0_22, tr0_30) */
+	vmovdqa 704(%rsp), %ymm13 /* reload tr0_23 */
+	vmovdqa %ymm3, 672(%rsp) /* spill tr1_23 */
+	vpunpcklbw %ymm2, %ymm13, %ymm3 /* tr1_30 = unpacklo(tr0_23, tr0_31) */
+	vpunpckhbw %ymm2, %ymm13, %ymm2 /* tr1_31 = unpackhi(tr0_23, tr0_31) */
+	vpunpcklbw %ymm8, %ymm10, %ymm13 /* tr2_16 = unpacklo(tr1_16, tr1_24) */
+	vpunpckhbw %ymm8, %ymm10, %ymm8 /* tr2_17 = unpackhi(tr1_16, tr1_24) */
+	vpunpcklbw %ymm12, %ymm6, %ymm10 /* tr2_18 = unpacklo(tr1_17, tr1_25) */
+	vpunpckhbw %ymm12, %ymm6, %ymm6 /* tr2_19 = unpackhi(tr1_17, tr1_25) */
+	vpunpcklbw %ymm15, %ymm14, %ymm12 /* tr2_20 = unpacklo(tr1_18, tr1_26) */
+	vpunpckhbw %ymm15, %ymm14, %ymm14 /* tr2_21 = unpackhi(tr1_18, tr1_26) */
+	vpunpcklbw %ymm4, %ymm1, %ymm15 /* tr2_22 = unpacklo(tr1_19, tr1_27) */
+	vpunpckhbw %ymm4, %ymm1, %ymm1 /* tr2_23 = unpackhi(tr1_19, tr1_27) */
+	vpunpcklbw %ymm9, %ymm5, %ymm4 /* tr2_24 = unpacklo(tr1_20, tr1_28) */
+	vpunpckhbw %ymm9, %ymm5, %ymm5 /* tr2_25 = unpackhi(tr1_20, tr1_28) */
+	vpunpcklbw %ymm0, %ymm7, %ymm9 /* tr2_26 = unpacklo(tr1_21, tr1_29) */
+	vpunpckhbw %ymm0, %ymm7, %ymm0 /* tr2_27 = unpackhi(tr1_21, tr1_29) */
+	vpunpcklbw %ymm3, %ymm11, %ymm7 /* tr2_28 = unpacklo(tr1_22, tr1_30) */
+	vpunpckhbw %ymm3, %ymm11, %ymm3 /* tr2_29 = unpackhi(tr1_22, tr1_30) */
+	vmovdqa 672(%rsp), %ymm11 /* reload tr1_23 */
+	vmovdqa %ymm1, 704(%rsp) /* spill tr2_23 */
+	vpunpcklbw %ymm2, %ymm11, %ymm1 /* tr2_30 = unpacklo(tr1_23, tr1_31) */
+	vpunpckhbw %ymm2, %ymm11, %ymm2 /* tr2_31 = unpackhi(tr1_23, tr1_31) */
+	vpunpcklbw %ymm4, %ymm13, %ymm11 /* tr3_16 = unpacklo(tr2_16, tr2_24) */
+	vpunpckhbw %ymm4, %ymm13, %ymm4 /* tr3_17 = unpackhi(tr2_16, tr2_24) */
+	vpunpcklbw %ymm5, %ymm8, %ymm13 /* tr3_18 = unpacklo(tr2_17, tr2_25) */
+	vpunpckhbw %ymm5, %ymm8, %ymm5 /* tr3_19 = unpackhi(tr2_17, tr2_25) */
+	vpunpcklbw %ymm9, %ymm10, %ymm8 /* tr3_20 = unpacklo(tr2_18, tr2_26) */
+	vpunpckhbw %ymm9, %ymm10, %ymm9 /* tr3_21 = unpackhi(tr2_18, tr2_26) */
+	vpunpcklbw %ymm0, %ymm6, %ymm10 /* tr3_22 = unpacklo(tr2_19, tr2_27) */
+	vpunpckhbw %ymm0, %ymm6, %ymm0 /* tr3_23 = unpackhi(tr2_19, tr2_27) */
+	vpunpcklbw %ymm7, %ymm12, %ymm6 /* tr3_24 = unpacklo(tr2_20, tr2_28) */
+	vpunpckhbw %ymm7, %ymm12, %ymm7 /* tr3_25 = unpackhi(tr2_20, tr2_28) */
+	vpunpcklbw %ymm3, %ymm14, %ymm12 /* tr3_26 = unpacklo(tr2_21, tr2_29) */
+	vpunpckhbw %ymm3, %ymm14, %ymm3 /* tr3_27 = unpackhi(tr2_21, tr2_29) */
+	vpunpcklbw %ymm1, %ymm15, %ymm14 /* tr3_28 = unpacklo(tr2_22, tr2_30) */
+	vpunpckhbw %ymm1, %ymm15, %ymm1 /* tr3_29 = unpackhi(tr2_22, tr2_30) */
+	vmovdqa 704(%rsp), %ymm15 /* reload tr2_23 */
+	vmovdqa %ymm1, 672(%rsp) /* spill tr3_29 */
+	vpunpcklbw %ymm2, %ymm15, %ymm1 /* tr3_30 = unpacklo(tr2_23, tr2_31) */
+	vpunpckhbw %ymm2, %ymm15, %ymm2 /* tr3_31 = unpackhi(tr2_23, tr2_31) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm11, %ymm15 /* tr3_16_lo = and(tr3_16, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* tr3_16_sh = shr(tr3_16) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm11, %ymm11 /* tr3_16_hi = and(tr3_16_sh, nibble_mask) */
+	vmovdqa %ymm2, 704(%rsp) /* spill tr3_31 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_tbl_lo(%rip), %ymm2 /* tbl_lo = const() */
+	vpshufb %ymm15, %ymm2, %ymm15 /* xin_16_l = lookup16(tbl_lo, tr3_16_lo) */
+	vmovdqa %ymm1, 736(%rsp) /* spill tr3_30 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_tbl_hi(%rip), %ymm1 /* tbl_hi = const() */
+	vpshufb %ymm11, %ymm1, %ymm11 /* xin_16_h = lookup16(tbl_hi, tr3_16_hi) */
+	vpxor %ymm11, %ymm15, %ymm11 /* xin_16 = xor(xin_16_l, xin_16_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm4, %ymm15 /* tr3_17_lo = and(tr3_17, nibble_mask) */
+	vpsrlw $4, %ymm4, %ymm4 /* tr3_17_sh = shr(tr3_17) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm4, %ymm4 /* tr3_17_hi = and(tr3_17_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm2, %ymm15 /* xin_17_l = lookup16(tbl_lo, tr3_17_lo) */
+	vpshufb %ymm4, %ymm1, %ymm4 /* xin_17_h = lookup16(tbl_hi, tr3_17_hi) */
+	vpxor %ymm4, %ymm15, %ymm4 /* xin_17 = xor(xin_17_l, xin_17_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm13, %ymm15 /* tr3_18_lo = and(tr3_18, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* tr3_18_sh = shr(tr3_18) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm13, %ymm13 /* tr3_18_hi = and(tr3_18_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm2, %ymm15 /* xin_18_l = lookup16(tbl_lo, tr3_18_lo) */
+	vpshufb %ymm13, %ymm1, %ymm13 /* xin_18_h = lookup16(tbl_hi, tr3_18_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* xin_18 = xor(xin_18_l, xin_18_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm5, %ymm15 /* tr3_19_lo = and(tr3_19, nibble_mask) */
+	vpsrlw $4, %ymm5, %ymm5 /* tr3_19_sh = shr(tr3_19) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm5, %ymm5 /* tr3_19_hi = and(tr3_19_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm2, %ymm15 /* xin_19_l = lookup16(tbl_lo, tr3_19_lo) */
+	vpshufb %ymm5, %ymm1, %ymm5 /* xin_19_h = lookup16(tbl_hi, tr3_19_hi) */
+	vpxor %ymm5, %ymm15, %ymm5 /* xin_19 = xor(xin_19_l, xin_19_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm8, %ymm15 /* tr3_20_lo = and(tr3_20, nibble_mask) */
+	vpsrlw $4, %ymm8, %ymm8 /* tr3_20_sh = shr(tr3_20) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm8, %ymm8 /* tr3_20_hi = and(tr3_20_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm2, %ymm15 /* xin_20_l = lookup16(tbl_lo, tr3_20_lo) */
+	vpshufb %ymm8, %ymm1, %ymm8 /* xin_20_h = lookup16(tbl_hi, tr3_20_hi) */
+	vpxor %ymm8, %ymm15, %ymm8 /* xin_20 = xor(xin_20_l, xin_20_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm9, %ymm15 /* tr3_21_lo = and(tr3_21, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* tr3_21_sh = shr(tr3_21) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm9, %ymm9 /* tr3_21_hi = and(tr3_21_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm2, %ymm15 /* xin_21_l = lookup16(tbl_lo, tr3_21_lo) */
+	vpshufb %ymm9, %ymm1, %ymm9 /* xin_21_h = lookup16(tbl_hi, tr3_21_hi) */
+	vpxor %ymm9, %ymm15, %ymm9 /* xin_21 = xor(xin_21_l, xin_21_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm10, %ymm15 /* tr3_22_lo = and(tr3_22, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* tr3_22_sh = shr(tr3_22) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm10, %ymm10 /* tr3_22_hi = and(tr3_22_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm2, %ymm15 /* xin_22_l = lookup16(tbl_lo, tr3_22_lo) */
+	vpshufb %ymm10, %ymm1, %ymm10 /* xin_22_h = lookup16(tbl_hi, tr3_22_hi) */
+	vpxor %ymm10, %ymm15, %ymm10 /* xin_22 = xor(xin_22_l, xin_22_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm0, %ymm15 /* tr3_23_lo = and(tr3_23, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* tr3_23_sh = shr(tr3_23) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm0, %ymm0 /* tr3_23_hi = and(tr3_23_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm2, %ymm15 /* xin_23_l = lookup16(tbl_lo, tr3_23_lo) */
+	vpshufb %ymm0, %ymm1, %ymm0 /* xin_23_h = lookup16(tbl_hi, tr3_23_hi) */
+	vpxor %ymm0, %ymm15, %ymm0 /* xin_23 = xor(xin_23_l, xin_23_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm6, %ymm15 /* tr3_24_lo = and(tr3_24, nibble_mask) */
+	vpsrlw $4, %ymm6, %ymm6 /* tr3_24_sh = shr(tr3_24) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm6, %ymm6 /* tr3_24_hi = and(tr3_24_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm2, %ymm15 /* xin_24_l = lookup16(tbl_lo, tr3_24_lo) */
+	vpshufb %ymm6, %ymm1, %ymm6 /* xin_24_h = lookup16(tbl_hi, tr3_24_hi) */
+	vpxor %ymm6, %ymm15, %ymm6 /* xin_24 = xor(xin_24_l, xin_24_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm7, %ymm15 /* tr3_25_lo = and(tr3_25, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* tr3_25_sh = shr(tr3_25) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm7, %ymm7 /* tr3_25_hi = and(tr3_25_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm2, %ymm15 /* xin_25_l = lookup16(tbl_lo, tr3_25_lo) */
+	vpshufb %ymm7, %ymm1, %ymm7 /* xin_25_h = lookup16(tbl_hi, tr3_25_hi) */
+	vpxor %ymm7, %ymm15, %ymm7 /* xin_25 = xor(xin_25_l, xin_25_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm12, %ymm15 /* tr3_26_lo = and(tr3_26, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* tr3_26_sh = shr(tr3_26) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm12, %ymm12 /* tr3_26_hi = and(tr3_26_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm2, %ymm15 /* xin_26_l = lookup16(tbl_lo, tr3_26_lo) */
+	vpshufb %ymm12, %ymm1, %ymm12 /* xin_26_h = lookup16(tbl_hi, tr3_26_hi) */
+	vpxor %ymm12, %ymm15, %ymm12 /* xin_26 = xor(xin_26_l, xin_26_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm3, %ymm15 /* tr3_27_lo = and(tr3_27, nibble_mask) */
+	vpsrlw $4, %ymm3, %ymm3 /* tr3_27_sh = shr(tr3_27) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm3, %ymm3 /* tr3_27_hi = and(tr3_27_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm2, %ymm15 /* xin_27_l = lookup16(tbl_lo, tr3_27_lo) */
+	vpshufb %ymm3, %ymm1, %ymm3 /* xin_27_h = lookup16(tbl_hi, tr3_27_hi) */
+	vpxor %ymm3, %ymm15, %ymm3 /* xin_27 = xor(xin_27_l, xin_27_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm14, %ymm15 /* tr3_28_lo = and(tr3_28, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* tr3_28_sh = shr(tr3_28) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm14, %ymm14 /* tr3_28_hi = and(tr3_28_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm2, %ymm15 /* xin_28_l = lookup16(tbl_lo, tr3_28_lo) */
+	vpshufb %ymm14, %ymm1, %ymm14 /* xin_28_h = lookup16(tbl_hi, tr3_28_hi) */
+	vpxor %ymm14, %ymm15, %ymm14 /* xin_28 = xor(xin_28_l, xin_28_h) */
+	vmovdqa 672(%rsp), %ymm15 /* reload tr3_29 */
+	vmovdqa %ymm0, 768(%rsp) /* spill g1x7.1 */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm15, %ymm0 /* tr3_29_lo = and(tr3_29, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* tr3_29_sh = shr(tr3_29) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm15, %ymm15 /* tr3_29_hi = and(tr3_29_sh, nibble_mask) */
+	vpshufb %ymm0, %ymm2, %ymm0 /* xin_29_l = lookup16(tbl_lo, tr3_29_lo) */
+	vpshufb %ymm15, %ymm1, %ymm15 /* xin_29_h = lookup16(tbl_hi, tr3_29_hi) */
+	vpxor %ymm15, %ymm0, %ymm0 /* xin_29 = xor(xin_29_l, xin_29_h) */
+	vmovdqa 736(%rsp), %ymm15 /* reload tr3_30 */
+	vmovdqa %ymm0, 672(%rsp) /* spill g1x13.1 */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm15, %ymm0 /* tr3_30_lo = and(tr3_30, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* tr3_30_sh = shr(tr3_30) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm15, %ymm15 /* tr3_30_hi = and(tr3_30_sh, nibble_mask) */
+	vpshufb %ymm0, %ymm2, %ymm0 /* xin_30_l = lookup16(tbl_lo, tr3_30_lo) */
+	vpshufb %ymm15, %ymm1, %ymm15 /* xin_30_h = lookup16(tbl_hi, tr3_30_hi) */
+	vpxor %ymm15, %ymm0, %ymm0 /* xin_30 = xor(xin_30_l, xin_30_h) */
+	vmovdqa 704(%rsp), %ymm15 /* reload tr3_31 */
+	vmovdqa %ymm0, 736(%rsp) /* spill g1x14.1 */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm15, %ymm0 /* tr3_31_lo = and(tr3_31, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* tr3_31_sh = shr(tr3_31) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm15, %ymm15 /* tr3_31_hi = and(tr3_31_sh, nibble_mask) */
+	vpshufb %ymm0, %ymm2, %ymm0 /* xin_31_l = lookup16(tbl_lo, tr3_31_lo) */
+	vpshufb %ymm15, %ymm1, %ymm15 /* xin_31_h = lookup16(tbl_hi, tr3_31_hi) */
+	vpxor %ymm15, %ymm0, %ymm0 /* xin_31 = xor(xin_31_l, xin_31_h) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_block_k_32(%rip), %ymm15 /* block_k_32 = const() */
+	vpaddb 128(%rsp), %ymm15, %ymm15 /* ctr_j_32 = add(block_k_32, ctr_j0) */
+	vpaddw 192(%rsp), %ymm15, %ymm15 /* ctr_sum_32 = add(ctr_j_32, ctr_last) */
+	vmovdqa %ymm0, 704(%rsp) /* spill g1x15.1 */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_carry_everywhere(%rip), %ymm15, %ymm0 /* ctr_carry_32 = lookup16(ctr_sum_32, carry_everywhere) */
+	vmovdqa %ymm3, 800(%rsp) /* spill g1x11.1 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_carry_mask_table(%rip), %ymm3 /* carry_mask_table = const() */
+	vpshufb %ymm0, %ymm3, %ymm0 /* ctr_mask_32 = lookup16(carry_mask_table, ctr_carry_32) */
+	vmovdqa %ymm4, 832(%rsp) /* spill g1x1.1 */
+	vpand 96(%rsp), %ymm0, %ymm4 /* ctr_pair_32_b = and(ctr_mask_32, ctr_w_open) */
+	vpandn 160(%rsp), %ymm0, %ymm0 /* ctr_pair_32_a = andnot(ctr_mask_32, ctr_v_open) */
+	vpor %ymm0, %ymm4, %ymm0 /* ctr_pair_32 = or(ctr_pair_32_b, ctr_pair_32_a) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_new_last_byte(%rip), %ymm15, %ymm4 /* ctr_last_byte_32 = lookup16(ctr_sum_32, new_last_byte) */
+	vpor %ymm4, %ymm0, %ymm0 /* row_32 = or(ctr_pair_32, ctr_last_byte_32) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_block_k_33(%rip), %ymm4 /* block_k_33 = const() */
+	vpaddb 128(%rsp), %ymm4, %ymm4 /* ctr_j_33 = add(block_k_33, ctr_j0) */
+	vpaddw 192(%rsp), %ymm4, %ymm4 /* ctr_sum_33 = add(ctr_j_33, ctr_last) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_carry_everywhere(%rip), %ymm4, %ymm15 /* ctr_carry_33 = lookup16(ctr_sum_33, carry_everywhere) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_33 = lookup16(carry_mask_table, ctr_carry_33) */
+	vmovdqa %ymm5, 864(%rsp) /* spill g1x3.1 */
+	vpand 96(%rsp), %ymm15, %ymm5 /* ctr_pair_33_b = and(ctr_mask_33, ctr_w_open) */
+	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_33_a = andnot(ctr_mask_33, ctr_v_open) */
+	vpor %ymm15, %ymm5, %ymm5 /* ctr_pair_33 = or(ctr_pair_33_b, ctr_pair_33_a) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte_33 = lookup16(ctr_sum_33, new_last_byte) */
+	vpor %ymm4, %ymm5, %ymm4 /* row_33 = or(ctr_pair_33, ctr_last_byte_33) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_block_k_34(%rip), %ymm5 /* block_k_34 = const() */
+	vpaddb 128(%rsp), %ymm5, %ymm5 /* ctr_j_34 = add(block_k_34, ctr_j0) */
+	vpaddw 192(%rsp), %ymm5, %ymm5 /* ctr_sum_34 = add(ctr_j_34, ctr_last) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_carry_everywhere(%rip), %ymm5, %ymm15 /* ctr_carry_34 = lookup16(ctr_sum_34, carry_everywhere) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_34 = lookup16(carry_mask_table, ctr_carry_34) */
+	vmovdqa %ymm6, 896(%rsp) /* spill g1x8.1 */
+	vpand 96(%rsp), %ymm15, %ymm6 /* ctr_pair_34_b = and(ctr_mask_34, ctr_w_open) */
+	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_34_a = andnot(ctr_mask_34, ctr_v_open) */
+	vpor %ymm15, %ymm6, %ymm6 /* ctr_pair_34 = or(ctr_pair_34_b, ctr_pair_34_a) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_34 = lookup16(ctr_sum_34, new_last_byte) */
+	vpor %ymm5, %ymm6, %ymm5 /* row_34 = or(ctr_pair_34, ctr_last_byte_34) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_block_k_35(%rip), %ymm6 /* block_k_35 = const() */
+	vpaddb 128(%rsp), %ymm6, %ymm6 /* ctr_j_35 = add(block_k_35, ctr_j0) */
+	vpaddw 192(%rsp), %ymm6, %ymm6 /* ctr_sum_35 = add(ctr_j_35, ctr_last) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_carry_everywhere(%rip), %ymm6, %ymm15 /* ctr_carry_35 = lookup16(ctr_sum_35, carry_everywhere) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_35 = lookup16(carry_mask_table, ctr_carry_35) */
+	vmovdqa %ymm7, 928(%rsp) /* spill g1x9.1 */
+	vpand 96(%rsp), %ymm15, %ymm7 /* ctr_pair_35_b = and(ctr_mask_35, ctr_w_open) */
+	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_35_a = andnot(ctr_mask_35, ctr_v_open) */
+	vpor %ymm15, %ymm7, %ymm7 /* ctr_pair_35 = or(ctr_pair_35_b, ctr_pair_35_a) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_new_last_byte(%rip), %ymm6, %ymm6 /* ctr_last_byte_35 = lookup16(ctr_sum_35, new_last_byte) */
+	vpor %ymm6, %ymm7, %ymm6 /* row_35 = or(ctr_pair_35, ctr_last_byte_35) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_block_k_36(%rip), %ymm7 /* block_k_36 = const() */
+	vpaddb 128(%rsp), %ymm7, %ymm7 /* ctr_j_36 = add(block_k_36, ctr_j0) */
+	vpaddw 192(%rsp), %ymm7, %ymm7 /* ctr_sum_36 = add(ctr_j_36, ctr_last) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_carry_everywhere(%rip), %ymm7, %ymm15 /* ctr_carry_36 = lookup16(ctr_sum_36, carry_everywhere) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_36 = lookup16(carry_mask_table, ctr_carry_36) */
+	vmovdqa %ymm8, 960(%rsp) /* spill g1x4.1 */
+	vpand 96(%rsp), %ymm15, %ymm8 /* ctr_pair_36_b = and(ctr_mask_36, ctr_w_open) */
+	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_36_a = andnot(ctr_mask_36, ctr_v_open) */
+	vpor %ymm15, %ymm8, %ymm8 /* ctr_pair_36 = or(ctr_pair_36_b, ctr_pair_36_a) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_new_last_byte(%rip), %ymm7, %ymm7 /* ctr_last_byte_36 = lookup16(ctr_sum_36, new_last_byte) */
+	vpor %ymm7, %ymm8, %ymm7 /* row_36 = or(ctr_pair_36, ctr_last_byte_36) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_block_k_37(%rip), %ymm8 /* block_k_37 = const() */
+	vpaddb 128(%rsp), %ymm8, %ymm8 /* ctr_j_37 = add(block_k_37, ctr_j0) */
+	vpaddw 192(%rsp), %ymm8, %ymm8 /* ctr_sum_37 = add(ctr_j_37, ctr_last) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_carry_everywhere(%rip), %ymm8, %ymm15 /* ctr_carry_37 = lookup16(ctr_sum_37, carry_everywhere) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_37 = lookup16(carry_mask_table, ctr_carry_37) */
+	vmovdqa %ymm9, 992(%rsp) /* spill g1x5.1 */
+	vpand 96(%rsp), %ymm15, %ymm9 /* ctr_pair_37_b = and(ctr_mask_37, ctr_w_open) */
+	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_37_a = andnot(ctr_mask_37, ctr_v_open) */
+	vpor %ymm15, %ymm9, %ymm9 /* ctr_pair_37 = or(ctr_pair_37_b, ctr_pair_37_a) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_new_last_byte(%rip), %ymm8, %ymm8 /* ctr_last_byte_37 = lookup16(ctr_sum_37, new_last_byte) */
+	vpor %ymm8, %ymm9, %ymm8 /* row_37 = or(ctr_pair_37, ctr_last_byte_37) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_block_k_38(%rip), %ymm9 /* block_k_38 = const() */
+	vpaddb 128(%rsp), %ymm9, %ymm9 /* ctr_j_38 = add(block_k_38, ctr_j0) */
+	vpaddw 192(%rsp), %ymm9, %ymm9 /* ctr_sum_38 = add(ctr_j_38, ctr_last) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_carry_everywhere(%rip), %ymm9, %ymm15 /* ctr_carry_38 = lookup16(ctr_sum_38, carry_everywhere) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_38 = lookup16(carry_mask_table, ctr_carry_38) */
+	vmovdqa %ymm10, 1024(%rsp) /* spill g1x6.1 */
+	vpand 96(%rsp), %ymm15, %ymm10 /* ctr_pair_38_b = and(ctr_mask_38, ctr_w_open) */
+	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_38_a = andnot(ctr_mask_38, ctr_v_open) */
+	vpor %ymm15, %ymm10, %ymm10 /* ctr_pair_38 = or(ctr_pair_38_b, ctr_pair_38_a) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_new_last_byte(%rip), %ymm9, %ymm9 /* ctr_last_byte_38 = lookup16(ctr_sum_38, new_last_byte) */
+	vpor %ymm9, %ymm10, %ymm9 /* row_38 = or(ctr_pair_38, ctr_last_byte_38) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_block_k_39(%rip), %ymm10 /* block_k_39 = const() */
+	vpaddb 128(%rsp), %ymm10, %ymm10 /* ctr_j_39 = add(block_k_39, ctr_j0) */
+	vpaddw 192(%rsp), %ymm10, %ymm10 /* ctr_sum_39 = add(ctr_j_39, ctr_last) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_carry_everywhere(%rip), %ymm10, %ymm15 /* ctr_carry_39 = lookup16(ctr_sum_39, carry_everywhere) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_39 = lookup16(carry_mask_table, ctr_carry_39) */
+	vmovdqa %ymm11, 1056(%rsp) /* spill g1x0.1 */
+	vpand 96(%rsp), %ymm15, %ymm11 /* ctr_pair_39_b = and(ctr_mask_39, ctr_w_open) */
+	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_39_a = andnot(ctr_mask_39, ctr_v_open) */
+	vpor %ymm15, %ymm11, %ymm11 /* ctr_pair_39 = or(ctr_pair_39_b, ctr_pair_39_a) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_new_last_byte(%rip), %ymm10, %ymm10 /* ctr_last_byte_39 = lookup16(ctr_sum_39, new_last_byte) */
+	vpor %ymm10, %ymm11, %ymm10 /* row_39 = or(ctr_pair_39, ctr_last_byte_39) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_block_k_40(%rip), %ymm11 /* block_k_40 = const() */
+	vpaddb 128(%rsp), %ymm11, %ymm11 /* ctr_j_40 = add(block_k_40, ctr_j0) */
+	vpaddw 192(%rsp), %ymm11, %ymm11 /* ctr_sum_40 = add(ctr_j_40, ctr_last) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_carry_everywhere(%rip), %ymm11, %ymm15 /* ctr_carry_40 = lookup16(ctr_sum_40, carry_everywhere) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_40 = lookup16(carry_mask_table, ctr_carry_40) */
+	vmovdqa %ymm12, 1088(%rsp) /* spill g1x10.1 */
+	vpand 96(%rsp), %ymm15, %ymm12 /* ctr_pair_40_b = and(ctr_mask_40, ctr_w_open) */
+	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_40_a = andnot(ctr_mask_40, ctr_v_open) */
+	vpor %ymm15, %ymm12, %ymm12 /* ctr_pair_40 = or(ctr_pair_40_b, ctr_pair_40_a) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_new_last_byte(%rip), %ymm11, %ymm11 /* ctr_last_byte_40 = lookup16(ctr_sum_40, new_last_byte) */
+	vpor %ymm11, %ymm12, %ymm11 /* row_40 = or(ctr_pair_40, ctr_last_byte_40) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_block_k_41(%rip), %ymm12 /* block_k_41 = const() */
+	vpaddb 128(%rsp), %ymm12, %ymm12 /* ctr_j_41 = add(block_k_41, ctr_j0) */
+	vpaddw 192(%rsp), %ymm12, %ymm12 /* ctr_sum_41 = add(ctr_j_41, ctr_last) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_carry_everywhere(%rip), %ymm12, %ymm15 /* ctr_carry_41 = lookup16(ctr_sum_41, carry_everywhere) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_41 = lookup16(carry_mask_table, ctr_carry_41) */
+	vmovdqa %ymm13, 1120(%rsp) /* spill g1x2.1 */
+	vpand 96(%rsp), %ymm15, %ymm13 /* ctr_pair_41_b = and(ctr_mask_41, ctr_w_open) */
+	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_41_a = andnot(ctr_mask_41, ctr_v_open) */
+	vpor %ymm15, %ymm13, %ymm13 /* ctr_pair_41 = or(ctr_pair_41_b, ctr_pair_41_a) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_new_last_byte(%rip), %ymm12, %ymm12 /* ctr_last_byte_41 = lookup16(ctr_sum_41, new_last_byte) */
+	vpor %ymm12, %ymm13, %ymm12 /* row_41 = or(ctr_pair_41, ctr_last_byte_41) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_block_k_42(%rip), %ymm13 /* block_k_42 = const() */
+	vpaddb 128(%rsp), %ymm13, %ymm13 /* ctr_j_42 = add(block_k_42, ctr_j0) */
+	vpaddw 192(%rsp), %ymm13, %ymm13 /* ctr_sum_42 = add(ctr_j_42, ctr_last) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_carry_everywhere(%rip), %ymm13, %ymm15 /* ctr_carry_42 = lookup16(ctr_sum_42, carry_everywhere) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_42 = lookup16(carry_mask_table, ctr_carry_42) */
+	vmovdqa %ymm14, 1152(%rsp) /* spill g1x12.1 */
+	vpand 96(%rsp), %ymm15, %ymm14 /* ctr_pair_42_b = and(ctr_mask_42, ctr_w_open) */
+	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_42_a = andnot(ctr_mask_42, ctr_v_open) */
+	vpor %ymm15, %ymm14, %ymm14 /* ctr_pair_42 = or(ctr_pair_42_b, ctr_pair_42_a) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_new_last_byte(%rip), %ymm13, %ymm13 /* ctr_last_byte_42 = lookup16(ctr_sum_42, new_last_byte) */
+	vpor %ymm13, %ymm14, %ymm13 /* row_42 = or(ctr_pair_42, ctr_last_byte_42) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_block_k_43(%rip), %ymm14 /* block_k_43 = const() */
+	vpaddb 128(%rsp), %ymm14, %ymm14 /* ctr_j_43 = add(block_k_43, ctr_j0) */
+	vpaddw 192(%rsp), %ymm14, %ymm14 /* ctr_sum_43 = add(ctr_j_43, ctr_last) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_43 = lookup16(ctr_sum_43, carry_everywhere) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_43 = lookup16(carry_mask_table, ctr_carry_43) */
+	vpand 96(%rsp), %ymm15, %ymm1 /* ctr_pair_43_b = and(ctr_mask_43, ctr_w_open) */
+	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_43_a = andnot(ctr_mask_43, ctr_v_open) */
+	vpor %ymm15, %ymm1, %ymm1 /* ctr_pair_43 = or(ctr_pair_43_b, ctr_pair_43_a) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_43 = lookup16(ctr_sum_43, new_last_byte) */
+	vpor %ymm14, %ymm1, %ymm1 /* row_43 = or(ctr_pair_43, ctr_last_byte_43) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_block_k_44(%rip), %ymm14 /* block_k_44 = const() */
+	vpaddb 128(%rsp), %ymm14, %ymm14 /* ctr_j_44 = add(block_k_44, ctr_j0) */
+	vpaddw 192(%rsp), %ymm14, %ymm14 /* ctr_sum_44 = add(ctr_j_44, ctr_last) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_44 = lookup16(ctr_sum_44, carry_everywhere) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_44 = lookup16(carry_mask_table, ctr_carry_44) */
+	vpand 96(%rsp), %ymm15, %ymm2 /* ctr_pair_44_b = and(ctr_mask_44, ctr_w_open) */
+	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_44_a = andnot(ctr_mask_44, ctr_v_open) */
+	vpor %ymm15, %ymm2, %ymm2 /* ctr_pair_44 = or(ctr_pair_44_b, ctr_pair_44_a) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_44 = lookup16(ctr_sum_44, new_last_byte) */
+	vpor %ymm14, %ymm2, %ymm2 /* row_44 = or(ctr_pair_44, ctr_last_byte_44) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_block_k_45(%rip), %ymm14 /* block_k_45 = const() */
+	vpaddb 128(%rsp), %ymm14, %ymm14 /* ctr_j_45 = add(block_k_45, ctr_j0) */
+	vpaddw 192(%rsp), %ymm14, %ymm14 /* ctr_sum_45 = add(ctr_j_45, ctr_last) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_45 = lookup16(ctr_sum_45, carry_everywhere) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_45 = lookup16(carry_mask_table, ctr_carry_45) */
+	vmovdqa %ymm10, 1184(%rsp) /* spill row_39 */
+	vpand 96(%rsp), %ymm15, %ymm10 /* ctr_pair_45_b = and(ctr_mask_45, ctr_w_open) */
+	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_45_a = andnot(ctr_mask_45, ctr_v_open) */
+	vpor %ymm15, %ymm10, %ymm10 /* ctr_pair_45 = or(ctr_pair_45_b, ctr_pair_45_a) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_45 = lookup16(ctr_sum_45, new_last_byte) */
+	vpor %ymm14, %ymm10, %ymm10 /* row_45 = or(ctr_pair_45, ctr_last_byte_45) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_block_k_46(%rip), %ymm14 /* block_k_46 = const() */
+	vpaddb 128(%rsp), %ymm14, %ymm14 /* ctr_j_46 = add(block_k_46, ctr_j0) */
+	vpaddw 192(%rsp), %ymm14, %ymm14 /* ctr_sum_46 = add(ctr_j_46, ctr_last) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_46 = lookup16(ctr_sum_46, carry_everywhere) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_46 = lookup16(carry_mask_table, ctr_carry_46) */
+	vmovdqa %ymm9, 1216(%rsp) /* spill row_38 */
+	vpand 96(%rsp), %ymm15, %ymm9 /* ctr_pair_46_b = and(ctr_mask_46, ctr_w_open) */
+	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_46_a = andnot(ctr_mask_46, ctr_v_open) */
+	vpor %ymm15, %ymm9, %ymm9 /* ctr_pair_46 = or(ctr_pair_46_b, ctr_pair_46_a) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_46 = lookup16(ctr_sum_46, new_last_byte) */
+	vpor %ymm14, %ymm9, %ymm9 /* row_46 = or(ctr_pair_46, ctr_last_byte_46) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_block_k_47(%rip), %ymm14 /* block_k_47 = const() */
+	vpaddb 128(%rsp), %ymm14, %ymm14 /* ctr_j_47 = add(block_k_47, ctr_j0) */
+	vpaddw 192(%rsp), %ymm14, %ymm14 /* ctr_sum_47 = add(ctr_j_47, ctr_last) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_47 = lookup16(ctr_sum_47, carry_everywhere) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_47 = lookup16(carry_mask_table, ctr_carry_47) */
+	vpand 96(%rsp), %ymm15, %ymm3 /* ctr_pair_47_b = and(ctr_mask_47, ctr_w_open) */
+	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_47_a = andnot(ctr_mask_47, ctr_v_open) */
+	vpor %ymm15, %ymm3, %ymm3 /* ctr_pair_47 = or(ctr_pair_47_b, ctr_pair_47_a) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_47 = lookup16(ctr_sum_47, new_last_byte) */
+	vpor %ymm14, %ymm3, %ymm3 /* row_47 = or(ctr_pair_47, ctr_last_byte_47) */
+	vpunpcklbw %ymm11, %ymm0, %ymm14 /* tr0_32 = unpacklo(row_32, row_40) */
+	vpunpckhbw %ymm11, %ymm0, %ymm0 /* tr0_33 = unpackhi(row_32, row_40) */
+	vpunpcklbw %ymm12, %ymm4, %ymm11 /* tr0_34 = unpacklo(row_33, row_41) */
+	vpunpckhbw %ymm12, %ymm4, %ymm4 /* tr0_35 = unpackhi(row_33, row_41) */
+	vpunpcklbw %ymm13, %ymm5, %ymm12 /* tr0_36 = unpacklo(row_34, row_42) */
+	vpunpckhbw %ymm13, %ymm5, %ymm5 /* tr0_37 = unpackhi(row_34, row_42) */
+	vpunpcklbw %ymm1, %ymm6, %ymm13 /* tr0_38 = unpacklo(row_35, row_43) */
+	vpunpckhbw %ymm1, %ymm6, %ymm1 /* tr0_39 = unpackhi(row_35, row_43) */
+	vpunpcklbw %ymm2, %ymm7, %ymm6 /* tr0_40 = unpacklo(row_36, row_44) */
+	vpunpckhbw %ymm2, %ymm7, %ymm2 /* tr0_41 = unpackhi(row_36, row_44) */
+	vpunpcklbw %ymm10, %ymm8, %ymm7 /* tr0_42 = unpacklo(row_37, row_45) */
+	vpunpckhbw %ymm10, %ymm8, %ymm8 /* tr0_43 = unpackhi(row_37, row_45) */
+	vmovdqa 1216(%rsp), %ymm10 /* reload row_38 */
+	vpunpcklbw %ymm9, %ymm10, %ymm15 /* tr0_44 = unpacklo(row_38, row_46) */
+	vpunpckhbw %ymm9, %ymm10, %ymm9 /* tr0_45 = unpackhi(row_38, row_46) */
+	vmovdqa 1184(%rsp), %ymm10 /* reload row_39 */
+	vmovdqa %ymm1, 1216(%rsp) /* spill tr0_39 */
+	vpunpcklbw %ymm3, %ymm10, %ymm1 /* tr0_46 = unpacklo(row_39, row_47) */
+	vpunpckhbw %ymm3, %ymm10, %ymm3 /* tr0_47 = unpackhi(row_39, row_47) */
+	vpunpcklbw %ymm6, %ymm14, %ymm10 /* tr1_32 = unpacklo(tr0_32, tr0_40) */
+	vpunpckhbw %ymm6, %ymm14, %ymm6 /* tr1_33 = unpackhi(tr0_32, tr0_40) */
+	vpunpcklbw %ymm2, %ymm0, %ymm14 /* tr1_34 = unpacklo(tr0_33, tr0_41) */
+	vpunpckhbw %ymm2, %ymm0, %ymm0 /* tr1_35 = unpackhi(tr0_33, tr0_41) */
+	vpunpcklbw %ymm7, %ymm11, %ymm2 /* tr1_36 = unpacklo(tr0_34, tr0_42) */
+	vpunpckhbw %ymm7, %ymm11, %ymm7 /* tr1_37 = unpackhi(tr0_34, tr0_42) */
+	vpunpcklbw %ymm8, %ymm4, %ymm11 /* tr1_38 = unpacklo(tr0_35, tr0_43) */
+	vpunpckhbw %ymm8, %ymm4, %ymm4 /* tr1_39 = unpackhi(tr0_35, tr0_43) */
+	vpunpcklbw %ymm15, %ymm12, %ymm8 /* tr1_40 = unpacklo(tr0_36, tr0_44) */
+	vpunpckhbw %ymm15, %ymm12, %ymm12 /* tr1_41 = unpackhi(tr0_36, tr0_44) */
+	vpunpcklbw %ymm9, %ymm5, %ymm15 /* tr1_42 = unpacklo(tr0_37, tr0_45) */
+	vpunpckhbw %ymm9, %ymm5, %ymm5 /* tr1_43 = unpackhi(tr0_37, tr0_45) */
+	vpunpcklbw %ymm1, %ymm13, %ymm9 /* tr1_44 = unpacklo(tr0_38, tr0_46) */
+	vpunpckhbw %ymm1, %ymm13, %ymm1 /* tr1_45 = unpackhi(tr0_38, tr0_46) */
+	vmovdqa 1216(%rsp), %ymm13 /* reload tr0_39 */
+	vmovdqa %ymm4, 1184(%rsp) /* spill tr1_39 */
+	vpunpcklbw %ymm3, %ymm13, %ymm4 /* tr1_46 = unpacklo(tr0_39, tr0_47) */
+	vpunpckhbw %ymm3, %ymm13, %ymm3 /* tr1_47 = unpackhi(tr0_39, tr0_47) */
+	vpunpcklbw %ymm8, %ymm10, %ymm13 /* tr2_32 = unpacklo(tr1_32, tr1_40) */
+	vpunpckhbw %ymm8, %ymm10, %ymm8 /* tr2_33 = unpackhi(tr1_32, tr1_40) */
+	vpunpcklbw %ymm12, %ymm6, %ymm10 /* tr2_34 = unpacklo(tr1_33, tr1_41) */
+	vpunpckhbw %ymm12, %ymm6, %ymm6 /* tr2_35 = unpackhi(tr1_33, tr1_41) */
+	vpunpcklbw %ymm15, %ymm14, %ymm12 /* tr2_36 = unpacklo(tr1_34, tr1_42) */
+	vpunpckhbw %ymm15, %ymm14, %ymm14 /* tr2_37 = unpackhi(tr1_34, tr1_42) */
+	vpunpcklbw %ymm5, %ymm0, %ymm15 /* tr2_38 = unpacklo(tr1_35, tr1_43) */
+	vpunpckhbw %ymm5, %ymm0, %ymm0 /* tr2_39 = unpackhi(tr1_35, tr1_43) */
+	vpunpcklbw %ymm9, %ymm2, %ymm5 /* tr2_40 = unpacklo(tr1_36, tr1_44) */
+	vpunpckhbw %ymm9, %ymm2, %ymm2 /* tr2_41 = unpackhi(tr1_36, tr1_44) */
+	vpunpcklbw %ymm1, %ymm7, %ymm9 /* tr2_42 = unpacklo(tr1_37, tr1_45) */
+	vpunpckhbw %ymm1, %ymm7, %ymm1 /* tr2_43 = unpackhi(tr1_37, tr1_45) */
+	vpunpcklbw %ymm4, %ymm11, %ymm7 /* tr2_44 = unpacklo(tr1_38, tr1_46) */
+	vpunpckhbw %ymm4, %ymm11, %ymm4 /* tr2_45 = unpackhi(tr1_38, tr1_46) */
+	vmovdqa 1184(%rsp), %ymm11 /* reload tr1_39 */
+	vmovdqa %ymm0, 1216(%rsp) /* spill tr2_39 */
+	vpunpcklbw %ymm3, %ymm11, %ymm0 /* tr2_46 = unpacklo(tr1_39, tr1_47) */
+	vpunpckhbw %ymm3, %ymm11, %ymm3 /* tr2_47 = unpackhi(tr1_39, tr1_47) */
+	vpunpcklbw %ymm5, %ymm13, %ymm11 /* tr3_32 = unpacklo(tr2_32, tr2_40) */
+	vpunpckhbw %ymm5, %ymm13, %ymm5 /* tr3_33 = unpackhi(tr2_32, tr2_40) */
+	vpunpcklbw %ymm2, %ymm8, %ymm13 /* tr3_34 = unpacklo(tr2_33, tr2_41) */
+	vpunpckhbw %ymm2, %ymm8, %ymm2 /* tr3_35 = unpackhi(tr2_33, tr2_41) */
+	vpunpcklbw %ymm9, %ymm10, %ymm8 /* tr3_36 = unpacklo(tr2_34, tr2_42) */
+	vpunpckhbw %ymm9, %ymm10, %ymm9 /* tr3_37 = unpackhi(tr2_34, tr2_42) */
+	vpunpcklbw %ymm1, %ymm6, %ymm10 /* tr3_38 = unpacklo(tr2_35, tr2_43) */
+	vpunpckhbw %ymm1, %ymm6, %ymm1 /* tr3_39 = unpackhi(tr2_35, tr2_43) */
+	vpunpcklbw %ymm7, %ymm12, %ymm6 /* tr3_40 = unpacklo(tr2_36, tr2_44) */
+	vpunpckhbw %ymm7, %ymm12, %ymm7 /* tr3_41 = unpackhi(tr2_36, tr2_44) */
+	vpunpcklbw %ymm4, %ymm14, %ymm12 /* tr3_42 = unpacklo(tr2_37, tr2_45) */
+	vpunpckhbw %ymm4, %ymm14, %ymm4 /* tr3_43 = unpackhi(tr2_37, tr2_45) */
+	vpunpcklbw %ymm0, %ymm15, %ymm14 /* tr3_44 = unpacklo(tr2_38, tr2_46) */
+	vpunpckhbw %ymm0, %ymm15, %ymm0 /* tr3_45 = unpackhi(tr2_38, tr2_46) */
+	vmovdqa 1216(%rsp), %ymm15 /* reload tr2_39 */
+	vmovdqa %ymm0, 1184(%rsp) /* spill tr3_45 */
+	vpunpcklbw %ymm3, %ymm15, %ymm0 /* tr3_46 = unpacklo(tr2_39, tr2_47) */
+	vpunpckhbw %ymm3, %ymm15, %ymm3 /* tr3_47 = unpackhi(tr2_39, tr2_47) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm11, %ymm15 /* tr3_32_lo = and(tr3_32, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* tr3_32_sh = shr(tr3_32) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm11, %ymm11 /* tr3_32_hi = and(tr3_32_sh, nibble_mask) */
+	vmovdqa %ymm3, 1216(%rsp) /* spill tr3_47 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_tbl_lo(%rip), %ymm3 /* tbl_lo = const() */
+	vpshufb %ymm15, %ymm3, %ymm15 /* xin_32_l = lookup16(tbl_lo, tr3_32_lo) */
+	vmovdqa %ymm0, 1248(%rsp) /* spill tr3_46 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_tbl_hi(%rip), %ymm0 /* tbl_hi = const() */
+	vpshufb %ymm11, %ymm0, %ymm11 /* xin_32_h = lookup16(tbl_hi, tr3_32_hi) */
+	vpxor %ymm11, %ymm15, %ymm11 /* xin_32 = xor(xin_32_l, xin_32_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm5, %ymm15 /* tr3_33_lo = and(tr3_33, nibble_mask) */
+	vpsrlw $4, %ymm5, %ymm5 /* tr3_33_sh = shr(tr3_33) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm5, %ymm5 /* tr3_33_hi = and(tr3_33_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* xin_33_l = lookup16(tbl_lo, tr3_33_lo) */
+	vpshufb %ymm5, %ymm0, %ymm5 /* xin_33_h = lookup16(tbl_hi, tr3_33_hi) */
+	vpxor %ymm5, %ymm15, %ymm5 /* xin_33 = xor(xin_33_l, xin_33_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm13, %ymm15 /* tr3_34_lo = and(tr3_34, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* tr3_34_sh = shr(tr3_34) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm13, %ymm13 /* tr3_34_hi = and(tr3_34_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* xin_34_l = lookup16(tbl_lo, tr3_34_lo) */
+	vpshufb %ymm13, %ymm0, %ymm13 /* xin_34_h = lookup16(tbl_hi, tr3_34_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* xin_34 = xor(xin_34_l, xin_34_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm2, %ymm15 /* tr3_35_lo = and(tr3_35, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* tr3_35_sh = shr(tr3_35) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm2, %ymm2 /* tr3_35_hi = and(tr3_35_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* xin_35_l = lookup16(tbl_lo, tr3_35_lo) */
+	vpshufb %ymm2, %ymm0, %ymm2 /* xin_35_h = lookup16(tbl_hi, tr3_35_hi) */
+	vpxor %ymm2, %ymm15, %ymm2 /* xin_35 = xor(xin_35_l, xin_35_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm8, %ymm15 /* tr3_36_lo = and(tr3_36, nibble_mask) */
+	vpsrlw $4, %ymm8, %ymm8 /* tr3_36_sh = shr(tr3_36) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm8, %ymm8 /* tr3_36_hi = and(tr3_36_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* xin_36_l = lookup16(tbl_lo, tr3_36_lo) */
+	vpshufb %ymm8, %ymm0, %ymm8 /* xin_36_h = lookup16(tbl_hi, tr3_36_hi) */
+	vpxor %ymm8, %ymm15, %ymm8 /* xin_36 = xor(xin_36_l, xin_36_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm9, %ymm15 /* tr3_37_lo = and(tr3_37, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* tr3_37_sh = shr(tr3_37) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm9, %ymm9 /* tr3_37_hi = and(tr3_37_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* xin_37_l = lookup16(tbl_lo, tr3_37_lo) */
+	vpshufb %ymm9, %ymm0, %ymm9 /* xin_37_h = lookup16(tbl_hi, tr3_37_hi) */
+	vpxor %ymm9, %ymm15, %ymm9 /* xin_37 = xor(xin_37_l, xin_37_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm10, %ymm15 /* tr3_38_lo = and(tr3_38, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* tr3_38_sh = shr(tr3_38) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm10, %ymm10 /* tr3_38_hi = and(tr3_38_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* xin_38_l = lookup16(tbl_lo, tr3_38_lo) */
+	vpshufb %ymm10, %ymm0, %ymm10 /* xin_38_h = lookup16(tbl_hi, tr3_38_hi) */
+	vpxor %ymm10, %ymm15, %ymm10 /* xin_38 = xor(xin_38_l, xin_38_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm1, %ymm15 /* tr3_39_lo = and(tr3_39, nibble_mask) */
+	vpsrlw $4, %ymm1, %ymm1 /* tr3_39_sh = shr(tr3_39) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm1, %ymm1 /* tr3_39_hi = and(tr3_39_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* xin_39_l = lookup16(tbl_lo, tr3_39_lo) */
+	vpshufb %ymm1, %ymm0, %ymm1 /* xin_39_h = lookup16(tbl_hi, tr3_39_hi) */
+	vpxor %ymm1, %ymm15, %ymm1 /* xin_39 = xor(xin_39_l, xin_39_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm6, %ymm15 /* tr3_40_lo = and(tr3_40, nibble_mask) */
+	vpsrlw $4, %ymm6, %ymm6 /* tr3_40_sh = shr(tr3_40) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm6, %ymm6 /* tr3_40_hi = and(tr3_40_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* xin_40_l = lookup16(tbl_lo, tr3_40_lo) */
+	vpshufb %ymm6, %ymm0, %ymm6 /* xin_40_h = lookup16(tbl_hi, tr3_40_hi) */
+	vpxor %ymm6, %ymm15, %ymm6 /* xin_40 = xor(xin_40_l, xin_40_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm7, %ymm15 /* tr3_41_lo = and(tr3_41, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* tr3_41_sh = shr(tr3_41) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm7, %ymm7 /* tr3_41_hi = and(tr3_41_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* xin_41_l = lookup16(tbl_lo, tr3_41_lo) */
+	vpshufb %ymm7, %ymm0, %ymm7 /* xin_41_h = lookup16(tbl_hi, tr3_41_hi) */
+	vpxor %ymm7, %ymm15, %ymm7 /* xin_41 = xor(xin_41_l, xin_41_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm12, %ymm15 /* tr3_42_lo = and(tr3_42, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* tr3_42_sh = shr(tr3_42) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm12, %ymm12 /* tr3_42_hi = and(tr3_42_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* xin_42_l = lookup16(tbl_lo, tr3_42_lo) */
+	vpshufb %ymm12, %ymm0, %ymm12 /* xin_42_h = lookup16(tbl_hi, tr3_42_hi) */
+	vpxor %ymm12, %ymm15, %ymm12 /* xin_42 = xor(xin_42_l, xin_42_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm4, %ymm15 /* tr3_43_lo = and(tr3_43, nibble_mask) */
+	vpsrlw $4, %ymm4, %ymm4 /* tr3_43_sh = shr(tr3_43) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm4, %ymm4 /* tr3_43_hi = and(tr3_43_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* xin_43_l = lookup16(tbl_lo, tr3_43_lo) */
+	vpshufb %ymm4, %ymm0, %ymm4 /* xin_43_h = lookup16(tbl_hi, tr3_43_hi) */
+	vpxor %ymm4, %ymm15, %ymm4 /* xin_43 = xor(xin_43_l, xin_43_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm14, %ymm15 /* tr3_44_lo = and(tr3_44, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* tr3_44_sh = shr(tr3_44) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm14, %ymm14 /* tr3_44_hi = and(tr3_44_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* xin_44_l = lookup16(tbl_lo, tr3_44_lo) */
+	vpshufb %ymm14, %ymm0, %ymm14 /* xin_44_h = lookup16(tbl_hi, tr3_44_hi) */
+	vpxor %ymm14, %ymm15, %ymm14 /* xin_44 = xor(xin_44_l, xin_44_h) */
+	vmovdqa 1184(%rsp), %ymm15 /* reload tr3_45 */
+	vmovdqa %ymm1, 1280(%rsp) /* spill g2x7.1 */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm15, %ymm1 /* tr3_45_lo = and(tr3_45, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* tr3_45_sh = shr(tr3_45) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm15, %ymm15 /* tr3_45_hi = and(tr3_45_sh, nibble_mask) */
+	vpshufb %ymm1, %ymm3, %ymm1 /* xin_45_l = lookup16(tbl_lo, tr3_45_lo) */
+	vpshufb %ymm15, %ymm0, %ymm15 /* xin_45_h = lookup16(tbl_hi, tr3_45_hi) */
+	vpxor %ymm15, %ymm1, %ymm1 /* xin_45 = xor(xin_45_l, xin_45_h) */
+	vmovdqa 1248(%rsp), %ymm15 /* reload tr3_46 */
+	vmovdqa %ymm1, 1184(%rsp) /* spill g2x13.1 */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm15, %ymm1 /* tr3_46_lo = and(tr3_46, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* tr3_46_sh = shr(tr3_46) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm15, %ymm15 /* tr3_46_hi = and(tr3_46_sh, nibble_mask) */
+	vpshufb %ymm1, %ymm3, %ymm1 /* xin_46_l = lookup16(tbl_lo, tr3_46_lo) */
+	vpshufb %ymm15, %ymm0, %ymm15 /* xin_46_h = lookup16(tbl_hi, tr3_46_hi) */
+	vpxor %ymm15, %ymm1, %ymm1 /* xin_46 = xor(xin_46_l, xin_46_h) */
+	vmovdqa 1216(%rsp), %ymm15 /* reload tr3_47 */
+	vmovdqa %ymm1, 1248(%rsp) /* spill g2x14.1 */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm15, %ymm1 /* tr3_47_lo = and(tr3_47, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* tr3_47_sh = shr(tr3_47) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm15, %ymm15 /* tr3_47_hi = and(tr3_47_sh, nibble_mask) */
+	vpshufb %ymm1, %ymm3, %ymm1 /* xin_47_l = lookup16(tbl_lo, tr3_47_lo) */
+	vpshufb %ymm15, %ymm0, %ymm15 /* xin_47_h = lookup16(tbl_hi, tr3_47_hi) */
+	vpxor %ymm15, %ymm1, %ymm1 /* xin_47 = xor(xin_47_l, xin_47_h) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_block_k_48(%rip), %ymm15 /* block_k_48 = const() */
+	vpaddb 128(%rsp), %ymm15, %ymm15 /* ctr_j_48 = add(block_k_48, ctr_j0) */
+	vpaddw 192(%rsp), %ymm15, %ymm15 /* ctr_sum_48 = add(ctr_j_48, ctr_last) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_carry_everywhere(%rip), %ymm15, %ymm0 /* ctr_carry_48 = lookup16(ctr_sum_48, carry_everywhere) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_carry_mask_table(%rip), %ymm3 /* carry_mask_table = const() */
+	vpshufb %ymm0, %ymm3, %ymm0 /* ctr_mask_48 = lookup16(carry_mask_table, ctr_carry_48) */
+	vmovdqa %ymm1, 1216(%rsp) /* spill g2x15.1 */
+	vpand 96(%rsp), %ymm0, %ymm1 /* ctr_pair_48_b = and(ctr_mask_48, ctr_w_open) */
+	vpandn 160(%rsp), %ymm0, %ymm0 /* ctr_pair_48_a = andnot(ctr_mask_48, ctr_v_open) */
+	vpor %ymm0, %ymm1, %ymm0 /* ctr_pair_48 = or(ctr_pair_48_b, ctr_pair_48_a) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_new_last_byte(%rip), %ymm15, %ymm1 /* ctr_last_byte_48 = lookup16(ctr_sum_48, new_last_byte) */
+	vpor %ymm1, %ymm0, %ymm0 /* row_48 = or(ctr_pair_48, ctr_last_byte_48) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_block_k_49(%rip), %ymm1 /* block_k_49 = const() */
+	vpaddb 128(%rsp), %ymm1, %ymm1 /* ctr_j_49 = add(block_k_49, ctr_j0) */
+	vpaddw 192(%rsp), %ymm1, %ymm1 /* ctr_sum_49 = add(ctr_j_49, ctr_last) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_carry_everywhere(%rip), %ymm1, %ymm15 /* ctr_carry_49 = lookup16(ctr_sum_49, carry_everywhere) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_49 = lookup16(carry_mask_table, ctr_carry_49) */
+	vmovdqa %ymm2, 1312(%rsp) /* spill g2x3.1 */
+	vpand 96(%rsp), %ymm15, %ymm2 /* ctr_pair_49_b = and(ctr_mask_49, ctr_w_open) */
+	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_49_a = andnot(ctr_mask_49, ctr_v_open) */
+	vpor %ymm15, %ymm2, %ymm2 /* ctr_pair_49 = or(ctr_pair_49_b, ctr_pair_49_a) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_new_last_byte(%rip), %ymm1, %ymm1 /* ctr_last_byte_49 = lookup16(ctr_sum_49, new_last_byte) */
+	vpor %ymm1, %ymm2, %ymm1 /* row_49 = or(ctr_pair_49, ctr_last_byte_49) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_block_k_50(%rip), %ymm2 /* block_k_50 = const() */
+	vpaddb 128(%rsp), %ymm2, %ymm2 /* ctr_j_50 = add(block_k_50, ctr_j0) */
+	vpaddw 192(%rsp), %ymm2, %ymm2 /* ctr_sum_50 = add(ctr_j_50, ctr_last) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_carry_everywhere(%rip), %ymm2, %ymm15 /* ctr_carry_50 = lookup16(ctr_sum_50, carry_everywhere) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_50 = lookup16(carry_mask_table, ctr_carry_50) */
+	vmovdqa %ymm4, 1344(%rsp) /* spill g2x11.1 */
+	vpand 96(%rsp), %ymm15, %ymm4 /* ctr_pair_50_b = and(ctr_mask_50, ctr_w_open) */
+	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_50_a = andnot(ctr_mask_50, ctr_v_open) */
+	vpor %ymm15, %ymm4, %ymm4 /* ctr_pair_50 = or(ctr_pair_50_b, ctr_pair_50_a) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_new_last_byte(%rip), %ymm2, %ymm2 /* ctr_last_byte_50 = lookup16(ctr_sum_50, new_last_byte) */
+	vpor %ymm2, %ymm4, %ymm2 /* row_50 = or(ctr_pair_50, ctr_last_byte_50) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_block_k_51(%rip), %ymm4 /* block_k_51 = const() */
+	vpaddb 128(%rsp), %ymm4, %ymm4 /* ctr_j_51 = add(block_k_51, ctr_j0) */
+	vpaddw 192(%rsp), %ymm4, %ymm4 /* ctr_sum_51 = add(ctr_j_51, ctr_last) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_carry_everywhere(%rip), %ymm4, %ymm15 /* ctr_carry_51 = lookup16(ctr_sum_51, carry_everywhere) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_51 = lookup16(carry_mask_table, ctr_carry_51) */
+	vmovdqa %ymm5, 1376(%rsp) /* spill g2x1.1 */
+	vpand 96(%rsp), %ymm15, %ymm5 /* ctr_pair_51_b = and(ctr_mask_51, ctr_w_open) */
+	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_51_a = andnot(ctr_mask_51, ctr_v_open) */
+	vpor %ymm15, %ymm5, %ymm5 /* ctr_pair_51 = or(ctr_pair_51_b, ctr_pair_51_a) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte_51 = lookup16(ctr_sum_51, new_last_byte) */
+	vpor %ymm4, %ymm5, %ymm4 /* row_51 = or(ctr_pair_51, ctr_last_byte_51) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_block_k_52(%rip), %ymm5 /* block_k_52 = const() */
+	vpaddb 128(%rsp), %ymm5, %ymm5 /* ctr_j_52 = add(block_k_52, ctr_j0) */
+	vpaddw 192(%rsp), %ymm5, %ymm5 /* ctr_sum_52 = add(ctr_j_52, ctr_last) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_carry_everywhere(%rip), %ymm5, %ymm15 /* ctr_carry_52 = lookup16(ctr_sum_52, carry_everywhere) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_52 = lookup16(carry_mask_table, ctr_carry_52) */
+	vmovdqa %ymm6, 1408(%rsp) /* spill g2x8.1 */
+	vpand 96(%rsp), %ymm15, %ymm6 /* ctr_pair_52_b = and(ctr_mask_52, ctr_w_open) */
+	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_52_a = andnot(ctr_mask_52, ctr_v_open) */
+	vpor %ymm15, %ymm6, %ymm6 /* ctr_pair_52 = or(ctr_pair_52_b, ctr_pair_52_a) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_52 = lookup16(ctr_sum_52, new_last_byte) */
+	vpor %ymm5, %ymm6, %ymm5 /* row_52 = or(ctr_pair_52, ctr_last_byte_52) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_block_k_53(%rip), %ymm6 /* block_k_53 = const() */
+	vpaddb 128(%rsp), %ymm6, %ymm6 /* ctr_j_53 = add(block_k_53, ctr_j0) */
+	vpaddw 192(%rsp), %ymm6, %ymm6 /* ctr_sum_53 = add(ctr_j_53, ctr_last) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_carry_everywhere(%rip), %ymm6, %ymm15 /* ctr_carry_53 = lookup16(ctr_sum_53, carry_everywhere) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_53 = lookup16(carry_mask_table, ctr_carry_53) */
+	vmovdqa %ymm7, 1440(%rsp) /* spill g2x9.1 */
+	vpand 96(%rsp), %ymm15, %ymm7 /* ctr_pair_53_b = and(ctr_mask_53, ctr_w_open) */
+	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_53_a = andnot(ctr_mask_53, ctr_v_open) */
+	vpor %ymm15, %ymm7, %ymm7 /* ctr_pair_53 = or(ctr_pair_53_b, ctr_pair_53_a) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_new_last_byte(%rip), %ymm6, %ymm6 /* ctr_last_byte_53 = lookup16(ctr_sum_53, new_last_byte) */
+	vpor %ymm6, %ymm7, %ymm6 /* row_53 = or(ctr_pair_53, ctr_last_byte_53) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_block_k_54(%rip), %ymm7 /* block_k_54 = const() */
+	vpaddb 128(%rsp), %ymm7, %ymm7 /* ctr_j_54 = add(block_k_54, ctr_j0) */
+	vpaddw 192(%rsp), %ymm7, %ymm7 /* ctr_sum_54 = add(ctr_j_54, ctr_last) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_carry_everywhere(%rip), %ymm7, %ymm15 /* ctr_carry_54 = lookup16(ctr_sum_54, carry_everywhere) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_54 = lookup16(carry_mask_table, ctr_carry_54) */
+	vmovdqa %ymm8, 1472(%rsp) /* spill g2x4.1 */
+	vpand 96(%rsp), %ymm15, %ymm8 /* ctr_pair_54_b = and(ctr_mask_54, ctr_w_open) */
+	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_54_a = andnot(ctr_mask_54, ctr_v_open) */
+	vpor %ymm15, %ymm8, %ymm8 /* ctr_pair_54 = or(ctr_pair_54_b, ctr_pair_54_a) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_new_last_byte(%rip), %ymm7, %ymm7 /* ctr_last_byte_54 = lookup16(ctr_sum_54, new_last_byte) */
+	vpor %ymm7, %ymm8, %ymm7 /* row_54 = or(ctr_pair_54, ctr_last_byte_54) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_block_k_55(%rip), %ymm8 /* block_k_55 = const() */
+	vpaddb 128(%rsp), %ymm8, %ymm8 /* ctr_j_55 = add(block_k_55, ctr_j0) */
+	vpaddw 192(%rsp), %ymm8, %ymm8 /* ctr_sum_55 = add(ctr_j_55, ctr_last) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_carry_everywhere(%rip), %ymm8, %ymm15 /* ctr_carry_55 = lookup16(ctr_sum_55, carry_everywhere) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_55 = lookup16(carry_mask_table, ctr_carry_55) */
+	vmovdqa %ymm9, 1504(%rsp) /* spill g2x5.1 */
+	vpand 96(%rsp), %ymm15, %ymm9 /* ctr_pair_55_b = and(ctr_mask_55, ctr_w_open) */
+	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_55_a = andnot(ctr_mask_55, ctr_v_open) */
+	vpor %ymm15, %ymm9, %ymm9 /* ctr_pair_55 = or(ctr_pair_55_b, ctr_pair_55_a) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_new_last_byte(%rip), %ymm8, %ymm8 /* ctr_last_byte_55 = lookup16(ctr_sum_55, new_last_byte) */
+	vpor %ymm8, %ymm9, %ymm8 /* row_55 = or(ctr_pair_55, ctr_last_byte_55) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_block_k_56(%rip), %ymm9 /* block_k_56 = const() */
+	vpaddb 128(%rsp), %ymm9, %ymm9 /* ctr_j_56 = add(block_k_56, ctr_j0) */
+	vpaddw 192(%rsp), %ymm9, %ymm9 /* ctr_sum_56 = add(ctr_j_56, ctr_last) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_carry_everywhere(%rip), %ymm9, %ymm15 /* ctr_carry_56 = lookup16(ctr_sum_56, carry_everywhere) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_56 = lookup16(carry_mask_table, ctr_carry_56) */
+	vmovdqa %ymm10, 1536(%rsp) /* spill g2x6.1 */
+	vpand 96(%rsp), %ymm15, %ymm10 /* ctr_pair_56_b = and(ctr_mask_56, ctr_w_open) */
+	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_56_a = andnot(ctr_mask_56, ctr_v_open) */
+	vpor %ymm15, %ymm10, %ymm10 /* ctr_pair_56 = or(ctr_pair_56_b, ctr_pair_56_a) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_new_last_byte(%rip), %ymm9, %ymm9 /* ctr_last_byte_56 = lookup16(ctr_sum_56, new_last_byte) */
+	vpor %ymm9, %ymm10, %ymm9 /* row_56 = or(ctr_pair_56, ctr_last_byte_56) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_block_k_57(%rip), %ymm10 /* block_k_57 = const() */
+	vpaddb 128(%rsp), %ymm10, %ymm10 /* ctr_j_57 = add(block_k_57, ctr_j0) */
+	vpaddw 192(%rsp), %ymm10, %ymm10 /* ctr_sum_57 = add(ctr_j_57, ctr_last) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_carry_everywhere(%rip), %ymm10, %ymm15 /* ctr_carry_57 = lookup16(ctr_sum_57, carry_everywhere) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_57 = lookup16(carry_mask_table, ctr_carry_57) */
+	vmovdqa %ymm11, 1568(%rsp) /* spill g2x0.1 */
+	vpand 96(%rsp), %ymm15, %ymm11 /* ctr_pair_57_b = and(ctr_mask_57, ctr_w_open) */
+	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_57_a = andnot(ctr_mask_57, ctr_v_open) */
+	vpor %ymm15, %ymm11, %ymm11 /* ctr_pair_57 = or(ctr_pair_57_b, ctr_pair_57_a) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_new_last_byte(%rip), %ymm10, %ymm10 /* ctr_last_byte_57 = lookup16(ctr_sum_57, new_last_byte) */
+	vpor %ymm10, %ymm11, %ymm10 /* row_57 = or(ctr_pair_57, ctr_last_byte_57) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_block_k_58(%rip), %ymm11 /* block_k_58 = const() */
+	vpaddb 128(%rsp), %ymm11, %ymm11 /* ctr_j_58 = add(block_k_58, ctr_j0) */
+	vpaddw 192(%rsp), %ymm11, %ymm11 /* ctr_sum_58 = add(ctr_j_58, ctr_last) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_carry_everywhere(%rip), %ymm11, %ymm15 /* ctr_carry_58 = lookup16(ctr_sum_58, carry_everywhere) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_58 = lookup16(carry_mask_table, ctr_carry_58) */
+	vmovdqa %ymm12, 1600(%rsp) /* spill g2x10.1 */
+	vpand 96(%rsp), %ymm15, %ymm12 /* ctr_pair_58_b = and(ctr_mask_58, ctr_w_open) */
+	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_58_a = andnot(ctr_mask_58, ctr_v_open) */
+	vpor %ymm15, %ymm12, %ymm12 /* ctr_pair_58 = or(ctr_pair_58_b, ctr_pair_58_a) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_new_last_byte(%rip), %ymm11, %ymm11 /* ctr_last_byte_58 = lookup16(ctr_sum_58, new_last_byte) */
+	vpor %ymm11, %ymm12, %ymm11 /* row_58 = or(ctr_pair_58, ctr_last_byte_58) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_block_k_59(%rip), %ymm12 /* block_k_59 = const() */
+	vpaddb 128(%rsp), %ymm12, %ymm12 /* ctr_j_59 = add(block_k_59, ctr_j0) */
+	vpaddw 192(%rsp), %ymm12, %ymm12 /* ctr_sum_59 = add(ctr_j_59, ctr_last) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_carry_everywhere(%rip), %ymm12, %ymm15 /* ctr_carry_59 = lookup16(ctr_sum_59, carry_everywhere) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_59 = lookup16(carry_mask_table, ctr_carry_59) */
+	vmovdqa %ymm13, 1632(%rsp) /* spill g2x2.1 */
+	vpand 96(%rsp), %ymm15, %ymm13 /* ctr_pair_59_b = and(ctr_mask_59, ctr_w_open) */
+	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_59_a = andnot(ctr_mask_59, ctr_v_open) */
+	vpor %ymm15, %ymm13, %ymm13 /* ctr_pair_59 = or(ctr_pair_59_b, ctr_pair_59_a) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_new_last_byte(%rip), %ymm12, %ymm12 /* ctr_last_byte_59 = lookup16(ctr_sum_59, new_last_byte) */
+	vpor %ymm12, %ymm13, %ymm12 /* row_59 = or(ctr_pair_59, ctr_last_byte_59) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_block_k_60(%rip), %ymm13 /* block_k_60 = const() */
+	vpaddb 128(%rsp), %ymm13, %ymm13 /* ctr_j_60 = add(block_k_60, ctr_j0) */
+	vpaddw 192(%rsp), %ymm13, %ymm13 /* ctr_sum_60 = add(ctr_j_60, ctr_last) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_carry_everywhere(%rip), %ymm13, %ymm15 /* ctr_carry_60 = lookup16(ctr_sum_60, carry_everywhere) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_60 = lookup16(carry_mask_table, ctr_carry_60) */
+	vmovdqa %ymm14, 1664(%rsp) /* spill g2x12.1 */
+	vpand 96(%rsp), %ymm15, %ymm14 /* ctr_pair_60_b = and(ctr_mask_60, ctr_w_open) */
+	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_60_a = andnot(ctr_mask_60, ctr_v_open) */
+	vpor %ymm15, %ymm14, %ymm14 /* ctr_pair_60 = or(ctr_pair_60_b, ctr_pair_60_a) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_new_last_byte(%rip), %ymm13, %ymm13 /* ctr_last_byte_60 = lookup16(ctr_sum_60, new_last_byte) */
+	vpor %ymm13, %ymm14, %ymm13 /* row_60 = or(ctr_pair_60, ctr_last_byte_60) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_block_k_61(%rip), %ymm14 /* block_k_61 = const() */
+	vpaddb 128(%rsp), %ymm14, %ymm14 /* ctr_j_61 = add(block_k_61, ctr_j0) */
+	vpaddw 192(%rsp), %ymm14, %ymm14 /* ctr_sum_61 = add(ctr_j_61, ctr_last) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_61 = lookup16(ctr_sum_61, carry_everywhere) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_61 = lookup16(carry_mask_table, ctr_carry_61) */
+	vmovdqa %ymm8, 1696(%rsp) /* spill row_55 */
+	vpand 96(%rsp), %ymm15, %ymm8 /* ctr_pair_61_b = and(ctr_mask_61, ctr_w_open) */
+	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_61_a = andnot(ctr_mask_61, ctr_v_open) */
+	vpor %ymm15, %ymm8, %ymm8 /* ctr_pair_61 = or(ctr_pair_61_b, ctr_pair_61_a) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_61 = lookup16(ctr_sum_61, new_last_byte) */
+	vpor %ymm14, %ymm8, %ymm8 /* row_61 = or(ctr_pair_61, ctr_last_byte_61) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_block_k_62(%rip), %ymm14 /* block_k_62 = const() */
+	vpaddb 128(%rsp), %ymm14, %ymm14 /* ctr_j_62 = add(block_k_62, ctr_j0) */
+	vpaddw 192(%rsp), %ymm14, %ymm14 /* ctr_sum_62 = add(ctr_j_62, ctr_last) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_62 = lookup16(ctr_sum_62, carry_everywhere) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_62 = lookup16(carry_mask_table, ctr_carry_62) */
+	vmovdqa %ymm7, 1728(%rsp) /* spill row_54 */
+	vpand 96(%rsp), %ymm15, %ymm7 /* ctr_pair_62_b = and(ctr_mask_62, ctr_w_open) */
+	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_62_a = andnot(ctr_mask_62, ctr_v_open) */
+	vpor %ymm15, %ymm7, %ymm7 /* ctr_pair_62 = or(ctr_pair_62_b, ctr_pair_62_a) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_62 = lookup16(ctr_sum_62, new_last_byte) */
+	vpor %ymm14, %ymm7, %ymm7 /* row_62 = or(ctr_pair_62, ctr_last_byte_62) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_block_k_63(%rip), %ymm14 /* block_k_63 = const() */
+	vpaddb 128(%rsp), %ymm14, %ymm14 /* ctr_j_63 = add(block_k_63, ctr_j0) */
+	vpaddw 192(%rsp), %ymm14, %ymm14 /* ctr_sum_63 = add(ctr_j_63, ctr_last) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_63 = lookup16(ctr_sum_63, carry_everywhere) */
+	vpshufb %ymm15, %ymm3, %ymm3 /* ctr_mask_63 = lookup16(carry_mask_table, ctr_carry_63) */
+	vpand 96(%rsp), %ymm3, %ymm15 /* ctr_pair_63_b = and(ctr_mask_63, ctr_w_open) */
+	vpandn 160(%rsp), %ymm3, %ymm3 /* ctr_pair_63_a = andnot(ctr_mask_63, ctr_v_open) */
+	vpor %ymm3, %ymm15, %ymm3 /* ctr_pair_63 = or(ctr_pair_63_b, ctr_pair_63_a) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_63 = lookup16(ctr_sum_63, new_last_byte) */
+	vpor %ymm14, %ymm3, %ymm3 /* row_63 = or(ctr_pair_63, ctr_last_byte_63) */
+	vpunpcklbw %ymm9, %ymm0, %ymm14 /* tr0_48 = unpacklo(row_48, row_56) */
+	vpunpckhbw %ymm9, %ymm0, %ymm0 /* tr0_49 = unpackhi(row_48, row_56) */
+	vpunpcklbw %ymm10, %ymm1, %ymm9 /* tr0_50 = unpacklo(row_49, row_57) */
+	vpunpckhbw %ymm10, %ymm1, %ymm1 /* tr0_51 = unpackhi(row_49, row_57) */
+	vpunpcklbw %ymm11, %ymm2, %ymm10 /* tr0_52 = unpacklo(row_50, row_58) */
+	vpunpckhbw %ymm11, %ymm2, %ymm2 /* tr0_53 = unpackhi(row_50, row_58) */
+	vpunpcklbw %ymm12, %ymm4, %ymm11 /* tr0_54 = unpacklo(row_51, row_59) */
+	vpunpckhbw %ymm12, %ymm4, %ymm4 /* tr0_55 = unpackhi(row_51, row_59) */
+	vpunpcklbw %ymm13, %ymm5, %ymm12 /* tr0_56 = unpacklo(row_52, row_60) */
+	vpunpckhbw %ymm13, %ymm5, %ymm5 /* tr0_57 = unpackhi(row_52, row_60) */
+	vpunpcklbw %ymm8, %ymm6, %ymm13 /* tr0_58 = unpacklo(row_53, row_61) */
+	vpunpckhbw %ymm8, %ymm6, %ymm6 /* tr0_59 = unpackhi(row_53, row_61) */
+	vmovdqa 1728(%rsp), %ymm8 /* reload row_54 */
+	vpunpcklbw %ymm7, %ymm8, %ymm15 /* tr0_60 = unpacklo(row_54, row_62) */
+	vpunpckhbw %ymm7, %ymm8, %ymm7 /* tr0_61 = unpackhi(row_54, row_62) */
+	vmovdqa 1696(%rsp), %ymm8 /* reload row_55 */
+	vmovdqa %ymm4, 1728(%rsp) /* spill tr0_55 */
+	vpunpcklbw %ymm3, %ymm8, %ymm4 /* tr0_62 = unpacklo(row_55, row_63) */
+	vpunpckhbw %ymm3, %ymm8, %ymm3 /* tr0_63 = unpackhi(row_55, row_63) */
+	vpunpcklbw %ymm12, %ymm14, %ymm8 /* tr1_48 = unpacklo(tr0_48, tr0_56) */
+	vpunpckhbw %ymm12, %ymm14, %ymm12 /* tr1_49 = unpackhi(tr0_48, tr0_56) */
+	vpunpcklbw %ymm5, %ymm0, %ymm14 /* tr1_50 = unpacklo(tr0_49, tr0_57) */
+	vpunpckhbw %ymm5, %ymm0, %ymm0 /* tr1_51 = unpackhi(tr0_49, tr0_57) */
+	vpunpcklbw %ymm13, %ymm9, %ymm5 /* tr1_52 = unpacklo(tr0_50, tr0_58) */
+	vpunpckhbw %ymm13, %ymm9, %ymm9 /* tr1_53 = unpackhi(tr0_50, tr0_58) */
+	vpunpcklbw %ymm6, %ymm1, %ymm13 /* tr1_54 = unpacklo(tr0_51, tr0_59) */
+	vpunpckhbw %ymm6, %ymm1, %ymm1 /* tr1_55 = unpackhi(tr0_51, tr0_59) */
+	vpunpcklbw %ymm15, %ymm10, %ymm6 /* tr1_56 = unpacklo(tr0_52, tr0_60) */
+	vpunpckhbw %ymm15, %ymm10, %ymm10 /* tr1_57 = unpackhi(tr0_52, tr0_60) */
+	vpunpcklbw %ymm7, %ymm2, %ymm15 /* tr1_58 = unpacklo(tr0_53, tr0_61) */
+	vpunpckhbw %ymm7, %ymm2, %ymm2 /* tr1_59 = unpackhi(tr0_53, tr0_61) */
+	vpunpcklbw %ymm4, %ymm11, %ymm7 /* tr1_60 = unpacklo(tr0_54, tr0_62) */
+	vpunpckhbw %ymm4, %ymm11, %ymm4 /* tr1_61 = unpackhi(tr0_54, tr0_62) */
+	vmovdqa 1728(%rsp), %ymm11 /* reload tr0_55 */
+	vmovdqa %ymm1, 1696(%rsp) /* spill tr1_55 */
+	vpunpcklbw %ymm3, %ymm11, %ymm1 /* tr1_62 = unpacklo(tr0_55, tr0_63) */
+	vpunpckhbw %ymm3, %ymm11, %ymm3 /* tr1_63 = unpackhi(tr0_55, tr0_63) */
+	vpunpcklbw %ymm6, %ymm8, %ymm11 /* tr2_48 = unpacklo(tr1_48, tr1_56) */
+	vpunpckhbw %ymm6, %ymm8, %ymm6 /* tr2_49 = unpackhi(tr1_48, tr1_56) */
+	vpunpcklbw %ymm10, %ymm12, %ymm8 /* tr2_50 = unpacklo(tr1_49, tr1_57) */
+	vpunpckhbw %ymm10, %ymm12, %ymm10 /* tr2_51 = unpackhi(tr1_49, tr1_57) */
+	vpunpcklbw %ymm15, %ymm14, %ymm12 /* tr2_52 = unpacklo(tr1_50, tr1_58) */
+	vpunpckhbw %ymm15, %ymm14, %ymm14 /* tr2_53 = unpackhi(tr1_50, tr1_58) */
+	vpunpcklbw %ymm2, %ymm0, %ymm15 /* tr2_54 = unpacklo(tr1_51, tr1_59) */
+	vpunpckhbw %ymm2, %ymm0, %ymm0 /* tr2_55 = unpackhi(tr1_51, tr1_59) */
+	vpunpcklbw %ymm7, %ymm5, %ymm2 /* tr2_56 = unpacklo(tr1_52, tr1_60) */
+	vpunpckhbw %ymm7, %ymm5, %ymm5 /* tr2_57 = unpackhi(tr1_52, tr1_60) */
+	vpunpcklbw %ymm4, %ymm9, %ymm7 /* tr2_58 = unpacklo(tr1_53, tr1_61) */
+	vpunpckhbw %ymm4, %ymm9, %ymm4 /* tr2_59 = unpackhi(tr1_53, tr1_61) */
+	vpunpcklbw %ymm1, %ymm13, %ymm9 /* tr2_60 = unpacklo(tr1_54, tr1_62) */
+	vpunpckhbw %ymm1, %ymm13, %ymm1 /* tr2_61 = unpackhi(tr1_54, tr1_62) */
+	vmovdqa 1696(%rsp), %ymm13 /* reload tr1_55 */
+	vmovdqa %ymm0, 1728(%rsp) /* spill tr2_55 */
+	vpunpcklbw %ymm3, %ymm13, %ymm0 /* tr2_62 = unpacklo(tr1_55, tr1_63) */
+	vpunpckhbw %ymm3, %ymm13, %ymm3 /* tr2_63 = unpackhi(tr1_55, tr1_63) */
+	vpunpcklbw %ymm2, %ymm11, %ymm13 /* tr3_48 = unpacklo(tr2_48, tr2_56) */
+	vpunpckhbw %ymm2, %ymm11, %ymm2 /* tr3_49 = unpackhi(tr2_48, tr2_56) */
+	vpunpcklbw %ymm5, %ymm6, %ymm11 /* tr3_50 = unpacklo(tr2_49, tr2_57) */
+	vpunpckhbw %ymm5, %ymm6, %ymm5 /* tr3_51 = unpackhi(tr2_49, tr2_57) */
+	vpunpcklbw %ymm7, %ymm8, %ymm6 /* tr3_52 = unpacklo(tr2_50, tr2_58) */
+	vpunpckhbw %ymm7, %ymm8, %ymm7 /* tr3_53 = unpackhi(tr2_50, tr2_58) */
+	vpunpcklbw %ymm4, %ymm10, %ymm8 /* tr3_54 = unpacklo(tr2_51, tr2_59) */
+	vpunpckhbw %ymm4, %ymm10, %ymm4 /* tr3_55 = unpackhi(tr2_51, tr2_59) */
+	vpunpcklbw %ymm9, %ymm12, %ymm10 /* tr3_56 = unpacklo(tr2_52, tr2_60) */
+	vpunpckhbw %ymm9, %ymm12, %ymm9 /* tr3_57 = unpackhi(tr2_52, tr2_60) */
+	vpunpcklbw %ymm1, %ymm14, %ymm12 /* tr3_58 = unpacklo(tr2_53, tr2_61) */
+	vpunpckhbw %ymm1, %ymm14, %ymm1 /* tr3_59 = unpackhi(tr2_53, tr2_61) */
+	vpunpcklbw %ymm0, %ymm15, %ymm14 /* tr3_60 = unpacklo(tr2_54, tr2_62) */
+	vpunpckhbw %ymm0, %ymm15, %ymm0 /* tr3_61 = unpackhi(tr2_54, tr2_62) */
+	vmovdqa 1728(%rsp), %ymm15 /* reload tr2_55 */
+	vmovdqa %ymm0, 1696(%rsp) /* spill tr3_61 */
+	vpunpcklbw %ymm3, %ymm15, %ymm0 /* tr3_62 = unpacklo(tr2_55, tr2_63) */
+	vpunpckhbw %ymm3, %ymm15, %ymm3 /* tr3_63 = unpackhi(tr2_55, tr2_63) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm13, %ymm15 /* tr3_48_lo = and(tr3_48, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* tr3_48_sh = shr(tr3_48) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm13, %ymm13 /* tr3_48_hi = and(tr3_48_sh, nibble_mask) */
+	vmovdqa %ymm3, 1728(%rsp) /* spill tr3_63 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_tbl_lo(%rip), %ymm3 /* tbl_lo = const() */
+	vpshufb %ymm15, %ymm3, %ymm15 /* xin_48_l = lookup16(tbl_lo, tr3_48_lo) */
+	vmovdqa %ymm0, 160(%rsp) /* spill tr3_62 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_tbl_hi(%rip), %ymm0 /* tbl_hi = const() */
+	vpshufb %ymm13, %ymm0, %ymm13 /* xin_48_h = lookup16(tbl_hi, tr3_48_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* xin_48 = xor(xin_48_l, xin_48_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm2, %ymm15 /* tr3_49_lo = and(tr3_49, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* tr3_49_sh = shr(tr3_49) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm2, %ymm2 /* tr3_49_hi = and(tr3_49_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* xin_49_l = lookup16(tbl_lo, tr3_49_lo) */
+	vpshufb %ymm2, %ymm0, %ymm2 /* xin_49_h = lookup16(tbl_hi, tr3_49_hi) */
+	vpxor %ymm2, %ymm15, %ymm2 /* xin_49 = xor(xin_49_l, xin_49_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm11, %ymm15 /* tr3_50_lo = and(tr3_50, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* tr3_50_sh = shr(tr3_50) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm11, %ymm11 /* tr3_50_hi = and(tr3_50_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* xin_50_l = lookup16(tbl_lo, tr3_50_lo) */
+	vpshufb %ymm11, %ymm0, %ymm11 /* xin_50_h = lookup16(tbl_hi, tr3_50_hi) */
+	vpxor %ymm11, %ymm15, %ymm11 /* xin_50 = xor(xin_50_l, xin_50_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm5, %ymm15 /* tr3_51_lo = and(tr3_51, nibble_mask) */
+	vpsrlw $4, %ymm5, %ymm5 /* tr3_51_sh = shr(tr3_51) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm5, %ymm5 /* tr3_51_hi = and(tr3_51_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* xin_51_l = lookup16(tbl_lo, tr3_51_lo) */
+	vpshufb %ymm5, %ymm0, %ymm5 /* xin_51_h = lookup16(tbl_hi, tr3_51_hi) */
+	vpxor %ymm5, %ymm15, %ymm5 /* xin_51 = xor(xin_51_l, xin_51_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm6, %ymm15 /* tr3_52_lo = and(tr3_52, nibble_mask) */
+	vpsrlw $4, %ymm6, %ymm6 /* tr3_52_sh = shr(tr3_52) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm6, %ymm6 /* tr3_52_hi = and(tr3_52_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* xin_52_l = lookup16(tbl_lo, tr3_52_lo) */
+	vpshufb %ymm6, %ymm0, %ymm6 /* xin_52_h = lookup16(tbl_hi, tr3_52_hi) */
+	vpxor %ymm6, %ymm15, %ymm6 /* xin_52 = xor(xin_52_l, xin_52_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm7, %ymm15 /* tr3_53_lo = and(tr3_53, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* tr3_53_sh = shr(tr3_53) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm7, %ymm7 /* tr3_53_hi = and(tr3_53_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* xin_53_l = lookup16(tbl_lo, tr3_53_lo) */
+	vpshufb %ymm7, %ymm0, %ymm7 /* xin_53_h = lookup16(tbl_hi, tr3_53_hi) */
+	vpxor %ymm7, %ymm15, %ymm7 /* xin_53 = xor(xin_53_l, xin_53_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm8, %ymm15 /* tr3_54_lo = and(tr3_54, nibble_mask) */
+	vpsrlw $4, %ymm8, %ymm8 /* tr3_54_sh = shr(tr3_54) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm8, %ymm8 /* tr3_54_hi = and(tr3_54_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* xin_54_l = lookup16(tbl_lo, tr3_54_lo) */
+	vpshufb %ymm8, %ymm0, %ymm8 /* xin_54_h = lookup16(tbl_hi, tr3_54_hi) */
+	vpxor %ymm8, %ymm15, %ymm8 /* xin_54 = xor(xin_54_l, xin_54_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm4, %ymm15 /* tr3_55_lo = and(tr3_55, nibble_mask) */
+	vpsrlw $4, %ymm4, %ymm4 /* tr3_55_sh = shr(tr3_55) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm4, %ymm4 /* tr3_55_hi = and(tr3_55_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* xin_55_l = lookup16(tbl_lo, tr3_55_lo) */
+	vpshufb %ymm4, %ymm0, %ymm4 /* xin_55_h = lookup16(tbl_hi, tr3_55_hi) */
+	vpxor %ymm4, %ymm15, %ymm4 /* xin_55 = xor(xin_55_l, xin_55_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm10, %ymm15 /* tr3_56_lo = and(tr3_56, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* tr3_56_sh = shr(tr3_56) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm10, %ymm10 /* tr3_56_hi = and(tr3_56_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* xin_56_l = lookup16(tbl_lo, tr3_56_lo) */
+	vpshufb %ymm10, %ymm0, %ymm10 /* xin_56_h = lookup16(tbl_hi, tr3_56_hi) */
+	vpxor %ymm10, %ymm15, %ymm10 /* xin_56 = xor(xin_56_l, xin_56_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm9, %ymm15 /* tr3_57_lo = and(tr3_57, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* tr3_57_sh = shr(tr3_57) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm9, %ymm9 /* tr3_57_hi = and(tr3_57_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* xin_57_l = lookup16(tbl_lo, tr3_57_lo) */
+	vpshufb %ymm9, %ymm0, %ymm9 /* xin_57_h = lookup16(tbl_hi, tr3_57_hi) */
+	vpxor %ymm9, %ymm15, %ymm9 /* xin_57 = xor(xin_57_l, xin_57_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm12, %ymm15 /* tr3_58_lo = and(tr3_58, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* tr3_58_sh = shr(tr3_58) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm12, %ymm12 /* tr3_58_hi = and(tr3_58_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* xin_58_l = lookup16(tbl_lo, tr3_58_lo) */
+	vpshufb %ymm12, %ymm0, %ymm12 /* xin_58_h = lookup16(tbl_hi, tr3_58_hi) */
+	vpxor %ymm12, %ymm15, %ymm12 /* xin_58 = xor(xin_58_l, xin_58_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm1, %ymm15 /* tr3_59_lo = and(tr3_59, nibble_mask) */
+	vpsrlw $4, %ymm1, %ymm1 /* tr3_59_sh = shr(tr3_59) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm1, %ymm1 /* tr3_59_hi = and(tr3_59_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* xin_59_l = lookup16(tbl_lo, tr3_59_lo) */
+	vpshufb %ymm1, %ymm0, %ymm1 /* xin_59_h = lookup16(tbl_hi, tr3_59_hi) */
+	vpxor %ymm1, %ymm15, %ymm1 /* xin_59 = xor(xin_59_l, xin_59_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm14, %ymm15 /* tr3_60_lo = and(tr3_60, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* tr3_60_sh = shr(tr3_60) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm14, %ymm14 /* tr3_60_hi = and(tr3_60_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* xin_60_l = lookup16(tbl_lo, tr3_60_lo) */
+	vpshufb %ymm14, %ymm0, %ymm14 /* xin_60_h = lookup16(tbl_hi, tr3_60_hi) */
+	vpxor %ymm14, %ymm15, %ymm14 /* xin_60 = xor(xin_60_l, xin_60_h) */
+	vmovdqa 1696(%rsp), %ymm15 /* reload tr3_61 */
+	vmovdqa %ymm1, 96(%rsp) /* spill g3x11.1 */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm15, %ymm1 /* tr3_61_lo = and(tr3_61, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* tr3_61_sh = shr(tr3_61) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm15, %ymm15 /* tr3_61_hi = and(tr3_61_sh, nibble_mask) */
+	vpshufb %ymm1, %ymm3, %ymm1 /* xin_61_l = lookup16(tbl_lo, tr3_61_lo) */
+	vpshufb %ymm15, %ymm0, %ymm15 /* xin_61_h = lookup16(tbl_hi, tr3_61_hi) */
+	vpxor %ymm15, %ymm1, %ymm1 /* xin_61 = xor(xin_61_l, xin_61_h) */
+	vmovdqa 160(%rsp), %ymm15 /* reload tr3_62 */
+	vmovdqa %ymm1, 1696(%rsp) /* spill g3x13.1 */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm15, %ymm1 /* tr3_62_lo = and(tr3_62, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* tr3_62_sh = shr(tr3_62) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm15, %ymm15 /* tr3_62_hi = and(tr3_62_sh, nibble_mask) */
+	vpshufb %ymm1, %ymm3, %ymm1 /* xin_62_l = lookup16(tbl_lo, tr3_62_lo) */
+	vpshufb %ymm15, %ymm0, %ymm15 /* xin_62_h = lookup16(tbl_hi, tr3_62_hi) */
+	vpxor %ymm15, %ymm1, %ymm1 /* xin_62 = xor(xin_62_l, xin_62_h) */
+	vmovdqa 1728(%rsp), %ymm15 /* reload tr3_63 */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm15, %ymm0 /* tr3_63_lo = and(tr3_63, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* tr3_63_sh = shr(tr3_63) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm15, %ymm15 /* tr3_63_hi = and(tr3_63_sh, nibble_mask) */
+	vpshufb %ymm0, %ymm3, %ymm0 /* xin_63_l = lookup16(tbl_lo, tr3_63_lo) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_tbl_hi(%rip), %ymm3 /* tbl_hi = const() */
+	vpshufb %ymm15, %ymm3, %ymm3 /* xin_63_h = lookup16(tbl_hi, tr3_63_hi) */
+	vpxor %ymm3, %ymm0, %ymm0 /* xin_63 = xor(xin_63_l, xin_63_h) */
+
+	/* Products per input byte: B'1, B'2; every other block of M'_L is a XOR of them. */
+	vmovdqa 416(%rsp), %ymm3 /* reload g0x0.2 */
+	vmovdqa 288(%rsp), %ymm15 /* reload g0x1.2 */
+	vmovdqa %ymm5, 1728(%rsp) /* spill g3x3.2 */
+	vmovdqa 576(%rsp), %ymm5 /* reload g0x2.2 */
+	vmovdqa %ymm11, 160(%rsp) /* spill g3x2.2 */
+	vmovdqa 384(%rsp), %ymm11 /* reload g0x3.2 */
+	vmovdqa %ymm2, 192(%rsp) /* spill g3x1.2 */
+	vmovdqa 1056(%rsp), %ymm2 /* reload g1x0.2 */
+	vmovdqa %ymm13, 128(%rsp) /* spill g3x0.2 */
+	vmovdqa 832(%rsp), %ymm13 /* reload g1x1.2 */
+	vmovdqa %ymm0, 1760(%rsp) /* spill g3x15.2 */
+	vmovdqa 1120(%rsp), %ymm0 /* reload g1x2.2 */
+	vmovdqa %ymm4, 1792(%rsp) /* spill g3x7.2 */
+	vmovdqa 864(%rsp), %ymm4 /* reload g1x3.2 */
+	vmovdqa %ymm1, 1824(%rsp) /* spill g3x14.2 */
+	vmovdqa 1568(%rsp), %ymm1 /* reload g2x0.2 */
+	vmovdqa %ymm8, 1856(%rsp) /* spill g3x6.2 */
+	vmovdqa 1376(%rsp), %ymm8 /* reload g2x1.2 */
+	vmovdqa %ymm12, 1888(%rsp) /* spill g3x10.2 */
+	vmovdqa 1632(%rsp), %ymm12 /* reload g2x2.2 */
+	vmovdqa %ymm7, 1920(%rsp) /* spill g3x5.2 */
+	vmovdqa 1312(%rsp), %ymm7 /* reload g2x3.2 */
+	vmovdqa %ymm9, 1952(%rsp) /* spill g3x9.2 */
+	vmovdqa 128(%rsp), %ymm9 /* reload g3x0.2 */
+	vmovdqa %ymm9, 1984(%rsp) /* spill g3x0.2 */
+	vmovdqa 192(%rsp), %ymm9 /* reload g3x1.2 */
+	vmovdqa %ymm9, 2016(%rsp) /* spill g3x1.2 */
+	vmovdqa 160(%rsp), %ymm9 /* reload g3x2.2 */
+	vmovdqa %ymm9, 2048(%rsp) /* spill g3x2.2 */
+	vmovdqa 1728(%rsp), %ymm9 /* reload g3x3.2 */
+	vmovdqa %ymm9, 2080(%rsp) /* spill g3x3.2 */
+	vmovdqa 448(%rsp), %ymm9 /* reload g0x4.2 */
+	vmovdqa %ymm14, 2112(%rsp) /* spill g3x12.2 */
+	vmovdqa 512(%rsp), %ymm14 /* reload g0x5.2 */
+	vmovdqa %ymm6, 2144(%rsp) /* spill g3x4.2 */
+	vmovdqa 544(%rsp), %ymm6 /* reload g0x6.2 */
+	vmovdqa %ymm10, 2176(%rsp) /* spill g3x8.2 */
+	vmovdqa 320(%rsp), %ymm10 /* reload g0x7.2 */
+	vmovdqa %ymm7, 2208(%rsp) /* spill g2x3.2 */
+	vmovdqa 960(%rsp), %ymm7 /* reload g1x4.2 */
+	vmovdqa %ymm12, 2240(%rsp) /* spill g2x2.2 */
+	vmovdqa 992(%rsp), %ymm12 /* reload g1x5.2 */
+	vmovdqa %ymm8, 2272(%rsp) /* spill g2x1.2 */
+	vmovdqa 1024(%rsp), %ymm8 /* reload g1x6.2 */
+	vmovdqa %ymm1, 2304(%rsp) /* spill g2x0.2 */
+	vmovdqa 768(%rsp), %ymm1 /* reload g1x7.2 */
+	vmovdqa %ymm4, 2336(%rsp) /* spill g1x3.2 */
+	vmovdqa 1472(%rsp), %ymm4 /* reload g2x4.2 */
+	vmovdqa %ymm4, 2368(%rsp) /* spill g2x4.2 */
+	vmovdqa 1504(%rsp), %ymm4 /* reload g2x5.2 */
+	vmovdqa %ymm4, 2400(%rsp) /* spill g2x5.2 */
+	vmovdqa 1536(%rsp), %ymm4 /* reload g2x6.2 */
+	vmovdqa %ymm4, 2432(%rsp) /* spill g2x6.2 */
+	vmovdqa 1280(%rsp), %ymm4 /* reload g2x7.2 */
+	vmovdqa %ymm4, 2464(%rsp) /* spill g2x7.2 */
+	vmovdqa 2144(%rsp), %ymm4 /* reload g3x4.2 */
+	vmovdqa %ymm4, 2496(%rsp) /* spill g3x4.2 */
+	vmovdqa 1920(%rsp), %ymm4 /* reload g3x5.2 */
+	vmovdqa %ymm4, 2528(%rsp) /* spill g3x5.2 */
+	vmovdqa 1856(%rsp), %ymm4 /* reload g3x6.2 */
+	vmovdqa %ymm4, 2560(%rsp) /* spill g3x6.2 */
+	vmovdqa 1792(%rsp), %ymm4 /* reload g3x7.2 */
+	vmovdqa %ymm4, 2592(%rsp) /* spill g3x7.2 */
+	vmovdqa 352(%rsp), %ymm4 /* reload g0x8.2 */
+	vmovdqa %ymm0, 2624(%rsp) /* spill g1x2.2 */
+	vmovdqa 480(%rsp), %ymm0 /* reload g0x9.2 */
+	vmovdqa %ymm13, 2656(%rsp) /* spill g1x1.2 */
+	vmovdqa 640(%rsp), %ymm13 /* reload g0x10.2 */
+	vmovdqa %ymm2, 2688(%rsp) /* spill g1x0.2 */
+	vmovdqa 256(%rsp), %ymm2 /* reload g0x11.2 */
+	vmovdqa %ymm1, 2720(%rsp) /* spill g1x7.2 */
+	vmovdqa 896(%rsp), %ymm1 /* reload g1x8.2 */
+	vmovdqa %ymm8, 2752(%rsp) /* spill g1x6.2 */
+	vmovdqa 928(%rsp), %ymm8 /* reload g1x9.2 */
+	vmovdqa %ymm8, 2784(%rsp) /* spill g1x9.2 */
+	vmovdqa 1088(%rsp), %ymm8 /* reload g1x10.2 */
+	vmovdqa %ymm8, 2816(%rsp) /* spill g1x10.2 */
+	vmovdqa 800(%rsp), %ymm8 /* reload g1x11.2 */
+	vmovdqa %ymm8, 2848(%rsp) /* spill g1x11.2 */
+	vmovdqa 1408(%rsp), %ymm8 /* reload g2x8.2 */
+	vmovdqa %ymm8, 2880(%rsp) /* spill g2x8.2 */
+	vmovdqa 1440(%rsp), %ymm8 /* reload g2x9.2 */
+	vmovdqa %ymm8, 2912(%rsp) /* spill g2x9.2 */
+	vmovdqa 1600(%rsp), %ymm8 /* reload g2x10.2 */
+	vmovdqa %ymm8, 2944(%rsp) /* spill g2x10.2 */
+	vmovdqa 1344(%rsp), %ymm8 /* reload g2x11.2 */
+	vmovdqa %ymm8, 2976(%rsp) /* spill g2x11.2 */
+	vmovdqa 2176(%rsp), %ymm8 /* reload g3x8.2 */
+	vmovdqa %ymm8, 3008(%rsp) /* spill g3x8.2 */
+	vmovdqa 1952(%rsp), %ymm8 /* reload g3x9.2 */
+	vmovdqa %ymm8, 3040(%rsp) /* spill g3x9.2 */
+	vmovdqa 1888(%rsp), %ymm8 /* reload g3x10.2 */
+	vmovdqa %ymm8, 3072(%rsp) /* spill g3x10.2 */
+	vmovdqa 96(%rsp), %ymm8 /* reload g3x11.2 */
+	vmovdqa %ymm8, 3104(%rsp) /* spill g3x11.2 */
+	vmovdqa 608(%rsp), %ymm8 /* reload g0x12.2 */
+	vmovdqa %ymm12, 3136(%rsp) /* spill g1x5.2 */
+	vmovdqa 64(%rsp), %ymm12 /* reload g0x13.2 */
+	vmovdqa %ymm1, 3168(%rsp) /* spill g1x8.2 */
+	vmovdqa 224(%rsp), %ymm1 /* reload g0x14.2 */
+	vmovdqa %ymm7, 3200(%rsp) /* spill g1x4.2 */
+	vmovdqa 32(%rsp), %ymm7 /* reload g0x15.2 */
+	vmovdqa %ymm11, 3232(%rsp) /* spill g0x3.2 */
+	vmovdqa 1152(%rsp), %ymm11 /* reload g1x12.2 */
+	vmovdqa %ymm11, 3264(%rsp) /* spill g1x12.2 */
+	vmovdqa 672(%rsp), %ymm11 /* reload g1x13.2 */
+	vmovdqa %ymm11, 3296(%rsp) /* spill g1x13.2 */
+	vmovdqa 736(%rsp), %ymm11 /* reload g1x14.2 */
+	vmovdqa %ymm11, 3328(%rsp) /* spill g1x14.2 */
+	vmovdqa 704(%rsp), %ymm11 /* reload g1x15.2 */
+	vmovdqa %ymm11, 3360(%rsp) /* spill g1x15.2 */
+	vmovdqa 1664(%rsp), %ymm11 /* reload g2x12.2 */
+	vmovdqa %ymm11, 3392(%rsp) /* spill g2x12.2 */
+	vmovdqa 1184(%rsp), %ymm11 /* reload g2x13.2 */
+	vmovdqa %ymm11, 3424(%rsp) /* spill g2x13.2 */
+	vmovdqa 1248(%rsp), %ymm11 /* reload g2x14.2 */
+	vmovdqa %ymm11, 3456(%rsp) /* spill g2x14.2 */
+	vmovdqa 1216(%rsp), %ymm11 /* reload g2x15.2 */
+	vmovdqa %ymm11, 3488(%rsp) /* spill g2x15.2 */
+	vmovdqa 2112(%rsp), %ymm11 /* reload g3x12.2 */
+	vmovdqa %ymm11, 3520(%rsp) /* spill g3x12.2 */
+	vmovdqa 1696(%rsp), %ymm11 /* reload g3x13.2 */
+	vmovdqa %ymm11, 3552(%rsp) /* spill g3x13.2 */
+	vmovdqa 1824(%rsp), %ymm11 /* reload g3x14.2 */
+	vmovdqa %ymm11, 3584(%rsp) /* spill g3x14.2 */
+	vmovdqa 1760(%rsp), %ymm11 /* reload g3x15.2 */
+	vmovdqa %ymm3, 1696(%rsp) /* spill g0x0.2 */
+	vmovdqa %ymm15, 1216(%rsp) /* spill g0x1.2 */
+	vmovdqa %ymm5, 1248(%rsp) /* spill g0x2.2 */
+	vmovdqa %ymm11, 1184(%rsp) /* spill g3x15.2 */
+	xor %r10, %r10
+	.p2align 4
+.Lsm4_byteslice_avx2_aesni_9_loop_r0:
+
+	/* Round 4r+0: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */
+	vpbroadcastd (%rdi,%r10), %ymm3 /* rk0 = bcast32() */
+	vpbroadcastd 4(%rdi,%r10), %ymm5 /* rk1 = bcast32() */
+	vpbroadcastd 8(%rdi,%r10), %ymm11 /* rk2 = bcast32() */
+	vpbroadcastd 12(%rdi,%r10), %ymm15 /* rk3 = bcast32() */
+	vmovdqa %ymm9, 1664(%rsp) /* spill g0x4.2 */
+	vpxor %ymm4, %ymm9, %ymm9 /* t0_acc = xor(g0x4, g0x8) */
+	vpxor %ymm3, %ymm9, %ymm9 /* t0_acc_1 = xor(t0_acc, rk0) */
+	vpxor %ymm8, %ymm9, %ymm9 /* t0 = xor(t0_acc_1, g0x12) */
+	vmovdqa %ymm14, 704(%rsp) /* spill g0x5.2 */
+	vpxor %ymm0, %ymm14, %ymm14 /* t1_acc = xor(g0x5, g0x9) */
+	vpxor %ymm5, %ymm14, %ymm14 /* t1_acc_1 = xor(t1_acc, rk1) */
+	vpxor %ymm12, %ymm14, %ymm14 /* t1 = xor(t1_acc_1, g0x13) */
+	vmovdqa %ymm6, 736(%rsp) /* spill g0x6.2 */
+	vpxor %ymm13, %ymm6, %ymm6 /* t2_acc = xor(g0x6, g0x10) */
+	vpxor %ymm11, %ymm6, %ymm6 /* t2_acc_1 = xor(t2_acc, rk2) */
+	vpxor %ymm1, %ymm6, %ymm6 /* t2 = xor(t2_acc_1, g0x14) */
+	vmovdqa %ymm10, 672(%rsp) /* spill g0x7.2 */
+	vpxor %ymm2, %ymm10, %ymm10 /* t3_acc = xor(g0x7, g0x11) */
+	vpxor %ymm15, %ymm10, %ymm10 /* t3_acc_1 = xor(t3_acc, rk3) */
+	vpxor %ymm7, %ymm10, %ymm10 /* t3 = xor(t3_acc_1, g0x15) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_inv_shift_rows(%rip), %ymm9, %ymm9 /* y0_sr = lookup16(t0, inv_shift_rows) */
+	vmovdqa %ymm2, 1152(%rsp) /* spill g0x11.2 */
+	vmovdqa %xmm9, %xmm2 /* y0_aes_in0 = extract128(y0_sr) */
+	vmovdqa %ymm7, 32(%rsp) /* spill g0x15.2 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_aes_cancel_key(%rip), %ymm7 /* aes_cancel_key = const() */
+	vmovdqa %ymm1, 224(%rsp) /* spill g0x14.2 */
+	vmovdqa %xmm7, %xmm1 /* y0_aes_k0 = extract128(aes_cancel_key) */
+	vaesenclast %xmm1, %xmm2, %xmm2 /* y0_aes_0 = aesenclast(y0_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm9, %xmm9 /* y0_aes_in1 = extract128(y0_sr) */
+	vextracti128 $1, %ymm7, %xmm7 /* y0_aes_k1 = extract128(aes_cancel_key) */
+	vaesenclast %xmm7, %xmm9, %xmm9 /* y0_aes_1 = aesenclast(y0_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm9, %ymm2, %ymm2 /* y0_aes = concat128(y0_aes_0, y0_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_inv_shift_rows(%rip), %ymm14, %ymm9 /* y1_sr = lookup16(t1, inv_shift_rows) */
+	vmovdqa %xmm9, %xmm14 /* y1_aes_in0 = extract128(y1_sr) */
+	vaesenclast %xmm1, %xmm14, %xmm14 /* y1_aes_0 = aesenclast(y1_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm9, %xmm9 /* y1_aes_in1 = extract128(y1_sr) */
+	vaesenclast %xmm7, %xmm9, %xmm9 /* y1_aes_1 = aesenclast(y1_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm9, %ymm14, %ymm9 /* y1_aes = concat128(y1_aes_0, y1_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_inv_shift_rows(%rip), %ymm6, %ymm6 /* y2_sr = lookup16(t2, inv_shift_rows) */
+	vmovdqa %xmm6, %xmm14 /* y2_aes_in0 = extract128(y2_sr) */
+	vaesenclast %xmm1, %xmm14, %xmm14 /* y2_aes_0 = aesenclast(y2_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm6, %xmm6 /* y2_aes_in1 = extract128(y2_sr) */
+	vaesenclast %xmm7, %xmm6, %xmm6 /* y2_aes_1 = aesenclast(y2_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm6, %ymm14, %ymm6 /* y2_aes = concat128(y2_aes_0, y2_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_inv_shift_rows(%rip), %ymm10, %ymm10 /* y3_sr = lookup16(t3, inv_shift_rows) */
+	vmovdqa %xmm10, %xmm14 /* y3_aes_in0 = extract128(y3_sr) */
+	vaesenclast %xmm1, %xmm14, %xmm14 /* y3_aes_0 = aesenclast(y3_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm10, %xmm10 /* y3_aes_in1 = extract128(y3_sr) */
+	vaesenclast %xmm7, %xmm10, %xmm10 /* y3_aes_1 = aesenclast(y3_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm10, %ymm14, %ymm10 /* y3_aes = concat128(y3_aes_0, y3_aes_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm2, %ymm14 /* y0_aes_lo = and(y0_aes, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* y0_aes_sh = shr(y0_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm2, %ymm2 /* y0_aes_hi = and(y0_aes_sh, nibble_mask) */
+	vmovdqa %ymm13, 64(%rsp) /* spill g0x10.2 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_tbl_lo_1(%rip), %ymm13 /* tbl_lo_1 = const() */
+	vmovdqa %ymm0, 608(%rsp) /* spill g0x9.2 */
+	vpshufb %ymm14, %ymm13, %ymm0 /* p1_0_l = lookup16(tbl_lo_1, y0_aes_lo) */
+	vmovdqa %ymm12, 96(%rsp) /* spill g0x13.2 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_tbl_hi_1(%rip), %ymm12 /* tbl_hi_1 = const() */
+	vmovdqa %ymm4, 1344(%rsp) /* spill g0x8.2 */
+	vpshufb %ymm2, %ymm12, %ymm4 /* p1_0_h = lookup16(tbl_hi_1, y0_aes_hi) */
+	vpxor %ymm4, %ymm0, %ymm0 /* p1_0 = xor(p1_0_l, p1_0_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm9, %ymm4 /* y1_aes_lo = and(y1_aes, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* y1_aes_sh = shr(y1_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm9, %ymm9 /* y1_aes_hi = and(y1_aes_sh, nibble_mask) */
+	vmovdqa %ymm8, 1600(%rsp) /* spill g0x12.2 */
+	vpshufb %ymm4, %ymm13, %ymm8 /* p1_1_l = lookup16(tbl_lo_1, y1_aes_lo) */
+	vmovdqa %ymm7, 1440(%rsp) /* spill y0_aes_k1 */
+	vpshufb %ymm9, %ymm12, %ymm7 /* p1_1_h = lookup16(tbl_hi_1, y1_aes_hi) */
+	vpxor %ymm7, %ymm8, %ymm7 /* p1_1 = xor(p1_1_l, p1_1_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm6, %ymm8 /* y2_aes_lo = and(y2_aes, nibble_mask) */
+	vpsrlw $4, %ymm6, %ymm6 /* y2_aes_sh = shr(y2_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm6, %ymm6 /* y2_aes_hi = and(y2_aes_sh, nibble_mask) */
+	vmovdqa %ymm1, 1408(%rsp) /* spill y0_aes_k0 */
+	vpshufb %ymm8, %ymm13, %ymm1 /* p1_2_l = lookup16(tbl_lo_1, y2_aes_lo) */
+	vmovdqa %ymm15, 800(%rsp) /* spill rk3 */
+	vpshufb %ymm6, %ymm12, %ymm15 /* p1_2_h = lookup16(tbl_hi_1, y2_aes_hi) */
+	vpxor %ymm15, %ymm1, %ymm1 /* p1_2 = xor(p1_2_l, p1_2_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm10, %ymm15 /* y3_aes_lo = and(y3_aes, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* y3_aes_sh = shr(y3_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm10, %ymm10 /* y3_aes_hi = and(y3_aes_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm13, %ymm13 /* p1_3_l = lookup16(tbl_lo_1, y3_aes_lo) */
+	vpshufb %ymm10, %ymm12, %ymm12 /* p1_3_h = lookup16(tbl_hi_1, y3_aes_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* p1_3 = xor(p1_3_l, p1_3_h) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_tbl_lo_2(%rip), %ymm13 /* tbl_lo_2 = const() */
+	vpshufb %ymm14, %ymm13, %ymm14 /* p2_0_l = lookup16(tbl_lo_2, y0_aes_lo) */
+	vmovdqa %ymm11, 1088(%rsp) /* spill rk2 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_tbl_hi_2(%rip), %ymm11 /* tbl_hi_2 = const() */
+	vpshufb %ymm2, %ymm11, %ymm2 /* p2_0_h = lookup16(tbl_hi_2, y0_aes_hi) */
+	vpxor %ymm2, %ymm14, %ymm2 /* p2_0 = xor(p2_0_l, p2_0_h) */
+	vpshufb %ymm4, %ymm13, %ymm4 /* p2_1_l = lookup16(tbl_lo_2, y1_aes_lo) */
+	vpshufb %ymm9, %ymm11, %ymm9 /* p2_1_h = lookup16(tbl_hi_2, y1_aes_hi) */
+	vpxor %ymm9, %ymm4, %ymm4 /* p2_1 = xor(p2_1_l, p2_1_h) */
+	vpshufb %ymm8, %ymm13, %ymm8 /* p2_2_l = lookup16(tbl_lo_2, y2_aes_lo) */
+	vpshufb %ymm6, %ymm11, %ymm6 /* p2_2_h = lookup16(tbl_hi_2, y2_aes_hi) */
+	vpxor %ymm6, %ymm8, %ymm6 /* p2_2 = xor(p2_2_l, p2_2_h) */
+	vpshufb %ymm15, %ymm13, %ymm8 /* p2_3_l = lookup16(tbl_lo_2, y3_aes_lo) */
+	vpshufb %ymm10, %ymm11, %ymm9 /* p2_3_h = lookup16(tbl_hi_2, y3_aes_hi) */
+	vpxor %ymm9, %ymm8, %ymm8 /* p2_3 = xor(p2_3_l, p2_3_h) */
+	vpxor %ymm4, %ymm0, %ymm9 /* m0_acc = xor(p1_0, p2_1) */
+	vpxor %ymm12, %ymm6, %ymm10 /* m0_acc_1 = xor(p2_2, p1_3) */
+	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_2 = xor(m0_acc, m0_acc_1) */
+	vpxor %ymm8, %ymm9, %ymm9 /* m0_acc_3 = xor(m0_acc_2, p2_3) */
+	vpxor 1696(%rsp), %ymm9, %ymm9 /* x0n = xor(m0_acc_3, g0x0.2) */
+	vpxor %ymm2, %ymm0, %ymm0 /* m1_acc = xor(p1_0, p2_0) */
+	vpxor %ymm6, %ymm7, %ymm10 /* m1_acc_1 = xor(p1_1, p2_2) */
+	vpxor %ymm10, %ymm0, %ymm0 /* m1_acc_2 = xor(m1_acc, m1_acc_1) */
+	vpxor %ymm8, %ymm0, %ymm0 /* m1_acc_3 = xor(m1_acc_2, p2_3) */
+	vpxor 1216(%rsp), %ymm0, %ymm0 /* x1n = xor(m1_acc_3, g0x1.2) */
+	vpxor %ymm7, %ymm2, %ymm7 /* m2_acc = xor(p2_0, p1_1) */
+	vpxor %ymm1, %ymm4, %ymm10 /* m2_acc_1 = xor(p2_1, p1_2) */
+	vpxor %ymm10, %ymm7, %ymm7 /* m2_acc_2 = xor(m2_acc, m2_acc_1) */
+	vpxor %ymm8, %ymm7, %ymm7 /* m2_acc_3 = xor(m2_acc_2, p2_3) */
+	vpxor 1248(%rsp), %ymm7, %ymm7 /* x2n = xor(m2_acc_3, g0x2.2) */
+	vpxor %ymm4, %ymm2, %ymm2 /* m3_acc = xor(p2_0, p2_1) */
+	vpxor %ymm6, %ymm1, %ymm1 /* m3_acc_1 = xor(p1_2, p2_2) */
+	vpxor %ymm1, %ymm2, %ymm1 /* m3_acc_2 = xor(m3_acc, m3_acc_1) */
+	vpxor %ymm12, %ymm1, %ymm1 /* m3_acc_3 = xor(m3_acc_2, p1_3) */
+	vpxor 3232(%rsp), %ymm1, %ymm1 /* x3n = xor(m3_acc_3, g0x3.2) */
+	vmovdqa 3200(%rsp), %ymm2 /* reload g1x4.2 */
+	vpxor 3168(%rsp), %ymm2, %ymm4 /* t0_acc_2 = xor(g1x4, g1x8) */
+	vpxor %ymm3, %ymm4, %ymm4 /* t0_acc_3 = xor(t0_acc_2, rk0) */
+	vpxor 3264(%rsp), %ymm4, %ymm4 /* t0_1 = xor(t0_acc_3, g1x12) */
+	vmovdqa 3136(%rsp), %ymm6 /* reload g1x5.2 */
+	vpxor 2784(%rsp), %ymm6, %ymm8 /* t1_acc_2 = xor(g1x5, g1x9) */
+	vpxor %ymm5, %ymm8, %ymm8 /* t1_acc_3 = xor(t1_acc_2, rk1) */
+	vpxor 3296(%rsp), %ymm8, %ymm8 /* t1_1 = xor(t1_acc_3, g1x13) */
+	vmovdqa 2752(%rsp), %ymm10 /* reload g1x6.2 */
+	vpxor 2816(%rsp), %ymm10, %ymm12 /* t2_acc_2 = xor(g1x6, g1x10) */
+	vpxor 1088(%rsp), %ymm12, %ymm12 /* t2_acc_3 = xor(t2_acc_2, rk2) */
+	vpxor 3328(%rsp), %ymm12, %ymm12 /* t2_1 = xor(t2_acc_3, g1x14) */
+	vmovdqa 2720(%rsp), %ymm14 /* reload g1x7.2 */
+	vpxor 2848(%rsp), %ymm14, %ymm15 /* t3_acc_2 = xor(g1x7, g1x11) */
+	vpxor 800(%rsp), %ymm15, %ymm15 /* t3_acc_3 = xor(t3_acc_2, rk3) */
+	vpxor 3360(%rsp), %ymm15, %ymm15 /* t3_1 = xor(t3_acc_3, g1x15) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_inv_shift_rows(%rip), %ymm4, %ymm4 /* y0_1_sr = lookup16(t0_1, inv_shift_rows) */
+	vmovdqa %xmm4, %xmm14 /* y0_1_aes_in0 = extract128(y0_1_sr) */
+	vaesenclast 1408(%rsp), %xmm14, %xmm14 /* y0_1_aes_0 = aesenclast(y0_1_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm4, %xmm4 /* y0_1_aes_in1 = extract128(y0_1_sr) */
+	vaesenclast 1440(%rsp), %xmm4, %xmm4 /* y0_1_aes_1 = aesenclast(y0_1_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm4, %ymm14, %ymm4 /* y0_1_aes = concat128(y0_1_aes_0, y0_1_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_inv_shift_rows(%rip), %ymm8, %ymm8 /* y1_1_sr = lookup16(t1_1, inv_shift_rows) */
+	vmovdqa %xmm8, %xmm14 /* y1_1_aes_in0 = extract128(y1_1_sr) */
+	vaesenclast 1408(%rsp), %xmm14, %xmm14 /* y1_1_aes_0 = aesenclast(y1_1_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm8, %xmm8 /* y1_1_aes_in1 = extract128(y1_1_sr) */
+	vaesenclast 1440(%rsp), %xmm8, %xmm8 /* y1_1_aes_1 = aesenclast(y1_1_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm8, %ymm14, %ymm8 /* y1_1_aes = concat128(y1_1_aes_0, y1_1_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_inv_shift_rows(%rip), %ymm12, %ymm12 /* y2_1_sr = lookup16(t2_1, inv_shift_rows) */
+	vmovdqa %xmm12, %xmm14 /* y2_1_aes_in0 = extract128(y2_1_sr) */
+	vaesenclast 1408(%rsp), %xmm14, %xmm14 /* y2_1_aes_0 = aesenclast(y2_1_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm12, %xmm12 /* y2_1_aes_in1 = extract128(y2_1_sr) */
+	vaesenclast 1440(%rsp), %xmm12, %xmm12 /* y2_1_aes_1 = aesenclast(y2_1_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm12, %ymm14, %ymm12 /* y2_1_aes = concat128(y2_1_aes_0, y2_1_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_inv_shift_rows(%rip), %ymm15, %ymm14 /* y3_1_sr = lookup16(t3_1, inv_shift_rows) */
+	vmovdqa %xmm14, %xmm15 /* y3_1_aes_in0 = extract128(y3_1_sr) */
+	vaesenclast 1408(%rsp), %xmm15, %xmm15 /* y3_1_aes_0 = aesenclast(y3_1_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm14, %xmm14 /* y3_1_aes_in1 = extract128(y3_1_sr) */
+	vaesenclast 1440(%rsp), %xmm14, %xmm14 /* y3_1_aes_1 = aesenclast(y3_1_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm14, %ymm15, %ymm14 /* y3_1_aes = concat128(y3_1_aes_0, y3_1_aes_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm4, %ymm15 /* y0_1_aes_lo = and(y0_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm4, %ymm4 /* y0_1_aes_sh = shr(y0_1_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm4, %ymm4 /* y0_1_aes_hi = and(y0_1_aes_sh, nibble_mask) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_tbl_lo_1(%rip), %ymm10 /* tbl_lo_1 = const() */
+	vpshufb %ymm15, %ymm10, %ymm6 /* p1_0_1_l = lookup16(tbl_lo_1, y0_1_aes_lo) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_tbl_hi_1(%rip), %ymm2 /* tbl_hi_1 = const() */
+	vmovdqa %ymm1, 3232(%rsp) /* spill g0x3.3 */
+	vpshufb %ymm4, %ymm2, %ymm1 /* p1_0_1_h = lookup16(tbl_hi_1, y0_1_aes_hi) */
+	vpxor %ymm1, %ymm6, %ymm1 /* p1_0_1 = xor(p1_0_1_l, p1_0_1_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm8, %ymm6 /* y1_1_aes_lo = and(y1_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm8, %ymm8 /* y1_1_aes_sh = shr(y1_1_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm8, %ymm8 /* y1_1_aes_hi = and(y1_1_aes_sh, nibble_mask) */
+	vmovdqa %ymm7, 1248(%rsp) /* spill g0x2.3 */
+	vpshufb %ymm6, %ymm10, %ymm7 /* p1_1_1_l = lookup16(tbl_lo_1, y1_1_aes_lo) */
+	vmovdqa %ymm0, 1216(%rsp) /* spill g0x1.3 */
+	vpshufb %ymm8, %ymm2, %ymm0 /* p1_1_1_h = lookup16(tbl_hi_1, y1_1_aes_hi) */
+	vpxor %ymm0, %ymm7, %ymm0 /* p1_1_1 = xor(p1_1_1_l, p1_1_1_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm12, %ymm7 /* y2_1_aes_lo = and(y2_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* y2_1_aes_sh = shr(y2_1_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm12, %ymm12 /* y2_1_aes_hi = and(y2_1_aes_sh, nibble_mask) */
+	vmovdqa %ymm9, 1696(%rsp) /* spill g0x0.3 */
+	vpshufb %ymm7, %ymm10, %ymm9 /* p1_2_1_l = lookup16(tbl_lo_1, y2_1_aes_lo) */
+	vmovdqa %ymm5, 928(%rsp) /* spill rk1 */
+	vpshufb %ymm12, %ymm2, %ymm5 /* p1_2_1_h = lookup16(tbl_hi_1, y2_1_aes_hi) */
+	vpxor %ymm5, %ymm9, %ymm5 /* p1_2_1 = xor(p1_2_1_l, p1_2_1_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm14, %ymm9 /* y3_1_aes_lo = and(y3_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* y3_1_aes_sh = shr(y3_1_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm14, %ymm14 /* y3_1_aes_hi = and(y3_1_aes_sh, nibble_mask) */
+	vpshufb %ymm9, %ymm10, %ymm10 /* p1_3_1_l = lookup16(tbl_lo_1, y3_1_aes_lo) */
+	vpshufb %ymm14, %ymm2, %ymm2 /* p1_3_1_h = lookup16(tbl_hi_1, y3_1_aes_hi) */
+	vpxor %ymm2, %ymm10, %ymm2 /* p1_3_1 = xor(p1_3_1_l, p1_3_1_h) */
+	vpshufb %ymm15, %ymm13, %ymm10 /* p2_0_1_l = lookup16(tbl_lo_2, y0_1_aes_lo) */
+	vpshufb %ymm4, %ymm11, %ymm4 /* p2_0_1_h = lookup16(tbl_hi_2, y0_1_aes_hi) */
+	vpxor %ymm4, %ymm10, %ymm4 /* p2_0_1 = xor(p2_0_1_l, p2_0_1_h) */
+	vpshufb %ymm6, %ymm13, %ymm6 /* p2_1_1_l = lookup16(tbl_lo_2, y1_1_aes_lo) */
+	vpshufb %ymm8, %ymm11, %ymm8 /* p2_1_1_h = lookup16(tbl_hi_2, y1_1_aes_hi) */
+	vpxor %ymm8, %ymm6, %ymm6 /* p2_1_1 = xor(p2_1_1_l, p2_1_1_h) */
+	vpshufb %ymm7, %ymm13, %ymm7 /* p2_2_1_l = lookup16(tbl_lo_2, y2_1_aes_lo) */
+	vpshufb %ymm12, %ymm11, %ymm8 /* p2_2_1_h = lookup16(tbl_hi_2, y2_1_aes_hi) */
+	vpxor %ymm8, %ymm7, %ymm7 /* p2_2_1 = xor(p2_2_1_l, p2_2_1_h) */
+	vpshufb %ymm9, %ymm13, %ymm8 /* p2_3_1_l = lookup16(tbl_lo_2, y3_1_aes_lo) */
+	vpshufb %ymm14, %ymm11, %ymm9 /* p2_3_1_h = lookup16(tbl_hi_2, y3_1_aes_hi) */
+	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_1 = xor(p2_3_1_l, p2_3_1_h) */
+	vpxor %ymm6, %ymm1, %ymm9 /* m0_acc_4 = xor(p1_0_1, p2_1_1) */
+	vpxor %ymm2, %ymm7, %ymm10 /* m0_acc_5 = xor(p2_2_1, p1_3_1) */
+	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_6 = xor(m0_acc_4, m0_acc_5) */
+	vpxor %ymm8, %ymm9, %ymm9 /* m0_acc_7 = xor(m0_acc_6, p2_3_1) */
+	vpxor 2688(%rsp), %ymm9, %ymm9 /* x0n_1 = xor(m0_acc_7, g1x0.2) */
+	vpxor %ymm4, %ymm1, %ymm1 /* m1_acc_4 = xor(p1_0_1, p2_0_1) */
+	vpxor %ymm7, %ymm0, %ymm10 /* m1_acc_5 = xor(p1_1_1, p2_2_1) */
+	vpxor %ymm10, %ymm1, %ymm1 /* m1_acc_6 = xor(m1_acc_4, m1_acc_5) */
+	vpxor %ymm8, %ymm1, %ymm1 /* m1_acc_7 = xor(m1_acc_6, p2_3_1) */
+	vpxor 2656(%rsp), %ymm1, %ymm1 /* x1n_1 = xor(m1_acc_7, g1x1.2) */
+	vpxor %ymm0, %ymm4, %ymm0 /* m2_acc_4 = xor(p2_0_1, p1_1_1) */
+	vpxor %ymm5, %ymm6, %ymm10 /* m2_acc_5 = xor(p2_1_1, p1_2_1) */
+	vpxor %ymm10, %ymm0, %ymm0 /* m2_acc_6 = xor(m2_acc_4, m2_acc_5) */
+	vpxor %ymm8, %ymm0, %ymm0 /* m2_acc_7 = xor(m2_acc_6, p2_3_1) */
+	vpxor 2624(%rsp), %ymm0, %ymm0 /* x2n_1 = xor(m2_acc_7, g1x2.2) */
+	vpxor %ymm6, %ymm4, %ymm4 /* m3_acc_4 = xor(p2_0_1, p2_1_1) */
+	vpxor %ymm7, %ymm5, %ymm5 /* m3_acc_5 = xor(p1_2_1, p2_2_1) */
+	vpxor %ymm5, %ymm4, %ymm4 /* m3_acc_6 = xor(m3_acc_4, m3_acc_5) */
+	vpxor %ymm2, %ymm4, %ymm2 /* m3_acc_7 = xor(m3_acc_6, p1_3_1) */
+	vpxor 2336(%rsp), %ymm2, %ymm2 /* x3n_1 = xor(m3_acc_7, g1x3.2) */
+	vmovdqa 2368(%rsp), %ymm4 /* reload g2x4.2 */
+	vpxor 2880(%rsp), %ymm4, %ymm5 /* t0_acc_4 = xor(g2x4, g2x8) */
+	vpxor %ymm3, %ymm5, %ymm5 /* t0_acc_5 = xor(t0_acc_4, rk0) */
+	vpxor 3392(%rsp), %ymm5, %ymm5 /* t0_2 = xor(t0_acc_5, g2x12) */
+	vmovdqa 2400(%rsp), %ymm6 /* reload g2x5.2 */
+	vpxor 2912(%rsp), %ymm6, %ymm7 /* t1_acc_4 = xor(g2x5, g2x9) */
+	vpxor 928(%rsp), %ymm7, %ymm7 /* t1_acc_5 = xor(t1_acc_4, rk1) */
+	vpxor 3424(%rsp), %ymm7, %ymm7 /* t1_2 = xor(t1_acc_5, g2x13) */
+	vmovdqa 2432(%rsp), %ymm8 /* reload g2x6.2 */
+	vpxor 2944(%rsp), %ymm8, %ymm10 /* t2_acc_4 = xor(g2x6, g2x10) */
+	vpxor 1088(%rsp), %ymm10, %ymm10 /* t2_acc_5 = xor(t2_acc_4, rk2) */
+	vpxor 3456(%rsp), %ymm10, %ymm10 /* t2_2 = xor(t2_acc_5, g2x14) */
+	vmovdqa 2464(%rsp), %ymm12 /* reload g2x7.2 */
+	vpxor 2976(%rsp), %ymm12, %ymm14 /* t3_acc_4 = xor(g2x7, g2x11) */
+	vpxor 800(%rsp), %ymm14, %ymm14 /* t3_acc_5 = xor(t3_acc_4, rk3) */
+	vpxor 3488(%rsp), %ymm14, %ymm14 /* t3_2 = xor(t3_acc_5, g2x15) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_inv_shift_rows(%rip), %ymm5, %ymm5 /* y0_2_sr = lookup16(t0_2, inv_shift_rows) */
+	vmovdqa %xmm5, %xmm15 /* y0_2_aes_in0 = extract128(y0_2_sr) */
+	vaesenclast 1408(%rsp), %xmm15, %xmm15 /* y0_2_aes_0 = aesenclast(y0_2_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm5, %xmm5 /* y0_2_aes_in1 = extract128(y0_2_sr) */
+	vaesenclast 1440(%rsp), %xmm5, %xmm5 /* y0_2_aes_1 = aesenclast(y0_2_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm5, %ymm15, %ymm5 /* y0_2_aes = concat128(y0_2_aes_0, y0_2_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_inv_shift_rows(%rip), %ymm7, %ymm7 /* y1_2_sr = lookup16(t1_2, inv_shift_rows) */
+	vmovdqa %xmm7, %xmm15 /* y1_2_aes_in0 = extract128(y1_2_sr) */
+	vaesenclast 1408(%rsp), %xmm15, %xmm15 /* y1_2_aes_0 = aesenclast(y1_2_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm7, %xmm7 /* y1_2_aes_in1 = extract128(y1_2_sr) */
+	vaesenclast 1440(%rsp), %xmm7, %xmm7 /* y1_2_aes_1 = aesenclast(y1_2_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm7, %ymm15, %ymm7 /* y1_2_aes = concat128(y1_2_aes_0, y1_2_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_inv_shift_rows(%rip), %ymm10, %ymm10 /* y2_2_sr = lookup16(t2_2, inv_shift_rows) */
+	vmovdqa %xmm10, %xmm15 /* y2_2_aes_in0 = extract128(y2_2_sr) */
+	vaesenclast 1408(%rsp), %xmm15, %xmm15 /* y2_2_aes_0 = aesenclast(y2_2_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm10, %xmm10 /* y2_2_aes_in1 = extract128(y2_2_sr) */
+	vaesenclast 1440(%rsp), %xmm10, %xmm10 /* y2_2_aes_1 = aesenclast(y2_2_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm10, %ymm15, %ymm10 /* y2_2_aes = concat128(y2_2_aes_0, y2_2_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_inv_shift_rows(%rip), %ymm14, %ymm14 /* y3_2_sr = lookup16(t3_2, inv_shift_rows) */
+	vmovdqa %xmm14, %xmm15 /* y3_2_aes_in0 = extract128(y3_2_sr) */
+	vaesenclast 1408(%rsp), %xmm15, %xmm15 /* y3_2_aes_0 = aesenclast(y3_2_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm14, %xmm14 /* y3_2_aes_in1 = extract128(y3_2_sr) */
+	vaesenclast 1440(%rsp), %xmm14, %xmm14 /* y3_2_aes_1 = aesenclast(y3_2_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm14, %ymm15, %ymm14 /* y3_2_aes = concat128(y3_2_aes_0, y3_2_aes_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm5, %ymm15 /* y0_2_aes_lo = and(y0_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm5, %ymm5 /* y0_2_aes_sh = shr(y0_2_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm5, %ymm5 /* y0_2_aes_hi = and(y0_2_aes_sh, nibble_mask) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_tbl_lo_1(%rip), %ymm12 /* tbl_lo_1 = const() */
+	vpshufb %ymm15, %ymm12, %ymm8 /* p1_0_2_l = lookup16(tbl_lo_1, y0_2_aes_lo) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
+	vpshufb %ymm5, %ymm6, %ymm4 /* p1_0_2_h = lookup16(tbl_hi_1, y0_2_aes_hi) */
+	vpxor %ymm4, %ymm8, %ymm4 /* p1_0_2 = xor(p1_0_2_l, p1_0_2_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm7, %ymm8 /* y1_2_aes_lo = and(y1_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* y1_2_aes_sh = shr(y1_2_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm7, %ymm7 /* y1_2_aes_hi = and(y1_2_aes_sh, nibble_mask) */
+	vmovdqa %ymm2, 2336(%rsp) /* spill g1x3.3 */
+	vpshufb %ymm8, %ymm12, %ymm2 /* p1_1_2_l = lookup16(tbl_lo_1, y1_2_aes_lo) */
+	vmovdqa %ymm0, 2624(%rsp) /* spill g1x2.3 */
+	vpshufb %ymm7, %ymm6, %ymm0 /* p1_1_2_h = lookup16(tbl_hi_1, y1_2_aes_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* p1_1_2 = xor(p1_1_2_l, p1_1_2_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm10, %ymm2 /* y2_2_aes_lo = and(y2_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* y2_2_aes_sh = shr(y2_2_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm10, %ymm10 /* y2_2_aes_hi = and(y2_2_aes_sh, nibble_mask) */
+	vmovdqa %ymm1, 2656(%rsp) /* spill g1x1.3 */
+	vpshufb %ymm2, %ymm12, %ymm1 /* p1_2_2_l = lookup16(tbl_lo_1, y2_2_aes_lo) */
+	vmovdqa %ymm9, 2688(%rsp) /* spill g1x0.3 */
+	vpshufb %ymm10, %ymm6, %ymm9 /* p1_2_2_h = lookup16(tbl_hi_1, y2_2_aes_hi) */
+	vpxor %ymm9, %ymm1, %ymm1 /* p1_2_2 = xor(p1_2_2_l, p1_2_2_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm14, %ymm9 /* y3_2_aes_lo = and(y3_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* y3_2_aes_sh = shr(y3_2_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm14, %ymm14 /* y3_2_aes_hi = and(y3_2_aes_sh, nibble_mask) */
+	vpshufb %ymm9, %ymm12, %ymm12 /* p1_3_2_l = lookup16(tbl_lo_1, y3_2_aes_lo) */
+	vpshufb %ymm14, %ymm6, %ymm6 /* p1_3_2_h = lookup16(tbl_hi_1, y3_2_aes_hi) */
+	vpxor %ymm6, %ymm12, %ymm6 /* p1_3_2 = xor(p1_3_2_l, p1_3_2_h) */
+	vpshufb %ymm15, %ymm13, %ymm12 /* p2_0_2_l = lookup16(tbl_lo_2, y0_2_aes_lo) */
+	vpshufb %ymm5, %ymm11, %ymm5 /* p2_0_2_h = lookup16(tbl_hi_2, y0_2_aes_hi) */
+	vpxor %ymm5, %ymm12, %ymm5 /* p2_0_2 = xor(p2_0_2_l, p2_0_2_h) */
+	vpshufb %ymm8, %ymm13, %ymm8 /* p2_1_2_l = lookup16(tbl_lo_2, y1_2_aes_lo) */
+	vpshufb %ymm7, %ymm11, %ymm7 /* p2_1_2_h = lookup16(tbl_hi_2, y1_2_aes_hi) */
+	vpxor %ymm7, %ymm8, %ymm7 /* p2_1_2 = xor(p2_1_2_l, p2_1_2_h) */
+	vpshufb %ymm2, %ymm13, %ymm2 /* p2_2_2_l = lookup16(tbl_lo_2, y2_2_aes_lo) */
+	vpshufb %ymm10, %ymm11, %ymm8 /* p2_2_2_h = lookup16(tbl_hi_2, y2_2_aes_hi) */
+	vpxor %ymm8, %ymm2, %ymm2 /* p2_2_2 = xor(p2_2_2_l, p2_2_2_h) */
+	vpshufb %ymm9, %ymm13, %ymm8 /* p2_3_2_l = lookup16(tbl_lo_2, y3_2_aes_lo) */
+	vpshufb %ymm14, %ymm11, %ymm9 /* p2_3_2_h = lookup16(tbl_hi_2, y3_2_aes_hi) */
+	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_2 = xor(p2_3_2_l, p2_3_2_h) */
+	vpxor %ymm7, %ymm4, %ymm9 /* m0_acc_8 = xor(p1_0_2, p2_1_2) */
+	vpxor %ymm6, %ymm2, %ymm10 /* m0_acc_9 = xor(p2_2_2, p1_3_2) */
+	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_10 = xor(m0_acc_8, m0_acc_9) */
+	vpxor %ymm8, %ymm9, %ymm9 /* m0_acc_11 = xor(m0_acc_10, p2_3_2) */
+	vpxor 2304(%rsp), %ymm9, %ymm9 /* x0n_2 = xor(m0_acc_11, g2x0.2) */
+	vpxor %ymm5, %ymm4, %ymm4 /* m1_acc_8 = xor(p1_0_2, p2_0_2) */
+	vpxor %ymm2, %ymm0, %ymm10 /* m1_acc_9 = xor(p1_1_2, p2_2_2) */
+	vpxor %ymm10, %ymm4, %ymm4 /* m1_acc_10 = xor(m1_acc_8, m1_acc_9) */
+	vpxor %ymm8, %ymm4, %ymm4 /* m1_acc_11 = xor(m1_acc_10, p2_3_2) */
+	vpxor 2272(%rsp), %ymm4, %ymm4 /* x1n_2 = xor(m1_acc_11, g2x1.2) */
+	vpxor %ymm0, %ymm5, %ymm0 /* m2_acc_8 = xor(p2_0_2, p1_1_2) */
+	vpxor %ymm1, %ymm7, %ymm10 /* m2_acc_9 = xor(p2_1_2, p1_2_2) */
+	vpxor %ymm10, %ymm0, %ymm0 /* m2_acc_10 = xor(m2_acc_8, m2_acc_9) */
+	vpxor %ymm8, %ymm0, %ymm0 /* m2_acc_11 = xor(m2_acc_10, p2_3_2) */
+	vpxor 2240(%rsp), %ymm0, %ymm0 /* x2n_2 = xor(m2_acc_11, g2x2.2) */
+	vpxor %ymm7, %ymm5, %ymm5 /* m3_acc_8 = xor(p2_0_2, p2_1_2) */
+	vpxor %ymm2, %ymm1, %ymm1 /* m3_acc_9 = xor(p1_2_2, p2_2_2) */
+	vpxor %ymm1, %ymm5, %ymm1 /* m3_acc_10 = xor(m3_acc_8, m3_acc_9) */
+	vpxor %ymm6, %ymm1, %ymm1 /* m3_acc_11 = xor(m3_acc_10, p1_3_2) */
+	vpxor 2208(%rsp), %ymm1, %ymm1 /* x3n_2 = xor(m3_acc_11, g2x3.2) */
+	vmovdqa 2496(%rsp), %ymm2 /* reload g3x4.2 */
+	vpxor 3008(%rsp), %ymm2, %ymm5 /* t0_acc_6 = xor(g3x4, g3x8) */
+	vpxor %ymm3, %ymm5, %ymm3 /* t0_acc_7 = xor(t0_acc_6, rk0) */
+	vpxor 3520(%rsp), %ymm3, %ymm3 /* t0_3 = xor(t0_acc_7, g3x12) */
+	vmovdqa 2528(%rsp), %ymm5 /* reload g3x5.2 */
+	vpxor 3040(%rsp), %ymm5, %ymm6 /* t1_acc_6 = xor(g3x5, g3x9) */
+	vpxor 928(%rsp), %ymm6, %ymm6 /* t1_acc_7 = xor(t1_acc_6, rk1) */
+	vpxor 3552(%rsp), %ymm6, %ymm6 /* t1_3 = xor(t1_acc_7, g3x13) */
+	vmovdqa 2560(%rsp), %ymm7 /* reload g3x6.2 */
+	vpxor 3072(%rsp), %ymm7, %ymm8 /* t2_acc_6 = xor(g3x6, g3x10) */
+	vpxor 1088(%rsp), %ymm8, %ymm8 /* t2_acc_7 = xor(t2_acc_6, rk2) */
+	vpxor 3584(%rsp), %ymm8, %ymm8 /* t2_3 = xor(t2_acc_7, g3x14) */
+	vmovdqa 2592(%rsp), %ymm10 /* reload g3x7.2 */
+	vpxor 3104(%rsp), %ymm10, %ymm12 /* t3_acc_6 = xor(g3x7, g3x11) */
+	vpxor 800(%rsp), %ymm12, %ymm12 /* t3_acc_7 = xor(t3_acc_6, rk3) */
+	vpxor 1184(%rsp), %ymm12, %ymm12 /* t3_3 = xor(t3_acc_7, g3x15) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_inv_shift_rows(%rip), %ymm3, %ymm3 /* y0_3_sr = lookup16(t0_3, inv_shift_rows) */
+	vmovdqa %xmm3, %xmm14 /* y0_3_aes_in0 = extract128(y0_3_sr) */
+	vaesenclast 1408(%rsp), %xmm14, %xmm14 /* y0_3_aes_0 = aesenclast(y0_3_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm3, %xmm3 /* y0_3_aes_in1 = extract128(y0_3_sr) */
+	vaesenclast 1440(%rsp), %xmm3, %xmm3 /* y0_3_aes_1 = aesenclast(y0_3_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm3, %ymm14, %ymm3 /* y0_3_aes = concat128(y0_3_aes_0, y0_3_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_inv_shift_rows(%rip), %ymm6, %ymm6 /* y1_3_sr = lookup16(t1_3, inv_shift_rows) */
+	vmovdqa %xmm6, %xmm14 /* y1_3_aes_in0 = extract128(y1_3_sr) */
+	vaesenclast 1408(%rsp), %xmm14, %xmm14 /* y1_3_aes_0 = aesenclast(y1_3_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm6, %xmm6 /* y1_3_aes_in1 = extract128(y1_3_sr) */
+	vaesenclast 1440(%rsp), %xmm6, %xmm6 /* y1_3_aes_1 = aesenclast(y1_3_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm6, %ymm14, %ymm6 /* y1_3_aes = concat128(y1_3_aes_0, y1_3_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_inv_shift_rows(%rip), %ymm8, %ymm8 /* y2_3_sr = lookup16(t2_3, inv_shift_rows) */
+	vmovdqa %xmm8, %xmm14 /* y2_3_aes_in0 = extract128(y2_3_sr) */
+	vaesenclast 1408(%rsp), %xmm14, %xmm14 /* y2_3_aes_0 = aesenclast(y2_3_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm8, %xmm8 /* y2_3_aes_in1 = extract128(y2_3_sr) */
+	vaesenclast 1440(%rsp), %xmm8, %xmm8 /* y2_3_aes_1 = aesenclast(y2_3_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm8, %ymm14, %ymm8 /* y2_3_aes = concat128(y2_3_aes_0, y2_3_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_inv_shift_rows(%rip), %ymm12, %ymm12 /* y3_3_sr = lookup16(t3_3, inv_shift_rows) */
+	vmovdqa %xmm12, %xmm14 /* y3_3_aes_in0 = extract128(y3_3_sr) */
+	vaesenclast 1408(%rsp), %xmm14, %xmm14 /* y3_3_aes_0 = aesenclast(y3_3_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm12, %xmm12 /* y3_3_aes_in1 = extract128(y3_3_sr) */
+	vaesenclast 1440(%rsp), %xmm12, %xmm12 /* y3_3_aes_1 = aesenclast(y3_3_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm12, %ymm14, %ymm12 /* y3_3_aes = concat128(y3_3_aes_0, y3_3_aes_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm3, %ymm14 /* y0_3_aes_lo = and(y0_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm3, %ymm3 /* y0_3_aes_sh = shr(y0_3_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm3, %ymm3 /* y0_3_aes_hi = and(y0_3_aes_sh, nibble_mask) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
+	vpshufb %ymm14, %ymm15, %ymm10 /* p1_0_3_l = lookup16(tbl_lo_1, y0_3_aes_lo) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_tbl_hi_1(%rip), %ymm7 /* tbl_hi_1 = const() */
+	vpshufb %ymm3, %ymm7, %ymm5 /* p1_0_3_h = lookup16(tbl_hi_1, y0_3_aes_hi) */
+	vpxor %ymm5, %ymm10, %ymm5 /* p1_0_3 = xor(p1_0_3_l, p1_0_3_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm6, %ymm10 /* y1_3_aes_lo = and(y1_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm6, %ymm6 /* y1_3_aes_sh = shr(y1_3_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm6, %ymm6 /* y1_3_aes_hi = and(y1_3_aes_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm15, %ymm2 /* p1_1_3_l = lookup16(tbl_lo_1, y1_3_aes_lo) */
+	vmovdqa %ymm1, 2208(%rsp) /* spill g2x3.3 */
+	vpshufb %ymm6, %ymm7, %ymm1 /* p1_1_3_h = lookup16(tbl_hi_1, y1_3_aes_hi) */
+	vpxor %ymm1, %ymm2, %ymm1 /* p1_1_3 = xor(p1_1_3_l, p1_1_3_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm8, %ymm2 /* y2_3_aes_lo = and(y2_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm8, %ymm8 /* y2_3_aes_sh = shr(y2_3_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm8, %ymm8 /* y2_3_aes_hi = and(y2_3_aes_sh, nibble_mask) */
+	vmovdqa %ymm0, 2240(%rsp) /* spill g2x2.3 */
+	vpshufb %ymm2, %ymm15, %ymm0 /* p1_2_3_l = lookup16(tbl_lo_1, y2_3_aes_lo) */
+	vmovdqa %ymm4, 2272(%rsp) /* spill g2x1.3 */
+	vpshufb %ymm8, %ymm7, %ymm4 /* p1_2_3_h = lookup16(tbl_hi_1, y2_3_aes_hi) */
+	vpxor %ymm4, %ymm0, %ymm0 /* p1_2_3 = xor(p1_2_3_l, p1_2_3_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm12, %ymm4 /* y3_3_aes_lo = and(y3_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* y3_3_aes_sh = shr(y3_3_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm12, %ymm12 /* y3_3_aes_hi = and(y3_3_aes_sh, nibble_mask) */
+	vmovdqa %ymm9, 2304(%rsp) /* spill g2x0.3 */
+	vpshufb %ymm4, %ymm15, %ymm9 /* p1_3_3_l = lookup16(tbl_lo_1, y3_3_aes_lo) */
+	vpshufb %ymm12, %ymm7, %ymm7 /* p1_3_3_h = lookup16(tbl_hi_1, y3_3_aes_hi) */
+	vpxor %ymm7, %ymm9, %ymm7 /* p1_3_3 = xor(p1_3_3_l, p1_3_3_h) */
+	vpshufb %ymm14, %ymm13, %ymm9 /* p2_0_3_l = lookup16(tbl_lo_2, y0_3_aes_lo) */
+	vpshufb %ymm3, %ymm11, %ymm3 /* p2_0_3_h = lookup16(tbl_hi_2, y0_3_aes_hi) */
+	vpxor %ymm3, %ymm9, %ymm3 /* p2_0_3 = xor(p2_0_3_l, p2_0_3_h) */
+	vpshufb %ymm10, %ymm13, %ymm9 /* p2_1_3_l = lookup16(tbl_lo_2, y1_3_aes_lo) */
+	vpshufb %ymm6, %ymm11, %ymm6 /* p2_1_3_h = lookup16(tbl_hi_2, y1_3_aes_hi) */
+	vpxor %ymm6, %ymm9, %ymm6 /* p2_1_3 = xor(p2_1_3_l, p2_1_3_h) */
+	vpshufb %ymm2, %ymm13, %ymm2 /* p2_2_3_l = lookup16(tbl_lo_2, y2_3_aes_lo) */
+	vpshufb %ymm8, %ymm11, %ymm8 /* p2_2_3_h = lookup16(tbl_hi_2, y2_3_aes_hi) */
+	vpxor %ymm8, %ymm2, %ymm2 /* p2_2_3 = xor(p2_2_3_l, p2_2_3_h) */
+	vpshufb %ymm4, %ymm13, %ymm4 /* p2_3_3_l = lookup16(tbl_lo_2, y3_3_aes_lo) */
+	vpshufb %ymm12, %ymm11, %ymm8 /* p2_3_3_h = lookup16(tbl_hi_2, y3_3_aes_hi) */
+	vpxor %ymm8, %ymm4, %ymm4 /* p2_3_3 = xor(p2_3_3_l, p2_3_3_h) */
+	vpxor %ymm6, %ymm5, %ymm8 /* m0_acc_12 = xor(p1_0_3, p2_1_3) */
+	vpxor %ymm7, %ymm2, %ymm9 /* m0_acc_13 = xor(p2_2_3, p1_3_3) */
+	vpxor %ymm9, %ymm8, %ymm8 /* m0_acc_14 = xor(m0_acc_12, m0_acc_13) */
+	vpxor %ymm4, %ymm8, %ymm8 /* m0_acc_15 = xor(m0_acc_14, p2_3_3) */
+	vpxor 1984(%rsp), %ymm8, %ymm8 /* x0n_3 = xor(m0_acc_15, g3x0.2) */
+	vpxor %ymm3, %ymm5, %ymm5 /* m1_acc_12 = xor(p1_0_3, p2_0_3) */
+	vpxor %ymm2, %ymm1, %ymm9 /* m1_acc_13 = xor(p1_1_3, p2_2_3) */
+	vpxor %ymm9, %ymm5, %ymm5 /* m1_acc_14 = xor(m1_acc_12, m1_acc_13) */
+	vpxor %ymm4, %ymm5, %ymm5 /* m1_acc_15 = xor(m1_acc_14, p2_3_3) */
+	vpxor 2016(%rsp), %ymm5, %ymm5 /* x1n_3 = xor(m1_acc_15, g3x1.2) */
+	vpxor %ymm1, %ymm3, %ymm1 /* m2_acc_12 = xor(p2_0_3, p1_1_3) */
+	vpxor %ymm0, %ymm6, %ymm9 /* m2_acc_13 = xor(p2_1_3, p1_2_3) */
+	vpxor %ymm9, %ymm1, %ymm1 /* m2_acc_14 = xor(m2_acc_12, m2_acc_13) */
+	vpxor %ymm4, %ymm1, %ymm1 /* m2_acc_15 = xor(m2_acc_14, p2_3_3) */
+	vpxor 2048(%rsp), %ymm1, %ymm1 /* x2n_3 = xor(m2_acc_15, g3x2.2) */
+	vpxor %ymm6, %ymm3, %ymm3 /* m3_acc_12 = xor(p2_0_3, p2_1_3) */
+	vpxor %ymm2, %ymm0, %ymm0 /* m3_acc_13 = xor(p1_2_3, p2_2_3) */
+	vpxor %ymm0, %ymm3, %ymm0 /* m3_acc_14 = xor(m3_acc_12, m3_acc_13) */
+	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_15 = xor(m3_acc_14, p1_3_3) */
+	vpxor 2080(%rsp), %ymm0, %ymm0 /* x3n_3 = xor(m3_acc_15, g3x3.2) */
+
+	/* Round 4r+1: slot 1 ^= M'_L·inv(slot 2 ^ slot 3 ^ slot 0 ^ rk') ^ C'. */
+	vpbroadcastd 16(%rdi,%r10), %ymm2 /* rk0_1 = bcast32() */
+	vpbroadcastd 20(%rdi,%r10), %ymm3 /* rk1_1 = bcast32() */
+	vpbroadcastd 24(%rdi,%r10), %ymm4 /* rk2_1 = bcast32() */
+	vpbroadcastd 28(%rdi,%r10), %ymm6 /* rk3_1 = bcast32() */
+	vmovdqa 1344(%rsp), %ymm7 /* reload g0x8.2 */
+	vpxor 1600(%rsp), %ymm7, %ymm9 /* t0_acc_8 = xor(g0x8, g0x12) */
+	vpxor %ymm2, %ymm9, %ymm9 /* t0_acc_9 = xor(t0_acc_8, rk0_1) */
+	vpxor 1696(%rsp), %ymm9, %ymm9 /* t0_4 = xor(t0_acc_9, g0x0) */
+	vmovdqa 608(%rsp), %ymm10 /* reload g0x9.2 */
+	vpxor 96(%rsp), %ymm10, %ymm12 /* t1_acc_8 = xor(g0x9, g0x13) */
+	vpxor %ymm3, %ymm12, %ymm12 /* t1_acc_9 = xor(t1_acc_8, rk1_1) */
+	vpxor 1216(%rsp), %ymm12, %ymm12 /* t1_4 = xor(t1_acc_9, g0x1) */
+	vmovdqa 64(%rsp), %ymm14 /* reload g0x10.2 */
+	vpxor 224(%rsp), %ymm14, %ymm14 /* t2_acc_8 = xor(g0x10, g0x14) */
+	vpxor %ymm4, %ymm14, %ymm14 /* t2_acc_9 = xor(t2_acc_8, rk2_1) */
+	vpxor 1248(%rsp), %ymm14, %ymm14 /* t2_4 = xor(t2_acc_9, g0x2) */
+	vmovdqa 1152(%rsp), %ymm10 /* reload g0x11.2 */
+	vpxor 32(%rsp), %ymm10, %ymm10 /* t3_acc_8 = xor(g0x11, g0x15) */
+	vpxor %ymm6, %ymm10, %ymm10 /* t3_acc_9 = xor(t3_acc_8, rk3_1) */
+	vpxor 3232(%rsp), %ymm10, %ymm10 /* t3_4 = xor(t3_acc_9, g0x3) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_inv_shift_rows(%rip), %ymm9, %ymm9 /* y0_4_sr = lookup16(t0_4, inv_shift_rows) */
+	vmovdqa %xmm9, %xmm7 /* y0_4_aes_in0 = extract128(y0_4_sr) */
+	vaesenclast 1408(%rsp), %xmm7, %xmm7 /* y0_4_aes_0 = aesenclast(y0_4_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm9, %xmm9 /* y0_4_aes_in1 = extract128(y0_4_sr) */
+	vaesenclast 1440(%rsp), %xmm9, %xmm9 /* y0_4_aes_1 = aesenclast(y0_4_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm9, %ymm7, %ymm7 /* y0_4_aes = concat128(y0_4_aes_0, y0_4_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_inv_shift_rows(%rip), %ymm12, %ymm9 /* y1_4_sr = lookup16(t1_4, inv_shift_rows) */
+	vmovdqa %xmm9, %xmm12 /* y1_4_aes_in0 = extract128(y1_4_sr) */
+	vaesenclast 1408(%rsp), %xmm12, %xmm12 /* y1_4_aes_0 = aesenclast(y1_4_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm9, %xmm9 /* y1_4_aes_in1 = extract128(y1_4_sr) */
+	vaesenclast 1440(%rsp), %xmm9, %xmm9 /* y1_4_aes_1 = aesenclast(y1_4_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm9, %ymm12, %ymm9 /* y1_4_aes = concat128(y1_4_aes_0, y1_4_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_inv_shift_rows(%rip), %ymm14, %ymm12 /* y2_4_sr = lookup16(t2_4, inv_shift_rows) */
+	vmovdqa %xmm12, %xmm14 /* y2_4_aes_in0 = extract128(y2_4_sr) */
+	vaesenclast 1408(%rsp), %xmm14, %xmm14 /* y2_4_aes_0 = aesenclast(y2_4_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm12, %xmm12 /* y2_4_aes_in1 = extract128(y2_4_sr) */
+	vaesenclast 1440(%rsp), %xmm12, %xmm12 /* y2_4_aes_1 = aesenclast(y2_4_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm12, %ymm14, %ymm12 /* y2_4_aes = concat128(y2_4_aes_0, y2_4_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_inv_shift_rows(%rip), %ymm10, %ymm10 /* y3_4_sr = lookup16(t3_4, inv_shift_rows) */
+	vmovdqa %xmm10, %xmm14 /* y3_4_aes_in0 = extract128(y3_4_sr) */
+	vaesenclast 1408(%rsp), %xmm14, %xmm14 /* y3_4_aes_0 = aesenclast(y3_4_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm10, %xmm10 /* y3_4_aes_in1 = extract128(y3_4_sr) */
+	vaesenclast 1440(%rsp), %xmm10, %xmm10 /* y3_4_aes_1 = aesenclast(y3_4_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm10, %ymm14, %ymm10 /* y3_4_aes = concat128(y3_4_aes_0, y3_4_aes_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm7, %ymm14 /* y0_4_aes_lo = and(y0_4_aes, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* y0_4_aes_sh = shr(y0_4_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm7, %ymm7 /* y0_4_aes_hi = and(y0_4_aes_sh, nibble_mask) */
+	vmovdqa %ymm0, 2080(%rsp) /* spill g3x3.3 */
+	vpshufb %ymm14, %ymm15, %ymm0 /* p1_0_4_l = lookup16(tbl_lo_1, y0_4_aes_lo) */
+	vmovdqa %ymm1, 2048(%rsp) /* spill g3x2.3 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_tbl_hi_1(%rip), %ymm1 /* tbl_hi_1 = const() */
+	vmovdqa %ymm5, 2016(%rsp) /* spill g3x1.3 */
+	vpshufb %ymm7, %ymm1, %ymm5 /* p1_0_4_h = lookup16(tbl_hi_1, y0_4_aes_hi) */
+	vpxor %ymm5, %ymm0, %ymm0 /* p1_0_4 = xor(p1_0_4_l, p1_0_4_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm9, %ymm5 /* y1_4_aes_lo = and(y1_4_aes, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* y1_4_aes_sh = shr(y1_4_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm9, %ymm9 /* y1_4_aes_hi = and(y1_4_aes_sh, nibble_mask) */
+	vmovdqa %ymm8, 1984(%rsp) /* spill g3x0.3 */
+	vpshufb %ymm5, %ymm15, %ymm8 /* p1_1_4_l = lookup16(tbl_lo_1, y1_4_aes_lo) */
+	vmovdqa %ymm6, 800(%rsp) /* spill rk3_1 */
+	vpshufb %ymm9, %ymm1, %ymm6 /* p1_1_4_h = lookup16(tbl_hi_1, y1_4_aes_hi) */
+	vpxor %ymm6, %ymm8, %ymm6 /* p1_1_4 = xor(p1_1_4_l, p1_1_4_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm12, %ymm8 /* y2_4_aes_lo = and(y2_4_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* y2_4_aes_sh = shr(y2_4_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm12, %ymm12 /* y2_4_aes_hi = and(y2_4_aes_sh, nibble_mask) */
+	vmovdqa %ymm4, 1088(%rsp) /* spill rk2_1 */
+	vpshufb %ymm8, %ymm15, %ymm4 /* p1_2_4_l = lookup16(tbl_lo_1, y2_4_aes_lo) */
+	vmovdqa %ymm3, 928(%rsp) /* spill rk1_1 */
+	vpshufb %ymm12, %ymm1, %ymm3 /* p1_2_4_h = lookup16(tbl_hi_1, y2_4_aes_hi) */
+	vpxor %ymm3, %ymm4, %ymm3 /* p1_2_4 = xor(p1_2_4_l, p1_2_4_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm10, %ymm4 /* y3_4_aes_lo = and(y3_4_aes, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* y3_4_aes_sh = shr(y3_4_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm10, %ymm10 /* y3_4_aes_hi = and(y3_4_aes_sh, nibble_mask) */
+	vpshufb %ymm4, %ymm15, %ymm15 /* p1_3_4_l = lookup16(tbl_lo_1, y3_4_aes_lo) */
+	vpshufb %ymm10, %ymm1, %ymm1 /* p1_3_4_h = lookup16(tbl_hi_1, y3_4_aes_hi) */
+	vpxor %ymm1, %ymm15, %ymm1 /* p1_3_4 = xor(p1_3_4_l, p1_3_4_h) */
+	vpshufb %ymm14, %ymm13, %ymm14 /* p2_0_4_l = lookup16(tbl_lo_2, y0_4_aes_lo) */
+	vpshufb %ymm7, %ymm11, %ymm7 /* p2_0_4_h = lookup16(tbl_hi_2, y0_4_aes_hi) */
+	vpxor %ymm7, %ymm14, %ymm7 /* p2_0_4 = xor(p2_0_4_l, p2_0_4_h) */
+	vpshufb %ymm5, %ymm13, %ymm5 /* p2_1_4_l = lookup16(tbl_lo_2, y1_4_aes_lo) */
+	vpshufb %ymm9, %ymm11, %ymm9 /* p2_1_4_h = lookup16(tbl_hi_2, y1_4_aes_hi) */
+	vpxor %ymm9, %ymm5, %ymm5 /* p2_1_4 = xor(p2_1_4_l, p2_1_4_h) */
+	vpshufb %ymm8, %ymm13, %ymm8 /* p2_2_4_l = lookup16(tbl_lo_2, y2_4_aes_lo) */
+	vpshufb %ymm12, %ymm11, %ymm9 /* p2_2_4_h = lookup16(tbl_hi_2, y2_4_aes_hi) */
+	vpxor %ymm9, %ymm8, %ymm8 /* p2_2_4 = xor(p2_2_4_l, p2_2_4_h) */
+	vpshufb %ymm4, %ymm13, %ymm4 /* p2_3_4_l = lookup16(tbl_lo_2, y3_4_aes_lo) */
+	vpshufb %ymm10, %ymm11, %ymm9 /* p2_3_4_h = lookup16(tbl_hi_2, y3_4_aes_hi) */
+	vpxor %ymm9, %ymm4, %ymm4 /* p2_3_4 = xor(p2_3_4_l, p2_3_4_h) */
+	vpxor %ymm5, %ymm0, %ymm9 /* m0_acc_16 = xor(p1_0_4, p2_1_4) */
+	vpxor %ymm1, %ymm8, %ymm10 /* m0_acc_17 = xor(p2_2_4, p1_3_4) */
+	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_18 = xor(m0_acc_16, m0_acc_17) */
+	vpxor %ymm4, %ymm9, %ymm9 /* m0_acc_19 = xor(m0_acc_18, p2_3_4) */
+	vpxor 1664(%rsp), %ymm9, %ymm9 /* x0n_4 = xor(m0_acc_19, g0x4.2) */
+	vpxor %ymm7, %ymm0, %ymm0 /* m1_acc_16 = xor(p1_0_4, p2_0_4) */
+	vpxor %ymm8, %ymm6, %ymm10 /* m1_acc_17 = xor(p1_1_4, p2_2_4) */
+	vpxor %ymm10, %ymm0, %ymm0 /* m1_acc_18 = xor(m1_acc_16, m1_acc_17) */
+	vpxor %ymm4, %ymm0, %ymm0 /* m1_acc_19 = xor(m1_acc_18, p2_3_4) */
+	vpxor 704(%rsp), %ymm0, %ymm0 /* x1n_4 = xor(m1_acc_19, g0x5.2) */
+	vpxor %ymm6, %ymm7, %ymm6 /* m2_acc_16 = xor(p2_0_4, p1_1_4) */
+	vpxor %ymm3, %ymm5, %ymm10 /* m2_acc_17 = xor(p2_1_4, p1_2_4) */
+	vpxor %ymm10, %ymm6, %ymm6 /* m2_acc_18 = xor(m2_acc_16, m2_acc_17) */
+	vpxor %ymm4, %ymm6, %ymm4 /* m2_acc_19 = xor(m2_acc_18, p2_3_4) */
+	vpxor 736(%rsp), %ymm4, %ymm4 /* x2n_4 = xor(m2_acc_19, g0x6.2) */
+	vpxor %ymm5, %ymm7, %ymm5 /* m3_acc_16 = xor(p2_0_4, p2_1_4) */
+	vpxor %ymm8, %ymm3, %ymm3 /* m3_acc_17 = xor(p1_2_4, p2_2_4) */
+	vpxor %ymm3, %ymm5, %ymm3 /* m3_acc_18 = xor(m3_acc_16, m3_acc_17) */
+	vpxor %ymm1, %ymm3, %ymm1 /* m3_acc_19 = xor(m3_acc_18, p1_3_4) */
+	vpxor 672(%rsp), %ymm1, %ymm1 /* x3n_4 = xor(m3_acc_19, g0x7.2) */
+	vmovdqa 3168(%rsp), %ymm3 /* reload g1x8.2 */
+	vpxor 3264(%rsp), %ymm3, %ymm5 /* t0_acc_10 = xor(g1x8, g1x12) */
+	vpxor %ymm2, %ymm5, %ymm5 /* t0_acc_11 = xor(t0_acc_10, rk0_1) */
+	vpxor 2688(%rsp), %ymm5, %ymm5 /* t0_5 = xor(t0_acc_11, g1x0) */
+	vmovdqa 2784(%rsp), %ymm6 /* reload g1x9.2 */
+	vpxor 3296(%rsp), %ymm6, %ymm7 /* t1_acc_10 = xor(g1x9, g1x13) */
+	vpxor 928(%rsp), %ymm7, %ymm7 /* t1_acc_11 = xor(t1_acc_10, rk1_1) */
+	vpxor 2656(%rsp), %ymm7, %ymm7 /* t1_5 = xor(t1_acc_11, g1x1) */
+	vmovdqa 2816(%rsp), %ymm8 /* reload g1x10.2 */
+	vpxor 3328(%rsp), %ymm8, %ymm10 /* t2_acc_10 = xor(g1x10, g1x14) */
+	vpxor 1088(%rsp), %ymm10, %ymm10 /* t2_acc_11 = xor(t2_acc_10, rk2_1) */
+	vpxor 2624(%rsp), %ymm10, %ymm10 /* t2_5 = xor(t2_acc_11, g1x2) */
+	vmovdqa 2848(%rsp), %ymm12 /* reload g1x11.2 */
+	vpxor 3360(%rsp), %ymm12, %ymm14 /* t3_acc_10 = xor(g1x11, g1x15) */
+	vpxor 800(%rsp), %ymm14, %ymm14 /* t3_acc_11 = xor(t3_acc_10, rk3_1) */
+	vpxor 2336(%rsp), %ymm14, %ymm14 /* t3_5 = xor(t3_acc_11, g1x3) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_inv_shift_rows(%rip), %ymm5, %ymm5 /* y0_5_sr = lookup16(t0_5, inv_shift_rows) */
+	vmovdqa %xmm5, %xmm15 /* y0_5_aes_in0 = extract128(y0_5_sr) */
+	vaesenclast 1408(%rsp), %xmm15, %xmm15 /* y0_5_aes_0 = aesenclast(y0_5_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm5, %xmm5 /* y0_5_aes_in1 = extract128(y0_5_sr) */
+	vaesenclast 1440(%rsp), %xmm5, %xmm5 /* y0_5_aes_1 = aesenclast(y0_5_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm5, %ymm15, %ymm5 /* y0_5_aes = concat128(y0_5_aes_0, y0_5_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_inv_shift_rows(%rip), %ymm7, %ymm7 /* y1_5_sr = lookup16(t1_5, inv_shift_rows) */
+	vmovdqa %xmm7, %xmm15 /* y1_5_aes_in0 = extract128(y1_5_sr) */
+	vaesenclast 1408(%rsp), %xmm15, %xmm15 /* y1_5_aes_0 = aesenclast(y1_5_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm7, %xmm7 /* y1_5_aes_in1 = extract128(y1_5_sr) */
+	vaesenclast 1440(%rsp), %xmm7, %xmm7 /* y1_5_aes_1 = aesenclast(y1_5_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm7, %ymm15, %ymm7 /* y1_5_aes = concat128(y1_5_aes_0, y1_5_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_inv_shift_rows(%rip), %ymm10, %ymm10 /* y2_5_sr = lookup16(t2_5, inv_shift_rows) */
+	vmovdqa %xmm10, %xmm15 /* y2_5_aes_in0 = extract128(y2_5_sr) */
+	vaesenclast 1408(%rsp), %xmm15, %xmm15 /* y2_5_aes_0 = aesenclast(y2_5_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm10, %xmm10 /* y2_5_aes_in1 = extract128(y2_5_sr) */
+	vaesenclast 1440(%rsp), %xmm10, %xmm10 /* y2_5_aes_1 = aesenclast(y2_5_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm10, %ymm15, %ymm10 /* y2_5_aes = concat128(y2_5_aes_0, y2_5_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_inv_shift_rows(%rip), %ymm14, %ymm14 /* y3_5_sr = lookup16(t3_5, inv_shift_rows) */
+	vmovdqa %xmm14, %xmm15 /* y3_5_aes_in0 = extract128(y3_5_sr) */
+	vaesenclast 1408(%rsp), %xmm15, %xmm15 /* y3_5_aes_0 = aesenclast(y3_5_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm14, %xmm14 /* y3_5_aes_in1 = extract128(y3_5_sr) */
+	vaesenclast 1440(%rsp), %xmm14, %xmm14 /* y3_5_aes_1 = aesenclast(y3_5_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm14, %ymm15, %ymm14 /* y3_5_aes = concat128(y3_5_aes_0, y3_5_aes_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm5, %ymm15 /* y0_5_aes_lo = and(y0_5_aes, nibble_mask) */
+	vpsrlw $4, %ymm5, %ymm5 /* y0_5_aes_sh = shr(y0_5_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm5, %ymm5 /* y0_5_aes_hi = and(y0_5_aes_sh, nibble_mask) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_tbl_lo_1(%rip), %ymm12 /* tbl_lo_1 = const() */
+	vpshufb %ymm15, %ymm12, %ymm8 /* p1_0_5_l = lookup16(tbl_lo_1, y0_5_aes_lo) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
+	vpshufb %ymm5, %ymm6, %ymm3 /* p1_0_5_h = lookup16(tbl_hi_1, y0_5_aes_hi) */
+	vpxor %ymm3, %ymm8, %ymm3 /* p1_0_5 = xor(p1_0_5_l, p1_0_5_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm7, %ymm8 /* y1_5_aes_lo = and(y1_5_aes, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* y1_5_aes_sh = shr(y1_5_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm7, %ymm7 /* y1_5_aes_hi = and(y1_5_aes_sh, nibble_mask) */
+	vmovdqa %ymm1, 672(%rsp) /* spill g0x7.3 */
+	vpshufb %ymm8, %ymm12, %ymm1 /* p1_1_5_l = lookup16(tbl_lo_1, y1_5_aes_lo) */
+	vmovdqa %ymm4, 736(%rsp) /* spill g0x6.3 */
+	vpshufb %ymm7, %ymm6, %ymm4 /* p1_1_5_h = lookup16(tbl_hi_1, y1_5_aes_hi) */
+	vpxor %ymm4, %ymm1, %ymm1 /* p1_1_5 = xor(p1_1_5_l, p1_1_5_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm10, %ymm4 /* y2_5_aes_lo = and(y2_5_aes, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* y2_5_aes_sh = shr(y2_5_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm10, %ymm10 /* y2_5_aes_hi = and(y2_5_aes_sh, nibble_mask) */
+	vmovdqa %ymm0, 704(%rsp) /* spill g0x5.3 */
+	vpshufb %ymm4, %ymm12, %ymm0 /* p1_2_5_l = lookup16(tbl_lo_1, y2_5_aes_lo) */
+	vmovdqa %ymm9, 1664(%rsp) /* spill g0x4.3 */
+	vpshufb %ymm10, %ymm6, %ymm9 /* p1_2_5_h = lookup16(tbl_hi_1, y2_5_aes_hi) */
+	vpxor %ymm9, %ymm0, %ymm0 /* p1_2_5 = xor(p1_2_5_l, p1_2_5_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm14, %ymm9 /* y3_5_aes_lo = and(y3_5_aes, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* y3_5_aes_sh = shr(y3_5_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm14, %ymm14 /* y3_5_aes_hi = and(y3_5_aes_sh, nibble_mask) */
+	vpshufb %ymm9, %ymm12, %ymm12 /* p1_3_5_l = lookup16(tbl_lo_1, y3_5_aes_lo) */
+	vpshufb %ymm14, %ymm6, %ymm6 /* p1_3_5_h = lookup16(tbl_hi_1, y3_5_aes_hi) */
+	vpxor %ymm6, %ymm12, %ymm6 /* p1_3_5 = xor(p1_3_5_l, p1_3_5_h) */
+	vpshufb %ymm15, %ymm13, %ymm12 /* p2_0_5_l = lookup16(tbl_lo_2, y0_5_aes_lo) */
+	vpshufb %ymm5, %ymm11, %ymm5 /* p2_0_5_h = lookup16(tbl_hi_2, y0_5_aes_hi) */
+	vpxor %ymm5, %ymm12, %ymm5 /* p2_0_5 = xor(p2_0_5_l, p2_0_5_h) */
+	vpshufb %ymm8, %ymm13, %ymm8 /* p2_1_5_l = lookup16(tbl_lo_2, y1_5_aes_lo) */
+	vpshufb %ymm7, %ymm11, %ymm7 /* p2_1_5_h = lookup16(tbl_hi_2, y1_5_aes_hi) */
+	vpxor %ymm7, %ymm8, %ymm7 /* p2_1_5 = xor(p2_1_5_l, p2_1_5_h) */
+	vpshufb %ymm4, %ymm13, %ymm4 /* p2_2_5_l = lookup16(tbl_lo_2, y2_5_aes_lo) */
+	vpshufb %ymm10, %ymm11, %ymm8 /* p2_2_5_h = lookup16(tbl_hi_2, y2_5_aes_hi) */
+	vpxor %ymm8, %ymm4, %ymm4 /* p2_2_5 = xor(p2_2_5_l, p2_2_5_h) */
+	vpshufb %ymm9, %ymm13, %ymm8 /* p2_3_5_l = lookup16(tbl_lo_2, y3_5_aes_lo) */
+	vpshufb %ymm14, %ymm11, %ymm9 /* p2_3_5_h = lookup16(tbl_hi_2, y3_5_aes_hi) */
+	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_5 = xor(p2_3_5_l, p2_3_5_h) */
+	vpxor %ymm7, %ymm3, %ymm9 /* m0_acc_20 = xor(p1_0_5, p2_1_5) */
+	vpxor %ymm6, %ymm4, %ymm10 /* m0_acc_21 = xor(p2_2_5, p1_3_5) */
+	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_22 = xor(m0_acc_20, m0_acc_21) */
+	vpxor %ymm8, %ymm9, %ymm9 /* m0_acc_23 = xor(m0_acc_22, p2_3_5) */
+	vpxor 3200(%rsp), %ymm9, %ymm9 /* x0n_5 = xor(m0_acc_23, g1x4.2) */
+	vpxor %ymm5, %ymm3, %ymm3 /* m1_acc_20 = xor(p1_0_5, p2_0_5) */
+	vpxor %ymm4, %ymm1, %ymm10 /* m1_acc_21 = xor(p1_1_5, p2_2_5) */
+	vpxor %ymm10, %ymm3, %ymm3 /* m1_acc_22 = xor(m1_acc_20, m1_acc_21) */
+	vpxor %ymm8, %ymm3, %ymm3 /* m1_acc_23 = xor(m1_acc_22, p2_3_5) */
+	vpxor 3136(%rsp), %ymm3, %ymm3 /* x1n_5 = xor(m1_acc_23, g1x5.2) */
+	vpxor %ymm1, %ymm5, %ymm1 /* m2_acc_20 = xor(p2_0_5, p1_1_5) */
+	vpxor %ymm0, %ymm7, %ymm10 /* m2_acc_21 = xor(p2_1_5, p1_2_5) */
+	vpxor %ymm10, %ymm1, %ymm1 /* m2_acc_22 = xor(m2_acc_20, m2_acc_21) */
+	vpxor %ymm8, %ymm1, %ymm1 /* m2_acc_23 = xor(m2_acc_22, p2_3_5) */
+	vpxor 2752(%rsp), %ymm1, %ymm1 /* x2n_5 = xor(m2_acc_23, g1x6.2) */
+	vpxor %ymm7, %ymm5, %ymm5 /* m3_acc_20 = xor(p2_0_5, p2_1_5) */
+	vpxor %ymm4, %ymm0, %ymm0 /* m3_acc_21 = xor(p1_2_5, p2_2_5) */
+	vpxor %ymm0, %ymm5, %ymm0 /* m3_acc_22 = xor(m3_acc_20, m3_acc_21) */
+	vpxor %ymm6, %ymm0, %ymm0 /* m3_acc_23 = xor(m3_acc_22, p1_3_5) */
+	vpxor 2720(%rsp), %ymm0, %ymm0 /* x3n_5 = xor(m3_acc_23, g1x7.2) */
+	vmovdqa 2880(%rsp), %ymm4 /* reload g2x8.2 */
+	vpxor 3392(%rsp), %ymm4, %ymm5 /* t0_acc_12 = xor(g2x8, g2x12) */
+	vpxor %ymm2, %ymm5, %ymm5 /* t0_acc_13 = xor(t0_acc_12, rk0_1) */
+	vpxor 2304(%rsp), %ymm5, %ymm5 /* t0_6 = xor(t0_acc_13, g2x0) */
+	vmovdqa 2912(%rsp), %ymm6 /* reload g2x9.2 */
+	vpxor 3424(%rsp), %ymm6, %ymm7 /* t1_acc_12 = xor(g2x9, g2x13) */
+	vpxor 928(%rsp), %ymm7, %ymm7 /* t1_acc_13 = xor(t1_acc_12, rk1_1) */
+	vpxor 2272(%rsp), %ymm7, %ymm7 /* t1_6 = xor(t1_acc_13, g2x1) */
+	vmovdqa 2944(%rsp), %ymm8 /* reload g2x10.2 */
+	vpxor 3456(%rsp), %ymm8, %ymm10 /* t2_acc_12 = xor(g2x10, g2x14) */
+	vpxor 1088(%rsp), %ymm10, %ymm10 /* t2_acc_13 = xor(t2_acc_12, rk2_1) */
+	vpxor 2240(%rsp), %ymm10, %ymm10 /* t2_6 = xor(t2_acc_13, g2x2) */
+	vmovdqa 2976(%rsp), %ymm12 /* reload g2x11.2 */
+	vpxor 3488(%rsp), %ymm12, %ymm14 /* t3_acc_12 = xor(g2x11, g2x15) */
+	vpxor 800(%rsp), %ymm14, %ymm14 /* t3_acc_13 = xor(t3_acc_12, rk3_1) */
+	vpxor 2208(%rsp), %ymm14, %ymm14 /* t3_6 = xor(t3_acc_13, g2x3) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_inv_shift_rows(%rip), %ymm5, %ymm5 /* y0_6_sr = lookup16(t0_6, inv_shift_rows) */
+	vmovdqa %xmm5, %xmm15 /* y0_6_aes_in0 = extract128(y0_6_sr) */
+	vaesenclast 1408(%rsp), %xmm15, %xmm15 /* y0_6_aes_0 = aesenclast(y0_6_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm5, %xmm5 /* y0_6_aes_in1 = extract128(y0_6_sr) */
+	vaesenclast 1440(%rsp), %xmm5, %xmm5 /* y0_6_aes_1 = aesenclast(y0_6_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm5, %ymm15, %ymm5 /* y0_6_aes = concat128(y0_6_aes_0, y0_6_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_inv_shift_rows(%rip), %ymm7, %ymm7 /* y1_6_sr = lookup16(t1_6, inv_shift_rows) */
+	vmovdqa %xmm7, %xmm15 /* y1_6_aes_in0 = extract128(y1_6_sr) */
+	vaesenclast 1408(%rsp), %xmm15, %xmm15 /* y1_6_aes_0 = aesenclast(y1_6_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm7, %xmm7 /* y1_6_aes_in1 = extract128(y1_6_sr) */
+	vaesenclast 1440(%rsp), %xmm7, %xmm7 /* y1_6_aes_1 = aesenclast(y1_6_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm7, %ymm15, %ymm7 /* y1_6_aes = concat128(y1_6_aes_0, y1_6_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_inv_shift_rows(%rip), %ymm10, %ymm10 /* y2_6_sr = lookup16(t2_6, inv_shift_rows) */
+	vmovdqa %xmm10, %xmm15 /* y2_6_aes_in0 = extract128(y2_6_sr) */
+	vaesenclast 1408(%rsp), %xmm15, %xmm15 /* y2_6_aes_0 = aesenclast(y2_6_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm10, %xmm10 /* y2_6_aes_in1 = extract128(y2_6_sr) */
+	vaesenclast 1440(%rsp), %xmm10, %xmm10 /* y2_6_aes_1 = aesenclast(y2_6_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm10, %ymm15, %ymm10 /* y2_6_aes = concat128(y2_6_aes_0, y2_6_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_inv_shift_rows(%rip), %ymm14, %ymm14 /* y3_6_sr = lookup16(t3_6, inv_shift_rows) */
+	vmovdqa %xmm14, %xmm15 /* y3_6_aes_in0 = extract128(y3_6_sr) */
+	vaesenclast 1408(%rsp), %xmm15, %xmm15 /* y3_6_aes_0 = aesenclast(y3_6_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm14, %xmm14 /* y3_6_aes_in1 = extract128(y3_6_sr) */
+	vaesenclast 1440(%rsp), %xmm14, %xmm14 /* y3_6_aes_1 = aesenclast(y3_6_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm14, %ymm15, %ymm14 /* y3_6_aes = concat128(y3_6_aes_0, y3_6_aes_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm5, %ymm15 /* y0_6_aes_lo = and(y0_6_aes, nibble_mask) */
+	vpsrlw $4, %ymm5, %ymm5 /* y0_6_aes_sh = shr(y0_6_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm5, %ymm5 /* y0_6_aes_hi = and(y0_6_aes_sh, nibble_mask) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_tbl_lo_1(%rip), %ymm12 /* tbl_lo_1 = const() */
+	vpshufb %ymm15, %ymm12, %ymm8 /* p1_0_6_l = lookup16(tbl_lo_1, y0_6_aes_lo) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
+	vpshufb %ymm5, %ymm6, %ymm4 /* p1_0_6_h = lookup16(tbl_hi_1, y0_6_aes_hi) */
+	vpxor %ymm4, %ymm8, %ymm4 /* p1_0_6 = xor(p1_0_6_l, p1_0_6_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm7, %ymm8 /* y1_6_aes_lo = and(y1_6_aes, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* y1_6_aes_sh = shr(y1_6_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm7, %ymm7 /* y1_6_aes_hi = and(y1_6_aes_sh, nibble_mask) */
+	vmovdqa %ymm0, 2720(%rsp) /* spill g1x7.3 */
+	vpshufb %ymm8, %ymm12, %ymm0 /* p1_1_6_l = lookup16(tbl_lo_1, y1_6_aes_lo) */
+	vmovdqa %ymm1, 2752(%rsp) /* spill g1x6.3 */
+	vpshufb %ymm7, %ymm6, %ymm1 /* p1_1_6_h = lookup16(tbl_hi_1, y1_6_aes_hi) */
+	vpxor %ymm1, %ymm0, %ymm0 /* p1_1_6 = xor(p1_1_6_l, p1_1_6_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm10, %ymm1 /* y2_6_aes_lo = and(y2_6_aes, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* y2_6_aes_sh = shr(y2_6_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm10, %ymm10 /* y2_6_aes_hi = and(y2_6_aes_sh, nibble_mask) */
+	vmovdqa %ymm3, 3136(%rsp) /* spill g1x5.3 */
+	vpshufb %ymm1, %ymm12, %ymm3 /* p1_2_6_l = lookup16(tbl_lo_1, y2_6_aes_lo) */
+	vmovdqa %ymm9, 3200(%rsp) /* spill g1x4.3 */
+	vpshufb %ymm10, %ymm6, %ymm9 /* p1_2_6_h = lookup16(tbl_hi_1, y2_6_aes_hi) */
+	vpxor %ymm9, %ymm3, %ymm3 /* p1_2_6 = xor(p1_2_6_l, p1_2_6_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm14, %ymm9 /* y3_6_aes_lo = and(y3_6_aes, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* y3_6_aes_sh = shr(y3_6_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm14, %ymm14 /* y3_6_aes_hi = and(y3_6_aes_sh, nibble_mask) */
+	vpshufb %ymm9, %ymm12, %ymm12 /* p1_3_6_l = lookup16(tbl_lo_1, y3_6_aes_lo) */
+	vpshufb %ymm14, %ymm6, %ymm6 /* p1_3_6_h = lookup16(tbl_hi_1, y3_6_aes_hi) */
+	vpxor %ymm6, %ymm12, %ymm6 /* p1_3_6 = xor(p1_3_6_l, p1_3_6_h) */
+	vpshufb %ymm15, %ymm13, %ymm12 /* p2_0_6_l = lookup16(tbl_lo_2, y0_6_aes_lo) */
+	vpshufb %ymm5, %ymm11, %ymm5 /* p2_0_6_h = lookup16(tbl_hi_2, y0_6_aes_hi) */
+	vpxor %ymm5, %ymm12, %ymm5 /* p2_0_6 = xor(p2_0_6_l, p2_0_6_h) */
+	vpshufb %ymm8, %ymm13, %ymm8 /* p2_1_6_l = lookup16(tbl_lo_2, y1_6_aes_lo) */
+	vpshufb %ymm7, %ymm11, %ymm7 /* p2_1_6_h = lookup16(tbl_hi_2, y1_6_aes_hi) */
+	vpxor %ymm7, %ymm8, %ymm7 /* p2_1_6 = xor(p2_1_6_l, p2_1_6_h) */
+	vpshufb %ymm1, %ymm13, %ymm1 /* p2_2_6_l = lookup16(tbl_lo_2, y2_6_aes_lo) */
+	vpshufb %ymm10, %ymm11, %ymm8 /* p2_2_6_h = lookup16(tbl_hi_2, y2_6_aes_hi) */
+	vpxor %ymm8, %ymm1, %ymm1 /* p2_2_6 = xor(p2_2_6_l, p2_2_6_h) */
+	vpshufb %ymm9, %ymm13, %ymm8 /* p2_3_6_l = lookup16(tbl_lo_2, y3_6_aes_lo) */
+	vpshufb %ymm14, %ymm11, %ymm9 /* p2_3_6_h = lookup16(tbl_hi_2, y3_6_aes_hi) */
+	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_6 = xor(p2_3_6_l, p2_3_6_h) */
+	vpxor %ymm7, %ymm4, %ymm9 /* m0_acc_24 = xor(p1_0_6, p2_1_6) */
+	vpxor %ymm6, %ymm1, %ymm10 /* m0_acc_25 = xor(p2_2_6, p1_3_6) */
+	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_26 = xor(m0_acc_24, m0_acc_25) */
+	vpxor %ymm8, %ymm9, %ymm9 /* m0_acc_27 = xor(m0_acc_26, p2_3_6) */
+	vpxor 2368(%rsp), %ymm9, %ymm9 /* x0n_6 = xor(m0_acc_27, g2x4.2) */
+	vpxor %ymm5, %ymm4, %ymm4 /* m1_acc_24 = xor(p1_0_6, p2_0_6) */
+	vpxor %ymm1, %ymm0, %ymm10 /* m1_acc_25 = xor(p1_1_6, p2_2_6) */
+	vpxor %ymm10, %ymm4, %ymm4 /* m1_acc_26 = xor(m1_acc_24, m1_acc_25) */
+	vpxor %ymm8, %ymm4, %ymm4 /* m1_acc_27 = xor(m1_acc_26, p2_3_6) */
+	vpxor 2400(%rsp), %ymm4, %ymm4 /* x1n_6 = xor(m1_acc_27, g2x5.2) */
+	vpxor %ymm0, %ymm5, %ymm0 /* m2_acc_24 = xor(p2_0_6, p1_1_6) */
+	vpxor %ymm3, %ymm7, %ymm10 /* m2_acc_25 = xor(p2_1_6, p1_2_6) */
+	vpxor %ymm10, %ymm0, %ymm0 /* m2_acc_26 = xor(m2_acc_24, m2_acc_25) */
+	vpxor %ymm8, %ymm0, %ymm0 /* m2_acc_27 = xor(m2_acc_26, p2_3_6) */
+	vpxor 2432(%rsp), %ymm0, %ymm0 /* x2n_6 = xor(m2_acc_27, g2x6.2) */
+	vpxor %ymm7, %ymm5, %ymm5 /* m3_acc_24 = xor(p2_0_6, p2_1_6) */
+	vpxor %ymm1, %ymm3, %ymm1 /* m3_acc_25 = xor(p1_2_6, p2_2_6) */
+	vpxor %ymm1, %ymm5, %ymm1 /* m3_acc_26 = xor(m3_acc_24, m3_acc_25) */
+	vpxor %ymm6, %ymm1, %ymm1 /* m3_acc_27 = xor(m3_acc_26, p1_3_6) */
+	vpxor 2464(%rsp), %ymm1, %ymm1 /* x3n_6 = xor(m3_acc_27, g2x7.2) */
+	vmovdqa 3008(%rsp), %ymm3 /* reload g3x8.2 */
+	vpxor 3520(%rsp), %ymm3, %ymm5 /* t0_acc_14 = xor(g3x8, g3x12) */
+	vpxor %ymm2, %ymm5, %ymm2 /* t0_acc_15 = xor(t0_acc_14, rk0_1) */
+	vpxor 1984(%rsp), %ymm2, %ymm2 /* t0_7 = xor(t0_acc_15, g3x0) */
+	vmovdqa 3040(%rsp), %ymm5 /* reload g3x9.2 */
+	vpxor 3552(%rsp), %ymm5, %ymm6 /* t1_acc_14 = xor(g3x9, g3x13) */
+	vpxor 928(%rsp), %ymm6, %ymm6 /* t1_acc_15 = xor(t1_acc_14, rk1_1) */
+	vpxor 2016(%rsp), %ymm6, %ymm6 /* t1_7 = xor(t1_acc_15, g3x1) */
+	vmovdqa 3072(%rsp), %ymm7 /* reload g3x10.2 */
+	vpxor 3584(%rsp), %ymm7, %ymm8 /* t2_acc_14 = xor(g3x10, g3x14) */
+	vpxor 1088(%rsp), %ymm8, %ymm8 /* t2_acc_15 = xor(t2_acc_14, rk2_1) */
+	vpxor 2048(%rsp), %ymm8, %ymm8 /* t2_7 = xor(t2_acc_15, g3x2) */
+	vmovdqa 3104(%rsp), %ymm10 /* reload g3x11.2 */
+	vpxor 1184(%rsp), %ymm10, %ymm12 /* t3_acc_14 = xor(g3x11, g3x15) */
+	vpxor 800(%rsp), %ymm12, %ymm12 /* t3_acc_15 = xor(t3_acc_14, rk3_1) */
+	vpxor 2080(%rsp), %ymm12, %ymm12 /* t3_7 = xor(t3_acc_15, g3x3) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_inv_shift_rows(%rip), %ymm2, %ymm2 /* y0_7_sr = lookup16(t0_7, inv_shift_rows) */
+	vmovdqa %xmm2, %xmm14 /* y0_7_aes_in0 = extract128(y0_7_sr) */
+	vaesenclast 1408(%rsp), %xmm14, %xmm14 /* y0_7_aes_0 = aesenclast(y0_7_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm2, %xmm2 /* y0_7_aes_in1 = extract128(y0_7_sr) */
+	vaesenclast 1440(%rsp), %xmm2, %xmm2 /* y0_7_aes_1 = aesenclast(y0_7_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm2, %ymm14, %ymm2 /* y0_7_aes = concat128(y0_7_aes_0, y0_7_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_inv_shift_rows(%rip), %ymm6, %ymm6 /* y1_7_sr = lookup16(t1_7, inv_shift_rows) */
+	vmovdqa %xmm6, %xmm14 /* y1_7_aes_in0 = extract128(y1_7_sr) */
+	vaesenclast 1408(%rsp), %xmm14, %xmm14 /* y1_7_aes_0 = aesenclast(y1_7_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm6, %xmm6 /* y1_7_aes_in1 = extract128(y1_7_sr) */
+	vaesenclast 1440(%rsp), %xmm6, %xmm6 /* y1_7_aes_1 = aesenclast(y1_7_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm6, %ymm14, %ymm6 /* y1_7_aes = concat128(y1_7_aes_0, y1_7_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_inv_shift_rows(%rip), %ymm8, %ymm8 /* y2_7_sr = lookup16(t2_7, inv_shift_rows) */
+	vmovdqa %xmm8, %xmm14 /* y2_7_aes_in0 = extract128(y2_7_sr) */
+	vaesenclast 1408(%rsp), %xmm14, %xmm14 /* y2_7_aes_0 = aesenclast(y2_7_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm8, %xmm8 /* y2_7_aes_in1 = extract128(y2_7_sr) */
+	vaesenclast 1440(%rsp), %xmm8, %xmm8 /* y2_7_aes_1 = aesenclast(y2_7_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm8, %ymm14, %ymm8 /* y2_7_aes = concat128(y2_7_aes_0, y2_7_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_inv_shift_rows(%rip), %ymm12, %ymm12 /* y3_7_sr = lookup16(t3_7, inv_shift_rows) */
+	vmovdqa %xmm12, %xmm14 /* y3_7_aes_in0 = extract128(y3_7_sr) */
+	vaesenclast 1408(%rsp), %xmm14, %xmm14 /* y3_7_aes_0 = aesenclast(y3_7_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm12, %xmm12 /* y3_7_aes_in1 = extract128(y3_7_sr) */
+	vaesenclast 1440(%rsp), %xmm12, %xmm12 /* y3_7_aes_1 = aesenclast(y3_7_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm12, %ymm14, %ymm12 /* y3_7_aes = concat128(y3_7_aes_0, y3_7_aes_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm2, %ymm14 /* y0_7_aes_lo = and(y0_7_aes, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* y0_7_aes_sh = shr(y0_7_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm2, %ymm2 /* y0_7_aes_hi = and(y0_7_aes_sh, nibble_mask) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
+	vpshufb %ymm14, %ymm15, %ymm10 /* p1_0_7_l = lookup16(tbl_lo_1, y0_7_aes_lo) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_tbl_hi_1(%rip), %ymm7 /* tbl_hi_1 = const() */
+	vpshufb %ymm2, %ymm7, %ymm5 /* p1_0_7_h = lookup16(tbl_hi_1, y0_7_aes_hi) */
+	vpxor %ymm5, %ymm10, %ymm5 /* p1_0_7 = xor(p1_0_7_l, p1_0_7_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm6, %ymm10 /* y1_7_aes_lo = and(y1_7_aes, nibble_mask) */
+	vpsrlw $4, %ymm6, %ymm6 /* y1_7_aes_sh = shr(y1_7_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm6, %ymm6 /* y1_7_aes_hi = and(y1_7_aes_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm15, %ymm3 /* p1_1_7_l = lookup16(tbl_lo_1, y1_7_aes_lo) */
+	vmovdqa %ymm1, 2464(%rsp) /* spill g2x7.3 */
+	vpshufb %ymm6, %ymm7, %ymm1 /* p1_1_7_h = lookup16(tbl_hi_1, y1_7_aes_hi) */
+	vpxor %ymm1, %ymm3, %ymm1 /* p1_1_7 = xor(p1_1_7_l, p1_1_7_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm8, %ymm3 /* y2_7_aes_lo = and(y2_7_aes, nibble_mask) */
+	vpsrlw $4, %ymm8, %ymm8 /* y2_7_aes_sh = shr(y2_7_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm8, %ymm8 /* y2_7_aes_hi = and(y2_7_aes_sh, nibble_mask) */
+	vmovdqa %ymm0, 2432(%rsp) /* spill g2x6.3 */
+	vpshufb %ymm3, %ymm15, %ymm0 /* p1_2_7_l = lookup16(tbl_lo_1, y2_7_aes_lo) */
+	vmovdqa %ymm4, 2400(%rsp) /* spill g2x5.3 */
+	vpshufb %ymm8, %ymm7, %ymm4 /* p1_2_7_h = lookup16(tbl_hi_1, y2_7_aes_hi) */
+	vpxor %ymm4, %ymm0, %ymm0 /* p1_2_7 = xor(p1_2_7_l, p1_2_7_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm12, %ymm4 /* y3_7_aes_lo = and(y3_7_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* y3_7_aes_sh = shr(y3_7_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm12, %ymm12 /* y3_7_aes_hi = and(y3_7_aes_sh, nibble_mask) */
+	vmovdqa %ymm9, 2368(%rsp) /* spill g2x4.3 */
+	vpshufb %ymm4, %ymm15, %ymm9 /* p1_3_7_l = lookup16(tbl_lo_1, y3_7_aes_lo) */
+	vpshufb %ymm12, %ymm7, %ymm7 /* p1_3_7_h = lookup16(tbl_hi_1, y3_7_aes_hi) */
+	vpxor %ymm7, %ymm9, %ymm7 /* p1_3_7 = xor(p1_3_7_l, p1_3_7_h) */
+	vpshufb %ymm14, %ymm13, %ymm9 /* p2_0_7_l = lookup16(tbl_lo_2, y0_7_aes_lo) */
+	vpshufb %ymm2, %ymm11, %ymm2 /* p2_0_7_h = lookup16(tbl_hi_2, y0_7_aes_hi) */
+	vpxor %ymm2, %ymm9, %ymm2 /* p2_0_7 = xor(p2_0_7_l, p2_0_7_h) */
+	vpshufb %ymm10, %ymm13, %ymm9 /* p2_1_7_l = lookup16(tbl_lo_2, y1_7_aes_lo) */
+	vpshufb %ymm6, %ymm11, %ymm6 /* p2_1_7_h = lookup16(tbl_hi_2, y1_7_aes_hi) */
+	vpxor %ymm6, %ymm9, %ymm6 /* p2_1_7 = xor(p2_1_7_l, p2_1_7_h) */
+	vpshufb %ymm3, %ymm13, %ymm3 /* p2_2_7_l = lookup16(tbl_lo_2, y2_7_aes_lo) */
+	vpshufb %ymm8, %ymm11, %ymm8 /* p2_2_7_h = lookup16(tbl_hi_2, y2_7_aes_hi) */
+	vpxor %ymm8, %ymm3, %ymm3 /* p2_2_7 = xor(p2_2_7_l, p2_2_7_h) */
+	vpshufb %ymm4, %ymm13, %ymm4 /* p2_3_7_l = lookup16(tbl_lo_2, y3_7_aes_lo) */
+	vpshufb %ymm12, %ymm11, %ymm8 /* p2_3_7_h = lookup16(tbl_hi_2, y3_7_aes_hi) */
+	vpxor %ymm8, %ymm4, %ymm4 /* p2_3_7 = xor(p2_3_7_l, p2_3_7_h) */
+	vpxor %ymm6, %ymm5, %ymm8 /* m0_acc_28 = xor(p1_0_7, p2_1_7) */
+	vpxor %ymm7, %ymm3, %ymm9 /* m0_acc_29 = xor(p2_2_7, p1_3_7) */
+	vpxor %ymm9, %ymm8, %ymm8 /* m0_acc_30 = xor(m0_acc_28, m0_acc_29) */
+	vpxor %ymm4, %ymm8, %ymm8 /* m0_acc_31 = xor(m0_acc_30, p2_3_7) */
+	vpxor 2496(%rsp), %ymm8, %ymm8 /* x0n_7 = xor(m0_acc_31, g3x4.2) */
+	vpxor %ymm2, %ymm5, %ymm5 /* m1_acc_28 = xor(p1_0_7, p2_0_7) */
+	vpxor %ymm3, %ymm1, %ymm9 /* m1_acc_29 = xor(p1_1_7, p2_2_7) */
+	vpxor %ymm9, %ymm5, %ymm5 /* m1_acc_30 = xor(m1_acc_28, m1_acc_29) */
+	vpxor %ymm4, %ymm5, %ymm5 /* m1_acc_31 = xor(m1_acc_30, p2_3_7) */
+	vpxor 2528(%rsp), %ymm5, %ymm5 /* x1n_7 = xor(m1_acc_31, g3x5.2) */
+	vpxor %ymm1, %ymm2, %ymm1 /* m2_acc_28 = xor(p2_0_7, p1_1_7) */
+	vpxor %ymm0, %ymm6, %ymm9 /* m2_acc_29 = xor(p2_1_7, p1_2_7) */
+	vpxor %ymm9, %ymm1, %ymm1 /* m2_acc_30 = xor(m2_acc_28, m2_acc_29) */
+	vpxor %ymm4, %ymm1, %ymm1 /* m2_acc_31 = xor(m2_acc_30, p2_3_7) */
+	vpxor 2560(%rsp), %ymm1, %ymm1 /* x2n_7 = xor(m2_acc_31, g3x6.2) */
+	vpxor %ymm6, %ymm2, %ymm2 /* m3_acc_28 = xor(p2_0_7, p2_1_7) */
+	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_29 = xor(p1_2_7, p2_2_7) */
+	vpxor %ymm0, %ymm2, %ymm0 /* m3_acc_30 = xor(m3_acc_28, m3_acc_29) */
+	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_31 = xor(m3_acc_30, p1_3_7) */
+	vpxor 2592(%rsp), %ymm0, %ymm0 /* x3n_7 = xor(m3_acc_31, g3x7.2) */
+
+	/* Round 4r+2: slot 2 ^= M'_L·inv(slot 3 ^ slot 0 ^ slot 1 ^ rk') ^ C'. */
+	vpbroadcastd 32(%rdi,%r10), %ymm2 /* rk0_2 = bcast32() */
+	vpbroadcastd 36(%rdi,%r10), %ymm3 /* rk1_2 = bcast32() */
+	vpbroadcastd 40(%rdi,%r10), %ymm4 /* rk2_2 = bcast32() */
+	vpbroadcastd 44(%rdi,%r10), %ymm6 /* rk3_2 = bcast32() */
+	vmovdqa 1600(%rsp), %ymm7 /* reload g0x12.2 */
+	vpxor 1696(%rsp), %ymm7, %ymm9 /* t0_acc_16 = xor(g0x12, g0x0) */
+	vpxor %ymm2, %ymm9, %ymm9 /* t0_acc_17 = xor(t0_acc_16, rk0_2) */
+	vpxor 1664(%rsp), %ymm9, %ymm9 /* t0_8 = xor(t0_acc_17, g0x4) */
+	vmovdqa 96(%rsp), %ymm10 /* reload g0x13.2 */
+	vpxor 1216(%rsp), %ymm10, %ymm12 /* t1_acc_16 = xor(g0x13, g0x1) */
+	vpxor %ymm3, %ymm12, %ymm12 /* t1_acc_17 = xor(t1_acc_16, rk1_2) */
+	vpxor 704(%rsp), %ymm12, %ymm12 /* t1_8 = xor(t1_acc_17, g0x5) */
+	vmovdqa 224(%rsp), %ymm14 /* reload g0x14.2 */
+	vpxor 1248(%rsp), %ymm14, %ymm14 /* t2_acc_16 = xor(g0x14, g0x2) */
+	vpxor %ymm4, %ymm14, %ymm14 /* t2_acc_17 = xor(t2_acc_16, rk2_2) */
+	vpxor 736(%rsp), %ymm14, %ymm14 /* t2_8 = xor(t2_acc_17, g0x6) */
+	vmovdqa 32(%rsp), %ymm10 /* reload g0x15.2 */
+	vpxor 3232(%rsp), %ymm10, %ymm10 /* t3_acc_16 = xor(g0x15, g0x3) */
+	vpxor %ymm6, %ymm10, %ymm10 /* t3_acc_17 = xor(t3_acc_16, rk3_2) */
+	vpxor 672(%rsp), %ymm10, %ymm10 /* t3_8 = xor(t3_acc_17, g0x7) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_inv_shift_rows(%rip), %ymm9, %ymm9 /* y0_8_sr = lookup16(t0_8, inv_shift_rows) */
+	vmovdqa %xmm9, %xmm7 /* y0_8_aes_in0 = extract128(y0_8_sr) */
+	vaesenclast 1408(%rsp), %xmm7, %xmm7 /* y0_8_aes_0 = aesenclast(y0_8_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm9, %xmm9 /* y0_8_aes_in1 = extract128(y0_8_sr) */
+	vaesenclast 1440(%rsp), %xmm9, %xmm9 /* y0_8_aes_1 = aesenclast(y0_8_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm9, %ymm7, %ymm7 /* y0_8_aes = concat128(y0_8_aes_0, y0_8_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_inv_shift_rows(%rip), %ymm12, %ymm9 /* y1_8_sr = lookup16(t1_8, inv_shift_rows) */
+	vmovdqa %xmm9, %xmm12 /* y1_8_aes_in0 = extract128(y1_8_sr) */
+	vaesenclast 1408(%rsp), %xmm12, %xmm12 /* y1_8_aes_0 = aesenclast(y1_8_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm9, %xmm9 /* y1_8_aes_in1 = extract128(y1_8_sr) */
+	vaesenclast 1440(%rsp), %xmm9, %xmm9 /* y1_8_aes_1 = aesenclast(y1_8_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm9, %ymm12, %ymm9 /* y1_8_aes = concat128(y1_8_aes_0, y1_8_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_inv_shift_rows(%rip), %ymm14, %ymm12 /* y2_8_sr = lookup16(t2_8, inv_shift_rows) */
+	vmovdqa %xmm12, %xmm14 /* y2_8_aes_in0 = extract128(y2_8_sr) */
+	vaesenclast 1408(%rsp), %xmm14, %xmm14 /* y2_8_aes_0 = aesenclast(y2_8_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm12, %xmm12 /* y2_8_aes_in1 = extract128(y2_8_sr) */
+	vaesenclast 1440(%rsp), %xmm12, %xmm12 /* y2_8_aes_1 = aesenclast(y2_8_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm12, %ymm14, %ymm12 /* y2_8_aes = concat128(y2_8_aes_0, y2_8_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_inv_shift_rows(%rip), %ymm10, %ymm10 /* y3_8_sr = lookup16(t3_8, inv_shift_rows) */
+	vmovdqa %xmm10, %xmm14 /* y3_8_aes_in0 = extract128(y3_8_sr) */
+	vaesenclast 1408(%rsp), %xmm14, %xmm14 /* y3_8_aes_0 = aesenclast(y3_8_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm10, %xmm10 /* y3_8_aes_in1 = extract128(y3_8_sr) */
+	vaesenclast 1440(%rsp), %xmm10, %xmm10 /* y3_8_aes_1 = aesenclast(y3_8_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm10, %ymm14, %ymm10 /* y3_8_aes = concat128(y3_8_aes_0, y3_8_aes_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm7, %ymm14 /* y0_8_aes_lo = and(y0_8_aes, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* y0_8_aes_sh = shr(y0_8_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm7, %ymm7 /* y0_8_aes_hi = and(y0_8_aes_sh, nibble_mask) */
+	vmovdqa %ymm0, 2592(%rsp) /* spill g3x7.3 */
+	vpshufb %ymm14, %ymm15, %ymm0 /* p1_0_8_l = lookup16(tbl_lo_1, y0_8_aes_lo) */
+	vmovdqa %ymm1, 2560(%rsp) /* spill g3x6.3 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_tbl_hi_1(%rip), %ymm1 /* tbl_hi_1 = const() */
+	vmovdqa %ymm5, 2528(%rsp) /* spill g3x5.3 */
+	vpshufb %ymm7, %ymm1, %ymm5 /* p1_0_8_h = lookup16(tbl_hi_1, y0_8_aes_hi) */
+	vpxor %ymm5, %ymm0, %ymm0 /* p1_0_8 = xor(p1_0_8_l, p1_0_8_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm9, %ymm5 /* y1_8_aes_lo = and(y1_8_aes, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* y1_8_aes_sh = shr(y1_8_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm9, %ymm9 /* y1_8_aes_hi = and(y1_8_aes_sh, nibble_mask) */
+	vmovdqa %ymm8, 2496(%rsp) /* spill g3x4.3 */
+	vpshufb %ymm5, %ymm15, %ymm8 /* p1_1_8_l = lookup16(tbl_lo_1, y1_8_aes_lo) */
+	vmovdqa %ymm6, 800(%rsp) /* spill rk3_2 */
+	vpshufb %ymm9, %ymm1, %ymm6 /* p1_1_8_h = lookup16(tbl_hi_1, y1_8_aes_hi) */
+	vpxor %ymm6, %ymm8, %ymm6 /* p1_1_8 = xor(p1_1_8_l, p1_1_8_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm12, %ymm8 /* y2_8_aes_lo = and(y2_8_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* y2_8_aes_sh = shr(y2_8_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm12, %ymm12 /* y2_8_aes_hi = and(y2_8_aes_sh, nibble_mask) */
+	vmovdqa %ymm4, 1088(%rsp) /* spill rk2_2 */
+	vpshufb %ymm8, %ymm15, %ymm4 /* p1_2_8_l = lookup16(tbl_lo_1, y2_8_aes_lo) */
+	vmovdqa %ymm3, 928(%rsp) /* spill rk1_2 */
+	vpshufb %ymm12, %ymm1, %ymm3 /* p1_2_8_h = lookup16(tbl_hi_1, y2_8_aes_hi) */
+	vpxor %ymm3, %ymm4, %ymm3 /* p1_2_8 = xor(p1_2_8_l, p1_2_8_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm10, %ymm4 /* y3_8_aes_lo = and(y3_8_aes, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* y3_8_aes_sh = shr(y3_8_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm10, %ymm10 /* y3_8_aes_hi = and(y3_8_aes_sh, nibble_mask) */
+	vpshufb %ymm4, %ymm15, %ymm15 /* p1_3_8_l = lookup16(tbl_lo_1, y3_8_aes_lo) */
+	vpshufb %ymm10, %ymm1, %ymm1 /* p1_3_8_h = lookup16(tbl_hi_1, y3_8_aes_hi) */
+	vpxor %ymm1, %ymm15, %ymm1 /* p1_3_8 = xor(p1_3_8_l, p1_3_8_h) */
+	vpshufb %ymm14, %ymm13, %ymm14 /* p2_0_8_l = lookup16(tbl_lo_2, y0_8_aes_lo) */
+	vpshufb %ymm7, %ymm11, %ymm7 /* p2_0_8_h = lookup16(tbl_hi_2, y0_8_aes_hi) */
+	vpxor %ymm7, %ymm14, %ymm7 /* p2_0_8 = xor(p2_0_8_l, p2_0_8_h) */
+	vpshufb %ymm5, %ymm13, %ymm5 /* p2_1_8_l = lookup16(tbl_lo_2, y1_8_aes_lo) */
+	vpshufb %ymm9, %ymm11, %ymm9 /* p2_1_8_h = lookup16(tbl_hi_2, y1_8_aes_hi) */
+	vpxor %ymm9, %ymm5, %ymm5 /* p2_1_8 = xor(p2_1_8_l, p2_1_8_h) */
+	vpshufb %ymm8, %ymm13, %ymm8 /* p2_2_8_l = lookup16(tbl_lo_2, y2_8_aes_lo) */
+	vpshufb %ymm12, %ymm11, %ymm9 /* p2_2_8_h = lookup16(tbl_hi_2, y2_8_aes_hi) */
+	vpxor %ymm9, %ymm8, %ymm8 /* p2_2_8 = xor(p2_2_8_l, p2_2_8_h) */
+	vpshufb %ymm4, %ymm13, %ymm4 /* p2_3_8_l = lookup16(tbl_lo_2, y3_8_aes_lo) */
+	vpshufb %ymm10, %ymm11, %ymm9 /* p2_3_8_h = lookup16(tbl_hi_2, y3_8_aes_hi) */
+	vpxor %ymm9, %ymm4, %ymm4 /* p2_3_8 = xor(p2_3_8_l, p2_3_8_h) */
+	vpxor %ymm5, %ymm0, %ymm9 /* m0_acc_32 = xor(p1_0_8, p2_1_8) */
+	vpxor %ymm1, %ymm8, %ymm10 /* m0_acc_33 = xor(p2_2_8, p1_3_8) */
+	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_34 = xor(m0_acc_32, m0_acc_33) */
+	vpxor %ymm4, %ymm9, %ymm9 /* m0_acc_35 = xor(m0_acc_34, p2_3_8) */
+	vpxor 1344(%rsp), %ymm9, %ymm9 /* x0n_8 = xor(m0_acc_35, g0x8.2) */
+	vpxor %ymm7, %ymm0, %ymm0 /* m1_acc_32 = xor(p1_0_8, p2_0_8) */
+	vpxor %ymm8, %ymm6, %ymm10 /* m1_acc_33 = xor(p1_1_8, p2_2_8) */
+	vpxor %ymm10, %ymm0, %ymm0 /* m1_acc_34 = xor(m1_acc_32, m1_acc_33) */
+	vpxor %ymm4, %ymm0, %ymm0 /* m1_acc_35 = xor(m1_acc_34, p2_3_8) */
+	vpxor 608(%rsp), %ymm0, %ymm0 /* x1n_8 = xor(m1_acc_35, g0x9.2) */
+	vpxor %ymm6, %ymm7, %ymm6 /* m2_acc_32 = xor(p2_0_8, p1_1_8) */
+	vpxor %ymm3, %ymm5, %ymm10 /* m2_acc_33 = xor(p2_1_8, p1_2_8) */
+	vpxor %ymm10, %ymm6, %ymm6 /* m2_acc_34 = xor(m2_acc_32, m2_acc_33) */
+	vpxor %ymm4, %ymm6, %ymm4 /* m2_acc_35 = xor(m2_acc_34, p2_3_8) */
+	vpxor 64(%rsp), %ymm4, %ymm4 /* x2n_8 = xor(m2_acc_35, g0x10.2) */
+	vpxor %ymm5, %ymm7, %ymm5 /* m3_acc_32 = xor(p2_0_8, p2_1_8) */
+	vpxor %ymm8, %ymm3, %ymm3 /* m3_acc_33 = xor(p1_2_8, p2_2_8) */
+	vpxor %ymm3, %ymm5, %ymm3 /* m3_acc_34 = xor(m3_acc_32, m3_acc_33) */
+	vpxor %ymm1, %ymm3, %ymm1 /* m3_acc_35 = xor(m3_acc_34, p1_3_8) */
+	vpxor 1152(%rsp), %ymm1, %ymm1 /* x3n_8 = xor(m3_acc_35, g0x11.2) */
+	vmovdqa 3264(%rsp), %ymm3 /* reload g1x12.2 */
+	vpxor 2688(%rsp), %ymm3, %ymm5 /* t0_acc_18 = xor(g1x12, g1x0) */
+	vpxor %ymm2, %ymm5, %ymm5 /* t0_acc_19 = xor(t0_acc_18, rk0_2) */
+	vpxor 3200(%rsp), %ymm5, %ymm5 /* t0_9 = xor(t0_acc_19, g1x4) */
+	vmovdqa 3296(%rsp), %ymm6 /* reload g1x13.2 */
+	vpxor 2656(%rsp), %ymm6, %ymm7 /* t1_acc_18 = xor(g1x13, g1x1) */
+	vpxor 928(%rsp), %ymm7, %ymm7 /* t1_acc_19 = xor(t1_acc_18, rk1_2) */
+	vpxor 3136(%rsp), %ymm7, %ymm7 /* t1_9 = xor(t1_acc_19, g1x5) */
+	vmovdqa 3328(%rsp), %ymm8 /* reload g1x14.2 */
+	vpxor 2624(%rsp), %ymm8, %ymm10 /* t2_acc_18 = xor(g1x14, g1x2) */
+	vpxor 1088(%rsp), %ymm10, %ymm10 /* t2_acc_19 = xor(t2_acc_18, rk2_2) */
+	vpxor 2752(%rsp), %ymm10, %ymm10 /* t2_9 = xor(t2_acc_19, g1x6) */
+	vmovdqa 3360(%rsp), %ymm12 /* reload g1x15.2 */
+	vpxor 2336(%rsp), %ymm12, %ymm14 /* t3_acc_18 = xor(g1x15, g1x3) */
+	vpxor 800(%rsp), %ymm14, %ymm14 /* t3_acc_19 = xor(t3_acc_18, rk3_2) */
+	vpxor 2720(%rsp), %ymm14, %ymm14 /* t3_9 = xor(t3_acc_19, g1x7) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_inv_shift_rows(%rip), %ymm5, %ymm5 /* y0_9_sr = lookup16(t0_9, inv_shift_rows) */
+	vmovdqa %xmm5, %xmm15 /* y0_9_aes_in0 = extract128(y0_9_sr) */
+	vaesenclast 1408(%rsp), %xmm15, %xmm15 /* y0_9_aes_0 = aesenclast(y0_9_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm5, %xmm5 /* y0_9_aes_in1 = extract128(y0_9_sr) */
+	vaesenclast 1440(%rsp), %xmm5, %xmm5 /* y0_9_aes_1 = aesenclast(y0_9_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm5, %ymm15, %ymm5 /* y0_9_aes = concat128(y0_9_aes_0, y0_9_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_inv_shift_rows(%rip), %ymm7, %ymm7 /* y1_9_sr = lookup16(t1_9, inv_shift_rows) */
+	vmovdqa %xmm7, %xmm15 /* y1_9_aes_in0 = extract128(y1_9_sr) */
+	vaesenclast 1408(%rsp), %xmm15, %xmm15 /* y1_9_aes_0 = aesenclast(y1_9_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm7, %xmm7 /* y1_9_aes_in1 = extract128(y1_9_sr) */
+	vaesenclast 1440(%rsp), %xmm7, %xmm7 /* y1_9_aes_1 = aesenclast(y1_9_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm7, %ymm15, %ymm7 /* y1_9_aes = concat128(y1_9_aes_0, y1_9_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_inv_shift_rows(%rip), %ymm10, %ymm10 /* y2_9_sr = lookup16(t2_9, inv_shift_rows) */
+	vmovdqa %xmm10, %xmm15 /* y2_9_aes_in0 = extract128(y2_9_sr) */
+	vaesenclast 1408(%rsp), %xmm15, %xmm15 /* y2_9_aes_0 = aesenclast(y2_9_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm10, %xmm10 /* y2_9_aes_in1 = extract128(y2_9_sr) */
+	vaesenclast 1440(%rsp), %xmm10, %xmm10 /* y2_9_aes_1 = aesenclast(y2_9_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm10, %ymm15, %ymm10 /* y2_9_aes = concat128(y2_9_aes_0, y2_9_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_inv_shift_rows(%rip), %ymm14, %ymm14 /* y3_9_sr = lookup16(t3_9, inv_shift_rows) */
+	vmovdqa %xmm14, %xmm15 /* y3_9_aes_in0 = extract128(y3_9_sr) */
+	vaesenclast 1408(%rsp), %xmm15, %xmm15 /* y3_9_aes_0 = aesenclast(y3_9_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm14, %xmm14 /* y3_9_aes_in1 = extract128(y3_9_sr) */
+	vaesenclast 1440(%rsp), %xmm14, %xmm14 /* y3_9_aes_1 = aesenclast(y3_9_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm14, %ymm15, %ymm14 /* y3_9_aes = concat128(y3_9_aes_0, y3_9_aes_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm5, %ymm15 /* y0_9_aes_lo = and(y0_9_aes, nibble_mask) */
+	vpsrlw $4, %ymm5, %ymm5 /* y0_9_aes_sh = shr(y0_9_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm5, %ymm5 /* y0_9_aes_hi = and(y0_9_aes_sh, nibble_mask) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_tbl_lo_1(%rip), %ymm12 /* tbl_lo_1 = const() */
+	vpshufb %ymm15, %ymm12, %ymm8 /* p1_0_9_l = lookup16(tbl_lo_1, y0_9_aes_lo) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
+	vpshufb %ymm5, %ymm6, %ymm3 /* p1_0_9_h = lookup16(tbl_hi_1, y0_9_aes_hi) */
+	vpxor %ymm3, %ymm8, %ymm3 /* p1_0_9 = xor(p1_0_9_l, p1_0_9_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm7, %ymm8 /* y1_9_aes_lo = and(y1_9_aes, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* y1_9_aes_sh = shr(y1_9_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm7, %ymm7 /* y1_9_aes_hi = and(y1_9_aes_sh, nibble_mask) */
+	vmovdqa %ymm1, 1152(%rsp) /* spill g0x11.3 */
+	vpshufb %ymm8, %ymm12, %ymm1 /* p1_1_9_l = lookup16(tbl_lo_1, y1_9_aes_lo) */
+	vmovdqa %ymm4, 64(%rsp) /* spill g0x10.3 */
+	vpshufb %ymm7, %ymm6, %ymm4 /* p1_1_9_h = lookup16(tbl_hi_1, y1_9_aes_hi) */
+	vpxor %ymm4, %ymm1, %ymm1 /* p1_1_9 = xor(p1_1_9_l, p1_1_9_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm10, %ymm4 /* y2_9_aes_lo = and(y2_9_aes, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* y2_9_aes_sh = shr(y2_9_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm10, %ymm10 /* y2_9_aes_hi = and(y2_9_aes_sh, nibble_mask) */
+	vmovdqa %ymm0, 608(%rsp) /* spill g0x9.3 */
+	vpshufb %ymm4, %ymm12, %ymm0 /* p1_2_9_l = lookup16(tbl_lo_1, y2_9_aes_lo) */
+	vmovdqa %ymm9, 1344(%rsp) /* spill g0x8.3 */
+	vpshufb %ymm10, %ymm6, %ymm9 /* p1_2_9_h = lookup16(tbl_hi_1, y2_9_aes_hi) */
+	vpxor %ymm9, %ymm0, %ymm0 /* p1_2_9 = xor(p1_2_9_l, p1_2_9_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm14, %ymm9 /* y3_9_aes_lo = and(y3_9_aes, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* y3_9_aes_sh = shr(y3_9_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm14, %ymm14 /* y3_9_aes_hi = and(y3_9_aes_sh, nibble_mask) */
+	vpshufb %ymm9, %ymm12, %ymm12 /* p1_3_9_l = lookup16(tbl_lo_1, y3_9_aes_lo) */
+	vpshufb %ymm14, %ymm6, %ymm6 /* p1_3_9_h = lookup16(tbl_hi_1, y3_9_aes_hi) */
+	vpxor %ymm6, %ymm12, %ymm6 /* p1_3_9 = xor(p1_3_9_l, p1_3_9_h) */
+	vpshufb %ymm15, %ymm13, %ymm12 /* p2_0_9_l = lookup16(tbl_lo_2, y0_9_aes_lo) */
+	vpshufb %ymm5, %ymm11, %ymm5 /* p2_0_9_h = lookup16(tbl_hi_2, y0_9_aes_hi) */
+	vpxor %ymm5, %ymm12, %ymm5 /* p2_0_9 = xor(p2_0_9_l, p2_0_9_h) */
+	vpshufb %ymm8, %ymm13, %ymm8 /* p2_1_9_l = lookup16(tbl_lo_2, y1_9_aes_lo) */
+	vpshufb %ymm7, %ymm11, %ymm7 /* p2_1_9_h = lookup16(tbl_hi_2, y1_9_aes_hi) */
+	vpxor %ymm7, %ymm8, %ymm7 /* p2_1_9 = xor(p2_1_9_l, p2_1_9_h) */
+	vpshufb %ymm4, %ymm13, %ymm4 /* p2_2_9_l = lookup16(tbl_lo_2, y2_9_aes_lo) */
+	vpshufb %ymm10, %ymm11, %ymm8 /* p2_2_9_h = lookup16(tbl_hi_2, y2_9_aes_hi) */
+	vpxor %ymm8, %ymm4, %ymm4 /* p2_2_9 = xor(p2_2_9_l, p2_2_9_h) */
+	vpshufb %ymm9, %ymm13, %ymm8 /* p2_3_9_l = lookup16(tbl_lo_2, y3_9_aes_lo) */
+	vpshufb %ymm14, %ymm11, %ymm9 /* p2_3_9_h = lookup16(tbl_hi_2, y3_9_aes_hi) */
+	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_9 = xor(p2_3_9_l, p2_3_9_h) */
+	vpxor %ymm7, %ymm3, %ymm9 /* m0_acc_36 = xor(p1_0_9, p2_1_9) */
+	vpxor %ymm6, %ymm4, %ymm10 /* m0_acc_37 = xor(p2_2_9, p1_3_9) */
+	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_38 = xor(m0_acc_36, m0_acc_37) */
+	vpxor %ymm8, %ymm9, %ymm9 /* m0_acc_39 = xor(m0_acc_38, p2_3_9) */
+	vpxor 3168(%rsp), %ymm9, %ymm9 /* x0n_9 = xor(m0_acc_39, g1x8.2) */
+	vpxor %ymm5, %ymm3, %ymm3 /* m1_acc_36 = xor(p1_0_9, p2_0_9) */
+	vpxor %ymm4, %ymm1, %ymm10 /* m1_acc_37 = xor(p1_1_9, p2_2_9) */
+	vpxor %ymm10, %ymm3, %ymm3 /* m1_acc_38 = xor(m1_acc_36, m1_acc_37) */
+	vpxor %ymm8, %ymm3, %ymm3 /* m1_acc_39 = xor(m1_acc_38, p2_3_9) */
+	vpxor 2784(%rsp), %ymm3, %ymm3 /* x1n_9 = xor(m1_acc_39, g1x9.2) */
+	vpxor %ymm1, %ymm5, %ymm1 /* m2_acc_36 = xor(p2_0_9, p1_1_9) */
+	vpxor %ymm0, %ymm7, %ymm10 /* m2_acc_37 = xor(p2_1_9, p1_2_9) */
+	vpxor %ymm10, %ymm1, %ymm1 /* m2_acc_38 = xor(m2_acc_36, m2_acc_37) */
+	vpxor %ymm8, %ymm1, %ymm1 /* m2_acc_39 = xor(m2_acc_38, p2_3_9) */
+	vpxor 2816(%rsp), %ymm1, %ymm1 /* x2n_9 = xor(m2_acc_39, g1x10.2) */
+	vpxor %ymm7, %ymm5, %ymm5 /* m3_acc_36 = xor(p2_0_9, p2_1_9) */
+	vpxor %ymm4, %ymm0, %ymm0 /* m3_acc_37 = xor(p1_2_9, p2_2_9) */
+	vpxor %ymm0, %ymm5, %ymm0 /* m3_acc_38 = xor(m3_acc_36, m3_acc_37) */
+	vpxor %ymm6, %ymm0, %ymm0 /* m3_acc_39 = xor(m3_acc_38, p1_3_9) */
+	vpxor 2848(%rsp), %ymm0, %ymm0 /* x3n_9 = xor(m3_acc_39, g1x11.2) */
+	vmovdqa 3392(%rsp), %ymm4 /* reload g2x12.2 */
+	vpxor 2304(%rsp), %ymm4, %ymm5 /* t0_acc_20 = xor(g2x12, g2x0) */
+	vpxor %ymm2, %ymm5, %ymm5 /* t0_acc_21 = xor(t0_acc_20, rk0_2) */
+	vpxor 2368(%rsp), %ymm5, %ymm5 /* t0_10 = xor(t0_acc_21, g2x4) */
+	vmovdqa 3424(%rsp), %ymm6 /* reload g2x13.2 */
+	vpxor 2272(%rsp), %ymm6, %ymm7 /* t1_acc_20 = xor(g2x13, g2x1) */
+	vpxor 928(%rsp), %ymm7, %ymm7 /* t1_acc_21 = xor(t1_acc_20, rk1_2) */
+	vpxor 2400(%rsp), %ymm7, %ymm7 /* t1_10 = xor(t1_acc_21, g2x5) */
+	vmovdqa 3456(%rsp), %ymm8 /* reload g2x14.2 */
+	vpxor 2240(%rsp), %ymm8, %ymm10 /* t2_acc_20 = xor(g2x14, g2x2) */
+	vpxor 1088(%rsp), %ymm10, %ymm10 /* t2_acc_21 = xor(t2_acc_20, rk2_2) */
+	vpxor 2432(%rsp), %ymm10, %ymm10 /* t2_10 = xor(t2_acc_21, g2x6) */
+	vmovdqa 3488(%rsp), %ymm12 /* reload g2x15.2 */
+	vpxor 2208(%rsp), %ymm12, %ymm14 /* t3_acc_20 = xor(g2x15, g2x3) */
+	vpxor 800(%rsp), %ymm14, %ymm14 /* t3_acc_21 = xor(t3_acc_20, rk3_2) */
+	vpxor 2464(%rsp), %ymm14, %ymm14 /* t3_10 = xor(t3_acc_21, g2x7) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_inv_shift_rows(%rip), %ymm5, %ymm5 /* y0_10_sr = lookup16(t0_10, inv_shift_rows) */
+	vmovdqa %xmm5, %xmm15 /* y0_10_aes_in0 = extract128(y0_10_sr) */
+	vaesenclast 1408(%rsp), %xmm15, %xmm15 /* y0_10_aes_0 = aesenclast(y0_10_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm5, %xmm5 /* y0_10_aes_in1 = extract128(y0_10_sr) */
+	vaesenclast 1440(%rsp), %xmm5, %xmm5 /* y0_10_aes_1 = aesenclast(y0_10_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm5, %ymm15, %ymm5 /* y0_10_aes = concat128(y0_10_aes_0, y0_10_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_inv_shift_rows(%rip), %ymm7, %ymm7 /* y1_10_sr = lookup16(t1_10, inv_shift_rows) */
+	vmovdqa %xmm7, %xmm15 /* y1_10_aes_in0 = extract128(y1_10_sr) */
+	vaesenclast 1408(%rsp), %xmm15, %xmm15 /* y1_10_aes_0 = aesenclast(y1_10_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm7, %xmm7 /* y1_10_aes_in1 = extract128(y1_10_sr) */
+	vaesenclast 1440(%rsp), %xmm7, %xmm7 /* y1_10_aes_1 = aesenclast(y1_10_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm7, %ymm15, %ymm7 /* y1_10_aes = concat128(y1_10_aes_0, y1_10_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_inv_shift_rows(%rip), %ymm10, %ymm10 /* y2_10_sr = lookup16(t2_10, inv_shift_rows) */
+	vmovdqa %xmm10, %xmm15 /* y2_10_aes_in0 = extract128(y2_10_sr) */
+	vaesenclast 1408(%rsp), %xmm15, %xmm15 /* y2_10_aes_0 = aesenclast(y2_10_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm10, %xmm10 /* y2_10_aes_in1 = extract128(y2_10_sr) */
+	vaesenclast 1440(%rsp), %xmm10, %xmm10 /* y2_10_aes_1 = aesenclast(y2_10_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm10, %ymm15, %ymm10 /* y2_10_aes = concat128(y2_10_aes_0, y2_10_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_inv_shift_rows(%rip), %ymm14, %ymm14 /* y3_10_sr = lookup16(t3_10, inv_shift_rows) */
+	vmovdqa %xmm14, %xmm15 /* y3_10_aes_in0 = extract128(y3_10_sr) */
+	vaesenclast 1408(%rsp), %xmm15, %xmm15 /* y3_10_aes_0 = aesenclast(y3_10_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm14, %xmm14 /* y3_10_aes_in1 = extract128(y3_10_sr) */
+	vaesenclast 1440(%rsp), %xmm14, %xmm14 /* y3_10_aes_1 = aesenclast(y3_10_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm14, %ymm15, %ymm14 /* y3_10_aes = concat128(y3_10_aes_0, y3_10_aes_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm5, %ymm15 /* y0_10_aes_lo = and(y0_10_aes, nibble_mask) */
+	vpsrlw $4, %ymm5, %ymm5 /* y0_10_aes_sh = shr(y0_10_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm5, %ymm5 /* y0_10_aes_hi = and(y0_10_aes_sh, nibble_mask) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_tbl_lo_1(%rip), %ymm12 /* tbl_lo_1 = const() */
+	vpshufb %ymm15, %ymm12, %ymm8 /* p1_0_10_l = lookup16(tbl_lo_1, y0_10_aes_lo) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
+	vpshufb %ymm5, %ymm6, %ymm4 /* p1_0_10_h = lookup16(tbl_hi_1, y0_10_aes_hi) */
+	vpxor %ymm4, %ymm8, %ymm4 /* p1_0_10 = xor(p1_0_10_l, p1_0_10_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm7, %ymm8 /* y1_10_aes_lo = and(y1_10_aes, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* y1_10_aes_sh = shr(y1_10_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm7, %ymm7 /* y1_10_aes_hi = and(y1_10_aes_sh, nibble_mask) */
+	vmovdqa %ymm0, 2848(%rsp) /* spill g1x11.3 */
+	vpshufb %ymm8, %ymm12, %ymm0 /* p1_1_10_l = lookup16(tbl_lo_1, y1_10_aes_lo) */
+	vmovdqa %ymm1, 2816(%rsp) /* spill g1x10.3 */
+	vpshufb %ymm7, %ymm6, %ymm1 /* p1_1_10_h = lookup16(tbl_hi_1, y1_10_aes_hi) */
+	vpxor %ymm1, %ymm0, %ymm0 /* p1_1_10 = xor(p1_1_10_l, p1_1_10_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm10, %ymm1 /* y2_10_aes_lo = and(y2_10_aes, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* y2_10_aes_sh = shr(y2_10_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm10, %ymm10 /* y2_10_aes_hi = and(y2_10_aes_sh, nibble_mask) */
+	vmovdqa %ymm3, 2784(%rsp) /* spill g1x9.3 */
+	vpshufb %ymm1, %ymm12, %ymm3 /* p1_2_10_l = lookup16(tbl_lo_1, y2_10_aes_lo) */
+	vmovdqa %ymm9, 3168(%rsp) /* spill g1x8.3 */
+	vpshufb %ymm10, %ymm6, %ymm9 /* p1_2_10_h = lookup16(tbl_hi_1, y2_10_aes_hi) */
+	vpxor %ymm9, %ymm3, %ymm3 /* p1_2_10 = xor(p1_2_10_l, p1_2_10_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm14, %ymm9 /* y3_10_aes_lo = and(y3_10_aes, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* y3_10_aes_sh = shr(y3_10_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm14, %ymm14 /* y3_10_aes_hi = and(y3_10_aes_sh, nibble_mask) */
+	vpshufb %ymm9, %ymm12, %ymm12 /* p1_3_10_l = lookup16(tbl_lo_1, y3_10_aes_lo) */
+	vpshufb %ymm14, %ymm6, %ymm6 /* p1_3_10_h = lookup16(tbl_hi_1, y3_10_aes_hi) */
+	vpxor %ymm6, %ymm12, %ymm6 /* p1_3_10 = xor(p1_3_10_l, p1_3_10_h) */
+	vpshufb %ymm15, %ymm13, %ymm12 /* p2_0_10_l = lookup16(tbl_lo_2, y0_10_aes_lo) */
+	vpshufb %ymm5, %ymm11, %ymm5 /* p2_0_10_h = lookup16(tbl_hi_2, y0_10_aes_hi) */
+	vpxor %ymm5, %ymm12, %ymm5 /* p2_0_10 = xor(p2_0_10_l, p2_0_10_h) */
+	vpshufb %ymm8, %ymm13, %ymm8 /* p2_1_10_l = lookup16(tbl_lo_2, y1_10_aes_lo) */
+	vpshufb %ymm7, %ymm11, %ymm7 /* p2_1_10_h = lookup16(tbl_hi_2, y1_10_aes_hi) */
+	vpxor %ymm7, %ymm8, %ymm7 /* p2_1_10 = xor(p2_1_10_l, p2_1_10_h) */
+	vpshufb %ymm1, %ymm13, %ymm1 /* p2_2_10_l = lookup16(tbl_lo_2, y2_10_aes_lo) */
+	vpshufb %ymm10, %ymm11, %ymm8 /* p2_2_10_h = lookup16(tbl_hi_2, y2_10_aes_hi) */
+	vpxor %ymm8, %ymm1, %ymm1 /* p2_2_10 = xor(p2_2_10_l, p2_2_10_h) */
+	vpshufb %ymm9, %ymm13, %ymm8 /* p2_3_10_l = lookup16(tbl_lo_2, y3_10_aes_lo) */
+	vpshufb %ymm14, %ymm11, %ymm9 /* p2_3_10_h = lookup16(tbl_hi_2, y3_10_aes_hi) */
+	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_10 = xor(p2_3_10_l, p2_3_10_h) */
+	vpxor %ymm7, %ymm4, %ymm9 /* m0_acc_40 = xor(p1_0_10, p2_1_10) */
+	vpxor %ymm6, %ymm1, %ymm10 /* m0_acc_41 = xor(p2_2_10, p1_3_10) */
+	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_42 = xor(m0_acc_40, m0_acc_41) */
+	vpxor %ymm8, %ymm9, %ymm9 /* m0_acc_43 = xor(m0_acc_42, p2_3_10) */
+	vpxor 2880(%rsp), %ymm9, %ymm9 /* x0n_10 = xor(m0_acc_43, g2x8.2) */
+	vpxor %ymm5, %ymm4, %ymm4 /* m1_acc_40 = xor(p1_0_10, p2_0_10) */
+	vpxor %ymm1, %ymm0, %ymm10 /* m1_acc_41 = xor(p1_1_10, p2_2_10) */
+	vpxor %ymm10, %ymm4, %ymm4 /* m1_acc_42 = xor(m1_acc_40, m1_acc_41) */
+	vpxor %ymm8, %ymm4, %ymm4 /* m1_acc_43 = xor(m1_acc_42, p2_3_10) */
+	vpxor 2912(%rsp), %ymm4, %ymm4 /* x1n_10 = xor(m1_acc_43, g2x9.2) */
+	vpxor %ymm0, %ymm5, %ymm0 /* m2_acc_40 = xor(p2_0_10, p1_1_10) */
+	vpxor %ymm3, %ymm7, %ymm10 /* m2_acc_41 = xor(p2_1_10, p1_2_10) */
+	vpxor %ymm10, %ymm0, %ymm0 /* m2_acc_42 = xor(m2_acc_40, m2_acc_41) */
+	vpxor %ymm8, %ymm0, %ymm0 /* m2_acc_43 = xor(m2_acc_42, p2_3_10) */
+	vpxor 2944(%rsp), %ymm0, %ymm0 /* x2n_10 = xor(m2_acc_43, g2x10.2) */
+	vpxor %ymm7, %ymm5, %ymm5 /* m3_acc_40 = xor(p2_0_10, p2_1_10) */
+	vpxor %ymm1, %ymm3, %ymm1 /* m3_acc_41 = xor(p1_2_10, p2_2_10) */
+	vpxor %ymm1, %ymm5, %ymm1 /* m3_acc_42 = xor(m3_acc_40, m3_acc_41) */
+	vpxor %ymm6, %ymm1, %ymm1 /* m3_acc_43 = xor(m3_acc_42, p1_3_10) */
+	vpxor 2976(%rsp), %ymm1, %ymm1 /* x3n_10 = xor(m3_acc_43, g2x11.2) */
+	vmovdqa 3520(%rsp), %ymm3 /* reload g3x12.2 */
+	vpxor 1984(%rsp), %ymm3, %ymm5 /* t0_acc_22 = xor(g3x12, g3x0) */
+	vpxor %ymm2, %ymm5, %ymm2 /* t0_acc_23 = xor(t0_acc_22, rk0_2) */
+	vpxor 2496(%rsp), %ymm2, %ymm2 /* t0_11 = xor(t0_acc_23, g3x4) */
+	vmovdqa 3552(%rsp), %ymm5 /* reload g3x13.2 */
+	vpxor 2016(%rsp), %ymm5, %ymm6 /* t1_acc_22 = xor(g3x13, g3x1) */
+	vpxor 928(%rsp), %ymm6, %ymm6 /* t1_acc_23 = xor(t1_acc_22, rk1_2) */
+	vpxor 2528(%rsp), %ymm6, %ymm6 /* t1_11 = xor(t1_acc_23, g3x5) */
+	vmovdqa 3584(%rsp), %ymm7 /* reload g3x14.2 */
+	vpxor 2048(%rsp), %ymm7, %ymm8 /* t2_acc_22 = xor(g3x14, g3x2) */
+	vpxor 1088(%rsp), %ymm8, %ymm8 /* t2_acc_23 = xor(t2_acc_22, rk2_2) */
+	vpxor 2560(%rsp), %ymm8, %ymm8 /* t2_11 = xor(t2_acc_23, g3x6) */
+	vmovdqa 1184(%rsp), %ymm10 /* reload g3x15.2 */
+	vpxor 2080(%rsp), %ymm10, %ymm12 /* t3_acc_22 = xor(g3x15, g3x3) */
+	vpxor 800(%rsp), %ymm12, %ymm12 /* t3_acc_23 = xor(t3_acc_22, rk3_2) */
+	vpxor 2592(%rsp), %ymm12, %ymm12 /* t3_11 = xor(t3_acc_23, g3x7) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_inv_shift_rows(%rip), %ymm2, %ymm2 /* y0_11_sr = lookup16(t0_11, inv_shift_rows) */
+	vmovdqa %xmm2, %xmm14 /* y0_11_aes_in0 = extract128(y0_11_sr) */
+	vaesenclast 1408(%rsp), %xmm14, %xmm14 /* y0_11_aes_0 = aesenclast(y0_11_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm2, %xmm2 /* y0_11_aes_in1 = extract128(y0_11_sr) */
+	vaesenclast 1440(%rsp), %xmm2, %xmm2 /* y0_11_aes_1 = aesenclast(y0_11_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm2, %ymm14, %ymm2 /* y0_11_aes = concat128(y0_11_aes_0, y0_11_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_inv_shift_rows(%rip), %ymm6, %ymm6 /* y1_11_sr = lookup16(t1_11, inv_shift_rows) */
+	vmovdqa %xmm6, %xmm14 /* y1_11_aes_in0 = extract128(y1_11_sr) */
+	vaesenclast 1408(%rsp), %xmm14, %xmm14 /* y1_11_aes_0 = aesenclast(y1_11_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm6, %xmm6 /* y1_11_aes_in1 = extract128(y1_11_sr) */
+	vaesenclast 1440(%rsp), %xmm6, %xmm6 /* y1_11_aes_1 = aesenclast(y1_11_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm6, %ymm14, %ymm6 /* y1_11_aes = concat128(y1_11_aes_0, y1_11_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_inv_shift_rows(%rip), %ymm8, %ymm8 /* y2_11_sr = lookup16(t2_11, inv_shift_rows) */
+	vmovdqa %xmm8, %xmm14 /* y2_11_aes_in0 = extract128(y2_11_sr) */
+	vaesenclast 1408(%rsp), %xmm14, %xmm14 /* y2_11_aes_0 = aesenclast(y2_11_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm8, %xmm8 /* y2_11_aes_in1 = extract128(y2_11_sr) */
+	vaesenclast 1440(%rsp), %xmm8, %xmm8 /* y2_11_aes_1 = aesenclast(y2_11_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm8, %ymm14, %ymm8 /* y2_11_aes = concat128(y2_11_aes_0, y2_11_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_inv_shift_rows(%rip), %ymm12, %ymm12 /* y3_11_sr = lookup16(t3_11, inv_shift_rows) */
+	vmovdqa %xmm12, %xmm14 /* y3_11_aes_in0 = extract128(y3_11_sr) */
+	vaesenclast 1408(%rsp), %xmm14, %xmm14 /* y3_11_aes_0 = aesenclast(y3_11_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm12, %xmm12 /* y3_11_aes_in1 = extract128(y3_11_sr) */
+	vaesenclast 1440(%rsp), %xmm12, %xmm12 /* y3_11_aes_1 = aesenclast(y3_11_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm12, %ymm14, %ymm12 /* y3_11_aes = concat128(y3_11_aes_0, y3_11_aes_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm2, %ymm14 /* y0_11_aes_lo = and(y0_11_aes, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* y0_11_aes_sh = shr(y0_11_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm2, %ymm2 /* y0_11_aes_hi = and(y0_11_aes_sh, nibble_mask) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
+	vpshufb %ymm14, %ymm15, %ymm10 /* p1_0_11_l = lookup16(tbl_lo_1, y0_11_aes_lo) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_tbl_hi_1(%rip), %ymm7 /* tbl_hi_1 = const() */
+	vpshufb %ymm2, %ymm7, %ymm5 /* p1_0_11_h = lookup16(tbl_hi_1, y0_11_aes_hi) */
+	vpxor %ymm5, %ymm10, %ymm5 /* p1_0_11 = xor(p1_0_11_l, p1_0_11_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm6, %ymm10 /* y1_11_aes_lo = and(y1_11_aes, nibble_mask) */
+	vpsrlw $4, %ymm6, %ymm6 /* y1_11_aes_sh = shr(y1_11_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm6, %ymm6 /* y1_11_aes_hi = and(y1_11_aes_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm15, %ymm3 /* p1_1_11_l = lookup16(tbl_lo_1, y1_11_aes_lo) */
+	vmovdqa %ymm1, 2976(%rsp) /* spill g2x11.3 */
+	vpshufb %ymm6, %ymm7, %ymm1 /* p1_1_11_h = lookup16(tbl_hi_1, y1_11_aes_hi) */
+	vpxor %ymm1, %ymm3, %ymm1 /* p1_1_11 = xor(p1_1_11_l, p1_1_11_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm8, %ymm3 /* y2_11_aes_lo = and(y2_11_aes, nibble_mask) */
+	vpsrlw $4, %ymm8, %ymm8 /* y2_11_aes_sh = shr(y2_11_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm8, %ymm8 /* y2_11_aes_hi = and(y2_11_aes_sh, nibble_mask) */
+	vmovdqa %ymm0, 2944(%rsp) /* spill g2x10.3 */
+	vpshufb %ymm3, %ymm15, %ymm0 /* p1_2_11_l = lookup16(tbl_lo_1, y2_11_aes_lo) */
+	vmovdqa %ymm4, 2912(%rsp) /* spill g2x9.3 */
+	vpshufb %ymm8, %ymm7, %ymm4 /* p1_2_11_h = lookup16(tbl_hi_1, y2_11_aes_hi) */
+	vpxor %ymm4, %ymm0, %ymm0 /* p1_2_11 = xor(p1_2_11_l, p1_2_11_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm12, %ymm4 /* y3_11_aes_lo = and(y3_11_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* y3_11_aes_sh = shr(y3_11_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm12, %ymm12 /* y3_11_aes_hi = and(y3_11_aes_sh, nibble_mask) */
+	vmovdqa %ymm9, 2880(%rsp) /* spill g2x8.3 */
+	vpshufb %ymm4, %ymm15, %ymm9 /* p1_3_11_l = lookup16(tbl_lo_1, y3_11_aes_lo) */
+	vpshufb %ymm12, %ymm7, %ymm7 /* p1_3_11_h = lookup16(tbl_hi_1, y3_11_aes_hi) */
+	vpxor %ymm7, %ymm9, %ymm7 /* p1_3_11 = xor(p1_3_11_l, p1_3_11_h) */
+	vpshufb %ymm14, %ymm13, %ymm9 /* p2_0_11_l = lookup16(tbl_lo_2, y0_11_aes_lo) */
+	vpshufb %ymm2, %ymm11, %ymm2 /* p2_0_11_h = lookup16(tbl_hi_2, y0_11_aes_hi) */
+	vpxor %ymm2, %ymm9, %ymm2 /* p2_0_11 = xor(p2_0_11_l, p2_0_11_h) */
+	vpshufb %ymm10, %ymm13, %ymm9 /* p2_1_11_l = lookup16(tbl_lo_2, y1_11_aes_lo) */
+	vpshufb %ymm6, %ymm11, %ymm6 /* p2_1_11_h = lookup16(tbl_hi_2, y1_11_aes_hi) */
+	vpxor %ymm6, %ymm9, %ymm6 /* p2_1_11 = xor(p2_1_11_l, p2_1_11_h) */
+	vpshufb %ymm3, %ymm13, %ymm3 /* p2_2_11_l = lookup16(tbl_lo_2, y2_11_aes_lo) */
+	vpshufb %ymm8, %ymm11, %ymm8 /* p2_2_11_h = lookup16(tbl_hi_2, y2_11_aes_hi) */
+	vpxor %ymm8, %ymm3, %ymm3 /* p2_2_11 = xor(p2_2_11_l, p2_2_11_h) */
+	vpshufb %ymm4, %ymm13, %ymm4 /* p2_3_11_l = lookup16(tbl_lo_2, y3_11_aes_lo) */
+	vpshufb %ymm12, %ymm11, %ymm8 /* p2_3_11_h = lookup16(tbl_hi_2, y3_11_aes_hi) */
+	vpxor %ymm8, %ymm4, %ymm4 /* p2_3_11 = xor(p2_3_11_l, p2_3_11_h) */
+	vpxor %ymm6, %ymm5, %ymm8 /* m0_acc_44 = xor(p1_0_11, p2_1_11) */
+	vpxor %ymm7, %ymm3, %ymm9 /* m0_acc_45 = xor(p2_2_11, p1_3_11) */
+	vpxor %ymm9, %ymm8, %ymm8 /* m0_acc_46 = xor(m0_acc_44, m0_acc_45) */
+	vpxor %ymm4, %ymm8, %ymm8 /* m0_acc_47 = xor(m0_acc_46, p2_3_11) */
+	vpxor 3008(%rsp), %ymm8, %ymm8 /* x0n_11 = xor(m0_acc_47, g3x8.2) */
+	vpxor %ymm2, %ymm5, %ymm5 /* m1_acc_44 = xor(p1_0_11, p2_0_11) */
+	vpxor %ymm3, %ymm1, %ymm9 /* m1_acc_45 = xor(p1_1_11, p2_2_11) */
+	vpxor %ymm9, %ymm5, %ymm5 /* m1_acc_46 = xor(m1_acc_44, m1_acc_45) */
+	vpxor %ymm4, %ymm5, %ymm5 /* m1_acc_47 = xor(m1_acc_46, p2_3_11) */
+	vpxor 3040(%rsp), %ymm5, %ymm5 /* x1n_11 = xor(m1_acc_47, g3x9.2) */
+	vpxor %ymm1, %ymm2, %ymm1 /* m2_acc_44 = xor(p2_0_11, p1_1_11) */
+	vpxor %ymm0, %ymm6, %ymm9 /* m2_acc_45 = xor(p2_1_11, p1_2_11) */
+	vpxor %ymm9, %ymm1, %ymm1 /* m2_acc_46 = xor(m2_acc_44, m2_acc_45) */
+	vpxor %ymm4, %ymm1, %ymm1 /* m2_acc_47 = xor(m2_acc_46, p2_3_11) */
+	vpxor 3072(%rsp), %ymm1, %ymm1 /* x2n_11 = xor(m2_acc_47, g3x10.2) */
+	vpxor %ymm6, %ymm2, %ymm2 /* m3_acc_44 = xor(p2_0_11, p2_1_11) */
+	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_45 = xor(p1_2_11, p2_2_11) */
+	vpxor %ymm0, %ymm2, %ymm0 /* m3_acc_46 = xor(m3_acc_44, m3_acc_45) */
+	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_47 = xor(m3_acc_46, p1_3_11) */
+	vpxor 3104(%rsp), %ymm0, %ymm0 /* x3n_11 = xor(m3_acc_47, g3x11.2) */
+
+	/* Round 4r+3: slot 3 ^= M'_L·inv(slot 0 ^ slot 1 ^ slot 2 ^ rk') ^ C'. */
+	vpbroadcastd 48(%rdi,%r10), %ymm2 /* rk0_3 = bcast32() */
+	vpbroadcastd 52(%rdi,%r10), %ymm3 /* rk1_3 = bcast32() */
+	vpbroadcastd 56(%rdi,%r10), %ymm4 /* rk2_3 = bcast32() */
+	vpbroadcastd 60(%rdi,%r10), %ymm6 /* rk3_3 = bcast32() */
+	vmovdqa 1696(%rsp), %ymm7 /* reload g0x0.3 */
+	vpxor 1664(%rsp), %ymm7, %ymm9 /* t0_acc_24 = xor(g0x0, g0x4) */
+	vpxor %ymm2, %ymm9, %ymm9 /* t0_acc_25 = xor(t0_acc_24, rk0_3) */
+	vpxor 1344(%rsp), %ymm9, %ymm9 /* t0_12 = xor(t0_acc_25, g0x8) */
+	vmovdqa 1216(%rsp), %ymm10 /* reload g0x1.3 */
+	vpxor 704(%rsp), %ymm10, %ymm12 /* t1_acc_24 = xor(g0x1, g0x5) */
+	vpxor %ymm3, %ymm12, %ymm12 /* t1_acc_25 = xor(t1_acc_24, rk1_3) */
+	vpxor 608(%rsp), %ymm12, %ymm12 /* t1_12 = xor(t1_acc_25, g0x9) */
+	vmovdqa 1248(%rsp), %ymm14 /* reload g0x2.3 */
+	vpxor 736(%rsp), %ymm14, %ymm14 /* t2_acc_24 = xor(g0x2, g0x6) */
+	vpxor %ymm4, %ymm14, %ymm14 /* t2_acc_25 = xor(t2_acc_24, rk2_3) */
+	vpxor 64(%rsp), %ymm14, %ymm14 /* t2_12 = xor(t2_acc_25, g0x10) */
+	vmovdqa 3232(%rsp), %ymm10 /* reload g0x3.3 */
+	vpxor 672(%rsp), %ymm10, %ymm10 /* t3_acc_24 = xor(g0x3, g0x7) */
+	vpxor %ymm6, %ymm10, %ymm10 /* t3_acc_25 = xor(t3_acc_24, rk3_3) */
+	vpxor 1152(%rsp), %ymm10, %ymm10 /* t3_12 = xor(t3_acc_25, g0x11) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_inv_shift_rows(%rip), %ymm9, %ymm9 /* y0_12_sr = lookup16(t0_12, inv_shift_rows) */
+	vmovdqa %xmm9, %xmm7 /* y0_12_aes_in0 = extract128(y0_12_sr) */
+	vaesenclast 1408(%rsp), %xmm7, %xmm7 /* y0_12_aes_0 = aesenclast(y0_12_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm9, %xmm9 /* y0_12_aes_in1 = extract128(y0_12_sr) */
+	vaesenclast 1440(%rsp), %xmm9, %xmm9 /* y0_12_aes_1 = aesenclast(y0_12_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm9, %ymm7, %ymm7 /* y0_12_aes = concat128(y0_12_aes_0, y0_12_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_inv_shift_rows(%rip), %ymm12, %ymm9 /* y1_12_sr = lookup16(t1_12, inv_shift_rows) */
+	vmovdqa %xmm9, %xmm12 /* y1_12_aes_in0 = extract128(y1_12_sr) */
+	vaesenclast 1408(%rsp), %xmm12, %xmm12 /* y1_12_aes_0 = aesenclast(y1_12_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm9, %xmm9 /* y1_12_aes_in1 = extract128(y1_12_sr) */
+	vaesenclast 1440(%rsp), %xmm9, %xmm9 /* y1_12_aes_1 = aesenclast(y1_12_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm9, %ymm12, %ymm9 /* y1_12_aes = concat128(y1_12_aes_0, y1_12_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_inv_shift_rows(%rip), %ymm14, %ymm12 /* y2_12_sr = lookup16(t2_12, inv_shift_rows) */
+	vmovdqa %xmm12, %xmm14 /* y2_12_aes_in0 = extract128(y2_12_sr) */
+	vaesenclast 1408(%rsp), %xmm14, %xmm14 /* y2_12_aes_0 = aesenclast(y2_12_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm12, %xmm12 /* y2_12_aes_in1 = extract128(y2_12_sr) */
+	vaesenclast 1440(%rsp), %xmm12, %xmm12 /* y2_12_aes_1 = aesenclast(y2_12_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm12, %ymm14, %ymm12 /* y2_12_aes = concat128(y2_12_aes_0, y2_12_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_inv_shift_rows(%rip), %ymm10, %ymm10 /* y3_12_sr = lookup16(t3_12, inv_shift_rows) */
+	vmovdqa %xmm10, %xmm14 /* y3_12_aes_in0 = extract128(y3_12_sr) */
+	vaesenclast 1408(%rsp), %xmm14, %xmm14 /* y3_12_aes_0 = aesenclast(y3_12_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm10, %xmm10 /* y3_12_aes_in1 = extract128(y3_12_sr) */
+	vaesenclast 1440(%rsp), %xmm10, %xmm10 /* y3_12_aes_1 = aesenclast(y3_12_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm10, %ymm14, %ymm10 /* y3_12_aes = concat128(y3_12_aes_0, y3_12_aes_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm7, %ymm14 /* y0_12_aes_lo = and(y0_12_aes, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* y0_12_aes_sh = shr(y0_12_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm7, %ymm7 /* y0_12_aes_hi = and(y0_12_aes_sh, nibble_mask) */
+	vmovdqa %ymm0, 3104(%rsp) /* spill g3x11.3 */
+	vpshufb %ymm14, %ymm15, %ymm0 /* p1_0_12_l = lookup16(tbl_lo_1, y0_12_aes_lo) */
+	vmovdqa %ymm1, 3072(%rsp) /* spill g3x10.3 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_tbl_hi_1(%rip), %ymm1 /* tbl_hi_1 = const() */
+	vmovdqa %ymm5, 3040(%rsp) /* spill g3x9.3 */
+	vpshufb %ymm7, %ymm1, %ymm5 /* p1_0_12_h = lookup16(tbl_hi_1, y0_12_aes_hi) */
+	vpxor %ymm5, %ymm0, %ymm0 /* p1_0_12 = xor(p1_0_12_l, p1_0_12_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm9, %ymm5 /* y1_12_aes_lo = and(y1_12_aes, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* y1_12_aes_sh = shr(y1_12_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm9, %ymm9 /* y1_12_aes_hi = and(y1_12_aes_sh, nibble_mask) */
+	vmovdqa %ymm8, 3008(%rsp) /* spill g3x8.3 */
+	vpshufb %ymm5, %ymm15, %ymm8 /* p1_1_12_l = lookup16(tbl_lo_1, y1_12_aes_lo) */
+	vmovdqa %ymm6, 800(%rsp) /* spill rk3_3 */
+	vpshufb %ymm9, %ymm1, %ymm6 /* p1_1_12_h = lookup16(tbl_hi_1, y1_12_aes_hi) */
+	vpxor %ymm6, %ymm8, %ymm6 /* p1_1_12 = xor(p1_1_12_l, p1_1_12_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm12, %ymm8 /* y2_12_aes_lo = and(y2_12_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* y2_12_aes_sh = shr(y2_12_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm12, %ymm12 /* y2_12_aes_hi = and(y2_12_aes_sh, nibble_mask) */
+	vmovdqa %ymm4, 1088(%rsp) /* spill rk2_3 */
+	vpshufb %ymm8, %ymm15, %ymm4 /* p1_2_12_l = lookup16(tbl_lo_1, y2_12_aes_lo) */
+	vmovdqa %ymm3, 928(%rsp) /* spill rk1_3 */
+	vpshufb %ymm12, %ymm1, %ymm3 /* p1_2_12_h = lookup16(tbl_hi_1, y2_12_aes_hi) */
+	vpxor %ymm3, %ymm4, %ymm3 /* p1_2_12 = xor(p1_2_12_l, p1_2_12_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm10, %ymm4 /* y3_12_aes_lo = and(y3_12_aes, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* y3_12_aes_sh = shr(y3_12_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm10, %ymm10 /* y3_12_aes_hi = and(y3_12_aes_sh, nibble_mask) */
+	vpshufb %ymm4, %ymm15, %ymm15 /* p1_3_12_l = lookup16(tbl_lo_1, y3_12_aes_lo) */
+	vpshufb %ymm10, %ymm1, %ymm1 /* p1_3_12_h = lookup16(tbl_hi_1, y3_12_aes_hi) */
+	vpxor %ymm1, %ymm15, %ymm1 /* p1_3_12 = xor(p1_3_12_l, p1_3_12_h) */
+	vpshufb %ymm14, %ymm13, %ymm14 /* p2_0_12_l = lookup16(tbl_lo_2, y0_12_aes_lo) */
+	vpshufb %ymm7, %ymm11, %ymm7 /* p2_0_12_h = lookup16(tbl_hi_2, y0_12_aes_hi) */
+	vpxor %ymm7, %ymm14, %ymm7 /* p2_0_12 = xor(p2_0_12_l, p2_0_12_h) */
+	vpshufb %ymm5, %ymm13, %ymm5 /* p2_1_12_l = lookup16(tbl_lo_2, y1_12_aes_lo) */
+	vpshufb %ymm9, %ymm11, %ymm9 /* p2_1_12_h = lookup16(tbl_hi_2, y1_12_aes_hi) */
+	vpxor %ymm9, %ymm5, %ymm5 /* p2_1_12 = xor(p2_1_12_l, p2_1_12_h) */
+	vpshufb %ymm8, %ymm13, %ymm8 /* p2_2_12_l = lookup16(tbl_lo_2, y2_12_aes_lo) */
+	vpshufb %ymm12, %ymm11, %ymm9 /* p2_2_12_h = lookup16(tbl_hi_2, y2_12_aes_hi) */
+	vpxor %ymm9, %ymm8, %ymm8 /* p2_2_12 = xor(p2_2_12_l, p2_2_12_h) */
+	vpshufb %ymm4, %ymm13, %ymm4 /* p2_3_12_l = lookup16(tbl_lo_2, y3_12_aes_lo) */
+	vpshufb %ymm10, %ymm11, %ymm9 /* p2_3_12_h = lookup16(tbl_hi_2, y3_12_aes_hi) */
+	vpxor %ymm9, %ymm4, %ymm4 /* p2_3_12 = xor(p2_3_12_l, p2_3_12_h) */
+	vpxor %ymm5, %ymm0, %ymm9 /* m0_acc_48 = xor(p1_0_12, p2_1_12) */
+	vpxor %ymm1, %ymm8, %ymm10 /* m0_acc_49 = xor(p2_2_12, p1_3_12) */
+	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_50 = xor(m0_acc_48, m0_acc_49) */
+	vpxor %ymm4, %ymm9, %ymm9 /* m0_acc_51 = xor(m0_acc_50, p2_3_12) */
+	vpxor 1600(%rsp), %ymm9, %ymm9 /* x0n_12 = xor(m0_acc_51, g0x12.2) */
+	vpxor %ymm7, %ymm0, %ymm0 /* m1_acc_48 = xor(p1_0_12, p2_0_12) */
+	vpxor %ymm8, %ymm6, %ymm10 /* m1_acc_49 = xor(p1_1_12, p2_2_12) */
+	vpxor %ymm10, %ymm0, %ymm0 /* m1_acc_50 = xor(m1_acc_48, m1_acc_49) */
+	vpxor %ymm4, %ymm0, %ymm0 /* m1_acc_51 = xor(m1_acc_50, p2_3_12) */
+	vpxor 96(%rsp), %ymm0, %ymm0 /* x1n_12 = xor(m1_acc_51, g0x13.2) */
+	vpxor %ymm6, %ymm7, %ymm6 /* m2_acc_48 = xor(p2_0_12, p1_1_12) */
+	vpxor %ymm3, %ymm5, %ymm10 /* m2_acc_49 = xor(p2_1_12, p1_2_12) */
+	vpxor %ymm10, %ymm6, %ymm6 /* m2_acc_50 = xor(m2_acc_48, m2_acc_49) */
+	vpxor %ymm4, %ymm6, %ymm4 /* m2_acc_51 = xor(m2_acc_50, p2_3_12) */
+	vpxor 224(%rsp), %ymm4, %ymm4 /* x2n_12 = xor(m2_acc_51, g0x14.2) */
+	vpxor %ymm5, %ymm7, %ymm5 /* m3_acc_48 = xor(p2_0_12, p2_1_12) */
+	vpxor %ymm8, %ymm3, %ymm3 /* m3_acc_49 = xor(p1_2_12, p2_2_12) */
+	vpxor %ymm3, %ymm5, %ymm3 /* m3_acc_50 = xor(m3_acc_48, m3_acc_49) */
+	vpxor %ymm1, %ymm3, %ymm1 /* m3_acc_51 = xor(m3_acc_50, p1_3_12) */
+	vpxor 32(%rsp), %ymm1, %ymm1 /* x3n_12 = xor(m3_acc_51, g0x15.2) */
+	vmovdqa 2688(%rsp), %ymm3 /* reload g1x0.3 */
+	vpxor 3200(%rsp), %ymm3, %ymm5 /* t0_acc_26 = xor(g1x0, g1x4) */
+	vpxor %ymm2, %ymm5, %ymm5 /* t0_acc_27 = xor(t0_acc_26, rk0_3) */
+	vpxor 3168(%rsp), %ymm5, %ymm5 /* t0_13 = xor(t0_acc_27, g1x8) */
+	vmovdqa 2656(%rsp), %ymm6 /* reload g1x1.3 */
+	vpxor 3136(%rsp), %ymm6, %ymm7 /* t1_acc_26 = xor(g1x1, g1x5) */
+	vpxor 928(%rsp), %ymm7, %ymm7 /* t1_acc_27 = xor(t1_acc_26, rk1_3) */
+	vpxor 2784(%rsp), %ymm7, %ymm7 /* t1_13 = xor(t1_acc_27, g1x9) */
+	vmovdqa 2624(%rsp), %ymm8 /* reload g1x2.3 */
+	vpxor 2752(%rsp), %ymm8, %ymm10 /* t2_acc_26 = xor(g1x2, g1x6) */
+	vpxor 1088(%rsp), %ymm10, %ymm10 /* t2_acc_27 = xor(t2_acc_26, rk2_3) */
+	vpxor 2816(%rsp), %ymm10, %ymm10 /* t2_13 = xor(t2_acc_27, g1x10) */
+	vmovdqa 2336(%rsp), %ymm12 /* reload g1x3.3 */
+	vpxor 2720(%rsp), %ymm12, %ymm14 /* t3_acc_26 = xor(g1x3, g1x7) */
+	vpxor 800(%rsp), %ymm14, %ymm14 /* t3_acc_27 = xor(t3_acc_26, rk3_3) */
+	vpxor 2848(%rsp), %ymm14, %ymm14 /* t3_13 = xor(t3_acc_27, g1x11) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_inv_shift_rows(%rip), %ymm5, %ymm5 /* y0_13_sr = lookup16(t0_13, inv_shift_rows) */
+	vmovdqa %xmm5, %xmm15 /* y0_13_aes_in0 = extract128(y0_13_sr) */
+	vaesenclast 1408(%rsp), %xmm15, %xmm15 /* y0_13_aes_0 = aesenclast(y0_13_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm5, %xmm5 /* y0_13_aes_in1 = extract128(y0_13_sr) */
+	vaesenclast 1440(%rsp), %xmm5, %xmm5 /* y0_13_aes_1 = aesenclast(y0_13_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm5, %ymm15, %ymm5 /* y0_13_aes = concat128(y0_13_aes_0, y0_13_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_inv_shift_rows(%rip), %ymm7, %ymm7 /* y1_13_sr = lookup16(t1_13, inv_shift_rows) */
+	vmovdqa %xmm7, %xmm15 /* y1_13_aes_in0 = extract128(y1_13_sr) */
+	vaesenclast 1408(%rsp), %xmm15, %xmm15 /* y1_13_aes_0 = aesenclast(y1_13_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm7, %xmm7 /* y1_13_aes_in1 = extract128(y1_13_sr) */
+	vaesenclast 1440(%rsp), %xmm7, %xmm7 /* y1_13_aes_1 = aesenclast(y1_13_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm7, %ymm15, %ymm7 /* y1_13_aes = concat128(y1_13_aes_0, y1_13_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_inv_shift_rows(%rip), %ymm10, %ymm10 /* y2_13_sr = lookup16(t2_13, inv_shift_rows) */
+	vmovdqa %xmm10, %xmm15 /* y2_13_aes_in0 = extract128(y2_13_sr) */
+	vaesenclast 1408(%rsp), %xmm15, %xmm15 /* y2_13_aes_0 = aesenclast(y2_13_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm10, %xmm10 /* y2_13_aes_in1 = extract128(y2_13_sr) */
+	vaesenclast 1440(%rsp), %xmm10, %xmm10 /* y2_13_aes_1 = aesenclast(y2_13_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm10, %ymm15, %ymm10 /* y2_13_aes = concat128(y2_13_aes_0, y2_13_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_inv_shift_rows(%rip), %ymm14, %ymm14 /* y3_13_sr = lookup16(t3_13, inv_shift_rows) */
+	vmovdqa %xmm14, %xmm15 /* y3_13_aes_in0 = extract128(y3_13_sr) */
+	vaesenclast 1408(%rsp), %xmm15, %xmm15 /* y3_13_aes_0 = aesenclast(y3_13_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm14, %xmm14 /* y3_13_aes_in1 = extract128(y3_13_sr) */
+	vaesenclast 1440(%rsp), %xmm14, %xmm14 /* y3_13_aes_1 = aesenclast(y3_13_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm14, %ymm15, %ymm14 /* y3_13_aes = concat128(y3_13_aes_0, y3_13_aes_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm5, %ymm15 /* y0_13_aes_lo = and(y0_13_aes, nibble_mask) */
+	vpsrlw $4, %ymm5, %ymm5 /* y0_13_aes_sh = shr(y0_13_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm5, %ymm5 /* y0_13_aes_hi = and(y0_13_aes_sh, nibble_mask) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_tbl_lo_1(%rip), %ymm12 /* tbl_lo_1 = const() */
+	vpshufb %ymm15, %ymm12, %ymm8 /* p1_0_13_l = lookup16(tbl_lo_1, y0_13_aes_lo) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
+	vpshufb %ymm5, %ymm6, %ymm3 /* p1_0_13_h = lookup16(tbl_hi_1, y0_13_aes_hi) */
+	vpxor %ymm3, %ymm8, %ymm3 /* p1_0_13 = xor(p1_0_13_l, p1_0_13_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm7, %ymm8 /* y1_13_aes_lo = and(y1_13_aes, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* y1_13_aes_sh = shr(y1_13_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm7, %ymm7 /* y1_13_aes_hi = and(y1_13_aes_sh, nibble_mask) */
+	vmovdqa %ymm1, 32(%rsp) /* spill g0x15.3 */
+	vpshufb %ymm8, %ymm12, %ymm1 /* p1_1_13_l = lookup16(tbl_lo_1, y1_13_aes_lo) */
+	vmovdqa %ymm4, 224(%rsp) /* spill g0x14.3 */
+	vpshufb %ymm7, %ymm6, %ymm4 /* p1_1_13_h = lookup16(tbl_hi_1, y1_13_aes_hi) */
+	vpxor %ymm4, %ymm1, %ymm1 /* p1_1_13 = xor(p1_1_13_l, p1_1_13_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm10, %ymm4 /* y2_13_aes_lo = and(y2_13_aes, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* y2_13_aes_sh = shr(y2_13_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm10, %ymm10 /* y2_13_aes_hi = and(y2_13_aes_sh, nibble_mask) */
+	vmovdqa %ymm0, 96(%rsp) /* spill g0x13.3 */
+	vpshufb %ymm4, %ymm12, %ymm0 /* p1_2_13_l = lookup16(tbl_lo_1, y2_13_aes_lo) */
+	vmovdqa %ymm9, 1600(%rsp) /* spill g0x12.3 */
+	vpshufb %ymm10, %ymm6, %ymm9 /* p1_2_13_h = lookup16(tbl_hi_1, y2_13_aes_hi) */
+	vpxor %ymm9, %ymm0, %ymm0 /* p1_2_13 = xor(p1_2_13_l, p1_2_13_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm14, %ymm9 /* y3_13_aes_lo = and(y3_13_aes, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* y3_13_aes_sh = shr(y3_13_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm14, %ymm14 /* y3_13_aes_hi = and(y3_13_aes_sh, nibble_mask) */
+	vpshufb %ymm9, %ymm12, %ymm12 /* p1_3_13_l = lookup16(tbl_lo_1, y3_13_aes_lo) */
+	vpshufb %ymm14, %ymm6, %ymm6 /* p1_3_13_h = lookup16(tbl_hi_1, y3_13_aes_hi) */
+	vpxor %ymm6, %ymm12, %ymm6 /* p1_3_13 = xor(p1_3_13_l, p1_3_13_h) */
+	vpshufb %ymm15, %ymm13, %ymm12 /* p2_0_13_l = lookup16(tbl_lo_2, y0_13_aes_lo) */
+	vpshufb %ymm5, %ymm11, %ymm5 /* p2_0_13_h = lookup16(tbl_hi_2, y0_13_aes_hi) */
+	vpxor %ymm5, %ymm12, %ymm5 /* p2_0_13 = xor(p2_0_13_l, p2_0_13_h) */
+	vpshufb %ymm8, %ymm13, %ymm8 /* p2_1_13_l = lookup16(tbl_lo_2, y1_13_aes_lo) */
+	vpshufb %ymm7, %ymm11, %ymm7 /* p2_1_13_h = lookup16(tbl_hi_2, y1_13_aes_hi) */
+	vpxor %ymm7, %ymm8, %ymm7 /* p2_1_13 = xor(p2_1_13_l, p2_1_13_h) */
+	vpshufb %ymm4, %ymm13, %ymm4 /* p2_2_13_l = lookup16(tbl_lo_2, y2_13_aes_lo) */
+	vpshufb %ymm10, %ymm11, %ymm8 /* p2_2_13_h = lookup16(tbl_hi_2, y2_13_aes_hi) */
+	vpxor %ymm8, %ymm4, %ymm4 /* p2_2_13 = xor(p2_2_13_l, p2_2_13_h) */
+	vpshufb %ymm9, %ymm13, %ymm8 /* p2_3_13_l = lookup16(tbl_lo_2, y3_13_aes_lo) */
+	vpshufb %ymm14, %ymm11, %ymm9 /* p2_3_13_h = lookup16(tbl_hi_2, y3_13_aes_hi) */
+	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_13 = xor(p2_3_13_l, p2_3_13_h) */
+	vpxor %ymm7, %ymm3, %ymm9 /* m0_acc_52 = xor(p1_0_13, p2_1_13) */
+	vpxor %ymm6, %ymm4, %ymm10 /* m0_acc_53 = xor(p2_2_13, p1_3_13) */
+	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_54 = xor(m0_acc_52, m0_acc_53) */
+	vpxor %ymm8, %ymm9, %ymm9 /* m0_acc_55 = xor(m0_acc_54, p2_3_13) */
+	vpxor 3264(%rsp), %ymm9, %ymm9 /* x0n_13 = xor(m0_acc_55, g1x12.2) */
+	vpxor %ymm5, %ymm3, %ymm3 /* m1_acc_52 = xor(p1_0_13, p2_0_13) */
+	vpxor %ymm4, %ymm1, %ymm10 /* m1_acc_53 = xor(p1_1_13, p2_2_13) */
+	vpxor %ymm10, %ymm3, %ymm3 /* m1_acc_54 = xor(m1_acc_52, m1_acc_53) */
+	vpxor %ymm8, %ymm3, %ymm3 /* m1_acc_55 = xor(m1_acc_54, p2_3_13) */
+	vpxor 3296(%rsp), %ymm3, %ymm3 /* x1n_13 = xor(m1_acc_55, g1x13.2) */
+	vpxor %ymm1, %ymm5, %ymm1 /* m2_acc_52 = xor(p2_0_13, p1_1_13) */
+	vpxor %ymm0, %ymm7, %ymm10 /* m2_acc_53 = xor(p2_1_13, p1_2_13) */
+	vpxor %ymm10, %ymm1, %ymm1 /* m2_acc_54 = xor(m2_acc_52, m2_acc_53) */
+	vpxor %ymm8, %ymm1, %ymm1 /* m2_acc_55 = xor(m2_acc_54, p2_3_13) */
+	vpxor 3328(%rsp), %ymm1, %ymm1 /* x2n_13 = xor(m2_acc_55, g1x14.2) */
+	vpxor %ymm7, %ymm5, %ymm5 /* m3_acc_52 = xor(p2_0_13, p2_1_13) */
+	vpxor %ymm4, %ymm0, %ymm0 /* m3_acc_53 = xor(p1_2_13, p2_2_13) */
+	vpxor %ymm0, %ymm5, %ymm0 /* m3_acc_54 = xor(m3_acc_52, m3_acc_53) */
+	vpxor %ymm6, %ymm0, %ymm0 /* m3_acc_55 = xor(m3_acc_54, p1_3_13) */
+	vpxor 3360(%rsp), %ymm0, %ymm0 /* x3n_13 = xor(m3_acc_55, g1x15.2) */
+	vmovdqa 2304(%rsp), %ymm4 /* reload g2x0.3 */
+	vpxor 2368(%rsp), %ymm4, %ymm5 /* t0_acc_28 = xor(g2x0, g2x4) */
+	vpxor %ymm2, %ymm5, %ymm5 /* t0_acc_29 = xor(t0_acc_28, rk0_3) */
+	vpxor 2880(%rsp), %ymm5, %ymm5 /* t0_14 = xor(t0_acc_29, g2x8) */
+	vmovdqa 2272(%rsp), %ymm6 /* reload g2x1.3 */
+	vpxor 2400(%rsp), %ymm6, %ymm7 /* t1_acc_28 = xor(g2x1, g2x5) */
+	vpxor 928(%rsp), %ymm7, %ymm7 /* t1_acc_29 = xor(t1_acc_28, rk1_3) */
+	vpxor 2912(%rsp), %ymm7, %ymm7 /* t1_14 = xor(t1_acc_29, g2x9) */
+	vmovdqa 2240(%rsp), %ymm8 /* reload g2x2.3 */
+	vpxor 2432(%rsp), %ymm8, %ymm10 /* t2_acc_28 = xor(g2x2, g2x6) */
+	vpxor 1088(%rsp), %ymm10, %ymm10 /* t2_acc_29 = xor(t2_acc_28, rk2_3) */
+	vpxor 2944(%rsp), %ymm10, %ymm10 /* t2_14 = xor(t2_acc_29, g2x10) */
+	vmovdqa 2208(%rsp), %ymm12 /* reload g2x3.3 */
+	vpxor 2464(%rsp), %ymm12, %ymm14 /* t3_acc_28 = xor(g2x3, g2x7) */
+	vpxor 800(%rsp), %ymm14, %ymm14 /* t3_acc_29 = xor(t3_acc_28, rk3_3) */
+	vpxor 2976(%rsp), %ymm14, %ymm14 /* t3_14 = xor(t3_acc_29, g2x11) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_inv_shift_rows(%rip), %ymm5, %ymm5 /* y0_14_sr = lookup16(t0_14, inv_shift_rows) */
+	vmovdqa %xmm5, %xmm15 /* y0_14_aes_in0 = extract128(y0_14_sr) */
+	vaesenclast 1408(%rsp), %xmm15, %xmm15 /* y0_14_aes_0 = aesenclast(y0_14_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm5, %xmm5 /* y0_14_aes_in1 = extract128(y0_14_sr) */
+	vaesenclast 1440(%rsp), %xmm5, %xmm5 /* y0_14_aes_1 = aesenclast(y0_14_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm5, %ymm15, %ymm5 /* y0_14_aes = concat128(y0_14_aes_0, y0_14_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_inv_shift_rows(%rip), %ymm7, %ymm7 /* y1_14_sr = lookup16(t1_14, inv_shift_rows) */
+	vmovdqa %xmm7, %xmm15 /* y1_14_aes_in0 = extract128(y1_14_sr) */
+	vaesenclast 1408(%rsp), %xmm15, %xmm15 /* y1_14_aes_0 = aesenclast(y1_14_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm7, %xmm7 /* y1_14_aes_in1 = extract128(y1_14_sr) */
+	vaesenclast 1440(%rsp), %xmm7, %xmm7 /* y1_14_aes_1 = aesenclast(y1_14_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm7, %ymm15, %ymm7 /* y1_14_aes = concat128(y1_14_aes_0, y1_14_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_inv_shift_rows(%rip), %ymm10, %ymm10 /* y2_14_sr = lookup16(t2_14, inv_shift_rows) */
+	vmovdqa %xmm10, %xmm15 /* y2_14_aes_in0 = extract128(y2_14_sr) */
+	vaesenclast 1408(%rsp), %xmm15, %xmm15 /* y2_14_aes_0 = aesenclast(y2_14_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm10, %xmm10 /* y2_14_aes_in1 = extract128(y2_14_sr) */
+	vaesenclast 1440(%rsp), %xmm10, %xmm10 /* y2_14_aes_1 = aesenclast(y2_14_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm10, %ymm15, %ymm10 /* y2_14_aes = concat128(y2_14_aes_0, y2_14_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_inv_shift_rows(%rip), %ymm14, %ymm14 /* y3_14_sr = lookup16(t3_14, inv_shift_rows) */
+	vmovdqa %xmm14, %xmm15 /* y3_14_aes_in0 = extract128(y3_14_sr) */
+	vaesenclast 1408(%rsp), %xmm15, %xmm15 /* y3_14_aes_0 = aesenclast(y3_14_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm14, %xmm14 /* y3_14_aes_in1 = extract128(y3_14_sr) */
+	vaesenclast 1440(%rsp), %xmm14, %xmm14 /* y3_14_aes_1 = aesenclast(y3_14_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm14, %ymm15, %ymm14 /* y3_14_aes = concat128(y3_14_aes_0, y3_14_aes_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm5, %ymm15 /* y0_14_aes_lo = and(y0_14_aes, nibble_mask) */
+	vpsrlw $4, %ymm5, %ymm5 /* y0_14_aes_sh = shr(y0_14_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm5, %ymm5 /* y0_14_aes_hi = and(y0_14_aes_sh, nibble_mask) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_tbl_lo_1(%rip), %ymm12 /* tbl_lo_1 = const() */
+	vpshufb %ymm15, %ymm12, %ymm8 /* p1_0_14_l = lookup16(tbl_lo_1, y0_14_aes_lo) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
+	vpshufb %ymm5, %ymm6, %ymm4 /* p1_0_14_h = lookup16(tbl_hi_1, y0_14_aes_hi) */
+	vpxor %ymm4, %ymm8, %ymm4 /* p1_0_14 = xor(p1_0_14_l, p1_0_14_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm7, %ymm8 /* y1_14_aes_lo = and(y1_14_aes, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* y1_14_aes_sh = shr(y1_14_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm7, %ymm7 /* y1_14_aes_hi = and(y1_14_aes_sh, nibble_mask) */
+	vmovdqa %ymm0, 3360(%rsp) /* spill g1x15.3 */
+	vpshufb %ymm8, %ymm12, %ymm0 /* p1_1_14_l = lookup16(tbl_lo_1, y1_14_aes_lo) */
+	vmovdqa %ymm1, 3328(%rsp) /* spill g1x14.3 */
+	vpshufb %ymm7, %ymm6, %ymm1 /* p1_1_14_h = lookup16(tbl_hi_1, y1_14_aes_hi) */
+	vpxor %ymm1, %ymm0, %ymm0 /* p1_1_14 = xor(p1_1_14_l, p1_1_14_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm10, %ymm1 /* y2_14_aes_lo = and(y2_14_aes, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* y2_14_aes_sh = shr(y2_14_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm10, %ymm10 /* y2_14_aes_hi = and(y2_14_aes_sh, nibble_mask) */
+	vmovdqa %ymm3, 3296(%rsp) /* spill g1x13.3 */
+	vpshufb %ymm1, %ymm12, %ymm3 /* p1_2_14_l = lookup16(tbl_lo_1, y2_14_aes_lo) */
+	vmovdqa %ymm9, 3264(%rsp) /* spill g1x12.3 */
+	vpshufb %ymm10, %ymm6, %ymm9 /* p1_2_14_h = lookup16(tbl_hi_1, y2_14_aes_hi) */
+	vpxor %ymm9, %ymm3, %ymm3 /* p1_2_14 = xor(p1_2_14_l, p1_2_14_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm14, %ymm9 /* y3_14_aes_lo = and(y3_14_aes, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* y3_14_aes_sh = shr(y3_14_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm14, %ymm14 /* y3_14_aes_hi = and(y3_14_aes_sh, nibble_mask) */
+	vpshufb %ymm9, %ymm12, %ymm12 /* p1_3_14_l = lookup16(tbl_lo_1, y3_14_aes_lo) */
+	vpshufb %ymm14, %ymm6, %ymm6 /* p1_3_14_h = lookup16(tbl_hi_1, y3_14_aes_hi) */
+	vpxor %ymm6, %ymm12, %ymm6 /* p1_3_14 = xor(p1_3_14_l, p1_3_14_h) */
+	vpshufb %ymm15, %ymm13, %ymm12 /* p2_0_14_l = lookup16(tbl_lo_2, y0_14_aes_lo) */
+	vpshufb %ymm5, %ymm11, %ymm5 /* p2_0_14_h = lookup16(tbl_hi_2, y0_14_aes_hi) */
+	vpxor %ymm5, %ymm12, %ymm5 /* p2_0_14 = xor(p2_0_14_l, p2_0_14_h) */
+	vpshufb %ymm8, %ymm13, %ymm8 /* p2_1_14_l = lookup16(tbl_lo_2, y1_14_aes_lo) */
+	vpshufb %ymm7, %ymm11, %ymm7 /* p2_1_14_h = lookup16(tbl_hi_2, y1_14_aes_hi) */
+	vpxor %ymm7, %ymm8, %ymm7 /* p2_1_14 = xor(p2_1_14_l, p2_1_14_h) */
+	vpshufb %ymm1, %ymm13, %ymm1 /* p2_2_14_l = lookup16(tbl_lo_2, y2_14_aes_lo) */
+	vpshufb %ymm10, %ymm11, %ymm8 /* p2_2_14_h = lookup16(tbl_hi_2, y2_14_aes_hi) */
+	vpxor %ymm8, %ymm1, %ymm1 /* p2_2_14 = xor(p2_2_14_l, p2_2_14_h) */
+	vpshufb %ymm9, %ymm13, %ymm8 /* p2_3_14_l = lookup16(tbl_lo_2, y3_14_aes_lo) */
+	vpshufb %ymm14, %ymm11, %ymm9 /* p2_3_14_h = lookup16(tbl_hi_2, y3_14_aes_hi) */
+	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_14 = xor(p2_3_14_l, p2_3_14_h) */
+	vpxor %ymm7, %ymm4, %ymm9 /* m0_acc_56 = xor(p1_0_14, p2_1_14) */
+	vpxor %ymm6, %ymm1, %ymm10 /* m0_acc_57 = xor(p2_2_14, p1_3_14) */
+	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_58 = xor(m0_acc_56, m0_acc_57) */
+	vpxor %ymm8, %ymm9, %ymm9 /* m0_acc_59 = xor(m0_acc_58, p2_3_14) */
+	vpxor 3392(%rsp), %ymm9, %ymm9 /* x0n_14 = xor(m0_acc_59, g2x12.2) */
+	vpxor %ymm5, %ymm4, %ymm4 /* m1_acc_56 = xor(p1_0_14, p2_0_14) */
+	vpxor %ymm1, %ymm0, %ymm10 /* m1_acc_57 = xor(p1_1_14, p2_2_14) */
+	vpxor %ymm10, %ymm4, %ymm4 /* m1_acc_58 = xor(m1_acc_56, m1_acc_57) */
+	vpxor %ymm8, %ymm4, %ymm4 /* m1_acc_59 = xor(m1_acc_58, p2_3_14) */
+	vpxor 3424(%rsp), %ymm4, %ymm4 /* x1n_14 = xor(m1_acc_59, g2x13.2) */
+	vpxor %ymm0, %ymm5, %ymm0 /* m2_acc_56 = xor(p2_0_14, p1_1_14) */
+	vpxor %ymm3, %ymm7, %ymm10 /* m2_acc_57 = xor(p2_1_14, p1_2_14) */
+	vpxor %ymm10, %ymm0, %ymm0 /* m2_acc_58 = xor(m2_acc_56, m2_acc_57) */
+	vpxor %ymm8, %ymm0, %ymm0 /* m2_acc_59 = xor(m2_acc_58, p2_3_14) */
+	vpxor 3456(%rsp), %ymm0, %ymm0 /* x2n_14 = xor(m2_acc_59, g2x14.2) */
+	vpxor %ymm7, %ymm5, %ymm5 /* m3_acc_56 = xor(p2_0_14, p2_1_14) */
+	vpxor %ymm1, %ymm3, %ymm1 /* m3_acc_57 = xor(p1_2_14, p2_2_14) */
+	vpxor %ymm1, %ymm5, %ymm1 /* m3_acc_58 = xor(m3_acc_56, m3_acc_57) */
+	vpxor %ymm6, %ymm1, %ymm1 /* m3_acc_59 = xor(m3_acc_58, p1_3_14) */
+	vpxor 3488(%rsp), %ymm1, %ymm1 /* x3n_14 = xor(m3_acc_59, g2x15.2) */
+	vmovdqa 1984(%rsp), %ymm3 /* reload g3x0.3 */
+	vpxor 2496(%rsp), %ymm3, %ymm5 /* t0_acc_30 = xor(g3x0, g3x4) */
+	vpxor %ymm2, %ymm5, %ymm2 /* t0_acc_31 = xor(t0_acc_30, rk0_3) */
+	vpxor 3008(%rsp), %ymm2, %ymm2 /* t0_15 = xor(t0_acc_31, g3x8) */
+	vmovdqa 2016(%rsp), %ymm5 /* reload g3x1.3 */
+	vpxor 2528(%rsp), %ymm5, %ymm6 /* t1_acc_30 = xor(g3x1, g3x5) */
+	vpxor 928(%rsp), %ymm6, %ymm6 /* t1_acc_31 = xor(t1_acc_30, rk1_3) */
+	vpxor 3040(%rsp), %ymm6, %ymm6 /* t1_15 = xor(t1_acc_31, g3x9) */
+	vmovdqa 2048(%rsp), %ymm7 /* reload g3x2.3 */
+	vpxor 2560(%rsp), %ymm7, %ymm8 /* t2_acc_30 = xor(g3x2, g3x6) */
+	vpxor 1088(%rsp), %ymm8, %ymm8 /* t2_acc_31 = xor(t2_acc_30, rk2_3) */
+	vpxor 3072(%rsp), %ymm8, %ymm8 /* t2_15 = xor(t2_acc_31, g3x10) */
+	vmovdqa 2080(%rsp), %ymm10 /* reload g3x3.3 */
+	vpxor 2592(%rsp), %ymm10, %ymm12 /* t3_acc_30 = xor(g3x3, g3x7) */
+	vpxor 800(%rsp), %ymm12, %ymm12 /* t3_acc_31 = xor(t3_acc_30, rk3_3) */
+	vpxor 3104(%rsp), %ymm12, %ymm12 /* t3_15 = xor(t3_acc_31, g3x11) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_inv_shift_rows(%rip), %ymm2, %ymm2 /* y0_15_sr = lookup16(t0_15, inv_shift_rows) */
+	vmovdqa %xmm2, %xmm14 /* y0_15_aes_in0 = extract128(y0_15_sr) */
+	vaesenclast 1408(%rsp), %xmm14, %xmm14 /* y0_15_aes_0 = aesenclast(y0_15_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm2, %xmm2 /* y0_15_aes_in1 = extract128(y0_15_sr) */
+	vaesenclast 1440(%rsp), %xmm2, %xmm2 /* y0_15_aes_1 = aesenclast(y0_15_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm2, %ymm14, %ymm2 /* y0_15_aes = concat128(y0_15_aes_0, y0_15_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_inv_shift_rows(%rip), %ymm6, %ymm6 /* y1_15_sr = lookup16(t1_15, inv_shift_rows) */
+	vmovdqa %xmm6, %xmm14 /* y1_15_aes_in0 = extract128(y1_15_sr) */
+	vaesenclast 1408(%rsp), %xmm14, %xmm14 /* y1_15_aes_0 = aesenclast(y1_15_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm6, %xmm6 /* y1_15_aes_in1 = extract128(y1_15_sr) */
+	vaesenclast 1440(%rsp), %xmm6, %xmm6 /* y1_15_aes_1 = aesenclast(y1_15_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm6, %ymm14, %ymm6 /* y1_15_aes = concat128(y1_15_aes_0, y1_15_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_inv_shift_rows(%rip), %ymm8, %ymm8 /* y2_15_sr = lookup16(t2_15, inv_shift_rows) */
+	vmovdqa %xmm8, %xmm14 /* y2_15_aes_in0 = extract128(y2_15_sr) */
+	vaesenclast 1408(%rsp), %xmm14, %xmm14 /* y2_15_aes_0 = aesenclast(y2_15_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm8, %xmm8 /* y2_15_aes_in1 = extract128(y2_15_sr) */
+	vaesenclast 1440(%rsp), %xmm8, %xmm8 /* y2_15_aes_1 = aesenclast(y2_15_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm8, %ymm14, %ymm8 /* y2_15_aes = concat128(y2_15_aes_0, y2_15_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_9_inv_shift_rows(%rip), %ymm12, %ymm12 /* y3_15_sr = lookup16(t3_15, inv_shift_rows) */
+	vmovdqa %xmm12, %xmm14 /* y3_15_aes_in0 = extract128(y3_15_sr) */
+	vaesenclast 1408(%rsp), %xmm14, %xmm14 /* y3_15_aes_0 = aesenclast(y3_15_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm12, %xmm12 /* y3_15_aes_in1 = extract128(y3_15_sr) */
+	vaesenclast 1440(%rsp), %xmm12, %xmm12 /* y3_15_aes_1 = aesenclast(y3_15_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm12, %ymm14, %ymm12 /* y3_15_aes = concat128(y3_15_aes_0, y3_15_aes_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm2, %ymm14 /* y0_15_aes_lo = and(y0_15_aes, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* y0_15_aes_sh = shr(y0_15_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm2, %ymm2 /* y0_15_aes_hi = and(y0_15_aes_sh, nibble_mask) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
+	vpshufb %ymm14, %ymm15, %ymm10 /* p1_0_15_l = lookup16(tbl_lo_1, y0_15_aes_lo) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_tbl_hi_1(%rip), %ymm7 /* tbl_hi_1 = const() */
+	vpshufb %ymm2, %ymm7, %ymm5 /* p1_0_15_h = lookup16(tbl_hi_1, y0_15_aes_hi) */
+	vpxor %ymm5, %ymm10, %ymm5 /* p1_0_15 = xor(p1_0_15_l, p1_0_15_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm6, %ymm10 /* y1_15_aes_lo = and(y1_15_aes, nibble_mask) */
+	vpsrlw $4, %ymm6, %ymm6 /* y1_15_aes_sh = shr(y1_15_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm6, %ymm6 /* y1_15_aes_hi = and(y1_15_aes_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm15, %ymm3 /* p1_1_15_l = lookup16(tbl_lo_1, y1_15_aes_lo) */
+	vmovdqa %ymm1, 3488(%rsp) /* spill g2x15.3 */
+	vpshufb %ymm6, %ymm7, %ymm1 /* p1_1_15_h = lookup16(tbl_hi_1, y1_15_aes_hi) */
+	vpxor %ymm1, %ymm3, %ymm1 /* p1_1_15 = xor(p1_1_15_l, p1_1_15_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm8, %ymm3 /* y2_15_aes_lo = and(y2_15_aes, nibble_mask) */
+	vpsrlw $4, %ymm8, %ymm8 /* y2_15_aes_sh = shr(y2_15_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm8, %ymm8 /* y2_15_aes_hi = and(y2_15_aes_sh, nibble_mask) */
+	vmovdqa %ymm0, 3456(%rsp) /* spill g2x14.3 */
+	vpshufb %ymm3, %ymm15, %ymm0 /* p1_2_15_l = lookup16(tbl_lo_1, y2_15_aes_lo) */
+	vmovdqa %ymm4, 3424(%rsp) /* spill g2x13.3 */
+	vpshufb %ymm8, %ymm7, %ymm4 /* p1_2_15_h = lookup16(tbl_hi_1, y2_15_aes_hi) */
+	vpxor %ymm4, %ymm0, %ymm0 /* p1_2_15 = xor(p1_2_15_l, p1_2_15_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm12, %ymm4 /* y3_15_aes_lo = and(y3_15_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* y3_15_aes_sh = shr(y3_15_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm12, %ymm12 /* y3_15_aes_hi = and(y3_15_aes_sh, nibble_mask) */
+	vmovdqa %ymm9, 3392(%rsp) /* spill g2x12.3 */
+	vpshufb %ymm4, %ymm15, %ymm9 /* p1_3_15_l = lookup16(tbl_lo_1, y3_15_aes_lo) */
+	vpshufb %ymm12, %ymm7, %ymm7 /* p1_3_15_h = lookup16(tbl_hi_1, y3_15_aes_hi) */
+	vpxor %ymm7, %ymm9, %ymm7 /* p1_3_15 = xor(p1_3_15_l, p1_3_15_h) */
+	vpshufb %ymm14, %ymm13, %ymm9 /* p2_0_15_l = lookup16(tbl_lo_2, y0_15_aes_lo) */
+	vpshufb %ymm2, %ymm11, %ymm2 /* p2_0_15_h = lookup16(tbl_hi_2, y0_15_aes_hi) */
+	vpxor %ymm2, %ymm9, %ymm2 /* p2_0_15 = xor(p2_0_15_l, p2_0_15_h) */
+	vpshufb %ymm10, %ymm13, %ymm9 /* p2_1_15_l = lookup16(tbl_lo_2, y1_15_aes_lo) */
+	vpshufb %ymm6, %ymm11, %ymm6 /* p2_1_15_h = lookup16(tbl_hi_2, y1_15_aes_hi) */
+	vpxor %ymm6, %ymm9, %ymm6 /* p2_1_15 = xor(p2_1_15_l, p2_1_15_h) */
+	vpshufb %ymm3, %ymm13, %ymm3 /* p2_2_15_l = lookup16(tbl_lo_2, y2_15_aes_lo) */
+	vpshufb %ymm8, %ymm11, %ymm8 /* p2_2_15_h = lookup16(tbl_hi_2, y2_15_aes_hi) */
+	vpxor %ymm8, %ymm3, %ymm3 /* p2_2_15 = xor(p2_2_15_l, p2_2_15_h) */
+	vpshufb %ymm4, %ymm13, %ymm4 /* p2_3_15_l = lookup16(tbl_lo_2, y3_15_aes_lo) */
+	vpshufb %ymm12, %ymm11, %ymm8 /* p2_3_15_h = lookup16(tbl_hi_2, y3_15_aes_hi) */
+	vpxor %ymm8, %ymm4, %ymm4 /* p2_3_15 = xor(p2_3_15_l, p2_3_15_h) */
+	vpxor %ymm6, %ymm5, %ymm8 /* m0_acc_60 = xor(p1_0_15, p2_1_15) */
+	vpxor %ymm7, %ymm3, %ymm9 /* m0_acc_61 = xor(p2_2_15, p1_3_15) */
+	vpxor %ymm9, %ymm8, %ymm8 /* m0_acc_62 = xor(m0_acc_60, m0_acc_61) */
+	vpxor %ymm4, %ymm8, %ymm8 /* m0_acc_63 = xor(m0_acc_62, p2_3_15) */
+	vpxor 3520(%rsp), %ymm8, %ymm8 /* x0n_15 = xor(m0_acc_63, g3x12.2) */
+	vpxor %ymm2, %ymm5, %ymm5 /* m1_acc_60 = xor(p1_0_15, p2_0_15) */
+	vpxor %ymm3, %ymm1, %ymm9 /* m1_acc_61 = xor(p1_1_15, p2_2_15) */
+	vpxor %ymm9, %ymm5, %ymm5 /* m1_acc_62 = xor(m1_acc_60, m1_acc_61) */
+	vpxor %ymm4, %ymm5, %ymm5 /* m1_acc_63 = xor(m1_acc_62, p2_3_15) */
+	vpxor 3552(%rsp), %ymm5, %ymm5 /* x1n_15 = xor(m1_acc_63, g3x13.2) */
+	vpxor %ymm1, %ymm2, %ymm1 /* m2_acc_60 = xor(p2_0_15, p1_1_15) */
+	vpxor %ymm0, %ymm6, %ymm9 /* m2_acc_61 = xor(p2_1_15, p1_2_15) */
+	vpxor %ymm9, %ymm1, %ymm1 /* m2_acc_62 = xor(m2_acc_60, m2_acc_61) */
+	vpxor %ymm4, %ymm1, %ymm1 /* m2_acc_63 = xor(m2_acc_62, p2_3_15) */
+	vpxor 3584(%rsp), %ymm1, %ymm1 /* x2n_15 = xor(m2_acc_63, g3x14.2) */
+	vpxor %ymm6, %ymm2, %ymm2 /* m3_acc_60 = xor(p2_0_15, p2_1_15) */
+	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_61 = xor(p1_2_15, p2_2_15) */
+	vpxor %ymm0, %ymm2, %ymm0 /* m3_acc_62 = xor(m3_acc_60, m3_acc_61) */
+	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_63 = xor(m3_acc_62, p1_3_15) */
+	vpxor 1184(%rsp), %ymm0, %ymm0 /* x3n_15 = xor(m3_acc_63, g3x15.2) */
+	vmovdqa %ymm8, 3520(%rsp) /* spill g3x12.2 */
+	vmovdqa %ymm5, 3552(%rsp) /* spill g3x13.2 */
+	vmovdqa %ymm1, 3584(%rsp) /* spill g3x14.2 */
+	vmovdqa %ymm0, 1184(%rsp) /* spill g3x15.2 */
+	vmovdqa 608(%rsp), %ymm0 /* reload g0x9.3 */
+	vmovdqa 224(%rsp), %ymm1 /* reload g0x14.3 */
+	vmovdqa 1152(%rsp), %ymm2 /* reload g0x11.3 */
+	vmovdqa 1344(%rsp), %ymm4 /* reload g0x8.3 */
+	vmovdqa 736(%rsp), %ymm6 /* reload g0x6.3 */
+	vmovdqa 32(%rsp), %ymm7 /* reload g0x15.3 */
+	vmovdqa 1600(%rsp), %ymm8 /* reload g0x12.3 */
+	vmovdqa 1664(%rsp), %ymm9 /* reload g0x4.3 */
+	vmovdqa 672(%rsp), %ymm10 /* reload g0x7.3 */
+	vmovdqa 96(%rsp), %ymm12 /* reload g0x13.3 */
+	vmovdqa 64(%rsp), %ymm13 /* reload g0x10.3 */
+	vmovdqa 704(%rsp), %ymm14 /* reload g0x5.3 */
+	add $64, %r10
+	cmp $512, %r10
+	jne .Lsm4_byteslice_avx2_aesni_9_loop_r0
+
+	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; back to X = A1^-1·X'. */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm8, %ymm3 /* g0x12_lo = and(g0x12, nibble_mask) */
+	vpsrlw $4, %ymm8, %ymm5 /* g0x12_sh = shr(g0x12) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm5, %ymm5 /* g0x12_hi = and(g0x12_sh, nibble_mask) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_tbl_lo_3(%rip), %ymm8 /* tbl_lo_3 = const() */
+	vpshufb %ymm3, %ymm8, %ymm3 /* xout_l = lookup16(tbl_lo_3, g0x12_lo) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_tbl_hi_3(%rip), %ymm11 /* tbl_hi_3 = const() */
+	vpshufb %ymm5, %ymm11, %ymm5 /* xout_h = lookup16(tbl_hi_3, g0x12_hi) */
+	vpxor %ymm5, %ymm3, %ymm3 /* xout = xor(xout_l, xout_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm12, %ymm5 /* g0x13_lo = and(g0x13, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g0x13_sh = shr(g0x13) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm12, %ymm12 /* g0x13_hi = and(g0x13_sh, nibble_mask) */
+	vpshufb %ymm5, %ymm8, %ymm5 /* xout_1_l = lookup16(tbl_lo_3, g0x13_lo) */
+	vpshufb %ymm12, %ymm11, %ymm12 /* xout_1_h = lookup16(tbl_hi_3, g0x13_hi) */
+	vpxor %ymm12, %ymm5, %ymm5 /* xout_1 = xor(xout_1_l, xout_1_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm1, %ymm12 /* g0x14_lo = and(g0x14, nibble_mask) */
+	vpsrlw $4, %ymm1, %ymm1 /* g0x14_sh = shr(g0x14) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm1, %ymm1 /* g0x14_hi = and(g0x14_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm8, %ymm12 /* xout_2_l = lookup16(tbl_lo_3, g0x14_lo) */
+	vpshufb %ymm1, %ymm11, %ymm1 /* xout_2_h = lookup16(tbl_hi_3, g0x14_hi) */
+	vpxor %ymm1, %ymm12, %ymm1 /* xout_2 = xor(xout_2_l, xout_2_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm7, %ymm12 /* g0x15_lo = and(g0x15, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* g0x15_sh = shr(g0x15) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm7, %ymm7 /* g0x15_hi = and(g0x15_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm8, %ymm12 /* xout_3_l = lookup16(tbl_lo_3, g0x15_lo) */
+	vpshufb %ymm7, %ymm11, %ymm7 /* xout_3_h = lookup16(tbl_hi_3, g0x15_hi) */
+	vpxor %ymm7, %ymm12, %ymm7 /* xout_3 = xor(xout_3_l, xout_3_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm4, %ymm12 /* g0x8_lo = and(g0x8, nibble_mask) */
+	vpsrlw $4, %ymm4, %ymm4 /* g0x8_sh = shr(g0x8) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm4, %ymm4 /* g0x8_hi = and(g0x8_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm8, %ymm12 /* xout_4_l = lookup16(tbl_lo_3, g0x8_lo) */
+	vpshufb %ymm4, %ymm11, %ymm4 /* xout_4_h = lookup16(tbl_hi_3, g0x8_hi) */
+	vpxor %ymm4, %ymm12, %ymm4 /* xout_4 = xor(xout_4_l, xout_4_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm0, %ymm12 /* g0x9_lo = and(g0x9, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* g0x9_sh = shr(g0x9) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm0, %ymm0 /* g0x9_hi = and(g0x9_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm8, %ymm12 /* xout_5_l = lookup16(tbl_lo_3, g0x9_lo) */
+	vpshufb %ymm0, %ymm11, %ymm0 /* xout_5_h = lookup16(tbl_hi_3, g0x9_hi) */
+	vpxor %ymm0, %ymm12, %ymm0 /* xout_5 = xor(xout_5_l, xout_5_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm13, %ymm12 /* g0x10_lo = and(g0x10, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g0x10_sh = shr(g0x10) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm13, %ymm13 /* g0x10_hi = and(g0x10_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm8, %ymm12 /* xout_6_l = lookup16(tbl_lo_3, g0x10_lo) */
+	vpshufb %ymm13, %ymm11, %ymm13 /* xout_6_h = lookup16(tbl_hi_3, g0x10_hi) */
+	vpxor %ymm13, %ymm12, %ymm12 /* xout_6 = xor(xout_6_l, xout_6_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm2, %ymm13 /* g0x11_lo = and(g0x11, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* g0x11_sh = shr(g0x11) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm2, %ymm2 /* g0x11_hi = and(g0x11_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm8, %ymm13 /* xout_7_l = lookup16(tbl_lo_3, g0x11_lo) */
+	vpshufb %ymm2, %ymm11, %ymm2 /* xout_7_h = lookup16(tbl_hi_3, g0x11_hi) */
+	vpxor %ymm2, %ymm13, %ymm2 /* xout_7 = xor(xout_7_l, xout_7_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm9, %ymm13 /* g0x4_lo = and(g0x4, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* g0x4_sh = shr(g0x4) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm9, %ymm9 /* g0x4_hi = and(g0x4_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm8, %ymm13 /* xout_8_l = lookup16(tbl_lo_3, g0x4_lo) */
+	vpshufb %ymm9, %ymm11, %ymm9 /* xout_8_h = lookup16(tbl_hi_3, g0x4_hi) */
+	vpxor %ymm9, %ymm13, %ymm9 /* xout_8 = xor(xout_8_l, xout_8_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm14, %ymm13 /* g0x5_lo = and(g0x5, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* g0x5_sh = shr(g0x5) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm14, %ymm14 /* g0x5_hi = and(g0x5_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm8, %ymm13 /* xout_9_l = lookup16(tbl_lo_3, g0x5_lo) */
+	vpshufb %ymm14, %ymm11, %ymm14 /* xout_9_h = lookup16(tbl_hi_3, g0x5_hi) */
+	vpxor %ymm14, %ymm13, %ymm13 /* xout_9 = xor(xout_9_l, xout_9_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm6, %ymm14 /* g0x6_lo = and(g0x6, nibble_mask) */
+	vpsrlw $4, %ymm6, %ymm6 /* g0x6_sh = shr(g0x6) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm6, %ymm6 /* g0x6_hi = and(g0x6_sh, nibble_mask) */
+	vpshufb %ymm14, %ymm8, %ymm14 /* xout_10_l = lookup16(tbl_lo_3, g0x6_lo) */
+	vpshufb %ymm6, %ymm11, %ymm6 /* xout_10_h = lookup16(tbl_hi_3, g0x6_hi) */
+	vpxor %ymm6, %ymm14, %ymm6 /* xout_10 = xor(xout_10_l, xout_10_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm10, %ymm14 /* g0x7_lo = and(g0x7, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g0x7_sh = shr(g0x7) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm10, %ymm10 /* g0x7_hi = and(g0x7_sh, nibble_mask) */
+	vpshufb %ymm14, %ymm8, %ymm14 /* xout_11_l = lookup16(tbl_lo_3, g0x7_lo) */
+	vpshufb %ymm10, %ymm11, %ymm10 /* xout_11_h = lookup16(tbl_hi_3, g0x7_hi) */
+	vpxor %ymm10, %ymm14, %ymm10 /* xout_11 = xor(xout_11_l, xout_11_h) */
+	vmovdqa 1696(%rsp), %ymm14 /* reload g0x0.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm14, %ymm15 /* g0x0_lo = and(g0x0, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* g0x0_sh = shr(g0x0) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm14, %ymm14 /* g0x0_hi = and(g0x0_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm8, %ymm15 /* xout_12_l = lookup16(tbl_lo_3, g0x0_lo) */
+	vpshufb %ymm14, %ymm11, %ymm14 /* xout_12_h = lookup16(tbl_hi_3, g0x0_hi) */
+	vpxor %ymm14, %ymm15, %ymm14 /* xout_12 = xor(xout_12_l, xout_12_h) */
+	vmovdqa 1216(%rsp), %ymm15 /* reload g0x1.2 */
+	vmovdqa %ymm2, 1696(%rsp) /* spill xout_7 */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm15, %ymm2 /* g0x1_lo = and(g0x1, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* g0x1_sh = shr(g0x1) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm15, %ymm15 /* g0x1_hi = and(g0x1_sh, nibble_mask) */
+	vpshufb %ymm2, %ymm8, %ymm2 /* xout_13_l = lookup16(tbl_lo_3, g0x1_lo) */
+	vpshufb %ymm15, %ymm11, %ymm15 /* xout_13_h = lookup16(tbl_hi_3, g0x1_hi) */
+	vpxor %ymm15, %ymm2, %ymm2 /* xout_13 = xor(xout_13_l, xout_13_h) */
+	vmovdqa 1248(%rsp), %ymm15 /* reload g0x2.2 */
+	vmovdqa %ymm12, 1216(%rsp) /* spill xout_6 */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm15, %ymm12 /* g0x2_lo = and(g0x2, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* g0x2_sh = shr(g0x2) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm15, %ymm15 /* g0x2_hi = and(g0x2_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm8, %ymm12 /* xout_14_l = lookup16(tbl_lo_3, g0x2_lo) */
+	vpshufb %ymm15, %ymm11, %ymm15 /* xout_14_h = lookup16(tbl_hi_3, g0x2_hi) */
+	vpxor %ymm15, %ymm12, %ymm12 /* xout_14 = xor(xout_14_l, xout_14_h) */
+	vmovdqa 3232(%rsp), %ymm15 /* reload g0x3.2 */
+	vmovdqa %ymm12, 1248(%rsp) /* spill xout_14 */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm15, %ymm12 /* g0x3_lo = and(g0x3, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* g0x3_sh = shr(g0x3) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm15, %ymm15 /* g0x3_hi = and(g0x3_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm8, %ymm12 /* xout_15_l = lookup16(tbl_lo_3, g0x3_lo) */
+	vpshufb %ymm15, %ymm11, %ymm15 /* xout_15_h = lookup16(tbl_hi_3, g0x3_hi) */
+	vpxor %ymm15, %ymm12, %ymm12 /* xout_15 = xor(xout_15_l, xout_15_h) */
+	vpunpcklbw %ymm9, %ymm3, %ymm15 /* tro0 = unpacklo(xout, xout_8) */
+	vpunpckhbw %ymm9, %ymm3, %ymm3 /* tro0_1 = unpackhi(xout, xout_8) */
+	vpunpcklbw %ymm13, %ymm5, %ymm9 /* tro0_2 = unpacklo(xout_1, xout_9) */
+	vpunpckhbw %ymm13, %ymm5, %ymm5 /* tro0_3 = unpackhi(xout_1, xout_9) */
+	vpunpcklbw %ymm6, %ymm1, %ymm13 /* tro0_4 = unpacklo(xout_2, xout_10) */
+	vpunpckhbw %ymm6, %ymm1, %ymm1 /* tro0_5 = unpackhi(xout_2, xout_10) */
+	vpunpcklbw %ymm10, %ymm7, %ymm6 /* tro0_6 = unpacklo(xout_3, xout_11) */
+	vpunpckhbw %ymm10, %ymm7, %ymm7 /* tro0_7 = unpackhi(xout_3, xout_11) */
+	vpunpcklbw %ymm14, %ymm4, %ymm10 /* tro0_8 = unpacklo(xout_4, xout_12) */
+	vpunpckhbw %ymm14, %ymm4, %ymm4 /* tro0_9 = unpackhi(xout_4, xout_12) */
+	vpunpcklbw %ymm2, %ymm0, %ymm14 /* tro0_10 = unpacklo(xout_5, xout_13) */
+	vpunpckhbw %ymm2, %ymm0, %ymm0 /* tro0_11 = unpackhi(xout_5, xout_13) */
+	vmovdqa 1216(%rsp), %ymm2 /* reload xout_6 */
+	vpunpcklbw 1248(%rsp), %ymm2, %ymm11 /* tro0_12 = unpacklo(xout_6, xout_14) */
+	vpunpckhbw 1248(%rsp), %ymm2, %ymm2 /* tro0_13 = unpackhi(xout_6, xout_14) */
+	vmovdqa 1696(%rsp), %ymm8 /* reload xout_7 */
+	vmovdqa %ymm7, 1248(%rsp) /* spill tro0_7 */
+	vpunpcklbw %ymm12, %ymm8, %ymm7 /* tro0_14 = unpacklo(xout_7, xout_15) */
+	vpunpckhbw %ymm12, %ymm8, %ymm8 /* tro0_15 = unpackhi(xout_7, xout_15) */
+	vpunpcklbw %ymm10, %ymm15, %ymm12 /* tro1 = unpacklo(tro0, tro0_8) */
+	vpunpckhbw %ymm10, %ymm15, %ymm10 /* tro1_1 = unpackhi(tro0, tro0_8) */
+	vpunpcklbw %ymm4, %ymm3, %ymm15 /* tro1_2 = unpacklo(tro0_1, tro0_9) */
+	vpunpckhbw %ymm4, %ymm3, %ymm3 /* tro1_3 = unpackhi(tro0_1, tro0_9) */
+	vpunpcklbw %ymm14, %ymm9, %ymm4 /* tro1_4 = unpacklo(tro0_2, tro0_10) */
+	vpunpckhbw %ymm14, %ymm9, %ymm9 /* tro1_5 = unpackhi(tro0_2, tro0_10) */
+	vpunpcklbw %ymm0, %ymm5, %ymm14 /* tro1_6 = unpacklo(tro0_3, tro0_11) */
+	vpunpckhbw %ymm0, %ymm5, %ymm0 /* tro1_7 = unpackhi(tro0_3, tro0_11) */
+	vpunpcklbw %ymm11, %ymm13, %ymm5 /* tro1_8 = unpacklo(tro0_4, tro0_12) */
+	vpunpckhbw %ymm11, %ymm13, %ymm11 /* tro1_9 = unpackhi(tro0_4, tro0_12) */
+	vpunpcklbw %ymm2, %ymm1, %ymm13 /* tro1_10 = unpacklo(tro0_5, tro0_13) */
+	vpunpckhbw %ymm2, %ymm1, %ymm1 /* tro1_11 = unpackhi(tro0_5, tro0_13) */
+	vpunpcklbw %ymm7, %ymm6, %ymm2 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
+	vpunpckhbw %ymm7, %ymm6, %ymm6 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
+	vmovdqa 1248(%rsp), %ymm7 /* reload tro0_7 */
+	vmovdqa %ymm0, 1696(%rsp) /* spill tro1_7 */
+	vpunpcklbw %ymm8, %ymm7, %ymm0 /* tro1_14 = unpacklo(tro0_7, tro0_15) */
+	vpunpckhbw %ymm8, %ymm7, %ymm7 /* tro1_15 = unpackhi(tro0_7, tro0_15) */
+	vpunpcklbw %ymm5, %ymm12, %ymm8 /* tro2 = unpacklo(tro1, tro1_8) */
+	vpunpckhbw %ymm5, %ymm12, %ymm5 /* tro2_1 = unpackhi(tro1, tro1_8) */
+	vpunpcklbw %ymm11, %ymm10, %ymm12 /* tro2_2 = unpacklo(tro1_1, tro1_9) */
+	vpunpckhbw %ymm11, %ymm10, %ymm10 /* tro2_3 = unpackhi(tro1_1, tro1_9) */
+	vpunpcklbw %ymm13, %ymm15, %ymm11 /* tro2_4 = unpacklo(tro1_2, tro1_10) */
+	vpunpckhbw %ymm13, %ymm15, %ymm13 /* tro2_5 = unpackhi(tro1_2, tro1_10) */
+	vpunpcklbw %ymm1, %ymm3, %ymm15 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
+	vpunpckhbw %ymm1, %ymm3, %ymm1 /* tro2_7 = unpackhi(tro1_3, tro1_11) */
+	vpunpcklbw %ymm2, %ymm4, %ymm3 /* tro2_8 = unpacklo(tro1_4, tro1_12) */
+	vpunpckhbw %ymm2, %ymm4, %ymm2 /* tro2_9 = unpackhi(tro1_4, tro1_12) */
+	vpunpcklbw %ymm6, %ymm9, %ymm4 /* tro2_10 = unpacklo(tro1_5, tro1_13) */
+	vpunpckhbw %ymm6, %ymm9, %ymm6 /* tro2_11 = unpackhi(tro1_5, tro1_13) */
+	vpunpcklbw %ymm0, %ymm14, %ymm9 /* tro2_12 = unpacklo(tro1_6, tro1_14) */
+	vpunpckhbw %ymm0, %ymm14, %ymm0 /* tro2_13 = unpackhi(tro1_6, tro1_14) */
+	vmovdqa 1696(%rsp), %ymm14 /* reload tro1_7 */
+	vmovdqa %ymm1, 1248(%rsp) /* spill tro2_7 */
+	vpunpcklbw %ymm7, %ymm14, %ymm1 /* tro2_14 = unpacklo(tro1_7, tro1_15) */
+	vpunpckhbw %ymm7, %ymm14, %ymm7 /* tro2_15 = unpackhi(tro1_7, tro1_15) */
+	vpunpcklbw %ymm3, %ymm8, %ymm14 /* tro3 = unpacklo(tro2, tro2_8) */
+	vpunpckhbw %ymm3, %ymm8, %ymm3 /* tro3_1 = unpackhi(tro2, tro2_8) */
+	vpunpcklbw %ymm2, %ymm5, %ymm8 /* tro3_2 = unpacklo(tro2_1, tro2_9) */
+	vpunpckhbw %ymm2, %ymm5, %ymm2 /* tro3_3 = unpackhi(tro2_1, tro2_9) */
+	vpunpcklbw %ymm4, %ymm12, %ymm5 /* tro3_4 = unpacklo(tro2_2, tro2_10) */
+	vpunpckhbw %ymm4, %ymm12, %ymm4 /* tro3_5 = unpackhi(tro2_2, tro2_10) */
+	vpunpcklbw %ymm6, %ymm10, %ymm12 /* tro3_6 = unpacklo(tro2_3, tro2_11) */
+	vpunpckhbw %ymm6, %ymm10, %ymm6 /* tro3_7 = unpackhi(tro2_3, tro2_11) */
+	vpunpcklbw %ymm9, %ymm11, %ymm10 /* tro3_8 = unpacklo(tro2_4, tro2_12) */
+	vpunpckhbw %ymm9, %ymm11, %ymm9 /* tro3_9 = unpackhi(tro2_4, tro2_12) */
+	vpunpcklbw %ymm0, %ymm13, %ymm11 /* tro3_10 = unpacklo(tro2_5, tro2_13) */
+	vpunpckhbw %ymm0, %ymm13, %ymm0 /* tro3_11 = unpackhi(tro2_5, tro2_13) */
+	vpunpcklbw %ymm1, %ymm15, %ymm13 /* tro3_12 = unpacklo(tro2_6, tro2_14) */
+	vpunpckhbw %ymm1, %ymm15, %ymm1 /* tro3_13 = unpackhi(tro2_6, tro2_14) */
+	vmovdqa 1248(%rsp), %ymm15 /* reload tro2_7 */
+	vmovdqa %ymm1, 1696(%rsp) /* spill tro3_13 */
+	vpunpcklbw %ymm7, %ymm15, %ymm1 /* tro3_14 = unpacklo(tro2_7, tro2_15) */
+	vpunpckhbw %ymm7, %ymm15, %ymm7 /* tro3_15 = unpackhi(tro2_7, tro2_15) */
+	vmovdqu (%rcx), %ymm15 /* msg = load() */
+	vpxor %ymm15, %ymm14, %ymm14 /* ct = xor(tro3, msg) */
+	vmovdqu %ymm14, (%rdx) /* store ct */
+	vmovdqu 32(%rcx), %ymm14 /* msg_1 = load() */
+	vpxor %ymm14, %ymm3, %ymm3 /* ct_1 = xor(tro3_1, msg_1) */
+	vmovdqu %ymm3, 32(%rdx) /* store ct_1 */
+	vmovdqu 64(%rcx), %ymm3 /* msg_2 = load() */
+	vpxor %ymm3, %ymm8, %ymm3 /* ct_2 = xor(tro3_2, msg_2) */
+	vmovdqu %ymm3, 64(%rdx) /* store ct_2 */
+	vmovdqu 96(%rcx), %ymm3 /* msg_3 = load() */
+	vpxor %ymm3, %ymm2, %ymm2 /* ct_3 = xor(tro3_3, msg_3) */
+	vmovdqu %ymm2, 96(%rdx) /* store ct_3 */
+	vmovdqu 128(%rcx), %ymm2 /* msg_4 = load() */
+	vpxor %ymm2, %ymm5, %ymm2 /* ct_4 = xor(tro3_4, msg_4) */
+	vmovdqu %ymm2, 128(%rdx) /* store ct_4 */
+	vmovdqu 160(%rcx), %ymm2 /* msg_5 = load() */
+	vpxor %ymm2, %ymm4, %ymm2 /* ct_5 = xor(tro3_5, msg_5) */
+	vmovdqu %ymm2, 160(%rdx) /* store ct_5 */
+	vmovdqu 192(%rcx), %ymm2 /* msg_6 = load() */
+	vpxor %ymm2, %ymm12, %ymm2 /* ct_6 = xor(tro3_6, msg_6) */
+	vmovdqu %ymm2, 192(%rdx) /* store ct_6 */
+	vmovdqu 224(%rcx), %ymm2 /* msg_7 = load() */
+	vpxor %ymm2, %ymm6, %ymm2 /* ct_7 = xor(tro3_7, msg_7) */
+	vmovdqu %ymm2, 224(%rdx) /* store ct_7 */
+	vmovdqu 256(%rcx), %ymm2 /* msg_8 = load() */
+	vpxor %ymm2, %ymm10, %ymm2 /* ct_8 = xor(tro3_8, msg_8) */
+	vmovdqu %ymm2, 256(%rdx) /* store ct_8 */
+	vmovdqu 288(%rcx), %ymm2 /* msg_9 = load() */
+	vpxor %ymm2, %ymm9, %ymm2 /* ct_9 = xor(tro3_9, msg_9) */
+	vmovdqu %ymm2, 288(%rdx) /* store ct_9 */
+	vmovdqu 320(%rcx), %ymm2 /* msg_10 = load() */
+	vpxor %ymm2, %ymm11, %ymm2 /* ct_10 = xor(tro3_10, msg_10) */
+	vmovdqu %ymm2, 320(%rdx) /* store ct_10 */
+	vmovdqu 352(%rcx), %ymm2 /* msg_11 = load() */
+	vpxor %ymm2, %ymm0, %ymm0 /* ct_11 = xor(tro3_11, msg_11) */
+	vmovdqu %ymm0, 352(%rdx) /* store ct_11 */
+	vmovdqu 384(%rcx), %ymm0 /* msg_12 = load() */
+	vpxor %ymm0, %ymm13, %ymm0 /* ct_12 = xor(tro3_12, msg_12) */
+	vmovdqu %ymm0, 384(%rdx) /* store ct_12 */
+	vmovdqu 416(%rcx), %ymm0 /* msg_13 = load() */
+	vpxor 1696(%rsp), %ymm0, %ymm0 /* ct_13 = xor(msg_13, tro3_13) */
+	vmovdqu %ymm0, 416(%rdx) /* store ct_13 */
+	vmovdqu 448(%rcx), %ymm0 /* msg_14 = load() */
+	vpxor %ymm0, %ymm1, %ymm0 /* ct_14 = xor(tro3_14, msg_14) */
+	vmovdqu %ymm0, 448(%rdx) /* store ct_14 */
+	vmovdqu 480(%rcx), %ymm0 /* msg_15 = load() */
+	vpxor %ymm0, %ymm7, %ymm0 /* ct_15 = xor(tro3_15, msg_15) */
+	vmovdqu %ymm0, 480(%rdx) /* store ct_15 */
+	vmovdqa 3264(%rsp), %ymm0 /* reload g1x12.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm0, %ymm1 /* g1x12_lo = and(g1x12, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* g1x12_sh = shr(g1x12) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm0, %ymm0 /* g1x12_hi = and(g1x12_sh, nibble_mask) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_tbl_lo_3(%rip), %ymm2 /* tbl_lo_3 = const() */
+	vpshufb %ymm1, %ymm2, %ymm1 /* xout_16_l = lookup16(tbl_lo_3, g1x12_lo) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_tbl_hi_3(%rip), %ymm3 /* tbl_hi_3 = const() */
+	vpshufb %ymm0, %ymm3, %ymm0 /* xout_16_h = lookup16(tbl_hi_3, g1x12_hi) */
+	vpxor %ymm0, %ymm1, %ymm0 /* xout_16 = xor(xout_16_l, xout_16_h) */
+	vmovdqa 3296(%rsp), %ymm1 /* reload g1x13.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm1, %ymm4 /* g1x13_lo = and(g1x13, nibble_mask) */
+	vpsrlw $4, %ymm1, %ymm1 /* g1x13_sh = shr(g1x13) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm1, %ymm1 /* g1x13_hi = and(g1x13_sh, nibble_mask) */
+	vpshufb %ymm4, %ymm2, %ymm4 /* xout_17_l = lookup16(tbl_lo_3, g1x13_lo) */
+	vpshufb %ymm1, %ymm3, %ymm1 /* xout_17_h = lookup16(tbl_hi_3, g1x13_hi) */
+	vpxor %ymm1, %ymm4, %ymm1 /* xout_17 = xor(xout_17_l, xout_17_h) */
+	vmovdqa 3328(%rsp), %ymm4 /* reload g1x14.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm4, %ymm5 /* g1x14_lo = and(g1x14, nibble_mask) */
+	vpsrlw $4, %ymm4, %ymm4 /* g1x14_sh = shr(g1x14) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm4, %ymm4 /* g1x14_hi = and(g1x14_sh, nibble_mask) */
+	vpshufb %ymm5, %ymm2, %ymm5 /* xout_18_l = lookup16(tbl_lo_3, g1x14_lo) */
+	vpshufb %ymm4, %ymm3, %ymm4 /* xout_18_h = lookup16(tbl_hi_3, g1x14_hi) */
+	vpxor %ymm4, %ymm5, %ymm4 /* xout_18 = xor(xout_18_l, xout_18_h) */
+	vmovdqa 3360(%rsp), %ymm5 /* reload g1x15.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm5, %ymm6 /* g1x15_lo = and(g1x15, nibble_mask) */
+	vpsrlw $4, %ymm5, %ymm5 /* g1x15_sh = shr(g1x15) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm5, %ymm5 /* g1x15_hi = and(g1x15_sh, nibble_mask) */
+	vpshufb %ymm6, %ymm2, %ymm6 /* xout_19_l = lookup16(tbl_lo_3, g1x15_lo) */
+	vpshufb %ymm5, %ymm3, %ymm5 /* xout_19_h = lookup16(tbl_hi_3, g1x15_hi) */
+	vpxor %ymm5, %ymm6, %ymm5 /* xout_19 = xor(xout_19_l, xout_19_h) */
+	vmovdqa 3168(%rsp), %ymm6 /* reload g1x8.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm6, %ymm7 /* g1x8_lo = and(g1x8, nibble_mask) */
+	vpsrlw $4, %ymm6, %ymm6 /* g1x8_sh = shr(g1x8) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm6, %ymm6 /* g1x8_hi = and(g1x8_sh, nibble_mask) */
+	vpshufb %ymm7, %ymm2, %ymm7 /* xout_20_l = lookup16(tbl_lo_3, g1x8_lo) */
+	vpshufb %ymm6, %ymm3, %ymm6 /* xout_20_h = lookup16(tbl_hi_3, g1x8_hi) */
+	vpxor %ymm6, %ymm7, %ymm6 /* xout_20 = xor(xout_20_l, xout_20_h) */
+	vmovdqa 2784(%rsp), %ymm7 /* reload g1x9.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm7, %ymm8 /* g1x9_lo = and(g1x9, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* g1x9_sh = shr(g1x9) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm7, %ymm7 /* g1x9_hi = and(g1x9_sh, nibble_mask) */
+	vpshufb %ymm8, %ymm2, %ymm8 /* xout_21_l = lookup16(tbl_lo_3, g1x9_lo) */
+	vpshufb %ymm7, %ymm3, %ymm7 /* xout_21_h = lookup16(tbl_hi_3, g1x9_hi) */
+	vpxor %ymm7, %ymm8, %ymm7 /* xout_21 = xor(xout_21_l, xout_21_h) */
+	vmovdqa 2816(%rsp), %ymm8 /* reload g1x10.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm8, %ymm9 /* g1x10_lo = and(g1x10, nibble_mask) */
+	vpsrlw $4, %ymm8, %ymm8 /* g1x10_sh = shr(g1x10) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm8, %ymm8 /* g1x10_hi = and(g1x10_sh, nibble_mask) */
+	vpshufb %ymm9, %ymm2, %ymm9 /* xout_22_l = lookup16(tbl_lo_3, g1x10_lo) */
+	vpshufb %ymm8, %ymm3, %ymm8 /* xout_22_h = lookup16(tbl_hi_3, g1x10_hi) */
+	vpxor %ymm8, %ymm9, %ymm8 /* xout_22 = xor(xout_22_l, xout_22_h) */
+	vmovdqa 2848(%rsp), %ymm9 /* reload g1x11.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm9, %ymm10 /* g1x11_lo = and(g1x11, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* g1x11_sh = shr(g1x11) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm9, %ymm9 /* g1x11_hi = and(g1x11_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm2, %ymm10 /* xout_23_l = lookup16(tbl_lo_3, g1x11_lo) */
+	vpshufb %ymm9, %ymm3, %ymm9 /* xout_23_h = lookup16(tbl_hi_3, g1x11_hi) */
+	vpxor %ymm9, %ymm10, %ymm9 /* xout_23 = xor(xout_23_l, xout_23_h) */
+	vmovdqa 3200(%rsp), %ymm10 /* reload g1x4.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm10, %ymm11 /* g1x4_lo = and(g1x4, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g1x4_sh = shr(g1x4) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm10, %ymm10 /* g1x4_hi = and(g1x4_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm2, %ymm11 /* xout_24_l = lookup16(tbl_lo_3, g1x4_lo) */
+	vpshufb %ymm10, %ymm3, %ymm10 /* xout_24_h = lookup16(tbl_hi_3, g1x4_hi) */
+	vpxor %ymm10, %ymm11, %ymm10 /* xout_24 = xor(xout_24_l, xout_24_h) */
+	vmovdqa 3136(%rsp), %ymm11 /* reload g1x5.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm11, %ymm12 /* g1x5_lo = and(g1x5, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g1x5_sh = shr(g1x5) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm11, %ymm11 /* g1x5_hi = and(g1x5_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm2, %ymm12 /* xout_25_l = lookup16(tbl_lo_3, g1x5_lo) */
+	vpshufb %ymm11, %ymm3, %ymm11 /* xout_25_h = lookup16(tbl_hi_3, g1x5_hi) */
+	vpxor %ymm11, %ymm12, %ymm11 /* xout_25 = xor(xout_25_l, xout_25_h) */
+	vmovdqa 2752(%rsp), %ymm12 /* reload g1x6.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm12, %ymm13 /* g1x6_lo = and(g1x6, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g1x6_sh = shr(g1x6) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm12, %ymm12 /* g1x6_hi = and(g1x6_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm2, %ymm13 /* xout_26_l = lookup16(tbl_lo_3, g1x6_lo) */
+	vpshufb %ymm12, %ymm3, %ymm12 /* xout_26_h = lookup16(tbl_hi_3, g1x6_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* xout_26 = xor(xout_26_l, xout_26_h) */
+	vmovdqa 2720(%rsp), %ymm13 /* reload g1x7.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm13, %ymm14 /* g1x7_lo = and(g1x7, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g1x7_sh = shr(g1x7) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm13, %ymm13 /* g1x7_hi = and(g1x7_sh, nibble_mask) */
+	vpshufb %ymm14, %ymm2, %ymm14 /* xout_27_l = lookup16(tbl_lo_3, g1x7_lo) */
+	vpshufb %ymm13, %ymm3, %ymm13 /* xout_27_h = lookup16(tbl_hi_3, g1x7_hi) */
+	vpxor %ymm13, %ymm14, %ymm13 /* xout_27 = xor(xout_27_l, xout_27_h) */
+	vmovdqa 2688(%rsp), %ymm14 /* reload g1x0.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm14, %ymm15 /* g1x0_lo = and(g1x0, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* g1x0_sh = shr(g1x0) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm14, %ymm14 /* g1x0_hi = and(g1x0_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm2, %ymm15 /* xout_28_l = lookup16(tbl_lo_3, g1x0_lo) */
+	vpshufb %ymm14, %ymm3, %ymm14 /* xout_28_h = lookup16(tbl_hi_3, g1x0_hi) */
+	vpxor %ymm14, %ymm15, %ymm14 /* xout_28 = xor(xout_28_l, xout_28_h) */
+	vmovdqa 2656(%rsp), %ymm15 /* reload g1x1.2 */
+	vmovdqa %ymm9, 2688(%rsp) /* spill xout_23 */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm15, %ymm9 /* g1x1_lo = and(g1x1, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* g1x1_sh = shr(g1x1) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm15, %ymm15 /* g1x1_hi = and(g1x1_sh, nibble_mask) */
+	vpshufb %ymm9, %ymm2, %ymm9 /* xout_29_l = lookup16(tbl_lo_3, g1x1_lo) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* xout_29_h = lookup16(tbl_hi_3, g1x1_hi) */
+	vpxor %ymm15, %ymm9, %ymm9 /* xout_29 = xor(xout_29_l, xout_29_h) */
+	vmovdqa 2624(%rsp), %ymm15 /* reload g1x2.2 */
+	vmovdqa %ymm8, 2656(%rsp) /* spill xout_22 */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm15, %ymm8 /* g1x2_lo = and(g1x2, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* g1x2_sh = shr(g1x2) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm15, %ymm15 /* g1x2_hi = and(g1x2_sh, nibble_mask) */
+	vpshufb %ymm8, %ymm2, %ymm8 /* xout_30_l = lookup16(tbl_lo_3, g1x2_lo) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* xout_30_h = lookup16(tbl_hi_3, g1x2_hi) */
+	vpxor %ymm15, %ymm8, %ymm8 /* xout_30 = xor(xout_30_l, xout_30_h) */
+	vmovdqa 2336(%rsp), %ymm15 /* reload g1x3.2 */
+	vmovdqa %ymm8, 2624(%rsp) /* spill xout_30 */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm15, %ymm8 /* g1x3_lo = and(g1x3, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* g1x3_sh = shr(g1x3) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm15, %ymm15 /* g1x3_hi = and(g1x3_sh, nibble_mask) */
+	vpshufb %ymm8, %ymm2, %ymm8 /* xout_31_l = lookup16(tbl_lo_3, g1x3_lo) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* xout_31_h = lookup16(tbl_hi_3, g1x3_hi) */
+	vpxor %ymm15, %ymm8, %ymm8 /* xout_31 = xor(xout_31_l, xout_31_h) */
+	vpunpcklbw %ymm10, %ymm0, %ymm15 /* tro0_16 = unpacklo(xout_16, xout_24) */
+	vpunpckhbw %ymm10, %ymm0, %ymm0 /* tro0_17 = unpackhi(xout_16, xout_24) */
+	vpunpcklbw %ymm11, %ymm1, %ymm10 /* tro0_18 = unpacklo(xout_17, xout_25) */
+	vpunpckhbw %ymm11, %ymm1, %ymm1 /* tro0_19 = unpackhi(xout_17, xout_25) */
+	vpunpcklbw %ymm12, %ymm4, %ymm11 /* tro0_20 = unpacklo(xout_18, xout_26) */
+	vpunpckhbw %ymm12, %ymm4, %ymm4 /* tro0_21 = unpackhi(xout_18, xout_26) */
+	vpunpcklbw %ymm13, %ymm5, %ymm12 /* tro0_22 = unpacklo(xout_19, xout_27) */
+	vpunpckhbw %ymm13, %ymm5, %ymm5 /* tro0_23 = unpackhi(xout_19, xout_27) */
+	vpunpcklbw %ymm14, %ymm6, %ymm13 /* tro0_24 = unpacklo(xout_20, xout_28) */
+	vpunpckhbw %ymm14, %ymm6, %ymm6 /* tro0_25 = unpackhi(xout_20, xout_28) */
+	vpunpcklbw %ymm9, %ymm7, %ymm14 /* tro0_26 = unpacklo(xout_21, xout_29) */
+	vpunpckhbw %ymm9, %ymm7, %ymm7 /* tro0_27 = unpackhi(xout_21, xout_29) */
+	vmovdqa 2656(%rsp), %ymm9 /* reload xout_22 */
+	vpunpcklbw 2624(%rsp), %ymm9, %ymm3 /* tro0_28 = unpacklo(xout_22, xout_30) */
+	vpunpckhbw 2624(%rsp), %ymm9, %ymm9 /* tro0_29 = unpackhi(xout_22, xout_30) */
+	vmovdqa 2688(%rsp), %ymm2 /* reload xout_23 */
+	vmovdqa %ymm5, 2624(%rsp) /* spill tro0_23 */
+	vpunpcklbw %ymm8, %ymm2, %ymm5 /* tro0_30 = unpacklo(xout_23, xout_31) */
+	vpunpckhbw %ymm8, %ymm2, %ymm2 /* tro0_31 = unpackhi(xout_23, xout_31) */
+	vpunpcklbw %ymm13, %ymm15, %ymm8 /* tro1_16 = unpacklo(tro0_16, tro0_24) */
+	vpunpckhbw %ymm13, %ymm15, %ymm13 /* tro1_17 = unpackhi(tro0_16, tro0_24) */
+	vpunpcklbw %ymm6, %ymm0, %ymm15 /* tro1_18 = unpacklo(tro0_17, tro0_25) */
+	vpunpckhbw %ymm6, %ymm0, %ymm0 /* tro1_19 = unpackhi(tro0_17, tro0_25) */
+	vpunpcklbw %ymm14, %ymm10, %ymm6 /* tro1_20 = unpacklo(tro0_18, tro0_26) */
+	vpunpckhbw %ymm14, %ymm10, %ymm10 /* tro1_21 = unpackhi(tro0_18, tro0_26) */
+	vpunpcklbw %ymm7, %ymm1, %ymm14 /* tro1_22 = unpacklo(tro0_19, tro0_27) */
+	vpunpckhbw %ymm7, %ymm1, %ymm1 /* tro1_23 = unpackhi(tro0_19, tro0_27) */
+	vpunpcklbw %ymm3, %ymm11, %ymm7 /* tro1_24 = unpacklo(tro0_20, tro0_28) */
+	vpunpckhbw %ymm3, %ymm11, %ymm3 /* tro1_25 = unpackhi(tro0_20, tro0_28) */
+	vpunpcklbw %ymm9, %ymm4, %ymm11 /* tro1_26 = unpacklo(tro0_21, tro0_29) */
+	vpunpckhbw %ymm9, %ymm4, %ymm4 /* tro1_27 = unpackhi(tro0_21, tro0_29) */
+	vpunpcklbw %ymm5, %ymm12, %ymm9 /* tro1_28 = unpacklo(tro0_22, tro0_30) */
+	vpunpckhbw %ymm5, %ymm12, %ymm5 /* tro1_29 = unpackhi(tro0_22, tro0_30) */
+	vmovdqa 2624(%rsp), %ymm12 /* reload tro0_23 */
+	vmovdqa %ymm1, 2688(%rsp) /* spill tro1_23 */
+	vpunpcklbw %ymm2, %ymm12, %ymm1 /* tro1_30 = unpacklo(tro0_23, tro0_31) */
+	vpunpckhbw %ymm2, %ymm12, %ymm2 /* tro1_31 = unpackhi(tro0_23, tro0_31) */
+	vpunpcklbw %ymm7, %ymm8, %ymm12 /* tro2_16 = unpacklo(tro1_16, tro1_24) */
+	vpunpckhbw %ymm7, %ymm8, %ymm7 /* tro2_17 = unpackhi(tro1_16, tro1_24) */
+	vpunpcklbw %ymm3, %ymm13, %ymm8 /* tro2_18 = unpacklo(tro1_17, tro1_25) */
+	vpunpckhbw %ymm3, %ymm13, %ymm3 /* tro2_19 = unpackhi(tro1_17, tro1_25) */
+	vpunpcklbw %ymm11, %ymm15, %ymm13 /* tro2_20 = unpacklo(tro1_18, tro1_26) */
+	vpunpckhbw %ymm11, %ymm15, %ymm11 /* tro2_21 = unpackhi(tro1_18, tro1_26) */
+	vpunpcklbw %ymm4, %ymm0, %ymm15 /* tro2_22 = unpacklo(tro1_19, tro1_27) */
+	vpunpckhbw %ymm4, %ymm0, %ymm0 /* tro2_23 = unpackhi(tro1_19, tro1_27) */
+	vpunpcklbw %ymm9, %ymm6, %ymm4 /* tro2_24 = unpacklo(tro1_20, tro1_28) */
+	vpunpckhbw %ymm9, %ymm6, %ymm6 /* tro2_25 = unpackhi(tro1_20, tro1_28) */
+	vpunpcklbw %ymm5, %ymm10, %ymm9 /* tro2_26 = unpacklo(tro1_21, tro1_29) */
+	vpunpckhbw %ymm5, %ymm10, %ymm5 /* tro2_27 = unpackhi(tro1_21, tro1_29) */
+	vpunpcklbw %ymm1, %ymm14, %ymm10 /* tro2_28 = unpacklo(tro1_22, tro1_30) */
+	vpunpckhbw %ymm1, %ymm14, %ymm1 /* tro2_29 = unpackhi(tro1_22, tro1_30) */
+	vmovdqa 2688(%rsp), %ymm14 /* reload tro1_23 */
+	vmovdqa %ymm0, 2624(%rsp) /* spill tro2_23 */
+	vpunpcklbw %ymm2, %ymm14, %ymm0 /* tro2_30 = unpacklo(tro1_23, tro1_31) */
+	vpunpckhbw %ymm2, %ymm14, %ymm2 /* tro2_31 = unpackhi(tro1_23, tro1_31) */
+	vpunpcklbw %ymm4, %ymm12, %ymm14 /* tro3_16 = unpacklo(tro2_16, tro2_24) */
+	vpunpckhbw %ymm4, %ymm12, %ymm4 /* tro3_17 = unpackhi(tro2_16, tro2_24) */
+	vpunpcklbw %ymm6, %ymm7, %ymm12 /* tro3_18 = unpacklo(tro2_17, tro2_25) */
+	vpunpckhbw %ymm6, %ymm7, %ymm6 /* tro3_19 = unpackhi(tro2_17, tro2_25) */
+	vpunpcklbw %ymm9, %ymm8, %ymm7 /* tro3_20 = unpacklo(tro2_18, tro2_26) */
+	vpunpckhbw %ymm9, %ymm8, %ymm8 /* tro3_21 = unpackhi(tro2_18, tro2_26) */
+	vpunpcklbw %ymm5, %ymm3, %ymm9 /* tro3_22 = unpacklo(tro2_19, tro2_27) */
+	vpunpckhbw %ymm5, %ymm3, %ymm3 /* tro3_23 = unpackhi(tro2_19, tro2_27) */
+	vpunpcklbw %ymm10, %ymm13, %ymm5 /* tro3_24 = unpacklo(tro2_20, tro2_28) */
+	vpunpckhbw %ymm10, %ymm13, %ymm10 /* tro3_25 = unpackhi(tro2_20, tro2_28) */
+	vpunpcklbw %ymm1, %ymm11, %ymm13 /* tro3_26 = unpacklo(tro2_21, tro2_29) */
+	vpunpckhbw %ymm1, %ymm11, %ymm1 /* tro3_27 = unpackhi(tro2_21, tro2_29) */
+	vpunpcklbw %ymm0, %ymm15, %ymm11 /* tro3_28 = unpacklo(tro2_22, tro2_30) */
+	vpunpckhbw %ymm0, %ymm15, %ymm0 /* tro3_29 = unpackhi(tro2_22, tro2_30) */
+	vmovdqa 2624(%rsp), %ymm15 /* reload tro2_23 */
+	vmovdqa %ymm0, 2688(%rsp) /* spill tro3_29 */
+	vpunpcklbw %ymm2, %ymm15, %ymm0 /* tro3_30 = unpacklo(tro2_23, tro2_31) */
+	vpunpckhbw %ymm2, %ymm15, %ymm2 /* tro3_31 = unpackhi(tro2_23, tro2_31) */
+	vmovdqu 512(%rcx), %ymm15 /* msg_16 = load() */
+	vpxor %ymm15, %ymm14, %ymm14 /* ct_16 = xor(tro3_16, msg_16) */
+	vmovdqu %ymm14, 512(%rdx) /* store ct_16 */
+	vmovdqu 544(%rcx), %ymm14 /* msg_17 = load() */
+	vpxor %ymm14, %ymm4, %ymm4 /* ct_17 = xor(tro3_17, msg_17) */
+	vmovdqu %ymm4, 544(%rdx) /* store ct_17 */
+	vmovdqu 576(%rcx), %ymm4 /* msg_18 = load() */
+	vpxor %ymm4, %ymm12, %ymm4 /* ct_18 = xor(tro3_18, msg_18) */
+	vmovdqu %ymm4, 576(%rdx) /* store ct_18 */
+	vmovdqu 608(%rcx), %ymm4 /* msg_19 = load() */
+	vpxor %ymm4, %ymm6, %ymm4 /* ct_19 = xor(tro3_19, msg_19) */
+	vmovdqu %ymm4, 608(%rdx) /* store ct_19 */
+	vmovdqu 640(%rcx), %ymm4 /* msg_20 = load() */
+	vpxor %ymm4, %ymm7, %ymm4 /* ct_20 = xor(tro3_20, msg_20) */
+	vmovdqu %ymm4, 640(%rdx) /* store ct_20 */
+	vmovdqu 672(%rcx), %ymm4 /* msg_21 = load() */
+	vpxor %ymm4, %ymm8, %ymm4 /* ct_21 = xor(tro3_21, msg_21) */
+	vmovdqu %ymm4, 672(%rdx) /* store ct_21 */
+	vmovdqu 704(%rcx), %ymm4 /* msg_22 = load() */
+	vpxor %ymm4, %ymm9, %ymm4 /* ct_22 = xor(tro3_22, msg_22) */
+	vmovdqu %ymm4, 704(%rdx) /* store ct_22 */
+	vmovdqu 736(%rcx), %ymm4 /* msg_23 = load() */
+	vpxor %ymm4, %ymm3, %ymm3 /* ct_23 = xor(tro3_23, msg_23) */
+	vmovdqu %ymm3, 736(%rdx) /* store ct_23 */
+	vmovdqu 768(%rcx), %ymm3 /* msg_24 = load() */
+	vpxor %ymm3, %ymm5, %ymm3 /* ct_24 = xor(tro3_24, msg_24) */
+	vmovdqu %ymm3, 768(%rdx) /* store ct_24 */
+	vmovdqu 800(%rcx), %ymm3 /* msg_25 = load() */
+	vpxor %ymm3, %ymm10, %ymm3 /* ct_25 = xor(tro3_25, msg_25) */
+	vmovdqu %ymm3, 800(%rdx) /* store ct_25 */
+	vmovdqu 832(%rcx), %ymm3 /* msg_26 = load() */
+	vpxor %ymm3, %ymm13, %ymm3 /* ct_26 = xor(tro3_26, msg_26) */
+	vmovdqu %ymm3, 832(%rdx) /* store ct_26 */
+	vmovdqu 864(%rcx), %ymm3 /* msg_27 = load() */
+	vpxor %ymm3, %ymm1, %ymm1 /* ct_27 = xor(tro3_27, msg_27) */
+	vmovdqu %ymm1, 864(%rdx) /* store ct_27 */
+	vmovdqu 896(%rcx), %ymm1 /* msg_28 = load() */
+	vpxor %ymm1, %ymm11, %ymm1 /* ct_28 = xor(tro3_28, msg_28) */
+	vmovdqu %ymm1, 896(%rdx) /* store ct_28 */
+	vmovdqu 928(%rcx), %ymm1 /* msg_29 = load() */
+	vpxor 2688(%rsp), %ymm1, %ymm1 /* ct_29 = xor(msg_29, tro3_29) */
+	vmovdqu %ymm1, 928(%rdx) /* store ct_29 */
+	vmovdqu 960(%rcx), %ymm1 /* msg_30 = load() */
+	vpxor %ymm1, %ymm0, %ymm0 /* ct_30 = xor(tro3_30, msg_30) */
+	vmovdqu %ymm0, 960(%rdx) /* store ct_30 */
+	vmovdqu 992(%rcx), %ymm0 /* msg_31 = load() */
+	vpxor %ymm0, %ymm2, %ymm0 /* ct_31 = xor(tro3_31, msg_31) */
+	vmovdqu %ymm0, 992(%rdx) /* store ct_31 */
+	vmovdqa 3392(%rsp), %ymm0 /* reload g2x12.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm0, %ymm1 /* g2x12_lo = and(g2x12, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* g2x12_sh = shr(g2x12) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm0, %ymm0 /* g2x12_hi = and(g2x12_sh, nibble_mask) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_tbl_lo_3(%rip), %ymm2 /* tbl_lo_3 = const() */
+	vpshufb %ymm1, %ymm2, %ymm1 /* xout_32_l = lookup16(tbl_lo_3, g2x12_lo) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_tbl_hi_3(%rip), %ymm3 /* tbl_hi_3 = const() */
+	vpshufb %ymm0, %ymm3, %ymm0 /* xout_32_h = lookup16(tbl_hi_3, g2x12_hi) */
+	vpxor %ymm0, %ymm1, %ymm0 /* xout_32 = xor(xout_32_l, xout_32_h) */
+	vmovdqa 3424(%rsp), %ymm1 /* reload g2x13.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm1, %ymm4 /* g2x13_lo = and(g2x13, nibble_mask) */
+	vpsrlw $4, %ymm1, %ymm1 /* g2x13_sh = shr(g2x13) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm1, %ymm1 /* g2x13_hi = and(g2x13_sh, nibble_mask) */
+	vpshufb %ymm4, %ymm2, %ymm4 /* xout_33_l = lookup16(tbl_lo_3, g2x13_lo) */
+	vpshufb %ymm1, %ymm3, %ymm1 /* xout_33_h = lookup16(tbl_hi_3, g2x13_hi) */
+	vpxor %ymm1, %ymm4, %ymm1 /* xout_33 = xor(xout_33_l, xout_33_h) */
+	vmovdqa 3456(%rsp), %ymm4 /* reload g2x14.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm4, %ymm5 /* g2x14_lo = and(g2x14, nibble_mask) */
+	vpsrlw $4, %ymm4, %ymm4 /* g2x14_sh = shr(g2x14) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm4, %ymm4 /* g2x14_hi = and(g2x14_sh, nibble_mask) */
+	vpshufb %ymm5, %ymm2, %ymm5 /* xout_34_l = lookup16(tbl_lo_3, g2x14_lo) */
+	vpshufb %ymm4, %ymm3, %ymm4 /* xout_34_h = lookup16(tbl_hi_3, g2x14_hi) */
+	vpxor %ymm4, %ymm5, %ymm4 /* xout_34 = xor(xout_34_l, xout_34_h) */
+	vmovdqa 3488(%rsp), %ymm5 /* reload g2x15.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm5, %ymm6 /* g2x15_lo = and(g2x15, nibble_mask) */
+	vpsrlw $4, %ymm5, %ymm5 /* g2x15_sh = shr(g2x15) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm5, %ymm5 /* g2x15_hi = and(g2x15_sh, nibble_mask) */
+	vpshufb %ymm6, %ymm2, %ymm6 /* xout_35_l = lookup16(tbl_lo_3, g2x15_lo) */
+	vpshufb %ymm5, %ymm3, %ymm5 /* xout_35_h = lookup16(tbl_hi_3, g2x15_hi) */
+	vpxor %ymm5, %ymm6, %ymm5 /* xout_35 = xor(xout_35_l, xout_35_h) */
+	vmovdqa 2880(%rsp), %ymm6 /* reload g2x8.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm6, %ymm7 /* g2x8_lo = and(g2x8, nibble_mask) */
+	vpsrlw $4, %ymm6, %ymm6 /* g2x8_sh = shr(g2x8) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm6, %ymm6 /* g2x8_hi = and(g2x8_sh, nibble_mask) */
+	vpshufb %ymm7, %ymm2, %ymm7 /* xout_36_l = lookup16(tbl_lo_3, g2x8_lo) */
+	vpshufb %ymm6, %ymm3, %ymm6 /* xout_36_h = lookup16(tbl_hi_3, g2x8_hi) */
+	vpxor %ymm6, %ymm7, %ymm6 /* xout_36 = xor(xout_36_l, xout_36_h) */
+	vmovdqa 2912(%rsp), %ymm7 /* reload g2x9.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm7, %ymm8 /* g2x9_lo = and(g2x9, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* g2x9_sh = shr(g2x9) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm7, %ymm7 /* g2x9_hi = and(g2x9_sh, nibble_mask) */
+	vpshufb %ymm8, %ymm2, %ymm8 /* xout_37_l = lookup16(tbl_lo_3, g2x9_lo) */
+	vpshufb %ymm7, %ymm3, %ymm7 /* xout_37_h = lookup16(tbl_hi_3, g2x9_hi) */
+	vpxor %ymm7, %ymm8, %ymm7 /* xout_37 = xor(xout_37_l, xout_37_h) */
+	vmovdqa 2944(%rsp), %ymm8 /* reload g2x10.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm8, %ymm9 /* g2x10_lo = and(g2x10, nibble_mask) */
+	vpsrlw $4, %ymm8, %ymm8 /* g2x10_sh = shr(g2x10) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm8, %ymm8 /* g2x10_hi = and(g2x10_sh, nibble_mask) */
+	vpshufb %ymm9, %ymm2, %ymm9 /* xout_38_l = lookup16(tbl_lo_3, g2x10_lo) */
+	vpshufb %ymm8, %ymm3, %ymm8 /* xout_38_h = lookup16(tbl_hi_3, g2x10_hi) */
+	vpxor %ymm8, %ymm9, %ymm8 /* xout_38 = xor(xout_38_l, xout_38_h) */
+	vmovdqa 2976(%rsp), %ymm9 /* reload g2x11.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm9, %ymm10 /* g2x11_lo = and(g2x11, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* g2x11_sh = shr(g2x11) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm9, %ymm9 /* g2x11_hi = and(g2x11_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm2, %ymm10 /* xout_39_l = lookup16(tbl_lo_3, g2x11_lo) */
+	vpshufb %ymm9, %ymm3, %ymm9 /* xout_39_h = lookup16(tbl_hi_3, g2x11_hi) */
+	vpxor %ymm9, %ymm10, %ymm9 /* xout_39 = xor(xout_39_l, xout_39_h) */
+	vmovdqa 2368(%rsp), %ymm10 /* reload g2x4.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm10, %ymm11 /* g2x4_lo = and(g2x4, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g2x4_sh = shr(g2x4) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm10, %ymm10 /* g2x4_hi = and(g2x4_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm2, %ymm11 /* xout_40_l = lookup16(tbl_lo_3, g2x4_lo) */
+	vpshufb %ymm10, %ymm3, %ymm10 /* xout_40_h = lookup16(tbl_hi_3, g2x4_hi) */
+	vpxor %ymm10, %ymm11, %ymm10 /* xout_40 = xor(xout_40_l, xout_40_h) */
+	vmovdqa 2400(%rsp), %ymm11 /* reload g2x5.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm11, %ymm12 /* g2x5_lo = and(g2x5, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g2x5_sh = shr(g2x5) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm11, %ymm11 /* g2x5_hi = and(g2x5_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm2, %ymm12 /* xout_41_l = lookup16(tbl_lo_3, g2x5_lo) */
+	vpshufb %ymm11, %ymm3, %ymm11 /* xout_41_h = lookup16(tbl_hi_3, g2x5_hi) */
+	vpxor %ymm11, %ymm12, %ymm11 /* xout_41 = xor(xout_41_l, xout_41_h) */
+	vmovdqa 2432(%rsp), %ymm12 /* reload g2x6.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm12, %ymm13 /* g2x6_lo = and(g2x6, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g2x6_sh = shr(g2x6) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm12, %ymm12 /* g2x6_hi = and(g2x6_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm2, %ymm13 /* xout_42_l = lookup16(tbl_lo_3, g2x6_lo) */
+	vpshufb %ymm12, %ymm3, %ymm12 /* xout_42_h = lookup16(tbl_hi_3, g2x6_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* xout_42 = xor(xout_42_l, xout_42_h) */
+	vmovdqa 2464(%rsp), %ymm13 /* reload g2x7.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm13, %ymm14 /* g2x7_lo = and(g2x7, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g2x7_sh = shr(g2x7) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm13, %ymm13 /* g2x7_hi = and(g2x7_sh, nibble_mask) */
+	vpshufb %ymm14, %ymm2, %ymm14 /* xout_43_l = lookup16(tbl_lo_3, g2x7_lo) */
+	vpshufb %ymm13, %ymm3, %ymm13 /* xout_43_h = lookup16(tbl_hi_3, g2x7_hi) */
+	vpxor %ymm13, %ymm14, %ymm13 /* xout_43 = xor(xout_43_l, xout_43_h) */
+	vmovdqa 2304(%rsp), %ymm14 /* reload g2x0.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm14, %ymm15 /* g2x0_lo = and(g2x0, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* g2x0_sh = shr(g2x0) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm14, %ymm14 /* g2x0_hi = and(g2x0_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm2, %ymm15 /* xout_44_l = lookup16(tbl_lo_3, g2x0_lo) */
+	vpshufb %ymm14, %ymm3, %ymm14 /* xout_44_h = lookup16(tbl_hi_3, g2x0_hi) */
+	vpxor %ymm14, %ymm15, %ymm14 /* xout_44 = xor(xout_44_l, xout_44_h) */
+	vmovdqa 2272(%rsp), %ymm15 /* reload g2x1.2 */
+	vmovdqa %ymm9, 2304(%rsp) /* spill xout_39 */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm15, %ymm9 /* g2x1_lo = and(g2x1, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* g2x1_sh = shr(g2x1) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm15, %ymm15 /* g2x1_hi = and(g2x1_sh, nibble_mask) */
+	vpshufb %ymm9, %ymm2, %ymm9 /* xout_45_l = lookup16(tbl_lo_3, g2x1_lo) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* xout_45_h = lookup16(tbl_hi_3, g2x1_hi) */
+	vpxor %ymm15, %ymm9, %ymm9 /* xout_45 = xor(xout_45_l, xout_45_h) */
+	vmovdqa 2240(%rsp), %ymm15 /* reload g2x2.2 */
+	vmovdqa %ymm8, 2272(%rsp) /* spill xout_38 */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm15, %ymm8 /* g2x2_lo = and(g2x2, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* g2x2_sh = shr(g2x2) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm15, %ymm15 /* g2x2_hi = and(g2x2_sh, nibble_mask) */
+	vpshufb %ymm8, %ymm2, %ymm8 /* xout_46_l = lookup16(tbl_lo_3, g2x2_lo) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* xout_46_h = lookup16(tbl_hi_3, g2x2_hi) */
+	vpxor %ymm15, %ymm8, %ymm8 /* xout_46 = xor(xout_46_l, xout_46_h) */
+	vmovdqa 2208(%rsp), %ymm15 /* reload g2x3.2 */
+	vmovdqa %ymm8, 2240(%rsp) /* spill xout_46 */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm15, %ymm8 /* g2x3_lo = and(g2x3, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* g2x3_sh = shr(g2x3) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm15, %ymm15 /* g2x3_hi = and(g2x3_sh, nibble_mask) */
+	vpshufb %ymm8, %ymm2, %ymm8 /* xout_47_l = lookup16(tbl_lo_3, g2x3_lo) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* xout_47_h = lookup16(tbl_hi_3, g2x3_hi) */
+	vpxor %ymm15, %ymm8, %ymm8 /* xout_47 = xor(xout_47_l, xout_47_h) */
+	vpunpcklbw %ymm10, %ymm0, %ymm15 /* tro0_32 = unpacklo(xout_32, xout_40) */
+	vpunpckhbw %ymm10, %ymm0, %ymm0 /* tro0_33 = unpackhi(xout_32, xout_40) */
+	vpunpcklbw %ymm11, %ymm1, %ymm10 /* tro0_34 = unpacklo(xout_33, xout_41) */
+	vpunpckhbw %ymm11, %ymm1, %ymm1 /* tro0_35 = unpackhi(xout_33, xout_41) */
+	vpunpcklbw %ymm12, %ymm4, %ymm11 /* tro0_36 = unpacklo(xout_34, xout_42) */
+	vpunpckhbw %ymm12, %ymm4, %ymm4 /* tro0_37 = unpackhi(xout_34, xout_42) */
+	vpunpcklbw %ymm13, %ymm5, %ymm12 /* tro0_38 = unpacklo(xout_35, xout_43) */
+	vpunpckhbw %ymm13, %ymm5, %ymm5 /* tro0_39 = unpackhi(xout_35, xout_43) */
+	vpunpcklbw %ymm14, %ymm6, %ymm13 /* tro0_40 = unpacklo(xout_36, xout_44) */
+	vpunpckhbw %ymm14, %ymm6, %ymm6 /* tro0_41 = unpackhi(xout_36, xout_44) */
+	vpunpcklbw %ymm9, %ymm7, %ymm14 /* tro0_42 = unpacklo(xout_37, xout_45) */
+	vpunpckhbw %ymm9, %ymm7, %ymm7 /* tro0_43 = unpackhi(xout_37, xout_45) */
+	vmovdqa 2272(%rsp), %ymm9 /* reload xout_38 */
+	vpunpcklbw 2240(%rsp), %ymm9, %ymm3 /* tro0_44 = unpacklo(xout_38, xout_46) */
+	vpunpckhbw 2240(%rsp), %ymm9, %ymm9 /* tro0_45 = unpackhi(xout_38, xout_46) */
+	vmovdqa 2304(%rsp), %ymm2 /* reload xout_39 */
+	vmovdqa %ymm5, 2240(%rsp) /* spill tro0_39 */
+	vpunpcklbw %ymm8, %ymm2, %ymm5 /* tro0_46 = unpacklo(xout_39, xout_47) */
+	vpunpckhbw %ymm8, %ymm2, %ymm2 /* tro0_47 = unpackhi(xout_39, xout_47) */
+	vpunpcklbw %ymm13, %ymm15, %ymm8 /* tro1_32 = unpacklo(tro0_32, tro0_40) */
+	vpunpckhbw %ymm13, %ymm15, %ymm13 /* tro1_33 = unpackhi(tro0_32, tro0_40) */
+	vpunpcklbw %ymm6, %ymm0, %ymm15 /* tro1_34 = unpacklo(tro0_33, tro0_41) */
+	vpunpckhbw %ymm6, %ymm0, %ymm0 /* tro1_35 = unpackhi(tro0_33, tro0_41) */
+	vpunpcklbw %ymm14, %ymm10, %ymm6 /* tro1_36 = unpacklo(tro0_34, tro0_42) */
+	vpunpckhbw %ymm14, %ymm10, %ymm10 /* tro1_37 = unpackhi(tro0_34, tro0_42) */
+	vpunpcklbw %ymm7, %ymm1, %ymm14 /* tro1_38 = unpacklo(tro0_35, tro0_43) */
+	vpunpckhbw %ymm7, %ymm1, %ymm1 /* tro1_39 = unpackhi(tro0_35, tro0_43) */
+	vpunpcklbw %ymm3, %ymm11, %ymm7 /* tro1_40 = unpacklo(tro0_36, tro0_44) */
+	vpunpckhbw %ymm3, %ymm11, %ymm3 /* tro1_41 = unpackhi(tro0_36, tro0_44) */
+	vpunpcklbw %ymm9, %ymm4, %ymm11 /* tro1_42 = unpacklo(tro0_37, tro0_45) */
+	vpunpckhbw %ymm9, %ymm4, %ymm4 /* tro1_43 = unpackhi(tro0_37, tro0_45) */
+	vpunpcklbw %ymm5, %ymm12, %ymm9 /* tro1_44 = unpacklo(tro0_38, tro0_46) */
+	vpunpckhbw %ymm5, %ymm12, %ymm5 /* tro1_45 = unpackhi(tro0_38, tro0_46) */
+	vmovdqa 2240(%rsp), %ymm12 /* reload tro0_39 */
+	vmovdqa %ymm1, 2304(%rsp) /* spill tro1_39 */
+	vpunpcklbw %ymm2, %ymm12, %ymm1 /* tro1_46 = unpacklo(tro0_39, tro0_47) */
+	vpunpckhbw %ymm2, %ymm12, %ymm2 /* tro1_47 = unpackhi(tro0_39, tro0_47) */
+	vpunpcklbw %ymm7, %ymm8, %ymm12 /* tro2_32 = unpacklo(tro1_32, tro1_40) */
+	vpunpckhbw %ymm7, %ymm8, %ymm7 /* tro2_33 = unpackhi(tro1_32, tro1_40) */
+	vpunpcklbw %ymm3, %ymm13, %ymm8 /* tro2_34 = unpacklo(tro1_33, tro1_41) */
+	vpunpckhbw %ymm3, %ymm13, %ymm3 /* tro2_35 = unpackhi(tro1_33, tro1_41) */
+	vpunpcklbw %ymm11, %ymm15, %ymm13 /* tro2_36 = unpacklo(tro1_34, tro1_42) */
+	vpunpckhbw %ymm11, %ymm15, %ymm11 /* tro2_37 = unpackhi(tro1_34, tro1_42) */
+	vpunpcklbw %ymm4, %ymm0, %ymm15 /* tro2_38 = unpacklo(tro1_35, tro1_43) */
+	vpunpckhbw %ymm4, %ymm0, %ymm0 /* tro2_39 = unpackhi(tro1_35, tro1_43) */
+	vpunpcklbw %ymm9, %ymm6, %ymm4 /* tro2_40 = unpacklo(tro1_36, tro1_44) */
+	vpunpckhbw %ymm9, %ymm6, %ymm6 /* tro2_41 = unpackhi(tro1_36, tro1_44) */
+	vpunpcklbw %ymm5, %ymm10, %ymm9 /* tro2_42 = unpacklo(tro1_37, tro1_45) */
+	vpunpckhbw %ymm5, %ymm10, %ymm5 /* tro2_43 = unpackhi(tro1_37, tro1_45) */
+	vpunpcklbw %ymm1, %ymm14, %ymm10 /* tro2_44 = unpacklo(tro1_38, tro1_46) */
+	vpunpckhbw %ymm1, %ymm14, %ymm1 /* tro2_45 = unpackhi(tro1_38, tro1_46) */
+	vmovdqa 2304(%rsp), %ymm14 /* reload tro1_39 */
+	vmovdqa %ymm0, 2240(%rsp) /* spill tro2_39 */
+	vpunpcklbw %ymm2, %ymm14, %ymm0 /* tro2_46 = unpacklo(tro1_39, tro1_47) */
+	vpunpckhbw %ymm2, %ymm14, %ymm2 /* tro2_47 = unpackhi(tro1_39, tro1_47) */
+	vpunpcklbw %ymm4, %ymm12, %ymm14 /* tro3_32 = unpacklo(tro2_32, tro2_40) */
+	vpunpckhbw %ymm4, %ymm12, %ymm4 /* tro3_33 = unpackhi(tro2_32, tro2_40) */
+	vpunpcklbw %ymm6, %ymm7, %ymm12 /* tro3_34 = unpacklo(tro2_33, tro2_41) */
+	vpunpckhbw %ymm6, %ymm7, %ymm6 /* tro3_35 = unpackhi(tro2_33, tro2_41) */
+	vpunpcklbw %ymm9, %ymm8, %ymm7 /* tro3_36 = unpacklo(tro2_34, tro2_42) */
+	vpunpckhbw %ymm9, %ymm8, %ymm8 /* tro3_37 = unpackhi(tro2_34, tro2_42) */
+	vpunpcklbw %ymm5, %ymm3, %ymm9 /* tro3_38 = unpacklo(tro2_35, tro2_43) */
+	vpunpckhbw %ymm5, %ymm3, %ymm3 /* tro3_39 = unpackhi(tro2_35, tro2_43) */
+	vpunpcklbw %ymm10, %ymm13, %ymm5 /* tro3_40 = unpacklo(tro2_36, tro2_44) */
+	vpunpckhbw %ymm10, %ymm13, %ymm10 /* tro3_41 = unpackhi(tro2_36, tro2_44) */
+	vpunpcklbw %ymm1, %ymm11, %ymm13 /* tro3_42 = unpacklo(tro2_37, tro2_45) */
+	vpunpckhbw %ymm1, %ymm11, %ymm1 /* tro3_43 = unpackhi(tro2_37, tro2_45) */
+	vpunpcklbw %ymm0, %ymm15, %ymm11 /* tro3_44 = unpacklo(tro2_38, tro2_46) */
+	vpunpckhbw %ymm0, %ymm15, %ymm0 /* tro3_45 = unpackhi(tro2_38, tro2_46) */
+	vmovdqa 2240(%rsp), %ymm15 /* reload tro2_39 */
+	vmovdqa %ymm0, 2304(%rsp) /* spill tro3_45 */
+	vpunpcklbw %ymm2, %ymm15, %ymm0 /* tro3_46 = unpacklo(tro2_39, tro2_47) */
+	vpunpckhbw %ymm2, %ymm15, %ymm2 /* tro3_47 = unpackhi(tro2_39, tro2_47) */
+	vmovdqu 1024(%rcx), %ymm15 /* msg_32 = load() */
+	vpxor %ymm15, %ymm14, %ymm14 /* ct_32 = xor(tro3_32, msg_32) */
+	vmovdqu %ymm14, 1024(%rdx) /* store ct_32 */
+	vmovdqu 1056(%rcx), %ymm14 /* msg_33 = load() */
+	vpxor %ymm14, %ymm4, %ymm4 /* ct_33 = xor(tro3_33, msg_33) */
+	vmovdqu %ymm4, 1056(%rdx) /* store ct_33 */
+	vmovdqu 1088(%rcx), %ymm4 /* msg_34 = load() */
+	vpxor %ymm4, %ymm12, %ymm4 /* ct_34 = xor(tro3_34, msg_34) */
+	vmovdqu %ymm4, 1088(%rdx) /* store ct_34 */
+	vmovdqu 1120(%rcx), %ymm4 /* msg_35 = load() */
+	vpxor %ymm4, %ymm6, %ymm4 /* ct_35 = xor(tro3_35, msg_35) */
+	vmovdqu %ymm4, 1120(%rdx) /* store ct_35 */
+	vmovdqu 1152(%rcx), %ymm4 /* msg_36 = load() */
+	vpxor %ymm4, %ymm7, %ymm4 /* ct_36 = xor(tro3_36, msg_36) */
+	vmovdqu %ymm4, 1152(%rdx) /* store ct_36 */
+	vmovdqu 1184(%rcx), %ymm4 /* msg_37 = load() */
+	vpxor %ymm4, %ymm8, %ymm4 /* ct_37 = xor(tro3_37, msg_37) */
+	vmovdqu %ymm4, 1184(%rdx) /* store ct_37 */
+	vmovdqu 1216(%rcx), %ymm4 /* msg_38 = load() */
+	vpxor %ymm4, %ymm9, %ymm4 /* ct_38 = xor(tro3_38, msg_38) */
+	vmovdqu %ymm4, 1216(%rdx) /* store ct_38 */
+	vmovdqu 1248(%rcx), %ymm4 /* msg_39 = load() */
+	vpxor %ymm4, %ymm3, %ymm3 /* ct_39 = xor(tro3_39, msg_39) */
+	vmovdqu %ymm3, 1248(%rdx) /* store ct_39 */
+	vmovdqu 1280(%rcx), %ymm3 /* msg_40 = load() */
+	vpxor %ymm3, %ymm5, %ymm3 /* ct_40 = xor(tro3_40, msg_40) */
+	vmovdqu %ymm3, 1280(%rdx) /* store ct_40 */
+	vmovdqu 1312(%rcx), %ymm3 /* msg_41 = load() */
+	vpxor %ymm3, %ymm10, %ymm3 /* ct_41 = xor(tro3_41, msg_41) */
+	vmovdqu %ymm3, 1312(%rdx) /* store ct_41 */
+	vmovdqu 1344(%rcx), %ymm3 /* msg_42 = load() */
+	vpxor %ymm3, %ymm13, %ymm3 /* ct_42 = xor(tro3_42, msg_42) */
+	vmovdqu %ymm3, 1344(%rdx) /* store ct_42 */
+	vmovdqu 1376(%rcx), %ymm3 /* msg_43 = load() */
+	vpxor %ymm3, %ymm1, %ymm1 /* ct_43 = xor(tro3_43, msg_43) */
+	vmovdqu %ymm1, 1376(%rdx) /* store ct_43 */
+	vmovdqu 1408(%rcx), %ymm1 /* msg_44 = load() */
+	vpxor %ymm1, %ymm11, %ymm1 /* ct_44 = xor(tro3_44, msg_44) */
+	vmovdqu %ymm1, 1408(%rdx) /* store ct_44 */
+	vmovdqu 1440(%rcx), %ymm1 /* msg_45 = load() */
+	vpxor 2304(%rsp), %ymm1, %ymm1 /* ct_45 = xor(msg_45, tro3_45) */
+	vmovdqu %ymm1, 1440(%rdx) /* store ct_45 */
+	vmovdqu 1472(%rcx), %ymm1 /* msg_46 = load() */
+	vpxor %ymm1, %ymm0, %ymm0 /* ct_46 = xor(tro3_46, msg_46) */
+	vmovdqu %ymm0, 1472(%rdx) /* store ct_46 */
+	vmovdqu 1504(%rcx), %ymm0 /* msg_47 = load() */
+	vpxor %ymm0, %ymm2, %ymm0 /* ct_47 = xor(tro3_47, msg_47) */
+	vmovdqu %ymm0, 1504(%rdx) /* store ct_47 */
+	vmovdqa 3520(%rsp), %ymm0 /* reload g3x12.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm0, %ymm1 /* g3x12_lo = and(g3x12, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* g3x12_sh = shr(g3x12) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm0, %ymm0 /* g3x12_hi = and(g3x12_sh, nibble_mask) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_tbl_lo_3(%rip), %ymm2 /* tbl_lo_3 = const() */
+	vpshufb %ymm1, %ymm2, %ymm1 /* xout_48_l = lookup16(tbl_lo_3, g3x12_lo) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_9_tbl_hi_3(%rip), %ymm3 /* tbl_hi_3 = const() */
+	vpshufb %ymm0, %ymm3, %ymm0 /* xout_48_h = lookup16(tbl_hi_3, g3x12_hi) */
+	vpxor %ymm0, %ymm1, %ymm0 /* xout_48 = xor(xout_48_l, xout_48_h) */
+	vmovdqa 3552(%rsp), %ymm1 /* reload g3x13.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm1, %ymm4 /* g3x13_lo = and(g3x13, nibble_mask) */
+	vpsrlw $4, %ymm1, %ymm1 /* g3x13_sh = shr(g3x13) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm1, %ymm1 /* g3x13_hi = and(g3x13_sh, nibble_mask) */
+	vpshufb %ymm4, %ymm2, %ymm4 /* xout_49_l = lookup16(tbl_lo_3, g3x13_lo) */
+	vpshufb %ymm1, %ymm3, %ymm1 /* xout_49_h = lookup16(tbl_hi_3, g3x13_hi) */
+	vpxor %ymm1, %ymm4, %ymm1 /* xout_49 = xor(xout_49_l, xout_49_h) */
+	vmovdqa 3584(%rsp), %ymm4 /* reload g3x14.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm4, %ymm5 /* g3x14_lo = and(g3x14, nibble_mask) */
+	vpsrlw $4, %ymm4, %ymm4 /* g3x14_sh = shr(g3x14) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm4, %ymm4 /* g3x14_hi = and(g3x14_sh, nibble_mask) */
+	vpshufb %ymm5, %ymm2, %ymm5 /* xout_50_l = lookup16(tbl_lo_3, g3x14_lo) */
+	vpshufb %ymm4, %ymm3, %ymm4 /* xout_50_h = lookup16(tbl_hi_3, g3x14_hi) */
+	vpxor %ymm4, %ymm5, %ymm4 /* xout_50 = xor(xout_50_l, xout_50_h) */
+	vmovdqa 1184(%rsp), %ymm5 /* reload g3x15.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm5, %ymm6 /* g3x15_lo = and(g3x15, nibble_mask) */
+	vpsrlw $4, %ymm5, %ymm5 /* g3x15_sh = shr(g3x15) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm5, %ymm5 /* g3x15_hi = and(g3x15_sh, nibble_mask) */
+	vpshufb %ymm6, %ymm2, %ymm6 /* xout_51_l = lookup16(tbl_lo_3, g3x15_lo) */
+	vpshufb %ymm5, %ymm3, %ymm5 /* xout_51_h = lookup16(tbl_hi_3, g3x15_hi) */
+	vpxor %ymm5, %ymm6, %ymm5 /* xout_51 = xor(xout_51_l, xout_51_h) */
+	vmovdqa 3008(%rsp), %ymm6 /* reload g3x8.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm6, %ymm7 /* g3x8_lo = and(g3x8, nibble_mask) */
+	vpsrlw $4, %ymm6, %ymm6 /* g3x8_sh = shr(g3x8) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm6, %ymm6 /* g3x8_hi = and(g3x8_sh, nibble_mask) */
+	vpshufb %ymm7, %ymm2, %ymm7 /* xout_52_l = lookup16(tbl_lo_3, g3x8_lo) */
+	vpshufb %ymm6, %ymm3, %ymm6 /* xout_52_h = lookup16(tbl_hi_3, g3x8_hi) */
+	vpxor %ymm6, %ymm7, %ymm6 /* xout_52 = xor(xout_52_l, xout_52_h) */
+	vmovdqa 3040(%rsp), %ymm7 /* reload g3x9.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm7, %ymm8 /* g3x9_lo = and(g3x9, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* g3x9_sh = shr(g3x9) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm7, %ymm7 /* g3x9_hi = and(g3x9_sh, nibble_mask) */
+	vpshufb %ymm8, %ymm2, %ymm8 /* xout_53_l = lookup16(tbl_lo_3, g3x9_lo) */
+	vpshufb %ymm7, %ymm3, %ymm7 /* xout_53_h = lookup16(tbl_hi_3, g3x9_hi) */
+	vpxor %ymm7, %ymm8, %ymm7 /* xout_53 = xor(xout_53_l, xout_53_h) */
+	vmovdqa 3072(%rsp), %ymm8 /* reload g3x10.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm8, %ymm9 /* g3x10_lo = and(g3x10, nibble_mask) */
+	vpsrlw $4, %ymm8, %ymm8 /* g3x10_sh = shr(g3x10) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm8, %ymm8 /* g3x10_hi = and(g3x10_sh, nibble_mask) */
+	vpshufb %ymm9, %ymm2, %ymm9 /* xout_54_l = lookup16(tbl_lo_3, g3x10_lo) */
+	vpshufb %ymm8, %ymm3, %ymm8 /* xout_54_h = lookup16(tbl_hi_3, g3x10_hi) */
+	vpxor %ymm8, %ymm9, %ymm8 /* xout_54 = xor(xout_54_l, xout_54_h) */
+	vmovdqa 3104(%rsp), %ymm9 /* reload g3x11.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm9, %ymm10 /* g3x11_lo = and(g3x11, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* g3x11_sh = shr(g3x11) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm9, %ymm9 /* g3x11_hi = and(g3x11_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm2, %ymm10 /* xout_55_l = lookup16(tbl_lo_3, g3x11_lo) */
+	vpshufb %ymm9, %ymm3, %ymm9 /* xout_55_h = lookup16(tbl_hi_3, g3x11_hi) */
+	vpxor %ymm9, %ymm10, %ymm9 /* xout_55 = xor(xout_55_l, xout_55_h) */
+	vmovdqa 2496(%rsp), %ymm10 /* reload g3x4.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm10, %ymm11 /* g3x4_lo = and(g3x4, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g3x4_sh = shr(g3x4) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm10, %ymm10 /* g3x4_hi = and(g3x4_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm2, %ymm11 /* xout_56_l = lookup16(tbl_lo_3, g3x4_lo) */
+	vpshufb %ymm10, %ymm3, %ymm10 /* xout_56_h = lookup16(tbl_hi_3, g3x4_hi) */
+	vpxor %ymm10, %ymm11, %ymm10 /* xout_56 = xor(xout_56_l, xout_56_h) */
+	vmovdqa 2528(%rsp), %ymm11 /* reload g3x5.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm11, %ymm12 /* g3x5_lo = and(g3x5, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g3x5_sh = shr(g3x5) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm11, %ymm11 /* g3x5_hi = and(g3x5_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm2, %ymm12 /* xout_57_l = lookup16(tbl_lo_3, g3x5_lo) */
+	vpshufb %ymm11, %ymm3, %ymm11 /* xout_57_h = lookup16(tbl_hi_3, g3x5_hi) */
+	vpxor %ymm11, %ymm12, %ymm11 /* xout_57 = xor(xout_57_l, xout_57_h) */
+	vmovdqa 2560(%rsp), %ymm12 /* reload g3x6.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm12, %ymm13 /* g3x6_lo = and(g3x6, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g3x6_sh = shr(g3x6) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm12, %ymm12 /* g3x6_hi = and(g3x6_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm2, %ymm13 /* xout_58_l = lookup16(tbl_lo_3, g3x6_lo) */
+	vpshufb %ymm12, %ymm3, %ymm12 /* xout_58_h = lookup16(tbl_hi_3, g3x6_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* xout_58 = xor(xout_58_l, xout_58_h) */
+	vmovdqa 2592(%rsp), %ymm13 /* reload g3x7.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm13, %ymm14 /* g3x7_lo = and(g3x7, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g3x7_sh = shr(g3x7) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm13, %ymm13 /* g3x7_hi = and(g3x7_sh, nibble_mask) */
+	vpshufb %ymm14, %ymm2, %ymm14 /* xout_59_l = lookup16(tbl_lo_3, g3x7_lo) */
+	vpshufb %ymm13, %ymm3, %ymm13 /* xout_59_h = lookup16(tbl_hi_3, g3x7_hi) */
+	vpxor %ymm13, %ymm14, %ymm13 /* xout_59 = xor(xout_59_l, xout_59_h) */
+	vmovdqa 1984(%rsp), %ymm14 /* reload g3x0.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm14, %ymm15 /* g3x0_lo = and(g3x0, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* g3x0_sh = shr(g3x0) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm14, %ymm14 /* g3x0_hi = and(g3x0_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm2, %ymm15 /* xout_60_l = lookup16(tbl_lo_3, g3x0_lo) */
+	vpshufb %ymm14, %ymm3, %ymm14 /* xout_60_h = lookup16(tbl_hi_3, g3x0_hi) */
+	vpxor %ymm14, %ymm15, %ymm14 /* xout_60 = xor(xout_60_l, xout_60_h) */
+	vmovdqa 2016(%rsp), %ymm15 /* reload g3x1.2 */
+	vmovdqa %ymm9, 1984(%rsp) /* spill xout_55 */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm15, %ymm9 /* g3x1_lo = and(g3x1, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* g3x1_sh = shr(g3x1) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm15, %ymm15 /* g3x1_hi = and(g3x1_sh, nibble_mask) */
+	vpshufb %ymm9, %ymm2, %ymm9 /* xout_61_l = lookup16(tbl_lo_3, g3x1_lo) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* xout_61_h = lookup16(tbl_hi_3, g3x1_hi) */
+	vpxor %ymm15, %ymm9, %ymm9 /* xout_61 = xor(xout_61_l, xout_61_h) */
+	vmovdqa 2048(%rsp), %ymm15 /* reload g3x2.2 */
+	vmovdqa %ymm8, 2016(%rsp) /* spill xout_54 */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm15, %ymm8 /* g3x2_lo = and(g3x2, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* g3x2_sh = shr(g3x2) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm15, %ymm15 /* g3x2_hi = and(g3x2_sh, nibble_mask) */
+	vpshufb %ymm8, %ymm2, %ymm8 /* xout_62_l = lookup16(tbl_lo_3, g3x2_lo) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* xout_62_h = lookup16(tbl_hi_3, g3x2_hi) */
+	vpxor %ymm15, %ymm8, %ymm8 /* xout_62 = xor(xout_62_l, xout_62_h) */
+	vmovdqa 2080(%rsp), %ymm15 /* reload g3x3.2 */
+	vmovdqa %ymm8, 2048(%rsp) /* spill xout_62 */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm15, %ymm8 /* g3x3_lo = and(g3x3, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* g3x3_sh = shr(g3x3) */
+	vpand .Lsm4_byteslice_avx2_aesni_9_nibble_mask(%rip), %ymm15, %ymm15 /* g3x3_hi = and(g3x3_sh, nibble_mask) */
+	vpshufb %ymm8, %ymm2, %ymm2 /* xout_63_l = lookup16(tbl_lo_3, g3x3_lo) */
+	vpshufb %ymm15, %ymm3, %ymm3 /* xout_63_h = lookup16(tbl_hi_3, g3x3_hi) */
+	vpxor %ymm3, %ymm2, %ymm2 /* xout_63 = xor(xout_63_l, xout_63_h) */
+	vpunpcklbw %ymm10, %ymm0, %ymm3 /* tro0_48 = unpacklo(xout_48, xout_56) */
+	vpunpckhbw %ymm10, %ymm0, %ymm0 /* tro0_49 = unpackhi(xout_48, xout_56) */
+	vpunpcklbw %ymm11, %ymm1, %ymm8 /* tro0_50 = unpacklo(xout_49, xout_57) */
+	vpunpckhbw %ymm11, %ymm1, %ymm1 /* tro0_51 = unpackhi(xout_49, xout_57) */
+	vpunpcklbw %ymm12, %ymm4, %ymm10 /* tro0_52 = unpacklo(xout_50, xout_58) */
+	vpunpckhbw %ymm12, %ymm4, %ymm4 /* tro0_53 = unpackhi(xout_50, xout_58) */
+	vpunpcklbw %ymm13, %ymm5, %ymm11 /* tro0_54 = unpacklo(xout_51, xout_59) */
+	vpunpckhbw %ymm13, %ymm5, %ymm5 /* tro0_55 = unpackhi(xout_51, xout_59) */
+	vpunpcklbw %ymm14, %ymm6, %ymm12 /* tro0_56 = unpacklo(xout_52, xout_60) */
+	vpunpckhbw %ymm14, %ymm6, %ymm6 /* tro0_57 = unpackhi(xout_52, xout_60) */
+	vpunpcklbw %ymm9, %ymm7, %ymm13 /* tro0_58 = unpacklo(xout_53, xout_61) */
+	vpunpckhbw %ymm9, %ymm7, %ymm7 /* tro0_59 = unpackhi(xout_53, xout_61) */
+	vmovdqa 2016(%rsp), %ymm9 /* reload xout_54 */
+	vpunpcklbw 2048(%rsp), %ymm9, %ymm14 /* tro0_60 = unpacklo(xout_54, xout_62) */
+	vpunpckhbw 2048(%rsp), %ymm9, %ymm9 /* tro0_61 = unpackhi(xout_54, xout_62) */
+	vmovdqa 1984(%rsp), %ymm15 /* reload xout_55 */
+	vmovdqa %ymm5, 2048(%rsp) /* spill tro0_55 */
+	vpunpcklbw %ymm2, %ymm15, %ymm5 /* tro0_62 = unpacklo(xout_55, xout_63) */
+	vpunpckhbw %ymm2, %ymm15, %ymm2 /* tro0_63 = unpackhi(xout_55, xout_63) */
+	vpunpcklbw %ymm12, %ymm3, %ymm15 /* tro1_48 = unpacklo(tro0_48, tro0_56) */
+	vpunpckhbw %ymm12, %ymm3, %ymm3 /* tro1_49 = unpackhi(tro0_48, tro0_56) */
+	vpunpcklbw %ymm6, %ymm0, %ymm12 /* tro1_50 = unpacklo(tro0_49, tro0_57) */
+	vpunpckhbw %ymm6, %ymm0, %ymm0 /* tro1_51 = unpackhi(tro0_49, tro0_57) */
+	vpunpcklbw %ymm13, %ymm8, %ymm6 /* tro1_52 = unpacklo(tro0_50, tro0_58) */
+	vpunpckhbw %ymm13, %ymm8, %ymm8 /* tro1_53 = unpackhi(tro0_50, tro0_58) */
+	vpunpcklbw %ymm7, %ymm1, %ymm13 /* tro1_54 = unpacklo(tro0_51, tro0_59) */
+	vpunpckhbw %ymm7, %ymm1, %ymm1 /* tro1_55 = unpackhi(tro0_51, tro0_59) */
+	vpunpcklbw %ymm14, %ymm10, %ymm7 /* tro1_56 = unpacklo(tro0_52, tro0_60) */
+	vpunpckhbw %ymm14, %ymm10, %ymm10 /* tro1_57 = unpackhi(tro0_52, tro0_60) */
+	vpunpcklbw %ymm9, %ymm4, %ymm14 /* tro1_58 = unpacklo(tro0_53, tro0_61) */
+	vpunpckhbw %ymm9, %ymm4, %ymm4 /* tro1_59 = unpackhi(tro0_53, tro0_61) */
+	vpunpcklbw %ymm5, %ymm11, %ymm9 /* tro1_60 = unpacklo(tro0_54, tro0_62) */
+	vpunpckhbw %ymm5, %ymm11, %ymm5 /* tro1_61 = unpackhi(tro0_54, tro0_62) */
+	vmovdqa 2048(%rsp), %ymm11 /* reload tro0_55 */
+	vmovdqa %ymm1, 1984(%rsp) /* spill tro1_55 */
+	vpunpcklbw %ymm2, %ymm11, %ymm1 /* tro1_62 = unpacklo(tro0_55, tro0_63) */
+	vpunpckhbw %ymm2, %ymm11, %ymm2 /* tro1_63 = unpackhi(tro0_55, tro0_63) */
+	vpunpcklbw %ymm7, %ymm15, %ymm11 /* tro2_48 = unpacklo(tro1_48, tro1_56) */
+	vpunpckhbw %ymm7, %ymm15, %ymm7 /* tro2_49 = unpackhi(tro1_48, tro1_56) */
+	vpunpcklbw %ymm10, %ymm3, %ymm15 /* tro2_50 = unpacklo(tro1_49, tro1_57) */
+	vpunpckhbw %ymm10, %ymm3, %ymm3 /* tro2_51 = unpackhi(tro1_49, tro1_57) */
+	vpunpcklbw %ymm14, %ymm12, %ymm10 /* tro2_52 = unpacklo(tro1_50, tro1_58) */
+	vpunpckhbw %ymm14, %ymm12, %ymm12 /* tro2_53 = unpackhi(tro1_50, tro1_58) */
+	vpunpcklbw %ymm4, %ymm0, %ymm14 /* tro2_54 = unpacklo(tro1_51, tro1_59) */
+	vpunpckhbw %ymm4, %ymm0, %ymm0 /* tro2_55 = unpackhi(tro1_51, tro1_59) */
+	vpunpcklbw %ymm9, %ymm6, %ymm4 /* tro2_56 = unpacklo(tro1_52, tro1_60) */
+	vpunpckhbw %ymm9, %ymm6, %ymm6 /* tro2_57 = unpackhi(tro1_52, tro1_60) */
+	vpunpcklbw %ymm5, %ymm8, %ymm9 /* tro2_58 = unpacklo(tro1_53, tro1_61) */
+	vpunpckhbw %ymm5, %ymm8, %ymm5 /* tro2_59 = unpackhi(tro1_53, tro1_61) */
+	vpunpcklbw %ymm1, %ymm13, %ymm8 /* tro2_60 = unpacklo(tro1_54, tro1_62) */
+	vpunpckhbw %ymm1, %ymm13, %ymm1 /* tro2_61 = unpackhi(tro1_54, tro1_62) */
+	vmovdqa 1984(%rsp), %ymm13 /* reload tro1_55 */
+	vmovdqa %ymm0, 2048(%rsp) /* spill tro2_55 */
+	vpunpcklbw %ymm2, %ymm13, %ymm0 /* tro2_62 = unpacklo(tro1_55, tro1_63) */
+	vpunpckhbw %ymm2, %ymm13, %ymm2 /* tro2_63 = unpackhi(tro1_55, tro1_63) */
+	vpunpcklbw %ymm4, %ymm11, %ymm13 /* tro3_48 = unpacklo(tro2_48, tro2_56) */
+	vpunpckhbw %ymm4, %ymm11, %ymm4 /* tro3_49 = unpackhi(tro2_48, tro2_56) */
+	vpunpcklbw %ymm6, %ymm7, %ymm11 /* tro3_50 = unpacklo(tro2_49, tro2_57) */
+	vpunpckhbw %ymm6, %ymm7, %ymm6 /* tro3_51 = unpackhi(tro2_49, tro2_57) */
+	vpunpcklbw %ymm9, %ymm15, %ymm7 /* tro3_52 = unpacklo(tro2_50, tro2_58) */
+	vpunpckhbw %ymm9, %ymm15, %ymm9 /* tro3_53 = unpackhi(tro2_50, tro2_58) */
+	vpunpcklbw %ymm5, %ymm3, %ymm15 /* tro3_54 = unpacklo(tro2_51, tro2_59) */
+	vpunpckhbw %ymm5, %ymm3, %ymm3 /* tro3_55 = unpackhi(tro2_51, tro2_59) */
+	vpunpcklbw %ymm8, %ymm10, %ymm5 /* tro3_56 = unpacklo(tro2_52, tro2_60) */
+	vpunpckhbw %ymm8, %ymm10, %ymm8 /* tro3_57 = unpackhi(tro2_52, tro2_60) */
+	vpunpcklbw %ymm1, %ymm12, %ymm10 /* tro3_58 = unpacklo(tro2_53, tro2_61) */
+	vpunpckhbw %ymm1, %ymm12, %ymm1 /* tro3_59 = unpackhi(tro2_53, tro2_61) */
+	vpunpcklbw %ymm0, %ymm14, %ymm12 /* tro3_60 = unpacklo(tro2_54, tro2_62) */
+	vpunpckhbw %ymm0, %ymm14, %ymm0 /* tro3_61 = unpackhi(tro2_54, tro2_62) */
+	vmovdqa 2048(%rsp), %ymm14 /* reload tro2_55 */
+	vmovdqa %ymm0, 1984(%rsp) /* spill tro3_61 */
+	vpunpcklbw %ymm2, %ymm14, %ymm0 /* tro3_62 = unpacklo(tro2_55, tro2_63) */
+	vpunpckhbw %ymm2, %ymm14, %ymm2 /* tro3_63 = unpackhi(tro2_55, tro2_63) */
+	vmovdqu 1536(%rcx), %ymm14 /* msg_48 = load() */
+	vpxor %ymm14, %ymm13, %ymm13 /* ct_48 = xor(tro3_48, msg_48) */
+	vmovdqu %ymm13, 1536(%rdx) /* store ct_48 */
+	vmovdqu 1568(%rcx), %ymm13 /* msg_49 = load() */
+	vpxor %ymm13, %ymm4, %ymm4 /* ct_49 = xor(tro3_49, msg_49) */
+	vmovdqu %ymm4, 1568(%rdx) /* store ct_49 */
+	vmovdqu 1600(%rcx), %ymm4 /* msg_50 = load() */
+	vpxor %ymm4, %ymm11, %ymm4 /* ct_50 = xor(tro3_50, msg_50) */
+	vmovdqu %ymm4, 1600(%rdx) /* store ct_50 */
+	vmovdqu 1632(%rcx), %ymm4 /* msg_51 = load() */
+	vpxor %ymm4, %ymm6, %ymm4 /* ct_51 = xor(tro3_51, msg_51) */
+	vmovdqu %ymm4, 1632(%rdx) /* store ct_51 */
+	vmovdqu 1664(%rcx), %ymm4 /* msg_52 = load() */
+	vpxor %ymm4, %ymm7, %ymm4 /* ct_52 = xor(tro3_52, msg_52) */
+	vmovdqu %ymm4, 1664(%rdx) /* store ct_52 */
+	vmovdqu 1696(%rcx), %ymm4 /* msg_53 = load() */
+	vpxor %ymm4, %ymm9, %ymm4 /* ct_53 = xor(tro3_53, msg_53) */
+	vmovdqu %ymm4, 1696(%rdx) /* store ct_53 */
+	vmovdqu 1728(%rcx), %ymm4 /* msg_54 = load() */
+	vpxor %ymm4, %ymm15, %ymm4 /* ct_54 = xor(tro3_54, msg_54) */
+	vmovdqu %ymm4, 1728(%rdx) /* store ct_54 */
+	vmovdqu 1760(%rcx), %ymm4 /* msg_55 = load() */
+	vpxor %ymm4, %ymm3, %ymm3 /* ct_55 = xor(tro3_55, msg_55) */
+	vmovdqu %ymm3, 1760(%rdx) /* store ct_55 */
+	vmovdqu 1792(%rcx), %ymm3 /* msg_56 = load() */
+	vpxor %ymm3, %ymm5, %ymm3 /* ct_56 = xor(tro3_56, msg_56) */
+	vmovdqu %ymm3, 1792(%rdx) /* store ct_56 */
+	vmovdqu 1824(%rcx), %ymm3 /* msg_57 = load() */
+	vpxor %ymm3, %ymm8, %ymm3 /* ct_57 = xor(tro3_57, msg_57) */
+	vmovdqu %ymm3, 1824(%rdx) /* store ct_57 */
+	vmovdqu 1856(%rcx), %ymm3 /* msg_58 = load() */
+	vpxor %ymm3, %ymm10, %ymm3 /* ct_58 = xor(tro3_58, msg_58) */
+	vmovdqu %ymm3, 1856(%rdx) /* store ct_58 */
+	vmovdqu 1888(%rcx), %ymm3 /* msg_59 = load() */
+	vpxor %ymm3, %ymm1, %ymm1 /* ct_59 = xor(tro3_59, msg_59) */
+	vmovdqu %ymm1, 1888(%rdx) /* store ct_59 */
+	vmovdqu 1920(%rcx), %ymm1 /* msg_60 = load() */
+	vpxor %ymm1, %ymm12, %ymm1 /* ct_60 = xor(tro3_60, msg_60) */
+	vmovdqu %ymm1, 1920(%rdx) /* store ct_60 */
+	vmovdqu 1952(%rcx), %ymm1 /* msg_61 = load() */
+	vpxor 1984(%rsp), %ymm1, %ymm1 /* ct_61 = xor(msg_61, tro3_61) */
+	vmovdqu %ymm1, 1952(%rdx) /* store ct_61 */
+	vmovdqu 1984(%rcx), %ymm1 /* msg_62 = load() */
+	vpxor %ymm1, %ymm0, %ymm0 /* ct_62 = xor(tro3_62, msg_62) */
+	vmovdqu %ymm0, 1984(%rdx) /* store ct_62 */
+	vmovdqu 2016(%rcx), %ymm0 /* msg_63 = load() */
+	vpxor %ymm0, %ymm2, %ymm0 /* ct_63 = xor(tro3_63, msg_63) */
+	vmovdqu %ymm0, 2016(%rdx) /* store ct_63 */
+	vmovdqa 0(%rsp), %ymm0 /* reload y_next */
+	vmovdqu %ymm0, 64(%rsi) /* store y_next */
+	mov %rbp, %rsp
+	pop %rbp
+	vzeroupper
+	RET
+SYM_FUNC_END(sm4_byteslice_avx2_aesni_batch_gcm)
+
 /* reverse16: byte i <- byte 15 - i: GCM bytes to the reflected form phi */
 	.section .rodata.cst32.sm4_byteslice_avx2_aesni_0_reverse16, "aM", @progbits, 32
 	.balign 32
@@ -19296,5 +25466,607 @@ SYM_FUNC_END(sm4_byteslice_avx2_aesni_batch_xts)
 	.section .rodata.cst32.sm4_byteslice_avx2_aesni_8_tbl_hi_3, "aM", @progbits, 32
 	.balign 32
 .Lsm4_byteslice_avx2_aesni_8_tbl_hi_3:
+	.byte 0x00, 0xc6, 0x50, 0x96, 0x36, 0xf0, 0x66, 0xa0, 0x0a, 0xcc, 0x5a, 0x9c, 0x3c, 0xfa, 0x6c, 0xaa
+	.byte 0x00, 0xc6, 0x50, 0x96, 0x36, 0xf0, 0x66, 0xa0, 0x0a, 0xcc, 0x5a, 0x9c, 0x3c, 0xfa, 0x6c, 0xaa
+
+/* reverse16: byte i <- byte 15 - i: GCM bytes to the reflected form phi */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_reverse16, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_reverse16:
+	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
+	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
+
+/* first_block: Y joins X_1 alone */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_first_block, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_first_block:
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* half_up: (a0, a1) -> (0, a0): the middle sum's low half into S's bits 64..127 */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_half_up, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_half_up:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07
+
+/* half_down: (a0, a1) -> (a1, 0): its high half into S's bits 128..191 */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_half_down, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_half_down:
+	.byte 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80
+	.byte 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80
+
+/* fold: c = (Q - y^128 - 1) / y^64, Q = GHASH's polynomial reversed (gen/kernels/ghash.py fold) */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_fold, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_fold:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2
+
+/* swap_halves: (a0, a1) -> (a1, a0) */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_swap_halves, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_swap_halves:
+	.byte 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07
+	.byte 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07
+
+/* byte_14: byte 14 of each lane: where v + j0 + k is summed */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_byte_14, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_byte_14:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
+
+/* all_but_last: every byte but a block's last */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_all_but_last, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_all_but_last:
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
+
+/* block_k: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_block_k, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_block_k:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00
+
+/* carry_everywhere: every byte reads the carry (byte 15), a block's last byte reads zero */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_carry_everywhere, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_carry_everywhere:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
+
+/* carry_mask_table: a carry as a byte mask: 0 -> 0x00, 1 -> 0xff */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_carry_mask_table, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_carry_mask_table:
+	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* new_last_byte: byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_new_last_byte, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_new_last_byte:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
+
+/* block_k_1: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_block_k_1, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_block_k_1:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00
+
+/* block_k_2: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_block_k_2, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_block_k_2:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00
+
+/* block_k_3: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_block_k_3, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_block_k_3:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00
+
+/* block_k_4: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_block_k_4, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_block_k_4:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x08, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x00
+
+/* block_k_5: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_block_k_5, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_block_k_5:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0a, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b, 0x00
+
+/* block_k_6: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_block_k_6, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_block_k_6:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0c, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d, 0x00
+
+/* block_k_7: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_block_k_7, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_block_k_7:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0e, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00
+
+/* block_k_8: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_block_k_8, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_block_k_8:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x11, 0x00
+
+/* block_k_9: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_block_k_9, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_block_k_9:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x12, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x13, 0x00
+
+/* block_k_10: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_block_k_10, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_block_k_10:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x14, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x15, 0x00
+
+/* block_k_11: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_block_k_11, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_block_k_11:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x16, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x17, 0x00
+
+/* block_k_12: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_block_k_12, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_block_k_12:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x18, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x19, 0x00
+
+/* block_k_13: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_block_k_13, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_block_k_13:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1a, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1b, 0x00
+
+/* block_k_14: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_block_k_14, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_block_k_14:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1c, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1d, 0x00
+
+/* block_k_15: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_block_k_15, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_block_k_15:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1e, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1f, 0x00
+
+/* nibble_mask: low nibble of every byte */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_nibble_mask, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_nibble_mask:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* tbl_lo: A1 (S-box inner affine, linear part): low-nibble table (constant folded in) */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_tbl_lo, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_tbl_lo:
+	.byte 0x00, 0xf5, 0x22, 0xd7, 0xa6, 0x53, 0x84, 0x71, 0xa2, 0x57, 0x80, 0x75, 0x04, 0xf1, 0x26, 0xd3
+	.byte 0x00, 0xf5, 0x22, 0xd7, 0xa6, 0x53, 0x84, 0x71, 0xa2, 0x57, 0x80, 0x75, 0x04, 0xf1, 0x26, 0xd3
+
+/* tbl_hi: A1 (S-box inner affine, linear part): high-nibble table */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_tbl_hi, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_tbl_hi:
+	.byte 0x00, 0xac, 0x68, 0xc4, 0x8c, 0x20, 0xe4, 0x48, 0x18, 0xb4, 0x70, 0xdc, 0x94, 0x38, 0xfc, 0x50
+	.byte 0x00, 0xac, 0x68, 0xc4, 0x8c, 0x20, 0xe4, 0x48, 0x18, 0xb4, 0x70, 0xdc, 0x94, 0x38, 0xfc, 0x50
+
+/* block_k_16: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_block_k_16, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_block_k_16:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x20, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x21, 0x00
+
+/* block_k_17: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_block_k_17, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_block_k_17:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x22, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x23, 0x00
+
+/* block_k_18: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_block_k_18, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_block_k_18:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x24, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x25, 0x00
+
+/* block_k_19: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_block_k_19, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_block_k_19:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x26, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x27, 0x00
+
+/* block_k_20: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_block_k_20, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_block_k_20:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x28, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x29, 0x00
+
+/* block_k_21: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_block_k_21, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_block_k_21:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x2a, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x2b, 0x00
+
+/* block_k_22: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_block_k_22, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_block_k_22:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x2c, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x2d, 0x00
+
+/* block_k_23: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_block_k_23, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_block_k_23:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x2e, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x2f, 0x00
+
+/* block_k_24: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_block_k_24, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_block_k_24:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x30, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x31, 0x00
+
+/* block_k_25: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_block_k_25, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_block_k_25:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x32, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x33, 0x00
+
+/* block_k_26: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_block_k_26, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_block_k_26:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x34, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x35, 0x00
+
+/* block_k_27: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_block_k_27, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_block_k_27:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x36, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x37, 0x00
+
+/* block_k_28: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_block_k_28, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_block_k_28:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x38, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x39, 0x00
+
+/* block_k_29: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_block_k_29, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_block_k_29:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3a, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3b, 0x00
+
+/* block_k_30: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_block_k_30, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_block_k_30:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3c, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3d, 0x00
+
+/* block_k_31: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_block_k_31, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_block_k_31:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3e, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3f, 0x00
+
+/* block_k_32: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_block_k_32, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_block_k_32:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x40, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x41, 0x00
+
+/* block_k_33: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_block_k_33, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_block_k_33:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x42, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x43, 0x00
+
+/* block_k_34: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_block_k_34, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_block_k_34:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x44, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x45, 0x00
+
+/* block_k_35: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_block_k_35, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_block_k_35:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x46, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x47, 0x00
+
+/* block_k_36: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_block_k_36, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_block_k_36:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x48, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x49, 0x00
+
+/* block_k_37: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_block_k_37, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_block_k_37:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x4a, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x4b, 0x00
+
+/* block_k_38: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_block_k_38, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_block_k_38:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x4c, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x4d, 0x00
+
+/* block_k_39: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_block_k_39, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_block_k_39:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x4e, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x4f, 0x00
+
+/* block_k_40: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_block_k_40, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_block_k_40:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x50, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x51, 0x00
+
+/* block_k_41: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_block_k_41, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_block_k_41:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x52, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x53, 0x00
+
+/* block_k_42: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_block_k_42, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_block_k_42:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x54, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x55, 0x00
+
+/* block_k_43: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_block_k_43, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_block_k_43:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x56, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x57, 0x00
+
+/* block_k_44: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_block_k_44, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_block_k_44:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x58, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x59, 0x00
+
+/* block_k_45: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_block_k_45, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_block_k_45:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x5a, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x5b, 0x00
+
+/* block_k_46: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_block_k_46, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_block_k_46:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x5c, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x5d, 0x00
+
+/* block_k_47: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_block_k_47, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_block_k_47:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x5e, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x5f, 0x00
+
+/* block_k_48: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_block_k_48, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_block_k_48:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x60, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x61, 0x00
+
+/* block_k_49: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_block_k_49, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_block_k_49:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x62, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x63, 0x00
+
+/* block_k_50: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_block_k_50, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_block_k_50:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x64, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x65, 0x00
+
+/* block_k_51: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_block_k_51, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_block_k_51:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x66, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x67, 0x00
+
+/* block_k_52: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_block_k_52, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_block_k_52:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x68, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x69, 0x00
+
+/* block_k_53: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_block_k_53, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_block_k_53:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x6a, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x6b, 0x00
+
+/* block_k_54: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_block_k_54, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_block_k_54:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x6c, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x6d, 0x00
+
+/* block_k_55: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_block_k_55, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_block_k_55:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x6e, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x6f, 0x00
+
+/* block_k_56: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_block_k_56, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_block_k_56:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x70, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x71, 0x00
+
+/* block_k_57: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_block_k_57, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_block_k_57:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x72, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x73, 0x00
+
+/* block_k_58: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_block_k_58, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_block_k_58:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x74, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x75, 0x00
+
+/* block_k_59: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_block_k_59, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_block_k_59:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x76, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x77, 0x00
+
+/* block_k_60: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_block_k_60, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_block_k_60:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x78, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x79, 0x00
+
+/* block_k_61: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_block_k_61, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_block_k_61:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x7a, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x7b, 0x00
+
+/* block_k_62: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_block_k_62, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_block_k_62:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x7c, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x7d, 0x00
+
+/* block_k_63: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_block_k_63, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_block_k_63:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x7e, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x7f, 0x00
+
+/* inv_shift_rows: inverse ShiftRows (AESENCLAST's ShiftRows undone) */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_inv_shift_rows, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_inv_shift_rows:
+	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
+	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
+
+/* aes_cancel_key: AESENCLAST key = SubBytes constant 0x63: cancels it */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_aes_cancel_key, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_aes_cancel_key:
+	.byte 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63
+	.byte 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63
+
+/* tbl_lo_1: B'1 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_tbl_lo_1, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_tbl_lo_1:
+	.byte 0x00, 0xfa, 0x4a, 0xb0, 0x1d, 0xe7, 0x57, 0xad, 0x25, 0xdf, 0x6f, 0x95, 0x38, 0xc2, 0x72, 0x88
+	.byte 0x00, 0xfa, 0x4a, 0xb0, 0x1d, 0xe7, 0x57, 0xad, 0x25, 0xdf, 0x6f, 0x95, 0x38, 0xc2, 0x72, 0x88
+
+/* tbl_hi_1: B'1 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_tbl_hi_1, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_tbl_hi_1:
+	.byte 0x00, 0xec, 0xc6, 0x2a, 0xca, 0x26, 0x0c, 0xe0, 0xab, 0x47, 0x6d, 0x81, 0x61, 0x8d, 0xa7, 0x4b
+	.byte 0x00, 0xec, 0xc6, 0x2a, 0xca, 0x26, 0x0c, 0xe0, 0xab, 0x47, 0x6d, 0x81, 0x61, 0x8d, 0xa7, 0x4b
+
+/* tbl_lo_2: B'2 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_tbl_lo_2, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_tbl_lo_2:
+	.byte 0x5f, 0x49, 0x95, 0x83, 0xb4, 0xa2, 0x7e, 0x68, 0x1a, 0x0c, 0xd0, 0xc6, 0xf1, 0xe7, 0x3b, 0x2d
+	.byte 0x5f, 0x49, 0x95, 0x83, 0xb4, 0xa2, 0x7e, 0x68, 0x1a, 0x0c, 0xd0, 0xc6, 0xf1, 0xe7, 0x3b, 0x2d
+
+/* tbl_hi_2: B'2 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_tbl_hi_2, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_tbl_hi_2:
+	.byte 0x00, 0x1f, 0x3f, 0x20, 0x68, 0x77, 0x57, 0x48, 0xcc, 0xd3, 0xf3, 0xec, 0xa4, 0xbb, 0x9b, 0x84
+	.byte 0x00, 0x1f, 0x3f, 0x20, 0x68, 0x77, 0x57, 0x48, 0xcc, 0xd3, 0xf3, 0xec, 0xa4, 0xbb, 0x9b, 0x84
+
+/* tbl_lo_3: A1^-1: low-nibble table (constant folded in) */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_tbl_lo_3, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_tbl_lo_3:
+	.byte 0x00, 0xa7, 0x52, 0xf5, 0x0c, 0xab, 0x5e, 0xf9, 0x46, 0xe1, 0x14, 0xb3, 0x4a, 0xed, 0x18, 0xbf
+	.byte 0x00, 0xa7, 0x52, 0xf5, 0x0c, 0xab, 0x5e, 0xf9, 0x46, 0xe1, 0x14, 0xb3, 0x4a, 0xed, 0x18, 0xbf
+
+/* tbl_hi_3: A1^-1: high-nibble table */
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_9_tbl_hi_3, "aM", @progbits, 32
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_9_tbl_hi_3:
 	.byte 0x00, 0xc6, 0x50, 0x96, 0x36, 0xf0, 0x66, 0xa0, 0x0a, 0xcc, 0x5a, 0x9c, 0x3c, 0xfa, 0x6c, 0xaa
 	.byte 0x00, 0xc6, 0x50, 0x96, 0x36, 0xf0, 0x66, 0xa0, 0x0a, 0xcc, 0x5a, 0x9c, 0x3c, 0xfa, 0x6c, 0xaa

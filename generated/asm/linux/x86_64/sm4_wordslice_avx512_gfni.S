@@ -5243,6 +5243,1696 @@ SYM_FUNC_START(sm4_wordslice_avx512_gfni_batch_xts)
 	RET
 SYM_FUNC_END(sm4_wordslice_avx512_gfni_batch_xts)
 
+/* sm4_wordslice_avx512_gfni_batch_gcm: wordslice512_ctr_xor_gcm, 6 arguments
+ *   %rdi: rk
+ *   %rsi: in
+ *   %rdx: out
+ *   %rcx: src
+ *   %r8: table
+ *   %r9: hashed
+ *   %r10: 16 x r (and the loop count)
+ *   zmm0-31: vectors, as allocated (32 used)
+ *   frame: 576 bytes (9 spill slots of 64 bytes)
+ */
+	.p2align 5
+SYM_FUNC_START(sm4_wordslice_avx512_gfni_batch_gcm)
+	push %rbp
+	mov %rsp, %rbp
+	and $-64, %rsp
+	sub $576, %rsp
+	vbroadcasti32x4 64(%rsi), %zmm0 /* y_1 = bcast128() */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm0, %zmm0 /* phi_y = lookup16(y_1, reverse16) */
+
+	/* Step 1 of 16: 8 blocks, 4 per register: block i times T_(n - i), products unreduced. */
+	vmovdqu64 (%r9), %zmm1 /* x = load() */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z = lookup16(x, reverse16) */
+	vmovdqa64 .Lsm4_wordslice_avx512_gfni_9_first_block(%rip), %zmm2 /* first_block = const() */
+	vpternlogd $0x6a, %zmm1, %zmm2, %zmm0 /* z1_y = ternlog(phi_y, first_block, z) */
+	vmovdqu64 (%r8), %zmm1 /* h = load() */
+	vpclmulqdq $0x0, %zmm1, %zmm0, %zmm3 /* lo = clmul(z1_y, h) */
+	vpclmulqdq $0x10, %zmm1, %zmm0, %zmm4 /* mid = clmul(z1_y, h) */
+	vpclmulqdq $0x1, %zmm1, %zmm0, %zmm5 /* mid_1 = clmul(z1_y, h) */
+	vpclmulqdq $0x11, %zmm1, %zmm0, %zmm0 /* hi = clmul(z1_y, h) */
+	vmovdqu64 64(%r9), %zmm1 /* x_1 = load() */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_1 = lookup16(x_1, reverse16) */
+	vmovdqu64 64(%r8), %zmm6 /* h_1 = load() */
+	vpclmulqdq $0x0, %zmm6, %zmm1, %zmm7 /* lo_1 = clmul(z_1, h_1) */
+	vpclmulqdq $0x10, %zmm6, %zmm1, %zmm8 /* mid_2 = clmul(z_1, h_1) */
+	vpclmulqdq $0x1, %zmm6, %zmm1, %zmm9 /* mid_3 = clmul(z_1, h_1) */
+	vpclmulqdq $0x11, %zmm6, %zmm1, %zmm1 /* hi_1 = clmul(z_1, h_1) */
+
+	/* The sums, then S's halves, their blocks added, and one reduction. */
+	vpxord %zmm9, %zmm8, %zmm6 /* mid_sum_acc_1 = xor(mid_2, mid_3) */
+	vpternlogd $0x96, %zmm6, %zmm5, %zmm4 /* mid_sum_acc_2 = ternlog(mid, mid_1, mid_sum_acc_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_up(%rip), %zmm4, %zmm5 /* mid_lo = lookup16(mid_sum_acc_2, half_up) */
+	vpternlogd $0x96, %zmm5, %zmm7, %zmm3 /* s_lo = ternlog(lo, lo_1, mid_lo) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_down(%rip), %zmm4, %zmm4 /* mid_hi = lookup16(mid_sum_acc_2, half_down) */
+	vpternlogd $0x96, %zmm4, %zmm1, %zmm0 /* s_hi = ternlog(hi, hi_1, mid_hi) */
+	vshufi32x4 $0x4e, %zmm3, %zmm3, %zmm1 /* s_lo_x = blocks128(s_lo, s_lo) */
+	vpxord %zmm1, %zmm3, %zmm1 /* s_lo_1 = xor(s_lo, s_lo_x) */
+	vshufi32x4 $0xb1, %zmm1, %zmm1, %zmm3 /* s_lo_x_1 = blocks128(s_lo_1, s_lo_1) */
+	vpxord %zmm3, %zmm1, %zmm1 /* s_lo_2 = xor(s_lo_1, s_lo_x_1) */
+	vshufi32x4 $0x4e, %zmm0, %zmm0, %zmm3 /* s_hi_x = blocks128(s_hi, s_hi) */
+	vpxord %zmm3, %zmm0, %zmm0 /* s_hi_1 = xor(s_hi, s_hi_x) */
+	vshufi32x4 $0xb1, %zmm0, %zmm0, %zmm3 /* s_hi_x_1 = blocks128(s_hi_1, s_hi_1) */
+	vpclmulqdq $0x0, .Lsm4_wordslice_avx512_gfni_9_fold(%rip), %zmm1, %zmm4 /* fold_lo = clmul(s_lo_2, fold) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_swap_halves(%rip), %zmm4, %zmm4 /* fold_lo_sw = lookup16(fold_lo, swap_halves) */
+	vpxord %zmm4, %zmm1, %zmm1 /* v = xor(s_lo_2, fold_lo_sw) */
+	vpclmulqdq $0x11, .Lsm4_wordslice_avx512_gfni_9_fold(%rip), %zmm1, %zmm4 /* fold_hi = clmul(v, fold) */
+	vpternlogd $0x96, %zmm1, %zmm3, %zmm0 /* v_hi = ternlog(s_hi_1, s_hi_x_1, v) */
+	vpternlogd $0x28, %zmm2, %zmm4, %zmm0 /* y1_1 = ternlog(v_hi, fold_hi, first_block) */
+
+	/* Step 2 of 16: 8 blocks, 4 per register: block i times T_(n - i), products unreduced. */
+	vmovdqu64 128(%r9), %zmm1 /* x_2 = load() */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_2 = lookup16(x_2, reverse16) */
+	vpxord %zmm0, %zmm1, %zmm0 /* z1_y_1 = xor(z_2, y1_1) */
+	vmovdqu64 (%r8), %zmm1 /* h_2 = load() */
+	vpclmulqdq $0x0, %zmm1, %zmm0, %zmm3 /* lo_2 = clmul(z1_y_1, h_2) */
+	vpclmulqdq $0x10, %zmm1, %zmm0, %zmm4 /* mid_4 = clmul(z1_y_1, h_2) */
+	vpclmulqdq $0x1, %zmm1, %zmm0, %zmm5 /* mid_5 = clmul(z1_y_1, h_2) */
+	vpclmulqdq $0x11, %zmm1, %zmm0, %zmm0 /* hi_2 = clmul(z1_y_1, h_2) */
+	vmovdqu64 192(%r9), %zmm1 /* x_3 = load() */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_3 = lookup16(x_3, reverse16) */
+	vmovdqu64 64(%r8), %zmm6 /* h_3 = load() */
+	vpclmulqdq $0x0, %zmm6, %zmm1, %zmm7 /* lo_3 = clmul(z_3, h_3) */
+	vpclmulqdq $0x10, %zmm6, %zmm1, %zmm8 /* mid_6 = clmul(z_3, h_3) */
+	vpclmulqdq $0x1, %zmm6, %zmm1, %zmm9 /* mid_7 = clmul(z_3, h_3) */
+	vpclmulqdq $0x11, %zmm6, %zmm1, %zmm1 /* hi_3 = clmul(z_3, h_3) */
+
+	/* The sums, then S's halves, their blocks added, and one reduction. */
+	vpxord %zmm9, %zmm8, %zmm6 /* mid_sum_acc_4 = xor(mid_6, mid_7) */
+	vpternlogd $0x96, %zmm6, %zmm5, %zmm4 /* mid_sum_acc_5 = ternlog(mid_4, mid_5, mid_sum_acc_4) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_up(%rip), %zmm4, %zmm5 /* mid_lo_1 = lookup16(mid_sum_acc_5, half_up) */
+	vpternlogd $0x96, %zmm5, %zmm7, %zmm3 /* s_lo_3 = ternlog(lo_2, lo_3, mid_lo_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_down(%rip), %zmm4, %zmm4 /* mid_hi_1 = lookup16(mid_sum_acc_5, half_down) */
+	vpternlogd $0x96, %zmm4, %zmm1, %zmm0 /* s_hi_3 = ternlog(hi_2, hi_3, mid_hi_1) */
+	vshufi32x4 $0x4e, %zmm3, %zmm3, %zmm1 /* s_lo_x_2 = blocks128(s_lo_3, s_lo_3) */
+	vpxord %zmm1, %zmm3, %zmm1 /* s_lo_4 = xor(s_lo_3, s_lo_x_2) */
+	vshufi32x4 $0xb1, %zmm1, %zmm1, %zmm3 /* s_lo_x_3 = blocks128(s_lo_4, s_lo_4) */
+	vpxord %zmm3, %zmm1, %zmm1 /* s_lo_5 = xor(s_lo_4, s_lo_x_3) */
+	vshufi32x4 $0x4e, %zmm0, %zmm0, %zmm3 /* s_hi_x_2 = blocks128(s_hi_3, s_hi_3) */
+	vpxord %zmm3, %zmm0, %zmm0 /* s_hi_4 = xor(s_hi_3, s_hi_x_2) */
+	vshufi32x4 $0xb1, %zmm0, %zmm0, %zmm3 /* s_hi_x_3 = blocks128(s_hi_4, s_hi_4) */
+	vpclmulqdq $0x0, .Lsm4_wordslice_avx512_gfni_9_fold(%rip), %zmm1, %zmm4 /* fold_lo_1 = clmul(s_lo_5, fold) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_swap_halves(%rip), %zmm4, %zmm4 /* fold_lo_sw_1 = lookup16(fold_lo_1, swap_halves) */
+	vpxord %zmm4, %zmm1, %zmm1 /* v_1 = xor(s_lo_5, fold_lo_sw_1) */
+	vpclmulqdq $0x11, .Lsm4_wordslice_avx512_gfni_9_fold(%rip), %zmm1, %zmm4 /* fold_hi_1 = clmul(v_1, fold) */
+	vpternlogd $0x96, %zmm1, %zmm3, %zmm0 /* v_hi_1 = ternlog(s_hi_4, s_hi_x_3, v_1) */
+	vpternlogd $0x28, %zmm2, %zmm4, %zmm0 /* y1_2 = ternlog(v_hi_1, fold_hi_1, first_block) */
+
+	/* Step 3 of 16: 8 blocks, 4 per register: block i times T_(n - i), products unreduced. */
+	vmovdqu64 256(%r9), %zmm1 /* x_4 = load() */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_4 = lookup16(x_4, reverse16) */
+	vpxord %zmm0, %zmm1, %zmm0 /* z1_y_2 = xor(z_4, y1_2) */
+	vmovdqu64 (%r8), %zmm1 /* h_4 = load() */
+	vpclmulqdq $0x0, %zmm1, %zmm0, %zmm3 /* lo_4 = clmul(z1_y_2, h_4) */
+	vpclmulqdq $0x10, %zmm1, %zmm0, %zmm4 /* mid_8 = clmul(z1_y_2, h_4) */
+	vpclmulqdq $0x1, %zmm1, %zmm0, %zmm5 /* mid_9 = clmul(z1_y_2, h_4) */
+	vpclmulqdq $0x11, %zmm1, %zmm0, %zmm0 /* hi_4 = clmul(z1_y_2, h_4) */
+	vmovdqu64 320(%r9), %zmm1 /* x_5 = load() */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_5 = lookup16(x_5, reverse16) */
+	vmovdqu64 64(%r8), %zmm6 /* h_5 = load() */
+	vpclmulqdq $0x0, %zmm6, %zmm1, %zmm7 /* lo_5 = clmul(z_5, h_5) */
+	vpclmulqdq $0x10, %zmm6, %zmm1, %zmm8 /* mid_10 = clmul(z_5, h_5) */
+	vpclmulqdq $0x1, %zmm6, %zmm1, %zmm9 /* mid_11 = clmul(z_5, h_5) */
+	vpclmulqdq $0x11, %zmm6, %zmm1, %zmm1 /* hi_5 = clmul(z_5, h_5) */
+
+	/* The sums, then S's halves, their blocks added, and one reduction. */
+	vpxord %zmm9, %zmm8, %zmm6 /* mid_sum_acc_7 = xor(mid_10, mid_11) */
+	vpternlogd $0x96, %zmm6, %zmm5, %zmm4 /* mid_sum_acc_8 = ternlog(mid_8, mid_9, mid_sum_acc_7) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_up(%rip), %zmm4, %zmm5 /* mid_lo_2 = lookup16(mid_sum_acc_8, half_up) */
+	vpternlogd $0x96, %zmm5, %zmm7, %zmm3 /* s_lo_6 = ternlog(lo_4, lo_5, mid_lo_2) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_down(%rip), %zmm4, %zmm4 /* mid_hi_2 = lookup16(mid_sum_acc_8, half_down) */
+	vpternlogd $0x96, %zmm4, %zmm1, %zmm0 /* s_hi_6 = ternlog(hi_4, hi_5, mid_hi_2) */
+	vshufi32x4 $0x4e, %zmm3, %zmm3, %zmm1 /* s_lo_x_4 = blocks128(s_lo_6, s_lo_6) */
+	vpxord %zmm1, %zmm3, %zmm1 /* s_lo_7 = xor(s_lo_6, s_lo_x_4) */
+	vshufi32x4 $0xb1, %zmm1, %zmm1, %zmm3 /* s_lo_x_5 = blocks128(s_lo_7, s_lo_7) */
+	vpxord %zmm3, %zmm1, %zmm1 /* s_lo_8 = xor(s_lo_7, s_lo_x_5) */
+	vshufi32x4 $0x4e, %zmm0, %zmm0, %zmm3 /* s_hi_x_4 = blocks128(s_hi_6, s_hi_6) */
+	vpxord %zmm3, %zmm0, %zmm0 /* s_hi_7 = xor(s_hi_6, s_hi_x_4) */
+	vshufi32x4 $0xb1, %zmm0, %zmm0, %zmm3 /* s_hi_x_5 = blocks128(s_hi_7, s_hi_7) */
+	vpclmulqdq $0x0, .Lsm4_wordslice_avx512_gfni_9_fold(%rip), %zmm1, %zmm4 /* fold_lo_2 = clmul(s_lo_8, fold) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_swap_halves(%rip), %zmm4, %zmm4 /* fold_lo_sw_2 = lookup16(fold_lo_2, swap_halves) */
+	vpxord %zmm4, %zmm1, %zmm1 /* v_2 = xor(s_lo_8, fold_lo_sw_2) */
+	vpclmulqdq $0x11, .Lsm4_wordslice_avx512_gfni_9_fold(%rip), %zmm1, %zmm4 /* fold_hi_2 = clmul(v_2, fold) */
+	vpternlogd $0x96, %zmm1, %zmm3, %zmm0 /* v_hi_2 = ternlog(s_hi_7, s_hi_x_5, v_2) */
+	vpternlogd $0x28, %zmm2, %zmm4, %zmm0 /* y1_3 = ternlog(v_hi_2, fold_hi_2, first_block) */
+
+	/* Step 4 of 16: 8 blocks, 4 per register: block i times T_(n - i), products unreduced. */
+	vmovdqu64 384(%r9), %zmm1 /* x_6 = load() */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_6 = lookup16(x_6, reverse16) */
+	vpxord %zmm0, %zmm1, %zmm0 /* z1_y_3 = xor(z_6, y1_3) */
+	vmovdqu64 (%r8), %zmm1 /* h_6 = load() */
+	vpclmulqdq $0x0, %zmm1, %zmm0, %zmm3 /* lo_6 = clmul(z1_y_3, h_6) */
+	vpclmulqdq $0x10, %zmm1, %zmm0, %zmm4 /* mid_12 = clmul(z1_y_3, h_6) */
+	vpclmulqdq $0x1, %zmm1, %zmm0, %zmm5 /* mid_13 = clmul(z1_y_3, h_6) */
+	vpclmulqdq $0x11, %zmm1, %zmm0, %zmm0 /* hi_6 = clmul(z1_y_3, h_6) */
+	vmovdqu64 448(%r9), %zmm1 /* x_7 = load() */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_7 = lookup16(x_7, reverse16) */
+	vmovdqu64 64(%r8), %zmm6 /* h_7 = load() */
+	vpclmulqdq $0x0, %zmm6, %zmm1, %zmm7 /* lo_7 = clmul(z_7, h_7) */
+	vpclmulqdq $0x10, %zmm6, %zmm1, %zmm8 /* mid_14 = clmul(z_7, h_7) */
+	vpclmulqdq $0x1, %zmm6, %zmm1, %zmm9 /* mid_15 = clmul(z_7, h_7) */
+	vpclmulqdq $0x11, %zmm6, %zmm1, %zmm1 /* hi_7 = clmul(z_7, h_7) */
+
+	/* The sums, then S's halves, their blocks added, and one reduction. */
+	vpxord %zmm9, %zmm8, %zmm6 /* mid_sum_acc_10 = xor(mid_14, mid_15) */
+	vpternlogd $0x96, %zmm6, %zmm5, %zmm4 /* mid_sum_acc_11 = ternlog(mid_12, mid_13, mid_sum_acc_10) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_up(%rip), %zmm4, %zmm5 /* mid_lo_3 = lookup16(mid_sum_acc_11, half_up) */
+	vpternlogd $0x96, %zmm5, %zmm7, %zmm3 /* s_lo_9 = ternlog(lo_6, lo_7, mid_lo_3) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_down(%rip), %zmm4, %zmm4 /* mid_hi_3 = lookup16(mid_sum_acc_11, half_down) */
+	vpternlogd $0x96, %zmm4, %zmm1, %zmm0 /* s_hi_9 = ternlog(hi_6, hi_7, mid_hi_3) */
+	vshufi32x4 $0x4e, %zmm3, %zmm3, %zmm1 /* s_lo_x_6 = blocks128(s_lo_9, s_lo_9) */
+	vpxord %zmm1, %zmm3, %zmm1 /* s_lo_10 = xor(s_lo_9, s_lo_x_6) */
+	vshufi32x4 $0xb1, %zmm1, %zmm1, %zmm3 /* s_lo_x_7 = blocks128(s_lo_10, s_lo_10) */
+	vpxord %zmm3, %zmm1, %zmm1 /* s_lo_11 = xor(s_lo_10, s_lo_x_7) */
+	vshufi32x4 $0x4e, %zmm0, %zmm0, %zmm3 /* s_hi_x_6 = blocks128(s_hi_9, s_hi_9) */
+	vpxord %zmm3, %zmm0, %zmm0 /* s_hi_10 = xor(s_hi_9, s_hi_x_6) */
+	vshufi32x4 $0xb1, %zmm0, %zmm0, %zmm3 /* s_hi_x_7 = blocks128(s_hi_10, s_hi_10) */
+	vpclmulqdq $0x0, .Lsm4_wordslice_avx512_gfni_9_fold(%rip), %zmm1, %zmm4 /* fold_lo_3 = clmul(s_lo_11, fold) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_swap_halves(%rip), %zmm4, %zmm4 /* fold_lo_sw_3 = lookup16(fold_lo_3, swap_halves) */
+	vpxord %zmm4, %zmm1, %zmm1 /* v_3 = xor(s_lo_11, fold_lo_sw_3) */
+	vpclmulqdq $0x11, .Lsm4_wordslice_avx512_gfni_9_fold(%rip), %zmm1, %zmm4 /* fold_hi_3 = clmul(v_3, fold) */
+	vpternlogd $0x96, %zmm1, %zmm3, %zmm0 /* v_hi_3 = ternlog(s_hi_10, s_hi_x_7, v_3) */
+	vpternlogd $0x28, %zmm2, %zmm4, %zmm0 /* y1_4 = ternlog(v_hi_3, fold_hi_3, first_block) */
+
+	/* Step 5 of 16: 8 blocks, 4 per register: block i times T_(n - i), products unreduced. */
+	vmovdqu64 512(%r9), %zmm1 /* x_8 = load() */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_8 = lookup16(x_8, reverse16) */
+	vpxord %zmm0, %zmm1, %zmm0 /* z1_y_4 = xor(z_8, y1_4) */
+	vmovdqu64 (%r8), %zmm1 /* h_8 = load() */
+	vpclmulqdq $0x0, %zmm1, %zmm0, %zmm3 /* lo_8 = clmul(z1_y_4, h_8) */
+	vpclmulqdq $0x10, %zmm1, %zmm0, %zmm4 /* mid_16 = clmul(z1_y_4, h_8) */
+	vpclmulqdq $0x1, %zmm1, %zmm0, %zmm5 /* mid_17 = clmul(z1_y_4, h_8) */
+	vpclmulqdq $0x11, %zmm1, %zmm0, %zmm0 /* hi_8 = clmul(z1_y_4, h_8) */
+	vmovdqu64 576(%r9), %zmm1 /* x_9 = load() */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_9 = lookup16(x_9, reverse16) */
+	vmovdqu64 64(%r8), %zmm6 /* h_9 = load() */
+	vpclmulqdq $0x0, %zmm6, %zmm1, %zmm7 /* lo_9 = clmul(z_9, h_9) */
+	vpclmulqdq $0x10, %zmm6, %zmm1, %zmm8 /* mid_18 = clmul(z_9, h_9) */
+	vpclmulqdq $0x1, %zmm6, %zmm1, %zmm9 /* mid_19 = clmul(z_9, h_9) */
+	vpclmulqdq $0x11, %zmm6, %zmm1, %zmm1 /* hi_9 = clmul(z_9, h_9) */
+
+	/* The sums, then S's halves, their blocks added, and one reduction. */
+	vpxord %zmm9, %zmm8, %zmm6 /* mid_sum_acc_13 = xor(mid_18, mid_19) */
+	vpternlogd $0x96, %zmm6, %zmm5, %zmm4 /* mid_sum_acc_14 = ternlog(mid_16, mid_17, mid_sum_acc_13) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_up(%rip), %zmm4, %zmm5 /* mid_lo_4 = lookup16(mid_sum_acc_14, half_up) */
+	vpternlogd $0x96, %zmm5, %zmm7, %zmm3 /* s_lo_12 = ternlog(lo_8, lo_9, mid_lo_4) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_down(%rip), %zmm4, %zmm4 /* mid_hi_4 = lookup16(mid_sum_acc_14, half_down) */
+	vpternlogd $0x96, %zmm4, %zmm1, %zmm0 /* s_hi_12 = ternlog(hi_8, hi_9, mid_hi_4) */
+	vshufi32x4 $0x4e, %zmm3, %zmm3, %zmm1 /* s_lo_x_8 = blocks128(s_lo_12, s_lo_12) */
+	vpxord %zmm1, %zmm3, %zmm1 /* s_lo_13 = xor(s_lo_12, s_lo_x_8) */
+	vshufi32x4 $0xb1, %zmm1, %zmm1, %zmm3 /* s_lo_x_9 = blocks128(s_lo_13, s_lo_13) */
+	vpxord %zmm3, %zmm1, %zmm1 /* s_lo_14 = xor(s_lo_13, s_lo_x_9) */
+	vshufi32x4 $0x4e, %zmm0, %zmm0, %zmm3 /* s_hi_x_8 = blocks128(s_hi_12, s_hi_12) */
+	vpxord %zmm3, %zmm0, %zmm0 /* s_hi_13 = xor(s_hi_12, s_hi_x_8) */
+	vshufi32x4 $0xb1, %zmm0, %zmm0, %zmm3 /* s_hi_x_9 = blocks128(s_hi_13, s_hi_13) */
+	vpclmulqdq $0x0, .Lsm4_wordslice_avx512_gfni_9_fold(%rip), %zmm1, %zmm4 /* fold_lo_4 = clmul(s_lo_14, fold) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_swap_halves(%rip), %zmm4, %zmm4 /* fold_lo_sw_4 = lookup16(fold_lo_4, swap_halves) */
+	vpxord %zmm4, %zmm1, %zmm1 /* v_4 = xor(s_lo_14, fold_lo_sw_4) */
+	vpclmulqdq $0x11, .Lsm4_wordslice_avx512_gfni_9_fold(%rip), %zmm1, %zmm4 /* fold_hi_4 = clmul(v_4, fold) */
+	vpternlogd $0x96, %zmm1, %zmm3, %zmm0 /* v_hi_4 = ternlog(s_hi_13, s_hi_x_9, v_4) */
+	vpternlogd $0x28, %zmm2, %zmm4, %zmm0 /* y1_5 = ternlog(v_hi_4, fold_hi_4, first_block) */
+
+	/* Step 6 of 16: 8 blocks, 4 per register: block i times T_(n - i), products unreduced. */
+	vmovdqu64 640(%r9), %zmm1 /* x_10 = load() */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_10 = lookup16(x_10, reverse16) */
+	vpxord %zmm0, %zmm1, %zmm0 /* z1_y_5 = xor(z_10, y1_5) */
+	vmovdqu64 (%r8), %zmm1 /* h_10 = load() */
+	vpclmulqdq $0x0, %zmm1, %zmm0, %zmm3 /* lo_10 = clmul(z1_y_5, h_10) */
+	vpclmulqdq $0x10, %zmm1, %zmm0, %zmm4 /* mid_20 = clmul(z1_y_5, h_10) */
+	vpclmulqdq $0x1, %zmm1, %zmm0, %zmm5 /* mid_21 = clmul(z1_y_5, h_10) */
+	vpclmulqdq $0x11, %zmm1, %zmm0, %zmm0 /* hi_10 = clmul(z1_y_5, h_10) */
+	vmovdqu64 704(%r9), %zmm1 /* x_11 = load() */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_11 = lookup16(x_11, reverse16) */
+	vmovdqu64 64(%r8), %zmm6 /* h_11 = load() */
+	vpclmulqdq $0x0, %zmm6, %zmm1, %zmm7 /* lo_11 = clmul(z_11, h_11) */
+	vpclmulqdq $0x10, %zmm6, %zmm1, %zmm8 /* mid_22 = clmul(z_11, h_11) */
+	vpclmulqdq $0x1, %zmm6, %zmm1, %zmm9 /* mid_23 = clmul(z_11, h_11) */
+	vpclmulqdq $0x11, %zmm6, %zmm1, %zmm1 /* hi_11 = clmul(z_11, h_11) */
+
+	/* The sums, then S's halves, their blocks added, and one reduction. */
+	vpxord %zmm9, %zmm8, %zmm6 /* mid_sum_acc_16 = xor(mid_22, mid_23) */
+	vpternlogd $0x96, %zmm6, %zmm5, %zmm4 /* mid_sum_acc_17 = ternlog(mid_20, mid_21, mid_sum_acc_16) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_up(%rip), %zmm4, %zmm5 /* mid_lo_5 = lookup16(mid_sum_acc_17, half_up) */
+	vpternlogd $0x96, %zmm5, %zmm7, %zmm3 /* s_lo_15 = ternlog(lo_10, lo_11, mid_lo_5) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_down(%rip), %zmm4, %zmm4 /* mid_hi_5 = lookup16(mid_sum_acc_17, half_down) */
+	vpternlogd $0x96, %zmm4, %zmm1, %zmm0 /* s_hi_15 = ternlog(hi_10, hi_11, mid_hi_5) */
+	vshufi32x4 $0x4e, %zmm3, %zmm3, %zmm1 /* s_lo_x_10 = blocks128(s_lo_15, s_lo_15) */
+	vpxord %zmm1, %zmm3, %zmm1 /* s_lo_16 = xor(s_lo_15, s_lo_x_10) */
+	vshufi32x4 $0xb1, %zmm1, %zmm1, %zmm3 /* s_lo_x_11 = blocks128(s_lo_16, s_lo_16) */
+	vpxord %zmm3, %zmm1, %zmm1 /* s_lo_17 = xor(s_lo_16, s_lo_x_11) */
+	vshufi32x4 $0x4e, %zmm0, %zmm0, %zmm3 /* s_hi_x_10 = blocks128(s_hi_15, s_hi_15) */
+	vpxord %zmm3, %zmm0, %zmm0 /* s_hi_16 = xor(s_hi_15, s_hi_x_10) */
+	vshufi32x4 $0xb1, %zmm0, %zmm0, %zmm3 /* s_hi_x_11 = blocks128(s_hi_16, s_hi_16) */
+	vpclmulqdq $0x0, .Lsm4_wordslice_avx512_gfni_9_fold(%rip), %zmm1, %zmm4 /* fold_lo_5 = clmul(s_lo_17, fold) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_swap_halves(%rip), %zmm4, %zmm4 /* fold_lo_sw_5 = lookup16(fold_lo_5, swap_halves) */
+	vpxord %zmm4, %zmm1, %zmm1 /* v_5 = xor(s_lo_17, fold_lo_sw_5) */
+	vpclmulqdq $0x11, .Lsm4_wordslice_avx512_gfni_9_fold(%rip), %zmm1, %zmm4 /* fold_hi_5 = clmul(v_5, fold) */
+	vpternlogd $0x96, %zmm1, %zmm3, %zmm0 /* v_hi_5 = ternlog(s_hi_16, s_hi_x_11, v_5) */
+	vpternlogd $0x28, %zmm2, %zmm4, %zmm0 /* y1_6 = ternlog(v_hi_5, fold_hi_5, first_block) */
+
+	/* Step 7 of 16: 8 blocks, 4 per register: block i times T_(n - i), products unreduced. */
+	vmovdqu64 768(%r9), %zmm1 /* x_12 = load() */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_12 = lookup16(x_12, reverse16) */
+	vpxord %zmm0, %zmm1, %zmm0 /* z1_y_6 = xor(z_12, y1_6) */
+	vmovdqu64 (%r8), %zmm1 /* h_12 = load() */
+	vpclmulqdq $0x0, %zmm1, %zmm0, %zmm3 /* lo_12 = clmul(z1_y_6, h_12) */
+	vpclmulqdq $0x10, %zmm1, %zmm0, %zmm4 /* mid_24 = clmul(z1_y_6, h_12) */
+	vpclmulqdq $0x1, %zmm1, %zmm0, %zmm5 /* mid_25 = clmul(z1_y_6, h_12) */
+	vpclmulqdq $0x11, %zmm1, %zmm0, %zmm0 /* hi_12 = clmul(z1_y_6, h_12) */
+	vmovdqu64 832(%r9), %zmm1 /* x_13 = load() */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_13 = lookup16(x_13, reverse16) */
+	vmovdqu64 64(%r8), %zmm6 /* h_13 = load() */
+	vpclmulqdq $0x0, %zmm6, %zmm1, %zmm7 /* lo_13 = clmul(z_13, h_13) */
+	vpclmulqdq $0x10, %zmm6, %zmm1, %zmm8 /* mid_26 = clmul(z_13, h_13) */
+	vpclmulqdq $0x1, %zmm6, %zmm1, %zmm9 /* mid_27 = clmul(z_13, h_13) */
+	vpclmulqdq $0x11, %zmm6, %zmm1, %zmm1 /* hi_13 = clmul(z_13, h_13) */
+
+	/* The sums, then S's halves, their blocks added, and one reduction. */
+	vpxord %zmm9, %zmm8, %zmm6 /* mid_sum_acc_19 = xor(mid_26, mid_27) */
+	vpternlogd $0x96, %zmm6, %zmm5, %zmm4 /* mid_sum_acc_20 = ternlog(mid_24, mid_25, mid_sum_acc_19) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_up(%rip), %zmm4, %zmm5 /* mid_lo_6 = lookup16(mid_sum_acc_20, half_up) */
+	vpternlogd $0x96, %zmm5, %zmm7, %zmm3 /* s_lo_18 = ternlog(lo_12, lo_13, mid_lo_6) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_down(%rip), %zmm4, %zmm4 /* mid_hi_6 = lookup16(mid_sum_acc_20, half_down) */
+	vpternlogd $0x96, %zmm4, %zmm1, %zmm0 /* s_hi_18 = ternlog(hi_12, hi_13, mid_hi_6) */
+	vshufi32x4 $0x4e, %zmm3, %zmm3, %zmm1 /* s_lo_x_12 = blocks128(s_lo_18, s_lo_18) */
+	vpxord %zmm1, %zmm3, %zmm1 /* s_lo_19 = xor(s_lo_18, s_lo_x_12) */
+	vshufi32x4 $0xb1, %zmm1, %zmm1, %zmm3 /* s_lo_x_13 = blocks128(s_lo_19, s_lo_19) */
+	vpxord %zmm3, %zmm1, %zmm1 /* s_lo_20 = xor(s_lo_19, s_lo_x_13) */
+	vshufi32x4 $0x4e, %zmm0, %zmm0, %zmm3 /* s_hi_x_12 = blocks128(s_hi_18, s_hi_18) */
+	vpxord %zmm3, %zmm0, %zmm0 /* s_hi_19 = xor(s_hi_18, s_hi_x_12) */
+	vshufi32x4 $0xb1, %zmm0, %zmm0, %zmm3 /* s_hi_x_13 = blocks128(s_hi_19, s_hi_19) */
+	vpclmulqdq $0x0, .Lsm4_wordslice_avx512_gfni_9_fold(%rip), %zmm1, %zmm4 /* fold_lo_6 = clmul(s_lo_20, fold) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_swap_halves(%rip), %zmm4, %zmm4 /* fold_lo_sw_6 = lookup16(fold_lo_6, swap_halves) */
+	vpxord %zmm4, %zmm1, %zmm1 /* v_6 = xor(s_lo_20, fold_lo_sw_6) */
+	vpclmulqdq $0x11, .Lsm4_wordslice_avx512_gfni_9_fold(%rip), %zmm1, %zmm4 /* fold_hi_6 = clmul(v_6, fold) */
+	vpternlogd $0x96, %zmm1, %zmm3, %zmm0 /* v_hi_6 = ternlog(s_hi_19, s_hi_x_13, v_6) */
+	vpternlogd $0x28, %zmm2, %zmm4, %zmm0 /* y1_7 = ternlog(v_hi_6, fold_hi_6, first_block) */
+
+	/* Step 8 of 16: 8 blocks, 4 per register: block i times T_(n - i), products unreduced. */
+	vmovdqu64 896(%r9), %zmm1 /* x_14 = load() */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_14 = lookup16(x_14, reverse16) */
+	vpxord %zmm0, %zmm1, %zmm0 /* z1_y_7 = xor(z_14, y1_7) */
+	vmovdqu64 (%r8), %zmm1 /* h_14 = load() */
+	vpclmulqdq $0x0, %zmm1, %zmm0, %zmm3 /* lo_14 = clmul(z1_y_7, h_14) */
+	vpclmulqdq $0x10, %zmm1, %zmm0, %zmm4 /* mid_28 = clmul(z1_y_7, h_14) */
+	vpclmulqdq $0x1, %zmm1, %zmm0, %zmm5 /* mid_29 = clmul(z1_y_7, h_14) */
+	vpclmulqdq $0x11, %zmm1, %zmm0, %zmm0 /* hi_14 = clmul(z1_y_7, h_14) */
+	vmovdqu64 960(%r9), %zmm1 /* x_15 = load() */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_15 = lookup16(x_15, reverse16) */
+	vmovdqu64 64(%r8), %zmm6 /* h_15 = load() */
+	vpclmulqdq $0x0, %zmm6, %zmm1, %zmm7 /* lo_15 = clmul(z_15, h_15) */
+	vpclmulqdq $0x10, %zmm6, %zmm1, %zmm8 /* mid_30 = clmul(z_15, h_15) */
+	vpclmulqdq $0x1, %zmm6, %zmm1, %zmm9 /* mid_31 = clmul(z_15, h_15) */
+	vpclmulqdq $0x11, %zmm6, %zmm1, %zmm1 /* hi_15 = clmul(z_15, h_15) */
+
+	/* The sums, then S's halves, their blocks added, and one reduction. */
+	vpxord %zmm9, %zmm8, %zmm6 /* mid_sum_acc_22 = xor(mid_30, mid_31) */
+	vpternlogd $0x96, %zmm6, %zmm5, %zmm4 /* mid_sum_acc_23 = ternlog(mid_28, mid_29, mid_sum_acc_22) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_up(%rip), %zmm4, %zmm5 /* mid_lo_7 = lookup16(mid_sum_acc_23, half_up) */
+	vpternlogd $0x96, %zmm5, %zmm7, %zmm3 /* s_lo_21 = ternlog(lo_14, lo_15, mid_lo_7) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_down(%rip), %zmm4, %zmm4 /* mid_hi_7 = lookup16(mid_sum_acc_23, half_down) */
+	vpternlogd $0x96, %zmm4, %zmm1, %zmm0 /* s_hi_21 = ternlog(hi_14, hi_15, mid_hi_7) */
+	vshufi32x4 $0x4e, %zmm3, %zmm3, %zmm1 /* s_lo_x_14 = blocks128(s_lo_21, s_lo_21) */
+	vpxord %zmm1, %zmm3, %zmm1 /* s_lo_22 = xor(s_lo_21, s_lo_x_14) */
+	vshufi32x4 $0xb1, %zmm1, %zmm1, %zmm3 /* s_lo_x_15 = blocks128(s_lo_22, s_lo_22) */
+	vpxord %zmm3, %zmm1, %zmm1 /* s_lo_23 = xor(s_lo_22, s_lo_x_15) */
+	vshufi32x4 $0x4e, %zmm0, %zmm0, %zmm3 /* s_hi_x_14 = blocks128(s_hi_21, s_hi_21) */
+	vpxord %zmm3, %zmm0, %zmm0 /* s_hi_22 = xor(s_hi_21, s_hi_x_14) */
+	vshufi32x4 $0xb1, %zmm0, %zmm0, %zmm3 /* s_hi_x_15 = blocks128(s_hi_22, s_hi_22) */
+	vpclmulqdq $0x0, .Lsm4_wordslice_avx512_gfni_9_fold(%rip), %zmm1, %zmm4 /* fold_lo_7 = clmul(s_lo_23, fold) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_swap_halves(%rip), %zmm4, %zmm4 /* fold_lo_sw_7 = lookup16(fold_lo_7, swap_halves) */
+	vpxord %zmm4, %zmm1, %zmm1 /* v_7 = xor(s_lo_23, fold_lo_sw_7) */
+	vpclmulqdq $0x11, .Lsm4_wordslice_avx512_gfni_9_fold(%rip), %zmm1, %zmm4 /* fold_hi_7 = clmul(v_7, fold) */
+	vpternlogd $0x96, %zmm1, %zmm3, %zmm0 /* v_hi_7 = ternlog(s_hi_22, s_hi_x_15, v_7) */
+	vpternlogd $0x28, %zmm2, %zmm4, %zmm0 /* y1_8 = ternlog(v_hi_7, fold_hi_7, first_block) */
+
+	/* Step 9 of 16: 8 blocks, 4 per register: block i times T_(n - i), products unreduced. */
+	vmovdqu64 1024(%r9), %zmm1 /* x_16 = load() */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_16 = lookup16(x_16, reverse16) */
+	vpxord %zmm0, %zmm1, %zmm0 /* z1_y_8 = xor(z_16, y1_8) */
+	vmovdqu64 (%r8), %zmm1 /* h_16 = load() */
+	vpclmulqdq $0x0, %zmm1, %zmm0, %zmm3 /* lo_16 = clmul(z1_y_8, h_16) */
+	vpclmulqdq $0x10, %zmm1, %zmm0, %zmm4 /* mid_32 = clmul(z1_y_8, h_16) */
+	vpclmulqdq $0x1, %zmm1, %zmm0, %zmm5 /* mid_33 = clmul(z1_y_8, h_16) */
+	vpclmulqdq $0x11, %zmm1, %zmm0, %zmm0 /* hi_16 = clmul(z1_y_8, h_16) */
+	vmovdqu64 1088(%r9), %zmm1 /* x_17 = load() */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_17 = lookup16(x_17, reverse16) */
+	vmovdqu64 64(%r8), %zmm6 /* h_17 = load() */
+	vpclmulqdq $0x0, %zmm6, %zmm1, %zmm7 /* lo_17 = clmul(z_17, h_17) */
+	vpclmulqdq $0x10, %zmm6, %zmm1, %zmm8 /* mid_34 = clmul(z_17, h_17) */
+	vpclmulqdq $0x1, %zmm6, %zmm1, %zmm9 /* mid_35 = clmul(z_17, h_17) */
+	vpclmulqdq $0x11, %zmm6, %zmm1, %zmm1 /* hi_17 = clmul(z_17, h_17) */
+
+	/* The sums, then S's halves, their blocks added, and one reduction. */
+	vpxord %zmm9, %zmm8, %zmm6 /* mid_sum_acc_25 = xor(mid_34, mid_35) */
+	vpternlogd $0x96, %zmm6, %zmm5, %zmm4 /* mid_sum_acc_26 = ternlog(mid_32, mid_33, mid_sum_acc_25) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_up(%rip), %zmm4, %zmm5 /* mid_lo_8 = lookup16(mid_sum_acc_26, half_up) */
+	vpternlogd $0x96, %zmm5, %zmm7, %zmm3 /* s_lo_24 = ternlog(lo_16, lo_17, mid_lo_8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_down(%rip), %zmm4, %zmm4 /* mid_hi_8 = lookup16(mid_sum_acc_26, half_down) */
+	vpternlogd $0x96, %zmm4, %zmm1, %zmm0 /* s_hi_24 = ternlog(hi_16, hi_17, mid_hi_8) */
+	vshufi32x4 $0x4e, %zmm3, %zmm3, %zmm1 /* s_lo_x_16 = blocks128(s_lo_24, s_lo_24) */
+	vpxord %zmm1, %zmm3, %zmm1 /* s_lo_25 = xor(s_lo_24, s_lo_x_16) */
+	vshufi32x4 $0xb1, %zmm1, %zmm1, %zmm3 /* s_lo_x_17 = blocks128(s_lo_25, s_lo_25) */
+	vpxord %zmm3, %zmm1, %zmm1 /* s_lo_26 = xor(s_lo_25, s_lo_x_17) */
+	vshufi32x4 $0x4e, %zmm0, %zmm0, %zmm3 /* s_hi_x_16 = blocks128(s_hi_24, s_hi_24) */
+	vpxord %zmm3, %zmm0, %zmm0 /* s_hi_25 = xor(s_hi_24, s_hi_x_16) */
+	vshufi32x4 $0xb1, %zmm0, %zmm0, %zmm3 /* s_hi_x_17 = blocks128(s_hi_25, s_hi_25) */
+	vpclmulqdq $0x0, .Lsm4_wordslice_avx512_gfni_9_fold(%rip), %zmm1, %zmm4 /* fold_lo_8 = clmul(s_lo_26, fold) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_swap_halves(%rip), %zmm4, %zmm4 /* fold_lo_sw_8 = lookup16(fold_lo_8, swap_halves) */
+	vpxord %zmm4, %zmm1, %zmm1 /* v_8 = xor(s_lo_26, fold_lo_sw_8) */
+	vpclmulqdq $0x11, .Lsm4_wordslice_avx512_gfni_9_fold(%rip), %zmm1, %zmm4 /* fold_hi_8 = clmul(v_8, fold) */
+	vpternlogd $0x96, %zmm1, %zmm3, %zmm0 /* v_hi_8 = ternlog(s_hi_25, s_hi_x_17, v_8) */
+	vpternlogd $0x28, %zmm2, %zmm4, %zmm0 /* y1_9 = ternlog(v_hi_8, fold_hi_8, first_block) */
+
+	/* Step 10 of 16: 8 blocks, 4 per register: block i times T_(n - i), products unreduced. */
+	vmovdqu64 1152(%r9), %zmm1 /* x_18 = load() */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_18 = lookup16(x_18, reverse16) */
+	vpxord %zmm0, %zmm1, %zmm0 /* z1_y_9 = xor(z_18, y1_9) */
+	vmovdqu64 (%r8), %zmm1 /* h_18 = load() */
+	vpclmulqdq $0x0, %zmm1, %zmm0, %zmm3 /* lo_18 = clmul(z1_y_9, h_18) */
+	vpclmulqdq $0x10, %zmm1, %zmm0, %zmm4 /* mid_36 = clmul(z1_y_9, h_18) */
+	vpclmulqdq $0x1, %zmm1, %zmm0, %zmm5 /* mid_37 = clmul(z1_y_9, h_18) */
+	vpclmulqdq $0x11, %zmm1, %zmm0, %zmm0 /* hi_18 = clmul(z1_y_9, h_18) */
+	vmovdqu64 1216(%r9), %zmm1 /* x_19 = load() */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_19 = lookup16(x_19, reverse16) */
+	vmovdqu64 64(%r8), %zmm6 /* h_19 = load() */
+	vpclmulqdq $0x0, %zmm6, %zmm1, %zmm7 /* lo_19 = clmul(z_19, h_19) */
+	vpclmulqdq $0x10, %zmm6, %zmm1, %zmm8 /* mid_38 = clmul(z_19, h_19) */
+	vpclmulqdq $0x1, %zmm6, %zmm1, %zmm9 /* mid_39 = clmul(z_19, h_19) */
+	vpclmulqdq $0x11, %zmm6, %zmm1, %zmm1 /* hi_19 = clmul(z_19, h_19) */
+
+	/* The sums, then S's halves, their blocks added, and one reduction. */
+	vpxord %zmm9, %zmm8, %zmm6 /* mid_sum_acc_28 = xor(mid_38, mid_39) */
+	vpternlogd $0x96, %zmm6, %zmm5, %zmm4 /* mid_sum_acc_29 = ternlog(mid_36, mid_37, mid_sum_acc_28) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_up(%rip), %zmm4, %zmm5 /* mid_lo_9 = lookup16(mid_sum_acc_29, half_up) */
+	vpternlogd $0x96, %zmm5, %zmm7, %zmm3 /* s_lo_27 = ternlog(lo_18, lo_19, mid_lo_9) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_down(%rip), %zmm4, %zmm4 /* mid_hi_9 = lookup16(mid_sum_acc_29, half_down) */
+	vpternlogd $0x96, %zmm4, %zmm1, %zmm0 /* s_hi_27 = ternlog(hi_18, hi_19, mid_hi_9) */
+	vshufi32x4 $0x4e, %zmm3, %zmm3, %zmm1 /* s_lo_x_18 = blocks128(s_lo_27, s_lo_27) */
+	vpxord %zmm1, %zmm3, %zmm1 /* s_lo_28 = xor(s_lo_27, s_lo_x_18) */
+	vshufi32x4 $0xb1, %zmm1, %zmm1, %zmm3 /* s_lo_x_19 = blocks128(s_lo_28, s_lo_28) */
+	vpxord %zmm3, %zmm1, %zmm1 /* s_lo_29 = xor(s_lo_28, s_lo_x_19) */
+	vshufi32x4 $0x4e, %zmm0, %zmm0, %zmm3 /* s_hi_x_18 = blocks128(s_hi_27, s_hi_27) */
+	vpxord %zmm3, %zmm0, %zmm0 /* s_hi_28 = xor(s_hi_27, s_hi_x_18) */
+	vshufi32x4 $0xb1, %zmm0, %zmm0, %zmm3 /* s_hi_x_19 = blocks128(s_hi_28, s_hi_28) */
+	vpclmulqdq $0x0, .Lsm4_wordslice_avx512_gfni_9_fold(%rip), %zmm1, %zmm4 /* fold_lo_9 = clmul(s_lo_29, fold) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_swap_halves(%rip), %zmm4, %zmm4 /* fold_lo_sw_9 = lookup16(fold_lo_9, swap_halves) */
+	vpxord %zmm4, %zmm1, %zmm1 /* v_9 = xor(s_lo_29, fold_lo_sw_9) */
+	vpclmulqdq $0x11, .Lsm4_wordslice_avx512_gfni_9_fold(%rip), %zmm1, %zmm4 /* fold_hi_9 = clmul(v_9, fold) */
+	vpternlogd $0x96, %zmm1, %zmm3, %zmm0 /* v_hi_9 = ternlog(s_hi_28, s_hi_x_19, v_9) */
+	vpternlogd $0x28, %zmm2, %zmm4, %zmm0 /* y1_10 = ternlog(v_hi_9, fold_hi_9, first_block) */
+
+	/* Step 11 of 16: 8 blocks, 4 per register: block i times T_(n - i), products unreduced. */
+	vmovdqu64 1280(%r9), %zmm1 /* x_20 = load() */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_20 = lookup16(x_20, reverse16) */
+	vpxord %zmm0, %zmm1, %zmm0 /* z1_y_10 = xor(z_20, y1_10) */
+	vmovdqu64 (%r8), %zmm1 /* h_20 = load() */
+	vpclmulqdq $0x0, %zmm1, %zmm0, %zmm3 /* lo_20 = clmul(z1_y_10, h_20) */
+	vpclmulqdq $0x10, %zmm1, %zmm0, %zmm4 /* mid_40 = clmul(z1_y_10, h_20) */
+	vpclmulqdq $0x1, %zmm1, %zmm0, %zmm5 /* mid_41 = clmul(z1_y_10, h_20) */
+	vpclmulqdq $0x11, %zmm1, %zmm0, %zmm0 /* hi_20 = clmul(z1_y_10, h_20) */
+	vmovdqu64 1344(%r9), %zmm1 /* x_21 = load() */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_21 = lookup16(x_21, reverse16) */
+	vmovdqu64 64(%r8), %zmm6 /* h_21 = load() */
+	vpclmulqdq $0x0, %zmm6, %zmm1, %zmm7 /* lo_21 = clmul(z_21, h_21) */
+	vpclmulqdq $0x10, %zmm6, %zmm1, %zmm8 /* mid_42 = clmul(z_21, h_21) */
+	vpclmulqdq $0x1, %zmm6, %zmm1, %zmm9 /* mid_43 = clmul(z_21, h_21) */
+	vpclmulqdq $0x11, %zmm6, %zmm1, %zmm1 /* hi_21 = clmul(z_21, h_21) */
+
+	/* The sums, then S's halves, their blocks added, and one reduction. */
+	vpxord %zmm9, %zmm8, %zmm6 /* mid_sum_acc_31 = xor(mid_42, mid_43) */
+	vpternlogd $0x96, %zmm6, %zmm5, %zmm4 /* mid_sum_acc_32 = ternlog(mid_40, mid_41, mid_sum_acc_31) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_up(%rip), %zmm4, %zmm5 /* mid_lo_10 = lookup16(mid_sum_acc_32, half_up) */
+	vpternlogd $0x96, %zmm5, %zmm7, %zmm3 /* s_lo_30 = ternlog(lo_20, lo_21, mid_lo_10) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_down(%rip), %zmm4, %zmm4 /* mid_hi_10 = lookup16(mid_sum_acc_32, half_down) */
+	vpternlogd $0x96, %zmm4, %zmm1, %zmm0 /* s_hi_30 = ternlog(hi_20, hi_21, mid_hi_10) */
+	vshufi32x4 $0x4e, %zmm3, %zmm3, %zmm1 /* s_lo_x_20 = blocks128(s_lo_30, s_lo_30) */
+	vpxord %zmm1, %zmm3, %zmm1 /* s_lo_31 = xor(s_lo_30, s_lo_x_20) */
+	vshufi32x4 $0xb1, %zmm1, %zmm1, %zmm3 /* s_lo_x_21 = blocks128(s_lo_31, s_lo_31) */
+	vpxord %zmm3, %zmm1, %zmm1 /* s_lo_32 = xor(s_lo_31, s_lo_x_21) */
+	vshufi32x4 $0x4e, %zmm0, %zmm0, %zmm3 /* s_hi_x_20 = blocks128(s_hi_30, s_hi_30) */
+	vpxord %zmm3, %zmm0, %zmm0 /* s_hi_31 = xor(s_hi_30, s_hi_x_20) */
+	vshufi32x4 $0xb1, %zmm0, %zmm0, %zmm3 /* s_hi_x_21 = blocks128(s_hi_31, s_hi_31) */
+	vpclmulqdq $0x0, .Lsm4_wordslice_avx512_gfni_9_fold(%rip), %zmm1, %zmm4 /* fold_lo_10 = clmul(s_lo_32, fold) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_swap_halves(%rip), %zmm4, %zmm4 /* fold_lo_sw_10 = lookup16(fold_lo_10, swap_halves) */
+	vpxord %zmm4, %zmm1, %zmm1 /* v_10 = xor(s_lo_32, fold_lo_sw_10) */
+	vpclmulqdq $0x11, .Lsm4_wordslice_avx512_gfni_9_fold(%rip), %zmm1, %zmm4 /* fold_hi_10 = clmul(v_10, fold) */
+	vpternlogd $0x96, %zmm1, %zmm3, %zmm0 /* v_hi_10 = ternlog(s_hi_31, s_hi_x_21, v_10) */
+	vpternlogd $0x28, %zmm2, %zmm4, %zmm0 /* y1_11 = ternlog(v_hi_10, fold_hi_10, first_block) */
+
+	/* Step 12 of 16: 8 blocks, 4 per register: block i times T_(n - i), products unreduced. */
+	vmovdqu64 1408(%r9), %zmm1 /* x_22 = load() */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_22 = lookup16(x_22, reverse16) */
+	vpxord %zmm0, %zmm1, %zmm0 /* z1_y_11 = xor(z_22, y1_11) */
+	vmovdqu64 (%r8), %zmm1 /* h_22 = load() */
+	vpclmulqdq $0x0, %zmm1, %zmm0, %zmm3 /* lo_22 = clmul(z1_y_11, h_22) */
+	vpclmulqdq $0x10, %zmm1, %zmm0, %zmm4 /* mid_44 = clmul(z1_y_11, h_22) */
+	vpclmulqdq $0x1, %zmm1, %zmm0, %zmm5 /* mid_45 = clmul(z1_y_11, h_22) */
+	vpclmulqdq $0x11, %zmm1, %zmm0, %zmm0 /* hi_22 = clmul(z1_y_11, h_22) */
+	vmovdqu64 1472(%r9), %zmm1 /* x_23 = load() */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_23 = lookup16(x_23, reverse16) */
+	vmovdqu64 64(%r8), %zmm6 /* h_23 = load() */
+	vpclmulqdq $0x0, %zmm6, %zmm1, %zmm7 /* lo_23 = clmul(z_23, h_23) */
+	vpclmulqdq $0x10, %zmm6, %zmm1, %zmm8 /* mid_46 = clmul(z_23, h_23) */
+	vpclmulqdq $0x1, %zmm6, %zmm1, %zmm9 /* mid_47 = clmul(z_23, h_23) */
+	vpclmulqdq $0x11, %zmm6, %zmm1, %zmm1 /* hi_23 = clmul(z_23, h_23) */
+
+	/* The sums, then S's halves, their blocks added, and one reduction. */
+	vpxord %zmm9, %zmm8, %zmm6 /* mid_sum_acc_34 = xor(mid_46, mid_47) */
+	vpternlogd $0x96, %zmm6, %zmm5, %zmm4 /* mid_sum_acc_35 = ternlog(mid_44, mid_45, mid_sum_acc_34) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_up(%rip), %zmm4, %zmm5 /* mid_lo_11 = lookup16(mid_sum_acc_35, half_up) */
+	vpternlogd $0x96, %zmm5, %zmm7, %zmm3 /* s_lo_33 = ternlog(lo_22, lo_23, mid_lo_11) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_down(%rip), %zmm4, %zmm4 /* mid_hi_11 = lookup16(mid_sum_acc_35, half_down) */
+	vpternlogd $0x96, %zmm4, %zmm1, %zmm0 /* s_hi_33 = ternlog(hi_22, hi_23, mid_hi_11) */
+	vshufi32x4 $0x4e, %zmm3, %zmm3, %zmm1 /* s_lo_x_22 = blocks128(s_lo_33, s_lo_33) */
+	vpxord %zmm1, %zmm3, %zmm1 /* s_lo_34 = xor(s_lo_33, s_lo_x_22) */
+	vshufi32x4 $0xb1, %zmm1, %zmm1, %zmm3 /* s_lo_x_23 = blocks128(s_lo_34, s_lo_34) */
+	vpxord %zmm3, %zmm1, %zmm1 /* s_lo_35 = xor(s_lo_34, s_lo_x_23) */
+	vshufi32x4 $0x4e, %zmm0, %zmm0, %zmm3 /* s_hi_x_22 = blocks128(s_hi_33, s_hi_33) */
+	vpxord %zmm3, %zmm0, %zmm0 /* s_hi_34 = xor(s_hi_33, s_hi_x_22) */
+	vshufi32x4 $0xb1, %zmm0, %zmm0, %zmm3 /* s_hi_x_23 = blocks128(s_hi_34, s_hi_34) */
+	vpclmulqdq $0x0, .Lsm4_wordslice_avx512_gfni_9_fold(%rip), %zmm1, %zmm4 /* fold_lo_11 = clmul(s_lo_35, fold) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_swap_halves(%rip), %zmm4, %zmm4 /* fold_lo_sw_11 = lookup16(fold_lo_11, swap_halves) */
+	vpxord %zmm4, %zmm1, %zmm1 /* v_11 = xor(s_lo_35, fold_lo_sw_11) */
+	vpclmulqdq $0x11, .Lsm4_wordslice_avx512_gfni_9_fold(%rip), %zmm1, %zmm4 /* fold_hi_11 = clmul(v_11, fold) */
+	vpternlogd $0x96, %zmm1, %zmm3, %zmm0 /* v_hi_11 = ternlog(s_hi_34, s_hi_x_23, v_11) */
+	vpternlogd $0x28, %zmm2, %zmm4, %zmm0 /* y1_12 = ternlog(v_hi_11, fold_hi_11, first_block) */
+
+	/* Step 13 of 16: 8 blocks, 4 per register: block i times T_(n - i), products unreduced. */
+	vmovdqu64 1536(%r9), %zmm1 /* x_24 = load() */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_24 = lookup16(x_24, reverse16) */
+	vpxord %zmm0, %zmm1, %zmm0 /* z1_y_12 = xor(z_24, y1_12) */
+	vmovdqu64 (%r8), %zmm1 /* h_24 = load() */
+	vpclmulqdq $0x0, %zmm1, %zmm0, %zmm3 /* lo_24 = clmul(z1_y_12, h_24) */
+	vpclmulqdq $0x10, %zmm1, %zmm0, %zmm4 /* mid_48 = clmul(z1_y_12, h_24) */
+	vpclmulqdq $0x1, %zmm1, %zmm0, %zmm5 /* mid_49 = clmul(z1_y_12, h_24) */
+	vpclmulqdq $0x11, %zmm1, %zmm0, %zmm0 /* hi_24 = clmul(z1_y_12, h_24) */
+	vmovdqu64 1600(%r9), %zmm1 /* x_25 = load() */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_25 = lookup16(x_25, reverse16) */
+	vmovdqu64 64(%r8), %zmm6 /* h_25 = load() */
+	vpclmulqdq $0x0, %zmm6, %zmm1, %zmm7 /* lo_25 = clmul(z_25, h_25) */
+	vpclmulqdq $0x10, %zmm6, %zmm1, %zmm8 /* mid_50 = clmul(z_25, h_25) */
+	vpclmulqdq $0x1, %zmm6, %zmm1, %zmm9 /* mid_51 = clmul(z_25, h_25) */
+	vpclmulqdq $0x11, %zmm6, %zmm1, %zmm1 /* hi_25 = clmul(z_25, h_25) */
+
+	/* The sums, then S's halves, their blocks added, and one reduction. */
+	vpxord %zmm9, %zmm8, %zmm6 /* mid_sum_acc_37 = xor(mid_50, mid_51) */
+	vpternlogd $0x96, %zmm6, %zmm5, %zmm4 /* mid_sum_acc_38 = ternlog(mid_48, mid_49, mid_sum_acc_37) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_up(%rip), %zmm4, %zmm5 /* mid_lo_12 = lookup16(mid_sum_acc_38, half_up) */
+	vpternlogd $0x96, %zmm5, %zmm7, %zmm3 /* s_lo_36 = ternlog(lo_24, lo_25, mid_lo_12) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_down(%rip), %zmm4, %zmm4 /* mid_hi_12 = lookup16(mid_sum_acc_38, half_down) */
+	vpternlogd $0x96, %zmm4, %zmm1, %zmm0 /* s_hi_36 = ternlog(hi_24, hi_25, mid_hi_12) */
+	vshufi32x4 $0x4e, %zmm3, %zmm3, %zmm1 /* s_lo_x_24 = blocks128(s_lo_36, s_lo_36) */
+	vpxord %zmm1, %zmm3, %zmm1 /* s_lo_37 = xor(s_lo_36, s_lo_x_24) */
+	vshufi32x4 $0xb1, %zmm1, %zmm1, %zmm3 /* s_lo_x_25 = blocks128(s_lo_37, s_lo_37) */
+	vpxord %zmm3, %zmm1, %zmm1 /* s_lo_38 = xor(s_lo_37, s_lo_x_25) */
+	vshufi32x4 $0x4e, %zmm0, %zmm0, %zmm3 /* s_hi_x_24 = blocks128(s_hi_36, s_hi_36) */
+	vpxord %zmm3, %zmm0, %zmm0 /* s_hi_37 = xor(s_hi_36, s_hi_x_24) */
+	vshufi32x4 $0xb1, %zmm0, %zmm0, %zmm3 /* s_hi_x_25 = blocks128(s_hi_37, s_hi_37) */
+	vpclmulqdq $0x0, .Lsm4_wordslice_avx512_gfni_9_fold(%rip), %zmm1, %zmm4 /* fold_lo_12 = clmul(s_lo_38, fold) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_swap_halves(%rip), %zmm4, %zmm4 /* fold_lo_sw_12 = lookup16(fold_lo_12, swap_halves) */
+	vpxord %zmm4, %zmm1, %zmm1 /* v_12 = xor(s_lo_38, fold_lo_sw_12) */
+	vpclmulqdq $0x11, .Lsm4_wordslice_avx512_gfni_9_fold(%rip), %zmm1, %zmm4 /* fold_hi_12 = clmul(v_12, fold) */
+	vpternlogd $0x96, %zmm1, %zmm3, %zmm0 /* v_hi_12 = ternlog(s_hi_37, s_hi_x_25, v_12) */
+	vpternlogd $0x28, %zmm2, %zmm4, %zmm0 /* y1_13 = ternlog(v_hi_12, fold_hi_12, first_block) */
+
+	/* Step 14 of 16: 8 blocks, 4 per register: block i times T_(n - i), products unreduced. */
+	vmovdqu64 1664(%r9), %zmm1 /* x_26 = load() */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_26 = lookup16(x_26, reverse16) */
+	vpxord %zmm0, %zmm1, %zmm0 /* z1_y_13 = xor(z_26, y1_13) */
+	vmovdqu64 (%r8), %zmm1 /* h_26 = load() */
+	vpclmulqdq $0x0, %zmm1, %zmm0, %zmm3 /* lo_26 = clmul(z1_y_13, h_26) */
+	vpclmulqdq $0x10, %zmm1, %zmm0, %zmm4 /* mid_52 = clmul(z1_y_13, h_26) */
+	vpclmulqdq $0x1, %zmm1, %zmm0, %zmm5 /* mid_53 = clmul(z1_y_13, h_26) */
+	vpclmulqdq $0x11, %zmm1, %zmm0, %zmm0 /* hi_26 = clmul(z1_y_13, h_26) */
+	vmovdqu64 1728(%r9), %zmm1 /* x_27 = load() */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_27 = lookup16(x_27, reverse16) */
+	vmovdqu64 64(%r8), %zmm6 /* h_27 = load() */
+	vpclmulqdq $0x0, %zmm6, %zmm1, %zmm7 /* lo_27 = clmul(z_27, h_27) */
+	vpclmulqdq $0x10, %zmm6, %zmm1, %zmm8 /* mid_54 = clmul(z_27, h_27) */
+	vpclmulqdq $0x1, %zmm6, %zmm1, %zmm9 /* mid_55 = clmul(z_27, h_27) */
+	vpclmulqdq $0x11, %zmm6, %zmm1, %zmm1 /* hi_27 = clmul(z_27, h_27) */
+
+	/* The sums, then S's halves, their blocks added, and one reduction. */
+	vpxord %zmm9, %zmm8, %zmm6 /* mid_sum_acc_40 = xor(mid_54, mid_55) */
+	vpternlogd $0x96, %zmm6, %zmm5, %zmm4 /* mid_sum_acc_41 = ternlog(mid_52, mid_53, mid_sum_acc_40) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_up(%rip), %zmm4, %zmm5 /* mid_lo_13 = lookup16(mid_sum_acc_41, half_up) */
+	vpternlogd $0x96, %zmm5, %zmm7, %zmm3 /* s_lo_39 = ternlog(lo_26, lo_27, mid_lo_13) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_down(%rip), %zmm4, %zmm4 /* mid_hi_13 = lookup16(mid_sum_acc_41, half_down) */
+	vpternlogd $0x96, %zmm4, %zmm1, %zmm0 /* s_hi_39 = ternlog(hi_26, hi_27, mid_hi_13) */
+	vshufi32x4 $0x4e, %zmm3, %zmm3, %zmm1 /* s_lo_x_26 = blocks128(s_lo_39, s_lo_39) */
+	vpxord %zmm1, %zmm3, %zmm1 /* s_lo_40 = xor(s_lo_39, s_lo_x_26) */
+	vshufi32x4 $0xb1, %zmm1, %zmm1, %zmm3 /* s_lo_x_27 = blocks128(s_lo_40, s_lo_40) */
+	vpxord %zmm3, %zmm1, %zmm1 /* s_lo_41 = xor(s_lo_40, s_lo_x_27) */
+	vshufi32x4 $0x4e, %zmm0, %zmm0, %zmm3 /* s_hi_x_26 = blocks128(s_hi_39, s_hi_39) */
+	vpxord %zmm3, %zmm0, %zmm0 /* s_hi_40 = xor(s_hi_39, s_hi_x_26) */
+	vshufi32x4 $0xb1, %zmm0, %zmm0, %zmm3 /* s_hi_x_27 = blocks128(s_hi_40, s_hi_40) */
+	vpclmulqdq $0x0, .Lsm4_wordslice_avx512_gfni_9_fold(%rip), %zmm1, %zmm4 /* fold_lo_13 = clmul(s_lo_41, fold) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_swap_halves(%rip), %zmm4, %zmm4 /* fold_lo_sw_13 = lookup16(fold_lo_13, swap_halves) */
+	vpxord %zmm4, %zmm1, %zmm1 /* v_13 = xor(s_lo_41, fold_lo_sw_13) */
+	vpclmulqdq $0x11, .Lsm4_wordslice_avx512_gfni_9_fold(%rip), %zmm1, %zmm4 /* fold_hi_13 = clmul(v_13, fold) */
+	vpternlogd $0x96, %zmm1, %zmm3, %zmm0 /* v_hi_13 = ternlog(s_hi_40, s_hi_x_27, v_13) */
+	vpternlogd $0x28, %zmm2, %zmm4, %zmm0 /* y1_14 = ternlog(v_hi_13, fold_hi_13, first_block) */
+
+	/* Step 15 of 16: 8 blocks, 4 per register: block i times T_(n - i), products unreduced. */
+	vmovdqu64 1792(%r9), %zmm1 /* x_28 = load() */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_28 = lookup16(x_28, reverse16) */
+	vpxord %zmm0, %zmm1, %zmm0 /* z1_y_14 = xor(z_28, y1_14) */
+	vmovdqu64 (%r8), %zmm1 /* h_28 = load() */
+	vpclmulqdq $0x0, %zmm1, %zmm0, %zmm3 /* lo_28 = clmul(z1_y_14, h_28) */
+	vpclmulqdq $0x10, %zmm1, %zmm0, %zmm4 /* mid_56 = clmul(z1_y_14, h_28) */
+	vpclmulqdq $0x1, %zmm1, %zmm0, %zmm5 /* mid_57 = clmul(z1_y_14, h_28) */
+	vpclmulqdq $0x11, %zmm1, %zmm0, %zmm0 /* hi_28 = clmul(z1_y_14, h_28) */
+	vmovdqu64 1856(%r9), %zmm1 /* x_29 = load() */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_29 = lookup16(x_29, reverse16) */
+	vmovdqu64 64(%r8), %zmm6 /* h_29 = load() */
+	vpclmulqdq $0x0, %zmm6, %zmm1, %zmm7 /* lo_29 = clmul(z_29, h_29) */
+	vpclmulqdq $0x10, %zmm6, %zmm1, %zmm8 /* mid_58 = clmul(z_29, h_29) */
+	vpclmulqdq $0x1, %zmm6, %zmm1, %zmm9 /* mid_59 = clmul(z_29, h_29) */
+	vpclmulqdq $0x11, %zmm6, %zmm1, %zmm1 /* hi_29 = clmul(z_29, h_29) */
+
+	/* The sums, then S's halves, their blocks added, and one reduction. */
+	vpxord %zmm9, %zmm8, %zmm6 /* mid_sum_acc_43 = xor(mid_58, mid_59) */
+	vpternlogd $0x96, %zmm6, %zmm5, %zmm4 /* mid_sum_acc_44 = ternlog(mid_56, mid_57, mid_sum_acc_43) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_up(%rip), %zmm4, %zmm5 /* mid_lo_14 = lookup16(mid_sum_acc_44, half_up) */
+	vpternlogd $0x96, %zmm5, %zmm7, %zmm3 /* s_lo_42 = ternlog(lo_28, lo_29, mid_lo_14) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_down(%rip), %zmm4, %zmm4 /* mid_hi_14 = lookup16(mid_sum_acc_44, half_down) */
+	vpternlogd $0x96, %zmm4, %zmm1, %zmm0 /* s_hi_42 = ternlog(hi_28, hi_29, mid_hi_14) */
+	vshufi32x4 $0x4e, %zmm3, %zmm3, %zmm1 /* s_lo_x_28 = blocks128(s_lo_42, s_lo_42) */
+	vpxord %zmm1, %zmm3, %zmm1 /* s_lo_43 = xor(s_lo_42, s_lo_x_28) */
+	vshufi32x4 $0xb1, %zmm1, %zmm1, %zmm3 /* s_lo_x_29 = blocks128(s_lo_43, s_lo_43) */
+	vpxord %zmm3, %zmm1, %zmm1 /* s_lo_44 = xor(s_lo_43, s_lo_x_29) */
+	vshufi32x4 $0x4e, %zmm0, %zmm0, %zmm3 /* s_hi_x_28 = blocks128(s_hi_42, s_hi_42) */
+	vpxord %zmm3, %zmm0, %zmm0 /* s_hi_43 = xor(s_hi_42, s_hi_x_28) */
+	vshufi32x4 $0xb1, %zmm0, %zmm0, %zmm3 /* s_hi_x_29 = blocks128(s_hi_43, s_hi_43) */
+	vpclmulqdq $0x0, .Lsm4_wordslice_avx512_gfni_9_fold(%rip), %zmm1, %zmm4 /* fold_lo_14 = clmul(s_lo_44, fold) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_swap_halves(%rip), %zmm4, %zmm4 /* fold_lo_sw_14 = lookup16(fold_lo_14, swap_halves) */
+	vpxord %zmm4, %zmm1, %zmm1 /* v_14 = xor(s_lo_44, fold_lo_sw_14) */
+	vpclmulqdq $0x11, .Lsm4_wordslice_avx512_gfni_9_fold(%rip), %zmm1, %zmm4 /* fold_hi_14 = clmul(v_14, fold) */
+	vpternlogd $0x96, %zmm1, %zmm3, %zmm0 /* v_hi_14 = ternlog(s_hi_43, s_hi_x_29, v_14) */
+	vpternlogd $0x28, %zmm2, %zmm4, %zmm0 /* y1_15 = ternlog(v_hi_14, fold_hi_14, first_block) */
+
+	/* Step 16 of 16: 8 blocks, 4 per register: block i times T_(n - i), products unreduced. */
+	vmovdqu64 1920(%r9), %zmm1 /* x_30 = load() */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_30 = lookup16(x_30, reverse16) */
+	vpxord %zmm0, %zmm1, %zmm0 /* z1_y_15 = xor(z_30, y1_15) */
+	vmovdqu64 (%r8), %zmm1 /* h_30 = load() */
+	vpclmulqdq $0x0, %zmm1, %zmm0, %zmm2 /* lo_30 = clmul(z1_y_15, h_30) */
+	vpclmulqdq $0x10, %zmm1, %zmm0, %zmm3 /* mid_60 = clmul(z1_y_15, h_30) */
+	vpclmulqdq $0x1, %zmm1, %zmm0, %zmm4 /* mid_61 = clmul(z1_y_15, h_30) */
+	vpclmulqdq $0x11, %zmm1, %zmm0, %zmm0 /* hi_30 = clmul(z1_y_15, h_30) */
+	vmovdqu64 1984(%r9), %zmm1 /* x_31 = load() */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_31 = lookup16(x_31, reverse16) */
+	vmovdqu64 64(%r8), %zmm5 /* h_31 = load() */
+	vpclmulqdq $0x0, %zmm5, %zmm1, %zmm6 /* lo_31 = clmul(z_31, h_31) */
+	vpclmulqdq $0x10, %zmm5, %zmm1, %zmm7 /* mid_62 = clmul(z_31, h_31) */
+	vpclmulqdq $0x1, %zmm5, %zmm1, %zmm8 /* mid_63 = clmul(z_31, h_31) */
+	vpclmulqdq $0x11, %zmm5, %zmm1, %zmm1 /* hi_31 = clmul(z_31, h_31) */
+
+	/* The sums, then S's halves, their blocks added, and one reduction. */
+	vpxord %zmm8, %zmm7, %zmm5 /* mid_sum_acc_46 = xor(mid_62, mid_63) */
+	vpternlogd $0x96, %zmm5, %zmm4, %zmm3 /* mid_sum_acc_47 = ternlog(mid_60, mid_61, mid_sum_acc_46) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_up(%rip), %zmm3, %zmm4 /* mid_lo_15 = lookup16(mid_sum_acc_47, half_up) */
+	vpternlogd $0x96, %zmm4, %zmm6, %zmm2 /* s_lo_45 = ternlog(lo_30, lo_31, mid_lo_15) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_down(%rip), %zmm3, %zmm3 /* mid_hi_15 = lookup16(mid_sum_acc_47, half_down) */
+	vpternlogd $0x96, %zmm3, %zmm1, %zmm0 /* s_hi_45 = ternlog(hi_30, hi_31, mid_hi_15) */
+	vshufi32x4 $0x4e, %zmm2, %zmm2, %zmm1 /* s_lo_x_30 = blocks128(s_lo_45, s_lo_45) */
+	vpxord %zmm1, %zmm2, %zmm1 /* s_lo_46 = xor(s_lo_45, s_lo_x_30) */
+	vshufi32x4 $0xb1, %zmm1, %zmm1, %zmm2 /* s_lo_x_31 = blocks128(s_lo_46, s_lo_46) */
+	vpxord %zmm2, %zmm1, %zmm1 /* s_lo_47 = xor(s_lo_46, s_lo_x_31) */
+	vshufi32x4 $0x4e, %zmm0, %zmm0, %zmm2 /* s_hi_x_30 = blocks128(s_hi_45, s_hi_45) */
+	vpxord %zmm2, %zmm0, %zmm0 /* s_hi_46 = xor(s_hi_45, s_hi_x_30) */
+	vshufi32x4 $0xb1, %zmm0, %zmm0, %zmm2 /* s_hi_x_31 = blocks128(s_hi_46, s_hi_46) */
+	vpclmulqdq $0x0, .Lsm4_wordslice_avx512_gfni_9_fold(%rip), %zmm1, %zmm3 /* fold_lo_15 = clmul(s_lo_47, fold) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_swap_halves(%rip), %zmm3, %zmm3 /* fold_lo_sw_15 = lookup16(fold_lo_15, swap_halves) */
+	vpxord %zmm3, %zmm1, %zmm1 /* v_15 = xor(s_lo_47, fold_lo_sw_15) */
+	vpclmulqdq $0x11, .Lsm4_wordslice_avx512_gfni_9_fold(%rip), %zmm1, %zmm3 /* fold_hi_15 = clmul(v_15, fold) */
+	vpternlogd $0x96, %zmm1, %zmm2, %zmm0 /* v_hi_15 = ternlog(s_hi_46, s_hi_x_31, v_15) */
+	vpxord %zmm3, %zmm0, %zmm0 /* reduced_15 = xor(v_hi_15, fold_hi_15) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm0, %zmm0 /* y_next = lookup16(reduced_15, reverse16) */
+	vbroadcasti32x4 (%rsi), %zmm1 /* ctr_low = bcast128() */
+	vpsrlw $8, %zmm1, %zmm2 /* ctr_last = shr(ctr_low) */
+	vpbroadcastb 32(%rsi), %zmm3 /* ctr_first = bcast8() */
+	vpandd .Lsm4_wordslice_avx512_gfni_9_byte_14(%rip), %zmm3, %zmm3 /* ctr_j0 = and(ctr_first, byte_14) */
+	vpandd .Lsm4_wordslice_avx512_gfni_9_all_but_last(%rip), %zmm1, %zmm1 /* ctr_v_open = and(ctr_low, all_but_last) */
+	vbroadcasti32x4 16(%rsi), %zmm4 /* ctr_w = bcast128() */
+	vpandd .Lsm4_wordslice_avx512_gfni_9_all_but_last(%rip), %zmm4, %zmm4 /* ctr_w_open = and(ctr_w, all_but_last) */
+
+	/* Load 128 blocks (8 groups), big-endian words to native, transpose 4x4 words. */
+	vpaddb .Lsm4_wordslice_avx512_gfni_9_block_k(%rip), %zmm3, %zmm5 /* ctr_j = add(ctr_j0, block_k) */
+	vpaddw %zmm5, %zmm2, %zmm5 /* ctr_sum = add(ctr_last, ctr_j) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm5, %zmm6 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
+	vmovdqa64 .Lsm4_wordslice_avx512_gfni_9_carry_mask_table(%rip), %zmm7 /* carry_mask_table = const() */
+	vpshufb %zmm6, %zmm7, %zmm6 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
+	vmovdqa64 %zmm1, %zmm8 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm6, %zmm4, %zmm8 /* ctr_pair = ternlog(ctr_v_open, ctr_w_open, ctr_mask) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm5, %zmm5 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
+	vpord %zmm5, %zmm8, %zmm5 /* row = or(ctr_pair, ctr_last_byte) */
+	vpaddb .Lsm4_wordslice_avx512_gfni_9_block_k_1(%rip), %zmm3, %zmm6 /* ctr_j_1 = add(ctr_j0, block_k_1) */
+	vpaddw %zmm6, %zmm2, %zmm6 /* ctr_sum_1 = add(ctr_last, ctr_j_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm6, %zmm8 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
+	vpshufb %zmm8, %zmm7, %zmm8 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
+	vmovdqa64 %zmm1, %zmm9 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm8, %zmm4, %zmm9 /* ctr_pair_1 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm6, %zmm6 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
+	vpord %zmm6, %zmm9, %zmm6 /* row_1 = or(ctr_pair_1, ctr_last_byte_1) */
+	vpaddb .Lsm4_wordslice_avx512_gfni_9_block_k_2(%rip), %zmm3, %zmm8 /* ctr_j_2 = add(ctr_j0, block_k_2) */
+	vpaddw %zmm8, %zmm2, %zmm8 /* ctr_sum_2 = add(ctr_last, ctr_j_2) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm8, %zmm9 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
+	vpshufb %zmm9, %zmm7, %zmm9 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
+	vmovdqa64 %zmm1, %zmm10 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm9, %zmm4, %zmm10 /* ctr_pair_2 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_2) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm8, %zmm8 /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
+	vpord %zmm8, %zmm10, %zmm8 /* row_2 = or(ctr_pair_2, ctr_last_byte_2) */
+	vpaddb .Lsm4_wordslice_avx512_gfni_9_block_k_3(%rip), %zmm3, %zmm9 /* ctr_j_3 = add(ctr_j0, block_k_3) */
+	vpaddw %zmm9, %zmm2, %zmm9 /* ctr_sum_3 = add(ctr_last, ctr_j_3) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm9, %zmm10 /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
+	vpshufb %zmm10, %zmm7, %zmm10 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
+	vmovdqa64 %zmm1, %zmm11 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm10, %zmm4, %zmm11 /* ctr_pair_3 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_3) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm9, %zmm9 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
+	vpord %zmm9, %zmm11, %zmm9 /* row_3 = or(ctr_pair_3, ctr_last_byte_3) */
+	vmovdqa64 .Lsm4_wordslice_avx512_gfni_9_unpacklo32_index(%rip), %zmm10 /* unpacklo32_index = const() */
+	vmovdqa64 %zmm10, %zmm11 /* unpacklo32_index */
+	vpermi2b %zmm8, %zmm5, %zmm11 /* tr0 = permute2b(unpacklo32_index, row, row_2) */
+	vmovdqa64 .Lsm4_wordslice_avx512_gfni_9_unpackhi32_index(%rip), %zmm12 /* unpackhi32_index = const() */
+	vmovdqa64 %zmm12, %zmm13 /* unpackhi32_index */
+	vpermi2b %zmm8, %zmm5, %zmm13 /* tr0_1 = permute2b(unpackhi32_index, row, row_2) */
+	vmovdqa64 %zmm10, %zmm5 /* unpacklo32_index */
+	vpermi2b %zmm9, %zmm6, %zmm5 /* tr0_2 = permute2b(unpacklo32_index, row_1, row_3) */
+	vmovdqa64 %zmm12, %zmm8 /* unpackhi32_index */
+	vpermi2b %zmm9, %zmm6, %zmm8 /* tr0_3 = permute2b(unpackhi32_index, row_1, row_3) */
+	vpunpckldq %zmm5, %zmm11, %zmm6 /* tr1 = unpacklo(tr0, tr0_2) */
+	vpunpckhdq %zmm5, %zmm11, %zmm5 /* tr1_1 = unpackhi(tr0, tr0_2) */
+	vpunpckldq %zmm8, %zmm13, %zmm9 /* tr1_2 = unpacklo(tr0_1, tr0_3) */
+	vpunpckhdq %zmm8, %zmm13, %zmm8 /* tr1_3 = unpackhi(tr0_1, tr0_3) */
+	vpaddb .Lsm4_wordslice_avx512_gfni_9_block_k_4(%rip), %zmm3, %zmm11 /* ctr_j_4 = add(ctr_j0, block_k_4) */
+	vpaddw %zmm11, %zmm2, %zmm11 /* ctr_sum_4 = add(ctr_last, ctr_j_4) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm11, %zmm13 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
+	vpshufb %zmm13, %zmm7, %zmm13 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
+	vmovdqa64 %zmm1, %zmm14 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm13, %zmm4, %zmm14 /* ctr_pair_4 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_4) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm11, %zmm11 /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
+	vpord %zmm11, %zmm14, %zmm11 /* row_4 = or(ctr_pair_4, ctr_last_byte_4) */
+	vpaddb .Lsm4_wordslice_avx512_gfni_9_block_k_5(%rip), %zmm3, %zmm13 /* ctr_j_5 = add(ctr_j0, block_k_5) */
+	vpaddw %zmm13, %zmm2, %zmm13 /* ctr_sum_5 = add(ctr_last, ctr_j_5) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm13, %zmm14 /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
+	vpshufb %zmm14, %zmm7, %zmm14 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
+	vmovdqa64 %zmm1, %zmm15 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm14, %zmm4, %zmm15 /* ctr_pair_5 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_5) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm13, %zmm13 /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
+	vpord %zmm13, %zmm15, %zmm13 /* row_5 = or(ctr_pair_5, ctr_last_byte_5) */
+	vpaddb .Lsm4_wordslice_avx512_gfni_9_block_k_6(%rip), %zmm3, %zmm14 /* ctr_j_6 = add(ctr_j0, block_k_6) */
+	vpaddw %zmm14, %zmm2, %zmm14 /* ctr_sum_6 = add(ctr_last, ctr_j_6) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm14, %zmm15 /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
+	vpshufb %zmm15, %zmm7, %zmm15 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
+	vmovdqa64 %zmm1, %zmm16 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm15, %zmm4, %zmm16 /* ctr_pair_6 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_6) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm14, %zmm14 /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
+	vpord %zmm14, %zmm16, %zmm14 /* row_6 = or(ctr_pair_6, ctr_last_byte_6) */
+	vpaddb .Lsm4_wordslice_avx512_gfni_9_block_k_7(%rip), %zmm3, %zmm15 /* ctr_j_7 = add(ctr_j0, block_k_7) */
+	vpaddw %zmm15, %zmm2, %zmm15 /* ctr_sum_7 = add(ctr_last, ctr_j_7) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm15, %zmm16 /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
+	vpshufb %zmm16, %zmm7, %zmm16 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
+	vmovdqa64 %zmm1, %zmm17 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm16, %zmm4, %zmm17 /* ctr_pair_7 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_7) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm15, %zmm15 /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
+	vpord %zmm15, %zmm17, %zmm15 /* row_7 = or(ctr_pair_7, ctr_last_byte_7) */
+	vmovdqa64 %zmm10, %zmm16 /* unpacklo32_index */
+	vpermi2b %zmm14, %zmm11, %zmm16 /* tr0_4 = permute2b(unpacklo32_index, row_4, row_6) */
+	vmovdqa64 %zmm12, %zmm17 /* unpackhi32_index */
+	vpermi2b %zmm14, %zmm11, %zmm17 /* tr0_5 = permute2b(unpackhi32_index, row_4, row_6) */
+	vmovdqa64 %zmm10, %zmm11 /* unpacklo32_index */
+	vpermi2b %zmm15, %zmm13, %zmm11 /* tr0_6 = permute2b(unpacklo32_index, row_5, row_7) */
+	vmovdqa64 %zmm12, %zmm14 /* unpackhi32_index */
+	vpermi2b %zmm15, %zmm13, %zmm14 /* tr0_7 = permute2b(unpackhi32_index, row_5, row_7) */
+	vpunpckldq %zmm11, %zmm16, %zmm13 /* tr1_4 = unpacklo(tr0_4, tr0_6) */
+	vpunpckhdq %zmm11, %zmm16, %zmm11 /* tr1_5 = unpackhi(tr0_4, tr0_6) */
+	vpunpckldq %zmm14, %zmm17, %zmm15 /* tr1_6 = unpacklo(tr0_5, tr0_7) */
+	vpunpckhdq %zmm14, %zmm17, %zmm14 /* tr1_7 = unpackhi(tr0_5, tr0_7) */
+	vpaddb .Lsm4_wordslice_avx512_gfni_9_block_k_8(%rip), %zmm3, %zmm16 /* ctr_j_8 = add(ctr_j0, block_k_8) */
+	vpaddw %zmm16, %zmm2, %zmm16 /* ctr_sum_8 = add(ctr_last, ctr_j_8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm16, %zmm17 /* ctr_carry_8 = lookup16(ctr_sum_8, carry_everywhere) */
+	vpshufb %zmm17, %zmm7, %zmm17 /* ctr_mask_8 = lookup16(carry_mask_table, ctr_carry_8) */
+	vmovdqa64 %zmm1, %zmm18 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm17, %zmm4, %zmm18 /* ctr_pair_8 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm16, %zmm16 /* ctr_last_byte_8 = lookup16(ctr_sum_8, new_last_byte) */
+	vpord %zmm16, %zmm18, %zmm16 /* row_8 = or(ctr_pair_8, ctr_last_byte_8) */
+	vpaddb .Lsm4_wordslice_avx512_gfni_9_block_k_9(%rip), %zmm3, %zmm17 /* ctr_j_9 = add(ctr_j0, block_k_9) */
+	vpaddw %zmm17, %zmm2, %zmm17 /* ctr_sum_9 = add(ctr_last, ctr_j_9) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm17, %zmm18 /* ctr_carry_9 = lookup16(ctr_sum_9, carry_everywhere) */
+	vpshufb %zmm18, %zmm7, %zmm18 /* ctr_mask_9 = lookup16(carry_mask_table, ctr_carry_9) */
+	vmovdqa64 %zmm1, %zmm19 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm18, %zmm4, %zmm19 /* ctr_pair_9 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_9) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm17, %zmm17 /* ctr_last_byte_9 = lookup16(ctr_sum_9, new_last_byte) */
+	vpord %zmm17, %zmm19, %zmm17 /* row_9 = or(ctr_pair_9, ctr_last_byte_9) */
+	vpaddb .Lsm4_wordslice_avx512_gfni_9_block_k_10(%rip), %zmm3, %zmm18 /* ctr_j_10 = add(ctr_j0, block_k_10) */
+	vpaddw %zmm18, %zmm2, %zmm18 /* ctr_sum_10 = add(ctr_last, ctr_j_10) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm18, %zmm19 /* ctr_carry_10 = lookup16(ctr_sum_10, carry_everywhere) */
+	vpshufb %zmm19, %zmm7, %zmm19 /* ctr_mask_10 = lookup16(carry_mask_table, ctr_carry_10) */
+	vmovdqa64 %zmm1, %zmm20 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm19, %zmm4, %zmm20 /* ctr_pair_10 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_10) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm18, %zmm18 /* ctr_last_byte_10 = lookup16(ctr_sum_10, new_last_byte) */
+	vpord %zmm18, %zmm20, %zmm18 /* row_10 = or(ctr_pair_10, ctr_last_byte_10) */
+	vpaddb .Lsm4_wordslice_avx512_gfni_9_block_k_11(%rip), %zmm3, %zmm19 /* ctr_j_11 = add(ctr_j0, block_k_11) */
+	vpaddw %zmm19, %zmm2, %zmm19 /* ctr_sum_11 = add(ctr_last, ctr_j_11) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm19, %zmm20 /* ctr_carry_11 = lookup16(ctr_sum_11, carry_everywhere) */
+	vpshufb %zmm20, %zmm7, %zmm20 /* ctr_mask_11 = lookup16(carry_mask_table, ctr_carry_11) */
+	vmovdqa64 %zmm1, %zmm21 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm20, %zmm4, %zmm21 /* ctr_pair_11 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_11) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm19, %zmm19 /* ctr_last_byte_11 = lookup16(ctr_sum_11, new_last_byte) */
+	vpord %zmm19, %zmm21, %zmm19 /* row_11 = or(ctr_pair_11, ctr_last_byte_11) */
+	vmovdqa64 %zmm10, %zmm20 /* unpacklo32_index */
+	vpermi2b %zmm18, %zmm16, %zmm20 /* tr0_8 = permute2b(unpacklo32_index, row_8, row_10) */
+	vmovdqa64 %zmm12, %zmm21 /* unpackhi32_index */
+	vpermi2b %zmm18, %zmm16, %zmm21 /* tr0_9 = permute2b(unpackhi32_index, row_8, row_10) */
+	vmovdqa64 %zmm10, %zmm16 /* unpacklo32_index */
+	vpermi2b %zmm19, %zmm17, %zmm16 /* tr0_10 = permute2b(unpacklo32_index, row_9, row_11) */
+	vmovdqa64 %zmm12, %zmm18 /* unpackhi32_index */
+	vpermi2b %zmm19, %zmm17, %zmm18 /* tr0_11 = permute2b(unpackhi32_index, row_9, row_11) */
+	vpunpckldq %zmm16, %zmm20, %zmm17 /* tr1_8 = unpacklo(tr0_8, tr0_10) */
+	vpunpckhdq %zmm16, %zmm20, %zmm16 /* tr1_9 = unpackhi(tr0_8, tr0_10) */
+	vpunpckldq %zmm18, %zmm21, %zmm19 /* tr1_10 = unpacklo(tr0_9, tr0_11) */
+	vpunpckhdq %zmm18, %zmm21, %zmm18 /* tr1_11 = unpackhi(tr0_9, tr0_11) */
+	vpaddb .Lsm4_wordslice_avx512_gfni_9_block_k_12(%rip), %zmm3, %zmm20 /* ctr_j_12 = add(ctr_j0, block_k_12) */
+	vpaddw %zmm20, %zmm2, %zmm20 /* ctr_sum_12 = add(ctr_last, ctr_j_12) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm20, %zmm21 /* ctr_carry_12 = lookup16(ctr_sum_12, carry_everywhere) */
+	vpshufb %zmm21, %zmm7, %zmm21 /* ctr_mask_12 = lookup16(carry_mask_table, ctr_carry_12) */
+	vmovdqa64 %zmm1, %zmm22 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm21, %zmm4, %zmm22 /* ctr_pair_12 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_12) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm20, %zmm20 /* ctr_last_byte_12 = lookup16(ctr_sum_12, new_last_byte) */
+	vpord %zmm20, %zmm22, %zmm20 /* row_12 = or(ctr_pair_12, ctr_last_byte_12) */
+	vpaddb .Lsm4_wordslice_avx512_gfni_9_block_k_13(%rip), %zmm3, %zmm21 /* ctr_j_13 = add(ctr_j0, block_k_13) */
+	vpaddw %zmm21, %zmm2, %zmm21 /* ctr_sum_13 = add(ctr_last, ctr_j_13) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm21, %zmm22 /* ctr_carry_13 = lookup16(ctr_sum_13, carry_everywhere) */
+	vpshufb %zmm22, %zmm7, %zmm22 /* ctr_mask_13 = lookup16(carry_mask_table, ctr_carry_13) */
+	vmovdqa64 %zmm1, %zmm23 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm22, %zmm4, %zmm23 /* ctr_pair_13 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_13) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm21, %zmm21 /* ctr_last_byte_13 = lookup16(ctr_sum_13, new_last_byte) */
+	vpord %zmm21, %zmm23, %zmm21 /* row_13 = or(ctr_pair_13, ctr_last_byte_13) */
+	vpaddb .Lsm4_wordslice_avx512_gfni_9_block_k_14(%rip), %zmm3, %zmm22 /* ctr_j_14 = add(ctr_j0, block_k_14) */
+	vpaddw %zmm22, %zmm2, %zmm22 /* ctr_sum_14 = add(ctr_last, ctr_j_14) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm22, %zmm23 /* ctr_carry_14 = lookup16(ctr_sum_14, carry_everywhere) */
+	vpshufb %zmm23, %zmm7, %zmm23 /* ctr_mask_14 = lookup16(carry_mask_table, ctr_carry_14) */
+	vmovdqa64 %zmm1, %zmm24 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm23, %zmm4, %zmm24 /* ctr_pair_14 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_14) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm22, %zmm22 /* ctr_last_byte_14 = lookup16(ctr_sum_14, new_last_byte) */
+	vpord %zmm22, %zmm24, %zmm22 /* row_14 = or(ctr_pair_14, ctr_last_byte_14) */
+	vpaddb .Lsm4_wordslice_avx512_gfni_9_block_k_15(%rip), %zmm3, %zmm23 /* ctr_j_15 = add(ctr_j0, block_k_15) */
+	vpaddw %zmm23, %zmm2, %zmm23 /* ctr_sum_15 = add(ctr_last, ctr_j_15) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm23, %zmm24 /* ctr_carry_15 = lookup16(ctr_sum_15, carry_everywhere) */
+	vpshufb %zmm24, %zmm7, %zmm24 /* ctr_mask_15 = lookup16(carry_mask_table, ctr_carry_15) */
+	vmovdqa64 %zmm1, %zmm25 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm24, %zmm4, %zmm25 /* ctr_pair_15 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_15) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm23, %zmm23 /* ctr_last_byte_15 = lookup16(ctr_sum_15, new_last_byte) */
+	vpord %zmm23, %zmm25, %zmm23 /* row_15 = or(ctr_pair_15, ctr_last_byte_15) */
+	vmovdqa64 %zmm10, %zmm24 /* unpacklo32_index */
+	vpermi2b %zmm22, %zmm20, %zmm24 /* tr0_12 = permute2b(unpacklo32_index, row_12, row_14) */
+	vmovdqa64 %zmm12, %zmm25 /* unpackhi32_index */
+	vpermi2b %zmm22, %zmm20, %zmm25 /* tr0_13 = permute2b(unpackhi32_index, row_12, row_14) */
+	vmovdqa64 %zmm10, %zmm20 /* unpacklo32_index */
+	vpermi2b %zmm23, %zmm21, %zmm20 /* tr0_14 = permute2b(unpacklo32_index, row_13, row_15) */
+	vmovdqa64 %zmm12, %zmm22 /* unpackhi32_index */
+	vpermi2b %zmm23, %zmm21, %zmm22 /* tr0_15 = permute2b(unpackhi32_index, row_13, row_15) */
+	vpunpckldq %zmm20, %zmm24, %zmm21 /* tr1_12 = unpacklo(tr0_12, tr0_14) */
+	vpunpckhdq %zmm20, %zmm24, %zmm20 /* tr1_13 = unpackhi(tr0_12, tr0_14) */
+	vpunpckldq %zmm22, %zmm25, %zmm23 /* tr1_14 = unpacklo(tr0_13, tr0_15) */
+	vpunpckhdq %zmm22, %zmm25, %zmm22 /* tr1_15 = unpackhi(tr0_13, tr0_15) */
+	vpaddb .Lsm4_wordslice_avx512_gfni_9_block_k_16(%rip), %zmm3, %zmm24 /* ctr_j_16 = add(ctr_j0, block_k_16) */
+	vpaddw %zmm24, %zmm2, %zmm24 /* ctr_sum_16 = add(ctr_last, ctr_j_16) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm24, %zmm25 /* ctr_carry_16 = lookup16(ctr_sum_16, carry_everywhere) */
+	vpshufb %zmm25, %zmm7, %zmm25 /* ctr_mask_16 = lookup16(carry_mask_table, ctr_carry_16) */
+	vmovdqa64 %zmm1, %zmm26 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm25, %zmm4, %zmm26 /* ctr_pair_16 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_16) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm24, %zmm24 /* ctr_last_byte_16 = lookup16(ctr_sum_16, new_last_byte) */
+	vpord %zmm24, %zmm26, %zmm24 /* row_16 = or(ctr_pair_16, ctr_last_byte_16) */
+	vpaddb .Lsm4_wordslice_avx512_gfni_9_block_k_17(%rip), %zmm3, %zmm25 /* ctr_j_17 = add(ctr_j0, block_k_17) */
+	vpaddw %zmm25, %zmm2, %zmm25 /* ctr_sum_17 = add(ctr_last, ctr_j_17) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm25, %zmm26 /* ctr_carry_17 = lookup16(ctr_sum_17, carry_everywhere) */
+	vpshufb %zmm26, %zmm7, %zmm26 /* ctr_mask_17 = lookup16(carry_mask_table, ctr_carry_17) */
+	vmovdqa64 %zmm1, %zmm27 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm26, %zmm4, %zmm27 /* ctr_pair_17 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_17) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm25, %zmm25 /* ctr_last_byte_17 = lookup16(ctr_sum_17, new_last_byte) */
+	vpord %zmm25, %zmm27, %zmm25 /* row_17 = or(ctr_pair_17, ctr_last_byte_17) */
+	vpaddb .Lsm4_wordslice_avx512_gfni_9_block_k_18(%rip), %zmm3, %zmm26 /* ctr_j_18 = add(ctr_j0, block_k_18) */
+	vpaddw %zmm26, %zmm2, %zmm26 /* ctr_sum_18 = add(ctr_last, ctr_j_18) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm26, %zmm27 /* ctr_carry_18 = lookup16(ctr_sum_18, carry_everywhere) */
+	vpshufb %zmm27, %zmm7, %zmm27 /* ctr_mask_18 = lookup16(carry_mask_table, ctr_carry_18) */
+	vmovdqa64 %zmm1, %zmm28 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm27, %zmm4, %zmm28 /* ctr_pair_18 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_18) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm26, %zmm26 /* ctr_last_byte_18 = lookup16(ctr_sum_18, new_last_byte) */
+	vpord %zmm26, %zmm28, %zmm26 /* row_18 = or(ctr_pair_18, ctr_last_byte_18) */
+	vpaddb .Lsm4_wordslice_avx512_gfni_9_block_k_19(%rip), %zmm3, %zmm27 /* ctr_j_19 = add(ctr_j0, block_k_19) */
+	vpaddw %zmm27, %zmm2, %zmm27 /* ctr_sum_19 = add(ctr_last, ctr_j_19) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm27, %zmm28 /* ctr_carry_19 = lookup16(ctr_sum_19, carry_everywhere) */
+	vpshufb %zmm28, %zmm7, %zmm28 /* ctr_mask_19 = lookup16(carry_mask_table, ctr_carry_19) */
+	vmovdqa64 %zmm1, %zmm29 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm28, %zmm4, %zmm29 /* ctr_pair_19 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_19) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm27, %zmm27 /* ctr_last_byte_19 = lookup16(ctr_sum_19, new_last_byte) */
+	vpord %zmm27, %zmm29, %zmm27 /* row_19 = or(ctr_pair_19, ctr_last_byte_19) */
+	vmovdqa64 %zmm10, %zmm28 /* unpacklo32_index */
+	vpermi2b %zmm26, %zmm24, %zmm28 /* tr0_16 = permute2b(unpacklo32_index, row_16, row_18) */
+	vmovdqa64 %zmm12, %zmm29 /* unpackhi32_index */
+	vpermi2b %zmm26, %zmm24, %zmm29 /* tr0_17 = permute2b(unpackhi32_index, row_16, row_18) */
+	vmovdqa64 %zmm10, %zmm24 /* unpacklo32_index */
+	vpermi2b %zmm27, %zmm25, %zmm24 /* tr0_18 = permute2b(unpacklo32_index, row_17, row_19) */
+	vmovdqa64 %zmm12, %zmm26 /* unpackhi32_index */
+	vpermi2b %zmm27, %zmm25, %zmm26 /* tr0_19 = permute2b(unpackhi32_index, row_17, row_19) */
+	vpunpckldq %zmm24, %zmm28, %zmm25 /* tr1_16 = unpacklo(tr0_16, tr0_18) */
+	vpunpckhdq %zmm24, %zmm28, %zmm24 /* tr1_17 = unpackhi(tr0_16, tr0_18) */
+	vpunpckldq %zmm26, %zmm29, %zmm27 /* tr1_18 = unpacklo(tr0_17, tr0_19) */
+	vpunpckhdq %zmm26, %zmm29, %zmm26 /* tr1_19 = unpackhi(tr0_17, tr0_19) */
+	vpaddb .Lsm4_wordslice_avx512_gfni_9_block_k_20(%rip), %zmm3, %zmm28 /* ctr_j_20 = add(ctr_j0, block_k_20) */
+	vpaddw %zmm28, %zmm2, %zmm28 /* ctr_sum_20 = add(ctr_last, ctr_j_20) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm28, %zmm29 /* ctr_carry_20 = lookup16(ctr_sum_20, carry_everywhere) */
+	vpshufb %zmm29, %zmm7, %zmm29 /* ctr_mask_20 = lookup16(carry_mask_table, ctr_carry_20) */
+	vmovdqa64 %zmm1, %zmm30 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm29, %zmm4, %zmm30 /* ctr_pair_20 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_20) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm28, %zmm28 /* ctr_last_byte_20 = lookup16(ctr_sum_20, new_last_byte) */
+	vpord %zmm28, %zmm30, %zmm28 /* row_20 = or(ctr_pair_20, ctr_last_byte_20) */
+	vpaddb .Lsm4_wordslice_avx512_gfni_9_block_k_21(%rip), %zmm3, %zmm29 /* ctr_j_21 = add(ctr_j0, block_k_21) */
+	vpaddw %zmm29, %zmm2, %zmm29 /* ctr_sum_21 = add(ctr_last, ctr_j_21) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm29, %zmm30 /* ctr_carry_21 = lookup16(ctr_sum_21, carry_everywhere) */
+	vpshufb %zmm30, %zmm7, %zmm30 /* ctr_mask_21 = lookup16(carry_mask_table, ctr_carry_21) */
+	vmovdqa64 %zmm1, %zmm31 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm30, %zmm4, %zmm31 /* ctr_pair_21 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_21) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm29, %zmm29 /* ctr_last_byte_21 = lookup16(ctr_sum_21, new_last_byte) */
+	vpord %zmm29, %zmm31, %zmm29 /* row_21 = or(ctr_pair_21, ctr_last_byte_21) */
+	vpaddb .Lsm4_wordslice_avx512_gfni_9_block_k_22(%rip), %zmm3, %zmm30 /* ctr_j_22 = add(ctr_j0, block_k_22) */
+	vpaddw %zmm30, %zmm2, %zmm30 /* ctr_sum_22 = add(ctr_last, ctr_j_22) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm30, %zmm31 /* ctr_carry_22 = lookup16(ctr_sum_22, carry_everywhere) */
+	vpshufb %zmm31, %zmm7, %zmm31 /* ctr_mask_22 = lookup16(carry_mask_table, ctr_carry_22) */
+	vmovdqa64 %zmm0, 0(%rsp) /* spill y_next */
+	vmovdqa64 %zmm1, %zmm0 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm31, %zmm4, %zmm0 /* ctr_pair_22 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_22) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm30, %zmm30 /* ctr_last_byte_22 = lookup16(ctr_sum_22, new_last_byte) */
+	vpord %zmm30, %zmm0, %zmm0 /* row_22 = or(ctr_pair_22, ctr_last_byte_22) */
+	vpaddb .Lsm4_wordslice_avx512_gfni_9_block_k_23(%rip), %zmm3, %zmm30 /* ctr_j_23 = add(ctr_j0, block_k_23) */
+	vpaddw %zmm30, %zmm2, %zmm30 /* ctr_sum_23 = add(ctr_last, ctr_j_23) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm30, %zmm31 /* ctr_carry_23 = lookup16(ctr_sum_23, carry_everywhere) */
+	vpshufb %zmm31, %zmm7, %zmm31 /* ctr_mask_23 = lookup16(carry_mask_table, ctr_carry_23) */
+	vmovdqa64 %zmm5, 64(%rsp) /* spill g0x1.1 */
+	vmovdqa64 %zmm1, %zmm5 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm31, %zmm4, %zmm5 /* ctr_pair_23 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_23) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm30, %zmm30 /* ctr_last_byte_23 = lookup16(ctr_sum_23, new_last_byte) */
+	vpord %zmm30, %zmm5, %zmm5 /* row_23 = or(ctr_pair_23, ctr_last_byte_23) */
+	vmovdqa64 %zmm10, %zmm30 /* unpacklo32_index */
+	vpermi2b %zmm0, %zmm28, %zmm30 /* tr0_20 = permute2b(unpacklo32_index, row_20, row_22) */
+	vmovdqa64 %zmm12, %zmm31 /* unpackhi32_index */
+	vpermi2b %zmm0, %zmm28, %zmm31 /* tr0_21 = permute2b(unpackhi32_index, row_20, row_22) */
+	vmovdqa64 %zmm10, %zmm0 /* unpacklo32_index */
+	vpermi2b %zmm5, %zmm29, %zmm0 /* tr0_22 = permute2b(unpacklo32_index, row_21, row_23) */
+	vmovdqa64 %zmm12, %zmm28 /* unpackhi32_index */
+	vpermi2b %zmm5, %zmm29, %zmm28 /* tr0_23 = permute2b(unpackhi32_index, row_21, row_23) */
+	vpunpckldq %zmm0, %zmm30, %zmm5 /* tr1_20 = unpacklo(tr0_20, tr0_22) */
+	vpunpckhdq %zmm0, %zmm30, %zmm0 /* tr1_21 = unpackhi(tr0_20, tr0_22) */
+	vpunpckldq %zmm28, %zmm31, %zmm29 /* tr1_22 = unpacklo(tr0_21, tr0_23) */
+	vpunpckhdq %zmm28, %zmm31, %zmm28 /* tr1_23 = unpackhi(tr0_21, tr0_23) */
+	vpaddb .Lsm4_wordslice_avx512_gfni_9_block_k_24(%rip), %zmm3, %zmm30 /* ctr_j_24 = add(ctr_j0, block_k_24) */
+	vpaddw %zmm30, %zmm2, %zmm30 /* ctr_sum_24 = add(ctr_last, ctr_j_24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm30, %zmm31 /* ctr_carry_24 = lookup16(ctr_sum_24, carry_everywhere) */
+	vpshufb %zmm31, %zmm7, %zmm31 /* ctr_mask_24 = lookup16(carry_mask_table, ctr_carry_24) */
+	vmovdqa64 %zmm0, 128(%rsp) /* spill g5x1.1 */
+	vmovdqa64 %zmm1, %zmm0 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm31, %zmm4, %zmm0 /* ctr_pair_24 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm30, %zmm30 /* ctr_last_byte_24 = lookup16(ctr_sum_24, new_last_byte) */
+	vpord %zmm30, %zmm0, %zmm0 /* row_24 = or(ctr_pair_24, ctr_last_byte_24) */
+	vpaddb .Lsm4_wordslice_avx512_gfni_9_block_k_25(%rip), %zmm3, %zmm30 /* ctr_j_25 = add(ctr_j0, block_k_25) */
+	vpaddw %zmm30, %zmm2, %zmm30 /* ctr_sum_25 = add(ctr_last, ctr_j_25) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm30, %zmm31 /* ctr_carry_25 = lookup16(ctr_sum_25, carry_everywhere) */
+	vpshufb %zmm31, %zmm7, %zmm31 /* ctr_mask_25 = lookup16(carry_mask_table, ctr_carry_25) */
+	vmovdqa64 %zmm5, 192(%rsp) /* spill g5x0.1 */
+	vmovdqa64 %zmm1, %zmm5 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm31, %zmm4, %zmm5 /* ctr_pair_25 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_25) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm30, %zmm30 /* ctr_last_byte_25 = lookup16(ctr_sum_25, new_last_byte) */
+	vpord %zmm30, %zmm5, %zmm5 /* row_25 = or(ctr_pair_25, ctr_last_byte_25) */
+	vpaddb .Lsm4_wordslice_avx512_gfni_9_block_k_26(%rip), %zmm3, %zmm30 /* ctr_j_26 = add(ctr_j0, block_k_26) */
+	vpaddw %zmm30, %zmm2, %zmm30 /* ctr_sum_26 = add(ctr_last, ctr_j_26) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm30, %zmm31 /* ctr_carry_26 = lookup16(ctr_sum_26, carry_everywhere) */
+	vpshufb %zmm31, %zmm7, %zmm31 /* ctr_mask_26 = lookup16(carry_mask_table, ctr_carry_26) */
+	vmovdqa64 %zmm6, 256(%rsp) /* spill g0x0.1 */
+	vmovdqa64 %zmm1, %zmm6 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm31, %zmm4, %zmm6 /* ctr_pair_26 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_26) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm30, %zmm30 /* ctr_last_byte_26 = lookup16(ctr_sum_26, new_last_byte) */
+	vpord %zmm30, %zmm6, %zmm6 /* row_26 = or(ctr_pair_26, ctr_last_byte_26) */
+	vpaddb .Lsm4_wordslice_avx512_gfni_9_block_k_27(%rip), %zmm3, %zmm30 /* ctr_j_27 = add(ctr_j0, block_k_27) */
+	vpaddw %zmm30, %zmm2, %zmm30 /* ctr_sum_27 = add(ctr_last, ctr_j_27) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm30, %zmm31 /* ctr_carry_27 = lookup16(ctr_sum_27, carry_everywhere) */
+	vpshufb %zmm31, %zmm7, %zmm31 /* ctr_mask_27 = lookup16(carry_mask_table, ctr_carry_27) */
+	vmovdqa64 %zmm8, 320(%rsp) /* spill g0x3.1 */
+	vmovdqa64 %zmm1, %zmm8 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm31, %zmm4, %zmm8 /* ctr_pair_27 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_27) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm30, %zmm30 /* ctr_last_byte_27 = lookup16(ctr_sum_27, new_last_byte) */
+	vpord %zmm30, %zmm8, %zmm8 /* row_27 = or(ctr_pair_27, ctr_last_byte_27) */
+	vmovdqa64 %zmm10, %zmm30 /* unpacklo32_index */
+	vpermi2b %zmm6, %zmm0, %zmm30 /* tr0_24 = permute2b(unpacklo32_index, row_24, row_26) */
+	vmovdqa64 %zmm12, %zmm31 /* unpackhi32_index */
+	vpermi2b %zmm6, %zmm0, %zmm31 /* tr0_25 = permute2b(unpackhi32_index, row_24, row_26) */
+	vmovdqa64 %zmm10, %zmm0 /* unpacklo32_index */
+	vpermi2b %zmm8, %zmm5, %zmm0 /* tr0_26 = permute2b(unpacklo32_index, row_25, row_27) */
+	vmovdqa64 %zmm12, %zmm6 /* unpackhi32_index */
+	vpermi2b %zmm8, %zmm5, %zmm6 /* tr0_27 = permute2b(unpackhi32_index, row_25, row_27) */
+	vpunpckldq %zmm0, %zmm30, %zmm5 /* tr1_24 = unpacklo(tr0_24, tr0_26) */
+	vpunpckhdq %zmm0, %zmm30, %zmm0 /* tr1_25 = unpackhi(tr0_24, tr0_26) */
+	vpunpckldq %zmm6, %zmm31, %zmm8 /* tr1_26 = unpacklo(tr0_25, tr0_27) */
+	vpunpckhdq %zmm6, %zmm31, %zmm6 /* tr1_27 = unpackhi(tr0_25, tr0_27) */
+	vpaddb .Lsm4_wordslice_avx512_gfni_9_block_k_28(%rip), %zmm3, %zmm30 /* ctr_j_28 = add(ctr_j0, block_k_28) */
+	vpaddw %zmm30, %zmm2, %zmm30 /* ctr_sum_28 = add(ctr_last, ctr_j_28) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm30, %zmm31 /* ctr_carry_28 = lookup16(ctr_sum_28, carry_everywhere) */
+	vpshufb %zmm31, %zmm7, %zmm31 /* ctr_mask_28 = lookup16(carry_mask_table, ctr_carry_28) */
+	vmovdqa64 %zmm1, %zmm12 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm31, %zmm4, %zmm12 /* ctr_pair_28 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_28) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm30, %zmm30 /* ctr_last_byte_28 = lookup16(ctr_sum_28, new_last_byte) */
+	vpord %zmm30, %zmm12, %zmm12 /* row_28 = or(ctr_pair_28, ctr_last_byte_28) */
+	vpaddb .Lsm4_wordslice_avx512_gfni_9_block_k_29(%rip), %zmm3, %zmm30 /* ctr_j_29 = add(ctr_j0, block_k_29) */
+	vpaddw %zmm30, %zmm2, %zmm30 /* ctr_sum_29 = add(ctr_last, ctr_j_29) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm30, %zmm31 /* ctr_carry_29 = lookup16(ctr_sum_29, carry_everywhere) */
+	vpshufb %zmm31, %zmm7, %zmm31 /* ctr_mask_29 = lookup16(carry_mask_table, ctr_carry_29) */
+	vmovdqa64 %zmm1, %zmm10 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm31, %zmm4, %zmm10 /* ctr_pair_29 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_29) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm30, %zmm30 /* ctr_last_byte_29 = lookup16(ctr_sum_29, new_last_byte) */
+	vpord %zmm30, %zmm10, %zmm10 /* row_29 = or(ctr_pair_29, ctr_last_byte_29) */
+	vpaddb .Lsm4_wordslice_avx512_gfni_9_block_k_30(%rip), %zmm3, %zmm30 /* ctr_j_30 = add(ctr_j0, block_k_30) */
+	vpaddw %zmm30, %zmm2, %zmm30 /* ctr_sum_30 = add(ctr_last, ctr_j_30) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm30, %zmm31 /* ctr_carry_30 = lookup16(ctr_sum_30, carry_everywhere) */
+	vpshufb %zmm31, %zmm7, %zmm31 /* ctr_mask_30 = lookup16(carry_mask_table, ctr_carry_30) */
+	vmovdqa64 %zmm0, 384(%rsp) /* spill g6x1.1 */
+	vmovdqa64 %zmm1, %zmm0 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm31, %zmm4, %zmm0 /* ctr_pair_30 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_30) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm30, %zmm30 /* ctr_last_byte_30 = lookup16(ctr_sum_30, new_last_byte) */
+	vpord %zmm30, %zmm0, %zmm0 /* row_30 = or(ctr_pair_30, ctr_last_byte_30) */
+	vpaddb .Lsm4_wordslice_avx512_gfni_9_block_k_31(%rip), %zmm3, %zmm3 /* ctr_j_31 = add(ctr_j0, block_k_31) */
+	vpaddw %zmm3, %zmm2, %zmm2 /* ctr_sum_31 = add(ctr_last, ctr_j_31) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm2, %zmm3 /* ctr_carry_31 = lookup16(ctr_sum_31, carry_everywhere) */
+	vpshufb %zmm3, %zmm7, %zmm3 /* ctr_mask_31 = lookup16(carry_mask_table, ctr_carry_31) */
+	vpternlogd $0xd8, %zmm3, %zmm4, %zmm1 /* ctr_pair_31 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_31) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm2, %zmm2 /* ctr_last_byte_31 = lookup16(ctr_sum_31, new_last_byte) */
+	vpord %zmm2, %zmm1, %zmm1 /* row_31 = or(ctr_pair_31, ctr_last_byte_31) */
+	vmovdqa64 .Lsm4_wordslice_avx512_gfni_9_unpacklo32_index(%rip), %zmm2 /* unpacklo32_index = const() */
+	vmovdqa64 %zmm2, %zmm3 /* unpacklo32_index */
+	vpermi2b %zmm0, %zmm12, %zmm3 /* tr0_28 = permute2b(unpacklo32_index, row_28, row_30) */
+	vmovdqa64 .Lsm4_wordslice_avx512_gfni_9_unpackhi32_index(%rip), %zmm4 /* unpackhi32_index = const() */
+	vmovdqa64 %zmm4, %zmm7 /* unpackhi32_index */
+	vpermi2b %zmm0, %zmm12, %zmm7 /* tr0_29 = permute2b(unpackhi32_index, row_28, row_30) */
+	vpermi2b %zmm1, %zmm10, %zmm2 /* tr0_30 = permute2b(unpacklo32_index, row_29, row_31) */
+	vpermi2b %zmm1, %zmm10, %zmm4 /* tr0_31 = permute2b(unpackhi32_index, row_29, row_31) */
+	vpunpckldq %zmm2, %zmm3, %zmm0 /* tr1_28 = unpacklo(tr0_28, tr0_30) */
+	vpunpckhdq %zmm2, %zmm3, %zmm1 /* tr1_29 = unpackhi(tr0_28, tr0_30) */
+	vpunpckldq %zmm4, %zmm7, %zmm2 /* tr1_30 = unpacklo(tr0_29, tr0_31) */
+	vpunpckhdq %zmm4, %zmm7, %zmm3 /* tr1_31 = unpackhi(tr0_29, tr0_31) */
+	vmovdqa64 256(%rsp), %zmm4 /* reload g0x0.2 */
+	vmovdqa64 192(%rsp), %zmm7 /* reload g5x0.2 */
+	vmovdqa64 64(%rsp), %zmm10 /* reload g0x1.2 */
+	vmovdqa64 128(%rsp), %zmm12 /* reload g5x1.2 */
+	vmovdqa64 384(%rsp), %zmm30 /* reload g6x1.2 */
+	vmovdqa64 320(%rsp), %zmm31 /* reload g0x3.2 */
+	vmovdqa64 %zmm0, 320(%rsp) /* spill g7x0.2 */
+	vmovdqa64 %zmm1, 384(%rsp) /* spill g7x1.2 */
+	vmovdqa64 %zmm3, 128(%rsp) /* spill g7x3.2 */
+	xor %r10, %r10
+	.p2align 4
+.Lsm4_wordslice_avx512_gfni_9_loop_r0:
+
+	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
+	vpbroadcastd (%rdi,%r10), %zmm0 /* rkw = bcast32() */
+	vmovdqa64 %zmm10, %zmm1 /* g0x1.2 */
+	vpternlogd $0x96, %zmm0, %zmm9, %zmm1 /* g0t_acc_1 = ternlog(g0x1, g0x2, rkw) */
+	vpxord %zmm31, %zmm1, %zmm1 /* g0t = xor(g0t_acc_1, g0x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm1, %zmm1 /* g0a = gf2p8affine(g0t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm1, %zmm1 /* g0s = gf2p8affineinv(g0a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm1, %zmm3 /* g0lr24 = lookup16(g0s, rotl24) */
+	vmovdqa64 %zmm10, 64(%rsp) /* spill g0x1.2 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm1, %zmm10 /* g0lr8 = lookup16(g0s, rotl8) */
+	vmovdqa64 %zmm9, 192(%rsp) /* spill g0x2.2 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm1, %zmm9 /* g0lr16 = lookup16(g0s, rotl16) */
+	vmovdqa64 %zmm31, 256(%rsp) /* spill g0x3.2 */
+	vmovdqa64 %zmm1, %zmm31 /* g0s */
+	vpternlogd $0x96, %zmm9, %zmm10, %zmm31 /* g0lg = ternlog(g0s, g0lr8, g0lr16) */
+	vprold $2, %zmm31, %zmm9 /* g0lr2 = rotl_native(g0lg) */
+	vpternlogd $0x96, %zmm9, %zmm3, %zmm1 /* g0l = ternlog(g0s, g0lr24, g0lr2) */
+	vpxord %zmm1, %zmm4, %zmm1 /* g0x = xor(g0x0, g0l) */
+	vmovdqa64 %zmm11, %zmm3 /* g1x1.2 */
+	vpternlogd $0x96, %zmm0, %zmm15, %zmm3 /* g1t_acc_1 = ternlog(g1x1, g1x2, rkw) */
+	vpxord %zmm14, %zmm3, %zmm3 /* g1t = xor(g1t_acc_1, g1x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm3, %zmm3 /* g1a = gf2p8affine(g1t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm3, %zmm3 /* g1s = gf2p8affineinv(g1a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm3, %zmm4 /* g1lr24 = lookup16(g1s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm3, %zmm9 /* g1lr8 = lookup16(g1s, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm3, %zmm10 /* g1lr16 = lookup16(g1s, rotl16) */
+	vmovdqa64 %zmm3, %zmm31 /* g1s */
+	vpternlogd $0x96, %zmm10, %zmm9, %zmm31 /* g1lg = ternlog(g1s, g1lr8, g1lr16) */
+	vprold $2, %zmm31, %zmm9 /* g1lr2 = rotl_native(g1lg) */
+	vpternlogd $0x96, %zmm9, %zmm4, %zmm3 /* g1l = ternlog(g1s, g1lr24, g1lr2) */
+	vpxord %zmm3, %zmm13, %zmm3 /* g1x = xor(g1x0, g1l) */
+	vmovdqa64 %zmm16, %zmm4 /* g2x1.2 */
+	vpternlogd $0x96, %zmm0, %zmm19, %zmm4 /* g2t_acc_1 = ternlog(g2x1, g2x2, rkw) */
+	vpxord %zmm18, %zmm4, %zmm4 /* g2t = xor(g2t_acc_1, g2x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm4, %zmm4 /* g2a = gf2p8affine(g2t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm4, %zmm4 /* g2s = gf2p8affineinv(g2a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm4, %zmm9 /* g2lr24 = lookup16(g2s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm4, %zmm10 /* g2lr8 = lookup16(g2s, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm4, %zmm13 /* g2lr16 = lookup16(g2s, rotl16) */
+	vmovdqa64 %zmm4, %zmm31 /* g2s */
+	vpternlogd $0x96, %zmm13, %zmm10, %zmm31 /* g2lg = ternlog(g2s, g2lr8, g2lr16) */
+	vprold $2, %zmm31, %zmm10 /* g2lr2 = rotl_native(g2lg) */
+	vpternlogd $0x96, %zmm10, %zmm9, %zmm4 /* g2l = ternlog(g2s, g2lr24, g2lr2) */
+	vpxord %zmm4, %zmm17, %zmm4 /* g2x = xor(g2x0, g2l) */
+	vmovdqa64 %zmm20, %zmm9 /* g3x1.2 */
+	vpternlogd $0x96, %zmm0, %zmm23, %zmm9 /* g3t_acc_1 = ternlog(g3x1, g3x2, rkw) */
+	vpxord %zmm22, %zmm9, %zmm9 /* g3t = xor(g3t_acc_1, g3x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm9, %zmm9 /* g3a = gf2p8affine(g3t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm9, %zmm9 /* g3s = gf2p8affineinv(g3a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm9, %zmm10 /* g3lr24 = lookup16(g3s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm9, %zmm13 /* g3lr8 = lookup16(g3s, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm9, %zmm17 /* g3lr16 = lookup16(g3s, rotl16) */
+	vmovdqa64 %zmm9, %zmm31 /* g3s */
+	vpternlogd $0x96, %zmm17, %zmm13, %zmm31 /* g3lg = ternlog(g3s, g3lr8, g3lr16) */
+	vprold $2, %zmm31, %zmm13 /* g3lr2 = rotl_native(g3lg) */
+	vpternlogd $0x96, %zmm13, %zmm10, %zmm9 /* g3l = ternlog(g3s, g3lr24, g3lr2) */
+	vpxord %zmm9, %zmm21, %zmm9 /* g3x = xor(g3x0, g3l) */
+	vmovdqa64 %zmm24, %zmm10 /* g4x1.2 */
+	vpternlogd $0x96, %zmm0, %zmm27, %zmm10 /* g4t_acc_1 = ternlog(g4x1, g4x2, rkw) */
+	vpxord %zmm26, %zmm10, %zmm10 /* g4t = xor(g4t_acc_1, g4x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm10, %zmm10 /* g4a = gf2p8affine(g4t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm10, %zmm10 /* g4s = gf2p8affineinv(g4a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm10, %zmm13 /* g4lr24 = lookup16(g4s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm10, %zmm17 /* g4lr8 = lookup16(g4s, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm10, %zmm21 /* g4lr16 = lookup16(g4s, rotl16) */
+	vmovdqa64 %zmm10, %zmm31 /* g4s */
+	vpternlogd $0x96, %zmm21, %zmm17, %zmm31 /* g4lg = ternlog(g4s, g4lr8, g4lr16) */
+	vprold $2, %zmm31, %zmm17 /* g4lr2 = rotl_native(g4lg) */
+	vpternlogd $0x96, %zmm17, %zmm13, %zmm10 /* g4l = ternlog(g4s, g4lr24, g4lr2) */
+	vpxord %zmm10, %zmm25, %zmm10 /* g4x = xor(g4x0, g4l) */
+	vmovdqa64 %zmm12, %zmm13 /* g5x1.2 */
+	vpternlogd $0x96, %zmm0, %zmm29, %zmm13 /* g5t_acc_1 = ternlog(g5x1, g5x2, rkw) */
+	vpxord %zmm28, %zmm13, %zmm13 /* g5t = xor(g5t_acc_1, g5x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm13, %zmm13 /* g5a = gf2p8affine(g5t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm13, %zmm13 /* g5s = gf2p8affineinv(g5a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm13, %zmm17 /* g5lr24 = lookup16(g5s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm13, %zmm21 /* g5lr8 = lookup16(g5s, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm13, %zmm25 /* g5lr16 = lookup16(g5s, rotl16) */
+	vmovdqa64 %zmm13, %zmm31 /* g5s */
+	vpternlogd $0x96, %zmm25, %zmm21, %zmm31 /* g5lg = ternlog(g5s, g5lr8, g5lr16) */
+	vprold $2, %zmm31, %zmm21 /* g5lr2 = rotl_native(g5lg) */
+	vpternlogd $0x96, %zmm21, %zmm17, %zmm13 /* g5l = ternlog(g5s, g5lr24, g5lr2) */
+	vpxord %zmm13, %zmm7, %zmm7 /* g5x = xor(g5x0, g5l) */
+	vmovdqa64 %zmm30, %zmm13 /* g6x1.2 */
+	vpternlogd $0x96, %zmm0, %zmm8, %zmm13 /* g6t_acc_1 = ternlog(g6x1, g6x2, rkw) */
+	vpxord %zmm6, %zmm13, %zmm13 /* g6t = xor(g6t_acc_1, g6x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm13, %zmm13 /* g6a = gf2p8affine(g6t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm13, %zmm13 /* g6s = gf2p8affineinv(g6a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm13, %zmm17 /* g6lr24 = lookup16(g6s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm13, %zmm21 /* g6lr8 = lookup16(g6s, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm13, %zmm25 /* g6lr16 = lookup16(g6s, rotl16) */
+	vmovdqa64 %zmm13, %zmm31 /* g6s */
+	vpternlogd $0x96, %zmm25, %zmm21, %zmm31 /* g6lg = ternlog(g6s, g6lr8, g6lr16) */
+	vprold $2, %zmm31, %zmm21 /* g6lr2 = rotl_native(g6lg) */
+	vpternlogd $0x96, %zmm21, %zmm17, %zmm13 /* g6l = ternlog(g6s, g6lr24, g6lr2) */
+	vpxord %zmm13, %zmm5, %zmm5 /* g6x = xor(g6x0, g6l) */
+	vmovdqa64 384(%rsp), %zmm13 /* reload g7x1.2 */
+	vmovdqa64 %zmm13, %zmm17 /* g7x1.2 */
+	vpternlogd $0x96, %zmm0, %zmm2, %zmm17 /* g7t_acc_1 = ternlog(g7x1, g7x2, rkw) */
+	vpxord 128(%rsp), %zmm17, %zmm0 /* g7t = xor(g7t_acc_1, g7x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm0, %zmm0 /* g7a = gf2p8affine(g7t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm0, %zmm0 /* g7s = gf2p8affineinv(g7a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm0, %zmm17 /* g7lr24 = lookup16(g7s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm0, %zmm21 /* g7lr8 = lookup16(g7s, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm0, %zmm25 /* g7lr16 = lookup16(g7s, rotl16) */
+	vmovdqa64 %zmm0, %zmm31 /* g7s */
+	vpternlogd $0x96, %zmm25, %zmm21, %zmm31 /* g7lg = ternlog(g7s, g7lr8, g7lr16) */
+	vprold $2, %zmm31, %zmm21 /* g7lr2 = rotl_native(g7lg) */
+	vpternlogd $0x96, %zmm21, %zmm17, %zmm0 /* g7l = ternlog(g7s, g7lr24, g7lr2) */
+	vpxord 320(%rsp), %zmm0, %zmm0 /* g7x = xor(g7l, g7x0.2) */
+
+	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
+	vpbroadcastd 4(%rdi,%r10), %zmm17 /* rkw_1 = bcast32() */
+	vmovdqa64 192(%rsp), %zmm21 /* reload g0x2.2 */
+	vmovdqa64 256(%rsp), %zmm25 /* reload g0x3.2 */
+	vmovdqa64 %zmm21, %zmm31 /* g0x2.2 */
+	vpternlogd $0x96, %zmm17, %zmm25, %zmm31 /* g0t_acc_3 = ternlog(g0x2, g0x3, rkw_1) */
+	vpxord %zmm1, %zmm31, %zmm31 /* g0t_1 = xor(g0t_acc_3, g0x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm31, %zmm31 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm31, %zmm31 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm31, %zmm21 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm31, %zmm25 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm31, %zmm13 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
+	vmovdqa64 %zmm1, 448(%rsp) /* spill g0x0.3 */
+	vmovdqa64 %zmm31, %zmm1 /* g0s_1 */
+	vpternlogd $0x96, %zmm13, %zmm25, %zmm1 /* g0lg_1 = ternlog(g0s_1, g0lr8_1, g0lr16_1) */
+	vprold $2, %zmm1, %zmm1 /* g0lr2_1 = rotl_native(g0lg_1) */
+	vpternlogd $0x96, %zmm1, %zmm21, %zmm31 /* g0l_1 = ternlog(g0s_1, g0lr24_1, g0lr2_1) */
+	vpxord 64(%rsp), %zmm31, %zmm1 /* g0x_1 = xor(g0l_1, g0x1.2) */
+	vmovdqa64 %zmm15, %zmm13 /* g1x2.2 */
+	vpternlogd $0x96, %zmm17, %zmm14, %zmm13 /* g1t_acc_3 = ternlog(g1x2, g1x3, rkw_1) */
+	vpxord %zmm3, %zmm13, %zmm13 /* g1t_1 = xor(g1t_acc_3, g1x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm13, %zmm13 /* g1a_1 = gf2p8affine(g1t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm13, %zmm13 /* g1s_1 = gf2p8affineinv(g1a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm13, %zmm21 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm13, %zmm25 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm13, %zmm31 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
+	vmovdqa64 %zmm15, 64(%rsp) /* spill g1x2.2 */
+	vmovdqa64 %zmm13, %zmm15 /* g1s_1 */
+	vpternlogd $0x96, %zmm31, %zmm25, %zmm15 /* g1lg_1 = ternlog(g1s_1, g1lr8_1, g1lr16_1) */
+	vprold $2, %zmm15, %zmm15 /* g1lr2_1 = rotl_native(g1lg_1) */
+	vpternlogd $0x96, %zmm15, %zmm21, %zmm13 /* g1l_1 = ternlog(g1s_1, g1lr24_1, g1lr2_1) */
+	vpxord %zmm13, %zmm11, %zmm11 /* g1x_1 = xor(g1x1, g1l_1) */
+	vmovdqa64 %zmm19, %zmm13 /* g2x2.2 */
+	vpternlogd $0x96, %zmm17, %zmm18, %zmm13 /* g2t_acc_3 = ternlog(g2x2, g2x3, rkw_1) */
+	vpxord %zmm4, %zmm13, %zmm13 /* g2t_1 = xor(g2t_acc_3, g2x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm13, %zmm13 /* g2a_1 = gf2p8affine(g2t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm13, %zmm13 /* g2s_1 = gf2p8affineinv(g2a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm13, %zmm15 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm13, %zmm21 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm13, %zmm25 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
+	vmovdqa64 %zmm13, %zmm31 /* g2s_1 */
+	vpternlogd $0x96, %zmm25, %zmm21, %zmm31 /* g2lg_1 = ternlog(g2s_1, g2lr8_1, g2lr16_1) */
+	vprold $2, %zmm31, %zmm21 /* g2lr2_1 = rotl_native(g2lg_1) */
+	vpternlogd $0x96, %zmm21, %zmm15, %zmm13 /* g2l_1 = ternlog(g2s_1, g2lr24_1, g2lr2_1) */
+	vpxord %zmm13, %zmm16, %zmm13 /* g2x_1 = xor(g2x1, g2l_1) */
+	vmovdqa64 %zmm23, %zmm15 /* g3x2.2 */
+	vpternlogd $0x96, %zmm17, %zmm22, %zmm15 /* g3t_acc_3 = ternlog(g3x2, g3x3, rkw_1) */
+	vpxord %zmm9, %zmm15, %zmm15 /* g3t_1 = xor(g3t_acc_3, g3x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm15, %zmm15 /* g3a_1 = gf2p8affine(g3t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm15, %zmm15 /* g3s_1 = gf2p8affineinv(g3a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm15, %zmm16 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm15, %zmm21 /* g3lr8_1 = lookup16(g3s_1, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm15, %zmm25 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
+	vmovdqa64 %zmm15, %zmm31 /* g3s_1 */
+	vpternlogd $0x96, %zmm25, %zmm21, %zmm31 /* g3lg_1 = ternlog(g3s_1, g3lr8_1, g3lr16_1) */
+	vprold $2, %zmm31, %zmm21 /* g3lr2_1 = rotl_native(g3lg_1) */
+	vpternlogd $0x96, %zmm21, %zmm16, %zmm15 /* g3l_1 = ternlog(g3s_1, g3lr24_1, g3lr2_1) */
+	vpxord %zmm15, %zmm20, %zmm15 /* g3x_1 = xor(g3x1, g3l_1) */
+	vmovdqa64 %zmm27, %zmm16 /* g4x2.2 */
+	vpternlogd $0x96, %zmm17, %zmm26, %zmm16 /* g4t_acc_3 = ternlog(g4x2, g4x3, rkw_1) */
+	vpxord %zmm10, %zmm16, %zmm16 /* g4t_1 = xor(g4t_acc_3, g4x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm16, %zmm16 /* g4a_1 = gf2p8affine(g4t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm16, %zmm16 /* g4s_1 = gf2p8affineinv(g4a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm16, %zmm20 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm16, %zmm21 /* g4lr8_1 = lookup16(g4s_1, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm16, %zmm25 /* g4lr16_1 = lookup16(g4s_1, rotl16) */
+	vmovdqa64 %zmm16, %zmm31 /* g4s_1 */
+	vpternlogd $0x96, %zmm25, %zmm21, %zmm31 /* g4lg_1 = ternlog(g4s_1, g4lr8_1, g4lr16_1) */
+	vprold $2, %zmm31, %zmm21 /* g4lr2_1 = rotl_native(g4lg_1) */
+	vpternlogd $0x96, %zmm21, %zmm20, %zmm16 /* g4l_1 = ternlog(g4s_1, g4lr24_1, g4lr2_1) */
+	vpxord %zmm16, %zmm24, %zmm16 /* g4x_1 = xor(g4x1, g4l_1) */
+	vmovdqa64 %zmm29, %zmm20 /* g5x2.2 */
+	vpternlogd $0x96, %zmm17, %zmm28, %zmm20 /* g5t_acc_3 = ternlog(g5x2, g5x3, rkw_1) */
+	vpxord %zmm7, %zmm20, %zmm20 /* g5t_1 = xor(g5t_acc_3, g5x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm20, %zmm20 /* g5a_1 = gf2p8affine(g5t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm20, %zmm20 /* g5s_1 = gf2p8affineinv(g5a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm20, %zmm21 /* g5lr24_1 = lookup16(g5s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm20, %zmm24 /* g5lr8_1 = lookup16(g5s_1, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm20, %zmm25 /* g5lr16_1 = lookup16(g5s_1, rotl16) */
+	vmovdqa64 %zmm20, %zmm31 /* g5s_1 */
+	vpternlogd $0x96, %zmm25, %zmm24, %zmm31 /* g5lg_1 = ternlog(g5s_1, g5lr8_1, g5lr16_1) */
+	vprold $2, %zmm31, %zmm24 /* g5lr2_1 = rotl_native(g5lg_1) */
+	vpternlogd $0x96, %zmm24, %zmm21, %zmm20 /* g5l_1 = ternlog(g5s_1, g5lr24_1, g5lr2_1) */
+	vpxord %zmm20, %zmm12, %zmm12 /* g5x_1 = xor(g5x1, g5l_1) */
+	vmovdqa64 %zmm8, %zmm20 /* g6x2.2 */
+	vpternlogd $0x96, %zmm17, %zmm6, %zmm20 /* g6t_acc_3 = ternlog(g6x2, g6x3, rkw_1) */
+	vpxord %zmm5, %zmm20, %zmm20 /* g6t_1 = xor(g6t_acc_3, g6x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm20, %zmm20 /* g6a_1 = gf2p8affine(g6t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm20, %zmm20 /* g6s_1 = gf2p8affineinv(g6a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm20, %zmm21 /* g6lr24_1 = lookup16(g6s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm20, %zmm24 /* g6lr8_1 = lookup16(g6s_1, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm20, %zmm25 /* g6lr16_1 = lookup16(g6s_1, rotl16) */
+	vmovdqa64 %zmm20, %zmm31 /* g6s_1 */
+	vpternlogd $0x96, %zmm25, %zmm24, %zmm31 /* g6lg_1 = ternlog(g6s_1, g6lr8_1, g6lr16_1) */
+	vprold $2, %zmm31, %zmm24 /* g6lr2_1 = rotl_native(g6lg_1) */
+	vpternlogd $0x96, %zmm24, %zmm21, %zmm20 /* g6l_1 = ternlog(g6s_1, g6lr24_1, g6lr2_1) */
+	vpxord %zmm20, %zmm30, %zmm20 /* g6x_1 = xor(g6x1, g6l_1) */
+	vmovdqa64 128(%rsp), %zmm21 /* reload g7x3.2 */
+	vmovdqa64 %zmm2, %zmm24 /* g7x2.2 */
+	vpternlogd $0x96, %zmm17, %zmm21, %zmm24 /* g7t_acc_3 = ternlog(g7x2, g7x3, rkw_1) */
+	vpxord %zmm0, %zmm24, %zmm17 /* g7t_1 = xor(g7t_acc_3, g7x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm17, %zmm17 /* g7a_1 = gf2p8affine(g7t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm17, %zmm17 /* g7s_1 = gf2p8affineinv(g7a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm17, %zmm24 /* g7lr24_1 = lookup16(g7s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm17, %zmm25 /* g7lr8_1 = lookup16(g7s_1, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm17, %zmm30 /* g7lr16_1 = lookup16(g7s_1, rotl16) */
+	vmovdqa64 %zmm17, %zmm31 /* g7s_1 */
+	vpternlogd $0x96, %zmm30, %zmm25, %zmm31 /* g7lg_1 = ternlog(g7s_1, g7lr8_1, g7lr16_1) */
+	vprold $2, %zmm31, %zmm25 /* g7lr2_1 = rotl_native(g7lg_1) */
+	vpternlogd $0x96, %zmm25, %zmm24, %zmm17 /* g7l_1 = ternlog(g7s_1, g7lr24_1, g7lr2_1) */
+	vpxord 384(%rsp), %zmm17, %zmm17 /* g7x_1 = xor(g7l_1, g7x1.2) */
+
+	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
+	vpbroadcastd 8(%rdi,%r10), %zmm24 /* rkw_2 = bcast32() */
+	vmovdqa64 256(%rsp), %zmm25 /* reload g0x3.2 */
+	vmovdqa64 448(%rsp), %zmm30 /* reload g0x0.3 */
+	vmovdqa64 %zmm25, %zmm31 /* g0x3.2 */
+	vpternlogd $0x96, %zmm24, %zmm30, %zmm31 /* g0t_acc_5 = ternlog(g0x3, g0x0, rkw_2) */
+	vpxord %zmm1, %zmm31, %zmm31 /* g0t_2 = xor(g0t_acc_5, g0x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm31, %zmm31 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm31, %zmm31 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm31, %zmm25 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm31, %zmm30 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm31, %zmm21 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
+	vmovdqa64 %zmm1, 512(%rsp) /* spill g0x1.3 */
+	vmovdqa64 %zmm31, %zmm1 /* g0s_2 */
+	vpternlogd $0x96, %zmm21, %zmm30, %zmm1 /* g0lg_2 = ternlog(g0s_2, g0lr8_2, g0lr16_2) */
+	vprold $2, %zmm1, %zmm1 /* g0lr2_2 = rotl_native(g0lg_2) */
+	vpternlogd $0x96, %zmm1, %zmm25, %zmm31 /* g0l_2 = ternlog(g0s_2, g0lr24_2, g0lr2_2) */
+	vpxord 192(%rsp), %zmm31, %zmm1 /* g0x_2 = xor(g0l_2, g0x2.2) */
+	vmovdqa64 %zmm14, %zmm21 /* g1x3.2 */
+	vpternlogd $0x96, %zmm24, %zmm3, %zmm21 /* g1t_acc_5 = ternlog(g1x3, g1x0, rkw_2) */
+	vpxord %zmm11, %zmm21, %zmm21 /* g1t_2 = xor(g1t_acc_5, g1x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm21, %zmm21 /* g1a_2 = gf2p8affine(g1t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm21, %zmm21 /* g1s_2 = gf2p8affineinv(g1a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm21, %zmm25 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm21, %zmm30 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm21, %zmm31 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
+	vmovdqa64 %zmm14, 192(%rsp) /* spill g1x3.2 */
+	vmovdqa64 %zmm21, %zmm14 /* g1s_2 */
+	vpternlogd $0x96, %zmm31, %zmm30, %zmm14 /* g1lg_2 = ternlog(g1s_2, g1lr8_2, g1lr16_2) */
+	vprold $2, %zmm14, %zmm14 /* g1lr2_2 = rotl_native(g1lg_2) */
+	vpternlogd $0x96, %zmm14, %zmm25, %zmm21 /* g1l_2 = ternlog(g1s_2, g1lr24_2, g1lr2_2) */
+	vpxord 64(%rsp), %zmm21, %zmm14 /* g1x_2 = xor(g1l_2, g1x2.2) */
+	vmovdqa64 %zmm18, %zmm21 /* g2x3.2 */
+	vpternlogd $0x96, %zmm24, %zmm4, %zmm21 /* g2t_acc_5 = ternlog(g2x3, g2x0, rkw_2) */
+	vpxord %zmm13, %zmm21, %zmm21 /* g2t_2 = xor(g2t_acc_5, g2x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm21, %zmm21 /* g2a_2 = gf2p8affine(g2t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm21, %zmm21 /* g2s_2 = gf2p8affineinv(g2a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm21, %zmm25 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm21, %zmm30 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm21, %zmm31 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
+	vmovdqa64 %zmm18, 64(%rsp) /* spill g2x3.2 */
+	vmovdqa64 %zmm21, %zmm18 /* g2s_2 */
+	vpternlogd $0x96, %zmm31, %zmm30, %zmm18 /* g2lg_2 = ternlog(g2s_2, g2lr8_2, g2lr16_2) */
+	vprold $2, %zmm18, %zmm18 /* g2lr2_2 = rotl_native(g2lg_2) */
+	vpternlogd $0x96, %zmm18, %zmm25, %zmm21 /* g2l_2 = ternlog(g2s_2, g2lr24_2, g2lr2_2) */
+	vpxord %zmm21, %zmm19, %zmm18 /* g2x_2 = xor(g2x2, g2l_2) */
+	vmovdqa64 %zmm22, %zmm19 /* g3x3.2 */
+	vpternlogd $0x96, %zmm24, %zmm9, %zmm19 /* g3t_acc_5 = ternlog(g3x3, g3x0, rkw_2) */
+	vpxord %zmm15, %zmm19, %zmm19 /* g3t_2 = xor(g3t_acc_5, g3x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm19, %zmm19 /* g3a_2 = gf2p8affine(g3t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm19, %zmm19 /* g3s_2 = gf2p8affineinv(g3a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm19, %zmm21 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm19, %zmm25 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm19, %zmm30 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
+	vmovdqa64 %zmm19, %zmm31 /* g3s_2 */
+	vpternlogd $0x96, %zmm30, %zmm25, %zmm31 /* g3lg_2 = ternlog(g3s_2, g3lr8_2, g3lr16_2) */
+	vprold $2, %zmm31, %zmm25 /* g3lr2_2 = rotl_native(g3lg_2) */
+	vpternlogd $0x96, %zmm25, %zmm21, %zmm19 /* g3l_2 = ternlog(g3s_2, g3lr24_2, g3lr2_2) */
+	vpxord %zmm19, %zmm23, %zmm19 /* g3x_2 = xor(g3x2, g3l_2) */
+	vmovdqa64 %zmm26, %zmm21 /* g4x3.2 */
+	vpternlogd $0x96, %zmm24, %zmm10, %zmm21 /* g4t_acc_5 = ternlog(g4x3, g4x0, rkw_2) */
+	vpxord %zmm16, %zmm21, %zmm21 /* g4t_2 = xor(g4t_acc_5, g4x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm21, %zmm21 /* g4a_2 = gf2p8affine(g4t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm21, %zmm21 /* g4s_2 = gf2p8affineinv(g4a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm21, %zmm23 /* g4lr24_2 = lookup16(g4s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm21, %zmm25 /* g4lr8_2 = lookup16(g4s_2, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm21, %zmm30 /* g4lr16_2 = lookup16(g4s_2, rotl16) */
+	vmovdqa64 %zmm21, %zmm31 /* g4s_2 */
+	vpternlogd $0x96, %zmm30, %zmm25, %zmm31 /* g4lg_2 = ternlog(g4s_2, g4lr8_2, g4lr16_2) */
+	vprold $2, %zmm31, %zmm25 /* g4lr2_2 = rotl_native(g4lg_2) */
+	vpternlogd $0x96, %zmm25, %zmm23, %zmm21 /* g4l_2 = ternlog(g4s_2, g4lr24_2, g4lr2_2) */
+	vpxord %zmm21, %zmm27, %zmm21 /* g4x_2 = xor(g4x2, g4l_2) */
+	vmovdqa64 %zmm28, %zmm23 /* g5x3.2 */
+	vpternlogd $0x96, %zmm24, %zmm7, %zmm23 /* g5t_acc_5 = ternlog(g5x3, g5x0, rkw_2) */
+	vpxord %zmm12, %zmm23, %zmm23 /* g5t_2 = xor(g5t_acc_5, g5x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm23, %zmm23 /* g5a_2 = gf2p8affine(g5t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm23, %zmm23 /* g5s_2 = gf2p8affineinv(g5a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm23, %zmm25 /* g5lr24_2 = lookup16(g5s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm23, %zmm27 /* g5lr8_2 = lookup16(g5s_2, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm23, %zmm30 /* g5lr16_2 = lookup16(g5s_2, rotl16) */
+	vmovdqa64 %zmm23, %zmm31 /* g5s_2 */
+	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g5lg_2 = ternlog(g5s_2, g5lr8_2, g5lr16_2) */
+	vprold $2, %zmm31, %zmm27 /* g5lr2_2 = rotl_native(g5lg_2) */
+	vpternlogd $0x96, %zmm27, %zmm25, %zmm23 /* g5l_2 = ternlog(g5s_2, g5lr24_2, g5lr2_2) */
+	vpxord %zmm23, %zmm29, %zmm23 /* g5x_2 = xor(g5x2, g5l_2) */
+	vmovdqa64 %zmm6, %zmm25 /* g6x3.2 */
+	vpternlogd $0x96, %zmm24, %zmm5, %zmm25 /* g6t_acc_5 = ternlog(g6x3, g6x0, rkw_2) */
+	vpxord %zmm20, %zmm25, %zmm25 /* g6t_2 = xor(g6t_acc_5, g6x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm25, %zmm25 /* g6a_2 = gf2p8affine(g6t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm25, %zmm25 /* g6s_2 = gf2p8affineinv(g6a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm25, %zmm27 /* g6lr24_2 = lookup16(g6s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm25, %zmm29 /* g6lr8_2 = lookup16(g6s_2, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm25, %zmm30 /* g6lr16_2 = lookup16(g6s_2, rotl16) */
+	vmovdqa64 %zmm25, %zmm31 /* g6s_2 */
+	vpternlogd $0x96, %zmm30, %zmm29, %zmm31 /* g6lg_2 = ternlog(g6s_2, g6lr8_2, g6lr16_2) */
+	vprold $2, %zmm31, %zmm29 /* g6lr2_2 = rotl_native(g6lg_2) */
+	vpternlogd $0x96, %zmm29, %zmm27, %zmm25 /* g6l_2 = ternlog(g6s_2, g6lr24_2, g6lr2_2) */
+	vpxord %zmm25, %zmm8, %zmm8 /* g6x_2 = xor(g6x2, g6l_2) */
+	vmovdqa64 128(%rsp), %zmm25 /* reload g7x3.2 */
+	vmovdqa64 %zmm25, %zmm27 /* g7x3.2 */
+	vpternlogd $0x96, %zmm24, %zmm0, %zmm27 /* g7t_acc_5 = ternlog(g7x3, g7x0, rkw_2) */
+	vpxord %zmm17, %zmm27, %zmm24 /* g7t_2 = xor(g7t_acc_5, g7x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm24, %zmm24 /* g7a_2 = gf2p8affine(g7t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm24, %zmm24 /* g7s_2 = gf2p8affineinv(g7a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm24, %zmm27 /* g7lr24_2 = lookup16(g7s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm24, %zmm29 /* g7lr8_2 = lookup16(g7s_2, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm24, %zmm30 /* g7lr16_2 = lookup16(g7s_2, rotl16) */
+	vmovdqa64 %zmm24, %zmm31 /* g7s_2 */
+	vpternlogd $0x96, %zmm30, %zmm29, %zmm31 /* g7lg_2 = ternlog(g7s_2, g7lr8_2, g7lr16_2) */
+	vprold $2, %zmm31, %zmm29 /* g7lr2_2 = rotl_native(g7lg_2) */
+	vpternlogd $0x96, %zmm29, %zmm27, %zmm24 /* g7l_2 = ternlog(g7s_2, g7lr24_2, g7lr2_2) */
+	vpxord %zmm24, %zmm2, %zmm2 /* g7x_2 = xor(g7x2, g7l_2) */
+
+	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
+	vpbroadcastd 12(%rdi,%r10), %zmm24 /* rkw_3 = bcast32() */
+	vmovdqa64 448(%rsp), %zmm27 /* reload g0x0.3 */
+	vmovdqa64 512(%rsp), %zmm29 /* reload g0x1.3 */
+	vmovdqa64 %zmm27, %zmm30 /* g0x0.3 */
+	vpternlogd $0x96, %zmm24, %zmm29, %zmm30 /* g0t_acc_7 = ternlog(g0x0, g0x1, rkw_3) */
+	vpxord %zmm1, %zmm30, %zmm30 /* g0t_3 = xor(g0t_acc_7, g0x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm30, %zmm30 /* g0a_3 = gf2p8affine(g0t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm30, %zmm30 /* g0s_3 = gf2p8affineinv(g0a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm30, %zmm31 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm30, %zmm27 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm30, %zmm29 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
+	vmovdqa64 %zmm30, %zmm25 /* g0s_3 */
+	vpternlogd $0x96, %zmm29, %zmm27, %zmm25 /* g0lg_3 = ternlog(g0s_3, g0lr8_3, g0lr16_3) */
+	vprold $2, %zmm25, %zmm25 /* g0lr2_3 = rotl_native(g0lg_3) */
+	vpternlogd $0x96, %zmm25, %zmm31, %zmm30 /* g0l_3 = ternlog(g0s_3, g0lr24_3, g0lr2_3) */
+	vpxord 256(%rsp), %zmm30, %zmm25 /* g0x_3 = xor(g0l_3, g0x3.2) */
+	vmovdqa64 %zmm3, %zmm27 /* g1x0.3 */
+	vpternlogd $0x96, %zmm24, %zmm11, %zmm27 /* g1t_acc_7 = ternlog(g1x0, g1x1, rkw_3) */
+	vpxord %zmm14, %zmm27, %zmm27 /* g1t_3 = xor(g1t_acc_7, g1x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm27, %zmm27 /* g1a_3 = gf2p8affine(g1t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm27, %zmm27 /* g1s_3 = gf2p8affineinv(g1a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm27, %zmm29 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm27, %zmm30 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm27, %zmm31 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
+	vmovdqa64 %zmm3, 256(%rsp) /* spill g1x0.3 */
+	vmovdqa64 %zmm27, %zmm3 /* g1s_3 */
+	vpternlogd $0x96, %zmm31, %zmm30, %zmm3 /* g1lg_3 = ternlog(g1s_3, g1lr8_3, g1lr16_3) */
+	vprold $2, %zmm3, %zmm3 /* g1lr2_3 = rotl_native(g1lg_3) */
+	vpternlogd $0x96, %zmm3, %zmm29, %zmm27 /* g1l_3 = ternlog(g1s_3, g1lr24_3, g1lr2_3) */
+	vpxord 192(%rsp), %zmm27, %zmm3 /* g1x_3 = xor(g1l_3, g1x3.2) */
+	vmovdqa64 %zmm4, %zmm27 /* g2x0.3 */
+	vpternlogd $0x96, %zmm24, %zmm13, %zmm27 /* g2t_acc_7 = ternlog(g2x0, g2x1, rkw_3) */
+	vpxord %zmm18, %zmm27, %zmm27 /* g2t_3 = xor(g2t_acc_7, g2x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm27, %zmm27 /* g2a_3 = gf2p8affine(g2t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm27, %zmm27 /* g2s_3 = gf2p8affineinv(g2a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm27, %zmm29 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm27, %zmm30 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm27, %zmm31 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
+	vmovdqa64 %zmm4, 192(%rsp) /* spill g2x0.3 */
+	vmovdqa64 %zmm27, %zmm4 /* g2s_3 */
+	vpternlogd $0x96, %zmm31, %zmm30, %zmm4 /* g2lg_3 = ternlog(g2s_3, g2lr8_3, g2lr16_3) */
+	vprold $2, %zmm4, %zmm4 /* g2lr2_3 = rotl_native(g2lg_3) */
+	vpternlogd $0x96, %zmm4, %zmm29, %zmm27 /* g2l_3 = ternlog(g2s_3, g2lr24_3, g2lr2_3) */
+	vpxord 64(%rsp), %zmm27, %zmm4 /* g2x_3 = xor(g2l_3, g2x3.2) */
+	vmovdqa64 %zmm9, %zmm27 /* g3x0.3 */
+	vpternlogd $0x96, %zmm24, %zmm15, %zmm27 /* g3t_acc_7 = ternlog(g3x0, g3x1, rkw_3) */
+	vpxord %zmm19, %zmm27, %zmm27 /* g3t_3 = xor(g3t_acc_7, g3x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm27, %zmm27 /* g3a_3 = gf2p8affine(g3t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm27, %zmm27 /* g3s_3 = gf2p8affineinv(g3a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm27, %zmm29 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm27, %zmm30 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm27, %zmm31 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
+	vmovdqa64 %zmm9, 64(%rsp) /* spill g3x0.3 */
+	vmovdqa64 %zmm27, %zmm9 /* g3s_3 */
+	vpternlogd $0x96, %zmm31, %zmm30, %zmm9 /* g3lg_3 = ternlog(g3s_3, g3lr8_3, g3lr16_3) */
+	vprold $2, %zmm9, %zmm9 /* g3lr2_3 = rotl_native(g3lg_3) */
+	vpternlogd $0x96, %zmm9, %zmm29, %zmm27 /* g3l_3 = ternlog(g3s_3, g3lr24_3, g3lr2_3) */
+	vpxord %zmm27, %zmm22, %zmm9 /* g3x_3 = xor(g3x3, g3l_3) */
+	vmovdqa64 %zmm10, %zmm22 /* g4x0.3 */
+	vpternlogd $0x96, %zmm24, %zmm16, %zmm22 /* g4t_acc_7 = ternlog(g4x0, g4x1, rkw_3) */
+	vpxord %zmm21, %zmm22, %zmm22 /* g4t_3 = xor(g4t_acc_7, g4x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm22, %zmm22 /* g4a_3 = gf2p8affine(g4t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm22, %zmm22 /* g4s_3 = gf2p8affineinv(g4a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm22, %zmm27 /* g4lr24_3 = lookup16(g4s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm22, %zmm29 /* g4lr8_3 = lookup16(g4s_3, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm22, %zmm30 /* g4lr16_3 = lookup16(g4s_3, rotl16) */
+	vmovdqa64 %zmm22, %zmm31 /* g4s_3 */
+	vpternlogd $0x96, %zmm30, %zmm29, %zmm31 /* g4lg_3 = ternlog(g4s_3, g4lr8_3, g4lr16_3) */
+	vprold $2, %zmm31, %zmm29 /* g4lr2_3 = rotl_native(g4lg_3) */
+	vpternlogd $0x96, %zmm29, %zmm27, %zmm22 /* g4l_3 = ternlog(g4s_3, g4lr24_3, g4lr2_3) */
+	vpxord %zmm22, %zmm26, %zmm22 /* g4x_3 = xor(g4x3, g4l_3) */
+	vmovdqa64 %zmm7, %zmm26 /* g5x0.3 */
+	vpternlogd $0x96, %zmm24, %zmm12, %zmm26 /* g5t_acc_7 = ternlog(g5x0, g5x1, rkw_3) */
+	vpxord %zmm23, %zmm26, %zmm26 /* g5t_3 = xor(g5t_acc_7, g5x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm26, %zmm26 /* g5a_3 = gf2p8affine(g5t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm26, %zmm26 /* g5s_3 = gf2p8affineinv(g5a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm26, %zmm27 /* g5lr24_3 = lookup16(g5s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm26, %zmm29 /* g5lr8_3 = lookup16(g5s_3, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm26, %zmm30 /* g5lr16_3 = lookup16(g5s_3, rotl16) */
+	vmovdqa64 %zmm26, %zmm31 /* g5s_3 */
+	vpternlogd $0x96, %zmm30, %zmm29, %zmm31 /* g5lg_3 = ternlog(g5s_3, g5lr8_3, g5lr16_3) */
+	vprold $2, %zmm31, %zmm29 /* g5lr2_3 = rotl_native(g5lg_3) */
+	vpternlogd $0x96, %zmm29, %zmm27, %zmm26 /* g5l_3 = ternlog(g5s_3, g5lr24_3, g5lr2_3) */
+	vpxord %zmm26, %zmm28, %zmm26 /* g5x_3 = xor(g5x3, g5l_3) */
+	vmovdqa64 %zmm5, %zmm27 /* g6x0.3 */
+	vpternlogd $0x96, %zmm24, %zmm20, %zmm27 /* g6t_acc_7 = ternlog(g6x0, g6x1, rkw_3) */
+	vpxord %zmm8, %zmm27, %zmm27 /* g6t_3 = xor(g6t_acc_7, g6x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm27, %zmm27 /* g6a_3 = gf2p8affine(g6t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm27, %zmm27 /* g6s_3 = gf2p8affineinv(g6a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm27, %zmm28 /* g6lr24_3 = lookup16(g6s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm27, %zmm29 /* g6lr8_3 = lookup16(g6s_3, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm27, %zmm30 /* g6lr16_3 = lookup16(g6s_3, rotl16) */
+	vmovdqa64 %zmm27, %zmm31 /* g6s_3 */
+	vpternlogd $0x96, %zmm30, %zmm29, %zmm31 /* g6lg_3 = ternlog(g6s_3, g6lr8_3, g6lr16_3) */
+	vprold $2, %zmm31, %zmm29 /* g6lr2_3 = rotl_native(g6lg_3) */
+	vpternlogd $0x96, %zmm29, %zmm28, %zmm27 /* g6l_3 = ternlog(g6s_3, g6lr24_3, g6lr2_3) */
+	vpxord %zmm27, %zmm6, %zmm6 /* g6x_3 = xor(g6x3, g6l_3) */
+	vmovdqa64 %zmm0, %zmm27 /* g7x0.3 */
+	vpternlogd $0x96, %zmm24, %zmm17, %zmm27 /* g7t_acc_7 = ternlog(g7x0, g7x1, rkw_3) */
+	vpxord %zmm2, %zmm27, %zmm24 /* g7t_3 = xor(g7t_acc_7, g7x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm24, %zmm24 /* g7a_3 = gf2p8affine(g7t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm24, %zmm24 /* g7s_3 = gf2p8affineinv(g7a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm24, %zmm27 /* g7lr24_3 = lookup16(g7s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm24, %zmm28 /* g7lr8_3 = lookup16(g7s_3, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm24, %zmm29 /* g7lr16_3 = lookup16(g7s_3, rotl16) */
+	vmovdqa64 %zmm24, %zmm30 /* g7s_3 */
+	vpternlogd $0x96, %zmm29, %zmm28, %zmm30 /* g7lg_3 = ternlog(g7s_3, g7lr8_3, g7lr16_3) */
+	vprold $2, %zmm30, %zmm28 /* g7lr2_3 = rotl_native(g7lg_3) */
+	vpternlogd $0x96, %zmm28, %zmm27, %zmm24 /* g7l_3 = ternlog(g7s_3, g7lr24_3, g7lr2_3) */
+	vpxord 128(%rsp), %zmm24, %zmm24 /* g7x_3 = xor(g7l_3, g7x3.2) */
+	vmovdqa64 %zmm0, 320(%rsp) /* spill g7x0.2 */
+	vmovdqa64 %zmm17, 384(%rsp) /* spill g7x1.2 */
+	vmovdqa64 %zmm24, 128(%rsp) /* spill g7x3.2 */
+	vmovdqa64 192(%rsp), %zmm17 /* reload g2x0.3 */
+	vmovdqa64 %zmm16, %zmm24 /* g4x1.3 */
+	vmovdqa64 %zmm13, %zmm16 /* g2x1.3 */
+	vmovdqa64 256(%rsp), %zmm13 /* reload g1x0.3 */
+	vmovdqa64 %zmm21, %zmm27 /* g4x2.3 */
+	vmovdqa64 64(%rsp), %zmm21 /* reload g3x0.3 */
+	vmovdqa64 %zmm26, %zmm28 /* g5x3.3 */
+	vmovdqa64 %zmm22, %zmm26 /* g4x3.3 */
+	vmovdqa64 %zmm9, %zmm22 /* g3x3.3 */
+	vmovdqa64 %zmm1, %zmm9 /* g0x2.3 */
+	vmovdqa64 %zmm23, %zmm29 /* g5x2.3 */
+	vmovdqa64 %zmm19, %zmm23 /* g3x2.3 */
+	vmovdqa64 %zmm18, %zmm19 /* g2x2.3 */
+	vmovdqa64 %zmm4, %zmm18 /* g2x3.3 */
+	vmovdqa64 448(%rsp), %zmm4 /* reload g0x0.3 */
+	vmovdqa64 %zmm20, %zmm30 /* g6x1.3 */
+	vmovdqa64 %zmm15, %zmm20 /* g3x1.3 */
+	vmovdqa64 %zmm14, %zmm15 /* g1x2.3 */
+	vmovdqa64 %zmm3, %zmm14 /* g1x3.3 */
+	vmovdqa64 %zmm25, %zmm31 /* g0x3.3 */
+	vmovdqa64 %zmm10, %zmm25 /* g4x0.3 */
+	vmovdqa64 512(%rsp), %zmm10 /* reload g0x1.3 */
+	add $16, %r10
+	cmp $128, %r10
+	jne .Lsm4_wordslice_avx512_gfni_9_loop_r0
+
+	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; transpose back, native words to big-endian. */
+	vpunpckldq %zmm10, %zmm31, %zmm0 /* tro0 = unpacklo(g0x3, g0x1) */
+	vpunpckhdq %zmm10, %zmm31, %zmm1 /* tro0_1 = unpackhi(g0x3, g0x1) */
+	vpunpckldq %zmm4, %zmm9, %zmm3 /* tro0_2 = unpacklo(g0x2, g0x0) */
+	vpunpckhdq %zmm4, %zmm9, %zmm4 /* tro0_3 = unpackhi(g0x2, g0x0) */
+	vpunpckldq %zmm3, %zmm0, %zmm9 /* tro1 = unpacklo(tro0, tro0_2) */
+	vpunpckhdq %zmm3, %zmm0, %zmm0 /* tro1_1 = unpackhi(tro0, tro0_2) */
+	vpunpckldq %zmm4, %zmm1, %zmm3 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
+	vpunpckhdq %zmm4, %zmm1, %zmm1 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm9, %zmm4 /* outbe = lookup16(tro1, bswap32) */
+	vmovdqu64 (%rcx), %zmm9 /* msg = load() */
+	vpxord %zmm9, %zmm4, %zmm4 /* ct = xor(outbe, msg) */
+	vmovdqu64 %zmm4, (%rdx) /* store ct */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm0, %zmm0 /* outbe_1 = lookup16(tro1_1, bswap32) */
+	vmovdqu64 64(%rcx), %zmm4 /* msg_1 = load() */
+	vpxord %zmm4, %zmm0, %zmm0 /* ct_1 = xor(outbe_1, msg_1) */
+	vmovdqu64 %zmm0, 64(%rdx) /* store ct_1 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm3, %zmm0 /* outbe_2 = lookup16(tro1_2, bswap32) */
+	vmovdqu64 128(%rcx), %zmm3 /* msg_2 = load() */
+	vpxord %zmm3, %zmm0, %zmm0 /* ct_2 = xor(outbe_2, msg_2) */
+	vmovdqu64 %zmm0, 128(%rdx) /* store ct_2 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm1, %zmm0 /* outbe_3 = lookup16(tro1_3, bswap32) */
+	vmovdqu64 192(%rcx), %zmm1 /* msg_3 = load() */
+	vpxord %zmm1, %zmm0, %zmm0 /* ct_3 = xor(outbe_3, msg_3) */
+	vmovdqu64 %zmm0, 192(%rdx) /* store ct_3 */
+	vpunpckldq %zmm11, %zmm14, %zmm0 /* tro0_4 = unpacklo(g1x3, g1x1) */
+	vpunpckhdq %zmm11, %zmm14, %zmm1 /* tro0_5 = unpackhi(g1x3, g1x1) */
+	vpunpckldq %zmm13, %zmm15, %zmm3 /* tro0_6 = unpacklo(g1x2, g1x0) */
+	vpunpckhdq %zmm13, %zmm15, %zmm4 /* tro0_7 = unpackhi(g1x2, g1x0) */
+	vpunpckldq %zmm3, %zmm0, %zmm9 /* tro1_4 = unpacklo(tro0_4, tro0_6) */
+	vpunpckhdq %zmm3, %zmm0, %zmm0 /* tro1_5 = unpackhi(tro0_4, tro0_6) */
+	vpunpckldq %zmm4, %zmm1, %zmm3 /* tro1_6 = unpacklo(tro0_5, tro0_7) */
+	vpunpckhdq %zmm4, %zmm1, %zmm1 /* tro1_7 = unpackhi(tro0_5, tro0_7) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm9, %zmm4 /* outbe_4 = lookup16(tro1_4, bswap32) */
+	vmovdqu64 256(%rcx), %zmm9 /* msg_4 = load() */
+	vpxord %zmm9, %zmm4, %zmm4 /* ct_4 = xor(outbe_4, msg_4) */
+	vmovdqu64 %zmm4, 256(%rdx) /* store ct_4 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm0, %zmm0 /* outbe_5 = lookup16(tro1_5, bswap32) */
+	vmovdqu64 320(%rcx), %zmm4 /* msg_5 = load() */
+	vpxord %zmm4, %zmm0, %zmm0 /* ct_5 = xor(outbe_5, msg_5) */
+	vmovdqu64 %zmm0, 320(%rdx) /* store ct_5 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm3, %zmm0 /* outbe_6 = lookup16(tro1_6, bswap32) */
+	vmovdqu64 384(%rcx), %zmm3 /* msg_6 = load() */
+	vpxord %zmm3, %zmm0, %zmm0 /* ct_6 = xor(outbe_6, msg_6) */
+	vmovdqu64 %zmm0, 384(%rdx) /* store ct_6 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm1, %zmm0 /* outbe_7 = lookup16(tro1_7, bswap32) */
+	vmovdqu64 448(%rcx), %zmm1 /* msg_7 = load() */
+	vpxord %zmm1, %zmm0, %zmm0 /* ct_7 = xor(outbe_7, msg_7) */
+	vmovdqu64 %zmm0, 448(%rdx) /* store ct_7 */
+	vpunpckldq %zmm16, %zmm18, %zmm0 /* tro0_8 = unpacklo(g2x3, g2x1) */
+	vpunpckhdq %zmm16, %zmm18, %zmm1 /* tro0_9 = unpackhi(g2x3, g2x1) */
+	vpunpckldq %zmm17, %zmm19, %zmm3 /* tro0_10 = unpacklo(g2x2, g2x0) */
+	vpunpckhdq %zmm17, %zmm19, %zmm4 /* tro0_11 = unpackhi(g2x2, g2x0) */
+	vpunpckldq %zmm3, %zmm0, %zmm9 /* tro1_8 = unpacklo(tro0_8, tro0_10) */
+	vpunpckhdq %zmm3, %zmm0, %zmm0 /* tro1_9 = unpackhi(tro0_8, tro0_10) */
+	vpunpckldq %zmm4, %zmm1, %zmm3 /* tro1_10 = unpacklo(tro0_9, tro0_11) */
+	vpunpckhdq %zmm4, %zmm1, %zmm1 /* tro1_11 = unpackhi(tro0_9, tro0_11) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm9, %zmm4 /* outbe_8 = lookup16(tro1_8, bswap32) */
+	vmovdqu64 512(%rcx), %zmm9 /* msg_8 = load() */
+	vpxord %zmm9, %zmm4, %zmm4 /* ct_8 = xor(outbe_8, msg_8) */
+	vmovdqu64 %zmm4, 512(%rdx) /* store ct_8 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm0, %zmm0 /* outbe_9 = lookup16(tro1_9, bswap32) */
+	vmovdqu64 576(%rcx), %zmm4 /* msg_9 = load() */
+	vpxord %zmm4, %zmm0, %zmm0 /* ct_9 = xor(outbe_9, msg_9) */
+	vmovdqu64 %zmm0, 576(%rdx) /* store ct_9 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm3, %zmm0 /* outbe_10 = lookup16(tro1_10, bswap32) */
+	vmovdqu64 640(%rcx), %zmm3 /* msg_10 = load() */
+	vpxord %zmm3, %zmm0, %zmm0 /* ct_10 = xor(outbe_10, msg_10) */
+	vmovdqu64 %zmm0, 640(%rdx) /* store ct_10 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm1, %zmm0 /* outbe_11 = lookup16(tro1_11, bswap32) */
+	vmovdqu64 704(%rcx), %zmm1 /* msg_11 = load() */
+	vpxord %zmm1, %zmm0, %zmm0 /* ct_11 = xor(outbe_11, msg_11) */
+	vmovdqu64 %zmm0, 704(%rdx) /* store ct_11 */
+	vpunpckldq %zmm20, %zmm22, %zmm0 /* tro0_12 = unpacklo(g3x3, g3x1) */
+	vpunpckhdq %zmm20, %zmm22, %zmm1 /* tro0_13 = unpackhi(g3x3, g3x1) */
+	vpunpckldq %zmm21, %zmm23, %zmm3 /* tro0_14 = unpacklo(g3x2, g3x0) */
+	vpunpckhdq %zmm21, %zmm23, %zmm4 /* tro0_15 = unpackhi(g3x2, g3x0) */
+	vpunpckldq %zmm3, %zmm0, %zmm9 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
+	vpunpckhdq %zmm3, %zmm0, %zmm0 /* tro1_13 = unpackhi(tro0_12, tro0_14) */
+	vpunpckldq %zmm4, %zmm1, %zmm3 /* tro1_14 = unpacklo(tro0_13, tro0_15) */
+	vpunpckhdq %zmm4, %zmm1, %zmm1 /* tro1_15 = unpackhi(tro0_13, tro0_15) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm9, %zmm4 /* outbe_12 = lookup16(tro1_12, bswap32) */
+	vmovdqu64 768(%rcx), %zmm9 /* msg_12 = load() */
+	vpxord %zmm9, %zmm4, %zmm4 /* ct_12 = xor(outbe_12, msg_12) */
+	vmovdqu64 %zmm4, 768(%rdx) /* store ct_12 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm0, %zmm0 /* outbe_13 = lookup16(tro1_13, bswap32) */
+	vmovdqu64 832(%rcx), %zmm4 /* msg_13 = load() */
+	vpxord %zmm4, %zmm0, %zmm0 /* ct_13 = xor(outbe_13, msg_13) */
+	vmovdqu64 %zmm0, 832(%rdx) /* store ct_13 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm3, %zmm0 /* outbe_14 = lookup16(tro1_14, bswap32) */
+	vmovdqu64 896(%rcx), %zmm3 /* msg_14 = load() */
+	vpxord %zmm3, %zmm0, %zmm0 /* ct_14 = xor(outbe_14, msg_14) */
+	vmovdqu64 %zmm0, 896(%rdx) /* store ct_14 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm1, %zmm0 /* outbe_15 = lookup16(tro1_15, bswap32) */
+	vmovdqu64 960(%rcx), %zmm1 /* msg_15 = load() */
+	vpxord %zmm1, %zmm0, %zmm0 /* ct_15 = xor(outbe_15, msg_15) */
+	vmovdqu64 %zmm0, 960(%rdx) /* store ct_15 */
+	vpunpckldq %zmm24, %zmm26, %zmm0 /* tro0_16 = unpacklo(g4x3, g4x1) */
+	vpunpckhdq %zmm24, %zmm26, %zmm1 /* tro0_17 = unpackhi(g4x3, g4x1) */
+	vpunpckldq %zmm25, %zmm27, %zmm3 /* tro0_18 = unpacklo(g4x2, g4x0) */
+	vpunpckhdq %zmm25, %zmm27, %zmm4 /* tro0_19 = unpackhi(g4x2, g4x0) */
+	vpunpckldq %zmm3, %zmm0, %zmm9 /* tro1_16 = unpacklo(tro0_16, tro0_18) */
+	vpunpckhdq %zmm3, %zmm0, %zmm0 /* tro1_17 = unpackhi(tro0_16, tro0_18) */
+	vpunpckldq %zmm4, %zmm1, %zmm3 /* tro1_18 = unpacklo(tro0_17, tro0_19) */
+	vpunpckhdq %zmm4, %zmm1, %zmm1 /* tro1_19 = unpackhi(tro0_17, tro0_19) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm9, %zmm4 /* outbe_16 = lookup16(tro1_16, bswap32) */
+	vmovdqu64 1024(%rcx), %zmm9 /* msg_16 = load() */
+	vpxord %zmm9, %zmm4, %zmm4 /* ct_16 = xor(outbe_16, msg_16) */
+	vmovdqu64 %zmm4, 1024(%rdx) /* store ct_16 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm0, %zmm0 /* outbe_17 = lookup16(tro1_17, bswap32) */
+	vmovdqu64 1088(%rcx), %zmm4 /* msg_17 = load() */
+	vpxord %zmm4, %zmm0, %zmm0 /* ct_17 = xor(outbe_17, msg_17) */
+	vmovdqu64 %zmm0, 1088(%rdx) /* store ct_17 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm3, %zmm0 /* outbe_18 = lookup16(tro1_18, bswap32) */
+	vmovdqu64 1152(%rcx), %zmm3 /* msg_18 = load() */
+	vpxord %zmm3, %zmm0, %zmm0 /* ct_18 = xor(outbe_18, msg_18) */
+	vmovdqu64 %zmm0, 1152(%rdx) /* store ct_18 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm1, %zmm0 /* outbe_19 = lookup16(tro1_19, bswap32) */
+	vmovdqu64 1216(%rcx), %zmm1 /* msg_19 = load() */
+	vpxord %zmm1, %zmm0, %zmm0 /* ct_19 = xor(outbe_19, msg_19) */
+	vmovdqu64 %zmm0, 1216(%rdx) /* store ct_19 */
+	vpunpckldq %zmm12, %zmm28, %zmm0 /* tro0_20 = unpacklo(g5x3, g5x1) */
+	vpunpckhdq %zmm12, %zmm28, %zmm1 /* tro0_21 = unpackhi(g5x3, g5x1) */
+	vpunpckldq %zmm7, %zmm29, %zmm3 /* tro0_22 = unpacklo(g5x2, g5x0) */
+	vpunpckhdq %zmm7, %zmm29, %zmm4 /* tro0_23 = unpackhi(g5x2, g5x0) */
+	vpunpckldq %zmm3, %zmm0, %zmm7 /* tro1_20 = unpacklo(tro0_20, tro0_22) */
+	vpunpckhdq %zmm3, %zmm0, %zmm0 /* tro1_21 = unpackhi(tro0_20, tro0_22) */
+	vpunpckldq %zmm4, %zmm1, %zmm3 /* tro1_22 = unpacklo(tro0_21, tro0_23) */
+	vpunpckhdq %zmm4, %zmm1, %zmm1 /* tro1_23 = unpackhi(tro0_21, tro0_23) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm7, %zmm4 /* outbe_20 = lookup16(tro1_20, bswap32) */
+	vmovdqu64 1280(%rcx), %zmm7 /* msg_20 = load() */
+	vpxord %zmm7, %zmm4, %zmm4 /* ct_20 = xor(outbe_20, msg_20) */
+	vmovdqu64 %zmm4, 1280(%rdx) /* store ct_20 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm0, %zmm0 /* outbe_21 = lookup16(tro1_21, bswap32) */
+	vmovdqu64 1344(%rcx), %zmm4 /* msg_21 = load() */
+	vpxord %zmm4, %zmm0, %zmm0 /* ct_21 = xor(outbe_21, msg_21) */
+	vmovdqu64 %zmm0, 1344(%rdx) /* store ct_21 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm3, %zmm0 /* outbe_22 = lookup16(tro1_22, bswap32) */
+	vmovdqu64 1408(%rcx), %zmm3 /* msg_22 = load() */
+	vpxord %zmm3, %zmm0, %zmm0 /* ct_22 = xor(outbe_22, msg_22) */
+	vmovdqu64 %zmm0, 1408(%rdx) /* store ct_22 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm1, %zmm0 /* outbe_23 = lookup16(tro1_23, bswap32) */
+	vmovdqu64 1472(%rcx), %zmm1 /* msg_23 = load() */
+	vpxord %zmm1, %zmm0, %zmm0 /* ct_23 = xor(outbe_23, msg_23) */
+	vmovdqu64 %zmm0, 1472(%rdx) /* store ct_23 */
+	vpunpckldq %zmm30, %zmm6, %zmm0 /* tro0_24 = unpacklo(g6x3, g6x1) */
+	vpunpckhdq %zmm30, %zmm6, %zmm1 /* tro0_25 = unpackhi(g6x3, g6x1) */
+	vpunpckldq %zmm5, %zmm8, %zmm3 /* tro0_26 = unpacklo(g6x2, g6x0) */
+	vpunpckhdq %zmm5, %zmm8, %zmm4 /* tro0_27 = unpackhi(g6x2, g6x0) */
+	vpunpckldq %zmm3, %zmm0, %zmm5 /* tro1_24 = unpacklo(tro0_24, tro0_26) */
+	vpunpckhdq %zmm3, %zmm0, %zmm0 /* tro1_25 = unpackhi(tro0_24, tro0_26) */
+	vpunpckldq %zmm4, %zmm1, %zmm3 /* tro1_26 = unpacklo(tro0_25, tro0_27) */
+	vpunpckhdq %zmm4, %zmm1, %zmm1 /* tro1_27 = unpackhi(tro0_25, tro0_27) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm5, %zmm4 /* outbe_24 = lookup16(tro1_24, bswap32) */
+	vmovdqu64 1536(%rcx), %zmm5 /* msg_24 = load() */
+	vpxord %zmm5, %zmm4, %zmm4 /* ct_24 = xor(outbe_24, msg_24) */
+	vmovdqu64 %zmm4, 1536(%rdx) /* store ct_24 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm0, %zmm0 /* outbe_25 = lookup16(tro1_25, bswap32) */
+	vmovdqu64 1600(%rcx), %zmm4 /* msg_25 = load() */
+	vpxord %zmm4, %zmm0, %zmm0 /* ct_25 = xor(outbe_25, msg_25) */
+	vmovdqu64 %zmm0, 1600(%rdx) /* store ct_25 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm3, %zmm0 /* outbe_26 = lookup16(tro1_26, bswap32) */
+	vmovdqu64 1664(%rcx), %zmm3 /* msg_26 = load() */
+	vpxord %zmm3, %zmm0, %zmm0 /* ct_26 = xor(outbe_26, msg_26) */
+	vmovdqu64 %zmm0, 1664(%rdx) /* store ct_26 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm1, %zmm0 /* outbe_27 = lookup16(tro1_27, bswap32) */
+	vmovdqu64 1728(%rcx), %zmm1 /* msg_27 = load() */
+	vpxord %zmm1, %zmm0, %zmm0 /* ct_27 = xor(outbe_27, msg_27) */
+	vmovdqu64 %zmm0, 1728(%rdx) /* store ct_27 */
+	vmovdqa64 128(%rsp), %zmm0 /* reload g7x3.2 */
+	vpunpckldq 384(%rsp), %zmm0, %zmm1 /* tro0_28 = unpacklo(g7x3, g7x1) */
+	vpunpckhdq 384(%rsp), %zmm0, %zmm0 /* tro0_29 = unpackhi(g7x3, g7x1) */
+	vpunpckldq 320(%rsp), %zmm2, %zmm3 /* tro0_30 = unpacklo(g7x2, g7x0) */
+	vpunpckhdq 320(%rsp), %zmm2, %zmm2 /* tro0_31 = unpackhi(g7x2, g7x0) */
+	vpunpckldq %zmm3, %zmm1, %zmm4 /* tro1_28 = unpacklo(tro0_28, tro0_30) */
+	vpunpckhdq %zmm3, %zmm1, %zmm1 /* tro1_29 = unpackhi(tro0_28, tro0_30) */
+	vpunpckldq %zmm2, %zmm0, %zmm3 /* tro1_30 = unpacklo(tro0_29, tro0_31) */
+	vpunpckhdq %zmm2, %zmm0, %zmm0 /* tro1_31 = unpackhi(tro0_29, tro0_31) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm4, %zmm2 /* outbe_28 = lookup16(tro1_28, bswap32) */
+	vmovdqu64 1792(%rcx), %zmm4 /* msg_28 = load() */
+	vpxord %zmm4, %zmm2, %zmm2 /* ct_28 = xor(outbe_28, msg_28) */
+	vmovdqu64 %zmm2, 1792(%rdx) /* store ct_28 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm1, %zmm1 /* outbe_29 = lookup16(tro1_29, bswap32) */
+	vmovdqu64 1856(%rcx), %zmm2 /* msg_29 = load() */
+	vpxord %zmm2, %zmm1, %zmm1 /* ct_29 = xor(outbe_29, msg_29) */
+	vmovdqu64 %zmm1, 1856(%rdx) /* store ct_29 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm3, %zmm1 /* outbe_30 = lookup16(tro1_30, bswap32) */
+	vmovdqu64 1920(%rcx), %zmm2 /* msg_30 = load() */
+	vpxord %zmm2, %zmm1, %zmm1 /* ct_30 = xor(outbe_30, msg_30) */
+	vmovdqu64 %zmm1, 1920(%rdx) /* store ct_30 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm0, %zmm0 /* outbe_31 = lookup16(tro1_31, bswap32) */
+	vmovdqu64 1984(%rcx), %zmm1 /* msg_31 = load() */
+	vpxord %zmm1, %zmm0, %zmm0 /* ct_31 = xor(outbe_31, msg_31) */
+	vmovdqu64 %zmm0, 1984(%rdx) /* store ct_31 */
+	vmovdqa64 0(%rsp), %zmm0 /* reload y_next */
+	vmovdqu64 %zmm0, 64(%rsi) /* store y_next */
+	mov %rbp, %rsp
+	pop %rbp
+	vzeroupper
+	RET
+SYM_FUNC_END(sm4_wordslice_avx512_gfni_batch_gcm)
+
 /* reverse16: byte i <- byte 15 - i: GCM bytes to the reflected form phi */
 	.section .rodata.cst64.sm4_wordslice_avx512_gfni_0_reverse16, "aM", @progbits, 64
 	.balign 64
@@ -6237,6 +7927,465 @@ SYM_FUNC_END(sm4_wordslice_avx512_gfni_batch_xts)
 	.section .rodata.cst64.sm4_wordslice_avx512_gfni_8_bswap32, "aM", @progbits, 64
 	.balign 64
 .Lsm4_wordslice_avx512_gfni_8_bswap32:
+	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+
+/* reverse16: byte i <- byte 15 - i: GCM bytes to the reflected form phi */
+	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_reverse16, "aM", @progbits, 64
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_9_reverse16:
+	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
+	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
+	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
+	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
+
+/* first_block: Y joins X_1 alone */
+	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_first_block, "aM", @progbits, 64
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_9_first_block:
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* half_up: (a0, a1) -> (0, a0): the middle sum's low half into S's bits 64..127 */
+	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_half_up, "aM", @progbits, 64
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_9_half_up:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07
+
+/* half_down: (a0, a1) -> (a1, 0): its high half into S's bits 128..191 */
+	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_half_down, "aM", @progbits, 64
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_9_half_down:
+	.byte 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80
+	.byte 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80
+	.byte 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80
+	.byte 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80
+
+/* fold: c = (Q - y^128 - 1) / y^64, Q = GHASH's polynomial reversed (gen/kernels/ghash.py fold) */
+	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_fold, "aM", @progbits, 64
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_9_fold:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2
+
+/* swap_halves: (a0, a1) -> (a1, a0) */
+	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_swap_halves, "aM", @progbits, 64
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_9_swap_halves:
+	.byte 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07
+	.byte 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07
+	.byte 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07
+	.byte 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07
+
+/* byte_14: byte 14 of each lane: where v + j0 + k is summed */
+	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_byte_14, "aM", @progbits, 64
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_9_byte_14:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
+
+/* all_but_last: every byte but a block's last */
+	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_all_but_last, "aM", @progbits, 64
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_9_all_but_last:
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
+
+/* block_k: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_block_k, "aM", @progbits, 64
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_9_block_k:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00
+
+/* carry_everywhere: every byte reads the carry (byte 15), a block's last byte reads zero */
+	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_carry_everywhere, "aM", @progbits, 64
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_9_carry_everywhere:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
+
+/* carry_mask_table: a carry as a byte mask: 0 -> 0x00, 1 -> 0xff */
+	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_carry_mask_table, "aM", @progbits, 64
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_9_carry_mask_table:
+	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* new_last_byte: byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero */
+	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_new_last_byte, "aM", @progbits, 64
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_9_new_last_byte:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
+
+/* block_k_1: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_block_k_1, "aM", @progbits, 64
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_9_block_k_1:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00
+
+/* block_k_2: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_block_k_2, "aM", @progbits, 64
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_9_block_k_2:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x08, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0a, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b, 0x00
+
+/* block_k_3: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_block_k_3, "aM", @progbits, 64
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_9_block_k_3:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0c, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0e, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00
+
+/* unpacklo32_index: unpacklo of 32-bit elements, the byte shuffles before it folded in (VPERMT2B index) */
+	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_unpacklo32_index, "aM", @progbits, 64
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_9_unpacklo32_index:
+	.byte 0x03, 0x02, 0x01, 0x00, 0x43, 0x42, 0x41, 0x40, 0x07, 0x06, 0x05, 0x04, 0x47, 0x46, 0x45, 0x44
+	.byte 0x13, 0x12, 0x11, 0x10, 0x53, 0x52, 0x51, 0x50, 0x17, 0x16, 0x15, 0x14, 0x57, 0x56, 0x55, 0x54
+	.byte 0x23, 0x22, 0x21, 0x20, 0x63, 0x62, 0x61, 0x60, 0x27, 0x26, 0x25, 0x24, 0x67, 0x66, 0x65, 0x64
+	.byte 0x33, 0x32, 0x31, 0x30, 0x73, 0x72, 0x71, 0x70, 0x37, 0x36, 0x35, 0x34, 0x77, 0x76, 0x75, 0x74
+
+/* unpackhi32_index: unpackhi of 32-bit elements, the byte shuffles before it folded in (VPERMT2B index) */
+	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_unpackhi32_index, "aM", @progbits, 64
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_9_unpackhi32_index:
+	.byte 0x0b, 0x0a, 0x09, 0x08, 0x4b, 0x4a, 0x49, 0x48, 0x0f, 0x0e, 0x0d, 0x0c, 0x4f, 0x4e, 0x4d, 0x4c
+	.byte 0x1b, 0x1a, 0x19, 0x18, 0x5b, 0x5a, 0x59, 0x58, 0x1f, 0x1e, 0x1d, 0x1c, 0x5f, 0x5e, 0x5d, 0x5c
+	.byte 0x2b, 0x2a, 0x29, 0x28, 0x6b, 0x6a, 0x69, 0x68, 0x2f, 0x2e, 0x2d, 0x2c, 0x6f, 0x6e, 0x6d, 0x6c
+	.byte 0x3b, 0x3a, 0x39, 0x38, 0x7b, 0x7a, 0x79, 0x78, 0x3f, 0x3e, 0x3d, 0x3c, 0x7f, 0x7e, 0x7d, 0x7c
+
+/* block_k_4: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_block_k_4, "aM", @progbits, 64
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_9_block_k_4:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x11, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x12, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x13, 0x00
+
+/* block_k_5: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_block_k_5, "aM", @progbits, 64
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_9_block_k_5:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x14, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x15, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x16, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x17, 0x00
+
+/* block_k_6: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_block_k_6, "aM", @progbits, 64
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_9_block_k_6:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x18, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x19, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1a, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1b, 0x00
+
+/* block_k_7: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_block_k_7, "aM", @progbits, 64
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_9_block_k_7:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1c, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1d, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1e, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1f, 0x00
+
+/* block_k_8: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_block_k_8, "aM", @progbits, 64
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_9_block_k_8:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x20, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x21, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x22, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x23, 0x00
+
+/* block_k_9: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_block_k_9, "aM", @progbits, 64
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_9_block_k_9:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x24, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x25, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x26, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x27, 0x00
+
+/* block_k_10: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_block_k_10, "aM", @progbits, 64
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_9_block_k_10:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x28, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x29, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x2a, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x2b, 0x00
+
+/* block_k_11: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_block_k_11, "aM", @progbits, 64
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_9_block_k_11:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x2c, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x2d, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x2e, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x2f, 0x00
+
+/* block_k_12: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_block_k_12, "aM", @progbits, 64
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_9_block_k_12:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x30, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x31, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x32, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x33, 0x00
+
+/* block_k_13: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_block_k_13, "aM", @progbits, 64
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_9_block_k_13:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x34, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x35, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x36, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x37, 0x00
+
+/* block_k_14: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_block_k_14, "aM", @progbits, 64
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_9_block_k_14:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x38, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x39, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3a, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3b, 0x00
+
+/* block_k_15: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_block_k_15, "aM", @progbits, 64
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_9_block_k_15:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3c, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3d, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3e, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3f, 0x00
+
+/* block_k_16: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_block_k_16, "aM", @progbits, 64
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_9_block_k_16:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x40, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x41, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x42, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x43, 0x00
+
+/* block_k_17: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_block_k_17, "aM", @progbits, 64
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_9_block_k_17:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x44, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x45, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x46, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x47, 0x00
+
+/* block_k_18: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_block_k_18, "aM", @progbits, 64
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_9_block_k_18:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x48, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x49, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x4a, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x4b, 0x00
+
+/* block_k_19: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_block_k_19, "aM", @progbits, 64
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_9_block_k_19:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x4c, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x4d, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x4e, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x4f, 0x00
+
+/* block_k_20: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_block_k_20, "aM", @progbits, 64
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_9_block_k_20:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x50, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x51, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x52, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x53, 0x00
+
+/* block_k_21: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_block_k_21, "aM", @progbits, 64
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_9_block_k_21:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x54, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x55, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x56, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x57, 0x00
+
+/* block_k_22: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_block_k_22, "aM", @progbits, 64
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_9_block_k_22:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x58, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x59, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x5a, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x5b, 0x00
+
+/* block_k_23: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_block_k_23, "aM", @progbits, 64
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_9_block_k_23:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x5c, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x5d, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x5e, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x5f, 0x00
+
+/* block_k_24: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_block_k_24, "aM", @progbits, 64
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_9_block_k_24:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x60, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x61, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x62, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x63, 0x00
+
+/* block_k_25: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_block_k_25, "aM", @progbits, 64
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_9_block_k_25:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x64, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x65, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x66, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x67, 0x00
+
+/* block_k_26: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_block_k_26, "aM", @progbits, 64
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_9_block_k_26:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x68, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x69, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x6a, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x6b, 0x00
+
+/* block_k_27: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_block_k_27, "aM", @progbits, 64
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_9_block_k_27:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x6c, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x6d, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x6e, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x6f, 0x00
+
+/* block_k_28: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_block_k_28, "aM", @progbits, 64
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_9_block_k_28:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x70, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x71, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x72, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x73, 0x00
+
+/* block_k_29: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_block_k_29, "aM", @progbits, 64
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_9_block_k_29:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x74, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x75, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x76, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x77, 0x00
+
+/* block_k_30: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_block_k_30, "aM", @progbits, 64
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_9_block_k_30:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x78, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x79, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x7a, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x7b, 0x00
+
+/* block_k_31: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_block_k_31, "aM", @progbits, 64
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_9_block_k_31:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x7c, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x7d, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x7e, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x7f, 0x00
+
+/* gfni_mat: A1, c1: S-box inner affine: GFNI matrix qword */
+	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_gfni_mat, "aM", @progbits, 64
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_9_gfni_mat:
+	.byte 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01, 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01
+	.byte 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01, 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01
+	.byte 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01, 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01
+	.byte 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01, 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01
+
+/* gfni_mat_1: A2·inv(.) ^ c2: S-box outer affine: GFNI matrix qword */
+	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_gfni_mat_1, "aM", @progbits, 64
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_9_gfni_mat_1:
+	.byte 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0, 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0
+	.byte 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0, 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0
+	.byte 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0, 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0
+	.byte 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0, 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0
+
+/* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
+	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_rotl24, "aM", @progbits, 64
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_9_rotl24:
+	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+
+/* rotl8: rotate each 32-bit word left by 8 (byte shuffle) */
+	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_rotl8, "aM", @progbits, 64
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_9_rotl8:
+	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
+	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
+	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
+	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
+
+/* rotl16: rotate each 32-bit word left by 16 (byte shuffle) */
+	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_rotl16, "aM", @progbits, 64
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_9_rotl16:
+	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+
+/* bswap32: byte order reversal in each 32-bit word */
+	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_bswap32, "aM", @progbits, 64
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_9_bswap32:
 	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
 	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
 	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
