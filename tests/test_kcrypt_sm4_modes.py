@@ -18,6 +18,7 @@ Environment: KC_BUILD_DIR and KC_GENERATED as for test_kcrypt_cli.py.
 import ctypes
 import ctypes.util
 import random
+import re
 import shlex
 import subprocess
 
@@ -302,6 +303,27 @@ def test_across_pieces(kcrypt, gcry, length):
     want = gcry.cipher(Gcrypt.XTS, key2, iv + bytes(4), b"", data)[0]
     assert ok(kcrypt, ["xts", "-e", "-k", key2.hex(), "-i", (iv + bytes(4)).hex()], data) == want
     assert ok(kcrypt, ["cmac", "-k", key.hex()], data) == gcry.cmac(key, data).hex().encode() + b"\n"
+
+
+@pytest.mark.parametrize("stage", ["gcm -e", "gcm -d", "cmac"])
+def test_memory_stays_flat(kcrypt, stage, tmp_path):
+    """96 MiB through a pipe (gcm -d: what gcm -e made of it): the largest resident size
+    of the kcrypt measured, as /usr/bin/time -v reports it, stays far below the input."""
+    report = tmp_path / "time.txt"
+    enc = shlex.join([str(kcrypt), "sm4", *aead("gcm", "-e", bytes(16), bytes(12))])
+    args = {"gcm -e": aead("gcm", "-e", bytes(16), bytes(12)),
+            "gcm -d": aead("gcm", "-d", bytes(16), bytes(12)), "cmac": ["cmac", "-k", KEY]}[stage]
+    measured = shlex.join(["/usr/bin/time", "-v", "-o", str(report), str(kcrypt), "sm4", *args])
+    pipeline = f"head -c {96 * PIECE} /dev/zero | {enc + ' | ' if stage == 'gcm -d' else ''}{measured}"
+    proc = subprocess.run(["bash", "-o", "pipefail", "-c", f"{pipeline} | sha256sum"], capture_output=True,
+                          text=True, timeout=300, env={"TMPDIR": str(tmp_path), "PATH": "/usr/bin:/bin"})
+    assert proc.returncode == 0, proc.stderr
+    rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", report.read_text())[1])
+    assert rss < 16 * 1024, f"max RSS {rss} KiB"
+    if stage == "gcm -d":  # the plaintext: 96 MiB of zeros
+        zeros = subprocess.run(f"head -c {96 * PIECE} /dev/zero | sha256sum", shell=True, capture_output=True,
+                               text=True).stdout
+        assert proc.stdout == zeros
 
 
 # --------------------------------------------------------------------------

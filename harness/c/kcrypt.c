@@ -148,13 +148,14 @@ static int run_cipher(const kc_cli *c) {
 static void usage(FILE *f) {
   fprintf(f,
           "usage: " PROG " CIPHER MODE [-e|-d] -k KEYHEX [-i IVHEX] [-t TARGET] [-s STRATEGY]\n"
-          "              [--tag BITS] [--bits N] [--mac-method M] [-a AADHEX | --aad-file F]\n"
-          "              [--tag-bytes N] [--tweak-rule ieee|gb] [--emulated] < input > output\n"
+          "              [--tag BITS] [--bits N] [--mac-method M] [--emulated]\n"
+          "              [-a AADHEX | --aad-file F] [--tag-bytes N] [--tweak-rule ieee|gb]\n"
+          "              < input > output\n"
           "       " PROG " --list-targets [CIPHER]\n"
           "       " PROG " --list-impls [CIPHER]\n"
           "\n"
-          "sm4 and ublock* encrypt (-e) or decrypt (-d) all of stdin to stdout without\n"
-          "padding, 1 MiB at a time (output starts before the input ends).\n"
+          "sm4 and ublock* ecb, cbc and ctr encrypt (-e) or decrypt (-d) all of stdin to\n"
+          "stdout without padding, 1 MiB at a time (output starts before the input ends).\n"
           "zuc128/zuc256 enc XORs stdin with the keystream (its own inverse; no -e/-d);\n"
           "zuc128/zuc256 mac prints the MAC of stdin in hex.\n"
           "sm4 gcm and ccm -e write the ciphertext, then the tag; -d reads that form and\n"
