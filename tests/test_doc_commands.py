@@ -216,6 +216,7 @@ PLACEHOLDERS = {
     "IV25OR23HEX": r"(?:[0-9a-f]{50}|[0-9a-f]{46})",
     "IV16HEX": r"[0-9a-f]{32}",
     "IV32HEX": r"[0-9a-f]{64}",
+    "AADHEX": r"(?:[0-9a-f]{2})*",                      # any number of bytes
     "KEY32HEX": r"[0-9a-f]{64}",
     "N": r"[0-9]+",
     "NAME": r"[a-z0-9_]+",
@@ -282,6 +283,9 @@ IV32 = "".join(f"{b:02x}" for b in range(32))
 INSTANCES = {
     "build/kcrypt sm4 cbc -d -k KEYHEX -i IVHEX -t avx2_vaes -s byteslice < in > out": [
         f"build/kcrypt sm4 cbc -d -k {SM4_KEY} -i {IV16} -t avx2_vaes -s byteslice < in > out"],
+    "build/kcrypt sm4 gcm -e -k KEYHEX -i IVHEX -a AADHEX < in > out": [
+        f"build/kcrypt sm4 gcm -e -k {SM4_KEY} -i {IV16} -a {IV32} < in > out"],
+    "build/kcrypt sm4 cmac -k KEYHEX < in": [f"build/kcrypt sm4 cmac -k {SM4_KEY} < in"],
     "build/kcrypt zuc256 enc -k KEYHEX -i IV25OR23HEX [-t avx2_vaes] < in > out": [
         f"build/kcrypt zuc256 enc -k {KEY32} -i {IV25} -t avx2_vaes < in > out",
         f"build/kcrypt zuc256 enc -k {KEY32} -i {IV23} < in > out"],
@@ -406,6 +410,10 @@ def out_is_input_sized(ws, proc):
     assert (ws / "out").stat().st_size == INPUT_BYTES
 
 
+def out_is_input_and_tag(ws, proc):  # "# the ciphertext, then the 16-byte tag"
+    assert (ws / "out").stat().st_size == INPUT_BYTES + 16
+
+
 def hex_tag(bits):
     def check(ws, proc):
         assert re.fullmatch(rf"[0-9a-f]{{{bits // 4}}}\n", proc.stdout), proc.stdout
@@ -487,6 +495,8 @@ EXPECT = {
         out_is_input_sized,
     "build/kcrypt --list-targets sm4": target_status_lines,
     "build/kcrypt --list-impls": impl_status_lines,
+    f"build/kcrypt sm4 gcm -e -k {SM4_KEY} -i {IV16} -a {IV32} < in > out": out_is_input_and_tag,
+    f"build/kcrypt sm4 cmac -k {SM4_KEY} < in": hex_tag(128),
     f"build/kcrypt zuc256 mac -k {KEY32} -i {IV25} --tag 64 < in": hex_tag(64),
     f"build/kcrypt zuc256 mac -k {KEY32} -i {IV23} --tag 64 --bits 1001 < in": hex_tag(64),
     "build/bench --quick --json build/bench.json": bench_report,

@@ -398,7 +398,7 @@ ERROR_CASES = {
     "unknown short option": (["sm4", "ecb", "-e", "-k", KEY, "-x"], BLOCK),
     "extra argument": (["sm4", "ecb", "-e", "-k", KEY, "extra"], BLOCK),
     "unknown cipher": (["aes", "ecb", "-e", "-k", KEY], BLOCK),
-    "unknown mode": (["sm4", "xts", "-e", "-k", KEY], BLOCK),
+    "unknown mode": (["sm4", "ocb", "-e", "-k", KEY], BLOCK),
     "unknown target": (["sm4", "ecb", "-e", "-k", KEY, "-t", "pentium"], BLOCK),
     "unknown strategy": (["sm4", "ecb", "-e", "-k", KEY, "-s", "bitslice"], BLOCK),
     "no such strategy on target": (["sm4", "ecb", "-e", "-k", KEY, "-s", "reference",

@@ -54,24 +54,6 @@ static int find_cipher(const char *name, cipher *out) {
 _Static_assert(KC_CHUNK_BYTES % KC_BLOCK_MAX_BYTES == 0,
                "a piece must hold whole blocks of every block cipher");
 
-/* Writes all len bytes to fd, however many each write takes, counting them
- * into *written as they go.  Returns 0, or -1 with errno set (EPIPE for a
- * reader that went away: SIGPIPE is ignored). */
-static int write_full(int fd, const uint8_t *buf, size_t len, uint64_t *written) {
-  while (len > 0) {
-    ssize_t n = write(fd, buf, len);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      if (n == 0) errno = EIO; /* no progress and no reason: do not spin */
-      return -1;
-    }
-    buf += n;
-    len -= (size_t)n;
-    *written += (uint64_t)n;
-  }
-  return 0;
-}
-
 /* Prints "kcrypt: error: ...", adding how much of the output went to stdout
  * before it, if any; returns `status`, for `return report(...)`. */
 __attribute__((format(printf, 3, 4))) static int report(int status, uint64_t written,
@@ -122,11 +104,15 @@ static int stream(const kc_cli *c, kc_read_ahead *ra, uint8_t *out) {
     if (c->update(in.data, in.len, in.last, out, &out_len, err, sizeof err) != 0)
       return report(EXIT_USAGE, written, "%s", err);
     kc_read_ahead_done(ra);
-    int error = 0;
-    if (write_full(STDOUT_FILENO, out, out_len, &written) != 0)
-      error = errno;
-    else if (in.last)
-      error = finish_stdout();
+    /* After the last piece, what the cipher held back, one piece at a time. */
+    for (int more = in.last && c->drain;;) {
+      if (kc_write_full(STDOUT_FILENO, out, out_len, &written) != 0)
+        return report(EXIT_IO, written, "writing stdout: %s", strerror(errno));
+      if (!more) break;
+      if ((more = c->drain(out, &out_len, err, sizeof err)) < 0)
+        return report(EXIT_USAGE, written, "%s", err);
+    }
+    int error = in.last ? finish_stdout() : 0;
     if (error) return report(EXIT_IO, written, "writing stdout: %s", strerror(error));
     if (in.last) return 0;
   }
@@ -162,19 +148,30 @@ static int run_cipher(const kc_cli *c) {
 static void usage(FILE *f) {
   fprintf(f,
           "usage: " PROG " CIPHER MODE [-e|-d] -k KEYHEX [-i IVHEX] [-t TARGET] [-s STRATEGY]\n"
-          "              [--tag BITS] [--bits N] [--mac-method M] [--emulated] < input > output\n"
+          "              [--tag BITS] [--bits N] [--mac-method M] [--emulated]\n"
+          "              [-a AADHEX | --aad-file F] [--tag-bytes N] [--tweak-rule ieee|gb]\n"
+          "              < input > output\n"
           "       " PROG " --list-targets [CIPHER]\n"
           "       " PROG " --list-impls [CIPHER]\n"
           "\n"
-          "sm4 and ublock* encrypt (-e) or decrypt (-d) all of stdin to stdout without\n"
-          "padding, 1 MiB at a time (output starts before the input ends).\n"
+          "sm4 and ublock* ecb, cbc and ctr encrypt (-e) or decrypt (-d) all of stdin to\n"
+          "stdout without padding, 1 MiB at a time (output starts before the input ends).\n"
           "zuc128/zuc256 enc XORs stdin with the keystream (its own inverse; no -e/-d);\n"
           "zuc128/zuc256 mac prints the MAC of stdin in hex.\n"
+          "sm4 gcm and ccm -e write the ciphertext, then the tag; -d reads that form and\n"
+          "writes no plaintext unless the tag verifies (else: \"authentication failed\").\n"
+          "gcm streams (-d keeps the ciphertext in an unlinked file in $TMPDIR, then\n"
+          "decrypts it again); ccm, xts and cbc-mac read all of stdin into memory first.\n"
+          "sm4 xts: stdin is one data unit (16 bytes or more).\n"
+          "sm4 cmac and cbc-mac print the MAC of stdin in hex (no -e/-d).\n"
           "  -k, --key HEX        key in hex (sm4, zuc128, ublock128_128: 16 bytes;\n"
           "                       zuc256, ublock128_256, ublock256_256: 32 bytes)\n"
+          "                       (sm4 xts: 32, the data key, then the tweak key)\n"
           "  -i, --iv HEX         IV in hex: sm4 and ublock CBC, CTR, one block (16 bytes;\n"
           "                       ublock256_256: 32); CTR counts the whole block as one\n"
-          "                       big-endian integer; zuc128: 16 bytes;\n"
+          "                       big-endian integer; sm4 gcm: 1 byte or more (12 is\n"
+          "                       usual); sm4 ccm: the nonce, 7 to 13 bytes; sm4 xts:\n"
+          "                       the tweak, 16 bytes; zuc128: 16 bytes;\n"
           "                       zuc256: 25 bytes (IV17..IV24 in the low 6 bits of a\n"
           "                       byte each) or 23 bytes (those fields packed)\n"
           "      --tag BITS       zuc mac: tag length, 32 (default), 64 or 128 (zuc256)\n"
@@ -184,6 +181,11 @@ static void usage(FILE *f) {
           "      --mac-method M   zuc mac on a lanes kernel: clmul or compare, through\n"
           "                       the one-shot call, which reads all of stdin into\n"
           "                       memory first (without it, mac streams like the rest)\n"
+          "  -a, --aad HEX        sm4 gcm, ccm: additional authenticated data in hex\n"
+          "      --aad-file FILE  the same, the bytes of FILE (default: none)\n"
+          "      --tag-bytes N    sm4 gcm: 4, 8 or 12-16; ccm: 4-16, even; cmac: 1-16\n"
+          "                       (default 16); -d takes the last N bytes as the tag\n"
+          "      --tweak-rule R   sm4 xts: ieee (IEEE 1619, default) or gb (GB/T 17964)\n"
           "  -t, --target NAME    instruction-set target (see --list-targets)\n"
           "  -s, --strategy NAME  slicing strategy (e.g. byteslice, wordslice, lanes,\n"
           "                       register, nibbleslice, reference)\n"
@@ -278,6 +280,10 @@ int main(int argc, char **argv) {
       {"--tag", .dest = &a.tag, .once = 1},
       {"--bits", .dest = &a.bits, .once = 1},
       {"--mac-method", .dest = &a.mac_method, .once = 1},
+      {"--aad", "-a", .dest = &a.aad_hex, .once = 1},
+      {"--aad-file", .dest = &a.aad_file, .once = 1},
+      {"--tag-bytes", .dest = &a.tag_bytes, .once = 1},
+      {"--tweak-rule", .dest = &a.tweak_rule, .once = 1},
       {"--emulated", NULL, KC_OPT_FLAG, .dest = &a.emulated},
       {"--help", "-h", KC_OPT_STOP, .dest = &help},
   };
@@ -294,10 +300,13 @@ int main(int argc, char **argv) {
     return fail("unknown cipher '%s' (see " PROG " --help)", a.cipher);
   const kc_cli *cli = c.d->cli;
   if (!a.mode) return fail("missing mode for %s (%s)", c.v->name, cli->modes);
-  if (cli->needs_direction && a.direction == -1)
+  int undirected = cli->undirected_modes && kc_in_list(cli->undirected_modes, a.mode);
+  if (cli->needs_direction && !undirected && a.direction == -1)
     return fail("missing -e (encrypt) or -d (decrypt)");
   if (!cli->needs_direction && a.direction != -1)
     return fail("%s takes no -e/-d (%s)", c.v->name, cli->modes);
+  if (undirected && a.direction != -1)
+    return fail("%s %s takes no -e/-d (it prints a MAC)", c.v->name, a.mode);
 
   if (cli->prepare(c.d, c.v, &a, err, sizeof err) != 0) {
     cli->wipe();

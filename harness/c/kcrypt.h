@@ -24,6 +24,10 @@ typedef struct kc_args {
   const char *tag;        /* --tag, NULL if not given */
   const char *bits;       /* --bits, NULL if not given */
   const char *mac_method; /* --mac-method, NULL if not given */
+  const char *aad_hex;    /* -a, NULL if not given */
+  const char *aad_file;   /* --aad-file, NULL if not given */
+  const char *tag_bytes;  /* --tag-bytes, NULL if not given */
+  const char *tweak_rule; /* --tweak-rule, NULL if not given */
   int emulated;           /* --emulated */
 } kc_args;
 
@@ -60,6 +64,15 @@ typedef struct kc_cli {
   /* Wipes what prepare and update kept (key schedule, mode state, buffered
    * input); called once at the end, whatever happened. */
   void (*wipe)(void);
+  /* Output held back until the whole input was seen (an authenticated
+   * mode's plaintext, a mode that needs the input's length first), or NULL:
+   * called after the last piece's output is written, it writes the next
+   * *out_len bytes (at most KC_CHUNK_BYTES) at out, and returns 1 while more
+   * may follow, 0 with the last of it, or -1 with the reason in err. */
+  int (*drain)(uint8_t *out, size_t *out_len, char *err, size_t err_size);
+  /* The modes that take no -e/-d although needs_direction is 1 (MACs),
+   * comma-separated, or NULL. */
+  const char *undirected_modes;
 } kc_cli;
 
 /* ECB, CBC and CTR of any block cipher through its kc_block_api: ECB keeps
@@ -67,11 +80,41 @@ typedef struct kc_cli {
  * theirs through the incremental calls. */
 extern const kc_cli kc_block_cli;
 
+/* SM4: kc_block_cli's ecb, cbc and ctr, and gcm, ccm, xts, cmac and cbc-mac
+ * (kcrypt_sm4_modes.c). */
+extern const kc_cli kc_sm4_cli;
+
 /* The implementation of d that -t/-s/--emulated asks for (the fastest one
  * this CPU runs natively when none is named), or NULL with the reason in
  * err, naming the variant `name`.  Returns the cipher's own impl pointer. */
 const void *kc_select_impl(const kc_desc *d, const char *name, const kc_args *a, char *err,
                            size_t err_size);
+
+/* Writes all len bytes to fd, however many each write takes, counting them
+ * into *written as they go.  Returns 0, or -1 with errno set (EPIPE for a
+ * reader that went away, where SIGPIPE is ignored). */
+int kc_write_full(int fd, const uint8_t *buf, size_t len, uint64_t *written);
+
+/* Refuses, naming it and the modes that take it, any option that only some
+ * modes take (--tag, --bits, --mac-method, -a, --aad-file, --tag-bytes,
+ * --tweak-rule) given to `who` ("sm4 xts") but not in the comma-separated
+ * `taken` (NULL: none).  Returns 0 or -1. */
+int kc_refuse_options(const kc_args *a, const char *taken, const char *who, char *err,
+                      size_t err_size);
+
+/* The whole input gathered in memory, for a mode that needs its length
+ * before it starts (a one-shot library call). */
+typedef struct kc_gathered {
+  uint8_t *data;
+  size_t len, cap;
+} kc_gathered;
+
+/* Appends len bytes to g; `what` names the buffer in an out-of-memory
+ * message.  Returns 0 or -1. */
+int kc_gather(kc_gathered *g, const uint8_t *in, size_t len, const char *what, char *err,
+              size_t err_size);
+/* Wipes and frees g's buffer. */
+void kc_gather_wipe(kc_gathered *g);
 
 /* -k: the variant's key, exactly key_bytes into key.  Returns 0 or -1. */
 int kc_read_key(const kc_variant *v, const kc_args *a, uint8_t *key, char *err, size_t err_size);

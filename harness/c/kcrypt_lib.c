@@ -4,10 +4,12 @@
  */
 #define _DEFAULT_SOURCE /* explicit_bzero */
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "kcrypt.h"
 
@@ -145,6 +147,73 @@ static int block_mode(const char *name, const kc_args *a, char *err, size_t err_
   return kc_error(err, err_size, "unknown %s mode '%s' (known: ecb, cbc, ctr)", name, a->mode);
 }
 
+int kc_write_full(int fd, const uint8_t *buf, size_t len, uint64_t *written) {
+  while (len > 0) {
+    ssize_t n = write(fd, buf, len);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      if (n == 0) errno = EIO; /* no progress and no reason: do not spin */
+      return -1;
+    }
+    buf += n;
+    len -= (size_t)n;
+    *written += (uint64_t)n;
+  }
+  return 0;
+}
+
+/* The options only some modes take: where kc_args keeps each, and who takes it. */
+static const struct {
+  const char *name;
+  size_t field;
+  const char *takers;
+} MODE_OPTIONS[] = {
+    {"--tag", offsetof(kc_args, tag), "zuc mac"},
+    {"--bits", offsetof(kc_args, bits), "zuc"},
+    {"--mac-method", offsetof(kc_args, mac_method), "zuc mac"},
+    {"-a", offsetof(kc_args, aad_hex), "sm4 gcm and ccm"},
+    {"--aad-file", offsetof(kc_args, aad_file), "sm4 gcm and ccm"},
+    {"--tag-bytes", offsetof(kc_args, tag_bytes), "sm4 gcm, ccm and cmac"},
+    {"--tweak-rule", offsetof(kc_args, tweak_rule), "sm4 xts"},
+};
+
+int kc_refuse_options(const kc_args *a, const char *taken, const char *who, char *err,
+                      size_t err_size) {
+  for (size_t i = 0; i < sizeof MODE_OPTIONS / sizeof MODE_OPTIONS[0]; i++) {
+    const char *value = *(const char *const *)((const char *)a + MODE_OPTIONS[i].field);
+    if (value && !(taken && kc_in_list(taken, MODE_OPTIONS[i].name)))
+      return kc_error(err, err_size, "%s takes no %s (it is for %s)", who, MODE_OPTIONS[i].name,
+                      MODE_OPTIONS[i].takers);
+  }
+  return 0;
+}
+
+int kc_gather(kc_gathered *g, const uint8_t *in, size_t len, const char *what, char *err,
+              size_t err_size) {
+  if (g->cap - g->len < len || !g->data) {
+    size_t cap = g->cap ? g->cap : KC_CHUNK_BYTES;
+    while (cap - g->len < len) /* an absurd size: SIZE_MAX, which malloc refuses */
+      cap = cap > SIZE_MAX / 2 ? SIZE_MAX : 2 * cap;
+    uint8_t *bigger = malloc(cap);
+    if (!bigger) return kc_error(err, err_size, "out of memory (%zu bytes for %s)", cap, what);
+    size_t used = g->len;
+    if (g->data) memcpy(bigger, g->data, used);
+    kc_gather_wipe(g); /* the old buffer held the input: wiped, not just handed back */
+    g->data = bigger;
+    g->len = used;
+    g->cap = cap;
+  }
+  memcpy(g->data + g->len, in, len);
+  g->len += len;
+  return 0;
+}
+
+void kc_gather_wipe(kc_gathered *g) {
+  if (g->data) explicit_bzero(g->data, g->cap);
+  free(g->data);
+  *g = (kc_gathered){NULL, 0, 0};
+}
+
 int kc_read_key(const kc_variant *v, const kc_args *a, uint8_t *key, char *err, size_t err_size) {
   if (!a->key_hex)
     return kc_error(err, err_size, "missing key (-k KEYHEX, %zu hex digits for %s)",
@@ -186,9 +255,9 @@ static int block_prepare(const kc_desc *d, const kc_variant *v, const kc_args *a
   job.d = d;
   job.name = v->name;
   job.block_bytes = v->block_bytes;
-  if (a->tag || a->bits || a->mac_method)
-    return kc_error(err, err_size, "%s takes no --tag, --bits or --mac-method (those are for zuc)",
-                    v->name);
+  char who[64];
+  snprintf(who, sizeof who, "%s %s", v->name, a->mode);
+  if (kc_refuse_options(a, NULL, who, err, err_size) != 0) return -1;
   uint8_t key[KC_BLOCK_MAX_BYTES];
   if (block_mode(v->name, a, err, err_size) != 0 || kc_read_key(v, a, key, err, err_size) != 0 ||
       block_iv(v, a, err, err_size) != 0)
@@ -239,4 +308,5 @@ static void block_wipe(void) {
   memset(&job, 0, sizeof job);
 }
 
-const kc_cli kc_block_cli = {"ecb|cbc|ctr", 1, block_prepare, NULL, block_update, block_wipe};
+const kc_cli kc_block_cli = {"ecb|cbc|ctr", 1,    block_prepare, NULL, block_update,
+                             block_wipe,       NULL, NULL};

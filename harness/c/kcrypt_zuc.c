@@ -28,8 +28,7 @@ static struct {
   uint64_t seen;           /* input bytes before the current piece */
   zuc_eea_state eea;       /* enc */
   zuc_mac_state mac_state; /* mac, streaming */
-  uint8_t *whole;          /* one_shot: the input so far */
-  size_t whole_len, whole_cap;
+  kc_gathered whole;       /* one_shot: the input so far */
 } job;
 
 /* The IV: 16 bytes for ZUC-128, 25 or 23 for ZUC-256.  Returns 0 or -1. */
@@ -92,6 +91,9 @@ static int zuc_prepare(const kc_desc *d, const kc_variant *v, const kc_args *a, 
   job.mac = strcmp(a->mode, "mac") == 0;
   if (!job.mac && strcmp(a->mode, "enc") != 0)
     return kc_error(err, err_size, "unknown %s mode '%s' (known: enc, mac)", name, a->mode);
+  char who[64];
+  snprintf(who, sizeof who, "%s %s", name, a->mode);
+  if (kc_refuse_options(a, "--tag,--bits,--mac-method", who, err, err_size) != 0) return -1;
   if (!job.mac && (a->tag || a->mac_method))
     return kc_error(err, err_size, "--tag and --mac-method are for %s mac, not enc", name);
 
@@ -154,26 +156,14 @@ static size_t tag_line(const uint8_t *tag, uint8_t *out) {
  * zuc_mac_lanes with one stream over all of it. */
 static int one_shot_mac(const uint8_t *in, size_t len, int last, uint8_t *out, size_t *out_len,
                         char *err, size_t err_size) {
-  if (job.whole_cap - job.whole_len < len || !job.whole) {
-    size_t cap = job.whole_cap ? job.whole_cap : KC_CHUNK_BYTES;
-    while (cap - job.whole_len < len) /* an absurd size: SIZE_MAX, which malloc refuses */
-      cap = cap > SIZE_MAX / 2 ? SIZE_MAX : 2 * cap;
-    uint8_t *bigger = realloc(job.whole, cap);
-    if (!bigger)
-      return kc_error(err, err_size, "out of memory (%zu bytes for --mac-method's whole input)",
-                      cap);
-    job.whole = bigger;
-    job.whole_cap = cap;
-  }
-  memcpy(job.whole + job.whole_len, in, len);
-  job.whole_len += len;
+  if (kc_gather(&job.whole, in, len, "--mac-method's whole input", err, err_size) != 0) return -1;
   *out_len = 0;
   if (!last) return 0;
 
   size_t bits; /* job.seen stays 0 on this path: the whole input is one piece */
-  if (last_bits(job.whole_len, &bits, err, err_size) != 0) return -1;
+  if (last_bits(job.whole.len, &bits, err, err_size) != 0) return -1;
   uint8_t tag[16];
-  const uint8_t *keys[1] = {job.key}, *ivs[1] = {job.iv}, *msgs[1] = {job.whole};
+  const uint8_t *keys[1] = {job.key}, *ivs[1] = {job.iv}, *msgs[1] = {job.whole.data};
   uint8_t *tags[1] = {tag};
   int rc = zuc_mac_lanes(job.impl, job.method, job.variant, 1, keys, ivs, job.iv_len, msgs, &bits,
                          job.tag_bits, tags);
@@ -211,9 +201,9 @@ static int zuc_update(const uint8_t *in, size_t len, int last, uint8_t *out, siz
 static void zuc_wipe(void) {
   zuc_eea_reset(&job.eea);
   zuc_mac_reset(&job.mac_state);
-  if (job.whole) memset(job.whole, 0, job.whole_cap);
-  free(job.whole);
+  kc_gather_wipe(&job.whole);
   memset(&job, 0, sizeof job);
 }
 
-const kc_cli kc_zuc_cli = {"enc|mac", 0, zuc_prepare, zuc_input_limit, zuc_update, zuc_wipe};
+const kc_cli kc_zuc_cli = {"enc|mac", 0, zuc_prepare, zuc_input_limit, zuc_update, zuc_wipe,
+                           NULL, NULL};

@@ -28,7 +28,8 @@
 #    others run them un-iterated: a million more blocks through the same
 #    code under ASan take minutes and check no memory access the first
 #    blocks did not; the verify stage runs them natively).
-# 3. pytest tests/test_kcrypt_cli.py with KC_BUILD_DIR=BUILD_DIR: kcrypt
+# 3. pytest tests/test_kcrypt_cli.py tests/test_kcrypt_sm4_modes.py with
+#    KC_BUILD_DIR=BUILD_DIR: kcrypt
 #    under the sanitizers; the tests' one-shot helper (harness/stream_check.py)
 #    is compiled by `gcc`, which is BUILD_DIR/bin/gcc here: clang with the
 #    sanitizer flags.
@@ -108,7 +109,7 @@ step "verify --quick" env ASAN_OPTIONS="$asan_options" UBSAN_OPTIONS="$ubsan_opt
 cd "$repo" || exit 1
 step "pytest kcrypt CLI" env ASAN_OPTIONS="$asan_options" UBSAN_OPTIONS="$ubsan_options" \
   KC_BUILD_DIR="$build" KC_GENERATED="$generated" PATH="$build/bin:$PATH" \
-  python3 -m pytest -q -p no:cacheprovider tests/test_kcrypt_cli.py
+  python3 -m pytest -q -p no:cacheprovider tests/test_kcrypt_cli.py tests/test_kcrypt_sm4_modes.py
 
 if "$CC" --version | grep -q clang; then
   preload=$("$CC" -print-file-name=libclang_rt.asan-x86_64.so) # UBSan's handlers are in it
