@@ -22,7 +22,7 @@ SOURCES = ["gen/specs/gf128.py", "gen/kernels/ghash.py", "gen/kernels/gf128_doub
 BLOCK_BYTES = gf128.BLOCK_BYTES
 # The room a cipher's public header gives the mode layer's GCM and CMAC states
 # (kc_gf128_modes.h kc_gcm, kc_cmac; each core asserts they fit).
-STATE_BYTES = {"gcm_state_bytes": 384, "cmac_state_bytes": 80}
+STATE_BYTES = {"gcm_state_bytes": 640, "cmac_state_bytes": 80}
 # XTS's tweak programs: a batch from T itself ("tweak") or from the register the
 # batch before carried ("register"), per tweak rule.
 TWEAK_STARTS = ("tweak", "register")

@@ -59,12 +59,14 @@ from ..linalg import Field, byteswap_mask, permutation_mask
 from ..specs import gf128
 
 # Blocks per step, n: each step's one reduction (two clmuls and a few XORs) is
-# shared by n products of four clmuls each, and the table holds n powers.  8 is a
-# multiple of the 4 blocks a 512-bit register holds (every width runs it), keeps the
-# table at 128 bytes, and leaves the reduction a sixteenth of a step's clmuls; the
-# issue asks for 16 to 32 to be explored once the programs are emitted and can be
-# measured (gen explore), which will then register it in gen/choices.py.
-BLOCKS = 8
+# shared by n products of four clmuls each, and the table holds n powers.  Steps
+# chain through Y, so a long message is a chain of steps whose length n sets: on
+# llvm-mca 19's icelake-server model, 128 blocks hashed in steps of 8, 16 and 32
+# cost 489, 257 and 200 cycles at 512 bits, 735, 364 and 345 at 256 bits, and
+# 611, 633 and 686 at 128 bits (docs/performance/sm4.md).  16 is a multiple of
+# every width's blocks per register, halves the wide targets' cost against 8,
+# and keeps the table at 256 bytes (GCM's state holds it).
+BLOCKS = 16
 
 BLOCK_BITS = 8 * gf128.BLOCK_BYTES
 HALF_BITS = BLOCK_BITS // 2

@@ -19,9 +19,9 @@
 #include "kc_batches.h"
 #include "kc_wipe.h"
 
-/* GHASH's step: 8 blocks, one reduction (gen/kernels/ghash.py BLOCKS);
- * its table holds the powers H^8 .. H^1, 16 bytes each. */
-#define KC_GHASH_BLOCKS 8
+/* GHASH's step: 16 blocks, one reduction (gen/kernels/ghash.py BLOCKS);
+ * its table holds the powers H^16 .. H^1, 16 bytes each. */
+#define KC_GHASH_BLOCKS 16
 #define KC_GHASH_TABLE_BYTES (16 * KC_GHASH_BLOCKS)
 /* The register an XTS tweak batch carries to the next, at the widest target's width. */
 #define KC_XTS_CARRY_BYTES 64

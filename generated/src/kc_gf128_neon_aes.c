@@ -4,7 +4,7 @@
  */
 /*
  * The key side of the GF(2^128) modes on target `neon_aes`: NEON TBL nibble tables + AESE, 128-bit vectors.
- * GHASH's table of 8 powers of H (gen/kernels/ghash.py key_program) and
+ * GHASH's table of 16 powers of H (gen/kernels/ghash.py key_program) and
  * CMAC's subkeys (gen/kernels/gf128_double.py cmac_subkeys_program), one
  * register each.  Lowered with: fuse_affine_chain, drop_identity_affine, affine_inv_via_aese; fuse_affine_chain, drop_identity_affine, bit_reversal_by_rbit, rotate_bytes_by_shuffle, rotate_by_shift_insert, shld_by_shift_insert, select_as_trn, select_by_bsl, clmul_by_pmull; affine_via_nibble_tables; mask_after_byte_shift, lookup_as_rev, aese_takes_xor.
  */
@@ -176,14 +176,162 @@ static void kc_gf128_neon_aes_ghash_powers(uint8_t *table, const uint8_t *h)
     const uint8x16_t fold_hi_7 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(v_7), vreinterpretq_p64_u8(fold)));
     const uint8x16_t v_hi_7 = veorq_u8(v_7, s_hi_7);
     const uint8x16_t reduced_7 = veorq_u8(v_hi_7, fold_hi_7);
-    vst1q_u8(table + 112, reduced);
-    vst1q_u8(table + 96, reduced_1);
-    vst1q_u8(table + 80, reduced_2);
-    vst1q_u8(table + 64, reduced_3);
-    vst1q_u8(table + 48, reduced_4);
-    vst1q_u8(table + 32, reduced_5);
-    vst1q_u8(table + 16, reduced_6);
-    vst1q_u8(table, reduced_7);
+    const uint8x16_t lo_8 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(reduced_4), 0), vgetq_lane_p64(vreinterpretq_p64_u8(reduced_3), 0)));
+    const uint8x16_t reduced_4_swap = vqtbl1q_u8(reduced_4, swap_halves);
+    const uint8x16_t mid_16 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(reduced_4_swap), vreinterpretq_p64_u8(reduced_3)));
+    const uint8x16_t mid_17 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(reduced_4_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(reduced_3), 0)));
+    const uint8x16_t hi_8 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(reduced_4), vreinterpretq_p64_u8(reduced_3)));
+
+    /* T_9 = T_5 T_4 */
+    const uint8x16_t mid_sum_acc_8 = veorq_u8(mid_16, mid_17);
+    const uint8x16_t mid_lo_8 = vqtbl1q_u8(mid_sum_acc_8, half_up);
+    const uint8x16_t s_lo_8 = veorq_u8(lo_8, mid_lo_8);
+    const uint8x16_t mid_hi_8 = vqtbl1q_u8(mid_sum_acc_8, half_down);
+    const uint8x16_t s_hi_8 = veorq_u8(hi_8, mid_hi_8);
+    const uint8x16_t fold_lo_8 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(s_lo_8), 0), vgetq_lane_p64(vreinterpretq_p64_u8(fold), 0)));
+    const uint8x16_t fold_lo_sw_8 = vqtbl1q_u8(fold_lo_8, swap_halves);
+    const uint8x16_t v_8 = veorq_u8(s_lo_8, fold_lo_sw_8);
+    const uint8x16_t fold_hi_8 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(v_8), vreinterpretq_p64_u8(fold)));
+    const uint8x16_t v_hi_8 = veorq_u8(v_8, s_hi_8);
+    const uint8x16_t reduced_8 = veorq_u8(v_hi_8, fold_hi_8);
+    const uint8x16_t lo_9 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(reduced_4), 0), vgetq_lane_p64(vreinterpretq_p64_u8(reduced_4), 0)));
+    const uint8x16_t mid_18 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(reduced_4_swap), vreinterpretq_p64_u8(reduced_4)));
+    const uint8x16_t mid_19 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(reduced_4_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(reduced_4), 0)));
+    const uint8x16_t hi_9 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(reduced_4), vreinterpretq_p64_u8(reduced_4)));
+
+    /* T_10 = T_5 T_5 */
+    const uint8x16_t mid_sum_acc_9 = veorq_u8(mid_18, mid_19);
+    const uint8x16_t mid_lo_9 = vqtbl1q_u8(mid_sum_acc_9, half_up);
+    const uint8x16_t s_lo_9 = veorq_u8(lo_9, mid_lo_9);
+    const uint8x16_t mid_hi_9 = vqtbl1q_u8(mid_sum_acc_9, half_down);
+    const uint8x16_t s_hi_9 = veorq_u8(hi_9, mid_hi_9);
+    const uint8x16_t fold_lo_9 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(s_lo_9), 0), vgetq_lane_p64(vreinterpretq_p64_u8(fold), 0)));
+    const uint8x16_t fold_lo_sw_9 = vqtbl1q_u8(fold_lo_9, swap_halves);
+    const uint8x16_t v_9 = veorq_u8(s_lo_9, fold_lo_sw_9);
+    const uint8x16_t fold_hi_9 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(v_9), vreinterpretq_p64_u8(fold)));
+    const uint8x16_t v_hi_9 = veorq_u8(v_9, s_hi_9);
+    const uint8x16_t reduced_9 = veorq_u8(v_hi_9, fold_hi_9);
+    const uint8x16_t lo_10 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(reduced_5), 0), vgetq_lane_p64(vreinterpretq_p64_u8(reduced_4), 0)));
+    const uint8x16_t reduced_5_swap = vqtbl1q_u8(reduced_5, swap_halves);
+    const uint8x16_t mid_20 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(reduced_5_swap), vreinterpretq_p64_u8(reduced_4)));
+    const uint8x16_t mid_21 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(reduced_5_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(reduced_4), 0)));
+    const uint8x16_t hi_10 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(reduced_5), vreinterpretq_p64_u8(reduced_4)));
+
+    /* T_11 = T_6 T_5 */
+    const uint8x16_t mid_sum_acc_10 = veorq_u8(mid_20, mid_21);
+    const uint8x16_t mid_lo_10 = vqtbl1q_u8(mid_sum_acc_10, half_up);
+    const uint8x16_t s_lo_10 = veorq_u8(lo_10, mid_lo_10);
+    const uint8x16_t mid_hi_10 = vqtbl1q_u8(mid_sum_acc_10, half_down);
+    const uint8x16_t s_hi_10 = veorq_u8(hi_10, mid_hi_10);
+    const uint8x16_t fold_lo_10 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(s_lo_10), 0), vgetq_lane_p64(vreinterpretq_p64_u8(fold), 0)));
+    const uint8x16_t fold_lo_sw_10 = vqtbl1q_u8(fold_lo_10, swap_halves);
+    const uint8x16_t v_10 = veorq_u8(s_lo_10, fold_lo_sw_10);
+    const uint8x16_t fold_hi_10 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(v_10), vreinterpretq_p64_u8(fold)));
+    const uint8x16_t v_hi_10 = veorq_u8(v_10, s_hi_10);
+    const uint8x16_t reduced_10 = veorq_u8(v_hi_10, fold_hi_10);
+    const uint8x16_t lo_11 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(reduced_5), 0), vgetq_lane_p64(vreinterpretq_p64_u8(reduced_5), 0)));
+    const uint8x16_t mid_22 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(reduced_5_swap), vreinterpretq_p64_u8(reduced_5)));
+    const uint8x16_t mid_23 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(reduced_5_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(reduced_5), 0)));
+    const uint8x16_t hi_11 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(reduced_5), vreinterpretq_p64_u8(reduced_5)));
+
+    /* T_12 = T_6 T_6 */
+    const uint8x16_t mid_sum_acc_11 = veorq_u8(mid_22, mid_23);
+    const uint8x16_t mid_lo_11 = vqtbl1q_u8(mid_sum_acc_11, half_up);
+    const uint8x16_t s_lo_11 = veorq_u8(lo_11, mid_lo_11);
+    const uint8x16_t mid_hi_11 = vqtbl1q_u8(mid_sum_acc_11, half_down);
+    const uint8x16_t s_hi_11 = veorq_u8(hi_11, mid_hi_11);
+    const uint8x16_t fold_lo_11 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(s_lo_11), 0), vgetq_lane_p64(vreinterpretq_p64_u8(fold), 0)));
+    const uint8x16_t fold_lo_sw_11 = vqtbl1q_u8(fold_lo_11, swap_halves);
+    const uint8x16_t v_11 = veorq_u8(s_lo_11, fold_lo_sw_11);
+    const uint8x16_t fold_hi_11 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(v_11), vreinterpretq_p64_u8(fold)));
+    const uint8x16_t v_hi_11 = veorq_u8(v_11, s_hi_11);
+    const uint8x16_t reduced_11 = veorq_u8(v_hi_11, fold_hi_11);
+    const uint8x16_t lo_12 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(reduced_6), 0), vgetq_lane_p64(vreinterpretq_p64_u8(reduced_5), 0)));
+    const uint8x16_t reduced_6_swap = vqtbl1q_u8(reduced_6, swap_halves);
+    const uint8x16_t mid_24 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(reduced_6_swap), vreinterpretq_p64_u8(reduced_5)));
+    const uint8x16_t mid_25 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(reduced_6_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(reduced_5), 0)));
+    const uint8x16_t hi_12 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(reduced_6), vreinterpretq_p64_u8(reduced_5)));
+
+    /* T_13 = T_7 T_6 */
+    const uint8x16_t mid_sum_acc_12 = veorq_u8(mid_24, mid_25);
+    const uint8x16_t mid_lo_12 = vqtbl1q_u8(mid_sum_acc_12, half_up);
+    const uint8x16_t s_lo_12 = veorq_u8(lo_12, mid_lo_12);
+    const uint8x16_t mid_hi_12 = vqtbl1q_u8(mid_sum_acc_12, half_down);
+    const uint8x16_t s_hi_12 = veorq_u8(hi_12, mid_hi_12);
+    const uint8x16_t fold_lo_12 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(s_lo_12), 0), vgetq_lane_p64(vreinterpretq_p64_u8(fold), 0)));
+    const uint8x16_t fold_lo_sw_12 = vqtbl1q_u8(fold_lo_12, swap_halves);
+    const uint8x16_t v_12 = veorq_u8(s_lo_12, fold_lo_sw_12);
+    const uint8x16_t fold_hi_12 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(v_12), vreinterpretq_p64_u8(fold)));
+    const uint8x16_t v_hi_12 = veorq_u8(v_12, s_hi_12);
+    const uint8x16_t reduced_12 = veorq_u8(v_hi_12, fold_hi_12);
+    const uint8x16_t lo_13 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(reduced_6), 0), vgetq_lane_p64(vreinterpretq_p64_u8(reduced_6), 0)));
+    const uint8x16_t mid_26 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(reduced_6_swap), vreinterpretq_p64_u8(reduced_6)));
+    const uint8x16_t mid_27 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(reduced_6_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(reduced_6), 0)));
+    const uint8x16_t hi_13 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(reduced_6), vreinterpretq_p64_u8(reduced_6)));
+
+    /* T_14 = T_7 T_7 */
+    const uint8x16_t mid_sum_acc_13 = veorq_u8(mid_26, mid_27);
+    const uint8x16_t mid_lo_13 = vqtbl1q_u8(mid_sum_acc_13, half_up);
+    const uint8x16_t s_lo_13 = veorq_u8(lo_13, mid_lo_13);
+    const uint8x16_t mid_hi_13 = vqtbl1q_u8(mid_sum_acc_13, half_down);
+    const uint8x16_t s_hi_13 = veorq_u8(hi_13, mid_hi_13);
+    const uint8x16_t fold_lo_13 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(s_lo_13), 0), vgetq_lane_p64(vreinterpretq_p64_u8(fold), 0)));
+    const uint8x16_t fold_lo_sw_13 = vqtbl1q_u8(fold_lo_13, swap_halves);
+    const uint8x16_t v_13 = veorq_u8(s_lo_13, fold_lo_sw_13);
+    const uint8x16_t fold_hi_13 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(v_13), vreinterpretq_p64_u8(fold)));
+    const uint8x16_t v_hi_13 = veorq_u8(v_13, s_hi_13);
+    const uint8x16_t reduced_13 = veorq_u8(v_hi_13, fold_hi_13);
+    const uint8x16_t lo_14 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(reduced_7), 0), vgetq_lane_p64(vreinterpretq_p64_u8(reduced_6), 0)));
+    const uint8x16_t reduced_7_swap = vqtbl1q_u8(reduced_7, swap_halves);
+    const uint8x16_t mid_28 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(reduced_7_swap), vreinterpretq_p64_u8(reduced_6)));
+    const uint8x16_t mid_29 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(reduced_7_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(reduced_6), 0)));
+    const uint8x16_t hi_14 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(reduced_7), vreinterpretq_p64_u8(reduced_6)));
+
+    /* T_15 = T_8 T_7 */
+    const uint8x16_t mid_sum_acc_14 = veorq_u8(mid_28, mid_29);
+    const uint8x16_t mid_lo_14 = vqtbl1q_u8(mid_sum_acc_14, half_up);
+    const uint8x16_t s_lo_14 = veorq_u8(lo_14, mid_lo_14);
+    const uint8x16_t mid_hi_14 = vqtbl1q_u8(mid_sum_acc_14, half_down);
+    const uint8x16_t s_hi_14 = veorq_u8(hi_14, mid_hi_14);
+    const uint8x16_t fold_lo_14 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(s_lo_14), 0), vgetq_lane_p64(vreinterpretq_p64_u8(fold), 0)));
+    const uint8x16_t fold_lo_sw_14 = vqtbl1q_u8(fold_lo_14, swap_halves);
+    const uint8x16_t v_14 = veorq_u8(s_lo_14, fold_lo_sw_14);
+    const uint8x16_t fold_hi_14 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(v_14), vreinterpretq_p64_u8(fold)));
+    const uint8x16_t v_hi_14 = veorq_u8(v_14, s_hi_14);
+    const uint8x16_t reduced_14 = veorq_u8(v_hi_14, fold_hi_14);
+    const uint8x16_t lo_15 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(reduced_7), 0), vgetq_lane_p64(vreinterpretq_p64_u8(reduced_7), 0)));
+    const uint8x16_t mid_30 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(reduced_7_swap), vreinterpretq_p64_u8(reduced_7)));
+    const uint8x16_t mid_31 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(reduced_7_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(reduced_7), 0)));
+    const uint8x16_t hi_15 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(reduced_7), vreinterpretq_p64_u8(reduced_7)));
+
+    /* T_16 = T_8 T_8 */
+    const uint8x16_t mid_sum_acc_15 = veorq_u8(mid_30, mid_31);
+    const uint8x16_t mid_lo_15 = vqtbl1q_u8(mid_sum_acc_15, half_up);
+    const uint8x16_t s_lo_15 = veorq_u8(lo_15, mid_lo_15);
+    const uint8x16_t mid_hi_15 = vqtbl1q_u8(mid_sum_acc_15, half_down);
+    const uint8x16_t s_hi_15 = veorq_u8(hi_15, mid_hi_15);
+    const uint8x16_t fold_lo_15 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(s_lo_15), 0), vgetq_lane_p64(vreinterpretq_p64_u8(fold), 0)));
+    const uint8x16_t fold_lo_sw_15 = vqtbl1q_u8(fold_lo_15, swap_halves);
+    const uint8x16_t v_15 = veorq_u8(s_lo_15, fold_lo_sw_15);
+    const uint8x16_t fold_hi_15 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(v_15), vreinterpretq_p64_u8(fold)));
+    const uint8x16_t v_hi_15 = veorq_u8(v_15, s_hi_15);
+    const uint8x16_t reduced_15 = veorq_u8(v_hi_15, fold_hi_15);
+    vst1q_u8(table + 240, reduced);
+    vst1q_u8(table + 224, reduced_1);
+    vst1q_u8(table + 208, reduced_2);
+    vst1q_u8(table + 192, reduced_3);
+    vst1q_u8(table + 176, reduced_4);
+    vst1q_u8(table + 160, reduced_5);
+    vst1q_u8(table + 144, reduced_6);
+    vst1q_u8(table + 128, reduced_7);
+    vst1q_u8(table + 112, reduced_8);
+    vst1q_u8(table + 96, reduced_9);
+    vst1q_u8(table + 80, reduced_10);
+    vst1q_u8(table + 64, reduced_11);
+    vst1q_u8(table + 48, reduced_12);
+    vst1q_u8(table + 32, reduced_13);
+    vst1q_u8(table + 16, reduced_14);
+    vst1q_u8(table, reduced_15);
 }
 
 /* out <- K1 || K2 from l = L (16 bytes). */

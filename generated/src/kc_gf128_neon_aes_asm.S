@@ -6,11 +6,11 @@
 
 	.text
 
-/* kc_gf128_neon_aes_ghash_powers_asm: ghash_powers_n8, 2 arguments
+/* kc_gf128_neon_aes_ghash_powers_asm: ghash_powers_n16, 2 arguments
  *   x0: table
  *   x1: h
  *   x16, x17: a row pointer, an address or a constant's page
- *   vectors: v0-v7, v16-v22 (15 used)
+ *   vectors: v0-v7, v16-v30 (23 used)
  *   frame: 0 bytes (0 spill slots of 16 bytes)
  */
 	.globl kc_gf128_neon_aes_ghash_powers_asm
@@ -163,24 +163,172 @@ kc_gf128_neon_aes_ghash_powers_asm:
 
 	/* T_8 = T_4 T_4 */
 	eor v19.16b, v21.16b, v19.16b /* mid_sum_acc_7 = xor(mid_14, mid_15) */
-	tbl v4.16b, {v19.16b}, v4.16b /* mid_lo_7 = lookup16(mid_sum_acc_7, half_up) */
-	eor v4.16b, v20.16b, v4.16b /* s_lo_7 = xor(lo_7, mid_lo_7) */
-	tbl v5.16b, {v19.16b}, v5.16b /* mid_hi_7 = lookup16(mid_sum_acc_7, half_down) */
-	eor v5.16b, v22.16b, v5.16b /* s_hi_7 = xor(hi_7, mid_hi_7) */
-	pmull v19.1q, v4.1d, v1.1d /* fold_lo_7 = clmul(s_lo_7, fold) */
-	tbl v3.16b, {v19.16b}, v3.16b /* fold_lo_sw_7 = lookup16(fold_lo_7, swap_halves) */
-	eor v3.16b, v4.16b, v3.16b /* v_7 = xor(s_lo_7, fold_lo_sw_7) */
-	pmull2 v1.1q, v3.2d, v1.2d /* fold_hi_7 = clmul(v_7, fold) */
-	eor v3.16b, v3.16b, v5.16b /* v_hi_7 = xor(v_7, s_hi_7) */
-	eor v1.16b, v3.16b, v1.16b /* reduced_7 = xor(v_hi_7, fold_hi_7) */
-	str q0, [x0, #112] /* store reduced */
-	str q2, [x0, #96] /* store reduced_1 */
-	str q6, [x0, #80] /* store reduced_2 */
-	str q7, [x0, #64] /* store reduced_3 */
-	str q16, [x0, #48] /* store reduced_4 */
-	str q17, [x0, #32] /* store reduced_5 */
-	str q18, [x0, #16] /* store reduced_6 */
-	str q1, [x0] /* store reduced_7 */
+	tbl v21.16b, {v19.16b}, v4.16b /* mid_lo_7 = lookup16(mid_sum_acc_7, half_up) */
+	eor v20.16b, v20.16b, v21.16b /* s_lo_7 = xor(lo_7, mid_lo_7) */
+	tbl v19.16b, {v19.16b}, v5.16b /* mid_hi_7 = lookup16(mid_sum_acc_7, half_down) */
+	eor v19.16b, v22.16b, v19.16b /* s_hi_7 = xor(hi_7, mid_hi_7) */
+	pmull v21.1q, v20.1d, v1.1d /* fold_lo_7 = clmul(s_lo_7, fold) */
+	tbl v21.16b, {v21.16b}, v3.16b /* fold_lo_sw_7 = lookup16(fold_lo_7, swap_halves) */
+	eor v20.16b, v20.16b, v21.16b /* v_7 = xor(s_lo_7, fold_lo_sw_7) */
+	pmull2 v21.1q, v20.2d, v1.2d /* fold_hi_7 = clmul(v_7, fold) */
+	eor v19.16b, v20.16b, v19.16b /* v_hi_7 = xor(v_7, s_hi_7) */
+	eor v19.16b, v19.16b, v21.16b /* reduced_7 = xor(v_hi_7, fold_hi_7) */
+	pmull v20.1q, v16.1d, v7.1d /* lo_8 = clmul(reduced_4, reduced_3) */
+	tbl v21.16b, {v16.16b}, v3.16b /* reduced_4_swap = lookup16(reduced_4, swap_halves) */
+	pmull2 v22.1q, v21.2d, v7.2d /* mid_16 = clmul(reduced_4_swap, reduced_3) */
+	pmull v23.1q, v21.1d, v7.1d /* mid_17 = clmul(reduced_4_swap, reduced_3) */
+	pmull2 v24.1q, v16.2d, v7.2d /* hi_8 = clmul(reduced_4, reduced_3) */
+
+	/* T_9 = T_5 T_4 */
+	eor v22.16b, v22.16b, v23.16b /* mid_sum_acc_8 = xor(mid_16, mid_17) */
+	tbl v23.16b, {v22.16b}, v4.16b /* mid_lo_8 = lookup16(mid_sum_acc_8, half_up) */
+	eor v20.16b, v20.16b, v23.16b /* s_lo_8 = xor(lo_8, mid_lo_8) */
+	tbl v22.16b, {v22.16b}, v5.16b /* mid_hi_8 = lookup16(mid_sum_acc_8, half_down) */
+	eor v22.16b, v24.16b, v22.16b /* s_hi_8 = xor(hi_8, mid_hi_8) */
+	pmull v23.1q, v20.1d, v1.1d /* fold_lo_8 = clmul(s_lo_8, fold) */
+	tbl v23.16b, {v23.16b}, v3.16b /* fold_lo_sw_8 = lookup16(fold_lo_8, swap_halves) */
+	eor v20.16b, v20.16b, v23.16b /* v_8 = xor(s_lo_8, fold_lo_sw_8) */
+	pmull2 v23.1q, v20.2d, v1.2d /* fold_hi_8 = clmul(v_8, fold) */
+	eor v20.16b, v20.16b, v22.16b /* v_hi_8 = xor(v_8, s_hi_8) */
+	eor v20.16b, v20.16b, v23.16b /* reduced_8 = xor(v_hi_8, fold_hi_8) */
+	pmull v22.1q, v16.1d, v16.1d /* lo_9 = clmul(reduced_4, reduced_4) */
+	pmull2 v23.1q, v21.2d, v16.2d /* mid_18 = clmul(reduced_4_swap, reduced_4) */
+	pmull v21.1q, v21.1d, v16.1d /* mid_19 = clmul(reduced_4_swap, reduced_4) */
+	pmull2 v24.1q, v16.2d, v16.2d /* hi_9 = clmul(reduced_4, reduced_4) */
+
+	/* T_10 = T_5 T_5 */
+	eor v21.16b, v23.16b, v21.16b /* mid_sum_acc_9 = xor(mid_18, mid_19) */
+	tbl v23.16b, {v21.16b}, v4.16b /* mid_lo_9 = lookup16(mid_sum_acc_9, half_up) */
+	eor v22.16b, v22.16b, v23.16b /* s_lo_9 = xor(lo_9, mid_lo_9) */
+	tbl v21.16b, {v21.16b}, v5.16b /* mid_hi_9 = lookup16(mid_sum_acc_9, half_down) */
+	eor v21.16b, v24.16b, v21.16b /* s_hi_9 = xor(hi_9, mid_hi_9) */
+	pmull v23.1q, v22.1d, v1.1d /* fold_lo_9 = clmul(s_lo_9, fold) */
+	tbl v23.16b, {v23.16b}, v3.16b /* fold_lo_sw_9 = lookup16(fold_lo_9, swap_halves) */
+	eor v22.16b, v22.16b, v23.16b /* v_9 = xor(s_lo_9, fold_lo_sw_9) */
+	pmull2 v23.1q, v22.2d, v1.2d /* fold_hi_9 = clmul(v_9, fold) */
+	eor v21.16b, v22.16b, v21.16b /* v_hi_9 = xor(v_9, s_hi_9) */
+	eor v21.16b, v21.16b, v23.16b /* reduced_9 = xor(v_hi_9, fold_hi_9) */
+	pmull v22.1q, v17.1d, v16.1d /* lo_10 = clmul(reduced_5, reduced_4) */
+	tbl v23.16b, {v17.16b}, v3.16b /* reduced_5_swap = lookup16(reduced_5, swap_halves) */
+	pmull2 v24.1q, v23.2d, v16.2d /* mid_20 = clmul(reduced_5_swap, reduced_4) */
+	pmull v25.1q, v23.1d, v16.1d /* mid_21 = clmul(reduced_5_swap, reduced_4) */
+	pmull2 v26.1q, v17.2d, v16.2d /* hi_10 = clmul(reduced_5, reduced_4) */
+
+	/* T_11 = T_6 T_5 */
+	eor v24.16b, v24.16b, v25.16b /* mid_sum_acc_10 = xor(mid_20, mid_21) */
+	tbl v25.16b, {v24.16b}, v4.16b /* mid_lo_10 = lookup16(mid_sum_acc_10, half_up) */
+	eor v22.16b, v22.16b, v25.16b /* s_lo_10 = xor(lo_10, mid_lo_10) */
+	tbl v24.16b, {v24.16b}, v5.16b /* mid_hi_10 = lookup16(mid_sum_acc_10, half_down) */
+	eor v24.16b, v26.16b, v24.16b /* s_hi_10 = xor(hi_10, mid_hi_10) */
+	pmull v25.1q, v22.1d, v1.1d /* fold_lo_10 = clmul(s_lo_10, fold) */
+	tbl v25.16b, {v25.16b}, v3.16b /* fold_lo_sw_10 = lookup16(fold_lo_10, swap_halves) */
+	eor v22.16b, v22.16b, v25.16b /* v_10 = xor(s_lo_10, fold_lo_sw_10) */
+	pmull2 v25.1q, v22.2d, v1.2d /* fold_hi_10 = clmul(v_10, fold) */
+	eor v22.16b, v22.16b, v24.16b /* v_hi_10 = xor(v_10, s_hi_10) */
+	eor v22.16b, v22.16b, v25.16b /* reduced_10 = xor(v_hi_10, fold_hi_10) */
+	pmull v24.1q, v17.1d, v17.1d /* lo_11 = clmul(reduced_5, reduced_5) */
+	pmull2 v25.1q, v23.2d, v17.2d /* mid_22 = clmul(reduced_5_swap, reduced_5) */
+	pmull v23.1q, v23.1d, v17.1d /* mid_23 = clmul(reduced_5_swap, reduced_5) */
+	pmull2 v26.1q, v17.2d, v17.2d /* hi_11 = clmul(reduced_5, reduced_5) */
+
+	/* T_12 = T_6 T_6 */
+	eor v23.16b, v25.16b, v23.16b /* mid_sum_acc_11 = xor(mid_22, mid_23) */
+	tbl v25.16b, {v23.16b}, v4.16b /* mid_lo_11 = lookup16(mid_sum_acc_11, half_up) */
+	eor v24.16b, v24.16b, v25.16b /* s_lo_11 = xor(lo_11, mid_lo_11) */
+	tbl v23.16b, {v23.16b}, v5.16b /* mid_hi_11 = lookup16(mid_sum_acc_11, half_down) */
+	eor v23.16b, v26.16b, v23.16b /* s_hi_11 = xor(hi_11, mid_hi_11) */
+	pmull v25.1q, v24.1d, v1.1d /* fold_lo_11 = clmul(s_lo_11, fold) */
+	tbl v25.16b, {v25.16b}, v3.16b /* fold_lo_sw_11 = lookup16(fold_lo_11, swap_halves) */
+	eor v24.16b, v24.16b, v25.16b /* v_11 = xor(s_lo_11, fold_lo_sw_11) */
+	pmull2 v25.1q, v24.2d, v1.2d /* fold_hi_11 = clmul(v_11, fold) */
+	eor v23.16b, v24.16b, v23.16b /* v_hi_11 = xor(v_11, s_hi_11) */
+	eor v23.16b, v23.16b, v25.16b /* reduced_11 = xor(v_hi_11, fold_hi_11) */
+	pmull v24.1q, v18.1d, v17.1d /* lo_12 = clmul(reduced_6, reduced_5) */
+	tbl v25.16b, {v18.16b}, v3.16b /* reduced_6_swap = lookup16(reduced_6, swap_halves) */
+	pmull2 v26.1q, v25.2d, v17.2d /* mid_24 = clmul(reduced_6_swap, reduced_5) */
+	pmull v27.1q, v25.1d, v17.1d /* mid_25 = clmul(reduced_6_swap, reduced_5) */
+	pmull2 v28.1q, v18.2d, v17.2d /* hi_12 = clmul(reduced_6, reduced_5) */
+
+	/* T_13 = T_7 T_6 */
+	eor v26.16b, v26.16b, v27.16b /* mid_sum_acc_12 = xor(mid_24, mid_25) */
+	tbl v27.16b, {v26.16b}, v4.16b /* mid_lo_12 = lookup16(mid_sum_acc_12, half_up) */
+	eor v24.16b, v24.16b, v27.16b /* s_lo_12 = xor(lo_12, mid_lo_12) */
+	tbl v26.16b, {v26.16b}, v5.16b /* mid_hi_12 = lookup16(mid_sum_acc_12, half_down) */
+	eor v26.16b, v28.16b, v26.16b /* s_hi_12 = xor(hi_12, mid_hi_12) */
+	pmull v27.1q, v24.1d, v1.1d /* fold_lo_12 = clmul(s_lo_12, fold) */
+	tbl v27.16b, {v27.16b}, v3.16b /* fold_lo_sw_12 = lookup16(fold_lo_12, swap_halves) */
+	eor v24.16b, v24.16b, v27.16b /* v_12 = xor(s_lo_12, fold_lo_sw_12) */
+	pmull2 v27.1q, v24.2d, v1.2d /* fold_hi_12 = clmul(v_12, fold) */
+	eor v24.16b, v24.16b, v26.16b /* v_hi_12 = xor(v_12, s_hi_12) */
+	eor v24.16b, v24.16b, v27.16b /* reduced_12 = xor(v_hi_12, fold_hi_12) */
+	pmull v26.1q, v18.1d, v18.1d /* lo_13 = clmul(reduced_6, reduced_6) */
+	pmull2 v27.1q, v25.2d, v18.2d /* mid_26 = clmul(reduced_6_swap, reduced_6) */
+	pmull v25.1q, v25.1d, v18.1d /* mid_27 = clmul(reduced_6_swap, reduced_6) */
+	pmull2 v28.1q, v18.2d, v18.2d /* hi_13 = clmul(reduced_6, reduced_6) */
+
+	/* T_14 = T_7 T_7 */
+	eor v25.16b, v27.16b, v25.16b /* mid_sum_acc_13 = xor(mid_26, mid_27) */
+	tbl v27.16b, {v25.16b}, v4.16b /* mid_lo_13 = lookup16(mid_sum_acc_13, half_up) */
+	eor v26.16b, v26.16b, v27.16b /* s_lo_13 = xor(lo_13, mid_lo_13) */
+	tbl v25.16b, {v25.16b}, v5.16b /* mid_hi_13 = lookup16(mid_sum_acc_13, half_down) */
+	eor v25.16b, v28.16b, v25.16b /* s_hi_13 = xor(hi_13, mid_hi_13) */
+	pmull v27.1q, v26.1d, v1.1d /* fold_lo_13 = clmul(s_lo_13, fold) */
+	tbl v27.16b, {v27.16b}, v3.16b /* fold_lo_sw_13 = lookup16(fold_lo_13, swap_halves) */
+	eor v26.16b, v26.16b, v27.16b /* v_13 = xor(s_lo_13, fold_lo_sw_13) */
+	pmull2 v27.1q, v26.2d, v1.2d /* fold_hi_13 = clmul(v_13, fold) */
+	eor v25.16b, v26.16b, v25.16b /* v_hi_13 = xor(v_13, s_hi_13) */
+	eor v25.16b, v25.16b, v27.16b /* reduced_13 = xor(v_hi_13, fold_hi_13) */
+	pmull v26.1q, v19.1d, v18.1d /* lo_14 = clmul(reduced_7, reduced_6) */
+	tbl v27.16b, {v19.16b}, v3.16b /* reduced_7_swap = lookup16(reduced_7, swap_halves) */
+	pmull2 v28.1q, v27.2d, v18.2d /* mid_28 = clmul(reduced_7_swap, reduced_6) */
+	pmull v29.1q, v27.1d, v18.1d /* mid_29 = clmul(reduced_7_swap, reduced_6) */
+	pmull2 v30.1q, v19.2d, v18.2d /* hi_14 = clmul(reduced_7, reduced_6) */
+
+	/* T_15 = T_8 T_7 */
+	eor v28.16b, v28.16b, v29.16b /* mid_sum_acc_14 = xor(mid_28, mid_29) */
+	tbl v29.16b, {v28.16b}, v4.16b /* mid_lo_14 = lookup16(mid_sum_acc_14, half_up) */
+	eor v26.16b, v26.16b, v29.16b /* s_lo_14 = xor(lo_14, mid_lo_14) */
+	tbl v28.16b, {v28.16b}, v5.16b /* mid_hi_14 = lookup16(mid_sum_acc_14, half_down) */
+	eor v28.16b, v30.16b, v28.16b /* s_hi_14 = xor(hi_14, mid_hi_14) */
+	pmull v29.1q, v26.1d, v1.1d /* fold_lo_14 = clmul(s_lo_14, fold) */
+	tbl v29.16b, {v29.16b}, v3.16b /* fold_lo_sw_14 = lookup16(fold_lo_14, swap_halves) */
+	eor v26.16b, v26.16b, v29.16b /* v_14 = xor(s_lo_14, fold_lo_sw_14) */
+	pmull2 v29.1q, v26.2d, v1.2d /* fold_hi_14 = clmul(v_14, fold) */
+	eor v26.16b, v26.16b, v28.16b /* v_hi_14 = xor(v_14, s_hi_14) */
+	eor v26.16b, v26.16b, v29.16b /* reduced_14 = xor(v_hi_14, fold_hi_14) */
+	pmull v28.1q, v19.1d, v19.1d /* lo_15 = clmul(reduced_7, reduced_7) */
+	pmull2 v29.1q, v27.2d, v19.2d /* mid_30 = clmul(reduced_7_swap, reduced_7) */
+	pmull v27.1q, v27.1d, v19.1d /* mid_31 = clmul(reduced_7_swap, reduced_7) */
+	pmull2 v30.1q, v19.2d, v19.2d /* hi_15 = clmul(reduced_7, reduced_7) */
+
+	/* T_16 = T_8 T_8 */
+	eor v27.16b, v29.16b, v27.16b /* mid_sum_acc_15 = xor(mid_30, mid_31) */
+	tbl v4.16b, {v27.16b}, v4.16b /* mid_lo_15 = lookup16(mid_sum_acc_15, half_up) */
+	eor v4.16b, v28.16b, v4.16b /* s_lo_15 = xor(lo_15, mid_lo_15) */
+	tbl v5.16b, {v27.16b}, v5.16b /* mid_hi_15 = lookup16(mid_sum_acc_15, half_down) */
+	eor v5.16b, v30.16b, v5.16b /* s_hi_15 = xor(hi_15, mid_hi_15) */
+	pmull v27.1q, v4.1d, v1.1d /* fold_lo_15 = clmul(s_lo_15, fold) */
+	tbl v3.16b, {v27.16b}, v3.16b /* fold_lo_sw_15 = lookup16(fold_lo_15, swap_halves) */
+	eor v3.16b, v4.16b, v3.16b /* v_15 = xor(s_lo_15, fold_lo_sw_15) */
+	pmull2 v1.1q, v3.2d, v1.2d /* fold_hi_15 = clmul(v_15, fold) */
+	eor v3.16b, v3.16b, v5.16b /* v_hi_15 = xor(v_15, s_hi_15) */
+	eor v1.16b, v3.16b, v1.16b /* reduced_15 = xor(v_hi_15, fold_hi_15) */
+	str q0, [x0, #240] /* store reduced */
+	str q2, [x0, #224] /* store reduced_1 */
+	str q6, [x0, #208] /* store reduced_2 */
+	str q7, [x0, #192] /* store reduced_3 */
+	str q16, [x0, #176] /* store reduced_4 */
+	str q17, [x0, #160] /* store reduced_5 */
+	str q18, [x0, #144] /* store reduced_6 */
+	str q19, [x0, #128] /* store reduced_7 */
+	str q20, [x0, #112] /* store reduced_8 */
+	str q21, [x0, #96] /* store reduced_9 */
+	str q22, [x0, #80] /* store reduced_10 */
+	str q23, [x0, #64] /* store reduced_11 */
+	str q24, [x0, #48] /* store reduced_12 */
+	str q25, [x0, #32] /* store reduced_13 */
+	str q26, [x0, #16] /* store reduced_14 */
+	str q1, [x0] /* store reduced_15 */
 	ret
 	.size kc_gf128_neon_aes_ghash_powers_asm, .-kc_gf128_neon_aes_ghash_powers_asm
 

@@ -4,7 +4,7 @@
  */
 /*
  * The key side of the GF(2^128) modes on target `neon_aes_asm`: NEON TBL nibble tables + AESE, 128-bit vectors; assembly, registers allocated by gen/backends/regalloc.py.
- * GHASH's table of 8 powers of H (gen/kernels/ghash.py key_program) and
+ * GHASH's table of 16 powers of H (gen/kernels/ghash.py key_program) and
  * CMAC's subkeys (gen/kernels/gf128_double.py cmac_subkeys_program), one
  * register each.  Lowered with: fuse_affine_chain, drop_identity_affine, affine_inv_via_aese; fuse_affine_chain, drop_identity_affine, bit_reversal_by_rbit, rotate_bytes_by_shuffle, rotate_by_shift_insert, shld_by_shift_insert, select_as_trn, select_by_bsl, clmul_by_pmull; affine_via_nibble_tables; mask_after_byte_shift, lookup_as_rev, aese_takes_xor.
  */

@@ -4,7 +4,7 @@
  */
 /*
  * The key side of the GF(2^128) modes on target `ssse3_aesni`: SSSE3 pshufb nibble tables + AES-NI AESENCLAST, 128-bit vectors.
- * GHASH's table of 8 powers of H (gen/kernels/ghash.py key_program) and
+ * GHASH's table of 16 powers of H (gen/kernels/ghash.py key_program) and
  * CMAC's subkeys (gen/kernels/gf128_double.py cmac_subkeys_program), one
  * register each.  Lowered with: fuse_affine_chain, drop_identity_affine, affine_inv_via_aesenclast; fuse_affine_chain, drop_identity_affine, rotate_bytes_by_shuffle, rotate_by_shifts, shld_by_shifts, select_by_masks; affine_via_nibble_tables; byte_shift_by_word_shift.
  */
@@ -171,14 +171,158 @@ static void kc_gf128_ssse3_aesni_ghash_powers(uint8_t *table, const uint8_t *h)
     const __m128i fold_hi_7 = _mm_clmulepi64_si128(v_7, fold, 0x11);
     const __m128i v_hi_7 = _mm_xor_si128(v_7, s_hi_7);
     const __m128i reduced_7 = _mm_xor_si128(v_hi_7, fold_hi_7);
-    _mm_storeu_si128((void *)(table + 112), reduced);
-    _mm_storeu_si128((void *)(table + 96), reduced_1);
-    _mm_storeu_si128((void *)(table + 80), reduced_2);
-    _mm_storeu_si128((void *)(table + 64), reduced_3);
-    _mm_storeu_si128((void *)(table + 48), reduced_4);
-    _mm_storeu_si128((void *)(table + 32), reduced_5);
-    _mm_storeu_si128((void *)(table + 16), reduced_6);
-    _mm_storeu_si128((void *)(table), reduced_7);
+    const __m128i lo_8 = _mm_clmulepi64_si128(reduced_4, reduced_3, 0x00);
+    const __m128i mid_16 = _mm_clmulepi64_si128(reduced_4, reduced_3, 0x10);
+    const __m128i mid_17 = _mm_clmulepi64_si128(reduced_4, reduced_3, 0x01);
+    const __m128i hi_8 = _mm_clmulepi64_si128(reduced_4, reduced_3, 0x11);
+
+    /* T_9 = T_5 T_4 */
+    const __m128i mid_sum_acc_8 = _mm_xor_si128(mid_16, mid_17);
+    const __m128i mid_lo_8 = _mm_shuffle_epi8(mid_sum_acc_8, half_up);
+    const __m128i s_lo_8 = _mm_xor_si128(lo_8, mid_lo_8);
+    const __m128i mid_hi_8 = _mm_shuffle_epi8(mid_sum_acc_8, half_down);
+    const __m128i s_hi_8 = _mm_xor_si128(hi_8, mid_hi_8);
+    const __m128i fold_lo_8 = _mm_clmulepi64_si128(s_lo_8, fold, 0x00);
+    const __m128i fold_lo_sw_8 = _mm_shuffle_epi8(fold_lo_8, swap_halves);
+    const __m128i v_8 = _mm_xor_si128(s_lo_8, fold_lo_sw_8);
+    const __m128i fold_hi_8 = _mm_clmulepi64_si128(v_8, fold, 0x11);
+    const __m128i v_hi_8 = _mm_xor_si128(v_8, s_hi_8);
+    const __m128i reduced_8 = _mm_xor_si128(v_hi_8, fold_hi_8);
+    const __m128i lo_9 = _mm_clmulepi64_si128(reduced_4, reduced_4, 0x00);
+    const __m128i mid_18 = _mm_clmulepi64_si128(reduced_4, reduced_4, 0x10);
+    const __m128i mid_19 = _mm_clmulepi64_si128(reduced_4, reduced_4, 0x01);
+    const __m128i hi_9 = _mm_clmulepi64_si128(reduced_4, reduced_4, 0x11);
+
+    /* T_10 = T_5 T_5 */
+    const __m128i mid_sum_acc_9 = _mm_xor_si128(mid_18, mid_19);
+    const __m128i mid_lo_9 = _mm_shuffle_epi8(mid_sum_acc_9, half_up);
+    const __m128i s_lo_9 = _mm_xor_si128(lo_9, mid_lo_9);
+    const __m128i mid_hi_9 = _mm_shuffle_epi8(mid_sum_acc_9, half_down);
+    const __m128i s_hi_9 = _mm_xor_si128(hi_9, mid_hi_9);
+    const __m128i fold_lo_9 = _mm_clmulepi64_si128(s_lo_9, fold, 0x00);
+    const __m128i fold_lo_sw_9 = _mm_shuffle_epi8(fold_lo_9, swap_halves);
+    const __m128i v_9 = _mm_xor_si128(s_lo_9, fold_lo_sw_9);
+    const __m128i fold_hi_9 = _mm_clmulepi64_si128(v_9, fold, 0x11);
+    const __m128i v_hi_9 = _mm_xor_si128(v_9, s_hi_9);
+    const __m128i reduced_9 = _mm_xor_si128(v_hi_9, fold_hi_9);
+    const __m128i lo_10 = _mm_clmulepi64_si128(reduced_5, reduced_4, 0x00);
+    const __m128i mid_20 = _mm_clmulepi64_si128(reduced_5, reduced_4, 0x10);
+    const __m128i mid_21 = _mm_clmulepi64_si128(reduced_5, reduced_4, 0x01);
+    const __m128i hi_10 = _mm_clmulepi64_si128(reduced_5, reduced_4, 0x11);
+
+    /* T_11 = T_6 T_5 */
+    const __m128i mid_sum_acc_10 = _mm_xor_si128(mid_20, mid_21);
+    const __m128i mid_lo_10 = _mm_shuffle_epi8(mid_sum_acc_10, half_up);
+    const __m128i s_lo_10 = _mm_xor_si128(lo_10, mid_lo_10);
+    const __m128i mid_hi_10 = _mm_shuffle_epi8(mid_sum_acc_10, half_down);
+    const __m128i s_hi_10 = _mm_xor_si128(hi_10, mid_hi_10);
+    const __m128i fold_lo_10 = _mm_clmulepi64_si128(s_lo_10, fold, 0x00);
+    const __m128i fold_lo_sw_10 = _mm_shuffle_epi8(fold_lo_10, swap_halves);
+    const __m128i v_10 = _mm_xor_si128(s_lo_10, fold_lo_sw_10);
+    const __m128i fold_hi_10 = _mm_clmulepi64_si128(v_10, fold, 0x11);
+    const __m128i v_hi_10 = _mm_xor_si128(v_10, s_hi_10);
+    const __m128i reduced_10 = _mm_xor_si128(v_hi_10, fold_hi_10);
+    const __m128i lo_11 = _mm_clmulepi64_si128(reduced_5, reduced_5, 0x00);
+    const __m128i mid_22 = _mm_clmulepi64_si128(reduced_5, reduced_5, 0x10);
+    const __m128i mid_23 = _mm_clmulepi64_si128(reduced_5, reduced_5, 0x01);
+    const __m128i hi_11 = _mm_clmulepi64_si128(reduced_5, reduced_5, 0x11);
+
+    /* T_12 = T_6 T_6 */
+    const __m128i mid_sum_acc_11 = _mm_xor_si128(mid_22, mid_23);
+    const __m128i mid_lo_11 = _mm_shuffle_epi8(mid_sum_acc_11, half_up);
+    const __m128i s_lo_11 = _mm_xor_si128(lo_11, mid_lo_11);
+    const __m128i mid_hi_11 = _mm_shuffle_epi8(mid_sum_acc_11, half_down);
+    const __m128i s_hi_11 = _mm_xor_si128(hi_11, mid_hi_11);
+    const __m128i fold_lo_11 = _mm_clmulepi64_si128(s_lo_11, fold, 0x00);
+    const __m128i fold_lo_sw_11 = _mm_shuffle_epi8(fold_lo_11, swap_halves);
+    const __m128i v_11 = _mm_xor_si128(s_lo_11, fold_lo_sw_11);
+    const __m128i fold_hi_11 = _mm_clmulepi64_si128(v_11, fold, 0x11);
+    const __m128i v_hi_11 = _mm_xor_si128(v_11, s_hi_11);
+    const __m128i reduced_11 = _mm_xor_si128(v_hi_11, fold_hi_11);
+    const __m128i lo_12 = _mm_clmulepi64_si128(reduced_6, reduced_5, 0x00);
+    const __m128i mid_24 = _mm_clmulepi64_si128(reduced_6, reduced_5, 0x10);
+    const __m128i mid_25 = _mm_clmulepi64_si128(reduced_6, reduced_5, 0x01);
+    const __m128i hi_12 = _mm_clmulepi64_si128(reduced_6, reduced_5, 0x11);
+
+    /* T_13 = T_7 T_6 */
+    const __m128i mid_sum_acc_12 = _mm_xor_si128(mid_24, mid_25);
+    const __m128i mid_lo_12 = _mm_shuffle_epi8(mid_sum_acc_12, half_up);
+    const __m128i s_lo_12 = _mm_xor_si128(lo_12, mid_lo_12);
+    const __m128i mid_hi_12 = _mm_shuffle_epi8(mid_sum_acc_12, half_down);
+    const __m128i s_hi_12 = _mm_xor_si128(hi_12, mid_hi_12);
+    const __m128i fold_lo_12 = _mm_clmulepi64_si128(s_lo_12, fold, 0x00);
+    const __m128i fold_lo_sw_12 = _mm_shuffle_epi8(fold_lo_12, swap_halves);
+    const __m128i v_12 = _mm_xor_si128(s_lo_12, fold_lo_sw_12);
+    const __m128i fold_hi_12 = _mm_clmulepi64_si128(v_12, fold, 0x11);
+    const __m128i v_hi_12 = _mm_xor_si128(v_12, s_hi_12);
+    const __m128i reduced_12 = _mm_xor_si128(v_hi_12, fold_hi_12);
+    const __m128i lo_13 = _mm_clmulepi64_si128(reduced_6, reduced_6, 0x00);
+    const __m128i mid_26 = _mm_clmulepi64_si128(reduced_6, reduced_6, 0x10);
+    const __m128i mid_27 = _mm_clmulepi64_si128(reduced_6, reduced_6, 0x01);
+    const __m128i hi_13 = _mm_clmulepi64_si128(reduced_6, reduced_6, 0x11);
+
+    /* T_14 = T_7 T_7 */
+    const __m128i mid_sum_acc_13 = _mm_xor_si128(mid_26, mid_27);
+    const __m128i mid_lo_13 = _mm_shuffle_epi8(mid_sum_acc_13, half_up);
+    const __m128i s_lo_13 = _mm_xor_si128(lo_13, mid_lo_13);
+    const __m128i mid_hi_13 = _mm_shuffle_epi8(mid_sum_acc_13, half_down);
+    const __m128i s_hi_13 = _mm_xor_si128(hi_13, mid_hi_13);
+    const __m128i fold_lo_13 = _mm_clmulepi64_si128(s_lo_13, fold, 0x00);
+    const __m128i fold_lo_sw_13 = _mm_shuffle_epi8(fold_lo_13, swap_halves);
+    const __m128i v_13 = _mm_xor_si128(s_lo_13, fold_lo_sw_13);
+    const __m128i fold_hi_13 = _mm_clmulepi64_si128(v_13, fold, 0x11);
+    const __m128i v_hi_13 = _mm_xor_si128(v_13, s_hi_13);
+    const __m128i reduced_13 = _mm_xor_si128(v_hi_13, fold_hi_13);
+    const __m128i lo_14 = _mm_clmulepi64_si128(reduced_7, reduced_6, 0x00);
+    const __m128i mid_28 = _mm_clmulepi64_si128(reduced_7, reduced_6, 0x10);
+    const __m128i mid_29 = _mm_clmulepi64_si128(reduced_7, reduced_6, 0x01);
+    const __m128i hi_14 = _mm_clmulepi64_si128(reduced_7, reduced_6, 0x11);
+
+    /* T_15 = T_8 T_7 */
+    const __m128i mid_sum_acc_14 = _mm_xor_si128(mid_28, mid_29);
+    const __m128i mid_lo_14 = _mm_shuffle_epi8(mid_sum_acc_14, half_up);
+    const __m128i s_lo_14 = _mm_xor_si128(lo_14, mid_lo_14);
+    const __m128i mid_hi_14 = _mm_shuffle_epi8(mid_sum_acc_14, half_down);
+    const __m128i s_hi_14 = _mm_xor_si128(hi_14, mid_hi_14);
+    const __m128i fold_lo_14 = _mm_clmulepi64_si128(s_lo_14, fold, 0x00);
+    const __m128i fold_lo_sw_14 = _mm_shuffle_epi8(fold_lo_14, swap_halves);
+    const __m128i v_14 = _mm_xor_si128(s_lo_14, fold_lo_sw_14);
+    const __m128i fold_hi_14 = _mm_clmulepi64_si128(v_14, fold, 0x11);
+    const __m128i v_hi_14 = _mm_xor_si128(v_14, s_hi_14);
+    const __m128i reduced_14 = _mm_xor_si128(v_hi_14, fold_hi_14);
+    const __m128i lo_15 = _mm_clmulepi64_si128(reduced_7, reduced_7, 0x00);
+    const __m128i mid_30 = _mm_clmulepi64_si128(reduced_7, reduced_7, 0x10);
+    const __m128i mid_31 = _mm_clmulepi64_si128(reduced_7, reduced_7, 0x01);
+    const __m128i hi_15 = _mm_clmulepi64_si128(reduced_7, reduced_7, 0x11);
+
+    /* T_16 = T_8 T_8 */
+    const __m128i mid_sum_acc_15 = _mm_xor_si128(mid_30, mid_31);
+    const __m128i mid_lo_15 = _mm_shuffle_epi8(mid_sum_acc_15, half_up);
+    const __m128i s_lo_15 = _mm_xor_si128(lo_15, mid_lo_15);
+    const __m128i mid_hi_15 = _mm_shuffle_epi8(mid_sum_acc_15, half_down);
+    const __m128i s_hi_15 = _mm_xor_si128(hi_15, mid_hi_15);
+    const __m128i fold_lo_15 = _mm_clmulepi64_si128(s_lo_15, fold, 0x00);
+    const __m128i fold_lo_sw_15 = _mm_shuffle_epi8(fold_lo_15, swap_halves);
+    const __m128i v_15 = _mm_xor_si128(s_lo_15, fold_lo_sw_15);
+    const __m128i fold_hi_15 = _mm_clmulepi64_si128(v_15, fold, 0x11);
+    const __m128i v_hi_15 = _mm_xor_si128(v_15, s_hi_15);
+    const __m128i reduced_15 = _mm_xor_si128(v_hi_15, fold_hi_15);
+    _mm_storeu_si128((void *)(table + 240), reduced);
+    _mm_storeu_si128((void *)(table + 224), reduced_1);
+    _mm_storeu_si128((void *)(table + 208), reduced_2);
+    _mm_storeu_si128((void *)(table + 192), reduced_3);
+    _mm_storeu_si128((void *)(table + 176), reduced_4);
+    _mm_storeu_si128((void *)(table + 160), reduced_5);
+    _mm_storeu_si128((void *)(table + 144), reduced_6);
+    _mm_storeu_si128((void *)(table + 128), reduced_7);
+    _mm_storeu_si128((void *)(table + 112), reduced_8);
+    _mm_storeu_si128((void *)(table + 96), reduced_9);
+    _mm_storeu_si128((void *)(table + 80), reduced_10);
+    _mm_storeu_si128((void *)(table + 64), reduced_11);
+    _mm_storeu_si128((void *)(table + 48), reduced_12);
+    _mm_storeu_si128((void *)(table + 32), reduced_13);
+    _mm_storeu_si128((void *)(table + 16), reduced_14);
+    _mm_storeu_si128((void *)(table), reduced_15);
 }
 
 /* out <- K1 || K2 from l = L (16 bytes). */

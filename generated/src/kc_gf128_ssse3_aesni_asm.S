@@ -5,17 +5,21 @@
 
 	.text
 
-/* kc_gf128_ssse3_aesni_ghash_powers_asm: ghash_powers_n8, 2 arguments
+/* kc_gf128_ssse3_aesni_ghash_powers_asm: ghash_powers_n16, 2 arguments
  *   %rdi: table
  *   %rsi: h
- *   xmm0-10: vectors, as allocated (11 used)
- *   frame: 0 bytes (0 spill slots of 16 bytes)
+ *   xmm0-15: vectors, as allocated (16 used)
+ *   frame: 64 bytes (3 spill slots of 16 bytes)
  */
 	.globl kc_gf128_ssse3_aesni_ghash_powers_asm
 	.hidden kc_gf128_ssse3_aesni_ghash_powers_asm
 	.type kc_gf128_ssse3_aesni_ghash_powers_asm, @function
 	.p2align 5
 kc_gf128_ssse3_aesni_ghash_powers_asm:
+	push %rbp
+	mov %rsp, %rbp
+	and $-64, %rsp
+	sub $64, %rsp
 	movdqu (%rsi), %xmm0 /* h_1 = load() */
 	pshufb .Lkc_gf128_ssse3_aesni_asm_0_reverse16(%rip), %xmm0 /* phi_h = lookup16(h_1, reverse16) */
 	movdqa %xmm0, %xmm1 /* phi_h */
@@ -209,14 +213,222 @@ kc_gf128_ssse3_aesni_ghash_powers_asm:
 	pclmulqdq $0x11, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm8 /* fold_hi_7 = clmul(v_7, fold) */
 	pxor %xmm10, %xmm7 /* v_hi_7 = xor(v_7, s_hi_7) */
 	pxor %xmm8, %xmm7 /* reduced_7 = xor(v_hi_7, fold_hi_7) */
-	movdqu %xmm1, 112(%rdi) /* store reduced */
-	movdqu %xmm0, 96(%rdi) /* store reduced_1 */
-	movdqu %xmm2, 80(%rdi) /* store reduced_2 */
-	movdqu %xmm3, 64(%rdi) /* store reduced_3 */
-	movdqu %xmm4, 48(%rdi) /* store reduced_4 */
-	movdqu %xmm5, 32(%rdi) /* store reduced_5 */
-	movdqu %xmm6, 16(%rdi) /* store reduced_6 */
-	movdqu %xmm7, (%rdi) /* store reduced_7 */
+	movdqa %xmm4, %xmm8 /* reduced_4 */
+	pclmulqdq $0x0, %xmm3, %xmm8 /* lo_8 = clmul(reduced_4, reduced_3) */
+	movdqa %xmm4, %xmm9 /* reduced_4 */
+	pclmulqdq $0x10, %xmm3, %xmm9 /* mid_16 = clmul(reduced_4, reduced_3) */
+	movdqa %xmm4, %xmm10 /* reduced_4 */
+	pclmulqdq $0x1, %xmm3, %xmm10 /* mid_17 = clmul(reduced_4, reduced_3) */
+	movdqa %xmm4, %xmm11 /* reduced_4 */
+	pclmulqdq $0x11, %xmm3, %xmm11 /* hi_8 = clmul(reduced_4, reduced_3) */
+
+	/* T_9 = T_5 T_4 */
+	pxor %xmm10, %xmm9 /* mid_sum_acc_8 = xor(mid_16, mid_17) */
+	movdqa %xmm9, %xmm10 /* mid_sum_acc_8 */
+	pshufb .Lkc_gf128_ssse3_aesni_asm_0_half_up(%rip), %xmm10 /* mid_lo_8 = lookup16(mid_sum_acc_8, half_up) */
+	pxor %xmm10, %xmm8 /* s_lo_8 = xor(lo_8, mid_lo_8) */
+	pshufb .Lkc_gf128_ssse3_aesni_asm_0_half_down(%rip), %xmm9 /* mid_hi_8 = lookup16(mid_sum_acc_8, half_down) */
+	pxor %xmm9, %xmm11 /* s_hi_8 = xor(hi_8, mid_hi_8) */
+	movdqa %xmm8, %xmm9 /* s_lo_8 */
+	pclmulqdq $0x0, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm9 /* fold_lo_8 = clmul(s_lo_8, fold) */
+	pshufb .Lkc_gf128_ssse3_aesni_asm_0_swap_halves(%rip), %xmm9 /* fold_lo_sw_8 = lookup16(fold_lo_8, swap_halves) */
+	pxor %xmm9, %xmm8 /* v_8 = xor(s_lo_8, fold_lo_sw_8) */
+	movdqa %xmm8, %xmm9 /* v_8 */
+	pclmulqdq $0x11, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm9 /* fold_hi_8 = clmul(v_8, fold) */
+	pxor %xmm11, %xmm8 /* v_hi_8 = xor(v_8, s_hi_8) */
+	pxor %xmm9, %xmm8 /* reduced_8 = xor(v_hi_8, fold_hi_8) */
+	movdqa %xmm4, %xmm9 /* reduced_4 */
+	pclmulqdq $0x0, %xmm4, %xmm9 /* lo_9 = clmul(reduced_4, reduced_4) */
+	movdqa %xmm4, %xmm10 /* reduced_4 */
+	pclmulqdq $0x10, %xmm4, %xmm10 /* mid_18 = clmul(reduced_4, reduced_4) */
+	movdqa %xmm4, %xmm11 /* reduced_4 */
+	pclmulqdq $0x1, %xmm4, %xmm11 /* mid_19 = clmul(reduced_4, reduced_4) */
+	movdqa %xmm4, %xmm12 /* reduced_4 */
+	pclmulqdq $0x11, %xmm4, %xmm12 /* hi_9 = clmul(reduced_4, reduced_4) */
+
+	/* T_10 = T_5 T_5 */
+	pxor %xmm11, %xmm10 /* mid_sum_acc_9 = xor(mid_18, mid_19) */
+	movdqa %xmm10, %xmm11 /* mid_sum_acc_9 */
+	pshufb .Lkc_gf128_ssse3_aesni_asm_0_half_up(%rip), %xmm11 /* mid_lo_9 = lookup16(mid_sum_acc_9, half_up) */
+	pxor %xmm11, %xmm9 /* s_lo_9 = xor(lo_9, mid_lo_9) */
+	pshufb .Lkc_gf128_ssse3_aesni_asm_0_half_down(%rip), %xmm10 /* mid_hi_9 = lookup16(mid_sum_acc_9, half_down) */
+	pxor %xmm10, %xmm12 /* s_hi_9 = xor(hi_9, mid_hi_9) */
+	movdqa %xmm9, %xmm10 /* s_lo_9 */
+	pclmulqdq $0x0, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm10 /* fold_lo_9 = clmul(s_lo_9, fold) */
+	pshufb .Lkc_gf128_ssse3_aesni_asm_0_swap_halves(%rip), %xmm10 /* fold_lo_sw_9 = lookup16(fold_lo_9, swap_halves) */
+	pxor %xmm10, %xmm9 /* v_9 = xor(s_lo_9, fold_lo_sw_9) */
+	movdqa %xmm9, %xmm10 /* v_9 */
+	pclmulqdq $0x11, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm10 /* fold_hi_9 = clmul(v_9, fold) */
+	pxor %xmm12, %xmm9 /* v_hi_9 = xor(v_9, s_hi_9) */
+	pxor %xmm10, %xmm9 /* reduced_9 = xor(v_hi_9, fold_hi_9) */
+	movdqa %xmm5, %xmm10 /* reduced_5 */
+	pclmulqdq $0x0, %xmm4, %xmm10 /* lo_10 = clmul(reduced_5, reduced_4) */
+	movdqa %xmm5, %xmm11 /* reduced_5 */
+	pclmulqdq $0x10, %xmm4, %xmm11 /* mid_20 = clmul(reduced_5, reduced_4) */
+	movdqa %xmm5, %xmm12 /* reduced_5 */
+	pclmulqdq $0x1, %xmm4, %xmm12 /* mid_21 = clmul(reduced_5, reduced_4) */
+	movdqa %xmm5, %xmm13 /* reduced_5 */
+	pclmulqdq $0x11, %xmm4, %xmm13 /* hi_10 = clmul(reduced_5, reduced_4) */
+
+	/* T_11 = T_6 T_5 */
+	pxor %xmm12, %xmm11 /* mid_sum_acc_10 = xor(mid_20, mid_21) */
+	movdqa %xmm11, %xmm12 /* mid_sum_acc_10 */
+	pshufb .Lkc_gf128_ssse3_aesni_asm_0_half_up(%rip), %xmm12 /* mid_lo_10 = lookup16(mid_sum_acc_10, half_up) */
+	pxor %xmm12, %xmm10 /* s_lo_10 = xor(lo_10, mid_lo_10) */
+	pshufb .Lkc_gf128_ssse3_aesni_asm_0_half_down(%rip), %xmm11 /* mid_hi_10 = lookup16(mid_sum_acc_10, half_down) */
+	pxor %xmm11, %xmm13 /* s_hi_10 = xor(hi_10, mid_hi_10) */
+	movdqa %xmm10, %xmm11 /* s_lo_10 */
+	pclmulqdq $0x0, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm11 /* fold_lo_10 = clmul(s_lo_10, fold) */
+	pshufb .Lkc_gf128_ssse3_aesni_asm_0_swap_halves(%rip), %xmm11 /* fold_lo_sw_10 = lookup16(fold_lo_10, swap_halves) */
+	pxor %xmm11, %xmm10 /* v_10 = xor(s_lo_10, fold_lo_sw_10) */
+	movdqa %xmm10, %xmm11 /* v_10 */
+	pclmulqdq $0x11, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm11 /* fold_hi_10 = clmul(v_10, fold) */
+	pxor %xmm13, %xmm10 /* v_hi_10 = xor(v_10, s_hi_10) */
+	pxor %xmm11, %xmm10 /* reduced_10 = xor(v_hi_10, fold_hi_10) */
+	movdqa %xmm5, %xmm11 /* reduced_5 */
+	pclmulqdq $0x0, %xmm5, %xmm11 /* lo_11 = clmul(reduced_5, reduced_5) */
+	movdqa %xmm5, %xmm12 /* reduced_5 */
+	pclmulqdq $0x10, %xmm5, %xmm12 /* mid_22 = clmul(reduced_5, reduced_5) */
+	movdqa %xmm5, %xmm13 /* reduced_5 */
+	pclmulqdq $0x1, %xmm5, %xmm13 /* mid_23 = clmul(reduced_5, reduced_5) */
+	movdqa %xmm5, %xmm14 /* reduced_5 */
+	pclmulqdq $0x11, %xmm5, %xmm14 /* hi_11 = clmul(reduced_5, reduced_5) */
+
+	/* T_12 = T_6 T_6 */
+	pxor %xmm13, %xmm12 /* mid_sum_acc_11 = xor(mid_22, mid_23) */
+	movdqa %xmm12, %xmm13 /* mid_sum_acc_11 */
+	pshufb .Lkc_gf128_ssse3_aesni_asm_0_half_up(%rip), %xmm13 /* mid_lo_11 = lookup16(mid_sum_acc_11, half_up) */
+	pxor %xmm13, %xmm11 /* s_lo_11 = xor(lo_11, mid_lo_11) */
+	pshufb .Lkc_gf128_ssse3_aesni_asm_0_half_down(%rip), %xmm12 /* mid_hi_11 = lookup16(mid_sum_acc_11, half_down) */
+	pxor %xmm12, %xmm14 /* s_hi_11 = xor(hi_11, mid_hi_11) */
+	movdqa %xmm11, %xmm12 /* s_lo_11 */
+	pclmulqdq $0x0, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm12 /* fold_lo_11 = clmul(s_lo_11, fold) */
+	pshufb .Lkc_gf128_ssse3_aesni_asm_0_swap_halves(%rip), %xmm12 /* fold_lo_sw_11 = lookup16(fold_lo_11, swap_halves) */
+	pxor %xmm12, %xmm11 /* v_11 = xor(s_lo_11, fold_lo_sw_11) */
+	movdqa %xmm11, %xmm12 /* v_11 */
+	pclmulqdq $0x11, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm12 /* fold_hi_11 = clmul(v_11, fold) */
+	pxor %xmm14, %xmm11 /* v_hi_11 = xor(v_11, s_hi_11) */
+	pxor %xmm12, %xmm11 /* reduced_11 = xor(v_hi_11, fold_hi_11) */
+	movdqa %xmm6, %xmm12 /* reduced_6 */
+	pclmulqdq $0x0, %xmm5, %xmm12 /* lo_12 = clmul(reduced_6, reduced_5) */
+	movdqa %xmm6, %xmm13 /* reduced_6 */
+	pclmulqdq $0x10, %xmm5, %xmm13 /* mid_24 = clmul(reduced_6, reduced_5) */
+	movdqa %xmm6, %xmm14 /* reduced_6 */
+	pclmulqdq $0x1, %xmm5, %xmm14 /* mid_25 = clmul(reduced_6, reduced_5) */
+	movdqa %xmm6, %xmm15 /* reduced_6 */
+	pclmulqdq $0x11, %xmm5, %xmm15 /* hi_12 = clmul(reduced_6, reduced_5) */
+
+	/* T_13 = T_7 T_6 */
+	pxor %xmm14, %xmm13 /* mid_sum_acc_12 = xor(mid_24, mid_25) */
+	movdqa %xmm13, %xmm14 /* mid_sum_acc_12 */
+	pshufb .Lkc_gf128_ssse3_aesni_asm_0_half_up(%rip), %xmm14 /* mid_lo_12 = lookup16(mid_sum_acc_12, half_up) */
+	pxor %xmm14, %xmm12 /* s_lo_12 = xor(lo_12, mid_lo_12) */
+	pshufb .Lkc_gf128_ssse3_aesni_asm_0_half_down(%rip), %xmm13 /* mid_hi_12 = lookup16(mid_sum_acc_12, half_down) */
+	pxor %xmm13, %xmm15 /* s_hi_12 = xor(hi_12, mid_hi_12) */
+	movdqa %xmm12, %xmm13 /* s_lo_12 */
+	pclmulqdq $0x0, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm13 /* fold_lo_12 = clmul(s_lo_12, fold) */
+	pshufb .Lkc_gf128_ssse3_aesni_asm_0_swap_halves(%rip), %xmm13 /* fold_lo_sw_12 = lookup16(fold_lo_12, swap_halves) */
+	pxor %xmm13, %xmm12 /* v_12 = xor(s_lo_12, fold_lo_sw_12) */
+	movdqa %xmm12, %xmm13 /* v_12 */
+	pclmulqdq $0x11, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm13 /* fold_hi_12 = clmul(v_12, fold) */
+	pxor %xmm15, %xmm12 /* v_hi_12 = xor(v_12, s_hi_12) */
+	pxor %xmm13, %xmm12 /* reduced_12 = xor(v_hi_12, fold_hi_12) */
+	movdqa %xmm6, %xmm13 /* reduced_6 */
+	pclmulqdq $0x0, %xmm6, %xmm13 /* lo_13 = clmul(reduced_6, reduced_6) */
+	movdqa %xmm6, %xmm14 /* reduced_6 */
+	pclmulqdq $0x10, %xmm6, %xmm14 /* mid_26 = clmul(reduced_6, reduced_6) */
+	movdqa %xmm6, %xmm15 /* reduced_6 */
+	pclmulqdq $0x1, %xmm6, %xmm15 /* mid_27 = clmul(reduced_6, reduced_6) */
+	movdqa %xmm12, 0(%rsp) /* spill reduced_12 */
+	movdqa %xmm6, %xmm12 /* reduced_6 */
+	pclmulqdq $0x11, %xmm6, %xmm12 /* hi_13 = clmul(reduced_6, reduced_6) */
+
+	/* T_14 = T_7 T_7 */
+	pxor %xmm15, %xmm14 /* mid_sum_acc_13 = xor(mid_26, mid_27) */
+	movdqa %xmm14, %xmm15 /* mid_sum_acc_13 */
+	pshufb .Lkc_gf128_ssse3_aesni_asm_0_half_up(%rip), %xmm15 /* mid_lo_13 = lookup16(mid_sum_acc_13, half_up) */
+	pxor %xmm15, %xmm13 /* s_lo_13 = xor(lo_13, mid_lo_13) */
+	pshufb .Lkc_gf128_ssse3_aesni_asm_0_half_down(%rip), %xmm14 /* mid_hi_13 = lookup16(mid_sum_acc_13, half_down) */
+	pxor %xmm14, %xmm12 /* s_hi_13 = xor(hi_13, mid_hi_13) */
+	movdqa %xmm13, %xmm14 /* s_lo_13 */
+	pclmulqdq $0x0, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm14 /* fold_lo_13 = clmul(s_lo_13, fold) */
+	pshufb .Lkc_gf128_ssse3_aesni_asm_0_swap_halves(%rip), %xmm14 /* fold_lo_sw_13 = lookup16(fold_lo_13, swap_halves) */
+	pxor %xmm14, %xmm13 /* v_13 = xor(s_lo_13, fold_lo_sw_13) */
+	movdqa %xmm13, %xmm14 /* v_13 */
+	pclmulqdq $0x11, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm14 /* fold_hi_13 = clmul(v_13, fold) */
+	pxor %xmm12, %xmm13 /* v_hi_13 = xor(v_13, s_hi_13) */
+	pxor %xmm14, %xmm13 /* reduced_13 = xor(v_hi_13, fold_hi_13) */
+	movdqa %xmm7, %xmm12 /* reduced_7 */
+	pclmulqdq $0x0, %xmm6, %xmm12 /* lo_14 = clmul(reduced_7, reduced_6) */
+	movdqa %xmm7, %xmm14 /* reduced_7 */
+	pclmulqdq $0x10, %xmm6, %xmm14 /* mid_28 = clmul(reduced_7, reduced_6) */
+	movdqa %xmm7, %xmm15 /* reduced_7 */
+	pclmulqdq $0x1, %xmm6, %xmm15 /* mid_29 = clmul(reduced_7, reduced_6) */
+	movdqa %xmm13, 16(%rsp) /* spill reduced_13 */
+	movdqa %xmm7, %xmm13 /* reduced_7 */
+	pclmulqdq $0x11, %xmm6, %xmm13 /* hi_14 = clmul(reduced_7, reduced_6) */
+
+	/* T_15 = T_8 T_7 */
+	pxor %xmm15, %xmm14 /* mid_sum_acc_14 = xor(mid_28, mid_29) */
+	movdqa %xmm14, %xmm15 /* mid_sum_acc_14 */
+	pshufb .Lkc_gf128_ssse3_aesni_asm_0_half_up(%rip), %xmm15 /* mid_lo_14 = lookup16(mid_sum_acc_14, half_up) */
+	pxor %xmm15, %xmm12 /* s_lo_14 = xor(lo_14, mid_lo_14) */
+	pshufb .Lkc_gf128_ssse3_aesni_asm_0_half_down(%rip), %xmm14 /* mid_hi_14 = lookup16(mid_sum_acc_14, half_down) */
+	pxor %xmm14, %xmm13 /* s_hi_14 = xor(hi_14, mid_hi_14) */
+	movdqa %xmm12, %xmm14 /* s_lo_14 */
+	pclmulqdq $0x0, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm14 /* fold_lo_14 = clmul(s_lo_14, fold) */
+	pshufb .Lkc_gf128_ssse3_aesni_asm_0_swap_halves(%rip), %xmm14 /* fold_lo_sw_14 = lookup16(fold_lo_14, swap_halves) */
+	pxor %xmm14, %xmm12 /* v_14 = xor(s_lo_14, fold_lo_sw_14) */
+	movdqa %xmm12, %xmm14 /* v_14 */
+	pclmulqdq $0x11, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm14 /* fold_hi_14 = clmul(v_14, fold) */
+	pxor %xmm13, %xmm12 /* v_hi_14 = xor(v_14, s_hi_14) */
+	pxor %xmm14, %xmm12 /* reduced_14 = xor(v_hi_14, fold_hi_14) */
+	movdqa %xmm7, %xmm13 /* reduced_7 */
+	pclmulqdq $0x0, %xmm7, %xmm13 /* lo_15 = clmul(reduced_7, reduced_7) */
+	movdqa %xmm7, %xmm14 /* reduced_7 */
+	pclmulqdq $0x10, %xmm7, %xmm14 /* mid_30 = clmul(reduced_7, reduced_7) */
+	movdqa %xmm7, %xmm15 /* reduced_7 */
+	pclmulqdq $0x1, %xmm7, %xmm15 /* mid_31 = clmul(reduced_7, reduced_7) */
+	movdqa %xmm12, 32(%rsp) /* spill reduced_14 */
+	movdqa %xmm7, %xmm12 /* reduced_7 */
+	pclmulqdq $0x11, %xmm7, %xmm12 /* hi_15 = clmul(reduced_7, reduced_7) */
+
+	/* T_16 = T_8 T_8 */
+	pxor %xmm15, %xmm14 /* mid_sum_acc_15 = xor(mid_30, mid_31) */
+	movdqa %xmm14, %xmm15 /* mid_sum_acc_15 */
+	pshufb .Lkc_gf128_ssse3_aesni_asm_0_half_up(%rip), %xmm15 /* mid_lo_15 = lookup16(mid_sum_acc_15, half_up) */
+	pxor %xmm15, %xmm13 /* s_lo_15 = xor(lo_15, mid_lo_15) */
+	pshufb .Lkc_gf128_ssse3_aesni_asm_0_half_down(%rip), %xmm14 /* mid_hi_15 = lookup16(mid_sum_acc_15, half_down) */
+	pxor %xmm14, %xmm12 /* s_hi_15 = xor(hi_15, mid_hi_15) */
+	movdqa %xmm13, %xmm14 /* s_lo_15 */
+	pclmulqdq $0x0, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm14 /* fold_lo_15 = clmul(s_lo_15, fold) */
+	pshufb .Lkc_gf128_ssse3_aesni_asm_0_swap_halves(%rip), %xmm14 /* fold_lo_sw_15 = lookup16(fold_lo_15, swap_halves) */
+	pxor %xmm14, %xmm13 /* v_15 = xor(s_lo_15, fold_lo_sw_15) */
+	movdqa %xmm13, %xmm14 /* v_15 */
+	pclmulqdq $0x11, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm14 /* fold_hi_15 = clmul(v_15, fold) */
+	pxor %xmm12, %xmm13 /* v_hi_15 = xor(v_15, s_hi_15) */
+	pxor %xmm14, %xmm13 /* reduced_15 = xor(v_hi_15, fold_hi_15) */
+	movdqu %xmm1, 240(%rdi) /* store reduced */
+	movdqu %xmm0, 224(%rdi) /* store reduced_1 */
+	movdqu %xmm2, 208(%rdi) /* store reduced_2 */
+	movdqu %xmm3, 192(%rdi) /* store reduced_3 */
+	movdqu %xmm4, 176(%rdi) /* store reduced_4 */
+	movdqu %xmm5, 160(%rdi) /* store reduced_5 */
+	movdqu %xmm6, 144(%rdi) /* store reduced_6 */
+	movdqu %xmm7, 128(%rdi) /* store reduced_7 */
+	movdqu %xmm8, 112(%rdi) /* store reduced_8 */
+	movdqu %xmm9, 96(%rdi) /* store reduced_9 */
+	movdqu %xmm10, 80(%rdi) /* store reduced_10 */
+	movdqu %xmm11, 64(%rdi) /* store reduced_11 */
+	movdqa 0(%rsp), %xmm0 /* reload reduced_12 */
+	movdqu %xmm0, 48(%rdi) /* store reduced_12 */
+	movdqa 16(%rsp), %xmm0 /* reload reduced_13 */
+	movdqu %xmm0, 32(%rdi) /* store reduced_13 */
+	movdqa 32(%rsp), %xmm0 /* reload reduced_14 */
+	movdqu %xmm0, 16(%rdi) /* store reduced_14 */
+	movdqu %xmm13, (%rdi) /* store reduced_15 */
+	mov %rbp, %rsp
+	pop %rbp
 	ret
 	.size kc_gf128_ssse3_aesni_ghash_powers_asm, .-kc_gf128_ssse3_aesni_ghash_powers_asm
 

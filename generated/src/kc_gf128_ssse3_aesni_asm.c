@@ -4,7 +4,7 @@
  */
 /*
  * The key side of the GF(2^128) modes on target `ssse3_aesni_asm`: SSSE3 pshufb nibble tables + AES-NI AESENCLAST, 128-bit vectors; assembly, registers allocated by gen/backends/regalloc.py.
- * GHASH's table of 8 powers of H (gen/kernels/ghash.py key_program) and
+ * GHASH's table of 16 powers of H (gen/kernels/ghash.py key_program) and
  * CMAC's subkeys (gen/kernels/gf128_double.py cmac_subkeys_program), one
  * register each.  Lowered with: fuse_affine_chain, drop_identity_affine, affine_inv_via_aesenclast; fuse_affine_chain, drop_identity_affine, rotate_bytes_by_shuffle, rotate_by_shifts, shld_by_shifts, select_by_masks; affine_via_nibble_tables; byte_shift_by_word_shift.
  */

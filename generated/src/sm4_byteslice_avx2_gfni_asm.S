@@ -5,12 +5,12 @@
 
 	.text
 
-/* sm4_byteslice_avx2_gfni_ghash_step_asm: ghash_update256_n8, 3 arguments
+/* sm4_byteslice_avx2_gfni_ghash_step_asm: ghash_update256_n16, 3 arguments
  *   %rdi: y
  *   %rsi: table
  *   %rdx: msg
  *   ymm0-15: vectors, as allocated (16 used)
- *   frame: 128 bytes (1 spill slot of 32 bytes)
+ *   frame: 640 bytes (17 spill slots of 32 bytes)
  */
 	.globl sm4_byteslice_avx2_gfni_ghash_step_asm
 	.hidden sm4_byteslice_avx2_gfni_ghash_step_asm
@@ -20,12 +20,12 @@ sm4_byteslice_avx2_gfni_ghash_step_asm:
 	push %rbp
 	mov %rsp, %rbp
 	and $-64, %rsp
-	sub $128, %rsp
+	sub $640, %rsp
 	vbroadcasti128 (%rdi), %ymm0 /* y_1 = bcast128() */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_0_reverse16(%rip), %ymm0, %ymm0 /* phi_y = lookup16(y_1, reverse16) */
 	vpand .Lsm4_byteslice_avx2_gfni_asm_0_first_block(%rip), %ymm0, %ymm0 /* y1 = and(phi_y, first_block) */
 
-	/* 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
+	/* 16 blocks, 2 per register: block i times T_(n - i), products unreduced. */
 	vmovdqu (%rdx), %ymm1 /* x = load() */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_0_reverse16(%rip), %ymm1, %ymm1 /* z = lookup16(x, reverse16) */
 	vpxor %ymm0, %ymm1, %ymm0 /* z1_y = xor(z, y1) */
@@ -248,31 +248,290 @@ sm4_byteslice_avx2_gfni_ghash_step_asm:
 #else
 	vpclmulqdq $0x11, %ymm13, %ymm9, %ymm9 /* hi_3 = clmul(z_3, h_3) */
 #endif
+	vmovdqu 128(%rdx), %ymm13 /* x_4 = load() */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_0_reverse16(%rip), %ymm13, %ymm13 /* z_4 = lookup16(x_4, reverse16) */
+	vmovdqa %ymm9, 96(%rsp) /* spill hi_3 */
+	vmovdqu 128(%rsi), %ymm9 /* h_4 = load() */
+	vmovdqa %ymm0, 128(%rsp) /* spill hi */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vpclmulqdq $0x0, 32(%rsp), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vpclmulqdq $0x0, 48(%rsp), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm0 /* lo_4 = clmul(z_4, h_4) */
+#endif
+	vmovdqa %ymm1, 160(%rsp) /* spill hi_1 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm1
+	vpclmulqdq $0x10, 32(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm1
+	vpclmulqdq $0x10, 48(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm1
+#else
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm1 /* mid_8 = clmul(z_4, h_4) */
+#endif
+	vmovdqa %ymm1, 192(%rsp) /* spill mid_8 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm1
+	vpclmulqdq $0x1, 32(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm1
+	vpclmulqdq $0x1, 48(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm1
+#else
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm1 /* mid_9 = clmul(z_4, h_4) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm9
+	vpclmulqdq $0x11, 32(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm9
+	vpclmulqdq $0x11, 48(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm9
+#else
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_4 = clmul(z_4, h_4) */
+#endif
+	vmovdqu 160(%rdx), %ymm13 /* x_5 = load() */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_0_reverse16(%rip), %ymm13, %ymm13 /* z_5 = lookup16(x_5, reverse16) */
+	vmovdqa %ymm9, 224(%rsp) /* spill hi_4 */
+	vmovdqu 160(%rsi), %ymm9 /* h_5 = load() */
+	vmovdqa %ymm1, 256(%rsp) /* spill mid_9 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm1
+	vpclmulqdq $0x0, 32(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm1
+	vpclmulqdq $0x0, 48(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm1
+#else
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm1 /* lo_5 = clmul(z_5, h_5) */
+#endif
+	vmovdqa %ymm5, 288(%rsp) /* spill mid_7 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x10, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x10, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm5 /* mid_10 = clmul(z_5, h_5) */
+#endif
+	vmovdqa %ymm5, 320(%rsp) /* spill mid_10 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x1, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x1, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm5 /* mid_11 = clmul(z_5, h_5) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm9
+	vpclmulqdq $0x11, 32(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm9
+	vpclmulqdq $0x11, 48(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm9
+#else
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_5 = clmul(z_5, h_5) */
+#endif
+	vmovdqu 192(%rdx), %ymm13 /* x_6 = load() */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_0_reverse16(%rip), %ymm13, %ymm13 /* z_6 = lookup16(x_6, reverse16) */
+	vmovdqa %ymm9, 352(%rsp) /* spill hi_5 */
+	vmovdqu 192(%rsi), %ymm9 /* h_6 = load() */
+	vmovdqa %ymm5, 384(%rsp) /* spill mid_11 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x0, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x0, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm5 /* lo_6 = clmul(z_6, h_6) */
+#endif
+	vmovdqa %ymm15, 416(%rsp) /* spill mid_6 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm15
+	vpclmulqdq $0x10, 32(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm15
+	vpclmulqdq $0x10, 48(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm15
+#else
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm15 /* mid_12 = clmul(z_6, h_6) */
+#endif
+	vmovdqa %ymm15, 448(%rsp) /* spill mid_12 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm15
+	vpclmulqdq $0x1, 32(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm15
+	vpclmulqdq $0x1, 48(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm15
+#else
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm15 /* mid_13 = clmul(z_6, h_6) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm9
+	vpclmulqdq $0x11, 32(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm9
+	vpclmulqdq $0x11, 48(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm9
+#else
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_6 = clmul(z_6, h_6) */
+#endif
+	vmovdqu 224(%rdx), %ymm13 /* x_7 = load() */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_0_reverse16(%rip), %ymm13, %ymm13 /* z_7 = lookup16(x_7, reverse16) */
+	vmovdqa %ymm9, 480(%rsp) /* spill hi_6 */
+	vmovdqu 224(%rsi), %ymm9 /* h_7 = load() */
+	vmovdqa %ymm15, 512(%rsp) /* spill mid_13 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm15
+	vpclmulqdq $0x0, 32(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm15
+	vpclmulqdq $0x0, 48(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm15
+#else
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm15 /* lo_7 = clmul(z_7, h_7) */
+#endif
+	vmovdqa %ymm11, 544(%rsp) /* spill mid_4 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm11
+	vpclmulqdq $0x10, 32(%rsp), %xmm11, %xmm11
+	vmovdqu %xmm11, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm11
+	vpclmulqdq $0x10, 48(%rsp), %xmm11, %xmm11
+	vmovdqu %xmm11, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm11
+#else
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm11 /* mid_14 = clmul(z_7, h_7) */
+#endif
+	vmovdqa %ymm11, 576(%rsp) /* spill mid_14 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm11
+	vpclmulqdq $0x1, 32(%rsp), %xmm11, %xmm11
+	vmovdqu %xmm11, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm11
+	vpclmulqdq $0x1, 48(%rsp), %xmm11, %xmm11
+	vmovdqu %xmm11, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm11
+#else
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm11 /* mid_15 = clmul(z_7, h_7) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm9
+	vpclmulqdq $0x11, 32(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm9
+	vpclmulqdq $0x11, 48(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm9
+#else
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_7 = clmul(z_7, h_7) */
+#endif
 
 	/* The sums, then S's halves, their blocks added, and one reduction. */
 	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc = xor(lo, lo_1) */
 	vpxor %ymm14, %ymm10, %ymm6 /* lo_sum_acc_1 = xor(lo_2, lo_3) */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_2 = xor(lo_sum_acc, lo_sum_acc_1) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc = xor(mid, mid_1) */
-	vpxor %ymm8, %ymm7, %ymm4 /* mid_sum_acc_1 = xor(mid_2, mid_3) */
-	vpxor %ymm12, %ymm11, %ymm6 /* mid_sum_acc_2 = xor(mid_4, mid_5) */
-	vpxor %ymm5, %ymm15, %ymm5 /* mid_sum_acc_3 = xor(mid_6, mid_7) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_4 = xor(mid_sum_acc, mid_sum_acc_1) */
-	vpxor %ymm5, %ymm6, %ymm4 /* mid_sum_acc_5 = xor(mid_sum_acc_2, mid_sum_acc_3) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_6 = xor(mid_sum_acc_4, mid_sum_acc_5) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc = xor(hi, hi_1) */
-	vpxor 64(%rsp), %ymm9, %ymm1 /* hi_sum_acc_1 = xor(hi_3, hi_2) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_2 = xor(hi_sum_acc, hi_sum_acc_1) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_0_half_up(%rip), %ymm3, %ymm1 /* mid_lo = lookup16(mid_sum_acc_6, half_up) */
-	vpxor %ymm1, %ymm2, %ymm1 /* s_lo = xor(lo_sum_acc_2, mid_lo) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_0_half_down(%rip), %ymm3, %ymm2 /* mid_hi = lookup16(mid_sum_acc_6, half_down) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi = xor(hi_sum_acc_2, mid_hi) */
-	vpermq $0x4e, %ymm1, %ymm2 /* s_lo_x = blocks128(s_lo, s_lo) */
-	vpxor %ymm2, %ymm1, %ymm1 /* s_lo_1 = xor(s_lo, s_lo_x) */
-	vpermq $0x4e, %ymm0, %ymm2 /* s_hi_x = blocks128(s_hi, s_hi) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_1 = xor(s_hi, s_hi_x) */
+	vpxor %ymm1, %ymm0, %ymm0 /* lo_sum_acc_2 = xor(lo_4, lo_5) */
+	vpxor %ymm15, %ymm5, %ymm1 /* lo_sum_acc_3 = xor(lo_6, lo_7) */
+	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_4 = xor(lo_sum_acc, lo_sum_acc_1) */
+	vpxor %ymm1, %ymm0, %ymm0 /* lo_sum_acc_5 = xor(lo_sum_acc_2, lo_sum_acc_3) */
+	vpxor %ymm0, %ymm2, %ymm0 /* lo_sum_acc_6 = xor(lo_sum_acc_4, lo_sum_acc_5) */
+	vpxor %ymm4, %ymm3, %ymm1 /* mid_sum_acc = xor(mid, mid_1) */
+	vpxor %ymm8, %ymm7, %ymm2 /* mid_sum_acc_1 = xor(mid_2, mid_3) */
+	vpxor 544(%rsp), %ymm12, %ymm3 /* mid_sum_acc_2 = xor(mid_5, mid_4) */
+	vmovdqa 416(%rsp), %ymm4 /* reload mid_6 */
+	vpxor 288(%rsp), %ymm4, %ymm4 /* mid_sum_acc_3 = xor(mid_6, mid_7) */
+	vmovdqa 192(%rsp), %ymm5 /* reload mid_8 */
+	vpxor 256(%rsp), %ymm5, %ymm5 /* mid_sum_acc_4 = xor(mid_8, mid_9) */
+	vmovdqa 320(%rsp), %ymm6 /* reload mid_10 */
+	vpxor 384(%rsp), %ymm6, %ymm6 /* mid_sum_acc_5 = xor(mid_10, mid_11) */
+	vmovdqa 448(%rsp), %ymm7 /* reload mid_12 */
+	vpxor 512(%rsp), %ymm7, %ymm7 /* mid_sum_acc_6 = xor(mid_12, mid_13) */
+	vpxor 576(%rsp), %ymm11, %ymm8 /* mid_sum_acc_7 = xor(mid_15, mid_14) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_8 = xor(mid_sum_acc, mid_sum_acc_1) */
+	vpxor %ymm4, %ymm3, %ymm2 /* mid_sum_acc_9 = xor(mid_sum_acc_2, mid_sum_acc_3) */
+	vpxor %ymm6, %ymm5, %ymm3 /* mid_sum_acc_10 = xor(mid_sum_acc_4, mid_sum_acc_5) */
+	vpxor %ymm8, %ymm7, %ymm4 /* mid_sum_acc_11 = xor(mid_sum_acc_6, mid_sum_acc_7) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_12 = xor(mid_sum_acc_8, mid_sum_acc_9) */
+	vpxor %ymm4, %ymm3, %ymm2 /* mid_sum_acc_13 = xor(mid_sum_acc_10, mid_sum_acc_11) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_14 = xor(mid_sum_acc_12, mid_sum_acc_13) */
+	vmovdqa 128(%rsp), %ymm2 /* reload hi */
+	vpxor 160(%rsp), %ymm2, %ymm2 /* hi_sum_acc = xor(hi, hi_1) */
+	vmovdqa 64(%rsp), %ymm3 /* reload hi_2 */
+	vpxor 96(%rsp), %ymm3, %ymm3 /* hi_sum_acc_1 = xor(hi_2, hi_3) */
+	vmovdqa 224(%rsp), %ymm4 /* reload hi_4 */
+	vpxor 352(%rsp), %ymm4, %ymm4 /* hi_sum_acc_2 = xor(hi_4, hi_5) */
+	vpxor 480(%rsp), %ymm9, %ymm5 /* hi_sum_acc_3 = xor(hi_7, hi_6) */
+	vpxor %ymm3, %ymm2, %ymm2 /* hi_sum_acc_4 = xor(hi_sum_acc, hi_sum_acc_1) */
+	vpxor %ymm5, %ymm4, %ymm3 /* hi_sum_acc_5 = xor(hi_sum_acc_2, hi_sum_acc_3) */
+	vpxor %ymm3, %ymm2, %ymm2 /* hi_sum_acc_6 = xor(hi_sum_acc_4, hi_sum_acc_5) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_0_half_up(%rip), %ymm1, %ymm3 /* mid_lo = lookup16(mid_sum_acc_14, half_up) */
+	vpxor %ymm3, %ymm0, %ymm0 /* s_lo = xor(lo_sum_acc_6, mid_lo) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_0_half_down(%rip), %ymm1, %ymm1 /* mid_hi = lookup16(mid_sum_acc_14, half_down) */
+	vpxor %ymm1, %ymm2, %ymm1 /* s_hi = xor(hi_sum_acc_6, mid_hi) */
+	vpermq $0x4e, %ymm0, %ymm2 /* s_lo_x = blocks128(s_lo, s_lo) */
+	vpxor %ymm2, %ymm0, %ymm0 /* s_lo_1 = xor(s_lo, s_lo_x) */
+	vpermq $0x4e, %ymm1, %ymm2 /* s_hi_x = blocks128(s_hi, s_hi) */
+	vpxor %ymm2, %ymm1, %ymm1 /* s_hi_1 = xor(s_hi, s_hi_x) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
+	vmovdqu %ymm0, 0(%rsp)
 	vmovdqu 0(%rsp), %xmm2
 	vpclmulqdq $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_fold(%rip), %xmm2, %xmm2
 	vmovdqu %xmm2, 0(%rsp)
@@ -281,12 +540,12 @@ sm4_byteslice_avx2_gfni_ghash_step_asm:
 	vmovdqu %xmm2, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm2
 #else
-	vpclmulqdq $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_fold(%rip), %ymm1, %ymm2 /* fold_lo = clmul(s_lo_1, fold) */
+	vpclmulqdq $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_fold(%rip), %ymm0, %ymm2 /* fold_lo = clmul(s_lo_1, fold) */
 #endif
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_0_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw = lookup16(fold_lo, swap_halves) */
-	vpxor %ymm2, %ymm1, %ymm1 /* v = xor(s_lo_1, fold_lo_sw) */
+	vpxor %ymm2, %ymm0, %ymm0 /* v = xor(s_lo_1, fold_lo_sw) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
+	vmovdqu %ymm0, 0(%rsp)
 	vmovdqu 0(%rsp), %xmm2
 	vpclmulqdq $0x11, .Lsm4_byteslice_avx2_gfni_asm_0_fold(%rip), %xmm2, %xmm2
 	vmovdqu %xmm2, 0(%rsp)
@@ -295,9 +554,9 @@ sm4_byteslice_avx2_gfni_ghash_step_asm:
 	vmovdqu %xmm2, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm2
 #else
-	vpclmulqdq $0x11, .Lsm4_byteslice_avx2_gfni_asm_0_fold(%rip), %ymm1, %ymm2 /* fold_hi = clmul(v, fold) */
+	vpclmulqdq $0x11, .Lsm4_byteslice_avx2_gfni_asm_0_fold(%rip), %ymm0, %ymm2 /* fold_hi = clmul(v, fold) */
 #endif
-	vpxor %ymm0, %ymm1, %ymm0 /* v_hi = xor(v, s_hi_1) */
+	vpxor %ymm1, %ymm0, %ymm0 /* v_hi = xor(v, s_hi_1) */
 	vpxor %ymm2, %ymm0, %ymm0 /* reduced = xor(v_hi, fold_hi) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_0_reverse16(%rip), %ymm0, %ymm0 /* y_next = lookup16(reduced, reverse16) */
 	vmovdqu %ymm0, (%rdi) /* store y_next */
@@ -8005,7 +8264,7 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_reverse16(%rip), %ymm0, %ymm0 /* phi_y = lookup16(y_1, reverse16) */
 	vpand .Lsm4_byteslice_avx2_gfni_asm_9_first_block(%rip), %ymm0, %ymm0 /* y1_16 = and(phi_y, first_block) */
 
-	/* Step 1 of 8: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
+	/* Step 1 of 4: 16 blocks, 2 per register: block i times T_(n - i), products unreduced. */
 	vmovdqu (%r9), %ymm1 /* x = load() */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_reverse16(%rip), %ymm1, %ymm1 /* z = lookup16(x, reverse16) */
 	vpxor %ymm0, %ymm1, %ymm0 /* z1_y = xor(z, y1_16) */
@@ -8228,189 +8487,204 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 #else
 	vpclmulqdq $0x11, %ymm13, %ymm9, %ymm9 /* hi_3 = clmul(z_3, h_3) */
 #endif
-
-	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc = xor(lo, lo_1) */
-	vpxor %ymm14, %ymm10, %ymm6 /* lo_sum_acc_1 = xor(lo_2, lo_3) */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_2 = xor(lo_sum_acc, lo_sum_acc_1) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc = xor(mid, mid_1) */
-	vpxor %ymm8, %ymm7, %ymm4 /* mid_sum_acc_1 = xor(mid_2, mid_3) */
-	vpxor %ymm12, %ymm11, %ymm6 /* mid_sum_acc_2 = xor(mid_4, mid_5) */
-	vpxor %ymm5, %ymm15, %ymm5 /* mid_sum_acc_3 = xor(mid_6, mid_7) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_4 = xor(mid_sum_acc, mid_sum_acc_1) */
-	vpxor %ymm5, %ymm6, %ymm4 /* mid_sum_acc_5 = xor(mid_sum_acc_2, mid_sum_acc_3) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_6 = xor(mid_sum_acc_4, mid_sum_acc_5) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc = xor(hi, hi_1) */
-	vpxor 64(%rsp), %ymm9, %ymm1 /* hi_sum_acc_1 = xor(hi_3, hi_2) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_2 = xor(hi_sum_acc, hi_sum_acc_1) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_half_up(%rip), %ymm3, %ymm1 /* mid_lo = lookup16(mid_sum_acc_6, half_up) */
-	vpxor %ymm1, %ymm2, %ymm1 /* s_lo = xor(lo_sum_acc_2, mid_lo) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_half_down(%rip), %ymm3, %ymm2 /* mid_hi = lookup16(mid_sum_acc_6, half_down) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi = xor(hi_sum_acc_2, mid_hi) */
-	vpermq $0x4e, %ymm1, %ymm2 /* s_lo_x = blocks128(s_lo, s_lo) */
-	vpxor %ymm2, %ymm1, %ymm1 /* s_lo_1 = xor(s_lo, s_lo_x) */
-	vpermq $0x4e, %ymm0, %ymm2 /* s_hi_x = blocks128(s_hi, s_hi) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_1 = xor(s_hi, s_hi_x) */
+	vmovdqu 128(%r9), %ymm13 /* x_4 = load() */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_reverse16(%rip), %ymm13, %ymm13 /* z_4 = lookup16(x_4, reverse16) */
+	vmovdqa %ymm9, 96(%rsp) /* spill hi_3 */
+	vmovdqu 128(%r8), %ymm9 /* h_4 = load() */
+	vmovdqa %ymm0, 128(%rsp) /* spill hi */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm2
-	vpclmulqdq $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_fold(%rip), %xmm2, %xmm2
-	vmovdqu %xmm2, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm2
-	vpclmulqdq $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_fold+16(%rip), %xmm2, %xmm2
-	vmovdqu %xmm2, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm2
-#else
-	vpclmulqdq $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_fold(%rip), %ymm1, %ymm2 /* fold_lo = clmul(s_lo_1, fold) */
-#endif
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw = lookup16(fold_lo, swap_halves) */
-	vpxor %ymm2, %ymm1, %ymm1 /* v = xor(s_lo_1, fold_lo_sw) */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm2
-	vpclmulqdq $0x11, .Lsm4_byteslice_avx2_gfni_asm_9_fold(%rip), %xmm2, %xmm2
-	vmovdqu %xmm2, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm2
-	vpclmulqdq $0x11, .Lsm4_byteslice_avx2_gfni_asm_9_fold+16(%rip), %xmm2, %xmm2
-	vmovdqu %xmm2, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm2
-#else
-	vpclmulqdq $0x11, .Lsm4_byteslice_avx2_gfni_asm_9_fold(%rip), %ymm1, %ymm2 /* fold_hi = clmul(v, fold) */
-#endif
-	vpxor %ymm0, %ymm1, %ymm0 /* v_hi = xor(v, s_hi_1) */
-	vpxor %ymm2, %ymm0, %ymm0 /* reduced = xor(v_hi, fold_hi) */
-	vpand .Lsm4_byteslice_avx2_gfni_asm_9_first_block(%rip), %ymm0, %ymm0 /* y1_1_1 = and(reduced, first_block) */
-
-	/* Step 2 of 8: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
-	vmovdqu 128(%r9), %ymm1 /* x_4 = load() */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_reverse16(%rip), %ymm1, %ymm1 /* z_4 = lookup16(x_4, reverse16) */
-	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_1 = xor(z_4, y1_1_1) */
-	vmovdqu (%r8), %ymm1 /* h_4 = load() */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm0, 0(%rsp)
-	vmovdqu %ymm1, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm2
-	vpclmulqdq $0x0, 32(%rsp), %xmm2, %xmm2
-	vmovdqu %xmm2, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm2
-	vpclmulqdq $0x0, 48(%rsp), %xmm2, %xmm2
-	vmovdqu %xmm2, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm2
-#else
-	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm2 /* lo_4 = clmul(z1_y_1, h_4) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm0, 0(%rsp)
-	vmovdqu %ymm1, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm3
-	vpclmulqdq $0x10, 32(%rsp), %xmm3, %xmm3
-	vmovdqu %xmm3, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm3
-	vpclmulqdq $0x10, 48(%rsp), %xmm3, %xmm3
-	vmovdqu %xmm3, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm3
-#else
-	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* mid_8 = clmul(z1_y_1, h_4) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm0, 0(%rsp)
-	vmovdqu %ymm1, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm4
-	vpclmulqdq $0x1, 32(%rsp), %xmm4, %xmm4
-	vmovdqu %xmm4, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm4
-	vpclmulqdq $0x1, 48(%rsp), %xmm4, %xmm4
-	vmovdqu %xmm4, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm4
-#else
-	vpclmulqdq $0x1, %ymm1, %ymm0, %ymm4 /* mid_9 = clmul(z1_y_1, h_4) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm0, 0(%rsp)
-	vmovdqu %ymm1, 32(%rsp)
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
 	vmovdqu 0(%rsp), %xmm0
-	vpclmulqdq $0x11, 32(%rsp), %xmm0, %xmm0
+	vpclmulqdq $0x0, 32(%rsp), %xmm0, %xmm0
 	vmovdqu %xmm0, 0(%rsp)
 	vmovdqu 16(%rsp), %xmm0
-	vpclmulqdq $0x11, 48(%rsp), %xmm0, %xmm0
+	vpclmulqdq $0x0, 48(%rsp), %xmm0, %xmm0
 	vmovdqu %xmm0, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm0
 #else
-	vpclmulqdq $0x11, %ymm1, %ymm0, %ymm0 /* hi_4 = clmul(z1_y_1, h_4) */
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm0 /* lo_4 = clmul(z_4, h_4) */
 #endif
-	vmovdqu 160(%r9), %ymm1 /* x_5 = load() */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_reverse16(%rip), %ymm1, %ymm1 /* z_5 = lookup16(x_5, reverse16) */
-	vmovdqu 32(%r8), %ymm5 /* h_5 = load() */
+	vmovdqa %ymm1, 160(%rsp) /* spill hi_1 */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
-	vmovdqu %ymm5, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm6
-	vpclmulqdq $0x0, 32(%rsp), %xmm6, %xmm6
-	vmovdqu %xmm6, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm6
-	vpclmulqdq $0x0, 48(%rsp), %xmm6, %xmm6
-	vmovdqu %xmm6, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm6
-#else
-	vpclmulqdq $0x0, %ymm5, %ymm1, %ymm6 /* lo_5 = clmul(z_5, h_5) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
-	vmovdqu %ymm5, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm7
-	vpclmulqdq $0x10, 32(%rsp), %xmm7, %xmm7
-	vmovdqu %xmm7, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm7
-	vpclmulqdq $0x10, 48(%rsp), %xmm7, %xmm7
-	vmovdqu %xmm7, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm7
-#else
-	vpclmulqdq $0x10, %ymm5, %ymm1, %ymm7 /* mid_10 = clmul(z_5, h_5) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
-	vmovdqu %ymm5, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm8
-	vpclmulqdq $0x1, 32(%rsp), %xmm8, %xmm8
-	vmovdqu %xmm8, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm8
-	vpclmulqdq $0x1, 48(%rsp), %xmm8, %xmm8
-	vmovdqu %xmm8, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm8
-#else
-	vpclmulqdq $0x1, %ymm5, %ymm1, %ymm8 /* mid_11 = clmul(z_5, h_5) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
-	vmovdqu %ymm5, 32(%rsp)
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
 	vmovdqu 0(%rsp), %xmm1
-	vpclmulqdq $0x11, 32(%rsp), %xmm1, %xmm1
+	vpclmulqdq $0x10, 32(%rsp), %xmm1, %xmm1
 	vmovdqu %xmm1, 0(%rsp)
 	vmovdqu 16(%rsp), %xmm1
-	vpclmulqdq $0x11, 48(%rsp), %xmm1, %xmm1
+	vpclmulqdq $0x10, 48(%rsp), %xmm1, %xmm1
 	vmovdqu %xmm1, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm1
 #else
-	vpclmulqdq $0x11, %ymm5, %ymm1, %ymm1 /* hi_5 = clmul(z_5, h_5) */
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm1 /* mid_8 = clmul(z_4, h_4) */
 #endif
-	vmovdqu 192(%r9), %ymm5 /* x_6 = load() */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_reverse16(%rip), %ymm5, %ymm5 /* z_6 = lookup16(x_6, reverse16) */
-	vmovdqu 64(%r8), %ymm9 /* h_6 = load() */
+	vmovdqa %ymm1, 192(%rsp) /* spill mid_8 */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm13, 0(%rsp)
 	vmovdqu %ymm9, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm10
-	vpclmulqdq $0x0, 32(%rsp), %xmm10, %xmm10
-	vmovdqu %xmm10, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm10
-	vpclmulqdq $0x0, 48(%rsp), %xmm10, %xmm10
-	vmovdqu %xmm10, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm10
+	vmovdqu 0(%rsp), %xmm1
+	vpclmulqdq $0x1, 32(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm1
+	vpclmulqdq $0x1, 48(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm1
 #else
-	vpclmulqdq $0x0, %ymm9, %ymm5, %ymm10 /* lo_6 = clmul(z_6, h_6) */
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm1 /* mid_9 = clmul(z_4, h_4) */
 #endif
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm9
+	vpclmulqdq $0x11, 32(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm9
+	vpclmulqdq $0x11, 48(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm9
+#else
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_4 = clmul(z_4, h_4) */
+#endif
+	vmovdqu 160(%r9), %ymm13 /* x_5 = load() */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_reverse16(%rip), %ymm13, %ymm13 /* z_5 = lookup16(x_5, reverse16) */
+	vmovdqa %ymm9, 224(%rsp) /* spill hi_4 */
+	vmovdqu 160(%r8), %ymm9 /* h_5 = load() */
+	vmovdqa %ymm1, 256(%rsp) /* spill mid_9 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm1
+	vpclmulqdq $0x0, 32(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm1
+	vpclmulqdq $0x0, 48(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm1
+#else
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm1 /* lo_5 = clmul(z_5, h_5) */
+#endif
+	vmovdqa %ymm5, 288(%rsp) /* spill mid_7 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x10, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x10, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm5 /* mid_10 = clmul(z_5, h_5) */
+#endif
+	vmovdqa %ymm5, 320(%rsp) /* spill mid_10 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x1, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x1, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm5 /* mid_11 = clmul(z_5, h_5) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm9
+	vpclmulqdq $0x11, 32(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm9
+	vpclmulqdq $0x11, 48(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm9
+#else
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_5 = clmul(z_5, h_5) */
+#endif
+	vmovdqu 192(%r9), %ymm13 /* x_6 = load() */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_reverse16(%rip), %ymm13, %ymm13 /* z_6 = lookup16(x_6, reverse16) */
+	vmovdqa %ymm9, 352(%rsp) /* spill hi_5 */
+	vmovdqu 192(%r8), %ymm9 /* h_6 = load() */
+	vmovdqa %ymm5, 384(%rsp) /* spill mid_11 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x0, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x0, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm5 /* lo_6 = clmul(z_6, h_6) */
+#endif
+	vmovdqa %ymm15, 416(%rsp) /* spill mid_6 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm15
+	vpclmulqdq $0x10, 32(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm15
+	vpclmulqdq $0x10, 48(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm15
+#else
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm15 /* mid_12 = clmul(z_6, h_6) */
+#endif
+	vmovdqa %ymm15, 448(%rsp) /* spill mid_12 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm15
+	vpclmulqdq $0x1, 32(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm15
+	vpclmulqdq $0x1, 48(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm15
+#else
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm15 /* mid_13 = clmul(z_6, h_6) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm9
+	vpclmulqdq $0x11, 32(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm9
+	vpclmulqdq $0x11, 48(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm9
+#else
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_6 = clmul(z_6, h_6) */
+#endif
+	vmovdqu 224(%r9), %ymm13 /* x_7 = load() */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_reverse16(%rip), %ymm13, %ymm13 /* z_7 = lookup16(x_7, reverse16) */
+	vmovdqa %ymm9, 480(%rsp) /* spill hi_6 */
+	vmovdqu 224(%r8), %ymm9 /* h_7 = load() */
+	vmovdqa %ymm15, 512(%rsp) /* spill mid_13 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm15
+	vpclmulqdq $0x0, 32(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm15
+	vpclmulqdq $0x0, 48(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm15
+#else
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm15 /* lo_7 = clmul(z_7, h_7) */
+#endif
+	vmovdqa %ymm11, 544(%rsp) /* spill mid_4 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
 	vmovdqu %ymm9, 32(%rsp)
 	vmovdqu 0(%rsp), %xmm11
 	vpclmulqdq $0x10, 32(%rsp), %xmm11, %xmm11
@@ -8420,80 +8694,25 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vmovdqu %xmm11, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm11
 #else
-	vpclmulqdq $0x10, %ymm9, %ymm5, %ymm11 /* mid_12 = clmul(z_6, h_6) */
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm11 /* mid_14 = clmul(z_7, h_7) */
 #endif
+	vmovdqa %ymm11, 576(%rsp) /* spill mid_14 */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm13, 0(%rsp)
 	vmovdqu %ymm9, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm12
-	vpclmulqdq $0x1, 32(%rsp), %xmm12, %xmm12
-	vmovdqu %xmm12, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm12
-	vpclmulqdq $0x1, 48(%rsp), %xmm12, %xmm12
-	vmovdqu %xmm12, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm12
+	vmovdqu 0(%rsp), %xmm11
+	vpclmulqdq $0x1, 32(%rsp), %xmm11, %xmm11
+	vmovdqu %xmm11, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm11
+	vpclmulqdq $0x1, 48(%rsp), %xmm11, %xmm11
+	vmovdqu %xmm11, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm11
 #else
-	vpclmulqdq $0x1, %ymm9, %ymm5, %ymm12 /* mid_13 = clmul(z_6, h_6) */
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm11 /* mid_15 = clmul(z_7, h_7) */
 #endif
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm13, 0(%rsp)
 	vmovdqu %ymm9, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm5
-	vpclmulqdq $0x11, 32(%rsp), %xmm5, %xmm5
-	vmovdqu %xmm5, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm5
-	vpclmulqdq $0x11, 48(%rsp), %xmm5, %xmm5
-	vmovdqu %xmm5, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm5
-#else
-	vpclmulqdq $0x11, %ymm9, %ymm5, %ymm5 /* hi_6 = clmul(z_6, h_6) */
-#endif
-	vmovdqu 224(%r9), %ymm9 /* x_7 = load() */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_reverse16(%rip), %ymm9, %ymm9 /* z_7 = lookup16(x_7, reverse16) */
-	vmovdqu 96(%r8), %ymm13 /* h_7 = load() */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm9, 0(%rsp)
-	vmovdqu %ymm13, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm14
-	vpclmulqdq $0x0, 32(%rsp), %xmm14, %xmm14
-	vmovdqu %xmm14, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm14
-	vpclmulqdq $0x0, 48(%rsp), %xmm14, %xmm14
-	vmovdqu %xmm14, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm14
-#else
-	vpclmulqdq $0x0, %ymm13, %ymm9, %ymm14 /* lo_7 = clmul(z_7, h_7) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm9, 0(%rsp)
-	vmovdqu %ymm13, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm15
-	vpclmulqdq $0x10, 32(%rsp), %xmm15, %xmm15
-	vmovdqu %xmm15, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm15
-	vpclmulqdq $0x10, 48(%rsp), %xmm15, %xmm15
-	vmovdqu %xmm15, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm15
-#else
-	vpclmulqdq $0x10, %ymm13, %ymm9, %ymm15 /* mid_14 = clmul(z_7, h_7) */
-#endif
-	vmovdqa %ymm5, 64(%rsp) /* spill hi_6 */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm9, 0(%rsp)
-	vmovdqu %ymm13, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm5
-	vpclmulqdq $0x1, 32(%rsp), %xmm5, %xmm5
-	vmovdqu %xmm5, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm5
-	vpclmulqdq $0x1, 48(%rsp), %xmm5, %xmm5
-	vmovdqu %xmm5, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm5
-#else
-	vpclmulqdq $0x1, %ymm13, %ymm9, %ymm5 /* mid_15 = clmul(z_7, h_7) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm9, 0(%rsp)
-	vmovdqu %ymm13, 32(%rsp)
 	vmovdqu 0(%rsp), %xmm9
 	vpclmulqdq $0x11, 32(%rsp), %xmm9, %xmm9
 	vmovdqu %xmm9, 0(%rsp)
@@ -8502,33 +8721,56 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vmovdqu %xmm9, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm9
 #else
-	vpclmulqdq $0x11, %ymm13, %ymm9, %ymm9 /* hi_7 = clmul(z_7, h_7) */
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_7 = clmul(z_7, h_7) */
 #endif
 
 	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_3 = xor(lo_4, lo_5) */
-	vpxor %ymm14, %ymm10, %ymm6 /* lo_sum_acc_4 = xor(lo_6, lo_7) */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_5 = xor(lo_sum_acc_3, lo_sum_acc_4) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_7 = xor(mid_8, mid_9) */
-	vpxor %ymm8, %ymm7, %ymm4 /* mid_sum_acc_8 = xor(mid_10, mid_11) */
-	vpxor %ymm12, %ymm11, %ymm6 /* mid_sum_acc_9 = xor(mid_12, mid_13) */
-	vpxor %ymm5, %ymm15, %ymm5 /* mid_sum_acc_10 = xor(mid_14, mid_15) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_11 = xor(mid_sum_acc_7, mid_sum_acc_8) */
-	vpxor %ymm5, %ymm6, %ymm4 /* mid_sum_acc_12 = xor(mid_sum_acc_9, mid_sum_acc_10) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_13 = xor(mid_sum_acc_11, mid_sum_acc_12) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_3 = xor(hi_4, hi_5) */
-	vpxor 64(%rsp), %ymm9, %ymm1 /* hi_sum_acc_4 = xor(hi_7, hi_6) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_5 = xor(hi_sum_acc_3, hi_sum_acc_4) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_half_up(%rip), %ymm3, %ymm1 /* mid_lo_1 = lookup16(mid_sum_acc_13, half_up) */
-	vpxor %ymm1, %ymm2, %ymm1 /* s_lo_2 = xor(lo_sum_acc_5, mid_lo_1) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_half_down(%rip), %ymm3, %ymm2 /* mid_hi_1 = lookup16(mid_sum_acc_13, half_down) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_2 = xor(hi_sum_acc_5, mid_hi_1) */
-	vpermq $0x4e, %ymm1, %ymm2 /* s_lo_x_1 = blocks128(s_lo_2, s_lo_2) */
-	vpxor %ymm2, %ymm1, %ymm1 /* s_lo_3 = xor(s_lo_2, s_lo_x_1) */
-	vpermq $0x4e, %ymm0, %ymm2 /* s_hi_x_1 = blocks128(s_hi_2, s_hi_2) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_3 = xor(s_hi_2, s_hi_x_1) */
+	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc = xor(lo, lo_1) */
+	vpxor %ymm14, %ymm10, %ymm6 /* lo_sum_acc_1 = xor(lo_2, lo_3) */
+	vpxor %ymm1, %ymm0, %ymm0 /* lo_sum_acc_2 = xor(lo_4, lo_5) */
+	vpxor %ymm15, %ymm5, %ymm1 /* lo_sum_acc_3 = xor(lo_6, lo_7) */
+	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_4 = xor(lo_sum_acc, lo_sum_acc_1) */
+	vpxor %ymm1, %ymm0, %ymm0 /* lo_sum_acc_5 = xor(lo_sum_acc_2, lo_sum_acc_3) */
+	vpxor %ymm0, %ymm2, %ymm0 /* lo_sum_acc_6 = xor(lo_sum_acc_4, lo_sum_acc_5) */
+	vpxor %ymm4, %ymm3, %ymm1 /* mid_sum_acc = xor(mid, mid_1) */
+	vpxor %ymm8, %ymm7, %ymm2 /* mid_sum_acc_1 = xor(mid_2, mid_3) */
+	vpxor 544(%rsp), %ymm12, %ymm3 /* mid_sum_acc_2 = xor(mid_5, mid_4) */
+	vmovdqa 416(%rsp), %ymm4 /* reload mid_6 */
+	vpxor 288(%rsp), %ymm4, %ymm4 /* mid_sum_acc_3 = xor(mid_6, mid_7) */
+	vmovdqa 192(%rsp), %ymm5 /* reload mid_8 */
+	vpxor 256(%rsp), %ymm5, %ymm5 /* mid_sum_acc_4 = xor(mid_8, mid_9) */
+	vmovdqa 320(%rsp), %ymm6 /* reload mid_10 */
+	vpxor 384(%rsp), %ymm6, %ymm6 /* mid_sum_acc_5 = xor(mid_10, mid_11) */
+	vmovdqa 448(%rsp), %ymm7 /* reload mid_12 */
+	vpxor 512(%rsp), %ymm7, %ymm7 /* mid_sum_acc_6 = xor(mid_12, mid_13) */
+	vpxor 576(%rsp), %ymm11, %ymm8 /* mid_sum_acc_7 = xor(mid_15, mid_14) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_8 = xor(mid_sum_acc, mid_sum_acc_1) */
+	vpxor %ymm4, %ymm3, %ymm2 /* mid_sum_acc_9 = xor(mid_sum_acc_2, mid_sum_acc_3) */
+	vpxor %ymm6, %ymm5, %ymm3 /* mid_sum_acc_10 = xor(mid_sum_acc_4, mid_sum_acc_5) */
+	vpxor %ymm8, %ymm7, %ymm4 /* mid_sum_acc_11 = xor(mid_sum_acc_6, mid_sum_acc_7) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_12 = xor(mid_sum_acc_8, mid_sum_acc_9) */
+	vpxor %ymm4, %ymm3, %ymm2 /* mid_sum_acc_13 = xor(mid_sum_acc_10, mid_sum_acc_11) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_14 = xor(mid_sum_acc_12, mid_sum_acc_13) */
+	vmovdqa 128(%rsp), %ymm2 /* reload hi */
+	vpxor 160(%rsp), %ymm2, %ymm2 /* hi_sum_acc = xor(hi, hi_1) */
+	vmovdqa 64(%rsp), %ymm3 /* reload hi_2 */
+	vpxor 96(%rsp), %ymm3, %ymm3 /* hi_sum_acc_1 = xor(hi_2, hi_3) */
+	vmovdqa 224(%rsp), %ymm4 /* reload hi_4 */
+	vpxor 352(%rsp), %ymm4, %ymm4 /* hi_sum_acc_2 = xor(hi_4, hi_5) */
+	vpxor 480(%rsp), %ymm9, %ymm5 /* hi_sum_acc_3 = xor(hi_7, hi_6) */
+	vpxor %ymm3, %ymm2, %ymm2 /* hi_sum_acc_4 = xor(hi_sum_acc, hi_sum_acc_1) */
+	vpxor %ymm5, %ymm4, %ymm3 /* hi_sum_acc_5 = xor(hi_sum_acc_2, hi_sum_acc_3) */
+	vpxor %ymm3, %ymm2, %ymm2 /* hi_sum_acc_6 = xor(hi_sum_acc_4, hi_sum_acc_5) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_half_up(%rip), %ymm1, %ymm3 /* mid_lo = lookup16(mid_sum_acc_14, half_up) */
+	vpxor %ymm3, %ymm0, %ymm0 /* s_lo = xor(lo_sum_acc_6, mid_lo) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_half_down(%rip), %ymm1, %ymm1 /* mid_hi = lookup16(mid_sum_acc_14, half_down) */
+	vpxor %ymm1, %ymm2, %ymm1 /* s_hi = xor(hi_sum_acc_6, mid_hi) */
+	vpermq $0x4e, %ymm0, %ymm2 /* s_lo_x = blocks128(s_lo, s_lo) */
+	vpxor %ymm2, %ymm0, %ymm0 /* s_lo_1 = xor(s_lo, s_lo_x) */
+	vpermq $0x4e, %ymm1, %ymm2 /* s_hi_x = blocks128(s_hi, s_hi) */
+	vpxor %ymm2, %ymm1, %ymm1 /* s_hi_1 = xor(s_hi, s_hi_x) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
+	vmovdqu %ymm0, 0(%rsp)
 	vmovdqu 0(%rsp), %xmm2
 	vpclmulqdq $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_fold(%rip), %xmm2, %xmm2
 	vmovdqu %xmm2, 0(%rsp)
@@ -8537,12 +8779,12 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vmovdqu %xmm2, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm2
 #else
-	vpclmulqdq $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_fold(%rip), %ymm1, %ymm2 /* fold_lo_1 = clmul(s_lo_3, fold) */
+	vpclmulqdq $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_fold(%rip), %ymm0, %ymm2 /* fold_lo = clmul(s_lo_1, fold) */
 #endif
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_1 = lookup16(fold_lo_1, swap_halves) */
-	vpxor %ymm2, %ymm1, %ymm1 /* v_1 = xor(s_lo_3, fold_lo_sw_1) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw = lookup16(fold_lo, swap_halves) */
+	vpxor %ymm2, %ymm0, %ymm0 /* v = xor(s_lo_1, fold_lo_sw) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
+	vmovdqu %ymm0, 0(%rsp)
 	vmovdqu 0(%rsp), %xmm2
 	vpclmulqdq $0x11, .Lsm4_byteslice_avx2_gfni_asm_9_fold(%rip), %xmm2, %xmm2
 	vmovdqu %xmm2, 0(%rsp)
@@ -8551,16 +8793,16 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vmovdqu %xmm2, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm2
 #else
-	vpclmulqdq $0x11, .Lsm4_byteslice_avx2_gfni_asm_9_fold(%rip), %ymm1, %ymm2 /* fold_hi_1 = clmul(v_1, fold) */
+	vpclmulqdq $0x11, .Lsm4_byteslice_avx2_gfni_asm_9_fold(%rip), %ymm0, %ymm2 /* fold_hi = clmul(v, fold) */
 #endif
-	vpxor %ymm0, %ymm1, %ymm0 /* v_hi_1 = xor(v_1, s_hi_3) */
-	vpxor %ymm2, %ymm0, %ymm0 /* reduced_1 = xor(v_hi_1, fold_hi_1) */
-	vpand .Lsm4_byteslice_avx2_gfni_asm_9_first_block(%rip), %ymm0, %ymm0 /* y1_2_1 = and(reduced_1, first_block) */
+	vpxor %ymm1, %ymm0, %ymm0 /* v_hi = xor(v, s_hi_1) */
+	vpxor %ymm2, %ymm0, %ymm0 /* reduced = xor(v_hi, fold_hi) */
+	vpand .Lsm4_byteslice_avx2_gfni_asm_9_first_block(%rip), %ymm0, %ymm0 /* y1_1_1 = and(reduced, first_block) */
 
-	/* Step 3 of 8: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
+	/* Step 2 of 4: 16 blocks, 2 per register: block i times T_(n - i), products unreduced. */
 	vmovdqu 256(%r9), %ymm1 /* x_8 = load() */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_reverse16(%rip), %ymm1, %ymm1 /* z_8 = lookup16(x_8, reverse16) */
-	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_2 = xor(z_8, y1_2_1) */
+	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_1 = xor(z_8, y1_1_1) */
 	vmovdqu (%r8), %ymm1 /* h_8 = load() */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm0, 0(%rsp)
@@ -8573,7 +8815,7 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vmovdqu %xmm2, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm2
 #else
-	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm2 /* lo_8 = clmul(z1_y_2, h_8) */
+	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm2 /* lo_8 = clmul(z1_y_1, h_8) */
 #endif
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm0, 0(%rsp)
@@ -8586,7 +8828,7 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vmovdqu %xmm3, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm3
 #else
-	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* mid_16 = clmul(z1_y_2, h_8) */
+	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* mid_16 = clmul(z1_y_1, h_8) */
 #endif
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm0, 0(%rsp)
@@ -8599,7 +8841,7 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vmovdqu %xmm4, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm4
 #else
-	vpclmulqdq $0x1, %ymm1, %ymm0, %ymm4 /* mid_17 = clmul(z1_y_2, h_8) */
+	vpclmulqdq $0x1, %ymm1, %ymm0, %ymm4 /* mid_17 = clmul(z1_y_1, h_8) */
 #endif
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm0, 0(%rsp)
@@ -8612,7 +8854,7 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vmovdqu %xmm0, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm0
 #else
-	vpclmulqdq $0x11, %ymm1, %ymm0, %ymm0 /* hi_8 = clmul(z1_y_2, h_8) */
+	vpclmulqdq $0x11, %ymm1, %ymm0, %ymm0 /* hi_8 = clmul(z1_y_1, h_8) */
 #endif
 	vmovdqu 288(%r9), %ymm1 /* x_9 = load() */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_reverse16(%rip), %ymm1, %ymm1 /* z_9 = lookup16(x_9, reverse16) */
@@ -8753,7 +8995,7 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 #else
 	vpclmulqdq $0x10, %ymm13, %ymm9, %ymm15 /* mid_22 = clmul(z_11, h_11) */
 #endif
-	vmovdqa %ymm5, 64(%rsp) /* spill hi_10 */
+	vmovdqa %ymm5, 480(%rsp) /* spill hi_10 */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm9, 0(%rsp)
 	vmovdqu %ymm13, 32(%rsp)
@@ -8780,189 +9022,204 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 #else
 	vpclmulqdq $0x11, %ymm13, %ymm9, %ymm9 /* hi_11 = clmul(z_11, h_11) */
 #endif
-
-	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_6 = xor(lo_8, lo_9) */
-	vpxor %ymm14, %ymm10, %ymm6 /* lo_sum_acc_7 = xor(lo_10, lo_11) */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_8 = xor(lo_sum_acc_6, lo_sum_acc_7) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_14 = xor(mid_16, mid_17) */
-	vpxor %ymm8, %ymm7, %ymm4 /* mid_sum_acc_15 = xor(mid_18, mid_19) */
-	vpxor %ymm12, %ymm11, %ymm6 /* mid_sum_acc_16 = xor(mid_20, mid_21) */
-	vpxor %ymm5, %ymm15, %ymm5 /* mid_sum_acc_17 = xor(mid_22, mid_23) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_18 = xor(mid_sum_acc_14, mid_sum_acc_15) */
-	vpxor %ymm5, %ymm6, %ymm4 /* mid_sum_acc_19 = xor(mid_sum_acc_16, mid_sum_acc_17) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_20 = xor(mid_sum_acc_18, mid_sum_acc_19) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_6 = xor(hi_8, hi_9) */
-	vpxor 64(%rsp), %ymm9, %ymm1 /* hi_sum_acc_7 = xor(hi_11, hi_10) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_8 = xor(hi_sum_acc_6, hi_sum_acc_7) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_half_up(%rip), %ymm3, %ymm1 /* mid_lo_2 = lookup16(mid_sum_acc_20, half_up) */
-	vpxor %ymm1, %ymm2, %ymm1 /* s_lo_4 = xor(lo_sum_acc_8, mid_lo_2) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_half_down(%rip), %ymm3, %ymm2 /* mid_hi_2 = lookup16(mid_sum_acc_20, half_down) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_4 = xor(hi_sum_acc_8, mid_hi_2) */
-	vpermq $0x4e, %ymm1, %ymm2 /* s_lo_x_2 = blocks128(s_lo_4, s_lo_4) */
-	vpxor %ymm2, %ymm1, %ymm1 /* s_lo_5 = xor(s_lo_4, s_lo_x_2) */
-	vpermq $0x4e, %ymm0, %ymm2 /* s_hi_x_2 = blocks128(s_hi_4, s_hi_4) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_5 = xor(s_hi_4, s_hi_x_2) */
+	vmovdqu 384(%r9), %ymm13 /* x_12 = load() */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_reverse16(%rip), %ymm13, %ymm13 /* z_12 = lookup16(x_12, reverse16) */
+	vmovdqa %ymm9, 352(%rsp) /* spill hi_11 */
+	vmovdqu 128(%r8), %ymm9 /* h_12 = load() */
+	vmovdqa %ymm0, 224(%rsp) /* spill hi_8 */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm2
-	vpclmulqdq $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_fold(%rip), %xmm2, %xmm2
-	vmovdqu %xmm2, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm2
-	vpclmulqdq $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_fold+16(%rip), %xmm2, %xmm2
-	vmovdqu %xmm2, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm2
-#else
-	vpclmulqdq $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_fold(%rip), %ymm1, %ymm2 /* fold_lo_2 = clmul(s_lo_5, fold) */
-#endif
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_2 = lookup16(fold_lo_2, swap_halves) */
-	vpxor %ymm2, %ymm1, %ymm1 /* v_2 = xor(s_lo_5, fold_lo_sw_2) */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm2
-	vpclmulqdq $0x11, .Lsm4_byteslice_avx2_gfni_asm_9_fold(%rip), %xmm2, %xmm2
-	vmovdqu %xmm2, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm2
-	vpclmulqdq $0x11, .Lsm4_byteslice_avx2_gfni_asm_9_fold+16(%rip), %xmm2, %xmm2
-	vmovdqu %xmm2, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm2
-#else
-	vpclmulqdq $0x11, .Lsm4_byteslice_avx2_gfni_asm_9_fold(%rip), %ymm1, %ymm2 /* fold_hi_2 = clmul(v_2, fold) */
-#endif
-	vpxor %ymm0, %ymm1, %ymm0 /* v_hi_2 = xor(v_2, s_hi_5) */
-	vpxor %ymm2, %ymm0, %ymm0 /* reduced_2 = xor(v_hi_2, fold_hi_2) */
-	vpand .Lsm4_byteslice_avx2_gfni_asm_9_first_block(%rip), %ymm0, %ymm0 /* y1_3_1 = and(reduced_2, first_block) */
-
-	/* Step 4 of 8: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
-	vmovdqu 384(%r9), %ymm1 /* x_12 = load() */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_reverse16(%rip), %ymm1, %ymm1 /* z_12 = lookup16(x_12, reverse16) */
-	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_3 = xor(z_12, y1_3_1) */
-	vmovdqu (%r8), %ymm1 /* h_12 = load() */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm0, 0(%rsp)
-	vmovdqu %ymm1, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm2
-	vpclmulqdq $0x0, 32(%rsp), %xmm2, %xmm2
-	vmovdqu %xmm2, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm2
-	vpclmulqdq $0x0, 48(%rsp), %xmm2, %xmm2
-	vmovdqu %xmm2, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm2
-#else
-	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm2 /* lo_12 = clmul(z1_y_3, h_12) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm0, 0(%rsp)
-	vmovdqu %ymm1, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm3
-	vpclmulqdq $0x10, 32(%rsp), %xmm3, %xmm3
-	vmovdqu %xmm3, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm3
-	vpclmulqdq $0x10, 48(%rsp), %xmm3, %xmm3
-	vmovdqu %xmm3, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm3
-#else
-	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* mid_24 = clmul(z1_y_3, h_12) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm0, 0(%rsp)
-	vmovdqu %ymm1, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm4
-	vpclmulqdq $0x1, 32(%rsp), %xmm4, %xmm4
-	vmovdqu %xmm4, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm4
-	vpclmulqdq $0x1, 48(%rsp), %xmm4, %xmm4
-	vmovdqu %xmm4, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm4
-#else
-	vpclmulqdq $0x1, %ymm1, %ymm0, %ymm4 /* mid_25 = clmul(z1_y_3, h_12) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm0, 0(%rsp)
-	vmovdqu %ymm1, 32(%rsp)
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
 	vmovdqu 0(%rsp), %xmm0
-	vpclmulqdq $0x11, 32(%rsp), %xmm0, %xmm0
+	vpclmulqdq $0x0, 32(%rsp), %xmm0, %xmm0
 	vmovdqu %xmm0, 0(%rsp)
 	vmovdqu 16(%rsp), %xmm0
-	vpclmulqdq $0x11, 48(%rsp), %xmm0, %xmm0
+	vpclmulqdq $0x0, 48(%rsp), %xmm0, %xmm0
 	vmovdqu %xmm0, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm0
 #else
-	vpclmulqdq $0x11, %ymm1, %ymm0, %ymm0 /* hi_12 = clmul(z1_y_3, h_12) */
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm0 /* lo_12 = clmul(z_12, h_12) */
 #endif
-	vmovdqu 416(%r9), %ymm1 /* x_13 = load() */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_reverse16(%rip), %ymm1, %ymm1 /* z_13 = lookup16(x_13, reverse16) */
-	vmovdqu 32(%r8), %ymm5 /* h_13 = load() */
+	vmovdqa %ymm1, 96(%rsp) /* spill hi_9 */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
-	vmovdqu %ymm5, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm6
-	vpclmulqdq $0x0, 32(%rsp), %xmm6, %xmm6
-	vmovdqu %xmm6, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm6
-	vpclmulqdq $0x0, 48(%rsp), %xmm6, %xmm6
-	vmovdqu %xmm6, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm6
-#else
-	vpclmulqdq $0x0, %ymm5, %ymm1, %ymm6 /* lo_13 = clmul(z_13, h_13) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
-	vmovdqu %ymm5, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm7
-	vpclmulqdq $0x10, 32(%rsp), %xmm7, %xmm7
-	vmovdqu %xmm7, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm7
-	vpclmulqdq $0x10, 48(%rsp), %xmm7, %xmm7
-	vmovdqu %xmm7, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm7
-#else
-	vpclmulqdq $0x10, %ymm5, %ymm1, %ymm7 /* mid_26 = clmul(z_13, h_13) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
-	vmovdqu %ymm5, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm8
-	vpclmulqdq $0x1, 32(%rsp), %xmm8, %xmm8
-	vmovdqu %xmm8, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm8
-	vpclmulqdq $0x1, 48(%rsp), %xmm8, %xmm8
-	vmovdqu %xmm8, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm8
-#else
-	vpclmulqdq $0x1, %ymm5, %ymm1, %ymm8 /* mid_27 = clmul(z_13, h_13) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
-	vmovdqu %ymm5, 32(%rsp)
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
 	vmovdqu 0(%rsp), %xmm1
-	vpclmulqdq $0x11, 32(%rsp), %xmm1, %xmm1
+	vpclmulqdq $0x10, 32(%rsp), %xmm1, %xmm1
 	vmovdqu %xmm1, 0(%rsp)
 	vmovdqu 16(%rsp), %xmm1
-	vpclmulqdq $0x11, 48(%rsp), %xmm1, %xmm1
+	vpclmulqdq $0x10, 48(%rsp), %xmm1, %xmm1
 	vmovdqu %xmm1, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm1
 #else
-	vpclmulqdq $0x11, %ymm5, %ymm1, %ymm1 /* hi_13 = clmul(z_13, h_13) */
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm1 /* mid_24 = clmul(z_12, h_12) */
 #endif
-	vmovdqu 448(%r9), %ymm5 /* x_14 = load() */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_reverse16(%rip), %ymm5, %ymm5 /* z_14 = lookup16(x_14, reverse16) */
-	vmovdqu 64(%r8), %ymm9 /* h_14 = load() */
+	vmovdqa %ymm1, 64(%rsp) /* spill mid_24 */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm13, 0(%rsp)
 	vmovdqu %ymm9, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm10
-	vpclmulqdq $0x0, 32(%rsp), %xmm10, %xmm10
-	vmovdqu %xmm10, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm10
-	vpclmulqdq $0x0, 48(%rsp), %xmm10, %xmm10
-	vmovdqu %xmm10, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm10
+	vmovdqu 0(%rsp), %xmm1
+	vpclmulqdq $0x1, 32(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm1
+	vpclmulqdq $0x1, 48(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm1
 #else
-	vpclmulqdq $0x0, %ymm9, %ymm5, %ymm10 /* lo_14 = clmul(z_14, h_14) */
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm1 /* mid_25 = clmul(z_12, h_12) */
 #endif
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm9
+	vpclmulqdq $0x11, 32(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm9
+	vpclmulqdq $0x11, 48(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm9
+#else
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_12 = clmul(z_12, h_12) */
+#endif
+	vmovdqu 416(%r9), %ymm13 /* x_13 = load() */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_reverse16(%rip), %ymm13, %ymm13 /* z_13 = lookup16(x_13, reverse16) */
+	vmovdqa %ymm9, 160(%rsp) /* spill hi_12 */
+	vmovdqu 160(%r8), %ymm9 /* h_13 = load() */
+	vmovdqa %ymm1, 128(%rsp) /* spill mid_25 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm1
+	vpclmulqdq $0x0, 32(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm1
+	vpclmulqdq $0x0, 48(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm1
+#else
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm1 /* lo_13 = clmul(z_13, h_13) */
+#endif
+	vmovdqa %ymm5, 576(%rsp) /* spill mid_23 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x10, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x10, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm5 /* mid_26 = clmul(z_13, h_13) */
+#endif
+	vmovdqa %ymm5, 512(%rsp) /* spill mid_26 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x1, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x1, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm5 /* mid_27 = clmul(z_13, h_13) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm9
+	vpclmulqdq $0x11, 32(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm9
+	vpclmulqdq $0x11, 48(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm9
+#else
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_13 = clmul(z_13, h_13) */
+#endif
+	vmovdqu 448(%r9), %ymm13 /* x_14 = load() */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_reverse16(%rip), %ymm13, %ymm13 /* z_14 = lookup16(x_14, reverse16) */
+	vmovdqa %ymm9, 448(%rsp) /* spill hi_13 */
+	vmovdqu 192(%r8), %ymm9 /* h_14 = load() */
+	vmovdqa %ymm5, 384(%rsp) /* spill mid_27 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x0, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x0, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm5 /* lo_14 = clmul(z_14, h_14) */
+#endif
+	vmovdqa %ymm15, 320(%rsp) /* spill mid_22 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm15
+	vpclmulqdq $0x10, 32(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm15
+	vpclmulqdq $0x10, 48(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm15
+#else
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm15 /* mid_28 = clmul(z_14, h_14) */
+#endif
+	vmovdqa %ymm15, 256(%rsp) /* spill mid_28 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm15
+	vpclmulqdq $0x1, 32(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm15
+	vpclmulqdq $0x1, 48(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm15
+#else
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm15 /* mid_29 = clmul(z_14, h_14) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm9
+	vpclmulqdq $0x11, 32(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm9
+	vpclmulqdq $0x11, 48(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm9
+#else
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_14 = clmul(z_14, h_14) */
+#endif
+	vmovdqu 480(%r9), %ymm13 /* x_15 = load() */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_reverse16(%rip), %ymm13, %ymm13 /* z_15 = lookup16(x_15, reverse16) */
+	vmovdqa %ymm9, 192(%rsp) /* spill hi_14 */
+	vmovdqu 224(%r8), %ymm9 /* h_15 = load() */
+	vmovdqa %ymm15, 288(%rsp) /* spill mid_29 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm15
+	vpclmulqdq $0x0, 32(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm15
+	vpclmulqdq $0x0, 48(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm15
+#else
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm15 /* lo_15 = clmul(z_15, h_15) */
+#endif
+	vmovdqa %ymm11, 416(%rsp) /* spill mid_20 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
 	vmovdqu %ymm9, 32(%rsp)
 	vmovdqu 0(%rsp), %xmm11
 	vpclmulqdq $0x10, 32(%rsp), %xmm11, %xmm11
@@ -8972,80 +9229,25 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vmovdqu %xmm11, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm11
 #else
-	vpclmulqdq $0x10, %ymm9, %ymm5, %ymm11 /* mid_28 = clmul(z_14, h_14) */
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm11 /* mid_30 = clmul(z_15, h_15) */
 #endif
+	vmovdqa %ymm11, 544(%rsp) /* spill mid_30 */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm13, 0(%rsp)
 	vmovdqu %ymm9, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm12
-	vpclmulqdq $0x1, 32(%rsp), %xmm12, %xmm12
-	vmovdqu %xmm12, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm12
-	vpclmulqdq $0x1, 48(%rsp), %xmm12, %xmm12
-	vmovdqu %xmm12, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm12
+	vmovdqu 0(%rsp), %xmm11
+	vpclmulqdq $0x1, 32(%rsp), %xmm11, %xmm11
+	vmovdqu %xmm11, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm11
+	vpclmulqdq $0x1, 48(%rsp), %xmm11, %xmm11
+	vmovdqu %xmm11, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm11
 #else
-	vpclmulqdq $0x1, %ymm9, %ymm5, %ymm12 /* mid_29 = clmul(z_14, h_14) */
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm11 /* mid_31 = clmul(z_15, h_15) */
 #endif
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm13, 0(%rsp)
 	vmovdqu %ymm9, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm5
-	vpclmulqdq $0x11, 32(%rsp), %xmm5, %xmm5
-	vmovdqu %xmm5, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm5
-	vpclmulqdq $0x11, 48(%rsp), %xmm5, %xmm5
-	vmovdqu %xmm5, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm5
-#else
-	vpclmulqdq $0x11, %ymm9, %ymm5, %ymm5 /* hi_14 = clmul(z_14, h_14) */
-#endif
-	vmovdqu 480(%r9), %ymm9 /* x_15 = load() */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_reverse16(%rip), %ymm9, %ymm9 /* z_15 = lookup16(x_15, reverse16) */
-	vmovdqu 96(%r8), %ymm13 /* h_15 = load() */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm9, 0(%rsp)
-	vmovdqu %ymm13, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm14
-	vpclmulqdq $0x0, 32(%rsp), %xmm14, %xmm14
-	vmovdqu %xmm14, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm14
-	vpclmulqdq $0x0, 48(%rsp), %xmm14, %xmm14
-	vmovdqu %xmm14, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm14
-#else
-	vpclmulqdq $0x0, %ymm13, %ymm9, %ymm14 /* lo_15 = clmul(z_15, h_15) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm9, 0(%rsp)
-	vmovdqu %ymm13, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm15
-	vpclmulqdq $0x10, 32(%rsp), %xmm15, %xmm15
-	vmovdqu %xmm15, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm15
-	vpclmulqdq $0x10, 48(%rsp), %xmm15, %xmm15
-	vmovdqu %xmm15, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm15
-#else
-	vpclmulqdq $0x10, %ymm13, %ymm9, %ymm15 /* mid_30 = clmul(z_15, h_15) */
-#endif
-	vmovdqa %ymm5, 64(%rsp) /* spill hi_14 */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm9, 0(%rsp)
-	vmovdqu %ymm13, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm5
-	vpclmulqdq $0x1, 32(%rsp), %xmm5, %xmm5
-	vmovdqu %xmm5, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm5
-	vpclmulqdq $0x1, 48(%rsp), %xmm5, %xmm5
-	vmovdqu %xmm5, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm5
-#else
-	vpclmulqdq $0x1, %ymm13, %ymm9, %ymm5 /* mid_31 = clmul(z_15, h_15) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm9, 0(%rsp)
-	vmovdqu %ymm13, 32(%rsp)
 	vmovdqu 0(%rsp), %xmm9
 	vpclmulqdq $0x11, 32(%rsp), %xmm9, %xmm9
 	vmovdqu %xmm9, 0(%rsp)
@@ -9054,33 +9256,56 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vmovdqu %xmm9, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm9
 #else
-	vpclmulqdq $0x11, %ymm13, %ymm9, %ymm9 /* hi_15 = clmul(z_15, h_15) */
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_15 = clmul(z_15, h_15) */
 #endif
 
 	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_9 = xor(lo_12, lo_13) */
-	vpxor %ymm14, %ymm10, %ymm6 /* lo_sum_acc_10 = xor(lo_14, lo_15) */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_11 = xor(lo_sum_acc_9, lo_sum_acc_10) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_21 = xor(mid_24, mid_25) */
-	vpxor %ymm8, %ymm7, %ymm4 /* mid_sum_acc_22 = xor(mid_26, mid_27) */
-	vpxor %ymm12, %ymm11, %ymm6 /* mid_sum_acc_23 = xor(mid_28, mid_29) */
-	vpxor %ymm5, %ymm15, %ymm5 /* mid_sum_acc_24 = xor(mid_30, mid_31) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_25 = xor(mid_sum_acc_21, mid_sum_acc_22) */
-	vpxor %ymm5, %ymm6, %ymm4 /* mid_sum_acc_26 = xor(mid_sum_acc_23, mid_sum_acc_24) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_27 = xor(mid_sum_acc_25, mid_sum_acc_26) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_9 = xor(hi_12, hi_13) */
-	vpxor 64(%rsp), %ymm9, %ymm1 /* hi_sum_acc_10 = xor(hi_15, hi_14) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_11 = xor(hi_sum_acc_9, hi_sum_acc_10) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_half_up(%rip), %ymm3, %ymm1 /* mid_lo_3 = lookup16(mid_sum_acc_27, half_up) */
-	vpxor %ymm1, %ymm2, %ymm1 /* s_lo_6 = xor(lo_sum_acc_11, mid_lo_3) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_half_down(%rip), %ymm3, %ymm2 /* mid_hi_3 = lookup16(mid_sum_acc_27, half_down) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_6 = xor(hi_sum_acc_11, mid_hi_3) */
-	vpermq $0x4e, %ymm1, %ymm2 /* s_lo_x_3 = blocks128(s_lo_6, s_lo_6) */
-	vpxor %ymm2, %ymm1, %ymm1 /* s_lo_7 = xor(s_lo_6, s_lo_x_3) */
-	vpermq $0x4e, %ymm0, %ymm2 /* s_hi_x_3 = blocks128(s_hi_6, s_hi_6) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_7 = xor(s_hi_6, s_hi_x_3) */
+	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_7 = xor(lo_8, lo_9) */
+	vpxor %ymm14, %ymm10, %ymm6 /* lo_sum_acc_8 = xor(lo_10, lo_11) */
+	vpxor %ymm1, %ymm0, %ymm0 /* lo_sum_acc_9 = xor(lo_12, lo_13) */
+	vpxor %ymm15, %ymm5, %ymm1 /* lo_sum_acc_10 = xor(lo_14, lo_15) */
+	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_11 = xor(lo_sum_acc_7, lo_sum_acc_8) */
+	vpxor %ymm1, %ymm0, %ymm0 /* lo_sum_acc_12 = xor(lo_sum_acc_9, lo_sum_acc_10) */
+	vpxor %ymm0, %ymm2, %ymm0 /* lo_sum_acc_13 = xor(lo_sum_acc_11, lo_sum_acc_12) */
+	vpxor %ymm4, %ymm3, %ymm1 /* mid_sum_acc_15 = xor(mid_16, mid_17) */
+	vpxor %ymm8, %ymm7, %ymm2 /* mid_sum_acc_16 = xor(mid_18, mid_19) */
+	vpxor 416(%rsp), %ymm12, %ymm3 /* mid_sum_acc_17 = xor(mid_21, mid_20) */
+	vmovdqa 320(%rsp), %ymm4 /* reload mid_22 */
+	vpxor 576(%rsp), %ymm4, %ymm4 /* mid_sum_acc_18 = xor(mid_22, mid_23) */
+	vmovdqa 64(%rsp), %ymm5 /* reload mid_24 */
+	vpxor 128(%rsp), %ymm5, %ymm5 /* mid_sum_acc_19 = xor(mid_24, mid_25) */
+	vmovdqa 512(%rsp), %ymm6 /* reload mid_26 */
+	vpxor 384(%rsp), %ymm6, %ymm6 /* mid_sum_acc_20 = xor(mid_26, mid_27) */
+	vmovdqa 256(%rsp), %ymm7 /* reload mid_28 */
+	vpxor 288(%rsp), %ymm7, %ymm7 /* mid_sum_acc_21 = xor(mid_28, mid_29) */
+	vpxor 544(%rsp), %ymm11, %ymm8 /* mid_sum_acc_22 = xor(mid_31, mid_30) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_23 = xor(mid_sum_acc_15, mid_sum_acc_16) */
+	vpxor %ymm4, %ymm3, %ymm2 /* mid_sum_acc_24 = xor(mid_sum_acc_17, mid_sum_acc_18) */
+	vpxor %ymm6, %ymm5, %ymm3 /* mid_sum_acc_25 = xor(mid_sum_acc_19, mid_sum_acc_20) */
+	vpxor %ymm8, %ymm7, %ymm4 /* mid_sum_acc_26 = xor(mid_sum_acc_21, mid_sum_acc_22) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_27 = xor(mid_sum_acc_23, mid_sum_acc_24) */
+	vpxor %ymm4, %ymm3, %ymm2 /* mid_sum_acc_28 = xor(mid_sum_acc_25, mid_sum_acc_26) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_29 = xor(mid_sum_acc_27, mid_sum_acc_28) */
+	vmovdqa 224(%rsp), %ymm2 /* reload hi_8 */
+	vpxor 96(%rsp), %ymm2, %ymm2 /* hi_sum_acc_7 = xor(hi_8, hi_9) */
+	vmovdqa 480(%rsp), %ymm3 /* reload hi_10 */
+	vpxor 352(%rsp), %ymm3, %ymm3 /* hi_sum_acc_8 = xor(hi_10, hi_11) */
+	vmovdqa 160(%rsp), %ymm4 /* reload hi_12 */
+	vpxor 448(%rsp), %ymm4, %ymm4 /* hi_sum_acc_9 = xor(hi_12, hi_13) */
+	vpxor 192(%rsp), %ymm9, %ymm5 /* hi_sum_acc_10 = xor(hi_15, hi_14) */
+	vpxor %ymm3, %ymm2, %ymm2 /* hi_sum_acc_11 = xor(hi_sum_acc_7, hi_sum_acc_8) */
+	vpxor %ymm5, %ymm4, %ymm3 /* hi_sum_acc_12 = xor(hi_sum_acc_9, hi_sum_acc_10) */
+	vpxor %ymm3, %ymm2, %ymm2 /* hi_sum_acc_13 = xor(hi_sum_acc_11, hi_sum_acc_12) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_half_up(%rip), %ymm1, %ymm3 /* mid_lo_1 = lookup16(mid_sum_acc_29, half_up) */
+	vpxor %ymm3, %ymm0, %ymm0 /* s_lo_2 = xor(lo_sum_acc_13, mid_lo_1) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_half_down(%rip), %ymm1, %ymm1 /* mid_hi_1 = lookup16(mid_sum_acc_29, half_down) */
+	vpxor %ymm1, %ymm2, %ymm1 /* s_hi_2 = xor(hi_sum_acc_13, mid_hi_1) */
+	vpermq $0x4e, %ymm0, %ymm2 /* s_lo_x_1 = blocks128(s_lo_2, s_lo_2) */
+	vpxor %ymm2, %ymm0, %ymm0 /* s_lo_3 = xor(s_lo_2, s_lo_x_1) */
+	vpermq $0x4e, %ymm1, %ymm2 /* s_hi_x_1 = blocks128(s_hi_2, s_hi_2) */
+	vpxor %ymm2, %ymm1, %ymm1 /* s_hi_3 = xor(s_hi_2, s_hi_x_1) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
+	vmovdqu %ymm0, 0(%rsp)
 	vmovdqu 0(%rsp), %xmm2
 	vpclmulqdq $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_fold(%rip), %xmm2, %xmm2
 	vmovdqu %xmm2, 0(%rsp)
@@ -9089,12 +9314,12 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vmovdqu %xmm2, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm2
 #else
-	vpclmulqdq $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_fold(%rip), %ymm1, %ymm2 /* fold_lo_3 = clmul(s_lo_7, fold) */
+	vpclmulqdq $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_fold(%rip), %ymm0, %ymm2 /* fold_lo_1 = clmul(s_lo_3, fold) */
 #endif
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_3 = lookup16(fold_lo_3, swap_halves) */
-	vpxor %ymm2, %ymm1, %ymm1 /* v_3 = xor(s_lo_7, fold_lo_sw_3) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_1 = lookup16(fold_lo_1, swap_halves) */
+	vpxor %ymm2, %ymm0, %ymm0 /* v_1 = xor(s_lo_3, fold_lo_sw_1) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
+	vmovdqu %ymm0, 0(%rsp)
 	vmovdqu 0(%rsp), %xmm2
 	vpclmulqdq $0x11, .Lsm4_byteslice_avx2_gfni_asm_9_fold(%rip), %xmm2, %xmm2
 	vmovdqu %xmm2, 0(%rsp)
@@ -9103,16 +9328,16 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vmovdqu %xmm2, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm2
 #else
-	vpclmulqdq $0x11, .Lsm4_byteslice_avx2_gfni_asm_9_fold(%rip), %ymm1, %ymm2 /* fold_hi_3 = clmul(v_3, fold) */
+	vpclmulqdq $0x11, .Lsm4_byteslice_avx2_gfni_asm_9_fold(%rip), %ymm0, %ymm2 /* fold_hi_1 = clmul(v_1, fold) */
 #endif
-	vpxor %ymm0, %ymm1, %ymm0 /* v_hi_3 = xor(v_3, s_hi_7) */
-	vpxor %ymm2, %ymm0, %ymm0 /* reduced_3 = xor(v_hi_3, fold_hi_3) */
-	vpand .Lsm4_byteslice_avx2_gfni_asm_9_first_block(%rip), %ymm0, %ymm0 /* y1_4_1 = and(reduced_3, first_block) */
+	vpxor %ymm1, %ymm0, %ymm0 /* v_hi_1 = xor(v_1, s_hi_3) */
+	vpxor %ymm2, %ymm0, %ymm0 /* reduced_1 = xor(v_hi_1, fold_hi_1) */
+	vpand .Lsm4_byteslice_avx2_gfni_asm_9_first_block(%rip), %ymm0, %ymm0 /* y1_2_1 = and(reduced_1, first_block) */
 
-	/* Step 5 of 8: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
+	/* Step 3 of 4: 16 blocks, 2 per register: block i times T_(n - i), products unreduced. */
 	vmovdqu 512(%r9), %ymm1 /* x_16 = load() */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_reverse16(%rip), %ymm1, %ymm1 /* z_16 = lookup16(x_16, reverse16) */
-	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_4 = xor(z_16, y1_4_1) */
+	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_2 = xor(z_16, y1_2_1) */
 	vmovdqu (%r8), %ymm1 /* h_16 = load() */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm0, 0(%rsp)
@@ -9125,7 +9350,7 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vmovdqu %xmm2, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm2
 #else
-	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm2 /* lo_16 = clmul(z1_y_4, h_16) */
+	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm2 /* lo_16 = clmul(z1_y_2, h_16) */
 #endif
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm0, 0(%rsp)
@@ -9138,7 +9363,7 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vmovdqu %xmm3, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm3
 #else
-	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* mid_32 = clmul(z1_y_4, h_16) */
+	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* mid_32 = clmul(z1_y_2, h_16) */
 #endif
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm0, 0(%rsp)
@@ -9151,7 +9376,7 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vmovdqu %xmm4, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm4
 #else
-	vpclmulqdq $0x1, %ymm1, %ymm0, %ymm4 /* mid_33 = clmul(z1_y_4, h_16) */
+	vpclmulqdq $0x1, %ymm1, %ymm0, %ymm4 /* mid_33 = clmul(z1_y_2, h_16) */
 #endif
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm0, 0(%rsp)
@@ -9164,7 +9389,7 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vmovdqu %xmm0, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm0
 #else
-	vpclmulqdq $0x11, %ymm1, %ymm0, %ymm0 /* hi_16 = clmul(z1_y_4, h_16) */
+	vpclmulqdq $0x11, %ymm1, %ymm0, %ymm0 /* hi_16 = clmul(z1_y_2, h_16) */
 #endif
 	vmovdqu 544(%r9), %ymm1 /* x_17 = load() */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_reverse16(%rip), %ymm1, %ymm1 /* z_17 = lookup16(x_17, reverse16) */
@@ -9305,7 +9530,7 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 #else
 	vpclmulqdq $0x10, %ymm13, %ymm9, %ymm15 /* mid_38 = clmul(z_19, h_19) */
 #endif
-	vmovdqa %ymm5, 64(%rsp) /* spill hi_18 */
+	vmovdqa %ymm5, 192(%rsp) /* spill hi_18 */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm9, 0(%rsp)
 	vmovdqu %ymm13, 32(%rsp)
@@ -9332,189 +9557,204 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 #else
 	vpclmulqdq $0x11, %ymm13, %ymm9, %ymm9 /* hi_19 = clmul(z_19, h_19) */
 #endif
-
-	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_12 = xor(lo_16, lo_17) */
-	vpxor %ymm14, %ymm10, %ymm6 /* lo_sum_acc_13 = xor(lo_18, lo_19) */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_14 = xor(lo_sum_acc_12, lo_sum_acc_13) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_28 = xor(mid_32, mid_33) */
-	vpxor %ymm8, %ymm7, %ymm4 /* mid_sum_acc_29 = xor(mid_34, mid_35) */
-	vpxor %ymm12, %ymm11, %ymm6 /* mid_sum_acc_30 = xor(mid_36, mid_37) */
-	vpxor %ymm5, %ymm15, %ymm5 /* mid_sum_acc_31 = xor(mid_38, mid_39) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_32 = xor(mid_sum_acc_28, mid_sum_acc_29) */
-	vpxor %ymm5, %ymm6, %ymm4 /* mid_sum_acc_33 = xor(mid_sum_acc_30, mid_sum_acc_31) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_34 = xor(mid_sum_acc_32, mid_sum_acc_33) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_12 = xor(hi_16, hi_17) */
-	vpxor 64(%rsp), %ymm9, %ymm1 /* hi_sum_acc_13 = xor(hi_19, hi_18) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_14 = xor(hi_sum_acc_12, hi_sum_acc_13) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_half_up(%rip), %ymm3, %ymm1 /* mid_lo_4 = lookup16(mid_sum_acc_34, half_up) */
-	vpxor %ymm1, %ymm2, %ymm1 /* s_lo_8 = xor(lo_sum_acc_14, mid_lo_4) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_half_down(%rip), %ymm3, %ymm2 /* mid_hi_4 = lookup16(mid_sum_acc_34, half_down) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_8 = xor(hi_sum_acc_14, mid_hi_4) */
-	vpermq $0x4e, %ymm1, %ymm2 /* s_lo_x_4 = blocks128(s_lo_8, s_lo_8) */
-	vpxor %ymm2, %ymm1, %ymm1 /* s_lo_9 = xor(s_lo_8, s_lo_x_4) */
-	vpermq $0x4e, %ymm0, %ymm2 /* s_hi_x_4 = blocks128(s_hi_8, s_hi_8) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_9 = xor(s_hi_8, s_hi_x_4) */
+	vmovdqu 640(%r9), %ymm13 /* x_20 = load() */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_reverse16(%rip), %ymm13, %ymm13 /* z_20 = lookup16(x_20, reverse16) */
+	vmovdqa %ymm9, 448(%rsp) /* spill hi_19 */
+	vmovdqu 128(%r8), %ymm9 /* h_20 = load() */
+	vmovdqa %ymm0, 160(%rsp) /* spill hi_16 */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm2
-	vpclmulqdq $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_fold(%rip), %xmm2, %xmm2
-	vmovdqu %xmm2, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm2
-	vpclmulqdq $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_fold+16(%rip), %xmm2, %xmm2
-	vmovdqu %xmm2, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm2
-#else
-	vpclmulqdq $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_fold(%rip), %ymm1, %ymm2 /* fold_lo_4 = clmul(s_lo_9, fold) */
-#endif
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_4 = lookup16(fold_lo_4, swap_halves) */
-	vpxor %ymm2, %ymm1, %ymm1 /* v_4 = xor(s_lo_9, fold_lo_sw_4) */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm2
-	vpclmulqdq $0x11, .Lsm4_byteslice_avx2_gfni_asm_9_fold(%rip), %xmm2, %xmm2
-	vmovdqu %xmm2, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm2
-	vpclmulqdq $0x11, .Lsm4_byteslice_avx2_gfni_asm_9_fold+16(%rip), %xmm2, %xmm2
-	vmovdqu %xmm2, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm2
-#else
-	vpclmulqdq $0x11, .Lsm4_byteslice_avx2_gfni_asm_9_fold(%rip), %ymm1, %ymm2 /* fold_hi_4 = clmul(v_4, fold) */
-#endif
-	vpxor %ymm0, %ymm1, %ymm0 /* v_hi_4 = xor(v_4, s_hi_9) */
-	vpxor %ymm2, %ymm0, %ymm0 /* reduced_4 = xor(v_hi_4, fold_hi_4) */
-	vpand .Lsm4_byteslice_avx2_gfni_asm_9_first_block(%rip), %ymm0, %ymm0 /* y1_5_1 = and(reduced_4, first_block) */
-
-	/* Step 6 of 8: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
-	vmovdqu 640(%r9), %ymm1 /* x_20 = load() */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_reverse16(%rip), %ymm1, %ymm1 /* z_20 = lookup16(x_20, reverse16) */
-	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_5 = xor(z_20, y1_5_1) */
-	vmovdqu (%r8), %ymm1 /* h_20 = load() */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm0, 0(%rsp)
-	vmovdqu %ymm1, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm2
-	vpclmulqdq $0x0, 32(%rsp), %xmm2, %xmm2
-	vmovdqu %xmm2, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm2
-	vpclmulqdq $0x0, 48(%rsp), %xmm2, %xmm2
-	vmovdqu %xmm2, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm2
-#else
-	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm2 /* lo_20 = clmul(z1_y_5, h_20) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm0, 0(%rsp)
-	vmovdqu %ymm1, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm3
-	vpclmulqdq $0x10, 32(%rsp), %xmm3, %xmm3
-	vmovdqu %xmm3, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm3
-	vpclmulqdq $0x10, 48(%rsp), %xmm3, %xmm3
-	vmovdqu %xmm3, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm3
-#else
-	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* mid_40 = clmul(z1_y_5, h_20) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm0, 0(%rsp)
-	vmovdqu %ymm1, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm4
-	vpclmulqdq $0x1, 32(%rsp), %xmm4, %xmm4
-	vmovdqu %xmm4, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm4
-	vpclmulqdq $0x1, 48(%rsp), %xmm4, %xmm4
-	vmovdqu %xmm4, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm4
-#else
-	vpclmulqdq $0x1, %ymm1, %ymm0, %ymm4 /* mid_41 = clmul(z1_y_5, h_20) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm0, 0(%rsp)
-	vmovdqu %ymm1, 32(%rsp)
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
 	vmovdqu 0(%rsp), %xmm0
-	vpclmulqdq $0x11, 32(%rsp), %xmm0, %xmm0
+	vpclmulqdq $0x0, 32(%rsp), %xmm0, %xmm0
 	vmovdqu %xmm0, 0(%rsp)
 	vmovdqu 16(%rsp), %xmm0
-	vpclmulqdq $0x11, 48(%rsp), %xmm0, %xmm0
+	vpclmulqdq $0x0, 48(%rsp), %xmm0, %xmm0
 	vmovdqu %xmm0, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm0
 #else
-	vpclmulqdq $0x11, %ymm1, %ymm0, %ymm0 /* hi_20 = clmul(z1_y_5, h_20) */
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm0 /* lo_20 = clmul(z_20, h_20) */
 #endif
-	vmovdqu 672(%r9), %ymm1 /* x_21 = load() */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_reverse16(%rip), %ymm1, %ymm1 /* z_21 = lookup16(x_21, reverse16) */
-	vmovdqu 32(%r8), %ymm5 /* h_21 = load() */
+	vmovdqa %ymm1, 352(%rsp) /* spill hi_17 */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
-	vmovdqu %ymm5, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm6
-	vpclmulqdq $0x0, 32(%rsp), %xmm6, %xmm6
-	vmovdqu %xmm6, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm6
-	vpclmulqdq $0x0, 48(%rsp), %xmm6, %xmm6
-	vmovdqu %xmm6, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm6
-#else
-	vpclmulqdq $0x0, %ymm5, %ymm1, %ymm6 /* lo_21 = clmul(z_21, h_21) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
-	vmovdqu %ymm5, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm7
-	vpclmulqdq $0x10, 32(%rsp), %xmm7, %xmm7
-	vmovdqu %xmm7, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm7
-	vpclmulqdq $0x10, 48(%rsp), %xmm7, %xmm7
-	vmovdqu %xmm7, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm7
-#else
-	vpclmulqdq $0x10, %ymm5, %ymm1, %ymm7 /* mid_42 = clmul(z_21, h_21) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
-	vmovdqu %ymm5, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm8
-	vpclmulqdq $0x1, 32(%rsp), %xmm8, %xmm8
-	vmovdqu %xmm8, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm8
-	vpclmulqdq $0x1, 48(%rsp), %xmm8, %xmm8
-	vmovdqu %xmm8, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm8
-#else
-	vpclmulqdq $0x1, %ymm5, %ymm1, %ymm8 /* mid_43 = clmul(z_21, h_21) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
-	vmovdqu %ymm5, 32(%rsp)
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
 	vmovdqu 0(%rsp), %xmm1
-	vpclmulqdq $0x11, 32(%rsp), %xmm1, %xmm1
+	vpclmulqdq $0x10, 32(%rsp), %xmm1, %xmm1
 	vmovdqu %xmm1, 0(%rsp)
 	vmovdqu 16(%rsp), %xmm1
-	vpclmulqdq $0x11, 48(%rsp), %xmm1, %xmm1
+	vpclmulqdq $0x10, 48(%rsp), %xmm1, %xmm1
 	vmovdqu %xmm1, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm1
 #else
-	vpclmulqdq $0x11, %ymm5, %ymm1, %ymm1 /* hi_21 = clmul(z_21, h_21) */
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm1 /* mid_40 = clmul(z_20, h_20) */
 #endif
-	vmovdqu 704(%r9), %ymm5 /* x_22 = load() */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_reverse16(%rip), %ymm5, %ymm5 /* z_22 = lookup16(x_22, reverse16) */
-	vmovdqu 64(%r8), %ymm9 /* h_22 = load() */
+	vmovdqa %ymm1, 480(%rsp) /* spill mid_40 */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm13, 0(%rsp)
 	vmovdqu %ymm9, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm10
-	vpclmulqdq $0x0, 32(%rsp), %xmm10, %xmm10
-	vmovdqu %xmm10, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm10
-	vpclmulqdq $0x0, 48(%rsp), %xmm10, %xmm10
-	vmovdqu %xmm10, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm10
+	vmovdqu 0(%rsp), %xmm1
+	vpclmulqdq $0x1, 32(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm1
+	vpclmulqdq $0x1, 48(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm1
 #else
-	vpclmulqdq $0x0, %ymm9, %ymm5, %ymm10 /* lo_22 = clmul(z_22, h_22) */
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm1 /* mid_41 = clmul(z_20, h_20) */
 #endif
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm9
+	vpclmulqdq $0x11, 32(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm9
+	vpclmulqdq $0x11, 48(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm9
+#else
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_20 = clmul(z_20, h_20) */
+#endif
+	vmovdqu 672(%r9), %ymm13 /* x_21 = load() */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_reverse16(%rip), %ymm13, %ymm13 /* z_21 = lookup16(x_21, reverse16) */
+	vmovdqa %ymm9, 96(%rsp) /* spill hi_20 */
+	vmovdqu 160(%r8), %ymm9 /* h_21 = load() */
+	vmovdqa %ymm1, 224(%rsp) /* spill mid_41 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm1
+	vpclmulqdq $0x0, 32(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm1
+	vpclmulqdq $0x0, 48(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm1
+#else
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm1 /* lo_21 = clmul(z_21, h_21) */
+#endif
+	vmovdqa %ymm5, 544(%rsp) /* spill mid_39 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x10, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x10, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm5 /* mid_42 = clmul(z_21, h_21) */
+#endif
+	vmovdqa %ymm5, 288(%rsp) /* spill mid_42 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x1, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x1, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm5 /* mid_43 = clmul(z_21, h_21) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm9
+	vpclmulqdq $0x11, 32(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm9
+	vpclmulqdq $0x11, 48(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm9
+#else
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_21 = clmul(z_21, h_21) */
+#endif
+	vmovdqu 704(%r9), %ymm13 /* x_22 = load() */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_reverse16(%rip), %ymm13, %ymm13 /* z_22 = lookup16(x_22, reverse16) */
+	vmovdqa %ymm9, 256(%rsp) /* spill hi_21 */
+	vmovdqu 192(%r8), %ymm9 /* h_22 = load() */
+	vmovdqa %ymm5, 384(%rsp) /* spill mid_43 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x0, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x0, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm5 /* lo_22 = clmul(z_22, h_22) */
+#endif
+	vmovdqa %ymm15, 512(%rsp) /* spill mid_38 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm15
+	vpclmulqdq $0x10, 32(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm15
+	vpclmulqdq $0x10, 48(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm15
+#else
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm15 /* mid_44 = clmul(z_22, h_22) */
+#endif
+	vmovdqa %ymm15, 128(%rsp) /* spill mid_44 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm15
+	vpclmulqdq $0x1, 32(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm15
+	vpclmulqdq $0x1, 48(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm15
+#else
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm15 /* mid_45 = clmul(z_22, h_22) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm9
+	vpclmulqdq $0x11, 32(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm9
+	vpclmulqdq $0x11, 48(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm9
+#else
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_22 = clmul(z_22, h_22) */
+#endif
+	vmovdqu 736(%r9), %ymm13 /* x_23 = load() */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_reverse16(%rip), %ymm13, %ymm13 /* z_23 = lookup16(x_23, reverse16) */
+	vmovdqa %ymm9, 64(%rsp) /* spill hi_22 */
+	vmovdqu 224(%r8), %ymm9 /* h_23 = load() */
+	vmovdqa %ymm15, 576(%rsp) /* spill mid_45 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm15
+	vpclmulqdq $0x0, 32(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm15
+	vpclmulqdq $0x0, 48(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm15
+#else
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm15 /* lo_23 = clmul(z_23, h_23) */
+#endif
+	vmovdqa %ymm11, 320(%rsp) /* spill mid_36 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
 	vmovdqu %ymm9, 32(%rsp)
 	vmovdqu 0(%rsp), %xmm11
 	vpclmulqdq $0x10, 32(%rsp), %xmm11, %xmm11
@@ -9524,80 +9764,25 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vmovdqu %xmm11, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm11
 #else
-	vpclmulqdq $0x10, %ymm9, %ymm5, %ymm11 /* mid_44 = clmul(z_22, h_22) */
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm11 /* mid_46 = clmul(z_23, h_23) */
 #endif
+	vmovdqa %ymm11, 416(%rsp) /* spill mid_46 */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm13, 0(%rsp)
 	vmovdqu %ymm9, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm12
-	vpclmulqdq $0x1, 32(%rsp), %xmm12, %xmm12
-	vmovdqu %xmm12, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm12
-	vpclmulqdq $0x1, 48(%rsp), %xmm12, %xmm12
-	vmovdqu %xmm12, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm12
+	vmovdqu 0(%rsp), %xmm11
+	vpclmulqdq $0x1, 32(%rsp), %xmm11, %xmm11
+	vmovdqu %xmm11, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm11
+	vpclmulqdq $0x1, 48(%rsp), %xmm11, %xmm11
+	vmovdqu %xmm11, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm11
 #else
-	vpclmulqdq $0x1, %ymm9, %ymm5, %ymm12 /* mid_45 = clmul(z_22, h_22) */
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm11 /* mid_47 = clmul(z_23, h_23) */
 #endif
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm13, 0(%rsp)
 	vmovdqu %ymm9, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm5
-	vpclmulqdq $0x11, 32(%rsp), %xmm5, %xmm5
-	vmovdqu %xmm5, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm5
-	vpclmulqdq $0x11, 48(%rsp), %xmm5, %xmm5
-	vmovdqu %xmm5, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm5
-#else
-	vpclmulqdq $0x11, %ymm9, %ymm5, %ymm5 /* hi_22 = clmul(z_22, h_22) */
-#endif
-	vmovdqu 736(%r9), %ymm9 /* x_23 = load() */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_reverse16(%rip), %ymm9, %ymm9 /* z_23 = lookup16(x_23, reverse16) */
-	vmovdqu 96(%r8), %ymm13 /* h_23 = load() */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm9, 0(%rsp)
-	vmovdqu %ymm13, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm14
-	vpclmulqdq $0x0, 32(%rsp), %xmm14, %xmm14
-	vmovdqu %xmm14, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm14
-	vpclmulqdq $0x0, 48(%rsp), %xmm14, %xmm14
-	vmovdqu %xmm14, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm14
-#else
-	vpclmulqdq $0x0, %ymm13, %ymm9, %ymm14 /* lo_23 = clmul(z_23, h_23) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm9, 0(%rsp)
-	vmovdqu %ymm13, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm15
-	vpclmulqdq $0x10, 32(%rsp), %xmm15, %xmm15
-	vmovdqu %xmm15, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm15
-	vpclmulqdq $0x10, 48(%rsp), %xmm15, %xmm15
-	vmovdqu %xmm15, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm15
-#else
-	vpclmulqdq $0x10, %ymm13, %ymm9, %ymm15 /* mid_46 = clmul(z_23, h_23) */
-#endif
-	vmovdqa %ymm5, 64(%rsp) /* spill hi_22 */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm9, 0(%rsp)
-	vmovdqu %ymm13, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm5
-	vpclmulqdq $0x1, 32(%rsp), %xmm5, %xmm5
-	vmovdqu %xmm5, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm5
-	vpclmulqdq $0x1, 48(%rsp), %xmm5, %xmm5
-	vmovdqu %xmm5, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm5
-#else
-	vpclmulqdq $0x1, %ymm13, %ymm9, %ymm5 /* mid_47 = clmul(z_23, h_23) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm9, 0(%rsp)
-	vmovdqu %ymm13, 32(%rsp)
 	vmovdqu 0(%rsp), %xmm9
 	vpclmulqdq $0x11, 32(%rsp), %xmm9, %xmm9
 	vmovdqu %xmm9, 0(%rsp)
@@ -9606,33 +9791,56 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vmovdqu %xmm9, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm9
 #else
-	vpclmulqdq $0x11, %ymm13, %ymm9, %ymm9 /* hi_23 = clmul(z_23, h_23) */
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_23 = clmul(z_23, h_23) */
 #endif
 
 	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_15 = xor(lo_20, lo_21) */
-	vpxor %ymm14, %ymm10, %ymm6 /* lo_sum_acc_16 = xor(lo_22, lo_23) */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_17 = xor(lo_sum_acc_15, lo_sum_acc_16) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_35 = xor(mid_40, mid_41) */
-	vpxor %ymm8, %ymm7, %ymm4 /* mid_sum_acc_36 = xor(mid_42, mid_43) */
-	vpxor %ymm12, %ymm11, %ymm6 /* mid_sum_acc_37 = xor(mid_44, mid_45) */
-	vpxor %ymm5, %ymm15, %ymm5 /* mid_sum_acc_38 = xor(mid_46, mid_47) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_39 = xor(mid_sum_acc_35, mid_sum_acc_36) */
-	vpxor %ymm5, %ymm6, %ymm4 /* mid_sum_acc_40 = xor(mid_sum_acc_37, mid_sum_acc_38) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_41 = xor(mid_sum_acc_39, mid_sum_acc_40) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_15 = xor(hi_20, hi_21) */
-	vpxor 64(%rsp), %ymm9, %ymm1 /* hi_sum_acc_16 = xor(hi_23, hi_22) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_17 = xor(hi_sum_acc_15, hi_sum_acc_16) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_half_up(%rip), %ymm3, %ymm1 /* mid_lo_5 = lookup16(mid_sum_acc_41, half_up) */
-	vpxor %ymm1, %ymm2, %ymm1 /* s_lo_10 = xor(lo_sum_acc_17, mid_lo_5) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_half_down(%rip), %ymm3, %ymm2 /* mid_hi_5 = lookup16(mid_sum_acc_41, half_down) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_10 = xor(hi_sum_acc_17, mid_hi_5) */
-	vpermq $0x4e, %ymm1, %ymm2 /* s_lo_x_5 = blocks128(s_lo_10, s_lo_10) */
-	vpxor %ymm2, %ymm1, %ymm1 /* s_lo_11 = xor(s_lo_10, s_lo_x_5) */
-	vpermq $0x4e, %ymm0, %ymm2 /* s_hi_x_5 = blocks128(s_hi_10, s_hi_10) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_11 = xor(s_hi_10, s_hi_x_5) */
+	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_14 = xor(lo_16, lo_17) */
+	vpxor %ymm14, %ymm10, %ymm6 /* lo_sum_acc_15 = xor(lo_18, lo_19) */
+	vpxor %ymm1, %ymm0, %ymm0 /* lo_sum_acc_16 = xor(lo_20, lo_21) */
+	vpxor %ymm15, %ymm5, %ymm1 /* lo_sum_acc_17 = xor(lo_22, lo_23) */
+	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_18 = xor(lo_sum_acc_14, lo_sum_acc_15) */
+	vpxor %ymm1, %ymm0, %ymm0 /* lo_sum_acc_19 = xor(lo_sum_acc_16, lo_sum_acc_17) */
+	vpxor %ymm0, %ymm2, %ymm0 /* lo_sum_acc_20 = xor(lo_sum_acc_18, lo_sum_acc_19) */
+	vpxor %ymm4, %ymm3, %ymm1 /* mid_sum_acc_30 = xor(mid_32, mid_33) */
+	vpxor %ymm8, %ymm7, %ymm2 /* mid_sum_acc_31 = xor(mid_34, mid_35) */
+	vpxor 320(%rsp), %ymm12, %ymm3 /* mid_sum_acc_32 = xor(mid_37, mid_36) */
+	vmovdqa 512(%rsp), %ymm4 /* reload mid_38 */
+	vpxor 544(%rsp), %ymm4, %ymm4 /* mid_sum_acc_33 = xor(mid_38, mid_39) */
+	vmovdqa 480(%rsp), %ymm5 /* reload mid_40 */
+	vpxor 224(%rsp), %ymm5, %ymm5 /* mid_sum_acc_34 = xor(mid_40, mid_41) */
+	vmovdqa 288(%rsp), %ymm6 /* reload mid_42 */
+	vpxor 384(%rsp), %ymm6, %ymm6 /* mid_sum_acc_35 = xor(mid_42, mid_43) */
+	vmovdqa 128(%rsp), %ymm7 /* reload mid_44 */
+	vpxor 576(%rsp), %ymm7, %ymm7 /* mid_sum_acc_36 = xor(mid_44, mid_45) */
+	vpxor 416(%rsp), %ymm11, %ymm8 /* mid_sum_acc_37 = xor(mid_47, mid_46) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_38 = xor(mid_sum_acc_30, mid_sum_acc_31) */
+	vpxor %ymm4, %ymm3, %ymm2 /* mid_sum_acc_39 = xor(mid_sum_acc_32, mid_sum_acc_33) */
+	vpxor %ymm6, %ymm5, %ymm3 /* mid_sum_acc_40 = xor(mid_sum_acc_34, mid_sum_acc_35) */
+	vpxor %ymm8, %ymm7, %ymm4 /* mid_sum_acc_41 = xor(mid_sum_acc_36, mid_sum_acc_37) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_42 = xor(mid_sum_acc_38, mid_sum_acc_39) */
+	vpxor %ymm4, %ymm3, %ymm2 /* mid_sum_acc_43 = xor(mid_sum_acc_40, mid_sum_acc_41) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_44 = xor(mid_sum_acc_42, mid_sum_acc_43) */
+	vmovdqa 160(%rsp), %ymm2 /* reload hi_16 */
+	vpxor 352(%rsp), %ymm2, %ymm2 /* hi_sum_acc_14 = xor(hi_16, hi_17) */
+	vmovdqa 192(%rsp), %ymm3 /* reload hi_18 */
+	vpxor 448(%rsp), %ymm3, %ymm3 /* hi_sum_acc_15 = xor(hi_18, hi_19) */
+	vmovdqa 96(%rsp), %ymm4 /* reload hi_20 */
+	vpxor 256(%rsp), %ymm4, %ymm4 /* hi_sum_acc_16 = xor(hi_20, hi_21) */
+	vpxor 64(%rsp), %ymm9, %ymm5 /* hi_sum_acc_17 = xor(hi_23, hi_22) */
+	vpxor %ymm3, %ymm2, %ymm2 /* hi_sum_acc_18 = xor(hi_sum_acc_14, hi_sum_acc_15) */
+	vpxor %ymm5, %ymm4, %ymm3 /* hi_sum_acc_19 = xor(hi_sum_acc_16, hi_sum_acc_17) */
+	vpxor %ymm3, %ymm2, %ymm2 /* hi_sum_acc_20 = xor(hi_sum_acc_18, hi_sum_acc_19) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_half_up(%rip), %ymm1, %ymm3 /* mid_lo_2 = lookup16(mid_sum_acc_44, half_up) */
+	vpxor %ymm3, %ymm0, %ymm0 /* s_lo_4 = xor(lo_sum_acc_20, mid_lo_2) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_half_down(%rip), %ymm1, %ymm1 /* mid_hi_2 = lookup16(mid_sum_acc_44, half_down) */
+	vpxor %ymm1, %ymm2, %ymm1 /* s_hi_4 = xor(hi_sum_acc_20, mid_hi_2) */
+	vpermq $0x4e, %ymm0, %ymm2 /* s_lo_x_2 = blocks128(s_lo_4, s_lo_4) */
+	vpxor %ymm2, %ymm0, %ymm0 /* s_lo_5 = xor(s_lo_4, s_lo_x_2) */
+	vpermq $0x4e, %ymm1, %ymm2 /* s_hi_x_2 = blocks128(s_hi_4, s_hi_4) */
+	vpxor %ymm2, %ymm1, %ymm1 /* s_hi_5 = xor(s_hi_4, s_hi_x_2) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
+	vmovdqu %ymm0, 0(%rsp)
 	vmovdqu 0(%rsp), %xmm2
 	vpclmulqdq $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_fold(%rip), %xmm2, %xmm2
 	vmovdqu %xmm2, 0(%rsp)
@@ -9641,12 +9849,12 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vmovdqu %xmm2, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm2
 #else
-	vpclmulqdq $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_fold(%rip), %ymm1, %ymm2 /* fold_lo_5 = clmul(s_lo_11, fold) */
+	vpclmulqdq $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_fold(%rip), %ymm0, %ymm2 /* fold_lo_2 = clmul(s_lo_5, fold) */
 #endif
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_5 = lookup16(fold_lo_5, swap_halves) */
-	vpxor %ymm2, %ymm1, %ymm1 /* v_5 = xor(s_lo_11, fold_lo_sw_5) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_2 = lookup16(fold_lo_2, swap_halves) */
+	vpxor %ymm2, %ymm0, %ymm0 /* v_2 = xor(s_lo_5, fold_lo_sw_2) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
+	vmovdqu %ymm0, 0(%rsp)
 	vmovdqu 0(%rsp), %xmm2
 	vpclmulqdq $0x11, .Lsm4_byteslice_avx2_gfni_asm_9_fold(%rip), %xmm2, %xmm2
 	vmovdqu %xmm2, 0(%rsp)
@@ -9655,16 +9863,16 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vmovdqu %xmm2, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm2
 #else
-	vpclmulqdq $0x11, .Lsm4_byteslice_avx2_gfni_asm_9_fold(%rip), %ymm1, %ymm2 /* fold_hi_5 = clmul(v_5, fold) */
+	vpclmulqdq $0x11, .Lsm4_byteslice_avx2_gfni_asm_9_fold(%rip), %ymm0, %ymm2 /* fold_hi_2 = clmul(v_2, fold) */
 #endif
-	vpxor %ymm0, %ymm1, %ymm0 /* v_hi_5 = xor(v_5, s_hi_11) */
-	vpxor %ymm2, %ymm0, %ymm0 /* reduced_5 = xor(v_hi_5, fold_hi_5) */
-	vpand .Lsm4_byteslice_avx2_gfni_asm_9_first_block(%rip), %ymm0, %ymm0 /* y1_6_1 = and(reduced_5, first_block) */
+	vpxor %ymm1, %ymm0, %ymm0 /* v_hi_2 = xor(v_2, s_hi_5) */
+	vpxor %ymm2, %ymm0, %ymm0 /* reduced_2 = xor(v_hi_2, fold_hi_2) */
+	vpand .Lsm4_byteslice_avx2_gfni_asm_9_first_block(%rip), %ymm0, %ymm0 /* y1_3_1 = and(reduced_2, first_block) */
 
-	/* Step 7 of 8: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
+	/* Step 4 of 4: 16 blocks, 2 per register: block i times T_(n - i), products unreduced. */
 	vmovdqu 768(%r9), %ymm1 /* x_24 = load() */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_reverse16(%rip), %ymm1, %ymm1 /* z_24 = lookup16(x_24, reverse16) */
-	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_6 = xor(z_24, y1_6_1) */
+	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_3 = xor(z_24, y1_3_1) */
 	vmovdqu (%r8), %ymm1 /* h_24 = load() */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm0, 0(%rsp)
@@ -9677,7 +9885,7 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vmovdqu %xmm2, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm2
 #else
-	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm2 /* lo_24 = clmul(z1_y_6, h_24) */
+	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm2 /* lo_24 = clmul(z1_y_3, h_24) */
 #endif
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm0, 0(%rsp)
@@ -9690,7 +9898,7 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vmovdqu %xmm3, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm3
 #else
-	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* mid_48 = clmul(z1_y_6, h_24) */
+	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* mid_48 = clmul(z1_y_3, h_24) */
 #endif
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm0, 0(%rsp)
@@ -9703,7 +9911,7 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vmovdqu %xmm4, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm4
 #else
-	vpclmulqdq $0x1, %ymm1, %ymm0, %ymm4 /* mid_49 = clmul(z1_y_6, h_24) */
+	vpclmulqdq $0x1, %ymm1, %ymm0, %ymm4 /* mid_49 = clmul(z1_y_3, h_24) */
 #endif
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm0, 0(%rsp)
@@ -9716,7 +9924,7 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vmovdqu %xmm0, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm0
 #else
-	vpclmulqdq $0x11, %ymm1, %ymm0, %ymm0 /* hi_24 = clmul(z1_y_6, h_24) */
+	vpclmulqdq $0x11, %ymm1, %ymm0, %ymm0 /* hi_24 = clmul(z1_y_3, h_24) */
 #endif
 	vmovdqu 800(%r9), %ymm1 /* x_25 = load() */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_reverse16(%rip), %ymm1, %ymm1 /* z_25 = lookup16(x_25, reverse16) */
@@ -9884,189 +10092,204 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 #else
 	vpclmulqdq $0x11, %ymm13, %ymm9, %ymm9 /* hi_27 = clmul(z_27, h_27) */
 #endif
-
-	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_18 = xor(lo_24, lo_25) */
-	vpxor %ymm14, %ymm10, %ymm6 /* lo_sum_acc_19 = xor(lo_26, lo_27) */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_20 = xor(lo_sum_acc_18, lo_sum_acc_19) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_42 = xor(mid_48, mid_49) */
-	vpxor %ymm8, %ymm7, %ymm4 /* mid_sum_acc_43 = xor(mid_50, mid_51) */
-	vpxor %ymm12, %ymm11, %ymm6 /* mid_sum_acc_44 = xor(mid_52, mid_53) */
-	vpxor %ymm5, %ymm15, %ymm5 /* mid_sum_acc_45 = xor(mid_54, mid_55) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_46 = xor(mid_sum_acc_42, mid_sum_acc_43) */
-	vpxor %ymm5, %ymm6, %ymm4 /* mid_sum_acc_47 = xor(mid_sum_acc_44, mid_sum_acc_45) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_48 = xor(mid_sum_acc_46, mid_sum_acc_47) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_18 = xor(hi_24, hi_25) */
-	vpxor 64(%rsp), %ymm9, %ymm1 /* hi_sum_acc_19 = xor(hi_27, hi_26) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_20 = xor(hi_sum_acc_18, hi_sum_acc_19) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_half_up(%rip), %ymm3, %ymm1 /* mid_lo_6 = lookup16(mid_sum_acc_48, half_up) */
-	vpxor %ymm1, %ymm2, %ymm1 /* s_lo_12 = xor(lo_sum_acc_20, mid_lo_6) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_half_down(%rip), %ymm3, %ymm2 /* mid_hi_6 = lookup16(mid_sum_acc_48, half_down) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_12 = xor(hi_sum_acc_20, mid_hi_6) */
-	vpermq $0x4e, %ymm1, %ymm2 /* s_lo_x_6 = blocks128(s_lo_12, s_lo_12) */
-	vpxor %ymm2, %ymm1, %ymm1 /* s_lo_13 = xor(s_lo_12, s_lo_x_6) */
-	vpermq $0x4e, %ymm0, %ymm2 /* s_hi_x_6 = blocks128(s_hi_12, s_hi_12) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_13 = xor(s_hi_12, s_hi_x_6) */
+	vmovdqu 896(%r9), %ymm13 /* x_28 = load() */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_reverse16(%rip), %ymm13, %ymm13 /* z_28 = lookup16(x_28, reverse16) */
+	vmovdqa %ymm9, 256(%rsp) /* spill hi_27 */
+	vmovdqu 128(%r8), %ymm9 /* h_28 = load() */
+	vmovdqa %ymm0, 96(%rsp) /* spill hi_24 */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm2
-	vpclmulqdq $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_fold(%rip), %xmm2, %xmm2
-	vmovdqu %xmm2, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm2
-	vpclmulqdq $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_fold+16(%rip), %xmm2, %xmm2
-	vmovdqu %xmm2, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm2
-#else
-	vpclmulqdq $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_fold(%rip), %ymm1, %ymm2 /* fold_lo_6 = clmul(s_lo_13, fold) */
-#endif
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_6 = lookup16(fold_lo_6, swap_halves) */
-	vpxor %ymm2, %ymm1, %ymm1 /* v_6 = xor(s_lo_13, fold_lo_sw_6) */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm2
-	vpclmulqdq $0x11, .Lsm4_byteslice_avx2_gfni_asm_9_fold(%rip), %xmm2, %xmm2
-	vmovdqu %xmm2, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm2
-	vpclmulqdq $0x11, .Lsm4_byteslice_avx2_gfni_asm_9_fold+16(%rip), %xmm2, %xmm2
-	vmovdqu %xmm2, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm2
-#else
-	vpclmulqdq $0x11, .Lsm4_byteslice_avx2_gfni_asm_9_fold(%rip), %ymm1, %ymm2 /* fold_hi_6 = clmul(v_6, fold) */
-#endif
-	vpxor %ymm0, %ymm1, %ymm0 /* v_hi_6 = xor(v_6, s_hi_13) */
-	vpxor %ymm2, %ymm0, %ymm0 /* reduced_6 = xor(v_hi_6, fold_hi_6) */
-	vpand .Lsm4_byteslice_avx2_gfni_asm_9_first_block(%rip), %ymm0, %ymm0 /* y1_7_1 = and(reduced_6, first_block) */
-
-	/* Step 8 of 8: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
-	vmovdqu 896(%r9), %ymm1 /* x_28 = load() */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_reverse16(%rip), %ymm1, %ymm1 /* z_28 = lookup16(x_28, reverse16) */
-	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_7 = xor(z_28, y1_7_1) */
-	vmovdqu (%r8), %ymm1 /* h_28 = load() */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm0, 0(%rsp)
-	vmovdqu %ymm1, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm2
-	vpclmulqdq $0x0, 32(%rsp), %xmm2, %xmm2
-	vmovdqu %xmm2, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm2
-	vpclmulqdq $0x0, 48(%rsp), %xmm2, %xmm2
-	vmovdqu %xmm2, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm2
-#else
-	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm2 /* lo_28 = clmul(z1_y_7, h_28) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm0, 0(%rsp)
-	vmovdqu %ymm1, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm3
-	vpclmulqdq $0x10, 32(%rsp), %xmm3, %xmm3
-	vmovdqu %xmm3, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm3
-	vpclmulqdq $0x10, 48(%rsp), %xmm3, %xmm3
-	vmovdqu %xmm3, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm3
-#else
-	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* mid_56 = clmul(z1_y_7, h_28) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm0, 0(%rsp)
-	vmovdqu %ymm1, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm4
-	vpclmulqdq $0x1, 32(%rsp), %xmm4, %xmm4
-	vmovdqu %xmm4, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm4
-	vpclmulqdq $0x1, 48(%rsp), %xmm4, %xmm4
-	vmovdqu %xmm4, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm4
-#else
-	vpclmulqdq $0x1, %ymm1, %ymm0, %ymm4 /* mid_57 = clmul(z1_y_7, h_28) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm0, 0(%rsp)
-	vmovdqu %ymm1, 32(%rsp)
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
 	vmovdqu 0(%rsp), %xmm0
-	vpclmulqdq $0x11, 32(%rsp), %xmm0, %xmm0
+	vpclmulqdq $0x0, 32(%rsp), %xmm0, %xmm0
 	vmovdqu %xmm0, 0(%rsp)
 	vmovdqu 16(%rsp), %xmm0
-	vpclmulqdq $0x11, 48(%rsp), %xmm0, %xmm0
+	vpclmulqdq $0x0, 48(%rsp), %xmm0, %xmm0
 	vmovdqu %xmm0, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm0
 #else
-	vpclmulqdq $0x11, %ymm1, %ymm0, %ymm0 /* hi_28 = clmul(z1_y_7, h_28) */
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm0 /* lo_28 = clmul(z_28, h_28) */
 #endif
-	vmovdqu 928(%r9), %ymm1 /* x_29 = load() */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_reverse16(%rip), %ymm1, %ymm1 /* z_29 = lookup16(x_29, reverse16) */
-	vmovdqu 32(%r8), %ymm5 /* h_29 = load() */
+	vmovdqa %ymm1, 448(%rsp) /* spill hi_25 */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
-	vmovdqu %ymm5, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm6
-	vpclmulqdq $0x0, 32(%rsp), %xmm6, %xmm6
-	vmovdqu %xmm6, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm6
-	vpclmulqdq $0x0, 48(%rsp), %xmm6, %xmm6
-	vmovdqu %xmm6, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm6
-#else
-	vpclmulqdq $0x0, %ymm5, %ymm1, %ymm6 /* lo_29 = clmul(z_29, h_29) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
-	vmovdqu %ymm5, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm7
-	vpclmulqdq $0x10, 32(%rsp), %xmm7, %xmm7
-	vmovdqu %xmm7, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm7
-	vpclmulqdq $0x10, 48(%rsp), %xmm7, %xmm7
-	vmovdqu %xmm7, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm7
-#else
-	vpclmulqdq $0x10, %ymm5, %ymm1, %ymm7 /* mid_58 = clmul(z_29, h_29) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
-	vmovdqu %ymm5, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm8
-	vpclmulqdq $0x1, 32(%rsp), %xmm8, %xmm8
-	vmovdqu %xmm8, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm8
-	vpclmulqdq $0x1, 48(%rsp), %xmm8, %xmm8
-	vmovdqu %xmm8, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm8
-#else
-	vpclmulqdq $0x1, %ymm5, %ymm1, %ymm8 /* mid_59 = clmul(z_29, h_29) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
-	vmovdqu %ymm5, 32(%rsp)
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
 	vmovdqu 0(%rsp), %xmm1
-	vpclmulqdq $0x11, 32(%rsp), %xmm1, %xmm1
+	vpclmulqdq $0x10, 32(%rsp), %xmm1, %xmm1
 	vmovdqu %xmm1, 0(%rsp)
 	vmovdqu 16(%rsp), %xmm1
-	vpclmulqdq $0x11, 48(%rsp), %xmm1, %xmm1
+	vpclmulqdq $0x10, 48(%rsp), %xmm1, %xmm1
 	vmovdqu %xmm1, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm1
 #else
-	vpclmulqdq $0x11, %ymm5, %ymm1, %ymm1 /* hi_29 = clmul(z_29, h_29) */
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm1 /* mid_56 = clmul(z_28, h_28) */
 #endif
-	vmovdqu 960(%r9), %ymm5 /* x_30 = load() */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_reverse16(%rip), %ymm5, %ymm5 /* z_30 = lookup16(x_30, reverse16) */
-	vmovdqu 64(%r8), %ymm9 /* h_30 = load() */
+	vmovdqa %ymm1, 192(%rsp) /* spill mid_56 */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm13, 0(%rsp)
 	vmovdqu %ymm9, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm10
-	vpclmulqdq $0x0, 32(%rsp), %xmm10, %xmm10
-	vmovdqu %xmm10, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm10
-	vpclmulqdq $0x0, 48(%rsp), %xmm10, %xmm10
-	vmovdqu %xmm10, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm10
+	vmovdqu 0(%rsp), %xmm1
+	vpclmulqdq $0x1, 32(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm1
+	vpclmulqdq $0x1, 48(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm1
 #else
-	vpclmulqdq $0x0, %ymm9, %ymm5, %ymm10 /* lo_30 = clmul(z_30, h_30) */
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm1 /* mid_57 = clmul(z_28, h_28) */
 #endif
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm9
+	vpclmulqdq $0x11, 32(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm9
+	vpclmulqdq $0x11, 48(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm9
+#else
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_28 = clmul(z_28, h_28) */
+#endif
+	vmovdqu 928(%r9), %ymm13 /* x_29 = load() */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_reverse16(%rip), %ymm13, %ymm13 /* z_29 = lookup16(x_29, reverse16) */
+	vmovdqa %ymm9, 352(%rsp) /* spill hi_28 */
+	vmovdqu 160(%r8), %ymm9 /* h_29 = load() */
+	vmovdqa %ymm1, 160(%rsp) /* spill mid_57 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm1
+	vpclmulqdq $0x0, 32(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm1
+	vpclmulqdq $0x0, 48(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm1
+#else
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm1 /* lo_29 = clmul(z_29, h_29) */
+#endif
+	vmovdqa %ymm5, 416(%rsp) /* spill mid_55 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x10, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x10, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm5 /* mid_58 = clmul(z_29, h_29) */
+#endif
+	vmovdqa %ymm5, 576(%rsp) /* spill mid_58 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x1, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x1, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm5 /* mid_59 = clmul(z_29, h_29) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm9
+	vpclmulqdq $0x11, 32(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm9
+	vpclmulqdq $0x11, 48(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm9
+#else
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_29 = clmul(z_29, h_29) */
+#endif
+	vmovdqu 960(%r9), %ymm13 /* x_30 = load() */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_reverse16(%rip), %ymm13, %ymm13 /* z_30 = lookup16(x_30, reverse16) */
+	vmovdqa %ymm9, 128(%rsp) /* spill hi_29 */
+	vmovdqu 192(%r8), %ymm9 /* h_30 = load() */
+	vmovdqa %ymm5, 384(%rsp) /* spill mid_59 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x0, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x0, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm5 /* lo_30 = clmul(z_30, h_30) */
+#endif
+	vmovdqa %ymm15, 288(%rsp) /* spill mid_54 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm15
+	vpclmulqdq $0x10, 32(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm15
+	vpclmulqdq $0x10, 48(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm15
+#else
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm15 /* mid_60 = clmul(z_30, h_30) */
+#endif
+	vmovdqa %ymm15, 224(%rsp) /* spill mid_60 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm15
+	vpclmulqdq $0x1, 32(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm15
+	vpclmulqdq $0x1, 48(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm15
+#else
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm15 /* mid_61 = clmul(z_30, h_30) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm9
+	vpclmulqdq $0x11, 32(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm9
+	vpclmulqdq $0x11, 48(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm9
+#else
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_30 = clmul(z_30, h_30) */
+#endif
+	vmovdqu 992(%r9), %ymm13 /* x_31 = load() */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_reverse16(%rip), %ymm13, %ymm13 /* z_31 = lookup16(x_31, reverse16) */
+	vmovdqa %ymm9, 480(%rsp) /* spill hi_30 */
+	vmovdqu 224(%r8), %ymm9 /* h_31 = load() */
+	vmovdqa %ymm15, 544(%rsp) /* spill mid_61 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm15
+	vpclmulqdq $0x0, 32(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm15
+	vpclmulqdq $0x0, 48(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm15
+#else
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm15 /* lo_31 = clmul(z_31, h_31) */
+#endif
+	vmovdqa %ymm11, 512(%rsp) /* spill mid_52 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
 	vmovdqu %ymm9, 32(%rsp)
 	vmovdqu 0(%rsp), %xmm11
 	vpclmulqdq $0x10, 32(%rsp), %xmm11, %xmm11
@@ -10076,80 +10299,25 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vmovdqu %xmm11, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm11
 #else
-	vpclmulqdq $0x10, %ymm9, %ymm5, %ymm11 /* mid_60 = clmul(z_30, h_30) */
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm11 /* mid_62 = clmul(z_31, h_31) */
 #endif
+	vmovdqa %ymm11, 320(%rsp) /* spill mid_62 */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm13, 0(%rsp)
 	vmovdqu %ymm9, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm12
-	vpclmulqdq $0x1, 32(%rsp), %xmm12, %xmm12
-	vmovdqu %xmm12, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm12
-	vpclmulqdq $0x1, 48(%rsp), %xmm12, %xmm12
-	vmovdqu %xmm12, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm12
+	vmovdqu 0(%rsp), %xmm11
+	vpclmulqdq $0x1, 32(%rsp), %xmm11, %xmm11
+	vmovdqu %xmm11, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm11
+	vpclmulqdq $0x1, 48(%rsp), %xmm11, %xmm11
+	vmovdqu %xmm11, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm11
 #else
-	vpclmulqdq $0x1, %ymm9, %ymm5, %ymm12 /* mid_61 = clmul(z_30, h_30) */
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm11 /* mid_63 = clmul(z_31, h_31) */
 #endif
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm13, 0(%rsp)
 	vmovdqu %ymm9, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm5
-	vpclmulqdq $0x11, 32(%rsp), %xmm5, %xmm5
-	vmovdqu %xmm5, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm5
-	vpclmulqdq $0x11, 48(%rsp), %xmm5, %xmm5
-	vmovdqu %xmm5, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm5
-#else
-	vpclmulqdq $0x11, %ymm9, %ymm5, %ymm5 /* hi_30 = clmul(z_30, h_30) */
-#endif
-	vmovdqu 992(%r9), %ymm9 /* x_31 = load() */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_reverse16(%rip), %ymm9, %ymm9 /* z_31 = lookup16(x_31, reverse16) */
-	vmovdqu 96(%r8), %ymm13 /* h_31 = load() */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm9, 0(%rsp)
-	vmovdqu %ymm13, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm14
-	vpclmulqdq $0x0, 32(%rsp), %xmm14, %xmm14
-	vmovdqu %xmm14, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm14
-	vpclmulqdq $0x0, 48(%rsp), %xmm14, %xmm14
-	vmovdqu %xmm14, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm14
-#else
-	vpclmulqdq $0x0, %ymm13, %ymm9, %ymm14 /* lo_31 = clmul(z_31, h_31) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm9, 0(%rsp)
-	vmovdqu %ymm13, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm15
-	vpclmulqdq $0x10, 32(%rsp), %xmm15, %xmm15
-	vmovdqu %xmm15, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm15
-	vpclmulqdq $0x10, 48(%rsp), %xmm15, %xmm15
-	vmovdqu %xmm15, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm15
-#else
-	vpclmulqdq $0x10, %ymm13, %ymm9, %ymm15 /* mid_62 = clmul(z_31, h_31) */
-#endif
-	vmovdqa %ymm5, 64(%rsp) /* spill hi_30 */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm9, 0(%rsp)
-	vmovdqu %ymm13, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm5
-	vpclmulqdq $0x1, 32(%rsp), %xmm5, %xmm5
-	vmovdqu %xmm5, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm5
-	vpclmulqdq $0x1, 48(%rsp), %xmm5, %xmm5
-	vmovdqu %xmm5, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm5
-#else
-	vpclmulqdq $0x1, %ymm13, %ymm9, %ymm5 /* mid_63 = clmul(z_31, h_31) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm9, 0(%rsp)
-	vmovdqu %ymm13, 32(%rsp)
 	vmovdqu 0(%rsp), %xmm9
 	vpclmulqdq $0x11, 32(%rsp), %xmm9, %xmm9
 	vmovdqu %xmm9, 0(%rsp)
@@ -10158,33 +10326,56 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vmovdqu %xmm9, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm9
 #else
-	vpclmulqdq $0x11, %ymm13, %ymm9, %ymm9 /* hi_31 = clmul(z_31, h_31) */
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_31 = clmul(z_31, h_31) */
 #endif
 
 	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_21 = xor(lo_28, lo_29) */
-	vpxor %ymm14, %ymm10, %ymm6 /* lo_sum_acc_22 = xor(lo_30, lo_31) */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_23 = xor(lo_sum_acc_21, lo_sum_acc_22) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_49 = xor(mid_56, mid_57) */
-	vpxor %ymm8, %ymm7, %ymm4 /* mid_sum_acc_50 = xor(mid_58, mid_59) */
-	vpxor %ymm12, %ymm11, %ymm6 /* mid_sum_acc_51 = xor(mid_60, mid_61) */
-	vpxor %ymm5, %ymm15, %ymm5 /* mid_sum_acc_52 = xor(mid_62, mid_63) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_53 = xor(mid_sum_acc_49, mid_sum_acc_50) */
-	vpxor %ymm5, %ymm6, %ymm4 /* mid_sum_acc_54 = xor(mid_sum_acc_51, mid_sum_acc_52) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_55 = xor(mid_sum_acc_53, mid_sum_acc_54) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_21 = xor(hi_28, hi_29) */
-	vpxor 64(%rsp), %ymm9, %ymm1 /* hi_sum_acc_22 = xor(hi_31, hi_30) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_23 = xor(hi_sum_acc_21, hi_sum_acc_22) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_half_up(%rip), %ymm3, %ymm1 /* mid_lo_7 = lookup16(mid_sum_acc_55, half_up) */
-	vpxor %ymm1, %ymm2, %ymm1 /* s_lo_14 = xor(lo_sum_acc_23, mid_lo_7) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_half_down(%rip), %ymm3, %ymm2 /* mid_hi_7 = lookup16(mid_sum_acc_55, half_down) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_14 = xor(hi_sum_acc_23, mid_hi_7) */
-	vpermq $0x4e, %ymm1, %ymm2 /* s_lo_x_7 = blocks128(s_lo_14, s_lo_14) */
-	vpxor %ymm2, %ymm1, %ymm1 /* s_lo_15 = xor(s_lo_14, s_lo_x_7) */
-	vpermq $0x4e, %ymm0, %ymm2 /* s_hi_x_7 = blocks128(s_hi_14, s_hi_14) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_15 = xor(s_hi_14, s_hi_x_7) */
+	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_21 = xor(lo_24, lo_25) */
+	vpxor %ymm14, %ymm10, %ymm6 /* lo_sum_acc_22 = xor(lo_26, lo_27) */
+	vpxor %ymm1, %ymm0, %ymm0 /* lo_sum_acc_23 = xor(lo_28, lo_29) */
+	vpxor %ymm15, %ymm5, %ymm1 /* lo_sum_acc_24 = xor(lo_30, lo_31) */
+	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_25 = xor(lo_sum_acc_21, lo_sum_acc_22) */
+	vpxor %ymm1, %ymm0, %ymm0 /* lo_sum_acc_26 = xor(lo_sum_acc_23, lo_sum_acc_24) */
+	vpxor %ymm0, %ymm2, %ymm0 /* lo_sum_acc_27 = xor(lo_sum_acc_25, lo_sum_acc_26) */
+	vpxor %ymm4, %ymm3, %ymm1 /* mid_sum_acc_45 = xor(mid_48, mid_49) */
+	vpxor %ymm8, %ymm7, %ymm2 /* mid_sum_acc_46 = xor(mid_50, mid_51) */
+	vpxor 512(%rsp), %ymm12, %ymm3 /* mid_sum_acc_47 = xor(mid_53, mid_52) */
+	vmovdqa 288(%rsp), %ymm4 /* reload mid_54 */
+	vpxor 416(%rsp), %ymm4, %ymm4 /* mid_sum_acc_48 = xor(mid_54, mid_55) */
+	vmovdqa 192(%rsp), %ymm5 /* reload mid_56 */
+	vpxor 160(%rsp), %ymm5, %ymm5 /* mid_sum_acc_49 = xor(mid_56, mid_57) */
+	vmovdqa 576(%rsp), %ymm6 /* reload mid_58 */
+	vpxor 384(%rsp), %ymm6, %ymm6 /* mid_sum_acc_50 = xor(mid_58, mid_59) */
+	vmovdqa 224(%rsp), %ymm7 /* reload mid_60 */
+	vpxor 544(%rsp), %ymm7, %ymm7 /* mid_sum_acc_51 = xor(mid_60, mid_61) */
+	vpxor 320(%rsp), %ymm11, %ymm8 /* mid_sum_acc_52 = xor(mid_63, mid_62) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_53 = xor(mid_sum_acc_45, mid_sum_acc_46) */
+	vpxor %ymm4, %ymm3, %ymm2 /* mid_sum_acc_54 = xor(mid_sum_acc_47, mid_sum_acc_48) */
+	vpxor %ymm6, %ymm5, %ymm3 /* mid_sum_acc_55 = xor(mid_sum_acc_49, mid_sum_acc_50) */
+	vpxor %ymm8, %ymm7, %ymm4 /* mid_sum_acc_56 = xor(mid_sum_acc_51, mid_sum_acc_52) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_57 = xor(mid_sum_acc_53, mid_sum_acc_54) */
+	vpxor %ymm4, %ymm3, %ymm2 /* mid_sum_acc_58 = xor(mid_sum_acc_55, mid_sum_acc_56) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_59 = xor(mid_sum_acc_57, mid_sum_acc_58) */
+	vmovdqa 96(%rsp), %ymm2 /* reload hi_24 */
+	vpxor 448(%rsp), %ymm2, %ymm2 /* hi_sum_acc_21 = xor(hi_24, hi_25) */
+	vmovdqa 64(%rsp), %ymm3 /* reload hi_26 */
+	vpxor 256(%rsp), %ymm3, %ymm3 /* hi_sum_acc_22 = xor(hi_26, hi_27) */
+	vmovdqa 352(%rsp), %ymm4 /* reload hi_28 */
+	vpxor 128(%rsp), %ymm4, %ymm4 /* hi_sum_acc_23 = xor(hi_28, hi_29) */
+	vpxor 480(%rsp), %ymm9, %ymm5 /* hi_sum_acc_24 = xor(hi_31, hi_30) */
+	vpxor %ymm3, %ymm2, %ymm2 /* hi_sum_acc_25 = xor(hi_sum_acc_21, hi_sum_acc_22) */
+	vpxor %ymm5, %ymm4, %ymm3 /* hi_sum_acc_26 = xor(hi_sum_acc_23, hi_sum_acc_24) */
+	vpxor %ymm3, %ymm2, %ymm2 /* hi_sum_acc_27 = xor(hi_sum_acc_25, hi_sum_acc_26) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_half_up(%rip), %ymm1, %ymm3 /* mid_lo_3 = lookup16(mid_sum_acc_59, half_up) */
+	vpxor %ymm3, %ymm0, %ymm0 /* s_lo_6 = xor(lo_sum_acc_27, mid_lo_3) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_half_down(%rip), %ymm1, %ymm1 /* mid_hi_3 = lookup16(mid_sum_acc_59, half_down) */
+	vpxor %ymm1, %ymm2, %ymm1 /* s_hi_6 = xor(hi_sum_acc_27, mid_hi_3) */
+	vpermq $0x4e, %ymm0, %ymm2 /* s_lo_x_3 = blocks128(s_lo_6, s_lo_6) */
+	vpxor %ymm2, %ymm0, %ymm0 /* s_lo_7 = xor(s_lo_6, s_lo_x_3) */
+	vpermq $0x4e, %ymm1, %ymm2 /* s_hi_x_3 = blocks128(s_hi_6, s_hi_6) */
+	vpxor %ymm2, %ymm1, %ymm1 /* s_hi_7 = xor(s_hi_6, s_hi_x_3) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
+	vmovdqu %ymm0, 0(%rsp)
 	vmovdqu 0(%rsp), %xmm2
 	vpclmulqdq $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_fold(%rip), %xmm2, %xmm2
 	vmovdqu %xmm2, 0(%rsp)
@@ -10193,12 +10384,12 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vmovdqu %xmm2, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm2
 #else
-	vpclmulqdq $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_fold(%rip), %ymm1, %ymm2 /* fold_lo_7 = clmul(s_lo_15, fold) */
+	vpclmulqdq $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_fold(%rip), %ymm0, %ymm2 /* fold_lo_3 = clmul(s_lo_7, fold) */
 #endif
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_7 = lookup16(fold_lo_7, swap_halves) */
-	vpxor %ymm2, %ymm1, %ymm1 /* v_7 = xor(s_lo_15, fold_lo_sw_7) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_3 = lookup16(fold_lo_3, swap_halves) */
+	vpxor %ymm2, %ymm0, %ymm0 /* v_3 = xor(s_lo_7, fold_lo_sw_3) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
+	vmovdqu %ymm0, 0(%rsp)
 	vmovdqu 0(%rsp), %xmm2
 	vpclmulqdq $0x11, .Lsm4_byteslice_avx2_gfni_asm_9_fold(%rip), %xmm2, %xmm2
 	vmovdqu %xmm2, 0(%rsp)
@@ -10207,11 +10398,11 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vmovdqu %xmm2, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm2
 #else
-	vpclmulqdq $0x11, .Lsm4_byteslice_avx2_gfni_asm_9_fold(%rip), %ymm1, %ymm2 /* fold_hi_7 = clmul(v_7, fold) */
+	vpclmulqdq $0x11, .Lsm4_byteslice_avx2_gfni_asm_9_fold(%rip), %ymm0, %ymm2 /* fold_hi_3 = clmul(v_3, fold) */
 #endif
-	vpxor %ymm0, %ymm1, %ymm0 /* v_hi_7 = xor(v_7, s_hi_15) */
-	vpxor %ymm2, %ymm0, %ymm0 /* reduced_7 = xor(v_hi_7, fold_hi_7) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_reverse16(%rip), %ymm0, %ymm0 /* y_next = lookup16(reduced_7, reverse16) */
+	vpxor %ymm1, %ymm0, %ymm0 /* v_hi_3 = xor(v_3, s_hi_7) */
+	vpxor %ymm2, %ymm0, %ymm0 /* reduced_3 = xor(v_hi_3, fold_hi_3) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_reverse16(%rip), %ymm0, %ymm0 /* y_next = lookup16(reduced_3, reverse16) */
 	vbroadcasti128 (%rsi), %ymm1 /* ctr_low = bcast128() */
 	vpsrlw $8, %ymm1, %ymm2 /* ctr_last = shr(ctr_low) */
 	vpbroadcastb 32(%rsi), %ymm3 /* ctr_first = bcast8() */
@@ -10298,7 +10489,7 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vpaddw %ymm14, %ymm2, %ymm14 /* ctr_sum_8 = add(ctr_last, ctr_j_8) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_8 = lookup16(ctr_sum_8, carry_everywhere) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_8 = lookup16(carry_mask_table, ctr_carry_8) */
-	vmovdqa %ymm0, 64(%rsp) /* spill y_next */
+	vmovdqa %ymm0, 480(%rsp) /* spill y_next */
 	vpand %ymm15, %ymm4, %ymm0 /* ctr_pair_8_b = and(ctr_w_open, ctr_mask_8) */
 	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_8_a = andnot(ctr_mask_8, ctr_v_open) */
 	vpor %ymm15, %ymm0, %ymm0 /* ctr_pair_8 = or(ctr_pair_8_b, ctr_pair_8_a) */
@@ -10308,7 +10499,7 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vpaddw %ymm14, %ymm2, %ymm14 /* ctr_sum_9 = add(ctr_last, ctr_j_9) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_9 = lookup16(ctr_sum_9, carry_everywhere) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_9 = lookup16(carry_mask_table, ctr_carry_9) */
-	vmovdqa %ymm13, 96(%rsp) /* spill row_7 */
+	vmovdqa %ymm13, 128(%rsp) /* spill row_7 */
 	vpand %ymm15, %ymm4, %ymm13 /* ctr_pair_9_b = and(ctr_w_open, ctr_mask_9) */
 	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_9_a = andnot(ctr_mask_9, ctr_v_open) */
 	vpor %ymm15, %ymm13, %ymm13 /* ctr_pair_9 = or(ctr_pair_9_b, ctr_pair_9_a) */
@@ -10318,7 +10509,7 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vpaddw %ymm14, %ymm2, %ymm14 /* ctr_sum_10 = add(ctr_last, ctr_j_10) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_10 = lookup16(ctr_sum_10, carry_everywhere) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_10 = lookup16(carry_mask_table, ctr_carry_10) */
-	vmovdqa %ymm12, 128(%rsp) /* spill row_6 */
+	vmovdqa %ymm12, 352(%rsp) /* spill row_6 */
 	vpand %ymm15, %ymm4, %ymm12 /* ctr_pair_10_b = and(ctr_w_open, ctr_mask_10) */
 	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_10_a = andnot(ctr_mask_10, ctr_v_open) */
 	vpor %ymm15, %ymm12, %ymm12 /* ctr_pair_10 = or(ctr_pair_10_b, ctr_pair_10_a) */
@@ -10328,7 +10519,7 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vpaddw %ymm14, %ymm2, %ymm14 /* ctr_sum_11 = add(ctr_last, ctr_j_11) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_11 = lookup16(ctr_sum_11, carry_everywhere) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_11 = lookup16(carry_mask_table, ctr_carry_11) */
-	vmovdqa %ymm11, 160(%rsp) /* spill row_5 */
+	vmovdqa %ymm11, 256(%rsp) /* spill row_5 */
 	vpand %ymm15, %ymm4, %ymm11 /* ctr_pair_11_b = and(ctr_w_open, ctr_mask_11) */
 	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_11_a = andnot(ctr_mask_11, ctr_v_open) */
 	vpor %ymm15, %ymm11, %ymm11 /* ctr_pair_11 = or(ctr_pair_11_b, ctr_pair_11_a) */
@@ -10338,7 +10529,7 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vpaddw %ymm14, %ymm2, %ymm14 /* ctr_sum_12 = add(ctr_last, ctr_j_12) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_12 = lookup16(ctr_sum_12, carry_everywhere) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_12 = lookup16(carry_mask_table, ctr_carry_12) */
-	vmovdqa %ymm10, 192(%rsp) /* spill row_4 */
+	vmovdqa %ymm10, 64(%rsp) /* spill row_4 */
 	vpand %ymm15, %ymm4, %ymm10 /* ctr_pair_12_b = and(ctr_w_open, ctr_mask_12) */
 	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_12_a = andnot(ctr_mask_12, ctr_v_open) */
 	vpor %ymm15, %ymm10, %ymm10 /* ctr_pair_12 = or(ctr_pair_12_b, ctr_pair_12_a) */
@@ -10348,7 +10539,7 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vpaddw %ymm14, %ymm2, %ymm14 /* ctr_sum_13 = add(ctr_last, ctr_j_13) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_13 = lookup16(ctr_sum_13, carry_everywhere) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_13 = lookup16(carry_mask_table, ctr_carry_13) */
-	vmovdqa %ymm10, 224(%rsp) /* spill row_12 */
+	vmovdqa %ymm10, 448(%rsp) /* spill row_12 */
 	vpand %ymm15, %ymm4, %ymm10 /* ctr_pair_13_b = and(ctr_w_open, ctr_mask_13) */
 	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_13_a = andnot(ctr_mask_13, ctr_v_open) */
 	vpor %ymm15, %ymm10, %ymm10 /* ctr_pair_13 = or(ctr_pair_13_b, ctr_pair_13_a) */
@@ -10358,7 +10549,7 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vpaddw %ymm14, %ymm2, %ymm14 /* ctr_sum_14 = add(ctr_last, ctr_j_14) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_14 = lookup16(ctr_sum_14, carry_everywhere) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_14 = lookup16(carry_mask_table, ctr_carry_14) */
-	vmovdqa %ymm10, 256(%rsp) /* spill row_13 */
+	vmovdqa %ymm10, 96(%rsp) /* spill row_13 */
 	vpand %ymm15, %ymm4, %ymm10 /* ctr_pair_14_b = and(ctr_w_open, ctr_mask_14) */
 	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_14_a = andnot(ctr_mask_14, ctr_v_open) */
 	vpor %ymm15, %ymm10, %ymm10 /* ctr_pair_14 = or(ctr_pair_14_b, ctr_pair_14_a) */
@@ -10381,21 +10572,21 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vpunpckhbw %ymm12, %ymm8, %ymm8 /* tr0_5 = unpackhi(row_2, row_10) */
 	vpunpcklbw %ymm11, %ymm9, %ymm12 /* tr0_6 = unpacklo(row_3, row_11) */
 	vpunpckhbw %ymm11, %ymm9, %ymm9 /* tr0_7 = unpackhi(row_3, row_11) */
-	vmovdqa 192(%rsp), %ymm11 /* reload row_4 */
-	vpunpcklbw 224(%rsp), %ymm11, %ymm15 /* tr0_8 = unpacklo(row_4, row_12) */
-	vpunpckhbw 224(%rsp), %ymm11, %ymm11 /* tr0_9 = unpackhi(row_4, row_12) */
-	vmovdqa %ymm1, 224(%rsp) /* spill ctr_v_open */
-	vmovdqa 160(%rsp), %ymm1 /* reload row_5 */
-	vmovdqa %ymm4, 192(%rsp) /* spill ctr_w_open */
-	vpunpcklbw 256(%rsp), %ymm1, %ymm4 /* tr0_10 = unpacklo(row_5, row_13) */
-	vpunpckhbw 256(%rsp), %ymm1, %ymm1 /* tr0_11 = unpackhi(row_5, row_13) */
-	vmovdqa %ymm2, 256(%rsp) /* spill ctr_last */
-	vmovdqa 128(%rsp), %ymm2 /* reload row_6 */
-	vmovdqa %ymm3, 160(%rsp) /* spill ctr_j0 */
+	vmovdqa 64(%rsp), %ymm11 /* reload row_4 */
+	vpunpcklbw 448(%rsp), %ymm11, %ymm15 /* tr0_8 = unpacklo(row_4, row_12) */
+	vpunpckhbw 448(%rsp), %ymm11, %ymm11 /* tr0_9 = unpackhi(row_4, row_12) */
+	vmovdqa %ymm1, 448(%rsp) /* spill ctr_v_open */
+	vmovdqa 256(%rsp), %ymm1 /* reload row_5 */
+	vmovdqa %ymm4, 64(%rsp) /* spill ctr_w_open */
+	vpunpcklbw 96(%rsp), %ymm1, %ymm4 /* tr0_10 = unpacklo(row_5, row_13) */
+	vpunpckhbw 96(%rsp), %ymm1, %ymm1 /* tr0_11 = unpackhi(row_5, row_13) */
+	vmovdqa %ymm2, 96(%rsp) /* spill ctr_last */
+	vmovdqa 352(%rsp), %ymm2 /* reload row_6 */
+	vmovdqa %ymm3, 256(%rsp) /* spill ctr_j0 */
 	vpunpcklbw %ymm10, %ymm2, %ymm3 /* tr0_12 = unpacklo(row_6, row_14) */
 	vpunpckhbw %ymm10, %ymm2, %ymm2 /* tr0_13 = unpackhi(row_6, row_14) */
-	vmovdqa 96(%rsp), %ymm10 /* reload row_7 */
-	vmovdqa %ymm9, 128(%rsp) /* spill tr0_7 */
+	vmovdqa 128(%rsp), %ymm10 /* reload row_7 */
+	vmovdqa %ymm9, 352(%rsp) /* spill tr0_7 */
 	vpunpcklbw %ymm7, %ymm10, %ymm9 /* tr0_14 = unpacklo(row_7, row_15) */
 	vpunpckhbw %ymm7, %ymm10, %ymm7 /* tr0_15 = unpackhi(row_7, row_15) */
 	vpunpcklbw %ymm15, %ymm14, %ymm10 /* tr1 = unpacklo(tr0, tr0_8) */
@@ -10412,8 +10603,8 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vpunpckhbw %ymm2, %ymm8, %ymm2 /* tr1_11 = unpackhi(tr0_5, tr0_13) */
 	vpunpcklbw %ymm9, %ymm12, %ymm8 /* tr1_12 = unpacklo(tr0_6, tr0_14) */
 	vpunpckhbw %ymm9, %ymm12, %ymm9 /* tr1_13 = unpackhi(tr0_6, tr0_14) */
-	vmovdqa 128(%rsp), %ymm12 /* reload tr0_7 */
-	vmovdqa %ymm1, 96(%rsp) /* spill tr1_7 */
+	vmovdqa 352(%rsp), %ymm12 /* reload tr0_7 */
+	vmovdqa %ymm1, 128(%rsp) /* spill tr1_7 */
 	vpunpcklbw %ymm7, %ymm12, %ymm1 /* tr1_14 = unpacklo(tr0_7, tr0_15) */
 	vpunpckhbw %ymm7, %ymm12, %ymm7 /* tr1_15 = unpackhi(tr0_7, tr0_15) */
 	vpunpcklbw %ymm6, %ymm10, %ymm12 /* tr2 = unpacklo(tr1, tr1_8) */
@@ -10430,8 +10621,8 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vpunpckhbw %ymm9, %ymm4, %ymm4 /* tr2_11 = unpackhi(tr1_5, tr1_13) */
 	vpunpcklbw %ymm1, %ymm5, %ymm9 /* tr2_12 = unpacklo(tr1_6, tr1_14) */
 	vpunpckhbw %ymm1, %ymm5, %ymm1 /* tr2_13 = unpackhi(tr1_6, tr1_14) */
-	vmovdqa 96(%rsp), %ymm5 /* reload tr1_7 */
-	vmovdqa %ymm0, 128(%rsp) /* spill tr2_7 */
+	vmovdqa 128(%rsp), %ymm5 /* reload tr1_7 */
+	vmovdqa %ymm0, 352(%rsp) /* spill tr2_7 */
 	vpunpcklbw %ymm7, %ymm5, %ymm0 /* tr2_14 = unpacklo(tr1_7, tr1_15) */
 	vpunpckhbw %ymm7, %ymm5, %ymm5 /* tr2_15 = unpackhi(tr1_7, tr1_15) */
 	vpunpcklbw %ymm2, %ymm12, %ymm7 /* tr3 = unpacklo(tr2, tr2_8) */
@@ -10448,8 +10639,8 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vpunpckhbw %ymm1, %ymm13, %ymm1 /* tr3_11 = unpackhi(tr2_5, tr2_13) */
 	vpunpcklbw %ymm0, %ymm15, %ymm13 /* tr3_12 = unpacklo(tr2_6, tr2_14) */
 	vpunpckhbw %ymm0, %ymm15, %ymm0 /* tr3_13 = unpackhi(tr2_6, tr2_14) */
-	vmovdqa 128(%rsp), %ymm15 /* reload tr2_7 */
-	vmovdqa %ymm0, 96(%rsp) /* spill tr3_13 */
+	vmovdqa 352(%rsp), %ymm15 /* reload tr2_7 */
+	vmovdqa %ymm0, 128(%rsp) /* spill tr3_13 */
 	vpunpcklbw %ymm5, %ymm15, %ymm0 /* tr3_14 = unpacklo(tr2_7, tr2_15) */
 	vpunpckhbw %ymm5, %ymm15, %ymm5 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
 
@@ -10467,186 +10658,186 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm14, %ymm14 /* xin_10 = gf2p8affine(tr3_10, gfni_mat) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm1, %ymm1 /* xin_11 = gf2p8affine(tr3_11, gfni_mat) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm13, %ymm13 /* xin_12 = gf2p8affine(tr3_12, gfni_mat) */
-	vmovdqa 96(%rsp), %ymm15 /* reload tr3_13 */
+	vmovdqa 128(%rsp), %ymm15 /* reload tr3_13 */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm15, %ymm15 /* xin_13 = gf2p8affine(tr3_13, gfni_mat) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm0, %ymm0 /* xin_14 = gf2p8affine(tr3_14, gfni_mat) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm5, %ymm5 /* xin_15 = gf2p8affine(tr3_15, gfni_mat) */
-	vmovdqa %ymm0, 96(%rsp) /* spill g0x14.1 */
+	vmovdqa %ymm0, 128(%rsp) /* spill g0x14.1 */
 	vmovdqa .Lsm4_byteslice_avx2_gfni_asm_9_block_k_16(%rip), %ymm0 /* block_k_16 = const() */
-	vpaddb 160(%rsp), %ymm0, %ymm0 /* ctr_j_16 = add(block_k_16, ctr_j0) */
-	vpaddw 256(%rsp), %ymm0, %ymm0 /* ctr_sum_16 = add(ctr_j_16, ctr_last) */
-	vmovdqa %ymm1, 128(%rsp) /* spill g0x11.1 */
+	vpaddb 256(%rsp), %ymm0, %ymm0 /* ctr_j_16 = add(block_k_16, ctr_j0) */
+	vpaddw 96(%rsp), %ymm0, %ymm0 /* ctr_sum_16 = add(ctr_j_16, ctr_last) */
+	vmovdqa %ymm1, 352(%rsp) /* spill g0x11.1 */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm0, %ymm1 /* ctr_carry_16 = lookup16(ctr_sum_16, carry_everywhere) */
-	vmovdqa %ymm2, 288(%rsp) /* spill g0x1.1 */
+	vmovdqa %ymm2, 320(%rsp) /* spill g0x1.1 */
 	vmovdqa .Lsm4_byteslice_avx2_gfni_asm_9_carry_mask_table(%rip), %ymm2 /* carry_mask_table = const() */
 	vpshufb %ymm1, %ymm2, %ymm1 /* ctr_mask_16 = lookup16(carry_mask_table, ctr_carry_16) */
-	vmovdqa %ymm3, 320(%rsp) /* spill g0x7.1 */
-	vpand 192(%rsp), %ymm1, %ymm3 /* ctr_pair_16_b = and(ctr_mask_16, ctr_w_open) */
-	vpandn 224(%rsp), %ymm1, %ymm1 /* ctr_pair_16_a = andnot(ctr_mask_16, ctr_v_open) */
+	vmovdqa %ymm3, 544(%rsp) /* spill g0x7.1 */
+	vpand 64(%rsp), %ymm1, %ymm3 /* ctr_pair_16_b = and(ctr_mask_16, ctr_w_open) */
+	vpandn 448(%rsp), %ymm1, %ymm1 /* ctr_pair_16_a = andnot(ctr_mask_16, ctr_v_open) */
 	vpor %ymm1, %ymm3, %ymm1 /* ctr_pair_16 = or(ctr_pair_16_b, ctr_pair_16_a) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_new_last_byte(%rip), %ymm0, %ymm0 /* ctr_last_byte_16 = lookup16(ctr_sum_16, new_last_byte) */
 	vpor %ymm0, %ymm1, %ymm0 /* row_16 = or(ctr_pair_16, ctr_last_byte_16) */
 	vmovdqa .Lsm4_byteslice_avx2_gfni_asm_9_block_k_17(%rip), %ymm1 /* block_k_17 = const() */
-	vpaddb 160(%rsp), %ymm1, %ymm1 /* ctr_j_17 = add(block_k_17, ctr_j0) */
-	vpaddw 256(%rsp), %ymm1, %ymm1 /* ctr_sum_17 = add(ctr_j_17, ctr_last) */
+	vpaddb 256(%rsp), %ymm1, %ymm1 /* ctr_j_17 = add(block_k_17, ctr_j0) */
+	vpaddw 96(%rsp), %ymm1, %ymm1 /* ctr_sum_17 = add(ctr_j_17, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm1, %ymm3 /* ctr_carry_17 = lookup16(ctr_sum_17, carry_everywhere) */
 	vpshufb %ymm3, %ymm2, %ymm3 /* ctr_mask_17 = lookup16(carry_mask_table, ctr_carry_17) */
-	vmovdqa %ymm4, 352(%rsp) /* spill g0x8.1 */
-	vpand 192(%rsp), %ymm3, %ymm4 /* ctr_pair_17_b = and(ctr_mask_17, ctr_w_open) */
-	vpandn 224(%rsp), %ymm3, %ymm3 /* ctr_pair_17_a = andnot(ctr_mask_17, ctr_v_open) */
+	vmovdqa %ymm4, 224(%rsp) /* spill g0x8.1 */
+	vpand 64(%rsp), %ymm3, %ymm4 /* ctr_pair_17_b = and(ctr_mask_17, ctr_w_open) */
+	vpandn 448(%rsp), %ymm3, %ymm3 /* ctr_pair_17_a = andnot(ctr_mask_17, ctr_v_open) */
 	vpor %ymm3, %ymm4, %ymm3 /* ctr_pair_17 = or(ctr_pair_17_b, ctr_pair_17_a) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_new_last_byte(%rip), %ymm1, %ymm1 /* ctr_last_byte_17 = lookup16(ctr_sum_17, new_last_byte) */
 	vpor %ymm1, %ymm3, %ymm1 /* row_17 = or(ctr_pair_17, ctr_last_byte_17) */
 	vmovdqa .Lsm4_byteslice_avx2_gfni_asm_9_block_k_18(%rip), %ymm3 /* block_k_18 = const() */
-	vpaddb 160(%rsp), %ymm3, %ymm3 /* ctr_j_18 = add(block_k_18, ctr_j0) */
-	vpaddw 256(%rsp), %ymm3, %ymm3 /* ctr_sum_18 = add(ctr_j_18, ctr_last) */
+	vpaddb 256(%rsp), %ymm3, %ymm3 /* ctr_j_18 = add(block_k_18, ctr_j0) */
+	vpaddw 96(%rsp), %ymm3, %ymm3 /* ctr_sum_18 = add(ctr_j_18, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm3, %ymm4 /* ctr_carry_18 = lookup16(ctr_sum_18, carry_everywhere) */
 	vpshufb %ymm4, %ymm2, %ymm4 /* ctr_mask_18 = lookup16(carry_mask_table, ctr_carry_18) */
 	vmovdqa %ymm5, 384(%rsp) /* spill g0x15.1 */
-	vpand 192(%rsp), %ymm4, %ymm5 /* ctr_pair_18_b = and(ctr_mask_18, ctr_w_open) */
-	vpandn 224(%rsp), %ymm4, %ymm4 /* ctr_pair_18_a = andnot(ctr_mask_18, ctr_v_open) */
+	vpand 64(%rsp), %ymm4, %ymm5 /* ctr_pair_18_b = and(ctr_mask_18, ctr_w_open) */
+	vpandn 448(%rsp), %ymm4, %ymm4 /* ctr_pair_18_a = andnot(ctr_mask_18, ctr_v_open) */
 	vpor %ymm4, %ymm5, %ymm4 /* ctr_pair_18 = or(ctr_pair_18_b, ctr_pair_18_a) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_new_last_byte(%rip), %ymm3, %ymm3 /* ctr_last_byte_18 = lookup16(ctr_sum_18, new_last_byte) */
 	vpor %ymm3, %ymm4, %ymm3 /* row_18 = or(ctr_pair_18, ctr_last_byte_18) */
 	vmovdqa .Lsm4_byteslice_avx2_gfni_asm_9_block_k_19(%rip), %ymm4 /* block_k_19 = const() */
-	vpaddb 160(%rsp), %ymm4, %ymm4 /* ctr_j_19 = add(block_k_19, ctr_j0) */
-	vpaddw 256(%rsp), %ymm4, %ymm4 /* ctr_sum_19 = add(ctr_j_19, ctr_last) */
+	vpaddb 256(%rsp), %ymm4, %ymm4 /* ctr_j_19 = add(block_k_19, ctr_j0) */
+	vpaddw 96(%rsp), %ymm4, %ymm4 /* ctr_sum_19 = add(ctr_j_19, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm4, %ymm5 /* ctr_carry_19 = lookup16(ctr_sum_19, carry_everywhere) */
 	vpshufb %ymm5, %ymm2, %ymm5 /* ctr_mask_19 = lookup16(carry_mask_table, ctr_carry_19) */
-	vmovdqa %ymm6, 416(%rsp) /* spill g0x3.1 */
-	vpand 192(%rsp), %ymm5, %ymm6 /* ctr_pair_19_b = and(ctr_mask_19, ctr_w_open) */
-	vpandn 224(%rsp), %ymm5, %ymm5 /* ctr_pair_19_a = andnot(ctr_mask_19, ctr_v_open) */
+	vmovdqa %ymm6, 576(%rsp) /* spill g0x3.1 */
+	vpand 64(%rsp), %ymm5, %ymm6 /* ctr_pair_19_b = and(ctr_mask_19, ctr_w_open) */
+	vpandn 448(%rsp), %ymm5, %ymm5 /* ctr_pair_19_a = andnot(ctr_mask_19, ctr_v_open) */
 	vpor %ymm5, %ymm6, %ymm5 /* ctr_pair_19 = or(ctr_pair_19_b, ctr_pair_19_a) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte_19 = lookup16(ctr_sum_19, new_last_byte) */
 	vpor %ymm4, %ymm5, %ymm4 /* row_19 = or(ctr_pair_19, ctr_last_byte_19) */
 	vmovdqa .Lsm4_byteslice_avx2_gfni_asm_9_block_k_20(%rip), %ymm5 /* block_k_20 = const() */
-	vpaddb 160(%rsp), %ymm5, %ymm5 /* ctr_j_20 = add(block_k_20, ctr_j0) */
-	vpaddw 256(%rsp), %ymm5, %ymm5 /* ctr_sum_20 = add(ctr_j_20, ctr_last) */
+	vpaddb 256(%rsp), %ymm5, %ymm5 /* ctr_j_20 = add(block_k_20, ctr_j0) */
+	vpaddw 96(%rsp), %ymm5, %ymm5 /* ctr_sum_20 = add(ctr_j_20, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm5, %ymm6 /* ctr_carry_20 = lookup16(ctr_sum_20, carry_everywhere) */
 	vpshufb %ymm6, %ymm2, %ymm6 /* ctr_mask_20 = lookup16(carry_mask_table, ctr_carry_20) */
-	vmovdqa %ymm7, 448(%rsp) /* spill g0x0.1 */
-	vpand 192(%rsp), %ymm6, %ymm7 /* ctr_pair_20_b = and(ctr_mask_20, ctr_w_open) */
-	vpandn 224(%rsp), %ymm6, %ymm6 /* ctr_pair_20_a = andnot(ctr_mask_20, ctr_v_open) */
+	vmovdqa %ymm7, 160(%rsp) /* spill g0x0.1 */
+	vpand 64(%rsp), %ymm6, %ymm7 /* ctr_pair_20_b = and(ctr_mask_20, ctr_w_open) */
+	vpandn 448(%rsp), %ymm6, %ymm6 /* ctr_pair_20_a = andnot(ctr_mask_20, ctr_v_open) */
 	vpor %ymm6, %ymm7, %ymm6 /* ctr_pair_20 = or(ctr_pair_20_b, ctr_pair_20_a) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_20 = lookup16(ctr_sum_20, new_last_byte) */
 	vpor %ymm5, %ymm6, %ymm5 /* row_20 = or(ctr_pair_20, ctr_last_byte_20) */
 	vmovdqa .Lsm4_byteslice_avx2_gfni_asm_9_block_k_21(%rip), %ymm6 /* block_k_21 = const() */
-	vpaddb 160(%rsp), %ymm6, %ymm6 /* ctr_j_21 = add(block_k_21, ctr_j0) */
-	vpaddw 256(%rsp), %ymm6, %ymm6 /* ctr_sum_21 = add(ctr_j_21, ctr_last) */
+	vpaddb 256(%rsp), %ymm6, %ymm6 /* ctr_j_21 = add(block_k_21, ctr_j0) */
+	vpaddw 96(%rsp), %ymm6, %ymm6 /* ctr_sum_21 = add(ctr_j_21, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm6, %ymm7 /* ctr_carry_21 = lookup16(ctr_sum_21, carry_everywhere) */
 	vpshufb %ymm7, %ymm2, %ymm7 /* ctr_mask_21 = lookup16(carry_mask_table, ctr_carry_21) */
-	vmovdqa %ymm8, 480(%rsp) /* spill g0x4.1 */
-	vpand 192(%rsp), %ymm7, %ymm8 /* ctr_pair_21_b = and(ctr_mask_21, ctr_w_open) */
-	vpandn 224(%rsp), %ymm7, %ymm7 /* ctr_pair_21_a = andnot(ctr_mask_21, ctr_v_open) */
+	vmovdqa %ymm8, 192(%rsp) /* spill g0x4.1 */
+	vpand 64(%rsp), %ymm7, %ymm8 /* ctr_pair_21_b = and(ctr_mask_21, ctr_w_open) */
+	vpandn 448(%rsp), %ymm7, %ymm7 /* ctr_pair_21_a = andnot(ctr_mask_21, ctr_v_open) */
 	vpor %ymm7, %ymm8, %ymm7 /* ctr_pair_21 = or(ctr_pair_21_b, ctr_pair_21_a) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_new_last_byte(%rip), %ymm6, %ymm6 /* ctr_last_byte_21 = lookup16(ctr_sum_21, new_last_byte) */
 	vpor %ymm6, %ymm7, %ymm6 /* row_21 = or(ctr_pair_21, ctr_last_byte_21) */
 	vmovdqa .Lsm4_byteslice_avx2_gfni_asm_9_block_k_22(%rip), %ymm7 /* block_k_22 = const() */
-	vpaddb 160(%rsp), %ymm7, %ymm7 /* ctr_j_22 = add(block_k_22, ctr_j0) */
-	vpaddw 256(%rsp), %ymm7, %ymm7 /* ctr_sum_22 = add(ctr_j_22, ctr_last) */
+	vpaddb 256(%rsp), %ymm7, %ymm7 /* ctr_j_22 = add(block_k_22, ctr_j0) */
+	vpaddw 96(%rsp), %ymm7, %ymm7 /* ctr_sum_22 = add(ctr_j_22, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm7, %ymm8 /* ctr_carry_22 = lookup16(ctr_sum_22, carry_everywhere) */
 	vpshufb %ymm8, %ymm2, %ymm8 /* ctr_mask_22 = lookup16(carry_mask_table, ctr_carry_22) */
-	vmovdqa %ymm9, 512(%rsp) /* spill g0x9.1 */
-	vpand 192(%rsp), %ymm8, %ymm9 /* ctr_pair_22_b = and(ctr_mask_22, ctr_w_open) */
-	vpandn 224(%rsp), %ymm8, %ymm8 /* ctr_pair_22_a = andnot(ctr_mask_22, ctr_v_open) */
+	vmovdqa %ymm9, 416(%rsp) /* spill g0x9.1 */
+	vpand 64(%rsp), %ymm8, %ymm9 /* ctr_pair_22_b = and(ctr_mask_22, ctr_w_open) */
+	vpandn 448(%rsp), %ymm8, %ymm8 /* ctr_pair_22_a = andnot(ctr_mask_22, ctr_v_open) */
 	vpor %ymm8, %ymm9, %ymm8 /* ctr_pair_22 = or(ctr_pair_22_b, ctr_pair_22_a) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_new_last_byte(%rip), %ymm7, %ymm7 /* ctr_last_byte_22 = lookup16(ctr_sum_22, new_last_byte) */
 	vpor %ymm7, %ymm8, %ymm7 /* row_22 = or(ctr_pair_22, ctr_last_byte_22) */
 	vmovdqa .Lsm4_byteslice_avx2_gfni_asm_9_block_k_23(%rip), %ymm8 /* block_k_23 = const() */
-	vpaddb 160(%rsp), %ymm8, %ymm8 /* ctr_j_23 = add(block_k_23, ctr_j0) */
-	vpaddw 256(%rsp), %ymm8, %ymm8 /* ctr_sum_23 = add(ctr_j_23, ctr_last) */
+	vpaddb 256(%rsp), %ymm8, %ymm8 /* ctr_j_23 = add(block_k_23, ctr_j0) */
+	vpaddw 96(%rsp), %ymm8, %ymm8 /* ctr_sum_23 = add(ctr_j_23, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm8, %ymm9 /* ctr_carry_23 = lookup16(ctr_sum_23, carry_everywhere) */
 	vpshufb %ymm9, %ymm2, %ymm9 /* ctr_mask_23 = lookup16(carry_mask_table, ctr_carry_23) */
-	vmovdqa %ymm10, 544(%rsp) /* spill g0x5.1 */
-	vpand 192(%rsp), %ymm9, %ymm10 /* ctr_pair_23_b = and(ctr_mask_23, ctr_w_open) */
-	vpandn 224(%rsp), %ymm9, %ymm9 /* ctr_pair_23_a = andnot(ctr_mask_23, ctr_v_open) */
+	vmovdqa %ymm10, 288(%rsp) /* spill g0x5.1 */
+	vpand 64(%rsp), %ymm9, %ymm10 /* ctr_pair_23_b = and(ctr_mask_23, ctr_w_open) */
+	vpandn 448(%rsp), %ymm9, %ymm9 /* ctr_pair_23_a = andnot(ctr_mask_23, ctr_v_open) */
 	vpor %ymm9, %ymm10, %ymm9 /* ctr_pair_23 = or(ctr_pair_23_b, ctr_pair_23_a) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_new_last_byte(%rip), %ymm8, %ymm8 /* ctr_last_byte_23 = lookup16(ctr_sum_23, new_last_byte) */
 	vpor %ymm8, %ymm9, %ymm8 /* row_23 = or(ctr_pair_23, ctr_last_byte_23) */
 	vmovdqa .Lsm4_byteslice_avx2_gfni_asm_9_block_k_24(%rip), %ymm9 /* block_k_24 = const() */
-	vpaddb 160(%rsp), %ymm9, %ymm9 /* ctr_j_24 = add(block_k_24, ctr_j0) */
-	vpaddw 256(%rsp), %ymm9, %ymm9 /* ctr_sum_24 = add(ctr_j_24, ctr_last) */
+	vpaddb 256(%rsp), %ymm9, %ymm9 /* ctr_j_24 = add(block_k_24, ctr_j0) */
+	vpaddw 96(%rsp), %ymm9, %ymm9 /* ctr_sum_24 = add(ctr_j_24, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm9, %ymm10 /* ctr_carry_24 = lookup16(ctr_sum_24, carry_everywhere) */
 	vpshufb %ymm10, %ymm2, %ymm10 /* ctr_mask_24 = lookup16(carry_mask_table, ctr_carry_24) */
-	vmovdqa %ymm11, 576(%rsp) /* spill g0x6.1 */
-	vpand 192(%rsp), %ymm10, %ymm11 /* ctr_pair_24_b = and(ctr_mask_24, ctr_w_open) */
-	vpandn 224(%rsp), %ymm10, %ymm10 /* ctr_pair_24_a = andnot(ctr_mask_24, ctr_v_open) */
+	vmovdqa %ymm11, 512(%rsp) /* spill g0x6.1 */
+	vpand 64(%rsp), %ymm10, %ymm11 /* ctr_pair_24_b = and(ctr_mask_24, ctr_w_open) */
+	vpandn 448(%rsp), %ymm10, %ymm10 /* ctr_pair_24_a = andnot(ctr_mask_24, ctr_v_open) */
 	vpor %ymm10, %ymm11, %ymm10 /* ctr_pair_24 = or(ctr_pair_24_b, ctr_pair_24_a) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_new_last_byte(%rip), %ymm9, %ymm9 /* ctr_last_byte_24 = lookup16(ctr_sum_24, new_last_byte) */
 	vpor %ymm9, %ymm10, %ymm9 /* row_24 = or(ctr_pair_24, ctr_last_byte_24) */
 	vmovdqa .Lsm4_byteslice_avx2_gfni_asm_9_block_k_25(%rip), %ymm10 /* block_k_25 = const() */
-	vpaddb 160(%rsp), %ymm10, %ymm10 /* ctr_j_25 = add(block_k_25, ctr_j0) */
-	vpaddw 256(%rsp), %ymm10, %ymm10 /* ctr_sum_25 = add(ctr_j_25, ctr_last) */
+	vpaddb 256(%rsp), %ymm10, %ymm10 /* ctr_j_25 = add(block_k_25, ctr_j0) */
+	vpaddw 96(%rsp), %ymm10, %ymm10 /* ctr_sum_25 = add(ctr_j_25, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm10, %ymm11 /* ctr_carry_25 = lookup16(ctr_sum_25, carry_everywhere) */
 	vpshufb %ymm11, %ymm2, %ymm11 /* ctr_mask_25 = lookup16(carry_mask_table, ctr_carry_25) */
 	vmovdqa %ymm12, 608(%rsp) /* spill g0x2.1 */
-	vpand 192(%rsp), %ymm11, %ymm12 /* ctr_pair_25_b = and(ctr_mask_25, ctr_w_open) */
-	vpandn 224(%rsp), %ymm11, %ymm11 /* ctr_pair_25_a = andnot(ctr_mask_25, ctr_v_open) */
+	vpand 64(%rsp), %ymm11, %ymm12 /* ctr_pair_25_b = and(ctr_mask_25, ctr_w_open) */
+	vpandn 448(%rsp), %ymm11, %ymm11 /* ctr_pair_25_a = andnot(ctr_mask_25, ctr_v_open) */
 	vpor %ymm11, %ymm12, %ymm11 /* ctr_pair_25 = or(ctr_pair_25_b, ctr_pair_25_a) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_new_last_byte(%rip), %ymm10, %ymm10 /* ctr_last_byte_25 = lookup16(ctr_sum_25, new_last_byte) */
 	vpor %ymm10, %ymm11, %ymm10 /* row_25 = or(ctr_pair_25, ctr_last_byte_25) */
 	vmovdqa .Lsm4_byteslice_avx2_gfni_asm_9_block_k_26(%rip), %ymm11 /* block_k_26 = const() */
-	vpaddb 160(%rsp), %ymm11, %ymm11 /* ctr_j_26 = add(block_k_26, ctr_j0) */
-	vpaddw 256(%rsp), %ymm11, %ymm11 /* ctr_sum_26 = add(ctr_j_26, ctr_last) */
+	vpaddb 256(%rsp), %ymm11, %ymm11 /* ctr_j_26 = add(block_k_26, ctr_j0) */
+	vpaddw 96(%rsp), %ymm11, %ymm11 /* ctr_sum_26 = add(ctr_j_26, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm11, %ymm12 /* ctr_carry_26 = lookup16(ctr_sum_26, carry_everywhere) */
 	vpshufb %ymm12, %ymm2, %ymm12 /* ctr_mask_26 = lookup16(carry_mask_table, ctr_carry_26) */
 	vmovdqa %ymm13, 640(%rsp) /* spill g0x12.1 */
-	vpand 192(%rsp), %ymm12, %ymm13 /* ctr_pair_26_b = and(ctr_mask_26, ctr_w_open) */
-	vpandn 224(%rsp), %ymm12, %ymm12 /* ctr_pair_26_a = andnot(ctr_mask_26, ctr_v_open) */
+	vpand 64(%rsp), %ymm12, %ymm13 /* ctr_pair_26_b = and(ctr_mask_26, ctr_w_open) */
+	vpandn 448(%rsp), %ymm12, %ymm12 /* ctr_pair_26_a = andnot(ctr_mask_26, ctr_v_open) */
 	vpor %ymm12, %ymm13, %ymm12 /* ctr_pair_26 = or(ctr_pair_26_b, ctr_pair_26_a) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_new_last_byte(%rip), %ymm11, %ymm11 /* ctr_last_byte_26 = lookup16(ctr_sum_26, new_last_byte) */
 	vpor %ymm11, %ymm12, %ymm11 /* row_26 = or(ctr_pair_26, ctr_last_byte_26) */
 	vmovdqa .Lsm4_byteslice_avx2_gfni_asm_9_block_k_27(%rip), %ymm12 /* block_k_27 = const() */
-	vpaddb 160(%rsp), %ymm12, %ymm12 /* ctr_j_27 = add(block_k_27, ctr_j0) */
-	vpaddw 256(%rsp), %ymm12, %ymm12 /* ctr_sum_27 = add(ctr_j_27, ctr_last) */
+	vpaddb 256(%rsp), %ymm12, %ymm12 /* ctr_j_27 = add(block_k_27, ctr_j0) */
+	vpaddw 96(%rsp), %ymm12, %ymm12 /* ctr_sum_27 = add(ctr_j_27, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm12, %ymm13 /* ctr_carry_27 = lookup16(ctr_sum_27, carry_everywhere) */
 	vpshufb %ymm13, %ymm2, %ymm13 /* ctr_mask_27 = lookup16(carry_mask_table, ctr_carry_27) */
 	vmovdqa %ymm14, 672(%rsp) /* spill g0x10.1 */
-	vpand 192(%rsp), %ymm13, %ymm14 /* ctr_pair_27_b = and(ctr_mask_27, ctr_w_open) */
-	vpandn 224(%rsp), %ymm13, %ymm13 /* ctr_pair_27_a = andnot(ctr_mask_27, ctr_v_open) */
+	vpand 64(%rsp), %ymm13, %ymm14 /* ctr_pair_27_b = and(ctr_mask_27, ctr_w_open) */
+	vpandn 448(%rsp), %ymm13, %ymm13 /* ctr_pair_27_a = andnot(ctr_mask_27, ctr_v_open) */
 	vpor %ymm13, %ymm14, %ymm13 /* ctr_pair_27 = or(ctr_pair_27_b, ctr_pair_27_a) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_new_last_byte(%rip), %ymm12, %ymm12 /* ctr_last_byte_27 = lookup16(ctr_sum_27, new_last_byte) */
 	vpor %ymm12, %ymm13, %ymm12 /* row_27 = or(ctr_pair_27, ctr_last_byte_27) */
 	vmovdqa .Lsm4_byteslice_avx2_gfni_asm_9_block_k_28(%rip), %ymm13 /* block_k_28 = const() */
-	vpaddb 160(%rsp), %ymm13, %ymm13 /* ctr_j_28 = add(block_k_28, ctr_j0) */
-	vpaddw 256(%rsp), %ymm13, %ymm13 /* ctr_sum_28 = add(ctr_j_28, ctr_last) */
+	vpaddb 256(%rsp), %ymm13, %ymm13 /* ctr_j_28 = add(block_k_28, ctr_j0) */
+	vpaddw 96(%rsp), %ymm13, %ymm13 /* ctr_sum_28 = add(ctr_j_28, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm13, %ymm14 /* ctr_carry_28 = lookup16(ctr_sum_28, carry_everywhere) */
 	vpshufb %ymm14, %ymm2, %ymm14 /* ctr_mask_28 = lookup16(carry_mask_table, ctr_carry_28) */
 	vmovdqa %ymm15, 704(%rsp) /* spill g0x13.1 */
-	vpand 192(%rsp), %ymm14, %ymm15 /* ctr_pair_28_b = and(ctr_mask_28, ctr_w_open) */
-	vpandn 224(%rsp), %ymm14, %ymm14 /* ctr_pair_28_a = andnot(ctr_mask_28, ctr_v_open) */
+	vpand 64(%rsp), %ymm14, %ymm15 /* ctr_pair_28_b = and(ctr_mask_28, ctr_w_open) */
+	vpandn 448(%rsp), %ymm14, %ymm14 /* ctr_pair_28_a = andnot(ctr_mask_28, ctr_v_open) */
 	vpor %ymm14, %ymm15, %ymm14 /* ctr_pair_28 = or(ctr_pair_28_b, ctr_pair_28_a) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_new_last_byte(%rip), %ymm13, %ymm13 /* ctr_last_byte_28 = lookup16(ctr_sum_28, new_last_byte) */
 	vpor %ymm13, %ymm14, %ymm13 /* row_28 = or(ctr_pair_28, ctr_last_byte_28) */
 	vmovdqa .Lsm4_byteslice_avx2_gfni_asm_9_block_k_29(%rip), %ymm14 /* block_k_29 = const() */
-	vpaddb 160(%rsp), %ymm14, %ymm14 /* ctr_j_29 = add(block_k_29, ctr_j0) */
-	vpaddw 256(%rsp), %ymm14, %ymm14 /* ctr_sum_29 = add(ctr_j_29, ctr_last) */
+	vpaddb 256(%rsp), %ymm14, %ymm14 /* ctr_j_29 = add(block_k_29, ctr_j0) */
+	vpaddw 96(%rsp), %ymm14, %ymm14 /* ctr_sum_29 = add(ctr_j_29, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_29 = lookup16(ctr_sum_29, carry_everywhere) */
 	vpshufb %ymm15, %ymm2, %ymm15 /* ctr_mask_29 = lookup16(carry_mask_table, ctr_carry_29) */
 	vmovdqa %ymm8, 736(%rsp) /* spill row_23 */
-	vpand 192(%rsp), %ymm15, %ymm8 /* ctr_pair_29_b = and(ctr_mask_29, ctr_w_open) */
-	vpandn 224(%rsp), %ymm15, %ymm15 /* ctr_pair_29_a = andnot(ctr_mask_29, ctr_v_open) */
+	vpand 64(%rsp), %ymm15, %ymm8 /* ctr_pair_29_b = and(ctr_mask_29, ctr_w_open) */
+	vpandn 448(%rsp), %ymm15, %ymm15 /* ctr_pair_29_a = andnot(ctr_mask_29, ctr_v_open) */
 	vpor %ymm15, %ymm8, %ymm8 /* ctr_pair_29 = or(ctr_pair_29_b, ctr_pair_29_a) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_29 = lookup16(ctr_sum_29, new_last_byte) */
 	vpor %ymm14, %ymm8, %ymm8 /* row_29 = or(ctr_pair_29, ctr_last_byte_29) */
 	vmovdqa .Lsm4_byteslice_avx2_gfni_asm_9_block_k_30(%rip), %ymm14 /* block_k_30 = const() */
-	vpaddb 160(%rsp), %ymm14, %ymm14 /* ctr_j_30 = add(block_k_30, ctr_j0) */
-	vpaddw 256(%rsp), %ymm14, %ymm14 /* ctr_sum_30 = add(ctr_j_30, ctr_last) */
+	vpaddb 256(%rsp), %ymm14, %ymm14 /* ctr_j_30 = add(block_k_30, ctr_j0) */
+	vpaddw 96(%rsp), %ymm14, %ymm14 /* ctr_sum_30 = add(ctr_j_30, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_30 = lookup16(ctr_sum_30, carry_everywhere) */
 	vpshufb %ymm15, %ymm2, %ymm15 /* ctr_mask_30 = lookup16(carry_mask_table, ctr_carry_30) */
 	vmovdqa %ymm7, 768(%rsp) /* spill row_22 */
-	vpand 192(%rsp), %ymm15, %ymm7 /* ctr_pair_30_b = and(ctr_mask_30, ctr_w_open) */
-	vpandn 224(%rsp), %ymm15, %ymm15 /* ctr_pair_30_a = andnot(ctr_mask_30, ctr_v_open) */
+	vpand 64(%rsp), %ymm15, %ymm7 /* ctr_pair_30_b = and(ctr_mask_30, ctr_w_open) */
+	vpandn 448(%rsp), %ymm15, %ymm15 /* ctr_pair_30_a = andnot(ctr_mask_30, ctr_v_open) */
 	vpor %ymm15, %ymm7, %ymm7 /* ctr_pair_30 = or(ctr_pair_30_b, ctr_pair_30_a) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_30 = lookup16(ctr_sum_30, new_last_byte) */
 	vpor %ymm14, %ymm7, %ymm7 /* row_30 = or(ctr_pair_30, ctr_last_byte_30) */
 	vmovdqa .Lsm4_byteslice_avx2_gfni_asm_9_block_k_31(%rip), %ymm14 /* block_k_31 = const() */
-	vpaddb 160(%rsp), %ymm14, %ymm14 /* ctr_j_31 = add(block_k_31, ctr_j0) */
-	vpaddw 256(%rsp), %ymm14, %ymm14 /* ctr_sum_31 = add(ctr_j_31, ctr_last) */
+	vpaddb 256(%rsp), %ymm14, %ymm14 /* ctr_j_31 = add(block_k_31, ctr_j0) */
+	vpaddw 96(%rsp), %ymm14, %ymm14 /* ctr_sum_31 = add(ctr_j_31, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_31 = lookup16(ctr_sum_31, carry_everywhere) */
 	vpshufb %ymm15, %ymm2, %ymm2 /* ctr_mask_31 = lookup16(carry_mask_table, ctr_carry_31) */
-	vpand 192(%rsp), %ymm2, %ymm15 /* ctr_pair_31_b = and(ctr_mask_31, ctr_w_open) */
-	vpandn 224(%rsp), %ymm2, %ymm2 /* ctr_pair_31_a = andnot(ctr_mask_31, ctr_v_open) */
+	vpand 64(%rsp), %ymm2, %ymm15 /* ctr_pair_31_b = and(ctr_mask_31, ctr_w_open) */
+	vpandn 448(%rsp), %ymm2, %ymm2 /* ctr_pair_31_a = andnot(ctr_mask_31, ctr_v_open) */
 	vpor %ymm2, %ymm15, %ymm2 /* ctr_pair_31 = or(ctr_pair_31_b, ctr_pair_31_a) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_31 = lookup16(ctr_sum_31, new_last_byte) */
 	vpor %ymm14, %ymm2, %ymm2 /* row_31 = or(ctr_pair_31, ctr_last_byte_31) */
@@ -10743,39 +10934,39 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 
 	/* Products per input byte: B'1, B'2; every other block of M'_L is a XOR of them. */
 	vmovdqa %ymm5, 736(%rsp) /* spill g1x3.2 */
-	vmovdqa 448(%rsp), %ymm5 /* reload g0x0.2 */
+	vmovdqa 160(%rsp), %ymm5 /* reload g0x0.2 */
 	vmovdqa %ymm11, 768(%rsp) /* spill g1x2.2 */
-	vmovdqa 288(%rsp), %ymm11 /* reload g0x1.2 */
-	vmovdqa %ymm3, 224(%rsp) /* spill g1x1.2 */
+	vmovdqa 320(%rsp), %ymm11 /* reload g0x1.2 */
+	vmovdqa %ymm3, 448(%rsp) /* spill g1x1.2 */
 	vmovdqa 608(%rsp), %ymm3 /* reload g0x2.2 */
-	vmovdqa %ymm13, 192(%rsp) /* spill g1x0.2 */
-	vmovdqa 416(%rsp), %ymm13 /* reload g0x3.2 */
-	vmovdqa %ymm2, 256(%rsp) /* spill g1x15.2 */
-	vmovdqa 192(%rsp), %ymm2 /* reload g1x0.2 */
-	vmovdqa %ymm2, 160(%rsp) /* spill g1x0.2 */
-	vmovdqa 224(%rsp), %ymm2 /* reload g1x1.2 */
+	vmovdqa %ymm13, 64(%rsp) /* spill g1x0.2 */
+	vmovdqa 576(%rsp), %ymm13 /* reload g0x3.2 */
+	vmovdqa %ymm2, 96(%rsp) /* spill g1x15.2 */
+	vmovdqa 64(%rsp), %ymm2 /* reload g1x0.2 */
+	vmovdqa %ymm2, 256(%rsp) /* spill g1x0.2 */
+	vmovdqa 448(%rsp), %ymm2 /* reload g1x1.2 */
 	vmovdqa %ymm2, 800(%rsp) /* spill g1x1.2 */
 	vmovdqa 768(%rsp), %ymm2 /* reload g1x2.2 */
 	vmovdqa %ymm2, 832(%rsp) /* spill g1x2.2 */
 	vmovdqa 736(%rsp), %ymm2 /* reload g1x3.2 */
 	vmovdqa %ymm2, 864(%rsp) /* spill g1x3.2 */
-	vmovdqa 480(%rsp), %ymm2 /* reload g0x4.2 */
+	vmovdqa 192(%rsp), %ymm2 /* reload g0x4.2 */
 	vmovdqa %ymm1, 896(%rsp) /* spill g1x11.2 */
-	vmovdqa 544(%rsp), %ymm1 /* reload g0x5.2 */
+	vmovdqa 288(%rsp), %ymm1 /* reload g0x5.2 */
 	vmovdqa %ymm4, 928(%rsp) /* spill g1x7.2 */
-	vmovdqa 576(%rsp), %ymm4 /* reload g0x6.2 */
+	vmovdqa 512(%rsp), %ymm4 /* reload g0x6.2 */
 	vmovdqa %ymm0, 960(%rsp) /* spill g1x14.2 */
-	vmovdqa 320(%rsp), %ymm0 /* reload g0x7.2 */
+	vmovdqa 544(%rsp), %ymm0 /* reload g0x7.2 */
 	vmovdqa %ymm8, 992(%rsp) /* spill g1x6.2 */
 	vmovdqa 928(%rsp), %ymm8 /* reload g1x7.2 */
 	vmovdqa %ymm8, 1024(%rsp) /* spill g1x7.2 */
-	vmovdqa 352(%rsp), %ymm8 /* reload g0x8.2 */
+	vmovdqa 224(%rsp), %ymm8 /* reload g0x8.2 */
 	vmovdqa %ymm12, 1056(%rsp) /* spill g1x10.2 */
-	vmovdqa 512(%rsp), %ymm12 /* reload g0x9.2 */
+	vmovdqa 416(%rsp), %ymm12 /* reload g0x9.2 */
 	vmovdqa %ymm15, 1088(%rsp) /* spill g1x13.2 */
 	vmovdqa 672(%rsp), %ymm15 /* reload g0x10.2 */
 	vmovdqa %ymm7, 1120(%rsp) /* spill g1x5.2 */
-	vmovdqa 128(%rsp), %ymm7 /* reload g0x11.2 */
+	vmovdqa 352(%rsp), %ymm7 /* reload g0x11.2 */
 	vmovdqa %ymm9, 1152(%rsp) /* spill g1x9.2 */
 	vmovdqa 1056(%rsp), %ymm9 /* reload g1x10.2 */
 	vmovdqa %ymm9, 1184(%rsp) /* spill g1x10.2 */
@@ -10785,7 +10976,7 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vmovdqa %ymm14, 1248(%rsp) /* spill g1x12.2 */
 	vmovdqa 704(%rsp), %ymm14 /* reload g0x13.2 */
 	vmovdqa %ymm6, 1280(%rsp) /* spill g1x4.2 */
-	vmovdqa 96(%rsp), %ymm6 /* reload g0x14.2 */
+	vmovdqa 128(%rsp), %ymm6 /* reload g0x14.2 */
 	vmovdqa %ymm10, 1312(%rsp) /* spill g1x8.2 */
 	vmovdqa 384(%rsp), %ymm10 /* reload g0x15.2 */
 	vmovdqa %ymm13, 1344(%rsp) /* spill g0x3.2 */
@@ -10795,9 +10986,9 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vmovdqa %ymm13, 1408(%rsp) /* spill g1x13.2 */
 	vmovdqa 960(%rsp), %ymm13 /* reload g1x14.2 */
 	vmovdqa %ymm13, 1440(%rsp) /* spill g1x14.2 */
-	vmovdqa 256(%rsp), %ymm13 /* reload g1x15.2 */
+	vmovdqa 96(%rsp), %ymm13 /* reload g1x15.2 */
 	vmovdqa %ymm5, 384(%rsp) /* spill g0x0.2 */
-	vmovdqa %ymm11, 96(%rsp) /* spill g0x1.2 */
+	vmovdqa %ymm11, 128(%rsp) /* spill g0x1.2 */
 	vmovdqa %ymm3, 704(%rsp) /* spill g0x2.2 */
 	vmovdqa %ymm13, 640(%rsp) /* spill g1x15.2 */
 	xor %r10, %r10
@@ -10809,7 +11000,7 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vpbroadcastd 4(%rdi,%r10), %ymm5 /* rk1 = bcast32() */
 	vpbroadcastd 8(%rdi,%r10), %ymm11 /* rk2 = bcast32() */
 	vpbroadcastd 12(%rdi,%r10), %ymm13 /* rk3 = bcast32() */
-	vmovdqa %ymm2, 128(%rsp) /* spill g0x4.2 */
+	vmovdqa %ymm2, 352(%rsp) /* spill g0x4.2 */
 	vpxor %ymm8, %ymm2, %ymm2 /* t0_acc = xor(g0x4, g0x8) */
 	vpxor %ymm3, %ymm2, %ymm2 /* t0_acc_1 = xor(t0_acc, rk0) */
 	vpxor %ymm9, %ymm2, %ymm2 /* t0 = xor(t0_acc_1, g0x12) */
@@ -10817,27 +11008,27 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vpxor %ymm12, %ymm1, %ymm1 /* t1_acc = xor(g0x5, g0x9) */
 	vpxor %ymm5, %ymm1, %ymm1 /* t1_acc_1 = xor(t1_acc, rk1) */
 	vpxor %ymm14, %ymm1, %ymm1 /* t1 = xor(t1_acc_1, g0x13) */
-	vmovdqa %ymm4, 512(%rsp) /* spill g0x6.2 */
+	vmovdqa %ymm4, 416(%rsp) /* spill g0x6.2 */
 	vpxor %ymm15, %ymm4, %ymm4 /* t2_acc = xor(g0x6, g0x10) */
 	vpxor %ymm11, %ymm4, %ymm4 /* t2_acc_1 = xor(t2_acc, rk2) */
 	vpxor %ymm6, %ymm4, %ymm4 /* t2 = xor(t2_acc_1, g0x14) */
-	vmovdqa %ymm0, 352(%rsp) /* spill g0x7.2 */
+	vmovdqa %ymm0, 224(%rsp) /* spill g0x7.2 */
 	vpxor %ymm7, %ymm0, %ymm0 /* t3_acc = xor(g0x7, g0x11) */
 	vpxor %ymm13, %ymm0, %ymm0 /* t3_acc_1 = xor(t3_acc, rk3) */
 	vpxor %ymm10, %ymm0, %ymm0 /* t3 = xor(t3_acc_1, g0x15) */
-	vmovdqa %ymm7, 320(%rsp) /* spill g0x11.2 */
+	vmovdqa %ymm7, 544(%rsp) /* spill g0x11.2 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm2, %ymm7 /* p1_0 = gf2p8affineinv(t0, gfni_mat_1) */
-	vmovdqa %ymm10, 576(%rsp) /* spill g0x15.2 */
+	vmovdqa %ymm10, 512(%rsp) /* spill g0x15.2 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm1, %ymm10 /* p1_1 = gf2p8affineinv(t1, gfni_mat_1) */
-	vmovdqa %ymm6, 544(%rsp) /* spill g0x14.2 */
+	vmovdqa %ymm6, 288(%rsp) /* spill g0x14.2 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm4, %ymm6 /* p1_2 = gf2p8affineinv(t2, gfni_mat_1) */
-	vmovdqa %ymm15, 480(%rsp) /* spill g0x10.2 */
+	vmovdqa %ymm15, 192(%rsp) /* spill g0x10.2 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm0, %ymm15 /* p1_3 = gf2p8affineinv(t3, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm2, %ymm2 /* p2_0 = gf2p8affineinv(t0, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm1, %ymm1 /* p2_1 = gf2p8affineinv(t1, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm4, %ymm4 /* p2_2 = gf2p8affineinv(t2, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm0, %ymm0 /* p2_3 = gf2p8affineinv(t3, gfni_mat_2) */
-	vmovdqa %ymm12, 416(%rsp) /* spill g0x9.2 */
+	vmovdqa %ymm12, 576(%rsp) /* spill g0x9.2 */
 	vpxor %ymm1, %ymm7, %ymm12 /* m0_acc = xor(p1_0, p2_1) */
 	vmovdqa %ymm14, 608(%rsp) /* spill g0x13.2 */
 	vpxor %ymm15, %ymm4, %ymm14 /* m0_acc_1 = xor(p2_2, p1_3) */
@@ -10848,7 +11039,7 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vpxor %ymm4, %ymm10, %ymm14 /* m1_acc_1 = xor(p1_1, p2_2) */
 	vpxor %ymm14, %ymm7, %ymm7 /* m1_acc_2 = xor(m1_acc, m1_acc_1) */
 	vpxor %ymm0, %ymm7, %ymm7 /* m1_acc_3 = xor(m1_acc_2, p2_3) */
-	vpxor 96(%rsp), %ymm7, %ymm7 /* x1n = xor(m1_acc_3, g0x1.2) */
+	vpxor 128(%rsp), %ymm7, %ymm7 /* x1n = xor(m1_acc_3, g0x1.2) */
 	vpxor %ymm10, %ymm2, %ymm10 /* m2_acc = xor(p2_0, p1_1) */
 	vpxor %ymm6, %ymm1, %ymm14 /* m2_acc_1 = xor(p2_1, p1_2) */
 	vpxor %ymm14, %ymm10, %ymm10 /* m2_acc_2 = xor(m2_acc, m2_acc_1) */
@@ -10887,7 +11078,7 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vpxor %ymm6, %ymm10, %ymm2 /* m0_acc_5 = xor(p2_2_1, p1_3_1) */
 	vpxor %ymm2, %ymm4, %ymm2 /* m0_acc_6 = xor(m0_acc_4, m0_acc_5) */
 	vpxor %ymm13, %ymm2, %ymm2 /* m0_acc_7 = xor(m0_acc_6, p2_3_1) */
-	vpxor 160(%rsp), %ymm2, %ymm2 /* x0n_1 = xor(m0_acc_7, g1x0.2) */
+	vpxor 256(%rsp), %ymm2, %ymm2 /* x0n_1 = xor(m0_acc_7, g1x0.2) */
 	vpxor %ymm3, %ymm14, %ymm4 /* m1_acc_4 = xor(p1_0_1, p2_0_1) */
 	vpxor %ymm10, %ymm15, %ymm14 /* m1_acc_5 = xor(p1_1_1, p2_2_1) */
 	vpxor %ymm14, %ymm4, %ymm4 /* m1_acc_6 = xor(m1_acc_4, m1_acc_5) */
@@ -10912,18 +11103,18 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vpxor %ymm9, %ymm8, %ymm14 /* t0_acc_4 = xor(g0x8, g0x12) */
 	vpxor %ymm5, %ymm14, %ymm14 /* t0_acc_5 = xor(t0_acc_4, rk0_1) */
 	vpxor %ymm12, %ymm14, %ymm14 /* t0_2 = xor(t0_acc_5, g0x0) */
-	vmovdqa 416(%rsp), %ymm15 /* reload g0x9.2 */
+	vmovdqa 576(%rsp), %ymm15 /* reload g0x9.2 */
 	vpxor 608(%rsp), %ymm15, %ymm15 /* t1_acc_4 = xor(g0x9, g0x13) */
 	vpxor %ymm6, %ymm15, %ymm15 /* t1_acc_5 = xor(t1_acc_4, rk1_1) */
 	vpxor %ymm7, %ymm15, %ymm15 /* t1_2 = xor(t1_acc_5, g0x1) */
-	vmovdqa %ymm8, 288(%rsp) /* spill g0x8.2 */
-	vmovdqa 480(%rsp), %ymm8 /* reload g0x10.2 */
-	vpxor 544(%rsp), %ymm8, %ymm8 /* t2_acc_4 = xor(g0x10, g0x14) */
+	vmovdqa %ymm8, 320(%rsp) /* spill g0x8.2 */
+	vmovdqa 192(%rsp), %ymm8 /* reload g0x10.2 */
+	vpxor 288(%rsp), %ymm8, %ymm8 /* t2_acc_4 = xor(g0x10, g0x14) */
 	vpxor %ymm10, %ymm8, %ymm8 /* t2_acc_5 = xor(t2_acc_4, rk2_1) */
 	vpxor %ymm0, %ymm8, %ymm8 /* t2_2 = xor(t2_acc_5, g0x2) */
-	vmovdqa %ymm0, 448(%rsp) /* spill g0x2.3 */
-	vmovdqa 320(%rsp), %ymm0 /* reload g0x11.2 */
-	vpxor 576(%rsp), %ymm0, %ymm0 /* t3_acc_4 = xor(g0x11, g0x15) */
+	vmovdqa %ymm0, 160(%rsp) /* spill g0x2.3 */
+	vmovdqa 544(%rsp), %ymm0 /* reload g0x11.2 */
+	vpxor 512(%rsp), %ymm0, %ymm0 /* t3_acc_4 = xor(g0x11, g0x15) */
 	vpxor %ymm11, %ymm0, %ymm0 /* t3_acc_5 = xor(t3_acc_4, rk3_1) */
 	vpxor %ymm1, %ymm0, %ymm0 /* t3_2 = xor(t3_acc_5, g0x3) */
 	vmovdqa %ymm1, 1472(%rsp) /* spill g0x3.3 */
@@ -10944,7 +11135,7 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vpxor %ymm12, %ymm8, %ymm11 /* m0_acc_9 = xor(p2_2_2, p1_3_2) */
 	vpxor %ymm11, %ymm3, %ymm3 /* m0_acc_10 = xor(m0_acc_8, m0_acc_9) */
 	vpxor %ymm0, %ymm3, %ymm3 /* m0_acc_11 = xor(m0_acc_10, p2_3_2) */
-	vpxor 128(%rsp), %ymm3, %ymm3 /* x0n_2 = xor(m0_acc_11, g0x4.2) */
+	vpxor 352(%rsp), %ymm3, %ymm3 /* x0n_2 = xor(m0_acc_11, g0x4.2) */
 	vpxor %ymm14, %ymm1, %ymm1 /* m1_acc_8 = xor(p1_0_2, p2_0_2) */
 	vpxor %ymm8, %ymm7, %ymm11 /* m1_acc_9 = xor(p1_1_2, p2_2_2) */
 	vpxor %ymm11, %ymm1, %ymm1 /* m1_acc_10 = xor(m1_acc_8, m1_acc_9) */
@@ -10954,12 +11145,12 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vpxor %ymm9, %ymm15, %ymm11 /* m2_acc_9 = xor(p2_1_2, p1_2_2) */
 	vpxor %ymm11, %ymm7, %ymm7 /* m2_acc_10 = xor(m2_acc_8, m2_acc_9) */
 	vpxor %ymm0, %ymm7, %ymm0 /* m2_acc_11 = xor(m2_acc_10, p2_3_2) */
-	vpxor 512(%rsp), %ymm0, %ymm0 /* x2n_2 = xor(m2_acc_11, g0x6.2) */
+	vpxor 416(%rsp), %ymm0, %ymm0 /* x2n_2 = xor(m2_acc_11, g0x6.2) */
 	vpxor %ymm15, %ymm14, %ymm7 /* m3_acc_8 = xor(p2_0_2, p2_1_2) */
 	vpxor %ymm8, %ymm9, %ymm8 /* m3_acc_9 = xor(p1_2_2, p2_2_2) */
 	vpxor %ymm8, %ymm7, %ymm7 /* m3_acc_10 = xor(m3_acc_8, m3_acc_9) */
 	vpxor %ymm12, %ymm7, %ymm7 /* m3_acc_11 = xor(m3_acc_10, p1_3_2) */
-	vpxor 352(%rsp), %ymm7, %ymm7 /* x3n_2 = xor(m3_acc_11, g0x7.2) */
+	vpxor 224(%rsp), %ymm7, %ymm7 /* x3n_2 = xor(m3_acc_11, g0x7.2) */
 	vmovdqa 1312(%rsp), %ymm8 /* reload g1x8.2 */
 	vpxor 1376(%rsp), %ymm8, %ymm9 /* t0_acc_6 = xor(g1x8, g1x12) */
 	vpxor %ymm5, %ymm9, %ymm5 /* t0_acc_7 = xor(t0_acc_6, rk0_1) */
@@ -11019,19 +11210,19 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vpxor 1504(%rsp), %ymm14, %ymm14 /* t1_acc_8 = xor(g0x13, g0x1) */
 	vpxor %ymm9, %ymm14, %ymm14 /* t1_acc_9 = xor(t1_acc_8, rk1_2) */
 	vpxor %ymm1, %ymm14, %ymm14 /* t1_4 = xor(t1_acc_9, g0x5) */
-	vmovdqa %ymm1, 352(%rsp) /* spill g0x5.3 */
-	vmovdqa 544(%rsp), %ymm1 /* reload g0x14.2 */
-	vpxor 448(%rsp), %ymm1, %ymm1 /* t2_acc_8 = xor(g0x14, g0x2) */
+	vmovdqa %ymm1, 224(%rsp) /* spill g0x5.3 */
+	vmovdqa 288(%rsp), %ymm1 /* reload g0x14.2 */
+	vpxor 160(%rsp), %ymm1, %ymm1 /* t2_acc_8 = xor(g0x14, g0x2) */
 	vpxor %ymm10, %ymm1, %ymm1 /* t2_acc_9 = xor(t2_acc_8, rk2_2) */
 	vpxor %ymm0, %ymm1, %ymm1 /* t2_4 = xor(t2_acc_9, g0x6) */
-	vmovdqa %ymm0, 512(%rsp) /* spill g0x6.3 */
-	vmovdqa 576(%rsp), %ymm0 /* reload g0x15.2 */
+	vmovdqa %ymm0, 416(%rsp) /* spill g0x6.3 */
+	vmovdqa 512(%rsp), %ymm0 /* reload g0x15.2 */
 	vpxor 1472(%rsp), %ymm0, %ymm0 /* t3_acc_8 = xor(g0x15, g0x3) */
 	vpxor %ymm11, %ymm0, %ymm0 /* t3_acc_9 = xor(t3_acc_8, rk3_2) */
 	vpxor %ymm7, %ymm0, %ymm0 /* t3_4 = xor(t3_acc_9, g0x7) */
 	vmovdqa %ymm7, 672(%rsp) /* spill g0x7.3 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm15, %ymm7 /* p1_0_4 = gf2p8affineinv(t0_4, gfni_mat_1) */
-	vmovdqa %ymm3, 128(%rsp) /* spill g0x4.3 */
+	vmovdqa %ymm3, 352(%rsp) /* spill g0x4.3 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm14, %ymm3 /* p1_1_4 = gf2p8affineinv(t1_4, gfni_mat_1) */
 	vmovdqa %ymm5, 1664(%rsp) /* spill g1x7.3 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm1, %ymm5 /* p1_2_4 = gf2p8affineinv(t2_4, gfni_mat_1) */
@@ -11047,22 +11238,22 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vpxor %ymm11, %ymm1, %ymm10 /* m0_acc_17 = xor(p2_2_4, p1_3_4) */
 	vpxor %ymm10, %ymm12, %ymm10 /* m0_acc_18 = xor(m0_acc_16, m0_acc_17) */
 	vpxor %ymm0, %ymm10, %ymm10 /* m0_acc_19 = xor(m0_acc_18, p2_3_4) */
-	vpxor 288(%rsp), %ymm10, %ymm10 /* x0n_4 = xor(m0_acc_19, g0x8.2) */
+	vpxor 320(%rsp), %ymm10, %ymm10 /* x0n_4 = xor(m0_acc_19, g0x8.2) */
 	vpxor %ymm15, %ymm7, %ymm7 /* m1_acc_16 = xor(p1_0_4, p2_0_4) */
 	vpxor %ymm1, %ymm3, %ymm12 /* m1_acc_17 = xor(p1_1_4, p2_2_4) */
 	vpxor %ymm12, %ymm7, %ymm7 /* m1_acc_18 = xor(m1_acc_16, m1_acc_17) */
 	vpxor %ymm0, %ymm7, %ymm7 /* m1_acc_19 = xor(m1_acc_18, p2_3_4) */
-	vpxor 416(%rsp), %ymm7, %ymm7 /* x1n_4 = xor(m1_acc_19, g0x9.2) */
+	vpxor 576(%rsp), %ymm7, %ymm7 /* x1n_4 = xor(m1_acc_19, g0x9.2) */
 	vpxor %ymm3, %ymm15, %ymm3 /* m2_acc_16 = xor(p2_0_4, p1_1_4) */
 	vpxor %ymm5, %ymm14, %ymm12 /* m2_acc_17 = xor(p2_1_4, p1_2_4) */
 	vpxor %ymm12, %ymm3, %ymm3 /* m2_acc_18 = xor(m2_acc_16, m2_acc_17) */
 	vpxor %ymm0, %ymm3, %ymm0 /* m2_acc_19 = xor(m2_acc_18, p2_3_4) */
-	vpxor 480(%rsp), %ymm0, %ymm0 /* x2n_4 = xor(m2_acc_19, g0x10.2) */
+	vpxor 192(%rsp), %ymm0, %ymm0 /* x2n_4 = xor(m2_acc_19, g0x10.2) */
 	vpxor %ymm14, %ymm15, %ymm3 /* m3_acc_16 = xor(p2_0_4, p2_1_4) */
 	vpxor %ymm1, %ymm5, %ymm1 /* m3_acc_17 = xor(p1_2_4, p2_2_4) */
 	vpxor %ymm1, %ymm3, %ymm1 /* m3_acc_18 = xor(m3_acc_16, m3_acc_17) */
 	vpxor %ymm11, %ymm1, %ymm1 /* m3_acc_19 = xor(m3_acc_18, p1_3_4) */
-	vpxor 320(%rsp), %ymm1, %ymm1 /* x3n_4 = xor(m3_acc_19, g0x11.2) */
+	vpxor 544(%rsp), %ymm1, %ymm1 /* x3n_4 = xor(m3_acc_19, g0x11.2) */
 	vpxor 1376(%rsp), %ymm2, %ymm3 /* t0_acc_10 = xor(g1x0.3, g1x12.2) */
 	vpxor %ymm6, %ymm3, %ymm3 /* t0_acc_11 = xor(t0_acc_10, rk0_2) */
 	vpxor %ymm8, %ymm3, %ymm3 /* t0_5 = xor(t0_acc_11, g1x4) */
@@ -11114,26 +11305,26 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vpbroadcastd 56(%rdi,%r10), %ymm9 /* rk2_3 = bcast32() */
 	vpbroadcastd 60(%rdi,%r10), %ymm11 /* rk3_3 = bcast32() */
 	vmovdqa 1568(%rsp), %ymm14 /* reload g0x0.3 */
-	vpxor 128(%rsp), %ymm14, %ymm15 /* t0_acc_12 = xor(g0x0, g0x4) */
+	vpxor 352(%rsp), %ymm14, %ymm15 /* t0_acc_12 = xor(g0x0, g0x4) */
 	vpxor %ymm5, %ymm15, %ymm15 /* t0_acc_13 = xor(t0_acc_12, rk0_3) */
 	vpxor %ymm10, %ymm15, %ymm15 /* t0_6 = xor(t0_acc_13, g0x8) */
 	vmovdqa 1504(%rsp), %ymm14 /* reload g0x1.3 */
-	vpxor 352(%rsp), %ymm14, %ymm14 /* t1_acc_12 = xor(g0x1, g0x5) */
+	vpxor 224(%rsp), %ymm14, %ymm14 /* t1_acc_12 = xor(g0x1, g0x5) */
 	vpxor %ymm6, %ymm14, %ymm14 /* t1_acc_13 = xor(t1_acc_12, rk1_3) */
 	vpxor %ymm7, %ymm14, %ymm14 /* t1_6 = xor(t1_acc_13, g0x9) */
-	vmovdqa %ymm7, 320(%rsp) /* spill g0x9.3 */
-	vmovdqa 448(%rsp), %ymm7 /* reload g0x2.3 */
-	vpxor 512(%rsp), %ymm7, %ymm7 /* t2_acc_12 = xor(g0x2, g0x6) */
+	vmovdqa %ymm7, 544(%rsp) /* spill g0x9.3 */
+	vmovdqa 160(%rsp), %ymm7 /* reload g0x2.3 */
+	vpxor 416(%rsp), %ymm7, %ymm7 /* t2_acc_12 = xor(g0x2, g0x6) */
 	vpxor %ymm9, %ymm7, %ymm7 /* t2_acc_13 = xor(t2_acc_12, rk2_3) */
 	vpxor %ymm0, %ymm7, %ymm7 /* t2_6 = xor(t2_acc_13, g0x10) */
-	vmovdqa %ymm0, 480(%rsp) /* spill g0x10.3 */
+	vmovdqa %ymm0, 192(%rsp) /* spill g0x10.3 */
 	vmovdqa 1472(%rsp), %ymm0 /* reload g0x3.3 */
 	vpxor 672(%rsp), %ymm0, %ymm0 /* t3_acc_12 = xor(g0x3, g0x7) */
 	vpxor %ymm11, %ymm0, %ymm0 /* t3_acc_13 = xor(t3_acc_12, rk3_3) */
 	vpxor %ymm1, %ymm0, %ymm0 /* t3_6 = xor(t3_acc_13, g0x11) */
-	vmovdqa %ymm1, 416(%rsp) /* spill g0x11.3 */
+	vmovdqa %ymm1, 576(%rsp) /* spill g0x11.3 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm15, %ymm1 /* p1_0_6 = gf2p8affineinv(t0_6, gfni_mat_1) */
-	vmovdqa %ymm10, 288(%rsp) /* spill g0x8.3 */
+	vmovdqa %ymm10, 320(%rsp) /* spill g0x8.3 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm14, %ymm10 /* p1_1_6 = gf2p8affineinv(t1_6, gfni_mat_1) */
 	vmovdqa %ymm3, 1792(%rsp) /* spill g1x11.3 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm7, %ymm3 /* p1_2_6 = gf2p8affineinv(t2_6, gfni_mat_1) */
@@ -11159,12 +11350,12 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vpxor %ymm3, %ymm14, %ymm12 /* m2_acc_25 = xor(p2_1_6, p1_2_6) */
 	vpxor %ymm12, %ymm10, %ymm10 /* m2_acc_26 = xor(m2_acc_24, m2_acc_25) */
 	vpxor %ymm0, %ymm10, %ymm0 /* m2_acc_27 = xor(m2_acc_26, p2_3_6) */
-	vpxor 544(%rsp), %ymm0, %ymm0 /* x2n_6 = xor(m2_acc_27, g0x14.2) */
+	vpxor 288(%rsp), %ymm0, %ymm0 /* x2n_6 = xor(m2_acc_27, g0x14.2) */
 	vpxor %ymm14, %ymm15, %ymm10 /* m3_acc_24 = xor(p2_0_6, p2_1_6) */
 	vpxor %ymm7, %ymm3, %ymm3 /* m3_acc_25 = xor(p1_2_6, p2_2_6) */
 	vpxor %ymm3, %ymm10, %ymm3 /* m3_acc_26 = xor(m3_acc_24, m3_acc_25) */
 	vpxor %ymm11, %ymm3, %ymm3 /* m3_acc_27 = xor(m3_acc_26, p1_3_6) */
-	vpxor 576(%rsp), %ymm3, %ymm3 /* x3n_6 = xor(m3_acc_27, g0x15.2) */
+	vpxor 512(%rsp), %ymm3, %ymm3 /* x3n_6 = xor(m3_acc_27, g0x15.2) */
 	vpxor %ymm8, %ymm2, %ymm7 /* t0_acc_14 = xor(g1x0, g1x4) */
 	vpxor %ymm5, %ymm7, %ymm5 /* t0_acc_15 = xor(t0_acc_14, rk0_3) */
 	vpxor %ymm4, %ymm5, %ymm5 /* t0_7 = xor(t0_acc_15, g1x8) */
@@ -11216,22 +11407,22 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vpbroadcastd 68(%rdi,%r10), %ymm7 /* rk1_4 = bcast32() */
 	vpbroadcastd 72(%rdi,%r10), %ymm10 /* rk2_4 = bcast32() */
 	vpbroadcastd 76(%rdi,%r10), %ymm11 /* rk3_4 = bcast32() */
-	vmovdqa 128(%rsp), %ymm14 /* reload g0x4.3 */
-	vpxor 288(%rsp), %ymm14, %ymm15 /* t0_acc_16 = xor(g0x4, g0x8) */
+	vmovdqa 352(%rsp), %ymm14 /* reload g0x4.3 */
+	vpxor 320(%rsp), %ymm14, %ymm15 /* t0_acc_16 = xor(g0x4, g0x8) */
 	vpxor %ymm6, %ymm15, %ymm15 /* t0_acc_17 = xor(t0_acc_16, rk0_4) */
 	vpxor %ymm9, %ymm15, %ymm15 /* t0_8 = xor(t0_acc_17, g0x12) */
-	vmovdqa 352(%rsp), %ymm14 /* reload g0x5.3 */
-	vpxor 320(%rsp), %ymm14, %ymm14 /* t1_acc_16 = xor(g0x5, g0x9) */
+	vmovdqa 224(%rsp), %ymm14 /* reload g0x5.3 */
+	vpxor 544(%rsp), %ymm14, %ymm14 /* t1_acc_16 = xor(g0x5, g0x9) */
 	vpxor %ymm7, %ymm14, %ymm14 /* t1_acc_17 = xor(t1_acc_16, rk1_4) */
 	vpxor %ymm1, %ymm14, %ymm14 /* t1_8 = xor(t1_acc_17, g0x13) */
-	vmovdqa %ymm1, 576(%rsp) /* spill g0x13.3 */
-	vmovdqa 512(%rsp), %ymm1 /* reload g0x6.3 */
-	vpxor 480(%rsp), %ymm1, %ymm1 /* t2_acc_16 = xor(g0x6, g0x10) */
+	vmovdqa %ymm1, 512(%rsp) /* spill g0x13.3 */
+	vmovdqa 416(%rsp), %ymm1 /* reload g0x6.3 */
+	vpxor 192(%rsp), %ymm1, %ymm1 /* t2_acc_16 = xor(g0x6, g0x10) */
 	vpxor %ymm10, %ymm1, %ymm1 /* t2_acc_17 = xor(t2_acc_16, rk2_4) */
 	vpxor %ymm0, %ymm1, %ymm1 /* t2_8 = xor(t2_acc_17, g0x14) */
-	vmovdqa %ymm0, 544(%rsp) /* spill g0x14.3 */
+	vmovdqa %ymm0, 288(%rsp) /* spill g0x14.3 */
 	vmovdqa 672(%rsp), %ymm0 /* reload g0x7.3 */
-	vpxor 416(%rsp), %ymm0, %ymm0 /* t3_acc_16 = xor(g0x7, g0x11) */
+	vpxor 576(%rsp), %ymm0, %ymm0 /* t3_acc_16 = xor(g0x7, g0x11) */
 	vpxor %ymm11, %ymm0, %ymm0 /* t3_acc_17 = xor(t3_acc_16, rk3_4) */
 	vpxor %ymm3, %ymm0, %ymm0 /* t3_8 = xor(t3_acc_17, g0x15) */
 	vmovdqa %ymm3, 608(%rsp) /* spill g0x15.3 */
@@ -11262,7 +11453,7 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vpxor %ymm5, %ymm14, %ymm12 /* m2_acc_33 = xor(p2_1_8, p1_2_8) */
 	vpxor %ymm12, %ymm9, %ymm9 /* m2_acc_34 = xor(m2_acc_32, m2_acc_33) */
 	vpxor %ymm0, %ymm9, %ymm0 /* m2_acc_35 = xor(m2_acc_34, p2_3_8) */
-	vpxor 448(%rsp), %ymm0, %ymm0 /* x2n_8 = xor(m2_acc_35, g0x2.3) */
+	vpxor 160(%rsp), %ymm0, %ymm0 /* x2n_8 = xor(m2_acc_35, g0x2.3) */
 	vpxor %ymm14, %ymm15, %ymm9 /* m3_acc_32 = xor(p2_0_8, p2_1_8) */
 	vpxor %ymm1, %ymm5, %ymm1 /* m3_acc_33 = xor(p1_2_8, p2_2_8) */
 	vpxor %ymm1, %ymm9, %ymm1 /* m3_acc_34 = xor(m3_acc_32, m3_acc_33) */
@@ -11319,21 +11510,21 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vpbroadcastd 84(%rdi,%r10), %ymm7 /* rk1_5 = bcast32() */
 	vpbroadcastd 88(%rdi,%r10), %ymm9 /* rk2_5 = bcast32() */
 	vpbroadcastd 92(%rdi,%r10), %ymm11 /* rk3_5 = bcast32() */
-	vmovdqa 288(%rsp), %ymm14 /* reload g0x8.3 */
+	vmovdqa 320(%rsp), %ymm14 /* reload g0x8.3 */
 	vpxor 1536(%rsp), %ymm14, %ymm15 /* t0_acc_20 = xor(g0x8, g0x12) */
 	vpxor %ymm6, %ymm15, %ymm15 /* t0_acc_21 = xor(t0_acc_20, rk0_5) */
 	vpxor %ymm10, %ymm15, %ymm15 /* t0_10 = xor(t0_acc_21, g0x0) */
-	vmovdqa 320(%rsp), %ymm14 /* reload g0x9.3 */
-	vpxor 576(%rsp), %ymm14, %ymm14 /* t1_acc_20 = xor(g0x9, g0x13) */
+	vmovdqa 544(%rsp), %ymm14 /* reload g0x9.3 */
+	vpxor 512(%rsp), %ymm14, %ymm14 /* t1_acc_20 = xor(g0x9, g0x13) */
 	vpxor %ymm7, %ymm14, %ymm14 /* t1_acc_21 = xor(t1_acc_20, rk1_5) */
 	vpxor %ymm3, %ymm14, %ymm14 /* t1_10 = xor(t1_acc_21, g0x1) */
-	vmovdqa %ymm3, 96(%rsp) /* spill g0x1.4 */
-	vmovdqa 480(%rsp), %ymm3 /* reload g0x10.3 */
-	vpxor 544(%rsp), %ymm3, %ymm3 /* t2_acc_20 = xor(g0x10, g0x14) */
+	vmovdqa %ymm3, 128(%rsp) /* spill g0x1.4 */
+	vmovdqa 192(%rsp), %ymm3 /* reload g0x10.3 */
+	vpxor 288(%rsp), %ymm3, %ymm3 /* t2_acc_20 = xor(g0x10, g0x14) */
 	vpxor %ymm9, %ymm3, %ymm3 /* t2_acc_21 = xor(t2_acc_20, rk2_5) */
 	vpxor %ymm0, %ymm3, %ymm3 /* t2_10 = xor(t2_acc_21, g0x2) */
 	vmovdqa %ymm0, 704(%rsp) /* spill g0x2.4 */
-	vmovdqa 416(%rsp), %ymm0 /* reload g0x11.3 */
+	vmovdqa 576(%rsp), %ymm0 /* reload g0x11.3 */
 	vpxor 608(%rsp), %ymm0, %ymm0 /* t3_acc_20 = xor(g0x11, g0x15) */
 	vpxor %ymm11, %ymm0, %ymm0 /* t3_acc_21 = xor(t3_acc_20, rk3_5) */
 	vpxor %ymm1, %ymm0, %ymm0 /* t3_10 = xor(t3_acc_21, g0x3) */
@@ -11355,17 +11546,17 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vpxor %ymm11, %ymm3, %ymm9 /* m0_acc_41 = xor(p2_2_10, p1_3_10) */
 	vpxor %ymm9, %ymm12, %ymm9 /* m0_acc_42 = xor(m0_acc_40, m0_acc_41) */
 	vpxor %ymm0, %ymm9, %ymm9 /* m0_acc_43 = xor(m0_acc_42, p2_3_10) */
-	vpxor 128(%rsp), %ymm9, %ymm9 /* x0n_10 = xor(m0_acc_43, g0x4.3) */
+	vpxor 352(%rsp), %ymm9, %ymm9 /* x0n_10 = xor(m0_acc_43, g0x4.3) */
 	vpxor %ymm15, %ymm1, %ymm1 /* m1_acc_40 = xor(p1_0_10, p2_0_10) */
 	vpxor %ymm3, %ymm10, %ymm12 /* m1_acc_41 = xor(p1_1_10, p2_2_10) */
 	vpxor %ymm12, %ymm1, %ymm1 /* m1_acc_42 = xor(m1_acc_40, m1_acc_41) */
 	vpxor %ymm0, %ymm1, %ymm1 /* m1_acc_43 = xor(m1_acc_42, p2_3_10) */
-	vpxor 352(%rsp), %ymm1, %ymm1 /* x1n_10 = xor(m1_acc_43, g0x5.3) */
+	vpxor 224(%rsp), %ymm1, %ymm1 /* x1n_10 = xor(m1_acc_43, g0x5.3) */
 	vpxor %ymm10, %ymm15, %ymm10 /* m2_acc_40 = xor(p2_0_10, p1_1_10) */
 	vpxor %ymm5, %ymm14, %ymm12 /* m2_acc_41 = xor(p2_1_10, p1_2_10) */
 	vpxor %ymm12, %ymm10, %ymm10 /* m2_acc_42 = xor(m2_acc_40, m2_acc_41) */
 	vpxor %ymm0, %ymm10, %ymm0 /* m2_acc_43 = xor(m2_acc_42, p2_3_10) */
-	vpxor 512(%rsp), %ymm0, %ymm0 /* x2n_10 = xor(m2_acc_43, g0x6.3) */
+	vpxor 416(%rsp), %ymm0, %ymm0 /* x2n_10 = xor(m2_acc_43, g0x6.3) */
 	vpxor %ymm14, %ymm15, %ymm10 /* m3_acc_40 = xor(p2_0_10, p2_1_10) */
 	vpxor %ymm3, %ymm5, %ymm3 /* m3_acc_41 = xor(p1_2_10, p2_2_10) */
 	vpxor %ymm3, %ymm10, %ymm3 /* m3_acc_42 = xor(m3_acc_40, m3_acc_41) */
@@ -11426,12 +11617,12 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vpxor 384(%rsp), %ymm14, %ymm15 /* t0_acc_24 = xor(g0x12, g0x0) */
 	vpxor %ymm6, %ymm15, %ymm15 /* t0_acc_25 = xor(t0_acc_24, rk0_6) */
 	vpxor %ymm9, %ymm15, %ymm15 /* t0_12 = xor(t0_acc_25, g0x4) */
-	vmovdqa 576(%rsp), %ymm14 /* reload g0x13.3 */
-	vpxor 96(%rsp), %ymm14, %ymm14 /* t1_acc_24 = xor(g0x13, g0x1) */
+	vmovdqa 512(%rsp), %ymm14 /* reload g0x13.3 */
+	vpxor 128(%rsp), %ymm14, %ymm14 /* t1_acc_24 = xor(g0x13, g0x1) */
 	vpxor %ymm7, %ymm14, %ymm14 /* t1_acc_25 = xor(t1_acc_24, rk1_6) */
 	vpxor %ymm1, %ymm14, %ymm14 /* t1_12 = xor(t1_acc_25, g0x5) */
 	vmovdqa %ymm1, 1664(%rsp) /* spill g0x5.4 */
-	vmovdqa 544(%rsp), %ymm1 /* reload g0x14.3 */
+	vmovdqa 288(%rsp), %ymm1 /* reload g0x14.3 */
 	vpxor 704(%rsp), %ymm1, %ymm1 /* t2_acc_24 = xor(g0x14, g0x2) */
 	vpxor %ymm10, %ymm1, %ymm1 /* t2_acc_25 = xor(t2_acc_24, rk2_6) */
 	vpxor %ymm0, %ymm1, %ymm1 /* t2_12 = xor(t2_acc_25, g0x6) */
@@ -11458,22 +11649,22 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vpxor %ymm11, %ymm1, %ymm10 /* m0_acc_49 = xor(p2_2_12, p1_3_12) */
 	vpxor %ymm10, %ymm12, %ymm10 /* m0_acc_50 = xor(m0_acc_48, m0_acc_49) */
 	vpxor %ymm0, %ymm10, %ymm10 /* m0_acc_51 = xor(m0_acc_50, p2_3_12) */
-	vpxor 288(%rsp), %ymm10, %ymm10 /* x0n_12 = xor(m0_acc_51, g0x8.3) */
+	vpxor 320(%rsp), %ymm10, %ymm10 /* x0n_12 = xor(m0_acc_51, g0x8.3) */
 	vpxor %ymm15, %ymm3, %ymm3 /* m1_acc_48 = xor(p1_0_12, p2_0_12) */
 	vpxor %ymm1, %ymm9, %ymm12 /* m1_acc_49 = xor(p1_1_12, p2_2_12) */
 	vpxor %ymm12, %ymm3, %ymm3 /* m1_acc_50 = xor(m1_acc_48, m1_acc_49) */
 	vpxor %ymm0, %ymm3, %ymm3 /* m1_acc_51 = xor(m1_acc_50, p2_3_12) */
-	vpxor 320(%rsp), %ymm3, %ymm3 /* x1n_12 = xor(m1_acc_51, g0x9.3) */
+	vpxor 544(%rsp), %ymm3, %ymm3 /* x1n_12 = xor(m1_acc_51, g0x9.3) */
 	vpxor %ymm9, %ymm15, %ymm9 /* m2_acc_48 = xor(p2_0_12, p1_1_12) */
 	vpxor %ymm5, %ymm14, %ymm12 /* m2_acc_49 = xor(p2_1_12, p1_2_12) */
 	vpxor %ymm12, %ymm9, %ymm9 /* m2_acc_50 = xor(m2_acc_48, m2_acc_49) */
 	vpxor %ymm0, %ymm9, %ymm0 /* m2_acc_51 = xor(m2_acc_50, p2_3_12) */
-	vpxor 480(%rsp), %ymm0, %ymm0 /* x2n_12 = xor(m2_acc_51, g0x10.3) */
+	vpxor 192(%rsp), %ymm0, %ymm0 /* x2n_12 = xor(m2_acc_51, g0x10.3) */
 	vpxor %ymm14, %ymm15, %ymm9 /* m3_acc_48 = xor(p2_0_12, p2_1_12) */
 	vpxor %ymm1, %ymm5, %ymm1 /* m3_acc_49 = xor(p1_2_12, p2_2_12) */
 	vpxor %ymm1, %ymm9, %ymm1 /* m3_acc_50 = xor(m3_acc_48, m3_acc_49) */
 	vpxor %ymm11, %ymm1, %ymm1 /* m3_acc_51 = xor(m3_acc_50, p1_3_12) */
-	vpxor 416(%rsp), %ymm1, %ymm1 /* x3n_12 = xor(m3_acc_51, g0x11.3) */
+	vpxor 576(%rsp), %ymm1, %ymm1 /* x3n_12 = xor(m3_acc_51, g0x11.3) */
 	vpxor %ymm8, %ymm2, %ymm5 /* t0_acc_26 = xor(g1x12, g1x0) */
 	vpxor %ymm6, %ymm5, %ymm5 /* t0_acc_27 = xor(t0_acc_26, rk0_6) */
 	vpxor %ymm4, %ymm5, %ymm5 /* t0_13 = xor(t0_acc_27, g1x4) */
@@ -11529,7 +11720,7 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vpxor 1952(%rsp), %ymm14, %ymm15 /* t0_acc_28 = xor(g0x0, g0x4) */
 	vpxor %ymm6, %ymm15, %ymm15 /* t0_acc_29 = xor(t0_acc_28, rk0_7) */
 	vpxor %ymm10, %ymm15, %ymm15 /* t0_14 = xor(t0_acc_29, g0x8) */
-	vmovdqa 96(%rsp), %ymm14 /* reload g0x1.4 */
+	vmovdqa 128(%rsp), %ymm14 /* reload g0x1.4 */
 	vpxor 1664(%rsp), %ymm14, %ymm14 /* t1_acc_28 = xor(g0x1, g0x5) */
 	vpxor %ymm7, %ymm14, %ymm14 /* t1_acc_29 = xor(t1_acc_28, rk1_7) */
 	vpxor %ymm3, %ymm14, %ymm14 /* t1_14 = xor(t1_acc_29, g0x9) */
@@ -11557,7 +11748,7 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm0, %ymm0 /* p2_3_14 = gf2p8affineinv(t3_14, gfni_mat_2) */
 	vmovdqa %ymm12, 1184(%rsp) /* spill g1x10.4 */
 	vpxor %ymm14, %ymm1, %ymm12 /* m0_acc_56 = xor(p1_0_14, p2_1_14) */
-	vmovdqa %ymm9, 416(%rsp) /* spill rk2_7 */
+	vmovdqa %ymm9, 576(%rsp) /* spill rk2_7 */
 	vpxor %ymm11, %ymm3, %ymm9 /* m0_acc_57 = xor(p2_2_14, p1_3_14) */
 	vpxor %ymm9, %ymm12, %ymm9 /* m0_acc_58 = xor(m0_acc_56, m0_acc_57) */
 	vpxor %ymm0, %ymm9, %ymm9 /* m0_acc_59 = xor(m0_acc_58, p2_3_14) */
@@ -11566,12 +11757,12 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vpxor %ymm3, %ymm10, %ymm12 /* m1_acc_57 = xor(p1_1_14, p2_2_14) */
 	vpxor %ymm12, %ymm1, %ymm1 /* m1_acc_58 = xor(m1_acc_56, m1_acc_57) */
 	vpxor %ymm0, %ymm1, %ymm1 /* m1_acc_59 = xor(m1_acc_58, p2_3_14) */
-	vpxor 576(%rsp), %ymm1, %ymm1 /* x1n_14 = xor(m1_acc_59, g0x13.3) */
+	vpxor 512(%rsp), %ymm1, %ymm1 /* x1n_14 = xor(m1_acc_59, g0x13.3) */
 	vpxor %ymm10, %ymm15, %ymm10 /* m2_acc_56 = xor(p2_0_14, p1_1_14) */
 	vpxor %ymm5, %ymm14, %ymm12 /* m2_acc_57 = xor(p2_1_14, p1_2_14) */
 	vpxor %ymm12, %ymm10, %ymm10 /* m2_acc_58 = xor(m2_acc_56, m2_acc_57) */
 	vpxor %ymm0, %ymm10, %ymm0 /* m2_acc_59 = xor(m2_acc_58, p2_3_14) */
-	vpxor 544(%rsp), %ymm0, %ymm0 /* x2n_14 = xor(m2_acc_59, g0x14.3) */
+	vpxor 288(%rsp), %ymm0, %ymm0 /* x2n_14 = xor(m2_acc_59, g0x14.3) */
 	vpxor %ymm14, %ymm15, %ymm10 /* m3_acc_56 = xor(p2_0_14, p2_1_14) */
 	vpxor %ymm3, %ymm5, %ymm3 /* m3_acc_57 = xor(p1_2_14, p2_2_14) */
 	vpxor %ymm3, %ymm10, %ymm3 /* m3_acc_58 = xor(m3_acc_56, m3_acc_57) */
@@ -11586,7 +11777,7 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vpxor %ymm13, %ymm7, %ymm7 /* t1_15 = xor(t1_acc_31, g1x9) */
 	vmovdqa 832(%rsp), %ymm10 /* reload g1x2.4 */
 	vpxor 992(%rsp), %ymm10, %ymm11 /* t2_acc_30 = xor(g1x2, g1x6) */
-	vpxor 416(%rsp), %ymm11, %ymm11 /* t2_acc_31 = xor(t2_acc_30, rk2_7) */
+	vpxor 576(%rsp), %ymm11, %ymm11 /* t2_acc_31 = xor(t2_acc_30, rk2_7) */
 	vpxor 1184(%rsp), %ymm11, %ymm11 /* t2_15 = xor(t2_acc_31, g1x10) */
 	vmovdqa 864(%rsp), %ymm12 /* reload g1x3.4 */
 	vpxor 1024(%rsp), %ymm12, %ymm14 /* t3_acc_30 = xor(g1x3, g1x7) */
@@ -11600,7 +11791,7 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm7, %ymm7 /* p2_1_15 = gf2p8affineinv(t1_15, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm11, %ymm11 /* p2_2_15 = gf2p8affineinv(t2_15, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_3_15 = gf2p8affineinv(t3_15, gfni_mat_2) */
-	vmovdqa %ymm8, 160(%rsp) /* spill g1x0.4 */
+	vmovdqa %ymm8, 256(%rsp) /* spill g1x0.4 */
 	vpxor %ymm7, %ymm15, %ymm8 /* m0_acc_60 = xor(p1_0_15, p2_1_15) */
 	vmovdqa %ymm13, 1152(%rsp) /* spill g1x9.4 */
 	vpxor %ymm6, %ymm11, %ymm13 /* m0_acc_61 = xor(p2_2_15, p1_3_15) */
@@ -11658,7 +11849,7 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_3(%rip), %ymm0, %ymm0 /* xout_11 = gf2p8affine(g0x7, gfni_mat_3) */
 	vmovdqa 384(%rsp), %ymm12 /* reload g0x0.2 */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_3(%rip), %ymm12, %ymm12 /* xout_12 = gf2p8affine(g0x0, gfni_mat_3) */
-	vmovdqa 96(%rsp), %ymm13 /* reload g0x1.2 */
+	vmovdqa 128(%rsp), %ymm13 /* reload g0x1.2 */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_3(%rip), %ymm13, %ymm13 /* xout_13 = gf2p8affine(g0x1, gfni_mat_3) */
 	vmovdqa 704(%rsp), %ymm14 /* reload g0x2.2 */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_3(%rip), %ymm14, %ymm14 /* xout_14 = gf2p8affine(g0x2, gfni_mat_3) */
@@ -11809,7 +12000,7 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_3(%rip), %ymm10, %ymm10 /* xout_26 = gf2p8affine(g1x6, gfni_mat_3) */
 	vmovdqa 1024(%rsp), %ymm11 /* reload g1x7.2 */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_3(%rip), %ymm11, %ymm11 /* xout_27 = gf2p8affine(g1x7, gfni_mat_3) */
-	vmovdqa 160(%rsp), %ymm12 /* reload g1x0.2 */
+	vmovdqa 256(%rsp), %ymm12 /* reload g1x0.2 */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_3(%rip), %ymm12, %ymm12 /* xout_28 = gf2p8affine(g1x0, gfni_mat_3) */
 	vmovdqa 800(%rsp), %ymm13 /* reload g1x1.2 */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_3(%rip), %ymm13, %ymm13 /* xout_29 = gf2p8affine(g1x1, gfni_mat_3) */
@@ -11938,7 +12129,7 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vmovdqu 992(%rcx), %ymm0 /* msg_31 = load() */
 	vpxor %ymm0, %ymm10, %ymm0 /* ct_31 = xor(tro3_31, msg_31) */
 	vmovdqu %ymm0, 992(%rdx) /* store ct_31 */
-	vmovdqa 64(%rsp), %ymm0 /* reload y_next */
+	vmovdqa 480(%rsp), %ymm0 /* reload y_next */
 	vmovdqu %ymm0, 64(%rsi) /* store y_next */
 	mov %rbp, %rsp
 	pop %rbp

@@ -75,7 +75,7 @@ static void sm4_byteslice_avx512_gfni_asm_batch_xts(const uint8_t *rk, const uin
 }
 
 /* GCM's stitched form: the counter form's CTR and, beside it, GHASH of the batch
- * at `hashed` in 16 step(s) of 8 blocks chained in registers (gen/ir/stitch.py). */
+ * at `hashed` in 8 step(s) of 16 blocks chained in registers (gen/ir/stitch.py). */
 static void sm4_byteslice_avx512_gfni_asm_batch_gcm(const uint8_t *rk, uint8_t *in, uint8_t *out, const uint8_t *src,
                                                     const uint8_t *table, const uint8_t *hashed)
 {
@@ -181,7 +181,7 @@ static int sm4_byteslice_avx512_gfni_asm_gcm_xor(const sm4_key *key, const uint8
                                          size_t nblocks, uint8_t *y, const uint8_t *table, const uint8_t *hashed)
 {
     const sm4_direction dir = SM4_ENCRYPT;
-    return kc_run_gcm_batches(sm4_byteslice_avx512_gfni_asm_batch_gcm, (const uint8_t *)key->rk_sliced[dir], SM4_BYTESLICE_AVX512_GFNI_ASM_BATCH_BLOCKS, 8,
+    return kc_run_gcm_batches(sm4_byteslice_avx512_gfni_asm_batch_gcm, (const uint8_t *)key->rk_sliced[dir], SM4_BYTESLICE_AVX512_GFNI_ASM_BATCH_BLOCKS, 16,
                               64, counters, src, out, nblocks, y, table, hashed) == 0
                ? SM4_OK
                : SM4_ERR_LENGTH;

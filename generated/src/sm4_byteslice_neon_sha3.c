@@ -7649,7 +7649,7 @@ static void sm4_byteslice_neon_sha3_batch_xts(const uint8_t *rk, const uint8_t *
 }
 
 /* GCM's stitched form: the counter form's CTR and, beside it, GHASH of the batch
- * at `hashed` in 4 step(s) of 8 blocks chained in registers (gen/ir/stitch.py). */
+ * at `hashed` in 2 step(s) of 16 blocks chained in registers (gen/ir/stitch.py). */
 static void sm4_byteslice_neon_sha3_batch_gcm(const uint8_t *rk, uint8_t *in, uint8_t *out, const uint8_t *src,
                                               const uint8_t *table, const uint8_t *hashed)
 {
@@ -7813,7 +7813,7 @@ static void sm4_byteslice_neon_sha3_batch_gcm(const uint8_t *rk, uint8_t *in, ui
     const uint8x16_t y_1 = vld1q_u8(in + 64);
     const uint8x16_t phi_y = vqtbl1q_u8(y_1, reverse16);
 
-    /* Step 1 of 4: 8 blocks, 1 per register: block i times T_(n - i), products unreduced. */
+    /* Step 1 of 2: 16 blocks, 1 per register: block i times T_(n - i), products unreduced. */
     const uint8x16_t x = vld1q_u8(hashed);
     const uint8x16_t z = vqtbl1q_u8(x, reverse16);
     const uint8x16_t z1_y = veorq_u8(z, phi_y);
@@ -7879,49 +7879,17 @@ static void sm4_byteslice_neon_sha3_batch_gcm(const uint8_t *rk, uint8_t *in, ui
     const uint8x16_t mid_14 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z_7_swap), vreinterpretq_p64_u8(h_7)));
     const uint8x16_t mid_15 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(z_7_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_7), 0)));
     const uint8x16_t hi_7 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z_7), vreinterpretq_p64_u8(h_7)));
-
-    /* The sums, then S's halves, their blocks added, and one reduction. */
-    const uint8x16_t lo_sum_acc_1 = veorq_u8(lo_2, lo_3);
-    const uint8x16_t lo_sum_acc_3 = veorq_u8(lo_6, lo_7);
-    const uint8x16_t lo_sum_acc_4 = veor3q_u8(lo, lo_1, lo_sum_acc_1);
-    const uint8x16_t lo_sum_acc_5 = veor3q_u8(lo_4, lo_5, lo_sum_acc_3);
-    const uint8x16_t mid_sum_acc_1 = veorq_u8(mid_2, mid_3);
-    const uint8x16_t mid_sum_acc_3 = veorq_u8(mid_6, mid_7);
-    const uint8x16_t mid_sum_acc_5 = veorq_u8(mid_10, mid_11);
-    const uint8x16_t mid_sum_acc_7 = veorq_u8(mid_14, mid_15);
-    const uint8x16_t mid_sum_acc_8 = veor3q_u8(mid, mid_1, mid_sum_acc_1);
-    const uint8x16_t mid_sum_acc_9 = veor3q_u8(mid_4, mid_5, mid_sum_acc_3);
-    const uint8x16_t mid_sum_acc_10 = veor3q_u8(mid_8, mid_9, mid_sum_acc_5);
-    const uint8x16_t mid_sum_acc_11 = veor3q_u8(mid_12, mid_13, mid_sum_acc_7);
-    const uint8x16_t mid_sum_acc_13 = veorq_u8(mid_sum_acc_10, mid_sum_acc_11);
-    const uint8x16_t mid_sum_acc_14 = veor3q_u8(mid_sum_acc_8, mid_sum_acc_9, mid_sum_acc_13);
-    const uint8x16_t hi_sum_acc_1 = veorq_u8(hi_2, hi_3);
-    const uint8x16_t hi_sum_acc_3 = veorq_u8(hi_6, hi_7);
-    const uint8x16_t hi_sum_acc_4 = veor3q_u8(hi, hi_1, hi_sum_acc_1);
-    const uint8x16_t hi_sum_acc_5 = veor3q_u8(hi_4, hi_5, hi_sum_acc_3);
-    const uint8x16_t mid_lo = vqtbl1q_u8(mid_sum_acc_14, half_up);
-    const uint8x16_t s_lo = veor3q_u8(lo_sum_acc_4, lo_sum_acc_5, mid_lo);
-    const uint8x16_t mid_hi = vqtbl1q_u8(mid_sum_acc_14, half_down);
-    const uint8x16_t s_hi = veor3q_u8(hi_sum_acc_4, hi_sum_acc_5, mid_hi);
-    const uint8x16_t fold_lo = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(s_lo), 0), vgetq_lane_p64(vreinterpretq_p64_u8(fold), 0)));
-    const uint8x16_t fold_lo_sw = vqtbl1q_u8(fold_lo, swap_halves);
-    const uint8x16_t v = veorq_u8(s_lo, fold_lo_sw);
-    const uint8x16_t fold_hi = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(v), vreinterpretq_p64_u8(fold)));
-    const uint8x16_t reduced = veor3q_u8(v, s_hi, fold_hi);
-
-    /* Step 2 of 4: 8 blocks, 1 per register: block i times T_(n - i), products unreduced. */
     const uint8x16_t x_8 = vld1q_u8(hashed + 128);
     const uint8x16_t z_8 = vqtbl1q_u8(x_8, reverse16);
-    const uint8x16_t z1_y_1 = veorq_u8(z_8, reduced);
-    const uint8x16_t h_8 = vld1q_u8(table);
-    const uint8x16_t lo_8 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(z1_y_1), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_8), 0)));
-    const uint8x16_t z1_y_1_swap = vqtbl1q_u8(z1_y_1, swap_halves);
-    const uint8x16_t mid_16 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z1_y_1_swap), vreinterpretq_p64_u8(h_8)));
-    const uint8x16_t mid_17 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(z1_y_1_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_8), 0)));
-    const uint8x16_t hi_8 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z1_y_1), vreinterpretq_p64_u8(h_8)));
+    const uint8x16_t h_8 = vld1q_u8(table + 128);
+    const uint8x16_t lo_8 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(z_8), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_8), 0)));
+    const uint8x16_t z_8_swap = vqtbl1q_u8(z_8, swap_halves);
+    const uint8x16_t mid_16 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z_8_swap), vreinterpretq_p64_u8(h_8)));
+    const uint8x16_t mid_17 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(z_8_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_8), 0)));
+    const uint8x16_t hi_8 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z_8), vreinterpretq_p64_u8(h_8)));
     const uint8x16_t x_9 = vld1q_u8(hashed + 144);
     const uint8x16_t z_9 = vqtbl1q_u8(x_9, reverse16);
-    const uint8x16_t h_9 = vld1q_u8(table + 16);
+    const uint8x16_t h_9 = vld1q_u8(table + 144);
     const uint8x16_t lo_9 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(z_9), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_9), 0)));
     const uint8x16_t z_9_swap = vqtbl1q_u8(z_9, swap_halves);
     const uint8x16_t mid_18 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z_9_swap), vreinterpretq_p64_u8(h_9)));
@@ -7929,7 +7897,7 @@ static void sm4_byteslice_neon_sha3_batch_gcm(const uint8_t *rk, uint8_t *in, ui
     const uint8x16_t hi_9 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z_9), vreinterpretq_p64_u8(h_9)));
     const uint8x16_t x_10 = vld1q_u8(hashed + 160);
     const uint8x16_t z_10 = vqtbl1q_u8(x_10, reverse16);
-    const uint8x16_t h_10 = vld1q_u8(table + 32);
+    const uint8x16_t h_10 = vld1q_u8(table + 160);
     const uint8x16_t lo_10 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(z_10), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_10), 0)));
     const uint8x16_t z_10_swap = vqtbl1q_u8(z_10, swap_halves);
     const uint8x16_t mid_20 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z_10_swap), vreinterpretq_p64_u8(h_10)));
@@ -7937,7 +7905,7 @@ static void sm4_byteslice_neon_sha3_batch_gcm(const uint8_t *rk, uint8_t *in, ui
     const uint8x16_t hi_10 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z_10), vreinterpretq_p64_u8(h_10)));
     const uint8x16_t x_11 = vld1q_u8(hashed + 176);
     const uint8x16_t z_11 = vqtbl1q_u8(x_11, reverse16);
-    const uint8x16_t h_11 = vld1q_u8(table + 48);
+    const uint8x16_t h_11 = vld1q_u8(table + 176);
     const uint8x16_t lo_11 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(z_11), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_11), 0)));
     const uint8x16_t z_11_swap = vqtbl1q_u8(z_11, swap_halves);
     const uint8x16_t mid_22 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z_11_swap), vreinterpretq_p64_u8(h_11)));
@@ -7945,7 +7913,7 @@ static void sm4_byteslice_neon_sha3_batch_gcm(const uint8_t *rk, uint8_t *in, ui
     const uint8x16_t hi_11 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z_11), vreinterpretq_p64_u8(h_11)));
     const uint8x16_t x_12 = vld1q_u8(hashed + 192);
     const uint8x16_t z_12 = vqtbl1q_u8(x_12, reverse16);
-    const uint8x16_t h_12 = vld1q_u8(table + 64);
+    const uint8x16_t h_12 = vld1q_u8(table + 192);
     const uint8x16_t lo_12 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(z_12), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_12), 0)));
     const uint8x16_t z_12_swap = vqtbl1q_u8(z_12, swap_halves);
     const uint8x16_t mid_24 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z_12_swap), vreinterpretq_p64_u8(h_12)));
@@ -7953,7 +7921,7 @@ static void sm4_byteslice_neon_sha3_batch_gcm(const uint8_t *rk, uint8_t *in, ui
     const uint8x16_t hi_12 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z_12), vreinterpretq_p64_u8(h_12)));
     const uint8x16_t x_13 = vld1q_u8(hashed + 208);
     const uint8x16_t z_13 = vqtbl1q_u8(x_13, reverse16);
-    const uint8x16_t h_13 = vld1q_u8(table + 80);
+    const uint8x16_t h_13 = vld1q_u8(table + 208);
     const uint8x16_t lo_13 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(z_13), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_13), 0)));
     const uint8x16_t z_13_swap = vqtbl1q_u8(z_13, swap_halves);
     const uint8x16_t mid_26 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z_13_swap), vreinterpretq_p64_u8(h_13)));
@@ -7961,7 +7929,7 @@ static void sm4_byteslice_neon_sha3_batch_gcm(const uint8_t *rk, uint8_t *in, ui
     const uint8x16_t hi_13 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z_13), vreinterpretq_p64_u8(h_13)));
     const uint8x16_t x_14 = vld1q_u8(hashed + 224);
     const uint8x16_t z_14 = vqtbl1q_u8(x_14, reverse16);
-    const uint8x16_t h_14 = vld1q_u8(table + 96);
+    const uint8x16_t h_14 = vld1q_u8(table + 224);
     const uint8x16_t lo_14 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(z_14), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_14), 0)));
     const uint8x16_t z_14_swap = vqtbl1q_u8(z_14, swap_halves);
     const uint8x16_t mid_28 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z_14_swap), vreinterpretq_p64_u8(h_14)));
@@ -7969,7 +7937,7 @@ static void sm4_byteslice_neon_sha3_batch_gcm(const uint8_t *rk, uint8_t *in, ui
     const uint8x16_t hi_14 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z_14), vreinterpretq_p64_u8(h_14)));
     const uint8x16_t x_15 = vld1q_u8(hashed + 240);
     const uint8x16_t z_15 = vqtbl1q_u8(x_15, reverse16);
-    const uint8x16_t h_15 = vld1q_u8(table + 112);
+    const uint8x16_t h_15 = vld1q_u8(table + 240);
     const uint8x16_t lo_15 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(z_15), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_15), 0)));
     const uint8x16_t z_15_swap = vqtbl1q_u8(z_15, swap_halves);
     const uint8x16_t mid_30 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z_15_swap), vreinterpretq_p64_u8(h_15)));
@@ -7977,44 +7945,66 @@ static void sm4_byteslice_neon_sha3_batch_gcm(const uint8_t *rk, uint8_t *in, ui
     const uint8x16_t hi_15 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z_15), vreinterpretq_p64_u8(h_15)));
 
     /* The sums, then S's halves, their blocks added, and one reduction. */
-    const uint8x16_t lo_sum_acc_8 = veorq_u8(lo_10, lo_11);
-    const uint8x16_t lo_sum_acc_10 = veorq_u8(lo_14, lo_15);
-    const uint8x16_t lo_sum_acc_11 = veor3q_u8(lo_8, lo_9, lo_sum_acc_8);
-    const uint8x16_t lo_sum_acc_12 = veor3q_u8(lo_12, lo_13, lo_sum_acc_10);
-    const uint8x16_t mid_sum_acc_16 = veorq_u8(mid_18, mid_19);
-    const uint8x16_t mid_sum_acc_18 = veorq_u8(mid_22, mid_23);
-    const uint8x16_t mid_sum_acc_20 = veorq_u8(mid_26, mid_27);
-    const uint8x16_t mid_sum_acc_22 = veorq_u8(mid_30, mid_31);
-    const uint8x16_t mid_sum_acc_23 = veor3q_u8(mid_16, mid_17, mid_sum_acc_16);
-    const uint8x16_t mid_sum_acc_24 = veor3q_u8(mid_20, mid_21, mid_sum_acc_18);
-    const uint8x16_t mid_sum_acc_25 = veor3q_u8(mid_24, mid_25, mid_sum_acc_20);
-    const uint8x16_t mid_sum_acc_26 = veor3q_u8(mid_28, mid_29, mid_sum_acc_22);
-    const uint8x16_t mid_sum_acc_28 = veorq_u8(mid_sum_acc_25, mid_sum_acc_26);
-    const uint8x16_t mid_sum_acc_29 = veor3q_u8(mid_sum_acc_23, mid_sum_acc_24, mid_sum_acc_28);
-    const uint8x16_t hi_sum_acc_8 = veorq_u8(hi_10, hi_11);
-    const uint8x16_t hi_sum_acc_10 = veorq_u8(hi_14, hi_15);
-    const uint8x16_t hi_sum_acc_11 = veor3q_u8(hi_8, hi_9, hi_sum_acc_8);
-    const uint8x16_t hi_sum_acc_12 = veor3q_u8(hi_12, hi_13, hi_sum_acc_10);
-    const uint8x16_t mid_lo_1 = vqtbl1q_u8(mid_sum_acc_29, half_up);
-    const uint8x16_t s_lo_1 = veor3q_u8(lo_sum_acc_11, lo_sum_acc_12, mid_lo_1);
-    const uint8x16_t mid_hi_1 = vqtbl1q_u8(mid_sum_acc_29, half_down);
-    const uint8x16_t s_hi_1 = veor3q_u8(hi_sum_acc_11, hi_sum_acc_12, mid_hi_1);
-    const uint8x16_t fold_lo_1 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(s_lo_1), 0), vgetq_lane_p64(vreinterpretq_p64_u8(fold), 0)));
-    const uint8x16_t fold_lo_sw_1 = vqtbl1q_u8(fold_lo_1, swap_halves);
-    const uint8x16_t v_1 = veorq_u8(s_lo_1, fold_lo_sw_1);
-    const uint8x16_t fold_hi_1 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(v_1), vreinterpretq_p64_u8(fold)));
-    const uint8x16_t reduced_1 = veor3q_u8(v_1, s_hi_1, fold_hi_1);
+    const uint8x16_t lo_sum_acc_1 = veorq_u8(lo_2, lo_3);
+    const uint8x16_t lo_sum_acc_3 = veorq_u8(lo_6, lo_7);
+    const uint8x16_t lo_sum_acc_5 = veorq_u8(lo_10, lo_11);
+    const uint8x16_t lo_sum_acc_7 = veorq_u8(lo_14, lo_15);
+    const uint8x16_t lo_sum_acc_8 = veor3q_u8(lo, lo_1, lo_sum_acc_1);
+    const uint8x16_t lo_sum_acc_9 = veor3q_u8(lo_4, lo_5, lo_sum_acc_3);
+    const uint8x16_t lo_sum_acc_10 = veor3q_u8(lo_8, lo_9, lo_sum_acc_5);
+    const uint8x16_t lo_sum_acc_11 = veor3q_u8(lo_12, lo_13, lo_sum_acc_7);
+    const uint8x16_t lo_sum_acc_13 = veorq_u8(lo_sum_acc_10, lo_sum_acc_11);
+    const uint8x16_t lo_sum_acc_14 = veor3q_u8(lo_sum_acc_8, lo_sum_acc_9, lo_sum_acc_13);
+    const uint8x16_t mid_sum_acc_1 = veorq_u8(mid_2, mid_3);
+    const uint8x16_t mid_sum_acc_3 = veorq_u8(mid_6, mid_7);
+    const uint8x16_t mid_sum_acc_5 = veorq_u8(mid_10, mid_11);
+    const uint8x16_t mid_sum_acc_7 = veorq_u8(mid_14, mid_15);
+    const uint8x16_t mid_sum_acc_9 = veorq_u8(mid_18, mid_19);
+    const uint8x16_t mid_sum_acc_11 = veorq_u8(mid_22, mid_23);
+    const uint8x16_t mid_sum_acc_13 = veorq_u8(mid_26, mid_27);
+    const uint8x16_t mid_sum_acc_15 = veorq_u8(mid_30, mid_31);
+    const uint8x16_t mid_sum_acc_16 = veor3q_u8(mid, mid_1, mid_sum_acc_1);
+    const uint8x16_t mid_sum_acc_17 = veor3q_u8(mid_4, mid_5, mid_sum_acc_3);
+    const uint8x16_t mid_sum_acc_18 = veor3q_u8(mid_8, mid_9, mid_sum_acc_5);
+    const uint8x16_t mid_sum_acc_19 = veor3q_u8(mid_12, mid_13, mid_sum_acc_7);
+    const uint8x16_t mid_sum_acc_20 = veor3q_u8(mid_16, mid_17, mid_sum_acc_9);
+    const uint8x16_t mid_sum_acc_21 = veor3q_u8(mid_20, mid_21, mid_sum_acc_11);
+    const uint8x16_t mid_sum_acc_22 = veor3q_u8(mid_24, mid_25, mid_sum_acc_13);
+    const uint8x16_t mid_sum_acc_23 = veor3q_u8(mid_28, mid_29, mid_sum_acc_15);
+    const uint8x16_t mid_sum_acc_25 = veorq_u8(mid_sum_acc_18, mid_sum_acc_19);
+    const uint8x16_t mid_sum_acc_27 = veorq_u8(mid_sum_acc_22, mid_sum_acc_23);
+    const uint8x16_t mid_sum_acc_28 = veor3q_u8(mid_sum_acc_16, mid_sum_acc_17, mid_sum_acc_25);
+    const uint8x16_t mid_sum_acc_29 = veor3q_u8(mid_sum_acc_20, mid_sum_acc_21, mid_sum_acc_27);
+    const uint8x16_t mid_sum_acc_30 = veorq_u8(mid_sum_acc_28, mid_sum_acc_29);
+    const uint8x16_t hi_sum_acc_1 = veorq_u8(hi_2, hi_3);
+    const uint8x16_t hi_sum_acc_3 = veorq_u8(hi_6, hi_7);
+    const uint8x16_t hi_sum_acc_5 = veorq_u8(hi_10, hi_11);
+    const uint8x16_t hi_sum_acc_7 = veorq_u8(hi_14, hi_15);
+    const uint8x16_t hi_sum_acc_8 = veor3q_u8(hi, hi_1, hi_sum_acc_1);
+    const uint8x16_t hi_sum_acc_9 = veor3q_u8(hi_4, hi_5, hi_sum_acc_3);
+    const uint8x16_t hi_sum_acc_10 = veor3q_u8(hi_8, hi_9, hi_sum_acc_5);
+    const uint8x16_t hi_sum_acc_11 = veor3q_u8(hi_12, hi_13, hi_sum_acc_7);
+    const uint8x16_t hi_sum_acc_13 = veorq_u8(hi_sum_acc_10, hi_sum_acc_11);
+    const uint8x16_t hi_sum_acc_14 = veor3q_u8(hi_sum_acc_8, hi_sum_acc_9, hi_sum_acc_13);
+    const uint8x16_t mid_lo = vqtbl1q_u8(mid_sum_acc_30, half_up);
+    const uint8x16_t s_lo = veorq_u8(lo_sum_acc_14, mid_lo);
+    const uint8x16_t mid_hi = vqtbl1q_u8(mid_sum_acc_30, half_down);
+    const uint8x16_t fold_lo = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(s_lo), 0), vgetq_lane_p64(vreinterpretq_p64_u8(fold), 0)));
+    const uint8x16_t fold_lo_sw = vqtbl1q_u8(fold_lo, swap_halves);
+    const uint8x16_t v = veorq_u8(s_lo, fold_lo_sw);
+    const uint8x16_t fold_hi = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(v), vreinterpretq_p64_u8(fold)));
+    const uint8x16_t v_hi = veor3q_u8(hi_sum_acc_14, mid_hi, v);
 
-    /* Step 3 of 4: 8 blocks, 1 per register: block i times T_(n - i), products unreduced. */
+    /* Step 2 of 2: 16 blocks, 1 per register: block i times T_(n - i), products unreduced. */
     const uint8x16_t x_16 = vld1q_u8(hashed + 256);
     const uint8x16_t z_16 = vqtbl1q_u8(x_16, reverse16);
-    const uint8x16_t z1_y_2 = veorq_u8(z_16, reduced_1);
+    const uint8x16_t z1_y_1 = veor3q_u8(v_hi, fold_hi, z_16);
     const uint8x16_t h_16 = vld1q_u8(table);
-    const uint8x16_t lo_16 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(z1_y_2), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_16), 0)));
-    const uint8x16_t z1_y_2_swap = vqtbl1q_u8(z1_y_2, swap_halves);
-    const uint8x16_t mid_32 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z1_y_2_swap), vreinterpretq_p64_u8(h_16)));
-    const uint8x16_t mid_33 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(z1_y_2_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_16), 0)));
-    const uint8x16_t hi_16 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z1_y_2), vreinterpretq_p64_u8(h_16)));
+    const uint8x16_t lo_16 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(z1_y_1), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_16), 0)));
+    const uint8x16_t z1_y_1_swap = vqtbl1q_u8(z1_y_1, swap_halves);
+    const uint8x16_t mid_32 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z1_y_1_swap), vreinterpretq_p64_u8(h_16)));
+    const uint8x16_t mid_33 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(z1_y_1_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_16), 0)));
+    const uint8x16_t hi_16 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z1_y_1), vreinterpretq_p64_u8(h_16)));
     const uint8x16_t x_17 = vld1q_u8(hashed + 272);
     const uint8x16_t z_17 = vqtbl1q_u8(x_17, reverse16);
     const uint8x16_t h_17 = vld1q_u8(table + 16);
@@ -8071,49 +8061,17 @@ static void sm4_byteslice_neon_sha3_batch_gcm(const uint8_t *rk, uint8_t *in, ui
     const uint8x16_t mid_46 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z_23_swap), vreinterpretq_p64_u8(h_23)));
     const uint8x16_t mid_47 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(z_23_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_23), 0)));
     const uint8x16_t hi_23 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z_23), vreinterpretq_p64_u8(h_23)));
-
-    /* The sums, then S's halves, their blocks added, and one reduction. */
-    const uint8x16_t lo_sum_acc_15 = veorq_u8(lo_18, lo_19);
-    const uint8x16_t lo_sum_acc_17 = veorq_u8(lo_22, lo_23);
-    const uint8x16_t lo_sum_acc_18 = veor3q_u8(lo_16, lo_17, lo_sum_acc_15);
-    const uint8x16_t lo_sum_acc_19 = veor3q_u8(lo_20, lo_21, lo_sum_acc_17);
-    const uint8x16_t mid_sum_acc_31 = veorq_u8(mid_34, mid_35);
-    const uint8x16_t mid_sum_acc_33 = veorq_u8(mid_38, mid_39);
-    const uint8x16_t mid_sum_acc_35 = veorq_u8(mid_42, mid_43);
-    const uint8x16_t mid_sum_acc_37 = veorq_u8(mid_46, mid_47);
-    const uint8x16_t mid_sum_acc_38 = veor3q_u8(mid_32, mid_33, mid_sum_acc_31);
-    const uint8x16_t mid_sum_acc_39 = veor3q_u8(mid_36, mid_37, mid_sum_acc_33);
-    const uint8x16_t mid_sum_acc_40 = veor3q_u8(mid_40, mid_41, mid_sum_acc_35);
-    const uint8x16_t mid_sum_acc_41 = veor3q_u8(mid_44, mid_45, mid_sum_acc_37);
-    const uint8x16_t mid_sum_acc_43 = veorq_u8(mid_sum_acc_40, mid_sum_acc_41);
-    const uint8x16_t mid_sum_acc_44 = veor3q_u8(mid_sum_acc_38, mid_sum_acc_39, mid_sum_acc_43);
-    const uint8x16_t hi_sum_acc_15 = veorq_u8(hi_18, hi_19);
-    const uint8x16_t hi_sum_acc_17 = veorq_u8(hi_22, hi_23);
-    const uint8x16_t hi_sum_acc_18 = veor3q_u8(hi_16, hi_17, hi_sum_acc_15);
-    const uint8x16_t hi_sum_acc_19 = veor3q_u8(hi_20, hi_21, hi_sum_acc_17);
-    const uint8x16_t mid_lo_2 = vqtbl1q_u8(mid_sum_acc_44, half_up);
-    const uint8x16_t s_lo_2 = veor3q_u8(lo_sum_acc_18, lo_sum_acc_19, mid_lo_2);
-    const uint8x16_t mid_hi_2 = vqtbl1q_u8(mid_sum_acc_44, half_down);
-    const uint8x16_t s_hi_2 = veor3q_u8(hi_sum_acc_18, hi_sum_acc_19, mid_hi_2);
-    const uint8x16_t fold_lo_2 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(s_lo_2), 0), vgetq_lane_p64(vreinterpretq_p64_u8(fold), 0)));
-    const uint8x16_t fold_lo_sw_2 = vqtbl1q_u8(fold_lo_2, swap_halves);
-    const uint8x16_t v_2 = veorq_u8(s_lo_2, fold_lo_sw_2);
-    const uint8x16_t fold_hi_2 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(v_2), vreinterpretq_p64_u8(fold)));
-    const uint8x16_t reduced_2 = veor3q_u8(v_2, s_hi_2, fold_hi_2);
-
-    /* Step 4 of 4: 8 blocks, 1 per register: block i times T_(n - i), products unreduced. */
     const uint8x16_t x_24 = vld1q_u8(hashed + 384);
     const uint8x16_t z_24 = vqtbl1q_u8(x_24, reverse16);
-    const uint8x16_t z1_y_3 = veorq_u8(z_24, reduced_2);
-    const uint8x16_t h_24 = vld1q_u8(table);
-    const uint8x16_t lo_24 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(z1_y_3), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_24), 0)));
-    const uint8x16_t z1_y_3_swap = vqtbl1q_u8(z1_y_3, swap_halves);
-    const uint8x16_t mid_48 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z1_y_3_swap), vreinterpretq_p64_u8(h_24)));
-    const uint8x16_t mid_49 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(z1_y_3_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_24), 0)));
-    const uint8x16_t hi_24 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z1_y_3), vreinterpretq_p64_u8(h_24)));
+    const uint8x16_t h_24 = vld1q_u8(table + 128);
+    const uint8x16_t lo_24 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(z_24), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_24), 0)));
+    const uint8x16_t z_24_swap = vqtbl1q_u8(z_24, swap_halves);
+    const uint8x16_t mid_48 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z_24_swap), vreinterpretq_p64_u8(h_24)));
+    const uint8x16_t mid_49 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(z_24_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_24), 0)));
+    const uint8x16_t hi_24 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z_24), vreinterpretq_p64_u8(h_24)));
     const uint8x16_t x_25 = vld1q_u8(hashed + 400);
     const uint8x16_t z_25 = vqtbl1q_u8(x_25, reverse16);
-    const uint8x16_t h_25 = vld1q_u8(table + 16);
+    const uint8x16_t h_25 = vld1q_u8(table + 144);
     const uint8x16_t lo_25 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(z_25), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_25), 0)));
     const uint8x16_t z_25_swap = vqtbl1q_u8(z_25, swap_halves);
     const uint8x16_t mid_50 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z_25_swap), vreinterpretq_p64_u8(h_25)));
@@ -8121,7 +8079,7 @@ static void sm4_byteslice_neon_sha3_batch_gcm(const uint8_t *rk, uint8_t *in, ui
     const uint8x16_t hi_25 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z_25), vreinterpretq_p64_u8(h_25)));
     const uint8x16_t x_26 = vld1q_u8(hashed + 416);
     const uint8x16_t z_26 = vqtbl1q_u8(x_26, reverse16);
-    const uint8x16_t h_26 = vld1q_u8(table + 32);
+    const uint8x16_t h_26 = vld1q_u8(table + 160);
     const uint8x16_t lo_26 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(z_26), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_26), 0)));
     const uint8x16_t z_26_swap = vqtbl1q_u8(z_26, swap_halves);
     const uint8x16_t mid_52 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z_26_swap), vreinterpretq_p64_u8(h_26)));
@@ -8129,7 +8087,7 @@ static void sm4_byteslice_neon_sha3_batch_gcm(const uint8_t *rk, uint8_t *in, ui
     const uint8x16_t hi_26 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z_26), vreinterpretq_p64_u8(h_26)));
     const uint8x16_t x_27 = vld1q_u8(hashed + 432);
     const uint8x16_t z_27 = vqtbl1q_u8(x_27, reverse16);
-    const uint8x16_t h_27 = vld1q_u8(table + 48);
+    const uint8x16_t h_27 = vld1q_u8(table + 176);
     const uint8x16_t lo_27 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(z_27), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_27), 0)));
     const uint8x16_t z_27_swap = vqtbl1q_u8(z_27, swap_halves);
     const uint8x16_t mid_54 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z_27_swap), vreinterpretq_p64_u8(h_27)));
@@ -8137,7 +8095,7 @@ static void sm4_byteslice_neon_sha3_batch_gcm(const uint8_t *rk, uint8_t *in, ui
     const uint8x16_t hi_27 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z_27), vreinterpretq_p64_u8(h_27)));
     const uint8x16_t x_28 = vld1q_u8(hashed + 448);
     const uint8x16_t z_28 = vqtbl1q_u8(x_28, reverse16);
-    const uint8x16_t h_28 = vld1q_u8(table + 64);
+    const uint8x16_t h_28 = vld1q_u8(table + 192);
     const uint8x16_t lo_28 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(z_28), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_28), 0)));
     const uint8x16_t z_28_swap = vqtbl1q_u8(z_28, swap_halves);
     const uint8x16_t mid_56 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z_28_swap), vreinterpretq_p64_u8(h_28)));
@@ -8145,7 +8103,7 @@ static void sm4_byteslice_neon_sha3_batch_gcm(const uint8_t *rk, uint8_t *in, ui
     const uint8x16_t hi_28 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z_28), vreinterpretq_p64_u8(h_28)));
     const uint8x16_t x_29 = vld1q_u8(hashed + 464);
     const uint8x16_t z_29 = vqtbl1q_u8(x_29, reverse16);
-    const uint8x16_t h_29 = vld1q_u8(table + 80);
+    const uint8x16_t h_29 = vld1q_u8(table + 208);
     const uint8x16_t lo_29 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(z_29), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_29), 0)));
     const uint8x16_t z_29_swap = vqtbl1q_u8(z_29, swap_halves);
     const uint8x16_t mid_58 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z_29_swap), vreinterpretq_p64_u8(h_29)));
@@ -8153,7 +8111,7 @@ static void sm4_byteslice_neon_sha3_batch_gcm(const uint8_t *rk, uint8_t *in, ui
     const uint8x16_t hi_29 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z_29), vreinterpretq_p64_u8(h_29)));
     const uint8x16_t x_30 = vld1q_u8(hashed + 480);
     const uint8x16_t z_30 = vqtbl1q_u8(x_30, reverse16);
-    const uint8x16_t h_30 = vld1q_u8(table + 96);
+    const uint8x16_t h_30 = vld1q_u8(table + 224);
     const uint8x16_t lo_30 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(z_30), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_30), 0)));
     const uint8x16_t z_30_swap = vqtbl1q_u8(z_30, swap_halves);
     const uint8x16_t mid_60 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z_30_swap), vreinterpretq_p64_u8(h_30)));
@@ -8161,7 +8119,7 @@ static void sm4_byteslice_neon_sha3_batch_gcm(const uint8_t *rk, uint8_t *in, ui
     const uint8x16_t hi_30 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z_30), vreinterpretq_p64_u8(h_30)));
     const uint8x16_t x_31 = vld1q_u8(hashed + 496);
     const uint8x16_t z_31 = vqtbl1q_u8(x_31, reverse16);
-    const uint8x16_t h_31 = vld1q_u8(table + 112);
+    const uint8x16_t h_31 = vld1q_u8(table + 240);
     const uint8x16_t lo_31 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(z_31), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_31), 0)));
     const uint8x16_t z_31_swap = vqtbl1q_u8(z_31, swap_halves);
     const uint8x16_t mid_62 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z_31_swap), vreinterpretq_p64_u8(h_31)));
@@ -8169,34 +8127,57 @@ static void sm4_byteslice_neon_sha3_batch_gcm(const uint8_t *rk, uint8_t *in, ui
     const uint8x16_t hi_31 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z_31), vreinterpretq_p64_u8(h_31)));
 
     /* The sums, then S's halves, their blocks added, and one reduction. */
-    const uint8x16_t lo_sum_acc_22 = veorq_u8(lo_26, lo_27);
-    const uint8x16_t lo_sum_acc_24 = veorq_u8(lo_30, lo_31);
-    const uint8x16_t lo_sum_acc_25 = veor3q_u8(lo_24, lo_25, lo_sum_acc_22);
-    const uint8x16_t lo_sum_acc_26 = veor3q_u8(lo_28, lo_29, lo_sum_acc_24);
-    const uint8x16_t mid_sum_acc_46 = veorq_u8(mid_50, mid_51);
-    const uint8x16_t mid_sum_acc_48 = veorq_u8(mid_54, mid_55);
-    const uint8x16_t mid_sum_acc_50 = veorq_u8(mid_58, mid_59);
-    const uint8x16_t mid_sum_acc_52 = veorq_u8(mid_62, mid_63);
-    const uint8x16_t mid_sum_acc_53 = veor3q_u8(mid_48, mid_49, mid_sum_acc_46);
-    const uint8x16_t mid_sum_acc_54 = veor3q_u8(mid_52, mid_53, mid_sum_acc_48);
-    const uint8x16_t mid_sum_acc_55 = veor3q_u8(mid_56, mid_57, mid_sum_acc_50);
-    const uint8x16_t mid_sum_acc_56 = veor3q_u8(mid_60, mid_61, mid_sum_acc_52);
-    const uint8x16_t mid_sum_acc_58 = veorq_u8(mid_sum_acc_55, mid_sum_acc_56);
-    const uint8x16_t mid_sum_acc_59 = veor3q_u8(mid_sum_acc_53, mid_sum_acc_54, mid_sum_acc_58);
-    const uint8x16_t hi_sum_acc_22 = veorq_u8(hi_26, hi_27);
-    const uint8x16_t hi_sum_acc_24 = veorq_u8(hi_30, hi_31);
-    const uint8x16_t hi_sum_acc_25 = veor3q_u8(hi_24, hi_25, hi_sum_acc_22);
-    const uint8x16_t hi_sum_acc_26 = veor3q_u8(hi_28, hi_29, hi_sum_acc_24);
-    const uint8x16_t mid_lo_3 = vqtbl1q_u8(mid_sum_acc_59, half_up);
-    const uint8x16_t s_lo_3 = veor3q_u8(lo_sum_acc_25, lo_sum_acc_26, mid_lo_3);
-    const uint8x16_t mid_hi_3 = vqtbl1q_u8(mid_sum_acc_59, half_down);
-    const uint8x16_t s_hi_3 = veor3q_u8(hi_sum_acc_25, hi_sum_acc_26, mid_hi_3);
-    const uint8x16_t fold_lo_3 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(s_lo_3), 0), vgetq_lane_p64(vreinterpretq_p64_u8(fold), 0)));
-    const uint8x16_t fold_lo_sw_3 = vqtbl1q_u8(fold_lo_3, swap_halves);
-    const uint8x16_t v_3 = veorq_u8(s_lo_3, fold_lo_sw_3);
-    const uint8x16_t fold_hi_3 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(v_3), vreinterpretq_p64_u8(fold)));
-    const uint8x16_t reduced_3 = veor3q_u8(v_3, s_hi_3, fold_hi_3);
-    const uint8x16_t y_next = vqtbl1q_u8(reduced_3, reverse16);
+    const uint8x16_t lo_sum_acc_16 = veorq_u8(lo_18, lo_19);
+    const uint8x16_t lo_sum_acc_18 = veorq_u8(lo_22, lo_23);
+    const uint8x16_t lo_sum_acc_20 = veorq_u8(lo_26, lo_27);
+    const uint8x16_t lo_sum_acc_22 = veorq_u8(lo_30, lo_31);
+    const uint8x16_t lo_sum_acc_23 = veor3q_u8(lo_16, lo_17, lo_sum_acc_16);
+    const uint8x16_t lo_sum_acc_24 = veor3q_u8(lo_20, lo_21, lo_sum_acc_18);
+    const uint8x16_t lo_sum_acc_25 = veor3q_u8(lo_24, lo_25, lo_sum_acc_20);
+    const uint8x16_t lo_sum_acc_26 = veor3q_u8(lo_28, lo_29, lo_sum_acc_22);
+    const uint8x16_t lo_sum_acc_28 = veorq_u8(lo_sum_acc_25, lo_sum_acc_26);
+    const uint8x16_t lo_sum_acc_29 = veor3q_u8(lo_sum_acc_23, lo_sum_acc_24, lo_sum_acc_28);
+    const uint8x16_t mid_sum_acc_32 = veorq_u8(mid_34, mid_35);
+    const uint8x16_t mid_sum_acc_34 = veorq_u8(mid_38, mid_39);
+    const uint8x16_t mid_sum_acc_36 = veorq_u8(mid_42, mid_43);
+    const uint8x16_t mid_sum_acc_38 = veorq_u8(mid_46, mid_47);
+    const uint8x16_t mid_sum_acc_40 = veorq_u8(mid_50, mid_51);
+    const uint8x16_t mid_sum_acc_42 = veorq_u8(mid_54, mid_55);
+    const uint8x16_t mid_sum_acc_44 = veorq_u8(mid_58, mid_59);
+    const uint8x16_t mid_sum_acc_46 = veorq_u8(mid_62, mid_63);
+    const uint8x16_t mid_sum_acc_47 = veor3q_u8(mid_32, mid_33, mid_sum_acc_32);
+    const uint8x16_t mid_sum_acc_48 = veor3q_u8(mid_36, mid_37, mid_sum_acc_34);
+    const uint8x16_t mid_sum_acc_49 = veor3q_u8(mid_40, mid_41, mid_sum_acc_36);
+    const uint8x16_t mid_sum_acc_50 = veor3q_u8(mid_44, mid_45, mid_sum_acc_38);
+    const uint8x16_t mid_sum_acc_51 = veor3q_u8(mid_48, mid_49, mid_sum_acc_40);
+    const uint8x16_t mid_sum_acc_52 = veor3q_u8(mid_52, mid_53, mid_sum_acc_42);
+    const uint8x16_t mid_sum_acc_53 = veor3q_u8(mid_56, mid_57, mid_sum_acc_44);
+    const uint8x16_t mid_sum_acc_54 = veor3q_u8(mid_60, mid_61, mid_sum_acc_46);
+    const uint8x16_t mid_sum_acc_56 = veorq_u8(mid_sum_acc_49, mid_sum_acc_50);
+    const uint8x16_t mid_sum_acc_58 = veorq_u8(mid_sum_acc_53, mid_sum_acc_54);
+    const uint8x16_t mid_sum_acc_59 = veor3q_u8(mid_sum_acc_47, mid_sum_acc_48, mid_sum_acc_56);
+    const uint8x16_t mid_sum_acc_60 = veor3q_u8(mid_sum_acc_51, mid_sum_acc_52, mid_sum_acc_58);
+    const uint8x16_t mid_sum_acc_61 = veorq_u8(mid_sum_acc_59, mid_sum_acc_60);
+    const uint8x16_t hi_sum_acc_16 = veorq_u8(hi_18, hi_19);
+    const uint8x16_t hi_sum_acc_18 = veorq_u8(hi_22, hi_23);
+    const uint8x16_t hi_sum_acc_20 = veorq_u8(hi_26, hi_27);
+    const uint8x16_t hi_sum_acc_22 = veorq_u8(hi_30, hi_31);
+    const uint8x16_t hi_sum_acc_23 = veor3q_u8(hi_16, hi_17, hi_sum_acc_16);
+    const uint8x16_t hi_sum_acc_24 = veor3q_u8(hi_20, hi_21, hi_sum_acc_18);
+    const uint8x16_t hi_sum_acc_25 = veor3q_u8(hi_24, hi_25, hi_sum_acc_20);
+    const uint8x16_t hi_sum_acc_26 = veor3q_u8(hi_28, hi_29, hi_sum_acc_22);
+    const uint8x16_t hi_sum_acc_28 = veorq_u8(hi_sum_acc_25, hi_sum_acc_26);
+    const uint8x16_t hi_sum_acc_29 = veor3q_u8(hi_sum_acc_23, hi_sum_acc_24, hi_sum_acc_28);
+    const uint8x16_t mid_lo_1 = vqtbl1q_u8(mid_sum_acc_61, half_up);
+    const uint8x16_t s_lo_1 = veorq_u8(lo_sum_acc_29, mid_lo_1);
+    const uint8x16_t mid_hi_1 = vqtbl1q_u8(mid_sum_acc_61, half_down);
+    const uint8x16_t fold_lo_1 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(s_lo_1), 0), vgetq_lane_p64(vreinterpretq_p64_u8(fold), 0)));
+    const uint8x16_t fold_lo_sw_1 = vqtbl1q_u8(fold_lo_1, swap_halves);
+    const uint8x16_t v_1 = veorq_u8(s_lo_1, fold_lo_sw_1);
+    const uint8x16_t fold_hi_1 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(v_1), vreinterpretq_p64_u8(fold)));
+    const uint8x16_t v_hi_1 = veor3q_u8(hi_sum_acc_29, mid_hi_1, v_1);
+    const uint8x16_t reduced_1 = veorq_u8(v_hi_1, fold_hi_1);
+    const uint8x16_t y_next = vqtbl1q_u8(reduced_1, reverse16);
     const uint8x16_t ctr_low = vld1q_u8(in);
     const uint8x16_t ctr_last = kc_shr16(ctr_low, 8);
     const uint8x16_t ctr_first = vdupq_n_u8(in[32]);
@@ -10209,7 +10190,7 @@ static void sm4_byteslice_neon_sha3_ghash_step(uint8_t *y, const uint8_t *table,
     const uint8x16_t y_1 = vld1q_u8(y);
     const uint8x16_t phi_y = vqtbl1q_u8(y_1, reverse16);
 
-    /* 8 blocks, 1 per register: block i times T_(n - i), products unreduced. */
+    /* 16 blocks, 1 per register: block i times T_(n - i), products unreduced. */
     const uint8x16_t x = vld1q_u8(msg);
     const uint8x16_t z = vqtbl1q_u8(x, reverse16);
     const uint8x16_t z1_y = veorq_u8(z, phi_y);
@@ -10275,35 +10256,122 @@ static void sm4_byteslice_neon_sha3_ghash_step(uint8_t *y, const uint8_t *table,
     const uint8x16_t mid_14 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z_7_swap), vreinterpretq_p64_u8(h_7)));
     const uint8x16_t mid_15 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(z_7_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_7), 0)));
     const uint8x16_t hi_7 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z_7), vreinterpretq_p64_u8(h_7)));
+    const uint8x16_t x_8 = vld1q_u8(msg + 128);
+    const uint8x16_t z_8 = vqtbl1q_u8(x_8, reverse16);
+    const uint8x16_t h_8 = vld1q_u8(table + 128);
+    const uint8x16_t lo_8 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(z_8), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_8), 0)));
+    const uint8x16_t z_8_swap = vqtbl1q_u8(z_8, swap_halves);
+    const uint8x16_t mid_16 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z_8_swap), vreinterpretq_p64_u8(h_8)));
+    const uint8x16_t mid_17 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(z_8_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_8), 0)));
+    const uint8x16_t hi_8 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z_8), vreinterpretq_p64_u8(h_8)));
+    const uint8x16_t x_9 = vld1q_u8(msg + 144);
+    const uint8x16_t z_9 = vqtbl1q_u8(x_9, reverse16);
+    const uint8x16_t h_9 = vld1q_u8(table + 144);
+    const uint8x16_t lo_9 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(z_9), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_9), 0)));
+    const uint8x16_t z_9_swap = vqtbl1q_u8(z_9, swap_halves);
+    const uint8x16_t mid_18 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z_9_swap), vreinterpretq_p64_u8(h_9)));
+    const uint8x16_t mid_19 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(z_9_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_9), 0)));
+    const uint8x16_t hi_9 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z_9), vreinterpretq_p64_u8(h_9)));
+    const uint8x16_t x_10 = vld1q_u8(msg + 160);
+    const uint8x16_t z_10 = vqtbl1q_u8(x_10, reverse16);
+    const uint8x16_t h_10 = vld1q_u8(table + 160);
+    const uint8x16_t lo_10 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(z_10), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_10), 0)));
+    const uint8x16_t z_10_swap = vqtbl1q_u8(z_10, swap_halves);
+    const uint8x16_t mid_20 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z_10_swap), vreinterpretq_p64_u8(h_10)));
+    const uint8x16_t mid_21 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(z_10_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_10), 0)));
+    const uint8x16_t hi_10 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z_10), vreinterpretq_p64_u8(h_10)));
+    const uint8x16_t x_11 = vld1q_u8(msg + 176);
+    const uint8x16_t z_11 = vqtbl1q_u8(x_11, reverse16);
+    const uint8x16_t h_11 = vld1q_u8(table + 176);
+    const uint8x16_t lo_11 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(z_11), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_11), 0)));
+    const uint8x16_t z_11_swap = vqtbl1q_u8(z_11, swap_halves);
+    const uint8x16_t mid_22 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z_11_swap), vreinterpretq_p64_u8(h_11)));
+    const uint8x16_t mid_23 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(z_11_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_11), 0)));
+    const uint8x16_t hi_11 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z_11), vreinterpretq_p64_u8(h_11)));
+    const uint8x16_t x_12 = vld1q_u8(msg + 192);
+    const uint8x16_t z_12 = vqtbl1q_u8(x_12, reverse16);
+    const uint8x16_t h_12 = vld1q_u8(table + 192);
+    const uint8x16_t lo_12 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(z_12), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_12), 0)));
+    const uint8x16_t z_12_swap = vqtbl1q_u8(z_12, swap_halves);
+    const uint8x16_t mid_24 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z_12_swap), vreinterpretq_p64_u8(h_12)));
+    const uint8x16_t mid_25 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(z_12_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_12), 0)));
+    const uint8x16_t hi_12 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z_12), vreinterpretq_p64_u8(h_12)));
+    const uint8x16_t x_13 = vld1q_u8(msg + 208);
+    const uint8x16_t z_13 = vqtbl1q_u8(x_13, reverse16);
+    const uint8x16_t h_13 = vld1q_u8(table + 208);
+    const uint8x16_t lo_13 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(z_13), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_13), 0)));
+    const uint8x16_t z_13_swap = vqtbl1q_u8(z_13, swap_halves);
+    const uint8x16_t mid_26 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z_13_swap), vreinterpretq_p64_u8(h_13)));
+    const uint8x16_t mid_27 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(z_13_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_13), 0)));
+    const uint8x16_t hi_13 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z_13), vreinterpretq_p64_u8(h_13)));
+    const uint8x16_t x_14 = vld1q_u8(msg + 224);
+    const uint8x16_t z_14 = vqtbl1q_u8(x_14, reverse16);
+    const uint8x16_t h_14 = vld1q_u8(table + 224);
+    const uint8x16_t lo_14 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(z_14), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_14), 0)));
+    const uint8x16_t z_14_swap = vqtbl1q_u8(z_14, swap_halves);
+    const uint8x16_t mid_28 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z_14_swap), vreinterpretq_p64_u8(h_14)));
+    const uint8x16_t mid_29 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(z_14_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_14), 0)));
+    const uint8x16_t hi_14 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z_14), vreinterpretq_p64_u8(h_14)));
+    const uint8x16_t x_15 = vld1q_u8(msg + 240);
+    const uint8x16_t z_15 = vqtbl1q_u8(x_15, reverse16);
+    const uint8x16_t h_15 = vld1q_u8(table + 240);
+    const uint8x16_t lo_15 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(z_15), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_15), 0)));
+    const uint8x16_t z_15_swap = vqtbl1q_u8(z_15, swap_halves);
+    const uint8x16_t mid_30 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z_15_swap), vreinterpretq_p64_u8(h_15)));
+    const uint8x16_t mid_31 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(z_15_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_15), 0)));
+    const uint8x16_t hi_15 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z_15), vreinterpretq_p64_u8(h_15)));
 
     /* The sums, then S's halves, their blocks added, and one reduction. */
     const uint8x16_t lo_sum_acc_1 = veorq_u8(lo_2, lo_3);
     const uint8x16_t lo_sum_acc_3 = veorq_u8(lo_6, lo_7);
-    const uint8x16_t lo_sum_acc_4 = veor3q_u8(lo, lo_1, lo_sum_acc_1);
-    const uint8x16_t lo_sum_acc_5 = veor3q_u8(lo_4, lo_5, lo_sum_acc_3);
+    const uint8x16_t lo_sum_acc_5 = veorq_u8(lo_10, lo_11);
+    const uint8x16_t lo_sum_acc_7 = veorq_u8(lo_14, lo_15);
+    const uint8x16_t lo_sum_acc_8 = veor3q_u8(lo, lo_1, lo_sum_acc_1);
+    const uint8x16_t lo_sum_acc_9 = veor3q_u8(lo_4, lo_5, lo_sum_acc_3);
+    const uint8x16_t lo_sum_acc_10 = veor3q_u8(lo_8, lo_9, lo_sum_acc_5);
+    const uint8x16_t lo_sum_acc_11 = veor3q_u8(lo_12, lo_13, lo_sum_acc_7);
+    const uint8x16_t lo_sum_acc_13 = veorq_u8(lo_sum_acc_10, lo_sum_acc_11);
+    const uint8x16_t lo_sum_acc_14 = veor3q_u8(lo_sum_acc_8, lo_sum_acc_9, lo_sum_acc_13);
     const uint8x16_t mid_sum_acc_1 = veorq_u8(mid_2, mid_3);
     const uint8x16_t mid_sum_acc_3 = veorq_u8(mid_6, mid_7);
     const uint8x16_t mid_sum_acc_5 = veorq_u8(mid_10, mid_11);
     const uint8x16_t mid_sum_acc_7 = veorq_u8(mid_14, mid_15);
-    const uint8x16_t mid_sum_acc_8 = veor3q_u8(mid, mid_1, mid_sum_acc_1);
-    const uint8x16_t mid_sum_acc_9 = veor3q_u8(mid_4, mid_5, mid_sum_acc_3);
-    const uint8x16_t mid_sum_acc_10 = veor3q_u8(mid_8, mid_9, mid_sum_acc_5);
-    const uint8x16_t mid_sum_acc_11 = veor3q_u8(mid_12, mid_13, mid_sum_acc_7);
-    const uint8x16_t mid_sum_acc_13 = veorq_u8(mid_sum_acc_10, mid_sum_acc_11);
-    const uint8x16_t mid_sum_acc_14 = veor3q_u8(mid_sum_acc_8, mid_sum_acc_9, mid_sum_acc_13);
+    const uint8x16_t mid_sum_acc_9 = veorq_u8(mid_18, mid_19);
+    const uint8x16_t mid_sum_acc_11 = veorq_u8(mid_22, mid_23);
+    const uint8x16_t mid_sum_acc_13 = veorq_u8(mid_26, mid_27);
+    const uint8x16_t mid_sum_acc_15 = veorq_u8(mid_30, mid_31);
+    const uint8x16_t mid_sum_acc_16 = veor3q_u8(mid, mid_1, mid_sum_acc_1);
+    const uint8x16_t mid_sum_acc_17 = veor3q_u8(mid_4, mid_5, mid_sum_acc_3);
+    const uint8x16_t mid_sum_acc_18 = veor3q_u8(mid_8, mid_9, mid_sum_acc_5);
+    const uint8x16_t mid_sum_acc_19 = veor3q_u8(mid_12, mid_13, mid_sum_acc_7);
+    const uint8x16_t mid_sum_acc_20 = veor3q_u8(mid_16, mid_17, mid_sum_acc_9);
+    const uint8x16_t mid_sum_acc_21 = veor3q_u8(mid_20, mid_21, mid_sum_acc_11);
+    const uint8x16_t mid_sum_acc_22 = veor3q_u8(mid_24, mid_25, mid_sum_acc_13);
+    const uint8x16_t mid_sum_acc_23 = veor3q_u8(mid_28, mid_29, mid_sum_acc_15);
+    const uint8x16_t mid_sum_acc_25 = veorq_u8(mid_sum_acc_18, mid_sum_acc_19);
+    const uint8x16_t mid_sum_acc_27 = veorq_u8(mid_sum_acc_22, mid_sum_acc_23);
+    const uint8x16_t mid_sum_acc_28 = veor3q_u8(mid_sum_acc_16, mid_sum_acc_17, mid_sum_acc_25);
+    const uint8x16_t mid_sum_acc_29 = veor3q_u8(mid_sum_acc_20, mid_sum_acc_21, mid_sum_acc_27);
+    const uint8x16_t mid_sum_acc_30 = veorq_u8(mid_sum_acc_28, mid_sum_acc_29);
     const uint8x16_t hi_sum_acc_1 = veorq_u8(hi_2, hi_3);
     const uint8x16_t hi_sum_acc_3 = veorq_u8(hi_6, hi_7);
-    const uint8x16_t hi_sum_acc_4 = veor3q_u8(hi, hi_1, hi_sum_acc_1);
-    const uint8x16_t hi_sum_acc_5 = veor3q_u8(hi_4, hi_5, hi_sum_acc_3);
-    const uint8x16_t mid_lo = vqtbl1q_u8(mid_sum_acc_14, half_up);
-    const uint8x16_t s_lo = veor3q_u8(lo_sum_acc_4, lo_sum_acc_5, mid_lo);
-    const uint8x16_t mid_hi = vqtbl1q_u8(mid_sum_acc_14, half_down);
-    const uint8x16_t s_hi = veor3q_u8(hi_sum_acc_4, hi_sum_acc_5, mid_hi);
+    const uint8x16_t hi_sum_acc_5 = veorq_u8(hi_10, hi_11);
+    const uint8x16_t hi_sum_acc_7 = veorq_u8(hi_14, hi_15);
+    const uint8x16_t hi_sum_acc_8 = veor3q_u8(hi, hi_1, hi_sum_acc_1);
+    const uint8x16_t hi_sum_acc_9 = veor3q_u8(hi_4, hi_5, hi_sum_acc_3);
+    const uint8x16_t hi_sum_acc_10 = veor3q_u8(hi_8, hi_9, hi_sum_acc_5);
+    const uint8x16_t hi_sum_acc_11 = veor3q_u8(hi_12, hi_13, hi_sum_acc_7);
+    const uint8x16_t hi_sum_acc_13 = veorq_u8(hi_sum_acc_10, hi_sum_acc_11);
+    const uint8x16_t hi_sum_acc_14 = veor3q_u8(hi_sum_acc_8, hi_sum_acc_9, hi_sum_acc_13);
+    const uint8x16_t mid_lo = vqtbl1q_u8(mid_sum_acc_30, half_up);
+    const uint8x16_t s_lo = veorq_u8(lo_sum_acc_14, mid_lo);
+    const uint8x16_t mid_hi = vqtbl1q_u8(mid_sum_acc_30, half_down);
     const uint8x16_t fold_lo = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(s_lo), 0), vgetq_lane_p64(vreinterpretq_p64_u8(fold), 0)));
     const uint8x16_t fold_lo_sw = vqtbl1q_u8(fold_lo, swap_halves);
     const uint8x16_t v = veorq_u8(s_lo, fold_lo_sw);
     const uint8x16_t fold_hi = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(v), vreinterpretq_p64_u8(fold)));
-    const uint8x16_t reduced = veor3q_u8(v, s_hi, fold_hi);
+    const uint8x16_t v_hi = veor3q_u8(hi_sum_acc_14, mid_hi, v);
+    const uint8x16_t reduced = veorq_u8(v_hi, fold_hi);
     const uint8x16_t y_next = vqtbl1q_u8(reduced, reverse16);
     vst1q_u8(y, y_next);
 }
@@ -11468,7 +11536,7 @@ static int sm4_byteslice_neon_sha3_gcm_xor(const sm4_key *key, const uint8_t *co
                                    size_t nblocks, uint8_t *y, const uint8_t *table, const uint8_t *hashed)
 {
     const sm4_direction dir = SM4_ENCRYPT;
-    return kc_run_gcm_batches(sm4_byteslice_neon_sha3_batch_gcm, (const uint8_t *)key->rk_sliced[dir], SM4_BYTESLICE_NEON_SHA3_BATCH_BLOCKS, 8,
+    return kc_run_gcm_batches(sm4_byteslice_neon_sha3_batch_gcm, (const uint8_t *)key->rk_sliced[dir], SM4_BYTESLICE_NEON_SHA3_BATCH_BLOCKS, 16,
                               16, counters, src, out, nblocks, y, table, hashed) == 0
                ? SM4_OK
                : SM4_ERR_LENGTH;

@@ -5,11 +5,11 @@
 
 	.text
 
-/* sm4_byteslice_ssse3_aesni_ghash_step_asm: ghash_update128_n8, 3 arguments
+/* sm4_byteslice_ssse3_aesni_ghash_step_asm: ghash_update128_n16, 3 arguments
  *   %rdi: y
  *   %rsi: table
  *   %rdx: msg
- *   xmm0-11: vectors, as allocated (12 used)
+ *   xmm0-14: vectors, as allocated (15 used)
  *   frame: 0 bytes (0 spill slots of 16 bytes)
  */
 	.globl sm4_byteslice_ssse3_aesni_ghash_step_asm
@@ -20,7 +20,7 @@ sm4_byteslice_ssse3_aesni_ghash_step_asm:
 	movdqu (%rdi), %xmm0 /* y_1 = bcast128() */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_0_reverse16(%rip), %xmm0 /* phi_y = lookup16(y_1, reverse16) */
 
-	/* 8 blocks, 1 per register: block i times T_(n - i), products unreduced. */
+	/* 16 blocks, 1 per register: block i times T_(n - i), products unreduced. */
 	movdqu (%rdx), %xmm1 /* x = load() */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_0_reverse16(%rip), %xmm1 /* z = lookup16(x, reverse16) */
 	pxor %xmm0, %xmm1 /* z1_y = xor(z, phi_y) */
@@ -47,7 +47,7 @@ sm4_byteslice_ssse3_aesni_ghash_step_asm:
 	pclmulqdq $0x1, %xmm4, %xmm6 /* mid_3 = clmul(z_1, h_1) */
 	pclmulqdq $0x11, %xmm4, %xmm0 /* hi_1 = clmul(z_1, h_1) */
 	pxor %xmm6, %xmm5 /* mid_sum_acc_1 = xor(mid_2, mid_3) */
-	pxor %xmm5, %xmm3 /* mid_sum_acc_8 = xor(mid_sum_acc, mid_sum_acc_1) */
+	pxor %xmm5, %xmm3 /* mid_sum_acc_16 = xor(mid_sum_acc, mid_sum_acc_1) */
 	pxor %xmm0, %xmm1 /* hi_sum_acc = xor(hi, hi_1) */
 	movdqu 32(%rdx), %xmm0 /* x_2 = load() */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_0_reverse16(%rip), %xmm0 /* z_2 = lookup16(x_2, reverse16) */
@@ -66,17 +66,17 @@ sm4_byteslice_ssse3_aesni_ghash_step_asm:
 	movdqa %xmm4, %xmm8 /* z_3 */
 	pclmulqdq $0x0, %xmm7, %xmm8 /* lo_3 = clmul(z_3, h_3) */
 	pxor %xmm8, %xmm5 /* lo_sum_acc_1 = xor(lo_2, lo_3) */
-	pxor %xmm5, %xmm2 /* lo_sum_acc_4 = xor(lo_sum_acc, lo_sum_acc_1) */
+	pxor %xmm5, %xmm2 /* lo_sum_acc_8 = xor(lo_sum_acc, lo_sum_acc_1) */
 	movdqa %xmm4, %xmm5 /* z_3 */
 	pclmulqdq $0x10, %xmm7, %xmm5 /* mid_6 = clmul(z_3, h_3) */
 	movdqa %xmm4, %xmm8 /* z_3 */
 	pclmulqdq $0x1, %xmm7, %xmm8 /* mid_7 = clmul(z_3, h_3) */
 	pclmulqdq $0x11, %xmm7, %xmm4 /* hi_3 = clmul(z_3, h_3) */
 	pxor %xmm8, %xmm5 /* mid_sum_acc_3 = xor(mid_6, mid_7) */
-	pxor %xmm5, %xmm6 /* mid_sum_acc_9 = xor(mid_sum_acc_2, mid_sum_acc_3) */
-	pxor %xmm6, %xmm3 /* mid_sum_acc_12 = xor(mid_sum_acc_8, mid_sum_acc_9) */
+	pxor %xmm5, %xmm6 /* mid_sum_acc_17 = xor(mid_sum_acc_2, mid_sum_acc_3) */
+	pxor %xmm6, %xmm3 /* mid_sum_acc_24 = xor(mid_sum_acc_16, mid_sum_acc_17) */
 	pxor %xmm4, %xmm0 /* hi_sum_acc_1 = xor(hi_2, hi_3) */
-	pxor %xmm0, %xmm1 /* hi_sum_acc_4 = xor(hi_sum_acc, hi_sum_acc_1) */
+	pxor %xmm0, %xmm1 /* hi_sum_acc_8 = xor(hi_sum_acc, hi_sum_acc_1) */
 	movdqu 64(%rdx), %xmm0 /* x_4 = load() */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_0_reverse16(%rip), %xmm0 /* z_4 = lookup16(x_4, reverse16) */
 	movdqu 64(%rsi), %xmm4 /* h_4 = load() */
@@ -100,7 +100,7 @@ sm4_byteslice_ssse3_aesni_ghash_step_asm:
 	pclmulqdq $0x1, %xmm7, %xmm9 /* mid_11 = clmul(z_5, h_5) */
 	pclmulqdq $0x11, %xmm7, %xmm4 /* hi_5 = clmul(z_5, h_5) */
 	pxor %xmm9, %xmm8 /* mid_sum_acc_5 = xor(mid_10, mid_11) */
-	pxor %xmm8, %xmm6 /* mid_sum_acc_10 = xor(mid_sum_acc_4, mid_sum_acc_5) */
+	pxor %xmm8, %xmm6 /* mid_sum_acc_18 = xor(mid_sum_acc_4, mid_sum_acc_5) */
 	pxor %xmm4, %xmm0 /* hi_sum_acc_2 = xor(hi_4, hi_5) */
 	movdqu 96(%rdx), %xmm4 /* x_6 = load() */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_0_reverse16(%rip), %xmm4 /* z_6 = lookup16(x_6, reverse16) */
@@ -119,25 +119,137 @@ sm4_byteslice_ssse3_aesni_ghash_step_asm:
 	movdqa %xmm7, %xmm11 /* z_7 */
 	pclmulqdq $0x0, %xmm10, %xmm11 /* lo_7 = clmul(z_7, h_7) */
 	pxor %xmm11, %xmm8 /* lo_sum_acc_3 = xor(lo_6, lo_7) */
-	pxor %xmm8, %xmm5 /* lo_sum_acc_5 = xor(lo_sum_acc_2, lo_sum_acc_3) */
-	pxor %xmm5, %xmm2 /* lo_sum_acc_6 = xor(lo_sum_acc_4, lo_sum_acc_5) */
+	pxor %xmm8, %xmm5 /* lo_sum_acc_9 = xor(lo_sum_acc_2, lo_sum_acc_3) */
+	pxor %xmm5, %xmm2 /* lo_sum_acc_12 = xor(lo_sum_acc_8, lo_sum_acc_9) */
 	movdqa %xmm7, %xmm5 /* z_7 */
 	pclmulqdq $0x10, %xmm10, %xmm5 /* mid_14 = clmul(z_7, h_7) */
 	movdqa %xmm7, %xmm8 /* z_7 */
 	pclmulqdq $0x1, %xmm10, %xmm8 /* mid_15 = clmul(z_7, h_7) */
 	pclmulqdq $0x11, %xmm10, %xmm7 /* hi_7 = clmul(z_7, h_7) */
 	pxor %xmm8, %xmm5 /* mid_sum_acc_7 = xor(mid_14, mid_15) */
-	pxor %xmm5, %xmm9 /* mid_sum_acc_11 = xor(mid_sum_acc_6, mid_sum_acc_7) */
-	pxor %xmm9, %xmm6 /* mid_sum_acc_13 = xor(mid_sum_acc_10, mid_sum_acc_11) */
-	pxor %xmm6, %xmm3 /* mid_sum_acc_14 = xor(mid_sum_acc_12, mid_sum_acc_13) */
+	pxor %xmm5, %xmm9 /* mid_sum_acc_19 = xor(mid_sum_acc_6, mid_sum_acc_7) */
+	pxor %xmm9, %xmm6 /* mid_sum_acc_25 = xor(mid_sum_acc_18, mid_sum_acc_19) */
+	pxor %xmm6, %xmm3 /* mid_sum_acc_28 = xor(mid_sum_acc_24, mid_sum_acc_25) */
 	pxor %xmm7, %xmm4 /* hi_sum_acc_3 = xor(hi_6, hi_7) */
-	pxor %xmm4, %xmm0 /* hi_sum_acc_5 = xor(hi_sum_acc_2, hi_sum_acc_3) */
-	pxor %xmm0, %xmm1 /* hi_sum_acc_6 = xor(hi_sum_acc_4, hi_sum_acc_5) */
-	movdqa %xmm3, %xmm0 /* mid_sum_acc_14 */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_0_half_up(%rip), %xmm0 /* mid_lo = lookup16(mid_sum_acc_14, half_up) */
-	pxor %xmm0, %xmm2 /* s_lo = xor(lo_sum_acc_6, mid_lo) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_0_half_down(%rip), %xmm3 /* mid_hi = lookup16(mid_sum_acc_14, half_down) */
-	pxor %xmm3, %xmm1 /* s_hi = xor(hi_sum_acc_6, mid_hi) */
+	pxor %xmm4, %xmm0 /* hi_sum_acc_9 = xor(hi_sum_acc_2, hi_sum_acc_3) */
+	pxor %xmm0, %xmm1 /* hi_sum_acc_12 = xor(hi_sum_acc_8, hi_sum_acc_9) */
+	movdqu 128(%rdx), %xmm0 /* x_8 = load() */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_0_reverse16(%rip), %xmm0 /* z_8 = lookup16(x_8, reverse16) */
+	movdqu 128(%rsi), %xmm4 /* h_8 = load() */
+	movdqa %xmm0, %xmm5 /* z_8 */
+	pclmulqdq $0x0, %xmm4, %xmm5 /* lo_8 = clmul(z_8, h_8) */
+	movdqa %xmm0, %xmm6 /* z_8 */
+	pclmulqdq $0x10, %xmm4, %xmm6 /* mid_16 = clmul(z_8, h_8) */
+	movdqa %xmm0, %xmm7 /* z_8 */
+	pclmulqdq $0x1, %xmm4, %xmm7 /* mid_17 = clmul(z_8, h_8) */
+	pclmulqdq $0x11, %xmm4, %xmm0 /* hi_8 = clmul(z_8, h_8) */
+	pxor %xmm7, %xmm6 /* mid_sum_acc_8 = xor(mid_16, mid_17) */
+	movdqu 144(%rdx), %xmm4 /* x_9 = load() */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_0_reverse16(%rip), %xmm4 /* z_9 = lookup16(x_9, reverse16) */
+	movdqu 144(%rsi), %xmm7 /* h_9 = load() */
+	movdqa %xmm4, %xmm8 /* z_9 */
+	pclmulqdq $0x0, %xmm7, %xmm8 /* lo_9 = clmul(z_9, h_9) */
+	pxor %xmm8, %xmm5 /* lo_sum_acc_4 = xor(lo_8, lo_9) */
+	movdqa %xmm4, %xmm8 /* z_9 */
+	pclmulqdq $0x10, %xmm7, %xmm8 /* mid_18 = clmul(z_9, h_9) */
+	movdqa %xmm4, %xmm9 /* z_9 */
+	pclmulqdq $0x1, %xmm7, %xmm9 /* mid_19 = clmul(z_9, h_9) */
+	pclmulqdq $0x11, %xmm7, %xmm4 /* hi_9 = clmul(z_9, h_9) */
+	pxor %xmm9, %xmm8 /* mid_sum_acc_9 = xor(mid_18, mid_19) */
+	pxor %xmm8, %xmm6 /* mid_sum_acc_20 = xor(mid_sum_acc_8, mid_sum_acc_9) */
+	pxor %xmm4, %xmm0 /* hi_sum_acc_4 = xor(hi_8, hi_9) */
+	movdqu 160(%rdx), %xmm4 /* x_10 = load() */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_0_reverse16(%rip), %xmm4 /* z_10 = lookup16(x_10, reverse16) */
+	movdqu 160(%rsi), %xmm7 /* h_10 = load() */
+	movdqa %xmm4, %xmm8 /* z_10 */
+	pclmulqdq $0x0, %xmm7, %xmm8 /* lo_10 = clmul(z_10, h_10) */
+	movdqa %xmm4, %xmm9 /* z_10 */
+	pclmulqdq $0x10, %xmm7, %xmm9 /* mid_20 = clmul(z_10, h_10) */
+	movdqa %xmm4, %xmm10 /* z_10 */
+	pclmulqdq $0x1, %xmm7, %xmm10 /* mid_21 = clmul(z_10, h_10) */
+	pclmulqdq $0x11, %xmm7, %xmm4 /* hi_10 = clmul(z_10, h_10) */
+	pxor %xmm10, %xmm9 /* mid_sum_acc_10 = xor(mid_20, mid_21) */
+	movdqu 176(%rdx), %xmm7 /* x_11 = load() */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_0_reverse16(%rip), %xmm7 /* z_11 = lookup16(x_11, reverse16) */
+	movdqu 176(%rsi), %xmm10 /* h_11 = load() */
+	movdqa %xmm7, %xmm11 /* z_11 */
+	pclmulqdq $0x0, %xmm10, %xmm11 /* lo_11 = clmul(z_11, h_11) */
+	pxor %xmm11, %xmm8 /* lo_sum_acc_5 = xor(lo_10, lo_11) */
+	pxor %xmm8, %xmm5 /* lo_sum_acc_10 = xor(lo_sum_acc_4, lo_sum_acc_5) */
+	movdqa %xmm7, %xmm8 /* z_11 */
+	pclmulqdq $0x10, %xmm10, %xmm8 /* mid_22 = clmul(z_11, h_11) */
+	movdqa %xmm7, %xmm11 /* z_11 */
+	pclmulqdq $0x1, %xmm10, %xmm11 /* mid_23 = clmul(z_11, h_11) */
+	pclmulqdq $0x11, %xmm10, %xmm7 /* hi_11 = clmul(z_11, h_11) */
+	pxor %xmm11, %xmm8 /* mid_sum_acc_11 = xor(mid_22, mid_23) */
+	pxor %xmm8, %xmm9 /* mid_sum_acc_21 = xor(mid_sum_acc_10, mid_sum_acc_11) */
+	pxor %xmm9, %xmm6 /* mid_sum_acc_26 = xor(mid_sum_acc_20, mid_sum_acc_21) */
+	pxor %xmm7, %xmm4 /* hi_sum_acc_5 = xor(hi_10, hi_11) */
+	pxor %xmm4, %xmm0 /* hi_sum_acc_10 = xor(hi_sum_acc_4, hi_sum_acc_5) */
+	movdqu 192(%rdx), %xmm4 /* x_12 = load() */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_0_reverse16(%rip), %xmm4 /* z_12 = lookup16(x_12, reverse16) */
+	movdqu 192(%rsi), %xmm7 /* h_12 = load() */
+	movdqa %xmm4, %xmm8 /* z_12 */
+	pclmulqdq $0x0, %xmm7, %xmm8 /* lo_12 = clmul(z_12, h_12) */
+	movdqa %xmm4, %xmm9 /* z_12 */
+	pclmulqdq $0x10, %xmm7, %xmm9 /* mid_24 = clmul(z_12, h_12) */
+	movdqa %xmm4, %xmm10 /* z_12 */
+	pclmulqdq $0x1, %xmm7, %xmm10 /* mid_25 = clmul(z_12, h_12) */
+	pclmulqdq $0x11, %xmm7, %xmm4 /* hi_12 = clmul(z_12, h_12) */
+	pxor %xmm10, %xmm9 /* mid_sum_acc_12 = xor(mid_24, mid_25) */
+	movdqu 208(%rdx), %xmm7 /* x_13 = load() */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_0_reverse16(%rip), %xmm7 /* z_13 = lookup16(x_13, reverse16) */
+	movdqu 208(%rsi), %xmm10 /* h_13 = load() */
+	movdqa %xmm7, %xmm11 /* z_13 */
+	pclmulqdq $0x0, %xmm10, %xmm11 /* lo_13 = clmul(z_13, h_13) */
+	pxor %xmm11, %xmm8 /* lo_sum_acc_6 = xor(lo_12, lo_13) */
+	movdqa %xmm7, %xmm11 /* z_13 */
+	pclmulqdq $0x10, %xmm10, %xmm11 /* mid_26 = clmul(z_13, h_13) */
+	movdqa %xmm7, %xmm12 /* z_13 */
+	pclmulqdq $0x1, %xmm10, %xmm12 /* mid_27 = clmul(z_13, h_13) */
+	pclmulqdq $0x11, %xmm10, %xmm7 /* hi_13 = clmul(z_13, h_13) */
+	pxor %xmm12, %xmm11 /* mid_sum_acc_13 = xor(mid_26, mid_27) */
+	pxor %xmm11, %xmm9 /* mid_sum_acc_22 = xor(mid_sum_acc_12, mid_sum_acc_13) */
+	pxor %xmm7, %xmm4 /* hi_sum_acc_6 = xor(hi_12, hi_13) */
+	movdqu 224(%rdx), %xmm7 /* x_14 = load() */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_0_reverse16(%rip), %xmm7 /* z_14 = lookup16(x_14, reverse16) */
+	movdqu 224(%rsi), %xmm10 /* h_14 = load() */
+	movdqa %xmm7, %xmm11 /* z_14 */
+	pclmulqdq $0x0, %xmm10, %xmm11 /* lo_14 = clmul(z_14, h_14) */
+	movdqa %xmm7, %xmm12 /* z_14 */
+	pclmulqdq $0x10, %xmm10, %xmm12 /* mid_28 = clmul(z_14, h_14) */
+	movdqa %xmm7, %xmm13 /* z_14 */
+	pclmulqdq $0x1, %xmm10, %xmm13 /* mid_29 = clmul(z_14, h_14) */
+	pclmulqdq $0x11, %xmm10, %xmm7 /* hi_14 = clmul(z_14, h_14) */
+	pxor %xmm13, %xmm12 /* mid_sum_acc_14 = xor(mid_28, mid_29) */
+	movdqu 240(%rdx), %xmm10 /* x_15 = load() */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_0_reverse16(%rip), %xmm10 /* z_15 = lookup16(x_15, reverse16) */
+	movdqu 240(%rsi), %xmm13 /* h_15 = load() */
+	movdqa %xmm10, %xmm14 /* z_15 */
+	pclmulqdq $0x0, %xmm13, %xmm14 /* lo_15 = clmul(z_15, h_15) */
+	pxor %xmm14, %xmm11 /* lo_sum_acc_7 = xor(lo_14, lo_15) */
+	pxor %xmm11, %xmm8 /* lo_sum_acc_11 = xor(lo_sum_acc_6, lo_sum_acc_7) */
+	pxor %xmm8, %xmm5 /* lo_sum_acc_13 = xor(lo_sum_acc_10, lo_sum_acc_11) */
+	pxor %xmm5, %xmm2 /* lo_sum_acc_14 = xor(lo_sum_acc_12, lo_sum_acc_13) */
+	movdqa %xmm10, %xmm5 /* z_15 */
+	pclmulqdq $0x10, %xmm13, %xmm5 /* mid_30 = clmul(z_15, h_15) */
+	movdqa %xmm10, %xmm8 /* z_15 */
+	pclmulqdq $0x1, %xmm13, %xmm8 /* mid_31 = clmul(z_15, h_15) */
+	pclmulqdq $0x11, %xmm13, %xmm10 /* hi_15 = clmul(z_15, h_15) */
+	pxor %xmm8, %xmm5 /* mid_sum_acc_15 = xor(mid_30, mid_31) */
+	pxor %xmm5, %xmm12 /* mid_sum_acc_23 = xor(mid_sum_acc_14, mid_sum_acc_15) */
+	pxor %xmm12, %xmm9 /* mid_sum_acc_27 = xor(mid_sum_acc_22, mid_sum_acc_23) */
+	pxor %xmm9, %xmm6 /* mid_sum_acc_29 = xor(mid_sum_acc_26, mid_sum_acc_27) */
+	pxor %xmm6, %xmm3 /* mid_sum_acc_30 = xor(mid_sum_acc_28, mid_sum_acc_29) */
+	pxor %xmm10, %xmm7 /* hi_sum_acc_7 = xor(hi_14, hi_15) */
+	pxor %xmm7, %xmm4 /* hi_sum_acc_11 = xor(hi_sum_acc_6, hi_sum_acc_7) */
+	pxor %xmm4, %xmm0 /* hi_sum_acc_13 = xor(hi_sum_acc_10, hi_sum_acc_11) */
+	pxor %xmm0, %xmm1 /* hi_sum_acc_14 = xor(hi_sum_acc_12, hi_sum_acc_13) */
+	movdqa %xmm3, %xmm0 /* mid_sum_acc_30 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_0_half_up(%rip), %xmm0 /* mid_lo = lookup16(mid_sum_acc_30, half_up) */
+	pxor %xmm0, %xmm2 /* s_lo = xor(lo_sum_acc_14, mid_lo) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_0_half_down(%rip), %xmm3 /* mid_hi = lookup16(mid_sum_acc_30, half_down) */
+	pxor %xmm3, %xmm1 /* s_hi = xor(hi_sum_acc_14, mid_hi) */
 	movdqa %xmm2, %xmm0 /* s_lo */
 	pclmulqdq $0x0, .Lsm4_byteslice_ssse3_aesni_asm_0_fold(%rip), %xmm0 /* fold_lo = clmul(s_lo, fold) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_0_swap_halves(%rip), %xmm0 /* fold_lo_sw = lookup16(fold_lo, swap_halves) */
@@ -15049,7 +15161,7 @@ sm4_byteslice_ssse3_aesni_batch_gcm_asm:
 	movdqu 64(%rsi), %xmm0 /* y_1 = bcast128() */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_reverse16(%rip), %xmm0 /* phi_y = lookup16(y_1, reverse16) */
 
-	/* Step 1 of 4: 8 blocks, 1 per register: block i times T_(n - i), products unreduced. */
+	/* Step 1 of 2: 16 blocks, 1 per register: block i times T_(n - i), products unreduced. */
 	movdqu (%r9), %xmm1 /* x = load() */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_reverse16(%rip), %xmm1 /* z = lookup16(x, reverse16) */
 	pxor %xmm0, %xmm1 /* z1_y = xor(z, phi_y) */
@@ -15076,7 +15188,7 @@ sm4_byteslice_ssse3_aesni_batch_gcm_asm:
 	pclmulqdq $0x1, %xmm4, %xmm6 /* mid_3 = clmul(z_1, h_1) */
 	pclmulqdq $0x11, %xmm4, %xmm0 /* hi_1 = clmul(z_1, h_1) */
 	pxor %xmm6, %xmm5 /* mid_sum_acc_1 = xor(mid_2, mid_3) */
-	pxor %xmm5, %xmm3 /* mid_sum_acc_8 = xor(mid_sum_acc, mid_sum_acc_1) */
+	pxor %xmm5, %xmm3 /* mid_sum_acc_16 = xor(mid_sum_acc, mid_sum_acc_1) */
 	pxor %xmm0, %xmm1 /* hi_sum_acc = xor(hi, hi_1) */
 	movdqu 32(%r9), %xmm0 /* x_2 = load() */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_reverse16(%rip), %xmm0 /* z_2 = lookup16(x_2, reverse16) */
@@ -15095,17 +15207,17 @@ sm4_byteslice_ssse3_aesni_batch_gcm_asm:
 	movdqa %xmm4, %xmm8 /* z_3 */
 	pclmulqdq $0x0, %xmm7, %xmm8 /* lo_3 = clmul(z_3, h_3) */
 	pxor %xmm8, %xmm5 /* lo_sum_acc_1 = xor(lo_2, lo_3) */
-	pxor %xmm5, %xmm2 /* lo_sum_acc_4 = xor(lo_sum_acc, lo_sum_acc_1) */
+	pxor %xmm5, %xmm2 /* lo_sum_acc_8 = xor(lo_sum_acc, lo_sum_acc_1) */
 	movdqa %xmm4, %xmm5 /* z_3 */
 	pclmulqdq $0x10, %xmm7, %xmm5 /* mid_6 = clmul(z_3, h_3) */
 	movdqa %xmm4, %xmm8 /* z_3 */
 	pclmulqdq $0x1, %xmm7, %xmm8 /* mid_7 = clmul(z_3, h_3) */
 	pclmulqdq $0x11, %xmm7, %xmm4 /* hi_3 = clmul(z_3, h_3) */
 	pxor %xmm8, %xmm5 /* mid_sum_acc_3 = xor(mid_6, mid_7) */
-	pxor %xmm5, %xmm6 /* mid_sum_acc_9 = xor(mid_sum_acc_2, mid_sum_acc_3) */
-	pxor %xmm6, %xmm3 /* mid_sum_acc_12 = xor(mid_sum_acc_8, mid_sum_acc_9) */
+	pxor %xmm5, %xmm6 /* mid_sum_acc_17 = xor(mid_sum_acc_2, mid_sum_acc_3) */
+	pxor %xmm6, %xmm3 /* mid_sum_acc_24 = xor(mid_sum_acc_16, mid_sum_acc_17) */
 	pxor %xmm4, %xmm0 /* hi_sum_acc_1 = xor(hi_2, hi_3) */
-	pxor %xmm0, %xmm1 /* hi_sum_acc_4 = xor(hi_sum_acc, hi_sum_acc_1) */
+	pxor %xmm0, %xmm1 /* hi_sum_acc_8 = xor(hi_sum_acc, hi_sum_acc_1) */
 	movdqu 64(%r9), %xmm0 /* x_4 = load() */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_reverse16(%rip), %xmm0 /* z_4 = lookup16(x_4, reverse16) */
 	movdqu 64(%r8), %xmm4 /* h_4 = load() */
@@ -15129,7 +15241,7 @@ sm4_byteslice_ssse3_aesni_batch_gcm_asm:
 	pclmulqdq $0x1, %xmm7, %xmm9 /* mid_11 = clmul(z_5, h_5) */
 	pclmulqdq $0x11, %xmm7, %xmm4 /* hi_5 = clmul(z_5, h_5) */
 	pxor %xmm9, %xmm8 /* mid_sum_acc_5 = xor(mid_10, mid_11) */
-	pxor %xmm8, %xmm6 /* mid_sum_acc_10 = xor(mid_sum_acc_4, mid_sum_acc_5) */
+	pxor %xmm8, %xmm6 /* mid_sum_acc_18 = xor(mid_sum_acc_4, mid_sum_acc_5) */
 	pxor %xmm4, %xmm0 /* hi_sum_acc_2 = xor(hi_4, hi_5) */
 	movdqu 96(%r9), %xmm4 /* x_6 = load() */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_reverse16(%rip), %xmm4 /* z_6 = lookup16(x_6, reverse16) */
@@ -15148,25 +15260,137 @@ sm4_byteslice_ssse3_aesni_batch_gcm_asm:
 	movdqa %xmm7, %xmm11 /* z_7 */
 	pclmulqdq $0x0, %xmm10, %xmm11 /* lo_7 = clmul(z_7, h_7) */
 	pxor %xmm11, %xmm8 /* lo_sum_acc_3 = xor(lo_6, lo_7) */
-	pxor %xmm8, %xmm5 /* lo_sum_acc_5 = xor(lo_sum_acc_2, lo_sum_acc_3) */
-	pxor %xmm5, %xmm2 /* lo_sum_acc_6 = xor(lo_sum_acc_4, lo_sum_acc_5) */
+	pxor %xmm8, %xmm5 /* lo_sum_acc_9 = xor(lo_sum_acc_2, lo_sum_acc_3) */
+	pxor %xmm5, %xmm2 /* lo_sum_acc_12 = xor(lo_sum_acc_8, lo_sum_acc_9) */
 	movdqa %xmm7, %xmm5 /* z_7 */
 	pclmulqdq $0x10, %xmm10, %xmm5 /* mid_14 = clmul(z_7, h_7) */
 	movdqa %xmm7, %xmm8 /* z_7 */
 	pclmulqdq $0x1, %xmm10, %xmm8 /* mid_15 = clmul(z_7, h_7) */
 	pclmulqdq $0x11, %xmm10, %xmm7 /* hi_7 = clmul(z_7, h_7) */
 	pxor %xmm8, %xmm5 /* mid_sum_acc_7 = xor(mid_14, mid_15) */
-	pxor %xmm5, %xmm9 /* mid_sum_acc_11 = xor(mid_sum_acc_6, mid_sum_acc_7) */
-	pxor %xmm9, %xmm6 /* mid_sum_acc_13 = xor(mid_sum_acc_10, mid_sum_acc_11) */
-	pxor %xmm6, %xmm3 /* mid_sum_acc_14 = xor(mid_sum_acc_12, mid_sum_acc_13) */
+	pxor %xmm5, %xmm9 /* mid_sum_acc_19 = xor(mid_sum_acc_6, mid_sum_acc_7) */
+	pxor %xmm9, %xmm6 /* mid_sum_acc_25 = xor(mid_sum_acc_18, mid_sum_acc_19) */
+	pxor %xmm6, %xmm3 /* mid_sum_acc_28 = xor(mid_sum_acc_24, mid_sum_acc_25) */
 	pxor %xmm7, %xmm4 /* hi_sum_acc_3 = xor(hi_6, hi_7) */
-	pxor %xmm4, %xmm0 /* hi_sum_acc_5 = xor(hi_sum_acc_2, hi_sum_acc_3) */
-	pxor %xmm0, %xmm1 /* hi_sum_acc_6 = xor(hi_sum_acc_4, hi_sum_acc_5) */
-	movdqa %xmm3, %xmm0 /* mid_sum_acc_14 */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_half_up(%rip), %xmm0 /* mid_lo = lookup16(mid_sum_acc_14, half_up) */
-	pxor %xmm0, %xmm2 /* s_lo = xor(lo_sum_acc_6, mid_lo) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_half_down(%rip), %xmm3 /* mid_hi = lookup16(mid_sum_acc_14, half_down) */
-	pxor %xmm3, %xmm1 /* s_hi = xor(hi_sum_acc_6, mid_hi) */
+	pxor %xmm4, %xmm0 /* hi_sum_acc_9 = xor(hi_sum_acc_2, hi_sum_acc_3) */
+	pxor %xmm0, %xmm1 /* hi_sum_acc_12 = xor(hi_sum_acc_8, hi_sum_acc_9) */
+	movdqu 128(%r9), %xmm0 /* x_8 = load() */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_reverse16(%rip), %xmm0 /* z_8 = lookup16(x_8, reverse16) */
+	movdqu 128(%r8), %xmm4 /* h_8 = load() */
+	movdqa %xmm0, %xmm5 /* z_8 */
+	pclmulqdq $0x0, %xmm4, %xmm5 /* lo_8 = clmul(z_8, h_8) */
+	movdqa %xmm0, %xmm6 /* z_8 */
+	pclmulqdq $0x10, %xmm4, %xmm6 /* mid_16 = clmul(z_8, h_8) */
+	movdqa %xmm0, %xmm7 /* z_8 */
+	pclmulqdq $0x1, %xmm4, %xmm7 /* mid_17 = clmul(z_8, h_8) */
+	pclmulqdq $0x11, %xmm4, %xmm0 /* hi_8 = clmul(z_8, h_8) */
+	pxor %xmm7, %xmm6 /* mid_sum_acc_8 = xor(mid_16, mid_17) */
+	movdqu 144(%r9), %xmm4 /* x_9 = load() */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_reverse16(%rip), %xmm4 /* z_9 = lookup16(x_9, reverse16) */
+	movdqu 144(%r8), %xmm7 /* h_9 = load() */
+	movdqa %xmm4, %xmm8 /* z_9 */
+	pclmulqdq $0x0, %xmm7, %xmm8 /* lo_9 = clmul(z_9, h_9) */
+	pxor %xmm8, %xmm5 /* lo_sum_acc_4 = xor(lo_8, lo_9) */
+	movdqa %xmm4, %xmm8 /* z_9 */
+	pclmulqdq $0x10, %xmm7, %xmm8 /* mid_18 = clmul(z_9, h_9) */
+	movdqa %xmm4, %xmm9 /* z_9 */
+	pclmulqdq $0x1, %xmm7, %xmm9 /* mid_19 = clmul(z_9, h_9) */
+	pclmulqdq $0x11, %xmm7, %xmm4 /* hi_9 = clmul(z_9, h_9) */
+	pxor %xmm9, %xmm8 /* mid_sum_acc_9 = xor(mid_18, mid_19) */
+	pxor %xmm8, %xmm6 /* mid_sum_acc_20 = xor(mid_sum_acc_8, mid_sum_acc_9) */
+	pxor %xmm4, %xmm0 /* hi_sum_acc_4 = xor(hi_8, hi_9) */
+	movdqu 160(%r9), %xmm4 /* x_10 = load() */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_reverse16(%rip), %xmm4 /* z_10 = lookup16(x_10, reverse16) */
+	movdqu 160(%r8), %xmm7 /* h_10 = load() */
+	movdqa %xmm4, %xmm8 /* z_10 */
+	pclmulqdq $0x0, %xmm7, %xmm8 /* lo_10 = clmul(z_10, h_10) */
+	movdqa %xmm4, %xmm9 /* z_10 */
+	pclmulqdq $0x10, %xmm7, %xmm9 /* mid_20 = clmul(z_10, h_10) */
+	movdqa %xmm4, %xmm10 /* z_10 */
+	pclmulqdq $0x1, %xmm7, %xmm10 /* mid_21 = clmul(z_10, h_10) */
+	pclmulqdq $0x11, %xmm7, %xmm4 /* hi_10 = clmul(z_10, h_10) */
+	pxor %xmm10, %xmm9 /* mid_sum_acc_10 = xor(mid_20, mid_21) */
+	movdqu 176(%r9), %xmm7 /* x_11 = load() */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_reverse16(%rip), %xmm7 /* z_11 = lookup16(x_11, reverse16) */
+	movdqu 176(%r8), %xmm10 /* h_11 = load() */
+	movdqa %xmm7, %xmm11 /* z_11 */
+	pclmulqdq $0x0, %xmm10, %xmm11 /* lo_11 = clmul(z_11, h_11) */
+	pxor %xmm11, %xmm8 /* lo_sum_acc_5 = xor(lo_10, lo_11) */
+	pxor %xmm8, %xmm5 /* lo_sum_acc_10 = xor(lo_sum_acc_4, lo_sum_acc_5) */
+	movdqa %xmm7, %xmm8 /* z_11 */
+	pclmulqdq $0x10, %xmm10, %xmm8 /* mid_22 = clmul(z_11, h_11) */
+	movdqa %xmm7, %xmm11 /* z_11 */
+	pclmulqdq $0x1, %xmm10, %xmm11 /* mid_23 = clmul(z_11, h_11) */
+	pclmulqdq $0x11, %xmm10, %xmm7 /* hi_11 = clmul(z_11, h_11) */
+	pxor %xmm11, %xmm8 /* mid_sum_acc_11 = xor(mid_22, mid_23) */
+	pxor %xmm8, %xmm9 /* mid_sum_acc_21 = xor(mid_sum_acc_10, mid_sum_acc_11) */
+	pxor %xmm9, %xmm6 /* mid_sum_acc_26 = xor(mid_sum_acc_20, mid_sum_acc_21) */
+	pxor %xmm7, %xmm4 /* hi_sum_acc_5 = xor(hi_10, hi_11) */
+	pxor %xmm4, %xmm0 /* hi_sum_acc_10 = xor(hi_sum_acc_4, hi_sum_acc_5) */
+	movdqu 192(%r9), %xmm4 /* x_12 = load() */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_reverse16(%rip), %xmm4 /* z_12 = lookup16(x_12, reverse16) */
+	movdqu 192(%r8), %xmm7 /* h_12 = load() */
+	movdqa %xmm4, %xmm8 /* z_12 */
+	pclmulqdq $0x0, %xmm7, %xmm8 /* lo_12 = clmul(z_12, h_12) */
+	movdqa %xmm4, %xmm9 /* z_12 */
+	pclmulqdq $0x10, %xmm7, %xmm9 /* mid_24 = clmul(z_12, h_12) */
+	movdqa %xmm4, %xmm10 /* z_12 */
+	pclmulqdq $0x1, %xmm7, %xmm10 /* mid_25 = clmul(z_12, h_12) */
+	pclmulqdq $0x11, %xmm7, %xmm4 /* hi_12 = clmul(z_12, h_12) */
+	pxor %xmm10, %xmm9 /* mid_sum_acc_12 = xor(mid_24, mid_25) */
+	movdqu 208(%r9), %xmm7 /* x_13 = load() */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_reverse16(%rip), %xmm7 /* z_13 = lookup16(x_13, reverse16) */
+	movdqu 208(%r8), %xmm10 /* h_13 = load() */
+	movdqa %xmm7, %xmm11 /* z_13 */
+	pclmulqdq $0x0, %xmm10, %xmm11 /* lo_13 = clmul(z_13, h_13) */
+	pxor %xmm11, %xmm8 /* lo_sum_acc_6 = xor(lo_12, lo_13) */
+	movdqa %xmm7, %xmm11 /* z_13 */
+	pclmulqdq $0x10, %xmm10, %xmm11 /* mid_26 = clmul(z_13, h_13) */
+	movdqa %xmm7, %xmm12 /* z_13 */
+	pclmulqdq $0x1, %xmm10, %xmm12 /* mid_27 = clmul(z_13, h_13) */
+	pclmulqdq $0x11, %xmm10, %xmm7 /* hi_13 = clmul(z_13, h_13) */
+	pxor %xmm12, %xmm11 /* mid_sum_acc_13 = xor(mid_26, mid_27) */
+	pxor %xmm11, %xmm9 /* mid_sum_acc_22 = xor(mid_sum_acc_12, mid_sum_acc_13) */
+	pxor %xmm7, %xmm4 /* hi_sum_acc_6 = xor(hi_12, hi_13) */
+	movdqu 224(%r9), %xmm7 /* x_14 = load() */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_reverse16(%rip), %xmm7 /* z_14 = lookup16(x_14, reverse16) */
+	movdqu 224(%r8), %xmm10 /* h_14 = load() */
+	movdqa %xmm7, %xmm11 /* z_14 */
+	pclmulqdq $0x0, %xmm10, %xmm11 /* lo_14 = clmul(z_14, h_14) */
+	movdqa %xmm7, %xmm12 /* z_14 */
+	pclmulqdq $0x10, %xmm10, %xmm12 /* mid_28 = clmul(z_14, h_14) */
+	movdqa %xmm7, %xmm13 /* z_14 */
+	pclmulqdq $0x1, %xmm10, %xmm13 /* mid_29 = clmul(z_14, h_14) */
+	pclmulqdq $0x11, %xmm10, %xmm7 /* hi_14 = clmul(z_14, h_14) */
+	pxor %xmm13, %xmm12 /* mid_sum_acc_14 = xor(mid_28, mid_29) */
+	movdqu 240(%r9), %xmm10 /* x_15 = load() */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_reverse16(%rip), %xmm10 /* z_15 = lookup16(x_15, reverse16) */
+	movdqu 240(%r8), %xmm13 /* h_15 = load() */
+	movdqa %xmm10, %xmm14 /* z_15 */
+	pclmulqdq $0x0, %xmm13, %xmm14 /* lo_15 = clmul(z_15, h_15) */
+	pxor %xmm14, %xmm11 /* lo_sum_acc_7 = xor(lo_14, lo_15) */
+	pxor %xmm11, %xmm8 /* lo_sum_acc_11 = xor(lo_sum_acc_6, lo_sum_acc_7) */
+	pxor %xmm8, %xmm5 /* lo_sum_acc_13 = xor(lo_sum_acc_10, lo_sum_acc_11) */
+	pxor %xmm5, %xmm2 /* lo_sum_acc_14 = xor(lo_sum_acc_12, lo_sum_acc_13) */
+	movdqa %xmm10, %xmm5 /* z_15 */
+	pclmulqdq $0x10, %xmm13, %xmm5 /* mid_30 = clmul(z_15, h_15) */
+	movdqa %xmm10, %xmm8 /* z_15 */
+	pclmulqdq $0x1, %xmm13, %xmm8 /* mid_31 = clmul(z_15, h_15) */
+	pclmulqdq $0x11, %xmm13, %xmm10 /* hi_15 = clmul(z_15, h_15) */
+	pxor %xmm8, %xmm5 /* mid_sum_acc_15 = xor(mid_30, mid_31) */
+	pxor %xmm5, %xmm12 /* mid_sum_acc_23 = xor(mid_sum_acc_14, mid_sum_acc_15) */
+	pxor %xmm12, %xmm9 /* mid_sum_acc_27 = xor(mid_sum_acc_22, mid_sum_acc_23) */
+	pxor %xmm9, %xmm6 /* mid_sum_acc_29 = xor(mid_sum_acc_26, mid_sum_acc_27) */
+	pxor %xmm6, %xmm3 /* mid_sum_acc_30 = xor(mid_sum_acc_28, mid_sum_acc_29) */
+	pxor %xmm10, %xmm7 /* hi_sum_acc_7 = xor(hi_14, hi_15) */
+	pxor %xmm7, %xmm4 /* hi_sum_acc_11 = xor(hi_sum_acc_6, hi_sum_acc_7) */
+	pxor %xmm4, %xmm0 /* hi_sum_acc_13 = xor(hi_sum_acc_10, hi_sum_acc_11) */
+	pxor %xmm0, %xmm1 /* hi_sum_acc_14 = xor(hi_sum_acc_12, hi_sum_acc_13) */
+	movdqa %xmm3, %xmm0 /* mid_sum_acc_30 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_half_up(%rip), %xmm0 /* mid_lo = lookup16(mid_sum_acc_30, half_up) */
+	pxor %xmm0, %xmm2 /* s_lo = xor(lo_sum_acc_14, mid_lo) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_half_down(%rip), %xmm3 /* mid_hi = lookup16(mid_sum_acc_30, half_down) */
+	pxor %xmm3, %xmm1 /* s_hi = xor(hi_sum_acc_14, mid_hi) */
 	movdqa %xmm2, %xmm0 /* s_lo */
 	pclmulqdq $0x0, .Lsm4_byteslice_ssse3_aesni_asm_9_fold(%rip), %xmm0 /* fold_lo = clmul(s_lo, fold) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_swap_halves(%rip), %xmm0 /* fold_lo_sw = lookup16(fold_lo, swap_halves) */
@@ -15176,146 +15400,19 @@ sm4_byteslice_ssse3_aesni_batch_gcm_asm:
 	pclmulqdq $0x11, .Lsm4_byteslice_ssse3_aesni_asm_9_fold(%rip), %xmm2 /* fold_hi = clmul(v, fold) */
 	pxor %xmm2, %xmm0 /* reduced = xor(v_hi, fold_hi) */
 
-	/* Step 2 of 4: 8 blocks, 1 per register: block i times T_(n - i), products unreduced. */
-	movdqu 128(%r9), %xmm1 /* x_8 = load() */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_reverse16(%rip), %xmm1 /* z_8 = lookup16(x_8, reverse16) */
-	pxor %xmm0, %xmm1 /* z1_y_1 = xor(z_8, reduced) */
-	movdqu (%r8), %xmm0 /* h_8 = load() */
-	movdqa %xmm1, %xmm2 /* z1_y_1 */
-	pclmulqdq $0x0, %xmm0, %xmm2 /* lo_8 = clmul(z1_y_1, h_8) */
-	movdqa %xmm1, %xmm3 /* z1_y_1 */
-	pclmulqdq $0x10, %xmm0, %xmm3 /* mid_16 = clmul(z1_y_1, h_8) */
-	movdqa %xmm1, %xmm4 /* z1_y_1 */
-	pclmulqdq $0x1, %xmm0, %xmm4 /* mid_17 = clmul(z1_y_1, h_8) */
-	pclmulqdq $0x11, %xmm0, %xmm1 /* hi_8 = clmul(z1_y_1, h_8) */
-	pxor %xmm4, %xmm3 /* mid_sum_acc_15 = xor(mid_16, mid_17) */
-	movdqu 144(%r9), %xmm0 /* x_9 = load() */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_reverse16(%rip), %xmm0 /* z_9 = lookup16(x_9, reverse16) */
-	movdqu 16(%r8), %xmm4 /* h_9 = load() */
-	movdqa %xmm0, %xmm5 /* z_9 */
-	pclmulqdq $0x0, %xmm4, %xmm5 /* lo_9 = clmul(z_9, h_9) */
-
-	/* The sums, then S's halves, their blocks added, and one reduction. */
-	pxor %xmm5, %xmm2 /* lo_sum_acc_7 = xor(lo_8, lo_9) */
-	movdqa %xmm0, %xmm5 /* z_9 */
-	pclmulqdq $0x10, %xmm4, %xmm5 /* mid_18 = clmul(z_9, h_9) */
-	movdqa %xmm0, %xmm6 /* z_9 */
-	pclmulqdq $0x1, %xmm4, %xmm6 /* mid_19 = clmul(z_9, h_9) */
-	pclmulqdq $0x11, %xmm4, %xmm0 /* hi_9 = clmul(z_9, h_9) */
-	pxor %xmm6, %xmm5 /* mid_sum_acc_16 = xor(mid_18, mid_19) */
-	pxor %xmm5, %xmm3 /* mid_sum_acc_23 = xor(mid_sum_acc_15, mid_sum_acc_16) */
-	pxor %xmm0, %xmm1 /* hi_sum_acc_7 = xor(hi_8, hi_9) */
-	movdqu 160(%r9), %xmm0 /* x_10 = load() */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_reverse16(%rip), %xmm0 /* z_10 = lookup16(x_10, reverse16) */
-	movdqu 32(%r8), %xmm4 /* h_10 = load() */
-	movdqa %xmm0, %xmm5 /* z_10 */
-	pclmulqdq $0x0, %xmm4, %xmm5 /* lo_10 = clmul(z_10, h_10) */
-	movdqa %xmm0, %xmm6 /* z_10 */
-	pclmulqdq $0x10, %xmm4, %xmm6 /* mid_20 = clmul(z_10, h_10) */
-	movdqa %xmm0, %xmm7 /* z_10 */
-	pclmulqdq $0x1, %xmm4, %xmm7 /* mid_21 = clmul(z_10, h_10) */
-	pclmulqdq $0x11, %xmm4, %xmm0 /* hi_10 = clmul(z_10, h_10) */
-	pxor %xmm7, %xmm6 /* mid_sum_acc_17 = xor(mid_20, mid_21) */
-	movdqu 176(%r9), %xmm4 /* x_11 = load() */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_reverse16(%rip), %xmm4 /* z_11 = lookup16(x_11, reverse16) */
-	movdqu 48(%r8), %xmm7 /* h_11 = load() */
-	movdqa %xmm4, %xmm8 /* z_11 */
-	pclmulqdq $0x0, %xmm7, %xmm8 /* lo_11 = clmul(z_11, h_11) */
-	pxor %xmm8, %xmm5 /* lo_sum_acc_8 = xor(lo_10, lo_11) */
-	pxor %xmm5, %xmm2 /* lo_sum_acc_11 = xor(lo_sum_acc_7, lo_sum_acc_8) */
-	movdqa %xmm4, %xmm5 /* z_11 */
-	pclmulqdq $0x10, %xmm7, %xmm5 /* mid_22 = clmul(z_11, h_11) */
-	movdqa %xmm4, %xmm8 /* z_11 */
-	pclmulqdq $0x1, %xmm7, %xmm8 /* mid_23 = clmul(z_11, h_11) */
-	pclmulqdq $0x11, %xmm7, %xmm4 /* hi_11 = clmul(z_11, h_11) */
-	pxor %xmm8, %xmm5 /* mid_sum_acc_18 = xor(mid_22, mid_23) */
-	pxor %xmm5, %xmm6 /* mid_sum_acc_24 = xor(mid_sum_acc_17, mid_sum_acc_18) */
-	pxor %xmm6, %xmm3 /* mid_sum_acc_27 = xor(mid_sum_acc_23, mid_sum_acc_24) */
-	pxor %xmm4, %xmm0 /* hi_sum_acc_8 = xor(hi_10, hi_11) */
-	pxor %xmm0, %xmm1 /* hi_sum_acc_11 = xor(hi_sum_acc_7, hi_sum_acc_8) */
-	movdqu 192(%r9), %xmm0 /* x_12 = load() */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_reverse16(%rip), %xmm0 /* z_12 = lookup16(x_12, reverse16) */
-	movdqu 64(%r8), %xmm4 /* h_12 = load() */
-	movdqa %xmm0, %xmm5 /* z_12 */
-	pclmulqdq $0x0, %xmm4, %xmm5 /* lo_12 = clmul(z_12, h_12) */
-	movdqa %xmm0, %xmm6 /* z_12 */
-	pclmulqdq $0x10, %xmm4, %xmm6 /* mid_24 = clmul(z_12, h_12) */
-	movdqa %xmm0, %xmm7 /* z_12 */
-	pclmulqdq $0x1, %xmm4, %xmm7 /* mid_25 = clmul(z_12, h_12) */
-	pclmulqdq $0x11, %xmm4, %xmm0 /* hi_12 = clmul(z_12, h_12) */
-	pxor %xmm7, %xmm6 /* mid_sum_acc_19 = xor(mid_24, mid_25) */
-	movdqu 208(%r9), %xmm4 /* x_13 = load() */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_reverse16(%rip), %xmm4 /* z_13 = lookup16(x_13, reverse16) */
-	movdqu 80(%r8), %xmm7 /* h_13 = load() */
-	movdqa %xmm4, %xmm8 /* z_13 */
-	pclmulqdq $0x0, %xmm7, %xmm8 /* lo_13 = clmul(z_13, h_13) */
-	pxor %xmm8, %xmm5 /* lo_sum_acc_9 = xor(lo_12, lo_13) */
-	movdqa %xmm4, %xmm8 /* z_13 */
-	pclmulqdq $0x10, %xmm7, %xmm8 /* mid_26 = clmul(z_13, h_13) */
-	movdqa %xmm4, %xmm9 /* z_13 */
-	pclmulqdq $0x1, %xmm7, %xmm9 /* mid_27 = clmul(z_13, h_13) */
-	pclmulqdq $0x11, %xmm7, %xmm4 /* hi_13 = clmul(z_13, h_13) */
-	pxor %xmm9, %xmm8 /* mid_sum_acc_20 = xor(mid_26, mid_27) */
-	pxor %xmm8, %xmm6 /* mid_sum_acc_25 = xor(mid_sum_acc_19, mid_sum_acc_20) */
-	pxor %xmm4, %xmm0 /* hi_sum_acc_9 = xor(hi_12, hi_13) */
-	movdqu 224(%r9), %xmm4 /* x_14 = load() */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_reverse16(%rip), %xmm4 /* z_14 = lookup16(x_14, reverse16) */
-	movdqu 96(%r8), %xmm7 /* h_14 = load() */
-	movdqa %xmm4, %xmm8 /* z_14 */
-	pclmulqdq $0x0, %xmm7, %xmm8 /* lo_14 = clmul(z_14, h_14) */
-	movdqa %xmm4, %xmm9 /* z_14 */
-	pclmulqdq $0x10, %xmm7, %xmm9 /* mid_28 = clmul(z_14, h_14) */
-	movdqa %xmm4, %xmm10 /* z_14 */
-	pclmulqdq $0x1, %xmm7, %xmm10 /* mid_29 = clmul(z_14, h_14) */
-	pclmulqdq $0x11, %xmm7, %xmm4 /* hi_14 = clmul(z_14, h_14) */
-	pxor %xmm10, %xmm9 /* mid_sum_acc_21 = xor(mid_28, mid_29) */
-	movdqu 240(%r9), %xmm7 /* x_15 = load() */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_reverse16(%rip), %xmm7 /* z_15 = lookup16(x_15, reverse16) */
-	movdqu 112(%r8), %xmm10 /* h_15 = load() */
-	movdqa %xmm7, %xmm11 /* z_15 */
-	pclmulqdq $0x0, %xmm10, %xmm11 /* lo_15 = clmul(z_15, h_15) */
-	pxor %xmm11, %xmm8 /* lo_sum_acc_10 = xor(lo_14, lo_15) */
-	pxor %xmm8, %xmm5 /* lo_sum_acc_12 = xor(lo_sum_acc_9, lo_sum_acc_10) */
-	pxor %xmm5, %xmm2 /* lo_sum_acc_13 = xor(lo_sum_acc_11, lo_sum_acc_12) */
-	movdqa %xmm7, %xmm5 /* z_15 */
-	pclmulqdq $0x10, %xmm10, %xmm5 /* mid_30 = clmul(z_15, h_15) */
-	movdqa %xmm7, %xmm8 /* z_15 */
-	pclmulqdq $0x1, %xmm10, %xmm8 /* mid_31 = clmul(z_15, h_15) */
-	pclmulqdq $0x11, %xmm10, %xmm7 /* hi_15 = clmul(z_15, h_15) */
-	pxor %xmm8, %xmm5 /* mid_sum_acc_22 = xor(mid_30, mid_31) */
-	pxor %xmm5, %xmm9 /* mid_sum_acc_26 = xor(mid_sum_acc_21, mid_sum_acc_22) */
-	pxor %xmm9, %xmm6 /* mid_sum_acc_28 = xor(mid_sum_acc_25, mid_sum_acc_26) */
-	pxor %xmm6, %xmm3 /* mid_sum_acc_29 = xor(mid_sum_acc_27, mid_sum_acc_28) */
-	pxor %xmm7, %xmm4 /* hi_sum_acc_10 = xor(hi_14, hi_15) */
-	pxor %xmm4, %xmm0 /* hi_sum_acc_12 = xor(hi_sum_acc_9, hi_sum_acc_10) */
-	pxor %xmm0, %xmm1 /* hi_sum_acc_13 = xor(hi_sum_acc_11, hi_sum_acc_12) */
-	movdqa %xmm3, %xmm0 /* mid_sum_acc_29 */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_half_up(%rip), %xmm0 /* mid_lo_1 = lookup16(mid_sum_acc_29, half_up) */
-	pxor %xmm0, %xmm2 /* s_lo_1 = xor(lo_sum_acc_13, mid_lo_1) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_half_down(%rip), %xmm3 /* mid_hi_1 = lookup16(mid_sum_acc_29, half_down) */
-	pxor %xmm3, %xmm1 /* s_hi_1 = xor(hi_sum_acc_13, mid_hi_1) */
-	movdqa %xmm2, %xmm0 /* s_lo_1 */
-	pclmulqdq $0x0, .Lsm4_byteslice_ssse3_aesni_asm_9_fold(%rip), %xmm0 /* fold_lo_1 = clmul(s_lo_1, fold) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_swap_halves(%rip), %xmm0 /* fold_lo_sw_1 = lookup16(fold_lo_1, swap_halves) */
-	pxor %xmm0, %xmm2 /* v_1 = xor(s_lo_1, fold_lo_sw_1) */
-	movdqa %xmm2, %xmm0 /* v_1 */
-	pxor %xmm1, %xmm0 /* v_hi_1 = xor(v_1, s_hi_1) */
-	pclmulqdq $0x11, .Lsm4_byteslice_ssse3_aesni_asm_9_fold(%rip), %xmm2 /* fold_hi_1 = clmul(v_1, fold) */
-	pxor %xmm2, %xmm0 /* reduced_1 = xor(v_hi_1, fold_hi_1) */
-
-	/* Step 3 of 4: 8 blocks, 1 per register: block i times T_(n - i), products unreduced. */
+	/* Step 2 of 2: 16 blocks, 1 per register: block i times T_(n - i), products unreduced. */
 	movdqu 256(%r9), %xmm1 /* x_16 = load() */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_reverse16(%rip), %xmm1 /* z_16 = lookup16(x_16, reverse16) */
-	pxor %xmm0, %xmm1 /* z1_y_2 = xor(z_16, reduced_1) */
+	pxor %xmm0, %xmm1 /* z1_y_1 = xor(z_16, reduced) */
 	movdqu (%r8), %xmm0 /* h_16 = load() */
-	movdqa %xmm1, %xmm2 /* z1_y_2 */
-	pclmulqdq $0x0, %xmm0, %xmm2 /* lo_16 = clmul(z1_y_2, h_16) */
-	movdqa %xmm1, %xmm3 /* z1_y_2 */
-	pclmulqdq $0x10, %xmm0, %xmm3 /* mid_32 = clmul(z1_y_2, h_16) */
-	movdqa %xmm1, %xmm4 /* z1_y_2 */
-	pclmulqdq $0x1, %xmm0, %xmm4 /* mid_33 = clmul(z1_y_2, h_16) */
-	pclmulqdq $0x11, %xmm0, %xmm1 /* hi_16 = clmul(z1_y_2, h_16) */
-	pxor %xmm4, %xmm3 /* mid_sum_acc_30 = xor(mid_32, mid_33) */
+	movdqa %xmm1, %xmm2 /* z1_y_1 */
+	pclmulqdq $0x0, %xmm0, %xmm2 /* lo_16 = clmul(z1_y_1, h_16) */
+	movdqa %xmm1, %xmm3 /* z1_y_1 */
+	pclmulqdq $0x10, %xmm0, %xmm3 /* mid_32 = clmul(z1_y_1, h_16) */
+	movdqa %xmm1, %xmm4 /* z1_y_1 */
+	pclmulqdq $0x1, %xmm0, %xmm4 /* mid_33 = clmul(z1_y_1, h_16) */
+	pclmulqdq $0x11, %xmm0, %xmm1 /* hi_16 = clmul(z1_y_1, h_16) */
+	pxor %xmm4, %xmm3 /* mid_sum_acc_31 = xor(mid_32, mid_33) */
 	movdqu 272(%r9), %xmm0 /* x_17 = load() */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_reverse16(%rip), %xmm0 /* z_17 = lookup16(x_17, reverse16) */
 	movdqu 16(%r8), %xmm4 /* h_17 = load() */
@@ -15323,15 +15420,15 @@ sm4_byteslice_ssse3_aesni_batch_gcm_asm:
 	pclmulqdq $0x0, %xmm4, %xmm5 /* lo_17 = clmul(z_17, h_17) */
 
 	/* The sums, then S's halves, their blocks added, and one reduction. */
-	pxor %xmm5, %xmm2 /* lo_sum_acc_14 = xor(lo_16, lo_17) */
+	pxor %xmm5, %xmm2 /* lo_sum_acc_15 = xor(lo_16, lo_17) */
 	movdqa %xmm0, %xmm5 /* z_17 */
 	pclmulqdq $0x10, %xmm4, %xmm5 /* mid_34 = clmul(z_17, h_17) */
 	movdqa %xmm0, %xmm6 /* z_17 */
 	pclmulqdq $0x1, %xmm4, %xmm6 /* mid_35 = clmul(z_17, h_17) */
 	pclmulqdq $0x11, %xmm4, %xmm0 /* hi_17 = clmul(z_17, h_17) */
-	pxor %xmm6, %xmm5 /* mid_sum_acc_31 = xor(mid_34, mid_35) */
-	pxor %xmm5, %xmm3 /* mid_sum_acc_38 = xor(mid_sum_acc_30, mid_sum_acc_31) */
-	pxor %xmm0, %xmm1 /* hi_sum_acc_14 = xor(hi_16, hi_17) */
+	pxor %xmm6, %xmm5 /* mid_sum_acc_32 = xor(mid_34, mid_35) */
+	pxor %xmm5, %xmm3 /* mid_sum_acc_47 = xor(mid_sum_acc_31, mid_sum_acc_32) */
+	pxor %xmm0, %xmm1 /* hi_sum_acc_15 = xor(hi_16, hi_17) */
 	movdqu 288(%r9), %xmm0 /* x_18 = load() */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_reverse16(%rip), %xmm0 /* z_18 = lookup16(x_18, reverse16) */
 	movdqu 32(%r8), %xmm4 /* h_18 = load() */
@@ -15342,24 +15439,24 @@ sm4_byteslice_ssse3_aesni_batch_gcm_asm:
 	movdqa %xmm0, %xmm7 /* z_18 */
 	pclmulqdq $0x1, %xmm4, %xmm7 /* mid_37 = clmul(z_18, h_18) */
 	pclmulqdq $0x11, %xmm4, %xmm0 /* hi_18 = clmul(z_18, h_18) */
-	pxor %xmm7, %xmm6 /* mid_sum_acc_32 = xor(mid_36, mid_37) */
+	pxor %xmm7, %xmm6 /* mid_sum_acc_33 = xor(mid_36, mid_37) */
 	movdqu 304(%r9), %xmm4 /* x_19 = load() */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_reverse16(%rip), %xmm4 /* z_19 = lookup16(x_19, reverse16) */
 	movdqu 48(%r8), %xmm7 /* h_19 = load() */
 	movdqa %xmm4, %xmm8 /* z_19 */
 	pclmulqdq $0x0, %xmm7, %xmm8 /* lo_19 = clmul(z_19, h_19) */
-	pxor %xmm8, %xmm5 /* lo_sum_acc_15 = xor(lo_18, lo_19) */
-	pxor %xmm5, %xmm2 /* lo_sum_acc_18 = xor(lo_sum_acc_14, lo_sum_acc_15) */
+	pxor %xmm8, %xmm5 /* lo_sum_acc_16 = xor(lo_18, lo_19) */
+	pxor %xmm5, %xmm2 /* lo_sum_acc_23 = xor(lo_sum_acc_15, lo_sum_acc_16) */
 	movdqa %xmm4, %xmm5 /* z_19 */
 	pclmulqdq $0x10, %xmm7, %xmm5 /* mid_38 = clmul(z_19, h_19) */
 	movdqa %xmm4, %xmm8 /* z_19 */
 	pclmulqdq $0x1, %xmm7, %xmm8 /* mid_39 = clmul(z_19, h_19) */
 	pclmulqdq $0x11, %xmm7, %xmm4 /* hi_19 = clmul(z_19, h_19) */
-	pxor %xmm8, %xmm5 /* mid_sum_acc_33 = xor(mid_38, mid_39) */
-	pxor %xmm5, %xmm6 /* mid_sum_acc_39 = xor(mid_sum_acc_32, mid_sum_acc_33) */
-	pxor %xmm6, %xmm3 /* mid_sum_acc_42 = xor(mid_sum_acc_38, mid_sum_acc_39) */
-	pxor %xmm4, %xmm0 /* hi_sum_acc_15 = xor(hi_18, hi_19) */
-	pxor %xmm0, %xmm1 /* hi_sum_acc_18 = xor(hi_sum_acc_14, hi_sum_acc_15) */
+	pxor %xmm8, %xmm5 /* mid_sum_acc_34 = xor(mid_38, mid_39) */
+	pxor %xmm5, %xmm6 /* mid_sum_acc_48 = xor(mid_sum_acc_33, mid_sum_acc_34) */
+	pxor %xmm6, %xmm3 /* mid_sum_acc_55 = xor(mid_sum_acc_47, mid_sum_acc_48) */
+	pxor %xmm4, %xmm0 /* hi_sum_acc_16 = xor(hi_18, hi_19) */
+	pxor %xmm0, %xmm1 /* hi_sum_acc_23 = xor(hi_sum_acc_15, hi_sum_acc_16) */
 	movdqu 320(%r9), %xmm0 /* x_20 = load() */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_reverse16(%rip), %xmm0 /* z_20 = lookup16(x_20, reverse16) */
 	movdqu 64(%r8), %xmm4 /* h_20 = load() */
@@ -15370,21 +15467,21 @@ sm4_byteslice_ssse3_aesni_batch_gcm_asm:
 	movdqa %xmm0, %xmm7 /* z_20 */
 	pclmulqdq $0x1, %xmm4, %xmm7 /* mid_41 = clmul(z_20, h_20) */
 	pclmulqdq $0x11, %xmm4, %xmm0 /* hi_20 = clmul(z_20, h_20) */
-	pxor %xmm7, %xmm6 /* mid_sum_acc_34 = xor(mid_40, mid_41) */
+	pxor %xmm7, %xmm6 /* mid_sum_acc_35 = xor(mid_40, mid_41) */
 	movdqu 336(%r9), %xmm4 /* x_21 = load() */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_reverse16(%rip), %xmm4 /* z_21 = lookup16(x_21, reverse16) */
 	movdqu 80(%r8), %xmm7 /* h_21 = load() */
 	movdqa %xmm4, %xmm8 /* z_21 */
 	pclmulqdq $0x0, %xmm7, %xmm8 /* lo_21 = clmul(z_21, h_21) */
-	pxor %xmm8, %xmm5 /* lo_sum_acc_16 = xor(lo_20, lo_21) */
+	pxor %xmm8, %xmm5 /* lo_sum_acc_17 = xor(lo_20, lo_21) */
 	movdqa %xmm4, %xmm8 /* z_21 */
 	pclmulqdq $0x10, %xmm7, %xmm8 /* mid_42 = clmul(z_21, h_21) */
 	movdqa %xmm4, %xmm9 /* z_21 */
 	pclmulqdq $0x1, %xmm7, %xmm9 /* mid_43 = clmul(z_21, h_21) */
 	pclmulqdq $0x11, %xmm7, %xmm4 /* hi_21 = clmul(z_21, h_21) */
-	pxor %xmm9, %xmm8 /* mid_sum_acc_35 = xor(mid_42, mid_43) */
-	pxor %xmm8, %xmm6 /* mid_sum_acc_40 = xor(mid_sum_acc_34, mid_sum_acc_35) */
-	pxor %xmm4, %xmm0 /* hi_sum_acc_16 = xor(hi_20, hi_21) */
+	pxor %xmm9, %xmm8 /* mid_sum_acc_36 = xor(mid_42, mid_43) */
+	pxor %xmm8, %xmm6 /* mid_sum_acc_49 = xor(mid_sum_acc_35, mid_sum_acc_36) */
+	pxor %xmm4, %xmm0 /* hi_sum_acc_17 = xor(hi_20, hi_21) */
 	movdqu 352(%r9), %xmm4 /* x_22 = load() */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_reverse16(%rip), %xmm4 /* z_22 = lookup16(x_22, reverse16) */
 	movdqu 96(%r8), %xmm7 /* h_22 = load() */
@@ -15395,168 +15492,153 @@ sm4_byteslice_ssse3_aesni_batch_gcm_asm:
 	movdqa %xmm4, %xmm10 /* z_22 */
 	pclmulqdq $0x1, %xmm7, %xmm10 /* mid_45 = clmul(z_22, h_22) */
 	pclmulqdq $0x11, %xmm7, %xmm4 /* hi_22 = clmul(z_22, h_22) */
-	pxor %xmm10, %xmm9 /* mid_sum_acc_36 = xor(mid_44, mid_45) */
+	pxor %xmm10, %xmm9 /* mid_sum_acc_37 = xor(mid_44, mid_45) */
 	movdqu 368(%r9), %xmm7 /* x_23 = load() */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_reverse16(%rip), %xmm7 /* z_23 = lookup16(x_23, reverse16) */
 	movdqu 112(%r8), %xmm10 /* h_23 = load() */
 	movdqa %xmm7, %xmm11 /* z_23 */
 	pclmulqdq $0x0, %xmm10, %xmm11 /* lo_23 = clmul(z_23, h_23) */
-	pxor %xmm11, %xmm8 /* lo_sum_acc_17 = xor(lo_22, lo_23) */
-	pxor %xmm8, %xmm5 /* lo_sum_acc_19 = xor(lo_sum_acc_16, lo_sum_acc_17) */
-	pxor %xmm5, %xmm2 /* lo_sum_acc_20 = xor(lo_sum_acc_18, lo_sum_acc_19) */
+	pxor %xmm11, %xmm8 /* lo_sum_acc_18 = xor(lo_22, lo_23) */
+	pxor %xmm8, %xmm5 /* lo_sum_acc_24 = xor(lo_sum_acc_17, lo_sum_acc_18) */
+	pxor %xmm5, %xmm2 /* lo_sum_acc_27 = xor(lo_sum_acc_23, lo_sum_acc_24) */
 	movdqa %xmm7, %xmm5 /* z_23 */
 	pclmulqdq $0x10, %xmm10, %xmm5 /* mid_46 = clmul(z_23, h_23) */
 	movdqa %xmm7, %xmm8 /* z_23 */
 	pclmulqdq $0x1, %xmm10, %xmm8 /* mid_47 = clmul(z_23, h_23) */
 	pclmulqdq $0x11, %xmm10, %xmm7 /* hi_23 = clmul(z_23, h_23) */
-	pxor %xmm8, %xmm5 /* mid_sum_acc_37 = xor(mid_46, mid_47) */
-	pxor %xmm5, %xmm9 /* mid_sum_acc_41 = xor(mid_sum_acc_36, mid_sum_acc_37) */
-	pxor %xmm9, %xmm6 /* mid_sum_acc_43 = xor(mid_sum_acc_40, mid_sum_acc_41) */
-	pxor %xmm6, %xmm3 /* mid_sum_acc_44 = xor(mid_sum_acc_42, mid_sum_acc_43) */
-	pxor %xmm7, %xmm4 /* hi_sum_acc_17 = xor(hi_22, hi_23) */
-	pxor %xmm4, %xmm0 /* hi_sum_acc_19 = xor(hi_sum_acc_16, hi_sum_acc_17) */
-	pxor %xmm0, %xmm1 /* hi_sum_acc_20 = xor(hi_sum_acc_18, hi_sum_acc_19) */
-	movdqa %xmm3, %xmm0 /* mid_sum_acc_44 */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_half_up(%rip), %xmm0 /* mid_lo_2 = lookup16(mid_sum_acc_44, half_up) */
-	pxor %xmm0, %xmm2 /* s_lo_2 = xor(lo_sum_acc_20, mid_lo_2) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_half_down(%rip), %xmm3 /* mid_hi_2 = lookup16(mid_sum_acc_44, half_down) */
-	pxor %xmm3, %xmm1 /* s_hi_2 = xor(hi_sum_acc_20, mid_hi_2) */
-	movdqa %xmm2, %xmm0 /* s_lo_2 */
-	pclmulqdq $0x0, .Lsm4_byteslice_ssse3_aesni_asm_9_fold(%rip), %xmm0 /* fold_lo_2 = clmul(s_lo_2, fold) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_swap_halves(%rip), %xmm0 /* fold_lo_sw_2 = lookup16(fold_lo_2, swap_halves) */
-	pxor %xmm0, %xmm2 /* v_2 = xor(s_lo_2, fold_lo_sw_2) */
-	movdqa %xmm2, %xmm0 /* v_2 */
-	pxor %xmm1, %xmm0 /* v_hi_2 = xor(v_2, s_hi_2) */
-	pclmulqdq $0x11, .Lsm4_byteslice_ssse3_aesni_asm_9_fold(%rip), %xmm2 /* fold_hi_2 = clmul(v_2, fold) */
-	pxor %xmm2, %xmm0 /* reduced_2 = xor(v_hi_2, fold_hi_2) */
-
-	/* Step 4 of 4: 8 blocks, 1 per register: block i times T_(n - i), products unreduced. */
-	movdqu 384(%r9), %xmm1 /* x_24 = load() */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_reverse16(%rip), %xmm1 /* z_24 = lookup16(x_24, reverse16) */
-	pxor %xmm0, %xmm1 /* z1_y_3 = xor(z_24, reduced_2) */
-	movdqu (%r8), %xmm0 /* h_24 = load() */
-	movdqa %xmm1, %xmm2 /* z1_y_3 */
-	pclmulqdq $0x0, %xmm0, %xmm2 /* lo_24 = clmul(z1_y_3, h_24) */
-	movdqa %xmm1, %xmm3 /* z1_y_3 */
-	pclmulqdq $0x10, %xmm0, %xmm3 /* mid_48 = clmul(z1_y_3, h_24) */
-	movdqa %xmm1, %xmm4 /* z1_y_3 */
-	pclmulqdq $0x1, %xmm0, %xmm4 /* mid_49 = clmul(z1_y_3, h_24) */
-	pclmulqdq $0x11, %xmm0, %xmm1 /* hi_24 = clmul(z1_y_3, h_24) */
-	pxor %xmm4, %xmm3 /* mid_sum_acc_45 = xor(mid_48, mid_49) */
-	movdqu 400(%r9), %xmm0 /* x_25 = load() */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_reverse16(%rip), %xmm0 /* z_25 = lookup16(x_25, reverse16) */
-	movdqu 16(%r8), %xmm4 /* h_25 = load() */
-	movdqa %xmm0, %xmm5 /* z_25 */
-	pclmulqdq $0x0, %xmm4, %xmm5 /* lo_25 = clmul(z_25, h_25) */
-
-	/* The sums, then S's halves, their blocks added, and one reduction. */
-	pxor %xmm5, %xmm2 /* lo_sum_acc_21 = xor(lo_24, lo_25) */
-	movdqa %xmm0, %xmm5 /* z_25 */
-	pclmulqdq $0x10, %xmm4, %xmm5 /* mid_50 = clmul(z_25, h_25) */
-	movdqa %xmm0, %xmm6 /* z_25 */
-	pclmulqdq $0x1, %xmm4, %xmm6 /* mid_51 = clmul(z_25, h_25) */
-	pclmulqdq $0x11, %xmm4, %xmm0 /* hi_25 = clmul(z_25, h_25) */
-	pxor %xmm6, %xmm5 /* mid_sum_acc_46 = xor(mid_50, mid_51) */
-	pxor %xmm5, %xmm3 /* mid_sum_acc_53 = xor(mid_sum_acc_45, mid_sum_acc_46) */
-	pxor %xmm0, %xmm1 /* hi_sum_acc_21 = xor(hi_24, hi_25) */
-	movdqu 416(%r9), %xmm0 /* x_26 = load() */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_reverse16(%rip), %xmm0 /* z_26 = lookup16(x_26, reverse16) */
-	movdqu 32(%r8), %xmm4 /* h_26 = load() */
-	movdqa %xmm0, %xmm5 /* z_26 */
-	pclmulqdq $0x0, %xmm4, %xmm5 /* lo_26 = clmul(z_26, h_26) */
-	movdqa %xmm0, %xmm6 /* z_26 */
-	pclmulqdq $0x10, %xmm4, %xmm6 /* mid_52 = clmul(z_26, h_26) */
-	movdqa %xmm0, %xmm7 /* z_26 */
-	pclmulqdq $0x1, %xmm4, %xmm7 /* mid_53 = clmul(z_26, h_26) */
-	pclmulqdq $0x11, %xmm4, %xmm0 /* hi_26 = clmul(z_26, h_26) */
-	pxor %xmm7, %xmm6 /* mid_sum_acc_47 = xor(mid_52, mid_53) */
-	movdqu 432(%r9), %xmm4 /* x_27 = load() */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_reverse16(%rip), %xmm4 /* z_27 = lookup16(x_27, reverse16) */
-	movdqu 48(%r8), %xmm7 /* h_27 = load() */
-	movdqa %xmm4, %xmm8 /* z_27 */
-	pclmulqdq $0x0, %xmm7, %xmm8 /* lo_27 = clmul(z_27, h_27) */
-	pxor %xmm8, %xmm5 /* lo_sum_acc_22 = xor(lo_26, lo_27) */
-	pxor %xmm5, %xmm2 /* lo_sum_acc_25 = xor(lo_sum_acc_21, lo_sum_acc_22) */
-	movdqa %xmm4, %xmm5 /* z_27 */
-	pclmulqdq $0x10, %xmm7, %xmm5 /* mid_54 = clmul(z_27, h_27) */
-	movdqa %xmm4, %xmm8 /* z_27 */
-	pclmulqdq $0x1, %xmm7, %xmm8 /* mid_55 = clmul(z_27, h_27) */
-	pclmulqdq $0x11, %xmm7, %xmm4 /* hi_27 = clmul(z_27, h_27) */
-	pxor %xmm8, %xmm5 /* mid_sum_acc_48 = xor(mid_54, mid_55) */
-	pxor %xmm5, %xmm6 /* mid_sum_acc_54 = xor(mid_sum_acc_47, mid_sum_acc_48) */
-	pxor %xmm6, %xmm3 /* mid_sum_acc_57 = xor(mid_sum_acc_53, mid_sum_acc_54) */
-	pxor %xmm4, %xmm0 /* hi_sum_acc_22 = xor(hi_26, hi_27) */
-	pxor %xmm0, %xmm1 /* hi_sum_acc_25 = xor(hi_sum_acc_21, hi_sum_acc_22) */
-	movdqu 448(%r9), %xmm0 /* x_28 = load() */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_reverse16(%rip), %xmm0 /* z_28 = lookup16(x_28, reverse16) */
-	movdqu 64(%r8), %xmm4 /* h_28 = load() */
-	movdqa %xmm0, %xmm5 /* z_28 */
-	pclmulqdq $0x0, %xmm4, %xmm5 /* lo_28 = clmul(z_28, h_28) */
-	movdqa %xmm0, %xmm6 /* z_28 */
-	pclmulqdq $0x10, %xmm4, %xmm6 /* mid_56 = clmul(z_28, h_28) */
-	movdqa %xmm0, %xmm7 /* z_28 */
-	pclmulqdq $0x1, %xmm4, %xmm7 /* mid_57 = clmul(z_28, h_28) */
-	pclmulqdq $0x11, %xmm4, %xmm0 /* hi_28 = clmul(z_28, h_28) */
-	pxor %xmm7, %xmm6 /* mid_sum_acc_49 = xor(mid_56, mid_57) */
-	movdqu 464(%r9), %xmm4 /* x_29 = load() */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_reverse16(%rip), %xmm4 /* z_29 = lookup16(x_29, reverse16) */
-	movdqu 80(%r8), %xmm7 /* h_29 = load() */
-	movdqa %xmm4, %xmm8 /* z_29 */
-	pclmulqdq $0x0, %xmm7, %xmm8 /* lo_29 = clmul(z_29, h_29) */
-	pxor %xmm8, %xmm5 /* lo_sum_acc_23 = xor(lo_28, lo_29) */
-	movdqa %xmm4, %xmm8 /* z_29 */
-	pclmulqdq $0x10, %xmm7, %xmm8 /* mid_58 = clmul(z_29, h_29) */
-	movdqa %xmm4, %xmm9 /* z_29 */
-	pclmulqdq $0x1, %xmm7, %xmm9 /* mid_59 = clmul(z_29, h_29) */
-	pclmulqdq $0x11, %xmm7, %xmm4 /* hi_29 = clmul(z_29, h_29) */
-	pxor %xmm9, %xmm8 /* mid_sum_acc_50 = xor(mid_58, mid_59) */
-	pxor %xmm8, %xmm6 /* mid_sum_acc_55 = xor(mid_sum_acc_49, mid_sum_acc_50) */
-	pxor %xmm4, %xmm0 /* hi_sum_acc_23 = xor(hi_28, hi_29) */
-	movdqu 480(%r9), %xmm4 /* x_30 = load() */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_reverse16(%rip), %xmm4 /* z_30 = lookup16(x_30, reverse16) */
-	movdqu 96(%r8), %xmm7 /* h_30 = load() */
-	movdqa %xmm4, %xmm8 /* z_30 */
-	pclmulqdq $0x0, %xmm7, %xmm8 /* lo_30 = clmul(z_30, h_30) */
-	movdqa %xmm4, %xmm9 /* z_30 */
-	pclmulqdq $0x10, %xmm7, %xmm9 /* mid_60 = clmul(z_30, h_30) */
-	movdqa %xmm4, %xmm10 /* z_30 */
-	pclmulqdq $0x1, %xmm7, %xmm10 /* mid_61 = clmul(z_30, h_30) */
-	pclmulqdq $0x11, %xmm7, %xmm4 /* hi_30 = clmul(z_30, h_30) */
-	pxor %xmm10, %xmm9 /* mid_sum_acc_51 = xor(mid_60, mid_61) */
-	movdqu 496(%r9), %xmm7 /* x_31 = load() */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_reverse16(%rip), %xmm7 /* z_31 = lookup16(x_31, reverse16) */
-	movdqu 112(%r8), %xmm10 /* h_31 = load() */
-	movdqa %xmm7, %xmm11 /* z_31 */
-	pclmulqdq $0x0, %xmm10, %xmm11 /* lo_31 = clmul(z_31, h_31) */
-	pxor %xmm11, %xmm8 /* lo_sum_acc_24 = xor(lo_30, lo_31) */
-	pxor %xmm8, %xmm5 /* lo_sum_acc_26 = xor(lo_sum_acc_23, lo_sum_acc_24) */
-	pxor %xmm5, %xmm2 /* lo_sum_acc_27 = xor(lo_sum_acc_25, lo_sum_acc_26) */
-	movdqa %xmm7, %xmm5 /* z_31 */
-	pclmulqdq $0x10, %xmm10, %xmm5 /* mid_62 = clmul(z_31, h_31) */
-	movdqa %xmm7, %xmm8 /* z_31 */
-	pclmulqdq $0x1, %xmm10, %xmm8 /* mid_63 = clmul(z_31, h_31) */
-	pclmulqdq $0x11, %xmm10, %xmm7 /* hi_31 = clmul(z_31, h_31) */
-	pxor %xmm8, %xmm5 /* mid_sum_acc_52 = xor(mid_62, mid_63) */
-	pxor %xmm5, %xmm9 /* mid_sum_acc_56 = xor(mid_sum_acc_51, mid_sum_acc_52) */
-	pxor %xmm9, %xmm6 /* mid_sum_acc_58 = xor(mid_sum_acc_55, mid_sum_acc_56) */
-	pxor %xmm6, %xmm3 /* mid_sum_acc_59 = xor(mid_sum_acc_57, mid_sum_acc_58) */
-	pxor %xmm7, %xmm4 /* hi_sum_acc_24 = xor(hi_30, hi_31) */
-	pxor %xmm4, %xmm0 /* hi_sum_acc_26 = xor(hi_sum_acc_23, hi_sum_acc_24) */
-	pxor %xmm0, %xmm1 /* hi_sum_acc_27 = xor(hi_sum_acc_25, hi_sum_acc_26) */
-	movdqa %xmm3, %xmm0 /* mid_sum_acc_59 */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_half_up(%rip), %xmm0 /* mid_lo_3 = lookup16(mid_sum_acc_59, half_up) */
-	pxor %xmm0, %xmm2 /* s_lo_3 = xor(lo_sum_acc_27, mid_lo_3) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_half_down(%rip), %xmm3 /* mid_hi_3 = lookup16(mid_sum_acc_59, half_down) */
-	pxor %xmm3, %xmm1 /* s_hi_3 = xor(hi_sum_acc_27, mid_hi_3) */
-	movdqa %xmm2, %xmm0 /* s_lo_3 */
-	pclmulqdq $0x0, .Lsm4_byteslice_ssse3_aesni_asm_9_fold(%rip), %xmm0 /* fold_lo_3 = clmul(s_lo_3, fold) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_swap_halves(%rip), %xmm0 /* fold_lo_sw_3 = lookup16(fold_lo_3, swap_halves) */
-	pxor %xmm0, %xmm2 /* v_3 = xor(s_lo_3, fold_lo_sw_3) */
-	movdqa %xmm2, %xmm0 /* v_3 */
-	pclmulqdq $0x11, .Lsm4_byteslice_ssse3_aesni_asm_9_fold(%rip), %xmm0 /* fold_hi_3 = clmul(v_3, fold) */
-	pxor %xmm1, %xmm2 /* v_hi_3 = xor(v_3, s_hi_3) */
-	pxor %xmm0, %xmm2 /* reduced_3 = xor(v_hi_3, fold_hi_3) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_reverse16(%rip), %xmm2 /* y_next = lookup16(reduced_3, reverse16) */
+	pxor %xmm8, %xmm5 /* mid_sum_acc_38 = xor(mid_46, mid_47) */
+	pxor %xmm5, %xmm9 /* mid_sum_acc_50 = xor(mid_sum_acc_37, mid_sum_acc_38) */
+	pxor %xmm9, %xmm6 /* mid_sum_acc_56 = xor(mid_sum_acc_49, mid_sum_acc_50) */
+	pxor %xmm6, %xmm3 /* mid_sum_acc_59 = xor(mid_sum_acc_55, mid_sum_acc_56) */
+	pxor %xmm7, %xmm4 /* hi_sum_acc_18 = xor(hi_22, hi_23) */
+	pxor %xmm4, %xmm0 /* hi_sum_acc_24 = xor(hi_sum_acc_17, hi_sum_acc_18) */
+	pxor %xmm0, %xmm1 /* hi_sum_acc_27 = xor(hi_sum_acc_23, hi_sum_acc_24) */
+	movdqu 384(%r9), %xmm0 /* x_24 = load() */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_reverse16(%rip), %xmm0 /* z_24 = lookup16(x_24, reverse16) */
+	movdqu 128(%r8), %xmm4 /* h_24 = load() */
+	movdqa %xmm0, %xmm5 /* z_24 */
+	pclmulqdq $0x0, %xmm4, %xmm5 /* lo_24 = clmul(z_24, h_24) */
+	movdqa %xmm0, %xmm6 /* z_24 */
+	pclmulqdq $0x10, %xmm4, %xmm6 /* mid_48 = clmul(z_24, h_24) */
+	movdqa %xmm0, %xmm7 /* z_24 */
+	pclmulqdq $0x1, %xmm4, %xmm7 /* mid_49 = clmul(z_24, h_24) */
+	pclmulqdq $0x11, %xmm4, %xmm0 /* hi_24 = clmul(z_24, h_24) */
+	pxor %xmm7, %xmm6 /* mid_sum_acc_39 = xor(mid_48, mid_49) */
+	movdqu 400(%r9), %xmm4 /* x_25 = load() */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_reverse16(%rip), %xmm4 /* z_25 = lookup16(x_25, reverse16) */
+	movdqu 144(%r8), %xmm7 /* h_25 = load() */
+	movdqa %xmm4, %xmm8 /* z_25 */
+	pclmulqdq $0x0, %xmm7, %xmm8 /* lo_25 = clmul(z_25, h_25) */
+	pxor %xmm8, %xmm5 /* lo_sum_acc_19 = xor(lo_24, lo_25) */
+	movdqa %xmm4, %xmm8 /* z_25 */
+	pclmulqdq $0x10, %xmm7, %xmm8 /* mid_50 = clmul(z_25, h_25) */
+	movdqa %xmm4, %xmm9 /* z_25 */
+	pclmulqdq $0x1, %xmm7, %xmm9 /* mid_51 = clmul(z_25, h_25) */
+	pclmulqdq $0x11, %xmm7, %xmm4 /* hi_25 = clmul(z_25, h_25) */
+	pxor %xmm9, %xmm8 /* mid_sum_acc_40 = xor(mid_50, mid_51) */
+	pxor %xmm8, %xmm6 /* mid_sum_acc_51 = xor(mid_sum_acc_39, mid_sum_acc_40) */
+	pxor %xmm4, %xmm0 /* hi_sum_acc_19 = xor(hi_24, hi_25) */
+	movdqu 416(%r9), %xmm4 /* x_26 = load() */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_reverse16(%rip), %xmm4 /* z_26 = lookup16(x_26, reverse16) */
+	movdqu 160(%r8), %xmm7 /* h_26 = load() */
+	movdqa %xmm4, %xmm8 /* z_26 */
+	pclmulqdq $0x0, %xmm7, %xmm8 /* lo_26 = clmul(z_26, h_26) */
+	movdqa %xmm4, %xmm9 /* z_26 */
+	pclmulqdq $0x10, %xmm7, %xmm9 /* mid_52 = clmul(z_26, h_26) */
+	movdqa %xmm4, %xmm10 /* z_26 */
+	pclmulqdq $0x1, %xmm7, %xmm10 /* mid_53 = clmul(z_26, h_26) */
+	pclmulqdq $0x11, %xmm7, %xmm4 /* hi_26 = clmul(z_26, h_26) */
+	pxor %xmm10, %xmm9 /* mid_sum_acc_41 = xor(mid_52, mid_53) */
+	movdqu 432(%r9), %xmm7 /* x_27 = load() */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_reverse16(%rip), %xmm7 /* z_27 = lookup16(x_27, reverse16) */
+	movdqu 176(%r8), %xmm10 /* h_27 = load() */
+	movdqa %xmm7, %xmm11 /* z_27 */
+	pclmulqdq $0x0, %xmm10, %xmm11 /* lo_27 = clmul(z_27, h_27) */
+	pxor %xmm11, %xmm8 /* lo_sum_acc_20 = xor(lo_26, lo_27) */
+	pxor %xmm8, %xmm5 /* lo_sum_acc_25 = xor(lo_sum_acc_19, lo_sum_acc_20) */
+	movdqa %xmm7, %xmm8 /* z_27 */
+	pclmulqdq $0x10, %xmm10, %xmm8 /* mid_54 = clmul(z_27, h_27) */
+	movdqa %xmm7, %xmm11 /* z_27 */
+	pclmulqdq $0x1, %xmm10, %xmm11 /* mid_55 = clmul(z_27, h_27) */
+	pclmulqdq $0x11, %xmm10, %xmm7 /* hi_27 = clmul(z_27, h_27) */
+	pxor %xmm11, %xmm8 /* mid_sum_acc_42 = xor(mid_54, mid_55) */
+	pxor %xmm8, %xmm9 /* mid_sum_acc_52 = xor(mid_sum_acc_41, mid_sum_acc_42) */
+	pxor %xmm9, %xmm6 /* mid_sum_acc_57 = xor(mid_sum_acc_51, mid_sum_acc_52) */
+	pxor %xmm7, %xmm4 /* hi_sum_acc_20 = xor(hi_26, hi_27) */
+	pxor %xmm4, %xmm0 /* hi_sum_acc_25 = xor(hi_sum_acc_19, hi_sum_acc_20) */
+	movdqu 448(%r9), %xmm4 /* x_28 = load() */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_reverse16(%rip), %xmm4 /* z_28 = lookup16(x_28, reverse16) */
+	movdqu 192(%r8), %xmm7 /* h_28 = load() */
+	movdqa %xmm4, %xmm8 /* z_28 */
+	pclmulqdq $0x0, %xmm7, %xmm8 /* lo_28 = clmul(z_28, h_28) */
+	movdqa %xmm4, %xmm9 /* z_28 */
+	pclmulqdq $0x10, %xmm7, %xmm9 /* mid_56 = clmul(z_28, h_28) */
+	movdqa %xmm4, %xmm10 /* z_28 */
+	pclmulqdq $0x1, %xmm7, %xmm10 /* mid_57 = clmul(z_28, h_28) */
+	pclmulqdq $0x11, %xmm7, %xmm4 /* hi_28 = clmul(z_28, h_28) */
+	pxor %xmm10, %xmm9 /* mid_sum_acc_43 = xor(mid_56, mid_57) */
+	movdqu 464(%r9), %xmm7 /* x_29 = load() */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_reverse16(%rip), %xmm7 /* z_29 = lookup16(x_29, reverse16) */
+	movdqu 208(%r8), %xmm10 /* h_29 = load() */
+	movdqa %xmm7, %xmm11 /* z_29 */
+	pclmulqdq $0x0, %xmm10, %xmm11 /* lo_29 = clmul(z_29, h_29) */
+	pxor %xmm11, %xmm8 /* lo_sum_acc_21 = xor(lo_28, lo_29) */
+	movdqa %xmm7, %xmm11 /* z_29 */
+	pclmulqdq $0x10, %xmm10, %xmm11 /* mid_58 = clmul(z_29, h_29) */
+	movdqa %xmm7, %xmm12 /* z_29 */
+	pclmulqdq $0x1, %xmm10, %xmm12 /* mid_59 = clmul(z_29, h_29) */
+	pclmulqdq $0x11, %xmm10, %xmm7 /* hi_29 = clmul(z_29, h_29) */
+	pxor %xmm12, %xmm11 /* mid_sum_acc_44 = xor(mid_58, mid_59) */
+	pxor %xmm11, %xmm9 /* mid_sum_acc_53 = xor(mid_sum_acc_43, mid_sum_acc_44) */
+	pxor %xmm7, %xmm4 /* hi_sum_acc_21 = xor(hi_28, hi_29) */
+	movdqu 480(%r9), %xmm7 /* x_30 = load() */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_reverse16(%rip), %xmm7 /* z_30 = lookup16(x_30, reverse16) */
+	movdqu 224(%r8), %xmm10 /* h_30 = load() */
+	movdqa %xmm7, %xmm11 /* z_30 */
+	pclmulqdq $0x0, %xmm10, %xmm11 /* lo_30 = clmul(z_30, h_30) */
+	movdqa %xmm7, %xmm12 /* z_30 */
+	pclmulqdq $0x10, %xmm10, %xmm12 /* mid_60 = clmul(z_30, h_30) */
+	movdqa %xmm7, %xmm13 /* z_30 */
+	pclmulqdq $0x1, %xmm10, %xmm13 /* mid_61 = clmul(z_30, h_30) */
+	pclmulqdq $0x11, %xmm10, %xmm7 /* hi_30 = clmul(z_30, h_30) */
+	pxor %xmm13, %xmm12 /* mid_sum_acc_45 = xor(mid_60, mid_61) */
+	movdqu 496(%r9), %xmm10 /* x_31 = load() */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_reverse16(%rip), %xmm10 /* z_31 = lookup16(x_31, reverse16) */
+	movdqu 240(%r8), %xmm13 /* h_31 = load() */
+	movdqa %xmm10, %xmm14 /* z_31 */
+	pclmulqdq $0x0, %xmm13, %xmm14 /* lo_31 = clmul(z_31, h_31) */
+	pxor %xmm14, %xmm11 /* lo_sum_acc_22 = xor(lo_30, lo_31) */
+	pxor %xmm11, %xmm8 /* lo_sum_acc_26 = xor(lo_sum_acc_21, lo_sum_acc_22) */
+	pxor %xmm8, %xmm5 /* lo_sum_acc_28 = xor(lo_sum_acc_25, lo_sum_acc_26) */
+	pxor %xmm5, %xmm2 /* lo_sum_acc_29 = xor(lo_sum_acc_27, lo_sum_acc_28) */
+	movdqa %xmm10, %xmm5 /* z_31 */
+	pclmulqdq $0x10, %xmm13, %xmm5 /* mid_62 = clmul(z_31, h_31) */
+	movdqa %xmm10, %xmm8 /* z_31 */
+	pclmulqdq $0x1, %xmm13, %xmm8 /* mid_63 = clmul(z_31, h_31) */
+	pclmulqdq $0x11, %xmm13, %xmm10 /* hi_31 = clmul(z_31, h_31) */
+	pxor %xmm8, %xmm5 /* mid_sum_acc_46 = xor(mid_62, mid_63) */
+	pxor %xmm5, %xmm12 /* mid_sum_acc_54 = xor(mid_sum_acc_45, mid_sum_acc_46) */
+	pxor %xmm12, %xmm9 /* mid_sum_acc_58 = xor(mid_sum_acc_53, mid_sum_acc_54) */
+	pxor %xmm9, %xmm6 /* mid_sum_acc_60 = xor(mid_sum_acc_57, mid_sum_acc_58) */
+	pxor %xmm6, %xmm3 /* mid_sum_acc_61 = xor(mid_sum_acc_59, mid_sum_acc_60) */
+	pxor %xmm10, %xmm7 /* hi_sum_acc_22 = xor(hi_30, hi_31) */
+	pxor %xmm7, %xmm4 /* hi_sum_acc_26 = xor(hi_sum_acc_21, hi_sum_acc_22) */
+	pxor %xmm4, %xmm0 /* hi_sum_acc_28 = xor(hi_sum_acc_25, hi_sum_acc_26) */
+	pxor %xmm0, %xmm1 /* hi_sum_acc_29 = xor(hi_sum_acc_27, hi_sum_acc_28) */
+	movdqa %xmm3, %xmm0 /* mid_sum_acc_61 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_half_up(%rip), %xmm0 /* mid_lo_1 = lookup16(mid_sum_acc_61, half_up) */
+	pxor %xmm0, %xmm2 /* s_lo_1 = xor(lo_sum_acc_29, mid_lo_1) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_half_down(%rip), %xmm3 /* mid_hi_1 = lookup16(mid_sum_acc_61, half_down) */
+	pxor %xmm3, %xmm1 /* s_hi_1 = xor(hi_sum_acc_29, mid_hi_1) */
+	movdqa %xmm2, %xmm0 /* s_lo_1 */
+	pclmulqdq $0x0, .Lsm4_byteslice_ssse3_aesni_asm_9_fold(%rip), %xmm0 /* fold_lo_1 = clmul(s_lo_1, fold) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_swap_halves(%rip), %xmm0 /* fold_lo_sw_1 = lookup16(fold_lo_1, swap_halves) */
+	pxor %xmm0, %xmm2 /* v_1 = xor(s_lo_1, fold_lo_sw_1) */
+	movdqa %xmm2, %xmm0 /* v_1 */
+	pclmulqdq $0x11, .Lsm4_byteslice_ssse3_aesni_asm_9_fold(%rip), %xmm0 /* fold_hi_1 = clmul(v_1, fold) */
+	pxor %xmm1, %xmm2 /* v_hi_1 = xor(v_1, s_hi_1) */
+	pxor %xmm0, %xmm2 /* reduced_1 = xor(v_hi_1, fold_hi_1) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_reverse16(%rip), %xmm2 /* y_next = lookup16(reduced_1, reverse16) */
 	movdqu (%rsi), %xmm0 /* ctr_low = bcast128() */
 	movdqa %xmm0, %xmm1 /* ctr_low */
 	psrlw $8, %xmm1 /* ctr_last = shr(ctr_low) */

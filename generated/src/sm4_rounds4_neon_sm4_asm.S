@@ -6,20 +6,20 @@
 
 	.text
 
-/* sm4_rounds4_neon_sm4_ghash_step_asm: ghash_update128_n8, 3 arguments
+/* sm4_rounds4_neon_sm4_ghash_step_asm: ghash_update128_n16, 3 arguments
  *   x0: y
  *   x1: table
  *   x2: msg
  *   x16, x17: a row pointer, an address or a constant's page
  *   vectors: v0-v31 (32 used)
- *   frame: 80 bytes (1 spill slot of 16 bytes, d8, d9, d10, d11, d12, d13, d14, d15 saved)
+ *   frame: 592 bytes (33 spill slots of 16 bytes, d8, d9, d10, d11, d12, d13, d14, d15 saved)
  */
 	.globl sm4_rounds4_neon_sm4_ghash_step_asm
 	.hidden sm4_rounds4_neon_sm4_ghash_step_asm
 	.type sm4_rounds4_neon_sm4_ghash_step_asm, %function
 	.p2align 4
 sm4_rounds4_neon_sm4_ghash_step_asm:
-	sub sp, sp, #80
+	sub sp, sp, #592
 	stp d8, d9, [sp] /* callee-saved: low halves */
 	stp d10, d11, [sp, #16] /* callee-saved: low halves */
 	stp d12, d13, [sp, #32] /* callee-saved: low halves */
@@ -29,7 +29,7 @@ sm4_rounds4_neon_sm4_ghash_step_asm:
 	ldr q1, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_asm_0_reverse16] /* reverse16 = const() */
 	tbl v0.16b, {v0.16b}, v1.16b /* phi_y = lookup16(y_1, reverse16) */
 
-	/* 8 blocks, 1 per register: block i times T_(n - i), products unreduced. */
+	/* 16 blocks, 1 per register: block i times T_(n - i), products unreduced. */
 	ldr q2, [x2] /* x = load() */
 	tbl v2.16b, {v2.16b}, v1.16b /* z = lookup16(x, reverse16) */
 	eor v0.16b, v2.16b, v0.16b /* z1_y = xor(z, phi_y) */
@@ -92,61 +92,221 @@ sm4_rounds4_neon_sm4_ghash_step_asm:
 	ldr q11, [x2, #112] /* x_7 = load() */
 	tbl v11.16b, {v11.16b}, v1.16b /* z_7 = lookup16(x_7, reverse16) */
 	ldr q15, [x1, #112] /* h_7 = load() */
-	pmull v1.1q, v11.1d, v15.1d /* lo_7 = clmul(z_7, h_7) */
-	tbl v4.16b, {v11.16b}, v4.16b /* z_7_swap = lookup16(z_7, swap_halves) */
 	str q31, [sp, #64] /* spill hi_6 */
-	pmull2 v31.1q, v4.2d, v15.2d /* mid_14 = clmul(z_7_swap, h_7) */
-	pmull v4.1q, v4.1d, v15.1d /* mid_15 = clmul(z_7_swap, h_7) */
+	pmull v31.1q, v11.1d, v15.1d /* lo_7 = clmul(z_7, h_7) */
+	str q23, [sp, #80] /* spill hi_4 */
+	tbl v23.16b, {v11.16b}, v4.16b /* z_7_swap = lookup16(z_7, swap_halves) */
+	str q27, [sp, #96] /* spill hi_5 */
+	pmull2 v27.1q, v23.2d, v15.2d /* mid_14 = clmul(z_7_swap, h_7) */
+	pmull v23.1q, v23.1d, v15.1d /* mid_15 = clmul(z_7_swap, h_7) */
 	pmull2 v11.1q, v11.2d, v15.2d /* hi_7 = clmul(z_7, h_7) */
+	ldr q15, [x2, #128] /* x_8 = load() */
+	tbl v15.16b, {v15.16b}, v1.16b /* z_8 = lookup16(x_8, reverse16) */
+	str q11, [sp, #112] /* spill hi_7 */
+	ldr q11, [x1, #128] /* h_8 = load() */
+	str q7, [sp, #128] /* spill hi_2 */
+	pmull v7.1q, v15.1d, v11.1d /* lo_8 = clmul(z_8, h_8) */
+	str q19, [sp, #144] /* spill hi_3 */
+	tbl v19.16b, {v15.16b}, v4.16b /* z_8_swap = lookup16(z_8, swap_halves) */
+	str q0, [sp, #160] /* spill hi */
+	pmull2 v0.1q, v19.2d, v11.2d /* mid_16 = clmul(z_8_swap, h_8) */
+	pmull v19.1q, v19.1d, v11.1d /* mid_17 = clmul(z_8_swap, h_8) */
+	pmull2 v11.1q, v15.2d, v11.2d /* hi_8 = clmul(z_8, h_8) */
+	ldr q15, [x2, #144] /* x_9 = load() */
+	tbl v15.16b, {v15.16b}, v1.16b /* z_9 = lookup16(x_9, reverse16) */
+	str q11, [sp, #176] /* spill hi_8 */
+	ldr q11, [x1, #144] /* h_9 = load() */
+	str q2, [sp, #192] /* spill hi_1 */
+	pmull v2.1q, v15.1d, v11.1d /* lo_9 = clmul(z_9, h_9) */
+	str q0, [sp, #208] /* spill mid_16 */
+	tbl v0.16b, {v15.16b}, v4.16b /* z_9_swap = lookup16(z_9, swap_halves) */
+	str q19, [sp, #224] /* spill mid_17 */
+	pmull2 v19.1q, v0.2d, v11.2d /* mid_18 = clmul(z_9_swap, h_9) */
+	pmull v0.1q, v0.1d, v11.1d /* mid_19 = clmul(z_9_swap, h_9) */
+	pmull2 v11.1q, v15.2d, v11.2d /* hi_9 = clmul(z_9, h_9) */
+	ldr q15, [x2, #160] /* x_10 = load() */
+	tbl v15.16b, {v15.16b}, v1.16b /* z_10 = lookup16(x_10, reverse16) */
+	str q11, [sp, #240] /* spill hi_9 */
+	ldr q11, [x1, #160] /* h_10 = load() */
+	str q0, [sp, #256] /* spill mid_19 */
+	pmull v0.1q, v15.1d, v11.1d /* lo_10 = clmul(z_10, h_10) */
+	str q19, [sp, #272] /* spill mid_18 */
+	tbl v19.16b, {v15.16b}, v4.16b /* z_10_swap = lookup16(z_10, swap_halves) */
+	str q23, [sp, #288] /* spill mid_15 */
+	pmull2 v23.1q, v19.2d, v11.2d /* mid_20 = clmul(z_10_swap, h_10) */
+	pmull v19.1q, v19.1d, v11.1d /* mid_21 = clmul(z_10_swap, h_10) */
+	pmull2 v11.1q, v15.2d, v11.2d /* hi_10 = clmul(z_10, h_10) */
+	ldr q15, [x2, #176] /* x_11 = load() */
+	tbl v15.16b, {v15.16b}, v1.16b /* z_11 = lookup16(x_11, reverse16) */
+	str q11, [sp, #304] /* spill hi_10 */
+	ldr q11, [x1, #176] /* h_11 = load() */
+	str q19, [sp, #320] /* spill mid_21 */
+	pmull v19.1q, v15.1d, v11.1d /* lo_11 = clmul(z_11, h_11) */
+	str q23, [sp, #336] /* spill mid_20 */
+	tbl v23.16b, {v15.16b}, v4.16b /* z_11_swap = lookup16(z_11, swap_halves) */
+	str q27, [sp, #352] /* spill mid_14 */
+	pmull2 v27.1q, v23.2d, v11.2d /* mid_22 = clmul(z_11_swap, h_11) */
+	pmull v23.1q, v23.1d, v11.1d /* mid_23 = clmul(z_11_swap, h_11) */
+	pmull2 v11.1q, v15.2d, v11.2d /* hi_11 = clmul(z_11, h_11) */
+	ldr q15, [x2, #192] /* x_12 = load() */
+	tbl v15.16b, {v15.16b}, v1.16b /* z_12 = lookup16(x_12, reverse16) */
+	str q11, [sp, #368] /* spill hi_11 */
+	ldr q11, [x1, #192] /* h_12 = load() */
+	str q23, [sp, #384] /* spill mid_23 */
+	pmull v23.1q, v15.1d, v11.1d /* lo_12 = clmul(z_12, h_12) */
+	str q27, [sp, #400] /* spill mid_22 */
+	tbl v27.16b, {v15.16b}, v4.16b /* z_12_swap = lookup16(z_12, swap_halves) */
+	str q13, [sp, #416] /* spill mid_13 */
+	pmull2 v13.1q, v27.2d, v11.2d /* mid_24 = clmul(z_12_swap, h_12) */
+	pmull v27.1q, v27.1d, v11.1d /* mid_25 = clmul(z_12_swap, h_12) */
+	pmull2 v11.1q, v15.2d, v11.2d /* hi_12 = clmul(z_12, h_12) */
+	ldr q15, [x2, #208] /* x_13 = load() */
+	tbl v15.16b, {v15.16b}, v1.16b /* z_13 = lookup16(x_13, reverse16) */
+	str q11, [sp, #432] /* spill hi_12 */
+	ldr q11, [x1, #208] /* h_13 = load() */
+	str q27, [sp, #448] /* spill mid_25 */
+	pmull v27.1q, v15.1d, v11.1d /* lo_13 = clmul(z_13, h_13) */
+	str q13, [sp, #464] /* spill mid_24 */
+	tbl v13.16b, {v15.16b}, v4.16b /* z_13_swap = lookup16(z_13, swap_halves) */
+	str q14, [sp, #480] /* spill mid_12 */
+	pmull2 v14.1q, v13.2d, v11.2d /* mid_26 = clmul(z_13_swap, h_13) */
+	pmull v13.1q, v13.1d, v11.1d /* mid_27 = clmul(z_13_swap, h_13) */
+	pmull2 v11.1q, v15.2d, v11.2d /* hi_13 = clmul(z_13, h_13) */
+	ldr q15, [x2, #224] /* x_14 = load() */
+	tbl v15.16b, {v15.16b}, v1.16b /* z_14 = lookup16(x_14, reverse16) */
+	str q11, [sp, #496] /* spill hi_13 */
+	ldr q11, [x1, #224] /* h_14 = load() */
+	str q13, [sp, #512] /* spill mid_27 */
+	pmull v13.1q, v15.1d, v11.1d /* lo_14 = clmul(z_14, h_14) */
+	str q14, [sp, #528] /* spill mid_26 */
+	tbl v14.16b, {v15.16b}, v4.16b /* z_14_swap = lookup16(z_14, swap_halves) */
+	str q9, [sp, #544] /* spill mid_11 */
+	pmull2 v9.1q, v14.2d, v11.2d /* mid_28 = clmul(z_14_swap, h_14) */
+	pmull v14.1q, v14.1d, v11.1d /* mid_29 = clmul(z_14_swap, h_14) */
+	pmull2 v11.1q, v15.2d, v11.2d /* hi_14 = clmul(z_14, h_14) */
+	ldr q15, [x2, #240] /* x_15 = load() */
+	tbl v15.16b, {v15.16b}, v1.16b /* z_15 = lookup16(x_15, reverse16) */
+	ldr q1, [x1, #240] /* h_15 = load() */
+	str q11, [sp, #560] /* spill hi_14 */
+	pmull v11.1q, v15.1d, v1.1d /* lo_15 = clmul(z_15, h_15) */
+	tbl v4.16b, {v15.16b}, v4.16b /* z_15_swap = lookup16(z_15, swap_halves) */
+	str q9, [sp, #576] /* spill mid_28 */
+	pmull2 v9.1q, v4.2d, v1.2d /* mid_30 = clmul(z_15_swap, h_15) */
+	pmull v4.1q, v4.1d, v1.1d /* mid_31 = clmul(z_15_swap, h_15) */
+	pmull2 v1.1q, v15.2d, v1.2d /* hi_15 = clmul(z_15, h_15) */
 
 	/* The sums, then S's halves, their blocks added, and one reduction. */
 	eor v3.16b, v3.16b, v16.16b /* lo_sum_acc = xor(lo, lo_1) */
 	eor v16.16b, v20.16b, v24.16b /* lo_sum_acc_1 = xor(lo_2, lo_3) */
 	eor v20.16b, v28.16b, v8.16b /* lo_sum_acc_2 = xor(lo_4, lo_5) */
-	eor v1.16b, v12.16b, v1.16b /* lo_sum_acc_3 = xor(lo_6, lo_7) */
-	eor v3.16b, v3.16b, v16.16b /* lo_sum_acc_4 = xor(lo_sum_acc, lo_sum_acc_1) */
-	eor v1.16b, v20.16b, v1.16b /* lo_sum_acc_5 = xor(lo_sum_acc_2, lo_sum_acc_3) */
-	eor v1.16b, v3.16b, v1.16b /* lo_sum_acc_6 = xor(lo_sum_acc_4, lo_sum_acc_5) */
-	eor v3.16b, v6.16b, v5.16b /* mid_sum_acc = xor(mid, mid_1) */
-	eor v5.16b, v18.16b, v17.16b /* mid_sum_acc_1 = xor(mid_2, mid_3) */
-	eor v6.16b, v22.16b, v21.16b /* mid_sum_acc_2 = xor(mid_4, mid_5) */
-	eor v16.16b, v26.16b, v25.16b /* mid_sum_acc_3 = xor(mid_6, mid_7) */
-	eor v17.16b, v30.16b, v29.16b /* mid_sum_acc_4 = xor(mid_8, mid_9) */
-	eor v18.16b, v10.16b, v9.16b /* mid_sum_acc_5 = xor(mid_10, mid_11) */
-	eor v20.16b, v14.16b, v13.16b /* mid_sum_acc_6 = xor(mid_12, mid_13) */
-	eor v4.16b, v31.16b, v4.16b /* mid_sum_acc_7 = xor(mid_14, mid_15) */
-	eor v3.16b, v3.16b, v5.16b /* mid_sum_acc_8 = xor(mid_sum_acc, mid_sum_acc_1) */
-	eor v5.16b, v6.16b, v16.16b /* mid_sum_acc_9 = xor(mid_sum_acc_2, mid_sum_acc_3) */
-	eor v6.16b, v17.16b, v18.16b /* mid_sum_acc_10 = xor(mid_sum_acc_4, mid_sum_acc_5) */
-	eor v4.16b, v20.16b, v4.16b /* mid_sum_acc_11 = xor(mid_sum_acc_6, mid_sum_acc_7) */
-	eor v3.16b, v3.16b, v5.16b /* mid_sum_acc_12 = xor(mid_sum_acc_8, mid_sum_acc_9) */
-	eor v4.16b, v6.16b, v4.16b /* mid_sum_acc_13 = xor(mid_sum_acc_10, mid_sum_acc_11) */
-	eor v3.16b, v3.16b, v4.16b /* mid_sum_acc_14 = xor(mid_sum_acc_12, mid_sum_acc_13) */
-	eor v0.16b, v0.16b, v2.16b /* hi_sum_acc = xor(hi, hi_1) */
-	eor v2.16b, v7.16b, v19.16b /* hi_sum_acc_1 = xor(hi_2, hi_3) */
-	eor v4.16b, v23.16b, v27.16b /* hi_sum_acc_2 = xor(hi_4, hi_5) */
-	ldr q5, [sp, #64] /* reload hi_6 */
-	eor v5.16b, v5.16b, v11.16b /* hi_sum_acc_3 = xor(hi_6, hi_7) */
-	eor v0.16b, v0.16b, v2.16b /* hi_sum_acc_4 = xor(hi_sum_acc, hi_sum_acc_1) */
-	eor v2.16b, v4.16b, v5.16b /* hi_sum_acc_5 = xor(hi_sum_acc_2, hi_sum_acc_3) */
-	eor v0.16b, v0.16b, v2.16b /* hi_sum_acc_6 = xor(hi_sum_acc_4, hi_sum_acc_5) */
+	eor v24.16b, v12.16b, v31.16b /* lo_sum_acc_3 = xor(lo_6, lo_7) */
+	eor v2.16b, v7.16b, v2.16b /* lo_sum_acc_4 = xor(lo_8, lo_9) */
+	eor v0.16b, v0.16b, v19.16b /* lo_sum_acc_5 = xor(lo_10, lo_11) */
+	eor v7.16b, v23.16b, v27.16b /* lo_sum_acc_6 = xor(lo_12, lo_13) */
+	eor v19.16b, v13.16b, v11.16b /* lo_sum_acc_7 = xor(lo_14, lo_15) */
+	eor v3.16b, v3.16b, v16.16b /* lo_sum_acc_8 = xor(lo_sum_acc, lo_sum_acc_1) */
+	eor v16.16b, v20.16b, v24.16b /* lo_sum_acc_9 = xor(lo_sum_acc_2, lo_sum_acc_3) */
+	eor v0.16b, v2.16b, v0.16b /* lo_sum_acc_10 = xor(lo_sum_acc_4, lo_sum_acc_5) */
+	eor v2.16b, v7.16b, v19.16b /* lo_sum_acc_11 = xor(lo_sum_acc_6, lo_sum_acc_7) */
+	eor v3.16b, v3.16b, v16.16b /* lo_sum_acc_12 = xor(lo_sum_acc_8, lo_sum_acc_9) */
+	eor v0.16b, v0.16b, v2.16b /* lo_sum_acc_13 = xor(lo_sum_acc_10, lo_sum_acc_11) */
+	eor v0.16b, v3.16b, v0.16b /* lo_sum_acc_14 = xor(lo_sum_acc_12, lo_sum_acc_13) */
+	eor v2.16b, v6.16b, v5.16b /* mid_sum_acc = xor(mid, mid_1) */
+	eor v3.16b, v18.16b, v17.16b /* mid_sum_acc_1 = xor(mid_2, mid_3) */
+	eor v5.16b, v22.16b, v21.16b /* mid_sum_acc_2 = xor(mid_4, mid_5) */
+	eor v6.16b, v26.16b, v25.16b /* mid_sum_acc_3 = xor(mid_6, mid_7) */
+	eor v7.16b, v30.16b, v29.16b /* mid_sum_acc_4 = xor(mid_8, mid_9) */
+	ldr q16, [sp, #544] /* reload mid_11 */
+	eor v16.16b, v10.16b, v16.16b /* mid_sum_acc_5 = xor(mid_10, mid_11) */
+	ldr q17, [sp, #480] /* reload mid_12 */
+	ldr q18, [sp, #416] /* reload mid_13 */
+	eor v17.16b, v17.16b, v18.16b /* mid_sum_acc_6 = xor(mid_12, mid_13) */
+	ldr q18, [sp, #352] /* reload mid_14 */
+	ldr q19, [sp, #288] /* reload mid_15 */
+	eor v18.16b, v18.16b, v19.16b /* mid_sum_acc_7 = xor(mid_14, mid_15) */
+	ldr q19, [sp, #208] /* reload mid_16 */
+	ldr q20, [sp, #224] /* reload mid_17 */
+	eor v19.16b, v19.16b, v20.16b /* mid_sum_acc_8 = xor(mid_16, mid_17) */
+	ldr q20, [sp, #272] /* reload mid_18 */
+	ldr q21, [sp, #256] /* reload mid_19 */
+	eor v20.16b, v20.16b, v21.16b /* mid_sum_acc_9 = xor(mid_18, mid_19) */
+	ldr q21, [sp, #336] /* reload mid_20 */
+	ldr q22, [sp, #320] /* reload mid_21 */
+	eor v21.16b, v21.16b, v22.16b /* mid_sum_acc_10 = xor(mid_20, mid_21) */
+	ldr q22, [sp, #400] /* reload mid_22 */
+	ldr q23, [sp, #384] /* reload mid_23 */
+	eor v22.16b, v22.16b, v23.16b /* mid_sum_acc_11 = xor(mid_22, mid_23) */
+	ldr q23, [sp, #464] /* reload mid_24 */
+	ldr q24, [sp, #448] /* reload mid_25 */
+	eor v23.16b, v23.16b, v24.16b /* mid_sum_acc_12 = xor(mid_24, mid_25) */
+	ldr q24, [sp, #528] /* reload mid_26 */
+	ldr q25, [sp, #512] /* reload mid_27 */
+	eor v24.16b, v24.16b, v25.16b /* mid_sum_acc_13 = xor(mid_26, mid_27) */
+	ldr q25, [sp, #576] /* reload mid_28 */
+	eor v25.16b, v25.16b, v14.16b /* mid_sum_acc_14 = xor(mid_28, mid_29) */
+	eor v4.16b, v9.16b, v4.16b /* mid_sum_acc_15 = xor(mid_30, mid_31) */
+	eor v2.16b, v2.16b, v3.16b /* mid_sum_acc_16 = xor(mid_sum_acc, mid_sum_acc_1) */
+	eor v3.16b, v5.16b, v6.16b /* mid_sum_acc_17 = xor(mid_sum_acc_2, mid_sum_acc_3) */
+	eor v5.16b, v7.16b, v16.16b /* mid_sum_acc_18 = xor(mid_sum_acc_4, mid_sum_acc_5) */
+	eor v6.16b, v17.16b, v18.16b /* mid_sum_acc_19 = xor(mid_sum_acc_6, mid_sum_acc_7) */
+	eor v7.16b, v19.16b, v20.16b /* mid_sum_acc_20 = xor(mid_sum_acc_8, mid_sum_acc_9) */
+	eor v16.16b, v21.16b, v22.16b /* mid_sum_acc_21 = xor(mid_sum_acc_10, mid_sum_acc_11) */
+	eor v17.16b, v23.16b, v24.16b /* mid_sum_acc_22 = xor(mid_sum_acc_12, mid_sum_acc_13) */
+	eor v4.16b, v25.16b, v4.16b /* mid_sum_acc_23 = xor(mid_sum_acc_14, mid_sum_acc_15) */
+	eor v2.16b, v2.16b, v3.16b /* mid_sum_acc_24 = xor(mid_sum_acc_16, mid_sum_acc_17) */
+	eor v3.16b, v5.16b, v6.16b /* mid_sum_acc_25 = xor(mid_sum_acc_18, mid_sum_acc_19) */
+	eor v5.16b, v7.16b, v16.16b /* mid_sum_acc_26 = xor(mid_sum_acc_20, mid_sum_acc_21) */
+	eor v4.16b, v17.16b, v4.16b /* mid_sum_acc_27 = xor(mid_sum_acc_22, mid_sum_acc_23) */
+	eor v2.16b, v2.16b, v3.16b /* mid_sum_acc_28 = xor(mid_sum_acc_24, mid_sum_acc_25) */
+	eor v3.16b, v5.16b, v4.16b /* mid_sum_acc_29 = xor(mid_sum_acc_26, mid_sum_acc_27) */
+	eor v2.16b, v2.16b, v3.16b /* mid_sum_acc_30 = xor(mid_sum_acc_28, mid_sum_acc_29) */
+	ldr q3, [sp, #160] /* reload hi */
+	ldr q4, [sp, #192] /* reload hi_1 */
+	eor v3.16b, v3.16b, v4.16b /* hi_sum_acc = xor(hi, hi_1) */
+	ldr q4, [sp, #128] /* reload hi_2 */
+	ldr q5, [sp, #144] /* reload hi_3 */
+	eor v4.16b, v4.16b, v5.16b /* hi_sum_acc_1 = xor(hi_2, hi_3) */
+	ldr q5, [sp, #80] /* reload hi_4 */
+	ldr q6, [sp, #96] /* reload hi_5 */
+	eor v5.16b, v5.16b, v6.16b /* hi_sum_acc_2 = xor(hi_4, hi_5) */
+	ldr q6, [sp, #64] /* reload hi_6 */
+	ldr q7, [sp, #112] /* reload hi_7 */
+	eor v6.16b, v6.16b, v7.16b /* hi_sum_acc_3 = xor(hi_6, hi_7) */
+	ldr q7, [sp, #176] /* reload hi_8 */
+	ldr q16, [sp, #240] /* reload hi_9 */
+	eor v7.16b, v7.16b, v16.16b /* hi_sum_acc_4 = xor(hi_8, hi_9) */
+	ldr q16, [sp, #304] /* reload hi_10 */
+	ldr q17, [sp, #368] /* reload hi_11 */
+	eor v16.16b, v16.16b, v17.16b /* hi_sum_acc_5 = xor(hi_10, hi_11) */
+	ldr q17, [sp, #432] /* reload hi_12 */
+	ldr q18, [sp, #496] /* reload hi_13 */
+	eor v17.16b, v17.16b, v18.16b /* hi_sum_acc_6 = xor(hi_12, hi_13) */
+	ldr q18, [sp, #560] /* reload hi_14 */
+	eor v1.16b, v18.16b, v1.16b /* hi_sum_acc_7 = xor(hi_14, hi_15) */
+	eor v3.16b, v3.16b, v4.16b /* hi_sum_acc_8 = xor(hi_sum_acc, hi_sum_acc_1) */
+	eor v4.16b, v5.16b, v6.16b /* hi_sum_acc_9 = xor(hi_sum_acc_2, hi_sum_acc_3) */
+	eor v5.16b, v7.16b, v16.16b /* hi_sum_acc_10 = xor(hi_sum_acc_4, hi_sum_acc_5) */
+	eor v1.16b, v17.16b, v1.16b /* hi_sum_acc_11 = xor(hi_sum_acc_6, hi_sum_acc_7) */
+	eor v3.16b, v3.16b, v4.16b /* hi_sum_acc_12 = xor(hi_sum_acc_8, hi_sum_acc_9) */
+	eor v1.16b, v5.16b, v1.16b /* hi_sum_acc_13 = xor(hi_sum_acc_10, hi_sum_acc_11) */
+	eor v1.16b, v3.16b, v1.16b /* hi_sum_acc_14 = xor(hi_sum_acc_12, hi_sum_acc_13) */
 	adrp x17, .Lsm4_rounds4_neon_sm4_asm_0_half_up
-	ldr q2, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_asm_0_half_up] /* half_up = const() */
-	tbl v2.16b, {v3.16b}, v2.16b /* mid_lo = lookup16(mid_sum_acc_14, half_up) */
-	eor v1.16b, v1.16b, v2.16b /* s_lo = xor(lo_sum_acc_6, mid_lo) */
+	ldr q3, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_asm_0_half_up] /* half_up = const() */
+	tbl v3.16b, {v2.16b}, v3.16b /* mid_lo = lookup16(mid_sum_acc_30, half_up) */
+	eor v0.16b, v0.16b, v3.16b /* s_lo = xor(lo_sum_acc_14, mid_lo) */
 	adrp x17, .Lsm4_rounds4_neon_sm4_asm_0_half_down
-	ldr q2, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_asm_0_half_down] /* half_down = const() */
-	tbl v2.16b, {v3.16b}, v2.16b /* mid_hi = lookup16(mid_sum_acc_14, half_down) */
-	eor v0.16b, v0.16b, v2.16b /* s_hi = xor(hi_sum_acc_6, mid_hi) */
+	ldr q3, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_asm_0_half_down] /* half_down = const() */
+	tbl v2.16b, {v2.16b}, v3.16b /* mid_hi = lookup16(mid_sum_acc_30, half_down) */
+	eor v1.16b, v1.16b, v2.16b /* s_hi = xor(hi_sum_acc_14, mid_hi) */
 	adrp x17, .Lsm4_rounds4_neon_sm4_asm_0_fold
 	ldr q2, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_asm_0_fold] /* fold = const() */
-	pmull v3.1q, v1.1d, v2.1d /* fold_lo = clmul(s_lo, fold) */
+	pmull v3.1q, v0.1d, v2.1d /* fold_lo = clmul(s_lo, fold) */
 	adrp x17, .Lsm4_rounds4_neon_sm4_asm_0_swap_halves
 	ldr q4, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_asm_0_swap_halves] /* swap_halves = const() */
 	tbl v3.16b, {v3.16b}, v4.16b /* fold_lo_sw = lookup16(fold_lo, swap_halves) */
-	eor v1.16b, v1.16b, v3.16b /* v = xor(s_lo, fold_lo_sw) */
-	pmull2 v2.1q, v1.2d, v2.2d /* fold_hi = clmul(v, fold) */
-	eor v0.16b, v1.16b, v0.16b /* v_hi = xor(v, s_hi) */
+	eor v0.16b, v0.16b, v3.16b /* v = xor(s_lo, fold_lo_sw) */
+	pmull2 v2.1q, v0.2d, v2.2d /* fold_hi = clmul(v, fold) */
+	eor v0.16b, v0.16b, v1.16b /* v_hi = xor(v, s_hi) */
 	eor v0.16b, v0.16b, v2.16b /* reduced = xor(v_hi, fold_hi) */
 	adrp x17, .Lsm4_rounds4_neon_sm4_asm_0_reverse16
 	ldr q1, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_asm_0_reverse16] /* reverse16 = const() */
@@ -156,7 +316,7 @@ sm4_rounds4_neon_sm4_ghash_step_asm:
 	ldp d10, d11, [sp, #16]
 	ldp d12, d13, [sp, #32]
 	ldp d14, d15, [sp, #48]
-	add sp, sp, #80
+	add sp, sp, #592
 	ret
 	.size sm4_rounds4_neon_sm4_ghash_step_asm, .-sm4_rounds4_neon_sm4_ghash_step_asm
 

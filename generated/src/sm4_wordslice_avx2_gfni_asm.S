@@ -5,12 +5,12 @@
 
 	.text
 
-/* sm4_wordslice_avx2_gfni_ghash_step_asm: ghash_update256_n8, 3 arguments
+/* sm4_wordslice_avx2_gfni_ghash_step_asm: ghash_update256_n16, 3 arguments
  *   %rdi: y
  *   %rsi: table
  *   %rdx: msg
  *   ymm0-15: vectors, as allocated (16 used)
- *   frame: 128 bytes (1 spill slot of 32 bytes)
+ *   frame: 640 bytes (17 spill slots of 32 bytes)
  */
 	.globl sm4_wordslice_avx2_gfni_ghash_step_asm
 	.hidden sm4_wordslice_avx2_gfni_ghash_step_asm
@@ -20,12 +20,12 @@ sm4_wordslice_avx2_gfni_ghash_step_asm:
 	push %rbp
 	mov %rsp, %rbp
 	and $-64, %rsp
-	sub $128, %rsp
+	sub $640, %rsp
 	vbroadcasti128 (%rdi), %ymm0 /* y_1 = bcast128() */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_reverse16(%rip), %ymm0, %ymm0 /* phi_y = lookup16(y_1, reverse16) */
 	vpand .Lsm4_wordslice_avx2_gfni_asm_0_first_block(%rip), %ymm0, %ymm0 /* y1 = and(phi_y, first_block) */
 
-	/* 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
+	/* 16 blocks, 2 per register: block i times T_(n - i), products unreduced. */
 	vmovdqu (%rdx), %ymm1 /* x = load() */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_reverse16(%rip), %ymm1, %ymm1 /* z = lookup16(x, reverse16) */
 	vpxor %ymm0, %ymm1, %ymm0 /* z1_y = xor(z, y1) */
@@ -248,31 +248,290 @@ sm4_wordslice_avx2_gfni_ghash_step_asm:
 #else
 	vpclmulqdq $0x11, %ymm13, %ymm9, %ymm9 /* hi_3 = clmul(z_3, h_3) */
 #endif
+	vmovdqu 128(%rdx), %ymm13 /* x_4 = load() */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_reverse16(%rip), %ymm13, %ymm13 /* z_4 = lookup16(x_4, reverse16) */
+	vmovdqa %ymm9, 96(%rsp) /* spill hi_3 */
+	vmovdqu 128(%rsi), %ymm9 /* h_4 = load() */
+	vmovdqa %ymm0, 128(%rsp) /* spill hi */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vpclmulqdq $0x0, 32(%rsp), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vpclmulqdq $0x0, 48(%rsp), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm0 /* lo_4 = clmul(z_4, h_4) */
+#endif
+	vmovdqa %ymm1, 160(%rsp) /* spill hi_1 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm1
+	vpclmulqdq $0x10, 32(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm1
+	vpclmulqdq $0x10, 48(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm1
+#else
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm1 /* mid_8 = clmul(z_4, h_4) */
+#endif
+	vmovdqa %ymm1, 192(%rsp) /* spill mid_8 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm1
+	vpclmulqdq $0x1, 32(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm1
+	vpclmulqdq $0x1, 48(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm1
+#else
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm1 /* mid_9 = clmul(z_4, h_4) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm9
+	vpclmulqdq $0x11, 32(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm9
+	vpclmulqdq $0x11, 48(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm9
+#else
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_4 = clmul(z_4, h_4) */
+#endif
+	vmovdqu 160(%rdx), %ymm13 /* x_5 = load() */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_reverse16(%rip), %ymm13, %ymm13 /* z_5 = lookup16(x_5, reverse16) */
+	vmovdqa %ymm9, 224(%rsp) /* spill hi_4 */
+	vmovdqu 160(%rsi), %ymm9 /* h_5 = load() */
+	vmovdqa %ymm1, 256(%rsp) /* spill mid_9 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm1
+	vpclmulqdq $0x0, 32(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm1
+	vpclmulqdq $0x0, 48(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm1
+#else
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm1 /* lo_5 = clmul(z_5, h_5) */
+#endif
+	vmovdqa %ymm5, 288(%rsp) /* spill mid_7 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x10, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x10, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm5 /* mid_10 = clmul(z_5, h_5) */
+#endif
+	vmovdqa %ymm5, 320(%rsp) /* spill mid_10 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x1, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x1, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm5 /* mid_11 = clmul(z_5, h_5) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm9
+	vpclmulqdq $0x11, 32(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm9
+	vpclmulqdq $0x11, 48(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm9
+#else
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_5 = clmul(z_5, h_5) */
+#endif
+	vmovdqu 192(%rdx), %ymm13 /* x_6 = load() */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_reverse16(%rip), %ymm13, %ymm13 /* z_6 = lookup16(x_6, reverse16) */
+	vmovdqa %ymm9, 352(%rsp) /* spill hi_5 */
+	vmovdqu 192(%rsi), %ymm9 /* h_6 = load() */
+	vmovdqa %ymm5, 384(%rsp) /* spill mid_11 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x0, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x0, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm5 /* lo_6 = clmul(z_6, h_6) */
+#endif
+	vmovdqa %ymm15, 416(%rsp) /* spill mid_6 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm15
+	vpclmulqdq $0x10, 32(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm15
+	vpclmulqdq $0x10, 48(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm15
+#else
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm15 /* mid_12 = clmul(z_6, h_6) */
+#endif
+	vmovdqa %ymm15, 448(%rsp) /* spill mid_12 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm15
+	vpclmulqdq $0x1, 32(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm15
+	vpclmulqdq $0x1, 48(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm15
+#else
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm15 /* mid_13 = clmul(z_6, h_6) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm9
+	vpclmulqdq $0x11, 32(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm9
+	vpclmulqdq $0x11, 48(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm9
+#else
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_6 = clmul(z_6, h_6) */
+#endif
+	vmovdqu 224(%rdx), %ymm13 /* x_7 = load() */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_reverse16(%rip), %ymm13, %ymm13 /* z_7 = lookup16(x_7, reverse16) */
+	vmovdqa %ymm9, 480(%rsp) /* spill hi_6 */
+	vmovdqu 224(%rsi), %ymm9 /* h_7 = load() */
+	vmovdqa %ymm15, 512(%rsp) /* spill mid_13 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm15
+	vpclmulqdq $0x0, 32(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm15
+	vpclmulqdq $0x0, 48(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm15
+#else
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm15 /* lo_7 = clmul(z_7, h_7) */
+#endif
+	vmovdqa %ymm11, 544(%rsp) /* spill mid_4 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm11
+	vpclmulqdq $0x10, 32(%rsp), %xmm11, %xmm11
+	vmovdqu %xmm11, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm11
+	vpclmulqdq $0x10, 48(%rsp), %xmm11, %xmm11
+	vmovdqu %xmm11, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm11
+#else
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm11 /* mid_14 = clmul(z_7, h_7) */
+#endif
+	vmovdqa %ymm11, 576(%rsp) /* spill mid_14 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm11
+	vpclmulqdq $0x1, 32(%rsp), %xmm11, %xmm11
+	vmovdqu %xmm11, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm11
+	vpclmulqdq $0x1, 48(%rsp), %xmm11, %xmm11
+	vmovdqu %xmm11, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm11
+#else
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm11 /* mid_15 = clmul(z_7, h_7) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm9
+	vpclmulqdq $0x11, 32(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm9
+	vpclmulqdq $0x11, 48(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm9
+#else
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_7 = clmul(z_7, h_7) */
+#endif
 
 	/* The sums, then S's halves, their blocks added, and one reduction. */
 	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc = xor(lo, lo_1) */
 	vpxor %ymm14, %ymm10, %ymm6 /* lo_sum_acc_1 = xor(lo_2, lo_3) */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_2 = xor(lo_sum_acc, lo_sum_acc_1) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc = xor(mid, mid_1) */
-	vpxor %ymm8, %ymm7, %ymm4 /* mid_sum_acc_1 = xor(mid_2, mid_3) */
-	vpxor %ymm12, %ymm11, %ymm6 /* mid_sum_acc_2 = xor(mid_4, mid_5) */
-	vpxor %ymm5, %ymm15, %ymm5 /* mid_sum_acc_3 = xor(mid_6, mid_7) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_4 = xor(mid_sum_acc, mid_sum_acc_1) */
-	vpxor %ymm5, %ymm6, %ymm4 /* mid_sum_acc_5 = xor(mid_sum_acc_2, mid_sum_acc_3) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_6 = xor(mid_sum_acc_4, mid_sum_acc_5) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc = xor(hi, hi_1) */
-	vpxor 64(%rsp), %ymm9, %ymm1 /* hi_sum_acc_1 = xor(hi_3, hi_2) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_2 = xor(hi_sum_acc, hi_sum_acc_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_half_up(%rip), %ymm3, %ymm1 /* mid_lo = lookup16(mid_sum_acc_6, half_up) */
-	vpxor %ymm1, %ymm2, %ymm1 /* s_lo = xor(lo_sum_acc_2, mid_lo) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_half_down(%rip), %ymm3, %ymm2 /* mid_hi = lookup16(mid_sum_acc_6, half_down) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi = xor(hi_sum_acc_2, mid_hi) */
-	vpermq $0x4e, %ymm1, %ymm2 /* s_lo_x = blocks128(s_lo, s_lo) */
-	vpxor %ymm2, %ymm1, %ymm1 /* s_lo_1 = xor(s_lo, s_lo_x) */
-	vpermq $0x4e, %ymm0, %ymm2 /* s_hi_x = blocks128(s_hi, s_hi) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_1 = xor(s_hi, s_hi_x) */
+	vpxor %ymm1, %ymm0, %ymm0 /* lo_sum_acc_2 = xor(lo_4, lo_5) */
+	vpxor %ymm15, %ymm5, %ymm1 /* lo_sum_acc_3 = xor(lo_6, lo_7) */
+	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_4 = xor(lo_sum_acc, lo_sum_acc_1) */
+	vpxor %ymm1, %ymm0, %ymm0 /* lo_sum_acc_5 = xor(lo_sum_acc_2, lo_sum_acc_3) */
+	vpxor %ymm0, %ymm2, %ymm0 /* lo_sum_acc_6 = xor(lo_sum_acc_4, lo_sum_acc_5) */
+	vpxor %ymm4, %ymm3, %ymm1 /* mid_sum_acc = xor(mid, mid_1) */
+	vpxor %ymm8, %ymm7, %ymm2 /* mid_sum_acc_1 = xor(mid_2, mid_3) */
+	vpxor 544(%rsp), %ymm12, %ymm3 /* mid_sum_acc_2 = xor(mid_5, mid_4) */
+	vmovdqa 416(%rsp), %ymm4 /* reload mid_6 */
+	vpxor 288(%rsp), %ymm4, %ymm4 /* mid_sum_acc_3 = xor(mid_6, mid_7) */
+	vmovdqa 192(%rsp), %ymm5 /* reload mid_8 */
+	vpxor 256(%rsp), %ymm5, %ymm5 /* mid_sum_acc_4 = xor(mid_8, mid_9) */
+	vmovdqa 320(%rsp), %ymm6 /* reload mid_10 */
+	vpxor 384(%rsp), %ymm6, %ymm6 /* mid_sum_acc_5 = xor(mid_10, mid_11) */
+	vmovdqa 448(%rsp), %ymm7 /* reload mid_12 */
+	vpxor 512(%rsp), %ymm7, %ymm7 /* mid_sum_acc_6 = xor(mid_12, mid_13) */
+	vpxor 576(%rsp), %ymm11, %ymm8 /* mid_sum_acc_7 = xor(mid_15, mid_14) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_8 = xor(mid_sum_acc, mid_sum_acc_1) */
+	vpxor %ymm4, %ymm3, %ymm2 /* mid_sum_acc_9 = xor(mid_sum_acc_2, mid_sum_acc_3) */
+	vpxor %ymm6, %ymm5, %ymm3 /* mid_sum_acc_10 = xor(mid_sum_acc_4, mid_sum_acc_5) */
+	vpxor %ymm8, %ymm7, %ymm4 /* mid_sum_acc_11 = xor(mid_sum_acc_6, mid_sum_acc_7) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_12 = xor(mid_sum_acc_8, mid_sum_acc_9) */
+	vpxor %ymm4, %ymm3, %ymm2 /* mid_sum_acc_13 = xor(mid_sum_acc_10, mid_sum_acc_11) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_14 = xor(mid_sum_acc_12, mid_sum_acc_13) */
+	vmovdqa 128(%rsp), %ymm2 /* reload hi */
+	vpxor 160(%rsp), %ymm2, %ymm2 /* hi_sum_acc = xor(hi, hi_1) */
+	vmovdqa 64(%rsp), %ymm3 /* reload hi_2 */
+	vpxor 96(%rsp), %ymm3, %ymm3 /* hi_sum_acc_1 = xor(hi_2, hi_3) */
+	vmovdqa 224(%rsp), %ymm4 /* reload hi_4 */
+	vpxor 352(%rsp), %ymm4, %ymm4 /* hi_sum_acc_2 = xor(hi_4, hi_5) */
+	vpxor 480(%rsp), %ymm9, %ymm5 /* hi_sum_acc_3 = xor(hi_7, hi_6) */
+	vpxor %ymm3, %ymm2, %ymm2 /* hi_sum_acc_4 = xor(hi_sum_acc, hi_sum_acc_1) */
+	vpxor %ymm5, %ymm4, %ymm3 /* hi_sum_acc_5 = xor(hi_sum_acc_2, hi_sum_acc_3) */
+	vpxor %ymm3, %ymm2, %ymm2 /* hi_sum_acc_6 = xor(hi_sum_acc_4, hi_sum_acc_5) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_half_up(%rip), %ymm1, %ymm3 /* mid_lo = lookup16(mid_sum_acc_14, half_up) */
+	vpxor %ymm3, %ymm0, %ymm0 /* s_lo = xor(lo_sum_acc_6, mid_lo) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_half_down(%rip), %ymm1, %ymm1 /* mid_hi = lookup16(mid_sum_acc_14, half_down) */
+	vpxor %ymm1, %ymm2, %ymm1 /* s_hi = xor(hi_sum_acc_6, mid_hi) */
+	vpermq $0x4e, %ymm0, %ymm2 /* s_lo_x = blocks128(s_lo, s_lo) */
+	vpxor %ymm2, %ymm0, %ymm0 /* s_lo_1 = xor(s_lo, s_lo_x) */
+	vpermq $0x4e, %ymm1, %ymm2 /* s_hi_x = blocks128(s_hi, s_hi) */
+	vpxor %ymm2, %ymm1, %ymm1 /* s_hi_1 = xor(s_hi, s_hi_x) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
+	vmovdqu %ymm0, 0(%rsp)
 	vmovdqu 0(%rsp), %xmm2
 	vpclmulqdq $0x0, .Lsm4_wordslice_avx2_gfni_asm_0_fold(%rip), %xmm2, %xmm2
 	vmovdqu %xmm2, 0(%rsp)
@@ -281,12 +540,12 @@ sm4_wordslice_avx2_gfni_ghash_step_asm:
 	vmovdqu %xmm2, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm2
 #else
-	vpclmulqdq $0x0, .Lsm4_wordslice_avx2_gfni_asm_0_fold(%rip), %ymm1, %ymm2 /* fold_lo = clmul(s_lo_1, fold) */
+	vpclmulqdq $0x0, .Lsm4_wordslice_avx2_gfni_asm_0_fold(%rip), %ymm0, %ymm2 /* fold_lo = clmul(s_lo_1, fold) */
 #endif
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw = lookup16(fold_lo, swap_halves) */
-	vpxor %ymm2, %ymm1, %ymm1 /* v = xor(s_lo_1, fold_lo_sw) */
+	vpxor %ymm2, %ymm0, %ymm0 /* v = xor(s_lo_1, fold_lo_sw) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
+	vmovdqu %ymm0, 0(%rsp)
 	vmovdqu 0(%rsp), %xmm2
 	vpclmulqdq $0x11, .Lsm4_wordslice_avx2_gfni_asm_0_fold(%rip), %xmm2, %xmm2
 	vmovdqu %xmm2, 0(%rsp)
@@ -295,9 +554,9 @@ sm4_wordslice_avx2_gfni_ghash_step_asm:
 	vmovdqu %xmm2, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm2
 #else
-	vpclmulqdq $0x11, .Lsm4_wordslice_avx2_gfni_asm_0_fold(%rip), %ymm1, %ymm2 /* fold_hi = clmul(v, fold) */
+	vpclmulqdq $0x11, .Lsm4_wordslice_avx2_gfni_asm_0_fold(%rip), %ymm0, %ymm2 /* fold_hi = clmul(v, fold) */
 #endif
-	vpxor %ymm0, %ymm1, %ymm0 /* v_hi = xor(v, s_hi_1) */
+	vpxor %ymm1, %ymm0, %ymm0 /* v_hi = xor(v, s_hi_1) */
 	vpxor %ymm2, %ymm0, %ymm0 /* reduced = xor(v_hi, fold_hi) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_reverse16(%rip), %ymm0, %ymm0 /* y_next = lookup16(reduced, reverse16) */
 	vmovdqu %ymm0, (%rdi) /* store y_next */
@@ -8514,7 +8773,7 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_reverse16(%rip), %ymm0, %ymm0 /* phi_y = lookup16(y_1, reverse16) */
 	vpand .Lsm4_wordslice_avx2_gfni_asm_9_first_block(%rip), %ymm0, %ymm0 /* y1 = and(phi_y, first_block) */
 
-	/* Step 1 of 8: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
+	/* Step 1 of 4: 16 blocks, 2 per register: block i times T_(n - i), products unreduced. */
 	vmovdqu (%r9), %ymm1 /* x = load() */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_reverse16(%rip), %ymm1, %ymm1 /* z = lookup16(x, reverse16) */
 	vpxor %ymm0, %ymm1, %ymm0 /* z1_y = xor(z, y1) */
@@ -8737,189 +8996,204 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 #else
 	vpclmulqdq $0x11, %ymm13, %ymm9, %ymm9 /* hi_3 = clmul(z_3, h_3) */
 #endif
-
-	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc = xor(lo, lo_1) */
-	vpxor %ymm14, %ymm10, %ymm6 /* lo_sum_acc_1 = xor(lo_2, lo_3) */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_2 = xor(lo_sum_acc, lo_sum_acc_1) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc = xor(mid, mid_1) */
-	vpxor %ymm8, %ymm7, %ymm4 /* mid_sum_acc_1 = xor(mid_2, mid_3) */
-	vpxor %ymm12, %ymm11, %ymm6 /* mid_sum_acc_2 = xor(mid_4, mid_5) */
-	vpxor %ymm5, %ymm15, %ymm5 /* mid_sum_acc_3 = xor(mid_6, mid_7) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_4 = xor(mid_sum_acc, mid_sum_acc_1) */
-	vpxor %ymm5, %ymm6, %ymm4 /* mid_sum_acc_5 = xor(mid_sum_acc_2, mid_sum_acc_3) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_6 = xor(mid_sum_acc_4, mid_sum_acc_5) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc = xor(hi, hi_1) */
-	vpxor 64(%rsp), %ymm9, %ymm1 /* hi_sum_acc_1 = xor(hi_3, hi_2) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_2 = xor(hi_sum_acc, hi_sum_acc_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_half_up(%rip), %ymm3, %ymm1 /* mid_lo = lookup16(mid_sum_acc_6, half_up) */
-	vpxor %ymm1, %ymm2, %ymm1 /* s_lo = xor(lo_sum_acc_2, mid_lo) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_half_down(%rip), %ymm3, %ymm2 /* mid_hi = lookup16(mid_sum_acc_6, half_down) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi = xor(hi_sum_acc_2, mid_hi) */
-	vpermq $0x4e, %ymm1, %ymm2 /* s_lo_x = blocks128(s_lo, s_lo) */
-	vpxor %ymm2, %ymm1, %ymm1 /* s_lo_1 = xor(s_lo, s_lo_x) */
-	vpermq $0x4e, %ymm0, %ymm2 /* s_hi_x = blocks128(s_hi, s_hi) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_1 = xor(s_hi, s_hi_x) */
+	vmovdqu 128(%r9), %ymm13 /* x_4 = load() */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_reverse16(%rip), %ymm13, %ymm13 /* z_4 = lookup16(x_4, reverse16) */
+	vmovdqa %ymm9, 96(%rsp) /* spill hi_3 */
+	vmovdqu 128(%r8), %ymm9 /* h_4 = load() */
+	vmovdqa %ymm0, 128(%rsp) /* spill hi */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm2
-	vpclmulqdq $0x0, .Lsm4_wordslice_avx2_gfni_asm_9_fold(%rip), %xmm2, %xmm2
-	vmovdqu %xmm2, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm2
-	vpclmulqdq $0x0, .Lsm4_wordslice_avx2_gfni_asm_9_fold+16(%rip), %xmm2, %xmm2
-	vmovdqu %xmm2, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm2
-#else
-	vpclmulqdq $0x0, .Lsm4_wordslice_avx2_gfni_asm_9_fold(%rip), %ymm1, %ymm2 /* fold_lo = clmul(s_lo_1, fold) */
-#endif
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw = lookup16(fold_lo, swap_halves) */
-	vpxor %ymm2, %ymm1, %ymm1 /* v = xor(s_lo_1, fold_lo_sw) */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm2
-	vpclmulqdq $0x11, .Lsm4_wordslice_avx2_gfni_asm_9_fold(%rip), %xmm2, %xmm2
-	vmovdqu %xmm2, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm2
-	vpclmulqdq $0x11, .Lsm4_wordslice_avx2_gfni_asm_9_fold+16(%rip), %xmm2, %xmm2
-	vmovdqu %xmm2, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm2
-#else
-	vpclmulqdq $0x11, .Lsm4_wordslice_avx2_gfni_asm_9_fold(%rip), %ymm1, %ymm2 /* fold_hi = clmul(v, fold) */
-#endif
-	vpxor %ymm0, %ymm1, %ymm0 /* v_hi = xor(v, s_hi_1) */
-	vpxor %ymm2, %ymm0, %ymm0 /* reduced = xor(v_hi, fold_hi) */
-	vpand .Lsm4_wordslice_avx2_gfni_asm_9_first_block(%rip), %ymm0, %ymm0 /* y1_1 = and(reduced, first_block) */
-
-	/* Step 2 of 8: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
-	vmovdqu 128(%r9), %ymm1 /* x_4 = load() */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_reverse16(%rip), %ymm1, %ymm1 /* z_4 = lookup16(x_4, reverse16) */
-	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_1 = xor(z_4, y1_1) */
-	vmovdqu (%r8), %ymm1 /* h_4 = load() */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm0, 0(%rsp)
-	vmovdqu %ymm1, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm2
-	vpclmulqdq $0x0, 32(%rsp), %xmm2, %xmm2
-	vmovdqu %xmm2, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm2
-	vpclmulqdq $0x0, 48(%rsp), %xmm2, %xmm2
-	vmovdqu %xmm2, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm2
-#else
-	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm2 /* lo_4 = clmul(z1_y_1, h_4) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm0, 0(%rsp)
-	vmovdqu %ymm1, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm3
-	vpclmulqdq $0x10, 32(%rsp), %xmm3, %xmm3
-	vmovdqu %xmm3, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm3
-	vpclmulqdq $0x10, 48(%rsp), %xmm3, %xmm3
-	vmovdqu %xmm3, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm3
-#else
-	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* mid_8 = clmul(z1_y_1, h_4) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm0, 0(%rsp)
-	vmovdqu %ymm1, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm4
-	vpclmulqdq $0x1, 32(%rsp), %xmm4, %xmm4
-	vmovdqu %xmm4, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm4
-	vpclmulqdq $0x1, 48(%rsp), %xmm4, %xmm4
-	vmovdqu %xmm4, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm4
-#else
-	vpclmulqdq $0x1, %ymm1, %ymm0, %ymm4 /* mid_9 = clmul(z1_y_1, h_4) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm0, 0(%rsp)
-	vmovdqu %ymm1, 32(%rsp)
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
 	vmovdqu 0(%rsp), %xmm0
-	vpclmulqdq $0x11, 32(%rsp), %xmm0, %xmm0
+	vpclmulqdq $0x0, 32(%rsp), %xmm0, %xmm0
 	vmovdqu %xmm0, 0(%rsp)
 	vmovdqu 16(%rsp), %xmm0
-	vpclmulqdq $0x11, 48(%rsp), %xmm0, %xmm0
+	vpclmulqdq $0x0, 48(%rsp), %xmm0, %xmm0
 	vmovdqu %xmm0, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm0
 #else
-	vpclmulqdq $0x11, %ymm1, %ymm0, %ymm0 /* hi_4 = clmul(z1_y_1, h_4) */
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm0 /* lo_4 = clmul(z_4, h_4) */
 #endif
-	vmovdqu 160(%r9), %ymm1 /* x_5 = load() */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_reverse16(%rip), %ymm1, %ymm1 /* z_5 = lookup16(x_5, reverse16) */
-	vmovdqu 32(%r8), %ymm5 /* h_5 = load() */
+	vmovdqa %ymm1, 160(%rsp) /* spill hi_1 */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
-	vmovdqu %ymm5, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm6
-	vpclmulqdq $0x0, 32(%rsp), %xmm6, %xmm6
-	vmovdqu %xmm6, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm6
-	vpclmulqdq $0x0, 48(%rsp), %xmm6, %xmm6
-	vmovdqu %xmm6, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm6
-#else
-	vpclmulqdq $0x0, %ymm5, %ymm1, %ymm6 /* lo_5 = clmul(z_5, h_5) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
-	vmovdqu %ymm5, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm7
-	vpclmulqdq $0x10, 32(%rsp), %xmm7, %xmm7
-	vmovdqu %xmm7, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm7
-	vpclmulqdq $0x10, 48(%rsp), %xmm7, %xmm7
-	vmovdqu %xmm7, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm7
-#else
-	vpclmulqdq $0x10, %ymm5, %ymm1, %ymm7 /* mid_10 = clmul(z_5, h_5) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
-	vmovdqu %ymm5, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm8
-	vpclmulqdq $0x1, 32(%rsp), %xmm8, %xmm8
-	vmovdqu %xmm8, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm8
-	vpclmulqdq $0x1, 48(%rsp), %xmm8, %xmm8
-	vmovdqu %xmm8, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm8
-#else
-	vpclmulqdq $0x1, %ymm5, %ymm1, %ymm8 /* mid_11 = clmul(z_5, h_5) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
-	vmovdqu %ymm5, 32(%rsp)
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
 	vmovdqu 0(%rsp), %xmm1
-	vpclmulqdq $0x11, 32(%rsp), %xmm1, %xmm1
+	vpclmulqdq $0x10, 32(%rsp), %xmm1, %xmm1
 	vmovdqu %xmm1, 0(%rsp)
 	vmovdqu 16(%rsp), %xmm1
-	vpclmulqdq $0x11, 48(%rsp), %xmm1, %xmm1
+	vpclmulqdq $0x10, 48(%rsp), %xmm1, %xmm1
 	vmovdqu %xmm1, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm1
 #else
-	vpclmulqdq $0x11, %ymm5, %ymm1, %ymm1 /* hi_5 = clmul(z_5, h_5) */
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm1 /* mid_8 = clmul(z_4, h_4) */
 #endif
-	vmovdqu 192(%r9), %ymm5 /* x_6 = load() */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_reverse16(%rip), %ymm5, %ymm5 /* z_6 = lookup16(x_6, reverse16) */
-	vmovdqu 64(%r8), %ymm9 /* h_6 = load() */
+	vmovdqa %ymm1, 192(%rsp) /* spill mid_8 */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm13, 0(%rsp)
 	vmovdqu %ymm9, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm10
-	vpclmulqdq $0x0, 32(%rsp), %xmm10, %xmm10
-	vmovdqu %xmm10, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm10
-	vpclmulqdq $0x0, 48(%rsp), %xmm10, %xmm10
-	vmovdqu %xmm10, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm10
+	vmovdqu 0(%rsp), %xmm1
+	vpclmulqdq $0x1, 32(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm1
+	vpclmulqdq $0x1, 48(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm1
 #else
-	vpclmulqdq $0x0, %ymm9, %ymm5, %ymm10 /* lo_6 = clmul(z_6, h_6) */
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm1 /* mid_9 = clmul(z_4, h_4) */
 #endif
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm9
+	vpclmulqdq $0x11, 32(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm9
+	vpclmulqdq $0x11, 48(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm9
+#else
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_4 = clmul(z_4, h_4) */
+#endif
+	vmovdqu 160(%r9), %ymm13 /* x_5 = load() */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_reverse16(%rip), %ymm13, %ymm13 /* z_5 = lookup16(x_5, reverse16) */
+	vmovdqa %ymm9, 224(%rsp) /* spill hi_4 */
+	vmovdqu 160(%r8), %ymm9 /* h_5 = load() */
+	vmovdqa %ymm1, 256(%rsp) /* spill mid_9 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm1
+	vpclmulqdq $0x0, 32(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm1
+	vpclmulqdq $0x0, 48(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm1
+#else
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm1 /* lo_5 = clmul(z_5, h_5) */
+#endif
+	vmovdqa %ymm5, 288(%rsp) /* spill mid_7 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x10, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x10, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm5 /* mid_10 = clmul(z_5, h_5) */
+#endif
+	vmovdqa %ymm5, 320(%rsp) /* spill mid_10 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x1, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x1, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm5 /* mid_11 = clmul(z_5, h_5) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm9
+	vpclmulqdq $0x11, 32(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm9
+	vpclmulqdq $0x11, 48(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm9
+#else
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_5 = clmul(z_5, h_5) */
+#endif
+	vmovdqu 192(%r9), %ymm13 /* x_6 = load() */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_reverse16(%rip), %ymm13, %ymm13 /* z_6 = lookup16(x_6, reverse16) */
+	vmovdqa %ymm9, 352(%rsp) /* spill hi_5 */
+	vmovdqu 192(%r8), %ymm9 /* h_6 = load() */
+	vmovdqa %ymm5, 384(%rsp) /* spill mid_11 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x0, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x0, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm5 /* lo_6 = clmul(z_6, h_6) */
+#endif
+	vmovdqa %ymm15, 416(%rsp) /* spill mid_6 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm15
+	vpclmulqdq $0x10, 32(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm15
+	vpclmulqdq $0x10, 48(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm15
+#else
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm15 /* mid_12 = clmul(z_6, h_6) */
+#endif
+	vmovdqa %ymm15, 448(%rsp) /* spill mid_12 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm15
+	vpclmulqdq $0x1, 32(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm15
+	vpclmulqdq $0x1, 48(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm15
+#else
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm15 /* mid_13 = clmul(z_6, h_6) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm9
+	vpclmulqdq $0x11, 32(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm9
+	vpclmulqdq $0x11, 48(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm9
+#else
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_6 = clmul(z_6, h_6) */
+#endif
+	vmovdqu 224(%r9), %ymm13 /* x_7 = load() */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_reverse16(%rip), %ymm13, %ymm13 /* z_7 = lookup16(x_7, reverse16) */
+	vmovdqa %ymm9, 480(%rsp) /* spill hi_6 */
+	vmovdqu 224(%r8), %ymm9 /* h_7 = load() */
+	vmovdqa %ymm15, 512(%rsp) /* spill mid_13 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm15
+	vpclmulqdq $0x0, 32(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm15
+	vpclmulqdq $0x0, 48(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm15
+#else
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm15 /* lo_7 = clmul(z_7, h_7) */
+#endif
+	vmovdqa %ymm11, 544(%rsp) /* spill mid_4 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
 	vmovdqu %ymm9, 32(%rsp)
 	vmovdqu 0(%rsp), %xmm11
 	vpclmulqdq $0x10, 32(%rsp), %xmm11, %xmm11
@@ -8929,80 +9203,25 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vmovdqu %xmm11, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm11
 #else
-	vpclmulqdq $0x10, %ymm9, %ymm5, %ymm11 /* mid_12 = clmul(z_6, h_6) */
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm11 /* mid_14 = clmul(z_7, h_7) */
 #endif
+	vmovdqa %ymm11, 576(%rsp) /* spill mid_14 */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm13, 0(%rsp)
 	vmovdqu %ymm9, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm12
-	vpclmulqdq $0x1, 32(%rsp), %xmm12, %xmm12
-	vmovdqu %xmm12, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm12
-	vpclmulqdq $0x1, 48(%rsp), %xmm12, %xmm12
-	vmovdqu %xmm12, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm12
+	vmovdqu 0(%rsp), %xmm11
+	vpclmulqdq $0x1, 32(%rsp), %xmm11, %xmm11
+	vmovdqu %xmm11, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm11
+	vpclmulqdq $0x1, 48(%rsp), %xmm11, %xmm11
+	vmovdqu %xmm11, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm11
 #else
-	vpclmulqdq $0x1, %ymm9, %ymm5, %ymm12 /* mid_13 = clmul(z_6, h_6) */
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm11 /* mid_15 = clmul(z_7, h_7) */
 #endif
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm13, 0(%rsp)
 	vmovdqu %ymm9, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm5
-	vpclmulqdq $0x11, 32(%rsp), %xmm5, %xmm5
-	vmovdqu %xmm5, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm5
-	vpclmulqdq $0x11, 48(%rsp), %xmm5, %xmm5
-	vmovdqu %xmm5, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm5
-#else
-	vpclmulqdq $0x11, %ymm9, %ymm5, %ymm5 /* hi_6 = clmul(z_6, h_6) */
-#endif
-	vmovdqu 224(%r9), %ymm9 /* x_7 = load() */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_reverse16(%rip), %ymm9, %ymm9 /* z_7 = lookup16(x_7, reverse16) */
-	vmovdqu 96(%r8), %ymm13 /* h_7 = load() */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm9, 0(%rsp)
-	vmovdqu %ymm13, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm14
-	vpclmulqdq $0x0, 32(%rsp), %xmm14, %xmm14
-	vmovdqu %xmm14, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm14
-	vpclmulqdq $0x0, 48(%rsp), %xmm14, %xmm14
-	vmovdqu %xmm14, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm14
-#else
-	vpclmulqdq $0x0, %ymm13, %ymm9, %ymm14 /* lo_7 = clmul(z_7, h_7) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm9, 0(%rsp)
-	vmovdqu %ymm13, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm15
-	vpclmulqdq $0x10, 32(%rsp), %xmm15, %xmm15
-	vmovdqu %xmm15, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm15
-	vpclmulqdq $0x10, 48(%rsp), %xmm15, %xmm15
-	vmovdqu %xmm15, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm15
-#else
-	vpclmulqdq $0x10, %ymm13, %ymm9, %ymm15 /* mid_14 = clmul(z_7, h_7) */
-#endif
-	vmovdqa %ymm5, 64(%rsp) /* spill hi_6 */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm9, 0(%rsp)
-	vmovdqu %ymm13, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm5
-	vpclmulqdq $0x1, 32(%rsp), %xmm5, %xmm5
-	vmovdqu %xmm5, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm5
-	vpclmulqdq $0x1, 48(%rsp), %xmm5, %xmm5
-	vmovdqu %xmm5, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm5
-#else
-	vpclmulqdq $0x1, %ymm13, %ymm9, %ymm5 /* mid_15 = clmul(z_7, h_7) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm9, 0(%rsp)
-	vmovdqu %ymm13, 32(%rsp)
 	vmovdqu 0(%rsp), %xmm9
 	vpclmulqdq $0x11, 32(%rsp), %xmm9, %xmm9
 	vmovdqu %xmm9, 0(%rsp)
@@ -9011,33 +9230,56 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vmovdqu %xmm9, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm9
 #else
-	vpclmulqdq $0x11, %ymm13, %ymm9, %ymm9 /* hi_7 = clmul(z_7, h_7) */
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_7 = clmul(z_7, h_7) */
 #endif
 
 	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_3 = xor(lo_4, lo_5) */
-	vpxor %ymm14, %ymm10, %ymm6 /* lo_sum_acc_4 = xor(lo_6, lo_7) */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_5 = xor(lo_sum_acc_3, lo_sum_acc_4) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_7 = xor(mid_8, mid_9) */
-	vpxor %ymm8, %ymm7, %ymm4 /* mid_sum_acc_8 = xor(mid_10, mid_11) */
-	vpxor %ymm12, %ymm11, %ymm6 /* mid_sum_acc_9 = xor(mid_12, mid_13) */
-	vpxor %ymm5, %ymm15, %ymm5 /* mid_sum_acc_10 = xor(mid_14, mid_15) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_11 = xor(mid_sum_acc_7, mid_sum_acc_8) */
-	vpxor %ymm5, %ymm6, %ymm4 /* mid_sum_acc_12 = xor(mid_sum_acc_9, mid_sum_acc_10) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_13 = xor(mid_sum_acc_11, mid_sum_acc_12) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_3 = xor(hi_4, hi_5) */
-	vpxor 64(%rsp), %ymm9, %ymm1 /* hi_sum_acc_4 = xor(hi_7, hi_6) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_5 = xor(hi_sum_acc_3, hi_sum_acc_4) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_half_up(%rip), %ymm3, %ymm1 /* mid_lo_1 = lookup16(mid_sum_acc_13, half_up) */
-	vpxor %ymm1, %ymm2, %ymm1 /* s_lo_2 = xor(lo_sum_acc_5, mid_lo_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_half_down(%rip), %ymm3, %ymm2 /* mid_hi_1 = lookup16(mid_sum_acc_13, half_down) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_2 = xor(hi_sum_acc_5, mid_hi_1) */
-	vpermq $0x4e, %ymm1, %ymm2 /* s_lo_x_1 = blocks128(s_lo_2, s_lo_2) */
-	vpxor %ymm2, %ymm1, %ymm1 /* s_lo_3 = xor(s_lo_2, s_lo_x_1) */
-	vpermq $0x4e, %ymm0, %ymm2 /* s_hi_x_1 = blocks128(s_hi_2, s_hi_2) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_3 = xor(s_hi_2, s_hi_x_1) */
+	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc = xor(lo, lo_1) */
+	vpxor %ymm14, %ymm10, %ymm6 /* lo_sum_acc_1 = xor(lo_2, lo_3) */
+	vpxor %ymm1, %ymm0, %ymm0 /* lo_sum_acc_2 = xor(lo_4, lo_5) */
+	vpxor %ymm15, %ymm5, %ymm1 /* lo_sum_acc_3 = xor(lo_6, lo_7) */
+	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_4 = xor(lo_sum_acc, lo_sum_acc_1) */
+	vpxor %ymm1, %ymm0, %ymm0 /* lo_sum_acc_5 = xor(lo_sum_acc_2, lo_sum_acc_3) */
+	vpxor %ymm0, %ymm2, %ymm0 /* lo_sum_acc_6 = xor(lo_sum_acc_4, lo_sum_acc_5) */
+	vpxor %ymm4, %ymm3, %ymm1 /* mid_sum_acc = xor(mid, mid_1) */
+	vpxor %ymm8, %ymm7, %ymm2 /* mid_sum_acc_1 = xor(mid_2, mid_3) */
+	vpxor 544(%rsp), %ymm12, %ymm3 /* mid_sum_acc_2 = xor(mid_5, mid_4) */
+	vmovdqa 416(%rsp), %ymm4 /* reload mid_6 */
+	vpxor 288(%rsp), %ymm4, %ymm4 /* mid_sum_acc_3 = xor(mid_6, mid_7) */
+	vmovdqa 192(%rsp), %ymm5 /* reload mid_8 */
+	vpxor 256(%rsp), %ymm5, %ymm5 /* mid_sum_acc_4 = xor(mid_8, mid_9) */
+	vmovdqa 320(%rsp), %ymm6 /* reload mid_10 */
+	vpxor 384(%rsp), %ymm6, %ymm6 /* mid_sum_acc_5 = xor(mid_10, mid_11) */
+	vmovdqa 448(%rsp), %ymm7 /* reload mid_12 */
+	vpxor 512(%rsp), %ymm7, %ymm7 /* mid_sum_acc_6 = xor(mid_12, mid_13) */
+	vpxor 576(%rsp), %ymm11, %ymm8 /* mid_sum_acc_7 = xor(mid_15, mid_14) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_8 = xor(mid_sum_acc, mid_sum_acc_1) */
+	vpxor %ymm4, %ymm3, %ymm2 /* mid_sum_acc_9 = xor(mid_sum_acc_2, mid_sum_acc_3) */
+	vpxor %ymm6, %ymm5, %ymm3 /* mid_sum_acc_10 = xor(mid_sum_acc_4, mid_sum_acc_5) */
+	vpxor %ymm8, %ymm7, %ymm4 /* mid_sum_acc_11 = xor(mid_sum_acc_6, mid_sum_acc_7) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_12 = xor(mid_sum_acc_8, mid_sum_acc_9) */
+	vpxor %ymm4, %ymm3, %ymm2 /* mid_sum_acc_13 = xor(mid_sum_acc_10, mid_sum_acc_11) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_14 = xor(mid_sum_acc_12, mid_sum_acc_13) */
+	vmovdqa 128(%rsp), %ymm2 /* reload hi */
+	vpxor 160(%rsp), %ymm2, %ymm2 /* hi_sum_acc = xor(hi, hi_1) */
+	vmovdqa 64(%rsp), %ymm3 /* reload hi_2 */
+	vpxor 96(%rsp), %ymm3, %ymm3 /* hi_sum_acc_1 = xor(hi_2, hi_3) */
+	vmovdqa 224(%rsp), %ymm4 /* reload hi_4 */
+	vpxor 352(%rsp), %ymm4, %ymm4 /* hi_sum_acc_2 = xor(hi_4, hi_5) */
+	vpxor 480(%rsp), %ymm9, %ymm5 /* hi_sum_acc_3 = xor(hi_7, hi_6) */
+	vpxor %ymm3, %ymm2, %ymm2 /* hi_sum_acc_4 = xor(hi_sum_acc, hi_sum_acc_1) */
+	vpxor %ymm5, %ymm4, %ymm3 /* hi_sum_acc_5 = xor(hi_sum_acc_2, hi_sum_acc_3) */
+	vpxor %ymm3, %ymm2, %ymm2 /* hi_sum_acc_6 = xor(hi_sum_acc_4, hi_sum_acc_5) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_half_up(%rip), %ymm1, %ymm3 /* mid_lo = lookup16(mid_sum_acc_14, half_up) */
+	vpxor %ymm3, %ymm0, %ymm0 /* s_lo = xor(lo_sum_acc_6, mid_lo) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_half_down(%rip), %ymm1, %ymm1 /* mid_hi = lookup16(mid_sum_acc_14, half_down) */
+	vpxor %ymm1, %ymm2, %ymm1 /* s_hi = xor(hi_sum_acc_6, mid_hi) */
+	vpermq $0x4e, %ymm0, %ymm2 /* s_lo_x = blocks128(s_lo, s_lo) */
+	vpxor %ymm2, %ymm0, %ymm0 /* s_lo_1 = xor(s_lo, s_lo_x) */
+	vpermq $0x4e, %ymm1, %ymm2 /* s_hi_x = blocks128(s_hi, s_hi) */
+	vpxor %ymm2, %ymm1, %ymm1 /* s_hi_1 = xor(s_hi, s_hi_x) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
+	vmovdqu %ymm0, 0(%rsp)
 	vmovdqu 0(%rsp), %xmm2
 	vpclmulqdq $0x0, .Lsm4_wordslice_avx2_gfni_asm_9_fold(%rip), %xmm2, %xmm2
 	vmovdqu %xmm2, 0(%rsp)
@@ -9046,12 +9288,12 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vmovdqu %xmm2, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm2
 #else
-	vpclmulqdq $0x0, .Lsm4_wordslice_avx2_gfni_asm_9_fold(%rip), %ymm1, %ymm2 /* fold_lo_1 = clmul(s_lo_3, fold) */
+	vpclmulqdq $0x0, .Lsm4_wordslice_avx2_gfni_asm_9_fold(%rip), %ymm0, %ymm2 /* fold_lo = clmul(s_lo_1, fold) */
 #endif
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_1 = lookup16(fold_lo_1, swap_halves) */
-	vpxor %ymm2, %ymm1, %ymm1 /* v_1 = xor(s_lo_3, fold_lo_sw_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw = lookup16(fold_lo, swap_halves) */
+	vpxor %ymm2, %ymm0, %ymm0 /* v = xor(s_lo_1, fold_lo_sw) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
+	vmovdqu %ymm0, 0(%rsp)
 	vmovdqu 0(%rsp), %xmm2
 	vpclmulqdq $0x11, .Lsm4_wordslice_avx2_gfni_asm_9_fold(%rip), %xmm2, %xmm2
 	vmovdqu %xmm2, 0(%rsp)
@@ -9060,16 +9302,16 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vmovdqu %xmm2, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm2
 #else
-	vpclmulqdq $0x11, .Lsm4_wordslice_avx2_gfni_asm_9_fold(%rip), %ymm1, %ymm2 /* fold_hi_1 = clmul(v_1, fold) */
+	vpclmulqdq $0x11, .Lsm4_wordslice_avx2_gfni_asm_9_fold(%rip), %ymm0, %ymm2 /* fold_hi = clmul(v, fold) */
 #endif
-	vpxor %ymm0, %ymm1, %ymm0 /* v_hi_1 = xor(v_1, s_hi_3) */
-	vpxor %ymm2, %ymm0, %ymm0 /* reduced_1 = xor(v_hi_1, fold_hi_1) */
-	vpand .Lsm4_wordslice_avx2_gfni_asm_9_first_block(%rip), %ymm0, %ymm0 /* y1_2 = and(reduced_1, first_block) */
+	vpxor %ymm1, %ymm0, %ymm0 /* v_hi = xor(v, s_hi_1) */
+	vpxor %ymm2, %ymm0, %ymm0 /* reduced = xor(v_hi, fold_hi) */
+	vpand .Lsm4_wordslice_avx2_gfni_asm_9_first_block(%rip), %ymm0, %ymm0 /* y1_1 = and(reduced, first_block) */
 
-	/* Step 3 of 8: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
+	/* Step 2 of 4: 16 blocks, 2 per register: block i times T_(n - i), products unreduced. */
 	vmovdqu 256(%r9), %ymm1 /* x_8 = load() */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_reverse16(%rip), %ymm1, %ymm1 /* z_8 = lookup16(x_8, reverse16) */
-	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_2 = xor(z_8, y1_2) */
+	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_1 = xor(z_8, y1_1) */
 	vmovdqu (%r8), %ymm1 /* h_8 = load() */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm0, 0(%rsp)
@@ -9082,7 +9324,7 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vmovdqu %xmm2, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm2
 #else
-	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm2 /* lo_8 = clmul(z1_y_2, h_8) */
+	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm2 /* lo_8 = clmul(z1_y_1, h_8) */
 #endif
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm0, 0(%rsp)
@@ -9095,7 +9337,7 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vmovdqu %xmm3, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm3
 #else
-	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* mid_16 = clmul(z1_y_2, h_8) */
+	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* mid_16 = clmul(z1_y_1, h_8) */
 #endif
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm0, 0(%rsp)
@@ -9108,7 +9350,7 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vmovdqu %xmm4, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm4
 #else
-	vpclmulqdq $0x1, %ymm1, %ymm0, %ymm4 /* mid_17 = clmul(z1_y_2, h_8) */
+	vpclmulqdq $0x1, %ymm1, %ymm0, %ymm4 /* mid_17 = clmul(z1_y_1, h_8) */
 #endif
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm0, 0(%rsp)
@@ -9121,7 +9363,7 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vmovdqu %xmm0, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm0
 #else
-	vpclmulqdq $0x11, %ymm1, %ymm0, %ymm0 /* hi_8 = clmul(z1_y_2, h_8) */
+	vpclmulqdq $0x11, %ymm1, %ymm0, %ymm0 /* hi_8 = clmul(z1_y_1, h_8) */
 #endif
 	vmovdqu 288(%r9), %ymm1 /* x_9 = load() */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_reverse16(%rip), %ymm1, %ymm1 /* z_9 = lookup16(x_9, reverse16) */
@@ -9262,7 +9504,7 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 #else
 	vpclmulqdq $0x10, %ymm13, %ymm9, %ymm15 /* mid_22 = clmul(z_11, h_11) */
 #endif
-	vmovdqa %ymm5, 64(%rsp) /* spill hi_10 */
+	vmovdqa %ymm5, 480(%rsp) /* spill hi_10 */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm9, 0(%rsp)
 	vmovdqu %ymm13, 32(%rsp)
@@ -9289,189 +9531,204 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 #else
 	vpclmulqdq $0x11, %ymm13, %ymm9, %ymm9 /* hi_11 = clmul(z_11, h_11) */
 #endif
-
-	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_6 = xor(lo_8, lo_9) */
-	vpxor %ymm14, %ymm10, %ymm6 /* lo_sum_acc_7 = xor(lo_10, lo_11) */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_8 = xor(lo_sum_acc_6, lo_sum_acc_7) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_14 = xor(mid_16, mid_17) */
-	vpxor %ymm8, %ymm7, %ymm4 /* mid_sum_acc_15 = xor(mid_18, mid_19) */
-	vpxor %ymm12, %ymm11, %ymm6 /* mid_sum_acc_16 = xor(mid_20, mid_21) */
-	vpxor %ymm5, %ymm15, %ymm5 /* mid_sum_acc_17 = xor(mid_22, mid_23) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_18 = xor(mid_sum_acc_14, mid_sum_acc_15) */
-	vpxor %ymm5, %ymm6, %ymm4 /* mid_sum_acc_19 = xor(mid_sum_acc_16, mid_sum_acc_17) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_20 = xor(mid_sum_acc_18, mid_sum_acc_19) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_6 = xor(hi_8, hi_9) */
-	vpxor 64(%rsp), %ymm9, %ymm1 /* hi_sum_acc_7 = xor(hi_11, hi_10) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_8 = xor(hi_sum_acc_6, hi_sum_acc_7) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_half_up(%rip), %ymm3, %ymm1 /* mid_lo_2 = lookup16(mid_sum_acc_20, half_up) */
-	vpxor %ymm1, %ymm2, %ymm1 /* s_lo_4 = xor(lo_sum_acc_8, mid_lo_2) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_half_down(%rip), %ymm3, %ymm2 /* mid_hi_2 = lookup16(mid_sum_acc_20, half_down) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_4 = xor(hi_sum_acc_8, mid_hi_2) */
-	vpermq $0x4e, %ymm1, %ymm2 /* s_lo_x_2 = blocks128(s_lo_4, s_lo_4) */
-	vpxor %ymm2, %ymm1, %ymm1 /* s_lo_5 = xor(s_lo_4, s_lo_x_2) */
-	vpermq $0x4e, %ymm0, %ymm2 /* s_hi_x_2 = blocks128(s_hi_4, s_hi_4) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_5 = xor(s_hi_4, s_hi_x_2) */
+	vmovdqu 384(%r9), %ymm13 /* x_12 = load() */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_reverse16(%rip), %ymm13, %ymm13 /* z_12 = lookup16(x_12, reverse16) */
+	vmovdqa %ymm9, 352(%rsp) /* spill hi_11 */
+	vmovdqu 128(%r8), %ymm9 /* h_12 = load() */
+	vmovdqa %ymm0, 224(%rsp) /* spill hi_8 */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm2
-	vpclmulqdq $0x0, .Lsm4_wordslice_avx2_gfni_asm_9_fold(%rip), %xmm2, %xmm2
-	vmovdqu %xmm2, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm2
-	vpclmulqdq $0x0, .Lsm4_wordslice_avx2_gfni_asm_9_fold+16(%rip), %xmm2, %xmm2
-	vmovdqu %xmm2, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm2
-#else
-	vpclmulqdq $0x0, .Lsm4_wordslice_avx2_gfni_asm_9_fold(%rip), %ymm1, %ymm2 /* fold_lo_2 = clmul(s_lo_5, fold) */
-#endif
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_2 = lookup16(fold_lo_2, swap_halves) */
-	vpxor %ymm2, %ymm1, %ymm1 /* v_2 = xor(s_lo_5, fold_lo_sw_2) */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm2
-	vpclmulqdq $0x11, .Lsm4_wordslice_avx2_gfni_asm_9_fold(%rip), %xmm2, %xmm2
-	vmovdqu %xmm2, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm2
-	vpclmulqdq $0x11, .Lsm4_wordslice_avx2_gfni_asm_9_fold+16(%rip), %xmm2, %xmm2
-	vmovdqu %xmm2, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm2
-#else
-	vpclmulqdq $0x11, .Lsm4_wordslice_avx2_gfni_asm_9_fold(%rip), %ymm1, %ymm2 /* fold_hi_2 = clmul(v_2, fold) */
-#endif
-	vpxor %ymm0, %ymm1, %ymm0 /* v_hi_2 = xor(v_2, s_hi_5) */
-	vpxor %ymm2, %ymm0, %ymm0 /* reduced_2 = xor(v_hi_2, fold_hi_2) */
-	vpand .Lsm4_wordslice_avx2_gfni_asm_9_first_block(%rip), %ymm0, %ymm0 /* y1_3 = and(reduced_2, first_block) */
-
-	/* Step 4 of 8: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
-	vmovdqu 384(%r9), %ymm1 /* x_12 = load() */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_reverse16(%rip), %ymm1, %ymm1 /* z_12 = lookup16(x_12, reverse16) */
-	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_3 = xor(z_12, y1_3) */
-	vmovdqu (%r8), %ymm1 /* h_12 = load() */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm0, 0(%rsp)
-	vmovdqu %ymm1, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm2
-	vpclmulqdq $0x0, 32(%rsp), %xmm2, %xmm2
-	vmovdqu %xmm2, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm2
-	vpclmulqdq $0x0, 48(%rsp), %xmm2, %xmm2
-	vmovdqu %xmm2, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm2
-#else
-	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm2 /* lo_12 = clmul(z1_y_3, h_12) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm0, 0(%rsp)
-	vmovdqu %ymm1, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm3
-	vpclmulqdq $0x10, 32(%rsp), %xmm3, %xmm3
-	vmovdqu %xmm3, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm3
-	vpclmulqdq $0x10, 48(%rsp), %xmm3, %xmm3
-	vmovdqu %xmm3, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm3
-#else
-	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* mid_24 = clmul(z1_y_3, h_12) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm0, 0(%rsp)
-	vmovdqu %ymm1, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm4
-	vpclmulqdq $0x1, 32(%rsp), %xmm4, %xmm4
-	vmovdqu %xmm4, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm4
-	vpclmulqdq $0x1, 48(%rsp), %xmm4, %xmm4
-	vmovdqu %xmm4, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm4
-#else
-	vpclmulqdq $0x1, %ymm1, %ymm0, %ymm4 /* mid_25 = clmul(z1_y_3, h_12) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm0, 0(%rsp)
-	vmovdqu %ymm1, 32(%rsp)
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
 	vmovdqu 0(%rsp), %xmm0
-	vpclmulqdq $0x11, 32(%rsp), %xmm0, %xmm0
+	vpclmulqdq $0x0, 32(%rsp), %xmm0, %xmm0
 	vmovdqu %xmm0, 0(%rsp)
 	vmovdqu 16(%rsp), %xmm0
-	vpclmulqdq $0x11, 48(%rsp), %xmm0, %xmm0
+	vpclmulqdq $0x0, 48(%rsp), %xmm0, %xmm0
 	vmovdqu %xmm0, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm0
 #else
-	vpclmulqdq $0x11, %ymm1, %ymm0, %ymm0 /* hi_12 = clmul(z1_y_3, h_12) */
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm0 /* lo_12 = clmul(z_12, h_12) */
 #endif
-	vmovdqu 416(%r9), %ymm1 /* x_13 = load() */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_reverse16(%rip), %ymm1, %ymm1 /* z_13 = lookup16(x_13, reverse16) */
-	vmovdqu 32(%r8), %ymm5 /* h_13 = load() */
+	vmovdqa %ymm1, 96(%rsp) /* spill hi_9 */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
-	vmovdqu %ymm5, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm6
-	vpclmulqdq $0x0, 32(%rsp), %xmm6, %xmm6
-	vmovdqu %xmm6, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm6
-	vpclmulqdq $0x0, 48(%rsp), %xmm6, %xmm6
-	vmovdqu %xmm6, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm6
-#else
-	vpclmulqdq $0x0, %ymm5, %ymm1, %ymm6 /* lo_13 = clmul(z_13, h_13) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
-	vmovdqu %ymm5, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm7
-	vpclmulqdq $0x10, 32(%rsp), %xmm7, %xmm7
-	vmovdqu %xmm7, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm7
-	vpclmulqdq $0x10, 48(%rsp), %xmm7, %xmm7
-	vmovdqu %xmm7, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm7
-#else
-	vpclmulqdq $0x10, %ymm5, %ymm1, %ymm7 /* mid_26 = clmul(z_13, h_13) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
-	vmovdqu %ymm5, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm8
-	vpclmulqdq $0x1, 32(%rsp), %xmm8, %xmm8
-	vmovdqu %xmm8, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm8
-	vpclmulqdq $0x1, 48(%rsp), %xmm8, %xmm8
-	vmovdqu %xmm8, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm8
-#else
-	vpclmulqdq $0x1, %ymm5, %ymm1, %ymm8 /* mid_27 = clmul(z_13, h_13) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
-	vmovdqu %ymm5, 32(%rsp)
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
 	vmovdqu 0(%rsp), %xmm1
-	vpclmulqdq $0x11, 32(%rsp), %xmm1, %xmm1
+	vpclmulqdq $0x10, 32(%rsp), %xmm1, %xmm1
 	vmovdqu %xmm1, 0(%rsp)
 	vmovdqu 16(%rsp), %xmm1
-	vpclmulqdq $0x11, 48(%rsp), %xmm1, %xmm1
+	vpclmulqdq $0x10, 48(%rsp), %xmm1, %xmm1
 	vmovdqu %xmm1, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm1
 #else
-	vpclmulqdq $0x11, %ymm5, %ymm1, %ymm1 /* hi_13 = clmul(z_13, h_13) */
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm1 /* mid_24 = clmul(z_12, h_12) */
 #endif
-	vmovdqu 448(%r9), %ymm5 /* x_14 = load() */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_reverse16(%rip), %ymm5, %ymm5 /* z_14 = lookup16(x_14, reverse16) */
-	vmovdqu 64(%r8), %ymm9 /* h_14 = load() */
+	vmovdqa %ymm1, 64(%rsp) /* spill mid_24 */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm13, 0(%rsp)
 	vmovdqu %ymm9, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm10
-	vpclmulqdq $0x0, 32(%rsp), %xmm10, %xmm10
-	vmovdqu %xmm10, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm10
-	vpclmulqdq $0x0, 48(%rsp), %xmm10, %xmm10
-	vmovdqu %xmm10, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm10
+	vmovdqu 0(%rsp), %xmm1
+	vpclmulqdq $0x1, 32(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm1
+	vpclmulqdq $0x1, 48(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm1
 #else
-	vpclmulqdq $0x0, %ymm9, %ymm5, %ymm10 /* lo_14 = clmul(z_14, h_14) */
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm1 /* mid_25 = clmul(z_12, h_12) */
 #endif
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm9
+	vpclmulqdq $0x11, 32(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm9
+	vpclmulqdq $0x11, 48(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm9
+#else
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_12 = clmul(z_12, h_12) */
+#endif
+	vmovdqu 416(%r9), %ymm13 /* x_13 = load() */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_reverse16(%rip), %ymm13, %ymm13 /* z_13 = lookup16(x_13, reverse16) */
+	vmovdqa %ymm9, 160(%rsp) /* spill hi_12 */
+	vmovdqu 160(%r8), %ymm9 /* h_13 = load() */
+	vmovdqa %ymm1, 128(%rsp) /* spill mid_25 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm1
+	vpclmulqdq $0x0, 32(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm1
+	vpclmulqdq $0x0, 48(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm1
+#else
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm1 /* lo_13 = clmul(z_13, h_13) */
+#endif
+	vmovdqa %ymm5, 576(%rsp) /* spill mid_23 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x10, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x10, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm5 /* mid_26 = clmul(z_13, h_13) */
+#endif
+	vmovdqa %ymm5, 512(%rsp) /* spill mid_26 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x1, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x1, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm5 /* mid_27 = clmul(z_13, h_13) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm9
+	vpclmulqdq $0x11, 32(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm9
+	vpclmulqdq $0x11, 48(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm9
+#else
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_13 = clmul(z_13, h_13) */
+#endif
+	vmovdqu 448(%r9), %ymm13 /* x_14 = load() */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_reverse16(%rip), %ymm13, %ymm13 /* z_14 = lookup16(x_14, reverse16) */
+	vmovdqa %ymm9, 448(%rsp) /* spill hi_13 */
+	vmovdqu 192(%r8), %ymm9 /* h_14 = load() */
+	vmovdqa %ymm5, 384(%rsp) /* spill mid_27 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x0, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x0, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm5 /* lo_14 = clmul(z_14, h_14) */
+#endif
+	vmovdqa %ymm15, 320(%rsp) /* spill mid_22 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm15
+	vpclmulqdq $0x10, 32(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm15
+	vpclmulqdq $0x10, 48(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm15
+#else
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm15 /* mid_28 = clmul(z_14, h_14) */
+#endif
+	vmovdqa %ymm15, 256(%rsp) /* spill mid_28 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm15
+	vpclmulqdq $0x1, 32(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm15
+	vpclmulqdq $0x1, 48(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm15
+#else
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm15 /* mid_29 = clmul(z_14, h_14) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm9
+	vpclmulqdq $0x11, 32(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm9
+	vpclmulqdq $0x11, 48(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm9
+#else
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_14 = clmul(z_14, h_14) */
+#endif
+	vmovdqu 480(%r9), %ymm13 /* x_15 = load() */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_reverse16(%rip), %ymm13, %ymm13 /* z_15 = lookup16(x_15, reverse16) */
+	vmovdqa %ymm9, 192(%rsp) /* spill hi_14 */
+	vmovdqu 224(%r8), %ymm9 /* h_15 = load() */
+	vmovdqa %ymm15, 288(%rsp) /* spill mid_29 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm15
+	vpclmulqdq $0x0, 32(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm15
+	vpclmulqdq $0x0, 48(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm15
+#else
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm15 /* lo_15 = clmul(z_15, h_15) */
+#endif
+	vmovdqa %ymm11, 416(%rsp) /* spill mid_20 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
 	vmovdqu %ymm9, 32(%rsp)
 	vmovdqu 0(%rsp), %xmm11
 	vpclmulqdq $0x10, 32(%rsp), %xmm11, %xmm11
@@ -9481,80 +9738,25 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vmovdqu %xmm11, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm11
 #else
-	vpclmulqdq $0x10, %ymm9, %ymm5, %ymm11 /* mid_28 = clmul(z_14, h_14) */
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm11 /* mid_30 = clmul(z_15, h_15) */
 #endif
+	vmovdqa %ymm11, 544(%rsp) /* spill mid_30 */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm13, 0(%rsp)
 	vmovdqu %ymm9, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm12
-	vpclmulqdq $0x1, 32(%rsp), %xmm12, %xmm12
-	vmovdqu %xmm12, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm12
-	vpclmulqdq $0x1, 48(%rsp), %xmm12, %xmm12
-	vmovdqu %xmm12, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm12
+	vmovdqu 0(%rsp), %xmm11
+	vpclmulqdq $0x1, 32(%rsp), %xmm11, %xmm11
+	vmovdqu %xmm11, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm11
+	vpclmulqdq $0x1, 48(%rsp), %xmm11, %xmm11
+	vmovdqu %xmm11, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm11
 #else
-	vpclmulqdq $0x1, %ymm9, %ymm5, %ymm12 /* mid_29 = clmul(z_14, h_14) */
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm11 /* mid_31 = clmul(z_15, h_15) */
 #endif
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm13, 0(%rsp)
 	vmovdqu %ymm9, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm5
-	vpclmulqdq $0x11, 32(%rsp), %xmm5, %xmm5
-	vmovdqu %xmm5, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm5
-	vpclmulqdq $0x11, 48(%rsp), %xmm5, %xmm5
-	vmovdqu %xmm5, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm5
-#else
-	vpclmulqdq $0x11, %ymm9, %ymm5, %ymm5 /* hi_14 = clmul(z_14, h_14) */
-#endif
-	vmovdqu 480(%r9), %ymm9 /* x_15 = load() */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_reverse16(%rip), %ymm9, %ymm9 /* z_15 = lookup16(x_15, reverse16) */
-	vmovdqu 96(%r8), %ymm13 /* h_15 = load() */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm9, 0(%rsp)
-	vmovdqu %ymm13, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm14
-	vpclmulqdq $0x0, 32(%rsp), %xmm14, %xmm14
-	vmovdqu %xmm14, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm14
-	vpclmulqdq $0x0, 48(%rsp), %xmm14, %xmm14
-	vmovdqu %xmm14, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm14
-#else
-	vpclmulqdq $0x0, %ymm13, %ymm9, %ymm14 /* lo_15 = clmul(z_15, h_15) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm9, 0(%rsp)
-	vmovdqu %ymm13, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm15
-	vpclmulqdq $0x10, 32(%rsp), %xmm15, %xmm15
-	vmovdqu %xmm15, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm15
-	vpclmulqdq $0x10, 48(%rsp), %xmm15, %xmm15
-	vmovdqu %xmm15, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm15
-#else
-	vpclmulqdq $0x10, %ymm13, %ymm9, %ymm15 /* mid_30 = clmul(z_15, h_15) */
-#endif
-	vmovdqa %ymm5, 64(%rsp) /* spill hi_14 */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm9, 0(%rsp)
-	vmovdqu %ymm13, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm5
-	vpclmulqdq $0x1, 32(%rsp), %xmm5, %xmm5
-	vmovdqu %xmm5, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm5
-	vpclmulqdq $0x1, 48(%rsp), %xmm5, %xmm5
-	vmovdqu %xmm5, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm5
-#else
-	vpclmulqdq $0x1, %ymm13, %ymm9, %ymm5 /* mid_31 = clmul(z_15, h_15) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm9, 0(%rsp)
-	vmovdqu %ymm13, 32(%rsp)
 	vmovdqu 0(%rsp), %xmm9
 	vpclmulqdq $0x11, 32(%rsp), %xmm9, %xmm9
 	vmovdqu %xmm9, 0(%rsp)
@@ -9563,33 +9765,56 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vmovdqu %xmm9, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm9
 #else
-	vpclmulqdq $0x11, %ymm13, %ymm9, %ymm9 /* hi_15 = clmul(z_15, h_15) */
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_15 = clmul(z_15, h_15) */
 #endif
 
 	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_9 = xor(lo_12, lo_13) */
-	vpxor %ymm14, %ymm10, %ymm6 /* lo_sum_acc_10 = xor(lo_14, lo_15) */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_11 = xor(lo_sum_acc_9, lo_sum_acc_10) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_21 = xor(mid_24, mid_25) */
-	vpxor %ymm8, %ymm7, %ymm4 /* mid_sum_acc_22 = xor(mid_26, mid_27) */
-	vpxor %ymm12, %ymm11, %ymm6 /* mid_sum_acc_23 = xor(mid_28, mid_29) */
-	vpxor %ymm5, %ymm15, %ymm5 /* mid_sum_acc_24 = xor(mid_30, mid_31) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_25 = xor(mid_sum_acc_21, mid_sum_acc_22) */
-	vpxor %ymm5, %ymm6, %ymm4 /* mid_sum_acc_26 = xor(mid_sum_acc_23, mid_sum_acc_24) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_27 = xor(mid_sum_acc_25, mid_sum_acc_26) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_9 = xor(hi_12, hi_13) */
-	vpxor 64(%rsp), %ymm9, %ymm1 /* hi_sum_acc_10 = xor(hi_15, hi_14) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_11 = xor(hi_sum_acc_9, hi_sum_acc_10) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_half_up(%rip), %ymm3, %ymm1 /* mid_lo_3 = lookup16(mid_sum_acc_27, half_up) */
-	vpxor %ymm1, %ymm2, %ymm1 /* s_lo_6 = xor(lo_sum_acc_11, mid_lo_3) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_half_down(%rip), %ymm3, %ymm2 /* mid_hi_3 = lookup16(mid_sum_acc_27, half_down) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_6 = xor(hi_sum_acc_11, mid_hi_3) */
-	vpermq $0x4e, %ymm1, %ymm2 /* s_lo_x_3 = blocks128(s_lo_6, s_lo_6) */
-	vpxor %ymm2, %ymm1, %ymm1 /* s_lo_7 = xor(s_lo_6, s_lo_x_3) */
-	vpermq $0x4e, %ymm0, %ymm2 /* s_hi_x_3 = blocks128(s_hi_6, s_hi_6) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_7 = xor(s_hi_6, s_hi_x_3) */
+	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_7 = xor(lo_8, lo_9) */
+	vpxor %ymm14, %ymm10, %ymm6 /* lo_sum_acc_8 = xor(lo_10, lo_11) */
+	vpxor %ymm1, %ymm0, %ymm0 /* lo_sum_acc_9 = xor(lo_12, lo_13) */
+	vpxor %ymm15, %ymm5, %ymm1 /* lo_sum_acc_10 = xor(lo_14, lo_15) */
+	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_11 = xor(lo_sum_acc_7, lo_sum_acc_8) */
+	vpxor %ymm1, %ymm0, %ymm0 /* lo_sum_acc_12 = xor(lo_sum_acc_9, lo_sum_acc_10) */
+	vpxor %ymm0, %ymm2, %ymm0 /* lo_sum_acc_13 = xor(lo_sum_acc_11, lo_sum_acc_12) */
+	vpxor %ymm4, %ymm3, %ymm1 /* mid_sum_acc_15 = xor(mid_16, mid_17) */
+	vpxor %ymm8, %ymm7, %ymm2 /* mid_sum_acc_16 = xor(mid_18, mid_19) */
+	vpxor 416(%rsp), %ymm12, %ymm3 /* mid_sum_acc_17 = xor(mid_21, mid_20) */
+	vmovdqa 320(%rsp), %ymm4 /* reload mid_22 */
+	vpxor 576(%rsp), %ymm4, %ymm4 /* mid_sum_acc_18 = xor(mid_22, mid_23) */
+	vmovdqa 64(%rsp), %ymm5 /* reload mid_24 */
+	vpxor 128(%rsp), %ymm5, %ymm5 /* mid_sum_acc_19 = xor(mid_24, mid_25) */
+	vmovdqa 512(%rsp), %ymm6 /* reload mid_26 */
+	vpxor 384(%rsp), %ymm6, %ymm6 /* mid_sum_acc_20 = xor(mid_26, mid_27) */
+	vmovdqa 256(%rsp), %ymm7 /* reload mid_28 */
+	vpxor 288(%rsp), %ymm7, %ymm7 /* mid_sum_acc_21 = xor(mid_28, mid_29) */
+	vpxor 544(%rsp), %ymm11, %ymm8 /* mid_sum_acc_22 = xor(mid_31, mid_30) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_23 = xor(mid_sum_acc_15, mid_sum_acc_16) */
+	vpxor %ymm4, %ymm3, %ymm2 /* mid_sum_acc_24 = xor(mid_sum_acc_17, mid_sum_acc_18) */
+	vpxor %ymm6, %ymm5, %ymm3 /* mid_sum_acc_25 = xor(mid_sum_acc_19, mid_sum_acc_20) */
+	vpxor %ymm8, %ymm7, %ymm4 /* mid_sum_acc_26 = xor(mid_sum_acc_21, mid_sum_acc_22) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_27 = xor(mid_sum_acc_23, mid_sum_acc_24) */
+	vpxor %ymm4, %ymm3, %ymm2 /* mid_sum_acc_28 = xor(mid_sum_acc_25, mid_sum_acc_26) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_29 = xor(mid_sum_acc_27, mid_sum_acc_28) */
+	vmovdqa 224(%rsp), %ymm2 /* reload hi_8 */
+	vpxor 96(%rsp), %ymm2, %ymm2 /* hi_sum_acc_7 = xor(hi_8, hi_9) */
+	vmovdqa 480(%rsp), %ymm3 /* reload hi_10 */
+	vpxor 352(%rsp), %ymm3, %ymm3 /* hi_sum_acc_8 = xor(hi_10, hi_11) */
+	vmovdqa 160(%rsp), %ymm4 /* reload hi_12 */
+	vpxor 448(%rsp), %ymm4, %ymm4 /* hi_sum_acc_9 = xor(hi_12, hi_13) */
+	vpxor 192(%rsp), %ymm9, %ymm5 /* hi_sum_acc_10 = xor(hi_15, hi_14) */
+	vpxor %ymm3, %ymm2, %ymm2 /* hi_sum_acc_11 = xor(hi_sum_acc_7, hi_sum_acc_8) */
+	vpxor %ymm5, %ymm4, %ymm3 /* hi_sum_acc_12 = xor(hi_sum_acc_9, hi_sum_acc_10) */
+	vpxor %ymm3, %ymm2, %ymm2 /* hi_sum_acc_13 = xor(hi_sum_acc_11, hi_sum_acc_12) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_half_up(%rip), %ymm1, %ymm3 /* mid_lo_1 = lookup16(mid_sum_acc_29, half_up) */
+	vpxor %ymm3, %ymm0, %ymm0 /* s_lo_2 = xor(lo_sum_acc_13, mid_lo_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_half_down(%rip), %ymm1, %ymm1 /* mid_hi_1 = lookup16(mid_sum_acc_29, half_down) */
+	vpxor %ymm1, %ymm2, %ymm1 /* s_hi_2 = xor(hi_sum_acc_13, mid_hi_1) */
+	vpermq $0x4e, %ymm0, %ymm2 /* s_lo_x_1 = blocks128(s_lo_2, s_lo_2) */
+	vpxor %ymm2, %ymm0, %ymm0 /* s_lo_3 = xor(s_lo_2, s_lo_x_1) */
+	vpermq $0x4e, %ymm1, %ymm2 /* s_hi_x_1 = blocks128(s_hi_2, s_hi_2) */
+	vpxor %ymm2, %ymm1, %ymm1 /* s_hi_3 = xor(s_hi_2, s_hi_x_1) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
+	vmovdqu %ymm0, 0(%rsp)
 	vmovdqu 0(%rsp), %xmm2
 	vpclmulqdq $0x0, .Lsm4_wordslice_avx2_gfni_asm_9_fold(%rip), %xmm2, %xmm2
 	vmovdqu %xmm2, 0(%rsp)
@@ -9598,12 +9823,12 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vmovdqu %xmm2, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm2
 #else
-	vpclmulqdq $0x0, .Lsm4_wordslice_avx2_gfni_asm_9_fold(%rip), %ymm1, %ymm2 /* fold_lo_3 = clmul(s_lo_7, fold) */
+	vpclmulqdq $0x0, .Lsm4_wordslice_avx2_gfni_asm_9_fold(%rip), %ymm0, %ymm2 /* fold_lo_1 = clmul(s_lo_3, fold) */
 #endif
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_3 = lookup16(fold_lo_3, swap_halves) */
-	vpxor %ymm2, %ymm1, %ymm1 /* v_3 = xor(s_lo_7, fold_lo_sw_3) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_1 = lookup16(fold_lo_1, swap_halves) */
+	vpxor %ymm2, %ymm0, %ymm0 /* v_1 = xor(s_lo_3, fold_lo_sw_1) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
+	vmovdqu %ymm0, 0(%rsp)
 	vmovdqu 0(%rsp), %xmm2
 	vpclmulqdq $0x11, .Lsm4_wordslice_avx2_gfni_asm_9_fold(%rip), %xmm2, %xmm2
 	vmovdqu %xmm2, 0(%rsp)
@@ -9612,16 +9837,16 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vmovdqu %xmm2, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm2
 #else
-	vpclmulqdq $0x11, .Lsm4_wordslice_avx2_gfni_asm_9_fold(%rip), %ymm1, %ymm2 /* fold_hi_3 = clmul(v_3, fold) */
+	vpclmulqdq $0x11, .Lsm4_wordslice_avx2_gfni_asm_9_fold(%rip), %ymm0, %ymm2 /* fold_hi_1 = clmul(v_1, fold) */
 #endif
-	vpxor %ymm0, %ymm1, %ymm0 /* v_hi_3 = xor(v_3, s_hi_7) */
-	vpxor %ymm2, %ymm0, %ymm0 /* reduced_3 = xor(v_hi_3, fold_hi_3) */
-	vpand .Lsm4_wordslice_avx2_gfni_asm_9_first_block(%rip), %ymm0, %ymm0 /* y1_4 = and(reduced_3, first_block) */
+	vpxor %ymm1, %ymm0, %ymm0 /* v_hi_1 = xor(v_1, s_hi_3) */
+	vpxor %ymm2, %ymm0, %ymm0 /* reduced_1 = xor(v_hi_1, fold_hi_1) */
+	vpand .Lsm4_wordslice_avx2_gfni_asm_9_first_block(%rip), %ymm0, %ymm0 /* y1_2 = and(reduced_1, first_block) */
 
-	/* Step 5 of 8: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
+	/* Step 3 of 4: 16 blocks, 2 per register: block i times T_(n - i), products unreduced. */
 	vmovdqu 512(%r9), %ymm1 /* x_16 = load() */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_reverse16(%rip), %ymm1, %ymm1 /* z_16 = lookup16(x_16, reverse16) */
-	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_4 = xor(z_16, y1_4) */
+	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_2 = xor(z_16, y1_2) */
 	vmovdqu (%r8), %ymm1 /* h_16 = load() */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm0, 0(%rsp)
@@ -9634,7 +9859,7 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vmovdqu %xmm2, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm2
 #else
-	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm2 /* lo_16 = clmul(z1_y_4, h_16) */
+	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm2 /* lo_16 = clmul(z1_y_2, h_16) */
 #endif
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm0, 0(%rsp)
@@ -9647,7 +9872,7 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vmovdqu %xmm3, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm3
 #else
-	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* mid_32 = clmul(z1_y_4, h_16) */
+	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* mid_32 = clmul(z1_y_2, h_16) */
 #endif
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm0, 0(%rsp)
@@ -9660,7 +9885,7 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vmovdqu %xmm4, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm4
 #else
-	vpclmulqdq $0x1, %ymm1, %ymm0, %ymm4 /* mid_33 = clmul(z1_y_4, h_16) */
+	vpclmulqdq $0x1, %ymm1, %ymm0, %ymm4 /* mid_33 = clmul(z1_y_2, h_16) */
 #endif
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm0, 0(%rsp)
@@ -9673,7 +9898,7 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vmovdqu %xmm0, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm0
 #else
-	vpclmulqdq $0x11, %ymm1, %ymm0, %ymm0 /* hi_16 = clmul(z1_y_4, h_16) */
+	vpclmulqdq $0x11, %ymm1, %ymm0, %ymm0 /* hi_16 = clmul(z1_y_2, h_16) */
 #endif
 	vmovdqu 544(%r9), %ymm1 /* x_17 = load() */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_reverse16(%rip), %ymm1, %ymm1 /* z_17 = lookup16(x_17, reverse16) */
@@ -9814,7 +10039,7 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 #else
 	vpclmulqdq $0x10, %ymm13, %ymm9, %ymm15 /* mid_38 = clmul(z_19, h_19) */
 #endif
-	vmovdqa %ymm5, 64(%rsp) /* spill hi_18 */
+	vmovdqa %ymm5, 192(%rsp) /* spill hi_18 */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm9, 0(%rsp)
 	vmovdqu %ymm13, 32(%rsp)
@@ -9841,189 +10066,204 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 #else
 	vpclmulqdq $0x11, %ymm13, %ymm9, %ymm9 /* hi_19 = clmul(z_19, h_19) */
 #endif
-
-	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_12 = xor(lo_16, lo_17) */
-	vpxor %ymm14, %ymm10, %ymm6 /* lo_sum_acc_13 = xor(lo_18, lo_19) */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_14 = xor(lo_sum_acc_12, lo_sum_acc_13) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_28 = xor(mid_32, mid_33) */
-	vpxor %ymm8, %ymm7, %ymm4 /* mid_sum_acc_29 = xor(mid_34, mid_35) */
-	vpxor %ymm12, %ymm11, %ymm6 /* mid_sum_acc_30 = xor(mid_36, mid_37) */
-	vpxor %ymm5, %ymm15, %ymm5 /* mid_sum_acc_31 = xor(mid_38, mid_39) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_32 = xor(mid_sum_acc_28, mid_sum_acc_29) */
-	vpxor %ymm5, %ymm6, %ymm4 /* mid_sum_acc_33 = xor(mid_sum_acc_30, mid_sum_acc_31) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_34 = xor(mid_sum_acc_32, mid_sum_acc_33) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_12 = xor(hi_16, hi_17) */
-	vpxor 64(%rsp), %ymm9, %ymm1 /* hi_sum_acc_13 = xor(hi_19, hi_18) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_14 = xor(hi_sum_acc_12, hi_sum_acc_13) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_half_up(%rip), %ymm3, %ymm1 /* mid_lo_4 = lookup16(mid_sum_acc_34, half_up) */
-	vpxor %ymm1, %ymm2, %ymm1 /* s_lo_8 = xor(lo_sum_acc_14, mid_lo_4) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_half_down(%rip), %ymm3, %ymm2 /* mid_hi_4 = lookup16(mid_sum_acc_34, half_down) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_8 = xor(hi_sum_acc_14, mid_hi_4) */
-	vpermq $0x4e, %ymm1, %ymm2 /* s_lo_x_4 = blocks128(s_lo_8, s_lo_8) */
-	vpxor %ymm2, %ymm1, %ymm1 /* s_lo_9 = xor(s_lo_8, s_lo_x_4) */
-	vpermq $0x4e, %ymm0, %ymm2 /* s_hi_x_4 = blocks128(s_hi_8, s_hi_8) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_9 = xor(s_hi_8, s_hi_x_4) */
+	vmovdqu 640(%r9), %ymm13 /* x_20 = load() */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_reverse16(%rip), %ymm13, %ymm13 /* z_20 = lookup16(x_20, reverse16) */
+	vmovdqa %ymm9, 448(%rsp) /* spill hi_19 */
+	vmovdqu 128(%r8), %ymm9 /* h_20 = load() */
+	vmovdqa %ymm0, 160(%rsp) /* spill hi_16 */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm2
-	vpclmulqdq $0x0, .Lsm4_wordslice_avx2_gfni_asm_9_fold(%rip), %xmm2, %xmm2
-	vmovdqu %xmm2, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm2
-	vpclmulqdq $0x0, .Lsm4_wordslice_avx2_gfni_asm_9_fold+16(%rip), %xmm2, %xmm2
-	vmovdqu %xmm2, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm2
-#else
-	vpclmulqdq $0x0, .Lsm4_wordslice_avx2_gfni_asm_9_fold(%rip), %ymm1, %ymm2 /* fold_lo_4 = clmul(s_lo_9, fold) */
-#endif
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_4 = lookup16(fold_lo_4, swap_halves) */
-	vpxor %ymm2, %ymm1, %ymm1 /* v_4 = xor(s_lo_9, fold_lo_sw_4) */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm2
-	vpclmulqdq $0x11, .Lsm4_wordslice_avx2_gfni_asm_9_fold(%rip), %xmm2, %xmm2
-	vmovdqu %xmm2, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm2
-	vpclmulqdq $0x11, .Lsm4_wordslice_avx2_gfni_asm_9_fold+16(%rip), %xmm2, %xmm2
-	vmovdqu %xmm2, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm2
-#else
-	vpclmulqdq $0x11, .Lsm4_wordslice_avx2_gfni_asm_9_fold(%rip), %ymm1, %ymm2 /* fold_hi_4 = clmul(v_4, fold) */
-#endif
-	vpxor %ymm0, %ymm1, %ymm0 /* v_hi_4 = xor(v_4, s_hi_9) */
-	vpxor %ymm2, %ymm0, %ymm0 /* reduced_4 = xor(v_hi_4, fold_hi_4) */
-	vpand .Lsm4_wordslice_avx2_gfni_asm_9_first_block(%rip), %ymm0, %ymm0 /* y1_5 = and(reduced_4, first_block) */
-
-	/* Step 6 of 8: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
-	vmovdqu 640(%r9), %ymm1 /* x_20 = load() */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_reverse16(%rip), %ymm1, %ymm1 /* z_20 = lookup16(x_20, reverse16) */
-	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_5 = xor(z_20, y1_5) */
-	vmovdqu (%r8), %ymm1 /* h_20 = load() */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm0, 0(%rsp)
-	vmovdqu %ymm1, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm2
-	vpclmulqdq $0x0, 32(%rsp), %xmm2, %xmm2
-	vmovdqu %xmm2, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm2
-	vpclmulqdq $0x0, 48(%rsp), %xmm2, %xmm2
-	vmovdqu %xmm2, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm2
-#else
-	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm2 /* lo_20 = clmul(z1_y_5, h_20) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm0, 0(%rsp)
-	vmovdqu %ymm1, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm3
-	vpclmulqdq $0x10, 32(%rsp), %xmm3, %xmm3
-	vmovdqu %xmm3, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm3
-	vpclmulqdq $0x10, 48(%rsp), %xmm3, %xmm3
-	vmovdqu %xmm3, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm3
-#else
-	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* mid_40 = clmul(z1_y_5, h_20) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm0, 0(%rsp)
-	vmovdqu %ymm1, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm4
-	vpclmulqdq $0x1, 32(%rsp), %xmm4, %xmm4
-	vmovdqu %xmm4, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm4
-	vpclmulqdq $0x1, 48(%rsp), %xmm4, %xmm4
-	vmovdqu %xmm4, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm4
-#else
-	vpclmulqdq $0x1, %ymm1, %ymm0, %ymm4 /* mid_41 = clmul(z1_y_5, h_20) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm0, 0(%rsp)
-	vmovdqu %ymm1, 32(%rsp)
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
 	vmovdqu 0(%rsp), %xmm0
-	vpclmulqdq $0x11, 32(%rsp), %xmm0, %xmm0
+	vpclmulqdq $0x0, 32(%rsp), %xmm0, %xmm0
 	vmovdqu %xmm0, 0(%rsp)
 	vmovdqu 16(%rsp), %xmm0
-	vpclmulqdq $0x11, 48(%rsp), %xmm0, %xmm0
+	vpclmulqdq $0x0, 48(%rsp), %xmm0, %xmm0
 	vmovdqu %xmm0, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm0
 #else
-	vpclmulqdq $0x11, %ymm1, %ymm0, %ymm0 /* hi_20 = clmul(z1_y_5, h_20) */
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm0 /* lo_20 = clmul(z_20, h_20) */
 #endif
-	vmovdqu 672(%r9), %ymm1 /* x_21 = load() */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_reverse16(%rip), %ymm1, %ymm1 /* z_21 = lookup16(x_21, reverse16) */
-	vmovdqu 32(%r8), %ymm5 /* h_21 = load() */
+	vmovdqa %ymm1, 352(%rsp) /* spill hi_17 */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
-	vmovdqu %ymm5, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm6
-	vpclmulqdq $0x0, 32(%rsp), %xmm6, %xmm6
-	vmovdqu %xmm6, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm6
-	vpclmulqdq $0x0, 48(%rsp), %xmm6, %xmm6
-	vmovdqu %xmm6, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm6
-#else
-	vpclmulqdq $0x0, %ymm5, %ymm1, %ymm6 /* lo_21 = clmul(z_21, h_21) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
-	vmovdqu %ymm5, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm7
-	vpclmulqdq $0x10, 32(%rsp), %xmm7, %xmm7
-	vmovdqu %xmm7, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm7
-	vpclmulqdq $0x10, 48(%rsp), %xmm7, %xmm7
-	vmovdqu %xmm7, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm7
-#else
-	vpclmulqdq $0x10, %ymm5, %ymm1, %ymm7 /* mid_42 = clmul(z_21, h_21) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
-	vmovdqu %ymm5, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm8
-	vpclmulqdq $0x1, 32(%rsp), %xmm8, %xmm8
-	vmovdqu %xmm8, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm8
-	vpclmulqdq $0x1, 48(%rsp), %xmm8, %xmm8
-	vmovdqu %xmm8, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm8
-#else
-	vpclmulqdq $0x1, %ymm5, %ymm1, %ymm8 /* mid_43 = clmul(z_21, h_21) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
-	vmovdqu %ymm5, 32(%rsp)
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
 	vmovdqu 0(%rsp), %xmm1
-	vpclmulqdq $0x11, 32(%rsp), %xmm1, %xmm1
+	vpclmulqdq $0x10, 32(%rsp), %xmm1, %xmm1
 	vmovdqu %xmm1, 0(%rsp)
 	vmovdqu 16(%rsp), %xmm1
-	vpclmulqdq $0x11, 48(%rsp), %xmm1, %xmm1
+	vpclmulqdq $0x10, 48(%rsp), %xmm1, %xmm1
 	vmovdqu %xmm1, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm1
 #else
-	vpclmulqdq $0x11, %ymm5, %ymm1, %ymm1 /* hi_21 = clmul(z_21, h_21) */
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm1 /* mid_40 = clmul(z_20, h_20) */
 #endif
-	vmovdqu 704(%r9), %ymm5 /* x_22 = load() */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_reverse16(%rip), %ymm5, %ymm5 /* z_22 = lookup16(x_22, reverse16) */
-	vmovdqu 64(%r8), %ymm9 /* h_22 = load() */
+	vmovdqa %ymm1, 480(%rsp) /* spill mid_40 */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm13, 0(%rsp)
 	vmovdqu %ymm9, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm10
-	vpclmulqdq $0x0, 32(%rsp), %xmm10, %xmm10
-	vmovdqu %xmm10, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm10
-	vpclmulqdq $0x0, 48(%rsp), %xmm10, %xmm10
-	vmovdqu %xmm10, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm10
+	vmovdqu 0(%rsp), %xmm1
+	vpclmulqdq $0x1, 32(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm1
+	vpclmulqdq $0x1, 48(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm1
 #else
-	vpclmulqdq $0x0, %ymm9, %ymm5, %ymm10 /* lo_22 = clmul(z_22, h_22) */
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm1 /* mid_41 = clmul(z_20, h_20) */
 #endif
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm9
+	vpclmulqdq $0x11, 32(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm9
+	vpclmulqdq $0x11, 48(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm9
+#else
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_20 = clmul(z_20, h_20) */
+#endif
+	vmovdqu 672(%r9), %ymm13 /* x_21 = load() */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_reverse16(%rip), %ymm13, %ymm13 /* z_21 = lookup16(x_21, reverse16) */
+	vmovdqa %ymm9, 96(%rsp) /* spill hi_20 */
+	vmovdqu 160(%r8), %ymm9 /* h_21 = load() */
+	vmovdqa %ymm1, 224(%rsp) /* spill mid_41 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm1
+	vpclmulqdq $0x0, 32(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm1
+	vpclmulqdq $0x0, 48(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm1
+#else
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm1 /* lo_21 = clmul(z_21, h_21) */
+#endif
+	vmovdqa %ymm5, 544(%rsp) /* spill mid_39 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x10, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x10, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm5 /* mid_42 = clmul(z_21, h_21) */
+#endif
+	vmovdqa %ymm5, 288(%rsp) /* spill mid_42 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x1, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x1, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm5 /* mid_43 = clmul(z_21, h_21) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm9
+	vpclmulqdq $0x11, 32(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm9
+	vpclmulqdq $0x11, 48(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm9
+#else
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_21 = clmul(z_21, h_21) */
+#endif
+	vmovdqu 704(%r9), %ymm13 /* x_22 = load() */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_reverse16(%rip), %ymm13, %ymm13 /* z_22 = lookup16(x_22, reverse16) */
+	vmovdqa %ymm9, 256(%rsp) /* spill hi_21 */
+	vmovdqu 192(%r8), %ymm9 /* h_22 = load() */
+	vmovdqa %ymm5, 384(%rsp) /* spill mid_43 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x0, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x0, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm5 /* lo_22 = clmul(z_22, h_22) */
+#endif
+	vmovdqa %ymm15, 512(%rsp) /* spill mid_38 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm15
+	vpclmulqdq $0x10, 32(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm15
+	vpclmulqdq $0x10, 48(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm15
+#else
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm15 /* mid_44 = clmul(z_22, h_22) */
+#endif
+	vmovdqa %ymm15, 128(%rsp) /* spill mid_44 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm15
+	vpclmulqdq $0x1, 32(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm15
+	vpclmulqdq $0x1, 48(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm15
+#else
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm15 /* mid_45 = clmul(z_22, h_22) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm9
+	vpclmulqdq $0x11, 32(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm9
+	vpclmulqdq $0x11, 48(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm9
+#else
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_22 = clmul(z_22, h_22) */
+#endif
+	vmovdqu 736(%r9), %ymm13 /* x_23 = load() */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_reverse16(%rip), %ymm13, %ymm13 /* z_23 = lookup16(x_23, reverse16) */
+	vmovdqa %ymm9, 64(%rsp) /* spill hi_22 */
+	vmovdqu 224(%r8), %ymm9 /* h_23 = load() */
+	vmovdqa %ymm15, 576(%rsp) /* spill mid_45 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm15
+	vpclmulqdq $0x0, 32(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm15
+	vpclmulqdq $0x0, 48(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm15
+#else
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm15 /* lo_23 = clmul(z_23, h_23) */
+#endif
+	vmovdqa %ymm11, 320(%rsp) /* spill mid_36 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
 	vmovdqu %ymm9, 32(%rsp)
 	vmovdqu 0(%rsp), %xmm11
 	vpclmulqdq $0x10, 32(%rsp), %xmm11, %xmm11
@@ -10033,80 +10273,25 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vmovdqu %xmm11, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm11
 #else
-	vpclmulqdq $0x10, %ymm9, %ymm5, %ymm11 /* mid_44 = clmul(z_22, h_22) */
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm11 /* mid_46 = clmul(z_23, h_23) */
 #endif
+	vmovdqa %ymm11, 416(%rsp) /* spill mid_46 */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm13, 0(%rsp)
 	vmovdqu %ymm9, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm12
-	vpclmulqdq $0x1, 32(%rsp), %xmm12, %xmm12
-	vmovdqu %xmm12, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm12
-	vpclmulqdq $0x1, 48(%rsp), %xmm12, %xmm12
-	vmovdqu %xmm12, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm12
+	vmovdqu 0(%rsp), %xmm11
+	vpclmulqdq $0x1, 32(%rsp), %xmm11, %xmm11
+	vmovdqu %xmm11, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm11
+	vpclmulqdq $0x1, 48(%rsp), %xmm11, %xmm11
+	vmovdqu %xmm11, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm11
 #else
-	vpclmulqdq $0x1, %ymm9, %ymm5, %ymm12 /* mid_45 = clmul(z_22, h_22) */
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm11 /* mid_47 = clmul(z_23, h_23) */
 #endif
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm13, 0(%rsp)
 	vmovdqu %ymm9, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm5
-	vpclmulqdq $0x11, 32(%rsp), %xmm5, %xmm5
-	vmovdqu %xmm5, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm5
-	vpclmulqdq $0x11, 48(%rsp), %xmm5, %xmm5
-	vmovdqu %xmm5, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm5
-#else
-	vpclmulqdq $0x11, %ymm9, %ymm5, %ymm5 /* hi_22 = clmul(z_22, h_22) */
-#endif
-	vmovdqu 736(%r9), %ymm9 /* x_23 = load() */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_reverse16(%rip), %ymm9, %ymm9 /* z_23 = lookup16(x_23, reverse16) */
-	vmovdqu 96(%r8), %ymm13 /* h_23 = load() */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm9, 0(%rsp)
-	vmovdqu %ymm13, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm14
-	vpclmulqdq $0x0, 32(%rsp), %xmm14, %xmm14
-	vmovdqu %xmm14, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm14
-	vpclmulqdq $0x0, 48(%rsp), %xmm14, %xmm14
-	vmovdqu %xmm14, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm14
-#else
-	vpclmulqdq $0x0, %ymm13, %ymm9, %ymm14 /* lo_23 = clmul(z_23, h_23) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm9, 0(%rsp)
-	vmovdqu %ymm13, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm15
-	vpclmulqdq $0x10, 32(%rsp), %xmm15, %xmm15
-	vmovdqu %xmm15, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm15
-	vpclmulqdq $0x10, 48(%rsp), %xmm15, %xmm15
-	vmovdqu %xmm15, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm15
-#else
-	vpclmulqdq $0x10, %ymm13, %ymm9, %ymm15 /* mid_46 = clmul(z_23, h_23) */
-#endif
-	vmovdqa %ymm5, 64(%rsp) /* spill hi_22 */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm9, 0(%rsp)
-	vmovdqu %ymm13, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm5
-	vpclmulqdq $0x1, 32(%rsp), %xmm5, %xmm5
-	vmovdqu %xmm5, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm5
-	vpclmulqdq $0x1, 48(%rsp), %xmm5, %xmm5
-	vmovdqu %xmm5, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm5
-#else
-	vpclmulqdq $0x1, %ymm13, %ymm9, %ymm5 /* mid_47 = clmul(z_23, h_23) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm9, 0(%rsp)
-	vmovdqu %ymm13, 32(%rsp)
 	vmovdqu 0(%rsp), %xmm9
 	vpclmulqdq $0x11, 32(%rsp), %xmm9, %xmm9
 	vmovdqu %xmm9, 0(%rsp)
@@ -10115,33 +10300,56 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vmovdqu %xmm9, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm9
 #else
-	vpclmulqdq $0x11, %ymm13, %ymm9, %ymm9 /* hi_23 = clmul(z_23, h_23) */
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_23 = clmul(z_23, h_23) */
 #endif
 
 	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_15 = xor(lo_20, lo_21) */
-	vpxor %ymm14, %ymm10, %ymm6 /* lo_sum_acc_16 = xor(lo_22, lo_23) */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_17 = xor(lo_sum_acc_15, lo_sum_acc_16) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_35 = xor(mid_40, mid_41) */
-	vpxor %ymm8, %ymm7, %ymm4 /* mid_sum_acc_36 = xor(mid_42, mid_43) */
-	vpxor %ymm12, %ymm11, %ymm6 /* mid_sum_acc_37 = xor(mid_44, mid_45) */
-	vpxor %ymm5, %ymm15, %ymm5 /* mid_sum_acc_38 = xor(mid_46, mid_47) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_39 = xor(mid_sum_acc_35, mid_sum_acc_36) */
-	vpxor %ymm5, %ymm6, %ymm4 /* mid_sum_acc_40 = xor(mid_sum_acc_37, mid_sum_acc_38) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_41 = xor(mid_sum_acc_39, mid_sum_acc_40) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_15 = xor(hi_20, hi_21) */
-	vpxor 64(%rsp), %ymm9, %ymm1 /* hi_sum_acc_16 = xor(hi_23, hi_22) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_17 = xor(hi_sum_acc_15, hi_sum_acc_16) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_half_up(%rip), %ymm3, %ymm1 /* mid_lo_5 = lookup16(mid_sum_acc_41, half_up) */
-	vpxor %ymm1, %ymm2, %ymm1 /* s_lo_10 = xor(lo_sum_acc_17, mid_lo_5) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_half_down(%rip), %ymm3, %ymm2 /* mid_hi_5 = lookup16(mid_sum_acc_41, half_down) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_10 = xor(hi_sum_acc_17, mid_hi_5) */
-	vpermq $0x4e, %ymm1, %ymm2 /* s_lo_x_5 = blocks128(s_lo_10, s_lo_10) */
-	vpxor %ymm2, %ymm1, %ymm1 /* s_lo_11 = xor(s_lo_10, s_lo_x_5) */
-	vpermq $0x4e, %ymm0, %ymm2 /* s_hi_x_5 = blocks128(s_hi_10, s_hi_10) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_11 = xor(s_hi_10, s_hi_x_5) */
+	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_14 = xor(lo_16, lo_17) */
+	vpxor %ymm14, %ymm10, %ymm6 /* lo_sum_acc_15 = xor(lo_18, lo_19) */
+	vpxor %ymm1, %ymm0, %ymm0 /* lo_sum_acc_16 = xor(lo_20, lo_21) */
+	vpxor %ymm15, %ymm5, %ymm1 /* lo_sum_acc_17 = xor(lo_22, lo_23) */
+	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_18 = xor(lo_sum_acc_14, lo_sum_acc_15) */
+	vpxor %ymm1, %ymm0, %ymm0 /* lo_sum_acc_19 = xor(lo_sum_acc_16, lo_sum_acc_17) */
+	vpxor %ymm0, %ymm2, %ymm0 /* lo_sum_acc_20 = xor(lo_sum_acc_18, lo_sum_acc_19) */
+	vpxor %ymm4, %ymm3, %ymm1 /* mid_sum_acc_30 = xor(mid_32, mid_33) */
+	vpxor %ymm8, %ymm7, %ymm2 /* mid_sum_acc_31 = xor(mid_34, mid_35) */
+	vpxor 320(%rsp), %ymm12, %ymm3 /* mid_sum_acc_32 = xor(mid_37, mid_36) */
+	vmovdqa 512(%rsp), %ymm4 /* reload mid_38 */
+	vpxor 544(%rsp), %ymm4, %ymm4 /* mid_sum_acc_33 = xor(mid_38, mid_39) */
+	vmovdqa 480(%rsp), %ymm5 /* reload mid_40 */
+	vpxor 224(%rsp), %ymm5, %ymm5 /* mid_sum_acc_34 = xor(mid_40, mid_41) */
+	vmovdqa 288(%rsp), %ymm6 /* reload mid_42 */
+	vpxor 384(%rsp), %ymm6, %ymm6 /* mid_sum_acc_35 = xor(mid_42, mid_43) */
+	vmovdqa 128(%rsp), %ymm7 /* reload mid_44 */
+	vpxor 576(%rsp), %ymm7, %ymm7 /* mid_sum_acc_36 = xor(mid_44, mid_45) */
+	vpxor 416(%rsp), %ymm11, %ymm8 /* mid_sum_acc_37 = xor(mid_47, mid_46) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_38 = xor(mid_sum_acc_30, mid_sum_acc_31) */
+	vpxor %ymm4, %ymm3, %ymm2 /* mid_sum_acc_39 = xor(mid_sum_acc_32, mid_sum_acc_33) */
+	vpxor %ymm6, %ymm5, %ymm3 /* mid_sum_acc_40 = xor(mid_sum_acc_34, mid_sum_acc_35) */
+	vpxor %ymm8, %ymm7, %ymm4 /* mid_sum_acc_41 = xor(mid_sum_acc_36, mid_sum_acc_37) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_42 = xor(mid_sum_acc_38, mid_sum_acc_39) */
+	vpxor %ymm4, %ymm3, %ymm2 /* mid_sum_acc_43 = xor(mid_sum_acc_40, mid_sum_acc_41) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_44 = xor(mid_sum_acc_42, mid_sum_acc_43) */
+	vmovdqa 160(%rsp), %ymm2 /* reload hi_16 */
+	vpxor 352(%rsp), %ymm2, %ymm2 /* hi_sum_acc_14 = xor(hi_16, hi_17) */
+	vmovdqa 192(%rsp), %ymm3 /* reload hi_18 */
+	vpxor 448(%rsp), %ymm3, %ymm3 /* hi_sum_acc_15 = xor(hi_18, hi_19) */
+	vmovdqa 96(%rsp), %ymm4 /* reload hi_20 */
+	vpxor 256(%rsp), %ymm4, %ymm4 /* hi_sum_acc_16 = xor(hi_20, hi_21) */
+	vpxor 64(%rsp), %ymm9, %ymm5 /* hi_sum_acc_17 = xor(hi_23, hi_22) */
+	vpxor %ymm3, %ymm2, %ymm2 /* hi_sum_acc_18 = xor(hi_sum_acc_14, hi_sum_acc_15) */
+	vpxor %ymm5, %ymm4, %ymm3 /* hi_sum_acc_19 = xor(hi_sum_acc_16, hi_sum_acc_17) */
+	vpxor %ymm3, %ymm2, %ymm2 /* hi_sum_acc_20 = xor(hi_sum_acc_18, hi_sum_acc_19) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_half_up(%rip), %ymm1, %ymm3 /* mid_lo_2 = lookup16(mid_sum_acc_44, half_up) */
+	vpxor %ymm3, %ymm0, %ymm0 /* s_lo_4 = xor(lo_sum_acc_20, mid_lo_2) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_half_down(%rip), %ymm1, %ymm1 /* mid_hi_2 = lookup16(mid_sum_acc_44, half_down) */
+	vpxor %ymm1, %ymm2, %ymm1 /* s_hi_4 = xor(hi_sum_acc_20, mid_hi_2) */
+	vpermq $0x4e, %ymm0, %ymm2 /* s_lo_x_2 = blocks128(s_lo_4, s_lo_4) */
+	vpxor %ymm2, %ymm0, %ymm0 /* s_lo_5 = xor(s_lo_4, s_lo_x_2) */
+	vpermq $0x4e, %ymm1, %ymm2 /* s_hi_x_2 = blocks128(s_hi_4, s_hi_4) */
+	vpxor %ymm2, %ymm1, %ymm1 /* s_hi_5 = xor(s_hi_4, s_hi_x_2) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
+	vmovdqu %ymm0, 0(%rsp)
 	vmovdqu 0(%rsp), %xmm2
 	vpclmulqdq $0x0, .Lsm4_wordslice_avx2_gfni_asm_9_fold(%rip), %xmm2, %xmm2
 	vmovdqu %xmm2, 0(%rsp)
@@ -10150,12 +10358,12 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vmovdqu %xmm2, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm2
 #else
-	vpclmulqdq $0x0, .Lsm4_wordslice_avx2_gfni_asm_9_fold(%rip), %ymm1, %ymm2 /* fold_lo_5 = clmul(s_lo_11, fold) */
+	vpclmulqdq $0x0, .Lsm4_wordslice_avx2_gfni_asm_9_fold(%rip), %ymm0, %ymm2 /* fold_lo_2 = clmul(s_lo_5, fold) */
 #endif
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_5 = lookup16(fold_lo_5, swap_halves) */
-	vpxor %ymm2, %ymm1, %ymm1 /* v_5 = xor(s_lo_11, fold_lo_sw_5) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_2 = lookup16(fold_lo_2, swap_halves) */
+	vpxor %ymm2, %ymm0, %ymm0 /* v_2 = xor(s_lo_5, fold_lo_sw_2) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
+	vmovdqu %ymm0, 0(%rsp)
 	vmovdqu 0(%rsp), %xmm2
 	vpclmulqdq $0x11, .Lsm4_wordslice_avx2_gfni_asm_9_fold(%rip), %xmm2, %xmm2
 	vmovdqu %xmm2, 0(%rsp)
@@ -10164,16 +10372,16 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vmovdqu %xmm2, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm2
 #else
-	vpclmulqdq $0x11, .Lsm4_wordslice_avx2_gfni_asm_9_fold(%rip), %ymm1, %ymm2 /* fold_hi_5 = clmul(v_5, fold) */
+	vpclmulqdq $0x11, .Lsm4_wordslice_avx2_gfni_asm_9_fold(%rip), %ymm0, %ymm2 /* fold_hi_2 = clmul(v_2, fold) */
 #endif
-	vpxor %ymm0, %ymm1, %ymm0 /* v_hi_5 = xor(v_5, s_hi_11) */
-	vpxor %ymm2, %ymm0, %ymm0 /* reduced_5 = xor(v_hi_5, fold_hi_5) */
-	vpand .Lsm4_wordslice_avx2_gfni_asm_9_first_block(%rip), %ymm0, %ymm0 /* y1_6 = and(reduced_5, first_block) */
+	vpxor %ymm1, %ymm0, %ymm0 /* v_hi_2 = xor(v_2, s_hi_5) */
+	vpxor %ymm2, %ymm0, %ymm0 /* reduced_2 = xor(v_hi_2, fold_hi_2) */
+	vpand .Lsm4_wordslice_avx2_gfni_asm_9_first_block(%rip), %ymm0, %ymm0 /* y1_3 = and(reduced_2, first_block) */
 
-	/* Step 7 of 8: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
+	/* Step 4 of 4: 16 blocks, 2 per register: block i times T_(n - i), products unreduced. */
 	vmovdqu 768(%r9), %ymm1 /* x_24 = load() */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_reverse16(%rip), %ymm1, %ymm1 /* z_24 = lookup16(x_24, reverse16) */
-	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_6 = xor(z_24, y1_6) */
+	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_3 = xor(z_24, y1_3) */
 	vmovdqu (%r8), %ymm1 /* h_24 = load() */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm0, 0(%rsp)
@@ -10186,7 +10394,7 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vmovdqu %xmm2, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm2
 #else
-	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm2 /* lo_24 = clmul(z1_y_6, h_24) */
+	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm2 /* lo_24 = clmul(z1_y_3, h_24) */
 #endif
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm0, 0(%rsp)
@@ -10199,7 +10407,7 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vmovdqu %xmm3, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm3
 #else
-	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* mid_48 = clmul(z1_y_6, h_24) */
+	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* mid_48 = clmul(z1_y_3, h_24) */
 #endif
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm0, 0(%rsp)
@@ -10212,7 +10420,7 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vmovdqu %xmm4, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm4
 #else
-	vpclmulqdq $0x1, %ymm1, %ymm0, %ymm4 /* mid_49 = clmul(z1_y_6, h_24) */
+	vpclmulqdq $0x1, %ymm1, %ymm0, %ymm4 /* mid_49 = clmul(z1_y_3, h_24) */
 #endif
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm0, 0(%rsp)
@@ -10225,7 +10433,7 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vmovdqu %xmm0, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm0
 #else
-	vpclmulqdq $0x11, %ymm1, %ymm0, %ymm0 /* hi_24 = clmul(z1_y_6, h_24) */
+	vpclmulqdq $0x11, %ymm1, %ymm0, %ymm0 /* hi_24 = clmul(z1_y_3, h_24) */
 #endif
 	vmovdqu 800(%r9), %ymm1 /* x_25 = load() */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_reverse16(%rip), %ymm1, %ymm1 /* z_25 = lookup16(x_25, reverse16) */
@@ -10393,189 +10601,204 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 #else
 	vpclmulqdq $0x11, %ymm13, %ymm9, %ymm9 /* hi_27 = clmul(z_27, h_27) */
 #endif
-
-	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_18 = xor(lo_24, lo_25) */
-	vpxor %ymm14, %ymm10, %ymm6 /* lo_sum_acc_19 = xor(lo_26, lo_27) */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_20 = xor(lo_sum_acc_18, lo_sum_acc_19) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_42 = xor(mid_48, mid_49) */
-	vpxor %ymm8, %ymm7, %ymm4 /* mid_sum_acc_43 = xor(mid_50, mid_51) */
-	vpxor %ymm12, %ymm11, %ymm6 /* mid_sum_acc_44 = xor(mid_52, mid_53) */
-	vpxor %ymm5, %ymm15, %ymm5 /* mid_sum_acc_45 = xor(mid_54, mid_55) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_46 = xor(mid_sum_acc_42, mid_sum_acc_43) */
-	vpxor %ymm5, %ymm6, %ymm4 /* mid_sum_acc_47 = xor(mid_sum_acc_44, mid_sum_acc_45) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_48 = xor(mid_sum_acc_46, mid_sum_acc_47) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_18 = xor(hi_24, hi_25) */
-	vpxor 64(%rsp), %ymm9, %ymm1 /* hi_sum_acc_19 = xor(hi_27, hi_26) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_20 = xor(hi_sum_acc_18, hi_sum_acc_19) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_half_up(%rip), %ymm3, %ymm1 /* mid_lo_6 = lookup16(mid_sum_acc_48, half_up) */
-	vpxor %ymm1, %ymm2, %ymm1 /* s_lo_12 = xor(lo_sum_acc_20, mid_lo_6) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_half_down(%rip), %ymm3, %ymm2 /* mid_hi_6 = lookup16(mid_sum_acc_48, half_down) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_12 = xor(hi_sum_acc_20, mid_hi_6) */
-	vpermq $0x4e, %ymm1, %ymm2 /* s_lo_x_6 = blocks128(s_lo_12, s_lo_12) */
-	vpxor %ymm2, %ymm1, %ymm1 /* s_lo_13 = xor(s_lo_12, s_lo_x_6) */
-	vpermq $0x4e, %ymm0, %ymm2 /* s_hi_x_6 = blocks128(s_hi_12, s_hi_12) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_13 = xor(s_hi_12, s_hi_x_6) */
+	vmovdqu 896(%r9), %ymm13 /* x_28 = load() */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_reverse16(%rip), %ymm13, %ymm13 /* z_28 = lookup16(x_28, reverse16) */
+	vmovdqa %ymm9, 256(%rsp) /* spill hi_27 */
+	vmovdqu 128(%r8), %ymm9 /* h_28 = load() */
+	vmovdqa %ymm0, 96(%rsp) /* spill hi_24 */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm2
-	vpclmulqdq $0x0, .Lsm4_wordslice_avx2_gfni_asm_9_fold(%rip), %xmm2, %xmm2
-	vmovdqu %xmm2, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm2
-	vpclmulqdq $0x0, .Lsm4_wordslice_avx2_gfni_asm_9_fold+16(%rip), %xmm2, %xmm2
-	vmovdqu %xmm2, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm2
-#else
-	vpclmulqdq $0x0, .Lsm4_wordslice_avx2_gfni_asm_9_fold(%rip), %ymm1, %ymm2 /* fold_lo_6 = clmul(s_lo_13, fold) */
-#endif
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_6 = lookup16(fold_lo_6, swap_halves) */
-	vpxor %ymm2, %ymm1, %ymm1 /* v_6 = xor(s_lo_13, fold_lo_sw_6) */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm2
-	vpclmulqdq $0x11, .Lsm4_wordslice_avx2_gfni_asm_9_fold(%rip), %xmm2, %xmm2
-	vmovdqu %xmm2, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm2
-	vpclmulqdq $0x11, .Lsm4_wordslice_avx2_gfni_asm_9_fold+16(%rip), %xmm2, %xmm2
-	vmovdqu %xmm2, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm2
-#else
-	vpclmulqdq $0x11, .Lsm4_wordslice_avx2_gfni_asm_9_fold(%rip), %ymm1, %ymm2 /* fold_hi_6 = clmul(v_6, fold) */
-#endif
-	vpxor %ymm0, %ymm1, %ymm0 /* v_hi_6 = xor(v_6, s_hi_13) */
-	vpxor %ymm2, %ymm0, %ymm0 /* reduced_6 = xor(v_hi_6, fold_hi_6) */
-	vpand .Lsm4_wordslice_avx2_gfni_asm_9_first_block(%rip), %ymm0, %ymm0 /* y1_7 = and(reduced_6, first_block) */
-
-	/* Step 8 of 8: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
-	vmovdqu 896(%r9), %ymm1 /* x_28 = load() */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_reverse16(%rip), %ymm1, %ymm1 /* z_28 = lookup16(x_28, reverse16) */
-	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_7 = xor(z_28, y1_7) */
-	vmovdqu (%r8), %ymm1 /* h_28 = load() */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm0, 0(%rsp)
-	vmovdqu %ymm1, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm2
-	vpclmulqdq $0x0, 32(%rsp), %xmm2, %xmm2
-	vmovdqu %xmm2, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm2
-	vpclmulqdq $0x0, 48(%rsp), %xmm2, %xmm2
-	vmovdqu %xmm2, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm2
-#else
-	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm2 /* lo_28 = clmul(z1_y_7, h_28) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm0, 0(%rsp)
-	vmovdqu %ymm1, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm3
-	vpclmulqdq $0x10, 32(%rsp), %xmm3, %xmm3
-	vmovdqu %xmm3, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm3
-	vpclmulqdq $0x10, 48(%rsp), %xmm3, %xmm3
-	vmovdqu %xmm3, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm3
-#else
-	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* mid_56 = clmul(z1_y_7, h_28) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm0, 0(%rsp)
-	vmovdqu %ymm1, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm4
-	vpclmulqdq $0x1, 32(%rsp), %xmm4, %xmm4
-	vmovdqu %xmm4, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm4
-	vpclmulqdq $0x1, 48(%rsp), %xmm4, %xmm4
-	vmovdqu %xmm4, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm4
-#else
-	vpclmulqdq $0x1, %ymm1, %ymm0, %ymm4 /* mid_57 = clmul(z1_y_7, h_28) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm0, 0(%rsp)
-	vmovdqu %ymm1, 32(%rsp)
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
 	vmovdqu 0(%rsp), %xmm0
-	vpclmulqdq $0x11, 32(%rsp), %xmm0, %xmm0
+	vpclmulqdq $0x0, 32(%rsp), %xmm0, %xmm0
 	vmovdqu %xmm0, 0(%rsp)
 	vmovdqu 16(%rsp), %xmm0
-	vpclmulqdq $0x11, 48(%rsp), %xmm0, %xmm0
+	vpclmulqdq $0x0, 48(%rsp), %xmm0, %xmm0
 	vmovdqu %xmm0, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm0
 #else
-	vpclmulqdq $0x11, %ymm1, %ymm0, %ymm0 /* hi_28 = clmul(z1_y_7, h_28) */
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm0 /* lo_28 = clmul(z_28, h_28) */
 #endif
-	vmovdqu 928(%r9), %ymm1 /* x_29 = load() */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_reverse16(%rip), %ymm1, %ymm1 /* z_29 = lookup16(x_29, reverse16) */
-	vmovdqu 32(%r8), %ymm5 /* h_29 = load() */
+	vmovdqa %ymm1, 448(%rsp) /* spill hi_25 */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
-	vmovdqu %ymm5, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm6
-	vpclmulqdq $0x0, 32(%rsp), %xmm6, %xmm6
-	vmovdqu %xmm6, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm6
-	vpclmulqdq $0x0, 48(%rsp), %xmm6, %xmm6
-	vmovdqu %xmm6, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm6
-#else
-	vpclmulqdq $0x0, %ymm5, %ymm1, %ymm6 /* lo_29 = clmul(z_29, h_29) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
-	vmovdqu %ymm5, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm7
-	vpclmulqdq $0x10, 32(%rsp), %xmm7, %xmm7
-	vmovdqu %xmm7, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm7
-	vpclmulqdq $0x10, 48(%rsp), %xmm7, %xmm7
-	vmovdqu %xmm7, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm7
-#else
-	vpclmulqdq $0x10, %ymm5, %ymm1, %ymm7 /* mid_58 = clmul(z_29, h_29) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
-	vmovdqu %ymm5, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm8
-	vpclmulqdq $0x1, 32(%rsp), %xmm8, %xmm8
-	vmovdqu %xmm8, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm8
-	vpclmulqdq $0x1, 48(%rsp), %xmm8, %xmm8
-	vmovdqu %xmm8, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm8
-#else
-	vpclmulqdq $0x1, %ymm5, %ymm1, %ymm8 /* mid_59 = clmul(z_29, h_29) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
-	vmovdqu %ymm5, 32(%rsp)
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
 	vmovdqu 0(%rsp), %xmm1
-	vpclmulqdq $0x11, 32(%rsp), %xmm1, %xmm1
+	vpclmulqdq $0x10, 32(%rsp), %xmm1, %xmm1
 	vmovdqu %xmm1, 0(%rsp)
 	vmovdqu 16(%rsp), %xmm1
-	vpclmulqdq $0x11, 48(%rsp), %xmm1, %xmm1
+	vpclmulqdq $0x10, 48(%rsp), %xmm1, %xmm1
 	vmovdqu %xmm1, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm1
 #else
-	vpclmulqdq $0x11, %ymm5, %ymm1, %ymm1 /* hi_29 = clmul(z_29, h_29) */
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm1 /* mid_56 = clmul(z_28, h_28) */
 #endif
-	vmovdqu 960(%r9), %ymm5 /* x_30 = load() */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_reverse16(%rip), %ymm5, %ymm5 /* z_30 = lookup16(x_30, reverse16) */
-	vmovdqu 64(%r8), %ymm9 /* h_30 = load() */
+	vmovdqa %ymm1, 192(%rsp) /* spill mid_56 */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm13, 0(%rsp)
 	vmovdqu %ymm9, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm10
-	vpclmulqdq $0x0, 32(%rsp), %xmm10, %xmm10
-	vmovdqu %xmm10, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm10
-	vpclmulqdq $0x0, 48(%rsp), %xmm10, %xmm10
-	vmovdqu %xmm10, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm10
+	vmovdqu 0(%rsp), %xmm1
+	vpclmulqdq $0x1, 32(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm1
+	vpclmulqdq $0x1, 48(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm1
 #else
-	vpclmulqdq $0x0, %ymm9, %ymm5, %ymm10 /* lo_30 = clmul(z_30, h_30) */
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm1 /* mid_57 = clmul(z_28, h_28) */
 #endif
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm9
+	vpclmulqdq $0x11, 32(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm9
+	vpclmulqdq $0x11, 48(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm9
+#else
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_28 = clmul(z_28, h_28) */
+#endif
+	vmovdqu 928(%r9), %ymm13 /* x_29 = load() */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_reverse16(%rip), %ymm13, %ymm13 /* z_29 = lookup16(x_29, reverse16) */
+	vmovdqa %ymm9, 352(%rsp) /* spill hi_28 */
+	vmovdqu 160(%r8), %ymm9 /* h_29 = load() */
+	vmovdqa %ymm1, 160(%rsp) /* spill mid_57 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm1
+	vpclmulqdq $0x0, 32(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm1
+	vpclmulqdq $0x0, 48(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm1
+#else
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm1 /* lo_29 = clmul(z_29, h_29) */
+#endif
+	vmovdqa %ymm5, 416(%rsp) /* spill mid_55 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x10, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x10, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm5 /* mid_58 = clmul(z_29, h_29) */
+#endif
+	vmovdqa %ymm5, 576(%rsp) /* spill mid_58 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x1, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x1, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm5 /* mid_59 = clmul(z_29, h_29) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm9
+	vpclmulqdq $0x11, 32(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm9
+	vpclmulqdq $0x11, 48(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm9
+#else
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_29 = clmul(z_29, h_29) */
+#endif
+	vmovdqu 960(%r9), %ymm13 /* x_30 = load() */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_reverse16(%rip), %ymm13, %ymm13 /* z_30 = lookup16(x_30, reverse16) */
+	vmovdqa %ymm9, 128(%rsp) /* spill hi_29 */
+	vmovdqu 192(%r8), %ymm9 /* h_30 = load() */
+	vmovdqa %ymm5, 384(%rsp) /* spill mid_59 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x0, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x0, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm5 /* lo_30 = clmul(z_30, h_30) */
+#endif
+	vmovdqa %ymm15, 288(%rsp) /* spill mid_54 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm15
+	vpclmulqdq $0x10, 32(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm15
+	vpclmulqdq $0x10, 48(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm15
+#else
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm15 /* mid_60 = clmul(z_30, h_30) */
+#endif
+	vmovdqa %ymm15, 224(%rsp) /* spill mid_60 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm15
+	vpclmulqdq $0x1, 32(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm15
+	vpclmulqdq $0x1, 48(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm15
+#else
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm15 /* mid_61 = clmul(z_30, h_30) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm9
+	vpclmulqdq $0x11, 32(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm9
+	vpclmulqdq $0x11, 48(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm9
+#else
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_30 = clmul(z_30, h_30) */
+#endif
+	vmovdqu 992(%r9), %ymm13 /* x_31 = load() */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_reverse16(%rip), %ymm13, %ymm13 /* z_31 = lookup16(x_31, reverse16) */
+	vmovdqa %ymm9, 480(%rsp) /* spill hi_30 */
+	vmovdqu 224(%r8), %ymm9 /* h_31 = load() */
+	vmovdqa %ymm15, 544(%rsp) /* spill mid_61 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm15
+	vpclmulqdq $0x0, 32(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm15
+	vpclmulqdq $0x0, 48(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm15
+#else
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm15 /* lo_31 = clmul(z_31, h_31) */
+#endif
+	vmovdqa %ymm11, 512(%rsp) /* spill mid_52 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm13, 0(%rsp)
 	vmovdqu %ymm9, 32(%rsp)
 	vmovdqu 0(%rsp), %xmm11
 	vpclmulqdq $0x10, 32(%rsp), %xmm11, %xmm11
@@ -10585,80 +10808,25 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vmovdqu %xmm11, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm11
 #else
-	vpclmulqdq $0x10, %ymm9, %ymm5, %ymm11 /* mid_60 = clmul(z_30, h_30) */
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm11 /* mid_62 = clmul(z_31, h_31) */
 #endif
+	vmovdqa %ymm11, 320(%rsp) /* spill mid_62 */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm13, 0(%rsp)
 	vmovdqu %ymm9, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm12
-	vpclmulqdq $0x1, 32(%rsp), %xmm12, %xmm12
-	vmovdqu %xmm12, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm12
-	vpclmulqdq $0x1, 48(%rsp), %xmm12, %xmm12
-	vmovdqu %xmm12, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm12
+	vmovdqu 0(%rsp), %xmm11
+	vpclmulqdq $0x1, 32(%rsp), %xmm11, %xmm11
+	vmovdqu %xmm11, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm11
+	vpclmulqdq $0x1, 48(%rsp), %xmm11, %xmm11
+	vmovdqu %xmm11, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm11
 #else
-	vpclmulqdq $0x1, %ymm9, %ymm5, %ymm12 /* mid_61 = clmul(z_30, h_30) */
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm11 /* mid_63 = clmul(z_31, h_31) */
 #endif
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm13, 0(%rsp)
 	vmovdqu %ymm9, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm5
-	vpclmulqdq $0x11, 32(%rsp), %xmm5, %xmm5
-	vmovdqu %xmm5, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm5
-	vpclmulqdq $0x11, 48(%rsp), %xmm5, %xmm5
-	vmovdqu %xmm5, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm5
-#else
-	vpclmulqdq $0x11, %ymm9, %ymm5, %ymm5 /* hi_30 = clmul(z_30, h_30) */
-#endif
-	vmovdqu 992(%r9), %ymm9 /* x_31 = load() */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_reverse16(%rip), %ymm9, %ymm9 /* z_31 = lookup16(x_31, reverse16) */
-	vmovdqu 96(%r8), %ymm13 /* h_31 = load() */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm9, 0(%rsp)
-	vmovdqu %ymm13, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm14
-	vpclmulqdq $0x0, 32(%rsp), %xmm14, %xmm14
-	vmovdqu %xmm14, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm14
-	vpclmulqdq $0x0, 48(%rsp), %xmm14, %xmm14
-	vmovdqu %xmm14, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm14
-#else
-	vpclmulqdq $0x0, %ymm13, %ymm9, %ymm14 /* lo_31 = clmul(z_31, h_31) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm9, 0(%rsp)
-	vmovdqu %ymm13, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm15
-	vpclmulqdq $0x10, 32(%rsp), %xmm15, %xmm15
-	vmovdqu %xmm15, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm15
-	vpclmulqdq $0x10, 48(%rsp), %xmm15, %xmm15
-	vmovdqu %xmm15, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm15
-#else
-	vpclmulqdq $0x10, %ymm13, %ymm9, %ymm15 /* mid_62 = clmul(z_31, h_31) */
-#endif
-	vmovdqa %ymm5, 64(%rsp) /* spill hi_30 */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm9, 0(%rsp)
-	vmovdqu %ymm13, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm5
-	vpclmulqdq $0x1, 32(%rsp), %xmm5, %xmm5
-	vmovdqu %xmm5, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm5
-	vpclmulqdq $0x1, 48(%rsp), %xmm5, %xmm5
-	vmovdqu %xmm5, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm5
-#else
-	vpclmulqdq $0x1, %ymm13, %ymm9, %ymm5 /* mid_63 = clmul(z_31, h_31) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm9, 0(%rsp)
-	vmovdqu %ymm13, 32(%rsp)
 	vmovdqu 0(%rsp), %xmm9
 	vpclmulqdq $0x11, 32(%rsp), %xmm9, %xmm9
 	vmovdqu %xmm9, 0(%rsp)
@@ -10667,33 +10835,56 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vmovdqu %xmm9, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm9
 #else
-	vpclmulqdq $0x11, %ymm13, %ymm9, %ymm9 /* hi_31 = clmul(z_31, h_31) */
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_31 = clmul(z_31, h_31) */
 #endif
 
 	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_21 = xor(lo_28, lo_29) */
-	vpxor %ymm14, %ymm10, %ymm6 /* lo_sum_acc_22 = xor(lo_30, lo_31) */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_23 = xor(lo_sum_acc_21, lo_sum_acc_22) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_49 = xor(mid_56, mid_57) */
-	vpxor %ymm8, %ymm7, %ymm4 /* mid_sum_acc_50 = xor(mid_58, mid_59) */
-	vpxor %ymm12, %ymm11, %ymm6 /* mid_sum_acc_51 = xor(mid_60, mid_61) */
-	vpxor %ymm5, %ymm15, %ymm5 /* mid_sum_acc_52 = xor(mid_62, mid_63) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_53 = xor(mid_sum_acc_49, mid_sum_acc_50) */
-	vpxor %ymm5, %ymm6, %ymm4 /* mid_sum_acc_54 = xor(mid_sum_acc_51, mid_sum_acc_52) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_55 = xor(mid_sum_acc_53, mid_sum_acc_54) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_21 = xor(hi_28, hi_29) */
-	vpxor 64(%rsp), %ymm9, %ymm1 /* hi_sum_acc_22 = xor(hi_31, hi_30) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_23 = xor(hi_sum_acc_21, hi_sum_acc_22) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_half_up(%rip), %ymm3, %ymm1 /* mid_lo_7 = lookup16(mid_sum_acc_55, half_up) */
-	vpxor %ymm1, %ymm2, %ymm1 /* s_lo_14 = xor(lo_sum_acc_23, mid_lo_7) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_half_down(%rip), %ymm3, %ymm2 /* mid_hi_7 = lookup16(mid_sum_acc_55, half_down) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_14 = xor(hi_sum_acc_23, mid_hi_7) */
-	vpermq $0x4e, %ymm1, %ymm2 /* s_lo_x_7 = blocks128(s_lo_14, s_lo_14) */
-	vpxor %ymm2, %ymm1, %ymm1 /* s_lo_15 = xor(s_lo_14, s_lo_x_7) */
-	vpermq $0x4e, %ymm0, %ymm2 /* s_hi_x_7 = blocks128(s_hi_14, s_hi_14) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_15 = xor(s_hi_14, s_hi_x_7) */
+	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_21 = xor(lo_24, lo_25) */
+	vpxor %ymm14, %ymm10, %ymm6 /* lo_sum_acc_22 = xor(lo_26, lo_27) */
+	vpxor %ymm1, %ymm0, %ymm0 /* lo_sum_acc_23 = xor(lo_28, lo_29) */
+	vpxor %ymm15, %ymm5, %ymm1 /* lo_sum_acc_24 = xor(lo_30, lo_31) */
+	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_25 = xor(lo_sum_acc_21, lo_sum_acc_22) */
+	vpxor %ymm1, %ymm0, %ymm0 /* lo_sum_acc_26 = xor(lo_sum_acc_23, lo_sum_acc_24) */
+	vpxor %ymm0, %ymm2, %ymm0 /* lo_sum_acc_27 = xor(lo_sum_acc_25, lo_sum_acc_26) */
+	vpxor %ymm4, %ymm3, %ymm1 /* mid_sum_acc_45 = xor(mid_48, mid_49) */
+	vpxor %ymm8, %ymm7, %ymm2 /* mid_sum_acc_46 = xor(mid_50, mid_51) */
+	vpxor 512(%rsp), %ymm12, %ymm3 /* mid_sum_acc_47 = xor(mid_53, mid_52) */
+	vmovdqa 288(%rsp), %ymm4 /* reload mid_54 */
+	vpxor 416(%rsp), %ymm4, %ymm4 /* mid_sum_acc_48 = xor(mid_54, mid_55) */
+	vmovdqa 192(%rsp), %ymm5 /* reload mid_56 */
+	vpxor 160(%rsp), %ymm5, %ymm5 /* mid_sum_acc_49 = xor(mid_56, mid_57) */
+	vmovdqa 576(%rsp), %ymm6 /* reload mid_58 */
+	vpxor 384(%rsp), %ymm6, %ymm6 /* mid_sum_acc_50 = xor(mid_58, mid_59) */
+	vmovdqa 224(%rsp), %ymm7 /* reload mid_60 */
+	vpxor 544(%rsp), %ymm7, %ymm7 /* mid_sum_acc_51 = xor(mid_60, mid_61) */
+	vpxor 320(%rsp), %ymm11, %ymm8 /* mid_sum_acc_52 = xor(mid_63, mid_62) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_53 = xor(mid_sum_acc_45, mid_sum_acc_46) */
+	vpxor %ymm4, %ymm3, %ymm2 /* mid_sum_acc_54 = xor(mid_sum_acc_47, mid_sum_acc_48) */
+	vpxor %ymm6, %ymm5, %ymm3 /* mid_sum_acc_55 = xor(mid_sum_acc_49, mid_sum_acc_50) */
+	vpxor %ymm8, %ymm7, %ymm4 /* mid_sum_acc_56 = xor(mid_sum_acc_51, mid_sum_acc_52) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_57 = xor(mid_sum_acc_53, mid_sum_acc_54) */
+	vpxor %ymm4, %ymm3, %ymm2 /* mid_sum_acc_58 = xor(mid_sum_acc_55, mid_sum_acc_56) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_59 = xor(mid_sum_acc_57, mid_sum_acc_58) */
+	vmovdqa 96(%rsp), %ymm2 /* reload hi_24 */
+	vpxor 448(%rsp), %ymm2, %ymm2 /* hi_sum_acc_21 = xor(hi_24, hi_25) */
+	vmovdqa 64(%rsp), %ymm3 /* reload hi_26 */
+	vpxor 256(%rsp), %ymm3, %ymm3 /* hi_sum_acc_22 = xor(hi_26, hi_27) */
+	vmovdqa 352(%rsp), %ymm4 /* reload hi_28 */
+	vpxor 128(%rsp), %ymm4, %ymm4 /* hi_sum_acc_23 = xor(hi_28, hi_29) */
+	vpxor 480(%rsp), %ymm9, %ymm5 /* hi_sum_acc_24 = xor(hi_31, hi_30) */
+	vpxor %ymm3, %ymm2, %ymm2 /* hi_sum_acc_25 = xor(hi_sum_acc_21, hi_sum_acc_22) */
+	vpxor %ymm5, %ymm4, %ymm3 /* hi_sum_acc_26 = xor(hi_sum_acc_23, hi_sum_acc_24) */
+	vpxor %ymm3, %ymm2, %ymm2 /* hi_sum_acc_27 = xor(hi_sum_acc_25, hi_sum_acc_26) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_half_up(%rip), %ymm1, %ymm3 /* mid_lo_3 = lookup16(mid_sum_acc_59, half_up) */
+	vpxor %ymm3, %ymm0, %ymm0 /* s_lo_6 = xor(lo_sum_acc_27, mid_lo_3) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_half_down(%rip), %ymm1, %ymm1 /* mid_hi_3 = lookup16(mid_sum_acc_59, half_down) */
+	vpxor %ymm1, %ymm2, %ymm1 /* s_hi_6 = xor(hi_sum_acc_27, mid_hi_3) */
+	vpermq $0x4e, %ymm0, %ymm2 /* s_lo_x_3 = blocks128(s_lo_6, s_lo_6) */
+	vpxor %ymm2, %ymm0, %ymm0 /* s_lo_7 = xor(s_lo_6, s_lo_x_3) */
+	vpermq $0x4e, %ymm1, %ymm2 /* s_hi_x_3 = blocks128(s_hi_6, s_hi_6) */
+	vpxor %ymm2, %ymm1, %ymm1 /* s_hi_7 = xor(s_hi_6, s_hi_x_3) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
+	vmovdqu %ymm0, 0(%rsp)
 	vmovdqu 0(%rsp), %xmm2
 	vpclmulqdq $0x0, .Lsm4_wordslice_avx2_gfni_asm_9_fold(%rip), %xmm2, %xmm2
 	vmovdqu %xmm2, 0(%rsp)
@@ -10702,12 +10893,12 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vmovdqu %xmm2, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm2
 #else
-	vpclmulqdq $0x0, .Lsm4_wordslice_avx2_gfni_asm_9_fold(%rip), %ymm1, %ymm2 /* fold_lo_7 = clmul(s_lo_15, fold) */
+	vpclmulqdq $0x0, .Lsm4_wordslice_avx2_gfni_asm_9_fold(%rip), %ymm0, %ymm2 /* fold_lo_3 = clmul(s_lo_7, fold) */
 #endif
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_7 = lookup16(fold_lo_7, swap_halves) */
-	vpxor %ymm2, %ymm1, %ymm1 /* v_7 = xor(s_lo_15, fold_lo_sw_7) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_3 = lookup16(fold_lo_3, swap_halves) */
+	vpxor %ymm2, %ymm0, %ymm0 /* v_3 = xor(s_lo_7, fold_lo_sw_3) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
+	vmovdqu %ymm0, 0(%rsp)
 	vmovdqu 0(%rsp), %xmm2
 	vpclmulqdq $0x11, .Lsm4_wordslice_avx2_gfni_asm_9_fold(%rip), %xmm2, %xmm2
 	vmovdqu %xmm2, 0(%rsp)
@@ -10716,11 +10907,11 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vmovdqu %xmm2, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm2
 #else
-	vpclmulqdq $0x11, .Lsm4_wordslice_avx2_gfni_asm_9_fold(%rip), %ymm1, %ymm2 /* fold_hi_7 = clmul(v_7, fold) */
+	vpclmulqdq $0x11, .Lsm4_wordslice_avx2_gfni_asm_9_fold(%rip), %ymm0, %ymm2 /* fold_hi_3 = clmul(v_3, fold) */
 #endif
-	vpxor %ymm0, %ymm1, %ymm0 /* v_hi_7 = xor(v_7, s_hi_15) */
-	vpxor %ymm2, %ymm0, %ymm0 /* reduced_7 = xor(v_hi_7, fold_hi_7) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_reverse16(%rip), %ymm0, %ymm0 /* y_next = lookup16(reduced_7, reverse16) */
+	vpxor %ymm1, %ymm0, %ymm0 /* v_hi_3 = xor(v_3, s_hi_7) */
+	vpxor %ymm2, %ymm0, %ymm0 /* reduced_3 = xor(v_hi_3, fold_hi_3) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_reverse16(%rip), %ymm0, %ymm0 /* y_next = lookup16(reduced_3, reverse16) */
 	vbroadcasti128 (%rsi), %ymm1 /* ctr_low = bcast128() */
 	vpsrlw $8, %ymm1, %ymm2 /* ctr_last = shr(ctr_low) */
 	vpbroadcastb 32(%rsi), %ymm3 /* ctr_first = bcast8() */
@@ -10831,7 +11022,7 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vpaddw %ymm11, %ymm2, %ymm11 /* ctr_sum_8 = add(ctr_last, ctr_j_8) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm11, %ymm15 /* ctr_carry_8 = lookup16(ctr_sum_8, carry_everywhere) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_8 = lookup16(carry_mask_table, ctr_carry_8) */
-	vmovdqa %ymm0, 64(%rsp) /* spill y_next */
+	vmovdqa %ymm0, 480(%rsp) /* spill y_next */
 	vpand %ymm15, %ymm4, %ymm0 /* ctr_pair_8_b = and(ctr_w_open, ctr_mask_8) */
 	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_8_a = andnot(ctr_mask_8, ctr_v_open) */
 	vpor %ymm15, %ymm0, %ymm0 /* ctr_pair_8 = or(ctr_pair_8_b, ctr_pair_8_a) */
@@ -10842,7 +11033,7 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vpaddw %ymm11, %ymm2, %ymm11 /* ctr_sum_9 = add(ctr_last, ctr_j_9) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm11, %ymm15 /* ctr_carry_9 = lookup16(ctr_sum_9, carry_everywhere) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_9 = lookup16(carry_mask_table, ctr_carry_9) */
-	vmovdqa %ymm5, 96(%rsp) /* spill g0x3.1 */
+	vmovdqa %ymm5, 128(%rsp) /* spill g0x3.1 */
 	vpand %ymm15, %ymm4, %ymm5 /* ctr_pair_9_b = and(ctr_w_open, ctr_mask_9) */
 	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_9_a = andnot(ctr_mask_9, ctr_v_open) */
 	vpor %ymm15, %ymm5, %ymm5 /* ctr_pair_9 = or(ctr_pair_9_b, ctr_pair_9_a) */
@@ -10853,7 +11044,7 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vpaddw %ymm11, %ymm2, %ymm11 /* ctr_sum_10 = add(ctr_last, ctr_j_10) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm11, %ymm15 /* ctr_carry_10 = lookup16(ctr_sum_10, carry_everywhere) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_10 = lookup16(carry_mask_table, ctr_carry_10) */
-	vmovdqa %ymm6, 128(%rsp) /* spill g1x3.1 */
+	vmovdqa %ymm6, 352(%rsp) /* spill g1x3.1 */
 	vpand %ymm15, %ymm4, %ymm6 /* ctr_pair_10_b = and(ctr_w_open, ctr_mask_10) */
 	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_10_a = andnot(ctr_mask_10, ctr_v_open) */
 	vpor %ymm15, %ymm6, %ymm6 /* ctr_pair_10 = or(ctr_pair_10_b, ctr_pair_10_a) */
@@ -10864,7 +11055,7 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vpaddw %ymm11, %ymm2, %ymm11 /* ctr_sum_11 = add(ctr_last, ctr_j_11) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm11, %ymm15 /* ctr_carry_11 = lookup16(ctr_sum_11, carry_everywhere) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_11 = lookup16(carry_mask_table, ctr_carry_11) */
-	vmovdqa %ymm8, 160(%rsp) /* spill g0x1.1 */
+	vmovdqa %ymm8, 256(%rsp) /* spill g0x1.1 */
 	vpand %ymm15, %ymm4, %ymm8 /* ctr_pair_11_b = and(ctr_w_open, ctr_mask_11) */
 	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_11_a = andnot(ctr_mask_11, ctr_v_open) */
 	vpor %ymm15, %ymm8, %ymm8 /* ctr_pair_11 = or(ctr_pair_11_b, ctr_pair_11_a) */
@@ -10883,7 +11074,7 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vpaddw %ymm5, %ymm2, %ymm5 /* ctr_sum_12 = add(ctr_last, ctr_j_12) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm5, %ymm15 /* ctr_carry_12 = lookup16(ctr_sum_12, carry_everywhere) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_12 = lookup16(carry_mask_table, ctr_carry_12) */
-	vmovdqa %ymm0, 192(%rsp) /* spill g2x3.1 */
+	vmovdqa %ymm0, 64(%rsp) /* spill g2x3.1 */
 	vpand %ymm15, %ymm4, %ymm0 /* ctr_pair_12_b = and(ctr_w_open, ctr_mask_12) */
 	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_12_a = andnot(ctr_mask_12, ctr_v_open) */
 	vpor %ymm15, %ymm0, %ymm0 /* ctr_pair_12 = or(ctr_pair_12_b, ctr_pair_12_a) */
@@ -10894,7 +11085,7 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vpaddw %ymm5, %ymm2, %ymm5 /* ctr_sum_13 = add(ctr_last, ctr_j_13) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm5, %ymm15 /* ctr_carry_13 = lookup16(ctr_sum_13, carry_everywhere) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_13 = lookup16(carry_mask_table, ctr_carry_13) */
-	vmovdqa %ymm6, 224(%rsp) /* spill g2x1.1 */
+	vmovdqa %ymm6, 448(%rsp) /* spill g2x1.1 */
 	vpand %ymm15, %ymm4, %ymm6 /* ctr_pair_13_b = and(ctr_w_open, ctr_mask_13) */
 	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_13_a = andnot(ctr_mask_13, ctr_v_open) */
 	vpor %ymm15, %ymm6, %ymm6 /* ctr_pair_13 = or(ctr_pair_13_b, ctr_pair_13_a) */
@@ -10905,7 +11096,7 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vpaddw %ymm6, %ymm2, %ymm6 /* ctr_sum_14 = add(ctr_last, ctr_j_14) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm6, %ymm15 /* ctr_carry_14 = lookup16(ctr_sum_14, carry_everywhere) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_14 = lookup16(carry_mask_table, ctr_carry_14) */
-	vmovdqa %ymm8, 256(%rsp) /* spill g2x0.1 */
+	vmovdqa %ymm8, 96(%rsp) /* spill g2x0.1 */
 	vpand %ymm15, %ymm4, %ymm8 /* ctr_pair_14_b = and(ctr_w_open, ctr_mask_14) */
 	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_14_a = andnot(ctr_mask_14, ctr_v_open) */
 	vpor %ymm15, %ymm8, %ymm8 /* ctr_pair_14 = or(ctr_pair_14_b, ctr_pair_14_a) */
@@ -10916,7 +11107,7 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vpaddw %ymm8, %ymm2, %ymm8 /* ctr_sum_15 = add(ctr_last, ctr_j_15) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm8, %ymm15 /* ctr_carry_15 = lookup16(ctr_sum_15, carry_everywhere) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_15 = lookup16(carry_mask_table, ctr_carry_15) */
-	vmovdqa %ymm9, 288(%rsp) /* spill g0x0.1 */
+	vmovdqa %ymm9, 320(%rsp) /* spill g0x0.1 */
 	vpand %ymm15, %ymm4, %ymm9 /* ctr_pair_15_b = and(ctr_w_open, ctr_mask_15) */
 	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_15_a = andnot(ctr_mask_15, ctr_v_open) */
 	vpor %ymm15, %ymm9, %ymm9 /* ctr_pair_15 = or(ctr_pair_15_b, ctr_pair_15_a) */
@@ -10935,7 +11126,7 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vpaddw %ymm5, %ymm2, %ymm5 /* ctr_sum_16 = add(ctr_last, ctr_j_16) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm5, %ymm15 /* ctr_carry_16 = lookup16(ctr_sum_16, carry_everywhere) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_16 = lookup16(carry_mask_table, ctr_carry_16) */
-	vmovdqa %ymm0, 320(%rsp) /* spill g3x3.1 */
+	vmovdqa %ymm0, 544(%rsp) /* spill g3x3.1 */
 	vpand %ymm15, %ymm4, %ymm0 /* ctr_pair_16_b = and(ctr_w_open, ctr_mask_16) */
 	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_16_a = andnot(ctr_mask_16, ctr_v_open) */
 	vpor %ymm15, %ymm0, %ymm0 /* ctr_pair_16 = or(ctr_pair_16_b, ctr_pair_16_a) */
@@ -10946,7 +11137,7 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vpaddw %ymm5, %ymm2, %ymm5 /* ctr_sum_17 = add(ctr_last, ctr_j_17) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm5, %ymm15 /* ctr_carry_17 = lookup16(ctr_sum_17, carry_everywhere) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_17 = lookup16(carry_mask_table, ctr_carry_17) */
-	vmovdqa %ymm6, 352(%rsp) /* spill g3x1.1 */
+	vmovdqa %ymm6, 224(%rsp) /* spill g3x1.1 */
 	vpand %ymm15, %ymm4, %ymm6 /* ctr_pair_17_b = and(ctr_w_open, ctr_mask_17) */
 	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_17_a = andnot(ctr_mask_17, ctr_v_open) */
 	vpor %ymm15, %ymm6, %ymm6 /* ctr_pair_17 = or(ctr_pair_17_b, ctr_pair_17_a) */
@@ -10968,7 +11159,7 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vpaddw %ymm8, %ymm2, %ymm8 /* ctr_sum_19 = add(ctr_last, ctr_j_19) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm8, %ymm15 /* ctr_carry_19 = lookup16(ctr_sum_19, carry_everywhere) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_19 = lookup16(carry_mask_table, ctr_carry_19) */
-	vmovdqa %ymm9, 416(%rsp) /* spill g3x2.1 */
+	vmovdqa %ymm9, 576(%rsp) /* spill g3x2.1 */
 	vpand %ymm15, %ymm4, %ymm9 /* ctr_pair_19_b = and(ctr_w_open, ctr_mask_19) */
 	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_19_a = andnot(ctr_mask_19, ctr_v_open) */
 	vpor %ymm15, %ymm9, %ymm9 /* ctr_pair_19 = or(ctr_pair_19_b, ctr_pair_19_a) */
@@ -10987,7 +11178,7 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vpaddw %ymm5, %ymm2, %ymm5 /* ctr_sum_20 = add(ctr_last, ctr_j_20) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm5, %ymm15 /* ctr_carry_20 = lookup16(ctr_sum_20, carry_everywhere) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_20 = lookup16(carry_mask_table, ctr_carry_20) */
-	vmovdqa %ymm0, 448(%rsp) /* spill g4x3.1 */
+	vmovdqa %ymm0, 160(%rsp) /* spill g4x3.1 */
 	vpand %ymm15, %ymm4, %ymm0 /* ctr_pair_20_b = and(ctr_w_open, ctr_mask_20) */
 	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_20_a = andnot(ctr_mask_20, ctr_v_open) */
 	vpor %ymm15, %ymm0, %ymm0 /* ctr_pair_20 = or(ctr_pair_20_b, ctr_pair_20_a) */
@@ -10998,7 +11189,7 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vpaddw %ymm5, %ymm2, %ymm5 /* ctr_sum_21 = add(ctr_last, ctr_j_21) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm5, %ymm15 /* ctr_carry_21 = lookup16(ctr_sum_21, carry_everywhere) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_21 = lookup16(carry_mask_table, ctr_carry_21) */
-	vmovdqa %ymm6, 480(%rsp) /* spill g4x1.1 */
+	vmovdqa %ymm6, 192(%rsp) /* spill g4x1.1 */
 	vpand %ymm15, %ymm4, %ymm6 /* ctr_pair_21_b = and(ctr_w_open, ctr_mask_21) */
 	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_21_a = andnot(ctr_mask_21, ctr_v_open) */
 	vpor %ymm15, %ymm6, %ymm6 /* ctr_pair_21 = or(ctr_pair_21_b, ctr_pair_21_a) */
@@ -11009,7 +11200,7 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vpaddw %ymm6, %ymm2, %ymm6 /* ctr_sum_22 = add(ctr_last, ctr_j_22) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm6, %ymm15 /* ctr_carry_22 = lookup16(ctr_sum_22, carry_everywhere) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_22 = lookup16(carry_mask_table, ctr_carry_22) */
-	vmovdqa %ymm8, 512(%rsp) /* spill g4x0.1 */
+	vmovdqa %ymm8, 416(%rsp) /* spill g4x0.1 */
 	vpand %ymm15, %ymm4, %ymm8 /* ctr_pair_22_b = and(ctr_w_open, ctr_mask_22) */
 	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_22_a = andnot(ctr_mask_22, ctr_v_open) */
 	vpor %ymm15, %ymm8, %ymm8 /* ctr_pair_22 = or(ctr_pair_22_b, ctr_pair_22_a) */
@@ -11020,7 +11211,7 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vpaddw %ymm8, %ymm2, %ymm8 /* ctr_sum_23 = add(ctr_last, ctr_j_23) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm8, %ymm15 /* ctr_carry_23 = lookup16(ctr_sum_23, carry_everywhere) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_23 = lookup16(carry_mask_table, ctr_carry_23) */
-	vmovdqa %ymm9, 544(%rsp) /* spill g4x2.1 */
+	vmovdqa %ymm9, 288(%rsp) /* spill g4x2.1 */
 	vpand %ymm15, %ymm4, %ymm9 /* ctr_pair_23_b = and(ctr_w_open, ctr_mask_23) */
 	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_23_a = andnot(ctr_mask_23, ctr_v_open) */
 	vpor %ymm15, %ymm9, %ymm9 /* ctr_pair_23 = or(ctr_pair_23_b, ctr_pair_23_a) */
@@ -11039,7 +11230,7 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vpaddw %ymm5, %ymm2, %ymm5 /* ctr_sum_24 = add(ctr_last, ctr_j_24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm5, %ymm15 /* ctr_carry_24 = lookup16(ctr_sum_24, carry_everywhere) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_24 = lookup16(carry_mask_table, ctr_carry_24) */
-	vmovdqa %ymm0, 576(%rsp) /* spill g5x3.1 */
+	vmovdqa %ymm0, 512(%rsp) /* spill g5x3.1 */
 	vpand %ymm15, %ymm4, %ymm0 /* ctr_pair_24_b = and(ctr_w_open, ctr_mask_24) */
 	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_24_a = andnot(ctr_mask_24, ctr_v_open) */
 	vpor %ymm15, %ymm0, %ymm0 /* ctr_pair_24 = or(ctr_pair_24_b, ctr_pair_24_a) */
@@ -11138,20 +11329,20 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vpunpckhdq %ymm3, %ymm2, %ymm2 /* tr1_29 = unpackhi(tr0_28, tr0_30) */
 	vpunpckldq %ymm1, %ymm0, %ymm3 /* tr1_30 = unpacklo(tr0_29, tr0_31) */
 	vpunpckhdq %ymm1, %ymm0, %ymm0 /* tr1_31 = unpackhi(tr0_29, tr0_31) */
-	vmovdqa 288(%rsp), %ymm1 /* reload g0x0.2 */
-	vmovdqa 256(%rsp), %ymm5 /* reload g2x0.2 */
+	vmovdqa 320(%rsp), %ymm1 /* reload g0x0.2 */
+	vmovdqa 96(%rsp), %ymm5 /* reload g2x0.2 */
 	vmovdqa 384(%rsp), %ymm6 /* reload g3x0.2 */
-	vmovdqa 512(%rsp), %ymm7 /* reload g4x0.2 */
+	vmovdqa 416(%rsp), %ymm7 /* reload g4x0.2 */
 	vmovdqa 640(%rsp), %ymm8 /* reload g5x0.2 */
 	vmovdqa 768(%rsp), %ymm15 /* reload g6x0.2 */
 	vmovdqa %ymm4, 800(%rsp) /* spill g7x0.2 */
-	vmovdqa 160(%rsp), %ymm4 /* reload g0x1.2 */
+	vmovdqa 256(%rsp), %ymm4 /* reload g0x1.2 */
 	vmovdqa %ymm0, 832(%rsp) /* spill g7x3.2 */
-	vmovdqa 224(%rsp), %ymm0 /* reload g2x1.2 */
+	vmovdqa 448(%rsp), %ymm0 /* reload g2x1.2 */
 	vmovdqa %ymm2, 864(%rsp) /* spill g7x1.2 */
-	vmovdqa 352(%rsp), %ymm2 /* reload g3x1.2 */
+	vmovdqa 224(%rsp), %ymm2 /* reload g3x1.2 */
 	vmovdqa %ymm3, 896(%rsp) /* spill g7x2.2 */
-	vmovdqa 480(%rsp), %ymm3 /* reload g4x1.2 */
+	vmovdqa 192(%rsp), %ymm3 /* reload g4x1.2 */
 	vmovdqa %ymm15, 928(%rsp) /* spill g6x0.2 */
 	vmovdqa 608(%rsp), %ymm15 /* reload g5x1.2 */
 	vmovdqa %ymm9, 960(%rsp) /* spill g6x2.2 */
@@ -11159,9 +11350,9 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vmovdqa %ymm9, 992(%rsp) /* spill g6x1.2 */
 	vmovdqa 864(%rsp), %ymm9 /* reload g7x1.2 */
 	vmovdqa %ymm9, 1024(%rsp) /* spill g7x1.2 */
-	vmovdqa 416(%rsp), %ymm9 /* reload g3x2.2 */
+	vmovdqa 576(%rsp), %ymm9 /* reload g3x2.2 */
 	vmovdqa %ymm8, 1056(%rsp) /* spill g5x0.2 */
-	vmovdqa 544(%rsp), %ymm8 /* reload g4x2.2 */
+	vmovdqa 288(%rsp), %ymm8 /* reload g4x2.2 */
 	vmovdqa %ymm15, 1088(%rsp) /* spill g5x1.2 */
 	vmovdqa 672(%rsp), %ymm15 /* reload g5x2.2 */
 	vmovdqa %ymm15, 1120(%rsp) /* spill g5x2.2 */
@@ -11169,23 +11360,23 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vmovdqa %ymm15, 1152(%rsp) /* spill g6x2.2 */
 	vmovdqa 896(%rsp), %ymm15 /* reload g7x2.2 */
 	vmovdqa %ymm15, 1184(%rsp) /* spill g7x2.2 */
-	vmovdqa 96(%rsp), %ymm15 /* reload g0x3.2 */
+	vmovdqa 128(%rsp), %ymm15 /* reload g0x3.2 */
 	vmovdqa %ymm7, 1216(%rsp) /* spill g4x0.2 */
-	vmovdqa 128(%rsp), %ymm7 /* reload g1x3.2 */
+	vmovdqa 352(%rsp), %ymm7 /* reload g1x3.2 */
 	vmovdqa %ymm3, 1248(%rsp) /* spill g4x1.2 */
-	vmovdqa 192(%rsp), %ymm3 /* reload g2x3.2 */
+	vmovdqa 64(%rsp), %ymm3 /* reload g2x3.2 */
 	vmovdqa %ymm8, 1280(%rsp) /* spill g4x2.2 */
-	vmovdqa 320(%rsp), %ymm8 /* reload g3x3.2 */
+	vmovdqa 544(%rsp), %ymm8 /* reload g3x3.2 */
 	vmovdqa %ymm6, 1312(%rsp) /* spill g3x0.2 */
-	vmovdqa 448(%rsp), %ymm6 /* reload g4x3.2 */
+	vmovdqa 160(%rsp), %ymm6 /* reload g4x3.2 */
 	vmovdqa %ymm6, 1344(%rsp) /* spill g4x3.2 */
-	vmovdqa 576(%rsp), %ymm6 /* reload g5x3.2 */
+	vmovdqa 512(%rsp), %ymm6 /* reload g5x3.2 */
 	vmovdqa %ymm6, 1376(%rsp) /* spill g5x3.2 */
 	vmovdqa 704(%rsp), %ymm6 /* reload g6x3.2 */
 	vmovdqa %ymm6, 1408(%rsp) /* spill g6x3.2 */
 	vmovdqa 832(%rsp), %ymm6 /* reload g7x3.2 */
 	vmovdqa %ymm8, 704(%rsp) /* spill g3x3.2 */
-	vmovdqa %ymm6, 576(%rsp) /* spill g7x3.2 */
+	vmovdqa %ymm6, 512(%rsp) /* spill g7x3.2 */
 	xor %r10, %r10
 	.p2align 4
 .Lsm4_wordslice_avx2_gfni_asm_9_loop_r0:
@@ -11197,11 +11388,11 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vpxor %ymm15, %ymm8, %ymm8 /* g0t = xor(g0t_acc_1, g0x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm8, %ymm8 /* g0a = gf2p8affine(g0t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm8, %ymm8 /* g0s = gf2p8affineinv(g0a, gfni_mat_1) */
-	vmovdqa %ymm4, 448(%rsp) /* spill g0x1.2 */
+	vmovdqa %ymm4, 160(%rsp) /* spill g0x1.2 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl24(%rip), %ymm8, %ymm4 /* g0lr24 = lookup16(g0s, rotl24) */
-	vmovdqa %ymm10, 320(%rsp) /* spill g0x2.2 */
+	vmovdqa %ymm10, 544(%rsp) /* spill g0x2.2 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl8(%rip), %ymm8, %ymm10 /* g0lr8 = lookup16(g0s, rotl8) */
-	vmovdqa %ymm15, 192(%rsp) /* spill g0x3.2 */
+	vmovdqa %ymm15, 64(%rsp) /* spill g0x3.2 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl16(%rip), %ymm8, %ymm15 /* g0lr16 = lookup16(g0s, rotl16) */
 	vpxor %ymm10, %ymm8, %ymm10 /* g0lg_acc = xor(g0s, g0lr8) */
 	vpxor %ymm15, %ymm10, %ymm10 /* g0lg = xor(g0lg_acc, g0lr16) */
@@ -11267,7 +11458,7 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g4s = gf2p8affineinv(g4a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl24(%rip), %ymm13, %ymm15 /* g4lr24 = lookup16(g4s, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl8(%rip), %ymm13, %ymm10 /* g4lr8 = lookup16(g4s, rotl8) */
-	vmovdqa %ymm2, 128(%rsp) /* spill g3x1.2 */
+	vmovdqa %ymm2, 352(%rsp) /* spill g3x1.2 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl16(%rip), %ymm13, %ymm2 /* g4lr16 = lookup16(g4s, rotl16) */
 	vpxor %ymm10, %ymm13, %ymm10 /* g4lg_acc = xor(g4s, g4lr8) */
 	vpxor %ymm2, %ymm10, %ymm2 /* g4lg = xor(g4lg_acc, g4lr16) */
@@ -11285,7 +11476,7 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g5s = gf2p8affineinv(g5a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl24(%rip), %ymm13, %ymm15 /* g5lr24 = lookup16(g5s, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl8(%rip), %ymm13, %ymm10 /* g5lr8 = lookup16(g5s, rotl8) */
-	vmovdqa %ymm2, 96(%rsp) /* spill g4x0.3 */
+	vmovdqa %ymm2, 128(%rsp) /* spill g4x0.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl16(%rip), %ymm13, %ymm2 /* g5lr16 = lookup16(g5s, rotl16) */
 	vpxor %ymm10, %ymm13, %ymm10 /* g5lg_acc = xor(g5s, g5lr8) */
 	vpxor %ymm2, %ymm10, %ymm2 /* g5lg = xor(g5lg_acc, g5lr16) */
@@ -11316,7 +11507,7 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vmovdqa 1024(%rsp), %ymm10 /* reload g7x1.2 */
 	vpxor 1184(%rsp), %ymm10, %ymm13 /* g7t_acc = xor(g7x1, g7x2) */
 	vpxor %ymm6, %ymm13, %ymm6 /* g7t_acc_1 = xor(g7t_acc, rkw) */
-	vpxor 576(%rsp), %ymm6, %ymm6 /* g7t = xor(g7t_acc_1, g7x3) */
+	vpxor 512(%rsp), %ymm6, %ymm6 /* g7t = xor(g7t_acc_1, g7x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm6, %ymm6 /* g7a = gf2p8affine(g7t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm6, %ymm6 /* g7s = gf2p8affineinv(g7a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl24(%rip), %ymm6, %ymm13 /* g7lr24 = lookup16(g7s, rotl24) */
@@ -11333,16 +11524,16 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 
 	/* Round 8r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
 	vpbroadcastd 4(%rdi,%r10), %ymm10 /* rkw_1 = bcast32() */
-	vmovdqa 320(%rsp), %ymm13 /* reload g0x2.2 */
-	vpxor 192(%rsp), %ymm13, %ymm15 /* g0t_acc_2 = xor(g0x2, g0x3) */
+	vmovdqa 544(%rsp), %ymm13 /* reload g0x2.2 */
+	vpxor 64(%rsp), %ymm13, %ymm15 /* g0t_acc_2 = xor(g0x2, g0x3) */
 	vpxor %ymm10, %ymm15, %ymm15 /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
 	vpxor %ymm1, %ymm15, %ymm15 /* g0t_1 = xor(g0t_acc_3, g0x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl24(%rip), %ymm15, %ymm13 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
-	vmovdqa %ymm1, 544(%rsp) /* spill g0x0.3 */
+	vmovdqa %ymm1, 288(%rsp) /* spill g0x0.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl8(%rip), %ymm15, %ymm1 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
-	vmovdqa %ymm6, 416(%rsp) /* spill g7x0.3 */
+	vmovdqa %ymm6, 576(%rsp) /* spill g7x0.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl16(%rip), %ymm15, %ymm6 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
 	vpxor %ymm1, %ymm15, %ymm1 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
 	vpxor %ymm6, %ymm1, %ymm1 /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
@@ -11351,7 +11542,7 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vpor %ymm1, %ymm6, %ymm1 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
 	vpxor %ymm13, %ymm15, %ymm6 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
 	vpxor %ymm1, %ymm6, %ymm1 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
-	vpxor 448(%rsp), %ymm1, %ymm1 /* g0x_1 = xor(g0l_1, g0x1.2) */
+	vpxor 160(%rsp), %ymm1, %ymm1 /* g0x_1 = xor(g0l_1, g0x1.2) */
 	vpxor %ymm7, %ymm14, %ymm6 /* g1t_acc_2 = xor(g1x2, g1x3) */
 	vpxor %ymm10, %ymm6, %ymm6 /* g1t_acc_3 = xor(g1t_acc_2, rkw_1) */
 	vpxor %ymm4, %ymm6, %ymm6 /* g1t_1 = xor(g1t_acc_3, g1x0) */
@@ -11359,7 +11550,7 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm6, %ymm6 /* g1s_1 = gf2p8affineinv(g1a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl24(%rip), %ymm6, %ymm13 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl8(%rip), %ymm6, %ymm15 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
-	vmovdqa %ymm14, 448(%rsp) /* spill g1x2.2 */
+	vmovdqa %ymm14, 160(%rsp) /* spill g1x2.2 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl16(%rip), %ymm6, %ymm14 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
 	vpxor %ymm15, %ymm6, %ymm15 /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
 	vpxor %ymm14, %ymm15, %ymm14 /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
@@ -11400,16 +11591,16 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vpor %ymm14, %ymm15, %ymm14 /* g3lr2_1 = or(g3lr2_1_l, g3lr2_1_r) */
 	vpxor %ymm13, %ymm12, %ymm12 /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
 	vpxor %ymm14, %ymm12, %ymm12 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
-	vpxor 128(%rsp), %ymm12, %ymm12 /* g3x_1 = xor(g3l_1, g3x1.2) */
+	vpxor 352(%rsp), %ymm12, %ymm12 /* g3x_1 = xor(g3l_1, g3x1.2) */
 	vmovdqa 1280(%rsp), %ymm13 /* reload g4x2.2 */
 	vpxor 1344(%rsp), %ymm13, %ymm14 /* g4t_acc_2 = xor(g4x2, g4x3) */
 	vpxor %ymm10, %ymm14, %ymm14 /* g4t_acc_3 = xor(g4t_acc_2, rkw_1) */
-	vpxor 96(%rsp), %ymm14, %ymm14 /* g4t_1 = xor(g4t_acc_3, g4x0) */
+	vpxor 128(%rsp), %ymm14, %ymm14 /* g4t_1 = xor(g4t_acc_3, g4x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_1 = gf2p8affine(g4t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_1 = gf2p8affineinv(g4a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl8(%rip), %ymm14, %ymm13 /* g4lr8_1 = lookup16(g4s_1, rotl8) */
-	vmovdqa %ymm9, 128(%rsp) /* spill g3x2.2 */
+	vmovdqa %ymm9, 352(%rsp) /* spill g3x2.2 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl16(%rip), %ymm14, %ymm9 /* g4lr16_1 = lookup16(g4s_1, rotl16) */
 	vpxor %ymm13, %ymm14, %ymm13 /* g4lg_acc_1 = xor(g4s_1, g4lr8_1) */
 	vpxor %ymm9, %ymm13, %ymm9 /* g4lg_1 = xor(g4lg_acc_1, g4lr16_1) */
@@ -11456,9 +11647,9 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vpxor %ymm2, %ymm13, %ymm2 /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
 	vpxor 992(%rsp), %ymm2, %ymm2 /* g6x_1 = xor(g6l_1, g6x1.2) */
 	vmovdqa 1184(%rsp), %ymm13 /* reload g7x2.2 */
-	vpxor 576(%rsp), %ymm13, %ymm14 /* g7t_acc_2 = xor(g7x2, g7x3) */
+	vpxor 512(%rsp), %ymm13, %ymm14 /* g7t_acc_2 = xor(g7x2, g7x3) */
 	vpxor %ymm10, %ymm14, %ymm10 /* g7t_acc_3 = xor(g7t_acc_2, rkw_1) */
-	vpxor 416(%rsp), %ymm10, %ymm10 /* g7t_1 = xor(g7t_acc_3, g7x0) */
+	vpxor 576(%rsp), %ymm10, %ymm10 /* g7t_1 = xor(g7t_acc_3, g7x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm10, %ymm10 /* g7a_1 = gf2p8affine(g7t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm10, %ymm10 /* g7s_1 = gf2p8affineinv(g7a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl24(%rip), %ymm10, %ymm14 /* g7lr24_1 = lookup16(g7s_1, rotl24) */
@@ -11475,16 +11666,16 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 
 	/* Round 8r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
 	vpbroadcastd 8(%rdi,%r10), %ymm13 /* rkw_2 = bcast32() */
-	vmovdqa 192(%rsp), %ymm14 /* reload g0x3.2 */
-	vpxor 544(%rsp), %ymm14, %ymm15 /* g0t_acc_4 = xor(g0x3, g0x0) */
+	vmovdqa 64(%rsp), %ymm14 /* reload g0x3.2 */
+	vpxor 288(%rsp), %ymm14, %ymm15 /* g0t_acc_4 = xor(g0x3, g0x0) */
 	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
 	vpxor %ymm1, %ymm15, %ymm15 /* g0t_2 = xor(g0t_acc_5, g0x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
-	vmovdqa %ymm1, 480(%rsp) /* spill g0x1.3 */
+	vmovdqa %ymm1, 192(%rsp) /* spill g0x1.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl8(%rip), %ymm15, %ymm1 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
-	vmovdqa %ymm10, 352(%rsp) /* spill g7x1.3 */
+	vmovdqa %ymm10, 224(%rsp) /* spill g7x1.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl16(%rip), %ymm15, %ymm10 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
 	vpxor %ymm1, %ymm15, %ymm1 /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
 	vpxor %ymm10, %ymm1, %ymm1 /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
@@ -11493,7 +11684,7 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vpor %ymm1, %ymm10, %ymm1 /* g0lr2_2 = or(g0lr2_2_l, g0lr2_2_r) */
 	vpxor %ymm14, %ymm15, %ymm10 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
 	vpxor %ymm1, %ymm10, %ymm1 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
-	vpxor 320(%rsp), %ymm1, %ymm1 /* g0x_2 = xor(g0l_2, g0x2.2) */
+	vpxor 544(%rsp), %ymm1, %ymm1 /* g0x_2 = xor(g0l_2, g0x2.2) */
 	vpxor %ymm4, %ymm7, %ymm10 /* g1t_acc_4 = xor(g1x3, g1x0) */
 	vpxor %ymm13, %ymm10, %ymm10 /* g1t_acc_5 = xor(g1t_acc_4, rkw_2) */
 	vpxor %ymm6, %ymm10, %ymm10 /* g1t_2 = xor(g1t_acc_5, g1x1) */
@@ -11501,7 +11692,7 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm10, %ymm10 /* g1s_2 = gf2p8affineinv(g1a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl24(%rip), %ymm10, %ymm14 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl8(%rip), %ymm10, %ymm15 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
-	vmovdqa %ymm7, 320(%rsp) /* spill g1x3.2 */
+	vmovdqa %ymm7, 544(%rsp) /* spill g1x3.2 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl16(%rip), %ymm10, %ymm7 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
 	vpxor %ymm15, %ymm10, %ymm15 /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
 	vpxor %ymm7, %ymm15, %ymm7 /* g1lg_2 = xor(g1lg_acc_2, g1lr16_2) */
@@ -11510,7 +11701,7 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vpor %ymm7, %ymm15, %ymm7 /* g1lr2_2 = or(g1lr2_2_l, g1lr2_2_r) */
 	vpxor %ymm14, %ymm10, %ymm10 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
 	vpxor %ymm7, %ymm10, %ymm7 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
-	vpxor 448(%rsp), %ymm7, %ymm7 /* g1x_2 = xor(g1l_2, g1x2.2) */
+	vpxor 160(%rsp), %ymm7, %ymm7 /* g1x_2 = xor(g1l_2, g1x2.2) */
 	vpxor %ymm5, %ymm3, %ymm10 /* g2t_acc_4 = xor(g2x3, g2x0) */
 	vpxor %ymm13, %ymm10, %ymm10 /* g2t_acc_5 = xor(g2t_acc_4, rkw_2) */
 	vpxor %ymm0, %ymm10, %ymm10 /* g2t_2 = xor(g2t_acc_5, g2x1) */
@@ -11518,7 +11709,7 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm10, %ymm10 /* g2s_2 = gf2p8affineinv(g2a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl24(%rip), %ymm10, %ymm14 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl8(%rip), %ymm10, %ymm15 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
-	vmovdqa %ymm3, 448(%rsp) /* spill g2x3.2 */
+	vmovdqa %ymm3, 160(%rsp) /* spill g2x3.2 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl16(%rip), %ymm10, %ymm3 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
 	vpxor %ymm15, %ymm10, %ymm15 /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
 	vpxor %ymm3, %ymm15, %ymm3 /* g2lg_2 = xor(g2lg_acc_2, g2lr16_2) */
@@ -11543,16 +11734,16 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vpor %ymm14, %ymm15, %ymm14 /* g3lr2_2 = or(g3lr2_2_l, g3lr2_2_r) */
 	vpxor %ymm11, %ymm10, %ymm10 /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
 	vpxor %ymm14, %ymm10, %ymm10 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
-	vpxor 128(%rsp), %ymm10, %ymm10 /* g3x_2 = xor(g3l_2, g3x2.2) */
+	vpxor 352(%rsp), %ymm10, %ymm10 /* g3x_2 = xor(g3l_2, g3x2.2) */
 	vmovdqa 1344(%rsp), %ymm11 /* reload g4x3.2 */
-	vpxor 96(%rsp), %ymm11, %ymm14 /* g4t_acc_4 = xor(g4x3, g4x0) */
+	vpxor 128(%rsp), %ymm11, %ymm14 /* g4t_acc_4 = xor(g4x3, g4x0) */
 	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_5 = xor(g4t_acc_4, rkw_2) */
 	vpxor 736(%rsp), %ymm14, %ymm14 /* g4t_2 = xor(g4t_acc_5, g4x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_2 = gf2p8affine(g4t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_2 = gf2p8affineinv(g4a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_2 = lookup16(g4s_2, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl8(%rip), %ymm14, %ymm11 /* g4lr8_2 = lookup16(g4s_2, rotl8) */
-	vmovdqa %ymm10, 128(%rsp) /* spill g3x2.3 */
+	vmovdqa %ymm10, 352(%rsp) /* spill g3x2.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl16(%rip), %ymm14, %ymm10 /* g4lr16_2 = lookup16(g4s_2, rotl16) */
 	vpxor %ymm11, %ymm14, %ymm11 /* g4lg_acc_2 = xor(g4s_2, g4lr8_2) */
 	vpxor %ymm10, %ymm11, %ymm10 /* g4lg_2 = xor(g4lg_acc_2, g4lr16_2) */
@@ -11570,7 +11761,7 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_2 = gf2p8affineinv(g5a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_2 = lookup16(g5s_2, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl8(%rip), %ymm14, %ymm11 /* g5lr8_2 = lookup16(g5s_2, rotl8) */
-	vmovdqa %ymm9, 224(%rsp) /* spill g5x1.3 */
+	vmovdqa %ymm9, 448(%rsp) /* spill g5x1.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl16(%rip), %ymm14, %ymm9 /* g5lr16_2 = lookup16(g5s_2, rotl16) */
 	vpxor %ymm11, %ymm14, %ymm11 /* g5lg_acc_2 = xor(g5s_2, g5lr8_2) */
 	vpxor %ymm9, %ymm11, %ymm9 /* g5lg_2 = xor(g5lg_acc_2, g5lr16_2) */
@@ -11588,7 +11779,7 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_2 = gf2p8affineinv(g6a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_2 = lookup16(g6s_2, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl8(%rip), %ymm14, %ymm11 /* g6lr8_2 = lookup16(g6s_2, rotl8) */
-	vmovdqa %ymm2, 160(%rsp) /* spill g6x1.3 */
+	vmovdqa %ymm2, 256(%rsp) /* spill g6x1.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl16(%rip), %ymm14, %ymm2 /* g6lr16_2 = lookup16(g6s_2, rotl16) */
 	vpxor %ymm11, %ymm14, %ymm11 /* g6lg_acc_2 = xor(g6s_2, g6lr8_2) */
 	vpxor %ymm2, %ymm11, %ymm2 /* g6lg_2 = xor(g6lg_acc_2, g6lr16_2) */
@@ -11598,10 +11789,10 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vpxor %ymm15, %ymm14, %ymm11 /* g6l_acc_2 = xor(g6s_2, g6lr24_2) */
 	vpxor %ymm2, %ymm11, %ymm2 /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
 	vpxor 1152(%rsp), %ymm2, %ymm2 /* g6x_2 = xor(g6l_2, g6x2.2) */
-	vmovdqa 576(%rsp), %ymm11 /* reload g7x3.2 */
-	vpxor 416(%rsp), %ymm11, %ymm14 /* g7t_acc_4 = xor(g7x3, g7x0) */
+	vmovdqa 512(%rsp), %ymm11 /* reload g7x3.2 */
+	vpxor 576(%rsp), %ymm11, %ymm14 /* g7t_acc_4 = xor(g7x3, g7x0) */
 	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_5 = xor(g7t_acc_4, rkw_2) */
-	vpxor 352(%rsp), %ymm13, %ymm13 /* g7t_2 = xor(g7t_acc_5, g7x1) */
+	vpxor 224(%rsp), %ymm13, %ymm13 /* g7t_2 = xor(g7t_acc_5, g7x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_2 = gf2p8affine(g7t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_2 = gf2p8affineinv(g7a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_2 = lookup16(g7s_2, rotl24) */
@@ -11618,8 +11809,8 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 
 	/* Round 8r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
 	vpbroadcastd 12(%rdi,%r10), %ymm13 /* rkw_3 = bcast32() */
-	vmovdqa 544(%rsp), %ymm14 /* reload g0x0.3 */
-	vpxor 480(%rsp), %ymm14, %ymm15 /* g0t_acc_6 = xor(g0x0, g0x1) */
+	vmovdqa 288(%rsp), %ymm14 /* reload g0x0.3 */
+	vpxor 192(%rsp), %ymm14, %ymm15 /* g0t_acc_6 = xor(g0x0, g0x1) */
 	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
 	vpxor %ymm1, %ymm15, %ymm15 /* g0t_3 = xor(g0t_acc_7, g0x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_3 = gf2p8affine(g0t_3, gfni_mat) */
@@ -11636,7 +11827,7 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vpor %ymm1, %ymm11, %ymm1 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
 	vpxor %ymm14, %ymm15, %ymm11 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
 	vpxor %ymm1, %ymm11, %ymm1 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
-	vpxor 192(%rsp), %ymm1, %ymm1 /* g0x_3 = xor(g0l_3, g0x3.2) */
+	vpxor 64(%rsp), %ymm1, %ymm1 /* g0x_3 = xor(g0l_3, g0x3.2) */
 	vpxor %ymm6, %ymm4, %ymm11 /* g1t_acc_6 = xor(g1x0, g1x1) */
 	vpxor %ymm13, %ymm11, %ymm11 /* g1t_acc_7 = xor(g1t_acc_6, rkw_3) */
 	vpxor %ymm7, %ymm11, %ymm11 /* g1t_3 = xor(g1t_acc_7, g1x2) */
@@ -11644,7 +11835,7 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm11, %ymm11 /* g1s_3 = gf2p8affineinv(g1a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl24(%rip), %ymm11, %ymm14 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl8(%rip), %ymm11, %ymm15 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
-	vmovdqa %ymm4, 192(%rsp) /* spill g1x0.3 */
+	vmovdqa %ymm4, 64(%rsp) /* spill g1x0.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl16(%rip), %ymm11, %ymm4 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
 	vpxor %ymm15, %ymm11, %ymm15 /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
 	vpxor %ymm4, %ymm15, %ymm4 /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
@@ -11653,7 +11844,7 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vpor %ymm4, %ymm15, %ymm4 /* g1lr2_3 = or(g1lr2_3_l, g1lr2_3_r) */
 	vpxor %ymm14, %ymm11, %ymm11 /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
 	vpxor %ymm4, %ymm11, %ymm4 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
-	vpxor 320(%rsp), %ymm4, %ymm4 /* g1x_3 = xor(g1l_3, g1x3.2) */
+	vpxor 544(%rsp), %ymm4, %ymm4 /* g1x_3 = xor(g1l_3, g1x3.2) */
 	vpxor %ymm0, %ymm5, %ymm11 /* g2t_acc_6 = xor(g2x0, g2x1) */
 	vpxor %ymm13, %ymm11, %ymm11 /* g2t_acc_7 = xor(g2t_acc_6, rkw_3) */
 	vpxor %ymm3, %ymm11, %ymm11 /* g2t_3 = xor(g2t_acc_7, g2x2) */
@@ -11661,7 +11852,7 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm11, %ymm11 /* g2s_3 = gf2p8affineinv(g2a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl24(%rip), %ymm11, %ymm14 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl8(%rip), %ymm11, %ymm15 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
-	vmovdqa %ymm5, 320(%rsp) /* spill g2x0.3 */
+	vmovdqa %ymm5, 544(%rsp) /* spill g2x0.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl16(%rip), %ymm11, %ymm5 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
 	vpxor %ymm15, %ymm11, %ymm15 /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
 	vpxor %ymm5, %ymm15, %ymm5 /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
@@ -11670,15 +11861,15 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vpor %ymm5, %ymm15, %ymm5 /* g2lr2_3 = or(g2lr2_3_l, g2lr2_3_r) */
 	vpxor %ymm14, %ymm11, %ymm11 /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
 	vpxor %ymm5, %ymm11, %ymm5 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
-	vpxor 448(%rsp), %ymm5, %ymm5 /* g2x_3 = xor(g2l_3, g2x3.2) */
+	vpxor 160(%rsp), %ymm5, %ymm5 /* g2x_3 = xor(g2l_3, g2x3.2) */
 	vpxor %ymm12, %ymm8, %ymm11 /* g3t_acc_6 = xor(g3x0, g3x1) */
 	vpxor %ymm13, %ymm11, %ymm11 /* g3t_acc_7 = xor(g3t_acc_6, rkw_3) */
-	vpxor 128(%rsp), %ymm11, %ymm11 /* g3t_3 = xor(g3t_acc_7, g3x2) */
+	vpxor 352(%rsp), %ymm11, %ymm11 /* g3t_3 = xor(g3t_acc_7, g3x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm11, %ymm11 /* g3a_3 = gf2p8affine(g3t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm11, %ymm11 /* g3s_3 = gf2p8affineinv(g3a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl24(%rip), %ymm11, %ymm14 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl8(%rip), %ymm11, %ymm15 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
-	vmovdqa %ymm8, 448(%rsp) /* spill g3x0.3 */
+	vmovdqa %ymm8, 160(%rsp) /* spill g3x0.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl16(%rip), %ymm11, %ymm8 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
 	vpxor %ymm15, %ymm11, %ymm15 /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
 	vpxor %ymm8, %ymm15, %ymm8 /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
@@ -11688,7 +11879,7 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vpxor %ymm14, %ymm11, %ymm11 /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
 	vpxor %ymm8, %ymm11, %ymm8 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
 	vpxor 704(%rsp), %ymm8, %ymm8 /* g3x_3 = xor(g3l_3, g3x3.2) */
-	vmovdqa 96(%rsp), %ymm11 /* reload g4x0.3 */
+	vmovdqa 128(%rsp), %ymm11 /* reload g4x0.3 */
 	vpxor 736(%rsp), %ymm11, %ymm14 /* g4t_acc_6 = xor(g4x0, g4x1) */
 	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_7 = xor(g4t_acc_6, rkw_3) */
 	vpxor %ymm10, %ymm14, %ymm14 /* g4t_3 = xor(g4t_acc_7, g4x2) */
@@ -11696,7 +11887,7 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_3 = gf2p8affineinv(g4a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_3 = lookup16(g4s_3, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl8(%rip), %ymm14, %ymm11 /* g4lr8_3 = lookup16(g4s_3, rotl8) */
-	vmovdqa %ymm10, 512(%rsp) /* spill g4x2.3 */
+	vmovdqa %ymm10, 416(%rsp) /* spill g4x2.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl16(%rip), %ymm14, %ymm10 /* g4lr16_3 = lookup16(g4s_3, rotl16) */
 	vpxor %ymm11, %ymm14, %ymm11 /* g4lg_acc_3 = xor(g4s_3, g4lr8_3) */
 	vpxor %ymm10, %ymm11, %ymm10 /* g4lg_3 = xor(g4lg_acc_3, g4lr16_3) */
@@ -11707,7 +11898,7 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vpxor %ymm10, %ymm11, %ymm10 /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
 	vpxor 1344(%rsp), %ymm10, %ymm10 /* g4x_3 = xor(g4l_3, g4x3.2) */
 	vmovdqa 672(%rsp), %ymm11 /* reload g5x0.3 */
-	vpxor 224(%rsp), %ymm11, %ymm14 /* g5t_acc_6 = xor(g5x0, g5x1) */
+	vpxor 448(%rsp), %ymm11, %ymm14 /* g5t_acc_6 = xor(g5x0, g5x1) */
 	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_7 = xor(g5t_acc_6, rkw_3) */
 	vpxor %ymm9, %ymm14, %ymm14 /* g5t_3 = xor(g5t_acc_7, g5x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_3 = gf2p8affine(g5t_3, gfni_mat) */
@@ -11725,14 +11916,14 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vpxor %ymm9, %ymm11, %ymm9 /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
 	vpxor 1376(%rsp), %ymm9, %ymm9 /* g5x_3 = xor(g5l_3, g5x3.2) */
 	vmovdqa 608(%rsp), %ymm11 /* reload g6x0.3 */
-	vpxor 160(%rsp), %ymm11, %ymm14 /* g6t_acc_6 = xor(g6x0, g6x1) */
+	vpxor 256(%rsp), %ymm11, %ymm14 /* g6t_acc_6 = xor(g6x0, g6x1) */
 	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_7 = xor(g6t_acc_6, rkw_3) */
 	vpxor %ymm2, %ymm14, %ymm14 /* g6t_3 = xor(g6t_acc_7, g6x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_3 = gf2p8affine(g6t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_3 = gf2p8affineinv(g6a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_3 = lookup16(g6s_3, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl8(%rip), %ymm14, %ymm11 /* g6lr8_3 = lookup16(g6s_3, rotl8) */
-	vmovdqa %ymm2, 256(%rsp) /* spill g6x2.3 */
+	vmovdqa %ymm2, 96(%rsp) /* spill g6x2.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl16(%rip), %ymm14, %ymm2 /* g6lr16_3 = lookup16(g6s_3, rotl16) */
 	vpxor %ymm11, %ymm14, %ymm11 /* g6lg_acc_3 = xor(g6s_3, g6lr8_3) */
 	vpxor %ymm2, %ymm11, %ymm2 /* g6lg_3 = xor(g6lg_acc_3, g6lr16_3) */
@@ -11742,8 +11933,8 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vpxor %ymm15, %ymm14, %ymm11 /* g6l_acc_3 = xor(g6s_3, g6lr24_3) */
 	vpxor %ymm2, %ymm11, %ymm2 /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
 	vpxor 1408(%rsp), %ymm2, %ymm2 /* g6x_3 = xor(g6l_3, g6x3.2) */
-	vmovdqa 416(%rsp), %ymm11 /* reload g7x0.3 */
-	vpxor 352(%rsp), %ymm11, %ymm14 /* g7t_acc_6 = xor(g7x0, g7x1) */
+	vmovdqa 576(%rsp), %ymm11 /* reload g7x0.3 */
+	vpxor 224(%rsp), %ymm11, %ymm14 /* g7t_acc_6 = xor(g7x0, g7x1) */
 	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_7 = xor(g7t_acc_6, rkw_3) */
 	vpxor 640(%rsp), %ymm13, %ymm13 /* g7t_3 = xor(g7t_acc_7, g7x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_3 = gf2p8affine(g7t_3, gfni_mat) */
@@ -11758,18 +11949,18 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vpor %ymm11, %ymm15, %ymm11 /* g7lr2_3 = or(g7lr2_3_l, g7lr2_3_r) */
 	vpxor %ymm14, %ymm13, %ymm13 /* g7l_acc_3 = xor(g7s_3, g7lr24_3) */
 	vpxor %ymm11, %ymm13, %ymm11 /* g7l_3 = xor(g7l_acc_3, g7lr2_3) */
-	vpxor 576(%rsp), %ymm11, %ymm11 /* g7x_3 = xor(g7l_3, g7x3.2) */
+	vpxor 512(%rsp), %ymm11, %ymm11 /* g7x_3 = xor(g7l_3, g7x3.2) */
 
 	/* Round 8r+4: X4 ^= L(S(X5 ^ X6 ^ X7 ^ rk)) (slots mod 4). */
 	vpbroadcastd 16(%rdi,%r10), %ymm13 /* rkw_4 = bcast32() */
-	vmovdqa 480(%rsp), %ymm14 /* reload g0x1.3 */
+	vmovdqa 192(%rsp), %ymm14 /* reload g0x1.3 */
 	vpxor 768(%rsp), %ymm14, %ymm15 /* g0t_acc_8 = xor(g0x1, g0x2) */
 	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_9 = xor(g0t_acc_8, rkw_4) */
 	vpxor %ymm1, %ymm15, %ymm15 /* g0t_4 = xor(g0t_acc_9, g0x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_4 = gf2p8affine(g0t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_4 = gf2p8affineinv(g0a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_4 = lookup16(g0s_4, rotl24) */
-	vmovdqa %ymm1, 288(%rsp) /* spill g0x3.3 */
+	vmovdqa %ymm1, 320(%rsp) /* spill g0x3.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl8(%rip), %ymm15, %ymm1 /* g0lr8_4 = lookup16(g0s_4, rotl8) */
 	vmovdqa %ymm11, 1440(%rsp) /* spill g7x3.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl16(%rip), %ymm15, %ymm11 /* g0lr16_4 = lookup16(g0s_4, rotl16) */
@@ -11780,7 +11971,7 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vpor %ymm1, %ymm11, %ymm1 /* g0lr2_4 = or(g0lr2_4_l, g0lr2_4_r) */
 	vpxor %ymm14, %ymm15, %ymm11 /* g0l_acc_4 = xor(g0s_4, g0lr24_4) */
 	vpxor %ymm1, %ymm11, %ymm1 /* g0l_4 = xor(g0l_acc_4, g0lr2_4) */
-	vpxor 544(%rsp), %ymm1, %ymm1 /* g0x_4 = xor(g0l_4, g0x0.3) */
+	vpxor 288(%rsp), %ymm1, %ymm1 /* g0x_4 = xor(g0l_4, g0x0.3) */
 	vpxor %ymm7, %ymm6, %ymm11 /* g1t_acc_8 = xor(g1x1, g1x2) */
 	vpxor %ymm13, %ymm11, %ymm11 /* g1t_acc_9 = xor(g1t_acc_8, rkw_4) */
 	vpxor %ymm4, %ymm11, %ymm11 /* g1t_4 = xor(g1t_acc_9, g1x3) */
@@ -11788,7 +11979,7 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm11, %ymm11 /* g1s_4 = gf2p8affineinv(g1a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl24(%rip), %ymm11, %ymm14 /* g1lr24_4 = lookup16(g1s_4, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl8(%rip), %ymm11, %ymm15 /* g1lr8_4 = lookup16(g1s_4, rotl8) */
-	vmovdqa %ymm6, 544(%rsp) /* spill g1x1.3 */
+	vmovdqa %ymm6, 288(%rsp) /* spill g1x1.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl16(%rip), %ymm11, %ymm6 /* g1lr16_4 = lookup16(g1s_4, rotl16) */
 	vpxor %ymm15, %ymm11, %ymm15 /* g1lg_acc_4 = xor(g1s_4, g1lr8_4) */
 	vpxor %ymm6, %ymm15, %ymm6 /* g1lg_4 = xor(g1lg_acc_4, g1lr16_4) */
@@ -11797,7 +11988,7 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vpor %ymm6, %ymm15, %ymm6 /* g1lr2_4 = or(g1lr2_4_l, g1lr2_4_r) */
 	vpxor %ymm14, %ymm11, %ymm11 /* g1l_acc_4 = xor(g1s_4, g1lr24_4) */
 	vpxor %ymm6, %ymm11, %ymm6 /* g1l_4 = xor(g1l_acc_4, g1lr2_4) */
-	vpxor 192(%rsp), %ymm6, %ymm6 /* g1x_4 = xor(g1l_4, g1x0.3) */
+	vpxor 64(%rsp), %ymm6, %ymm6 /* g1x_4 = xor(g1l_4, g1x0.3) */
 	vpxor %ymm3, %ymm0, %ymm11 /* g2t_acc_8 = xor(g2x1, g2x2) */
 	vpxor %ymm13, %ymm11, %ymm11 /* g2t_acc_9 = xor(g2t_acc_8, rkw_4) */
 	vpxor %ymm5, %ymm11, %ymm11 /* g2t_4 = xor(g2t_acc_9, g2x3) */
@@ -11805,7 +11996,7 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm11, %ymm11 /* g2s_4 = gf2p8affineinv(g2a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl24(%rip), %ymm11, %ymm14 /* g2lr24_4 = lookup16(g2s_4, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl8(%rip), %ymm11, %ymm15 /* g2lr8_4 = lookup16(g2s_4, rotl8) */
-	vmovdqa %ymm0, 192(%rsp) /* spill g2x1.3 */
+	vmovdqa %ymm0, 64(%rsp) /* spill g2x1.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl16(%rip), %ymm11, %ymm0 /* g2lr16_4 = lookup16(g2s_4, rotl16) */
 	vpxor %ymm15, %ymm11, %ymm15 /* g2lg_acc_4 = xor(g2s_4, g2lr8_4) */
 	vpxor %ymm0, %ymm15, %ymm0 /* g2lg_4 = xor(g2lg_acc_4, g2lr16_4) */
@@ -11814,15 +12005,15 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vpor %ymm0, %ymm15, %ymm0 /* g2lr2_4 = or(g2lr2_4_l, g2lr2_4_r) */
 	vpxor %ymm14, %ymm11, %ymm11 /* g2l_acc_4 = xor(g2s_4, g2lr24_4) */
 	vpxor %ymm0, %ymm11, %ymm0 /* g2l_4 = xor(g2l_acc_4, g2lr2_4) */
-	vpxor 320(%rsp), %ymm0, %ymm0 /* g2x_4 = xor(g2l_4, g2x0.3) */
-	vpxor 128(%rsp), %ymm12, %ymm11 /* g3t_acc_8 = xor(g3x1, g3x2) */
+	vpxor 544(%rsp), %ymm0, %ymm0 /* g2x_4 = xor(g2l_4, g2x0.3) */
+	vpxor 352(%rsp), %ymm12, %ymm11 /* g3t_acc_8 = xor(g3x1, g3x2) */
 	vpxor %ymm13, %ymm11, %ymm11 /* g3t_acc_9 = xor(g3t_acc_8, rkw_4) */
 	vpxor %ymm8, %ymm11, %ymm11 /* g3t_4 = xor(g3t_acc_9, g3x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm11, %ymm11 /* g3a_4 = gf2p8affine(g3t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm11, %ymm11 /* g3s_4 = gf2p8affineinv(g3a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl24(%rip), %ymm11, %ymm14 /* g3lr24_4 = lookup16(g3s_4, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl8(%rip), %ymm11, %ymm15 /* g3lr8_4 = lookup16(g3s_4, rotl8) */
-	vmovdqa %ymm12, 320(%rsp) /* spill g3x1.3 */
+	vmovdqa %ymm12, 544(%rsp) /* spill g3x1.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl16(%rip), %ymm11, %ymm12 /* g3lr16_4 = lookup16(g3s_4, rotl16) */
 	vpxor %ymm15, %ymm11, %ymm15 /* g3lg_acc_4 = xor(g3s_4, g3lr8_4) */
 	vpxor %ymm12, %ymm15, %ymm12 /* g3lg_4 = xor(g3lg_acc_4, g3lr16_4) */
@@ -11831,16 +12022,16 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vpor %ymm12, %ymm15, %ymm12 /* g3lr2_4 = or(g3lr2_4_l, g3lr2_4_r) */
 	vpxor %ymm14, %ymm11, %ymm11 /* g3l_acc_4 = xor(g3s_4, g3lr24_4) */
 	vpxor %ymm12, %ymm11, %ymm11 /* g3l_4 = xor(g3l_acc_4, g3lr2_4) */
-	vpxor 448(%rsp), %ymm11, %ymm11 /* g3x_4 = xor(g3l_4, g3x0.3) */
+	vpxor 160(%rsp), %ymm11, %ymm11 /* g3x_4 = xor(g3l_4, g3x0.3) */
 	vmovdqa 736(%rsp), %ymm12 /* reload g4x1.3 */
-	vpxor 512(%rsp), %ymm12, %ymm14 /* g4t_acc_8 = xor(g4x1, g4x2) */
+	vpxor 416(%rsp), %ymm12, %ymm14 /* g4t_acc_8 = xor(g4x1, g4x2) */
 	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_9 = xor(g4t_acc_8, rkw_4) */
 	vpxor %ymm10, %ymm14, %ymm14 /* g4t_4 = xor(g4t_acc_9, g4x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_4 = gf2p8affine(g4t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_4 = gf2p8affineinv(g4a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_4 = lookup16(g4s_4, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl8(%rip), %ymm14, %ymm12 /* g4lr8_4 = lookup16(g4s_4, rotl8) */
-	vmovdqa %ymm10, 448(%rsp) /* spill g4x3.3 */
+	vmovdqa %ymm10, 160(%rsp) /* spill g4x3.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl16(%rip), %ymm14, %ymm10 /* g4lr16_4 = lookup16(g4s_4, rotl16) */
 	vpxor %ymm12, %ymm14, %ymm12 /* g4lg_acc_4 = xor(g4s_4, g4lr8_4) */
 	vpxor %ymm10, %ymm12, %ymm10 /* g4lg_4 = xor(g4lg_acc_4, g4lr16_4) */
@@ -11849,8 +12040,8 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vpor %ymm10, %ymm12, %ymm10 /* g4lr2_4 = or(g4lr2_4_l, g4lr2_4_r) */
 	vpxor %ymm15, %ymm14, %ymm12 /* g4l_acc_4 = xor(g4s_4, g4lr24_4) */
 	vpxor %ymm10, %ymm12, %ymm10 /* g4l_4 = xor(g4l_acc_4, g4lr2_4) */
-	vpxor 96(%rsp), %ymm10, %ymm10 /* g4x_4 = xor(g4l_4, g4x0.3) */
-	vmovdqa 224(%rsp), %ymm12 /* reload g5x1.3 */
+	vpxor 128(%rsp), %ymm10, %ymm10 /* g4x_4 = xor(g4l_4, g4x0.3) */
+	vmovdqa 448(%rsp), %ymm12 /* reload g5x1.3 */
 	vpxor 384(%rsp), %ymm12, %ymm14 /* g5t_acc_8 = xor(g5x1, g5x2) */
 	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_9 = xor(g5t_acc_8, rkw_4) */
 	vpxor %ymm9, %ymm14, %ymm14 /* g5t_4 = xor(g5t_acc_9, g5x3) */
@@ -11858,7 +12049,7 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_4 = gf2p8affineinv(g5a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_4 = lookup16(g5s_4, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl8(%rip), %ymm14, %ymm12 /* g5lr8_4 = lookup16(g5s_4, rotl8) */
-	vmovdqa %ymm9, 96(%rsp) /* spill g5x3.3 */
+	vmovdqa %ymm9, 128(%rsp) /* spill g5x3.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl16(%rip), %ymm14, %ymm9 /* g5lr16_4 = lookup16(g5s_4, rotl16) */
 	vpxor %ymm12, %ymm14, %ymm12 /* g5lg_acc_4 = xor(g5s_4, g5lr8_4) */
 	vpxor %ymm9, %ymm12, %ymm9 /* g5lg_4 = xor(g5lg_acc_4, g5lr16_4) */
@@ -11868,8 +12059,8 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vpxor %ymm15, %ymm14, %ymm12 /* g5l_acc_4 = xor(g5s_4, g5lr24_4) */
 	vpxor %ymm9, %ymm12, %ymm9 /* g5l_4 = xor(g5l_acc_4, g5lr2_4) */
 	vpxor 672(%rsp), %ymm9, %ymm9 /* g5x_4 = xor(g5l_4, g5x0.3) */
-	vmovdqa 160(%rsp), %ymm12 /* reload g6x1.3 */
-	vpxor 256(%rsp), %ymm12, %ymm14 /* g6t_acc_8 = xor(g6x1, g6x2) */
+	vmovdqa 256(%rsp), %ymm12 /* reload g6x1.3 */
+	vpxor 96(%rsp), %ymm12, %ymm14 /* g6t_acc_8 = xor(g6x1, g6x2) */
 	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_9 = xor(g6t_acc_8, rkw_4) */
 	vpxor %ymm2, %ymm14, %ymm14 /* g6t_4 = xor(g6t_acc_9, g6x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_4 = gf2p8affine(g6t_4, gfni_mat) */
@@ -11886,7 +12077,7 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vpxor %ymm15, %ymm14, %ymm12 /* g6l_acc_4 = xor(g6s_4, g6lr24_4) */
 	vpxor %ymm2, %ymm12, %ymm2 /* g6l_4 = xor(g6l_acc_4, g6lr2_4) */
 	vpxor 608(%rsp), %ymm2, %ymm2 /* g6x_4 = xor(g6l_4, g6x0.3) */
-	vmovdqa 352(%rsp), %ymm12 /* reload g7x1.3 */
+	vmovdqa 224(%rsp), %ymm12 /* reload g7x1.3 */
 	vpxor 640(%rsp), %ymm12, %ymm14 /* g7t_acc_8 = xor(g7x1, g7x2) */
 	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_9 = xor(g7t_acc_8, rkw_4) */
 	vpxor 1440(%rsp), %ymm13, %ymm13 /* g7t_4 = xor(g7t_acc_9, g7x3) */
@@ -11902,18 +12093,18 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vpor %ymm12, %ymm15, %ymm12 /* g7lr2_4 = or(g7lr2_4_l, g7lr2_4_r) */
 	vpxor %ymm14, %ymm13, %ymm13 /* g7l_acc_4 = xor(g7s_4, g7lr24_4) */
 	vpxor %ymm12, %ymm13, %ymm12 /* g7l_4 = xor(g7l_acc_4, g7lr2_4) */
-	vpxor 416(%rsp), %ymm12, %ymm12 /* g7x_4 = xor(g7l_4, g7x0.3) */
+	vpxor 576(%rsp), %ymm12, %ymm12 /* g7x_4 = xor(g7l_4, g7x0.3) */
 
 	/* Round 8r+5: X5 ^= L(S(X6 ^ X7 ^ X8 ^ rk)) (slots mod 4). */
 	vpbroadcastd 20(%rdi,%r10), %ymm13 /* rkw_5 = bcast32() */
 	vmovdqa 768(%rsp), %ymm14 /* reload g0x2.3 */
-	vpxor 288(%rsp), %ymm14, %ymm15 /* g0t_acc_10 = xor(g0x2, g0x3) */
+	vpxor 320(%rsp), %ymm14, %ymm15 /* g0t_acc_10 = xor(g0x2, g0x3) */
 	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_11 = xor(g0t_acc_10, rkw_5) */
 	vpxor %ymm1, %ymm15, %ymm15 /* g0t_5 = xor(g0t_acc_11, g0x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_5 = gf2p8affine(g0t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_5 = gf2p8affineinv(g0a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_5 = lookup16(g0s_5, rotl24) */
-	vmovdqa %ymm1, 416(%rsp) /* spill g0x0.4 */
+	vmovdqa %ymm1, 576(%rsp) /* spill g0x0.4 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl8(%rip), %ymm15, %ymm1 /* g0lr8_5 = lookup16(g0s_5, rotl8) */
 	vmovdqa %ymm12, 800(%rsp) /* spill g7x0.4 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl16(%rip), %ymm15, %ymm12 /* g0lr16_5 = lookup16(g0s_5, rotl16) */
@@ -11924,7 +12115,7 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vpor %ymm1, %ymm12, %ymm1 /* g0lr2_5 = or(g0lr2_5_l, g0lr2_5_r) */
 	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_5 = xor(g0s_5, g0lr24_5) */
 	vpxor %ymm1, %ymm12, %ymm1 /* g0l_5 = xor(g0l_acc_5, g0lr2_5) */
-	vpxor 480(%rsp), %ymm1, %ymm1 /* g0x_5 = xor(g0l_5, g0x1.3) */
+	vpxor 192(%rsp), %ymm1, %ymm1 /* g0x_5 = xor(g0l_5, g0x1.3) */
 	vpxor %ymm4, %ymm7, %ymm12 /* g1t_acc_10 = xor(g1x2, g1x3) */
 	vpxor %ymm13, %ymm12, %ymm12 /* g1t_acc_11 = xor(g1t_acc_10, rkw_5) */
 	vpxor %ymm6, %ymm12, %ymm12 /* g1t_5 = xor(g1t_acc_11, g1x0) */
@@ -11932,7 +12123,7 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_5 = gf2p8affineinv(g1a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_5 = lookup16(g1s_5, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl8(%rip), %ymm12, %ymm15 /* g1lr8_5 = lookup16(g1s_5, rotl8) */
-	vmovdqa %ymm7, 480(%rsp) /* spill g1x2.3 */
+	vmovdqa %ymm7, 192(%rsp) /* spill g1x2.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl16(%rip), %ymm12, %ymm7 /* g1lr16_5 = lookup16(g1s_5, rotl16) */
 	vpxor %ymm15, %ymm12, %ymm15 /* g1lg_acc_5 = xor(g1s_5, g1lr8_5) */
 	vpxor %ymm7, %ymm15, %ymm7 /* g1lg_5 = xor(g1lg_acc_5, g1lr16_5) */
@@ -11941,7 +12132,7 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vpor %ymm7, %ymm15, %ymm7 /* g1lr2_5 = or(g1lr2_5_l, g1lr2_5_r) */
 	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_5 = xor(g1s_5, g1lr24_5) */
 	vpxor %ymm7, %ymm12, %ymm7 /* g1l_5 = xor(g1l_acc_5, g1lr2_5) */
-	vpxor 544(%rsp), %ymm7, %ymm7 /* g1x_5 = xor(g1l_5, g1x1.3) */
+	vpxor 288(%rsp), %ymm7, %ymm7 /* g1x_5 = xor(g1l_5, g1x1.3) */
 	vpxor %ymm5, %ymm3, %ymm12 /* g2t_acc_10 = xor(g2x2, g2x3) */
 	vpxor %ymm13, %ymm12, %ymm12 /* g2t_acc_11 = xor(g2t_acc_10, rkw_5) */
 	vpxor %ymm0, %ymm12, %ymm12 /* g2t_5 = xor(g2t_acc_11, g2x0) */
@@ -11949,7 +12140,7 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_5 = gf2p8affineinv(g2a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_5 = lookup16(g2s_5, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl8(%rip), %ymm12, %ymm15 /* g2lr8_5 = lookup16(g2s_5, rotl8) */
-	vmovdqa %ymm3, 544(%rsp) /* spill g2x2.3 */
+	vmovdqa %ymm3, 288(%rsp) /* spill g2x2.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl16(%rip), %ymm12, %ymm3 /* g2lr16_5 = lookup16(g2s_5, rotl16) */
 	vpxor %ymm15, %ymm12, %ymm15 /* g2lg_acc_5 = xor(g2s_5, g2lr8_5) */
 	vpxor %ymm3, %ymm15, %ymm3 /* g2lg_5 = xor(g2lg_acc_5, g2lr16_5) */
@@ -11958,15 +12149,15 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vpor %ymm3, %ymm15, %ymm3 /* g2lr2_5 = or(g2lr2_5_l, g2lr2_5_r) */
 	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_5 = xor(g2s_5, g2lr24_5) */
 	vpxor %ymm3, %ymm12, %ymm3 /* g2l_5 = xor(g2l_acc_5, g2lr2_5) */
-	vpxor 192(%rsp), %ymm3, %ymm3 /* g2x_5 = xor(g2l_5, g2x1.3) */
-	vpxor 128(%rsp), %ymm8, %ymm12 /* g3t_acc_10 = xor(g3x3.3, g3x2.3) */
+	vpxor 64(%rsp), %ymm3, %ymm3 /* g2x_5 = xor(g2l_5, g2x1.3) */
+	vpxor 352(%rsp), %ymm8, %ymm12 /* g3t_acc_10 = xor(g3x3.3, g3x2.3) */
 	vpxor %ymm13, %ymm12, %ymm12 /* g3t_acc_11 = xor(g3t_acc_10, rkw_5) */
 	vpxor %ymm11, %ymm12, %ymm12 /* g3t_5 = xor(g3t_acc_11, g3x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_5 = gf2p8affine(g3t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_5 = gf2p8affineinv(g3a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_5 = lookup16(g3s_5, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl8(%rip), %ymm12, %ymm15 /* g3lr8_5 = lookup16(g3s_5, rotl8) */
-	vmovdqa %ymm8, 192(%rsp) /* spill g3x3.3 */
+	vmovdqa %ymm8, 64(%rsp) /* spill g3x3.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl16(%rip), %ymm12, %ymm8 /* g3lr16_5 = lookup16(g3s_5, rotl16) */
 	vpxor %ymm15, %ymm12, %ymm15 /* g3lg_acc_5 = xor(g3s_5, g3lr8_5) */
 	vpxor %ymm8, %ymm15, %ymm8 /* g3lg_5 = xor(g3lg_acc_5, g3lr16_5) */
@@ -11975,9 +12166,9 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vpor %ymm8, %ymm15, %ymm8 /* g3lr2_5 = or(g3lr2_5_l, g3lr2_5_r) */
 	vpxor %ymm14, %ymm12, %ymm12 /* g3l_acc_5 = xor(g3s_5, g3lr24_5) */
 	vpxor %ymm8, %ymm12, %ymm8 /* g3l_5 = xor(g3l_acc_5, g3lr2_5) */
-	vpxor 320(%rsp), %ymm8, %ymm8 /* g3x_5 = xor(g3l_5, g3x1.3) */
-	vmovdqa 512(%rsp), %ymm12 /* reload g4x2.3 */
-	vpxor 448(%rsp), %ymm12, %ymm14 /* g4t_acc_10 = xor(g4x2, g4x3) */
+	vpxor 544(%rsp), %ymm8, %ymm8 /* g3x_5 = xor(g3l_5, g3x1.3) */
+	vmovdqa 416(%rsp), %ymm12 /* reload g4x2.3 */
+	vpxor 160(%rsp), %ymm12, %ymm14 /* g4t_acc_10 = xor(g4x2, g4x3) */
 	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_11 = xor(g4t_acc_10, rkw_5) */
 	vpxor %ymm10, %ymm14, %ymm14 /* g4t_5 = xor(g4t_acc_11, g4x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_5 = gf2p8affine(g4t_5, gfni_mat) */
@@ -11995,7 +12186,7 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vpxor %ymm10, %ymm12, %ymm10 /* g4l_5 = xor(g4l_acc_5, g4lr2_5) */
 	vpxor 736(%rsp), %ymm10, %ymm10 /* g4x_5 = xor(g4l_5, g4x1.3) */
 	vmovdqa 384(%rsp), %ymm12 /* reload g5x2.3 */
-	vpxor 96(%rsp), %ymm12, %ymm14 /* g5t_acc_10 = xor(g5x2, g5x3) */
+	vpxor 128(%rsp), %ymm12, %ymm14 /* g5t_acc_10 = xor(g5x2, g5x3) */
 	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_11 = xor(g5t_acc_10, rkw_5) */
 	vpxor %ymm9, %ymm14, %ymm14 /* g5t_5 = xor(g5t_acc_11, g5x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_5 = gf2p8affine(g5t_5, gfni_mat) */
@@ -12011,8 +12202,8 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vpor %ymm9, %ymm12, %ymm9 /* g5lr2_5 = or(g5lr2_5_l, g5lr2_5_r) */
 	vpxor %ymm15, %ymm14, %ymm12 /* g5l_acc_5 = xor(g5s_5, g5lr24_5) */
 	vpxor %ymm9, %ymm12, %ymm9 /* g5l_5 = xor(g5l_acc_5, g5lr2_5) */
-	vpxor 224(%rsp), %ymm9, %ymm9 /* g5x_5 = xor(g5l_5, g5x1.3) */
-	vmovdqa 256(%rsp), %ymm12 /* reload g6x2.3 */
+	vpxor 448(%rsp), %ymm9, %ymm9 /* g5x_5 = xor(g5l_5, g5x1.3) */
+	vmovdqa 96(%rsp), %ymm12 /* reload g6x2.3 */
 	vpxor 672(%rsp), %ymm12, %ymm14 /* g6t_acc_10 = xor(g6x2, g6x3) */
 	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_11 = xor(g6t_acc_10, rkw_5) */
 	vpxor %ymm2, %ymm14, %ymm14 /* g6t_5 = xor(g6t_acc_11, g6x0) */
@@ -12029,7 +12220,7 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vpor %ymm2, %ymm12, %ymm2 /* g6lr2_5 = or(g6lr2_5_l, g6lr2_5_r) */
 	vpxor %ymm15, %ymm14, %ymm12 /* g6l_acc_5 = xor(g6s_5, g6lr24_5) */
 	vpxor %ymm2, %ymm12, %ymm2 /* g6l_5 = xor(g6l_acc_5, g6lr2_5) */
-	vpxor 160(%rsp), %ymm2, %ymm2 /* g6x_5 = xor(g6l_5, g6x1.3) */
+	vpxor 256(%rsp), %ymm2, %ymm2 /* g6x_5 = xor(g6l_5, g6x1.3) */
 	vmovdqa 640(%rsp), %ymm12 /* reload g7x2.3 */
 	vpxor 1440(%rsp), %ymm12, %ymm14 /* g7t_acc_10 = xor(g7x2, g7x3) */
 	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_11 = xor(g7t_acc_10, rkw_5) */
@@ -12046,18 +12237,18 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vpor %ymm12, %ymm15, %ymm12 /* g7lr2_5 = or(g7lr2_5_l, g7lr2_5_r) */
 	vpxor %ymm14, %ymm13, %ymm13 /* g7l_acc_5 = xor(g7s_5, g7lr24_5) */
 	vpxor %ymm12, %ymm13, %ymm12 /* g7l_5 = xor(g7l_acc_5, g7lr2_5) */
-	vpxor 352(%rsp), %ymm12, %ymm12 /* g7x_5 = xor(g7l_5, g7x1.3) */
+	vpxor 224(%rsp), %ymm12, %ymm12 /* g7x_5 = xor(g7l_5, g7x1.3) */
 
 	/* Round 8r+6: X6 ^= L(S(X7 ^ X8 ^ X9 ^ rk)) (slots mod 4). */
 	vpbroadcastd 24(%rdi,%r10), %ymm13 /* rkw_6 = bcast32() */
-	vmovdqa 288(%rsp), %ymm14 /* reload g0x3.3 */
-	vpxor 416(%rsp), %ymm14, %ymm15 /* g0t_acc_12 = xor(g0x3, g0x0) */
+	vmovdqa 320(%rsp), %ymm14 /* reload g0x3.3 */
+	vpxor 576(%rsp), %ymm14, %ymm15 /* g0t_acc_12 = xor(g0x3, g0x0) */
 	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_13 = xor(g0t_acc_12, rkw_6) */
 	vpxor %ymm1, %ymm15, %ymm15 /* g0t_6 = xor(g0t_acc_13, g0x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_6 = gf2p8affine(g0t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_6 = gf2p8affineinv(g0a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_6 = lookup16(g0s_6, rotl24) */
-	vmovdqa %ymm1, 352(%rsp) /* spill g0x1.4 */
+	vmovdqa %ymm1, 224(%rsp) /* spill g0x1.4 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl8(%rip), %ymm15, %ymm1 /* g0lr8_6 = lookup16(g0s_6, rotl8) */
 	vmovdqa %ymm12, 1024(%rsp) /* spill g7x1.4 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl16(%rip), %ymm15, %ymm12 /* g0lr16_6 = lookup16(g0s_6, rotl16) */
@@ -12085,7 +12276,7 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vpor %ymm4, %ymm15, %ymm4 /* g1lr2_6 = or(g1lr2_6_l, g1lr2_6_r) */
 	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_6 = xor(g1s_6, g1lr24_6) */
 	vpxor %ymm4, %ymm12, %ymm4 /* g1l_6 = xor(g1l_acc_6, g1lr2_6) */
-	vpxor 480(%rsp), %ymm4, %ymm4 /* g1x_6 = xor(g1l_6, g1x2.3) */
+	vpxor 192(%rsp), %ymm4, %ymm4 /* g1x_6 = xor(g1l_6, g1x2.3) */
 	vpxor %ymm0, %ymm5, %ymm12 /* g2t_acc_12 = xor(g2x3, g2x0) */
 	vpxor %ymm13, %ymm12, %ymm12 /* g2t_acc_13 = xor(g2t_acc_12, rkw_6) */
 	vpxor %ymm3, %ymm12, %ymm12 /* g2t_6 = xor(g2t_acc_13, g2x1) */
@@ -12093,7 +12284,7 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_6 = gf2p8affineinv(g2a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_6 = lookup16(g2s_6, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl8(%rip), %ymm12, %ymm15 /* g2lr8_6 = lookup16(g2s_6, rotl8) */
-	vmovdqa %ymm5, 480(%rsp) /* spill g2x3.3 */
+	vmovdqa %ymm5, 192(%rsp) /* spill g2x3.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl16(%rip), %ymm12, %ymm5 /* g2lr16_6 = lookup16(g2s_6, rotl16) */
 	vpxor %ymm15, %ymm12, %ymm15 /* g2lg_acc_6 = xor(g2s_6, g2lr8_6) */
 	vpxor %ymm5, %ymm15, %ymm5 /* g2lg_6 = xor(g2lg_acc_6, g2lr16_6) */
@@ -12102,15 +12293,15 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vpor %ymm5, %ymm15, %ymm5 /* g2lr2_6 = or(g2lr2_6_l, g2lr2_6_r) */
 	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_6 = xor(g2s_6, g2lr24_6) */
 	vpxor %ymm5, %ymm12, %ymm5 /* g2l_6 = xor(g2l_acc_6, g2lr2_6) */
-	vpxor 544(%rsp), %ymm5, %ymm5 /* g2x_6 = xor(g2l_6, g2x2.3) */
-	vpxor 192(%rsp), %ymm11, %ymm12 /* g3t_acc_12 = xor(g3x0.4, g3x3.3) */
+	vpxor 288(%rsp), %ymm5, %ymm5 /* g2x_6 = xor(g2l_6, g2x2.3) */
+	vpxor 64(%rsp), %ymm11, %ymm12 /* g3t_acc_12 = xor(g3x0.4, g3x3.3) */
 	vpxor %ymm13, %ymm12, %ymm12 /* g3t_acc_13 = xor(g3t_acc_12, rkw_6) */
 	vpxor %ymm8, %ymm12, %ymm12 /* g3t_6 = xor(g3t_acc_13, g3x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_6 = gf2p8affine(g3t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_6 = gf2p8affineinv(g3a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_6 = lookup16(g3s_6, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl8(%rip), %ymm12, %ymm15 /* g3lr8_6 = lookup16(g3s_6, rotl8) */
-	vmovdqa %ymm8, 544(%rsp) /* spill g3x1.4 */
+	vmovdqa %ymm8, 288(%rsp) /* spill g3x1.4 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl16(%rip), %ymm12, %ymm8 /* g3lr16_6 = lookup16(g3s_6, rotl16) */
 	vpxor %ymm15, %ymm12, %ymm15 /* g3lg_acc_6 = xor(g3s_6, g3lr8_6) */
 	vpxor %ymm8, %ymm15, %ymm8 /* g3lg_6 = xor(g3lg_acc_6, g3lr16_6) */
@@ -12119,8 +12310,8 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vpor %ymm8, %ymm15, %ymm8 /* g3lr2_6 = or(g3lr2_6_l, g3lr2_6_r) */
 	vpxor %ymm14, %ymm12, %ymm12 /* g3l_acc_6 = xor(g3s_6, g3lr24_6) */
 	vpxor %ymm8, %ymm12, %ymm8 /* g3l_6 = xor(g3l_acc_6, g3lr2_6) */
-	vpxor 128(%rsp), %ymm8, %ymm8 /* g3x_6 = xor(g3l_6, g3x2.3) */
-	vmovdqa 448(%rsp), %ymm12 /* reload g4x3.3 */
+	vpxor 352(%rsp), %ymm8, %ymm8 /* g3x_6 = xor(g3l_6, g3x2.3) */
+	vmovdqa 160(%rsp), %ymm12 /* reload g4x3.3 */
 	vpxor 1216(%rsp), %ymm12, %ymm14 /* g4t_acc_12 = xor(g4x3, g4x0) */
 	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_13 = xor(g4t_acc_12, rkw_6) */
 	vpxor %ymm10, %ymm14, %ymm14 /* g4t_6 = xor(g4t_acc_13, g4x1) */
@@ -12137,8 +12328,8 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vpor %ymm10, %ymm12, %ymm10 /* g4lr2_6 = or(g4lr2_6_l, g4lr2_6_r) */
 	vpxor %ymm15, %ymm14, %ymm12 /* g4l_acc_6 = xor(g4s_6, g4lr24_6) */
 	vpxor %ymm10, %ymm12, %ymm10 /* g4l_6 = xor(g4l_acc_6, g4lr2_6) */
-	vpxor 512(%rsp), %ymm10, %ymm10 /* g4x_6 = xor(g4l_6, g4x2.3) */
-	vmovdqa 96(%rsp), %ymm12 /* reload g5x3.3 */
+	vpxor 416(%rsp), %ymm10, %ymm10 /* g4x_6 = xor(g4l_6, g4x2.3) */
+	vmovdqa 128(%rsp), %ymm12 /* reload g5x3.3 */
 	vpxor 1056(%rsp), %ymm12, %ymm14 /* g5t_acc_12 = xor(g5x3, g5x0) */
 	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_13 = xor(g5t_acc_12, rkw_6) */
 	vpxor %ymm9, %ymm14, %ymm14 /* g5t_6 = xor(g5t_acc_13, g5x1) */
@@ -12173,7 +12364,7 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vpor %ymm2, %ymm12, %ymm2 /* g6lr2_6 = or(g6lr2_6_l, g6lr2_6_r) */
 	vpxor %ymm15, %ymm14, %ymm12 /* g6l_acc_6 = xor(g6s_6, g6lr24_6) */
 	vpxor %ymm2, %ymm12, %ymm2 /* g6l_6 = xor(g6l_acc_6, g6lr2_6) */
-	vpxor 256(%rsp), %ymm2, %ymm2 /* g6x_6 = xor(g6l_6, g6x2.3) */
+	vpxor 96(%rsp), %ymm2, %ymm2 /* g6x_6 = xor(g6l_6, g6x2.3) */
 	vmovdqa 1440(%rsp), %ymm12 /* reload g7x3.3 */
 	vpxor 800(%rsp), %ymm12, %ymm14 /* g7t_acc_12 = xor(g7x3, g7x0) */
 	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_13 = xor(g7t_acc_12, rkw_6) */
@@ -12194,8 +12385,8 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 
 	/* Round 8r+7: X7 ^= L(S(X8 ^ X9 ^ X10 ^ rk)) (slots mod 4). */
 	vpbroadcastd 28(%rdi,%r10), %ymm13 /* rkw_7 = bcast32() */
-	vmovdqa 416(%rsp), %ymm14 /* reload g0x0.4 */
-	vpxor 352(%rsp), %ymm14, %ymm15 /* g0t_acc_14 = xor(g0x0, g0x1) */
+	vmovdqa 576(%rsp), %ymm14 /* reload g0x0.4 */
+	vpxor 224(%rsp), %ymm14, %ymm15 /* g0t_acc_14 = xor(g0x0, g0x1) */
 	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_15 = xor(g0t_acc_14, rkw_7) */
 	vpxor %ymm1, %ymm15, %ymm15 /* g0t_7 = xor(g0t_acc_15, g0x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_7 = gf2p8affine(g0t_7, gfni_mat) */
@@ -12212,7 +12403,7 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vpor %ymm1, %ymm12, %ymm1 /* g0lr2_7 = or(g0lr2_7_l, g0lr2_7_r) */
 	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_7 = xor(g0s_7, g0lr24_7) */
 	vpxor %ymm1, %ymm12, %ymm1 /* g0l_7 = xor(g0l_acc_7, g0lr2_7) */
-	vpxor 288(%rsp), %ymm1, %ymm1 /* g0x_7 = xor(g0l_7, g0x3.3) */
+	vpxor 320(%rsp), %ymm1, %ymm1 /* g0x_7 = xor(g0l_7, g0x3.3) */
 	vpxor %ymm7, %ymm6, %ymm12 /* g1t_acc_14 = xor(g1x0, g1x1) */
 	vpxor %ymm13, %ymm12, %ymm12 /* g1t_acc_15 = xor(g1t_acc_14, rkw_7) */
 	vpxor %ymm4, %ymm12, %ymm12 /* g1t_7 = xor(g1t_acc_15, g1x2) */
@@ -12220,7 +12411,7 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_7 = gf2p8affineinv(g1a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_7 = lookup16(g1s_7, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl8(%rip), %ymm12, %ymm15 /* g1lr8_7 = lookup16(g1s_7, rotl8) */
-	vmovdqa %ymm6, 288(%rsp) /* spill g1x0.4 */
+	vmovdqa %ymm6, 320(%rsp) /* spill g1x0.4 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_9_rotl16(%rip), %ymm12, %ymm6 /* g1lr16_7 = lookup16(g1s_7, rotl16) */
 	vpxor %ymm15, %ymm12, %ymm15 /* g1lg_acc_7 = xor(g1s_7, g1lr8_7) */
 	vpxor %ymm6, %ymm15, %ymm6 /* g1lg_7 = xor(g1lg_acc_7, g1lr16_7) */
@@ -12246,8 +12437,8 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vpor %ymm0, %ymm15, %ymm0 /* g2lr2_7 = or(g2lr2_7_l, g2lr2_7_r) */
 	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_7 = xor(g2s_7, g2lr24_7) */
 	vpxor %ymm0, %ymm12, %ymm0 /* g2l_7 = xor(g2l_acc_7, g2lr2_7) */
-	vpxor 480(%rsp), %ymm0, %ymm0 /* g2x_7 = xor(g2l_7, g2x3.3) */
-	vpxor 544(%rsp), %ymm11, %ymm12 /* g3t_acc_14 = xor(g3x0, g3x1) */
+	vpxor 192(%rsp), %ymm0, %ymm0 /* g2x_7 = xor(g2l_7, g2x3.3) */
+	vpxor 288(%rsp), %ymm11, %ymm12 /* g3t_acc_14 = xor(g3x0, g3x1) */
 	vpxor %ymm13, %ymm12, %ymm12 /* g3t_acc_15 = xor(g3t_acc_14, rkw_7) */
 	vpxor %ymm8, %ymm12, %ymm12 /* g3t_7 = xor(g3t_acc_15, g3x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_7 = gf2p8affine(g3t_7, gfni_mat) */
@@ -12263,7 +12454,7 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vpor %ymm11, %ymm15, %ymm11 /* g3lr2_7 = or(g3lr2_7_l, g3lr2_7_r) */
 	vpxor %ymm14, %ymm12, %ymm12 /* g3l_acc_7 = xor(g3s_7, g3lr24_7) */
 	vpxor %ymm11, %ymm12, %ymm11 /* g3l_7 = xor(g3l_acc_7, g3lr2_7) */
-	vpxor 192(%rsp), %ymm11, %ymm11 /* g3x_7 = xor(g3l_7, g3x3.3) */
+	vpxor 64(%rsp), %ymm11, %ymm11 /* g3x_7 = xor(g3l_7, g3x3.3) */
 	vmovdqa 1216(%rsp), %ymm12 /* reload g4x0.4 */
 	vpxor 1248(%rsp), %ymm12, %ymm14 /* g4t_acc_14 = xor(g4x0, g4x1) */
 	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_15 = xor(g4t_acc_14, rkw_7) */
@@ -12281,7 +12472,7 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vpor %ymm10, %ymm12, %ymm10 /* g4lr2_7 = or(g4lr2_7_l, g4lr2_7_r) */
 	vpxor %ymm15, %ymm14, %ymm12 /* g4l_acc_7 = xor(g4s_7, g4lr24_7) */
 	vpxor %ymm10, %ymm12, %ymm10 /* g4l_7 = xor(g4l_acc_7, g4lr2_7) */
-	vpxor 448(%rsp), %ymm10, %ymm10 /* g4x_7 = xor(g4l_7, g4x3.3) */
+	vpxor 160(%rsp), %ymm10, %ymm10 /* g4x_7 = xor(g4l_7, g4x3.3) */
 	vmovdqa 1056(%rsp), %ymm12 /* reload g5x0.4 */
 	vpxor 1088(%rsp), %ymm12, %ymm14 /* g5t_acc_14 = xor(g5x0, g5x1) */
 	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_15 = xor(g5t_acc_14, rkw_7) */
@@ -12299,7 +12490,7 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vpor %ymm9, %ymm12, %ymm9 /* g5lr2_7 = or(g5lr2_7_l, g5lr2_7_r) */
 	vpxor %ymm15, %ymm14, %ymm12 /* g5l_acc_7 = xor(g5s_7, g5lr24_7) */
 	vpxor %ymm9, %ymm12, %ymm9 /* g5l_7 = xor(g5l_acc_7, g5lr2_7) */
-	vpxor 96(%rsp), %ymm9, %ymm9 /* g5x_7 = xor(g5l_7, g5x3.3) */
+	vpxor 128(%rsp), %ymm9, %ymm9 /* g5x_7 = xor(g5l_7, g5x3.3) */
 	vmovdqa 928(%rsp), %ymm12 /* reload g6x0.4 */
 	vpxor 992(%rsp), %ymm12, %ymm14 /* g6t_acc_14 = xor(g6x0, g6x1) */
 	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_15 = xor(g6t_acc_14, rkw_7) */
@@ -12339,19 +12530,19 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vmovdqa %ymm10, 1344(%rsp) /* spill g4x3.2 */
 	vmovdqa %ymm9, 1376(%rsp) /* spill g5x3.2 */
 	vmovdqa %ymm2, 1408(%rsp) /* spill g6x3.2 */
-	vmovdqa %ymm12, 576(%rsp) /* spill g7x3.2 */
-	vmovdqa 544(%rsp), %ymm2 /* reload g3x1.4 */
+	vmovdqa %ymm12, 512(%rsp) /* spill g7x3.2 */
+	vmovdqa 288(%rsp), %ymm2 /* reload g3x1.4 */
 	vmovdqa %ymm8, %ymm9 /* g3x2.4 */
 	vmovdqa 640(%rsp), %ymm10 /* reload g0x2.4 */
 	vmovdqa %ymm5, %ymm11 /* g2x2.4 */
 	vmovdqa 768(%rsp), %ymm5 /* reload g2x0.4 */
 	vmovdqa %ymm7, %ymm12 /* g1x1.4 */
 	vmovdqa %ymm6, %ymm7 /* g1x3.4 */
-	vmovdqa 288(%rsp), %ymm13 /* reload g1x0.4 */
+	vmovdqa 320(%rsp), %ymm13 /* reload g1x0.4 */
 	vmovdqa %ymm4, %ymm14 /* g1x2.4 */
-	vmovdqa 352(%rsp), %ymm4 /* reload g0x1.4 */
+	vmovdqa 224(%rsp), %ymm4 /* reload g0x1.4 */
 	vmovdqa %ymm1, %ymm15 /* g0x3.4 */
-	vmovdqa 416(%rsp), %ymm1 /* reload g0x0.4 */
+	vmovdqa 576(%rsp), %ymm1 /* reload g0x0.4 */
 	vmovdqa %ymm0, %ymm6 /* g2x3.4 */
 	vmovdqa %ymm3, %ymm0 /* g2x1.4 */
 	vmovdqa %ymm6, %ymm3 /* g2x3.4 */
@@ -12535,7 +12726,7 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vmovdqu 864(%rcx), %ymm1 /* msg_27 = load() */
 	vpxor %ymm1, %ymm0, %ymm0 /* ct_27 = xor(outbe_27, msg_27) */
 	vmovdqu %ymm0, 864(%rdx) /* store ct_27 */
-	vmovdqa 576(%rsp), %ymm0 /* reload g7x3.2 */
+	vmovdqa 512(%rsp), %ymm0 /* reload g7x3.2 */
 	vpunpckldq 1024(%rsp), %ymm0, %ymm1 /* tro0_28 = unpacklo(g7x3, g7x1) */
 	vpunpckhdq 1024(%rsp), %ymm0, %ymm0 /* tro0_29 = unpackhi(g7x3, g7x1) */
 	vmovdqa 1184(%rsp), %ymm2 /* reload g7x2.2 */
@@ -12561,7 +12752,7 @@ sm4_wordslice_avx2_gfni_batch_gcm_asm:
 	vmovdqu 992(%rcx), %ymm1 /* msg_31 = load() */
 	vpxor %ymm1, %ymm0, %ymm0 /* ct_31 = xor(outbe_31, msg_31) */
 	vmovdqu %ymm0, 992(%rdx) /* store ct_31 */
-	vmovdqa 64(%rsp), %ymm0 /* reload y_next */
+	vmovdqa 480(%rsp), %ymm0 /* reload y_next */
 	vmovdqu %ymm0, 64(%rsi) /* store y_next */
 	mov %rbp, %rsp
 	pop %rbp

@@ -5,11 +5,11 @@
 
 	.text
 
-/* sm4_wordslice_avx2_vaes_ghash_step_asm: ghash_update256_n8, 3 arguments
+/* sm4_wordslice_avx2_vaes_ghash_step_asm: ghash_update256_n16, 3 arguments
  *   %rdi: y
  *   %rsi: table
  *   %rdx: msg
- *   ymm0-8: vectors, as allocated (9 used)
+ *   ymm0-11: vectors, as allocated (12 used)
  *   frame: 64 bytes (0 spill slots of 32 bytes)
  */
 	.globl sm4_wordslice_avx2_vaes_ghash_step_asm
@@ -25,7 +25,7 @@ sm4_wordslice_avx2_vaes_ghash_step_asm:
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_reverse16(%rip), %ymm0, %ymm0 /* phi_y = lookup16(y_1, reverse16) */
 	vpand .Lsm4_wordslice_avx2_vaes_asm_0_first_block(%rip), %ymm0, %ymm0 /* y1 = and(phi_y, first_block) */
 
-	/* 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
+	/* 16 blocks, 2 per register: block i times T_(n - i), products unreduced. */
 	vmovdqu (%rdx), %ymm1 /* x = load() */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_reverse16(%rip), %ymm1, %ymm1 /* z = lookup16(x, reverse16) */
 	vpxor %ymm0, %ymm1, %ymm0 /* z1_y = xor(z, y1) */
@@ -142,7 +142,7 @@ sm4_wordslice_avx2_vaes_ghash_step_asm:
 	vpclmulqdq $0x11, %ymm4, %ymm3, %ymm3 /* hi_1 = clmul(z_1, h_1) */
 #endif
 	vpxor %ymm6, %ymm5, %ymm4 /* mid_sum_acc_1 = xor(mid_2, mid_3) */
-	vpxor %ymm4, %ymm1, %ymm1 /* mid_sum_acc_4 = xor(mid_sum_acc, mid_sum_acc_1) */
+	vpxor %ymm4, %ymm1, %ymm1 /* mid_sum_acc_8 = xor(mid_sum_acc, mid_sum_acc_1) */
 	vpxor %ymm3, %ymm0, %ymm0 /* hi_sum_acc = xor(hi, hi_1) */
 	vmovdqu 64(%rdx), %ymm3 /* x_2 = load() */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_reverse16(%rip), %ymm3, %ymm3 /* z_2 = lookup16(x_2, reverse16) */
@@ -217,7 +217,7 @@ sm4_wordslice_avx2_vaes_ghash_step_asm:
 	vpclmulqdq $0x0, %ymm7, %ymm6, %ymm8 /* lo_3 = clmul(z_3, h_3) */
 #endif
 	vpxor %ymm8, %ymm5, %ymm5 /* lo_sum_acc_1 = xor(lo_2, lo_3) */
-	vpxor %ymm5, %ymm2, %ymm2 /* lo_sum_acc_2 = xor(lo_sum_acc, lo_sum_acc_1) */
+	vpxor %ymm5, %ymm2, %ymm2 /* lo_sum_acc_4 = xor(lo_sum_acc, lo_sum_acc_1) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm6, 0(%rsp)
 	vmovdqu %ymm7, 32(%rsp)
@@ -258,14 +258,250 @@ sm4_wordslice_avx2_vaes_ghash_step_asm:
 	vpclmulqdq $0x11, %ymm7, %ymm6, %ymm6 /* hi_3 = clmul(z_3, h_3) */
 #endif
 	vpxor %ymm8, %ymm5, %ymm5 /* mid_sum_acc_3 = xor(mid_6, mid_7) */
-	vpxor %ymm5, %ymm4, %ymm4 /* mid_sum_acc_5 = xor(mid_sum_acc_2, mid_sum_acc_3) */
-	vpxor %ymm4, %ymm1, %ymm1 /* mid_sum_acc_6 = xor(mid_sum_acc_4, mid_sum_acc_5) */
+	vpxor %ymm5, %ymm4, %ymm4 /* mid_sum_acc_9 = xor(mid_sum_acc_2, mid_sum_acc_3) */
+	vpxor %ymm4, %ymm1, %ymm1 /* mid_sum_acc_12 = xor(mid_sum_acc_8, mid_sum_acc_9) */
 	vpxor %ymm6, %ymm3, %ymm3 /* hi_sum_acc_1 = xor(hi_2, hi_3) */
-	vpxor %ymm3, %ymm0, %ymm0 /* hi_sum_acc_2 = xor(hi_sum_acc, hi_sum_acc_1) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_half_up(%rip), %ymm1, %ymm3 /* mid_lo = lookup16(mid_sum_acc_6, half_up) */
-	vpxor %ymm3, %ymm2, %ymm2 /* s_lo = xor(lo_sum_acc_2, mid_lo) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_half_down(%rip), %ymm1, %ymm1 /* mid_hi = lookup16(mid_sum_acc_6, half_down) */
-	vpxor %ymm1, %ymm0, %ymm0 /* s_hi = xor(hi_sum_acc_2, mid_hi) */
+	vpxor %ymm3, %ymm0, %ymm0 /* hi_sum_acc_4 = xor(hi_sum_acc, hi_sum_acc_1) */
+	vmovdqu 128(%rdx), %ymm3 /* x_4 = load() */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_reverse16(%rip), %ymm3, %ymm3 /* z_4 = lookup16(x_4, reverse16) */
+	vmovdqu 128(%rsi), %ymm4 /* h_4 = load() */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x0, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x0, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
+	vpclmulqdq $0x0, %ymm4, %ymm3, %ymm5 /* lo_4 = clmul(z_4, h_4) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm6
+	vpclmulqdq $0x10, 32(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm6
+	vpclmulqdq $0x10, 48(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm6
+#else
+	vpclmulqdq $0x10, %ymm4, %ymm3, %ymm6 /* mid_8 = clmul(z_4, h_4) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm7
+	vpclmulqdq $0x1, 32(%rsp), %xmm7, %xmm7
+	vmovdqu %xmm7, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm7
+	vpclmulqdq $0x1, 48(%rsp), %xmm7, %xmm7
+	vmovdqu %xmm7, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm7
+#else
+	vpclmulqdq $0x1, %ymm4, %ymm3, %ymm7 /* mid_9 = clmul(z_4, h_4) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm3
+	vpclmulqdq $0x11, 32(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm3
+	vpclmulqdq $0x11, 48(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm3
+#else
+	vpclmulqdq $0x11, %ymm4, %ymm3, %ymm3 /* hi_4 = clmul(z_4, h_4) */
+#endif
+	vpxor %ymm7, %ymm6, %ymm4 /* mid_sum_acc_4 = xor(mid_8, mid_9) */
+	vmovdqu 160(%rdx), %ymm6 /* x_5 = load() */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_reverse16(%rip), %ymm6, %ymm6 /* z_5 = lookup16(x_5, reverse16) */
+	vmovdqu 160(%rsi), %ymm7 /* h_5 = load() */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm6, 0(%rsp)
+	vmovdqu %ymm7, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm8
+	vpclmulqdq $0x0, 32(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm8
+	vpclmulqdq $0x0, 48(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm8
+#else
+	vpclmulqdq $0x0, %ymm7, %ymm6, %ymm8 /* lo_5 = clmul(z_5, h_5) */
+#endif
+	vpxor %ymm8, %ymm5, %ymm5 /* lo_sum_acc_2 = xor(lo_4, lo_5) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm6, 0(%rsp)
+	vmovdqu %ymm7, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm8
+	vpclmulqdq $0x10, 32(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm8
+	vpclmulqdq $0x10, 48(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm8
+#else
+	vpclmulqdq $0x10, %ymm7, %ymm6, %ymm8 /* mid_10 = clmul(z_5, h_5) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm6, 0(%rsp)
+	vmovdqu %ymm7, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm9
+	vpclmulqdq $0x1, 32(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm9
+	vpclmulqdq $0x1, 48(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm9
+#else
+	vpclmulqdq $0x1, %ymm7, %ymm6, %ymm9 /* mid_11 = clmul(z_5, h_5) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm6, 0(%rsp)
+	vmovdqu %ymm7, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm6
+	vpclmulqdq $0x11, 32(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm6
+	vpclmulqdq $0x11, 48(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm6
+#else
+	vpclmulqdq $0x11, %ymm7, %ymm6, %ymm6 /* hi_5 = clmul(z_5, h_5) */
+#endif
+	vpxor %ymm9, %ymm8, %ymm7 /* mid_sum_acc_5 = xor(mid_10, mid_11) */
+	vpxor %ymm7, %ymm4, %ymm4 /* mid_sum_acc_10 = xor(mid_sum_acc_4, mid_sum_acc_5) */
+	vpxor %ymm6, %ymm3, %ymm3 /* hi_sum_acc_2 = xor(hi_4, hi_5) */
+	vmovdqu 192(%rdx), %ymm6 /* x_6 = load() */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_reverse16(%rip), %ymm6, %ymm6 /* z_6 = lookup16(x_6, reverse16) */
+	vmovdqu 192(%rsi), %ymm7 /* h_6 = load() */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm6, 0(%rsp)
+	vmovdqu %ymm7, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm8
+	vpclmulqdq $0x0, 32(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm8
+	vpclmulqdq $0x0, 48(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm8
+#else
+	vpclmulqdq $0x0, %ymm7, %ymm6, %ymm8 /* lo_6 = clmul(z_6, h_6) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm6, 0(%rsp)
+	vmovdqu %ymm7, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm9
+	vpclmulqdq $0x10, 32(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm9
+	vpclmulqdq $0x10, 48(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm9
+#else
+	vpclmulqdq $0x10, %ymm7, %ymm6, %ymm9 /* mid_12 = clmul(z_6, h_6) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm6, 0(%rsp)
+	vmovdqu %ymm7, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm10
+	vpclmulqdq $0x1, 32(%rsp), %xmm10, %xmm10
+	vmovdqu %xmm10, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm10
+	vpclmulqdq $0x1, 48(%rsp), %xmm10, %xmm10
+	vmovdqu %xmm10, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm10
+#else
+	vpclmulqdq $0x1, %ymm7, %ymm6, %ymm10 /* mid_13 = clmul(z_6, h_6) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm6, 0(%rsp)
+	vmovdqu %ymm7, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm6
+	vpclmulqdq $0x11, 32(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm6
+	vpclmulqdq $0x11, 48(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm6
+#else
+	vpclmulqdq $0x11, %ymm7, %ymm6, %ymm6 /* hi_6 = clmul(z_6, h_6) */
+#endif
+	vpxor %ymm10, %ymm9, %ymm7 /* mid_sum_acc_6 = xor(mid_12, mid_13) */
+	vmovdqu 224(%rdx), %ymm9 /* x_7 = load() */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_reverse16(%rip), %ymm9, %ymm9 /* z_7 = lookup16(x_7, reverse16) */
+	vmovdqu 224(%rsi), %ymm10 /* h_7 = load() */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm9, 0(%rsp)
+	vmovdqu %ymm10, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm11
+	vpclmulqdq $0x0, 32(%rsp), %xmm11, %xmm11
+	vmovdqu %xmm11, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm11
+	vpclmulqdq $0x0, 48(%rsp), %xmm11, %xmm11
+	vmovdqu %xmm11, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm11
+#else
+	vpclmulqdq $0x0, %ymm10, %ymm9, %ymm11 /* lo_7 = clmul(z_7, h_7) */
+#endif
+	vpxor %ymm11, %ymm8, %ymm8 /* lo_sum_acc_3 = xor(lo_6, lo_7) */
+	vpxor %ymm8, %ymm5, %ymm5 /* lo_sum_acc_5 = xor(lo_sum_acc_2, lo_sum_acc_3) */
+	vpxor %ymm5, %ymm2, %ymm2 /* lo_sum_acc_6 = xor(lo_sum_acc_4, lo_sum_acc_5) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm9, 0(%rsp)
+	vmovdqu %ymm10, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x10, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x10, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
+	vpclmulqdq $0x10, %ymm10, %ymm9, %ymm5 /* mid_14 = clmul(z_7, h_7) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm9, 0(%rsp)
+	vmovdqu %ymm10, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm8
+	vpclmulqdq $0x1, 32(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm8
+	vpclmulqdq $0x1, 48(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm8
+#else
+	vpclmulqdq $0x1, %ymm10, %ymm9, %ymm8 /* mid_15 = clmul(z_7, h_7) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm9, 0(%rsp)
+	vmovdqu %ymm10, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm9
+	vpclmulqdq $0x11, 32(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm9
+	vpclmulqdq $0x11, 48(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm9
+#else
+	vpclmulqdq $0x11, %ymm10, %ymm9, %ymm9 /* hi_7 = clmul(z_7, h_7) */
+#endif
+	vpxor %ymm8, %ymm5, %ymm5 /* mid_sum_acc_7 = xor(mid_14, mid_15) */
+	vpxor %ymm5, %ymm7, %ymm5 /* mid_sum_acc_11 = xor(mid_sum_acc_6, mid_sum_acc_7) */
+	vpxor %ymm5, %ymm4, %ymm4 /* mid_sum_acc_13 = xor(mid_sum_acc_10, mid_sum_acc_11) */
+	vpxor %ymm4, %ymm1, %ymm1 /* mid_sum_acc_14 = xor(mid_sum_acc_12, mid_sum_acc_13) */
+	vpxor %ymm9, %ymm6, %ymm4 /* hi_sum_acc_3 = xor(hi_6, hi_7) */
+	vpxor %ymm4, %ymm3, %ymm3 /* hi_sum_acc_5 = xor(hi_sum_acc_2, hi_sum_acc_3) */
+	vpxor %ymm3, %ymm0, %ymm0 /* hi_sum_acc_6 = xor(hi_sum_acc_4, hi_sum_acc_5) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_half_up(%rip), %ymm1, %ymm3 /* mid_lo = lookup16(mid_sum_acc_14, half_up) */
+	vpxor %ymm3, %ymm2, %ymm2 /* s_lo = xor(lo_sum_acc_6, mid_lo) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_half_down(%rip), %ymm1, %ymm1 /* mid_hi = lookup16(mid_sum_acc_14, half_down) */
+	vpxor %ymm1, %ymm0, %ymm0 /* s_hi = xor(hi_sum_acc_6, mid_hi) */
 	vpermq $0x4e, %ymm2, %ymm1 /* s_lo_x = blocks128(s_lo, s_lo) */
 	vpxor %ymm1, %ymm2, %ymm1 /* s_lo_1 = xor(s_lo, s_lo_x) */
 	vpermq $0x4e, %ymm0, %ymm2 /* s_hi_x = blocks128(s_hi, s_hi) */
@@ -9055,7 +9291,7 @@ sm4_wordslice_avx2_vaes_batch_gcm_asm:
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm0, %ymm0 /* phi_y = lookup16(y_1, reverse16) */
 	vpand .Lsm4_wordslice_avx2_vaes_asm_9_first_block(%rip), %ymm0, %ymm0 /* y1 = and(phi_y, first_block) */
 
-	/* Step 1 of 8: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
+	/* Step 1 of 4: 16 blocks, 2 per register: block i times T_(n - i), products unreduced. */
 	vmovdqu (%r9), %ymm1 /* x = load() */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm1, %ymm1 /* z = lookup16(x, reverse16) */
 	vpxor %ymm0, %ymm1, %ymm0 /* z1_y = xor(z, y1) */
@@ -9172,7 +9408,7 @@ sm4_wordslice_avx2_vaes_batch_gcm_asm:
 	vpclmulqdq $0x11, %ymm4, %ymm3, %ymm3 /* hi_1 = clmul(z_1, h_1) */
 #endif
 	vpxor %ymm6, %ymm5, %ymm4 /* mid_sum_acc_1 = xor(mid_2, mid_3) */
-	vpxor %ymm4, %ymm1, %ymm1 /* mid_sum_acc_4 = xor(mid_sum_acc, mid_sum_acc_1) */
+	vpxor %ymm4, %ymm1, %ymm1 /* mid_sum_acc_8 = xor(mid_sum_acc, mid_sum_acc_1) */
 	vpxor %ymm3, %ymm0, %ymm0 /* hi_sum_acc = xor(hi, hi_1) */
 	vmovdqu 64(%r9), %ymm3 /* x_2 = load() */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm3, %ymm3 /* z_2 = lookup16(x_2, reverse16) */
@@ -9247,7 +9483,7 @@ sm4_wordslice_avx2_vaes_batch_gcm_asm:
 	vpclmulqdq $0x0, %ymm7, %ymm6, %ymm8 /* lo_3 = clmul(z_3, h_3) */
 #endif
 	vpxor %ymm8, %ymm5, %ymm5 /* lo_sum_acc_1 = xor(lo_2, lo_3) */
-	vpxor %ymm5, %ymm2, %ymm2 /* lo_sum_acc_2 = xor(lo_sum_acc, lo_sum_acc_1) */
+	vpxor %ymm5, %ymm2, %ymm2 /* lo_sum_acc_4 = xor(lo_sum_acc, lo_sum_acc_1) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm6, 0(%rsp)
 	vmovdqu %ymm7, 32(%rsp)
@@ -9288,14 +9524,250 @@ sm4_wordslice_avx2_vaes_batch_gcm_asm:
 	vpclmulqdq $0x11, %ymm7, %ymm6, %ymm6 /* hi_3 = clmul(z_3, h_3) */
 #endif
 	vpxor %ymm8, %ymm5, %ymm5 /* mid_sum_acc_3 = xor(mid_6, mid_7) */
-	vpxor %ymm5, %ymm4, %ymm4 /* mid_sum_acc_5 = xor(mid_sum_acc_2, mid_sum_acc_3) */
-	vpxor %ymm4, %ymm1, %ymm1 /* mid_sum_acc_6 = xor(mid_sum_acc_4, mid_sum_acc_5) */
+	vpxor %ymm5, %ymm4, %ymm4 /* mid_sum_acc_9 = xor(mid_sum_acc_2, mid_sum_acc_3) */
+	vpxor %ymm4, %ymm1, %ymm1 /* mid_sum_acc_12 = xor(mid_sum_acc_8, mid_sum_acc_9) */
 	vpxor %ymm6, %ymm3, %ymm3 /* hi_sum_acc_1 = xor(hi_2, hi_3) */
-	vpxor %ymm3, %ymm0, %ymm0 /* hi_sum_acc_2 = xor(hi_sum_acc, hi_sum_acc_1) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_half_up(%rip), %ymm1, %ymm3 /* mid_lo = lookup16(mid_sum_acc_6, half_up) */
-	vpxor %ymm3, %ymm2, %ymm2 /* s_lo = xor(lo_sum_acc_2, mid_lo) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_half_down(%rip), %ymm1, %ymm1 /* mid_hi = lookup16(mid_sum_acc_6, half_down) */
-	vpxor %ymm1, %ymm0, %ymm0 /* s_hi = xor(hi_sum_acc_2, mid_hi) */
+	vpxor %ymm3, %ymm0, %ymm0 /* hi_sum_acc_4 = xor(hi_sum_acc, hi_sum_acc_1) */
+	vmovdqu 128(%r9), %ymm3 /* x_4 = load() */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm3, %ymm3 /* z_4 = lookup16(x_4, reverse16) */
+	vmovdqu 128(%r8), %ymm4 /* h_4 = load() */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x0, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x0, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
+	vpclmulqdq $0x0, %ymm4, %ymm3, %ymm5 /* lo_4 = clmul(z_4, h_4) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm6
+	vpclmulqdq $0x10, 32(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm6
+	vpclmulqdq $0x10, 48(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm6
+#else
+	vpclmulqdq $0x10, %ymm4, %ymm3, %ymm6 /* mid_8 = clmul(z_4, h_4) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm7
+	vpclmulqdq $0x1, 32(%rsp), %xmm7, %xmm7
+	vmovdqu %xmm7, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm7
+	vpclmulqdq $0x1, 48(%rsp), %xmm7, %xmm7
+	vmovdqu %xmm7, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm7
+#else
+	vpclmulqdq $0x1, %ymm4, %ymm3, %ymm7 /* mid_9 = clmul(z_4, h_4) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm3
+	vpclmulqdq $0x11, 32(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm3
+	vpclmulqdq $0x11, 48(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm3
+#else
+	vpclmulqdq $0x11, %ymm4, %ymm3, %ymm3 /* hi_4 = clmul(z_4, h_4) */
+#endif
+	vpxor %ymm7, %ymm6, %ymm4 /* mid_sum_acc_4 = xor(mid_8, mid_9) */
+	vmovdqu 160(%r9), %ymm6 /* x_5 = load() */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm6, %ymm6 /* z_5 = lookup16(x_5, reverse16) */
+	vmovdqu 160(%r8), %ymm7 /* h_5 = load() */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm6, 0(%rsp)
+	vmovdqu %ymm7, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm8
+	vpclmulqdq $0x0, 32(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm8
+	vpclmulqdq $0x0, 48(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm8
+#else
+	vpclmulqdq $0x0, %ymm7, %ymm6, %ymm8 /* lo_5 = clmul(z_5, h_5) */
+#endif
+	vpxor %ymm8, %ymm5, %ymm5 /* lo_sum_acc_2 = xor(lo_4, lo_5) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm6, 0(%rsp)
+	vmovdqu %ymm7, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm8
+	vpclmulqdq $0x10, 32(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm8
+	vpclmulqdq $0x10, 48(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm8
+#else
+	vpclmulqdq $0x10, %ymm7, %ymm6, %ymm8 /* mid_10 = clmul(z_5, h_5) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm6, 0(%rsp)
+	vmovdqu %ymm7, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm9
+	vpclmulqdq $0x1, 32(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm9
+	vpclmulqdq $0x1, 48(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm9
+#else
+	vpclmulqdq $0x1, %ymm7, %ymm6, %ymm9 /* mid_11 = clmul(z_5, h_5) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm6, 0(%rsp)
+	vmovdqu %ymm7, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm6
+	vpclmulqdq $0x11, 32(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm6
+	vpclmulqdq $0x11, 48(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm6
+#else
+	vpclmulqdq $0x11, %ymm7, %ymm6, %ymm6 /* hi_5 = clmul(z_5, h_5) */
+#endif
+	vpxor %ymm9, %ymm8, %ymm7 /* mid_sum_acc_5 = xor(mid_10, mid_11) */
+	vpxor %ymm7, %ymm4, %ymm4 /* mid_sum_acc_10 = xor(mid_sum_acc_4, mid_sum_acc_5) */
+	vpxor %ymm6, %ymm3, %ymm3 /* hi_sum_acc_2 = xor(hi_4, hi_5) */
+	vmovdqu 192(%r9), %ymm6 /* x_6 = load() */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm6, %ymm6 /* z_6 = lookup16(x_6, reverse16) */
+	vmovdqu 192(%r8), %ymm7 /* h_6 = load() */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm6, 0(%rsp)
+	vmovdqu %ymm7, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm8
+	vpclmulqdq $0x0, 32(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm8
+	vpclmulqdq $0x0, 48(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm8
+#else
+	vpclmulqdq $0x0, %ymm7, %ymm6, %ymm8 /* lo_6 = clmul(z_6, h_6) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm6, 0(%rsp)
+	vmovdqu %ymm7, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm9
+	vpclmulqdq $0x10, 32(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm9
+	vpclmulqdq $0x10, 48(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm9
+#else
+	vpclmulqdq $0x10, %ymm7, %ymm6, %ymm9 /* mid_12 = clmul(z_6, h_6) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm6, 0(%rsp)
+	vmovdqu %ymm7, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm10
+	vpclmulqdq $0x1, 32(%rsp), %xmm10, %xmm10
+	vmovdqu %xmm10, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm10
+	vpclmulqdq $0x1, 48(%rsp), %xmm10, %xmm10
+	vmovdqu %xmm10, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm10
+#else
+	vpclmulqdq $0x1, %ymm7, %ymm6, %ymm10 /* mid_13 = clmul(z_6, h_6) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm6, 0(%rsp)
+	vmovdqu %ymm7, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm6
+	vpclmulqdq $0x11, 32(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm6
+	vpclmulqdq $0x11, 48(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm6
+#else
+	vpclmulqdq $0x11, %ymm7, %ymm6, %ymm6 /* hi_6 = clmul(z_6, h_6) */
+#endif
+	vpxor %ymm10, %ymm9, %ymm7 /* mid_sum_acc_6 = xor(mid_12, mid_13) */
+	vmovdqu 224(%r9), %ymm9 /* x_7 = load() */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm9, %ymm9 /* z_7 = lookup16(x_7, reverse16) */
+	vmovdqu 224(%r8), %ymm10 /* h_7 = load() */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm9, 0(%rsp)
+	vmovdqu %ymm10, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm11
+	vpclmulqdq $0x0, 32(%rsp), %xmm11, %xmm11
+	vmovdqu %xmm11, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm11
+	vpclmulqdq $0x0, 48(%rsp), %xmm11, %xmm11
+	vmovdqu %xmm11, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm11
+#else
+	vpclmulqdq $0x0, %ymm10, %ymm9, %ymm11 /* lo_7 = clmul(z_7, h_7) */
+#endif
+	vpxor %ymm11, %ymm8, %ymm8 /* lo_sum_acc_3 = xor(lo_6, lo_7) */
+	vpxor %ymm8, %ymm5, %ymm5 /* lo_sum_acc_5 = xor(lo_sum_acc_2, lo_sum_acc_3) */
+	vpxor %ymm5, %ymm2, %ymm2 /* lo_sum_acc_6 = xor(lo_sum_acc_4, lo_sum_acc_5) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm9, 0(%rsp)
+	vmovdqu %ymm10, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x10, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x10, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
+	vpclmulqdq $0x10, %ymm10, %ymm9, %ymm5 /* mid_14 = clmul(z_7, h_7) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm9, 0(%rsp)
+	vmovdqu %ymm10, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm8
+	vpclmulqdq $0x1, 32(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm8
+	vpclmulqdq $0x1, 48(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm8
+#else
+	vpclmulqdq $0x1, %ymm10, %ymm9, %ymm8 /* mid_15 = clmul(z_7, h_7) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm9, 0(%rsp)
+	vmovdqu %ymm10, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm9
+	vpclmulqdq $0x11, 32(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm9
+	vpclmulqdq $0x11, 48(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm9
+#else
+	vpclmulqdq $0x11, %ymm10, %ymm9, %ymm9 /* hi_7 = clmul(z_7, h_7) */
+#endif
+	vpxor %ymm8, %ymm5, %ymm5 /* mid_sum_acc_7 = xor(mid_14, mid_15) */
+	vpxor %ymm5, %ymm7, %ymm5 /* mid_sum_acc_11 = xor(mid_sum_acc_6, mid_sum_acc_7) */
+	vpxor %ymm5, %ymm4, %ymm4 /* mid_sum_acc_13 = xor(mid_sum_acc_10, mid_sum_acc_11) */
+	vpxor %ymm4, %ymm1, %ymm1 /* mid_sum_acc_14 = xor(mid_sum_acc_12, mid_sum_acc_13) */
+	vpxor %ymm9, %ymm6, %ymm4 /* hi_sum_acc_3 = xor(hi_6, hi_7) */
+	vpxor %ymm4, %ymm3, %ymm3 /* hi_sum_acc_5 = xor(hi_sum_acc_2, hi_sum_acc_3) */
+	vpxor %ymm3, %ymm0, %ymm0 /* hi_sum_acc_6 = xor(hi_sum_acc_4, hi_sum_acc_5) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_half_up(%rip), %ymm1, %ymm3 /* mid_lo = lookup16(mid_sum_acc_14, half_up) */
+	vpxor %ymm3, %ymm2, %ymm2 /* s_lo = xor(lo_sum_acc_6, mid_lo) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_half_down(%rip), %ymm1, %ymm1 /* mid_hi = lookup16(mid_sum_acc_14, half_down) */
+	vpxor %ymm1, %ymm0, %ymm0 /* s_hi = xor(hi_sum_acc_6, mid_hi) */
 	vpermq $0x4e, %ymm2, %ymm1 /* s_lo_x = blocks128(s_lo, s_lo) */
 	vpxor %ymm1, %ymm2, %ymm1 /* s_lo_1 = xor(s_lo, s_lo_x) */
 	vpermq $0x4e, %ymm0, %ymm2 /* s_hi_x = blocks128(s_hi, s_hi) */
@@ -9330,285 +9802,10 @@ sm4_wordslice_avx2_vaes_batch_gcm_asm:
 	vpxor %ymm1, %ymm0, %ymm0 /* reduced = xor(v_hi, fold_hi) */
 	vpand .Lsm4_wordslice_avx2_vaes_asm_9_first_block(%rip), %ymm0, %ymm0 /* y1_1 = and(reduced, first_block) */
 
-	/* Step 2 of 8: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
-	vmovdqu 128(%r9), %ymm1 /* x_4 = load() */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm1, %ymm1 /* z_4 = lookup16(x_4, reverse16) */
-	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_1 = xor(z_4, y1_1) */
-	vmovdqu (%r8), %ymm1 /* h_4 = load() */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm0, 0(%rsp)
-	vmovdqu %ymm1, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm2
-	vpclmulqdq $0x0, 32(%rsp), %xmm2, %xmm2
-	vmovdqu %xmm2, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm2
-	vpclmulqdq $0x0, 48(%rsp), %xmm2, %xmm2
-	vmovdqu %xmm2, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm2
-#else
-	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm2 /* lo_4 = clmul(z1_y_1, h_4) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm0, 0(%rsp)
-	vmovdqu %ymm1, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm3
-	vpclmulqdq $0x10, 32(%rsp), %xmm3, %xmm3
-	vmovdqu %xmm3, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm3
-	vpclmulqdq $0x10, 48(%rsp), %xmm3, %xmm3
-	vmovdqu %xmm3, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm3
-#else
-	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* mid_8 = clmul(z1_y_1, h_4) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm0, 0(%rsp)
-	vmovdqu %ymm1, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm4
-	vpclmulqdq $0x1, 32(%rsp), %xmm4, %xmm4
-	vmovdqu %xmm4, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm4
-	vpclmulqdq $0x1, 48(%rsp), %xmm4, %xmm4
-	vmovdqu %xmm4, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm4
-#else
-	vpclmulqdq $0x1, %ymm1, %ymm0, %ymm4 /* mid_9 = clmul(z1_y_1, h_4) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm0, 0(%rsp)
-	vmovdqu %ymm1, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm0
-	vpclmulqdq $0x11, 32(%rsp), %xmm0, %xmm0
-	vmovdqu %xmm0, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm0
-	vpclmulqdq $0x11, 48(%rsp), %xmm0, %xmm0
-	vmovdqu %xmm0, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm0
-#else
-	vpclmulqdq $0x11, %ymm1, %ymm0, %ymm0 /* hi_4 = clmul(z1_y_1, h_4) */
-#endif
-	vpxor %ymm4, %ymm3, %ymm1 /* mid_sum_acc_7 = xor(mid_8, mid_9) */
-	vmovdqu 160(%r9), %ymm3 /* x_5 = load() */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm3, %ymm3 /* z_5 = lookup16(x_5, reverse16) */
-	vmovdqu 32(%r8), %ymm4 /* h_5 = load() */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm3, 0(%rsp)
-	vmovdqu %ymm4, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm5
-	vpclmulqdq $0x0, 32(%rsp), %xmm5, %xmm5
-	vmovdqu %xmm5, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm5
-	vpclmulqdq $0x0, 48(%rsp), %xmm5, %xmm5
-	vmovdqu %xmm5, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm5
-#else
-	vpclmulqdq $0x0, %ymm4, %ymm3, %ymm5 /* lo_5 = clmul(z_5, h_5) */
-#endif
-
-	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxor %ymm5, %ymm2, %ymm2 /* lo_sum_acc_3 = xor(lo_4, lo_5) */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm3, 0(%rsp)
-	vmovdqu %ymm4, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm5
-	vpclmulqdq $0x10, 32(%rsp), %xmm5, %xmm5
-	vmovdqu %xmm5, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm5
-	vpclmulqdq $0x10, 48(%rsp), %xmm5, %xmm5
-	vmovdqu %xmm5, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm5
-#else
-	vpclmulqdq $0x10, %ymm4, %ymm3, %ymm5 /* mid_10 = clmul(z_5, h_5) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm3, 0(%rsp)
-	vmovdqu %ymm4, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm6
-	vpclmulqdq $0x1, 32(%rsp), %xmm6, %xmm6
-	vmovdqu %xmm6, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm6
-	vpclmulqdq $0x1, 48(%rsp), %xmm6, %xmm6
-	vmovdqu %xmm6, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm6
-#else
-	vpclmulqdq $0x1, %ymm4, %ymm3, %ymm6 /* mid_11 = clmul(z_5, h_5) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm3, 0(%rsp)
-	vmovdqu %ymm4, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm3
-	vpclmulqdq $0x11, 32(%rsp), %xmm3, %xmm3
-	vmovdqu %xmm3, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm3
-	vpclmulqdq $0x11, 48(%rsp), %xmm3, %xmm3
-	vmovdqu %xmm3, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm3
-#else
-	vpclmulqdq $0x11, %ymm4, %ymm3, %ymm3 /* hi_5 = clmul(z_5, h_5) */
-#endif
-	vpxor %ymm6, %ymm5, %ymm4 /* mid_sum_acc_8 = xor(mid_10, mid_11) */
-	vpxor %ymm4, %ymm1, %ymm1 /* mid_sum_acc_11 = xor(mid_sum_acc_7, mid_sum_acc_8) */
-	vpxor %ymm3, %ymm0, %ymm0 /* hi_sum_acc_3 = xor(hi_4, hi_5) */
-	vmovdqu 192(%r9), %ymm3 /* x_6 = load() */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm3, %ymm3 /* z_6 = lookup16(x_6, reverse16) */
-	vmovdqu 64(%r8), %ymm4 /* h_6 = load() */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm3, 0(%rsp)
-	vmovdqu %ymm4, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm5
-	vpclmulqdq $0x0, 32(%rsp), %xmm5, %xmm5
-	vmovdqu %xmm5, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm5
-	vpclmulqdq $0x0, 48(%rsp), %xmm5, %xmm5
-	vmovdqu %xmm5, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm5
-#else
-	vpclmulqdq $0x0, %ymm4, %ymm3, %ymm5 /* lo_6 = clmul(z_6, h_6) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm3, 0(%rsp)
-	vmovdqu %ymm4, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm6
-	vpclmulqdq $0x10, 32(%rsp), %xmm6, %xmm6
-	vmovdqu %xmm6, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm6
-	vpclmulqdq $0x10, 48(%rsp), %xmm6, %xmm6
-	vmovdqu %xmm6, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm6
-#else
-	vpclmulqdq $0x10, %ymm4, %ymm3, %ymm6 /* mid_12 = clmul(z_6, h_6) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm3, 0(%rsp)
-	vmovdqu %ymm4, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm7
-	vpclmulqdq $0x1, 32(%rsp), %xmm7, %xmm7
-	vmovdqu %xmm7, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm7
-	vpclmulqdq $0x1, 48(%rsp), %xmm7, %xmm7
-	vmovdqu %xmm7, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm7
-#else
-	vpclmulqdq $0x1, %ymm4, %ymm3, %ymm7 /* mid_13 = clmul(z_6, h_6) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm3, 0(%rsp)
-	vmovdqu %ymm4, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm3
-	vpclmulqdq $0x11, 32(%rsp), %xmm3, %xmm3
-	vmovdqu %xmm3, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm3
-	vpclmulqdq $0x11, 48(%rsp), %xmm3, %xmm3
-	vmovdqu %xmm3, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm3
-#else
-	vpclmulqdq $0x11, %ymm4, %ymm3, %ymm3 /* hi_6 = clmul(z_6, h_6) */
-#endif
-	vpxor %ymm7, %ymm6, %ymm4 /* mid_sum_acc_9 = xor(mid_12, mid_13) */
-	vmovdqu 224(%r9), %ymm6 /* x_7 = load() */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm6, %ymm6 /* z_7 = lookup16(x_7, reverse16) */
-	vmovdqu 96(%r8), %ymm7 /* h_7 = load() */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm6, 0(%rsp)
-	vmovdqu %ymm7, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm8
-	vpclmulqdq $0x0, 32(%rsp), %xmm8, %xmm8
-	vmovdqu %xmm8, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm8
-	vpclmulqdq $0x0, 48(%rsp), %xmm8, %xmm8
-	vmovdqu %xmm8, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm8
-#else
-	vpclmulqdq $0x0, %ymm7, %ymm6, %ymm8 /* lo_7 = clmul(z_7, h_7) */
-#endif
-	vpxor %ymm8, %ymm5, %ymm5 /* lo_sum_acc_4 = xor(lo_6, lo_7) */
-	vpxor %ymm5, %ymm2, %ymm2 /* lo_sum_acc_5 = xor(lo_sum_acc_3, lo_sum_acc_4) */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm6, 0(%rsp)
-	vmovdqu %ymm7, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm5
-	vpclmulqdq $0x10, 32(%rsp), %xmm5, %xmm5
-	vmovdqu %xmm5, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm5
-	vpclmulqdq $0x10, 48(%rsp), %xmm5, %xmm5
-	vmovdqu %xmm5, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm5
-#else
-	vpclmulqdq $0x10, %ymm7, %ymm6, %ymm5 /* mid_14 = clmul(z_7, h_7) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm6, 0(%rsp)
-	vmovdqu %ymm7, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm8
-	vpclmulqdq $0x1, 32(%rsp), %xmm8, %xmm8
-	vmovdqu %xmm8, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm8
-	vpclmulqdq $0x1, 48(%rsp), %xmm8, %xmm8
-	vmovdqu %xmm8, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm8
-#else
-	vpclmulqdq $0x1, %ymm7, %ymm6, %ymm8 /* mid_15 = clmul(z_7, h_7) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm6, 0(%rsp)
-	vmovdqu %ymm7, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm6
-	vpclmulqdq $0x11, 32(%rsp), %xmm6, %xmm6
-	vmovdqu %xmm6, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm6
-	vpclmulqdq $0x11, 48(%rsp), %xmm6, %xmm6
-	vmovdqu %xmm6, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm6
-#else
-	vpclmulqdq $0x11, %ymm7, %ymm6, %ymm6 /* hi_7 = clmul(z_7, h_7) */
-#endif
-	vpxor %ymm8, %ymm5, %ymm5 /* mid_sum_acc_10 = xor(mid_14, mid_15) */
-	vpxor %ymm5, %ymm4, %ymm4 /* mid_sum_acc_12 = xor(mid_sum_acc_9, mid_sum_acc_10) */
-	vpxor %ymm4, %ymm1, %ymm1 /* mid_sum_acc_13 = xor(mid_sum_acc_11, mid_sum_acc_12) */
-	vpxor %ymm6, %ymm3, %ymm3 /* hi_sum_acc_4 = xor(hi_6, hi_7) */
-	vpxor %ymm3, %ymm0, %ymm0 /* hi_sum_acc_5 = xor(hi_sum_acc_3, hi_sum_acc_4) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_half_up(%rip), %ymm1, %ymm3 /* mid_lo_1 = lookup16(mid_sum_acc_13, half_up) */
-	vpxor %ymm3, %ymm2, %ymm2 /* s_lo_2 = xor(lo_sum_acc_5, mid_lo_1) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_half_down(%rip), %ymm1, %ymm1 /* mid_hi_1 = lookup16(mid_sum_acc_13, half_down) */
-	vpxor %ymm1, %ymm0, %ymm0 /* s_hi_2 = xor(hi_sum_acc_5, mid_hi_1) */
-	vpermq $0x4e, %ymm2, %ymm1 /* s_lo_x_1 = blocks128(s_lo_2, s_lo_2) */
-	vpxor %ymm1, %ymm2, %ymm1 /* s_lo_3 = xor(s_lo_2, s_lo_x_1) */
-	vpermq $0x4e, %ymm0, %ymm2 /* s_hi_x_1 = blocks128(s_hi_2, s_hi_2) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_3 = xor(s_hi_2, s_hi_x_1) */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm2
-	vpclmulqdq $0x0, .Lsm4_wordslice_avx2_vaes_asm_9_fold(%rip), %xmm2, %xmm2
-	vmovdqu %xmm2, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm2
-	vpclmulqdq $0x0, .Lsm4_wordslice_avx2_vaes_asm_9_fold+16(%rip), %xmm2, %xmm2
-	vmovdqu %xmm2, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm2
-#else
-	vpclmulqdq $0x0, .Lsm4_wordslice_avx2_vaes_asm_9_fold(%rip), %ymm1, %ymm2 /* fold_lo_1 = clmul(s_lo_3, fold) */
-#endif
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_1 = lookup16(fold_lo_1, swap_halves) */
-	vpxor %ymm2, %ymm1, %ymm1 /* v_1 = xor(s_lo_3, fold_lo_sw_1) */
-	vpxor %ymm0, %ymm1, %ymm0 /* v_hi_1 = xor(v_1, s_hi_3) */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm1
-	vpclmulqdq $0x11, .Lsm4_wordslice_avx2_vaes_asm_9_fold(%rip), %xmm1, %xmm1
-	vmovdqu %xmm1, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm1
-	vpclmulqdq $0x11, .Lsm4_wordslice_avx2_vaes_asm_9_fold+16(%rip), %xmm1, %xmm1
-	vmovdqu %xmm1, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm1
-#else
-	vpclmulqdq $0x11, .Lsm4_wordslice_avx2_vaes_asm_9_fold(%rip), %ymm1, %ymm1 /* fold_hi_1 = clmul(v_1, fold) */
-#endif
-	vpxor %ymm1, %ymm0, %ymm0 /* reduced_1 = xor(v_hi_1, fold_hi_1) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_first_block(%rip), %ymm0, %ymm0 /* y1_2 = and(reduced_1, first_block) */
-
-	/* Step 3 of 8: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
+	/* Step 2 of 4: 16 blocks, 2 per register: block i times T_(n - i), products unreduced. */
 	vmovdqu 256(%r9), %ymm1 /* x_8 = load() */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm1, %ymm1 /* z_8 = lookup16(x_8, reverse16) */
-	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_2 = xor(z_8, y1_2) */
+	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_1 = xor(z_8, y1_1) */
 	vmovdqu (%r8), %ymm1 /* h_8 = load() */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm0, 0(%rsp)
@@ -9621,7 +9818,7 @@ sm4_wordslice_avx2_vaes_batch_gcm_asm:
 	vmovdqu %xmm2, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm2
 #else
-	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm2 /* lo_8 = clmul(z1_y_2, h_8) */
+	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm2 /* lo_8 = clmul(z1_y_1, h_8) */
 #endif
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm0, 0(%rsp)
@@ -9634,7 +9831,7 @@ sm4_wordslice_avx2_vaes_batch_gcm_asm:
 	vmovdqu %xmm3, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm3
 #else
-	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* mid_16 = clmul(z1_y_2, h_8) */
+	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* mid_16 = clmul(z1_y_1, h_8) */
 #endif
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm0, 0(%rsp)
@@ -9647,7 +9844,7 @@ sm4_wordslice_avx2_vaes_batch_gcm_asm:
 	vmovdqu %xmm4, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm4
 #else
-	vpclmulqdq $0x1, %ymm1, %ymm0, %ymm4 /* mid_17 = clmul(z1_y_2, h_8) */
+	vpclmulqdq $0x1, %ymm1, %ymm0, %ymm4 /* mid_17 = clmul(z1_y_1, h_8) */
 #endif
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm0, 0(%rsp)
@@ -9660,9 +9857,9 @@ sm4_wordslice_avx2_vaes_batch_gcm_asm:
 	vmovdqu %xmm0, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm0
 #else
-	vpclmulqdq $0x11, %ymm1, %ymm0, %ymm0 /* hi_8 = clmul(z1_y_2, h_8) */
+	vpclmulqdq $0x11, %ymm1, %ymm0, %ymm0 /* hi_8 = clmul(z1_y_1, h_8) */
 #endif
-	vpxor %ymm4, %ymm3, %ymm1 /* mid_sum_acc_14 = xor(mid_16, mid_17) */
+	vpxor %ymm4, %ymm3, %ymm1 /* mid_sum_acc_15 = xor(mid_16, mid_17) */
 	vmovdqu 288(%r9), %ymm3 /* x_9 = load() */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm3, %ymm3 /* z_9 = lookup16(x_9, reverse16) */
 	vmovdqu 32(%r8), %ymm4 /* h_9 = load() */
@@ -9681,7 +9878,7 @@ sm4_wordslice_avx2_vaes_batch_gcm_asm:
 #endif
 
 	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxor %ymm5, %ymm2, %ymm2 /* lo_sum_acc_6 = xor(lo_8, lo_9) */
+	vpxor %ymm5, %ymm2, %ymm2 /* lo_sum_acc_7 = xor(lo_8, lo_9) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm3, 0(%rsp)
 	vmovdqu %ymm4, 32(%rsp)
@@ -9721,9 +9918,9 @@ sm4_wordslice_avx2_vaes_batch_gcm_asm:
 #else
 	vpclmulqdq $0x11, %ymm4, %ymm3, %ymm3 /* hi_9 = clmul(z_9, h_9) */
 #endif
-	vpxor %ymm6, %ymm5, %ymm4 /* mid_sum_acc_15 = xor(mid_18, mid_19) */
-	vpxor %ymm4, %ymm1, %ymm1 /* mid_sum_acc_18 = xor(mid_sum_acc_14, mid_sum_acc_15) */
-	vpxor %ymm3, %ymm0, %ymm0 /* hi_sum_acc_6 = xor(hi_8, hi_9) */
+	vpxor %ymm6, %ymm5, %ymm4 /* mid_sum_acc_16 = xor(mid_18, mid_19) */
+	vpxor %ymm4, %ymm1, %ymm1 /* mid_sum_acc_23 = xor(mid_sum_acc_15, mid_sum_acc_16) */
+	vpxor %ymm3, %ymm0, %ymm0 /* hi_sum_acc_7 = xor(hi_8, hi_9) */
 	vmovdqu 320(%r9), %ymm3 /* x_10 = load() */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm3, %ymm3 /* z_10 = lookup16(x_10, reverse16) */
 	vmovdqu 64(%r8), %ymm4 /* h_10 = load() */
@@ -9779,7 +9976,7 @@ sm4_wordslice_avx2_vaes_batch_gcm_asm:
 #else
 	vpclmulqdq $0x11, %ymm4, %ymm3, %ymm3 /* hi_10 = clmul(z_10, h_10) */
 #endif
-	vpxor %ymm7, %ymm6, %ymm4 /* mid_sum_acc_16 = xor(mid_20, mid_21) */
+	vpxor %ymm7, %ymm6, %ymm4 /* mid_sum_acc_17 = xor(mid_20, mid_21) */
 	vmovdqu 352(%r9), %ymm6 /* x_11 = load() */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm6, %ymm6 /* z_11 = lookup16(x_11, reverse16) */
 	vmovdqu 96(%r8), %ymm7 /* h_11 = load() */
@@ -9796,8 +9993,8 @@ sm4_wordslice_avx2_vaes_batch_gcm_asm:
 #else
 	vpclmulqdq $0x0, %ymm7, %ymm6, %ymm8 /* lo_11 = clmul(z_11, h_11) */
 #endif
-	vpxor %ymm8, %ymm5, %ymm5 /* lo_sum_acc_7 = xor(lo_10, lo_11) */
-	vpxor %ymm5, %ymm2, %ymm2 /* lo_sum_acc_8 = xor(lo_sum_acc_6, lo_sum_acc_7) */
+	vpxor %ymm8, %ymm5, %ymm5 /* lo_sum_acc_8 = xor(lo_10, lo_11) */
+	vpxor %ymm5, %ymm2, %ymm2 /* lo_sum_acc_11 = xor(lo_sum_acc_7, lo_sum_acc_8) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm6, 0(%rsp)
 	vmovdqu %ymm7, 32(%rsp)
@@ -9837,110 +10034,14 @@ sm4_wordslice_avx2_vaes_batch_gcm_asm:
 #else
 	vpclmulqdq $0x11, %ymm7, %ymm6, %ymm6 /* hi_11 = clmul(z_11, h_11) */
 #endif
-	vpxor %ymm8, %ymm5, %ymm5 /* mid_sum_acc_17 = xor(mid_22, mid_23) */
-	vpxor %ymm5, %ymm4, %ymm4 /* mid_sum_acc_19 = xor(mid_sum_acc_16, mid_sum_acc_17) */
-	vpxor %ymm4, %ymm1, %ymm1 /* mid_sum_acc_20 = xor(mid_sum_acc_18, mid_sum_acc_19) */
-	vpxor %ymm6, %ymm3, %ymm3 /* hi_sum_acc_7 = xor(hi_10, hi_11) */
-	vpxor %ymm3, %ymm0, %ymm0 /* hi_sum_acc_8 = xor(hi_sum_acc_6, hi_sum_acc_7) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_half_up(%rip), %ymm1, %ymm3 /* mid_lo_2 = lookup16(mid_sum_acc_20, half_up) */
-	vpxor %ymm3, %ymm2, %ymm2 /* s_lo_4 = xor(lo_sum_acc_8, mid_lo_2) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_half_down(%rip), %ymm1, %ymm1 /* mid_hi_2 = lookup16(mid_sum_acc_20, half_down) */
-	vpxor %ymm1, %ymm0, %ymm0 /* s_hi_4 = xor(hi_sum_acc_8, mid_hi_2) */
-	vpermq $0x4e, %ymm2, %ymm1 /* s_lo_x_2 = blocks128(s_lo_4, s_lo_4) */
-	vpxor %ymm1, %ymm2, %ymm1 /* s_lo_5 = xor(s_lo_4, s_lo_x_2) */
-	vpermq $0x4e, %ymm0, %ymm2 /* s_hi_x_2 = blocks128(s_hi_4, s_hi_4) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_5 = xor(s_hi_4, s_hi_x_2) */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm2
-	vpclmulqdq $0x0, .Lsm4_wordslice_avx2_vaes_asm_9_fold(%rip), %xmm2, %xmm2
-	vmovdqu %xmm2, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm2
-	vpclmulqdq $0x0, .Lsm4_wordslice_avx2_vaes_asm_9_fold+16(%rip), %xmm2, %xmm2
-	vmovdqu %xmm2, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm2
-#else
-	vpclmulqdq $0x0, .Lsm4_wordslice_avx2_vaes_asm_9_fold(%rip), %ymm1, %ymm2 /* fold_lo_2 = clmul(s_lo_5, fold) */
-#endif
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_2 = lookup16(fold_lo_2, swap_halves) */
-	vpxor %ymm2, %ymm1, %ymm1 /* v_2 = xor(s_lo_5, fold_lo_sw_2) */
-	vpxor %ymm0, %ymm1, %ymm0 /* v_hi_2 = xor(v_2, s_hi_5) */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm1
-	vpclmulqdq $0x11, .Lsm4_wordslice_avx2_vaes_asm_9_fold(%rip), %xmm1, %xmm1
-	vmovdqu %xmm1, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm1
-	vpclmulqdq $0x11, .Lsm4_wordslice_avx2_vaes_asm_9_fold+16(%rip), %xmm1, %xmm1
-	vmovdqu %xmm1, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm1
-#else
-	vpclmulqdq $0x11, .Lsm4_wordslice_avx2_vaes_asm_9_fold(%rip), %ymm1, %ymm1 /* fold_hi_2 = clmul(v_2, fold) */
-#endif
-	vpxor %ymm1, %ymm0, %ymm0 /* reduced_2 = xor(v_hi_2, fold_hi_2) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_first_block(%rip), %ymm0, %ymm0 /* y1_3 = and(reduced_2, first_block) */
-
-	/* Step 4 of 8: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
-	vmovdqu 384(%r9), %ymm1 /* x_12 = load() */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm1, %ymm1 /* z_12 = lookup16(x_12, reverse16) */
-	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_3 = xor(z_12, y1_3) */
-	vmovdqu (%r8), %ymm1 /* h_12 = load() */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm0, 0(%rsp)
-	vmovdqu %ymm1, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm2
-	vpclmulqdq $0x0, 32(%rsp), %xmm2, %xmm2
-	vmovdqu %xmm2, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm2
-	vpclmulqdq $0x0, 48(%rsp), %xmm2, %xmm2
-	vmovdqu %xmm2, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm2
-#else
-	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm2 /* lo_12 = clmul(z1_y_3, h_12) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm0, 0(%rsp)
-	vmovdqu %ymm1, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm3
-	vpclmulqdq $0x10, 32(%rsp), %xmm3, %xmm3
-	vmovdqu %xmm3, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm3
-	vpclmulqdq $0x10, 48(%rsp), %xmm3, %xmm3
-	vmovdqu %xmm3, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm3
-#else
-	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* mid_24 = clmul(z1_y_3, h_12) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm0, 0(%rsp)
-	vmovdqu %ymm1, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm4
-	vpclmulqdq $0x1, 32(%rsp), %xmm4, %xmm4
-	vmovdqu %xmm4, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm4
-	vpclmulqdq $0x1, 48(%rsp), %xmm4, %xmm4
-	vmovdqu %xmm4, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm4
-#else
-	vpclmulqdq $0x1, %ymm1, %ymm0, %ymm4 /* mid_25 = clmul(z1_y_3, h_12) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm0, 0(%rsp)
-	vmovdqu %ymm1, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm0
-	vpclmulqdq $0x11, 32(%rsp), %xmm0, %xmm0
-	vmovdqu %xmm0, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm0
-	vpclmulqdq $0x11, 48(%rsp), %xmm0, %xmm0
-	vmovdqu %xmm0, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm0
-#else
-	vpclmulqdq $0x11, %ymm1, %ymm0, %ymm0 /* hi_12 = clmul(z1_y_3, h_12) */
-#endif
-	vpxor %ymm4, %ymm3, %ymm1 /* mid_sum_acc_21 = xor(mid_24, mid_25) */
-	vmovdqu 416(%r9), %ymm3 /* x_13 = load() */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm3, %ymm3 /* z_13 = lookup16(x_13, reverse16) */
-	vmovdqu 32(%r8), %ymm4 /* h_13 = load() */
+	vpxor %ymm8, %ymm5, %ymm5 /* mid_sum_acc_18 = xor(mid_22, mid_23) */
+	vpxor %ymm5, %ymm4, %ymm4 /* mid_sum_acc_24 = xor(mid_sum_acc_17, mid_sum_acc_18) */
+	vpxor %ymm4, %ymm1, %ymm1 /* mid_sum_acc_27 = xor(mid_sum_acc_23, mid_sum_acc_24) */
+	vpxor %ymm6, %ymm3, %ymm3 /* hi_sum_acc_8 = xor(hi_10, hi_11) */
+	vpxor %ymm3, %ymm0, %ymm0 /* hi_sum_acc_11 = xor(hi_sum_acc_7, hi_sum_acc_8) */
+	vmovdqu 384(%r9), %ymm3 /* x_12 = load() */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm3, %ymm3 /* z_12 = lookup16(x_12, reverse16) */
+	vmovdqu 128(%r8), %ymm4 /* h_12 = load() */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm3, 0(%rsp)
 	vmovdqu %ymm4, 32(%rsp)
@@ -9952,68 +10053,7 @@ sm4_wordslice_avx2_vaes_batch_gcm_asm:
 	vmovdqu %xmm5, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm5
 #else
-	vpclmulqdq $0x0, %ymm4, %ymm3, %ymm5 /* lo_13 = clmul(z_13, h_13) */
-#endif
-
-	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxor %ymm5, %ymm2, %ymm2 /* lo_sum_acc_9 = xor(lo_12, lo_13) */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm3, 0(%rsp)
-	vmovdqu %ymm4, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm5
-	vpclmulqdq $0x10, 32(%rsp), %xmm5, %xmm5
-	vmovdqu %xmm5, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm5
-	vpclmulqdq $0x10, 48(%rsp), %xmm5, %xmm5
-	vmovdqu %xmm5, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm5
-#else
-	vpclmulqdq $0x10, %ymm4, %ymm3, %ymm5 /* mid_26 = clmul(z_13, h_13) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm3, 0(%rsp)
-	vmovdqu %ymm4, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm6
-	vpclmulqdq $0x1, 32(%rsp), %xmm6, %xmm6
-	vmovdqu %xmm6, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm6
-	vpclmulqdq $0x1, 48(%rsp), %xmm6, %xmm6
-	vmovdqu %xmm6, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm6
-#else
-	vpclmulqdq $0x1, %ymm4, %ymm3, %ymm6 /* mid_27 = clmul(z_13, h_13) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm3, 0(%rsp)
-	vmovdqu %ymm4, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm3
-	vpclmulqdq $0x11, 32(%rsp), %xmm3, %xmm3
-	vmovdqu %xmm3, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm3
-	vpclmulqdq $0x11, 48(%rsp), %xmm3, %xmm3
-	vmovdqu %xmm3, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm3
-#else
-	vpclmulqdq $0x11, %ymm4, %ymm3, %ymm3 /* hi_13 = clmul(z_13, h_13) */
-#endif
-	vpxor %ymm6, %ymm5, %ymm4 /* mid_sum_acc_22 = xor(mid_26, mid_27) */
-	vpxor %ymm4, %ymm1, %ymm1 /* mid_sum_acc_25 = xor(mid_sum_acc_21, mid_sum_acc_22) */
-	vpxor %ymm3, %ymm0, %ymm0 /* hi_sum_acc_9 = xor(hi_12, hi_13) */
-	vmovdqu 448(%r9), %ymm3 /* x_14 = load() */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm3, %ymm3 /* z_14 = lookup16(x_14, reverse16) */
-	vmovdqu 64(%r8), %ymm4 /* h_14 = load() */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm3, 0(%rsp)
-	vmovdqu %ymm4, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm5
-	vpclmulqdq $0x0, 32(%rsp), %xmm5, %xmm5
-	vmovdqu %xmm5, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm5
-	vpclmulqdq $0x0, 48(%rsp), %xmm5, %xmm5
-	vmovdqu %xmm5, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm5
-#else
-	vpclmulqdq $0x0, %ymm4, %ymm3, %ymm5 /* lo_14 = clmul(z_14, h_14) */
+	vpclmulqdq $0x0, %ymm4, %ymm3, %ymm5 /* lo_12 = clmul(z_12, h_12) */
 #endif
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm3, 0(%rsp)
@@ -10026,7 +10066,7 @@ sm4_wordslice_avx2_vaes_batch_gcm_asm:
 	vmovdqu %xmm6, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm6
 #else
-	vpclmulqdq $0x10, %ymm4, %ymm3, %ymm6 /* mid_28 = clmul(z_14, h_14) */
+	vpclmulqdq $0x10, %ymm4, %ymm3, %ymm6 /* mid_24 = clmul(z_12, h_12) */
 #endif
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm3, 0(%rsp)
@@ -10039,7 +10079,7 @@ sm4_wordslice_avx2_vaes_batch_gcm_asm:
 	vmovdqu %xmm7, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm7
 #else
-	vpclmulqdq $0x1, %ymm4, %ymm3, %ymm7 /* mid_29 = clmul(z_14, h_14) */
+	vpclmulqdq $0x1, %ymm4, %ymm3, %ymm7 /* mid_25 = clmul(z_12, h_12) */
 #endif
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm3, 0(%rsp)
@@ -10052,12 +10092,12 @@ sm4_wordslice_avx2_vaes_batch_gcm_asm:
 	vmovdqu %xmm3, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm3
 #else
-	vpclmulqdq $0x11, %ymm4, %ymm3, %ymm3 /* hi_14 = clmul(z_14, h_14) */
+	vpclmulqdq $0x11, %ymm4, %ymm3, %ymm3 /* hi_12 = clmul(z_12, h_12) */
 #endif
-	vpxor %ymm7, %ymm6, %ymm4 /* mid_sum_acc_23 = xor(mid_28, mid_29) */
-	vmovdqu 480(%r9), %ymm6 /* x_15 = load() */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm6, %ymm6 /* z_15 = lookup16(x_15, reverse16) */
-	vmovdqu 96(%r8), %ymm7 /* h_15 = load() */
+	vpxor %ymm7, %ymm6, %ymm4 /* mid_sum_acc_19 = xor(mid_24, mid_25) */
+	vmovdqu 416(%r9), %ymm6 /* x_13 = load() */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm6, %ymm6 /* z_13 = lookup16(x_13, reverse16) */
+	vmovdqu 160(%r8), %ymm7 /* h_13 = load() */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm6, 0(%rsp)
 	vmovdqu %ymm7, 32(%rsp)
@@ -10069,35 +10109,34 @@ sm4_wordslice_avx2_vaes_batch_gcm_asm:
 	vmovdqu %xmm8, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm8
 #else
-	vpclmulqdq $0x0, %ymm7, %ymm6, %ymm8 /* lo_15 = clmul(z_15, h_15) */
+	vpclmulqdq $0x0, %ymm7, %ymm6, %ymm8 /* lo_13 = clmul(z_13, h_13) */
 #endif
-	vpxor %ymm8, %ymm5, %ymm5 /* lo_sum_acc_10 = xor(lo_14, lo_15) */
-	vpxor %ymm5, %ymm2, %ymm2 /* lo_sum_acc_11 = xor(lo_sum_acc_9, lo_sum_acc_10) */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm6, 0(%rsp)
-	vmovdqu %ymm7, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm5
-	vpclmulqdq $0x10, 32(%rsp), %xmm5, %xmm5
-	vmovdqu %xmm5, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm5
-	vpclmulqdq $0x10, 48(%rsp), %xmm5, %xmm5
-	vmovdqu %xmm5, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm5
-#else
-	vpclmulqdq $0x10, %ymm7, %ymm6, %ymm5 /* mid_30 = clmul(z_15, h_15) */
-#endif
+	vpxor %ymm8, %ymm5, %ymm5 /* lo_sum_acc_9 = xor(lo_12, lo_13) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm6, 0(%rsp)
 	vmovdqu %ymm7, 32(%rsp)
 	vmovdqu 0(%rsp), %xmm8
-	vpclmulqdq $0x1, 32(%rsp), %xmm8, %xmm8
+	vpclmulqdq $0x10, 32(%rsp), %xmm8, %xmm8
 	vmovdqu %xmm8, 0(%rsp)
 	vmovdqu 16(%rsp), %xmm8
-	vpclmulqdq $0x1, 48(%rsp), %xmm8, %xmm8
+	vpclmulqdq $0x10, 48(%rsp), %xmm8, %xmm8
 	vmovdqu %xmm8, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm8
 #else
-	vpclmulqdq $0x1, %ymm7, %ymm6, %ymm8 /* mid_31 = clmul(z_15, h_15) */
+	vpclmulqdq $0x10, %ymm7, %ymm6, %ymm8 /* mid_26 = clmul(z_13, h_13) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm6, 0(%rsp)
+	vmovdqu %ymm7, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm9
+	vpclmulqdq $0x1, 32(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm9
+	vpclmulqdq $0x1, 48(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm9
+#else
+	vpclmulqdq $0x1, %ymm7, %ymm6, %ymm9 /* mid_27 = clmul(z_13, h_13) */
 #endif
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm6, 0(%rsp)
@@ -10110,21 +10149,140 @@ sm4_wordslice_avx2_vaes_batch_gcm_asm:
 	vmovdqu %xmm6, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm6
 #else
-	vpclmulqdq $0x11, %ymm7, %ymm6, %ymm6 /* hi_15 = clmul(z_15, h_15) */
+	vpclmulqdq $0x11, %ymm7, %ymm6, %ymm6 /* hi_13 = clmul(z_13, h_13) */
 #endif
-	vpxor %ymm8, %ymm5, %ymm5 /* mid_sum_acc_24 = xor(mid_30, mid_31) */
-	vpxor %ymm5, %ymm4, %ymm4 /* mid_sum_acc_26 = xor(mid_sum_acc_23, mid_sum_acc_24) */
-	vpxor %ymm4, %ymm1, %ymm1 /* mid_sum_acc_27 = xor(mid_sum_acc_25, mid_sum_acc_26) */
-	vpxor %ymm6, %ymm3, %ymm3 /* hi_sum_acc_10 = xor(hi_14, hi_15) */
-	vpxor %ymm3, %ymm0, %ymm0 /* hi_sum_acc_11 = xor(hi_sum_acc_9, hi_sum_acc_10) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_half_up(%rip), %ymm1, %ymm3 /* mid_lo_3 = lookup16(mid_sum_acc_27, half_up) */
-	vpxor %ymm3, %ymm2, %ymm2 /* s_lo_6 = xor(lo_sum_acc_11, mid_lo_3) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_half_down(%rip), %ymm1, %ymm1 /* mid_hi_3 = lookup16(mid_sum_acc_27, half_down) */
-	vpxor %ymm1, %ymm0, %ymm0 /* s_hi_6 = xor(hi_sum_acc_11, mid_hi_3) */
-	vpermq $0x4e, %ymm2, %ymm1 /* s_lo_x_3 = blocks128(s_lo_6, s_lo_6) */
-	vpxor %ymm1, %ymm2, %ymm1 /* s_lo_7 = xor(s_lo_6, s_lo_x_3) */
-	vpermq $0x4e, %ymm0, %ymm2 /* s_hi_x_3 = blocks128(s_hi_6, s_hi_6) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_7 = xor(s_hi_6, s_hi_x_3) */
+	vpxor %ymm9, %ymm8, %ymm7 /* mid_sum_acc_20 = xor(mid_26, mid_27) */
+	vpxor %ymm7, %ymm4, %ymm4 /* mid_sum_acc_25 = xor(mid_sum_acc_19, mid_sum_acc_20) */
+	vpxor %ymm6, %ymm3, %ymm3 /* hi_sum_acc_9 = xor(hi_12, hi_13) */
+	vmovdqu 448(%r9), %ymm6 /* x_14 = load() */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm6, %ymm6 /* z_14 = lookup16(x_14, reverse16) */
+	vmovdqu 192(%r8), %ymm7 /* h_14 = load() */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm6, 0(%rsp)
+	vmovdqu %ymm7, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm8
+	vpclmulqdq $0x0, 32(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm8
+	vpclmulqdq $0x0, 48(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm8
+#else
+	vpclmulqdq $0x0, %ymm7, %ymm6, %ymm8 /* lo_14 = clmul(z_14, h_14) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm6, 0(%rsp)
+	vmovdqu %ymm7, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm9
+	vpclmulqdq $0x10, 32(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm9
+	vpclmulqdq $0x10, 48(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm9
+#else
+	vpclmulqdq $0x10, %ymm7, %ymm6, %ymm9 /* mid_28 = clmul(z_14, h_14) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm6, 0(%rsp)
+	vmovdqu %ymm7, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm10
+	vpclmulqdq $0x1, 32(%rsp), %xmm10, %xmm10
+	vmovdqu %xmm10, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm10
+	vpclmulqdq $0x1, 48(%rsp), %xmm10, %xmm10
+	vmovdqu %xmm10, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm10
+#else
+	vpclmulqdq $0x1, %ymm7, %ymm6, %ymm10 /* mid_29 = clmul(z_14, h_14) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm6, 0(%rsp)
+	vmovdqu %ymm7, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm6
+	vpclmulqdq $0x11, 32(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm6
+	vpclmulqdq $0x11, 48(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm6
+#else
+	vpclmulqdq $0x11, %ymm7, %ymm6, %ymm6 /* hi_14 = clmul(z_14, h_14) */
+#endif
+	vpxor %ymm10, %ymm9, %ymm7 /* mid_sum_acc_21 = xor(mid_28, mid_29) */
+	vmovdqu 480(%r9), %ymm9 /* x_15 = load() */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm9, %ymm9 /* z_15 = lookup16(x_15, reverse16) */
+	vmovdqu 224(%r8), %ymm10 /* h_15 = load() */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm9, 0(%rsp)
+	vmovdqu %ymm10, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm11
+	vpclmulqdq $0x0, 32(%rsp), %xmm11, %xmm11
+	vmovdqu %xmm11, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm11
+	vpclmulqdq $0x0, 48(%rsp), %xmm11, %xmm11
+	vmovdqu %xmm11, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm11
+#else
+	vpclmulqdq $0x0, %ymm10, %ymm9, %ymm11 /* lo_15 = clmul(z_15, h_15) */
+#endif
+	vpxor %ymm11, %ymm8, %ymm8 /* lo_sum_acc_10 = xor(lo_14, lo_15) */
+	vpxor %ymm8, %ymm5, %ymm5 /* lo_sum_acc_12 = xor(lo_sum_acc_9, lo_sum_acc_10) */
+	vpxor %ymm5, %ymm2, %ymm2 /* lo_sum_acc_13 = xor(lo_sum_acc_11, lo_sum_acc_12) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm9, 0(%rsp)
+	vmovdqu %ymm10, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x10, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x10, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
+	vpclmulqdq $0x10, %ymm10, %ymm9, %ymm5 /* mid_30 = clmul(z_15, h_15) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm9, 0(%rsp)
+	vmovdqu %ymm10, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm8
+	vpclmulqdq $0x1, 32(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm8
+	vpclmulqdq $0x1, 48(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm8
+#else
+	vpclmulqdq $0x1, %ymm10, %ymm9, %ymm8 /* mid_31 = clmul(z_15, h_15) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm9, 0(%rsp)
+	vmovdqu %ymm10, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm9
+	vpclmulqdq $0x11, 32(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm9
+	vpclmulqdq $0x11, 48(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm9
+#else
+	vpclmulqdq $0x11, %ymm10, %ymm9, %ymm9 /* hi_15 = clmul(z_15, h_15) */
+#endif
+	vpxor %ymm8, %ymm5, %ymm5 /* mid_sum_acc_22 = xor(mid_30, mid_31) */
+	vpxor %ymm5, %ymm7, %ymm5 /* mid_sum_acc_26 = xor(mid_sum_acc_21, mid_sum_acc_22) */
+	vpxor %ymm5, %ymm4, %ymm4 /* mid_sum_acc_28 = xor(mid_sum_acc_25, mid_sum_acc_26) */
+	vpxor %ymm4, %ymm1, %ymm1 /* mid_sum_acc_29 = xor(mid_sum_acc_27, mid_sum_acc_28) */
+	vpxor %ymm9, %ymm6, %ymm4 /* hi_sum_acc_10 = xor(hi_14, hi_15) */
+	vpxor %ymm4, %ymm3, %ymm3 /* hi_sum_acc_12 = xor(hi_sum_acc_9, hi_sum_acc_10) */
+	vpxor %ymm3, %ymm0, %ymm0 /* hi_sum_acc_13 = xor(hi_sum_acc_11, hi_sum_acc_12) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_half_up(%rip), %ymm1, %ymm3 /* mid_lo_1 = lookup16(mid_sum_acc_29, half_up) */
+	vpxor %ymm3, %ymm2, %ymm2 /* s_lo_2 = xor(lo_sum_acc_13, mid_lo_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_half_down(%rip), %ymm1, %ymm1 /* mid_hi_1 = lookup16(mid_sum_acc_29, half_down) */
+	vpxor %ymm1, %ymm0, %ymm0 /* s_hi_2 = xor(hi_sum_acc_13, mid_hi_1) */
+	vpermq $0x4e, %ymm2, %ymm1 /* s_lo_x_1 = blocks128(s_lo_2, s_lo_2) */
+	vpxor %ymm1, %ymm2, %ymm1 /* s_lo_3 = xor(s_lo_2, s_lo_x_1) */
+	vpermq $0x4e, %ymm0, %ymm2 /* s_hi_x_1 = blocks128(s_hi_2, s_hi_2) */
+	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_3 = xor(s_hi_2, s_hi_x_1) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm1, 0(%rsp)
 	vmovdqu 0(%rsp), %xmm2
@@ -10135,11 +10293,11 @@ sm4_wordslice_avx2_vaes_batch_gcm_asm:
 	vmovdqu %xmm2, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm2
 #else
-	vpclmulqdq $0x0, .Lsm4_wordslice_avx2_vaes_asm_9_fold(%rip), %ymm1, %ymm2 /* fold_lo_3 = clmul(s_lo_7, fold) */
+	vpclmulqdq $0x0, .Lsm4_wordslice_avx2_vaes_asm_9_fold(%rip), %ymm1, %ymm2 /* fold_lo_1 = clmul(s_lo_3, fold) */
 #endif
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_3 = lookup16(fold_lo_3, swap_halves) */
-	vpxor %ymm2, %ymm1, %ymm1 /* v_3 = xor(s_lo_7, fold_lo_sw_3) */
-	vpxor %ymm0, %ymm1, %ymm0 /* v_hi_3 = xor(v_3, s_hi_7) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_1 = lookup16(fold_lo_1, swap_halves) */
+	vpxor %ymm2, %ymm1, %ymm1 /* v_1 = xor(s_lo_3, fold_lo_sw_1) */
+	vpxor %ymm0, %ymm1, %ymm0 /* v_hi_1 = xor(v_1, s_hi_3) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm1, 0(%rsp)
 	vmovdqu 0(%rsp), %xmm1
@@ -10150,15 +10308,15 @@ sm4_wordslice_avx2_vaes_batch_gcm_asm:
 	vmovdqu %xmm1, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm1
 #else
-	vpclmulqdq $0x11, .Lsm4_wordslice_avx2_vaes_asm_9_fold(%rip), %ymm1, %ymm1 /* fold_hi_3 = clmul(v_3, fold) */
+	vpclmulqdq $0x11, .Lsm4_wordslice_avx2_vaes_asm_9_fold(%rip), %ymm1, %ymm1 /* fold_hi_1 = clmul(v_1, fold) */
 #endif
-	vpxor %ymm1, %ymm0, %ymm0 /* reduced_3 = xor(v_hi_3, fold_hi_3) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_first_block(%rip), %ymm0, %ymm0 /* y1_4 = and(reduced_3, first_block) */
+	vpxor %ymm1, %ymm0, %ymm0 /* reduced_1 = xor(v_hi_1, fold_hi_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_first_block(%rip), %ymm0, %ymm0 /* y1_2 = and(reduced_1, first_block) */
 
-	/* Step 5 of 8: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
+	/* Step 3 of 4: 16 blocks, 2 per register: block i times T_(n - i), products unreduced. */
 	vmovdqu 512(%r9), %ymm1 /* x_16 = load() */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm1, %ymm1 /* z_16 = lookup16(x_16, reverse16) */
-	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_4 = xor(z_16, y1_4) */
+	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_2 = xor(z_16, y1_2) */
 	vmovdqu (%r8), %ymm1 /* h_16 = load() */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm0, 0(%rsp)
@@ -10171,7 +10329,7 @@ sm4_wordslice_avx2_vaes_batch_gcm_asm:
 	vmovdqu %xmm2, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm2
 #else
-	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm2 /* lo_16 = clmul(z1_y_4, h_16) */
+	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm2 /* lo_16 = clmul(z1_y_2, h_16) */
 #endif
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm0, 0(%rsp)
@@ -10184,7 +10342,7 @@ sm4_wordslice_avx2_vaes_batch_gcm_asm:
 	vmovdqu %xmm3, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm3
 #else
-	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* mid_32 = clmul(z1_y_4, h_16) */
+	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* mid_32 = clmul(z1_y_2, h_16) */
 #endif
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm0, 0(%rsp)
@@ -10197,7 +10355,7 @@ sm4_wordslice_avx2_vaes_batch_gcm_asm:
 	vmovdqu %xmm4, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm4
 #else
-	vpclmulqdq $0x1, %ymm1, %ymm0, %ymm4 /* mid_33 = clmul(z1_y_4, h_16) */
+	vpclmulqdq $0x1, %ymm1, %ymm0, %ymm4 /* mid_33 = clmul(z1_y_2, h_16) */
 #endif
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm0, 0(%rsp)
@@ -10210,9 +10368,9 @@ sm4_wordslice_avx2_vaes_batch_gcm_asm:
 	vmovdqu %xmm0, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm0
 #else
-	vpclmulqdq $0x11, %ymm1, %ymm0, %ymm0 /* hi_16 = clmul(z1_y_4, h_16) */
+	vpclmulqdq $0x11, %ymm1, %ymm0, %ymm0 /* hi_16 = clmul(z1_y_2, h_16) */
 #endif
-	vpxor %ymm4, %ymm3, %ymm1 /* mid_sum_acc_28 = xor(mid_32, mid_33) */
+	vpxor %ymm4, %ymm3, %ymm1 /* mid_sum_acc_30 = xor(mid_32, mid_33) */
 	vmovdqu 544(%r9), %ymm3 /* x_17 = load() */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm3, %ymm3 /* z_17 = lookup16(x_17, reverse16) */
 	vmovdqu 32(%r8), %ymm4 /* h_17 = load() */
@@ -10231,7 +10389,7 @@ sm4_wordslice_avx2_vaes_batch_gcm_asm:
 #endif
 
 	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxor %ymm5, %ymm2, %ymm2 /* lo_sum_acc_12 = xor(lo_16, lo_17) */
+	vpxor %ymm5, %ymm2, %ymm2 /* lo_sum_acc_14 = xor(lo_16, lo_17) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm3, 0(%rsp)
 	vmovdqu %ymm4, 32(%rsp)
@@ -10271,9 +10429,9 @@ sm4_wordslice_avx2_vaes_batch_gcm_asm:
 #else
 	vpclmulqdq $0x11, %ymm4, %ymm3, %ymm3 /* hi_17 = clmul(z_17, h_17) */
 #endif
-	vpxor %ymm6, %ymm5, %ymm4 /* mid_sum_acc_29 = xor(mid_34, mid_35) */
-	vpxor %ymm4, %ymm1, %ymm1 /* mid_sum_acc_32 = xor(mid_sum_acc_28, mid_sum_acc_29) */
-	vpxor %ymm3, %ymm0, %ymm0 /* hi_sum_acc_12 = xor(hi_16, hi_17) */
+	vpxor %ymm6, %ymm5, %ymm4 /* mid_sum_acc_31 = xor(mid_34, mid_35) */
+	vpxor %ymm4, %ymm1, %ymm1 /* mid_sum_acc_38 = xor(mid_sum_acc_30, mid_sum_acc_31) */
+	vpxor %ymm3, %ymm0, %ymm0 /* hi_sum_acc_14 = xor(hi_16, hi_17) */
 	vmovdqu 576(%r9), %ymm3 /* x_18 = load() */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm3, %ymm3 /* z_18 = lookup16(x_18, reverse16) */
 	vmovdqu 64(%r8), %ymm4 /* h_18 = load() */
@@ -10329,7 +10487,7 @@ sm4_wordslice_avx2_vaes_batch_gcm_asm:
 #else
 	vpclmulqdq $0x11, %ymm4, %ymm3, %ymm3 /* hi_18 = clmul(z_18, h_18) */
 #endif
-	vpxor %ymm7, %ymm6, %ymm4 /* mid_sum_acc_30 = xor(mid_36, mid_37) */
+	vpxor %ymm7, %ymm6, %ymm4 /* mid_sum_acc_32 = xor(mid_36, mid_37) */
 	vmovdqu 608(%r9), %ymm6 /* x_19 = load() */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm6, %ymm6 /* z_19 = lookup16(x_19, reverse16) */
 	vmovdqu 96(%r8), %ymm7 /* h_19 = load() */
@@ -10346,8 +10504,8 @@ sm4_wordslice_avx2_vaes_batch_gcm_asm:
 #else
 	vpclmulqdq $0x0, %ymm7, %ymm6, %ymm8 /* lo_19 = clmul(z_19, h_19) */
 #endif
-	vpxor %ymm8, %ymm5, %ymm5 /* lo_sum_acc_13 = xor(lo_18, lo_19) */
-	vpxor %ymm5, %ymm2, %ymm2 /* lo_sum_acc_14 = xor(lo_sum_acc_12, lo_sum_acc_13) */
+	vpxor %ymm8, %ymm5, %ymm5 /* lo_sum_acc_15 = xor(lo_18, lo_19) */
+	vpxor %ymm5, %ymm2, %ymm2 /* lo_sum_acc_18 = xor(lo_sum_acc_14, lo_sum_acc_15) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm6, 0(%rsp)
 	vmovdqu %ymm7, 32(%rsp)
@@ -10387,110 +10545,14 @@ sm4_wordslice_avx2_vaes_batch_gcm_asm:
 #else
 	vpclmulqdq $0x11, %ymm7, %ymm6, %ymm6 /* hi_19 = clmul(z_19, h_19) */
 #endif
-	vpxor %ymm8, %ymm5, %ymm5 /* mid_sum_acc_31 = xor(mid_38, mid_39) */
-	vpxor %ymm5, %ymm4, %ymm4 /* mid_sum_acc_33 = xor(mid_sum_acc_30, mid_sum_acc_31) */
-	vpxor %ymm4, %ymm1, %ymm1 /* mid_sum_acc_34 = xor(mid_sum_acc_32, mid_sum_acc_33) */
-	vpxor %ymm6, %ymm3, %ymm3 /* hi_sum_acc_13 = xor(hi_18, hi_19) */
-	vpxor %ymm3, %ymm0, %ymm0 /* hi_sum_acc_14 = xor(hi_sum_acc_12, hi_sum_acc_13) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_half_up(%rip), %ymm1, %ymm3 /* mid_lo_4 = lookup16(mid_sum_acc_34, half_up) */
-	vpxor %ymm3, %ymm2, %ymm2 /* s_lo_8 = xor(lo_sum_acc_14, mid_lo_4) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_half_down(%rip), %ymm1, %ymm1 /* mid_hi_4 = lookup16(mid_sum_acc_34, half_down) */
-	vpxor %ymm1, %ymm0, %ymm0 /* s_hi_8 = xor(hi_sum_acc_14, mid_hi_4) */
-	vpermq $0x4e, %ymm2, %ymm1 /* s_lo_x_4 = blocks128(s_lo_8, s_lo_8) */
-	vpxor %ymm1, %ymm2, %ymm1 /* s_lo_9 = xor(s_lo_8, s_lo_x_4) */
-	vpermq $0x4e, %ymm0, %ymm2 /* s_hi_x_4 = blocks128(s_hi_8, s_hi_8) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_9 = xor(s_hi_8, s_hi_x_4) */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm2
-	vpclmulqdq $0x0, .Lsm4_wordslice_avx2_vaes_asm_9_fold(%rip), %xmm2, %xmm2
-	vmovdqu %xmm2, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm2
-	vpclmulqdq $0x0, .Lsm4_wordslice_avx2_vaes_asm_9_fold+16(%rip), %xmm2, %xmm2
-	vmovdqu %xmm2, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm2
-#else
-	vpclmulqdq $0x0, .Lsm4_wordslice_avx2_vaes_asm_9_fold(%rip), %ymm1, %ymm2 /* fold_lo_4 = clmul(s_lo_9, fold) */
-#endif
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_4 = lookup16(fold_lo_4, swap_halves) */
-	vpxor %ymm2, %ymm1, %ymm1 /* v_4 = xor(s_lo_9, fold_lo_sw_4) */
-	vpxor %ymm0, %ymm1, %ymm0 /* v_hi_4 = xor(v_4, s_hi_9) */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm1
-	vpclmulqdq $0x11, .Lsm4_wordslice_avx2_vaes_asm_9_fold(%rip), %xmm1, %xmm1
-	vmovdqu %xmm1, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm1
-	vpclmulqdq $0x11, .Lsm4_wordslice_avx2_vaes_asm_9_fold+16(%rip), %xmm1, %xmm1
-	vmovdqu %xmm1, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm1
-#else
-	vpclmulqdq $0x11, .Lsm4_wordslice_avx2_vaes_asm_9_fold(%rip), %ymm1, %ymm1 /* fold_hi_4 = clmul(v_4, fold) */
-#endif
-	vpxor %ymm1, %ymm0, %ymm0 /* reduced_4 = xor(v_hi_4, fold_hi_4) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_first_block(%rip), %ymm0, %ymm0 /* y1_5 = and(reduced_4, first_block) */
-
-	/* Step 6 of 8: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
-	vmovdqu 640(%r9), %ymm1 /* x_20 = load() */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm1, %ymm1 /* z_20 = lookup16(x_20, reverse16) */
-	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_5 = xor(z_20, y1_5) */
-	vmovdqu (%r8), %ymm1 /* h_20 = load() */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm0, 0(%rsp)
-	vmovdqu %ymm1, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm2
-	vpclmulqdq $0x0, 32(%rsp), %xmm2, %xmm2
-	vmovdqu %xmm2, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm2
-	vpclmulqdq $0x0, 48(%rsp), %xmm2, %xmm2
-	vmovdqu %xmm2, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm2
-#else
-	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm2 /* lo_20 = clmul(z1_y_5, h_20) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm0, 0(%rsp)
-	vmovdqu %ymm1, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm3
-	vpclmulqdq $0x10, 32(%rsp), %xmm3, %xmm3
-	vmovdqu %xmm3, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm3
-	vpclmulqdq $0x10, 48(%rsp), %xmm3, %xmm3
-	vmovdqu %xmm3, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm3
-#else
-	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* mid_40 = clmul(z1_y_5, h_20) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm0, 0(%rsp)
-	vmovdqu %ymm1, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm4
-	vpclmulqdq $0x1, 32(%rsp), %xmm4, %xmm4
-	vmovdqu %xmm4, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm4
-	vpclmulqdq $0x1, 48(%rsp), %xmm4, %xmm4
-	vmovdqu %xmm4, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm4
-#else
-	vpclmulqdq $0x1, %ymm1, %ymm0, %ymm4 /* mid_41 = clmul(z1_y_5, h_20) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm0, 0(%rsp)
-	vmovdqu %ymm1, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm0
-	vpclmulqdq $0x11, 32(%rsp), %xmm0, %xmm0
-	vmovdqu %xmm0, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm0
-	vpclmulqdq $0x11, 48(%rsp), %xmm0, %xmm0
-	vmovdqu %xmm0, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm0
-#else
-	vpclmulqdq $0x11, %ymm1, %ymm0, %ymm0 /* hi_20 = clmul(z1_y_5, h_20) */
-#endif
-	vpxor %ymm4, %ymm3, %ymm1 /* mid_sum_acc_35 = xor(mid_40, mid_41) */
-	vmovdqu 672(%r9), %ymm3 /* x_21 = load() */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm3, %ymm3 /* z_21 = lookup16(x_21, reverse16) */
-	vmovdqu 32(%r8), %ymm4 /* h_21 = load() */
+	vpxor %ymm8, %ymm5, %ymm5 /* mid_sum_acc_33 = xor(mid_38, mid_39) */
+	vpxor %ymm5, %ymm4, %ymm4 /* mid_sum_acc_39 = xor(mid_sum_acc_32, mid_sum_acc_33) */
+	vpxor %ymm4, %ymm1, %ymm1 /* mid_sum_acc_42 = xor(mid_sum_acc_38, mid_sum_acc_39) */
+	vpxor %ymm6, %ymm3, %ymm3 /* hi_sum_acc_15 = xor(hi_18, hi_19) */
+	vpxor %ymm3, %ymm0, %ymm0 /* hi_sum_acc_18 = xor(hi_sum_acc_14, hi_sum_acc_15) */
+	vmovdqu 640(%r9), %ymm3 /* x_20 = load() */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm3, %ymm3 /* z_20 = lookup16(x_20, reverse16) */
+	vmovdqu 128(%r8), %ymm4 /* h_20 = load() */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm3, 0(%rsp)
 	vmovdqu %ymm4, 32(%rsp)
@@ -10502,68 +10564,7 @@ sm4_wordslice_avx2_vaes_batch_gcm_asm:
 	vmovdqu %xmm5, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm5
 #else
-	vpclmulqdq $0x0, %ymm4, %ymm3, %ymm5 /* lo_21 = clmul(z_21, h_21) */
-#endif
-
-	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxor %ymm5, %ymm2, %ymm2 /* lo_sum_acc_15 = xor(lo_20, lo_21) */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm3, 0(%rsp)
-	vmovdqu %ymm4, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm5
-	vpclmulqdq $0x10, 32(%rsp), %xmm5, %xmm5
-	vmovdqu %xmm5, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm5
-	vpclmulqdq $0x10, 48(%rsp), %xmm5, %xmm5
-	vmovdqu %xmm5, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm5
-#else
-	vpclmulqdq $0x10, %ymm4, %ymm3, %ymm5 /* mid_42 = clmul(z_21, h_21) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm3, 0(%rsp)
-	vmovdqu %ymm4, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm6
-	vpclmulqdq $0x1, 32(%rsp), %xmm6, %xmm6
-	vmovdqu %xmm6, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm6
-	vpclmulqdq $0x1, 48(%rsp), %xmm6, %xmm6
-	vmovdqu %xmm6, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm6
-#else
-	vpclmulqdq $0x1, %ymm4, %ymm3, %ymm6 /* mid_43 = clmul(z_21, h_21) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm3, 0(%rsp)
-	vmovdqu %ymm4, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm3
-	vpclmulqdq $0x11, 32(%rsp), %xmm3, %xmm3
-	vmovdqu %xmm3, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm3
-	vpclmulqdq $0x11, 48(%rsp), %xmm3, %xmm3
-	vmovdqu %xmm3, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm3
-#else
-	vpclmulqdq $0x11, %ymm4, %ymm3, %ymm3 /* hi_21 = clmul(z_21, h_21) */
-#endif
-	vpxor %ymm6, %ymm5, %ymm4 /* mid_sum_acc_36 = xor(mid_42, mid_43) */
-	vpxor %ymm4, %ymm1, %ymm1 /* mid_sum_acc_39 = xor(mid_sum_acc_35, mid_sum_acc_36) */
-	vpxor %ymm3, %ymm0, %ymm0 /* hi_sum_acc_15 = xor(hi_20, hi_21) */
-	vmovdqu 704(%r9), %ymm3 /* x_22 = load() */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm3, %ymm3 /* z_22 = lookup16(x_22, reverse16) */
-	vmovdqu 64(%r8), %ymm4 /* h_22 = load() */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm3, 0(%rsp)
-	vmovdqu %ymm4, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm5
-	vpclmulqdq $0x0, 32(%rsp), %xmm5, %xmm5
-	vmovdqu %xmm5, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm5
-	vpclmulqdq $0x0, 48(%rsp), %xmm5, %xmm5
-	vmovdqu %xmm5, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm5
-#else
-	vpclmulqdq $0x0, %ymm4, %ymm3, %ymm5 /* lo_22 = clmul(z_22, h_22) */
+	vpclmulqdq $0x0, %ymm4, %ymm3, %ymm5 /* lo_20 = clmul(z_20, h_20) */
 #endif
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm3, 0(%rsp)
@@ -10576,7 +10577,7 @@ sm4_wordslice_avx2_vaes_batch_gcm_asm:
 	vmovdqu %xmm6, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm6
 #else
-	vpclmulqdq $0x10, %ymm4, %ymm3, %ymm6 /* mid_44 = clmul(z_22, h_22) */
+	vpclmulqdq $0x10, %ymm4, %ymm3, %ymm6 /* mid_40 = clmul(z_20, h_20) */
 #endif
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm3, 0(%rsp)
@@ -10589,7 +10590,7 @@ sm4_wordslice_avx2_vaes_batch_gcm_asm:
 	vmovdqu %xmm7, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm7
 #else
-	vpclmulqdq $0x1, %ymm4, %ymm3, %ymm7 /* mid_45 = clmul(z_22, h_22) */
+	vpclmulqdq $0x1, %ymm4, %ymm3, %ymm7 /* mid_41 = clmul(z_20, h_20) */
 #endif
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm3, 0(%rsp)
@@ -10602,12 +10603,12 @@ sm4_wordslice_avx2_vaes_batch_gcm_asm:
 	vmovdqu %xmm3, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm3
 #else
-	vpclmulqdq $0x11, %ymm4, %ymm3, %ymm3 /* hi_22 = clmul(z_22, h_22) */
+	vpclmulqdq $0x11, %ymm4, %ymm3, %ymm3 /* hi_20 = clmul(z_20, h_20) */
 #endif
-	vpxor %ymm7, %ymm6, %ymm4 /* mid_sum_acc_37 = xor(mid_44, mid_45) */
-	vmovdqu 736(%r9), %ymm6 /* x_23 = load() */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm6, %ymm6 /* z_23 = lookup16(x_23, reverse16) */
-	vmovdqu 96(%r8), %ymm7 /* h_23 = load() */
+	vpxor %ymm7, %ymm6, %ymm4 /* mid_sum_acc_34 = xor(mid_40, mid_41) */
+	vmovdqu 672(%r9), %ymm6 /* x_21 = load() */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm6, %ymm6 /* z_21 = lookup16(x_21, reverse16) */
+	vmovdqu 160(%r8), %ymm7 /* h_21 = load() */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm6, 0(%rsp)
 	vmovdqu %ymm7, 32(%rsp)
@@ -10619,35 +10620,34 @@ sm4_wordslice_avx2_vaes_batch_gcm_asm:
 	vmovdqu %xmm8, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm8
 #else
-	vpclmulqdq $0x0, %ymm7, %ymm6, %ymm8 /* lo_23 = clmul(z_23, h_23) */
+	vpclmulqdq $0x0, %ymm7, %ymm6, %ymm8 /* lo_21 = clmul(z_21, h_21) */
 #endif
-	vpxor %ymm8, %ymm5, %ymm5 /* lo_sum_acc_16 = xor(lo_22, lo_23) */
-	vpxor %ymm5, %ymm2, %ymm2 /* lo_sum_acc_17 = xor(lo_sum_acc_15, lo_sum_acc_16) */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm6, 0(%rsp)
-	vmovdqu %ymm7, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm5
-	vpclmulqdq $0x10, 32(%rsp), %xmm5, %xmm5
-	vmovdqu %xmm5, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm5
-	vpclmulqdq $0x10, 48(%rsp), %xmm5, %xmm5
-	vmovdqu %xmm5, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm5
-#else
-	vpclmulqdq $0x10, %ymm7, %ymm6, %ymm5 /* mid_46 = clmul(z_23, h_23) */
-#endif
+	vpxor %ymm8, %ymm5, %ymm5 /* lo_sum_acc_16 = xor(lo_20, lo_21) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm6, 0(%rsp)
 	vmovdqu %ymm7, 32(%rsp)
 	vmovdqu 0(%rsp), %xmm8
-	vpclmulqdq $0x1, 32(%rsp), %xmm8, %xmm8
+	vpclmulqdq $0x10, 32(%rsp), %xmm8, %xmm8
 	vmovdqu %xmm8, 0(%rsp)
 	vmovdqu 16(%rsp), %xmm8
-	vpclmulqdq $0x1, 48(%rsp), %xmm8, %xmm8
+	vpclmulqdq $0x10, 48(%rsp), %xmm8, %xmm8
 	vmovdqu %xmm8, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm8
 #else
-	vpclmulqdq $0x1, %ymm7, %ymm6, %ymm8 /* mid_47 = clmul(z_23, h_23) */
+	vpclmulqdq $0x10, %ymm7, %ymm6, %ymm8 /* mid_42 = clmul(z_21, h_21) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm6, 0(%rsp)
+	vmovdqu %ymm7, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm9
+	vpclmulqdq $0x1, 32(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm9
+	vpclmulqdq $0x1, 48(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm9
+#else
+	vpclmulqdq $0x1, %ymm7, %ymm6, %ymm9 /* mid_43 = clmul(z_21, h_21) */
 #endif
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm6, 0(%rsp)
@@ -10660,21 +10660,140 @@ sm4_wordslice_avx2_vaes_batch_gcm_asm:
 	vmovdqu %xmm6, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm6
 #else
-	vpclmulqdq $0x11, %ymm7, %ymm6, %ymm6 /* hi_23 = clmul(z_23, h_23) */
+	vpclmulqdq $0x11, %ymm7, %ymm6, %ymm6 /* hi_21 = clmul(z_21, h_21) */
 #endif
-	vpxor %ymm8, %ymm5, %ymm5 /* mid_sum_acc_38 = xor(mid_46, mid_47) */
-	vpxor %ymm5, %ymm4, %ymm4 /* mid_sum_acc_40 = xor(mid_sum_acc_37, mid_sum_acc_38) */
-	vpxor %ymm4, %ymm1, %ymm1 /* mid_sum_acc_41 = xor(mid_sum_acc_39, mid_sum_acc_40) */
-	vpxor %ymm6, %ymm3, %ymm3 /* hi_sum_acc_16 = xor(hi_22, hi_23) */
-	vpxor %ymm3, %ymm0, %ymm0 /* hi_sum_acc_17 = xor(hi_sum_acc_15, hi_sum_acc_16) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_half_up(%rip), %ymm1, %ymm3 /* mid_lo_5 = lookup16(mid_sum_acc_41, half_up) */
-	vpxor %ymm3, %ymm2, %ymm2 /* s_lo_10 = xor(lo_sum_acc_17, mid_lo_5) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_half_down(%rip), %ymm1, %ymm1 /* mid_hi_5 = lookup16(mid_sum_acc_41, half_down) */
-	vpxor %ymm1, %ymm0, %ymm0 /* s_hi_10 = xor(hi_sum_acc_17, mid_hi_5) */
-	vpermq $0x4e, %ymm2, %ymm1 /* s_lo_x_5 = blocks128(s_lo_10, s_lo_10) */
-	vpxor %ymm1, %ymm2, %ymm1 /* s_lo_11 = xor(s_lo_10, s_lo_x_5) */
-	vpermq $0x4e, %ymm0, %ymm2 /* s_hi_x_5 = blocks128(s_hi_10, s_hi_10) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_11 = xor(s_hi_10, s_hi_x_5) */
+	vpxor %ymm9, %ymm8, %ymm7 /* mid_sum_acc_35 = xor(mid_42, mid_43) */
+	vpxor %ymm7, %ymm4, %ymm4 /* mid_sum_acc_40 = xor(mid_sum_acc_34, mid_sum_acc_35) */
+	vpxor %ymm6, %ymm3, %ymm3 /* hi_sum_acc_16 = xor(hi_20, hi_21) */
+	vmovdqu 704(%r9), %ymm6 /* x_22 = load() */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm6, %ymm6 /* z_22 = lookup16(x_22, reverse16) */
+	vmovdqu 192(%r8), %ymm7 /* h_22 = load() */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm6, 0(%rsp)
+	vmovdqu %ymm7, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm8
+	vpclmulqdq $0x0, 32(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm8
+	vpclmulqdq $0x0, 48(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm8
+#else
+	vpclmulqdq $0x0, %ymm7, %ymm6, %ymm8 /* lo_22 = clmul(z_22, h_22) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm6, 0(%rsp)
+	vmovdqu %ymm7, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm9
+	vpclmulqdq $0x10, 32(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm9
+	vpclmulqdq $0x10, 48(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm9
+#else
+	vpclmulqdq $0x10, %ymm7, %ymm6, %ymm9 /* mid_44 = clmul(z_22, h_22) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm6, 0(%rsp)
+	vmovdqu %ymm7, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm10
+	vpclmulqdq $0x1, 32(%rsp), %xmm10, %xmm10
+	vmovdqu %xmm10, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm10
+	vpclmulqdq $0x1, 48(%rsp), %xmm10, %xmm10
+	vmovdqu %xmm10, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm10
+#else
+	vpclmulqdq $0x1, %ymm7, %ymm6, %ymm10 /* mid_45 = clmul(z_22, h_22) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm6, 0(%rsp)
+	vmovdqu %ymm7, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm6
+	vpclmulqdq $0x11, 32(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm6
+	vpclmulqdq $0x11, 48(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm6
+#else
+	vpclmulqdq $0x11, %ymm7, %ymm6, %ymm6 /* hi_22 = clmul(z_22, h_22) */
+#endif
+	vpxor %ymm10, %ymm9, %ymm7 /* mid_sum_acc_36 = xor(mid_44, mid_45) */
+	vmovdqu 736(%r9), %ymm9 /* x_23 = load() */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm9, %ymm9 /* z_23 = lookup16(x_23, reverse16) */
+	vmovdqu 224(%r8), %ymm10 /* h_23 = load() */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm9, 0(%rsp)
+	vmovdqu %ymm10, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm11
+	vpclmulqdq $0x0, 32(%rsp), %xmm11, %xmm11
+	vmovdqu %xmm11, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm11
+	vpclmulqdq $0x0, 48(%rsp), %xmm11, %xmm11
+	vmovdqu %xmm11, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm11
+#else
+	vpclmulqdq $0x0, %ymm10, %ymm9, %ymm11 /* lo_23 = clmul(z_23, h_23) */
+#endif
+	vpxor %ymm11, %ymm8, %ymm8 /* lo_sum_acc_17 = xor(lo_22, lo_23) */
+	vpxor %ymm8, %ymm5, %ymm5 /* lo_sum_acc_19 = xor(lo_sum_acc_16, lo_sum_acc_17) */
+	vpxor %ymm5, %ymm2, %ymm2 /* lo_sum_acc_20 = xor(lo_sum_acc_18, lo_sum_acc_19) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm9, 0(%rsp)
+	vmovdqu %ymm10, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x10, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x10, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
+	vpclmulqdq $0x10, %ymm10, %ymm9, %ymm5 /* mid_46 = clmul(z_23, h_23) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm9, 0(%rsp)
+	vmovdqu %ymm10, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm8
+	vpclmulqdq $0x1, 32(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm8
+	vpclmulqdq $0x1, 48(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm8
+#else
+	vpclmulqdq $0x1, %ymm10, %ymm9, %ymm8 /* mid_47 = clmul(z_23, h_23) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm9, 0(%rsp)
+	vmovdqu %ymm10, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm9
+	vpclmulqdq $0x11, 32(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm9
+	vpclmulqdq $0x11, 48(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm9
+#else
+	vpclmulqdq $0x11, %ymm10, %ymm9, %ymm9 /* hi_23 = clmul(z_23, h_23) */
+#endif
+	vpxor %ymm8, %ymm5, %ymm5 /* mid_sum_acc_37 = xor(mid_46, mid_47) */
+	vpxor %ymm5, %ymm7, %ymm5 /* mid_sum_acc_41 = xor(mid_sum_acc_36, mid_sum_acc_37) */
+	vpxor %ymm5, %ymm4, %ymm4 /* mid_sum_acc_43 = xor(mid_sum_acc_40, mid_sum_acc_41) */
+	vpxor %ymm4, %ymm1, %ymm1 /* mid_sum_acc_44 = xor(mid_sum_acc_42, mid_sum_acc_43) */
+	vpxor %ymm9, %ymm6, %ymm4 /* hi_sum_acc_17 = xor(hi_22, hi_23) */
+	vpxor %ymm4, %ymm3, %ymm3 /* hi_sum_acc_19 = xor(hi_sum_acc_16, hi_sum_acc_17) */
+	vpxor %ymm3, %ymm0, %ymm0 /* hi_sum_acc_20 = xor(hi_sum_acc_18, hi_sum_acc_19) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_half_up(%rip), %ymm1, %ymm3 /* mid_lo_2 = lookup16(mid_sum_acc_44, half_up) */
+	vpxor %ymm3, %ymm2, %ymm2 /* s_lo_4 = xor(lo_sum_acc_20, mid_lo_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_half_down(%rip), %ymm1, %ymm1 /* mid_hi_2 = lookup16(mid_sum_acc_44, half_down) */
+	vpxor %ymm1, %ymm0, %ymm0 /* s_hi_4 = xor(hi_sum_acc_20, mid_hi_2) */
+	vpermq $0x4e, %ymm2, %ymm1 /* s_lo_x_2 = blocks128(s_lo_4, s_lo_4) */
+	vpxor %ymm1, %ymm2, %ymm1 /* s_lo_5 = xor(s_lo_4, s_lo_x_2) */
+	vpermq $0x4e, %ymm0, %ymm2 /* s_hi_x_2 = blocks128(s_hi_4, s_hi_4) */
+	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_5 = xor(s_hi_4, s_hi_x_2) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm1, 0(%rsp)
 	vmovdqu 0(%rsp), %xmm2
@@ -10685,11 +10804,11 @@ sm4_wordslice_avx2_vaes_batch_gcm_asm:
 	vmovdqu %xmm2, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm2
 #else
-	vpclmulqdq $0x0, .Lsm4_wordslice_avx2_vaes_asm_9_fold(%rip), %ymm1, %ymm2 /* fold_lo_5 = clmul(s_lo_11, fold) */
+	vpclmulqdq $0x0, .Lsm4_wordslice_avx2_vaes_asm_9_fold(%rip), %ymm1, %ymm2 /* fold_lo_2 = clmul(s_lo_5, fold) */
 #endif
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_5 = lookup16(fold_lo_5, swap_halves) */
-	vpxor %ymm2, %ymm1, %ymm1 /* v_5 = xor(s_lo_11, fold_lo_sw_5) */
-	vpxor %ymm0, %ymm1, %ymm0 /* v_hi_5 = xor(v_5, s_hi_11) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_2 = lookup16(fold_lo_2, swap_halves) */
+	vpxor %ymm2, %ymm1, %ymm1 /* v_2 = xor(s_lo_5, fold_lo_sw_2) */
+	vpxor %ymm0, %ymm1, %ymm0 /* v_hi_2 = xor(v_2, s_hi_5) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm1, 0(%rsp)
 	vmovdqu 0(%rsp), %xmm1
@@ -10700,15 +10819,15 @@ sm4_wordslice_avx2_vaes_batch_gcm_asm:
 	vmovdqu %xmm1, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm1
 #else
-	vpclmulqdq $0x11, .Lsm4_wordslice_avx2_vaes_asm_9_fold(%rip), %ymm1, %ymm1 /* fold_hi_5 = clmul(v_5, fold) */
+	vpclmulqdq $0x11, .Lsm4_wordslice_avx2_vaes_asm_9_fold(%rip), %ymm1, %ymm1 /* fold_hi_2 = clmul(v_2, fold) */
 #endif
-	vpxor %ymm1, %ymm0, %ymm0 /* reduced_5 = xor(v_hi_5, fold_hi_5) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_first_block(%rip), %ymm0, %ymm0 /* y1_6 = and(reduced_5, first_block) */
+	vpxor %ymm1, %ymm0, %ymm0 /* reduced_2 = xor(v_hi_2, fold_hi_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_first_block(%rip), %ymm0, %ymm0 /* y1_3 = and(reduced_2, first_block) */
 
-	/* Step 7 of 8: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
+	/* Step 4 of 4: 16 blocks, 2 per register: block i times T_(n - i), products unreduced. */
 	vmovdqu 768(%r9), %ymm1 /* x_24 = load() */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm1, %ymm1 /* z_24 = lookup16(x_24, reverse16) */
-	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_6 = xor(z_24, y1_6) */
+	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_3 = xor(z_24, y1_3) */
 	vmovdqu (%r8), %ymm1 /* h_24 = load() */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm0, 0(%rsp)
@@ -10721,7 +10840,7 @@ sm4_wordslice_avx2_vaes_batch_gcm_asm:
 	vmovdqu %xmm2, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm2
 #else
-	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm2 /* lo_24 = clmul(z1_y_6, h_24) */
+	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm2 /* lo_24 = clmul(z1_y_3, h_24) */
 #endif
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm0, 0(%rsp)
@@ -10734,7 +10853,7 @@ sm4_wordslice_avx2_vaes_batch_gcm_asm:
 	vmovdqu %xmm3, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm3
 #else
-	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* mid_48 = clmul(z1_y_6, h_24) */
+	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* mid_48 = clmul(z1_y_3, h_24) */
 #endif
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm0, 0(%rsp)
@@ -10747,7 +10866,7 @@ sm4_wordslice_avx2_vaes_batch_gcm_asm:
 	vmovdqu %xmm4, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm4
 #else
-	vpclmulqdq $0x1, %ymm1, %ymm0, %ymm4 /* mid_49 = clmul(z1_y_6, h_24) */
+	vpclmulqdq $0x1, %ymm1, %ymm0, %ymm4 /* mid_49 = clmul(z1_y_3, h_24) */
 #endif
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm0, 0(%rsp)
@@ -10760,9 +10879,9 @@ sm4_wordslice_avx2_vaes_batch_gcm_asm:
 	vmovdqu %xmm0, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm0
 #else
-	vpclmulqdq $0x11, %ymm1, %ymm0, %ymm0 /* hi_24 = clmul(z1_y_6, h_24) */
+	vpclmulqdq $0x11, %ymm1, %ymm0, %ymm0 /* hi_24 = clmul(z1_y_3, h_24) */
 #endif
-	vpxor %ymm4, %ymm3, %ymm1 /* mid_sum_acc_42 = xor(mid_48, mid_49) */
+	vpxor %ymm4, %ymm3, %ymm1 /* mid_sum_acc_45 = xor(mid_48, mid_49) */
 	vmovdqu 800(%r9), %ymm3 /* x_25 = load() */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm3, %ymm3 /* z_25 = lookup16(x_25, reverse16) */
 	vmovdqu 32(%r8), %ymm4 /* h_25 = load() */
@@ -10781,7 +10900,7 @@ sm4_wordslice_avx2_vaes_batch_gcm_asm:
 #endif
 
 	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxor %ymm5, %ymm2, %ymm2 /* lo_sum_acc_18 = xor(lo_24, lo_25) */
+	vpxor %ymm5, %ymm2, %ymm2 /* lo_sum_acc_21 = xor(lo_24, lo_25) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm3, 0(%rsp)
 	vmovdqu %ymm4, 32(%rsp)
@@ -10821,9 +10940,9 @@ sm4_wordslice_avx2_vaes_batch_gcm_asm:
 #else
 	vpclmulqdq $0x11, %ymm4, %ymm3, %ymm3 /* hi_25 = clmul(z_25, h_25) */
 #endif
-	vpxor %ymm6, %ymm5, %ymm4 /* mid_sum_acc_43 = xor(mid_50, mid_51) */
-	vpxor %ymm4, %ymm1, %ymm1 /* mid_sum_acc_46 = xor(mid_sum_acc_42, mid_sum_acc_43) */
-	vpxor %ymm3, %ymm0, %ymm0 /* hi_sum_acc_18 = xor(hi_24, hi_25) */
+	vpxor %ymm6, %ymm5, %ymm4 /* mid_sum_acc_46 = xor(mid_50, mid_51) */
+	vpxor %ymm4, %ymm1, %ymm1 /* mid_sum_acc_53 = xor(mid_sum_acc_45, mid_sum_acc_46) */
+	vpxor %ymm3, %ymm0, %ymm0 /* hi_sum_acc_21 = xor(hi_24, hi_25) */
 	vmovdqu 832(%r9), %ymm3 /* x_26 = load() */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm3, %ymm3 /* z_26 = lookup16(x_26, reverse16) */
 	vmovdqu 64(%r8), %ymm4 /* h_26 = load() */
@@ -10879,7 +10998,7 @@ sm4_wordslice_avx2_vaes_batch_gcm_asm:
 #else
 	vpclmulqdq $0x11, %ymm4, %ymm3, %ymm3 /* hi_26 = clmul(z_26, h_26) */
 #endif
-	vpxor %ymm7, %ymm6, %ymm4 /* mid_sum_acc_44 = xor(mid_52, mid_53) */
+	vpxor %ymm7, %ymm6, %ymm4 /* mid_sum_acc_47 = xor(mid_52, mid_53) */
 	vmovdqu 864(%r9), %ymm6 /* x_27 = load() */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm6, %ymm6 /* z_27 = lookup16(x_27, reverse16) */
 	vmovdqu 96(%r8), %ymm7 /* h_27 = load() */
@@ -10896,8 +11015,8 @@ sm4_wordslice_avx2_vaes_batch_gcm_asm:
 #else
 	vpclmulqdq $0x0, %ymm7, %ymm6, %ymm8 /* lo_27 = clmul(z_27, h_27) */
 #endif
-	vpxor %ymm8, %ymm5, %ymm5 /* lo_sum_acc_19 = xor(lo_26, lo_27) */
-	vpxor %ymm5, %ymm2, %ymm2 /* lo_sum_acc_20 = xor(lo_sum_acc_18, lo_sum_acc_19) */
+	vpxor %ymm8, %ymm5, %ymm5 /* lo_sum_acc_22 = xor(lo_26, lo_27) */
+	vpxor %ymm5, %ymm2, %ymm2 /* lo_sum_acc_25 = xor(lo_sum_acc_21, lo_sum_acc_22) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm6, 0(%rsp)
 	vmovdqu %ymm7, 32(%rsp)
@@ -10937,110 +11056,14 @@ sm4_wordslice_avx2_vaes_batch_gcm_asm:
 #else
 	vpclmulqdq $0x11, %ymm7, %ymm6, %ymm6 /* hi_27 = clmul(z_27, h_27) */
 #endif
-	vpxor %ymm8, %ymm5, %ymm5 /* mid_sum_acc_45 = xor(mid_54, mid_55) */
-	vpxor %ymm5, %ymm4, %ymm4 /* mid_sum_acc_47 = xor(mid_sum_acc_44, mid_sum_acc_45) */
-	vpxor %ymm4, %ymm1, %ymm1 /* mid_sum_acc_48 = xor(mid_sum_acc_46, mid_sum_acc_47) */
-	vpxor %ymm6, %ymm3, %ymm3 /* hi_sum_acc_19 = xor(hi_26, hi_27) */
-	vpxor %ymm3, %ymm0, %ymm0 /* hi_sum_acc_20 = xor(hi_sum_acc_18, hi_sum_acc_19) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_half_up(%rip), %ymm1, %ymm3 /* mid_lo_6 = lookup16(mid_sum_acc_48, half_up) */
-	vpxor %ymm3, %ymm2, %ymm2 /* s_lo_12 = xor(lo_sum_acc_20, mid_lo_6) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_half_down(%rip), %ymm1, %ymm1 /* mid_hi_6 = lookup16(mid_sum_acc_48, half_down) */
-	vpxor %ymm1, %ymm0, %ymm0 /* s_hi_12 = xor(hi_sum_acc_20, mid_hi_6) */
-	vpermq $0x4e, %ymm2, %ymm1 /* s_lo_x_6 = blocks128(s_lo_12, s_lo_12) */
-	vpxor %ymm1, %ymm2, %ymm1 /* s_lo_13 = xor(s_lo_12, s_lo_x_6) */
-	vpermq $0x4e, %ymm0, %ymm2 /* s_hi_x_6 = blocks128(s_hi_12, s_hi_12) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_13 = xor(s_hi_12, s_hi_x_6) */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm2
-	vpclmulqdq $0x0, .Lsm4_wordslice_avx2_vaes_asm_9_fold(%rip), %xmm2, %xmm2
-	vmovdqu %xmm2, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm2
-	vpclmulqdq $0x0, .Lsm4_wordslice_avx2_vaes_asm_9_fold+16(%rip), %xmm2, %xmm2
-	vmovdqu %xmm2, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm2
-#else
-	vpclmulqdq $0x0, .Lsm4_wordslice_avx2_vaes_asm_9_fold(%rip), %ymm1, %ymm2 /* fold_lo_6 = clmul(s_lo_13, fold) */
-#endif
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_6 = lookup16(fold_lo_6, swap_halves) */
-	vpxor %ymm2, %ymm1, %ymm1 /* v_6 = xor(s_lo_13, fold_lo_sw_6) */
-	vpxor %ymm0, %ymm1, %ymm0 /* v_hi_6 = xor(v_6, s_hi_13) */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm1
-	vpclmulqdq $0x11, .Lsm4_wordslice_avx2_vaes_asm_9_fold(%rip), %xmm1, %xmm1
-	vmovdqu %xmm1, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm1
-	vpclmulqdq $0x11, .Lsm4_wordslice_avx2_vaes_asm_9_fold+16(%rip), %xmm1, %xmm1
-	vmovdqu %xmm1, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm1
-#else
-	vpclmulqdq $0x11, .Lsm4_wordslice_avx2_vaes_asm_9_fold(%rip), %ymm1, %ymm1 /* fold_hi_6 = clmul(v_6, fold) */
-#endif
-	vpxor %ymm1, %ymm0, %ymm0 /* reduced_6 = xor(v_hi_6, fold_hi_6) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_first_block(%rip), %ymm0, %ymm0 /* y1_7 = and(reduced_6, first_block) */
-
-	/* Step 8 of 8: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
-	vmovdqu 896(%r9), %ymm1 /* x_28 = load() */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm1, %ymm1 /* z_28 = lookup16(x_28, reverse16) */
-	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_7 = xor(z_28, y1_7) */
-	vmovdqu (%r8), %ymm1 /* h_28 = load() */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm0, 0(%rsp)
-	vmovdqu %ymm1, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm2
-	vpclmulqdq $0x0, 32(%rsp), %xmm2, %xmm2
-	vmovdqu %xmm2, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm2
-	vpclmulqdq $0x0, 48(%rsp), %xmm2, %xmm2
-	vmovdqu %xmm2, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm2
-#else
-	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm2 /* lo_28 = clmul(z1_y_7, h_28) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm0, 0(%rsp)
-	vmovdqu %ymm1, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm3
-	vpclmulqdq $0x10, 32(%rsp), %xmm3, %xmm3
-	vmovdqu %xmm3, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm3
-	vpclmulqdq $0x10, 48(%rsp), %xmm3, %xmm3
-	vmovdqu %xmm3, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm3
-#else
-	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* mid_56 = clmul(z1_y_7, h_28) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm0, 0(%rsp)
-	vmovdqu %ymm1, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm4
-	vpclmulqdq $0x1, 32(%rsp), %xmm4, %xmm4
-	vmovdqu %xmm4, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm4
-	vpclmulqdq $0x1, 48(%rsp), %xmm4, %xmm4
-	vmovdqu %xmm4, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm4
-#else
-	vpclmulqdq $0x1, %ymm1, %ymm0, %ymm4 /* mid_57 = clmul(z1_y_7, h_28) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm0, 0(%rsp)
-	vmovdqu %ymm1, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm0
-	vpclmulqdq $0x11, 32(%rsp), %xmm0, %xmm0
-	vmovdqu %xmm0, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm0
-	vpclmulqdq $0x11, 48(%rsp), %xmm0, %xmm0
-	vmovdqu %xmm0, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm0
-#else
-	vpclmulqdq $0x11, %ymm1, %ymm0, %ymm0 /* hi_28 = clmul(z1_y_7, h_28) */
-#endif
-	vpxor %ymm4, %ymm3, %ymm1 /* mid_sum_acc_49 = xor(mid_56, mid_57) */
-	vmovdqu 928(%r9), %ymm3 /* x_29 = load() */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm3, %ymm3 /* z_29 = lookup16(x_29, reverse16) */
-	vmovdqu 32(%r8), %ymm4 /* h_29 = load() */
+	vpxor %ymm8, %ymm5, %ymm5 /* mid_sum_acc_48 = xor(mid_54, mid_55) */
+	vpxor %ymm5, %ymm4, %ymm4 /* mid_sum_acc_54 = xor(mid_sum_acc_47, mid_sum_acc_48) */
+	vpxor %ymm4, %ymm1, %ymm1 /* mid_sum_acc_57 = xor(mid_sum_acc_53, mid_sum_acc_54) */
+	vpxor %ymm6, %ymm3, %ymm3 /* hi_sum_acc_22 = xor(hi_26, hi_27) */
+	vpxor %ymm3, %ymm0, %ymm0 /* hi_sum_acc_25 = xor(hi_sum_acc_21, hi_sum_acc_22) */
+	vmovdqu 896(%r9), %ymm3 /* x_28 = load() */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm3, %ymm3 /* z_28 = lookup16(x_28, reverse16) */
+	vmovdqu 128(%r8), %ymm4 /* h_28 = load() */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm3, 0(%rsp)
 	vmovdqu %ymm4, 32(%rsp)
@@ -11052,68 +11075,7 @@ sm4_wordslice_avx2_vaes_batch_gcm_asm:
 	vmovdqu %xmm5, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm5
 #else
-	vpclmulqdq $0x0, %ymm4, %ymm3, %ymm5 /* lo_29 = clmul(z_29, h_29) */
-#endif
-
-	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxor %ymm5, %ymm2, %ymm2 /* lo_sum_acc_21 = xor(lo_28, lo_29) */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm3, 0(%rsp)
-	vmovdqu %ymm4, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm5
-	vpclmulqdq $0x10, 32(%rsp), %xmm5, %xmm5
-	vmovdqu %xmm5, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm5
-	vpclmulqdq $0x10, 48(%rsp), %xmm5, %xmm5
-	vmovdqu %xmm5, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm5
-#else
-	vpclmulqdq $0x10, %ymm4, %ymm3, %ymm5 /* mid_58 = clmul(z_29, h_29) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm3, 0(%rsp)
-	vmovdqu %ymm4, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm6
-	vpclmulqdq $0x1, 32(%rsp), %xmm6, %xmm6
-	vmovdqu %xmm6, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm6
-	vpclmulqdq $0x1, 48(%rsp), %xmm6, %xmm6
-	vmovdqu %xmm6, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm6
-#else
-	vpclmulqdq $0x1, %ymm4, %ymm3, %ymm6 /* mid_59 = clmul(z_29, h_29) */
-#endif
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm3, 0(%rsp)
-	vmovdqu %ymm4, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm3
-	vpclmulqdq $0x11, 32(%rsp), %xmm3, %xmm3
-	vmovdqu %xmm3, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm3
-	vpclmulqdq $0x11, 48(%rsp), %xmm3, %xmm3
-	vmovdqu %xmm3, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm3
-#else
-	vpclmulqdq $0x11, %ymm4, %ymm3, %ymm3 /* hi_29 = clmul(z_29, h_29) */
-#endif
-	vpxor %ymm6, %ymm5, %ymm4 /* mid_sum_acc_50 = xor(mid_58, mid_59) */
-	vpxor %ymm4, %ymm1, %ymm1 /* mid_sum_acc_53 = xor(mid_sum_acc_49, mid_sum_acc_50) */
-	vpxor %ymm3, %ymm0, %ymm0 /* hi_sum_acc_21 = xor(hi_28, hi_29) */
-	vmovdqu 960(%r9), %ymm3 /* x_30 = load() */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm3, %ymm3 /* z_30 = lookup16(x_30, reverse16) */
-	vmovdqu 64(%r8), %ymm4 /* h_30 = load() */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm3, 0(%rsp)
-	vmovdqu %ymm4, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm5
-	vpclmulqdq $0x0, 32(%rsp), %xmm5, %xmm5
-	vmovdqu %xmm5, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm5
-	vpclmulqdq $0x0, 48(%rsp), %xmm5, %xmm5
-	vmovdqu %xmm5, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm5
-#else
-	vpclmulqdq $0x0, %ymm4, %ymm3, %ymm5 /* lo_30 = clmul(z_30, h_30) */
+	vpclmulqdq $0x0, %ymm4, %ymm3, %ymm5 /* lo_28 = clmul(z_28, h_28) */
 #endif
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm3, 0(%rsp)
@@ -11126,7 +11088,7 @@ sm4_wordslice_avx2_vaes_batch_gcm_asm:
 	vmovdqu %xmm6, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm6
 #else
-	vpclmulqdq $0x10, %ymm4, %ymm3, %ymm6 /* mid_60 = clmul(z_30, h_30) */
+	vpclmulqdq $0x10, %ymm4, %ymm3, %ymm6 /* mid_56 = clmul(z_28, h_28) */
 #endif
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm3, 0(%rsp)
@@ -11139,7 +11101,7 @@ sm4_wordslice_avx2_vaes_batch_gcm_asm:
 	vmovdqu %xmm7, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm7
 #else
-	vpclmulqdq $0x1, %ymm4, %ymm3, %ymm7 /* mid_61 = clmul(z_30, h_30) */
+	vpclmulqdq $0x1, %ymm4, %ymm3, %ymm7 /* mid_57 = clmul(z_28, h_28) */
 #endif
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm3, 0(%rsp)
@@ -11152,12 +11114,12 @@ sm4_wordslice_avx2_vaes_batch_gcm_asm:
 	vmovdqu %xmm3, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm3
 #else
-	vpclmulqdq $0x11, %ymm4, %ymm3, %ymm3 /* hi_30 = clmul(z_30, h_30) */
+	vpclmulqdq $0x11, %ymm4, %ymm3, %ymm3 /* hi_28 = clmul(z_28, h_28) */
 #endif
-	vpxor %ymm7, %ymm6, %ymm4 /* mid_sum_acc_51 = xor(mid_60, mid_61) */
-	vmovdqu 992(%r9), %ymm6 /* x_31 = load() */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm6, %ymm6 /* z_31 = lookup16(x_31, reverse16) */
-	vmovdqu 96(%r8), %ymm7 /* h_31 = load() */
+	vpxor %ymm7, %ymm6, %ymm4 /* mid_sum_acc_49 = xor(mid_56, mid_57) */
+	vmovdqu 928(%r9), %ymm6 /* x_29 = load() */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm6, %ymm6 /* z_29 = lookup16(x_29, reverse16) */
+	vmovdqu 160(%r8), %ymm7 /* h_29 = load() */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm6, 0(%rsp)
 	vmovdqu %ymm7, 32(%rsp)
@@ -11169,35 +11131,34 @@ sm4_wordslice_avx2_vaes_batch_gcm_asm:
 	vmovdqu %xmm8, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm8
 #else
-	vpclmulqdq $0x0, %ymm7, %ymm6, %ymm8 /* lo_31 = clmul(z_31, h_31) */
+	vpclmulqdq $0x0, %ymm7, %ymm6, %ymm8 /* lo_29 = clmul(z_29, h_29) */
 #endif
-	vpxor %ymm8, %ymm5, %ymm5 /* lo_sum_acc_22 = xor(lo_30, lo_31) */
-	vpxor %ymm5, %ymm2, %ymm2 /* lo_sum_acc_23 = xor(lo_sum_acc_21, lo_sum_acc_22) */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm6, 0(%rsp)
-	vmovdqu %ymm7, 32(%rsp)
-	vmovdqu 0(%rsp), %xmm5
-	vpclmulqdq $0x10, 32(%rsp), %xmm5, %xmm5
-	vmovdqu %xmm5, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm5
-	vpclmulqdq $0x10, 48(%rsp), %xmm5, %xmm5
-	vmovdqu %xmm5, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm5
-#else
-	vpclmulqdq $0x10, %ymm7, %ymm6, %ymm5 /* mid_62 = clmul(z_31, h_31) */
-#endif
+	vpxor %ymm8, %ymm5, %ymm5 /* lo_sum_acc_23 = xor(lo_28, lo_29) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm6, 0(%rsp)
 	vmovdqu %ymm7, 32(%rsp)
 	vmovdqu 0(%rsp), %xmm8
-	vpclmulqdq $0x1, 32(%rsp), %xmm8, %xmm8
+	vpclmulqdq $0x10, 32(%rsp), %xmm8, %xmm8
 	vmovdqu %xmm8, 0(%rsp)
 	vmovdqu 16(%rsp), %xmm8
-	vpclmulqdq $0x1, 48(%rsp), %xmm8, %xmm8
+	vpclmulqdq $0x10, 48(%rsp), %xmm8, %xmm8
 	vmovdqu %xmm8, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm8
 #else
-	vpclmulqdq $0x1, %ymm7, %ymm6, %ymm8 /* mid_63 = clmul(z_31, h_31) */
+	vpclmulqdq $0x10, %ymm7, %ymm6, %ymm8 /* mid_58 = clmul(z_29, h_29) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm6, 0(%rsp)
+	vmovdqu %ymm7, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm9
+	vpclmulqdq $0x1, 32(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm9
+	vpclmulqdq $0x1, 48(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm9
+#else
+	vpclmulqdq $0x1, %ymm7, %ymm6, %ymm9 /* mid_59 = clmul(z_29, h_29) */
 #endif
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm6, 0(%rsp)
@@ -11210,21 +11171,140 @@ sm4_wordslice_avx2_vaes_batch_gcm_asm:
 	vmovdqu %xmm6, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm6
 #else
-	vpclmulqdq $0x11, %ymm7, %ymm6, %ymm6 /* hi_31 = clmul(z_31, h_31) */
+	vpclmulqdq $0x11, %ymm7, %ymm6, %ymm6 /* hi_29 = clmul(z_29, h_29) */
+#endif
+	vpxor %ymm9, %ymm8, %ymm7 /* mid_sum_acc_50 = xor(mid_58, mid_59) */
+	vpxor %ymm7, %ymm4, %ymm4 /* mid_sum_acc_55 = xor(mid_sum_acc_49, mid_sum_acc_50) */
+	vpxor %ymm6, %ymm3, %ymm3 /* hi_sum_acc_23 = xor(hi_28, hi_29) */
+	vmovdqu 960(%r9), %ymm6 /* x_30 = load() */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm6, %ymm6 /* z_30 = lookup16(x_30, reverse16) */
+	vmovdqu 192(%r8), %ymm7 /* h_30 = load() */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm6, 0(%rsp)
+	vmovdqu %ymm7, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm8
+	vpclmulqdq $0x0, 32(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm8
+	vpclmulqdq $0x0, 48(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm8
+#else
+	vpclmulqdq $0x0, %ymm7, %ymm6, %ymm8 /* lo_30 = clmul(z_30, h_30) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm6, 0(%rsp)
+	vmovdqu %ymm7, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm9
+	vpclmulqdq $0x10, 32(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm9
+	vpclmulqdq $0x10, 48(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm9
+#else
+	vpclmulqdq $0x10, %ymm7, %ymm6, %ymm9 /* mid_60 = clmul(z_30, h_30) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm6, 0(%rsp)
+	vmovdqu %ymm7, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm10
+	vpclmulqdq $0x1, 32(%rsp), %xmm10, %xmm10
+	vmovdqu %xmm10, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm10
+	vpclmulqdq $0x1, 48(%rsp), %xmm10, %xmm10
+	vmovdqu %xmm10, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm10
+#else
+	vpclmulqdq $0x1, %ymm7, %ymm6, %ymm10 /* mid_61 = clmul(z_30, h_30) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm6, 0(%rsp)
+	vmovdqu %ymm7, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm6
+	vpclmulqdq $0x11, 32(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm6
+	vpclmulqdq $0x11, 48(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm6
+#else
+	vpclmulqdq $0x11, %ymm7, %ymm6, %ymm6 /* hi_30 = clmul(z_30, h_30) */
+#endif
+	vpxor %ymm10, %ymm9, %ymm7 /* mid_sum_acc_51 = xor(mid_60, mid_61) */
+	vmovdqu 992(%r9), %ymm9 /* x_31 = load() */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm9, %ymm9 /* z_31 = lookup16(x_31, reverse16) */
+	vmovdqu 224(%r8), %ymm10 /* h_31 = load() */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm9, 0(%rsp)
+	vmovdqu %ymm10, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm11
+	vpclmulqdq $0x0, 32(%rsp), %xmm11, %xmm11
+	vmovdqu %xmm11, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm11
+	vpclmulqdq $0x0, 48(%rsp), %xmm11, %xmm11
+	vmovdqu %xmm11, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm11
+#else
+	vpclmulqdq $0x0, %ymm10, %ymm9, %ymm11 /* lo_31 = clmul(z_31, h_31) */
+#endif
+	vpxor %ymm11, %ymm8, %ymm8 /* lo_sum_acc_24 = xor(lo_30, lo_31) */
+	vpxor %ymm8, %ymm5, %ymm5 /* lo_sum_acc_26 = xor(lo_sum_acc_23, lo_sum_acc_24) */
+	vpxor %ymm5, %ymm2, %ymm2 /* lo_sum_acc_27 = xor(lo_sum_acc_25, lo_sum_acc_26) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm9, 0(%rsp)
+	vmovdqu %ymm10, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x10, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x10, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
+	vpclmulqdq $0x10, %ymm10, %ymm9, %ymm5 /* mid_62 = clmul(z_31, h_31) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm9, 0(%rsp)
+	vmovdqu %ymm10, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm8
+	vpclmulqdq $0x1, 32(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm8
+	vpclmulqdq $0x1, 48(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm8
+#else
+	vpclmulqdq $0x1, %ymm10, %ymm9, %ymm8 /* mid_63 = clmul(z_31, h_31) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm9, 0(%rsp)
+	vmovdqu %ymm10, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm9
+	vpclmulqdq $0x11, 32(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm9
+	vpclmulqdq $0x11, 48(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm9
+#else
+	vpclmulqdq $0x11, %ymm10, %ymm9, %ymm9 /* hi_31 = clmul(z_31, h_31) */
 #endif
 	vpxor %ymm8, %ymm5, %ymm5 /* mid_sum_acc_52 = xor(mid_62, mid_63) */
-	vpxor %ymm5, %ymm4, %ymm4 /* mid_sum_acc_54 = xor(mid_sum_acc_51, mid_sum_acc_52) */
-	vpxor %ymm4, %ymm1, %ymm1 /* mid_sum_acc_55 = xor(mid_sum_acc_53, mid_sum_acc_54) */
-	vpxor %ymm6, %ymm3, %ymm3 /* hi_sum_acc_22 = xor(hi_30, hi_31) */
-	vpxor %ymm3, %ymm0, %ymm0 /* hi_sum_acc_23 = xor(hi_sum_acc_21, hi_sum_acc_22) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_half_up(%rip), %ymm1, %ymm3 /* mid_lo_7 = lookup16(mid_sum_acc_55, half_up) */
-	vpxor %ymm3, %ymm2, %ymm2 /* s_lo_14 = xor(lo_sum_acc_23, mid_lo_7) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_half_down(%rip), %ymm1, %ymm1 /* mid_hi_7 = lookup16(mid_sum_acc_55, half_down) */
-	vpxor %ymm1, %ymm0, %ymm0 /* s_hi_14 = xor(hi_sum_acc_23, mid_hi_7) */
-	vpermq $0x4e, %ymm2, %ymm1 /* s_lo_x_7 = blocks128(s_lo_14, s_lo_14) */
-	vpxor %ymm1, %ymm2, %ymm1 /* s_lo_15 = xor(s_lo_14, s_lo_x_7) */
-	vpermq $0x4e, %ymm0, %ymm2 /* s_hi_x_7 = blocks128(s_hi_14, s_hi_14) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_15 = xor(s_hi_14, s_hi_x_7) */
+	vpxor %ymm5, %ymm7, %ymm5 /* mid_sum_acc_56 = xor(mid_sum_acc_51, mid_sum_acc_52) */
+	vpxor %ymm5, %ymm4, %ymm4 /* mid_sum_acc_58 = xor(mid_sum_acc_55, mid_sum_acc_56) */
+	vpxor %ymm4, %ymm1, %ymm1 /* mid_sum_acc_59 = xor(mid_sum_acc_57, mid_sum_acc_58) */
+	vpxor %ymm9, %ymm6, %ymm4 /* hi_sum_acc_24 = xor(hi_30, hi_31) */
+	vpxor %ymm4, %ymm3, %ymm3 /* hi_sum_acc_26 = xor(hi_sum_acc_23, hi_sum_acc_24) */
+	vpxor %ymm3, %ymm0, %ymm0 /* hi_sum_acc_27 = xor(hi_sum_acc_25, hi_sum_acc_26) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_half_up(%rip), %ymm1, %ymm3 /* mid_lo_3 = lookup16(mid_sum_acc_59, half_up) */
+	vpxor %ymm3, %ymm2, %ymm2 /* s_lo_6 = xor(lo_sum_acc_27, mid_lo_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_half_down(%rip), %ymm1, %ymm1 /* mid_hi_3 = lookup16(mid_sum_acc_59, half_down) */
+	vpxor %ymm1, %ymm0, %ymm0 /* s_hi_6 = xor(hi_sum_acc_27, mid_hi_3) */
+	vpermq $0x4e, %ymm2, %ymm1 /* s_lo_x_3 = blocks128(s_lo_6, s_lo_6) */
+	vpxor %ymm1, %ymm2, %ymm1 /* s_lo_7 = xor(s_lo_6, s_lo_x_3) */
+	vpermq $0x4e, %ymm0, %ymm2 /* s_hi_x_3 = blocks128(s_hi_6, s_hi_6) */
+	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_7 = xor(s_hi_6, s_hi_x_3) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm1, 0(%rsp)
 	vmovdqu 0(%rsp), %xmm2
@@ -11235,10 +11315,10 @@ sm4_wordslice_avx2_vaes_batch_gcm_asm:
 	vmovdqu %xmm2, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm2
 #else
-	vpclmulqdq $0x0, .Lsm4_wordslice_avx2_vaes_asm_9_fold(%rip), %ymm1, %ymm2 /* fold_lo_7 = clmul(s_lo_15, fold) */
+	vpclmulqdq $0x0, .Lsm4_wordslice_avx2_vaes_asm_9_fold(%rip), %ymm1, %ymm2 /* fold_lo_3 = clmul(s_lo_7, fold) */
 #endif
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_7 = lookup16(fold_lo_7, swap_halves) */
-	vpxor %ymm2, %ymm1, %ymm1 /* v_7 = xor(s_lo_15, fold_lo_sw_7) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_3 = lookup16(fold_lo_3, swap_halves) */
+	vpxor %ymm2, %ymm1, %ymm1 /* v_3 = xor(s_lo_7, fold_lo_sw_3) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm1, 0(%rsp)
 	vmovdqu 0(%rsp), %xmm2
@@ -11249,11 +11329,11 @@ sm4_wordslice_avx2_vaes_batch_gcm_asm:
 	vmovdqu %xmm2, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm2
 #else
-	vpclmulqdq $0x11, .Lsm4_wordslice_avx2_vaes_asm_9_fold(%rip), %ymm1, %ymm2 /* fold_hi_7 = clmul(v_7, fold) */
+	vpclmulqdq $0x11, .Lsm4_wordslice_avx2_vaes_asm_9_fold(%rip), %ymm1, %ymm2 /* fold_hi_3 = clmul(v_3, fold) */
 #endif
-	vpxor %ymm0, %ymm1, %ymm0 /* v_hi_7 = xor(v_7, s_hi_15) */
-	vpxor %ymm2, %ymm0, %ymm0 /* reduced_7 = xor(v_hi_7, fold_hi_7) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm0, %ymm0 /* y_next = lookup16(reduced_7, reverse16) */
+	vpxor %ymm0, %ymm1, %ymm0 /* v_hi_3 = xor(v_3, s_hi_7) */
+	vpxor %ymm2, %ymm0, %ymm0 /* reduced_3 = xor(v_hi_3, fold_hi_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm0, %ymm0 /* y_next = lookup16(reduced_3, reverse16) */
 	vbroadcasti128 (%rsi), %ymm1 /* ctr_low = bcast128() */
 	vpsrlw $8, %ymm1, %ymm2 /* ctr_last = shr(ctr_low) */
 	vpand .Lsm4_wordslice_avx2_vaes_asm_9_all_but_last(%rip), %ymm1, %ymm1 /* ctr_v_open = and(ctr_low, all_but_last) */

@@ -3368,7 +3368,7 @@ static void sm4_wordslice_avx512_gfni_batch_xts(const uint8_t *rk, const uint8_t
 }
 
 /* GCM's stitched form: the counter form's CTR and, beside it, GHASH of the batch
- * at `hashed` in 16 step(s) of 8 blocks chained in registers (gen/ir/stitch.py). */
+ * at `hashed` in 8 step(s) of 16 blocks chained in registers (gen/ir/stitch.py). */
 static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, uint8_t *out, const uint8_t *src,
                                                 const uint8_t *table, const uint8_t *hashed)
 {
@@ -3529,7 +3529,7 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m512i y_1 = kc_bcast16_512(in + 64);
     const __m512i phi_y = _mm512_shuffle_epi8(y_1, reverse16);
 
-    /* Step 1 of 16: 8 blocks, 4 per register: block i times T_(n - i), products unreduced. */
+    /* Step 1 of 8: 16 blocks, 4 per register: block i times T_(n - i), products unreduced. */
     const __m512i x = _mm512_loadu_si512((const void *)(hashed));
     const __m512i z = _mm512_shuffle_epi8(x, reverse16);
     const __m512i z1_y = _mm512_ternarylogic_epi32(phi_y, first_block, z, 0x6a);
@@ -3545,14 +3545,35 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m512i mid_2 = _mm512_clmulepi64_epi128(z_1, h_1, 0x10);
     const __m512i mid_3 = _mm512_clmulepi64_epi128(z_1, h_1, 0x01);
     const __m512i hi_1 = _mm512_clmulepi64_epi128(z_1, h_1, 0x11);
+    const __m512i x_2 = _mm512_loadu_si512((const void *)(hashed + 128));
+    const __m512i z_2 = _mm512_shuffle_epi8(x_2, reverse16);
+    const __m512i h_2 = _mm512_loadu_si512((const void *)(table + 128));
+    const __m512i lo_2 = _mm512_clmulepi64_epi128(z_2, h_2, 0x00);
+    const __m512i mid_4 = _mm512_clmulepi64_epi128(z_2, h_2, 0x10);
+    const __m512i mid_5 = _mm512_clmulepi64_epi128(z_2, h_2, 0x01);
+    const __m512i hi_2 = _mm512_clmulepi64_epi128(z_2, h_2, 0x11);
+    const __m512i x_3 = _mm512_loadu_si512((const void *)(hashed + 192));
+    const __m512i z_3 = _mm512_shuffle_epi8(x_3, reverse16);
+    const __m512i h_3 = _mm512_loadu_si512((const void *)(table + 192));
+    const __m512i lo_3 = _mm512_clmulepi64_epi128(z_3, h_3, 0x00);
+    const __m512i mid_6 = _mm512_clmulepi64_epi128(z_3, h_3, 0x10);
+    const __m512i mid_7 = _mm512_clmulepi64_epi128(z_3, h_3, 0x01);
+    const __m512i hi_3 = _mm512_clmulepi64_epi128(z_3, h_3, 0x11);
 
     /* The sums, then S's halves, their blocks added, and one reduction. */
+    const __m512i lo_sum_acc_1 = _mm512_xor_si512(lo_2, lo_3);
+    const __m512i lo_sum_acc_2 = _mm512_ternarylogic_epi32(lo, lo_1, lo_sum_acc_1, 0x96);
     const __m512i mid_sum_acc_1 = _mm512_xor_si512(mid_2, mid_3);
-    const __m512i mid_sum_acc_2 = _mm512_ternarylogic_epi32(mid, mid_1, mid_sum_acc_1, 0x96);
-    const __m512i mid_lo = _mm512_shuffle_epi8(mid_sum_acc_2, half_up);
-    const __m512i s_lo = _mm512_ternarylogic_epi32(lo, lo_1, mid_lo, 0x96);
-    const __m512i mid_hi = _mm512_shuffle_epi8(mid_sum_acc_2, half_down);
-    const __m512i s_hi = _mm512_ternarylogic_epi32(hi, hi_1, mid_hi, 0x96);
+    const __m512i mid_sum_acc_3 = _mm512_xor_si512(mid_6, mid_7);
+    const __m512i mid_sum_acc_4 = _mm512_ternarylogic_epi32(mid, mid_1, mid_sum_acc_1, 0x96);
+    const __m512i mid_sum_acc_5 = _mm512_ternarylogic_epi32(mid_4, mid_5, mid_sum_acc_3, 0x96);
+    const __m512i mid_sum_acc_6 = _mm512_xor_si512(mid_sum_acc_4, mid_sum_acc_5);
+    const __m512i hi_sum_acc_1 = _mm512_xor_si512(hi_2, hi_3);
+    const __m512i hi_sum_acc_2 = _mm512_ternarylogic_epi32(hi, hi_1, hi_sum_acc_1, 0x96);
+    const __m512i mid_lo = _mm512_shuffle_epi8(mid_sum_acc_6, half_up);
+    const __m512i s_lo = _mm512_xor_si512(lo_sum_acc_2, mid_lo);
+    const __m512i mid_hi = _mm512_shuffle_epi8(mid_sum_acc_6, half_down);
+    const __m512i s_hi = _mm512_xor_si512(hi_sum_acc_2, mid_hi);
     const __m512i s_lo_x = _mm512_shuffle_i32x4(s_lo, s_lo, 0x4e);
     const __m512i s_lo_1 = _mm512_xor_si512(s_lo, s_lo_x);
     const __m512i s_lo_x_1 = _mm512_shuffle_i32x4(s_lo_1, s_lo_1, 0xb1);
@@ -3567,30 +3588,51 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m512i v_hi = _mm512_ternarylogic_epi32(s_hi_1, s_hi_x_1, v, 0x96);
     const __m512i y1_1 = _mm512_ternarylogic_epi32(v_hi, fold_hi, first_block, 0x28);
 
-    /* Step 2 of 16: 8 blocks, 4 per register: block i times T_(n - i), products unreduced. */
-    const __m512i x_2 = _mm512_loadu_si512((const void *)(hashed + 128));
-    const __m512i z_2 = _mm512_shuffle_epi8(x_2, reverse16);
-    const __m512i z1_y_1 = _mm512_xor_si512(z_2, y1_1);
-    const __m512i h_2 = _mm512_loadu_si512((const void *)(table));
-    const __m512i lo_2 = _mm512_clmulepi64_epi128(z1_y_1, h_2, 0x00);
-    const __m512i mid_4 = _mm512_clmulepi64_epi128(z1_y_1, h_2, 0x10);
-    const __m512i mid_5 = _mm512_clmulepi64_epi128(z1_y_1, h_2, 0x01);
-    const __m512i hi_2 = _mm512_clmulepi64_epi128(z1_y_1, h_2, 0x11);
-    const __m512i x_3 = _mm512_loadu_si512((const void *)(hashed + 192));
-    const __m512i z_3 = _mm512_shuffle_epi8(x_3, reverse16);
-    const __m512i h_3 = _mm512_loadu_si512((const void *)(table + 64));
-    const __m512i lo_3 = _mm512_clmulepi64_epi128(z_3, h_3, 0x00);
-    const __m512i mid_6 = _mm512_clmulepi64_epi128(z_3, h_3, 0x10);
-    const __m512i mid_7 = _mm512_clmulepi64_epi128(z_3, h_3, 0x01);
-    const __m512i hi_3 = _mm512_clmulepi64_epi128(z_3, h_3, 0x11);
+    /* Step 2 of 8: 16 blocks, 4 per register: block i times T_(n - i), products unreduced. */
+    const __m512i x_4 = _mm512_loadu_si512((const void *)(hashed + 256));
+    const __m512i z_4 = _mm512_shuffle_epi8(x_4, reverse16);
+    const __m512i z1_y_1 = _mm512_xor_si512(z_4, y1_1);
+    const __m512i h_4 = _mm512_loadu_si512((const void *)(table));
+    const __m512i lo_4 = _mm512_clmulepi64_epi128(z1_y_1, h_4, 0x00);
+    const __m512i mid_8 = _mm512_clmulepi64_epi128(z1_y_1, h_4, 0x10);
+    const __m512i mid_9 = _mm512_clmulepi64_epi128(z1_y_1, h_4, 0x01);
+    const __m512i hi_4 = _mm512_clmulepi64_epi128(z1_y_1, h_4, 0x11);
+    const __m512i x_5 = _mm512_loadu_si512((const void *)(hashed + 320));
+    const __m512i z_5 = _mm512_shuffle_epi8(x_5, reverse16);
+    const __m512i h_5 = _mm512_loadu_si512((const void *)(table + 64));
+    const __m512i lo_5 = _mm512_clmulepi64_epi128(z_5, h_5, 0x00);
+    const __m512i mid_10 = _mm512_clmulepi64_epi128(z_5, h_5, 0x10);
+    const __m512i mid_11 = _mm512_clmulepi64_epi128(z_5, h_5, 0x01);
+    const __m512i hi_5 = _mm512_clmulepi64_epi128(z_5, h_5, 0x11);
+    const __m512i x_6 = _mm512_loadu_si512((const void *)(hashed + 384));
+    const __m512i z_6 = _mm512_shuffle_epi8(x_6, reverse16);
+    const __m512i h_6 = _mm512_loadu_si512((const void *)(table + 128));
+    const __m512i lo_6 = _mm512_clmulepi64_epi128(z_6, h_6, 0x00);
+    const __m512i mid_12 = _mm512_clmulepi64_epi128(z_6, h_6, 0x10);
+    const __m512i mid_13 = _mm512_clmulepi64_epi128(z_6, h_6, 0x01);
+    const __m512i hi_6 = _mm512_clmulepi64_epi128(z_6, h_6, 0x11);
+    const __m512i x_7 = _mm512_loadu_si512((const void *)(hashed + 448));
+    const __m512i z_7 = _mm512_shuffle_epi8(x_7, reverse16);
+    const __m512i h_7 = _mm512_loadu_si512((const void *)(table + 192));
+    const __m512i lo_7 = _mm512_clmulepi64_epi128(z_7, h_7, 0x00);
+    const __m512i mid_14 = _mm512_clmulepi64_epi128(z_7, h_7, 0x10);
+    const __m512i mid_15 = _mm512_clmulepi64_epi128(z_7, h_7, 0x01);
+    const __m512i hi_7 = _mm512_clmulepi64_epi128(z_7, h_7, 0x11);
 
     /* The sums, then S's halves, their blocks added, and one reduction. */
-    const __m512i mid_sum_acc_4 = _mm512_xor_si512(mid_6, mid_7);
-    const __m512i mid_sum_acc_5 = _mm512_ternarylogic_epi32(mid_4, mid_5, mid_sum_acc_4, 0x96);
-    const __m512i mid_lo_1 = _mm512_shuffle_epi8(mid_sum_acc_5, half_up);
-    const __m512i s_lo_3 = _mm512_ternarylogic_epi32(lo_2, lo_3, mid_lo_1, 0x96);
-    const __m512i mid_hi_1 = _mm512_shuffle_epi8(mid_sum_acc_5, half_down);
-    const __m512i s_hi_3 = _mm512_ternarylogic_epi32(hi_2, hi_3, mid_hi_1, 0x96);
+    const __m512i lo_sum_acc_4 = _mm512_xor_si512(lo_6, lo_7);
+    const __m512i lo_sum_acc_5 = _mm512_ternarylogic_epi32(lo_4, lo_5, lo_sum_acc_4, 0x96);
+    const __m512i mid_sum_acc_8 = _mm512_xor_si512(mid_10, mid_11);
+    const __m512i mid_sum_acc_10 = _mm512_xor_si512(mid_14, mid_15);
+    const __m512i mid_sum_acc_11 = _mm512_ternarylogic_epi32(mid_8, mid_9, mid_sum_acc_8, 0x96);
+    const __m512i mid_sum_acc_12 = _mm512_ternarylogic_epi32(mid_12, mid_13, mid_sum_acc_10, 0x96);
+    const __m512i mid_sum_acc_13 = _mm512_xor_si512(mid_sum_acc_11, mid_sum_acc_12);
+    const __m512i hi_sum_acc_4 = _mm512_xor_si512(hi_6, hi_7);
+    const __m512i hi_sum_acc_5 = _mm512_ternarylogic_epi32(hi_4, hi_5, hi_sum_acc_4, 0x96);
+    const __m512i mid_lo_1 = _mm512_shuffle_epi8(mid_sum_acc_13, half_up);
+    const __m512i s_lo_3 = _mm512_xor_si512(lo_sum_acc_5, mid_lo_1);
+    const __m512i mid_hi_1 = _mm512_shuffle_epi8(mid_sum_acc_13, half_down);
+    const __m512i s_hi_3 = _mm512_xor_si512(hi_sum_acc_5, mid_hi_1);
     const __m512i s_lo_x_2 = _mm512_shuffle_i32x4(s_lo_3, s_lo_3, 0x4e);
     const __m512i s_lo_4 = _mm512_xor_si512(s_lo_3, s_lo_x_2);
     const __m512i s_lo_x_3 = _mm512_shuffle_i32x4(s_lo_4, s_lo_4, 0xb1);
@@ -3605,30 +3647,51 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m512i v_hi_1 = _mm512_ternarylogic_epi32(s_hi_4, s_hi_x_3, v_1, 0x96);
     const __m512i y1_2 = _mm512_ternarylogic_epi32(v_hi_1, fold_hi_1, first_block, 0x28);
 
-    /* Step 3 of 16: 8 blocks, 4 per register: block i times T_(n - i), products unreduced. */
-    const __m512i x_4 = _mm512_loadu_si512((const void *)(hashed + 256));
-    const __m512i z_4 = _mm512_shuffle_epi8(x_4, reverse16);
-    const __m512i z1_y_2 = _mm512_xor_si512(z_4, y1_2);
-    const __m512i h_4 = _mm512_loadu_si512((const void *)(table));
-    const __m512i lo_4 = _mm512_clmulepi64_epi128(z1_y_2, h_4, 0x00);
-    const __m512i mid_8 = _mm512_clmulepi64_epi128(z1_y_2, h_4, 0x10);
-    const __m512i mid_9 = _mm512_clmulepi64_epi128(z1_y_2, h_4, 0x01);
-    const __m512i hi_4 = _mm512_clmulepi64_epi128(z1_y_2, h_4, 0x11);
-    const __m512i x_5 = _mm512_loadu_si512((const void *)(hashed + 320));
-    const __m512i z_5 = _mm512_shuffle_epi8(x_5, reverse16);
-    const __m512i h_5 = _mm512_loadu_si512((const void *)(table + 64));
-    const __m512i lo_5 = _mm512_clmulepi64_epi128(z_5, h_5, 0x00);
-    const __m512i mid_10 = _mm512_clmulepi64_epi128(z_5, h_5, 0x10);
-    const __m512i mid_11 = _mm512_clmulepi64_epi128(z_5, h_5, 0x01);
-    const __m512i hi_5 = _mm512_clmulepi64_epi128(z_5, h_5, 0x11);
+    /* Step 3 of 8: 16 blocks, 4 per register: block i times T_(n - i), products unreduced. */
+    const __m512i x_8 = _mm512_loadu_si512((const void *)(hashed + 512));
+    const __m512i z_8 = _mm512_shuffle_epi8(x_8, reverse16);
+    const __m512i z1_y_2 = _mm512_xor_si512(z_8, y1_2);
+    const __m512i h_8 = _mm512_loadu_si512((const void *)(table));
+    const __m512i lo_8 = _mm512_clmulepi64_epi128(z1_y_2, h_8, 0x00);
+    const __m512i mid_16 = _mm512_clmulepi64_epi128(z1_y_2, h_8, 0x10);
+    const __m512i mid_17 = _mm512_clmulepi64_epi128(z1_y_2, h_8, 0x01);
+    const __m512i hi_8 = _mm512_clmulepi64_epi128(z1_y_2, h_8, 0x11);
+    const __m512i x_9 = _mm512_loadu_si512((const void *)(hashed + 576));
+    const __m512i z_9 = _mm512_shuffle_epi8(x_9, reverse16);
+    const __m512i h_9 = _mm512_loadu_si512((const void *)(table + 64));
+    const __m512i lo_9 = _mm512_clmulepi64_epi128(z_9, h_9, 0x00);
+    const __m512i mid_18 = _mm512_clmulepi64_epi128(z_9, h_9, 0x10);
+    const __m512i mid_19 = _mm512_clmulepi64_epi128(z_9, h_9, 0x01);
+    const __m512i hi_9 = _mm512_clmulepi64_epi128(z_9, h_9, 0x11);
+    const __m512i x_10 = _mm512_loadu_si512((const void *)(hashed + 640));
+    const __m512i z_10 = _mm512_shuffle_epi8(x_10, reverse16);
+    const __m512i h_10 = _mm512_loadu_si512((const void *)(table + 128));
+    const __m512i lo_10 = _mm512_clmulepi64_epi128(z_10, h_10, 0x00);
+    const __m512i mid_20 = _mm512_clmulepi64_epi128(z_10, h_10, 0x10);
+    const __m512i mid_21 = _mm512_clmulepi64_epi128(z_10, h_10, 0x01);
+    const __m512i hi_10 = _mm512_clmulepi64_epi128(z_10, h_10, 0x11);
+    const __m512i x_11 = _mm512_loadu_si512((const void *)(hashed + 704));
+    const __m512i z_11 = _mm512_shuffle_epi8(x_11, reverse16);
+    const __m512i h_11 = _mm512_loadu_si512((const void *)(table + 192));
+    const __m512i lo_11 = _mm512_clmulepi64_epi128(z_11, h_11, 0x00);
+    const __m512i mid_22 = _mm512_clmulepi64_epi128(z_11, h_11, 0x10);
+    const __m512i mid_23 = _mm512_clmulepi64_epi128(z_11, h_11, 0x01);
+    const __m512i hi_11 = _mm512_clmulepi64_epi128(z_11, h_11, 0x11);
 
     /* The sums, then S's halves, their blocks added, and one reduction. */
-    const __m512i mid_sum_acc_7 = _mm512_xor_si512(mid_10, mid_11);
-    const __m512i mid_sum_acc_8 = _mm512_ternarylogic_epi32(mid_8, mid_9, mid_sum_acc_7, 0x96);
-    const __m512i mid_lo_2 = _mm512_shuffle_epi8(mid_sum_acc_8, half_up);
-    const __m512i s_lo_6 = _mm512_ternarylogic_epi32(lo_4, lo_5, mid_lo_2, 0x96);
-    const __m512i mid_hi_2 = _mm512_shuffle_epi8(mid_sum_acc_8, half_down);
-    const __m512i s_hi_6 = _mm512_ternarylogic_epi32(hi_4, hi_5, mid_hi_2, 0x96);
+    const __m512i lo_sum_acc_7 = _mm512_xor_si512(lo_10, lo_11);
+    const __m512i lo_sum_acc_8 = _mm512_ternarylogic_epi32(lo_8, lo_9, lo_sum_acc_7, 0x96);
+    const __m512i mid_sum_acc_15 = _mm512_xor_si512(mid_18, mid_19);
+    const __m512i mid_sum_acc_17 = _mm512_xor_si512(mid_22, mid_23);
+    const __m512i mid_sum_acc_18 = _mm512_ternarylogic_epi32(mid_16, mid_17, mid_sum_acc_15, 0x96);
+    const __m512i mid_sum_acc_19 = _mm512_ternarylogic_epi32(mid_20, mid_21, mid_sum_acc_17, 0x96);
+    const __m512i mid_sum_acc_20 = _mm512_xor_si512(mid_sum_acc_18, mid_sum_acc_19);
+    const __m512i hi_sum_acc_7 = _mm512_xor_si512(hi_10, hi_11);
+    const __m512i hi_sum_acc_8 = _mm512_ternarylogic_epi32(hi_8, hi_9, hi_sum_acc_7, 0x96);
+    const __m512i mid_lo_2 = _mm512_shuffle_epi8(mid_sum_acc_20, half_up);
+    const __m512i s_lo_6 = _mm512_xor_si512(lo_sum_acc_8, mid_lo_2);
+    const __m512i mid_hi_2 = _mm512_shuffle_epi8(mid_sum_acc_20, half_down);
+    const __m512i s_hi_6 = _mm512_xor_si512(hi_sum_acc_8, mid_hi_2);
     const __m512i s_lo_x_4 = _mm512_shuffle_i32x4(s_lo_6, s_lo_6, 0x4e);
     const __m512i s_lo_7 = _mm512_xor_si512(s_lo_6, s_lo_x_4);
     const __m512i s_lo_x_5 = _mm512_shuffle_i32x4(s_lo_7, s_lo_7, 0xb1);
@@ -3643,30 +3706,51 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m512i v_hi_2 = _mm512_ternarylogic_epi32(s_hi_7, s_hi_x_5, v_2, 0x96);
     const __m512i y1_3 = _mm512_ternarylogic_epi32(v_hi_2, fold_hi_2, first_block, 0x28);
 
-    /* Step 4 of 16: 8 blocks, 4 per register: block i times T_(n - i), products unreduced. */
-    const __m512i x_6 = _mm512_loadu_si512((const void *)(hashed + 384));
-    const __m512i z_6 = _mm512_shuffle_epi8(x_6, reverse16);
-    const __m512i z1_y_3 = _mm512_xor_si512(z_6, y1_3);
-    const __m512i h_6 = _mm512_loadu_si512((const void *)(table));
-    const __m512i lo_6 = _mm512_clmulepi64_epi128(z1_y_3, h_6, 0x00);
-    const __m512i mid_12 = _mm512_clmulepi64_epi128(z1_y_3, h_6, 0x10);
-    const __m512i mid_13 = _mm512_clmulepi64_epi128(z1_y_3, h_6, 0x01);
-    const __m512i hi_6 = _mm512_clmulepi64_epi128(z1_y_3, h_6, 0x11);
-    const __m512i x_7 = _mm512_loadu_si512((const void *)(hashed + 448));
-    const __m512i z_7 = _mm512_shuffle_epi8(x_7, reverse16);
-    const __m512i h_7 = _mm512_loadu_si512((const void *)(table + 64));
-    const __m512i lo_7 = _mm512_clmulepi64_epi128(z_7, h_7, 0x00);
-    const __m512i mid_14 = _mm512_clmulepi64_epi128(z_7, h_7, 0x10);
-    const __m512i mid_15 = _mm512_clmulepi64_epi128(z_7, h_7, 0x01);
-    const __m512i hi_7 = _mm512_clmulepi64_epi128(z_7, h_7, 0x11);
+    /* Step 4 of 8: 16 blocks, 4 per register: block i times T_(n - i), products unreduced. */
+    const __m512i x_12 = _mm512_loadu_si512((const void *)(hashed + 768));
+    const __m512i z_12 = _mm512_shuffle_epi8(x_12, reverse16);
+    const __m512i z1_y_3 = _mm512_xor_si512(z_12, y1_3);
+    const __m512i h_12 = _mm512_loadu_si512((const void *)(table));
+    const __m512i lo_12 = _mm512_clmulepi64_epi128(z1_y_3, h_12, 0x00);
+    const __m512i mid_24 = _mm512_clmulepi64_epi128(z1_y_3, h_12, 0x10);
+    const __m512i mid_25 = _mm512_clmulepi64_epi128(z1_y_3, h_12, 0x01);
+    const __m512i hi_12 = _mm512_clmulepi64_epi128(z1_y_3, h_12, 0x11);
+    const __m512i x_13 = _mm512_loadu_si512((const void *)(hashed + 832));
+    const __m512i z_13 = _mm512_shuffle_epi8(x_13, reverse16);
+    const __m512i h_13 = _mm512_loadu_si512((const void *)(table + 64));
+    const __m512i lo_13 = _mm512_clmulepi64_epi128(z_13, h_13, 0x00);
+    const __m512i mid_26 = _mm512_clmulepi64_epi128(z_13, h_13, 0x10);
+    const __m512i mid_27 = _mm512_clmulepi64_epi128(z_13, h_13, 0x01);
+    const __m512i hi_13 = _mm512_clmulepi64_epi128(z_13, h_13, 0x11);
+    const __m512i x_14 = _mm512_loadu_si512((const void *)(hashed + 896));
+    const __m512i z_14 = _mm512_shuffle_epi8(x_14, reverse16);
+    const __m512i h_14 = _mm512_loadu_si512((const void *)(table + 128));
+    const __m512i lo_14 = _mm512_clmulepi64_epi128(z_14, h_14, 0x00);
+    const __m512i mid_28 = _mm512_clmulepi64_epi128(z_14, h_14, 0x10);
+    const __m512i mid_29 = _mm512_clmulepi64_epi128(z_14, h_14, 0x01);
+    const __m512i hi_14 = _mm512_clmulepi64_epi128(z_14, h_14, 0x11);
+    const __m512i x_15 = _mm512_loadu_si512((const void *)(hashed + 960));
+    const __m512i z_15 = _mm512_shuffle_epi8(x_15, reverse16);
+    const __m512i h_15 = _mm512_loadu_si512((const void *)(table + 192));
+    const __m512i lo_15 = _mm512_clmulepi64_epi128(z_15, h_15, 0x00);
+    const __m512i mid_30 = _mm512_clmulepi64_epi128(z_15, h_15, 0x10);
+    const __m512i mid_31 = _mm512_clmulepi64_epi128(z_15, h_15, 0x01);
+    const __m512i hi_15 = _mm512_clmulepi64_epi128(z_15, h_15, 0x11);
 
     /* The sums, then S's halves, their blocks added, and one reduction. */
-    const __m512i mid_sum_acc_10 = _mm512_xor_si512(mid_14, mid_15);
-    const __m512i mid_sum_acc_11 = _mm512_ternarylogic_epi32(mid_12, mid_13, mid_sum_acc_10, 0x96);
-    const __m512i mid_lo_3 = _mm512_shuffle_epi8(mid_sum_acc_11, half_up);
-    const __m512i s_lo_9 = _mm512_ternarylogic_epi32(lo_6, lo_7, mid_lo_3, 0x96);
-    const __m512i mid_hi_3 = _mm512_shuffle_epi8(mid_sum_acc_11, half_down);
-    const __m512i s_hi_9 = _mm512_ternarylogic_epi32(hi_6, hi_7, mid_hi_3, 0x96);
+    const __m512i lo_sum_acc_10 = _mm512_xor_si512(lo_14, lo_15);
+    const __m512i lo_sum_acc_11 = _mm512_ternarylogic_epi32(lo_12, lo_13, lo_sum_acc_10, 0x96);
+    const __m512i mid_sum_acc_22 = _mm512_xor_si512(mid_26, mid_27);
+    const __m512i mid_sum_acc_24 = _mm512_xor_si512(mid_30, mid_31);
+    const __m512i mid_sum_acc_25 = _mm512_ternarylogic_epi32(mid_24, mid_25, mid_sum_acc_22, 0x96);
+    const __m512i mid_sum_acc_26 = _mm512_ternarylogic_epi32(mid_28, mid_29, mid_sum_acc_24, 0x96);
+    const __m512i mid_sum_acc_27 = _mm512_xor_si512(mid_sum_acc_25, mid_sum_acc_26);
+    const __m512i hi_sum_acc_10 = _mm512_xor_si512(hi_14, hi_15);
+    const __m512i hi_sum_acc_11 = _mm512_ternarylogic_epi32(hi_12, hi_13, hi_sum_acc_10, 0x96);
+    const __m512i mid_lo_3 = _mm512_shuffle_epi8(mid_sum_acc_27, half_up);
+    const __m512i s_lo_9 = _mm512_xor_si512(lo_sum_acc_11, mid_lo_3);
+    const __m512i mid_hi_3 = _mm512_shuffle_epi8(mid_sum_acc_27, half_down);
+    const __m512i s_hi_9 = _mm512_xor_si512(hi_sum_acc_11, mid_hi_3);
     const __m512i s_lo_x_6 = _mm512_shuffle_i32x4(s_lo_9, s_lo_9, 0x4e);
     const __m512i s_lo_10 = _mm512_xor_si512(s_lo_9, s_lo_x_6);
     const __m512i s_lo_x_7 = _mm512_shuffle_i32x4(s_lo_10, s_lo_10, 0xb1);
@@ -3681,30 +3765,51 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m512i v_hi_3 = _mm512_ternarylogic_epi32(s_hi_10, s_hi_x_7, v_3, 0x96);
     const __m512i y1_4 = _mm512_ternarylogic_epi32(v_hi_3, fold_hi_3, first_block, 0x28);
 
-    /* Step 5 of 16: 8 blocks, 4 per register: block i times T_(n - i), products unreduced. */
-    const __m512i x_8 = _mm512_loadu_si512((const void *)(hashed + 512));
-    const __m512i z_8 = _mm512_shuffle_epi8(x_8, reverse16);
-    const __m512i z1_y_4 = _mm512_xor_si512(z_8, y1_4);
-    const __m512i h_8 = _mm512_loadu_si512((const void *)(table));
-    const __m512i lo_8 = _mm512_clmulepi64_epi128(z1_y_4, h_8, 0x00);
-    const __m512i mid_16 = _mm512_clmulepi64_epi128(z1_y_4, h_8, 0x10);
-    const __m512i mid_17 = _mm512_clmulepi64_epi128(z1_y_4, h_8, 0x01);
-    const __m512i hi_8 = _mm512_clmulepi64_epi128(z1_y_4, h_8, 0x11);
-    const __m512i x_9 = _mm512_loadu_si512((const void *)(hashed + 576));
-    const __m512i z_9 = _mm512_shuffle_epi8(x_9, reverse16);
-    const __m512i h_9 = _mm512_loadu_si512((const void *)(table + 64));
-    const __m512i lo_9 = _mm512_clmulepi64_epi128(z_9, h_9, 0x00);
-    const __m512i mid_18 = _mm512_clmulepi64_epi128(z_9, h_9, 0x10);
-    const __m512i mid_19 = _mm512_clmulepi64_epi128(z_9, h_9, 0x01);
-    const __m512i hi_9 = _mm512_clmulepi64_epi128(z_9, h_9, 0x11);
+    /* Step 5 of 8: 16 blocks, 4 per register: block i times T_(n - i), products unreduced. */
+    const __m512i x_16 = _mm512_loadu_si512((const void *)(hashed + 1024));
+    const __m512i z_16 = _mm512_shuffle_epi8(x_16, reverse16);
+    const __m512i z1_y_4 = _mm512_xor_si512(z_16, y1_4);
+    const __m512i h_16 = _mm512_loadu_si512((const void *)(table));
+    const __m512i lo_16 = _mm512_clmulepi64_epi128(z1_y_4, h_16, 0x00);
+    const __m512i mid_32 = _mm512_clmulepi64_epi128(z1_y_4, h_16, 0x10);
+    const __m512i mid_33 = _mm512_clmulepi64_epi128(z1_y_4, h_16, 0x01);
+    const __m512i hi_16 = _mm512_clmulepi64_epi128(z1_y_4, h_16, 0x11);
+    const __m512i x_17 = _mm512_loadu_si512((const void *)(hashed + 1088));
+    const __m512i z_17 = _mm512_shuffle_epi8(x_17, reverse16);
+    const __m512i h_17 = _mm512_loadu_si512((const void *)(table + 64));
+    const __m512i lo_17 = _mm512_clmulepi64_epi128(z_17, h_17, 0x00);
+    const __m512i mid_34 = _mm512_clmulepi64_epi128(z_17, h_17, 0x10);
+    const __m512i mid_35 = _mm512_clmulepi64_epi128(z_17, h_17, 0x01);
+    const __m512i hi_17 = _mm512_clmulepi64_epi128(z_17, h_17, 0x11);
+    const __m512i x_18 = _mm512_loadu_si512((const void *)(hashed + 1152));
+    const __m512i z_18 = _mm512_shuffle_epi8(x_18, reverse16);
+    const __m512i h_18 = _mm512_loadu_si512((const void *)(table + 128));
+    const __m512i lo_18 = _mm512_clmulepi64_epi128(z_18, h_18, 0x00);
+    const __m512i mid_36 = _mm512_clmulepi64_epi128(z_18, h_18, 0x10);
+    const __m512i mid_37 = _mm512_clmulepi64_epi128(z_18, h_18, 0x01);
+    const __m512i hi_18 = _mm512_clmulepi64_epi128(z_18, h_18, 0x11);
+    const __m512i x_19 = _mm512_loadu_si512((const void *)(hashed + 1216));
+    const __m512i z_19 = _mm512_shuffle_epi8(x_19, reverse16);
+    const __m512i h_19 = _mm512_loadu_si512((const void *)(table + 192));
+    const __m512i lo_19 = _mm512_clmulepi64_epi128(z_19, h_19, 0x00);
+    const __m512i mid_38 = _mm512_clmulepi64_epi128(z_19, h_19, 0x10);
+    const __m512i mid_39 = _mm512_clmulepi64_epi128(z_19, h_19, 0x01);
+    const __m512i hi_19 = _mm512_clmulepi64_epi128(z_19, h_19, 0x11);
 
     /* The sums, then S's halves, their blocks added, and one reduction. */
-    const __m512i mid_sum_acc_13 = _mm512_xor_si512(mid_18, mid_19);
-    const __m512i mid_sum_acc_14 = _mm512_ternarylogic_epi32(mid_16, mid_17, mid_sum_acc_13, 0x96);
-    const __m512i mid_lo_4 = _mm512_shuffle_epi8(mid_sum_acc_14, half_up);
-    const __m512i s_lo_12 = _mm512_ternarylogic_epi32(lo_8, lo_9, mid_lo_4, 0x96);
-    const __m512i mid_hi_4 = _mm512_shuffle_epi8(mid_sum_acc_14, half_down);
-    const __m512i s_hi_12 = _mm512_ternarylogic_epi32(hi_8, hi_9, mid_hi_4, 0x96);
+    const __m512i lo_sum_acc_13 = _mm512_xor_si512(lo_18, lo_19);
+    const __m512i lo_sum_acc_14 = _mm512_ternarylogic_epi32(lo_16, lo_17, lo_sum_acc_13, 0x96);
+    const __m512i mid_sum_acc_29 = _mm512_xor_si512(mid_34, mid_35);
+    const __m512i mid_sum_acc_31 = _mm512_xor_si512(mid_38, mid_39);
+    const __m512i mid_sum_acc_32 = _mm512_ternarylogic_epi32(mid_32, mid_33, mid_sum_acc_29, 0x96);
+    const __m512i mid_sum_acc_33 = _mm512_ternarylogic_epi32(mid_36, mid_37, mid_sum_acc_31, 0x96);
+    const __m512i mid_sum_acc_34 = _mm512_xor_si512(mid_sum_acc_32, mid_sum_acc_33);
+    const __m512i hi_sum_acc_13 = _mm512_xor_si512(hi_18, hi_19);
+    const __m512i hi_sum_acc_14 = _mm512_ternarylogic_epi32(hi_16, hi_17, hi_sum_acc_13, 0x96);
+    const __m512i mid_lo_4 = _mm512_shuffle_epi8(mid_sum_acc_34, half_up);
+    const __m512i s_lo_12 = _mm512_xor_si512(lo_sum_acc_14, mid_lo_4);
+    const __m512i mid_hi_4 = _mm512_shuffle_epi8(mid_sum_acc_34, half_down);
+    const __m512i s_hi_12 = _mm512_xor_si512(hi_sum_acc_14, mid_hi_4);
     const __m512i s_lo_x_8 = _mm512_shuffle_i32x4(s_lo_12, s_lo_12, 0x4e);
     const __m512i s_lo_13 = _mm512_xor_si512(s_lo_12, s_lo_x_8);
     const __m512i s_lo_x_9 = _mm512_shuffle_i32x4(s_lo_13, s_lo_13, 0xb1);
@@ -3719,30 +3824,51 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m512i v_hi_4 = _mm512_ternarylogic_epi32(s_hi_13, s_hi_x_9, v_4, 0x96);
     const __m512i y1_5 = _mm512_ternarylogic_epi32(v_hi_4, fold_hi_4, first_block, 0x28);
 
-    /* Step 6 of 16: 8 blocks, 4 per register: block i times T_(n - i), products unreduced. */
-    const __m512i x_10 = _mm512_loadu_si512((const void *)(hashed + 640));
-    const __m512i z_10 = _mm512_shuffle_epi8(x_10, reverse16);
-    const __m512i z1_y_5 = _mm512_xor_si512(z_10, y1_5);
-    const __m512i h_10 = _mm512_loadu_si512((const void *)(table));
-    const __m512i lo_10 = _mm512_clmulepi64_epi128(z1_y_5, h_10, 0x00);
-    const __m512i mid_20 = _mm512_clmulepi64_epi128(z1_y_5, h_10, 0x10);
-    const __m512i mid_21 = _mm512_clmulepi64_epi128(z1_y_5, h_10, 0x01);
-    const __m512i hi_10 = _mm512_clmulepi64_epi128(z1_y_5, h_10, 0x11);
-    const __m512i x_11 = _mm512_loadu_si512((const void *)(hashed + 704));
-    const __m512i z_11 = _mm512_shuffle_epi8(x_11, reverse16);
-    const __m512i h_11 = _mm512_loadu_si512((const void *)(table + 64));
-    const __m512i lo_11 = _mm512_clmulepi64_epi128(z_11, h_11, 0x00);
-    const __m512i mid_22 = _mm512_clmulepi64_epi128(z_11, h_11, 0x10);
-    const __m512i mid_23 = _mm512_clmulepi64_epi128(z_11, h_11, 0x01);
-    const __m512i hi_11 = _mm512_clmulepi64_epi128(z_11, h_11, 0x11);
+    /* Step 6 of 8: 16 blocks, 4 per register: block i times T_(n - i), products unreduced. */
+    const __m512i x_20 = _mm512_loadu_si512((const void *)(hashed + 1280));
+    const __m512i z_20 = _mm512_shuffle_epi8(x_20, reverse16);
+    const __m512i z1_y_5 = _mm512_xor_si512(z_20, y1_5);
+    const __m512i h_20 = _mm512_loadu_si512((const void *)(table));
+    const __m512i lo_20 = _mm512_clmulepi64_epi128(z1_y_5, h_20, 0x00);
+    const __m512i mid_40 = _mm512_clmulepi64_epi128(z1_y_5, h_20, 0x10);
+    const __m512i mid_41 = _mm512_clmulepi64_epi128(z1_y_5, h_20, 0x01);
+    const __m512i hi_20 = _mm512_clmulepi64_epi128(z1_y_5, h_20, 0x11);
+    const __m512i x_21 = _mm512_loadu_si512((const void *)(hashed + 1344));
+    const __m512i z_21 = _mm512_shuffle_epi8(x_21, reverse16);
+    const __m512i h_21 = _mm512_loadu_si512((const void *)(table + 64));
+    const __m512i lo_21 = _mm512_clmulepi64_epi128(z_21, h_21, 0x00);
+    const __m512i mid_42 = _mm512_clmulepi64_epi128(z_21, h_21, 0x10);
+    const __m512i mid_43 = _mm512_clmulepi64_epi128(z_21, h_21, 0x01);
+    const __m512i hi_21 = _mm512_clmulepi64_epi128(z_21, h_21, 0x11);
+    const __m512i x_22 = _mm512_loadu_si512((const void *)(hashed + 1408));
+    const __m512i z_22 = _mm512_shuffle_epi8(x_22, reverse16);
+    const __m512i h_22 = _mm512_loadu_si512((const void *)(table + 128));
+    const __m512i lo_22 = _mm512_clmulepi64_epi128(z_22, h_22, 0x00);
+    const __m512i mid_44 = _mm512_clmulepi64_epi128(z_22, h_22, 0x10);
+    const __m512i mid_45 = _mm512_clmulepi64_epi128(z_22, h_22, 0x01);
+    const __m512i hi_22 = _mm512_clmulepi64_epi128(z_22, h_22, 0x11);
+    const __m512i x_23 = _mm512_loadu_si512((const void *)(hashed + 1472));
+    const __m512i z_23 = _mm512_shuffle_epi8(x_23, reverse16);
+    const __m512i h_23 = _mm512_loadu_si512((const void *)(table + 192));
+    const __m512i lo_23 = _mm512_clmulepi64_epi128(z_23, h_23, 0x00);
+    const __m512i mid_46 = _mm512_clmulepi64_epi128(z_23, h_23, 0x10);
+    const __m512i mid_47 = _mm512_clmulepi64_epi128(z_23, h_23, 0x01);
+    const __m512i hi_23 = _mm512_clmulepi64_epi128(z_23, h_23, 0x11);
 
     /* The sums, then S's halves, their blocks added, and one reduction. */
-    const __m512i mid_sum_acc_16 = _mm512_xor_si512(mid_22, mid_23);
-    const __m512i mid_sum_acc_17 = _mm512_ternarylogic_epi32(mid_20, mid_21, mid_sum_acc_16, 0x96);
-    const __m512i mid_lo_5 = _mm512_shuffle_epi8(mid_sum_acc_17, half_up);
-    const __m512i s_lo_15 = _mm512_ternarylogic_epi32(lo_10, lo_11, mid_lo_5, 0x96);
-    const __m512i mid_hi_5 = _mm512_shuffle_epi8(mid_sum_acc_17, half_down);
-    const __m512i s_hi_15 = _mm512_ternarylogic_epi32(hi_10, hi_11, mid_hi_5, 0x96);
+    const __m512i lo_sum_acc_16 = _mm512_xor_si512(lo_22, lo_23);
+    const __m512i lo_sum_acc_17 = _mm512_ternarylogic_epi32(lo_20, lo_21, lo_sum_acc_16, 0x96);
+    const __m512i mid_sum_acc_36 = _mm512_xor_si512(mid_42, mid_43);
+    const __m512i mid_sum_acc_38 = _mm512_xor_si512(mid_46, mid_47);
+    const __m512i mid_sum_acc_39 = _mm512_ternarylogic_epi32(mid_40, mid_41, mid_sum_acc_36, 0x96);
+    const __m512i mid_sum_acc_40 = _mm512_ternarylogic_epi32(mid_44, mid_45, mid_sum_acc_38, 0x96);
+    const __m512i mid_sum_acc_41 = _mm512_xor_si512(mid_sum_acc_39, mid_sum_acc_40);
+    const __m512i hi_sum_acc_16 = _mm512_xor_si512(hi_22, hi_23);
+    const __m512i hi_sum_acc_17 = _mm512_ternarylogic_epi32(hi_20, hi_21, hi_sum_acc_16, 0x96);
+    const __m512i mid_lo_5 = _mm512_shuffle_epi8(mid_sum_acc_41, half_up);
+    const __m512i s_lo_15 = _mm512_xor_si512(lo_sum_acc_17, mid_lo_5);
+    const __m512i mid_hi_5 = _mm512_shuffle_epi8(mid_sum_acc_41, half_down);
+    const __m512i s_hi_15 = _mm512_xor_si512(hi_sum_acc_17, mid_hi_5);
     const __m512i s_lo_x_10 = _mm512_shuffle_i32x4(s_lo_15, s_lo_15, 0x4e);
     const __m512i s_lo_16 = _mm512_xor_si512(s_lo_15, s_lo_x_10);
     const __m512i s_lo_x_11 = _mm512_shuffle_i32x4(s_lo_16, s_lo_16, 0xb1);
@@ -3757,30 +3883,51 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m512i v_hi_5 = _mm512_ternarylogic_epi32(s_hi_16, s_hi_x_11, v_5, 0x96);
     const __m512i y1_6 = _mm512_ternarylogic_epi32(v_hi_5, fold_hi_5, first_block, 0x28);
 
-    /* Step 7 of 16: 8 blocks, 4 per register: block i times T_(n - i), products unreduced. */
-    const __m512i x_12 = _mm512_loadu_si512((const void *)(hashed + 768));
-    const __m512i z_12 = _mm512_shuffle_epi8(x_12, reverse16);
-    const __m512i z1_y_6 = _mm512_xor_si512(z_12, y1_6);
-    const __m512i h_12 = _mm512_loadu_si512((const void *)(table));
-    const __m512i lo_12 = _mm512_clmulepi64_epi128(z1_y_6, h_12, 0x00);
-    const __m512i mid_24 = _mm512_clmulepi64_epi128(z1_y_6, h_12, 0x10);
-    const __m512i mid_25 = _mm512_clmulepi64_epi128(z1_y_6, h_12, 0x01);
-    const __m512i hi_12 = _mm512_clmulepi64_epi128(z1_y_6, h_12, 0x11);
-    const __m512i x_13 = _mm512_loadu_si512((const void *)(hashed + 832));
-    const __m512i z_13 = _mm512_shuffle_epi8(x_13, reverse16);
-    const __m512i h_13 = _mm512_loadu_si512((const void *)(table + 64));
-    const __m512i lo_13 = _mm512_clmulepi64_epi128(z_13, h_13, 0x00);
-    const __m512i mid_26 = _mm512_clmulepi64_epi128(z_13, h_13, 0x10);
-    const __m512i mid_27 = _mm512_clmulepi64_epi128(z_13, h_13, 0x01);
-    const __m512i hi_13 = _mm512_clmulepi64_epi128(z_13, h_13, 0x11);
+    /* Step 7 of 8: 16 blocks, 4 per register: block i times T_(n - i), products unreduced. */
+    const __m512i x_24 = _mm512_loadu_si512((const void *)(hashed + 1536));
+    const __m512i z_24 = _mm512_shuffle_epi8(x_24, reverse16);
+    const __m512i z1_y_6 = _mm512_xor_si512(z_24, y1_6);
+    const __m512i h_24 = _mm512_loadu_si512((const void *)(table));
+    const __m512i lo_24 = _mm512_clmulepi64_epi128(z1_y_6, h_24, 0x00);
+    const __m512i mid_48 = _mm512_clmulepi64_epi128(z1_y_6, h_24, 0x10);
+    const __m512i mid_49 = _mm512_clmulepi64_epi128(z1_y_6, h_24, 0x01);
+    const __m512i hi_24 = _mm512_clmulepi64_epi128(z1_y_6, h_24, 0x11);
+    const __m512i x_25 = _mm512_loadu_si512((const void *)(hashed + 1600));
+    const __m512i z_25 = _mm512_shuffle_epi8(x_25, reverse16);
+    const __m512i h_25 = _mm512_loadu_si512((const void *)(table + 64));
+    const __m512i lo_25 = _mm512_clmulepi64_epi128(z_25, h_25, 0x00);
+    const __m512i mid_50 = _mm512_clmulepi64_epi128(z_25, h_25, 0x10);
+    const __m512i mid_51 = _mm512_clmulepi64_epi128(z_25, h_25, 0x01);
+    const __m512i hi_25 = _mm512_clmulepi64_epi128(z_25, h_25, 0x11);
+    const __m512i x_26 = _mm512_loadu_si512((const void *)(hashed + 1664));
+    const __m512i z_26 = _mm512_shuffle_epi8(x_26, reverse16);
+    const __m512i h_26 = _mm512_loadu_si512((const void *)(table + 128));
+    const __m512i lo_26 = _mm512_clmulepi64_epi128(z_26, h_26, 0x00);
+    const __m512i mid_52 = _mm512_clmulepi64_epi128(z_26, h_26, 0x10);
+    const __m512i mid_53 = _mm512_clmulepi64_epi128(z_26, h_26, 0x01);
+    const __m512i hi_26 = _mm512_clmulepi64_epi128(z_26, h_26, 0x11);
+    const __m512i x_27 = _mm512_loadu_si512((const void *)(hashed + 1728));
+    const __m512i z_27 = _mm512_shuffle_epi8(x_27, reverse16);
+    const __m512i h_27 = _mm512_loadu_si512((const void *)(table + 192));
+    const __m512i lo_27 = _mm512_clmulepi64_epi128(z_27, h_27, 0x00);
+    const __m512i mid_54 = _mm512_clmulepi64_epi128(z_27, h_27, 0x10);
+    const __m512i mid_55 = _mm512_clmulepi64_epi128(z_27, h_27, 0x01);
+    const __m512i hi_27 = _mm512_clmulepi64_epi128(z_27, h_27, 0x11);
 
     /* The sums, then S's halves, their blocks added, and one reduction. */
-    const __m512i mid_sum_acc_19 = _mm512_xor_si512(mid_26, mid_27);
-    const __m512i mid_sum_acc_20 = _mm512_ternarylogic_epi32(mid_24, mid_25, mid_sum_acc_19, 0x96);
-    const __m512i mid_lo_6 = _mm512_shuffle_epi8(mid_sum_acc_20, half_up);
-    const __m512i s_lo_18 = _mm512_ternarylogic_epi32(lo_12, lo_13, mid_lo_6, 0x96);
-    const __m512i mid_hi_6 = _mm512_shuffle_epi8(mid_sum_acc_20, half_down);
-    const __m512i s_hi_18 = _mm512_ternarylogic_epi32(hi_12, hi_13, mid_hi_6, 0x96);
+    const __m512i lo_sum_acc_19 = _mm512_xor_si512(lo_26, lo_27);
+    const __m512i lo_sum_acc_20 = _mm512_ternarylogic_epi32(lo_24, lo_25, lo_sum_acc_19, 0x96);
+    const __m512i mid_sum_acc_43 = _mm512_xor_si512(mid_50, mid_51);
+    const __m512i mid_sum_acc_45 = _mm512_xor_si512(mid_54, mid_55);
+    const __m512i mid_sum_acc_46 = _mm512_ternarylogic_epi32(mid_48, mid_49, mid_sum_acc_43, 0x96);
+    const __m512i mid_sum_acc_47 = _mm512_ternarylogic_epi32(mid_52, mid_53, mid_sum_acc_45, 0x96);
+    const __m512i mid_sum_acc_48 = _mm512_xor_si512(mid_sum_acc_46, mid_sum_acc_47);
+    const __m512i hi_sum_acc_19 = _mm512_xor_si512(hi_26, hi_27);
+    const __m512i hi_sum_acc_20 = _mm512_ternarylogic_epi32(hi_24, hi_25, hi_sum_acc_19, 0x96);
+    const __m512i mid_lo_6 = _mm512_shuffle_epi8(mid_sum_acc_48, half_up);
+    const __m512i s_lo_18 = _mm512_xor_si512(lo_sum_acc_20, mid_lo_6);
+    const __m512i mid_hi_6 = _mm512_shuffle_epi8(mid_sum_acc_48, half_down);
+    const __m512i s_hi_18 = _mm512_xor_si512(hi_sum_acc_20, mid_hi_6);
     const __m512i s_lo_x_12 = _mm512_shuffle_i32x4(s_lo_18, s_lo_18, 0x4e);
     const __m512i s_lo_19 = _mm512_xor_si512(s_lo_18, s_lo_x_12);
     const __m512i s_lo_x_13 = _mm512_shuffle_i32x4(s_lo_19, s_lo_19, 0xb1);
@@ -3795,30 +3942,51 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m512i v_hi_6 = _mm512_ternarylogic_epi32(s_hi_19, s_hi_x_13, v_6, 0x96);
     const __m512i y1_7 = _mm512_ternarylogic_epi32(v_hi_6, fold_hi_6, first_block, 0x28);
 
-    /* Step 8 of 16: 8 blocks, 4 per register: block i times T_(n - i), products unreduced. */
-    const __m512i x_14 = _mm512_loadu_si512((const void *)(hashed + 896));
-    const __m512i z_14 = _mm512_shuffle_epi8(x_14, reverse16);
-    const __m512i z1_y_7 = _mm512_xor_si512(z_14, y1_7);
-    const __m512i h_14 = _mm512_loadu_si512((const void *)(table));
-    const __m512i lo_14 = _mm512_clmulepi64_epi128(z1_y_7, h_14, 0x00);
-    const __m512i mid_28 = _mm512_clmulepi64_epi128(z1_y_7, h_14, 0x10);
-    const __m512i mid_29 = _mm512_clmulepi64_epi128(z1_y_7, h_14, 0x01);
-    const __m512i hi_14 = _mm512_clmulepi64_epi128(z1_y_7, h_14, 0x11);
-    const __m512i x_15 = _mm512_loadu_si512((const void *)(hashed + 960));
-    const __m512i z_15 = _mm512_shuffle_epi8(x_15, reverse16);
-    const __m512i h_15 = _mm512_loadu_si512((const void *)(table + 64));
-    const __m512i lo_15 = _mm512_clmulepi64_epi128(z_15, h_15, 0x00);
-    const __m512i mid_30 = _mm512_clmulepi64_epi128(z_15, h_15, 0x10);
-    const __m512i mid_31 = _mm512_clmulepi64_epi128(z_15, h_15, 0x01);
-    const __m512i hi_15 = _mm512_clmulepi64_epi128(z_15, h_15, 0x11);
+    /* Step 8 of 8: 16 blocks, 4 per register: block i times T_(n - i), products unreduced. */
+    const __m512i x_28 = _mm512_loadu_si512((const void *)(hashed + 1792));
+    const __m512i z_28 = _mm512_shuffle_epi8(x_28, reverse16);
+    const __m512i z1_y_7 = _mm512_xor_si512(z_28, y1_7);
+    const __m512i h_28 = _mm512_loadu_si512((const void *)(table));
+    const __m512i lo_28 = _mm512_clmulepi64_epi128(z1_y_7, h_28, 0x00);
+    const __m512i mid_56 = _mm512_clmulepi64_epi128(z1_y_7, h_28, 0x10);
+    const __m512i mid_57 = _mm512_clmulepi64_epi128(z1_y_7, h_28, 0x01);
+    const __m512i hi_28 = _mm512_clmulepi64_epi128(z1_y_7, h_28, 0x11);
+    const __m512i x_29 = _mm512_loadu_si512((const void *)(hashed + 1856));
+    const __m512i z_29 = _mm512_shuffle_epi8(x_29, reverse16);
+    const __m512i h_29 = _mm512_loadu_si512((const void *)(table + 64));
+    const __m512i lo_29 = _mm512_clmulepi64_epi128(z_29, h_29, 0x00);
+    const __m512i mid_58 = _mm512_clmulepi64_epi128(z_29, h_29, 0x10);
+    const __m512i mid_59 = _mm512_clmulepi64_epi128(z_29, h_29, 0x01);
+    const __m512i hi_29 = _mm512_clmulepi64_epi128(z_29, h_29, 0x11);
+    const __m512i x_30 = _mm512_loadu_si512((const void *)(hashed + 1920));
+    const __m512i z_30 = _mm512_shuffle_epi8(x_30, reverse16);
+    const __m512i h_30 = _mm512_loadu_si512((const void *)(table + 128));
+    const __m512i lo_30 = _mm512_clmulepi64_epi128(z_30, h_30, 0x00);
+    const __m512i mid_60 = _mm512_clmulepi64_epi128(z_30, h_30, 0x10);
+    const __m512i mid_61 = _mm512_clmulepi64_epi128(z_30, h_30, 0x01);
+    const __m512i hi_30 = _mm512_clmulepi64_epi128(z_30, h_30, 0x11);
+    const __m512i x_31 = _mm512_loadu_si512((const void *)(hashed + 1984));
+    const __m512i z_31 = _mm512_shuffle_epi8(x_31, reverse16);
+    const __m512i h_31 = _mm512_loadu_si512((const void *)(table + 192));
+    const __m512i lo_31 = _mm512_clmulepi64_epi128(z_31, h_31, 0x00);
+    const __m512i mid_62 = _mm512_clmulepi64_epi128(z_31, h_31, 0x10);
+    const __m512i mid_63 = _mm512_clmulepi64_epi128(z_31, h_31, 0x01);
+    const __m512i hi_31 = _mm512_clmulepi64_epi128(z_31, h_31, 0x11);
 
     /* The sums, then S's halves, their blocks added, and one reduction. */
-    const __m512i mid_sum_acc_22 = _mm512_xor_si512(mid_30, mid_31);
-    const __m512i mid_sum_acc_23 = _mm512_ternarylogic_epi32(mid_28, mid_29, mid_sum_acc_22, 0x96);
-    const __m512i mid_lo_7 = _mm512_shuffle_epi8(mid_sum_acc_23, half_up);
-    const __m512i s_lo_21 = _mm512_ternarylogic_epi32(lo_14, lo_15, mid_lo_7, 0x96);
-    const __m512i mid_hi_7 = _mm512_shuffle_epi8(mid_sum_acc_23, half_down);
-    const __m512i s_hi_21 = _mm512_ternarylogic_epi32(hi_14, hi_15, mid_hi_7, 0x96);
+    const __m512i lo_sum_acc_22 = _mm512_xor_si512(lo_30, lo_31);
+    const __m512i lo_sum_acc_23 = _mm512_ternarylogic_epi32(lo_28, lo_29, lo_sum_acc_22, 0x96);
+    const __m512i mid_sum_acc_50 = _mm512_xor_si512(mid_58, mid_59);
+    const __m512i mid_sum_acc_52 = _mm512_xor_si512(mid_62, mid_63);
+    const __m512i mid_sum_acc_53 = _mm512_ternarylogic_epi32(mid_56, mid_57, mid_sum_acc_50, 0x96);
+    const __m512i mid_sum_acc_54 = _mm512_ternarylogic_epi32(mid_60, mid_61, mid_sum_acc_52, 0x96);
+    const __m512i mid_sum_acc_55 = _mm512_xor_si512(mid_sum_acc_53, mid_sum_acc_54);
+    const __m512i hi_sum_acc_22 = _mm512_xor_si512(hi_30, hi_31);
+    const __m512i hi_sum_acc_23 = _mm512_ternarylogic_epi32(hi_28, hi_29, hi_sum_acc_22, 0x96);
+    const __m512i mid_lo_7 = _mm512_shuffle_epi8(mid_sum_acc_55, half_up);
+    const __m512i s_lo_21 = _mm512_xor_si512(lo_sum_acc_23, mid_lo_7);
+    const __m512i mid_hi_7 = _mm512_shuffle_epi8(mid_sum_acc_55, half_down);
+    const __m512i s_hi_21 = _mm512_xor_si512(hi_sum_acc_23, mid_hi_7);
     const __m512i s_lo_x_14 = _mm512_shuffle_i32x4(s_lo_21, s_lo_21, 0x4e);
     const __m512i s_lo_22 = _mm512_xor_si512(s_lo_21, s_lo_x_14);
     const __m512i s_lo_x_15 = _mm512_shuffle_i32x4(s_lo_22, s_lo_22, 0xb1);
@@ -3831,312 +3999,8 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m512i v_7 = _mm512_xor_si512(s_lo_23, fold_lo_sw_7);
     const __m512i fold_hi_7 = _mm512_clmulepi64_epi128(v_7, fold, 0x11);
     const __m512i v_hi_7 = _mm512_ternarylogic_epi32(s_hi_22, s_hi_x_15, v_7, 0x96);
-    const __m512i y1_8 = _mm512_ternarylogic_epi32(v_hi_7, fold_hi_7, first_block, 0x28);
-
-    /* Step 9 of 16: 8 blocks, 4 per register: block i times T_(n - i), products unreduced. */
-    const __m512i x_16 = _mm512_loadu_si512((const void *)(hashed + 1024));
-    const __m512i z_16 = _mm512_shuffle_epi8(x_16, reverse16);
-    const __m512i z1_y_8 = _mm512_xor_si512(z_16, y1_8);
-    const __m512i h_16 = _mm512_loadu_si512((const void *)(table));
-    const __m512i lo_16 = _mm512_clmulepi64_epi128(z1_y_8, h_16, 0x00);
-    const __m512i mid_32 = _mm512_clmulepi64_epi128(z1_y_8, h_16, 0x10);
-    const __m512i mid_33 = _mm512_clmulepi64_epi128(z1_y_8, h_16, 0x01);
-    const __m512i hi_16 = _mm512_clmulepi64_epi128(z1_y_8, h_16, 0x11);
-    const __m512i x_17 = _mm512_loadu_si512((const void *)(hashed + 1088));
-    const __m512i z_17 = _mm512_shuffle_epi8(x_17, reverse16);
-    const __m512i h_17 = _mm512_loadu_si512((const void *)(table + 64));
-    const __m512i lo_17 = _mm512_clmulepi64_epi128(z_17, h_17, 0x00);
-    const __m512i mid_34 = _mm512_clmulepi64_epi128(z_17, h_17, 0x10);
-    const __m512i mid_35 = _mm512_clmulepi64_epi128(z_17, h_17, 0x01);
-    const __m512i hi_17 = _mm512_clmulepi64_epi128(z_17, h_17, 0x11);
-
-    /* The sums, then S's halves, their blocks added, and one reduction. */
-    const __m512i mid_sum_acc_25 = _mm512_xor_si512(mid_34, mid_35);
-    const __m512i mid_sum_acc_26 = _mm512_ternarylogic_epi32(mid_32, mid_33, mid_sum_acc_25, 0x96);
-    const __m512i mid_lo_8 = _mm512_shuffle_epi8(mid_sum_acc_26, half_up);
-    const __m512i s_lo_24 = _mm512_ternarylogic_epi32(lo_16, lo_17, mid_lo_8, 0x96);
-    const __m512i mid_hi_8 = _mm512_shuffle_epi8(mid_sum_acc_26, half_down);
-    const __m512i s_hi_24 = _mm512_ternarylogic_epi32(hi_16, hi_17, mid_hi_8, 0x96);
-    const __m512i s_lo_x_16 = _mm512_shuffle_i32x4(s_lo_24, s_lo_24, 0x4e);
-    const __m512i s_lo_25 = _mm512_xor_si512(s_lo_24, s_lo_x_16);
-    const __m512i s_lo_x_17 = _mm512_shuffle_i32x4(s_lo_25, s_lo_25, 0xb1);
-    const __m512i s_lo_26 = _mm512_xor_si512(s_lo_25, s_lo_x_17);
-    const __m512i s_hi_x_16 = _mm512_shuffle_i32x4(s_hi_24, s_hi_24, 0x4e);
-    const __m512i s_hi_25 = _mm512_xor_si512(s_hi_24, s_hi_x_16);
-    const __m512i s_hi_x_17 = _mm512_shuffle_i32x4(s_hi_25, s_hi_25, 0xb1);
-    const __m512i fold_lo_8 = _mm512_clmulepi64_epi128(s_lo_26, fold, 0x00);
-    const __m512i fold_lo_sw_8 = _mm512_shuffle_epi8(fold_lo_8, swap_halves);
-    const __m512i v_8 = _mm512_xor_si512(s_lo_26, fold_lo_sw_8);
-    const __m512i fold_hi_8 = _mm512_clmulepi64_epi128(v_8, fold, 0x11);
-    const __m512i v_hi_8 = _mm512_ternarylogic_epi32(s_hi_25, s_hi_x_17, v_8, 0x96);
-    const __m512i y1_9 = _mm512_ternarylogic_epi32(v_hi_8, fold_hi_8, first_block, 0x28);
-
-    /* Step 10 of 16: 8 blocks, 4 per register: block i times T_(n - i), products unreduced. */
-    const __m512i x_18 = _mm512_loadu_si512((const void *)(hashed + 1152));
-    const __m512i z_18 = _mm512_shuffle_epi8(x_18, reverse16);
-    const __m512i z1_y_9 = _mm512_xor_si512(z_18, y1_9);
-    const __m512i h_18 = _mm512_loadu_si512((const void *)(table));
-    const __m512i lo_18 = _mm512_clmulepi64_epi128(z1_y_9, h_18, 0x00);
-    const __m512i mid_36 = _mm512_clmulepi64_epi128(z1_y_9, h_18, 0x10);
-    const __m512i mid_37 = _mm512_clmulepi64_epi128(z1_y_9, h_18, 0x01);
-    const __m512i hi_18 = _mm512_clmulepi64_epi128(z1_y_9, h_18, 0x11);
-    const __m512i x_19 = _mm512_loadu_si512((const void *)(hashed + 1216));
-    const __m512i z_19 = _mm512_shuffle_epi8(x_19, reverse16);
-    const __m512i h_19 = _mm512_loadu_si512((const void *)(table + 64));
-    const __m512i lo_19 = _mm512_clmulepi64_epi128(z_19, h_19, 0x00);
-    const __m512i mid_38 = _mm512_clmulepi64_epi128(z_19, h_19, 0x10);
-    const __m512i mid_39 = _mm512_clmulepi64_epi128(z_19, h_19, 0x01);
-    const __m512i hi_19 = _mm512_clmulepi64_epi128(z_19, h_19, 0x11);
-
-    /* The sums, then S's halves, their blocks added, and one reduction. */
-    const __m512i mid_sum_acc_28 = _mm512_xor_si512(mid_38, mid_39);
-    const __m512i mid_sum_acc_29 = _mm512_ternarylogic_epi32(mid_36, mid_37, mid_sum_acc_28, 0x96);
-    const __m512i mid_lo_9 = _mm512_shuffle_epi8(mid_sum_acc_29, half_up);
-    const __m512i s_lo_27 = _mm512_ternarylogic_epi32(lo_18, lo_19, mid_lo_9, 0x96);
-    const __m512i mid_hi_9 = _mm512_shuffle_epi8(mid_sum_acc_29, half_down);
-    const __m512i s_hi_27 = _mm512_ternarylogic_epi32(hi_18, hi_19, mid_hi_9, 0x96);
-    const __m512i s_lo_x_18 = _mm512_shuffle_i32x4(s_lo_27, s_lo_27, 0x4e);
-    const __m512i s_lo_28 = _mm512_xor_si512(s_lo_27, s_lo_x_18);
-    const __m512i s_lo_x_19 = _mm512_shuffle_i32x4(s_lo_28, s_lo_28, 0xb1);
-    const __m512i s_lo_29 = _mm512_xor_si512(s_lo_28, s_lo_x_19);
-    const __m512i s_hi_x_18 = _mm512_shuffle_i32x4(s_hi_27, s_hi_27, 0x4e);
-    const __m512i s_hi_28 = _mm512_xor_si512(s_hi_27, s_hi_x_18);
-    const __m512i s_hi_x_19 = _mm512_shuffle_i32x4(s_hi_28, s_hi_28, 0xb1);
-    const __m512i fold_lo_9 = _mm512_clmulepi64_epi128(s_lo_29, fold, 0x00);
-    const __m512i fold_lo_sw_9 = _mm512_shuffle_epi8(fold_lo_9, swap_halves);
-    const __m512i v_9 = _mm512_xor_si512(s_lo_29, fold_lo_sw_9);
-    const __m512i fold_hi_9 = _mm512_clmulepi64_epi128(v_9, fold, 0x11);
-    const __m512i v_hi_9 = _mm512_ternarylogic_epi32(s_hi_28, s_hi_x_19, v_9, 0x96);
-    const __m512i y1_10 = _mm512_ternarylogic_epi32(v_hi_9, fold_hi_9, first_block, 0x28);
-
-    /* Step 11 of 16: 8 blocks, 4 per register: block i times T_(n - i), products unreduced. */
-    const __m512i x_20 = _mm512_loadu_si512((const void *)(hashed + 1280));
-    const __m512i z_20 = _mm512_shuffle_epi8(x_20, reverse16);
-    const __m512i z1_y_10 = _mm512_xor_si512(z_20, y1_10);
-    const __m512i h_20 = _mm512_loadu_si512((const void *)(table));
-    const __m512i lo_20 = _mm512_clmulepi64_epi128(z1_y_10, h_20, 0x00);
-    const __m512i mid_40 = _mm512_clmulepi64_epi128(z1_y_10, h_20, 0x10);
-    const __m512i mid_41 = _mm512_clmulepi64_epi128(z1_y_10, h_20, 0x01);
-    const __m512i hi_20 = _mm512_clmulepi64_epi128(z1_y_10, h_20, 0x11);
-    const __m512i x_21 = _mm512_loadu_si512((const void *)(hashed + 1344));
-    const __m512i z_21 = _mm512_shuffle_epi8(x_21, reverse16);
-    const __m512i h_21 = _mm512_loadu_si512((const void *)(table + 64));
-    const __m512i lo_21 = _mm512_clmulepi64_epi128(z_21, h_21, 0x00);
-    const __m512i mid_42 = _mm512_clmulepi64_epi128(z_21, h_21, 0x10);
-    const __m512i mid_43 = _mm512_clmulepi64_epi128(z_21, h_21, 0x01);
-    const __m512i hi_21 = _mm512_clmulepi64_epi128(z_21, h_21, 0x11);
-
-    /* The sums, then S's halves, their blocks added, and one reduction. */
-    const __m512i mid_sum_acc_31 = _mm512_xor_si512(mid_42, mid_43);
-    const __m512i mid_sum_acc_32 = _mm512_ternarylogic_epi32(mid_40, mid_41, mid_sum_acc_31, 0x96);
-    const __m512i mid_lo_10 = _mm512_shuffle_epi8(mid_sum_acc_32, half_up);
-    const __m512i s_lo_30 = _mm512_ternarylogic_epi32(lo_20, lo_21, mid_lo_10, 0x96);
-    const __m512i mid_hi_10 = _mm512_shuffle_epi8(mid_sum_acc_32, half_down);
-    const __m512i s_hi_30 = _mm512_ternarylogic_epi32(hi_20, hi_21, mid_hi_10, 0x96);
-    const __m512i s_lo_x_20 = _mm512_shuffle_i32x4(s_lo_30, s_lo_30, 0x4e);
-    const __m512i s_lo_31 = _mm512_xor_si512(s_lo_30, s_lo_x_20);
-    const __m512i s_lo_x_21 = _mm512_shuffle_i32x4(s_lo_31, s_lo_31, 0xb1);
-    const __m512i s_lo_32 = _mm512_xor_si512(s_lo_31, s_lo_x_21);
-    const __m512i s_hi_x_20 = _mm512_shuffle_i32x4(s_hi_30, s_hi_30, 0x4e);
-    const __m512i s_hi_31 = _mm512_xor_si512(s_hi_30, s_hi_x_20);
-    const __m512i s_hi_x_21 = _mm512_shuffle_i32x4(s_hi_31, s_hi_31, 0xb1);
-    const __m512i fold_lo_10 = _mm512_clmulepi64_epi128(s_lo_32, fold, 0x00);
-    const __m512i fold_lo_sw_10 = _mm512_shuffle_epi8(fold_lo_10, swap_halves);
-    const __m512i v_10 = _mm512_xor_si512(s_lo_32, fold_lo_sw_10);
-    const __m512i fold_hi_10 = _mm512_clmulepi64_epi128(v_10, fold, 0x11);
-    const __m512i v_hi_10 = _mm512_ternarylogic_epi32(s_hi_31, s_hi_x_21, v_10, 0x96);
-    const __m512i y1_11 = _mm512_ternarylogic_epi32(v_hi_10, fold_hi_10, first_block, 0x28);
-
-    /* Step 12 of 16: 8 blocks, 4 per register: block i times T_(n - i), products unreduced. */
-    const __m512i x_22 = _mm512_loadu_si512((const void *)(hashed + 1408));
-    const __m512i z_22 = _mm512_shuffle_epi8(x_22, reverse16);
-    const __m512i z1_y_11 = _mm512_xor_si512(z_22, y1_11);
-    const __m512i h_22 = _mm512_loadu_si512((const void *)(table));
-    const __m512i lo_22 = _mm512_clmulepi64_epi128(z1_y_11, h_22, 0x00);
-    const __m512i mid_44 = _mm512_clmulepi64_epi128(z1_y_11, h_22, 0x10);
-    const __m512i mid_45 = _mm512_clmulepi64_epi128(z1_y_11, h_22, 0x01);
-    const __m512i hi_22 = _mm512_clmulepi64_epi128(z1_y_11, h_22, 0x11);
-    const __m512i x_23 = _mm512_loadu_si512((const void *)(hashed + 1472));
-    const __m512i z_23 = _mm512_shuffle_epi8(x_23, reverse16);
-    const __m512i h_23 = _mm512_loadu_si512((const void *)(table + 64));
-    const __m512i lo_23 = _mm512_clmulepi64_epi128(z_23, h_23, 0x00);
-    const __m512i mid_46 = _mm512_clmulepi64_epi128(z_23, h_23, 0x10);
-    const __m512i mid_47 = _mm512_clmulepi64_epi128(z_23, h_23, 0x01);
-    const __m512i hi_23 = _mm512_clmulepi64_epi128(z_23, h_23, 0x11);
-
-    /* The sums, then S's halves, their blocks added, and one reduction. */
-    const __m512i mid_sum_acc_34 = _mm512_xor_si512(mid_46, mid_47);
-    const __m512i mid_sum_acc_35 = _mm512_ternarylogic_epi32(mid_44, mid_45, mid_sum_acc_34, 0x96);
-    const __m512i mid_lo_11 = _mm512_shuffle_epi8(mid_sum_acc_35, half_up);
-    const __m512i s_lo_33 = _mm512_ternarylogic_epi32(lo_22, lo_23, mid_lo_11, 0x96);
-    const __m512i mid_hi_11 = _mm512_shuffle_epi8(mid_sum_acc_35, half_down);
-    const __m512i s_hi_33 = _mm512_ternarylogic_epi32(hi_22, hi_23, mid_hi_11, 0x96);
-    const __m512i s_lo_x_22 = _mm512_shuffle_i32x4(s_lo_33, s_lo_33, 0x4e);
-    const __m512i s_lo_34 = _mm512_xor_si512(s_lo_33, s_lo_x_22);
-    const __m512i s_lo_x_23 = _mm512_shuffle_i32x4(s_lo_34, s_lo_34, 0xb1);
-    const __m512i s_lo_35 = _mm512_xor_si512(s_lo_34, s_lo_x_23);
-    const __m512i s_hi_x_22 = _mm512_shuffle_i32x4(s_hi_33, s_hi_33, 0x4e);
-    const __m512i s_hi_34 = _mm512_xor_si512(s_hi_33, s_hi_x_22);
-    const __m512i s_hi_x_23 = _mm512_shuffle_i32x4(s_hi_34, s_hi_34, 0xb1);
-    const __m512i fold_lo_11 = _mm512_clmulepi64_epi128(s_lo_35, fold, 0x00);
-    const __m512i fold_lo_sw_11 = _mm512_shuffle_epi8(fold_lo_11, swap_halves);
-    const __m512i v_11 = _mm512_xor_si512(s_lo_35, fold_lo_sw_11);
-    const __m512i fold_hi_11 = _mm512_clmulepi64_epi128(v_11, fold, 0x11);
-    const __m512i v_hi_11 = _mm512_ternarylogic_epi32(s_hi_34, s_hi_x_23, v_11, 0x96);
-    const __m512i y1_12 = _mm512_ternarylogic_epi32(v_hi_11, fold_hi_11, first_block, 0x28);
-
-    /* Step 13 of 16: 8 blocks, 4 per register: block i times T_(n - i), products unreduced. */
-    const __m512i x_24 = _mm512_loadu_si512((const void *)(hashed + 1536));
-    const __m512i z_24 = _mm512_shuffle_epi8(x_24, reverse16);
-    const __m512i z1_y_12 = _mm512_xor_si512(z_24, y1_12);
-    const __m512i h_24 = _mm512_loadu_si512((const void *)(table));
-    const __m512i lo_24 = _mm512_clmulepi64_epi128(z1_y_12, h_24, 0x00);
-    const __m512i mid_48 = _mm512_clmulepi64_epi128(z1_y_12, h_24, 0x10);
-    const __m512i mid_49 = _mm512_clmulepi64_epi128(z1_y_12, h_24, 0x01);
-    const __m512i hi_24 = _mm512_clmulepi64_epi128(z1_y_12, h_24, 0x11);
-    const __m512i x_25 = _mm512_loadu_si512((const void *)(hashed + 1600));
-    const __m512i z_25 = _mm512_shuffle_epi8(x_25, reverse16);
-    const __m512i h_25 = _mm512_loadu_si512((const void *)(table + 64));
-    const __m512i lo_25 = _mm512_clmulepi64_epi128(z_25, h_25, 0x00);
-    const __m512i mid_50 = _mm512_clmulepi64_epi128(z_25, h_25, 0x10);
-    const __m512i mid_51 = _mm512_clmulepi64_epi128(z_25, h_25, 0x01);
-    const __m512i hi_25 = _mm512_clmulepi64_epi128(z_25, h_25, 0x11);
-
-    /* The sums, then S's halves, their blocks added, and one reduction. */
-    const __m512i mid_sum_acc_37 = _mm512_xor_si512(mid_50, mid_51);
-    const __m512i mid_sum_acc_38 = _mm512_ternarylogic_epi32(mid_48, mid_49, mid_sum_acc_37, 0x96);
-    const __m512i mid_lo_12 = _mm512_shuffle_epi8(mid_sum_acc_38, half_up);
-    const __m512i s_lo_36 = _mm512_ternarylogic_epi32(lo_24, lo_25, mid_lo_12, 0x96);
-    const __m512i mid_hi_12 = _mm512_shuffle_epi8(mid_sum_acc_38, half_down);
-    const __m512i s_hi_36 = _mm512_ternarylogic_epi32(hi_24, hi_25, mid_hi_12, 0x96);
-    const __m512i s_lo_x_24 = _mm512_shuffle_i32x4(s_lo_36, s_lo_36, 0x4e);
-    const __m512i s_lo_37 = _mm512_xor_si512(s_lo_36, s_lo_x_24);
-    const __m512i s_lo_x_25 = _mm512_shuffle_i32x4(s_lo_37, s_lo_37, 0xb1);
-    const __m512i s_lo_38 = _mm512_xor_si512(s_lo_37, s_lo_x_25);
-    const __m512i s_hi_x_24 = _mm512_shuffle_i32x4(s_hi_36, s_hi_36, 0x4e);
-    const __m512i s_hi_37 = _mm512_xor_si512(s_hi_36, s_hi_x_24);
-    const __m512i s_hi_x_25 = _mm512_shuffle_i32x4(s_hi_37, s_hi_37, 0xb1);
-    const __m512i fold_lo_12 = _mm512_clmulepi64_epi128(s_lo_38, fold, 0x00);
-    const __m512i fold_lo_sw_12 = _mm512_shuffle_epi8(fold_lo_12, swap_halves);
-    const __m512i v_12 = _mm512_xor_si512(s_lo_38, fold_lo_sw_12);
-    const __m512i fold_hi_12 = _mm512_clmulepi64_epi128(v_12, fold, 0x11);
-    const __m512i v_hi_12 = _mm512_ternarylogic_epi32(s_hi_37, s_hi_x_25, v_12, 0x96);
-    const __m512i y1_13 = _mm512_ternarylogic_epi32(v_hi_12, fold_hi_12, first_block, 0x28);
-
-    /* Step 14 of 16: 8 blocks, 4 per register: block i times T_(n - i), products unreduced. */
-    const __m512i x_26 = _mm512_loadu_si512((const void *)(hashed + 1664));
-    const __m512i z_26 = _mm512_shuffle_epi8(x_26, reverse16);
-    const __m512i z1_y_13 = _mm512_xor_si512(z_26, y1_13);
-    const __m512i h_26 = _mm512_loadu_si512((const void *)(table));
-    const __m512i lo_26 = _mm512_clmulepi64_epi128(z1_y_13, h_26, 0x00);
-    const __m512i mid_52 = _mm512_clmulepi64_epi128(z1_y_13, h_26, 0x10);
-    const __m512i mid_53 = _mm512_clmulepi64_epi128(z1_y_13, h_26, 0x01);
-    const __m512i hi_26 = _mm512_clmulepi64_epi128(z1_y_13, h_26, 0x11);
-    const __m512i x_27 = _mm512_loadu_si512((const void *)(hashed + 1728));
-    const __m512i z_27 = _mm512_shuffle_epi8(x_27, reverse16);
-    const __m512i h_27 = _mm512_loadu_si512((const void *)(table + 64));
-    const __m512i lo_27 = _mm512_clmulepi64_epi128(z_27, h_27, 0x00);
-    const __m512i mid_54 = _mm512_clmulepi64_epi128(z_27, h_27, 0x10);
-    const __m512i mid_55 = _mm512_clmulepi64_epi128(z_27, h_27, 0x01);
-    const __m512i hi_27 = _mm512_clmulepi64_epi128(z_27, h_27, 0x11);
-
-    /* The sums, then S's halves, their blocks added, and one reduction. */
-    const __m512i mid_sum_acc_40 = _mm512_xor_si512(mid_54, mid_55);
-    const __m512i mid_sum_acc_41 = _mm512_ternarylogic_epi32(mid_52, mid_53, mid_sum_acc_40, 0x96);
-    const __m512i mid_lo_13 = _mm512_shuffle_epi8(mid_sum_acc_41, half_up);
-    const __m512i s_lo_39 = _mm512_ternarylogic_epi32(lo_26, lo_27, mid_lo_13, 0x96);
-    const __m512i mid_hi_13 = _mm512_shuffle_epi8(mid_sum_acc_41, half_down);
-    const __m512i s_hi_39 = _mm512_ternarylogic_epi32(hi_26, hi_27, mid_hi_13, 0x96);
-    const __m512i s_lo_x_26 = _mm512_shuffle_i32x4(s_lo_39, s_lo_39, 0x4e);
-    const __m512i s_lo_40 = _mm512_xor_si512(s_lo_39, s_lo_x_26);
-    const __m512i s_lo_x_27 = _mm512_shuffle_i32x4(s_lo_40, s_lo_40, 0xb1);
-    const __m512i s_lo_41 = _mm512_xor_si512(s_lo_40, s_lo_x_27);
-    const __m512i s_hi_x_26 = _mm512_shuffle_i32x4(s_hi_39, s_hi_39, 0x4e);
-    const __m512i s_hi_40 = _mm512_xor_si512(s_hi_39, s_hi_x_26);
-    const __m512i s_hi_x_27 = _mm512_shuffle_i32x4(s_hi_40, s_hi_40, 0xb1);
-    const __m512i fold_lo_13 = _mm512_clmulepi64_epi128(s_lo_41, fold, 0x00);
-    const __m512i fold_lo_sw_13 = _mm512_shuffle_epi8(fold_lo_13, swap_halves);
-    const __m512i v_13 = _mm512_xor_si512(s_lo_41, fold_lo_sw_13);
-    const __m512i fold_hi_13 = _mm512_clmulepi64_epi128(v_13, fold, 0x11);
-    const __m512i v_hi_13 = _mm512_ternarylogic_epi32(s_hi_40, s_hi_x_27, v_13, 0x96);
-    const __m512i y1_14 = _mm512_ternarylogic_epi32(v_hi_13, fold_hi_13, first_block, 0x28);
-
-    /* Step 15 of 16: 8 blocks, 4 per register: block i times T_(n - i), products unreduced. */
-    const __m512i x_28 = _mm512_loadu_si512((const void *)(hashed + 1792));
-    const __m512i z_28 = _mm512_shuffle_epi8(x_28, reverse16);
-    const __m512i z1_y_14 = _mm512_xor_si512(z_28, y1_14);
-    const __m512i h_28 = _mm512_loadu_si512((const void *)(table));
-    const __m512i lo_28 = _mm512_clmulepi64_epi128(z1_y_14, h_28, 0x00);
-    const __m512i mid_56 = _mm512_clmulepi64_epi128(z1_y_14, h_28, 0x10);
-    const __m512i mid_57 = _mm512_clmulepi64_epi128(z1_y_14, h_28, 0x01);
-    const __m512i hi_28 = _mm512_clmulepi64_epi128(z1_y_14, h_28, 0x11);
-    const __m512i x_29 = _mm512_loadu_si512((const void *)(hashed + 1856));
-    const __m512i z_29 = _mm512_shuffle_epi8(x_29, reverse16);
-    const __m512i h_29 = _mm512_loadu_si512((const void *)(table + 64));
-    const __m512i lo_29 = _mm512_clmulepi64_epi128(z_29, h_29, 0x00);
-    const __m512i mid_58 = _mm512_clmulepi64_epi128(z_29, h_29, 0x10);
-    const __m512i mid_59 = _mm512_clmulepi64_epi128(z_29, h_29, 0x01);
-    const __m512i hi_29 = _mm512_clmulepi64_epi128(z_29, h_29, 0x11);
-
-    /* The sums, then S's halves, their blocks added, and one reduction. */
-    const __m512i mid_sum_acc_43 = _mm512_xor_si512(mid_58, mid_59);
-    const __m512i mid_sum_acc_44 = _mm512_ternarylogic_epi32(mid_56, mid_57, mid_sum_acc_43, 0x96);
-    const __m512i mid_lo_14 = _mm512_shuffle_epi8(mid_sum_acc_44, half_up);
-    const __m512i s_lo_42 = _mm512_ternarylogic_epi32(lo_28, lo_29, mid_lo_14, 0x96);
-    const __m512i mid_hi_14 = _mm512_shuffle_epi8(mid_sum_acc_44, half_down);
-    const __m512i s_hi_42 = _mm512_ternarylogic_epi32(hi_28, hi_29, mid_hi_14, 0x96);
-    const __m512i s_lo_x_28 = _mm512_shuffle_i32x4(s_lo_42, s_lo_42, 0x4e);
-    const __m512i s_lo_43 = _mm512_xor_si512(s_lo_42, s_lo_x_28);
-    const __m512i s_lo_x_29 = _mm512_shuffle_i32x4(s_lo_43, s_lo_43, 0xb1);
-    const __m512i s_lo_44 = _mm512_xor_si512(s_lo_43, s_lo_x_29);
-    const __m512i s_hi_x_28 = _mm512_shuffle_i32x4(s_hi_42, s_hi_42, 0x4e);
-    const __m512i s_hi_43 = _mm512_xor_si512(s_hi_42, s_hi_x_28);
-    const __m512i s_hi_x_29 = _mm512_shuffle_i32x4(s_hi_43, s_hi_43, 0xb1);
-    const __m512i fold_lo_14 = _mm512_clmulepi64_epi128(s_lo_44, fold, 0x00);
-    const __m512i fold_lo_sw_14 = _mm512_shuffle_epi8(fold_lo_14, swap_halves);
-    const __m512i v_14 = _mm512_xor_si512(s_lo_44, fold_lo_sw_14);
-    const __m512i fold_hi_14 = _mm512_clmulepi64_epi128(v_14, fold, 0x11);
-    const __m512i v_hi_14 = _mm512_ternarylogic_epi32(s_hi_43, s_hi_x_29, v_14, 0x96);
-    const __m512i y1_15 = _mm512_ternarylogic_epi32(v_hi_14, fold_hi_14, first_block, 0x28);
-
-    /* Step 16 of 16: 8 blocks, 4 per register: block i times T_(n - i), products unreduced. */
-    const __m512i x_30 = _mm512_loadu_si512((const void *)(hashed + 1920));
-    const __m512i z_30 = _mm512_shuffle_epi8(x_30, reverse16);
-    const __m512i z1_y_15 = _mm512_xor_si512(z_30, y1_15);
-    const __m512i h_30 = _mm512_loadu_si512((const void *)(table));
-    const __m512i lo_30 = _mm512_clmulepi64_epi128(z1_y_15, h_30, 0x00);
-    const __m512i mid_60 = _mm512_clmulepi64_epi128(z1_y_15, h_30, 0x10);
-    const __m512i mid_61 = _mm512_clmulepi64_epi128(z1_y_15, h_30, 0x01);
-    const __m512i hi_30 = _mm512_clmulepi64_epi128(z1_y_15, h_30, 0x11);
-    const __m512i x_31 = _mm512_loadu_si512((const void *)(hashed + 1984));
-    const __m512i z_31 = _mm512_shuffle_epi8(x_31, reverse16);
-    const __m512i h_31 = _mm512_loadu_si512((const void *)(table + 64));
-    const __m512i lo_31 = _mm512_clmulepi64_epi128(z_31, h_31, 0x00);
-    const __m512i mid_62 = _mm512_clmulepi64_epi128(z_31, h_31, 0x10);
-    const __m512i mid_63 = _mm512_clmulepi64_epi128(z_31, h_31, 0x01);
-    const __m512i hi_31 = _mm512_clmulepi64_epi128(z_31, h_31, 0x11);
-
-    /* The sums, then S's halves, their blocks added, and one reduction. */
-    const __m512i mid_sum_acc_46 = _mm512_xor_si512(mid_62, mid_63);
-    const __m512i mid_sum_acc_47 = _mm512_ternarylogic_epi32(mid_60, mid_61, mid_sum_acc_46, 0x96);
-    const __m512i mid_lo_15 = _mm512_shuffle_epi8(mid_sum_acc_47, half_up);
-    const __m512i s_lo_45 = _mm512_ternarylogic_epi32(lo_30, lo_31, mid_lo_15, 0x96);
-    const __m512i mid_hi_15 = _mm512_shuffle_epi8(mid_sum_acc_47, half_down);
-    const __m512i s_hi_45 = _mm512_ternarylogic_epi32(hi_30, hi_31, mid_hi_15, 0x96);
-    const __m512i s_lo_x_30 = _mm512_shuffle_i32x4(s_lo_45, s_lo_45, 0x4e);
-    const __m512i s_lo_46 = _mm512_xor_si512(s_lo_45, s_lo_x_30);
-    const __m512i s_lo_x_31 = _mm512_shuffle_i32x4(s_lo_46, s_lo_46, 0xb1);
-    const __m512i s_lo_47 = _mm512_xor_si512(s_lo_46, s_lo_x_31);
-    const __m512i s_hi_x_30 = _mm512_shuffle_i32x4(s_hi_45, s_hi_45, 0x4e);
-    const __m512i s_hi_46 = _mm512_xor_si512(s_hi_45, s_hi_x_30);
-    const __m512i s_hi_x_31 = _mm512_shuffle_i32x4(s_hi_46, s_hi_46, 0xb1);
-    const __m512i fold_lo_15 = _mm512_clmulepi64_epi128(s_lo_47, fold, 0x00);
-    const __m512i fold_lo_sw_15 = _mm512_shuffle_epi8(fold_lo_15, swap_halves);
-    const __m512i v_15 = _mm512_xor_si512(s_lo_47, fold_lo_sw_15);
-    const __m512i fold_hi_15 = _mm512_clmulepi64_epi128(v_15, fold, 0x11);
-    const __m512i v_hi_15 = _mm512_ternarylogic_epi32(s_hi_46, s_hi_x_31, v_15, 0x96);
-    const __m512i reduced_15 = _mm512_xor_si512(v_hi_15, fold_hi_15);
-    const __m512i y_next = _mm512_shuffle_epi8(reduced_15, reverse16);
+    const __m512i reduced_7 = _mm512_xor_si512(v_hi_7, fold_hi_7);
+    const __m512i y_next = _mm512_shuffle_epi8(reduced_7, reverse16);
     const __m512i ctr_low = kc_bcast16_512(in);
     const __m512i ctr_last = _mm512_srli_epi16(ctr_low, 8);
     const __m512i ctr_first = _mm512_set1_epi8((char)in[32]);
@@ -5088,7 +4952,7 @@ static void sm4_wordslice_avx512_gfni_ghash_step(uint8_t *y, const uint8_t *tabl
     const __m512i y_1 = kc_bcast16_512(y);
     const __m512i phi_y = _mm512_shuffle_epi8(y_1, reverse16);
 
-    /* 8 blocks, 4 per register: block i times T_(n - i), products unreduced. */
+    /* 16 blocks, 4 per register: block i times T_(n - i), products unreduced. */
     const __m512i x = _mm512_loadu_si512((const void *)(msg));
     const __m512i z = _mm512_shuffle_epi8(x, reverse16);
     const __m512i z1_y = _mm512_ternarylogic_epi32(phi_y, first_block, z, 0x6a);
@@ -5104,14 +4968,35 @@ static void sm4_wordslice_avx512_gfni_ghash_step(uint8_t *y, const uint8_t *tabl
     const __m512i mid_2 = _mm512_clmulepi64_epi128(z_1, h_1, 0x10);
     const __m512i mid_3 = _mm512_clmulepi64_epi128(z_1, h_1, 0x01);
     const __m512i hi_1 = _mm512_clmulepi64_epi128(z_1, h_1, 0x11);
+    const __m512i x_2 = _mm512_loadu_si512((const void *)(msg + 128));
+    const __m512i z_2 = _mm512_shuffle_epi8(x_2, reverse16);
+    const __m512i h_2 = _mm512_loadu_si512((const void *)(table + 128));
+    const __m512i lo_2 = _mm512_clmulepi64_epi128(z_2, h_2, 0x00);
+    const __m512i mid_4 = _mm512_clmulepi64_epi128(z_2, h_2, 0x10);
+    const __m512i mid_5 = _mm512_clmulepi64_epi128(z_2, h_2, 0x01);
+    const __m512i hi_2 = _mm512_clmulepi64_epi128(z_2, h_2, 0x11);
+    const __m512i x_3 = _mm512_loadu_si512((const void *)(msg + 192));
+    const __m512i z_3 = _mm512_shuffle_epi8(x_3, reverse16);
+    const __m512i h_3 = _mm512_loadu_si512((const void *)(table + 192));
+    const __m512i lo_3 = _mm512_clmulepi64_epi128(z_3, h_3, 0x00);
+    const __m512i mid_6 = _mm512_clmulepi64_epi128(z_3, h_3, 0x10);
+    const __m512i mid_7 = _mm512_clmulepi64_epi128(z_3, h_3, 0x01);
+    const __m512i hi_3 = _mm512_clmulepi64_epi128(z_3, h_3, 0x11);
 
     /* The sums, then S's halves, their blocks added, and one reduction. */
+    const __m512i lo_sum_acc_1 = _mm512_xor_si512(lo_2, lo_3);
+    const __m512i lo_sum_acc_2 = _mm512_ternarylogic_epi32(lo, lo_1, lo_sum_acc_1, 0x96);
     const __m512i mid_sum_acc_1 = _mm512_xor_si512(mid_2, mid_3);
-    const __m512i mid_sum_acc_2 = _mm512_ternarylogic_epi32(mid, mid_1, mid_sum_acc_1, 0x96);
-    const __m512i mid_lo = _mm512_shuffle_epi8(mid_sum_acc_2, half_up);
-    const __m512i s_lo = _mm512_ternarylogic_epi32(lo, lo_1, mid_lo, 0x96);
-    const __m512i mid_hi = _mm512_shuffle_epi8(mid_sum_acc_2, half_down);
-    const __m512i s_hi = _mm512_ternarylogic_epi32(hi, hi_1, mid_hi, 0x96);
+    const __m512i mid_sum_acc_3 = _mm512_xor_si512(mid_6, mid_7);
+    const __m512i mid_sum_acc_4 = _mm512_ternarylogic_epi32(mid, mid_1, mid_sum_acc_1, 0x96);
+    const __m512i mid_sum_acc_5 = _mm512_ternarylogic_epi32(mid_4, mid_5, mid_sum_acc_3, 0x96);
+    const __m512i mid_sum_acc_6 = _mm512_xor_si512(mid_sum_acc_4, mid_sum_acc_5);
+    const __m512i hi_sum_acc_1 = _mm512_xor_si512(hi_2, hi_3);
+    const __m512i hi_sum_acc_2 = _mm512_ternarylogic_epi32(hi, hi_1, hi_sum_acc_1, 0x96);
+    const __m512i mid_lo = _mm512_shuffle_epi8(mid_sum_acc_6, half_up);
+    const __m512i s_lo = _mm512_xor_si512(lo_sum_acc_2, mid_lo);
+    const __m512i mid_hi = _mm512_shuffle_epi8(mid_sum_acc_6, half_down);
+    const __m512i s_hi = _mm512_xor_si512(hi_sum_acc_2, mid_hi);
     const __m512i s_lo_x = _mm512_shuffle_i32x4(s_lo, s_lo, 0x4e);
     const __m512i s_lo_1 = _mm512_xor_si512(s_lo, s_lo_x);
     const __m512i s_lo_x_1 = _mm512_shuffle_i32x4(s_lo_1, s_lo_1, 0xb1);
@@ -6765,7 +6650,7 @@ static int sm4_wordslice_avx512_gfni_gcm_xor(const sm4_key *key, const uint8_t *
                                      size_t nblocks, uint8_t *y, const uint8_t *table, const uint8_t *hashed)
 {
     const sm4_direction dir = SM4_ENCRYPT;
-    return kc_run_gcm_batches(sm4_wordslice_avx512_gfni_batch_gcm, (const uint8_t *)key->rk[dir], SM4_WORDSLICE_AVX512_GFNI_BATCH_BLOCKS, 8,
+    return kc_run_gcm_batches(sm4_wordslice_avx512_gfni_batch_gcm, (const uint8_t *)key->rk[dir], SM4_WORDSLICE_AVX512_GFNI_BATCH_BLOCKS, 16,
                               64, counters, src, out, nblocks, y, table, hashed) == 0
                ? SM4_OK
                : SM4_ERR_LENGTH;

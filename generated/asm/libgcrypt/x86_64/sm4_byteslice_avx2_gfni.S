@@ -8,12 +8,12 @@
 
 	.text
 
-/* _gcry_sm4_byteslice_avx2_gfni_ghash_step: ghash_update256_n8, 3 arguments
+/* _gcry_sm4_byteslice_avx2_gfni_ghash_step: ghash_update256_n16, 3 arguments
  *   %rdi: y
  *   %rsi: table
  *   %rdx: msg
  *   ymm0-15: vectors, as allocated (16 used)
- *   frame: 64 bytes (1 spill slot of 32 bytes)
+ *   frame: 576 bytes (17 spill slots of 32 bytes)
  */
 	.globl _gcry_sm4_byteslice_avx2_gfni_ghash_step
 ELF(.type _gcry_sm4_byteslice_avx2_gfni_ghash_step,@function;)
@@ -25,12 +25,12 @@ _gcry_sm4_byteslice_avx2_gfni_ghash_step:
 	mov %rsp, %rbp
 	CFI_DEF_CFA_REGISTER(%rbp);
 	and $-64, %rsp
-	sub $64, %rsp
+	sub $576, %rsp
 	vbroadcasti128 (%rdi), %ymm0 /* y_1 = bcast128() */
 	vpshufb .Lsm4_byteslice_avx2_gfni_0_reverse16(%rip), %ymm0, %ymm0 /* phi_y = lookup16(y_1, reverse16) */
 	vpand .Lsm4_byteslice_avx2_gfni_0_first_block(%rip), %ymm0, %ymm0 /* y1 = and(phi_y, first_block) */
 
-	/* 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
+	/* 16 blocks, 2 per register: block i times T_(n - i), products unreduced. */
 	vmovdqu (%rdx), %ymm1 /* x = load() */
 	vpshufb .Lsm4_byteslice_avx2_gfni_0_reverse16(%rip), %ymm1, %ymm1 /* z = lookup16(x, reverse16) */
 	vpxor %ymm0, %ymm1, %ymm0 /* z1_y = xor(z, y1) */
@@ -61,34 +61,101 @@ _gcry_sm4_byteslice_avx2_gfni_ghash_step:
 	vmovdqa %ymm5, 0(%rsp) /* spill hi_2 */
 	vpclmulqdq $0x1, %ymm13, %ymm9, %ymm5 /* mid_7 = clmul(z_3, h_3) */
 	vpclmulqdq $0x11, %ymm13, %ymm9, %ymm9 /* hi_3 = clmul(z_3, h_3) */
+	vmovdqu 128(%rdx), %ymm13 /* x_4 = load() */
+	vpshufb .Lsm4_byteslice_avx2_gfni_0_reverse16(%rip), %ymm13, %ymm13 /* z_4 = lookup16(x_4, reverse16) */
+	vmovdqa %ymm9, 32(%rsp) /* spill hi_3 */
+	vmovdqu 128(%rsi), %ymm9 /* h_4 = load() */
+	vmovdqa %ymm0, 64(%rsp) /* spill hi */
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm0 /* lo_4 = clmul(z_4, h_4) */
+	vmovdqa %ymm1, 96(%rsp) /* spill hi_1 */
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm1 /* mid_8 = clmul(z_4, h_4) */
+	vmovdqa %ymm1, 128(%rsp) /* spill mid_8 */
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm1 /* mid_9 = clmul(z_4, h_4) */
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_4 = clmul(z_4, h_4) */
+	vmovdqu 160(%rdx), %ymm13 /* x_5 = load() */
+	vpshufb .Lsm4_byteslice_avx2_gfni_0_reverse16(%rip), %ymm13, %ymm13 /* z_5 = lookup16(x_5, reverse16) */
+	vmovdqa %ymm9, 160(%rsp) /* spill hi_4 */
+	vmovdqu 160(%rsi), %ymm9 /* h_5 = load() */
+	vmovdqa %ymm1, 192(%rsp) /* spill mid_9 */
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm1 /* lo_5 = clmul(z_5, h_5) */
+	vmovdqa %ymm5, 224(%rsp) /* spill mid_7 */
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm5 /* mid_10 = clmul(z_5, h_5) */
+	vmovdqa %ymm5, 256(%rsp) /* spill mid_10 */
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm5 /* mid_11 = clmul(z_5, h_5) */
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_5 = clmul(z_5, h_5) */
+	vmovdqu 192(%rdx), %ymm13 /* x_6 = load() */
+	vpshufb .Lsm4_byteslice_avx2_gfni_0_reverse16(%rip), %ymm13, %ymm13 /* z_6 = lookup16(x_6, reverse16) */
+	vmovdqa %ymm9, 288(%rsp) /* spill hi_5 */
+	vmovdqu 192(%rsi), %ymm9 /* h_6 = load() */
+	vmovdqa %ymm5, 320(%rsp) /* spill mid_11 */
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm5 /* lo_6 = clmul(z_6, h_6) */
+	vmovdqa %ymm15, 352(%rsp) /* spill mid_6 */
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm15 /* mid_12 = clmul(z_6, h_6) */
+	vmovdqa %ymm15, 384(%rsp) /* spill mid_12 */
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm15 /* mid_13 = clmul(z_6, h_6) */
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_6 = clmul(z_6, h_6) */
+	vmovdqu 224(%rdx), %ymm13 /* x_7 = load() */
+	vpshufb .Lsm4_byteslice_avx2_gfni_0_reverse16(%rip), %ymm13, %ymm13 /* z_7 = lookup16(x_7, reverse16) */
+	vmovdqa %ymm9, 416(%rsp) /* spill hi_6 */
+	vmovdqu 224(%rsi), %ymm9 /* h_7 = load() */
+	vmovdqa %ymm15, 448(%rsp) /* spill mid_13 */
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm15 /* lo_7 = clmul(z_7, h_7) */
+	vmovdqa %ymm11, 480(%rsp) /* spill mid_4 */
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm11 /* mid_14 = clmul(z_7, h_7) */
+	vmovdqa %ymm11, 512(%rsp) /* spill mid_14 */
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm11 /* mid_15 = clmul(z_7, h_7) */
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_7 = clmul(z_7, h_7) */
 
 	/* The sums, then S's halves, their blocks added, and one reduction. */
 	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc = xor(lo, lo_1) */
 	vpxor %ymm14, %ymm10, %ymm6 /* lo_sum_acc_1 = xor(lo_2, lo_3) */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_2 = xor(lo_sum_acc, lo_sum_acc_1) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc = xor(mid, mid_1) */
-	vpxor %ymm8, %ymm7, %ymm4 /* mid_sum_acc_1 = xor(mid_2, mid_3) */
-	vpxor %ymm12, %ymm11, %ymm6 /* mid_sum_acc_2 = xor(mid_4, mid_5) */
-	vpxor %ymm5, %ymm15, %ymm5 /* mid_sum_acc_3 = xor(mid_6, mid_7) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_4 = xor(mid_sum_acc, mid_sum_acc_1) */
-	vpxor %ymm5, %ymm6, %ymm4 /* mid_sum_acc_5 = xor(mid_sum_acc_2, mid_sum_acc_3) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_6 = xor(mid_sum_acc_4, mid_sum_acc_5) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc = xor(hi, hi_1) */
-	vpxor 0(%rsp), %ymm9, %ymm1 /* hi_sum_acc_1 = xor(hi_3, hi_2) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_2 = xor(hi_sum_acc, hi_sum_acc_1) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_0_half_up(%rip), %ymm3, %ymm1 /* mid_lo = lookup16(mid_sum_acc_6, half_up) */
-	vpxor %ymm1, %ymm2, %ymm1 /* s_lo = xor(lo_sum_acc_2, mid_lo) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_0_half_down(%rip), %ymm3, %ymm2 /* mid_hi = lookup16(mid_sum_acc_6, half_down) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi = xor(hi_sum_acc_2, mid_hi) */
-	vpermq $0x4e, %ymm1, %ymm2 /* s_lo_x = blocks128(s_lo, s_lo) */
-	vpxor %ymm2, %ymm1, %ymm1 /* s_lo_1 = xor(s_lo, s_lo_x) */
-	vpermq $0x4e, %ymm0, %ymm2 /* s_hi_x = blocks128(s_hi, s_hi) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_1 = xor(s_hi, s_hi_x) */
-	vpclmulqdq $0x0, .Lsm4_byteslice_avx2_gfni_0_fold(%rip), %ymm1, %ymm2 /* fold_lo = clmul(s_lo_1, fold) */
+	vpxor %ymm1, %ymm0, %ymm0 /* lo_sum_acc_2 = xor(lo_4, lo_5) */
+	vpxor %ymm15, %ymm5, %ymm1 /* lo_sum_acc_3 = xor(lo_6, lo_7) */
+	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_4 = xor(lo_sum_acc, lo_sum_acc_1) */
+	vpxor %ymm1, %ymm0, %ymm0 /* lo_sum_acc_5 = xor(lo_sum_acc_2, lo_sum_acc_3) */
+	vpxor %ymm0, %ymm2, %ymm0 /* lo_sum_acc_6 = xor(lo_sum_acc_4, lo_sum_acc_5) */
+	vpxor %ymm4, %ymm3, %ymm1 /* mid_sum_acc = xor(mid, mid_1) */
+	vpxor %ymm8, %ymm7, %ymm2 /* mid_sum_acc_1 = xor(mid_2, mid_3) */
+	vpxor 480(%rsp), %ymm12, %ymm3 /* mid_sum_acc_2 = xor(mid_5, mid_4) */
+	vmovdqa 352(%rsp), %ymm4 /* reload mid_6 */
+	vpxor 224(%rsp), %ymm4, %ymm4 /* mid_sum_acc_3 = xor(mid_6, mid_7) */
+	vmovdqa 128(%rsp), %ymm5 /* reload mid_8 */
+	vpxor 192(%rsp), %ymm5, %ymm5 /* mid_sum_acc_4 = xor(mid_8, mid_9) */
+	vmovdqa 256(%rsp), %ymm6 /* reload mid_10 */
+	vpxor 320(%rsp), %ymm6, %ymm6 /* mid_sum_acc_5 = xor(mid_10, mid_11) */
+	vmovdqa 384(%rsp), %ymm7 /* reload mid_12 */
+	vpxor 448(%rsp), %ymm7, %ymm7 /* mid_sum_acc_6 = xor(mid_12, mid_13) */
+	vpxor 512(%rsp), %ymm11, %ymm8 /* mid_sum_acc_7 = xor(mid_15, mid_14) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_8 = xor(mid_sum_acc, mid_sum_acc_1) */
+	vpxor %ymm4, %ymm3, %ymm2 /* mid_sum_acc_9 = xor(mid_sum_acc_2, mid_sum_acc_3) */
+	vpxor %ymm6, %ymm5, %ymm3 /* mid_sum_acc_10 = xor(mid_sum_acc_4, mid_sum_acc_5) */
+	vpxor %ymm8, %ymm7, %ymm4 /* mid_sum_acc_11 = xor(mid_sum_acc_6, mid_sum_acc_7) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_12 = xor(mid_sum_acc_8, mid_sum_acc_9) */
+	vpxor %ymm4, %ymm3, %ymm2 /* mid_sum_acc_13 = xor(mid_sum_acc_10, mid_sum_acc_11) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_14 = xor(mid_sum_acc_12, mid_sum_acc_13) */
+	vmovdqa 64(%rsp), %ymm2 /* reload hi */
+	vpxor 96(%rsp), %ymm2, %ymm2 /* hi_sum_acc = xor(hi, hi_1) */
+	vmovdqa 0(%rsp), %ymm3 /* reload hi_2 */
+	vpxor 32(%rsp), %ymm3, %ymm3 /* hi_sum_acc_1 = xor(hi_2, hi_3) */
+	vmovdqa 160(%rsp), %ymm4 /* reload hi_4 */
+	vpxor 288(%rsp), %ymm4, %ymm4 /* hi_sum_acc_2 = xor(hi_4, hi_5) */
+	vpxor 416(%rsp), %ymm9, %ymm5 /* hi_sum_acc_3 = xor(hi_7, hi_6) */
+	vpxor %ymm3, %ymm2, %ymm2 /* hi_sum_acc_4 = xor(hi_sum_acc, hi_sum_acc_1) */
+	vpxor %ymm5, %ymm4, %ymm3 /* hi_sum_acc_5 = xor(hi_sum_acc_2, hi_sum_acc_3) */
+	vpxor %ymm3, %ymm2, %ymm2 /* hi_sum_acc_6 = xor(hi_sum_acc_4, hi_sum_acc_5) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_0_half_up(%rip), %ymm1, %ymm3 /* mid_lo = lookup16(mid_sum_acc_14, half_up) */
+	vpxor %ymm3, %ymm0, %ymm0 /* s_lo = xor(lo_sum_acc_6, mid_lo) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_0_half_down(%rip), %ymm1, %ymm1 /* mid_hi = lookup16(mid_sum_acc_14, half_down) */
+	vpxor %ymm1, %ymm2, %ymm1 /* s_hi = xor(hi_sum_acc_6, mid_hi) */
+	vpermq $0x4e, %ymm0, %ymm2 /* s_lo_x = blocks128(s_lo, s_lo) */
+	vpxor %ymm2, %ymm0, %ymm0 /* s_lo_1 = xor(s_lo, s_lo_x) */
+	vpermq $0x4e, %ymm1, %ymm2 /* s_hi_x = blocks128(s_hi, s_hi) */
+	vpxor %ymm2, %ymm1, %ymm1 /* s_hi_1 = xor(s_hi, s_hi_x) */
+	vpclmulqdq $0x0, .Lsm4_byteslice_avx2_gfni_0_fold(%rip), %ymm0, %ymm2 /* fold_lo = clmul(s_lo_1, fold) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_0_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw = lookup16(fold_lo, swap_halves) */
-	vpxor %ymm2, %ymm1, %ymm1 /* v = xor(s_lo_1, fold_lo_sw) */
-	vpclmulqdq $0x11, .Lsm4_byteslice_avx2_gfni_0_fold(%rip), %ymm1, %ymm2 /* fold_hi = clmul(v, fold) */
-	vpxor %ymm0, %ymm1, %ymm0 /* v_hi = xor(v, s_hi_1) */
+	vpxor %ymm2, %ymm0, %ymm0 /* v = xor(s_lo_1, fold_lo_sw) */
+	vpclmulqdq $0x11, .Lsm4_byteslice_avx2_gfni_0_fold(%rip), %ymm0, %ymm2 /* fold_hi = clmul(v, fold) */
+	vpxor %ymm1, %ymm0, %ymm0 /* v_hi = xor(v, s_hi_1) */
 	vpxor %ymm2, %ymm0, %ymm0 /* reduced = xor(v_hi, fold_hi) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_0_reverse16(%rip), %ymm0, %ymm0 /* y_next = lookup16(reduced, reverse16) */
 	vmovdqu %ymm0, (%rdi) /* store y_next */
@@ -7823,7 +7890,7 @@ _gcry_sm4_byteslice_avx2_gfni_batch_gcm:
 	vpshufb .Lsm4_byteslice_avx2_gfni_9_reverse16(%rip), %ymm0, %ymm0 /* phi_y = lookup16(y_1, reverse16) */
 	vpand .Lsm4_byteslice_avx2_gfni_9_first_block(%rip), %ymm0, %ymm0 /* y1_16 = and(phi_y, first_block) */
 
-	/* Step 1 of 8: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
+	/* Step 1 of 4: 16 blocks, 2 per register: block i times T_(n - i), products unreduced. */
 	vmovdqu (%r9), %ymm1 /* x = load() */
 	vpshufb .Lsm4_byteslice_avx2_gfni_9_reverse16(%rip), %ymm1, %ymm1 /* z = lookup16(x, reverse16) */
 	vpxor %ymm0, %ymm1, %ymm0 /* z1_y = xor(z, y1_16) */
@@ -7854,108 +7921,113 @@ _gcry_sm4_byteslice_avx2_gfni_batch_gcm:
 	vmovdqa %ymm5, 0(%rsp) /* spill hi_2 */
 	vpclmulqdq $0x1, %ymm13, %ymm9, %ymm5 /* mid_7 = clmul(z_3, h_3) */
 	vpclmulqdq $0x11, %ymm13, %ymm9, %ymm9 /* hi_3 = clmul(z_3, h_3) */
+	vmovdqu 128(%r9), %ymm13 /* x_4 = load() */
+	vpshufb .Lsm4_byteslice_avx2_gfni_9_reverse16(%rip), %ymm13, %ymm13 /* z_4 = lookup16(x_4, reverse16) */
+	vmovdqa %ymm9, 32(%rsp) /* spill hi_3 */
+	vmovdqu 128(%r8), %ymm9 /* h_4 = load() */
+	vmovdqa %ymm0, 64(%rsp) /* spill hi */
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm0 /* lo_4 = clmul(z_4, h_4) */
+	vmovdqa %ymm1, 96(%rsp) /* spill hi_1 */
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm1 /* mid_8 = clmul(z_4, h_4) */
+	vmovdqa %ymm1, 128(%rsp) /* spill mid_8 */
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm1 /* mid_9 = clmul(z_4, h_4) */
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_4 = clmul(z_4, h_4) */
+	vmovdqu 160(%r9), %ymm13 /* x_5 = load() */
+	vpshufb .Lsm4_byteslice_avx2_gfni_9_reverse16(%rip), %ymm13, %ymm13 /* z_5 = lookup16(x_5, reverse16) */
+	vmovdqa %ymm9, 160(%rsp) /* spill hi_4 */
+	vmovdqu 160(%r8), %ymm9 /* h_5 = load() */
+	vmovdqa %ymm1, 192(%rsp) /* spill mid_9 */
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm1 /* lo_5 = clmul(z_5, h_5) */
+	vmovdqa %ymm5, 224(%rsp) /* spill mid_7 */
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm5 /* mid_10 = clmul(z_5, h_5) */
+	vmovdqa %ymm5, 256(%rsp) /* spill mid_10 */
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm5 /* mid_11 = clmul(z_5, h_5) */
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_5 = clmul(z_5, h_5) */
+	vmovdqu 192(%r9), %ymm13 /* x_6 = load() */
+	vpshufb .Lsm4_byteslice_avx2_gfni_9_reverse16(%rip), %ymm13, %ymm13 /* z_6 = lookup16(x_6, reverse16) */
+	vmovdqa %ymm9, 288(%rsp) /* spill hi_5 */
+	vmovdqu 192(%r8), %ymm9 /* h_6 = load() */
+	vmovdqa %ymm5, 320(%rsp) /* spill mid_11 */
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm5 /* lo_6 = clmul(z_6, h_6) */
+	vmovdqa %ymm15, 352(%rsp) /* spill mid_6 */
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm15 /* mid_12 = clmul(z_6, h_6) */
+	vmovdqa %ymm15, 384(%rsp) /* spill mid_12 */
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm15 /* mid_13 = clmul(z_6, h_6) */
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_6 = clmul(z_6, h_6) */
+	vmovdqu 224(%r9), %ymm13 /* x_7 = load() */
+	vpshufb .Lsm4_byteslice_avx2_gfni_9_reverse16(%rip), %ymm13, %ymm13 /* z_7 = lookup16(x_7, reverse16) */
+	vmovdqa %ymm9, 416(%rsp) /* spill hi_6 */
+	vmovdqu 224(%r8), %ymm9 /* h_7 = load() */
+	vmovdqa %ymm15, 448(%rsp) /* spill mid_13 */
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm15 /* lo_7 = clmul(z_7, h_7) */
+	vmovdqa %ymm11, 480(%rsp) /* spill mid_4 */
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm11 /* mid_14 = clmul(z_7, h_7) */
+	vmovdqa %ymm11, 512(%rsp) /* spill mid_14 */
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm11 /* mid_15 = clmul(z_7, h_7) */
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_7 = clmul(z_7, h_7) */
 
 	/* The sums, then S's halves, their blocks added, and one reduction. */
 	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc = xor(lo, lo_1) */
 	vpxor %ymm14, %ymm10, %ymm6 /* lo_sum_acc_1 = xor(lo_2, lo_3) */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_2 = xor(lo_sum_acc, lo_sum_acc_1) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc = xor(mid, mid_1) */
-	vpxor %ymm8, %ymm7, %ymm4 /* mid_sum_acc_1 = xor(mid_2, mid_3) */
-	vpxor %ymm12, %ymm11, %ymm6 /* mid_sum_acc_2 = xor(mid_4, mid_5) */
-	vpxor %ymm5, %ymm15, %ymm5 /* mid_sum_acc_3 = xor(mid_6, mid_7) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_4 = xor(mid_sum_acc, mid_sum_acc_1) */
-	vpxor %ymm5, %ymm6, %ymm4 /* mid_sum_acc_5 = xor(mid_sum_acc_2, mid_sum_acc_3) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_6 = xor(mid_sum_acc_4, mid_sum_acc_5) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc = xor(hi, hi_1) */
-	vpxor 0(%rsp), %ymm9, %ymm1 /* hi_sum_acc_1 = xor(hi_3, hi_2) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_2 = xor(hi_sum_acc, hi_sum_acc_1) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_9_half_up(%rip), %ymm3, %ymm1 /* mid_lo = lookup16(mid_sum_acc_6, half_up) */
-	vpxor %ymm1, %ymm2, %ymm1 /* s_lo = xor(lo_sum_acc_2, mid_lo) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_9_half_down(%rip), %ymm3, %ymm2 /* mid_hi = lookup16(mid_sum_acc_6, half_down) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi = xor(hi_sum_acc_2, mid_hi) */
-	vpermq $0x4e, %ymm1, %ymm2 /* s_lo_x = blocks128(s_lo, s_lo) */
-	vpxor %ymm2, %ymm1, %ymm1 /* s_lo_1 = xor(s_lo, s_lo_x) */
-	vpermq $0x4e, %ymm0, %ymm2 /* s_hi_x = blocks128(s_hi, s_hi) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_1 = xor(s_hi, s_hi_x) */
-	vpclmulqdq $0x0, .Lsm4_byteslice_avx2_gfni_9_fold(%rip), %ymm1, %ymm2 /* fold_lo = clmul(s_lo_1, fold) */
+	vpxor %ymm1, %ymm0, %ymm0 /* lo_sum_acc_2 = xor(lo_4, lo_5) */
+	vpxor %ymm15, %ymm5, %ymm1 /* lo_sum_acc_3 = xor(lo_6, lo_7) */
+	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_4 = xor(lo_sum_acc, lo_sum_acc_1) */
+	vpxor %ymm1, %ymm0, %ymm0 /* lo_sum_acc_5 = xor(lo_sum_acc_2, lo_sum_acc_3) */
+	vpxor %ymm0, %ymm2, %ymm0 /* lo_sum_acc_6 = xor(lo_sum_acc_4, lo_sum_acc_5) */
+	vpxor %ymm4, %ymm3, %ymm1 /* mid_sum_acc = xor(mid, mid_1) */
+	vpxor %ymm8, %ymm7, %ymm2 /* mid_sum_acc_1 = xor(mid_2, mid_3) */
+	vpxor 480(%rsp), %ymm12, %ymm3 /* mid_sum_acc_2 = xor(mid_5, mid_4) */
+	vmovdqa 352(%rsp), %ymm4 /* reload mid_6 */
+	vpxor 224(%rsp), %ymm4, %ymm4 /* mid_sum_acc_3 = xor(mid_6, mid_7) */
+	vmovdqa 128(%rsp), %ymm5 /* reload mid_8 */
+	vpxor 192(%rsp), %ymm5, %ymm5 /* mid_sum_acc_4 = xor(mid_8, mid_9) */
+	vmovdqa 256(%rsp), %ymm6 /* reload mid_10 */
+	vpxor 320(%rsp), %ymm6, %ymm6 /* mid_sum_acc_5 = xor(mid_10, mid_11) */
+	vmovdqa 384(%rsp), %ymm7 /* reload mid_12 */
+	vpxor 448(%rsp), %ymm7, %ymm7 /* mid_sum_acc_6 = xor(mid_12, mid_13) */
+	vpxor 512(%rsp), %ymm11, %ymm8 /* mid_sum_acc_7 = xor(mid_15, mid_14) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_8 = xor(mid_sum_acc, mid_sum_acc_1) */
+	vpxor %ymm4, %ymm3, %ymm2 /* mid_sum_acc_9 = xor(mid_sum_acc_2, mid_sum_acc_3) */
+	vpxor %ymm6, %ymm5, %ymm3 /* mid_sum_acc_10 = xor(mid_sum_acc_4, mid_sum_acc_5) */
+	vpxor %ymm8, %ymm7, %ymm4 /* mid_sum_acc_11 = xor(mid_sum_acc_6, mid_sum_acc_7) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_12 = xor(mid_sum_acc_8, mid_sum_acc_9) */
+	vpxor %ymm4, %ymm3, %ymm2 /* mid_sum_acc_13 = xor(mid_sum_acc_10, mid_sum_acc_11) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_14 = xor(mid_sum_acc_12, mid_sum_acc_13) */
+	vmovdqa 64(%rsp), %ymm2 /* reload hi */
+	vpxor 96(%rsp), %ymm2, %ymm2 /* hi_sum_acc = xor(hi, hi_1) */
+	vmovdqa 0(%rsp), %ymm3 /* reload hi_2 */
+	vpxor 32(%rsp), %ymm3, %ymm3 /* hi_sum_acc_1 = xor(hi_2, hi_3) */
+	vmovdqa 160(%rsp), %ymm4 /* reload hi_4 */
+	vpxor 288(%rsp), %ymm4, %ymm4 /* hi_sum_acc_2 = xor(hi_4, hi_5) */
+	vpxor 416(%rsp), %ymm9, %ymm5 /* hi_sum_acc_3 = xor(hi_7, hi_6) */
+	vpxor %ymm3, %ymm2, %ymm2 /* hi_sum_acc_4 = xor(hi_sum_acc, hi_sum_acc_1) */
+	vpxor %ymm5, %ymm4, %ymm3 /* hi_sum_acc_5 = xor(hi_sum_acc_2, hi_sum_acc_3) */
+	vpxor %ymm3, %ymm2, %ymm2 /* hi_sum_acc_6 = xor(hi_sum_acc_4, hi_sum_acc_5) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_9_half_up(%rip), %ymm1, %ymm3 /* mid_lo = lookup16(mid_sum_acc_14, half_up) */
+	vpxor %ymm3, %ymm0, %ymm0 /* s_lo = xor(lo_sum_acc_6, mid_lo) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_9_half_down(%rip), %ymm1, %ymm1 /* mid_hi = lookup16(mid_sum_acc_14, half_down) */
+	vpxor %ymm1, %ymm2, %ymm1 /* s_hi = xor(hi_sum_acc_6, mid_hi) */
+	vpermq $0x4e, %ymm0, %ymm2 /* s_lo_x = blocks128(s_lo, s_lo) */
+	vpxor %ymm2, %ymm0, %ymm0 /* s_lo_1 = xor(s_lo, s_lo_x) */
+	vpermq $0x4e, %ymm1, %ymm2 /* s_hi_x = blocks128(s_hi, s_hi) */
+	vpxor %ymm2, %ymm1, %ymm1 /* s_hi_1 = xor(s_hi, s_hi_x) */
+	vpclmulqdq $0x0, .Lsm4_byteslice_avx2_gfni_9_fold(%rip), %ymm0, %ymm2 /* fold_lo = clmul(s_lo_1, fold) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw = lookup16(fold_lo, swap_halves) */
-	vpxor %ymm2, %ymm1, %ymm1 /* v = xor(s_lo_1, fold_lo_sw) */
-	vpclmulqdq $0x11, .Lsm4_byteslice_avx2_gfni_9_fold(%rip), %ymm1, %ymm2 /* fold_hi = clmul(v, fold) */
-	vpxor %ymm0, %ymm1, %ymm0 /* v_hi = xor(v, s_hi_1) */
+	vpxor %ymm2, %ymm0, %ymm0 /* v = xor(s_lo_1, fold_lo_sw) */
+	vpclmulqdq $0x11, .Lsm4_byteslice_avx2_gfni_9_fold(%rip), %ymm0, %ymm2 /* fold_hi = clmul(v, fold) */
+	vpxor %ymm1, %ymm0, %ymm0 /* v_hi = xor(v, s_hi_1) */
 	vpxor %ymm2, %ymm0, %ymm0 /* reduced = xor(v_hi, fold_hi) */
 	vpand .Lsm4_byteslice_avx2_gfni_9_first_block(%rip), %ymm0, %ymm0 /* y1_1_1 = and(reduced, first_block) */
 
-	/* Step 2 of 8: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
-	vmovdqu 128(%r9), %ymm1 /* x_4 = load() */
-	vpshufb .Lsm4_byteslice_avx2_gfni_9_reverse16(%rip), %ymm1, %ymm1 /* z_4 = lookup16(x_4, reverse16) */
-	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_1 = xor(z_4, y1_1_1) */
-	vmovdqu (%r8), %ymm1 /* h_4 = load() */
-	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm2 /* lo_4 = clmul(z1_y_1, h_4) */
-	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* mid_8 = clmul(z1_y_1, h_4) */
-	vpclmulqdq $0x1, %ymm1, %ymm0, %ymm4 /* mid_9 = clmul(z1_y_1, h_4) */
-	vpclmulqdq $0x11, %ymm1, %ymm0, %ymm0 /* hi_4 = clmul(z1_y_1, h_4) */
-	vmovdqu 160(%r9), %ymm1 /* x_5 = load() */
-	vpshufb .Lsm4_byteslice_avx2_gfni_9_reverse16(%rip), %ymm1, %ymm1 /* z_5 = lookup16(x_5, reverse16) */
-	vmovdqu 32(%r8), %ymm5 /* h_5 = load() */
-	vpclmulqdq $0x0, %ymm5, %ymm1, %ymm6 /* lo_5 = clmul(z_5, h_5) */
-	vpclmulqdq $0x10, %ymm5, %ymm1, %ymm7 /* mid_10 = clmul(z_5, h_5) */
-	vpclmulqdq $0x1, %ymm5, %ymm1, %ymm8 /* mid_11 = clmul(z_5, h_5) */
-	vpclmulqdq $0x11, %ymm5, %ymm1, %ymm1 /* hi_5 = clmul(z_5, h_5) */
-	vmovdqu 192(%r9), %ymm5 /* x_6 = load() */
-	vpshufb .Lsm4_byteslice_avx2_gfni_9_reverse16(%rip), %ymm5, %ymm5 /* z_6 = lookup16(x_6, reverse16) */
-	vmovdqu 64(%r8), %ymm9 /* h_6 = load() */
-	vpclmulqdq $0x0, %ymm9, %ymm5, %ymm10 /* lo_6 = clmul(z_6, h_6) */
-	vpclmulqdq $0x10, %ymm9, %ymm5, %ymm11 /* mid_12 = clmul(z_6, h_6) */
-	vpclmulqdq $0x1, %ymm9, %ymm5, %ymm12 /* mid_13 = clmul(z_6, h_6) */
-	vpclmulqdq $0x11, %ymm9, %ymm5, %ymm5 /* hi_6 = clmul(z_6, h_6) */
-	vmovdqu 224(%r9), %ymm9 /* x_7 = load() */
-	vpshufb .Lsm4_byteslice_avx2_gfni_9_reverse16(%rip), %ymm9, %ymm9 /* z_7 = lookup16(x_7, reverse16) */
-	vmovdqu 96(%r8), %ymm13 /* h_7 = load() */
-	vpclmulqdq $0x0, %ymm13, %ymm9, %ymm14 /* lo_7 = clmul(z_7, h_7) */
-	vpclmulqdq $0x10, %ymm13, %ymm9, %ymm15 /* mid_14 = clmul(z_7, h_7) */
-	vmovdqa %ymm5, 0(%rsp) /* spill hi_6 */
-	vpclmulqdq $0x1, %ymm13, %ymm9, %ymm5 /* mid_15 = clmul(z_7, h_7) */
-	vpclmulqdq $0x11, %ymm13, %ymm9, %ymm9 /* hi_7 = clmul(z_7, h_7) */
-
-	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_3 = xor(lo_4, lo_5) */
-	vpxor %ymm14, %ymm10, %ymm6 /* lo_sum_acc_4 = xor(lo_6, lo_7) */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_5 = xor(lo_sum_acc_3, lo_sum_acc_4) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_7 = xor(mid_8, mid_9) */
-	vpxor %ymm8, %ymm7, %ymm4 /* mid_sum_acc_8 = xor(mid_10, mid_11) */
-	vpxor %ymm12, %ymm11, %ymm6 /* mid_sum_acc_9 = xor(mid_12, mid_13) */
-	vpxor %ymm5, %ymm15, %ymm5 /* mid_sum_acc_10 = xor(mid_14, mid_15) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_11 = xor(mid_sum_acc_7, mid_sum_acc_8) */
-	vpxor %ymm5, %ymm6, %ymm4 /* mid_sum_acc_12 = xor(mid_sum_acc_9, mid_sum_acc_10) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_13 = xor(mid_sum_acc_11, mid_sum_acc_12) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_3 = xor(hi_4, hi_5) */
-	vpxor 0(%rsp), %ymm9, %ymm1 /* hi_sum_acc_4 = xor(hi_7, hi_6) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_5 = xor(hi_sum_acc_3, hi_sum_acc_4) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_9_half_up(%rip), %ymm3, %ymm1 /* mid_lo_1 = lookup16(mid_sum_acc_13, half_up) */
-	vpxor %ymm1, %ymm2, %ymm1 /* s_lo_2 = xor(lo_sum_acc_5, mid_lo_1) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_9_half_down(%rip), %ymm3, %ymm2 /* mid_hi_1 = lookup16(mid_sum_acc_13, half_down) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_2 = xor(hi_sum_acc_5, mid_hi_1) */
-	vpermq $0x4e, %ymm1, %ymm2 /* s_lo_x_1 = blocks128(s_lo_2, s_lo_2) */
-	vpxor %ymm2, %ymm1, %ymm1 /* s_lo_3 = xor(s_lo_2, s_lo_x_1) */
-	vpermq $0x4e, %ymm0, %ymm2 /* s_hi_x_1 = blocks128(s_hi_2, s_hi_2) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_3 = xor(s_hi_2, s_hi_x_1) */
-	vpclmulqdq $0x0, .Lsm4_byteslice_avx2_gfni_9_fold(%rip), %ymm1, %ymm2 /* fold_lo_1 = clmul(s_lo_3, fold) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_1 = lookup16(fold_lo_1, swap_halves) */
-	vpxor %ymm2, %ymm1, %ymm1 /* v_1 = xor(s_lo_3, fold_lo_sw_1) */
-	vpclmulqdq $0x11, .Lsm4_byteslice_avx2_gfni_9_fold(%rip), %ymm1, %ymm2 /* fold_hi_1 = clmul(v_1, fold) */
-	vpxor %ymm0, %ymm1, %ymm0 /* v_hi_1 = xor(v_1, s_hi_3) */
-	vpxor %ymm2, %ymm0, %ymm0 /* reduced_1 = xor(v_hi_1, fold_hi_1) */
-	vpand .Lsm4_byteslice_avx2_gfni_9_first_block(%rip), %ymm0, %ymm0 /* y1_2_1 = and(reduced_1, first_block) */
-
-	/* Step 3 of 8: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
+	/* Step 2 of 4: 16 blocks, 2 per register: block i times T_(n - i), products unreduced. */
 	vmovdqu 256(%r9), %ymm1 /* x_8 = load() */
 	vpshufb .Lsm4_byteslice_avx2_gfni_9_reverse16(%rip), %ymm1, %ymm1 /* z_8 = lookup16(x_8, reverse16) */
-	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_2 = xor(z_8, y1_2_1) */
+	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_1 = xor(z_8, y1_1_1) */
 	vmovdqu (%r8), %ymm1 /* h_8 = load() */
-	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm2 /* lo_8 = clmul(z1_y_2, h_8) */
-	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* mid_16 = clmul(z1_y_2, h_8) */
-	vpclmulqdq $0x1, %ymm1, %ymm0, %ymm4 /* mid_17 = clmul(z1_y_2, h_8) */
-	vpclmulqdq $0x11, %ymm1, %ymm0, %ymm0 /* hi_8 = clmul(z1_y_2, h_8) */
+	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm2 /* lo_8 = clmul(z1_y_1, h_8) */
+	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* mid_16 = clmul(z1_y_1, h_8) */
+	vpclmulqdq $0x1, %ymm1, %ymm0, %ymm4 /* mid_17 = clmul(z1_y_1, h_8) */
+	vpclmulqdq $0x11, %ymm1, %ymm0, %ymm0 /* hi_8 = clmul(z1_y_1, h_8) */
 	vmovdqu 288(%r9), %ymm1 /* x_9 = load() */
 	vpshufb .Lsm4_byteslice_avx2_gfni_9_reverse16(%rip), %ymm1, %ymm1 /* z_9 = lookup16(x_9, reverse16) */
 	vmovdqu 32(%r8), %ymm5 /* h_9 = load() */
@@ -7975,111 +8047,116 @@ _gcry_sm4_byteslice_avx2_gfni_batch_gcm:
 	vmovdqu 96(%r8), %ymm13 /* h_11 = load() */
 	vpclmulqdq $0x0, %ymm13, %ymm9, %ymm14 /* lo_11 = clmul(z_11, h_11) */
 	vpclmulqdq $0x10, %ymm13, %ymm9, %ymm15 /* mid_22 = clmul(z_11, h_11) */
-	vmovdqa %ymm5, 0(%rsp) /* spill hi_10 */
+	vmovdqa %ymm5, 416(%rsp) /* spill hi_10 */
 	vpclmulqdq $0x1, %ymm13, %ymm9, %ymm5 /* mid_23 = clmul(z_11, h_11) */
 	vpclmulqdq $0x11, %ymm13, %ymm9, %ymm9 /* hi_11 = clmul(z_11, h_11) */
+	vmovdqu 384(%r9), %ymm13 /* x_12 = load() */
+	vpshufb .Lsm4_byteslice_avx2_gfni_9_reverse16(%rip), %ymm13, %ymm13 /* z_12 = lookup16(x_12, reverse16) */
+	vmovdqa %ymm9, 288(%rsp) /* spill hi_11 */
+	vmovdqu 128(%r8), %ymm9 /* h_12 = load() */
+	vmovdqa %ymm0, 160(%rsp) /* spill hi_8 */
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm0 /* lo_12 = clmul(z_12, h_12) */
+	vmovdqa %ymm1, 32(%rsp) /* spill hi_9 */
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm1 /* mid_24 = clmul(z_12, h_12) */
+	vmovdqa %ymm1, 0(%rsp) /* spill mid_24 */
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm1 /* mid_25 = clmul(z_12, h_12) */
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_12 = clmul(z_12, h_12) */
+	vmovdqu 416(%r9), %ymm13 /* x_13 = load() */
+	vpshufb .Lsm4_byteslice_avx2_gfni_9_reverse16(%rip), %ymm13, %ymm13 /* z_13 = lookup16(x_13, reverse16) */
+	vmovdqa %ymm9, 96(%rsp) /* spill hi_12 */
+	vmovdqu 160(%r8), %ymm9 /* h_13 = load() */
+	vmovdqa %ymm1, 64(%rsp) /* spill mid_25 */
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm1 /* lo_13 = clmul(z_13, h_13) */
+	vmovdqa %ymm5, 512(%rsp) /* spill mid_23 */
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm5 /* mid_26 = clmul(z_13, h_13) */
+	vmovdqa %ymm5, 448(%rsp) /* spill mid_26 */
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm5 /* mid_27 = clmul(z_13, h_13) */
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_13 = clmul(z_13, h_13) */
+	vmovdqu 448(%r9), %ymm13 /* x_14 = load() */
+	vpshufb .Lsm4_byteslice_avx2_gfni_9_reverse16(%rip), %ymm13, %ymm13 /* z_14 = lookup16(x_14, reverse16) */
+	vmovdqa %ymm9, 384(%rsp) /* spill hi_13 */
+	vmovdqu 192(%r8), %ymm9 /* h_14 = load() */
+	vmovdqa %ymm5, 320(%rsp) /* spill mid_27 */
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm5 /* lo_14 = clmul(z_14, h_14) */
+	vmovdqa %ymm15, 256(%rsp) /* spill mid_22 */
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm15 /* mid_28 = clmul(z_14, h_14) */
+	vmovdqa %ymm15, 192(%rsp) /* spill mid_28 */
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm15 /* mid_29 = clmul(z_14, h_14) */
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_14 = clmul(z_14, h_14) */
+	vmovdqu 480(%r9), %ymm13 /* x_15 = load() */
+	vpshufb .Lsm4_byteslice_avx2_gfni_9_reverse16(%rip), %ymm13, %ymm13 /* z_15 = lookup16(x_15, reverse16) */
+	vmovdqa %ymm9, 128(%rsp) /* spill hi_14 */
+	vmovdqu 224(%r8), %ymm9 /* h_15 = load() */
+	vmovdqa %ymm15, 224(%rsp) /* spill mid_29 */
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm15 /* lo_15 = clmul(z_15, h_15) */
+	vmovdqa %ymm11, 352(%rsp) /* spill mid_20 */
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm11 /* mid_30 = clmul(z_15, h_15) */
+	vmovdqa %ymm11, 480(%rsp) /* spill mid_30 */
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm11 /* mid_31 = clmul(z_15, h_15) */
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_15 = clmul(z_15, h_15) */
 
 	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_6 = xor(lo_8, lo_9) */
-	vpxor %ymm14, %ymm10, %ymm6 /* lo_sum_acc_7 = xor(lo_10, lo_11) */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_8 = xor(lo_sum_acc_6, lo_sum_acc_7) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_14 = xor(mid_16, mid_17) */
-	vpxor %ymm8, %ymm7, %ymm4 /* mid_sum_acc_15 = xor(mid_18, mid_19) */
-	vpxor %ymm12, %ymm11, %ymm6 /* mid_sum_acc_16 = xor(mid_20, mid_21) */
-	vpxor %ymm5, %ymm15, %ymm5 /* mid_sum_acc_17 = xor(mid_22, mid_23) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_18 = xor(mid_sum_acc_14, mid_sum_acc_15) */
-	vpxor %ymm5, %ymm6, %ymm4 /* mid_sum_acc_19 = xor(mid_sum_acc_16, mid_sum_acc_17) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_20 = xor(mid_sum_acc_18, mid_sum_acc_19) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_6 = xor(hi_8, hi_9) */
-	vpxor 0(%rsp), %ymm9, %ymm1 /* hi_sum_acc_7 = xor(hi_11, hi_10) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_8 = xor(hi_sum_acc_6, hi_sum_acc_7) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_9_half_up(%rip), %ymm3, %ymm1 /* mid_lo_2 = lookup16(mid_sum_acc_20, half_up) */
-	vpxor %ymm1, %ymm2, %ymm1 /* s_lo_4 = xor(lo_sum_acc_8, mid_lo_2) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_9_half_down(%rip), %ymm3, %ymm2 /* mid_hi_2 = lookup16(mid_sum_acc_20, half_down) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_4 = xor(hi_sum_acc_8, mid_hi_2) */
-	vpermq $0x4e, %ymm1, %ymm2 /* s_lo_x_2 = blocks128(s_lo_4, s_lo_4) */
-	vpxor %ymm2, %ymm1, %ymm1 /* s_lo_5 = xor(s_lo_4, s_lo_x_2) */
-	vpermq $0x4e, %ymm0, %ymm2 /* s_hi_x_2 = blocks128(s_hi_4, s_hi_4) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_5 = xor(s_hi_4, s_hi_x_2) */
-	vpclmulqdq $0x0, .Lsm4_byteslice_avx2_gfni_9_fold(%rip), %ymm1, %ymm2 /* fold_lo_2 = clmul(s_lo_5, fold) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_2 = lookup16(fold_lo_2, swap_halves) */
-	vpxor %ymm2, %ymm1, %ymm1 /* v_2 = xor(s_lo_5, fold_lo_sw_2) */
-	vpclmulqdq $0x11, .Lsm4_byteslice_avx2_gfni_9_fold(%rip), %ymm1, %ymm2 /* fold_hi_2 = clmul(v_2, fold) */
-	vpxor %ymm0, %ymm1, %ymm0 /* v_hi_2 = xor(v_2, s_hi_5) */
-	vpxor %ymm2, %ymm0, %ymm0 /* reduced_2 = xor(v_hi_2, fold_hi_2) */
-	vpand .Lsm4_byteslice_avx2_gfni_9_first_block(%rip), %ymm0, %ymm0 /* y1_3_1 = and(reduced_2, first_block) */
+	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_7 = xor(lo_8, lo_9) */
+	vpxor %ymm14, %ymm10, %ymm6 /* lo_sum_acc_8 = xor(lo_10, lo_11) */
+	vpxor %ymm1, %ymm0, %ymm0 /* lo_sum_acc_9 = xor(lo_12, lo_13) */
+	vpxor %ymm15, %ymm5, %ymm1 /* lo_sum_acc_10 = xor(lo_14, lo_15) */
+	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_11 = xor(lo_sum_acc_7, lo_sum_acc_8) */
+	vpxor %ymm1, %ymm0, %ymm0 /* lo_sum_acc_12 = xor(lo_sum_acc_9, lo_sum_acc_10) */
+	vpxor %ymm0, %ymm2, %ymm0 /* lo_sum_acc_13 = xor(lo_sum_acc_11, lo_sum_acc_12) */
+	vpxor %ymm4, %ymm3, %ymm1 /* mid_sum_acc_15 = xor(mid_16, mid_17) */
+	vpxor %ymm8, %ymm7, %ymm2 /* mid_sum_acc_16 = xor(mid_18, mid_19) */
+	vpxor 352(%rsp), %ymm12, %ymm3 /* mid_sum_acc_17 = xor(mid_21, mid_20) */
+	vmovdqa 256(%rsp), %ymm4 /* reload mid_22 */
+	vpxor 512(%rsp), %ymm4, %ymm4 /* mid_sum_acc_18 = xor(mid_22, mid_23) */
+	vmovdqa 0(%rsp), %ymm5 /* reload mid_24 */
+	vpxor 64(%rsp), %ymm5, %ymm5 /* mid_sum_acc_19 = xor(mid_24, mid_25) */
+	vmovdqa 448(%rsp), %ymm6 /* reload mid_26 */
+	vpxor 320(%rsp), %ymm6, %ymm6 /* mid_sum_acc_20 = xor(mid_26, mid_27) */
+	vmovdqa 192(%rsp), %ymm7 /* reload mid_28 */
+	vpxor 224(%rsp), %ymm7, %ymm7 /* mid_sum_acc_21 = xor(mid_28, mid_29) */
+	vpxor 480(%rsp), %ymm11, %ymm8 /* mid_sum_acc_22 = xor(mid_31, mid_30) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_23 = xor(mid_sum_acc_15, mid_sum_acc_16) */
+	vpxor %ymm4, %ymm3, %ymm2 /* mid_sum_acc_24 = xor(mid_sum_acc_17, mid_sum_acc_18) */
+	vpxor %ymm6, %ymm5, %ymm3 /* mid_sum_acc_25 = xor(mid_sum_acc_19, mid_sum_acc_20) */
+	vpxor %ymm8, %ymm7, %ymm4 /* mid_sum_acc_26 = xor(mid_sum_acc_21, mid_sum_acc_22) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_27 = xor(mid_sum_acc_23, mid_sum_acc_24) */
+	vpxor %ymm4, %ymm3, %ymm2 /* mid_sum_acc_28 = xor(mid_sum_acc_25, mid_sum_acc_26) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_29 = xor(mid_sum_acc_27, mid_sum_acc_28) */
+	vmovdqa 160(%rsp), %ymm2 /* reload hi_8 */
+	vpxor 32(%rsp), %ymm2, %ymm2 /* hi_sum_acc_7 = xor(hi_8, hi_9) */
+	vmovdqa 416(%rsp), %ymm3 /* reload hi_10 */
+	vpxor 288(%rsp), %ymm3, %ymm3 /* hi_sum_acc_8 = xor(hi_10, hi_11) */
+	vmovdqa 96(%rsp), %ymm4 /* reload hi_12 */
+	vpxor 384(%rsp), %ymm4, %ymm4 /* hi_sum_acc_9 = xor(hi_12, hi_13) */
+	vpxor 128(%rsp), %ymm9, %ymm5 /* hi_sum_acc_10 = xor(hi_15, hi_14) */
+	vpxor %ymm3, %ymm2, %ymm2 /* hi_sum_acc_11 = xor(hi_sum_acc_7, hi_sum_acc_8) */
+	vpxor %ymm5, %ymm4, %ymm3 /* hi_sum_acc_12 = xor(hi_sum_acc_9, hi_sum_acc_10) */
+	vpxor %ymm3, %ymm2, %ymm2 /* hi_sum_acc_13 = xor(hi_sum_acc_11, hi_sum_acc_12) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_9_half_up(%rip), %ymm1, %ymm3 /* mid_lo_1 = lookup16(mid_sum_acc_29, half_up) */
+	vpxor %ymm3, %ymm0, %ymm0 /* s_lo_2 = xor(lo_sum_acc_13, mid_lo_1) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_9_half_down(%rip), %ymm1, %ymm1 /* mid_hi_1 = lookup16(mid_sum_acc_29, half_down) */
+	vpxor %ymm1, %ymm2, %ymm1 /* s_hi_2 = xor(hi_sum_acc_13, mid_hi_1) */
+	vpermq $0x4e, %ymm0, %ymm2 /* s_lo_x_1 = blocks128(s_lo_2, s_lo_2) */
+	vpxor %ymm2, %ymm0, %ymm0 /* s_lo_3 = xor(s_lo_2, s_lo_x_1) */
+	vpermq $0x4e, %ymm1, %ymm2 /* s_hi_x_1 = blocks128(s_hi_2, s_hi_2) */
+	vpxor %ymm2, %ymm1, %ymm1 /* s_hi_3 = xor(s_hi_2, s_hi_x_1) */
+	vpclmulqdq $0x0, .Lsm4_byteslice_avx2_gfni_9_fold(%rip), %ymm0, %ymm2 /* fold_lo_1 = clmul(s_lo_3, fold) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_1 = lookup16(fold_lo_1, swap_halves) */
+	vpxor %ymm2, %ymm0, %ymm0 /* v_1 = xor(s_lo_3, fold_lo_sw_1) */
+	vpclmulqdq $0x11, .Lsm4_byteslice_avx2_gfni_9_fold(%rip), %ymm0, %ymm2 /* fold_hi_1 = clmul(v_1, fold) */
+	vpxor %ymm1, %ymm0, %ymm0 /* v_hi_1 = xor(v_1, s_hi_3) */
+	vpxor %ymm2, %ymm0, %ymm0 /* reduced_1 = xor(v_hi_1, fold_hi_1) */
+	vpand .Lsm4_byteslice_avx2_gfni_9_first_block(%rip), %ymm0, %ymm0 /* y1_2_1 = and(reduced_1, first_block) */
 
-	/* Step 4 of 8: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
-	vmovdqu 384(%r9), %ymm1 /* x_12 = load() */
-	vpshufb .Lsm4_byteslice_avx2_gfni_9_reverse16(%rip), %ymm1, %ymm1 /* z_12 = lookup16(x_12, reverse16) */
-	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_3 = xor(z_12, y1_3_1) */
-	vmovdqu (%r8), %ymm1 /* h_12 = load() */
-	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm2 /* lo_12 = clmul(z1_y_3, h_12) */
-	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* mid_24 = clmul(z1_y_3, h_12) */
-	vpclmulqdq $0x1, %ymm1, %ymm0, %ymm4 /* mid_25 = clmul(z1_y_3, h_12) */
-	vpclmulqdq $0x11, %ymm1, %ymm0, %ymm0 /* hi_12 = clmul(z1_y_3, h_12) */
-	vmovdqu 416(%r9), %ymm1 /* x_13 = load() */
-	vpshufb .Lsm4_byteslice_avx2_gfni_9_reverse16(%rip), %ymm1, %ymm1 /* z_13 = lookup16(x_13, reverse16) */
-	vmovdqu 32(%r8), %ymm5 /* h_13 = load() */
-	vpclmulqdq $0x0, %ymm5, %ymm1, %ymm6 /* lo_13 = clmul(z_13, h_13) */
-	vpclmulqdq $0x10, %ymm5, %ymm1, %ymm7 /* mid_26 = clmul(z_13, h_13) */
-	vpclmulqdq $0x1, %ymm5, %ymm1, %ymm8 /* mid_27 = clmul(z_13, h_13) */
-	vpclmulqdq $0x11, %ymm5, %ymm1, %ymm1 /* hi_13 = clmul(z_13, h_13) */
-	vmovdqu 448(%r9), %ymm5 /* x_14 = load() */
-	vpshufb .Lsm4_byteslice_avx2_gfni_9_reverse16(%rip), %ymm5, %ymm5 /* z_14 = lookup16(x_14, reverse16) */
-	vmovdqu 64(%r8), %ymm9 /* h_14 = load() */
-	vpclmulqdq $0x0, %ymm9, %ymm5, %ymm10 /* lo_14 = clmul(z_14, h_14) */
-	vpclmulqdq $0x10, %ymm9, %ymm5, %ymm11 /* mid_28 = clmul(z_14, h_14) */
-	vpclmulqdq $0x1, %ymm9, %ymm5, %ymm12 /* mid_29 = clmul(z_14, h_14) */
-	vpclmulqdq $0x11, %ymm9, %ymm5, %ymm5 /* hi_14 = clmul(z_14, h_14) */
-	vmovdqu 480(%r9), %ymm9 /* x_15 = load() */
-	vpshufb .Lsm4_byteslice_avx2_gfni_9_reverse16(%rip), %ymm9, %ymm9 /* z_15 = lookup16(x_15, reverse16) */
-	vmovdqu 96(%r8), %ymm13 /* h_15 = load() */
-	vpclmulqdq $0x0, %ymm13, %ymm9, %ymm14 /* lo_15 = clmul(z_15, h_15) */
-	vpclmulqdq $0x10, %ymm13, %ymm9, %ymm15 /* mid_30 = clmul(z_15, h_15) */
-	vmovdqa %ymm5, 0(%rsp) /* spill hi_14 */
-	vpclmulqdq $0x1, %ymm13, %ymm9, %ymm5 /* mid_31 = clmul(z_15, h_15) */
-	vpclmulqdq $0x11, %ymm13, %ymm9, %ymm9 /* hi_15 = clmul(z_15, h_15) */
-
-	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_9 = xor(lo_12, lo_13) */
-	vpxor %ymm14, %ymm10, %ymm6 /* lo_sum_acc_10 = xor(lo_14, lo_15) */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_11 = xor(lo_sum_acc_9, lo_sum_acc_10) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_21 = xor(mid_24, mid_25) */
-	vpxor %ymm8, %ymm7, %ymm4 /* mid_sum_acc_22 = xor(mid_26, mid_27) */
-	vpxor %ymm12, %ymm11, %ymm6 /* mid_sum_acc_23 = xor(mid_28, mid_29) */
-	vpxor %ymm5, %ymm15, %ymm5 /* mid_sum_acc_24 = xor(mid_30, mid_31) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_25 = xor(mid_sum_acc_21, mid_sum_acc_22) */
-	vpxor %ymm5, %ymm6, %ymm4 /* mid_sum_acc_26 = xor(mid_sum_acc_23, mid_sum_acc_24) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_27 = xor(mid_sum_acc_25, mid_sum_acc_26) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_9 = xor(hi_12, hi_13) */
-	vpxor 0(%rsp), %ymm9, %ymm1 /* hi_sum_acc_10 = xor(hi_15, hi_14) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_11 = xor(hi_sum_acc_9, hi_sum_acc_10) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_9_half_up(%rip), %ymm3, %ymm1 /* mid_lo_3 = lookup16(mid_sum_acc_27, half_up) */
-	vpxor %ymm1, %ymm2, %ymm1 /* s_lo_6 = xor(lo_sum_acc_11, mid_lo_3) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_9_half_down(%rip), %ymm3, %ymm2 /* mid_hi_3 = lookup16(mid_sum_acc_27, half_down) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_6 = xor(hi_sum_acc_11, mid_hi_3) */
-	vpermq $0x4e, %ymm1, %ymm2 /* s_lo_x_3 = blocks128(s_lo_6, s_lo_6) */
-	vpxor %ymm2, %ymm1, %ymm1 /* s_lo_7 = xor(s_lo_6, s_lo_x_3) */
-	vpermq $0x4e, %ymm0, %ymm2 /* s_hi_x_3 = blocks128(s_hi_6, s_hi_6) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_7 = xor(s_hi_6, s_hi_x_3) */
-	vpclmulqdq $0x0, .Lsm4_byteslice_avx2_gfni_9_fold(%rip), %ymm1, %ymm2 /* fold_lo_3 = clmul(s_lo_7, fold) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_3 = lookup16(fold_lo_3, swap_halves) */
-	vpxor %ymm2, %ymm1, %ymm1 /* v_3 = xor(s_lo_7, fold_lo_sw_3) */
-	vpclmulqdq $0x11, .Lsm4_byteslice_avx2_gfni_9_fold(%rip), %ymm1, %ymm2 /* fold_hi_3 = clmul(v_3, fold) */
-	vpxor %ymm0, %ymm1, %ymm0 /* v_hi_3 = xor(v_3, s_hi_7) */
-	vpxor %ymm2, %ymm0, %ymm0 /* reduced_3 = xor(v_hi_3, fold_hi_3) */
-	vpand .Lsm4_byteslice_avx2_gfni_9_first_block(%rip), %ymm0, %ymm0 /* y1_4_1 = and(reduced_3, first_block) */
-
-	/* Step 5 of 8: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
+	/* Step 3 of 4: 16 blocks, 2 per register: block i times T_(n - i), products unreduced. */
 	vmovdqu 512(%r9), %ymm1 /* x_16 = load() */
 	vpshufb .Lsm4_byteslice_avx2_gfni_9_reverse16(%rip), %ymm1, %ymm1 /* z_16 = lookup16(x_16, reverse16) */
-	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_4 = xor(z_16, y1_4_1) */
+	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_2 = xor(z_16, y1_2_1) */
 	vmovdqu (%r8), %ymm1 /* h_16 = load() */
-	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm2 /* lo_16 = clmul(z1_y_4, h_16) */
-	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* mid_32 = clmul(z1_y_4, h_16) */
-	vpclmulqdq $0x1, %ymm1, %ymm0, %ymm4 /* mid_33 = clmul(z1_y_4, h_16) */
-	vpclmulqdq $0x11, %ymm1, %ymm0, %ymm0 /* hi_16 = clmul(z1_y_4, h_16) */
+	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm2 /* lo_16 = clmul(z1_y_2, h_16) */
+	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* mid_32 = clmul(z1_y_2, h_16) */
+	vpclmulqdq $0x1, %ymm1, %ymm0, %ymm4 /* mid_33 = clmul(z1_y_2, h_16) */
+	vpclmulqdq $0x11, %ymm1, %ymm0, %ymm0 /* hi_16 = clmul(z1_y_2, h_16) */
 	vmovdqu 544(%r9), %ymm1 /* x_17 = load() */
 	vpshufb .Lsm4_byteslice_avx2_gfni_9_reverse16(%rip), %ymm1, %ymm1 /* z_17 = lookup16(x_17, reverse16) */
 	vmovdqu 32(%r8), %ymm5 /* h_17 = load() */
@@ -8099,111 +8176,116 @@ _gcry_sm4_byteslice_avx2_gfni_batch_gcm:
 	vmovdqu 96(%r8), %ymm13 /* h_19 = load() */
 	vpclmulqdq $0x0, %ymm13, %ymm9, %ymm14 /* lo_19 = clmul(z_19, h_19) */
 	vpclmulqdq $0x10, %ymm13, %ymm9, %ymm15 /* mid_38 = clmul(z_19, h_19) */
-	vmovdqa %ymm5, 0(%rsp) /* spill hi_18 */
+	vmovdqa %ymm5, 128(%rsp) /* spill hi_18 */
 	vpclmulqdq $0x1, %ymm13, %ymm9, %ymm5 /* mid_39 = clmul(z_19, h_19) */
 	vpclmulqdq $0x11, %ymm13, %ymm9, %ymm9 /* hi_19 = clmul(z_19, h_19) */
+	vmovdqu 640(%r9), %ymm13 /* x_20 = load() */
+	vpshufb .Lsm4_byteslice_avx2_gfni_9_reverse16(%rip), %ymm13, %ymm13 /* z_20 = lookup16(x_20, reverse16) */
+	vmovdqa %ymm9, 384(%rsp) /* spill hi_19 */
+	vmovdqu 128(%r8), %ymm9 /* h_20 = load() */
+	vmovdqa %ymm0, 96(%rsp) /* spill hi_16 */
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm0 /* lo_20 = clmul(z_20, h_20) */
+	vmovdqa %ymm1, 288(%rsp) /* spill hi_17 */
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm1 /* mid_40 = clmul(z_20, h_20) */
+	vmovdqa %ymm1, 416(%rsp) /* spill mid_40 */
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm1 /* mid_41 = clmul(z_20, h_20) */
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_20 = clmul(z_20, h_20) */
+	vmovdqu 672(%r9), %ymm13 /* x_21 = load() */
+	vpshufb .Lsm4_byteslice_avx2_gfni_9_reverse16(%rip), %ymm13, %ymm13 /* z_21 = lookup16(x_21, reverse16) */
+	vmovdqa %ymm9, 32(%rsp) /* spill hi_20 */
+	vmovdqu 160(%r8), %ymm9 /* h_21 = load() */
+	vmovdqa %ymm1, 160(%rsp) /* spill mid_41 */
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm1 /* lo_21 = clmul(z_21, h_21) */
+	vmovdqa %ymm5, 480(%rsp) /* spill mid_39 */
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm5 /* mid_42 = clmul(z_21, h_21) */
+	vmovdqa %ymm5, 224(%rsp) /* spill mid_42 */
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm5 /* mid_43 = clmul(z_21, h_21) */
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_21 = clmul(z_21, h_21) */
+	vmovdqu 704(%r9), %ymm13 /* x_22 = load() */
+	vpshufb .Lsm4_byteslice_avx2_gfni_9_reverse16(%rip), %ymm13, %ymm13 /* z_22 = lookup16(x_22, reverse16) */
+	vmovdqa %ymm9, 192(%rsp) /* spill hi_21 */
+	vmovdqu 192(%r8), %ymm9 /* h_22 = load() */
+	vmovdqa %ymm5, 320(%rsp) /* spill mid_43 */
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm5 /* lo_22 = clmul(z_22, h_22) */
+	vmovdqa %ymm15, 448(%rsp) /* spill mid_38 */
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm15 /* mid_44 = clmul(z_22, h_22) */
+	vmovdqa %ymm15, 64(%rsp) /* spill mid_44 */
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm15 /* mid_45 = clmul(z_22, h_22) */
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_22 = clmul(z_22, h_22) */
+	vmovdqu 736(%r9), %ymm13 /* x_23 = load() */
+	vpshufb .Lsm4_byteslice_avx2_gfni_9_reverse16(%rip), %ymm13, %ymm13 /* z_23 = lookup16(x_23, reverse16) */
+	vmovdqa %ymm9, 0(%rsp) /* spill hi_22 */
+	vmovdqu 224(%r8), %ymm9 /* h_23 = load() */
+	vmovdqa %ymm15, 512(%rsp) /* spill mid_45 */
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm15 /* lo_23 = clmul(z_23, h_23) */
+	vmovdqa %ymm11, 256(%rsp) /* spill mid_36 */
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm11 /* mid_46 = clmul(z_23, h_23) */
+	vmovdqa %ymm11, 352(%rsp) /* spill mid_46 */
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm11 /* mid_47 = clmul(z_23, h_23) */
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_23 = clmul(z_23, h_23) */
 
 	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_12 = xor(lo_16, lo_17) */
-	vpxor %ymm14, %ymm10, %ymm6 /* lo_sum_acc_13 = xor(lo_18, lo_19) */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_14 = xor(lo_sum_acc_12, lo_sum_acc_13) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_28 = xor(mid_32, mid_33) */
-	vpxor %ymm8, %ymm7, %ymm4 /* mid_sum_acc_29 = xor(mid_34, mid_35) */
-	vpxor %ymm12, %ymm11, %ymm6 /* mid_sum_acc_30 = xor(mid_36, mid_37) */
-	vpxor %ymm5, %ymm15, %ymm5 /* mid_sum_acc_31 = xor(mid_38, mid_39) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_32 = xor(mid_sum_acc_28, mid_sum_acc_29) */
-	vpxor %ymm5, %ymm6, %ymm4 /* mid_sum_acc_33 = xor(mid_sum_acc_30, mid_sum_acc_31) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_34 = xor(mid_sum_acc_32, mid_sum_acc_33) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_12 = xor(hi_16, hi_17) */
-	vpxor 0(%rsp), %ymm9, %ymm1 /* hi_sum_acc_13 = xor(hi_19, hi_18) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_14 = xor(hi_sum_acc_12, hi_sum_acc_13) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_9_half_up(%rip), %ymm3, %ymm1 /* mid_lo_4 = lookup16(mid_sum_acc_34, half_up) */
-	vpxor %ymm1, %ymm2, %ymm1 /* s_lo_8 = xor(lo_sum_acc_14, mid_lo_4) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_9_half_down(%rip), %ymm3, %ymm2 /* mid_hi_4 = lookup16(mid_sum_acc_34, half_down) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_8 = xor(hi_sum_acc_14, mid_hi_4) */
-	vpermq $0x4e, %ymm1, %ymm2 /* s_lo_x_4 = blocks128(s_lo_8, s_lo_8) */
-	vpxor %ymm2, %ymm1, %ymm1 /* s_lo_9 = xor(s_lo_8, s_lo_x_4) */
-	vpermq $0x4e, %ymm0, %ymm2 /* s_hi_x_4 = blocks128(s_hi_8, s_hi_8) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_9 = xor(s_hi_8, s_hi_x_4) */
-	vpclmulqdq $0x0, .Lsm4_byteslice_avx2_gfni_9_fold(%rip), %ymm1, %ymm2 /* fold_lo_4 = clmul(s_lo_9, fold) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_4 = lookup16(fold_lo_4, swap_halves) */
-	vpxor %ymm2, %ymm1, %ymm1 /* v_4 = xor(s_lo_9, fold_lo_sw_4) */
-	vpclmulqdq $0x11, .Lsm4_byteslice_avx2_gfni_9_fold(%rip), %ymm1, %ymm2 /* fold_hi_4 = clmul(v_4, fold) */
-	vpxor %ymm0, %ymm1, %ymm0 /* v_hi_4 = xor(v_4, s_hi_9) */
-	vpxor %ymm2, %ymm0, %ymm0 /* reduced_4 = xor(v_hi_4, fold_hi_4) */
-	vpand .Lsm4_byteslice_avx2_gfni_9_first_block(%rip), %ymm0, %ymm0 /* y1_5_1 = and(reduced_4, first_block) */
+	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_14 = xor(lo_16, lo_17) */
+	vpxor %ymm14, %ymm10, %ymm6 /* lo_sum_acc_15 = xor(lo_18, lo_19) */
+	vpxor %ymm1, %ymm0, %ymm0 /* lo_sum_acc_16 = xor(lo_20, lo_21) */
+	vpxor %ymm15, %ymm5, %ymm1 /* lo_sum_acc_17 = xor(lo_22, lo_23) */
+	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_18 = xor(lo_sum_acc_14, lo_sum_acc_15) */
+	vpxor %ymm1, %ymm0, %ymm0 /* lo_sum_acc_19 = xor(lo_sum_acc_16, lo_sum_acc_17) */
+	vpxor %ymm0, %ymm2, %ymm0 /* lo_sum_acc_20 = xor(lo_sum_acc_18, lo_sum_acc_19) */
+	vpxor %ymm4, %ymm3, %ymm1 /* mid_sum_acc_30 = xor(mid_32, mid_33) */
+	vpxor %ymm8, %ymm7, %ymm2 /* mid_sum_acc_31 = xor(mid_34, mid_35) */
+	vpxor 256(%rsp), %ymm12, %ymm3 /* mid_sum_acc_32 = xor(mid_37, mid_36) */
+	vmovdqa 448(%rsp), %ymm4 /* reload mid_38 */
+	vpxor 480(%rsp), %ymm4, %ymm4 /* mid_sum_acc_33 = xor(mid_38, mid_39) */
+	vmovdqa 416(%rsp), %ymm5 /* reload mid_40 */
+	vpxor 160(%rsp), %ymm5, %ymm5 /* mid_sum_acc_34 = xor(mid_40, mid_41) */
+	vmovdqa 224(%rsp), %ymm6 /* reload mid_42 */
+	vpxor 320(%rsp), %ymm6, %ymm6 /* mid_sum_acc_35 = xor(mid_42, mid_43) */
+	vmovdqa 64(%rsp), %ymm7 /* reload mid_44 */
+	vpxor 512(%rsp), %ymm7, %ymm7 /* mid_sum_acc_36 = xor(mid_44, mid_45) */
+	vpxor 352(%rsp), %ymm11, %ymm8 /* mid_sum_acc_37 = xor(mid_47, mid_46) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_38 = xor(mid_sum_acc_30, mid_sum_acc_31) */
+	vpxor %ymm4, %ymm3, %ymm2 /* mid_sum_acc_39 = xor(mid_sum_acc_32, mid_sum_acc_33) */
+	vpxor %ymm6, %ymm5, %ymm3 /* mid_sum_acc_40 = xor(mid_sum_acc_34, mid_sum_acc_35) */
+	vpxor %ymm8, %ymm7, %ymm4 /* mid_sum_acc_41 = xor(mid_sum_acc_36, mid_sum_acc_37) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_42 = xor(mid_sum_acc_38, mid_sum_acc_39) */
+	vpxor %ymm4, %ymm3, %ymm2 /* mid_sum_acc_43 = xor(mid_sum_acc_40, mid_sum_acc_41) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_44 = xor(mid_sum_acc_42, mid_sum_acc_43) */
+	vmovdqa 96(%rsp), %ymm2 /* reload hi_16 */
+	vpxor 288(%rsp), %ymm2, %ymm2 /* hi_sum_acc_14 = xor(hi_16, hi_17) */
+	vmovdqa 128(%rsp), %ymm3 /* reload hi_18 */
+	vpxor 384(%rsp), %ymm3, %ymm3 /* hi_sum_acc_15 = xor(hi_18, hi_19) */
+	vmovdqa 32(%rsp), %ymm4 /* reload hi_20 */
+	vpxor 192(%rsp), %ymm4, %ymm4 /* hi_sum_acc_16 = xor(hi_20, hi_21) */
+	vpxor 0(%rsp), %ymm9, %ymm5 /* hi_sum_acc_17 = xor(hi_23, hi_22) */
+	vpxor %ymm3, %ymm2, %ymm2 /* hi_sum_acc_18 = xor(hi_sum_acc_14, hi_sum_acc_15) */
+	vpxor %ymm5, %ymm4, %ymm3 /* hi_sum_acc_19 = xor(hi_sum_acc_16, hi_sum_acc_17) */
+	vpxor %ymm3, %ymm2, %ymm2 /* hi_sum_acc_20 = xor(hi_sum_acc_18, hi_sum_acc_19) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_9_half_up(%rip), %ymm1, %ymm3 /* mid_lo_2 = lookup16(mid_sum_acc_44, half_up) */
+	vpxor %ymm3, %ymm0, %ymm0 /* s_lo_4 = xor(lo_sum_acc_20, mid_lo_2) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_9_half_down(%rip), %ymm1, %ymm1 /* mid_hi_2 = lookup16(mid_sum_acc_44, half_down) */
+	vpxor %ymm1, %ymm2, %ymm1 /* s_hi_4 = xor(hi_sum_acc_20, mid_hi_2) */
+	vpermq $0x4e, %ymm0, %ymm2 /* s_lo_x_2 = blocks128(s_lo_4, s_lo_4) */
+	vpxor %ymm2, %ymm0, %ymm0 /* s_lo_5 = xor(s_lo_4, s_lo_x_2) */
+	vpermq $0x4e, %ymm1, %ymm2 /* s_hi_x_2 = blocks128(s_hi_4, s_hi_4) */
+	vpxor %ymm2, %ymm1, %ymm1 /* s_hi_5 = xor(s_hi_4, s_hi_x_2) */
+	vpclmulqdq $0x0, .Lsm4_byteslice_avx2_gfni_9_fold(%rip), %ymm0, %ymm2 /* fold_lo_2 = clmul(s_lo_5, fold) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_2 = lookup16(fold_lo_2, swap_halves) */
+	vpxor %ymm2, %ymm0, %ymm0 /* v_2 = xor(s_lo_5, fold_lo_sw_2) */
+	vpclmulqdq $0x11, .Lsm4_byteslice_avx2_gfni_9_fold(%rip), %ymm0, %ymm2 /* fold_hi_2 = clmul(v_2, fold) */
+	vpxor %ymm1, %ymm0, %ymm0 /* v_hi_2 = xor(v_2, s_hi_5) */
+	vpxor %ymm2, %ymm0, %ymm0 /* reduced_2 = xor(v_hi_2, fold_hi_2) */
+	vpand .Lsm4_byteslice_avx2_gfni_9_first_block(%rip), %ymm0, %ymm0 /* y1_3_1 = and(reduced_2, first_block) */
 
-	/* Step 6 of 8: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
-	vmovdqu 640(%r9), %ymm1 /* x_20 = load() */
-	vpshufb .Lsm4_byteslice_avx2_gfni_9_reverse16(%rip), %ymm1, %ymm1 /* z_20 = lookup16(x_20, reverse16) */
-	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_5 = xor(z_20, y1_5_1) */
-	vmovdqu (%r8), %ymm1 /* h_20 = load() */
-	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm2 /* lo_20 = clmul(z1_y_5, h_20) */
-	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* mid_40 = clmul(z1_y_5, h_20) */
-	vpclmulqdq $0x1, %ymm1, %ymm0, %ymm4 /* mid_41 = clmul(z1_y_5, h_20) */
-	vpclmulqdq $0x11, %ymm1, %ymm0, %ymm0 /* hi_20 = clmul(z1_y_5, h_20) */
-	vmovdqu 672(%r9), %ymm1 /* x_21 = load() */
-	vpshufb .Lsm4_byteslice_avx2_gfni_9_reverse16(%rip), %ymm1, %ymm1 /* z_21 = lookup16(x_21, reverse16) */
-	vmovdqu 32(%r8), %ymm5 /* h_21 = load() */
-	vpclmulqdq $0x0, %ymm5, %ymm1, %ymm6 /* lo_21 = clmul(z_21, h_21) */
-	vpclmulqdq $0x10, %ymm5, %ymm1, %ymm7 /* mid_42 = clmul(z_21, h_21) */
-	vpclmulqdq $0x1, %ymm5, %ymm1, %ymm8 /* mid_43 = clmul(z_21, h_21) */
-	vpclmulqdq $0x11, %ymm5, %ymm1, %ymm1 /* hi_21 = clmul(z_21, h_21) */
-	vmovdqu 704(%r9), %ymm5 /* x_22 = load() */
-	vpshufb .Lsm4_byteslice_avx2_gfni_9_reverse16(%rip), %ymm5, %ymm5 /* z_22 = lookup16(x_22, reverse16) */
-	vmovdqu 64(%r8), %ymm9 /* h_22 = load() */
-	vpclmulqdq $0x0, %ymm9, %ymm5, %ymm10 /* lo_22 = clmul(z_22, h_22) */
-	vpclmulqdq $0x10, %ymm9, %ymm5, %ymm11 /* mid_44 = clmul(z_22, h_22) */
-	vpclmulqdq $0x1, %ymm9, %ymm5, %ymm12 /* mid_45 = clmul(z_22, h_22) */
-	vpclmulqdq $0x11, %ymm9, %ymm5, %ymm5 /* hi_22 = clmul(z_22, h_22) */
-	vmovdqu 736(%r9), %ymm9 /* x_23 = load() */
-	vpshufb .Lsm4_byteslice_avx2_gfni_9_reverse16(%rip), %ymm9, %ymm9 /* z_23 = lookup16(x_23, reverse16) */
-	vmovdqu 96(%r8), %ymm13 /* h_23 = load() */
-	vpclmulqdq $0x0, %ymm13, %ymm9, %ymm14 /* lo_23 = clmul(z_23, h_23) */
-	vpclmulqdq $0x10, %ymm13, %ymm9, %ymm15 /* mid_46 = clmul(z_23, h_23) */
-	vmovdqa %ymm5, 0(%rsp) /* spill hi_22 */
-	vpclmulqdq $0x1, %ymm13, %ymm9, %ymm5 /* mid_47 = clmul(z_23, h_23) */
-	vpclmulqdq $0x11, %ymm13, %ymm9, %ymm9 /* hi_23 = clmul(z_23, h_23) */
-
-	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_15 = xor(lo_20, lo_21) */
-	vpxor %ymm14, %ymm10, %ymm6 /* lo_sum_acc_16 = xor(lo_22, lo_23) */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_17 = xor(lo_sum_acc_15, lo_sum_acc_16) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_35 = xor(mid_40, mid_41) */
-	vpxor %ymm8, %ymm7, %ymm4 /* mid_sum_acc_36 = xor(mid_42, mid_43) */
-	vpxor %ymm12, %ymm11, %ymm6 /* mid_sum_acc_37 = xor(mid_44, mid_45) */
-	vpxor %ymm5, %ymm15, %ymm5 /* mid_sum_acc_38 = xor(mid_46, mid_47) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_39 = xor(mid_sum_acc_35, mid_sum_acc_36) */
-	vpxor %ymm5, %ymm6, %ymm4 /* mid_sum_acc_40 = xor(mid_sum_acc_37, mid_sum_acc_38) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_41 = xor(mid_sum_acc_39, mid_sum_acc_40) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_15 = xor(hi_20, hi_21) */
-	vpxor 0(%rsp), %ymm9, %ymm1 /* hi_sum_acc_16 = xor(hi_23, hi_22) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_17 = xor(hi_sum_acc_15, hi_sum_acc_16) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_9_half_up(%rip), %ymm3, %ymm1 /* mid_lo_5 = lookup16(mid_sum_acc_41, half_up) */
-	vpxor %ymm1, %ymm2, %ymm1 /* s_lo_10 = xor(lo_sum_acc_17, mid_lo_5) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_9_half_down(%rip), %ymm3, %ymm2 /* mid_hi_5 = lookup16(mid_sum_acc_41, half_down) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_10 = xor(hi_sum_acc_17, mid_hi_5) */
-	vpermq $0x4e, %ymm1, %ymm2 /* s_lo_x_5 = blocks128(s_lo_10, s_lo_10) */
-	vpxor %ymm2, %ymm1, %ymm1 /* s_lo_11 = xor(s_lo_10, s_lo_x_5) */
-	vpermq $0x4e, %ymm0, %ymm2 /* s_hi_x_5 = blocks128(s_hi_10, s_hi_10) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_11 = xor(s_hi_10, s_hi_x_5) */
-	vpclmulqdq $0x0, .Lsm4_byteslice_avx2_gfni_9_fold(%rip), %ymm1, %ymm2 /* fold_lo_5 = clmul(s_lo_11, fold) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_5 = lookup16(fold_lo_5, swap_halves) */
-	vpxor %ymm2, %ymm1, %ymm1 /* v_5 = xor(s_lo_11, fold_lo_sw_5) */
-	vpclmulqdq $0x11, .Lsm4_byteslice_avx2_gfni_9_fold(%rip), %ymm1, %ymm2 /* fold_hi_5 = clmul(v_5, fold) */
-	vpxor %ymm0, %ymm1, %ymm0 /* v_hi_5 = xor(v_5, s_hi_11) */
-	vpxor %ymm2, %ymm0, %ymm0 /* reduced_5 = xor(v_hi_5, fold_hi_5) */
-	vpand .Lsm4_byteslice_avx2_gfni_9_first_block(%rip), %ymm0, %ymm0 /* y1_6_1 = and(reduced_5, first_block) */
-
-	/* Step 7 of 8: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
+	/* Step 4 of 4: 16 blocks, 2 per register: block i times T_(n - i), products unreduced. */
 	vmovdqu 768(%r9), %ymm1 /* x_24 = load() */
 	vpshufb .Lsm4_byteslice_avx2_gfni_9_reverse16(%rip), %ymm1, %ymm1 /* z_24 = lookup16(x_24, reverse16) */
-	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_6 = xor(z_24, y1_6_1) */
+	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_3 = xor(z_24, y1_3_1) */
 	vmovdqu (%r8), %ymm1 /* h_24 = load() */
-	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm2 /* lo_24 = clmul(z1_y_6, h_24) */
-	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* mid_48 = clmul(z1_y_6, h_24) */
-	vpclmulqdq $0x1, %ymm1, %ymm0, %ymm4 /* mid_49 = clmul(z1_y_6, h_24) */
-	vpclmulqdq $0x11, %ymm1, %ymm0, %ymm0 /* hi_24 = clmul(z1_y_6, h_24) */
+	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm2 /* lo_24 = clmul(z1_y_3, h_24) */
+	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* mid_48 = clmul(z1_y_3, h_24) */
+	vpclmulqdq $0x1, %ymm1, %ymm0, %ymm4 /* mid_49 = clmul(z1_y_3, h_24) */
+	vpclmulqdq $0x11, %ymm1, %ymm0, %ymm0 /* hi_24 = clmul(z1_y_3, h_24) */
 	vmovdqu 800(%r9), %ymm1 /* x_25 = load() */
 	vpshufb .Lsm4_byteslice_avx2_gfni_9_reverse16(%rip), %ymm1, %ymm1 /* z_25 = lookup16(x_25, reverse16) */
 	vmovdqu 32(%r8), %ymm5 /* h_25 = load() */
@@ -8226,98 +8308,103 @@ _gcry_sm4_byteslice_avx2_gfni_batch_gcm:
 	vmovdqa %ymm5, 0(%rsp) /* spill hi_26 */
 	vpclmulqdq $0x1, %ymm13, %ymm9, %ymm5 /* mid_55 = clmul(z_27, h_27) */
 	vpclmulqdq $0x11, %ymm13, %ymm9, %ymm9 /* hi_27 = clmul(z_27, h_27) */
+	vmovdqu 896(%r9), %ymm13 /* x_28 = load() */
+	vpshufb .Lsm4_byteslice_avx2_gfni_9_reverse16(%rip), %ymm13, %ymm13 /* z_28 = lookup16(x_28, reverse16) */
+	vmovdqa %ymm9, 192(%rsp) /* spill hi_27 */
+	vmovdqu 128(%r8), %ymm9 /* h_28 = load() */
+	vmovdqa %ymm0, 32(%rsp) /* spill hi_24 */
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm0 /* lo_28 = clmul(z_28, h_28) */
+	vmovdqa %ymm1, 384(%rsp) /* spill hi_25 */
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm1 /* mid_56 = clmul(z_28, h_28) */
+	vmovdqa %ymm1, 128(%rsp) /* spill mid_56 */
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm1 /* mid_57 = clmul(z_28, h_28) */
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_28 = clmul(z_28, h_28) */
+	vmovdqu 928(%r9), %ymm13 /* x_29 = load() */
+	vpshufb .Lsm4_byteslice_avx2_gfni_9_reverse16(%rip), %ymm13, %ymm13 /* z_29 = lookup16(x_29, reverse16) */
+	vmovdqa %ymm9, 288(%rsp) /* spill hi_28 */
+	vmovdqu 160(%r8), %ymm9 /* h_29 = load() */
+	vmovdqa %ymm1, 96(%rsp) /* spill mid_57 */
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm1 /* lo_29 = clmul(z_29, h_29) */
+	vmovdqa %ymm5, 352(%rsp) /* spill mid_55 */
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm5 /* mid_58 = clmul(z_29, h_29) */
+	vmovdqa %ymm5, 512(%rsp) /* spill mid_58 */
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm5 /* mid_59 = clmul(z_29, h_29) */
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_29 = clmul(z_29, h_29) */
+	vmovdqu 960(%r9), %ymm13 /* x_30 = load() */
+	vpshufb .Lsm4_byteslice_avx2_gfni_9_reverse16(%rip), %ymm13, %ymm13 /* z_30 = lookup16(x_30, reverse16) */
+	vmovdqa %ymm9, 64(%rsp) /* spill hi_29 */
+	vmovdqu 192(%r8), %ymm9 /* h_30 = load() */
+	vmovdqa %ymm5, 320(%rsp) /* spill mid_59 */
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm5 /* lo_30 = clmul(z_30, h_30) */
+	vmovdqa %ymm15, 224(%rsp) /* spill mid_54 */
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm15 /* mid_60 = clmul(z_30, h_30) */
+	vmovdqa %ymm15, 160(%rsp) /* spill mid_60 */
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm15 /* mid_61 = clmul(z_30, h_30) */
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_30 = clmul(z_30, h_30) */
+	vmovdqu 992(%r9), %ymm13 /* x_31 = load() */
+	vpshufb .Lsm4_byteslice_avx2_gfni_9_reverse16(%rip), %ymm13, %ymm13 /* z_31 = lookup16(x_31, reverse16) */
+	vmovdqa %ymm9, 416(%rsp) /* spill hi_30 */
+	vmovdqu 224(%r8), %ymm9 /* h_31 = load() */
+	vmovdqa %ymm15, 480(%rsp) /* spill mid_61 */
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm15 /* lo_31 = clmul(z_31, h_31) */
+	vmovdqa %ymm11, 448(%rsp) /* spill mid_52 */
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm11 /* mid_62 = clmul(z_31, h_31) */
+	vmovdqa %ymm11, 256(%rsp) /* spill mid_62 */
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm11 /* mid_63 = clmul(z_31, h_31) */
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_31 = clmul(z_31, h_31) */
 
 	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_18 = xor(lo_24, lo_25) */
-	vpxor %ymm14, %ymm10, %ymm6 /* lo_sum_acc_19 = xor(lo_26, lo_27) */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_20 = xor(lo_sum_acc_18, lo_sum_acc_19) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_42 = xor(mid_48, mid_49) */
-	vpxor %ymm8, %ymm7, %ymm4 /* mid_sum_acc_43 = xor(mid_50, mid_51) */
-	vpxor %ymm12, %ymm11, %ymm6 /* mid_sum_acc_44 = xor(mid_52, mid_53) */
-	vpxor %ymm5, %ymm15, %ymm5 /* mid_sum_acc_45 = xor(mid_54, mid_55) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_46 = xor(mid_sum_acc_42, mid_sum_acc_43) */
-	vpxor %ymm5, %ymm6, %ymm4 /* mid_sum_acc_47 = xor(mid_sum_acc_44, mid_sum_acc_45) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_48 = xor(mid_sum_acc_46, mid_sum_acc_47) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_18 = xor(hi_24, hi_25) */
-	vpxor 0(%rsp), %ymm9, %ymm1 /* hi_sum_acc_19 = xor(hi_27, hi_26) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_20 = xor(hi_sum_acc_18, hi_sum_acc_19) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_9_half_up(%rip), %ymm3, %ymm1 /* mid_lo_6 = lookup16(mid_sum_acc_48, half_up) */
-	vpxor %ymm1, %ymm2, %ymm1 /* s_lo_12 = xor(lo_sum_acc_20, mid_lo_6) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_9_half_down(%rip), %ymm3, %ymm2 /* mid_hi_6 = lookup16(mid_sum_acc_48, half_down) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_12 = xor(hi_sum_acc_20, mid_hi_6) */
-	vpermq $0x4e, %ymm1, %ymm2 /* s_lo_x_6 = blocks128(s_lo_12, s_lo_12) */
-	vpxor %ymm2, %ymm1, %ymm1 /* s_lo_13 = xor(s_lo_12, s_lo_x_6) */
-	vpermq $0x4e, %ymm0, %ymm2 /* s_hi_x_6 = blocks128(s_hi_12, s_hi_12) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_13 = xor(s_hi_12, s_hi_x_6) */
-	vpclmulqdq $0x0, .Lsm4_byteslice_avx2_gfni_9_fold(%rip), %ymm1, %ymm2 /* fold_lo_6 = clmul(s_lo_13, fold) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_6 = lookup16(fold_lo_6, swap_halves) */
-	vpxor %ymm2, %ymm1, %ymm1 /* v_6 = xor(s_lo_13, fold_lo_sw_6) */
-	vpclmulqdq $0x11, .Lsm4_byteslice_avx2_gfni_9_fold(%rip), %ymm1, %ymm2 /* fold_hi_6 = clmul(v_6, fold) */
-	vpxor %ymm0, %ymm1, %ymm0 /* v_hi_6 = xor(v_6, s_hi_13) */
-	vpxor %ymm2, %ymm0, %ymm0 /* reduced_6 = xor(v_hi_6, fold_hi_6) */
-	vpand .Lsm4_byteslice_avx2_gfni_9_first_block(%rip), %ymm0, %ymm0 /* y1_7_1 = and(reduced_6, first_block) */
-
-	/* Step 8 of 8: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
-	vmovdqu 896(%r9), %ymm1 /* x_28 = load() */
-	vpshufb .Lsm4_byteslice_avx2_gfni_9_reverse16(%rip), %ymm1, %ymm1 /* z_28 = lookup16(x_28, reverse16) */
-	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_7 = xor(z_28, y1_7_1) */
-	vmovdqu (%r8), %ymm1 /* h_28 = load() */
-	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm2 /* lo_28 = clmul(z1_y_7, h_28) */
-	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* mid_56 = clmul(z1_y_7, h_28) */
-	vpclmulqdq $0x1, %ymm1, %ymm0, %ymm4 /* mid_57 = clmul(z1_y_7, h_28) */
-	vpclmulqdq $0x11, %ymm1, %ymm0, %ymm0 /* hi_28 = clmul(z1_y_7, h_28) */
-	vmovdqu 928(%r9), %ymm1 /* x_29 = load() */
-	vpshufb .Lsm4_byteslice_avx2_gfni_9_reverse16(%rip), %ymm1, %ymm1 /* z_29 = lookup16(x_29, reverse16) */
-	vmovdqu 32(%r8), %ymm5 /* h_29 = load() */
-	vpclmulqdq $0x0, %ymm5, %ymm1, %ymm6 /* lo_29 = clmul(z_29, h_29) */
-	vpclmulqdq $0x10, %ymm5, %ymm1, %ymm7 /* mid_58 = clmul(z_29, h_29) */
-	vpclmulqdq $0x1, %ymm5, %ymm1, %ymm8 /* mid_59 = clmul(z_29, h_29) */
-	vpclmulqdq $0x11, %ymm5, %ymm1, %ymm1 /* hi_29 = clmul(z_29, h_29) */
-	vmovdqu 960(%r9), %ymm5 /* x_30 = load() */
-	vpshufb .Lsm4_byteslice_avx2_gfni_9_reverse16(%rip), %ymm5, %ymm5 /* z_30 = lookup16(x_30, reverse16) */
-	vmovdqu 64(%r8), %ymm9 /* h_30 = load() */
-	vpclmulqdq $0x0, %ymm9, %ymm5, %ymm10 /* lo_30 = clmul(z_30, h_30) */
-	vpclmulqdq $0x10, %ymm9, %ymm5, %ymm11 /* mid_60 = clmul(z_30, h_30) */
-	vpclmulqdq $0x1, %ymm9, %ymm5, %ymm12 /* mid_61 = clmul(z_30, h_30) */
-	vpclmulqdq $0x11, %ymm9, %ymm5, %ymm5 /* hi_30 = clmul(z_30, h_30) */
-	vmovdqu 992(%r9), %ymm9 /* x_31 = load() */
-	vpshufb .Lsm4_byteslice_avx2_gfni_9_reverse16(%rip), %ymm9, %ymm9 /* z_31 = lookup16(x_31, reverse16) */
-	vmovdqu 96(%r8), %ymm13 /* h_31 = load() */
-	vpclmulqdq $0x0, %ymm13, %ymm9, %ymm14 /* lo_31 = clmul(z_31, h_31) */
-	vpclmulqdq $0x10, %ymm13, %ymm9, %ymm15 /* mid_62 = clmul(z_31, h_31) */
-	vmovdqa %ymm5, 0(%rsp) /* spill hi_30 */
-	vpclmulqdq $0x1, %ymm13, %ymm9, %ymm5 /* mid_63 = clmul(z_31, h_31) */
-	vpclmulqdq $0x11, %ymm13, %ymm9, %ymm9 /* hi_31 = clmul(z_31, h_31) */
-
-	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_21 = xor(lo_28, lo_29) */
-	vpxor %ymm14, %ymm10, %ymm6 /* lo_sum_acc_22 = xor(lo_30, lo_31) */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_23 = xor(lo_sum_acc_21, lo_sum_acc_22) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_49 = xor(mid_56, mid_57) */
-	vpxor %ymm8, %ymm7, %ymm4 /* mid_sum_acc_50 = xor(mid_58, mid_59) */
-	vpxor %ymm12, %ymm11, %ymm6 /* mid_sum_acc_51 = xor(mid_60, mid_61) */
-	vpxor %ymm5, %ymm15, %ymm5 /* mid_sum_acc_52 = xor(mid_62, mid_63) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_53 = xor(mid_sum_acc_49, mid_sum_acc_50) */
-	vpxor %ymm5, %ymm6, %ymm4 /* mid_sum_acc_54 = xor(mid_sum_acc_51, mid_sum_acc_52) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_55 = xor(mid_sum_acc_53, mid_sum_acc_54) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_21 = xor(hi_28, hi_29) */
-	vpxor 0(%rsp), %ymm9, %ymm1 /* hi_sum_acc_22 = xor(hi_31, hi_30) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_23 = xor(hi_sum_acc_21, hi_sum_acc_22) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_9_half_up(%rip), %ymm3, %ymm1 /* mid_lo_7 = lookup16(mid_sum_acc_55, half_up) */
-	vpxor %ymm1, %ymm2, %ymm1 /* s_lo_14 = xor(lo_sum_acc_23, mid_lo_7) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_9_half_down(%rip), %ymm3, %ymm2 /* mid_hi_7 = lookup16(mid_sum_acc_55, half_down) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_14 = xor(hi_sum_acc_23, mid_hi_7) */
-	vpermq $0x4e, %ymm1, %ymm2 /* s_lo_x_7 = blocks128(s_lo_14, s_lo_14) */
-	vpxor %ymm2, %ymm1, %ymm1 /* s_lo_15 = xor(s_lo_14, s_lo_x_7) */
-	vpermq $0x4e, %ymm0, %ymm2 /* s_hi_x_7 = blocks128(s_hi_14, s_hi_14) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_15 = xor(s_hi_14, s_hi_x_7) */
-	vpclmulqdq $0x0, .Lsm4_byteslice_avx2_gfni_9_fold(%rip), %ymm1, %ymm2 /* fold_lo_7 = clmul(s_lo_15, fold) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_7 = lookup16(fold_lo_7, swap_halves) */
-	vpxor %ymm2, %ymm1, %ymm1 /* v_7 = xor(s_lo_15, fold_lo_sw_7) */
-	vpclmulqdq $0x11, .Lsm4_byteslice_avx2_gfni_9_fold(%rip), %ymm1, %ymm2 /* fold_hi_7 = clmul(v_7, fold) */
-	vpxor %ymm0, %ymm1, %ymm0 /* v_hi_7 = xor(v_7, s_hi_15) */
-	vpxor %ymm2, %ymm0, %ymm0 /* reduced_7 = xor(v_hi_7, fold_hi_7) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_9_reverse16(%rip), %ymm0, %ymm0 /* y_next = lookup16(reduced_7, reverse16) */
+	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_21 = xor(lo_24, lo_25) */
+	vpxor %ymm14, %ymm10, %ymm6 /* lo_sum_acc_22 = xor(lo_26, lo_27) */
+	vpxor %ymm1, %ymm0, %ymm0 /* lo_sum_acc_23 = xor(lo_28, lo_29) */
+	vpxor %ymm15, %ymm5, %ymm1 /* lo_sum_acc_24 = xor(lo_30, lo_31) */
+	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_25 = xor(lo_sum_acc_21, lo_sum_acc_22) */
+	vpxor %ymm1, %ymm0, %ymm0 /* lo_sum_acc_26 = xor(lo_sum_acc_23, lo_sum_acc_24) */
+	vpxor %ymm0, %ymm2, %ymm0 /* lo_sum_acc_27 = xor(lo_sum_acc_25, lo_sum_acc_26) */
+	vpxor %ymm4, %ymm3, %ymm1 /* mid_sum_acc_45 = xor(mid_48, mid_49) */
+	vpxor %ymm8, %ymm7, %ymm2 /* mid_sum_acc_46 = xor(mid_50, mid_51) */
+	vpxor 448(%rsp), %ymm12, %ymm3 /* mid_sum_acc_47 = xor(mid_53, mid_52) */
+	vmovdqa 224(%rsp), %ymm4 /* reload mid_54 */
+	vpxor 352(%rsp), %ymm4, %ymm4 /* mid_sum_acc_48 = xor(mid_54, mid_55) */
+	vmovdqa 128(%rsp), %ymm5 /* reload mid_56 */
+	vpxor 96(%rsp), %ymm5, %ymm5 /* mid_sum_acc_49 = xor(mid_56, mid_57) */
+	vmovdqa 512(%rsp), %ymm6 /* reload mid_58 */
+	vpxor 320(%rsp), %ymm6, %ymm6 /* mid_sum_acc_50 = xor(mid_58, mid_59) */
+	vmovdqa 160(%rsp), %ymm7 /* reload mid_60 */
+	vpxor 480(%rsp), %ymm7, %ymm7 /* mid_sum_acc_51 = xor(mid_60, mid_61) */
+	vpxor 256(%rsp), %ymm11, %ymm8 /* mid_sum_acc_52 = xor(mid_63, mid_62) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_53 = xor(mid_sum_acc_45, mid_sum_acc_46) */
+	vpxor %ymm4, %ymm3, %ymm2 /* mid_sum_acc_54 = xor(mid_sum_acc_47, mid_sum_acc_48) */
+	vpxor %ymm6, %ymm5, %ymm3 /* mid_sum_acc_55 = xor(mid_sum_acc_49, mid_sum_acc_50) */
+	vpxor %ymm8, %ymm7, %ymm4 /* mid_sum_acc_56 = xor(mid_sum_acc_51, mid_sum_acc_52) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_57 = xor(mid_sum_acc_53, mid_sum_acc_54) */
+	vpxor %ymm4, %ymm3, %ymm2 /* mid_sum_acc_58 = xor(mid_sum_acc_55, mid_sum_acc_56) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_59 = xor(mid_sum_acc_57, mid_sum_acc_58) */
+	vmovdqa 32(%rsp), %ymm2 /* reload hi_24 */
+	vpxor 384(%rsp), %ymm2, %ymm2 /* hi_sum_acc_21 = xor(hi_24, hi_25) */
+	vmovdqa 0(%rsp), %ymm3 /* reload hi_26 */
+	vpxor 192(%rsp), %ymm3, %ymm3 /* hi_sum_acc_22 = xor(hi_26, hi_27) */
+	vmovdqa 288(%rsp), %ymm4 /* reload hi_28 */
+	vpxor 64(%rsp), %ymm4, %ymm4 /* hi_sum_acc_23 = xor(hi_28, hi_29) */
+	vpxor 416(%rsp), %ymm9, %ymm5 /* hi_sum_acc_24 = xor(hi_31, hi_30) */
+	vpxor %ymm3, %ymm2, %ymm2 /* hi_sum_acc_25 = xor(hi_sum_acc_21, hi_sum_acc_22) */
+	vpxor %ymm5, %ymm4, %ymm3 /* hi_sum_acc_26 = xor(hi_sum_acc_23, hi_sum_acc_24) */
+	vpxor %ymm3, %ymm2, %ymm2 /* hi_sum_acc_27 = xor(hi_sum_acc_25, hi_sum_acc_26) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_9_half_up(%rip), %ymm1, %ymm3 /* mid_lo_3 = lookup16(mid_sum_acc_59, half_up) */
+	vpxor %ymm3, %ymm0, %ymm0 /* s_lo_6 = xor(lo_sum_acc_27, mid_lo_3) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_9_half_down(%rip), %ymm1, %ymm1 /* mid_hi_3 = lookup16(mid_sum_acc_59, half_down) */
+	vpxor %ymm1, %ymm2, %ymm1 /* s_hi_6 = xor(hi_sum_acc_27, mid_hi_3) */
+	vpermq $0x4e, %ymm0, %ymm2 /* s_lo_x_3 = blocks128(s_lo_6, s_lo_6) */
+	vpxor %ymm2, %ymm0, %ymm0 /* s_lo_7 = xor(s_lo_6, s_lo_x_3) */
+	vpermq $0x4e, %ymm1, %ymm2 /* s_hi_x_3 = blocks128(s_hi_6, s_hi_6) */
+	vpxor %ymm2, %ymm1, %ymm1 /* s_hi_7 = xor(s_hi_6, s_hi_x_3) */
+	vpclmulqdq $0x0, .Lsm4_byteslice_avx2_gfni_9_fold(%rip), %ymm0, %ymm2 /* fold_lo_3 = clmul(s_lo_7, fold) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_3 = lookup16(fold_lo_3, swap_halves) */
+	vpxor %ymm2, %ymm0, %ymm0 /* v_3 = xor(s_lo_7, fold_lo_sw_3) */
+	vpclmulqdq $0x11, .Lsm4_byteslice_avx2_gfni_9_fold(%rip), %ymm0, %ymm2 /* fold_hi_3 = clmul(v_3, fold) */
+	vpxor %ymm1, %ymm0, %ymm0 /* v_hi_3 = xor(v_3, s_hi_7) */
+	vpxor %ymm2, %ymm0, %ymm0 /* reduced_3 = xor(v_hi_3, fold_hi_3) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_9_reverse16(%rip), %ymm0, %ymm0 /* y_next = lookup16(reduced_3, reverse16) */
 	vbroadcasti128 (%rsi), %ymm1 /* ctr_low = bcast128() */
 	vpsrlw $8, %ymm1, %ymm2 /* ctr_last = shr(ctr_low) */
 	vpbroadcastb 32(%rsi), %ymm3 /* ctr_first = bcast8() */
@@ -8404,7 +8491,7 @@ _gcry_sm4_byteslice_avx2_gfni_batch_gcm:
 	vpaddw %ymm14, %ymm2, %ymm14 /* ctr_sum_8 = add(ctr_last, ctr_j_8) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_8 = lookup16(ctr_sum_8, carry_everywhere) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_8 = lookup16(carry_mask_table, ctr_carry_8) */
-	vmovdqa %ymm0, 0(%rsp) /* spill y_next */
+	vmovdqa %ymm0, 416(%rsp) /* spill y_next */
 	vpand %ymm15, %ymm4, %ymm0 /* ctr_pair_8_b = and(ctr_w_open, ctr_mask_8) */
 	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_8_a = andnot(ctr_mask_8, ctr_v_open) */
 	vpor %ymm15, %ymm0, %ymm0 /* ctr_pair_8 = or(ctr_pair_8_b, ctr_pair_8_a) */
@@ -8414,7 +8501,7 @@ _gcry_sm4_byteslice_avx2_gfni_batch_gcm:
 	vpaddw %ymm14, %ymm2, %ymm14 /* ctr_sum_9 = add(ctr_last, ctr_j_9) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_9 = lookup16(ctr_sum_9, carry_everywhere) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_9 = lookup16(carry_mask_table, ctr_carry_9) */
-	vmovdqa %ymm13, 32(%rsp) /* spill row_7 */
+	vmovdqa %ymm13, 64(%rsp) /* spill row_7 */
 	vpand %ymm15, %ymm4, %ymm13 /* ctr_pair_9_b = and(ctr_w_open, ctr_mask_9) */
 	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_9_a = andnot(ctr_mask_9, ctr_v_open) */
 	vpor %ymm15, %ymm13, %ymm13 /* ctr_pair_9 = or(ctr_pair_9_b, ctr_pair_9_a) */
@@ -8424,7 +8511,7 @@ _gcry_sm4_byteslice_avx2_gfni_batch_gcm:
 	vpaddw %ymm14, %ymm2, %ymm14 /* ctr_sum_10 = add(ctr_last, ctr_j_10) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_10 = lookup16(ctr_sum_10, carry_everywhere) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_10 = lookup16(carry_mask_table, ctr_carry_10) */
-	vmovdqa %ymm12, 64(%rsp) /* spill row_6 */
+	vmovdqa %ymm12, 288(%rsp) /* spill row_6 */
 	vpand %ymm15, %ymm4, %ymm12 /* ctr_pair_10_b = and(ctr_w_open, ctr_mask_10) */
 	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_10_a = andnot(ctr_mask_10, ctr_v_open) */
 	vpor %ymm15, %ymm12, %ymm12 /* ctr_pair_10 = or(ctr_pair_10_b, ctr_pair_10_a) */
@@ -8434,7 +8521,7 @@ _gcry_sm4_byteslice_avx2_gfni_batch_gcm:
 	vpaddw %ymm14, %ymm2, %ymm14 /* ctr_sum_11 = add(ctr_last, ctr_j_11) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_11 = lookup16(ctr_sum_11, carry_everywhere) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_11 = lookup16(carry_mask_table, ctr_carry_11) */
-	vmovdqa %ymm11, 96(%rsp) /* spill row_5 */
+	vmovdqa %ymm11, 192(%rsp) /* spill row_5 */
 	vpand %ymm15, %ymm4, %ymm11 /* ctr_pair_11_b = and(ctr_w_open, ctr_mask_11) */
 	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_11_a = andnot(ctr_mask_11, ctr_v_open) */
 	vpor %ymm15, %ymm11, %ymm11 /* ctr_pair_11 = or(ctr_pair_11_b, ctr_pair_11_a) */
@@ -8444,7 +8531,7 @@ _gcry_sm4_byteslice_avx2_gfni_batch_gcm:
 	vpaddw %ymm14, %ymm2, %ymm14 /* ctr_sum_12 = add(ctr_last, ctr_j_12) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_12 = lookup16(ctr_sum_12, carry_everywhere) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_12 = lookup16(carry_mask_table, ctr_carry_12) */
-	vmovdqa %ymm10, 128(%rsp) /* spill row_4 */
+	vmovdqa %ymm10, 0(%rsp) /* spill row_4 */
 	vpand %ymm15, %ymm4, %ymm10 /* ctr_pair_12_b = and(ctr_w_open, ctr_mask_12) */
 	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_12_a = andnot(ctr_mask_12, ctr_v_open) */
 	vpor %ymm15, %ymm10, %ymm10 /* ctr_pair_12 = or(ctr_pair_12_b, ctr_pair_12_a) */
@@ -8454,7 +8541,7 @@ _gcry_sm4_byteslice_avx2_gfni_batch_gcm:
 	vpaddw %ymm14, %ymm2, %ymm14 /* ctr_sum_13 = add(ctr_last, ctr_j_13) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_13 = lookup16(ctr_sum_13, carry_everywhere) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_13 = lookup16(carry_mask_table, ctr_carry_13) */
-	vmovdqa %ymm10, 160(%rsp) /* spill row_12 */
+	vmovdqa %ymm10, 384(%rsp) /* spill row_12 */
 	vpand %ymm15, %ymm4, %ymm10 /* ctr_pair_13_b = and(ctr_w_open, ctr_mask_13) */
 	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_13_a = andnot(ctr_mask_13, ctr_v_open) */
 	vpor %ymm15, %ymm10, %ymm10 /* ctr_pair_13 = or(ctr_pair_13_b, ctr_pair_13_a) */
@@ -8464,7 +8551,7 @@ _gcry_sm4_byteslice_avx2_gfni_batch_gcm:
 	vpaddw %ymm14, %ymm2, %ymm14 /* ctr_sum_14 = add(ctr_last, ctr_j_14) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_14 = lookup16(ctr_sum_14, carry_everywhere) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_14 = lookup16(carry_mask_table, ctr_carry_14) */
-	vmovdqa %ymm10, 192(%rsp) /* spill row_13 */
+	vmovdqa %ymm10, 32(%rsp) /* spill row_13 */
 	vpand %ymm15, %ymm4, %ymm10 /* ctr_pair_14_b = and(ctr_w_open, ctr_mask_14) */
 	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_14_a = andnot(ctr_mask_14, ctr_v_open) */
 	vpor %ymm15, %ymm10, %ymm10 /* ctr_pair_14 = or(ctr_pair_14_b, ctr_pair_14_a) */
@@ -8487,21 +8574,21 @@ _gcry_sm4_byteslice_avx2_gfni_batch_gcm:
 	vpunpckhbw %ymm12, %ymm8, %ymm8 /* tr0_5 = unpackhi(row_2, row_10) */
 	vpunpcklbw %ymm11, %ymm9, %ymm12 /* tr0_6 = unpacklo(row_3, row_11) */
 	vpunpckhbw %ymm11, %ymm9, %ymm9 /* tr0_7 = unpackhi(row_3, row_11) */
-	vmovdqa 128(%rsp), %ymm11 /* reload row_4 */
-	vpunpcklbw 160(%rsp), %ymm11, %ymm15 /* tr0_8 = unpacklo(row_4, row_12) */
-	vpunpckhbw 160(%rsp), %ymm11, %ymm11 /* tr0_9 = unpackhi(row_4, row_12) */
-	vmovdqa %ymm1, 160(%rsp) /* spill ctr_v_open */
-	vmovdqa 96(%rsp), %ymm1 /* reload row_5 */
-	vmovdqa %ymm4, 128(%rsp) /* spill ctr_w_open */
-	vpunpcklbw 192(%rsp), %ymm1, %ymm4 /* tr0_10 = unpacklo(row_5, row_13) */
-	vpunpckhbw 192(%rsp), %ymm1, %ymm1 /* tr0_11 = unpackhi(row_5, row_13) */
-	vmovdqa %ymm2, 192(%rsp) /* spill ctr_last */
-	vmovdqa 64(%rsp), %ymm2 /* reload row_6 */
-	vmovdqa %ymm3, 96(%rsp) /* spill ctr_j0 */
+	vmovdqa 0(%rsp), %ymm11 /* reload row_4 */
+	vpunpcklbw 384(%rsp), %ymm11, %ymm15 /* tr0_8 = unpacklo(row_4, row_12) */
+	vpunpckhbw 384(%rsp), %ymm11, %ymm11 /* tr0_9 = unpackhi(row_4, row_12) */
+	vmovdqa %ymm1, 384(%rsp) /* spill ctr_v_open */
+	vmovdqa 192(%rsp), %ymm1 /* reload row_5 */
+	vmovdqa %ymm4, 0(%rsp) /* spill ctr_w_open */
+	vpunpcklbw 32(%rsp), %ymm1, %ymm4 /* tr0_10 = unpacklo(row_5, row_13) */
+	vpunpckhbw 32(%rsp), %ymm1, %ymm1 /* tr0_11 = unpackhi(row_5, row_13) */
+	vmovdqa %ymm2, 32(%rsp) /* spill ctr_last */
+	vmovdqa 288(%rsp), %ymm2 /* reload row_6 */
+	vmovdqa %ymm3, 192(%rsp) /* spill ctr_j0 */
 	vpunpcklbw %ymm10, %ymm2, %ymm3 /* tr0_12 = unpacklo(row_6, row_14) */
 	vpunpckhbw %ymm10, %ymm2, %ymm2 /* tr0_13 = unpackhi(row_6, row_14) */
-	vmovdqa 32(%rsp), %ymm10 /* reload row_7 */
-	vmovdqa %ymm9, 64(%rsp) /* spill tr0_7 */
+	vmovdqa 64(%rsp), %ymm10 /* reload row_7 */
+	vmovdqa %ymm9, 288(%rsp) /* spill tr0_7 */
 	vpunpcklbw %ymm7, %ymm10, %ymm9 /* tr0_14 = unpacklo(row_7, row_15) */
 	vpunpckhbw %ymm7, %ymm10, %ymm7 /* tr0_15 = unpackhi(row_7, row_15) */
 	vpunpcklbw %ymm15, %ymm14, %ymm10 /* tr1 = unpacklo(tr0, tr0_8) */
@@ -8518,8 +8605,8 @@ _gcry_sm4_byteslice_avx2_gfni_batch_gcm:
 	vpunpckhbw %ymm2, %ymm8, %ymm2 /* tr1_11 = unpackhi(tr0_5, tr0_13) */
 	vpunpcklbw %ymm9, %ymm12, %ymm8 /* tr1_12 = unpacklo(tr0_6, tr0_14) */
 	vpunpckhbw %ymm9, %ymm12, %ymm9 /* tr1_13 = unpackhi(tr0_6, tr0_14) */
-	vmovdqa 64(%rsp), %ymm12 /* reload tr0_7 */
-	vmovdqa %ymm1, 32(%rsp) /* spill tr1_7 */
+	vmovdqa 288(%rsp), %ymm12 /* reload tr0_7 */
+	vmovdqa %ymm1, 64(%rsp) /* spill tr1_7 */
 	vpunpcklbw %ymm7, %ymm12, %ymm1 /* tr1_14 = unpacklo(tr0_7, tr0_15) */
 	vpunpckhbw %ymm7, %ymm12, %ymm7 /* tr1_15 = unpackhi(tr0_7, tr0_15) */
 	vpunpcklbw %ymm6, %ymm10, %ymm12 /* tr2 = unpacklo(tr1, tr1_8) */
@@ -8536,8 +8623,8 @@ _gcry_sm4_byteslice_avx2_gfni_batch_gcm:
 	vpunpckhbw %ymm9, %ymm4, %ymm4 /* tr2_11 = unpackhi(tr1_5, tr1_13) */
 	vpunpcklbw %ymm1, %ymm5, %ymm9 /* tr2_12 = unpacklo(tr1_6, tr1_14) */
 	vpunpckhbw %ymm1, %ymm5, %ymm1 /* tr2_13 = unpackhi(tr1_6, tr1_14) */
-	vmovdqa 32(%rsp), %ymm5 /* reload tr1_7 */
-	vmovdqa %ymm0, 64(%rsp) /* spill tr2_7 */
+	vmovdqa 64(%rsp), %ymm5 /* reload tr1_7 */
+	vmovdqa %ymm0, 288(%rsp) /* spill tr2_7 */
 	vpunpcklbw %ymm7, %ymm5, %ymm0 /* tr2_14 = unpacklo(tr1_7, tr1_15) */
 	vpunpckhbw %ymm7, %ymm5, %ymm5 /* tr2_15 = unpackhi(tr1_7, tr1_15) */
 	vpunpcklbw %ymm2, %ymm12, %ymm7 /* tr3 = unpacklo(tr2, tr2_8) */
@@ -8554,8 +8641,8 @@ _gcry_sm4_byteslice_avx2_gfni_batch_gcm:
 	vpunpckhbw %ymm1, %ymm13, %ymm1 /* tr3_11 = unpackhi(tr2_5, tr2_13) */
 	vpunpcklbw %ymm0, %ymm15, %ymm13 /* tr3_12 = unpacklo(tr2_6, tr2_14) */
 	vpunpckhbw %ymm0, %ymm15, %ymm0 /* tr3_13 = unpackhi(tr2_6, tr2_14) */
-	vmovdqa 64(%rsp), %ymm15 /* reload tr2_7 */
-	vmovdqa %ymm0, 32(%rsp) /* spill tr3_13 */
+	vmovdqa 288(%rsp), %ymm15 /* reload tr2_7 */
+	vmovdqa %ymm0, 64(%rsp) /* spill tr3_13 */
 	vpunpcklbw %ymm5, %ymm15, %ymm0 /* tr3_14 = unpacklo(tr2_7, tr2_15) */
 	vpunpckhbw %ymm5, %ymm15, %ymm5 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
 
@@ -8573,186 +8660,186 @@ _gcry_sm4_byteslice_avx2_gfni_batch_gcm:
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_9_gfni_mat(%rip), %ymm14, %ymm14 /* xin_10 = gf2p8affine(tr3_10, gfni_mat) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_9_gfni_mat(%rip), %ymm1, %ymm1 /* xin_11 = gf2p8affine(tr3_11, gfni_mat) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* xin_12 = gf2p8affine(tr3_12, gfni_mat) */
-	vmovdqa 32(%rsp), %ymm15 /* reload tr3_13 */
+	vmovdqa 64(%rsp), %ymm15 /* reload tr3_13 */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_9_gfni_mat(%rip), %ymm15, %ymm15 /* xin_13 = gf2p8affine(tr3_13, gfni_mat) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_9_gfni_mat(%rip), %ymm0, %ymm0 /* xin_14 = gf2p8affine(tr3_14, gfni_mat) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_9_gfni_mat(%rip), %ymm5, %ymm5 /* xin_15 = gf2p8affine(tr3_15, gfni_mat) */
-	vmovdqa %ymm0, 32(%rsp) /* spill g0x14.1 */
+	vmovdqa %ymm0, 64(%rsp) /* spill g0x14.1 */
 	vmovdqa .Lsm4_byteslice_avx2_gfni_9_block_k_16(%rip), %ymm0 /* block_k_16 = const() */
-	vpaddb 96(%rsp), %ymm0, %ymm0 /* ctr_j_16 = add(block_k_16, ctr_j0) */
-	vpaddw 192(%rsp), %ymm0, %ymm0 /* ctr_sum_16 = add(ctr_j_16, ctr_last) */
-	vmovdqa %ymm1, 64(%rsp) /* spill g0x11.1 */
+	vpaddb 192(%rsp), %ymm0, %ymm0 /* ctr_j_16 = add(block_k_16, ctr_j0) */
+	vpaddw 32(%rsp), %ymm0, %ymm0 /* ctr_sum_16 = add(ctr_j_16, ctr_last) */
+	vmovdqa %ymm1, 288(%rsp) /* spill g0x11.1 */
 	vpshufb .Lsm4_byteslice_avx2_gfni_9_carry_everywhere(%rip), %ymm0, %ymm1 /* ctr_carry_16 = lookup16(ctr_sum_16, carry_everywhere) */
-	vmovdqa %ymm2, 224(%rsp) /* spill g0x1.1 */
+	vmovdqa %ymm2, 256(%rsp) /* spill g0x1.1 */
 	vmovdqa .Lsm4_byteslice_avx2_gfni_9_carry_mask_table(%rip), %ymm2 /* carry_mask_table = const() */
 	vpshufb %ymm1, %ymm2, %ymm1 /* ctr_mask_16 = lookup16(carry_mask_table, ctr_carry_16) */
-	vmovdqa %ymm3, 256(%rsp) /* spill g0x7.1 */
-	vpand 128(%rsp), %ymm1, %ymm3 /* ctr_pair_16_b = and(ctr_mask_16, ctr_w_open) */
-	vpandn 160(%rsp), %ymm1, %ymm1 /* ctr_pair_16_a = andnot(ctr_mask_16, ctr_v_open) */
+	vmovdqa %ymm3, 480(%rsp) /* spill g0x7.1 */
+	vpand 0(%rsp), %ymm1, %ymm3 /* ctr_pair_16_b = and(ctr_mask_16, ctr_w_open) */
+	vpandn 384(%rsp), %ymm1, %ymm1 /* ctr_pair_16_a = andnot(ctr_mask_16, ctr_v_open) */
 	vpor %ymm1, %ymm3, %ymm1 /* ctr_pair_16 = or(ctr_pair_16_b, ctr_pair_16_a) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_9_new_last_byte(%rip), %ymm0, %ymm0 /* ctr_last_byte_16 = lookup16(ctr_sum_16, new_last_byte) */
 	vpor %ymm0, %ymm1, %ymm0 /* row_16 = or(ctr_pair_16, ctr_last_byte_16) */
 	vmovdqa .Lsm4_byteslice_avx2_gfni_9_block_k_17(%rip), %ymm1 /* block_k_17 = const() */
-	vpaddb 96(%rsp), %ymm1, %ymm1 /* ctr_j_17 = add(block_k_17, ctr_j0) */
-	vpaddw 192(%rsp), %ymm1, %ymm1 /* ctr_sum_17 = add(ctr_j_17, ctr_last) */
+	vpaddb 192(%rsp), %ymm1, %ymm1 /* ctr_j_17 = add(block_k_17, ctr_j0) */
+	vpaddw 32(%rsp), %ymm1, %ymm1 /* ctr_sum_17 = add(ctr_j_17, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_9_carry_everywhere(%rip), %ymm1, %ymm3 /* ctr_carry_17 = lookup16(ctr_sum_17, carry_everywhere) */
 	vpshufb %ymm3, %ymm2, %ymm3 /* ctr_mask_17 = lookup16(carry_mask_table, ctr_carry_17) */
-	vmovdqa %ymm4, 288(%rsp) /* spill g0x8.1 */
-	vpand 128(%rsp), %ymm3, %ymm4 /* ctr_pair_17_b = and(ctr_mask_17, ctr_w_open) */
-	vpandn 160(%rsp), %ymm3, %ymm3 /* ctr_pair_17_a = andnot(ctr_mask_17, ctr_v_open) */
+	vmovdqa %ymm4, 160(%rsp) /* spill g0x8.1 */
+	vpand 0(%rsp), %ymm3, %ymm4 /* ctr_pair_17_b = and(ctr_mask_17, ctr_w_open) */
+	vpandn 384(%rsp), %ymm3, %ymm3 /* ctr_pair_17_a = andnot(ctr_mask_17, ctr_v_open) */
 	vpor %ymm3, %ymm4, %ymm3 /* ctr_pair_17 = or(ctr_pair_17_b, ctr_pair_17_a) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_9_new_last_byte(%rip), %ymm1, %ymm1 /* ctr_last_byte_17 = lookup16(ctr_sum_17, new_last_byte) */
 	vpor %ymm1, %ymm3, %ymm1 /* row_17 = or(ctr_pair_17, ctr_last_byte_17) */
 	vmovdqa .Lsm4_byteslice_avx2_gfni_9_block_k_18(%rip), %ymm3 /* block_k_18 = const() */
-	vpaddb 96(%rsp), %ymm3, %ymm3 /* ctr_j_18 = add(block_k_18, ctr_j0) */
-	vpaddw 192(%rsp), %ymm3, %ymm3 /* ctr_sum_18 = add(ctr_j_18, ctr_last) */
+	vpaddb 192(%rsp), %ymm3, %ymm3 /* ctr_j_18 = add(block_k_18, ctr_j0) */
+	vpaddw 32(%rsp), %ymm3, %ymm3 /* ctr_sum_18 = add(ctr_j_18, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_9_carry_everywhere(%rip), %ymm3, %ymm4 /* ctr_carry_18 = lookup16(ctr_sum_18, carry_everywhere) */
 	vpshufb %ymm4, %ymm2, %ymm4 /* ctr_mask_18 = lookup16(carry_mask_table, ctr_carry_18) */
 	vmovdqa %ymm5, 320(%rsp) /* spill g0x15.1 */
-	vpand 128(%rsp), %ymm4, %ymm5 /* ctr_pair_18_b = and(ctr_mask_18, ctr_w_open) */
-	vpandn 160(%rsp), %ymm4, %ymm4 /* ctr_pair_18_a = andnot(ctr_mask_18, ctr_v_open) */
+	vpand 0(%rsp), %ymm4, %ymm5 /* ctr_pair_18_b = and(ctr_mask_18, ctr_w_open) */
+	vpandn 384(%rsp), %ymm4, %ymm4 /* ctr_pair_18_a = andnot(ctr_mask_18, ctr_v_open) */
 	vpor %ymm4, %ymm5, %ymm4 /* ctr_pair_18 = or(ctr_pair_18_b, ctr_pair_18_a) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_9_new_last_byte(%rip), %ymm3, %ymm3 /* ctr_last_byte_18 = lookup16(ctr_sum_18, new_last_byte) */
 	vpor %ymm3, %ymm4, %ymm3 /* row_18 = or(ctr_pair_18, ctr_last_byte_18) */
 	vmovdqa .Lsm4_byteslice_avx2_gfni_9_block_k_19(%rip), %ymm4 /* block_k_19 = const() */
-	vpaddb 96(%rsp), %ymm4, %ymm4 /* ctr_j_19 = add(block_k_19, ctr_j0) */
-	vpaddw 192(%rsp), %ymm4, %ymm4 /* ctr_sum_19 = add(ctr_j_19, ctr_last) */
+	vpaddb 192(%rsp), %ymm4, %ymm4 /* ctr_j_19 = add(block_k_19, ctr_j0) */
+	vpaddw 32(%rsp), %ymm4, %ymm4 /* ctr_sum_19 = add(ctr_j_19, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_9_carry_everywhere(%rip), %ymm4, %ymm5 /* ctr_carry_19 = lookup16(ctr_sum_19, carry_everywhere) */
 	vpshufb %ymm5, %ymm2, %ymm5 /* ctr_mask_19 = lookup16(carry_mask_table, ctr_carry_19) */
-	vmovdqa %ymm6, 352(%rsp) /* spill g0x3.1 */
-	vpand 128(%rsp), %ymm5, %ymm6 /* ctr_pair_19_b = and(ctr_mask_19, ctr_w_open) */
-	vpandn 160(%rsp), %ymm5, %ymm5 /* ctr_pair_19_a = andnot(ctr_mask_19, ctr_v_open) */
+	vmovdqa %ymm6, 512(%rsp) /* spill g0x3.1 */
+	vpand 0(%rsp), %ymm5, %ymm6 /* ctr_pair_19_b = and(ctr_mask_19, ctr_w_open) */
+	vpandn 384(%rsp), %ymm5, %ymm5 /* ctr_pair_19_a = andnot(ctr_mask_19, ctr_v_open) */
 	vpor %ymm5, %ymm6, %ymm5 /* ctr_pair_19 = or(ctr_pair_19_b, ctr_pair_19_a) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_9_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte_19 = lookup16(ctr_sum_19, new_last_byte) */
 	vpor %ymm4, %ymm5, %ymm4 /* row_19 = or(ctr_pair_19, ctr_last_byte_19) */
 	vmovdqa .Lsm4_byteslice_avx2_gfni_9_block_k_20(%rip), %ymm5 /* block_k_20 = const() */
-	vpaddb 96(%rsp), %ymm5, %ymm5 /* ctr_j_20 = add(block_k_20, ctr_j0) */
-	vpaddw 192(%rsp), %ymm5, %ymm5 /* ctr_sum_20 = add(ctr_j_20, ctr_last) */
+	vpaddb 192(%rsp), %ymm5, %ymm5 /* ctr_j_20 = add(block_k_20, ctr_j0) */
+	vpaddw 32(%rsp), %ymm5, %ymm5 /* ctr_sum_20 = add(ctr_j_20, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_9_carry_everywhere(%rip), %ymm5, %ymm6 /* ctr_carry_20 = lookup16(ctr_sum_20, carry_everywhere) */
 	vpshufb %ymm6, %ymm2, %ymm6 /* ctr_mask_20 = lookup16(carry_mask_table, ctr_carry_20) */
-	vmovdqa %ymm7, 384(%rsp) /* spill g0x0.1 */
-	vpand 128(%rsp), %ymm6, %ymm7 /* ctr_pair_20_b = and(ctr_mask_20, ctr_w_open) */
-	vpandn 160(%rsp), %ymm6, %ymm6 /* ctr_pair_20_a = andnot(ctr_mask_20, ctr_v_open) */
+	vmovdqa %ymm7, 96(%rsp) /* spill g0x0.1 */
+	vpand 0(%rsp), %ymm6, %ymm7 /* ctr_pair_20_b = and(ctr_mask_20, ctr_w_open) */
+	vpandn 384(%rsp), %ymm6, %ymm6 /* ctr_pair_20_a = andnot(ctr_mask_20, ctr_v_open) */
 	vpor %ymm6, %ymm7, %ymm6 /* ctr_pair_20 = or(ctr_pair_20_b, ctr_pair_20_a) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_9_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_20 = lookup16(ctr_sum_20, new_last_byte) */
 	vpor %ymm5, %ymm6, %ymm5 /* row_20 = or(ctr_pair_20, ctr_last_byte_20) */
 	vmovdqa .Lsm4_byteslice_avx2_gfni_9_block_k_21(%rip), %ymm6 /* block_k_21 = const() */
-	vpaddb 96(%rsp), %ymm6, %ymm6 /* ctr_j_21 = add(block_k_21, ctr_j0) */
-	vpaddw 192(%rsp), %ymm6, %ymm6 /* ctr_sum_21 = add(ctr_j_21, ctr_last) */
+	vpaddb 192(%rsp), %ymm6, %ymm6 /* ctr_j_21 = add(block_k_21, ctr_j0) */
+	vpaddw 32(%rsp), %ymm6, %ymm6 /* ctr_sum_21 = add(ctr_j_21, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_9_carry_everywhere(%rip), %ymm6, %ymm7 /* ctr_carry_21 = lookup16(ctr_sum_21, carry_everywhere) */
 	vpshufb %ymm7, %ymm2, %ymm7 /* ctr_mask_21 = lookup16(carry_mask_table, ctr_carry_21) */
-	vmovdqa %ymm8, 416(%rsp) /* spill g0x4.1 */
-	vpand 128(%rsp), %ymm7, %ymm8 /* ctr_pair_21_b = and(ctr_mask_21, ctr_w_open) */
-	vpandn 160(%rsp), %ymm7, %ymm7 /* ctr_pair_21_a = andnot(ctr_mask_21, ctr_v_open) */
+	vmovdqa %ymm8, 128(%rsp) /* spill g0x4.1 */
+	vpand 0(%rsp), %ymm7, %ymm8 /* ctr_pair_21_b = and(ctr_mask_21, ctr_w_open) */
+	vpandn 384(%rsp), %ymm7, %ymm7 /* ctr_pair_21_a = andnot(ctr_mask_21, ctr_v_open) */
 	vpor %ymm7, %ymm8, %ymm7 /* ctr_pair_21 = or(ctr_pair_21_b, ctr_pair_21_a) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_9_new_last_byte(%rip), %ymm6, %ymm6 /* ctr_last_byte_21 = lookup16(ctr_sum_21, new_last_byte) */
 	vpor %ymm6, %ymm7, %ymm6 /* row_21 = or(ctr_pair_21, ctr_last_byte_21) */
 	vmovdqa .Lsm4_byteslice_avx2_gfni_9_block_k_22(%rip), %ymm7 /* block_k_22 = const() */
-	vpaddb 96(%rsp), %ymm7, %ymm7 /* ctr_j_22 = add(block_k_22, ctr_j0) */
-	vpaddw 192(%rsp), %ymm7, %ymm7 /* ctr_sum_22 = add(ctr_j_22, ctr_last) */
+	vpaddb 192(%rsp), %ymm7, %ymm7 /* ctr_j_22 = add(block_k_22, ctr_j0) */
+	vpaddw 32(%rsp), %ymm7, %ymm7 /* ctr_sum_22 = add(ctr_j_22, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_9_carry_everywhere(%rip), %ymm7, %ymm8 /* ctr_carry_22 = lookup16(ctr_sum_22, carry_everywhere) */
 	vpshufb %ymm8, %ymm2, %ymm8 /* ctr_mask_22 = lookup16(carry_mask_table, ctr_carry_22) */
-	vmovdqa %ymm9, 448(%rsp) /* spill g0x9.1 */
-	vpand 128(%rsp), %ymm8, %ymm9 /* ctr_pair_22_b = and(ctr_mask_22, ctr_w_open) */
-	vpandn 160(%rsp), %ymm8, %ymm8 /* ctr_pair_22_a = andnot(ctr_mask_22, ctr_v_open) */
+	vmovdqa %ymm9, 352(%rsp) /* spill g0x9.1 */
+	vpand 0(%rsp), %ymm8, %ymm9 /* ctr_pair_22_b = and(ctr_mask_22, ctr_w_open) */
+	vpandn 384(%rsp), %ymm8, %ymm8 /* ctr_pair_22_a = andnot(ctr_mask_22, ctr_v_open) */
 	vpor %ymm8, %ymm9, %ymm8 /* ctr_pair_22 = or(ctr_pair_22_b, ctr_pair_22_a) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_9_new_last_byte(%rip), %ymm7, %ymm7 /* ctr_last_byte_22 = lookup16(ctr_sum_22, new_last_byte) */
 	vpor %ymm7, %ymm8, %ymm7 /* row_22 = or(ctr_pair_22, ctr_last_byte_22) */
 	vmovdqa .Lsm4_byteslice_avx2_gfni_9_block_k_23(%rip), %ymm8 /* block_k_23 = const() */
-	vpaddb 96(%rsp), %ymm8, %ymm8 /* ctr_j_23 = add(block_k_23, ctr_j0) */
-	vpaddw 192(%rsp), %ymm8, %ymm8 /* ctr_sum_23 = add(ctr_j_23, ctr_last) */
+	vpaddb 192(%rsp), %ymm8, %ymm8 /* ctr_j_23 = add(block_k_23, ctr_j0) */
+	vpaddw 32(%rsp), %ymm8, %ymm8 /* ctr_sum_23 = add(ctr_j_23, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_9_carry_everywhere(%rip), %ymm8, %ymm9 /* ctr_carry_23 = lookup16(ctr_sum_23, carry_everywhere) */
 	vpshufb %ymm9, %ymm2, %ymm9 /* ctr_mask_23 = lookup16(carry_mask_table, ctr_carry_23) */
-	vmovdqa %ymm10, 480(%rsp) /* spill g0x5.1 */
-	vpand 128(%rsp), %ymm9, %ymm10 /* ctr_pair_23_b = and(ctr_mask_23, ctr_w_open) */
-	vpandn 160(%rsp), %ymm9, %ymm9 /* ctr_pair_23_a = andnot(ctr_mask_23, ctr_v_open) */
+	vmovdqa %ymm10, 224(%rsp) /* spill g0x5.1 */
+	vpand 0(%rsp), %ymm9, %ymm10 /* ctr_pair_23_b = and(ctr_mask_23, ctr_w_open) */
+	vpandn 384(%rsp), %ymm9, %ymm9 /* ctr_pair_23_a = andnot(ctr_mask_23, ctr_v_open) */
 	vpor %ymm9, %ymm10, %ymm9 /* ctr_pair_23 = or(ctr_pair_23_b, ctr_pair_23_a) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_9_new_last_byte(%rip), %ymm8, %ymm8 /* ctr_last_byte_23 = lookup16(ctr_sum_23, new_last_byte) */
 	vpor %ymm8, %ymm9, %ymm8 /* row_23 = or(ctr_pair_23, ctr_last_byte_23) */
 	vmovdqa .Lsm4_byteslice_avx2_gfni_9_block_k_24(%rip), %ymm9 /* block_k_24 = const() */
-	vpaddb 96(%rsp), %ymm9, %ymm9 /* ctr_j_24 = add(block_k_24, ctr_j0) */
-	vpaddw 192(%rsp), %ymm9, %ymm9 /* ctr_sum_24 = add(ctr_j_24, ctr_last) */
+	vpaddb 192(%rsp), %ymm9, %ymm9 /* ctr_j_24 = add(block_k_24, ctr_j0) */
+	vpaddw 32(%rsp), %ymm9, %ymm9 /* ctr_sum_24 = add(ctr_j_24, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_9_carry_everywhere(%rip), %ymm9, %ymm10 /* ctr_carry_24 = lookup16(ctr_sum_24, carry_everywhere) */
 	vpshufb %ymm10, %ymm2, %ymm10 /* ctr_mask_24 = lookup16(carry_mask_table, ctr_carry_24) */
-	vmovdqa %ymm11, 512(%rsp) /* spill g0x6.1 */
-	vpand 128(%rsp), %ymm10, %ymm11 /* ctr_pair_24_b = and(ctr_mask_24, ctr_w_open) */
-	vpandn 160(%rsp), %ymm10, %ymm10 /* ctr_pair_24_a = andnot(ctr_mask_24, ctr_v_open) */
+	vmovdqa %ymm11, 448(%rsp) /* spill g0x6.1 */
+	vpand 0(%rsp), %ymm10, %ymm11 /* ctr_pair_24_b = and(ctr_mask_24, ctr_w_open) */
+	vpandn 384(%rsp), %ymm10, %ymm10 /* ctr_pair_24_a = andnot(ctr_mask_24, ctr_v_open) */
 	vpor %ymm10, %ymm11, %ymm10 /* ctr_pair_24 = or(ctr_pair_24_b, ctr_pair_24_a) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_9_new_last_byte(%rip), %ymm9, %ymm9 /* ctr_last_byte_24 = lookup16(ctr_sum_24, new_last_byte) */
 	vpor %ymm9, %ymm10, %ymm9 /* row_24 = or(ctr_pair_24, ctr_last_byte_24) */
 	vmovdqa .Lsm4_byteslice_avx2_gfni_9_block_k_25(%rip), %ymm10 /* block_k_25 = const() */
-	vpaddb 96(%rsp), %ymm10, %ymm10 /* ctr_j_25 = add(block_k_25, ctr_j0) */
-	vpaddw 192(%rsp), %ymm10, %ymm10 /* ctr_sum_25 = add(ctr_j_25, ctr_last) */
+	vpaddb 192(%rsp), %ymm10, %ymm10 /* ctr_j_25 = add(block_k_25, ctr_j0) */
+	vpaddw 32(%rsp), %ymm10, %ymm10 /* ctr_sum_25 = add(ctr_j_25, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_9_carry_everywhere(%rip), %ymm10, %ymm11 /* ctr_carry_25 = lookup16(ctr_sum_25, carry_everywhere) */
 	vpshufb %ymm11, %ymm2, %ymm11 /* ctr_mask_25 = lookup16(carry_mask_table, ctr_carry_25) */
 	vmovdqa %ymm12, 544(%rsp) /* spill g0x2.1 */
-	vpand 128(%rsp), %ymm11, %ymm12 /* ctr_pair_25_b = and(ctr_mask_25, ctr_w_open) */
-	vpandn 160(%rsp), %ymm11, %ymm11 /* ctr_pair_25_a = andnot(ctr_mask_25, ctr_v_open) */
+	vpand 0(%rsp), %ymm11, %ymm12 /* ctr_pair_25_b = and(ctr_mask_25, ctr_w_open) */
+	vpandn 384(%rsp), %ymm11, %ymm11 /* ctr_pair_25_a = andnot(ctr_mask_25, ctr_v_open) */
 	vpor %ymm11, %ymm12, %ymm11 /* ctr_pair_25 = or(ctr_pair_25_b, ctr_pair_25_a) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_9_new_last_byte(%rip), %ymm10, %ymm10 /* ctr_last_byte_25 = lookup16(ctr_sum_25, new_last_byte) */
 	vpor %ymm10, %ymm11, %ymm10 /* row_25 = or(ctr_pair_25, ctr_last_byte_25) */
 	vmovdqa .Lsm4_byteslice_avx2_gfni_9_block_k_26(%rip), %ymm11 /* block_k_26 = const() */
-	vpaddb 96(%rsp), %ymm11, %ymm11 /* ctr_j_26 = add(block_k_26, ctr_j0) */
-	vpaddw 192(%rsp), %ymm11, %ymm11 /* ctr_sum_26 = add(ctr_j_26, ctr_last) */
+	vpaddb 192(%rsp), %ymm11, %ymm11 /* ctr_j_26 = add(block_k_26, ctr_j0) */
+	vpaddw 32(%rsp), %ymm11, %ymm11 /* ctr_sum_26 = add(ctr_j_26, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_9_carry_everywhere(%rip), %ymm11, %ymm12 /* ctr_carry_26 = lookup16(ctr_sum_26, carry_everywhere) */
 	vpshufb %ymm12, %ymm2, %ymm12 /* ctr_mask_26 = lookup16(carry_mask_table, ctr_carry_26) */
 	vmovdqa %ymm13, 576(%rsp) /* spill g0x12.1 */
-	vpand 128(%rsp), %ymm12, %ymm13 /* ctr_pair_26_b = and(ctr_mask_26, ctr_w_open) */
-	vpandn 160(%rsp), %ymm12, %ymm12 /* ctr_pair_26_a = andnot(ctr_mask_26, ctr_v_open) */
+	vpand 0(%rsp), %ymm12, %ymm13 /* ctr_pair_26_b = and(ctr_mask_26, ctr_w_open) */
+	vpandn 384(%rsp), %ymm12, %ymm12 /* ctr_pair_26_a = andnot(ctr_mask_26, ctr_v_open) */
 	vpor %ymm12, %ymm13, %ymm12 /* ctr_pair_26 = or(ctr_pair_26_b, ctr_pair_26_a) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_9_new_last_byte(%rip), %ymm11, %ymm11 /* ctr_last_byte_26 = lookup16(ctr_sum_26, new_last_byte) */
 	vpor %ymm11, %ymm12, %ymm11 /* row_26 = or(ctr_pair_26, ctr_last_byte_26) */
 	vmovdqa .Lsm4_byteslice_avx2_gfni_9_block_k_27(%rip), %ymm12 /* block_k_27 = const() */
-	vpaddb 96(%rsp), %ymm12, %ymm12 /* ctr_j_27 = add(block_k_27, ctr_j0) */
-	vpaddw 192(%rsp), %ymm12, %ymm12 /* ctr_sum_27 = add(ctr_j_27, ctr_last) */
+	vpaddb 192(%rsp), %ymm12, %ymm12 /* ctr_j_27 = add(block_k_27, ctr_j0) */
+	vpaddw 32(%rsp), %ymm12, %ymm12 /* ctr_sum_27 = add(ctr_j_27, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_9_carry_everywhere(%rip), %ymm12, %ymm13 /* ctr_carry_27 = lookup16(ctr_sum_27, carry_everywhere) */
 	vpshufb %ymm13, %ymm2, %ymm13 /* ctr_mask_27 = lookup16(carry_mask_table, ctr_carry_27) */
 	vmovdqa %ymm14, 608(%rsp) /* spill g0x10.1 */
-	vpand 128(%rsp), %ymm13, %ymm14 /* ctr_pair_27_b = and(ctr_mask_27, ctr_w_open) */
-	vpandn 160(%rsp), %ymm13, %ymm13 /* ctr_pair_27_a = andnot(ctr_mask_27, ctr_v_open) */
+	vpand 0(%rsp), %ymm13, %ymm14 /* ctr_pair_27_b = and(ctr_mask_27, ctr_w_open) */
+	vpandn 384(%rsp), %ymm13, %ymm13 /* ctr_pair_27_a = andnot(ctr_mask_27, ctr_v_open) */
 	vpor %ymm13, %ymm14, %ymm13 /* ctr_pair_27 = or(ctr_pair_27_b, ctr_pair_27_a) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_9_new_last_byte(%rip), %ymm12, %ymm12 /* ctr_last_byte_27 = lookup16(ctr_sum_27, new_last_byte) */
 	vpor %ymm12, %ymm13, %ymm12 /* row_27 = or(ctr_pair_27, ctr_last_byte_27) */
 	vmovdqa .Lsm4_byteslice_avx2_gfni_9_block_k_28(%rip), %ymm13 /* block_k_28 = const() */
-	vpaddb 96(%rsp), %ymm13, %ymm13 /* ctr_j_28 = add(block_k_28, ctr_j0) */
-	vpaddw 192(%rsp), %ymm13, %ymm13 /* ctr_sum_28 = add(ctr_j_28, ctr_last) */
+	vpaddb 192(%rsp), %ymm13, %ymm13 /* ctr_j_28 = add(block_k_28, ctr_j0) */
+	vpaddw 32(%rsp), %ymm13, %ymm13 /* ctr_sum_28 = add(ctr_j_28, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_9_carry_everywhere(%rip), %ymm13, %ymm14 /* ctr_carry_28 = lookup16(ctr_sum_28, carry_everywhere) */
 	vpshufb %ymm14, %ymm2, %ymm14 /* ctr_mask_28 = lookup16(carry_mask_table, ctr_carry_28) */
 	vmovdqa %ymm15, 640(%rsp) /* spill g0x13.1 */
-	vpand 128(%rsp), %ymm14, %ymm15 /* ctr_pair_28_b = and(ctr_mask_28, ctr_w_open) */
-	vpandn 160(%rsp), %ymm14, %ymm14 /* ctr_pair_28_a = andnot(ctr_mask_28, ctr_v_open) */
+	vpand 0(%rsp), %ymm14, %ymm15 /* ctr_pair_28_b = and(ctr_mask_28, ctr_w_open) */
+	vpandn 384(%rsp), %ymm14, %ymm14 /* ctr_pair_28_a = andnot(ctr_mask_28, ctr_v_open) */
 	vpor %ymm14, %ymm15, %ymm14 /* ctr_pair_28 = or(ctr_pair_28_b, ctr_pair_28_a) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_9_new_last_byte(%rip), %ymm13, %ymm13 /* ctr_last_byte_28 = lookup16(ctr_sum_28, new_last_byte) */
 	vpor %ymm13, %ymm14, %ymm13 /* row_28 = or(ctr_pair_28, ctr_last_byte_28) */
 	vmovdqa .Lsm4_byteslice_avx2_gfni_9_block_k_29(%rip), %ymm14 /* block_k_29 = const() */
-	vpaddb 96(%rsp), %ymm14, %ymm14 /* ctr_j_29 = add(block_k_29, ctr_j0) */
-	vpaddw 192(%rsp), %ymm14, %ymm14 /* ctr_sum_29 = add(ctr_j_29, ctr_last) */
+	vpaddb 192(%rsp), %ymm14, %ymm14 /* ctr_j_29 = add(block_k_29, ctr_j0) */
+	vpaddw 32(%rsp), %ymm14, %ymm14 /* ctr_sum_29 = add(ctr_j_29, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_29 = lookup16(ctr_sum_29, carry_everywhere) */
 	vpshufb %ymm15, %ymm2, %ymm15 /* ctr_mask_29 = lookup16(carry_mask_table, ctr_carry_29) */
 	vmovdqa %ymm8, 672(%rsp) /* spill row_23 */
-	vpand 128(%rsp), %ymm15, %ymm8 /* ctr_pair_29_b = and(ctr_mask_29, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_29_a = andnot(ctr_mask_29, ctr_v_open) */
+	vpand 0(%rsp), %ymm15, %ymm8 /* ctr_pair_29_b = and(ctr_mask_29, ctr_w_open) */
+	vpandn 384(%rsp), %ymm15, %ymm15 /* ctr_pair_29_a = andnot(ctr_mask_29, ctr_v_open) */
 	vpor %ymm15, %ymm8, %ymm8 /* ctr_pair_29 = or(ctr_pair_29_b, ctr_pair_29_a) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_29 = lookup16(ctr_sum_29, new_last_byte) */
 	vpor %ymm14, %ymm8, %ymm8 /* row_29 = or(ctr_pair_29, ctr_last_byte_29) */
 	vmovdqa .Lsm4_byteslice_avx2_gfni_9_block_k_30(%rip), %ymm14 /* block_k_30 = const() */
-	vpaddb 96(%rsp), %ymm14, %ymm14 /* ctr_j_30 = add(block_k_30, ctr_j0) */
-	vpaddw 192(%rsp), %ymm14, %ymm14 /* ctr_sum_30 = add(ctr_j_30, ctr_last) */
+	vpaddb 192(%rsp), %ymm14, %ymm14 /* ctr_j_30 = add(block_k_30, ctr_j0) */
+	vpaddw 32(%rsp), %ymm14, %ymm14 /* ctr_sum_30 = add(ctr_j_30, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_30 = lookup16(ctr_sum_30, carry_everywhere) */
 	vpshufb %ymm15, %ymm2, %ymm15 /* ctr_mask_30 = lookup16(carry_mask_table, ctr_carry_30) */
 	vmovdqa %ymm7, 704(%rsp) /* spill row_22 */
-	vpand 128(%rsp), %ymm15, %ymm7 /* ctr_pair_30_b = and(ctr_mask_30, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_30_a = andnot(ctr_mask_30, ctr_v_open) */
+	vpand 0(%rsp), %ymm15, %ymm7 /* ctr_pair_30_b = and(ctr_mask_30, ctr_w_open) */
+	vpandn 384(%rsp), %ymm15, %ymm15 /* ctr_pair_30_a = andnot(ctr_mask_30, ctr_v_open) */
 	vpor %ymm15, %ymm7, %ymm7 /* ctr_pair_30 = or(ctr_pair_30_b, ctr_pair_30_a) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_30 = lookup16(ctr_sum_30, new_last_byte) */
 	vpor %ymm14, %ymm7, %ymm7 /* row_30 = or(ctr_pair_30, ctr_last_byte_30) */
 	vmovdqa .Lsm4_byteslice_avx2_gfni_9_block_k_31(%rip), %ymm14 /* block_k_31 = const() */
-	vpaddb 96(%rsp), %ymm14, %ymm14 /* ctr_j_31 = add(block_k_31, ctr_j0) */
-	vpaddw 192(%rsp), %ymm14, %ymm14 /* ctr_sum_31 = add(ctr_j_31, ctr_last) */
+	vpaddb 192(%rsp), %ymm14, %ymm14 /* ctr_j_31 = add(block_k_31, ctr_j0) */
+	vpaddw 32(%rsp), %ymm14, %ymm14 /* ctr_sum_31 = add(ctr_j_31, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_31 = lookup16(ctr_sum_31, carry_everywhere) */
 	vpshufb %ymm15, %ymm2, %ymm2 /* ctr_mask_31 = lookup16(carry_mask_table, ctr_carry_31) */
-	vpand 128(%rsp), %ymm2, %ymm15 /* ctr_pair_31_b = and(ctr_mask_31, ctr_w_open) */
-	vpandn 160(%rsp), %ymm2, %ymm2 /* ctr_pair_31_a = andnot(ctr_mask_31, ctr_v_open) */
+	vpand 0(%rsp), %ymm2, %ymm15 /* ctr_pair_31_b = and(ctr_mask_31, ctr_w_open) */
+	vpandn 384(%rsp), %ymm2, %ymm2 /* ctr_pair_31_a = andnot(ctr_mask_31, ctr_v_open) */
 	vpor %ymm2, %ymm15, %ymm2 /* ctr_pair_31 = or(ctr_pair_31_b, ctr_pair_31_a) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_31 = lookup16(ctr_sum_31, new_last_byte) */
 	vpor %ymm14, %ymm2, %ymm2 /* row_31 = or(ctr_pair_31, ctr_last_byte_31) */
@@ -8849,39 +8936,39 @@ _gcry_sm4_byteslice_avx2_gfni_batch_gcm:
 
 	/* Products per input byte: B'1, B'2; every other block of M'_L is a XOR of them. */
 	vmovdqa %ymm5, 672(%rsp) /* spill g1x3.2 */
-	vmovdqa 384(%rsp), %ymm5 /* reload g0x0.2 */
+	vmovdqa 96(%rsp), %ymm5 /* reload g0x0.2 */
 	vmovdqa %ymm11, 704(%rsp) /* spill g1x2.2 */
-	vmovdqa 224(%rsp), %ymm11 /* reload g0x1.2 */
-	vmovdqa %ymm3, 160(%rsp) /* spill g1x1.2 */
+	vmovdqa 256(%rsp), %ymm11 /* reload g0x1.2 */
+	vmovdqa %ymm3, 384(%rsp) /* spill g1x1.2 */
 	vmovdqa 544(%rsp), %ymm3 /* reload g0x2.2 */
-	vmovdqa %ymm13, 128(%rsp) /* spill g1x0.2 */
-	vmovdqa 352(%rsp), %ymm13 /* reload g0x3.2 */
-	vmovdqa %ymm2, 192(%rsp) /* spill g1x15.2 */
-	vmovdqa 128(%rsp), %ymm2 /* reload g1x0.2 */
-	vmovdqa %ymm2, 96(%rsp) /* spill g1x0.2 */
-	vmovdqa 160(%rsp), %ymm2 /* reload g1x1.2 */
+	vmovdqa %ymm13, 0(%rsp) /* spill g1x0.2 */
+	vmovdqa 512(%rsp), %ymm13 /* reload g0x3.2 */
+	vmovdqa %ymm2, 32(%rsp) /* spill g1x15.2 */
+	vmovdqa 0(%rsp), %ymm2 /* reload g1x0.2 */
+	vmovdqa %ymm2, 192(%rsp) /* spill g1x0.2 */
+	vmovdqa 384(%rsp), %ymm2 /* reload g1x1.2 */
 	vmovdqa %ymm2, 736(%rsp) /* spill g1x1.2 */
 	vmovdqa 704(%rsp), %ymm2 /* reload g1x2.2 */
 	vmovdqa %ymm2, 768(%rsp) /* spill g1x2.2 */
 	vmovdqa 672(%rsp), %ymm2 /* reload g1x3.2 */
 	vmovdqa %ymm2, 800(%rsp) /* spill g1x3.2 */
-	vmovdqa 416(%rsp), %ymm2 /* reload g0x4.2 */
+	vmovdqa 128(%rsp), %ymm2 /* reload g0x4.2 */
 	vmovdqa %ymm1, 832(%rsp) /* spill g1x11.2 */
-	vmovdqa 480(%rsp), %ymm1 /* reload g0x5.2 */
+	vmovdqa 224(%rsp), %ymm1 /* reload g0x5.2 */
 	vmovdqa %ymm4, 864(%rsp) /* spill g1x7.2 */
-	vmovdqa 512(%rsp), %ymm4 /* reload g0x6.2 */
+	vmovdqa 448(%rsp), %ymm4 /* reload g0x6.2 */
 	vmovdqa %ymm0, 896(%rsp) /* spill g1x14.2 */
-	vmovdqa 256(%rsp), %ymm0 /* reload g0x7.2 */
+	vmovdqa 480(%rsp), %ymm0 /* reload g0x7.2 */
 	vmovdqa %ymm8, 928(%rsp) /* spill g1x6.2 */
 	vmovdqa 864(%rsp), %ymm8 /* reload g1x7.2 */
 	vmovdqa %ymm8, 960(%rsp) /* spill g1x7.2 */
-	vmovdqa 288(%rsp), %ymm8 /* reload g0x8.2 */
+	vmovdqa 160(%rsp), %ymm8 /* reload g0x8.2 */
 	vmovdqa %ymm12, 992(%rsp) /* spill g1x10.2 */
-	vmovdqa 448(%rsp), %ymm12 /* reload g0x9.2 */
+	vmovdqa 352(%rsp), %ymm12 /* reload g0x9.2 */
 	vmovdqa %ymm15, 1024(%rsp) /* spill g1x13.2 */
 	vmovdqa 608(%rsp), %ymm15 /* reload g0x10.2 */
 	vmovdqa %ymm7, 1056(%rsp) /* spill g1x5.2 */
-	vmovdqa 64(%rsp), %ymm7 /* reload g0x11.2 */
+	vmovdqa 288(%rsp), %ymm7 /* reload g0x11.2 */
 	vmovdqa %ymm9, 1088(%rsp) /* spill g1x9.2 */
 	vmovdqa 992(%rsp), %ymm9 /* reload g1x10.2 */
 	vmovdqa %ymm9, 1120(%rsp) /* spill g1x10.2 */
@@ -8891,7 +8978,7 @@ _gcry_sm4_byteslice_avx2_gfni_batch_gcm:
 	vmovdqa %ymm14, 1184(%rsp) /* spill g1x12.2 */
 	vmovdqa 640(%rsp), %ymm14 /* reload g0x13.2 */
 	vmovdqa %ymm6, 1216(%rsp) /* spill g1x4.2 */
-	vmovdqa 32(%rsp), %ymm6 /* reload g0x14.2 */
+	vmovdqa 64(%rsp), %ymm6 /* reload g0x14.2 */
 	vmovdqa %ymm10, 1248(%rsp) /* spill g1x8.2 */
 	vmovdqa 320(%rsp), %ymm10 /* reload g0x15.2 */
 	vmovdqa %ymm13, 1280(%rsp) /* spill g0x3.2 */
@@ -8901,9 +8988,9 @@ _gcry_sm4_byteslice_avx2_gfni_batch_gcm:
 	vmovdqa %ymm13, 1344(%rsp) /* spill g1x13.2 */
 	vmovdqa 896(%rsp), %ymm13 /* reload g1x14.2 */
 	vmovdqa %ymm13, 1376(%rsp) /* spill g1x14.2 */
-	vmovdqa 192(%rsp), %ymm13 /* reload g1x15.2 */
+	vmovdqa 32(%rsp), %ymm13 /* reload g1x15.2 */
 	vmovdqa %ymm5, 320(%rsp) /* spill g0x0.2 */
-	vmovdqa %ymm11, 32(%rsp) /* spill g0x1.2 */
+	vmovdqa %ymm11, 64(%rsp) /* spill g0x1.2 */
 	vmovdqa %ymm3, 640(%rsp) /* spill g0x2.2 */
 	vmovdqa %ymm13, 576(%rsp) /* spill g1x15.2 */
 	xor %r10, %r10
@@ -8915,7 +9002,7 @@ _gcry_sm4_byteslice_avx2_gfni_batch_gcm:
 	vpbroadcastd 4(%rdi,%r10), %ymm5 /* rk1 = bcast32() */
 	vpbroadcastd 8(%rdi,%r10), %ymm11 /* rk2 = bcast32() */
 	vpbroadcastd 12(%rdi,%r10), %ymm13 /* rk3 = bcast32() */
-	vmovdqa %ymm2, 64(%rsp) /* spill g0x4.2 */
+	vmovdqa %ymm2, 288(%rsp) /* spill g0x4.2 */
 	vpxor %ymm8, %ymm2, %ymm2 /* t0_acc = xor(g0x4, g0x8) */
 	vpxor %ymm3, %ymm2, %ymm2 /* t0_acc_1 = xor(t0_acc, rk0) */
 	vpxor %ymm9, %ymm2, %ymm2 /* t0 = xor(t0_acc_1, g0x12) */
@@ -8923,27 +9010,27 @@ _gcry_sm4_byteslice_avx2_gfni_batch_gcm:
 	vpxor %ymm12, %ymm1, %ymm1 /* t1_acc = xor(g0x5, g0x9) */
 	vpxor %ymm5, %ymm1, %ymm1 /* t1_acc_1 = xor(t1_acc, rk1) */
 	vpxor %ymm14, %ymm1, %ymm1 /* t1 = xor(t1_acc_1, g0x13) */
-	vmovdqa %ymm4, 448(%rsp) /* spill g0x6.2 */
+	vmovdqa %ymm4, 352(%rsp) /* spill g0x6.2 */
 	vpxor %ymm15, %ymm4, %ymm4 /* t2_acc = xor(g0x6, g0x10) */
 	vpxor %ymm11, %ymm4, %ymm4 /* t2_acc_1 = xor(t2_acc, rk2) */
 	vpxor %ymm6, %ymm4, %ymm4 /* t2 = xor(t2_acc_1, g0x14) */
-	vmovdqa %ymm0, 288(%rsp) /* spill g0x7.2 */
+	vmovdqa %ymm0, 160(%rsp) /* spill g0x7.2 */
 	vpxor %ymm7, %ymm0, %ymm0 /* t3_acc = xor(g0x7, g0x11) */
 	vpxor %ymm13, %ymm0, %ymm0 /* t3_acc_1 = xor(t3_acc, rk3) */
 	vpxor %ymm10, %ymm0, %ymm0 /* t3 = xor(t3_acc_1, g0x15) */
-	vmovdqa %ymm7, 256(%rsp) /* spill g0x11.2 */
+	vmovdqa %ymm7, 480(%rsp) /* spill g0x11.2 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm2, %ymm7 /* p1_0 = gf2p8affineinv(t0, gfni_mat_1) */
-	vmovdqa %ymm10, 512(%rsp) /* spill g0x15.2 */
+	vmovdqa %ymm10, 448(%rsp) /* spill g0x15.2 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm1, %ymm10 /* p1_1 = gf2p8affineinv(t1, gfni_mat_1) */
-	vmovdqa %ymm6, 480(%rsp) /* spill g0x14.2 */
+	vmovdqa %ymm6, 224(%rsp) /* spill g0x14.2 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm4, %ymm6 /* p1_2 = gf2p8affineinv(t2, gfni_mat_1) */
-	vmovdqa %ymm15, 416(%rsp) /* spill g0x10.2 */
+	vmovdqa %ymm15, 128(%rsp) /* spill g0x10.2 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm0, %ymm15 /* p1_3 = gf2p8affineinv(t3, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_9_gfni_mat_2(%rip), %ymm2, %ymm2 /* p2_0 = gf2p8affineinv(t0, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_9_gfni_mat_2(%rip), %ymm1, %ymm1 /* p2_1 = gf2p8affineinv(t1, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_9_gfni_mat_2(%rip), %ymm4, %ymm4 /* p2_2 = gf2p8affineinv(t2, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_9_gfni_mat_2(%rip), %ymm0, %ymm0 /* p2_3 = gf2p8affineinv(t3, gfni_mat_2) */
-	vmovdqa %ymm12, 352(%rsp) /* spill g0x9.2 */
+	vmovdqa %ymm12, 512(%rsp) /* spill g0x9.2 */
 	vpxor %ymm1, %ymm7, %ymm12 /* m0_acc = xor(p1_0, p2_1) */
 	vmovdqa %ymm14, 544(%rsp) /* spill g0x13.2 */
 	vpxor %ymm15, %ymm4, %ymm14 /* m0_acc_1 = xor(p2_2, p1_3) */
@@ -8954,7 +9041,7 @@ _gcry_sm4_byteslice_avx2_gfni_batch_gcm:
 	vpxor %ymm4, %ymm10, %ymm14 /* m1_acc_1 = xor(p1_1, p2_2) */
 	vpxor %ymm14, %ymm7, %ymm7 /* m1_acc_2 = xor(m1_acc, m1_acc_1) */
 	vpxor %ymm0, %ymm7, %ymm7 /* m1_acc_3 = xor(m1_acc_2, p2_3) */
-	vpxor 32(%rsp), %ymm7, %ymm7 /* x1n = xor(m1_acc_3, g0x1.2) */
+	vpxor 64(%rsp), %ymm7, %ymm7 /* x1n = xor(m1_acc_3, g0x1.2) */
 	vpxor %ymm10, %ymm2, %ymm10 /* m2_acc = xor(p2_0, p1_1) */
 	vpxor %ymm6, %ymm1, %ymm14 /* m2_acc_1 = xor(p2_1, p1_2) */
 	vpxor %ymm14, %ymm10, %ymm10 /* m2_acc_2 = xor(m2_acc, m2_acc_1) */
@@ -8993,7 +9080,7 @@ _gcry_sm4_byteslice_avx2_gfni_batch_gcm:
 	vpxor %ymm6, %ymm10, %ymm2 /* m0_acc_5 = xor(p2_2_1, p1_3_1) */
 	vpxor %ymm2, %ymm4, %ymm2 /* m0_acc_6 = xor(m0_acc_4, m0_acc_5) */
 	vpxor %ymm13, %ymm2, %ymm2 /* m0_acc_7 = xor(m0_acc_6, p2_3_1) */
-	vpxor 96(%rsp), %ymm2, %ymm2 /* x0n_1 = xor(m0_acc_7, g1x0.2) */
+	vpxor 192(%rsp), %ymm2, %ymm2 /* x0n_1 = xor(m0_acc_7, g1x0.2) */
 	vpxor %ymm3, %ymm14, %ymm4 /* m1_acc_4 = xor(p1_0_1, p2_0_1) */
 	vpxor %ymm10, %ymm15, %ymm14 /* m1_acc_5 = xor(p1_1_1, p2_2_1) */
 	vpxor %ymm14, %ymm4, %ymm4 /* m1_acc_6 = xor(m1_acc_4, m1_acc_5) */
@@ -9018,18 +9105,18 @@ _gcry_sm4_byteslice_avx2_gfni_batch_gcm:
 	vpxor %ymm9, %ymm8, %ymm14 /* t0_acc_4 = xor(g0x8, g0x12) */
 	vpxor %ymm5, %ymm14, %ymm14 /* t0_acc_5 = xor(t0_acc_4, rk0_1) */
 	vpxor %ymm12, %ymm14, %ymm14 /* t0_2 = xor(t0_acc_5, g0x0) */
-	vmovdqa 352(%rsp), %ymm15 /* reload g0x9.2 */
+	vmovdqa 512(%rsp), %ymm15 /* reload g0x9.2 */
 	vpxor 544(%rsp), %ymm15, %ymm15 /* t1_acc_4 = xor(g0x9, g0x13) */
 	vpxor %ymm6, %ymm15, %ymm15 /* t1_acc_5 = xor(t1_acc_4, rk1_1) */
 	vpxor %ymm7, %ymm15, %ymm15 /* t1_2 = xor(t1_acc_5, g0x1) */
-	vmovdqa %ymm8, 224(%rsp) /* spill g0x8.2 */
-	vmovdqa 416(%rsp), %ymm8 /* reload g0x10.2 */
-	vpxor 480(%rsp), %ymm8, %ymm8 /* t2_acc_4 = xor(g0x10, g0x14) */
+	vmovdqa %ymm8, 256(%rsp) /* spill g0x8.2 */
+	vmovdqa 128(%rsp), %ymm8 /* reload g0x10.2 */
+	vpxor 224(%rsp), %ymm8, %ymm8 /* t2_acc_4 = xor(g0x10, g0x14) */
 	vpxor %ymm10, %ymm8, %ymm8 /* t2_acc_5 = xor(t2_acc_4, rk2_1) */
 	vpxor %ymm0, %ymm8, %ymm8 /* t2_2 = xor(t2_acc_5, g0x2) */
-	vmovdqa %ymm0, 384(%rsp) /* spill g0x2.3 */
-	vmovdqa 256(%rsp), %ymm0 /* reload g0x11.2 */
-	vpxor 512(%rsp), %ymm0, %ymm0 /* t3_acc_4 = xor(g0x11, g0x15) */
+	vmovdqa %ymm0, 96(%rsp) /* spill g0x2.3 */
+	vmovdqa 480(%rsp), %ymm0 /* reload g0x11.2 */
+	vpxor 448(%rsp), %ymm0, %ymm0 /* t3_acc_4 = xor(g0x11, g0x15) */
 	vpxor %ymm11, %ymm0, %ymm0 /* t3_acc_5 = xor(t3_acc_4, rk3_1) */
 	vpxor %ymm1, %ymm0, %ymm0 /* t3_2 = xor(t3_acc_5, g0x3) */
 	vmovdqa %ymm1, 1408(%rsp) /* spill g0x3.3 */
@@ -9050,7 +9137,7 @@ _gcry_sm4_byteslice_avx2_gfni_batch_gcm:
 	vpxor %ymm12, %ymm8, %ymm11 /* m0_acc_9 = xor(p2_2_2, p1_3_2) */
 	vpxor %ymm11, %ymm3, %ymm3 /* m0_acc_10 = xor(m0_acc_8, m0_acc_9) */
 	vpxor %ymm0, %ymm3, %ymm3 /* m0_acc_11 = xor(m0_acc_10, p2_3_2) */
-	vpxor 64(%rsp), %ymm3, %ymm3 /* x0n_2 = xor(m0_acc_11, g0x4.2) */
+	vpxor 288(%rsp), %ymm3, %ymm3 /* x0n_2 = xor(m0_acc_11, g0x4.2) */
 	vpxor %ymm14, %ymm1, %ymm1 /* m1_acc_8 = xor(p1_0_2, p2_0_2) */
 	vpxor %ymm8, %ymm7, %ymm11 /* m1_acc_9 = xor(p1_1_2, p2_2_2) */
 	vpxor %ymm11, %ymm1, %ymm1 /* m1_acc_10 = xor(m1_acc_8, m1_acc_9) */
@@ -9060,12 +9147,12 @@ _gcry_sm4_byteslice_avx2_gfni_batch_gcm:
 	vpxor %ymm9, %ymm15, %ymm11 /* m2_acc_9 = xor(p2_1_2, p1_2_2) */
 	vpxor %ymm11, %ymm7, %ymm7 /* m2_acc_10 = xor(m2_acc_8, m2_acc_9) */
 	vpxor %ymm0, %ymm7, %ymm0 /* m2_acc_11 = xor(m2_acc_10, p2_3_2) */
-	vpxor 448(%rsp), %ymm0, %ymm0 /* x2n_2 = xor(m2_acc_11, g0x6.2) */
+	vpxor 352(%rsp), %ymm0, %ymm0 /* x2n_2 = xor(m2_acc_11, g0x6.2) */
 	vpxor %ymm15, %ymm14, %ymm7 /* m3_acc_8 = xor(p2_0_2, p2_1_2) */
 	vpxor %ymm8, %ymm9, %ymm8 /* m3_acc_9 = xor(p1_2_2, p2_2_2) */
 	vpxor %ymm8, %ymm7, %ymm7 /* m3_acc_10 = xor(m3_acc_8, m3_acc_9) */
 	vpxor %ymm12, %ymm7, %ymm7 /* m3_acc_11 = xor(m3_acc_10, p1_3_2) */
-	vpxor 288(%rsp), %ymm7, %ymm7 /* x3n_2 = xor(m3_acc_11, g0x7.2) */
+	vpxor 160(%rsp), %ymm7, %ymm7 /* x3n_2 = xor(m3_acc_11, g0x7.2) */
 	vmovdqa 1248(%rsp), %ymm8 /* reload g1x8.2 */
 	vpxor 1312(%rsp), %ymm8, %ymm9 /* t0_acc_6 = xor(g1x8, g1x12) */
 	vpxor %ymm5, %ymm9, %ymm5 /* t0_acc_7 = xor(t0_acc_6, rk0_1) */
@@ -9125,19 +9212,19 @@ _gcry_sm4_byteslice_avx2_gfni_batch_gcm:
 	vpxor 1440(%rsp), %ymm14, %ymm14 /* t1_acc_8 = xor(g0x13, g0x1) */
 	vpxor %ymm9, %ymm14, %ymm14 /* t1_acc_9 = xor(t1_acc_8, rk1_2) */
 	vpxor %ymm1, %ymm14, %ymm14 /* t1_4 = xor(t1_acc_9, g0x5) */
-	vmovdqa %ymm1, 288(%rsp) /* spill g0x5.3 */
-	vmovdqa 480(%rsp), %ymm1 /* reload g0x14.2 */
-	vpxor 384(%rsp), %ymm1, %ymm1 /* t2_acc_8 = xor(g0x14, g0x2) */
+	vmovdqa %ymm1, 160(%rsp) /* spill g0x5.3 */
+	vmovdqa 224(%rsp), %ymm1 /* reload g0x14.2 */
+	vpxor 96(%rsp), %ymm1, %ymm1 /* t2_acc_8 = xor(g0x14, g0x2) */
 	vpxor %ymm10, %ymm1, %ymm1 /* t2_acc_9 = xor(t2_acc_8, rk2_2) */
 	vpxor %ymm0, %ymm1, %ymm1 /* t2_4 = xor(t2_acc_9, g0x6) */
-	vmovdqa %ymm0, 448(%rsp) /* spill g0x6.3 */
-	vmovdqa 512(%rsp), %ymm0 /* reload g0x15.2 */
+	vmovdqa %ymm0, 352(%rsp) /* spill g0x6.3 */
+	vmovdqa 448(%rsp), %ymm0 /* reload g0x15.2 */
 	vpxor 1408(%rsp), %ymm0, %ymm0 /* t3_acc_8 = xor(g0x15, g0x3) */
 	vpxor %ymm11, %ymm0, %ymm0 /* t3_acc_9 = xor(t3_acc_8, rk3_2) */
 	vpxor %ymm7, %ymm0, %ymm0 /* t3_4 = xor(t3_acc_9, g0x7) */
 	vmovdqa %ymm7, 608(%rsp) /* spill g0x7.3 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm15, %ymm7 /* p1_0_4 = gf2p8affineinv(t0_4, gfni_mat_1) */
-	vmovdqa %ymm3, 64(%rsp) /* spill g0x4.3 */
+	vmovdqa %ymm3, 288(%rsp) /* spill g0x4.3 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm14, %ymm3 /* p1_1_4 = gf2p8affineinv(t1_4, gfni_mat_1) */
 	vmovdqa %ymm5, 1600(%rsp) /* spill g1x7.3 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm1, %ymm5 /* p1_2_4 = gf2p8affineinv(t2_4, gfni_mat_1) */
@@ -9153,22 +9240,22 @@ _gcry_sm4_byteslice_avx2_gfni_batch_gcm:
 	vpxor %ymm11, %ymm1, %ymm10 /* m0_acc_17 = xor(p2_2_4, p1_3_4) */
 	vpxor %ymm10, %ymm12, %ymm10 /* m0_acc_18 = xor(m0_acc_16, m0_acc_17) */
 	vpxor %ymm0, %ymm10, %ymm10 /* m0_acc_19 = xor(m0_acc_18, p2_3_4) */
-	vpxor 224(%rsp), %ymm10, %ymm10 /* x0n_4 = xor(m0_acc_19, g0x8.2) */
+	vpxor 256(%rsp), %ymm10, %ymm10 /* x0n_4 = xor(m0_acc_19, g0x8.2) */
 	vpxor %ymm15, %ymm7, %ymm7 /* m1_acc_16 = xor(p1_0_4, p2_0_4) */
 	vpxor %ymm1, %ymm3, %ymm12 /* m1_acc_17 = xor(p1_1_4, p2_2_4) */
 	vpxor %ymm12, %ymm7, %ymm7 /* m1_acc_18 = xor(m1_acc_16, m1_acc_17) */
 	vpxor %ymm0, %ymm7, %ymm7 /* m1_acc_19 = xor(m1_acc_18, p2_3_4) */
-	vpxor 352(%rsp), %ymm7, %ymm7 /* x1n_4 = xor(m1_acc_19, g0x9.2) */
+	vpxor 512(%rsp), %ymm7, %ymm7 /* x1n_4 = xor(m1_acc_19, g0x9.2) */
 	vpxor %ymm3, %ymm15, %ymm3 /* m2_acc_16 = xor(p2_0_4, p1_1_4) */
 	vpxor %ymm5, %ymm14, %ymm12 /* m2_acc_17 = xor(p2_1_4, p1_2_4) */
 	vpxor %ymm12, %ymm3, %ymm3 /* m2_acc_18 = xor(m2_acc_16, m2_acc_17) */
 	vpxor %ymm0, %ymm3, %ymm0 /* m2_acc_19 = xor(m2_acc_18, p2_3_4) */
-	vpxor 416(%rsp), %ymm0, %ymm0 /* x2n_4 = xor(m2_acc_19, g0x10.2) */
+	vpxor 128(%rsp), %ymm0, %ymm0 /* x2n_4 = xor(m2_acc_19, g0x10.2) */
 	vpxor %ymm14, %ymm15, %ymm3 /* m3_acc_16 = xor(p2_0_4, p2_1_4) */
 	vpxor %ymm1, %ymm5, %ymm1 /* m3_acc_17 = xor(p1_2_4, p2_2_4) */
 	vpxor %ymm1, %ymm3, %ymm1 /* m3_acc_18 = xor(m3_acc_16, m3_acc_17) */
 	vpxor %ymm11, %ymm1, %ymm1 /* m3_acc_19 = xor(m3_acc_18, p1_3_4) */
-	vpxor 256(%rsp), %ymm1, %ymm1 /* x3n_4 = xor(m3_acc_19, g0x11.2) */
+	vpxor 480(%rsp), %ymm1, %ymm1 /* x3n_4 = xor(m3_acc_19, g0x11.2) */
 	vpxor 1312(%rsp), %ymm2, %ymm3 /* t0_acc_10 = xor(g1x0.3, g1x12.2) */
 	vpxor %ymm6, %ymm3, %ymm3 /* t0_acc_11 = xor(t0_acc_10, rk0_2) */
 	vpxor %ymm8, %ymm3, %ymm3 /* t0_5 = xor(t0_acc_11, g1x4) */
@@ -9220,26 +9307,26 @@ _gcry_sm4_byteslice_avx2_gfni_batch_gcm:
 	vpbroadcastd 56(%rdi,%r10), %ymm9 /* rk2_3 = bcast32() */
 	vpbroadcastd 60(%rdi,%r10), %ymm11 /* rk3_3 = bcast32() */
 	vmovdqa 1504(%rsp), %ymm14 /* reload g0x0.3 */
-	vpxor 64(%rsp), %ymm14, %ymm15 /* t0_acc_12 = xor(g0x0, g0x4) */
+	vpxor 288(%rsp), %ymm14, %ymm15 /* t0_acc_12 = xor(g0x0, g0x4) */
 	vpxor %ymm5, %ymm15, %ymm15 /* t0_acc_13 = xor(t0_acc_12, rk0_3) */
 	vpxor %ymm10, %ymm15, %ymm15 /* t0_6 = xor(t0_acc_13, g0x8) */
 	vmovdqa 1440(%rsp), %ymm14 /* reload g0x1.3 */
-	vpxor 288(%rsp), %ymm14, %ymm14 /* t1_acc_12 = xor(g0x1, g0x5) */
+	vpxor 160(%rsp), %ymm14, %ymm14 /* t1_acc_12 = xor(g0x1, g0x5) */
 	vpxor %ymm6, %ymm14, %ymm14 /* t1_acc_13 = xor(t1_acc_12, rk1_3) */
 	vpxor %ymm7, %ymm14, %ymm14 /* t1_6 = xor(t1_acc_13, g0x9) */
-	vmovdqa %ymm7, 256(%rsp) /* spill g0x9.3 */
-	vmovdqa 384(%rsp), %ymm7 /* reload g0x2.3 */
-	vpxor 448(%rsp), %ymm7, %ymm7 /* t2_acc_12 = xor(g0x2, g0x6) */
+	vmovdqa %ymm7, 480(%rsp) /* spill g0x9.3 */
+	vmovdqa 96(%rsp), %ymm7 /* reload g0x2.3 */
+	vpxor 352(%rsp), %ymm7, %ymm7 /* t2_acc_12 = xor(g0x2, g0x6) */
 	vpxor %ymm9, %ymm7, %ymm7 /* t2_acc_13 = xor(t2_acc_12, rk2_3) */
 	vpxor %ymm0, %ymm7, %ymm7 /* t2_6 = xor(t2_acc_13, g0x10) */
-	vmovdqa %ymm0, 416(%rsp) /* spill g0x10.3 */
+	vmovdqa %ymm0, 128(%rsp) /* spill g0x10.3 */
 	vmovdqa 1408(%rsp), %ymm0 /* reload g0x3.3 */
 	vpxor 608(%rsp), %ymm0, %ymm0 /* t3_acc_12 = xor(g0x3, g0x7) */
 	vpxor %ymm11, %ymm0, %ymm0 /* t3_acc_13 = xor(t3_acc_12, rk3_3) */
 	vpxor %ymm1, %ymm0, %ymm0 /* t3_6 = xor(t3_acc_13, g0x11) */
-	vmovdqa %ymm1, 352(%rsp) /* spill g0x11.3 */
+	vmovdqa %ymm1, 512(%rsp) /* spill g0x11.3 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm15, %ymm1 /* p1_0_6 = gf2p8affineinv(t0_6, gfni_mat_1) */
-	vmovdqa %ymm10, 224(%rsp) /* spill g0x8.3 */
+	vmovdqa %ymm10, 256(%rsp) /* spill g0x8.3 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm14, %ymm10 /* p1_1_6 = gf2p8affineinv(t1_6, gfni_mat_1) */
 	vmovdqa %ymm3, 1728(%rsp) /* spill g1x11.3 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm7, %ymm3 /* p1_2_6 = gf2p8affineinv(t2_6, gfni_mat_1) */
@@ -9265,12 +9352,12 @@ _gcry_sm4_byteslice_avx2_gfni_batch_gcm:
 	vpxor %ymm3, %ymm14, %ymm12 /* m2_acc_25 = xor(p2_1_6, p1_2_6) */
 	vpxor %ymm12, %ymm10, %ymm10 /* m2_acc_26 = xor(m2_acc_24, m2_acc_25) */
 	vpxor %ymm0, %ymm10, %ymm0 /* m2_acc_27 = xor(m2_acc_26, p2_3_6) */
-	vpxor 480(%rsp), %ymm0, %ymm0 /* x2n_6 = xor(m2_acc_27, g0x14.2) */
+	vpxor 224(%rsp), %ymm0, %ymm0 /* x2n_6 = xor(m2_acc_27, g0x14.2) */
 	vpxor %ymm14, %ymm15, %ymm10 /* m3_acc_24 = xor(p2_0_6, p2_1_6) */
 	vpxor %ymm7, %ymm3, %ymm3 /* m3_acc_25 = xor(p1_2_6, p2_2_6) */
 	vpxor %ymm3, %ymm10, %ymm3 /* m3_acc_26 = xor(m3_acc_24, m3_acc_25) */
 	vpxor %ymm11, %ymm3, %ymm3 /* m3_acc_27 = xor(m3_acc_26, p1_3_6) */
-	vpxor 512(%rsp), %ymm3, %ymm3 /* x3n_6 = xor(m3_acc_27, g0x15.2) */
+	vpxor 448(%rsp), %ymm3, %ymm3 /* x3n_6 = xor(m3_acc_27, g0x15.2) */
 	vpxor %ymm8, %ymm2, %ymm7 /* t0_acc_14 = xor(g1x0, g1x4) */
 	vpxor %ymm5, %ymm7, %ymm5 /* t0_acc_15 = xor(t0_acc_14, rk0_3) */
 	vpxor %ymm4, %ymm5, %ymm5 /* t0_7 = xor(t0_acc_15, g1x8) */
@@ -9322,22 +9409,22 @@ _gcry_sm4_byteslice_avx2_gfni_batch_gcm:
 	vpbroadcastd 68(%rdi,%r10), %ymm7 /* rk1_4 = bcast32() */
 	vpbroadcastd 72(%rdi,%r10), %ymm10 /* rk2_4 = bcast32() */
 	vpbroadcastd 76(%rdi,%r10), %ymm11 /* rk3_4 = bcast32() */
-	vmovdqa 64(%rsp), %ymm14 /* reload g0x4.3 */
-	vpxor 224(%rsp), %ymm14, %ymm15 /* t0_acc_16 = xor(g0x4, g0x8) */
+	vmovdqa 288(%rsp), %ymm14 /* reload g0x4.3 */
+	vpxor 256(%rsp), %ymm14, %ymm15 /* t0_acc_16 = xor(g0x4, g0x8) */
 	vpxor %ymm6, %ymm15, %ymm15 /* t0_acc_17 = xor(t0_acc_16, rk0_4) */
 	vpxor %ymm9, %ymm15, %ymm15 /* t0_8 = xor(t0_acc_17, g0x12) */
-	vmovdqa 288(%rsp), %ymm14 /* reload g0x5.3 */
-	vpxor 256(%rsp), %ymm14, %ymm14 /* t1_acc_16 = xor(g0x5, g0x9) */
+	vmovdqa 160(%rsp), %ymm14 /* reload g0x5.3 */
+	vpxor 480(%rsp), %ymm14, %ymm14 /* t1_acc_16 = xor(g0x5, g0x9) */
 	vpxor %ymm7, %ymm14, %ymm14 /* t1_acc_17 = xor(t1_acc_16, rk1_4) */
 	vpxor %ymm1, %ymm14, %ymm14 /* t1_8 = xor(t1_acc_17, g0x13) */
-	vmovdqa %ymm1, 512(%rsp) /* spill g0x13.3 */
-	vmovdqa 448(%rsp), %ymm1 /* reload g0x6.3 */
-	vpxor 416(%rsp), %ymm1, %ymm1 /* t2_acc_16 = xor(g0x6, g0x10) */
+	vmovdqa %ymm1, 448(%rsp) /* spill g0x13.3 */
+	vmovdqa 352(%rsp), %ymm1 /* reload g0x6.3 */
+	vpxor 128(%rsp), %ymm1, %ymm1 /* t2_acc_16 = xor(g0x6, g0x10) */
 	vpxor %ymm10, %ymm1, %ymm1 /* t2_acc_17 = xor(t2_acc_16, rk2_4) */
 	vpxor %ymm0, %ymm1, %ymm1 /* t2_8 = xor(t2_acc_17, g0x14) */
-	vmovdqa %ymm0, 480(%rsp) /* spill g0x14.3 */
+	vmovdqa %ymm0, 224(%rsp) /* spill g0x14.3 */
 	vmovdqa 608(%rsp), %ymm0 /* reload g0x7.3 */
-	vpxor 352(%rsp), %ymm0, %ymm0 /* t3_acc_16 = xor(g0x7, g0x11) */
+	vpxor 512(%rsp), %ymm0, %ymm0 /* t3_acc_16 = xor(g0x7, g0x11) */
 	vpxor %ymm11, %ymm0, %ymm0 /* t3_acc_17 = xor(t3_acc_16, rk3_4) */
 	vpxor %ymm3, %ymm0, %ymm0 /* t3_8 = xor(t3_acc_17, g0x15) */
 	vmovdqa %ymm3, 544(%rsp) /* spill g0x15.3 */
@@ -9368,7 +9455,7 @@ _gcry_sm4_byteslice_avx2_gfni_batch_gcm:
 	vpxor %ymm5, %ymm14, %ymm12 /* m2_acc_33 = xor(p2_1_8, p1_2_8) */
 	vpxor %ymm12, %ymm9, %ymm9 /* m2_acc_34 = xor(m2_acc_32, m2_acc_33) */
 	vpxor %ymm0, %ymm9, %ymm0 /* m2_acc_35 = xor(m2_acc_34, p2_3_8) */
-	vpxor 384(%rsp), %ymm0, %ymm0 /* x2n_8 = xor(m2_acc_35, g0x2.3) */
+	vpxor 96(%rsp), %ymm0, %ymm0 /* x2n_8 = xor(m2_acc_35, g0x2.3) */
 	vpxor %ymm14, %ymm15, %ymm9 /* m3_acc_32 = xor(p2_0_8, p2_1_8) */
 	vpxor %ymm1, %ymm5, %ymm1 /* m3_acc_33 = xor(p1_2_8, p2_2_8) */
 	vpxor %ymm1, %ymm9, %ymm1 /* m3_acc_34 = xor(m3_acc_32, m3_acc_33) */
@@ -9425,21 +9512,21 @@ _gcry_sm4_byteslice_avx2_gfni_batch_gcm:
 	vpbroadcastd 84(%rdi,%r10), %ymm7 /* rk1_5 = bcast32() */
 	vpbroadcastd 88(%rdi,%r10), %ymm9 /* rk2_5 = bcast32() */
 	vpbroadcastd 92(%rdi,%r10), %ymm11 /* rk3_5 = bcast32() */
-	vmovdqa 224(%rsp), %ymm14 /* reload g0x8.3 */
+	vmovdqa 256(%rsp), %ymm14 /* reload g0x8.3 */
 	vpxor 1472(%rsp), %ymm14, %ymm15 /* t0_acc_20 = xor(g0x8, g0x12) */
 	vpxor %ymm6, %ymm15, %ymm15 /* t0_acc_21 = xor(t0_acc_20, rk0_5) */
 	vpxor %ymm10, %ymm15, %ymm15 /* t0_10 = xor(t0_acc_21, g0x0) */
-	vmovdqa 256(%rsp), %ymm14 /* reload g0x9.3 */
-	vpxor 512(%rsp), %ymm14, %ymm14 /* t1_acc_20 = xor(g0x9, g0x13) */
+	vmovdqa 480(%rsp), %ymm14 /* reload g0x9.3 */
+	vpxor 448(%rsp), %ymm14, %ymm14 /* t1_acc_20 = xor(g0x9, g0x13) */
 	vpxor %ymm7, %ymm14, %ymm14 /* t1_acc_21 = xor(t1_acc_20, rk1_5) */
 	vpxor %ymm3, %ymm14, %ymm14 /* t1_10 = xor(t1_acc_21, g0x1) */
-	vmovdqa %ymm3, 32(%rsp) /* spill g0x1.4 */
-	vmovdqa 416(%rsp), %ymm3 /* reload g0x10.3 */
-	vpxor 480(%rsp), %ymm3, %ymm3 /* t2_acc_20 = xor(g0x10, g0x14) */
+	vmovdqa %ymm3, 64(%rsp) /* spill g0x1.4 */
+	vmovdqa 128(%rsp), %ymm3 /* reload g0x10.3 */
+	vpxor 224(%rsp), %ymm3, %ymm3 /* t2_acc_20 = xor(g0x10, g0x14) */
 	vpxor %ymm9, %ymm3, %ymm3 /* t2_acc_21 = xor(t2_acc_20, rk2_5) */
 	vpxor %ymm0, %ymm3, %ymm3 /* t2_10 = xor(t2_acc_21, g0x2) */
 	vmovdqa %ymm0, 640(%rsp) /* spill g0x2.4 */
-	vmovdqa 352(%rsp), %ymm0 /* reload g0x11.3 */
+	vmovdqa 512(%rsp), %ymm0 /* reload g0x11.3 */
 	vpxor 544(%rsp), %ymm0, %ymm0 /* t3_acc_20 = xor(g0x11, g0x15) */
 	vpxor %ymm11, %ymm0, %ymm0 /* t3_acc_21 = xor(t3_acc_20, rk3_5) */
 	vpxor %ymm1, %ymm0, %ymm0 /* t3_10 = xor(t3_acc_21, g0x3) */
@@ -9461,17 +9548,17 @@ _gcry_sm4_byteslice_avx2_gfni_batch_gcm:
 	vpxor %ymm11, %ymm3, %ymm9 /* m0_acc_41 = xor(p2_2_10, p1_3_10) */
 	vpxor %ymm9, %ymm12, %ymm9 /* m0_acc_42 = xor(m0_acc_40, m0_acc_41) */
 	vpxor %ymm0, %ymm9, %ymm9 /* m0_acc_43 = xor(m0_acc_42, p2_3_10) */
-	vpxor 64(%rsp), %ymm9, %ymm9 /* x0n_10 = xor(m0_acc_43, g0x4.3) */
+	vpxor 288(%rsp), %ymm9, %ymm9 /* x0n_10 = xor(m0_acc_43, g0x4.3) */
 	vpxor %ymm15, %ymm1, %ymm1 /* m1_acc_40 = xor(p1_0_10, p2_0_10) */
 	vpxor %ymm3, %ymm10, %ymm12 /* m1_acc_41 = xor(p1_1_10, p2_2_10) */
 	vpxor %ymm12, %ymm1, %ymm1 /* m1_acc_42 = xor(m1_acc_40, m1_acc_41) */
 	vpxor %ymm0, %ymm1, %ymm1 /* m1_acc_43 = xor(m1_acc_42, p2_3_10) */
-	vpxor 288(%rsp), %ymm1, %ymm1 /* x1n_10 = xor(m1_acc_43, g0x5.3) */
+	vpxor 160(%rsp), %ymm1, %ymm1 /* x1n_10 = xor(m1_acc_43, g0x5.3) */
 	vpxor %ymm10, %ymm15, %ymm10 /* m2_acc_40 = xor(p2_0_10, p1_1_10) */
 	vpxor %ymm5, %ymm14, %ymm12 /* m2_acc_41 = xor(p2_1_10, p1_2_10) */
 	vpxor %ymm12, %ymm10, %ymm10 /* m2_acc_42 = xor(m2_acc_40, m2_acc_41) */
 	vpxor %ymm0, %ymm10, %ymm0 /* m2_acc_43 = xor(m2_acc_42, p2_3_10) */
-	vpxor 448(%rsp), %ymm0, %ymm0 /* x2n_10 = xor(m2_acc_43, g0x6.3) */
+	vpxor 352(%rsp), %ymm0, %ymm0 /* x2n_10 = xor(m2_acc_43, g0x6.3) */
 	vpxor %ymm14, %ymm15, %ymm10 /* m3_acc_40 = xor(p2_0_10, p2_1_10) */
 	vpxor %ymm3, %ymm5, %ymm3 /* m3_acc_41 = xor(p1_2_10, p2_2_10) */
 	vpxor %ymm3, %ymm10, %ymm3 /* m3_acc_42 = xor(m3_acc_40, m3_acc_41) */
@@ -9532,12 +9619,12 @@ _gcry_sm4_byteslice_avx2_gfni_batch_gcm:
 	vpxor 320(%rsp), %ymm14, %ymm15 /* t0_acc_24 = xor(g0x12, g0x0) */
 	vpxor %ymm6, %ymm15, %ymm15 /* t0_acc_25 = xor(t0_acc_24, rk0_6) */
 	vpxor %ymm9, %ymm15, %ymm15 /* t0_12 = xor(t0_acc_25, g0x4) */
-	vmovdqa 512(%rsp), %ymm14 /* reload g0x13.3 */
-	vpxor 32(%rsp), %ymm14, %ymm14 /* t1_acc_24 = xor(g0x13, g0x1) */
+	vmovdqa 448(%rsp), %ymm14 /* reload g0x13.3 */
+	vpxor 64(%rsp), %ymm14, %ymm14 /* t1_acc_24 = xor(g0x13, g0x1) */
 	vpxor %ymm7, %ymm14, %ymm14 /* t1_acc_25 = xor(t1_acc_24, rk1_6) */
 	vpxor %ymm1, %ymm14, %ymm14 /* t1_12 = xor(t1_acc_25, g0x5) */
 	vmovdqa %ymm1, 1600(%rsp) /* spill g0x5.4 */
-	vmovdqa 480(%rsp), %ymm1 /* reload g0x14.3 */
+	vmovdqa 224(%rsp), %ymm1 /* reload g0x14.3 */
 	vpxor 640(%rsp), %ymm1, %ymm1 /* t2_acc_24 = xor(g0x14, g0x2) */
 	vpxor %ymm10, %ymm1, %ymm1 /* t2_acc_25 = xor(t2_acc_24, rk2_6) */
 	vpxor %ymm0, %ymm1, %ymm1 /* t2_12 = xor(t2_acc_25, g0x6) */
@@ -9564,22 +9651,22 @@ _gcry_sm4_byteslice_avx2_gfni_batch_gcm:
 	vpxor %ymm11, %ymm1, %ymm10 /* m0_acc_49 = xor(p2_2_12, p1_3_12) */
 	vpxor %ymm10, %ymm12, %ymm10 /* m0_acc_50 = xor(m0_acc_48, m0_acc_49) */
 	vpxor %ymm0, %ymm10, %ymm10 /* m0_acc_51 = xor(m0_acc_50, p2_3_12) */
-	vpxor 224(%rsp), %ymm10, %ymm10 /* x0n_12 = xor(m0_acc_51, g0x8.3) */
+	vpxor 256(%rsp), %ymm10, %ymm10 /* x0n_12 = xor(m0_acc_51, g0x8.3) */
 	vpxor %ymm15, %ymm3, %ymm3 /* m1_acc_48 = xor(p1_0_12, p2_0_12) */
 	vpxor %ymm1, %ymm9, %ymm12 /* m1_acc_49 = xor(p1_1_12, p2_2_12) */
 	vpxor %ymm12, %ymm3, %ymm3 /* m1_acc_50 = xor(m1_acc_48, m1_acc_49) */
 	vpxor %ymm0, %ymm3, %ymm3 /* m1_acc_51 = xor(m1_acc_50, p2_3_12) */
-	vpxor 256(%rsp), %ymm3, %ymm3 /* x1n_12 = xor(m1_acc_51, g0x9.3) */
+	vpxor 480(%rsp), %ymm3, %ymm3 /* x1n_12 = xor(m1_acc_51, g0x9.3) */
 	vpxor %ymm9, %ymm15, %ymm9 /* m2_acc_48 = xor(p2_0_12, p1_1_12) */
 	vpxor %ymm5, %ymm14, %ymm12 /* m2_acc_49 = xor(p2_1_12, p1_2_12) */
 	vpxor %ymm12, %ymm9, %ymm9 /* m2_acc_50 = xor(m2_acc_48, m2_acc_49) */
 	vpxor %ymm0, %ymm9, %ymm0 /* m2_acc_51 = xor(m2_acc_50, p2_3_12) */
-	vpxor 416(%rsp), %ymm0, %ymm0 /* x2n_12 = xor(m2_acc_51, g0x10.3) */
+	vpxor 128(%rsp), %ymm0, %ymm0 /* x2n_12 = xor(m2_acc_51, g0x10.3) */
 	vpxor %ymm14, %ymm15, %ymm9 /* m3_acc_48 = xor(p2_0_12, p2_1_12) */
 	vpxor %ymm1, %ymm5, %ymm1 /* m3_acc_49 = xor(p1_2_12, p2_2_12) */
 	vpxor %ymm1, %ymm9, %ymm1 /* m3_acc_50 = xor(m3_acc_48, m3_acc_49) */
 	vpxor %ymm11, %ymm1, %ymm1 /* m3_acc_51 = xor(m3_acc_50, p1_3_12) */
-	vpxor 352(%rsp), %ymm1, %ymm1 /* x3n_12 = xor(m3_acc_51, g0x11.3) */
+	vpxor 512(%rsp), %ymm1, %ymm1 /* x3n_12 = xor(m3_acc_51, g0x11.3) */
 	vpxor %ymm8, %ymm2, %ymm5 /* t0_acc_26 = xor(g1x12, g1x0) */
 	vpxor %ymm6, %ymm5, %ymm5 /* t0_acc_27 = xor(t0_acc_26, rk0_6) */
 	vpxor %ymm4, %ymm5, %ymm5 /* t0_13 = xor(t0_acc_27, g1x4) */
@@ -9635,7 +9722,7 @@ _gcry_sm4_byteslice_avx2_gfni_batch_gcm:
 	vpxor 1888(%rsp), %ymm14, %ymm15 /* t0_acc_28 = xor(g0x0, g0x4) */
 	vpxor %ymm6, %ymm15, %ymm15 /* t0_acc_29 = xor(t0_acc_28, rk0_7) */
 	vpxor %ymm10, %ymm15, %ymm15 /* t0_14 = xor(t0_acc_29, g0x8) */
-	vmovdqa 32(%rsp), %ymm14 /* reload g0x1.4 */
+	vmovdqa 64(%rsp), %ymm14 /* reload g0x1.4 */
 	vpxor 1600(%rsp), %ymm14, %ymm14 /* t1_acc_28 = xor(g0x1, g0x5) */
 	vpxor %ymm7, %ymm14, %ymm14 /* t1_acc_29 = xor(t1_acc_28, rk1_7) */
 	vpxor %ymm3, %ymm14, %ymm14 /* t1_14 = xor(t1_acc_29, g0x9) */
@@ -9663,7 +9750,7 @@ _gcry_sm4_byteslice_avx2_gfni_batch_gcm:
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_9_gfni_mat_2(%rip), %ymm0, %ymm0 /* p2_3_14 = gf2p8affineinv(t3_14, gfni_mat_2) */
 	vmovdqa %ymm12, 1120(%rsp) /* spill g1x10.4 */
 	vpxor %ymm14, %ymm1, %ymm12 /* m0_acc_56 = xor(p1_0_14, p2_1_14) */
-	vmovdqa %ymm9, 352(%rsp) /* spill rk2_7 */
+	vmovdqa %ymm9, 512(%rsp) /* spill rk2_7 */
 	vpxor %ymm11, %ymm3, %ymm9 /* m0_acc_57 = xor(p2_2_14, p1_3_14) */
 	vpxor %ymm9, %ymm12, %ymm9 /* m0_acc_58 = xor(m0_acc_56, m0_acc_57) */
 	vpxor %ymm0, %ymm9, %ymm9 /* m0_acc_59 = xor(m0_acc_58, p2_3_14) */
@@ -9672,12 +9759,12 @@ _gcry_sm4_byteslice_avx2_gfni_batch_gcm:
 	vpxor %ymm3, %ymm10, %ymm12 /* m1_acc_57 = xor(p1_1_14, p2_2_14) */
 	vpxor %ymm12, %ymm1, %ymm1 /* m1_acc_58 = xor(m1_acc_56, m1_acc_57) */
 	vpxor %ymm0, %ymm1, %ymm1 /* m1_acc_59 = xor(m1_acc_58, p2_3_14) */
-	vpxor 512(%rsp), %ymm1, %ymm1 /* x1n_14 = xor(m1_acc_59, g0x13.3) */
+	vpxor 448(%rsp), %ymm1, %ymm1 /* x1n_14 = xor(m1_acc_59, g0x13.3) */
 	vpxor %ymm10, %ymm15, %ymm10 /* m2_acc_56 = xor(p2_0_14, p1_1_14) */
 	vpxor %ymm5, %ymm14, %ymm12 /* m2_acc_57 = xor(p2_1_14, p1_2_14) */
 	vpxor %ymm12, %ymm10, %ymm10 /* m2_acc_58 = xor(m2_acc_56, m2_acc_57) */
 	vpxor %ymm0, %ymm10, %ymm0 /* m2_acc_59 = xor(m2_acc_58, p2_3_14) */
-	vpxor 480(%rsp), %ymm0, %ymm0 /* x2n_14 = xor(m2_acc_59, g0x14.3) */
+	vpxor 224(%rsp), %ymm0, %ymm0 /* x2n_14 = xor(m2_acc_59, g0x14.3) */
 	vpxor %ymm14, %ymm15, %ymm10 /* m3_acc_56 = xor(p2_0_14, p2_1_14) */
 	vpxor %ymm3, %ymm5, %ymm3 /* m3_acc_57 = xor(p1_2_14, p2_2_14) */
 	vpxor %ymm3, %ymm10, %ymm3 /* m3_acc_58 = xor(m3_acc_56, m3_acc_57) */
@@ -9692,7 +9779,7 @@ _gcry_sm4_byteslice_avx2_gfni_batch_gcm:
 	vpxor %ymm13, %ymm7, %ymm7 /* t1_15 = xor(t1_acc_31, g1x9) */
 	vmovdqa 768(%rsp), %ymm10 /* reload g1x2.4 */
 	vpxor 928(%rsp), %ymm10, %ymm11 /* t2_acc_30 = xor(g1x2, g1x6) */
-	vpxor 352(%rsp), %ymm11, %ymm11 /* t2_acc_31 = xor(t2_acc_30, rk2_7) */
+	vpxor 512(%rsp), %ymm11, %ymm11 /* t2_acc_31 = xor(t2_acc_30, rk2_7) */
 	vpxor 1120(%rsp), %ymm11, %ymm11 /* t2_15 = xor(t2_acc_31, g1x10) */
 	vmovdqa 800(%rsp), %ymm12 /* reload g1x3.4 */
 	vpxor 960(%rsp), %ymm12, %ymm14 /* t3_acc_30 = xor(g1x3, g1x7) */
@@ -9706,7 +9793,7 @@ _gcry_sm4_byteslice_avx2_gfni_batch_gcm:
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_9_gfni_mat_2(%rip), %ymm7, %ymm7 /* p2_1_15 = gf2p8affineinv(t1_15, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_9_gfni_mat_2(%rip), %ymm11, %ymm11 /* p2_2_15 = gf2p8affineinv(t2_15, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_9_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_3_15 = gf2p8affineinv(t3_15, gfni_mat_2) */
-	vmovdqa %ymm8, 96(%rsp) /* spill g1x0.4 */
+	vmovdqa %ymm8, 192(%rsp) /* spill g1x0.4 */
 	vpxor %ymm7, %ymm15, %ymm8 /* m0_acc_60 = xor(p1_0_15, p2_1_15) */
 	vmovdqa %ymm13, 1088(%rsp) /* spill g1x9.4 */
 	vpxor %ymm6, %ymm11, %ymm13 /* m0_acc_61 = xor(p2_2_15, p1_3_15) */
@@ -9764,7 +9851,7 @@ _gcry_sm4_byteslice_avx2_gfni_batch_gcm:
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_9_gfni_mat_3(%rip), %ymm0, %ymm0 /* xout_11 = gf2p8affine(g0x7, gfni_mat_3) */
 	vmovdqa 320(%rsp), %ymm12 /* reload g0x0.2 */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_9_gfni_mat_3(%rip), %ymm12, %ymm12 /* xout_12 = gf2p8affine(g0x0, gfni_mat_3) */
-	vmovdqa 32(%rsp), %ymm13 /* reload g0x1.2 */
+	vmovdqa 64(%rsp), %ymm13 /* reload g0x1.2 */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_9_gfni_mat_3(%rip), %ymm13, %ymm13 /* xout_13 = gf2p8affine(g0x1, gfni_mat_3) */
 	vmovdqa 640(%rsp), %ymm14 /* reload g0x2.2 */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_9_gfni_mat_3(%rip), %ymm14, %ymm14 /* xout_14 = gf2p8affine(g0x2, gfni_mat_3) */
@@ -9915,7 +10002,7 @@ _gcry_sm4_byteslice_avx2_gfni_batch_gcm:
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_9_gfni_mat_3(%rip), %ymm10, %ymm10 /* xout_26 = gf2p8affine(g1x6, gfni_mat_3) */
 	vmovdqa 960(%rsp), %ymm11 /* reload g1x7.2 */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_9_gfni_mat_3(%rip), %ymm11, %ymm11 /* xout_27 = gf2p8affine(g1x7, gfni_mat_3) */
-	vmovdqa 96(%rsp), %ymm12 /* reload g1x0.2 */
+	vmovdqa 192(%rsp), %ymm12 /* reload g1x0.2 */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_9_gfni_mat_3(%rip), %ymm12, %ymm12 /* xout_28 = gf2p8affine(g1x0, gfni_mat_3) */
 	vmovdqa 736(%rsp), %ymm13 /* reload g1x1.2 */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_9_gfni_mat_3(%rip), %ymm13, %ymm13 /* xout_29 = gf2p8affine(g1x1, gfni_mat_3) */
@@ -10044,7 +10131,7 @@ _gcry_sm4_byteslice_avx2_gfni_batch_gcm:
 	vmovdqu 992(%rcx), %ymm0 /* msg_31 = load() */
 	vpxor %ymm0, %ymm10, %ymm0 /* ct_31 = xor(tro3_31, msg_31) */
 	vmovdqu %ymm0, 992(%rdx) /* store ct_31 */
-	vmovdqa 0(%rsp), %ymm0 /* reload y_next */
+	vmovdqa 416(%rsp), %ymm0 /* reload y_next */
 	vmovdqu %ymm0, 64(%rsi) /* store y_next */
 	leave
 	CFI_LEAVE();

@@ -8,11 +8,11 @@
 
 	.text
 
-/* _gcry_sm4_wordslice_avx512_gfni_ghash_step: ghash_update512_n8, 3 arguments
+/* _gcry_sm4_wordslice_avx512_gfni_ghash_step: ghash_update512_n16, 3 arguments
  *   %rdi: y
  *   %rsi: table
  *   %rdx: msg
- *   zmm0-8: vectors, as allocated (9 used)
+ *   zmm0-16: vectors, as allocated (17 used)
  *   frame: 0 bytes (0 spill slots of 64 bytes)
  */
 	.globl _gcry_sm4_wordslice_avx512_gfni_ghash_step
@@ -23,7 +23,7 @@ _gcry_sm4_wordslice_avx512_gfni_ghash_step:
 	vbroadcasti32x4 (%rdi), %zmm0 /* y_1 = bcast128() */
 	vpshufb .Lsm4_wordslice_avx512_gfni_0_reverse16(%rip), %zmm0, %zmm0 /* phi_y = lookup16(y_1, reverse16) */
 
-	/* 8 blocks, 4 per register: block i times T_(n - i), products unreduced. */
+	/* 16 blocks, 4 per register: block i times T_(n - i), products unreduced. */
 	vmovdqu64 (%rdx), %zmm1 /* x = load() */
 	vpshufb .Lsm4_wordslice_avx512_gfni_0_reverse16(%rip), %zmm1, %zmm1 /* z = lookup16(x, reverse16) */
 	vmovdqa64 .Lsm4_wordslice_avx512_gfni_0_first_block(%rip), %zmm2 /* first_block = const() */
@@ -40,16 +40,37 @@ _gcry_sm4_wordslice_avx512_gfni_ghash_step:
 	vpclmulqdq $0x10, %zmm5, %zmm1, %zmm7 /* mid_2 = clmul(z_1, h_1) */
 	vpclmulqdq $0x1, %zmm5, %zmm1, %zmm8 /* mid_3 = clmul(z_1, h_1) */
 	vpclmulqdq $0x11, %zmm5, %zmm1, %zmm1 /* hi_1 = clmul(z_1, h_1) */
+	vmovdqu64 128(%rdx), %zmm5 /* x_2 = load() */
+	vpshufb .Lsm4_wordslice_avx512_gfni_0_reverse16(%rip), %zmm5, %zmm5 /* z_2 = lookup16(x_2, reverse16) */
+	vmovdqu64 128(%rsi), %zmm9 /* h_2 = load() */
+	vpclmulqdq $0x0, %zmm9, %zmm5, %zmm10 /* lo_2 = clmul(z_2, h_2) */
+	vpclmulqdq $0x10, %zmm9, %zmm5, %zmm11 /* mid_4 = clmul(z_2, h_2) */
+	vpclmulqdq $0x1, %zmm9, %zmm5, %zmm12 /* mid_5 = clmul(z_2, h_2) */
+	vpclmulqdq $0x11, %zmm9, %zmm5, %zmm5 /* hi_2 = clmul(z_2, h_2) */
+	vmovdqu64 192(%rdx), %zmm9 /* x_3 = load() */
+	vpshufb .Lsm4_wordslice_avx512_gfni_0_reverse16(%rip), %zmm9, %zmm9 /* z_3 = lookup16(x_3, reverse16) */
+	vmovdqu64 192(%rsi), %zmm13 /* h_3 = load() */
+	vpclmulqdq $0x0, %zmm13, %zmm9, %zmm14 /* lo_3 = clmul(z_3, h_3) */
+	vpclmulqdq $0x10, %zmm13, %zmm9, %zmm15 /* mid_6 = clmul(z_3, h_3) */
+	vpclmulqdq $0x1, %zmm13, %zmm9, %zmm16 /* mid_7 = clmul(z_3, h_3) */
+	vpclmulqdq $0x11, %zmm13, %zmm9, %zmm9 /* hi_3 = clmul(z_3, h_3) */
 
 	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxord %zmm8, %zmm7, %zmm5 /* mid_sum_acc_1 = xor(mid_2, mid_3) */
-	vpternlogd $0x96, %zmm5, %zmm4, %zmm3 /* mid_sum_acc_2 = ternlog(mid, mid_1, mid_sum_acc_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_0_half_up(%rip), %zmm3, %zmm4 /* mid_lo = lookup16(mid_sum_acc_2, half_up) */
-	vpternlogd $0x96, %zmm4, %zmm6, %zmm2 /* s_lo = ternlog(lo, lo_1, mid_lo) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_0_half_down(%rip), %zmm3, %zmm3 /* mid_hi = lookup16(mid_sum_acc_2, half_down) */
-	vpternlogd $0x96, %zmm3, %zmm1, %zmm0 /* s_hi = ternlog(hi, hi_1, mid_hi) */
-	vshufi32x4 $0x4e, %zmm2, %zmm2, %zmm1 /* s_lo_x = blocks128(s_lo, s_lo) */
-	vpxord %zmm1, %zmm2, %zmm1 /* s_lo_1 = xor(s_lo, s_lo_x) */
+	vpxord %zmm14, %zmm10, %zmm10 /* lo_sum_acc_1 = xor(lo_2, lo_3) */
+	vpternlogd $0x96, %zmm10, %zmm6, %zmm2 /* lo_sum_acc_2 = ternlog(lo, lo_1, lo_sum_acc_1) */
+	vpxord %zmm8, %zmm7, %zmm6 /* mid_sum_acc_1 = xor(mid_2, mid_3) */
+	vpxord %zmm16, %zmm15, %zmm7 /* mid_sum_acc_3 = xor(mid_6, mid_7) */
+	vpternlogd $0x96, %zmm6, %zmm4, %zmm3 /* mid_sum_acc_4 = ternlog(mid, mid_1, mid_sum_acc_1) */
+	vpternlogd $0x96, %zmm7, %zmm12, %zmm11 /* mid_sum_acc_5 = ternlog(mid_4, mid_5, mid_sum_acc_3) */
+	vpxord %zmm11, %zmm3, %zmm3 /* mid_sum_acc_6 = xor(mid_sum_acc_4, mid_sum_acc_5) */
+	vpxord %zmm9, %zmm5, %zmm4 /* hi_sum_acc_1 = xor(hi_2, hi_3) */
+	vpternlogd $0x96, %zmm4, %zmm1, %zmm0 /* hi_sum_acc_2 = ternlog(hi, hi_1, hi_sum_acc_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_0_half_up(%rip), %zmm3, %zmm1 /* mid_lo = lookup16(mid_sum_acc_6, half_up) */
+	vpxord %zmm1, %zmm2, %zmm1 /* s_lo = xor(lo_sum_acc_2, mid_lo) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_0_half_down(%rip), %zmm3, %zmm2 /* mid_hi = lookup16(mid_sum_acc_6, half_down) */
+	vpxord %zmm2, %zmm0, %zmm0 /* s_hi = xor(hi_sum_acc_2, mid_hi) */
+	vshufi32x4 $0x4e, %zmm1, %zmm1, %zmm2 /* s_lo_x = blocks128(s_lo, s_lo) */
+	vpxord %zmm2, %zmm1, %zmm1 /* s_lo_1 = xor(s_lo, s_lo_x) */
 	vshufi32x4 $0xb1, %zmm1, %zmm1, %zmm2 /* s_lo_x_1 = blocks128(s_lo_1, s_lo_1) */
 	vpxord %zmm2, %zmm1, %zmm1 /* s_lo_2 = xor(s_lo_1, s_lo_x_1) */
 	vshufi32x4 $0x4e, %zmm0, %zmm0, %zmm2 /* s_hi_x = blocks128(s_hi, s_hi) */
@@ -5322,7 +5343,7 @@ _gcry_sm4_wordslice_avx512_gfni_batch_gcm:
 	vbroadcasti32x4 64(%rsi), %zmm0 /* y_1 = bcast128() */
 	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm0, %zmm0 /* phi_y = lookup16(y_1, reverse16) */
 
-	/* Step 1 of 16: 8 blocks, 4 per register: block i times T_(n - i), products unreduced. */
+	/* Step 1 of 8: 16 blocks, 4 per register: block i times T_(n - i), products unreduced. */
 	vmovdqu64 (%r9), %zmm1 /* x = load() */
 	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z = lookup16(x, reverse16) */
 	vmovdqa64 .Lsm4_wordslice_avx512_gfni_9_first_block(%rip), %zmm2 /* first_block = const() */
@@ -5339,16 +5360,37 @@ _gcry_sm4_wordslice_avx512_gfni_batch_gcm:
 	vpclmulqdq $0x10, %zmm6, %zmm1, %zmm8 /* mid_2 = clmul(z_1, h_1) */
 	vpclmulqdq $0x1, %zmm6, %zmm1, %zmm9 /* mid_3 = clmul(z_1, h_1) */
 	vpclmulqdq $0x11, %zmm6, %zmm1, %zmm1 /* hi_1 = clmul(z_1, h_1) */
+	vmovdqu64 128(%r9), %zmm6 /* x_2 = load() */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm6, %zmm6 /* z_2 = lookup16(x_2, reverse16) */
+	vmovdqu64 128(%r8), %zmm10 /* h_2 = load() */
+	vpclmulqdq $0x0, %zmm10, %zmm6, %zmm11 /* lo_2 = clmul(z_2, h_2) */
+	vpclmulqdq $0x10, %zmm10, %zmm6, %zmm12 /* mid_4 = clmul(z_2, h_2) */
+	vpclmulqdq $0x1, %zmm10, %zmm6, %zmm13 /* mid_5 = clmul(z_2, h_2) */
+	vpclmulqdq $0x11, %zmm10, %zmm6, %zmm6 /* hi_2 = clmul(z_2, h_2) */
+	vmovdqu64 192(%r9), %zmm10 /* x_3 = load() */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm10, %zmm10 /* z_3 = lookup16(x_3, reverse16) */
+	vmovdqu64 192(%r8), %zmm14 /* h_3 = load() */
+	vpclmulqdq $0x0, %zmm14, %zmm10, %zmm15 /* lo_3 = clmul(z_3, h_3) */
+	vpclmulqdq $0x10, %zmm14, %zmm10, %zmm16 /* mid_6 = clmul(z_3, h_3) */
+	vpclmulqdq $0x1, %zmm14, %zmm10, %zmm17 /* mid_7 = clmul(z_3, h_3) */
+	vpclmulqdq $0x11, %zmm14, %zmm10, %zmm10 /* hi_3 = clmul(z_3, h_3) */
 
 	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxord %zmm9, %zmm8, %zmm6 /* mid_sum_acc_1 = xor(mid_2, mid_3) */
-	vpternlogd $0x96, %zmm6, %zmm5, %zmm4 /* mid_sum_acc_2 = ternlog(mid, mid_1, mid_sum_acc_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_up(%rip), %zmm4, %zmm5 /* mid_lo = lookup16(mid_sum_acc_2, half_up) */
-	vpternlogd $0x96, %zmm5, %zmm7, %zmm3 /* s_lo = ternlog(lo, lo_1, mid_lo) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_down(%rip), %zmm4, %zmm4 /* mid_hi = lookup16(mid_sum_acc_2, half_down) */
-	vpternlogd $0x96, %zmm4, %zmm1, %zmm0 /* s_hi = ternlog(hi, hi_1, mid_hi) */
-	vshufi32x4 $0x4e, %zmm3, %zmm3, %zmm1 /* s_lo_x = blocks128(s_lo, s_lo) */
-	vpxord %zmm1, %zmm3, %zmm1 /* s_lo_1 = xor(s_lo, s_lo_x) */
+	vpxord %zmm15, %zmm11, %zmm11 /* lo_sum_acc_1 = xor(lo_2, lo_3) */
+	vpternlogd $0x96, %zmm11, %zmm7, %zmm3 /* lo_sum_acc_2 = ternlog(lo, lo_1, lo_sum_acc_1) */
+	vpxord %zmm9, %zmm8, %zmm7 /* mid_sum_acc_1 = xor(mid_2, mid_3) */
+	vpxord %zmm17, %zmm16, %zmm8 /* mid_sum_acc_3 = xor(mid_6, mid_7) */
+	vpternlogd $0x96, %zmm7, %zmm5, %zmm4 /* mid_sum_acc_4 = ternlog(mid, mid_1, mid_sum_acc_1) */
+	vpternlogd $0x96, %zmm8, %zmm13, %zmm12 /* mid_sum_acc_5 = ternlog(mid_4, mid_5, mid_sum_acc_3) */
+	vpxord %zmm12, %zmm4, %zmm4 /* mid_sum_acc_6 = xor(mid_sum_acc_4, mid_sum_acc_5) */
+	vpxord %zmm10, %zmm6, %zmm5 /* hi_sum_acc_1 = xor(hi_2, hi_3) */
+	vpternlogd $0x96, %zmm5, %zmm1, %zmm0 /* hi_sum_acc_2 = ternlog(hi, hi_1, hi_sum_acc_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_up(%rip), %zmm4, %zmm1 /* mid_lo = lookup16(mid_sum_acc_6, half_up) */
+	vpxord %zmm1, %zmm3, %zmm1 /* s_lo = xor(lo_sum_acc_2, mid_lo) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_down(%rip), %zmm4, %zmm3 /* mid_hi = lookup16(mid_sum_acc_6, half_down) */
+	vpxord %zmm3, %zmm0, %zmm0 /* s_hi = xor(hi_sum_acc_2, mid_hi) */
+	vshufi32x4 $0x4e, %zmm1, %zmm1, %zmm3 /* s_lo_x = blocks128(s_lo, s_lo) */
+	vpxord %zmm3, %zmm1, %zmm1 /* s_lo_1 = xor(s_lo, s_lo_x) */
 	vshufi32x4 $0xb1, %zmm1, %zmm1, %zmm3 /* s_lo_x_1 = blocks128(s_lo_1, s_lo_1) */
 	vpxord %zmm3, %zmm1, %zmm1 /* s_lo_2 = xor(s_lo_1, s_lo_x_1) */
 	vshufi32x4 $0x4e, %zmm0, %zmm0, %zmm3 /* s_hi_x = blocks128(s_hi, s_hi) */
@@ -5361,32 +5403,53 @@ _gcry_sm4_wordslice_avx512_gfni_batch_gcm:
 	vpternlogd $0x96, %zmm1, %zmm3, %zmm0 /* v_hi = ternlog(s_hi_1, s_hi_x_1, v) */
 	vpternlogd $0x28, %zmm2, %zmm4, %zmm0 /* y1_1 = ternlog(v_hi, fold_hi, first_block) */
 
-	/* Step 2 of 16: 8 blocks, 4 per register: block i times T_(n - i), products unreduced. */
-	vmovdqu64 128(%r9), %zmm1 /* x_2 = load() */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_2 = lookup16(x_2, reverse16) */
-	vpxord %zmm0, %zmm1, %zmm0 /* z1_y_1 = xor(z_2, y1_1) */
-	vmovdqu64 (%r8), %zmm1 /* h_2 = load() */
-	vpclmulqdq $0x0, %zmm1, %zmm0, %zmm3 /* lo_2 = clmul(z1_y_1, h_2) */
-	vpclmulqdq $0x10, %zmm1, %zmm0, %zmm4 /* mid_4 = clmul(z1_y_1, h_2) */
-	vpclmulqdq $0x1, %zmm1, %zmm0, %zmm5 /* mid_5 = clmul(z1_y_1, h_2) */
-	vpclmulqdq $0x11, %zmm1, %zmm0, %zmm0 /* hi_2 = clmul(z1_y_1, h_2) */
-	vmovdqu64 192(%r9), %zmm1 /* x_3 = load() */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_3 = lookup16(x_3, reverse16) */
-	vmovdqu64 64(%r8), %zmm6 /* h_3 = load() */
-	vpclmulqdq $0x0, %zmm6, %zmm1, %zmm7 /* lo_3 = clmul(z_3, h_3) */
-	vpclmulqdq $0x10, %zmm6, %zmm1, %zmm8 /* mid_6 = clmul(z_3, h_3) */
-	vpclmulqdq $0x1, %zmm6, %zmm1, %zmm9 /* mid_7 = clmul(z_3, h_3) */
-	vpclmulqdq $0x11, %zmm6, %zmm1, %zmm1 /* hi_3 = clmul(z_3, h_3) */
+	/* Step 2 of 8: 16 blocks, 4 per register: block i times T_(n - i), products unreduced. */
+	vmovdqu64 256(%r9), %zmm1 /* x_4 = load() */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_4 = lookup16(x_4, reverse16) */
+	vpxord %zmm0, %zmm1, %zmm0 /* z1_y_1 = xor(z_4, y1_1) */
+	vmovdqu64 (%r8), %zmm1 /* h_4 = load() */
+	vpclmulqdq $0x0, %zmm1, %zmm0, %zmm3 /* lo_4 = clmul(z1_y_1, h_4) */
+	vpclmulqdq $0x10, %zmm1, %zmm0, %zmm4 /* mid_8 = clmul(z1_y_1, h_4) */
+	vpclmulqdq $0x1, %zmm1, %zmm0, %zmm5 /* mid_9 = clmul(z1_y_1, h_4) */
+	vpclmulqdq $0x11, %zmm1, %zmm0, %zmm0 /* hi_4 = clmul(z1_y_1, h_4) */
+	vmovdqu64 320(%r9), %zmm1 /* x_5 = load() */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_5 = lookup16(x_5, reverse16) */
+	vmovdqu64 64(%r8), %zmm6 /* h_5 = load() */
+	vpclmulqdq $0x0, %zmm6, %zmm1, %zmm7 /* lo_5 = clmul(z_5, h_5) */
+	vpclmulqdq $0x10, %zmm6, %zmm1, %zmm8 /* mid_10 = clmul(z_5, h_5) */
+	vpclmulqdq $0x1, %zmm6, %zmm1, %zmm9 /* mid_11 = clmul(z_5, h_5) */
+	vpclmulqdq $0x11, %zmm6, %zmm1, %zmm1 /* hi_5 = clmul(z_5, h_5) */
+	vmovdqu64 384(%r9), %zmm6 /* x_6 = load() */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm6, %zmm6 /* z_6 = lookup16(x_6, reverse16) */
+	vmovdqu64 128(%r8), %zmm10 /* h_6 = load() */
+	vpclmulqdq $0x0, %zmm10, %zmm6, %zmm11 /* lo_6 = clmul(z_6, h_6) */
+	vpclmulqdq $0x10, %zmm10, %zmm6, %zmm12 /* mid_12 = clmul(z_6, h_6) */
+	vpclmulqdq $0x1, %zmm10, %zmm6, %zmm13 /* mid_13 = clmul(z_6, h_6) */
+	vpclmulqdq $0x11, %zmm10, %zmm6, %zmm6 /* hi_6 = clmul(z_6, h_6) */
+	vmovdqu64 448(%r9), %zmm10 /* x_7 = load() */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm10, %zmm10 /* z_7 = lookup16(x_7, reverse16) */
+	vmovdqu64 192(%r8), %zmm14 /* h_7 = load() */
+	vpclmulqdq $0x0, %zmm14, %zmm10, %zmm15 /* lo_7 = clmul(z_7, h_7) */
+	vpclmulqdq $0x10, %zmm14, %zmm10, %zmm16 /* mid_14 = clmul(z_7, h_7) */
+	vpclmulqdq $0x1, %zmm14, %zmm10, %zmm17 /* mid_15 = clmul(z_7, h_7) */
+	vpclmulqdq $0x11, %zmm14, %zmm10, %zmm10 /* hi_7 = clmul(z_7, h_7) */
 
 	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxord %zmm9, %zmm8, %zmm6 /* mid_sum_acc_4 = xor(mid_6, mid_7) */
-	vpternlogd $0x96, %zmm6, %zmm5, %zmm4 /* mid_sum_acc_5 = ternlog(mid_4, mid_5, mid_sum_acc_4) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_up(%rip), %zmm4, %zmm5 /* mid_lo_1 = lookup16(mid_sum_acc_5, half_up) */
-	vpternlogd $0x96, %zmm5, %zmm7, %zmm3 /* s_lo_3 = ternlog(lo_2, lo_3, mid_lo_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_down(%rip), %zmm4, %zmm4 /* mid_hi_1 = lookup16(mid_sum_acc_5, half_down) */
-	vpternlogd $0x96, %zmm4, %zmm1, %zmm0 /* s_hi_3 = ternlog(hi_2, hi_3, mid_hi_1) */
-	vshufi32x4 $0x4e, %zmm3, %zmm3, %zmm1 /* s_lo_x_2 = blocks128(s_lo_3, s_lo_3) */
-	vpxord %zmm1, %zmm3, %zmm1 /* s_lo_4 = xor(s_lo_3, s_lo_x_2) */
+	vpxord %zmm15, %zmm11, %zmm11 /* lo_sum_acc_4 = xor(lo_6, lo_7) */
+	vpternlogd $0x96, %zmm11, %zmm7, %zmm3 /* lo_sum_acc_5 = ternlog(lo_4, lo_5, lo_sum_acc_4) */
+	vpxord %zmm9, %zmm8, %zmm7 /* mid_sum_acc_8 = xor(mid_10, mid_11) */
+	vpxord %zmm17, %zmm16, %zmm8 /* mid_sum_acc_10 = xor(mid_14, mid_15) */
+	vpternlogd $0x96, %zmm7, %zmm5, %zmm4 /* mid_sum_acc_11 = ternlog(mid_8, mid_9, mid_sum_acc_8) */
+	vpternlogd $0x96, %zmm8, %zmm13, %zmm12 /* mid_sum_acc_12 = ternlog(mid_12, mid_13, mid_sum_acc_10) */
+	vpxord %zmm12, %zmm4, %zmm4 /* mid_sum_acc_13 = xor(mid_sum_acc_11, mid_sum_acc_12) */
+	vpxord %zmm10, %zmm6, %zmm5 /* hi_sum_acc_4 = xor(hi_6, hi_7) */
+	vpternlogd $0x96, %zmm5, %zmm1, %zmm0 /* hi_sum_acc_5 = ternlog(hi_4, hi_5, hi_sum_acc_4) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_up(%rip), %zmm4, %zmm1 /* mid_lo_1 = lookup16(mid_sum_acc_13, half_up) */
+	vpxord %zmm1, %zmm3, %zmm1 /* s_lo_3 = xor(lo_sum_acc_5, mid_lo_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_down(%rip), %zmm4, %zmm3 /* mid_hi_1 = lookup16(mid_sum_acc_13, half_down) */
+	vpxord %zmm3, %zmm0, %zmm0 /* s_hi_3 = xor(hi_sum_acc_5, mid_hi_1) */
+	vshufi32x4 $0x4e, %zmm1, %zmm1, %zmm3 /* s_lo_x_2 = blocks128(s_lo_3, s_lo_3) */
+	vpxord %zmm3, %zmm1, %zmm1 /* s_lo_4 = xor(s_lo_3, s_lo_x_2) */
 	vshufi32x4 $0xb1, %zmm1, %zmm1, %zmm3 /* s_lo_x_3 = blocks128(s_lo_4, s_lo_4) */
 	vpxord %zmm3, %zmm1, %zmm1 /* s_lo_5 = xor(s_lo_4, s_lo_x_3) */
 	vshufi32x4 $0x4e, %zmm0, %zmm0, %zmm3 /* s_hi_x_2 = blocks128(s_hi_3, s_hi_3) */
@@ -5399,32 +5462,53 @@ _gcry_sm4_wordslice_avx512_gfni_batch_gcm:
 	vpternlogd $0x96, %zmm1, %zmm3, %zmm0 /* v_hi_1 = ternlog(s_hi_4, s_hi_x_3, v_1) */
 	vpternlogd $0x28, %zmm2, %zmm4, %zmm0 /* y1_2 = ternlog(v_hi_1, fold_hi_1, first_block) */
 
-	/* Step 3 of 16: 8 blocks, 4 per register: block i times T_(n - i), products unreduced. */
-	vmovdqu64 256(%r9), %zmm1 /* x_4 = load() */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_4 = lookup16(x_4, reverse16) */
-	vpxord %zmm0, %zmm1, %zmm0 /* z1_y_2 = xor(z_4, y1_2) */
-	vmovdqu64 (%r8), %zmm1 /* h_4 = load() */
-	vpclmulqdq $0x0, %zmm1, %zmm0, %zmm3 /* lo_4 = clmul(z1_y_2, h_4) */
-	vpclmulqdq $0x10, %zmm1, %zmm0, %zmm4 /* mid_8 = clmul(z1_y_2, h_4) */
-	vpclmulqdq $0x1, %zmm1, %zmm0, %zmm5 /* mid_9 = clmul(z1_y_2, h_4) */
-	vpclmulqdq $0x11, %zmm1, %zmm0, %zmm0 /* hi_4 = clmul(z1_y_2, h_4) */
-	vmovdqu64 320(%r9), %zmm1 /* x_5 = load() */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_5 = lookup16(x_5, reverse16) */
-	vmovdqu64 64(%r8), %zmm6 /* h_5 = load() */
-	vpclmulqdq $0x0, %zmm6, %zmm1, %zmm7 /* lo_5 = clmul(z_5, h_5) */
-	vpclmulqdq $0x10, %zmm6, %zmm1, %zmm8 /* mid_10 = clmul(z_5, h_5) */
-	vpclmulqdq $0x1, %zmm6, %zmm1, %zmm9 /* mid_11 = clmul(z_5, h_5) */
-	vpclmulqdq $0x11, %zmm6, %zmm1, %zmm1 /* hi_5 = clmul(z_5, h_5) */
+	/* Step 3 of 8: 16 blocks, 4 per register: block i times T_(n - i), products unreduced. */
+	vmovdqu64 512(%r9), %zmm1 /* x_8 = load() */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_8 = lookup16(x_8, reverse16) */
+	vpxord %zmm0, %zmm1, %zmm0 /* z1_y_2 = xor(z_8, y1_2) */
+	vmovdqu64 (%r8), %zmm1 /* h_8 = load() */
+	vpclmulqdq $0x0, %zmm1, %zmm0, %zmm3 /* lo_8 = clmul(z1_y_2, h_8) */
+	vpclmulqdq $0x10, %zmm1, %zmm0, %zmm4 /* mid_16 = clmul(z1_y_2, h_8) */
+	vpclmulqdq $0x1, %zmm1, %zmm0, %zmm5 /* mid_17 = clmul(z1_y_2, h_8) */
+	vpclmulqdq $0x11, %zmm1, %zmm0, %zmm0 /* hi_8 = clmul(z1_y_2, h_8) */
+	vmovdqu64 576(%r9), %zmm1 /* x_9 = load() */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_9 = lookup16(x_9, reverse16) */
+	vmovdqu64 64(%r8), %zmm6 /* h_9 = load() */
+	vpclmulqdq $0x0, %zmm6, %zmm1, %zmm7 /* lo_9 = clmul(z_9, h_9) */
+	vpclmulqdq $0x10, %zmm6, %zmm1, %zmm8 /* mid_18 = clmul(z_9, h_9) */
+	vpclmulqdq $0x1, %zmm6, %zmm1, %zmm9 /* mid_19 = clmul(z_9, h_9) */
+	vpclmulqdq $0x11, %zmm6, %zmm1, %zmm1 /* hi_9 = clmul(z_9, h_9) */
+	vmovdqu64 640(%r9), %zmm6 /* x_10 = load() */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm6, %zmm6 /* z_10 = lookup16(x_10, reverse16) */
+	vmovdqu64 128(%r8), %zmm10 /* h_10 = load() */
+	vpclmulqdq $0x0, %zmm10, %zmm6, %zmm11 /* lo_10 = clmul(z_10, h_10) */
+	vpclmulqdq $0x10, %zmm10, %zmm6, %zmm12 /* mid_20 = clmul(z_10, h_10) */
+	vpclmulqdq $0x1, %zmm10, %zmm6, %zmm13 /* mid_21 = clmul(z_10, h_10) */
+	vpclmulqdq $0x11, %zmm10, %zmm6, %zmm6 /* hi_10 = clmul(z_10, h_10) */
+	vmovdqu64 704(%r9), %zmm10 /* x_11 = load() */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm10, %zmm10 /* z_11 = lookup16(x_11, reverse16) */
+	vmovdqu64 192(%r8), %zmm14 /* h_11 = load() */
+	vpclmulqdq $0x0, %zmm14, %zmm10, %zmm15 /* lo_11 = clmul(z_11, h_11) */
+	vpclmulqdq $0x10, %zmm14, %zmm10, %zmm16 /* mid_22 = clmul(z_11, h_11) */
+	vpclmulqdq $0x1, %zmm14, %zmm10, %zmm17 /* mid_23 = clmul(z_11, h_11) */
+	vpclmulqdq $0x11, %zmm14, %zmm10, %zmm10 /* hi_11 = clmul(z_11, h_11) */
 
 	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxord %zmm9, %zmm8, %zmm6 /* mid_sum_acc_7 = xor(mid_10, mid_11) */
-	vpternlogd $0x96, %zmm6, %zmm5, %zmm4 /* mid_sum_acc_8 = ternlog(mid_8, mid_9, mid_sum_acc_7) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_up(%rip), %zmm4, %zmm5 /* mid_lo_2 = lookup16(mid_sum_acc_8, half_up) */
-	vpternlogd $0x96, %zmm5, %zmm7, %zmm3 /* s_lo_6 = ternlog(lo_4, lo_5, mid_lo_2) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_down(%rip), %zmm4, %zmm4 /* mid_hi_2 = lookup16(mid_sum_acc_8, half_down) */
-	vpternlogd $0x96, %zmm4, %zmm1, %zmm0 /* s_hi_6 = ternlog(hi_4, hi_5, mid_hi_2) */
-	vshufi32x4 $0x4e, %zmm3, %zmm3, %zmm1 /* s_lo_x_4 = blocks128(s_lo_6, s_lo_6) */
-	vpxord %zmm1, %zmm3, %zmm1 /* s_lo_7 = xor(s_lo_6, s_lo_x_4) */
+	vpxord %zmm15, %zmm11, %zmm11 /* lo_sum_acc_7 = xor(lo_10, lo_11) */
+	vpternlogd $0x96, %zmm11, %zmm7, %zmm3 /* lo_sum_acc_8 = ternlog(lo_8, lo_9, lo_sum_acc_7) */
+	vpxord %zmm9, %zmm8, %zmm7 /* mid_sum_acc_15 = xor(mid_18, mid_19) */
+	vpxord %zmm17, %zmm16, %zmm8 /* mid_sum_acc_17 = xor(mid_22, mid_23) */
+	vpternlogd $0x96, %zmm7, %zmm5, %zmm4 /* mid_sum_acc_18 = ternlog(mid_16, mid_17, mid_sum_acc_15) */
+	vpternlogd $0x96, %zmm8, %zmm13, %zmm12 /* mid_sum_acc_19 = ternlog(mid_20, mid_21, mid_sum_acc_17) */
+	vpxord %zmm12, %zmm4, %zmm4 /* mid_sum_acc_20 = xor(mid_sum_acc_18, mid_sum_acc_19) */
+	vpxord %zmm10, %zmm6, %zmm5 /* hi_sum_acc_7 = xor(hi_10, hi_11) */
+	vpternlogd $0x96, %zmm5, %zmm1, %zmm0 /* hi_sum_acc_8 = ternlog(hi_8, hi_9, hi_sum_acc_7) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_up(%rip), %zmm4, %zmm1 /* mid_lo_2 = lookup16(mid_sum_acc_20, half_up) */
+	vpxord %zmm1, %zmm3, %zmm1 /* s_lo_6 = xor(lo_sum_acc_8, mid_lo_2) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_down(%rip), %zmm4, %zmm3 /* mid_hi_2 = lookup16(mid_sum_acc_20, half_down) */
+	vpxord %zmm3, %zmm0, %zmm0 /* s_hi_6 = xor(hi_sum_acc_8, mid_hi_2) */
+	vshufi32x4 $0x4e, %zmm1, %zmm1, %zmm3 /* s_lo_x_4 = blocks128(s_lo_6, s_lo_6) */
+	vpxord %zmm3, %zmm1, %zmm1 /* s_lo_7 = xor(s_lo_6, s_lo_x_4) */
 	vshufi32x4 $0xb1, %zmm1, %zmm1, %zmm3 /* s_lo_x_5 = blocks128(s_lo_7, s_lo_7) */
 	vpxord %zmm3, %zmm1, %zmm1 /* s_lo_8 = xor(s_lo_7, s_lo_x_5) */
 	vshufi32x4 $0x4e, %zmm0, %zmm0, %zmm3 /* s_hi_x_4 = blocks128(s_hi_6, s_hi_6) */
@@ -5437,32 +5521,53 @@ _gcry_sm4_wordslice_avx512_gfni_batch_gcm:
 	vpternlogd $0x96, %zmm1, %zmm3, %zmm0 /* v_hi_2 = ternlog(s_hi_7, s_hi_x_5, v_2) */
 	vpternlogd $0x28, %zmm2, %zmm4, %zmm0 /* y1_3 = ternlog(v_hi_2, fold_hi_2, first_block) */
 
-	/* Step 4 of 16: 8 blocks, 4 per register: block i times T_(n - i), products unreduced. */
-	vmovdqu64 384(%r9), %zmm1 /* x_6 = load() */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_6 = lookup16(x_6, reverse16) */
-	vpxord %zmm0, %zmm1, %zmm0 /* z1_y_3 = xor(z_6, y1_3) */
-	vmovdqu64 (%r8), %zmm1 /* h_6 = load() */
-	vpclmulqdq $0x0, %zmm1, %zmm0, %zmm3 /* lo_6 = clmul(z1_y_3, h_6) */
-	vpclmulqdq $0x10, %zmm1, %zmm0, %zmm4 /* mid_12 = clmul(z1_y_3, h_6) */
-	vpclmulqdq $0x1, %zmm1, %zmm0, %zmm5 /* mid_13 = clmul(z1_y_3, h_6) */
-	vpclmulqdq $0x11, %zmm1, %zmm0, %zmm0 /* hi_6 = clmul(z1_y_3, h_6) */
-	vmovdqu64 448(%r9), %zmm1 /* x_7 = load() */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_7 = lookup16(x_7, reverse16) */
-	vmovdqu64 64(%r8), %zmm6 /* h_7 = load() */
-	vpclmulqdq $0x0, %zmm6, %zmm1, %zmm7 /* lo_7 = clmul(z_7, h_7) */
-	vpclmulqdq $0x10, %zmm6, %zmm1, %zmm8 /* mid_14 = clmul(z_7, h_7) */
-	vpclmulqdq $0x1, %zmm6, %zmm1, %zmm9 /* mid_15 = clmul(z_7, h_7) */
-	vpclmulqdq $0x11, %zmm6, %zmm1, %zmm1 /* hi_7 = clmul(z_7, h_7) */
+	/* Step 4 of 8: 16 blocks, 4 per register: block i times T_(n - i), products unreduced. */
+	vmovdqu64 768(%r9), %zmm1 /* x_12 = load() */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_12 = lookup16(x_12, reverse16) */
+	vpxord %zmm0, %zmm1, %zmm0 /* z1_y_3 = xor(z_12, y1_3) */
+	vmovdqu64 (%r8), %zmm1 /* h_12 = load() */
+	vpclmulqdq $0x0, %zmm1, %zmm0, %zmm3 /* lo_12 = clmul(z1_y_3, h_12) */
+	vpclmulqdq $0x10, %zmm1, %zmm0, %zmm4 /* mid_24 = clmul(z1_y_3, h_12) */
+	vpclmulqdq $0x1, %zmm1, %zmm0, %zmm5 /* mid_25 = clmul(z1_y_3, h_12) */
+	vpclmulqdq $0x11, %zmm1, %zmm0, %zmm0 /* hi_12 = clmul(z1_y_3, h_12) */
+	vmovdqu64 832(%r9), %zmm1 /* x_13 = load() */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_13 = lookup16(x_13, reverse16) */
+	vmovdqu64 64(%r8), %zmm6 /* h_13 = load() */
+	vpclmulqdq $0x0, %zmm6, %zmm1, %zmm7 /* lo_13 = clmul(z_13, h_13) */
+	vpclmulqdq $0x10, %zmm6, %zmm1, %zmm8 /* mid_26 = clmul(z_13, h_13) */
+	vpclmulqdq $0x1, %zmm6, %zmm1, %zmm9 /* mid_27 = clmul(z_13, h_13) */
+	vpclmulqdq $0x11, %zmm6, %zmm1, %zmm1 /* hi_13 = clmul(z_13, h_13) */
+	vmovdqu64 896(%r9), %zmm6 /* x_14 = load() */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm6, %zmm6 /* z_14 = lookup16(x_14, reverse16) */
+	vmovdqu64 128(%r8), %zmm10 /* h_14 = load() */
+	vpclmulqdq $0x0, %zmm10, %zmm6, %zmm11 /* lo_14 = clmul(z_14, h_14) */
+	vpclmulqdq $0x10, %zmm10, %zmm6, %zmm12 /* mid_28 = clmul(z_14, h_14) */
+	vpclmulqdq $0x1, %zmm10, %zmm6, %zmm13 /* mid_29 = clmul(z_14, h_14) */
+	vpclmulqdq $0x11, %zmm10, %zmm6, %zmm6 /* hi_14 = clmul(z_14, h_14) */
+	vmovdqu64 960(%r9), %zmm10 /* x_15 = load() */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm10, %zmm10 /* z_15 = lookup16(x_15, reverse16) */
+	vmovdqu64 192(%r8), %zmm14 /* h_15 = load() */
+	vpclmulqdq $0x0, %zmm14, %zmm10, %zmm15 /* lo_15 = clmul(z_15, h_15) */
+	vpclmulqdq $0x10, %zmm14, %zmm10, %zmm16 /* mid_30 = clmul(z_15, h_15) */
+	vpclmulqdq $0x1, %zmm14, %zmm10, %zmm17 /* mid_31 = clmul(z_15, h_15) */
+	vpclmulqdq $0x11, %zmm14, %zmm10, %zmm10 /* hi_15 = clmul(z_15, h_15) */
 
 	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxord %zmm9, %zmm8, %zmm6 /* mid_sum_acc_10 = xor(mid_14, mid_15) */
-	vpternlogd $0x96, %zmm6, %zmm5, %zmm4 /* mid_sum_acc_11 = ternlog(mid_12, mid_13, mid_sum_acc_10) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_up(%rip), %zmm4, %zmm5 /* mid_lo_3 = lookup16(mid_sum_acc_11, half_up) */
-	vpternlogd $0x96, %zmm5, %zmm7, %zmm3 /* s_lo_9 = ternlog(lo_6, lo_7, mid_lo_3) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_down(%rip), %zmm4, %zmm4 /* mid_hi_3 = lookup16(mid_sum_acc_11, half_down) */
-	vpternlogd $0x96, %zmm4, %zmm1, %zmm0 /* s_hi_9 = ternlog(hi_6, hi_7, mid_hi_3) */
-	vshufi32x4 $0x4e, %zmm3, %zmm3, %zmm1 /* s_lo_x_6 = blocks128(s_lo_9, s_lo_9) */
-	vpxord %zmm1, %zmm3, %zmm1 /* s_lo_10 = xor(s_lo_9, s_lo_x_6) */
+	vpxord %zmm15, %zmm11, %zmm11 /* lo_sum_acc_10 = xor(lo_14, lo_15) */
+	vpternlogd $0x96, %zmm11, %zmm7, %zmm3 /* lo_sum_acc_11 = ternlog(lo_12, lo_13, lo_sum_acc_10) */
+	vpxord %zmm9, %zmm8, %zmm7 /* mid_sum_acc_22 = xor(mid_26, mid_27) */
+	vpxord %zmm17, %zmm16, %zmm8 /* mid_sum_acc_24 = xor(mid_30, mid_31) */
+	vpternlogd $0x96, %zmm7, %zmm5, %zmm4 /* mid_sum_acc_25 = ternlog(mid_24, mid_25, mid_sum_acc_22) */
+	vpternlogd $0x96, %zmm8, %zmm13, %zmm12 /* mid_sum_acc_26 = ternlog(mid_28, mid_29, mid_sum_acc_24) */
+	vpxord %zmm12, %zmm4, %zmm4 /* mid_sum_acc_27 = xor(mid_sum_acc_25, mid_sum_acc_26) */
+	vpxord %zmm10, %zmm6, %zmm5 /* hi_sum_acc_10 = xor(hi_14, hi_15) */
+	vpternlogd $0x96, %zmm5, %zmm1, %zmm0 /* hi_sum_acc_11 = ternlog(hi_12, hi_13, hi_sum_acc_10) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_up(%rip), %zmm4, %zmm1 /* mid_lo_3 = lookup16(mid_sum_acc_27, half_up) */
+	vpxord %zmm1, %zmm3, %zmm1 /* s_lo_9 = xor(lo_sum_acc_11, mid_lo_3) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_down(%rip), %zmm4, %zmm3 /* mid_hi_3 = lookup16(mid_sum_acc_27, half_down) */
+	vpxord %zmm3, %zmm0, %zmm0 /* s_hi_9 = xor(hi_sum_acc_11, mid_hi_3) */
+	vshufi32x4 $0x4e, %zmm1, %zmm1, %zmm3 /* s_lo_x_6 = blocks128(s_lo_9, s_lo_9) */
+	vpxord %zmm3, %zmm1, %zmm1 /* s_lo_10 = xor(s_lo_9, s_lo_x_6) */
 	vshufi32x4 $0xb1, %zmm1, %zmm1, %zmm3 /* s_lo_x_7 = blocks128(s_lo_10, s_lo_10) */
 	vpxord %zmm3, %zmm1, %zmm1 /* s_lo_11 = xor(s_lo_10, s_lo_x_7) */
 	vshufi32x4 $0x4e, %zmm0, %zmm0, %zmm3 /* s_hi_x_6 = blocks128(s_hi_9, s_hi_9) */
@@ -5475,32 +5580,53 @@ _gcry_sm4_wordslice_avx512_gfni_batch_gcm:
 	vpternlogd $0x96, %zmm1, %zmm3, %zmm0 /* v_hi_3 = ternlog(s_hi_10, s_hi_x_7, v_3) */
 	vpternlogd $0x28, %zmm2, %zmm4, %zmm0 /* y1_4 = ternlog(v_hi_3, fold_hi_3, first_block) */
 
-	/* Step 5 of 16: 8 blocks, 4 per register: block i times T_(n - i), products unreduced. */
-	vmovdqu64 512(%r9), %zmm1 /* x_8 = load() */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_8 = lookup16(x_8, reverse16) */
-	vpxord %zmm0, %zmm1, %zmm0 /* z1_y_4 = xor(z_8, y1_4) */
-	vmovdqu64 (%r8), %zmm1 /* h_8 = load() */
-	vpclmulqdq $0x0, %zmm1, %zmm0, %zmm3 /* lo_8 = clmul(z1_y_4, h_8) */
-	vpclmulqdq $0x10, %zmm1, %zmm0, %zmm4 /* mid_16 = clmul(z1_y_4, h_8) */
-	vpclmulqdq $0x1, %zmm1, %zmm0, %zmm5 /* mid_17 = clmul(z1_y_4, h_8) */
-	vpclmulqdq $0x11, %zmm1, %zmm0, %zmm0 /* hi_8 = clmul(z1_y_4, h_8) */
-	vmovdqu64 576(%r9), %zmm1 /* x_9 = load() */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_9 = lookup16(x_9, reverse16) */
-	vmovdqu64 64(%r8), %zmm6 /* h_9 = load() */
-	vpclmulqdq $0x0, %zmm6, %zmm1, %zmm7 /* lo_9 = clmul(z_9, h_9) */
-	vpclmulqdq $0x10, %zmm6, %zmm1, %zmm8 /* mid_18 = clmul(z_9, h_9) */
-	vpclmulqdq $0x1, %zmm6, %zmm1, %zmm9 /* mid_19 = clmul(z_9, h_9) */
-	vpclmulqdq $0x11, %zmm6, %zmm1, %zmm1 /* hi_9 = clmul(z_9, h_9) */
+	/* Step 5 of 8: 16 blocks, 4 per register: block i times T_(n - i), products unreduced. */
+	vmovdqu64 1024(%r9), %zmm1 /* x_16 = load() */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_16 = lookup16(x_16, reverse16) */
+	vpxord %zmm0, %zmm1, %zmm0 /* z1_y_4 = xor(z_16, y1_4) */
+	vmovdqu64 (%r8), %zmm1 /* h_16 = load() */
+	vpclmulqdq $0x0, %zmm1, %zmm0, %zmm3 /* lo_16 = clmul(z1_y_4, h_16) */
+	vpclmulqdq $0x10, %zmm1, %zmm0, %zmm4 /* mid_32 = clmul(z1_y_4, h_16) */
+	vpclmulqdq $0x1, %zmm1, %zmm0, %zmm5 /* mid_33 = clmul(z1_y_4, h_16) */
+	vpclmulqdq $0x11, %zmm1, %zmm0, %zmm0 /* hi_16 = clmul(z1_y_4, h_16) */
+	vmovdqu64 1088(%r9), %zmm1 /* x_17 = load() */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_17 = lookup16(x_17, reverse16) */
+	vmovdqu64 64(%r8), %zmm6 /* h_17 = load() */
+	vpclmulqdq $0x0, %zmm6, %zmm1, %zmm7 /* lo_17 = clmul(z_17, h_17) */
+	vpclmulqdq $0x10, %zmm6, %zmm1, %zmm8 /* mid_34 = clmul(z_17, h_17) */
+	vpclmulqdq $0x1, %zmm6, %zmm1, %zmm9 /* mid_35 = clmul(z_17, h_17) */
+	vpclmulqdq $0x11, %zmm6, %zmm1, %zmm1 /* hi_17 = clmul(z_17, h_17) */
+	vmovdqu64 1152(%r9), %zmm6 /* x_18 = load() */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm6, %zmm6 /* z_18 = lookup16(x_18, reverse16) */
+	vmovdqu64 128(%r8), %zmm10 /* h_18 = load() */
+	vpclmulqdq $0x0, %zmm10, %zmm6, %zmm11 /* lo_18 = clmul(z_18, h_18) */
+	vpclmulqdq $0x10, %zmm10, %zmm6, %zmm12 /* mid_36 = clmul(z_18, h_18) */
+	vpclmulqdq $0x1, %zmm10, %zmm6, %zmm13 /* mid_37 = clmul(z_18, h_18) */
+	vpclmulqdq $0x11, %zmm10, %zmm6, %zmm6 /* hi_18 = clmul(z_18, h_18) */
+	vmovdqu64 1216(%r9), %zmm10 /* x_19 = load() */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm10, %zmm10 /* z_19 = lookup16(x_19, reverse16) */
+	vmovdqu64 192(%r8), %zmm14 /* h_19 = load() */
+	vpclmulqdq $0x0, %zmm14, %zmm10, %zmm15 /* lo_19 = clmul(z_19, h_19) */
+	vpclmulqdq $0x10, %zmm14, %zmm10, %zmm16 /* mid_38 = clmul(z_19, h_19) */
+	vpclmulqdq $0x1, %zmm14, %zmm10, %zmm17 /* mid_39 = clmul(z_19, h_19) */
+	vpclmulqdq $0x11, %zmm14, %zmm10, %zmm10 /* hi_19 = clmul(z_19, h_19) */
 
 	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxord %zmm9, %zmm8, %zmm6 /* mid_sum_acc_13 = xor(mid_18, mid_19) */
-	vpternlogd $0x96, %zmm6, %zmm5, %zmm4 /* mid_sum_acc_14 = ternlog(mid_16, mid_17, mid_sum_acc_13) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_up(%rip), %zmm4, %zmm5 /* mid_lo_4 = lookup16(mid_sum_acc_14, half_up) */
-	vpternlogd $0x96, %zmm5, %zmm7, %zmm3 /* s_lo_12 = ternlog(lo_8, lo_9, mid_lo_4) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_down(%rip), %zmm4, %zmm4 /* mid_hi_4 = lookup16(mid_sum_acc_14, half_down) */
-	vpternlogd $0x96, %zmm4, %zmm1, %zmm0 /* s_hi_12 = ternlog(hi_8, hi_9, mid_hi_4) */
-	vshufi32x4 $0x4e, %zmm3, %zmm3, %zmm1 /* s_lo_x_8 = blocks128(s_lo_12, s_lo_12) */
-	vpxord %zmm1, %zmm3, %zmm1 /* s_lo_13 = xor(s_lo_12, s_lo_x_8) */
+	vpxord %zmm15, %zmm11, %zmm11 /* lo_sum_acc_13 = xor(lo_18, lo_19) */
+	vpternlogd $0x96, %zmm11, %zmm7, %zmm3 /* lo_sum_acc_14 = ternlog(lo_16, lo_17, lo_sum_acc_13) */
+	vpxord %zmm9, %zmm8, %zmm7 /* mid_sum_acc_29 = xor(mid_34, mid_35) */
+	vpxord %zmm17, %zmm16, %zmm8 /* mid_sum_acc_31 = xor(mid_38, mid_39) */
+	vpternlogd $0x96, %zmm7, %zmm5, %zmm4 /* mid_sum_acc_32 = ternlog(mid_32, mid_33, mid_sum_acc_29) */
+	vpternlogd $0x96, %zmm8, %zmm13, %zmm12 /* mid_sum_acc_33 = ternlog(mid_36, mid_37, mid_sum_acc_31) */
+	vpxord %zmm12, %zmm4, %zmm4 /* mid_sum_acc_34 = xor(mid_sum_acc_32, mid_sum_acc_33) */
+	vpxord %zmm10, %zmm6, %zmm5 /* hi_sum_acc_13 = xor(hi_18, hi_19) */
+	vpternlogd $0x96, %zmm5, %zmm1, %zmm0 /* hi_sum_acc_14 = ternlog(hi_16, hi_17, hi_sum_acc_13) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_up(%rip), %zmm4, %zmm1 /* mid_lo_4 = lookup16(mid_sum_acc_34, half_up) */
+	vpxord %zmm1, %zmm3, %zmm1 /* s_lo_12 = xor(lo_sum_acc_14, mid_lo_4) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_down(%rip), %zmm4, %zmm3 /* mid_hi_4 = lookup16(mid_sum_acc_34, half_down) */
+	vpxord %zmm3, %zmm0, %zmm0 /* s_hi_12 = xor(hi_sum_acc_14, mid_hi_4) */
+	vshufi32x4 $0x4e, %zmm1, %zmm1, %zmm3 /* s_lo_x_8 = blocks128(s_lo_12, s_lo_12) */
+	vpxord %zmm3, %zmm1, %zmm1 /* s_lo_13 = xor(s_lo_12, s_lo_x_8) */
 	vshufi32x4 $0xb1, %zmm1, %zmm1, %zmm3 /* s_lo_x_9 = blocks128(s_lo_13, s_lo_13) */
 	vpxord %zmm3, %zmm1, %zmm1 /* s_lo_14 = xor(s_lo_13, s_lo_x_9) */
 	vshufi32x4 $0x4e, %zmm0, %zmm0, %zmm3 /* s_hi_x_8 = blocks128(s_hi_12, s_hi_12) */
@@ -5513,32 +5639,53 @@ _gcry_sm4_wordslice_avx512_gfni_batch_gcm:
 	vpternlogd $0x96, %zmm1, %zmm3, %zmm0 /* v_hi_4 = ternlog(s_hi_13, s_hi_x_9, v_4) */
 	vpternlogd $0x28, %zmm2, %zmm4, %zmm0 /* y1_5 = ternlog(v_hi_4, fold_hi_4, first_block) */
 
-	/* Step 6 of 16: 8 blocks, 4 per register: block i times T_(n - i), products unreduced. */
-	vmovdqu64 640(%r9), %zmm1 /* x_10 = load() */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_10 = lookup16(x_10, reverse16) */
-	vpxord %zmm0, %zmm1, %zmm0 /* z1_y_5 = xor(z_10, y1_5) */
-	vmovdqu64 (%r8), %zmm1 /* h_10 = load() */
-	vpclmulqdq $0x0, %zmm1, %zmm0, %zmm3 /* lo_10 = clmul(z1_y_5, h_10) */
-	vpclmulqdq $0x10, %zmm1, %zmm0, %zmm4 /* mid_20 = clmul(z1_y_5, h_10) */
-	vpclmulqdq $0x1, %zmm1, %zmm0, %zmm5 /* mid_21 = clmul(z1_y_5, h_10) */
-	vpclmulqdq $0x11, %zmm1, %zmm0, %zmm0 /* hi_10 = clmul(z1_y_5, h_10) */
-	vmovdqu64 704(%r9), %zmm1 /* x_11 = load() */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_11 = lookup16(x_11, reverse16) */
-	vmovdqu64 64(%r8), %zmm6 /* h_11 = load() */
-	vpclmulqdq $0x0, %zmm6, %zmm1, %zmm7 /* lo_11 = clmul(z_11, h_11) */
-	vpclmulqdq $0x10, %zmm6, %zmm1, %zmm8 /* mid_22 = clmul(z_11, h_11) */
-	vpclmulqdq $0x1, %zmm6, %zmm1, %zmm9 /* mid_23 = clmul(z_11, h_11) */
-	vpclmulqdq $0x11, %zmm6, %zmm1, %zmm1 /* hi_11 = clmul(z_11, h_11) */
+	/* Step 6 of 8: 16 blocks, 4 per register: block i times T_(n - i), products unreduced. */
+	vmovdqu64 1280(%r9), %zmm1 /* x_20 = load() */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_20 = lookup16(x_20, reverse16) */
+	vpxord %zmm0, %zmm1, %zmm0 /* z1_y_5 = xor(z_20, y1_5) */
+	vmovdqu64 (%r8), %zmm1 /* h_20 = load() */
+	vpclmulqdq $0x0, %zmm1, %zmm0, %zmm3 /* lo_20 = clmul(z1_y_5, h_20) */
+	vpclmulqdq $0x10, %zmm1, %zmm0, %zmm4 /* mid_40 = clmul(z1_y_5, h_20) */
+	vpclmulqdq $0x1, %zmm1, %zmm0, %zmm5 /* mid_41 = clmul(z1_y_5, h_20) */
+	vpclmulqdq $0x11, %zmm1, %zmm0, %zmm0 /* hi_20 = clmul(z1_y_5, h_20) */
+	vmovdqu64 1344(%r9), %zmm1 /* x_21 = load() */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_21 = lookup16(x_21, reverse16) */
+	vmovdqu64 64(%r8), %zmm6 /* h_21 = load() */
+	vpclmulqdq $0x0, %zmm6, %zmm1, %zmm7 /* lo_21 = clmul(z_21, h_21) */
+	vpclmulqdq $0x10, %zmm6, %zmm1, %zmm8 /* mid_42 = clmul(z_21, h_21) */
+	vpclmulqdq $0x1, %zmm6, %zmm1, %zmm9 /* mid_43 = clmul(z_21, h_21) */
+	vpclmulqdq $0x11, %zmm6, %zmm1, %zmm1 /* hi_21 = clmul(z_21, h_21) */
+	vmovdqu64 1408(%r9), %zmm6 /* x_22 = load() */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm6, %zmm6 /* z_22 = lookup16(x_22, reverse16) */
+	vmovdqu64 128(%r8), %zmm10 /* h_22 = load() */
+	vpclmulqdq $0x0, %zmm10, %zmm6, %zmm11 /* lo_22 = clmul(z_22, h_22) */
+	vpclmulqdq $0x10, %zmm10, %zmm6, %zmm12 /* mid_44 = clmul(z_22, h_22) */
+	vpclmulqdq $0x1, %zmm10, %zmm6, %zmm13 /* mid_45 = clmul(z_22, h_22) */
+	vpclmulqdq $0x11, %zmm10, %zmm6, %zmm6 /* hi_22 = clmul(z_22, h_22) */
+	vmovdqu64 1472(%r9), %zmm10 /* x_23 = load() */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm10, %zmm10 /* z_23 = lookup16(x_23, reverse16) */
+	vmovdqu64 192(%r8), %zmm14 /* h_23 = load() */
+	vpclmulqdq $0x0, %zmm14, %zmm10, %zmm15 /* lo_23 = clmul(z_23, h_23) */
+	vpclmulqdq $0x10, %zmm14, %zmm10, %zmm16 /* mid_46 = clmul(z_23, h_23) */
+	vpclmulqdq $0x1, %zmm14, %zmm10, %zmm17 /* mid_47 = clmul(z_23, h_23) */
+	vpclmulqdq $0x11, %zmm14, %zmm10, %zmm10 /* hi_23 = clmul(z_23, h_23) */
 
 	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxord %zmm9, %zmm8, %zmm6 /* mid_sum_acc_16 = xor(mid_22, mid_23) */
-	vpternlogd $0x96, %zmm6, %zmm5, %zmm4 /* mid_sum_acc_17 = ternlog(mid_20, mid_21, mid_sum_acc_16) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_up(%rip), %zmm4, %zmm5 /* mid_lo_5 = lookup16(mid_sum_acc_17, half_up) */
-	vpternlogd $0x96, %zmm5, %zmm7, %zmm3 /* s_lo_15 = ternlog(lo_10, lo_11, mid_lo_5) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_down(%rip), %zmm4, %zmm4 /* mid_hi_5 = lookup16(mid_sum_acc_17, half_down) */
-	vpternlogd $0x96, %zmm4, %zmm1, %zmm0 /* s_hi_15 = ternlog(hi_10, hi_11, mid_hi_5) */
-	vshufi32x4 $0x4e, %zmm3, %zmm3, %zmm1 /* s_lo_x_10 = blocks128(s_lo_15, s_lo_15) */
-	vpxord %zmm1, %zmm3, %zmm1 /* s_lo_16 = xor(s_lo_15, s_lo_x_10) */
+	vpxord %zmm15, %zmm11, %zmm11 /* lo_sum_acc_16 = xor(lo_22, lo_23) */
+	vpternlogd $0x96, %zmm11, %zmm7, %zmm3 /* lo_sum_acc_17 = ternlog(lo_20, lo_21, lo_sum_acc_16) */
+	vpxord %zmm9, %zmm8, %zmm7 /* mid_sum_acc_36 = xor(mid_42, mid_43) */
+	vpxord %zmm17, %zmm16, %zmm8 /* mid_sum_acc_38 = xor(mid_46, mid_47) */
+	vpternlogd $0x96, %zmm7, %zmm5, %zmm4 /* mid_sum_acc_39 = ternlog(mid_40, mid_41, mid_sum_acc_36) */
+	vpternlogd $0x96, %zmm8, %zmm13, %zmm12 /* mid_sum_acc_40 = ternlog(mid_44, mid_45, mid_sum_acc_38) */
+	vpxord %zmm12, %zmm4, %zmm4 /* mid_sum_acc_41 = xor(mid_sum_acc_39, mid_sum_acc_40) */
+	vpxord %zmm10, %zmm6, %zmm5 /* hi_sum_acc_16 = xor(hi_22, hi_23) */
+	vpternlogd $0x96, %zmm5, %zmm1, %zmm0 /* hi_sum_acc_17 = ternlog(hi_20, hi_21, hi_sum_acc_16) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_up(%rip), %zmm4, %zmm1 /* mid_lo_5 = lookup16(mid_sum_acc_41, half_up) */
+	vpxord %zmm1, %zmm3, %zmm1 /* s_lo_15 = xor(lo_sum_acc_17, mid_lo_5) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_down(%rip), %zmm4, %zmm3 /* mid_hi_5 = lookup16(mid_sum_acc_41, half_down) */
+	vpxord %zmm3, %zmm0, %zmm0 /* s_hi_15 = xor(hi_sum_acc_17, mid_hi_5) */
+	vshufi32x4 $0x4e, %zmm1, %zmm1, %zmm3 /* s_lo_x_10 = blocks128(s_lo_15, s_lo_15) */
+	vpxord %zmm3, %zmm1, %zmm1 /* s_lo_16 = xor(s_lo_15, s_lo_x_10) */
 	vshufi32x4 $0xb1, %zmm1, %zmm1, %zmm3 /* s_lo_x_11 = blocks128(s_lo_16, s_lo_16) */
 	vpxord %zmm3, %zmm1, %zmm1 /* s_lo_17 = xor(s_lo_16, s_lo_x_11) */
 	vshufi32x4 $0x4e, %zmm0, %zmm0, %zmm3 /* s_hi_x_10 = blocks128(s_hi_15, s_hi_15) */
@@ -5551,32 +5698,53 @@ _gcry_sm4_wordslice_avx512_gfni_batch_gcm:
 	vpternlogd $0x96, %zmm1, %zmm3, %zmm0 /* v_hi_5 = ternlog(s_hi_16, s_hi_x_11, v_5) */
 	vpternlogd $0x28, %zmm2, %zmm4, %zmm0 /* y1_6 = ternlog(v_hi_5, fold_hi_5, first_block) */
 
-	/* Step 7 of 16: 8 blocks, 4 per register: block i times T_(n - i), products unreduced. */
-	vmovdqu64 768(%r9), %zmm1 /* x_12 = load() */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_12 = lookup16(x_12, reverse16) */
-	vpxord %zmm0, %zmm1, %zmm0 /* z1_y_6 = xor(z_12, y1_6) */
-	vmovdqu64 (%r8), %zmm1 /* h_12 = load() */
-	vpclmulqdq $0x0, %zmm1, %zmm0, %zmm3 /* lo_12 = clmul(z1_y_6, h_12) */
-	vpclmulqdq $0x10, %zmm1, %zmm0, %zmm4 /* mid_24 = clmul(z1_y_6, h_12) */
-	vpclmulqdq $0x1, %zmm1, %zmm0, %zmm5 /* mid_25 = clmul(z1_y_6, h_12) */
-	vpclmulqdq $0x11, %zmm1, %zmm0, %zmm0 /* hi_12 = clmul(z1_y_6, h_12) */
-	vmovdqu64 832(%r9), %zmm1 /* x_13 = load() */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_13 = lookup16(x_13, reverse16) */
-	vmovdqu64 64(%r8), %zmm6 /* h_13 = load() */
-	vpclmulqdq $0x0, %zmm6, %zmm1, %zmm7 /* lo_13 = clmul(z_13, h_13) */
-	vpclmulqdq $0x10, %zmm6, %zmm1, %zmm8 /* mid_26 = clmul(z_13, h_13) */
-	vpclmulqdq $0x1, %zmm6, %zmm1, %zmm9 /* mid_27 = clmul(z_13, h_13) */
-	vpclmulqdq $0x11, %zmm6, %zmm1, %zmm1 /* hi_13 = clmul(z_13, h_13) */
+	/* Step 7 of 8: 16 blocks, 4 per register: block i times T_(n - i), products unreduced. */
+	vmovdqu64 1536(%r9), %zmm1 /* x_24 = load() */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_24 = lookup16(x_24, reverse16) */
+	vpxord %zmm0, %zmm1, %zmm0 /* z1_y_6 = xor(z_24, y1_6) */
+	vmovdqu64 (%r8), %zmm1 /* h_24 = load() */
+	vpclmulqdq $0x0, %zmm1, %zmm0, %zmm3 /* lo_24 = clmul(z1_y_6, h_24) */
+	vpclmulqdq $0x10, %zmm1, %zmm0, %zmm4 /* mid_48 = clmul(z1_y_6, h_24) */
+	vpclmulqdq $0x1, %zmm1, %zmm0, %zmm5 /* mid_49 = clmul(z1_y_6, h_24) */
+	vpclmulqdq $0x11, %zmm1, %zmm0, %zmm0 /* hi_24 = clmul(z1_y_6, h_24) */
+	vmovdqu64 1600(%r9), %zmm1 /* x_25 = load() */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_25 = lookup16(x_25, reverse16) */
+	vmovdqu64 64(%r8), %zmm6 /* h_25 = load() */
+	vpclmulqdq $0x0, %zmm6, %zmm1, %zmm7 /* lo_25 = clmul(z_25, h_25) */
+	vpclmulqdq $0x10, %zmm6, %zmm1, %zmm8 /* mid_50 = clmul(z_25, h_25) */
+	vpclmulqdq $0x1, %zmm6, %zmm1, %zmm9 /* mid_51 = clmul(z_25, h_25) */
+	vpclmulqdq $0x11, %zmm6, %zmm1, %zmm1 /* hi_25 = clmul(z_25, h_25) */
+	vmovdqu64 1664(%r9), %zmm6 /* x_26 = load() */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm6, %zmm6 /* z_26 = lookup16(x_26, reverse16) */
+	vmovdqu64 128(%r8), %zmm10 /* h_26 = load() */
+	vpclmulqdq $0x0, %zmm10, %zmm6, %zmm11 /* lo_26 = clmul(z_26, h_26) */
+	vpclmulqdq $0x10, %zmm10, %zmm6, %zmm12 /* mid_52 = clmul(z_26, h_26) */
+	vpclmulqdq $0x1, %zmm10, %zmm6, %zmm13 /* mid_53 = clmul(z_26, h_26) */
+	vpclmulqdq $0x11, %zmm10, %zmm6, %zmm6 /* hi_26 = clmul(z_26, h_26) */
+	vmovdqu64 1728(%r9), %zmm10 /* x_27 = load() */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm10, %zmm10 /* z_27 = lookup16(x_27, reverse16) */
+	vmovdqu64 192(%r8), %zmm14 /* h_27 = load() */
+	vpclmulqdq $0x0, %zmm14, %zmm10, %zmm15 /* lo_27 = clmul(z_27, h_27) */
+	vpclmulqdq $0x10, %zmm14, %zmm10, %zmm16 /* mid_54 = clmul(z_27, h_27) */
+	vpclmulqdq $0x1, %zmm14, %zmm10, %zmm17 /* mid_55 = clmul(z_27, h_27) */
+	vpclmulqdq $0x11, %zmm14, %zmm10, %zmm10 /* hi_27 = clmul(z_27, h_27) */
 
 	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxord %zmm9, %zmm8, %zmm6 /* mid_sum_acc_19 = xor(mid_26, mid_27) */
-	vpternlogd $0x96, %zmm6, %zmm5, %zmm4 /* mid_sum_acc_20 = ternlog(mid_24, mid_25, mid_sum_acc_19) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_up(%rip), %zmm4, %zmm5 /* mid_lo_6 = lookup16(mid_sum_acc_20, half_up) */
-	vpternlogd $0x96, %zmm5, %zmm7, %zmm3 /* s_lo_18 = ternlog(lo_12, lo_13, mid_lo_6) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_down(%rip), %zmm4, %zmm4 /* mid_hi_6 = lookup16(mid_sum_acc_20, half_down) */
-	vpternlogd $0x96, %zmm4, %zmm1, %zmm0 /* s_hi_18 = ternlog(hi_12, hi_13, mid_hi_6) */
-	vshufi32x4 $0x4e, %zmm3, %zmm3, %zmm1 /* s_lo_x_12 = blocks128(s_lo_18, s_lo_18) */
-	vpxord %zmm1, %zmm3, %zmm1 /* s_lo_19 = xor(s_lo_18, s_lo_x_12) */
+	vpxord %zmm15, %zmm11, %zmm11 /* lo_sum_acc_19 = xor(lo_26, lo_27) */
+	vpternlogd $0x96, %zmm11, %zmm7, %zmm3 /* lo_sum_acc_20 = ternlog(lo_24, lo_25, lo_sum_acc_19) */
+	vpxord %zmm9, %zmm8, %zmm7 /* mid_sum_acc_43 = xor(mid_50, mid_51) */
+	vpxord %zmm17, %zmm16, %zmm8 /* mid_sum_acc_45 = xor(mid_54, mid_55) */
+	vpternlogd $0x96, %zmm7, %zmm5, %zmm4 /* mid_sum_acc_46 = ternlog(mid_48, mid_49, mid_sum_acc_43) */
+	vpternlogd $0x96, %zmm8, %zmm13, %zmm12 /* mid_sum_acc_47 = ternlog(mid_52, mid_53, mid_sum_acc_45) */
+	vpxord %zmm12, %zmm4, %zmm4 /* mid_sum_acc_48 = xor(mid_sum_acc_46, mid_sum_acc_47) */
+	vpxord %zmm10, %zmm6, %zmm5 /* hi_sum_acc_19 = xor(hi_26, hi_27) */
+	vpternlogd $0x96, %zmm5, %zmm1, %zmm0 /* hi_sum_acc_20 = ternlog(hi_24, hi_25, hi_sum_acc_19) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_up(%rip), %zmm4, %zmm1 /* mid_lo_6 = lookup16(mid_sum_acc_48, half_up) */
+	vpxord %zmm1, %zmm3, %zmm1 /* s_lo_18 = xor(lo_sum_acc_20, mid_lo_6) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_down(%rip), %zmm4, %zmm3 /* mid_hi_6 = lookup16(mid_sum_acc_48, half_down) */
+	vpxord %zmm3, %zmm0, %zmm0 /* s_hi_18 = xor(hi_sum_acc_20, mid_hi_6) */
+	vshufi32x4 $0x4e, %zmm1, %zmm1, %zmm3 /* s_lo_x_12 = blocks128(s_lo_18, s_lo_18) */
+	vpxord %zmm3, %zmm1, %zmm1 /* s_lo_19 = xor(s_lo_18, s_lo_x_12) */
 	vshufi32x4 $0xb1, %zmm1, %zmm1, %zmm3 /* s_lo_x_13 = blocks128(s_lo_19, s_lo_19) */
 	vpxord %zmm3, %zmm1, %zmm1 /* s_lo_20 = xor(s_lo_19, s_lo_x_13) */
 	vshufi32x4 $0x4e, %zmm0, %zmm0, %zmm3 /* s_hi_x_12 = blocks128(s_hi_18, s_hi_18) */
@@ -5589,348 +5757,65 @@ _gcry_sm4_wordslice_avx512_gfni_batch_gcm:
 	vpternlogd $0x96, %zmm1, %zmm3, %zmm0 /* v_hi_6 = ternlog(s_hi_19, s_hi_x_13, v_6) */
 	vpternlogd $0x28, %zmm2, %zmm4, %zmm0 /* y1_7 = ternlog(v_hi_6, fold_hi_6, first_block) */
 
-	/* Step 8 of 16: 8 blocks, 4 per register: block i times T_(n - i), products unreduced. */
-	vmovdqu64 896(%r9), %zmm1 /* x_14 = load() */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_14 = lookup16(x_14, reverse16) */
-	vpxord %zmm0, %zmm1, %zmm0 /* z1_y_7 = xor(z_14, y1_7) */
-	vmovdqu64 (%r8), %zmm1 /* h_14 = load() */
-	vpclmulqdq $0x0, %zmm1, %zmm0, %zmm3 /* lo_14 = clmul(z1_y_7, h_14) */
-	vpclmulqdq $0x10, %zmm1, %zmm0, %zmm4 /* mid_28 = clmul(z1_y_7, h_14) */
-	vpclmulqdq $0x1, %zmm1, %zmm0, %zmm5 /* mid_29 = clmul(z1_y_7, h_14) */
-	vpclmulqdq $0x11, %zmm1, %zmm0, %zmm0 /* hi_14 = clmul(z1_y_7, h_14) */
-	vmovdqu64 960(%r9), %zmm1 /* x_15 = load() */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_15 = lookup16(x_15, reverse16) */
-	vmovdqu64 64(%r8), %zmm6 /* h_15 = load() */
-	vpclmulqdq $0x0, %zmm6, %zmm1, %zmm7 /* lo_15 = clmul(z_15, h_15) */
-	vpclmulqdq $0x10, %zmm6, %zmm1, %zmm8 /* mid_30 = clmul(z_15, h_15) */
-	vpclmulqdq $0x1, %zmm6, %zmm1, %zmm9 /* mid_31 = clmul(z_15, h_15) */
-	vpclmulqdq $0x11, %zmm6, %zmm1, %zmm1 /* hi_15 = clmul(z_15, h_15) */
-
-	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxord %zmm9, %zmm8, %zmm6 /* mid_sum_acc_22 = xor(mid_30, mid_31) */
-	vpternlogd $0x96, %zmm6, %zmm5, %zmm4 /* mid_sum_acc_23 = ternlog(mid_28, mid_29, mid_sum_acc_22) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_up(%rip), %zmm4, %zmm5 /* mid_lo_7 = lookup16(mid_sum_acc_23, half_up) */
-	vpternlogd $0x96, %zmm5, %zmm7, %zmm3 /* s_lo_21 = ternlog(lo_14, lo_15, mid_lo_7) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_down(%rip), %zmm4, %zmm4 /* mid_hi_7 = lookup16(mid_sum_acc_23, half_down) */
-	vpternlogd $0x96, %zmm4, %zmm1, %zmm0 /* s_hi_21 = ternlog(hi_14, hi_15, mid_hi_7) */
-	vshufi32x4 $0x4e, %zmm3, %zmm3, %zmm1 /* s_lo_x_14 = blocks128(s_lo_21, s_lo_21) */
-	vpxord %zmm1, %zmm3, %zmm1 /* s_lo_22 = xor(s_lo_21, s_lo_x_14) */
-	vshufi32x4 $0xb1, %zmm1, %zmm1, %zmm3 /* s_lo_x_15 = blocks128(s_lo_22, s_lo_22) */
-	vpxord %zmm3, %zmm1, %zmm1 /* s_lo_23 = xor(s_lo_22, s_lo_x_15) */
-	vshufi32x4 $0x4e, %zmm0, %zmm0, %zmm3 /* s_hi_x_14 = blocks128(s_hi_21, s_hi_21) */
-	vpxord %zmm3, %zmm0, %zmm0 /* s_hi_22 = xor(s_hi_21, s_hi_x_14) */
-	vshufi32x4 $0xb1, %zmm0, %zmm0, %zmm3 /* s_hi_x_15 = blocks128(s_hi_22, s_hi_22) */
-	vpclmulqdq $0x0, .Lsm4_wordslice_avx512_gfni_9_fold(%rip), %zmm1, %zmm4 /* fold_lo_7 = clmul(s_lo_23, fold) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_swap_halves(%rip), %zmm4, %zmm4 /* fold_lo_sw_7 = lookup16(fold_lo_7, swap_halves) */
-	vpxord %zmm4, %zmm1, %zmm1 /* v_7 = xor(s_lo_23, fold_lo_sw_7) */
-	vpclmulqdq $0x11, .Lsm4_wordslice_avx512_gfni_9_fold(%rip), %zmm1, %zmm4 /* fold_hi_7 = clmul(v_7, fold) */
-	vpternlogd $0x96, %zmm1, %zmm3, %zmm0 /* v_hi_7 = ternlog(s_hi_22, s_hi_x_15, v_7) */
-	vpternlogd $0x28, %zmm2, %zmm4, %zmm0 /* y1_8 = ternlog(v_hi_7, fold_hi_7, first_block) */
-
-	/* Step 9 of 16: 8 blocks, 4 per register: block i times T_(n - i), products unreduced. */
-	vmovdqu64 1024(%r9), %zmm1 /* x_16 = load() */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_16 = lookup16(x_16, reverse16) */
-	vpxord %zmm0, %zmm1, %zmm0 /* z1_y_8 = xor(z_16, y1_8) */
-	vmovdqu64 (%r8), %zmm1 /* h_16 = load() */
-	vpclmulqdq $0x0, %zmm1, %zmm0, %zmm3 /* lo_16 = clmul(z1_y_8, h_16) */
-	vpclmulqdq $0x10, %zmm1, %zmm0, %zmm4 /* mid_32 = clmul(z1_y_8, h_16) */
-	vpclmulqdq $0x1, %zmm1, %zmm0, %zmm5 /* mid_33 = clmul(z1_y_8, h_16) */
-	vpclmulqdq $0x11, %zmm1, %zmm0, %zmm0 /* hi_16 = clmul(z1_y_8, h_16) */
-	vmovdqu64 1088(%r9), %zmm1 /* x_17 = load() */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_17 = lookup16(x_17, reverse16) */
-	vmovdqu64 64(%r8), %zmm6 /* h_17 = load() */
-	vpclmulqdq $0x0, %zmm6, %zmm1, %zmm7 /* lo_17 = clmul(z_17, h_17) */
-	vpclmulqdq $0x10, %zmm6, %zmm1, %zmm8 /* mid_34 = clmul(z_17, h_17) */
-	vpclmulqdq $0x1, %zmm6, %zmm1, %zmm9 /* mid_35 = clmul(z_17, h_17) */
-	vpclmulqdq $0x11, %zmm6, %zmm1, %zmm1 /* hi_17 = clmul(z_17, h_17) */
-
-	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxord %zmm9, %zmm8, %zmm6 /* mid_sum_acc_25 = xor(mid_34, mid_35) */
-	vpternlogd $0x96, %zmm6, %zmm5, %zmm4 /* mid_sum_acc_26 = ternlog(mid_32, mid_33, mid_sum_acc_25) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_up(%rip), %zmm4, %zmm5 /* mid_lo_8 = lookup16(mid_sum_acc_26, half_up) */
-	vpternlogd $0x96, %zmm5, %zmm7, %zmm3 /* s_lo_24 = ternlog(lo_16, lo_17, mid_lo_8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_down(%rip), %zmm4, %zmm4 /* mid_hi_8 = lookup16(mid_sum_acc_26, half_down) */
-	vpternlogd $0x96, %zmm4, %zmm1, %zmm0 /* s_hi_24 = ternlog(hi_16, hi_17, mid_hi_8) */
-	vshufi32x4 $0x4e, %zmm3, %zmm3, %zmm1 /* s_lo_x_16 = blocks128(s_lo_24, s_lo_24) */
-	vpxord %zmm1, %zmm3, %zmm1 /* s_lo_25 = xor(s_lo_24, s_lo_x_16) */
-	vshufi32x4 $0xb1, %zmm1, %zmm1, %zmm3 /* s_lo_x_17 = blocks128(s_lo_25, s_lo_25) */
-	vpxord %zmm3, %zmm1, %zmm1 /* s_lo_26 = xor(s_lo_25, s_lo_x_17) */
-	vshufi32x4 $0x4e, %zmm0, %zmm0, %zmm3 /* s_hi_x_16 = blocks128(s_hi_24, s_hi_24) */
-	vpxord %zmm3, %zmm0, %zmm0 /* s_hi_25 = xor(s_hi_24, s_hi_x_16) */
-	vshufi32x4 $0xb1, %zmm0, %zmm0, %zmm3 /* s_hi_x_17 = blocks128(s_hi_25, s_hi_25) */
-	vpclmulqdq $0x0, .Lsm4_wordslice_avx512_gfni_9_fold(%rip), %zmm1, %zmm4 /* fold_lo_8 = clmul(s_lo_26, fold) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_swap_halves(%rip), %zmm4, %zmm4 /* fold_lo_sw_8 = lookup16(fold_lo_8, swap_halves) */
-	vpxord %zmm4, %zmm1, %zmm1 /* v_8 = xor(s_lo_26, fold_lo_sw_8) */
-	vpclmulqdq $0x11, .Lsm4_wordslice_avx512_gfni_9_fold(%rip), %zmm1, %zmm4 /* fold_hi_8 = clmul(v_8, fold) */
-	vpternlogd $0x96, %zmm1, %zmm3, %zmm0 /* v_hi_8 = ternlog(s_hi_25, s_hi_x_17, v_8) */
-	vpternlogd $0x28, %zmm2, %zmm4, %zmm0 /* y1_9 = ternlog(v_hi_8, fold_hi_8, first_block) */
-
-	/* Step 10 of 16: 8 blocks, 4 per register: block i times T_(n - i), products unreduced. */
-	vmovdqu64 1152(%r9), %zmm1 /* x_18 = load() */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_18 = lookup16(x_18, reverse16) */
-	vpxord %zmm0, %zmm1, %zmm0 /* z1_y_9 = xor(z_18, y1_9) */
-	vmovdqu64 (%r8), %zmm1 /* h_18 = load() */
-	vpclmulqdq $0x0, %zmm1, %zmm0, %zmm3 /* lo_18 = clmul(z1_y_9, h_18) */
-	vpclmulqdq $0x10, %zmm1, %zmm0, %zmm4 /* mid_36 = clmul(z1_y_9, h_18) */
-	vpclmulqdq $0x1, %zmm1, %zmm0, %zmm5 /* mid_37 = clmul(z1_y_9, h_18) */
-	vpclmulqdq $0x11, %zmm1, %zmm0, %zmm0 /* hi_18 = clmul(z1_y_9, h_18) */
-	vmovdqu64 1216(%r9), %zmm1 /* x_19 = load() */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_19 = lookup16(x_19, reverse16) */
-	vmovdqu64 64(%r8), %zmm6 /* h_19 = load() */
-	vpclmulqdq $0x0, %zmm6, %zmm1, %zmm7 /* lo_19 = clmul(z_19, h_19) */
-	vpclmulqdq $0x10, %zmm6, %zmm1, %zmm8 /* mid_38 = clmul(z_19, h_19) */
-	vpclmulqdq $0x1, %zmm6, %zmm1, %zmm9 /* mid_39 = clmul(z_19, h_19) */
-	vpclmulqdq $0x11, %zmm6, %zmm1, %zmm1 /* hi_19 = clmul(z_19, h_19) */
-
-	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxord %zmm9, %zmm8, %zmm6 /* mid_sum_acc_28 = xor(mid_38, mid_39) */
-	vpternlogd $0x96, %zmm6, %zmm5, %zmm4 /* mid_sum_acc_29 = ternlog(mid_36, mid_37, mid_sum_acc_28) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_up(%rip), %zmm4, %zmm5 /* mid_lo_9 = lookup16(mid_sum_acc_29, half_up) */
-	vpternlogd $0x96, %zmm5, %zmm7, %zmm3 /* s_lo_27 = ternlog(lo_18, lo_19, mid_lo_9) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_down(%rip), %zmm4, %zmm4 /* mid_hi_9 = lookup16(mid_sum_acc_29, half_down) */
-	vpternlogd $0x96, %zmm4, %zmm1, %zmm0 /* s_hi_27 = ternlog(hi_18, hi_19, mid_hi_9) */
-	vshufi32x4 $0x4e, %zmm3, %zmm3, %zmm1 /* s_lo_x_18 = blocks128(s_lo_27, s_lo_27) */
-	vpxord %zmm1, %zmm3, %zmm1 /* s_lo_28 = xor(s_lo_27, s_lo_x_18) */
-	vshufi32x4 $0xb1, %zmm1, %zmm1, %zmm3 /* s_lo_x_19 = blocks128(s_lo_28, s_lo_28) */
-	vpxord %zmm3, %zmm1, %zmm1 /* s_lo_29 = xor(s_lo_28, s_lo_x_19) */
-	vshufi32x4 $0x4e, %zmm0, %zmm0, %zmm3 /* s_hi_x_18 = blocks128(s_hi_27, s_hi_27) */
-	vpxord %zmm3, %zmm0, %zmm0 /* s_hi_28 = xor(s_hi_27, s_hi_x_18) */
-	vshufi32x4 $0xb1, %zmm0, %zmm0, %zmm3 /* s_hi_x_19 = blocks128(s_hi_28, s_hi_28) */
-	vpclmulqdq $0x0, .Lsm4_wordslice_avx512_gfni_9_fold(%rip), %zmm1, %zmm4 /* fold_lo_9 = clmul(s_lo_29, fold) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_swap_halves(%rip), %zmm4, %zmm4 /* fold_lo_sw_9 = lookup16(fold_lo_9, swap_halves) */
-	vpxord %zmm4, %zmm1, %zmm1 /* v_9 = xor(s_lo_29, fold_lo_sw_9) */
-	vpclmulqdq $0x11, .Lsm4_wordslice_avx512_gfni_9_fold(%rip), %zmm1, %zmm4 /* fold_hi_9 = clmul(v_9, fold) */
-	vpternlogd $0x96, %zmm1, %zmm3, %zmm0 /* v_hi_9 = ternlog(s_hi_28, s_hi_x_19, v_9) */
-	vpternlogd $0x28, %zmm2, %zmm4, %zmm0 /* y1_10 = ternlog(v_hi_9, fold_hi_9, first_block) */
-
-	/* Step 11 of 16: 8 blocks, 4 per register: block i times T_(n - i), products unreduced. */
-	vmovdqu64 1280(%r9), %zmm1 /* x_20 = load() */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_20 = lookup16(x_20, reverse16) */
-	vpxord %zmm0, %zmm1, %zmm0 /* z1_y_10 = xor(z_20, y1_10) */
-	vmovdqu64 (%r8), %zmm1 /* h_20 = load() */
-	vpclmulqdq $0x0, %zmm1, %zmm0, %zmm3 /* lo_20 = clmul(z1_y_10, h_20) */
-	vpclmulqdq $0x10, %zmm1, %zmm0, %zmm4 /* mid_40 = clmul(z1_y_10, h_20) */
-	vpclmulqdq $0x1, %zmm1, %zmm0, %zmm5 /* mid_41 = clmul(z1_y_10, h_20) */
-	vpclmulqdq $0x11, %zmm1, %zmm0, %zmm0 /* hi_20 = clmul(z1_y_10, h_20) */
-	vmovdqu64 1344(%r9), %zmm1 /* x_21 = load() */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_21 = lookup16(x_21, reverse16) */
-	vmovdqu64 64(%r8), %zmm6 /* h_21 = load() */
-	vpclmulqdq $0x0, %zmm6, %zmm1, %zmm7 /* lo_21 = clmul(z_21, h_21) */
-	vpclmulqdq $0x10, %zmm6, %zmm1, %zmm8 /* mid_42 = clmul(z_21, h_21) */
-	vpclmulqdq $0x1, %zmm6, %zmm1, %zmm9 /* mid_43 = clmul(z_21, h_21) */
-	vpclmulqdq $0x11, %zmm6, %zmm1, %zmm1 /* hi_21 = clmul(z_21, h_21) */
-
-	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxord %zmm9, %zmm8, %zmm6 /* mid_sum_acc_31 = xor(mid_42, mid_43) */
-	vpternlogd $0x96, %zmm6, %zmm5, %zmm4 /* mid_sum_acc_32 = ternlog(mid_40, mid_41, mid_sum_acc_31) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_up(%rip), %zmm4, %zmm5 /* mid_lo_10 = lookup16(mid_sum_acc_32, half_up) */
-	vpternlogd $0x96, %zmm5, %zmm7, %zmm3 /* s_lo_30 = ternlog(lo_20, lo_21, mid_lo_10) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_down(%rip), %zmm4, %zmm4 /* mid_hi_10 = lookup16(mid_sum_acc_32, half_down) */
-	vpternlogd $0x96, %zmm4, %zmm1, %zmm0 /* s_hi_30 = ternlog(hi_20, hi_21, mid_hi_10) */
-	vshufi32x4 $0x4e, %zmm3, %zmm3, %zmm1 /* s_lo_x_20 = blocks128(s_lo_30, s_lo_30) */
-	vpxord %zmm1, %zmm3, %zmm1 /* s_lo_31 = xor(s_lo_30, s_lo_x_20) */
-	vshufi32x4 $0xb1, %zmm1, %zmm1, %zmm3 /* s_lo_x_21 = blocks128(s_lo_31, s_lo_31) */
-	vpxord %zmm3, %zmm1, %zmm1 /* s_lo_32 = xor(s_lo_31, s_lo_x_21) */
-	vshufi32x4 $0x4e, %zmm0, %zmm0, %zmm3 /* s_hi_x_20 = blocks128(s_hi_30, s_hi_30) */
-	vpxord %zmm3, %zmm0, %zmm0 /* s_hi_31 = xor(s_hi_30, s_hi_x_20) */
-	vshufi32x4 $0xb1, %zmm0, %zmm0, %zmm3 /* s_hi_x_21 = blocks128(s_hi_31, s_hi_31) */
-	vpclmulqdq $0x0, .Lsm4_wordslice_avx512_gfni_9_fold(%rip), %zmm1, %zmm4 /* fold_lo_10 = clmul(s_lo_32, fold) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_swap_halves(%rip), %zmm4, %zmm4 /* fold_lo_sw_10 = lookup16(fold_lo_10, swap_halves) */
-	vpxord %zmm4, %zmm1, %zmm1 /* v_10 = xor(s_lo_32, fold_lo_sw_10) */
-	vpclmulqdq $0x11, .Lsm4_wordslice_avx512_gfni_9_fold(%rip), %zmm1, %zmm4 /* fold_hi_10 = clmul(v_10, fold) */
-	vpternlogd $0x96, %zmm1, %zmm3, %zmm0 /* v_hi_10 = ternlog(s_hi_31, s_hi_x_21, v_10) */
-	vpternlogd $0x28, %zmm2, %zmm4, %zmm0 /* y1_11 = ternlog(v_hi_10, fold_hi_10, first_block) */
-
-	/* Step 12 of 16: 8 blocks, 4 per register: block i times T_(n - i), products unreduced. */
-	vmovdqu64 1408(%r9), %zmm1 /* x_22 = load() */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_22 = lookup16(x_22, reverse16) */
-	vpxord %zmm0, %zmm1, %zmm0 /* z1_y_11 = xor(z_22, y1_11) */
-	vmovdqu64 (%r8), %zmm1 /* h_22 = load() */
-	vpclmulqdq $0x0, %zmm1, %zmm0, %zmm3 /* lo_22 = clmul(z1_y_11, h_22) */
-	vpclmulqdq $0x10, %zmm1, %zmm0, %zmm4 /* mid_44 = clmul(z1_y_11, h_22) */
-	vpclmulqdq $0x1, %zmm1, %zmm0, %zmm5 /* mid_45 = clmul(z1_y_11, h_22) */
-	vpclmulqdq $0x11, %zmm1, %zmm0, %zmm0 /* hi_22 = clmul(z1_y_11, h_22) */
-	vmovdqu64 1472(%r9), %zmm1 /* x_23 = load() */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_23 = lookup16(x_23, reverse16) */
-	vmovdqu64 64(%r8), %zmm6 /* h_23 = load() */
-	vpclmulqdq $0x0, %zmm6, %zmm1, %zmm7 /* lo_23 = clmul(z_23, h_23) */
-	vpclmulqdq $0x10, %zmm6, %zmm1, %zmm8 /* mid_46 = clmul(z_23, h_23) */
-	vpclmulqdq $0x1, %zmm6, %zmm1, %zmm9 /* mid_47 = clmul(z_23, h_23) */
-	vpclmulqdq $0x11, %zmm6, %zmm1, %zmm1 /* hi_23 = clmul(z_23, h_23) */
-
-	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxord %zmm9, %zmm8, %zmm6 /* mid_sum_acc_34 = xor(mid_46, mid_47) */
-	vpternlogd $0x96, %zmm6, %zmm5, %zmm4 /* mid_sum_acc_35 = ternlog(mid_44, mid_45, mid_sum_acc_34) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_up(%rip), %zmm4, %zmm5 /* mid_lo_11 = lookup16(mid_sum_acc_35, half_up) */
-	vpternlogd $0x96, %zmm5, %zmm7, %zmm3 /* s_lo_33 = ternlog(lo_22, lo_23, mid_lo_11) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_down(%rip), %zmm4, %zmm4 /* mid_hi_11 = lookup16(mid_sum_acc_35, half_down) */
-	vpternlogd $0x96, %zmm4, %zmm1, %zmm0 /* s_hi_33 = ternlog(hi_22, hi_23, mid_hi_11) */
-	vshufi32x4 $0x4e, %zmm3, %zmm3, %zmm1 /* s_lo_x_22 = blocks128(s_lo_33, s_lo_33) */
-	vpxord %zmm1, %zmm3, %zmm1 /* s_lo_34 = xor(s_lo_33, s_lo_x_22) */
-	vshufi32x4 $0xb1, %zmm1, %zmm1, %zmm3 /* s_lo_x_23 = blocks128(s_lo_34, s_lo_34) */
-	vpxord %zmm3, %zmm1, %zmm1 /* s_lo_35 = xor(s_lo_34, s_lo_x_23) */
-	vshufi32x4 $0x4e, %zmm0, %zmm0, %zmm3 /* s_hi_x_22 = blocks128(s_hi_33, s_hi_33) */
-	vpxord %zmm3, %zmm0, %zmm0 /* s_hi_34 = xor(s_hi_33, s_hi_x_22) */
-	vshufi32x4 $0xb1, %zmm0, %zmm0, %zmm3 /* s_hi_x_23 = blocks128(s_hi_34, s_hi_34) */
-	vpclmulqdq $0x0, .Lsm4_wordslice_avx512_gfni_9_fold(%rip), %zmm1, %zmm4 /* fold_lo_11 = clmul(s_lo_35, fold) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_swap_halves(%rip), %zmm4, %zmm4 /* fold_lo_sw_11 = lookup16(fold_lo_11, swap_halves) */
-	vpxord %zmm4, %zmm1, %zmm1 /* v_11 = xor(s_lo_35, fold_lo_sw_11) */
-	vpclmulqdq $0x11, .Lsm4_wordslice_avx512_gfni_9_fold(%rip), %zmm1, %zmm4 /* fold_hi_11 = clmul(v_11, fold) */
-	vpternlogd $0x96, %zmm1, %zmm3, %zmm0 /* v_hi_11 = ternlog(s_hi_34, s_hi_x_23, v_11) */
-	vpternlogd $0x28, %zmm2, %zmm4, %zmm0 /* y1_12 = ternlog(v_hi_11, fold_hi_11, first_block) */
-
-	/* Step 13 of 16: 8 blocks, 4 per register: block i times T_(n - i), products unreduced. */
-	vmovdqu64 1536(%r9), %zmm1 /* x_24 = load() */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_24 = lookup16(x_24, reverse16) */
-	vpxord %zmm0, %zmm1, %zmm0 /* z1_y_12 = xor(z_24, y1_12) */
-	vmovdqu64 (%r8), %zmm1 /* h_24 = load() */
-	vpclmulqdq $0x0, %zmm1, %zmm0, %zmm3 /* lo_24 = clmul(z1_y_12, h_24) */
-	vpclmulqdq $0x10, %zmm1, %zmm0, %zmm4 /* mid_48 = clmul(z1_y_12, h_24) */
-	vpclmulqdq $0x1, %zmm1, %zmm0, %zmm5 /* mid_49 = clmul(z1_y_12, h_24) */
-	vpclmulqdq $0x11, %zmm1, %zmm0, %zmm0 /* hi_24 = clmul(z1_y_12, h_24) */
-	vmovdqu64 1600(%r9), %zmm1 /* x_25 = load() */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_25 = lookup16(x_25, reverse16) */
-	vmovdqu64 64(%r8), %zmm6 /* h_25 = load() */
-	vpclmulqdq $0x0, %zmm6, %zmm1, %zmm7 /* lo_25 = clmul(z_25, h_25) */
-	vpclmulqdq $0x10, %zmm6, %zmm1, %zmm8 /* mid_50 = clmul(z_25, h_25) */
-	vpclmulqdq $0x1, %zmm6, %zmm1, %zmm9 /* mid_51 = clmul(z_25, h_25) */
-	vpclmulqdq $0x11, %zmm6, %zmm1, %zmm1 /* hi_25 = clmul(z_25, h_25) */
-
-	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxord %zmm9, %zmm8, %zmm6 /* mid_sum_acc_37 = xor(mid_50, mid_51) */
-	vpternlogd $0x96, %zmm6, %zmm5, %zmm4 /* mid_sum_acc_38 = ternlog(mid_48, mid_49, mid_sum_acc_37) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_up(%rip), %zmm4, %zmm5 /* mid_lo_12 = lookup16(mid_sum_acc_38, half_up) */
-	vpternlogd $0x96, %zmm5, %zmm7, %zmm3 /* s_lo_36 = ternlog(lo_24, lo_25, mid_lo_12) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_down(%rip), %zmm4, %zmm4 /* mid_hi_12 = lookup16(mid_sum_acc_38, half_down) */
-	vpternlogd $0x96, %zmm4, %zmm1, %zmm0 /* s_hi_36 = ternlog(hi_24, hi_25, mid_hi_12) */
-	vshufi32x4 $0x4e, %zmm3, %zmm3, %zmm1 /* s_lo_x_24 = blocks128(s_lo_36, s_lo_36) */
-	vpxord %zmm1, %zmm3, %zmm1 /* s_lo_37 = xor(s_lo_36, s_lo_x_24) */
-	vshufi32x4 $0xb1, %zmm1, %zmm1, %zmm3 /* s_lo_x_25 = blocks128(s_lo_37, s_lo_37) */
-	vpxord %zmm3, %zmm1, %zmm1 /* s_lo_38 = xor(s_lo_37, s_lo_x_25) */
-	vshufi32x4 $0x4e, %zmm0, %zmm0, %zmm3 /* s_hi_x_24 = blocks128(s_hi_36, s_hi_36) */
-	vpxord %zmm3, %zmm0, %zmm0 /* s_hi_37 = xor(s_hi_36, s_hi_x_24) */
-	vshufi32x4 $0xb1, %zmm0, %zmm0, %zmm3 /* s_hi_x_25 = blocks128(s_hi_37, s_hi_37) */
-	vpclmulqdq $0x0, .Lsm4_wordslice_avx512_gfni_9_fold(%rip), %zmm1, %zmm4 /* fold_lo_12 = clmul(s_lo_38, fold) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_swap_halves(%rip), %zmm4, %zmm4 /* fold_lo_sw_12 = lookup16(fold_lo_12, swap_halves) */
-	vpxord %zmm4, %zmm1, %zmm1 /* v_12 = xor(s_lo_38, fold_lo_sw_12) */
-	vpclmulqdq $0x11, .Lsm4_wordslice_avx512_gfni_9_fold(%rip), %zmm1, %zmm4 /* fold_hi_12 = clmul(v_12, fold) */
-	vpternlogd $0x96, %zmm1, %zmm3, %zmm0 /* v_hi_12 = ternlog(s_hi_37, s_hi_x_25, v_12) */
-	vpternlogd $0x28, %zmm2, %zmm4, %zmm0 /* y1_13 = ternlog(v_hi_12, fold_hi_12, first_block) */
-
-	/* Step 14 of 16: 8 blocks, 4 per register: block i times T_(n - i), products unreduced. */
-	vmovdqu64 1664(%r9), %zmm1 /* x_26 = load() */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_26 = lookup16(x_26, reverse16) */
-	vpxord %zmm0, %zmm1, %zmm0 /* z1_y_13 = xor(z_26, y1_13) */
-	vmovdqu64 (%r8), %zmm1 /* h_26 = load() */
-	vpclmulqdq $0x0, %zmm1, %zmm0, %zmm3 /* lo_26 = clmul(z1_y_13, h_26) */
-	vpclmulqdq $0x10, %zmm1, %zmm0, %zmm4 /* mid_52 = clmul(z1_y_13, h_26) */
-	vpclmulqdq $0x1, %zmm1, %zmm0, %zmm5 /* mid_53 = clmul(z1_y_13, h_26) */
-	vpclmulqdq $0x11, %zmm1, %zmm0, %zmm0 /* hi_26 = clmul(z1_y_13, h_26) */
-	vmovdqu64 1728(%r9), %zmm1 /* x_27 = load() */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_27 = lookup16(x_27, reverse16) */
-	vmovdqu64 64(%r8), %zmm6 /* h_27 = load() */
-	vpclmulqdq $0x0, %zmm6, %zmm1, %zmm7 /* lo_27 = clmul(z_27, h_27) */
-	vpclmulqdq $0x10, %zmm6, %zmm1, %zmm8 /* mid_54 = clmul(z_27, h_27) */
-	vpclmulqdq $0x1, %zmm6, %zmm1, %zmm9 /* mid_55 = clmul(z_27, h_27) */
-	vpclmulqdq $0x11, %zmm6, %zmm1, %zmm1 /* hi_27 = clmul(z_27, h_27) */
-
-	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxord %zmm9, %zmm8, %zmm6 /* mid_sum_acc_40 = xor(mid_54, mid_55) */
-	vpternlogd $0x96, %zmm6, %zmm5, %zmm4 /* mid_sum_acc_41 = ternlog(mid_52, mid_53, mid_sum_acc_40) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_up(%rip), %zmm4, %zmm5 /* mid_lo_13 = lookup16(mid_sum_acc_41, half_up) */
-	vpternlogd $0x96, %zmm5, %zmm7, %zmm3 /* s_lo_39 = ternlog(lo_26, lo_27, mid_lo_13) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_down(%rip), %zmm4, %zmm4 /* mid_hi_13 = lookup16(mid_sum_acc_41, half_down) */
-	vpternlogd $0x96, %zmm4, %zmm1, %zmm0 /* s_hi_39 = ternlog(hi_26, hi_27, mid_hi_13) */
-	vshufi32x4 $0x4e, %zmm3, %zmm3, %zmm1 /* s_lo_x_26 = blocks128(s_lo_39, s_lo_39) */
-	vpxord %zmm1, %zmm3, %zmm1 /* s_lo_40 = xor(s_lo_39, s_lo_x_26) */
-	vshufi32x4 $0xb1, %zmm1, %zmm1, %zmm3 /* s_lo_x_27 = blocks128(s_lo_40, s_lo_40) */
-	vpxord %zmm3, %zmm1, %zmm1 /* s_lo_41 = xor(s_lo_40, s_lo_x_27) */
-	vshufi32x4 $0x4e, %zmm0, %zmm0, %zmm3 /* s_hi_x_26 = blocks128(s_hi_39, s_hi_39) */
-	vpxord %zmm3, %zmm0, %zmm0 /* s_hi_40 = xor(s_hi_39, s_hi_x_26) */
-	vshufi32x4 $0xb1, %zmm0, %zmm0, %zmm3 /* s_hi_x_27 = blocks128(s_hi_40, s_hi_40) */
-	vpclmulqdq $0x0, .Lsm4_wordslice_avx512_gfni_9_fold(%rip), %zmm1, %zmm4 /* fold_lo_13 = clmul(s_lo_41, fold) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_swap_halves(%rip), %zmm4, %zmm4 /* fold_lo_sw_13 = lookup16(fold_lo_13, swap_halves) */
-	vpxord %zmm4, %zmm1, %zmm1 /* v_13 = xor(s_lo_41, fold_lo_sw_13) */
-	vpclmulqdq $0x11, .Lsm4_wordslice_avx512_gfni_9_fold(%rip), %zmm1, %zmm4 /* fold_hi_13 = clmul(v_13, fold) */
-	vpternlogd $0x96, %zmm1, %zmm3, %zmm0 /* v_hi_13 = ternlog(s_hi_40, s_hi_x_27, v_13) */
-	vpternlogd $0x28, %zmm2, %zmm4, %zmm0 /* y1_14 = ternlog(v_hi_13, fold_hi_13, first_block) */
-
-	/* Step 15 of 16: 8 blocks, 4 per register: block i times T_(n - i), products unreduced. */
+	/* Step 8 of 8: 16 blocks, 4 per register: block i times T_(n - i), products unreduced. */
 	vmovdqu64 1792(%r9), %zmm1 /* x_28 = load() */
 	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_28 = lookup16(x_28, reverse16) */
-	vpxord %zmm0, %zmm1, %zmm0 /* z1_y_14 = xor(z_28, y1_14) */
+	vpxord %zmm0, %zmm1, %zmm0 /* z1_y_7 = xor(z_28, y1_7) */
 	vmovdqu64 (%r8), %zmm1 /* h_28 = load() */
-	vpclmulqdq $0x0, %zmm1, %zmm0, %zmm3 /* lo_28 = clmul(z1_y_14, h_28) */
-	vpclmulqdq $0x10, %zmm1, %zmm0, %zmm4 /* mid_56 = clmul(z1_y_14, h_28) */
-	vpclmulqdq $0x1, %zmm1, %zmm0, %zmm5 /* mid_57 = clmul(z1_y_14, h_28) */
-	vpclmulqdq $0x11, %zmm1, %zmm0, %zmm0 /* hi_28 = clmul(z1_y_14, h_28) */
+	vpclmulqdq $0x0, %zmm1, %zmm0, %zmm2 /* lo_28 = clmul(z1_y_7, h_28) */
+	vpclmulqdq $0x10, %zmm1, %zmm0, %zmm3 /* mid_56 = clmul(z1_y_7, h_28) */
+	vpclmulqdq $0x1, %zmm1, %zmm0, %zmm4 /* mid_57 = clmul(z1_y_7, h_28) */
+	vpclmulqdq $0x11, %zmm1, %zmm0, %zmm0 /* hi_28 = clmul(z1_y_7, h_28) */
 	vmovdqu64 1856(%r9), %zmm1 /* x_29 = load() */
 	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_29 = lookup16(x_29, reverse16) */
-	vmovdqu64 64(%r8), %zmm6 /* h_29 = load() */
-	vpclmulqdq $0x0, %zmm6, %zmm1, %zmm7 /* lo_29 = clmul(z_29, h_29) */
-	vpclmulqdq $0x10, %zmm6, %zmm1, %zmm8 /* mid_58 = clmul(z_29, h_29) */
-	vpclmulqdq $0x1, %zmm6, %zmm1, %zmm9 /* mid_59 = clmul(z_29, h_29) */
-	vpclmulqdq $0x11, %zmm6, %zmm1, %zmm1 /* hi_29 = clmul(z_29, h_29) */
+	vmovdqu64 64(%r8), %zmm5 /* h_29 = load() */
+	vpclmulqdq $0x0, %zmm5, %zmm1, %zmm6 /* lo_29 = clmul(z_29, h_29) */
+	vpclmulqdq $0x10, %zmm5, %zmm1, %zmm7 /* mid_58 = clmul(z_29, h_29) */
+	vpclmulqdq $0x1, %zmm5, %zmm1, %zmm8 /* mid_59 = clmul(z_29, h_29) */
+	vpclmulqdq $0x11, %zmm5, %zmm1, %zmm1 /* hi_29 = clmul(z_29, h_29) */
+	vmovdqu64 1920(%r9), %zmm5 /* x_30 = load() */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm5, %zmm5 /* z_30 = lookup16(x_30, reverse16) */
+	vmovdqu64 128(%r8), %zmm9 /* h_30 = load() */
+	vpclmulqdq $0x0, %zmm9, %zmm5, %zmm10 /* lo_30 = clmul(z_30, h_30) */
+	vpclmulqdq $0x10, %zmm9, %zmm5, %zmm11 /* mid_60 = clmul(z_30, h_30) */
+	vpclmulqdq $0x1, %zmm9, %zmm5, %zmm12 /* mid_61 = clmul(z_30, h_30) */
+	vpclmulqdq $0x11, %zmm9, %zmm5, %zmm5 /* hi_30 = clmul(z_30, h_30) */
+	vmovdqu64 1984(%r9), %zmm9 /* x_31 = load() */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm9, %zmm9 /* z_31 = lookup16(x_31, reverse16) */
+	vmovdqu64 192(%r8), %zmm13 /* h_31 = load() */
+	vpclmulqdq $0x0, %zmm13, %zmm9, %zmm14 /* lo_31 = clmul(z_31, h_31) */
+	vpclmulqdq $0x10, %zmm13, %zmm9, %zmm15 /* mid_62 = clmul(z_31, h_31) */
+	vpclmulqdq $0x1, %zmm13, %zmm9, %zmm16 /* mid_63 = clmul(z_31, h_31) */
+	vpclmulqdq $0x11, %zmm13, %zmm9, %zmm9 /* hi_31 = clmul(z_31, h_31) */
 
 	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxord %zmm9, %zmm8, %zmm6 /* mid_sum_acc_43 = xor(mid_58, mid_59) */
-	vpternlogd $0x96, %zmm6, %zmm5, %zmm4 /* mid_sum_acc_44 = ternlog(mid_56, mid_57, mid_sum_acc_43) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_up(%rip), %zmm4, %zmm5 /* mid_lo_14 = lookup16(mid_sum_acc_44, half_up) */
-	vpternlogd $0x96, %zmm5, %zmm7, %zmm3 /* s_lo_42 = ternlog(lo_28, lo_29, mid_lo_14) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_down(%rip), %zmm4, %zmm4 /* mid_hi_14 = lookup16(mid_sum_acc_44, half_down) */
-	vpternlogd $0x96, %zmm4, %zmm1, %zmm0 /* s_hi_42 = ternlog(hi_28, hi_29, mid_hi_14) */
-	vshufi32x4 $0x4e, %zmm3, %zmm3, %zmm1 /* s_lo_x_28 = blocks128(s_lo_42, s_lo_42) */
-	vpxord %zmm1, %zmm3, %zmm1 /* s_lo_43 = xor(s_lo_42, s_lo_x_28) */
-	vshufi32x4 $0xb1, %zmm1, %zmm1, %zmm3 /* s_lo_x_29 = blocks128(s_lo_43, s_lo_43) */
-	vpxord %zmm3, %zmm1, %zmm1 /* s_lo_44 = xor(s_lo_43, s_lo_x_29) */
-	vshufi32x4 $0x4e, %zmm0, %zmm0, %zmm3 /* s_hi_x_28 = blocks128(s_hi_42, s_hi_42) */
-	vpxord %zmm3, %zmm0, %zmm0 /* s_hi_43 = xor(s_hi_42, s_hi_x_28) */
-	vshufi32x4 $0xb1, %zmm0, %zmm0, %zmm3 /* s_hi_x_29 = blocks128(s_hi_43, s_hi_43) */
-	vpclmulqdq $0x0, .Lsm4_wordslice_avx512_gfni_9_fold(%rip), %zmm1, %zmm4 /* fold_lo_14 = clmul(s_lo_44, fold) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_swap_halves(%rip), %zmm4, %zmm4 /* fold_lo_sw_14 = lookup16(fold_lo_14, swap_halves) */
-	vpxord %zmm4, %zmm1, %zmm1 /* v_14 = xor(s_lo_44, fold_lo_sw_14) */
-	vpclmulqdq $0x11, .Lsm4_wordslice_avx512_gfni_9_fold(%rip), %zmm1, %zmm4 /* fold_hi_14 = clmul(v_14, fold) */
-	vpternlogd $0x96, %zmm1, %zmm3, %zmm0 /* v_hi_14 = ternlog(s_hi_43, s_hi_x_29, v_14) */
-	vpternlogd $0x28, %zmm2, %zmm4, %zmm0 /* y1_15 = ternlog(v_hi_14, fold_hi_14, first_block) */
-
-	/* Step 16 of 16: 8 blocks, 4 per register: block i times T_(n - i), products unreduced. */
-	vmovdqu64 1920(%r9), %zmm1 /* x_30 = load() */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_30 = lookup16(x_30, reverse16) */
-	vpxord %zmm0, %zmm1, %zmm0 /* z1_y_15 = xor(z_30, y1_15) */
-	vmovdqu64 (%r8), %zmm1 /* h_30 = load() */
-	vpclmulqdq $0x0, %zmm1, %zmm0, %zmm2 /* lo_30 = clmul(z1_y_15, h_30) */
-	vpclmulqdq $0x10, %zmm1, %zmm0, %zmm3 /* mid_60 = clmul(z1_y_15, h_30) */
-	vpclmulqdq $0x1, %zmm1, %zmm0, %zmm4 /* mid_61 = clmul(z1_y_15, h_30) */
-	vpclmulqdq $0x11, %zmm1, %zmm0, %zmm0 /* hi_30 = clmul(z1_y_15, h_30) */
-	vmovdqu64 1984(%r9), %zmm1 /* x_31 = load() */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_31 = lookup16(x_31, reverse16) */
-	vmovdqu64 64(%r8), %zmm5 /* h_31 = load() */
-	vpclmulqdq $0x0, %zmm5, %zmm1, %zmm6 /* lo_31 = clmul(z_31, h_31) */
-	vpclmulqdq $0x10, %zmm5, %zmm1, %zmm7 /* mid_62 = clmul(z_31, h_31) */
-	vpclmulqdq $0x1, %zmm5, %zmm1, %zmm8 /* mid_63 = clmul(z_31, h_31) */
-	vpclmulqdq $0x11, %zmm5, %zmm1, %zmm1 /* hi_31 = clmul(z_31, h_31) */
-
-	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxord %zmm8, %zmm7, %zmm5 /* mid_sum_acc_46 = xor(mid_62, mid_63) */
-	vpternlogd $0x96, %zmm5, %zmm4, %zmm3 /* mid_sum_acc_47 = ternlog(mid_60, mid_61, mid_sum_acc_46) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_up(%rip), %zmm3, %zmm4 /* mid_lo_15 = lookup16(mid_sum_acc_47, half_up) */
-	vpternlogd $0x96, %zmm4, %zmm6, %zmm2 /* s_lo_45 = ternlog(lo_30, lo_31, mid_lo_15) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_down(%rip), %zmm3, %zmm3 /* mid_hi_15 = lookup16(mid_sum_acc_47, half_down) */
-	vpternlogd $0x96, %zmm3, %zmm1, %zmm0 /* s_hi_45 = ternlog(hi_30, hi_31, mid_hi_15) */
-	vshufi32x4 $0x4e, %zmm2, %zmm2, %zmm1 /* s_lo_x_30 = blocks128(s_lo_45, s_lo_45) */
-	vpxord %zmm1, %zmm2, %zmm1 /* s_lo_46 = xor(s_lo_45, s_lo_x_30) */
-	vshufi32x4 $0xb1, %zmm1, %zmm1, %zmm2 /* s_lo_x_31 = blocks128(s_lo_46, s_lo_46) */
-	vpxord %zmm2, %zmm1, %zmm1 /* s_lo_47 = xor(s_lo_46, s_lo_x_31) */
-	vshufi32x4 $0x4e, %zmm0, %zmm0, %zmm2 /* s_hi_x_30 = blocks128(s_hi_45, s_hi_45) */
-	vpxord %zmm2, %zmm0, %zmm0 /* s_hi_46 = xor(s_hi_45, s_hi_x_30) */
-	vshufi32x4 $0xb1, %zmm0, %zmm0, %zmm2 /* s_hi_x_31 = blocks128(s_hi_46, s_hi_46) */
-	vpclmulqdq $0x0, .Lsm4_wordslice_avx512_gfni_9_fold(%rip), %zmm1, %zmm3 /* fold_lo_15 = clmul(s_lo_47, fold) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_swap_halves(%rip), %zmm3, %zmm3 /* fold_lo_sw_15 = lookup16(fold_lo_15, swap_halves) */
-	vpxord %zmm3, %zmm1, %zmm1 /* v_15 = xor(s_lo_47, fold_lo_sw_15) */
-	vpclmulqdq $0x11, .Lsm4_wordslice_avx512_gfni_9_fold(%rip), %zmm1, %zmm3 /* fold_hi_15 = clmul(v_15, fold) */
-	vpternlogd $0x96, %zmm1, %zmm2, %zmm0 /* v_hi_15 = ternlog(s_hi_46, s_hi_x_31, v_15) */
-	vpxord %zmm3, %zmm0, %zmm0 /* reduced_15 = xor(v_hi_15, fold_hi_15) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm0, %zmm0 /* y_next = lookup16(reduced_15, reverse16) */
+	vpxord %zmm14, %zmm10, %zmm10 /* lo_sum_acc_22 = xor(lo_30, lo_31) */
+	vpternlogd $0x96, %zmm10, %zmm6, %zmm2 /* lo_sum_acc_23 = ternlog(lo_28, lo_29, lo_sum_acc_22) */
+	vpxord %zmm8, %zmm7, %zmm6 /* mid_sum_acc_50 = xor(mid_58, mid_59) */
+	vpxord %zmm16, %zmm15, %zmm7 /* mid_sum_acc_52 = xor(mid_62, mid_63) */
+	vpternlogd $0x96, %zmm6, %zmm4, %zmm3 /* mid_sum_acc_53 = ternlog(mid_56, mid_57, mid_sum_acc_50) */
+	vpternlogd $0x96, %zmm7, %zmm12, %zmm11 /* mid_sum_acc_54 = ternlog(mid_60, mid_61, mid_sum_acc_52) */
+	vpxord %zmm11, %zmm3, %zmm3 /* mid_sum_acc_55 = xor(mid_sum_acc_53, mid_sum_acc_54) */
+	vpxord %zmm9, %zmm5, %zmm4 /* hi_sum_acc_22 = xor(hi_30, hi_31) */
+	vpternlogd $0x96, %zmm4, %zmm1, %zmm0 /* hi_sum_acc_23 = ternlog(hi_28, hi_29, hi_sum_acc_22) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_up(%rip), %zmm3, %zmm1 /* mid_lo_7 = lookup16(mid_sum_acc_55, half_up) */
+	vpxord %zmm1, %zmm2, %zmm1 /* s_lo_21 = xor(lo_sum_acc_23, mid_lo_7) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_down(%rip), %zmm3, %zmm2 /* mid_hi_7 = lookup16(mid_sum_acc_55, half_down) */
+	vpxord %zmm2, %zmm0, %zmm0 /* s_hi_21 = xor(hi_sum_acc_23, mid_hi_7) */
+	vshufi32x4 $0x4e, %zmm1, %zmm1, %zmm2 /* s_lo_x_14 = blocks128(s_lo_21, s_lo_21) */
+	vpxord %zmm2, %zmm1, %zmm1 /* s_lo_22 = xor(s_lo_21, s_lo_x_14) */
+	vshufi32x4 $0xb1, %zmm1, %zmm1, %zmm2 /* s_lo_x_15 = blocks128(s_lo_22, s_lo_22) */
+	vpxord %zmm2, %zmm1, %zmm1 /* s_lo_23 = xor(s_lo_22, s_lo_x_15) */
+	vshufi32x4 $0x4e, %zmm0, %zmm0, %zmm2 /* s_hi_x_14 = blocks128(s_hi_21, s_hi_21) */
+	vpxord %zmm2, %zmm0, %zmm0 /* s_hi_22 = xor(s_hi_21, s_hi_x_14) */
+	vshufi32x4 $0xb1, %zmm0, %zmm0, %zmm2 /* s_hi_x_15 = blocks128(s_hi_22, s_hi_22) */
+	vpclmulqdq $0x0, .Lsm4_wordslice_avx512_gfni_9_fold(%rip), %zmm1, %zmm3 /* fold_lo_7 = clmul(s_lo_23, fold) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_swap_halves(%rip), %zmm3, %zmm3 /* fold_lo_sw_7 = lookup16(fold_lo_7, swap_halves) */
+	vpxord %zmm3, %zmm1, %zmm1 /* v_7 = xor(s_lo_23, fold_lo_sw_7) */
+	vpclmulqdq $0x11, .Lsm4_wordslice_avx512_gfni_9_fold(%rip), %zmm1, %zmm3 /* fold_hi_7 = clmul(v_7, fold) */
+	vpternlogd $0x96, %zmm1, %zmm2, %zmm0 /* v_hi_7 = ternlog(s_hi_22, s_hi_x_15, v_7) */
+	vpxord %zmm3, %zmm0, %zmm0 /* reduced_7 = xor(v_hi_7, fold_hi_7) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm0, %zmm0 /* y_next = lookup16(reduced_7, reverse16) */
 	vbroadcasti32x4 (%rsi), %zmm1 /* ctr_low = bcast128() */
 	vpsrlw $8, %zmm1, %zmm2 /* ctr_last = shr(ctr_low) */
 	vpbroadcastb 32(%rsi), %zmm3 /* ctr_first = bcast8() */

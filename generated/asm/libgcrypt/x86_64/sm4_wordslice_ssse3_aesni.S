@@ -8,12 +8,12 @@
 
 	.text
 
-/* _gcry_sm4_wordslice_ssse3_aesni_ghash_step: ghash_update128_n8, 3 arguments
+/* _gcry_sm4_wordslice_ssse3_aesni_ghash_step: ghash_update128_n16, 3 arguments
  *   %rdi: y
  *   %rsi: table
  *   %rdx: msg
  *   xmm0-15: vectors, as allocated (16 used)
- *   frame: 320 bytes (17 spill slots of 16 bytes)
+ *   frame: 832 bytes (49 spill slots of 16 bytes)
  */
 	.globl _gcry_sm4_wordslice_ssse3_aesni_ghash_step
 ELF(.type _gcry_sm4_wordslice_ssse3_aesni_ghash_step,@function;)
@@ -25,11 +25,11 @@ _gcry_sm4_wordslice_ssse3_aesni_ghash_step:
 	mov %rsp, %rbp
 	CFI_DEF_CFA_REGISTER(%rbp);
 	and $-64, %rsp
-	sub $320, %rsp
+	sub $832, %rsp
 	movdqu (%rdi), %xmm0 /* y_1 = bcast128() */
 	pshufb .Lsm4_wordslice_ssse3_aesni_0_reverse16(%rip), %xmm0 /* phi_y = lookup16(y_1, reverse16) */
 
-	/* 8 blocks, 1 per register: block i times T_(n - i), products unreduced. */
+	/* 16 blocks, 1 per register: block i times T_(n - i), products unreduced. */
 	movdqu (%rdx), %xmm1 /* x = load() */
 	pshufb .Lsm4_wordslice_ssse3_aesni_0_reverse16(%rip), %xmm1 /* z = lookup16(x, reverse16) */
 	pxor %xmm0, %xmm1 /* z1_y = xor(z, phi_y) */
@@ -128,57 +128,220 @@ _gcry_sm4_wordslice_ssse3_aesni_ghash_step:
 	movdqa %xmm9, %xmm11 /* z_7 */
 	pclmulqdq $0x1, %xmm13, %xmm11 /* mid_15 = clmul(z_7, h_7) */
 	pclmulqdq $0x11, %xmm13, %xmm9 /* hi_7 = clmul(z_7, h_7) */
+	movdqu 128(%rdx), %xmm13 /* x_8 = load() */
+	pshufb .Lsm4_wordslice_ssse3_aesni_0_reverse16(%rip), %xmm13 /* z_8 = lookup16(x_8, reverse16) */
+	movdqa %xmm9, 272(%rsp) /* spill hi_7 */
+	movdqu 128(%rsi), %xmm9 /* h_8 = load() */
+	movdqa %xmm11, 288(%rsp) /* spill mid_15 */
+	movdqa %xmm13, %xmm11 /* z_8 */
+	pclmulqdq $0x0, %xmm9, %xmm11 /* lo_8 = clmul(z_8, h_8) */
+	movdqa %xmm12, 304(%rsp) /* spill mid_5 */
+	movdqa %xmm13, %xmm12 /* z_8 */
+	pclmulqdq $0x10, %xmm9, %xmm12 /* mid_16 = clmul(z_8, h_8) */
+	movdqa %xmm12, 320(%rsp) /* spill mid_16 */
+	movdqa %xmm13, %xmm12 /* z_8 */
+	pclmulqdq $0x1, %xmm9, %xmm12 /* mid_17 = clmul(z_8, h_8) */
+	pclmulqdq $0x11, %xmm9, %xmm13 /* hi_8 = clmul(z_8, h_8) */
+	movdqu 144(%rdx), %xmm9 /* x_9 = load() */
+	pshufb .Lsm4_wordslice_ssse3_aesni_0_reverse16(%rip), %xmm9 /* z_9 = lookup16(x_9, reverse16) */
+	movdqa %xmm13, 336(%rsp) /* spill hi_8 */
+	movdqu 144(%rsi), %xmm13 /* h_9 = load() */
+	movdqa %xmm12, 352(%rsp) /* spill mid_17 */
+	movdqa %xmm9, %xmm12 /* z_9 */
+	pclmulqdq $0x0, %xmm13, %xmm12 /* lo_9 = clmul(z_9, h_9) */
+	movdqa %xmm7, 368(%rsp) /* spill mid_2 */
+	movdqa %xmm9, %xmm7 /* z_9 */
+	pclmulqdq $0x10, %xmm13, %xmm7 /* mid_18 = clmul(z_9, h_9) */
+	movdqa %xmm7, 384(%rsp) /* spill mid_18 */
+	movdqa %xmm9, %xmm7 /* z_9 */
+	pclmulqdq $0x1, %xmm13, %xmm7 /* mid_19 = clmul(z_9, h_9) */
+	pclmulqdq $0x11, %xmm13, %xmm9 /* hi_9 = clmul(z_9, h_9) */
+	movdqu 160(%rdx), %xmm13 /* x_10 = load() */
+	pshufb .Lsm4_wordslice_ssse3_aesni_0_reverse16(%rip), %xmm13 /* z_10 = lookup16(x_10, reverse16) */
+	movdqa %xmm9, 400(%rsp) /* spill hi_9 */
+	movdqu 160(%rsi), %xmm9 /* h_10 = load() */
+	movdqa %xmm7, 416(%rsp) /* spill mid_19 */
+	movdqa %xmm13, %xmm7 /* z_10 */
+	pclmulqdq $0x0, %xmm9, %xmm7 /* lo_10 = clmul(z_10, h_10) */
+	movdqa %xmm8, 432(%rsp) /* spill mid_3 */
+	movdqa %xmm13, %xmm8 /* z_10 */
+	pclmulqdq $0x10, %xmm9, %xmm8 /* mid_20 = clmul(z_10, h_10) */
+	movdqa %xmm8, 448(%rsp) /* spill mid_20 */
+	movdqa %xmm13, %xmm8 /* z_10 */
+	pclmulqdq $0x1, %xmm9, %xmm8 /* mid_21 = clmul(z_10, h_10) */
+	pclmulqdq $0x11, %xmm9, %xmm13 /* hi_10 = clmul(z_10, h_10) */
+	movdqu 176(%rdx), %xmm9 /* x_11 = load() */
+	pshufb .Lsm4_wordslice_ssse3_aesni_0_reverse16(%rip), %xmm9 /* z_11 = lookup16(x_11, reverse16) */
+	movdqa %xmm13, 464(%rsp) /* spill hi_10 */
+	movdqu 176(%rsi), %xmm13 /* h_11 = load() */
+	movdqa %xmm8, 480(%rsp) /* spill mid_21 */
+	movdqa %xmm9, %xmm8 /* z_11 */
+	pclmulqdq $0x0, %xmm13, %xmm8 /* lo_11 = clmul(z_11, h_11) */
+	movdqa %xmm3, 496(%rsp) /* spill mid */
+	movdqa %xmm9, %xmm3 /* z_11 */
+	pclmulqdq $0x10, %xmm13, %xmm3 /* mid_22 = clmul(z_11, h_11) */
+	movdqa %xmm3, 512(%rsp) /* spill mid_22 */
+	movdqa %xmm9, %xmm3 /* z_11 */
+	pclmulqdq $0x1, %xmm13, %xmm3 /* mid_23 = clmul(z_11, h_11) */
+	pclmulqdq $0x11, %xmm13, %xmm9 /* hi_11 = clmul(z_11, h_11) */
+	movdqu 192(%rdx), %xmm13 /* x_12 = load() */
+	pshufb .Lsm4_wordslice_ssse3_aesni_0_reverse16(%rip), %xmm13 /* z_12 = lookup16(x_12, reverse16) */
+	movdqa %xmm9, 528(%rsp) /* spill hi_11 */
+	movdqu 192(%rsi), %xmm9 /* h_12 = load() */
+	movdqa %xmm3, 544(%rsp) /* spill mid_23 */
+	movdqa %xmm13, %xmm3 /* z_12 */
+	pclmulqdq $0x0, %xmm9, %xmm3 /* lo_12 = clmul(z_12, h_12) */
+	movdqa %xmm4, 560(%rsp) /* spill mid_1 */
+	movdqa %xmm13, %xmm4 /* z_12 */
+	pclmulqdq $0x10, %xmm9, %xmm4 /* mid_24 = clmul(z_12, h_12) */
+	movdqa %xmm4, 576(%rsp) /* spill mid_24 */
+	movdqa %xmm13, %xmm4 /* z_12 */
+	pclmulqdq $0x1, %xmm9, %xmm4 /* mid_25 = clmul(z_12, h_12) */
+	pclmulqdq $0x11, %xmm9, %xmm13 /* hi_12 = clmul(z_12, h_12) */
+	movdqu 208(%rdx), %xmm9 /* x_13 = load() */
+	pshufb .Lsm4_wordslice_ssse3_aesni_0_reverse16(%rip), %xmm9 /* z_13 = lookup16(x_13, reverse16) */
+	movdqa %xmm13, 592(%rsp) /* spill hi_12 */
+	movdqu 208(%rsi), %xmm13 /* h_13 = load() */
+	movdqa %xmm4, 608(%rsp) /* spill mid_25 */
+	movdqa %xmm9, %xmm4 /* z_13 */
+	pclmulqdq $0x0, %xmm13, %xmm4 /* lo_13 = clmul(z_13, h_13) */
+	movdqa %xmm3, 624(%rsp) /* spill lo_12 */
+	movdqa %xmm9, %xmm3 /* z_13 */
+	pclmulqdq $0x10, %xmm13, %xmm3 /* mid_26 = clmul(z_13, h_13) */
+	movdqa %xmm3, 640(%rsp) /* spill mid_26 */
+	movdqa %xmm9, %xmm3 /* z_13 */
+	pclmulqdq $0x1, %xmm13, %xmm3 /* mid_27 = clmul(z_13, h_13) */
+	pclmulqdq $0x11, %xmm13, %xmm9 /* hi_13 = clmul(z_13, h_13) */
+	movdqu 224(%rdx), %xmm13 /* x_14 = load() */
+	pshufb .Lsm4_wordslice_ssse3_aesni_0_reverse16(%rip), %xmm13 /* z_14 = lookup16(x_14, reverse16) */
+	movdqa %xmm9, 656(%rsp) /* spill hi_13 */
+	movdqu 224(%rsi), %xmm9 /* h_14 = load() */
+	movdqa %xmm3, 672(%rsp) /* spill mid_27 */
+	movdqa %xmm13, %xmm3 /* z_14 */
+	pclmulqdq $0x0, %xmm9, %xmm3 /* lo_14 = clmul(z_14, h_14) */
+	movdqa %xmm3, 688(%rsp) /* spill lo_14 */
+	movdqa %xmm13, %xmm3 /* z_14 */
+	pclmulqdq $0x10, %xmm9, %xmm3 /* mid_28 = clmul(z_14, h_14) */
+	movdqa %xmm3, 704(%rsp) /* spill mid_28 */
+	movdqa %xmm13, %xmm3 /* z_14 */
+	pclmulqdq $0x1, %xmm9, %xmm3 /* mid_29 = clmul(z_14, h_14) */
+	pclmulqdq $0x11, %xmm9, %xmm13 /* hi_14 = clmul(z_14, h_14) */
+	movdqu 240(%rdx), %xmm9 /* x_15 = load() */
+	pshufb .Lsm4_wordslice_ssse3_aesni_0_reverse16(%rip), %xmm9 /* z_15 = lookup16(x_15, reverse16) */
+	movdqa %xmm13, 720(%rsp) /* spill hi_14 */
+	movdqu 240(%rsi), %xmm13 /* h_15 = load() */
+	movdqa %xmm3, 736(%rsp) /* spill mid_29 */
+	movdqa %xmm9, %xmm3 /* z_15 */
+	pclmulqdq $0x0, %xmm13, %xmm3 /* lo_15 = clmul(z_15, h_15) */
+	movdqa %xmm3, 752(%rsp) /* spill lo_15 */
+	movdqa %xmm9, %xmm3 /* z_15 */
+	pclmulqdq $0x10, %xmm13, %xmm3 /* mid_30 = clmul(z_15, h_15) */
+	movdqa %xmm3, 768(%rsp) /* spill mid_30 */
+	movdqa %xmm9, %xmm3 /* z_15 */
+	pclmulqdq $0x1, %xmm13, %xmm3 /* mid_31 = clmul(z_15, h_15) */
+	pclmulqdq $0x11, %xmm13, %xmm9 /* hi_15 = clmul(z_15, h_15) */
 
 	/* The sums, then S's halves, their blocks added, and one reduction. */
 	pxor %xmm6, %xmm2 /* lo_sum_acc = xor(lo, lo_1) */
 	pxor %xmm14, %xmm10 /* lo_sum_acc_1 = xor(lo_2, lo_3) */
 	pxor %xmm1, %xmm0 /* lo_sum_acc_2 = xor(lo_4, lo_5) */
 	pxor %xmm15, %xmm5 /* lo_sum_acc_3 = xor(lo_6, lo_7) */
-	pxor %xmm10, %xmm2 /* lo_sum_acc_4 = xor(lo_sum_acc, lo_sum_acc_1) */
-	pxor %xmm5, %xmm0 /* lo_sum_acc_5 = xor(lo_sum_acc_2, lo_sum_acc_3) */
-	pxor %xmm0, %xmm2 /* lo_sum_acc_6 = xor(lo_sum_acc_4, lo_sum_acc_5) */
-	pxor %xmm4, %xmm3 /* mid_sum_acc = xor(mid, mid_1) */
-	pxor %xmm8, %xmm7 /* mid_sum_acc_1 = xor(mid_2, mid_3) */
-	pxor 240(%rsp), %xmm12 /* mid_sum_acc_2 = xor(mid_5, mid_4) */
-	movdqa 176(%rsp), %xmm0 /* reload mid_6 */
-	pxor 112(%rsp), %xmm0 /* mid_sum_acc_3 = xor(mid_6, mid_7) */
-	movdqa 64(%rsp), %xmm1 /* reload mid_8 */
-	pxor 96(%rsp), %xmm1 /* mid_sum_acc_4 = xor(mid_8, mid_9) */
-	movdqa 128(%rsp), %xmm4 /* reload mid_10 */
-	pxor 160(%rsp), %xmm4 /* mid_sum_acc_5 = xor(mid_10, mid_11) */
-	movdqa 192(%rsp), %xmm5 /* reload mid_12 */
-	pxor 224(%rsp), %xmm5 /* mid_sum_acc_6 = xor(mid_12, mid_13) */
-	pxor 256(%rsp), %xmm11 /* mid_sum_acc_7 = xor(mid_15, mid_14) */
-	pxor %xmm7, %xmm3 /* mid_sum_acc_8 = xor(mid_sum_acc, mid_sum_acc_1) */
-	pxor %xmm0, %xmm12 /* mid_sum_acc_9 = xor(mid_sum_acc_2, mid_sum_acc_3) */
-	pxor %xmm4, %xmm1 /* mid_sum_acc_10 = xor(mid_sum_acc_4, mid_sum_acc_5) */
-	pxor %xmm11, %xmm5 /* mid_sum_acc_11 = xor(mid_sum_acc_6, mid_sum_acc_7) */
-	pxor %xmm12, %xmm3 /* mid_sum_acc_12 = xor(mid_sum_acc_8, mid_sum_acc_9) */
-	pxor %xmm5, %xmm1 /* mid_sum_acc_13 = xor(mid_sum_acc_10, mid_sum_acc_11) */
-	pxor %xmm1, %xmm3 /* mid_sum_acc_14 = xor(mid_sum_acc_12, mid_sum_acc_13) */
-	movdqa 48(%rsp), %xmm0 /* reload hi */
-	pxor 32(%rsp), %xmm0 /* hi_sum_acc = xor(hi, hi_1) */
-	movdqa 0(%rsp), %xmm1 /* reload hi_2 */
-	pxor 16(%rsp), %xmm1 /* hi_sum_acc_1 = xor(hi_2, hi_3) */
-	movdqa 80(%rsp), %xmm4 /* reload hi_4 */
-	pxor 144(%rsp), %xmm4 /* hi_sum_acc_2 = xor(hi_4, hi_5) */
-	pxor 208(%rsp), %xmm9 /* hi_sum_acc_3 = xor(hi_7, hi_6) */
-	pxor %xmm1, %xmm0 /* hi_sum_acc_4 = xor(hi_sum_acc, hi_sum_acc_1) */
-	pxor %xmm9, %xmm4 /* hi_sum_acc_5 = xor(hi_sum_acc_2, hi_sum_acc_3) */
-	pxor %xmm4, %xmm0 /* hi_sum_acc_6 = xor(hi_sum_acc_4, hi_sum_acc_5) */
-	movdqa %xmm3, %xmm1 /* mid_sum_acc_14 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_0_half_up(%rip), %xmm1 /* mid_lo = lookup16(mid_sum_acc_14, half_up) */
-	pxor %xmm1, %xmm2 /* s_lo = xor(lo_sum_acc_6, mid_lo) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_0_half_down(%rip), %xmm3 /* mid_hi = lookup16(mid_sum_acc_14, half_down) */
-	pxor %xmm3, %xmm0 /* s_hi = xor(hi_sum_acc_6, mid_hi) */
-	movdqa %xmm2, %xmm1 /* s_lo */
-	pclmulqdq $0x0, .Lsm4_wordslice_ssse3_aesni_0_fold(%rip), %xmm1 /* fold_lo = clmul(s_lo, fold) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_0_swap_halves(%rip), %xmm1 /* fold_lo_sw = lookup16(fold_lo, swap_halves) */
-	pxor %xmm1, %xmm2 /* v = xor(s_lo, fold_lo_sw) */
-	movdqa %xmm2, %xmm1 /* v */
-	pclmulqdq $0x11, .Lsm4_wordslice_ssse3_aesni_0_fold(%rip), %xmm1 /* fold_hi = clmul(v, fold) */
-	pxor %xmm0, %xmm2 /* v_hi = xor(v, s_hi) */
-	pxor %xmm1, %xmm2 /* reduced = xor(v_hi, fold_hi) */
+	pxor %xmm12, %xmm11 /* lo_sum_acc_4 = xor(lo_8, lo_9) */
+	pxor %xmm8, %xmm7 /* lo_sum_acc_5 = xor(lo_10, lo_11) */
+	pxor 624(%rsp), %xmm4 /* lo_sum_acc_6 = xor(lo_13, lo_12) */
+	movdqa 688(%rsp), %xmm1 /* reload lo_14 */
+	pxor 752(%rsp), %xmm1 /* lo_sum_acc_7 = xor(lo_14, lo_15) */
+	pxor %xmm10, %xmm2 /* lo_sum_acc_8 = xor(lo_sum_acc, lo_sum_acc_1) */
+	pxor %xmm5, %xmm0 /* lo_sum_acc_9 = xor(lo_sum_acc_2, lo_sum_acc_3) */
+	pxor %xmm7, %xmm11 /* lo_sum_acc_10 = xor(lo_sum_acc_4, lo_sum_acc_5) */
+	pxor %xmm1, %xmm4 /* lo_sum_acc_11 = xor(lo_sum_acc_6, lo_sum_acc_7) */
+	pxor %xmm0, %xmm2 /* lo_sum_acc_12 = xor(lo_sum_acc_8, lo_sum_acc_9) */
+	pxor %xmm4, %xmm11 /* lo_sum_acc_13 = xor(lo_sum_acc_10, lo_sum_acc_11) */
+	pxor %xmm11, %xmm2 /* lo_sum_acc_14 = xor(lo_sum_acc_12, lo_sum_acc_13) */
+	movdqa 496(%rsp), %xmm0 /* reload mid */
+	pxor 560(%rsp), %xmm0 /* mid_sum_acc = xor(mid, mid_1) */
+	movdqa 368(%rsp), %xmm1 /* reload mid_2 */
+	pxor 432(%rsp), %xmm1 /* mid_sum_acc_1 = xor(mid_2, mid_3) */
+	movdqa 240(%rsp), %xmm4 /* reload mid_4 */
+	pxor 304(%rsp), %xmm4 /* mid_sum_acc_2 = xor(mid_4, mid_5) */
+	movdqa 176(%rsp), %xmm5 /* reload mid_6 */
+	pxor 112(%rsp), %xmm5 /* mid_sum_acc_3 = xor(mid_6, mid_7) */
+	movdqa 64(%rsp), %xmm6 /* reload mid_8 */
+	pxor 96(%rsp), %xmm6 /* mid_sum_acc_4 = xor(mid_8, mid_9) */
+	movdqa 128(%rsp), %xmm7 /* reload mid_10 */
+	pxor 160(%rsp), %xmm7 /* mid_sum_acc_5 = xor(mid_10, mid_11) */
+	movdqa 192(%rsp), %xmm8 /* reload mid_12 */
+	pxor 224(%rsp), %xmm8 /* mid_sum_acc_6 = xor(mid_12, mid_13) */
+	movdqa 256(%rsp), %xmm10 /* reload mid_14 */
+	pxor 288(%rsp), %xmm10 /* mid_sum_acc_7 = xor(mid_14, mid_15) */
+	movdqa 320(%rsp), %xmm11 /* reload mid_16 */
+	pxor 352(%rsp), %xmm11 /* mid_sum_acc_8 = xor(mid_16, mid_17) */
+	movdqa 384(%rsp), %xmm12 /* reload mid_18 */
+	pxor 416(%rsp), %xmm12 /* mid_sum_acc_9 = xor(mid_18, mid_19) */
+	movdqa 448(%rsp), %xmm13 /* reload mid_20 */
+	pxor 480(%rsp), %xmm13 /* mid_sum_acc_10 = xor(mid_20, mid_21) */
+	movdqa 512(%rsp), %xmm14 /* reload mid_22 */
+	pxor 544(%rsp), %xmm14 /* mid_sum_acc_11 = xor(mid_22, mid_23) */
+	movdqa 576(%rsp), %xmm15 /* reload mid_24 */
+	pxor 608(%rsp), %xmm15 /* mid_sum_acc_12 = xor(mid_24, mid_25) */
+	movdqa %xmm2, 608(%rsp) /* spill lo_sum_acc_14 */
+	movdqa 640(%rsp), %xmm2 /* reload mid_26 */
+	pxor 672(%rsp), %xmm2 /* mid_sum_acc_13 = xor(mid_26, mid_27) */
+	movdqa %xmm9, 672(%rsp) /* spill hi_15 */
+	movdqa 704(%rsp), %xmm9 /* reload mid_28 */
+	pxor 736(%rsp), %xmm9 /* mid_sum_acc_14 = xor(mid_28, mid_29) */
+	pxor 768(%rsp), %xmm3 /* mid_sum_acc_15 = xor(mid_31, mid_30) */
+	pxor %xmm1, %xmm0 /* mid_sum_acc_16 = xor(mid_sum_acc, mid_sum_acc_1) */
+	pxor %xmm5, %xmm4 /* mid_sum_acc_17 = xor(mid_sum_acc_2, mid_sum_acc_3) */
+	pxor %xmm7, %xmm6 /* mid_sum_acc_18 = xor(mid_sum_acc_4, mid_sum_acc_5) */
+	pxor %xmm10, %xmm8 /* mid_sum_acc_19 = xor(mid_sum_acc_6, mid_sum_acc_7) */
+	pxor %xmm12, %xmm11 /* mid_sum_acc_20 = xor(mid_sum_acc_8, mid_sum_acc_9) */
+	pxor %xmm14, %xmm13 /* mid_sum_acc_21 = xor(mid_sum_acc_10, mid_sum_acc_11) */
+	pxor %xmm2, %xmm15 /* mid_sum_acc_22 = xor(mid_sum_acc_12, mid_sum_acc_13) */
+	pxor %xmm3, %xmm9 /* mid_sum_acc_23 = xor(mid_sum_acc_14, mid_sum_acc_15) */
+	pxor %xmm4, %xmm0 /* mid_sum_acc_24 = xor(mid_sum_acc_16, mid_sum_acc_17) */
+	pxor %xmm8, %xmm6 /* mid_sum_acc_25 = xor(mid_sum_acc_18, mid_sum_acc_19) */
+	pxor %xmm13, %xmm11 /* mid_sum_acc_26 = xor(mid_sum_acc_20, mid_sum_acc_21) */
+	pxor %xmm9, %xmm15 /* mid_sum_acc_27 = xor(mid_sum_acc_22, mid_sum_acc_23) */
+	pxor %xmm6, %xmm0 /* mid_sum_acc_28 = xor(mid_sum_acc_24, mid_sum_acc_25) */
+	pxor %xmm15, %xmm11 /* mid_sum_acc_29 = xor(mid_sum_acc_26, mid_sum_acc_27) */
+	pxor %xmm11, %xmm0 /* mid_sum_acc_30 = xor(mid_sum_acc_28, mid_sum_acc_29) */
+	movdqa 48(%rsp), %xmm1 /* reload hi */
+	pxor 32(%rsp), %xmm1 /* hi_sum_acc = xor(hi, hi_1) */
+	movdqa 0(%rsp), %xmm2 /* reload hi_2 */
+	pxor 16(%rsp), %xmm2 /* hi_sum_acc_1 = xor(hi_2, hi_3) */
+	movdqa 80(%rsp), %xmm3 /* reload hi_4 */
+	pxor 144(%rsp), %xmm3 /* hi_sum_acc_2 = xor(hi_4, hi_5) */
+	movdqa 208(%rsp), %xmm4 /* reload hi_6 */
+	pxor 272(%rsp), %xmm4 /* hi_sum_acc_3 = xor(hi_6, hi_7) */
+	movdqa 336(%rsp), %xmm5 /* reload hi_8 */
+	pxor 400(%rsp), %xmm5 /* hi_sum_acc_4 = xor(hi_8, hi_9) */
+	movdqa 464(%rsp), %xmm6 /* reload hi_10 */
+	pxor 528(%rsp), %xmm6 /* hi_sum_acc_5 = xor(hi_10, hi_11) */
+	movdqa 592(%rsp), %xmm7 /* reload hi_12 */
+	pxor 656(%rsp), %xmm7 /* hi_sum_acc_6 = xor(hi_12, hi_13) */
+	movdqa 720(%rsp), %xmm8 /* reload hi_14 */
+	pxor 672(%rsp), %xmm8 /* hi_sum_acc_7 = xor(hi_14, hi_15) */
+	pxor %xmm2, %xmm1 /* hi_sum_acc_8 = xor(hi_sum_acc, hi_sum_acc_1) */
+	pxor %xmm4, %xmm3 /* hi_sum_acc_9 = xor(hi_sum_acc_2, hi_sum_acc_3) */
+	pxor %xmm6, %xmm5 /* hi_sum_acc_10 = xor(hi_sum_acc_4, hi_sum_acc_5) */
+	pxor %xmm8, %xmm7 /* hi_sum_acc_11 = xor(hi_sum_acc_6, hi_sum_acc_7) */
+	pxor %xmm3, %xmm1 /* hi_sum_acc_12 = xor(hi_sum_acc_8, hi_sum_acc_9) */
+	pxor %xmm7, %xmm5 /* hi_sum_acc_13 = xor(hi_sum_acc_10, hi_sum_acc_11) */
+	pxor %xmm5, %xmm1 /* hi_sum_acc_14 = xor(hi_sum_acc_12, hi_sum_acc_13) */
+	movdqa %xmm0, %xmm2 /* mid_sum_acc_30 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_0_half_up(%rip), %xmm2 /* mid_lo = lookup16(mid_sum_acc_30, half_up) */
+	pxor 608(%rsp), %xmm2 /* s_lo = xor(mid_lo, lo_sum_acc_14) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_0_half_down(%rip), %xmm0 /* mid_hi = lookup16(mid_sum_acc_30, half_down) */
+	pxor %xmm0, %xmm1 /* s_hi = xor(hi_sum_acc_14, mid_hi) */
+	movdqa %xmm2, %xmm0 /* s_lo */
+	pclmulqdq $0x0, .Lsm4_wordslice_ssse3_aesni_0_fold(%rip), %xmm0 /* fold_lo = clmul(s_lo, fold) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_0_swap_halves(%rip), %xmm0 /* fold_lo_sw = lookup16(fold_lo, swap_halves) */
+	pxor %xmm0, %xmm2 /* v = xor(s_lo, fold_lo_sw) */
+	movdqa %xmm2, %xmm0 /* v */
+	pclmulqdq $0x11, .Lsm4_wordslice_ssse3_aesni_0_fold(%rip), %xmm0 /* fold_hi = clmul(v, fold) */
+	pxor %xmm1, %xmm2 /* v_hi = xor(v, s_hi) */
+	pxor %xmm0, %xmm2 /* reduced = xor(v_hi, fold_hi) */
 	pshufb .Lsm4_wordslice_ssse3_aesni_0_reverse16(%rip), %xmm2 /* y_next = lookup16(reduced, reverse16) */
 	movdqu %xmm2, (%rdi) /* store y_next */
 	leave

@@ -6,24 +6,24 @@
 
 	.text
 
-/* sm4_byteslice_avx2_vaes_ghash_step: ghash_update256_n8, 3 arguments
+/* sm4_byteslice_avx2_vaes_ghash_step: ghash_update256_n16, 3 arguments
  *   %rdi: y
  *   %rsi: table
  *   %rdx: msg
  *   ymm0-15: vectors, as allocated (16 used)
- *   frame: 64 bytes (1 spill slot of 32 bytes)
+ *   frame: 576 bytes (17 spill slots of 32 bytes)
  */
 	.p2align 5
 SYM_FUNC_START(sm4_byteslice_avx2_vaes_ghash_step)
 	push %rbp
 	mov %rsp, %rbp
 	and $-64, %rsp
-	sub $64, %rsp
+	sub $576, %rsp
 	vbroadcasti128 (%rdi), %ymm0 /* y_1 = bcast128() */
 	vpshufb .Lsm4_byteslice_avx2_vaes_0_reverse16(%rip), %ymm0, %ymm0 /* phi_y = lookup16(y_1, reverse16) */
 	vpand .Lsm4_byteslice_avx2_vaes_0_first_block(%rip), %ymm0, %ymm0 /* y1 = and(phi_y, first_block) */
 
-	/* 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
+	/* 16 blocks, 2 per register: block i times T_(n - i), products unreduced. */
 	vmovdqu (%rdx), %ymm1 /* x = load() */
 	vpshufb .Lsm4_byteslice_avx2_vaes_0_reverse16(%rip), %ymm1, %ymm1 /* z = lookup16(x, reverse16) */
 	vpxor %ymm0, %ymm1, %ymm0 /* z1_y = xor(z, y1) */
@@ -54,34 +54,101 @@ SYM_FUNC_START(sm4_byteslice_avx2_vaes_ghash_step)
 	vmovdqa %ymm5, 0(%rsp) /* spill hi_2 */
 	vpclmulqdq $0x1, %ymm13, %ymm9, %ymm5 /* mid_7 = clmul(z_3, h_3) */
 	vpclmulqdq $0x11, %ymm13, %ymm9, %ymm9 /* hi_3 = clmul(z_3, h_3) */
+	vmovdqu 128(%rdx), %ymm13 /* x_4 = load() */
+	vpshufb .Lsm4_byteslice_avx2_vaes_0_reverse16(%rip), %ymm13, %ymm13 /* z_4 = lookup16(x_4, reverse16) */
+	vmovdqa %ymm9, 32(%rsp) /* spill hi_3 */
+	vmovdqu 128(%rsi), %ymm9 /* h_4 = load() */
+	vmovdqa %ymm0, 64(%rsp) /* spill hi */
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm0 /* lo_4 = clmul(z_4, h_4) */
+	vmovdqa %ymm1, 96(%rsp) /* spill hi_1 */
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm1 /* mid_8 = clmul(z_4, h_4) */
+	vmovdqa %ymm1, 128(%rsp) /* spill mid_8 */
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm1 /* mid_9 = clmul(z_4, h_4) */
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_4 = clmul(z_4, h_4) */
+	vmovdqu 160(%rdx), %ymm13 /* x_5 = load() */
+	vpshufb .Lsm4_byteslice_avx2_vaes_0_reverse16(%rip), %ymm13, %ymm13 /* z_5 = lookup16(x_5, reverse16) */
+	vmovdqa %ymm9, 160(%rsp) /* spill hi_4 */
+	vmovdqu 160(%rsi), %ymm9 /* h_5 = load() */
+	vmovdqa %ymm1, 192(%rsp) /* spill mid_9 */
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm1 /* lo_5 = clmul(z_5, h_5) */
+	vmovdqa %ymm5, 224(%rsp) /* spill mid_7 */
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm5 /* mid_10 = clmul(z_5, h_5) */
+	vmovdqa %ymm5, 256(%rsp) /* spill mid_10 */
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm5 /* mid_11 = clmul(z_5, h_5) */
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_5 = clmul(z_5, h_5) */
+	vmovdqu 192(%rdx), %ymm13 /* x_6 = load() */
+	vpshufb .Lsm4_byteslice_avx2_vaes_0_reverse16(%rip), %ymm13, %ymm13 /* z_6 = lookup16(x_6, reverse16) */
+	vmovdqa %ymm9, 288(%rsp) /* spill hi_5 */
+	vmovdqu 192(%rsi), %ymm9 /* h_6 = load() */
+	vmovdqa %ymm5, 320(%rsp) /* spill mid_11 */
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm5 /* lo_6 = clmul(z_6, h_6) */
+	vmovdqa %ymm15, 352(%rsp) /* spill mid_6 */
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm15 /* mid_12 = clmul(z_6, h_6) */
+	vmovdqa %ymm15, 384(%rsp) /* spill mid_12 */
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm15 /* mid_13 = clmul(z_6, h_6) */
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_6 = clmul(z_6, h_6) */
+	vmovdqu 224(%rdx), %ymm13 /* x_7 = load() */
+	vpshufb .Lsm4_byteslice_avx2_vaes_0_reverse16(%rip), %ymm13, %ymm13 /* z_7 = lookup16(x_7, reverse16) */
+	vmovdqa %ymm9, 416(%rsp) /* spill hi_6 */
+	vmovdqu 224(%rsi), %ymm9 /* h_7 = load() */
+	vmovdqa %ymm15, 448(%rsp) /* spill mid_13 */
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm15 /* lo_7 = clmul(z_7, h_7) */
+	vmovdqa %ymm11, 480(%rsp) /* spill mid_4 */
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm11 /* mid_14 = clmul(z_7, h_7) */
+	vmovdqa %ymm11, 512(%rsp) /* spill mid_14 */
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm11 /* mid_15 = clmul(z_7, h_7) */
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_7 = clmul(z_7, h_7) */
 
 	/* The sums, then S's halves, their blocks added, and one reduction. */
 	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc = xor(lo, lo_1) */
 	vpxor %ymm14, %ymm10, %ymm6 /* lo_sum_acc_1 = xor(lo_2, lo_3) */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_2 = xor(lo_sum_acc, lo_sum_acc_1) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc = xor(mid, mid_1) */
-	vpxor %ymm8, %ymm7, %ymm4 /* mid_sum_acc_1 = xor(mid_2, mid_3) */
-	vpxor %ymm12, %ymm11, %ymm6 /* mid_sum_acc_2 = xor(mid_4, mid_5) */
-	vpxor %ymm5, %ymm15, %ymm5 /* mid_sum_acc_3 = xor(mid_6, mid_7) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_4 = xor(mid_sum_acc, mid_sum_acc_1) */
-	vpxor %ymm5, %ymm6, %ymm4 /* mid_sum_acc_5 = xor(mid_sum_acc_2, mid_sum_acc_3) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_6 = xor(mid_sum_acc_4, mid_sum_acc_5) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc = xor(hi, hi_1) */
-	vpxor 0(%rsp), %ymm9, %ymm1 /* hi_sum_acc_1 = xor(hi_3, hi_2) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_2 = xor(hi_sum_acc, hi_sum_acc_1) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_0_half_up(%rip), %ymm3, %ymm1 /* mid_lo = lookup16(mid_sum_acc_6, half_up) */
-	vpxor %ymm1, %ymm2, %ymm1 /* s_lo = xor(lo_sum_acc_2, mid_lo) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_0_half_down(%rip), %ymm3, %ymm2 /* mid_hi = lookup16(mid_sum_acc_6, half_down) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi = xor(hi_sum_acc_2, mid_hi) */
-	vpermq $0x4e, %ymm1, %ymm2 /* s_lo_x = blocks128(s_lo, s_lo) */
-	vpxor %ymm2, %ymm1, %ymm1 /* s_lo_1 = xor(s_lo, s_lo_x) */
-	vpermq $0x4e, %ymm0, %ymm2 /* s_hi_x = blocks128(s_hi, s_hi) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_1 = xor(s_hi, s_hi_x) */
-	vpclmulqdq $0x0, .Lsm4_byteslice_avx2_vaes_0_fold(%rip), %ymm1, %ymm2 /* fold_lo = clmul(s_lo_1, fold) */
+	vpxor %ymm1, %ymm0, %ymm0 /* lo_sum_acc_2 = xor(lo_4, lo_5) */
+	vpxor %ymm15, %ymm5, %ymm1 /* lo_sum_acc_3 = xor(lo_6, lo_7) */
+	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_4 = xor(lo_sum_acc, lo_sum_acc_1) */
+	vpxor %ymm1, %ymm0, %ymm0 /* lo_sum_acc_5 = xor(lo_sum_acc_2, lo_sum_acc_3) */
+	vpxor %ymm0, %ymm2, %ymm0 /* lo_sum_acc_6 = xor(lo_sum_acc_4, lo_sum_acc_5) */
+	vpxor %ymm4, %ymm3, %ymm1 /* mid_sum_acc = xor(mid, mid_1) */
+	vpxor %ymm8, %ymm7, %ymm2 /* mid_sum_acc_1 = xor(mid_2, mid_3) */
+	vpxor 480(%rsp), %ymm12, %ymm3 /* mid_sum_acc_2 = xor(mid_5, mid_4) */
+	vmovdqa 352(%rsp), %ymm4 /* reload mid_6 */
+	vpxor 224(%rsp), %ymm4, %ymm4 /* mid_sum_acc_3 = xor(mid_6, mid_7) */
+	vmovdqa 128(%rsp), %ymm5 /* reload mid_8 */
+	vpxor 192(%rsp), %ymm5, %ymm5 /* mid_sum_acc_4 = xor(mid_8, mid_9) */
+	vmovdqa 256(%rsp), %ymm6 /* reload mid_10 */
+	vpxor 320(%rsp), %ymm6, %ymm6 /* mid_sum_acc_5 = xor(mid_10, mid_11) */
+	vmovdqa 384(%rsp), %ymm7 /* reload mid_12 */
+	vpxor 448(%rsp), %ymm7, %ymm7 /* mid_sum_acc_6 = xor(mid_12, mid_13) */
+	vpxor 512(%rsp), %ymm11, %ymm8 /* mid_sum_acc_7 = xor(mid_15, mid_14) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_8 = xor(mid_sum_acc, mid_sum_acc_1) */
+	vpxor %ymm4, %ymm3, %ymm2 /* mid_sum_acc_9 = xor(mid_sum_acc_2, mid_sum_acc_3) */
+	vpxor %ymm6, %ymm5, %ymm3 /* mid_sum_acc_10 = xor(mid_sum_acc_4, mid_sum_acc_5) */
+	vpxor %ymm8, %ymm7, %ymm4 /* mid_sum_acc_11 = xor(mid_sum_acc_6, mid_sum_acc_7) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_12 = xor(mid_sum_acc_8, mid_sum_acc_9) */
+	vpxor %ymm4, %ymm3, %ymm2 /* mid_sum_acc_13 = xor(mid_sum_acc_10, mid_sum_acc_11) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_14 = xor(mid_sum_acc_12, mid_sum_acc_13) */
+	vmovdqa 64(%rsp), %ymm2 /* reload hi */
+	vpxor 96(%rsp), %ymm2, %ymm2 /* hi_sum_acc = xor(hi, hi_1) */
+	vmovdqa 0(%rsp), %ymm3 /* reload hi_2 */
+	vpxor 32(%rsp), %ymm3, %ymm3 /* hi_sum_acc_1 = xor(hi_2, hi_3) */
+	vmovdqa 160(%rsp), %ymm4 /* reload hi_4 */
+	vpxor 288(%rsp), %ymm4, %ymm4 /* hi_sum_acc_2 = xor(hi_4, hi_5) */
+	vpxor 416(%rsp), %ymm9, %ymm5 /* hi_sum_acc_3 = xor(hi_7, hi_6) */
+	vpxor %ymm3, %ymm2, %ymm2 /* hi_sum_acc_4 = xor(hi_sum_acc, hi_sum_acc_1) */
+	vpxor %ymm5, %ymm4, %ymm3 /* hi_sum_acc_5 = xor(hi_sum_acc_2, hi_sum_acc_3) */
+	vpxor %ymm3, %ymm2, %ymm2 /* hi_sum_acc_6 = xor(hi_sum_acc_4, hi_sum_acc_5) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_0_half_up(%rip), %ymm1, %ymm3 /* mid_lo = lookup16(mid_sum_acc_14, half_up) */
+	vpxor %ymm3, %ymm0, %ymm0 /* s_lo = xor(lo_sum_acc_6, mid_lo) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_0_half_down(%rip), %ymm1, %ymm1 /* mid_hi = lookup16(mid_sum_acc_14, half_down) */
+	vpxor %ymm1, %ymm2, %ymm1 /* s_hi = xor(hi_sum_acc_6, mid_hi) */
+	vpermq $0x4e, %ymm0, %ymm2 /* s_lo_x = blocks128(s_lo, s_lo) */
+	vpxor %ymm2, %ymm0, %ymm0 /* s_lo_1 = xor(s_lo, s_lo_x) */
+	vpermq $0x4e, %ymm1, %ymm2 /* s_hi_x = blocks128(s_hi, s_hi) */
+	vpxor %ymm2, %ymm1, %ymm1 /* s_hi_1 = xor(s_hi, s_hi_x) */
+	vpclmulqdq $0x0, .Lsm4_byteslice_avx2_vaes_0_fold(%rip), %ymm0, %ymm2 /* fold_lo = clmul(s_lo_1, fold) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_0_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw = lookup16(fold_lo, swap_halves) */
-	vpxor %ymm2, %ymm1, %ymm1 /* v = xor(s_lo_1, fold_lo_sw) */
-	vpclmulqdq $0x11, .Lsm4_byteslice_avx2_vaes_0_fold(%rip), %ymm1, %ymm2 /* fold_hi = clmul(v, fold) */
-	vpxor %ymm0, %ymm1, %ymm0 /* v_hi = xor(v, s_hi_1) */
+	vpxor %ymm2, %ymm0, %ymm0 /* v = xor(s_lo_1, fold_lo_sw) */
+	vpclmulqdq $0x11, .Lsm4_byteslice_avx2_vaes_0_fold(%rip), %ymm0, %ymm2 /* fold_hi = clmul(v, fold) */
+	vpxor %ymm1, %ymm0, %ymm0 /* v_hi = xor(v, s_hi_1) */
 	vpxor %ymm2, %ymm0, %ymm0 /* reduced = xor(v_hi, fold_hi) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_0_reverse16(%rip), %ymm0, %ymm0 /* y_next = lookup16(reduced, reverse16) */
 	vmovdqu %ymm0, (%rdi) /* store y_next */
@@ -17269,7 +17336,7 @@ SYM_FUNC_START(sm4_byteslice_avx2_vaes_batch_gcm)
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm0, %ymm0 /* phi_y = lookup16(y_1, reverse16) */
 	vpand .Lsm4_byteslice_avx2_vaes_9_first_block(%rip), %ymm0, %ymm0 /* y1_16 = and(phi_y, first_block) */
 
-	/* Step 1 of 16: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
+	/* Step 1 of 8: 16 blocks, 2 per register: block i times T_(n - i), products unreduced. */
 	vmovdqu (%r9), %ymm1 /* x = load() */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm1, %ymm1 /* z = lookup16(x, reverse16) */
 	vpxor %ymm0, %ymm1, %ymm0 /* z1_y = xor(z, y1_16) */
@@ -17300,108 +17367,113 @@ SYM_FUNC_START(sm4_byteslice_avx2_vaes_batch_gcm)
 	vmovdqa %ymm5, 0(%rsp) /* spill hi_2 */
 	vpclmulqdq $0x1, %ymm13, %ymm9, %ymm5 /* mid_7 = clmul(z_3, h_3) */
 	vpclmulqdq $0x11, %ymm13, %ymm9, %ymm9 /* hi_3 = clmul(z_3, h_3) */
+	vmovdqu 128(%r9), %ymm13 /* x_4 = load() */
+	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm13, %ymm13 /* z_4 = lookup16(x_4, reverse16) */
+	vmovdqa %ymm9, 32(%rsp) /* spill hi_3 */
+	vmovdqu 128(%r8), %ymm9 /* h_4 = load() */
+	vmovdqa %ymm0, 64(%rsp) /* spill hi */
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm0 /* lo_4 = clmul(z_4, h_4) */
+	vmovdqa %ymm1, 96(%rsp) /* spill hi_1 */
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm1 /* mid_8 = clmul(z_4, h_4) */
+	vmovdqa %ymm1, 128(%rsp) /* spill mid_8 */
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm1 /* mid_9 = clmul(z_4, h_4) */
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_4 = clmul(z_4, h_4) */
+	vmovdqu 160(%r9), %ymm13 /* x_5 = load() */
+	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm13, %ymm13 /* z_5 = lookup16(x_5, reverse16) */
+	vmovdqa %ymm9, 160(%rsp) /* spill hi_4 */
+	vmovdqu 160(%r8), %ymm9 /* h_5 = load() */
+	vmovdqa %ymm1, 192(%rsp) /* spill mid_9 */
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm1 /* lo_5 = clmul(z_5, h_5) */
+	vmovdqa %ymm5, 224(%rsp) /* spill mid_7 */
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm5 /* mid_10 = clmul(z_5, h_5) */
+	vmovdqa %ymm5, 256(%rsp) /* spill mid_10 */
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm5 /* mid_11 = clmul(z_5, h_5) */
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_5 = clmul(z_5, h_5) */
+	vmovdqu 192(%r9), %ymm13 /* x_6 = load() */
+	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm13, %ymm13 /* z_6 = lookup16(x_6, reverse16) */
+	vmovdqa %ymm9, 288(%rsp) /* spill hi_5 */
+	vmovdqu 192(%r8), %ymm9 /* h_6 = load() */
+	vmovdqa %ymm5, 320(%rsp) /* spill mid_11 */
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm5 /* lo_6 = clmul(z_6, h_6) */
+	vmovdqa %ymm15, 352(%rsp) /* spill mid_6 */
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm15 /* mid_12 = clmul(z_6, h_6) */
+	vmovdqa %ymm15, 384(%rsp) /* spill mid_12 */
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm15 /* mid_13 = clmul(z_6, h_6) */
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_6 = clmul(z_6, h_6) */
+	vmovdqu 224(%r9), %ymm13 /* x_7 = load() */
+	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm13, %ymm13 /* z_7 = lookup16(x_7, reverse16) */
+	vmovdqa %ymm9, 416(%rsp) /* spill hi_6 */
+	vmovdqu 224(%r8), %ymm9 /* h_7 = load() */
+	vmovdqa %ymm15, 448(%rsp) /* spill mid_13 */
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm15 /* lo_7 = clmul(z_7, h_7) */
+	vmovdqa %ymm11, 480(%rsp) /* spill mid_4 */
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm11 /* mid_14 = clmul(z_7, h_7) */
+	vmovdqa %ymm11, 512(%rsp) /* spill mid_14 */
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm11 /* mid_15 = clmul(z_7, h_7) */
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_7 = clmul(z_7, h_7) */
 
 	/* The sums, then S's halves, their blocks added, and one reduction. */
 	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc = xor(lo, lo_1) */
 	vpxor %ymm14, %ymm10, %ymm6 /* lo_sum_acc_1 = xor(lo_2, lo_3) */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_2 = xor(lo_sum_acc, lo_sum_acc_1) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc = xor(mid, mid_1) */
-	vpxor %ymm8, %ymm7, %ymm4 /* mid_sum_acc_1 = xor(mid_2, mid_3) */
-	vpxor %ymm12, %ymm11, %ymm6 /* mid_sum_acc_2 = xor(mid_4, mid_5) */
-	vpxor %ymm5, %ymm15, %ymm5 /* mid_sum_acc_3 = xor(mid_6, mid_7) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_4 = xor(mid_sum_acc, mid_sum_acc_1) */
-	vpxor %ymm5, %ymm6, %ymm4 /* mid_sum_acc_5 = xor(mid_sum_acc_2, mid_sum_acc_3) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_6 = xor(mid_sum_acc_4, mid_sum_acc_5) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc = xor(hi, hi_1) */
-	vpxor 0(%rsp), %ymm9, %ymm1 /* hi_sum_acc_1 = xor(hi_3, hi_2) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_2 = xor(hi_sum_acc, hi_sum_acc_1) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_half_up(%rip), %ymm3, %ymm1 /* mid_lo = lookup16(mid_sum_acc_6, half_up) */
-	vpxor %ymm1, %ymm2, %ymm1 /* s_lo = xor(lo_sum_acc_2, mid_lo) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_half_down(%rip), %ymm3, %ymm2 /* mid_hi = lookup16(mid_sum_acc_6, half_down) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi = xor(hi_sum_acc_2, mid_hi) */
-	vpermq $0x4e, %ymm1, %ymm2 /* s_lo_x = blocks128(s_lo, s_lo) */
-	vpxor %ymm2, %ymm1, %ymm1 /* s_lo_1 = xor(s_lo, s_lo_x) */
-	vpermq $0x4e, %ymm0, %ymm2 /* s_hi_x = blocks128(s_hi, s_hi) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_1 = xor(s_hi, s_hi_x) */
-	vpclmulqdq $0x0, .Lsm4_byteslice_avx2_vaes_9_fold(%rip), %ymm1, %ymm2 /* fold_lo = clmul(s_lo_1, fold) */
+	vpxor %ymm1, %ymm0, %ymm0 /* lo_sum_acc_2 = xor(lo_4, lo_5) */
+	vpxor %ymm15, %ymm5, %ymm1 /* lo_sum_acc_3 = xor(lo_6, lo_7) */
+	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_4 = xor(lo_sum_acc, lo_sum_acc_1) */
+	vpxor %ymm1, %ymm0, %ymm0 /* lo_sum_acc_5 = xor(lo_sum_acc_2, lo_sum_acc_3) */
+	vpxor %ymm0, %ymm2, %ymm0 /* lo_sum_acc_6 = xor(lo_sum_acc_4, lo_sum_acc_5) */
+	vpxor %ymm4, %ymm3, %ymm1 /* mid_sum_acc = xor(mid, mid_1) */
+	vpxor %ymm8, %ymm7, %ymm2 /* mid_sum_acc_1 = xor(mid_2, mid_3) */
+	vpxor 480(%rsp), %ymm12, %ymm3 /* mid_sum_acc_2 = xor(mid_5, mid_4) */
+	vmovdqa 352(%rsp), %ymm4 /* reload mid_6 */
+	vpxor 224(%rsp), %ymm4, %ymm4 /* mid_sum_acc_3 = xor(mid_6, mid_7) */
+	vmovdqa 128(%rsp), %ymm5 /* reload mid_8 */
+	vpxor 192(%rsp), %ymm5, %ymm5 /* mid_sum_acc_4 = xor(mid_8, mid_9) */
+	vmovdqa 256(%rsp), %ymm6 /* reload mid_10 */
+	vpxor 320(%rsp), %ymm6, %ymm6 /* mid_sum_acc_5 = xor(mid_10, mid_11) */
+	vmovdqa 384(%rsp), %ymm7 /* reload mid_12 */
+	vpxor 448(%rsp), %ymm7, %ymm7 /* mid_sum_acc_6 = xor(mid_12, mid_13) */
+	vpxor 512(%rsp), %ymm11, %ymm8 /* mid_sum_acc_7 = xor(mid_15, mid_14) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_8 = xor(mid_sum_acc, mid_sum_acc_1) */
+	vpxor %ymm4, %ymm3, %ymm2 /* mid_sum_acc_9 = xor(mid_sum_acc_2, mid_sum_acc_3) */
+	vpxor %ymm6, %ymm5, %ymm3 /* mid_sum_acc_10 = xor(mid_sum_acc_4, mid_sum_acc_5) */
+	vpxor %ymm8, %ymm7, %ymm4 /* mid_sum_acc_11 = xor(mid_sum_acc_6, mid_sum_acc_7) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_12 = xor(mid_sum_acc_8, mid_sum_acc_9) */
+	vpxor %ymm4, %ymm3, %ymm2 /* mid_sum_acc_13 = xor(mid_sum_acc_10, mid_sum_acc_11) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_14 = xor(mid_sum_acc_12, mid_sum_acc_13) */
+	vmovdqa 64(%rsp), %ymm2 /* reload hi */
+	vpxor 96(%rsp), %ymm2, %ymm2 /* hi_sum_acc = xor(hi, hi_1) */
+	vmovdqa 0(%rsp), %ymm3 /* reload hi_2 */
+	vpxor 32(%rsp), %ymm3, %ymm3 /* hi_sum_acc_1 = xor(hi_2, hi_3) */
+	vmovdqa 160(%rsp), %ymm4 /* reload hi_4 */
+	vpxor 288(%rsp), %ymm4, %ymm4 /* hi_sum_acc_2 = xor(hi_4, hi_5) */
+	vpxor 416(%rsp), %ymm9, %ymm5 /* hi_sum_acc_3 = xor(hi_7, hi_6) */
+	vpxor %ymm3, %ymm2, %ymm2 /* hi_sum_acc_4 = xor(hi_sum_acc, hi_sum_acc_1) */
+	vpxor %ymm5, %ymm4, %ymm3 /* hi_sum_acc_5 = xor(hi_sum_acc_2, hi_sum_acc_3) */
+	vpxor %ymm3, %ymm2, %ymm2 /* hi_sum_acc_6 = xor(hi_sum_acc_4, hi_sum_acc_5) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_9_half_up(%rip), %ymm1, %ymm3 /* mid_lo = lookup16(mid_sum_acc_14, half_up) */
+	vpxor %ymm3, %ymm0, %ymm0 /* s_lo = xor(lo_sum_acc_6, mid_lo) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_9_half_down(%rip), %ymm1, %ymm1 /* mid_hi = lookup16(mid_sum_acc_14, half_down) */
+	vpxor %ymm1, %ymm2, %ymm1 /* s_hi = xor(hi_sum_acc_6, mid_hi) */
+	vpermq $0x4e, %ymm0, %ymm2 /* s_lo_x = blocks128(s_lo, s_lo) */
+	vpxor %ymm2, %ymm0, %ymm0 /* s_lo_1 = xor(s_lo, s_lo_x) */
+	vpermq $0x4e, %ymm1, %ymm2 /* s_hi_x = blocks128(s_hi, s_hi) */
+	vpxor %ymm2, %ymm1, %ymm1 /* s_hi_1 = xor(s_hi, s_hi_x) */
+	vpclmulqdq $0x0, .Lsm4_byteslice_avx2_vaes_9_fold(%rip), %ymm0, %ymm2 /* fold_lo = clmul(s_lo_1, fold) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw = lookup16(fold_lo, swap_halves) */
-	vpxor %ymm2, %ymm1, %ymm1 /* v = xor(s_lo_1, fold_lo_sw) */
-	vpclmulqdq $0x11, .Lsm4_byteslice_avx2_vaes_9_fold(%rip), %ymm1, %ymm2 /* fold_hi = clmul(v, fold) */
-	vpxor %ymm0, %ymm1, %ymm0 /* v_hi = xor(v, s_hi_1) */
+	vpxor %ymm2, %ymm0, %ymm0 /* v = xor(s_lo_1, fold_lo_sw) */
+	vpclmulqdq $0x11, .Lsm4_byteslice_avx2_vaes_9_fold(%rip), %ymm0, %ymm2 /* fold_hi = clmul(v, fold) */
+	vpxor %ymm1, %ymm0, %ymm0 /* v_hi = xor(v, s_hi_1) */
 	vpxor %ymm2, %ymm0, %ymm0 /* reduced = xor(v_hi, fold_hi) */
 	vpand .Lsm4_byteslice_avx2_vaes_9_first_block(%rip), %ymm0, %ymm0 /* y1_1_1 = and(reduced, first_block) */
 
-	/* Step 2 of 16: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
-	vmovdqu 128(%r9), %ymm1 /* x_4 = load() */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm1, %ymm1 /* z_4 = lookup16(x_4, reverse16) */
-	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_1 = xor(z_4, y1_1_1) */
-	vmovdqu (%r8), %ymm1 /* h_4 = load() */
-	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm2 /* lo_4 = clmul(z1_y_1, h_4) */
-	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* mid_8 = clmul(z1_y_1, h_4) */
-	vpclmulqdq $0x1, %ymm1, %ymm0, %ymm4 /* mid_9 = clmul(z1_y_1, h_4) */
-	vpclmulqdq $0x11, %ymm1, %ymm0, %ymm0 /* hi_4 = clmul(z1_y_1, h_4) */
-	vmovdqu 160(%r9), %ymm1 /* x_5 = load() */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm1, %ymm1 /* z_5 = lookup16(x_5, reverse16) */
-	vmovdqu 32(%r8), %ymm5 /* h_5 = load() */
-	vpclmulqdq $0x0, %ymm5, %ymm1, %ymm6 /* lo_5 = clmul(z_5, h_5) */
-	vpclmulqdq $0x10, %ymm5, %ymm1, %ymm7 /* mid_10 = clmul(z_5, h_5) */
-	vpclmulqdq $0x1, %ymm5, %ymm1, %ymm8 /* mid_11 = clmul(z_5, h_5) */
-	vpclmulqdq $0x11, %ymm5, %ymm1, %ymm1 /* hi_5 = clmul(z_5, h_5) */
-	vmovdqu 192(%r9), %ymm5 /* x_6 = load() */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm5, %ymm5 /* z_6 = lookup16(x_6, reverse16) */
-	vmovdqu 64(%r8), %ymm9 /* h_6 = load() */
-	vpclmulqdq $0x0, %ymm9, %ymm5, %ymm10 /* lo_6 = clmul(z_6, h_6) */
-	vpclmulqdq $0x10, %ymm9, %ymm5, %ymm11 /* mid_12 = clmul(z_6, h_6) */
-	vpclmulqdq $0x1, %ymm9, %ymm5, %ymm12 /* mid_13 = clmul(z_6, h_6) */
-	vpclmulqdq $0x11, %ymm9, %ymm5, %ymm5 /* hi_6 = clmul(z_6, h_6) */
-	vmovdqu 224(%r9), %ymm9 /* x_7 = load() */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm9, %ymm9 /* z_7 = lookup16(x_7, reverse16) */
-	vmovdqu 96(%r8), %ymm13 /* h_7 = load() */
-	vpclmulqdq $0x0, %ymm13, %ymm9, %ymm14 /* lo_7 = clmul(z_7, h_7) */
-	vpclmulqdq $0x10, %ymm13, %ymm9, %ymm15 /* mid_14 = clmul(z_7, h_7) */
-	vmovdqa %ymm5, 0(%rsp) /* spill hi_6 */
-	vpclmulqdq $0x1, %ymm13, %ymm9, %ymm5 /* mid_15 = clmul(z_7, h_7) */
-	vpclmulqdq $0x11, %ymm13, %ymm9, %ymm9 /* hi_7 = clmul(z_7, h_7) */
-
-	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_3 = xor(lo_4, lo_5) */
-	vpxor %ymm14, %ymm10, %ymm6 /* lo_sum_acc_4 = xor(lo_6, lo_7) */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_5 = xor(lo_sum_acc_3, lo_sum_acc_4) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_7 = xor(mid_8, mid_9) */
-	vpxor %ymm8, %ymm7, %ymm4 /* mid_sum_acc_8 = xor(mid_10, mid_11) */
-	vpxor %ymm12, %ymm11, %ymm6 /* mid_sum_acc_9 = xor(mid_12, mid_13) */
-	vpxor %ymm5, %ymm15, %ymm5 /* mid_sum_acc_10 = xor(mid_14, mid_15) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_11 = xor(mid_sum_acc_7, mid_sum_acc_8) */
-	vpxor %ymm5, %ymm6, %ymm4 /* mid_sum_acc_12 = xor(mid_sum_acc_9, mid_sum_acc_10) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_13 = xor(mid_sum_acc_11, mid_sum_acc_12) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_3 = xor(hi_4, hi_5) */
-	vpxor 0(%rsp), %ymm9, %ymm1 /* hi_sum_acc_4 = xor(hi_7, hi_6) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_5 = xor(hi_sum_acc_3, hi_sum_acc_4) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_half_up(%rip), %ymm3, %ymm1 /* mid_lo_1 = lookup16(mid_sum_acc_13, half_up) */
-	vpxor %ymm1, %ymm2, %ymm1 /* s_lo_2 = xor(lo_sum_acc_5, mid_lo_1) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_half_down(%rip), %ymm3, %ymm2 /* mid_hi_1 = lookup16(mid_sum_acc_13, half_down) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_2 = xor(hi_sum_acc_5, mid_hi_1) */
-	vpermq $0x4e, %ymm1, %ymm2 /* s_lo_x_1 = blocks128(s_lo_2, s_lo_2) */
-	vpxor %ymm2, %ymm1, %ymm1 /* s_lo_3 = xor(s_lo_2, s_lo_x_1) */
-	vpermq $0x4e, %ymm0, %ymm2 /* s_hi_x_1 = blocks128(s_hi_2, s_hi_2) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_3 = xor(s_hi_2, s_hi_x_1) */
-	vpclmulqdq $0x0, .Lsm4_byteslice_avx2_vaes_9_fold(%rip), %ymm1, %ymm2 /* fold_lo_1 = clmul(s_lo_3, fold) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_1 = lookup16(fold_lo_1, swap_halves) */
-	vpxor %ymm2, %ymm1, %ymm1 /* v_1 = xor(s_lo_3, fold_lo_sw_1) */
-	vpclmulqdq $0x11, .Lsm4_byteslice_avx2_vaes_9_fold(%rip), %ymm1, %ymm2 /* fold_hi_1 = clmul(v_1, fold) */
-	vpxor %ymm0, %ymm1, %ymm0 /* v_hi_1 = xor(v_1, s_hi_3) */
-	vpxor %ymm2, %ymm0, %ymm0 /* reduced_1 = xor(v_hi_1, fold_hi_1) */
-	vpand .Lsm4_byteslice_avx2_vaes_9_first_block(%rip), %ymm0, %ymm0 /* y1_2_1 = and(reduced_1, first_block) */
-
-	/* Step 3 of 16: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
+	/* Step 2 of 8: 16 blocks, 2 per register: block i times T_(n - i), products unreduced. */
 	vmovdqu 256(%r9), %ymm1 /* x_8 = load() */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm1, %ymm1 /* z_8 = lookup16(x_8, reverse16) */
-	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_2 = xor(z_8, y1_2_1) */
+	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_1 = xor(z_8, y1_1_1) */
 	vmovdqu (%r8), %ymm1 /* h_8 = load() */
-	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm2 /* lo_8 = clmul(z1_y_2, h_8) */
-	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* mid_16 = clmul(z1_y_2, h_8) */
-	vpclmulqdq $0x1, %ymm1, %ymm0, %ymm4 /* mid_17 = clmul(z1_y_2, h_8) */
-	vpclmulqdq $0x11, %ymm1, %ymm0, %ymm0 /* hi_8 = clmul(z1_y_2, h_8) */
+	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm2 /* lo_8 = clmul(z1_y_1, h_8) */
+	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* mid_16 = clmul(z1_y_1, h_8) */
+	vpclmulqdq $0x1, %ymm1, %ymm0, %ymm4 /* mid_17 = clmul(z1_y_1, h_8) */
+	vpclmulqdq $0x11, %ymm1, %ymm0, %ymm0 /* hi_8 = clmul(z1_y_1, h_8) */
 	vmovdqu 288(%r9), %ymm1 /* x_9 = load() */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm1, %ymm1 /* z_9 = lookup16(x_9, reverse16) */
 	vmovdqu 32(%r8), %ymm5 /* h_9 = load() */
@@ -17421,111 +17493,116 @@ SYM_FUNC_START(sm4_byteslice_avx2_vaes_batch_gcm)
 	vmovdqu 96(%r8), %ymm13 /* h_11 = load() */
 	vpclmulqdq $0x0, %ymm13, %ymm9, %ymm14 /* lo_11 = clmul(z_11, h_11) */
 	vpclmulqdq $0x10, %ymm13, %ymm9, %ymm15 /* mid_22 = clmul(z_11, h_11) */
-	vmovdqa %ymm5, 0(%rsp) /* spill hi_10 */
+	vmovdqa %ymm5, 416(%rsp) /* spill hi_10 */
 	vpclmulqdq $0x1, %ymm13, %ymm9, %ymm5 /* mid_23 = clmul(z_11, h_11) */
 	vpclmulqdq $0x11, %ymm13, %ymm9, %ymm9 /* hi_11 = clmul(z_11, h_11) */
+	vmovdqu 384(%r9), %ymm13 /* x_12 = load() */
+	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm13, %ymm13 /* z_12 = lookup16(x_12, reverse16) */
+	vmovdqa %ymm9, 288(%rsp) /* spill hi_11 */
+	vmovdqu 128(%r8), %ymm9 /* h_12 = load() */
+	vmovdqa %ymm0, 160(%rsp) /* spill hi_8 */
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm0 /* lo_12 = clmul(z_12, h_12) */
+	vmovdqa %ymm1, 32(%rsp) /* spill hi_9 */
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm1 /* mid_24 = clmul(z_12, h_12) */
+	vmovdqa %ymm1, 0(%rsp) /* spill mid_24 */
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm1 /* mid_25 = clmul(z_12, h_12) */
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_12 = clmul(z_12, h_12) */
+	vmovdqu 416(%r9), %ymm13 /* x_13 = load() */
+	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm13, %ymm13 /* z_13 = lookup16(x_13, reverse16) */
+	vmovdqa %ymm9, 96(%rsp) /* spill hi_12 */
+	vmovdqu 160(%r8), %ymm9 /* h_13 = load() */
+	vmovdqa %ymm1, 64(%rsp) /* spill mid_25 */
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm1 /* lo_13 = clmul(z_13, h_13) */
+	vmovdqa %ymm5, 512(%rsp) /* spill mid_23 */
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm5 /* mid_26 = clmul(z_13, h_13) */
+	vmovdqa %ymm5, 448(%rsp) /* spill mid_26 */
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm5 /* mid_27 = clmul(z_13, h_13) */
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_13 = clmul(z_13, h_13) */
+	vmovdqu 448(%r9), %ymm13 /* x_14 = load() */
+	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm13, %ymm13 /* z_14 = lookup16(x_14, reverse16) */
+	vmovdqa %ymm9, 384(%rsp) /* spill hi_13 */
+	vmovdqu 192(%r8), %ymm9 /* h_14 = load() */
+	vmovdqa %ymm5, 320(%rsp) /* spill mid_27 */
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm5 /* lo_14 = clmul(z_14, h_14) */
+	vmovdqa %ymm15, 256(%rsp) /* spill mid_22 */
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm15 /* mid_28 = clmul(z_14, h_14) */
+	vmovdqa %ymm15, 192(%rsp) /* spill mid_28 */
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm15 /* mid_29 = clmul(z_14, h_14) */
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_14 = clmul(z_14, h_14) */
+	vmovdqu 480(%r9), %ymm13 /* x_15 = load() */
+	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm13, %ymm13 /* z_15 = lookup16(x_15, reverse16) */
+	vmovdqa %ymm9, 128(%rsp) /* spill hi_14 */
+	vmovdqu 224(%r8), %ymm9 /* h_15 = load() */
+	vmovdqa %ymm15, 224(%rsp) /* spill mid_29 */
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm15 /* lo_15 = clmul(z_15, h_15) */
+	vmovdqa %ymm11, 352(%rsp) /* spill mid_20 */
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm11 /* mid_30 = clmul(z_15, h_15) */
+	vmovdqa %ymm11, 480(%rsp) /* spill mid_30 */
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm11 /* mid_31 = clmul(z_15, h_15) */
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_15 = clmul(z_15, h_15) */
 
 	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_6 = xor(lo_8, lo_9) */
-	vpxor %ymm14, %ymm10, %ymm6 /* lo_sum_acc_7 = xor(lo_10, lo_11) */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_8 = xor(lo_sum_acc_6, lo_sum_acc_7) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_14 = xor(mid_16, mid_17) */
-	vpxor %ymm8, %ymm7, %ymm4 /* mid_sum_acc_15 = xor(mid_18, mid_19) */
-	vpxor %ymm12, %ymm11, %ymm6 /* mid_sum_acc_16 = xor(mid_20, mid_21) */
-	vpxor %ymm5, %ymm15, %ymm5 /* mid_sum_acc_17 = xor(mid_22, mid_23) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_18 = xor(mid_sum_acc_14, mid_sum_acc_15) */
-	vpxor %ymm5, %ymm6, %ymm4 /* mid_sum_acc_19 = xor(mid_sum_acc_16, mid_sum_acc_17) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_20 = xor(mid_sum_acc_18, mid_sum_acc_19) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_6 = xor(hi_8, hi_9) */
-	vpxor 0(%rsp), %ymm9, %ymm1 /* hi_sum_acc_7 = xor(hi_11, hi_10) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_8 = xor(hi_sum_acc_6, hi_sum_acc_7) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_half_up(%rip), %ymm3, %ymm1 /* mid_lo_2 = lookup16(mid_sum_acc_20, half_up) */
-	vpxor %ymm1, %ymm2, %ymm1 /* s_lo_4 = xor(lo_sum_acc_8, mid_lo_2) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_half_down(%rip), %ymm3, %ymm2 /* mid_hi_2 = lookup16(mid_sum_acc_20, half_down) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_4 = xor(hi_sum_acc_8, mid_hi_2) */
-	vpermq $0x4e, %ymm1, %ymm2 /* s_lo_x_2 = blocks128(s_lo_4, s_lo_4) */
-	vpxor %ymm2, %ymm1, %ymm1 /* s_lo_5 = xor(s_lo_4, s_lo_x_2) */
-	vpermq $0x4e, %ymm0, %ymm2 /* s_hi_x_2 = blocks128(s_hi_4, s_hi_4) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_5 = xor(s_hi_4, s_hi_x_2) */
-	vpclmulqdq $0x0, .Lsm4_byteslice_avx2_vaes_9_fold(%rip), %ymm1, %ymm2 /* fold_lo_2 = clmul(s_lo_5, fold) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_2 = lookup16(fold_lo_2, swap_halves) */
-	vpxor %ymm2, %ymm1, %ymm1 /* v_2 = xor(s_lo_5, fold_lo_sw_2) */
-	vpclmulqdq $0x11, .Lsm4_byteslice_avx2_vaes_9_fold(%rip), %ymm1, %ymm2 /* fold_hi_2 = clmul(v_2, fold) */
-	vpxor %ymm0, %ymm1, %ymm0 /* v_hi_2 = xor(v_2, s_hi_5) */
-	vpxor %ymm2, %ymm0, %ymm0 /* reduced_2 = xor(v_hi_2, fold_hi_2) */
-	vpand .Lsm4_byteslice_avx2_vaes_9_first_block(%rip), %ymm0, %ymm0 /* y1_3_1 = and(reduced_2, first_block) */
+	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_7 = xor(lo_8, lo_9) */
+	vpxor %ymm14, %ymm10, %ymm6 /* lo_sum_acc_8 = xor(lo_10, lo_11) */
+	vpxor %ymm1, %ymm0, %ymm0 /* lo_sum_acc_9 = xor(lo_12, lo_13) */
+	vpxor %ymm15, %ymm5, %ymm1 /* lo_sum_acc_10 = xor(lo_14, lo_15) */
+	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_11 = xor(lo_sum_acc_7, lo_sum_acc_8) */
+	vpxor %ymm1, %ymm0, %ymm0 /* lo_sum_acc_12 = xor(lo_sum_acc_9, lo_sum_acc_10) */
+	vpxor %ymm0, %ymm2, %ymm0 /* lo_sum_acc_13 = xor(lo_sum_acc_11, lo_sum_acc_12) */
+	vpxor %ymm4, %ymm3, %ymm1 /* mid_sum_acc_15 = xor(mid_16, mid_17) */
+	vpxor %ymm8, %ymm7, %ymm2 /* mid_sum_acc_16 = xor(mid_18, mid_19) */
+	vpxor 352(%rsp), %ymm12, %ymm3 /* mid_sum_acc_17 = xor(mid_21, mid_20) */
+	vmovdqa 256(%rsp), %ymm4 /* reload mid_22 */
+	vpxor 512(%rsp), %ymm4, %ymm4 /* mid_sum_acc_18 = xor(mid_22, mid_23) */
+	vmovdqa 0(%rsp), %ymm5 /* reload mid_24 */
+	vpxor 64(%rsp), %ymm5, %ymm5 /* mid_sum_acc_19 = xor(mid_24, mid_25) */
+	vmovdqa 448(%rsp), %ymm6 /* reload mid_26 */
+	vpxor 320(%rsp), %ymm6, %ymm6 /* mid_sum_acc_20 = xor(mid_26, mid_27) */
+	vmovdqa 192(%rsp), %ymm7 /* reload mid_28 */
+	vpxor 224(%rsp), %ymm7, %ymm7 /* mid_sum_acc_21 = xor(mid_28, mid_29) */
+	vpxor 480(%rsp), %ymm11, %ymm8 /* mid_sum_acc_22 = xor(mid_31, mid_30) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_23 = xor(mid_sum_acc_15, mid_sum_acc_16) */
+	vpxor %ymm4, %ymm3, %ymm2 /* mid_sum_acc_24 = xor(mid_sum_acc_17, mid_sum_acc_18) */
+	vpxor %ymm6, %ymm5, %ymm3 /* mid_sum_acc_25 = xor(mid_sum_acc_19, mid_sum_acc_20) */
+	vpxor %ymm8, %ymm7, %ymm4 /* mid_sum_acc_26 = xor(mid_sum_acc_21, mid_sum_acc_22) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_27 = xor(mid_sum_acc_23, mid_sum_acc_24) */
+	vpxor %ymm4, %ymm3, %ymm2 /* mid_sum_acc_28 = xor(mid_sum_acc_25, mid_sum_acc_26) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_29 = xor(mid_sum_acc_27, mid_sum_acc_28) */
+	vmovdqa 160(%rsp), %ymm2 /* reload hi_8 */
+	vpxor 32(%rsp), %ymm2, %ymm2 /* hi_sum_acc_7 = xor(hi_8, hi_9) */
+	vmovdqa 416(%rsp), %ymm3 /* reload hi_10 */
+	vpxor 288(%rsp), %ymm3, %ymm3 /* hi_sum_acc_8 = xor(hi_10, hi_11) */
+	vmovdqa 96(%rsp), %ymm4 /* reload hi_12 */
+	vpxor 384(%rsp), %ymm4, %ymm4 /* hi_sum_acc_9 = xor(hi_12, hi_13) */
+	vpxor 128(%rsp), %ymm9, %ymm5 /* hi_sum_acc_10 = xor(hi_15, hi_14) */
+	vpxor %ymm3, %ymm2, %ymm2 /* hi_sum_acc_11 = xor(hi_sum_acc_7, hi_sum_acc_8) */
+	vpxor %ymm5, %ymm4, %ymm3 /* hi_sum_acc_12 = xor(hi_sum_acc_9, hi_sum_acc_10) */
+	vpxor %ymm3, %ymm2, %ymm2 /* hi_sum_acc_13 = xor(hi_sum_acc_11, hi_sum_acc_12) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_9_half_up(%rip), %ymm1, %ymm3 /* mid_lo_1 = lookup16(mid_sum_acc_29, half_up) */
+	vpxor %ymm3, %ymm0, %ymm0 /* s_lo_2 = xor(lo_sum_acc_13, mid_lo_1) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_9_half_down(%rip), %ymm1, %ymm1 /* mid_hi_1 = lookup16(mid_sum_acc_29, half_down) */
+	vpxor %ymm1, %ymm2, %ymm1 /* s_hi_2 = xor(hi_sum_acc_13, mid_hi_1) */
+	vpermq $0x4e, %ymm0, %ymm2 /* s_lo_x_1 = blocks128(s_lo_2, s_lo_2) */
+	vpxor %ymm2, %ymm0, %ymm0 /* s_lo_3 = xor(s_lo_2, s_lo_x_1) */
+	vpermq $0x4e, %ymm1, %ymm2 /* s_hi_x_1 = blocks128(s_hi_2, s_hi_2) */
+	vpxor %ymm2, %ymm1, %ymm1 /* s_hi_3 = xor(s_hi_2, s_hi_x_1) */
+	vpclmulqdq $0x0, .Lsm4_byteslice_avx2_vaes_9_fold(%rip), %ymm0, %ymm2 /* fold_lo_1 = clmul(s_lo_3, fold) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_1 = lookup16(fold_lo_1, swap_halves) */
+	vpxor %ymm2, %ymm0, %ymm0 /* v_1 = xor(s_lo_3, fold_lo_sw_1) */
+	vpclmulqdq $0x11, .Lsm4_byteslice_avx2_vaes_9_fold(%rip), %ymm0, %ymm2 /* fold_hi_1 = clmul(v_1, fold) */
+	vpxor %ymm1, %ymm0, %ymm0 /* v_hi_1 = xor(v_1, s_hi_3) */
+	vpxor %ymm2, %ymm0, %ymm0 /* reduced_1 = xor(v_hi_1, fold_hi_1) */
+	vpand .Lsm4_byteslice_avx2_vaes_9_first_block(%rip), %ymm0, %ymm0 /* y1_2_1 = and(reduced_1, first_block) */
 
-	/* Step 4 of 16: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
-	vmovdqu 384(%r9), %ymm1 /* x_12 = load() */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm1, %ymm1 /* z_12 = lookup16(x_12, reverse16) */
-	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_3 = xor(z_12, y1_3_1) */
-	vmovdqu (%r8), %ymm1 /* h_12 = load() */
-	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm2 /* lo_12 = clmul(z1_y_3, h_12) */
-	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* mid_24 = clmul(z1_y_3, h_12) */
-	vpclmulqdq $0x1, %ymm1, %ymm0, %ymm4 /* mid_25 = clmul(z1_y_3, h_12) */
-	vpclmulqdq $0x11, %ymm1, %ymm0, %ymm0 /* hi_12 = clmul(z1_y_3, h_12) */
-	vmovdqu 416(%r9), %ymm1 /* x_13 = load() */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm1, %ymm1 /* z_13 = lookup16(x_13, reverse16) */
-	vmovdqu 32(%r8), %ymm5 /* h_13 = load() */
-	vpclmulqdq $0x0, %ymm5, %ymm1, %ymm6 /* lo_13 = clmul(z_13, h_13) */
-	vpclmulqdq $0x10, %ymm5, %ymm1, %ymm7 /* mid_26 = clmul(z_13, h_13) */
-	vpclmulqdq $0x1, %ymm5, %ymm1, %ymm8 /* mid_27 = clmul(z_13, h_13) */
-	vpclmulqdq $0x11, %ymm5, %ymm1, %ymm1 /* hi_13 = clmul(z_13, h_13) */
-	vmovdqu 448(%r9), %ymm5 /* x_14 = load() */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm5, %ymm5 /* z_14 = lookup16(x_14, reverse16) */
-	vmovdqu 64(%r8), %ymm9 /* h_14 = load() */
-	vpclmulqdq $0x0, %ymm9, %ymm5, %ymm10 /* lo_14 = clmul(z_14, h_14) */
-	vpclmulqdq $0x10, %ymm9, %ymm5, %ymm11 /* mid_28 = clmul(z_14, h_14) */
-	vpclmulqdq $0x1, %ymm9, %ymm5, %ymm12 /* mid_29 = clmul(z_14, h_14) */
-	vpclmulqdq $0x11, %ymm9, %ymm5, %ymm5 /* hi_14 = clmul(z_14, h_14) */
-	vmovdqu 480(%r9), %ymm9 /* x_15 = load() */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm9, %ymm9 /* z_15 = lookup16(x_15, reverse16) */
-	vmovdqu 96(%r8), %ymm13 /* h_15 = load() */
-	vpclmulqdq $0x0, %ymm13, %ymm9, %ymm14 /* lo_15 = clmul(z_15, h_15) */
-	vpclmulqdq $0x10, %ymm13, %ymm9, %ymm15 /* mid_30 = clmul(z_15, h_15) */
-	vmovdqa %ymm5, 0(%rsp) /* spill hi_14 */
-	vpclmulqdq $0x1, %ymm13, %ymm9, %ymm5 /* mid_31 = clmul(z_15, h_15) */
-	vpclmulqdq $0x11, %ymm13, %ymm9, %ymm9 /* hi_15 = clmul(z_15, h_15) */
-
-	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_9 = xor(lo_12, lo_13) */
-	vpxor %ymm14, %ymm10, %ymm6 /* lo_sum_acc_10 = xor(lo_14, lo_15) */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_11 = xor(lo_sum_acc_9, lo_sum_acc_10) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_21 = xor(mid_24, mid_25) */
-	vpxor %ymm8, %ymm7, %ymm4 /* mid_sum_acc_22 = xor(mid_26, mid_27) */
-	vpxor %ymm12, %ymm11, %ymm6 /* mid_sum_acc_23 = xor(mid_28, mid_29) */
-	vpxor %ymm5, %ymm15, %ymm5 /* mid_sum_acc_24 = xor(mid_30, mid_31) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_25 = xor(mid_sum_acc_21, mid_sum_acc_22) */
-	vpxor %ymm5, %ymm6, %ymm4 /* mid_sum_acc_26 = xor(mid_sum_acc_23, mid_sum_acc_24) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_27 = xor(mid_sum_acc_25, mid_sum_acc_26) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_9 = xor(hi_12, hi_13) */
-	vpxor 0(%rsp), %ymm9, %ymm1 /* hi_sum_acc_10 = xor(hi_15, hi_14) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_11 = xor(hi_sum_acc_9, hi_sum_acc_10) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_half_up(%rip), %ymm3, %ymm1 /* mid_lo_3 = lookup16(mid_sum_acc_27, half_up) */
-	vpxor %ymm1, %ymm2, %ymm1 /* s_lo_6 = xor(lo_sum_acc_11, mid_lo_3) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_half_down(%rip), %ymm3, %ymm2 /* mid_hi_3 = lookup16(mid_sum_acc_27, half_down) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_6 = xor(hi_sum_acc_11, mid_hi_3) */
-	vpermq $0x4e, %ymm1, %ymm2 /* s_lo_x_3 = blocks128(s_lo_6, s_lo_6) */
-	vpxor %ymm2, %ymm1, %ymm1 /* s_lo_7 = xor(s_lo_6, s_lo_x_3) */
-	vpermq $0x4e, %ymm0, %ymm2 /* s_hi_x_3 = blocks128(s_hi_6, s_hi_6) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_7 = xor(s_hi_6, s_hi_x_3) */
-	vpclmulqdq $0x0, .Lsm4_byteslice_avx2_vaes_9_fold(%rip), %ymm1, %ymm2 /* fold_lo_3 = clmul(s_lo_7, fold) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_3 = lookup16(fold_lo_3, swap_halves) */
-	vpxor %ymm2, %ymm1, %ymm1 /* v_3 = xor(s_lo_7, fold_lo_sw_3) */
-	vpclmulqdq $0x11, .Lsm4_byteslice_avx2_vaes_9_fold(%rip), %ymm1, %ymm2 /* fold_hi_3 = clmul(v_3, fold) */
-	vpxor %ymm0, %ymm1, %ymm0 /* v_hi_3 = xor(v_3, s_hi_7) */
-	vpxor %ymm2, %ymm0, %ymm0 /* reduced_3 = xor(v_hi_3, fold_hi_3) */
-	vpand .Lsm4_byteslice_avx2_vaes_9_first_block(%rip), %ymm0, %ymm0 /* y1_4_1 = and(reduced_3, first_block) */
-
-	/* Step 5 of 16: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
+	/* Step 3 of 8: 16 blocks, 2 per register: block i times T_(n - i), products unreduced. */
 	vmovdqu 512(%r9), %ymm1 /* x_16 = load() */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm1, %ymm1 /* z_16 = lookup16(x_16, reverse16) */
-	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_4 = xor(z_16, y1_4_1) */
+	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_2 = xor(z_16, y1_2_1) */
 	vmovdqu (%r8), %ymm1 /* h_16 = load() */
-	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm2 /* lo_16 = clmul(z1_y_4, h_16) */
-	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* mid_32 = clmul(z1_y_4, h_16) */
-	vpclmulqdq $0x1, %ymm1, %ymm0, %ymm4 /* mid_33 = clmul(z1_y_4, h_16) */
-	vpclmulqdq $0x11, %ymm1, %ymm0, %ymm0 /* hi_16 = clmul(z1_y_4, h_16) */
+	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm2 /* lo_16 = clmul(z1_y_2, h_16) */
+	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* mid_32 = clmul(z1_y_2, h_16) */
+	vpclmulqdq $0x1, %ymm1, %ymm0, %ymm4 /* mid_33 = clmul(z1_y_2, h_16) */
+	vpclmulqdq $0x11, %ymm1, %ymm0, %ymm0 /* hi_16 = clmul(z1_y_2, h_16) */
 	vmovdqu 544(%r9), %ymm1 /* x_17 = load() */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm1, %ymm1 /* z_17 = lookup16(x_17, reverse16) */
 	vmovdqu 32(%r8), %ymm5 /* h_17 = load() */
@@ -17545,111 +17622,116 @@ SYM_FUNC_START(sm4_byteslice_avx2_vaes_batch_gcm)
 	vmovdqu 96(%r8), %ymm13 /* h_19 = load() */
 	vpclmulqdq $0x0, %ymm13, %ymm9, %ymm14 /* lo_19 = clmul(z_19, h_19) */
 	vpclmulqdq $0x10, %ymm13, %ymm9, %ymm15 /* mid_38 = clmul(z_19, h_19) */
-	vmovdqa %ymm5, 0(%rsp) /* spill hi_18 */
+	vmovdqa %ymm5, 128(%rsp) /* spill hi_18 */
 	vpclmulqdq $0x1, %ymm13, %ymm9, %ymm5 /* mid_39 = clmul(z_19, h_19) */
 	vpclmulqdq $0x11, %ymm13, %ymm9, %ymm9 /* hi_19 = clmul(z_19, h_19) */
+	vmovdqu 640(%r9), %ymm13 /* x_20 = load() */
+	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm13, %ymm13 /* z_20 = lookup16(x_20, reverse16) */
+	vmovdqa %ymm9, 384(%rsp) /* spill hi_19 */
+	vmovdqu 128(%r8), %ymm9 /* h_20 = load() */
+	vmovdqa %ymm0, 96(%rsp) /* spill hi_16 */
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm0 /* lo_20 = clmul(z_20, h_20) */
+	vmovdqa %ymm1, 288(%rsp) /* spill hi_17 */
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm1 /* mid_40 = clmul(z_20, h_20) */
+	vmovdqa %ymm1, 416(%rsp) /* spill mid_40 */
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm1 /* mid_41 = clmul(z_20, h_20) */
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_20 = clmul(z_20, h_20) */
+	vmovdqu 672(%r9), %ymm13 /* x_21 = load() */
+	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm13, %ymm13 /* z_21 = lookup16(x_21, reverse16) */
+	vmovdqa %ymm9, 32(%rsp) /* spill hi_20 */
+	vmovdqu 160(%r8), %ymm9 /* h_21 = load() */
+	vmovdqa %ymm1, 160(%rsp) /* spill mid_41 */
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm1 /* lo_21 = clmul(z_21, h_21) */
+	vmovdqa %ymm5, 480(%rsp) /* spill mid_39 */
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm5 /* mid_42 = clmul(z_21, h_21) */
+	vmovdqa %ymm5, 224(%rsp) /* spill mid_42 */
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm5 /* mid_43 = clmul(z_21, h_21) */
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_21 = clmul(z_21, h_21) */
+	vmovdqu 704(%r9), %ymm13 /* x_22 = load() */
+	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm13, %ymm13 /* z_22 = lookup16(x_22, reverse16) */
+	vmovdqa %ymm9, 192(%rsp) /* spill hi_21 */
+	vmovdqu 192(%r8), %ymm9 /* h_22 = load() */
+	vmovdqa %ymm5, 320(%rsp) /* spill mid_43 */
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm5 /* lo_22 = clmul(z_22, h_22) */
+	vmovdqa %ymm15, 448(%rsp) /* spill mid_38 */
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm15 /* mid_44 = clmul(z_22, h_22) */
+	vmovdqa %ymm15, 64(%rsp) /* spill mid_44 */
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm15 /* mid_45 = clmul(z_22, h_22) */
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_22 = clmul(z_22, h_22) */
+	vmovdqu 736(%r9), %ymm13 /* x_23 = load() */
+	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm13, %ymm13 /* z_23 = lookup16(x_23, reverse16) */
+	vmovdqa %ymm9, 0(%rsp) /* spill hi_22 */
+	vmovdqu 224(%r8), %ymm9 /* h_23 = load() */
+	vmovdqa %ymm15, 512(%rsp) /* spill mid_45 */
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm15 /* lo_23 = clmul(z_23, h_23) */
+	vmovdqa %ymm11, 256(%rsp) /* spill mid_36 */
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm11 /* mid_46 = clmul(z_23, h_23) */
+	vmovdqa %ymm11, 352(%rsp) /* spill mid_46 */
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm11 /* mid_47 = clmul(z_23, h_23) */
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_23 = clmul(z_23, h_23) */
 
 	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_12 = xor(lo_16, lo_17) */
-	vpxor %ymm14, %ymm10, %ymm6 /* lo_sum_acc_13 = xor(lo_18, lo_19) */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_14 = xor(lo_sum_acc_12, lo_sum_acc_13) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_28 = xor(mid_32, mid_33) */
-	vpxor %ymm8, %ymm7, %ymm4 /* mid_sum_acc_29 = xor(mid_34, mid_35) */
-	vpxor %ymm12, %ymm11, %ymm6 /* mid_sum_acc_30 = xor(mid_36, mid_37) */
-	vpxor %ymm5, %ymm15, %ymm5 /* mid_sum_acc_31 = xor(mid_38, mid_39) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_32 = xor(mid_sum_acc_28, mid_sum_acc_29) */
-	vpxor %ymm5, %ymm6, %ymm4 /* mid_sum_acc_33 = xor(mid_sum_acc_30, mid_sum_acc_31) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_34 = xor(mid_sum_acc_32, mid_sum_acc_33) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_12 = xor(hi_16, hi_17) */
-	vpxor 0(%rsp), %ymm9, %ymm1 /* hi_sum_acc_13 = xor(hi_19, hi_18) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_14 = xor(hi_sum_acc_12, hi_sum_acc_13) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_half_up(%rip), %ymm3, %ymm1 /* mid_lo_4 = lookup16(mid_sum_acc_34, half_up) */
-	vpxor %ymm1, %ymm2, %ymm1 /* s_lo_8 = xor(lo_sum_acc_14, mid_lo_4) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_half_down(%rip), %ymm3, %ymm2 /* mid_hi_4 = lookup16(mid_sum_acc_34, half_down) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_8 = xor(hi_sum_acc_14, mid_hi_4) */
-	vpermq $0x4e, %ymm1, %ymm2 /* s_lo_x_4 = blocks128(s_lo_8, s_lo_8) */
-	vpxor %ymm2, %ymm1, %ymm1 /* s_lo_9 = xor(s_lo_8, s_lo_x_4) */
-	vpermq $0x4e, %ymm0, %ymm2 /* s_hi_x_4 = blocks128(s_hi_8, s_hi_8) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_9 = xor(s_hi_8, s_hi_x_4) */
-	vpclmulqdq $0x0, .Lsm4_byteslice_avx2_vaes_9_fold(%rip), %ymm1, %ymm2 /* fold_lo_4 = clmul(s_lo_9, fold) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_4 = lookup16(fold_lo_4, swap_halves) */
-	vpxor %ymm2, %ymm1, %ymm1 /* v_4 = xor(s_lo_9, fold_lo_sw_4) */
-	vpclmulqdq $0x11, .Lsm4_byteslice_avx2_vaes_9_fold(%rip), %ymm1, %ymm2 /* fold_hi_4 = clmul(v_4, fold) */
-	vpxor %ymm0, %ymm1, %ymm0 /* v_hi_4 = xor(v_4, s_hi_9) */
-	vpxor %ymm2, %ymm0, %ymm0 /* reduced_4 = xor(v_hi_4, fold_hi_4) */
-	vpand .Lsm4_byteslice_avx2_vaes_9_first_block(%rip), %ymm0, %ymm0 /* y1_5_1 = and(reduced_4, first_block) */
+	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_14 = xor(lo_16, lo_17) */
+	vpxor %ymm14, %ymm10, %ymm6 /* lo_sum_acc_15 = xor(lo_18, lo_19) */
+	vpxor %ymm1, %ymm0, %ymm0 /* lo_sum_acc_16 = xor(lo_20, lo_21) */
+	vpxor %ymm15, %ymm5, %ymm1 /* lo_sum_acc_17 = xor(lo_22, lo_23) */
+	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_18 = xor(lo_sum_acc_14, lo_sum_acc_15) */
+	vpxor %ymm1, %ymm0, %ymm0 /* lo_sum_acc_19 = xor(lo_sum_acc_16, lo_sum_acc_17) */
+	vpxor %ymm0, %ymm2, %ymm0 /* lo_sum_acc_20 = xor(lo_sum_acc_18, lo_sum_acc_19) */
+	vpxor %ymm4, %ymm3, %ymm1 /* mid_sum_acc_30 = xor(mid_32, mid_33) */
+	vpxor %ymm8, %ymm7, %ymm2 /* mid_sum_acc_31 = xor(mid_34, mid_35) */
+	vpxor 256(%rsp), %ymm12, %ymm3 /* mid_sum_acc_32 = xor(mid_37, mid_36) */
+	vmovdqa 448(%rsp), %ymm4 /* reload mid_38 */
+	vpxor 480(%rsp), %ymm4, %ymm4 /* mid_sum_acc_33 = xor(mid_38, mid_39) */
+	vmovdqa 416(%rsp), %ymm5 /* reload mid_40 */
+	vpxor 160(%rsp), %ymm5, %ymm5 /* mid_sum_acc_34 = xor(mid_40, mid_41) */
+	vmovdqa 224(%rsp), %ymm6 /* reload mid_42 */
+	vpxor 320(%rsp), %ymm6, %ymm6 /* mid_sum_acc_35 = xor(mid_42, mid_43) */
+	vmovdqa 64(%rsp), %ymm7 /* reload mid_44 */
+	vpxor 512(%rsp), %ymm7, %ymm7 /* mid_sum_acc_36 = xor(mid_44, mid_45) */
+	vpxor 352(%rsp), %ymm11, %ymm8 /* mid_sum_acc_37 = xor(mid_47, mid_46) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_38 = xor(mid_sum_acc_30, mid_sum_acc_31) */
+	vpxor %ymm4, %ymm3, %ymm2 /* mid_sum_acc_39 = xor(mid_sum_acc_32, mid_sum_acc_33) */
+	vpxor %ymm6, %ymm5, %ymm3 /* mid_sum_acc_40 = xor(mid_sum_acc_34, mid_sum_acc_35) */
+	vpxor %ymm8, %ymm7, %ymm4 /* mid_sum_acc_41 = xor(mid_sum_acc_36, mid_sum_acc_37) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_42 = xor(mid_sum_acc_38, mid_sum_acc_39) */
+	vpxor %ymm4, %ymm3, %ymm2 /* mid_sum_acc_43 = xor(mid_sum_acc_40, mid_sum_acc_41) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_44 = xor(mid_sum_acc_42, mid_sum_acc_43) */
+	vmovdqa 96(%rsp), %ymm2 /* reload hi_16 */
+	vpxor 288(%rsp), %ymm2, %ymm2 /* hi_sum_acc_14 = xor(hi_16, hi_17) */
+	vmovdqa 128(%rsp), %ymm3 /* reload hi_18 */
+	vpxor 384(%rsp), %ymm3, %ymm3 /* hi_sum_acc_15 = xor(hi_18, hi_19) */
+	vmovdqa 32(%rsp), %ymm4 /* reload hi_20 */
+	vpxor 192(%rsp), %ymm4, %ymm4 /* hi_sum_acc_16 = xor(hi_20, hi_21) */
+	vpxor 0(%rsp), %ymm9, %ymm5 /* hi_sum_acc_17 = xor(hi_23, hi_22) */
+	vpxor %ymm3, %ymm2, %ymm2 /* hi_sum_acc_18 = xor(hi_sum_acc_14, hi_sum_acc_15) */
+	vpxor %ymm5, %ymm4, %ymm3 /* hi_sum_acc_19 = xor(hi_sum_acc_16, hi_sum_acc_17) */
+	vpxor %ymm3, %ymm2, %ymm2 /* hi_sum_acc_20 = xor(hi_sum_acc_18, hi_sum_acc_19) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_9_half_up(%rip), %ymm1, %ymm3 /* mid_lo_2 = lookup16(mid_sum_acc_44, half_up) */
+	vpxor %ymm3, %ymm0, %ymm0 /* s_lo_4 = xor(lo_sum_acc_20, mid_lo_2) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_9_half_down(%rip), %ymm1, %ymm1 /* mid_hi_2 = lookup16(mid_sum_acc_44, half_down) */
+	vpxor %ymm1, %ymm2, %ymm1 /* s_hi_4 = xor(hi_sum_acc_20, mid_hi_2) */
+	vpermq $0x4e, %ymm0, %ymm2 /* s_lo_x_2 = blocks128(s_lo_4, s_lo_4) */
+	vpxor %ymm2, %ymm0, %ymm0 /* s_lo_5 = xor(s_lo_4, s_lo_x_2) */
+	vpermq $0x4e, %ymm1, %ymm2 /* s_hi_x_2 = blocks128(s_hi_4, s_hi_4) */
+	vpxor %ymm2, %ymm1, %ymm1 /* s_hi_5 = xor(s_hi_4, s_hi_x_2) */
+	vpclmulqdq $0x0, .Lsm4_byteslice_avx2_vaes_9_fold(%rip), %ymm0, %ymm2 /* fold_lo_2 = clmul(s_lo_5, fold) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_2 = lookup16(fold_lo_2, swap_halves) */
+	vpxor %ymm2, %ymm0, %ymm0 /* v_2 = xor(s_lo_5, fold_lo_sw_2) */
+	vpclmulqdq $0x11, .Lsm4_byteslice_avx2_vaes_9_fold(%rip), %ymm0, %ymm2 /* fold_hi_2 = clmul(v_2, fold) */
+	vpxor %ymm1, %ymm0, %ymm0 /* v_hi_2 = xor(v_2, s_hi_5) */
+	vpxor %ymm2, %ymm0, %ymm0 /* reduced_2 = xor(v_hi_2, fold_hi_2) */
+	vpand .Lsm4_byteslice_avx2_vaes_9_first_block(%rip), %ymm0, %ymm0 /* y1_3_1 = and(reduced_2, first_block) */
 
-	/* Step 6 of 16: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
-	vmovdqu 640(%r9), %ymm1 /* x_20 = load() */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm1, %ymm1 /* z_20 = lookup16(x_20, reverse16) */
-	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_5 = xor(z_20, y1_5_1) */
-	vmovdqu (%r8), %ymm1 /* h_20 = load() */
-	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm2 /* lo_20 = clmul(z1_y_5, h_20) */
-	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* mid_40 = clmul(z1_y_5, h_20) */
-	vpclmulqdq $0x1, %ymm1, %ymm0, %ymm4 /* mid_41 = clmul(z1_y_5, h_20) */
-	vpclmulqdq $0x11, %ymm1, %ymm0, %ymm0 /* hi_20 = clmul(z1_y_5, h_20) */
-	vmovdqu 672(%r9), %ymm1 /* x_21 = load() */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm1, %ymm1 /* z_21 = lookup16(x_21, reverse16) */
-	vmovdqu 32(%r8), %ymm5 /* h_21 = load() */
-	vpclmulqdq $0x0, %ymm5, %ymm1, %ymm6 /* lo_21 = clmul(z_21, h_21) */
-	vpclmulqdq $0x10, %ymm5, %ymm1, %ymm7 /* mid_42 = clmul(z_21, h_21) */
-	vpclmulqdq $0x1, %ymm5, %ymm1, %ymm8 /* mid_43 = clmul(z_21, h_21) */
-	vpclmulqdq $0x11, %ymm5, %ymm1, %ymm1 /* hi_21 = clmul(z_21, h_21) */
-	vmovdqu 704(%r9), %ymm5 /* x_22 = load() */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm5, %ymm5 /* z_22 = lookup16(x_22, reverse16) */
-	vmovdqu 64(%r8), %ymm9 /* h_22 = load() */
-	vpclmulqdq $0x0, %ymm9, %ymm5, %ymm10 /* lo_22 = clmul(z_22, h_22) */
-	vpclmulqdq $0x10, %ymm9, %ymm5, %ymm11 /* mid_44 = clmul(z_22, h_22) */
-	vpclmulqdq $0x1, %ymm9, %ymm5, %ymm12 /* mid_45 = clmul(z_22, h_22) */
-	vpclmulqdq $0x11, %ymm9, %ymm5, %ymm5 /* hi_22 = clmul(z_22, h_22) */
-	vmovdqu 736(%r9), %ymm9 /* x_23 = load() */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm9, %ymm9 /* z_23 = lookup16(x_23, reverse16) */
-	vmovdqu 96(%r8), %ymm13 /* h_23 = load() */
-	vpclmulqdq $0x0, %ymm13, %ymm9, %ymm14 /* lo_23 = clmul(z_23, h_23) */
-	vpclmulqdq $0x10, %ymm13, %ymm9, %ymm15 /* mid_46 = clmul(z_23, h_23) */
-	vmovdqa %ymm5, 0(%rsp) /* spill hi_22 */
-	vpclmulqdq $0x1, %ymm13, %ymm9, %ymm5 /* mid_47 = clmul(z_23, h_23) */
-	vpclmulqdq $0x11, %ymm13, %ymm9, %ymm9 /* hi_23 = clmul(z_23, h_23) */
-
-	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_15 = xor(lo_20, lo_21) */
-	vpxor %ymm14, %ymm10, %ymm6 /* lo_sum_acc_16 = xor(lo_22, lo_23) */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_17 = xor(lo_sum_acc_15, lo_sum_acc_16) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_35 = xor(mid_40, mid_41) */
-	vpxor %ymm8, %ymm7, %ymm4 /* mid_sum_acc_36 = xor(mid_42, mid_43) */
-	vpxor %ymm12, %ymm11, %ymm6 /* mid_sum_acc_37 = xor(mid_44, mid_45) */
-	vpxor %ymm5, %ymm15, %ymm5 /* mid_sum_acc_38 = xor(mid_46, mid_47) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_39 = xor(mid_sum_acc_35, mid_sum_acc_36) */
-	vpxor %ymm5, %ymm6, %ymm4 /* mid_sum_acc_40 = xor(mid_sum_acc_37, mid_sum_acc_38) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_41 = xor(mid_sum_acc_39, mid_sum_acc_40) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_15 = xor(hi_20, hi_21) */
-	vpxor 0(%rsp), %ymm9, %ymm1 /* hi_sum_acc_16 = xor(hi_23, hi_22) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_17 = xor(hi_sum_acc_15, hi_sum_acc_16) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_half_up(%rip), %ymm3, %ymm1 /* mid_lo_5 = lookup16(mid_sum_acc_41, half_up) */
-	vpxor %ymm1, %ymm2, %ymm1 /* s_lo_10 = xor(lo_sum_acc_17, mid_lo_5) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_half_down(%rip), %ymm3, %ymm2 /* mid_hi_5 = lookup16(mid_sum_acc_41, half_down) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_10 = xor(hi_sum_acc_17, mid_hi_5) */
-	vpermq $0x4e, %ymm1, %ymm2 /* s_lo_x_5 = blocks128(s_lo_10, s_lo_10) */
-	vpxor %ymm2, %ymm1, %ymm1 /* s_lo_11 = xor(s_lo_10, s_lo_x_5) */
-	vpermq $0x4e, %ymm0, %ymm2 /* s_hi_x_5 = blocks128(s_hi_10, s_hi_10) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_11 = xor(s_hi_10, s_hi_x_5) */
-	vpclmulqdq $0x0, .Lsm4_byteslice_avx2_vaes_9_fold(%rip), %ymm1, %ymm2 /* fold_lo_5 = clmul(s_lo_11, fold) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_5 = lookup16(fold_lo_5, swap_halves) */
-	vpxor %ymm2, %ymm1, %ymm1 /* v_5 = xor(s_lo_11, fold_lo_sw_5) */
-	vpclmulqdq $0x11, .Lsm4_byteslice_avx2_vaes_9_fold(%rip), %ymm1, %ymm2 /* fold_hi_5 = clmul(v_5, fold) */
-	vpxor %ymm0, %ymm1, %ymm0 /* v_hi_5 = xor(v_5, s_hi_11) */
-	vpxor %ymm2, %ymm0, %ymm0 /* reduced_5 = xor(v_hi_5, fold_hi_5) */
-	vpand .Lsm4_byteslice_avx2_vaes_9_first_block(%rip), %ymm0, %ymm0 /* y1_6_1 = and(reduced_5, first_block) */
-
-	/* Step 7 of 16: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
+	/* Step 4 of 8: 16 blocks, 2 per register: block i times T_(n - i), products unreduced. */
 	vmovdqu 768(%r9), %ymm1 /* x_24 = load() */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm1, %ymm1 /* z_24 = lookup16(x_24, reverse16) */
-	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_6 = xor(z_24, y1_6_1) */
+	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_3 = xor(z_24, y1_3_1) */
 	vmovdqu (%r8), %ymm1 /* h_24 = load() */
-	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm2 /* lo_24 = clmul(z1_y_6, h_24) */
-	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* mid_48 = clmul(z1_y_6, h_24) */
-	vpclmulqdq $0x1, %ymm1, %ymm0, %ymm4 /* mid_49 = clmul(z1_y_6, h_24) */
-	vpclmulqdq $0x11, %ymm1, %ymm0, %ymm0 /* hi_24 = clmul(z1_y_6, h_24) */
+	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm2 /* lo_24 = clmul(z1_y_3, h_24) */
+	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* mid_48 = clmul(z1_y_3, h_24) */
+	vpclmulqdq $0x1, %ymm1, %ymm0, %ymm4 /* mid_49 = clmul(z1_y_3, h_24) */
+	vpclmulqdq $0x11, %ymm1, %ymm0, %ymm0 /* hi_24 = clmul(z1_y_3, h_24) */
 	vmovdqu 800(%r9), %ymm1 /* x_25 = load() */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm1, %ymm1 /* z_25 = lookup16(x_25, reverse16) */
 	vmovdqu 32(%r8), %ymm5 /* h_25 = load() */
@@ -17672,108 +17754,113 @@ SYM_FUNC_START(sm4_byteslice_avx2_vaes_batch_gcm)
 	vmovdqa %ymm5, 0(%rsp) /* spill hi_26 */
 	vpclmulqdq $0x1, %ymm13, %ymm9, %ymm5 /* mid_55 = clmul(z_27, h_27) */
 	vpclmulqdq $0x11, %ymm13, %ymm9, %ymm9 /* hi_27 = clmul(z_27, h_27) */
+	vmovdqu 896(%r9), %ymm13 /* x_28 = load() */
+	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm13, %ymm13 /* z_28 = lookup16(x_28, reverse16) */
+	vmovdqa %ymm9, 192(%rsp) /* spill hi_27 */
+	vmovdqu 128(%r8), %ymm9 /* h_28 = load() */
+	vmovdqa %ymm0, 32(%rsp) /* spill hi_24 */
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm0 /* lo_28 = clmul(z_28, h_28) */
+	vmovdqa %ymm1, 384(%rsp) /* spill hi_25 */
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm1 /* mid_56 = clmul(z_28, h_28) */
+	vmovdqa %ymm1, 128(%rsp) /* spill mid_56 */
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm1 /* mid_57 = clmul(z_28, h_28) */
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_28 = clmul(z_28, h_28) */
+	vmovdqu 928(%r9), %ymm13 /* x_29 = load() */
+	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm13, %ymm13 /* z_29 = lookup16(x_29, reverse16) */
+	vmovdqa %ymm9, 288(%rsp) /* spill hi_28 */
+	vmovdqu 160(%r8), %ymm9 /* h_29 = load() */
+	vmovdqa %ymm1, 96(%rsp) /* spill mid_57 */
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm1 /* lo_29 = clmul(z_29, h_29) */
+	vmovdqa %ymm5, 352(%rsp) /* spill mid_55 */
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm5 /* mid_58 = clmul(z_29, h_29) */
+	vmovdqa %ymm5, 512(%rsp) /* spill mid_58 */
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm5 /* mid_59 = clmul(z_29, h_29) */
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_29 = clmul(z_29, h_29) */
+	vmovdqu 960(%r9), %ymm13 /* x_30 = load() */
+	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm13, %ymm13 /* z_30 = lookup16(x_30, reverse16) */
+	vmovdqa %ymm9, 64(%rsp) /* spill hi_29 */
+	vmovdqu 192(%r8), %ymm9 /* h_30 = load() */
+	vmovdqa %ymm5, 320(%rsp) /* spill mid_59 */
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm5 /* lo_30 = clmul(z_30, h_30) */
+	vmovdqa %ymm15, 224(%rsp) /* spill mid_54 */
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm15 /* mid_60 = clmul(z_30, h_30) */
+	vmovdqa %ymm15, 160(%rsp) /* spill mid_60 */
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm15 /* mid_61 = clmul(z_30, h_30) */
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_30 = clmul(z_30, h_30) */
+	vmovdqu 992(%r9), %ymm13 /* x_31 = load() */
+	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm13, %ymm13 /* z_31 = lookup16(x_31, reverse16) */
+	vmovdqa %ymm9, 416(%rsp) /* spill hi_30 */
+	vmovdqu 224(%r8), %ymm9 /* h_31 = load() */
+	vmovdqa %ymm15, 480(%rsp) /* spill mid_61 */
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm15 /* lo_31 = clmul(z_31, h_31) */
+	vmovdqa %ymm11, 448(%rsp) /* spill mid_52 */
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm11 /* mid_62 = clmul(z_31, h_31) */
+	vmovdqa %ymm11, 256(%rsp) /* spill mid_62 */
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm11 /* mid_63 = clmul(z_31, h_31) */
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_31 = clmul(z_31, h_31) */
 
 	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_18 = xor(lo_24, lo_25) */
-	vpxor %ymm14, %ymm10, %ymm6 /* lo_sum_acc_19 = xor(lo_26, lo_27) */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_20 = xor(lo_sum_acc_18, lo_sum_acc_19) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_42 = xor(mid_48, mid_49) */
-	vpxor %ymm8, %ymm7, %ymm4 /* mid_sum_acc_43 = xor(mid_50, mid_51) */
-	vpxor %ymm12, %ymm11, %ymm6 /* mid_sum_acc_44 = xor(mid_52, mid_53) */
-	vpxor %ymm5, %ymm15, %ymm5 /* mid_sum_acc_45 = xor(mid_54, mid_55) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_46 = xor(mid_sum_acc_42, mid_sum_acc_43) */
-	vpxor %ymm5, %ymm6, %ymm4 /* mid_sum_acc_47 = xor(mid_sum_acc_44, mid_sum_acc_45) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_48 = xor(mid_sum_acc_46, mid_sum_acc_47) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_18 = xor(hi_24, hi_25) */
-	vpxor 0(%rsp), %ymm9, %ymm1 /* hi_sum_acc_19 = xor(hi_27, hi_26) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_20 = xor(hi_sum_acc_18, hi_sum_acc_19) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_half_up(%rip), %ymm3, %ymm1 /* mid_lo_6 = lookup16(mid_sum_acc_48, half_up) */
-	vpxor %ymm1, %ymm2, %ymm1 /* s_lo_12 = xor(lo_sum_acc_20, mid_lo_6) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_half_down(%rip), %ymm3, %ymm2 /* mid_hi_6 = lookup16(mid_sum_acc_48, half_down) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_12 = xor(hi_sum_acc_20, mid_hi_6) */
-	vpermq $0x4e, %ymm1, %ymm2 /* s_lo_x_6 = blocks128(s_lo_12, s_lo_12) */
-	vpxor %ymm2, %ymm1, %ymm1 /* s_lo_13 = xor(s_lo_12, s_lo_x_6) */
-	vpermq $0x4e, %ymm0, %ymm2 /* s_hi_x_6 = blocks128(s_hi_12, s_hi_12) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_13 = xor(s_hi_12, s_hi_x_6) */
-	vpclmulqdq $0x0, .Lsm4_byteslice_avx2_vaes_9_fold(%rip), %ymm1, %ymm2 /* fold_lo_6 = clmul(s_lo_13, fold) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_6 = lookup16(fold_lo_6, swap_halves) */
-	vpxor %ymm2, %ymm1, %ymm1 /* v_6 = xor(s_lo_13, fold_lo_sw_6) */
-	vpclmulqdq $0x11, .Lsm4_byteslice_avx2_vaes_9_fold(%rip), %ymm1, %ymm2 /* fold_hi_6 = clmul(v_6, fold) */
-	vpxor %ymm0, %ymm1, %ymm0 /* v_hi_6 = xor(v_6, s_hi_13) */
-	vpxor %ymm2, %ymm0, %ymm0 /* reduced_6 = xor(v_hi_6, fold_hi_6) */
-	vpand .Lsm4_byteslice_avx2_vaes_9_first_block(%rip), %ymm0, %ymm0 /* y1_7_1 = and(reduced_6, first_block) */
+	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_21 = xor(lo_24, lo_25) */
+	vpxor %ymm14, %ymm10, %ymm6 /* lo_sum_acc_22 = xor(lo_26, lo_27) */
+	vpxor %ymm1, %ymm0, %ymm0 /* lo_sum_acc_23 = xor(lo_28, lo_29) */
+	vpxor %ymm15, %ymm5, %ymm1 /* lo_sum_acc_24 = xor(lo_30, lo_31) */
+	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_25 = xor(lo_sum_acc_21, lo_sum_acc_22) */
+	vpxor %ymm1, %ymm0, %ymm0 /* lo_sum_acc_26 = xor(lo_sum_acc_23, lo_sum_acc_24) */
+	vpxor %ymm0, %ymm2, %ymm0 /* lo_sum_acc_27 = xor(lo_sum_acc_25, lo_sum_acc_26) */
+	vpxor %ymm4, %ymm3, %ymm1 /* mid_sum_acc_45 = xor(mid_48, mid_49) */
+	vpxor %ymm8, %ymm7, %ymm2 /* mid_sum_acc_46 = xor(mid_50, mid_51) */
+	vpxor 448(%rsp), %ymm12, %ymm3 /* mid_sum_acc_47 = xor(mid_53, mid_52) */
+	vmovdqa 224(%rsp), %ymm4 /* reload mid_54 */
+	vpxor 352(%rsp), %ymm4, %ymm4 /* mid_sum_acc_48 = xor(mid_54, mid_55) */
+	vmovdqa 128(%rsp), %ymm5 /* reload mid_56 */
+	vpxor 96(%rsp), %ymm5, %ymm5 /* mid_sum_acc_49 = xor(mid_56, mid_57) */
+	vmovdqa 512(%rsp), %ymm6 /* reload mid_58 */
+	vpxor 320(%rsp), %ymm6, %ymm6 /* mid_sum_acc_50 = xor(mid_58, mid_59) */
+	vmovdqa 160(%rsp), %ymm7 /* reload mid_60 */
+	vpxor 480(%rsp), %ymm7, %ymm7 /* mid_sum_acc_51 = xor(mid_60, mid_61) */
+	vpxor 256(%rsp), %ymm11, %ymm8 /* mid_sum_acc_52 = xor(mid_63, mid_62) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_53 = xor(mid_sum_acc_45, mid_sum_acc_46) */
+	vpxor %ymm4, %ymm3, %ymm2 /* mid_sum_acc_54 = xor(mid_sum_acc_47, mid_sum_acc_48) */
+	vpxor %ymm6, %ymm5, %ymm3 /* mid_sum_acc_55 = xor(mid_sum_acc_49, mid_sum_acc_50) */
+	vpxor %ymm8, %ymm7, %ymm4 /* mid_sum_acc_56 = xor(mid_sum_acc_51, mid_sum_acc_52) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_57 = xor(mid_sum_acc_53, mid_sum_acc_54) */
+	vpxor %ymm4, %ymm3, %ymm2 /* mid_sum_acc_58 = xor(mid_sum_acc_55, mid_sum_acc_56) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_59 = xor(mid_sum_acc_57, mid_sum_acc_58) */
+	vmovdqa 32(%rsp), %ymm2 /* reload hi_24 */
+	vpxor 384(%rsp), %ymm2, %ymm2 /* hi_sum_acc_21 = xor(hi_24, hi_25) */
+	vmovdqa 0(%rsp), %ymm3 /* reload hi_26 */
+	vpxor 192(%rsp), %ymm3, %ymm3 /* hi_sum_acc_22 = xor(hi_26, hi_27) */
+	vmovdqa 288(%rsp), %ymm4 /* reload hi_28 */
+	vpxor 64(%rsp), %ymm4, %ymm4 /* hi_sum_acc_23 = xor(hi_28, hi_29) */
+	vpxor 416(%rsp), %ymm9, %ymm5 /* hi_sum_acc_24 = xor(hi_31, hi_30) */
+	vpxor %ymm3, %ymm2, %ymm2 /* hi_sum_acc_25 = xor(hi_sum_acc_21, hi_sum_acc_22) */
+	vpxor %ymm5, %ymm4, %ymm3 /* hi_sum_acc_26 = xor(hi_sum_acc_23, hi_sum_acc_24) */
+	vpxor %ymm3, %ymm2, %ymm2 /* hi_sum_acc_27 = xor(hi_sum_acc_25, hi_sum_acc_26) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_9_half_up(%rip), %ymm1, %ymm3 /* mid_lo_3 = lookup16(mid_sum_acc_59, half_up) */
+	vpxor %ymm3, %ymm0, %ymm0 /* s_lo_6 = xor(lo_sum_acc_27, mid_lo_3) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_9_half_down(%rip), %ymm1, %ymm1 /* mid_hi_3 = lookup16(mid_sum_acc_59, half_down) */
+	vpxor %ymm1, %ymm2, %ymm1 /* s_hi_6 = xor(hi_sum_acc_27, mid_hi_3) */
+	vpermq $0x4e, %ymm0, %ymm2 /* s_lo_x_3 = blocks128(s_lo_6, s_lo_6) */
+	vpxor %ymm2, %ymm0, %ymm0 /* s_lo_7 = xor(s_lo_6, s_lo_x_3) */
+	vpermq $0x4e, %ymm1, %ymm2 /* s_hi_x_3 = blocks128(s_hi_6, s_hi_6) */
+	vpxor %ymm2, %ymm1, %ymm1 /* s_hi_7 = xor(s_hi_6, s_hi_x_3) */
+	vpclmulqdq $0x0, .Lsm4_byteslice_avx2_vaes_9_fold(%rip), %ymm0, %ymm2 /* fold_lo_3 = clmul(s_lo_7, fold) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_3 = lookup16(fold_lo_3, swap_halves) */
+	vpxor %ymm2, %ymm0, %ymm0 /* v_3 = xor(s_lo_7, fold_lo_sw_3) */
+	vpclmulqdq $0x11, .Lsm4_byteslice_avx2_vaes_9_fold(%rip), %ymm0, %ymm2 /* fold_hi_3 = clmul(v_3, fold) */
+	vpxor %ymm1, %ymm0, %ymm0 /* v_hi_3 = xor(v_3, s_hi_7) */
+	vpxor %ymm2, %ymm0, %ymm0 /* reduced_3 = xor(v_hi_3, fold_hi_3) */
+	vpand .Lsm4_byteslice_avx2_vaes_9_first_block(%rip), %ymm0, %ymm0 /* y1_4_1 = and(reduced_3, first_block) */
 
-	/* Step 8 of 16: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
-	vmovdqu 896(%r9), %ymm1 /* x_28 = load() */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm1, %ymm1 /* z_28 = lookup16(x_28, reverse16) */
-	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_7 = xor(z_28, y1_7_1) */
-	vmovdqu (%r8), %ymm1 /* h_28 = load() */
-	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm2 /* lo_28 = clmul(z1_y_7, h_28) */
-	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* mid_56 = clmul(z1_y_7, h_28) */
-	vpclmulqdq $0x1, %ymm1, %ymm0, %ymm4 /* mid_57 = clmul(z1_y_7, h_28) */
-	vpclmulqdq $0x11, %ymm1, %ymm0, %ymm0 /* hi_28 = clmul(z1_y_7, h_28) */
-	vmovdqu 928(%r9), %ymm1 /* x_29 = load() */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm1, %ymm1 /* z_29 = lookup16(x_29, reverse16) */
-	vmovdqu 32(%r8), %ymm5 /* h_29 = load() */
-	vpclmulqdq $0x0, %ymm5, %ymm1, %ymm6 /* lo_29 = clmul(z_29, h_29) */
-	vpclmulqdq $0x10, %ymm5, %ymm1, %ymm7 /* mid_58 = clmul(z_29, h_29) */
-	vpclmulqdq $0x1, %ymm5, %ymm1, %ymm8 /* mid_59 = clmul(z_29, h_29) */
-	vpclmulqdq $0x11, %ymm5, %ymm1, %ymm1 /* hi_29 = clmul(z_29, h_29) */
-	vmovdqu 960(%r9), %ymm5 /* x_30 = load() */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm5, %ymm5 /* z_30 = lookup16(x_30, reverse16) */
-	vmovdqu 64(%r8), %ymm9 /* h_30 = load() */
-	vpclmulqdq $0x0, %ymm9, %ymm5, %ymm10 /* lo_30 = clmul(z_30, h_30) */
-	vpclmulqdq $0x10, %ymm9, %ymm5, %ymm11 /* mid_60 = clmul(z_30, h_30) */
-	vpclmulqdq $0x1, %ymm9, %ymm5, %ymm12 /* mid_61 = clmul(z_30, h_30) */
-	vpclmulqdq $0x11, %ymm9, %ymm5, %ymm5 /* hi_30 = clmul(z_30, h_30) */
-	vmovdqu 992(%r9), %ymm9 /* x_31 = load() */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm9, %ymm9 /* z_31 = lookup16(x_31, reverse16) */
-	vmovdqu 96(%r8), %ymm13 /* h_31 = load() */
-	vpclmulqdq $0x0, %ymm13, %ymm9, %ymm14 /* lo_31 = clmul(z_31, h_31) */
-	vpclmulqdq $0x10, %ymm13, %ymm9, %ymm15 /* mid_62 = clmul(z_31, h_31) */
-	vmovdqa %ymm5, 0(%rsp) /* spill hi_30 */
-	vpclmulqdq $0x1, %ymm13, %ymm9, %ymm5 /* mid_63 = clmul(z_31, h_31) */
-	vpclmulqdq $0x11, %ymm13, %ymm9, %ymm9 /* hi_31 = clmul(z_31, h_31) */
-
-	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_21 = xor(lo_28, lo_29) */
-	vpxor %ymm14, %ymm10, %ymm6 /* lo_sum_acc_22 = xor(lo_30, lo_31) */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_23 = xor(lo_sum_acc_21, lo_sum_acc_22) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_49 = xor(mid_56, mid_57) */
-	vpxor %ymm8, %ymm7, %ymm4 /* mid_sum_acc_50 = xor(mid_58, mid_59) */
-	vpxor %ymm12, %ymm11, %ymm6 /* mid_sum_acc_51 = xor(mid_60, mid_61) */
-	vpxor %ymm5, %ymm15, %ymm5 /* mid_sum_acc_52 = xor(mid_62, mid_63) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_53 = xor(mid_sum_acc_49, mid_sum_acc_50) */
-	vpxor %ymm5, %ymm6, %ymm4 /* mid_sum_acc_54 = xor(mid_sum_acc_51, mid_sum_acc_52) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_55 = xor(mid_sum_acc_53, mid_sum_acc_54) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_21 = xor(hi_28, hi_29) */
-	vpxor 0(%rsp), %ymm9, %ymm1 /* hi_sum_acc_22 = xor(hi_31, hi_30) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_23 = xor(hi_sum_acc_21, hi_sum_acc_22) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_half_up(%rip), %ymm3, %ymm1 /* mid_lo_7 = lookup16(mid_sum_acc_55, half_up) */
-	vpxor %ymm1, %ymm2, %ymm1 /* s_lo_14 = xor(lo_sum_acc_23, mid_lo_7) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_half_down(%rip), %ymm3, %ymm2 /* mid_hi_7 = lookup16(mid_sum_acc_55, half_down) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_14 = xor(hi_sum_acc_23, mid_hi_7) */
-	vpermq $0x4e, %ymm1, %ymm2 /* s_lo_x_7 = blocks128(s_lo_14, s_lo_14) */
-	vpxor %ymm2, %ymm1, %ymm1 /* s_lo_15 = xor(s_lo_14, s_lo_x_7) */
-	vpermq $0x4e, %ymm0, %ymm2 /* s_hi_x_7 = blocks128(s_hi_14, s_hi_14) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_15 = xor(s_hi_14, s_hi_x_7) */
-	vpclmulqdq $0x0, .Lsm4_byteslice_avx2_vaes_9_fold(%rip), %ymm1, %ymm2 /* fold_lo_7 = clmul(s_lo_15, fold) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_7 = lookup16(fold_lo_7, swap_halves) */
-	vpxor %ymm2, %ymm1, %ymm1 /* v_7 = xor(s_lo_15, fold_lo_sw_7) */
-	vpclmulqdq $0x11, .Lsm4_byteslice_avx2_vaes_9_fold(%rip), %ymm1, %ymm2 /* fold_hi_7 = clmul(v_7, fold) */
-	vpxor %ymm0, %ymm1, %ymm0 /* v_hi_7 = xor(v_7, s_hi_15) */
-	vpxor %ymm2, %ymm0, %ymm0 /* reduced_7 = xor(v_hi_7, fold_hi_7) */
-	vpand .Lsm4_byteslice_avx2_vaes_9_first_block(%rip), %ymm0, %ymm0 /* y1_8_1 = and(reduced_7, first_block) */
-
-	/* Step 9 of 16: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
+	/* Step 5 of 8: 16 blocks, 2 per register: block i times T_(n - i), products unreduced. */
 	vmovdqu 1024(%r9), %ymm1 /* x_32 = load() */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm1, %ymm1 /* z_32 = lookup16(x_32, reverse16) */
-	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_8 = xor(z_32, y1_8_1) */
+	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_4 = xor(z_32, y1_4_1) */
 	vmovdqu (%r8), %ymm1 /* h_32 = load() */
-	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm2 /* lo_32 = clmul(z1_y_8, h_32) */
-	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* mid_64 = clmul(z1_y_8, h_32) */
-	vpclmulqdq $0x1, %ymm1, %ymm0, %ymm4 /* mid_65 = clmul(z1_y_8, h_32) */
-	vpclmulqdq $0x11, %ymm1, %ymm0, %ymm0 /* hi_32 = clmul(z1_y_8, h_32) */
+	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm2 /* lo_32 = clmul(z1_y_4, h_32) */
+	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* mid_64 = clmul(z1_y_4, h_32) */
+	vpclmulqdq $0x1, %ymm1, %ymm0, %ymm4 /* mid_65 = clmul(z1_y_4, h_32) */
+	vpclmulqdq $0x11, %ymm1, %ymm0, %ymm0 /* hi_32 = clmul(z1_y_4, h_32) */
 	vmovdqu 1056(%r9), %ymm1 /* x_33 = load() */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm1, %ymm1 /* z_33 = lookup16(x_33, reverse16) */
 	vmovdqu 32(%r8), %ymm5 /* h_33 = load() */
@@ -17793,111 +17880,116 @@ SYM_FUNC_START(sm4_byteslice_avx2_vaes_batch_gcm)
 	vmovdqu 96(%r8), %ymm13 /* h_35 = load() */
 	vpclmulqdq $0x0, %ymm13, %ymm9, %ymm14 /* lo_35 = clmul(z_35, h_35) */
 	vpclmulqdq $0x10, %ymm13, %ymm9, %ymm15 /* mid_70 = clmul(z_35, h_35) */
-	vmovdqa %ymm5, 0(%rsp) /* spill hi_34 */
+	vmovdqa %ymm5, 416(%rsp) /* spill hi_34 */
 	vpclmulqdq $0x1, %ymm13, %ymm9, %ymm5 /* mid_71 = clmul(z_35, h_35) */
 	vpclmulqdq $0x11, %ymm13, %ymm9, %ymm9 /* hi_35 = clmul(z_35, h_35) */
+	vmovdqu 1152(%r9), %ymm13 /* x_36 = load() */
+	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm13, %ymm13 /* z_36 = lookup16(x_36, reverse16) */
+	vmovdqa %ymm9, 64(%rsp) /* spill hi_35 */
+	vmovdqu 128(%r8), %ymm9 /* h_36 = load() */
+	vmovdqa %ymm0, 288(%rsp) /* spill hi_32 */
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm0 /* lo_36 = clmul(z_36, h_36) */
+	vmovdqa %ymm1, 192(%rsp) /* spill hi_33 */
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm1 /* mid_72 = clmul(z_36, h_36) */
+	vmovdqa %ymm1, 0(%rsp) /* spill mid_72 */
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm1 /* mid_73 = clmul(z_36, h_36) */
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_36 = clmul(z_36, h_36) */
+	vmovdqu 1184(%r9), %ymm13 /* x_37 = load() */
+	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm13, %ymm13 /* z_37 = lookup16(x_37, reverse16) */
+	vmovdqa %ymm9, 384(%rsp) /* spill hi_36 */
+	vmovdqu 160(%r8), %ymm9 /* h_37 = load() */
+	vmovdqa %ymm1, 32(%rsp) /* spill mid_73 */
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm1 /* lo_37 = clmul(z_37, h_37) */
+	vmovdqa %ymm5, 256(%rsp) /* spill mid_71 */
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm5 /* mid_74 = clmul(z_37, h_37) */
+	vmovdqa %ymm5, 480(%rsp) /* spill mid_74 */
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm5 /* mid_75 = clmul(z_37, h_37) */
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_37 = clmul(z_37, h_37) */
+	vmovdqu 1216(%r9), %ymm13 /* x_38 = load() */
+	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm13, %ymm13 /* z_38 = lookup16(x_38, reverse16) */
+	vmovdqa %ymm9, 160(%rsp) /* spill hi_37 */
+	vmovdqu 192(%r8), %ymm9 /* h_38 = load() */
+	vmovdqa %ymm5, 320(%rsp) /* spill mid_75 */
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm5 /* lo_38 = clmul(z_38, h_38) */
+	vmovdqa %ymm15, 512(%rsp) /* spill mid_70 */
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm15 /* mid_76 = clmul(z_38, h_38) */
+	vmovdqa %ymm15, 96(%rsp) /* spill mid_76 */
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm15 /* mid_77 = clmul(z_38, h_38) */
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_38 = clmul(z_38, h_38) */
+	vmovdqu 1248(%r9), %ymm13 /* x_39 = load() */
+	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm13, %ymm13 /* z_39 = lookup16(x_39, reverse16) */
+	vmovdqa %ymm9, 128(%rsp) /* spill hi_38 */
+	vmovdqu 224(%r8), %ymm9 /* h_39 = load() */
+	vmovdqa %ymm15, 352(%rsp) /* spill mid_77 */
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm15 /* lo_39 = clmul(z_39, h_39) */
+	vmovdqa %ymm11, 224(%rsp) /* spill mid_68 */
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm11 /* mid_78 = clmul(z_39, h_39) */
+	vmovdqa %ymm11, 448(%rsp) /* spill mid_78 */
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm11 /* mid_79 = clmul(z_39, h_39) */
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_39 = clmul(z_39, h_39) */
 
 	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_24 = xor(lo_32, lo_33) */
-	vpxor %ymm14, %ymm10, %ymm6 /* lo_sum_acc_25 = xor(lo_34, lo_35) */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_26 = xor(lo_sum_acc_24, lo_sum_acc_25) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_56 = xor(mid_64, mid_65) */
-	vpxor %ymm8, %ymm7, %ymm4 /* mid_sum_acc_57 = xor(mid_66, mid_67) */
-	vpxor %ymm12, %ymm11, %ymm6 /* mid_sum_acc_58 = xor(mid_68, mid_69) */
-	vpxor %ymm5, %ymm15, %ymm5 /* mid_sum_acc_59 = xor(mid_70, mid_71) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_60 = xor(mid_sum_acc_56, mid_sum_acc_57) */
-	vpxor %ymm5, %ymm6, %ymm4 /* mid_sum_acc_61 = xor(mid_sum_acc_58, mid_sum_acc_59) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_62 = xor(mid_sum_acc_60, mid_sum_acc_61) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_24 = xor(hi_32, hi_33) */
-	vpxor 0(%rsp), %ymm9, %ymm1 /* hi_sum_acc_25 = xor(hi_35, hi_34) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_26 = xor(hi_sum_acc_24, hi_sum_acc_25) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_half_up(%rip), %ymm3, %ymm1 /* mid_lo_8 = lookup16(mid_sum_acc_62, half_up) */
-	vpxor %ymm1, %ymm2, %ymm1 /* s_lo_16 = xor(lo_sum_acc_26, mid_lo_8) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_half_down(%rip), %ymm3, %ymm2 /* mid_hi_8 = lookup16(mid_sum_acc_62, half_down) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_16 = xor(hi_sum_acc_26, mid_hi_8) */
-	vpermq $0x4e, %ymm1, %ymm2 /* s_lo_x_8 = blocks128(s_lo_16, s_lo_16) */
-	vpxor %ymm2, %ymm1, %ymm1 /* s_lo_17 = xor(s_lo_16, s_lo_x_8) */
-	vpermq $0x4e, %ymm0, %ymm2 /* s_hi_x_8 = blocks128(s_hi_16, s_hi_16) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_17 = xor(s_hi_16, s_hi_x_8) */
-	vpclmulqdq $0x0, .Lsm4_byteslice_avx2_vaes_9_fold(%rip), %ymm1, %ymm2 /* fold_lo_8 = clmul(s_lo_17, fold) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_8 = lookup16(fold_lo_8, swap_halves) */
-	vpxor %ymm2, %ymm1, %ymm1 /* v_8 = xor(s_lo_17, fold_lo_sw_8) */
-	vpclmulqdq $0x11, .Lsm4_byteslice_avx2_vaes_9_fold(%rip), %ymm1, %ymm2 /* fold_hi_8 = clmul(v_8, fold) */
-	vpxor %ymm0, %ymm1, %ymm0 /* v_hi_8 = xor(v_8, s_hi_17) */
-	vpxor %ymm2, %ymm0, %ymm0 /* reduced_8 = xor(v_hi_8, fold_hi_8) */
-	vpand .Lsm4_byteslice_avx2_vaes_9_first_block(%rip), %ymm0, %ymm0 /* y1_9_1 = and(reduced_8, first_block) */
+	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_28 = xor(lo_32, lo_33) */
+	vpxor %ymm14, %ymm10, %ymm6 /* lo_sum_acc_29 = xor(lo_34, lo_35) */
+	vpxor %ymm1, %ymm0, %ymm0 /* lo_sum_acc_30 = xor(lo_36, lo_37) */
+	vpxor %ymm15, %ymm5, %ymm1 /* lo_sum_acc_31 = xor(lo_38, lo_39) */
+	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_32 = xor(lo_sum_acc_28, lo_sum_acc_29) */
+	vpxor %ymm1, %ymm0, %ymm0 /* lo_sum_acc_33 = xor(lo_sum_acc_30, lo_sum_acc_31) */
+	vpxor %ymm0, %ymm2, %ymm0 /* lo_sum_acc_34 = xor(lo_sum_acc_32, lo_sum_acc_33) */
+	vpxor %ymm4, %ymm3, %ymm1 /* mid_sum_acc_60 = xor(mid_64, mid_65) */
+	vpxor %ymm8, %ymm7, %ymm2 /* mid_sum_acc_61 = xor(mid_66, mid_67) */
+	vpxor 224(%rsp), %ymm12, %ymm3 /* mid_sum_acc_62 = xor(mid_69, mid_68) */
+	vmovdqa 512(%rsp), %ymm4 /* reload mid_70 */
+	vpxor 256(%rsp), %ymm4, %ymm4 /* mid_sum_acc_63 = xor(mid_70, mid_71) */
+	vmovdqa 0(%rsp), %ymm5 /* reload mid_72 */
+	vpxor 32(%rsp), %ymm5, %ymm5 /* mid_sum_acc_64 = xor(mid_72, mid_73) */
+	vmovdqa 480(%rsp), %ymm6 /* reload mid_74 */
+	vpxor 320(%rsp), %ymm6, %ymm6 /* mid_sum_acc_65 = xor(mid_74, mid_75) */
+	vmovdqa 96(%rsp), %ymm7 /* reload mid_76 */
+	vpxor 352(%rsp), %ymm7, %ymm7 /* mid_sum_acc_66 = xor(mid_76, mid_77) */
+	vpxor 448(%rsp), %ymm11, %ymm8 /* mid_sum_acc_67 = xor(mid_79, mid_78) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_68 = xor(mid_sum_acc_60, mid_sum_acc_61) */
+	vpxor %ymm4, %ymm3, %ymm2 /* mid_sum_acc_69 = xor(mid_sum_acc_62, mid_sum_acc_63) */
+	vpxor %ymm6, %ymm5, %ymm3 /* mid_sum_acc_70 = xor(mid_sum_acc_64, mid_sum_acc_65) */
+	vpxor %ymm8, %ymm7, %ymm4 /* mid_sum_acc_71 = xor(mid_sum_acc_66, mid_sum_acc_67) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_72 = xor(mid_sum_acc_68, mid_sum_acc_69) */
+	vpxor %ymm4, %ymm3, %ymm2 /* mid_sum_acc_73 = xor(mid_sum_acc_70, mid_sum_acc_71) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_74 = xor(mid_sum_acc_72, mid_sum_acc_73) */
+	vmovdqa 288(%rsp), %ymm2 /* reload hi_32 */
+	vpxor 192(%rsp), %ymm2, %ymm2 /* hi_sum_acc_28 = xor(hi_32, hi_33) */
+	vmovdqa 416(%rsp), %ymm3 /* reload hi_34 */
+	vpxor 64(%rsp), %ymm3, %ymm3 /* hi_sum_acc_29 = xor(hi_34, hi_35) */
+	vmovdqa 384(%rsp), %ymm4 /* reload hi_36 */
+	vpxor 160(%rsp), %ymm4, %ymm4 /* hi_sum_acc_30 = xor(hi_36, hi_37) */
+	vpxor 128(%rsp), %ymm9, %ymm5 /* hi_sum_acc_31 = xor(hi_39, hi_38) */
+	vpxor %ymm3, %ymm2, %ymm2 /* hi_sum_acc_32 = xor(hi_sum_acc_28, hi_sum_acc_29) */
+	vpxor %ymm5, %ymm4, %ymm3 /* hi_sum_acc_33 = xor(hi_sum_acc_30, hi_sum_acc_31) */
+	vpxor %ymm3, %ymm2, %ymm2 /* hi_sum_acc_34 = xor(hi_sum_acc_32, hi_sum_acc_33) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_9_half_up(%rip), %ymm1, %ymm3 /* mid_lo_4 = lookup16(mid_sum_acc_74, half_up) */
+	vpxor %ymm3, %ymm0, %ymm0 /* s_lo_8 = xor(lo_sum_acc_34, mid_lo_4) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_9_half_down(%rip), %ymm1, %ymm1 /* mid_hi_4 = lookup16(mid_sum_acc_74, half_down) */
+	vpxor %ymm1, %ymm2, %ymm1 /* s_hi_8 = xor(hi_sum_acc_34, mid_hi_4) */
+	vpermq $0x4e, %ymm0, %ymm2 /* s_lo_x_4 = blocks128(s_lo_8, s_lo_8) */
+	vpxor %ymm2, %ymm0, %ymm0 /* s_lo_9 = xor(s_lo_8, s_lo_x_4) */
+	vpermq $0x4e, %ymm1, %ymm2 /* s_hi_x_4 = blocks128(s_hi_8, s_hi_8) */
+	vpxor %ymm2, %ymm1, %ymm1 /* s_hi_9 = xor(s_hi_8, s_hi_x_4) */
+	vpclmulqdq $0x0, .Lsm4_byteslice_avx2_vaes_9_fold(%rip), %ymm0, %ymm2 /* fold_lo_4 = clmul(s_lo_9, fold) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_4 = lookup16(fold_lo_4, swap_halves) */
+	vpxor %ymm2, %ymm0, %ymm0 /* v_4 = xor(s_lo_9, fold_lo_sw_4) */
+	vpclmulqdq $0x11, .Lsm4_byteslice_avx2_vaes_9_fold(%rip), %ymm0, %ymm2 /* fold_hi_4 = clmul(v_4, fold) */
+	vpxor %ymm1, %ymm0, %ymm0 /* v_hi_4 = xor(v_4, s_hi_9) */
+	vpxor %ymm2, %ymm0, %ymm0 /* reduced_4 = xor(v_hi_4, fold_hi_4) */
+	vpand .Lsm4_byteslice_avx2_vaes_9_first_block(%rip), %ymm0, %ymm0 /* y1_5_1 = and(reduced_4, first_block) */
 
-	/* Step 10 of 16: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
-	vmovdqu 1152(%r9), %ymm1 /* x_36 = load() */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm1, %ymm1 /* z_36 = lookup16(x_36, reverse16) */
-	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_9 = xor(z_36, y1_9_1) */
-	vmovdqu (%r8), %ymm1 /* h_36 = load() */
-	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm2 /* lo_36 = clmul(z1_y_9, h_36) */
-	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* mid_72 = clmul(z1_y_9, h_36) */
-	vpclmulqdq $0x1, %ymm1, %ymm0, %ymm4 /* mid_73 = clmul(z1_y_9, h_36) */
-	vpclmulqdq $0x11, %ymm1, %ymm0, %ymm0 /* hi_36 = clmul(z1_y_9, h_36) */
-	vmovdqu 1184(%r9), %ymm1 /* x_37 = load() */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm1, %ymm1 /* z_37 = lookup16(x_37, reverse16) */
-	vmovdqu 32(%r8), %ymm5 /* h_37 = load() */
-	vpclmulqdq $0x0, %ymm5, %ymm1, %ymm6 /* lo_37 = clmul(z_37, h_37) */
-	vpclmulqdq $0x10, %ymm5, %ymm1, %ymm7 /* mid_74 = clmul(z_37, h_37) */
-	vpclmulqdq $0x1, %ymm5, %ymm1, %ymm8 /* mid_75 = clmul(z_37, h_37) */
-	vpclmulqdq $0x11, %ymm5, %ymm1, %ymm1 /* hi_37 = clmul(z_37, h_37) */
-	vmovdqu 1216(%r9), %ymm5 /* x_38 = load() */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm5, %ymm5 /* z_38 = lookup16(x_38, reverse16) */
-	vmovdqu 64(%r8), %ymm9 /* h_38 = load() */
-	vpclmulqdq $0x0, %ymm9, %ymm5, %ymm10 /* lo_38 = clmul(z_38, h_38) */
-	vpclmulqdq $0x10, %ymm9, %ymm5, %ymm11 /* mid_76 = clmul(z_38, h_38) */
-	vpclmulqdq $0x1, %ymm9, %ymm5, %ymm12 /* mid_77 = clmul(z_38, h_38) */
-	vpclmulqdq $0x11, %ymm9, %ymm5, %ymm5 /* hi_38 = clmul(z_38, h_38) */
-	vmovdqu 1248(%r9), %ymm9 /* x_39 = load() */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm9, %ymm9 /* z_39 = lookup16(x_39, reverse16) */
-	vmovdqu 96(%r8), %ymm13 /* h_39 = load() */
-	vpclmulqdq $0x0, %ymm13, %ymm9, %ymm14 /* lo_39 = clmul(z_39, h_39) */
-	vpclmulqdq $0x10, %ymm13, %ymm9, %ymm15 /* mid_78 = clmul(z_39, h_39) */
-	vmovdqa %ymm5, 0(%rsp) /* spill hi_38 */
-	vpclmulqdq $0x1, %ymm13, %ymm9, %ymm5 /* mid_79 = clmul(z_39, h_39) */
-	vpclmulqdq $0x11, %ymm13, %ymm9, %ymm9 /* hi_39 = clmul(z_39, h_39) */
-
-	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_27 = xor(lo_36, lo_37) */
-	vpxor %ymm14, %ymm10, %ymm6 /* lo_sum_acc_28 = xor(lo_38, lo_39) */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_29 = xor(lo_sum_acc_27, lo_sum_acc_28) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_63 = xor(mid_72, mid_73) */
-	vpxor %ymm8, %ymm7, %ymm4 /* mid_sum_acc_64 = xor(mid_74, mid_75) */
-	vpxor %ymm12, %ymm11, %ymm6 /* mid_sum_acc_65 = xor(mid_76, mid_77) */
-	vpxor %ymm5, %ymm15, %ymm5 /* mid_sum_acc_66 = xor(mid_78, mid_79) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_67 = xor(mid_sum_acc_63, mid_sum_acc_64) */
-	vpxor %ymm5, %ymm6, %ymm4 /* mid_sum_acc_68 = xor(mid_sum_acc_65, mid_sum_acc_66) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_69 = xor(mid_sum_acc_67, mid_sum_acc_68) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_27 = xor(hi_36, hi_37) */
-	vpxor 0(%rsp), %ymm9, %ymm1 /* hi_sum_acc_28 = xor(hi_39, hi_38) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_29 = xor(hi_sum_acc_27, hi_sum_acc_28) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_half_up(%rip), %ymm3, %ymm1 /* mid_lo_9 = lookup16(mid_sum_acc_69, half_up) */
-	vpxor %ymm1, %ymm2, %ymm1 /* s_lo_18 = xor(lo_sum_acc_29, mid_lo_9) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_half_down(%rip), %ymm3, %ymm2 /* mid_hi_9 = lookup16(mid_sum_acc_69, half_down) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_18 = xor(hi_sum_acc_29, mid_hi_9) */
-	vpermq $0x4e, %ymm1, %ymm2 /* s_lo_x_9 = blocks128(s_lo_18, s_lo_18) */
-	vpxor %ymm2, %ymm1, %ymm1 /* s_lo_19 = xor(s_lo_18, s_lo_x_9) */
-	vpermq $0x4e, %ymm0, %ymm2 /* s_hi_x_9 = blocks128(s_hi_18, s_hi_18) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_19 = xor(s_hi_18, s_hi_x_9) */
-	vpclmulqdq $0x0, .Lsm4_byteslice_avx2_vaes_9_fold(%rip), %ymm1, %ymm2 /* fold_lo_9 = clmul(s_lo_19, fold) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_9 = lookup16(fold_lo_9, swap_halves) */
-	vpxor %ymm2, %ymm1, %ymm1 /* v_9 = xor(s_lo_19, fold_lo_sw_9) */
-	vpclmulqdq $0x11, .Lsm4_byteslice_avx2_vaes_9_fold(%rip), %ymm1, %ymm2 /* fold_hi_9 = clmul(v_9, fold) */
-	vpxor %ymm0, %ymm1, %ymm0 /* v_hi_9 = xor(v_9, s_hi_19) */
-	vpxor %ymm2, %ymm0, %ymm0 /* reduced_9 = xor(v_hi_9, fold_hi_9) */
-	vpand .Lsm4_byteslice_avx2_vaes_9_first_block(%rip), %ymm0, %ymm0 /* y1_10_1 = and(reduced_9, first_block) */
-
-	/* Step 11 of 16: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
+	/* Step 6 of 8: 16 blocks, 2 per register: block i times T_(n - i), products unreduced. */
 	vmovdqu 1280(%r9), %ymm1 /* x_40 = load() */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm1, %ymm1 /* z_40 = lookup16(x_40, reverse16) */
-	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_10 = xor(z_40, y1_10_1) */
+	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_5 = xor(z_40, y1_5_1) */
 	vmovdqu (%r8), %ymm1 /* h_40 = load() */
-	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm2 /* lo_40 = clmul(z1_y_10, h_40) */
-	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* mid_80 = clmul(z1_y_10, h_40) */
-	vpclmulqdq $0x1, %ymm1, %ymm0, %ymm4 /* mid_81 = clmul(z1_y_10, h_40) */
-	vpclmulqdq $0x11, %ymm1, %ymm0, %ymm0 /* hi_40 = clmul(z1_y_10, h_40) */
+	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm2 /* lo_40 = clmul(z1_y_5, h_40) */
+	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* mid_80 = clmul(z1_y_5, h_40) */
+	vpclmulqdq $0x1, %ymm1, %ymm0, %ymm4 /* mid_81 = clmul(z1_y_5, h_40) */
+	vpclmulqdq $0x11, %ymm1, %ymm0, %ymm0 /* hi_40 = clmul(z1_y_5, h_40) */
 	vmovdqu 1312(%r9), %ymm1 /* x_41 = load() */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm1, %ymm1 /* z_41 = lookup16(x_41, reverse16) */
 	vmovdqu 32(%r8), %ymm5 /* h_41 = load() */
@@ -17917,111 +18009,116 @@ SYM_FUNC_START(sm4_byteslice_avx2_vaes_batch_gcm)
 	vmovdqu 96(%r8), %ymm13 /* h_43 = load() */
 	vpclmulqdq $0x0, %ymm13, %ymm9, %ymm14 /* lo_43 = clmul(z_43, h_43) */
 	vpclmulqdq $0x10, %ymm13, %ymm9, %ymm15 /* mid_86 = clmul(z_43, h_43) */
-	vmovdqa %ymm5, 0(%rsp) /* spill hi_42 */
+	vmovdqa %ymm5, 128(%rsp) /* spill hi_42 */
 	vpclmulqdq $0x1, %ymm13, %ymm9, %ymm5 /* mid_87 = clmul(z_43, h_43) */
 	vpclmulqdq $0x11, %ymm13, %ymm9, %ymm9 /* hi_43 = clmul(z_43, h_43) */
+	vmovdqu 1408(%r9), %ymm13 /* x_44 = load() */
+	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm13, %ymm13 /* z_44 = lookup16(x_44, reverse16) */
+	vmovdqa %ymm9, 160(%rsp) /* spill hi_43 */
+	vmovdqu 128(%r8), %ymm9 /* h_44 = load() */
+	vmovdqa %ymm0, 384(%rsp) /* spill hi_40 */
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm0 /* lo_44 = clmul(z_44, h_44) */
+	vmovdqa %ymm1, 64(%rsp) /* spill hi_41 */
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm1 /* mid_88 = clmul(z_44, h_44) */
+	vmovdqa %ymm1, 416(%rsp) /* spill mid_88 */
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm1 /* mid_89 = clmul(z_44, h_44) */
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_44 = clmul(z_44, h_44) */
+	vmovdqu 1440(%r9), %ymm13 /* x_45 = load() */
+	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm13, %ymm13 /* z_45 = lookup16(x_45, reverse16) */
+	vmovdqa %ymm9, 192(%rsp) /* spill hi_44 */
+	vmovdqu 160(%r8), %ymm9 /* h_45 = load() */
+	vmovdqa %ymm1, 288(%rsp) /* spill mid_89 */
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm1 /* lo_45 = clmul(z_45, h_45) */
+	vmovdqa %ymm5, 448(%rsp) /* spill mid_87 */
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm5 /* mid_90 = clmul(z_45, h_45) */
+	vmovdqa %ymm5, 352(%rsp) /* spill mid_90 */
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm5 /* mid_91 = clmul(z_45, h_45) */
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_45 = clmul(z_45, h_45) */
+	vmovdqu 1472(%r9), %ymm13 /* x_46 = load() */
+	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm13, %ymm13 /* z_46 = lookup16(x_46, reverse16) */
+	vmovdqa %ymm9, 96(%rsp) /* spill hi_45 */
+	vmovdqu 192(%r8), %ymm9 /* h_46 = load() */
+	vmovdqa %ymm5, 320(%rsp) /* spill mid_91 */
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm5 /* lo_46 = clmul(z_46, h_46) */
+	vmovdqa %ymm15, 480(%rsp) /* spill mid_86 */
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm15 /* mid_92 = clmul(z_46, h_46) */
+	vmovdqa %ymm15, 32(%rsp) /* spill mid_92 */
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm15 /* mid_93 = clmul(z_46, h_46) */
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_46 = clmul(z_46, h_46) */
+	vmovdqu 1504(%r9), %ymm13 /* x_47 = load() */
+	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm13, %ymm13 /* z_47 = lookup16(x_47, reverse16) */
+	vmovdqa %ymm9, 0(%rsp) /* spill hi_46 */
+	vmovdqu 224(%r8), %ymm9 /* h_47 = load() */
+	vmovdqa %ymm15, 256(%rsp) /* spill mid_93 */
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm15 /* lo_47 = clmul(z_47, h_47) */
+	vmovdqa %ymm11, 512(%rsp) /* spill mid_84 */
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm11 /* mid_94 = clmul(z_47, h_47) */
+	vmovdqa %ymm11, 224(%rsp) /* spill mid_94 */
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm11 /* mid_95 = clmul(z_47, h_47) */
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_47 = clmul(z_47, h_47) */
 
 	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_30 = xor(lo_40, lo_41) */
-	vpxor %ymm14, %ymm10, %ymm6 /* lo_sum_acc_31 = xor(lo_42, lo_43) */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_32 = xor(lo_sum_acc_30, lo_sum_acc_31) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_70 = xor(mid_80, mid_81) */
-	vpxor %ymm8, %ymm7, %ymm4 /* mid_sum_acc_71 = xor(mid_82, mid_83) */
-	vpxor %ymm12, %ymm11, %ymm6 /* mid_sum_acc_72 = xor(mid_84, mid_85) */
-	vpxor %ymm5, %ymm15, %ymm5 /* mid_sum_acc_73 = xor(mid_86, mid_87) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_74 = xor(mid_sum_acc_70, mid_sum_acc_71) */
-	vpxor %ymm5, %ymm6, %ymm4 /* mid_sum_acc_75 = xor(mid_sum_acc_72, mid_sum_acc_73) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_76 = xor(mid_sum_acc_74, mid_sum_acc_75) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_30 = xor(hi_40, hi_41) */
-	vpxor 0(%rsp), %ymm9, %ymm1 /* hi_sum_acc_31 = xor(hi_43, hi_42) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_32 = xor(hi_sum_acc_30, hi_sum_acc_31) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_half_up(%rip), %ymm3, %ymm1 /* mid_lo_10 = lookup16(mid_sum_acc_76, half_up) */
-	vpxor %ymm1, %ymm2, %ymm1 /* s_lo_20 = xor(lo_sum_acc_32, mid_lo_10) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_half_down(%rip), %ymm3, %ymm2 /* mid_hi_10 = lookup16(mid_sum_acc_76, half_down) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_20 = xor(hi_sum_acc_32, mid_hi_10) */
-	vpermq $0x4e, %ymm1, %ymm2 /* s_lo_x_10 = blocks128(s_lo_20, s_lo_20) */
-	vpxor %ymm2, %ymm1, %ymm1 /* s_lo_21 = xor(s_lo_20, s_lo_x_10) */
-	vpermq $0x4e, %ymm0, %ymm2 /* s_hi_x_10 = blocks128(s_hi_20, s_hi_20) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_21 = xor(s_hi_20, s_hi_x_10) */
-	vpclmulqdq $0x0, .Lsm4_byteslice_avx2_vaes_9_fold(%rip), %ymm1, %ymm2 /* fold_lo_10 = clmul(s_lo_21, fold) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_10 = lookup16(fold_lo_10, swap_halves) */
-	vpxor %ymm2, %ymm1, %ymm1 /* v_10 = xor(s_lo_21, fold_lo_sw_10) */
-	vpclmulqdq $0x11, .Lsm4_byteslice_avx2_vaes_9_fold(%rip), %ymm1, %ymm2 /* fold_hi_10 = clmul(v_10, fold) */
-	vpxor %ymm0, %ymm1, %ymm0 /* v_hi_10 = xor(v_10, s_hi_21) */
-	vpxor %ymm2, %ymm0, %ymm0 /* reduced_10 = xor(v_hi_10, fold_hi_10) */
-	vpand .Lsm4_byteslice_avx2_vaes_9_first_block(%rip), %ymm0, %ymm0 /* y1_11_1 = and(reduced_10, first_block) */
+	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_35 = xor(lo_40, lo_41) */
+	vpxor %ymm14, %ymm10, %ymm6 /* lo_sum_acc_36 = xor(lo_42, lo_43) */
+	vpxor %ymm1, %ymm0, %ymm0 /* lo_sum_acc_37 = xor(lo_44, lo_45) */
+	vpxor %ymm15, %ymm5, %ymm1 /* lo_sum_acc_38 = xor(lo_46, lo_47) */
+	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_39 = xor(lo_sum_acc_35, lo_sum_acc_36) */
+	vpxor %ymm1, %ymm0, %ymm0 /* lo_sum_acc_40 = xor(lo_sum_acc_37, lo_sum_acc_38) */
+	vpxor %ymm0, %ymm2, %ymm0 /* lo_sum_acc_41 = xor(lo_sum_acc_39, lo_sum_acc_40) */
+	vpxor %ymm4, %ymm3, %ymm1 /* mid_sum_acc_75 = xor(mid_80, mid_81) */
+	vpxor %ymm8, %ymm7, %ymm2 /* mid_sum_acc_76 = xor(mid_82, mid_83) */
+	vpxor 512(%rsp), %ymm12, %ymm3 /* mid_sum_acc_77 = xor(mid_85, mid_84) */
+	vmovdqa 480(%rsp), %ymm4 /* reload mid_86 */
+	vpxor 448(%rsp), %ymm4, %ymm4 /* mid_sum_acc_78 = xor(mid_86, mid_87) */
+	vmovdqa 416(%rsp), %ymm5 /* reload mid_88 */
+	vpxor 288(%rsp), %ymm5, %ymm5 /* mid_sum_acc_79 = xor(mid_88, mid_89) */
+	vmovdqa 352(%rsp), %ymm6 /* reload mid_90 */
+	vpxor 320(%rsp), %ymm6, %ymm6 /* mid_sum_acc_80 = xor(mid_90, mid_91) */
+	vmovdqa 32(%rsp), %ymm7 /* reload mid_92 */
+	vpxor 256(%rsp), %ymm7, %ymm7 /* mid_sum_acc_81 = xor(mid_92, mid_93) */
+	vpxor 224(%rsp), %ymm11, %ymm8 /* mid_sum_acc_82 = xor(mid_95, mid_94) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_83 = xor(mid_sum_acc_75, mid_sum_acc_76) */
+	vpxor %ymm4, %ymm3, %ymm2 /* mid_sum_acc_84 = xor(mid_sum_acc_77, mid_sum_acc_78) */
+	vpxor %ymm6, %ymm5, %ymm3 /* mid_sum_acc_85 = xor(mid_sum_acc_79, mid_sum_acc_80) */
+	vpxor %ymm8, %ymm7, %ymm4 /* mid_sum_acc_86 = xor(mid_sum_acc_81, mid_sum_acc_82) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_87 = xor(mid_sum_acc_83, mid_sum_acc_84) */
+	vpxor %ymm4, %ymm3, %ymm2 /* mid_sum_acc_88 = xor(mid_sum_acc_85, mid_sum_acc_86) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_89 = xor(mid_sum_acc_87, mid_sum_acc_88) */
+	vmovdqa 384(%rsp), %ymm2 /* reload hi_40 */
+	vpxor 64(%rsp), %ymm2, %ymm2 /* hi_sum_acc_35 = xor(hi_40, hi_41) */
+	vmovdqa 128(%rsp), %ymm3 /* reload hi_42 */
+	vpxor 160(%rsp), %ymm3, %ymm3 /* hi_sum_acc_36 = xor(hi_42, hi_43) */
+	vmovdqa 192(%rsp), %ymm4 /* reload hi_44 */
+	vpxor 96(%rsp), %ymm4, %ymm4 /* hi_sum_acc_37 = xor(hi_44, hi_45) */
+	vpxor 0(%rsp), %ymm9, %ymm5 /* hi_sum_acc_38 = xor(hi_47, hi_46) */
+	vpxor %ymm3, %ymm2, %ymm2 /* hi_sum_acc_39 = xor(hi_sum_acc_35, hi_sum_acc_36) */
+	vpxor %ymm5, %ymm4, %ymm3 /* hi_sum_acc_40 = xor(hi_sum_acc_37, hi_sum_acc_38) */
+	vpxor %ymm3, %ymm2, %ymm2 /* hi_sum_acc_41 = xor(hi_sum_acc_39, hi_sum_acc_40) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_9_half_up(%rip), %ymm1, %ymm3 /* mid_lo_5 = lookup16(mid_sum_acc_89, half_up) */
+	vpxor %ymm3, %ymm0, %ymm0 /* s_lo_10 = xor(lo_sum_acc_41, mid_lo_5) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_9_half_down(%rip), %ymm1, %ymm1 /* mid_hi_5 = lookup16(mid_sum_acc_89, half_down) */
+	vpxor %ymm1, %ymm2, %ymm1 /* s_hi_10 = xor(hi_sum_acc_41, mid_hi_5) */
+	vpermq $0x4e, %ymm0, %ymm2 /* s_lo_x_5 = blocks128(s_lo_10, s_lo_10) */
+	vpxor %ymm2, %ymm0, %ymm0 /* s_lo_11 = xor(s_lo_10, s_lo_x_5) */
+	vpermq $0x4e, %ymm1, %ymm2 /* s_hi_x_5 = blocks128(s_hi_10, s_hi_10) */
+	vpxor %ymm2, %ymm1, %ymm1 /* s_hi_11 = xor(s_hi_10, s_hi_x_5) */
+	vpclmulqdq $0x0, .Lsm4_byteslice_avx2_vaes_9_fold(%rip), %ymm0, %ymm2 /* fold_lo_5 = clmul(s_lo_11, fold) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_5 = lookup16(fold_lo_5, swap_halves) */
+	vpxor %ymm2, %ymm0, %ymm0 /* v_5 = xor(s_lo_11, fold_lo_sw_5) */
+	vpclmulqdq $0x11, .Lsm4_byteslice_avx2_vaes_9_fold(%rip), %ymm0, %ymm2 /* fold_hi_5 = clmul(v_5, fold) */
+	vpxor %ymm1, %ymm0, %ymm0 /* v_hi_5 = xor(v_5, s_hi_11) */
+	vpxor %ymm2, %ymm0, %ymm0 /* reduced_5 = xor(v_hi_5, fold_hi_5) */
+	vpand .Lsm4_byteslice_avx2_vaes_9_first_block(%rip), %ymm0, %ymm0 /* y1_6_1 = and(reduced_5, first_block) */
 
-	/* Step 12 of 16: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
-	vmovdqu 1408(%r9), %ymm1 /* x_44 = load() */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm1, %ymm1 /* z_44 = lookup16(x_44, reverse16) */
-	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_11 = xor(z_44, y1_11_1) */
-	vmovdqu (%r8), %ymm1 /* h_44 = load() */
-	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm2 /* lo_44 = clmul(z1_y_11, h_44) */
-	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* mid_88 = clmul(z1_y_11, h_44) */
-	vpclmulqdq $0x1, %ymm1, %ymm0, %ymm4 /* mid_89 = clmul(z1_y_11, h_44) */
-	vpclmulqdq $0x11, %ymm1, %ymm0, %ymm0 /* hi_44 = clmul(z1_y_11, h_44) */
-	vmovdqu 1440(%r9), %ymm1 /* x_45 = load() */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm1, %ymm1 /* z_45 = lookup16(x_45, reverse16) */
-	vmovdqu 32(%r8), %ymm5 /* h_45 = load() */
-	vpclmulqdq $0x0, %ymm5, %ymm1, %ymm6 /* lo_45 = clmul(z_45, h_45) */
-	vpclmulqdq $0x10, %ymm5, %ymm1, %ymm7 /* mid_90 = clmul(z_45, h_45) */
-	vpclmulqdq $0x1, %ymm5, %ymm1, %ymm8 /* mid_91 = clmul(z_45, h_45) */
-	vpclmulqdq $0x11, %ymm5, %ymm1, %ymm1 /* hi_45 = clmul(z_45, h_45) */
-	vmovdqu 1472(%r9), %ymm5 /* x_46 = load() */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm5, %ymm5 /* z_46 = lookup16(x_46, reverse16) */
-	vmovdqu 64(%r8), %ymm9 /* h_46 = load() */
-	vpclmulqdq $0x0, %ymm9, %ymm5, %ymm10 /* lo_46 = clmul(z_46, h_46) */
-	vpclmulqdq $0x10, %ymm9, %ymm5, %ymm11 /* mid_92 = clmul(z_46, h_46) */
-	vpclmulqdq $0x1, %ymm9, %ymm5, %ymm12 /* mid_93 = clmul(z_46, h_46) */
-	vpclmulqdq $0x11, %ymm9, %ymm5, %ymm5 /* hi_46 = clmul(z_46, h_46) */
-	vmovdqu 1504(%r9), %ymm9 /* x_47 = load() */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm9, %ymm9 /* z_47 = lookup16(x_47, reverse16) */
-	vmovdqu 96(%r8), %ymm13 /* h_47 = load() */
-	vpclmulqdq $0x0, %ymm13, %ymm9, %ymm14 /* lo_47 = clmul(z_47, h_47) */
-	vpclmulqdq $0x10, %ymm13, %ymm9, %ymm15 /* mid_94 = clmul(z_47, h_47) */
-	vmovdqa %ymm5, 0(%rsp) /* spill hi_46 */
-	vpclmulqdq $0x1, %ymm13, %ymm9, %ymm5 /* mid_95 = clmul(z_47, h_47) */
-	vpclmulqdq $0x11, %ymm13, %ymm9, %ymm9 /* hi_47 = clmul(z_47, h_47) */
-
-	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_33 = xor(lo_44, lo_45) */
-	vpxor %ymm14, %ymm10, %ymm6 /* lo_sum_acc_34 = xor(lo_46, lo_47) */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_35 = xor(lo_sum_acc_33, lo_sum_acc_34) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_77 = xor(mid_88, mid_89) */
-	vpxor %ymm8, %ymm7, %ymm4 /* mid_sum_acc_78 = xor(mid_90, mid_91) */
-	vpxor %ymm12, %ymm11, %ymm6 /* mid_sum_acc_79 = xor(mid_92, mid_93) */
-	vpxor %ymm5, %ymm15, %ymm5 /* mid_sum_acc_80 = xor(mid_94, mid_95) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_81 = xor(mid_sum_acc_77, mid_sum_acc_78) */
-	vpxor %ymm5, %ymm6, %ymm4 /* mid_sum_acc_82 = xor(mid_sum_acc_79, mid_sum_acc_80) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_83 = xor(mid_sum_acc_81, mid_sum_acc_82) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_33 = xor(hi_44, hi_45) */
-	vpxor 0(%rsp), %ymm9, %ymm1 /* hi_sum_acc_34 = xor(hi_47, hi_46) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_35 = xor(hi_sum_acc_33, hi_sum_acc_34) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_half_up(%rip), %ymm3, %ymm1 /* mid_lo_11 = lookup16(mid_sum_acc_83, half_up) */
-	vpxor %ymm1, %ymm2, %ymm1 /* s_lo_22 = xor(lo_sum_acc_35, mid_lo_11) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_half_down(%rip), %ymm3, %ymm2 /* mid_hi_11 = lookup16(mid_sum_acc_83, half_down) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_22 = xor(hi_sum_acc_35, mid_hi_11) */
-	vpermq $0x4e, %ymm1, %ymm2 /* s_lo_x_11 = blocks128(s_lo_22, s_lo_22) */
-	vpxor %ymm2, %ymm1, %ymm1 /* s_lo_23 = xor(s_lo_22, s_lo_x_11) */
-	vpermq $0x4e, %ymm0, %ymm2 /* s_hi_x_11 = blocks128(s_hi_22, s_hi_22) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_23 = xor(s_hi_22, s_hi_x_11) */
-	vpclmulqdq $0x0, .Lsm4_byteslice_avx2_vaes_9_fold(%rip), %ymm1, %ymm2 /* fold_lo_11 = clmul(s_lo_23, fold) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_11 = lookup16(fold_lo_11, swap_halves) */
-	vpxor %ymm2, %ymm1, %ymm1 /* v_11 = xor(s_lo_23, fold_lo_sw_11) */
-	vpclmulqdq $0x11, .Lsm4_byteslice_avx2_vaes_9_fold(%rip), %ymm1, %ymm2 /* fold_hi_11 = clmul(v_11, fold) */
-	vpxor %ymm0, %ymm1, %ymm0 /* v_hi_11 = xor(v_11, s_hi_23) */
-	vpxor %ymm2, %ymm0, %ymm0 /* reduced_11 = xor(v_hi_11, fold_hi_11) */
-	vpand .Lsm4_byteslice_avx2_vaes_9_first_block(%rip), %ymm0, %ymm0 /* y1_12_1 = and(reduced_11, first_block) */
-
-	/* Step 13 of 16: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
+	/* Step 7 of 8: 16 blocks, 2 per register: block i times T_(n - i), products unreduced. */
 	vmovdqu 1536(%r9), %ymm1 /* x_48 = load() */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm1, %ymm1 /* z_48 = lookup16(x_48, reverse16) */
-	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_12 = xor(z_48, y1_12_1) */
+	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_6 = xor(z_48, y1_6_1) */
 	vmovdqu (%r8), %ymm1 /* h_48 = load() */
-	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm2 /* lo_48 = clmul(z1_y_12, h_48) */
-	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* mid_96 = clmul(z1_y_12, h_48) */
-	vpclmulqdq $0x1, %ymm1, %ymm0, %ymm4 /* mid_97 = clmul(z1_y_12, h_48) */
-	vpclmulqdq $0x11, %ymm1, %ymm0, %ymm0 /* hi_48 = clmul(z1_y_12, h_48) */
+	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm2 /* lo_48 = clmul(z1_y_6, h_48) */
+	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* mid_96 = clmul(z1_y_6, h_48) */
+	vpclmulqdq $0x1, %ymm1, %ymm0, %ymm4 /* mid_97 = clmul(z1_y_6, h_48) */
+	vpclmulqdq $0x11, %ymm1, %ymm0, %ymm0 /* hi_48 = clmul(z1_y_6, h_48) */
 	vmovdqu 1568(%r9), %ymm1 /* x_49 = load() */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm1, %ymm1 /* z_49 = lookup16(x_49, reverse16) */
 	vmovdqu 32(%r8), %ymm5 /* h_49 = load() */
@@ -18044,108 +18141,113 @@ SYM_FUNC_START(sm4_byteslice_avx2_vaes_batch_gcm)
 	vmovdqa %ymm5, 0(%rsp) /* spill hi_50 */
 	vpclmulqdq $0x1, %ymm13, %ymm9, %ymm5 /* mid_103 = clmul(z_51, h_51) */
 	vpclmulqdq $0x11, %ymm13, %ymm9, %ymm9 /* hi_51 = clmul(z_51, h_51) */
+	vmovdqu 1664(%r9), %ymm13 /* x_52 = load() */
+	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm13, %ymm13 /* z_52 = lookup16(x_52, reverse16) */
+	vmovdqa %ymm9, 96(%rsp) /* spill hi_51 */
+	vmovdqu 128(%r8), %ymm9 /* h_52 = load() */
+	vmovdqa %ymm0, 192(%rsp) /* spill hi_48 */
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm0 /* lo_52 = clmul(z_52, h_52) */
+	vmovdqa %ymm1, 160(%rsp) /* spill hi_49 */
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm1 /* mid_104 = clmul(z_52, h_52) */
+	vmovdqa %ymm1, 128(%rsp) /* spill mid_104 */
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm1 /* mid_105 = clmul(z_52, h_52) */
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_52 = clmul(z_52, h_52) */
+	vmovdqu 1696(%r9), %ymm13 /* x_53 = load() */
+	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm13, %ymm13 /* z_53 = lookup16(x_53, reverse16) */
+	vmovdqa %ymm9, 64(%rsp) /* spill hi_52 */
+	vmovdqu 160(%r8), %ymm9 /* h_53 = load() */
+	vmovdqa %ymm1, 384(%rsp) /* spill mid_105 */
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm1 /* lo_53 = clmul(z_53, h_53) */
+	vmovdqa %ymm5, 224(%rsp) /* spill mid_103 */
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm5 /* mid_106 = clmul(z_53, h_53) */
+	vmovdqa %ymm5, 256(%rsp) /* spill mid_106 */
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm5 /* mid_107 = clmul(z_53, h_53) */
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_53 = clmul(z_53, h_53) */
+	vmovdqu 1728(%r9), %ymm13 /* x_54 = load() */
+	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm13, %ymm13 /* z_54 = lookup16(x_54, reverse16) */
+	vmovdqa %ymm9, 32(%rsp) /* spill hi_53 */
+	vmovdqu 192(%r8), %ymm9 /* h_54 = load() */
+	vmovdqa %ymm5, 320(%rsp) /* spill mid_107 */
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm5 /* lo_54 = clmul(z_54, h_54) */
+	vmovdqa %ymm15, 352(%rsp) /* spill mid_102 */
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm15 /* mid_108 = clmul(z_54, h_54) */
+	vmovdqa %ymm15, 288(%rsp) /* spill mid_108 */
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm15 /* mid_109 = clmul(z_54, h_54) */
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_54 = clmul(z_54, h_54) */
+	vmovdqu 1760(%r9), %ymm13 /* x_55 = load() */
+	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm13, %ymm13 /* z_55 = lookup16(x_55, reverse16) */
+	vmovdqa %ymm9, 416(%rsp) /* spill hi_54 */
+	vmovdqu 224(%r8), %ymm9 /* h_55 = load() */
+	vmovdqa %ymm15, 448(%rsp) /* spill mid_109 */
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm15 /* lo_55 = clmul(z_55, h_55) */
+	vmovdqa %ymm11, 480(%rsp) /* spill mid_100 */
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm11 /* mid_110 = clmul(z_55, h_55) */
+	vmovdqa %ymm11, 512(%rsp) /* spill mid_110 */
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm11 /* mid_111 = clmul(z_55, h_55) */
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_55 = clmul(z_55, h_55) */
 
 	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_36 = xor(lo_48, lo_49) */
-	vpxor %ymm14, %ymm10, %ymm6 /* lo_sum_acc_37 = xor(lo_50, lo_51) */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_38 = xor(lo_sum_acc_36, lo_sum_acc_37) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_84 = xor(mid_96, mid_97) */
-	vpxor %ymm8, %ymm7, %ymm4 /* mid_sum_acc_85 = xor(mid_98, mid_99) */
-	vpxor %ymm12, %ymm11, %ymm6 /* mid_sum_acc_86 = xor(mid_100, mid_101) */
-	vpxor %ymm5, %ymm15, %ymm5 /* mid_sum_acc_87 = xor(mid_102, mid_103) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_88 = xor(mid_sum_acc_84, mid_sum_acc_85) */
-	vpxor %ymm5, %ymm6, %ymm4 /* mid_sum_acc_89 = xor(mid_sum_acc_86, mid_sum_acc_87) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_90 = xor(mid_sum_acc_88, mid_sum_acc_89) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_36 = xor(hi_48, hi_49) */
-	vpxor 0(%rsp), %ymm9, %ymm1 /* hi_sum_acc_37 = xor(hi_51, hi_50) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_38 = xor(hi_sum_acc_36, hi_sum_acc_37) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_half_up(%rip), %ymm3, %ymm1 /* mid_lo_12 = lookup16(mid_sum_acc_90, half_up) */
-	vpxor %ymm1, %ymm2, %ymm1 /* s_lo_24 = xor(lo_sum_acc_38, mid_lo_12) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_half_down(%rip), %ymm3, %ymm2 /* mid_hi_12 = lookup16(mid_sum_acc_90, half_down) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_24 = xor(hi_sum_acc_38, mid_hi_12) */
-	vpermq $0x4e, %ymm1, %ymm2 /* s_lo_x_12 = blocks128(s_lo_24, s_lo_24) */
-	vpxor %ymm2, %ymm1, %ymm1 /* s_lo_25 = xor(s_lo_24, s_lo_x_12) */
-	vpermq $0x4e, %ymm0, %ymm2 /* s_hi_x_12 = blocks128(s_hi_24, s_hi_24) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_25 = xor(s_hi_24, s_hi_x_12) */
-	vpclmulqdq $0x0, .Lsm4_byteslice_avx2_vaes_9_fold(%rip), %ymm1, %ymm2 /* fold_lo_12 = clmul(s_lo_25, fold) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_12 = lookup16(fold_lo_12, swap_halves) */
-	vpxor %ymm2, %ymm1, %ymm1 /* v_12 = xor(s_lo_25, fold_lo_sw_12) */
-	vpclmulqdq $0x11, .Lsm4_byteslice_avx2_vaes_9_fold(%rip), %ymm1, %ymm2 /* fold_hi_12 = clmul(v_12, fold) */
-	vpxor %ymm0, %ymm1, %ymm0 /* v_hi_12 = xor(v_12, s_hi_25) */
-	vpxor %ymm2, %ymm0, %ymm0 /* reduced_12 = xor(v_hi_12, fold_hi_12) */
-	vpand .Lsm4_byteslice_avx2_vaes_9_first_block(%rip), %ymm0, %ymm0 /* y1_13_1 = and(reduced_12, first_block) */
+	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_42 = xor(lo_48, lo_49) */
+	vpxor %ymm14, %ymm10, %ymm6 /* lo_sum_acc_43 = xor(lo_50, lo_51) */
+	vpxor %ymm1, %ymm0, %ymm0 /* lo_sum_acc_44 = xor(lo_52, lo_53) */
+	vpxor %ymm15, %ymm5, %ymm1 /* lo_sum_acc_45 = xor(lo_54, lo_55) */
+	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_46 = xor(lo_sum_acc_42, lo_sum_acc_43) */
+	vpxor %ymm1, %ymm0, %ymm0 /* lo_sum_acc_47 = xor(lo_sum_acc_44, lo_sum_acc_45) */
+	vpxor %ymm0, %ymm2, %ymm0 /* lo_sum_acc_48 = xor(lo_sum_acc_46, lo_sum_acc_47) */
+	vpxor %ymm4, %ymm3, %ymm1 /* mid_sum_acc_90 = xor(mid_96, mid_97) */
+	vpxor %ymm8, %ymm7, %ymm2 /* mid_sum_acc_91 = xor(mid_98, mid_99) */
+	vpxor 480(%rsp), %ymm12, %ymm3 /* mid_sum_acc_92 = xor(mid_101, mid_100) */
+	vmovdqa 352(%rsp), %ymm4 /* reload mid_102 */
+	vpxor 224(%rsp), %ymm4, %ymm4 /* mid_sum_acc_93 = xor(mid_102, mid_103) */
+	vmovdqa 128(%rsp), %ymm5 /* reload mid_104 */
+	vpxor 384(%rsp), %ymm5, %ymm5 /* mid_sum_acc_94 = xor(mid_104, mid_105) */
+	vmovdqa 256(%rsp), %ymm6 /* reload mid_106 */
+	vpxor 320(%rsp), %ymm6, %ymm6 /* mid_sum_acc_95 = xor(mid_106, mid_107) */
+	vmovdqa 288(%rsp), %ymm7 /* reload mid_108 */
+	vpxor 448(%rsp), %ymm7, %ymm7 /* mid_sum_acc_96 = xor(mid_108, mid_109) */
+	vpxor 512(%rsp), %ymm11, %ymm8 /* mid_sum_acc_97 = xor(mid_111, mid_110) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_98 = xor(mid_sum_acc_90, mid_sum_acc_91) */
+	vpxor %ymm4, %ymm3, %ymm2 /* mid_sum_acc_99 = xor(mid_sum_acc_92, mid_sum_acc_93) */
+	vpxor %ymm6, %ymm5, %ymm3 /* mid_sum_acc_100 = xor(mid_sum_acc_94, mid_sum_acc_95) */
+	vpxor %ymm8, %ymm7, %ymm4 /* mid_sum_acc_101 = xor(mid_sum_acc_96, mid_sum_acc_97) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_102 = xor(mid_sum_acc_98, mid_sum_acc_99) */
+	vpxor %ymm4, %ymm3, %ymm2 /* mid_sum_acc_103 = xor(mid_sum_acc_100, mid_sum_acc_101) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_104 = xor(mid_sum_acc_102, mid_sum_acc_103) */
+	vmovdqa 192(%rsp), %ymm2 /* reload hi_48 */
+	vpxor 160(%rsp), %ymm2, %ymm2 /* hi_sum_acc_42 = xor(hi_48, hi_49) */
+	vmovdqa 0(%rsp), %ymm3 /* reload hi_50 */
+	vpxor 96(%rsp), %ymm3, %ymm3 /* hi_sum_acc_43 = xor(hi_50, hi_51) */
+	vmovdqa 64(%rsp), %ymm4 /* reload hi_52 */
+	vpxor 32(%rsp), %ymm4, %ymm4 /* hi_sum_acc_44 = xor(hi_52, hi_53) */
+	vpxor 416(%rsp), %ymm9, %ymm5 /* hi_sum_acc_45 = xor(hi_55, hi_54) */
+	vpxor %ymm3, %ymm2, %ymm2 /* hi_sum_acc_46 = xor(hi_sum_acc_42, hi_sum_acc_43) */
+	vpxor %ymm5, %ymm4, %ymm3 /* hi_sum_acc_47 = xor(hi_sum_acc_44, hi_sum_acc_45) */
+	vpxor %ymm3, %ymm2, %ymm2 /* hi_sum_acc_48 = xor(hi_sum_acc_46, hi_sum_acc_47) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_9_half_up(%rip), %ymm1, %ymm3 /* mid_lo_6 = lookup16(mid_sum_acc_104, half_up) */
+	vpxor %ymm3, %ymm0, %ymm0 /* s_lo_12 = xor(lo_sum_acc_48, mid_lo_6) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_9_half_down(%rip), %ymm1, %ymm1 /* mid_hi_6 = lookup16(mid_sum_acc_104, half_down) */
+	vpxor %ymm1, %ymm2, %ymm1 /* s_hi_12 = xor(hi_sum_acc_48, mid_hi_6) */
+	vpermq $0x4e, %ymm0, %ymm2 /* s_lo_x_6 = blocks128(s_lo_12, s_lo_12) */
+	vpxor %ymm2, %ymm0, %ymm0 /* s_lo_13 = xor(s_lo_12, s_lo_x_6) */
+	vpermq $0x4e, %ymm1, %ymm2 /* s_hi_x_6 = blocks128(s_hi_12, s_hi_12) */
+	vpxor %ymm2, %ymm1, %ymm1 /* s_hi_13 = xor(s_hi_12, s_hi_x_6) */
+	vpclmulqdq $0x0, .Lsm4_byteslice_avx2_vaes_9_fold(%rip), %ymm0, %ymm2 /* fold_lo_6 = clmul(s_lo_13, fold) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_6 = lookup16(fold_lo_6, swap_halves) */
+	vpxor %ymm2, %ymm0, %ymm0 /* v_6 = xor(s_lo_13, fold_lo_sw_6) */
+	vpclmulqdq $0x11, .Lsm4_byteslice_avx2_vaes_9_fold(%rip), %ymm0, %ymm2 /* fold_hi_6 = clmul(v_6, fold) */
+	vpxor %ymm1, %ymm0, %ymm0 /* v_hi_6 = xor(v_6, s_hi_13) */
+	vpxor %ymm2, %ymm0, %ymm0 /* reduced_6 = xor(v_hi_6, fold_hi_6) */
+	vpand .Lsm4_byteslice_avx2_vaes_9_first_block(%rip), %ymm0, %ymm0 /* y1_7_1 = and(reduced_6, first_block) */
 
-	/* Step 14 of 16: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
-	vmovdqu 1664(%r9), %ymm1 /* x_52 = load() */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm1, %ymm1 /* z_52 = lookup16(x_52, reverse16) */
-	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_13 = xor(z_52, y1_13_1) */
-	vmovdqu (%r8), %ymm1 /* h_52 = load() */
-	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm2 /* lo_52 = clmul(z1_y_13, h_52) */
-	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* mid_104 = clmul(z1_y_13, h_52) */
-	vpclmulqdq $0x1, %ymm1, %ymm0, %ymm4 /* mid_105 = clmul(z1_y_13, h_52) */
-	vpclmulqdq $0x11, %ymm1, %ymm0, %ymm0 /* hi_52 = clmul(z1_y_13, h_52) */
-	vmovdqu 1696(%r9), %ymm1 /* x_53 = load() */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm1, %ymm1 /* z_53 = lookup16(x_53, reverse16) */
-	vmovdqu 32(%r8), %ymm5 /* h_53 = load() */
-	vpclmulqdq $0x0, %ymm5, %ymm1, %ymm6 /* lo_53 = clmul(z_53, h_53) */
-	vpclmulqdq $0x10, %ymm5, %ymm1, %ymm7 /* mid_106 = clmul(z_53, h_53) */
-	vpclmulqdq $0x1, %ymm5, %ymm1, %ymm8 /* mid_107 = clmul(z_53, h_53) */
-	vpclmulqdq $0x11, %ymm5, %ymm1, %ymm1 /* hi_53 = clmul(z_53, h_53) */
-	vmovdqu 1728(%r9), %ymm5 /* x_54 = load() */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm5, %ymm5 /* z_54 = lookup16(x_54, reverse16) */
-	vmovdqu 64(%r8), %ymm9 /* h_54 = load() */
-	vpclmulqdq $0x0, %ymm9, %ymm5, %ymm10 /* lo_54 = clmul(z_54, h_54) */
-	vpclmulqdq $0x10, %ymm9, %ymm5, %ymm11 /* mid_108 = clmul(z_54, h_54) */
-	vpclmulqdq $0x1, %ymm9, %ymm5, %ymm12 /* mid_109 = clmul(z_54, h_54) */
-	vpclmulqdq $0x11, %ymm9, %ymm5, %ymm5 /* hi_54 = clmul(z_54, h_54) */
-	vmovdqu 1760(%r9), %ymm9 /* x_55 = load() */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm9, %ymm9 /* z_55 = lookup16(x_55, reverse16) */
-	vmovdqu 96(%r8), %ymm13 /* h_55 = load() */
-	vpclmulqdq $0x0, %ymm13, %ymm9, %ymm14 /* lo_55 = clmul(z_55, h_55) */
-	vpclmulqdq $0x10, %ymm13, %ymm9, %ymm15 /* mid_110 = clmul(z_55, h_55) */
-	vmovdqa %ymm5, 0(%rsp) /* spill hi_54 */
-	vpclmulqdq $0x1, %ymm13, %ymm9, %ymm5 /* mid_111 = clmul(z_55, h_55) */
-	vpclmulqdq $0x11, %ymm13, %ymm9, %ymm9 /* hi_55 = clmul(z_55, h_55) */
-
-	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_39 = xor(lo_52, lo_53) */
-	vpxor %ymm14, %ymm10, %ymm6 /* lo_sum_acc_40 = xor(lo_54, lo_55) */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_41 = xor(lo_sum_acc_39, lo_sum_acc_40) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_91 = xor(mid_104, mid_105) */
-	vpxor %ymm8, %ymm7, %ymm4 /* mid_sum_acc_92 = xor(mid_106, mid_107) */
-	vpxor %ymm12, %ymm11, %ymm6 /* mid_sum_acc_93 = xor(mid_108, mid_109) */
-	vpxor %ymm5, %ymm15, %ymm5 /* mid_sum_acc_94 = xor(mid_110, mid_111) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_95 = xor(mid_sum_acc_91, mid_sum_acc_92) */
-	vpxor %ymm5, %ymm6, %ymm4 /* mid_sum_acc_96 = xor(mid_sum_acc_93, mid_sum_acc_94) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_97 = xor(mid_sum_acc_95, mid_sum_acc_96) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_39 = xor(hi_52, hi_53) */
-	vpxor 0(%rsp), %ymm9, %ymm1 /* hi_sum_acc_40 = xor(hi_55, hi_54) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_41 = xor(hi_sum_acc_39, hi_sum_acc_40) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_half_up(%rip), %ymm3, %ymm1 /* mid_lo_13 = lookup16(mid_sum_acc_97, half_up) */
-	vpxor %ymm1, %ymm2, %ymm1 /* s_lo_26 = xor(lo_sum_acc_41, mid_lo_13) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_half_down(%rip), %ymm3, %ymm2 /* mid_hi_13 = lookup16(mid_sum_acc_97, half_down) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_26 = xor(hi_sum_acc_41, mid_hi_13) */
-	vpermq $0x4e, %ymm1, %ymm2 /* s_lo_x_13 = blocks128(s_lo_26, s_lo_26) */
-	vpxor %ymm2, %ymm1, %ymm1 /* s_lo_27 = xor(s_lo_26, s_lo_x_13) */
-	vpermq $0x4e, %ymm0, %ymm2 /* s_hi_x_13 = blocks128(s_hi_26, s_hi_26) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_27 = xor(s_hi_26, s_hi_x_13) */
-	vpclmulqdq $0x0, .Lsm4_byteslice_avx2_vaes_9_fold(%rip), %ymm1, %ymm2 /* fold_lo_13 = clmul(s_lo_27, fold) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_13 = lookup16(fold_lo_13, swap_halves) */
-	vpxor %ymm2, %ymm1, %ymm1 /* v_13 = xor(s_lo_27, fold_lo_sw_13) */
-	vpclmulqdq $0x11, .Lsm4_byteslice_avx2_vaes_9_fold(%rip), %ymm1, %ymm2 /* fold_hi_13 = clmul(v_13, fold) */
-	vpxor %ymm0, %ymm1, %ymm0 /* v_hi_13 = xor(v_13, s_hi_27) */
-	vpxor %ymm2, %ymm0, %ymm0 /* reduced_13 = xor(v_hi_13, fold_hi_13) */
-	vpand .Lsm4_byteslice_avx2_vaes_9_first_block(%rip), %ymm0, %ymm0 /* y1_14_1 = and(reduced_13, first_block) */
-
-	/* Step 15 of 16: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
+	/* Step 8 of 8: 16 blocks, 2 per register: block i times T_(n - i), products unreduced. */
 	vmovdqu 1792(%r9), %ymm1 /* x_56 = load() */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm1, %ymm1 /* z_56 = lookup16(x_56, reverse16) */
-	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_14 = xor(z_56, y1_14_1) */
+	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_7 = xor(z_56, y1_7_1) */
 	vmovdqu (%r8), %ymm1 /* h_56 = load() */
-	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm2 /* lo_56 = clmul(z1_y_14, h_56) */
-	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* mid_112 = clmul(z1_y_14, h_56) */
-	vpclmulqdq $0x1, %ymm1, %ymm0, %ymm4 /* mid_113 = clmul(z1_y_14, h_56) */
-	vpclmulqdq $0x11, %ymm1, %ymm0, %ymm0 /* hi_56 = clmul(z1_y_14, h_56) */
+	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm2 /* lo_56 = clmul(z1_y_7, h_56) */
+	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* mid_112 = clmul(z1_y_7, h_56) */
+	vpclmulqdq $0x1, %ymm1, %ymm0, %ymm4 /* mid_113 = clmul(z1_y_7, h_56) */
+	vpclmulqdq $0x11, %ymm1, %ymm0, %ymm0 /* hi_56 = clmul(z1_y_7, h_56) */
 	vmovdqu 1824(%r9), %ymm1 /* x_57 = load() */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm1, %ymm1 /* z_57 = lookup16(x_57, reverse16) */
 	vmovdqu 32(%r8), %ymm5 /* h_57 = load() */
@@ -18165,101 +18267,106 @@ SYM_FUNC_START(sm4_byteslice_avx2_vaes_batch_gcm)
 	vmovdqu 96(%r8), %ymm13 /* h_59 = load() */
 	vpclmulqdq $0x0, %ymm13, %ymm9, %ymm14 /* lo_59 = clmul(z_59, h_59) */
 	vpclmulqdq $0x10, %ymm13, %ymm9, %ymm15 /* mid_118 = clmul(z_59, h_59) */
-	vmovdqa %ymm5, 0(%rsp) /* spill hi_58 */
+	vmovdqa %ymm5, 416(%rsp) /* spill hi_58 */
 	vpclmulqdq $0x1, %ymm13, %ymm9, %ymm5 /* mid_119 = clmul(z_59, h_59) */
 	vpclmulqdq $0x11, %ymm13, %ymm9, %ymm9 /* hi_59 = clmul(z_59, h_59) */
+	vmovdqu 1920(%r9), %ymm13 /* x_60 = load() */
+	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm13, %ymm13 /* z_60 = lookup16(x_60, reverse16) */
+	vmovdqa %ymm9, 32(%rsp) /* spill hi_59 */
+	vmovdqu 128(%r8), %ymm9 /* h_60 = load() */
+	vmovdqa %ymm0, 64(%rsp) /* spill hi_56 */
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm0 /* lo_60 = clmul(z_60, h_60) */
+	vmovdqa %ymm1, 96(%rsp) /* spill hi_57 */
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm1 /* mid_120 = clmul(z_60, h_60) */
+	vmovdqa %ymm1, 0(%rsp) /* spill mid_120 */
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm1 /* mid_121 = clmul(z_60, h_60) */
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_60 = clmul(z_60, h_60) */
+	vmovdqu 1952(%r9), %ymm13 /* x_61 = load() */
+	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm13, %ymm13 /* z_61 = lookup16(x_61, reverse16) */
+	vmovdqa %ymm9, 160(%rsp) /* spill hi_60 */
+	vmovdqu 160(%r8), %ymm9 /* h_61 = load() */
+	vmovdqa %ymm1, 192(%rsp) /* spill mid_121 */
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm1 /* lo_61 = clmul(z_61, h_61) */
+	vmovdqa %ymm5, 512(%rsp) /* spill mid_119 */
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm5 /* mid_122 = clmul(z_61, h_61) */
+	vmovdqa %ymm5, 448(%rsp) /* spill mid_122 */
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm5 /* mid_123 = clmul(z_61, h_61) */
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_61 = clmul(z_61, h_61) */
+	vmovdqu 1984(%r9), %ymm13 /* x_62 = load() */
+	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm13, %ymm13 /* z_62 = lookup16(x_62, reverse16) */
+	vmovdqa %ymm9, 288(%rsp) /* spill hi_61 */
+	vmovdqu 192(%r8), %ymm9 /* h_62 = load() */
+	vmovdqa %ymm5, 320(%rsp) /* spill mid_123 */
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm5 /* lo_62 = clmul(z_62, h_62) */
+	vmovdqa %ymm15, 256(%rsp) /* spill mid_118 */
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm15 /* mid_124 = clmul(z_62, h_62) */
+	vmovdqa %ymm15, 384(%rsp) /* spill mid_124 */
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm15 /* mid_125 = clmul(z_62, h_62) */
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_62 = clmul(z_62, h_62) */
+	vmovdqu 2016(%r9), %ymm13 /* x_63 = load() */
+	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm13, %ymm13 /* z_63 = lookup16(x_63, reverse16) */
+	vmovdqa %ymm9, 128(%rsp) /* spill hi_62 */
+	vmovdqu 224(%r8), %ymm9 /* h_63 = load() */
+	vmovdqa %ymm15, 224(%rsp) /* spill mid_125 */
+	vpclmulqdq $0x0, %ymm9, %ymm13, %ymm15 /* lo_63 = clmul(z_63, h_63) */
+	vmovdqa %ymm11, 352(%rsp) /* spill mid_116 */
+	vpclmulqdq $0x10, %ymm9, %ymm13, %ymm11 /* mid_126 = clmul(z_63, h_63) */
+	vmovdqa %ymm11, 480(%rsp) /* spill mid_126 */
+	vpclmulqdq $0x1, %ymm9, %ymm13, %ymm11 /* mid_127 = clmul(z_63, h_63) */
+	vpclmulqdq $0x11, %ymm9, %ymm13, %ymm9 /* hi_63 = clmul(z_63, h_63) */
 
 	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_42 = xor(lo_56, lo_57) */
-	vpxor %ymm14, %ymm10, %ymm6 /* lo_sum_acc_43 = xor(lo_58, lo_59) */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_44 = xor(lo_sum_acc_42, lo_sum_acc_43) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_98 = xor(mid_112, mid_113) */
-	vpxor %ymm8, %ymm7, %ymm4 /* mid_sum_acc_99 = xor(mid_114, mid_115) */
-	vpxor %ymm12, %ymm11, %ymm6 /* mid_sum_acc_100 = xor(mid_116, mid_117) */
-	vpxor %ymm5, %ymm15, %ymm5 /* mid_sum_acc_101 = xor(mid_118, mid_119) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_102 = xor(mid_sum_acc_98, mid_sum_acc_99) */
-	vpxor %ymm5, %ymm6, %ymm4 /* mid_sum_acc_103 = xor(mid_sum_acc_100, mid_sum_acc_101) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_104 = xor(mid_sum_acc_102, mid_sum_acc_103) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_42 = xor(hi_56, hi_57) */
-	vpxor 0(%rsp), %ymm9, %ymm1 /* hi_sum_acc_43 = xor(hi_59, hi_58) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_44 = xor(hi_sum_acc_42, hi_sum_acc_43) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_half_up(%rip), %ymm3, %ymm1 /* mid_lo_14 = lookup16(mid_sum_acc_104, half_up) */
-	vpxor %ymm1, %ymm2, %ymm1 /* s_lo_28 = xor(lo_sum_acc_44, mid_lo_14) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_half_down(%rip), %ymm3, %ymm2 /* mid_hi_14 = lookup16(mid_sum_acc_104, half_down) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_28 = xor(hi_sum_acc_44, mid_hi_14) */
-	vpermq $0x4e, %ymm1, %ymm2 /* s_lo_x_14 = blocks128(s_lo_28, s_lo_28) */
-	vpxor %ymm2, %ymm1, %ymm1 /* s_lo_29 = xor(s_lo_28, s_lo_x_14) */
-	vpermq $0x4e, %ymm0, %ymm2 /* s_hi_x_14 = blocks128(s_hi_28, s_hi_28) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_29 = xor(s_hi_28, s_hi_x_14) */
-	vpclmulqdq $0x0, .Lsm4_byteslice_avx2_vaes_9_fold(%rip), %ymm1, %ymm2 /* fold_lo_14 = clmul(s_lo_29, fold) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_14 = lookup16(fold_lo_14, swap_halves) */
-	vpxor %ymm2, %ymm1, %ymm1 /* v_14 = xor(s_lo_29, fold_lo_sw_14) */
-	vpclmulqdq $0x11, .Lsm4_byteslice_avx2_vaes_9_fold(%rip), %ymm1, %ymm2 /* fold_hi_14 = clmul(v_14, fold) */
-	vpxor %ymm0, %ymm1, %ymm0 /* v_hi_14 = xor(v_14, s_hi_29) */
-	vpxor %ymm2, %ymm0, %ymm0 /* reduced_14 = xor(v_hi_14, fold_hi_14) */
-	vpand .Lsm4_byteslice_avx2_vaes_9_first_block(%rip), %ymm0, %ymm0 /* y1_15_1 = and(reduced_14, first_block) */
-
-	/* Step 16 of 16: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
-	vmovdqu 1920(%r9), %ymm1 /* x_60 = load() */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm1, %ymm1 /* z_60 = lookup16(x_60, reverse16) */
-	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_15 = xor(z_60, y1_15_1) */
-	vmovdqu (%r8), %ymm1 /* h_60 = load() */
-	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm2 /* lo_60 = clmul(z1_y_15, h_60) */
-	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* mid_120 = clmul(z1_y_15, h_60) */
-	vpclmulqdq $0x1, %ymm1, %ymm0, %ymm4 /* mid_121 = clmul(z1_y_15, h_60) */
-	vpclmulqdq $0x11, %ymm1, %ymm0, %ymm0 /* hi_60 = clmul(z1_y_15, h_60) */
-	vmovdqu 1952(%r9), %ymm1 /* x_61 = load() */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm1, %ymm1 /* z_61 = lookup16(x_61, reverse16) */
-	vmovdqu 32(%r8), %ymm5 /* h_61 = load() */
-	vpclmulqdq $0x0, %ymm5, %ymm1, %ymm6 /* lo_61 = clmul(z_61, h_61) */
-	vpclmulqdq $0x10, %ymm5, %ymm1, %ymm7 /* mid_122 = clmul(z_61, h_61) */
-	vpclmulqdq $0x1, %ymm5, %ymm1, %ymm8 /* mid_123 = clmul(z_61, h_61) */
-	vpclmulqdq $0x11, %ymm5, %ymm1, %ymm1 /* hi_61 = clmul(z_61, h_61) */
-	vmovdqu 1984(%r9), %ymm5 /* x_62 = load() */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm5, %ymm5 /* z_62 = lookup16(x_62, reverse16) */
-	vmovdqu 64(%r8), %ymm9 /* h_62 = load() */
-	vpclmulqdq $0x0, %ymm9, %ymm5, %ymm10 /* lo_62 = clmul(z_62, h_62) */
-	vpclmulqdq $0x10, %ymm9, %ymm5, %ymm11 /* mid_124 = clmul(z_62, h_62) */
-	vpclmulqdq $0x1, %ymm9, %ymm5, %ymm12 /* mid_125 = clmul(z_62, h_62) */
-	vpclmulqdq $0x11, %ymm9, %ymm5, %ymm5 /* hi_62 = clmul(z_62, h_62) */
-	vmovdqu 2016(%r9), %ymm9 /* x_63 = load() */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm9, %ymm9 /* z_63 = lookup16(x_63, reverse16) */
-	vmovdqu 96(%r8), %ymm13 /* h_63 = load() */
-	vpclmulqdq $0x0, %ymm13, %ymm9, %ymm14 /* lo_63 = clmul(z_63, h_63) */
-	vpclmulqdq $0x10, %ymm13, %ymm9, %ymm15 /* mid_126 = clmul(z_63, h_63) */
-	vmovdqa %ymm5, 0(%rsp) /* spill hi_62 */
-	vpclmulqdq $0x1, %ymm13, %ymm9, %ymm5 /* mid_127 = clmul(z_63, h_63) */
-	vpclmulqdq $0x11, %ymm13, %ymm9, %ymm9 /* hi_63 = clmul(z_63, h_63) */
-
-	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_45 = xor(lo_60, lo_61) */
-	vpxor %ymm14, %ymm10, %ymm6 /* lo_sum_acc_46 = xor(lo_62, lo_63) */
-	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_47 = xor(lo_sum_acc_45, lo_sum_acc_46) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_105 = xor(mid_120, mid_121) */
-	vpxor %ymm8, %ymm7, %ymm4 /* mid_sum_acc_106 = xor(mid_122, mid_123) */
-	vpxor %ymm12, %ymm11, %ymm6 /* mid_sum_acc_107 = xor(mid_124, mid_125) */
-	vpxor %ymm5, %ymm15, %ymm5 /* mid_sum_acc_108 = xor(mid_126, mid_127) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_109 = xor(mid_sum_acc_105, mid_sum_acc_106) */
-	vpxor %ymm5, %ymm6, %ymm4 /* mid_sum_acc_110 = xor(mid_sum_acc_107, mid_sum_acc_108) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_111 = xor(mid_sum_acc_109, mid_sum_acc_110) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_45 = xor(hi_60, hi_61) */
-	vpxor 0(%rsp), %ymm9, %ymm1 /* hi_sum_acc_46 = xor(hi_63, hi_62) */
-	vpxor %ymm1, %ymm0, %ymm0 /* hi_sum_acc_47 = xor(hi_sum_acc_45, hi_sum_acc_46) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_half_up(%rip), %ymm3, %ymm1 /* mid_lo_15 = lookup16(mid_sum_acc_111, half_up) */
-	vpxor %ymm1, %ymm2, %ymm1 /* s_lo_30 = xor(lo_sum_acc_47, mid_lo_15) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_half_down(%rip), %ymm3, %ymm2 /* mid_hi_15 = lookup16(mid_sum_acc_111, half_down) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_30 = xor(hi_sum_acc_47, mid_hi_15) */
-	vpermq $0x4e, %ymm1, %ymm2 /* s_lo_x_15 = blocks128(s_lo_30, s_lo_30) */
-	vpxor %ymm2, %ymm1, %ymm1 /* s_lo_31 = xor(s_lo_30, s_lo_x_15) */
-	vpermq $0x4e, %ymm0, %ymm2 /* s_hi_x_15 = blocks128(s_hi_30, s_hi_30) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_hi_31 = xor(s_hi_30, s_hi_x_15) */
-	vpclmulqdq $0x0, .Lsm4_byteslice_avx2_vaes_9_fold(%rip), %ymm1, %ymm2 /* fold_lo_15 = clmul(s_lo_31, fold) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_15 = lookup16(fold_lo_15, swap_halves) */
-	vpxor %ymm2, %ymm1, %ymm1 /* v_15 = xor(s_lo_31, fold_lo_sw_15) */
-	vpclmulqdq $0x11, .Lsm4_byteslice_avx2_vaes_9_fold(%rip), %ymm1, %ymm2 /* fold_hi_15 = clmul(v_15, fold) */
-	vpxor %ymm0, %ymm1, %ymm0 /* v_hi_15 = xor(v_15, s_hi_31) */
-	vpxor %ymm2, %ymm0, %ymm0 /* reduced_15 = xor(v_hi_15, fold_hi_15) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm0, %ymm0 /* y_next = lookup16(reduced_15, reverse16) */
+	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_49 = xor(lo_56, lo_57) */
+	vpxor %ymm14, %ymm10, %ymm6 /* lo_sum_acc_50 = xor(lo_58, lo_59) */
+	vpxor %ymm1, %ymm0, %ymm0 /* lo_sum_acc_51 = xor(lo_60, lo_61) */
+	vpxor %ymm15, %ymm5, %ymm1 /* lo_sum_acc_52 = xor(lo_62, lo_63) */
+	vpxor %ymm6, %ymm2, %ymm2 /* lo_sum_acc_53 = xor(lo_sum_acc_49, lo_sum_acc_50) */
+	vpxor %ymm1, %ymm0, %ymm0 /* lo_sum_acc_54 = xor(lo_sum_acc_51, lo_sum_acc_52) */
+	vpxor %ymm0, %ymm2, %ymm0 /* lo_sum_acc_55 = xor(lo_sum_acc_53, lo_sum_acc_54) */
+	vpxor %ymm4, %ymm3, %ymm1 /* mid_sum_acc_105 = xor(mid_112, mid_113) */
+	vpxor %ymm8, %ymm7, %ymm2 /* mid_sum_acc_106 = xor(mid_114, mid_115) */
+	vpxor 352(%rsp), %ymm12, %ymm3 /* mid_sum_acc_107 = xor(mid_117, mid_116) */
+	vmovdqa 256(%rsp), %ymm4 /* reload mid_118 */
+	vpxor 512(%rsp), %ymm4, %ymm4 /* mid_sum_acc_108 = xor(mid_118, mid_119) */
+	vmovdqa 0(%rsp), %ymm5 /* reload mid_120 */
+	vpxor 192(%rsp), %ymm5, %ymm5 /* mid_sum_acc_109 = xor(mid_120, mid_121) */
+	vmovdqa 448(%rsp), %ymm6 /* reload mid_122 */
+	vpxor 320(%rsp), %ymm6, %ymm6 /* mid_sum_acc_110 = xor(mid_122, mid_123) */
+	vmovdqa 384(%rsp), %ymm7 /* reload mid_124 */
+	vpxor 224(%rsp), %ymm7, %ymm7 /* mid_sum_acc_111 = xor(mid_124, mid_125) */
+	vpxor 480(%rsp), %ymm11, %ymm8 /* mid_sum_acc_112 = xor(mid_127, mid_126) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_113 = xor(mid_sum_acc_105, mid_sum_acc_106) */
+	vpxor %ymm4, %ymm3, %ymm2 /* mid_sum_acc_114 = xor(mid_sum_acc_107, mid_sum_acc_108) */
+	vpxor %ymm6, %ymm5, %ymm3 /* mid_sum_acc_115 = xor(mid_sum_acc_109, mid_sum_acc_110) */
+	vpxor %ymm8, %ymm7, %ymm4 /* mid_sum_acc_116 = xor(mid_sum_acc_111, mid_sum_acc_112) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_117 = xor(mid_sum_acc_113, mid_sum_acc_114) */
+	vpxor %ymm4, %ymm3, %ymm2 /* mid_sum_acc_118 = xor(mid_sum_acc_115, mid_sum_acc_116) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_119 = xor(mid_sum_acc_117, mid_sum_acc_118) */
+	vmovdqa 64(%rsp), %ymm2 /* reload hi_56 */
+	vpxor 96(%rsp), %ymm2, %ymm2 /* hi_sum_acc_49 = xor(hi_56, hi_57) */
+	vmovdqa 416(%rsp), %ymm3 /* reload hi_58 */
+	vpxor 32(%rsp), %ymm3, %ymm3 /* hi_sum_acc_50 = xor(hi_58, hi_59) */
+	vmovdqa 160(%rsp), %ymm4 /* reload hi_60 */
+	vpxor 288(%rsp), %ymm4, %ymm4 /* hi_sum_acc_51 = xor(hi_60, hi_61) */
+	vpxor 128(%rsp), %ymm9, %ymm5 /* hi_sum_acc_52 = xor(hi_63, hi_62) */
+	vpxor %ymm3, %ymm2, %ymm2 /* hi_sum_acc_53 = xor(hi_sum_acc_49, hi_sum_acc_50) */
+	vpxor %ymm5, %ymm4, %ymm3 /* hi_sum_acc_54 = xor(hi_sum_acc_51, hi_sum_acc_52) */
+	vpxor %ymm3, %ymm2, %ymm2 /* hi_sum_acc_55 = xor(hi_sum_acc_53, hi_sum_acc_54) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_9_half_up(%rip), %ymm1, %ymm3 /* mid_lo_7 = lookup16(mid_sum_acc_119, half_up) */
+	vpxor %ymm3, %ymm0, %ymm0 /* s_lo_14 = xor(lo_sum_acc_55, mid_lo_7) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_9_half_down(%rip), %ymm1, %ymm1 /* mid_hi_7 = lookup16(mid_sum_acc_119, half_down) */
+	vpxor %ymm1, %ymm2, %ymm1 /* s_hi_14 = xor(hi_sum_acc_55, mid_hi_7) */
+	vpermq $0x4e, %ymm0, %ymm2 /* s_lo_x_7 = blocks128(s_lo_14, s_lo_14) */
+	vpxor %ymm2, %ymm0, %ymm0 /* s_lo_15 = xor(s_lo_14, s_lo_x_7) */
+	vpermq $0x4e, %ymm1, %ymm2 /* s_hi_x_7 = blocks128(s_hi_14, s_hi_14) */
+	vpxor %ymm2, %ymm1, %ymm1 /* s_hi_15 = xor(s_hi_14, s_hi_x_7) */
+	vpclmulqdq $0x0, .Lsm4_byteslice_avx2_vaes_9_fold(%rip), %ymm0, %ymm2 /* fold_lo_7 = clmul(s_lo_15, fold) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_7 = lookup16(fold_lo_7, swap_halves) */
+	vpxor %ymm2, %ymm0, %ymm0 /* v_7 = xor(s_lo_15, fold_lo_sw_7) */
+	vpclmulqdq $0x11, .Lsm4_byteslice_avx2_vaes_9_fold(%rip), %ymm0, %ymm2 /* fold_hi_7 = clmul(v_7, fold) */
+	vpxor %ymm1, %ymm0, %ymm0 /* v_hi_7 = xor(v_7, s_hi_15) */
+	vpxor %ymm2, %ymm0, %ymm0 /* reduced_7 = xor(v_hi_7, fold_hi_7) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_9_reverse16(%rip), %ymm0, %ymm0 /* y_next = lookup16(reduced_7, reverse16) */
 	vbroadcasti128 (%rsi), %ymm1 /* ctr_low = bcast128() */
 	vpsrlw $8, %ymm1, %ymm2 /* ctr_last = shr(ctr_low) */
 	vpbroadcastb 32(%rsi), %ymm3 /* ctr_first = bcast8() */
@@ -18346,7 +18453,7 @@ SYM_FUNC_START(sm4_byteslice_avx2_vaes_batch_gcm)
 	vpaddw %ymm14, %ymm2, %ymm14 /* ctr_sum_8 = add(ctr_last, ctr_j_8) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_8 = lookup16(ctr_sum_8, carry_everywhere) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_8 = lookup16(carry_mask_table, ctr_carry_8) */
-	vmovdqa %ymm0, 0(%rsp) /* spill y_next */
+	vmovdqa %ymm0, 128(%rsp) /* spill y_next */
 	vpand %ymm15, %ymm4, %ymm0 /* ctr_pair_8_b = and(ctr_w_open, ctr_mask_8) */
 	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_8_a = andnot(ctr_mask_8, ctr_v_open) */
 	vpor %ymm15, %ymm0, %ymm0 /* ctr_pair_8 = or(ctr_pair_8_b, ctr_pair_8_a) */
@@ -18356,7 +18463,7 @@ SYM_FUNC_START(sm4_byteslice_avx2_vaes_batch_gcm)
 	vpaddw %ymm14, %ymm2, %ymm14 /* ctr_sum_9 = add(ctr_last, ctr_j_9) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_9 = lookup16(ctr_sum_9, carry_everywhere) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_9 = lookup16(carry_mask_table, ctr_carry_9) */
-	vmovdqa %ymm13, 32(%rsp) /* spill row_7 */
+	vmovdqa %ymm13, 288(%rsp) /* spill row_7 */
 	vpand %ymm15, %ymm4, %ymm13 /* ctr_pair_9_b = and(ctr_w_open, ctr_mask_9) */
 	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_9_a = andnot(ctr_mask_9, ctr_v_open) */
 	vpor %ymm15, %ymm13, %ymm13 /* ctr_pair_9 = or(ctr_pair_9_b, ctr_pair_9_a) */
@@ -18366,7 +18473,7 @@ SYM_FUNC_START(sm4_byteslice_avx2_vaes_batch_gcm)
 	vpaddw %ymm14, %ymm2, %ymm14 /* ctr_sum_10 = add(ctr_last, ctr_j_10) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_10 = lookup16(ctr_sum_10, carry_everywhere) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_10 = lookup16(carry_mask_table, ctr_carry_10) */
-	vmovdqa %ymm12, 64(%rsp) /* spill row_6 */
+	vmovdqa %ymm12, 160(%rsp) /* spill row_6 */
 	vpand %ymm15, %ymm4, %ymm12 /* ctr_pair_10_b = and(ctr_w_open, ctr_mask_10) */
 	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_10_a = andnot(ctr_mask_10, ctr_v_open) */
 	vpor %ymm15, %ymm12, %ymm12 /* ctr_pair_10 = or(ctr_pair_10_b, ctr_pair_10_a) */
@@ -18376,7 +18483,7 @@ SYM_FUNC_START(sm4_byteslice_avx2_vaes_batch_gcm)
 	vpaddw %ymm14, %ymm2, %ymm14 /* ctr_sum_11 = add(ctr_last, ctr_j_11) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_11 = lookup16(ctr_sum_11, carry_everywhere) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_11 = lookup16(carry_mask_table, ctr_carry_11) */
-	vmovdqa %ymm11, 96(%rsp) /* spill row_5 */
+	vmovdqa %ymm11, 32(%rsp) /* spill row_5 */
 	vpand %ymm15, %ymm4, %ymm11 /* ctr_pair_11_b = and(ctr_w_open, ctr_mask_11) */
 	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_11_a = andnot(ctr_mask_11, ctr_v_open) */
 	vpor %ymm15, %ymm11, %ymm11 /* ctr_pair_11 = or(ctr_pair_11_b, ctr_pair_11_a) */
@@ -18386,7 +18493,7 @@ SYM_FUNC_START(sm4_byteslice_avx2_vaes_batch_gcm)
 	vpaddw %ymm14, %ymm2, %ymm14 /* ctr_sum_12 = add(ctr_last, ctr_j_12) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_12 = lookup16(ctr_sum_12, carry_everywhere) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_12 = lookup16(carry_mask_table, ctr_carry_12) */
-	vmovdqa %ymm10, 128(%rsp) /* spill row_4 */
+	vmovdqa %ymm10, 416(%rsp) /* spill row_4 */
 	vpand %ymm15, %ymm4, %ymm10 /* ctr_pair_12_b = and(ctr_w_open, ctr_mask_12) */
 	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_12_a = andnot(ctr_mask_12, ctr_v_open) */
 	vpor %ymm15, %ymm10, %ymm10 /* ctr_pair_12 = or(ctr_pair_12_b, ctr_pair_12_a) */
@@ -18396,7 +18503,7 @@ SYM_FUNC_START(sm4_byteslice_avx2_vaes_batch_gcm)
 	vpaddw %ymm14, %ymm2, %ymm14 /* ctr_sum_13 = add(ctr_last, ctr_j_13) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_13 = lookup16(ctr_sum_13, carry_everywhere) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_13 = lookup16(carry_mask_table, ctr_carry_13) */
-	vmovdqa %ymm10, 160(%rsp) /* spill row_12 */
+	vmovdqa %ymm10, 96(%rsp) /* spill row_12 */
 	vpand %ymm15, %ymm4, %ymm10 /* ctr_pair_13_b = and(ctr_w_open, ctr_mask_13) */
 	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_13_a = andnot(ctr_mask_13, ctr_v_open) */
 	vpor %ymm15, %ymm10, %ymm10 /* ctr_pair_13 = or(ctr_pair_13_b, ctr_pair_13_a) */
@@ -18406,7 +18513,7 @@ SYM_FUNC_START(sm4_byteslice_avx2_vaes_batch_gcm)
 	vpaddw %ymm14, %ymm2, %ymm14 /* ctr_sum_14 = add(ctr_last, ctr_j_14) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_14 = lookup16(ctr_sum_14, carry_everywhere) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_14 = lookup16(carry_mask_table, ctr_carry_14) */
-	vmovdqa %ymm10, 192(%rsp) /* spill row_13 */
+	vmovdqa %ymm10, 64(%rsp) /* spill row_13 */
 	vpand %ymm15, %ymm4, %ymm10 /* ctr_pair_14_b = and(ctr_w_open, ctr_mask_14) */
 	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_14_a = andnot(ctr_mask_14, ctr_v_open) */
 	vpor %ymm15, %ymm10, %ymm10 /* ctr_pair_14 = or(ctr_pair_14_b, ctr_pair_14_a) */
@@ -18429,21 +18536,21 @@ SYM_FUNC_START(sm4_byteslice_avx2_vaes_batch_gcm)
 	vpunpckhbw %ymm12, %ymm8, %ymm8 /* tr0_5 = unpackhi(row_2, row_10) */
 	vpunpcklbw %ymm11, %ymm9, %ymm12 /* tr0_6 = unpacklo(row_3, row_11) */
 	vpunpckhbw %ymm11, %ymm9, %ymm9 /* tr0_7 = unpackhi(row_3, row_11) */
-	vmovdqa 128(%rsp), %ymm11 /* reload row_4 */
-	vpunpcklbw 160(%rsp), %ymm11, %ymm15 /* tr0_8 = unpacklo(row_4, row_12) */
-	vpunpckhbw 160(%rsp), %ymm11, %ymm11 /* tr0_9 = unpackhi(row_4, row_12) */
-	vmovdqa %ymm1, 160(%rsp) /* spill ctr_v_open */
-	vmovdqa 96(%rsp), %ymm1 /* reload row_5 */
-	vmovdqa %ymm4, 128(%rsp) /* spill ctr_w_open */
-	vpunpcklbw 192(%rsp), %ymm1, %ymm4 /* tr0_10 = unpacklo(row_5, row_13) */
-	vpunpckhbw 192(%rsp), %ymm1, %ymm1 /* tr0_11 = unpackhi(row_5, row_13) */
-	vmovdqa %ymm2, 192(%rsp) /* spill ctr_last */
-	vmovdqa 64(%rsp), %ymm2 /* reload row_6 */
-	vmovdqa %ymm3, 96(%rsp) /* spill ctr_j0 */
+	vmovdqa 416(%rsp), %ymm11 /* reload row_4 */
+	vpunpcklbw 96(%rsp), %ymm11, %ymm15 /* tr0_8 = unpacklo(row_4, row_12) */
+	vpunpckhbw 96(%rsp), %ymm11, %ymm11 /* tr0_9 = unpackhi(row_4, row_12) */
+	vmovdqa %ymm1, 96(%rsp) /* spill ctr_v_open */
+	vmovdqa 32(%rsp), %ymm1 /* reload row_5 */
+	vmovdqa %ymm4, 416(%rsp) /* spill ctr_w_open */
+	vpunpcklbw 64(%rsp), %ymm1, %ymm4 /* tr0_10 = unpacklo(row_5, row_13) */
+	vpunpckhbw 64(%rsp), %ymm1, %ymm1 /* tr0_11 = unpackhi(row_5, row_13) */
+	vmovdqa %ymm2, 64(%rsp) /* spill ctr_last */
+	vmovdqa 160(%rsp), %ymm2 /* reload row_6 */
+	vmovdqa %ymm3, 32(%rsp) /* spill ctr_j0 */
 	vpunpcklbw %ymm10, %ymm2, %ymm3 /* tr0_12 = unpacklo(row_6, row_14) */
 	vpunpckhbw %ymm10, %ymm2, %ymm2 /* tr0_13 = unpackhi(row_6, row_14) */
-	vmovdqa 32(%rsp), %ymm10 /* reload row_7 */
-	vmovdqa %ymm9, 64(%rsp) /* spill tr0_7 */
+	vmovdqa 288(%rsp), %ymm10 /* reload row_7 */
+	vmovdqa %ymm9, 160(%rsp) /* spill tr0_7 */
 	vpunpcklbw %ymm7, %ymm10, %ymm9 /* tr0_14 = unpacklo(row_7, row_15) */
 	vpunpckhbw %ymm7, %ymm10, %ymm7 /* tr0_15 = unpackhi(row_7, row_15) */
 	vpunpcklbw %ymm15, %ymm14, %ymm10 /* tr1 = unpacklo(tr0, tr0_8) */
@@ -18460,8 +18567,8 @@ SYM_FUNC_START(sm4_byteslice_avx2_vaes_batch_gcm)
 	vpunpckhbw %ymm2, %ymm8, %ymm2 /* tr1_11 = unpackhi(tr0_5, tr0_13) */
 	vpunpcklbw %ymm9, %ymm12, %ymm8 /* tr1_12 = unpacklo(tr0_6, tr0_14) */
 	vpunpckhbw %ymm9, %ymm12, %ymm9 /* tr1_13 = unpackhi(tr0_6, tr0_14) */
-	vmovdqa 64(%rsp), %ymm12 /* reload tr0_7 */
-	vmovdqa %ymm1, 32(%rsp) /* spill tr1_7 */
+	vmovdqa 160(%rsp), %ymm12 /* reload tr0_7 */
+	vmovdqa %ymm1, 288(%rsp) /* spill tr1_7 */
 	vpunpcklbw %ymm7, %ymm12, %ymm1 /* tr1_14 = unpacklo(tr0_7, tr0_15) */
 	vpunpckhbw %ymm7, %ymm12, %ymm7 /* tr1_15 = unpackhi(tr0_7, tr0_15) */
 	vpunpcklbw %ymm6, %ymm10, %ymm12 /* tr2 = unpacklo(tr1, tr1_8) */
@@ -18478,8 +18585,8 @@ SYM_FUNC_START(sm4_byteslice_avx2_vaes_batch_gcm)
 	vpunpckhbw %ymm9, %ymm4, %ymm4 /* tr2_11 = unpackhi(tr1_5, tr1_13) */
 	vpunpcklbw %ymm1, %ymm5, %ymm9 /* tr2_12 = unpacklo(tr1_6, tr1_14) */
 	vpunpckhbw %ymm1, %ymm5, %ymm1 /* tr2_13 = unpackhi(tr1_6, tr1_14) */
-	vmovdqa 32(%rsp), %ymm5 /* reload tr1_7 */
-	vmovdqa %ymm0, 64(%rsp) /* spill tr2_7 */
+	vmovdqa 288(%rsp), %ymm5 /* reload tr1_7 */
+	vmovdqa %ymm0, 160(%rsp) /* spill tr2_7 */
 	vpunpcklbw %ymm7, %ymm5, %ymm0 /* tr2_14 = unpacklo(tr1_7, tr1_15) */
 	vpunpckhbw %ymm7, %ymm5, %ymm5 /* tr2_15 = unpackhi(tr1_7, tr1_15) */
 	vpunpcklbw %ymm2, %ymm12, %ymm7 /* tr3 = unpacklo(tr2, tr2_8) */
@@ -18496,8 +18603,8 @@ SYM_FUNC_START(sm4_byteslice_avx2_vaes_batch_gcm)
 	vpunpckhbw %ymm1, %ymm13, %ymm1 /* tr3_11 = unpackhi(tr2_5, tr2_13) */
 	vpunpcklbw %ymm0, %ymm15, %ymm13 /* tr3_12 = unpacklo(tr2_6, tr2_14) */
 	vpunpckhbw %ymm0, %ymm15, %ymm0 /* tr3_13 = unpackhi(tr2_6, tr2_14) */
-	vmovdqa 64(%rsp), %ymm15 /* reload tr2_7 */
-	vmovdqa %ymm0, 32(%rsp) /* spill tr3_13 */
+	vmovdqa 160(%rsp), %ymm15 /* reload tr2_7 */
+	vmovdqa %ymm0, 288(%rsp) /* spill tr3_13 */
 	vpunpcklbw %ymm5, %ymm15, %ymm0 /* tr3_14 = unpacklo(tr2_7, tr2_15) */
 	vpunpckhbw %ymm5, %ymm15, %ymm5 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
 
@@ -18505,10 +18612,10 @@ SYM_FUNC_START(sm4_byteslice_avx2_vaes_batch_gcm)
 	vpand .Lsm4_byteslice_avx2_vaes_9_nibble_mask(%rip), %ymm7, %ymm15 /* tr3_lo = and(tr3, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* tr3_sh = shr(tr3) */
 	vpand .Lsm4_byteslice_avx2_vaes_9_nibble_mask(%rip), %ymm7, %ymm7 /* tr3_hi = and(tr3_sh, nibble_mask) */
-	vmovdqa %ymm5, 64(%rsp) /* spill tr3_15 */
+	vmovdqa %ymm5, 160(%rsp) /* spill tr3_15 */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_9_tbl_lo(%rip), %ymm5 /* tbl_lo = const() */
 	vpshufb %ymm15, %ymm5, %ymm15 /* xin_l = lookup16(tbl_lo, tr3_lo) */
-	vmovdqa %ymm0, 224(%rsp) /* spill tr3_14 */
+	vmovdqa %ymm0, 480(%rsp) /* spill tr3_14 */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_9_tbl_hi(%rip), %ymm0 /* tbl_hi = const() */
 	vpshufb %ymm7, %ymm0, %ymm7 /* xin_h = lookup16(tbl_hi, tr3_hi) */
 	vpxor %ymm7, %ymm15, %ymm7 /* xin = xor(xin_l, xin_h) */
@@ -18584,24 +18691,24 @@ SYM_FUNC_START(sm4_byteslice_avx2_vaes_batch_gcm)
 	vpshufb %ymm15, %ymm5, %ymm15 /* xin_12_l = lookup16(tbl_lo, tr3_12_lo) */
 	vpshufb %ymm13, %ymm0, %ymm13 /* xin_12_h = lookup16(tbl_hi, tr3_12_hi) */
 	vpxor %ymm13, %ymm15, %ymm13 /* xin_12 = xor(xin_12_l, xin_12_h) */
-	vmovdqa 32(%rsp), %ymm15 /* reload tr3_13 */
-	vmovdqa %ymm1, 256(%rsp) /* spill g0x11.1 */
+	vmovdqa 288(%rsp), %ymm15 /* reload tr3_13 */
+	vmovdqa %ymm1, 224(%rsp) /* spill g0x11.1 */
 	vpand .Lsm4_byteslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm1 /* tr3_13_lo = and(tr3_13, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* tr3_13_sh = shr(tr3_13) */
 	vpand .Lsm4_byteslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm15 /* tr3_13_hi = and(tr3_13_sh, nibble_mask) */
 	vpshufb %ymm1, %ymm5, %ymm1 /* xin_13_l = lookup16(tbl_lo, tr3_13_lo) */
 	vpshufb %ymm15, %ymm0, %ymm15 /* xin_13_h = lookup16(tbl_hi, tr3_13_hi) */
 	vpxor %ymm15, %ymm1, %ymm1 /* xin_13 = xor(xin_13_l, xin_13_h) */
-	vmovdqa 224(%rsp), %ymm15 /* reload tr3_14 */
-	vmovdqa %ymm1, 32(%rsp) /* spill g0x13.1 */
+	vmovdqa 480(%rsp), %ymm15 /* reload tr3_14 */
+	vmovdqa %ymm1, 288(%rsp) /* spill g0x13.1 */
 	vpand .Lsm4_byteslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm1 /* tr3_14_lo = and(tr3_14, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* tr3_14_sh = shr(tr3_14) */
 	vpand .Lsm4_byteslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm15 /* tr3_14_hi = and(tr3_14_sh, nibble_mask) */
 	vpshufb %ymm1, %ymm5, %ymm1 /* xin_14_l = lookup16(tbl_lo, tr3_14_lo) */
 	vpshufb %ymm15, %ymm0, %ymm15 /* xin_14_h = lookup16(tbl_hi, tr3_14_hi) */
 	vpxor %ymm15, %ymm1, %ymm1 /* xin_14 = xor(xin_14_l, xin_14_h) */
-	vmovdqa 64(%rsp), %ymm15 /* reload tr3_15 */
-	vmovdqa %ymm1, 224(%rsp) /* spill g0x14.1 */
+	vmovdqa 160(%rsp), %ymm15 /* reload tr3_15 */
+	vmovdqa %ymm1, 480(%rsp) /* spill g0x14.1 */
 	vpand .Lsm4_byteslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm1 /* tr3_15_lo = and(tr3_15, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* tr3_15_sh = shr(tr3_15) */
 	vpand .Lsm4_byteslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm15 /* tr3_15_hi = and(tr3_15_sh, nibble_mask) */
@@ -18609,178 +18716,178 @@ SYM_FUNC_START(sm4_byteslice_avx2_vaes_batch_gcm)
 	vpshufb %ymm15, %ymm0, %ymm15 /* xin_15_h = lookup16(tbl_hi, tr3_15_hi) */
 	vpxor %ymm15, %ymm1, %ymm1 /* xin_15 = xor(xin_15_l, xin_15_h) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_9_block_k_16(%rip), %ymm15 /* block_k_16 = const() */
-	vpaddb 96(%rsp), %ymm15, %ymm15 /* ctr_j_16 = add(block_k_16, ctr_j0) */
-	vpaddw 192(%rsp), %ymm15, %ymm15 /* ctr_sum_16 = add(ctr_j_16, ctr_last) */
-	vmovdqa %ymm1, 64(%rsp) /* spill g0x15.1 */
+	vpaddb 32(%rsp), %ymm15, %ymm15 /* ctr_j_16 = add(block_k_16, ctr_j0) */
+	vpaddw 64(%rsp), %ymm15, %ymm15 /* ctr_sum_16 = add(ctr_j_16, ctr_last) */
+	vmovdqa %ymm1, 160(%rsp) /* spill g0x15.1 */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_carry_everywhere(%rip), %ymm15, %ymm1 /* ctr_carry_16 = lookup16(ctr_sum_16, carry_everywhere) */
-	vmovdqa %ymm2, 288(%rsp) /* spill g0x1.1 */
+	vmovdqa %ymm2, 384(%rsp) /* spill g0x1.1 */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_9_carry_mask_table(%rip), %ymm2 /* carry_mask_table = const() */
 	vpshufb %ymm1, %ymm2, %ymm1 /* ctr_mask_16 = lookup16(carry_mask_table, ctr_carry_16) */
 	vmovdqa %ymm3, 320(%rsp) /* spill g0x7.1 */
-	vpand 128(%rsp), %ymm1, %ymm3 /* ctr_pair_16_b = and(ctr_mask_16, ctr_w_open) */
-	vpandn 160(%rsp), %ymm1, %ymm1 /* ctr_pair_16_a = andnot(ctr_mask_16, ctr_v_open) */
+	vpand 416(%rsp), %ymm1, %ymm3 /* ctr_pair_16_b = and(ctr_mask_16, ctr_w_open) */
+	vpandn 96(%rsp), %ymm1, %ymm1 /* ctr_pair_16_a = andnot(ctr_mask_16, ctr_v_open) */
 	vpor %ymm1, %ymm3, %ymm1 /* ctr_pair_16 = or(ctr_pair_16_b, ctr_pair_16_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_new_last_byte(%rip), %ymm15, %ymm3 /* ctr_last_byte_16 = lookup16(ctr_sum_16, new_last_byte) */
 	vpor %ymm3, %ymm1, %ymm1 /* row_16 = or(ctr_pair_16, ctr_last_byte_16) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_9_block_k_17(%rip), %ymm3 /* block_k_17 = const() */
-	vpaddb 96(%rsp), %ymm3, %ymm3 /* ctr_j_17 = add(block_k_17, ctr_j0) */
-	vpaddw 192(%rsp), %ymm3, %ymm3 /* ctr_sum_17 = add(ctr_j_17, ctr_last) */
+	vpaddb 32(%rsp), %ymm3, %ymm3 /* ctr_j_17 = add(block_k_17, ctr_j0) */
+	vpaddw 64(%rsp), %ymm3, %ymm3 /* ctr_sum_17 = add(ctr_j_17, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_carry_everywhere(%rip), %ymm3, %ymm15 /* ctr_carry_17 = lookup16(ctr_sum_17, carry_everywhere) */
 	vpshufb %ymm15, %ymm2, %ymm15 /* ctr_mask_17 = lookup16(carry_mask_table, ctr_carry_17) */
-	vmovdqa %ymm4, 352(%rsp) /* spill g0x8.1 */
-	vpand 128(%rsp), %ymm15, %ymm4 /* ctr_pair_17_b = and(ctr_mask_17, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_17_a = andnot(ctr_mask_17, ctr_v_open) */
+	vmovdqa %ymm4, 448(%rsp) /* spill g0x8.1 */
+	vpand 416(%rsp), %ymm15, %ymm4 /* ctr_pair_17_b = and(ctr_mask_17, ctr_w_open) */
+	vpandn 96(%rsp), %ymm15, %ymm15 /* ctr_pair_17_a = andnot(ctr_mask_17, ctr_v_open) */
 	vpor %ymm15, %ymm4, %ymm4 /* ctr_pair_17 = or(ctr_pair_17_b, ctr_pair_17_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_new_last_byte(%rip), %ymm3, %ymm3 /* ctr_last_byte_17 = lookup16(ctr_sum_17, new_last_byte) */
 	vpor %ymm3, %ymm4, %ymm3 /* row_17 = or(ctr_pair_17, ctr_last_byte_17) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_9_block_k_18(%rip), %ymm4 /* block_k_18 = const() */
-	vpaddb 96(%rsp), %ymm4, %ymm4 /* ctr_j_18 = add(block_k_18, ctr_j0) */
-	vpaddw 192(%rsp), %ymm4, %ymm4 /* ctr_sum_18 = add(ctr_j_18, ctr_last) */
+	vpaddb 32(%rsp), %ymm4, %ymm4 /* ctr_j_18 = add(block_k_18, ctr_j0) */
+	vpaddw 64(%rsp), %ymm4, %ymm4 /* ctr_sum_18 = add(ctr_j_18, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_carry_everywhere(%rip), %ymm4, %ymm15 /* ctr_carry_18 = lookup16(ctr_sum_18, carry_everywhere) */
 	vpshufb %ymm15, %ymm2, %ymm15 /* ctr_mask_18 = lookup16(carry_mask_table, ctr_carry_18) */
-	vmovdqa %ymm6, 384(%rsp) /* spill g0x3.1 */
-	vpand 128(%rsp), %ymm15, %ymm6 /* ctr_pair_18_b = and(ctr_mask_18, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_18_a = andnot(ctr_mask_18, ctr_v_open) */
+	vmovdqa %ymm6, 192(%rsp) /* spill g0x3.1 */
+	vpand 416(%rsp), %ymm15, %ymm6 /* ctr_pair_18_b = and(ctr_mask_18, ctr_w_open) */
+	vpandn 96(%rsp), %ymm15, %ymm15 /* ctr_pair_18_a = andnot(ctr_mask_18, ctr_v_open) */
 	vpor %ymm15, %ymm6, %ymm6 /* ctr_pair_18 = or(ctr_pair_18_b, ctr_pair_18_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte_18 = lookup16(ctr_sum_18, new_last_byte) */
 	vpor %ymm4, %ymm6, %ymm4 /* row_18 = or(ctr_pair_18, ctr_last_byte_18) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_9_block_k_19(%rip), %ymm6 /* block_k_19 = const() */
-	vpaddb 96(%rsp), %ymm6, %ymm6 /* ctr_j_19 = add(block_k_19, ctr_j0) */
-	vpaddw 192(%rsp), %ymm6, %ymm6 /* ctr_sum_19 = add(ctr_j_19, ctr_last) */
+	vpaddb 32(%rsp), %ymm6, %ymm6 /* ctr_j_19 = add(block_k_19, ctr_j0) */
+	vpaddw 64(%rsp), %ymm6, %ymm6 /* ctr_sum_19 = add(ctr_j_19, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_carry_everywhere(%rip), %ymm6, %ymm15 /* ctr_carry_19 = lookup16(ctr_sum_19, carry_everywhere) */
 	vpshufb %ymm15, %ymm2, %ymm15 /* ctr_mask_19 = lookup16(carry_mask_table, ctr_carry_19) */
-	vmovdqa %ymm7, 416(%rsp) /* spill g0x0.1 */
-	vpand 128(%rsp), %ymm15, %ymm7 /* ctr_pair_19_b = and(ctr_mask_19, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_19_a = andnot(ctr_mask_19, ctr_v_open) */
+	vmovdqa %ymm7, 0(%rsp) /* spill g0x0.1 */
+	vpand 416(%rsp), %ymm15, %ymm7 /* ctr_pair_19_b = and(ctr_mask_19, ctr_w_open) */
+	vpandn 96(%rsp), %ymm15, %ymm15 /* ctr_pair_19_a = andnot(ctr_mask_19, ctr_v_open) */
 	vpor %ymm15, %ymm7, %ymm7 /* ctr_pair_19 = or(ctr_pair_19_b, ctr_pair_19_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_new_last_byte(%rip), %ymm6, %ymm6 /* ctr_last_byte_19 = lookup16(ctr_sum_19, new_last_byte) */
 	vpor %ymm6, %ymm7, %ymm6 /* row_19 = or(ctr_pair_19, ctr_last_byte_19) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_9_block_k_20(%rip), %ymm7 /* block_k_20 = const() */
-	vpaddb 96(%rsp), %ymm7, %ymm7 /* ctr_j_20 = add(block_k_20, ctr_j0) */
-	vpaddw 192(%rsp), %ymm7, %ymm7 /* ctr_sum_20 = add(ctr_j_20, ctr_last) */
+	vpaddb 32(%rsp), %ymm7, %ymm7 /* ctr_j_20 = add(block_k_20, ctr_j0) */
+	vpaddw 64(%rsp), %ymm7, %ymm7 /* ctr_sum_20 = add(ctr_j_20, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_carry_everywhere(%rip), %ymm7, %ymm15 /* ctr_carry_20 = lookup16(ctr_sum_20, carry_everywhere) */
 	vpshufb %ymm15, %ymm2, %ymm15 /* ctr_mask_20 = lookup16(carry_mask_table, ctr_carry_20) */
-	vmovdqa %ymm8, 448(%rsp) /* spill g0x4.1 */
-	vpand 128(%rsp), %ymm15, %ymm8 /* ctr_pair_20_b = and(ctr_mask_20, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_20_a = andnot(ctr_mask_20, ctr_v_open) */
+	vmovdqa %ymm8, 512(%rsp) /* spill g0x4.1 */
+	vpand 416(%rsp), %ymm15, %ymm8 /* ctr_pair_20_b = and(ctr_mask_20, ctr_w_open) */
+	vpandn 96(%rsp), %ymm15, %ymm15 /* ctr_pair_20_a = andnot(ctr_mask_20, ctr_v_open) */
 	vpor %ymm15, %ymm8, %ymm8 /* ctr_pair_20 = or(ctr_pair_20_b, ctr_pair_20_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_new_last_byte(%rip), %ymm7, %ymm7 /* ctr_last_byte_20 = lookup16(ctr_sum_20, new_last_byte) */
 	vpor %ymm7, %ymm8, %ymm7 /* row_20 = or(ctr_pair_20, ctr_last_byte_20) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_9_block_k_21(%rip), %ymm8 /* block_k_21 = const() */
-	vpaddb 96(%rsp), %ymm8, %ymm8 /* ctr_j_21 = add(block_k_21, ctr_j0) */
-	vpaddw 192(%rsp), %ymm8, %ymm8 /* ctr_sum_21 = add(ctr_j_21, ctr_last) */
+	vpaddb 32(%rsp), %ymm8, %ymm8 /* ctr_j_21 = add(block_k_21, ctr_j0) */
+	vpaddw 64(%rsp), %ymm8, %ymm8 /* ctr_sum_21 = add(ctr_j_21, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_carry_everywhere(%rip), %ymm8, %ymm15 /* ctr_carry_21 = lookup16(ctr_sum_21, carry_everywhere) */
 	vpshufb %ymm15, %ymm2, %ymm15 /* ctr_mask_21 = lookup16(carry_mask_table, ctr_carry_21) */
-	vmovdqa %ymm9, 480(%rsp) /* spill g0x9.1 */
-	vpand 128(%rsp), %ymm15, %ymm9 /* ctr_pair_21_b = and(ctr_mask_21, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_21_a = andnot(ctr_mask_21, ctr_v_open) */
+	vmovdqa %ymm9, 256(%rsp) /* spill g0x9.1 */
+	vpand 416(%rsp), %ymm15, %ymm9 /* ctr_pair_21_b = and(ctr_mask_21, ctr_w_open) */
+	vpandn 96(%rsp), %ymm15, %ymm15 /* ctr_pair_21_a = andnot(ctr_mask_21, ctr_v_open) */
 	vpor %ymm15, %ymm9, %ymm9 /* ctr_pair_21 = or(ctr_pair_21_b, ctr_pair_21_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_new_last_byte(%rip), %ymm8, %ymm8 /* ctr_last_byte_21 = lookup16(ctr_sum_21, new_last_byte) */
 	vpor %ymm8, %ymm9, %ymm8 /* row_21 = or(ctr_pair_21, ctr_last_byte_21) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_9_block_k_22(%rip), %ymm9 /* block_k_22 = const() */
-	vpaddb 96(%rsp), %ymm9, %ymm9 /* ctr_j_22 = add(block_k_22, ctr_j0) */
-	vpaddw 192(%rsp), %ymm9, %ymm9 /* ctr_sum_22 = add(ctr_j_22, ctr_last) */
+	vpaddb 32(%rsp), %ymm9, %ymm9 /* ctr_j_22 = add(block_k_22, ctr_j0) */
+	vpaddw 64(%rsp), %ymm9, %ymm9 /* ctr_sum_22 = add(ctr_j_22, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_carry_everywhere(%rip), %ymm9, %ymm15 /* ctr_carry_22 = lookup16(ctr_sum_22, carry_everywhere) */
 	vpshufb %ymm15, %ymm2, %ymm15 /* ctr_mask_22 = lookup16(carry_mask_table, ctr_carry_22) */
-	vmovdqa %ymm10, 512(%rsp) /* spill g0x5.1 */
-	vpand 128(%rsp), %ymm15, %ymm10 /* ctr_pair_22_b = and(ctr_mask_22, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_22_a = andnot(ctr_mask_22, ctr_v_open) */
+	vmovdqa %ymm10, 352(%rsp) /* spill g0x5.1 */
+	vpand 416(%rsp), %ymm15, %ymm10 /* ctr_pair_22_b = and(ctr_mask_22, ctr_w_open) */
+	vpandn 96(%rsp), %ymm15, %ymm15 /* ctr_pair_22_a = andnot(ctr_mask_22, ctr_v_open) */
 	vpor %ymm15, %ymm10, %ymm10 /* ctr_pair_22 = or(ctr_pair_22_b, ctr_pair_22_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_new_last_byte(%rip), %ymm9, %ymm9 /* ctr_last_byte_22 = lookup16(ctr_sum_22, new_last_byte) */
 	vpor %ymm9, %ymm10, %ymm9 /* row_22 = or(ctr_pair_22, ctr_last_byte_22) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_9_block_k_23(%rip), %ymm10 /* block_k_23 = const() */
-	vpaddb 96(%rsp), %ymm10, %ymm10 /* ctr_j_23 = add(block_k_23, ctr_j0) */
-	vpaddw 192(%rsp), %ymm10, %ymm10 /* ctr_sum_23 = add(ctr_j_23, ctr_last) */
+	vpaddb 32(%rsp), %ymm10, %ymm10 /* ctr_j_23 = add(block_k_23, ctr_j0) */
+	vpaddw 64(%rsp), %ymm10, %ymm10 /* ctr_sum_23 = add(ctr_j_23, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_carry_everywhere(%rip), %ymm10, %ymm15 /* ctr_carry_23 = lookup16(ctr_sum_23, carry_everywhere) */
 	vpshufb %ymm15, %ymm2, %ymm15 /* ctr_mask_23 = lookup16(carry_mask_table, ctr_carry_23) */
 	vmovdqa %ymm11, 544(%rsp) /* spill g0x6.1 */
-	vpand 128(%rsp), %ymm15, %ymm11 /* ctr_pair_23_b = and(ctr_mask_23, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_23_a = andnot(ctr_mask_23, ctr_v_open) */
+	vpand 416(%rsp), %ymm15, %ymm11 /* ctr_pair_23_b = and(ctr_mask_23, ctr_w_open) */
+	vpandn 96(%rsp), %ymm15, %ymm15 /* ctr_pair_23_a = andnot(ctr_mask_23, ctr_v_open) */
 	vpor %ymm15, %ymm11, %ymm11 /* ctr_pair_23 = or(ctr_pair_23_b, ctr_pair_23_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_new_last_byte(%rip), %ymm10, %ymm10 /* ctr_last_byte_23 = lookup16(ctr_sum_23, new_last_byte) */
 	vpor %ymm10, %ymm11, %ymm10 /* row_23 = or(ctr_pair_23, ctr_last_byte_23) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_9_block_k_24(%rip), %ymm11 /* block_k_24 = const() */
-	vpaddb 96(%rsp), %ymm11, %ymm11 /* ctr_j_24 = add(block_k_24, ctr_j0) */
-	vpaddw 192(%rsp), %ymm11, %ymm11 /* ctr_sum_24 = add(ctr_j_24, ctr_last) */
+	vpaddb 32(%rsp), %ymm11, %ymm11 /* ctr_j_24 = add(block_k_24, ctr_j0) */
+	vpaddw 64(%rsp), %ymm11, %ymm11 /* ctr_sum_24 = add(ctr_j_24, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_carry_everywhere(%rip), %ymm11, %ymm15 /* ctr_carry_24 = lookup16(ctr_sum_24, carry_everywhere) */
 	vpshufb %ymm15, %ymm2, %ymm15 /* ctr_mask_24 = lookup16(carry_mask_table, ctr_carry_24) */
 	vmovdqa %ymm12, 576(%rsp) /* spill g0x2.1 */
-	vpand 128(%rsp), %ymm15, %ymm12 /* ctr_pair_24_b = and(ctr_mask_24, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_24_a = andnot(ctr_mask_24, ctr_v_open) */
+	vpand 416(%rsp), %ymm15, %ymm12 /* ctr_pair_24_b = and(ctr_mask_24, ctr_w_open) */
+	vpandn 96(%rsp), %ymm15, %ymm15 /* ctr_pair_24_a = andnot(ctr_mask_24, ctr_v_open) */
 	vpor %ymm15, %ymm12, %ymm12 /* ctr_pair_24 = or(ctr_pair_24_b, ctr_pair_24_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_new_last_byte(%rip), %ymm11, %ymm11 /* ctr_last_byte_24 = lookup16(ctr_sum_24, new_last_byte) */
 	vpor %ymm11, %ymm12, %ymm11 /* row_24 = or(ctr_pair_24, ctr_last_byte_24) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_9_block_k_25(%rip), %ymm12 /* block_k_25 = const() */
-	vpaddb 96(%rsp), %ymm12, %ymm12 /* ctr_j_25 = add(block_k_25, ctr_j0) */
-	vpaddw 192(%rsp), %ymm12, %ymm12 /* ctr_sum_25 = add(ctr_j_25, ctr_last) */
+	vpaddb 32(%rsp), %ymm12, %ymm12 /* ctr_j_25 = add(block_k_25, ctr_j0) */
+	vpaddw 64(%rsp), %ymm12, %ymm12 /* ctr_sum_25 = add(ctr_j_25, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_carry_everywhere(%rip), %ymm12, %ymm15 /* ctr_carry_25 = lookup16(ctr_sum_25, carry_everywhere) */
 	vpshufb %ymm15, %ymm2, %ymm15 /* ctr_mask_25 = lookup16(carry_mask_table, ctr_carry_25) */
 	vmovdqa %ymm13, 608(%rsp) /* spill g0x12.1 */
-	vpand 128(%rsp), %ymm15, %ymm13 /* ctr_pair_25_b = and(ctr_mask_25, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_25_a = andnot(ctr_mask_25, ctr_v_open) */
+	vpand 416(%rsp), %ymm15, %ymm13 /* ctr_pair_25_b = and(ctr_mask_25, ctr_w_open) */
+	vpandn 96(%rsp), %ymm15, %ymm15 /* ctr_pair_25_a = andnot(ctr_mask_25, ctr_v_open) */
 	vpor %ymm15, %ymm13, %ymm13 /* ctr_pair_25 = or(ctr_pair_25_b, ctr_pair_25_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_new_last_byte(%rip), %ymm12, %ymm12 /* ctr_last_byte_25 = lookup16(ctr_sum_25, new_last_byte) */
 	vpor %ymm12, %ymm13, %ymm12 /* row_25 = or(ctr_pair_25, ctr_last_byte_25) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_9_block_k_26(%rip), %ymm13 /* block_k_26 = const() */
-	vpaddb 96(%rsp), %ymm13, %ymm13 /* ctr_j_26 = add(block_k_26, ctr_j0) */
-	vpaddw 192(%rsp), %ymm13, %ymm13 /* ctr_sum_26 = add(ctr_j_26, ctr_last) */
+	vpaddb 32(%rsp), %ymm13, %ymm13 /* ctr_j_26 = add(block_k_26, ctr_j0) */
+	vpaddw 64(%rsp), %ymm13, %ymm13 /* ctr_sum_26 = add(ctr_j_26, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_carry_everywhere(%rip), %ymm13, %ymm15 /* ctr_carry_26 = lookup16(ctr_sum_26, carry_everywhere) */
 	vpshufb %ymm15, %ymm2, %ymm15 /* ctr_mask_26 = lookup16(carry_mask_table, ctr_carry_26) */
 	vmovdqa %ymm14, 640(%rsp) /* spill g0x10.1 */
-	vpand 128(%rsp), %ymm15, %ymm14 /* ctr_pair_26_b = and(ctr_mask_26, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_26_a = andnot(ctr_mask_26, ctr_v_open) */
+	vpand 416(%rsp), %ymm15, %ymm14 /* ctr_pair_26_b = and(ctr_mask_26, ctr_w_open) */
+	vpandn 96(%rsp), %ymm15, %ymm15 /* ctr_pair_26_a = andnot(ctr_mask_26, ctr_v_open) */
 	vpor %ymm15, %ymm14, %ymm14 /* ctr_pair_26 = or(ctr_pair_26_b, ctr_pair_26_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_new_last_byte(%rip), %ymm13, %ymm13 /* ctr_last_byte_26 = lookup16(ctr_sum_26, new_last_byte) */
 	vpor %ymm13, %ymm14, %ymm13 /* row_26 = or(ctr_pair_26, ctr_last_byte_26) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_9_block_k_27(%rip), %ymm14 /* block_k_27 = const() */
-	vpaddb 96(%rsp), %ymm14, %ymm14 /* ctr_j_27 = add(block_k_27, ctr_j0) */
-	vpaddw 192(%rsp), %ymm14, %ymm14 /* ctr_sum_27 = add(ctr_j_27, ctr_last) */
+	vpaddb 32(%rsp), %ymm14, %ymm14 /* ctr_j_27 = add(block_k_27, ctr_j0) */
+	vpaddw 64(%rsp), %ymm14, %ymm14 /* ctr_sum_27 = add(ctr_j_27, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_27 = lookup16(ctr_sum_27, carry_everywhere) */
 	vpshufb %ymm15, %ymm2, %ymm15 /* ctr_mask_27 = lookup16(carry_mask_table, ctr_carry_27) */
-	vpand 128(%rsp), %ymm15, %ymm0 /* ctr_pair_27_b = and(ctr_mask_27, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_27_a = andnot(ctr_mask_27, ctr_v_open) */
+	vpand 416(%rsp), %ymm15, %ymm0 /* ctr_pair_27_b = and(ctr_mask_27, ctr_w_open) */
+	vpandn 96(%rsp), %ymm15, %ymm15 /* ctr_pair_27_a = andnot(ctr_mask_27, ctr_v_open) */
 	vpor %ymm15, %ymm0, %ymm0 /* ctr_pair_27 = or(ctr_pair_27_b, ctr_pair_27_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_27 = lookup16(ctr_sum_27, new_last_byte) */
 	vpor %ymm14, %ymm0, %ymm0 /* row_27 = or(ctr_pair_27, ctr_last_byte_27) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_9_block_k_28(%rip), %ymm14 /* block_k_28 = const() */
-	vpaddb 96(%rsp), %ymm14, %ymm14 /* ctr_j_28 = add(block_k_28, ctr_j0) */
-	vpaddw 192(%rsp), %ymm14, %ymm14 /* ctr_sum_28 = add(ctr_j_28, ctr_last) */
+	vpaddb 32(%rsp), %ymm14, %ymm14 /* ctr_j_28 = add(block_k_28, ctr_j0) */
+	vpaddw 64(%rsp), %ymm14, %ymm14 /* ctr_sum_28 = add(ctr_j_28, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_28 = lookup16(ctr_sum_28, carry_everywhere) */
 	vpshufb %ymm15, %ymm2, %ymm15 /* ctr_mask_28 = lookup16(carry_mask_table, ctr_carry_28) */
-	vpand 128(%rsp), %ymm15, %ymm5 /* ctr_pair_28_b = and(ctr_mask_28, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_28_a = andnot(ctr_mask_28, ctr_v_open) */
+	vpand 416(%rsp), %ymm15, %ymm5 /* ctr_pair_28_b = and(ctr_mask_28, ctr_w_open) */
+	vpandn 96(%rsp), %ymm15, %ymm15 /* ctr_pair_28_a = andnot(ctr_mask_28, ctr_v_open) */
 	vpor %ymm15, %ymm5, %ymm5 /* ctr_pair_28 = or(ctr_pair_28_b, ctr_pair_28_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_28 = lookup16(ctr_sum_28, new_last_byte) */
 	vpor %ymm14, %ymm5, %ymm5 /* row_28 = or(ctr_pair_28, ctr_last_byte_28) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_9_block_k_29(%rip), %ymm14 /* block_k_29 = const() */
-	vpaddb 96(%rsp), %ymm14, %ymm14 /* ctr_j_29 = add(block_k_29, ctr_j0) */
-	vpaddw 192(%rsp), %ymm14, %ymm14 /* ctr_sum_29 = add(ctr_j_29, ctr_last) */
+	vpaddb 32(%rsp), %ymm14, %ymm14 /* ctr_j_29 = add(block_k_29, ctr_j0) */
+	vpaddw 64(%rsp), %ymm14, %ymm14 /* ctr_sum_29 = add(ctr_j_29, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_29 = lookup16(ctr_sum_29, carry_everywhere) */
 	vpshufb %ymm15, %ymm2, %ymm15 /* ctr_mask_29 = lookup16(carry_mask_table, ctr_carry_29) */
 	vmovdqa %ymm10, 672(%rsp) /* spill row_23 */
-	vpand 128(%rsp), %ymm15, %ymm10 /* ctr_pair_29_b = and(ctr_mask_29, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_29_a = andnot(ctr_mask_29, ctr_v_open) */
+	vpand 416(%rsp), %ymm15, %ymm10 /* ctr_pair_29_b = and(ctr_mask_29, ctr_w_open) */
+	vpandn 96(%rsp), %ymm15, %ymm15 /* ctr_pair_29_a = andnot(ctr_mask_29, ctr_v_open) */
 	vpor %ymm15, %ymm10, %ymm10 /* ctr_pair_29 = or(ctr_pair_29_b, ctr_pair_29_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_29 = lookup16(ctr_sum_29, new_last_byte) */
 	vpor %ymm14, %ymm10, %ymm10 /* row_29 = or(ctr_pair_29, ctr_last_byte_29) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_9_block_k_30(%rip), %ymm14 /* block_k_30 = const() */
-	vpaddb 96(%rsp), %ymm14, %ymm14 /* ctr_j_30 = add(block_k_30, ctr_j0) */
-	vpaddw 192(%rsp), %ymm14, %ymm14 /* ctr_sum_30 = add(ctr_j_30, ctr_last) */
+	vpaddb 32(%rsp), %ymm14, %ymm14 /* ctr_j_30 = add(block_k_30, ctr_j0) */
+	vpaddw 64(%rsp), %ymm14, %ymm14 /* ctr_sum_30 = add(ctr_j_30, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_30 = lookup16(ctr_sum_30, carry_everywhere) */
 	vpshufb %ymm15, %ymm2, %ymm15 /* ctr_mask_30 = lookup16(carry_mask_table, ctr_carry_30) */
 	vmovdqa %ymm9, 704(%rsp) /* spill row_22 */
-	vpand 128(%rsp), %ymm15, %ymm9 /* ctr_pair_30_b = and(ctr_mask_30, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_30_a = andnot(ctr_mask_30, ctr_v_open) */
+	vpand 416(%rsp), %ymm15, %ymm9 /* ctr_pair_30_b = and(ctr_mask_30, ctr_w_open) */
+	vpandn 96(%rsp), %ymm15, %ymm15 /* ctr_pair_30_a = andnot(ctr_mask_30, ctr_v_open) */
 	vpor %ymm15, %ymm9, %ymm9 /* ctr_pair_30 = or(ctr_pair_30_b, ctr_pair_30_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_30 = lookup16(ctr_sum_30, new_last_byte) */
 	vpor %ymm14, %ymm9, %ymm9 /* row_30 = or(ctr_pair_30, ctr_last_byte_30) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_9_block_k_31(%rip), %ymm14 /* block_k_31 = const() */
-	vpaddb 96(%rsp), %ymm14, %ymm14 /* ctr_j_31 = add(block_k_31, ctr_j0) */
-	vpaddw 192(%rsp), %ymm14, %ymm14 /* ctr_sum_31 = add(ctr_j_31, ctr_last) */
+	vpaddb 32(%rsp), %ymm14, %ymm14 /* ctr_j_31 = add(block_k_31, ctr_j0) */
+	vpaddw 64(%rsp), %ymm14, %ymm14 /* ctr_sum_31 = add(ctr_j_31, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_31 = lookup16(ctr_sum_31, carry_everywhere) */
 	vpshufb %ymm15, %ymm2, %ymm15 /* ctr_mask_31 = lookup16(carry_mask_table, ctr_carry_31) */
-	vpand 128(%rsp), %ymm15, %ymm2 /* ctr_pair_31_b = and(ctr_mask_31, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_31_a = andnot(ctr_mask_31, ctr_v_open) */
+	vpand 416(%rsp), %ymm15, %ymm2 /* ctr_pair_31_b = and(ctr_mask_31, ctr_w_open) */
+	vpandn 96(%rsp), %ymm15, %ymm15 /* ctr_pair_31_a = andnot(ctr_mask_31, ctr_v_open) */
 	vpor %ymm15, %ymm2, %ymm2 /* ctr_pair_31 = or(ctr_pair_31_b, ctr_pair_31_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_31 = lookup16(ctr_sum_31, new_last_byte) */
 	vpor %ymm14, %ymm2, %ymm2 /* row_31 = or(ctr_pair_31, ctr_last_byte_31) */
@@ -18964,178 +19071,178 @@ SYM_FUNC_START(sm4_byteslice_avx2_vaes_batch_gcm)
 	vpshufb %ymm15, %ymm1, %ymm15 /* xin_31_h = lookup16(tbl_hi, tr3_31_hi) */
 	vpxor %ymm15, %ymm0, %ymm0 /* xin_31 = xor(xin_31_l, xin_31_h) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_9_block_k_32(%rip), %ymm15 /* block_k_32 = const() */
-	vpaddb 96(%rsp), %ymm15, %ymm15 /* ctr_j_32 = add(block_k_32, ctr_j0) */
-	vpaddw 192(%rsp), %ymm15, %ymm15 /* ctr_sum_32 = add(ctr_j_32, ctr_last) */
+	vpaddb 32(%rsp), %ymm15, %ymm15 /* ctr_j_32 = add(block_k_32, ctr_j0) */
+	vpaddw 64(%rsp), %ymm15, %ymm15 /* ctr_sum_32 = add(ctr_j_32, ctr_last) */
 	vmovdqa %ymm0, 704(%rsp) /* spill g1x15.1 */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_carry_everywhere(%rip), %ymm15, %ymm0 /* ctr_carry_32 = lookup16(ctr_sum_32, carry_everywhere) */
 	vmovdqa %ymm3, 800(%rsp) /* spill g1x11.1 */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_9_carry_mask_table(%rip), %ymm3 /* carry_mask_table = const() */
 	vpshufb %ymm0, %ymm3, %ymm0 /* ctr_mask_32 = lookup16(carry_mask_table, ctr_carry_32) */
 	vmovdqa %ymm4, 832(%rsp) /* spill g1x1.1 */
-	vpand 128(%rsp), %ymm0, %ymm4 /* ctr_pair_32_b = and(ctr_mask_32, ctr_w_open) */
-	vpandn 160(%rsp), %ymm0, %ymm0 /* ctr_pair_32_a = andnot(ctr_mask_32, ctr_v_open) */
+	vpand 416(%rsp), %ymm0, %ymm4 /* ctr_pair_32_b = and(ctr_mask_32, ctr_w_open) */
+	vpandn 96(%rsp), %ymm0, %ymm0 /* ctr_pair_32_a = andnot(ctr_mask_32, ctr_v_open) */
 	vpor %ymm0, %ymm4, %ymm0 /* ctr_pair_32 = or(ctr_pair_32_b, ctr_pair_32_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_new_last_byte(%rip), %ymm15, %ymm4 /* ctr_last_byte_32 = lookup16(ctr_sum_32, new_last_byte) */
 	vpor %ymm4, %ymm0, %ymm0 /* row_32 = or(ctr_pair_32, ctr_last_byte_32) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_9_block_k_33(%rip), %ymm4 /* block_k_33 = const() */
-	vpaddb 96(%rsp), %ymm4, %ymm4 /* ctr_j_33 = add(block_k_33, ctr_j0) */
-	vpaddw 192(%rsp), %ymm4, %ymm4 /* ctr_sum_33 = add(ctr_j_33, ctr_last) */
+	vpaddb 32(%rsp), %ymm4, %ymm4 /* ctr_j_33 = add(block_k_33, ctr_j0) */
+	vpaddw 64(%rsp), %ymm4, %ymm4 /* ctr_sum_33 = add(ctr_j_33, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_carry_everywhere(%rip), %ymm4, %ymm15 /* ctr_carry_33 = lookup16(ctr_sum_33, carry_everywhere) */
 	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_33 = lookup16(carry_mask_table, ctr_carry_33) */
 	vmovdqa %ymm5, 864(%rsp) /* spill g1x3.1 */
-	vpand 128(%rsp), %ymm15, %ymm5 /* ctr_pair_33_b = and(ctr_mask_33, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_33_a = andnot(ctr_mask_33, ctr_v_open) */
+	vpand 416(%rsp), %ymm15, %ymm5 /* ctr_pair_33_b = and(ctr_mask_33, ctr_w_open) */
+	vpandn 96(%rsp), %ymm15, %ymm15 /* ctr_pair_33_a = andnot(ctr_mask_33, ctr_v_open) */
 	vpor %ymm15, %ymm5, %ymm5 /* ctr_pair_33 = or(ctr_pair_33_b, ctr_pair_33_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte_33 = lookup16(ctr_sum_33, new_last_byte) */
 	vpor %ymm4, %ymm5, %ymm4 /* row_33 = or(ctr_pair_33, ctr_last_byte_33) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_9_block_k_34(%rip), %ymm5 /* block_k_34 = const() */
-	vpaddb 96(%rsp), %ymm5, %ymm5 /* ctr_j_34 = add(block_k_34, ctr_j0) */
-	vpaddw 192(%rsp), %ymm5, %ymm5 /* ctr_sum_34 = add(ctr_j_34, ctr_last) */
+	vpaddb 32(%rsp), %ymm5, %ymm5 /* ctr_j_34 = add(block_k_34, ctr_j0) */
+	vpaddw 64(%rsp), %ymm5, %ymm5 /* ctr_sum_34 = add(ctr_j_34, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_carry_everywhere(%rip), %ymm5, %ymm15 /* ctr_carry_34 = lookup16(ctr_sum_34, carry_everywhere) */
 	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_34 = lookup16(carry_mask_table, ctr_carry_34) */
 	vmovdqa %ymm6, 896(%rsp) /* spill g1x8.1 */
-	vpand 128(%rsp), %ymm15, %ymm6 /* ctr_pair_34_b = and(ctr_mask_34, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_34_a = andnot(ctr_mask_34, ctr_v_open) */
+	vpand 416(%rsp), %ymm15, %ymm6 /* ctr_pair_34_b = and(ctr_mask_34, ctr_w_open) */
+	vpandn 96(%rsp), %ymm15, %ymm15 /* ctr_pair_34_a = andnot(ctr_mask_34, ctr_v_open) */
 	vpor %ymm15, %ymm6, %ymm6 /* ctr_pair_34 = or(ctr_pair_34_b, ctr_pair_34_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_34 = lookup16(ctr_sum_34, new_last_byte) */
 	vpor %ymm5, %ymm6, %ymm5 /* row_34 = or(ctr_pair_34, ctr_last_byte_34) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_9_block_k_35(%rip), %ymm6 /* block_k_35 = const() */
-	vpaddb 96(%rsp), %ymm6, %ymm6 /* ctr_j_35 = add(block_k_35, ctr_j0) */
-	vpaddw 192(%rsp), %ymm6, %ymm6 /* ctr_sum_35 = add(ctr_j_35, ctr_last) */
+	vpaddb 32(%rsp), %ymm6, %ymm6 /* ctr_j_35 = add(block_k_35, ctr_j0) */
+	vpaddw 64(%rsp), %ymm6, %ymm6 /* ctr_sum_35 = add(ctr_j_35, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_carry_everywhere(%rip), %ymm6, %ymm15 /* ctr_carry_35 = lookup16(ctr_sum_35, carry_everywhere) */
 	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_35 = lookup16(carry_mask_table, ctr_carry_35) */
 	vmovdqa %ymm7, 928(%rsp) /* spill g1x9.1 */
-	vpand 128(%rsp), %ymm15, %ymm7 /* ctr_pair_35_b = and(ctr_mask_35, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_35_a = andnot(ctr_mask_35, ctr_v_open) */
+	vpand 416(%rsp), %ymm15, %ymm7 /* ctr_pair_35_b = and(ctr_mask_35, ctr_w_open) */
+	vpandn 96(%rsp), %ymm15, %ymm15 /* ctr_pair_35_a = andnot(ctr_mask_35, ctr_v_open) */
 	vpor %ymm15, %ymm7, %ymm7 /* ctr_pair_35 = or(ctr_pair_35_b, ctr_pair_35_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_new_last_byte(%rip), %ymm6, %ymm6 /* ctr_last_byte_35 = lookup16(ctr_sum_35, new_last_byte) */
 	vpor %ymm6, %ymm7, %ymm6 /* row_35 = or(ctr_pair_35, ctr_last_byte_35) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_9_block_k_36(%rip), %ymm7 /* block_k_36 = const() */
-	vpaddb 96(%rsp), %ymm7, %ymm7 /* ctr_j_36 = add(block_k_36, ctr_j0) */
-	vpaddw 192(%rsp), %ymm7, %ymm7 /* ctr_sum_36 = add(ctr_j_36, ctr_last) */
+	vpaddb 32(%rsp), %ymm7, %ymm7 /* ctr_j_36 = add(block_k_36, ctr_j0) */
+	vpaddw 64(%rsp), %ymm7, %ymm7 /* ctr_sum_36 = add(ctr_j_36, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_carry_everywhere(%rip), %ymm7, %ymm15 /* ctr_carry_36 = lookup16(ctr_sum_36, carry_everywhere) */
 	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_36 = lookup16(carry_mask_table, ctr_carry_36) */
 	vmovdqa %ymm8, 960(%rsp) /* spill g1x4.1 */
-	vpand 128(%rsp), %ymm15, %ymm8 /* ctr_pair_36_b = and(ctr_mask_36, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_36_a = andnot(ctr_mask_36, ctr_v_open) */
+	vpand 416(%rsp), %ymm15, %ymm8 /* ctr_pair_36_b = and(ctr_mask_36, ctr_w_open) */
+	vpandn 96(%rsp), %ymm15, %ymm15 /* ctr_pair_36_a = andnot(ctr_mask_36, ctr_v_open) */
 	vpor %ymm15, %ymm8, %ymm8 /* ctr_pair_36 = or(ctr_pair_36_b, ctr_pair_36_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_new_last_byte(%rip), %ymm7, %ymm7 /* ctr_last_byte_36 = lookup16(ctr_sum_36, new_last_byte) */
 	vpor %ymm7, %ymm8, %ymm7 /* row_36 = or(ctr_pair_36, ctr_last_byte_36) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_9_block_k_37(%rip), %ymm8 /* block_k_37 = const() */
-	vpaddb 96(%rsp), %ymm8, %ymm8 /* ctr_j_37 = add(block_k_37, ctr_j0) */
-	vpaddw 192(%rsp), %ymm8, %ymm8 /* ctr_sum_37 = add(ctr_j_37, ctr_last) */
+	vpaddb 32(%rsp), %ymm8, %ymm8 /* ctr_j_37 = add(block_k_37, ctr_j0) */
+	vpaddw 64(%rsp), %ymm8, %ymm8 /* ctr_sum_37 = add(ctr_j_37, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_carry_everywhere(%rip), %ymm8, %ymm15 /* ctr_carry_37 = lookup16(ctr_sum_37, carry_everywhere) */
 	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_37 = lookup16(carry_mask_table, ctr_carry_37) */
 	vmovdqa %ymm9, 992(%rsp) /* spill g1x5.1 */
-	vpand 128(%rsp), %ymm15, %ymm9 /* ctr_pair_37_b = and(ctr_mask_37, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_37_a = andnot(ctr_mask_37, ctr_v_open) */
+	vpand 416(%rsp), %ymm15, %ymm9 /* ctr_pair_37_b = and(ctr_mask_37, ctr_w_open) */
+	vpandn 96(%rsp), %ymm15, %ymm15 /* ctr_pair_37_a = andnot(ctr_mask_37, ctr_v_open) */
 	vpor %ymm15, %ymm9, %ymm9 /* ctr_pair_37 = or(ctr_pair_37_b, ctr_pair_37_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_new_last_byte(%rip), %ymm8, %ymm8 /* ctr_last_byte_37 = lookup16(ctr_sum_37, new_last_byte) */
 	vpor %ymm8, %ymm9, %ymm8 /* row_37 = or(ctr_pair_37, ctr_last_byte_37) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_9_block_k_38(%rip), %ymm9 /* block_k_38 = const() */
-	vpaddb 96(%rsp), %ymm9, %ymm9 /* ctr_j_38 = add(block_k_38, ctr_j0) */
-	vpaddw 192(%rsp), %ymm9, %ymm9 /* ctr_sum_38 = add(ctr_j_38, ctr_last) */
+	vpaddb 32(%rsp), %ymm9, %ymm9 /* ctr_j_38 = add(block_k_38, ctr_j0) */
+	vpaddw 64(%rsp), %ymm9, %ymm9 /* ctr_sum_38 = add(ctr_j_38, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_carry_everywhere(%rip), %ymm9, %ymm15 /* ctr_carry_38 = lookup16(ctr_sum_38, carry_everywhere) */
 	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_38 = lookup16(carry_mask_table, ctr_carry_38) */
 	vmovdqa %ymm10, 1024(%rsp) /* spill g1x6.1 */
-	vpand 128(%rsp), %ymm15, %ymm10 /* ctr_pair_38_b = and(ctr_mask_38, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_38_a = andnot(ctr_mask_38, ctr_v_open) */
+	vpand 416(%rsp), %ymm15, %ymm10 /* ctr_pair_38_b = and(ctr_mask_38, ctr_w_open) */
+	vpandn 96(%rsp), %ymm15, %ymm15 /* ctr_pair_38_a = andnot(ctr_mask_38, ctr_v_open) */
 	vpor %ymm15, %ymm10, %ymm10 /* ctr_pair_38 = or(ctr_pair_38_b, ctr_pair_38_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_new_last_byte(%rip), %ymm9, %ymm9 /* ctr_last_byte_38 = lookup16(ctr_sum_38, new_last_byte) */
 	vpor %ymm9, %ymm10, %ymm9 /* row_38 = or(ctr_pair_38, ctr_last_byte_38) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_9_block_k_39(%rip), %ymm10 /* block_k_39 = const() */
-	vpaddb 96(%rsp), %ymm10, %ymm10 /* ctr_j_39 = add(block_k_39, ctr_j0) */
-	vpaddw 192(%rsp), %ymm10, %ymm10 /* ctr_sum_39 = add(ctr_j_39, ctr_last) */
+	vpaddb 32(%rsp), %ymm10, %ymm10 /* ctr_j_39 = add(block_k_39, ctr_j0) */
+	vpaddw 64(%rsp), %ymm10, %ymm10 /* ctr_sum_39 = add(ctr_j_39, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_carry_everywhere(%rip), %ymm10, %ymm15 /* ctr_carry_39 = lookup16(ctr_sum_39, carry_everywhere) */
 	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_39 = lookup16(carry_mask_table, ctr_carry_39) */
 	vmovdqa %ymm11, 1056(%rsp) /* spill g1x0.1 */
-	vpand 128(%rsp), %ymm15, %ymm11 /* ctr_pair_39_b = and(ctr_mask_39, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_39_a = andnot(ctr_mask_39, ctr_v_open) */
+	vpand 416(%rsp), %ymm15, %ymm11 /* ctr_pair_39_b = and(ctr_mask_39, ctr_w_open) */
+	vpandn 96(%rsp), %ymm15, %ymm15 /* ctr_pair_39_a = andnot(ctr_mask_39, ctr_v_open) */
 	vpor %ymm15, %ymm11, %ymm11 /* ctr_pair_39 = or(ctr_pair_39_b, ctr_pair_39_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_new_last_byte(%rip), %ymm10, %ymm10 /* ctr_last_byte_39 = lookup16(ctr_sum_39, new_last_byte) */
 	vpor %ymm10, %ymm11, %ymm10 /* row_39 = or(ctr_pair_39, ctr_last_byte_39) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_9_block_k_40(%rip), %ymm11 /* block_k_40 = const() */
-	vpaddb 96(%rsp), %ymm11, %ymm11 /* ctr_j_40 = add(block_k_40, ctr_j0) */
-	vpaddw 192(%rsp), %ymm11, %ymm11 /* ctr_sum_40 = add(ctr_j_40, ctr_last) */
+	vpaddb 32(%rsp), %ymm11, %ymm11 /* ctr_j_40 = add(block_k_40, ctr_j0) */
+	vpaddw 64(%rsp), %ymm11, %ymm11 /* ctr_sum_40 = add(ctr_j_40, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_carry_everywhere(%rip), %ymm11, %ymm15 /* ctr_carry_40 = lookup16(ctr_sum_40, carry_everywhere) */
 	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_40 = lookup16(carry_mask_table, ctr_carry_40) */
 	vmovdqa %ymm12, 1088(%rsp) /* spill g1x10.1 */
-	vpand 128(%rsp), %ymm15, %ymm12 /* ctr_pair_40_b = and(ctr_mask_40, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_40_a = andnot(ctr_mask_40, ctr_v_open) */
+	vpand 416(%rsp), %ymm15, %ymm12 /* ctr_pair_40_b = and(ctr_mask_40, ctr_w_open) */
+	vpandn 96(%rsp), %ymm15, %ymm15 /* ctr_pair_40_a = andnot(ctr_mask_40, ctr_v_open) */
 	vpor %ymm15, %ymm12, %ymm12 /* ctr_pair_40 = or(ctr_pair_40_b, ctr_pair_40_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_new_last_byte(%rip), %ymm11, %ymm11 /* ctr_last_byte_40 = lookup16(ctr_sum_40, new_last_byte) */
 	vpor %ymm11, %ymm12, %ymm11 /* row_40 = or(ctr_pair_40, ctr_last_byte_40) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_9_block_k_41(%rip), %ymm12 /* block_k_41 = const() */
-	vpaddb 96(%rsp), %ymm12, %ymm12 /* ctr_j_41 = add(block_k_41, ctr_j0) */
-	vpaddw 192(%rsp), %ymm12, %ymm12 /* ctr_sum_41 = add(ctr_j_41, ctr_last) */
+	vpaddb 32(%rsp), %ymm12, %ymm12 /* ctr_j_41 = add(block_k_41, ctr_j0) */
+	vpaddw 64(%rsp), %ymm12, %ymm12 /* ctr_sum_41 = add(ctr_j_41, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_carry_everywhere(%rip), %ymm12, %ymm15 /* ctr_carry_41 = lookup16(ctr_sum_41, carry_everywhere) */
 	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_41 = lookup16(carry_mask_table, ctr_carry_41) */
 	vmovdqa %ymm13, 1120(%rsp) /* spill g1x2.1 */
-	vpand 128(%rsp), %ymm15, %ymm13 /* ctr_pair_41_b = and(ctr_mask_41, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_41_a = andnot(ctr_mask_41, ctr_v_open) */
+	vpand 416(%rsp), %ymm15, %ymm13 /* ctr_pair_41_b = and(ctr_mask_41, ctr_w_open) */
+	vpandn 96(%rsp), %ymm15, %ymm15 /* ctr_pair_41_a = andnot(ctr_mask_41, ctr_v_open) */
 	vpor %ymm15, %ymm13, %ymm13 /* ctr_pair_41 = or(ctr_pair_41_b, ctr_pair_41_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_new_last_byte(%rip), %ymm12, %ymm12 /* ctr_last_byte_41 = lookup16(ctr_sum_41, new_last_byte) */
 	vpor %ymm12, %ymm13, %ymm12 /* row_41 = or(ctr_pair_41, ctr_last_byte_41) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_9_block_k_42(%rip), %ymm13 /* block_k_42 = const() */
-	vpaddb 96(%rsp), %ymm13, %ymm13 /* ctr_j_42 = add(block_k_42, ctr_j0) */
-	vpaddw 192(%rsp), %ymm13, %ymm13 /* ctr_sum_42 = add(ctr_j_42, ctr_last) */
+	vpaddb 32(%rsp), %ymm13, %ymm13 /* ctr_j_42 = add(block_k_42, ctr_j0) */
+	vpaddw 64(%rsp), %ymm13, %ymm13 /* ctr_sum_42 = add(ctr_j_42, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_carry_everywhere(%rip), %ymm13, %ymm15 /* ctr_carry_42 = lookup16(ctr_sum_42, carry_everywhere) */
 	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_42 = lookup16(carry_mask_table, ctr_carry_42) */
 	vmovdqa %ymm14, 1152(%rsp) /* spill g1x12.1 */
-	vpand 128(%rsp), %ymm15, %ymm14 /* ctr_pair_42_b = and(ctr_mask_42, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_42_a = andnot(ctr_mask_42, ctr_v_open) */
+	vpand 416(%rsp), %ymm15, %ymm14 /* ctr_pair_42_b = and(ctr_mask_42, ctr_w_open) */
+	vpandn 96(%rsp), %ymm15, %ymm15 /* ctr_pair_42_a = andnot(ctr_mask_42, ctr_v_open) */
 	vpor %ymm15, %ymm14, %ymm14 /* ctr_pair_42 = or(ctr_pair_42_b, ctr_pair_42_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_new_last_byte(%rip), %ymm13, %ymm13 /* ctr_last_byte_42 = lookup16(ctr_sum_42, new_last_byte) */
 	vpor %ymm13, %ymm14, %ymm13 /* row_42 = or(ctr_pair_42, ctr_last_byte_42) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_9_block_k_43(%rip), %ymm14 /* block_k_43 = const() */
-	vpaddb 96(%rsp), %ymm14, %ymm14 /* ctr_j_43 = add(block_k_43, ctr_j0) */
-	vpaddw 192(%rsp), %ymm14, %ymm14 /* ctr_sum_43 = add(ctr_j_43, ctr_last) */
+	vpaddb 32(%rsp), %ymm14, %ymm14 /* ctr_j_43 = add(block_k_43, ctr_j0) */
+	vpaddw 64(%rsp), %ymm14, %ymm14 /* ctr_sum_43 = add(ctr_j_43, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_43 = lookup16(ctr_sum_43, carry_everywhere) */
 	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_43 = lookup16(carry_mask_table, ctr_carry_43) */
-	vpand 128(%rsp), %ymm15, %ymm1 /* ctr_pair_43_b = and(ctr_mask_43, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_43_a = andnot(ctr_mask_43, ctr_v_open) */
+	vpand 416(%rsp), %ymm15, %ymm1 /* ctr_pair_43_b = and(ctr_mask_43, ctr_w_open) */
+	vpandn 96(%rsp), %ymm15, %ymm15 /* ctr_pair_43_a = andnot(ctr_mask_43, ctr_v_open) */
 	vpor %ymm15, %ymm1, %ymm1 /* ctr_pair_43 = or(ctr_pair_43_b, ctr_pair_43_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_43 = lookup16(ctr_sum_43, new_last_byte) */
 	vpor %ymm14, %ymm1, %ymm1 /* row_43 = or(ctr_pair_43, ctr_last_byte_43) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_9_block_k_44(%rip), %ymm14 /* block_k_44 = const() */
-	vpaddb 96(%rsp), %ymm14, %ymm14 /* ctr_j_44 = add(block_k_44, ctr_j0) */
-	vpaddw 192(%rsp), %ymm14, %ymm14 /* ctr_sum_44 = add(ctr_j_44, ctr_last) */
+	vpaddb 32(%rsp), %ymm14, %ymm14 /* ctr_j_44 = add(block_k_44, ctr_j0) */
+	vpaddw 64(%rsp), %ymm14, %ymm14 /* ctr_sum_44 = add(ctr_j_44, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_44 = lookup16(ctr_sum_44, carry_everywhere) */
 	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_44 = lookup16(carry_mask_table, ctr_carry_44) */
-	vpand 128(%rsp), %ymm15, %ymm2 /* ctr_pair_44_b = and(ctr_mask_44, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_44_a = andnot(ctr_mask_44, ctr_v_open) */
+	vpand 416(%rsp), %ymm15, %ymm2 /* ctr_pair_44_b = and(ctr_mask_44, ctr_w_open) */
+	vpandn 96(%rsp), %ymm15, %ymm15 /* ctr_pair_44_a = andnot(ctr_mask_44, ctr_v_open) */
 	vpor %ymm15, %ymm2, %ymm2 /* ctr_pair_44 = or(ctr_pair_44_b, ctr_pair_44_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_44 = lookup16(ctr_sum_44, new_last_byte) */
 	vpor %ymm14, %ymm2, %ymm2 /* row_44 = or(ctr_pair_44, ctr_last_byte_44) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_9_block_k_45(%rip), %ymm14 /* block_k_45 = const() */
-	vpaddb 96(%rsp), %ymm14, %ymm14 /* ctr_j_45 = add(block_k_45, ctr_j0) */
-	vpaddw 192(%rsp), %ymm14, %ymm14 /* ctr_sum_45 = add(ctr_j_45, ctr_last) */
+	vpaddb 32(%rsp), %ymm14, %ymm14 /* ctr_j_45 = add(block_k_45, ctr_j0) */
+	vpaddw 64(%rsp), %ymm14, %ymm14 /* ctr_sum_45 = add(ctr_j_45, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_45 = lookup16(ctr_sum_45, carry_everywhere) */
 	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_45 = lookup16(carry_mask_table, ctr_carry_45) */
 	vmovdqa %ymm10, 1184(%rsp) /* spill row_39 */
-	vpand 128(%rsp), %ymm15, %ymm10 /* ctr_pair_45_b = and(ctr_mask_45, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_45_a = andnot(ctr_mask_45, ctr_v_open) */
+	vpand 416(%rsp), %ymm15, %ymm10 /* ctr_pair_45_b = and(ctr_mask_45, ctr_w_open) */
+	vpandn 96(%rsp), %ymm15, %ymm15 /* ctr_pair_45_a = andnot(ctr_mask_45, ctr_v_open) */
 	vpor %ymm15, %ymm10, %ymm10 /* ctr_pair_45 = or(ctr_pair_45_b, ctr_pair_45_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_45 = lookup16(ctr_sum_45, new_last_byte) */
 	vpor %ymm14, %ymm10, %ymm10 /* row_45 = or(ctr_pair_45, ctr_last_byte_45) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_9_block_k_46(%rip), %ymm14 /* block_k_46 = const() */
-	vpaddb 96(%rsp), %ymm14, %ymm14 /* ctr_j_46 = add(block_k_46, ctr_j0) */
-	vpaddw 192(%rsp), %ymm14, %ymm14 /* ctr_sum_46 = add(ctr_j_46, ctr_last) */
+	vpaddb 32(%rsp), %ymm14, %ymm14 /* ctr_j_46 = add(block_k_46, ctr_j0) */
+	vpaddw 64(%rsp), %ymm14, %ymm14 /* ctr_sum_46 = add(ctr_j_46, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_46 = lookup16(ctr_sum_46, carry_everywhere) */
 	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_46 = lookup16(carry_mask_table, ctr_carry_46) */
 	vmovdqa %ymm9, 1216(%rsp) /* spill row_38 */
-	vpand 128(%rsp), %ymm15, %ymm9 /* ctr_pair_46_b = and(ctr_mask_46, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_46_a = andnot(ctr_mask_46, ctr_v_open) */
+	vpand 416(%rsp), %ymm15, %ymm9 /* ctr_pair_46_b = and(ctr_mask_46, ctr_w_open) */
+	vpandn 96(%rsp), %ymm15, %ymm15 /* ctr_pair_46_a = andnot(ctr_mask_46, ctr_v_open) */
 	vpor %ymm15, %ymm9, %ymm9 /* ctr_pair_46 = or(ctr_pair_46_b, ctr_pair_46_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_46 = lookup16(ctr_sum_46, new_last_byte) */
 	vpor %ymm14, %ymm9, %ymm9 /* row_46 = or(ctr_pair_46, ctr_last_byte_46) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_9_block_k_47(%rip), %ymm14 /* block_k_47 = const() */
-	vpaddb 96(%rsp), %ymm14, %ymm14 /* ctr_j_47 = add(block_k_47, ctr_j0) */
-	vpaddw 192(%rsp), %ymm14, %ymm14 /* ctr_sum_47 = add(ctr_j_47, ctr_last) */
+	vpaddb 32(%rsp), %ymm14, %ymm14 /* ctr_j_47 = add(block_k_47, ctr_j0) */
+	vpaddw 64(%rsp), %ymm14, %ymm14 /* ctr_sum_47 = add(ctr_j_47, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_47 = lookup16(ctr_sum_47, carry_everywhere) */
 	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_47 = lookup16(carry_mask_table, ctr_carry_47) */
-	vpand 128(%rsp), %ymm15, %ymm3 /* ctr_pair_47_b = and(ctr_mask_47, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_47_a = andnot(ctr_mask_47, ctr_v_open) */
+	vpand 416(%rsp), %ymm15, %ymm3 /* ctr_pair_47_b = and(ctr_mask_47, ctr_w_open) */
+	vpandn 96(%rsp), %ymm15, %ymm15 /* ctr_pair_47_a = andnot(ctr_mask_47, ctr_v_open) */
 	vpor %ymm15, %ymm3, %ymm3 /* ctr_pair_47 = or(ctr_pair_47_b, ctr_pair_47_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_47 = lookup16(ctr_sum_47, new_last_byte) */
 	vpor %ymm14, %ymm3, %ymm3 /* row_47 = or(ctr_pair_47, ctr_last_byte_47) */
@@ -19319,178 +19426,178 @@ SYM_FUNC_START(sm4_byteslice_avx2_vaes_batch_gcm)
 	vpshufb %ymm15, %ymm0, %ymm15 /* xin_47_h = lookup16(tbl_hi, tr3_47_hi) */
 	vpxor %ymm15, %ymm1, %ymm1 /* xin_47 = xor(xin_47_l, xin_47_h) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_9_block_k_48(%rip), %ymm15 /* block_k_48 = const() */
-	vpaddb 96(%rsp), %ymm15, %ymm15 /* ctr_j_48 = add(block_k_48, ctr_j0) */
-	vpaddw 192(%rsp), %ymm15, %ymm15 /* ctr_sum_48 = add(ctr_j_48, ctr_last) */
+	vpaddb 32(%rsp), %ymm15, %ymm15 /* ctr_j_48 = add(block_k_48, ctr_j0) */
+	vpaddw 64(%rsp), %ymm15, %ymm15 /* ctr_sum_48 = add(ctr_j_48, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_carry_everywhere(%rip), %ymm15, %ymm0 /* ctr_carry_48 = lookup16(ctr_sum_48, carry_everywhere) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_9_carry_mask_table(%rip), %ymm3 /* carry_mask_table = const() */
 	vpshufb %ymm0, %ymm3, %ymm0 /* ctr_mask_48 = lookup16(carry_mask_table, ctr_carry_48) */
 	vmovdqa %ymm1, 1216(%rsp) /* spill g2x15.1 */
-	vpand 128(%rsp), %ymm0, %ymm1 /* ctr_pair_48_b = and(ctr_mask_48, ctr_w_open) */
-	vpandn 160(%rsp), %ymm0, %ymm0 /* ctr_pair_48_a = andnot(ctr_mask_48, ctr_v_open) */
+	vpand 416(%rsp), %ymm0, %ymm1 /* ctr_pair_48_b = and(ctr_mask_48, ctr_w_open) */
+	vpandn 96(%rsp), %ymm0, %ymm0 /* ctr_pair_48_a = andnot(ctr_mask_48, ctr_v_open) */
 	vpor %ymm0, %ymm1, %ymm0 /* ctr_pair_48 = or(ctr_pair_48_b, ctr_pair_48_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_new_last_byte(%rip), %ymm15, %ymm1 /* ctr_last_byte_48 = lookup16(ctr_sum_48, new_last_byte) */
 	vpor %ymm1, %ymm0, %ymm0 /* row_48 = or(ctr_pair_48, ctr_last_byte_48) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_9_block_k_49(%rip), %ymm1 /* block_k_49 = const() */
-	vpaddb 96(%rsp), %ymm1, %ymm1 /* ctr_j_49 = add(block_k_49, ctr_j0) */
-	vpaddw 192(%rsp), %ymm1, %ymm1 /* ctr_sum_49 = add(ctr_j_49, ctr_last) */
+	vpaddb 32(%rsp), %ymm1, %ymm1 /* ctr_j_49 = add(block_k_49, ctr_j0) */
+	vpaddw 64(%rsp), %ymm1, %ymm1 /* ctr_sum_49 = add(ctr_j_49, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_carry_everywhere(%rip), %ymm1, %ymm15 /* ctr_carry_49 = lookup16(ctr_sum_49, carry_everywhere) */
 	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_49 = lookup16(carry_mask_table, ctr_carry_49) */
 	vmovdqa %ymm2, 1312(%rsp) /* spill g2x3.1 */
-	vpand 128(%rsp), %ymm15, %ymm2 /* ctr_pair_49_b = and(ctr_mask_49, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_49_a = andnot(ctr_mask_49, ctr_v_open) */
+	vpand 416(%rsp), %ymm15, %ymm2 /* ctr_pair_49_b = and(ctr_mask_49, ctr_w_open) */
+	vpandn 96(%rsp), %ymm15, %ymm15 /* ctr_pair_49_a = andnot(ctr_mask_49, ctr_v_open) */
 	vpor %ymm15, %ymm2, %ymm2 /* ctr_pair_49 = or(ctr_pair_49_b, ctr_pair_49_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_new_last_byte(%rip), %ymm1, %ymm1 /* ctr_last_byte_49 = lookup16(ctr_sum_49, new_last_byte) */
 	vpor %ymm1, %ymm2, %ymm1 /* row_49 = or(ctr_pair_49, ctr_last_byte_49) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_9_block_k_50(%rip), %ymm2 /* block_k_50 = const() */
-	vpaddb 96(%rsp), %ymm2, %ymm2 /* ctr_j_50 = add(block_k_50, ctr_j0) */
-	vpaddw 192(%rsp), %ymm2, %ymm2 /* ctr_sum_50 = add(ctr_j_50, ctr_last) */
+	vpaddb 32(%rsp), %ymm2, %ymm2 /* ctr_j_50 = add(block_k_50, ctr_j0) */
+	vpaddw 64(%rsp), %ymm2, %ymm2 /* ctr_sum_50 = add(ctr_j_50, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_carry_everywhere(%rip), %ymm2, %ymm15 /* ctr_carry_50 = lookup16(ctr_sum_50, carry_everywhere) */
 	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_50 = lookup16(carry_mask_table, ctr_carry_50) */
 	vmovdqa %ymm4, 1344(%rsp) /* spill g2x11.1 */
-	vpand 128(%rsp), %ymm15, %ymm4 /* ctr_pair_50_b = and(ctr_mask_50, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_50_a = andnot(ctr_mask_50, ctr_v_open) */
+	vpand 416(%rsp), %ymm15, %ymm4 /* ctr_pair_50_b = and(ctr_mask_50, ctr_w_open) */
+	vpandn 96(%rsp), %ymm15, %ymm15 /* ctr_pair_50_a = andnot(ctr_mask_50, ctr_v_open) */
 	vpor %ymm15, %ymm4, %ymm4 /* ctr_pair_50 = or(ctr_pair_50_b, ctr_pair_50_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_new_last_byte(%rip), %ymm2, %ymm2 /* ctr_last_byte_50 = lookup16(ctr_sum_50, new_last_byte) */
 	vpor %ymm2, %ymm4, %ymm2 /* row_50 = or(ctr_pair_50, ctr_last_byte_50) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_9_block_k_51(%rip), %ymm4 /* block_k_51 = const() */
-	vpaddb 96(%rsp), %ymm4, %ymm4 /* ctr_j_51 = add(block_k_51, ctr_j0) */
-	vpaddw 192(%rsp), %ymm4, %ymm4 /* ctr_sum_51 = add(ctr_j_51, ctr_last) */
+	vpaddb 32(%rsp), %ymm4, %ymm4 /* ctr_j_51 = add(block_k_51, ctr_j0) */
+	vpaddw 64(%rsp), %ymm4, %ymm4 /* ctr_sum_51 = add(ctr_j_51, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_carry_everywhere(%rip), %ymm4, %ymm15 /* ctr_carry_51 = lookup16(ctr_sum_51, carry_everywhere) */
 	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_51 = lookup16(carry_mask_table, ctr_carry_51) */
 	vmovdqa %ymm5, 1376(%rsp) /* spill g2x1.1 */
-	vpand 128(%rsp), %ymm15, %ymm5 /* ctr_pair_51_b = and(ctr_mask_51, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_51_a = andnot(ctr_mask_51, ctr_v_open) */
+	vpand 416(%rsp), %ymm15, %ymm5 /* ctr_pair_51_b = and(ctr_mask_51, ctr_w_open) */
+	vpandn 96(%rsp), %ymm15, %ymm15 /* ctr_pair_51_a = andnot(ctr_mask_51, ctr_v_open) */
 	vpor %ymm15, %ymm5, %ymm5 /* ctr_pair_51 = or(ctr_pair_51_b, ctr_pair_51_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte_51 = lookup16(ctr_sum_51, new_last_byte) */
 	vpor %ymm4, %ymm5, %ymm4 /* row_51 = or(ctr_pair_51, ctr_last_byte_51) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_9_block_k_52(%rip), %ymm5 /* block_k_52 = const() */
-	vpaddb 96(%rsp), %ymm5, %ymm5 /* ctr_j_52 = add(block_k_52, ctr_j0) */
-	vpaddw 192(%rsp), %ymm5, %ymm5 /* ctr_sum_52 = add(ctr_j_52, ctr_last) */
+	vpaddb 32(%rsp), %ymm5, %ymm5 /* ctr_j_52 = add(block_k_52, ctr_j0) */
+	vpaddw 64(%rsp), %ymm5, %ymm5 /* ctr_sum_52 = add(ctr_j_52, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_carry_everywhere(%rip), %ymm5, %ymm15 /* ctr_carry_52 = lookup16(ctr_sum_52, carry_everywhere) */
 	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_52 = lookup16(carry_mask_table, ctr_carry_52) */
 	vmovdqa %ymm6, 1408(%rsp) /* spill g2x8.1 */
-	vpand 128(%rsp), %ymm15, %ymm6 /* ctr_pair_52_b = and(ctr_mask_52, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_52_a = andnot(ctr_mask_52, ctr_v_open) */
+	vpand 416(%rsp), %ymm15, %ymm6 /* ctr_pair_52_b = and(ctr_mask_52, ctr_w_open) */
+	vpandn 96(%rsp), %ymm15, %ymm15 /* ctr_pair_52_a = andnot(ctr_mask_52, ctr_v_open) */
 	vpor %ymm15, %ymm6, %ymm6 /* ctr_pair_52 = or(ctr_pair_52_b, ctr_pair_52_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_52 = lookup16(ctr_sum_52, new_last_byte) */
 	vpor %ymm5, %ymm6, %ymm5 /* row_52 = or(ctr_pair_52, ctr_last_byte_52) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_9_block_k_53(%rip), %ymm6 /* block_k_53 = const() */
-	vpaddb 96(%rsp), %ymm6, %ymm6 /* ctr_j_53 = add(block_k_53, ctr_j0) */
-	vpaddw 192(%rsp), %ymm6, %ymm6 /* ctr_sum_53 = add(ctr_j_53, ctr_last) */
+	vpaddb 32(%rsp), %ymm6, %ymm6 /* ctr_j_53 = add(block_k_53, ctr_j0) */
+	vpaddw 64(%rsp), %ymm6, %ymm6 /* ctr_sum_53 = add(ctr_j_53, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_carry_everywhere(%rip), %ymm6, %ymm15 /* ctr_carry_53 = lookup16(ctr_sum_53, carry_everywhere) */
 	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_53 = lookup16(carry_mask_table, ctr_carry_53) */
 	vmovdqa %ymm7, 1440(%rsp) /* spill g2x9.1 */
-	vpand 128(%rsp), %ymm15, %ymm7 /* ctr_pair_53_b = and(ctr_mask_53, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_53_a = andnot(ctr_mask_53, ctr_v_open) */
+	vpand 416(%rsp), %ymm15, %ymm7 /* ctr_pair_53_b = and(ctr_mask_53, ctr_w_open) */
+	vpandn 96(%rsp), %ymm15, %ymm15 /* ctr_pair_53_a = andnot(ctr_mask_53, ctr_v_open) */
 	vpor %ymm15, %ymm7, %ymm7 /* ctr_pair_53 = or(ctr_pair_53_b, ctr_pair_53_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_new_last_byte(%rip), %ymm6, %ymm6 /* ctr_last_byte_53 = lookup16(ctr_sum_53, new_last_byte) */
 	vpor %ymm6, %ymm7, %ymm6 /* row_53 = or(ctr_pair_53, ctr_last_byte_53) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_9_block_k_54(%rip), %ymm7 /* block_k_54 = const() */
-	vpaddb 96(%rsp), %ymm7, %ymm7 /* ctr_j_54 = add(block_k_54, ctr_j0) */
-	vpaddw 192(%rsp), %ymm7, %ymm7 /* ctr_sum_54 = add(ctr_j_54, ctr_last) */
+	vpaddb 32(%rsp), %ymm7, %ymm7 /* ctr_j_54 = add(block_k_54, ctr_j0) */
+	vpaddw 64(%rsp), %ymm7, %ymm7 /* ctr_sum_54 = add(ctr_j_54, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_carry_everywhere(%rip), %ymm7, %ymm15 /* ctr_carry_54 = lookup16(ctr_sum_54, carry_everywhere) */
 	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_54 = lookup16(carry_mask_table, ctr_carry_54) */
 	vmovdqa %ymm8, 1472(%rsp) /* spill g2x4.1 */
-	vpand 128(%rsp), %ymm15, %ymm8 /* ctr_pair_54_b = and(ctr_mask_54, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_54_a = andnot(ctr_mask_54, ctr_v_open) */
+	vpand 416(%rsp), %ymm15, %ymm8 /* ctr_pair_54_b = and(ctr_mask_54, ctr_w_open) */
+	vpandn 96(%rsp), %ymm15, %ymm15 /* ctr_pair_54_a = andnot(ctr_mask_54, ctr_v_open) */
 	vpor %ymm15, %ymm8, %ymm8 /* ctr_pair_54 = or(ctr_pair_54_b, ctr_pair_54_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_new_last_byte(%rip), %ymm7, %ymm7 /* ctr_last_byte_54 = lookup16(ctr_sum_54, new_last_byte) */
 	vpor %ymm7, %ymm8, %ymm7 /* row_54 = or(ctr_pair_54, ctr_last_byte_54) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_9_block_k_55(%rip), %ymm8 /* block_k_55 = const() */
-	vpaddb 96(%rsp), %ymm8, %ymm8 /* ctr_j_55 = add(block_k_55, ctr_j0) */
-	vpaddw 192(%rsp), %ymm8, %ymm8 /* ctr_sum_55 = add(ctr_j_55, ctr_last) */
+	vpaddb 32(%rsp), %ymm8, %ymm8 /* ctr_j_55 = add(block_k_55, ctr_j0) */
+	vpaddw 64(%rsp), %ymm8, %ymm8 /* ctr_sum_55 = add(ctr_j_55, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_carry_everywhere(%rip), %ymm8, %ymm15 /* ctr_carry_55 = lookup16(ctr_sum_55, carry_everywhere) */
 	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_55 = lookup16(carry_mask_table, ctr_carry_55) */
 	vmovdqa %ymm9, 1504(%rsp) /* spill g2x5.1 */
-	vpand 128(%rsp), %ymm15, %ymm9 /* ctr_pair_55_b = and(ctr_mask_55, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_55_a = andnot(ctr_mask_55, ctr_v_open) */
+	vpand 416(%rsp), %ymm15, %ymm9 /* ctr_pair_55_b = and(ctr_mask_55, ctr_w_open) */
+	vpandn 96(%rsp), %ymm15, %ymm15 /* ctr_pair_55_a = andnot(ctr_mask_55, ctr_v_open) */
 	vpor %ymm15, %ymm9, %ymm9 /* ctr_pair_55 = or(ctr_pair_55_b, ctr_pair_55_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_new_last_byte(%rip), %ymm8, %ymm8 /* ctr_last_byte_55 = lookup16(ctr_sum_55, new_last_byte) */
 	vpor %ymm8, %ymm9, %ymm8 /* row_55 = or(ctr_pair_55, ctr_last_byte_55) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_9_block_k_56(%rip), %ymm9 /* block_k_56 = const() */
-	vpaddb 96(%rsp), %ymm9, %ymm9 /* ctr_j_56 = add(block_k_56, ctr_j0) */
-	vpaddw 192(%rsp), %ymm9, %ymm9 /* ctr_sum_56 = add(ctr_j_56, ctr_last) */
+	vpaddb 32(%rsp), %ymm9, %ymm9 /* ctr_j_56 = add(block_k_56, ctr_j0) */
+	vpaddw 64(%rsp), %ymm9, %ymm9 /* ctr_sum_56 = add(ctr_j_56, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_carry_everywhere(%rip), %ymm9, %ymm15 /* ctr_carry_56 = lookup16(ctr_sum_56, carry_everywhere) */
 	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_56 = lookup16(carry_mask_table, ctr_carry_56) */
 	vmovdqa %ymm10, 1536(%rsp) /* spill g2x6.1 */
-	vpand 128(%rsp), %ymm15, %ymm10 /* ctr_pair_56_b = and(ctr_mask_56, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_56_a = andnot(ctr_mask_56, ctr_v_open) */
+	vpand 416(%rsp), %ymm15, %ymm10 /* ctr_pair_56_b = and(ctr_mask_56, ctr_w_open) */
+	vpandn 96(%rsp), %ymm15, %ymm15 /* ctr_pair_56_a = andnot(ctr_mask_56, ctr_v_open) */
 	vpor %ymm15, %ymm10, %ymm10 /* ctr_pair_56 = or(ctr_pair_56_b, ctr_pair_56_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_new_last_byte(%rip), %ymm9, %ymm9 /* ctr_last_byte_56 = lookup16(ctr_sum_56, new_last_byte) */
 	vpor %ymm9, %ymm10, %ymm9 /* row_56 = or(ctr_pair_56, ctr_last_byte_56) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_9_block_k_57(%rip), %ymm10 /* block_k_57 = const() */
-	vpaddb 96(%rsp), %ymm10, %ymm10 /* ctr_j_57 = add(block_k_57, ctr_j0) */
-	vpaddw 192(%rsp), %ymm10, %ymm10 /* ctr_sum_57 = add(ctr_j_57, ctr_last) */
+	vpaddb 32(%rsp), %ymm10, %ymm10 /* ctr_j_57 = add(block_k_57, ctr_j0) */
+	vpaddw 64(%rsp), %ymm10, %ymm10 /* ctr_sum_57 = add(ctr_j_57, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_carry_everywhere(%rip), %ymm10, %ymm15 /* ctr_carry_57 = lookup16(ctr_sum_57, carry_everywhere) */
 	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_57 = lookup16(carry_mask_table, ctr_carry_57) */
 	vmovdqa %ymm11, 1568(%rsp) /* spill g2x0.1 */
-	vpand 128(%rsp), %ymm15, %ymm11 /* ctr_pair_57_b = and(ctr_mask_57, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_57_a = andnot(ctr_mask_57, ctr_v_open) */
+	vpand 416(%rsp), %ymm15, %ymm11 /* ctr_pair_57_b = and(ctr_mask_57, ctr_w_open) */
+	vpandn 96(%rsp), %ymm15, %ymm15 /* ctr_pair_57_a = andnot(ctr_mask_57, ctr_v_open) */
 	vpor %ymm15, %ymm11, %ymm11 /* ctr_pair_57 = or(ctr_pair_57_b, ctr_pair_57_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_new_last_byte(%rip), %ymm10, %ymm10 /* ctr_last_byte_57 = lookup16(ctr_sum_57, new_last_byte) */
 	vpor %ymm10, %ymm11, %ymm10 /* row_57 = or(ctr_pair_57, ctr_last_byte_57) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_9_block_k_58(%rip), %ymm11 /* block_k_58 = const() */
-	vpaddb 96(%rsp), %ymm11, %ymm11 /* ctr_j_58 = add(block_k_58, ctr_j0) */
-	vpaddw 192(%rsp), %ymm11, %ymm11 /* ctr_sum_58 = add(ctr_j_58, ctr_last) */
+	vpaddb 32(%rsp), %ymm11, %ymm11 /* ctr_j_58 = add(block_k_58, ctr_j0) */
+	vpaddw 64(%rsp), %ymm11, %ymm11 /* ctr_sum_58 = add(ctr_j_58, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_carry_everywhere(%rip), %ymm11, %ymm15 /* ctr_carry_58 = lookup16(ctr_sum_58, carry_everywhere) */
 	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_58 = lookup16(carry_mask_table, ctr_carry_58) */
 	vmovdqa %ymm12, 1600(%rsp) /* spill g2x10.1 */
-	vpand 128(%rsp), %ymm15, %ymm12 /* ctr_pair_58_b = and(ctr_mask_58, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_58_a = andnot(ctr_mask_58, ctr_v_open) */
+	vpand 416(%rsp), %ymm15, %ymm12 /* ctr_pair_58_b = and(ctr_mask_58, ctr_w_open) */
+	vpandn 96(%rsp), %ymm15, %ymm15 /* ctr_pair_58_a = andnot(ctr_mask_58, ctr_v_open) */
 	vpor %ymm15, %ymm12, %ymm12 /* ctr_pair_58 = or(ctr_pair_58_b, ctr_pair_58_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_new_last_byte(%rip), %ymm11, %ymm11 /* ctr_last_byte_58 = lookup16(ctr_sum_58, new_last_byte) */
 	vpor %ymm11, %ymm12, %ymm11 /* row_58 = or(ctr_pair_58, ctr_last_byte_58) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_9_block_k_59(%rip), %ymm12 /* block_k_59 = const() */
-	vpaddb 96(%rsp), %ymm12, %ymm12 /* ctr_j_59 = add(block_k_59, ctr_j0) */
-	vpaddw 192(%rsp), %ymm12, %ymm12 /* ctr_sum_59 = add(ctr_j_59, ctr_last) */
+	vpaddb 32(%rsp), %ymm12, %ymm12 /* ctr_j_59 = add(block_k_59, ctr_j0) */
+	vpaddw 64(%rsp), %ymm12, %ymm12 /* ctr_sum_59 = add(ctr_j_59, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_carry_everywhere(%rip), %ymm12, %ymm15 /* ctr_carry_59 = lookup16(ctr_sum_59, carry_everywhere) */
 	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_59 = lookup16(carry_mask_table, ctr_carry_59) */
 	vmovdqa %ymm13, 1632(%rsp) /* spill g2x2.1 */
-	vpand 128(%rsp), %ymm15, %ymm13 /* ctr_pair_59_b = and(ctr_mask_59, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_59_a = andnot(ctr_mask_59, ctr_v_open) */
+	vpand 416(%rsp), %ymm15, %ymm13 /* ctr_pair_59_b = and(ctr_mask_59, ctr_w_open) */
+	vpandn 96(%rsp), %ymm15, %ymm15 /* ctr_pair_59_a = andnot(ctr_mask_59, ctr_v_open) */
 	vpor %ymm15, %ymm13, %ymm13 /* ctr_pair_59 = or(ctr_pair_59_b, ctr_pair_59_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_new_last_byte(%rip), %ymm12, %ymm12 /* ctr_last_byte_59 = lookup16(ctr_sum_59, new_last_byte) */
 	vpor %ymm12, %ymm13, %ymm12 /* row_59 = or(ctr_pair_59, ctr_last_byte_59) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_9_block_k_60(%rip), %ymm13 /* block_k_60 = const() */
-	vpaddb 96(%rsp), %ymm13, %ymm13 /* ctr_j_60 = add(block_k_60, ctr_j0) */
-	vpaddw 192(%rsp), %ymm13, %ymm13 /* ctr_sum_60 = add(ctr_j_60, ctr_last) */
+	vpaddb 32(%rsp), %ymm13, %ymm13 /* ctr_j_60 = add(block_k_60, ctr_j0) */
+	vpaddw 64(%rsp), %ymm13, %ymm13 /* ctr_sum_60 = add(ctr_j_60, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_carry_everywhere(%rip), %ymm13, %ymm15 /* ctr_carry_60 = lookup16(ctr_sum_60, carry_everywhere) */
 	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_60 = lookup16(carry_mask_table, ctr_carry_60) */
 	vmovdqa %ymm14, 1664(%rsp) /* spill g2x12.1 */
-	vpand 128(%rsp), %ymm15, %ymm14 /* ctr_pair_60_b = and(ctr_mask_60, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_60_a = andnot(ctr_mask_60, ctr_v_open) */
+	vpand 416(%rsp), %ymm15, %ymm14 /* ctr_pair_60_b = and(ctr_mask_60, ctr_w_open) */
+	vpandn 96(%rsp), %ymm15, %ymm15 /* ctr_pair_60_a = andnot(ctr_mask_60, ctr_v_open) */
 	vpor %ymm15, %ymm14, %ymm14 /* ctr_pair_60 = or(ctr_pair_60_b, ctr_pair_60_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_new_last_byte(%rip), %ymm13, %ymm13 /* ctr_last_byte_60 = lookup16(ctr_sum_60, new_last_byte) */
 	vpor %ymm13, %ymm14, %ymm13 /* row_60 = or(ctr_pair_60, ctr_last_byte_60) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_9_block_k_61(%rip), %ymm14 /* block_k_61 = const() */
-	vpaddb 96(%rsp), %ymm14, %ymm14 /* ctr_j_61 = add(block_k_61, ctr_j0) */
-	vpaddw 192(%rsp), %ymm14, %ymm14 /* ctr_sum_61 = add(ctr_j_61, ctr_last) */
+	vpaddb 32(%rsp), %ymm14, %ymm14 /* ctr_j_61 = add(block_k_61, ctr_j0) */
+	vpaddw 64(%rsp), %ymm14, %ymm14 /* ctr_sum_61 = add(ctr_j_61, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_61 = lookup16(ctr_sum_61, carry_everywhere) */
 	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_61 = lookup16(carry_mask_table, ctr_carry_61) */
 	vmovdqa %ymm8, 1696(%rsp) /* spill row_55 */
-	vpand 128(%rsp), %ymm15, %ymm8 /* ctr_pair_61_b = and(ctr_mask_61, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_61_a = andnot(ctr_mask_61, ctr_v_open) */
+	vpand 416(%rsp), %ymm15, %ymm8 /* ctr_pair_61_b = and(ctr_mask_61, ctr_w_open) */
+	vpandn 96(%rsp), %ymm15, %ymm15 /* ctr_pair_61_a = andnot(ctr_mask_61, ctr_v_open) */
 	vpor %ymm15, %ymm8, %ymm8 /* ctr_pair_61 = or(ctr_pair_61_b, ctr_pair_61_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_61 = lookup16(ctr_sum_61, new_last_byte) */
 	vpor %ymm14, %ymm8, %ymm8 /* row_61 = or(ctr_pair_61, ctr_last_byte_61) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_9_block_k_62(%rip), %ymm14 /* block_k_62 = const() */
-	vpaddb 96(%rsp), %ymm14, %ymm14 /* ctr_j_62 = add(block_k_62, ctr_j0) */
-	vpaddw 192(%rsp), %ymm14, %ymm14 /* ctr_sum_62 = add(ctr_j_62, ctr_last) */
+	vpaddb 32(%rsp), %ymm14, %ymm14 /* ctr_j_62 = add(block_k_62, ctr_j0) */
+	vpaddw 64(%rsp), %ymm14, %ymm14 /* ctr_sum_62 = add(ctr_j_62, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_62 = lookup16(ctr_sum_62, carry_everywhere) */
 	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_62 = lookup16(carry_mask_table, ctr_carry_62) */
 	vmovdqa %ymm7, 1728(%rsp) /* spill row_54 */
-	vpand 128(%rsp), %ymm15, %ymm7 /* ctr_pair_62_b = and(ctr_mask_62, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_62_a = andnot(ctr_mask_62, ctr_v_open) */
+	vpand 416(%rsp), %ymm15, %ymm7 /* ctr_pair_62_b = and(ctr_mask_62, ctr_w_open) */
+	vpandn 96(%rsp), %ymm15, %ymm15 /* ctr_pair_62_a = andnot(ctr_mask_62, ctr_v_open) */
 	vpor %ymm15, %ymm7, %ymm7 /* ctr_pair_62 = or(ctr_pair_62_b, ctr_pair_62_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_62 = lookup16(ctr_sum_62, new_last_byte) */
 	vpor %ymm14, %ymm7, %ymm7 /* row_62 = or(ctr_pair_62, ctr_last_byte_62) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_9_block_k_63(%rip), %ymm14 /* block_k_63 = const() */
-	vpaddb 96(%rsp), %ymm14, %ymm14 /* ctr_j_63 = add(block_k_63, ctr_j0) */
-	vpaddw 192(%rsp), %ymm14, %ymm14 /* ctr_sum_63 = add(ctr_j_63, ctr_last) */
+	vpaddb 32(%rsp), %ymm14, %ymm14 /* ctr_j_63 = add(block_k_63, ctr_j0) */
+	vpaddw 64(%rsp), %ymm14, %ymm14 /* ctr_sum_63 = add(ctr_j_63, ctr_last) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_63 = lookup16(ctr_sum_63, carry_everywhere) */
 	vpshufb %ymm15, %ymm3, %ymm3 /* ctr_mask_63 = lookup16(carry_mask_table, ctr_carry_63) */
-	vpand 128(%rsp), %ymm3, %ymm15 /* ctr_pair_63_b = and(ctr_mask_63, ctr_w_open) */
-	vpandn 160(%rsp), %ymm3, %ymm3 /* ctr_pair_63_a = andnot(ctr_mask_63, ctr_v_open) */
+	vpand 416(%rsp), %ymm3, %ymm15 /* ctr_pair_63_b = and(ctr_mask_63, ctr_w_open) */
+	vpandn 96(%rsp), %ymm3, %ymm3 /* ctr_pair_63_a = andnot(ctr_mask_63, ctr_v_open) */
 	vpor %ymm3, %ymm15, %ymm3 /* ctr_pair_63 = or(ctr_pair_63_b, ctr_pair_63_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_63 = lookup16(ctr_sum_63, new_last_byte) */
 	vpor %ymm14, %ymm3, %ymm3 /* row_63 = or(ctr_pair_63, ctr_last_byte_63) */
@@ -19573,7 +19680,7 @@ SYM_FUNC_START(sm4_byteslice_avx2_vaes_batch_gcm)
 	vmovdqa %ymm3, 1728(%rsp) /* spill tr3_63 */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_9_tbl_lo(%rip), %ymm3 /* tbl_lo = const() */
 	vpshufb %ymm15, %ymm3, %ymm15 /* xin_48_l = lookup16(tbl_lo, tr3_48_lo) */
-	vmovdqa %ymm0, 160(%rsp) /* spill tr3_62 */
+	vmovdqa %ymm0, 96(%rsp) /* spill tr3_62 */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_9_tbl_hi(%rip), %ymm0 /* tbl_hi = const() */
 	vpshufb %ymm13, %ymm0, %ymm13 /* xin_48_h = lookup16(tbl_hi, tr3_48_hi) */
 	vpxor %ymm13, %ymm15, %ymm13 /* xin_48 = xor(xin_48_l, xin_48_h) */
@@ -19650,14 +19757,14 @@ SYM_FUNC_START(sm4_byteslice_avx2_vaes_batch_gcm)
 	vpshufb %ymm14, %ymm0, %ymm14 /* xin_60_h = lookup16(tbl_hi, tr3_60_hi) */
 	vpxor %ymm14, %ymm15, %ymm14 /* xin_60 = xor(xin_60_l, xin_60_h) */
 	vmovdqa 1696(%rsp), %ymm15 /* reload tr3_61 */
-	vmovdqa %ymm1, 128(%rsp) /* spill g3x11.1 */
+	vmovdqa %ymm1, 416(%rsp) /* spill g3x11.1 */
 	vpand .Lsm4_byteslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm1 /* tr3_61_lo = and(tr3_61, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* tr3_61_sh = shr(tr3_61) */
 	vpand .Lsm4_byteslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm15 /* tr3_61_hi = and(tr3_61_sh, nibble_mask) */
 	vpshufb %ymm1, %ymm3, %ymm1 /* xin_61_l = lookup16(tbl_lo, tr3_61_lo) */
 	vpshufb %ymm15, %ymm0, %ymm15 /* xin_61_h = lookup16(tbl_hi, tr3_61_hi) */
 	vpxor %ymm15, %ymm1, %ymm1 /* xin_61 = xor(xin_61_l, xin_61_h) */
-	vmovdqa 160(%rsp), %ymm15 /* reload tr3_62 */
+	vmovdqa 96(%rsp), %ymm15 /* reload tr3_62 */
 	vmovdqa %ymm1, 1696(%rsp) /* spill g3x13.1 */
 	vpand .Lsm4_byteslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm1 /* tr3_62_lo = and(tr3_62, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* tr3_62_sh = shr(tr3_62) */
@@ -19675,15 +19782,15 @@ SYM_FUNC_START(sm4_byteslice_avx2_vaes_batch_gcm)
 	vpxor %ymm3, %ymm0, %ymm0 /* xin_63 = xor(xin_63_l, xin_63_h) */
 
 	/* Products per input byte: B'1, B'3; every other block of M'_L is a XOR of them. */
-	vmovdqa 416(%rsp), %ymm3 /* reload g0x0.2 */
-	vmovdqa 288(%rsp), %ymm15 /* reload g0x1.2 */
+	vmovdqa 0(%rsp), %ymm3 /* reload g0x0.2 */
+	vmovdqa 384(%rsp), %ymm15 /* reload g0x1.2 */
 	vmovdqa %ymm5, 1728(%rsp) /* spill g3x3.2 */
 	vmovdqa 576(%rsp), %ymm5 /* reload g0x2.2 */
-	vmovdqa %ymm11, 160(%rsp) /* spill g3x2.2 */
-	vmovdqa 384(%rsp), %ymm11 /* reload g0x3.2 */
-	vmovdqa %ymm2, 192(%rsp) /* spill g3x1.2 */
+	vmovdqa %ymm11, 96(%rsp) /* spill g3x2.2 */
+	vmovdqa 192(%rsp), %ymm11 /* reload g0x3.2 */
+	vmovdqa %ymm2, 64(%rsp) /* spill g3x1.2 */
 	vmovdqa 1056(%rsp), %ymm2 /* reload g1x0.2 */
-	vmovdqa %ymm13, 96(%rsp) /* spill g3x0.2 */
+	vmovdqa %ymm13, 32(%rsp) /* spill g3x0.2 */
 	vmovdqa 832(%rsp), %ymm13 /* reload g1x1.2 */
 	vmovdqa %ymm0, 1760(%rsp) /* spill g3x15.2 */
 	vmovdqa 1120(%rsp), %ymm0 /* reload g1x2.2 */
@@ -19698,17 +19805,17 @@ SYM_FUNC_START(sm4_byteslice_avx2_vaes_batch_gcm)
 	vmovdqa %ymm7, 1920(%rsp) /* spill g3x5.2 */
 	vmovdqa 1312(%rsp), %ymm7 /* reload g2x3.2 */
 	vmovdqa %ymm9, 1952(%rsp) /* spill g3x9.2 */
-	vmovdqa 96(%rsp), %ymm9 /* reload g3x0.2 */
+	vmovdqa 32(%rsp), %ymm9 /* reload g3x0.2 */
 	vmovdqa %ymm9, 1984(%rsp) /* spill g3x0.2 */
-	vmovdqa 192(%rsp), %ymm9 /* reload g3x1.2 */
+	vmovdqa 64(%rsp), %ymm9 /* reload g3x1.2 */
 	vmovdqa %ymm9, 2016(%rsp) /* spill g3x1.2 */
-	vmovdqa 160(%rsp), %ymm9 /* reload g3x2.2 */
+	vmovdqa 96(%rsp), %ymm9 /* reload g3x2.2 */
 	vmovdqa %ymm9, 2048(%rsp) /* spill g3x2.2 */
 	vmovdqa 1728(%rsp), %ymm9 /* reload g3x3.2 */
 	vmovdqa %ymm9, 2080(%rsp) /* spill g3x3.2 */
-	vmovdqa 448(%rsp), %ymm9 /* reload g0x4.2 */
+	vmovdqa 512(%rsp), %ymm9 /* reload g0x4.2 */
 	vmovdqa %ymm14, 2112(%rsp) /* spill g3x12.2 */
-	vmovdqa 512(%rsp), %ymm14 /* reload g0x5.2 */
+	vmovdqa 352(%rsp), %ymm14 /* reload g0x5.2 */
 	vmovdqa %ymm6, 2144(%rsp) /* spill g3x4.2 */
 	vmovdqa 544(%rsp), %ymm6 /* reload g0x6.2 */
 	vmovdqa %ymm10, 2176(%rsp) /* spill g3x8.2 */
@@ -19738,13 +19845,13 @@ SYM_FUNC_START(sm4_byteslice_avx2_vaes_batch_gcm)
 	vmovdqa %ymm4, 2560(%rsp) /* spill g3x6.2 */
 	vmovdqa 1792(%rsp), %ymm4 /* reload g3x7.2 */
 	vmovdqa %ymm4, 2592(%rsp) /* spill g3x7.2 */
-	vmovdqa 352(%rsp), %ymm4 /* reload g0x8.2 */
+	vmovdqa 448(%rsp), %ymm4 /* reload g0x8.2 */
 	vmovdqa %ymm0, 2624(%rsp) /* spill g1x2.2 */
-	vmovdqa 480(%rsp), %ymm0 /* reload g0x9.2 */
+	vmovdqa 256(%rsp), %ymm0 /* reload g0x9.2 */
 	vmovdqa %ymm13, 2656(%rsp) /* spill g1x1.2 */
 	vmovdqa 640(%rsp), %ymm13 /* reload g0x10.2 */
 	vmovdqa %ymm2, 2688(%rsp) /* spill g1x0.2 */
-	vmovdqa 256(%rsp), %ymm2 /* reload g0x11.2 */
+	vmovdqa 224(%rsp), %ymm2 /* reload g0x11.2 */
 	vmovdqa %ymm1, 2720(%rsp) /* spill g1x7.2 */
 	vmovdqa 896(%rsp), %ymm1 /* reload g1x8.2 */
 	vmovdqa %ymm8, 2752(%rsp) /* spill g1x6.2 */
@@ -19768,15 +19875,15 @@ SYM_FUNC_START(sm4_byteslice_avx2_vaes_batch_gcm)
 	vmovdqa %ymm8, 3040(%rsp) /* spill g3x9.2 */
 	vmovdqa 1888(%rsp), %ymm8 /* reload g3x10.2 */
 	vmovdqa %ymm8, 3072(%rsp) /* spill g3x10.2 */
-	vmovdqa 128(%rsp), %ymm8 /* reload g3x11.2 */
+	vmovdqa 416(%rsp), %ymm8 /* reload g3x11.2 */
 	vmovdqa %ymm8, 3104(%rsp) /* spill g3x11.2 */
 	vmovdqa 608(%rsp), %ymm8 /* reload g0x12.2 */
 	vmovdqa %ymm12, 3136(%rsp) /* spill g1x5.2 */
-	vmovdqa 32(%rsp), %ymm12 /* reload g0x13.2 */
+	vmovdqa 288(%rsp), %ymm12 /* reload g0x13.2 */
 	vmovdqa %ymm1, 3168(%rsp) /* spill g1x8.2 */
-	vmovdqa 224(%rsp), %ymm1 /* reload g0x14.2 */
+	vmovdqa 480(%rsp), %ymm1 /* reload g0x14.2 */
 	vmovdqa %ymm7, 3200(%rsp) /* spill g1x4.2 */
-	vmovdqa 64(%rsp), %ymm7 /* reload g0x15.2 */
+	vmovdqa 160(%rsp), %ymm7 /* reload g0x15.2 */
 	vmovdqa %ymm11, 3232(%rsp) /* spill g0x3.2 */
 	vmovdqa 1152(%rsp), %ymm11 /* reload g1x12.2 */
 	vmovdqa %ymm11, 3264(%rsp) /* spill g1x12.2 */
@@ -19842,11 +19949,11 @@ SYM_FUNC_START(sm4_byteslice_avx2_vaes_batch_gcm)
 	vpand .Lsm4_byteslice_avx2_vaes_9_nibble_mask(%rip), %ymm9, %ymm2 /* y0_aes_lo = and(y0_aes, nibble_mask) */
 	vpsrlw $4, %ymm9, %ymm9 /* y0_aes_sh = shr(y0_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_9_nibble_mask(%rip), %ymm9, %ymm9 /* y0_aes_hi = and(y0_aes_sh, nibble_mask) */
-	vmovdqa %ymm7, 64(%rsp) /* spill g0x15.2 */
+	vmovdqa %ymm7, 160(%rsp) /* spill g0x15.2 */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_9_tbl_lo_1(%rip), %ymm7 /* tbl_lo_1 = const() */
-	vmovdqa %ymm1, 224(%rsp) /* spill g0x14.2 */
+	vmovdqa %ymm1, 480(%rsp) /* spill g0x14.2 */
 	vpshufb %ymm2, %ymm7, %ymm1 /* p1_0_l = lookup16(tbl_lo_1, y0_aes_lo) */
-	vmovdqa %ymm13, 32(%rsp) /* spill g0x10.2 */
+	vmovdqa %ymm13, 288(%rsp) /* spill g0x10.2 */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_9_tbl_hi_1(%rip), %ymm13 /* tbl_hi_1 = const() */
 	vmovdqa %ymm0, 608(%rsp) /* spill g0x9.2 */
 	vpshufb %ymm9, %ymm13, %ymm0 /* p1_0_h = lookup16(tbl_hi_1, y0_aes_hi) */
@@ -19854,7 +19961,7 @@ SYM_FUNC_START(sm4_byteslice_avx2_vaes_batch_gcm)
 	vpand .Lsm4_byteslice_avx2_vaes_9_nibble_mask(%rip), %ymm14, %ymm1 /* y1_aes_lo = and(y1_aes, nibble_mask) */
 	vpsrlw $4, %ymm14, %ymm14 /* y1_aes_sh = shr(y1_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_9_nibble_mask(%rip), %ymm14, %ymm14 /* y1_aes_hi = and(y1_aes_sh, nibble_mask) */
-	vmovdqa %ymm12, 128(%rsp) /* spill g0x13.2 */
+	vmovdqa %ymm12, 416(%rsp) /* spill g0x13.2 */
 	vpshufb %ymm1, %ymm7, %ymm12 /* p1_1_l = lookup16(tbl_lo_1, y1_aes_lo) */
 	vmovdqa %ymm4, 1344(%rsp) /* spill g0x8.2 */
 	vpshufb %ymm14, %ymm13, %ymm4 /* p1_1_h = lookup16(tbl_hi_1, y1_aes_hi) */
@@ -20182,15 +20289,15 @@ SYM_FUNC_START(sm4_byteslice_avx2_vaes_batch_gcm)
 	vpxor %ymm1, %ymm9, %ymm9 /* t0_acc_9 = xor(t0_acc_8, rk0_1) */
 	vpxor 1696(%rsp), %ymm9, %ymm9 /* t0_4 = xor(t0_acc_9, g0x0) */
 	vmovdqa 608(%rsp), %ymm10 /* reload g0x9.2 */
-	vpxor 128(%rsp), %ymm10, %ymm12 /* t1_acc_8 = xor(g0x9, g0x13) */
+	vpxor 416(%rsp), %ymm10, %ymm12 /* t1_acc_8 = xor(g0x9, g0x13) */
 	vpxor %ymm3, %ymm12, %ymm12 /* t1_acc_9 = xor(t1_acc_8, rk1_1) */
 	vpxor 1216(%rsp), %ymm12, %ymm12 /* t1_4 = xor(t1_acc_9, g0x1) */
-	vmovdqa 32(%rsp), %ymm14 /* reload g0x10.2 */
-	vpxor 224(%rsp), %ymm14, %ymm14 /* t2_acc_8 = xor(g0x10, g0x14) */
+	vmovdqa 288(%rsp), %ymm14 /* reload g0x10.2 */
+	vpxor 480(%rsp), %ymm14, %ymm14 /* t2_acc_8 = xor(g0x10, g0x14) */
 	vpxor %ymm5, %ymm14, %ymm14 /* t2_acc_9 = xor(t2_acc_8, rk2_1) */
 	vpxor 1248(%rsp), %ymm14, %ymm14 /* t2_4 = xor(t2_acc_9, g0x2) */
 	vmovdqa 1152(%rsp), %ymm10 /* reload g0x11.2 */
-	vpxor 64(%rsp), %ymm10, %ymm10 /* t3_acc_8 = xor(g0x11, g0x15) */
+	vpxor 160(%rsp), %ymm10, %ymm10 /* t3_acc_8 = xor(g0x11, g0x15) */
 	vpxor %ymm6, %ymm10, %ymm10 /* t3_acc_9 = xor(t3_acc_8, rk3_1) */
 	vpxor 3232(%rsp), %ymm10, %ymm10 /* t3_4 = xor(t3_acc_9, g0x3) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_9_inv_shift_rows(%rip), %ymm9, %ymm9 /* y0_4_sr = lookup16(t0_4, inv_shift_rows) */
@@ -20537,15 +20644,15 @@ SYM_FUNC_START(sm4_byteslice_avx2_vaes_batch_gcm)
 	vpxor 1696(%rsp), %ymm7, %ymm9 /* t0_acc_16 = xor(g0x12, g0x0) */
 	vpxor %ymm1, %ymm9, %ymm9 /* t0_acc_17 = xor(t0_acc_16, rk0_2) */
 	vpxor 1664(%rsp), %ymm9, %ymm9 /* t0_8 = xor(t0_acc_17, g0x4) */
-	vmovdqa 128(%rsp), %ymm10 /* reload g0x13.2 */
+	vmovdqa 416(%rsp), %ymm10 /* reload g0x13.2 */
 	vpxor 1216(%rsp), %ymm10, %ymm12 /* t1_acc_16 = xor(g0x13, g0x1) */
 	vpxor %ymm2, %ymm12, %ymm12 /* t1_acc_17 = xor(t1_acc_16, rk1_2) */
 	vpxor 704(%rsp), %ymm12, %ymm12 /* t1_8 = xor(t1_acc_17, g0x5) */
-	vmovdqa 224(%rsp), %ymm14 /* reload g0x14.2 */
+	vmovdqa 480(%rsp), %ymm14 /* reload g0x14.2 */
 	vpxor 1248(%rsp), %ymm14, %ymm14 /* t2_acc_16 = xor(g0x14, g0x2) */
 	vpxor %ymm5, %ymm14, %ymm14 /* t2_acc_17 = xor(t2_acc_16, rk2_2) */
 	vpxor 736(%rsp), %ymm14, %ymm14 /* t2_8 = xor(t2_acc_17, g0x6) */
-	vmovdqa 64(%rsp), %ymm10 /* reload g0x15.2 */
+	vmovdqa 160(%rsp), %ymm10 /* reload g0x15.2 */
 	vpxor 3232(%rsp), %ymm10, %ymm10 /* t3_acc_16 = xor(g0x15, g0x3) */
 	vpxor %ymm6, %ymm10, %ymm10 /* t3_acc_17 = xor(t3_acc_16, rk3_2) */
 	vpxor 672(%rsp), %ymm10, %ymm10 /* t3_8 = xor(t3_acc_17, g0x7) */
@@ -20616,7 +20723,7 @@ SYM_FUNC_START(sm4_byteslice_avx2_vaes_batch_gcm)
 	vpxor %ymm7, %ymm0, %ymm0 /* m2_acc_40 = xor(p1_0_8, p2_0_8) */
 	vpxor %ymm10, %ymm0, %ymm7 /* m2_acc_43 = xor(m2_acc_40, m0_acc_41) */
 	vpxor %ymm5, %ymm7, %ymm5 /* m2_acc_44 = xor(m2_acc_43, m1_acc_42) */
-	vpxor 32(%rsp), %ymm5, %ymm5 /* x2n_8 = xor(m2_acc_44, g0x10.2) */
+	vpxor 288(%rsp), %ymm5, %ymm5 /* x2n_8 = xor(m2_acc_44, g0x10.2) */
 	vpxor %ymm3, %ymm6, %ymm3 /* m3_acc_41 = xor(p1_1_8, p2_1_8) */
 	vpxor %ymm4, %ymm8, %ymm4 /* m3_acc_42 = xor(p2_2_8, p1_3_8) */
 	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_43 = xor(m2_acc_40, m3_acc_41) */
@@ -20659,7 +20766,7 @@ SYM_FUNC_START(sm4_byteslice_avx2_vaes_batch_gcm)
 	vpand .Lsm4_byteslice_avx2_vaes_9_nibble_mask(%rip), %ymm7, %ymm7 /* y1_9_aes_hi = and(y1_9_aes_sh, nibble_mask) */
 	vmovdqa %ymm0, 1152(%rsp) /* spill g0x11.3 */
 	vpshufb %ymm8, %ymm12, %ymm0 /* p1_1_9_l = lookup16(tbl_lo_1, y1_9_aes_lo) */
-	vmovdqa %ymm5, 32(%rsp) /* spill g0x10.3 */
+	vmovdqa %ymm5, 288(%rsp) /* spill g0x10.3 */
 	vpshufb %ymm7, %ymm6, %ymm5 /* p1_1_9_h = lookup16(tbl_hi_1, y1_9_aes_hi) */
 	vpxor %ymm5, %ymm0, %ymm0 /* p1_1_9 = xor(p1_1_9_l, p1_1_9_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_9_nibble_mask(%rip), %ymm10, %ymm5 /* y2_9_aes_lo = and(y2_9_aes, nibble_mask) */
@@ -20900,7 +21007,7 @@ SYM_FUNC_START(sm4_byteslice_avx2_vaes_batch_gcm)
 	vmovdqa 1248(%rsp), %ymm14 /* reload g0x2.3 */
 	vpxor 736(%rsp), %ymm14, %ymm14 /* t2_acc_24 = xor(g0x2, g0x6) */
 	vpxor %ymm5, %ymm14, %ymm14 /* t2_acc_25 = xor(t2_acc_24, rk2_3) */
-	vpxor 32(%rsp), %ymm14, %ymm14 /* t2_12 = xor(t2_acc_25, g0x10) */
+	vpxor 288(%rsp), %ymm14, %ymm14 /* t2_12 = xor(t2_acc_25, g0x10) */
 	vmovdqa 3232(%rsp), %ymm10 /* reload g0x3.3 */
 	vpxor 672(%rsp), %ymm10, %ymm10 /* t3_acc_24 = xor(g0x3, g0x7) */
 	vpxor %ymm6, %ymm10, %ymm10 /* t3_acc_25 = xor(t3_acc_24, rk3_3) */
@@ -20968,16 +21075,16 @@ SYM_FUNC_START(sm4_byteslice_avx2_vaes_batch_gcm)
 	vpxor %ymm5, %ymm4, %ymm5 /* m1_acc_62 = xor(p1_3_12, p2_3_12) */
 	vpxor %ymm3, %ymm12, %ymm3 /* m1_acc_63 = xor(m1_acc_60, m1_acc_61) */
 	vpxor %ymm5, %ymm3, %ymm3 /* m1_acc_64 = xor(m1_acc_63, m1_acc_62) */
-	vpxor 128(%rsp), %ymm3, %ymm3 /* x1n_12 = xor(m1_acc_64, g0x13.2) */
+	vpxor 416(%rsp), %ymm3, %ymm3 /* x1n_12 = xor(m1_acc_64, g0x13.2) */
 	vpxor %ymm7, %ymm0, %ymm0 /* m2_acc_60 = xor(p1_0_12, p2_0_12) */
 	vpxor %ymm10, %ymm0, %ymm7 /* m2_acc_63 = xor(m2_acc_60, m0_acc_61) */
 	vpxor %ymm5, %ymm7, %ymm5 /* m2_acc_64 = xor(m2_acc_63, m1_acc_62) */
-	vpxor 224(%rsp), %ymm5, %ymm5 /* x2n_12 = xor(m2_acc_64, g0x14.2) */
+	vpxor 480(%rsp), %ymm5, %ymm5 /* x2n_12 = xor(m2_acc_64, g0x14.2) */
 	vpxor %ymm2, %ymm6, %ymm2 /* m3_acc_61 = xor(p1_1_12, p2_1_12) */
 	vpxor %ymm4, %ymm8, %ymm4 /* m3_acc_62 = xor(p2_2_12, p1_3_12) */
 	vpxor %ymm2, %ymm0, %ymm0 /* m3_acc_63 = xor(m2_acc_60, m3_acc_61) */
 	vpxor %ymm4, %ymm0, %ymm0 /* m3_acc_64 = xor(m3_acc_63, m3_acc_62) */
-	vpxor 64(%rsp), %ymm0, %ymm0 /* x3n_12 = xor(m3_acc_64, g0x15.2) */
+	vpxor 160(%rsp), %ymm0, %ymm0 /* x3n_12 = xor(m3_acc_64, g0x15.2) */
 	vmovdqa 2688(%rsp), %ymm2 /* reload g1x0.3 */
 	vpxor 3200(%rsp), %ymm2, %ymm4 /* t0_acc_26 = xor(g1x0, g1x4) */
 	vpxor %ymm1, %ymm4, %ymm4 /* t0_acc_27 = xor(t0_acc_26, rk0_3) */
@@ -21013,15 +21120,15 @@ SYM_FUNC_START(sm4_byteslice_avx2_vaes_batch_gcm)
 	vpand .Lsm4_byteslice_avx2_vaes_9_nibble_mask(%rip), %ymm7, %ymm8 /* y1_13_aes_lo = and(y1_13_aes, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* y1_13_aes_sh = shr(y1_13_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_9_nibble_mask(%rip), %ymm7, %ymm7 /* y1_13_aes_hi = and(y1_13_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 64(%rsp) /* spill g0x15.3 */
+	vmovdqa %ymm0, 160(%rsp) /* spill g0x15.3 */
 	vpshufb %ymm8, %ymm12, %ymm0 /* p1_1_13_l = lookup16(tbl_lo_1, y1_13_aes_lo) */
-	vmovdqa %ymm5, 224(%rsp) /* spill g0x14.3 */
+	vmovdqa %ymm5, 480(%rsp) /* spill g0x14.3 */
 	vpshufb %ymm7, %ymm6, %ymm5 /* p1_1_13_h = lookup16(tbl_hi_1, y1_13_aes_hi) */
 	vpxor %ymm5, %ymm0, %ymm0 /* p1_1_13 = xor(p1_1_13_l, p1_1_13_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_9_nibble_mask(%rip), %ymm10, %ymm5 /* y2_13_aes_lo = and(y2_13_aes, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* y2_13_aes_sh = shr(y2_13_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_9_nibble_mask(%rip), %ymm10, %ymm10 /* y2_13_aes_hi = and(y2_13_aes_sh, nibble_mask) */
-	vmovdqa %ymm3, 128(%rsp) /* spill g0x13.3 */
+	vmovdqa %ymm3, 416(%rsp) /* spill g0x13.3 */
 	vpshufb %ymm5, %ymm12, %ymm3 /* p1_2_13_l = lookup16(tbl_lo_1, y2_13_aes_lo) */
 	vmovdqa %ymm9, 1600(%rsp) /* spill g0x12.3 */
 	vpshufb %ymm10, %ymm6, %ymm9 /* p1_2_13_h = lookup16(tbl_hi_1, y2_13_aes_hi) */
@@ -21244,16 +21351,16 @@ SYM_FUNC_START(sm4_byteslice_avx2_vaes_batch_gcm)
 	vmovdqa %ymm4, 3584(%rsp) /* spill g3x14.2 */
 	vmovdqa %ymm0, 1184(%rsp) /* spill g3x15.2 */
 	vmovdqa 608(%rsp), %ymm0 /* reload g0x9.3 */
-	vmovdqa 224(%rsp), %ymm1 /* reload g0x14.3 */
+	vmovdqa 480(%rsp), %ymm1 /* reload g0x14.3 */
 	vmovdqa 1152(%rsp), %ymm2 /* reload g0x11.3 */
 	vmovdqa 1344(%rsp), %ymm4 /* reload g0x8.3 */
 	vmovdqa 736(%rsp), %ymm6 /* reload g0x6.3 */
-	vmovdqa 64(%rsp), %ymm7 /* reload g0x15.3 */
+	vmovdqa 160(%rsp), %ymm7 /* reload g0x15.3 */
 	vmovdqa 1600(%rsp), %ymm8 /* reload g0x12.3 */
 	vmovdqa 1664(%rsp), %ymm9 /* reload g0x4.3 */
 	vmovdqa 672(%rsp), %ymm10 /* reload g0x7.3 */
-	vmovdqa 128(%rsp), %ymm12 /* reload g0x13.3 */
-	vmovdqa 32(%rsp), %ymm13 /* reload g0x10.3 */
+	vmovdqa 416(%rsp), %ymm12 /* reload g0x13.3 */
+	vmovdqa 288(%rsp), %ymm13 /* reload g0x10.3 */
 	vmovdqa 704(%rsp), %ymm14 /* reload g0x5.3 */
 	add $64, %r10
 	cmp $512, %r10
@@ -22200,7 +22307,7 @@ SYM_FUNC_START(sm4_byteslice_avx2_vaes_batch_gcm)
 	vmovdqu 2016(%rcx), %ymm0 /* msg_63 = load() */
 	vpxor %ymm0, %ymm2, %ymm0 /* ct_63 = xor(tro3_63, msg_63) */
 	vmovdqu %ymm0, 2016(%rdx) /* store ct_63 */
-	vmovdqa 0(%rsp), %ymm0 /* reload y_next */
+	vmovdqa 128(%rsp), %ymm0 /* reload y_next */
 	vmovdqu %ymm0, 64(%rsi) /* store y_next */
 	mov %rbp, %rsp
 	pop %rbp

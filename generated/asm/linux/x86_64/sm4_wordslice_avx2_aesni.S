@@ -6,24 +6,24 @@
 
 	.text
 
-/* sm4_wordslice_avx2_aesni_ghash_step: ghash_update256_n8, 3 arguments
+/* sm4_wordslice_avx2_aesni_ghash_step: ghash_update256_n16, 3 arguments
  *   %rdi: y
  *   %rsi: table
  *   %rdx: msg
  *   ymm0-15: vectors, as allocated (16 used)
- *   frame: 128 bytes (4 spill slots of 32 bytes)
+ *   frame: 640 bytes (20 spill slots of 32 bytes)
  */
 	.p2align 5
 SYM_FUNC_START(sm4_wordslice_avx2_aesni_ghash_step)
 	push %rbp
 	mov %rsp, %rbp
 	and $-64, %rsp
-	sub $128, %rsp
+	sub $640, %rsp
 	vbroadcasti128 (%rdi), %ymm0 /* y_1 = bcast128() */
 	vpshufb .Lsm4_wordslice_avx2_aesni_0_reverse16(%rip), %ymm0, %ymm0 /* phi_y = lookup16(y_1, reverse16) */
 	vpand .Lsm4_wordslice_avx2_aesni_0_first_block(%rip), %ymm0, %ymm0 /* y1 = and(phi_y, first_block) */
 
-	/* 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
+	/* 16 blocks, 2 per register: block i times T_(n - i), products unreduced. */
 	vmovdqu (%rdx), %ymm1 /* x = load() */
 	vpshufb .Lsm4_wordslice_avx2_aesni_0_reverse16(%rip), %ymm1, %ymm1 /* z = lookup16(x, reverse16) */
 	vpxor %ymm0, %ymm1, %ymm0 /* z1_y = xor(z, y1) */
@@ -105,26 +105,142 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_ghash_step)
 	vpclmulqdq $0x11, %xmm15, %xmm11, %xmm2 /* hi_3_0 = clmul(lo_3_a0, lo_3_b0) */
 	vpclmulqdq $0x11, %xmm7, %xmm3, %xmm3 /* hi_3_1 = clmul(lo_3_a1, lo_3_b1) */
 	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* hi_3 = concat128(hi_3_0, hi_3_1) */
+	vmovdqu 128(%rdx), %ymm3 /* x_4 = load() */
+	vpshufb .Lsm4_wordslice_avx2_aesni_0_reverse16(%rip), %ymm3, %ymm3 /* z_4 = lookup16(x_4, reverse16) */
+	vmovdqu 128(%rsi), %ymm7 /* h_4 = load() */
+	vmovdqa %xmm3, %xmm11 /* lo_4_a0 = extract128(z_4) */
+	vmovdqa %xmm7, %xmm15 /* lo_4_b0 = extract128(h_4) */
+	vmovdqa %ymm2, 128(%rsp) /* spill hi_3 */
+	vpclmulqdq $0x0, %xmm15, %xmm11, %xmm2 /* lo_4_0 = clmul(lo_4_a0, lo_4_b0) */
+	vextracti128 $1, %ymm3, %xmm3 /* lo_4_a1 = extract128(z_4) */
+	vextracti128 $1, %ymm7, %xmm7 /* lo_4_b1 = extract128(h_4) */
+	vmovdqa %ymm1, 160(%rsp) /* spill mid_7 */
+	vpclmulqdq $0x0, %xmm7, %xmm3, %xmm1 /* lo_4_1 = clmul(lo_4_a1, lo_4_b1) */
+	vinserti128 $1, %xmm1, %ymm2, %ymm1 /* lo_4 = concat128(lo_4_0, lo_4_1) */
+	vpclmulqdq $0x10, %xmm15, %xmm11, %xmm2 /* mid_8_0 = clmul(lo_4_a0, lo_4_b0) */
+	vmovdqa %ymm13, 192(%rsp) /* spill mid_4 */
+	vpclmulqdq $0x10, %xmm7, %xmm3, %xmm13 /* mid_8_1 = clmul(lo_4_a1, lo_4_b1) */
+	vinserti128 $1, %xmm13, %ymm2, %ymm2 /* mid_8 = concat128(mid_8_0, mid_8_1) */
+	vpclmulqdq $0x1, %xmm15, %xmm11, %xmm13 /* mid_9_0 = clmul(lo_4_a0, lo_4_b0) */
+	vmovdqa %ymm2, 224(%rsp) /* spill mid_8 */
+	vpclmulqdq $0x1, %xmm7, %xmm3, %xmm2 /* mid_9_1 = clmul(lo_4_a1, lo_4_b1) */
+	vinserti128 $1, %xmm2, %ymm13, %ymm2 /* mid_9 = concat128(mid_9_0, mid_9_1) */
+	vpclmulqdq $0x11, %xmm15, %xmm11, %xmm11 /* hi_4_0 = clmul(lo_4_a0, lo_4_b0) */
+	vpclmulqdq $0x11, %xmm7, %xmm3, %xmm3 /* hi_4_1 = clmul(lo_4_a1, lo_4_b1) */
+	vinserti128 $1, %xmm3, %ymm11, %ymm3 /* hi_4 = concat128(hi_4_0, hi_4_1) */
+	vmovdqu 160(%rdx), %ymm7 /* x_5 = load() */
+	vpshufb .Lsm4_wordslice_avx2_aesni_0_reverse16(%rip), %ymm7, %ymm7 /* z_5 = lookup16(x_5, reverse16) */
+	vmovdqu 160(%rsi), %ymm11 /* h_5 = load() */
+	vmovdqa %xmm7, %xmm13 /* lo_5_a0 = extract128(z_5) */
+	vmovdqa %xmm11, %xmm15 /* lo_5_b0 = extract128(h_5) */
+	vmovdqa %ymm3, 256(%rsp) /* spill hi_4 */
+	vpclmulqdq $0x0, %xmm15, %xmm13, %xmm3 /* lo_5_0 = clmul(lo_5_a0, lo_5_b0) */
+	vextracti128 $1, %ymm7, %xmm7 /* lo_5_a1 = extract128(z_5) */
+	vextracti128 $1, %ymm11, %xmm11 /* lo_5_b1 = extract128(h_5) */
+	vmovdqa %ymm2, 288(%rsp) /* spill mid_9 */
+	vpclmulqdq $0x0, %xmm11, %xmm7, %xmm2 /* lo_5_1 = clmul(lo_5_a1, lo_5_b1) */
+	vinserti128 $1, %xmm2, %ymm3, %ymm2 /* lo_5 = concat128(lo_5_0, lo_5_1) */
+	vpclmulqdq $0x10, %xmm15, %xmm13, %xmm3 /* mid_10_0 = clmul(lo_5_a0, lo_5_b0) */
+	vmovdqa %ymm14, 320(%rsp) /* spill mid_5 */
+	vpclmulqdq $0x10, %xmm11, %xmm7, %xmm14 /* mid_10_1 = clmul(lo_5_a1, lo_5_b1) */
+	vinserti128 $1, %xmm14, %ymm3, %ymm3 /* mid_10 = concat128(mid_10_0, mid_10_1) */
+	vpclmulqdq $0x1, %xmm15, %xmm13, %xmm14 /* mid_11_0 = clmul(lo_5_a0, lo_5_b0) */
+	vmovdqa %ymm3, 352(%rsp) /* spill mid_10 */
+	vpclmulqdq $0x1, %xmm11, %xmm7, %xmm3 /* mid_11_1 = clmul(lo_5_a1, lo_5_b1) */
+	vinserti128 $1, %xmm3, %ymm14, %ymm3 /* mid_11 = concat128(mid_11_0, mid_11_1) */
+	vpclmulqdq $0x11, %xmm15, %xmm13, %xmm13 /* hi_5_0 = clmul(lo_5_a0, lo_5_b0) */
+	vpclmulqdq $0x11, %xmm11, %xmm7, %xmm7 /* hi_5_1 = clmul(lo_5_a1, lo_5_b1) */
+	vinserti128 $1, %xmm7, %ymm13, %ymm7 /* hi_5 = concat128(hi_5_0, hi_5_1) */
+	vmovdqu 192(%rdx), %ymm11 /* x_6 = load() */
+	vpshufb .Lsm4_wordslice_avx2_aesni_0_reverse16(%rip), %ymm11, %ymm11 /* z_6 = lookup16(x_6, reverse16) */
+	vmovdqu 192(%rsi), %ymm13 /* h_6 = load() */
+	vmovdqa %xmm11, %xmm14 /* lo_6_a0 = extract128(z_6) */
+	vmovdqa %xmm13, %xmm15 /* lo_6_b0 = extract128(h_6) */
+	vmovdqa %ymm7, 384(%rsp) /* spill hi_5 */
+	vpclmulqdq $0x0, %xmm15, %xmm14, %xmm7 /* lo_6_0 = clmul(lo_6_a0, lo_6_b0) */
+	vextracti128 $1, %ymm11, %xmm11 /* lo_6_a1 = extract128(z_6) */
+	vextracti128 $1, %ymm13, %xmm13 /* lo_6_b1 = extract128(h_6) */
+	vmovdqa %ymm3, 416(%rsp) /* spill mid_11 */
+	vpclmulqdq $0x0, %xmm13, %xmm11, %xmm3 /* lo_6_1 = clmul(lo_6_a1, lo_6_b1) */
+	vinserti128 $1, %xmm3, %ymm7, %ymm3 /* lo_6 = concat128(lo_6_0, lo_6_1) */
+	vpclmulqdq $0x10, %xmm15, %xmm14, %xmm7 /* mid_12_0 = clmul(lo_6_a0, lo_6_b0) */
+	vmovdqa %ymm9, 448(%rsp) /* spill mid_2 */
+	vpclmulqdq $0x10, %xmm13, %xmm11, %xmm9 /* mid_12_1 = clmul(lo_6_a1, lo_6_b1) */
+	vinserti128 $1, %xmm9, %ymm7, %ymm7 /* mid_12 = concat128(mid_12_0, mid_12_1) */
+	vpclmulqdq $0x1, %xmm15, %xmm14, %xmm9 /* mid_13_0 = clmul(lo_6_a0, lo_6_b0) */
+	vmovdqa %ymm7, 480(%rsp) /* spill mid_12 */
+	vpclmulqdq $0x1, %xmm13, %xmm11, %xmm7 /* mid_13_1 = clmul(lo_6_a1, lo_6_b1) */
+	vinserti128 $1, %xmm7, %ymm9, %ymm7 /* mid_13 = concat128(mid_13_0, mid_13_1) */
+	vpclmulqdq $0x11, %xmm15, %xmm14, %xmm9 /* hi_6_0 = clmul(lo_6_a0, lo_6_b0) */
+	vpclmulqdq $0x11, %xmm13, %xmm11, %xmm11 /* hi_6_1 = clmul(lo_6_a1, lo_6_b1) */
+	vinserti128 $1, %xmm11, %ymm9, %ymm9 /* hi_6 = concat128(hi_6_0, hi_6_1) */
+	vmovdqu 224(%rdx), %ymm11 /* x_7 = load() */
+	vpshufb .Lsm4_wordslice_avx2_aesni_0_reverse16(%rip), %ymm11, %ymm11 /* z_7 = lookup16(x_7, reverse16) */
+	vmovdqu 224(%rsi), %ymm13 /* h_7 = load() */
+	vmovdqa %xmm11, %xmm14 /* lo_7_a0 = extract128(z_7) */
+	vmovdqa %xmm13, %xmm15 /* lo_7_b0 = extract128(h_7) */
+	vmovdqa %ymm9, 512(%rsp) /* spill hi_6 */
+	vpclmulqdq $0x0, %xmm15, %xmm14, %xmm9 /* lo_7_0 = clmul(lo_7_a0, lo_7_b0) */
+	vextracti128 $1, %ymm11, %xmm11 /* lo_7_a1 = extract128(z_7) */
+	vextracti128 $1, %ymm13, %xmm13 /* lo_7_b1 = extract128(h_7) */
+	vmovdqa %ymm7, 544(%rsp) /* spill mid_13 */
+	vpclmulqdq $0x0, %xmm13, %xmm11, %xmm7 /* lo_7_1 = clmul(lo_7_a1, lo_7_b1) */
+	vinserti128 $1, %xmm7, %ymm9, %ymm7 /* lo_7 = concat128(lo_7_0, lo_7_1) */
+	vpclmulqdq $0x10, %xmm15, %xmm14, %xmm9 /* mid_14_0 = clmul(lo_7_a0, lo_7_b0) */
+	vmovdqa %ymm10, 576(%rsp) /* spill mid_3 */
+	vpclmulqdq $0x10, %xmm13, %xmm11, %xmm10 /* mid_14_1 = clmul(lo_7_a1, lo_7_b1) */
+	vinserti128 $1, %xmm10, %ymm9, %ymm9 /* mid_14 = concat128(mid_14_0, mid_14_1) */
+	vpclmulqdq $0x1, %xmm15, %xmm14, %xmm10 /* mid_15_0 = clmul(lo_7_a0, lo_7_b0) */
+	vmovdqa %ymm9, 608(%rsp) /* spill mid_14 */
+	vpclmulqdq $0x1, %xmm13, %xmm11, %xmm9 /* mid_15_1 = clmul(lo_7_a1, lo_7_b1) */
+	vinserti128 $1, %xmm9, %ymm10, %ymm9 /* mid_15 = concat128(mid_15_0, mid_15_1) */
+	vpclmulqdq $0x11, %xmm15, %xmm14, %xmm10 /* hi_7_0 = clmul(lo_7_a0, lo_7_b0) */
+	vpclmulqdq $0x11, %xmm13, %xmm11, %xmm11 /* hi_7_1 = clmul(lo_7_a1, lo_7_b1) */
+	vinserti128 $1, %xmm11, %ymm10, %ymm10 /* hi_7 = concat128(hi_7_0, hi_7_1) */
 
 	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxor %ymm8, %ymm4, %ymm3 /* lo_sum_acc = xor(lo, lo_1_1_1) */
+	vpxor %ymm8, %ymm4, %ymm4 /* lo_sum_acc = xor(lo, lo_1_1_1) */
 	vpxor %ymm0, %ymm12, %ymm0 /* lo_sum_acc_1 = xor(lo_2, lo_3) */
-	vpxor %ymm0, %ymm3, %ymm0 /* lo_sum_acc_2 = xor(lo_sum_acc, lo_sum_acc_1) */
-	vpxor %ymm6, %ymm5, %ymm3 /* mid_sum_acc = xor(mid, mid_1_1_1) */
-	vpxor %ymm10, %ymm9, %ymm4 /* mid_sum_acc_1 = xor(mid_2, mid_3) */
-	vpxor %ymm14, %ymm13, %ymm5 /* mid_sum_acc_2 = xor(mid_4, mid_5) */
-	vpxor 96(%rsp), %ymm1, %ymm1 /* mid_sum_acc_3 = xor(mid_7, mid_6) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_4 = xor(mid_sum_acc, mid_sum_acc_1) */
-	vpxor %ymm1, %ymm5, %ymm1 /* mid_sum_acc_5 = xor(mid_sum_acc_2, mid_sum_acc_3) */
-	vpxor %ymm1, %ymm3, %ymm1 /* mid_sum_acc_6 = xor(mid_sum_acc_4, mid_sum_acc_5) */
-	vmovdqa 32(%rsp), %ymm3 /* reload hi */
-	vpxor 64(%rsp), %ymm3, %ymm3 /* hi_sum_acc = xor(hi, hi_1_1_1) */
-	vpxor 0(%rsp), %ymm2, %ymm2 /* hi_sum_acc_1 = xor(hi_3, hi_2) */
-	vpxor %ymm2, %ymm3, %ymm2 /* hi_sum_acc_2 = xor(hi_sum_acc, hi_sum_acc_1) */
-	vpshufb .Lsm4_wordslice_avx2_aesni_0_half_up(%rip), %ymm1, %ymm3 /* mid_lo = lookup16(mid_sum_acc_6, half_up) */
-	vpxor %ymm3, %ymm0, %ymm0 /* s_lo = xor(lo_sum_acc_2, mid_lo) */
-	vpshufb .Lsm4_wordslice_avx2_aesni_0_half_down(%rip), %ymm1, %ymm1 /* mid_hi = lookup16(mid_sum_acc_6, half_down) */
-	vpxor %ymm1, %ymm2, %ymm1 /* s_hi = xor(hi_sum_acc_2, mid_hi) */
+	vpxor %ymm2, %ymm1, %ymm1 /* lo_sum_acc_2 = xor(lo_4, lo_5) */
+	vpxor %ymm7, %ymm3, %ymm2 /* lo_sum_acc_3 = xor(lo_6, lo_7) */
+	vpxor %ymm0, %ymm4, %ymm0 /* lo_sum_acc_4 = xor(lo_sum_acc, lo_sum_acc_1) */
+	vpxor %ymm2, %ymm1, %ymm1 /* lo_sum_acc_5 = xor(lo_sum_acc_2, lo_sum_acc_3) */
+	vpxor %ymm1, %ymm0, %ymm0 /* lo_sum_acc_6 = xor(lo_sum_acc_4, lo_sum_acc_5) */
+	vpxor %ymm6, %ymm5, %ymm1 /* mid_sum_acc = xor(mid, mid_1_1_1) */
+	vmovdqa 448(%rsp), %ymm2 /* reload mid_2 */
+	vpxor 576(%rsp), %ymm2, %ymm2 /* mid_sum_acc_1 = xor(mid_2, mid_3) */
+	vmovdqa 192(%rsp), %ymm3 /* reload mid_4 */
+	vpxor 320(%rsp), %ymm3, %ymm3 /* mid_sum_acc_2 = xor(mid_4, mid_5) */
+	vmovdqa 96(%rsp), %ymm4 /* reload mid_6 */
+	vpxor 160(%rsp), %ymm4, %ymm4 /* mid_sum_acc_3 = xor(mid_6, mid_7) */
+	vmovdqa 224(%rsp), %ymm5 /* reload mid_8 */
+	vpxor 288(%rsp), %ymm5, %ymm5 /* mid_sum_acc_4 = xor(mid_8, mid_9) */
+	vmovdqa 352(%rsp), %ymm6 /* reload mid_10 */
+	vpxor 416(%rsp), %ymm6, %ymm6 /* mid_sum_acc_5 = xor(mid_10, mid_11) */
+	vmovdqa 480(%rsp), %ymm7 /* reload mid_12 */
+	vpxor 544(%rsp), %ymm7, %ymm7 /* mid_sum_acc_6 = xor(mid_12, mid_13) */
+	vpxor 608(%rsp), %ymm9, %ymm8 /* mid_sum_acc_7 = xor(mid_15, mid_14) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_8 = xor(mid_sum_acc, mid_sum_acc_1) */
+	vpxor %ymm4, %ymm3, %ymm2 /* mid_sum_acc_9 = xor(mid_sum_acc_2, mid_sum_acc_3) */
+	vpxor %ymm6, %ymm5, %ymm3 /* mid_sum_acc_10 = xor(mid_sum_acc_4, mid_sum_acc_5) */
+	vpxor %ymm8, %ymm7, %ymm4 /* mid_sum_acc_11 = xor(mid_sum_acc_6, mid_sum_acc_7) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_12 = xor(mid_sum_acc_8, mid_sum_acc_9) */
+	vpxor %ymm4, %ymm3, %ymm2 /* mid_sum_acc_13 = xor(mid_sum_acc_10, mid_sum_acc_11) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_14 = xor(mid_sum_acc_12, mid_sum_acc_13) */
+	vmovdqa 32(%rsp), %ymm2 /* reload hi */
+	vpxor 64(%rsp), %ymm2, %ymm2 /* hi_sum_acc = xor(hi, hi_1_1_1) */
+	vmovdqa 0(%rsp), %ymm3 /* reload hi_2 */
+	vpxor 128(%rsp), %ymm3, %ymm3 /* hi_sum_acc_1 = xor(hi_2, hi_3) */
+	vmovdqa 256(%rsp), %ymm4 /* reload hi_4 */
+	vpxor 384(%rsp), %ymm4, %ymm4 /* hi_sum_acc_2 = xor(hi_4, hi_5) */
+	vpxor 512(%rsp), %ymm10, %ymm5 /* hi_sum_acc_3 = xor(hi_7, hi_6) */
+	vpxor %ymm3, %ymm2, %ymm2 /* hi_sum_acc_4 = xor(hi_sum_acc, hi_sum_acc_1) */
+	vpxor %ymm5, %ymm4, %ymm3 /* hi_sum_acc_5 = xor(hi_sum_acc_2, hi_sum_acc_3) */
+	vpxor %ymm3, %ymm2, %ymm2 /* hi_sum_acc_6 = xor(hi_sum_acc_4, hi_sum_acc_5) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_0_half_up(%rip), %ymm1, %ymm3 /* mid_lo = lookup16(mid_sum_acc_14, half_up) */
+	vpxor %ymm3, %ymm0, %ymm0 /* s_lo = xor(lo_sum_acc_6, mid_lo) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_0_half_down(%rip), %ymm1, %ymm1 /* mid_hi = lookup16(mid_sum_acc_14, half_down) */
+	vpxor %ymm1, %ymm2, %ymm1 /* s_hi = xor(hi_sum_acc_6, mid_hi) */
 	vpermq $0x4e, %ymm0, %ymm2 /* s_lo_x = blocks128(s_lo, s_lo) */
 	vpxor %ymm2, %ymm0, %ymm0 /* s_lo_1 = xor(s_lo, s_lo_x) */
 	vpermq $0x4e, %ymm1, %ymm2 /* s_hi_x = blocks128(s_hi, s_hi) */
@@ -8165,7 +8281,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch_gcm)
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_reverse16(%rip), %ymm0, %ymm0 /* phi_y = lookup16(y_1, reverse16) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_first_block(%rip), %ymm0, %ymm0 /* y1 = and(phi_y, first_block) */
 
-	/* Step 1 of 8: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
+	/* Step 1 of 4: 16 blocks, 2 per register: block i times T_(n - i), products unreduced. */
 	vmovdqu (%r9), %ymm1 /* x = load() */
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_reverse16(%rip), %ymm1, %ymm1 /* z = lookup16(x, reverse16) */
 	vpxor %ymm0, %ymm1, %ymm0 /* z1_y = xor(z, y1) */
@@ -8247,26 +8363,142 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch_gcm)
 	vpclmulqdq $0x11, %xmm15, %xmm11, %xmm2 /* hi_3_0 = clmul(lo_3_a0, lo_3_b0) */
 	vpclmulqdq $0x11, %xmm7, %xmm3, %xmm3 /* hi_3_1 = clmul(lo_3_a1, lo_3_b1) */
 	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* hi_3 = concat128(hi_3_0, hi_3_1) */
+	vmovdqu 128(%r9), %ymm3 /* x_4 = load() */
+	vpshufb .Lsm4_wordslice_avx2_aesni_9_reverse16(%rip), %ymm3, %ymm3 /* z_4 = lookup16(x_4, reverse16) */
+	vmovdqu 128(%r8), %ymm7 /* h_4 = load() */
+	vmovdqa %xmm3, %xmm11 /* lo_4_a0 = extract128(z_4) */
+	vmovdqa %xmm7, %xmm15 /* lo_4_b0 = extract128(h_4) */
+	vmovdqa %ymm2, 128(%rsp) /* spill hi_3 */
+	vpclmulqdq $0x0, %xmm15, %xmm11, %xmm2 /* lo_4_0 = clmul(lo_4_a0, lo_4_b0) */
+	vextracti128 $1, %ymm3, %xmm3 /* lo_4_a1 = extract128(z_4) */
+	vextracti128 $1, %ymm7, %xmm7 /* lo_4_b1 = extract128(h_4) */
+	vmovdqa %ymm1, 160(%rsp) /* spill mid_7 */
+	vpclmulqdq $0x0, %xmm7, %xmm3, %xmm1 /* lo_4_1 = clmul(lo_4_a1, lo_4_b1) */
+	vinserti128 $1, %xmm1, %ymm2, %ymm1 /* lo_4 = concat128(lo_4_0, lo_4_1) */
+	vpclmulqdq $0x10, %xmm15, %xmm11, %xmm2 /* mid_8_0 = clmul(lo_4_a0, lo_4_b0) */
+	vmovdqa %ymm13, 192(%rsp) /* spill mid_4 */
+	vpclmulqdq $0x10, %xmm7, %xmm3, %xmm13 /* mid_8_1 = clmul(lo_4_a1, lo_4_b1) */
+	vinserti128 $1, %xmm13, %ymm2, %ymm2 /* mid_8 = concat128(mid_8_0, mid_8_1) */
+	vpclmulqdq $0x1, %xmm15, %xmm11, %xmm13 /* mid_9_0 = clmul(lo_4_a0, lo_4_b0) */
+	vmovdqa %ymm2, 224(%rsp) /* spill mid_8 */
+	vpclmulqdq $0x1, %xmm7, %xmm3, %xmm2 /* mid_9_1 = clmul(lo_4_a1, lo_4_b1) */
+	vinserti128 $1, %xmm2, %ymm13, %ymm2 /* mid_9 = concat128(mid_9_0, mid_9_1) */
+	vpclmulqdq $0x11, %xmm15, %xmm11, %xmm11 /* hi_4_0 = clmul(lo_4_a0, lo_4_b0) */
+	vpclmulqdq $0x11, %xmm7, %xmm3, %xmm3 /* hi_4_1 = clmul(lo_4_a1, lo_4_b1) */
+	vinserti128 $1, %xmm3, %ymm11, %ymm3 /* hi_4 = concat128(hi_4_0, hi_4_1) */
+	vmovdqu 160(%r9), %ymm7 /* x_5 = load() */
+	vpshufb .Lsm4_wordslice_avx2_aesni_9_reverse16(%rip), %ymm7, %ymm7 /* z_5 = lookup16(x_5, reverse16) */
+	vmovdqu 160(%r8), %ymm11 /* h_5 = load() */
+	vmovdqa %xmm7, %xmm13 /* lo_5_a0 = extract128(z_5) */
+	vmovdqa %xmm11, %xmm15 /* lo_5_b0 = extract128(h_5) */
+	vmovdqa %ymm3, 256(%rsp) /* spill hi_4 */
+	vpclmulqdq $0x0, %xmm15, %xmm13, %xmm3 /* lo_5_0 = clmul(lo_5_a0, lo_5_b0) */
+	vextracti128 $1, %ymm7, %xmm7 /* lo_5_a1 = extract128(z_5) */
+	vextracti128 $1, %ymm11, %xmm11 /* lo_5_b1 = extract128(h_5) */
+	vmovdqa %ymm2, 288(%rsp) /* spill mid_9 */
+	vpclmulqdq $0x0, %xmm11, %xmm7, %xmm2 /* lo_5_1 = clmul(lo_5_a1, lo_5_b1) */
+	vinserti128 $1, %xmm2, %ymm3, %ymm2 /* lo_5 = concat128(lo_5_0, lo_5_1) */
+	vpclmulqdq $0x10, %xmm15, %xmm13, %xmm3 /* mid_10_0 = clmul(lo_5_a0, lo_5_b0) */
+	vmovdqa %ymm14, 320(%rsp) /* spill mid_5 */
+	vpclmulqdq $0x10, %xmm11, %xmm7, %xmm14 /* mid_10_1 = clmul(lo_5_a1, lo_5_b1) */
+	vinserti128 $1, %xmm14, %ymm3, %ymm3 /* mid_10 = concat128(mid_10_0, mid_10_1) */
+	vpclmulqdq $0x1, %xmm15, %xmm13, %xmm14 /* mid_11_0 = clmul(lo_5_a0, lo_5_b0) */
+	vmovdqa %ymm3, 352(%rsp) /* spill mid_10 */
+	vpclmulqdq $0x1, %xmm11, %xmm7, %xmm3 /* mid_11_1 = clmul(lo_5_a1, lo_5_b1) */
+	vinserti128 $1, %xmm3, %ymm14, %ymm3 /* mid_11 = concat128(mid_11_0, mid_11_1) */
+	vpclmulqdq $0x11, %xmm15, %xmm13, %xmm13 /* hi_5_0 = clmul(lo_5_a0, lo_5_b0) */
+	vpclmulqdq $0x11, %xmm11, %xmm7, %xmm7 /* hi_5_1 = clmul(lo_5_a1, lo_5_b1) */
+	vinserti128 $1, %xmm7, %ymm13, %ymm7 /* hi_5 = concat128(hi_5_0, hi_5_1) */
+	vmovdqu 192(%r9), %ymm11 /* x_6 = load() */
+	vpshufb .Lsm4_wordslice_avx2_aesni_9_reverse16(%rip), %ymm11, %ymm11 /* z_6 = lookup16(x_6, reverse16) */
+	vmovdqu 192(%r8), %ymm13 /* h_6 = load() */
+	vmovdqa %xmm11, %xmm14 /* lo_6_a0 = extract128(z_6) */
+	vmovdqa %xmm13, %xmm15 /* lo_6_b0 = extract128(h_6) */
+	vmovdqa %ymm7, 384(%rsp) /* spill hi_5 */
+	vpclmulqdq $0x0, %xmm15, %xmm14, %xmm7 /* lo_6_0 = clmul(lo_6_a0, lo_6_b0) */
+	vextracti128 $1, %ymm11, %xmm11 /* lo_6_a1 = extract128(z_6) */
+	vextracti128 $1, %ymm13, %xmm13 /* lo_6_b1 = extract128(h_6) */
+	vmovdqa %ymm3, 416(%rsp) /* spill mid_11 */
+	vpclmulqdq $0x0, %xmm13, %xmm11, %xmm3 /* lo_6_1 = clmul(lo_6_a1, lo_6_b1) */
+	vinserti128 $1, %xmm3, %ymm7, %ymm3 /* lo_6 = concat128(lo_6_0, lo_6_1) */
+	vpclmulqdq $0x10, %xmm15, %xmm14, %xmm7 /* mid_12_0 = clmul(lo_6_a0, lo_6_b0) */
+	vmovdqa %ymm9, 448(%rsp) /* spill mid_2 */
+	vpclmulqdq $0x10, %xmm13, %xmm11, %xmm9 /* mid_12_1 = clmul(lo_6_a1, lo_6_b1) */
+	vinserti128 $1, %xmm9, %ymm7, %ymm7 /* mid_12 = concat128(mid_12_0, mid_12_1) */
+	vpclmulqdq $0x1, %xmm15, %xmm14, %xmm9 /* mid_13_0 = clmul(lo_6_a0, lo_6_b0) */
+	vmovdqa %ymm7, 480(%rsp) /* spill mid_12 */
+	vpclmulqdq $0x1, %xmm13, %xmm11, %xmm7 /* mid_13_1 = clmul(lo_6_a1, lo_6_b1) */
+	vinserti128 $1, %xmm7, %ymm9, %ymm7 /* mid_13 = concat128(mid_13_0, mid_13_1) */
+	vpclmulqdq $0x11, %xmm15, %xmm14, %xmm9 /* hi_6_0 = clmul(lo_6_a0, lo_6_b0) */
+	vpclmulqdq $0x11, %xmm13, %xmm11, %xmm11 /* hi_6_1 = clmul(lo_6_a1, lo_6_b1) */
+	vinserti128 $1, %xmm11, %ymm9, %ymm9 /* hi_6 = concat128(hi_6_0, hi_6_1) */
+	vmovdqu 224(%r9), %ymm11 /* x_7 = load() */
+	vpshufb .Lsm4_wordslice_avx2_aesni_9_reverse16(%rip), %ymm11, %ymm11 /* z_7 = lookup16(x_7, reverse16) */
+	vmovdqu 224(%r8), %ymm13 /* h_7 = load() */
+	vmovdqa %xmm11, %xmm14 /* lo_7_a0 = extract128(z_7) */
+	vmovdqa %xmm13, %xmm15 /* lo_7_b0 = extract128(h_7) */
+	vmovdqa %ymm9, 512(%rsp) /* spill hi_6 */
+	vpclmulqdq $0x0, %xmm15, %xmm14, %xmm9 /* lo_7_0 = clmul(lo_7_a0, lo_7_b0) */
+	vextracti128 $1, %ymm11, %xmm11 /* lo_7_a1 = extract128(z_7) */
+	vextracti128 $1, %ymm13, %xmm13 /* lo_7_b1 = extract128(h_7) */
+	vmovdqa %ymm7, 544(%rsp) /* spill mid_13 */
+	vpclmulqdq $0x0, %xmm13, %xmm11, %xmm7 /* lo_7_1 = clmul(lo_7_a1, lo_7_b1) */
+	vinserti128 $1, %xmm7, %ymm9, %ymm7 /* lo_7 = concat128(lo_7_0, lo_7_1) */
+	vpclmulqdq $0x10, %xmm15, %xmm14, %xmm9 /* mid_14_0 = clmul(lo_7_a0, lo_7_b0) */
+	vmovdqa %ymm10, 576(%rsp) /* spill mid_3 */
+	vpclmulqdq $0x10, %xmm13, %xmm11, %xmm10 /* mid_14_1 = clmul(lo_7_a1, lo_7_b1) */
+	vinserti128 $1, %xmm10, %ymm9, %ymm9 /* mid_14 = concat128(mid_14_0, mid_14_1) */
+	vpclmulqdq $0x1, %xmm15, %xmm14, %xmm10 /* mid_15_0 = clmul(lo_7_a0, lo_7_b0) */
+	vmovdqa %ymm9, 608(%rsp) /* spill mid_14 */
+	vpclmulqdq $0x1, %xmm13, %xmm11, %xmm9 /* mid_15_1 = clmul(lo_7_a1, lo_7_b1) */
+	vinserti128 $1, %xmm9, %ymm10, %ymm9 /* mid_15 = concat128(mid_15_0, mid_15_1) */
+	vpclmulqdq $0x11, %xmm15, %xmm14, %xmm10 /* hi_7_0 = clmul(lo_7_a0, lo_7_b0) */
+	vpclmulqdq $0x11, %xmm13, %xmm11, %xmm11 /* hi_7_1 = clmul(lo_7_a1, lo_7_b1) */
+	vinserti128 $1, %xmm11, %ymm10, %ymm10 /* hi_7 = concat128(hi_7_0, hi_7_1) */
 
 	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxor %ymm8, %ymm4, %ymm3 /* lo_sum_acc = xor(lo, lo_1_1_1) */
+	vpxor %ymm8, %ymm4, %ymm4 /* lo_sum_acc = xor(lo, lo_1_1_1) */
 	vpxor %ymm0, %ymm12, %ymm0 /* lo_sum_acc_1 = xor(lo_2, lo_3) */
-	vpxor %ymm0, %ymm3, %ymm0 /* lo_sum_acc_2 = xor(lo_sum_acc, lo_sum_acc_1) */
-	vpxor %ymm6, %ymm5, %ymm3 /* mid_sum_acc = xor(mid, mid_1_1_1) */
-	vpxor %ymm10, %ymm9, %ymm4 /* mid_sum_acc_1 = xor(mid_2, mid_3) */
-	vpxor %ymm14, %ymm13, %ymm5 /* mid_sum_acc_2 = xor(mid_4, mid_5) */
-	vpxor 96(%rsp), %ymm1, %ymm1 /* mid_sum_acc_3 = xor(mid_7, mid_6) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_4 = xor(mid_sum_acc, mid_sum_acc_1) */
-	vpxor %ymm1, %ymm5, %ymm1 /* mid_sum_acc_5 = xor(mid_sum_acc_2, mid_sum_acc_3) */
-	vpxor %ymm1, %ymm3, %ymm1 /* mid_sum_acc_6 = xor(mid_sum_acc_4, mid_sum_acc_5) */
-	vmovdqa 32(%rsp), %ymm3 /* reload hi */
-	vpxor 64(%rsp), %ymm3, %ymm3 /* hi_sum_acc = xor(hi, hi_1_1_1) */
-	vpxor 0(%rsp), %ymm2, %ymm2 /* hi_sum_acc_1 = xor(hi_3, hi_2) */
-	vpxor %ymm2, %ymm3, %ymm2 /* hi_sum_acc_2 = xor(hi_sum_acc, hi_sum_acc_1) */
-	vpshufb .Lsm4_wordslice_avx2_aesni_9_half_up(%rip), %ymm1, %ymm3 /* mid_lo = lookup16(mid_sum_acc_6, half_up) */
-	vpxor %ymm3, %ymm0, %ymm0 /* s_lo = xor(lo_sum_acc_2, mid_lo) */
-	vpshufb .Lsm4_wordslice_avx2_aesni_9_half_down(%rip), %ymm1, %ymm1 /* mid_hi = lookup16(mid_sum_acc_6, half_down) */
-	vpxor %ymm1, %ymm2, %ymm1 /* s_hi = xor(hi_sum_acc_2, mid_hi) */
+	vpxor %ymm2, %ymm1, %ymm1 /* lo_sum_acc_2 = xor(lo_4, lo_5) */
+	vpxor %ymm7, %ymm3, %ymm2 /* lo_sum_acc_3 = xor(lo_6, lo_7) */
+	vpxor %ymm0, %ymm4, %ymm0 /* lo_sum_acc_4 = xor(lo_sum_acc, lo_sum_acc_1) */
+	vpxor %ymm2, %ymm1, %ymm1 /* lo_sum_acc_5 = xor(lo_sum_acc_2, lo_sum_acc_3) */
+	vpxor %ymm1, %ymm0, %ymm0 /* lo_sum_acc_6 = xor(lo_sum_acc_4, lo_sum_acc_5) */
+	vpxor %ymm6, %ymm5, %ymm1 /* mid_sum_acc = xor(mid, mid_1_1_1) */
+	vmovdqa 448(%rsp), %ymm2 /* reload mid_2 */
+	vpxor 576(%rsp), %ymm2, %ymm2 /* mid_sum_acc_1 = xor(mid_2, mid_3) */
+	vmovdqa 192(%rsp), %ymm3 /* reload mid_4 */
+	vpxor 320(%rsp), %ymm3, %ymm3 /* mid_sum_acc_2 = xor(mid_4, mid_5) */
+	vmovdqa 96(%rsp), %ymm4 /* reload mid_6 */
+	vpxor 160(%rsp), %ymm4, %ymm4 /* mid_sum_acc_3 = xor(mid_6, mid_7) */
+	vmovdqa 224(%rsp), %ymm5 /* reload mid_8 */
+	vpxor 288(%rsp), %ymm5, %ymm5 /* mid_sum_acc_4 = xor(mid_8, mid_9) */
+	vmovdqa 352(%rsp), %ymm6 /* reload mid_10 */
+	vpxor 416(%rsp), %ymm6, %ymm6 /* mid_sum_acc_5 = xor(mid_10, mid_11) */
+	vmovdqa 480(%rsp), %ymm7 /* reload mid_12 */
+	vpxor 544(%rsp), %ymm7, %ymm7 /* mid_sum_acc_6 = xor(mid_12, mid_13) */
+	vpxor 608(%rsp), %ymm9, %ymm8 /* mid_sum_acc_7 = xor(mid_15, mid_14) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_8 = xor(mid_sum_acc, mid_sum_acc_1) */
+	vpxor %ymm4, %ymm3, %ymm2 /* mid_sum_acc_9 = xor(mid_sum_acc_2, mid_sum_acc_3) */
+	vpxor %ymm6, %ymm5, %ymm3 /* mid_sum_acc_10 = xor(mid_sum_acc_4, mid_sum_acc_5) */
+	vpxor %ymm8, %ymm7, %ymm4 /* mid_sum_acc_11 = xor(mid_sum_acc_6, mid_sum_acc_7) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_12 = xor(mid_sum_acc_8, mid_sum_acc_9) */
+	vpxor %ymm4, %ymm3, %ymm2 /* mid_sum_acc_13 = xor(mid_sum_acc_10, mid_sum_acc_11) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_14 = xor(mid_sum_acc_12, mid_sum_acc_13) */
+	vmovdqa 32(%rsp), %ymm2 /* reload hi */
+	vpxor 64(%rsp), %ymm2, %ymm2 /* hi_sum_acc = xor(hi, hi_1_1_1) */
+	vmovdqa 0(%rsp), %ymm3 /* reload hi_2 */
+	vpxor 128(%rsp), %ymm3, %ymm3 /* hi_sum_acc_1 = xor(hi_2, hi_3) */
+	vmovdqa 256(%rsp), %ymm4 /* reload hi_4 */
+	vpxor 384(%rsp), %ymm4, %ymm4 /* hi_sum_acc_2 = xor(hi_4, hi_5) */
+	vpxor 512(%rsp), %ymm10, %ymm5 /* hi_sum_acc_3 = xor(hi_7, hi_6) */
+	vpxor %ymm3, %ymm2, %ymm2 /* hi_sum_acc_4 = xor(hi_sum_acc, hi_sum_acc_1) */
+	vpxor %ymm5, %ymm4, %ymm3 /* hi_sum_acc_5 = xor(hi_sum_acc_2, hi_sum_acc_3) */
+	vpxor %ymm3, %ymm2, %ymm2 /* hi_sum_acc_6 = xor(hi_sum_acc_4, hi_sum_acc_5) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_9_half_up(%rip), %ymm1, %ymm3 /* mid_lo = lookup16(mid_sum_acc_14, half_up) */
+	vpxor %ymm3, %ymm0, %ymm0 /* s_lo = xor(lo_sum_acc_6, mid_lo) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_9_half_down(%rip), %ymm1, %ymm1 /* mid_hi = lookup16(mid_sum_acc_14, half_down) */
+	vpxor %ymm1, %ymm2, %ymm1 /* s_hi = xor(hi_sum_acc_6, mid_hi) */
 	vpermq $0x4e, %ymm0, %ymm2 /* s_lo_x = blocks128(s_lo, s_lo) */
 	vpxor %ymm2, %ymm0, %ymm0 /* s_lo_1 = xor(s_lo, s_lo_x) */
 	vpermq $0x4e, %ymm1, %ymm2 /* s_hi_x = blocks128(s_hi, s_hi) */
@@ -8290,383 +8522,255 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch_gcm)
 	vpxor %ymm2, %ymm0, %ymm0 /* reduced = xor(v_hi, fold_hi) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_first_block(%rip), %ymm0, %ymm0 /* y1_1 = and(reduced, first_block) */
 
-	/* Step 2 of 8: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
-	vmovdqu 128(%r9), %ymm1 /* x_4 = load() */
-	vpshufb .Lsm4_wordslice_avx2_aesni_9_reverse16(%rip), %ymm1, %ymm1 /* z_4 = lookup16(x_4, reverse16) */
-	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_1 = xor(z_4, y1_1) */
-	vmovdqu (%r8), %ymm1 /* h_4 = load() */
-	vmovdqa %xmm0, %xmm2 /* lo_4_a0 = extract128(z1_y_1) */
-	vmovdqa %xmm1, %xmm5 /* lo_4_b0 = extract128(h_4) */
-	vpclmulqdq $0x0, %xmm5, %xmm2, %xmm6 /* lo_4_0 = clmul(lo_4_a0, lo_4_b0) */
-	vextracti128 $1, %ymm0, %xmm0 /* lo_4_a1 = extract128(z1_y_1) */
-	vextracti128 $1, %ymm1, %xmm1 /* lo_4_b1 = extract128(h_4) */
-	vpclmulqdq $0x0, %xmm1, %xmm0, %xmm7 /* lo_4_1 = clmul(lo_4_a1, lo_4_b1) */
-	vinserti128 $1, %xmm7, %ymm6, %ymm6 /* lo_4 = concat128(lo_4_0, lo_4_1) */
-	vpclmulqdq $0x10, %xmm5, %xmm2, %xmm7 /* mid_8_0 = clmul(lo_4_a0, lo_4_b0) */
-	vpclmulqdq $0x10, %xmm1, %xmm0, %xmm8 /* mid_8_1 = clmul(lo_4_a1, lo_4_b1) */
-	vinserti128 $1, %xmm8, %ymm7, %ymm7 /* mid_8 = concat128(mid_8_0, mid_8_1) */
-	vpclmulqdq $0x1, %xmm5, %xmm2, %xmm8 /* mid_9_0 = clmul(lo_4_a0, lo_4_b0) */
-	vpclmulqdq $0x1, %xmm1, %xmm0, %xmm9 /* mid_9_1 = clmul(lo_4_a1, lo_4_b1) */
-	vinserti128 $1, %xmm9, %ymm8, %ymm8 /* mid_9 = concat128(mid_9_0, mid_9_1) */
-	vpclmulqdq $0x11, %xmm5, %xmm2, %xmm2 /* hi_4_0 = clmul(lo_4_a0, lo_4_b0) */
-	vpclmulqdq $0x11, %xmm1, %xmm0, %xmm0 /* hi_4_1 = clmul(lo_4_a1, lo_4_b1) */
-	vinserti128 $1, %xmm0, %ymm2, %ymm0 /* hi_4 = concat128(hi_4_0, hi_4_1) */
-	vmovdqu 160(%r9), %ymm1 /* x_5 = load() */
-	vpshufb .Lsm4_wordslice_avx2_aesni_9_reverse16(%rip), %ymm1, %ymm1 /* z_5 = lookup16(x_5, reverse16) */
-	vmovdqu 32(%r8), %ymm2 /* h_5 = load() */
-	vmovdqa %xmm1, %xmm5 /* lo_5_a0 = extract128(z_5) */
-	vmovdqa %xmm2, %xmm9 /* lo_5_b0 = extract128(h_5) */
-	vpclmulqdq $0x0, %xmm9, %xmm5, %xmm10 /* lo_5_0 = clmul(lo_5_a0, lo_5_b0) */
-	vextracti128 $1, %ymm1, %xmm1 /* lo_5_a1 = extract128(z_5) */
-	vextracti128 $1, %ymm2, %xmm2 /* lo_5_b1 = extract128(h_5) */
-	vpclmulqdq $0x0, %xmm2, %xmm1, %xmm11 /* lo_5_1 = clmul(lo_5_a1, lo_5_b1) */
-	vinserti128 $1, %xmm11, %ymm10, %ymm10 /* lo_5 = concat128(lo_5_0, lo_5_1) */
-	vpclmulqdq $0x10, %xmm9, %xmm5, %xmm11 /* mid_10_0 = clmul(lo_5_a0, lo_5_b0) */
-	vpclmulqdq $0x10, %xmm2, %xmm1, %xmm12 /* mid_10_1 = clmul(lo_5_a1, lo_5_b1) */
-	vinserti128 $1, %xmm12, %ymm11, %ymm11 /* mid_10 = concat128(mid_10_0, mid_10_1) */
-	vpclmulqdq $0x1, %xmm9, %xmm5, %xmm12 /* mid_11_0 = clmul(lo_5_a0, lo_5_b0) */
-	vpclmulqdq $0x1, %xmm2, %xmm1, %xmm13 /* mid_11_1 = clmul(lo_5_a1, lo_5_b1) */
-	vinserti128 $1, %xmm13, %ymm12, %ymm12 /* mid_11 = concat128(mid_11_0, mid_11_1) */
-	vpclmulqdq $0x11, %xmm9, %xmm5, %xmm5 /* hi_5_0 = clmul(lo_5_a0, lo_5_b0) */
-	vpclmulqdq $0x11, %xmm2, %xmm1, %xmm1 /* hi_5_1 = clmul(lo_5_a1, lo_5_b1) */
-	vinserti128 $1, %xmm1, %ymm5, %ymm1 /* hi_5 = concat128(hi_5_0, hi_5_1) */
-	vmovdqu 192(%r9), %ymm2 /* x_6 = load() */
-	vpshufb .Lsm4_wordslice_avx2_aesni_9_reverse16(%rip), %ymm2, %ymm2 /* z_6 = lookup16(x_6, reverse16) */
-	vmovdqu 64(%r8), %ymm5 /* h_6 = load() */
-	vmovdqa %xmm2, %xmm9 /* lo_6_a0 = extract128(z_6) */
-	vmovdqa %xmm5, %xmm13 /* lo_6_b0 = extract128(h_6) */
-	vpclmulqdq $0x0, %xmm13, %xmm9, %xmm14 /* lo_6_0 = clmul(lo_6_a0, lo_6_b0) */
-	vextracti128 $1, %ymm2, %xmm2 /* lo_6_a1 = extract128(z_6) */
-	vextracti128 $1, %ymm5, %xmm5 /* lo_6_b1 = extract128(h_6) */
-	vpclmulqdq $0x0, %xmm5, %xmm2, %xmm15 /* lo_6_1 = clmul(lo_6_a1, lo_6_b1) */
-	vinserti128 $1, %xmm15, %ymm14, %ymm14 /* lo_6 = concat128(lo_6_0, lo_6_1) */
-	vpclmulqdq $0x10, %xmm13, %xmm9, %xmm15 /* mid_12_0 = clmul(lo_6_a0, lo_6_b0) */
-	vmovdqa %ymm3, 0(%rsp) /* spill fold_lo_b1 */
-	vpclmulqdq $0x10, %xmm5, %xmm2, %xmm3 /* mid_12_1 = clmul(lo_6_a1, lo_6_b1) */
-	vinserti128 $1, %xmm3, %ymm15, %ymm3 /* mid_12 = concat128(mid_12_0, mid_12_1) */
-	vpclmulqdq $0x1, %xmm13, %xmm9, %xmm15 /* mid_13_0 = clmul(lo_6_a0, lo_6_b0) */
-	vmovdqa %ymm4, 64(%rsp) /* spill fold_lo_b0 */
-	vpclmulqdq $0x1, %xmm5, %xmm2, %xmm4 /* mid_13_1 = clmul(lo_6_a1, lo_6_b1) */
-	vinserti128 $1, %xmm4, %ymm15, %ymm4 /* mid_13 = concat128(mid_13_0, mid_13_1) */
-	vpclmulqdq $0x11, %xmm13, %xmm9, %xmm9 /* hi_6_0 = clmul(lo_6_a0, lo_6_b0) */
-	vpclmulqdq $0x11, %xmm5, %xmm2, %xmm2 /* hi_6_1 = clmul(lo_6_a1, lo_6_b1) */
-	vinserti128 $1, %xmm2, %ymm9, %ymm2 /* hi_6 = concat128(hi_6_0, hi_6_1) */
-	vmovdqu 224(%r9), %ymm5 /* x_7 = load() */
-	vpshufb .Lsm4_wordslice_avx2_aesni_9_reverse16(%rip), %ymm5, %ymm5 /* z_7 = lookup16(x_7, reverse16) */
-	vmovdqu 96(%r8), %ymm9 /* h_7 = load() */
-	vmovdqa %xmm5, %xmm13 /* lo_7_a0 = extract128(z_7) */
-	vmovdqa %xmm9, %xmm15 /* lo_7_b0 = extract128(h_7) */
-	vmovdqa %ymm2, 32(%rsp) /* spill hi_6 */
-	vpclmulqdq $0x0, %xmm15, %xmm13, %xmm2 /* lo_7_0 = clmul(lo_7_a0, lo_7_b0) */
-	vextracti128 $1, %ymm5, %xmm5 /* lo_7_a1 = extract128(z_7) */
-	vextracti128 $1, %ymm9, %xmm9 /* lo_7_b1 = extract128(h_7) */
-	vmovdqa %ymm0, 96(%rsp) /* spill hi_4 */
-	vpclmulqdq $0x0, %xmm9, %xmm5, %xmm0 /* lo_7_1 = clmul(lo_7_a1, lo_7_b1) */
-	vinserti128 $1, %xmm0, %ymm2, %ymm0 /* lo_7 = concat128(lo_7_0, lo_7_1) */
-	vpclmulqdq $0x10, %xmm15, %xmm13, %xmm2 /* mid_14_0 = clmul(lo_7_a0, lo_7_b0) */
-	vmovdqa %ymm1, 128(%rsp) /* spill hi_5 */
-	vpclmulqdq $0x10, %xmm9, %xmm5, %xmm1 /* mid_14_1 = clmul(lo_7_a1, lo_7_b1) */
-	vinserti128 $1, %xmm1, %ymm2, %ymm1 /* mid_14 = concat128(mid_14_0, mid_14_1) */
-	vpclmulqdq $0x1, %xmm15, %xmm13, %xmm2 /* mid_15_0 = clmul(lo_7_a0, lo_7_b0) */
-	vmovdqa %ymm1, 160(%rsp) /* spill mid_14 */
-	vpclmulqdq $0x1, %xmm9, %xmm5, %xmm1 /* mid_15_1 = clmul(lo_7_a1, lo_7_b1) */
-	vinserti128 $1, %xmm1, %ymm2, %ymm1 /* mid_15 = concat128(mid_15_0, mid_15_1) */
-	vpclmulqdq $0x11, %xmm15, %xmm13, %xmm2 /* hi_7_0 = clmul(lo_7_a0, lo_7_b0) */
-	vpclmulqdq $0x11, %xmm9, %xmm5, %xmm5 /* hi_7_1 = clmul(lo_7_a1, lo_7_b1) */
-	vinserti128 $1, %xmm5, %ymm2, %ymm2 /* hi_7 = concat128(hi_7_0, hi_7_1) */
-
-	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxor %ymm10, %ymm6, %ymm5 /* lo_sum_acc_3 = xor(lo_4, lo_5) */
-	vpxor %ymm0, %ymm14, %ymm0 /* lo_sum_acc_4 = xor(lo_6, lo_7) */
-	vpxor %ymm0, %ymm5, %ymm0 /* lo_sum_acc_5 = xor(lo_sum_acc_3, lo_sum_acc_4) */
-	vpxor %ymm8, %ymm7, %ymm5 /* mid_sum_acc_7 = xor(mid_8, mid_9) */
-	vpxor %ymm12, %ymm11, %ymm6 /* mid_sum_acc_8 = xor(mid_10, mid_11) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_9 = xor(mid_12, mid_13) */
-	vpxor 160(%rsp), %ymm1, %ymm1 /* mid_sum_acc_10 = xor(mid_15, mid_14) */
-	vpxor %ymm6, %ymm5, %ymm4 /* mid_sum_acc_11 = xor(mid_sum_acc_7, mid_sum_acc_8) */
-	vpxor %ymm1, %ymm3, %ymm1 /* mid_sum_acc_12 = xor(mid_sum_acc_9, mid_sum_acc_10) */
-	vpxor %ymm1, %ymm4, %ymm1 /* mid_sum_acc_13 = xor(mid_sum_acc_11, mid_sum_acc_12) */
-	vmovdqa 96(%rsp), %ymm3 /* reload hi_4 */
-	vpxor 128(%rsp), %ymm3, %ymm3 /* hi_sum_acc_3 = xor(hi_4, hi_5) */
-	vpxor 32(%rsp), %ymm2, %ymm2 /* hi_sum_acc_4 = xor(hi_7, hi_6) */
-	vpxor %ymm2, %ymm3, %ymm2 /* hi_sum_acc_5 = xor(hi_sum_acc_3, hi_sum_acc_4) */
-	vpshufb .Lsm4_wordslice_avx2_aesni_9_half_up(%rip), %ymm1, %ymm3 /* mid_lo_1 = lookup16(mid_sum_acc_13, half_up) */
-	vpxor %ymm3, %ymm0, %ymm0 /* s_lo_2 = xor(lo_sum_acc_5, mid_lo_1) */
-	vpshufb .Lsm4_wordslice_avx2_aesni_9_half_down(%rip), %ymm1, %ymm1 /* mid_hi_1 = lookup16(mid_sum_acc_13, half_down) */
-	vpxor %ymm1, %ymm2, %ymm1 /* s_hi_2 = xor(hi_sum_acc_5, mid_hi_1) */
-	vpermq $0x4e, %ymm0, %ymm2 /* s_lo_x_1 = blocks128(s_lo_2, s_lo_2) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_lo_3 = xor(s_lo_2, s_lo_x_1) */
-	vpermq $0x4e, %ymm1, %ymm2 /* s_hi_x_1 = blocks128(s_hi_2, s_hi_2) */
-	vpxor %ymm2, %ymm1, %ymm1 /* s_hi_3 = xor(s_hi_2, s_hi_x_1) */
-	vmovdqa %xmm0, %xmm2 /* fold_lo_1_a0 = extract128(s_lo_3) */
-	vpclmulqdq $0x0, 64(%rsp), %xmm2, %xmm2 /* fold_lo_1_0 = clmul(fold_lo_1_a0, fold_lo_b0) */
-	vextracti128 $1, %ymm0, %xmm3 /* fold_lo_1_a1 = extract128(s_lo_3) */
-	vpclmulqdq $0x0, 0(%rsp), %xmm3, %xmm3 /* fold_lo_1_1 = clmul(fold_lo_1_a1, fold_lo_b1) */
-	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* fold_lo_1_1_1 = concat128(fold_lo_1_0, fold_lo_1_1) */
-	vpshufb .Lsm4_wordslice_avx2_aesni_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_1 = lookup16(fold_lo_1_1_1, swap_halves) */
-	vpxor %ymm2, %ymm0, %ymm0 /* v_1 = xor(s_lo_3, fold_lo_sw_1) */
-	vmovdqa %xmm0, %xmm2 /* fold_hi_1_a0 = extract128(v_1) */
-	vpclmulqdq $0x11, 64(%rsp), %xmm2, %xmm2 /* fold_hi_1_0 = clmul(fold_hi_1_a0, fold_lo_b0) */
-	vextracti128 $1, %ymm0, %xmm3 /* fold_hi_1_a1 = extract128(v_1) */
-	vpclmulqdq $0x11, 0(%rsp), %xmm3, %xmm3 /* fold_hi_1_1 = clmul(fold_hi_1_a1, fold_lo_b1) */
-	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* fold_hi_1_1_1 = concat128(fold_hi_1_0, fold_hi_1_1) */
-	vpxor %ymm1, %ymm0, %ymm0 /* v_hi_1 = xor(v_1, s_hi_3) */
-	vpxor %ymm2, %ymm0, %ymm0 /* reduced_1 = xor(v_hi_1, fold_hi_1_1_1) */
-	vpand .Lsm4_wordslice_avx2_aesni_9_first_block(%rip), %ymm0, %ymm0 /* y1_2 = and(reduced_1, first_block) */
-
-	/* Step 3 of 8: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
+	/* Step 2 of 4: 16 blocks, 2 per register: block i times T_(n - i), products unreduced. */
 	vmovdqu 256(%r9), %ymm1 /* x_8 = load() */
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_reverse16(%rip), %ymm1, %ymm1 /* z_8 = lookup16(x_8, reverse16) */
-	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_2 = xor(z_8, y1_2) */
+	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_1 = xor(z_8, y1_1) */
 	vmovdqu (%r8), %ymm1 /* h_8 = load() */
-	vmovdqa %xmm0, %xmm2 /* lo_8_a0 = extract128(z1_y_2) */
-	vmovdqa %xmm1, %xmm3 /* lo_8_b0 = extract128(h_8) */
-	vpclmulqdq $0x0, %xmm3, %xmm2, %xmm4 /* lo_8_0 = clmul(lo_8_a0, lo_8_b0) */
-	vextracti128 $1, %ymm0, %xmm0 /* lo_8_a1 = extract128(z1_y_2) */
+	vmovdqa %xmm0, %xmm2 /* lo_8_a0 = extract128(z1_y_1) */
+	vmovdqa %xmm1, %xmm5 /* lo_8_b0 = extract128(h_8) */
+	vpclmulqdq $0x0, %xmm5, %xmm2, %xmm6 /* lo_8_0 = clmul(lo_8_a0, lo_8_b0) */
+	vextracti128 $1, %ymm0, %xmm0 /* lo_8_a1 = extract128(z1_y_1) */
 	vextracti128 $1, %ymm1, %xmm1 /* lo_8_b1 = extract128(h_8) */
-	vpclmulqdq $0x0, %xmm1, %xmm0, %xmm5 /* lo_8_1 = clmul(lo_8_a1, lo_8_b1) */
-	vinserti128 $1, %xmm5, %ymm4, %ymm4 /* lo_8 = concat128(lo_8_0, lo_8_1) */
-	vpclmulqdq $0x10, %xmm3, %xmm2, %xmm5 /* mid_16_0 = clmul(lo_8_a0, lo_8_b0) */
-	vpclmulqdq $0x10, %xmm1, %xmm0, %xmm6 /* mid_16_1 = clmul(lo_8_a1, lo_8_b1) */
-	vinserti128 $1, %xmm6, %ymm5, %ymm5 /* mid_16 = concat128(mid_16_0, mid_16_1) */
-	vpclmulqdq $0x1, %xmm3, %xmm2, %xmm6 /* mid_17_0 = clmul(lo_8_a0, lo_8_b0) */
-	vpclmulqdq $0x1, %xmm1, %xmm0, %xmm7 /* mid_17_1 = clmul(lo_8_a1, lo_8_b1) */
-	vinserti128 $1, %xmm7, %ymm6, %ymm6 /* mid_17 = concat128(mid_17_0, mid_17_1) */
-	vpclmulqdq $0x11, %xmm3, %xmm2, %xmm2 /* hi_8_0 = clmul(lo_8_a0, lo_8_b0) */
+	vpclmulqdq $0x0, %xmm1, %xmm0, %xmm7 /* lo_8_1 = clmul(lo_8_a1, lo_8_b1) */
+	vinserti128 $1, %xmm7, %ymm6, %ymm6 /* lo_8 = concat128(lo_8_0, lo_8_1) */
+	vpclmulqdq $0x10, %xmm5, %xmm2, %xmm7 /* mid_16_0 = clmul(lo_8_a0, lo_8_b0) */
+	vpclmulqdq $0x10, %xmm1, %xmm0, %xmm8 /* mid_16_1 = clmul(lo_8_a1, lo_8_b1) */
+	vinserti128 $1, %xmm8, %ymm7, %ymm7 /* mid_16 = concat128(mid_16_0, mid_16_1) */
+	vpclmulqdq $0x1, %xmm5, %xmm2, %xmm8 /* mid_17_0 = clmul(lo_8_a0, lo_8_b0) */
+	vpclmulqdq $0x1, %xmm1, %xmm0, %xmm9 /* mid_17_1 = clmul(lo_8_a1, lo_8_b1) */
+	vinserti128 $1, %xmm9, %ymm8, %ymm8 /* mid_17 = concat128(mid_17_0, mid_17_1) */
+	vpclmulqdq $0x11, %xmm5, %xmm2, %xmm2 /* hi_8_0 = clmul(lo_8_a0, lo_8_b0) */
 	vpclmulqdq $0x11, %xmm1, %xmm0, %xmm0 /* hi_8_1 = clmul(lo_8_a1, lo_8_b1) */
 	vinserti128 $1, %xmm0, %ymm2, %ymm0 /* hi_8 = concat128(hi_8_0, hi_8_1) */
 	vmovdqu 288(%r9), %ymm1 /* x_9 = load() */
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_reverse16(%rip), %ymm1, %ymm1 /* z_9 = lookup16(x_9, reverse16) */
 	vmovdqu 32(%r8), %ymm2 /* h_9 = load() */
-	vmovdqa %xmm1, %xmm3 /* lo_9_a0 = extract128(z_9) */
-	vmovdqa %xmm2, %xmm7 /* lo_9_b0 = extract128(h_9) */
-	vpclmulqdq $0x0, %xmm7, %xmm3, %xmm8 /* lo_9_0 = clmul(lo_9_a0, lo_9_b0) */
+	vmovdqa %xmm1, %xmm5 /* lo_9_a0 = extract128(z_9) */
+	vmovdqa %xmm2, %xmm9 /* lo_9_b0 = extract128(h_9) */
+	vpclmulqdq $0x0, %xmm9, %xmm5, %xmm10 /* lo_9_0 = clmul(lo_9_a0, lo_9_b0) */
 	vextracti128 $1, %ymm1, %xmm1 /* lo_9_a1 = extract128(z_9) */
 	vextracti128 $1, %ymm2, %xmm2 /* lo_9_b1 = extract128(h_9) */
-	vpclmulqdq $0x0, %xmm2, %xmm1, %xmm9 /* lo_9_1 = clmul(lo_9_a1, lo_9_b1) */
-	vinserti128 $1, %xmm9, %ymm8, %ymm8 /* lo_9 = concat128(lo_9_0, lo_9_1) */
-	vpclmulqdq $0x10, %xmm7, %xmm3, %xmm9 /* mid_18_0 = clmul(lo_9_a0, lo_9_b0) */
-	vpclmulqdq $0x10, %xmm2, %xmm1, %xmm10 /* mid_18_1 = clmul(lo_9_a1, lo_9_b1) */
-	vinserti128 $1, %xmm10, %ymm9, %ymm9 /* mid_18 = concat128(mid_18_0, mid_18_1) */
-	vpclmulqdq $0x1, %xmm7, %xmm3, %xmm10 /* mid_19_0 = clmul(lo_9_a0, lo_9_b0) */
-	vpclmulqdq $0x1, %xmm2, %xmm1, %xmm11 /* mid_19_1 = clmul(lo_9_a1, lo_9_b1) */
-	vinserti128 $1, %xmm11, %ymm10, %ymm10 /* mid_19 = concat128(mid_19_0, mid_19_1) */
-	vpclmulqdq $0x11, %xmm7, %xmm3, %xmm3 /* hi_9_0 = clmul(lo_9_a0, lo_9_b0) */
+	vpclmulqdq $0x0, %xmm2, %xmm1, %xmm11 /* lo_9_1 = clmul(lo_9_a1, lo_9_b1) */
+	vinserti128 $1, %xmm11, %ymm10, %ymm10 /* lo_9 = concat128(lo_9_0, lo_9_1) */
+	vpclmulqdq $0x10, %xmm9, %xmm5, %xmm11 /* mid_18_0 = clmul(lo_9_a0, lo_9_b0) */
+	vpclmulqdq $0x10, %xmm2, %xmm1, %xmm12 /* mid_18_1 = clmul(lo_9_a1, lo_9_b1) */
+	vinserti128 $1, %xmm12, %ymm11, %ymm11 /* mid_18 = concat128(mid_18_0, mid_18_1) */
+	vpclmulqdq $0x1, %xmm9, %xmm5, %xmm12 /* mid_19_0 = clmul(lo_9_a0, lo_9_b0) */
+	vpclmulqdq $0x1, %xmm2, %xmm1, %xmm13 /* mid_19_1 = clmul(lo_9_a1, lo_9_b1) */
+	vinserti128 $1, %xmm13, %ymm12, %ymm12 /* mid_19 = concat128(mid_19_0, mid_19_1) */
+	vpclmulqdq $0x11, %xmm9, %xmm5, %xmm5 /* hi_9_0 = clmul(lo_9_a0, lo_9_b0) */
 	vpclmulqdq $0x11, %xmm2, %xmm1, %xmm1 /* hi_9_1 = clmul(lo_9_a1, lo_9_b1) */
-	vinserti128 $1, %xmm1, %ymm3, %ymm1 /* hi_9 = concat128(hi_9_0, hi_9_1) */
+	vinserti128 $1, %xmm1, %ymm5, %ymm1 /* hi_9 = concat128(hi_9_0, hi_9_1) */
 	vmovdqu 320(%r9), %ymm2 /* x_10 = load() */
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_reverse16(%rip), %ymm2, %ymm2 /* z_10 = lookup16(x_10, reverse16) */
-	vmovdqu 64(%r8), %ymm3 /* h_10 = load() */
-	vmovdqa %xmm2, %xmm7 /* lo_10_a0 = extract128(z_10) */
-	vmovdqa %xmm3, %xmm11 /* lo_10_b0 = extract128(h_10) */
-	vpclmulqdq $0x0, %xmm11, %xmm7, %xmm12 /* lo_10_0 = clmul(lo_10_a0, lo_10_b0) */
+	vmovdqu 64(%r8), %ymm5 /* h_10 = load() */
+	vmovdqa %xmm2, %xmm9 /* lo_10_a0 = extract128(z_10) */
+	vmovdqa %xmm5, %xmm13 /* lo_10_b0 = extract128(h_10) */
+	vpclmulqdq $0x0, %xmm13, %xmm9, %xmm14 /* lo_10_0 = clmul(lo_10_a0, lo_10_b0) */
 	vextracti128 $1, %ymm2, %xmm2 /* lo_10_a1 = extract128(z_10) */
-	vextracti128 $1, %ymm3, %xmm3 /* lo_10_b1 = extract128(h_10) */
-	vpclmulqdq $0x0, %xmm3, %xmm2, %xmm13 /* lo_10_1 = clmul(lo_10_a1, lo_10_b1) */
-	vinserti128 $1, %xmm13, %ymm12, %ymm12 /* lo_10 = concat128(lo_10_0, lo_10_1) */
-	vpclmulqdq $0x10, %xmm11, %xmm7, %xmm13 /* mid_20_0 = clmul(lo_10_a0, lo_10_b0) */
-	vpclmulqdq $0x10, %xmm3, %xmm2, %xmm14 /* mid_20_1 = clmul(lo_10_a1, lo_10_b1) */
-	vinserti128 $1, %xmm14, %ymm13, %ymm13 /* mid_20 = concat128(mid_20_0, mid_20_1) */
-	vpclmulqdq $0x1, %xmm11, %xmm7, %xmm14 /* mid_21_0 = clmul(lo_10_a0, lo_10_b0) */
-	vpclmulqdq $0x1, %xmm3, %xmm2, %xmm15 /* mid_21_1 = clmul(lo_10_a1, lo_10_b1) */
-	vinserti128 $1, %xmm15, %ymm14, %ymm14 /* mid_21 = concat128(mid_21_0, mid_21_1) */
-	vpclmulqdq $0x11, %xmm11, %xmm7, %xmm7 /* hi_10_0 = clmul(lo_10_a0, lo_10_b0) */
-	vpclmulqdq $0x11, %xmm3, %xmm2, %xmm2 /* hi_10_1 = clmul(lo_10_a1, lo_10_b1) */
-	vinserti128 $1, %xmm2, %ymm7, %ymm2 /* hi_10 = concat128(hi_10_0, hi_10_1) */
-	vmovdqu 352(%r9), %ymm3 /* x_11 = load() */
-	vpshufb .Lsm4_wordslice_avx2_aesni_9_reverse16(%rip), %ymm3, %ymm3 /* z_11 = lookup16(x_11, reverse16) */
-	vmovdqu 96(%r8), %ymm7 /* h_11 = load() */
-	vmovdqa %xmm3, %xmm11 /* lo_11_a0 = extract128(z_11) */
-	vmovdqa %xmm7, %xmm15 /* lo_11_b0 = extract128(h_11) */
-	vmovdqa %ymm2, 32(%rsp) /* spill hi_10 */
-	vpclmulqdq $0x0, %xmm15, %xmm11, %xmm2 /* lo_11_0 = clmul(lo_11_a0, lo_11_b0) */
-	vextracti128 $1, %ymm3, %xmm3 /* lo_11_a1 = extract128(z_11) */
-	vextracti128 $1, %ymm7, %xmm7 /* lo_11_b1 = extract128(h_11) */
+	vextracti128 $1, %ymm5, %xmm5 /* lo_10_b1 = extract128(h_10) */
+	vpclmulqdq $0x0, %xmm5, %xmm2, %xmm15 /* lo_10_1 = clmul(lo_10_a1, lo_10_b1) */
+	vinserti128 $1, %xmm15, %ymm14, %ymm14 /* lo_10 = concat128(lo_10_0, lo_10_1) */
+	vpclmulqdq $0x10, %xmm13, %xmm9, %xmm15 /* mid_20_0 = clmul(lo_10_a0, lo_10_b0) */
+	vmovdqa %ymm3, 512(%rsp) /* spill fold_lo_b1 */
+	vpclmulqdq $0x10, %xmm5, %xmm2, %xmm3 /* mid_20_1 = clmul(lo_10_a1, lo_10_b1) */
+	vinserti128 $1, %xmm3, %ymm15, %ymm3 /* mid_20 = concat128(mid_20_0, mid_20_1) */
+	vpclmulqdq $0x1, %xmm13, %xmm9, %xmm15 /* mid_21_0 = clmul(lo_10_a0, lo_10_b0) */
+	vmovdqa %ymm4, 384(%rsp) /* spill fold_lo_b0 */
+	vpclmulqdq $0x1, %xmm5, %xmm2, %xmm4 /* mid_21_1 = clmul(lo_10_a1, lo_10_b1) */
+	vinserti128 $1, %xmm4, %ymm15, %ymm4 /* mid_21 = concat128(mid_21_0, mid_21_1) */
+	vpclmulqdq $0x11, %xmm13, %xmm9, %xmm9 /* hi_10_0 = clmul(lo_10_a0, lo_10_b0) */
+	vpclmulqdq $0x11, %xmm5, %xmm2, %xmm2 /* hi_10_1 = clmul(lo_10_a1, lo_10_b1) */
+	vinserti128 $1, %xmm2, %ymm9, %ymm2 /* hi_10 = concat128(hi_10_0, hi_10_1) */
+	vmovdqu 352(%r9), %ymm5 /* x_11 = load() */
+	vpshufb .Lsm4_wordslice_avx2_aesni_9_reverse16(%rip), %ymm5, %ymm5 /* z_11 = lookup16(x_11, reverse16) */
+	vmovdqu 96(%r8), %ymm9 /* h_11 = load() */
+	vmovdqa %xmm5, %xmm13 /* lo_11_a0 = extract128(z_11) */
+	vmovdqa %xmm9, %xmm15 /* lo_11_b0 = extract128(h_11) */
+	vmovdqa %ymm2, 256(%rsp) /* spill hi_10 */
+	vpclmulqdq $0x0, %xmm15, %xmm13, %xmm2 /* lo_11_0 = clmul(lo_11_a0, lo_11_b0) */
+	vextracti128 $1, %ymm5, %xmm5 /* lo_11_a1 = extract128(z_11) */
+	vextracti128 $1, %ymm9, %xmm9 /* lo_11_b1 = extract128(h_11) */
 	vmovdqa %ymm0, 128(%rsp) /* spill hi_8 */
-	vpclmulqdq $0x0, %xmm7, %xmm3, %xmm0 /* lo_11_1 = clmul(lo_11_a1, lo_11_b1) */
+	vpclmulqdq $0x0, %xmm9, %xmm5, %xmm0 /* lo_11_1 = clmul(lo_11_a1, lo_11_b1) */
 	vinserti128 $1, %xmm0, %ymm2, %ymm0 /* lo_11 = concat128(lo_11_0, lo_11_1) */
-	vpclmulqdq $0x10, %xmm15, %xmm11, %xmm2 /* mid_22_0 = clmul(lo_11_a0, lo_11_b0) */
-	vmovdqa %ymm1, 96(%rsp) /* spill hi_9 */
-	vpclmulqdq $0x10, %xmm7, %xmm3, %xmm1 /* mid_22_1 = clmul(lo_11_a1, lo_11_b1) */
+	vpclmulqdq $0x10, %xmm15, %xmm13, %xmm2 /* mid_22_0 = clmul(lo_11_a0, lo_11_b0) */
+	vmovdqa %ymm1, 0(%rsp) /* spill hi_9 */
+	vpclmulqdq $0x10, %xmm9, %xmm5, %xmm1 /* mid_22_1 = clmul(lo_11_a1, lo_11_b1) */
 	vinserti128 $1, %xmm1, %ymm2, %ymm1 /* mid_22 = concat128(mid_22_0, mid_22_1) */
-	vpclmulqdq $0x1, %xmm15, %xmm11, %xmm2 /* mid_23_0 = clmul(lo_11_a0, lo_11_b0) */
-	vmovdqa %ymm1, 160(%rsp) /* spill mid_22 */
-	vpclmulqdq $0x1, %xmm7, %xmm3, %xmm1 /* mid_23_1 = clmul(lo_11_a1, lo_11_b1) */
+	vpclmulqdq $0x1, %xmm15, %xmm13, %xmm2 /* mid_23_0 = clmul(lo_11_a0, lo_11_b0) */
+	vmovdqa %ymm1, 64(%rsp) /* spill mid_22 */
+	vpclmulqdq $0x1, %xmm9, %xmm5, %xmm1 /* mid_23_1 = clmul(lo_11_a1, lo_11_b1) */
 	vinserti128 $1, %xmm1, %ymm2, %ymm1 /* mid_23 = concat128(mid_23_0, mid_23_1) */
-	vpclmulqdq $0x11, %xmm15, %xmm11, %xmm2 /* hi_11_0 = clmul(lo_11_a0, lo_11_b0) */
-	vpclmulqdq $0x11, %xmm7, %xmm3, %xmm3 /* hi_11_1 = clmul(lo_11_a1, lo_11_b1) */
-	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* hi_11 = concat128(hi_11_0, hi_11_1) */
+	vpclmulqdq $0x11, %xmm15, %xmm13, %xmm2 /* hi_11_0 = clmul(lo_11_a0, lo_11_b0) */
+	vpclmulqdq $0x11, %xmm9, %xmm5, %xmm5 /* hi_11_1 = clmul(lo_11_a1, lo_11_b1) */
+	vinserti128 $1, %xmm5, %ymm2, %ymm2 /* hi_11 = concat128(hi_11_0, hi_11_1) */
+	vmovdqu 384(%r9), %ymm5 /* x_12 = load() */
+	vpshufb .Lsm4_wordslice_avx2_aesni_9_reverse16(%rip), %ymm5, %ymm5 /* z_12 = lookup16(x_12, reverse16) */
+	vmovdqu 128(%r8), %ymm9 /* h_12 = load() */
+	vmovdqa %xmm5, %xmm13 /* lo_12_a0 = extract128(z_12) */
+	vmovdqa %xmm9, %xmm15 /* lo_12_b0 = extract128(h_12) */
+	vmovdqa %ymm2, 32(%rsp) /* spill hi_11 */
+	vpclmulqdq $0x0, %xmm15, %xmm13, %xmm2 /* lo_12_0 = clmul(lo_12_a0, lo_12_b0) */
+	vextracti128 $1, %ymm5, %xmm5 /* lo_12_a1 = extract128(z_12) */
+	vextracti128 $1, %ymm9, %xmm9 /* lo_12_b1 = extract128(h_12) */
+	vmovdqa %ymm1, 608(%rsp) /* spill mid_23 */
+	vpclmulqdq $0x0, %xmm9, %xmm5, %xmm1 /* lo_12_1 = clmul(lo_12_a1, lo_12_b1) */
+	vinserti128 $1, %xmm1, %ymm2, %ymm1 /* lo_12 = concat128(lo_12_0, lo_12_1) */
+	vpclmulqdq $0x10, %xmm15, %xmm13, %xmm2 /* mid_24_0 = clmul(lo_12_a0, lo_12_b0) */
+	vmovdqa %ymm3, 544(%rsp) /* spill mid_20 */
+	vpclmulqdq $0x10, %xmm9, %xmm5, %xmm3 /* mid_24_1 = clmul(lo_12_a1, lo_12_b1) */
+	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* mid_24 = concat128(mid_24_0, mid_24_1) */
+	vpclmulqdq $0x1, %xmm15, %xmm13, %xmm3 /* mid_25_0 = clmul(lo_12_a0, lo_12_b0) */
+	vmovdqa %ymm2, 480(%rsp) /* spill mid_24 */
+	vpclmulqdq $0x1, %xmm9, %xmm5, %xmm2 /* mid_25_1 = clmul(lo_12_a1, lo_12_b1) */
+	vinserti128 $1, %xmm2, %ymm3, %ymm2 /* mid_25 = concat128(mid_25_0, mid_25_1) */
+	vpclmulqdq $0x11, %xmm15, %xmm13, %xmm3 /* hi_12_0 = clmul(lo_12_a0, lo_12_b0) */
+	vpclmulqdq $0x11, %xmm9, %xmm5, %xmm5 /* hi_12_1 = clmul(lo_12_a1, lo_12_b1) */
+	vinserti128 $1, %xmm5, %ymm3, %ymm3 /* hi_12 = concat128(hi_12_0, hi_12_1) */
+	vmovdqu 416(%r9), %ymm5 /* x_13 = load() */
+	vpshufb .Lsm4_wordslice_avx2_aesni_9_reverse16(%rip), %ymm5, %ymm5 /* z_13 = lookup16(x_13, reverse16) */
+	vmovdqu 160(%r8), %ymm9 /* h_13 = load() */
+	vmovdqa %xmm5, %xmm13 /* lo_13_a0 = extract128(z_13) */
+	vmovdqa %xmm9, %xmm15 /* lo_13_b0 = extract128(h_13) */
+	vmovdqa %ymm3, 416(%rsp) /* spill hi_12 */
+	vpclmulqdq $0x0, %xmm15, %xmm13, %xmm3 /* lo_13_0 = clmul(lo_13_a0, lo_13_b0) */
+	vextracti128 $1, %ymm5, %xmm5 /* lo_13_a1 = extract128(z_13) */
+	vextracti128 $1, %ymm9, %xmm9 /* lo_13_b1 = extract128(h_13) */
+	vmovdqa %ymm2, 352(%rsp) /* spill mid_25 */
+	vpclmulqdq $0x0, %xmm9, %xmm5, %xmm2 /* lo_13_1 = clmul(lo_13_a1, lo_13_b1) */
+	vinserti128 $1, %xmm2, %ymm3, %ymm2 /* lo_13 = concat128(lo_13_0, lo_13_1) */
+	vpclmulqdq $0x10, %xmm15, %xmm13, %xmm3 /* mid_26_0 = clmul(lo_13_a0, lo_13_b0) */
+	vmovdqa %ymm4, 288(%rsp) /* spill mid_21 */
+	vpclmulqdq $0x10, %xmm9, %xmm5, %xmm4 /* mid_26_1 = clmul(lo_13_a1, lo_13_b1) */
+	vinserti128 $1, %xmm4, %ymm3, %ymm3 /* mid_26 = concat128(mid_26_0, mid_26_1) */
+	vpclmulqdq $0x1, %xmm15, %xmm13, %xmm4 /* mid_27_0 = clmul(lo_13_a0, lo_13_b0) */
+	vmovdqa %ymm3, 224(%rsp) /* spill mid_26 */
+	vpclmulqdq $0x1, %xmm9, %xmm5, %xmm3 /* mid_27_1 = clmul(lo_13_a1, lo_13_b1) */
+	vinserti128 $1, %xmm3, %ymm4, %ymm3 /* mid_27 = concat128(mid_27_0, mid_27_1) */
+	vpclmulqdq $0x11, %xmm15, %xmm13, %xmm4 /* hi_13_0 = clmul(lo_13_a0, lo_13_b0) */
+	vpclmulqdq $0x11, %xmm9, %xmm5, %xmm5 /* hi_13_1 = clmul(lo_13_a1, lo_13_b1) */
+	vinserti128 $1, %xmm5, %ymm4, %ymm4 /* hi_13 = concat128(hi_13_0, hi_13_1) */
+	vmovdqu 448(%r9), %ymm5 /* x_14 = load() */
+	vpshufb .Lsm4_wordslice_avx2_aesni_9_reverse16(%rip), %ymm5, %ymm5 /* z_14 = lookup16(x_14, reverse16) */
+	vmovdqu 192(%r8), %ymm9 /* h_14 = load() */
+	vmovdqa %xmm5, %xmm13 /* lo_14_a0 = extract128(z_14) */
+	vmovdqa %xmm9, %xmm15 /* lo_14_b0 = extract128(h_14) */
+	vmovdqa %ymm4, 160(%rsp) /* spill hi_13 */
+	vpclmulqdq $0x0, %xmm15, %xmm13, %xmm4 /* lo_14_0 = clmul(lo_14_a0, lo_14_b0) */
+	vextracti128 $1, %ymm5, %xmm5 /* lo_14_a1 = extract128(z_14) */
+	vextracti128 $1, %ymm9, %xmm9 /* lo_14_b1 = extract128(h_14) */
+	vmovdqa %ymm3, 96(%rsp) /* spill mid_27 */
+	vpclmulqdq $0x0, %xmm9, %xmm5, %xmm3 /* lo_14_1 = clmul(lo_14_a1, lo_14_b1) */
+	vinserti128 $1, %xmm3, %ymm4, %ymm3 /* lo_14 = concat128(lo_14_0, lo_14_1) */
+	vpclmulqdq $0x10, %xmm15, %xmm13, %xmm4 /* mid_28_0 = clmul(lo_14_a0, lo_14_b0) */
+	vmovdqa %ymm11, 320(%rsp) /* spill mid_18 */
+	vpclmulqdq $0x10, %xmm9, %xmm5, %xmm11 /* mid_28_1 = clmul(lo_14_a1, lo_14_b1) */
+	vinserti128 $1, %xmm11, %ymm4, %ymm4 /* mid_28 = concat128(mid_28_0, mid_28_1) */
+	vpclmulqdq $0x1, %xmm15, %xmm13, %xmm11 /* mid_29_0 = clmul(lo_14_a0, lo_14_b0) */
+	vmovdqa %ymm4, 192(%rsp) /* spill mid_28 */
+	vpclmulqdq $0x1, %xmm9, %xmm5, %xmm4 /* mid_29_1 = clmul(lo_14_a1, lo_14_b1) */
+	vinserti128 $1, %xmm4, %ymm11, %ymm4 /* mid_29 = concat128(mid_29_0, mid_29_1) */
+	vpclmulqdq $0x11, %xmm15, %xmm13, %xmm11 /* hi_14_0 = clmul(lo_14_a0, lo_14_b0) */
+	vpclmulqdq $0x11, %xmm9, %xmm5, %xmm5 /* hi_14_1 = clmul(lo_14_a1, lo_14_b1) */
+	vinserti128 $1, %xmm5, %ymm11, %ymm5 /* hi_14 = concat128(hi_14_0, hi_14_1) */
+	vmovdqu 480(%r9), %ymm9 /* x_15 = load() */
+	vpshufb .Lsm4_wordslice_avx2_aesni_9_reverse16(%rip), %ymm9, %ymm9 /* z_15 = lookup16(x_15, reverse16) */
+	vmovdqu 224(%r8), %ymm11 /* h_15 = load() */
+	vmovdqa %xmm9, %xmm13 /* lo_15_a0 = extract128(z_15) */
+	vmovdqa %xmm11, %xmm15 /* lo_15_b0 = extract128(h_15) */
+	vmovdqa %ymm5, 576(%rsp) /* spill hi_14 */
+	vpclmulqdq $0x0, %xmm15, %xmm13, %xmm5 /* lo_15_0 = clmul(lo_15_a0, lo_15_b0) */
+	vextracti128 $1, %ymm9, %xmm9 /* lo_15_a1 = extract128(z_15) */
+	vextracti128 $1, %ymm11, %xmm11 /* lo_15_b1 = extract128(h_15) */
+	vmovdqa %ymm4, 448(%rsp) /* spill mid_29 */
+	vpclmulqdq $0x0, %xmm11, %xmm9, %xmm4 /* lo_15_1 = clmul(lo_15_a1, lo_15_b1) */
+	vinserti128 $1, %xmm4, %ymm5, %ymm4 /* lo_15 = concat128(lo_15_0, lo_15_1) */
+	vpclmulqdq $0x10, %xmm15, %xmm13, %xmm5 /* mid_30_0 = clmul(lo_15_a0, lo_15_b0) */
+	vmovdqa %ymm12, 640(%rsp) /* spill mid_19 */
+	vpclmulqdq $0x10, %xmm11, %xmm9, %xmm12 /* mid_30_1 = clmul(lo_15_a1, lo_15_b1) */
+	vinserti128 $1, %xmm12, %ymm5, %ymm5 /* mid_30 = concat128(mid_30_0, mid_30_1) */
+	vpclmulqdq $0x1, %xmm15, %xmm13, %xmm12 /* mid_31_0 = clmul(lo_15_a0, lo_15_b0) */
+	vmovdqa %ymm5, 672(%rsp) /* spill mid_30 */
+	vpclmulqdq $0x1, %xmm11, %xmm9, %xmm5 /* mid_31_1 = clmul(lo_15_a1, lo_15_b1) */
+	vinserti128 $1, %xmm5, %ymm12, %ymm5 /* mid_31 = concat128(mid_31_0, mid_31_1) */
+	vpclmulqdq $0x11, %xmm15, %xmm13, %xmm12 /* hi_15_0 = clmul(lo_15_a0, lo_15_b0) */
+	vpclmulqdq $0x11, %xmm11, %xmm9, %xmm9 /* hi_15_1 = clmul(lo_15_a1, lo_15_b1) */
+	vinserti128 $1, %xmm9, %ymm12, %ymm9 /* hi_15 = concat128(hi_15_0, hi_15_1) */
 
 	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxor %ymm8, %ymm4, %ymm3 /* lo_sum_acc_6 = xor(lo_8, lo_9) */
-	vpxor %ymm0, %ymm12, %ymm0 /* lo_sum_acc_7 = xor(lo_10, lo_11) */
-	vpxor %ymm0, %ymm3, %ymm0 /* lo_sum_acc_8 = xor(lo_sum_acc_6, lo_sum_acc_7) */
-	vpxor %ymm6, %ymm5, %ymm3 /* mid_sum_acc_14 = xor(mid_16, mid_17) */
-	vpxor %ymm10, %ymm9, %ymm4 /* mid_sum_acc_15 = xor(mid_18, mid_19) */
-	vpxor %ymm14, %ymm13, %ymm5 /* mid_sum_acc_16 = xor(mid_20, mid_21) */
-	vpxor 160(%rsp), %ymm1, %ymm1 /* mid_sum_acc_17 = xor(mid_23, mid_22) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_18 = xor(mid_sum_acc_14, mid_sum_acc_15) */
-	vpxor %ymm1, %ymm5, %ymm1 /* mid_sum_acc_19 = xor(mid_sum_acc_16, mid_sum_acc_17) */
-	vpxor %ymm1, %ymm3, %ymm1 /* mid_sum_acc_20 = xor(mid_sum_acc_18, mid_sum_acc_19) */
-	vmovdqa 128(%rsp), %ymm3 /* reload hi_8 */
-	vpxor 96(%rsp), %ymm3, %ymm3 /* hi_sum_acc_6 = xor(hi_8, hi_9) */
-	vpxor 32(%rsp), %ymm2, %ymm2 /* hi_sum_acc_7 = xor(hi_11, hi_10) */
-	vpxor %ymm2, %ymm3, %ymm2 /* hi_sum_acc_8 = xor(hi_sum_acc_6, hi_sum_acc_7) */
-	vpshufb .Lsm4_wordslice_avx2_aesni_9_half_up(%rip), %ymm1, %ymm3 /* mid_lo_2 = lookup16(mid_sum_acc_20, half_up) */
-	vpxor %ymm3, %ymm0, %ymm0 /* s_lo_4 = xor(lo_sum_acc_8, mid_lo_2) */
-	vpshufb .Lsm4_wordslice_avx2_aesni_9_half_down(%rip), %ymm1, %ymm1 /* mid_hi_2 = lookup16(mid_sum_acc_20, half_down) */
-	vpxor %ymm1, %ymm2, %ymm1 /* s_hi_4 = xor(hi_sum_acc_8, mid_hi_2) */
-	vpermq $0x4e, %ymm0, %ymm2 /* s_lo_x_2 = blocks128(s_lo_4, s_lo_4) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_lo_5 = xor(s_lo_4, s_lo_x_2) */
-	vpermq $0x4e, %ymm1, %ymm2 /* s_hi_x_2 = blocks128(s_hi_4, s_hi_4) */
-	vpxor %ymm2, %ymm1, %ymm1 /* s_hi_5 = xor(s_hi_4, s_hi_x_2) */
-	vmovdqa %xmm0, %xmm2 /* fold_lo_2_a0 = extract128(s_lo_5) */
-	vpclmulqdq $0x0, 64(%rsp), %xmm2, %xmm2 /* fold_lo_2_0 = clmul(fold_lo_2_a0, fold_lo_b0) */
-	vextracti128 $1, %ymm0, %xmm3 /* fold_lo_2_a1 = extract128(s_lo_5) */
-	vpclmulqdq $0x0, 0(%rsp), %xmm3, %xmm3 /* fold_lo_2_1 = clmul(fold_lo_2_a1, fold_lo_b1) */
-	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* fold_lo_2 = concat128(fold_lo_2_0, fold_lo_2_1) */
-	vpshufb .Lsm4_wordslice_avx2_aesni_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_2 = lookup16(fold_lo_2, swap_halves) */
-	vpxor %ymm2, %ymm0, %ymm0 /* v_2 = xor(s_lo_5, fold_lo_sw_2) */
-	vmovdqa %xmm0, %xmm2 /* fold_hi_2_a0 = extract128(v_2) */
-	vpclmulqdq $0x11, 64(%rsp), %xmm2, %xmm2 /* fold_hi_2_0 = clmul(fold_hi_2_a0, fold_lo_b0) */
-	vextracti128 $1, %ymm0, %xmm3 /* fold_hi_2_a1 = extract128(v_2) */
-	vpclmulqdq $0x11, 0(%rsp), %xmm3, %xmm3 /* fold_hi_2_1 = clmul(fold_hi_2_a1, fold_lo_b1) */
-	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* fold_hi_2 = concat128(fold_hi_2_0, fold_hi_2_1) */
-	vpxor %ymm1, %ymm0, %ymm0 /* v_hi_2 = xor(v_2, s_hi_5) */
-	vpxor %ymm2, %ymm0, %ymm0 /* reduced_2 = xor(v_hi_2, fold_hi_2) */
-	vpand .Lsm4_wordslice_avx2_aesni_9_first_block(%rip), %ymm0, %ymm0 /* y1_3 = and(reduced_2, first_block) */
+	vpxor %ymm10, %ymm6, %ymm6 /* lo_sum_acc_7 = xor(lo_8, lo_9) */
+	vpxor %ymm0, %ymm14, %ymm0 /* lo_sum_acc_8 = xor(lo_10, lo_11) */
+	vpxor %ymm2, %ymm1, %ymm1 /* lo_sum_acc_9 = xor(lo_12, lo_13) */
+	vpxor %ymm4, %ymm3, %ymm2 /* lo_sum_acc_10 = xor(lo_14, lo_15) */
+	vpxor %ymm0, %ymm6, %ymm0 /* lo_sum_acc_11 = xor(lo_sum_acc_7, lo_sum_acc_8) */
+	vpxor %ymm2, %ymm1, %ymm1 /* lo_sum_acc_12 = xor(lo_sum_acc_9, lo_sum_acc_10) */
+	vpxor %ymm1, %ymm0, %ymm0 /* lo_sum_acc_13 = xor(lo_sum_acc_11, lo_sum_acc_12) */
+	vpxor %ymm8, %ymm7, %ymm1 /* mid_sum_acc_15 = xor(mid_16, mid_17) */
+	vmovdqa 320(%rsp), %ymm2 /* reload mid_18 */
+	vpxor 640(%rsp), %ymm2, %ymm2 /* mid_sum_acc_16 = xor(mid_18, mid_19) */
+	vmovdqa 544(%rsp), %ymm3 /* reload mid_20 */
+	vpxor 288(%rsp), %ymm3, %ymm3 /* mid_sum_acc_17 = xor(mid_20, mid_21) */
+	vmovdqa 64(%rsp), %ymm4 /* reload mid_22 */
+	vpxor 608(%rsp), %ymm4, %ymm4 /* mid_sum_acc_18 = xor(mid_22, mid_23) */
+	vmovdqa 480(%rsp), %ymm6 /* reload mid_24 */
+	vpxor 352(%rsp), %ymm6, %ymm6 /* mid_sum_acc_19 = xor(mid_24, mid_25) */
+	vmovdqa 224(%rsp), %ymm7 /* reload mid_26 */
+	vpxor 96(%rsp), %ymm7, %ymm7 /* mid_sum_acc_20 = xor(mid_26, mid_27) */
+	vmovdqa 192(%rsp), %ymm8 /* reload mid_28 */
+	vpxor 448(%rsp), %ymm8, %ymm8 /* mid_sum_acc_21 = xor(mid_28, mid_29) */
+	vpxor 672(%rsp), %ymm5, %ymm5 /* mid_sum_acc_22 = xor(mid_31, mid_30) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_23 = xor(mid_sum_acc_15, mid_sum_acc_16) */
+	vpxor %ymm4, %ymm3, %ymm2 /* mid_sum_acc_24 = xor(mid_sum_acc_17, mid_sum_acc_18) */
+	vpxor %ymm7, %ymm6, %ymm3 /* mid_sum_acc_25 = xor(mid_sum_acc_19, mid_sum_acc_20) */
+	vpxor %ymm5, %ymm8, %ymm4 /* mid_sum_acc_26 = xor(mid_sum_acc_21, mid_sum_acc_22) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_27 = xor(mid_sum_acc_23, mid_sum_acc_24) */
+	vpxor %ymm4, %ymm3, %ymm2 /* mid_sum_acc_28 = xor(mid_sum_acc_25, mid_sum_acc_26) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_29 = xor(mid_sum_acc_27, mid_sum_acc_28) */
+	vmovdqa 128(%rsp), %ymm2 /* reload hi_8 */
+	vpxor 0(%rsp), %ymm2, %ymm2 /* hi_sum_acc_7 = xor(hi_8, hi_9) */
+	vmovdqa 256(%rsp), %ymm3 /* reload hi_10 */
+	vpxor 32(%rsp), %ymm3, %ymm3 /* hi_sum_acc_8 = xor(hi_10, hi_11) */
+	vmovdqa 416(%rsp), %ymm4 /* reload hi_12 */
+	vpxor 160(%rsp), %ymm4, %ymm4 /* hi_sum_acc_9 = xor(hi_12, hi_13) */
+	vpxor 576(%rsp), %ymm9, %ymm5 /* hi_sum_acc_10 = xor(hi_15, hi_14) */
+	vpxor %ymm3, %ymm2, %ymm2 /* hi_sum_acc_11 = xor(hi_sum_acc_7, hi_sum_acc_8) */
+	vpxor %ymm5, %ymm4, %ymm3 /* hi_sum_acc_12 = xor(hi_sum_acc_9, hi_sum_acc_10) */
+	vpxor %ymm3, %ymm2, %ymm2 /* hi_sum_acc_13 = xor(hi_sum_acc_11, hi_sum_acc_12) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_9_half_up(%rip), %ymm1, %ymm3 /* mid_lo_1 = lookup16(mid_sum_acc_29, half_up) */
+	vpxor %ymm3, %ymm0, %ymm0 /* s_lo_2 = xor(lo_sum_acc_13, mid_lo_1) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_9_half_down(%rip), %ymm1, %ymm1 /* mid_hi_1 = lookup16(mid_sum_acc_29, half_down) */
+	vpxor %ymm1, %ymm2, %ymm1 /* s_hi_2 = xor(hi_sum_acc_13, mid_hi_1) */
+	vpermq $0x4e, %ymm0, %ymm2 /* s_lo_x_1 = blocks128(s_lo_2, s_lo_2) */
+	vpxor %ymm2, %ymm0, %ymm0 /* s_lo_3 = xor(s_lo_2, s_lo_x_1) */
+	vpermq $0x4e, %ymm1, %ymm2 /* s_hi_x_1 = blocks128(s_hi_2, s_hi_2) */
+	vpxor %ymm2, %ymm1, %ymm1 /* s_hi_3 = xor(s_hi_2, s_hi_x_1) */
+	vmovdqa %xmm0, %xmm2 /* fold_lo_1_a0 = extract128(s_lo_3) */
+	vpclmulqdq $0x0, 384(%rsp), %xmm2, %xmm2 /* fold_lo_1_0 = clmul(fold_lo_1_a0, fold_lo_b0) */
+	vextracti128 $1, %ymm0, %xmm3 /* fold_lo_1_a1 = extract128(s_lo_3) */
+	vpclmulqdq $0x0, 512(%rsp), %xmm3, %xmm3 /* fold_lo_1_1 = clmul(fold_lo_1_a1, fold_lo_b1) */
+	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* fold_lo_1_1_1 = concat128(fold_lo_1_0, fold_lo_1_1) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_1 = lookup16(fold_lo_1_1_1, swap_halves) */
+	vpxor %ymm2, %ymm0, %ymm0 /* v_1 = xor(s_lo_3, fold_lo_sw_1) */
+	vmovdqa %xmm0, %xmm2 /* fold_hi_1_a0 = extract128(v_1) */
+	vpclmulqdq $0x11, 384(%rsp), %xmm2, %xmm2 /* fold_hi_1_0 = clmul(fold_hi_1_a0, fold_lo_b0) */
+	vextracti128 $1, %ymm0, %xmm3 /* fold_hi_1_a1 = extract128(v_1) */
+	vpclmulqdq $0x11, 512(%rsp), %xmm3, %xmm3 /* fold_hi_1_1 = clmul(fold_hi_1_a1, fold_lo_b1) */
+	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* fold_hi_1_1_1 = concat128(fold_hi_1_0, fold_hi_1_1) */
+	vpxor %ymm1, %ymm0, %ymm0 /* v_hi_1 = xor(v_1, s_hi_3) */
+	vpxor %ymm2, %ymm0, %ymm0 /* reduced_1 = xor(v_hi_1, fold_hi_1_1_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_9_first_block(%rip), %ymm0, %ymm0 /* y1_2 = and(reduced_1, first_block) */
 
-	/* Step 4 of 8: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
-	vmovdqu 384(%r9), %ymm1 /* x_12 = load() */
-	vpshufb .Lsm4_wordslice_avx2_aesni_9_reverse16(%rip), %ymm1, %ymm1 /* z_12 = lookup16(x_12, reverse16) */
-	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_3 = xor(z_12, y1_3) */
-	vmovdqu (%r8), %ymm1 /* h_12 = load() */
-	vmovdqa %xmm0, %xmm2 /* lo_12_a0 = extract128(z1_y_3) */
-	vmovdqa %xmm1, %xmm3 /* lo_12_b0 = extract128(h_12) */
-	vpclmulqdq $0x0, %xmm3, %xmm2, %xmm4 /* lo_12_0 = clmul(lo_12_a0, lo_12_b0) */
-	vextracti128 $1, %ymm0, %xmm0 /* lo_12_a1 = extract128(z1_y_3) */
-	vextracti128 $1, %ymm1, %xmm1 /* lo_12_b1 = extract128(h_12) */
-	vpclmulqdq $0x0, %xmm1, %xmm0, %xmm5 /* lo_12_1 = clmul(lo_12_a1, lo_12_b1) */
-	vinserti128 $1, %xmm5, %ymm4, %ymm4 /* lo_12 = concat128(lo_12_0, lo_12_1) */
-	vpclmulqdq $0x10, %xmm3, %xmm2, %xmm5 /* mid_24_0 = clmul(lo_12_a0, lo_12_b0) */
-	vpclmulqdq $0x10, %xmm1, %xmm0, %xmm6 /* mid_24_1 = clmul(lo_12_a1, lo_12_b1) */
-	vinserti128 $1, %xmm6, %ymm5, %ymm5 /* mid_24 = concat128(mid_24_0, mid_24_1) */
-	vpclmulqdq $0x1, %xmm3, %xmm2, %xmm6 /* mid_25_0 = clmul(lo_12_a0, lo_12_b0) */
-	vpclmulqdq $0x1, %xmm1, %xmm0, %xmm7 /* mid_25_1 = clmul(lo_12_a1, lo_12_b1) */
-	vinserti128 $1, %xmm7, %ymm6, %ymm6 /* mid_25 = concat128(mid_25_0, mid_25_1) */
-	vpclmulqdq $0x11, %xmm3, %xmm2, %xmm2 /* hi_12_0 = clmul(lo_12_a0, lo_12_b0) */
-	vpclmulqdq $0x11, %xmm1, %xmm0, %xmm0 /* hi_12_1 = clmul(lo_12_a1, lo_12_b1) */
-	vinserti128 $1, %xmm0, %ymm2, %ymm0 /* hi_12 = concat128(hi_12_0, hi_12_1) */
-	vmovdqu 416(%r9), %ymm1 /* x_13 = load() */
-	vpshufb .Lsm4_wordslice_avx2_aesni_9_reverse16(%rip), %ymm1, %ymm1 /* z_13 = lookup16(x_13, reverse16) */
-	vmovdqu 32(%r8), %ymm2 /* h_13 = load() */
-	vmovdqa %xmm1, %xmm3 /* lo_13_a0 = extract128(z_13) */
-	vmovdqa %xmm2, %xmm7 /* lo_13_b0 = extract128(h_13) */
-	vpclmulqdq $0x0, %xmm7, %xmm3, %xmm8 /* lo_13_0 = clmul(lo_13_a0, lo_13_b0) */
-	vextracti128 $1, %ymm1, %xmm1 /* lo_13_a1 = extract128(z_13) */
-	vextracti128 $1, %ymm2, %xmm2 /* lo_13_b1 = extract128(h_13) */
-	vpclmulqdq $0x0, %xmm2, %xmm1, %xmm9 /* lo_13_1 = clmul(lo_13_a1, lo_13_b1) */
-	vinserti128 $1, %xmm9, %ymm8, %ymm8 /* lo_13 = concat128(lo_13_0, lo_13_1) */
-	vpclmulqdq $0x10, %xmm7, %xmm3, %xmm9 /* mid_26_0 = clmul(lo_13_a0, lo_13_b0) */
-	vpclmulqdq $0x10, %xmm2, %xmm1, %xmm10 /* mid_26_1 = clmul(lo_13_a1, lo_13_b1) */
-	vinserti128 $1, %xmm10, %ymm9, %ymm9 /* mid_26 = concat128(mid_26_0, mid_26_1) */
-	vpclmulqdq $0x1, %xmm7, %xmm3, %xmm10 /* mid_27_0 = clmul(lo_13_a0, lo_13_b0) */
-	vpclmulqdq $0x1, %xmm2, %xmm1, %xmm11 /* mid_27_1 = clmul(lo_13_a1, lo_13_b1) */
-	vinserti128 $1, %xmm11, %ymm10, %ymm10 /* mid_27 = concat128(mid_27_0, mid_27_1) */
-	vpclmulqdq $0x11, %xmm7, %xmm3, %xmm3 /* hi_13_0 = clmul(lo_13_a0, lo_13_b0) */
-	vpclmulqdq $0x11, %xmm2, %xmm1, %xmm1 /* hi_13_1 = clmul(lo_13_a1, lo_13_b1) */
-	vinserti128 $1, %xmm1, %ymm3, %ymm1 /* hi_13 = concat128(hi_13_0, hi_13_1) */
-	vmovdqu 448(%r9), %ymm2 /* x_14 = load() */
-	vpshufb .Lsm4_wordslice_avx2_aesni_9_reverse16(%rip), %ymm2, %ymm2 /* z_14 = lookup16(x_14, reverse16) */
-	vmovdqu 64(%r8), %ymm3 /* h_14 = load() */
-	vmovdqa %xmm2, %xmm7 /* lo_14_a0 = extract128(z_14) */
-	vmovdqa %xmm3, %xmm11 /* lo_14_b0 = extract128(h_14) */
-	vpclmulqdq $0x0, %xmm11, %xmm7, %xmm12 /* lo_14_0 = clmul(lo_14_a0, lo_14_b0) */
-	vextracti128 $1, %ymm2, %xmm2 /* lo_14_a1 = extract128(z_14) */
-	vextracti128 $1, %ymm3, %xmm3 /* lo_14_b1 = extract128(h_14) */
-	vpclmulqdq $0x0, %xmm3, %xmm2, %xmm13 /* lo_14_1 = clmul(lo_14_a1, lo_14_b1) */
-	vinserti128 $1, %xmm13, %ymm12, %ymm12 /* lo_14 = concat128(lo_14_0, lo_14_1) */
-	vpclmulqdq $0x10, %xmm11, %xmm7, %xmm13 /* mid_28_0 = clmul(lo_14_a0, lo_14_b0) */
-	vpclmulqdq $0x10, %xmm3, %xmm2, %xmm14 /* mid_28_1 = clmul(lo_14_a1, lo_14_b1) */
-	vinserti128 $1, %xmm14, %ymm13, %ymm13 /* mid_28 = concat128(mid_28_0, mid_28_1) */
-	vpclmulqdq $0x1, %xmm11, %xmm7, %xmm14 /* mid_29_0 = clmul(lo_14_a0, lo_14_b0) */
-	vpclmulqdq $0x1, %xmm3, %xmm2, %xmm15 /* mid_29_1 = clmul(lo_14_a1, lo_14_b1) */
-	vinserti128 $1, %xmm15, %ymm14, %ymm14 /* mid_29 = concat128(mid_29_0, mid_29_1) */
-	vpclmulqdq $0x11, %xmm11, %xmm7, %xmm7 /* hi_14_0 = clmul(lo_14_a0, lo_14_b0) */
-	vpclmulqdq $0x11, %xmm3, %xmm2, %xmm2 /* hi_14_1 = clmul(lo_14_a1, lo_14_b1) */
-	vinserti128 $1, %xmm2, %ymm7, %ymm2 /* hi_14 = concat128(hi_14_0, hi_14_1) */
-	vmovdqu 480(%r9), %ymm3 /* x_15 = load() */
-	vpshufb .Lsm4_wordslice_avx2_aesni_9_reverse16(%rip), %ymm3, %ymm3 /* z_15 = lookup16(x_15, reverse16) */
-	vmovdqu 96(%r8), %ymm7 /* h_15 = load() */
-	vmovdqa %xmm3, %xmm11 /* lo_15_a0 = extract128(z_15) */
-	vmovdqa %xmm7, %xmm15 /* lo_15_b0 = extract128(h_15) */
-	vmovdqa %ymm2, 32(%rsp) /* spill hi_14 */
-	vpclmulqdq $0x0, %xmm15, %xmm11, %xmm2 /* lo_15_0 = clmul(lo_15_a0, lo_15_b0) */
-	vextracti128 $1, %ymm3, %xmm3 /* lo_15_a1 = extract128(z_15) */
-	vextracti128 $1, %ymm7, %xmm7 /* lo_15_b1 = extract128(h_15) */
-	vmovdqa %ymm0, 96(%rsp) /* spill hi_12 */
-	vpclmulqdq $0x0, %xmm7, %xmm3, %xmm0 /* lo_15_1 = clmul(lo_15_a1, lo_15_b1) */
-	vinserti128 $1, %xmm0, %ymm2, %ymm0 /* lo_15 = concat128(lo_15_0, lo_15_1) */
-	vpclmulqdq $0x10, %xmm15, %xmm11, %xmm2 /* mid_30_0 = clmul(lo_15_a0, lo_15_b0) */
-	vmovdqa %ymm1, 128(%rsp) /* spill hi_13 */
-	vpclmulqdq $0x10, %xmm7, %xmm3, %xmm1 /* mid_30_1 = clmul(lo_15_a1, lo_15_b1) */
-	vinserti128 $1, %xmm1, %ymm2, %ymm1 /* mid_30 = concat128(mid_30_0, mid_30_1) */
-	vpclmulqdq $0x1, %xmm15, %xmm11, %xmm2 /* mid_31_0 = clmul(lo_15_a0, lo_15_b0) */
-	vmovdqa %ymm1, 160(%rsp) /* spill mid_30 */
-	vpclmulqdq $0x1, %xmm7, %xmm3, %xmm1 /* mid_31_1 = clmul(lo_15_a1, lo_15_b1) */
-	vinserti128 $1, %xmm1, %ymm2, %ymm1 /* mid_31 = concat128(mid_31_0, mid_31_1) */
-	vpclmulqdq $0x11, %xmm15, %xmm11, %xmm2 /* hi_15_0 = clmul(lo_15_a0, lo_15_b0) */
-	vpclmulqdq $0x11, %xmm7, %xmm3, %xmm3 /* hi_15_1 = clmul(lo_15_a1, lo_15_b1) */
-	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* hi_15 = concat128(hi_15_0, hi_15_1) */
-
-	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxor %ymm8, %ymm4, %ymm3 /* lo_sum_acc_9 = xor(lo_12, lo_13) */
-	vpxor %ymm0, %ymm12, %ymm0 /* lo_sum_acc_10 = xor(lo_14, lo_15) */
-	vpxor %ymm0, %ymm3, %ymm0 /* lo_sum_acc_11 = xor(lo_sum_acc_9, lo_sum_acc_10) */
-	vpxor %ymm6, %ymm5, %ymm3 /* mid_sum_acc_21 = xor(mid_24, mid_25) */
-	vpxor %ymm10, %ymm9, %ymm4 /* mid_sum_acc_22 = xor(mid_26, mid_27) */
-	vpxor %ymm14, %ymm13, %ymm5 /* mid_sum_acc_23 = xor(mid_28, mid_29) */
-	vpxor 160(%rsp), %ymm1, %ymm1 /* mid_sum_acc_24 = xor(mid_31, mid_30) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_25 = xor(mid_sum_acc_21, mid_sum_acc_22) */
-	vpxor %ymm1, %ymm5, %ymm1 /* mid_sum_acc_26 = xor(mid_sum_acc_23, mid_sum_acc_24) */
-	vpxor %ymm1, %ymm3, %ymm1 /* mid_sum_acc_27 = xor(mid_sum_acc_25, mid_sum_acc_26) */
-	vmovdqa 96(%rsp), %ymm3 /* reload hi_12 */
-	vpxor 128(%rsp), %ymm3, %ymm3 /* hi_sum_acc_9 = xor(hi_12, hi_13) */
-	vpxor 32(%rsp), %ymm2, %ymm2 /* hi_sum_acc_10 = xor(hi_15, hi_14) */
-	vpxor %ymm2, %ymm3, %ymm2 /* hi_sum_acc_11 = xor(hi_sum_acc_9, hi_sum_acc_10) */
-	vpshufb .Lsm4_wordslice_avx2_aesni_9_half_up(%rip), %ymm1, %ymm3 /* mid_lo_3 = lookup16(mid_sum_acc_27, half_up) */
-	vpxor %ymm3, %ymm0, %ymm0 /* s_lo_6 = xor(lo_sum_acc_11, mid_lo_3) */
-	vpshufb .Lsm4_wordslice_avx2_aesni_9_half_down(%rip), %ymm1, %ymm1 /* mid_hi_3 = lookup16(mid_sum_acc_27, half_down) */
-	vpxor %ymm1, %ymm2, %ymm1 /* s_hi_6 = xor(hi_sum_acc_11, mid_hi_3) */
-	vpermq $0x4e, %ymm0, %ymm2 /* s_lo_x_3 = blocks128(s_lo_6, s_lo_6) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_lo_7 = xor(s_lo_6, s_lo_x_3) */
-	vpermq $0x4e, %ymm1, %ymm2 /* s_hi_x_3 = blocks128(s_hi_6, s_hi_6) */
-	vpxor %ymm2, %ymm1, %ymm1 /* s_hi_7 = xor(s_hi_6, s_hi_x_3) */
-	vmovdqa %xmm0, %xmm2 /* fold_lo_3_a0 = extract128(s_lo_7) */
-	vpclmulqdq $0x0, 64(%rsp), %xmm2, %xmm2 /* fold_lo_3_0 = clmul(fold_lo_3_a0, fold_lo_b0) */
-	vextracti128 $1, %ymm0, %xmm3 /* fold_lo_3_a1 = extract128(s_lo_7) */
-	vpclmulqdq $0x0, 0(%rsp), %xmm3, %xmm3 /* fold_lo_3_1 = clmul(fold_lo_3_a1, fold_lo_b1) */
-	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* fold_lo_3 = concat128(fold_lo_3_0, fold_lo_3_1) */
-	vpshufb .Lsm4_wordslice_avx2_aesni_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_3 = lookup16(fold_lo_3, swap_halves) */
-	vpxor %ymm2, %ymm0, %ymm0 /* v_3 = xor(s_lo_7, fold_lo_sw_3) */
-	vmovdqa %xmm0, %xmm2 /* fold_hi_3_a0 = extract128(v_3) */
-	vpclmulqdq $0x11, 64(%rsp), %xmm2, %xmm2 /* fold_hi_3_0 = clmul(fold_hi_3_a0, fold_lo_b0) */
-	vextracti128 $1, %ymm0, %xmm3 /* fold_hi_3_a1 = extract128(v_3) */
-	vpclmulqdq $0x11, 0(%rsp), %xmm3, %xmm3 /* fold_hi_3_1 = clmul(fold_hi_3_a1, fold_lo_b1) */
-	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* fold_hi_3 = concat128(fold_hi_3_0, fold_hi_3_1) */
-	vpxor %ymm1, %ymm0, %ymm0 /* v_hi_3 = xor(v_3, s_hi_7) */
-	vpxor %ymm2, %ymm0, %ymm0 /* reduced_3 = xor(v_hi_3, fold_hi_3) */
-	vpand .Lsm4_wordslice_avx2_aesni_9_first_block(%rip), %ymm0, %ymm0 /* y1_4 = and(reduced_3, first_block) */
-
-	/* Step 5 of 8: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
+	/* Step 3 of 4: 16 blocks, 2 per register: block i times T_(n - i), products unreduced. */
 	vmovdqu 512(%r9), %ymm1 /* x_16 = load() */
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_reverse16(%rip), %ymm1, %ymm1 /* z_16 = lookup16(x_16, reverse16) */
-	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_4 = xor(z_16, y1_4) */
+	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_2 = xor(z_16, y1_2) */
 	vmovdqu (%r8), %ymm1 /* h_16 = load() */
-	vmovdqa %xmm0, %xmm2 /* lo_16_a0 = extract128(z1_y_4) */
+	vmovdqa %xmm0, %xmm2 /* lo_16_a0 = extract128(z1_y_2) */
 	vmovdqa %xmm1, %xmm3 /* lo_16_b0 = extract128(h_16) */
 	vpclmulqdq $0x0, %xmm3, %xmm2, %xmm4 /* lo_16_0 = clmul(lo_16_a0, lo_16_b0) */
-	vextracti128 $1, %ymm0, %xmm0 /* lo_16_a1 = extract128(z1_y_4) */
+	vextracti128 $1, %ymm0, %xmm0 /* lo_16_a1 = extract128(z1_y_2) */
 	vextracti128 $1, %ymm1, %xmm1 /* lo_16_b1 = extract128(h_16) */
 	vpclmulqdq $0x0, %xmm1, %xmm0, %xmm5 /* lo_16_1 = clmul(lo_16_a1, lo_16_b1) */
 	vinserti128 $1, %xmm5, %ymm4, %ymm4 /* lo_16 = concat128(lo_16_0, lo_16_1) */
@@ -8722,195 +8826,189 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch_gcm)
 	vmovdqu 96(%r8), %ymm7 /* h_19 = load() */
 	vmovdqa %xmm3, %xmm11 /* lo_19_a0 = extract128(z_19) */
 	vmovdqa %xmm7, %xmm15 /* lo_19_b0 = extract128(h_19) */
-	vmovdqa %ymm2, 32(%rsp) /* spill hi_18 */
+	vmovdqa %ymm2, 576(%rsp) /* spill hi_18 */
 	vpclmulqdq $0x0, %xmm15, %xmm11, %xmm2 /* lo_19_0 = clmul(lo_19_a0, lo_19_b0) */
 	vextracti128 $1, %ymm3, %xmm3 /* lo_19_a1 = extract128(z_19) */
 	vextracti128 $1, %ymm7, %xmm7 /* lo_19_b1 = extract128(h_19) */
-	vmovdqa %ymm0, 128(%rsp) /* spill hi_16 */
+	vmovdqa %ymm0, 160(%rsp) /* spill hi_16 */
 	vpclmulqdq $0x0, %xmm7, %xmm3, %xmm0 /* lo_19_1 = clmul(lo_19_a1, lo_19_b1) */
 	vinserti128 $1, %xmm0, %ymm2, %ymm0 /* lo_19 = concat128(lo_19_0, lo_19_1) */
 	vpclmulqdq $0x10, %xmm15, %xmm11, %xmm2 /* mid_38_0 = clmul(lo_19_a0, lo_19_b0) */
-	vmovdqa %ymm1, 96(%rsp) /* spill hi_17 */
+	vmovdqa %ymm1, 416(%rsp) /* spill hi_17 */
 	vpclmulqdq $0x10, %xmm7, %xmm3, %xmm1 /* mid_38_1 = clmul(lo_19_a1, lo_19_b1) */
 	vinserti128 $1, %xmm1, %ymm2, %ymm1 /* mid_38 = concat128(mid_38_0, mid_38_1) */
 	vpclmulqdq $0x1, %xmm15, %xmm11, %xmm2 /* mid_39_0 = clmul(lo_19_a0, lo_19_b0) */
-	vmovdqa %ymm1, 160(%rsp) /* spill mid_38 */
+	vmovdqa %ymm1, 32(%rsp) /* spill mid_38 */
 	vpclmulqdq $0x1, %xmm7, %xmm3, %xmm1 /* mid_39_1 = clmul(lo_19_a1, lo_19_b1) */
 	vinserti128 $1, %xmm1, %ymm2, %ymm1 /* mid_39 = concat128(mid_39_0, mid_39_1) */
 	vpclmulqdq $0x11, %xmm15, %xmm11, %xmm2 /* hi_19_0 = clmul(lo_19_a0, lo_19_b0) */
 	vpclmulqdq $0x11, %xmm7, %xmm3, %xmm3 /* hi_19_1 = clmul(lo_19_a1, lo_19_b1) */
 	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* hi_19 = concat128(hi_19_0, hi_19_1) */
+	vmovdqu 640(%r9), %ymm3 /* x_20 = load() */
+	vpshufb .Lsm4_wordslice_avx2_aesni_9_reverse16(%rip), %ymm3, %ymm3 /* z_20 = lookup16(x_20, reverse16) */
+	vmovdqu 128(%r8), %ymm7 /* h_20 = load() */
+	vmovdqa %xmm3, %xmm11 /* lo_20_a0 = extract128(z_20) */
+	vmovdqa %xmm7, %xmm15 /* lo_20_b0 = extract128(h_20) */
+	vmovdqa %ymm2, 256(%rsp) /* spill hi_19 */
+	vpclmulqdq $0x0, %xmm15, %xmm11, %xmm2 /* lo_20_0 = clmul(lo_20_a0, lo_20_b0) */
+	vextracti128 $1, %ymm3, %xmm3 /* lo_20_a1 = extract128(z_20) */
+	vextracti128 $1, %ymm7, %xmm7 /* lo_20_b1 = extract128(h_20) */
+	vmovdqa %ymm1, 0(%rsp) /* spill mid_39 */
+	vpclmulqdq $0x0, %xmm7, %xmm3, %xmm1 /* lo_20_1 = clmul(lo_20_a1, lo_20_b1) */
+	vinserti128 $1, %xmm1, %ymm2, %ymm1 /* lo_20 = concat128(lo_20_0, lo_20_1) */
+	vpclmulqdq $0x10, %xmm15, %xmm11, %xmm2 /* mid_40_0 = clmul(lo_20_a0, lo_20_b0) */
+	vmovdqa %ymm13, 128(%rsp) /* spill mid_36 */
+	vpclmulqdq $0x10, %xmm7, %xmm3, %xmm13 /* mid_40_1 = clmul(lo_20_a1, lo_20_b1) */
+	vinserti128 $1, %xmm13, %ymm2, %ymm2 /* mid_40 = concat128(mid_40_0, mid_40_1) */
+	vpclmulqdq $0x1, %xmm15, %xmm11, %xmm13 /* mid_41_0 = clmul(lo_20_a0, lo_20_b0) */
+	vmovdqa %ymm2, 672(%rsp) /* spill mid_40 */
+	vpclmulqdq $0x1, %xmm7, %xmm3, %xmm2 /* mid_41_1 = clmul(lo_20_a1, lo_20_b1) */
+	vinserti128 $1, %xmm2, %ymm13, %ymm2 /* mid_41 = concat128(mid_41_0, mid_41_1) */
+	vpclmulqdq $0x11, %xmm15, %xmm11, %xmm11 /* hi_20_0 = clmul(lo_20_a0, lo_20_b0) */
+	vpclmulqdq $0x11, %xmm7, %xmm3, %xmm3 /* hi_20_1 = clmul(lo_20_a1, lo_20_b1) */
+	vinserti128 $1, %xmm3, %ymm11, %ymm3 /* hi_20 = concat128(hi_20_0, hi_20_1) */
+	vmovdqu 672(%r9), %ymm7 /* x_21 = load() */
+	vpshufb .Lsm4_wordslice_avx2_aesni_9_reverse16(%rip), %ymm7, %ymm7 /* z_21 = lookup16(x_21, reverse16) */
+	vmovdqu 160(%r8), %ymm11 /* h_21 = load() */
+	vmovdqa %xmm7, %xmm13 /* lo_21_a0 = extract128(z_21) */
+	vmovdqa %xmm11, %xmm15 /* lo_21_b0 = extract128(h_21) */
+	vmovdqa %ymm3, 448(%rsp) /* spill hi_20 */
+	vpclmulqdq $0x0, %xmm15, %xmm13, %xmm3 /* lo_21_0 = clmul(lo_21_a0, lo_21_b0) */
+	vextracti128 $1, %ymm7, %xmm7 /* lo_21_a1 = extract128(z_21) */
+	vextracti128 $1, %ymm11, %xmm11 /* lo_21_b1 = extract128(h_21) */
+	vmovdqa %ymm2, 192(%rsp) /* spill mid_41 */
+	vpclmulqdq $0x0, %xmm11, %xmm7, %xmm2 /* lo_21_1 = clmul(lo_21_a1, lo_21_b1) */
+	vinserti128 $1, %xmm2, %ymm3, %ymm2 /* lo_21 = concat128(lo_21_0, lo_21_1) */
+	vpclmulqdq $0x10, %xmm15, %xmm13, %xmm3 /* mid_42_0 = clmul(lo_21_a0, lo_21_b0) */
+	vmovdqa %ymm14, 96(%rsp) /* spill mid_37 */
+	vpclmulqdq $0x10, %xmm11, %xmm7, %xmm14 /* mid_42_1 = clmul(lo_21_a1, lo_21_b1) */
+	vinserti128 $1, %xmm14, %ymm3, %ymm3 /* mid_42 = concat128(mid_42_0, mid_42_1) */
+	vpclmulqdq $0x1, %xmm15, %xmm13, %xmm14 /* mid_43_0 = clmul(lo_21_a0, lo_21_b0) */
+	vmovdqa %ymm3, 224(%rsp) /* spill mid_42 */
+	vpclmulqdq $0x1, %xmm11, %xmm7, %xmm3 /* mid_43_1 = clmul(lo_21_a1, lo_21_b1) */
+	vinserti128 $1, %xmm3, %ymm14, %ymm3 /* mid_43 = concat128(mid_43_0, mid_43_1) */
+	vpclmulqdq $0x11, %xmm15, %xmm13, %xmm13 /* hi_21_0 = clmul(lo_21_a0, lo_21_b0) */
+	vpclmulqdq $0x11, %xmm11, %xmm7, %xmm7 /* hi_21_1 = clmul(lo_21_a1, lo_21_b1) */
+	vinserti128 $1, %xmm7, %ymm13, %ymm7 /* hi_21 = concat128(hi_21_0, hi_21_1) */
+	vmovdqu 704(%r9), %ymm11 /* x_22 = load() */
+	vpshufb .Lsm4_wordslice_avx2_aesni_9_reverse16(%rip), %ymm11, %ymm11 /* z_22 = lookup16(x_22, reverse16) */
+	vmovdqu 192(%r8), %ymm13 /* h_22 = load() */
+	vmovdqa %xmm11, %xmm14 /* lo_22_a0 = extract128(z_22) */
+	vmovdqa %xmm13, %xmm15 /* lo_22_b0 = extract128(h_22) */
+	vmovdqa %ymm7, 352(%rsp) /* spill hi_21 */
+	vpclmulqdq $0x0, %xmm15, %xmm14, %xmm7 /* lo_22_0 = clmul(lo_22_a0, lo_22_b0) */
+	vextracti128 $1, %ymm11, %xmm11 /* lo_22_a1 = extract128(z_22) */
+	vextracti128 $1, %ymm13, %xmm13 /* lo_22_b1 = extract128(h_22) */
+	vmovdqa %ymm3, 480(%rsp) /* spill mid_43 */
+	vpclmulqdq $0x0, %xmm13, %xmm11, %xmm3 /* lo_22_1 = clmul(lo_22_a1, lo_22_b1) */
+	vinserti128 $1, %xmm3, %ymm7, %ymm3 /* lo_22 = concat128(lo_22_0, lo_22_1) */
+	vpclmulqdq $0x10, %xmm15, %xmm14, %xmm7 /* mid_44_0 = clmul(lo_22_a0, lo_22_b0) */
+	vmovdqa %ymm9, 608(%rsp) /* spill mid_34 */
+	vpclmulqdq $0x10, %xmm13, %xmm11, %xmm9 /* mid_44_1 = clmul(lo_22_a1, lo_22_b1) */
+	vinserti128 $1, %xmm9, %ymm7, %ymm7 /* mid_44 = concat128(mid_44_0, mid_44_1) */
+	vpclmulqdq $0x1, %xmm15, %xmm14, %xmm9 /* mid_45_0 = clmul(lo_22_a0, lo_22_b0) */
+	vmovdqa %ymm7, 64(%rsp) /* spill mid_44 */
+	vpclmulqdq $0x1, %xmm13, %xmm11, %xmm7 /* mid_45_1 = clmul(lo_22_a1, lo_22_b1) */
+	vinserti128 $1, %xmm7, %ymm9, %ymm7 /* mid_45 = concat128(mid_45_0, mid_45_1) */
+	vpclmulqdq $0x11, %xmm15, %xmm14, %xmm9 /* hi_22_0 = clmul(lo_22_a0, lo_22_b0) */
+	vpclmulqdq $0x11, %xmm13, %xmm11, %xmm11 /* hi_22_1 = clmul(lo_22_a1, lo_22_b1) */
+	vinserti128 $1, %xmm11, %ymm9, %ymm9 /* hi_22 = concat128(hi_22_0, hi_22_1) */
+	vmovdqu 736(%r9), %ymm11 /* x_23 = load() */
+	vpshufb .Lsm4_wordslice_avx2_aesni_9_reverse16(%rip), %ymm11, %ymm11 /* z_23 = lookup16(x_23, reverse16) */
+	vmovdqu 224(%r8), %ymm13 /* h_23 = load() */
+	vmovdqa %xmm11, %xmm14 /* lo_23_a0 = extract128(z_23) */
+	vmovdqa %xmm13, %xmm15 /* lo_23_b0 = extract128(h_23) */
+	vmovdqa %ymm9, 288(%rsp) /* spill hi_22 */
+	vpclmulqdq $0x0, %xmm15, %xmm14, %xmm9 /* lo_23_0 = clmul(lo_23_a0, lo_23_b0) */
+	vextracti128 $1, %ymm11, %xmm11 /* lo_23_a1 = extract128(z_23) */
+	vextracti128 $1, %ymm13, %xmm13 /* lo_23_b1 = extract128(h_23) */
+	vmovdqa %ymm7, 544(%rsp) /* spill mid_45 */
+	vpclmulqdq $0x0, %xmm13, %xmm11, %xmm7 /* lo_23_1 = clmul(lo_23_a1, lo_23_b1) */
+	vinserti128 $1, %xmm7, %ymm9, %ymm7 /* lo_23 = concat128(lo_23_0, lo_23_1) */
+	vpclmulqdq $0x10, %xmm15, %xmm14, %xmm9 /* mid_46_0 = clmul(lo_23_a0, lo_23_b0) */
+	vmovdqa %ymm10, 640(%rsp) /* spill mid_35 */
+	vpclmulqdq $0x10, %xmm13, %xmm11, %xmm10 /* mid_46_1 = clmul(lo_23_a1, lo_23_b1) */
+	vinserti128 $1, %xmm10, %ymm9, %ymm9 /* mid_46 = concat128(mid_46_0, mid_46_1) */
+	vpclmulqdq $0x1, %xmm15, %xmm14, %xmm10 /* mid_47_0 = clmul(lo_23_a0, lo_23_b0) */
+	vmovdqa %ymm9, 320(%rsp) /* spill mid_46 */
+	vpclmulqdq $0x1, %xmm13, %xmm11, %xmm9 /* mid_47_1 = clmul(lo_23_a1, lo_23_b1) */
+	vinserti128 $1, %xmm9, %ymm10, %ymm9 /* mid_47 = concat128(mid_47_0, mid_47_1) */
+	vpclmulqdq $0x11, %xmm15, %xmm14, %xmm10 /* hi_23_0 = clmul(lo_23_a0, lo_23_b0) */
+	vpclmulqdq $0x11, %xmm13, %xmm11, %xmm11 /* hi_23_1 = clmul(lo_23_a1, lo_23_b1) */
+	vinserti128 $1, %xmm11, %ymm10, %ymm10 /* hi_23 = concat128(hi_23_0, hi_23_1) */
 
 	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxor %ymm8, %ymm4, %ymm3 /* lo_sum_acc_12 = xor(lo_16, lo_17) */
-	vpxor %ymm0, %ymm12, %ymm0 /* lo_sum_acc_13 = xor(lo_18, lo_19) */
-	vpxor %ymm0, %ymm3, %ymm0 /* lo_sum_acc_14 = xor(lo_sum_acc_12, lo_sum_acc_13) */
-	vpxor %ymm6, %ymm5, %ymm3 /* mid_sum_acc_28 = xor(mid_32, mid_33) */
-	vpxor %ymm10, %ymm9, %ymm4 /* mid_sum_acc_29 = xor(mid_34, mid_35) */
-	vpxor %ymm14, %ymm13, %ymm5 /* mid_sum_acc_30 = xor(mid_36, mid_37) */
-	vpxor 160(%rsp), %ymm1, %ymm1 /* mid_sum_acc_31 = xor(mid_39, mid_38) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_32 = xor(mid_sum_acc_28, mid_sum_acc_29) */
-	vpxor %ymm1, %ymm5, %ymm1 /* mid_sum_acc_33 = xor(mid_sum_acc_30, mid_sum_acc_31) */
-	vpxor %ymm1, %ymm3, %ymm1 /* mid_sum_acc_34 = xor(mid_sum_acc_32, mid_sum_acc_33) */
-	vmovdqa 128(%rsp), %ymm3 /* reload hi_16 */
-	vpxor 96(%rsp), %ymm3, %ymm3 /* hi_sum_acc_12 = xor(hi_16, hi_17) */
-	vpxor 32(%rsp), %ymm2, %ymm2 /* hi_sum_acc_13 = xor(hi_19, hi_18) */
-	vpxor %ymm2, %ymm3, %ymm2 /* hi_sum_acc_14 = xor(hi_sum_acc_12, hi_sum_acc_13) */
-	vpshufb .Lsm4_wordslice_avx2_aesni_9_half_up(%rip), %ymm1, %ymm3 /* mid_lo_4 = lookup16(mid_sum_acc_34, half_up) */
-	vpxor %ymm3, %ymm0, %ymm0 /* s_lo_8 = xor(lo_sum_acc_14, mid_lo_4) */
-	vpshufb .Lsm4_wordslice_avx2_aesni_9_half_down(%rip), %ymm1, %ymm1 /* mid_hi_4 = lookup16(mid_sum_acc_34, half_down) */
-	vpxor %ymm1, %ymm2, %ymm1 /* s_hi_8 = xor(hi_sum_acc_14, mid_hi_4) */
-	vpermq $0x4e, %ymm0, %ymm2 /* s_lo_x_4 = blocks128(s_lo_8, s_lo_8) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_lo_9 = xor(s_lo_8, s_lo_x_4) */
-	vpermq $0x4e, %ymm1, %ymm2 /* s_hi_x_4 = blocks128(s_hi_8, s_hi_8) */
-	vpxor %ymm2, %ymm1, %ymm1 /* s_hi_9 = xor(s_hi_8, s_hi_x_4) */
-	vmovdqa %xmm0, %xmm2 /* fold_lo_4_a0 = extract128(s_lo_9) */
-	vpclmulqdq $0x0, 64(%rsp), %xmm2, %xmm2 /* fold_lo_4_0 = clmul(fold_lo_4_a0, fold_lo_b0) */
-	vextracti128 $1, %ymm0, %xmm3 /* fold_lo_4_a1 = extract128(s_lo_9) */
-	vpclmulqdq $0x0, 0(%rsp), %xmm3, %xmm3 /* fold_lo_4_1 = clmul(fold_lo_4_a1, fold_lo_b1) */
-	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* fold_lo_4 = concat128(fold_lo_4_0, fold_lo_4_1) */
-	vpshufb .Lsm4_wordslice_avx2_aesni_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_4 = lookup16(fold_lo_4, swap_halves) */
-	vpxor %ymm2, %ymm0, %ymm0 /* v_4 = xor(s_lo_9, fold_lo_sw_4) */
-	vmovdqa %xmm0, %xmm2 /* fold_hi_4_a0 = extract128(v_4) */
-	vpclmulqdq $0x11, 64(%rsp), %xmm2, %xmm2 /* fold_hi_4_0 = clmul(fold_hi_4_a0, fold_lo_b0) */
-	vextracti128 $1, %ymm0, %xmm3 /* fold_hi_4_a1 = extract128(v_4) */
-	vpclmulqdq $0x11, 0(%rsp), %xmm3, %xmm3 /* fold_hi_4_1 = clmul(fold_hi_4_a1, fold_lo_b1) */
-	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* fold_hi_4 = concat128(fold_hi_4_0, fold_hi_4_1) */
-	vpxor %ymm1, %ymm0, %ymm0 /* v_hi_4 = xor(v_4, s_hi_9) */
-	vpxor %ymm2, %ymm0, %ymm0 /* reduced_4 = xor(v_hi_4, fold_hi_4) */
-	vpand .Lsm4_wordslice_avx2_aesni_9_first_block(%rip), %ymm0, %ymm0 /* y1_5 = and(reduced_4, first_block) */
+	vpxor %ymm8, %ymm4, %ymm4 /* lo_sum_acc_14 = xor(lo_16, lo_17) */
+	vpxor %ymm0, %ymm12, %ymm0 /* lo_sum_acc_15 = xor(lo_18, lo_19) */
+	vpxor %ymm2, %ymm1, %ymm1 /* lo_sum_acc_16 = xor(lo_20, lo_21) */
+	vpxor %ymm7, %ymm3, %ymm2 /* lo_sum_acc_17 = xor(lo_22, lo_23) */
+	vpxor %ymm0, %ymm4, %ymm0 /* lo_sum_acc_18 = xor(lo_sum_acc_14, lo_sum_acc_15) */
+	vpxor %ymm2, %ymm1, %ymm1 /* lo_sum_acc_19 = xor(lo_sum_acc_16, lo_sum_acc_17) */
+	vpxor %ymm1, %ymm0, %ymm0 /* lo_sum_acc_20 = xor(lo_sum_acc_18, lo_sum_acc_19) */
+	vpxor %ymm6, %ymm5, %ymm1 /* mid_sum_acc_30 = xor(mid_32, mid_33) */
+	vmovdqa 608(%rsp), %ymm2 /* reload mid_34 */
+	vpxor 640(%rsp), %ymm2, %ymm2 /* mid_sum_acc_31 = xor(mid_34, mid_35) */
+	vmovdqa 128(%rsp), %ymm3 /* reload mid_36 */
+	vpxor 96(%rsp), %ymm3, %ymm3 /* mid_sum_acc_32 = xor(mid_36, mid_37) */
+	vmovdqa 32(%rsp), %ymm4 /* reload mid_38 */
+	vpxor 0(%rsp), %ymm4, %ymm4 /* mid_sum_acc_33 = xor(mid_38, mid_39) */
+	vmovdqa 672(%rsp), %ymm5 /* reload mid_40 */
+	vpxor 192(%rsp), %ymm5, %ymm5 /* mid_sum_acc_34 = xor(mid_40, mid_41) */
+	vmovdqa 224(%rsp), %ymm6 /* reload mid_42 */
+	vpxor 480(%rsp), %ymm6, %ymm6 /* mid_sum_acc_35 = xor(mid_42, mid_43) */
+	vmovdqa 64(%rsp), %ymm7 /* reload mid_44 */
+	vpxor 544(%rsp), %ymm7, %ymm7 /* mid_sum_acc_36 = xor(mid_44, mid_45) */
+	vpxor 320(%rsp), %ymm9, %ymm8 /* mid_sum_acc_37 = xor(mid_47, mid_46) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_38 = xor(mid_sum_acc_30, mid_sum_acc_31) */
+	vpxor %ymm4, %ymm3, %ymm2 /* mid_sum_acc_39 = xor(mid_sum_acc_32, mid_sum_acc_33) */
+	vpxor %ymm6, %ymm5, %ymm3 /* mid_sum_acc_40 = xor(mid_sum_acc_34, mid_sum_acc_35) */
+	vpxor %ymm8, %ymm7, %ymm4 /* mid_sum_acc_41 = xor(mid_sum_acc_36, mid_sum_acc_37) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_42 = xor(mid_sum_acc_38, mid_sum_acc_39) */
+	vpxor %ymm4, %ymm3, %ymm2 /* mid_sum_acc_43 = xor(mid_sum_acc_40, mid_sum_acc_41) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_44 = xor(mid_sum_acc_42, mid_sum_acc_43) */
+	vmovdqa 160(%rsp), %ymm2 /* reload hi_16 */
+	vpxor 416(%rsp), %ymm2, %ymm2 /* hi_sum_acc_14 = xor(hi_16, hi_17) */
+	vmovdqa 576(%rsp), %ymm3 /* reload hi_18 */
+	vpxor 256(%rsp), %ymm3, %ymm3 /* hi_sum_acc_15 = xor(hi_18, hi_19) */
+	vmovdqa 448(%rsp), %ymm4 /* reload hi_20 */
+	vpxor 352(%rsp), %ymm4, %ymm4 /* hi_sum_acc_16 = xor(hi_20, hi_21) */
+	vpxor 288(%rsp), %ymm10, %ymm5 /* hi_sum_acc_17 = xor(hi_23, hi_22) */
+	vpxor %ymm3, %ymm2, %ymm2 /* hi_sum_acc_18 = xor(hi_sum_acc_14, hi_sum_acc_15) */
+	vpxor %ymm5, %ymm4, %ymm3 /* hi_sum_acc_19 = xor(hi_sum_acc_16, hi_sum_acc_17) */
+	vpxor %ymm3, %ymm2, %ymm2 /* hi_sum_acc_20 = xor(hi_sum_acc_18, hi_sum_acc_19) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_9_half_up(%rip), %ymm1, %ymm3 /* mid_lo_2 = lookup16(mid_sum_acc_44, half_up) */
+	vpxor %ymm3, %ymm0, %ymm0 /* s_lo_4 = xor(lo_sum_acc_20, mid_lo_2) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_9_half_down(%rip), %ymm1, %ymm1 /* mid_hi_2 = lookup16(mid_sum_acc_44, half_down) */
+	vpxor %ymm1, %ymm2, %ymm1 /* s_hi_4 = xor(hi_sum_acc_20, mid_hi_2) */
+	vpermq $0x4e, %ymm0, %ymm2 /* s_lo_x_2 = blocks128(s_lo_4, s_lo_4) */
+	vpxor %ymm2, %ymm0, %ymm0 /* s_lo_5 = xor(s_lo_4, s_lo_x_2) */
+	vpermq $0x4e, %ymm1, %ymm2 /* s_hi_x_2 = blocks128(s_hi_4, s_hi_4) */
+	vpxor %ymm2, %ymm1, %ymm1 /* s_hi_5 = xor(s_hi_4, s_hi_x_2) */
+	vmovdqa %xmm0, %xmm2 /* fold_lo_2_a0 = extract128(s_lo_5) */
+	vpclmulqdq $0x0, 384(%rsp), %xmm2, %xmm2 /* fold_lo_2_0 = clmul(fold_lo_2_a0, fold_lo_b0) */
+	vextracti128 $1, %ymm0, %xmm3 /* fold_lo_2_a1 = extract128(s_lo_5) */
+	vpclmulqdq $0x0, 512(%rsp), %xmm3, %xmm3 /* fold_lo_2_1 = clmul(fold_lo_2_a1, fold_lo_b1) */
+	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* fold_lo_2 = concat128(fold_lo_2_0, fold_lo_2_1) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_2 = lookup16(fold_lo_2, swap_halves) */
+	vpxor %ymm2, %ymm0, %ymm0 /* v_2 = xor(s_lo_5, fold_lo_sw_2) */
+	vmovdqa %xmm0, %xmm2 /* fold_hi_2_a0 = extract128(v_2) */
+	vpclmulqdq $0x11, 384(%rsp), %xmm2, %xmm2 /* fold_hi_2_0 = clmul(fold_hi_2_a0, fold_lo_b0) */
+	vextracti128 $1, %ymm0, %xmm3 /* fold_hi_2_a1 = extract128(v_2) */
+	vpclmulqdq $0x11, 512(%rsp), %xmm3, %xmm3 /* fold_hi_2_1 = clmul(fold_hi_2_a1, fold_lo_b1) */
+	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* fold_hi_2 = concat128(fold_hi_2_0, fold_hi_2_1) */
+	vpxor %ymm1, %ymm0, %ymm0 /* v_hi_2 = xor(v_2, s_hi_5) */
+	vpxor %ymm2, %ymm0, %ymm0 /* reduced_2 = xor(v_hi_2, fold_hi_2) */
+	vpand .Lsm4_wordslice_avx2_aesni_9_first_block(%rip), %ymm0, %ymm0 /* y1_3 = and(reduced_2, first_block) */
 
-	/* Step 6 of 8: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
-	vmovdqu 640(%r9), %ymm1 /* x_20 = load() */
-	vpshufb .Lsm4_wordslice_avx2_aesni_9_reverse16(%rip), %ymm1, %ymm1 /* z_20 = lookup16(x_20, reverse16) */
-	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_5 = xor(z_20, y1_5) */
-	vmovdqu (%r8), %ymm1 /* h_20 = load() */
-	vmovdqa %xmm0, %xmm2 /* lo_20_a0 = extract128(z1_y_5) */
-	vmovdqa %xmm1, %xmm3 /* lo_20_b0 = extract128(h_20) */
-	vpclmulqdq $0x0, %xmm3, %xmm2, %xmm4 /* lo_20_0 = clmul(lo_20_a0, lo_20_b0) */
-	vextracti128 $1, %ymm0, %xmm0 /* lo_20_a1 = extract128(z1_y_5) */
-	vextracti128 $1, %ymm1, %xmm1 /* lo_20_b1 = extract128(h_20) */
-	vpclmulqdq $0x0, %xmm1, %xmm0, %xmm5 /* lo_20_1 = clmul(lo_20_a1, lo_20_b1) */
-	vinserti128 $1, %xmm5, %ymm4, %ymm4 /* lo_20 = concat128(lo_20_0, lo_20_1) */
-	vpclmulqdq $0x10, %xmm3, %xmm2, %xmm5 /* mid_40_0 = clmul(lo_20_a0, lo_20_b0) */
-	vpclmulqdq $0x10, %xmm1, %xmm0, %xmm6 /* mid_40_1 = clmul(lo_20_a1, lo_20_b1) */
-	vinserti128 $1, %xmm6, %ymm5, %ymm5 /* mid_40 = concat128(mid_40_0, mid_40_1) */
-	vpclmulqdq $0x1, %xmm3, %xmm2, %xmm6 /* mid_41_0 = clmul(lo_20_a0, lo_20_b0) */
-	vpclmulqdq $0x1, %xmm1, %xmm0, %xmm7 /* mid_41_1 = clmul(lo_20_a1, lo_20_b1) */
-	vinserti128 $1, %xmm7, %ymm6, %ymm6 /* mid_41 = concat128(mid_41_0, mid_41_1) */
-	vpclmulqdq $0x11, %xmm3, %xmm2, %xmm2 /* hi_20_0 = clmul(lo_20_a0, lo_20_b0) */
-	vpclmulqdq $0x11, %xmm1, %xmm0, %xmm0 /* hi_20_1 = clmul(lo_20_a1, lo_20_b1) */
-	vinserti128 $1, %xmm0, %ymm2, %ymm0 /* hi_20 = concat128(hi_20_0, hi_20_1) */
-	vmovdqu 672(%r9), %ymm1 /* x_21 = load() */
-	vpshufb .Lsm4_wordslice_avx2_aesni_9_reverse16(%rip), %ymm1, %ymm1 /* z_21 = lookup16(x_21, reverse16) */
-	vmovdqu 32(%r8), %ymm2 /* h_21 = load() */
-	vmovdqa %xmm1, %xmm3 /* lo_21_a0 = extract128(z_21) */
-	vmovdqa %xmm2, %xmm7 /* lo_21_b0 = extract128(h_21) */
-	vpclmulqdq $0x0, %xmm7, %xmm3, %xmm8 /* lo_21_0 = clmul(lo_21_a0, lo_21_b0) */
-	vextracti128 $1, %ymm1, %xmm1 /* lo_21_a1 = extract128(z_21) */
-	vextracti128 $1, %ymm2, %xmm2 /* lo_21_b1 = extract128(h_21) */
-	vpclmulqdq $0x0, %xmm2, %xmm1, %xmm9 /* lo_21_1 = clmul(lo_21_a1, lo_21_b1) */
-	vinserti128 $1, %xmm9, %ymm8, %ymm8 /* lo_21 = concat128(lo_21_0, lo_21_1) */
-	vpclmulqdq $0x10, %xmm7, %xmm3, %xmm9 /* mid_42_0 = clmul(lo_21_a0, lo_21_b0) */
-	vpclmulqdq $0x10, %xmm2, %xmm1, %xmm10 /* mid_42_1 = clmul(lo_21_a1, lo_21_b1) */
-	vinserti128 $1, %xmm10, %ymm9, %ymm9 /* mid_42 = concat128(mid_42_0, mid_42_1) */
-	vpclmulqdq $0x1, %xmm7, %xmm3, %xmm10 /* mid_43_0 = clmul(lo_21_a0, lo_21_b0) */
-	vpclmulqdq $0x1, %xmm2, %xmm1, %xmm11 /* mid_43_1 = clmul(lo_21_a1, lo_21_b1) */
-	vinserti128 $1, %xmm11, %ymm10, %ymm10 /* mid_43 = concat128(mid_43_0, mid_43_1) */
-	vpclmulqdq $0x11, %xmm7, %xmm3, %xmm3 /* hi_21_0 = clmul(lo_21_a0, lo_21_b0) */
-	vpclmulqdq $0x11, %xmm2, %xmm1, %xmm1 /* hi_21_1 = clmul(lo_21_a1, lo_21_b1) */
-	vinserti128 $1, %xmm1, %ymm3, %ymm1 /* hi_21 = concat128(hi_21_0, hi_21_1) */
-	vmovdqu 704(%r9), %ymm2 /* x_22 = load() */
-	vpshufb .Lsm4_wordslice_avx2_aesni_9_reverse16(%rip), %ymm2, %ymm2 /* z_22 = lookup16(x_22, reverse16) */
-	vmovdqu 64(%r8), %ymm3 /* h_22 = load() */
-	vmovdqa %xmm2, %xmm7 /* lo_22_a0 = extract128(z_22) */
-	vmovdqa %xmm3, %xmm11 /* lo_22_b0 = extract128(h_22) */
-	vpclmulqdq $0x0, %xmm11, %xmm7, %xmm12 /* lo_22_0 = clmul(lo_22_a0, lo_22_b0) */
-	vextracti128 $1, %ymm2, %xmm2 /* lo_22_a1 = extract128(z_22) */
-	vextracti128 $1, %ymm3, %xmm3 /* lo_22_b1 = extract128(h_22) */
-	vpclmulqdq $0x0, %xmm3, %xmm2, %xmm13 /* lo_22_1 = clmul(lo_22_a1, lo_22_b1) */
-	vinserti128 $1, %xmm13, %ymm12, %ymm12 /* lo_22 = concat128(lo_22_0, lo_22_1) */
-	vpclmulqdq $0x10, %xmm11, %xmm7, %xmm13 /* mid_44_0 = clmul(lo_22_a0, lo_22_b0) */
-	vpclmulqdq $0x10, %xmm3, %xmm2, %xmm14 /* mid_44_1 = clmul(lo_22_a1, lo_22_b1) */
-	vinserti128 $1, %xmm14, %ymm13, %ymm13 /* mid_44 = concat128(mid_44_0, mid_44_1) */
-	vpclmulqdq $0x1, %xmm11, %xmm7, %xmm14 /* mid_45_0 = clmul(lo_22_a0, lo_22_b0) */
-	vpclmulqdq $0x1, %xmm3, %xmm2, %xmm15 /* mid_45_1 = clmul(lo_22_a1, lo_22_b1) */
-	vinserti128 $1, %xmm15, %ymm14, %ymm14 /* mid_45 = concat128(mid_45_0, mid_45_1) */
-	vpclmulqdq $0x11, %xmm11, %xmm7, %xmm7 /* hi_22_0 = clmul(lo_22_a0, lo_22_b0) */
-	vpclmulqdq $0x11, %xmm3, %xmm2, %xmm2 /* hi_22_1 = clmul(lo_22_a1, lo_22_b1) */
-	vinserti128 $1, %xmm2, %ymm7, %ymm2 /* hi_22 = concat128(hi_22_0, hi_22_1) */
-	vmovdqu 736(%r9), %ymm3 /* x_23 = load() */
-	vpshufb .Lsm4_wordslice_avx2_aesni_9_reverse16(%rip), %ymm3, %ymm3 /* z_23 = lookup16(x_23, reverse16) */
-	vmovdqu 96(%r8), %ymm7 /* h_23 = load() */
-	vmovdqa %xmm3, %xmm11 /* lo_23_a0 = extract128(z_23) */
-	vmovdqa %xmm7, %xmm15 /* lo_23_b0 = extract128(h_23) */
-	vmovdqa %ymm2, 32(%rsp) /* spill hi_22 */
-	vpclmulqdq $0x0, %xmm15, %xmm11, %xmm2 /* lo_23_0 = clmul(lo_23_a0, lo_23_b0) */
-	vextracti128 $1, %ymm3, %xmm3 /* lo_23_a1 = extract128(z_23) */
-	vextracti128 $1, %ymm7, %xmm7 /* lo_23_b1 = extract128(h_23) */
-	vmovdqa %ymm0, 96(%rsp) /* spill hi_20 */
-	vpclmulqdq $0x0, %xmm7, %xmm3, %xmm0 /* lo_23_1 = clmul(lo_23_a1, lo_23_b1) */
-	vinserti128 $1, %xmm0, %ymm2, %ymm0 /* lo_23 = concat128(lo_23_0, lo_23_1) */
-	vpclmulqdq $0x10, %xmm15, %xmm11, %xmm2 /* mid_46_0 = clmul(lo_23_a0, lo_23_b0) */
-	vmovdqa %ymm1, 128(%rsp) /* spill hi_21 */
-	vpclmulqdq $0x10, %xmm7, %xmm3, %xmm1 /* mid_46_1 = clmul(lo_23_a1, lo_23_b1) */
-	vinserti128 $1, %xmm1, %ymm2, %ymm1 /* mid_46 = concat128(mid_46_0, mid_46_1) */
-	vpclmulqdq $0x1, %xmm15, %xmm11, %xmm2 /* mid_47_0 = clmul(lo_23_a0, lo_23_b0) */
-	vmovdqa %ymm1, 160(%rsp) /* spill mid_46 */
-	vpclmulqdq $0x1, %xmm7, %xmm3, %xmm1 /* mid_47_1 = clmul(lo_23_a1, lo_23_b1) */
-	vinserti128 $1, %xmm1, %ymm2, %ymm1 /* mid_47 = concat128(mid_47_0, mid_47_1) */
-	vpclmulqdq $0x11, %xmm15, %xmm11, %xmm2 /* hi_23_0 = clmul(lo_23_a0, lo_23_b0) */
-	vpclmulqdq $0x11, %xmm7, %xmm3, %xmm3 /* hi_23_1 = clmul(lo_23_a1, lo_23_b1) */
-	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* hi_23 = concat128(hi_23_0, hi_23_1) */
-
-	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxor %ymm8, %ymm4, %ymm3 /* lo_sum_acc_15 = xor(lo_20, lo_21) */
-	vpxor %ymm0, %ymm12, %ymm0 /* lo_sum_acc_16 = xor(lo_22, lo_23) */
-	vpxor %ymm0, %ymm3, %ymm0 /* lo_sum_acc_17 = xor(lo_sum_acc_15, lo_sum_acc_16) */
-	vpxor %ymm6, %ymm5, %ymm3 /* mid_sum_acc_35 = xor(mid_40, mid_41) */
-	vpxor %ymm10, %ymm9, %ymm4 /* mid_sum_acc_36 = xor(mid_42, mid_43) */
-	vpxor %ymm14, %ymm13, %ymm5 /* mid_sum_acc_37 = xor(mid_44, mid_45) */
-	vpxor 160(%rsp), %ymm1, %ymm1 /* mid_sum_acc_38 = xor(mid_47, mid_46) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_39 = xor(mid_sum_acc_35, mid_sum_acc_36) */
-	vpxor %ymm1, %ymm5, %ymm1 /* mid_sum_acc_40 = xor(mid_sum_acc_37, mid_sum_acc_38) */
-	vpxor %ymm1, %ymm3, %ymm1 /* mid_sum_acc_41 = xor(mid_sum_acc_39, mid_sum_acc_40) */
-	vmovdqa 96(%rsp), %ymm3 /* reload hi_20 */
-	vpxor 128(%rsp), %ymm3, %ymm3 /* hi_sum_acc_15 = xor(hi_20, hi_21) */
-	vpxor 32(%rsp), %ymm2, %ymm2 /* hi_sum_acc_16 = xor(hi_23, hi_22) */
-	vpxor %ymm2, %ymm3, %ymm2 /* hi_sum_acc_17 = xor(hi_sum_acc_15, hi_sum_acc_16) */
-	vpshufb .Lsm4_wordslice_avx2_aesni_9_half_up(%rip), %ymm1, %ymm3 /* mid_lo_5 = lookup16(mid_sum_acc_41, half_up) */
-	vpxor %ymm3, %ymm0, %ymm0 /* s_lo_10 = xor(lo_sum_acc_17, mid_lo_5) */
-	vpshufb .Lsm4_wordslice_avx2_aesni_9_half_down(%rip), %ymm1, %ymm1 /* mid_hi_5 = lookup16(mid_sum_acc_41, half_down) */
-	vpxor %ymm1, %ymm2, %ymm1 /* s_hi_10 = xor(hi_sum_acc_17, mid_hi_5) */
-	vpermq $0x4e, %ymm0, %ymm2 /* s_lo_x_5 = blocks128(s_lo_10, s_lo_10) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_lo_11 = xor(s_lo_10, s_lo_x_5) */
-	vpermq $0x4e, %ymm1, %ymm2 /* s_hi_x_5 = blocks128(s_hi_10, s_hi_10) */
-	vpxor %ymm2, %ymm1, %ymm1 /* s_hi_11 = xor(s_hi_10, s_hi_x_5) */
-	vmovdqa %xmm0, %xmm2 /* fold_lo_5_a0 = extract128(s_lo_11) */
-	vpclmulqdq $0x0, 64(%rsp), %xmm2, %xmm2 /* fold_lo_5_0 = clmul(fold_lo_5_a0, fold_lo_b0) */
-	vextracti128 $1, %ymm0, %xmm3 /* fold_lo_5_a1 = extract128(s_lo_11) */
-	vpclmulqdq $0x0, 0(%rsp), %xmm3, %xmm3 /* fold_lo_5_1 = clmul(fold_lo_5_a1, fold_lo_b1) */
-	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* fold_lo_5 = concat128(fold_lo_5_0, fold_lo_5_1) */
-	vpshufb .Lsm4_wordslice_avx2_aesni_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_5 = lookup16(fold_lo_5, swap_halves) */
-	vpxor %ymm2, %ymm0, %ymm0 /* v_5 = xor(s_lo_11, fold_lo_sw_5) */
-	vmovdqa %xmm0, %xmm2 /* fold_hi_5_a0 = extract128(v_5) */
-	vpclmulqdq $0x11, 64(%rsp), %xmm2, %xmm2 /* fold_hi_5_0 = clmul(fold_hi_5_a0, fold_lo_b0) */
-	vextracti128 $1, %ymm0, %xmm3 /* fold_hi_5_a1 = extract128(v_5) */
-	vpclmulqdq $0x11, 0(%rsp), %xmm3, %xmm3 /* fold_hi_5_1 = clmul(fold_hi_5_a1, fold_lo_b1) */
-	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* fold_hi_5 = concat128(fold_hi_5_0, fold_hi_5_1) */
-	vpxor %ymm1, %ymm0, %ymm0 /* v_hi_5 = xor(v_5, s_hi_11) */
-	vpxor %ymm2, %ymm0, %ymm0 /* reduced_5 = xor(v_hi_5, fold_hi_5) */
-	vpand .Lsm4_wordslice_avx2_aesni_9_first_block(%rip), %ymm0, %ymm0 /* y1_6 = and(reduced_5, first_block) */
-
-	/* Step 7 of 8: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
+	/* Step 4 of 4: 16 blocks, 2 per register: block i times T_(n - i), products unreduced. */
 	vmovdqu 768(%r9), %ymm1 /* x_24 = load() */
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_reverse16(%rip), %ymm1, %ymm1 /* z_24 = lookup16(x_24, reverse16) */
-	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_6 = xor(z_24, y1_6) */
+	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_3 = xor(z_24, y1_3) */
 	vmovdqu (%r8), %ymm1 /* h_24 = load() */
-	vmovdqa %xmm0, %xmm2 /* lo_24_a0 = extract128(z1_y_6) */
+	vmovdqa %xmm0, %xmm2 /* lo_24_a0 = extract128(z1_y_3) */
 	vmovdqa %xmm1, %xmm3 /* lo_24_b0 = extract128(h_24) */
 	vpclmulqdq $0x0, %xmm3, %xmm2, %xmm4 /* lo_24_0 = clmul(lo_24_a0, lo_24_b0) */
-	vextracti128 $1, %ymm0, %xmm0 /* lo_24_a1 = extract128(z1_y_6) */
+	vextracti128 $1, %ymm0, %xmm0 /* lo_24_a1 = extract128(z1_y_3) */
 	vextracti128 $1, %ymm1, %xmm1 /* lo_24_b1 = extract128(h_24) */
 	vpclmulqdq $0x0, %xmm1, %xmm0, %xmm5 /* lo_24_1 = clmul(lo_24_a1, lo_24_b1) */
 	vinserti128 $1, %xmm5, %ymm4, %ymm4 /* lo_24 = concat128(lo_24_0, lo_24_1) */
@@ -8966,185 +9064,179 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch_gcm)
 	vmovdqu 96(%r8), %ymm7 /* h_27 = load() */
 	vmovdqa %xmm3, %xmm11 /* lo_27_a0 = extract128(z_27) */
 	vmovdqa %xmm7, %xmm15 /* lo_27_b0 = extract128(h_27) */
-	vmovdqa %ymm2, 32(%rsp) /* spill hi_26 */
+	vmovdqa %ymm2, 288(%rsp) /* spill hi_26 */
 	vpclmulqdq $0x0, %xmm15, %xmm11, %xmm2 /* lo_27_0 = clmul(lo_27_a0, lo_27_b0) */
 	vextracti128 $1, %ymm3, %xmm3 /* lo_27_a1 = extract128(z_27) */
 	vextracti128 $1, %ymm7, %xmm7 /* lo_27_b1 = extract128(h_27) */
-	vmovdqa %ymm0, 128(%rsp) /* spill hi_24 */
+	vmovdqa %ymm0, 352(%rsp) /* spill hi_24 */
 	vpclmulqdq $0x0, %xmm7, %xmm3, %xmm0 /* lo_27_1 = clmul(lo_27_a1, lo_27_b1) */
 	vinserti128 $1, %xmm0, %ymm2, %ymm0 /* lo_27 = concat128(lo_27_0, lo_27_1) */
 	vpclmulqdq $0x10, %xmm15, %xmm11, %xmm2 /* mid_54_0 = clmul(lo_27_a0, lo_27_b0) */
-	vmovdqa %ymm1, 96(%rsp) /* spill hi_25 */
+	vmovdqa %ymm1, 448(%rsp) /* spill hi_25 */
 	vpclmulqdq $0x10, %xmm7, %xmm3, %xmm1 /* mid_54_1 = clmul(lo_27_a1, lo_27_b1) */
 	vinserti128 $1, %xmm1, %ymm2, %ymm1 /* mid_54 = concat128(mid_54_0, mid_54_1) */
 	vpclmulqdq $0x1, %xmm15, %xmm11, %xmm2 /* mid_55_0 = clmul(lo_27_a0, lo_27_b0) */
-	vmovdqa %ymm1, 160(%rsp) /* spill mid_54 */
+	vmovdqa %ymm1, 256(%rsp) /* spill mid_54 */
 	vpclmulqdq $0x1, %xmm7, %xmm3, %xmm1 /* mid_55_1 = clmul(lo_27_a1, lo_27_b1) */
 	vinserti128 $1, %xmm1, %ymm2, %ymm1 /* mid_55 = concat128(mid_55_0, mid_55_1) */
 	vpclmulqdq $0x11, %xmm15, %xmm11, %xmm2 /* hi_27_0 = clmul(lo_27_a0, lo_27_b0) */
 	vpclmulqdq $0x11, %xmm7, %xmm3, %xmm3 /* hi_27_1 = clmul(lo_27_a1, lo_27_b1) */
 	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* hi_27 = concat128(hi_27_0, hi_27_1) */
+	vmovdqu 896(%r9), %ymm3 /* x_28 = load() */
+	vpshufb .Lsm4_wordslice_avx2_aesni_9_reverse16(%rip), %ymm3, %ymm3 /* z_28 = lookup16(x_28, reverse16) */
+	vmovdqu 128(%r8), %ymm7 /* h_28 = load() */
+	vmovdqa %xmm3, %xmm11 /* lo_28_a0 = extract128(z_28) */
+	vmovdqa %xmm7, %xmm15 /* lo_28_b0 = extract128(h_28) */
+	vmovdqa %ymm2, 576(%rsp) /* spill hi_27 */
+	vpclmulqdq $0x0, %xmm15, %xmm11, %xmm2 /* lo_28_0 = clmul(lo_28_a0, lo_28_b0) */
+	vextracti128 $1, %ymm3, %xmm3 /* lo_28_a1 = extract128(z_28) */
+	vextracti128 $1, %ymm7, %xmm7 /* lo_28_b1 = extract128(h_28) */
+	vmovdqa %ymm1, 416(%rsp) /* spill mid_55 */
+	vpclmulqdq $0x0, %xmm7, %xmm3, %xmm1 /* lo_28_1 = clmul(lo_28_a1, lo_28_b1) */
+	vinserti128 $1, %xmm1, %ymm2, %ymm1 /* lo_28 = concat128(lo_28_0, lo_28_1) */
+	vpclmulqdq $0x10, %xmm15, %xmm11, %xmm2 /* mid_56_0 = clmul(lo_28_a0, lo_28_b0) */
+	vmovdqa %ymm13, 160(%rsp) /* spill mid_52 */
+	vpclmulqdq $0x10, %xmm7, %xmm3, %xmm13 /* mid_56_1 = clmul(lo_28_a1, lo_28_b1) */
+	vinserti128 $1, %xmm13, %ymm2, %ymm2 /* mid_56 = concat128(mid_56_0, mid_56_1) */
+	vpclmulqdq $0x1, %xmm15, %xmm11, %xmm13 /* mid_57_0 = clmul(lo_28_a0, lo_28_b0) */
+	vmovdqa %ymm2, 320(%rsp) /* spill mid_56 */
+	vpclmulqdq $0x1, %xmm7, %xmm3, %xmm2 /* mid_57_1 = clmul(lo_28_a1, lo_28_b1) */
+	vinserti128 $1, %xmm2, %ymm13, %ymm2 /* mid_57 = concat128(mid_57_0, mid_57_1) */
+	vpclmulqdq $0x11, %xmm15, %xmm11, %xmm11 /* hi_28_0 = clmul(lo_28_a0, lo_28_b0) */
+	vpclmulqdq $0x11, %xmm7, %xmm3, %xmm3 /* hi_28_1 = clmul(lo_28_a1, lo_28_b1) */
+	vinserti128 $1, %xmm3, %ymm11, %ymm3 /* hi_28 = concat128(hi_28_0, hi_28_1) */
+	vmovdqu 928(%r9), %ymm7 /* x_29 = load() */
+	vpshufb .Lsm4_wordslice_avx2_aesni_9_reverse16(%rip), %ymm7, %ymm7 /* z_29 = lookup16(x_29, reverse16) */
+	vmovdqu 160(%r8), %ymm11 /* h_29 = load() */
+	vmovdqa %xmm7, %xmm13 /* lo_29_a0 = extract128(z_29) */
+	vmovdqa %xmm11, %xmm15 /* lo_29_b0 = extract128(h_29) */
+	vmovdqa %ymm3, 544(%rsp) /* spill hi_28 */
+	vpclmulqdq $0x0, %xmm15, %xmm13, %xmm3 /* lo_29_0 = clmul(lo_29_a0, lo_29_b0) */
+	vextracti128 $1, %ymm7, %xmm7 /* lo_29_a1 = extract128(z_29) */
+	vextracti128 $1, %ymm11, %xmm11 /* lo_29_b1 = extract128(h_29) */
+	vmovdqa %ymm2, 64(%rsp) /* spill mid_57 */
+	vpclmulqdq $0x0, %xmm11, %xmm7, %xmm2 /* lo_29_1 = clmul(lo_29_a1, lo_29_b1) */
+	vinserti128 $1, %xmm2, %ymm3, %ymm2 /* lo_29 = concat128(lo_29_0, lo_29_1) */
+	vpclmulqdq $0x10, %xmm15, %xmm13, %xmm3 /* mid_58_0 = clmul(lo_29_a0, lo_29_b0) */
+	vmovdqa %ymm14, 480(%rsp) /* spill mid_53 */
+	vpclmulqdq $0x10, %xmm11, %xmm7, %xmm14 /* mid_58_1 = clmul(lo_29_a1, lo_29_b1) */
+	vinserti128 $1, %xmm14, %ymm3, %ymm3 /* mid_58 = concat128(mid_58_0, mid_58_1) */
+	vpclmulqdq $0x1, %xmm15, %xmm13, %xmm14 /* mid_59_0 = clmul(lo_29_a0, lo_29_b0) */
+	vmovdqa %ymm3, 224(%rsp) /* spill mid_58 */
+	vpclmulqdq $0x1, %xmm11, %xmm7, %xmm3 /* mid_59_1 = clmul(lo_29_a1, lo_29_b1) */
+	vinserti128 $1, %xmm3, %ymm14, %ymm3 /* mid_59 = concat128(mid_59_0, mid_59_1) */
+	vpclmulqdq $0x11, %xmm15, %xmm13, %xmm13 /* hi_29_0 = clmul(lo_29_a0, lo_29_b0) */
+	vpclmulqdq $0x11, %xmm11, %xmm7, %xmm7 /* hi_29_1 = clmul(lo_29_a1, lo_29_b1) */
+	vinserti128 $1, %xmm7, %ymm13, %ymm7 /* hi_29 = concat128(hi_29_0, hi_29_1) */
+	vmovdqu 960(%r9), %ymm11 /* x_30 = load() */
+	vpshufb .Lsm4_wordslice_avx2_aesni_9_reverse16(%rip), %ymm11, %ymm11 /* z_30 = lookup16(x_30, reverse16) */
+	vmovdqu 192(%r8), %ymm13 /* h_30 = load() */
+	vmovdqa %xmm11, %xmm14 /* lo_30_a0 = extract128(z_30) */
+	vmovdqa %xmm13, %xmm15 /* lo_30_b0 = extract128(h_30) */
+	vmovdqa %ymm7, 192(%rsp) /* spill hi_29 */
+	vpclmulqdq $0x0, %xmm15, %xmm14, %xmm7 /* lo_30_0 = clmul(lo_30_a0, lo_30_b0) */
+	vextracti128 $1, %ymm11, %xmm11 /* lo_30_a1 = extract128(z_30) */
+	vextracti128 $1, %ymm13, %xmm13 /* lo_30_b1 = extract128(h_30) */
+	vmovdqa %ymm3, 672(%rsp) /* spill mid_59 */
+	vpclmulqdq $0x0, %xmm13, %xmm11, %xmm3 /* lo_30_1 = clmul(lo_30_a1, lo_30_b1) */
+	vinserti128 $1, %xmm3, %ymm7, %ymm3 /* lo_30 = concat128(lo_30_0, lo_30_1) */
+	vpclmulqdq $0x10, %xmm15, %xmm14, %xmm7 /* mid_60_0 = clmul(lo_30_a0, lo_30_b0) */
+	vmovdqa %ymm9, 0(%rsp) /* spill mid_50 */
+	vpclmulqdq $0x10, %xmm13, %xmm11, %xmm9 /* mid_60_1 = clmul(lo_30_a1, lo_30_b1) */
+	vinserti128 $1, %xmm9, %ymm7, %ymm7 /* mid_60 = concat128(mid_60_0, mid_60_1) */
+	vpclmulqdq $0x1, %xmm15, %xmm14, %xmm9 /* mid_61_0 = clmul(lo_30_a0, lo_30_b0) */
+	vmovdqa %ymm7, 32(%rsp) /* spill mid_60 */
+	vpclmulqdq $0x1, %xmm13, %xmm11, %xmm7 /* mid_61_1 = clmul(lo_30_a1, lo_30_b1) */
+	vinserti128 $1, %xmm7, %ymm9, %ymm7 /* mid_61 = concat128(mid_61_0, mid_61_1) */
+	vpclmulqdq $0x11, %xmm15, %xmm14, %xmm9 /* hi_30_0 = clmul(lo_30_a0, lo_30_b0) */
+	vpclmulqdq $0x11, %xmm13, %xmm11, %xmm11 /* hi_30_1 = clmul(lo_30_a1, lo_30_b1) */
+	vinserti128 $1, %xmm11, %ymm9, %ymm9 /* hi_30 = concat128(hi_30_0, hi_30_1) */
+	vmovdqu 992(%r9), %ymm11 /* x_31 = load() */
+	vpshufb .Lsm4_wordslice_avx2_aesni_9_reverse16(%rip), %ymm11, %ymm11 /* z_31 = lookup16(x_31, reverse16) */
+	vmovdqu 224(%r8), %ymm13 /* h_31 = load() */
+	vmovdqa %xmm11, %xmm14 /* lo_31_a0 = extract128(z_31) */
+	vmovdqa %xmm13, %xmm15 /* lo_31_b0 = extract128(h_31) */
+	vmovdqa %ymm9, 96(%rsp) /* spill hi_30 */
+	vpclmulqdq $0x0, %xmm15, %xmm14, %xmm9 /* lo_31_0 = clmul(lo_31_a0, lo_31_b0) */
+	vextracti128 $1, %ymm11, %xmm11 /* lo_31_a1 = extract128(z_31) */
+	vextracti128 $1, %ymm13, %xmm13 /* lo_31_b1 = extract128(h_31) */
+	vmovdqa %ymm7, 128(%rsp) /* spill mid_61 */
+	vpclmulqdq $0x0, %xmm13, %xmm11, %xmm7 /* lo_31_1 = clmul(lo_31_a1, lo_31_b1) */
+	vinserti128 $1, %xmm7, %ymm9, %ymm7 /* lo_31 = concat128(lo_31_0, lo_31_1) */
+	vpclmulqdq $0x10, %xmm15, %xmm14, %xmm9 /* mid_62_0 = clmul(lo_31_a0, lo_31_b0) */
+	vmovdqa %ymm10, 640(%rsp) /* spill mid_51 */
+	vpclmulqdq $0x10, %xmm13, %xmm11, %xmm10 /* mid_62_1 = clmul(lo_31_a1, lo_31_b1) */
+	vinserti128 $1, %xmm10, %ymm9, %ymm9 /* mid_62 = concat128(mid_62_0, mid_62_1) */
+	vpclmulqdq $0x1, %xmm15, %xmm14, %xmm10 /* mid_63_0 = clmul(lo_31_a0, lo_31_b0) */
+	vmovdqa %ymm9, 608(%rsp) /* spill mid_62 */
+	vpclmulqdq $0x1, %xmm13, %xmm11, %xmm9 /* mid_63_1 = clmul(lo_31_a1, lo_31_b1) */
+	vinserti128 $1, %xmm9, %ymm10, %ymm9 /* mid_63 = concat128(mid_63_0, mid_63_1) */
+	vpclmulqdq $0x11, %xmm15, %xmm14, %xmm10 /* hi_31_0 = clmul(lo_31_a0, lo_31_b0) */
+	vpclmulqdq $0x11, %xmm13, %xmm11, %xmm11 /* hi_31_1 = clmul(lo_31_a1, lo_31_b1) */
+	vinserti128 $1, %xmm11, %ymm10, %ymm10 /* hi_31 = concat128(hi_31_0, hi_31_1) */
 
 	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxor %ymm8, %ymm4, %ymm3 /* lo_sum_acc_18 = xor(lo_24, lo_25) */
-	vpxor %ymm0, %ymm12, %ymm0 /* lo_sum_acc_19 = xor(lo_26, lo_27) */
-	vpxor %ymm0, %ymm3, %ymm0 /* lo_sum_acc_20 = xor(lo_sum_acc_18, lo_sum_acc_19) */
-	vpxor %ymm6, %ymm5, %ymm3 /* mid_sum_acc_42 = xor(mid_48, mid_49) */
-	vpxor %ymm10, %ymm9, %ymm4 /* mid_sum_acc_43 = xor(mid_50, mid_51) */
-	vpxor %ymm14, %ymm13, %ymm5 /* mid_sum_acc_44 = xor(mid_52, mid_53) */
-	vpxor 160(%rsp), %ymm1, %ymm1 /* mid_sum_acc_45 = xor(mid_55, mid_54) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_46 = xor(mid_sum_acc_42, mid_sum_acc_43) */
-	vpxor %ymm1, %ymm5, %ymm1 /* mid_sum_acc_47 = xor(mid_sum_acc_44, mid_sum_acc_45) */
-	vpxor %ymm1, %ymm3, %ymm1 /* mid_sum_acc_48 = xor(mid_sum_acc_46, mid_sum_acc_47) */
-	vmovdqa 128(%rsp), %ymm3 /* reload hi_24 */
-	vpxor 96(%rsp), %ymm3, %ymm3 /* hi_sum_acc_18 = xor(hi_24, hi_25) */
-	vpxor 32(%rsp), %ymm2, %ymm2 /* hi_sum_acc_19 = xor(hi_27, hi_26) */
-	vpxor %ymm2, %ymm3, %ymm2 /* hi_sum_acc_20 = xor(hi_sum_acc_18, hi_sum_acc_19) */
-	vpshufb .Lsm4_wordslice_avx2_aesni_9_half_up(%rip), %ymm1, %ymm3 /* mid_lo_6 = lookup16(mid_sum_acc_48, half_up) */
-	vpxor %ymm3, %ymm0, %ymm0 /* s_lo_12 = xor(lo_sum_acc_20, mid_lo_6) */
-	vpshufb .Lsm4_wordslice_avx2_aesni_9_half_down(%rip), %ymm1, %ymm1 /* mid_hi_6 = lookup16(mid_sum_acc_48, half_down) */
-	vpxor %ymm1, %ymm2, %ymm1 /* s_hi_12 = xor(hi_sum_acc_20, mid_hi_6) */
-	vpermq $0x4e, %ymm0, %ymm2 /* s_lo_x_6 = blocks128(s_lo_12, s_lo_12) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_lo_13 = xor(s_lo_12, s_lo_x_6) */
-	vpermq $0x4e, %ymm1, %ymm2 /* s_hi_x_6 = blocks128(s_hi_12, s_hi_12) */
-	vpxor %ymm2, %ymm1, %ymm1 /* s_hi_13 = xor(s_hi_12, s_hi_x_6) */
-	vmovdqa %xmm0, %xmm2 /* fold_lo_6_a0 = extract128(s_lo_13) */
-	vpclmulqdq $0x0, 64(%rsp), %xmm2, %xmm2 /* fold_lo_6_0 = clmul(fold_lo_6_a0, fold_lo_b0) */
-	vextracti128 $1, %ymm0, %xmm3 /* fold_lo_6_a1 = extract128(s_lo_13) */
-	vpclmulqdq $0x0, 0(%rsp), %xmm3, %xmm3 /* fold_lo_6_1 = clmul(fold_lo_6_a1, fold_lo_b1) */
-	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* fold_lo_6 = concat128(fold_lo_6_0, fold_lo_6_1) */
-	vpshufb .Lsm4_wordslice_avx2_aesni_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_6 = lookup16(fold_lo_6, swap_halves) */
-	vpxor %ymm2, %ymm0, %ymm0 /* v_6 = xor(s_lo_13, fold_lo_sw_6) */
-	vmovdqa %xmm0, %xmm2 /* fold_hi_6_a0 = extract128(v_6) */
-	vpclmulqdq $0x11, 64(%rsp), %xmm2, %xmm2 /* fold_hi_6_0 = clmul(fold_hi_6_a0, fold_lo_b0) */
-	vextracti128 $1, %ymm0, %xmm3 /* fold_hi_6_a1 = extract128(v_6) */
-	vpclmulqdq $0x11, 0(%rsp), %xmm3, %xmm3 /* fold_hi_6_1 = clmul(fold_hi_6_a1, fold_lo_b1) */
-	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* fold_hi_6 = concat128(fold_hi_6_0, fold_hi_6_1) */
-	vpxor %ymm1, %ymm0, %ymm0 /* v_hi_6 = xor(v_6, s_hi_13) */
-	vpxor %ymm2, %ymm0, %ymm0 /* reduced_6 = xor(v_hi_6, fold_hi_6) */
-	vpand .Lsm4_wordslice_avx2_aesni_9_first_block(%rip), %ymm0, %ymm0 /* y1_7 = and(reduced_6, first_block) */
-
-	/* Step 8 of 8: 8 blocks, 2 per register: block i times T_(n - i), products unreduced. */
-	vmovdqu 896(%r9), %ymm1 /* x_28 = load() */
-	vpshufb .Lsm4_wordslice_avx2_aesni_9_reverse16(%rip), %ymm1, %ymm1 /* z_28 = lookup16(x_28, reverse16) */
-	vpxor %ymm0, %ymm1, %ymm0 /* z1_y_7 = xor(z_28, y1_7) */
-	vmovdqu (%r8), %ymm1 /* h_28 = load() */
-	vmovdqa %xmm0, %xmm2 /* lo_28_a0 = extract128(z1_y_7) */
-	vmovdqa %xmm1, %xmm3 /* lo_28_b0 = extract128(h_28) */
-	vpclmulqdq $0x0, %xmm3, %xmm2, %xmm4 /* lo_28_0 = clmul(lo_28_a0, lo_28_b0) */
-	vextracti128 $1, %ymm0, %xmm0 /* lo_28_a1 = extract128(z1_y_7) */
-	vextracti128 $1, %ymm1, %xmm1 /* lo_28_b1 = extract128(h_28) */
-	vpclmulqdq $0x0, %xmm1, %xmm0, %xmm5 /* lo_28_1 = clmul(lo_28_a1, lo_28_b1) */
-	vinserti128 $1, %xmm5, %ymm4, %ymm4 /* lo_28 = concat128(lo_28_0, lo_28_1) */
-	vpclmulqdq $0x10, %xmm3, %xmm2, %xmm5 /* mid_56_0 = clmul(lo_28_a0, lo_28_b0) */
-	vpclmulqdq $0x10, %xmm1, %xmm0, %xmm6 /* mid_56_1 = clmul(lo_28_a1, lo_28_b1) */
-	vinserti128 $1, %xmm6, %ymm5, %ymm5 /* mid_56 = concat128(mid_56_0, mid_56_1) */
-	vpclmulqdq $0x1, %xmm3, %xmm2, %xmm6 /* mid_57_0 = clmul(lo_28_a0, lo_28_b0) */
-	vpclmulqdq $0x1, %xmm1, %xmm0, %xmm7 /* mid_57_1 = clmul(lo_28_a1, lo_28_b1) */
-	vinserti128 $1, %xmm7, %ymm6, %ymm6 /* mid_57 = concat128(mid_57_0, mid_57_1) */
-	vpclmulqdq $0x11, %xmm3, %xmm2, %xmm2 /* hi_28_0 = clmul(lo_28_a0, lo_28_b0) */
-	vpclmulqdq $0x11, %xmm1, %xmm0, %xmm0 /* hi_28_1 = clmul(lo_28_a1, lo_28_b1) */
-	vinserti128 $1, %xmm0, %ymm2, %ymm0 /* hi_28 = concat128(hi_28_0, hi_28_1) */
-	vmovdqu 928(%r9), %ymm1 /* x_29 = load() */
-	vpshufb .Lsm4_wordslice_avx2_aesni_9_reverse16(%rip), %ymm1, %ymm1 /* z_29 = lookup16(x_29, reverse16) */
-	vmovdqu 32(%r8), %ymm2 /* h_29 = load() */
-	vmovdqa %xmm1, %xmm3 /* lo_29_a0 = extract128(z_29) */
-	vmovdqa %xmm2, %xmm7 /* lo_29_b0 = extract128(h_29) */
-	vpclmulqdq $0x0, %xmm7, %xmm3, %xmm8 /* lo_29_0 = clmul(lo_29_a0, lo_29_b0) */
-	vextracti128 $1, %ymm1, %xmm1 /* lo_29_a1 = extract128(z_29) */
-	vextracti128 $1, %ymm2, %xmm2 /* lo_29_b1 = extract128(h_29) */
-	vpclmulqdq $0x0, %xmm2, %xmm1, %xmm9 /* lo_29_1 = clmul(lo_29_a1, lo_29_b1) */
-	vinserti128 $1, %xmm9, %ymm8, %ymm8 /* lo_29 = concat128(lo_29_0, lo_29_1) */
-	vpclmulqdq $0x10, %xmm7, %xmm3, %xmm9 /* mid_58_0 = clmul(lo_29_a0, lo_29_b0) */
-	vpclmulqdq $0x10, %xmm2, %xmm1, %xmm10 /* mid_58_1 = clmul(lo_29_a1, lo_29_b1) */
-	vinserti128 $1, %xmm10, %ymm9, %ymm9 /* mid_58 = concat128(mid_58_0, mid_58_1) */
-	vpclmulqdq $0x1, %xmm7, %xmm3, %xmm10 /* mid_59_0 = clmul(lo_29_a0, lo_29_b0) */
-	vpclmulqdq $0x1, %xmm2, %xmm1, %xmm11 /* mid_59_1 = clmul(lo_29_a1, lo_29_b1) */
-	vinserti128 $1, %xmm11, %ymm10, %ymm10 /* mid_59 = concat128(mid_59_0, mid_59_1) */
-	vpclmulqdq $0x11, %xmm7, %xmm3, %xmm3 /* hi_29_0 = clmul(lo_29_a0, lo_29_b0) */
-	vpclmulqdq $0x11, %xmm2, %xmm1, %xmm1 /* hi_29_1 = clmul(lo_29_a1, lo_29_b1) */
-	vinserti128 $1, %xmm1, %ymm3, %ymm1 /* hi_29 = concat128(hi_29_0, hi_29_1) */
-	vmovdqu 960(%r9), %ymm2 /* x_30 = load() */
-	vpshufb .Lsm4_wordslice_avx2_aesni_9_reverse16(%rip), %ymm2, %ymm2 /* z_30 = lookup16(x_30, reverse16) */
-	vmovdqu 64(%r8), %ymm3 /* h_30 = load() */
-	vmovdqa %xmm2, %xmm7 /* lo_30_a0 = extract128(z_30) */
-	vmovdqa %xmm3, %xmm11 /* lo_30_b0 = extract128(h_30) */
-	vpclmulqdq $0x0, %xmm11, %xmm7, %xmm12 /* lo_30_0 = clmul(lo_30_a0, lo_30_b0) */
-	vextracti128 $1, %ymm2, %xmm2 /* lo_30_a1 = extract128(z_30) */
-	vextracti128 $1, %ymm3, %xmm3 /* lo_30_b1 = extract128(h_30) */
-	vpclmulqdq $0x0, %xmm3, %xmm2, %xmm13 /* lo_30_1 = clmul(lo_30_a1, lo_30_b1) */
-	vinserti128 $1, %xmm13, %ymm12, %ymm12 /* lo_30 = concat128(lo_30_0, lo_30_1) */
-	vpclmulqdq $0x10, %xmm11, %xmm7, %xmm13 /* mid_60_0 = clmul(lo_30_a0, lo_30_b0) */
-	vpclmulqdq $0x10, %xmm3, %xmm2, %xmm14 /* mid_60_1 = clmul(lo_30_a1, lo_30_b1) */
-	vinserti128 $1, %xmm14, %ymm13, %ymm13 /* mid_60 = concat128(mid_60_0, mid_60_1) */
-	vpclmulqdq $0x1, %xmm11, %xmm7, %xmm14 /* mid_61_0 = clmul(lo_30_a0, lo_30_b0) */
-	vpclmulqdq $0x1, %xmm3, %xmm2, %xmm15 /* mid_61_1 = clmul(lo_30_a1, lo_30_b1) */
-	vinserti128 $1, %xmm15, %ymm14, %ymm14 /* mid_61 = concat128(mid_61_0, mid_61_1) */
-	vpclmulqdq $0x11, %xmm11, %xmm7, %xmm7 /* hi_30_0 = clmul(lo_30_a0, lo_30_b0) */
-	vpclmulqdq $0x11, %xmm3, %xmm2, %xmm2 /* hi_30_1 = clmul(lo_30_a1, lo_30_b1) */
-	vinserti128 $1, %xmm2, %ymm7, %ymm2 /* hi_30 = concat128(hi_30_0, hi_30_1) */
-	vmovdqu 992(%r9), %ymm3 /* x_31 = load() */
-	vpshufb .Lsm4_wordslice_avx2_aesni_9_reverse16(%rip), %ymm3, %ymm3 /* z_31 = lookup16(x_31, reverse16) */
-	vmovdqu 96(%r8), %ymm7 /* h_31 = load() */
-	vmovdqa %xmm3, %xmm11 /* lo_31_a0 = extract128(z_31) */
-	vmovdqa %xmm7, %xmm15 /* lo_31_b0 = extract128(h_31) */
-	vmovdqa %ymm2, 32(%rsp) /* spill hi_30 */
-	vpclmulqdq $0x0, %xmm15, %xmm11, %xmm2 /* lo_31_0 = clmul(lo_31_a0, lo_31_b0) */
-	vextracti128 $1, %ymm3, %xmm3 /* lo_31_a1 = extract128(z_31) */
-	vextracti128 $1, %ymm7, %xmm7 /* lo_31_b1 = extract128(h_31) */
-	vmovdqa %ymm0, 96(%rsp) /* spill hi_28 */
-	vpclmulqdq $0x0, %xmm7, %xmm3, %xmm0 /* lo_31_1 = clmul(lo_31_a1, lo_31_b1) */
-	vinserti128 $1, %xmm0, %ymm2, %ymm0 /* lo_31 = concat128(lo_31_0, lo_31_1) */
-	vpclmulqdq $0x10, %xmm15, %xmm11, %xmm2 /* mid_62_0 = clmul(lo_31_a0, lo_31_b0) */
-	vmovdqa %ymm1, 128(%rsp) /* spill hi_29 */
-	vpclmulqdq $0x10, %xmm7, %xmm3, %xmm1 /* mid_62_1 = clmul(lo_31_a1, lo_31_b1) */
-	vinserti128 $1, %xmm1, %ymm2, %ymm1 /* mid_62 = concat128(mid_62_0, mid_62_1) */
-	vpclmulqdq $0x1, %xmm15, %xmm11, %xmm2 /* mid_63_0 = clmul(lo_31_a0, lo_31_b0) */
-	vmovdqa %ymm1, 160(%rsp) /* spill mid_62 */
-	vpclmulqdq $0x1, %xmm7, %xmm3, %xmm1 /* mid_63_1 = clmul(lo_31_a1, lo_31_b1) */
-	vinserti128 $1, %xmm1, %ymm2, %ymm1 /* mid_63 = concat128(mid_63_0, mid_63_1) */
-	vpclmulqdq $0x11, %xmm15, %xmm11, %xmm2 /* hi_31_0 = clmul(lo_31_a0, lo_31_b0) */
-	vpclmulqdq $0x11, %xmm7, %xmm3, %xmm3 /* hi_31_1 = clmul(lo_31_a1, lo_31_b1) */
-	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* hi_31 = concat128(hi_31_0, hi_31_1) */
-
-	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxor %ymm8, %ymm4, %ymm3 /* lo_sum_acc_21 = xor(lo_28, lo_29) */
-	vpxor %ymm0, %ymm12, %ymm0 /* lo_sum_acc_22 = xor(lo_30, lo_31) */
-	vpxor %ymm0, %ymm3, %ymm0 /* lo_sum_acc_23 = xor(lo_sum_acc_21, lo_sum_acc_22) */
-	vpxor %ymm6, %ymm5, %ymm3 /* mid_sum_acc_49 = xor(mid_56, mid_57) */
-	vpxor %ymm10, %ymm9, %ymm4 /* mid_sum_acc_50 = xor(mid_58, mid_59) */
-	vpxor %ymm14, %ymm13, %ymm5 /* mid_sum_acc_51 = xor(mid_60, mid_61) */
-	vpxor 160(%rsp), %ymm1, %ymm1 /* mid_sum_acc_52 = xor(mid_63, mid_62) */
-	vpxor %ymm4, %ymm3, %ymm3 /* mid_sum_acc_53 = xor(mid_sum_acc_49, mid_sum_acc_50) */
-	vpxor %ymm1, %ymm5, %ymm1 /* mid_sum_acc_54 = xor(mid_sum_acc_51, mid_sum_acc_52) */
-	vpxor %ymm1, %ymm3, %ymm1 /* mid_sum_acc_55 = xor(mid_sum_acc_53, mid_sum_acc_54) */
-	vmovdqa 96(%rsp), %ymm3 /* reload hi_28 */
-	vpxor 128(%rsp), %ymm3, %ymm3 /* hi_sum_acc_21 = xor(hi_28, hi_29) */
-	vpxor 32(%rsp), %ymm2, %ymm2 /* hi_sum_acc_22 = xor(hi_31, hi_30) */
-	vpxor %ymm2, %ymm3, %ymm2 /* hi_sum_acc_23 = xor(hi_sum_acc_21, hi_sum_acc_22) */
-	vpshufb .Lsm4_wordslice_avx2_aesni_9_half_up(%rip), %ymm1, %ymm3 /* mid_lo_7 = lookup16(mid_sum_acc_55, half_up) */
-	vpxor %ymm3, %ymm0, %ymm0 /* s_lo_14 = xor(lo_sum_acc_23, mid_lo_7) */
-	vpshufb .Lsm4_wordslice_avx2_aesni_9_half_down(%rip), %ymm1, %ymm1 /* mid_hi_7 = lookup16(mid_sum_acc_55, half_down) */
-	vpxor %ymm1, %ymm2, %ymm1 /* s_hi_14 = xor(hi_sum_acc_23, mid_hi_7) */
-	vpermq $0x4e, %ymm0, %ymm2 /* s_lo_x_7 = blocks128(s_lo_14, s_lo_14) */
-	vpxor %ymm2, %ymm0, %ymm0 /* s_lo_15 = xor(s_lo_14, s_lo_x_7) */
-	vpermq $0x4e, %ymm1, %ymm2 /* s_hi_x_7 = blocks128(s_hi_14, s_hi_14) */
-	vpxor %ymm2, %ymm1, %ymm1 /* s_hi_15 = xor(s_hi_14, s_hi_x_7) */
-	vmovdqa %xmm0, %xmm2 /* fold_lo_7_a0 = extract128(s_lo_15) */
-	vpclmulqdq $0x0, 64(%rsp), %xmm2, %xmm2 /* fold_lo_7_0 = clmul(fold_lo_7_a0, fold_lo_b0) */
-	vextracti128 $1, %ymm0, %xmm3 /* fold_lo_7_a1 = extract128(s_lo_15) */
-	vpclmulqdq $0x0, 0(%rsp), %xmm3, %xmm3 /* fold_lo_7_1 = clmul(fold_lo_7_a1, fold_lo_b1) */
-	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* fold_lo_7 = concat128(fold_lo_7_0, fold_lo_7_1) */
-	vpshufb .Lsm4_wordslice_avx2_aesni_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_7 = lookup16(fold_lo_7, swap_halves) */
-	vpxor %ymm2, %ymm0, %ymm0 /* v_7 = xor(s_lo_15, fold_lo_sw_7) */
-	vmovdqa %xmm0, %xmm2 /* fold_hi_7_a0 = extract128(v_7) */
-	vpclmulqdq $0x11, 64(%rsp), %xmm2, %xmm2 /* fold_hi_7_0 = clmul(fold_hi_7_a0, fold_lo_b0) */
-	vextracti128 $1, %ymm0, %xmm3 /* fold_hi_7_a1 = extract128(v_7) */
-	vpclmulqdq $0x11, 0(%rsp), %xmm3, %xmm3 /* fold_hi_7_1 = clmul(fold_hi_7_a1, fold_lo_b1) */
-	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* fold_hi_7 = concat128(fold_hi_7_0, fold_hi_7_1) */
-	vpxor %ymm1, %ymm0, %ymm0 /* v_hi_7 = xor(v_7, s_hi_15) */
-	vpxor %ymm2, %ymm0, %ymm0 /* reduced_7 = xor(v_hi_7, fold_hi_7) */
-	vpshufb .Lsm4_wordslice_avx2_aesni_9_reverse16(%rip), %ymm0, %ymm0 /* y_next = lookup16(reduced_7, reverse16) */
+	vpxor %ymm8, %ymm4, %ymm4 /* lo_sum_acc_21 = xor(lo_24, lo_25) */
+	vpxor %ymm0, %ymm12, %ymm0 /* lo_sum_acc_22 = xor(lo_26, lo_27) */
+	vpxor %ymm2, %ymm1, %ymm1 /* lo_sum_acc_23 = xor(lo_28, lo_29) */
+	vpxor %ymm7, %ymm3, %ymm2 /* lo_sum_acc_24 = xor(lo_30, lo_31) */
+	vpxor %ymm0, %ymm4, %ymm0 /* lo_sum_acc_25 = xor(lo_sum_acc_21, lo_sum_acc_22) */
+	vpxor %ymm2, %ymm1, %ymm1 /* lo_sum_acc_26 = xor(lo_sum_acc_23, lo_sum_acc_24) */
+	vpxor %ymm1, %ymm0, %ymm0 /* lo_sum_acc_27 = xor(lo_sum_acc_25, lo_sum_acc_26) */
+	vpxor %ymm6, %ymm5, %ymm1 /* mid_sum_acc_45 = xor(mid_48, mid_49) */
+	vmovdqa 0(%rsp), %ymm2 /* reload mid_50 */
+	vpxor 640(%rsp), %ymm2, %ymm2 /* mid_sum_acc_46 = xor(mid_50, mid_51) */
+	vmovdqa 160(%rsp), %ymm3 /* reload mid_52 */
+	vpxor 480(%rsp), %ymm3, %ymm3 /* mid_sum_acc_47 = xor(mid_52, mid_53) */
+	vmovdqa 256(%rsp), %ymm4 /* reload mid_54 */
+	vpxor 416(%rsp), %ymm4, %ymm4 /* mid_sum_acc_48 = xor(mid_54, mid_55) */
+	vmovdqa 320(%rsp), %ymm5 /* reload mid_56 */
+	vpxor 64(%rsp), %ymm5, %ymm5 /* mid_sum_acc_49 = xor(mid_56, mid_57) */
+	vmovdqa 224(%rsp), %ymm6 /* reload mid_58 */
+	vpxor 672(%rsp), %ymm6, %ymm6 /* mid_sum_acc_50 = xor(mid_58, mid_59) */
+	vmovdqa 32(%rsp), %ymm7 /* reload mid_60 */
+	vpxor 128(%rsp), %ymm7, %ymm7 /* mid_sum_acc_51 = xor(mid_60, mid_61) */
+	vpxor 608(%rsp), %ymm9, %ymm8 /* mid_sum_acc_52 = xor(mid_63, mid_62) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_53 = xor(mid_sum_acc_45, mid_sum_acc_46) */
+	vpxor %ymm4, %ymm3, %ymm2 /* mid_sum_acc_54 = xor(mid_sum_acc_47, mid_sum_acc_48) */
+	vpxor %ymm6, %ymm5, %ymm3 /* mid_sum_acc_55 = xor(mid_sum_acc_49, mid_sum_acc_50) */
+	vpxor %ymm8, %ymm7, %ymm4 /* mid_sum_acc_56 = xor(mid_sum_acc_51, mid_sum_acc_52) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_57 = xor(mid_sum_acc_53, mid_sum_acc_54) */
+	vpxor %ymm4, %ymm3, %ymm2 /* mid_sum_acc_58 = xor(mid_sum_acc_55, mid_sum_acc_56) */
+	vpxor %ymm2, %ymm1, %ymm1 /* mid_sum_acc_59 = xor(mid_sum_acc_57, mid_sum_acc_58) */
+	vmovdqa 352(%rsp), %ymm2 /* reload hi_24 */
+	vpxor 448(%rsp), %ymm2, %ymm2 /* hi_sum_acc_21 = xor(hi_24, hi_25) */
+	vmovdqa 288(%rsp), %ymm3 /* reload hi_26 */
+	vpxor 576(%rsp), %ymm3, %ymm3 /* hi_sum_acc_22 = xor(hi_26, hi_27) */
+	vmovdqa 544(%rsp), %ymm4 /* reload hi_28 */
+	vpxor 192(%rsp), %ymm4, %ymm4 /* hi_sum_acc_23 = xor(hi_28, hi_29) */
+	vpxor 96(%rsp), %ymm10, %ymm5 /* hi_sum_acc_24 = xor(hi_31, hi_30) */
+	vpxor %ymm3, %ymm2, %ymm2 /* hi_sum_acc_25 = xor(hi_sum_acc_21, hi_sum_acc_22) */
+	vpxor %ymm5, %ymm4, %ymm3 /* hi_sum_acc_26 = xor(hi_sum_acc_23, hi_sum_acc_24) */
+	vpxor %ymm3, %ymm2, %ymm2 /* hi_sum_acc_27 = xor(hi_sum_acc_25, hi_sum_acc_26) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_9_half_up(%rip), %ymm1, %ymm3 /* mid_lo_3 = lookup16(mid_sum_acc_59, half_up) */
+	vpxor %ymm3, %ymm0, %ymm0 /* s_lo_6 = xor(lo_sum_acc_27, mid_lo_3) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_9_half_down(%rip), %ymm1, %ymm1 /* mid_hi_3 = lookup16(mid_sum_acc_59, half_down) */
+	vpxor %ymm1, %ymm2, %ymm1 /* s_hi_6 = xor(hi_sum_acc_27, mid_hi_3) */
+	vpermq $0x4e, %ymm0, %ymm2 /* s_lo_x_3 = blocks128(s_lo_6, s_lo_6) */
+	vpxor %ymm2, %ymm0, %ymm0 /* s_lo_7 = xor(s_lo_6, s_lo_x_3) */
+	vpermq $0x4e, %ymm1, %ymm2 /* s_hi_x_3 = blocks128(s_hi_6, s_hi_6) */
+	vpxor %ymm2, %ymm1, %ymm1 /* s_hi_7 = xor(s_hi_6, s_hi_x_3) */
+	vmovdqa %xmm0, %xmm2 /* fold_lo_3_a0 = extract128(s_lo_7) */
+	vpclmulqdq $0x0, 384(%rsp), %xmm2, %xmm2 /* fold_lo_3_0 = clmul(fold_lo_3_a0, fold_lo_b0) */
+	vextracti128 $1, %ymm0, %xmm3 /* fold_lo_3_a1 = extract128(s_lo_7) */
+	vpclmulqdq $0x0, 512(%rsp), %xmm3, %xmm3 /* fold_lo_3_1 = clmul(fold_lo_3_a1, fold_lo_b1) */
+	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* fold_lo_3 = concat128(fold_lo_3_0, fold_lo_3_1) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_9_swap_halves(%rip), %ymm2, %ymm2 /* fold_lo_sw_3 = lookup16(fold_lo_3, swap_halves) */
+	vpxor %ymm2, %ymm0, %ymm0 /* v_3 = xor(s_lo_7, fold_lo_sw_3) */
+	vmovdqa %xmm0, %xmm2 /* fold_hi_3_a0 = extract128(v_3) */
+	vpclmulqdq $0x11, 384(%rsp), %xmm2, %xmm2 /* fold_hi_3_0 = clmul(fold_hi_3_a0, fold_lo_b0) */
+	vextracti128 $1, %ymm0, %xmm3 /* fold_hi_3_a1 = extract128(v_3) */
+	vpclmulqdq $0x11, 512(%rsp), %xmm3, %xmm3 /* fold_hi_3_1 = clmul(fold_hi_3_a1, fold_lo_b1) */
+	vinserti128 $1, %xmm3, %ymm2, %ymm2 /* fold_hi_3 = concat128(fold_hi_3_0, fold_hi_3_1) */
+	vpxor %ymm1, %ymm0, %ymm0 /* v_hi_3 = xor(v_3, s_hi_7) */
+	vpxor %ymm2, %ymm0, %ymm0 /* reduced_3 = xor(v_hi_3, fold_hi_3) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_9_reverse16(%rip), %ymm0, %ymm0 /* y_next = lookup16(reduced_3, reverse16) */
 	vbroadcasti128 (%rsi), %ymm1 /* ctr_low = bcast128() */
 	vpsrlw $8, %ymm1, %ymm2 /* ctr_last = shr(ctr_low) */
 	vpbroadcastb 32(%rsi), %ymm3 /* ctr_first = bcast8() */
@@ -9255,7 +9347,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch_gcm)
 	vpaddw %ymm11, %ymm2, %ymm11 /* ctr_sum_8 = add(ctr_last, ctr_j_8) */
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_carry_everywhere(%rip), %ymm11, %ymm15 /* ctr_carry_8 = lookup16(ctr_sum_8, carry_everywhere) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_8 = lookup16(carry_mask_table, ctr_carry_8) */
-	vmovdqa %ymm0, 0(%rsp) /* spill y_next */
+	vmovdqa %ymm0, 512(%rsp) /* spill y_next */
 	vpand %ymm15, %ymm4, %ymm0 /* ctr_pair_8_b = and(ctr_w_open, ctr_mask_8) */
 	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_8_a = andnot(ctr_mask_8, ctr_v_open) */
 	vpor %ymm15, %ymm0, %ymm0 /* ctr_pair_8 = or(ctr_pair_8_b, ctr_pair_8_a) */
@@ -9266,7 +9358,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch_gcm)
 	vpaddw %ymm11, %ymm2, %ymm11 /* ctr_sum_9 = add(ctr_last, ctr_j_9) */
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_carry_everywhere(%rip), %ymm11, %ymm15 /* ctr_carry_9 = lookup16(ctr_sum_9, carry_everywhere) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_9 = lookup16(carry_mask_table, ctr_carry_9) */
-	vmovdqa %ymm5, 64(%rsp) /* spill g0x3.1 */
+	vmovdqa %ymm5, 384(%rsp) /* spill g0x3.1 */
 	vpand %ymm15, %ymm4, %ymm5 /* ctr_pair_9_b = and(ctr_w_open, ctr_mask_9) */
 	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_9_a = andnot(ctr_mask_9, ctr_v_open) */
 	vpor %ymm15, %ymm5, %ymm5 /* ctr_pair_9 = or(ctr_pair_9_b, ctr_pair_9_a) */
@@ -9277,7 +9369,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch_gcm)
 	vpaddw %ymm11, %ymm2, %ymm11 /* ctr_sum_10 = add(ctr_last, ctr_j_10) */
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_carry_everywhere(%rip), %ymm11, %ymm15 /* ctr_carry_10 = lookup16(ctr_sum_10, carry_everywhere) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_10 = lookup16(carry_mask_table, ctr_carry_10) */
-	vmovdqa %ymm6, 32(%rsp) /* spill g1x3.1 */
+	vmovdqa %ymm6, 96(%rsp) /* spill g1x3.1 */
 	vpand %ymm15, %ymm4, %ymm6 /* ctr_pair_10_b = and(ctr_w_open, ctr_mask_10) */
 	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_10_a = andnot(ctr_mask_10, ctr_v_open) */
 	vpor %ymm15, %ymm6, %ymm6 /* ctr_pair_10 = or(ctr_pair_10_b, ctr_pair_10_a) */
@@ -9288,7 +9380,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch_gcm)
 	vpaddw %ymm11, %ymm2, %ymm11 /* ctr_sum_11 = add(ctr_last, ctr_j_11) */
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_carry_everywhere(%rip), %ymm11, %ymm15 /* ctr_carry_11 = lookup16(ctr_sum_11, carry_everywhere) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_11 = lookup16(carry_mask_table, ctr_carry_11) */
-	vmovdqa %ymm8, 128(%rsp) /* spill g0x1.1 */
+	vmovdqa %ymm8, 192(%rsp) /* spill g0x1.1 */
 	vpand %ymm15, %ymm4, %ymm8 /* ctr_pair_11_b = and(ctr_w_open, ctr_mask_11) */
 	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_11_a = andnot(ctr_mask_11, ctr_v_open) */
 	vpor %ymm15, %ymm8, %ymm8 /* ctr_pair_11 = or(ctr_pair_11_b, ctr_pair_11_a) */
@@ -9307,7 +9399,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch_gcm)
 	vpaddw %ymm5, %ymm2, %ymm5 /* ctr_sum_12 = add(ctr_last, ctr_j_12) */
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_carry_everywhere(%rip), %ymm5, %ymm15 /* ctr_carry_12 = lookup16(ctr_sum_12, carry_everywhere) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_12 = lookup16(carry_mask_table, ctr_carry_12) */
-	vmovdqa %ymm0, 96(%rsp) /* spill g2x3.1 */
+	vmovdqa %ymm0, 544(%rsp) /* spill g2x3.1 */
 	vpand %ymm15, %ymm4, %ymm0 /* ctr_pair_12_b = and(ctr_w_open, ctr_mask_12) */
 	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_12_a = andnot(ctr_mask_12, ctr_v_open) */
 	vpor %ymm15, %ymm0, %ymm0 /* ctr_pair_12 = or(ctr_pair_12_b, ctr_pair_12_a) */
@@ -9318,7 +9410,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch_gcm)
 	vpaddw %ymm5, %ymm2, %ymm5 /* ctr_sum_13 = add(ctr_last, ctr_j_13) */
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_carry_everywhere(%rip), %ymm5, %ymm15 /* ctr_carry_13 = lookup16(ctr_sum_13, carry_everywhere) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_13 = lookup16(carry_mask_table, ctr_carry_13) */
-	vmovdqa %ymm6, 160(%rsp) /* spill g2x1.1 */
+	vmovdqa %ymm6, 576(%rsp) /* spill g2x1.1 */
 	vpand %ymm15, %ymm4, %ymm6 /* ctr_pair_13_b = and(ctr_w_open, ctr_mask_13) */
 	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_13_a = andnot(ctr_mask_13, ctr_v_open) */
 	vpor %ymm15, %ymm6, %ymm6 /* ctr_pair_13 = or(ctr_pair_13_b, ctr_pair_13_a) */
@@ -9329,7 +9421,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch_gcm)
 	vpaddw %ymm6, %ymm2, %ymm6 /* ctr_sum_14 = add(ctr_last, ctr_j_14) */
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_carry_everywhere(%rip), %ymm6, %ymm15 /* ctr_carry_14 = lookup16(ctr_sum_14, carry_everywhere) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_14 = lookup16(carry_mask_table, ctr_carry_14) */
-	vmovdqa %ymm8, 192(%rsp) /* spill g2x0.1 */
+	vmovdqa %ymm8, 288(%rsp) /* spill g2x0.1 */
 	vpand %ymm15, %ymm4, %ymm8 /* ctr_pair_14_b = and(ctr_w_open, ctr_mask_14) */
 	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_14_a = andnot(ctr_mask_14, ctr_v_open) */
 	vpor %ymm15, %ymm8, %ymm8 /* ctr_pair_14 = or(ctr_pair_14_b, ctr_pair_14_a) */
@@ -9340,7 +9432,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch_gcm)
 	vpaddw %ymm8, %ymm2, %ymm8 /* ctr_sum_15 = add(ctr_last, ctr_j_15) */
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_carry_everywhere(%rip), %ymm8, %ymm15 /* ctr_carry_15 = lookup16(ctr_sum_15, carry_everywhere) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_15 = lookup16(carry_mask_table, ctr_carry_15) */
-	vmovdqa %ymm9, 224(%rsp) /* spill g0x0.1 */
+	vmovdqa %ymm9, 448(%rsp) /* spill g0x0.1 */
 	vpand %ymm15, %ymm4, %ymm9 /* ctr_pair_15_b = and(ctr_w_open, ctr_mask_15) */
 	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_15_a = andnot(ctr_mask_15, ctr_v_open) */
 	vpor %ymm15, %ymm9, %ymm9 /* ctr_pair_15 = or(ctr_pair_15_b, ctr_pair_15_a) */
@@ -9359,7 +9451,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch_gcm)
 	vpaddw %ymm5, %ymm2, %ymm5 /* ctr_sum_16 = add(ctr_last, ctr_j_16) */
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_carry_everywhere(%rip), %ymm5, %ymm15 /* ctr_carry_16 = lookup16(ctr_sum_16, carry_everywhere) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_16 = lookup16(carry_mask_table, ctr_carry_16) */
-	vmovdqa %ymm0, 256(%rsp) /* spill g3x3.1 */
+	vmovdqa %ymm0, 352(%rsp) /* spill g3x3.1 */
 	vpand %ymm15, %ymm4, %ymm0 /* ctr_pair_16_b = and(ctr_w_open, ctr_mask_16) */
 	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_16_a = andnot(ctr_mask_16, ctr_v_open) */
 	vpor %ymm15, %ymm0, %ymm0 /* ctr_pair_16 = or(ctr_pair_16_b, ctr_pair_16_a) */
@@ -9370,7 +9462,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch_gcm)
 	vpaddw %ymm5, %ymm2, %ymm5 /* ctr_sum_17 = add(ctr_last, ctr_j_17) */
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_carry_everywhere(%rip), %ymm5, %ymm15 /* ctr_carry_17 = lookup16(ctr_sum_17, carry_everywhere) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_17 = lookup16(carry_mask_table, ctr_carry_17) */
-	vmovdqa %ymm6, 288(%rsp) /* spill g3x1.1 */
+	vmovdqa %ymm6, 608(%rsp) /* spill g3x1.1 */
 	vpand %ymm15, %ymm4, %ymm6 /* ctr_pair_17_b = and(ctr_w_open, ctr_mask_17) */
 	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_17_a = andnot(ctr_mask_17, ctr_v_open) */
 	vpor %ymm15, %ymm6, %ymm6 /* ctr_pair_17 = or(ctr_pair_17_b, ctr_pair_17_a) */
@@ -9381,7 +9473,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch_gcm)
 	vpaddw %ymm6, %ymm2, %ymm6 /* ctr_sum_18 = add(ctr_last, ctr_j_18) */
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_carry_everywhere(%rip), %ymm6, %ymm15 /* ctr_carry_18 = lookup16(ctr_sum_18, carry_everywhere) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_18 = lookup16(carry_mask_table, ctr_carry_18) */
-	vmovdqa %ymm8, 320(%rsp) /* spill g3x0.1 */
+	vmovdqa %ymm8, 128(%rsp) /* spill g3x0.1 */
 	vpand %ymm15, %ymm4, %ymm8 /* ctr_pair_18_b = and(ctr_w_open, ctr_mask_18) */
 	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_18_a = andnot(ctr_mask_18, ctr_v_open) */
 	vpor %ymm15, %ymm8, %ymm8 /* ctr_pair_18 = or(ctr_pair_18_b, ctr_pair_18_a) */
@@ -9392,7 +9484,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch_gcm)
 	vpaddw %ymm8, %ymm2, %ymm8 /* ctr_sum_19 = add(ctr_last, ctr_j_19) */
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_carry_everywhere(%rip), %ymm8, %ymm15 /* ctr_carry_19 = lookup16(ctr_sum_19, carry_everywhere) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_19 = lookup16(carry_mask_table, ctr_carry_19) */
-	vmovdqa %ymm9, 352(%rsp) /* spill g3x2.1 */
+	vmovdqa %ymm9, 32(%rsp) /* spill g3x2.1 */
 	vpand %ymm15, %ymm4, %ymm9 /* ctr_pair_19_b = and(ctr_w_open, ctr_mask_19) */
 	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_19_a = andnot(ctr_mask_19, ctr_v_open) */
 	vpor %ymm15, %ymm9, %ymm9 /* ctr_pair_19 = or(ctr_pair_19_b, ctr_pair_19_a) */
@@ -9411,7 +9503,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch_gcm)
 	vpaddw %ymm5, %ymm2, %ymm5 /* ctr_sum_20 = add(ctr_last, ctr_j_20) */
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_carry_everywhere(%rip), %ymm5, %ymm15 /* ctr_carry_20 = lookup16(ctr_sum_20, carry_everywhere) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_20 = lookup16(carry_mask_table, ctr_carry_20) */
-	vmovdqa %ymm0, 384(%rsp) /* spill g4x3.1 */
+	vmovdqa %ymm0, 672(%rsp) /* spill g4x3.1 */
 	vpand %ymm15, %ymm4, %ymm0 /* ctr_pair_20_b = and(ctr_w_open, ctr_mask_20) */
 	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_20_a = andnot(ctr_mask_20, ctr_v_open) */
 	vpor %ymm15, %ymm0, %ymm0 /* ctr_pair_20 = or(ctr_pair_20_b, ctr_pair_20_a) */
@@ -9422,7 +9514,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch_gcm)
 	vpaddw %ymm5, %ymm2, %ymm5 /* ctr_sum_21 = add(ctr_last, ctr_j_21) */
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_carry_everywhere(%rip), %ymm5, %ymm15 /* ctr_carry_21 = lookup16(ctr_sum_21, carry_everywhere) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_21 = lookup16(carry_mask_table, ctr_carry_21) */
-	vmovdqa %ymm6, 416(%rsp) /* spill g4x1.1 */
+	vmovdqa %ymm6, 224(%rsp) /* spill g4x1.1 */
 	vpand %ymm15, %ymm4, %ymm6 /* ctr_pair_21_b = and(ctr_w_open, ctr_mask_21) */
 	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_21_a = andnot(ctr_mask_21, ctr_v_open) */
 	vpor %ymm15, %ymm6, %ymm6 /* ctr_pair_21 = or(ctr_pair_21_b, ctr_pair_21_a) */
@@ -9433,7 +9525,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch_gcm)
 	vpaddw %ymm6, %ymm2, %ymm6 /* ctr_sum_22 = add(ctr_last, ctr_j_22) */
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_carry_everywhere(%rip), %ymm6, %ymm15 /* ctr_carry_22 = lookup16(ctr_sum_22, carry_everywhere) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_22 = lookup16(carry_mask_table, ctr_carry_22) */
-	vmovdqa %ymm8, 448(%rsp) /* spill g4x0.1 */
+	vmovdqa %ymm8, 64(%rsp) /* spill g4x0.1 */
 	vpand %ymm15, %ymm4, %ymm8 /* ctr_pair_22_b = and(ctr_w_open, ctr_mask_22) */
 	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_22_a = andnot(ctr_mask_22, ctr_v_open) */
 	vpor %ymm15, %ymm8, %ymm8 /* ctr_pair_22 = or(ctr_pair_22_b, ctr_pair_22_a) */
@@ -9444,7 +9536,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch_gcm)
 	vpaddw %ymm8, %ymm2, %ymm8 /* ctr_sum_23 = add(ctr_last, ctr_j_23) */
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_carry_everywhere(%rip), %ymm8, %ymm15 /* ctr_carry_23 = lookup16(ctr_sum_23, carry_everywhere) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_23 = lookup16(carry_mask_table, ctr_carry_23) */
-	vmovdqa %ymm9, 480(%rsp) /* spill g4x2.1 */
+	vmovdqa %ymm9, 320(%rsp) /* spill g4x2.1 */
 	vpand %ymm15, %ymm4, %ymm9 /* ctr_pair_23_b = and(ctr_w_open, ctr_mask_23) */
 	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_23_a = andnot(ctr_mask_23, ctr_v_open) */
 	vpor %ymm15, %ymm9, %ymm9 /* ctr_pair_23 = or(ctr_pair_23_b, ctr_pair_23_a) */
@@ -9463,7 +9555,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch_gcm)
 	vpaddw %ymm5, %ymm2, %ymm5 /* ctr_sum_24 = add(ctr_last, ctr_j_24) */
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_carry_everywhere(%rip), %ymm5, %ymm15 /* ctr_carry_24 = lookup16(ctr_sum_24, carry_everywhere) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_24 = lookup16(carry_mask_table, ctr_carry_24) */
-	vmovdqa %ymm0, 512(%rsp) /* spill g5x3.1 */
+	vmovdqa %ymm0, 416(%rsp) /* spill g5x3.1 */
 	vpand %ymm15, %ymm4, %ymm0 /* ctr_pair_24_b = and(ctr_w_open, ctr_mask_24) */
 	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_24_a = andnot(ctr_mask_24, ctr_v_open) */
 	vpor %ymm15, %ymm0, %ymm0 /* ctr_pair_24 = or(ctr_pair_24_b, ctr_pair_24_a) */
@@ -9474,7 +9566,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch_gcm)
 	vpaddw %ymm5, %ymm2, %ymm5 /* ctr_sum_25 = add(ctr_last, ctr_j_25) */
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_carry_everywhere(%rip), %ymm5, %ymm15 /* ctr_carry_25 = lookup16(ctr_sum_25, carry_everywhere) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_25 = lookup16(carry_mask_table, ctr_carry_25) */
-	vmovdqa %ymm6, 544(%rsp) /* spill g5x1.1 */
+	vmovdqa %ymm6, 256(%rsp) /* spill g5x1.1 */
 	vpand %ymm15, %ymm4, %ymm6 /* ctr_pair_25_b = and(ctr_w_open, ctr_mask_25) */
 	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_25_a = andnot(ctr_mask_25, ctr_v_open) */
 	vpor %ymm15, %ymm6, %ymm6 /* ctr_pair_25 = or(ctr_pair_25_b, ctr_pair_25_a) */
@@ -9485,7 +9577,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch_gcm)
 	vpaddw %ymm6, %ymm2, %ymm6 /* ctr_sum_26 = add(ctr_last, ctr_j_26) */
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_carry_everywhere(%rip), %ymm6, %ymm15 /* ctr_carry_26 = lookup16(ctr_sum_26, carry_everywhere) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_26 = lookup16(carry_mask_table, ctr_carry_26) */
-	vmovdqa %ymm8, 576(%rsp) /* spill g5x0.1 */
+	vmovdqa %ymm8, 480(%rsp) /* spill g5x0.1 */
 	vpand %ymm15, %ymm4, %ymm8 /* ctr_pair_26_b = and(ctr_w_open, ctr_mask_26) */
 	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_26_a = andnot(ctr_mask_26, ctr_v_open) */
 	vpor %ymm15, %ymm8, %ymm8 /* ctr_pair_26 = or(ctr_pair_26_b, ctr_pair_26_a) */
@@ -9496,7 +9588,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch_gcm)
 	vpaddw %ymm8, %ymm2, %ymm8 /* ctr_sum_27 = add(ctr_last, ctr_j_27) */
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_carry_everywhere(%rip), %ymm8, %ymm15 /* ctr_carry_27 = lookup16(ctr_sum_27, carry_everywhere) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_27 = lookup16(carry_mask_table, ctr_carry_27) */
-	vmovdqa %ymm9, 608(%rsp) /* spill g5x2.1 */
+	vmovdqa %ymm9, 160(%rsp) /* spill g5x2.1 */
 	vpand %ymm15, %ymm4, %ymm9 /* ctr_pair_27_b = and(ctr_w_open, ctr_mask_27) */
 	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_27_a = andnot(ctr_mask_27, ctr_v_open) */
 	vpor %ymm15, %ymm9, %ymm9 /* ctr_pair_27 = or(ctr_pair_27_b, ctr_pair_27_a) */
@@ -9526,7 +9618,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch_gcm)
 	vpaddw %ymm5, %ymm2, %ymm5 /* ctr_sum_29 = add(ctr_last, ctr_j_29) */
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_carry_everywhere(%rip), %ymm5, %ymm15 /* ctr_carry_29 = lookup16(ctr_sum_29, carry_everywhere) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_29 = lookup16(carry_mask_table, ctr_carry_29) */
-	vmovdqa %ymm6, 672(%rsp) /* spill g6x1.1 */
+	vmovdqa %ymm6, 0(%rsp) /* spill g6x1.1 */
 	vpand %ymm15, %ymm4, %ymm6 /* ctr_pair_29_b = and(ctr_w_open, ctr_mask_29) */
 	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_29_a = andnot(ctr_mask_29, ctr_v_open) */
 	vpor %ymm15, %ymm6, %ymm6 /* ctr_pair_29 = or(ctr_pair_29_b, ctr_pair_29_a) */
@@ -9562,58 +9654,58 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch_gcm)
 	vpunpckhdq %ymm3, %ymm2, %ymm2 /* tr1_29 = unpackhi(tr0_28, tr0_30) */
 	vpunpckldq %ymm1, %ymm0, %ymm3 /* tr1_30 = unpacklo(tr0_29, tr0_31) */
 	vpunpckhdq %ymm1, %ymm0, %ymm0 /* tr1_31 = unpackhi(tr0_29, tr0_31) */
-	vmovdqa 224(%rsp), %ymm1 /* reload g0x0.2 */
-	vmovdqa 192(%rsp), %ymm5 /* reload g2x0.2 */
-	vmovdqa 320(%rsp), %ymm6 /* reload g3x0.2 */
-	vmovdqa 448(%rsp), %ymm7 /* reload g4x0.2 */
-	vmovdqa 576(%rsp), %ymm8 /* reload g5x0.2 */
+	vmovdqa 448(%rsp), %ymm1 /* reload g0x0.2 */
+	vmovdqa 288(%rsp), %ymm5 /* reload g2x0.2 */
+	vmovdqa 128(%rsp), %ymm6 /* reload g3x0.2 */
+	vmovdqa 64(%rsp), %ymm7 /* reload g4x0.2 */
+	vmovdqa 480(%rsp), %ymm8 /* reload g5x0.2 */
 	vmovdqa 704(%rsp), %ymm15 /* reload g6x0.2 */
 	vmovdqa %ymm4, 736(%rsp) /* spill g7x0.2 */
-	vmovdqa 128(%rsp), %ymm4 /* reload g0x1.2 */
+	vmovdqa 192(%rsp), %ymm4 /* reload g0x1.2 */
 	vmovdqa %ymm0, 768(%rsp) /* spill g7x3.2 */
-	vmovdqa 160(%rsp), %ymm0 /* reload g2x1.2 */
+	vmovdqa 576(%rsp), %ymm0 /* reload g2x1.2 */
 	vmovdqa %ymm2, 800(%rsp) /* spill g7x1.2 */
-	vmovdqa 288(%rsp), %ymm2 /* reload g3x1.2 */
+	vmovdqa 608(%rsp), %ymm2 /* reload g3x1.2 */
 	vmovdqa %ymm3, 832(%rsp) /* spill g7x2.2 */
-	vmovdqa 416(%rsp), %ymm3 /* reload g4x1.2 */
+	vmovdqa 224(%rsp), %ymm3 /* reload g4x1.2 */
 	vmovdqa %ymm15, 864(%rsp) /* spill g6x0.2 */
-	vmovdqa 544(%rsp), %ymm15 /* reload g5x1.2 */
+	vmovdqa 256(%rsp), %ymm15 /* reload g5x1.2 */
 	vmovdqa %ymm9, 896(%rsp) /* spill g6x2.2 */
-	vmovdqa 672(%rsp), %ymm9 /* reload g6x1.2 */
+	vmovdqa 0(%rsp), %ymm9 /* reload g6x1.2 */
 	vmovdqa %ymm9, 928(%rsp) /* spill g6x1.2 */
 	vmovdqa 800(%rsp), %ymm9 /* reload g7x1.2 */
 	vmovdqa %ymm9, 960(%rsp) /* spill g7x1.2 */
-	vmovdqa 352(%rsp), %ymm9 /* reload g3x2.2 */
+	vmovdqa 32(%rsp), %ymm9 /* reload g3x2.2 */
 	vmovdqa %ymm8, 992(%rsp) /* spill g5x0.2 */
-	vmovdqa 480(%rsp), %ymm8 /* reload g4x2.2 */
+	vmovdqa 320(%rsp), %ymm8 /* reload g4x2.2 */
 	vmovdqa %ymm15, 1024(%rsp) /* spill g5x1.2 */
-	vmovdqa 608(%rsp), %ymm15 /* reload g5x2.2 */
+	vmovdqa 160(%rsp), %ymm15 /* reload g5x2.2 */
 	vmovdqa %ymm15, 1056(%rsp) /* spill g5x2.2 */
 	vmovdqa 896(%rsp), %ymm15 /* reload g6x2.2 */
 	vmovdqa %ymm15, 1088(%rsp) /* spill g6x2.2 */
 	vmovdqa 832(%rsp), %ymm15 /* reload g7x2.2 */
 	vmovdqa %ymm15, 1120(%rsp) /* spill g7x2.2 */
-	vmovdqa 64(%rsp), %ymm15 /* reload g0x3.2 */
+	vmovdqa 384(%rsp), %ymm15 /* reload g0x3.2 */
 	vmovdqa %ymm7, 1152(%rsp) /* spill g4x0.2 */
-	vmovdqa 32(%rsp), %ymm7 /* reload g1x3.2 */
+	vmovdqa 96(%rsp), %ymm7 /* reload g1x3.2 */
 	vmovdqa %ymm3, 1184(%rsp) /* spill g4x1.2 */
-	vmovdqa 96(%rsp), %ymm3 /* reload g2x3.2 */
+	vmovdqa 544(%rsp), %ymm3 /* reload g2x3.2 */
 	vmovdqa %ymm8, 1216(%rsp) /* spill g4x2.2 */
-	vmovdqa 256(%rsp), %ymm8 /* reload g3x3.2 */
+	vmovdqa 352(%rsp), %ymm8 /* reload g3x3.2 */
 	vmovdqa %ymm6, 1248(%rsp) /* spill g3x0.2 */
-	vmovdqa 384(%rsp), %ymm6 /* reload g4x3.2 */
+	vmovdqa 672(%rsp), %ymm6 /* reload g4x3.2 */
 	vmovdqa %ymm6, 1280(%rsp) /* spill g4x3.2 */
-	vmovdqa 512(%rsp), %ymm6 /* reload g5x3.2 */
+	vmovdqa 416(%rsp), %ymm6 /* reload g5x3.2 */
 	vmovdqa %ymm6, 1312(%rsp) /* spill g5x3.2 */
 	vmovdqa 640(%rsp), %ymm6 /* reload g6x3.2 */
 	vmovdqa %ymm6, 1344(%rsp) /* spill g6x3.2 */
 	vmovdqa 768(%rsp), %ymm6 /* reload g7x3.2 */
 	vmovdqa %ymm5, 640(%rsp) /* spill g2x0.2 */
-	vmovdqa %ymm2, 512(%rsp) /* spill g3x1.2 */
-	vmovdqa %ymm9, 384(%rsp) /* spill g3x2.2 */
-	vmovdqa %ymm3, 256(%rsp) /* spill g2x3.2 */
-	vmovdqa %ymm8, 96(%rsp) /* spill g3x3.2 */
-	vmovdqa %ymm6, 32(%rsp) /* spill g7x3.2 */
+	vmovdqa %ymm2, 416(%rsp) /* spill g3x1.2 */
+	vmovdqa %ymm9, 672(%rsp) /* spill g3x2.2 */
+	vmovdqa %ymm3, 352(%rsp) /* spill g2x3.2 */
+	vmovdqa %ymm8, 544(%rsp) /* spill g3x3.2 */
+	vmovdqa %ymm6, 96(%rsp) /* spill g7x3.2 */
 	xor %r10, %r10
 	.p2align 4
 .Lsm4_wordslice_avx2_aesni_9_loop_r0:
@@ -9634,7 +9726,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch_gcm)
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_inv_shift_rows(%rip), %ymm3, %ymm3 /* g0s_sr = lookup16(g0a, inv_shift_rows) */
 	vmovdqa %xmm3, %xmm5 /* g0s_aes_in0 = extract128(g0s_sr) */
 	vmovdqa .Lsm4_wordslice_avx2_aesni_9_aes_cancel_key(%rip), %ymm9 /* aes_cancel_key = const() */
-	vmovdqa %ymm4, 64(%rsp) /* spill g0x1.2 */
+	vmovdqa %ymm4, 384(%rsp) /* spill g0x1.2 */
 	vmovdqa %xmm9, %xmm4 /* g0s_aes_k0 = extract128(aes_cancel_key) */
 	vaesenclast %xmm4, %xmm5, %xmm5 /* g0s_aes_0 = aesenclast(g0s_aes_in0, g0s_aes_k0) */
 	vextracti128 $1, %ymm3, %xmm3 /* g0s_aes_in1 = extract128(g0s_sr) */
@@ -9644,10 +9736,10 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch_gcm)
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm3, %ymm5 /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
 	vpsrlw $4, %ymm3, %ymm3 /* g0s_aes_sh = shr(g0s_aes) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm3, %ymm3 /* g0s_aes_hi = and(g0s_aes_sh, nibble_mask) */
-	vmovdqa %ymm10, 608(%rsp) /* spill g0x2.2 */
+	vmovdqa %ymm10, 160(%rsp) /* spill g0x2.2 */
 	vmovdqa .Lsm4_wordslice_avx2_aesni_9_tbl_lo_1(%rip), %ymm10 /* tbl_lo_1 = const() */
 	vpshufb %ymm5, %ymm10, %ymm5 /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
-	vmovdqa %ymm15, 480(%rsp) /* spill g0x3.2 */
+	vmovdqa %ymm15, 320(%rsp) /* spill g0x3.2 */
 	vmovdqa .Lsm4_wordslice_avx2_aesni_9_tbl_hi_1(%rip), %ymm15 /* tbl_hi_1 = const() */
 	vpshufb %ymm3, %ymm15, %ymm3 /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
 	vpxor %ymm3, %ymm5, %ymm3 /* g0s = xor(g0s_l, g0s_h) */
@@ -9686,9 +9778,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch_gcm)
 	vpshufb %ymm3, %ymm15, %ymm3 /* g1s_h = lookup16(tbl_hi_1, g1s_aes_hi) */
 	vpxor %ymm3, %ymm5, %ymm3 /* g1s = xor(g1s_l, g1s_h) */
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_rotl24(%rip), %ymm3, %ymm5 /* g1lr24 = lookup16(g1s, rotl24) */
-	vmovdqa %ymm12, 352(%rsp) /* spill g1x1.2 */
+	vmovdqa %ymm12, 32(%rsp) /* spill g1x1.2 */
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_rotl8(%rip), %ymm3, %ymm12 /* g1lr8 = lookup16(g1s, rotl8) */
-	vmovdqa %ymm7, 672(%rsp) /* spill g1x3.2 */
+	vmovdqa %ymm7, 0(%rsp) /* spill g1x3.2 */
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_rotl16(%rip), %ymm3, %ymm7 /* g1lr16 = lookup16(g1s, rotl16) */
 	vpxor %ymm12, %ymm3, %ymm12 /* g1lg_acc = xor(g1s, g1lr8) */
 	vpxor %ymm7, %ymm12, %ymm7 /* g1lg = xor(g1lg_acc, g1lr16) */
@@ -9700,7 +9792,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch_gcm)
 	vpxor %ymm3, %ymm13, %ymm3 /* g1x = xor(g1x0, g1l) */
 	vpxor %ymm11, %ymm0, %ymm5 /* g2t_acc = xor(g2x1, g2x2) */
 	vpxor %ymm2, %ymm5, %ymm5 /* g2t_acc_1 = xor(g2t_acc, rkw) */
-	vpxor 256(%rsp), %ymm5, %ymm5 /* g2t = xor(g2t_acc_1, g2x3) */
+	vpxor 352(%rsp), %ymm5, %ymm5 /* g2t = xor(g2t_acc_1, g2x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm5, %ymm7 /* g2t_lo = and(g2t, nibble_mask) */
 	vpsrlw $4, %ymm5, %ymm5 /* g2t_sh = shr(g2t) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm5, %ymm5 /* g2t_hi = and(g2t_sh, nibble_mask) */
@@ -9730,10 +9822,10 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch_gcm)
 	vpxor %ymm7, %ymm5, %ymm5 /* g2l_acc = xor(g2s, g2lr24) */
 	vpxor %ymm12, %ymm5, %ymm5 /* g2l = xor(g2l_acc, g2lr2) */
 	vpxor 640(%rsp), %ymm5, %ymm5 /* g2x = xor(g2l, g2x0.2) */
-	vmovdqa 512(%rsp), %ymm7 /* reload g3x1.2 */
-	vpxor 384(%rsp), %ymm7, %ymm12 /* g3t_acc = xor(g3x1, g3x2) */
+	vmovdqa 416(%rsp), %ymm7 /* reload g3x1.2 */
+	vpxor 672(%rsp), %ymm7, %ymm12 /* g3t_acc = xor(g3x1, g3x2) */
 	vpxor %ymm2, %ymm12, %ymm12 /* g3t_acc_1 = xor(g3t_acc, rkw) */
-	vpxor 96(%rsp), %ymm12, %ymm12 /* g3t = xor(g3t_acc_1, g3x3) */
+	vpxor 544(%rsp), %ymm12, %ymm12 /* g3t = xor(g3t_acc_1, g3x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm12, %ymm13 /* g3t_lo = and(g3t, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g3t_sh = shr(g3t) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm12, %ymm12 /* g3t_hi = and(g3t_sh, nibble_mask) */
@@ -9754,7 +9846,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch_gcm)
 	vpxor %ymm12, %ymm13, %ymm12 /* g3s = xor(g3s_l, g3s_h) */
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_rotl24(%rip), %ymm12, %ymm13 /* g3lr24 = lookup16(g3s, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_rotl8(%rip), %ymm12, %ymm7 /* g3lr8 = lookup16(g3s, rotl8) */
-	vmovdqa %ymm0, 544(%rsp) /* spill g2x1.2 */
+	vmovdqa %ymm0, 256(%rsp) /* spill g2x1.2 */
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_rotl16(%rip), %ymm12, %ymm0 /* g3lr16 = lookup16(g3s, rotl16) */
 	vpxor %ymm7, %ymm12, %ymm7 /* g3lg_acc = xor(g3s, g3lr8) */
 	vpxor %ymm0, %ymm7, %ymm0 /* g3lg = xor(g3lg_acc, g3lr16) */
@@ -9869,7 +9961,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch_gcm)
 	vmovdqa 960(%rsp), %ymm7 /* reload g7x1.2 */
 	vpxor 1120(%rsp), %ymm7, %ymm12 /* g7t_acc = xor(g7x1, g7x2) */
 	vpxor %ymm2, %ymm12, %ymm2 /* g7t_acc_1 = xor(g7t_acc, rkw) */
-	vpxor 32(%rsp), %ymm2, %ymm2 /* g7t = xor(g7t_acc_1, g7x3) */
+	vpxor 96(%rsp), %ymm2, %ymm2 /* g7t = xor(g7t_acc_1, g7x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm2, %ymm12 /* g7t_lo = and(g7t, nibble_mask) */
 	vpsrlw $4, %ymm2, %ymm2 /* g7t_sh = shr(g7t) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm2, %ymm2 /* g7t_hi = and(g7t_sh, nibble_mask) */
@@ -9902,8 +9994,8 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch_gcm)
 
 	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
 	vpbroadcastd 4(%rdi,%r10), %ymm7 /* rkw_1 = bcast32() */
-	vmovdqa 608(%rsp), %ymm12 /* reload g0x2.2 */
-	vpxor 480(%rsp), %ymm12, %ymm13 /* g0t_acc_2 = xor(g0x2, g0x3) */
+	vmovdqa 160(%rsp), %ymm12 /* reload g0x2.2 */
+	vpxor 320(%rsp), %ymm12, %ymm13 /* g0t_acc_2 = xor(g0x2, g0x3) */
 	vpxor %ymm7, %ymm13, %ymm13 /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
 	vpxor %ymm1, %ymm13, %ymm13 /* g0t_1 = xor(g0t_acc_3, g0x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm13, %ymm12 /* g0t_1_lo = and(g0t_1, nibble_mask) */
@@ -9925,7 +10017,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch_gcm)
 	vpshufb %ymm12, %ymm15, %ymm12 /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
 	vpxor %ymm12, %ymm13, %ymm12 /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_rotl24(%rip), %ymm12, %ymm13 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
-	vmovdqa %ymm1, 416(%rsp) /* spill g0x0.3 */
+	vmovdqa %ymm1, 224(%rsp) /* spill g0x0.3 */
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_rotl8(%rip), %ymm12, %ymm1 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
 	vmovdqa %ymm2, 736(%rsp) /* spill g7x0.3 */
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_rotl16(%rip), %ymm12, %ymm2 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
@@ -9936,8 +10028,8 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch_gcm)
 	vpor %ymm1, %ymm2, %ymm1 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
 	vpxor %ymm13, %ymm12, %ymm2 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
 	vpxor %ymm1, %ymm2, %ymm1 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
-	vpxor 64(%rsp), %ymm1, %ymm1 /* g0x_1 = xor(g0l_1, g0x1.2) */
-	vpxor 672(%rsp), %ymm14, %ymm2 /* g1t_acc_2 = xor(g1x2, g1x3) */
+	vpxor 384(%rsp), %ymm1, %ymm1 /* g0x_1 = xor(g0l_1, g0x1.2) */
+	vpxor 0(%rsp), %ymm14, %ymm2 /* g1t_acc_2 = xor(g1x2, g1x3) */
 	vpxor %ymm7, %ymm2, %ymm2 /* g1t_acc_3 = xor(g1t_acc_2, rkw_1) */
 	vpxor %ymm3, %ymm2, %ymm2 /* g1t_1 = xor(g1t_acc_3, g1x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm2, %ymm12 /* g1t_1_lo = and(g1t_1, nibble_mask) */
@@ -9960,7 +10052,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch_gcm)
 	vpxor %ymm2, %ymm12, %ymm2 /* g1s_1 = xor(g1s_1_l, g1s_1_h) */
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_rotl24(%rip), %ymm2, %ymm12 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_rotl8(%rip), %ymm2, %ymm13 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
-	vmovdqa %ymm14, 64(%rsp) /* spill g1x2.2 */
+	vmovdqa %ymm14, 384(%rsp) /* spill g1x2.2 */
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_rotl16(%rip), %ymm2, %ymm14 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
 	vpxor %ymm13, %ymm2, %ymm13 /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
 	vpxor %ymm14, %ymm13, %ymm13 /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
@@ -9969,8 +10061,8 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch_gcm)
 	vpor %ymm13, %ymm14, %ymm13 /* g1lr2_1 = or(g1lr2_1_l, g1lr2_1_r) */
 	vpxor %ymm12, %ymm2, %ymm2 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
 	vpxor %ymm13, %ymm2, %ymm2 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
-	vpxor 352(%rsp), %ymm2, %ymm2 /* g1x_1 = xor(g1l_1, g1x1.2) */
-	vpxor 256(%rsp), %ymm11, %ymm12 /* g2t_acc_2 = xor(g2x2, g2x3) */
+	vpxor 32(%rsp), %ymm2, %ymm2 /* g1x_1 = xor(g1l_1, g1x1.2) */
+	vpxor 352(%rsp), %ymm11, %ymm12 /* g2t_acc_2 = xor(g2x2, g2x3) */
 	vpxor %ymm7, %ymm12, %ymm12 /* g2t_acc_3 = xor(g2t_acc_2, rkw_1) */
 	vpxor %ymm5, %ymm12, %ymm12 /* g2t_1 = xor(g2t_acc_3, g2x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm12, %ymm13 /* g2t_1_lo = and(g2t_1, nibble_mask) */
@@ -9993,7 +10085,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch_gcm)
 	vpxor %ymm12, %ymm13, %ymm12 /* g2s_1 = xor(g2s_1_l, g2s_1_h) */
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_rotl24(%rip), %ymm12, %ymm13 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_rotl8(%rip), %ymm12, %ymm14 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
-	vmovdqa %ymm11, 352(%rsp) /* spill g2x2.2 */
+	vmovdqa %ymm11, 32(%rsp) /* spill g2x2.2 */
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_rotl16(%rip), %ymm12, %ymm11 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
 	vpxor %ymm14, %ymm12, %ymm14 /* g2lg_acc_1 = xor(g2s_1, g2lr8_1) */
 	vpxor %ymm11, %ymm14, %ymm11 /* g2lg_1 = xor(g2lg_acc_1, g2lr16_1) */
@@ -10002,9 +10094,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch_gcm)
 	vpor %ymm11, %ymm14, %ymm11 /* g2lr2_1 = or(g2lr2_1_l, g2lr2_1_r) */
 	vpxor %ymm13, %ymm12, %ymm12 /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
 	vpxor %ymm11, %ymm12, %ymm11 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
-	vpxor 544(%rsp), %ymm11, %ymm11 /* g2x_1 = xor(g2l_1, g2x1.2) */
-	vmovdqa 384(%rsp), %ymm12 /* reload g3x2.2 */
-	vpxor 96(%rsp), %ymm12, %ymm13 /* g3t_acc_2 = xor(g3x2, g3x3) */
+	vpxor 256(%rsp), %ymm11, %ymm11 /* g2x_1 = xor(g2l_1, g2x1.2) */
+	vmovdqa 672(%rsp), %ymm12 /* reload g3x2.2 */
+	vpxor 544(%rsp), %ymm12, %ymm13 /* g3t_acc_2 = xor(g3x2, g3x3) */
 	vpxor %ymm7, %ymm13, %ymm13 /* g3t_acc_3 = xor(g3t_acc_2, rkw_1) */
 	vpxor 1248(%rsp), %ymm13, %ymm13 /* g3t_1 = xor(g3t_acc_3, g3x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm13, %ymm14 /* g3t_1_lo = and(g3t_1, nibble_mask) */
@@ -10027,7 +10119,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch_gcm)
 	vpxor %ymm13, %ymm14, %ymm13 /* g3s_1 = xor(g3s_1_l, g3s_1_h) */
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_rotl24(%rip), %ymm13, %ymm14 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_rotl8(%rip), %ymm13, %ymm12 /* g3lr8_1 = lookup16(g3s_1, rotl8) */
-	vmovdqa %ymm11, 544(%rsp) /* spill g2x1.3 */
+	vmovdqa %ymm11, 256(%rsp) /* spill g2x1.3 */
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_rotl16(%rip), %ymm13, %ymm11 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
 	vpxor %ymm12, %ymm13, %ymm12 /* g3lg_acc_1 = xor(g3s_1, g3lr8_1) */
 	vpxor %ymm11, %ymm12, %ymm11 /* g3lg_1 = xor(g3lg_acc_1, g3lr16_1) */
@@ -10036,7 +10128,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch_gcm)
 	vpor %ymm11, %ymm12, %ymm11 /* g3lr2_1 = or(g3lr2_1_l, g3lr2_1_r) */
 	vpxor %ymm14, %ymm13, %ymm12 /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
 	vpxor %ymm11, %ymm12, %ymm11 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
-	vpxor 512(%rsp), %ymm11, %ymm11 /* g3x_1 = xor(g3l_1, g3x1.2) */
+	vpxor 416(%rsp), %ymm11, %ymm11 /* g3x_1 = xor(g3l_1, g3x1.2) */
 	vmovdqa 1216(%rsp), %ymm12 /* reload g4x2.2 */
 	vpxor 1280(%rsp), %ymm12, %ymm13 /* g4t_acc_2 = xor(g4x2, g4x3) */
 	vpxor %ymm7, %ymm13, %ymm13 /* g4t_acc_3 = xor(g4t_acc_2, rkw_1) */
@@ -10061,7 +10153,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch_gcm)
 	vpxor %ymm13, %ymm14, %ymm13 /* g4s_1 = xor(g4s_1_l, g4s_1_h) */
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_rotl24(%rip), %ymm13, %ymm14 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_rotl8(%rip), %ymm13, %ymm12 /* g4lr8_1 = lookup16(g4s_1, rotl8) */
-	vmovdqa %ymm11, 512(%rsp) /* spill g3x1.3 */
+	vmovdqa %ymm11, 416(%rsp) /* spill g3x1.3 */
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_rotl16(%rip), %ymm13, %ymm11 /* g4lr16_1 = lookup16(g4s_1, rotl16) */
 	vpxor %ymm12, %ymm13, %ymm12 /* g4lg_acc_1 = xor(g4s_1, g4lr8_1) */
 	vpxor %ymm11, %ymm12, %ymm11 /* g4lg_1 = xor(g4lg_acc_1, g4lr16_1) */
@@ -10140,7 +10232,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch_gcm)
 	vpxor %ymm0, %ymm12, %ymm0 /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
 	vpxor 928(%rsp), %ymm0, %ymm0 /* g6x_1 = xor(g6l_1, g6x1.2) */
 	vmovdqa 1120(%rsp), %ymm12 /* reload g7x2.2 */
-	vpxor 32(%rsp), %ymm12, %ymm13 /* g7t_acc_2 = xor(g7x2, g7x3) */
+	vpxor 96(%rsp), %ymm12, %ymm13 /* g7t_acc_2 = xor(g7x2, g7x3) */
 	vpxor %ymm7, %ymm13, %ymm7 /* g7t_acc_3 = xor(g7t_acc_2, rkw_1) */
 	vpxor 736(%rsp), %ymm7, %ymm7 /* g7t_1 = xor(g7t_acc_3, g7x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm7, %ymm13 /* g7t_1_lo = and(g7t_1, nibble_mask) */
@@ -10175,8 +10267,8 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch_gcm)
 
 	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
 	vpbroadcastd 8(%rdi,%r10), %ymm12 /* rkw_2 = bcast32() */
-	vmovdqa 480(%rsp), %ymm13 /* reload g0x3.2 */
-	vpxor 416(%rsp), %ymm13, %ymm14 /* g0t_acc_4 = xor(g0x3, g0x0) */
+	vmovdqa 320(%rsp), %ymm13 /* reload g0x3.2 */
+	vpxor 224(%rsp), %ymm13, %ymm14 /* g0t_acc_4 = xor(g0x3, g0x0) */
 	vpxor %ymm12, %ymm14, %ymm14 /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
 	vpxor %ymm1, %ymm14, %ymm14 /* g0t_2 = xor(g0t_acc_5, g0x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm14, %ymm13 /* g0t_2_lo = and(g0t_2, nibble_mask) */
@@ -10198,7 +10290,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch_gcm)
 	vpshufb %ymm13, %ymm15, %ymm13 /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
 	vpxor %ymm13, %ymm14, %ymm13 /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_rotl24(%rip), %ymm13, %ymm14 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
-	vmovdqa %ymm1, 288(%rsp) /* spill g0x1.3 */
+	vmovdqa %ymm1, 608(%rsp) /* spill g0x1.3 */
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_rotl8(%rip), %ymm13, %ymm1 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
 	vmovdqa %ymm7, 960(%rsp) /* spill g7x1.3 */
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_rotl16(%rip), %ymm13, %ymm7 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
@@ -10209,8 +10301,8 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch_gcm)
 	vpor %ymm1, %ymm7, %ymm1 /* g0lr2_2 = or(g0lr2_2_l, g0lr2_2_r) */
 	vpxor %ymm14, %ymm13, %ymm7 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
 	vpxor %ymm1, %ymm7, %ymm1 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
-	vpxor 608(%rsp), %ymm1, %ymm1 /* g0x_2 = xor(g0l_2, g0x2.2) */
-	vpxor 672(%rsp), %ymm3, %ymm7 /* g1t_acc_4 = xor(g1x0.3, g1x3.2) */
+	vpxor 160(%rsp), %ymm1, %ymm1 /* g0x_2 = xor(g0l_2, g0x2.2) */
+	vpxor 0(%rsp), %ymm3, %ymm7 /* g1t_acc_4 = xor(g1x0.3, g1x3.2) */
 	vpxor %ymm12, %ymm7, %ymm7 /* g1t_acc_5 = xor(g1t_acc_4, rkw_2) */
 	vpxor %ymm2, %ymm7, %ymm7 /* g1t_2 = xor(g1t_acc_5, g1x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm7, %ymm13 /* g1t_2_lo = and(g1t_2, nibble_mask) */
@@ -10233,7 +10325,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch_gcm)
 	vpxor %ymm7, %ymm13, %ymm7 /* g1s_2 = xor(g1s_2_l, g1s_2_h) */
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_rotl24(%rip), %ymm7, %ymm13 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_rotl8(%rip), %ymm7, %ymm14 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
-	vmovdqa %ymm2, 608(%rsp) /* spill g1x1.3 */
+	vmovdqa %ymm2, 160(%rsp) /* spill g1x1.3 */
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_rotl16(%rip), %ymm7, %ymm2 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
 	vpxor %ymm14, %ymm7, %ymm14 /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
 	vpxor %ymm2, %ymm14, %ymm2 /* g1lg_2 = xor(g1lg_acc_2, g1lr16_2) */
@@ -10242,10 +10334,10 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch_gcm)
 	vpor %ymm2, %ymm14, %ymm2 /* g1lr2_2 = or(g1lr2_2_l, g1lr2_2_r) */
 	vpxor %ymm13, %ymm7, %ymm7 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
 	vpxor %ymm2, %ymm7, %ymm2 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
-	vpxor 64(%rsp), %ymm2, %ymm2 /* g1x_2 = xor(g1l_2, g1x2.2) */
-	vpxor 256(%rsp), %ymm5, %ymm7 /* g2t_acc_4 = xor(g2x0.3, g2x3.2) */
+	vpxor 384(%rsp), %ymm2, %ymm2 /* g1x_2 = xor(g1l_2, g1x2.2) */
+	vpxor 352(%rsp), %ymm5, %ymm7 /* g2t_acc_4 = xor(g2x0.3, g2x3.2) */
 	vpxor %ymm12, %ymm7, %ymm7 /* g2t_acc_5 = xor(g2t_acc_4, rkw_2) */
-	vpxor 544(%rsp), %ymm7, %ymm7 /* g2t_2 = xor(g2t_acc_5, g2x1) */
+	vpxor 256(%rsp), %ymm7, %ymm7 /* g2t_2 = xor(g2t_acc_5, g2x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm7, %ymm13 /* g2t_2_lo = and(g2t_2, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* g2t_2_sh = shr(g2t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm7, %ymm7 /* g2t_2_hi = and(g2t_2_sh, nibble_mask) */
@@ -10275,11 +10367,11 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch_gcm)
 	vpor %ymm5, %ymm14, %ymm5 /* g2lr2_2 = or(g2lr2_2_l, g2lr2_2_r) */
 	vpxor %ymm13, %ymm7, %ymm7 /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
 	vpxor %ymm5, %ymm7, %ymm5 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
-	vpxor 352(%rsp), %ymm5, %ymm5 /* g2x_2 = xor(g2l_2, g2x2.2) */
-	vmovdqa 96(%rsp), %ymm7 /* reload g3x3.2 */
+	vpxor 32(%rsp), %ymm5, %ymm5 /* g2x_2 = xor(g2l_2, g2x2.2) */
+	vmovdqa 544(%rsp), %ymm7 /* reload g3x3.2 */
 	vpxor 1248(%rsp), %ymm7, %ymm13 /* g3t_acc_4 = xor(g3x3, g3x0) */
 	vpxor %ymm12, %ymm13, %ymm13 /* g3t_acc_5 = xor(g3t_acc_4, rkw_2) */
-	vpxor 512(%rsp), %ymm13, %ymm13 /* g3t_2 = xor(g3t_acc_5, g3x1) */
+	vpxor 416(%rsp), %ymm13, %ymm13 /* g3t_2 = xor(g3t_acc_5, g3x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm13, %ymm14 /* g3t_2_lo = and(g3t_2, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g3t_2_sh = shr(g3t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm13, %ymm13 /* g3t_2_hi = and(g3t_2_sh, nibble_mask) */
@@ -10300,7 +10392,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch_gcm)
 	vpxor %ymm13, %ymm14, %ymm13 /* g3s_2 = xor(g3s_2_l, g3s_2_h) */
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_rotl24(%rip), %ymm13, %ymm14 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_rotl8(%rip), %ymm13, %ymm7 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
-	vmovdqa %ymm5, 352(%rsp) /* spill g2x2.3 */
+	vmovdqa %ymm5, 32(%rsp) /* spill g2x2.3 */
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_rotl16(%rip), %ymm13, %ymm5 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
 	vpxor %ymm7, %ymm13, %ymm7 /* g3lg_acc_2 = xor(g3s_2, g3lr8_2) */
 	vpxor %ymm5, %ymm7, %ymm5 /* g3lg_2 = xor(g3lg_acc_2, g3lr16_2) */
@@ -10309,7 +10401,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch_gcm)
 	vpor %ymm5, %ymm7, %ymm5 /* g3lr2_2 = or(g3lr2_2_l, g3lr2_2_r) */
 	vpxor %ymm14, %ymm13, %ymm7 /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
 	vpxor %ymm5, %ymm7, %ymm5 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
-	vpxor 384(%rsp), %ymm5, %ymm5 /* g3x_2 = xor(g3l_2, g3x2.2) */
+	vpxor 672(%rsp), %ymm5, %ymm5 /* g3x_2 = xor(g3l_2, g3x2.2) */
 	vmovdqa 1280(%rsp), %ymm7 /* reload g4x3.2 */
 	vpxor 1152(%rsp), %ymm7, %ymm13 /* g4t_acc_4 = xor(g4x3, g4x0) */
 	vpxor %ymm12, %ymm13, %ymm13 /* g4t_acc_5 = xor(g4t_acc_4, rkw_2) */
@@ -10334,7 +10426,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch_gcm)
 	vpxor %ymm13, %ymm14, %ymm13 /* g4s_2 = xor(g4s_2_l, g4s_2_h) */
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_rotl24(%rip), %ymm13, %ymm14 /* g4lr24_2 = lookup16(g4s_2, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_rotl8(%rip), %ymm13, %ymm7 /* g4lr8_2 = lookup16(g4s_2, rotl8) */
-	vmovdqa %ymm5, 384(%rsp) /* spill g3x2.3 */
+	vmovdqa %ymm5, 672(%rsp) /* spill g3x2.3 */
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_rotl16(%rip), %ymm13, %ymm5 /* g4lr16_2 = lookup16(g4s_2, rotl16) */
 	vpxor %ymm7, %ymm13, %ymm7 /* g4lg_acc_2 = xor(g4s_2, g4lr8_2) */
 	vpxor %ymm5, %ymm7, %ymm5 /* g4lg_2 = xor(g4lg_acc_2, g4lr16_2) */
@@ -10412,7 +10504,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch_gcm)
 	vpxor %ymm14, %ymm13, %ymm11 /* g6l_acc_2 = xor(g6s_2, g6lr24_2) */
 	vpxor %ymm0, %ymm11, %ymm0 /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
 	vpxor 1088(%rsp), %ymm0, %ymm0 /* g6x_2 = xor(g6l_2, g6x2.2) */
-	vmovdqa 32(%rsp), %ymm11 /* reload g7x3.2 */
+	vmovdqa 96(%rsp), %ymm11 /* reload g7x3.2 */
 	vpxor 736(%rsp), %ymm11, %ymm13 /* g7t_acc_4 = xor(g7x3, g7x0) */
 	vpxor %ymm12, %ymm13, %ymm12 /* g7t_acc_5 = xor(g7t_acc_4, rkw_2) */
 	vpxor 960(%rsp), %ymm12, %ymm12 /* g7t_2 = xor(g7t_acc_5, g7x1) */
@@ -10448,8 +10540,8 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch_gcm)
 
 	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
 	vpbroadcastd 12(%rdi,%r10), %ymm12 /* rkw_3 = bcast32() */
-	vmovdqa 416(%rsp), %ymm13 /* reload g0x0.3 */
-	vpxor 288(%rsp), %ymm13, %ymm14 /* g0t_acc_6 = xor(g0x0, g0x1) */
+	vmovdqa 224(%rsp), %ymm13 /* reload g0x0.3 */
+	vpxor 608(%rsp), %ymm13, %ymm14 /* g0t_acc_6 = xor(g0x0, g0x1) */
 	vpxor %ymm12, %ymm14, %ymm14 /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
 	vpxor %ymm1, %ymm14, %ymm14 /* g0t_3 = xor(g0t_acc_7, g0x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm14, %ymm13 /* g0t_3_lo = and(g0t_3, nibble_mask) */
@@ -10471,7 +10563,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch_gcm)
 	vpshufb %ymm13, %ymm15, %ymm13 /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
 	vpxor %ymm13, %ymm14, %ymm13 /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_rotl24(%rip), %ymm13, %ymm14 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
-	vmovdqa %ymm1, 64(%rsp) /* spill g0x2.3 */
+	vmovdqa %ymm1, 384(%rsp) /* spill g0x2.3 */
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_rotl8(%rip), %ymm13, %ymm1 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
 	vmovdqa %ymm11, 1120(%rsp) /* spill g7x2.3 */
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_rotl16(%rip), %ymm13, %ymm11 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
@@ -10482,8 +10574,8 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch_gcm)
 	vpor %ymm1, %ymm11, %ymm1 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
 	vpxor %ymm14, %ymm13, %ymm11 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
 	vpxor %ymm1, %ymm11, %ymm1 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
-	vpxor 480(%rsp), %ymm1, %ymm1 /* g0x_3 = xor(g0l_3, g0x3.2) */
-	vpxor 608(%rsp), %ymm3, %ymm11 /* g1t_acc_6 = xor(g1x0, g1x1) */
+	vpxor 320(%rsp), %ymm1, %ymm1 /* g0x_3 = xor(g0l_3, g0x3.2) */
+	vpxor 160(%rsp), %ymm3, %ymm11 /* g1t_acc_6 = xor(g1x0, g1x1) */
 	vpxor %ymm12, %ymm11, %ymm11 /* g1t_acc_7 = xor(g1t_acc_6, rkw_3) */
 	vpxor %ymm2, %ymm11, %ymm11 /* g1t_3 = xor(g1t_acc_7, g1x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm11, %ymm13 /* g1t_3_lo = and(g1t_3, nibble_mask) */
@@ -10506,7 +10598,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch_gcm)
 	vpxor %ymm11, %ymm13, %ymm11 /* g1s_3 = xor(g1s_3_l, g1s_3_h) */
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_rotl24(%rip), %ymm11, %ymm13 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_rotl8(%rip), %ymm11, %ymm14 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
-	vmovdqa %ymm3, 480(%rsp) /* spill g1x0.3 */
+	vmovdqa %ymm3, 320(%rsp) /* spill g1x0.3 */
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_rotl16(%rip), %ymm11, %ymm3 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
 	vpxor %ymm14, %ymm11, %ymm14 /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
 	vpxor %ymm3, %ymm14, %ymm3 /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
@@ -10515,11 +10607,11 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch_gcm)
 	vpor %ymm3, %ymm14, %ymm3 /* g1lr2_3 = or(g1lr2_3_l, g1lr2_3_r) */
 	vpxor %ymm13, %ymm11, %ymm11 /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
 	vpxor %ymm3, %ymm11, %ymm3 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
-	vpxor 672(%rsp), %ymm3, %ymm3 /* g1x_3 = xor(g1l_3, g1x3.2) */
+	vpxor 0(%rsp), %ymm3, %ymm3 /* g1x_3 = xor(g1l_3, g1x3.2) */
 	vmovdqa 640(%rsp), %ymm11 /* reload g2x0.3 */
-	vpxor 544(%rsp), %ymm11, %ymm13 /* g2t_acc_6 = xor(g2x0, g2x1) */
+	vpxor 256(%rsp), %ymm11, %ymm13 /* g2t_acc_6 = xor(g2x0, g2x1) */
 	vpxor %ymm12, %ymm13, %ymm13 /* g2t_acc_7 = xor(g2t_acc_6, rkw_3) */
-	vpxor 352(%rsp), %ymm13, %ymm13 /* g2t_3 = xor(g2t_acc_7, g2x2) */
+	vpxor 32(%rsp), %ymm13, %ymm13 /* g2t_3 = xor(g2t_acc_7, g2x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm13, %ymm14 /* g2t_3_lo = and(g2t_3, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g2t_3_sh = shr(g2t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm13, %ymm13 /* g2t_3_hi = and(g2t_3_sh, nibble_mask) */
@@ -10540,7 +10632,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch_gcm)
 	vpxor %ymm13, %ymm14, %ymm13 /* g2s_3 = xor(g2s_3_l, g2s_3_h) */
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_rotl24(%rip), %ymm13, %ymm14 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_rotl8(%rip), %ymm13, %ymm11 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
-	vmovdqa %ymm3, 672(%rsp) /* spill g1x3.3 */
+	vmovdqa %ymm3, 0(%rsp) /* spill g1x3.3 */
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_rotl16(%rip), %ymm13, %ymm3 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
 	vpxor %ymm11, %ymm13, %ymm11 /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
 	vpxor %ymm3, %ymm11, %ymm3 /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
@@ -10549,11 +10641,11 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch_gcm)
 	vpor %ymm3, %ymm11, %ymm3 /* g2lr2_3 = or(g2lr2_3_l, g2lr2_3_r) */
 	vpxor %ymm14, %ymm13, %ymm11 /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
 	vpxor %ymm3, %ymm11, %ymm3 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
-	vpxor 256(%rsp), %ymm3, %ymm3 /* g2x_3 = xor(g2l_3, g2x3.2) */
+	vpxor 352(%rsp), %ymm3, %ymm3 /* g2x_3 = xor(g2l_3, g2x3.2) */
 	vmovdqa 1248(%rsp), %ymm11 /* reload g3x0.3 */
-	vpxor 512(%rsp), %ymm11, %ymm13 /* g3t_acc_6 = xor(g3x0, g3x1) */
+	vpxor 416(%rsp), %ymm11, %ymm13 /* g3t_acc_6 = xor(g3x0, g3x1) */
 	vpxor %ymm12, %ymm13, %ymm13 /* g3t_acc_7 = xor(g3t_acc_6, rkw_3) */
-	vpxor 384(%rsp), %ymm13, %ymm13 /* g3t_3 = xor(g3t_acc_7, g3x2) */
+	vpxor 672(%rsp), %ymm13, %ymm13 /* g3t_3 = xor(g3t_acc_7, g3x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm13, %ymm14 /* g3t_3_lo = and(g3t_3, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g3t_3_sh = shr(g3t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm13, %ymm13 /* g3t_3_hi = and(g3t_3_sh, nibble_mask) */
@@ -10574,7 +10666,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch_gcm)
 	vpxor %ymm13, %ymm14, %ymm13 /* g3s_3 = xor(g3s_3_l, g3s_3_h) */
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_rotl24(%rip), %ymm13, %ymm14 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_rotl8(%rip), %ymm13, %ymm11 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
-	vmovdqa %ymm3, 256(%rsp) /* spill g2x3.3 */
+	vmovdqa %ymm3, 352(%rsp) /* spill g2x3.3 */
 	vpshufb .Lsm4_wordslice_avx2_aesni_9_rotl16(%rip), %ymm13, %ymm3 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
 	vpxor %ymm11, %ymm13, %ymm11 /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
 	vpxor %ymm3, %ymm11, %ymm3 /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
@@ -10583,7 +10675,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch_gcm)
 	vpor %ymm3, %ymm11, %ymm3 /* g3lr2_3 = or(g3lr2_3_l, g3lr2_3_r) */
 	vpxor %ymm14, %ymm13, %ymm11 /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
 	vpxor %ymm3, %ymm11, %ymm3 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
-	vpxor 96(%rsp), %ymm3, %ymm3 /* g3x_3 = xor(g3l_3, g3x3.2) */
+	vpxor 544(%rsp), %ymm3, %ymm3 /* g3x_3 = xor(g3l_3, g3x3.2) */
 	vmovdqa 1152(%rsp), %ymm11 /* reload g4x0.3 */
 	vpxor 1184(%rsp), %ymm11, %ymm13 /* g4t_acc_6 = xor(g4x0, g4x1) */
 	vpxor %ymm12, %ymm13, %ymm13 /* g4t_acc_7 = xor(g4t_acc_6, rkw_3) */
@@ -10718,22 +10810,22 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch_gcm)
 	vpor %ymm12, %ymm13, %ymm12 /* g7lr2_3 = or(g7lr2_3_l, g7lr2_3_r) */
 	vpxor %ymm9, %ymm4, %ymm4 /* g7l_acc_3 = xor(g7s_3, g7lr24_3) */
 	vpxor %ymm12, %ymm4, %ymm4 /* g7l_3 = xor(g7l_acc_3, g7lr2_3) */
-	vpxor 32(%rsp), %ymm4, %ymm4 /* g7x_3 = xor(g7l_3, g7x3.2) */
-	vmovdqa %ymm3, 96(%rsp) /* spill g3x3.2 */
+	vpxor 96(%rsp), %ymm4, %ymm4 /* g7x_3 = xor(g7l_3, g7x3.2) */
+	vmovdqa %ymm3, 544(%rsp) /* spill g3x3.2 */
 	vmovdqa %ymm5, 1280(%rsp) /* spill g4x3.2 */
 	vmovdqa %ymm7, 1312(%rsp) /* spill g5x3.2 */
 	vmovdqa %ymm0, 1344(%rsp) /* spill g6x3.2 */
-	vmovdqa %ymm4, 32(%rsp) /* spill g7x3.2 */
-	vmovdqa 544(%rsp), %ymm0 /* reload g2x1.3 */
-	vmovdqa 288(%rsp), %ymm4 /* reload g0x1.3 */
-	vmovdqa 672(%rsp), %ymm7 /* reload g1x3.3 */
-	vmovdqa 64(%rsp), %ymm10 /* reload g0x2.3 */
-	vmovdqa 352(%rsp), %ymm11 /* reload g2x2.3 */
-	vmovdqa 608(%rsp), %ymm12 /* reload g1x1.3 */
-	vmovdqa 480(%rsp), %ymm13 /* reload g1x0.3 */
+	vmovdqa %ymm4, 96(%rsp) /* spill g7x3.2 */
+	vmovdqa 256(%rsp), %ymm0 /* reload g2x1.3 */
+	vmovdqa 608(%rsp), %ymm4 /* reload g0x1.3 */
+	vmovdqa 0(%rsp), %ymm7 /* reload g1x3.3 */
+	vmovdqa 384(%rsp), %ymm10 /* reload g0x2.3 */
+	vmovdqa 32(%rsp), %ymm11 /* reload g2x2.3 */
+	vmovdqa 160(%rsp), %ymm12 /* reload g1x1.3 */
+	vmovdqa 320(%rsp), %ymm13 /* reload g1x0.3 */
 	vmovdqa %ymm2, %ymm14 /* g1x2.3 */
 	vmovdqa %ymm1, %ymm15 /* g0x3.3 */
-	vmovdqa 416(%rsp), %ymm1 /* reload g0x0.3 */
+	vmovdqa 224(%rsp), %ymm1 /* reload g0x0.3 */
 	add $16, %r10
 	cmp $128, %r10
 	jne .Lsm4_wordslice_avx2_aesni_9_loop_r0
@@ -10787,7 +10879,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch_gcm)
 	vmovdqu 224(%rcx), %ymm2 /* msg_7 = load() */
 	vpxor %ymm2, %ymm1, %ymm1 /* ct_7 = xor(outbe_7, msg_7) */
 	vmovdqu %ymm1, 224(%rdx) /* store ct_7 */
-	vmovdqa 256(%rsp), %ymm1 /* reload g2x3.2 */
+	vmovdqa 352(%rsp), %ymm1 /* reload g2x3.2 */
 	vpunpckldq %ymm0, %ymm1, %ymm2 /* tro0_8 = unpacklo(g2x3, g2x1) */
 	vpunpckhdq %ymm0, %ymm1, %ymm0 /* tro0_9 = unpackhi(g2x3, g2x1) */
 	vpunpckldq 640(%rsp), %ymm11, %ymm1 /* tro0_10 = unpacklo(g2x2, g2x0) */
@@ -10812,10 +10904,10 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch_gcm)
 	vmovdqu 352(%rcx), %ymm1 /* msg_11 = load() */
 	vpxor %ymm1, %ymm0, %ymm0 /* ct_11 = xor(outbe_11, msg_11) */
 	vmovdqu %ymm0, 352(%rdx) /* store ct_11 */
-	vmovdqa 96(%rsp), %ymm0 /* reload g3x3.2 */
-	vpunpckldq 512(%rsp), %ymm0, %ymm1 /* tro0_12 = unpacklo(g3x3, g3x1) */
-	vpunpckhdq 512(%rsp), %ymm0, %ymm0 /* tro0_13 = unpackhi(g3x3, g3x1) */
-	vmovdqa 384(%rsp), %ymm2 /* reload g3x2.2 */
+	vmovdqa 544(%rsp), %ymm0 /* reload g3x3.2 */
+	vpunpckldq 416(%rsp), %ymm0, %ymm1 /* tro0_12 = unpacklo(g3x3, g3x1) */
+	vpunpckhdq 416(%rsp), %ymm0, %ymm0 /* tro0_13 = unpackhi(g3x3, g3x1) */
+	vmovdqa 672(%rsp), %ymm2 /* reload g3x2.2 */
 	vpunpckldq 1248(%rsp), %ymm2, %ymm3 /* tro0_14 = unpacklo(g3x2, g3x0) */
 	vpunpckhdq 1248(%rsp), %ymm2, %ymm2 /* tro0_15 = unpackhi(g3x2, g3x0) */
 	vpunpckldq %ymm3, %ymm1, %ymm4 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
@@ -10916,7 +11008,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch_gcm)
 	vmovdqu 864(%rcx), %ymm1 /* msg_27 = load() */
 	vpxor %ymm1, %ymm0, %ymm0 /* ct_27 = xor(outbe_27, msg_27) */
 	vmovdqu %ymm0, 864(%rdx) /* store ct_27 */
-	vmovdqa 32(%rsp), %ymm0 /* reload g7x3.2 */
+	vmovdqa 96(%rsp), %ymm0 /* reload g7x3.2 */
 	vpunpckldq 960(%rsp), %ymm0, %ymm1 /* tro0_28 = unpacklo(g7x3, g7x1) */
 	vpunpckhdq 960(%rsp), %ymm0, %ymm0 /* tro0_29 = unpackhi(g7x3, g7x1) */
 	vmovdqa 1120(%rsp), %ymm2 /* reload g7x2.2 */
@@ -10942,7 +11034,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch_gcm)
 	vmovdqu 992(%rcx), %ymm1 /* msg_31 = load() */
 	vpxor %ymm1, %ymm0, %ymm0 /* ct_31 = xor(outbe_31, msg_31) */
 	vmovdqu %ymm0, 992(%rdx) /* store ct_31 */
-	vmovdqa 0(%rsp), %ymm0 /* reload y_next */
+	vmovdqa 512(%rsp), %ymm0 /* reload y_next */
 	vmovdqu %ymm0, 64(%rsi) /* store y_next */
 	mov %rbp, %rsp
 	pop %rbp
