@@ -27,7 +27,7 @@ BUILD  := build
 APT_PACKAGES := build-essential libsimde-dev libssl-dev libgcrypt20-dev libipsec-mb-dev \
                 valgrind llvm llvm-19 clang clang-format python3-venv \
                 gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user linux-source-6.1 \
-                linux-headers-amd64 flex bison bc libclang-rt-14-dev
+                linux-headers-amd64 flex bison bc libclang-rt-14-dev golang-go
 
 export PATH := $(abspath $(VENV))/bin:$(PATH)
 
@@ -35,7 +35,7 @@ export PATH := $(abspath $(VENV))/bin:$(PATH)
 BENCH_FLAGS ?=
 
 .PHONY: all deps generate build build-aarch64 verify verify-aarch64 model bench report test ctcheck abi-check linux-asm-check round-floor \
-        clean
+        peer-gmsm clean
 
 all: deps generate build verify model bench report
 
@@ -176,6 +176,13 @@ linux-asm-check: deps
 
 ctcheck: build
 	$(MAKE) -C harness/c BUILD=$(abspath $(BUILD)) ctcheck
+
+# The gmsm peer (harness/peers/gmsm: SM4 GCM, CCM, XTS, CMAC, CTR and CBC as
+# github.com/emmansun/gmsm v0.44.0 computes them, for tests/test_gmsm_peer.py and
+# bench) as $(BUILD)/peers/gmsm.  gmsm needs Go 1.25; Debian 12's golang-go (1.19,
+# from deps) fetches that toolchain as a Go module (see the script).
+peer-gmsm: deps
+	harness/peers/gmsm/build.sh $(abspath $(BUILD))/peers/gmsm
 
 # The drift check beside the two builds, then every other stage, side by side on
 # the cores (harness/stages.py): longest first, each stage's output in

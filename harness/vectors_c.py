@@ -21,6 +21,11 @@ tag32/tag64/tag128 of its length, keystream words of 8 hex digits, and a
 ZUC-256 vector's IV as `iv25`, plus its 23-byte form (`iv23` if given, else
 packed here when the top two bits of IV17..IV24 are clear).
 
+A block cipher's file may also list vectors of the modes on a 128-bit block
+(MODE_LISTS: gcm, ccm, xts, cmac, cbc_mac), each checked against the lengths
+its standard allows (mode_vector) and written as the file's kc_mode_vector
+table; nothing here knows which cipher they are for.
+
 Standard library only: it runs under the system python3 as well as the
 project's virtual environment.
 """
@@ -35,6 +40,14 @@ REPO = Path(__file__).resolve().parents[1]
 
 BLOCK_MAX_BYTES = 32  # KC_BLOCK_MAX_BYTES (harness/c/common.h): vb_vector's key and IV arrays
 MODES = ("ecb", "cbc", "ctr")  # kc_block_mode's order (harness/c/common.h)
+# The modes on a 128-bit block (kc_mode_vector, harness/c/vectors.h), in kc_vector_mode's
+# order: each list's members and what they must satisfy (mode_vector below).
+MODE_LISTS = ("gcm", "ccm", "xts", "cmac", "cbc_mac")
+MODE_BLOCK_BYTES = 16
+GCM_TAG_BYTES = range(4, 17)       # NIST SP 800-38D 5.2.1.2 (4..16 as the issue's modes take)
+CCM_NONCE_BYTES = range(7, 14)     # NIST SP 800-38C A.1
+CCM_TAG_BYTES = range(4, 17, 2)
+XTS_RULES = ("ieee", "gb")         # kc_xts_rule's order: IEEE Std 1619, GB/T 17964-2021
 ZUC_GROUPS = ("zuc128_keystream", "zuc256_keystream", "zuc128_mac", "zuc256_mac")
 ZUC_KEY_BYTES = {128: 16, 256: 32}
 ZUC_TAGS = (32, 64, 128)          # zuc_vector.tag[]'s order
@@ -142,14 +155,79 @@ def block_vector(cipher, o, group, index, where):
 
 def block_vectors(cipher, path):
     """Every vector of a block cipher's file: the list 'vectors', else one
-    list per mode."""
+    list per mode; then the lists of MODE_LISTS.  (block vectors, mode vectors)"""
     doc = read(path)
     groups = lists(doc, path, ("vectors",)) or lists(doc, path, MODES)
     out = [block_vector(cipher, o, group, i, Where(path, group, i))
            for group, items in groups for i, o in enumerate(items)]
-    if not out:
+    modes = [mode_vector(cipher, o, group, i, Where(path, group, i))
+             for group, items in lists(doc, path, MODE_LISTS) for i, o in enumerate(items)]
+    if not out and not modes:
         raise VectorError(f"{path} holds no vectors")
-    return out
+    return out, modes
+
+
+# ---- Modes on a 128-bit block -------------------------------------------------
+
+
+def in_range(where, what, value, allowed):
+    if value not in allowed:
+        step = f" in steps of {allowed.step}" if allowed.step != 1 else ""
+        where.fail(f"{what} is {value} bytes, not {allowed.start}..{allowed.stop - 1}{step}")
+
+
+def mode_vector(cipher, o, mode, index, where):
+    """One vector of a list in MODE_LISTS.  Members: key (XTS: K1 || K2, two
+    halves of one length), 'iv' (GCM: the IV, not empty; CCM: the nonce;
+    XTS: the 16-byte tweak; none for the MACs), 'aad' (GCM and CCM, may be
+    empty), plaintext and ciphertext (GCM, CCM, XTS; XTS at least one block),
+    'tweak_rule' (XTS: ieee or gb), 'message' and 'tag' (the MACs; CBC-MAC's
+    message whole blocks, at least one); 'tag' for GCM and CCM too, with
+    'result' "invalid" when that tag is wrong (decryption must reject it).  Lengths
+    are those the standards allow; the variant and key length are the
+    cipher's, checked by verify."""
+    variant = o.get("variant", "")
+    if not isinstance(variant, str):
+        where.fail("'variant' must be a string")
+    name = f"{cipher}{variant}".replace("/", "_")
+    source = label_source(o)
+    v = {"label": f"{name} {mode} vector #{index + 1}{f' ({source})' if source is not None else ''}",
+         "mode": mode, "variant": name, "key": hex_bytes(o, "key", where), "iv": b"", "aad": b"",
+         "in": b"", "out": b"", "tag": b"", "rule": None, "invalid": False}
+    if mode in ("cmac", "cbc_mac"):
+        v["in"], v["tag"] = hex_bytes(o, "message", where), hex_bytes(o, "tag", where)
+        in_range(where, "the tag", len(v["tag"]), range(1, MODE_BLOCK_BYTES + 1))
+        if mode == "cbc_mac" and (not v["in"] or len(v["in"]) % MODE_BLOCK_BYTES):
+            where.fail(f"CBC-MAC's message must be whole {MODE_BLOCK_BYTES}-byte blocks, at least one; "
+                       f"got {len(v['in'])} bytes")
+        return v
+    v["iv"], v["in"], v["out"] = (hex_bytes(o, k, where) for k in ("iv", "plaintext", "ciphertext"))
+    if len(v["in"]) != len(v["out"]):
+        where.fail("plaintext and ciphertext lengths differ")
+    if mode == "xts":
+        if len(v["iv"]) != MODE_BLOCK_BYTES:
+            where.fail(f"the XTS tweak ('iv') must be {MODE_BLOCK_BYTES} bytes, got {len(v['iv'])}")
+        if len(v["in"]) < MODE_BLOCK_BYTES:
+            where.fail(f"an XTS data unit is at least {MODE_BLOCK_BYTES} bytes, got {len(v['in'])}")
+        if not v["key"] or len(v["key"]) % 2:
+            where.fail("an XTS key is two keys of one length (K1 || K2)")
+        if o.get("tweak_rule") not in XTS_RULES:
+            where.fail(f"'tweak_rule' must be one of {', '.join(XTS_RULES)}")
+        v["rule"] = o["tweak_rule"]
+        return v
+    v["aad"], v["tag"] = hex_bytes(o, "aad", where), hex_bytes(o, "tag", where)
+    result = o.get("result", "valid")
+    if result not in ("valid", "invalid"):
+        where.fail("'result' must be valid or invalid (a wrong tag, decryption must reject it)")
+    v["invalid"] = result == "invalid"
+    if mode == "gcm":
+        if not v["iv"]:
+            where.fail("GCM's IV must not be empty")
+        in_range(where, "the GCM tag", len(v["tag"]), GCM_TAG_BYTES)
+    else:
+        in_range(where, "the CCM nonce ('iv')", len(v["iv"]), CCM_NONCE_BYTES)
+        in_range(where, "the CCM tag", len(v["tag"]), CCM_TAG_BYTES)
+    return v
 
 
 # ---- ZUC --------------------------------------------------------------------
@@ -243,13 +321,21 @@ class Writer:
             self.arrays.append(f"static const uint8_t {name}[] = {c_bytes(data)};")
         return self.names[data]
 
-    def table(self, cipher, path, kind, entries):
+    def rows(self, kind, name, entries):
+        """The static array `name` of `entries`, or NULL when there are none."""
+        if not entries:
+            return "NULL"
         rows = "\n".join(f"    {{{', '.join(e)}}}," for e in entries)
-        self.arrays.append(f"static const {kind} {cipher}_vectors[] = {{\n{rows}\n}};")
+        self.arrays.append(f"static const {kind} {name}[] = {{\n{rows}\n}};")
+        return name
+
+    def table(self, cipher, path, kind, entries, modes=()):
+        vectors = self.rows(kind, f"{cipher}_vectors", entries)
         self.tables.append(f"    {{{c_string(cipher)}, {c_string(str(path))}, "
-                           f"{cipher + '_vectors' if kind == 'vb_vector' else 'NULL'}, "
-                           f"{cipher + '_vectors' if kind == 'zuc_vector' else 'NULL'}, "
-                           f"{len(entries)}}},")
+                           f"{vectors if kind == 'vb_vector' else 'NULL'}, "
+                           f"{vectors if kind == 'zuc_vector' else 'NULL'}, "
+                           f"{len(entries)}, {self.rows('kc_mode_vector', f'{cipher}_modes', modes)}, "
+                           f"{len(modes)}}},")
 
     def text(self, folder):
         return "\n".join([f"/* Generated by harness/vectors_c.py from {folder}: do not edit. */",
@@ -267,6 +353,20 @@ def block_entry(w, name, v):
     if v["round_keys"]:
         fields += [".has_round_keys = 1",
                    ".round_keys = {" + ", ".join(f"0x{k:08x}u" for k in v["round_keys"]) + "}"]
+    return fields
+
+
+def mode_entry(w, name, v):
+    fields = [f".label = {c_string(v['label'])}", f".mode = KC_VMODE_{v['mode'].upper()}",
+              f".variant = {c_string(v['variant'])}"]
+    for member, size in (("key", "key_len"), ("iv", "iv_len"), ("aad", "aad_len"), ("in", "len"),
+                         ("tag", "tag_len")):
+        fields += [f".{member} = {w.array(f'{name}_{member}', v[member])}", f".{size} = {len(v[member])}"]
+    fields.append(f".out = {w.array(name + '_out', v['out'])}")
+    if v["rule"] is not None:
+        fields.append(f".tweak_rule = KC_XTS_{v['rule'].upper()}")
+    if v["invalid"]:
+        fields.append(".invalid = 1")
     return fields
 
 
@@ -301,10 +401,12 @@ def c_source(folder):
     """The C file of every file's table (raises VectorError)."""
     w = Writer()
     for cipher, (path, vectors) in load(folder).items():
-        block = cipher != "zuc"
-        entry = block_entry if block else zuc_entry
-        w.table(cipher, path, "vb_vector" if block else "zuc_vector",
-                [entry(w, f"{cipher}_{i}", v) for i, v in enumerate(vectors)])
+        if cipher == "zuc":
+            w.table(cipher, path, "zuc_vector", [zuc_entry(w, f"{cipher}_{i}", v) for i, v in enumerate(vectors)])
+            continue
+        blocks, modes = vectors
+        w.table(cipher, path, "vb_vector", [block_entry(w, f"{cipher}_{i}", v) for i, v in enumerate(blocks)],
+                [mode_entry(w, f"{cipher}_m{i}", v) for i, v in enumerate(modes)])
     return w.text(Path(folder).resolve())
 
 

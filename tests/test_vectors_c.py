@@ -99,6 +99,37 @@ BAD = {
                         "zuc.json: 'zuc256_keystream' is missing or not a non-empty list"),
     "not a list": ("sm4", "cbc", None, set_("cbc", {"key": "00"}), "sm4.json: 'cbc' is not a list of objects"),
     "no vectors": ("ublock", "vectors", None, set_("vectors", []), "ublock.json holds no vectors"),
+    "gcm iv empty": ("sm4", "gcm", 0, set_("iv", ""), "sm4.json: gcm vector #1: GCM's IV must not be empty"),
+    "gcm tag short": ("sm4", "gcm", 0, set_("tag", "00" * 3),
+                      "sm4.json: gcm vector #1: the GCM tag is 3 bytes, not 4..16"),
+    "gcm aad missing": ("sm4", "gcm", 0, del_("aad"), "sm4.json: gcm vector #1: missing hex string 'aad'"),
+    "gcm lengths differ": ("sm4", "gcm", 0, set_("ciphertext", "00"),
+                           "sm4.json: gcm vector #1: plaintext and ciphertext lengths differ"),
+    "ccm nonce short": ("sm4", "ccm", 0, set_("iv", "00" * 6),
+                        "sm4.json: ccm vector #1: the CCM nonce ('iv') is 6 bytes, not 7..13"),
+    "ccm tag odd": ("sm4", "ccm", 0, set_("tag", "00" * 5),
+                    "sm4.json: ccm vector #1: the CCM tag is 5 bytes, not 4..16 in steps of 2"),
+    "xts tweak": ("sm4", "xts", 2, set_("iv", "00" * 15),
+                  "sm4.json: xts vector #3: the XTS tweak ('iv') must be 16 bytes, got 15"),
+    "xts short unit": ("sm4", "xts", 2, lambda o: o.update(plaintext="00" * 15, ciphertext="00" * 15),
+                       "sm4.json: xts vector #3: an XTS data unit is at least 16 bytes, got 15"),
+    "xts key odd": ("sm4", "xts", 0, set_("key", "00" * 33),
+                    "sm4.json: xts vector #1: an XTS key is two keys of one length (K1 || K2)"),
+    "xts rule": ("sm4", "xts", 1, set_("tweak_rule", "cmac"),
+                 "sm4.json: xts vector #2: 'tweak_rule' must be one of ieee, gb"),
+    "xts rule missing": ("sm4", "xts", 1, del_("tweak_rule"),
+                         "sm4.json: xts vector #2: 'tweak_rule' must be one of ieee, gb"),
+    "cmac tag long": ("sm4", "cmac", 1, set_("tag", "00" * 17),
+                      "sm4.json: cmac vector #2: the tag is 17 bytes, not 1..16"),
+    "cmac message missing": ("sm4", "cmac", 0, del_("message"),
+                             "sm4.json: cmac vector #1: missing hex string 'message'"),
+    "cbc_mac partial": ("sm4", "cbc_mac", 0, set_("message", "00" * 17),
+                        "sm4.json: cbc_mac vector #1: CBC-MAC's message must be whole 16-byte blocks, at least one; "
+                        "got 17 bytes"),
+    "result": ("sm4", "gcm", 0, set_("result", "rejected"),
+               "sm4.json: gcm vector #1: 'result' must be valid or invalid"),
+    "mode list not a list": ("sm4", "ccm", None, set_("ccm", {"key": "00"}),
+                             "sm4.json: 'ccm' is not a list of objects"),
 }
 
 
@@ -119,6 +150,18 @@ def test_unknown_mode_in_a_vectors_list(tmp_path):
     write(tmp_path, docs)
     with pytest.raises(vectors_c.VectorError, match=r"sm4.json: vectors vector #1: unknown mode 'ofb'"):
         vectors_c.c_source(tmp_path)
+
+
+def test_a_file_of_mode_vectors_only(tmp_path):
+    """A block cipher's file with mode lists and no ECB/CBC/CTR ones: no block table, its
+    mode table as the file says."""
+    docs = official()
+    docs["sm4"] = {"xts": docs["sm4"]["xts"], "gcm": docs["sm4"]["gcm"]}
+    got = printed(write(tmp_path, docs), tmp_path)
+    n = len(docs["sm4"]["gcm"]) + 3
+    assert got[0].split()[:3] == ["sm4", "0", "1"] and got[1] == f"modes {n} 0"
+    assert got[1:n + 2] == mode_lines("sm4", docs["sm4"])
+    assert got[2].startswith("sm4 gcm vector #1 (RFC 8998") and got[n - 1].startswith("sm4 xts vector #1 (GB/T 17964")
 
 
 def test_a_file_name_that_is_no_cipher_name(tmp_path):
@@ -197,6 +240,14 @@ static void block(const kc_vectors *t) {
     if (v->has_round_keys) printf(" %08x %08x", v->round_keys[0], v->round_keys[1]);
     putchar('\n');
   }
+  printf("modes %zu %d\n", t->n_modes, t->modes == NULL);
+  for (size_t i = 0; i < t->n_modes; i++) {
+    const kc_mode_vector *m = &t->modes[i];
+    printf("%s|%d %s", m->label, (int)m->mode, m->variant);
+    hex(m->key, m->key_len), hex(m->iv, m->iv_len), hex(m->aad, m->aad_len), hex(m->in, m->len);
+    hex(m->out, m->mode == KC_VMODE_CMAC || m->mode == KC_VMODE_CBC_MAC ? 0 : m->len), hex(m->tag, m->tag_len);
+    printf(" %d %d\n", (int)m->tweak_rule, m->invalid);
+  }
 }
 int main(void) {
   if (KC_N_VECTOR_FILES != 3) return 1;
@@ -235,6 +286,23 @@ def padded(text, size=32):
     return (bytes.fromhex(text) + bytes(size)).hex()[:2 * size]
 
 
+def mode_lines(name, doc):
+    """The printer's lines of a block cipher's mode lists (gcm, ccm, xts, cmac, cbc_mac)."""
+    out = []
+    for number, mode in enumerate(("gcm", "ccm", "xts", "cmac", "cbc_mac")):
+        for i, v in enumerate(doc.get(mode, [])):
+            full = name + v.get("variant", "").replace("/", "_")
+            source = f" ({v['source'][:60]})" if "source" in v else ""
+            mac = mode in ("cmac", "cbc_mac")
+            fields = [v["key"], v.get("iv", ""), v.get("aad", ""), v["message"] if mac else v["plaintext"],
+                      "" if mac else v["ciphertext"], v.get("tag", "")]
+            rule = {"ieee": 0, "gb": 1}.get(v.get("tweak_rule"), 0)
+            invalid = int(v.get("result") == "invalid")
+            out.append(f"{full} {mode} vector #{i + 1}{source}|{number} {full} "
+                       + " ".join(f.lower() for f in fields) + f" {rule} {invalid}")
+    return [f"modes {len(out)} {int(not out)}"] + out
+
+
 def expected(folder, docs):
     """What the printer must print, from the JSON alone (ZUC-256's packed iv23 excepted:
     vectors_c.pack_iv23, tested above)."""
@@ -253,6 +321,7 @@ def expected(folder, docs):
                 line = (f"{full} {mode} vector #{i + 1}{source}, {it} iteration(s)|{modes[mode]} {full} {it} "
                         f"{v['key']} {v.get('iv', '')} {v['plaintext']} {v['ciphertext']}")
                 lines.append(line + "".join(f" {w}" for w in v.get("round_keys_first_last", [])))
+        lines += mode_lines(name, doc)
     zuc = []
     for group in ("zuc128_keystream", "zuc256_keystream", "zuc128_mac", "zuc256_mac"):
         for i, v in enumerate(docs["zuc"][group]):
@@ -275,9 +344,12 @@ def expected(folder, docs):
 def test_tables_carry_what_the_files_say(tmp_path):
     got = printed(VECTORS, tmp_path)
     assert got == expected(VECTORS.resolve(), official())
-    # the counts verify reports: 4 SM4, 8 uBlock, 17 ZUC entries (IV forms apart)
-    assert [line.split()[:2] for line in got if line.split()[1].isdigit()] == [["sm4", "4"], ["ublock", "8"],
-                                                                               ["zuc", "17"]]
+    # the counts verify reports: 4 SM4, 8 uBlock, 17 ZUC entries (IV forms apart); SM4's
+    # 273 mode vectors (GCM: RFC 8998's and 102 of Wycheproof's; CCM: RFC 8998's and 162
+    # of Wycheproof's; 3 XTS, 3 CMAC, 1 CBC-MAC), none for uBlock
+    assert [line.split()[:2] for line in got if line.split()[1].isdigit()] == [
+        ["sm4", "4"], ["modes", "273"], ["ublock", "8"], ["modes", "0"], ["zuc", "17"]]
+    assert sum(line.endswith(" 1") for line in got if line.startswith("sm4 gcm ")) == 27
 
 
 def test_tables_of_other_vectors(tmp_path):

@@ -51,14 +51,43 @@ typedef struct zuc_vector {
   uint8_t tag[KC_ZUC_TAGS][16];
 } zuc_vector;
 
+/* The modes on a 128-bit block a block cipher's file may list ("gcm", "ccm", "xts", "cmac",
+ * "cbc_mac"), and XTS's two tweak rules, in harness/vectors_c.py's MODE_LISTS and XTS_RULES order. */
+typedef enum kc_vector_mode { KC_VMODE_GCM, KC_VMODE_CCM, KC_VMODE_XTS, KC_VMODE_CMAC, KC_VMODE_CBC_MAC } kc_vector_mode;
+typedef enum kc_xts_rule { KC_XTS_IEEE, KC_XTS_GB } kc_xts_rule; /* IEEE Std 1619, GB/T 17964-2021 */
+
+/* A known answer of one of those modes; the converter checked the lengths the standards allow
+ * (GCM: IV not empty, tag 4-16; CCM: nonce 7-13, tag even 4-16; XTS: tweak 16, data unit at
+ * least 16, key K1 || K2; CMAC: tag 1-16; CBC-MAC: zero IV, whole blocks, tag 1-16). */
+typedef struct kc_mode_vector {
+  const char *label; /* "sm4 gcm vector #1 (source)" */
+  kc_vector_mode mode;
+  const char *variant; /* its variant's name (kc_variant.name) */
+  const uint8_t *key;
+  size_t key_len; /* XTS: both keys */
+  const uint8_t *iv;
+  size_t iv_len; /* GCM's IV, CCM's nonce, XTS's tweak; 0 for the MACs */
+  const uint8_t *aad;
+  size_t aad_len; /* GCM and CCM */
+  const uint8_t *in, *out;
+  size_t len; /* in: plaintext (the MACs: the message), out: ciphertext (none for the MACs) */
+  const uint8_t *tag;
+  size_t tag_len;         /* GCM, CCM and the MACs */
+  kc_xts_rule tweak_rule; /* XTS */
+  int invalid;            /* GCM, CCM: 1 when the tag is wrong and decryption must reject it */
+} kc_mode_vector;
+
 /* One vector file, compiled: its cipher, the path it was compiled from and its n vectors, in
- * the file's order (a block cipher's lists: "vectors", else "ecb", "cbc", "ctr"). */
+ * the file's order (a block cipher's lists: "vectors", else "ecb", "cbc", "ctr"), then its
+ * n_modes vectors of the modes above, in kc_vector_mode's order of lists. */
 typedef struct kc_vectors {
   const char *cipher; /* kc_desc.name: the file is <cipher>.json */
   const char *path;
   const vb_vector *block; /* a block cipher's, else NULL */
   const zuc_vector *zuc;  /* ZUC's, else NULL */
   size_t n;
+  const kc_mode_vector *modes; /* a block cipher's mode vectors, else NULL */
+  size_t n_modes;
 } kc_vectors;
 
 /* Every file's table, in the build folder's vector_tables.c. */
