@@ -14,11 +14,24 @@
 
 #include "sm4_modes.h"
 
-enum { GCM_ENC, GCM_DEC, GCM_FORGED, CCM_ENC, CCM_DEC, CCM_FORGED, XTS_IEEE, XTS_IEEE_DEC, XTS_GB, XTS_GB_DEC, CMAC,
-       CBC_MAC, N_PHASES };
-static const char *const NAMES[N_PHASES] = {"gcm-enc", "gcm-dec", "gcm-dec-forged", "ccm-enc", "ccm-dec",
-                                            "ccm-dec-forged", "xts-ieee-enc", "xts-ieee-dec", "xts-gb-enc",
-                                            "xts-gb-dec", "cmac", "cbc-mac"};
+enum {
+  GCM_ENC,
+  GCM_DEC,
+  GCM_FORGED,
+  CCM_ENC,
+  CCM_DEC,
+  CCM_FORGED,
+  XTS_IEEE,
+  XTS_IEEE_DEC,
+  XTS_GB,
+  XTS_GB_DEC,
+  CMAC,
+  CBC_MAC,
+  N_PHASES
+};
+static const char *const NAMES[N_PHASES] = {
+    "gcm-enc",      "gcm-dec",      "gcm-dec-forged", "ccm-enc",    "ccm-dec", "ccm-dec-forged",
+    "xts-ieee-enc", "xts-ieee-dec", "xts-gb-enc",     "xts-gb-dec", "cmac",    "cbc-mac"};
 #define AAD_LEN 20
 #define NONCE_LEN 12
 
@@ -31,21 +44,31 @@ typedef struct ct_case {
 } ct_case;
 
 /* The library call of phase p (the keys k1, k2 set from x->key). */
-static int call(int p, const sm4_impl *impl, const sm4_key *k1, const sm4_key *k2, const ct_case *x, uint8_t *out,
-                uint8_t *tag) {
+static int call(int p, const sm4_impl *impl, const sm4_key *k1, const sm4_key *k2, const ct_case *x,
+                uint8_t *out, uint8_t *tag) {
   const int gb = p == XTS_GB || p == XTS_GB_DEC, enc = p == XTS_IEEE || p == XTS_GB;
   switch (p) {
-    case GCM_ENC: return sm4_gcm_encrypt(impl, k1, x->iv, NONCE_LEN, x->aad, AAD_LEN, x->in, out, x->len, tag, 16);
+    case GCM_ENC:
+      return sm4_gcm_encrypt(impl, k1, x->iv, NONCE_LEN, x->aad, AAD_LEN, x->in, out, x->len, tag,
+                             16);
     case GCM_DEC:
-    case GCM_FORGED: return sm4_gcm_decrypt(impl, k1, x->iv, NONCE_LEN, x->aad, AAD_LEN, x->in, out, x->len, x->tag, 16);
-    case CCM_ENC: return sm4_ccm_encrypt(impl, k1, x->iv, NONCE_LEN, x->aad, AAD_LEN, x->in, out, x->len, tag, 16);
+    case GCM_FORGED:
+      return sm4_gcm_decrypt(impl, k1, x->iv, NONCE_LEN, x->aad, AAD_LEN, x->in, out, x->len,
+                             x->tag, 16);
+    case CCM_ENC:
+      return sm4_ccm_encrypt(impl, k1, x->iv, NONCE_LEN, x->aad, AAD_LEN, x->in, out, x->len, tag,
+                             16);
     case CCM_DEC:
-    case CCM_FORGED: return sm4_ccm_decrypt(impl, k1, x->iv, NONCE_LEN, x->aad, AAD_LEN, x->in, out, x->len, x->tag, 16);
-    case CMAC: return sm4_cmac(impl, k1, x->in, x->len, tag, 16);
-    case CBC_MAC: return sm4_cbc_mac(impl, k1, x->in, x->len, tag);
+    case CCM_FORGED:
+      return sm4_ccm_decrypt(impl, k1, x->iv, NONCE_LEN, x->aad, AAD_LEN, x->in, out, x->len,
+                             x->tag, 16);
+    case CMAC:
+      return sm4_cmac(impl, k1, x->in, x->len, tag, 16);
+    case CBC_MAC:
+      return sm4_cbc_mac(impl, k1, x->in, x->len, tag);
     default:
-      return sm4_xts_crypt(impl, enc ? SM4_ENCRYPT : SM4_DECRYPT, gb ? SM4_XTS_GB : SM4_XTS_IEEE, k1, k2, x->iv, x->in,
-                           out, x->len);
+      return sm4_xts_crypt(impl, enc ? SM4_ENCRYPT : SM4_DECRYPT, gb ? SM4_XTS_GB : SM4_XTS_IEEE,
+                           k1, k2, x->iv, x->in, out, x->len);
   }
 }
 
@@ -61,9 +84,12 @@ static void prepare(int p, ct_case *x, const uint8_t *msg, size_t len) {
   memset(x->want_tag, 0, 16);
   if (p <= GCM_FORGED || (p >= CCM_ENC && p <= CCM_FORGED)) {
     const int gcm = p <= GCM_FORGED;
-    if (gcm) gref_gcm(&c1, 1, x->iv, NONCE_LEN, x->aad, AAD_LEN, msg, x->want, len, x->want_tag);
-    else gref_ccm(&c1, 1, x->iv, NONCE_LEN, x->aad, AAD_LEN, msg, x->want, len, 16, x->want_tag);
-    if (p != GCM_ENC && p != CCM_ENC) { /* decryption: of the ciphertext, with its tag (forged: one bit off) */
+    if (gcm)
+      gref_gcm(&c1, 1, x->iv, NONCE_LEN, x->aad, AAD_LEN, msg, x->want, len, x->want_tag);
+    else
+      gref_ccm(&c1, 1, x->iv, NONCE_LEN, x->aad, AAD_LEN, msg, x->want, len, 16, x->want_tag);
+    if (p != GCM_ENC &&
+        p != CCM_ENC) { /* decryption: of the ciphertext, with its tag (forged: one bit off) */
       memcpy(x->in, x->want, len);
       memcpy(x->tag, x->want_tag, 16);
       x->tag[15] ^= (uint8_t)(p == GCM_FORGED || p == CCM_FORGED);
@@ -76,7 +102,8 @@ static void prepare(int p, ct_case *x, const uint8_t *msg, size_t len) {
   } else {
     const int gb = p == XTS_GB || p == XTS_GB_DEC;
     gref_xts(&c1, &c2, 1, gb, x->iv, msg, x->want, len);
-    if (p == XTS_IEEE_DEC || p == XTS_GB_DEC) memcpy(x->in, x->want, len), memcpy(x->want, msg, len);
+    if (p == XTS_IEEE_DEC || p == XTS_GB_DEC)
+      memcpy(x->in, x->want, len), memcpy(x->want, msg, len);
   }
 }
 
@@ -116,9 +143,10 @@ int sm4_modes_ct(const void *impl_v, const void *ref, const kc_variant *v, unsig
     char detail[48];
     snprintf(detail, sizeof detail, "%zu bytes%s", x.len, x.want_rc ? ", rejected" : "");
     const size_t out_len = p == CMAC || p == CBC_MAC ? 0 : x.len;
-    wrong |= ct_phase_done(NAMES[p], before, detail,
-                           rc == x.want_rc && memcmp(out, x.want, out_len) == 0 && memcmp(tag, x.want_tag, 16) == 0,
-                           leaks);
+    wrong |= ct_phase_done(
+        NAMES[p], before, detail,
+        rc == x.want_rc && memcmp(out, x.want, out_len) == 0 && memcmp(tag, x.want_tag, 16) == 0,
+        leaks);
   }
   free(msg), free(out), free(x.in), free(x.want);
   return wrong;

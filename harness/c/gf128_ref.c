@@ -38,7 +38,7 @@ void gref_mul(const uint8_t x[16], const uint8_t y[16], uint8_t z[16]) {
 }
 
 void gref_inverse(const uint8_t x[16], uint8_t z[16]) {
-  uint8_t r[B] = {0x80}; /* the field's 1: x^0, the leftmost bit */
+  uint8_t r[B] = {0x80};          /* the field's 1: x^0, the leftmost bit */
   for (int i = 0; i < 127; i++) { /* 2^128 - 2: 127 ones, then a zero */
     gref_mul(r, r, r);
     gref_mul(r, x, r);
@@ -87,8 +87,9 @@ static void inc32(uint8_t cb[16]) {
   }
 }
 
-void gref_gcm(const gref_cipher *c, int encrypt, const uint8_t *iv, size_t iv_len, const uint8_t *aad,
-              size_t aad_len, const uint8_t *in, uint8_t *out, size_t len, uint8_t tag[16]) {
+void gref_gcm(const gref_cipher *c, int encrypt, const uint8_t *iv, size_t iv_len,
+              const uint8_t *aad, size_t aad_len, const uint8_t *in, uint8_t *out, size_t len,
+              uint8_t tag[16]) {
   uint8_t h[B], j0[B], cb[B], ks[B], s[B] = {0};
   hash_key(c, h);
   gref_gcm_j0(c, iv, iv_len, j0);
@@ -134,8 +135,9 @@ static void ccm_counter(uint8_t a[16], const uint8_t *nonce, size_t n, size_t i)
   store_be(a + 1 + n, 15 - n, i);
 }
 
-void gref_ccm(const gref_cipher *c, int encrypt, const uint8_t *nonce, size_t nonce_len, const uint8_t *aad,
-              size_t aad_len, const uint8_t *in, uint8_t *out, size_t len, size_t tag_len, uint8_t tag[16]) {
+void gref_ccm(const gref_cipher *c, int encrypt, const uint8_t *nonce, size_t nonce_len,
+              const uint8_t *aad, size_t aad_len, const uint8_t *in, uint8_t *out, size_t len,
+              size_t tag_len, uint8_t tag[16]) {
   const size_t q = 15 - nonce_len;
   uint8_t a[B], s[B];
   for (size_t i = 0; i < len; i++) {
@@ -196,7 +198,8 @@ static void times_alpha(uint8_t t[16], int gb) {
 }
 
 /* XTS-AES-blockEnc / -blockDec (5.3.1, 5.4.1) with the tweak value T. */
-static void xts_block(const gref_cipher *c, int encrypt, const uint8_t t[16], const uint8_t *in, uint8_t *out) {
+static void xts_block(const gref_cipher *c, int encrypt, const uint8_t t[16], const uint8_t *in,
+                      uint8_t *out) {
   uint8_t x[B];
   xor16(x, in, t);
   c->block(c->key, encrypt, x, x);
@@ -223,7 +226,8 @@ void gref_xts(const gref_cipher *data, const gref_cipher *tweak_cipher, int encr
   xts_block(data, encrypt, encrypt ? next : t, y, out + (m - 1) * B);
 }
 
-/* dbl (SP 800-38B 6.1): the block a big-endian string shifted left, R_128 = 0x87 folded into its end. */
+/* dbl (SP 800-38B 6.1): the block a big-endian string shifted left, R_128 = 0x87 folded into its
+ * end. */
 static void cmac_dbl(const uint8_t in[16], uint8_t out[16]) {
   const int msb = in[0] >> 7;
   for (int i = 0; i < B; i++) out[i] = (uint8_t)(in[i] << 1 | (i < B - 1 ? in[i + 1] >> 7 : 0));
@@ -237,7 +241,7 @@ void gref_cmac(const gref_cipher *c, const uint8_t *msg, size_t len, uint8_t tag
   cmac_dbl(k1, k2);
   const size_t n = len ? (len + B - 1) / B : 1;
   const size_t tail = len - (n - 1) * B; /* bytes of M_n */
-  memcpy(last, msg + (n - 1) * B, tail);
+  if (tail) memcpy(last, msg + (n - 1) * B, tail);
   if (tail == B) {
     xor16(last, last, k1);
   } else {

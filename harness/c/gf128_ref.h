@@ -28,14 +28,16 @@ void gref_inverse(const uint8_t x[16], uint8_t z[16]);
 void gref_gcm_j0(const gref_cipher *c, const uint8_t *iv, size_t iv_len, uint8_t j0[16]);
 /* GCM-AE (encrypt 1) or the decryption's GCTR and tag (encrypt 0): out gets
  * len bytes, tag the full 16-byte tag over the ciphertext (in for decryption). */
-void gref_gcm(const gref_cipher *c, int encrypt, const uint8_t *iv, size_t iv_len, const uint8_t *aad,
-              size_t aad_len, const uint8_t *in, uint8_t *out, size_t len, uint8_t tag[16]);
+void gref_gcm(const gref_cipher *c, int encrypt, const uint8_t *iv, size_t iv_len,
+              const uint8_t *aad, size_t aad_len, const uint8_t *in, uint8_t *out, size_t len,
+              uint8_t tag[16]);
 
 /* CCM with a nonce of 7-13 bytes and a tag of tag_len bytes (even, 4-16):
  * out gets len bytes, tag the tag_len-byte tag over the plaintext (in for
  * encryption, out for decryption). */
-void gref_ccm(const gref_cipher *c, int encrypt, const uint8_t *nonce, size_t nonce_len, const uint8_t *aad,
-              size_t aad_len, const uint8_t *in, uint8_t *out, size_t len, size_t tag_len, uint8_t tag[16]);
+void gref_ccm(const gref_cipher *c, int encrypt, const uint8_t *nonce, size_t nonce_len,
+              const uint8_t *aad, size_t aad_len, const uint8_t *in, uint8_t *out, size_t len,
+              size_t tag_len, uint8_t tag[16]);
 
 /* One XTS data unit of len >= 16 bytes; gb 0: IEEE Std 1619's tweak rule, 1: GB/T 17964-2021's. */
 void gref_xts(const gref_cipher *data, const gref_cipher *tweak_cipher, int encrypt, int gb,

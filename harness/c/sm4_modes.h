@@ -13,12 +13,14 @@
 #include "verify.h"
 
 /* The scalar reference kernel's block on an sm4_key: gf128_ref's cipher. */
-static inline void sm4_ref_block(const void *key, int encrypt, const uint8_t in[16], uint8_t out[16]) {
+static inline void sm4_ref_block(const void *key, int encrypt, const uint8_t in[16],
+                                 uint8_t out[16]) {
   sm4_reference_scalar_impl.crypt_blocks(key, encrypt ? SM4_ENCRYPT : SM4_DECRYPT, in, out, 1);
 }
 
 /* verify's "api" hook: the reference on the published mode vectors. */
-void sm4_modes_api(const vb_cipher *variants, const kc_view_list *impls, uint64_t seed, verify_section *s);
+void sm4_modes_api(const vb_cipher *variants, const kc_view_list *impls, uint64_t seed,
+                   verify_section *s);
 /* verify's per-implementation hook: the mode vectors, the argument errors,
  * and the differential cases against the reference. */
 void sm4_modes_impl(const vb_cipher *c, const void *impl, const verify_run *r, verify_section *s);
