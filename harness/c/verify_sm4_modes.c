@@ -39,18 +39,23 @@ static gref_cipher ref_of(const sm4_key *k) { return (gref_cipher){sm4_ref_block
 static int has_gf(const void *impl) { return ((const sm4_impl *)impl)->ghash != NULL; }
 
 /* GCM or CCM (x->mode), one call. */
-static int aead(const void *impl, const mcase *x, int enc, const uint8_t *aad, const uint8_t *in, uint8_t *out,
-                uint8_t *tag) {
+static int aead(const void *impl, const mcase *x, int enc, const uint8_t *aad, const uint8_t *in,
+                uint8_t *out, uint8_t *tag) {
   const sm4_key *k = &x->k1;
   if (x->mode == KC_VMODE_CCM)
-    return enc ? sm4_ccm_encrypt(impl, k, x->iv, x->iv_len, aad, x->aad_len, in, out, x->len, tag, x->tag_len)
-               : sm4_ccm_decrypt(impl, k, x->iv, x->iv_len, aad, x->aad_len, in, out, x->len, tag, x->tag_len);
-  return enc ? sm4_gcm_encrypt(impl, k, x->iv, x->iv_len, aad, x->aad_len, in, out, x->len, tag, x->tag_len)
-             : sm4_gcm_decrypt(impl, k, x->iv, x->iv_len, aad, x->aad_len, in, out, x->len, tag, x->tag_len);
+    return enc ? sm4_ccm_encrypt(impl, k, x->iv, x->iv_len, aad, x->aad_len, in, out, x->len, tag,
+                                 x->tag_len)
+               : sm4_ccm_decrypt(impl, k, x->iv, x->iv_len, aad, x->aad_len, in, out, x->len, tag,
+                                 x->tag_len);
+  return enc ? sm4_gcm_encrypt(impl, k, x->iv, x->iv_len, aad, x->aad_len, in, out, x->len, tag,
+                               x->tag_len)
+             : sm4_gcm_decrypt(impl, k, x->iv, x->iv_len, aad, x->aad_len, in, out, x->len, tag,
+                               x->tag_len);
 }
 
 /* 1 (after a failure) unless all n bytes at p are v. */
-static int not_all(const uint8_t *p, uint8_t v, size_t n, const char *what, const char *where, verify_section *s) {
+static int not_all(const uint8_t *p, uint8_t v, size_t n, const char *what, const char *where,
+                   verify_section *s) {
   for (size_t i = 0; i < n; i++)
     if (p[i] != v) {
       verify_failure(s, "%s: %s: byte %zu is %02x, want %02x", what, where, i, p[i], v);
@@ -59,9 +64,10 @@ static int not_all(const uint8_t *p, uint8_t v, size_t n, const char *what, cons
   return 0;
 }
 
-#define EXPECT_RC(rc, want, call)                                                                    \
-  ((rc) == (want) ? 0                                                                                \
-                  : (verify_failure(s, "%s: %s returned %d, want %d", x->what, call, rc, want), 1))
+#define EXPECT_RC(rc, want, call) \
+  ((rc) == (want)                 \
+       ? 0                        \
+       : (verify_failure(s, "%s: %s returned %d, want %d", x->what, call, rc, want), 1))
 
 /* A piece of a stream: often short, sometimes across batches; 0 now and then. */
 static size_t piece(kc_rng *r, size_t left) {
@@ -71,8 +77,8 @@ static size_t piece(kc_rng *r, size_t left) {
 
 /* GCM through the streaming calls in random pieces, both ways; the
  * decryption verifies the tag, or a tampered one (rejected). */
-static int gcm_stream(const void *impl, mcase *x, const uint8_t *want, const uint8_t *wtag, uint8_t *buf,
-                      verify_section *s) {
+static int gcm_stream(const void *impl, mcase *x, const uint8_t *want, const uint8_t *wtag,
+                      uint8_t *buf, verify_section *s) {
   int failed = 0;
   for (int enc = 1; enc >= 0; enc--) {
     sm4_gcm_state st;
@@ -86,13 +92,19 @@ static int gcm_stream(const void *impl, mcase *x, const uint8_t *want, const uin
     memcpy(tag, wtag, 16);
     int bad = !enc && kc_rng_below(&x->rng, 2);
     tag[0] ^= (uint8_t)bad;
-    if (rc == SM4_OK) rc = enc ? sm4_gcm_final(&st, tag, x->tag_len) : sm4_gcm_verify(&st, tag, x->tag_len);
-    failed += EXPECT_RC(rc, bad ? SM4_ERR_AUTH : SM4_OK, enc ? "streaming GCM encryption" : "streaming GCM decryption");
+    if (rc == SM4_OK)
+      rc = enc ? sm4_gcm_final(&st, tag, x->tag_len) : sm4_gcm_verify(&st, tag, x->tag_len);
+    failed += EXPECT_RC(rc, bad ? SM4_ERR_AUTH : SM4_OK,
+                        enc ? "streaming GCM encryption" : "streaming GCM decryption");
     if (rc == SM4_OK || bad) {
-      failed += verify_differs(buf, enc ? want : x->data, x->len, "the reference (streaming)", x->what, s);
-      if (enc) failed += verify_differs(tag, wtag, x->tag_len, "the reference's tag (streaming)", x->what, s);
+      failed += verify_differs(buf, enc ? want : x->data, x->len, "the reference (streaming)",
+                               x->what, s);
+      if (enc)
+        failed +=
+            verify_differs(tag, wtag, x->tag_len, "the reference's tag (streaming)", x->what, s);
     }
-    failed += not_all((const uint8_t *)&st, 0, sizeof st, x->what, "the state after final/verify", s);
+    failed +=
+        not_all((const uint8_t *)&st, 0, sizeof st, x->what, "the state after final/verify", s);
   }
   return failed;
 }
@@ -108,7 +120,8 @@ static int check_aead(const void *impl, mcase *x, verify_section *s) {
   if (gcm)
     gref_gcm(&ref, 1, x->iv, x->iv_len, x->aad, x->aad_len, x->data, want, x->len, wtag);
   else
-    gref_ccm(&ref, 1, x->iv, x->iv_len, x->aad, x->aad_len, x->data, want, x->len, x->tag_len, wtag);
+    gref_ccm(&ref, 1, x->iv, x->iv_len, x->aad, x->aad_len, x->data, want, x->len, x->tag_len,
+             wtag);
   verify_bufs b;
   for (int enc = 1; enc >= 0; enc--) {
     verify_bufs_place(&b, enc ? x->data : want, x->len, x->len, x->in_off, x->out_off, x->in_place);
@@ -139,7 +152,8 @@ static int check_aead(const void *impl, mcase *x, verify_section *s) {
     if (!gcm)
       not_all(b.dst, 0, x->len, x->what, "CCM's output after SM4_ERR_AUTH (not wiped)", s);
     else if (x->in_place)
-      verify_differs(b.dst, bad, x->len, "the input (GCM wrote in place before the tag verified)", x->what, s);
+      verify_differs(b.dst, bad, x->len, "the input (GCM wrote in place before the tag verified)",
+                     x->what, s);
     else
       not_all(b.dst, CANARY, x->len, x->what, "GCM's output after SM4_ERR_AUTH (written)", s);
   }
@@ -157,8 +171,8 @@ static int check_xts(const void *impl, mcase *x, verify_section *s) {
   for (int enc = 1; enc >= 0; enc--) {
     verify_bufs b;
     verify_bufs_place(&b, enc ? x->data : want, x->len, x->len, x->in_off, x->out_off, x->in_place);
-    int rc = sm4_xts_crypt(impl, enc ? SM4_ENCRYPT : SM4_DECRYPT, x->gb ? SM4_XTS_GB : SM4_XTS_IEEE, &x->k1,
-                           &x->k2, x->iv, b.in.ptr, b.dst, x->len);
+    int rc = sm4_xts_crypt(impl, enc ? SM4_ENCRYPT : SM4_DECRYPT, x->gb ? SM4_XTS_GB : SM4_XTS_IEEE,
+                           &x->k1, &x->k2, x->iv, b.in.ptr, b.dst, x->len);
     if (!EXPECT_RC(rc, SM4_OK, enc ? "encrypt" : "decrypt"))
       verify_differs(b.dst, enc ? want : x->data, x->len, "the reference", x->what, s);
     verify_bufs_check(&b, enc ? "encrypt" : "decrypt", x->what, s);
@@ -191,7 +205,8 @@ static int check_mac(const void *impl, mcase *x, verify_section *s) {
     for (size_t at = 0, k; rc == SM4_OK && at < x->len; at += k)
       k = piece(&x->rng, x->len - at), rc = sm4_cmac_update(&st, x->data + at, k);
     if (rc == SM4_OK) rc = sm4_cmac_final(&st, tag, 16);
-    if (!EXPECT_RC(rc, SM4_OK, "streaming CMAC")) verify_differs(tag, want, 16, "the reference (streaming)", x->what, s);
+    if (!EXPECT_RC(rc, SM4_OK, "streaming CMAC"))
+      verify_differs(tag, want, 16, "the reference (streaming)", x->what, s);
   }
   return (int)s->failures != failed_before;
 }
@@ -211,13 +226,16 @@ static void wrap_iv(mcase *x, uint32_t backoff) {
   gref_mul(x->iv, hinv, x->iv);
   gref_gcm_j0(&ref, x->iv, 16, got);
   if (memcmp(got, j0, 16) != 0) {
-    fprintf(stderr, "verify: error: the GCM reference's J0 of a solved IV is not the J0 solved for\n");
+    fprintf(stderr,
+            "verify: error: the GCM reference's J0 of a solved IV is not the J0 solved for\n");
     exit(2);
   }
 }
 
-static void set(mcase *x, kc_vector_mode mode, int gb, size_t iv_len, size_t aad_len, size_t len, size_t tag_len) {
-  x->mode = mode, x->gb = gb, x->iv_len = iv_len, x->aad_len = aad_len, x->len = len, x->tag_len = tag_len;
+static void set(mcase *x, kc_vector_mode mode, int gb, size_t iv_len, size_t aad_len, size_t len,
+                size_t tag_len) {
+  x->mode = mode, x->gb = gb, x->iv_len = iv_len, x->aad_len = aad_len, x->len = len,
+  x->tag_len = tag_len;
 }
 
 /* The systematic shapes (short, every IV, nonce and tag length, the
@@ -242,11 +260,13 @@ static int shape(size_t k, mcase *x, kc_rng *r) {
     set(x, KC_VMODE_CBC_MAC, 0, 0, 0, 16 * k, 16);
   } else {
     kc_vector_mode m = (kc_vector_mode)kc_rng_below(r, 5);
-    size_t len = (size_t)kc_rng_below(r, MAX_LEN + 1), aad_len = (size_t)kc_rng_below(r, MAX_LEN + 1);
+    size_t len = (size_t)kc_rng_below(r, MAX_LEN + 1),
+           aad_len = (size_t)kc_rng_below(r, MAX_LEN + 1);
     set(x, m, (int)kc_rng_below(r, 2), 16, aad_len, len, 16);
     if (m == KC_VMODE_GCM) x->iv_len = kc_rng_below(r, 2) ? 12 : 1 + kc_rng_below(r, MAX_IV);
     if (m == KC_VMODE_GCM) x->tag_len = GCM_TAGS[kc_rng_below(r, 7)];
-    if (m == KC_VMODE_CCM) x->iv_len = 7 + kc_rng_below(r, 7), x->tag_len = 4 + 2 * kc_rng_below(r, 7);
+    if (m == KC_VMODE_CCM)
+      x->iv_len = 7 + kc_rng_below(r, 7), x->tag_len = 4 + 2 * kc_rng_below(r, 7);
     if (m == KC_VMODE_XTS) x->len = len < 16 ? 16 : len;
     if (m == KC_VMODE_CMAC) x->tag_len = 1 + kc_rng_below(r, 16);
     if (m == KC_VMODE_CBC_MAC) x->len = len - len % 16;
@@ -270,10 +290,12 @@ static void make_case(mcase *x, uint64_t seed, size_t index) {
   if (wrap) wrap_iv(x, WRAP_BACKOFFS[index - 64]);
   char key[65];
   kc_hex_encode(x->key, 32, key);
-  snprintf(x->what, sizeof x->what, "%s case %zu (seed %llu): iv %zu aad %zu len %zu tag %zu%s in_off %zu out_off %zu%s key %s",
-           MODE_NAMES[x->mode], index, (unsigned long long)seed, x->iv_len, x->aad_len, x->len, x->tag_len,
-           x->mode == KC_VMODE_XTS ? (x->gb ? " gb" : " ieee") : "", x->in_off, x->out_off,
-           x->in_place ? " in place" : "", key);
+  snprintf(
+      x->what, sizeof x->what,
+      "%s case %zu (seed %llu): iv %zu aad %zu len %zu tag %zu%s in_off %zu out_off %zu%s key %s",
+      MODE_NAMES[x->mode], index, (unsigned long long)seed, x->iv_len, x->aad_len, x->len,
+      x->tag_len, x->mode == KC_VMODE_XTS ? (x->gb ? " gb" : " ieee") : "", x->in_off, x->out_off,
+      x->in_place ? " in place" : "", key);
 }
 
 /* Returns 1 if the case failed. */
@@ -282,9 +304,10 @@ static int run_case(const void *impl, mcase *x, verify_section *s) {
   if (!has_gf(impl)) { /* GCM and XTS need GF(2^128) functions */
     static uint8_t out[MAX_LEN];
     uint8_t tag[16];
-    int rc = x->mode == KC_VMODE_XTS
-                 ? sm4_xts_crypt(impl, SM4_ENCRYPT, SM4_XTS_IEEE, &x->k1, &x->k2, x->iv, x->data, out, 16)
-                 : x->mode == KC_VMODE_GCM ? aead(impl, x, 1, x->aad, x->data, out, tag) : -99;
+    int rc = x->mode == KC_VMODE_XTS   ? sm4_xts_crypt(impl, SM4_ENCRYPT, SM4_XTS_IEEE, &x->k1,
+                                                       &x->k2, x->iv, x->data, out, 16)
+             : x->mode == KC_VMODE_GCM ? aead(impl, x, 1, x->aad, x->data, out, tag)
+                                       : -99;
     if (rc != -99) return EXPECT_RC(rc, SM4_ERR_NO_IMPL, "a kernel without GF(2^128) functions");
   }
   return x->mode == KC_VMODE_XTS ? check_xts(impl, x, s) : check_aead(impl, x, s);
@@ -305,10 +328,12 @@ static void check_vectors(const void *impl, verify_section *s) {
     uint8_t tag[16];
     int rc = SM4_OK, ok = 1;
     if (impl && gf && !has_gf(impl)) {
-      rc = v->mode == KC_VMODE_XTS ? sm4_xts_crypt(impl, SM4_ENCRYPT, SM4_XTS_IEEE, &k1, &k2, v->iv, v->in, out, 16)
-                                   : sm4_gcm_encrypt(impl, &k1, v->iv, v->iv_len, v->aad, v->aad_len, v->in, out,
-                                                     v->len, tag, v->tag_len);
-      VERIFY_COUNT(s, vectors, rc == SM4_ERR_NO_IMPL, "%s: returned %d, want SM4_ERR_NO_IMPL", v->label, rc);
+      rc = v->mode == KC_VMODE_XTS
+               ? sm4_xts_crypt(impl, SM4_ENCRYPT, SM4_XTS_IEEE, &k1, &k2, v->iv, v->in, out, 16)
+               : sm4_gcm_encrypt(impl, &k1, v->iv, v->iv_len, v->aad, v->aad_len, v->in, out,
+                                 v->len, tag, v->tag_len);
+      VERIFY_COUNT(s, vectors, rc == SM4_ERR_NO_IMPL, "%s: returned %d, want SM4_ERR_NO_IMPL",
+                   v->label, rc);
       continue;
     }
     for (int enc = 1; enc >= 0 && v->mode <= KC_VMODE_XTS; enc--) {
@@ -317,18 +342,28 @@ static void check_vectors(const void *impl, verify_section *s) {
       memcpy(tag, v->tag, v->tag_len);
       if (v->mode == KC_VMODE_XTS) {
         if (impl)
-          rc = sm4_xts_crypt(impl, enc ? SM4_ENCRYPT : SM4_DECRYPT, v->tweak_rule == KC_XTS_GB ? SM4_XTS_GB : SM4_XTS_IEEE,
-                             &k1, &k2, v->iv, from, out, v->len);
+          rc = sm4_xts_crypt(impl, enc ? SM4_ENCRYPT : SM4_DECRYPT,
+                             v->tweak_rule == KC_XTS_GB ? SM4_XTS_GB : SM4_XTS_IEEE, &k1, &k2,
+                             v->iv, from, out, v->len);
         else
           gref_xts(&ref, &ref2, enc, v->tweak_rule == KC_XTS_GB, v->iv, from, out, v->len);
       } else if (v->mode == KC_VMODE_GCM) {
-        if (impl) rc = enc ? sm4_gcm_encrypt(impl, &k1, v->iv, v->iv_len, v->aad, v->aad_len, from, out, v->len, tag, v->tag_len)
-                           : sm4_gcm_decrypt(impl, &k1, v->iv, v->iv_len, v->aad, v->aad_len, from, out, v->len, tag, v->tag_len);
-        else gref_gcm(&ref, enc, v->iv, v->iv_len, v->aad, v->aad_len, from, out, v->len, tag);
+        if (impl)
+          rc = enc ? sm4_gcm_encrypt(impl, &k1, v->iv, v->iv_len, v->aad, v->aad_len, from, out,
+                                     v->len, tag, v->tag_len)
+                   : sm4_gcm_decrypt(impl, &k1, v->iv, v->iv_len, v->aad, v->aad_len, from, out,
+                                     v->len, tag, v->tag_len);
+        else
+          gref_gcm(&ref, enc, v->iv, v->iv_len, v->aad, v->aad_len, from, out, v->len, tag);
       } else {
-        if (impl) rc = enc ? sm4_ccm_encrypt(impl, &k1, v->iv, v->iv_len, v->aad, v->aad_len, from, out, v->len, tag, v->tag_len)
-                           : sm4_ccm_decrypt(impl, &k1, v->iv, v->iv_len, v->aad, v->aad_len, from, out, v->len, tag, v->tag_len);
-        else gref_ccm(&ref, enc, v->iv, v->iv_len, v->aad, v->aad_len, from, out, v->len, v->tag_len, tag);
+        if (impl)
+          rc = enc ? sm4_ccm_encrypt(impl, &k1, v->iv, v->iv_len, v->aad, v->aad_len, from, out,
+                                     v->len, tag, v->tag_len)
+                   : sm4_ccm_decrypt(impl, &k1, v->iv, v->iv_len, v->aad, v->aad_len, from, out,
+                                     v->len, tag, v->tag_len);
+        else
+          gref_ccm(&ref, enc, v->iv, v->iv_len, v->aad, v->aad_len, from, out, v->len, v->tag_len,
+                   tag);
       }
       int tag_equal = memcmp(tag, v->tag, v->tag_len) == 0;
       if (v->invalid && !enc && impl) /* rejected; GCM wrote nothing, CCM wiped */
@@ -340,12 +375,15 @@ static void check_vectors(const void *impl, verify_section *s) {
     }
     if (v->mode == KC_VMODE_CMAC || v->mode == KC_VMODE_CBC_MAC) {
       if (v->mode == KC_VMODE_CMAC)
-        impl ? (void)(rc = sm4_cmac(impl, &k1, v->in, v->len, tag, v->tag_len)) : gref_cmac(&ref, v->in, v->len, tag);
+        impl ? (void)(rc = sm4_cmac(impl, &k1, v->in, v->len, tag, v->tag_len))
+             : gref_cmac(&ref, v->in, v->len, tag);
       else
-        impl ? (void)(rc = sm4_cbc_mac(impl, &k1, v->in, v->len, tag)) : gref_cbc_mac(&ref, v->in, v->len, tag);
+        impl ? (void)(rc = sm4_cbc_mac(impl, &k1, v->in, v->len, tag))
+             : gref_cbc_mac(&ref, v->in, v->len, tag);
       ok = rc == SM4_OK && memcmp(tag, v->tag, v->tag_len) == 0;
     }
-    VERIFY_COUNT(s, vectors, ok, "%s: %s (rc %d)", v->label, impl ? "wrong answer" : "the reference disagrees", rc);
+    VERIFY_COUNT(s, vectors, ok, "%s: %s (rc %d)", v->label,
+                 impl ? "wrong answer" : "the reference disagrees", rc);
   }
 }
 
@@ -356,16 +394,18 @@ static void check_arguments(const void *impl, verify_section *s) {
   uint8_t iv[16] = {0}, tag[17];
   sm4_key k;
   sm4_set_key(&k, iv);
-#define NOTHING_WRITTEN(call)                                                                     \
-  do {                                                                                            \
-    memset(out, CANARY, sizeof out), memset(tag, CANARY, sizeof tag);                             \
-    int rc_ = (call);                                                                             \
-    VERIFY_CHECK(s, rc_ == want && verify_first_diff(out, out + 1, 64) < 0 && out[0] == CANARY && \
-                        tag[0] == CANARY,                                                         \
-                 #call " returned %d (want %d) or wrote", rc_, want);                            \
+#define NOTHING_WRITTEN(call)                                                                  \
+  do {                                                                                         \
+    memset(out, CANARY, sizeof out), memset(tag, CANARY, sizeof tag);                          \
+    int rc_ = (call);                                                                          \
+    VERIFY_CHECK(s,                                                                            \
+                 rc_ == want && verify_first_diff(out, out + 1, 64) < 0 && out[0] == CANARY && \
+                     tag[0] == CANARY,                                                         \
+                 #call " returned %d (want %d) or wrote", rc_, want);                          \
   } while (0)
   int want = SM4_ERR_ARGUMENT;
-  static const size_t bad_gcm_tags[] = {0, 1, 3, 5, 7, 9, 11, 17}, bad_ccm_tags[] = {0, 2, 3, 5, 15, 17, 18};
+  static const size_t bad_gcm_tags[] = {0, 1, 3, 5, 7, 9, 11, 17},
+                      bad_ccm_tags[] = {0, 2, 3, 5, 15, 17, 18};
   for (size_t i = 0; i < sizeof bad_gcm_tags / sizeof bad_gcm_tags[0]; i++) {
     NOTHING_WRITTEN(sm4_gcm_encrypt(impl, &k, iv, 12, in, 3, in, out, 33, tag, bad_gcm_tags[i]));
     NOTHING_WRITTEN(sm4_gcm_decrypt(impl, &k, iv, 12, in, 3, in, out, 33, tag, bad_gcm_tags[i]));
@@ -391,7 +431,8 @@ static void check_arguments(const void *impl, verify_section *s) {
   NOTHING_WRITTEN(sm4_gcm_encrypt(impl, &k, iv, 0, in, 3, in, out, 33, tag, 16));
   NOTHING_WRITTEN(sm4_gcm_decrypt(impl, &k, iv, 0, in, 3, in, out, 33, tag, 16));
   want = has_gf(impl) ? SM4_ERR_LENGTH : SM4_ERR_NO_IMPL;
-  for (size_t n = 0; n < 16; n += 5) NOTHING_WRITTEN(sm4_xts_crypt(impl, SM4_ENCRYPT, SM4_XTS_IEEE, &k, &k, iv, in, out, n));
+  for (size_t n = 0; n < 16; n += 5)
+    NOTHING_WRITTEN(sm4_xts_crypt(impl, SM4_ENCRYPT, SM4_XTS_IEEE, &k, &k, iv, in, out, n));
   /* The streaming states' rules. */
   sm4_gcm_state st;
   sm4_cmac_state cs = {0};
@@ -400,14 +441,16 @@ static void check_arguments(const void *impl, verify_section *s) {
   NOTHING_WRITTEN(sm4_gcm_init(&st, impl, (sm4_direction)2, &k, iv, 12));
   if (!has_gf(impl)) return;
   want = SM4_OK;
-  NOTHING_WRITTEN(sm4_gcm_init(&st, impl, SM4_ENCRYPT, &k, iv, 12) | sm4_gcm_update(&st, in, in + 1000, 5));
+  NOTHING_WRITTEN(sm4_gcm_init(&st, impl, SM4_ENCRYPT, &k, iv, 12) |
+                  sm4_gcm_update(&st, in, in + 1000, 5));
   want = SM4_ERR_STATE;
-  NOTHING_WRITTEN(sm4_gcm_aad(&st, in, 1));       /* AAD after the text */
-  NOTHING_WRITTEN(sm4_gcm_verify(&st, tag, 16));  /* an encryption state */
+  NOTHING_WRITTEN(sm4_gcm_aad(&st, in, 1));      /* AAD after the text */
+  NOTHING_WRITTEN(sm4_gcm_verify(&st, tag, 16)); /* an encryption state */
   want = SM4_ERR_ARGUMENT;
-  NOTHING_WRITTEN(sm4_gcm_final(&st, tag, 6));    /* stays live */
+  NOTHING_WRITTEN(sm4_gcm_final(&st, tag, 6)); /* stays live */
   want = SM4_OK;
-  VERIFY_CHECK(s, sm4_gcm_final(&st, tag, 16) == SM4_OK, "sm4_gcm_final after a bad tag length failed");
+  VERIFY_CHECK(s, sm4_gcm_final(&st, tag, 16) == SM4_OK,
+               "sm4_gcm_final after a bad tag length failed");
   want = SM4_ERR_STATE;
   NOTHING_WRITTEN(sm4_gcm_update(&st, in, out, 5)); /* finished */
   NOTHING_WRITTEN(sm4_gcm_final(&st, tag, 16));
@@ -419,7 +462,8 @@ static void check_arguments(const void *impl, verify_section *s) {
 #undef NOTHING_WRITTEN
 }
 
-void sm4_modes_api(const vb_cipher *variants, const kc_view_list *impls, uint64_t seed, verify_section *s) {
+void sm4_modes_api(const vb_cipher *variants, const kc_view_list *impls, uint64_t seed,
+                   verify_section *s) {
   (void)variants, (void)impls, (void)seed;
   const kc_vectors *l = kc_vectors_find("sm4");
   size_t n_modes = l ? l->n_modes : 0, before = s->vectors;
@@ -432,7 +476,8 @@ void sm4_modes_impl(const vb_cipher *c, const void *impl, const verify_run *r, v
   (void)c;
   static mcase x;
   uint64_t seed = r->seed;
-  for (const char *p = ((const sm4_impl *)impl)->name; *p; p++) seed = (seed ^ (uint8_t)*p) * 0x100000001B3ull;
+  for (const char *p = ((const sm4_impl *)impl)->name; *p; p++)
+    seed = (seed ^ (uint8_t)*p) * 0x100000001B3ull;
   check_vectors(impl, s);
   check_arguments(impl, s);
   size_t n = N_SYSTEMATIC + r->n_random / 8;
