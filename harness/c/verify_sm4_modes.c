@@ -5,6 +5,9 @@
  * XTS need a kernel with GF(2^128) functions: the scalar reference must
  * answer SM4_ERR_NO_IMPL there.
  */
+#ifndef KC_NO_PEERS
+#include <gcrypt.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -462,6 +465,65 @@ static void check_arguments(const void *impl, verify_section *s) {
 #undef NOTHING_WRITTEN
 }
 
+#ifndef KC_NO_PEERS
+/* libgcrypt's SM4 in mode m (GCM, CCM, XTS IEEE; CMAC as a MAC) on x: out and the tag.
+ * Returns 0, or -1 where it refuses. */
+static int gcrypt_mode(const mcase *x, uint8_t *out, uint8_t tag[16]) {
+  if (x->mode == KC_VMODE_CMAC) {
+    gcry_mac_hd_t h;
+    size_t n = 16;
+    int e = gcry_mac_open(&h, GCRY_MAC_CMAC_SM4, 0, NULL) || gcry_mac_setkey(h, x->key, 16) ||
+            gcry_mac_write(h, x->data, x->len) || gcry_mac_read(h, tag, &n);
+    gcry_mac_close(h);
+    return e ? -1 : 0;
+  }
+  static const int modes[] = {GCRY_CIPHER_MODE_GCM, GCRY_CIPHER_MODE_CCM, GCRY_CIPHER_MODE_XTS};
+  const int xts = x->mode == KC_VMODE_XTS;
+  uint64_t lengths[3] = {x->len, x->aad_len, x->tag_len};
+  gcry_cipher_hd_t h;
+  int e = gcry_cipher_open(&h, GCRY_CIPHER_SM4, modes[x->mode], 0) ||
+          gcry_cipher_setkey(h, x->key, xts ? 32 : 16) || gcry_cipher_setiv(h, x->iv, x->iv_len) ||
+          (x->mode == KC_VMODE_CCM &&
+           gcry_cipher_ctl(h, GCRYCTL_SET_CCM_LENGTHS, lengths, sizeof lengths)) ||
+          (!xts && gcry_cipher_authenticate(h, x->aad, x->aad_len)) ||
+          gcry_cipher_encrypt(h, out, x->len, x->data, x->len) ||
+          (!xts && gcry_cipher_gettag(h, tag, x->mode == KC_VMODE_CCM ? x->tag_len : 16));
+  gcry_cipher_close(h);
+  return e ? -1 : 0;
+}
+
+/* The C reference against libgcrypt (a peer: GCM with any IV length, CCM, XTS with the IEEE
+ * rule, CMAC) on random cases, into s->cases. */
+static void check_reference_with_gcrypt(uint64_t seed, verify_section *s) {
+  static mcase x;
+  static uint8_t want[MAX_LEN], got[MAX_LEN];
+  gcry_check_version(NULL);
+  for (size_t i = 0; i < 64; i++) {
+    make_case(&x, seed, N_SYSTEMATIC + i);
+    x.mode = (kc_vector_mode)(i % 4);
+    x.len = x.mode == KC_VMODE_XTS && x.len < 16 ? 16 : x.len;
+    x.gb = 0;
+    x.iv_len = x.mode == KC_VMODE_GCM ? 1 + i % MAX_IV : x.mode == KC_VMODE_CCM ? 7 + i % 7 : 16;
+    x.tag_len = x.mode == KC_VMODE_CCM ? 4 + 2 * (i % 7) : 16;
+    uint8_t wtag[16] = {0}, tag[16] = {0};
+    const gref_cipher c1 = ref_of(&x.k1), c2 = ref_of(&x.k2);
+    if (x.mode == KC_VMODE_GCM)
+      gref_gcm(&c1, 1, x.iv, x.iv_len, x.aad, x.aad_len, x.data, want, x.len, wtag);
+    else if (x.mode == KC_VMODE_CCM)
+      gref_ccm(&c1, 1, x.iv, x.iv_len, x.aad, x.aad_len, x.data, want, x.len, x.tag_len, wtag);
+    else if (x.mode == KC_VMODE_XTS)
+      gref_xts(&c1, &c2, 1, 0, x.iv, x.data, want, x.len);
+    else
+      gref_cmac(&c1, x.data, x.len, wtag);
+    const size_t out_len = x.mode == KC_VMODE_CMAC ? 0 : x.len;
+    VERIFY_COUNT(s, cases,
+                 gcrypt_mode(&x, got, tag) == 0 && memcmp(got, want, out_len) == 0 &&
+                     memcmp(tag, wtag, x.tag_len) == 0,
+                 "libgcrypt disagrees with the modes' reference: %s", MODE_NAMES[x.mode]);
+  }
+}
+#endif
+
 void sm4_modes_api(const vb_cipher *variants, const kc_view_list *impls, uint64_t seed,
                    verify_section *s) {
   (void)variants, (void)impls, (void)seed;
@@ -470,6 +532,9 @@ void sm4_modes_api(const vb_cipher *variants, const kc_view_list *impls, uint64_
   check_vectors(NULL, s);
   VERIFY_CHECK(s, n_modes > 0 && s->vectors - before == n_modes,
                "the modes' reference passed %zu of %zu mode vectors", s->vectors - before, n_modes);
+#ifndef KC_NO_PEERS
+  check_reference_with_gcrypt(seed, s);
+#endif
 }
 
 void sm4_modes_impl(const vb_cipher *c, const void *impl, const verify_run *r, verify_section *s) {
