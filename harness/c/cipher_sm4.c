@@ -20,6 +20,7 @@
 #include "ctcheck.h"
 #include "kcrypt.h"
 #include "sm4.h"
+#include "sm4_modes.h"
 #include "verify.h"
 
 _Static_assert(SM4_MODE_ECB == (int)KC_MODE_ECB && SM4_MODE_CBC == (int)KC_MODE_CBC &&
@@ -110,6 +111,8 @@ static const verify_hooks VERIFY = {
     .random_quick = 200,
     .vector_section = "key schedule",
     .vector_check = check_round_keys,
+    .api = sm4_modes_api,
+    .impl_extra = sm4_modes_impl,
 };
 
 /* ------------------------------------------------------------------ */
@@ -231,7 +234,7 @@ static const bench_hooks BENCH = {.modes = KC_BLOCK_OP_NAMES "," SM4_MODES_OP_NA
 
 static const kc_variant VARIANTS[] = {{"sm4", 0, SM4_KEY_BYTES, SM4_BLOCK_BYTES}};
 
-static const ct_hooks CT = {.check = ct_block_check};
+static const ct_hooks CT = {.check = ct_block_check, .extra = sm4_modes_ct};
 
 const kc_desc kc_sm4 = {
     .name = "sm4",

@@ -37,7 +37,9 @@
 # inversion (a table indexed by the secret byte), which shows that checking
 # kernels through SIMDe sees the path SIMDe takes.
 #
-# Secrets: SM4: key bytes before sm4_set_key, IV, plaintext.  ZUC: keys, IVs
+# Secrets: SM4: key bytes before sm4_set_key, IV, plaintext; its GCM, CCM, XTS, CMAC and
+# CBC-MAC phases (ctcheck_sm4_modes.c) the message, AAD, tags and XTS tweak too, with the
+# decryptions' branches on the tag verdict suppressed (ctcheck.supp).  ZUC: keys, IVs
 # (but the top two bits of IV17..IV24 of a 25-byte IV, which must be zero)
 # and messages, for encryption and MACs (see ctcheck_zuc.c).  uBlock: key
 # bytes before ublock_set_key / ublock_set_keys, IVs, messages, every variant
@@ -66,7 +68,8 @@ CC        ?= gcc
 CT_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Wno-psabi -I$(GEN_ABS)/include -I$(HERE)
 LIB_CFLAGS := -O3 -g1
 VALGRIND  ?= valgrind
-VG_FLAGS  := --tool=memcheck --error-exitcode=1 --track-origins=yes --num-callers=12
+VG_FLAGS  := --tool=memcheck --error-exitcode=1 --track-origins=yes --num-callers=12 \
+             --suppressions=$(HERE)ctcheck.supp
 CT_JOBS   ?= $(shell nproc 2>/dev/null || echo 2)
 # Build the library and run the kernels in parallel, unless a parent make
 # already shares its jobs.
