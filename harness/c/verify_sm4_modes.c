@@ -260,7 +260,7 @@ static int shape(size_t k, mcase *x, kc_rng *r) {
   } else if ((k -= 66) < 65) {
     set(x, KC_VMODE_CMAC, 0, 0, 0, k, 1 + k % 16);
   } else if ((k -= 65) < 5) {
-    set(x, KC_VMODE_CBC_MAC, 0, 0, 0, 16 * k, 16);
+    set(x, KC_VMODE_CBC_MAC, 0, 0, 0, 16 * (k + 1), 16);
   } else {
     kc_vector_mode m = (kc_vector_mode)kc_rng_below(r, 5);
     size_t len = (size_t)kc_rng_below(r, MAX_LEN + 1),
@@ -272,7 +272,7 @@ static int shape(size_t k, mcase *x, kc_rng *r) {
       x->iv_len = 7 + kc_rng_below(r, 7), x->tag_len = 4 + 2 * kc_rng_below(r, 7);
     if (m == KC_VMODE_XTS) x->len = len < 16 ? 16 : len;
     if (m == KC_VMODE_CMAC) x->tag_len = 1 + kc_rng_below(r, 16);
-    if (m == KC_VMODE_CBC_MAC) x->len = len - len % 16;
+    if (m == KC_VMODE_CBC_MAC) x->len = len < 16 ? 16 : len - len % 16;
   }
   return 0;
 }
@@ -428,6 +428,7 @@ static void check_arguments(const void *impl, verify_section *s) {
   want = SM4_ERR_LENGTH; /* CCM with a 13-byte nonce takes below 2^16 bytes */
   NOTHING_WRITTEN(sm4_ccm_encrypt(impl, &k, iv, 13, in, 3, in, out, 65536, tag, 16));
   NOTHING_WRITTEN(sm4_ccm_decrypt(impl, &k, iv, 13, in, 3, in, out, 65536, tag, 16));
+  NOTHING_WRITTEN(sm4_cbc_mac(impl, &k, in, 0, tag)); /* no block: no MAC */
   NOTHING_WRITTEN(sm4_cbc_mac(impl, &k, in, 15, tag));
   NOTHING_WRITTEN(sm4_cbc_mac(impl, &k, in, 33, tag));
   want = SM4_ERR_ARGUMENT; /* an empty IV, whatever the kernel */
