@@ -6,6 +6,8 @@ over for a kernel this CPU cannot run; what kcrypt --list-impls says."""
 import ctypes
 import os
 import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -230,3 +232,36 @@ def test_kcrypt_refuses_a_wrong_override(harness_build, override, message):
     proc = list_impls(harness_build, override)
     assert proc.returncode == 2 and proc.stdout == ""
     assert message in proc.stderr
+
+
+PICK = r"""
+import ctypes, sys
+lib = ctypes.CDLL(sys.argv[1])
+asked = []
+RUNNABLE = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_char_p)
+# Every kernel "runs" but the one named by sys.argv[2]; the address stands for the kernel.
+runnable = RUNNABLE(lambda name: None if name.decode() == sys.argv[2] else (asked.append(name.decode()) or len(asked)))
+lib.kc_dispatch_pick.restype = ctypes.c_void_p
+for _ in range(2):
+    lib.kc_dispatch_pick(0, 0, runnable, None)       # sm4, bulk
+print(" ".join(asked))
+"""
+
+
+@pytest.mark.parametrize("override,unrunnable,asked,warning", [
+    ("sm4=byteslice_ssse3_aesni", "", "byteslice_ssse3_aesni", ""),
+    ("sm4=byteslice_ssse3_aesni", "byteslice_ssse3_aesni", "", ""),  # passed over; no record of this CPU here
+    ("sm4=bogus", "", "", "KC_DISPATCH ignored: sm4 has no kernel 'bogus'\n"),
+])
+def test_pick_asks_for_the_override_once_and_warns_once(lib, tmp_path, override, unrunnable, asked, warning):
+    """kc_dispatch_pick in a fresh process: the override's kernel asked for
+    first and the pick kept (two calls, one question); a wrong KC_DISPATCH
+    ignored with one line on stderr."""
+    script = tmp_path / "pick.py"
+    script.write_text(PICK)
+    shared = next(Path(lib._name).parent.glob("libdispatch_test.so"))
+    proc = subprocess.run([sys.executable, str(script), str(shared), unrunnable], capture_output=True, text=True,
+                          env={**os.environ, "KC_DISPATCH": override})
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == asked
+    assert proc.stderr == (f"kcrypt library: {warning}" if warning else "")
