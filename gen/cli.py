@@ -1,7 +1,9 @@
 """`gen`: regenerate generated/, check that it has not drifted, check that
-every kernel program it emits is constant-time (ct-check), or explore a
-cipher's choices (explore: gen/explore.py); the choices it generates with
-are gen/choices.toml's (gen/choices.py)."""
+every kernel program it emits is constant-time (ct-check), explore a
+cipher's choices (explore: gen/explore.py), or record and check dispatch's
+measured kernel order on this machine (`gen dispatch record|check`:
+gen/dispatch_measure.py); the choices it generates with are
+gen/choices.toml's (gen/choices.py), the orders gen/dispatch.toml's."""
 
 import argparse
 import json
@@ -9,9 +11,9 @@ import sys
 import time
 from pathlib import Path
 
-from . import choices, explore, explore_measure
+from . import choices, dispatch, dispatch_measure, explore, explore_measure
 from .backends import SIMD_TARGETS, implementations, kernels
-from .emit import build_files, gf128_files, sm4_files, target_files, ublock_files, zuc_files, zuc_kernel_files
+from .emit import build_files, dispatch_files, gf128_files, sm4_files, target_files, ublock_files, zuc_files, zuc_kernel_files
 from .emit.bodies import KernelBodies
 from .ir import ct_check
 
@@ -28,7 +30,7 @@ def produce(choices):
     own, then the build over all of them and the target manifest."""
     parts = [sm4_files.files(choices), gf128_files.files(max(t.bits for t in SIMD_TARGETS.values())),
              zuc_files.files(choices), ublock_files.files(choices),
-             build_files.files(cipher_sources()), target_files.files()]
+             build_files.files(cipher_sources()), dispatch_files.files(), target_files.files()]
     products = {}
     for part in parts:
         clash = products.keys() & part.keys()
@@ -166,7 +168,38 @@ def check_constant_time(choices):
     return 1 if failed else 0
 
 
+def dispatch_command(argv):
+    """gen dispatch record|check: bench every native kernel of each slot on
+    this machine; record writes this CPU's record into gen/dispatch.toml (run
+    `gen` after it), check compares dispatch's default with the fastest."""
+    parser = argparse.ArgumentParser(prog="gen dispatch", description=dispatch_command.__doc__)
+    parser.add_argument("action", choices=("record", "check"))
+    parser.add_argument("--build", type=Path, default=ROOT / "build",
+                        help="the harness build whose bench and kcrypt run (default: build/, from `make build`)")
+    parser.add_argument("--rounds", type=int, default=3, help="bench runs per slot, in turns, best kept")
+    parser.add_argument("--note", default="", help="record: a remark kept in the record (e.g. how quiet the machine was)")
+    parser.add_argument("--tolerance", type=float, default=0.03, help="check: how far below the fastest the default may be")
+    args = parser.parse_args(argv)
+    figures = dispatch_measure.measure(args.build, args.rounds, progress=lambda s: print(s, file=sys.stderr))
+    if args.action == "record":
+        _, _, key = dispatch_measure.listing(args.build)
+        new = dispatch_measure.record(key, figures, args.note)
+        dispatch.PATH.write_text(dispatch.dumps(dispatch.with_record(dispatch.load(), new)))
+        for slot, kernels in new.order.items():
+            print(f"{slot}: " + ", ".join(f"{k} {new.gbps[slot][k]}" for k in kernels))
+        print(f"gen dispatch: wrote the record of {key} into {dispatch.PATH}; run `gen` to render it")
+        return 0
+    rows = dispatch_measure.check(args.build, figures, args.tolerance)
+    for slot, variant, kernel, source, mine, fastest, best, ratio, ok in rows:
+        print(f"{slot:14} {variant:14} default {kernel} ({source}) {mine:.2f} Gbit/s, fastest {fastest} "
+              f"{best:.2f}: {ratio:.3f} {'ok' if ok else 'SLOWER'}")
+    return 0 if all(row[-1] for row in rows) else 1
+
+
 def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["dispatch"]:
+        return dispatch_command(argv[1:])
     parser = argparse.ArgumentParser(prog="gen", description=__doc__)
     parser.add_argument("command", nargs="?", default="generate", choices=("generate", "check", "ct-check", "explore"))
     parser.add_argument("cipher", nargs="?", choices=tuple(explore.PROGRAMS), help="explore: the cipher whose choices")

@@ -75,6 +75,8 @@ class Bench:
                                 check=True).stdout
         out = {}
         for line in listed.splitlines():
+            if line.startswith("dispatch "):   # dispatch's defaults and this CPU's key
+                continue
             cipher, strategy, target, how = line.split()[:4]
             if how == "native":
                 out.setdefault(cipher, set()).add(f"{strategy}_{target}")

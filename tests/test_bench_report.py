@@ -747,7 +747,7 @@ def native_kernels(build):
     implementation lists bench iterates): {(cipher, strategy_target)}."""
     proc = subprocess.run([str(build / "kcrypt"), "--list-impls"], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
-    rows = [line.split() for line in proc.stdout.splitlines()]
+    rows = [line.split() for line in proc.stdout.splitlines() if not line.startswith("dispatch ")]
     return {(c, f"{s}_{t}") for c, s, t, status in rows if status == "native"}
 
 

@@ -151,3 +151,27 @@ def test_generated_sources_compile_cleanly(cc, target_arch):
         if result.returncode:
             failures.append(f"{path.name}: {result.stderr.strip()[:500]}")
     assert not failures, "\n".join(failures)
+
+
+PRINT_IDENTITY = r"""
+#include <stdio.h>
+#include "kc_cpu.h"
+int main(void)
+{
+    kc_cpu_identity id;
+    kc_cpu_identify(&id);
+    printf("%s %u %u\n", id.vendor, id.family, id.model);
+    return 0;
+}
+"""
+
+
+def test_identity_matches_proc_cpuinfo(tmp_path):
+    """kc_cpu_identify (the key of dispatch's records) against Linux's
+    vendor_id, cpu family and model, which apply the same extended fields."""
+    info = {}
+    for line in Path("/proc/cpuinfo").read_text().splitlines():
+        key, _, value = line.partition(":")
+        info.setdefault(key.strip(), value.strip())
+    vendor, family, model = run_generated_c(tmp_path, PRINT_IDENTITY).split()
+    assert (vendor, int(family), int(model)) == (info["vendor_id"], int(info["cpu family"]), int(info["model"]))

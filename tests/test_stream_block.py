@@ -365,6 +365,14 @@ def test_cbc_piece_of_partial_blocks_is_refused_and_the_state_goes_on(cipher, di
     assert out.raw == want
 
 
+
+class DispatchWhy(ctypes.Structure):
+    """kc_dispatch_why (kc_dispatch.h)."""
+    _fields_ = [("source", ctypes.c_int), ("record", ctypes.c_int), ("refused", ctypes.c_char_p)]
+
+
+SERIAL_ROLE, FEATURE_ORDER = 1, 0  # KC_DISPATCH_SERIAL, KC_DISPATCH_FEATURE_ORDER
+
 def test_null_impl_is_the_one_shot_default_and_unrunnable_impl_fails_init(cipher):
     bb = cipher.block
     iv = bytes(bb)
@@ -375,8 +383,16 @@ def test_null_impl_is_the_one_shot_default_and_unrunnable_impl_fails_init(cipher
         blocks = imp.contents.batch_blocks
         return blocks if variant is None else blocks[variant]
 
-    # CBC encryption's default: the native SIMD kernel with the smallest batch (the first of equals)
+    # CBC encryption's default: in feature order the native SIMD kernel with the smallest batch
+    # (the first of equals); where KC_DISPATCH or this CPU's measured record decides
+    # (kc_dispatch.h, tests/test_dispatch.py), the kernel <cipher>_impl_dispatch names.
     serial = min((imp for name, imp in impls if name != "reference_scalar"), key=batch)
+    why = DispatchWhy()
+    impl_dispatch = cipher.fn("impl_dispatch")
+    impl_dispatch.restype = ctypes.c_void_p
+    dispatched = impl_dispatch(SERIAL_ROLE, *(() if variant is None else (variant,)), ctypes.byref(why))
+    if why.source != FEATURE_ORDER:
+        serial = ctypes.cast(dispatched, type(serial))
     best = cipher.fn("impl_best")()
     # ... which <cipher>_impl_serial names (uBlock's per variant, none for one out of range).
     impl_serial = cipher.fn("impl_serial")

@@ -161,7 +161,8 @@ def ctcheck(harness_build, tmp_path_factory):
 def test_ctcheck_plan_covers_every_zuc_kernel(ctcheck, harness_build):
     plan = run([ctcheck, "--plan"]).stdout.splitlines()
     units = {l.split()[0]: l.split()[1:] for l in plan}
-    listed = run([harness_build / "kcrypt", "--list-impls", "zuc128"]).stdout.splitlines()
+    listed = [l for l in run([harness_build / "kcrypt", "--list-impls", "zuc128"]).stdout.splitlines()
+              if not l.startswith("dispatch ")]
     for _, strategy, target, _ in (l.split() for l in listed):
         unit = f"zuc_{strategy}_{target}"
         assert unit in units, unit

@@ -1,6 +1,7 @@
 """The build files of generated/ (Makefile, CMakeLists.txt) and the files all
 ciphers share (kc_kernel.h, each ISA's header, kc_wipe.h, kc_xor.h, kc_batches.h, kc_modes.h, and
-kc_cpu.h/.c, the CPU feature query of every dispatch), over every cipher's
+kc_cpu.h/.c, the CPU feature query of every dispatch; kc_dispatch.c, rendered by
+dispatch_files, is built with them), over every cipher's
 sources: libkcrypt.a from the native ones, libkcrypt_emulated.a from each
 cipher's SIMDe unit.
 Each cipher's emitter lists its sources; this module only renders them, so
@@ -60,7 +61,7 @@ class CipherSources:
 
 
 # Sources every cipher links against.
-SHARED_SOURCES = (SourceFile("kc_cpu", ""),)
+SHARED_SOURCES = (SourceFile("kc_cpu", ""), SourceFile("kc_dispatch", ""))
 
 
 def cpu_files():

@@ -47,6 +47,18 @@ unsigned kc_cpu_features(void);
  * "arm_" before the crypto extensions ("arm_aes"; x86 has an "aes"). */
 const char *kc_cpu_feature_name(unsigned feature);
 
+/* Who made the CPU and which model it is: with the feature word, the key of
+ * dispatch's measured records (kc_dispatch.h).  On x86-64 the CPUID vendor
+ * string and the display family and model of leaf 1 (Intel SDM vol. 2A,
+ * CPUID: the extended fields added as it says); elsewhere an empty vendor and
+ * zeros, which no record has. */
+typedef struct kc_cpu_identity {
+    char vendor[13];
+    unsigned family, model;
+} kc_cpu_identity;
+
+void kc_cpu_identify(kc_cpu_identity *id);
+
 /* Nonzero when the CPU has every feature in `mask`. */
 static inline int kc_cpu_has(unsigned mask)
 {

@@ -19,6 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kc_dispatch.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -106,11 +108,16 @@ const sm4_impl *const *sm4_impls(size_t *count);
  * that target.  Returns NULL if unknown.  Emulated ones are returned only
  * when `emulated` is 1. */
 const sm4_impl *sm4_impl_find(const char *strategy, const char *target, int emulated);
-/* The fastest implementation this CPU runs natively. */
+/* The default kernel of a role on this CPU (kc_dispatch.h: KC_DISPATCH, then
+ * this CPU's measured record, then the feature order below), why saying
+ * which (may be NULL); NULL for a role out of range. */
+const sm4_impl *sm4_impl_dispatch(kc_dispatch_role role, kc_dispatch_why *why);
+/* The bulk default (ECB, CBC decryption, CTR); in feature order the first
+ * native implementation this CPU runs. */
 const sm4_impl *sm4_impl_best(void);
-/* The one serial work runs on (CBC encryption, one block per call): the
- * native SIMD kernel with the smallest batch, so the fewest padding blocks
- * are computed.  NULL when no SIMD kernel runs natively. */
+/* The one serial work runs on (CBC encryption, one block per call); in
+ * feature order the native SIMD kernel with the smallest batch, so the fewest
+ * padding blocks are computed.  NULL when no SIMD kernel runs natively. */
 const sm4_impl *sm4_impl_serial(void);
 /* Adds the SIMDe-built kernels (only in builds that compile sm4_emulated.c). */
 void sm4_register_emulated(void);

@@ -21,6 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kc_dispatch.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -140,12 +142,18 @@ const ublock_impl *const *ublock_impls(size_t *count);
 /* Lookup by strategy and target; strategy NULL picks the fastest strategy of
  * that target.  NULL if unknown.  Emulated ones only when `emulated` is 1. */
 const ublock_impl *ublock_impl_find(const char *strategy, const char *target, int emulated);
-/* The fastest implementation this CPU runs natively. */
+/* The default kernel of a role on this CPU for variant v (kc_dispatch.h:
+ * KC_DISPATCH, then this CPU's measured record, then the feature order
+ * below), why saying which (may be NULL); NULL for a role or variant out of
+ * range. */
+const ublock_impl *ublock_impl_dispatch(kc_dispatch_role role, ublock_variant v, kc_dispatch_why *why);
+/* The bulk default (ECB, CBC decryption, CTR); in feature order the first
+ * native implementation this CPU runs. */
 const ublock_impl *ublock_impl_best(void);
 /* The one serial work on variant v runs on (CBC encryption, one block per
- * call): the native SIMD kernel with the smallest batch, so the fewest
- * padding blocks are computed.  NULL when no SIMD kernel runs natively, or
- * for a variant out of range. */
+ * call); in feature order the native SIMD kernel with the smallest batch, so
+ * the fewest padding blocks are computed.  NULL when no SIMD kernel runs
+ * natively, or for a variant out of range. */
 const ublock_impl *ublock_impl_serial(ublock_variant v);
 /* Adds the SIMDe-built kernels (only in builds that compile ublock_emulated.c). */
 void ublock_register_emulated(void);

@@ -25,6 +25,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kc_dispatch.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -130,7 +132,12 @@ const zuc_impl *const *zuc_impls(size_t *count);
 /* Lookup by strategy and target (strategy NULL: any); NULL if unknown.
  * Emulated ones are returned only when `emulated` is 1. */
 const zuc_impl *zuc_impl_find(const char *strategy, const char *target, int emulated);
-/* The fastest implementation this CPU runs natively. */
+/* The default kernel of a role (KC_DISPATCH_BULK only) on this CPU
+ * (kc_dispatch.h: KC_DISPATCH, then this CPU's measured record, then the
+ * feature order), why saying which (may be NULL); NULL for another role. */
+const zuc_impl *zuc_impl_dispatch(kc_dispatch_role role, kc_dispatch_why *why);
+/* The bulk default: zuc_impl_dispatch(KC_DISPATCH_BULK, NULL); in feature
+ * order the first native implementation this CPU runs. */
 const zuc_impl *zuc_impl_best(void);
 /* Adds the SIMDe-built kernels (only in builds that link libkcrypt_emulated.a). */
 void zuc_register_emulated(void);

@@ -7,6 +7,7 @@
  * architecture never reports another's features. */
 #include <stdatomic.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "kc_cpu.h"
 
@@ -80,6 +81,23 @@ static unsigned read_features(void)
     return features;
 }
 
+void kc_cpu_identify(kc_cpu_identity *id)
+{
+    unsigned a, b, c, d;
+    memset(id, 0, sizeof *id);
+    __cpuid(0, a, b, c, d);
+    const unsigned max_leaf = a;
+    memcpy(id->vendor, &b, 4); /* "Genu" "ineI" "ntel": EBX, EDX, ECX */
+    memcpy(id->vendor + 4, &d, 4);
+    memcpy(id->vendor + 8, &c, 4);
+    if (max_leaf < 1)
+        return;
+    __cpuid(1, a, b, c, d);
+    const unsigned base_family = a >> 8 & 0xf, base_model = a >> 4 & 0xf;
+    id->family = base_family == 0xf ? base_family + (a >> 20 & 0xff) : base_family;
+    id->model = base_family == 0x6 || base_family == 0xf ? (a >> 16 & 0xf) << 4 | base_model : base_model;
+}
+
 #elif defined(__aarch64__) && defined(__linux__)
 /* AArch64 Linux: the kernel's AT_HWCAP word (arch/arm64/include/uapi/asm/hwcap.h)
  * has a feature's bit set only where the CPU implements it and the kernel
@@ -109,6 +127,14 @@ static unsigned read_features(void)
 static unsigned read_features(void)
 {
     return 0;
+}
+#endif
+
+#if !defined(__x86_64__)
+/* No identity dispatch's records know outside x86-64 (yet): the feature order. */
+void kc_cpu_identify(kc_cpu_identity *id)
+{
+    memset(id, 0, sizeof *id);
 }
 #endif
 

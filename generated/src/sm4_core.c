@@ -170,6 +170,7 @@ void sm4_impl_register(const sm4_impl *impl)
             return;
     if (sm4_registry_count < SM4_MAX_IMPLS)
         sm4_registry[sm4_registry_count++] = impl;
+    kc_dispatch_forget(KC_DISPATCH_SM4);
 }
 
 const sm4_impl *const *sm4_impls(size_t *count)
@@ -189,7 +190,18 @@ const sm4_impl *sm4_impl_find(const char *strategy, const char *target, int emul
     return NULL;
 }
 
-const sm4_impl *sm4_impl_best(void)
+/* The native kernel named `kernel` if this CPU runs it: dispatch's lookup. */
+static const void *sm4_runnable(const char *kernel)
+{
+    for (size_t i = 0; i < sm4_registry_count; i++)
+        if (!sm4_registry[i]->emulated && strcmp(sm4_registry[i]->name, kernel) == 0 &&
+            sm4_registry[i]->cpu_supported())
+            return sm4_registry[i];
+    return NULL;
+}
+
+/* The feature order's bulk kernel: the first native one this CPU runs. */
+static const sm4_impl *sm4_first_native(void)
 {
     for (size_t i = 0; i < sm4_registry_count; i++)
         if (!sm4_registry[i]->emulated && sm4_registry[i]->cpu_supported())
@@ -197,7 +209,8 @@ const sm4_impl *sm4_impl_best(void)
     return NULL;
 }
 
-const sm4_impl *sm4_impl_serial(void)
+/* The feature order's serial kernel: the native SIMD one with the smallest batch. */
+static const sm4_impl *sm4_smallest_batch(void)
 {
     const sm4_impl *pick = NULL;
     for (size_t i = 0; i < sm4_registry_count; i++) {
@@ -207,6 +220,24 @@ const sm4_impl *sm4_impl_serial(void)
             pick = impl;
     }
     return pick;
+}
+
+const sm4_impl *sm4_impl_dispatch(kc_dispatch_role role, kc_dispatch_why *why)
+{
+    if ((unsigned)role >= KC_DISPATCH_ROLE_COUNT)
+        return NULL;
+    const sm4_impl *impl = kc_dispatch_pick(KC_DISPATCH_SM4, role, sm4_runnable, why);
+    return impl ? impl : role == KC_DISPATCH_SERIAL ? sm4_smallest_batch() : sm4_first_native();
+}
+
+const sm4_impl *sm4_impl_best(void)
+{
+    return sm4_impl_dispatch(KC_DISPATCH_BULK, NULL);
+}
+
+const sm4_impl *sm4_impl_serial(void)
+{
+    return sm4_impl_dispatch(KC_DISPATCH_SERIAL, NULL);
 }
 
 /* ---- modes (kc_modes.h) ------------------------------------------------------ */

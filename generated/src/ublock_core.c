@@ -458,6 +458,7 @@ void ublock_impl_register(const ublock_impl *impl)
             return;
     if (registry_count < UBLOCK_MAX_IMPLS)
         registry[registry_count++] = impl;
+    kc_dispatch_forget(KC_DISPATCH_UBLOCK);
 }
 
 const ublock_impl *const *ublock_impls(size_t *count)
@@ -498,16 +499,20 @@ static int has_multi(const ublock_impl *impl, ublock_variant v)
     return impl->crypt_blocks_multi != NULL;
 }
 
-const ublock_impl *ublock_impl_best(void)
+/* The native kernel named `kernel` if this CPU runs it: dispatch's lookup. */
+static const void *runnable(const char *kernel)
 {
-    return first_native(any_impl, UBLOCK_128_128);
+    for (size_t i = 0; i < registry_count; i++)
+        if (!registry[i]->emulated && strcmp(registry[i]->name, kernel) == 0 && registry[i]->cpu_supported())
+            return registry[i];
+    return NULL;
 }
 
-const ublock_impl *ublock_impl_serial(ublock_variant v)
+/* The feature order's serial kernel of variant v: the native SIMD one with
+ * the smallest batch. */
+static const ublock_impl *smallest_batch(ublock_variant v)
 {
     const ublock_impl *pick = NULL;
-    if ((unsigned)v >= UBLOCK_VARIANT_COUNT)
-        return NULL;
     for (size_t i = 0; i < registry_count; i++) {
         const ublock_impl *impl = registry[i];
         if (!impl->emulated && strcmp(impl->target, "scalar") != 0 && impl->cpu_supported() &&
@@ -515,6 +520,24 @@ const ublock_impl *ublock_impl_serial(ublock_variant v)
             pick = impl;
     }
     return pick;
+}
+
+const ublock_impl *ublock_impl_dispatch(kc_dispatch_role role, ublock_variant v, kc_dispatch_why *why)
+{
+    if ((unsigned)role >= KC_DISPATCH_ROLE_COUNT || (unsigned)v >= UBLOCK_VARIANT_COUNT)
+        return NULL;
+    const ublock_impl *impl = kc_dispatch_pick(KC_DISPATCH_UBLOCK, role, runnable, why);
+    return impl ? impl : role == KC_DISPATCH_SERIAL ? smallest_batch(v) : first_native(any_impl, v);
+}
+
+const ublock_impl *ublock_impl_best(void)
+{
+    return ublock_impl_dispatch(KC_DISPATCH_BULK, UBLOCK_128_128, NULL);
+}
+
+const ublock_impl *ublock_impl_serial(ublock_variant v)
+{
+    return ublock_impl_dispatch(KC_DISPATCH_SERIAL, v, NULL);
 }
 
 /* ---- modes (kc_modes.h) -------------------------------------------------------------- */

@@ -255,6 +255,7 @@ void zuc_impl_register(const zuc_impl *impl)
             return;
     if (zuc_registry_count < ZUC_MAX_IMPLS)
         zuc_registry[zuc_registry_count++] = impl;
+    kc_dispatch_forget(KC_DISPATCH_ZUC);
 }
 
 const zuc_impl *const *zuc_impls(size_t *count)
@@ -291,9 +292,27 @@ static const zuc_impl *fastest_native(size_t streams)
     return NULL;
 }
 
+/* The native kernel named `kernel` if this CPU runs it: dispatch's lookup. */
+static const void *zuc_runnable(const char *kernel)
+{
+    for (size_t i = 0; i < zuc_registry_count; i++)
+        if (!zuc_registry[i]->emulated && strcmp(zuc_registry[i]->name, kernel) == 0 &&
+            zuc_registry[i]->cpu_supported())
+            return zuc_registry[i];
+    return NULL;
+}
+
+const zuc_impl *zuc_impl_dispatch(kc_dispatch_role role, kc_dispatch_why *why)
+{
+    if (role != KC_DISPATCH_BULK)
+        return NULL;
+    const zuc_impl *impl = kc_dispatch_pick(KC_DISPATCH_ZUC, role, zuc_runnable, why);
+    return impl ? impl : fastest_native(SIZE_MAX);
+}
+
 const zuc_impl *zuc_impl_best(void)
 {
-    return fastest_native(SIZE_MAX);
+    return zuc_impl_dispatch(KC_DISPATCH_BULK, NULL);
 }
 
 /* ---- the interleaved lanes state ------------------------------------------------ */

@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "common.h"
+#include "kc_dispatch.h"
 #include "vectors.h"
 
 /* ------------------------------------------------------------------ */
@@ -147,6 +148,9 @@ typedef struct kc_desc {
   const void *(*find)(const char *strategy, const char *target, int emulated);
   const void *(*best)(void);
   const void *(*serial)(void);
+  /* The library's default kernel of a role (a kc_dispatch_role) for a
+   * variant, why saying where it came from: <cipher>_impl_dispatch. */
+  const void *(*dispatch)(int role, int variant, kc_dispatch_why *why);
   const kc_block_api *block; /* NULL: not a block cipher */
   const struct kc_cli *cli;
   const struct verify_hooks *verify;

@@ -31,6 +31,10 @@ static sm4_direction dir(int encrypt) { return encrypt ? SM4_ENCRYPT : SM4_DECRY
 
 KC_LIBRARY_LOOKUPS(sm4)
 static const void *serial(void) { return sm4_impl_serial() ? sm4_impl_serial() : sm4_impl_best(); }
+static const void *dispatch(int role, int variant, kc_dispatch_why *why) {
+  (void)variant;
+  return sm4_impl_dispatch((kc_dispatch_role)role, why);
+}
 
 /* ------------------------------------------------------------------ */
 /* The library                                                          */
@@ -245,6 +249,7 @@ const kc_desc kc_sm4 = {
     .find = find,
     .best = best,
     .serial = serial,
+    .dispatch = dispatch,
     .block = &BLOCK,
     .cli = &kc_sm4_cli,
     .verify = &VERIFY,

@@ -26,6 +26,9 @@ static const void *serial(void) {
   const ublock_impl *s = ublock_impl_serial(UBLOCK_128_128);
   return s ? s : ublock_impl_best();
 }
+static const void *dispatch(int role, int variant, kc_dispatch_why *why) {
+  return ublock_impl_dispatch((kc_dispatch_role)role, (ublock_variant)variant, why);
+}
 
 /* ------------------------------------------------------------------ */
 /* The library                                                          */
@@ -463,6 +466,7 @@ const kc_desc kc_ublock = {
     .find = find,
     .best = best,
     .serial = serial,
+    .dispatch = dispatch,
     .block = &BLOCK,
     .cli = &kc_block_cli,
     .verify = &VERIFY,

@@ -17,6 +17,10 @@ extern const bench_hooks kc_zuc_bench;
 extern const ct_hooks kc_zuc_ct;
 
 KC_LIBRARY_LOOKUPS(zuc)
+static const void *dispatch(int role, int variant, kc_dispatch_why *why) {
+  (void)variant;
+  return zuc_impl_dispatch((kc_dispatch_role)role, why);
+}
 
 static const kc_variant VARIANTS[] = {{"zuc128", ZUC_128, 16, 0}, {"zuc256", ZUC_256, 32, 0}};
 
@@ -29,6 +33,7 @@ const kc_desc kc_zuc = {
     .find = find,
     .best = best,
     .serial = best,
+    .dispatch = dispatch,
     .cli = &kc_zuc_cli,
     .verify = &kc_zuc_verify,
     .bench = &kc_zuc_bench,

@@ -193,7 +193,17 @@ static void usage(FILE *f) {
           "      --list-targets   print each target and whether it runs native,\n"
           "                       emulated or is unavailable here\n"
           "      --list-impls     the same per implementation: cipher, strategy,\n"
-          "                       target, status\n"
+          "                       target, status; then per cipher and role (bulk:\n"
+          "                       ECB, CBC decryption, CTR; serial: CBC encryption)\n"
+          "                       the kernel used without -t and why: override\n"
+          "                       (KC_DISPATCH), record (this CPU's measurements,\n"
+          "                       gen/dispatch.toml) or feature-order; and this\n"
+          "                       CPU's key (dispatch cpu ...)\n"
+          "\nenvironment:\n"
+          "  KC_DISPATCH          CIPHER[.ROLE]=KERNEL,... the default kernel to run\n"
+          "                       (testing; e.g. sm4=byteslice_avx2_gfni): an unknown\n"
+          "                       name is refused, a kernel this CPU cannot run is\n"
+          "                       passed over\n"
           "\nciphers and modes:\n");
   for (size_t c = 0; c < KC_N_CIPHERS; c++)
     for (size_t i = 0; i < KC_CIPHERS[c]->n_variants; i++)
@@ -215,8 +225,41 @@ static int finish_text(const char *what) {
  * cipher, each target's best status over all ciphers.
  *
  * --list-impls [CIPHER]: one line "CIPHER STRATEGY TARGET STATUS" per
- * implementation (a native build and its emulated twin are two lines).
+ * implementation (a native build and its emulated twin are two lines); then
+ * per cipher and role the default kernel (print_dispatch), and this CPU's
+ * identity as dispatch's records key it.
  */
+/* "dispatch CIPHER ROLE KERNEL SOURCE [DETAIL]" per role the library picks a
+ * default for: SOURCE override, record (DETAIL: its key) or feature-order;
+ * DETAIL also names a KC_DISPATCH kernel passed over because it does not
+ * run here. */
+static void print_dispatch(const kc_desc *d, const kc_variant *v, const kc_view_list *l) {
+  for (int role = 0; role < KC_DISPATCH_ROLE_COUNT; role++) {
+    kc_dispatch_why why;
+    const kc_impl_view *pick = kc_view_of(l, d->dispatch(role, v->id, &why));
+    if (!pick) continue;
+    printf("dispatch %s %s %s %s", v->name, kc_dispatch_role_name(role), pick->name,
+           kc_dispatch_source_name(why.source));
+    if (why.source == KC_DISPATCH_RECORD) printf(" %s", kc_dispatch_record_key(why.record));
+    if (why.refused) printf(" (KC_DISPATCH's %s does not run here)", why.refused);
+    putchar('\n');
+  }
+}
+
+/* "dispatch cpu VENDOR/FAMILY/MODEL/FEATURE,...": the key of this CPU's record. */
+static void print_identity(void) {
+  kc_cpu_identity id;
+  kc_cpu_identify(&id);
+  printf("dispatch cpu %s/%u/%u/", id.vendor, id.family, id.model);
+  const char *sep = "";
+  for (int bit = 0; bit < KC_CPU_FEATURE_COUNT; bit++)
+    if (kc_cpu_features() >> bit & 1) {
+      printf("%s%s", sep, kc_cpu_feature_name(1u << bit));
+      sep = ",";
+    }
+  putchar('\n');
+}
+
 static int list(const char *cipher_name, int per_impl) {
   typedef struct {
     const char *target;
@@ -244,7 +287,9 @@ static int list(const char *cipher_name, int per_impl) {
         else if (j < n_merged && avail < merged[j].avail)
           merged[j].avail = avail; /* keep the best */
       }
+      if (per_impl) print_dispatch(KC_CIPHERS[c], &KC_CIPHERS[c]->variants[k], &l);
     }
+  if (per_impl) print_identity();
   for (size_t i = 0; i < n_merged; i++)
     printf("%s %s\n", merged[i].target, kc_avail_name(merged[i].avail));
   return finish_text(per_impl ? "the list of implementations" : "the list of targets");
@@ -257,6 +302,8 @@ int main(int argc, char **argv) {
     usage(stderr);
     return EXIT_USAGE;
   }
+  const char *override = getenv("KC_DISPATCH");
+  if (kc_dispatch_check(override, err, sizeof err) != 0) return fail("KC_DISPATCH: %s", err);
   int list_targets = strcmp(argv[1], "--list-targets") == 0;
   if (list_targets || strcmp(argv[1], "--list-impls") == 0) {
     cipher found;
