@@ -35,7 +35,7 @@ export PATH := $(abspath $(VENV))/bin:$(PATH)
 BENCH_FLAGS ?=
 
 .PHONY: all deps generate build build-aarch64 verify verify-aarch64 model bench report test ctcheck abi-check linux-asm-check round-floor \
-        peer-gmsm clean
+        peer-gmsm peer-libgcrypt clean
 
 all: deps generate build verify model bench report
 
@@ -183,6 +183,14 @@ ctcheck: build
 # from deps) fetches that toolchain as a Go module (see the script).
 peer-gmsm: deps
 	harness/peers/gmsm/build.sh $(abspath $(BUILD))/peers/gmsm
+
+# libgcrypt 1.11 or newer (the strongest x86 SM4 peer; Debian 12 has 1.10.1) as
+# $(BUILD)/peers/libgcrypt, from the source trees LIBGCRYPT_SRC and
+# LIBGPG_ERROR_SRC (default build/peers/src/libgcrypt and .../libgpg-error):
+# nothing is downloaded (see the script).  bench runs against it through
+# harness/peers/with_libgcrypt.sh.
+peer-libgcrypt:
+	OUT=$(abspath $(BUILD))/peers/libgcrypt harness/peers/build_libgcrypt.sh
 
 # The drift check beside the two builds, then every other stage, side by side on
 # the cores (harness/stages.py): longest first, each stage's output in

@@ -79,12 +79,17 @@ class Peer:
         return f"linux {self.function}"
 
     def target(self, manifest):
-        """Our AArch64 target with the same instructions (generated/targets.json:
-        the C target whose CPU features are the peer's), for its records."""
-        same = [t["name"] for t in manifest.targets.values() if t["arch"] == mca_core.AARCH64.name
-                and t["form"] == "c" and frozenset(t["cpu_features"]) == self.needs]
+        """Our AArch64 target that has the peer's instructions and the fewest
+        others (generated/targets.json: of the C targets whose CPU features
+        include the peer's, the one with fewest features; neon_sm4 also
+        needs AES and PMULL, for GCM and XTS), for its records."""
+        able = [t for t in manifest.targets.values() if t["arch"] == mca_core.AARCH64.name
+                and t["form"] == "c" and self.needs <= frozenset(t["cpu_features"])]
+        fewest = min((len(t["cpu_features"]) for t in able), default=None)
+        same = [t["name"] for t in able if len(t["cpu_features"]) == fewest]
         if len(same) != 1:
-            raise ValueError(f"{self.function}: {len(same)} targets need exactly {', '.join(sorted(self.needs))}")
+            raise ValueError(f"{self.function}: {len(same)} targets with the fewest features "
+                             f"beyond {', '.join(sorted(self.needs))}")
         return same[0]
 
 

@@ -108,6 +108,21 @@ them and XORs the message into its stores (gen/ir/keystream.py), cut and
 modelled as the ECB batch above; the Linux sm4_ce_ctr_enc below also makes
 its counters inside its pass.
 
+SM4 GCM (mode "gcm-enc"): the kernel's stitched form sm4_<name>_batch_gcm,
+the counter form and GHASH of one batch of blocks (GHASH's chained steps with
+PMULL or PCLMULQDQ) in one body (gen/ir/stitch.py), modelled per byte as CTR
+is.  GCC inlines it into the loop of sm4_<name>_gcm_xor (it has one caller),
+so where the first compile has no such function the file is compiled again
+with -fno-inline-functions-called-once -fno-inline-functions (NOT_INLINED;
+the record says so in compiler_extra_flags), and a form that then calls a
+helper is refused.  GHASH's value passes from batch to batch through memory,
+which llvm-mca does not see as a dependency.
+
+SM4 XTS (mode "xts-enc"): the whitened form sm4_<name>_batch_xts (E(in ^ T)
+^ T) plus sm4_<name>_xts_ieee_register, the batch's tweaks, which the mode
+layer computes once per batch (kc_gf128_modes.h): its straight-line code is
+added to the code run once per batch.
+
 The machinery both share (cutting, running llvm-mca, the bound, cycles per
 batch) is harness/mca_core.py.
 
@@ -139,7 +154,8 @@ Usage:
 Output: a markdown table ("Modelled (llvm-mca-19 <version>), not measured")
 on stdout and, with --json, a list of records
 {cipher, impl: "ours" (the peers: "linux"), name, strategy, target, mode:
-"kernel" or "ctr" (ZUC: "keystream"; peers: "ecb-enc" or "ctr"), msg_bytes, lanes,
+"kernel", "ctr", "gcm-enc" or "xts-enc" (ZUC: "keystream"; peers: "ecb-enc"
+or "ctr"), msg_bytes, lanes,
 modelled: true, arch, mca, cpu_model, cpb, cycles_per_batch, batch_bytes,
 ... and on AArch64 vector_ops_per_byte, vector_pipes, bound_cpb,
 pipe_bound_cpb, cpb_over_bound}
@@ -371,9 +387,60 @@ def ublock_jobs(name, c_text, asm, arch=X86):
     return jobs
 
 
-def sm4_jobs(name, c_text, asm, generated_dir, arch=X86):
+# The SM4 kernels' other batch forms, modelled beside the ECB batch where the
+# kernel has them: (record mode, function suffix, what the record's note says).
+SM4_FORMS = (
+    ("ctr", "_batch_ctr",
+     "CTR: {function}, the batch that builds its {blocks} counter blocks in registers and XORs "
+     "the message into its stores (gen/ir/keystream.py)"),
+    ("gcm-enc", "_batch_gcm",
+     "GCM: {function}, the counter form stitched with GHASH of a batch of {blocks} blocks in one "
+     "body (gen/ir/stitch.py); the same body serves decryption. GHASH's value goes from one "
+     "batch to the next through memory, a dependency llvm-mca does not model (-noalias)"),
+    ("xts-enc", "_batch_xts",
+     "XTS: {function}, the batch whitened by its tweaks before and after (gen/ir/keystream.py "
+     "whiten), plus the batch's {blocks} tweaks ({tweaks}, straight-line, once per batch)"),
+)
+XTS_TWEAKS = "_xts_ieee_register"  # the IEEE 1619 tweaks of a batch after the first
+
+
+def with_tweaks(cut, asm, function, arch):
+    """The XTS cut with the batch's tweak function added to the code run once
+    per batch: the mode layer calls it once per batch before _batch_xts.  It
+    must be straight-line (no loop) to be counted once."""
+    tweaks = cut_kernel(asm, function=function, arch=arch)
+    if tweaks["loop"]:
+        raise ValueError(f"{function} has a loop: not modelled as straight-line code")
+    return dict(cut, rest=cut["rest"] + tweaks["rest"] + tweaks["body"])
+
+
+# GCC inlines a form called from one place only (GCM's stitched form, through
+# kc_run_gcm_batches, into the loop of _gcm_xor); compiled again with these
+# flags it stays a function of its own, the body the loop runs per batch.
+NOT_INLINED = ("-fno-inline-functions-called-once", "-fno-inline-functions")
+
+
+def out_of_line(asm, function, recompile):
+    """The assembly that holds `function` out of line: asm, or where the
+    compiler inlined it there, recompile(NOT_INLINED)'s.  A function that
+    calls another (a helper left out of line) is refused: llvm-mca would not
+    count the callee."""
+    if any(n == function or n.startswith(function + ".") for n in functions(asm)):
+        return asm
+    asm = recompile(list(NOT_INLINED))
+    lines = next((l for n, l in functions(asm).items()
+                  if n == function or n.startswith(function + ".")), [])
+    if any(re.match(r"\s+(call|bl)\s", l) for l in lines):
+        raise ValueError(f"{function} compiled out of line calls another function: not modelled")
+    return asm
+
+
+def sm4_jobs(name, c_text, asm, generated_dir, arch=X86, recompile=None):
     """The SM4 kernel's batch function (mode "kernel") and, where the kernel
-    has one, its counter form (mode "ctr"): [(cut, params, base)]."""
+    has them, its counter form (mode "ctr"), GCM's stitched form ("gcm-enc")
+    and XTS's whitened form with its tweaks ("xts-enc"): [(cut, params, base)].
+    recompile(extra_flags): the kernel's assembly compiled with more flags
+    (out_of_line)."""
     strategy, target = split_impl(name)
     sm4_h = os.path.join(generated_dir, "include", "sm4.h")
     sm4_h_text = open(sm4_h, encoding="utf-8").read() if os.path.exists(sm4_h) else None
@@ -384,12 +451,18 @@ def sm4_jobs(name, c_text, asm, generated_dir, arch=X86):
         "lanes": params["batch_blocks"],
     }
     jobs = [(cut_kernel(asm, arch=arch), params, base)]
-    counter_form = f"sm4_{name}_batch_ctr"
-    if function_text(c_text, counter_form) is not None:
-        cut = cut_kernel(asm, function=counter_form, arch=arch)
-        note = (f"CTR: {counter_form}, the batch that builds its {params['batch_blocks']} counter blocks in "
-                "registers and XORs the message into its stores (gen/ir/keystream.py)")
-        jobs.append((cut, params, dict(base, mode="ctr", note=note)))
+    for mode, suffix, note in SM4_FORMS:
+        function = f"sm4_{name}{suffix}"
+        if function_text(c_text, function) is None:
+            continue
+        form_asm = out_of_line(asm, function, recompile)
+        cut = cut_kernel(form_asm, function=function, arch=arch)
+        tweaks = f"sm4_{name}{XTS_TWEAKS}"
+        if mode == "xts-enc":
+            cut = with_tweaks(cut, asm, tweaks, arch)
+        text = note.format(function=function, blocks=params["batch_blocks"], tweaks=tweaks)
+        extra = {} if form_asm is asm else {"compiler_extra_flags": " ".join(NOT_INLINED)}
+        jobs.append((cut, params, dict(base, mode=mode, note=text, **extra)))
     return jobs
 
 
@@ -408,14 +481,15 @@ def model_impl(name, cpus, generated_dir, cc=None):
     with open(src, encoding="utf-8") as f:
         c_text = f.read()
     flags = target_flags(target, generated_dir)
-    asm = compile_to_asm(src, flags, [os.path.join(generated_dir, "include"),
-                                      os.path.join(generated_dir, "src")], cc)
+    includes = [os.path.join(generated_dir, "include"), os.path.join(generated_dir, "src")]
+    asm = compile_to_asm(src, flags, includes, cc)
     if is_zuc(name):
         jobs = zuc_jobs(name, c_text, asm, arch)
     elif is_ublock(name):
         jobs = ublock_jobs(name, c_text, asm, arch)
     else:
-        jobs = sm4_jobs(name, c_text, asm, generated_dir, arch)
+        jobs = sm4_jobs(name, c_text, asm, generated_dir, arch,
+                        lambda extra: compile_to_asm(src, flags + extra, includes, cc))
     records = []
     for cut, params, base in jobs:
         base.update({
@@ -453,8 +527,8 @@ def label(rec):
     cipher = rec.get("cipher", "")
     if cipher.startswith("ublock"):
         return f"{rec['name']} {cipher}"
-    if rec.get("impl") == "ours" and rec.get("mode") == "ctr":
-        return f"{rec['name']} ctr"
+    if rec.get("impl") == "ours" and rec.get("mode") in ("ctr", "gcm-enc", "xts-enc"):
+        return f"{rec['name']} {rec['mode']}"
     return rec["name"]
 
 

@@ -622,7 +622,7 @@ def test_rounds4_neon_sm4_gets_a_ctr_record(tmp_path, capsys):
     out = tmp_path / "mca.json"
     assert mca_model.main(["--arm-cpu", "neoverse-v1", "--json", str(out), "rounds4_neon_sm4"]) == 0
     text = capsys.readouterr().out
-    ecb, ctr = json.loads(out.read_text())
+    ecb, ctr = json.loads(out.read_text())[:2]
     assert (ecb["mode"], ctr["mode"]) == ("kernel", "ctr")
     assert ecb["function"] == "sm4_rounds4_neon_sm4_batch"
     assert ctr["function"] == "sm4_rounds4_neon_sm4_batch_ctr"
@@ -637,3 +637,136 @@ def test_rounds4_neon_sm4_gets_a_ctr_record(tmp_path, capsys):
     import report
     md = report.render_markdown([], report.load_records(str(out)))
     assert "modelled (llvm-mca neoverse-v1)" in md and "ctr" in md
+
+
+# --------------------------------------------------------------------------
+# GCM and XTS (SM4): the stitched form and the whitened form with its tweaks
+# --------------------------------------------------------------------------
+
+AARCH64_FUNCS = """\
+\t.type\tsm4_x_batch_gcm, %function
+sm4_x_batch_gcm:
+\tldr\tq0, [x1]
+\tpmull\tv1.1q, v0.1d, v0.1d
+\tstr\tq1, [x2]
+\tret
+\t.size\tsm4_x_batch_gcm, .-sm4_x_batch_gcm
+\t.type\tsm4_x_xts_ieee_register, %function
+sm4_x_xts_ieee_register:
+\tldr\tq0, [x0]
+\tshl\tv1.2d, v0.2d, 1
+\tstr\tq1, [x1]
+\tret
+\t.size\tsm4_x_xts_ieee_register, .-sm4_x_xts_ieee_register
+\t.type\tsm4_x_xts_loop, %function
+sm4_x_xts_loop:
+.L3:
+\tshl\tv1.2d, v0.2d, 1
+\tsubs\tx2, x2, 1
+\tbne\t.L3
+\tret
+\t.size\tsm4_x_xts_loop, .-sm4_x_xts_loop
+"""
+
+INLINED = """\
+\t.type\tsm4_x_gcm_xor, %function
+sm4_x_gcm_xor:
+\tret
+\t.size\tsm4_x_gcm_xor, .-sm4_x_gcm_xor
+"""
+
+CALLING = """\
+\t.type\tsm4_x_batch_gcm, %function
+sm4_x_batch_gcm:
+\tbl\tsm4_x_helper
+\tret
+\t.size\tsm4_x_batch_gcm, .-sm4_x_batch_gcm
+"""
+
+
+def test_an_inlined_form_is_compiled_again_out_of_line():
+    """A form GCC inlined into its one caller (GCM's, through
+    kc_run_gcm_batches) is taken from a second compile with inlining of
+    called-once functions off; a form already there is taken as it is, and
+    one that calls a helper is refused (llvm-mca would not count it)."""
+    asked = []
+
+    def recompile(extra):
+        asked.append(extra)
+        return AARCH64_FUNCS
+
+    assert mca_model.out_of_line(AARCH64_FUNCS, "sm4_x_batch_gcm", recompile) is AARCH64_FUNCS
+    assert asked == []
+    assert mca_model.out_of_line(INLINED, "sm4_x_batch_gcm", recompile) is AARCH64_FUNCS
+    assert asked == [list(mca_model.NOT_INLINED)]
+    with pytest.raises(ValueError, match="calls another function"):
+        mca_model.out_of_line(INLINED, "sm4_x_batch_gcm", lambda extra: CALLING)
+
+
+def test_xts_counts_the_batch_tweaks_once_and_refuses_a_looping_one():
+    """XTS's record adds the tweak function of a batch to the code run once
+    per batch; a tweak function with a loop cannot be counted once."""
+    cut = mca_core.cut_kernel(AARCH64_FUNCS, function="sm4_x_batch_gcm", arch=mca_core.AARCH64)
+    both = mca_model.with_tweaks(cut, AARCH64_FUNCS, "sm4_x_xts_ieee_register", mca_core.AARCH64)
+    assert both["body"] == cut["body"]
+    assert both["rest"] == cut["rest"] + ["\tldr\tq0, [x0]", "\tshl\tv1.2d, v0.2d, 1",
+                                          "\tstr\tq1, [x1]"]
+    with pytest.raises(ValueError, match="has a loop"):
+        mca_model.with_tweaks(cut, AARCH64_FUNCS, "sm4_x_xts_loop", mca_core.AARCH64)
+
+
+def test_linux_peer_target_is_the_one_with_fewest_extra_features():
+    """The SM4E peer is filed under the target with SM4E and the fewest other
+    features (neon_sm4 also needs AES and PMULL, for GCM and XTS); a tie is
+    an error rather than a guess."""
+    import linux_peers
+
+    class Manifest:
+        def __init__(self, targets):
+            self.targets = {t["name"]: dict(t, arch="aarch64", form="c") for t in targets}
+
+    sm4e = next(p for p in linux_peers.PEERS if p.function == "sm4_ce_ctr_enc")
+    tbl = next(p for p in linux_peers.PEERS if p.function == "sm4_neon_ctr_enc_blk8")
+    manifest = Manifest([
+        {"name": "neon", "cpu_features": ["asimd"]},
+        {"name": "neon_aes", "cpu_features": ["asimd", "arm_aes", "arm_pmull"]},
+        {"name": "neon_sm4", "cpu_features": ["asimd", "arm_aes", "arm_pmull", "arm_sm4"]},
+        {"name": "neon_sm4_sha3", "cpu_features": ["asimd", "arm_aes", "arm_pmull", "arm_sm4",
+                                                   "arm_sha3"]},
+    ])
+    assert sm4e.target(manifest) == "neon_sm4"
+    assert tbl.target(manifest) == "neon"
+    manifest.targets["neon_sm4_alone"] = {"name": "neon_sm4_alone", "arch": "aarch64",
+                                          "form": "c", "cpu_features": ["asimd", "arm_sm4", "x"]}
+    manifest.targets["neon_sm4_other"] = {"name": "neon_sm4_other", "arch": "aarch64",
+                                          "form": "c", "cpu_features": ["asimd", "arm_sm4", "y"]}
+    with pytest.raises(ValueError, match="2 targets"):
+        sm4e.target(manifest)
+
+
+@NEEDS_ARM
+def test_rounds4_neon_sm4_gets_gcm_and_xts_records(tmp_path, capsys):
+    """The generated SM4E kernel's GCM record models its stitched form
+    (_batch_gcm: CTR and GHASH's PMULLs in one body) per byte, its XTS
+    record the whitened batch and the batch's tweaks, both beside the CTR
+    record of the same run, through the CLI into the JSON report.py reads."""
+    out = tmp_path / "mca.json"
+    assert mca_model.main(["--arm-cpu", "neoverse-n2", "--json", str(out), "rounds4_neon_sm4"]) == 0
+    text = capsys.readouterr().out
+    recs = {r["mode"]: r for r in json.loads(out.read_text())}
+    assert set(recs) == {"kernel", "ctr", "gcm-enc", "xts-enc"}
+    ecb, ctr, gcm, xts = (recs[m] for m in ("kernel", "ctr", "gcm-enc", "xts-enc"))
+    assert gcm["function"] == "sm4_rounds4_neon_sm4_batch_gcm"
+    assert xts["function"] == "sm4_rounds4_neon_sm4_batch_xts"
+    assert all(r["modelled"] and r["cpu_model"] == "neoverse-n2" for r in recs.values())
+    blocks = choices.load().get("sm4.groups", "rounds4_neon_sm4")
+    assert gcm["batch_bytes"] == ctr["batch_bytes"] == 16 * blocks
+    # GHASH of the batch on top of CTR: four PMULLs a block (one 128x128
+    # product) and the reduction's two, at least.
+    assert gcm["vector_ops_per_batch"] >= ctr["vector_ops_per_batch"] + 4 * blocks + 2
+    assert gcm["cycles_per_batch"] > ctr["cycles_per_batch"]
+    assert gcm["bound_cpb"] <= gcm["pipe_bound_cpb"] <= gcm["cpb"]
+    # XTS: the tweaks' doubling runs once per batch beside ECB's rounds.
+    assert xts["rest_cycles"] > 0 and xts["cycles_per_batch"] > ecb["cycles_per_batch"]
+    for mode in ("ctr", "gcm-enc", "xts-enc"):
+        assert f"| `rounds4_neon_sm4 {mode}` | modelled (llvm-mca neoverse-n2) |" in text
