@@ -241,7 +241,10 @@ int sm4_gcm_init(sm4_gcm_state *st, const sm4_impl *impl, sm4_direction dir, con
  * it, SM4_ERR_LENGTH past SP 800-38D's limit. */
 int sm4_gcm_aad(sm4_gcm_state *st, const uint8_t *aad, size_t len);
 /* Encrypts or decrypts the next len bytes (any length, in == out allowed).
- * SM4_ERR_LENGTH past 2^36 - 32 bytes in all (nothing written). */
+ * A decryption state also takes out NULL: the ciphertext is hashed and
+ * nothing decrypted (a first pass that verifies before a second decrypts).
+ * SM4_ERR_LENGTH past 2^36 - 32 bytes in all (nothing written);
+ * SM4_ERR_ARGUMENT for out NULL while encrypting. */
 int sm4_gcm_update(sm4_gcm_state *st, const uint8_t *in, uint8_t *out, size_t len);
 /* Encryption: writes the tag's first tag_len bytes (4, 8 or 12-16, SP
  * 800-38D 5.2.1.2) and wipes *st.  SM4_ERR_ARGUMENT for another length (the
@@ -302,7 +305,7 @@ void sm4_cmac_reset(sm4_cmac_state *st);
 /* CMAC in one call. */
 int sm4_cmac(const sm4_impl *impl, const sm4_key *key, const uint8_t *msg, size_t len, uint8_t *tag,
              size_t tag_len);
-/* Plain CBC-MAC: zero IV, whole blocks (else SM4_ERR_LENGTH), the last
+/* Plain CBC-MAC: zero IV, one or more whole blocks (else SM4_ERR_LENGTH), the last
  * chaining value.  Secure only for messages of one fixed length: CMAC is the
  * MAC for any other use. */
 int sm4_cbc_mac(const sm4_impl *impl, const sm4_key *key, const uint8_t *msg, size_t len,

@@ -260,8 +260,8 @@ static inline size_t kc_gcm_stitched(const kc_gf128_cipher *g, kc_gcm *s, const 
 }
 
 /* 0 if `len` more bytes keep within the plaintext limit: encrypts (then
- * hashes the ciphertext) or hashes the ciphertext (then decrypts), in place
- * too. */
+ * hashes the ciphertext) or hashes the ciphertext (then decrypts, unless out
+ * is NULL: a pass that only authenticates), in place too. */
 static inline int kc_gcm_text(const kc_gf128_cipher *g, kc_gcm *s, const uint8_t *in, uint8_t *out, size_t len)
 {
     if (len > KC_GCM_MAX_TEXT - s->text_bytes)
@@ -271,6 +271,10 @@ static inline int kc_gcm_text(const kc_gf128_cipher *g, kc_gcm *s, const uint8_t
         s->in_text = 1;
     }
     s->text_bytes += len;
+    if (out == NULL) {
+        kc_gcm_hash(g, s, in, len);
+        return 0;
+    }
     const size_t stitched = kc_gcm_stitched(g, s, in, out, len);
     in += stitched, out += stitched, len -= stitched;
     if (!s->encrypt)

@@ -509,6 +509,8 @@ int sm4_gcm_update(sm4_gcm_state *st, const uint8_t *in, uint8_t *out, size_t le
 {
     if (st == NULL || st->magic != SM4_GCM_STATE_MAGIC)
         return SM4_ERR_STATE;
+    if (out == NULL && ((kc_gcm *)st->opaque)->encrypt)
+        return SM4_ERR_ARGUMENT;
     const sm4_bound bound = {st->impl, st->key};
     const kc_block_cipher cipher = sm4_cipher(&bound);
     const kc_gf128_cipher g = sm4_gf128(&cipher, st->impl);
@@ -722,7 +724,7 @@ int sm4_cbc_mac(const sm4_impl *impl, const sm4_key *key, const uint8_t *msg, si
     impl = sm4_resolve_serial(impl);
     if (impl == NULL)
         return SM4_ERR_NO_IMPL;
-    if (len % SM4_BLOCK_BYTES || len > SM4_MAX_LENGTH)
+    if (len == 0 || len % SM4_BLOCK_BYTES || len > SM4_MAX_LENGTH)
         return SM4_ERR_LENGTH;
     const sm4_bound bound = {impl, key};
     const kc_block_cipher cipher = sm4_cipher(&bound);
