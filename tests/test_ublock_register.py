@@ -171,3 +171,50 @@ def test_emitted_c_matches_reference(target, variant, direction, tmp_path):
     program = t.lower(ur.program(t.bits, block_bits, ublock.VARIANTS[variant], direction))
     memory, expect = batch_case(program, block_bits, key_bits, seed=t.bits, distinct_keys=True)
     assert run_compiled(program, t, memory, "out", tmp_path) == expect
+
+
+ONE_BLOCK_TARGETS = sorted({t for _, t in kernels("ublock")})  # every kernel file carries the one-block form
+
+
+@pytest.mark.parametrize("direction", DIRECTIONS)
+@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("target", ["abstract"] + ONE_BLOCK_TARGETS)
+def test_one_block_program_matches_reference(target, variant, direction):
+    """The one-block form, abstract and lowered for every target that has
+    uBlock kernels: the block alone in the low nibbles, so another key in the
+    image's high nibbles (distinct_keys) and flipped don't-care bits change nothing."""
+    block_bits, key_bits = variant
+    program = ur.one_block_program(block_bits, ublock.VARIANTS[variant], direction)
+    if target != "abstract":
+        program = SIMD_TARGETS[target].lower(program)
+    assert (program.bits, program.info["batch_blocks"], program.info["key_form"]) == (128, 1, "register_image")
+    check(program, block_bits, key_bits, seed=zlib.crc32(f"one{target}{variant}{direction}".encode()),
+          flip_dont_care=True)
+
+
+@pytest.mark.parametrize("block_bits", [128, 256])
+def test_one_block_round_looks_up_the_low_nibbles_only(block_bits):
+    """Per half part one S-box shuffle (the batch form's two, less one) and no
+    nibble shift: the high nibbles hold no block."""
+    for direction in DIRECTIONS:
+        one = round_ops(ur.one_block_program(block_bits, 24, direction))
+        batch = round_ops(ur.program(128, block_bits, 24, direction))
+        parts = 2 * block_bits // 128
+        assert one["lookup16"] == batch["lookup16"] - parts
+        assert "shr" not in one and "or" not in one
+        assert one.get("load", 0) == batch.get("load", 0) == parts  # the key images, nothing else
+
+
+@pytest.mark.parametrize("block_bits", [128, 256])
+def test_one_block_form_on_avx512_is_vex_only(block_bits):
+    """The avx512 target has no AVX512VL: its 128-bit one-block program takes
+    no VPTERNLOGD or VPROLD, and its assembly names xmm0-15 only, VEX forms."""
+    import re
+    from gen.backends.assembly import assembly_file
+    target = SIMD_TARGETS["avx512"]
+    for direction in DIRECTIONS:
+        lowered = target.lower(ur.one_block_program(block_bits, 24, direction))
+        assert not {s.opcode for s in lowered.walk() if isinstance(s, Op)} & {"ternlog", "rotl_native"}
+        text = assembly_file("/* test */", [("one_block_asm", lowered)], target.asm_twin(), "one_block_test")
+        registers = {int(n) for n in re.findall(r"%[xyz]mm(\d+)", text)}
+        assert registers and max(registers) < 16 and "%zmm" not in text and "vmovdqa64" not in text

@@ -86,7 +86,9 @@ def kernel_file(strategy, target, choices):
             abstract = module.program(target.bits, v["block_bits"], v["rounds"], d, **grouping)
             program = target.lower(abstract)
             key_form = program.info["key_form"]
-            directions.append(dict(name=d, body=bodies(program, f"{v['name']}_{d}")))
+            one_block = target.lower(ublock_register.one_block_program(v["block_bits"], v["rounds"], d))
+            directions.append(dict(name=d, body=bodies(program, f"{v['name']}_{d}"),
+                                   one_block=bodies(one_block, f"{v['name']}_{d}_one_block")))
             if d == "encrypt":
                 encrypt, fused = abstract, target.lower(xor_into_stores(abstract))
         counter_form = {}

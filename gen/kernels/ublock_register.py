@@ -151,6 +151,53 @@ def program(bits, block_bits, rounds, direction, groups=1):
                     key_bytes=(rounds + 1) * stride)
 
 
+ONE_BLOCK_BITS = 128  # the one-block form's registers: a 128-bit block's half is one of them
+
+
+def one_block_program(block_bits, rounds, direction):
+    """One block per pass, for calls of fewer blocks than a batch (the uBlock
+    paper's one block per call): the block alone in the low nibbles of
+    128-bit registers, so a call pays for one block, not a padded batch, and
+    its chain is one round's latency per round.  The high nibbles carry no
+    second block: the S-box is one lookup per half on the low nibbles (the
+    single-key image's copy of the key in the high nibble is masked off with
+    the index), and the store packs the low nibbles only.  The key form is
+    the single-key register image (slot 0's nibbles are read)."""
+    uc.check_direction(direction)
+    layout = Layout(ONE_BLOCK_BITS, block_bits)
+    b = Builder(f"ublock{block_bits}_register_one_block_{direction}", ONE_BLOCK_BITS, PARAMS)
+    b.comment("Load one block, spread one nibble per byte in the low nibbles; X0 and X1 in separate registers.")
+    zero = b.const(bytes(layout.register_bytes), "zero", "no block in the high nibbles")
+    regs = [b.load("in", k * layout.register_bytes, "blk") for k in range(layout.parts)]
+    spread = [v for reg in regs for v in spread_pair(b, reg, zero)]
+    state = tuple([b.var(f"x{h}_{k}" if layout.parts > 1 else f"x{h}") for k in range(layout.parts)]
+                  for h in range(HALVES))
+    write(b, state, (spread[:layout.parts], spread[layout.parts:]))
+    stride = IMAGE_STEP_BYTES
+    with b.loop("r", rounds):
+        keys = round_key_images(b, layout, Index(0, (("r", stride),)))
+        if direction == "encrypt":
+            x0, x1 = (substitute_low(b, xor_parts(b, x, k, f"k{h}"), "encrypt", f"s{h}")
+                      for h, (x, k) in enumerate(zip(state, keys)))
+            x0, x1 = linear_layer(b, x0, x1)
+            write(b, state, (permute_half(b, layout, x0, "left", "encrypt"),
+                             permute_half(b, layout, x1, "right", "encrypt")))
+        else:
+            y0, y1 = (xor_parts(b, y, k, f"k{h}") for h, (y, k) in enumerate(zip(state, keys)))
+            y0, y1 = linear_layer_inverse(b, permute_half(b, layout, y0, "left", "decrypt"),
+                                          permute_half(b, layout, y1, "right", "decrypt"))
+            write(b, state, [substitute_low(b, y, "decrypt", f"s{h}") for h, y in enumerate((y0, y1))])
+    b.comment("Final key addition; the store packs the low nibbles (the key's copy in the high ones is dropped).")
+    keys = round_key_images(b, layout, Index(rounds * stride))
+    x0, x1 = (xor_parts(b, x, k, f"y{h}") for h, (x, k) in enumerate(zip(state, keys)))
+    spread = x0 + x1
+    for k in range(layout.parts):
+        b.store("out", k * layout.register_bytes, pack_low(b, spread[2 * k], spread[2 * k + 1]))
+    return b.finish(batch_blocks=1, key_form="register_image", block_bits=block_bits, rounds=rounds,
+                    direction=direction, strategy="register", groups=1, key_slots=layout.key_slots,
+                    image_bytes=layout.image_bytes, key_bytes=(rounds + 1) * stride)
+
+
 # ---- rounds ------------------------------------------------------------------
 
 def round_encrypt(b, layout, state, keys):
@@ -212,6 +259,14 @@ def substitute(b, parts, tables, hint):
         high = b.and_(b.shr(x, uc.NIBBLE_BITS, 8, hint + "_sh", care=uc.LOW_NIBBLE), low_nibbles, hint + "_hi")
         out.append(b.or_(b.lookup16(low_table, low, hint + "_l"), b.lookup16(high_table, high, hint + "_h"), hint))
     return out
+
+
+def substitute_low(b, parts, direction, hint):
+    """The S-box on the low nibble of every byte (the one-block form): one
+    pshufb per part, the high nibble masked off the index."""
+    low_table, _ = sbox_tables(b, direction)
+    low_nibbles = b.const(uc.nibble_mask(False), "low_nibbles", "low nibble of every byte")
+    return [b.lookup16(low_table, b.and_(x, low_nibbles, hint + "_lo"), hint) for x in parts]
 
 
 def rotate_parts(b, parts, bits):
@@ -307,12 +362,24 @@ def pack_pair(b, first, second):
     """spread_pair undone: deinterleave even and odd spread bytes, then put
     each block's two nibbles back into one byte."""
     high = b.const(uc.nibble_mask(True), "high_nibbles", "high nibble of every byte")
-    deinterleave = b.const(deinterleave_mask(), "deinterleave", "even bytes to the low half, odd to the high")
-    a, c = b.lookup16(first, deinterleave, "de"), b.lookup16(second, deinterleave, "de")
-    even, odd = b.unpacklo(a, c, 64, "even"), b.unpackhi(a, c, 64, "odd")
+    even, odd = deinterleave_spread(b, first, second)
     low_blocks = b.select(high, odd, b.shl(even, uc.NIBBLE_BITS, 8, "ev_sh", care=uc.HIGH_NIBBLE), "out_lo")
     high_blocks = b.select(high, b.shr(odd, uc.NIBBLE_BITS, 8, "od_sh", care=uc.LOW_NIBBLE), even, "out_hi")
     return low_blocks, high_blocks
+
+
+def pack_low(b, first, second):
+    """pack_pair's low-nibble block alone: it reads only the low nibbles."""
+    high = b.const(uc.nibble_mask(True), "high_nibbles", "high nibble of every byte")
+    even, odd = deinterleave_spread(b, first, second)
+    return b.select(high, odd, b.shl(even, uc.NIBBLE_BITS, 8, "ev_sh", care=uc.HIGH_NIBBLE), "out_lo")
+
+
+def deinterleave_spread(b, first, second):
+    """The even spread bytes (each data byte's high nibble) and the odd ones of two spread registers."""
+    deinterleave = b.const(deinterleave_mask(), "deinterleave", "even bytes to the low half, odd to the high")
+    a, c = b.lookup16(first, deinterleave, "de"), b.lookup16(second, deinterleave, "de")
+    return b.unpacklo(a, c, 64, "even"), b.unpackhi(a, c, 64, "odd")
 
 
 def regroup_lanes(b, layout, first, second):

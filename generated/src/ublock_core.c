@@ -288,14 +288,18 @@ const uint8_t *ublock_folded(const ublock_key *key, ublock_direction dir)
 
 /* ---- kernels' common drivers ------------------------------------------------------ */
 
-void ublock_run_batches(const ublock_batch_table batches, const unsigned batch_blocks[UBLOCK_VARIANT_COUNT],
-                        const uint8_t *key_form, const ublock_key *key, ublock_direction dir,
-                        const uint8_t *in, uint8_t *out, size_t nblocks)
+void ublock_run_batches(const ublock_batch_table batches, const ublock_batch_table one_block,
+                        const unsigned batch_blocks[UBLOCK_VARIANT_COUNT], const uint8_t *key_form,
+                        const ublock_key *key, ublock_direction dir, const uint8_t *in, uint8_t *out,
+                        size_t nblocks)
 {
-    const size_t block_bytes = ublock_block_bytes(key->variant);
-    uint8_t tail[UBLOCK_MAX_BATCH_BYTES];
-    kc_run_batches(batches[key->variant][dir], key_form, batch_blocks[key->variant] * block_bytes, in, out,
-                   nblocks * block_bytes, tail);
+    const size_t block_bytes = ublock_block_bytes(key->variant), per = batch_blocks[key->variant];
+    const ublock_batch_fn batch = batches[key->variant][dir], one = one_block[key->variant][dir];
+    for (; nblocks >= per; nblocks -= per, in += per * block_bytes, out += per * block_bytes)
+        batch(key_form, in, out);
+    /* The rest one block a pass, in place: no padded batch to copy, run and wipe. */
+    for (; nblocks; nblocks--, in += block_bytes, out += block_bytes)
+        one(ublock_image(key, dir), in, out);
 }
 
 int ublock_run_ctr_batches(ublock_xor_batch_fn batch_ctr, unsigned batch_blocks, const uint8_t *key_form,
@@ -308,15 +312,24 @@ int ublock_run_ctr_batches(ublock_xor_batch_fn batch_ctr, unsigned batch_blocks,
                : UBLOCK_ERR_LENGTH;
 }
 
-void ublock_run_batches_xor(const ublock_xor_batch_table batches, const ublock_batch_table plain,
+void ublock_run_batches_xor(const ublock_xor_batch_table batches, const ublock_batch_table one_block,
                             const unsigned batch_blocks[UBLOCK_VARIANT_COUNT], const uint8_t *key_form,
                             const ublock_key *key, const uint8_t *in, const uint8_t *src, uint8_t *out,
                             size_t nblocks)
 {
-    const size_t block_bytes = ublock_block_bytes(key->variant);
-    uint8_t tail[UBLOCK_MAX_BATCH_BYTES];
-    kc_run_batches_xor(batches[key->variant], plain[key->variant][UBLOCK_ENCRYPT], key_form,
-                       batch_blocks[key->variant] * block_bytes, in, src, out, nblocks * block_bytes, tail);
+    const size_t block_bytes = ublock_block_bytes(key->variant), per = batch_blocks[key->variant];
+    const ublock_xor_batch_fn batch = batches[key->variant];
+    const ublock_batch_fn one = one_block[key->variant][UBLOCK_ENCRYPT];
+    for (; nblocks >= per; nblocks -= per, in += per * block_bytes, src += per * block_bytes, out += per * block_bytes)
+        batch(key_form, in, out, src);
+    if (nblocks == 0)
+        return;
+    uint8_t block[UBLOCK_MAX_BLOCK_BYTES]; /* E(in) of one block, then XORed into out */
+    for (; nblocks; nblocks--, in += block_bytes, src += block_bytes, out += block_bytes) {
+        one(ublock_image(key, UBLOCK_ENCRYPT), in, block);
+        kc_xor_bytes(out, block, src, block_bytes);
+    }
+    kc_wipe(block, sizeof block);
 }
 
 int ublock_run_ctr_group(const ublock_ctr_kernels *kernels, unsigned batch_blocks, const uint8_t *key_form,
@@ -356,7 +369,11 @@ static void slot_place(unsigned width_bits, size_t half_bytes, unsigned s, size_
     *high = s >= places;
 }
 
-/* Key images of up to `slots` streams, step by step for one direction. */
+/* Key images of up to `slots` streams, step by step for one direction.  A
+ * single-key image holds every nibble in both halves of its byte, tiled at
+ * every half_bytes (build_images), so slot s's share is the key's own bytes
+ * at the slot's place under the slot's nibble mask: whole-record ANDs and ORs
+ * the compiler vectorizes, no per-nibble shifting. */
 static void build_multi_images(const ublock_key *const keys[], size_t n, unsigned width_bits, unsigned slots,
                                ublock_direction dir, uint8_t *images)
 {
@@ -367,12 +384,14 @@ static void build_multi_images(const ublock_key *const keys[], size_t n, unsigne
         size_t offset;
         int high;
         slot_place(width_bits, half_bytes, s, &offset, &high);
+        const uint8_t mask = high ? 0xf0 : 0x0f;
         for (unsigned step = 0; step <= k0->rounds; step++)
-            for (int h = 0; h < 2; h++)
-                for (size_t p = 0; p < half_bytes; p++) {
-                    const uint8_t v = keys[s]->image[dir][step][64 * h + p] & 15;
-                    images[step * UBLOCK_IMAGE_STEP_BYTES + 64 * h + offset + p] |= (uint8_t)(high ? v << 4 : v);
-                }
+            for (int h = 0; h < 2; h++) {
+                const uint8_t *from = keys[s]->image[dir][step] + 64 * h + offset;
+                uint8_t *to = images + step * UBLOCK_IMAGE_STEP_BYTES + 64 * h + offset;
+                for (size_t p = 0; p < half_bytes; p++)
+                    to[p] |= from[p] & mask;
+            }
     }
 }
 

@@ -53,14 +53,17 @@ int ublock_run_ctr_batches(ublock_xor_batch_fn batch_ctr, unsigned batch_blocks,
                            size_t nblocks);
 
 /* ECB through `batches` for a strategy whose key form is at `key_form`
- * (image or folded), by kc_run_batches with a tail buffer the size of the
- * largest batch. */
-void ublock_run_batches(const ublock_batch_table batches, const unsigned batch_blocks[UBLOCK_VARIANT_COUNT],
-                        const uint8_t *key_form, const ublock_key *key, ublock_direction dir,
-                        const uint8_t *in, uint8_t *out, size_t nblocks);
-/* out = E(in) ^ src through `batches` (kc_run_batches_xor; the tail by the
- * plain encryption pass of `plain`). */
-void ublock_run_batches_xor(const ublock_xor_batch_table batches, const ublock_batch_table plain,
+ * (image or folded): whole batches by the batch pass, the blocks after them
+ * one at a time by the kernel file's one-block pass `one_block` (the
+ * register method at one block, gen/kernels/ublock_register.py
+ * one_block_program, on the key's single-key image): no padded batch. */
+void ublock_run_batches(const ublock_batch_table batches, const ublock_batch_table one_block,
+                        const unsigned batch_blocks[UBLOCK_VARIANT_COUNT], const uint8_t *key_form,
+                        const ublock_key *key, ublock_direction dir, const uint8_t *in, uint8_t *out,
+                        size_t nblocks);
+/* out = E(in) ^ src through `batches`, the blocks after the whole batches by
+ * the one-block encryption pass of `one_block` and a XOR. */
+void ublock_run_batches_xor(const ublock_xor_batch_table batches, const ublock_batch_table one_block,
                             const unsigned batch_blocks[UBLOCK_VARIANT_COUNT], const uint8_t *key_form,
                             const ublock_key *key, const uint8_t *in, const uint8_t *src, uint8_t *out,
                             size_t nblocks);

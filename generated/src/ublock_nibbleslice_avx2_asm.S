@@ -596,6 +596,84 @@ ublock_nibbleslice_avx2_ublock128_128_encrypt_asm:
 	ret
 	.size ublock_nibbleslice_avx2_ublock128_128_encrypt_asm, .-ublock_nibbleslice_avx2_ublock128_128_encrypt_asm
 
+/* ublock_nibbleslice_avx2_ublock128_128_encrypt_one_block_asm: ublock128_register_one_block_encrypt, 3 arguments
+ *   %rdi: rk
+ *   %rsi: in
+ *   %rdx: out
+ *   %rcx: 128 x r (and the loop count)
+ *   xmm0-11: vectors, as allocated (12 used)
+ *   frame: 0 bytes (0 spill slots of 16 bytes)
+ */
+	.globl ublock_nibbleslice_avx2_ublock128_128_encrypt_one_block_asm
+	.hidden ublock_nibbleslice_avx2_ublock128_128_encrypt_one_block_asm
+	.type ublock_nibbleslice_avx2_ublock128_128_encrypt_one_block_asm, @function
+	.p2align 5
+ublock_nibbleslice_avx2_ublock128_128_encrypt_one_block_asm:
+
+	/* Load one block, spread one nibble per byte in the low nibbles; X0 and X1 in separate registers. */
+	vmovdqu (%rsi), %xmm0 /* blk = load() */
+	vpsrlw $4, %xmm0, %xmm1 /* lo_sh = shr(blk) */
+	vmovdqa .Lublock_nibbleslice_avx2_asm_1_zero(%rip), %xmm2 /* zero = const() */
+	vpand .Lublock_nibbleslice_avx2_asm_1_high_nibbles(%rip), %xmm2, %xmm3 /* even_b = and(zero, high_nibbles) */
+	vmovdqa .Lublock_nibbleslice_avx2_asm_1_high_nibbles(%rip), %xmm4 /* high_nibbles = const() */
+	vpandn %xmm1, %xmm4, %xmm1 /* even_a = andnot(high_nibbles, lo_sh) */
+	vpor %xmm1, %xmm3, %xmm1 /* even = or(even_b, even_a) */
+	vpsllw $4, %xmm2, %xmm2 /* hi_sh = shl(zero) */
+	vpand %xmm4, %xmm2, %xmm2 /* odd_b = and(hi_sh, high_nibbles) */
+	vpandn %xmm0, %xmm4, %xmm0 /* odd_a = andnot(high_nibbles, blk) */
+	vpor %xmm0, %xmm2, %xmm0 /* odd = or(odd_b, odd_a) */
+	vpunpcklbw %xmm0, %xmm1, %xmm2 /* sp = unpacklo(even, odd) */
+	vpunpckhbw %xmm0, %xmm1, %xmm0 /* sp_1 = unpackhi(even, odd) */
+	vmovdqa .Lublock_nibbleslice_avx2_asm_1_low_nibbles(%rip), %xmm1 /* low_nibbles = const() */
+	vmovdqa .Lublock_nibbleslice_avx2_asm_1_rotl48(%rip), %xmm3 /* rotl48 = const() */
+	vmovdqa .Lublock_nibbleslice_avx2_asm_1_sbox_lo(%rip), %xmm5 /* sbox_lo = const() */
+	vmovdqa .Lublock_nibbleslice_avx2_asm_1_pl_mask(%rip), %xmm6 /* pl_mask = const() */
+	vmovdqa .Lublock_nibbleslice_avx2_asm_1_pr_mask(%rip), %xmm7 /* pr_mask = const() */
+	vmovdqa .Lublock_nibbleslice_avx2_asm_1_rotl24(%rip), %xmm8 /* rotl24 = const() */
+	vmovdqa .Lublock_nibbleslice_avx2_asm_1_rotl56(%rip), %xmm9 /* rotl56 = const() */
+	xor %rcx, %rcx
+	.p2align 4
+.Lublock_nibbleslice_avx2_asm_1_loop_r0:
+	vmovdqu (%rdi,%rcx), %xmm10 /* rk0 = load() */
+	vmovdqu 64(%rdi,%rcx), %xmm11 /* rk1 = load() */
+	vpxor %xmm10, %xmm2, %xmm2 /* k0 = xor(x0, rk0) */
+	vpand %xmm1, %xmm2, %xmm2 /* s0_lo = and(k0, low_nibbles) */
+	vpshufb %xmm2, %xmm5, %xmm2 /* s0 = lookup16(sbox_lo, s0_lo) */
+	vpxor %xmm11, %xmm0, %xmm0 /* k1 = xor(x1, rk1) */
+	vpand %xmm1, %xmm0, %xmm0 /* s1_lo = and(k1, low_nibbles) */
+	vpshufb %xmm0, %xmm5, %xmm0 /* s1 = lookup16(sbox_lo, s1_lo) */
+	vpxor %xmm2, %xmm0, %xmm0 /* x1_1 = xor(s1, s0) */
+	vpshufb %xmm9, %xmm0, %xmm10 /* rot4 = lookup16(x1_1, rotl56) */
+	vpxor %xmm10, %xmm2, %xmm2 /* x0_1 = xor(s0, rot4) */
+	vpshufb %xmm3, %xmm2, %xmm10 /* rot8 = lookup16(x0_1, rotl48) */
+	vpxor %xmm10, %xmm0, %xmm0 /* x1_2 = xor(x1_1, rot8) */
+	vpshufb %xmm3, %xmm0, %xmm10 /* rot8_1 = lookup16(x1_2, rotl48) */
+	vpxor %xmm10, %xmm2, %xmm2 /* x0_2 = xor(x0_1, rot8_1) */
+	vpshufb %xmm8, %xmm2, %xmm10 /* rot20 = lookup16(x0_2, rotl24) */
+	vpxor %xmm10, %xmm0, %xmm0 /* x1_3 = xor(x1_2, rot20) */
+	vpxor %xmm0, %xmm2, %xmm2 /* x0_3 = xor(x0_2, x1_3) */
+	vpshufb %xmm6, %xmm2, %xmm2 /* pl = lookup16(x0_3, pl_mask) */
+	vpshufb %xmm7, %xmm0, %xmm0 /* pr = lookup16(x1_3, pr_mask) */
+	add $128, %rcx
+	cmp $2048, %rcx
+	jne .Lublock_nibbleslice_avx2_asm_1_loop_r0
+
+	/* Final key addition; the store packs the low nibbles (the key's copy in the high ones is dropped). */
+	vpxor 2048(%rdi), %xmm2, %xmm2 /* y0 = xor(x0, rk0_1) */
+	vpxor 2112(%rdi), %xmm0, %xmm0 /* y1 = xor(x1, rk1_1) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_1_deinterleave(%rip), %xmm2, %xmm2 /* de = lookup16(y0, deinterleave) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_1_deinterleave(%rip), %xmm0, %xmm0 /* de_1 = lookup16(y1, deinterleave) */
+	vpunpcklqdq %xmm0, %xmm2, %xmm10 /* even_1 = unpacklo(de, de_1) */
+	vpunpckhqdq %xmm0, %xmm2, %xmm0 /* odd_1 = unpackhi(de, de_1) */
+	vpsllw $4, %xmm10, %xmm2 /* ev_sh = shl(even_1) */
+	vpand %xmm4, %xmm2, %xmm2 /* out_lo_b = and(ev_sh, high_nibbles) */
+	vpandn %xmm0, %xmm4, %xmm0 /* out_lo_a = andnot(high_nibbles, odd_1) */
+	vpor %xmm0, %xmm2, %xmm0 /* out_lo = or(out_lo_b, out_lo_a) */
+	vmovdqu %xmm0, (%rdx) /* store out_lo */
+	vzeroupper
+	ret
+	.size ublock_nibbleslice_avx2_ublock128_128_encrypt_one_block_asm, .-ublock_nibbleslice_avx2_ublock128_128_encrypt_one_block_asm
+
 /* ublock_nibbleslice_avx2_ublock128_128_decrypt_asm: ublock128_r16_nibbleslice256_decrypt, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -705,70 +783,70 @@ ublock_nibbleslice_avx2_ublock128_128_decrypt_asm:
 	vpunpcklbw %ymm10, %ymm13, %ymm0 /* tr3_14 = unpacklo(tr2_7, tr2_15) */
 	vpunpckhbw %ymm10, %ymm13, %ymm10 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
 	vpsrlw $4, %ymm12, %ymm13 /* hi_shifted = shr(tr3) */
-	vpand .Lublock_nibbleslice_avx2_asm_1_nibble_mask(%rip), %ymm13, %ymm13 /* hi = and(hi_shifted, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_1_nibble_mask(%rip), %ymm12, %ymm12 /* lo = and(tr3, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_2_nibble_mask(%rip), %ymm13, %ymm13 /* hi = and(hi_shifted, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_2_nibble_mask(%rip), %ymm12, %ymm12 /* lo = and(tr3, nibble_mask) */
 	vmovdqa %ymm12, 32(%rsp) /* spill lo */
 	vpsrlw $4, %ymm2, %ymm12 /* hi_shifted_1 = shr(tr3_1) */
-	vpand .Lublock_nibbleslice_avx2_asm_1_nibble_mask(%rip), %ymm12, %ymm12 /* hi_1 = and(hi_shifted_1, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_1_nibble_mask(%rip), %ymm2, %ymm2 /* lo_1 = and(tr3_1, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_2_nibble_mask(%rip), %ymm12, %ymm12 /* hi_1 = and(hi_shifted_1, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_2_nibble_mask(%rip), %ymm2, %ymm2 /* lo_1 = and(tr3_1, nibble_mask) */
 	vmovdqa %ymm2, 64(%rsp) /* spill lo_1 */
 	vpsrlw $4, %ymm14, %ymm2 /* hi_shifted_2 = shr(tr3_2) */
-	vpand .Lublock_nibbleslice_avx2_asm_1_nibble_mask(%rip), %ymm2, %ymm2 /* hi_2 = and(hi_shifted_2, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_1_nibble_mask(%rip), %ymm14, %ymm14 /* lo_2 = and(tr3_2, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_2_nibble_mask(%rip), %ymm2, %ymm2 /* hi_2 = and(hi_shifted_2, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_2_nibble_mask(%rip), %ymm14, %ymm14 /* lo_2 = and(tr3_2, nibble_mask) */
 	vmovdqa %ymm14, 96(%rsp) /* spill lo_2 */
 	vpsrlw $4, %ymm4, %ymm14 /* hi_shifted_3 = shr(tr3_3) */
-	vpand .Lublock_nibbleslice_avx2_asm_1_nibble_mask(%rip), %ymm14, %ymm14 /* hi_3 = and(hi_shifted_3, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_1_nibble_mask(%rip), %ymm4, %ymm4 /* lo_3 = and(tr3_3, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_2_nibble_mask(%rip), %ymm14, %ymm14 /* hi_3 = and(hi_shifted_3, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_2_nibble_mask(%rip), %ymm4, %ymm4 /* lo_3 = and(tr3_3, nibble_mask) */
 	vmovdqa %ymm4, 128(%rsp) /* spill lo_3 */
 	vpsrlw $4, %ymm5, %ymm4 /* hi_shifted_4 = shr(tr3_4) */
-	vpand .Lublock_nibbleslice_avx2_asm_1_nibble_mask(%rip), %ymm4, %ymm4 /* hi_4 = and(hi_shifted_4, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_1_nibble_mask(%rip), %ymm5, %ymm5 /* lo_4 = and(tr3_4, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_2_nibble_mask(%rip), %ymm4, %ymm4 /* hi_4 = and(hi_shifted_4, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_2_nibble_mask(%rip), %ymm5, %ymm5 /* lo_4 = and(tr3_4, nibble_mask) */
 	vmovdqa %ymm14, 160(%rsp) /* spill hi_3 */
 	vpsrlw $4, %ymm6, %ymm14 /* hi_shifted_5 = shr(tr3_5) */
-	vpand .Lublock_nibbleslice_avx2_asm_1_nibble_mask(%rip), %ymm14, %ymm14 /* hi_5 = and(hi_shifted_5, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_1_nibble_mask(%rip), %ymm6, %ymm6 /* lo_5 = and(tr3_5, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_2_nibble_mask(%rip), %ymm14, %ymm14 /* hi_5 = and(hi_shifted_5, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_2_nibble_mask(%rip), %ymm6, %ymm6 /* lo_5 = and(tr3_5, nibble_mask) */
 	vmovdqa %ymm2, 192(%rsp) /* spill hi_2 */
 	vpsrlw $4, %ymm15, %ymm2 /* hi_shifted_6 = shr(tr3_6) */
-	vpand .Lublock_nibbleslice_avx2_asm_1_nibble_mask(%rip), %ymm2, %ymm2 /* hi_6 = and(hi_shifted_6, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_1_nibble_mask(%rip), %ymm15, %ymm15 /* lo_6 = and(tr3_6, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_2_nibble_mask(%rip), %ymm2, %ymm2 /* hi_6 = and(hi_shifted_6, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_2_nibble_mask(%rip), %ymm15, %ymm15 /* lo_6 = and(tr3_6, nibble_mask) */
 	vmovdqa %ymm15, 224(%rsp) /* spill lo_6 */
 	vpsrlw $4, %ymm3, %ymm15 /* hi_shifted_7 = shr(tr3_7) */
-	vpand .Lublock_nibbleslice_avx2_asm_1_nibble_mask(%rip), %ymm15, %ymm15 /* hi_7 = and(hi_shifted_7, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_1_nibble_mask(%rip), %ymm3, %ymm3 /* lo_7 = and(tr3_7, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_2_nibble_mask(%rip), %ymm15, %ymm15 /* hi_7 = and(hi_shifted_7, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_2_nibble_mask(%rip), %ymm3, %ymm3 /* lo_7 = and(tr3_7, nibble_mask) */
 	vmovdqa %ymm2, 256(%rsp) /* spill hi_6 */
 	vpsrlw $4, %ymm7, %ymm2 /* hi_shifted_8 = shr(tr3_8) */
-	vpand .Lublock_nibbleslice_avx2_asm_1_nibble_mask(%rip), %ymm2, %ymm2 /* hi_8 = and(hi_shifted_8, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_1_nibble_mask(%rip), %ymm7, %ymm7 /* lo_8 = and(tr3_8, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_2_nibble_mask(%rip), %ymm2, %ymm2 /* hi_8 = and(hi_shifted_8, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_2_nibble_mask(%rip), %ymm7, %ymm7 /* lo_8 = and(tr3_8, nibble_mask) */
 	vmovdqa %ymm3, 288(%rsp) /* spill lo_7 */
 	vpsrlw $4, %ymm8, %ymm3 /* hi_shifted_9 = shr(tr3_9) */
-	vpand .Lublock_nibbleslice_avx2_asm_1_nibble_mask(%rip), %ymm3, %ymm3 /* hi_9 = and(hi_shifted_9, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_1_nibble_mask(%rip), %ymm8, %ymm8 /* lo_9 = and(tr3_9, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_2_nibble_mask(%rip), %ymm3, %ymm3 /* hi_9 = and(hi_shifted_9, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_2_nibble_mask(%rip), %ymm8, %ymm8 /* lo_9 = and(tr3_9, nibble_mask) */
 	vmovdqa %ymm8, 320(%rsp) /* spill lo_9 */
 	vpsrlw $4, %ymm9, %ymm8 /* hi_shifted_10 = shr(tr3_10) */
-	vpand .Lublock_nibbleslice_avx2_asm_1_nibble_mask(%rip), %ymm8, %ymm8 /* hi_10 = and(hi_shifted_10, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_1_nibble_mask(%rip), %ymm9, %ymm9 /* lo_10 = and(tr3_10, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_2_nibble_mask(%rip), %ymm8, %ymm8 /* hi_10 = and(hi_shifted_10, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_2_nibble_mask(%rip), %ymm9, %ymm9 /* lo_10 = and(tr3_10, nibble_mask) */
 	vmovdqa %ymm3, 352(%rsp) /* spill hi_9 */
 	vpsrlw $4, %ymm1, %ymm3 /* hi_shifted_11 = shr(tr3_11) */
-	vpand .Lublock_nibbleslice_avx2_asm_1_nibble_mask(%rip), %ymm3, %ymm3 /* hi_11 = and(hi_shifted_11, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_1_nibble_mask(%rip), %ymm1, %ymm1 /* lo_11 = and(tr3_11, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_2_nibble_mask(%rip), %ymm3, %ymm3 /* hi_11 = and(hi_shifted_11, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_2_nibble_mask(%rip), %ymm1, %ymm1 /* lo_11 = and(tr3_11, nibble_mask) */
 	vmovdqa %ymm9, 384(%rsp) /* spill lo_10 */
 	vpsrlw $4, %ymm11, %ymm9 /* hi_shifted_12 = shr(tr3_12) */
-	vpand .Lublock_nibbleslice_avx2_asm_1_nibble_mask(%rip), %ymm9, %ymm9 /* hi_12 = and(hi_shifted_12, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_1_nibble_mask(%rip), %ymm11, %ymm11 /* lo_12 = and(tr3_12, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_2_nibble_mask(%rip), %ymm9, %ymm9 /* hi_12 = and(hi_shifted_12, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_2_nibble_mask(%rip), %ymm11, %ymm11 /* lo_12 = and(tr3_12, nibble_mask) */
 	vmovdqa %ymm8, 416(%rsp) /* spill hi_10 */
 	vmovdqa 0(%rsp), %ymm8 /* reload tr3_13 */
 	vmovdqa %ymm15, 448(%rsp) /* spill hi_7 */
 	vpsrlw $4, %ymm8, %ymm15 /* hi_shifted_13 = shr(tr3_13) */
-	vpand .Lublock_nibbleslice_avx2_asm_1_nibble_mask(%rip), %ymm15, %ymm15 /* hi_13 = and(hi_shifted_13, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_1_nibble_mask(%rip), %ymm8, %ymm8 /* lo_13 = and(tr3_13, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_2_nibble_mask(%rip), %ymm15, %ymm15 /* hi_13 = and(hi_shifted_13, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_2_nibble_mask(%rip), %ymm8, %ymm8 /* lo_13 = and(tr3_13, nibble_mask) */
 	vmovdqa %ymm8, 0(%rsp) /* spill lo_13 */
 	vpsrlw $4, %ymm0, %ymm8 /* hi_shifted_14 = shr(tr3_14) */
-	vpand .Lublock_nibbleslice_avx2_asm_1_nibble_mask(%rip), %ymm8, %ymm8 /* hi_14 = and(hi_shifted_14, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* lo_14 = and(tr3_14, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_2_nibble_mask(%rip), %ymm8, %ymm8 /* hi_14 = and(hi_shifted_14, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_2_nibble_mask(%rip), %ymm0, %ymm0 /* lo_14 = and(tr3_14, nibble_mask) */
 	vmovdqa %ymm15, 480(%rsp) /* spill hi_13 */
 	vpsrlw $4, %ymm10, %ymm15 /* hi_shifted_15 = shr(tr3_15) */
-	vpand .Lublock_nibbleslice_avx2_asm_1_nibble_mask(%rip), %ymm15, %ymm15 /* hi_15 = and(hi_shifted_15, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_1_nibble_mask(%rip), %ymm10, %ymm10 /* lo_15 = and(tr3_15, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_2_nibble_mask(%rip), %ymm15, %ymm15 /* hi_15 = and(hi_shifted_15, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_2_nibble_mask(%rip), %ymm10, %ymm10 /* lo_15 = and(tr3_15, nibble_mask) */
 
 	/* Algorithm 2, rotated: every iteration starts with the S^-1 table lookups and ends with the next round's XORs, as in encryption.  Here the first round's PL^-1, PR^-1 and inverse linear layer, on Y: the first S^-1 tables take RK^16 off their index. */
 
@@ -948,7 +1026,7 @@ ublock_nibbleslice_avx2_ublock128_128_decrypt_asm:
 	vmovdqa %ymm4, 64(%rsp) /* spill x1_15.2 */
 	xor %rcx, %rcx
 	.p2align 4
-.Lublock_nibbleslice_avx2_asm_1_loop_r0:
+.Lublock_nibbleslice_avx2_asm_2_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S^-1 with the next round key folded in on the nibbles PL^-1 / PR^-1 bring to it (renaming). */
 	vbroadcasti128 128(%rdi,%rcx), %ymm4 /* t0_8 = bcast128() */
@@ -1178,7 +1256,7 @@ ublock_nibbleslice_avx2_ublock128_128_decrypt_asm:
 	vmovdqa %ymm4, %ymm15 /* x0_9.3 */
 	add $512, %rcx
 	cmp $7680, %rcx
-	jne .Lublock_nibbleslice_avx2_asm_1_loop_r0
+	jne .Lublock_nibbleslice_avx2_asm_2_loop_r0
 
 	/* The last S^-1, with RK^0 folded in. */
 	vbroadcasti128 7680(%rdi), %ymm4 /* t0_0_1 = bcast128() */
@@ -1399,6 +1477,84 @@ ublock_nibbleslice_avx2_ublock128_128_decrypt_asm:
 	ret
 	.size ublock_nibbleslice_avx2_ublock128_128_decrypt_asm, .-ublock_nibbleslice_avx2_ublock128_128_decrypt_asm
 
+/* ublock_nibbleslice_avx2_ublock128_128_decrypt_one_block_asm: ublock128_register_one_block_decrypt, 3 arguments
+ *   %rdi: rk
+ *   %rsi: in
+ *   %rdx: out
+ *   %rcx: 128 x r (and the loop count)
+ *   xmm0-11: vectors, as allocated (12 used)
+ *   frame: 0 bytes (0 spill slots of 16 bytes)
+ */
+	.globl ublock_nibbleslice_avx2_ublock128_128_decrypt_one_block_asm
+	.hidden ublock_nibbleslice_avx2_ublock128_128_decrypt_one_block_asm
+	.type ublock_nibbleslice_avx2_ublock128_128_decrypt_one_block_asm, @function
+	.p2align 5
+ublock_nibbleslice_avx2_ublock128_128_decrypt_one_block_asm:
+
+	/* Load one block, spread one nibble per byte in the low nibbles; X0 and X1 in separate registers. */
+	vmovdqu (%rsi), %xmm0 /* blk = load() */
+	vpsrlw $4, %xmm0, %xmm1 /* lo_sh = shr(blk) */
+	vmovdqa .Lublock_nibbleslice_avx2_asm_3_zero(%rip), %xmm2 /* zero = const() */
+	vpand .Lublock_nibbleslice_avx2_asm_3_high_nibbles(%rip), %xmm2, %xmm3 /* even_b = and(zero, high_nibbles) */
+	vmovdqa .Lublock_nibbleslice_avx2_asm_3_high_nibbles(%rip), %xmm4 /* high_nibbles = const() */
+	vpandn %xmm1, %xmm4, %xmm1 /* even_a = andnot(high_nibbles, lo_sh) */
+	vpor %xmm1, %xmm3, %xmm1 /* even = or(even_b, even_a) */
+	vpsllw $4, %xmm2, %xmm2 /* hi_sh = shl(zero) */
+	vpand %xmm4, %xmm2, %xmm2 /* odd_b = and(hi_sh, high_nibbles) */
+	vpandn %xmm0, %xmm4, %xmm0 /* odd_a = andnot(high_nibbles, blk) */
+	vpor %xmm0, %xmm2, %xmm0 /* odd = or(odd_b, odd_a) */
+	vpunpcklbw %xmm0, %xmm1, %xmm2 /* sp = unpacklo(even, odd) */
+	vpunpckhbw %xmm0, %xmm1, %xmm0 /* sp_1 = unpackhi(even, odd) */
+	vmovdqa .Lublock_nibbleslice_avx2_asm_3_low_nibbles(%rip), %xmm1 /* low_nibbles = const() */
+	vmovdqa .Lublock_nibbleslice_avx2_asm_3_rotl48(%rip), %xmm3 /* rotl48 = const() */
+	vmovdqa .Lublock_nibbleslice_avx2_asm_3_sbox_inv_lo(%rip), %xmm5 /* sbox_inv_lo = const() */
+	vmovdqa .Lublock_nibbleslice_avx2_asm_3_pl_mask(%rip), %xmm6 /* pl_mask = const() */
+	vmovdqa .Lublock_nibbleslice_avx2_asm_3_pr_mask(%rip), %xmm7 /* pr_mask = const() */
+	vmovdqa .Lublock_nibbleslice_avx2_asm_3_rotl24(%rip), %xmm8 /* rotl24 = const() */
+	vmovdqa .Lublock_nibbleslice_avx2_asm_3_rotl56(%rip), %xmm9 /* rotl56 = const() */
+	xor %rcx, %rcx
+	.p2align 4
+.Lublock_nibbleslice_avx2_asm_3_loop_r0:
+	vmovdqu (%rdi,%rcx), %xmm10 /* rk0 = load() */
+	vmovdqu 64(%rdi,%rcx), %xmm11 /* rk1 = load() */
+	vpxor %xmm10, %xmm2, %xmm2 /* k0 = xor(x0, rk0) */
+	vpxor %xmm11, %xmm0, %xmm0 /* k1 = xor(x1, rk1) */
+	vpshufb %xmm6, %xmm2, %xmm2 /* pl = lookup16(k0, pl_mask) */
+	vpshufb %xmm7, %xmm0, %xmm0 /* pr = lookup16(k1, pr_mask) */
+	vpxor %xmm0, %xmm2, %xmm2 /* y0 = xor(pl, pr) */
+	vpshufb %xmm8, %xmm2, %xmm10 /* rot20 = lookup16(y0, rotl24) */
+	vpxor %xmm10, %xmm0, %xmm0 /* y1 = xor(pr, rot20) */
+	vpshufb %xmm3, %xmm0, %xmm10 /* rot8 = lookup16(y1, rotl48) */
+	vpxor %xmm10, %xmm2, %xmm2 /* y0_1 = xor(y0, rot8) */
+	vpshufb %xmm3, %xmm2, %xmm10 /* rot8_1 = lookup16(y0_1, rotl48) */
+	vpxor %xmm10, %xmm0, %xmm0 /* y1_1 = xor(y1, rot8_1) */
+	vpshufb %xmm9, %xmm0, %xmm10 /* rot4 = lookup16(y1_1, rotl56) */
+	vpxor %xmm10, %xmm2, %xmm2 /* y0_2 = xor(y0_1, rot4) */
+	vpxor %xmm2, %xmm0, %xmm0 /* y1_2 = xor(y1_1, y0_2) */
+	vpand %xmm1, %xmm2, %xmm2 /* s0_lo = and(y0_2, low_nibbles) */
+	vpshufb %xmm2, %xmm5, %xmm2 /* s0 = lookup16(sbox_inv_lo, s0_lo) */
+	vpand %xmm1, %xmm0, %xmm0 /* s1_lo = and(y1_2, low_nibbles) */
+	vpshufb %xmm0, %xmm5, %xmm0 /* s1 = lookup16(sbox_inv_lo, s1_lo) */
+	add $128, %rcx
+	cmp $2048, %rcx
+	jne .Lublock_nibbleslice_avx2_asm_3_loop_r0
+
+	/* Final key addition; the store packs the low nibbles (the key's copy in the high ones is dropped). */
+	vpxor 2048(%rdi), %xmm2, %xmm2 /* y0_3 = xor(x0, rk0_1) */
+	vpxor 2112(%rdi), %xmm0, %xmm0 /* y1_3 = xor(x1, rk1_1) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_3_deinterleave(%rip), %xmm2, %xmm2 /* de = lookup16(y0_3, deinterleave) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_3_deinterleave(%rip), %xmm0, %xmm0 /* de_1 = lookup16(y1_3, deinterleave) */
+	vpunpcklqdq %xmm0, %xmm2, %xmm10 /* even_1 = unpacklo(de, de_1) */
+	vpunpckhqdq %xmm0, %xmm2, %xmm0 /* odd_1 = unpackhi(de, de_1) */
+	vpsllw $4, %xmm10, %xmm2 /* ev_sh = shl(even_1) */
+	vpand %xmm4, %xmm2, %xmm2 /* out_lo_b = and(ev_sh, high_nibbles) */
+	vpandn %xmm0, %xmm4, %xmm0 /* out_lo_a = andnot(high_nibbles, odd_1) */
+	vpor %xmm0, %xmm2, %xmm0 /* out_lo = or(out_lo_b, out_lo_a) */
+	vmovdqu %xmm0, (%rdx) /* store out_lo */
+	vzeroupper
+	ret
+	.size ublock_nibbleslice_avx2_ublock128_128_decrypt_one_block_asm, .-ublock_nibbleslice_avx2_ublock128_128_decrypt_one_block_asm
+
 /* ublock_nibbleslice_avx2_ublock128_128_ctr_pairs_asm: ublock128_r16_nibbleslice256_ctr_pairs, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -1420,59 +1576,59 @@ ublock_nibbleslice_avx2_ublock128_128_ctr_pairs_asm:
 	vbroadcasti128 (%rsi), %ymm0 /* v = bcast128() */
 	vbroadcasti128 16(%rsi), %ymm1 /* w = bcast128() */
 	vpsrlw $4, %ymm0, %ymm2 /* hi_shifted = shr(v) */
-	vpand .Lublock_nibbleslice_avx2_asm_2_nibble_mask(%rip), %ymm2, %ymm2 /* hi = and(hi_shifted, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_2_nibble_mask(%rip), %ymm0, %ymm0 /* lo = and(v, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_4_nibble_mask(%rip), %ymm2, %ymm2 /* hi = and(hi_shifted, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_4_nibble_mask(%rip), %ymm0, %ymm0 /* lo = and(v, nibble_mask) */
 	vpsrlw $4, %ymm1, %ymm3 /* hi_shifted_1 = shr(w) */
-	vpand .Lublock_nibbleslice_avx2_asm_2_nibble_mask(%rip), %ymm3, %ymm3 /* hi_1 = and(hi_shifted_1, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_2_nibble_mask(%rip), %ymm1, %ymm1 /* lo_1 = and(w, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_4_nibble_mask(%rip), %ymm3, %ymm3 /* hi_1 = and(hi_shifted_1, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_4_nibble_mask(%rip), %ymm1, %ymm1 /* lo_1 = and(w, nibble_mask) */
 	vpunpcklbw %ymm3, %ymm2, %ymm4 /* pairs_hi = unpacklo(hi, hi_1) */
 	vpunpcklbw %ymm1, %ymm0, %ymm5 /* pairs_lo = unpacklo(lo, lo_1) */
 	vpunpckhbw %ymm3, %ymm2, %ymm2 /* pairs_hi_1 = unpackhi(hi, hi_1) */
 	vpunpckhbw %ymm1, %ymm0, %ymm0 /* pairs_lo_1 = unpackhi(lo, lo_1) */
-	vpshufb .Lublock_nibbleslice_avx2_asm_2_pair0(%rip), %ymm4, %ymm1 /* pair = lookup16(pairs_hi, pair0) */
-	vpshufb .Lublock_nibbleslice_avx2_asm_2_pair0(%rip), %ymm5, %ymm3 /* pair_1 = lookup16(pairs_lo, pair0) */
-	vpshufb .Lublock_nibbleslice_avx2_asm_2_pair1(%rip), %ymm4, %ymm6 /* pair_2 = lookup16(pairs_hi, pair1) */
-	vpshufb .Lublock_nibbleslice_avx2_asm_2_pair1(%rip), %ymm5, %ymm7 /* pair_3 = lookup16(pairs_lo, pair1) */
-	vpshufb .Lublock_nibbleslice_avx2_asm_2_pair2(%rip), %ymm4, %ymm8 /* pair_4 = lookup16(pairs_hi, pair2) */
-	vpshufb .Lublock_nibbleslice_avx2_asm_2_pair2(%rip), %ymm5, %ymm9 /* pair_5 = lookup16(pairs_lo, pair2) */
-	vpshufb .Lublock_nibbleslice_avx2_asm_2_pair3(%rip), %ymm4, %ymm10 /* pair_6 = lookup16(pairs_hi, pair3) */
-	vpshufb .Lublock_nibbleslice_avx2_asm_2_pair3(%rip), %ymm5, %ymm11 /* pair_7 = lookup16(pairs_lo, pair3) */
-	vpshufb .Lublock_nibbleslice_avx2_asm_2_pair4(%rip), %ymm4, %ymm12 /* pair_8 = lookup16(pairs_hi, pair4) */
-	vpshufb .Lublock_nibbleslice_avx2_asm_2_pair4(%rip), %ymm5, %ymm13 /* pair_9 = lookup16(pairs_lo, pair4) */
-	vpshufb .Lublock_nibbleslice_avx2_asm_2_pair5(%rip), %ymm4, %ymm14 /* pair_10 = lookup16(pairs_hi, pair5) */
-	vpshufb .Lublock_nibbleslice_avx2_asm_2_pair5(%rip), %ymm5, %ymm15 /* pair_11 = lookup16(pairs_lo, pair5) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_4_pair0(%rip), %ymm4, %ymm1 /* pair = lookup16(pairs_hi, pair0) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_4_pair0(%rip), %ymm5, %ymm3 /* pair_1 = lookup16(pairs_lo, pair0) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_4_pair1(%rip), %ymm4, %ymm6 /* pair_2 = lookup16(pairs_hi, pair1) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_4_pair1(%rip), %ymm5, %ymm7 /* pair_3 = lookup16(pairs_lo, pair1) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_4_pair2(%rip), %ymm4, %ymm8 /* pair_4 = lookup16(pairs_hi, pair2) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_4_pair2(%rip), %ymm5, %ymm9 /* pair_5 = lookup16(pairs_lo, pair2) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_4_pair3(%rip), %ymm4, %ymm10 /* pair_6 = lookup16(pairs_hi, pair3) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_4_pair3(%rip), %ymm5, %ymm11 /* pair_7 = lookup16(pairs_lo, pair3) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_4_pair4(%rip), %ymm4, %ymm12 /* pair_8 = lookup16(pairs_hi, pair4) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_4_pair4(%rip), %ymm5, %ymm13 /* pair_9 = lookup16(pairs_lo, pair4) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_4_pair5(%rip), %ymm4, %ymm14 /* pair_10 = lookup16(pairs_hi, pair5) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_4_pair5(%rip), %ymm5, %ymm15 /* pair_11 = lookup16(pairs_lo, pair5) */
 	vmovdqa %ymm15, 0(%rsp) /* spill pair_11 */
-	vpshufb .Lublock_nibbleslice_avx2_asm_2_pair6(%rip), %ymm4, %ymm15 /* pair_12 = lookup16(pairs_hi, pair6) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_4_pair6(%rip), %ymm4, %ymm15 /* pair_12 = lookup16(pairs_hi, pair6) */
 	vmovdqa %ymm15, 32(%rsp) /* spill pair_12 */
-	vpshufb .Lublock_nibbleslice_avx2_asm_2_pair6(%rip), %ymm5, %ymm15 /* pair_13 = lookup16(pairs_lo, pair6) */
-	vpshufb .Lublock_nibbleslice_avx2_asm_2_pair7(%rip), %ymm4, %ymm4 /* pair_14 = lookup16(pairs_hi, pair7) */
-	vpshufb .Lublock_nibbleslice_avx2_asm_2_pair7(%rip), %ymm5, %ymm5 /* pair_15 = lookup16(pairs_lo, pair7) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_4_pair6(%rip), %ymm5, %ymm15 /* pair_13 = lookup16(pairs_lo, pair6) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_4_pair7(%rip), %ymm4, %ymm4 /* pair_14 = lookup16(pairs_hi, pair7) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_4_pair7(%rip), %ymm5, %ymm5 /* pair_15 = lookup16(pairs_lo, pair7) */
 	vmovdqa %ymm5, 64(%rsp) /* spill pair_15 */
-	vpshufb .Lublock_nibbleslice_avx2_asm_2_pair0(%rip), %ymm2, %ymm5 /* pair_16 = lookup16(pairs_hi_1, pair0) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_4_pair0(%rip), %ymm2, %ymm5 /* pair_16 = lookup16(pairs_hi_1, pair0) */
 	vmovdqa %ymm4, 96(%rsp) /* spill pair_14 */
-	vpshufb .Lublock_nibbleslice_avx2_asm_2_pair0(%rip), %ymm0, %ymm4 /* pair_17 = lookup16(pairs_lo_1, pair0) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_4_pair0(%rip), %ymm0, %ymm4 /* pair_17 = lookup16(pairs_lo_1, pair0) */
 	vmovdqa %ymm15, 128(%rsp) /* spill pair_13 */
-	vpshufb .Lublock_nibbleslice_avx2_asm_2_pair1(%rip), %ymm2, %ymm15 /* pair_18 = lookup16(pairs_hi_1, pair1) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_4_pair1(%rip), %ymm2, %ymm15 /* pair_18 = lookup16(pairs_hi_1, pair1) */
 	vmovdqa %ymm14, 160(%rsp) /* spill pair_10 */
-	vpshufb .Lublock_nibbleslice_avx2_asm_2_pair1(%rip), %ymm0, %ymm14 /* pair_19 = lookup16(pairs_lo_1, pair1) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_4_pair1(%rip), %ymm0, %ymm14 /* pair_19 = lookup16(pairs_lo_1, pair1) */
 	vmovdqa %ymm13, 192(%rsp) /* spill pair_9 */
-	vpshufb .Lublock_nibbleslice_avx2_asm_2_pair2(%rip), %ymm2, %ymm13 /* pair_20 = lookup16(pairs_hi_1, pair2) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_4_pair2(%rip), %ymm2, %ymm13 /* pair_20 = lookup16(pairs_hi_1, pair2) */
 	vmovdqa %ymm12, 224(%rsp) /* spill pair_8 */
-	vpshufb .Lublock_nibbleslice_avx2_asm_2_pair2(%rip), %ymm0, %ymm12 /* pair_21 = lookup16(pairs_lo_1, pair2) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_4_pair2(%rip), %ymm0, %ymm12 /* pair_21 = lookup16(pairs_lo_1, pair2) */
 	vmovdqa %ymm12, 256(%rsp) /* spill pair_21 */
-	vpshufb .Lublock_nibbleslice_avx2_asm_2_pair3(%rip), %ymm2, %ymm12 /* pair_22 = lookup16(pairs_hi_1, pair3) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_4_pair3(%rip), %ymm2, %ymm12 /* pair_22 = lookup16(pairs_hi_1, pair3) */
 	vmovdqa %ymm12, 288(%rsp) /* spill pair_22 */
-	vpshufb .Lublock_nibbleslice_avx2_asm_2_pair3(%rip), %ymm0, %ymm12 /* pair_23 = lookup16(pairs_lo_1, pair3) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_4_pair3(%rip), %ymm0, %ymm12 /* pair_23 = lookup16(pairs_lo_1, pair3) */
 	vmovdqa %ymm12, 320(%rsp) /* spill pair_23 */
-	vpshufb .Lublock_nibbleslice_avx2_asm_2_pair4(%rip), %ymm2, %ymm12 /* pair_24 = lookup16(pairs_hi_1, pair4) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_4_pair4(%rip), %ymm2, %ymm12 /* pair_24 = lookup16(pairs_hi_1, pair4) */
 	vmovdqa %ymm12, 352(%rsp) /* spill pair_24 */
-	vpshufb .Lublock_nibbleslice_avx2_asm_2_pair4(%rip), %ymm0, %ymm12 /* pair_25 = lookup16(pairs_lo_1, pair4) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_4_pair4(%rip), %ymm0, %ymm12 /* pair_25 = lookup16(pairs_lo_1, pair4) */
 	vmovdqa %ymm12, 384(%rsp) /* spill pair_25 */
-	vpshufb .Lublock_nibbleslice_avx2_asm_2_pair5(%rip), %ymm2, %ymm12 /* pair_26 = lookup16(pairs_hi_1, pair5) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_4_pair5(%rip), %ymm2, %ymm12 /* pair_26 = lookup16(pairs_hi_1, pair5) */
 	vmovdqa %ymm12, 416(%rsp) /* spill pair_26 */
-	vpshufb .Lublock_nibbleslice_avx2_asm_2_pair5(%rip), %ymm0, %ymm12 /* pair_27 = lookup16(pairs_lo_1, pair5) */
-	vpshufb .Lublock_nibbleslice_avx2_asm_2_pair6(%rip), %ymm2, %ymm2 /* pair_28 = lookup16(pairs_hi_1, pair6) */
-	vpshufb .Lublock_nibbleslice_avx2_asm_2_pair6(%rip), %ymm0, %ymm0 /* pair_29 = lookup16(pairs_lo_1, pair6) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_4_pair5(%rip), %ymm0, %ymm12 /* pair_27 = lookup16(pairs_lo_1, pair5) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_4_pair6(%rip), %ymm2, %ymm2 /* pair_28 = lookup16(pairs_hi_1, pair6) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_4_pair6(%rip), %ymm0, %ymm0 /* pair_29 = lookup16(pairs_lo_1, pair6) */
 
 	/* The first round on the pairs; the last byte's S-box outputs taken as 0 (their share is added per block). */
 	vmovdqa %ymm0, 448(%rsp) /* spill pair_29 */
@@ -1724,26 +1880,26 @@ ublock_nibbleslice_avx2_ublock128_128_ctr_xor_asm:
 	/* The 32 counter blocks V + j0 + j after the first round, from the group's pair tables: register p = nibble p of every block, one block per byte. */
 	vpbroadcastb (%rsi), %ymm0 /* low = bcast8() */
 	vpbroadcastb 1(%rsi), %ymm1 /* first = bcast8() */
-	vpaddb .Lublock_nibbleslice_avx2_asm_3_block_offsets(%rip), %ymm1, %ymm1 /* offsets = add(first, block_offsets) */
+	vpaddb .Lublock_nibbleslice_avx2_asm_5_block_offsets(%rip), %ymm1, %ymm1 /* offsets = add(first, block_offsets) */
 	vpaddb %ymm1, %ymm0, %ymm2 /* low_byte = add(low, offsets) */
 	vpand %ymm1, %ymm0, %ymm3 /* both = and(low, offsets) */
 	vpor %ymm1, %ymm0, %ymm0 /* either = or(low, offsets) */
 	vpandn %ymm0, %ymm2, %ymm0 /* either_not_sum = andnot(low_byte, either) */
 	vpor %ymm0, %ymm3, %ymm0 /* carry_bit7 = or(both, either_not_sum) */
 	vpsrlw $7, %ymm0, %ymm0 /* sr = shr(carry_bit7) */
-	vpand .Lublock_nibbleslice_avx2_asm_3_one(%rip), %ymm0, %ymm0 /* carry = and(sr, one) */
-	vpor .Lublock_nibbleslice_avx2_asm_3_pick1(%rip), %ymm0, %ymm1 /* pick = or(carry, pick1) */
-	vpor .Lublock_nibbleslice_avx2_asm_3_pick2(%rip), %ymm0, %ymm3 /* pick_1 = or(carry, pick2) */
-	vpor .Lublock_nibbleslice_avx2_asm_3_pick3(%rip), %ymm0, %ymm4 /* pick_2 = or(carry, pick3) */
-	vpor .Lublock_nibbleslice_avx2_asm_3_pick4(%rip), %ymm0, %ymm5 /* pick_3 = or(carry, pick4) */
-	vpor .Lublock_nibbleslice_avx2_asm_3_pick5(%rip), %ymm0, %ymm6 /* pick_4 = or(carry, pick5) */
-	vpor .Lublock_nibbleslice_avx2_asm_3_pick6(%rip), %ymm0, %ymm7 /* pick_5 = or(carry, pick6) */
-	vpor .Lublock_nibbleslice_avx2_asm_3_pick7(%rip), %ymm0, %ymm8 /* pick_6 = or(carry, pick7) */
+	vpand .Lublock_nibbleslice_avx2_asm_5_one(%rip), %ymm0, %ymm0 /* carry = and(sr, one) */
+	vpor .Lublock_nibbleslice_avx2_asm_5_pick1(%rip), %ymm0, %ymm1 /* pick = or(carry, pick1) */
+	vpor .Lublock_nibbleslice_avx2_asm_5_pick2(%rip), %ymm0, %ymm3 /* pick_1 = or(carry, pick2) */
+	vpor .Lublock_nibbleslice_avx2_asm_5_pick3(%rip), %ymm0, %ymm4 /* pick_2 = or(carry, pick3) */
+	vpor .Lublock_nibbleslice_avx2_asm_5_pick4(%rip), %ymm0, %ymm5 /* pick_3 = or(carry, pick4) */
+	vpor .Lublock_nibbleslice_avx2_asm_5_pick5(%rip), %ymm0, %ymm6 /* pick_4 = or(carry, pick5) */
+	vpor .Lublock_nibbleslice_avx2_asm_5_pick6(%rip), %ymm0, %ymm7 /* pick_5 = or(carry, pick6) */
+	vpor .Lublock_nibbleslice_avx2_asm_5_pick7(%rip), %ymm0, %ymm8 /* pick_6 = or(carry, pick7) */
 
 	/* The last byte L + j0 + j of every block: the S-box of its two nibbles, RK^0 folded in. */
 	vpsrlw $4, %ymm2, %ymm9 /* hi_shifted = shr(low_byte) */
-	vpand .Lublock_nibbleslice_avx2_asm_3_nibble_mask(%rip), %ymm9, %ymm9 /* hi = and(hi_shifted, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_3_nibble_mask(%rip), %ymm2, %ymm2 /* lo = and(low_byte, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_5_nibble_mask(%rip), %ymm9, %ymm9 /* hi = and(hi_shifted, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_5_nibble_mask(%rip), %ymm2, %ymm2 /* lo = and(low_byte, nibble_mask) */
 	vbroadcasti128 480(%rdi), %ymm10 /* t1_14 = bcast128() */
 	vpshufb %ymm9, %ymm10, %ymm9 /* s1_14 = lookup16(t1_14, hi) */
 	vbroadcasti128 496(%rdi), %ymm10 /* t1_15 = bcast128() */
@@ -1883,7 +2039,7 @@ ublock_nibbleslice_avx2_ublock128_128_ctr_xor_asm:
 	vmovdqa %ymm1, 32(%rsp) /* spill x1_15.2 */
 	xor %r8, %r8
 	.p2align 4
-.Lublock_nibbleslice_avx2_asm_3_loop_r0:
+.Lublock_nibbleslice_avx2_asm_5_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
 	vbroadcasti128 512(%rdi,%r8), %ymm1 /* t0_0 = bcast128() */
@@ -2114,7 +2270,7 @@ ublock_nibbleslice_avx2_ublock128_128_ctr_xor_asm:
 	vmovdqa 640(%rsp), %ymm0 /* reload x1_6.3 */
 	add $512, %r8
 	cmp $7680, %r8
-	jne .Lublock_nibbleslice_avx2_asm_3_loop_r0
+	jne .Lublock_nibbleslice_avx2_asm_5_loop_r0
 
 	/* Pack nibble pairs into bytes, transpose back and store. */
 	vpsllw $4, %ymm8, %ymm1 /* hi_up = shl(x0_0) */
@@ -2394,70 +2550,70 @@ ublock_nibbleslice_avx2_ublock128_128_encrypt_xor_asm:
 	vpunpcklbw %ymm10, %ymm13, %ymm0 /* tr3_14 = unpacklo(tr2_7, tr2_15) */
 	vpunpckhbw %ymm10, %ymm13, %ymm10 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
 	vpsrlw $4, %ymm12, %ymm13 /* hi_shifted = shr(tr3) */
-	vpand .Lublock_nibbleslice_avx2_asm_4_nibble_mask(%rip), %ymm13, %ymm13 /* hi = and(hi_shifted, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_4_nibble_mask(%rip), %ymm12, %ymm12 /* lo = and(tr3, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_6_nibble_mask(%rip), %ymm13, %ymm13 /* hi = and(hi_shifted, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_6_nibble_mask(%rip), %ymm12, %ymm12 /* lo = and(tr3, nibble_mask) */
 	vmovdqa %ymm12, 32(%rsp) /* spill lo */
 	vpsrlw $4, %ymm2, %ymm12 /* hi_shifted_1 = shr(tr3_1) */
-	vpand .Lublock_nibbleslice_avx2_asm_4_nibble_mask(%rip), %ymm12, %ymm12 /* hi_1 = and(hi_shifted_1, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_4_nibble_mask(%rip), %ymm2, %ymm2 /* lo_1 = and(tr3_1, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_6_nibble_mask(%rip), %ymm12, %ymm12 /* hi_1 = and(hi_shifted_1, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_6_nibble_mask(%rip), %ymm2, %ymm2 /* lo_1 = and(tr3_1, nibble_mask) */
 	vmovdqa %ymm2, 64(%rsp) /* spill lo_1 */
 	vpsrlw $4, %ymm14, %ymm2 /* hi_shifted_2 = shr(tr3_2) */
-	vpand .Lublock_nibbleslice_avx2_asm_4_nibble_mask(%rip), %ymm2, %ymm2 /* hi_2 = and(hi_shifted_2, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_4_nibble_mask(%rip), %ymm14, %ymm14 /* lo_2 = and(tr3_2, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_6_nibble_mask(%rip), %ymm2, %ymm2 /* hi_2 = and(hi_shifted_2, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_6_nibble_mask(%rip), %ymm14, %ymm14 /* lo_2 = and(tr3_2, nibble_mask) */
 	vmovdqa %ymm14, 96(%rsp) /* spill lo_2 */
 	vpsrlw $4, %ymm4, %ymm14 /* hi_shifted_3 = shr(tr3_3) */
-	vpand .Lublock_nibbleslice_avx2_asm_4_nibble_mask(%rip), %ymm14, %ymm14 /* hi_3 = and(hi_shifted_3, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_4_nibble_mask(%rip), %ymm4, %ymm4 /* lo_3 = and(tr3_3, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_6_nibble_mask(%rip), %ymm14, %ymm14 /* hi_3 = and(hi_shifted_3, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_6_nibble_mask(%rip), %ymm4, %ymm4 /* lo_3 = and(tr3_3, nibble_mask) */
 	vmovdqa %ymm4, 128(%rsp) /* spill lo_3 */
 	vpsrlw $4, %ymm5, %ymm4 /* hi_shifted_4 = shr(tr3_4) */
-	vpand .Lublock_nibbleslice_avx2_asm_4_nibble_mask(%rip), %ymm4, %ymm4 /* hi_4 = and(hi_shifted_4, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_4_nibble_mask(%rip), %ymm5, %ymm5 /* lo_4 = and(tr3_4, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_6_nibble_mask(%rip), %ymm4, %ymm4 /* hi_4 = and(hi_shifted_4, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_6_nibble_mask(%rip), %ymm5, %ymm5 /* lo_4 = and(tr3_4, nibble_mask) */
 	vmovdqa %ymm5, 160(%rsp) /* spill lo_4 */
 	vpsrlw $4, %ymm6, %ymm5 /* hi_shifted_5 = shr(tr3_5) */
-	vpand .Lublock_nibbleslice_avx2_asm_4_nibble_mask(%rip), %ymm5, %ymm5 /* hi_5 = and(hi_shifted_5, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_4_nibble_mask(%rip), %ymm6, %ymm6 /* lo_5 = and(tr3_5, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_6_nibble_mask(%rip), %ymm5, %ymm5 /* hi_5 = and(hi_shifted_5, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_6_nibble_mask(%rip), %ymm6, %ymm6 /* lo_5 = and(tr3_5, nibble_mask) */
 	vmovdqa %ymm6, 192(%rsp) /* spill lo_5 */
 	vpsrlw $4, %ymm15, %ymm6 /* hi_shifted_6 = shr(tr3_6) */
-	vpand .Lublock_nibbleslice_avx2_asm_4_nibble_mask(%rip), %ymm6, %ymm6 /* hi_6 = and(hi_shifted_6, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_4_nibble_mask(%rip), %ymm15, %ymm15 /* lo_6 = and(tr3_6, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_6_nibble_mask(%rip), %ymm6, %ymm6 /* hi_6 = and(hi_shifted_6, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_6_nibble_mask(%rip), %ymm15, %ymm15 /* lo_6 = and(tr3_6, nibble_mask) */
 	vmovdqa %ymm15, 224(%rsp) /* spill lo_6 */
 	vpsrlw $4, %ymm3, %ymm15 /* hi_shifted_7 = shr(tr3_7) */
-	vpand .Lublock_nibbleslice_avx2_asm_4_nibble_mask(%rip), %ymm15, %ymm15 /* hi_7 = and(hi_shifted_7, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_4_nibble_mask(%rip), %ymm3, %ymm3 /* lo_7 = and(tr3_7, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_6_nibble_mask(%rip), %ymm15, %ymm15 /* hi_7 = and(hi_shifted_7, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_6_nibble_mask(%rip), %ymm3, %ymm3 /* lo_7 = and(tr3_7, nibble_mask) */
 	vmovdqa %ymm3, 256(%rsp) /* spill lo_7 */
 	vpsrlw $4, %ymm7, %ymm3 /* hi_shifted_8 = shr(tr3_8) */
-	vpand .Lublock_nibbleslice_avx2_asm_4_nibble_mask(%rip), %ymm3, %ymm3 /* hi_8 = and(hi_shifted_8, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_4_nibble_mask(%rip), %ymm7, %ymm7 /* lo_8 = and(tr3_8, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_6_nibble_mask(%rip), %ymm3, %ymm3 /* hi_8 = and(hi_shifted_8, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_6_nibble_mask(%rip), %ymm7, %ymm7 /* lo_8 = and(tr3_8, nibble_mask) */
 	vmovdqa %ymm7, 288(%rsp) /* spill lo_8 */
 	vpsrlw $4, %ymm8, %ymm7 /* hi_shifted_9 = shr(tr3_9) */
-	vpand .Lublock_nibbleslice_avx2_asm_4_nibble_mask(%rip), %ymm7, %ymm7 /* hi_9 = and(hi_shifted_9, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_4_nibble_mask(%rip), %ymm8, %ymm8 /* lo_9 = and(tr3_9, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_6_nibble_mask(%rip), %ymm7, %ymm7 /* hi_9 = and(hi_shifted_9, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_6_nibble_mask(%rip), %ymm8, %ymm8 /* lo_9 = and(tr3_9, nibble_mask) */
 	vmovdqa %ymm8, 320(%rsp) /* spill lo_9 */
 	vpsrlw $4, %ymm9, %ymm8 /* hi_shifted_10 = shr(tr3_10) */
-	vpand .Lublock_nibbleslice_avx2_asm_4_nibble_mask(%rip), %ymm8, %ymm8 /* hi_10 = and(hi_shifted_10, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_4_nibble_mask(%rip), %ymm9, %ymm9 /* lo_10 = and(tr3_10, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_6_nibble_mask(%rip), %ymm8, %ymm8 /* hi_10 = and(hi_shifted_10, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_6_nibble_mask(%rip), %ymm9, %ymm9 /* lo_10 = and(tr3_10, nibble_mask) */
 	vmovdqa %ymm9, 352(%rsp) /* spill lo_10 */
 	vpsrlw $4, %ymm1, %ymm9 /* hi_shifted_11 = shr(tr3_11) */
-	vpand .Lublock_nibbleslice_avx2_asm_4_nibble_mask(%rip), %ymm9, %ymm9 /* hi_11 = and(hi_shifted_11, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_4_nibble_mask(%rip), %ymm1, %ymm1 /* lo_11 = and(tr3_11, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_6_nibble_mask(%rip), %ymm9, %ymm9 /* hi_11 = and(hi_shifted_11, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_6_nibble_mask(%rip), %ymm1, %ymm1 /* lo_11 = and(tr3_11, nibble_mask) */
 	vmovdqa %ymm1, 384(%rsp) /* spill lo_11 */
 	vpsrlw $4, %ymm11, %ymm1 /* hi_shifted_12 = shr(tr3_12) */
-	vpand .Lublock_nibbleslice_avx2_asm_4_nibble_mask(%rip), %ymm1, %ymm1 /* hi_12 = and(hi_shifted_12, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_4_nibble_mask(%rip), %ymm11, %ymm11 /* lo_12 = and(tr3_12, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_6_nibble_mask(%rip), %ymm1, %ymm1 /* hi_12 = and(hi_shifted_12, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_6_nibble_mask(%rip), %ymm11, %ymm11 /* lo_12 = and(tr3_12, nibble_mask) */
 	vmovdqa %ymm11, 416(%rsp) /* spill lo_12 */
 	vmovdqa 0(%rsp), %ymm11 /* reload tr3_13 */
 	vmovdqa %ymm1, 448(%rsp) /* spill hi_12 */
 	vpsrlw $4, %ymm11, %ymm1 /* hi_shifted_13 = shr(tr3_13) */
-	vpand .Lublock_nibbleslice_avx2_asm_4_nibble_mask(%rip), %ymm1, %ymm1 /* hi_13 = and(hi_shifted_13, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_4_nibble_mask(%rip), %ymm11, %ymm11 /* lo_13 = and(tr3_13, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_6_nibble_mask(%rip), %ymm1, %ymm1 /* hi_13 = and(hi_shifted_13, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_6_nibble_mask(%rip), %ymm11, %ymm11 /* lo_13 = and(tr3_13, nibble_mask) */
 	vmovdqa %ymm11, 0(%rsp) /* spill lo_13 */
 	vpsrlw $4, %ymm0, %ymm11 /* hi_shifted_14 = shr(tr3_14) */
-	vpand .Lublock_nibbleslice_avx2_asm_4_nibble_mask(%rip), %ymm11, %ymm11 /* hi_14 = and(hi_shifted_14, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_4_nibble_mask(%rip), %ymm0, %ymm0 /* lo_14 = and(tr3_14, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_6_nibble_mask(%rip), %ymm11, %ymm11 /* hi_14 = and(hi_shifted_14, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_6_nibble_mask(%rip), %ymm0, %ymm0 /* lo_14 = and(tr3_14, nibble_mask) */
 	vmovdqa %ymm0, 480(%rsp) /* spill lo_14 */
 	vpsrlw $4, %ymm10, %ymm0 /* hi_shifted_15 = shr(tr3_15) */
-	vpand .Lublock_nibbleslice_avx2_asm_4_nibble_mask(%rip), %ymm0, %ymm0 /* hi_15 = and(hi_shifted_15, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_4_nibble_mask(%rip), %ymm10, %ymm10 /* lo_15 = and(tr3_15, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_6_nibble_mask(%rip), %ymm0, %ymm0 /* hi_15 = and(hi_shifted_15, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_6_nibble_mask(%rip), %ymm10, %ymm10 /* lo_15 = and(tr3_15, nibble_mask) */
 	vmovdqa %ymm10, 512(%rsp) /* spill x1_15.2 */
 	vmovdqa 32(%rsp), %ymm10 /* reload x0_1.2 */
 	vmovdqa %ymm0, 544(%rsp) /* spill x1_14.2 */
@@ -2505,7 +2661,7 @@ ublock_nibbleslice_avx2_ublock128_128_encrypt_xor_asm:
 	vmovdqa %ymm4, 480(%rsp) /* spill x1_15.2 */
 	xor %r8, %r8
 	.p2align 4
-.Lublock_nibbleslice_avx2_asm_4_loop_r0:
+.Lublock_nibbleslice_avx2_asm_6_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
 	vbroadcasti128 (%rdi,%r8), %ymm4 /* t0_0 = bcast128() */
@@ -2737,7 +2893,7 @@ ublock_nibbleslice_avx2_ublock128_128_encrypt_xor_asm:
 	vmovdqa %ymm4, %ymm15 /* x1_5.3 */
 	add $512, %r8
 	cmp $8192, %r8
-	jne .Lublock_nibbleslice_avx2_asm_4_loop_r0
+	jne .Lublock_nibbleslice_avx2_asm_6_loop_r0
 
 	/* Pack nibble pairs into bytes, transpose back and store. */
 	vpsllw $4, %ymm13, %ymm4 /* hi_up = shl(x0_0) */
@@ -3016,70 +3172,70 @@ ublock_nibbleslice_avx2_ublock128_256_encrypt_asm:
 	vpunpcklbw %ymm10, %ymm13, %ymm0 /* tr3_14 = unpacklo(tr2_7, tr2_15) */
 	vpunpckhbw %ymm10, %ymm13, %ymm10 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
 	vpsrlw $4, %ymm12, %ymm13 /* hi_shifted = shr(tr3) */
-	vpand .Lublock_nibbleslice_avx2_asm_5_nibble_mask(%rip), %ymm13, %ymm13 /* hi = and(hi_shifted, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_5_nibble_mask(%rip), %ymm12, %ymm12 /* lo = and(tr3, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_7_nibble_mask(%rip), %ymm13, %ymm13 /* hi = and(hi_shifted, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_7_nibble_mask(%rip), %ymm12, %ymm12 /* lo = and(tr3, nibble_mask) */
 	vmovdqa %ymm12, 32(%rsp) /* spill lo */
 	vpsrlw $4, %ymm2, %ymm12 /* hi_shifted_1 = shr(tr3_1) */
-	vpand .Lublock_nibbleslice_avx2_asm_5_nibble_mask(%rip), %ymm12, %ymm12 /* hi_1 = and(hi_shifted_1, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_5_nibble_mask(%rip), %ymm2, %ymm2 /* lo_1 = and(tr3_1, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_7_nibble_mask(%rip), %ymm12, %ymm12 /* hi_1 = and(hi_shifted_1, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_7_nibble_mask(%rip), %ymm2, %ymm2 /* lo_1 = and(tr3_1, nibble_mask) */
 	vmovdqa %ymm2, 64(%rsp) /* spill lo_1 */
 	vpsrlw $4, %ymm14, %ymm2 /* hi_shifted_2 = shr(tr3_2) */
-	vpand .Lublock_nibbleslice_avx2_asm_5_nibble_mask(%rip), %ymm2, %ymm2 /* hi_2 = and(hi_shifted_2, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_5_nibble_mask(%rip), %ymm14, %ymm14 /* lo_2 = and(tr3_2, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_7_nibble_mask(%rip), %ymm2, %ymm2 /* hi_2 = and(hi_shifted_2, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_7_nibble_mask(%rip), %ymm14, %ymm14 /* lo_2 = and(tr3_2, nibble_mask) */
 	vmovdqa %ymm14, 96(%rsp) /* spill lo_2 */
 	vpsrlw $4, %ymm4, %ymm14 /* hi_shifted_3 = shr(tr3_3) */
-	vpand .Lublock_nibbleslice_avx2_asm_5_nibble_mask(%rip), %ymm14, %ymm14 /* hi_3 = and(hi_shifted_3, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_5_nibble_mask(%rip), %ymm4, %ymm4 /* lo_3 = and(tr3_3, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_7_nibble_mask(%rip), %ymm14, %ymm14 /* hi_3 = and(hi_shifted_3, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_7_nibble_mask(%rip), %ymm4, %ymm4 /* lo_3 = and(tr3_3, nibble_mask) */
 	vmovdqa %ymm4, 128(%rsp) /* spill lo_3 */
 	vpsrlw $4, %ymm5, %ymm4 /* hi_shifted_4 = shr(tr3_4) */
-	vpand .Lublock_nibbleslice_avx2_asm_5_nibble_mask(%rip), %ymm4, %ymm4 /* hi_4 = and(hi_shifted_4, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_5_nibble_mask(%rip), %ymm5, %ymm5 /* lo_4 = and(tr3_4, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_7_nibble_mask(%rip), %ymm4, %ymm4 /* hi_4 = and(hi_shifted_4, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_7_nibble_mask(%rip), %ymm5, %ymm5 /* lo_4 = and(tr3_4, nibble_mask) */
 	vmovdqa %ymm5, 160(%rsp) /* spill lo_4 */
 	vpsrlw $4, %ymm6, %ymm5 /* hi_shifted_5 = shr(tr3_5) */
-	vpand .Lublock_nibbleslice_avx2_asm_5_nibble_mask(%rip), %ymm5, %ymm5 /* hi_5 = and(hi_shifted_5, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_5_nibble_mask(%rip), %ymm6, %ymm6 /* lo_5 = and(tr3_5, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_7_nibble_mask(%rip), %ymm5, %ymm5 /* hi_5 = and(hi_shifted_5, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_7_nibble_mask(%rip), %ymm6, %ymm6 /* lo_5 = and(tr3_5, nibble_mask) */
 	vmovdqa %ymm6, 192(%rsp) /* spill lo_5 */
 	vpsrlw $4, %ymm15, %ymm6 /* hi_shifted_6 = shr(tr3_6) */
-	vpand .Lublock_nibbleslice_avx2_asm_5_nibble_mask(%rip), %ymm6, %ymm6 /* hi_6 = and(hi_shifted_6, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_5_nibble_mask(%rip), %ymm15, %ymm15 /* lo_6 = and(tr3_6, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_7_nibble_mask(%rip), %ymm6, %ymm6 /* hi_6 = and(hi_shifted_6, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_7_nibble_mask(%rip), %ymm15, %ymm15 /* lo_6 = and(tr3_6, nibble_mask) */
 	vmovdqa %ymm15, 224(%rsp) /* spill lo_6 */
 	vpsrlw $4, %ymm3, %ymm15 /* hi_shifted_7 = shr(tr3_7) */
-	vpand .Lublock_nibbleslice_avx2_asm_5_nibble_mask(%rip), %ymm15, %ymm15 /* hi_7 = and(hi_shifted_7, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_5_nibble_mask(%rip), %ymm3, %ymm3 /* lo_7 = and(tr3_7, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_7_nibble_mask(%rip), %ymm15, %ymm15 /* hi_7 = and(hi_shifted_7, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_7_nibble_mask(%rip), %ymm3, %ymm3 /* lo_7 = and(tr3_7, nibble_mask) */
 	vmovdqa %ymm3, 256(%rsp) /* spill lo_7 */
 	vpsrlw $4, %ymm7, %ymm3 /* hi_shifted_8 = shr(tr3_8) */
-	vpand .Lublock_nibbleslice_avx2_asm_5_nibble_mask(%rip), %ymm3, %ymm3 /* hi_8 = and(hi_shifted_8, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_5_nibble_mask(%rip), %ymm7, %ymm7 /* lo_8 = and(tr3_8, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_7_nibble_mask(%rip), %ymm3, %ymm3 /* hi_8 = and(hi_shifted_8, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_7_nibble_mask(%rip), %ymm7, %ymm7 /* lo_8 = and(tr3_8, nibble_mask) */
 	vmovdqa %ymm7, 288(%rsp) /* spill lo_8 */
 	vpsrlw $4, %ymm8, %ymm7 /* hi_shifted_9 = shr(tr3_9) */
-	vpand .Lublock_nibbleslice_avx2_asm_5_nibble_mask(%rip), %ymm7, %ymm7 /* hi_9 = and(hi_shifted_9, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_5_nibble_mask(%rip), %ymm8, %ymm8 /* lo_9 = and(tr3_9, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_7_nibble_mask(%rip), %ymm7, %ymm7 /* hi_9 = and(hi_shifted_9, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_7_nibble_mask(%rip), %ymm8, %ymm8 /* lo_9 = and(tr3_9, nibble_mask) */
 	vmovdqa %ymm8, 320(%rsp) /* spill lo_9 */
 	vpsrlw $4, %ymm9, %ymm8 /* hi_shifted_10 = shr(tr3_10) */
-	vpand .Lublock_nibbleslice_avx2_asm_5_nibble_mask(%rip), %ymm8, %ymm8 /* hi_10 = and(hi_shifted_10, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_5_nibble_mask(%rip), %ymm9, %ymm9 /* lo_10 = and(tr3_10, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_7_nibble_mask(%rip), %ymm8, %ymm8 /* hi_10 = and(hi_shifted_10, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_7_nibble_mask(%rip), %ymm9, %ymm9 /* lo_10 = and(tr3_10, nibble_mask) */
 	vmovdqa %ymm9, 352(%rsp) /* spill lo_10 */
 	vpsrlw $4, %ymm1, %ymm9 /* hi_shifted_11 = shr(tr3_11) */
-	vpand .Lublock_nibbleslice_avx2_asm_5_nibble_mask(%rip), %ymm9, %ymm9 /* hi_11 = and(hi_shifted_11, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_5_nibble_mask(%rip), %ymm1, %ymm1 /* lo_11 = and(tr3_11, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_7_nibble_mask(%rip), %ymm9, %ymm9 /* hi_11 = and(hi_shifted_11, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_7_nibble_mask(%rip), %ymm1, %ymm1 /* lo_11 = and(tr3_11, nibble_mask) */
 	vmovdqa %ymm1, 384(%rsp) /* spill lo_11 */
 	vpsrlw $4, %ymm11, %ymm1 /* hi_shifted_12 = shr(tr3_12) */
-	vpand .Lublock_nibbleslice_avx2_asm_5_nibble_mask(%rip), %ymm1, %ymm1 /* hi_12 = and(hi_shifted_12, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_5_nibble_mask(%rip), %ymm11, %ymm11 /* lo_12 = and(tr3_12, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_7_nibble_mask(%rip), %ymm1, %ymm1 /* hi_12 = and(hi_shifted_12, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_7_nibble_mask(%rip), %ymm11, %ymm11 /* lo_12 = and(tr3_12, nibble_mask) */
 	vmovdqa %ymm11, 416(%rsp) /* spill lo_12 */
 	vmovdqa 0(%rsp), %ymm11 /* reload tr3_13 */
 	vmovdqa %ymm1, 448(%rsp) /* spill hi_12 */
 	vpsrlw $4, %ymm11, %ymm1 /* hi_shifted_13 = shr(tr3_13) */
-	vpand .Lublock_nibbleslice_avx2_asm_5_nibble_mask(%rip), %ymm1, %ymm1 /* hi_13 = and(hi_shifted_13, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_5_nibble_mask(%rip), %ymm11, %ymm11 /* lo_13 = and(tr3_13, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_7_nibble_mask(%rip), %ymm1, %ymm1 /* hi_13 = and(hi_shifted_13, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_7_nibble_mask(%rip), %ymm11, %ymm11 /* lo_13 = and(tr3_13, nibble_mask) */
 	vmovdqa %ymm11, 0(%rsp) /* spill lo_13 */
 	vpsrlw $4, %ymm0, %ymm11 /* hi_shifted_14 = shr(tr3_14) */
-	vpand .Lublock_nibbleslice_avx2_asm_5_nibble_mask(%rip), %ymm11, %ymm11 /* hi_14 = and(hi_shifted_14, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_5_nibble_mask(%rip), %ymm0, %ymm0 /* lo_14 = and(tr3_14, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_7_nibble_mask(%rip), %ymm11, %ymm11 /* hi_14 = and(hi_shifted_14, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_7_nibble_mask(%rip), %ymm0, %ymm0 /* lo_14 = and(tr3_14, nibble_mask) */
 	vmovdqa %ymm0, 480(%rsp) /* spill lo_14 */
 	vpsrlw $4, %ymm10, %ymm0 /* hi_shifted_15 = shr(tr3_15) */
-	vpand .Lublock_nibbleslice_avx2_asm_5_nibble_mask(%rip), %ymm0, %ymm0 /* hi_15 = and(hi_shifted_15, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_5_nibble_mask(%rip), %ymm10, %ymm10 /* lo_15 = and(tr3_15, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_7_nibble_mask(%rip), %ymm0, %ymm0 /* hi_15 = and(hi_shifted_15, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_7_nibble_mask(%rip), %ymm10, %ymm10 /* lo_15 = and(tr3_15, nibble_mask) */
 	vmovdqa %ymm10, 512(%rsp) /* spill x1_15.2 */
 	vmovdqa 32(%rsp), %ymm10 /* reload x0_1.2 */
 	vmovdqa %ymm0, 544(%rsp) /* spill x1_14.2 */
@@ -3127,7 +3283,7 @@ ublock_nibbleslice_avx2_ublock128_256_encrypt_asm:
 	vmovdqa %ymm4, 480(%rsp) /* spill x1_15.2 */
 	xor %rcx, %rcx
 	.p2align 4
-.Lublock_nibbleslice_avx2_asm_5_loop_r0:
+.Lublock_nibbleslice_avx2_asm_7_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
 	vbroadcasti128 (%rdi,%rcx), %ymm4 /* t0_0 = bcast128() */
@@ -3359,7 +3515,7 @@ ublock_nibbleslice_avx2_ublock128_256_encrypt_asm:
 	vmovdqa %ymm4, %ymm15 /* x1_5.3 */
 	add $512, %rcx
 	cmp $12288, %rcx
-	jne .Lublock_nibbleslice_avx2_asm_5_loop_r0
+	jne .Lublock_nibbleslice_avx2_asm_7_loop_r0
 
 	/* Pack nibble pairs into bytes, transpose back and store. */
 	vpsllw $4, %ymm13, %ymm4 /* hi_up = shl(x0_0) */
@@ -3498,6 +3654,84 @@ ublock_nibbleslice_avx2_ublock128_256_encrypt_asm:
 	ret
 	.size ublock_nibbleslice_avx2_ublock128_256_encrypt_asm, .-ublock_nibbleslice_avx2_ublock128_256_encrypt_asm
 
+/* ublock_nibbleslice_avx2_ublock128_256_encrypt_one_block_asm: ublock128_register_one_block_encrypt, 3 arguments
+ *   %rdi: rk
+ *   %rsi: in
+ *   %rdx: out
+ *   %rcx: 128 x r (and the loop count)
+ *   xmm0-11: vectors, as allocated (12 used)
+ *   frame: 0 bytes (0 spill slots of 16 bytes)
+ */
+	.globl ublock_nibbleslice_avx2_ublock128_256_encrypt_one_block_asm
+	.hidden ublock_nibbleslice_avx2_ublock128_256_encrypt_one_block_asm
+	.type ublock_nibbleslice_avx2_ublock128_256_encrypt_one_block_asm, @function
+	.p2align 5
+ublock_nibbleslice_avx2_ublock128_256_encrypt_one_block_asm:
+
+	/* Load one block, spread one nibble per byte in the low nibbles; X0 and X1 in separate registers. */
+	vmovdqu (%rsi), %xmm0 /* blk = load() */
+	vpsrlw $4, %xmm0, %xmm1 /* lo_sh = shr(blk) */
+	vmovdqa .Lublock_nibbleslice_avx2_asm_8_zero(%rip), %xmm2 /* zero = const() */
+	vpand .Lublock_nibbleslice_avx2_asm_8_high_nibbles(%rip), %xmm2, %xmm3 /* even_b = and(zero, high_nibbles) */
+	vmovdqa .Lublock_nibbleslice_avx2_asm_8_high_nibbles(%rip), %xmm4 /* high_nibbles = const() */
+	vpandn %xmm1, %xmm4, %xmm1 /* even_a = andnot(high_nibbles, lo_sh) */
+	vpor %xmm1, %xmm3, %xmm1 /* even = or(even_b, even_a) */
+	vpsllw $4, %xmm2, %xmm2 /* hi_sh = shl(zero) */
+	vpand %xmm4, %xmm2, %xmm2 /* odd_b = and(hi_sh, high_nibbles) */
+	vpandn %xmm0, %xmm4, %xmm0 /* odd_a = andnot(high_nibbles, blk) */
+	vpor %xmm0, %xmm2, %xmm0 /* odd = or(odd_b, odd_a) */
+	vpunpcklbw %xmm0, %xmm1, %xmm2 /* sp = unpacklo(even, odd) */
+	vpunpckhbw %xmm0, %xmm1, %xmm0 /* sp_1 = unpackhi(even, odd) */
+	vmovdqa .Lublock_nibbleslice_avx2_asm_8_low_nibbles(%rip), %xmm1 /* low_nibbles = const() */
+	vmovdqa .Lublock_nibbleslice_avx2_asm_8_rotl48(%rip), %xmm3 /* rotl48 = const() */
+	vmovdqa .Lublock_nibbleslice_avx2_asm_8_sbox_lo(%rip), %xmm5 /* sbox_lo = const() */
+	vmovdqa .Lublock_nibbleslice_avx2_asm_8_pl_mask(%rip), %xmm6 /* pl_mask = const() */
+	vmovdqa .Lublock_nibbleslice_avx2_asm_8_pr_mask(%rip), %xmm7 /* pr_mask = const() */
+	vmovdqa .Lublock_nibbleslice_avx2_asm_8_rotl24(%rip), %xmm8 /* rotl24 = const() */
+	vmovdqa .Lublock_nibbleslice_avx2_asm_8_rotl56(%rip), %xmm9 /* rotl56 = const() */
+	xor %rcx, %rcx
+	.p2align 4
+.Lublock_nibbleslice_avx2_asm_8_loop_r0:
+	vmovdqu (%rdi,%rcx), %xmm10 /* rk0 = load() */
+	vmovdqu 64(%rdi,%rcx), %xmm11 /* rk1 = load() */
+	vpxor %xmm10, %xmm2, %xmm2 /* k0 = xor(x0, rk0) */
+	vpand %xmm1, %xmm2, %xmm2 /* s0_lo = and(k0, low_nibbles) */
+	vpshufb %xmm2, %xmm5, %xmm2 /* s0 = lookup16(sbox_lo, s0_lo) */
+	vpxor %xmm11, %xmm0, %xmm0 /* k1 = xor(x1, rk1) */
+	vpand %xmm1, %xmm0, %xmm0 /* s1_lo = and(k1, low_nibbles) */
+	vpshufb %xmm0, %xmm5, %xmm0 /* s1 = lookup16(sbox_lo, s1_lo) */
+	vpxor %xmm2, %xmm0, %xmm0 /* x1_1 = xor(s1, s0) */
+	vpshufb %xmm9, %xmm0, %xmm10 /* rot4 = lookup16(x1_1, rotl56) */
+	vpxor %xmm10, %xmm2, %xmm2 /* x0_1 = xor(s0, rot4) */
+	vpshufb %xmm3, %xmm2, %xmm10 /* rot8 = lookup16(x0_1, rotl48) */
+	vpxor %xmm10, %xmm0, %xmm0 /* x1_2 = xor(x1_1, rot8) */
+	vpshufb %xmm3, %xmm0, %xmm10 /* rot8_1 = lookup16(x1_2, rotl48) */
+	vpxor %xmm10, %xmm2, %xmm2 /* x0_2 = xor(x0_1, rot8_1) */
+	vpshufb %xmm8, %xmm2, %xmm10 /* rot20 = lookup16(x0_2, rotl24) */
+	vpxor %xmm10, %xmm0, %xmm0 /* x1_3 = xor(x1_2, rot20) */
+	vpxor %xmm0, %xmm2, %xmm2 /* x0_3 = xor(x0_2, x1_3) */
+	vpshufb %xmm6, %xmm2, %xmm2 /* pl = lookup16(x0_3, pl_mask) */
+	vpshufb %xmm7, %xmm0, %xmm0 /* pr = lookup16(x1_3, pr_mask) */
+	add $128, %rcx
+	cmp $3072, %rcx
+	jne .Lublock_nibbleslice_avx2_asm_8_loop_r0
+
+	/* Final key addition; the store packs the low nibbles (the key's copy in the high ones is dropped). */
+	vpxor 3072(%rdi), %xmm2, %xmm2 /* y0 = xor(x0, rk0_1) */
+	vpxor 3136(%rdi), %xmm0, %xmm0 /* y1 = xor(x1, rk1_1) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_8_deinterleave(%rip), %xmm2, %xmm2 /* de = lookup16(y0, deinterleave) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_8_deinterleave(%rip), %xmm0, %xmm0 /* de_1 = lookup16(y1, deinterleave) */
+	vpunpcklqdq %xmm0, %xmm2, %xmm10 /* even_1 = unpacklo(de, de_1) */
+	vpunpckhqdq %xmm0, %xmm2, %xmm0 /* odd_1 = unpackhi(de, de_1) */
+	vpsllw $4, %xmm10, %xmm2 /* ev_sh = shl(even_1) */
+	vpand %xmm4, %xmm2, %xmm2 /* out_lo_b = and(ev_sh, high_nibbles) */
+	vpandn %xmm0, %xmm4, %xmm0 /* out_lo_a = andnot(high_nibbles, odd_1) */
+	vpor %xmm0, %xmm2, %xmm0 /* out_lo = or(out_lo_b, out_lo_a) */
+	vmovdqu %xmm0, (%rdx) /* store out_lo */
+	vzeroupper
+	ret
+	.size ublock_nibbleslice_avx2_ublock128_256_encrypt_one_block_asm, .-ublock_nibbleslice_avx2_ublock128_256_encrypt_one_block_asm
+
 /* ublock_nibbleslice_avx2_ublock128_256_decrypt_asm: ublock128_r24_nibbleslice256_decrypt, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -3607,70 +3841,70 @@ ublock_nibbleslice_avx2_ublock128_256_decrypt_asm:
 	vpunpcklbw %ymm10, %ymm13, %ymm0 /* tr3_14 = unpacklo(tr2_7, tr2_15) */
 	vpunpckhbw %ymm10, %ymm13, %ymm10 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
 	vpsrlw $4, %ymm12, %ymm13 /* hi_shifted = shr(tr3) */
-	vpand .Lublock_nibbleslice_avx2_asm_6_nibble_mask(%rip), %ymm13, %ymm13 /* hi = and(hi_shifted, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_6_nibble_mask(%rip), %ymm12, %ymm12 /* lo = and(tr3, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* hi = and(hi_shifted, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_9_nibble_mask(%rip), %ymm12, %ymm12 /* lo = and(tr3, nibble_mask) */
 	vmovdqa %ymm12, 32(%rsp) /* spill lo */
 	vpsrlw $4, %ymm2, %ymm12 /* hi_shifted_1 = shr(tr3_1) */
-	vpand .Lublock_nibbleslice_avx2_asm_6_nibble_mask(%rip), %ymm12, %ymm12 /* hi_1 = and(hi_shifted_1, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_6_nibble_mask(%rip), %ymm2, %ymm2 /* lo_1 = and(tr3_1, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_9_nibble_mask(%rip), %ymm12, %ymm12 /* hi_1 = and(hi_shifted_1, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_9_nibble_mask(%rip), %ymm2, %ymm2 /* lo_1 = and(tr3_1, nibble_mask) */
 	vmovdqa %ymm2, 64(%rsp) /* spill lo_1 */
 	vpsrlw $4, %ymm14, %ymm2 /* hi_shifted_2 = shr(tr3_2) */
-	vpand .Lublock_nibbleslice_avx2_asm_6_nibble_mask(%rip), %ymm2, %ymm2 /* hi_2 = and(hi_shifted_2, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_6_nibble_mask(%rip), %ymm14, %ymm14 /* lo_2 = and(tr3_2, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_9_nibble_mask(%rip), %ymm2, %ymm2 /* hi_2 = and(hi_shifted_2, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_9_nibble_mask(%rip), %ymm14, %ymm14 /* lo_2 = and(tr3_2, nibble_mask) */
 	vmovdqa %ymm14, 96(%rsp) /* spill lo_2 */
 	vpsrlw $4, %ymm4, %ymm14 /* hi_shifted_3 = shr(tr3_3) */
-	vpand .Lublock_nibbleslice_avx2_asm_6_nibble_mask(%rip), %ymm14, %ymm14 /* hi_3 = and(hi_shifted_3, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_6_nibble_mask(%rip), %ymm4, %ymm4 /* lo_3 = and(tr3_3, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_9_nibble_mask(%rip), %ymm14, %ymm14 /* hi_3 = and(hi_shifted_3, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_9_nibble_mask(%rip), %ymm4, %ymm4 /* lo_3 = and(tr3_3, nibble_mask) */
 	vmovdqa %ymm4, 128(%rsp) /* spill lo_3 */
 	vpsrlw $4, %ymm5, %ymm4 /* hi_shifted_4 = shr(tr3_4) */
-	vpand .Lublock_nibbleslice_avx2_asm_6_nibble_mask(%rip), %ymm4, %ymm4 /* hi_4 = and(hi_shifted_4, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_6_nibble_mask(%rip), %ymm5, %ymm5 /* lo_4 = and(tr3_4, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_9_nibble_mask(%rip), %ymm4, %ymm4 /* hi_4 = and(hi_shifted_4, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_9_nibble_mask(%rip), %ymm5, %ymm5 /* lo_4 = and(tr3_4, nibble_mask) */
 	vmovdqa %ymm14, 160(%rsp) /* spill hi_3 */
 	vpsrlw $4, %ymm6, %ymm14 /* hi_shifted_5 = shr(tr3_5) */
-	vpand .Lublock_nibbleslice_avx2_asm_6_nibble_mask(%rip), %ymm14, %ymm14 /* hi_5 = and(hi_shifted_5, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_6_nibble_mask(%rip), %ymm6, %ymm6 /* lo_5 = and(tr3_5, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_9_nibble_mask(%rip), %ymm14, %ymm14 /* hi_5 = and(hi_shifted_5, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_9_nibble_mask(%rip), %ymm6, %ymm6 /* lo_5 = and(tr3_5, nibble_mask) */
 	vmovdqa %ymm2, 192(%rsp) /* spill hi_2 */
 	vpsrlw $4, %ymm15, %ymm2 /* hi_shifted_6 = shr(tr3_6) */
-	vpand .Lublock_nibbleslice_avx2_asm_6_nibble_mask(%rip), %ymm2, %ymm2 /* hi_6 = and(hi_shifted_6, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_6_nibble_mask(%rip), %ymm15, %ymm15 /* lo_6 = and(tr3_6, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_9_nibble_mask(%rip), %ymm2, %ymm2 /* hi_6 = and(hi_shifted_6, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_9_nibble_mask(%rip), %ymm15, %ymm15 /* lo_6 = and(tr3_6, nibble_mask) */
 	vmovdqa %ymm15, 224(%rsp) /* spill lo_6 */
 	vpsrlw $4, %ymm3, %ymm15 /* hi_shifted_7 = shr(tr3_7) */
-	vpand .Lublock_nibbleslice_avx2_asm_6_nibble_mask(%rip), %ymm15, %ymm15 /* hi_7 = and(hi_shifted_7, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_6_nibble_mask(%rip), %ymm3, %ymm3 /* lo_7 = and(tr3_7, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_9_nibble_mask(%rip), %ymm15, %ymm15 /* hi_7 = and(hi_shifted_7, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_9_nibble_mask(%rip), %ymm3, %ymm3 /* lo_7 = and(tr3_7, nibble_mask) */
 	vmovdqa %ymm2, 256(%rsp) /* spill hi_6 */
 	vpsrlw $4, %ymm7, %ymm2 /* hi_shifted_8 = shr(tr3_8) */
-	vpand .Lublock_nibbleslice_avx2_asm_6_nibble_mask(%rip), %ymm2, %ymm2 /* hi_8 = and(hi_shifted_8, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_6_nibble_mask(%rip), %ymm7, %ymm7 /* lo_8 = and(tr3_8, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_9_nibble_mask(%rip), %ymm2, %ymm2 /* hi_8 = and(hi_shifted_8, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_9_nibble_mask(%rip), %ymm7, %ymm7 /* lo_8 = and(tr3_8, nibble_mask) */
 	vmovdqa %ymm3, 288(%rsp) /* spill lo_7 */
 	vpsrlw $4, %ymm8, %ymm3 /* hi_shifted_9 = shr(tr3_9) */
-	vpand .Lublock_nibbleslice_avx2_asm_6_nibble_mask(%rip), %ymm3, %ymm3 /* hi_9 = and(hi_shifted_9, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_6_nibble_mask(%rip), %ymm8, %ymm8 /* lo_9 = and(tr3_9, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_9_nibble_mask(%rip), %ymm3, %ymm3 /* hi_9 = and(hi_shifted_9, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_9_nibble_mask(%rip), %ymm8, %ymm8 /* lo_9 = and(tr3_9, nibble_mask) */
 	vmovdqa %ymm8, 320(%rsp) /* spill lo_9 */
 	vpsrlw $4, %ymm9, %ymm8 /* hi_shifted_10 = shr(tr3_10) */
-	vpand .Lublock_nibbleslice_avx2_asm_6_nibble_mask(%rip), %ymm8, %ymm8 /* hi_10 = and(hi_shifted_10, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_6_nibble_mask(%rip), %ymm9, %ymm9 /* lo_10 = and(tr3_10, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_9_nibble_mask(%rip), %ymm8, %ymm8 /* hi_10 = and(hi_shifted_10, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_9_nibble_mask(%rip), %ymm9, %ymm9 /* lo_10 = and(tr3_10, nibble_mask) */
 	vmovdqa %ymm3, 352(%rsp) /* spill hi_9 */
 	vpsrlw $4, %ymm1, %ymm3 /* hi_shifted_11 = shr(tr3_11) */
-	vpand .Lublock_nibbleslice_avx2_asm_6_nibble_mask(%rip), %ymm3, %ymm3 /* hi_11 = and(hi_shifted_11, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_6_nibble_mask(%rip), %ymm1, %ymm1 /* lo_11 = and(tr3_11, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_9_nibble_mask(%rip), %ymm3, %ymm3 /* hi_11 = and(hi_shifted_11, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_9_nibble_mask(%rip), %ymm1, %ymm1 /* lo_11 = and(tr3_11, nibble_mask) */
 	vmovdqa %ymm9, 384(%rsp) /* spill lo_10 */
 	vpsrlw $4, %ymm11, %ymm9 /* hi_shifted_12 = shr(tr3_12) */
-	vpand .Lublock_nibbleslice_avx2_asm_6_nibble_mask(%rip), %ymm9, %ymm9 /* hi_12 = and(hi_shifted_12, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_6_nibble_mask(%rip), %ymm11, %ymm11 /* lo_12 = and(tr3_12, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_9_nibble_mask(%rip), %ymm9, %ymm9 /* hi_12 = and(hi_shifted_12, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_9_nibble_mask(%rip), %ymm11, %ymm11 /* lo_12 = and(tr3_12, nibble_mask) */
 	vmovdqa %ymm8, 416(%rsp) /* spill hi_10 */
 	vmovdqa 0(%rsp), %ymm8 /* reload tr3_13 */
 	vmovdqa %ymm15, 448(%rsp) /* spill hi_7 */
 	vpsrlw $4, %ymm8, %ymm15 /* hi_shifted_13 = shr(tr3_13) */
-	vpand .Lublock_nibbleslice_avx2_asm_6_nibble_mask(%rip), %ymm15, %ymm15 /* hi_13 = and(hi_shifted_13, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_6_nibble_mask(%rip), %ymm8, %ymm8 /* lo_13 = and(tr3_13, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_9_nibble_mask(%rip), %ymm15, %ymm15 /* hi_13 = and(hi_shifted_13, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_9_nibble_mask(%rip), %ymm8, %ymm8 /* lo_13 = and(tr3_13, nibble_mask) */
 	vmovdqa %ymm8, 0(%rsp) /* spill lo_13 */
 	vpsrlw $4, %ymm0, %ymm8 /* hi_shifted_14 = shr(tr3_14) */
-	vpand .Lublock_nibbleslice_avx2_asm_6_nibble_mask(%rip), %ymm8, %ymm8 /* hi_14 = and(hi_shifted_14, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_6_nibble_mask(%rip), %ymm0, %ymm0 /* lo_14 = and(tr3_14, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_9_nibble_mask(%rip), %ymm8, %ymm8 /* hi_14 = and(hi_shifted_14, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_9_nibble_mask(%rip), %ymm0, %ymm0 /* lo_14 = and(tr3_14, nibble_mask) */
 	vmovdqa %ymm15, 480(%rsp) /* spill hi_13 */
 	vpsrlw $4, %ymm10, %ymm15 /* hi_shifted_15 = shr(tr3_15) */
-	vpand .Lublock_nibbleslice_avx2_asm_6_nibble_mask(%rip), %ymm15, %ymm15 /* hi_15 = and(hi_shifted_15, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_6_nibble_mask(%rip), %ymm10, %ymm10 /* lo_15 = and(tr3_15, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_9_nibble_mask(%rip), %ymm15, %ymm15 /* hi_15 = and(hi_shifted_15, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_9_nibble_mask(%rip), %ymm10, %ymm10 /* lo_15 = and(tr3_15, nibble_mask) */
 
 	/* Algorithm 2, rotated: every iteration starts with the S^-1 table lookups and ends with the next round's XORs, as in encryption.  Here the first round's PL^-1, PR^-1 and inverse linear layer, on Y: the first S^-1 tables take RK^24 off their index. */
 
@@ -3850,7 +4084,7 @@ ublock_nibbleslice_avx2_ublock128_256_decrypt_asm:
 	vmovdqa %ymm4, 64(%rsp) /* spill x1_15.2 */
 	xor %rcx, %rcx
 	.p2align 4
-.Lublock_nibbleslice_avx2_asm_6_loop_r0:
+.Lublock_nibbleslice_avx2_asm_9_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S^-1 with the next round key folded in on the nibbles PL^-1 / PR^-1 bring to it (renaming). */
 	vbroadcasti128 128(%rdi,%rcx), %ymm4 /* t0_8 = bcast128() */
@@ -4080,7 +4314,7 @@ ublock_nibbleslice_avx2_ublock128_256_decrypt_asm:
 	vmovdqa %ymm4, %ymm15 /* x0_9.3 */
 	add $512, %rcx
 	cmp $11776, %rcx
-	jne .Lublock_nibbleslice_avx2_asm_6_loop_r0
+	jne .Lublock_nibbleslice_avx2_asm_9_loop_r0
 
 	/* The last S^-1, with RK^0 folded in. */
 	vbroadcasti128 11776(%rdi), %ymm4 /* t0_0_1 = bcast128() */
@@ -4301,6 +4535,84 @@ ublock_nibbleslice_avx2_ublock128_256_decrypt_asm:
 	ret
 	.size ublock_nibbleslice_avx2_ublock128_256_decrypt_asm, .-ublock_nibbleslice_avx2_ublock128_256_decrypt_asm
 
+/* ublock_nibbleslice_avx2_ublock128_256_decrypt_one_block_asm: ublock128_register_one_block_decrypt, 3 arguments
+ *   %rdi: rk
+ *   %rsi: in
+ *   %rdx: out
+ *   %rcx: 128 x r (and the loop count)
+ *   xmm0-11: vectors, as allocated (12 used)
+ *   frame: 0 bytes (0 spill slots of 16 bytes)
+ */
+	.globl ublock_nibbleslice_avx2_ublock128_256_decrypt_one_block_asm
+	.hidden ublock_nibbleslice_avx2_ublock128_256_decrypt_one_block_asm
+	.type ublock_nibbleslice_avx2_ublock128_256_decrypt_one_block_asm, @function
+	.p2align 5
+ublock_nibbleslice_avx2_ublock128_256_decrypt_one_block_asm:
+
+	/* Load one block, spread one nibble per byte in the low nibbles; X0 and X1 in separate registers. */
+	vmovdqu (%rsi), %xmm0 /* blk = load() */
+	vpsrlw $4, %xmm0, %xmm1 /* lo_sh = shr(blk) */
+	vmovdqa .Lublock_nibbleslice_avx2_asm_10_zero(%rip), %xmm2 /* zero = const() */
+	vpand .Lublock_nibbleslice_avx2_asm_10_high_nibbles(%rip), %xmm2, %xmm3 /* even_b = and(zero, high_nibbles) */
+	vmovdqa .Lublock_nibbleslice_avx2_asm_10_high_nibbles(%rip), %xmm4 /* high_nibbles = const() */
+	vpandn %xmm1, %xmm4, %xmm1 /* even_a = andnot(high_nibbles, lo_sh) */
+	vpor %xmm1, %xmm3, %xmm1 /* even = or(even_b, even_a) */
+	vpsllw $4, %xmm2, %xmm2 /* hi_sh = shl(zero) */
+	vpand %xmm4, %xmm2, %xmm2 /* odd_b = and(hi_sh, high_nibbles) */
+	vpandn %xmm0, %xmm4, %xmm0 /* odd_a = andnot(high_nibbles, blk) */
+	vpor %xmm0, %xmm2, %xmm0 /* odd = or(odd_b, odd_a) */
+	vpunpcklbw %xmm0, %xmm1, %xmm2 /* sp = unpacklo(even, odd) */
+	vpunpckhbw %xmm0, %xmm1, %xmm0 /* sp_1 = unpackhi(even, odd) */
+	vmovdqa .Lublock_nibbleslice_avx2_asm_10_low_nibbles(%rip), %xmm1 /* low_nibbles = const() */
+	vmovdqa .Lublock_nibbleslice_avx2_asm_10_rotl48(%rip), %xmm3 /* rotl48 = const() */
+	vmovdqa .Lublock_nibbleslice_avx2_asm_10_sbox_inv_lo(%rip), %xmm5 /* sbox_inv_lo = const() */
+	vmovdqa .Lublock_nibbleslice_avx2_asm_10_pl_mask(%rip), %xmm6 /* pl_mask = const() */
+	vmovdqa .Lublock_nibbleslice_avx2_asm_10_pr_mask(%rip), %xmm7 /* pr_mask = const() */
+	vmovdqa .Lublock_nibbleslice_avx2_asm_10_rotl24(%rip), %xmm8 /* rotl24 = const() */
+	vmovdqa .Lublock_nibbleslice_avx2_asm_10_rotl56(%rip), %xmm9 /* rotl56 = const() */
+	xor %rcx, %rcx
+	.p2align 4
+.Lublock_nibbleslice_avx2_asm_10_loop_r0:
+	vmovdqu (%rdi,%rcx), %xmm10 /* rk0 = load() */
+	vmovdqu 64(%rdi,%rcx), %xmm11 /* rk1 = load() */
+	vpxor %xmm10, %xmm2, %xmm2 /* k0 = xor(x0, rk0) */
+	vpxor %xmm11, %xmm0, %xmm0 /* k1 = xor(x1, rk1) */
+	vpshufb %xmm6, %xmm2, %xmm2 /* pl = lookup16(k0, pl_mask) */
+	vpshufb %xmm7, %xmm0, %xmm0 /* pr = lookup16(k1, pr_mask) */
+	vpxor %xmm0, %xmm2, %xmm2 /* y0 = xor(pl, pr) */
+	vpshufb %xmm8, %xmm2, %xmm10 /* rot20 = lookup16(y0, rotl24) */
+	vpxor %xmm10, %xmm0, %xmm0 /* y1 = xor(pr, rot20) */
+	vpshufb %xmm3, %xmm0, %xmm10 /* rot8 = lookup16(y1, rotl48) */
+	vpxor %xmm10, %xmm2, %xmm2 /* y0_1 = xor(y0, rot8) */
+	vpshufb %xmm3, %xmm2, %xmm10 /* rot8_1 = lookup16(y0_1, rotl48) */
+	vpxor %xmm10, %xmm0, %xmm0 /* y1_1 = xor(y1, rot8_1) */
+	vpshufb %xmm9, %xmm0, %xmm10 /* rot4 = lookup16(y1_1, rotl56) */
+	vpxor %xmm10, %xmm2, %xmm2 /* y0_2 = xor(y0_1, rot4) */
+	vpxor %xmm2, %xmm0, %xmm0 /* y1_2 = xor(y1_1, y0_2) */
+	vpand %xmm1, %xmm2, %xmm2 /* s0_lo = and(y0_2, low_nibbles) */
+	vpshufb %xmm2, %xmm5, %xmm2 /* s0 = lookup16(sbox_inv_lo, s0_lo) */
+	vpand %xmm1, %xmm0, %xmm0 /* s1_lo = and(y1_2, low_nibbles) */
+	vpshufb %xmm0, %xmm5, %xmm0 /* s1 = lookup16(sbox_inv_lo, s1_lo) */
+	add $128, %rcx
+	cmp $3072, %rcx
+	jne .Lublock_nibbleslice_avx2_asm_10_loop_r0
+
+	/* Final key addition; the store packs the low nibbles (the key's copy in the high ones is dropped). */
+	vpxor 3072(%rdi), %xmm2, %xmm2 /* y0_3 = xor(x0, rk0_1) */
+	vpxor 3136(%rdi), %xmm0, %xmm0 /* y1_3 = xor(x1, rk1_1) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_10_deinterleave(%rip), %xmm2, %xmm2 /* de = lookup16(y0_3, deinterleave) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_10_deinterleave(%rip), %xmm0, %xmm0 /* de_1 = lookup16(y1_3, deinterleave) */
+	vpunpcklqdq %xmm0, %xmm2, %xmm10 /* even_1 = unpacklo(de, de_1) */
+	vpunpckhqdq %xmm0, %xmm2, %xmm0 /* odd_1 = unpackhi(de, de_1) */
+	vpsllw $4, %xmm10, %xmm2 /* ev_sh = shl(even_1) */
+	vpand %xmm4, %xmm2, %xmm2 /* out_lo_b = and(ev_sh, high_nibbles) */
+	vpandn %xmm0, %xmm4, %xmm0 /* out_lo_a = andnot(high_nibbles, odd_1) */
+	vpor %xmm0, %xmm2, %xmm0 /* out_lo = or(out_lo_b, out_lo_a) */
+	vmovdqu %xmm0, (%rdx) /* store out_lo */
+	vzeroupper
+	ret
+	.size ublock_nibbleslice_avx2_ublock128_256_decrypt_one_block_asm, .-ublock_nibbleslice_avx2_ublock128_256_decrypt_one_block_asm
+
 /* ublock_nibbleslice_avx2_ublock128_256_ctr_pairs_asm: ublock128_r24_nibbleslice256_ctr_pairs, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -4322,59 +4634,59 @@ ublock_nibbleslice_avx2_ublock128_256_ctr_pairs_asm:
 	vbroadcasti128 (%rsi), %ymm0 /* v = bcast128() */
 	vbroadcasti128 16(%rsi), %ymm1 /* w = bcast128() */
 	vpsrlw $4, %ymm0, %ymm2 /* hi_shifted = shr(v) */
-	vpand .Lublock_nibbleslice_avx2_asm_7_nibble_mask(%rip), %ymm2, %ymm2 /* hi = and(hi_shifted, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_7_nibble_mask(%rip), %ymm0, %ymm0 /* lo = and(v, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_11_nibble_mask(%rip), %ymm2, %ymm2 /* hi = and(hi_shifted, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_11_nibble_mask(%rip), %ymm0, %ymm0 /* lo = and(v, nibble_mask) */
 	vpsrlw $4, %ymm1, %ymm3 /* hi_shifted_1 = shr(w) */
-	vpand .Lublock_nibbleslice_avx2_asm_7_nibble_mask(%rip), %ymm3, %ymm3 /* hi_1 = and(hi_shifted_1, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_7_nibble_mask(%rip), %ymm1, %ymm1 /* lo_1 = and(w, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_11_nibble_mask(%rip), %ymm3, %ymm3 /* hi_1 = and(hi_shifted_1, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_11_nibble_mask(%rip), %ymm1, %ymm1 /* lo_1 = and(w, nibble_mask) */
 	vpunpcklbw %ymm3, %ymm2, %ymm4 /* pairs_hi = unpacklo(hi, hi_1) */
 	vpunpcklbw %ymm1, %ymm0, %ymm5 /* pairs_lo = unpacklo(lo, lo_1) */
 	vpunpckhbw %ymm3, %ymm2, %ymm2 /* pairs_hi_1 = unpackhi(hi, hi_1) */
 	vpunpckhbw %ymm1, %ymm0, %ymm0 /* pairs_lo_1 = unpackhi(lo, lo_1) */
-	vpshufb .Lublock_nibbleslice_avx2_asm_7_pair0(%rip), %ymm4, %ymm1 /* pair = lookup16(pairs_hi, pair0) */
-	vpshufb .Lublock_nibbleslice_avx2_asm_7_pair0(%rip), %ymm5, %ymm3 /* pair_1 = lookup16(pairs_lo, pair0) */
-	vpshufb .Lublock_nibbleslice_avx2_asm_7_pair1(%rip), %ymm4, %ymm6 /* pair_2 = lookup16(pairs_hi, pair1) */
-	vpshufb .Lublock_nibbleslice_avx2_asm_7_pair1(%rip), %ymm5, %ymm7 /* pair_3 = lookup16(pairs_lo, pair1) */
-	vpshufb .Lublock_nibbleslice_avx2_asm_7_pair2(%rip), %ymm4, %ymm8 /* pair_4 = lookup16(pairs_hi, pair2) */
-	vpshufb .Lublock_nibbleslice_avx2_asm_7_pair2(%rip), %ymm5, %ymm9 /* pair_5 = lookup16(pairs_lo, pair2) */
-	vpshufb .Lublock_nibbleslice_avx2_asm_7_pair3(%rip), %ymm4, %ymm10 /* pair_6 = lookup16(pairs_hi, pair3) */
-	vpshufb .Lublock_nibbleslice_avx2_asm_7_pair3(%rip), %ymm5, %ymm11 /* pair_7 = lookup16(pairs_lo, pair3) */
-	vpshufb .Lublock_nibbleslice_avx2_asm_7_pair4(%rip), %ymm4, %ymm12 /* pair_8 = lookup16(pairs_hi, pair4) */
-	vpshufb .Lublock_nibbleslice_avx2_asm_7_pair4(%rip), %ymm5, %ymm13 /* pair_9 = lookup16(pairs_lo, pair4) */
-	vpshufb .Lublock_nibbleslice_avx2_asm_7_pair5(%rip), %ymm4, %ymm14 /* pair_10 = lookup16(pairs_hi, pair5) */
-	vpshufb .Lublock_nibbleslice_avx2_asm_7_pair5(%rip), %ymm5, %ymm15 /* pair_11 = lookup16(pairs_lo, pair5) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_11_pair0(%rip), %ymm4, %ymm1 /* pair = lookup16(pairs_hi, pair0) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_11_pair0(%rip), %ymm5, %ymm3 /* pair_1 = lookup16(pairs_lo, pair0) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_11_pair1(%rip), %ymm4, %ymm6 /* pair_2 = lookup16(pairs_hi, pair1) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_11_pair1(%rip), %ymm5, %ymm7 /* pair_3 = lookup16(pairs_lo, pair1) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_11_pair2(%rip), %ymm4, %ymm8 /* pair_4 = lookup16(pairs_hi, pair2) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_11_pair2(%rip), %ymm5, %ymm9 /* pair_5 = lookup16(pairs_lo, pair2) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_11_pair3(%rip), %ymm4, %ymm10 /* pair_6 = lookup16(pairs_hi, pair3) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_11_pair3(%rip), %ymm5, %ymm11 /* pair_7 = lookup16(pairs_lo, pair3) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_11_pair4(%rip), %ymm4, %ymm12 /* pair_8 = lookup16(pairs_hi, pair4) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_11_pair4(%rip), %ymm5, %ymm13 /* pair_9 = lookup16(pairs_lo, pair4) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_11_pair5(%rip), %ymm4, %ymm14 /* pair_10 = lookup16(pairs_hi, pair5) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_11_pair5(%rip), %ymm5, %ymm15 /* pair_11 = lookup16(pairs_lo, pair5) */
 	vmovdqa %ymm15, 0(%rsp) /* spill pair_11 */
-	vpshufb .Lublock_nibbleslice_avx2_asm_7_pair6(%rip), %ymm4, %ymm15 /* pair_12 = lookup16(pairs_hi, pair6) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_11_pair6(%rip), %ymm4, %ymm15 /* pair_12 = lookup16(pairs_hi, pair6) */
 	vmovdqa %ymm15, 32(%rsp) /* spill pair_12 */
-	vpshufb .Lublock_nibbleslice_avx2_asm_7_pair6(%rip), %ymm5, %ymm15 /* pair_13 = lookup16(pairs_lo, pair6) */
-	vpshufb .Lublock_nibbleslice_avx2_asm_7_pair7(%rip), %ymm4, %ymm4 /* pair_14 = lookup16(pairs_hi, pair7) */
-	vpshufb .Lublock_nibbleslice_avx2_asm_7_pair7(%rip), %ymm5, %ymm5 /* pair_15 = lookup16(pairs_lo, pair7) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_11_pair6(%rip), %ymm5, %ymm15 /* pair_13 = lookup16(pairs_lo, pair6) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_11_pair7(%rip), %ymm4, %ymm4 /* pair_14 = lookup16(pairs_hi, pair7) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_11_pair7(%rip), %ymm5, %ymm5 /* pair_15 = lookup16(pairs_lo, pair7) */
 	vmovdqa %ymm5, 64(%rsp) /* spill pair_15 */
-	vpshufb .Lublock_nibbleslice_avx2_asm_7_pair0(%rip), %ymm2, %ymm5 /* pair_16 = lookup16(pairs_hi_1, pair0) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_11_pair0(%rip), %ymm2, %ymm5 /* pair_16 = lookup16(pairs_hi_1, pair0) */
 	vmovdqa %ymm4, 96(%rsp) /* spill pair_14 */
-	vpshufb .Lublock_nibbleslice_avx2_asm_7_pair0(%rip), %ymm0, %ymm4 /* pair_17 = lookup16(pairs_lo_1, pair0) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_11_pair0(%rip), %ymm0, %ymm4 /* pair_17 = lookup16(pairs_lo_1, pair0) */
 	vmovdqa %ymm15, 128(%rsp) /* spill pair_13 */
-	vpshufb .Lublock_nibbleslice_avx2_asm_7_pair1(%rip), %ymm2, %ymm15 /* pair_18 = lookup16(pairs_hi_1, pair1) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_11_pair1(%rip), %ymm2, %ymm15 /* pair_18 = lookup16(pairs_hi_1, pair1) */
 	vmovdqa %ymm14, 160(%rsp) /* spill pair_10 */
-	vpshufb .Lublock_nibbleslice_avx2_asm_7_pair1(%rip), %ymm0, %ymm14 /* pair_19 = lookup16(pairs_lo_1, pair1) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_11_pair1(%rip), %ymm0, %ymm14 /* pair_19 = lookup16(pairs_lo_1, pair1) */
 	vmovdqa %ymm13, 192(%rsp) /* spill pair_9 */
-	vpshufb .Lublock_nibbleslice_avx2_asm_7_pair2(%rip), %ymm2, %ymm13 /* pair_20 = lookup16(pairs_hi_1, pair2) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_11_pair2(%rip), %ymm2, %ymm13 /* pair_20 = lookup16(pairs_hi_1, pair2) */
 	vmovdqa %ymm12, 224(%rsp) /* spill pair_8 */
-	vpshufb .Lublock_nibbleslice_avx2_asm_7_pair2(%rip), %ymm0, %ymm12 /* pair_21 = lookup16(pairs_lo_1, pair2) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_11_pair2(%rip), %ymm0, %ymm12 /* pair_21 = lookup16(pairs_lo_1, pair2) */
 	vmovdqa %ymm12, 256(%rsp) /* spill pair_21 */
-	vpshufb .Lublock_nibbleslice_avx2_asm_7_pair3(%rip), %ymm2, %ymm12 /* pair_22 = lookup16(pairs_hi_1, pair3) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_11_pair3(%rip), %ymm2, %ymm12 /* pair_22 = lookup16(pairs_hi_1, pair3) */
 	vmovdqa %ymm12, 288(%rsp) /* spill pair_22 */
-	vpshufb .Lublock_nibbleslice_avx2_asm_7_pair3(%rip), %ymm0, %ymm12 /* pair_23 = lookup16(pairs_lo_1, pair3) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_11_pair3(%rip), %ymm0, %ymm12 /* pair_23 = lookup16(pairs_lo_1, pair3) */
 	vmovdqa %ymm12, 320(%rsp) /* spill pair_23 */
-	vpshufb .Lublock_nibbleslice_avx2_asm_7_pair4(%rip), %ymm2, %ymm12 /* pair_24 = lookup16(pairs_hi_1, pair4) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_11_pair4(%rip), %ymm2, %ymm12 /* pair_24 = lookup16(pairs_hi_1, pair4) */
 	vmovdqa %ymm12, 352(%rsp) /* spill pair_24 */
-	vpshufb .Lublock_nibbleslice_avx2_asm_7_pair4(%rip), %ymm0, %ymm12 /* pair_25 = lookup16(pairs_lo_1, pair4) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_11_pair4(%rip), %ymm0, %ymm12 /* pair_25 = lookup16(pairs_lo_1, pair4) */
 	vmovdqa %ymm12, 384(%rsp) /* spill pair_25 */
-	vpshufb .Lublock_nibbleslice_avx2_asm_7_pair5(%rip), %ymm2, %ymm12 /* pair_26 = lookup16(pairs_hi_1, pair5) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_11_pair5(%rip), %ymm2, %ymm12 /* pair_26 = lookup16(pairs_hi_1, pair5) */
 	vmovdqa %ymm12, 416(%rsp) /* spill pair_26 */
-	vpshufb .Lublock_nibbleslice_avx2_asm_7_pair5(%rip), %ymm0, %ymm12 /* pair_27 = lookup16(pairs_lo_1, pair5) */
-	vpshufb .Lublock_nibbleslice_avx2_asm_7_pair6(%rip), %ymm2, %ymm2 /* pair_28 = lookup16(pairs_hi_1, pair6) */
-	vpshufb .Lublock_nibbleslice_avx2_asm_7_pair6(%rip), %ymm0, %ymm0 /* pair_29 = lookup16(pairs_lo_1, pair6) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_11_pair5(%rip), %ymm0, %ymm12 /* pair_27 = lookup16(pairs_lo_1, pair5) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_11_pair6(%rip), %ymm2, %ymm2 /* pair_28 = lookup16(pairs_hi_1, pair6) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_11_pair6(%rip), %ymm0, %ymm0 /* pair_29 = lookup16(pairs_lo_1, pair6) */
 
 	/* The first round on the pairs; the last byte's S-box outputs taken as 0 (their share is added per block). */
 	vmovdqa %ymm0, 448(%rsp) /* spill pair_29 */
@@ -4626,26 +4938,26 @@ ublock_nibbleslice_avx2_ublock128_256_ctr_xor_asm:
 	/* The 32 counter blocks V + j0 + j after the first round, from the group's pair tables: register p = nibble p of every block, one block per byte. */
 	vpbroadcastb (%rsi), %ymm0 /* low = bcast8() */
 	vpbroadcastb 1(%rsi), %ymm1 /* first = bcast8() */
-	vpaddb .Lublock_nibbleslice_avx2_asm_8_block_offsets(%rip), %ymm1, %ymm1 /* offsets = add(first, block_offsets) */
+	vpaddb .Lublock_nibbleslice_avx2_asm_12_block_offsets(%rip), %ymm1, %ymm1 /* offsets = add(first, block_offsets) */
 	vpaddb %ymm1, %ymm0, %ymm2 /* low_byte = add(low, offsets) */
 	vpand %ymm1, %ymm0, %ymm3 /* both = and(low, offsets) */
 	vpor %ymm1, %ymm0, %ymm0 /* either = or(low, offsets) */
 	vpandn %ymm0, %ymm2, %ymm0 /* either_not_sum = andnot(low_byte, either) */
 	vpor %ymm0, %ymm3, %ymm0 /* carry_bit7 = or(both, either_not_sum) */
 	vpsrlw $7, %ymm0, %ymm0 /* sr = shr(carry_bit7) */
-	vpand .Lublock_nibbleslice_avx2_asm_8_one(%rip), %ymm0, %ymm0 /* carry = and(sr, one) */
-	vpor .Lublock_nibbleslice_avx2_asm_8_pick1(%rip), %ymm0, %ymm1 /* pick = or(carry, pick1) */
-	vpor .Lublock_nibbleslice_avx2_asm_8_pick2(%rip), %ymm0, %ymm3 /* pick_1 = or(carry, pick2) */
-	vpor .Lublock_nibbleslice_avx2_asm_8_pick3(%rip), %ymm0, %ymm4 /* pick_2 = or(carry, pick3) */
-	vpor .Lublock_nibbleslice_avx2_asm_8_pick4(%rip), %ymm0, %ymm5 /* pick_3 = or(carry, pick4) */
-	vpor .Lublock_nibbleslice_avx2_asm_8_pick5(%rip), %ymm0, %ymm6 /* pick_4 = or(carry, pick5) */
-	vpor .Lublock_nibbleslice_avx2_asm_8_pick6(%rip), %ymm0, %ymm7 /* pick_5 = or(carry, pick6) */
-	vpor .Lublock_nibbleslice_avx2_asm_8_pick7(%rip), %ymm0, %ymm8 /* pick_6 = or(carry, pick7) */
+	vpand .Lublock_nibbleslice_avx2_asm_12_one(%rip), %ymm0, %ymm0 /* carry = and(sr, one) */
+	vpor .Lublock_nibbleslice_avx2_asm_12_pick1(%rip), %ymm0, %ymm1 /* pick = or(carry, pick1) */
+	vpor .Lublock_nibbleslice_avx2_asm_12_pick2(%rip), %ymm0, %ymm3 /* pick_1 = or(carry, pick2) */
+	vpor .Lublock_nibbleslice_avx2_asm_12_pick3(%rip), %ymm0, %ymm4 /* pick_2 = or(carry, pick3) */
+	vpor .Lublock_nibbleslice_avx2_asm_12_pick4(%rip), %ymm0, %ymm5 /* pick_3 = or(carry, pick4) */
+	vpor .Lublock_nibbleslice_avx2_asm_12_pick5(%rip), %ymm0, %ymm6 /* pick_4 = or(carry, pick5) */
+	vpor .Lublock_nibbleslice_avx2_asm_12_pick6(%rip), %ymm0, %ymm7 /* pick_5 = or(carry, pick6) */
+	vpor .Lublock_nibbleslice_avx2_asm_12_pick7(%rip), %ymm0, %ymm8 /* pick_6 = or(carry, pick7) */
 
 	/* The last byte L + j0 + j of every block: the S-box of its two nibbles, RK^0 folded in. */
 	vpsrlw $4, %ymm2, %ymm9 /* hi_shifted = shr(low_byte) */
-	vpand .Lublock_nibbleslice_avx2_asm_8_nibble_mask(%rip), %ymm9, %ymm9 /* hi = and(hi_shifted, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_8_nibble_mask(%rip), %ymm2, %ymm2 /* lo = and(low_byte, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_12_nibble_mask(%rip), %ymm9, %ymm9 /* hi = and(hi_shifted, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_12_nibble_mask(%rip), %ymm2, %ymm2 /* lo = and(low_byte, nibble_mask) */
 	vbroadcasti128 480(%rdi), %ymm10 /* t1_14 = bcast128() */
 	vpshufb %ymm9, %ymm10, %ymm9 /* s1_14 = lookup16(t1_14, hi) */
 	vbroadcasti128 496(%rdi), %ymm10 /* t1_15 = bcast128() */
@@ -4785,7 +5097,7 @@ ublock_nibbleslice_avx2_ublock128_256_ctr_xor_asm:
 	vmovdqa %ymm1, 32(%rsp) /* spill x1_15.2 */
 	xor %r8, %r8
 	.p2align 4
-.Lublock_nibbleslice_avx2_asm_8_loop_r0:
+.Lublock_nibbleslice_avx2_asm_12_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
 	vbroadcasti128 512(%rdi,%r8), %ymm1 /* t0_0 = bcast128() */
@@ -5016,7 +5328,7 @@ ublock_nibbleslice_avx2_ublock128_256_ctr_xor_asm:
 	vmovdqa 640(%rsp), %ymm0 /* reload x1_6.3 */
 	add $512, %r8
 	cmp $11776, %r8
-	jne .Lublock_nibbleslice_avx2_asm_8_loop_r0
+	jne .Lublock_nibbleslice_avx2_asm_12_loop_r0
 
 	/* Pack nibble pairs into bytes, transpose back and store. */
 	vpsllw $4, %ymm8, %ymm1 /* hi_up = shl(x0_0) */
@@ -5296,70 +5608,70 @@ ublock_nibbleslice_avx2_ublock128_256_encrypt_xor_asm:
 	vpunpcklbw %ymm10, %ymm13, %ymm0 /* tr3_14 = unpacklo(tr2_7, tr2_15) */
 	vpunpckhbw %ymm10, %ymm13, %ymm10 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
 	vpsrlw $4, %ymm12, %ymm13 /* hi_shifted = shr(tr3) */
-	vpand .Lublock_nibbleslice_avx2_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* hi = and(hi_shifted, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_9_nibble_mask(%rip), %ymm12, %ymm12 /* lo = and(tr3, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_13_nibble_mask(%rip), %ymm13, %ymm13 /* hi = and(hi_shifted, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_13_nibble_mask(%rip), %ymm12, %ymm12 /* lo = and(tr3, nibble_mask) */
 	vmovdqa %ymm12, 32(%rsp) /* spill lo */
 	vpsrlw $4, %ymm2, %ymm12 /* hi_shifted_1 = shr(tr3_1) */
-	vpand .Lublock_nibbleslice_avx2_asm_9_nibble_mask(%rip), %ymm12, %ymm12 /* hi_1 = and(hi_shifted_1, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_9_nibble_mask(%rip), %ymm2, %ymm2 /* lo_1 = and(tr3_1, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_13_nibble_mask(%rip), %ymm12, %ymm12 /* hi_1 = and(hi_shifted_1, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_13_nibble_mask(%rip), %ymm2, %ymm2 /* lo_1 = and(tr3_1, nibble_mask) */
 	vmovdqa %ymm2, 64(%rsp) /* spill lo_1 */
 	vpsrlw $4, %ymm14, %ymm2 /* hi_shifted_2 = shr(tr3_2) */
-	vpand .Lublock_nibbleslice_avx2_asm_9_nibble_mask(%rip), %ymm2, %ymm2 /* hi_2 = and(hi_shifted_2, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_9_nibble_mask(%rip), %ymm14, %ymm14 /* lo_2 = and(tr3_2, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_13_nibble_mask(%rip), %ymm2, %ymm2 /* hi_2 = and(hi_shifted_2, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_13_nibble_mask(%rip), %ymm14, %ymm14 /* lo_2 = and(tr3_2, nibble_mask) */
 	vmovdqa %ymm14, 96(%rsp) /* spill lo_2 */
 	vpsrlw $4, %ymm4, %ymm14 /* hi_shifted_3 = shr(tr3_3) */
-	vpand .Lublock_nibbleslice_avx2_asm_9_nibble_mask(%rip), %ymm14, %ymm14 /* hi_3 = and(hi_shifted_3, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_9_nibble_mask(%rip), %ymm4, %ymm4 /* lo_3 = and(tr3_3, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_13_nibble_mask(%rip), %ymm14, %ymm14 /* hi_3 = and(hi_shifted_3, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_13_nibble_mask(%rip), %ymm4, %ymm4 /* lo_3 = and(tr3_3, nibble_mask) */
 	vmovdqa %ymm4, 128(%rsp) /* spill lo_3 */
 	vpsrlw $4, %ymm5, %ymm4 /* hi_shifted_4 = shr(tr3_4) */
-	vpand .Lublock_nibbleslice_avx2_asm_9_nibble_mask(%rip), %ymm4, %ymm4 /* hi_4 = and(hi_shifted_4, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_9_nibble_mask(%rip), %ymm5, %ymm5 /* lo_4 = and(tr3_4, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_13_nibble_mask(%rip), %ymm4, %ymm4 /* hi_4 = and(hi_shifted_4, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_13_nibble_mask(%rip), %ymm5, %ymm5 /* lo_4 = and(tr3_4, nibble_mask) */
 	vmovdqa %ymm5, 160(%rsp) /* spill lo_4 */
 	vpsrlw $4, %ymm6, %ymm5 /* hi_shifted_5 = shr(tr3_5) */
-	vpand .Lublock_nibbleslice_avx2_asm_9_nibble_mask(%rip), %ymm5, %ymm5 /* hi_5 = and(hi_shifted_5, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_9_nibble_mask(%rip), %ymm6, %ymm6 /* lo_5 = and(tr3_5, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_13_nibble_mask(%rip), %ymm5, %ymm5 /* hi_5 = and(hi_shifted_5, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_13_nibble_mask(%rip), %ymm6, %ymm6 /* lo_5 = and(tr3_5, nibble_mask) */
 	vmovdqa %ymm6, 192(%rsp) /* spill lo_5 */
 	vpsrlw $4, %ymm15, %ymm6 /* hi_shifted_6 = shr(tr3_6) */
-	vpand .Lublock_nibbleslice_avx2_asm_9_nibble_mask(%rip), %ymm6, %ymm6 /* hi_6 = and(hi_shifted_6, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_9_nibble_mask(%rip), %ymm15, %ymm15 /* lo_6 = and(tr3_6, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_13_nibble_mask(%rip), %ymm6, %ymm6 /* hi_6 = and(hi_shifted_6, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_13_nibble_mask(%rip), %ymm15, %ymm15 /* lo_6 = and(tr3_6, nibble_mask) */
 	vmovdqa %ymm15, 224(%rsp) /* spill lo_6 */
 	vpsrlw $4, %ymm3, %ymm15 /* hi_shifted_7 = shr(tr3_7) */
-	vpand .Lublock_nibbleslice_avx2_asm_9_nibble_mask(%rip), %ymm15, %ymm15 /* hi_7 = and(hi_shifted_7, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_9_nibble_mask(%rip), %ymm3, %ymm3 /* lo_7 = and(tr3_7, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_13_nibble_mask(%rip), %ymm15, %ymm15 /* hi_7 = and(hi_shifted_7, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_13_nibble_mask(%rip), %ymm3, %ymm3 /* lo_7 = and(tr3_7, nibble_mask) */
 	vmovdqa %ymm3, 256(%rsp) /* spill lo_7 */
 	vpsrlw $4, %ymm7, %ymm3 /* hi_shifted_8 = shr(tr3_8) */
-	vpand .Lublock_nibbleslice_avx2_asm_9_nibble_mask(%rip), %ymm3, %ymm3 /* hi_8 = and(hi_shifted_8, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_9_nibble_mask(%rip), %ymm7, %ymm7 /* lo_8 = and(tr3_8, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_13_nibble_mask(%rip), %ymm3, %ymm3 /* hi_8 = and(hi_shifted_8, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_13_nibble_mask(%rip), %ymm7, %ymm7 /* lo_8 = and(tr3_8, nibble_mask) */
 	vmovdqa %ymm7, 288(%rsp) /* spill lo_8 */
 	vpsrlw $4, %ymm8, %ymm7 /* hi_shifted_9 = shr(tr3_9) */
-	vpand .Lublock_nibbleslice_avx2_asm_9_nibble_mask(%rip), %ymm7, %ymm7 /* hi_9 = and(hi_shifted_9, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_9_nibble_mask(%rip), %ymm8, %ymm8 /* lo_9 = and(tr3_9, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_13_nibble_mask(%rip), %ymm7, %ymm7 /* hi_9 = and(hi_shifted_9, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_13_nibble_mask(%rip), %ymm8, %ymm8 /* lo_9 = and(tr3_9, nibble_mask) */
 	vmovdqa %ymm8, 320(%rsp) /* spill lo_9 */
 	vpsrlw $4, %ymm9, %ymm8 /* hi_shifted_10 = shr(tr3_10) */
-	vpand .Lublock_nibbleslice_avx2_asm_9_nibble_mask(%rip), %ymm8, %ymm8 /* hi_10 = and(hi_shifted_10, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_9_nibble_mask(%rip), %ymm9, %ymm9 /* lo_10 = and(tr3_10, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_13_nibble_mask(%rip), %ymm8, %ymm8 /* hi_10 = and(hi_shifted_10, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_13_nibble_mask(%rip), %ymm9, %ymm9 /* lo_10 = and(tr3_10, nibble_mask) */
 	vmovdqa %ymm9, 352(%rsp) /* spill lo_10 */
 	vpsrlw $4, %ymm1, %ymm9 /* hi_shifted_11 = shr(tr3_11) */
-	vpand .Lublock_nibbleslice_avx2_asm_9_nibble_mask(%rip), %ymm9, %ymm9 /* hi_11 = and(hi_shifted_11, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_9_nibble_mask(%rip), %ymm1, %ymm1 /* lo_11 = and(tr3_11, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_13_nibble_mask(%rip), %ymm9, %ymm9 /* hi_11 = and(hi_shifted_11, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_13_nibble_mask(%rip), %ymm1, %ymm1 /* lo_11 = and(tr3_11, nibble_mask) */
 	vmovdqa %ymm1, 384(%rsp) /* spill lo_11 */
 	vpsrlw $4, %ymm11, %ymm1 /* hi_shifted_12 = shr(tr3_12) */
-	vpand .Lublock_nibbleslice_avx2_asm_9_nibble_mask(%rip), %ymm1, %ymm1 /* hi_12 = and(hi_shifted_12, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_9_nibble_mask(%rip), %ymm11, %ymm11 /* lo_12 = and(tr3_12, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_13_nibble_mask(%rip), %ymm1, %ymm1 /* hi_12 = and(hi_shifted_12, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_13_nibble_mask(%rip), %ymm11, %ymm11 /* lo_12 = and(tr3_12, nibble_mask) */
 	vmovdqa %ymm11, 416(%rsp) /* spill lo_12 */
 	vmovdqa 0(%rsp), %ymm11 /* reload tr3_13 */
 	vmovdqa %ymm1, 448(%rsp) /* spill hi_12 */
 	vpsrlw $4, %ymm11, %ymm1 /* hi_shifted_13 = shr(tr3_13) */
-	vpand .Lublock_nibbleslice_avx2_asm_9_nibble_mask(%rip), %ymm1, %ymm1 /* hi_13 = and(hi_shifted_13, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_9_nibble_mask(%rip), %ymm11, %ymm11 /* lo_13 = and(tr3_13, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_13_nibble_mask(%rip), %ymm1, %ymm1 /* hi_13 = and(hi_shifted_13, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_13_nibble_mask(%rip), %ymm11, %ymm11 /* lo_13 = and(tr3_13, nibble_mask) */
 	vmovdqa %ymm11, 0(%rsp) /* spill lo_13 */
 	vpsrlw $4, %ymm0, %ymm11 /* hi_shifted_14 = shr(tr3_14) */
-	vpand .Lublock_nibbleslice_avx2_asm_9_nibble_mask(%rip), %ymm11, %ymm11 /* hi_14 = and(hi_shifted_14, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_9_nibble_mask(%rip), %ymm0, %ymm0 /* lo_14 = and(tr3_14, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_13_nibble_mask(%rip), %ymm11, %ymm11 /* hi_14 = and(hi_shifted_14, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_13_nibble_mask(%rip), %ymm0, %ymm0 /* lo_14 = and(tr3_14, nibble_mask) */
 	vmovdqa %ymm0, 480(%rsp) /* spill lo_14 */
 	vpsrlw $4, %ymm10, %ymm0 /* hi_shifted_15 = shr(tr3_15) */
-	vpand .Lublock_nibbleslice_avx2_asm_9_nibble_mask(%rip), %ymm0, %ymm0 /* hi_15 = and(hi_shifted_15, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_9_nibble_mask(%rip), %ymm10, %ymm10 /* lo_15 = and(tr3_15, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_13_nibble_mask(%rip), %ymm0, %ymm0 /* hi_15 = and(hi_shifted_15, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_13_nibble_mask(%rip), %ymm10, %ymm10 /* lo_15 = and(tr3_15, nibble_mask) */
 	vmovdqa %ymm10, 512(%rsp) /* spill x1_15.2 */
 	vmovdqa 32(%rsp), %ymm10 /* reload x0_1.2 */
 	vmovdqa %ymm0, 544(%rsp) /* spill x1_14.2 */
@@ -5407,7 +5719,7 @@ ublock_nibbleslice_avx2_ublock128_256_encrypt_xor_asm:
 	vmovdqa %ymm4, 480(%rsp) /* spill x1_15.2 */
 	xor %r8, %r8
 	.p2align 4
-.Lublock_nibbleslice_avx2_asm_9_loop_r0:
+.Lublock_nibbleslice_avx2_asm_13_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
 	vbroadcasti128 (%rdi,%r8), %ymm4 /* t0_0 = bcast128() */
@@ -5639,7 +5951,7 @@ ublock_nibbleslice_avx2_ublock128_256_encrypt_xor_asm:
 	vmovdqa %ymm4, %ymm15 /* x1_5.3 */
 	add $512, %r8
 	cmp $12288, %r8
-	jne .Lublock_nibbleslice_avx2_asm_9_loop_r0
+	jne .Lublock_nibbleslice_avx2_asm_13_loop_r0
 
 	/* Pack nibble pairs into bytes, transpose back and store. */
 	vpsllw $4, %ymm13, %ymm4 /* hi_up = shl(x0_0) */
@@ -6008,70 +6320,70 @@ ublock_nibbleslice_avx2_ublock256_256_encrypt_asm:
 	vpunpcklbw %ymm4, %ymm9, %ymm3 /* tr3_14 = unpacklo(tr2_7, tr2_15) */
 	vpunpckhbw %ymm4, %ymm9, %ymm4 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
 	vpsrlw $4, %ymm14, %ymm9 /* hi_shifted = shr(tr3) */
-	vpand .Lublock_nibbleslice_avx2_asm_10_nibble_mask(%rip), %ymm9, %ymm9 /* hi = and(hi_shifted, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_10_nibble_mask(%rip), %ymm14, %ymm14 /* lo = and(tr3, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm9, %ymm9 /* hi = and(hi_shifted, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm14, %ymm14 /* lo = and(tr3, nibble_mask) */
 	vmovdqa %ymm14, 480(%rsp) /* spill lo */
 	vpsrlw $4, %ymm7, %ymm14 /* hi_shifted_1 = shr(tr3_1) */
-	vpand .Lublock_nibbleslice_avx2_asm_10_nibble_mask(%rip), %ymm14, %ymm14 /* hi_1 = and(hi_shifted_1, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_10_nibble_mask(%rip), %ymm7, %ymm7 /* lo_1 = and(tr3_1, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm14, %ymm14 /* hi_1 = and(hi_shifted_1, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm7, %ymm7 /* lo_1 = and(tr3_1, nibble_mask) */
 	vmovdqa %ymm7, 576(%rsp) /* spill lo_1 */
 	vpsrlw $4, %ymm12, %ymm7 /* hi_shifted_2 = shr(tr3_2) */
-	vpand .Lublock_nibbleslice_avx2_asm_10_nibble_mask(%rip), %ymm7, %ymm7 /* hi_2 = and(hi_shifted_2, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_10_nibble_mask(%rip), %ymm12, %ymm12 /* lo_2 = and(tr3_2, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm7, %ymm7 /* hi_2 = and(hi_shifted_2, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm12, %ymm12 /* lo_2 = and(tr3_2, nibble_mask) */
 	vmovdqa %ymm12, 608(%rsp) /* spill lo_2 */
 	vpsrlw $4, %ymm1, %ymm12 /* hi_shifted_3 = shr(tr3_3) */
-	vpand .Lublock_nibbleslice_avx2_asm_10_nibble_mask(%rip), %ymm12, %ymm12 /* hi_3 = and(hi_shifted_3, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_10_nibble_mask(%rip), %ymm1, %ymm1 /* lo_3 = and(tr3_3, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm12, %ymm12 /* hi_3 = and(hi_shifted_3, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm1, %ymm1 /* lo_3 = and(tr3_3, nibble_mask) */
 	vmovdqa %ymm1, 640(%rsp) /* spill lo_3 */
 	vpsrlw $4, %ymm11, %ymm1 /* hi_shifted_4 = shr(tr3_4) */
-	vpand .Lublock_nibbleslice_avx2_asm_10_nibble_mask(%rip), %ymm1, %ymm1 /* hi_4 = and(hi_shifted_4, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_10_nibble_mask(%rip), %ymm11, %ymm11 /* lo_4 = and(tr3_4, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm1, %ymm1 /* hi_4 = and(hi_shifted_4, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm11, %ymm11 /* lo_4 = and(tr3_4, nibble_mask) */
 	vmovdqa %ymm11, 672(%rsp) /* spill lo_4 */
 	vpsrlw $4, %ymm13, %ymm11 /* hi_shifted_5 = shr(tr3_5) */
-	vpand .Lublock_nibbleslice_avx2_asm_10_nibble_mask(%rip), %ymm11, %ymm11 /* hi_5 = and(hi_shifted_5, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_10_nibble_mask(%rip), %ymm13, %ymm13 /* lo_5 = and(tr3_5, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm11, %ymm11 /* hi_5 = and(hi_shifted_5, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm13, %ymm13 /* lo_5 = and(tr3_5, nibble_mask) */
 	vmovdqa %ymm13, 704(%rsp) /* spill lo_5 */
 	vpsrlw $4, %ymm15, %ymm13 /* hi_shifted_6 = shr(tr3_6) */
-	vpand .Lublock_nibbleslice_avx2_asm_10_nibble_mask(%rip), %ymm13, %ymm13 /* hi_6 = and(hi_shifted_6, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_10_nibble_mask(%rip), %ymm15, %ymm15 /* lo_6 = and(tr3_6, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm13, %ymm13 /* hi_6 = and(hi_shifted_6, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm15, %ymm15 /* lo_6 = and(tr3_6, nibble_mask) */
 	vmovdqa %ymm15, 736(%rsp) /* spill lo_6 */
 	vpsrlw $4, %ymm2, %ymm15 /* hi_shifted_7 = shr(tr3_7) */
-	vpand .Lublock_nibbleslice_avx2_asm_10_nibble_mask(%rip), %ymm15, %ymm15 /* hi_7 = and(hi_shifted_7, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_10_nibble_mask(%rip), %ymm2, %ymm2 /* lo_7 = and(tr3_7, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm15, %ymm15 /* hi_7 = and(hi_shifted_7, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm2, %ymm2 /* lo_7 = and(tr3_7, nibble_mask) */
 	vmovdqa %ymm2, 768(%rsp) /* spill lo_7 */
 	vpsrlw $4, %ymm5, %ymm2 /* hi_shifted_8 = shr(tr3_8) */
-	vpand .Lublock_nibbleslice_avx2_asm_10_nibble_mask(%rip), %ymm2, %ymm2 /* hi_8 = and(hi_shifted_8, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_10_nibble_mask(%rip), %ymm5, %ymm5 /* lo_8 = and(tr3_8, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm2, %ymm2 /* hi_8 = and(hi_shifted_8, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm5, %ymm5 /* lo_8 = and(tr3_8, nibble_mask) */
 	vmovdqa %ymm5, 800(%rsp) /* spill lo_8 */
 	vpsrlw $4, %ymm8, %ymm5 /* hi_shifted_9 = shr(tr3_9) */
-	vpand .Lublock_nibbleslice_avx2_asm_10_nibble_mask(%rip), %ymm5, %ymm5 /* hi_9 = and(hi_shifted_9, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_10_nibble_mask(%rip), %ymm8, %ymm8 /* lo_9 = and(tr3_9, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm5, %ymm5 /* hi_9 = and(hi_shifted_9, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm8, %ymm8 /* lo_9 = and(tr3_9, nibble_mask) */
 	vmovdqa %ymm8, 832(%rsp) /* spill lo_9 */
 	vpsrlw $4, %ymm10, %ymm8 /* hi_shifted_10 = shr(tr3_10) */
-	vpand .Lublock_nibbleslice_avx2_asm_10_nibble_mask(%rip), %ymm8, %ymm8 /* hi_10 = and(hi_shifted_10, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_10_nibble_mask(%rip), %ymm10, %ymm10 /* lo_10 = and(tr3_10, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm8, %ymm8 /* hi_10 = and(hi_shifted_10, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm10, %ymm10 /* lo_10 = and(tr3_10, nibble_mask) */
 	vmovdqa %ymm10, 864(%rsp) /* spill lo_10 */
 	vpsrlw $4, %ymm0, %ymm10 /* hi_shifted_11 = shr(tr3_11) */
-	vpand .Lublock_nibbleslice_avx2_asm_10_nibble_mask(%rip), %ymm10, %ymm10 /* hi_11 = and(hi_shifted_11, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_10_nibble_mask(%rip), %ymm0, %ymm0 /* lo_11 = and(tr3_11, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm10, %ymm10 /* hi_11 = and(hi_shifted_11, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm0, %ymm0 /* lo_11 = and(tr3_11, nibble_mask) */
 	vmovdqa %ymm0, 896(%rsp) /* spill lo_11 */
 	vpsrlw $4, %ymm6, %ymm0 /* hi_shifted_12 = shr(tr3_12) */
-	vpand .Lublock_nibbleslice_avx2_asm_10_nibble_mask(%rip), %ymm0, %ymm0 /* hi_12 = and(hi_shifted_12, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_10_nibble_mask(%rip), %ymm6, %ymm6 /* lo_12 = and(tr3_12, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm0, %ymm0 /* hi_12 = and(hi_shifted_12, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm6, %ymm6 /* lo_12 = and(tr3_12, nibble_mask) */
 	vmovdqa %ymm6, 928(%rsp) /* spill lo_12 */
 	vmovdqa 416(%rsp), %ymm6 /* reload tr3_13 */
 	vmovdqa %ymm0, 960(%rsp) /* spill hi_12 */
 	vpsrlw $4, %ymm6, %ymm0 /* hi_shifted_13 = shr(tr3_13) */
-	vpand .Lublock_nibbleslice_avx2_asm_10_nibble_mask(%rip), %ymm0, %ymm0 /* hi_13 = and(hi_shifted_13, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_10_nibble_mask(%rip), %ymm6, %ymm6 /* lo_13 = and(tr3_13, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm0, %ymm0 /* hi_13 = and(hi_shifted_13, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm6, %ymm6 /* lo_13 = and(tr3_13, nibble_mask) */
 	vmovdqa %ymm6, 416(%rsp) /* spill lo_13 */
 	vpsrlw $4, %ymm3, %ymm6 /* hi_shifted_14 = shr(tr3_14) */
-	vpand .Lublock_nibbleslice_avx2_asm_10_nibble_mask(%rip), %ymm6, %ymm6 /* hi_14 = and(hi_shifted_14, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_10_nibble_mask(%rip), %ymm3, %ymm3 /* lo_14 = and(tr3_14, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm6, %ymm6 /* hi_14 = and(hi_shifted_14, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm3, %ymm3 /* lo_14 = and(tr3_14, nibble_mask) */
 	vmovdqa %ymm3, 992(%rsp) /* spill lo_14 */
 	vpsrlw $4, %ymm4, %ymm3 /* hi_shifted_15 = shr(tr3_15) */
-	vpand .Lublock_nibbleslice_avx2_asm_10_nibble_mask(%rip), %ymm3, %ymm3 /* hi_15 = and(hi_shifted_15, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_10_nibble_mask(%rip), %ymm4, %ymm4 /* lo_15 = and(tr3_15, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm3, %ymm3 /* hi_15 = and(hi_shifted_15, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm4, %ymm4 /* lo_15 = and(tr3_15, nibble_mask) */
 	vmovdqa %ymm4, 1024(%rsp) /* spill lo_15 */
 	vmovdqa 288(%rsp), %ymm4 /* reload rowhi */
 	vmovdqa %ymm3, 1056(%rsp) /* spill hi_15 */
@@ -6168,70 +6480,70 @@ ublock_nibbleslice_avx2_ublock256_256_encrypt_asm:
 	vpunpcklbw %ymm6, %ymm13, %ymm4 /* tr3_30 = unpacklo(tr2_23, tr2_31) */
 	vpunpckhbw %ymm6, %ymm13, %ymm6 /* tr3_31 = unpackhi(tr2_23, tr2_31) */
 	vpsrlw $4, %ymm9, %ymm13 /* hi_shifted_16 = shr(tr3_16) */
-	vpand .Lublock_nibbleslice_avx2_asm_10_nibble_mask(%rip), %ymm13, %ymm13 /* hi_16 = and(hi_shifted_16, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_10_nibble_mask(%rip), %ymm9, %ymm9 /* lo_16 = and(tr3_16, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm13, %ymm13 /* hi_16 = and(hi_shifted_16, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm9, %ymm9 /* lo_16 = and(tr3_16, nibble_mask) */
 	vmovdqa %ymm9, 512(%rsp) /* spill lo_16 */
 	vpsrlw $4, %ymm10, %ymm9 /* hi_shifted_17 = shr(tr3_17) */
-	vpand .Lublock_nibbleslice_avx2_asm_10_nibble_mask(%rip), %ymm9, %ymm9 /* hi_17 = and(hi_shifted_17, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_10_nibble_mask(%rip), %ymm10, %ymm10 /* lo_17 = and(tr3_17, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm9, %ymm9 /* hi_17 = and(hi_shifted_17, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm10, %ymm10 /* lo_17 = and(tr3_17, nibble_mask) */
 	vmovdqa %ymm10, 1088(%rsp) /* spill lo_17 */
 	vpsrlw $4, %ymm14, %ymm10 /* hi_shifted_18 = shr(tr3_18) */
-	vpand .Lublock_nibbleslice_avx2_asm_10_nibble_mask(%rip), %ymm10, %ymm10 /* hi_18 = and(hi_shifted_18, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_10_nibble_mask(%rip), %ymm14, %ymm14 /* lo_18 = and(tr3_18, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm10, %ymm10 /* hi_18 = and(hi_shifted_18, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm14, %ymm14 /* lo_18 = and(tr3_18, nibble_mask) */
 	vmovdqa %ymm14, 1120(%rsp) /* spill lo_18 */
 	vpsrlw $4, %ymm5, %ymm14 /* hi_shifted_19 = shr(tr3_19) */
-	vpand .Lublock_nibbleslice_avx2_asm_10_nibble_mask(%rip), %ymm14, %ymm14 /* hi_19 = and(hi_shifted_19, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_10_nibble_mask(%rip), %ymm5, %ymm5 /* lo_19 = and(tr3_19, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm14, %ymm14 /* hi_19 = and(hi_shifted_19, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm5, %ymm5 /* lo_19 = and(tr3_19, nibble_mask) */
 	vmovdqa %ymm5, 1152(%rsp) /* spill lo_19 */
 	vpsrlw $4, %ymm12, %ymm5 /* hi_shifted_20 = shr(tr3_20) */
-	vpand .Lublock_nibbleslice_avx2_asm_10_nibble_mask(%rip), %ymm5, %ymm5 /* hi_20 = and(hi_shifted_20, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_10_nibble_mask(%rip), %ymm12, %ymm12 /* lo_20 = and(tr3_20, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm5, %ymm5 /* hi_20 = and(hi_shifted_20, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm12, %ymm12 /* lo_20 = and(tr3_20, nibble_mask) */
 	vmovdqa %ymm12, 1184(%rsp) /* spill lo_20 */
 	vpsrlw $4, %ymm11, %ymm12 /* hi_shifted_21 = shr(tr3_21) */
-	vpand .Lublock_nibbleslice_avx2_asm_10_nibble_mask(%rip), %ymm12, %ymm12 /* hi_21 = and(hi_shifted_21, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_10_nibble_mask(%rip), %ymm11, %ymm11 /* lo_21 = and(tr3_21, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm12, %ymm12 /* hi_21 = and(hi_shifted_21, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm11, %ymm11 /* lo_21 = and(tr3_21, nibble_mask) */
 	vmovdqa %ymm11, 1216(%rsp) /* spill lo_21 */
 	vpsrlw $4, %ymm15, %ymm11 /* hi_shifted_22 = shr(tr3_22) */
-	vpand .Lublock_nibbleslice_avx2_asm_10_nibble_mask(%rip), %ymm11, %ymm11 /* hi_22 = and(hi_shifted_22, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_10_nibble_mask(%rip), %ymm15, %ymm15 /* lo_22 = and(tr3_22, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm11, %ymm11 /* hi_22 = and(hi_shifted_22, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm15, %ymm15 /* lo_22 = and(tr3_22, nibble_mask) */
 	vmovdqa %ymm15, 1248(%rsp) /* spill lo_22 */
 	vpsrlw $4, %ymm0, %ymm15 /* hi_shifted_23 = shr(tr3_23) */
-	vpand .Lublock_nibbleslice_avx2_asm_10_nibble_mask(%rip), %ymm15, %ymm15 /* hi_23 = and(hi_shifted_23, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_10_nibble_mask(%rip), %ymm0, %ymm0 /* lo_23 = and(tr3_23, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm15, %ymm15 /* hi_23 = and(hi_shifted_23, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm0, %ymm0 /* lo_23 = and(tr3_23, nibble_mask) */
 	vmovdqa %ymm0, 1280(%rsp) /* spill lo_23 */
 	vpsrlw $4, %ymm3, %ymm0 /* hi_shifted_24 = shr(tr3_24) */
-	vpand .Lublock_nibbleslice_avx2_asm_10_nibble_mask(%rip), %ymm0, %ymm0 /* hi_24 = and(hi_shifted_24, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_10_nibble_mask(%rip), %ymm3, %ymm3 /* lo_24 = and(tr3_24, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm0, %ymm0 /* hi_24 = and(hi_shifted_24, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm3, %ymm3 /* lo_24 = and(tr3_24, nibble_mask) */
 	vmovdqa %ymm3, 1312(%rsp) /* spill lo_24 */
 	vpsrlw $4, %ymm2, %ymm3 /* hi_shifted_25 = shr(tr3_25) */
-	vpand .Lublock_nibbleslice_avx2_asm_10_nibble_mask(%rip), %ymm3, %ymm3 /* hi_25 = and(hi_shifted_25, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_10_nibble_mask(%rip), %ymm2, %ymm2 /* lo_25 = and(tr3_25, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm3, %ymm3 /* hi_25 = and(hi_shifted_25, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm2, %ymm2 /* lo_25 = and(tr3_25, nibble_mask) */
 	vmovdqa %ymm2, 1344(%rsp) /* spill lo_25 */
 	vpsrlw $4, %ymm7, %ymm2 /* hi_shifted_26 = shr(tr3_26) */
-	vpand .Lublock_nibbleslice_avx2_asm_10_nibble_mask(%rip), %ymm2, %ymm2 /* hi_26 = and(hi_shifted_26, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_10_nibble_mask(%rip), %ymm7, %ymm7 /* lo_26 = and(tr3_26, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm2, %ymm2 /* hi_26 = and(hi_shifted_26, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm7, %ymm7 /* lo_26 = and(tr3_26, nibble_mask) */
 	vmovdqa %ymm7, 1376(%rsp) /* spill lo_26 */
 	vpsrlw $4, %ymm1, %ymm7 /* hi_shifted_27 = shr(tr3_27) */
-	vpand .Lublock_nibbleslice_avx2_asm_10_nibble_mask(%rip), %ymm7, %ymm7 /* hi_27 = and(hi_shifted_27, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_10_nibble_mask(%rip), %ymm1, %ymm1 /* lo_27 = and(tr3_27, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm7, %ymm7 /* hi_27 = and(hi_shifted_27, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm1, %ymm1 /* lo_27 = and(tr3_27, nibble_mask) */
 	vmovdqa %ymm1, 1408(%rsp) /* spill lo_27 */
 	vpsrlw $4, %ymm8, %ymm1 /* hi_shifted_28 = shr(tr3_28) */
-	vpand .Lublock_nibbleslice_avx2_asm_10_nibble_mask(%rip), %ymm1, %ymm1 /* hi_28 = and(hi_shifted_28, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_10_nibble_mask(%rip), %ymm8, %ymm8 /* lo_28 = and(tr3_28, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm1, %ymm1 /* hi_28 = and(hi_shifted_28, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm8, %ymm8 /* lo_28 = and(tr3_28, nibble_mask) */
 	vmovdqa %ymm8, 1440(%rsp) /* spill lo_28 */
 	vmovdqa 0(%rsp), %ymm8 /* reload tr3_29 */
 	vmovdqa %ymm1, 1472(%rsp) /* spill hi_28 */
 	vpsrlw $4, %ymm8, %ymm1 /* hi_shifted_29 = shr(tr3_29) */
-	vpand .Lublock_nibbleslice_avx2_asm_10_nibble_mask(%rip), %ymm1, %ymm1 /* hi_29 = and(hi_shifted_29, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_10_nibble_mask(%rip), %ymm8, %ymm8 /* lo_29 = and(tr3_29, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm1, %ymm1 /* hi_29 = and(hi_shifted_29, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm8, %ymm8 /* lo_29 = and(tr3_29, nibble_mask) */
 	vmovdqa %ymm8, 0(%rsp) /* spill lo_29 */
 	vpsrlw $4, %ymm4, %ymm8 /* hi_shifted_30 = shr(tr3_30) */
-	vpand .Lublock_nibbleslice_avx2_asm_10_nibble_mask(%rip), %ymm8, %ymm8 /* hi_30 = and(hi_shifted_30, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_10_nibble_mask(%rip), %ymm4, %ymm4 /* lo_30 = and(tr3_30, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm8, %ymm8 /* hi_30 = and(hi_shifted_30, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm4, %ymm4 /* lo_30 = and(tr3_30, nibble_mask) */
 	vmovdqa %ymm4, 1504(%rsp) /* spill lo_30 */
 	vpsrlw $4, %ymm6, %ymm4 /* hi_shifted_31 = shr(tr3_31) */
-	vpand .Lublock_nibbleslice_avx2_asm_10_nibble_mask(%rip), %ymm4, %ymm4 /* hi_31 = and(hi_shifted_31, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_10_nibble_mask(%rip), %ymm6, %ymm6 /* lo_31 = and(tr3_31, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm4, %ymm4 /* hi_31 = and(hi_shifted_31, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm6, %ymm6 /* lo_31 = and(tr3_31, nibble_mask) */
 	vmovdqa %ymm6, 1536(%rsp) /* spill x1_31.2 */
 	vmovdqa 544(%rsp), %ymm6 /* reload x0_0.2 */
 	vmovdqa %ymm4, 1568(%rsp) /* spill x1_30.2 */
@@ -6355,7 +6667,7 @@ ublock_nibbleslice_avx2_ublock256_256_encrypt_asm:
 	vmovdqa %ymm15, 1504(%rsp) /* spill x1_31.2 */
 	xor %rcx, %rcx
 	.p2align 4
-.Lublock_nibbleslice_avx2_asm_10_loop_r0:
+.Lublock_nibbleslice_avx2_asm_14_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
 	vbroadcasti128 (%rdi,%rcx), %ymm15 /* t0_0 = bcast128() */
@@ -6846,7 +7158,7 @@ ublock_nibbleslice_avx2_ublock256_256_encrypt_asm:
 	vmovdqa 1280(%rsp), %ymm10 /* reload x1_4.3 */
 	add $1024, %rcx
 	cmp $24576, %rcx
-	jne .Lublock_nibbleslice_avx2_asm_10_loop_r0
+	jne .Lublock_nibbleslice_avx2_asm_14_loop_r0
 
 	/* Pack nibble pairs into bytes, transpose back and store. */
 	vpsllw $4, %ymm6, %ymm6 /* hi_up = shl(x0_0) */
@@ -7247,6 +7559,133 @@ ublock_nibbleslice_avx2_ublock256_256_encrypt_asm:
 	ret
 	.size ublock_nibbleslice_avx2_ublock256_256_encrypt_asm, .-ublock_nibbleslice_avx2_ublock256_256_encrypt_asm
 
+/* ublock_nibbleslice_avx2_ublock256_256_encrypt_one_block_asm: ublock256_register_one_block_encrypt, 3 arguments
+ *   %rdi: rk
+ *   %rsi: in
+ *   %rdx: out
+ *   %rcx: 128 x r (and the loop count)
+ *   xmm0-14: vectors, as allocated (15 used)
+ *   frame: 0 bytes (0 spill slots of 16 bytes)
+ */
+	.globl ublock_nibbleslice_avx2_ublock256_256_encrypt_one_block_asm
+	.hidden ublock_nibbleslice_avx2_ublock256_256_encrypt_one_block_asm
+	.type ublock_nibbleslice_avx2_ublock256_256_encrypt_one_block_asm, @function
+	.p2align 5
+ublock_nibbleslice_avx2_ublock256_256_encrypt_one_block_asm:
+
+	/* Load one block, spread one nibble per byte in the low nibbles; X0 and X1 in separate registers. */
+	vmovdqu (%rsi), %xmm0 /* blk = load() */
+	vmovdqu 16(%rsi), %xmm1 /* blk_1 = load() */
+	vpsrlw $4, %xmm0, %xmm2 /* lo_sh = shr(blk) */
+	vmovdqa .Lublock_nibbleslice_avx2_asm_15_zero(%rip), %xmm3 /* zero = const() */
+	vpand .Lublock_nibbleslice_avx2_asm_15_high_nibbles(%rip), %xmm3, %xmm4 /* even_b = and(zero, high_nibbles) */
+	vmovdqa .Lublock_nibbleslice_avx2_asm_15_high_nibbles(%rip), %xmm5 /* high_nibbles = const() */
+	vpandn %xmm2, %xmm5, %xmm2 /* even_a = andnot(high_nibbles, lo_sh) */
+	vpor %xmm2, %xmm4, %xmm2 /* even = or(even_b, even_a) */
+	vpsllw $4, %xmm3, %xmm3 /* hi_sh = shl(zero) */
+	vpand %xmm5, %xmm3, %xmm3 /* odd_b = and(hi_sh, high_nibbles) */
+	vpandn %xmm0, %xmm5, %xmm0 /* odd_a = andnot(high_nibbles, blk) */
+	vpor %xmm0, %xmm3, %xmm0 /* odd = or(odd_b, odd_a) */
+	vpunpcklbw %xmm0, %xmm2, %xmm6 /* sp = unpacklo(even, odd) */
+	vpunpckhbw %xmm0, %xmm2, %xmm0 /* sp_1 = unpackhi(even, odd) */
+	vpsrlw $4, %xmm1, %xmm2 /* lo_sh_1 = shr(blk_1) */
+	vpandn %xmm2, %xmm5, %xmm2 /* even_1_a = andnot(high_nibbles, lo_sh_1) */
+	vpor %xmm2, %xmm4, %xmm2 /* even_1 = or(even_b, even_1_a) */
+	vpandn %xmm1, %xmm5, %xmm1 /* odd_1_a = andnot(high_nibbles, blk_1) */
+	vpor %xmm1, %xmm3, %xmm1 /* odd_1 = or(odd_b, odd_1_a) */
+	vpunpcklbw %xmm1, %xmm2, %xmm3 /* sp_2 = unpacklo(even_1, odd_1) */
+	vpunpckhbw %xmm1, %xmm2, %xmm1 /* sp_3 = unpackhi(even_1, odd_1) */
+	vmovdqa .Lublock_nibbleslice_avx2_asm_15_low_nibbles(%rip), %xmm2 /* low_nibbles = const() */
+	vmovdqa .Lublock_nibbleslice_avx2_asm_15_rotl48(%rip), %xmm4 /* rotl48 = const() */
+	vmovdqa .Lublock_nibbleslice_avx2_asm_15_sbox_lo(%rip), %xmm7 /* sbox_lo = const() */
+	vmovdqa .Lublock_nibbleslice_avx2_asm_15_rotl24(%rip), %xmm8 /* rotl24 = const() */
+	vmovdqa .Lublock_nibbleslice_avx2_asm_15_rotl56(%rip), %xmm9 /* rotl56 = const() */
+	vmovdqa .Lublock_nibbleslice_avx2_asm_15_pl_front0(%rip), %xmm10 /* pl_front0 = const() */
+	vmovdqa .Lublock_nibbleslice_avx2_asm_15_pl_front1(%rip), %xmm11 /* pl_front1 = const() */
+	xor %rcx, %rcx
+	.p2align 4
+.Lublock_nibbleslice_avx2_asm_15_loop_r0:
+	vmovdqu (%rdi,%rcx), %xmm5 /* rk0 = load() */
+	vmovdqu 16(%rdi,%rcx), %xmm12 /* rk0_1 = load() */
+	vmovdqu 64(%rdi,%rcx), %xmm13 /* rk1 = load() */
+	vmovdqu 80(%rdi,%rcx), %xmm14 /* rk1_1 = load() */
+	vpxor %xmm5, %xmm6, %xmm5 /* k0 = xor(x0_0, rk0) */
+	vpxor %xmm12, %xmm0, %xmm0 /* k0_1 = xor(x0_1, rk0_1) */
+	vpand %xmm2, %xmm5, %xmm5 /* s0_lo = and(k0, low_nibbles) */
+	vpshufb %xmm5, %xmm7, %xmm5 /* s0 = lookup16(sbox_lo, s0_lo) */
+	vpand %xmm2, %xmm0, %xmm0 /* s0_lo_1 = and(k0_1, low_nibbles) */
+	vpshufb %xmm0, %xmm7, %xmm0 /* s0_1 = lookup16(sbox_lo, s0_lo_1) */
+	vpxor %xmm13, %xmm3, %xmm3 /* k1 = xor(x1_0, rk1) */
+	vpxor %xmm14, %xmm1, %xmm1 /* k1_1 = xor(x1_1, rk1_1) */
+	vpand %xmm2, %xmm3, %xmm3 /* s1_lo = and(k1, low_nibbles) */
+	vpshufb %xmm3, %xmm7, %xmm3 /* s1 = lookup16(sbox_lo, s1_lo) */
+	vpand %xmm2, %xmm1, %xmm1 /* s1_lo_1 = and(k1_1, low_nibbles) */
+	vpshufb %xmm1, %xmm7, %xmm1 /* s1_1 = lookup16(sbox_lo, s1_lo_1) */
+	vpxor %xmm5, %xmm3, %xmm3 /* x1 = xor(s1, s0) */
+	vpxor %xmm0, %xmm1, %xmm1 /* x1_1_1 = xor(s1_1, s0_1) */
+	vpshufb %xmm9, %xmm3, %xmm6 /* rot4 = lookup16(x1, rotl56) */
+	vpshufb %xmm9, %xmm1, %xmm12 /* rot4_1 = lookup16(x1_1_1, rotl56) */
+	vpxor %xmm6, %xmm5, %xmm5 /* x0 = xor(s0, rot4) */
+	vpxor %xmm12, %xmm0, %xmm0 /* x0_1_1 = xor(s0_1, rot4_1) */
+	vpshufb %xmm4, %xmm5, %xmm6 /* rot8 = lookup16(x0, rotl48) */
+	vpshufb %xmm4, %xmm0, %xmm12 /* rot8_1 = lookup16(x0_1_1, rotl48) */
+	vpxor %xmm6, %xmm3, %xmm3 /* x1_2 = xor(x1, rot8) */
+	vpxor %xmm12, %xmm1, %xmm1 /* x1_3 = xor(x1_1_1, rot8_1) */
+	vpshufb %xmm4, %xmm3, %xmm6 /* rot8_2 = lookup16(x1_2, rotl48) */
+	vpshufb %xmm4, %xmm1, %xmm12 /* rot8_3 = lookup16(x1_3, rotl48) */
+	vpxor %xmm6, %xmm5, %xmm5 /* x0_2 = xor(x0, rot8_2) */
+	vpxor %xmm12, %xmm0, %xmm0 /* x0_3 = xor(x0_1_1, rot8_3) */
+	vpshufb %xmm8, %xmm5, %xmm6 /* rot20 = lookup16(x0_2, rotl24) */
+	vpshufb %xmm8, %xmm0, %xmm12 /* rot20_1 = lookup16(x0_3, rotl24) */
+	vpxor %xmm6, %xmm3, %xmm3 /* x1_4 = xor(x1_2, rot20) */
+	vpxor %xmm12, %xmm1, %xmm1 /* x1_5 = xor(x1_3, rot20_1) */
+	vpxor %xmm3, %xmm5, %xmm5 /* x0_4 = xor(x0_2, x1_4) */
+	vpxor %xmm1, %xmm0, %xmm0 /* x0_5 = xor(x0_3, x1_5) */
+	vpshufb %xmm10, %xmm5, %xmm6 /* pl_f = lookup16(x0_4, pl_front0) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_15_pl_rear0(%rip), %xmm0, %xmm12 /* pl_r = lookup16(x0_5, pl_rear0) */
+	vpxor %xmm12, %xmm6, %xmm6 /* pl = xor(pl_f, pl_r) */
+	vpshufb %xmm11, %xmm0, %xmm0 /* pl_f_1 = lookup16(x0_5, pl_front1) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_15_pl_rear1(%rip), %xmm5, %xmm5 /* pl_r_1 = lookup16(x0_4, pl_rear1) */
+	vpxor %xmm5, %xmm0, %xmm0 /* pl_1 = xor(pl_f_1, pl_r_1) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_15_pr_front0(%rip), %xmm3, %xmm5 /* pr_f = lookup16(x1_4, pr_front0) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_15_pr_rear0(%rip), %xmm1, %xmm12 /* pr_r = lookup16(x1_5, pr_rear0) */
+	vpxor %xmm12, %xmm5, %xmm5 /* pr = xor(pr_f, pr_r) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_15_pr_front1(%rip), %xmm1, %xmm1 /* pr_f_1 = lookup16(x1_5, pr_front1) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_15_pr_rear1(%rip), %xmm3, %xmm3 /* pr_r_1 = lookup16(x1_4, pr_rear1) */
+	vpxor %xmm3, %xmm1, %xmm1 /* pr_1 = xor(pr_f_1, pr_r_1) */
+	vmovdqa %xmm5, %xmm3 /* x1_0.3 */
+	add $128, %rcx
+	cmp $3072, %rcx
+	jne .Lublock_nibbleslice_avx2_asm_15_loop_r0
+
+	/* Final key addition; the store packs the low nibbles (the key's copy in the high ones is dropped). */
+	vpxor 3072(%rdi), %xmm6, %xmm5 /* y0 = xor(x0_0, rk0_2) */
+	vpxor 3088(%rdi), %xmm0, %xmm0 /* y0_1 = xor(x0_1, rk0_3) */
+	vpxor 3136(%rdi), %xmm3, %xmm3 /* y1 = xor(x1_0, rk1_2) */
+	vpxor 3152(%rdi), %xmm1, %xmm1 /* y1_1 = xor(x1_1, rk1_3) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_15_deinterleave(%rip), %xmm5, %xmm5 /* de = lookup16(y0, deinterleave) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_15_deinterleave(%rip), %xmm0, %xmm0 /* de_1 = lookup16(y0_1, deinterleave) */
+	vpunpcklqdq %xmm0, %xmm5, %xmm6 /* even_2 = unpacklo(de, de_1) */
+	vpunpckhqdq %xmm0, %xmm5, %xmm0 /* odd_2 = unpackhi(de, de_1) */
+	vpsllw $4, %xmm6, %xmm5 /* ev_sh = shl(even_2) */
+	vpand .Lublock_nibbleslice_avx2_asm_15_high_nibbles(%rip), %xmm5, %xmm5 /* out_lo_b = and(ev_sh, high_nibbles) */
+	vmovdqa .Lublock_nibbleslice_avx2_asm_15_high_nibbles(%rip), %xmm6 /* high_nibbles = const() */
+	vpandn %xmm0, %xmm6, %xmm0 /* out_lo_a = andnot(high_nibbles, odd_2) */
+	vpor %xmm0, %xmm5, %xmm0 /* out_lo = or(out_lo_b, out_lo_a) */
+	vmovdqu %xmm0, (%rdx) /* store out_lo */
+	vpshufb .Lublock_nibbleslice_avx2_asm_15_deinterleave(%rip), %xmm3, %xmm0 /* de_2 = lookup16(y1, deinterleave) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_15_deinterleave(%rip), %xmm1, %xmm1 /* de_3 = lookup16(y1_1, deinterleave) */
+	vpunpcklqdq %xmm1, %xmm0, %xmm3 /* even_3 = unpacklo(de_2, de_3) */
+	vpunpckhqdq %xmm1, %xmm0, %xmm0 /* odd_3 = unpackhi(de_2, de_3) */
+	vpsllw $4, %xmm3, %xmm1 /* ev_sh_1 = shl(even_3) */
+	vpand %xmm6, %xmm1, %xmm1 /* out_lo_1_b = and(ev_sh_1, high_nibbles) */
+	vpandn %xmm0, %xmm6, %xmm0 /* out_lo_1_a = andnot(high_nibbles, odd_3) */
+	vpor %xmm0, %xmm1, %xmm0 /* out_lo_1 = or(out_lo_1_b, out_lo_1_a) */
+	vmovdqu %xmm0, 16(%rdx) /* store out_lo_1 */
+	vzeroupper
+	ret
+	.size ublock_nibbleslice_avx2_ublock256_256_encrypt_one_block_asm, .-ublock_nibbleslice_avx2_ublock256_256_encrypt_one_block_asm
+
 /* ublock_nibbleslice_avx2_ublock256_256_decrypt_asm: ublock256_r24_nibbleslice256_decrypt, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -7446,70 +7885,70 @@ ublock_nibbleslice_avx2_ublock256_256_decrypt_asm:
 	vpunpcklbw %ymm4, %ymm9, %ymm3 /* tr3_14 = unpacklo(tr2_7, tr2_15) */
 	vpunpckhbw %ymm4, %ymm9, %ymm4 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
 	vpsrlw $4, %ymm14, %ymm9 /* hi_shifted = shr(tr3) */
-	vpand .Lublock_nibbleslice_avx2_asm_11_nibble_mask(%rip), %ymm9, %ymm9 /* hi = and(hi_shifted, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_11_nibble_mask(%rip), %ymm14, %ymm14 /* lo = and(tr3, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_16_nibble_mask(%rip), %ymm9, %ymm9 /* hi = and(hi_shifted, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_16_nibble_mask(%rip), %ymm14, %ymm14 /* lo = and(tr3, nibble_mask) */
 	vmovdqa %ymm14, 480(%rsp) /* spill lo */
 	vpsrlw $4, %ymm7, %ymm14 /* hi_shifted_1 = shr(tr3_1) */
-	vpand .Lublock_nibbleslice_avx2_asm_11_nibble_mask(%rip), %ymm14, %ymm14 /* hi_1 = and(hi_shifted_1, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_11_nibble_mask(%rip), %ymm7, %ymm7 /* lo_1 = and(tr3_1, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_16_nibble_mask(%rip), %ymm14, %ymm14 /* hi_1 = and(hi_shifted_1, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_16_nibble_mask(%rip), %ymm7, %ymm7 /* lo_1 = and(tr3_1, nibble_mask) */
 	vmovdqa %ymm7, 576(%rsp) /* spill lo_1 */
 	vpsrlw $4, %ymm12, %ymm7 /* hi_shifted_2 = shr(tr3_2) */
-	vpand .Lublock_nibbleslice_avx2_asm_11_nibble_mask(%rip), %ymm7, %ymm7 /* hi_2 = and(hi_shifted_2, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_11_nibble_mask(%rip), %ymm12, %ymm12 /* lo_2 = and(tr3_2, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_16_nibble_mask(%rip), %ymm7, %ymm7 /* hi_2 = and(hi_shifted_2, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_16_nibble_mask(%rip), %ymm12, %ymm12 /* lo_2 = and(tr3_2, nibble_mask) */
 	vmovdqa %ymm12, 608(%rsp) /* spill lo_2 */
 	vpsrlw $4, %ymm1, %ymm12 /* hi_shifted_3 = shr(tr3_3) */
-	vpand .Lublock_nibbleslice_avx2_asm_11_nibble_mask(%rip), %ymm12, %ymm12 /* hi_3 = and(hi_shifted_3, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_11_nibble_mask(%rip), %ymm1, %ymm1 /* lo_3 = and(tr3_3, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_16_nibble_mask(%rip), %ymm12, %ymm12 /* hi_3 = and(hi_shifted_3, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_16_nibble_mask(%rip), %ymm1, %ymm1 /* lo_3 = and(tr3_3, nibble_mask) */
 	vmovdqa %ymm1, 640(%rsp) /* spill lo_3 */
 	vpsrlw $4, %ymm11, %ymm1 /* hi_shifted_4 = shr(tr3_4) */
-	vpand .Lublock_nibbleslice_avx2_asm_11_nibble_mask(%rip), %ymm1, %ymm1 /* hi_4 = and(hi_shifted_4, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_11_nibble_mask(%rip), %ymm11, %ymm11 /* lo_4 = and(tr3_4, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_16_nibble_mask(%rip), %ymm1, %ymm1 /* hi_4 = and(hi_shifted_4, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_16_nibble_mask(%rip), %ymm11, %ymm11 /* lo_4 = and(tr3_4, nibble_mask) */
 	vmovdqa %ymm12, 672(%rsp) /* spill hi_3 */
 	vpsrlw $4, %ymm13, %ymm12 /* hi_shifted_5 = shr(tr3_5) */
-	vpand .Lublock_nibbleslice_avx2_asm_11_nibble_mask(%rip), %ymm12, %ymm12 /* hi_5 = and(hi_shifted_5, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_11_nibble_mask(%rip), %ymm13, %ymm13 /* lo_5 = and(tr3_5, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_16_nibble_mask(%rip), %ymm12, %ymm12 /* hi_5 = and(hi_shifted_5, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_16_nibble_mask(%rip), %ymm13, %ymm13 /* lo_5 = and(tr3_5, nibble_mask) */
 	vmovdqa %ymm7, 704(%rsp) /* spill hi_2 */
 	vpsrlw $4, %ymm15, %ymm7 /* hi_shifted_6 = shr(tr3_6) */
-	vpand .Lublock_nibbleslice_avx2_asm_11_nibble_mask(%rip), %ymm7, %ymm7 /* hi_6 = and(hi_shifted_6, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_11_nibble_mask(%rip), %ymm15, %ymm15 /* lo_6 = and(tr3_6, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_16_nibble_mask(%rip), %ymm7, %ymm7 /* hi_6 = and(hi_shifted_6, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_16_nibble_mask(%rip), %ymm15, %ymm15 /* lo_6 = and(tr3_6, nibble_mask) */
 	vmovdqa %ymm15, 736(%rsp) /* spill lo_6 */
 	vpsrlw $4, %ymm2, %ymm15 /* hi_shifted_7 = shr(tr3_7) */
-	vpand .Lublock_nibbleslice_avx2_asm_11_nibble_mask(%rip), %ymm15, %ymm15 /* hi_7 = and(hi_shifted_7, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_11_nibble_mask(%rip), %ymm2, %ymm2 /* lo_7 = and(tr3_7, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_16_nibble_mask(%rip), %ymm15, %ymm15 /* hi_7 = and(hi_shifted_7, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_16_nibble_mask(%rip), %ymm2, %ymm2 /* lo_7 = and(tr3_7, nibble_mask) */
 	vmovdqa %ymm2, 768(%rsp) /* spill lo_7 */
 	vpsrlw $4, %ymm5, %ymm2 /* hi_shifted_8 = shr(tr3_8) */
-	vpand .Lublock_nibbleslice_avx2_asm_11_nibble_mask(%rip), %ymm2, %ymm2 /* hi_8 = and(hi_shifted_8, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_11_nibble_mask(%rip), %ymm5, %ymm5 /* lo_8 = and(tr3_8, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_16_nibble_mask(%rip), %ymm2, %ymm2 /* hi_8 = and(hi_shifted_8, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_16_nibble_mask(%rip), %ymm5, %ymm5 /* lo_8 = and(tr3_8, nibble_mask) */
 	vmovdqa %ymm15, 800(%rsp) /* spill hi_7 */
 	vpsrlw $4, %ymm8, %ymm15 /* hi_shifted_9 = shr(tr3_9) */
-	vpand .Lublock_nibbleslice_avx2_asm_11_nibble_mask(%rip), %ymm15, %ymm15 /* hi_9 = and(hi_shifted_9, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_11_nibble_mask(%rip), %ymm8, %ymm8 /* lo_9 = and(tr3_9, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_16_nibble_mask(%rip), %ymm15, %ymm15 /* hi_9 = and(hi_shifted_9, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_16_nibble_mask(%rip), %ymm8, %ymm8 /* lo_9 = and(tr3_9, nibble_mask) */
 	vmovdqa %ymm7, 832(%rsp) /* spill hi_6 */
 	vpsrlw $4, %ymm10, %ymm7 /* hi_shifted_10 = shr(tr3_10) */
-	vpand .Lublock_nibbleslice_avx2_asm_11_nibble_mask(%rip), %ymm7, %ymm7 /* hi_10 = and(hi_shifted_10, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_11_nibble_mask(%rip), %ymm10, %ymm10 /* lo_10 = and(tr3_10, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_16_nibble_mask(%rip), %ymm7, %ymm7 /* hi_10 = and(hi_shifted_10, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_16_nibble_mask(%rip), %ymm10, %ymm10 /* lo_10 = and(tr3_10, nibble_mask) */
 	vmovdqa %ymm10, 864(%rsp) /* spill lo_10 */
 	vpsrlw $4, %ymm0, %ymm10 /* hi_shifted_11 = shr(tr3_11) */
-	vpand .Lublock_nibbleslice_avx2_asm_11_nibble_mask(%rip), %ymm10, %ymm10 /* hi_11 = and(hi_shifted_11, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_11_nibble_mask(%rip), %ymm0, %ymm0 /* lo_11 = and(tr3_11, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_16_nibble_mask(%rip), %ymm10, %ymm10 /* hi_11 = and(hi_shifted_11, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_16_nibble_mask(%rip), %ymm0, %ymm0 /* lo_11 = and(tr3_11, nibble_mask) */
 	vmovdqa %ymm7, 896(%rsp) /* spill hi_10 */
 	vpsrlw $4, %ymm6, %ymm7 /* hi_shifted_12 = shr(tr3_12) */
-	vpand .Lublock_nibbleslice_avx2_asm_11_nibble_mask(%rip), %ymm7, %ymm7 /* hi_12 = and(hi_shifted_12, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_11_nibble_mask(%rip), %ymm6, %ymm6 /* lo_12 = and(tr3_12, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_16_nibble_mask(%rip), %ymm7, %ymm7 /* hi_12 = and(hi_shifted_12, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_16_nibble_mask(%rip), %ymm6, %ymm6 /* lo_12 = and(tr3_12, nibble_mask) */
 	vmovdqa %ymm6, 928(%rsp) /* spill lo_12 */
 	vmovdqa 416(%rsp), %ymm6 /* reload tr3_13 */
 	vmovdqa %ymm7, 960(%rsp) /* spill hi_12 */
 	vpsrlw $4, %ymm6, %ymm7 /* hi_shifted_13 = shr(tr3_13) */
-	vpand .Lublock_nibbleslice_avx2_asm_11_nibble_mask(%rip), %ymm7, %ymm7 /* hi_13 = and(hi_shifted_13, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_11_nibble_mask(%rip), %ymm6, %ymm6 /* lo_13 = and(tr3_13, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_16_nibble_mask(%rip), %ymm7, %ymm7 /* hi_13 = and(hi_shifted_13, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_16_nibble_mask(%rip), %ymm6, %ymm6 /* lo_13 = and(tr3_13, nibble_mask) */
 	vmovdqa %ymm6, 416(%rsp) /* spill lo_13 */
 	vpsrlw $4, %ymm3, %ymm6 /* hi_shifted_14 = shr(tr3_14) */
-	vpand .Lublock_nibbleslice_avx2_asm_11_nibble_mask(%rip), %ymm6, %ymm6 /* hi_14 = and(hi_shifted_14, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_11_nibble_mask(%rip), %ymm3, %ymm3 /* lo_14 = and(tr3_14, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_16_nibble_mask(%rip), %ymm6, %ymm6 /* hi_14 = and(hi_shifted_14, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_16_nibble_mask(%rip), %ymm3, %ymm3 /* lo_14 = and(tr3_14, nibble_mask) */
 	vmovdqa %ymm7, 992(%rsp) /* spill hi_13 */
 	vpsrlw $4, %ymm4, %ymm7 /* hi_shifted_15 = shr(tr3_15) */
-	vpand .Lublock_nibbleslice_avx2_asm_11_nibble_mask(%rip), %ymm7, %ymm7 /* hi_15 = and(hi_shifted_15, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_11_nibble_mask(%rip), %ymm4, %ymm4 /* lo_15 = and(tr3_15, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_16_nibble_mask(%rip), %ymm7, %ymm7 /* hi_15 = and(hi_shifted_15, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_16_nibble_mask(%rip), %ymm4, %ymm4 /* lo_15 = and(tr3_15, nibble_mask) */
 	vmovdqa %ymm0, 1024(%rsp) /* spill lo_11 */
 	vmovdqa 288(%rsp), %ymm0 /* reload rowhi */
 	vmovdqa %ymm10, 1056(%rsp) /* spill hi_11 */
@@ -7605,70 +8044,70 @@ ublock_nibbleslice_avx2_ublock256_256_decrypt_asm:
 	vpunpcklbw %ymm6, %ymm11, %ymm0 /* tr3_30 = unpacklo(tr2_23, tr2_31) */
 	vpunpckhbw %ymm6, %ymm11, %ymm6 /* tr3_31 = unpackhi(tr2_23, tr2_31) */
 	vpsrlw $4, %ymm13, %ymm11 /* hi_shifted_16 = shr(tr3_16) */
-	vpand .Lublock_nibbleslice_avx2_asm_11_nibble_mask(%rip), %ymm11, %ymm11 /* hi_16 = and(hi_shifted_16, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_11_nibble_mask(%rip), %ymm13, %ymm13 /* lo_16 = and(tr3_16, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_16_nibble_mask(%rip), %ymm11, %ymm11 /* hi_16 = and(hi_shifted_16, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_16_nibble_mask(%rip), %ymm13, %ymm13 /* lo_16 = and(tr3_16, nibble_mask) */
 	vmovdqa %ymm13, 0(%rsp) /* spill lo_16 */
 	vpsrlw $4, %ymm1, %ymm13 /* hi_shifted_17 = shr(tr3_17) */
-	vpand .Lublock_nibbleslice_avx2_asm_11_nibble_mask(%rip), %ymm13, %ymm13 /* hi_17 = and(hi_shifted_17, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_11_nibble_mask(%rip), %ymm1, %ymm1 /* lo_17 = and(tr3_17, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_16_nibble_mask(%rip), %ymm13, %ymm13 /* hi_17 = and(hi_shifted_17, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_16_nibble_mask(%rip), %ymm1, %ymm1 /* lo_17 = and(tr3_17, nibble_mask) */
 	vmovdqa %ymm1, 1088(%rsp) /* spill lo_17 */
 	vpsrlw $4, %ymm5, %ymm1 /* hi_shifted_18 = shr(tr3_18) */
-	vpand .Lublock_nibbleslice_avx2_asm_11_nibble_mask(%rip), %ymm1, %ymm1 /* hi_18 = and(hi_shifted_18, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_11_nibble_mask(%rip), %ymm5, %ymm5 /* lo_18 = and(tr3_18, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_16_nibble_mask(%rip), %ymm1, %ymm1 /* hi_18 = and(hi_shifted_18, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_16_nibble_mask(%rip), %ymm5, %ymm5 /* lo_18 = and(tr3_18, nibble_mask) */
 	vmovdqa %ymm13, 1120(%rsp) /* spill hi_17 */
 	vpsrlw $4, %ymm4, %ymm13 /* hi_shifted_19 = shr(tr3_19) */
-	vpand .Lublock_nibbleslice_avx2_asm_11_nibble_mask(%rip), %ymm13, %ymm13 /* hi_19 = and(hi_shifted_19, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_11_nibble_mask(%rip), %ymm4, %ymm4 /* lo_19 = and(tr3_19, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_16_nibble_mask(%rip), %ymm13, %ymm13 /* hi_19 = and(hi_shifted_19, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_16_nibble_mask(%rip), %ymm4, %ymm4 /* lo_19 = and(tr3_19, nibble_mask) */
 	vmovdqa %ymm4, 1152(%rsp) /* spill lo_19 */
 	vpsrlw $4, %ymm12, %ymm4 /* hi_shifted_20 = shr(tr3_20) */
-	vpand .Lublock_nibbleslice_avx2_asm_11_nibble_mask(%rip), %ymm4, %ymm4 /* hi_20 = and(hi_shifted_20, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_11_nibble_mask(%rip), %ymm12, %ymm12 /* lo_20 = and(tr3_20, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_16_nibble_mask(%rip), %ymm4, %ymm4 /* hi_20 = and(hi_shifted_20, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_16_nibble_mask(%rip), %ymm12, %ymm12 /* lo_20 = and(tr3_20, nibble_mask) */
 	vmovdqa %ymm13, 1184(%rsp) /* spill hi_19 */
 	vpsrlw $4, %ymm14, %ymm13 /* hi_shifted_21 = shr(tr3_21) */
-	vpand .Lublock_nibbleslice_avx2_asm_11_nibble_mask(%rip), %ymm13, %ymm13 /* hi_21 = and(hi_shifted_21, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_11_nibble_mask(%rip), %ymm14, %ymm14 /* lo_21 = and(tr3_21, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_16_nibble_mask(%rip), %ymm13, %ymm13 /* hi_21 = and(hi_shifted_21, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_16_nibble_mask(%rip), %ymm14, %ymm14 /* lo_21 = and(tr3_21, nibble_mask) */
 	vmovdqa %ymm12, 1216(%rsp) /* spill lo_20 */
 	vpsrlw $4, %ymm15, %ymm12 /* hi_shifted_22 = shr(tr3_22) */
-	vpand .Lublock_nibbleslice_avx2_asm_11_nibble_mask(%rip), %ymm12, %ymm12 /* hi_22 = and(hi_shifted_22, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_11_nibble_mask(%rip), %ymm15, %ymm15 /* lo_22 = and(tr3_22, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_16_nibble_mask(%rip), %ymm12, %ymm12 /* hi_22 = and(hi_shifted_22, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_16_nibble_mask(%rip), %ymm15, %ymm15 /* lo_22 = and(tr3_22, nibble_mask) */
 	vmovdqa %ymm4, 1248(%rsp) /* spill hi_20 */
 	vpsrlw $4, %ymm2, %ymm4 /* hi_shifted_23 = shr(tr3_23) */
-	vpand .Lublock_nibbleslice_avx2_asm_11_nibble_mask(%rip), %ymm4, %ymm4 /* hi_23 = and(hi_shifted_23, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_11_nibble_mask(%rip), %ymm2, %ymm2 /* lo_23 = and(tr3_23, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_16_nibble_mask(%rip), %ymm4, %ymm4 /* hi_23 = and(hi_shifted_23, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_16_nibble_mask(%rip), %ymm2, %ymm2 /* lo_23 = and(tr3_23, nibble_mask) */
 	vmovdqa %ymm2, 1280(%rsp) /* spill lo_23 */
 	vpsrlw $4, %ymm7, %ymm2 /* hi_shifted_24 = shr(tr3_24) */
-	vpand .Lublock_nibbleslice_avx2_asm_11_nibble_mask(%rip), %ymm2, %ymm2 /* hi_24 = and(hi_shifted_24, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_11_nibble_mask(%rip), %ymm7, %ymm7 /* lo_24 = and(tr3_24, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_16_nibble_mask(%rip), %ymm2, %ymm2 /* hi_24 = and(hi_shifted_24, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_16_nibble_mask(%rip), %ymm7, %ymm7 /* lo_24 = and(tr3_24, nibble_mask) */
 	vmovdqa %ymm4, 1312(%rsp) /* spill hi_23 */
 	vpsrlw $4, %ymm9, %ymm4 /* hi_shifted_25 = shr(tr3_25) */
-	vpand .Lublock_nibbleslice_avx2_asm_11_nibble_mask(%rip), %ymm4, %ymm4 /* hi_25 = and(hi_shifted_25, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_11_nibble_mask(%rip), %ymm9, %ymm9 /* lo_25 = and(tr3_25, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_16_nibble_mask(%rip), %ymm4, %ymm4 /* hi_25 = and(hi_shifted_25, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_16_nibble_mask(%rip), %ymm9, %ymm9 /* lo_25 = and(tr3_25, nibble_mask) */
 	vmovdqa %ymm7, 1344(%rsp) /* spill lo_24 */
 	vpsrlw $4, %ymm10, %ymm7 /* hi_shifted_26 = shr(tr3_26) */
-	vpand .Lublock_nibbleslice_avx2_asm_11_nibble_mask(%rip), %ymm7, %ymm7 /* hi_26 = and(hi_shifted_26, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_11_nibble_mask(%rip), %ymm10, %ymm10 /* lo_26 = and(tr3_26, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_16_nibble_mask(%rip), %ymm7, %ymm7 /* hi_26 = and(hi_shifted_26, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_16_nibble_mask(%rip), %ymm10, %ymm10 /* lo_26 = and(tr3_26, nibble_mask) */
 	vmovdqa %ymm10, 1376(%rsp) /* spill lo_26 */
 	vpsrlw $4, %ymm3, %ymm10 /* hi_shifted_27 = shr(tr3_27) */
-	vpand .Lublock_nibbleslice_avx2_asm_11_nibble_mask(%rip), %ymm10, %ymm10 /* hi_27 = and(hi_shifted_27, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_11_nibble_mask(%rip), %ymm3, %ymm3 /* lo_27 = and(tr3_27, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_16_nibble_mask(%rip), %ymm10, %ymm10 /* hi_27 = and(hi_shifted_27, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_16_nibble_mask(%rip), %ymm3, %ymm3 /* lo_27 = and(tr3_27, nibble_mask) */
 	vmovdqa %ymm7, 1408(%rsp) /* spill hi_26 */
 	vpsrlw $4, %ymm8, %ymm7 /* hi_shifted_28 = shr(tr3_28) */
-	vpand .Lublock_nibbleslice_avx2_asm_11_nibble_mask(%rip), %ymm7, %ymm7 /* hi_28 = and(hi_shifted_28, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_11_nibble_mask(%rip), %ymm8, %ymm8 /* lo_28 = and(tr3_28, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_16_nibble_mask(%rip), %ymm7, %ymm7 /* hi_28 = and(hi_shifted_28, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_16_nibble_mask(%rip), %ymm8, %ymm8 /* lo_28 = and(tr3_28, nibble_mask) */
 	vmovdqa %ymm8, 1440(%rsp) /* spill lo_28 */
 	vmovdqa 512(%rsp), %ymm8 /* reload tr3_29 */
 	vmovdqa %ymm7, 1472(%rsp) /* spill hi_28 */
 	vpsrlw $4, %ymm8, %ymm7 /* hi_shifted_29 = shr(tr3_29) */
-	vpand .Lublock_nibbleslice_avx2_asm_11_nibble_mask(%rip), %ymm7, %ymm7 /* hi_29 = and(hi_shifted_29, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_11_nibble_mask(%rip), %ymm8, %ymm8 /* lo_29 = and(tr3_29, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_16_nibble_mask(%rip), %ymm7, %ymm7 /* hi_29 = and(hi_shifted_29, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_16_nibble_mask(%rip), %ymm8, %ymm8 /* lo_29 = and(tr3_29, nibble_mask) */
 	vmovdqa %ymm3, 512(%rsp) /* spill lo_27 */
 	vpsrlw $4, %ymm0, %ymm3 /* hi_shifted_30 = shr(tr3_30) */
-	vpand .Lublock_nibbleslice_avx2_asm_11_nibble_mask(%rip), %ymm3, %ymm3 /* hi_30 = and(hi_shifted_30, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_11_nibble_mask(%rip), %ymm0, %ymm0 /* lo_30 = and(tr3_30, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_16_nibble_mask(%rip), %ymm3, %ymm3 /* hi_30 = and(hi_shifted_30, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_16_nibble_mask(%rip), %ymm0, %ymm0 /* lo_30 = and(tr3_30, nibble_mask) */
 	vmovdqa %ymm10, 1504(%rsp) /* spill hi_27 */
 	vpsrlw $4, %ymm6, %ymm10 /* hi_shifted_31 = shr(tr3_31) */
-	vpand .Lublock_nibbleslice_avx2_asm_11_nibble_mask(%rip), %ymm10, %ymm10 /* hi_31 = and(hi_shifted_31, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_11_nibble_mask(%rip), %ymm6, %ymm6 /* lo_31 = and(tr3_31, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_16_nibble_mask(%rip), %ymm10, %ymm10 /* hi_31 = and(hi_shifted_31, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_16_nibble_mask(%rip), %ymm6, %ymm6 /* lo_31 = and(tr3_31, nibble_mask) */
 
 	/* Algorithm 2, rotated: every iteration starts with the S^-1 table lookups and ends with the next round's XORs, as in encryption.  Here the first round's PL^-1, PR^-1 and inverse linear layer, on Y: the first S^-1 tables take RK^24 off their index. */
 
@@ -8072,7 +8511,7 @@ ublock_nibbleslice_avx2_ublock256_256_decrypt_asm:
 	vmovdqa %ymm6, 1088(%rsp) /* spill x1_31.2 */
 	xor %rcx, %rcx
 	.p2align 4
-.Lublock_nibbleslice_avx2_asm_11_loop_r0:
+.Lublock_nibbleslice_avx2_asm_16_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S^-1 with the next round key folded in on the nibbles PL^-1 / PR^-1 bring to it (renaming). */
 	vbroadcasti128 480(%rdi,%rcx), %ymm6 /* t0_30 = bcast128() */
@@ -8561,7 +9000,7 @@ ublock_nibbleslice_avx2_ublock256_256_decrypt_asm:
 	vmovdqa 1312(%rsp), %ymm15 /* reload x0_9.3 */
 	add $1024, %rcx
 	cmp $23552, %rcx
-	jne .Lublock_nibbleslice_avx2_asm_11_loop_r0
+	jne .Lublock_nibbleslice_avx2_asm_16_loop_r0
 
 	/* The last S^-1, with RK^0 folded in. */
 	vbroadcasti128 23552(%rdi), %ymm6 /* t0_0_1 = bcast128() */
@@ -9145,6 +9584,134 @@ ublock_nibbleslice_avx2_ublock256_256_decrypt_asm:
 	ret
 	.size ublock_nibbleslice_avx2_ublock256_256_decrypt_asm, .-ublock_nibbleslice_avx2_ublock256_256_decrypt_asm
 
+/* ublock_nibbleslice_avx2_ublock256_256_decrypt_one_block_asm: ublock256_register_one_block_decrypt, 3 arguments
+ *   %rdi: rk
+ *   %rsi: in
+ *   %rdx: out
+ *   %rcx: 128 x r (and the loop count)
+ *   xmm0-14: vectors, as allocated (15 used)
+ *   frame: 0 bytes (0 spill slots of 16 bytes)
+ */
+	.globl ublock_nibbleslice_avx2_ublock256_256_decrypt_one_block_asm
+	.hidden ublock_nibbleslice_avx2_ublock256_256_decrypt_one_block_asm
+	.type ublock_nibbleslice_avx2_ublock256_256_decrypt_one_block_asm, @function
+	.p2align 5
+ublock_nibbleslice_avx2_ublock256_256_decrypt_one_block_asm:
+
+	/* Load one block, spread one nibble per byte in the low nibbles; X0 and X1 in separate registers. */
+	vmovdqu (%rsi), %xmm0 /* blk = load() */
+	vmovdqu 16(%rsi), %xmm1 /* blk_1 = load() */
+	vpsrlw $4, %xmm0, %xmm2 /* lo_sh = shr(blk) */
+	vmovdqa .Lublock_nibbleslice_avx2_asm_17_zero(%rip), %xmm3 /* zero = const() */
+	vpand .Lublock_nibbleslice_avx2_asm_17_high_nibbles(%rip), %xmm3, %xmm4 /* even_b = and(zero, high_nibbles) */
+	vmovdqa .Lublock_nibbleslice_avx2_asm_17_high_nibbles(%rip), %xmm5 /* high_nibbles = const() */
+	vpandn %xmm2, %xmm5, %xmm2 /* even_a = andnot(high_nibbles, lo_sh) */
+	vpor %xmm2, %xmm4, %xmm2 /* even = or(even_b, even_a) */
+	vpsllw $4, %xmm3, %xmm3 /* hi_sh = shl(zero) */
+	vpand %xmm5, %xmm3, %xmm3 /* odd_b = and(hi_sh, high_nibbles) */
+	vpandn %xmm0, %xmm5, %xmm0 /* odd_a = andnot(high_nibbles, blk) */
+	vpor %xmm0, %xmm3, %xmm0 /* odd = or(odd_b, odd_a) */
+	vpunpcklbw %xmm0, %xmm2, %xmm6 /* sp = unpacklo(even, odd) */
+	vpunpckhbw %xmm0, %xmm2, %xmm0 /* sp_1 = unpackhi(even, odd) */
+	vpsrlw $4, %xmm1, %xmm2 /* lo_sh_1 = shr(blk_1) */
+	vpandn %xmm2, %xmm5, %xmm2 /* even_1_a = andnot(high_nibbles, lo_sh_1) */
+	vpor %xmm2, %xmm4, %xmm2 /* even_1 = or(even_b, even_1_a) */
+	vpandn %xmm1, %xmm5, %xmm1 /* odd_1_a = andnot(high_nibbles, blk_1) */
+	vpor %xmm1, %xmm3, %xmm1 /* odd_1 = or(odd_b, odd_1_a) */
+	vpunpcklbw %xmm1, %xmm2, %xmm3 /* sp_2 = unpacklo(even_1, odd_1) */
+	vpunpckhbw %xmm1, %xmm2, %xmm1 /* sp_3 = unpackhi(even_1, odd_1) */
+	vmovdqa .Lublock_nibbleslice_avx2_asm_17_low_nibbles(%rip), %xmm2 /* low_nibbles = const() */
+	vmovdqa .Lublock_nibbleslice_avx2_asm_17_rotl48(%rip), %xmm4 /* rotl48 = const() */
+	vmovdqa .Lublock_nibbleslice_avx2_asm_17_sbox_inv_lo(%rip), %xmm7 /* sbox_inv_lo = const() */
+	vmovdqa .Lublock_nibbleslice_avx2_asm_17_rotl24(%rip), %xmm8 /* rotl24 = const() */
+	vmovdqa .Lublock_nibbleslice_avx2_asm_17_rotl56(%rip), %xmm9 /* rotl56 = const() */
+	vmovdqa .Lublock_nibbleslice_avx2_asm_17_pl_front0(%rip), %xmm10 /* pl_front0 = const() */
+	vmovdqa .Lublock_nibbleslice_avx2_asm_17_pl_front1(%rip), %xmm11 /* pl_front1 = const() */
+	xor %rcx, %rcx
+	.p2align 4
+.Lublock_nibbleslice_avx2_asm_17_loop_r0:
+	vmovdqu (%rdi,%rcx), %xmm5 /* rk0 = load() */
+	vmovdqu 16(%rdi,%rcx), %xmm12 /* rk0_1 = load() */
+	vmovdqu 64(%rdi,%rcx), %xmm13 /* rk1 = load() */
+	vmovdqu 80(%rdi,%rcx), %xmm14 /* rk1_1 = load() */
+	vpxor %xmm5, %xmm6, %xmm5 /* k0 = xor(x0_0, rk0) */
+	vpxor %xmm12, %xmm0, %xmm0 /* k0_1 = xor(x0_1, rk0_1) */
+	vpxor %xmm13, %xmm3, %xmm3 /* k1 = xor(x1_0, rk1) */
+	vpxor %xmm14, %xmm1, %xmm1 /* k1_1 = xor(x1_1, rk1_1) */
+	vpshufb %xmm10, %xmm5, %xmm6 /* pl_f = lookup16(k0, pl_front0) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_17_pl_rear0(%rip), %xmm0, %xmm12 /* pl_r = lookup16(k0_1, pl_rear0) */
+	vpxor %xmm12, %xmm6, %xmm6 /* pl = xor(pl_f, pl_r) */
+	vpshufb %xmm11, %xmm0, %xmm0 /* pl_f_1 = lookup16(k0_1, pl_front1) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_17_pl_rear1(%rip), %xmm5, %xmm5 /* pl_r_1 = lookup16(k0, pl_rear1) */
+	vpxor %xmm5, %xmm0, %xmm0 /* pl_1 = xor(pl_f_1, pl_r_1) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_17_pr_front0(%rip), %xmm3, %xmm5 /* pr_f = lookup16(k1, pr_front0) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_17_pr_rear0(%rip), %xmm1, %xmm12 /* pr_r = lookup16(k1_1, pr_rear0) */
+	vpxor %xmm12, %xmm5, %xmm5 /* pr = xor(pr_f, pr_r) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_17_pr_front1(%rip), %xmm1, %xmm1 /* pr_f_1 = lookup16(k1_1, pr_front1) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_17_pr_rear1(%rip), %xmm3, %xmm3 /* pr_r_1 = lookup16(k1, pr_rear1) */
+	vpxor %xmm3, %xmm1, %xmm1 /* pr_1 = xor(pr_f_1, pr_r_1) */
+	vpxor %xmm5, %xmm6, %xmm3 /* y0 = xor(pl, pr) */
+	vpxor %xmm1, %xmm0, %xmm0 /* y0_1 = xor(pl_1, pr_1) */
+	vpshufb %xmm8, %xmm3, %xmm6 /* rot20 = lookup16(y0, rotl24) */
+	vpshufb %xmm8, %xmm0, %xmm12 /* rot20_1 = lookup16(y0_1, rotl24) */
+	vpxor %xmm6, %xmm5, %xmm5 /* y1 = xor(pr, rot20) */
+	vpxor %xmm12, %xmm1, %xmm1 /* y1_1 = xor(pr_1, rot20_1) */
+	vpshufb %xmm4, %xmm5, %xmm6 /* rot8 = lookup16(y1, rotl48) */
+	vpshufb %xmm4, %xmm1, %xmm12 /* rot8_1 = lookup16(y1_1, rotl48) */
+	vpxor %xmm6, %xmm3, %xmm3 /* y0_2 = xor(y0, rot8) */
+	vpxor %xmm12, %xmm0, %xmm0 /* y0_3 = xor(y0_1, rot8_1) */
+	vpshufb %xmm4, %xmm3, %xmm6 /* rot8_2 = lookup16(y0_2, rotl48) */
+	vpshufb %xmm4, %xmm0, %xmm12 /* rot8_3 = lookup16(y0_3, rotl48) */
+	vpxor %xmm6, %xmm5, %xmm5 /* y1_2 = xor(y1, rot8_2) */
+	vpxor %xmm12, %xmm1, %xmm1 /* y1_3 = xor(y1_1, rot8_3) */
+	vpshufb %xmm9, %xmm5, %xmm6 /* rot4 = lookup16(y1_2, rotl56) */
+	vpshufb %xmm9, %xmm1, %xmm12 /* rot4_1 = lookup16(y1_3, rotl56) */
+	vpxor %xmm6, %xmm3, %xmm3 /* y0_4 = xor(y0_2, rot4) */
+	vpxor %xmm12, %xmm0, %xmm0 /* y0_5 = xor(y0_3, rot4_1) */
+	vpxor %xmm3, %xmm5, %xmm5 /* y1_4 = xor(y1_2, y0_4) */
+	vpxor %xmm0, %xmm1, %xmm1 /* y1_5 = xor(y1_3, y0_5) */
+	vpand %xmm2, %xmm3, %xmm3 /* s0_lo = and(y0_4, low_nibbles) */
+	vpshufb %xmm3, %xmm7, %xmm3 /* s0 = lookup16(sbox_inv_lo, s0_lo) */
+	vpand %xmm2, %xmm0, %xmm0 /* s0_lo_1 = and(y0_5, low_nibbles) */
+	vpshufb %xmm0, %xmm7, %xmm0 /* s0_1 = lookup16(sbox_inv_lo, s0_lo_1) */
+	vpand %xmm2, %xmm5, %xmm5 /* s1_lo = and(y1_4, low_nibbles) */
+	vpshufb %xmm5, %xmm7, %xmm5 /* s1 = lookup16(sbox_inv_lo, s1_lo) */
+	vpand %xmm2, %xmm1, %xmm1 /* s1_lo_1 = and(y1_5, low_nibbles) */
+	vpshufb %xmm1, %xmm7, %xmm1 /* s1_1 = lookup16(sbox_inv_lo, s1_lo_1) */
+	vmovdqa %xmm3, %xmm6 /* x0_0.3 */
+	vmovdqa %xmm5, %xmm3 /* x1_0.3 */
+	add $128, %rcx
+	cmp $3072, %rcx
+	jne .Lublock_nibbleslice_avx2_asm_17_loop_r0
+
+	/* Final key addition; the store packs the low nibbles (the key's copy in the high ones is dropped). */
+	vpxor 3072(%rdi), %xmm6, %xmm5 /* y0_6 = xor(x0_0, rk0_2) */
+	vpxor 3088(%rdi), %xmm0, %xmm0 /* y0_7 = xor(x0_1, rk0_3) */
+	vpxor 3136(%rdi), %xmm3, %xmm3 /* y1_6 = xor(x1_0, rk1_2) */
+	vpxor 3152(%rdi), %xmm1, %xmm1 /* y1_7 = xor(x1_1, rk1_3) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_17_deinterleave(%rip), %xmm5, %xmm5 /* de = lookup16(y0_6, deinterleave) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_17_deinterleave(%rip), %xmm0, %xmm0 /* de_1 = lookup16(y0_7, deinterleave) */
+	vpunpcklqdq %xmm0, %xmm5, %xmm6 /* even_2 = unpacklo(de, de_1) */
+	vpunpckhqdq %xmm0, %xmm5, %xmm0 /* odd_2 = unpackhi(de, de_1) */
+	vpsllw $4, %xmm6, %xmm5 /* ev_sh = shl(even_2) */
+	vpand .Lublock_nibbleslice_avx2_asm_17_high_nibbles(%rip), %xmm5, %xmm5 /* out_lo_b = and(ev_sh, high_nibbles) */
+	vmovdqa .Lublock_nibbleslice_avx2_asm_17_high_nibbles(%rip), %xmm6 /* high_nibbles = const() */
+	vpandn %xmm0, %xmm6, %xmm0 /* out_lo_a = andnot(high_nibbles, odd_2) */
+	vpor %xmm0, %xmm5, %xmm0 /* out_lo = or(out_lo_b, out_lo_a) */
+	vmovdqu %xmm0, (%rdx) /* store out_lo */
+	vpshufb .Lublock_nibbleslice_avx2_asm_17_deinterleave(%rip), %xmm3, %xmm0 /* de_2 = lookup16(y1_6, deinterleave) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_17_deinterleave(%rip), %xmm1, %xmm1 /* de_3 = lookup16(y1_7, deinterleave) */
+	vpunpcklqdq %xmm1, %xmm0, %xmm3 /* even_3 = unpacklo(de_2, de_3) */
+	vpunpckhqdq %xmm1, %xmm0, %xmm0 /* odd_3 = unpackhi(de_2, de_3) */
+	vpsllw $4, %xmm3, %xmm1 /* ev_sh_1 = shl(even_3) */
+	vpand %xmm6, %xmm1, %xmm1 /* out_lo_1_b = and(ev_sh_1, high_nibbles) */
+	vpandn %xmm0, %xmm6, %xmm0 /* out_lo_1_a = andnot(high_nibbles, odd_3) */
+	vpor %xmm0, %xmm1, %xmm0 /* out_lo_1 = or(out_lo_1_b, out_lo_1_a) */
+	vmovdqu %xmm0, 16(%rdx) /* store out_lo_1 */
+	vzeroupper
+	ret
+	.size ublock_nibbleslice_avx2_ublock256_256_decrypt_one_block_asm, .-ublock_nibbleslice_avx2_ublock256_256_decrypt_one_block_asm
+
 /* ublock_nibbleslice_avx2_ublock256_256_ctr_pairs_asm: ublock256_r24_nibbleslice256_ctr_pairs, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -9166,135 +9733,135 @@ ublock_nibbleslice_avx2_ublock256_256_ctr_pairs_asm:
 	vbroadcasti128 (%rsi), %ymm0 /* v = bcast128() */
 	vbroadcasti128 32(%rsi), %ymm1 /* w = bcast128() */
 	vpsrlw $4, %ymm0, %ymm2 /* hi_shifted = shr(v) */
-	vpand .Lublock_nibbleslice_avx2_asm_12_nibble_mask(%rip), %ymm2, %ymm2 /* hi = and(hi_shifted, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_12_nibble_mask(%rip), %ymm0, %ymm0 /* lo = and(v, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_18_nibble_mask(%rip), %ymm2, %ymm2 /* hi = and(hi_shifted, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_18_nibble_mask(%rip), %ymm0, %ymm0 /* lo = and(v, nibble_mask) */
 	vpsrlw $4, %ymm1, %ymm3 /* hi_shifted_1 = shr(w) */
-	vpand .Lublock_nibbleslice_avx2_asm_12_nibble_mask(%rip), %ymm3, %ymm3 /* hi_1 = and(hi_shifted_1, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_12_nibble_mask(%rip), %ymm1, %ymm1 /* lo_1 = and(w, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_18_nibble_mask(%rip), %ymm3, %ymm3 /* hi_1 = and(hi_shifted_1, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_18_nibble_mask(%rip), %ymm1, %ymm1 /* lo_1 = and(w, nibble_mask) */
 	vpunpcklbw %ymm3, %ymm2, %ymm4 /* pairs_hi = unpacklo(hi, hi_1) */
 	vpunpcklbw %ymm1, %ymm0, %ymm5 /* pairs_lo = unpacklo(lo, lo_1) */
 	vpunpckhbw %ymm3, %ymm2, %ymm2 /* pairs_hi_1 = unpackhi(hi, hi_1) */
 	vpunpckhbw %ymm1, %ymm0, %ymm0 /* pairs_lo_1 = unpackhi(lo, lo_1) */
-	vpshufb .Lublock_nibbleslice_avx2_asm_12_pair0(%rip), %ymm4, %ymm1 /* pair = lookup16(pairs_hi, pair0) */
-	vpshufb .Lublock_nibbleslice_avx2_asm_12_pair0(%rip), %ymm5, %ymm3 /* pair_1 = lookup16(pairs_lo, pair0) */
-	vpshufb .Lublock_nibbleslice_avx2_asm_12_pair1(%rip), %ymm4, %ymm6 /* pair_2 = lookup16(pairs_hi, pair1) */
-	vpshufb .Lublock_nibbleslice_avx2_asm_12_pair1(%rip), %ymm5, %ymm7 /* pair_3 = lookup16(pairs_lo, pair1) */
-	vpshufb .Lublock_nibbleslice_avx2_asm_12_pair2(%rip), %ymm4, %ymm8 /* pair_4 = lookup16(pairs_hi, pair2) */
-	vpshufb .Lublock_nibbleslice_avx2_asm_12_pair2(%rip), %ymm5, %ymm9 /* pair_5 = lookup16(pairs_lo, pair2) */
-	vpshufb .Lublock_nibbleslice_avx2_asm_12_pair3(%rip), %ymm4, %ymm10 /* pair_6 = lookup16(pairs_hi, pair3) */
-	vpshufb .Lublock_nibbleslice_avx2_asm_12_pair3(%rip), %ymm5, %ymm11 /* pair_7 = lookup16(pairs_lo, pair3) */
-	vpshufb .Lublock_nibbleslice_avx2_asm_12_pair4(%rip), %ymm4, %ymm12 /* pair_8 = lookup16(pairs_hi, pair4) */
-	vpshufb .Lublock_nibbleslice_avx2_asm_12_pair4(%rip), %ymm5, %ymm13 /* pair_9 = lookup16(pairs_lo, pair4) */
-	vpshufb .Lublock_nibbleslice_avx2_asm_12_pair5(%rip), %ymm4, %ymm14 /* pair_10 = lookup16(pairs_hi, pair5) */
-	vpshufb .Lublock_nibbleslice_avx2_asm_12_pair5(%rip), %ymm5, %ymm15 /* pair_11 = lookup16(pairs_lo, pair5) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_18_pair0(%rip), %ymm4, %ymm1 /* pair = lookup16(pairs_hi, pair0) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_18_pair0(%rip), %ymm5, %ymm3 /* pair_1 = lookup16(pairs_lo, pair0) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_18_pair1(%rip), %ymm4, %ymm6 /* pair_2 = lookup16(pairs_hi, pair1) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_18_pair1(%rip), %ymm5, %ymm7 /* pair_3 = lookup16(pairs_lo, pair1) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_18_pair2(%rip), %ymm4, %ymm8 /* pair_4 = lookup16(pairs_hi, pair2) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_18_pair2(%rip), %ymm5, %ymm9 /* pair_5 = lookup16(pairs_lo, pair2) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_18_pair3(%rip), %ymm4, %ymm10 /* pair_6 = lookup16(pairs_hi, pair3) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_18_pair3(%rip), %ymm5, %ymm11 /* pair_7 = lookup16(pairs_lo, pair3) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_18_pair4(%rip), %ymm4, %ymm12 /* pair_8 = lookup16(pairs_hi, pair4) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_18_pair4(%rip), %ymm5, %ymm13 /* pair_9 = lookup16(pairs_lo, pair4) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_18_pair5(%rip), %ymm4, %ymm14 /* pair_10 = lookup16(pairs_hi, pair5) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_18_pair5(%rip), %ymm5, %ymm15 /* pair_11 = lookup16(pairs_lo, pair5) */
 	vmovdqa %ymm15, 0(%rsp) /* spill pair_11 */
-	vpshufb .Lublock_nibbleslice_avx2_asm_12_pair6(%rip), %ymm4, %ymm15 /* pair_12 = lookup16(pairs_hi, pair6) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_18_pair6(%rip), %ymm4, %ymm15 /* pair_12 = lookup16(pairs_hi, pair6) */
 	vmovdqa %ymm15, 32(%rsp) /* spill pair_12 */
-	vpshufb .Lublock_nibbleslice_avx2_asm_12_pair6(%rip), %ymm5, %ymm15 /* pair_13 = lookup16(pairs_lo, pair6) */
-	vpshufb .Lublock_nibbleslice_avx2_asm_12_pair7(%rip), %ymm4, %ymm4 /* pair_14 = lookup16(pairs_hi, pair7) */
-	vpshufb .Lublock_nibbleslice_avx2_asm_12_pair7(%rip), %ymm5, %ymm5 /* pair_15 = lookup16(pairs_lo, pair7) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_18_pair6(%rip), %ymm5, %ymm15 /* pair_13 = lookup16(pairs_lo, pair6) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_18_pair7(%rip), %ymm4, %ymm4 /* pair_14 = lookup16(pairs_hi, pair7) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_18_pair7(%rip), %ymm5, %ymm5 /* pair_15 = lookup16(pairs_lo, pair7) */
 	vmovdqa %ymm5, 64(%rsp) /* spill pair_15 */
-	vpshufb .Lublock_nibbleslice_avx2_asm_12_pair0(%rip), %ymm2, %ymm5 /* pair_16 = lookup16(pairs_hi_1, pair0) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_18_pair0(%rip), %ymm2, %ymm5 /* pair_16 = lookup16(pairs_hi_1, pair0) */
 	vmovdqa %ymm5, 96(%rsp) /* spill pair_16 */
-	vpshufb .Lublock_nibbleslice_avx2_asm_12_pair0(%rip), %ymm0, %ymm5 /* pair_17 = lookup16(pairs_lo_1, pair0) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_18_pair0(%rip), %ymm0, %ymm5 /* pair_17 = lookup16(pairs_lo_1, pair0) */
 	vmovdqa %ymm5, 128(%rsp) /* spill pair_17 */
-	vpshufb .Lublock_nibbleslice_avx2_asm_12_pair1(%rip), %ymm2, %ymm5 /* pair_18 = lookup16(pairs_hi_1, pair1) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_18_pair1(%rip), %ymm2, %ymm5 /* pair_18 = lookup16(pairs_hi_1, pair1) */
 	vmovdqa %ymm5, 160(%rsp) /* spill pair_18 */
-	vpshufb .Lublock_nibbleslice_avx2_asm_12_pair1(%rip), %ymm0, %ymm5 /* pair_19 = lookup16(pairs_lo_1, pair1) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_18_pair1(%rip), %ymm0, %ymm5 /* pair_19 = lookup16(pairs_lo_1, pair1) */
 	vmovdqa %ymm5, 192(%rsp) /* spill pair_19 */
-	vpshufb .Lublock_nibbleslice_avx2_asm_12_pair2(%rip), %ymm2, %ymm5 /* pair_20 = lookup16(pairs_hi_1, pair2) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_18_pair2(%rip), %ymm2, %ymm5 /* pair_20 = lookup16(pairs_hi_1, pair2) */
 	vmovdqa %ymm5, 224(%rsp) /* spill pair_20 */
-	vpshufb .Lublock_nibbleslice_avx2_asm_12_pair2(%rip), %ymm0, %ymm5 /* pair_21 = lookup16(pairs_lo_1, pair2) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_18_pair2(%rip), %ymm0, %ymm5 /* pair_21 = lookup16(pairs_lo_1, pair2) */
 	vmovdqa %ymm5, 256(%rsp) /* spill pair_21 */
-	vpshufb .Lublock_nibbleslice_avx2_asm_12_pair3(%rip), %ymm2, %ymm5 /* pair_22 = lookup16(pairs_hi_1, pair3) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_18_pair3(%rip), %ymm2, %ymm5 /* pair_22 = lookup16(pairs_hi_1, pair3) */
 	vmovdqa %ymm5, 288(%rsp) /* spill pair_22 */
-	vpshufb .Lublock_nibbleslice_avx2_asm_12_pair3(%rip), %ymm0, %ymm5 /* pair_23 = lookup16(pairs_lo_1, pair3) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_18_pair3(%rip), %ymm0, %ymm5 /* pair_23 = lookup16(pairs_lo_1, pair3) */
 	vmovdqa %ymm5, 320(%rsp) /* spill pair_23 */
-	vpshufb .Lublock_nibbleslice_avx2_asm_12_pair4(%rip), %ymm2, %ymm5 /* pair_24 = lookup16(pairs_hi_1, pair4) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_18_pair4(%rip), %ymm2, %ymm5 /* pair_24 = lookup16(pairs_hi_1, pair4) */
 	vmovdqa %ymm5, 352(%rsp) /* spill pair_24 */
-	vpshufb .Lublock_nibbleslice_avx2_asm_12_pair4(%rip), %ymm0, %ymm5 /* pair_25 = lookup16(pairs_lo_1, pair4) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_18_pair4(%rip), %ymm0, %ymm5 /* pair_25 = lookup16(pairs_lo_1, pair4) */
 	vmovdqa %ymm5, 384(%rsp) /* spill pair_25 */
-	vpshufb .Lublock_nibbleslice_avx2_asm_12_pair5(%rip), %ymm2, %ymm5 /* pair_26 = lookup16(pairs_hi_1, pair5) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_18_pair5(%rip), %ymm2, %ymm5 /* pair_26 = lookup16(pairs_hi_1, pair5) */
 	vmovdqa %ymm5, 416(%rsp) /* spill pair_26 */
-	vpshufb .Lublock_nibbleslice_avx2_asm_12_pair5(%rip), %ymm0, %ymm5 /* pair_27 = lookup16(pairs_lo_1, pair5) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_18_pair5(%rip), %ymm0, %ymm5 /* pair_27 = lookup16(pairs_lo_1, pair5) */
 	vmovdqa %ymm5, 448(%rsp) /* spill pair_27 */
-	vpshufb .Lublock_nibbleslice_avx2_asm_12_pair6(%rip), %ymm2, %ymm5 /* pair_28 = lookup16(pairs_hi_1, pair6) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_18_pair6(%rip), %ymm2, %ymm5 /* pair_28 = lookup16(pairs_hi_1, pair6) */
 	vmovdqa %ymm5, 480(%rsp) /* spill pair_28 */
-	vpshufb .Lublock_nibbleslice_avx2_asm_12_pair6(%rip), %ymm0, %ymm5 /* pair_29 = lookup16(pairs_lo_1, pair6) */
-	vpshufb .Lublock_nibbleslice_avx2_asm_12_pair7(%rip), %ymm2, %ymm2 /* pair_30 = lookup16(pairs_hi_1, pair7) */
-	vpshufb .Lublock_nibbleslice_avx2_asm_12_pair7(%rip), %ymm0, %ymm0 /* pair_31 = lookup16(pairs_lo_1, pair7) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_18_pair6(%rip), %ymm0, %ymm5 /* pair_29 = lookup16(pairs_lo_1, pair6) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_18_pair7(%rip), %ymm2, %ymm2 /* pair_30 = lookup16(pairs_hi_1, pair7) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_18_pair7(%rip), %ymm0, %ymm0 /* pair_31 = lookup16(pairs_lo_1, pair7) */
 	vmovdqa %ymm0, 512(%rsp) /* spill pair_31 */
 	vbroadcasti128 16(%rsi), %ymm0 /* v_1 = bcast128() */
 	vmovdqa %ymm2, 544(%rsp) /* spill pair_30 */
 	vbroadcasti128 48(%rsi), %ymm2 /* w_1 = bcast128() */
 	vmovdqa %ymm5, 576(%rsp) /* spill pair_29 */
 	vpsrlw $4, %ymm0, %ymm5 /* hi_shifted_2 = shr(v_1) */
-	vpand .Lublock_nibbleslice_avx2_asm_12_nibble_mask(%rip), %ymm5, %ymm5 /* hi_2 = and(hi_shifted_2, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_12_nibble_mask(%rip), %ymm0, %ymm0 /* lo_2 = and(v_1, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_18_nibble_mask(%rip), %ymm5, %ymm5 /* hi_2 = and(hi_shifted_2, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_18_nibble_mask(%rip), %ymm0, %ymm0 /* lo_2 = and(v_1, nibble_mask) */
 	vmovdqa %ymm4, 608(%rsp) /* spill pair_14 */
 	vpsrlw $4, %ymm2, %ymm4 /* hi_shifted_3 = shr(w_1) */
-	vpand .Lublock_nibbleslice_avx2_asm_12_nibble_mask(%rip), %ymm4, %ymm4 /* hi_3 = and(hi_shifted_3, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_12_nibble_mask(%rip), %ymm2, %ymm2 /* lo_3 = and(w_1, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_18_nibble_mask(%rip), %ymm4, %ymm4 /* hi_3 = and(hi_shifted_3, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_18_nibble_mask(%rip), %ymm2, %ymm2 /* lo_3 = and(w_1, nibble_mask) */
 	vmovdqa %ymm15, 640(%rsp) /* spill pair_13 */
 	vpunpcklbw %ymm4, %ymm5, %ymm15 /* pairs_hi_2 = unpacklo(hi_2, hi_3) */
 	vmovdqa %ymm14, 672(%rsp) /* spill pair_10 */
 	vpunpcklbw %ymm2, %ymm0, %ymm14 /* pairs_lo_2 = unpacklo(lo_2, lo_3) */
 	vpunpckhbw %ymm4, %ymm5, %ymm4 /* pairs_hi_3 = unpackhi(hi_2, hi_3) */
 	vpunpckhbw %ymm2, %ymm0, %ymm0 /* pairs_lo_3 = unpackhi(lo_2, lo_3) */
-	vpshufb .Lublock_nibbleslice_avx2_asm_12_pair0(%rip), %ymm15, %ymm2 /* pair_32 = lookup16(pairs_hi_2, pair0) */
-	vpshufb .Lublock_nibbleslice_avx2_asm_12_pair0(%rip), %ymm14, %ymm5 /* pair_33 = lookup16(pairs_lo_2, pair0) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_18_pair0(%rip), %ymm15, %ymm2 /* pair_32 = lookup16(pairs_hi_2, pair0) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_18_pair0(%rip), %ymm14, %ymm5 /* pair_33 = lookup16(pairs_lo_2, pair0) */
 	vmovdqa %ymm13, 704(%rsp) /* spill pair_9 */
-	vpshufb .Lublock_nibbleslice_avx2_asm_12_pair1(%rip), %ymm15, %ymm13 /* pair_34 = lookup16(pairs_hi_2, pair1) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_18_pair1(%rip), %ymm15, %ymm13 /* pair_34 = lookup16(pairs_hi_2, pair1) */
 	vmovdqa %ymm12, 736(%rsp) /* spill pair_8 */
-	vpshufb .Lublock_nibbleslice_avx2_asm_12_pair1(%rip), %ymm14, %ymm12 /* pair_35 = lookup16(pairs_lo_2, pair1) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_18_pair1(%rip), %ymm14, %ymm12 /* pair_35 = lookup16(pairs_lo_2, pair1) */
 	vmovdqa %ymm12, 768(%rsp) /* spill pair_35 */
-	vpshufb .Lublock_nibbleslice_avx2_asm_12_pair2(%rip), %ymm15, %ymm12 /* pair_36 = lookup16(pairs_hi_2, pair2) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_18_pair2(%rip), %ymm15, %ymm12 /* pair_36 = lookup16(pairs_hi_2, pair2) */
 	vmovdqa %ymm12, 800(%rsp) /* spill pair_36 */
-	vpshufb .Lublock_nibbleslice_avx2_asm_12_pair2(%rip), %ymm14, %ymm12 /* pair_37 = lookup16(pairs_lo_2, pair2) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_18_pair2(%rip), %ymm14, %ymm12 /* pair_37 = lookup16(pairs_lo_2, pair2) */
 	vmovdqa %ymm12, 832(%rsp) /* spill pair_37 */
-	vpshufb .Lublock_nibbleslice_avx2_asm_12_pair3(%rip), %ymm15, %ymm12 /* pair_38 = lookup16(pairs_hi_2, pair3) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_18_pair3(%rip), %ymm15, %ymm12 /* pair_38 = lookup16(pairs_hi_2, pair3) */
 	vmovdqa %ymm12, 864(%rsp) /* spill pair_38 */
-	vpshufb .Lublock_nibbleslice_avx2_asm_12_pair3(%rip), %ymm14, %ymm12 /* pair_39 = lookup16(pairs_lo_2, pair3) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_18_pair3(%rip), %ymm14, %ymm12 /* pair_39 = lookup16(pairs_lo_2, pair3) */
 	vmovdqa %ymm12, 896(%rsp) /* spill pair_39 */
-	vpshufb .Lublock_nibbleslice_avx2_asm_12_pair4(%rip), %ymm15, %ymm12 /* pair_40 = lookup16(pairs_hi_2, pair4) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_18_pair4(%rip), %ymm15, %ymm12 /* pair_40 = lookup16(pairs_hi_2, pair4) */
 	vmovdqa %ymm12, 928(%rsp) /* spill pair_40 */
-	vpshufb .Lublock_nibbleslice_avx2_asm_12_pair4(%rip), %ymm14, %ymm12 /* pair_41 = lookup16(pairs_lo_2, pair4) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_18_pair4(%rip), %ymm14, %ymm12 /* pair_41 = lookup16(pairs_lo_2, pair4) */
 	vmovdqa %ymm12, 960(%rsp) /* spill pair_41 */
-	vpshufb .Lublock_nibbleslice_avx2_asm_12_pair5(%rip), %ymm15, %ymm12 /* pair_42 = lookup16(pairs_hi_2, pair5) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_18_pair5(%rip), %ymm15, %ymm12 /* pair_42 = lookup16(pairs_hi_2, pair5) */
 	vmovdqa %ymm12, 992(%rsp) /* spill pair_42 */
-	vpshufb .Lublock_nibbleslice_avx2_asm_12_pair5(%rip), %ymm14, %ymm12 /* pair_43 = lookup16(pairs_lo_2, pair5) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_18_pair5(%rip), %ymm14, %ymm12 /* pair_43 = lookup16(pairs_lo_2, pair5) */
 	vmovdqa %ymm12, 1024(%rsp) /* spill pair_43 */
-	vpshufb .Lublock_nibbleslice_avx2_asm_12_pair6(%rip), %ymm15, %ymm12 /* pair_44 = lookup16(pairs_hi_2, pair6) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_18_pair6(%rip), %ymm15, %ymm12 /* pair_44 = lookup16(pairs_hi_2, pair6) */
 	vmovdqa %ymm12, 1056(%rsp) /* spill pair_44 */
-	vpshufb .Lublock_nibbleslice_avx2_asm_12_pair6(%rip), %ymm14, %ymm12 /* pair_45 = lookup16(pairs_lo_2, pair6) */
-	vpshufb .Lublock_nibbleslice_avx2_asm_12_pair7(%rip), %ymm15, %ymm15 /* pair_46 = lookup16(pairs_hi_2, pair7) */
-	vpshufb .Lublock_nibbleslice_avx2_asm_12_pair7(%rip), %ymm14, %ymm14 /* pair_47 = lookup16(pairs_lo_2, pair7) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_18_pair6(%rip), %ymm14, %ymm12 /* pair_45 = lookup16(pairs_lo_2, pair6) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_18_pair7(%rip), %ymm15, %ymm15 /* pair_46 = lookup16(pairs_hi_2, pair7) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_18_pair7(%rip), %ymm14, %ymm14 /* pair_47 = lookup16(pairs_lo_2, pair7) */
 	vmovdqa %ymm14, 1088(%rsp) /* spill pair_47 */
-	vpshufb .Lublock_nibbleslice_avx2_asm_12_pair0(%rip), %ymm4, %ymm14 /* pair_48 = lookup16(pairs_hi_3, pair0) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_18_pair0(%rip), %ymm4, %ymm14 /* pair_48 = lookup16(pairs_hi_3, pair0) */
 	vmovdqa %ymm14, 1120(%rsp) /* spill pair_48 */
-	vpshufb .Lublock_nibbleslice_avx2_asm_12_pair0(%rip), %ymm0, %ymm14 /* pair_49 = lookup16(pairs_lo_3, pair0) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_18_pair0(%rip), %ymm0, %ymm14 /* pair_49 = lookup16(pairs_lo_3, pair0) */
 	vmovdqa %ymm14, 1152(%rsp) /* spill pair_49 */
-	vpshufb .Lublock_nibbleslice_avx2_asm_12_pair1(%rip), %ymm4, %ymm14 /* pair_50 = lookup16(pairs_hi_3, pair1) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_18_pair1(%rip), %ymm4, %ymm14 /* pair_50 = lookup16(pairs_hi_3, pair1) */
 	vmovdqa %ymm14, 1184(%rsp) /* spill pair_50 */
-	vpshufb .Lublock_nibbleslice_avx2_asm_12_pair1(%rip), %ymm0, %ymm14 /* pair_51 = lookup16(pairs_lo_3, pair1) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_18_pair1(%rip), %ymm0, %ymm14 /* pair_51 = lookup16(pairs_lo_3, pair1) */
 	vmovdqa %ymm14, 1216(%rsp) /* spill pair_51 */
-	vpshufb .Lublock_nibbleslice_avx2_asm_12_pair2(%rip), %ymm4, %ymm14 /* pair_52 = lookup16(pairs_hi_3, pair2) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_18_pair2(%rip), %ymm4, %ymm14 /* pair_52 = lookup16(pairs_hi_3, pair2) */
 	vmovdqa %ymm14, 1248(%rsp) /* spill pair_52 */
-	vpshufb .Lublock_nibbleslice_avx2_asm_12_pair2(%rip), %ymm0, %ymm14 /* pair_53 = lookup16(pairs_lo_3, pair2) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_18_pair2(%rip), %ymm0, %ymm14 /* pair_53 = lookup16(pairs_lo_3, pair2) */
 	vmovdqa %ymm14, 1280(%rsp) /* spill pair_53 */
-	vpshufb .Lublock_nibbleslice_avx2_asm_12_pair3(%rip), %ymm4, %ymm14 /* pair_54 = lookup16(pairs_hi_3, pair3) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_18_pair3(%rip), %ymm4, %ymm14 /* pair_54 = lookup16(pairs_hi_3, pair3) */
 	vmovdqa %ymm14, 1312(%rsp) /* spill pair_54 */
-	vpshufb .Lublock_nibbleslice_avx2_asm_12_pair3(%rip), %ymm0, %ymm14 /* pair_55 = lookup16(pairs_lo_3, pair3) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_18_pair3(%rip), %ymm0, %ymm14 /* pair_55 = lookup16(pairs_lo_3, pair3) */
 	vmovdqa %ymm14, 1344(%rsp) /* spill pair_55 */
-	vpshufb .Lublock_nibbleslice_avx2_asm_12_pair4(%rip), %ymm4, %ymm14 /* pair_56 = lookup16(pairs_hi_3, pair4) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_18_pair4(%rip), %ymm4, %ymm14 /* pair_56 = lookup16(pairs_hi_3, pair4) */
 	vmovdqa %ymm14, 1376(%rsp) /* spill pair_56 */
-	vpshufb .Lublock_nibbleslice_avx2_asm_12_pair4(%rip), %ymm0, %ymm14 /* pair_57 = lookup16(pairs_lo_3, pair4) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_18_pair4(%rip), %ymm0, %ymm14 /* pair_57 = lookup16(pairs_lo_3, pair4) */
 	vmovdqa %ymm14, 1408(%rsp) /* spill pair_57 */
-	vpshufb .Lublock_nibbleslice_avx2_asm_12_pair5(%rip), %ymm4, %ymm14 /* pair_58 = lookup16(pairs_hi_3, pair5) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_18_pair5(%rip), %ymm4, %ymm14 /* pair_58 = lookup16(pairs_hi_3, pair5) */
 	vmovdqa %ymm14, 1440(%rsp) /* spill pair_58 */
-	vpshufb .Lublock_nibbleslice_avx2_asm_12_pair5(%rip), %ymm0, %ymm14 /* pair_59 = lookup16(pairs_lo_3, pair5) */
-	vpshufb .Lublock_nibbleslice_avx2_asm_12_pair6(%rip), %ymm4, %ymm4 /* pair_60 = lookup16(pairs_hi_3, pair6) */
-	vpshufb .Lublock_nibbleslice_avx2_asm_12_pair6(%rip), %ymm0, %ymm0 /* pair_61 = lookup16(pairs_lo_3, pair6) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_18_pair5(%rip), %ymm0, %ymm14 /* pair_59 = lookup16(pairs_lo_3, pair5) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_18_pair6(%rip), %ymm4, %ymm4 /* pair_60 = lookup16(pairs_hi_3, pair6) */
+	vpshufb .Lublock_nibbleslice_avx2_asm_18_pair6(%rip), %ymm0, %ymm0 /* pair_61 = lookup16(pairs_lo_3, pair6) */
 
 	/* The first round on the pairs; the last byte's S-box outputs taken as 0 (their share is added per block). */
 	vmovdqa %ymm0, 1472(%rsp) /* spill pair_61 */
@@ -9788,26 +10355,26 @@ ublock_nibbleslice_avx2_ublock256_256_ctr_xor_asm:
 	/* The 32 counter blocks V + j0 + j after the first round, from the group's pair tables: register p = nibble p of every block, one block per byte. */
 	vpbroadcastb (%rsi), %ymm0 /* low = bcast8() */
 	vpbroadcastb 1(%rsi), %ymm1 /* first = bcast8() */
-	vpaddb .Lublock_nibbleslice_avx2_asm_13_block_offsets(%rip), %ymm1, %ymm1 /* offsets = add(first, block_offsets) */
+	vpaddb .Lublock_nibbleslice_avx2_asm_19_block_offsets(%rip), %ymm1, %ymm1 /* offsets = add(first, block_offsets) */
 	vpaddb %ymm1, %ymm0, %ymm2 /* low_byte = add(low, offsets) */
 	vpand %ymm1, %ymm0, %ymm3 /* both = and(low, offsets) */
 	vpor %ymm1, %ymm0, %ymm0 /* either = or(low, offsets) */
 	vpandn %ymm0, %ymm2, %ymm0 /* either_not_sum = andnot(low_byte, either) */
 	vpor %ymm0, %ymm3, %ymm0 /* carry_bit7 = or(both, either_not_sum) */
 	vpsrlw $7, %ymm0, %ymm0 /* sr = shr(carry_bit7) */
-	vpand .Lublock_nibbleslice_avx2_asm_13_one(%rip), %ymm0, %ymm0 /* carry = and(sr, one) */
-	vpor .Lublock_nibbleslice_avx2_asm_13_pick1(%rip), %ymm0, %ymm1 /* pick = or(carry, pick1) */
-	vpor .Lublock_nibbleslice_avx2_asm_13_pick2(%rip), %ymm0, %ymm3 /* pick_1 = or(carry, pick2) */
-	vpor .Lublock_nibbleslice_avx2_asm_13_pick3(%rip), %ymm0, %ymm4 /* pick_2 = or(carry, pick3) */
-	vpor .Lublock_nibbleslice_avx2_asm_13_pick4(%rip), %ymm0, %ymm5 /* pick_3 = or(carry, pick4) */
-	vpor .Lublock_nibbleslice_avx2_asm_13_pick5(%rip), %ymm0, %ymm6 /* pick_4 = or(carry, pick5) */
-	vpor .Lublock_nibbleslice_avx2_asm_13_pick6(%rip), %ymm0, %ymm7 /* pick_5 = or(carry, pick6) */
-	vpor .Lublock_nibbleslice_avx2_asm_13_pick7(%rip), %ymm0, %ymm8 /* pick_6 = or(carry, pick7) */
+	vpand .Lublock_nibbleslice_avx2_asm_19_one(%rip), %ymm0, %ymm0 /* carry = and(sr, one) */
+	vpor .Lublock_nibbleslice_avx2_asm_19_pick1(%rip), %ymm0, %ymm1 /* pick = or(carry, pick1) */
+	vpor .Lublock_nibbleslice_avx2_asm_19_pick2(%rip), %ymm0, %ymm3 /* pick_1 = or(carry, pick2) */
+	vpor .Lublock_nibbleslice_avx2_asm_19_pick3(%rip), %ymm0, %ymm4 /* pick_2 = or(carry, pick3) */
+	vpor .Lublock_nibbleslice_avx2_asm_19_pick4(%rip), %ymm0, %ymm5 /* pick_3 = or(carry, pick4) */
+	vpor .Lublock_nibbleslice_avx2_asm_19_pick5(%rip), %ymm0, %ymm6 /* pick_4 = or(carry, pick5) */
+	vpor .Lublock_nibbleslice_avx2_asm_19_pick6(%rip), %ymm0, %ymm7 /* pick_5 = or(carry, pick6) */
+	vpor .Lublock_nibbleslice_avx2_asm_19_pick7(%rip), %ymm0, %ymm8 /* pick_6 = or(carry, pick7) */
 
 	/* The last byte L + j0 + j of every block: the S-box of its two nibbles, RK^0 folded in. */
 	vpsrlw $4, %ymm2, %ymm9 /* hi_shifted = shr(low_byte) */
-	vpand .Lublock_nibbleslice_avx2_asm_13_nibble_mask(%rip), %ymm9, %ymm9 /* hi = and(hi_shifted, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_13_nibble_mask(%rip), %ymm2, %ymm2 /* lo = and(low_byte, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_19_nibble_mask(%rip), %ymm9, %ymm9 /* hi = and(hi_shifted, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_19_nibble_mask(%rip), %ymm2, %ymm2 /* lo = and(low_byte, nibble_mask) */
 	vbroadcasti128 992(%rdi), %ymm10 /* t1_30 = bcast128() */
 	vpshufb %ymm9, %ymm10, %ymm9 /* s1_30 = lookup16(t1_30, hi) */
 	vbroadcasti128 1008(%rdi), %ymm10 /* t1_31 = bcast128() */
@@ -10087,7 +10654,7 @@ ublock_nibbleslice_avx2_ublock256_256_ctr_xor_asm:
 	vmovdqa %ymm1, 1408(%rsp) /* spill x1_31.2 */
 	xor %r8, %r8
 	.p2align 4
-.Lublock_nibbleslice_avx2_asm_13_loop_r0:
+.Lublock_nibbleslice_avx2_asm_19_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
 	vbroadcasti128 1024(%rdi,%r8), %ymm1 /* t0_0 = bcast128() */
@@ -10578,7 +11145,7 @@ ublock_nibbleslice_avx2_ublock256_256_ctr_xor_asm:
 	vmovdqa 832(%rsp), %ymm15 /* reload x0_3.3 */
 	add $1024, %r8
 	cmp $23552, %r8
-	jne .Lublock_nibbleslice_avx2_asm_13_loop_r0
+	jne .Lublock_nibbleslice_avx2_asm_19_loop_r0
 
 	/* Pack nibble pairs into bytes, transpose back and store. */
 	vpsllw $4, %ymm8, %ymm1 /* hi_up = shl(x0_0) */
@@ -11229,70 +11796,70 @@ ublock_nibbleslice_avx2_ublock256_256_encrypt_xor_asm:
 	vpunpcklbw %ymm4, %ymm9, %ymm3 /* tr3_14 = unpacklo(tr2_7, tr2_15) */
 	vpunpckhbw %ymm4, %ymm9, %ymm4 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
 	vpsrlw $4, %ymm14, %ymm9 /* hi_shifted = shr(tr3) */
-	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm9, %ymm9 /* hi = and(hi_shifted, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm14, %ymm14 /* lo = and(tr3, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_20_nibble_mask(%rip), %ymm9, %ymm9 /* hi = and(hi_shifted, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_20_nibble_mask(%rip), %ymm14, %ymm14 /* lo = and(tr3, nibble_mask) */
 	vmovdqa %ymm14, 480(%rsp) /* spill lo */
 	vpsrlw $4, %ymm7, %ymm14 /* hi_shifted_1 = shr(tr3_1) */
-	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm14, %ymm14 /* hi_1 = and(hi_shifted_1, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm7, %ymm7 /* lo_1 = and(tr3_1, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_20_nibble_mask(%rip), %ymm14, %ymm14 /* hi_1 = and(hi_shifted_1, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_20_nibble_mask(%rip), %ymm7, %ymm7 /* lo_1 = and(tr3_1, nibble_mask) */
 	vmovdqa %ymm7, 576(%rsp) /* spill lo_1 */
 	vpsrlw $4, %ymm12, %ymm7 /* hi_shifted_2 = shr(tr3_2) */
-	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm7, %ymm7 /* hi_2 = and(hi_shifted_2, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm12, %ymm12 /* lo_2 = and(tr3_2, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_20_nibble_mask(%rip), %ymm7, %ymm7 /* hi_2 = and(hi_shifted_2, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_20_nibble_mask(%rip), %ymm12, %ymm12 /* lo_2 = and(tr3_2, nibble_mask) */
 	vmovdqa %ymm12, 608(%rsp) /* spill lo_2 */
 	vpsrlw $4, %ymm1, %ymm12 /* hi_shifted_3 = shr(tr3_3) */
-	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm12, %ymm12 /* hi_3 = and(hi_shifted_3, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm1, %ymm1 /* lo_3 = and(tr3_3, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_20_nibble_mask(%rip), %ymm12, %ymm12 /* hi_3 = and(hi_shifted_3, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_20_nibble_mask(%rip), %ymm1, %ymm1 /* lo_3 = and(tr3_3, nibble_mask) */
 	vmovdqa %ymm1, 640(%rsp) /* spill lo_3 */
 	vpsrlw $4, %ymm11, %ymm1 /* hi_shifted_4 = shr(tr3_4) */
-	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm1, %ymm1 /* hi_4 = and(hi_shifted_4, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm11, %ymm11 /* lo_4 = and(tr3_4, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_20_nibble_mask(%rip), %ymm1, %ymm1 /* hi_4 = and(hi_shifted_4, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_20_nibble_mask(%rip), %ymm11, %ymm11 /* lo_4 = and(tr3_4, nibble_mask) */
 	vmovdqa %ymm11, 672(%rsp) /* spill lo_4 */
 	vpsrlw $4, %ymm13, %ymm11 /* hi_shifted_5 = shr(tr3_5) */
-	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm11, %ymm11 /* hi_5 = and(hi_shifted_5, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm13, %ymm13 /* lo_5 = and(tr3_5, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_20_nibble_mask(%rip), %ymm11, %ymm11 /* hi_5 = and(hi_shifted_5, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_20_nibble_mask(%rip), %ymm13, %ymm13 /* lo_5 = and(tr3_5, nibble_mask) */
 	vmovdqa %ymm13, 704(%rsp) /* spill lo_5 */
 	vpsrlw $4, %ymm15, %ymm13 /* hi_shifted_6 = shr(tr3_6) */
-	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm13, %ymm13 /* hi_6 = and(hi_shifted_6, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm15, %ymm15 /* lo_6 = and(tr3_6, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_20_nibble_mask(%rip), %ymm13, %ymm13 /* hi_6 = and(hi_shifted_6, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_20_nibble_mask(%rip), %ymm15, %ymm15 /* lo_6 = and(tr3_6, nibble_mask) */
 	vmovdqa %ymm15, 736(%rsp) /* spill lo_6 */
 	vpsrlw $4, %ymm2, %ymm15 /* hi_shifted_7 = shr(tr3_7) */
-	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm15, %ymm15 /* hi_7 = and(hi_shifted_7, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm2, %ymm2 /* lo_7 = and(tr3_7, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_20_nibble_mask(%rip), %ymm15, %ymm15 /* hi_7 = and(hi_shifted_7, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_20_nibble_mask(%rip), %ymm2, %ymm2 /* lo_7 = and(tr3_7, nibble_mask) */
 	vmovdqa %ymm2, 768(%rsp) /* spill lo_7 */
 	vpsrlw $4, %ymm5, %ymm2 /* hi_shifted_8 = shr(tr3_8) */
-	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm2, %ymm2 /* hi_8 = and(hi_shifted_8, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm5, %ymm5 /* lo_8 = and(tr3_8, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_20_nibble_mask(%rip), %ymm2, %ymm2 /* hi_8 = and(hi_shifted_8, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_20_nibble_mask(%rip), %ymm5, %ymm5 /* lo_8 = and(tr3_8, nibble_mask) */
 	vmovdqa %ymm5, 800(%rsp) /* spill lo_8 */
 	vpsrlw $4, %ymm8, %ymm5 /* hi_shifted_9 = shr(tr3_9) */
-	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm5, %ymm5 /* hi_9 = and(hi_shifted_9, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm8, %ymm8 /* lo_9 = and(tr3_9, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_20_nibble_mask(%rip), %ymm5, %ymm5 /* hi_9 = and(hi_shifted_9, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_20_nibble_mask(%rip), %ymm8, %ymm8 /* lo_9 = and(tr3_9, nibble_mask) */
 	vmovdqa %ymm8, 832(%rsp) /* spill lo_9 */
 	vpsrlw $4, %ymm10, %ymm8 /* hi_shifted_10 = shr(tr3_10) */
-	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm8, %ymm8 /* hi_10 = and(hi_shifted_10, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm10, %ymm10 /* lo_10 = and(tr3_10, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_20_nibble_mask(%rip), %ymm8, %ymm8 /* hi_10 = and(hi_shifted_10, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_20_nibble_mask(%rip), %ymm10, %ymm10 /* lo_10 = and(tr3_10, nibble_mask) */
 	vmovdqa %ymm10, 864(%rsp) /* spill lo_10 */
 	vpsrlw $4, %ymm0, %ymm10 /* hi_shifted_11 = shr(tr3_11) */
-	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm10, %ymm10 /* hi_11 = and(hi_shifted_11, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm0, %ymm0 /* lo_11 = and(tr3_11, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_20_nibble_mask(%rip), %ymm10, %ymm10 /* hi_11 = and(hi_shifted_11, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_20_nibble_mask(%rip), %ymm0, %ymm0 /* lo_11 = and(tr3_11, nibble_mask) */
 	vmovdqa %ymm0, 896(%rsp) /* spill lo_11 */
 	vpsrlw $4, %ymm6, %ymm0 /* hi_shifted_12 = shr(tr3_12) */
-	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm0, %ymm0 /* hi_12 = and(hi_shifted_12, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm6, %ymm6 /* lo_12 = and(tr3_12, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_20_nibble_mask(%rip), %ymm0, %ymm0 /* hi_12 = and(hi_shifted_12, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_20_nibble_mask(%rip), %ymm6, %ymm6 /* lo_12 = and(tr3_12, nibble_mask) */
 	vmovdqa %ymm6, 928(%rsp) /* spill lo_12 */
 	vmovdqa 416(%rsp), %ymm6 /* reload tr3_13 */
 	vmovdqa %ymm0, 960(%rsp) /* spill hi_12 */
 	vpsrlw $4, %ymm6, %ymm0 /* hi_shifted_13 = shr(tr3_13) */
-	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm0, %ymm0 /* hi_13 = and(hi_shifted_13, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm6, %ymm6 /* lo_13 = and(tr3_13, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_20_nibble_mask(%rip), %ymm0, %ymm0 /* hi_13 = and(hi_shifted_13, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_20_nibble_mask(%rip), %ymm6, %ymm6 /* lo_13 = and(tr3_13, nibble_mask) */
 	vmovdqa %ymm6, 416(%rsp) /* spill lo_13 */
 	vpsrlw $4, %ymm3, %ymm6 /* hi_shifted_14 = shr(tr3_14) */
-	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm6, %ymm6 /* hi_14 = and(hi_shifted_14, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm3, %ymm3 /* lo_14 = and(tr3_14, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_20_nibble_mask(%rip), %ymm6, %ymm6 /* hi_14 = and(hi_shifted_14, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_20_nibble_mask(%rip), %ymm3, %ymm3 /* lo_14 = and(tr3_14, nibble_mask) */
 	vmovdqa %ymm3, 992(%rsp) /* spill lo_14 */
 	vpsrlw $4, %ymm4, %ymm3 /* hi_shifted_15 = shr(tr3_15) */
-	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm3, %ymm3 /* hi_15 = and(hi_shifted_15, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm4, %ymm4 /* lo_15 = and(tr3_15, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_20_nibble_mask(%rip), %ymm3, %ymm3 /* hi_15 = and(hi_shifted_15, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_20_nibble_mask(%rip), %ymm4, %ymm4 /* lo_15 = and(tr3_15, nibble_mask) */
 	vmovdqa %ymm4, 1024(%rsp) /* spill lo_15 */
 	vmovdqa 288(%rsp), %ymm4 /* reload rowhi */
 	vmovdqa %ymm3, 1056(%rsp) /* spill hi_15 */
@@ -11389,70 +11956,70 @@ ublock_nibbleslice_avx2_ublock256_256_encrypt_xor_asm:
 	vpunpcklbw %ymm6, %ymm13, %ymm4 /* tr3_30 = unpacklo(tr2_23, tr2_31) */
 	vpunpckhbw %ymm6, %ymm13, %ymm6 /* tr3_31 = unpackhi(tr2_23, tr2_31) */
 	vpsrlw $4, %ymm9, %ymm13 /* hi_shifted_16 = shr(tr3_16) */
-	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm13, %ymm13 /* hi_16 = and(hi_shifted_16, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm9, %ymm9 /* lo_16 = and(tr3_16, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_20_nibble_mask(%rip), %ymm13, %ymm13 /* hi_16 = and(hi_shifted_16, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_20_nibble_mask(%rip), %ymm9, %ymm9 /* lo_16 = and(tr3_16, nibble_mask) */
 	vmovdqa %ymm9, 512(%rsp) /* spill lo_16 */
 	vpsrlw $4, %ymm10, %ymm9 /* hi_shifted_17 = shr(tr3_17) */
-	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm9, %ymm9 /* hi_17 = and(hi_shifted_17, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm10, %ymm10 /* lo_17 = and(tr3_17, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_20_nibble_mask(%rip), %ymm9, %ymm9 /* hi_17 = and(hi_shifted_17, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_20_nibble_mask(%rip), %ymm10, %ymm10 /* lo_17 = and(tr3_17, nibble_mask) */
 	vmovdqa %ymm10, 1088(%rsp) /* spill lo_17 */
 	vpsrlw $4, %ymm14, %ymm10 /* hi_shifted_18 = shr(tr3_18) */
-	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm10, %ymm10 /* hi_18 = and(hi_shifted_18, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm14, %ymm14 /* lo_18 = and(tr3_18, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_20_nibble_mask(%rip), %ymm10, %ymm10 /* hi_18 = and(hi_shifted_18, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_20_nibble_mask(%rip), %ymm14, %ymm14 /* lo_18 = and(tr3_18, nibble_mask) */
 	vmovdqa %ymm14, 1120(%rsp) /* spill lo_18 */
 	vpsrlw $4, %ymm5, %ymm14 /* hi_shifted_19 = shr(tr3_19) */
-	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm14, %ymm14 /* hi_19 = and(hi_shifted_19, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm5, %ymm5 /* lo_19 = and(tr3_19, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_20_nibble_mask(%rip), %ymm14, %ymm14 /* hi_19 = and(hi_shifted_19, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_20_nibble_mask(%rip), %ymm5, %ymm5 /* lo_19 = and(tr3_19, nibble_mask) */
 	vmovdqa %ymm5, 1152(%rsp) /* spill lo_19 */
 	vpsrlw $4, %ymm12, %ymm5 /* hi_shifted_20 = shr(tr3_20) */
-	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm5, %ymm5 /* hi_20 = and(hi_shifted_20, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm12, %ymm12 /* lo_20 = and(tr3_20, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_20_nibble_mask(%rip), %ymm5, %ymm5 /* hi_20 = and(hi_shifted_20, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_20_nibble_mask(%rip), %ymm12, %ymm12 /* lo_20 = and(tr3_20, nibble_mask) */
 	vmovdqa %ymm12, 1184(%rsp) /* spill lo_20 */
 	vpsrlw $4, %ymm11, %ymm12 /* hi_shifted_21 = shr(tr3_21) */
-	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm12, %ymm12 /* hi_21 = and(hi_shifted_21, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm11, %ymm11 /* lo_21 = and(tr3_21, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_20_nibble_mask(%rip), %ymm12, %ymm12 /* hi_21 = and(hi_shifted_21, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_20_nibble_mask(%rip), %ymm11, %ymm11 /* lo_21 = and(tr3_21, nibble_mask) */
 	vmovdqa %ymm11, 1216(%rsp) /* spill lo_21 */
 	vpsrlw $4, %ymm15, %ymm11 /* hi_shifted_22 = shr(tr3_22) */
-	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm11, %ymm11 /* hi_22 = and(hi_shifted_22, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm15, %ymm15 /* lo_22 = and(tr3_22, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_20_nibble_mask(%rip), %ymm11, %ymm11 /* hi_22 = and(hi_shifted_22, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_20_nibble_mask(%rip), %ymm15, %ymm15 /* lo_22 = and(tr3_22, nibble_mask) */
 	vmovdqa %ymm15, 1248(%rsp) /* spill lo_22 */
 	vpsrlw $4, %ymm0, %ymm15 /* hi_shifted_23 = shr(tr3_23) */
-	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm15, %ymm15 /* hi_23 = and(hi_shifted_23, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm0, %ymm0 /* lo_23 = and(tr3_23, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_20_nibble_mask(%rip), %ymm15, %ymm15 /* hi_23 = and(hi_shifted_23, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_20_nibble_mask(%rip), %ymm0, %ymm0 /* lo_23 = and(tr3_23, nibble_mask) */
 	vmovdqa %ymm0, 1280(%rsp) /* spill lo_23 */
 	vpsrlw $4, %ymm3, %ymm0 /* hi_shifted_24 = shr(tr3_24) */
-	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm0, %ymm0 /* hi_24 = and(hi_shifted_24, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm3, %ymm3 /* lo_24 = and(tr3_24, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_20_nibble_mask(%rip), %ymm0, %ymm0 /* hi_24 = and(hi_shifted_24, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_20_nibble_mask(%rip), %ymm3, %ymm3 /* lo_24 = and(tr3_24, nibble_mask) */
 	vmovdqa %ymm3, 1312(%rsp) /* spill lo_24 */
 	vpsrlw $4, %ymm2, %ymm3 /* hi_shifted_25 = shr(tr3_25) */
-	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm3, %ymm3 /* hi_25 = and(hi_shifted_25, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm2, %ymm2 /* lo_25 = and(tr3_25, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_20_nibble_mask(%rip), %ymm3, %ymm3 /* hi_25 = and(hi_shifted_25, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_20_nibble_mask(%rip), %ymm2, %ymm2 /* lo_25 = and(tr3_25, nibble_mask) */
 	vmovdqa %ymm2, 1344(%rsp) /* spill lo_25 */
 	vpsrlw $4, %ymm7, %ymm2 /* hi_shifted_26 = shr(tr3_26) */
-	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm2, %ymm2 /* hi_26 = and(hi_shifted_26, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm7, %ymm7 /* lo_26 = and(tr3_26, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_20_nibble_mask(%rip), %ymm2, %ymm2 /* hi_26 = and(hi_shifted_26, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_20_nibble_mask(%rip), %ymm7, %ymm7 /* lo_26 = and(tr3_26, nibble_mask) */
 	vmovdqa %ymm7, 1376(%rsp) /* spill lo_26 */
 	vpsrlw $4, %ymm1, %ymm7 /* hi_shifted_27 = shr(tr3_27) */
-	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm7, %ymm7 /* hi_27 = and(hi_shifted_27, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm1, %ymm1 /* lo_27 = and(tr3_27, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_20_nibble_mask(%rip), %ymm7, %ymm7 /* hi_27 = and(hi_shifted_27, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_20_nibble_mask(%rip), %ymm1, %ymm1 /* lo_27 = and(tr3_27, nibble_mask) */
 	vmovdqa %ymm1, 1408(%rsp) /* spill lo_27 */
 	vpsrlw $4, %ymm8, %ymm1 /* hi_shifted_28 = shr(tr3_28) */
-	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm1, %ymm1 /* hi_28 = and(hi_shifted_28, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm8, %ymm8 /* lo_28 = and(tr3_28, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_20_nibble_mask(%rip), %ymm1, %ymm1 /* hi_28 = and(hi_shifted_28, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_20_nibble_mask(%rip), %ymm8, %ymm8 /* lo_28 = and(tr3_28, nibble_mask) */
 	vmovdqa %ymm8, 1440(%rsp) /* spill lo_28 */
 	vmovdqa 0(%rsp), %ymm8 /* reload tr3_29 */
 	vmovdqa %ymm1, 1472(%rsp) /* spill hi_28 */
 	vpsrlw $4, %ymm8, %ymm1 /* hi_shifted_29 = shr(tr3_29) */
-	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm1, %ymm1 /* hi_29 = and(hi_shifted_29, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm8, %ymm8 /* lo_29 = and(tr3_29, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_20_nibble_mask(%rip), %ymm1, %ymm1 /* hi_29 = and(hi_shifted_29, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_20_nibble_mask(%rip), %ymm8, %ymm8 /* lo_29 = and(tr3_29, nibble_mask) */
 	vmovdqa %ymm8, 0(%rsp) /* spill lo_29 */
 	vpsrlw $4, %ymm4, %ymm8 /* hi_shifted_30 = shr(tr3_30) */
-	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm8, %ymm8 /* hi_30 = and(hi_shifted_30, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm4, %ymm4 /* lo_30 = and(tr3_30, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_20_nibble_mask(%rip), %ymm8, %ymm8 /* hi_30 = and(hi_shifted_30, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_20_nibble_mask(%rip), %ymm4, %ymm4 /* lo_30 = and(tr3_30, nibble_mask) */
 	vmovdqa %ymm4, 1504(%rsp) /* spill lo_30 */
 	vpsrlw $4, %ymm6, %ymm4 /* hi_shifted_31 = shr(tr3_31) */
-	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm4, %ymm4 /* hi_31 = and(hi_shifted_31, nibble_mask) */
-	vpand .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm6, %ymm6 /* lo_31 = and(tr3_31, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_20_nibble_mask(%rip), %ymm4, %ymm4 /* hi_31 = and(hi_shifted_31, nibble_mask) */
+	vpand .Lublock_nibbleslice_avx2_asm_20_nibble_mask(%rip), %ymm6, %ymm6 /* lo_31 = and(tr3_31, nibble_mask) */
 	vmovdqa %ymm6, 1536(%rsp) /* spill x1_31.2 */
 	vmovdqa 544(%rsp), %ymm6 /* reload x0_0.2 */
 	vmovdqa %ymm4, 1568(%rsp) /* spill x1_30.2 */
@@ -11576,7 +12143,7 @@ ublock_nibbleslice_avx2_ublock256_256_encrypt_xor_asm:
 	vmovdqa %ymm15, 1504(%rsp) /* spill x1_31.2 */
 	xor %r8, %r8
 	.p2align 4
-.Lublock_nibbleslice_avx2_asm_14_loop_r0:
+.Lublock_nibbleslice_avx2_asm_20_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
 	vbroadcasti128 (%rdi,%r8), %ymm15 /* t0_0 = bcast128() */
@@ -12067,7 +12634,7 @@ ublock_nibbleslice_avx2_ublock256_256_encrypt_xor_asm:
 	vmovdqa 1280(%rsp), %ymm10 /* reload x1_4.3 */
 	add $1024, %r8
 	cmp $24576, %r8
-	jne .Lublock_nibbleslice_avx2_asm_14_loop_r0
+	jne .Lublock_nibbleslice_avx2_asm_20_loop_r0
 
 	/* Pack nibble pairs into bytes, transpose back and store. */
 	vpsllw $4, %ymm6, %ymm6 /* hi_up = shl(x0_0) */
@@ -12524,12 +13091,65 @@ ublock_nibbleslice_avx2_ublock256_256_encrypt_xor_asm:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
-/* nibble_mask: low nibble of every byte */
+/* zero: no block in the high nibbles */
 	.section .rodata
-	.balign 32
-.Lublock_nibbleslice_avx2_asm_1_nibble_mask:
+	.balign 16
+.Lublock_nibbleslice_avx2_asm_1_zero:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* high_nibbles: high nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx2_asm_1_high_nibbles:
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
+/* low_nibbles: low nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx2_asm_1_low_nibbles:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx2_asm_1_rotl48:
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
+/* sbox_lo: S[x]: the block in the low nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx2_asm_1_sbox_lo:
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+
+/* pl_mask: PL_128 on spread nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx2_asm_1_pl_mask:
+	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
+
+/* pr_mask: PR_128 on spread nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx2_asm_1_pr_mask:
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+
+/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx2_asm_1_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx2_asm_1_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
+/* deinterleave: even bytes to the low half, odd to the high */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx2_asm_1_deinterleave:
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 
 /* nibble_mask: low nibble of every byte */
 	.section .rodata
@@ -12538,131 +13158,65 @@ ublock_nibbleslice_avx2_ublock256_256_encrypt_xor_asm:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
-/* pair0: pair 0 of a table, in every byte pair */
+/* zero: no block in the high nibbles */
 	.section .rodata
-	.balign 32
-.Lublock_nibbleslice_avx2_asm_2_pair0:
-	.byte 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01
-	.byte 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01
+	.balign 16
+.Lublock_nibbleslice_avx2_asm_3_zero:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 
-/* pair1: pair 1 of a table, in every byte pair */
+/* high_nibbles: high nibble of every byte */
 	.section .rodata
-	.balign 32
-.Lublock_nibbleslice_avx2_asm_2_pair1:
-	.byte 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03
-	.byte 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03
+	.balign 16
+.Lublock_nibbleslice_avx2_asm_3_high_nibbles:
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 
-/* pair2: pair 2 of a table, in every byte pair */
+/* low_nibbles: low nibble of every byte */
 	.section .rodata
-	.balign 32
-.Lublock_nibbleslice_avx2_asm_2_pair2:
-	.byte 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05
-	.byte 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05
-
-/* pair3: pair 3 of a table, in every byte pair */
-	.section .rodata
-	.balign 32
-.Lublock_nibbleslice_avx2_asm_2_pair3:
-	.byte 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07
-	.byte 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07
-
-/* pair4: pair 4 of a table, in every byte pair */
-	.section .rodata
-	.balign 32
-.Lublock_nibbleslice_avx2_asm_2_pair4:
-	.byte 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09
-	.byte 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09
-
-/* pair5: pair 5 of a table, in every byte pair */
-	.section .rodata
-	.balign 32
-.Lublock_nibbleslice_avx2_asm_2_pair5:
-	.byte 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b
-	.byte 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b
-
-/* pair6: pair 6 of a table, in every byte pair */
-	.section .rodata
-	.balign 32
-.Lublock_nibbleslice_avx2_asm_2_pair6:
-	.byte 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d
-	.byte 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d
-
-/* pair7: pair 7 of a table, in every byte pair */
-	.section .rodata
-	.balign 32
-.Lublock_nibbleslice_avx2_asm_2_pair7:
-	.byte 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f
-	.byte 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f
-
-/* block_offsets: j: the block each byte holds */
-	.section .rodata
-	.balign 32
-.Lublock_nibbleslice_avx2_asm_3_block_offsets:
-	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x10, 0x12, 0x14, 0x16, 0x18, 0x1a, 0x1c, 0x1e
-	.byte 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f, 0x11, 0x13, 0x15, 0x17, 0x19, 0x1b, 0x1d, 0x1f
-
-/* one: 1 in every byte */
-	.section .rodata
-	.balign 32
-.Lublock_nibbleslice_avx2_asm_3_one:
-	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
-	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
-
-/* pick1: 2 x 1 in every byte */
-	.section .rodata
-	.balign 32
-.Lublock_nibbleslice_avx2_asm_3_pick1:
-	.byte 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02
-	.byte 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02
-
-/* pick2: 2 x 2 in every byte */
-	.section .rodata
-	.balign 32
-.Lublock_nibbleslice_avx2_asm_3_pick2:
-	.byte 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04
-	.byte 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04
-
-/* pick3: 2 x 3 in every byte */
-	.section .rodata
-	.balign 32
-.Lublock_nibbleslice_avx2_asm_3_pick3:
-	.byte 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06
-	.byte 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06
-
-/* pick4: 2 x 4 in every byte */
-	.section .rodata
-	.balign 32
-.Lublock_nibbleslice_avx2_asm_3_pick4:
-	.byte 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08
-	.byte 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08
-
-/* pick5: 2 x 5 in every byte */
-	.section .rodata
-	.balign 32
-.Lublock_nibbleslice_avx2_asm_3_pick5:
-	.byte 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a
-	.byte 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a
-
-/* pick6: 2 x 6 in every byte */
-	.section .rodata
-	.balign 32
-.Lublock_nibbleslice_avx2_asm_3_pick6:
-	.byte 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c
-	.byte 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c
-
-/* pick7: 2 x 7 in every byte */
-	.section .rodata
-	.balign 32
-.Lublock_nibbleslice_avx2_asm_3_pick7:
-	.byte 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e
-	.byte 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e
-
-/* nibble_mask: low nibble of every byte */
-	.section .rodata
-	.balign 32
-.Lublock_nibbleslice_avx2_asm_3_nibble_mask:
+	.balign 16
+.Lublock_nibbleslice_avx2_asm_3_low_nibbles:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx2_asm_3_rotl48:
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
+/* sbox_inv_lo: S^-1[x]: the block in the low nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx2_asm_3_sbox_inv_lo:
+	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
+
+/* pl_mask: PL^-1_128 on spread nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx2_asm_3_pl_mask:
+	.byte 0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d
+
+/* pr_mask: PR^-1_128 on spread nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx2_asm_3_pr_mask:
+	.byte 0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03
+
+/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx2_asm_3_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx2_asm_3_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
+/* deinterleave: even bytes to the low half, odd to the high */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx2_asm_3_deinterleave:
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 
 /* nibble_mask: low nibble of every byte */
 	.section .rodata
@@ -12670,6 +13224,125 @@ ublock_nibbleslice_avx2_ublock256_256_encrypt_xor_asm:
 .Lublock_nibbleslice_avx2_asm_4_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* pair0: pair 0 of a table, in every byte pair */
+	.section .rodata
+	.balign 32
+.Lublock_nibbleslice_avx2_asm_4_pair0:
+	.byte 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01
+	.byte 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01
+
+/* pair1: pair 1 of a table, in every byte pair */
+	.section .rodata
+	.balign 32
+.Lublock_nibbleslice_avx2_asm_4_pair1:
+	.byte 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03
+	.byte 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03
+
+/* pair2: pair 2 of a table, in every byte pair */
+	.section .rodata
+	.balign 32
+.Lublock_nibbleslice_avx2_asm_4_pair2:
+	.byte 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05
+	.byte 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05
+
+/* pair3: pair 3 of a table, in every byte pair */
+	.section .rodata
+	.balign 32
+.Lublock_nibbleslice_avx2_asm_4_pair3:
+	.byte 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07
+	.byte 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07
+
+/* pair4: pair 4 of a table, in every byte pair */
+	.section .rodata
+	.balign 32
+.Lublock_nibbleslice_avx2_asm_4_pair4:
+	.byte 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09
+	.byte 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09
+
+/* pair5: pair 5 of a table, in every byte pair */
+	.section .rodata
+	.balign 32
+.Lublock_nibbleslice_avx2_asm_4_pair5:
+	.byte 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b
+	.byte 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b
+
+/* pair6: pair 6 of a table, in every byte pair */
+	.section .rodata
+	.balign 32
+.Lublock_nibbleslice_avx2_asm_4_pair6:
+	.byte 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d
+	.byte 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d
+
+/* pair7: pair 7 of a table, in every byte pair */
+	.section .rodata
+	.balign 32
+.Lublock_nibbleslice_avx2_asm_4_pair7:
+	.byte 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f
+	.byte 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f
+
+/* block_offsets: j: the block each byte holds */
+	.section .rodata
+	.balign 32
+.Lublock_nibbleslice_avx2_asm_5_block_offsets:
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x10, 0x12, 0x14, 0x16, 0x18, 0x1a, 0x1c, 0x1e
+	.byte 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f, 0x11, 0x13, 0x15, 0x17, 0x19, 0x1b, 0x1d, 0x1f
+
+/* one: 1 in every byte */
+	.section .rodata
+	.balign 32
+.Lublock_nibbleslice_avx2_asm_5_one:
+	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
+	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
+
+/* pick1: 2 x 1 in every byte */
+	.section .rodata
+	.balign 32
+.Lublock_nibbleslice_avx2_asm_5_pick1:
+	.byte 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02
+	.byte 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02
+
+/* pick2: 2 x 2 in every byte */
+	.section .rodata
+	.balign 32
+.Lublock_nibbleslice_avx2_asm_5_pick2:
+	.byte 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04
+	.byte 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04
+
+/* pick3: 2 x 3 in every byte */
+	.section .rodata
+	.balign 32
+.Lublock_nibbleslice_avx2_asm_5_pick3:
+	.byte 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06
+	.byte 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06
+
+/* pick4: 2 x 4 in every byte */
+	.section .rodata
+	.balign 32
+.Lublock_nibbleslice_avx2_asm_5_pick4:
+	.byte 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08
+	.byte 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08
+
+/* pick5: 2 x 5 in every byte */
+	.section .rodata
+	.balign 32
+.Lublock_nibbleslice_avx2_asm_5_pick5:
+	.byte 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a
+	.byte 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a
+
+/* pick6: 2 x 6 in every byte */
+	.section .rodata
+	.balign 32
+.Lublock_nibbleslice_avx2_asm_5_pick6:
+	.byte 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c
+	.byte 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c
+
+/* pick7: 2 x 7 in every byte */
+	.section .rodata
+	.balign 32
+.Lublock_nibbleslice_avx2_asm_5_pick7:
+	.byte 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e
+	.byte 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e
 
 /* nibble_mask: low nibble of every byte */
 	.section .rodata
@@ -12692,131 +13365,65 @@ ublock_nibbleslice_avx2_ublock256_256_encrypt_xor_asm:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
-/* pair0: pair 0 of a table, in every byte pair */
+/* zero: no block in the high nibbles */
 	.section .rodata
-	.balign 32
-.Lublock_nibbleslice_avx2_asm_7_pair0:
-	.byte 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01
-	.byte 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01
+	.balign 16
+.Lublock_nibbleslice_avx2_asm_8_zero:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 
-/* pair1: pair 1 of a table, in every byte pair */
+/* high_nibbles: high nibble of every byte */
 	.section .rodata
-	.balign 32
-.Lublock_nibbleslice_avx2_asm_7_pair1:
-	.byte 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03
-	.byte 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03
+	.balign 16
+.Lublock_nibbleslice_avx2_asm_8_high_nibbles:
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 
-/* pair2: pair 2 of a table, in every byte pair */
+/* low_nibbles: low nibble of every byte */
 	.section .rodata
-	.balign 32
-.Lublock_nibbleslice_avx2_asm_7_pair2:
-	.byte 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05
-	.byte 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05
-
-/* pair3: pair 3 of a table, in every byte pair */
-	.section .rodata
-	.balign 32
-.Lublock_nibbleslice_avx2_asm_7_pair3:
-	.byte 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07
-	.byte 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07
-
-/* pair4: pair 4 of a table, in every byte pair */
-	.section .rodata
-	.balign 32
-.Lublock_nibbleslice_avx2_asm_7_pair4:
-	.byte 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09
-	.byte 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09
-
-/* pair5: pair 5 of a table, in every byte pair */
-	.section .rodata
-	.balign 32
-.Lublock_nibbleslice_avx2_asm_7_pair5:
-	.byte 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b
-	.byte 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b
-
-/* pair6: pair 6 of a table, in every byte pair */
-	.section .rodata
-	.balign 32
-.Lublock_nibbleslice_avx2_asm_7_pair6:
-	.byte 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d
-	.byte 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d
-
-/* pair7: pair 7 of a table, in every byte pair */
-	.section .rodata
-	.balign 32
-.Lublock_nibbleslice_avx2_asm_7_pair7:
-	.byte 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f
-	.byte 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f
-
-/* block_offsets: j: the block each byte holds */
-	.section .rodata
-	.balign 32
-.Lublock_nibbleslice_avx2_asm_8_block_offsets:
-	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x10, 0x12, 0x14, 0x16, 0x18, 0x1a, 0x1c, 0x1e
-	.byte 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f, 0x11, 0x13, 0x15, 0x17, 0x19, 0x1b, 0x1d, 0x1f
-
-/* one: 1 in every byte */
-	.section .rodata
-	.balign 32
-.Lublock_nibbleslice_avx2_asm_8_one:
-	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
-	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
-
-/* pick1: 2 x 1 in every byte */
-	.section .rodata
-	.balign 32
-.Lublock_nibbleslice_avx2_asm_8_pick1:
-	.byte 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02
-	.byte 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02
-
-/* pick2: 2 x 2 in every byte */
-	.section .rodata
-	.balign 32
-.Lublock_nibbleslice_avx2_asm_8_pick2:
-	.byte 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04
-	.byte 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04
-
-/* pick3: 2 x 3 in every byte */
-	.section .rodata
-	.balign 32
-.Lublock_nibbleslice_avx2_asm_8_pick3:
-	.byte 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06
-	.byte 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06
-
-/* pick4: 2 x 4 in every byte */
-	.section .rodata
-	.balign 32
-.Lublock_nibbleslice_avx2_asm_8_pick4:
-	.byte 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08
-	.byte 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08
-
-/* pick5: 2 x 5 in every byte */
-	.section .rodata
-	.balign 32
-.Lublock_nibbleslice_avx2_asm_8_pick5:
-	.byte 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a
-	.byte 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a
-
-/* pick6: 2 x 6 in every byte */
-	.section .rodata
-	.balign 32
-.Lublock_nibbleslice_avx2_asm_8_pick6:
-	.byte 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c
-	.byte 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c
-
-/* pick7: 2 x 7 in every byte */
-	.section .rodata
-	.balign 32
-.Lublock_nibbleslice_avx2_asm_8_pick7:
-	.byte 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e
-	.byte 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e
-
-/* nibble_mask: low nibble of every byte */
-	.section .rodata
-	.balign 32
-.Lublock_nibbleslice_avx2_asm_8_nibble_mask:
+	.balign 16
+.Lublock_nibbleslice_avx2_asm_8_low_nibbles:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx2_asm_8_rotl48:
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
+/* sbox_lo: S[x]: the block in the low nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx2_asm_8_sbox_lo:
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+
+/* pl_mask: PL_128 on spread nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx2_asm_8_pl_mask:
+	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
+
+/* pr_mask: PR_128 on spread nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx2_asm_8_pr_mask:
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+
+/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx2_asm_8_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx2_asm_8_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
+/* deinterleave: even bytes to the low half, odd to the high */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx2_asm_8_deinterleave:
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 
 /* nibble_mask: low nibble of every byte */
 	.section .rodata
@@ -12825,12 +13432,65 @@ ublock_nibbleslice_avx2_ublock256_256_encrypt_xor_asm:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
-/* nibble_mask: low nibble of every byte */
+/* zero: no block in the high nibbles */
 	.section .rodata
-	.balign 32
-.Lublock_nibbleslice_avx2_asm_10_nibble_mask:
+	.balign 16
+.Lublock_nibbleslice_avx2_asm_10_zero:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* high_nibbles: high nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx2_asm_10_high_nibbles:
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
+/* low_nibbles: low nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx2_asm_10_low_nibbles:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx2_asm_10_rotl48:
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
+/* sbox_inv_lo: S^-1[x]: the block in the low nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx2_asm_10_sbox_inv_lo:
+	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
+
+/* pl_mask: PL^-1_128 on spread nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx2_asm_10_pl_mask:
+	.byte 0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d
+
+/* pr_mask: PR^-1_128 on spread nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx2_asm_10_pr_mask:
+	.byte 0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03
+
+/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx2_asm_10_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx2_asm_10_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
+/* deinterleave: even bytes to the low half, odd to the high */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx2_asm_10_deinterleave:
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 
 /* nibble_mask: low nibble of every byte */
 	.section .rodata
@@ -12839,131 +13499,131 @@ ublock_nibbleslice_avx2_ublock256_256_encrypt_xor_asm:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
-/* nibble_mask: low nibble of every byte */
-	.section .rodata
-	.balign 32
-.Lublock_nibbleslice_avx2_asm_12_nibble_mask:
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
-
 /* pair0: pair 0 of a table, in every byte pair */
 	.section .rodata
 	.balign 32
-.Lublock_nibbleslice_avx2_asm_12_pair0:
+.Lublock_nibbleslice_avx2_asm_11_pair0:
 	.byte 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01
 	.byte 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01
 
 /* pair1: pair 1 of a table, in every byte pair */
 	.section .rodata
 	.balign 32
-.Lublock_nibbleslice_avx2_asm_12_pair1:
+.Lublock_nibbleslice_avx2_asm_11_pair1:
 	.byte 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03
 	.byte 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03
 
 /* pair2: pair 2 of a table, in every byte pair */
 	.section .rodata
 	.balign 32
-.Lublock_nibbleslice_avx2_asm_12_pair2:
+.Lublock_nibbleslice_avx2_asm_11_pair2:
 	.byte 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05
 	.byte 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05
 
 /* pair3: pair 3 of a table, in every byte pair */
 	.section .rodata
 	.balign 32
-.Lublock_nibbleslice_avx2_asm_12_pair3:
+.Lublock_nibbleslice_avx2_asm_11_pair3:
 	.byte 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07
 	.byte 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07
 
 /* pair4: pair 4 of a table, in every byte pair */
 	.section .rodata
 	.balign 32
-.Lublock_nibbleslice_avx2_asm_12_pair4:
+.Lublock_nibbleslice_avx2_asm_11_pair4:
 	.byte 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09
 	.byte 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09
 
 /* pair5: pair 5 of a table, in every byte pair */
 	.section .rodata
 	.balign 32
-.Lublock_nibbleslice_avx2_asm_12_pair5:
+.Lublock_nibbleslice_avx2_asm_11_pair5:
 	.byte 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b
 	.byte 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b
 
 /* pair6: pair 6 of a table, in every byte pair */
 	.section .rodata
 	.balign 32
-.Lublock_nibbleslice_avx2_asm_12_pair6:
+.Lublock_nibbleslice_avx2_asm_11_pair6:
 	.byte 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d
 	.byte 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d
 
 /* pair7: pair 7 of a table, in every byte pair */
 	.section .rodata
 	.balign 32
-.Lublock_nibbleslice_avx2_asm_12_pair7:
+.Lublock_nibbleslice_avx2_asm_11_pair7:
 	.byte 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f
 	.byte 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f
 
 /* block_offsets: j: the block each byte holds */
 	.section .rodata
 	.balign 32
-.Lublock_nibbleslice_avx2_asm_13_block_offsets:
+.Lublock_nibbleslice_avx2_asm_12_block_offsets:
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x10, 0x12, 0x14, 0x16, 0x18, 0x1a, 0x1c, 0x1e
 	.byte 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f, 0x11, 0x13, 0x15, 0x17, 0x19, 0x1b, 0x1d, 0x1f
 
 /* one: 1 in every byte */
 	.section .rodata
 	.balign 32
-.Lublock_nibbleslice_avx2_asm_13_one:
+.Lublock_nibbleslice_avx2_asm_12_one:
 	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
 	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
 
 /* pick1: 2 x 1 in every byte */
 	.section .rodata
 	.balign 32
-.Lublock_nibbleslice_avx2_asm_13_pick1:
+.Lublock_nibbleslice_avx2_asm_12_pick1:
 	.byte 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02
 	.byte 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02
 
 /* pick2: 2 x 2 in every byte */
 	.section .rodata
 	.balign 32
-.Lublock_nibbleslice_avx2_asm_13_pick2:
+.Lublock_nibbleslice_avx2_asm_12_pick2:
 	.byte 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04
 	.byte 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04
 
 /* pick3: 2 x 3 in every byte */
 	.section .rodata
 	.balign 32
-.Lublock_nibbleslice_avx2_asm_13_pick3:
+.Lublock_nibbleslice_avx2_asm_12_pick3:
 	.byte 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06
 	.byte 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06
 
 /* pick4: 2 x 4 in every byte */
 	.section .rodata
 	.balign 32
-.Lublock_nibbleslice_avx2_asm_13_pick4:
+.Lublock_nibbleslice_avx2_asm_12_pick4:
 	.byte 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08
 	.byte 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08
 
 /* pick5: 2 x 5 in every byte */
 	.section .rodata
 	.balign 32
-.Lublock_nibbleslice_avx2_asm_13_pick5:
+.Lublock_nibbleslice_avx2_asm_12_pick5:
 	.byte 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a
 	.byte 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a
 
 /* pick6: 2 x 6 in every byte */
 	.section .rodata
 	.balign 32
-.Lublock_nibbleslice_avx2_asm_13_pick6:
+.Lublock_nibbleslice_avx2_asm_12_pick6:
 	.byte 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c
 	.byte 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c
 
 /* pick7: 2 x 7 in every byte */
 	.section .rodata
 	.balign 32
-.Lublock_nibbleslice_avx2_asm_13_pick7:
+.Lublock_nibbleslice_avx2_asm_12_pick7:
 	.byte 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e
 	.byte 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e
+
+/* nibble_mask: low nibble of every byte */
+	.section .rodata
+	.balign 32
+.Lublock_nibbleslice_avx2_asm_12_nibble_mask:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
 /* nibble_mask: low nibble of every byte */
 	.section .rodata
@@ -12976,6 +13636,345 @@ ublock_nibbleslice_avx2_ublock256_256_encrypt_xor_asm:
 	.section .rodata
 	.balign 32
 .Lublock_nibbleslice_avx2_asm_14_nibble_mask:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* zero: no block in the high nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx2_asm_15_zero:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* high_nibbles: high nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx2_asm_15_high_nibbles:
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
+/* low_nibbles: low nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx2_asm_15_low_nibbles:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx2_asm_15_rotl48:
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
+/* sbox_lo: S[x]: the block in the low nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx2_asm_15_sbox_lo:
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+
+/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx2_asm_15_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx2_asm_15_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
+/* pl_front0: PL_256 spread, lane 0: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx2_asm_15_pl_front0:
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
+
+/* pl_front1: PL_256 spread, lane 1: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx2_asm_15_pl_front1:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x04, 0x05, 0x0c, 0x0d, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
+
+/* pl_rear0: PL_256 spread, lane 0: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx2_asm_15_pl_rear0:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x08, 0x09
+
+/* pl_rear1: PL_256 spread, lane 1: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx2_asm_15_pl_rear1:
+	.byte 0x02, 0x03, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x00, 0x01
+
+/* pr_front0: PR_256 spread, lane 0: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx2_asm_15_pr_front0:
+	.byte 0x0c, 0x0d, 0x80, 0x80, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05, 0x80, 0x80
+
+/* pr_rear0: PR_256 spread, lane 0: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx2_asm_15_pr_rear0:
+	.byte 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x08, 0x09, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f
+
+/* pr_front1: PR_256 spread, lane 1: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx2_asm_15_pr_front1:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80
+
+/* pr_rear1: PR_256 spread, lane 1: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx2_asm_15_pr_rear1:
+	.byte 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x0a, 0x0b
+
+/* deinterleave: even bytes to the low half, odd to the high */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx2_asm_15_deinterleave:
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+
+/* nibble_mask: low nibble of every byte */
+	.section .rodata
+	.balign 32
+.Lublock_nibbleslice_avx2_asm_16_nibble_mask:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* zero: no block in the high nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx2_asm_17_zero:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* high_nibbles: high nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx2_asm_17_high_nibbles:
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
+/* low_nibbles: low nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx2_asm_17_low_nibbles:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx2_asm_17_rotl48:
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
+/* sbox_inv_lo: S^-1[x]: the block in the low nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx2_asm_17_sbox_inv_lo:
+	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
+
+/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx2_asm_17_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx2_asm_17_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
+/* pl_front0: PL^-1_256 spread, lane 0: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx2_asm_17_pl_front0:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x02, 0x03
+
+/* pl_front1: PL^-1_256 spread, lane 1: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx2_asm_17_pl_front1:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05
+
+/* pl_rear0: PL^-1_256 spread, lane 0: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx2_asm_17_pl_rear0:
+	.byte 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
+
+/* pl_rear1: PL^-1_256 spread, lane 1: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx2_asm_17_pl_rear1:
+	.byte 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
+
+/* pr_front0: PR^-1_256 spread, lane 0: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx2_asm_17_pr_front0:
+	.byte 0x80, 0x80, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x0a, 0x0b, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80
+
+/* pr_rear0: PR^-1_256 spread, lane 0: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx2_asm_17_pr_rear0:
+	.byte 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x80, 0x80, 0x0e, 0x0f, 0x80, 0x80, 0x00, 0x01
+
+/* pr_front1: PR^-1_256 spread, lane 1: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx2_asm_17_pr_front1:
+	.byte 0x0c, 0x0d, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80, 0x04, 0x05, 0x08, 0x09, 0x80, 0x80
+
+/* pr_rear1: PR^-1_256 spread, lane 1: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx2_asm_17_pr_rear1:
+	.byte 0x80, 0x80, 0x08, 0x09, 0x80, 0x80, 0x02, 0x03, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f
+
+/* deinterleave: even bytes to the low half, odd to the high */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx2_asm_17_deinterleave:
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+
+/* nibble_mask: low nibble of every byte */
+	.section .rodata
+	.balign 32
+.Lublock_nibbleslice_avx2_asm_18_nibble_mask:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* pair0: pair 0 of a table, in every byte pair */
+	.section .rodata
+	.balign 32
+.Lublock_nibbleslice_avx2_asm_18_pair0:
+	.byte 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01
+	.byte 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01
+
+/* pair1: pair 1 of a table, in every byte pair */
+	.section .rodata
+	.balign 32
+.Lublock_nibbleslice_avx2_asm_18_pair1:
+	.byte 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03
+	.byte 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03
+
+/* pair2: pair 2 of a table, in every byte pair */
+	.section .rodata
+	.balign 32
+.Lublock_nibbleslice_avx2_asm_18_pair2:
+	.byte 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05
+	.byte 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05
+
+/* pair3: pair 3 of a table, in every byte pair */
+	.section .rodata
+	.balign 32
+.Lublock_nibbleslice_avx2_asm_18_pair3:
+	.byte 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07
+	.byte 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07
+
+/* pair4: pair 4 of a table, in every byte pair */
+	.section .rodata
+	.balign 32
+.Lublock_nibbleslice_avx2_asm_18_pair4:
+	.byte 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09
+	.byte 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09
+
+/* pair5: pair 5 of a table, in every byte pair */
+	.section .rodata
+	.balign 32
+.Lublock_nibbleslice_avx2_asm_18_pair5:
+	.byte 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b
+	.byte 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b
+
+/* pair6: pair 6 of a table, in every byte pair */
+	.section .rodata
+	.balign 32
+.Lublock_nibbleslice_avx2_asm_18_pair6:
+	.byte 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d
+	.byte 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d
+
+/* pair7: pair 7 of a table, in every byte pair */
+	.section .rodata
+	.balign 32
+.Lublock_nibbleslice_avx2_asm_18_pair7:
+	.byte 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f
+	.byte 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f
+
+/* block_offsets: j: the block each byte holds */
+	.section .rodata
+	.balign 32
+.Lublock_nibbleslice_avx2_asm_19_block_offsets:
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x10, 0x12, 0x14, 0x16, 0x18, 0x1a, 0x1c, 0x1e
+	.byte 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f, 0x11, 0x13, 0x15, 0x17, 0x19, 0x1b, 0x1d, 0x1f
+
+/* one: 1 in every byte */
+	.section .rodata
+	.balign 32
+.Lublock_nibbleslice_avx2_asm_19_one:
+	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
+	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
+
+/* pick1: 2 x 1 in every byte */
+	.section .rodata
+	.balign 32
+.Lublock_nibbleslice_avx2_asm_19_pick1:
+	.byte 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02
+	.byte 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02
+
+/* pick2: 2 x 2 in every byte */
+	.section .rodata
+	.balign 32
+.Lublock_nibbleslice_avx2_asm_19_pick2:
+	.byte 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04
+	.byte 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04
+
+/* pick3: 2 x 3 in every byte */
+	.section .rodata
+	.balign 32
+.Lublock_nibbleslice_avx2_asm_19_pick3:
+	.byte 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06
+	.byte 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06
+
+/* pick4: 2 x 4 in every byte */
+	.section .rodata
+	.balign 32
+.Lublock_nibbleslice_avx2_asm_19_pick4:
+	.byte 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08
+	.byte 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08
+
+/* pick5: 2 x 5 in every byte */
+	.section .rodata
+	.balign 32
+.Lublock_nibbleslice_avx2_asm_19_pick5:
+	.byte 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a
+	.byte 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a
+
+/* pick6: 2 x 6 in every byte */
+	.section .rodata
+	.balign 32
+.Lublock_nibbleslice_avx2_asm_19_pick6:
+	.byte 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c
+	.byte 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c
+
+/* pick7: 2 x 7 in every byte */
+	.section .rodata
+	.balign 32
+.Lublock_nibbleslice_avx2_asm_19_pick7:
+	.byte 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e
+	.byte 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e
+
+/* nibble_mask: low nibble of every byte */
+	.section .rodata
+	.balign 32
+.Lublock_nibbleslice_avx2_asm_19_nibble_mask:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* nibble_mask: low nibble of every byte */
+	.section .rodata
+	.balign 32
+.Lublock_nibbleslice_avx2_asm_20_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 

@@ -489,6 +489,84 @@ ublock_nibbleslice_avx512_ublock128_128_encrypt_asm:
 	ret
 	.size ublock_nibbleslice_avx512_ublock128_128_encrypt_asm, .-ublock_nibbleslice_avx512_ublock128_128_encrypt_asm
 
+/* ublock_nibbleslice_avx512_ublock128_128_encrypt_one_block_asm: ublock128_register_one_block_encrypt, 3 arguments
+ *   %rdi: rk
+ *   %rsi: in
+ *   %rdx: out
+ *   %rcx: 128 x r (and the loop count)
+ *   xmm0-10: vectors, as allocated (11 used)
+ *   frame: 0 bytes (0 spill slots of 16 bytes)
+ */
+	.globl ublock_nibbleslice_avx512_ublock128_128_encrypt_one_block_asm
+	.hidden ublock_nibbleslice_avx512_ublock128_128_encrypt_one_block_asm
+	.type ublock_nibbleslice_avx512_ublock128_128_encrypt_one_block_asm, @function
+	.p2align 5
+ublock_nibbleslice_avx512_ublock128_128_encrypt_one_block_asm:
+
+	/* Load one block, spread one nibble per byte in the low nibbles; X0 and X1 in separate registers. */
+	vmovdqu (%rsi), %xmm0 /* blk = load() */
+	vpsrlw $4, %xmm0, %xmm1 /* lo_sh = shr(blk) */
+	vmovdqa .Lublock_nibbleslice_avx512_asm_1_high_nibbles(%rip), %xmm2 /* high_nibbles = const() */
+	vpandn %xmm1, %xmm2, %xmm1 /* even_a = andnot(high_nibbles, lo_sh) */
+	vpandn %xmm0, %xmm2, %xmm0 /* odd_a = andnot(high_nibbles, blk) */
+	vpand .Lublock_nibbleslice_avx512_asm_1_zero(%rip), %xmm2, %xmm3 /* even_b = and(high_nibbles, zero) */
+	vpor %xmm1, %xmm3, %xmm1 /* even = or(even_b, even_a) */
+	vmovdqa .Lublock_nibbleslice_avx512_asm_1_zero(%rip), %xmm3 /* zero = const() */
+	vpsllw $4, %xmm3, %xmm3 /* hi_sh = shl(zero) */
+	vpand %xmm2, %xmm3, %xmm3 /* odd_b = and(hi_sh, high_nibbles) */
+	vpor %xmm0, %xmm3, %xmm0 /* odd = or(odd_b, odd_a) */
+	vpunpcklbw %xmm0, %xmm1, %xmm3 /* sp = unpacklo(even, odd) */
+	vpunpckhbw %xmm0, %xmm1, %xmm0 /* sp_1 = unpackhi(even, odd) */
+	vmovdqa .Lublock_nibbleslice_avx512_asm_1_low_nibbles(%rip), %xmm1 /* low_nibbles = const() */
+	vmovdqa .Lublock_nibbleslice_avx512_asm_1_rotl48(%rip), %xmm4 /* rotl48 = const() */
+	vmovdqa .Lublock_nibbleslice_avx512_asm_1_sbox_lo(%rip), %xmm5 /* sbox_lo = const() */
+	vmovdqa .Lublock_nibbleslice_avx512_asm_1_pl_mask(%rip), %xmm6 /* pl_mask = const() */
+	vmovdqa .Lublock_nibbleslice_avx512_asm_1_pr_mask(%rip), %xmm7 /* pr_mask = const() */
+	vmovdqa .Lublock_nibbleslice_avx512_asm_1_rotl24(%rip), %xmm8 /* rotl24 = const() */
+	vmovdqa .Lublock_nibbleslice_avx512_asm_1_rotl56(%rip), %xmm9 /* rotl56 = const() */
+	xor %rcx, %rcx
+	.p2align 4
+.Lublock_nibbleslice_avx512_asm_1_loop_r0:
+	vmovdqu (%rdi,%rcx), %xmm10 /* rk0 = load() */
+	vpxor %xmm10, %xmm3, %xmm3 /* k0 = xor(x0, rk0) */
+	vpand %xmm1, %xmm3, %xmm3 /* s0_lo = and(k0, low_nibbles) */
+	vpshufb %xmm3, %xmm5, %xmm3 /* s0 = lookup16(sbox_lo, s0_lo) */
+	vmovdqu 64(%rdi,%rcx), %xmm10 /* rk1 = load() */
+	vpxor %xmm10, %xmm0, %xmm0 /* k1 = xor(x1, rk1) */
+	vpand %xmm1, %xmm0, %xmm0 /* s1_lo = and(k1, low_nibbles) */
+	vpshufb %xmm0, %xmm5, %xmm0 /* s1 = lookup16(sbox_lo, s1_lo) */
+	vpxor %xmm3, %xmm0, %xmm0 /* x1_1 = xor(s1, s0) */
+	vpshufb %xmm9, %xmm0, %xmm10 /* rot4 = lookup16(x1_1, rotl56) */
+	vpxor %xmm10, %xmm3, %xmm3 /* x0_1 = xor(s0, rot4) */
+	vpshufb %xmm4, %xmm3, %xmm10 /* rot8 = lookup16(x0_1, rotl48) */
+	vpxor %xmm10, %xmm0, %xmm0 /* x1_2 = xor(x1_1, rot8) */
+	vpshufb %xmm4, %xmm0, %xmm10 /* rot8_1 = lookup16(x1_2, rotl48) */
+	vpxor %xmm10, %xmm3, %xmm3 /* x0_2 = xor(x0_1, rot8_1) */
+	vpshufb %xmm8, %xmm3, %xmm10 /* rot20 = lookup16(x0_2, rotl24) */
+	vpxor %xmm10, %xmm0, %xmm0 /* x1_3 = xor(x1_2, rot20) */
+	vpxor %xmm0, %xmm3, %xmm3 /* x0_3 = xor(x0_2, x1_3) */
+	vpshufb %xmm6, %xmm3, %xmm3 /* pl = lookup16(x0_3, pl_mask) */
+	vpshufb %xmm7, %xmm0, %xmm0 /* pr = lookup16(x1_3, pr_mask) */
+	add $128, %rcx
+	cmp $2048, %rcx
+	jne .Lublock_nibbleslice_avx512_asm_1_loop_r0
+
+	/* Final key addition; the store packs the low nibbles (the key's copy in the high ones is dropped). */
+	vpxor 2048(%rdi), %xmm3, %xmm3 /* y0 = xor(x0, rk0_1) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_1_deinterleave(%rip), %xmm3, %xmm3 /* de = lookup16(y0, deinterleave) */
+	vpxor 2112(%rdi), %xmm0, %xmm0 /* y1 = xor(x1, rk1_1) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_1_deinterleave(%rip), %xmm0, %xmm0 /* de_1 = lookup16(y1, deinterleave) */
+	vpunpcklqdq %xmm0, %xmm3, %xmm10 /* even_1 = unpacklo(de, de_1) */
+	vpunpckhqdq %xmm0, %xmm3, %xmm0 /* odd_1 = unpackhi(de, de_1) */
+	vpsllw $4, %xmm10, %xmm3 /* ev_sh = shl(even_1) */
+	vpand %xmm2, %xmm3, %xmm3 /* out_lo_b = and(ev_sh, high_nibbles) */
+	vpandn %xmm0, %xmm2, %xmm0 /* out_lo_a = andnot(high_nibbles, odd_1) */
+	vpor %xmm0, %xmm3, %xmm0 /* out_lo = or(out_lo_b, out_lo_a) */
+	vmovdqu %xmm0, (%rdx) /* store out_lo */
+	vzeroupper
+	ret
+	.size ublock_nibbleslice_avx512_ublock128_128_encrypt_one_block_asm, .-ublock_nibbleslice_avx512_ublock128_128_encrypt_one_block_asm
+
 /* ublock_nibbleslice_avx512_ublock128_128_decrypt_asm: ublock128_r16_nibbleslice512_decrypt, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -597,9 +675,9 @@ ublock_nibbleslice_avx512_ublock128_128_decrypt_asm:
 	vpsrlw $4, %zmm15, %zmm22 /* hi_shifted_6 = shr(tr3_6) */
 	vpsrlw $4, %zmm8, %zmm23 /* hi_shifted_7 = shr(tr3_7) */
 	vpsrlw $4, %zmm9, %zmm24 /* hi_shifted_8 = shr(tr3_8) */
-	vpandd .Lublock_nibbleslice_avx512_asm_1_nibble_mask(%rip), %zmm24, %zmm24 /* hi_8 = and(hi_shifted_8, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_1_nibble_mask(%rip), %zmm9, %zmm9 /* lo_8 = and(tr3_8, nibble_mask) */
-	vmovdqa64 .Lublock_nibbleslice_avx512_asm_1_nibble_mask(%rip), %zmm25 /* nibble_mask = const() */
+	vpandd .Lublock_nibbleslice_avx512_asm_2_nibble_mask(%rip), %zmm24, %zmm24 /* hi_8 = and(hi_shifted_8, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_2_nibble_mask(%rip), %zmm9, %zmm9 /* lo_8 = and(tr3_8, nibble_mask) */
+	vmovdqa64 .Lublock_nibbleslice_avx512_asm_2_nibble_mask(%rip), %zmm25 /* nibble_mask = const() */
 	vpternlogd $0x6a, %zmm24, %zmm25, %zmm21 /* y0_4 = ternlog(hi_shifted_5, nibble_mask, hi_8) */
 	vpternlogd $0x6a, %zmm9, %zmm25, %zmm6 /* y0_5 = ternlog(tr3_5, nibble_mask, lo_8) */
 	vpsrlw $4, %zmm10, %zmm26 /* hi_shifted_9 = shr(tr3_9) */
@@ -745,7 +823,7 @@ ublock_nibbleslice_avx512_ublock128_128_decrypt_asm:
 	vmovdqa64 %zmm11, 0(%rsp) /* spill x1_11.2 */
 	xor %rcx, %rcx
 	.p2align 4
-.Lublock_nibbleslice_avx512_asm_1_loop_r0:
+.Lublock_nibbleslice_avx512_asm_2_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S^-1 with the next round key folded in on the nibbles PL^-1 / PR^-1 bring to it (renaming). */
 	vbroadcasti32x4 128(%rdi,%rcx), %zmm11 /* t0_8 = bcast128() */
@@ -950,7 +1028,7 @@ ublock_nibbleslice_avx512_ublock128_128_decrypt_asm:
 	vmovdqa64 %zmm11, %zmm8 /* x1_9.3 */
 	add $512, %rcx
 	cmp $7680, %rcx
-	jne .Lublock_nibbleslice_avx512_asm_1_loop_r0
+	jne .Lublock_nibbleslice_avx512_asm_2_loop_r0
 
 	/* The last S^-1, with RK^0 folded in. */
 	vbroadcasti32x4 7680(%rdi), %zmm11 /* t0_0_1 = bcast128() */
@@ -1137,6 +1215,84 @@ ublock_nibbleslice_avx512_ublock128_128_decrypt_asm:
 	ret
 	.size ublock_nibbleslice_avx512_ublock128_128_decrypt_asm, .-ublock_nibbleslice_avx512_ublock128_128_decrypt_asm
 
+/* ublock_nibbleslice_avx512_ublock128_128_decrypt_one_block_asm: ublock128_register_one_block_decrypt, 3 arguments
+ *   %rdi: rk
+ *   %rsi: in
+ *   %rdx: out
+ *   %rcx: 128 x r (and the loop count)
+ *   xmm0-10: vectors, as allocated (11 used)
+ *   frame: 0 bytes (0 spill slots of 16 bytes)
+ */
+	.globl ublock_nibbleslice_avx512_ublock128_128_decrypt_one_block_asm
+	.hidden ublock_nibbleslice_avx512_ublock128_128_decrypt_one_block_asm
+	.type ublock_nibbleslice_avx512_ublock128_128_decrypt_one_block_asm, @function
+	.p2align 5
+ublock_nibbleslice_avx512_ublock128_128_decrypt_one_block_asm:
+
+	/* Load one block, spread one nibble per byte in the low nibbles; X0 and X1 in separate registers. */
+	vmovdqu (%rsi), %xmm0 /* blk = load() */
+	vpsrlw $4, %xmm0, %xmm1 /* lo_sh = shr(blk) */
+	vmovdqa .Lublock_nibbleslice_avx512_asm_3_high_nibbles(%rip), %xmm2 /* high_nibbles = const() */
+	vpandn %xmm1, %xmm2, %xmm1 /* even_a = andnot(high_nibbles, lo_sh) */
+	vpandn %xmm0, %xmm2, %xmm0 /* odd_a = andnot(high_nibbles, blk) */
+	vpand .Lublock_nibbleslice_avx512_asm_3_zero(%rip), %xmm2, %xmm3 /* even_b = and(high_nibbles, zero) */
+	vpor %xmm1, %xmm3, %xmm1 /* even = or(even_b, even_a) */
+	vmovdqa .Lublock_nibbleslice_avx512_asm_3_zero(%rip), %xmm3 /* zero = const() */
+	vpsllw $4, %xmm3, %xmm3 /* hi_sh = shl(zero) */
+	vpand %xmm2, %xmm3, %xmm3 /* odd_b = and(hi_sh, high_nibbles) */
+	vpor %xmm0, %xmm3, %xmm0 /* odd = or(odd_b, odd_a) */
+	vpunpcklbw %xmm0, %xmm1, %xmm3 /* sp = unpacklo(even, odd) */
+	vpunpckhbw %xmm0, %xmm1, %xmm0 /* sp_1 = unpackhi(even, odd) */
+	vmovdqa .Lublock_nibbleslice_avx512_asm_3_low_nibbles(%rip), %xmm1 /* low_nibbles = const() */
+	vmovdqa .Lublock_nibbleslice_avx512_asm_3_rotl48(%rip), %xmm4 /* rotl48 = const() */
+	vmovdqa .Lublock_nibbleslice_avx512_asm_3_sbox_inv_lo(%rip), %xmm5 /* sbox_inv_lo = const() */
+	vmovdqa .Lublock_nibbleslice_avx512_asm_3_pl_mask(%rip), %xmm6 /* pl_mask = const() */
+	vmovdqa .Lublock_nibbleslice_avx512_asm_3_pr_mask(%rip), %xmm7 /* pr_mask = const() */
+	vmovdqa .Lublock_nibbleslice_avx512_asm_3_rotl24(%rip), %xmm8 /* rotl24 = const() */
+	vmovdqa .Lublock_nibbleslice_avx512_asm_3_rotl56(%rip), %xmm9 /* rotl56 = const() */
+	xor %rcx, %rcx
+	.p2align 4
+.Lublock_nibbleslice_avx512_asm_3_loop_r0:
+	vmovdqu (%rdi,%rcx), %xmm10 /* rk0 = load() */
+	vpxor %xmm10, %xmm3, %xmm3 /* k0 = xor(x0, rk0) */
+	vpshufb %xmm6, %xmm3, %xmm3 /* pl = lookup16(k0, pl_mask) */
+	vmovdqu 64(%rdi,%rcx), %xmm10 /* rk1 = load() */
+	vpxor %xmm10, %xmm0, %xmm0 /* k1 = xor(x1, rk1) */
+	vpshufb %xmm7, %xmm0, %xmm0 /* pr = lookup16(k1, pr_mask) */
+	vpxor %xmm0, %xmm3, %xmm3 /* y0 = xor(pl, pr) */
+	vpshufb %xmm8, %xmm3, %xmm10 /* rot20 = lookup16(y0, rotl24) */
+	vpxor %xmm10, %xmm0, %xmm0 /* y1 = xor(pr, rot20) */
+	vpshufb %xmm4, %xmm0, %xmm10 /* rot8 = lookup16(y1, rotl48) */
+	vpxor %xmm10, %xmm3, %xmm3 /* y0_1 = xor(y0, rot8) */
+	vpshufb %xmm4, %xmm3, %xmm10 /* rot8_1 = lookup16(y0_1, rotl48) */
+	vpxor %xmm10, %xmm0, %xmm0 /* y1_1 = xor(y1, rot8_1) */
+	vpshufb %xmm9, %xmm0, %xmm10 /* rot4 = lookup16(y1_1, rotl56) */
+	vpxor %xmm10, %xmm3, %xmm3 /* y0_2 = xor(y0_1, rot4) */
+	vpxor %xmm3, %xmm0, %xmm0 /* y1_2 = xor(y1_1, y0_2) */
+	vpand %xmm1, %xmm3, %xmm3 /* s0_lo = and(y0_2, low_nibbles) */
+	vpand %xmm1, %xmm0, %xmm0 /* s1_lo = and(y1_2, low_nibbles) */
+	vpshufb %xmm3, %xmm5, %xmm3 /* s0 = lookup16(sbox_inv_lo, s0_lo) */
+	vpshufb %xmm0, %xmm5, %xmm0 /* s1 = lookup16(sbox_inv_lo, s1_lo) */
+	add $128, %rcx
+	cmp $2048, %rcx
+	jne .Lublock_nibbleslice_avx512_asm_3_loop_r0
+
+	/* Final key addition; the store packs the low nibbles (the key's copy in the high ones is dropped). */
+	vpxor 2048(%rdi), %xmm3, %xmm3 /* y0_3 = xor(x0, rk0_1) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_3_deinterleave(%rip), %xmm3, %xmm3 /* de = lookup16(y0_3, deinterleave) */
+	vpxor 2112(%rdi), %xmm0, %xmm0 /* y1_3 = xor(x1, rk1_1) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_3_deinterleave(%rip), %xmm0, %xmm0 /* de_1 = lookup16(y1_3, deinterleave) */
+	vpunpcklqdq %xmm0, %xmm3, %xmm10 /* even_1 = unpacklo(de, de_1) */
+	vpunpckhqdq %xmm0, %xmm3, %xmm0 /* odd_1 = unpackhi(de, de_1) */
+	vpsllw $4, %xmm10, %xmm3 /* ev_sh = shl(even_1) */
+	vpand %xmm2, %xmm3, %xmm3 /* out_lo_b = and(ev_sh, high_nibbles) */
+	vpandn %xmm0, %xmm2, %xmm0 /* out_lo_a = andnot(high_nibbles, odd_1) */
+	vpor %xmm0, %xmm3, %xmm0 /* out_lo = or(out_lo_b, out_lo_a) */
+	vmovdqu %xmm0, (%rdx) /* store out_lo */
+	vzeroupper
+	ret
+	.size ublock_nibbleslice_avx512_ublock128_128_decrypt_one_block_asm, .-ublock_nibbleslice_avx512_ublock128_128_decrypt_one_block_asm
+
 /* ublock_nibbleslice_avx512_ublock128_128_ctr_pairs_asm: ublock128_r16_nibbleslice512_ctr_pairs, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -1158,45 +1314,45 @@ ublock_nibbleslice_avx512_ublock128_128_ctr_pairs_asm:
 	vbroadcasti32x4 (%rsi), %zmm0 /* v = bcast128() */
 	vbroadcasti32x4 16(%rsi), %zmm1 /* w = bcast128() */
 	vpsrlw $4, %zmm0, %zmm2 /* hi_shifted = shr(v) */
-	vpandd .Lublock_nibbleslice_avx512_asm_2_nibble_mask(%rip), %zmm2, %zmm2 /* hi = and(hi_shifted, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_2_nibble_mask(%rip), %zmm0, %zmm0 /* lo = and(v, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_4_nibble_mask(%rip), %zmm2, %zmm2 /* hi = and(hi_shifted, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_4_nibble_mask(%rip), %zmm0, %zmm0 /* lo = and(v, nibble_mask) */
 	vpsrlw $4, %zmm1, %zmm3 /* hi_shifted_1 = shr(w) */
-	vpandd .Lublock_nibbleslice_avx512_asm_2_nibble_mask(%rip), %zmm3, %zmm3 /* hi_1 = and(hi_shifted_1, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_2_nibble_mask(%rip), %zmm1, %zmm1 /* lo_1 = and(w, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_4_nibble_mask(%rip), %zmm3, %zmm3 /* hi_1 = and(hi_shifted_1, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_4_nibble_mask(%rip), %zmm1, %zmm1 /* lo_1 = and(w, nibble_mask) */
 	vpunpcklbw %zmm3, %zmm2, %zmm4 /* pairs_hi = unpacklo(hi, hi_1) */
 	vpunpckhbw %zmm3, %zmm2, %zmm2 /* pairs_hi_1 = unpackhi(hi, hi_1) */
 	vpunpcklbw %zmm1, %zmm0, %zmm3 /* pairs_lo = unpacklo(lo, lo_1) */
 	vpunpckhbw %zmm1, %zmm0, %zmm0 /* pairs_lo_1 = unpackhi(lo, lo_1) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_2_pair0(%rip), %zmm4, %zmm1 /* pair = lookup16(pairs_hi, pair0) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_2_pair0(%rip), %zmm3, %zmm5 /* pair_1 = lookup16(pairs_lo, pair0) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_2_pair1(%rip), %zmm4, %zmm6 /* pair_2 = lookup16(pairs_hi, pair1) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_2_pair1(%rip), %zmm3, %zmm7 /* pair_3 = lookup16(pairs_lo, pair1) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_2_pair2(%rip), %zmm4, %zmm8 /* pair_4 = lookup16(pairs_hi, pair2) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_2_pair2(%rip), %zmm3, %zmm9 /* pair_5 = lookup16(pairs_lo, pair2) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_2_pair3(%rip), %zmm4, %zmm10 /* pair_6 = lookup16(pairs_hi, pair3) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_2_pair3(%rip), %zmm3, %zmm11 /* pair_7 = lookup16(pairs_lo, pair3) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_2_pair4(%rip), %zmm4, %zmm12 /* pair_8 = lookup16(pairs_hi, pair4) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_2_pair4(%rip), %zmm3, %zmm13 /* pair_9 = lookup16(pairs_lo, pair4) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_2_pair5(%rip), %zmm4, %zmm14 /* pair_10 = lookup16(pairs_hi, pair5) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_2_pair5(%rip), %zmm3, %zmm15 /* pair_11 = lookup16(pairs_lo, pair5) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_2_pair6(%rip), %zmm4, %zmm16 /* pair_12 = lookup16(pairs_hi, pair6) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_2_pair7(%rip), %zmm4, %zmm4 /* pair_14 = lookup16(pairs_hi, pair7) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_2_pair7(%rip), %zmm3, %zmm17 /* pair_15 = lookup16(pairs_lo, pair7) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_2_pair6(%rip), %zmm3, %zmm3 /* pair_13 = lookup16(pairs_lo, pair6) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_2_pair0(%rip), %zmm2, %zmm18 /* pair_16 = lookup16(pairs_hi_1, pair0) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_2_pair0(%rip), %zmm0, %zmm19 /* pair_17 = lookup16(pairs_lo_1, pair0) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_2_pair1(%rip), %zmm2, %zmm20 /* pair_18 = lookup16(pairs_hi_1, pair1) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_2_pair1(%rip), %zmm0, %zmm21 /* pair_19 = lookup16(pairs_lo_1, pair1) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_2_pair2(%rip), %zmm2, %zmm22 /* pair_20 = lookup16(pairs_hi_1, pair2) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_2_pair2(%rip), %zmm0, %zmm23 /* pair_21 = lookup16(pairs_lo_1, pair2) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_2_pair3(%rip), %zmm2, %zmm24 /* pair_22 = lookup16(pairs_hi_1, pair3) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_2_pair3(%rip), %zmm0, %zmm25 /* pair_23 = lookup16(pairs_lo_1, pair3) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_2_pair4(%rip), %zmm2, %zmm26 /* pair_24 = lookup16(pairs_hi_1, pair4) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_2_pair4(%rip), %zmm0, %zmm27 /* pair_25 = lookup16(pairs_lo_1, pair4) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_2_pair5(%rip), %zmm2, %zmm28 /* pair_26 = lookup16(pairs_hi_1, pair5) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_2_pair5(%rip), %zmm0, %zmm29 /* pair_27 = lookup16(pairs_lo_1, pair5) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_2_pair6(%rip), %zmm2, %zmm2 /* pair_28 = lookup16(pairs_hi_1, pair6) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_2_pair6(%rip), %zmm0, %zmm0 /* pair_29 = lookup16(pairs_lo_1, pair6) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_4_pair0(%rip), %zmm4, %zmm1 /* pair = lookup16(pairs_hi, pair0) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_4_pair0(%rip), %zmm3, %zmm5 /* pair_1 = lookup16(pairs_lo, pair0) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_4_pair1(%rip), %zmm4, %zmm6 /* pair_2 = lookup16(pairs_hi, pair1) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_4_pair1(%rip), %zmm3, %zmm7 /* pair_3 = lookup16(pairs_lo, pair1) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_4_pair2(%rip), %zmm4, %zmm8 /* pair_4 = lookup16(pairs_hi, pair2) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_4_pair2(%rip), %zmm3, %zmm9 /* pair_5 = lookup16(pairs_lo, pair2) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_4_pair3(%rip), %zmm4, %zmm10 /* pair_6 = lookup16(pairs_hi, pair3) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_4_pair3(%rip), %zmm3, %zmm11 /* pair_7 = lookup16(pairs_lo, pair3) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_4_pair4(%rip), %zmm4, %zmm12 /* pair_8 = lookup16(pairs_hi, pair4) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_4_pair4(%rip), %zmm3, %zmm13 /* pair_9 = lookup16(pairs_lo, pair4) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_4_pair5(%rip), %zmm4, %zmm14 /* pair_10 = lookup16(pairs_hi, pair5) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_4_pair5(%rip), %zmm3, %zmm15 /* pair_11 = lookup16(pairs_lo, pair5) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_4_pair6(%rip), %zmm4, %zmm16 /* pair_12 = lookup16(pairs_hi, pair6) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_4_pair7(%rip), %zmm4, %zmm4 /* pair_14 = lookup16(pairs_hi, pair7) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_4_pair7(%rip), %zmm3, %zmm17 /* pair_15 = lookup16(pairs_lo, pair7) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_4_pair6(%rip), %zmm3, %zmm3 /* pair_13 = lookup16(pairs_lo, pair6) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_4_pair0(%rip), %zmm2, %zmm18 /* pair_16 = lookup16(pairs_hi_1, pair0) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_4_pair0(%rip), %zmm0, %zmm19 /* pair_17 = lookup16(pairs_lo_1, pair0) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_4_pair1(%rip), %zmm2, %zmm20 /* pair_18 = lookup16(pairs_hi_1, pair1) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_4_pair1(%rip), %zmm0, %zmm21 /* pair_19 = lookup16(pairs_lo_1, pair1) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_4_pair2(%rip), %zmm2, %zmm22 /* pair_20 = lookup16(pairs_hi_1, pair2) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_4_pair2(%rip), %zmm0, %zmm23 /* pair_21 = lookup16(pairs_lo_1, pair2) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_4_pair3(%rip), %zmm2, %zmm24 /* pair_22 = lookup16(pairs_hi_1, pair3) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_4_pair3(%rip), %zmm0, %zmm25 /* pair_23 = lookup16(pairs_lo_1, pair3) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_4_pair4(%rip), %zmm2, %zmm26 /* pair_24 = lookup16(pairs_hi_1, pair4) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_4_pair4(%rip), %zmm0, %zmm27 /* pair_25 = lookup16(pairs_lo_1, pair4) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_4_pair5(%rip), %zmm2, %zmm28 /* pair_26 = lookup16(pairs_hi_1, pair5) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_4_pair5(%rip), %zmm0, %zmm29 /* pair_27 = lookup16(pairs_lo_1, pair5) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_4_pair6(%rip), %zmm2, %zmm2 /* pair_28 = lookup16(pairs_hi_1, pair6) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_4_pair6(%rip), %zmm0, %zmm0 /* pair_29 = lookup16(pairs_lo_1, pair6) */
 
 	/* The first round on the pairs; the last byte's S-box outputs taken as 0 (their share is added per block). */
 	vbroadcasti32x4 (%rdi), %zmm30 /* t0_0 = bcast128() */
@@ -1417,25 +1573,25 @@ ublock_nibbleslice_avx512_ublock128_128_ctr_xor_asm:
 	/* The 64 counter blocks V + j0 + j after the first round, from the group's pair tables: register p = nibble p of every block, one block per byte. */
 	vpbroadcastb (%rsi), %zmm0 /* low = bcast8() */
 	vpbroadcastb 1(%rsi), %zmm1 /* first = bcast8() */
-	vpaddb .Lublock_nibbleslice_avx512_asm_3_block_offsets(%rip), %zmm1, %zmm1 /* offsets = add(first, block_offsets) */
+	vpaddb .Lublock_nibbleslice_avx512_asm_5_block_offsets(%rip), %zmm1, %zmm1 /* offsets = add(first, block_offsets) */
 	vpaddb %zmm1, %zmm0, %zmm2 /* low_byte = add(low, offsets) */
 	vmovdqa64 %zmm0, %zmm3 /* low */
 	vpternlogd $0x54, %zmm2, %zmm1, %zmm3 /* either_not_sum = ternlog(low, offsets, low_byte) */
 	vpternlogd $0xea, %zmm3, %zmm1, %zmm0 /* carry_bit7 = ternlog(low, offsets, either_not_sum) */
 	vpsrlw $7, %zmm0, %zmm0 /* sr = shr(carry_bit7) */
-	vpandd .Lublock_nibbleslice_avx512_asm_3_one(%rip), %zmm0, %zmm0 /* carry = and(sr, one) */
-	vpord .Lublock_nibbleslice_avx512_asm_3_pick1(%rip), %zmm0, %zmm1 /* pick = or(carry, pick1) */
-	vpord .Lublock_nibbleslice_avx512_asm_3_pick2(%rip), %zmm0, %zmm3 /* pick_1 = or(carry, pick2) */
-	vpord .Lublock_nibbleslice_avx512_asm_3_pick3(%rip), %zmm0, %zmm4 /* pick_2 = or(carry, pick3) */
-	vpord .Lublock_nibbleslice_avx512_asm_3_pick4(%rip), %zmm0, %zmm5 /* pick_3 = or(carry, pick4) */
-	vpord .Lublock_nibbleslice_avx512_asm_3_pick5(%rip), %zmm0, %zmm6 /* pick_4 = or(carry, pick5) */
-	vpord .Lublock_nibbleslice_avx512_asm_3_pick6(%rip), %zmm0, %zmm7 /* pick_5 = or(carry, pick6) */
-	vpord .Lublock_nibbleslice_avx512_asm_3_pick7(%rip), %zmm0, %zmm8 /* pick_6 = or(carry, pick7) */
+	vpandd .Lublock_nibbleslice_avx512_asm_5_one(%rip), %zmm0, %zmm0 /* carry = and(sr, one) */
+	vpord .Lublock_nibbleslice_avx512_asm_5_pick1(%rip), %zmm0, %zmm1 /* pick = or(carry, pick1) */
+	vpord .Lublock_nibbleslice_avx512_asm_5_pick2(%rip), %zmm0, %zmm3 /* pick_1 = or(carry, pick2) */
+	vpord .Lublock_nibbleslice_avx512_asm_5_pick3(%rip), %zmm0, %zmm4 /* pick_2 = or(carry, pick3) */
+	vpord .Lublock_nibbleslice_avx512_asm_5_pick4(%rip), %zmm0, %zmm5 /* pick_3 = or(carry, pick4) */
+	vpord .Lublock_nibbleslice_avx512_asm_5_pick5(%rip), %zmm0, %zmm6 /* pick_4 = or(carry, pick5) */
+	vpord .Lublock_nibbleslice_avx512_asm_5_pick6(%rip), %zmm0, %zmm7 /* pick_5 = or(carry, pick6) */
+	vpord .Lublock_nibbleslice_avx512_asm_5_pick7(%rip), %zmm0, %zmm8 /* pick_6 = or(carry, pick7) */
 
 	/* The last byte L + j0 + j of every block: the S-box of its two nibbles, RK^0 folded in. */
 	vpsrlw $4, %zmm2, %zmm9 /* hi_shifted = shr(low_byte) */
-	vpandd .Lublock_nibbleslice_avx512_asm_3_nibble_mask(%rip), %zmm9, %zmm9 /* hi = and(hi_shifted, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_3_nibble_mask(%rip), %zmm2, %zmm2 /* lo = and(low_byte, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_5_nibble_mask(%rip), %zmm9, %zmm9 /* hi = and(hi_shifted, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_5_nibble_mask(%rip), %zmm2, %zmm2 /* lo = and(low_byte, nibble_mask) */
 	vbroadcasti32x4 480(%rdi), %zmm10 /* t1_14 = bcast128() */
 	vpshufb %zmm9, %zmm10, %zmm9 /* s1_14 = lookup16(t1_14, hi) */
 	vbroadcasti32x4 496(%rdi), %zmm10 /* t1_15 = bcast128() */
@@ -1519,7 +1675,7 @@ ublock_nibbleslice_avx512_ublock128_128_ctr_xor_asm:
 	vmovdqa64 %zmm1, 192(%rsp) /* spill x1_13.2 */
 	xor %r8, %r8
 	.p2align 4
-.Lublock_nibbleslice_avx512_asm_3_loop_r0:
+.Lublock_nibbleslice_avx512_asm_5_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
 	vbroadcasti32x4 512(%rdi,%r8), %zmm0 /* t0_0 = bcast128() */
@@ -1726,7 +1882,7 @@ ublock_nibbleslice_avx512_ublock128_128_ctr_xor_asm:
 	vmovdqa64 256(%rsp), %zmm31 /* reload x1_9.3 */
 	add $512, %r8
 	cmp $7680, %r8
-	jne .Lublock_nibbleslice_avx512_asm_3_loop_r0
+	jne .Lublock_nibbleslice_avx512_asm_5_loop_r0
 
 	/* Pack nibble pairs into bytes, transpose back and store. */
 	vpsllw $4, %zmm18, %zmm0 /* hi_up = shl(x0_0) */
@@ -1982,60 +2138,60 @@ ublock_nibbleslice_avx512_ublock128_128_encrypt_xor_asm:
 	vpunpcklbw %zmm1, %zmm0, %zmm16 /* tr3_14 = unpacklo(tr2_7, tr2_15) */
 	vpunpckhbw %zmm1, %zmm0, %zmm0 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
 	vpsrlw $4, %zmm3, %zmm1 /* hi_shifted = shr(tr3) */
-	vpandd .Lublock_nibbleslice_avx512_asm_4_nibble_mask(%rip), %zmm1, %zmm1 /* hi = and(hi_shifted, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_4_nibble_mask(%rip), %zmm3, %zmm3 /* lo = and(tr3, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_6_nibble_mask(%rip), %zmm1, %zmm1 /* hi = and(hi_shifted, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_6_nibble_mask(%rip), %zmm3, %zmm3 /* lo = and(tr3, nibble_mask) */
 	vpsrlw $4, %zmm2, %zmm17 /* hi_shifted_1 = shr(tr3_1) */
-	vpandd .Lublock_nibbleslice_avx512_asm_4_nibble_mask(%rip), %zmm17, %zmm17 /* hi_1 = and(hi_shifted_1, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_4_nibble_mask(%rip), %zmm2, %zmm2 /* lo_1 = and(tr3_1, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_6_nibble_mask(%rip), %zmm17, %zmm17 /* hi_1 = and(hi_shifted_1, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_6_nibble_mask(%rip), %zmm2, %zmm2 /* lo_1 = and(tr3_1, nibble_mask) */
 	vpsrlw $4, %zmm7, %zmm18 /* hi_shifted_2 = shr(tr3_2) */
-	vpandd .Lublock_nibbleslice_avx512_asm_4_nibble_mask(%rip), %zmm18, %zmm18 /* hi_2 = and(hi_shifted_2, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_4_nibble_mask(%rip), %zmm7, %zmm7 /* lo_2 = and(tr3_2, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_6_nibble_mask(%rip), %zmm18, %zmm18 /* hi_2 = and(hi_shifted_2, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_6_nibble_mask(%rip), %zmm7, %zmm7 /* lo_2 = and(tr3_2, nibble_mask) */
 	vpsrlw $4, %zmm4, %zmm19 /* hi_shifted_3 = shr(tr3_3) */
-	vpandd .Lublock_nibbleslice_avx512_asm_4_nibble_mask(%rip), %zmm19, %zmm19 /* hi_3 = and(hi_shifted_3, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_4_nibble_mask(%rip), %zmm4, %zmm4 /* lo_3 = and(tr3_3, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_6_nibble_mask(%rip), %zmm19, %zmm19 /* hi_3 = and(hi_shifted_3, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_6_nibble_mask(%rip), %zmm4, %zmm4 /* lo_3 = and(tr3_3, nibble_mask) */
 	vpsrlw $4, %zmm5, %zmm20 /* hi_shifted_4 = shr(tr3_4) */
-	vpandd .Lublock_nibbleslice_avx512_asm_4_nibble_mask(%rip), %zmm20, %zmm20 /* hi_4 = and(hi_shifted_4, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_4_nibble_mask(%rip), %zmm5, %zmm5 /* lo_4 = and(tr3_4, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_6_nibble_mask(%rip), %zmm20, %zmm20 /* hi_4 = and(hi_shifted_4, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_6_nibble_mask(%rip), %zmm5, %zmm5 /* lo_4 = and(tr3_4, nibble_mask) */
 	vpsrlw $4, %zmm6, %zmm21 /* hi_shifted_5 = shr(tr3_5) */
-	vpandd .Lublock_nibbleslice_avx512_asm_4_nibble_mask(%rip), %zmm21, %zmm21 /* hi_5 = and(hi_shifted_5, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_4_nibble_mask(%rip), %zmm6, %zmm6 /* lo_5 = and(tr3_5, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_6_nibble_mask(%rip), %zmm21, %zmm21 /* hi_5 = and(hi_shifted_5, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_6_nibble_mask(%rip), %zmm6, %zmm6 /* lo_5 = and(tr3_5, nibble_mask) */
 	vpsrlw $4, %zmm15, %zmm22 /* hi_shifted_6 = shr(tr3_6) */
-	vpandd .Lublock_nibbleslice_avx512_asm_4_nibble_mask(%rip), %zmm22, %zmm22 /* hi_6 = and(hi_shifted_6, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_4_nibble_mask(%rip), %zmm15, %zmm15 /* lo_6 = and(tr3_6, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_6_nibble_mask(%rip), %zmm22, %zmm22 /* hi_6 = and(hi_shifted_6, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_6_nibble_mask(%rip), %zmm15, %zmm15 /* lo_6 = and(tr3_6, nibble_mask) */
 	vpsrlw $4, %zmm8, %zmm23 /* hi_shifted_7 = shr(tr3_7) */
-	vpandd .Lublock_nibbleslice_avx512_asm_4_nibble_mask(%rip), %zmm23, %zmm23 /* hi_7 = and(hi_shifted_7, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_4_nibble_mask(%rip), %zmm8, %zmm8 /* lo_7 = and(tr3_7, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_6_nibble_mask(%rip), %zmm23, %zmm23 /* hi_7 = and(hi_shifted_7, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_6_nibble_mask(%rip), %zmm8, %zmm8 /* lo_7 = and(tr3_7, nibble_mask) */
 	vpsrlw $4, %zmm9, %zmm24 /* hi_shifted_8 = shr(tr3_8) */
-	vpandd .Lublock_nibbleslice_avx512_asm_4_nibble_mask(%rip), %zmm24, %zmm24 /* hi_8 = and(hi_shifted_8, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_4_nibble_mask(%rip), %zmm9, %zmm9 /* lo_8 = and(tr3_8, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_6_nibble_mask(%rip), %zmm24, %zmm24 /* hi_8 = and(hi_shifted_8, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_6_nibble_mask(%rip), %zmm9, %zmm9 /* lo_8 = and(tr3_8, nibble_mask) */
 	vpsrlw $4, %zmm10, %zmm25 /* hi_shifted_9 = shr(tr3_9) */
-	vpandd .Lublock_nibbleslice_avx512_asm_4_nibble_mask(%rip), %zmm25, %zmm25 /* hi_9 = and(hi_shifted_9, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_4_nibble_mask(%rip), %zmm10, %zmm10 /* lo_9 = and(tr3_9, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_6_nibble_mask(%rip), %zmm25, %zmm25 /* hi_9 = and(hi_shifted_9, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_6_nibble_mask(%rip), %zmm10, %zmm10 /* lo_9 = and(tr3_9, nibble_mask) */
 	vpsrlw $4, %zmm11, %zmm26 /* hi_shifted_10 = shr(tr3_10) */
-	vpandd .Lublock_nibbleslice_avx512_asm_4_nibble_mask(%rip), %zmm26, %zmm26 /* hi_10 = and(hi_shifted_10, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_4_nibble_mask(%rip), %zmm11, %zmm11 /* lo_10 = and(tr3_10, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_6_nibble_mask(%rip), %zmm26, %zmm26 /* hi_10 = and(hi_shifted_10, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_6_nibble_mask(%rip), %zmm11, %zmm11 /* lo_10 = and(tr3_10, nibble_mask) */
 	vpsrlw $4, %zmm12, %zmm27 /* hi_shifted_11 = shr(tr3_11) */
-	vpandd .Lublock_nibbleslice_avx512_asm_4_nibble_mask(%rip), %zmm27, %zmm27 /* hi_11 = and(hi_shifted_11, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_4_nibble_mask(%rip), %zmm12, %zmm12 /* lo_11 = and(tr3_11, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_6_nibble_mask(%rip), %zmm27, %zmm27 /* hi_11 = and(hi_shifted_11, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_6_nibble_mask(%rip), %zmm12, %zmm12 /* lo_11 = and(tr3_11, nibble_mask) */
 	vpsrlw $4, %zmm13, %zmm28 /* hi_shifted_12 = shr(tr3_12) */
-	vpandd .Lublock_nibbleslice_avx512_asm_4_nibble_mask(%rip), %zmm28, %zmm28 /* hi_12 = and(hi_shifted_12, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_4_nibble_mask(%rip), %zmm13, %zmm13 /* lo_12 = and(tr3_12, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_6_nibble_mask(%rip), %zmm28, %zmm28 /* hi_12 = and(hi_shifted_12, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_6_nibble_mask(%rip), %zmm13, %zmm13 /* lo_12 = and(tr3_12, nibble_mask) */
 	vpsrlw $4, %zmm14, %zmm29 /* hi_shifted_13 = shr(tr3_13) */
-	vpandd .Lublock_nibbleslice_avx512_asm_4_nibble_mask(%rip), %zmm29, %zmm29 /* hi_13 = and(hi_shifted_13, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_4_nibble_mask(%rip), %zmm14, %zmm14 /* lo_13 = and(tr3_13, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_6_nibble_mask(%rip), %zmm29, %zmm29 /* hi_13 = and(hi_shifted_13, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_6_nibble_mask(%rip), %zmm14, %zmm14 /* lo_13 = and(tr3_13, nibble_mask) */
 	vpsrlw $4, %zmm16, %zmm30 /* hi_shifted_14 = shr(tr3_14) */
-	vpandd .Lublock_nibbleslice_avx512_asm_4_nibble_mask(%rip), %zmm30, %zmm30 /* hi_14 = and(hi_shifted_14, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_4_nibble_mask(%rip), %zmm16, %zmm16 /* lo_14 = and(tr3_14, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_6_nibble_mask(%rip), %zmm30, %zmm30 /* hi_14 = and(hi_shifted_14, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_6_nibble_mask(%rip), %zmm16, %zmm16 /* lo_14 = and(tr3_14, nibble_mask) */
 	vpsrlw $4, %zmm0, %zmm31 /* hi_shifted_15 = shr(tr3_15) */
-	vpandd .Lublock_nibbleslice_avx512_asm_4_nibble_mask(%rip), %zmm31, %zmm31 /* hi_15 = and(hi_shifted_15, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_4_nibble_mask(%rip), %zmm0, %zmm0 /* lo_15 = and(tr3_15, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_6_nibble_mask(%rip), %zmm31, %zmm31 /* hi_15 = and(hi_shifted_15, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_6_nibble_mask(%rip), %zmm0, %zmm0 /* lo_15 = and(tr3_15, nibble_mask) */
 	vmovdqa64 %zmm31, 0(%rsp) /* spill x1_14.2 */
 	vmovdqa64 %zmm0, 64(%rsp) /* spill x1_15.2 */
 	vmovdqa64 %zmm30, 128(%rsp) /* spill x1_12.2 */
 	vmovdqa64 %zmm16, 192(%rsp) /* spill x1_13.2 */
 	xor %r8, %r8
 	.p2align 4
-.Lublock_nibbleslice_avx512_asm_4_loop_r0:
+.Lublock_nibbleslice_avx512_asm_6_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
 	vbroadcasti32x4 (%rdi,%r8), %zmm0 /* t0_0 = bcast128() */
@@ -2243,7 +2399,7 @@ ublock_nibbleslice_avx512_ublock128_128_encrypt_xor_asm:
 	vmovdqa64 %zmm0, %zmm19 /* x0_6.3 */
 	add $512, %r8
 	cmp $8192, %r8
-	jne .Lublock_nibbleslice_avx512_asm_4_loop_r0
+	jne .Lublock_nibbleslice_avx512_asm_6_loop_r0
 
 	/* Pack nibble pairs into bytes, transpose back and store. */
 	vpsllw $4, %zmm1, %zmm0 /* hi_up = shl(x0_0) */
@@ -2498,60 +2654,60 @@ ublock_nibbleslice_avx512_ublock128_256_encrypt_asm:
 	vpunpcklbw %zmm1, %zmm0, %zmm16 /* tr3_14 = unpacklo(tr2_7, tr2_15) */
 	vpunpckhbw %zmm1, %zmm0, %zmm0 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
 	vpsrlw $4, %zmm3, %zmm1 /* hi_shifted = shr(tr3) */
-	vpandd .Lublock_nibbleslice_avx512_asm_5_nibble_mask(%rip), %zmm1, %zmm1 /* hi = and(hi_shifted, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_5_nibble_mask(%rip), %zmm3, %zmm3 /* lo = and(tr3, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_7_nibble_mask(%rip), %zmm1, %zmm1 /* hi = and(hi_shifted, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_7_nibble_mask(%rip), %zmm3, %zmm3 /* lo = and(tr3, nibble_mask) */
 	vpsrlw $4, %zmm2, %zmm17 /* hi_shifted_1 = shr(tr3_1) */
-	vpandd .Lublock_nibbleslice_avx512_asm_5_nibble_mask(%rip), %zmm17, %zmm17 /* hi_1 = and(hi_shifted_1, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_5_nibble_mask(%rip), %zmm2, %zmm2 /* lo_1 = and(tr3_1, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_7_nibble_mask(%rip), %zmm17, %zmm17 /* hi_1 = and(hi_shifted_1, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_7_nibble_mask(%rip), %zmm2, %zmm2 /* lo_1 = and(tr3_1, nibble_mask) */
 	vpsrlw $4, %zmm7, %zmm18 /* hi_shifted_2 = shr(tr3_2) */
-	vpandd .Lublock_nibbleslice_avx512_asm_5_nibble_mask(%rip), %zmm18, %zmm18 /* hi_2 = and(hi_shifted_2, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_5_nibble_mask(%rip), %zmm7, %zmm7 /* lo_2 = and(tr3_2, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_7_nibble_mask(%rip), %zmm18, %zmm18 /* hi_2 = and(hi_shifted_2, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_7_nibble_mask(%rip), %zmm7, %zmm7 /* lo_2 = and(tr3_2, nibble_mask) */
 	vpsrlw $4, %zmm4, %zmm19 /* hi_shifted_3 = shr(tr3_3) */
-	vpandd .Lublock_nibbleslice_avx512_asm_5_nibble_mask(%rip), %zmm19, %zmm19 /* hi_3 = and(hi_shifted_3, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_5_nibble_mask(%rip), %zmm4, %zmm4 /* lo_3 = and(tr3_3, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_7_nibble_mask(%rip), %zmm19, %zmm19 /* hi_3 = and(hi_shifted_3, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_7_nibble_mask(%rip), %zmm4, %zmm4 /* lo_3 = and(tr3_3, nibble_mask) */
 	vpsrlw $4, %zmm5, %zmm20 /* hi_shifted_4 = shr(tr3_4) */
-	vpandd .Lublock_nibbleslice_avx512_asm_5_nibble_mask(%rip), %zmm20, %zmm20 /* hi_4 = and(hi_shifted_4, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_5_nibble_mask(%rip), %zmm5, %zmm5 /* lo_4 = and(tr3_4, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_7_nibble_mask(%rip), %zmm20, %zmm20 /* hi_4 = and(hi_shifted_4, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_7_nibble_mask(%rip), %zmm5, %zmm5 /* lo_4 = and(tr3_4, nibble_mask) */
 	vpsrlw $4, %zmm6, %zmm21 /* hi_shifted_5 = shr(tr3_5) */
-	vpandd .Lublock_nibbleslice_avx512_asm_5_nibble_mask(%rip), %zmm21, %zmm21 /* hi_5 = and(hi_shifted_5, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_5_nibble_mask(%rip), %zmm6, %zmm6 /* lo_5 = and(tr3_5, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_7_nibble_mask(%rip), %zmm21, %zmm21 /* hi_5 = and(hi_shifted_5, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_7_nibble_mask(%rip), %zmm6, %zmm6 /* lo_5 = and(tr3_5, nibble_mask) */
 	vpsrlw $4, %zmm15, %zmm22 /* hi_shifted_6 = shr(tr3_6) */
-	vpandd .Lublock_nibbleslice_avx512_asm_5_nibble_mask(%rip), %zmm22, %zmm22 /* hi_6 = and(hi_shifted_6, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_5_nibble_mask(%rip), %zmm15, %zmm15 /* lo_6 = and(tr3_6, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_7_nibble_mask(%rip), %zmm22, %zmm22 /* hi_6 = and(hi_shifted_6, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_7_nibble_mask(%rip), %zmm15, %zmm15 /* lo_6 = and(tr3_6, nibble_mask) */
 	vpsrlw $4, %zmm8, %zmm23 /* hi_shifted_7 = shr(tr3_7) */
-	vpandd .Lublock_nibbleslice_avx512_asm_5_nibble_mask(%rip), %zmm23, %zmm23 /* hi_7 = and(hi_shifted_7, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_5_nibble_mask(%rip), %zmm8, %zmm8 /* lo_7 = and(tr3_7, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_7_nibble_mask(%rip), %zmm23, %zmm23 /* hi_7 = and(hi_shifted_7, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_7_nibble_mask(%rip), %zmm8, %zmm8 /* lo_7 = and(tr3_7, nibble_mask) */
 	vpsrlw $4, %zmm9, %zmm24 /* hi_shifted_8 = shr(tr3_8) */
-	vpandd .Lublock_nibbleslice_avx512_asm_5_nibble_mask(%rip), %zmm24, %zmm24 /* hi_8 = and(hi_shifted_8, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_5_nibble_mask(%rip), %zmm9, %zmm9 /* lo_8 = and(tr3_8, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_7_nibble_mask(%rip), %zmm24, %zmm24 /* hi_8 = and(hi_shifted_8, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_7_nibble_mask(%rip), %zmm9, %zmm9 /* lo_8 = and(tr3_8, nibble_mask) */
 	vpsrlw $4, %zmm10, %zmm25 /* hi_shifted_9 = shr(tr3_9) */
-	vpandd .Lublock_nibbleslice_avx512_asm_5_nibble_mask(%rip), %zmm25, %zmm25 /* hi_9 = and(hi_shifted_9, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_5_nibble_mask(%rip), %zmm10, %zmm10 /* lo_9 = and(tr3_9, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_7_nibble_mask(%rip), %zmm25, %zmm25 /* hi_9 = and(hi_shifted_9, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_7_nibble_mask(%rip), %zmm10, %zmm10 /* lo_9 = and(tr3_9, nibble_mask) */
 	vpsrlw $4, %zmm11, %zmm26 /* hi_shifted_10 = shr(tr3_10) */
-	vpandd .Lublock_nibbleslice_avx512_asm_5_nibble_mask(%rip), %zmm26, %zmm26 /* hi_10 = and(hi_shifted_10, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_5_nibble_mask(%rip), %zmm11, %zmm11 /* lo_10 = and(tr3_10, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_7_nibble_mask(%rip), %zmm26, %zmm26 /* hi_10 = and(hi_shifted_10, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_7_nibble_mask(%rip), %zmm11, %zmm11 /* lo_10 = and(tr3_10, nibble_mask) */
 	vpsrlw $4, %zmm12, %zmm27 /* hi_shifted_11 = shr(tr3_11) */
-	vpandd .Lublock_nibbleslice_avx512_asm_5_nibble_mask(%rip), %zmm27, %zmm27 /* hi_11 = and(hi_shifted_11, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_5_nibble_mask(%rip), %zmm12, %zmm12 /* lo_11 = and(tr3_11, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_7_nibble_mask(%rip), %zmm27, %zmm27 /* hi_11 = and(hi_shifted_11, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_7_nibble_mask(%rip), %zmm12, %zmm12 /* lo_11 = and(tr3_11, nibble_mask) */
 	vpsrlw $4, %zmm13, %zmm28 /* hi_shifted_12 = shr(tr3_12) */
-	vpandd .Lublock_nibbleslice_avx512_asm_5_nibble_mask(%rip), %zmm28, %zmm28 /* hi_12 = and(hi_shifted_12, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_5_nibble_mask(%rip), %zmm13, %zmm13 /* lo_12 = and(tr3_12, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_7_nibble_mask(%rip), %zmm28, %zmm28 /* hi_12 = and(hi_shifted_12, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_7_nibble_mask(%rip), %zmm13, %zmm13 /* lo_12 = and(tr3_12, nibble_mask) */
 	vpsrlw $4, %zmm14, %zmm29 /* hi_shifted_13 = shr(tr3_13) */
-	vpandd .Lublock_nibbleslice_avx512_asm_5_nibble_mask(%rip), %zmm29, %zmm29 /* hi_13 = and(hi_shifted_13, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_5_nibble_mask(%rip), %zmm14, %zmm14 /* lo_13 = and(tr3_13, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_7_nibble_mask(%rip), %zmm29, %zmm29 /* hi_13 = and(hi_shifted_13, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_7_nibble_mask(%rip), %zmm14, %zmm14 /* lo_13 = and(tr3_13, nibble_mask) */
 	vpsrlw $4, %zmm16, %zmm30 /* hi_shifted_14 = shr(tr3_14) */
-	vpandd .Lublock_nibbleslice_avx512_asm_5_nibble_mask(%rip), %zmm30, %zmm30 /* hi_14 = and(hi_shifted_14, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_5_nibble_mask(%rip), %zmm16, %zmm16 /* lo_14 = and(tr3_14, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_7_nibble_mask(%rip), %zmm30, %zmm30 /* hi_14 = and(hi_shifted_14, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_7_nibble_mask(%rip), %zmm16, %zmm16 /* lo_14 = and(tr3_14, nibble_mask) */
 	vpsrlw $4, %zmm0, %zmm31 /* hi_shifted_15 = shr(tr3_15) */
-	vpandd .Lublock_nibbleslice_avx512_asm_5_nibble_mask(%rip), %zmm31, %zmm31 /* hi_15 = and(hi_shifted_15, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_5_nibble_mask(%rip), %zmm0, %zmm0 /* lo_15 = and(tr3_15, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_7_nibble_mask(%rip), %zmm31, %zmm31 /* hi_15 = and(hi_shifted_15, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_7_nibble_mask(%rip), %zmm0, %zmm0 /* lo_15 = and(tr3_15, nibble_mask) */
 	vmovdqa64 %zmm31, 0(%rsp) /* spill x1_14.2 */
 	vmovdqa64 %zmm0, 64(%rsp) /* spill x1_15.2 */
 	vmovdqa64 %zmm30, 128(%rsp) /* spill x1_12.2 */
 	vmovdqa64 %zmm16, 192(%rsp) /* spill x1_13.2 */
 	xor %rcx, %rcx
 	.p2align 4
-.Lublock_nibbleslice_avx512_asm_5_loop_r0:
+.Lublock_nibbleslice_avx512_asm_7_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
 	vbroadcasti32x4 (%rdi,%rcx), %zmm0 /* t0_0 = bcast128() */
@@ -2759,7 +2915,7 @@ ublock_nibbleslice_avx512_ublock128_256_encrypt_asm:
 	vmovdqa64 %zmm0, %zmm19 /* x0_6.3 */
 	add $512, %rcx
 	cmp $12288, %rcx
-	jne .Lublock_nibbleslice_avx512_asm_5_loop_r0
+	jne .Lublock_nibbleslice_avx512_asm_7_loop_r0
 
 	/* Pack nibble pairs into bytes, transpose back and store. */
 	vpsllw $4, %zmm1, %zmm0 /* hi_up = shl(x0_0) */
@@ -2882,6 +3038,84 @@ ublock_nibbleslice_avx512_ublock128_256_encrypt_asm:
 	ret
 	.size ublock_nibbleslice_avx512_ublock128_256_encrypt_asm, .-ublock_nibbleslice_avx512_ublock128_256_encrypt_asm
 
+/* ublock_nibbleslice_avx512_ublock128_256_encrypt_one_block_asm: ublock128_register_one_block_encrypt, 3 arguments
+ *   %rdi: rk
+ *   %rsi: in
+ *   %rdx: out
+ *   %rcx: 128 x r (and the loop count)
+ *   xmm0-10: vectors, as allocated (11 used)
+ *   frame: 0 bytes (0 spill slots of 16 bytes)
+ */
+	.globl ublock_nibbleslice_avx512_ublock128_256_encrypt_one_block_asm
+	.hidden ublock_nibbleslice_avx512_ublock128_256_encrypt_one_block_asm
+	.type ublock_nibbleslice_avx512_ublock128_256_encrypt_one_block_asm, @function
+	.p2align 5
+ublock_nibbleslice_avx512_ublock128_256_encrypt_one_block_asm:
+
+	/* Load one block, spread one nibble per byte in the low nibbles; X0 and X1 in separate registers. */
+	vmovdqu (%rsi), %xmm0 /* blk = load() */
+	vpsrlw $4, %xmm0, %xmm1 /* lo_sh = shr(blk) */
+	vmovdqa .Lublock_nibbleslice_avx512_asm_8_high_nibbles(%rip), %xmm2 /* high_nibbles = const() */
+	vpandn %xmm1, %xmm2, %xmm1 /* even_a = andnot(high_nibbles, lo_sh) */
+	vpandn %xmm0, %xmm2, %xmm0 /* odd_a = andnot(high_nibbles, blk) */
+	vpand .Lublock_nibbleslice_avx512_asm_8_zero(%rip), %xmm2, %xmm3 /* even_b = and(high_nibbles, zero) */
+	vpor %xmm1, %xmm3, %xmm1 /* even = or(even_b, even_a) */
+	vmovdqa .Lublock_nibbleslice_avx512_asm_8_zero(%rip), %xmm3 /* zero = const() */
+	vpsllw $4, %xmm3, %xmm3 /* hi_sh = shl(zero) */
+	vpand %xmm2, %xmm3, %xmm3 /* odd_b = and(hi_sh, high_nibbles) */
+	vpor %xmm0, %xmm3, %xmm0 /* odd = or(odd_b, odd_a) */
+	vpunpcklbw %xmm0, %xmm1, %xmm3 /* sp = unpacklo(even, odd) */
+	vpunpckhbw %xmm0, %xmm1, %xmm0 /* sp_1 = unpackhi(even, odd) */
+	vmovdqa .Lublock_nibbleslice_avx512_asm_8_low_nibbles(%rip), %xmm1 /* low_nibbles = const() */
+	vmovdqa .Lublock_nibbleslice_avx512_asm_8_rotl48(%rip), %xmm4 /* rotl48 = const() */
+	vmovdqa .Lublock_nibbleslice_avx512_asm_8_sbox_lo(%rip), %xmm5 /* sbox_lo = const() */
+	vmovdqa .Lublock_nibbleslice_avx512_asm_8_pl_mask(%rip), %xmm6 /* pl_mask = const() */
+	vmovdqa .Lublock_nibbleslice_avx512_asm_8_pr_mask(%rip), %xmm7 /* pr_mask = const() */
+	vmovdqa .Lublock_nibbleslice_avx512_asm_8_rotl24(%rip), %xmm8 /* rotl24 = const() */
+	vmovdqa .Lublock_nibbleslice_avx512_asm_8_rotl56(%rip), %xmm9 /* rotl56 = const() */
+	xor %rcx, %rcx
+	.p2align 4
+.Lublock_nibbleslice_avx512_asm_8_loop_r0:
+	vmovdqu (%rdi,%rcx), %xmm10 /* rk0 = load() */
+	vpxor %xmm10, %xmm3, %xmm3 /* k0 = xor(x0, rk0) */
+	vpand %xmm1, %xmm3, %xmm3 /* s0_lo = and(k0, low_nibbles) */
+	vpshufb %xmm3, %xmm5, %xmm3 /* s0 = lookup16(sbox_lo, s0_lo) */
+	vmovdqu 64(%rdi,%rcx), %xmm10 /* rk1 = load() */
+	vpxor %xmm10, %xmm0, %xmm0 /* k1 = xor(x1, rk1) */
+	vpand %xmm1, %xmm0, %xmm0 /* s1_lo = and(k1, low_nibbles) */
+	vpshufb %xmm0, %xmm5, %xmm0 /* s1 = lookup16(sbox_lo, s1_lo) */
+	vpxor %xmm3, %xmm0, %xmm0 /* x1_1 = xor(s1, s0) */
+	vpshufb %xmm9, %xmm0, %xmm10 /* rot4 = lookup16(x1_1, rotl56) */
+	vpxor %xmm10, %xmm3, %xmm3 /* x0_1 = xor(s0, rot4) */
+	vpshufb %xmm4, %xmm3, %xmm10 /* rot8 = lookup16(x0_1, rotl48) */
+	vpxor %xmm10, %xmm0, %xmm0 /* x1_2 = xor(x1_1, rot8) */
+	vpshufb %xmm4, %xmm0, %xmm10 /* rot8_1 = lookup16(x1_2, rotl48) */
+	vpxor %xmm10, %xmm3, %xmm3 /* x0_2 = xor(x0_1, rot8_1) */
+	vpshufb %xmm8, %xmm3, %xmm10 /* rot20 = lookup16(x0_2, rotl24) */
+	vpxor %xmm10, %xmm0, %xmm0 /* x1_3 = xor(x1_2, rot20) */
+	vpxor %xmm0, %xmm3, %xmm3 /* x0_3 = xor(x0_2, x1_3) */
+	vpshufb %xmm6, %xmm3, %xmm3 /* pl = lookup16(x0_3, pl_mask) */
+	vpshufb %xmm7, %xmm0, %xmm0 /* pr = lookup16(x1_3, pr_mask) */
+	add $128, %rcx
+	cmp $3072, %rcx
+	jne .Lublock_nibbleslice_avx512_asm_8_loop_r0
+
+	/* Final key addition; the store packs the low nibbles (the key's copy in the high ones is dropped). */
+	vpxor 3072(%rdi), %xmm3, %xmm3 /* y0 = xor(x0, rk0_1) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_8_deinterleave(%rip), %xmm3, %xmm3 /* de = lookup16(y0, deinterleave) */
+	vpxor 3136(%rdi), %xmm0, %xmm0 /* y1 = xor(x1, rk1_1) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_8_deinterleave(%rip), %xmm0, %xmm0 /* de_1 = lookup16(y1, deinterleave) */
+	vpunpcklqdq %xmm0, %xmm3, %xmm10 /* even_1 = unpacklo(de, de_1) */
+	vpunpckhqdq %xmm0, %xmm3, %xmm0 /* odd_1 = unpackhi(de, de_1) */
+	vpsllw $4, %xmm10, %xmm3 /* ev_sh = shl(even_1) */
+	vpand %xmm2, %xmm3, %xmm3 /* out_lo_b = and(ev_sh, high_nibbles) */
+	vpandn %xmm0, %xmm2, %xmm0 /* out_lo_a = andnot(high_nibbles, odd_1) */
+	vpor %xmm0, %xmm3, %xmm0 /* out_lo = or(out_lo_b, out_lo_a) */
+	vmovdqu %xmm0, (%rdx) /* store out_lo */
+	vzeroupper
+	ret
+	.size ublock_nibbleslice_avx512_ublock128_256_encrypt_one_block_asm, .-ublock_nibbleslice_avx512_ublock128_256_encrypt_one_block_asm
+
 /* ublock_nibbleslice_avx512_ublock128_256_decrypt_asm: ublock128_r24_nibbleslice512_decrypt, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -2990,9 +3224,9 @@ ublock_nibbleslice_avx512_ublock128_256_decrypt_asm:
 	vpsrlw $4, %zmm15, %zmm22 /* hi_shifted_6 = shr(tr3_6) */
 	vpsrlw $4, %zmm8, %zmm23 /* hi_shifted_7 = shr(tr3_7) */
 	vpsrlw $4, %zmm9, %zmm24 /* hi_shifted_8 = shr(tr3_8) */
-	vpandd .Lublock_nibbleslice_avx512_asm_6_nibble_mask(%rip), %zmm24, %zmm24 /* hi_8 = and(hi_shifted_8, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_6_nibble_mask(%rip), %zmm9, %zmm9 /* lo_8 = and(tr3_8, nibble_mask) */
-	vmovdqa64 .Lublock_nibbleslice_avx512_asm_6_nibble_mask(%rip), %zmm25 /* nibble_mask = const() */
+	vpandd .Lublock_nibbleslice_avx512_asm_9_nibble_mask(%rip), %zmm24, %zmm24 /* hi_8 = and(hi_shifted_8, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_9_nibble_mask(%rip), %zmm9, %zmm9 /* lo_8 = and(tr3_8, nibble_mask) */
+	vmovdqa64 .Lublock_nibbleslice_avx512_asm_9_nibble_mask(%rip), %zmm25 /* nibble_mask = const() */
 	vpternlogd $0x6a, %zmm24, %zmm25, %zmm21 /* y0_4 = ternlog(hi_shifted_5, nibble_mask, hi_8) */
 	vpternlogd $0x6a, %zmm9, %zmm25, %zmm6 /* y0_5 = ternlog(tr3_5, nibble_mask, lo_8) */
 	vpsrlw $4, %zmm10, %zmm26 /* hi_shifted_9 = shr(tr3_9) */
@@ -3138,7 +3372,7 @@ ublock_nibbleslice_avx512_ublock128_256_decrypt_asm:
 	vmovdqa64 %zmm11, 0(%rsp) /* spill x1_11.2 */
 	xor %rcx, %rcx
 	.p2align 4
-.Lublock_nibbleslice_avx512_asm_6_loop_r0:
+.Lublock_nibbleslice_avx512_asm_9_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S^-1 with the next round key folded in on the nibbles PL^-1 / PR^-1 bring to it (renaming). */
 	vbroadcasti32x4 128(%rdi,%rcx), %zmm11 /* t0_8 = bcast128() */
@@ -3343,7 +3577,7 @@ ublock_nibbleslice_avx512_ublock128_256_decrypt_asm:
 	vmovdqa64 %zmm11, %zmm8 /* x1_9.3 */
 	add $512, %rcx
 	cmp $11776, %rcx
-	jne .Lublock_nibbleslice_avx512_asm_6_loop_r0
+	jne .Lublock_nibbleslice_avx512_asm_9_loop_r0
 
 	/* The last S^-1, with RK^0 folded in. */
 	vbroadcasti32x4 11776(%rdi), %zmm11 /* t0_0_1 = bcast128() */
@@ -3530,6 +3764,84 @@ ublock_nibbleslice_avx512_ublock128_256_decrypt_asm:
 	ret
 	.size ublock_nibbleslice_avx512_ublock128_256_decrypt_asm, .-ublock_nibbleslice_avx512_ublock128_256_decrypt_asm
 
+/* ublock_nibbleslice_avx512_ublock128_256_decrypt_one_block_asm: ublock128_register_one_block_decrypt, 3 arguments
+ *   %rdi: rk
+ *   %rsi: in
+ *   %rdx: out
+ *   %rcx: 128 x r (and the loop count)
+ *   xmm0-10: vectors, as allocated (11 used)
+ *   frame: 0 bytes (0 spill slots of 16 bytes)
+ */
+	.globl ublock_nibbleslice_avx512_ublock128_256_decrypt_one_block_asm
+	.hidden ublock_nibbleslice_avx512_ublock128_256_decrypt_one_block_asm
+	.type ublock_nibbleslice_avx512_ublock128_256_decrypt_one_block_asm, @function
+	.p2align 5
+ublock_nibbleslice_avx512_ublock128_256_decrypt_one_block_asm:
+
+	/* Load one block, spread one nibble per byte in the low nibbles; X0 and X1 in separate registers. */
+	vmovdqu (%rsi), %xmm0 /* blk = load() */
+	vpsrlw $4, %xmm0, %xmm1 /* lo_sh = shr(blk) */
+	vmovdqa .Lublock_nibbleslice_avx512_asm_10_high_nibbles(%rip), %xmm2 /* high_nibbles = const() */
+	vpandn %xmm1, %xmm2, %xmm1 /* even_a = andnot(high_nibbles, lo_sh) */
+	vpandn %xmm0, %xmm2, %xmm0 /* odd_a = andnot(high_nibbles, blk) */
+	vpand .Lublock_nibbleslice_avx512_asm_10_zero(%rip), %xmm2, %xmm3 /* even_b = and(high_nibbles, zero) */
+	vpor %xmm1, %xmm3, %xmm1 /* even = or(even_b, even_a) */
+	vmovdqa .Lublock_nibbleslice_avx512_asm_10_zero(%rip), %xmm3 /* zero = const() */
+	vpsllw $4, %xmm3, %xmm3 /* hi_sh = shl(zero) */
+	vpand %xmm2, %xmm3, %xmm3 /* odd_b = and(hi_sh, high_nibbles) */
+	vpor %xmm0, %xmm3, %xmm0 /* odd = or(odd_b, odd_a) */
+	vpunpcklbw %xmm0, %xmm1, %xmm3 /* sp = unpacklo(even, odd) */
+	vpunpckhbw %xmm0, %xmm1, %xmm0 /* sp_1 = unpackhi(even, odd) */
+	vmovdqa .Lublock_nibbleslice_avx512_asm_10_low_nibbles(%rip), %xmm1 /* low_nibbles = const() */
+	vmovdqa .Lublock_nibbleslice_avx512_asm_10_rotl48(%rip), %xmm4 /* rotl48 = const() */
+	vmovdqa .Lublock_nibbleslice_avx512_asm_10_sbox_inv_lo(%rip), %xmm5 /* sbox_inv_lo = const() */
+	vmovdqa .Lublock_nibbleslice_avx512_asm_10_pl_mask(%rip), %xmm6 /* pl_mask = const() */
+	vmovdqa .Lublock_nibbleslice_avx512_asm_10_pr_mask(%rip), %xmm7 /* pr_mask = const() */
+	vmovdqa .Lublock_nibbleslice_avx512_asm_10_rotl24(%rip), %xmm8 /* rotl24 = const() */
+	vmovdqa .Lublock_nibbleslice_avx512_asm_10_rotl56(%rip), %xmm9 /* rotl56 = const() */
+	xor %rcx, %rcx
+	.p2align 4
+.Lublock_nibbleslice_avx512_asm_10_loop_r0:
+	vmovdqu (%rdi,%rcx), %xmm10 /* rk0 = load() */
+	vpxor %xmm10, %xmm3, %xmm3 /* k0 = xor(x0, rk0) */
+	vpshufb %xmm6, %xmm3, %xmm3 /* pl = lookup16(k0, pl_mask) */
+	vmovdqu 64(%rdi,%rcx), %xmm10 /* rk1 = load() */
+	vpxor %xmm10, %xmm0, %xmm0 /* k1 = xor(x1, rk1) */
+	vpshufb %xmm7, %xmm0, %xmm0 /* pr = lookup16(k1, pr_mask) */
+	vpxor %xmm0, %xmm3, %xmm3 /* y0 = xor(pl, pr) */
+	vpshufb %xmm8, %xmm3, %xmm10 /* rot20 = lookup16(y0, rotl24) */
+	vpxor %xmm10, %xmm0, %xmm0 /* y1 = xor(pr, rot20) */
+	vpshufb %xmm4, %xmm0, %xmm10 /* rot8 = lookup16(y1, rotl48) */
+	vpxor %xmm10, %xmm3, %xmm3 /* y0_1 = xor(y0, rot8) */
+	vpshufb %xmm4, %xmm3, %xmm10 /* rot8_1 = lookup16(y0_1, rotl48) */
+	vpxor %xmm10, %xmm0, %xmm0 /* y1_1 = xor(y1, rot8_1) */
+	vpshufb %xmm9, %xmm0, %xmm10 /* rot4 = lookup16(y1_1, rotl56) */
+	vpxor %xmm10, %xmm3, %xmm3 /* y0_2 = xor(y0_1, rot4) */
+	vpxor %xmm3, %xmm0, %xmm0 /* y1_2 = xor(y1_1, y0_2) */
+	vpand %xmm1, %xmm3, %xmm3 /* s0_lo = and(y0_2, low_nibbles) */
+	vpand %xmm1, %xmm0, %xmm0 /* s1_lo = and(y1_2, low_nibbles) */
+	vpshufb %xmm3, %xmm5, %xmm3 /* s0 = lookup16(sbox_inv_lo, s0_lo) */
+	vpshufb %xmm0, %xmm5, %xmm0 /* s1 = lookup16(sbox_inv_lo, s1_lo) */
+	add $128, %rcx
+	cmp $3072, %rcx
+	jne .Lublock_nibbleslice_avx512_asm_10_loop_r0
+
+	/* Final key addition; the store packs the low nibbles (the key's copy in the high ones is dropped). */
+	vpxor 3072(%rdi), %xmm3, %xmm3 /* y0_3 = xor(x0, rk0_1) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_10_deinterleave(%rip), %xmm3, %xmm3 /* de = lookup16(y0_3, deinterleave) */
+	vpxor 3136(%rdi), %xmm0, %xmm0 /* y1_3 = xor(x1, rk1_1) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_10_deinterleave(%rip), %xmm0, %xmm0 /* de_1 = lookup16(y1_3, deinterleave) */
+	vpunpcklqdq %xmm0, %xmm3, %xmm10 /* even_1 = unpacklo(de, de_1) */
+	vpunpckhqdq %xmm0, %xmm3, %xmm0 /* odd_1 = unpackhi(de, de_1) */
+	vpsllw $4, %xmm10, %xmm3 /* ev_sh = shl(even_1) */
+	vpand %xmm2, %xmm3, %xmm3 /* out_lo_b = and(ev_sh, high_nibbles) */
+	vpandn %xmm0, %xmm2, %xmm0 /* out_lo_a = andnot(high_nibbles, odd_1) */
+	vpor %xmm0, %xmm3, %xmm0 /* out_lo = or(out_lo_b, out_lo_a) */
+	vmovdqu %xmm0, (%rdx) /* store out_lo */
+	vzeroupper
+	ret
+	.size ublock_nibbleslice_avx512_ublock128_256_decrypt_one_block_asm, .-ublock_nibbleslice_avx512_ublock128_256_decrypt_one_block_asm
+
 /* ublock_nibbleslice_avx512_ublock128_256_ctr_pairs_asm: ublock128_r24_nibbleslice512_ctr_pairs, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -3551,45 +3863,45 @@ ublock_nibbleslice_avx512_ublock128_256_ctr_pairs_asm:
 	vbroadcasti32x4 (%rsi), %zmm0 /* v = bcast128() */
 	vbroadcasti32x4 16(%rsi), %zmm1 /* w = bcast128() */
 	vpsrlw $4, %zmm0, %zmm2 /* hi_shifted = shr(v) */
-	vpandd .Lublock_nibbleslice_avx512_asm_7_nibble_mask(%rip), %zmm2, %zmm2 /* hi = and(hi_shifted, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_7_nibble_mask(%rip), %zmm0, %zmm0 /* lo = and(v, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_11_nibble_mask(%rip), %zmm2, %zmm2 /* hi = and(hi_shifted, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_11_nibble_mask(%rip), %zmm0, %zmm0 /* lo = and(v, nibble_mask) */
 	vpsrlw $4, %zmm1, %zmm3 /* hi_shifted_1 = shr(w) */
-	vpandd .Lublock_nibbleslice_avx512_asm_7_nibble_mask(%rip), %zmm3, %zmm3 /* hi_1 = and(hi_shifted_1, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_7_nibble_mask(%rip), %zmm1, %zmm1 /* lo_1 = and(w, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_11_nibble_mask(%rip), %zmm3, %zmm3 /* hi_1 = and(hi_shifted_1, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_11_nibble_mask(%rip), %zmm1, %zmm1 /* lo_1 = and(w, nibble_mask) */
 	vpunpcklbw %zmm3, %zmm2, %zmm4 /* pairs_hi = unpacklo(hi, hi_1) */
 	vpunpckhbw %zmm3, %zmm2, %zmm2 /* pairs_hi_1 = unpackhi(hi, hi_1) */
 	vpunpcklbw %zmm1, %zmm0, %zmm3 /* pairs_lo = unpacklo(lo, lo_1) */
 	vpunpckhbw %zmm1, %zmm0, %zmm0 /* pairs_lo_1 = unpackhi(lo, lo_1) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_7_pair0(%rip), %zmm4, %zmm1 /* pair = lookup16(pairs_hi, pair0) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_7_pair0(%rip), %zmm3, %zmm5 /* pair_1 = lookup16(pairs_lo, pair0) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_7_pair1(%rip), %zmm4, %zmm6 /* pair_2 = lookup16(pairs_hi, pair1) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_7_pair1(%rip), %zmm3, %zmm7 /* pair_3 = lookup16(pairs_lo, pair1) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_7_pair2(%rip), %zmm4, %zmm8 /* pair_4 = lookup16(pairs_hi, pair2) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_7_pair2(%rip), %zmm3, %zmm9 /* pair_5 = lookup16(pairs_lo, pair2) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_7_pair3(%rip), %zmm4, %zmm10 /* pair_6 = lookup16(pairs_hi, pair3) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_7_pair3(%rip), %zmm3, %zmm11 /* pair_7 = lookup16(pairs_lo, pair3) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_7_pair4(%rip), %zmm4, %zmm12 /* pair_8 = lookup16(pairs_hi, pair4) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_7_pair4(%rip), %zmm3, %zmm13 /* pair_9 = lookup16(pairs_lo, pair4) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_7_pair5(%rip), %zmm4, %zmm14 /* pair_10 = lookup16(pairs_hi, pair5) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_7_pair5(%rip), %zmm3, %zmm15 /* pair_11 = lookup16(pairs_lo, pair5) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_7_pair6(%rip), %zmm4, %zmm16 /* pair_12 = lookup16(pairs_hi, pair6) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_7_pair7(%rip), %zmm4, %zmm4 /* pair_14 = lookup16(pairs_hi, pair7) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_7_pair7(%rip), %zmm3, %zmm17 /* pair_15 = lookup16(pairs_lo, pair7) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_7_pair6(%rip), %zmm3, %zmm3 /* pair_13 = lookup16(pairs_lo, pair6) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_7_pair0(%rip), %zmm2, %zmm18 /* pair_16 = lookup16(pairs_hi_1, pair0) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_7_pair0(%rip), %zmm0, %zmm19 /* pair_17 = lookup16(pairs_lo_1, pair0) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_7_pair1(%rip), %zmm2, %zmm20 /* pair_18 = lookup16(pairs_hi_1, pair1) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_7_pair1(%rip), %zmm0, %zmm21 /* pair_19 = lookup16(pairs_lo_1, pair1) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_7_pair2(%rip), %zmm2, %zmm22 /* pair_20 = lookup16(pairs_hi_1, pair2) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_7_pair2(%rip), %zmm0, %zmm23 /* pair_21 = lookup16(pairs_lo_1, pair2) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_7_pair3(%rip), %zmm2, %zmm24 /* pair_22 = lookup16(pairs_hi_1, pair3) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_7_pair3(%rip), %zmm0, %zmm25 /* pair_23 = lookup16(pairs_lo_1, pair3) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_7_pair4(%rip), %zmm2, %zmm26 /* pair_24 = lookup16(pairs_hi_1, pair4) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_7_pair4(%rip), %zmm0, %zmm27 /* pair_25 = lookup16(pairs_lo_1, pair4) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_7_pair5(%rip), %zmm2, %zmm28 /* pair_26 = lookup16(pairs_hi_1, pair5) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_7_pair5(%rip), %zmm0, %zmm29 /* pair_27 = lookup16(pairs_lo_1, pair5) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_7_pair6(%rip), %zmm2, %zmm2 /* pair_28 = lookup16(pairs_hi_1, pair6) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_7_pair6(%rip), %zmm0, %zmm0 /* pair_29 = lookup16(pairs_lo_1, pair6) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_11_pair0(%rip), %zmm4, %zmm1 /* pair = lookup16(pairs_hi, pair0) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_11_pair0(%rip), %zmm3, %zmm5 /* pair_1 = lookup16(pairs_lo, pair0) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_11_pair1(%rip), %zmm4, %zmm6 /* pair_2 = lookup16(pairs_hi, pair1) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_11_pair1(%rip), %zmm3, %zmm7 /* pair_3 = lookup16(pairs_lo, pair1) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_11_pair2(%rip), %zmm4, %zmm8 /* pair_4 = lookup16(pairs_hi, pair2) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_11_pair2(%rip), %zmm3, %zmm9 /* pair_5 = lookup16(pairs_lo, pair2) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_11_pair3(%rip), %zmm4, %zmm10 /* pair_6 = lookup16(pairs_hi, pair3) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_11_pair3(%rip), %zmm3, %zmm11 /* pair_7 = lookup16(pairs_lo, pair3) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_11_pair4(%rip), %zmm4, %zmm12 /* pair_8 = lookup16(pairs_hi, pair4) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_11_pair4(%rip), %zmm3, %zmm13 /* pair_9 = lookup16(pairs_lo, pair4) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_11_pair5(%rip), %zmm4, %zmm14 /* pair_10 = lookup16(pairs_hi, pair5) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_11_pair5(%rip), %zmm3, %zmm15 /* pair_11 = lookup16(pairs_lo, pair5) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_11_pair6(%rip), %zmm4, %zmm16 /* pair_12 = lookup16(pairs_hi, pair6) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_11_pair7(%rip), %zmm4, %zmm4 /* pair_14 = lookup16(pairs_hi, pair7) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_11_pair7(%rip), %zmm3, %zmm17 /* pair_15 = lookup16(pairs_lo, pair7) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_11_pair6(%rip), %zmm3, %zmm3 /* pair_13 = lookup16(pairs_lo, pair6) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_11_pair0(%rip), %zmm2, %zmm18 /* pair_16 = lookup16(pairs_hi_1, pair0) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_11_pair0(%rip), %zmm0, %zmm19 /* pair_17 = lookup16(pairs_lo_1, pair0) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_11_pair1(%rip), %zmm2, %zmm20 /* pair_18 = lookup16(pairs_hi_1, pair1) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_11_pair1(%rip), %zmm0, %zmm21 /* pair_19 = lookup16(pairs_lo_1, pair1) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_11_pair2(%rip), %zmm2, %zmm22 /* pair_20 = lookup16(pairs_hi_1, pair2) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_11_pair2(%rip), %zmm0, %zmm23 /* pair_21 = lookup16(pairs_lo_1, pair2) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_11_pair3(%rip), %zmm2, %zmm24 /* pair_22 = lookup16(pairs_hi_1, pair3) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_11_pair3(%rip), %zmm0, %zmm25 /* pair_23 = lookup16(pairs_lo_1, pair3) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_11_pair4(%rip), %zmm2, %zmm26 /* pair_24 = lookup16(pairs_hi_1, pair4) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_11_pair4(%rip), %zmm0, %zmm27 /* pair_25 = lookup16(pairs_lo_1, pair4) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_11_pair5(%rip), %zmm2, %zmm28 /* pair_26 = lookup16(pairs_hi_1, pair5) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_11_pair5(%rip), %zmm0, %zmm29 /* pair_27 = lookup16(pairs_lo_1, pair5) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_11_pair6(%rip), %zmm2, %zmm2 /* pair_28 = lookup16(pairs_hi_1, pair6) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_11_pair6(%rip), %zmm0, %zmm0 /* pair_29 = lookup16(pairs_lo_1, pair6) */
 
 	/* The first round on the pairs; the last byte's S-box outputs taken as 0 (their share is added per block). */
 	vbroadcasti32x4 (%rdi), %zmm30 /* t0_0 = bcast128() */
@@ -3810,25 +4122,25 @@ ublock_nibbleslice_avx512_ublock128_256_ctr_xor_asm:
 	/* The 64 counter blocks V + j0 + j after the first round, from the group's pair tables: register p = nibble p of every block, one block per byte. */
 	vpbroadcastb (%rsi), %zmm0 /* low = bcast8() */
 	vpbroadcastb 1(%rsi), %zmm1 /* first = bcast8() */
-	vpaddb .Lublock_nibbleslice_avx512_asm_8_block_offsets(%rip), %zmm1, %zmm1 /* offsets = add(first, block_offsets) */
+	vpaddb .Lublock_nibbleslice_avx512_asm_12_block_offsets(%rip), %zmm1, %zmm1 /* offsets = add(first, block_offsets) */
 	vpaddb %zmm1, %zmm0, %zmm2 /* low_byte = add(low, offsets) */
 	vmovdqa64 %zmm0, %zmm3 /* low */
 	vpternlogd $0x54, %zmm2, %zmm1, %zmm3 /* either_not_sum = ternlog(low, offsets, low_byte) */
 	vpternlogd $0xea, %zmm3, %zmm1, %zmm0 /* carry_bit7 = ternlog(low, offsets, either_not_sum) */
 	vpsrlw $7, %zmm0, %zmm0 /* sr = shr(carry_bit7) */
-	vpandd .Lublock_nibbleslice_avx512_asm_8_one(%rip), %zmm0, %zmm0 /* carry = and(sr, one) */
-	vpord .Lublock_nibbleslice_avx512_asm_8_pick1(%rip), %zmm0, %zmm1 /* pick = or(carry, pick1) */
-	vpord .Lublock_nibbleslice_avx512_asm_8_pick2(%rip), %zmm0, %zmm3 /* pick_1 = or(carry, pick2) */
-	vpord .Lublock_nibbleslice_avx512_asm_8_pick3(%rip), %zmm0, %zmm4 /* pick_2 = or(carry, pick3) */
-	vpord .Lublock_nibbleslice_avx512_asm_8_pick4(%rip), %zmm0, %zmm5 /* pick_3 = or(carry, pick4) */
-	vpord .Lublock_nibbleslice_avx512_asm_8_pick5(%rip), %zmm0, %zmm6 /* pick_4 = or(carry, pick5) */
-	vpord .Lublock_nibbleslice_avx512_asm_8_pick6(%rip), %zmm0, %zmm7 /* pick_5 = or(carry, pick6) */
-	vpord .Lublock_nibbleslice_avx512_asm_8_pick7(%rip), %zmm0, %zmm8 /* pick_6 = or(carry, pick7) */
+	vpandd .Lublock_nibbleslice_avx512_asm_12_one(%rip), %zmm0, %zmm0 /* carry = and(sr, one) */
+	vpord .Lublock_nibbleslice_avx512_asm_12_pick1(%rip), %zmm0, %zmm1 /* pick = or(carry, pick1) */
+	vpord .Lublock_nibbleslice_avx512_asm_12_pick2(%rip), %zmm0, %zmm3 /* pick_1 = or(carry, pick2) */
+	vpord .Lublock_nibbleslice_avx512_asm_12_pick3(%rip), %zmm0, %zmm4 /* pick_2 = or(carry, pick3) */
+	vpord .Lublock_nibbleslice_avx512_asm_12_pick4(%rip), %zmm0, %zmm5 /* pick_3 = or(carry, pick4) */
+	vpord .Lublock_nibbleslice_avx512_asm_12_pick5(%rip), %zmm0, %zmm6 /* pick_4 = or(carry, pick5) */
+	vpord .Lublock_nibbleslice_avx512_asm_12_pick6(%rip), %zmm0, %zmm7 /* pick_5 = or(carry, pick6) */
+	vpord .Lublock_nibbleslice_avx512_asm_12_pick7(%rip), %zmm0, %zmm8 /* pick_6 = or(carry, pick7) */
 
 	/* The last byte L + j0 + j of every block: the S-box of its two nibbles, RK^0 folded in. */
 	vpsrlw $4, %zmm2, %zmm9 /* hi_shifted = shr(low_byte) */
-	vpandd .Lublock_nibbleslice_avx512_asm_8_nibble_mask(%rip), %zmm9, %zmm9 /* hi = and(hi_shifted, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_8_nibble_mask(%rip), %zmm2, %zmm2 /* lo = and(low_byte, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_12_nibble_mask(%rip), %zmm9, %zmm9 /* hi = and(hi_shifted, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_12_nibble_mask(%rip), %zmm2, %zmm2 /* lo = and(low_byte, nibble_mask) */
 	vbroadcasti32x4 480(%rdi), %zmm10 /* t1_14 = bcast128() */
 	vpshufb %zmm9, %zmm10, %zmm9 /* s1_14 = lookup16(t1_14, hi) */
 	vbroadcasti32x4 496(%rdi), %zmm10 /* t1_15 = bcast128() */
@@ -3912,7 +4224,7 @@ ublock_nibbleslice_avx512_ublock128_256_ctr_xor_asm:
 	vmovdqa64 %zmm1, 192(%rsp) /* spill x1_13.2 */
 	xor %r8, %r8
 	.p2align 4
-.Lublock_nibbleslice_avx512_asm_8_loop_r0:
+.Lublock_nibbleslice_avx512_asm_12_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
 	vbroadcasti32x4 512(%rdi,%r8), %zmm0 /* t0_0 = bcast128() */
@@ -4119,7 +4431,7 @@ ublock_nibbleslice_avx512_ublock128_256_ctr_xor_asm:
 	vmovdqa64 256(%rsp), %zmm31 /* reload x1_9.3 */
 	add $512, %r8
 	cmp $11776, %r8
-	jne .Lublock_nibbleslice_avx512_asm_8_loop_r0
+	jne .Lublock_nibbleslice_avx512_asm_12_loop_r0
 
 	/* Pack nibble pairs into bytes, transpose back and store. */
 	vpsllw $4, %zmm18, %zmm0 /* hi_up = shl(x0_0) */
@@ -4375,60 +4687,60 @@ ublock_nibbleslice_avx512_ublock128_256_encrypt_xor_asm:
 	vpunpcklbw %zmm1, %zmm0, %zmm16 /* tr3_14 = unpacklo(tr2_7, tr2_15) */
 	vpunpckhbw %zmm1, %zmm0, %zmm0 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
 	vpsrlw $4, %zmm3, %zmm1 /* hi_shifted = shr(tr3) */
-	vpandd .Lublock_nibbleslice_avx512_asm_9_nibble_mask(%rip), %zmm1, %zmm1 /* hi = and(hi_shifted, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_9_nibble_mask(%rip), %zmm3, %zmm3 /* lo = and(tr3, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_13_nibble_mask(%rip), %zmm1, %zmm1 /* hi = and(hi_shifted, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_13_nibble_mask(%rip), %zmm3, %zmm3 /* lo = and(tr3, nibble_mask) */
 	vpsrlw $4, %zmm2, %zmm17 /* hi_shifted_1 = shr(tr3_1) */
-	vpandd .Lublock_nibbleslice_avx512_asm_9_nibble_mask(%rip), %zmm17, %zmm17 /* hi_1 = and(hi_shifted_1, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_9_nibble_mask(%rip), %zmm2, %zmm2 /* lo_1 = and(tr3_1, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_13_nibble_mask(%rip), %zmm17, %zmm17 /* hi_1 = and(hi_shifted_1, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_13_nibble_mask(%rip), %zmm2, %zmm2 /* lo_1 = and(tr3_1, nibble_mask) */
 	vpsrlw $4, %zmm7, %zmm18 /* hi_shifted_2 = shr(tr3_2) */
-	vpandd .Lublock_nibbleslice_avx512_asm_9_nibble_mask(%rip), %zmm18, %zmm18 /* hi_2 = and(hi_shifted_2, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_9_nibble_mask(%rip), %zmm7, %zmm7 /* lo_2 = and(tr3_2, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_13_nibble_mask(%rip), %zmm18, %zmm18 /* hi_2 = and(hi_shifted_2, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_13_nibble_mask(%rip), %zmm7, %zmm7 /* lo_2 = and(tr3_2, nibble_mask) */
 	vpsrlw $4, %zmm4, %zmm19 /* hi_shifted_3 = shr(tr3_3) */
-	vpandd .Lublock_nibbleslice_avx512_asm_9_nibble_mask(%rip), %zmm19, %zmm19 /* hi_3 = and(hi_shifted_3, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_9_nibble_mask(%rip), %zmm4, %zmm4 /* lo_3 = and(tr3_3, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_13_nibble_mask(%rip), %zmm19, %zmm19 /* hi_3 = and(hi_shifted_3, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_13_nibble_mask(%rip), %zmm4, %zmm4 /* lo_3 = and(tr3_3, nibble_mask) */
 	vpsrlw $4, %zmm5, %zmm20 /* hi_shifted_4 = shr(tr3_4) */
-	vpandd .Lublock_nibbleslice_avx512_asm_9_nibble_mask(%rip), %zmm20, %zmm20 /* hi_4 = and(hi_shifted_4, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_9_nibble_mask(%rip), %zmm5, %zmm5 /* lo_4 = and(tr3_4, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_13_nibble_mask(%rip), %zmm20, %zmm20 /* hi_4 = and(hi_shifted_4, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_13_nibble_mask(%rip), %zmm5, %zmm5 /* lo_4 = and(tr3_4, nibble_mask) */
 	vpsrlw $4, %zmm6, %zmm21 /* hi_shifted_5 = shr(tr3_5) */
-	vpandd .Lublock_nibbleslice_avx512_asm_9_nibble_mask(%rip), %zmm21, %zmm21 /* hi_5 = and(hi_shifted_5, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_9_nibble_mask(%rip), %zmm6, %zmm6 /* lo_5 = and(tr3_5, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_13_nibble_mask(%rip), %zmm21, %zmm21 /* hi_5 = and(hi_shifted_5, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_13_nibble_mask(%rip), %zmm6, %zmm6 /* lo_5 = and(tr3_5, nibble_mask) */
 	vpsrlw $4, %zmm15, %zmm22 /* hi_shifted_6 = shr(tr3_6) */
-	vpandd .Lublock_nibbleslice_avx512_asm_9_nibble_mask(%rip), %zmm22, %zmm22 /* hi_6 = and(hi_shifted_6, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_9_nibble_mask(%rip), %zmm15, %zmm15 /* lo_6 = and(tr3_6, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_13_nibble_mask(%rip), %zmm22, %zmm22 /* hi_6 = and(hi_shifted_6, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_13_nibble_mask(%rip), %zmm15, %zmm15 /* lo_6 = and(tr3_6, nibble_mask) */
 	vpsrlw $4, %zmm8, %zmm23 /* hi_shifted_7 = shr(tr3_7) */
-	vpandd .Lublock_nibbleslice_avx512_asm_9_nibble_mask(%rip), %zmm23, %zmm23 /* hi_7 = and(hi_shifted_7, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_9_nibble_mask(%rip), %zmm8, %zmm8 /* lo_7 = and(tr3_7, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_13_nibble_mask(%rip), %zmm23, %zmm23 /* hi_7 = and(hi_shifted_7, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_13_nibble_mask(%rip), %zmm8, %zmm8 /* lo_7 = and(tr3_7, nibble_mask) */
 	vpsrlw $4, %zmm9, %zmm24 /* hi_shifted_8 = shr(tr3_8) */
-	vpandd .Lublock_nibbleslice_avx512_asm_9_nibble_mask(%rip), %zmm24, %zmm24 /* hi_8 = and(hi_shifted_8, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_9_nibble_mask(%rip), %zmm9, %zmm9 /* lo_8 = and(tr3_8, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_13_nibble_mask(%rip), %zmm24, %zmm24 /* hi_8 = and(hi_shifted_8, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_13_nibble_mask(%rip), %zmm9, %zmm9 /* lo_8 = and(tr3_8, nibble_mask) */
 	vpsrlw $4, %zmm10, %zmm25 /* hi_shifted_9 = shr(tr3_9) */
-	vpandd .Lublock_nibbleslice_avx512_asm_9_nibble_mask(%rip), %zmm25, %zmm25 /* hi_9 = and(hi_shifted_9, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_9_nibble_mask(%rip), %zmm10, %zmm10 /* lo_9 = and(tr3_9, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_13_nibble_mask(%rip), %zmm25, %zmm25 /* hi_9 = and(hi_shifted_9, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_13_nibble_mask(%rip), %zmm10, %zmm10 /* lo_9 = and(tr3_9, nibble_mask) */
 	vpsrlw $4, %zmm11, %zmm26 /* hi_shifted_10 = shr(tr3_10) */
-	vpandd .Lublock_nibbleslice_avx512_asm_9_nibble_mask(%rip), %zmm26, %zmm26 /* hi_10 = and(hi_shifted_10, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_9_nibble_mask(%rip), %zmm11, %zmm11 /* lo_10 = and(tr3_10, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_13_nibble_mask(%rip), %zmm26, %zmm26 /* hi_10 = and(hi_shifted_10, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_13_nibble_mask(%rip), %zmm11, %zmm11 /* lo_10 = and(tr3_10, nibble_mask) */
 	vpsrlw $4, %zmm12, %zmm27 /* hi_shifted_11 = shr(tr3_11) */
-	vpandd .Lublock_nibbleslice_avx512_asm_9_nibble_mask(%rip), %zmm27, %zmm27 /* hi_11 = and(hi_shifted_11, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_9_nibble_mask(%rip), %zmm12, %zmm12 /* lo_11 = and(tr3_11, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_13_nibble_mask(%rip), %zmm27, %zmm27 /* hi_11 = and(hi_shifted_11, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_13_nibble_mask(%rip), %zmm12, %zmm12 /* lo_11 = and(tr3_11, nibble_mask) */
 	vpsrlw $4, %zmm13, %zmm28 /* hi_shifted_12 = shr(tr3_12) */
-	vpandd .Lublock_nibbleslice_avx512_asm_9_nibble_mask(%rip), %zmm28, %zmm28 /* hi_12 = and(hi_shifted_12, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_9_nibble_mask(%rip), %zmm13, %zmm13 /* lo_12 = and(tr3_12, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_13_nibble_mask(%rip), %zmm28, %zmm28 /* hi_12 = and(hi_shifted_12, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_13_nibble_mask(%rip), %zmm13, %zmm13 /* lo_12 = and(tr3_12, nibble_mask) */
 	vpsrlw $4, %zmm14, %zmm29 /* hi_shifted_13 = shr(tr3_13) */
-	vpandd .Lublock_nibbleslice_avx512_asm_9_nibble_mask(%rip), %zmm29, %zmm29 /* hi_13 = and(hi_shifted_13, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_9_nibble_mask(%rip), %zmm14, %zmm14 /* lo_13 = and(tr3_13, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_13_nibble_mask(%rip), %zmm29, %zmm29 /* hi_13 = and(hi_shifted_13, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_13_nibble_mask(%rip), %zmm14, %zmm14 /* lo_13 = and(tr3_13, nibble_mask) */
 	vpsrlw $4, %zmm16, %zmm30 /* hi_shifted_14 = shr(tr3_14) */
-	vpandd .Lublock_nibbleslice_avx512_asm_9_nibble_mask(%rip), %zmm30, %zmm30 /* hi_14 = and(hi_shifted_14, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_9_nibble_mask(%rip), %zmm16, %zmm16 /* lo_14 = and(tr3_14, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_13_nibble_mask(%rip), %zmm30, %zmm30 /* hi_14 = and(hi_shifted_14, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_13_nibble_mask(%rip), %zmm16, %zmm16 /* lo_14 = and(tr3_14, nibble_mask) */
 	vpsrlw $4, %zmm0, %zmm31 /* hi_shifted_15 = shr(tr3_15) */
-	vpandd .Lublock_nibbleslice_avx512_asm_9_nibble_mask(%rip), %zmm31, %zmm31 /* hi_15 = and(hi_shifted_15, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_9_nibble_mask(%rip), %zmm0, %zmm0 /* lo_15 = and(tr3_15, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_13_nibble_mask(%rip), %zmm31, %zmm31 /* hi_15 = and(hi_shifted_15, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_13_nibble_mask(%rip), %zmm0, %zmm0 /* lo_15 = and(tr3_15, nibble_mask) */
 	vmovdqa64 %zmm31, 0(%rsp) /* spill x1_14.2 */
 	vmovdqa64 %zmm0, 64(%rsp) /* spill x1_15.2 */
 	vmovdqa64 %zmm30, 128(%rsp) /* spill x1_12.2 */
 	vmovdqa64 %zmm16, 192(%rsp) /* spill x1_13.2 */
 	xor %r8, %r8
 	.p2align 4
-.Lublock_nibbleslice_avx512_asm_9_loop_r0:
+.Lublock_nibbleslice_avx512_asm_13_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
 	vbroadcasti32x4 (%rdi,%r8), %zmm0 /* t0_0 = bcast128() */
@@ -4636,7 +4948,7 @@ ublock_nibbleslice_avx512_ublock128_256_encrypt_xor_asm:
 	vmovdqa64 %zmm0, %zmm19 /* x0_6.3 */
 	add $512, %r8
 	cmp $12288, %r8
-	jne .Lublock_nibbleslice_avx512_asm_9_loop_r0
+	jne .Lublock_nibbleslice_avx512_asm_13_loop_r0
 
 	/* Pack nibble pairs into bytes, transpose back and store. */
 	vpsllw $4, %zmm1, %zmm0 /* hi_up = shl(x0_0) */
@@ -4942,68 +5254,68 @@ ublock_nibbleslice_avx512_ublock256_256_encrypt_asm:
 	vpunpcklbw %zmm1, %zmm3, %zmm31 /* tr3_14 = unpacklo(tr2_7, tr2_15) */
 	vpunpckhbw %zmm1, %zmm3, %zmm1 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
 	vpsrlw $4, %zmm5, %zmm3 /* hi_shifted = shr(tr3) */
-	vpandd .Lublock_nibbleslice_avx512_asm_10_nibble_mask(%rip), %zmm3, %zmm3 /* hi = and(hi_shifted, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_10_nibble_mask(%rip), %zmm5, %zmm5 /* lo = and(tr3, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm3, %zmm3 /* hi = and(hi_shifted, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm5, %zmm5 /* lo = and(tr3, nibble_mask) */
 	vmovdqa64 %zmm3, 0(%rsp) /* spill x0_0.1 */
 	vpsrlw $4, %zmm7, %zmm3 /* hi_shifted_1 = shr(tr3_1) */
-	vpandd .Lublock_nibbleslice_avx512_asm_10_nibble_mask(%rip), %zmm3, %zmm3 /* hi_1 = and(hi_shifted_1, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_10_nibble_mask(%rip), %zmm7, %zmm7 /* lo_1 = and(tr3_1, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm3, %zmm3 /* hi_1 = and(hi_shifted_1, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm7, %zmm7 /* lo_1 = and(tr3_1, nibble_mask) */
 	vmovdqa64 %zmm3, 128(%rsp) /* spill x0_2.1 */
 	vpsrlw $4, %zmm13, %zmm3 /* hi_shifted_2 = shr(tr3_2) */
-	vpandd .Lublock_nibbleslice_avx512_asm_10_nibble_mask(%rip), %zmm3, %zmm3 /* hi_2 = and(hi_shifted_2, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_10_nibble_mask(%rip), %zmm13, %zmm13 /* lo_2 = and(tr3_2, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm3, %zmm3 /* hi_2 = and(hi_shifted_2, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm13, %zmm13 /* lo_2 = and(tr3_2, nibble_mask) */
 	vmovdqa64 %zmm3, 192(%rsp) /* spill x0_4.1 */
 	vpsrlw $4, %zmm9, %zmm3 /* hi_shifted_3 = shr(tr3_3) */
-	vpandd .Lublock_nibbleslice_avx512_asm_10_nibble_mask(%rip), %zmm3, %zmm3 /* hi_3 = and(hi_shifted_3, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_10_nibble_mask(%rip), %zmm9, %zmm9 /* lo_3 = and(tr3_3, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm3, %zmm3 /* hi_3 = and(hi_shifted_3, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm9, %zmm9 /* lo_3 = and(tr3_3, nibble_mask) */
 	vmovdqa64 %zmm3, 256(%rsp) /* spill x0_6.1 */
 	vpsrlw $4, %zmm11, %zmm3 /* hi_shifted_4 = shr(tr3_4) */
-	vpandd .Lublock_nibbleslice_avx512_asm_10_nibble_mask(%rip), %zmm3, %zmm3 /* hi_4 = and(hi_shifted_4, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_10_nibble_mask(%rip), %zmm11, %zmm11 /* lo_4 = and(tr3_4, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm3, %zmm3 /* hi_4 = and(hi_shifted_4, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm11, %zmm11 /* lo_4 = and(tr3_4, nibble_mask) */
 	vmovdqa64 %zmm3, 320(%rsp) /* spill x0_8.1 */
 	vpsrlw $4, %zmm14, %zmm3 /* hi_shifted_5 = shr(tr3_5) */
-	vpandd .Lublock_nibbleslice_avx512_asm_10_nibble_mask(%rip), %zmm3, %zmm3 /* hi_5 = and(hi_shifted_5, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_10_nibble_mask(%rip), %zmm14, %zmm14 /* lo_5 = and(tr3_5, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm3, %zmm3 /* hi_5 = and(hi_shifted_5, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm14, %zmm14 /* lo_5 = and(tr3_5, nibble_mask) */
 	vmovdqa64 %zmm3, 384(%rsp) /* spill x0_10.1 */
 	vpsrlw $4, %zmm15, %zmm3 /* hi_shifted_6 = shr(tr3_6) */
-	vpandd .Lublock_nibbleslice_avx512_asm_10_nibble_mask(%rip), %zmm3, %zmm3 /* hi_6 = and(hi_shifted_6, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_10_nibble_mask(%rip), %zmm15, %zmm15 /* lo_6 = and(tr3_6, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm3, %zmm3 /* hi_6 = and(hi_shifted_6, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm15, %zmm15 /* lo_6 = and(tr3_6, nibble_mask) */
 	vmovdqa64 %zmm3, 448(%rsp) /* spill x0_12.1 */
 	vpsrlw $4, %zmm17, %zmm3 /* hi_shifted_7 = shr(tr3_7) */
-	vpandd .Lublock_nibbleslice_avx512_asm_10_nibble_mask(%rip), %zmm3, %zmm3 /* hi_7 = and(hi_shifted_7, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_10_nibble_mask(%rip), %zmm17, %zmm17 /* lo_7 = and(tr3_7, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm3, %zmm3 /* hi_7 = and(hi_shifted_7, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm17, %zmm17 /* lo_7 = and(tr3_7, nibble_mask) */
 	vmovdqa64 %zmm3, 512(%rsp) /* spill x0_14.1 */
 	vpsrlw $4, %zmm19, %zmm3 /* hi_shifted_8 = shr(tr3_8) */
-	vpandd .Lublock_nibbleslice_avx512_asm_10_nibble_mask(%rip), %zmm3, %zmm3 /* hi_8 = and(hi_shifted_8, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_10_nibble_mask(%rip), %zmm19, %zmm19 /* lo_8 = and(tr3_8, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm3, %zmm3 /* hi_8 = and(hi_shifted_8, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm19, %zmm19 /* lo_8 = and(tr3_8, nibble_mask) */
 	vmovdqa64 %zmm3, 576(%rsp) /* spill x0_16.1 */
 	vpsrlw $4, %zmm21, %zmm3 /* hi_shifted_9 = shr(tr3_9) */
-	vpandd .Lublock_nibbleslice_avx512_asm_10_nibble_mask(%rip), %zmm3, %zmm3 /* hi_9 = and(hi_shifted_9, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_10_nibble_mask(%rip), %zmm21, %zmm21 /* lo_9 = and(tr3_9, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm3, %zmm3 /* hi_9 = and(hi_shifted_9, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm21, %zmm21 /* lo_9 = and(tr3_9, nibble_mask) */
 	vmovdqa64 %zmm3, 640(%rsp) /* spill x0_18.1 */
 	vpsrlw $4, %zmm23, %zmm3 /* hi_shifted_10 = shr(tr3_10) */
-	vpandd .Lublock_nibbleslice_avx512_asm_10_nibble_mask(%rip), %zmm3, %zmm3 /* hi_10 = and(hi_shifted_10, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_10_nibble_mask(%rip), %zmm23, %zmm23 /* lo_10 = and(tr3_10, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm3, %zmm3 /* hi_10 = and(hi_shifted_10, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm23, %zmm23 /* lo_10 = and(tr3_10, nibble_mask) */
 	vmovdqa64 %zmm3, 704(%rsp) /* spill x0_20.1 */
 	vpsrlw $4, %zmm25, %zmm3 /* hi_shifted_11 = shr(tr3_11) */
-	vpandd .Lublock_nibbleslice_avx512_asm_10_nibble_mask(%rip), %zmm3, %zmm3 /* hi_11 = and(hi_shifted_11, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_10_nibble_mask(%rip), %zmm25, %zmm25 /* lo_11 = and(tr3_11, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm3, %zmm3 /* hi_11 = and(hi_shifted_11, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm25, %zmm25 /* lo_11 = and(tr3_11, nibble_mask) */
 	vmovdqa64 %zmm3, 768(%rsp) /* spill x0_22.1 */
 	vpsrlw $4, %zmm27, %zmm3 /* hi_shifted_12 = shr(tr3_12) */
-	vpandd .Lublock_nibbleslice_avx512_asm_10_nibble_mask(%rip), %zmm3, %zmm3 /* hi_12 = and(hi_shifted_12, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_10_nibble_mask(%rip), %zmm27, %zmm27 /* lo_12 = and(tr3_12, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm3, %zmm3 /* hi_12 = and(hi_shifted_12, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm27, %zmm27 /* lo_12 = and(tr3_12, nibble_mask) */
 	vmovdqa64 %zmm3, 832(%rsp) /* spill x0_24.1 */
 	vpsrlw $4, %zmm30, %zmm3 /* hi_shifted_13 = shr(tr3_13) */
-	vpandd .Lublock_nibbleslice_avx512_asm_10_nibble_mask(%rip), %zmm3, %zmm3 /* hi_13 = and(hi_shifted_13, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_10_nibble_mask(%rip), %zmm30, %zmm30 /* lo_13 = and(tr3_13, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm3, %zmm3 /* hi_13 = and(hi_shifted_13, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm30, %zmm30 /* lo_13 = and(tr3_13, nibble_mask) */
 	vmovdqa64 %zmm3, 896(%rsp) /* spill x0_26.1 */
 	vpsrlw $4, %zmm31, %zmm3 /* hi_shifted_14 = shr(tr3_14) */
-	vpandd .Lublock_nibbleslice_avx512_asm_10_nibble_mask(%rip), %zmm3, %zmm3 /* hi_14 = and(hi_shifted_14, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_10_nibble_mask(%rip), %zmm31, %zmm31 /* lo_14 = and(tr3_14, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm3, %zmm3 /* hi_14 = and(hi_shifted_14, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm31, %zmm31 /* lo_14 = and(tr3_14, nibble_mask) */
 	vmovdqa64 %zmm3, 960(%rsp) /* spill x0_28.1 */
 	vpsrlw $4, %zmm1, %zmm3 /* hi_shifted_15 = shr(tr3_15) */
-	vpandd .Lublock_nibbleslice_avx512_asm_10_nibble_mask(%rip), %zmm3, %zmm3 /* hi_15 = and(hi_shifted_15, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_10_nibble_mask(%rip), %zmm1, %zmm1 /* lo_15 = and(tr3_15, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm3, %zmm3 /* hi_15 = and(hi_shifted_15, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm1, %zmm1 /* lo_15 = and(tr3_15, nibble_mask) */
 	vmovdqa64 %zmm1, 1024(%rsp) /* spill x0_31.1 */
 	vpunpcklbw %zmm16, %zmm0, %zmm1 /* tr0_16 = unpacklo(rowhi, rowhi_8) */
 	vpunpckhbw %zmm16, %zmm0, %zmm0 /* tr0_17 = unpackhi(rowhi, rowhi_8) */
@@ -5072,68 +5384,68 @@ ublock_nibbleslice_avx512_ublock256_256_encrypt_asm:
 	vpunpcklbw %zmm2, %zmm0, %zmm26 /* tr3_30 = unpacklo(tr2_23, tr2_31) */
 	vpunpckhbw %zmm2, %zmm0, %zmm0 /* tr3_31 = unpackhi(tr2_23, tr2_31) */
 	vpsrlw $4, %zmm6, %zmm2 /* hi_shifted_16 = shr(tr3_16) */
-	vpandd .Lublock_nibbleslice_avx512_asm_10_nibble_mask(%rip), %zmm2, %zmm2 /* hi_16 = and(hi_shifted_16, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_10_nibble_mask(%rip), %zmm6, %zmm6 /* lo_16 = and(tr3_16, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm2, %zmm2 /* hi_16 = and(hi_shifted_16, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm6, %zmm6 /* lo_16 = and(tr3_16, nibble_mask) */
 	vmovdqa64 %zmm2, 64(%rsp) /* spill x1_0.1 */
 	vpsrlw $4, %zmm4, %zmm2 /* hi_shifted_17 = shr(tr3_17) */
-	vpandd .Lublock_nibbleslice_avx512_asm_10_nibble_mask(%rip), %zmm2, %zmm2 /* hi_17 = and(hi_shifted_17, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_10_nibble_mask(%rip), %zmm4, %zmm4 /* lo_17 = and(tr3_17, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm2, %zmm2 /* hi_17 = and(hi_shifted_17, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm4, %zmm4 /* lo_17 = and(tr3_17, nibble_mask) */
 	vmovdqa64 %zmm2, 1152(%rsp) /* spill x1_2.1 */
 	vpsrlw $4, %zmm28, %zmm2 /* hi_shifted_18 = shr(tr3_18) */
-	vpandd .Lublock_nibbleslice_avx512_asm_10_nibble_mask(%rip), %zmm2, %zmm2 /* hi_18 = and(hi_shifted_18, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_10_nibble_mask(%rip), %zmm28, %zmm28 /* lo_18 = and(tr3_18, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm2, %zmm2 /* hi_18 = and(hi_shifted_18, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm28, %zmm28 /* lo_18 = and(tr3_18, nibble_mask) */
 	vmovdqa64 %zmm2, 1216(%rsp) /* spill x1_4.1 */
 	vpsrlw $4, %zmm8, %zmm2 /* hi_shifted_19 = shr(tr3_19) */
-	vpandd .Lublock_nibbleslice_avx512_asm_10_nibble_mask(%rip), %zmm2, %zmm2 /* hi_19 = and(hi_shifted_19, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_10_nibble_mask(%rip), %zmm8, %zmm8 /* lo_19 = and(tr3_19, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm2, %zmm2 /* hi_19 = and(hi_shifted_19, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm8, %zmm8 /* lo_19 = and(tr3_19, nibble_mask) */
 	vmovdqa64 %zmm2, 1280(%rsp) /* spill x1_6.1 */
 	vpsrlw $4, %zmm10, %zmm2 /* hi_shifted_20 = shr(tr3_20) */
-	vpandd .Lublock_nibbleslice_avx512_asm_10_nibble_mask(%rip), %zmm2, %zmm2 /* hi_20 = and(hi_shifted_20, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_10_nibble_mask(%rip), %zmm10, %zmm10 /* lo_20 = and(tr3_20, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm2, %zmm2 /* hi_20 = and(hi_shifted_20, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm10, %zmm10 /* lo_20 = and(tr3_20, nibble_mask) */
 	vmovdqa64 %zmm2, 1344(%rsp) /* spill x1_8.1 */
 	vpsrlw $4, %zmm12, %zmm2 /* hi_shifted_21 = shr(tr3_21) */
-	vpandd .Lublock_nibbleslice_avx512_asm_10_nibble_mask(%rip), %zmm2, %zmm2 /* hi_21 = and(hi_shifted_21, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_10_nibble_mask(%rip), %zmm12, %zmm12 /* lo_21 = and(tr3_21, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm2, %zmm2 /* hi_21 = and(hi_shifted_21, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm12, %zmm12 /* lo_21 = and(tr3_21, nibble_mask) */
 	vmovdqa64 %zmm2, 1408(%rsp) /* spill x1_10.1 */
 	vpsrlw $4, %zmm29, %zmm2 /* hi_shifted_22 = shr(tr3_22) */
-	vpandd .Lublock_nibbleslice_avx512_asm_10_nibble_mask(%rip), %zmm2, %zmm2 /* hi_22 = and(hi_shifted_22, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_10_nibble_mask(%rip), %zmm29, %zmm29 /* lo_22 = and(tr3_22, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm2, %zmm2 /* hi_22 = and(hi_shifted_22, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm29, %zmm29 /* lo_22 = and(tr3_22, nibble_mask) */
 	vmovdqa64 %zmm2, 1472(%rsp) /* spill x1_12.1 */
 	vpsrlw $4, %zmm1, %zmm2 /* hi_shifted_23 = shr(tr3_23) */
-	vpandd .Lublock_nibbleslice_avx512_asm_10_nibble_mask(%rip), %zmm2, %zmm2 /* hi_23 = and(hi_shifted_23, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_10_nibble_mask(%rip), %zmm1, %zmm1 /* lo_23 = and(tr3_23, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm2, %zmm2 /* hi_23 = and(hi_shifted_23, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm1, %zmm1 /* lo_23 = and(tr3_23, nibble_mask) */
 	vmovdqa64 %zmm1, 1536(%rsp) /* spill x1_15.1 */
 	vpsrlw $4, %zmm3, %zmm1 /* hi_shifted_24 = shr(tr3_24) */
-	vpandd .Lublock_nibbleslice_avx512_asm_10_nibble_mask(%rip), %zmm1, %zmm1 /* hi_24 = and(hi_shifted_24, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_10_nibble_mask(%rip), %zmm3, %zmm3 /* lo_24 = and(tr3_24, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm1, %zmm1 /* hi_24 = and(hi_shifted_24, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm3, %zmm3 /* lo_24 = and(tr3_24, nibble_mask) */
 	vmovdqa64 %zmm1, 1600(%rsp) /* spill x1_16.1 */
 	vpsrlw $4, %zmm16, %zmm1 /* hi_shifted_25 = shr(tr3_25) */
-	vpandd .Lublock_nibbleslice_avx512_asm_10_nibble_mask(%rip), %zmm1, %zmm1 /* hi_25 = and(hi_shifted_25, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_10_nibble_mask(%rip), %zmm16, %zmm16 /* lo_25 = and(tr3_25, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm1, %zmm1 /* hi_25 = and(hi_shifted_25, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm16, %zmm16 /* lo_25 = and(tr3_25, nibble_mask) */
 	vmovdqa64 %zmm1, 1664(%rsp) /* spill x1_18.1 */
 	vpsrlw $4, %zmm18, %zmm1 /* hi_shifted_26 = shr(tr3_26) */
-	vpandd .Lublock_nibbleslice_avx512_asm_10_nibble_mask(%rip), %zmm1, %zmm1 /* hi_26 = and(hi_shifted_26, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_10_nibble_mask(%rip), %zmm18, %zmm18 /* lo_26 = and(tr3_26, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm1, %zmm1 /* hi_26 = and(hi_shifted_26, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm18, %zmm18 /* lo_26 = and(tr3_26, nibble_mask) */
 	vmovdqa64 %zmm1, 1728(%rsp) /* spill x1_20.1 */
 	vpsrlw $4, %zmm20, %zmm1 /* hi_shifted_27 = shr(tr3_27) */
-	vpandd .Lublock_nibbleslice_avx512_asm_10_nibble_mask(%rip), %zmm1, %zmm1 /* hi_27 = and(hi_shifted_27, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_10_nibble_mask(%rip), %zmm20, %zmm20 /* lo_27 = and(tr3_27, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm1, %zmm1 /* hi_27 = and(hi_shifted_27, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm20, %zmm20 /* lo_27 = and(tr3_27, nibble_mask) */
 	vmovdqa64 %zmm1, 1792(%rsp) /* spill x1_22.1 */
 	vpsrlw $4, %zmm22, %zmm1 /* hi_shifted_28 = shr(tr3_28) */
-	vpandd .Lublock_nibbleslice_avx512_asm_10_nibble_mask(%rip), %zmm1, %zmm1 /* hi_28 = and(hi_shifted_28, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_10_nibble_mask(%rip), %zmm22, %zmm22 /* lo_28 = and(tr3_28, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm1, %zmm1 /* hi_28 = and(hi_shifted_28, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm22, %zmm22 /* lo_28 = and(tr3_28, nibble_mask) */
 	vmovdqa64 %zmm1, 1856(%rsp) /* spill x1_24.1 */
 	vpsrlw $4, %zmm24, %zmm1 /* hi_shifted_29 = shr(tr3_29) */
-	vpandd .Lublock_nibbleslice_avx512_asm_10_nibble_mask(%rip), %zmm1, %zmm1 /* hi_29 = and(hi_shifted_29, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_10_nibble_mask(%rip), %zmm24, %zmm24 /* lo_29 = and(tr3_29, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm1, %zmm1 /* hi_29 = and(hi_shifted_29, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm24, %zmm24 /* lo_29 = and(tr3_29, nibble_mask) */
 	vmovdqa64 %zmm1, 1920(%rsp) /* spill x1_26.1 */
 	vpsrlw $4, %zmm26, %zmm1 /* hi_shifted_30 = shr(tr3_30) */
-	vpandd .Lublock_nibbleslice_avx512_asm_10_nibble_mask(%rip), %zmm1, %zmm1 /* hi_30 = and(hi_shifted_30, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_10_nibble_mask(%rip), %zmm26, %zmm26 /* lo_30 = and(tr3_30, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm1, %zmm1 /* hi_30 = and(hi_shifted_30, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm26, %zmm26 /* lo_30 = and(tr3_30, nibble_mask) */
 	vmovdqa64 %zmm1, 1984(%rsp) /* spill x1_28.1 */
 	vpsrlw $4, %zmm0, %zmm1 /* hi_shifted_31 = shr(tr3_31) */
-	vpandd .Lublock_nibbleslice_avx512_asm_10_nibble_mask(%rip), %zmm1, %zmm1 /* hi_31 = and(hi_shifted_31, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_10_nibble_mask(%rip), %zmm0, %zmm0 /* lo_31 = and(tr3_31, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm1, %zmm1 /* hi_31 = and(hi_shifted_31, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm0, %zmm0 /* lo_31 = and(tr3_31, nibble_mask) */
 	vmovdqa64 %zmm0, 2048(%rsp) /* spill x1_31.2 */
 	vmovdqa64 1216(%rsp), %zmm0 /* reload x1_4.2 */
 	vmovdqa64 %zmm1, 2112(%rsp) /* spill x1_30.2 */
@@ -5230,7 +5542,7 @@ ublock_nibbleslice_avx512_ublock256_256_encrypt_asm:
 	vmovdqa64 %zmm2, 832(%rsp) /* spill x1_14.2 */
 	xor %rcx, %rcx
 	.p2align 4
-.Lublock_nibbleslice_avx512_asm_10_loop_r0:
+.Lublock_nibbleslice_avx512_asm_14_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
 	vbroadcasti32x4 (%rdi,%rcx), %zmm2 /* t0_0 = bcast128() */
@@ -5645,7 +5957,7 @@ ublock_nibbleslice_avx512_ublock256_256_encrypt_asm:
 	vmovdqa64 896(%rsp), %zmm31 /* reload x1_0.3 */
 	add $1024, %rcx
 	cmp $24576, %rcx
-	jne .Lublock_nibbleslice_avx512_asm_10_loop_r0
+	jne .Lublock_nibbleslice_avx512_asm_14_loop_r0
 
 	/* Pack nibble pairs into bytes, transpose back and store. */
 	vpsllw $4, %zmm1, %zmm1 /* hi_up = shl(x0_0) */
@@ -5861,12 +6173,12 @@ ublock_nibbleslice_avx512_ublock256_256_encrypt_asm:
 	vpunpckhbw %zmm28, %zmm29, %zmm28 /* tro3_29 = unpackhi(tro2_22, tro2_30) */
 	vpunpcklbw %zmm4, %zmm0, %zmm29 /* tro3_30 = unpacklo(tro2_23, tro2_31) */
 	vpunpckhbw %zmm4, %zmm0, %zmm0 /* tro3_31 = unpackhi(tro2_23, tro2_31) */
-	vmovdqa64 .Lublock_nibbleslice_avx512_asm_10_row_out_picks(%rip), %zmm4 /* row_out_picks = const() */
+	vmovdqa64 .Lublock_nibbleslice_avx512_asm_14_row_out_picks(%rip), %zmm4 /* row_out_picks = const() */
 	vmovdqa64 %zmm0, 4160(%rsp) /* spill tro3_31 */
 	vmovdqa64 %zmm4, %zmm0 /* row_out_picks */
 	vpermi2q %zmm8, %zmm7, %zmm0 /* row_out = permute2q(row_out_picks, tro3, tro3_16) */
 	vmovdqa64 %zmm24, 4032(%rsp) /* spill tro3_14 */
-	vmovdqa64 .Lublock_nibbleslice_avx512_asm_10_row_out_1_picks(%rip), %zmm24 /* row_out_1_picks = const() */
+	vmovdqa64 .Lublock_nibbleslice_avx512_asm_14_row_out_1_picks(%rip), %zmm24 /* row_out_1_picks = const() */
 	vmovdqa64 %zmm29, 3968(%rsp) /* spill tro3_30 */
 	vmovdqa64 %zmm24, %zmm29 /* row_out_1_picks */
 	vpermi2q %zmm8, %zmm7, %zmm29 /* row_out_1 = permute2q(row_out_1_picks, tro3, tro3_16) */
@@ -5967,6 +6279,135 @@ ublock_nibbleslice_avx512_ublock256_256_encrypt_asm:
 	vzeroupper
 	ret
 	.size ublock_nibbleslice_avx512_ublock256_256_encrypt_asm, .-ublock_nibbleslice_avx512_ublock256_256_encrypt_asm
+
+/* ublock_nibbleslice_avx512_ublock256_256_encrypt_one_block_asm: ublock256_register_one_block_encrypt, 3 arguments
+ *   %rdi: rk
+ *   %rsi: in
+ *   %rdx: out
+ *   %rcx: 128 x r (and the loop count)
+ *   xmm0-14: vectors, as allocated (15 used)
+ *   frame: 0 bytes (0 spill slots of 16 bytes)
+ */
+	.globl ublock_nibbleslice_avx512_ublock256_256_encrypt_one_block_asm
+	.hidden ublock_nibbleslice_avx512_ublock256_256_encrypt_one_block_asm
+	.type ublock_nibbleslice_avx512_ublock256_256_encrypt_one_block_asm, @function
+	.p2align 5
+ublock_nibbleslice_avx512_ublock256_256_encrypt_one_block_asm:
+
+	/* Load one block, spread one nibble per byte in the low nibbles; X0 and X1 in separate registers. */
+	vmovdqu (%rsi), %xmm0 /* blk = load() */
+	vmovdqu 16(%rsi), %xmm1 /* blk_1 = load() */
+	vpsrlw $4, %xmm0, %xmm2 /* lo_sh = shr(blk) */
+	vmovdqa .Lublock_nibbleslice_avx512_asm_15_high_nibbles(%rip), %xmm3 /* high_nibbles = const() */
+	vpandn %xmm2, %xmm3, %xmm2 /* even_a = andnot(high_nibbles, lo_sh) */
+	vpandn %xmm0, %xmm3, %xmm0 /* odd_a = andnot(high_nibbles, blk) */
+	vpand .Lublock_nibbleslice_avx512_asm_15_zero(%rip), %xmm3, %xmm4 /* even_b = and(high_nibbles, zero) */
+	vpor %xmm2, %xmm4, %xmm2 /* even = or(even_b, even_a) */
+	vmovdqa .Lublock_nibbleslice_avx512_asm_15_zero(%rip), %xmm5 /* zero = const() */
+	vpsllw $4, %xmm5, %xmm5 /* hi_sh = shl(zero) */
+	vpand %xmm3, %xmm5, %xmm5 /* odd_b = and(hi_sh, high_nibbles) */
+	vpor %xmm0, %xmm5, %xmm0 /* odd = or(odd_b, odd_a) */
+	vpunpcklbw %xmm0, %xmm2, %xmm6 /* sp = unpacklo(even, odd) */
+	vpunpckhbw %xmm0, %xmm2, %xmm0 /* sp_1 = unpackhi(even, odd) */
+	vpsrlw $4, %xmm1, %xmm2 /* lo_sh_1 = shr(blk_1) */
+	vpandn %xmm2, %xmm3, %xmm2 /* even_1_a = andnot(high_nibbles, lo_sh_1) */
+	vpor %xmm2, %xmm4, %xmm2 /* even_1 = or(even_b, even_1_a) */
+	vpandn %xmm1, %xmm3, %xmm1 /* odd_1_a = andnot(high_nibbles, blk_1) */
+	vpor %xmm1, %xmm5, %xmm1 /* odd_1 = or(odd_b, odd_1_a) */
+	vpunpcklbw %xmm1, %xmm2, %xmm4 /* sp_2 = unpacklo(even_1, odd_1) */
+	vpunpckhbw %xmm1, %xmm2, %xmm1 /* sp_3 = unpackhi(even_1, odd_1) */
+	vmovdqa .Lublock_nibbleslice_avx512_asm_15_low_nibbles(%rip), %xmm2 /* low_nibbles = const() */
+	vmovdqa .Lublock_nibbleslice_avx512_asm_15_rotl48(%rip), %xmm5 /* rotl48 = const() */
+	vmovdqa .Lublock_nibbleslice_avx512_asm_15_sbox_lo(%rip), %xmm7 /* sbox_lo = const() */
+	vmovdqa .Lublock_nibbleslice_avx512_asm_15_rotl24(%rip), %xmm8 /* rotl24 = const() */
+	vmovdqa .Lublock_nibbleslice_avx512_asm_15_rotl56(%rip), %xmm9 /* rotl56 = const() */
+	vmovdqa .Lublock_nibbleslice_avx512_asm_15_pl_front0(%rip), %xmm10 /* pl_front0 = const() */
+	vmovdqa .Lublock_nibbleslice_avx512_asm_15_pl_front1(%rip), %xmm11 /* pl_front1 = const() */
+	vmovdqa .Lublock_nibbleslice_avx512_asm_15_pl_rear0(%rip), %xmm12 /* pl_rear0 = const() */
+	vmovdqa .Lublock_nibbleslice_avx512_asm_15_pl_rear1(%rip), %xmm13 /* pl_rear1 = const() */
+	xor %rcx, %rcx
+	.p2align 4
+.Lublock_nibbleslice_avx512_asm_15_loop_r0:
+	vmovdqu (%rdi,%rcx), %xmm3 /* rk0 = load() */
+	vpxor %xmm3, %xmm6, %xmm3 /* k0 = xor(x0_0, rk0) */
+	vpand %xmm2, %xmm3, %xmm3 /* s0_lo = and(k0, low_nibbles) */
+	vpshufb %xmm3, %xmm7, %xmm3 /* s0 = lookup16(sbox_lo, s0_lo) */
+	vmovdqu 16(%rdi,%rcx), %xmm6 /* rk0_1 = load() */
+	vpxor %xmm6, %xmm0, %xmm0 /* k0_1 = xor(x0_1, rk0_1) */
+	vpand %xmm2, %xmm0, %xmm0 /* s0_lo_1 = and(k0_1, low_nibbles) */
+	vpshufb %xmm0, %xmm7, %xmm0 /* s0_1 = lookup16(sbox_lo, s0_lo_1) */
+	vmovdqu 64(%rdi,%rcx), %xmm6 /* rk1 = load() */
+	vpxor %xmm6, %xmm4, %xmm4 /* k1 = xor(x1_0, rk1) */
+	vpand %xmm2, %xmm4, %xmm4 /* s1_lo = and(k1, low_nibbles) */
+	vpshufb %xmm4, %xmm7, %xmm4 /* s1 = lookup16(sbox_lo, s1_lo) */
+	vpxor %xmm3, %xmm4, %xmm4 /* x1 = xor(s1, s0) */
+	vmovdqu 80(%rdi,%rcx), %xmm6 /* rk1_1 = load() */
+	vpxor %xmm6, %xmm1, %xmm1 /* k1_1 = xor(x1_1, rk1_1) */
+	vpand %xmm2, %xmm1, %xmm1 /* s1_lo_1 = and(k1_1, low_nibbles) */
+	vpshufb %xmm1, %xmm7, %xmm1 /* s1_1 = lookup16(sbox_lo, s1_lo_1) */
+	vpxor %xmm0, %xmm1, %xmm1 /* x1_1_1 = xor(s1_1, s0_1) */
+	vpshufb %xmm9, %xmm4, %xmm6 /* rot4 = lookup16(x1, rotl56) */
+	vpxor %xmm6, %xmm3, %xmm3 /* x0 = xor(s0, rot4) */
+	vpshufb %xmm9, %xmm1, %xmm6 /* rot4_1 = lookup16(x1_1_1, rotl56) */
+	vpxor %xmm6, %xmm0, %xmm0 /* x0_1_1 = xor(s0_1, rot4_1) */
+	vpshufb %xmm5, %xmm3, %xmm6 /* rot8 = lookup16(x0, rotl48) */
+	vpxor %xmm6, %xmm4, %xmm4 /* x1_2 = xor(x1, rot8) */
+	vpshufb %xmm5, %xmm0, %xmm6 /* rot8_1 = lookup16(x0_1_1, rotl48) */
+	vpxor %xmm6, %xmm1, %xmm1 /* x1_3 = xor(x1_1_1, rot8_1) */
+	vpshufb %xmm5, %xmm4, %xmm6 /* rot8_2 = lookup16(x1_2, rotl48) */
+	vpxor %xmm6, %xmm3, %xmm3 /* x0_2 = xor(x0, rot8_2) */
+	vpshufb %xmm5, %xmm1, %xmm6 /* rot8_3 = lookup16(x1_3, rotl48) */
+	vpxor %xmm6, %xmm0, %xmm0 /* x0_3 = xor(x0_1_1, rot8_3) */
+	vpshufb %xmm8, %xmm3, %xmm6 /* rot20 = lookup16(x0_2, rotl24) */
+	vpxor %xmm6, %xmm4, %xmm4 /* x1_4 = xor(x1_2, rot20) */
+	vpshufb %xmm8, %xmm0, %xmm6 /* rot20_1 = lookup16(x0_3, rotl24) */
+	vpxor %xmm6, %xmm1, %xmm1 /* x1_5 = xor(x1_3, rot20_1) */
+	vpxor %xmm4, %xmm3, %xmm3 /* x0_4 = xor(x0_2, x1_4) */
+	vpxor %xmm1, %xmm0, %xmm0 /* x0_5 = xor(x0_3, x1_5) */
+	vpshufb %xmm10, %xmm3, %xmm6 /* pl_f = lookup16(x0_4, pl_front0) */
+	vpshufb %xmm13, %xmm3, %xmm3 /* pl_r_1 = lookup16(x0_4, pl_rear1) */
+	vpshufb %xmm12, %xmm0, %xmm14 /* pl_r = lookup16(x0_5, pl_rear0) */
+	vpxor %xmm14, %xmm6, %xmm6 /* pl = xor(pl_f, pl_r) */
+	vpshufb %xmm11, %xmm0, %xmm0 /* pl_f_1 = lookup16(x0_5, pl_front1) */
+	vpxor %xmm3, %xmm0, %xmm0 /* pl_1 = xor(pl_f_1, pl_r_1) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_15_pr_front0(%rip), %xmm4, %xmm3 /* pr_f = lookup16(x1_4, pr_front0) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_15_pr_rear1(%rip), %xmm4, %xmm4 /* pr_r_1 = lookup16(x1_4, pr_rear1) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_15_pr_rear0(%rip), %xmm1, %xmm14 /* pr_r = lookup16(x1_5, pr_rear0) */
+	vpxor %xmm14, %xmm3, %xmm3 /* pr = xor(pr_f, pr_r) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_15_pr_front1(%rip), %xmm1, %xmm1 /* pr_f_1 = lookup16(x1_5, pr_front1) */
+	vpxor %xmm4, %xmm1, %xmm1 /* pr_1 = xor(pr_f_1, pr_r_1) */
+	vmovdqa %xmm3, %xmm4 /* x1_0.3 */
+	add $128, %rcx
+	cmp $3072, %rcx
+	jne .Lublock_nibbleslice_avx512_asm_15_loop_r0
+
+	/* Final key addition; the store packs the low nibbles (the key's copy in the high ones is dropped). */
+	vpxor 3072(%rdi), %xmm6, %xmm3 /* y0 = xor(x0_0, rk0_2) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_15_deinterleave(%rip), %xmm3, %xmm3 /* de = lookup16(y0, deinterleave) */
+	vpxor 3088(%rdi), %xmm0, %xmm0 /* y0_1 = xor(x0_1, rk0_3) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_15_deinterleave(%rip), %xmm0, %xmm0 /* de_1 = lookup16(y0_1, deinterleave) */
+	vpxor 3136(%rdi), %xmm4, %xmm4 /* y1 = xor(x1_0, rk1_2) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_15_deinterleave(%rip), %xmm4, %xmm4 /* de_2 = lookup16(y1, deinterleave) */
+	vpxor 3152(%rdi), %xmm1, %xmm1 /* y1_1 = xor(x1_1, rk1_3) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_15_deinterleave(%rip), %xmm1, %xmm1 /* de_3 = lookup16(y1_1, deinterleave) */
+	vpunpcklqdq %xmm0, %xmm3, %xmm6 /* even_2 = unpacklo(de, de_1) */
+	vpunpckhqdq %xmm0, %xmm3, %xmm0 /* odd_2 = unpackhi(de, de_1) */
+	vpsllw $4, %xmm6, %xmm3 /* ev_sh = shl(even_2) */
+	vpand .Lublock_nibbleslice_avx512_asm_15_high_nibbles(%rip), %xmm3, %xmm3 /* out_lo_b = and(ev_sh, high_nibbles) */
+	vmovdqa .Lublock_nibbleslice_avx512_asm_15_high_nibbles(%rip), %xmm6 /* high_nibbles = const() */
+	vpandn %xmm0, %xmm6, %xmm0 /* out_lo_a = andnot(high_nibbles, odd_2) */
+	vpor %xmm0, %xmm3, %xmm0 /* out_lo = or(out_lo_b, out_lo_a) */
+	vmovdqu %xmm0, (%rdx) /* store out_lo */
+	vpunpcklqdq %xmm1, %xmm4, %xmm0 /* even_3 = unpacklo(de_2, de_3) */
+	vpunpckhqdq %xmm1, %xmm4, %xmm1 /* odd_3 = unpackhi(de_2, de_3) */
+	vpsllw $4, %xmm0, %xmm0 /* ev_sh_1 = shl(even_3) */
+	vpand %xmm6, %xmm0, %xmm0 /* out_lo_1_b = and(ev_sh_1, high_nibbles) */
+	vpandn %xmm1, %xmm6, %xmm1 /* out_lo_1_a = andnot(high_nibbles, odd_3) */
+	vpor %xmm1, %xmm0, %xmm0 /* out_lo_1 = or(out_lo_1_b, out_lo_1_a) */
+	vmovdqu %xmm0, 16(%rdx) /* store out_lo_1 */
+	vzeroupper
+	ret
+	.size ublock_nibbleslice_avx512_ublock256_256_encrypt_one_block_asm, .-ublock_nibbleslice_avx512_ublock256_256_encrypt_one_block_asm
 
 /* ublock_nibbleslice_avx512_ublock256_256_decrypt_asm: ublock256_r24_nibbleslice512_decrypt, 3 arguments
  *   %rdi: rk
@@ -6217,10 +6658,10 @@ ublock_nibbleslice_avx512_ublock256_256_decrypt_asm:
 	vpunpcklbw %zmm2, %zmm0, %zmm26 /* tr3_30 = unpacklo(tr2_23, tr2_31) */
 	vpunpckhbw %zmm2, %zmm0, %zmm0 /* tr3_31 = unpackhi(tr2_23, tr2_31) */
 	vpsrlw $4, %zmm6, %zmm2 /* hi_shifted_16 = shr(tr3_16) */
-	vpandd .Lublock_nibbleslice_avx512_asm_11_nibble_mask(%rip), %zmm2, %zmm2 /* hi_16 = and(hi_shifted_16, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_11_nibble_mask(%rip), %zmm6, %zmm6 /* lo_16 = and(tr3_16, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_16_nibble_mask(%rip), %zmm2, %zmm2 /* hi_16 = and(hi_shifted_16, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_16_nibble_mask(%rip), %zmm6, %zmm6 /* lo_16 = and(tr3_16, nibble_mask) */
 	vmovdqa64 %zmm0, 64(%rsp) /* spill tr3_31 */
-	vmovdqa64 .Lublock_nibbleslice_avx512_asm_11_nibble_mask(%rip), %zmm0 /* nibble_mask = const() */
+	vmovdqa64 .Lublock_nibbleslice_avx512_asm_16_nibble_mask(%rip), %zmm0 /* nibble_mask = const() */
 	vpternlogd $0x6a, %zmm2, %zmm0, %zmm11 /* y0_12 = ternlog(hi_shifted_5, nibble_mask, hi_16) */
 	vpternlogd $0x6a, %zmm6, %zmm0, %zmm14 /* y0_13 = ternlog(tr3_5, nibble_mask, lo_16) */
 	vmovdqa64 %zmm14, 1152(%rsp) /* spill y0_13 */
@@ -6694,7 +7135,7 @@ ublock_nibbleslice_avx512_ublock256_256_decrypt_asm:
 	vmovdqa64 %zmm27, 1088(%rsp) /* spill x1_28.2 */
 	xor %rcx, %rcx
 	.p2align 4
-.Lublock_nibbleslice_avx512_asm_11_loop_r0:
+.Lublock_nibbleslice_avx512_asm_16_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S^-1 with the next round key folded in on the nibbles PL^-1 / PR^-1 bring to it (renaming). */
 	vbroadcasti32x4 480(%rdi,%rcx), %zmm3 /* t0_30 = bcast128() */
@@ -7107,7 +7548,7 @@ ublock_nibbleslice_avx512_ublock256_256_decrypt_asm:
 	vmovdqa64 576(%rsp), %zmm31 /* reload x0_2.3 */
 	add $1024, %rcx
 	cmp $23552, %rcx
-	jne .Lublock_nibbleslice_avx512_asm_11_loop_r0
+	jne .Lublock_nibbleslice_avx512_asm_16_loop_r0
 
 	/* The last S^-1, with RK^0 folded in. */
 	vbroadcasti32x4 23552(%rdi), %zmm3 /* t0_0_1 = bcast128() */
@@ -7437,12 +7878,12 @@ ublock_nibbleslice_avx512_ublock256_256_decrypt_asm:
 	vpunpckhbw %zmm30, %zmm31, %zmm30 /* tro3_29 = unpackhi(tro2_22, tro2_30) */
 	vpunpcklbw %zmm0, %zmm1, %zmm31 /* tro3_30 = unpacklo(tro2_23, tro2_31) */
 	vpunpckhbw %zmm0, %zmm1, %zmm0 /* tro3_31 = unpackhi(tro2_23, tro2_31) */
-	vmovdqa64 .Lublock_nibbleslice_avx512_asm_11_row_out_picks(%rip), %zmm1 /* row_out_picks = const() */
+	vmovdqa64 .Lublock_nibbleslice_avx512_asm_16_row_out_picks(%rip), %zmm1 /* row_out_picks = const() */
 	vmovdqa64 %zmm0, 3776(%rsp) /* spill tro3_31 */
 	vmovdqa64 %zmm1, %zmm0 /* row_out_picks */
 	vpermi2q %zmm4, %zmm12, %zmm0 /* row_out = permute2q(row_out_picks, tro3, tro3_16) */
 	vmovdqa64 %zmm29, 5056(%rsp) /* spill tro3_14 */
-	vmovdqa64 .Lublock_nibbleslice_avx512_asm_11_row_out_1_picks(%rip), %zmm29 /* row_out_1_picks = const() */
+	vmovdqa64 .Lublock_nibbleslice_avx512_asm_16_row_out_1_picks(%rip), %zmm29 /* row_out_1_picks = const() */
 	vmovdqa64 %zmm31, 1088(%rsp) /* spill tro3_30 */
 	vmovdqa64 %zmm29, %zmm31 /* row_out_1_picks */
 	vpermi2q %zmm4, %zmm12, %zmm31 /* row_out_1 = permute2q(row_out_1_picks, tro3, tro3_16) */
@@ -7544,6 +7985,133 @@ ublock_nibbleslice_avx512_ublock256_256_decrypt_asm:
 	ret
 	.size ublock_nibbleslice_avx512_ublock256_256_decrypt_asm, .-ublock_nibbleslice_avx512_ublock256_256_decrypt_asm
 
+/* ublock_nibbleslice_avx512_ublock256_256_decrypt_one_block_asm: ublock256_register_one_block_decrypt, 3 arguments
+ *   %rdi: rk
+ *   %rsi: in
+ *   %rdx: out
+ *   %rcx: 128 x r (and the loop count)
+ *   xmm0-12: vectors, as allocated (13 used)
+ *   frame: 0 bytes (0 spill slots of 16 bytes)
+ */
+	.globl ublock_nibbleslice_avx512_ublock256_256_decrypt_one_block_asm
+	.hidden ublock_nibbleslice_avx512_ublock256_256_decrypt_one_block_asm
+	.type ublock_nibbleslice_avx512_ublock256_256_decrypt_one_block_asm, @function
+	.p2align 5
+ublock_nibbleslice_avx512_ublock256_256_decrypt_one_block_asm:
+
+	/* Load one block, spread one nibble per byte in the low nibbles; X0 and X1 in separate registers. */
+	vmovdqu (%rsi), %xmm0 /* blk = load() */
+	vmovdqu 16(%rsi), %xmm1 /* blk_1 = load() */
+	vpsrlw $4, %xmm0, %xmm2 /* lo_sh = shr(blk) */
+	vmovdqa .Lublock_nibbleslice_avx512_asm_17_high_nibbles(%rip), %xmm3 /* high_nibbles = const() */
+	vpandn %xmm2, %xmm3, %xmm2 /* even_a = andnot(high_nibbles, lo_sh) */
+	vpandn %xmm0, %xmm3, %xmm0 /* odd_a = andnot(high_nibbles, blk) */
+	vpand .Lublock_nibbleslice_avx512_asm_17_zero(%rip), %xmm3, %xmm4 /* even_b = and(high_nibbles, zero) */
+	vpor %xmm2, %xmm4, %xmm2 /* even = or(even_b, even_a) */
+	vmovdqa .Lublock_nibbleslice_avx512_asm_17_zero(%rip), %xmm5 /* zero = const() */
+	vpsllw $4, %xmm5, %xmm5 /* hi_sh = shl(zero) */
+	vpand %xmm3, %xmm5, %xmm5 /* odd_b = and(hi_sh, high_nibbles) */
+	vpor %xmm0, %xmm5, %xmm0 /* odd = or(odd_b, odd_a) */
+	vpunpcklbw %xmm0, %xmm2, %xmm6 /* sp = unpacklo(even, odd) */
+	vpunpckhbw %xmm0, %xmm2, %xmm0 /* sp_1 = unpackhi(even, odd) */
+	vpsrlw $4, %xmm1, %xmm2 /* lo_sh_1 = shr(blk_1) */
+	vpandn %xmm2, %xmm3, %xmm2 /* even_1_a = andnot(high_nibbles, lo_sh_1) */
+	vpor %xmm2, %xmm4, %xmm2 /* even_1 = or(even_b, even_1_a) */
+	vpandn %xmm1, %xmm3, %xmm1 /* odd_1_a = andnot(high_nibbles, blk_1) */
+	vpor %xmm1, %xmm5, %xmm1 /* odd_1 = or(odd_b, odd_1_a) */
+	vpunpcklbw %xmm1, %xmm2, %xmm4 /* sp_2 = unpacklo(even_1, odd_1) */
+	vpunpckhbw %xmm1, %xmm2, %xmm1 /* sp_3 = unpackhi(even_1, odd_1) */
+	vmovdqa .Lublock_nibbleslice_avx512_asm_17_low_nibbles(%rip), %xmm2 /* low_nibbles = const() */
+	vmovdqa .Lublock_nibbleslice_avx512_asm_17_rotl48(%rip), %xmm5 /* rotl48 = const() */
+	vmovdqa .Lublock_nibbleslice_avx512_asm_17_sbox_inv_lo(%rip), %xmm7 /* sbox_inv_lo = const() */
+	vmovdqa .Lublock_nibbleslice_avx512_asm_17_rotl24(%rip), %xmm8 /* rotl24 = const() */
+	vmovdqa .Lublock_nibbleslice_avx512_asm_17_rotl56(%rip), %xmm9 /* rotl56 = const() */
+	vmovdqa .Lublock_nibbleslice_avx512_asm_17_pl_front0(%rip), %xmm10 /* pl_front0 = const() */
+	vmovdqa .Lublock_nibbleslice_avx512_asm_17_pl_front1(%rip), %xmm11 /* pl_front1 = const() */
+	xor %rcx, %rcx
+	.p2align 4
+.Lublock_nibbleslice_avx512_asm_17_loop_r0:
+	vmovdqu (%rdi,%rcx), %xmm3 /* rk0 = load() */
+	vpxor %xmm3, %xmm6, %xmm3 /* k0 = xor(x0_0, rk0) */
+	vpshufb %xmm10, %xmm3, %xmm6 /* pl_f = lookup16(k0, pl_front0) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_17_pl_rear1(%rip), %xmm3, %xmm3 /* pl_r_1 = lookup16(k0, pl_rear1) */
+	vmovdqu 16(%rdi,%rcx), %xmm12 /* rk0_1 = load() */
+	vpxor %xmm12, %xmm0, %xmm0 /* k0_1 = xor(x0_1, rk0_1) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_17_pl_rear0(%rip), %xmm0, %xmm12 /* pl_r = lookup16(k0_1, pl_rear0) */
+	vpxor %xmm12, %xmm6, %xmm6 /* pl = xor(pl_f, pl_r) */
+	vpshufb %xmm11, %xmm0, %xmm0 /* pl_f_1 = lookup16(k0_1, pl_front1) */
+	vpxor %xmm3, %xmm0, %xmm0 /* pl_1 = xor(pl_f_1, pl_r_1) */
+	vmovdqu 64(%rdi,%rcx), %xmm3 /* rk1 = load() */
+	vpxor %xmm3, %xmm4, %xmm3 /* k1 = xor(x1_0, rk1) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_17_pr_front0(%rip), %xmm3, %xmm4 /* pr_f = lookup16(k1, pr_front0) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_17_pr_rear1(%rip), %xmm3, %xmm3 /* pr_r_1 = lookup16(k1, pr_rear1) */
+	vmovdqu 80(%rdi,%rcx), %xmm12 /* rk1_1 = load() */
+	vpxor %xmm12, %xmm1, %xmm1 /* k1_1 = xor(x1_1, rk1_1) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_17_pr_rear0(%rip), %xmm1, %xmm12 /* pr_r = lookup16(k1_1, pr_rear0) */
+	vpxor %xmm12, %xmm4, %xmm4 /* pr = xor(pr_f, pr_r) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_17_pr_front1(%rip), %xmm1, %xmm1 /* pr_f_1 = lookup16(k1_1, pr_front1) */
+	vpxor %xmm3, %xmm1, %xmm1 /* pr_1 = xor(pr_f_1, pr_r_1) */
+	vpxor %xmm4, %xmm6, %xmm3 /* y0 = xor(pl, pr) */
+	vpxor %xmm1, %xmm0, %xmm0 /* y0_1 = xor(pl_1, pr_1) */
+	vpshufb %xmm8, %xmm3, %xmm6 /* rot20 = lookup16(y0, rotl24) */
+	vpxor %xmm6, %xmm4, %xmm4 /* y1 = xor(pr, rot20) */
+	vpshufb %xmm8, %xmm0, %xmm6 /* rot20_1 = lookup16(y0_1, rotl24) */
+	vpxor %xmm6, %xmm1, %xmm1 /* y1_1 = xor(pr_1, rot20_1) */
+	vpshufb %xmm5, %xmm4, %xmm6 /* rot8 = lookup16(y1, rotl48) */
+	vpxor %xmm6, %xmm3, %xmm3 /* y0_2 = xor(y0, rot8) */
+	vpshufb %xmm5, %xmm1, %xmm6 /* rot8_1 = lookup16(y1_1, rotl48) */
+	vpxor %xmm6, %xmm0, %xmm0 /* y0_3 = xor(y0_1, rot8_1) */
+	vpshufb %xmm5, %xmm3, %xmm6 /* rot8_2 = lookup16(y0_2, rotl48) */
+	vpxor %xmm6, %xmm4, %xmm4 /* y1_2 = xor(y1, rot8_2) */
+	vpshufb %xmm5, %xmm0, %xmm6 /* rot8_3 = lookup16(y0_3, rotl48) */
+	vpxor %xmm6, %xmm1, %xmm1 /* y1_3 = xor(y1_1, rot8_3) */
+	vpshufb %xmm9, %xmm4, %xmm6 /* rot4 = lookup16(y1_2, rotl56) */
+	vpxor %xmm6, %xmm3, %xmm3 /* y0_4 = xor(y0_2, rot4) */
+	vpshufb %xmm9, %xmm1, %xmm6 /* rot4_1 = lookup16(y1_3, rotl56) */
+	vpxor %xmm6, %xmm0, %xmm0 /* y0_5 = xor(y0_3, rot4_1) */
+	vpxor %xmm3, %xmm4, %xmm4 /* y1_4 = xor(y1_2, y0_4) */
+	vpxor %xmm0, %xmm1, %xmm1 /* y1_5 = xor(y1_3, y0_5) */
+	vpand %xmm2, %xmm3, %xmm3 /* s0_lo = and(y0_4, low_nibbles) */
+	vpshufb %xmm3, %xmm7, %xmm3 /* s0 = lookup16(sbox_inv_lo, s0_lo) */
+	vpand %xmm2, %xmm0, %xmm0 /* s0_lo_1 = and(y0_5, low_nibbles) */
+	vpshufb %xmm0, %xmm7, %xmm0 /* s0_1 = lookup16(sbox_inv_lo, s0_lo_1) */
+	vpand %xmm2, %xmm4, %xmm4 /* s1_lo = and(y1_4, low_nibbles) */
+	vpand %xmm2, %xmm1, %xmm1 /* s1_lo_1 = and(y1_5, low_nibbles) */
+	vpshufb %xmm4, %xmm7, %xmm4 /* s1 = lookup16(sbox_inv_lo, s1_lo) */
+	vpshufb %xmm1, %xmm7, %xmm1 /* s1_1 = lookup16(sbox_inv_lo, s1_lo_1) */
+	vmovdqa %xmm3, %xmm6 /* x0_0.3 */
+	add $128, %rcx
+	cmp $3072, %rcx
+	jne .Lublock_nibbleslice_avx512_asm_17_loop_r0
+
+	/* Final key addition; the store packs the low nibbles (the key's copy in the high ones is dropped). */
+	vpxor 3072(%rdi), %xmm6, %xmm3 /* y0_6 = xor(x0_0, rk0_2) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_17_deinterleave(%rip), %xmm3, %xmm3 /* de = lookup16(y0_6, deinterleave) */
+	vpxor 3088(%rdi), %xmm0, %xmm0 /* y0_7 = xor(x0_1, rk0_3) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_17_deinterleave(%rip), %xmm0, %xmm0 /* de_1 = lookup16(y0_7, deinterleave) */
+	vpxor 3136(%rdi), %xmm4, %xmm4 /* y1_6 = xor(x1_0, rk1_2) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_17_deinterleave(%rip), %xmm4, %xmm4 /* de_2 = lookup16(y1_6, deinterleave) */
+	vpxor 3152(%rdi), %xmm1, %xmm1 /* y1_7 = xor(x1_1, rk1_3) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_17_deinterleave(%rip), %xmm1, %xmm1 /* de_3 = lookup16(y1_7, deinterleave) */
+	vpunpcklqdq %xmm0, %xmm3, %xmm6 /* even_2 = unpacklo(de, de_1) */
+	vpunpckhqdq %xmm0, %xmm3, %xmm0 /* odd_2 = unpackhi(de, de_1) */
+	vpsllw $4, %xmm6, %xmm3 /* ev_sh = shl(even_2) */
+	vpand .Lublock_nibbleslice_avx512_asm_17_high_nibbles(%rip), %xmm3, %xmm3 /* out_lo_b = and(ev_sh, high_nibbles) */
+	vmovdqa .Lublock_nibbleslice_avx512_asm_17_high_nibbles(%rip), %xmm6 /* high_nibbles = const() */
+	vpandn %xmm0, %xmm6, %xmm0 /* out_lo_a = andnot(high_nibbles, odd_2) */
+	vpor %xmm0, %xmm3, %xmm0 /* out_lo = or(out_lo_b, out_lo_a) */
+	vmovdqu %xmm0, (%rdx) /* store out_lo */
+	vpunpcklqdq %xmm1, %xmm4, %xmm0 /* even_3 = unpacklo(de_2, de_3) */
+	vpunpckhqdq %xmm1, %xmm4, %xmm1 /* odd_3 = unpackhi(de_2, de_3) */
+	vpsllw $4, %xmm0, %xmm0 /* ev_sh_1 = shl(even_3) */
+	vpand %xmm6, %xmm0, %xmm0 /* out_lo_1_b = and(ev_sh_1, high_nibbles) */
+	vpandn %xmm1, %xmm6, %xmm1 /* out_lo_1_a = andnot(high_nibbles, odd_3) */
+	vpor %xmm1, %xmm0, %xmm0 /* out_lo_1 = or(out_lo_1_b, out_lo_1_a) */
+	vmovdqu %xmm0, 16(%rdx) /* store out_lo_1 */
+	vzeroupper
+	ret
+	.size ublock_nibbleslice_avx512_ublock256_256_decrypt_one_block_asm, .-ublock_nibbleslice_avx512_ublock256_256_decrypt_one_block_asm
+
 /* ublock_nibbleslice_avx512_ublock256_256_ctr_pairs_asm: ublock256_r24_nibbleslice512_ctr_pairs, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -7565,119 +8133,119 @@ ublock_nibbleslice_avx512_ublock256_256_ctr_pairs_asm:
 	vbroadcasti32x4 (%rsi), %zmm0 /* v = bcast128() */
 	vbroadcasti32x4 32(%rsi), %zmm1 /* w = bcast128() */
 	vpsrlw $4, %zmm0, %zmm2 /* hi_shifted = shr(v) */
-	vpandd .Lublock_nibbleslice_avx512_asm_12_nibble_mask(%rip), %zmm2, %zmm2 /* hi = and(hi_shifted, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_12_nibble_mask(%rip), %zmm0, %zmm0 /* lo = and(v, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_18_nibble_mask(%rip), %zmm2, %zmm2 /* hi = and(hi_shifted, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_18_nibble_mask(%rip), %zmm0, %zmm0 /* lo = and(v, nibble_mask) */
 	vpsrlw $4, %zmm1, %zmm3 /* hi_shifted_1 = shr(w) */
-	vpandd .Lublock_nibbleslice_avx512_asm_12_nibble_mask(%rip), %zmm3, %zmm3 /* hi_1 = and(hi_shifted_1, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_12_nibble_mask(%rip), %zmm1, %zmm1 /* lo_1 = and(w, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_18_nibble_mask(%rip), %zmm3, %zmm3 /* hi_1 = and(hi_shifted_1, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_18_nibble_mask(%rip), %zmm1, %zmm1 /* lo_1 = and(w, nibble_mask) */
 	vpunpcklbw %zmm3, %zmm2, %zmm4 /* pairs_hi = unpacklo(hi, hi_1) */
 	vpunpckhbw %zmm3, %zmm2, %zmm2 /* pairs_hi_1 = unpackhi(hi, hi_1) */
 	vpunpcklbw %zmm1, %zmm0, %zmm3 /* pairs_lo = unpacklo(lo, lo_1) */
 	vpunpckhbw %zmm1, %zmm0, %zmm0 /* pairs_lo_1 = unpackhi(lo, lo_1) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_12_pair0(%rip), %zmm4, %zmm1 /* pair = lookup16(pairs_hi, pair0) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_12_pair0(%rip), %zmm3, %zmm5 /* pair_1 = lookup16(pairs_lo, pair0) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_12_pair1(%rip), %zmm4, %zmm6 /* pair_2 = lookup16(pairs_hi, pair1) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_12_pair1(%rip), %zmm3, %zmm7 /* pair_3 = lookup16(pairs_lo, pair1) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_12_pair2(%rip), %zmm4, %zmm8 /* pair_4 = lookup16(pairs_hi, pair2) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_12_pair2(%rip), %zmm3, %zmm9 /* pair_5 = lookup16(pairs_lo, pair2) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_12_pair3(%rip), %zmm4, %zmm10 /* pair_6 = lookup16(pairs_hi, pair3) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_12_pair3(%rip), %zmm3, %zmm11 /* pair_7 = lookup16(pairs_lo, pair3) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_12_pair4(%rip), %zmm4, %zmm12 /* pair_8 = lookup16(pairs_hi, pair4) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_12_pair4(%rip), %zmm3, %zmm13 /* pair_9 = lookup16(pairs_lo, pair4) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_12_pair5(%rip), %zmm4, %zmm14 /* pair_10 = lookup16(pairs_hi, pair5) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_12_pair5(%rip), %zmm3, %zmm15 /* pair_11 = lookup16(pairs_lo, pair5) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_12_pair6(%rip), %zmm4, %zmm16 /* pair_12 = lookup16(pairs_hi, pair6) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_12_pair7(%rip), %zmm4, %zmm4 /* pair_14 = lookup16(pairs_hi, pair7) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_12_pair6(%rip), %zmm3, %zmm17 /* pair_13 = lookup16(pairs_lo, pair6) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_12_pair7(%rip), %zmm3, %zmm3 /* pair_15 = lookup16(pairs_lo, pair7) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_12_pair0(%rip), %zmm2, %zmm18 /* pair_16 = lookup16(pairs_hi_1, pair0) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_12_pair0(%rip), %zmm0, %zmm19 /* pair_17 = lookup16(pairs_lo_1, pair0) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_12_pair1(%rip), %zmm2, %zmm20 /* pair_18 = lookup16(pairs_hi_1, pair1) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_12_pair1(%rip), %zmm0, %zmm21 /* pair_19 = lookup16(pairs_lo_1, pair1) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_12_pair2(%rip), %zmm2, %zmm22 /* pair_20 = lookup16(pairs_hi_1, pair2) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_12_pair2(%rip), %zmm0, %zmm23 /* pair_21 = lookup16(pairs_lo_1, pair2) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_12_pair3(%rip), %zmm2, %zmm24 /* pair_22 = lookup16(pairs_hi_1, pair3) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_12_pair3(%rip), %zmm0, %zmm25 /* pair_23 = lookup16(pairs_lo_1, pair3) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_12_pair4(%rip), %zmm2, %zmm26 /* pair_24 = lookup16(pairs_hi_1, pair4) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_12_pair4(%rip), %zmm0, %zmm27 /* pair_25 = lookup16(pairs_lo_1, pair4) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_12_pair5(%rip), %zmm2, %zmm28 /* pair_26 = lookup16(pairs_hi_1, pair5) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_12_pair5(%rip), %zmm0, %zmm29 /* pair_27 = lookup16(pairs_lo_1, pair5) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_12_pair6(%rip), %zmm2, %zmm30 /* pair_28 = lookup16(pairs_hi_1, pair6) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_12_pair7(%rip), %zmm2, %zmm2 /* pair_30 = lookup16(pairs_hi_1, pair7) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_12_pair6(%rip), %zmm0, %zmm31 /* pair_29 = lookup16(pairs_lo_1, pair6) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_12_pair7(%rip), %zmm0, %zmm0 /* pair_31 = lookup16(pairs_lo_1, pair7) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_18_pair0(%rip), %zmm4, %zmm1 /* pair = lookup16(pairs_hi, pair0) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_18_pair0(%rip), %zmm3, %zmm5 /* pair_1 = lookup16(pairs_lo, pair0) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_18_pair1(%rip), %zmm4, %zmm6 /* pair_2 = lookup16(pairs_hi, pair1) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_18_pair1(%rip), %zmm3, %zmm7 /* pair_3 = lookup16(pairs_lo, pair1) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_18_pair2(%rip), %zmm4, %zmm8 /* pair_4 = lookup16(pairs_hi, pair2) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_18_pair2(%rip), %zmm3, %zmm9 /* pair_5 = lookup16(pairs_lo, pair2) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_18_pair3(%rip), %zmm4, %zmm10 /* pair_6 = lookup16(pairs_hi, pair3) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_18_pair3(%rip), %zmm3, %zmm11 /* pair_7 = lookup16(pairs_lo, pair3) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_18_pair4(%rip), %zmm4, %zmm12 /* pair_8 = lookup16(pairs_hi, pair4) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_18_pair4(%rip), %zmm3, %zmm13 /* pair_9 = lookup16(pairs_lo, pair4) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_18_pair5(%rip), %zmm4, %zmm14 /* pair_10 = lookup16(pairs_hi, pair5) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_18_pair5(%rip), %zmm3, %zmm15 /* pair_11 = lookup16(pairs_lo, pair5) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_18_pair6(%rip), %zmm4, %zmm16 /* pair_12 = lookup16(pairs_hi, pair6) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_18_pair7(%rip), %zmm4, %zmm4 /* pair_14 = lookup16(pairs_hi, pair7) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_18_pair6(%rip), %zmm3, %zmm17 /* pair_13 = lookup16(pairs_lo, pair6) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_18_pair7(%rip), %zmm3, %zmm3 /* pair_15 = lookup16(pairs_lo, pair7) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_18_pair0(%rip), %zmm2, %zmm18 /* pair_16 = lookup16(pairs_hi_1, pair0) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_18_pair0(%rip), %zmm0, %zmm19 /* pair_17 = lookup16(pairs_lo_1, pair0) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_18_pair1(%rip), %zmm2, %zmm20 /* pair_18 = lookup16(pairs_hi_1, pair1) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_18_pair1(%rip), %zmm0, %zmm21 /* pair_19 = lookup16(pairs_lo_1, pair1) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_18_pair2(%rip), %zmm2, %zmm22 /* pair_20 = lookup16(pairs_hi_1, pair2) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_18_pair2(%rip), %zmm0, %zmm23 /* pair_21 = lookup16(pairs_lo_1, pair2) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_18_pair3(%rip), %zmm2, %zmm24 /* pair_22 = lookup16(pairs_hi_1, pair3) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_18_pair3(%rip), %zmm0, %zmm25 /* pair_23 = lookup16(pairs_lo_1, pair3) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_18_pair4(%rip), %zmm2, %zmm26 /* pair_24 = lookup16(pairs_hi_1, pair4) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_18_pair4(%rip), %zmm0, %zmm27 /* pair_25 = lookup16(pairs_lo_1, pair4) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_18_pair5(%rip), %zmm2, %zmm28 /* pair_26 = lookup16(pairs_hi_1, pair5) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_18_pair5(%rip), %zmm0, %zmm29 /* pair_27 = lookup16(pairs_lo_1, pair5) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_18_pair6(%rip), %zmm2, %zmm30 /* pair_28 = lookup16(pairs_hi_1, pair6) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_18_pair7(%rip), %zmm2, %zmm2 /* pair_30 = lookup16(pairs_hi_1, pair7) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_18_pair6(%rip), %zmm0, %zmm31 /* pair_29 = lookup16(pairs_lo_1, pair6) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_18_pair7(%rip), %zmm0, %zmm0 /* pair_31 = lookup16(pairs_lo_1, pair7) */
 	vmovdqa64 %zmm0, 0(%rsp) /* spill pair_31 */
 	vbroadcasti32x4 16(%rsi), %zmm0 /* v_1 = bcast128() */
 	vmovdqa64 %zmm2, 64(%rsp) /* spill pair_30 */
 	vbroadcasti32x4 48(%rsi), %zmm2 /* w_1 = bcast128() */
 	vmovdqa64 %zmm31, 128(%rsp) /* spill pair_29 */
 	vpsrlw $4, %zmm0, %zmm31 /* hi_shifted_2 = shr(v_1) */
-	vpandd .Lublock_nibbleslice_avx512_asm_12_nibble_mask(%rip), %zmm31, %zmm31 /* hi_2 = and(hi_shifted_2, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_12_nibble_mask(%rip), %zmm0, %zmm0 /* lo_2 = and(v_1, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_18_nibble_mask(%rip), %zmm31, %zmm31 /* hi_2 = and(hi_shifted_2, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_18_nibble_mask(%rip), %zmm0, %zmm0 /* lo_2 = and(v_1, nibble_mask) */
 	vmovdqa64 %zmm30, 192(%rsp) /* spill pair_28 */
 	vpsrlw $4, %zmm2, %zmm30 /* hi_shifted_3 = shr(w_1) */
-	vpandd .Lublock_nibbleslice_avx512_asm_12_nibble_mask(%rip), %zmm30, %zmm30 /* hi_3 = and(hi_shifted_3, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_12_nibble_mask(%rip), %zmm2, %zmm2 /* lo_3 = and(w_1, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_18_nibble_mask(%rip), %zmm30, %zmm30 /* hi_3 = and(hi_shifted_3, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_18_nibble_mask(%rip), %zmm2, %zmm2 /* lo_3 = and(w_1, nibble_mask) */
 	vmovdqa64 %zmm29, 256(%rsp) /* spill pair_27 */
 	vpunpcklbw %zmm30, %zmm31, %zmm29 /* pairs_hi_2 = unpacklo(hi_2, hi_3) */
 	vpunpckhbw %zmm30, %zmm31, %zmm30 /* pairs_hi_3 = unpackhi(hi_2, hi_3) */
 	vpunpcklbw %zmm2, %zmm0, %zmm31 /* pairs_lo_2 = unpacklo(lo_2, lo_3) */
 	vpunpckhbw %zmm2, %zmm0, %zmm0 /* pairs_lo_3 = unpackhi(lo_2, lo_3) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_12_pair0(%rip), %zmm29, %zmm2 /* pair_32 = lookup16(pairs_hi_2, pair0) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_18_pair0(%rip), %zmm29, %zmm2 /* pair_32 = lookup16(pairs_hi_2, pair0) */
 	vmovdqa64 %zmm28, 320(%rsp) /* spill pair_26 */
-	vpshufb .Lublock_nibbleslice_avx512_asm_12_pair0(%rip), %zmm31, %zmm28 /* pair_33 = lookup16(pairs_lo_2, pair0) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_18_pair0(%rip), %zmm31, %zmm28 /* pair_33 = lookup16(pairs_lo_2, pair0) */
 	vmovdqa64 %zmm27, 384(%rsp) /* spill pair_25 */
-	vpshufb .Lublock_nibbleslice_avx512_asm_12_pair1(%rip), %zmm29, %zmm27 /* pair_34 = lookup16(pairs_hi_2, pair1) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_18_pair1(%rip), %zmm29, %zmm27 /* pair_34 = lookup16(pairs_hi_2, pair1) */
 	vmovdqa64 %zmm26, 448(%rsp) /* spill pair_24 */
-	vpshufb .Lublock_nibbleslice_avx512_asm_12_pair1(%rip), %zmm31, %zmm26 /* pair_35 = lookup16(pairs_lo_2, pair1) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_18_pair1(%rip), %zmm31, %zmm26 /* pair_35 = lookup16(pairs_lo_2, pair1) */
 	vmovdqa64 %zmm25, 512(%rsp) /* spill pair_23 */
-	vpshufb .Lublock_nibbleslice_avx512_asm_12_pair2(%rip), %zmm29, %zmm25 /* pair_36 = lookup16(pairs_hi_2, pair2) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_18_pair2(%rip), %zmm29, %zmm25 /* pair_36 = lookup16(pairs_hi_2, pair2) */
 	vmovdqa64 %zmm24, 576(%rsp) /* spill pair_22 */
-	vpshufb .Lublock_nibbleslice_avx512_asm_12_pair2(%rip), %zmm31, %zmm24 /* pair_37 = lookup16(pairs_lo_2, pair2) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_18_pair2(%rip), %zmm31, %zmm24 /* pair_37 = lookup16(pairs_lo_2, pair2) */
 	vmovdqa64 %zmm23, 640(%rsp) /* spill pair_21 */
-	vpshufb .Lublock_nibbleslice_avx512_asm_12_pair3(%rip), %zmm29, %zmm23 /* pair_38 = lookup16(pairs_hi_2, pair3) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_18_pair3(%rip), %zmm29, %zmm23 /* pair_38 = lookup16(pairs_hi_2, pair3) */
 	vmovdqa64 %zmm22, 704(%rsp) /* spill pair_20 */
-	vpshufb .Lublock_nibbleslice_avx512_asm_12_pair3(%rip), %zmm31, %zmm22 /* pair_39 = lookup16(pairs_lo_2, pair3) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_18_pair3(%rip), %zmm31, %zmm22 /* pair_39 = lookup16(pairs_lo_2, pair3) */
 	vmovdqa64 %zmm21, 768(%rsp) /* spill pair_19 */
-	vpshufb .Lublock_nibbleslice_avx512_asm_12_pair4(%rip), %zmm29, %zmm21 /* pair_40 = lookup16(pairs_hi_2, pair4) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_18_pair4(%rip), %zmm29, %zmm21 /* pair_40 = lookup16(pairs_hi_2, pair4) */
 	vmovdqa64 %zmm20, 832(%rsp) /* spill pair_18 */
-	vpshufb .Lublock_nibbleslice_avx512_asm_12_pair4(%rip), %zmm31, %zmm20 /* pair_41 = lookup16(pairs_lo_2, pair4) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_18_pair4(%rip), %zmm31, %zmm20 /* pair_41 = lookup16(pairs_lo_2, pair4) */
 	vmovdqa64 %zmm19, 896(%rsp) /* spill pair_17 */
-	vpshufb .Lublock_nibbleslice_avx512_asm_12_pair5(%rip), %zmm29, %zmm19 /* pair_42 = lookup16(pairs_hi_2, pair5) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_18_pair5(%rip), %zmm29, %zmm19 /* pair_42 = lookup16(pairs_hi_2, pair5) */
 	vmovdqa64 %zmm18, 960(%rsp) /* spill pair_16 */
-	vpshufb .Lublock_nibbleslice_avx512_asm_12_pair5(%rip), %zmm31, %zmm18 /* pair_43 = lookup16(pairs_lo_2, pair5) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_18_pair5(%rip), %zmm31, %zmm18 /* pair_43 = lookup16(pairs_lo_2, pair5) */
 	vmovdqa64 %zmm18, 1024(%rsp) /* spill pair_43 */
-	vpshufb .Lublock_nibbleslice_avx512_asm_12_pair6(%rip), %zmm29, %zmm18 /* pair_44 = lookup16(pairs_hi_2, pair6) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_12_pair7(%rip), %zmm29, %zmm29 /* pair_46 = lookup16(pairs_hi_2, pair7) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_18_pair6(%rip), %zmm29, %zmm18 /* pair_44 = lookup16(pairs_hi_2, pair6) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_18_pair7(%rip), %zmm29, %zmm29 /* pair_46 = lookup16(pairs_hi_2, pair7) */
 	vmovdqa64 %zmm29, 1088(%rsp) /* spill pair_46 */
-	vpshufb .Lublock_nibbleslice_avx512_asm_12_pair7(%rip), %zmm31, %zmm29 /* pair_47 = lookup16(pairs_lo_2, pair7) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_12_pair6(%rip), %zmm31, %zmm31 /* pair_45 = lookup16(pairs_lo_2, pair6) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_18_pair7(%rip), %zmm31, %zmm29 /* pair_47 = lookup16(pairs_lo_2, pair7) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_18_pair6(%rip), %zmm31, %zmm31 /* pair_45 = lookup16(pairs_lo_2, pair6) */
 	vmovdqa64 %zmm29, 1152(%rsp) /* spill pair_47 */
-	vpshufb .Lublock_nibbleslice_avx512_asm_12_pair0(%rip), %zmm30, %zmm29 /* pair_48 = lookup16(pairs_hi_3, pair0) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_18_pair0(%rip), %zmm30, %zmm29 /* pair_48 = lookup16(pairs_hi_3, pair0) */
 	vmovdqa64 %zmm29, 1216(%rsp) /* spill pair_48 */
-	vpshufb .Lublock_nibbleslice_avx512_asm_12_pair0(%rip), %zmm0, %zmm29 /* pair_49 = lookup16(pairs_lo_3, pair0) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_18_pair0(%rip), %zmm0, %zmm29 /* pair_49 = lookup16(pairs_lo_3, pair0) */
 	vmovdqa64 %zmm29, 1280(%rsp) /* spill pair_49 */
-	vpshufb .Lublock_nibbleslice_avx512_asm_12_pair1(%rip), %zmm30, %zmm29 /* pair_50 = lookup16(pairs_hi_3, pair1) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_18_pair1(%rip), %zmm30, %zmm29 /* pair_50 = lookup16(pairs_hi_3, pair1) */
 	vmovdqa64 %zmm29, 1344(%rsp) /* spill pair_50 */
-	vpshufb .Lublock_nibbleslice_avx512_asm_12_pair1(%rip), %zmm0, %zmm29 /* pair_51 = lookup16(pairs_lo_3, pair1) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_18_pair1(%rip), %zmm0, %zmm29 /* pair_51 = lookup16(pairs_lo_3, pair1) */
 	vmovdqa64 %zmm29, 1408(%rsp) /* spill pair_51 */
-	vpshufb .Lublock_nibbleslice_avx512_asm_12_pair2(%rip), %zmm30, %zmm29 /* pair_52 = lookup16(pairs_hi_3, pair2) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_18_pair2(%rip), %zmm30, %zmm29 /* pair_52 = lookup16(pairs_hi_3, pair2) */
 	vmovdqa64 %zmm29, 1472(%rsp) /* spill pair_52 */
-	vpshufb .Lublock_nibbleslice_avx512_asm_12_pair2(%rip), %zmm0, %zmm29 /* pair_53 = lookup16(pairs_lo_3, pair2) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_18_pair2(%rip), %zmm0, %zmm29 /* pair_53 = lookup16(pairs_lo_3, pair2) */
 	vmovdqa64 %zmm29, 1536(%rsp) /* spill pair_53 */
-	vpshufb .Lublock_nibbleslice_avx512_asm_12_pair3(%rip), %zmm30, %zmm29 /* pair_54 = lookup16(pairs_hi_3, pair3) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_18_pair3(%rip), %zmm30, %zmm29 /* pair_54 = lookup16(pairs_hi_3, pair3) */
 	vmovdqa64 %zmm29, 1600(%rsp) /* spill pair_54 */
-	vpshufb .Lublock_nibbleslice_avx512_asm_12_pair3(%rip), %zmm0, %zmm29 /* pair_55 = lookup16(pairs_lo_3, pair3) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_18_pair3(%rip), %zmm0, %zmm29 /* pair_55 = lookup16(pairs_lo_3, pair3) */
 	vmovdqa64 %zmm29, 1664(%rsp) /* spill pair_55 */
-	vpshufb .Lublock_nibbleslice_avx512_asm_12_pair4(%rip), %zmm30, %zmm29 /* pair_56 = lookup16(pairs_hi_3, pair4) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_18_pair4(%rip), %zmm30, %zmm29 /* pair_56 = lookup16(pairs_hi_3, pair4) */
 	vmovdqa64 %zmm29, 1728(%rsp) /* spill pair_56 */
-	vpshufb .Lublock_nibbleslice_avx512_asm_12_pair4(%rip), %zmm0, %zmm29 /* pair_57 = lookup16(pairs_lo_3, pair4) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_18_pair4(%rip), %zmm0, %zmm29 /* pair_57 = lookup16(pairs_lo_3, pair4) */
 	vmovdqa64 %zmm29, 1792(%rsp) /* spill pair_57 */
-	vpshufb .Lublock_nibbleslice_avx512_asm_12_pair5(%rip), %zmm30, %zmm29 /* pair_58 = lookup16(pairs_hi_3, pair5) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_18_pair5(%rip), %zmm30, %zmm29 /* pair_58 = lookup16(pairs_hi_3, pair5) */
 	vmovdqa64 %zmm29, 1856(%rsp) /* spill pair_58 */
-	vpshufb .Lublock_nibbleslice_avx512_asm_12_pair5(%rip), %zmm0, %zmm29 /* pair_59 = lookup16(pairs_lo_3, pair5) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_12_pair6(%rip), %zmm30, %zmm30 /* pair_60 = lookup16(pairs_hi_3, pair6) */
-	vpshufb .Lublock_nibbleslice_avx512_asm_12_pair6(%rip), %zmm0, %zmm0 /* pair_61 = lookup16(pairs_lo_3, pair6) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_18_pair5(%rip), %zmm0, %zmm29 /* pair_59 = lookup16(pairs_lo_3, pair5) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_18_pair6(%rip), %zmm30, %zmm30 /* pair_60 = lookup16(pairs_hi_3, pair6) */
+	vpshufb .Lublock_nibbleslice_avx512_asm_18_pair6(%rip), %zmm0, %zmm0 /* pair_61 = lookup16(pairs_lo_3, pair6) */
 
 	/* The first round on the pairs; the last byte's S-box outputs taken as 0 (their share is added per block). */
 	vmovdqa64 %zmm0, 1920(%rsp) /* spill pair_61 */
@@ -8092,25 +8660,25 @@ ublock_nibbleslice_avx512_ublock256_256_ctr_xor_asm:
 	/* The 64 counter blocks V + j0 + j after the first round, from the group's pair tables: register p = nibble p of every block, one block per byte. */
 	vpbroadcastb (%rsi), %zmm0 /* low = bcast8() */
 	vpbroadcastb 1(%rsi), %zmm1 /* first = bcast8() */
-	vpaddb .Lublock_nibbleslice_avx512_asm_13_block_offsets(%rip), %zmm1, %zmm1 /* offsets = add(first, block_offsets) */
+	vpaddb .Lublock_nibbleslice_avx512_asm_19_block_offsets(%rip), %zmm1, %zmm1 /* offsets = add(first, block_offsets) */
 	vpaddb %zmm1, %zmm0, %zmm2 /* low_byte = add(low, offsets) */
 	vmovdqa64 %zmm0, %zmm3 /* low */
 	vpternlogd $0x54, %zmm2, %zmm1, %zmm3 /* either_not_sum = ternlog(low, offsets, low_byte) */
 	vpternlogd $0xea, %zmm3, %zmm1, %zmm0 /* carry_bit7 = ternlog(low, offsets, either_not_sum) */
 	vpsrlw $7, %zmm0, %zmm0 /* sr = shr(carry_bit7) */
-	vpandd .Lublock_nibbleslice_avx512_asm_13_one(%rip), %zmm0, %zmm0 /* carry = and(sr, one) */
-	vpord .Lublock_nibbleslice_avx512_asm_13_pick1(%rip), %zmm0, %zmm1 /* pick = or(carry, pick1) */
-	vpord .Lublock_nibbleslice_avx512_asm_13_pick2(%rip), %zmm0, %zmm3 /* pick_1 = or(carry, pick2) */
-	vpord .Lublock_nibbleslice_avx512_asm_13_pick3(%rip), %zmm0, %zmm4 /* pick_2 = or(carry, pick3) */
-	vpord .Lublock_nibbleslice_avx512_asm_13_pick4(%rip), %zmm0, %zmm5 /* pick_3 = or(carry, pick4) */
-	vpord .Lublock_nibbleslice_avx512_asm_13_pick5(%rip), %zmm0, %zmm6 /* pick_4 = or(carry, pick5) */
-	vpord .Lublock_nibbleslice_avx512_asm_13_pick6(%rip), %zmm0, %zmm7 /* pick_5 = or(carry, pick6) */
-	vpord .Lublock_nibbleslice_avx512_asm_13_pick7(%rip), %zmm0, %zmm8 /* pick_6 = or(carry, pick7) */
+	vpandd .Lublock_nibbleslice_avx512_asm_19_one(%rip), %zmm0, %zmm0 /* carry = and(sr, one) */
+	vpord .Lublock_nibbleslice_avx512_asm_19_pick1(%rip), %zmm0, %zmm1 /* pick = or(carry, pick1) */
+	vpord .Lublock_nibbleslice_avx512_asm_19_pick2(%rip), %zmm0, %zmm3 /* pick_1 = or(carry, pick2) */
+	vpord .Lublock_nibbleslice_avx512_asm_19_pick3(%rip), %zmm0, %zmm4 /* pick_2 = or(carry, pick3) */
+	vpord .Lublock_nibbleslice_avx512_asm_19_pick4(%rip), %zmm0, %zmm5 /* pick_3 = or(carry, pick4) */
+	vpord .Lublock_nibbleslice_avx512_asm_19_pick5(%rip), %zmm0, %zmm6 /* pick_4 = or(carry, pick5) */
+	vpord .Lublock_nibbleslice_avx512_asm_19_pick6(%rip), %zmm0, %zmm7 /* pick_5 = or(carry, pick6) */
+	vpord .Lublock_nibbleslice_avx512_asm_19_pick7(%rip), %zmm0, %zmm8 /* pick_6 = or(carry, pick7) */
 
 	/* The last byte L + j0 + j of every block: the S-box of its two nibbles, RK^0 folded in. */
 	vpsrlw $4, %zmm2, %zmm9 /* hi_shifted = shr(low_byte) */
-	vpandd .Lublock_nibbleslice_avx512_asm_13_nibble_mask(%rip), %zmm9, %zmm9 /* hi = and(hi_shifted, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_13_nibble_mask(%rip), %zmm2, %zmm2 /* lo = and(low_byte, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_19_nibble_mask(%rip), %zmm9, %zmm9 /* hi = and(hi_shifted, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_19_nibble_mask(%rip), %zmm2, %zmm2 /* lo = and(low_byte, nibble_mask) */
 	vbroadcasti32x4 992(%rdi), %zmm10 /* t1_30 = bcast128() */
 	vpshufb %zmm9, %zmm10, %zmm9 /* s1_30 = lookup16(t1_30, hi) */
 	vbroadcasti32x4 1008(%rdi), %zmm10 /* t1_31 = bcast128() */
@@ -8352,7 +8920,7 @@ ublock_nibbleslice_avx512_ublock256_256_ctr_xor_asm:
 	vmovdqa64 %zmm7, 896(%rsp) /* spill x1_14.2 */
 	xor %r8, %r8
 	.p2align 4
-.Lublock_nibbleslice_avx512_asm_13_loop_r0:
+.Lublock_nibbleslice_avx512_asm_19_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
 	vbroadcasti32x4 1024(%rdi,%r8), %zmm2 /* t0_0 = bcast128() */
@@ -8768,7 +9336,7 @@ ublock_nibbleslice_avx512_ublock256_256_ctr_xor_asm:
 	vmovdqa64 1856(%rsp), %zmm31 /* reload x0_10.3 */
 	add $1024, %r8
 	cmp $23552, %r8
-	jne .Lublock_nibbleslice_avx512_asm_13_loop_r0
+	jne .Lublock_nibbleslice_avx512_asm_19_loop_r0
 
 	/* Pack nibble pairs into bytes, transpose back and store. */
 	vpsllw $4, %zmm24, %zmm2 /* hi_up = shl(x0_0) */
@@ -8984,12 +9552,12 @@ ublock_nibbleslice_avx512_ublock256_256_ctr_xor_asm:
 	vpunpckhbw %zmm28, %zmm29, %zmm28 /* tro3_29 = unpackhi(tro2_22, tro2_30) */
 	vpunpcklbw %zmm0, %zmm3, %zmm29 /* tro3_30 = unpacklo(tro2_23, tro2_31) */
 	vpunpckhbw %zmm0, %zmm3, %zmm0 /* tro3_31 = unpackhi(tro2_23, tro2_31) */
-	vmovdqa64 .Lublock_nibbleslice_avx512_asm_13_row_out_picks(%rip), %zmm3 /* row_out_picks = const() */
+	vmovdqa64 .Lublock_nibbleslice_avx512_asm_19_row_out_picks(%rip), %zmm3 /* row_out_picks = const() */
 	vmovdqa64 %zmm0, 4352(%rsp) /* spill tro3_31 */
 	vmovdqa64 %zmm3, %zmm0 /* row_out_picks */
 	vpermi2q %zmm1, %zmm7, %zmm0 /* row_out = permute2q(row_out_picks, tro3, tro3_16) */
 	vmovdqa64 %zmm0, 4224(%rsp) /* spill row_out */
-	vmovdqa64 .Lublock_nibbleslice_avx512_asm_13_row_out_1_picks(%rip), %zmm0 /* row_out_1_picks = const() */
+	vmovdqa64 .Lublock_nibbleslice_avx512_asm_19_row_out_1_picks(%rip), %zmm0 /* row_out_1_picks = const() */
 	vmovdqa64 %zmm24, 4160(%rsp) /* spill tro3_14 */
 	vmovdqa64 %zmm0, %zmm24 /* row_out_1_picks */
 	vpermi2q %zmm1, %zmm7, %zmm24 /* row_out_1 = permute2q(row_out_1_picks, tro3, tro3_16) */
@@ -9308,68 +9876,68 @@ ublock_nibbleslice_avx512_ublock256_256_encrypt_xor_asm:
 	vpunpcklbw %zmm1, %zmm3, %zmm31 /* tr3_14 = unpacklo(tr2_7, tr2_15) */
 	vpunpckhbw %zmm1, %zmm3, %zmm1 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
 	vpsrlw $4, %zmm5, %zmm3 /* hi_shifted = shr(tr3) */
-	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm3, %zmm3 /* hi = and(hi_shifted, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm5, %zmm5 /* lo = and(tr3, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_20_nibble_mask(%rip), %zmm3, %zmm3 /* hi = and(hi_shifted, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_20_nibble_mask(%rip), %zmm5, %zmm5 /* lo = and(tr3, nibble_mask) */
 	vmovdqa64 %zmm3, 0(%rsp) /* spill x0_0.1 */
 	vpsrlw $4, %zmm7, %zmm3 /* hi_shifted_1 = shr(tr3_1) */
-	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm3, %zmm3 /* hi_1 = and(hi_shifted_1, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm7, %zmm7 /* lo_1 = and(tr3_1, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_20_nibble_mask(%rip), %zmm3, %zmm3 /* hi_1 = and(hi_shifted_1, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_20_nibble_mask(%rip), %zmm7, %zmm7 /* lo_1 = and(tr3_1, nibble_mask) */
 	vmovdqa64 %zmm3, 128(%rsp) /* spill x0_2.1 */
 	vpsrlw $4, %zmm13, %zmm3 /* hi_shifted_2 = shr(tr3_2) */
-	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm3, %zmm3 /* hi_2 = and(hi_shifted_2, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm13, %zmm13 /* lo_2 = and(tr3_2, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_20_nibble_mask(%rip), %zmm3, %zmm3 /* hi_2 = and(hi_shifted_2, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_20_nibble_mask(%rip), %zmm13, %zmm13 /* lo_2 = and(tr3_2, nibble_mask) */
 	vmovdqa64 %zmm3, 192(%rsp) /* spill x0_4.1 */
 	vpsrlw $4, %zmm9, %zmm3 /* hi_shifted_3 = shr(tr3_3) */
-	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm3, %zmm3 /* hi_3 = and(hi_shifted_3, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm9, %zmm9 /* lo_3 = and(tr3_3, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_20_nibble_mask(%rip), %zmm3, %zmm3 /* hi_3 = and(hi_shifted_3, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_20_nibble_mask(%rip), %zmm9, %zmm9 /* lo_3 = and(tr3_3, nibble_mask) */
 	vmovdqa64 %zmm3, 256(%rsp) /* spill x0_6.1 */
 	vpsrlw $4, %zmm11, %zmm3 /* hi_shifted_4 = shr(tr3_4) */
-	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm3, %zmm3 /* hi_4 = and(hi_shifted_4, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm11, %zmm11 /* lo_4 = and(tr3_4, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_20_nibble_mask(%rip), %zmm3, %zmm3 /* hi_4 = and(hi_shifted_4, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_20_nibble_mask(%rip), %zmm11, %zmm11 /* lo_4 = and(tr3_4, nibble_mask) */
 	vmovdqa64 %zmm3, 320(%rsp) /* spill x0_8.1 */
 	vpsrlw $4, %zmm14, %zmm3 /* hi_shifted_5 = shr(tr3_5) */
-	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm3, %zmm3 /* hi_5 = and(hi_shifted_5, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm14, %zmm14 /* lo_5 = and(tr3_5, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_20_nibble_mask(%rip), %zmm3, %zmm3 /* hi_5 = and(hi_shifted_5, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_20_nibble_mask(%rip), %zmm14, %zmm14 /* lo_5 = and(tr3_5, nibble_mask) */
 	vmovdqa64 %zmm3, 384(%rsp) /* spill x0_10.1 */
 	vpsrlw $4, %zmm15, %zmm3 /* hi_shifted_6 = shr(tr3_6) */
-	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm3, %zmm3 /* hi_6 = and(hi_shifted_6, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm15, %zmm15 /* lo_6 = and(tr3_6, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_20_nibble_mask(%rip), %zmm3, %zmm3 /* hi_6 = and(hi_shifted_6, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_20_nibble_mask(%rip), %zmm15, %zmm15 /* lo_6 = and(tr3_6, nibble_mask) */
 	vmovdqa64 %zmm3, 448(%rsp) /* spill x0_12.1 */
 	vpsrlw $4, %zmm17, %zmm3 /* hi_shifted_7 = shr(tr3_7) */
-	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm3, %zmm3 /* hi_7 = and(hi_shifted_7, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm17, %zmm17 /* lo_7 = and(tr3_7, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_20_nibble_mask(%rip), %zmm3, %zmm3 /* hi_7 = and(hi_shifted_7, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_20_nibble_mask(%rip), %zmm17, %zmm17 /* lo_7 = and(tr3_7, nibble_mask) */
 	vmovdqa64 %zmm3, 512(%rsp) /* spill x0_14.1 */
 	vpsrlw $4, %zmm19, %zmm3 /* hi_shifted_8 = shr(tr3_8) */
-	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm3, %zmm3 /* hi_8 = and(hi_shifted_8, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm19, %zmm19 /* lo_8 = and(tr3_8, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_20_nibble_mask(%rip), %zmm3, %zmm3 /* hi_8 = and(hi_shifted_8, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_20_nibble_mask(%rip), %zmm19, %zmm19 /* lo_8 = and(tr3_8, nibble_mask) */
 	vmovdqa64 %zmm3, 576(%rsp) /* spill x0_16.1 */
 	vpsrlw $4, %zmm21, %zmm3 /* hi_shifted_9 = shr(tr3_9) */
-	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm3, %zmm3 /* hi_9 = and(hi_shifted_9, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm21, %zmm21 /* lo_9 = and(tr3_9, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_20_nibble_mask(%rip), %zmm3, %zmm3 /* hi_9 = and(hi_shifted_9, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_20_nibble_mask(%rip), %zmm21, %zmm21 /* lo_9 = and(tr3_9, nibble_mask) */
 	vmovdqa64 %zmm3, 640(%rsp) /* spill x0_18.1 */
 	vpsrlw $4, %zmm23, %zmm3 /* hi_shifted_10 = shr(tr3_10) */
-	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm3, %zmm3 /* hi_10 = and(hi_shifted_10, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm23, %zmm23 /* lo_10 = and(tr3_10, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_20_nibble_mask(%rip), %zmm3, %zmm3 /* hi_10 = and(hi_shifted_10, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_20_nibble_mask(%rip), %zmm23, %zmm23 /* lo_10 = and(tr3_10, nibble_mask) */
 	vmovdqa64 %zmm3, 704(%rsp) /* spill x0_20.1 */
 	vpsrlw $4, %zmm25, %zmm3 /* hi_shifted_11 = shr(tr3_11) */
-	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm3, %zmm3 /* hi_11 = and(hi_shifted_11, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm25, %zmm25 /* lo_11 = and(tr3_11, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_20_nibble_mask(%rip), %zmm3, %zmm3 /* hi_11 = and(hi_shifted_11, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_20_nibble_mask(%rip), %zmm25, %zmm25 /* lo_11 = and(tr3_11, nibble_mask) */
 	vmovdqa64 %zmm3, 768(%rsp) /* spill x0_22.1 */
 	vpsrlw $4, %zmm27, %zmm3 /* hi_shifted_12 = shr(tr3_12) */
-	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm3, %zmm3 /* hi_12 = and(hi_shifted_12, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm27, %zmm27 /* lo_12 = and(tr3_12, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_20_nibble_mask(%rip), %zmm3, %zmm3 /* hi_12 = and(hi_shifted_12, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_20_nibble_mask(%rip), %zmm27, %zmm27 /* lo_12 = and(tr3_12, nibble_mask) */
 	vmovdqa64 %zmm3, 832(%rsp) /* spill x0_24.1 */
 	vpsrlw $4, %zmm30, %zmm3 /* hi_shifted_13 = shr(tr3_13) */
-	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm3, %zmm3 /* hi_13 = and(hi_shifted_13, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm30, %zmm30 /* lo_13 = and(tr3_13, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_20_nibble_mask(%rip), %zmm3, %zmm3 /* hi_13 = and(hi_shifted_13, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_20_nibble_mask(%rip), %zmm30, %zmm30 /* lo_13 = and(tr3_13, nibble_mask) */
 	vmovdqa64 %zmm3, 896(%rsp) /* spill x0_26.1 */
 	vpsrlw $4, %zmm31, %zmm3 /* hi_shifted_14 = shr(tr3_14) */
-	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm3, %zmm3 /* hi_14 = and(hi_shifted_14, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm31, %zmm31 /* lo_14 = and(tr3_14, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_20_nibble_mask(%rip), %zmm3, %zmm3 /* hi_14 = and(hi_shifted_14, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_20_nibble_mask(%rip), %zmm31, %zmm31 /* lo_14 = and(tr3_14, nibble_mask) */
 	vmovdqa64 %zmm3, 960(%rsp) /* spill x0_28.1 */
 	vpsrlw $4, %zmm1, %zmm3 /* hi_shifted_15 = shr(tr3_15) */
-	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm3, %zmm3 /* hi_15 = and(hi_shifted_15, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm1, %zmm1 /* lo_15 = and(tr3_15, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_20_nibble_mask(%rip), %zmm3, %zmm3 /* hi_15 = and(hi_shifted_15, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_20_nibble_mask(%rip), %zmm1, %zmm1 /* lo_15 = and(tr3_15, nibble_mask) */
 	vmovdqa64 %zmm1, 1024(%rsp) /* spill x0_31.1 */
 	vpunpcklbw %zmm16, %zmm0, %zmm1 /* tr0_16 = unpacklo(rowhi, rowhi_8) */
 	vpunpckhbw %zmm16, %zmm0, %zmm0 /* tr0_17 = unpackhi(rowhi, rowhi_8) */
@@ -9438,68 +10006,68 @@ ublock_nibbleslice_avx512_ublock256_256_encrypt_xor_asm:
 	vpunpcklbw %zmm2, %zmm0, %zmm26 /* tr3_30 = unpacklo(tr2_23, tr2_31) */
 	vpunpckhbw %zmm2, %zmm0, %zmm0 /* tr3_31 = unpackhi(tr2_23, tr2_31) */
 	vpsrlw $4, %zmm6, %zmm2 /* hi_shifted_16 = shr(tr3_16) */
-	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm2, %zmm2 /* hi_16 = and(hi_shifted_16, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm6, %zmm6 /* lo_16 = and(tr3_16, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_20_nibble_mask(%rip), %zmm2, %zmm2 /* hi_16 = and(hi_shifted_16, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_20_nibble_mask(%rip), %zmm6, %zmm6 /* lo_16 = and(tr3_16, nibble_mask) */
 	vmovdqa64 %zmm2, 64(%rsp) /* spill x1_0.1 */
 	vpsrlw $4, %zmm4, %zmm2 /* hi_shifted_17 = shr(tr3_17) */
-	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm2, %zmm2 /* hi_17 = and(hi_shifted_17, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm4, %zmm4 /* lo_17 = and(tr3_17, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_20_nibble_mask(%rip), %zmm2, %zmm2 /* hi_17 = and(hi_shifted_17, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_20_nibble_mask(%rip), %zmm4, %zmm4 /* lo_17 = and(tr3_17, nibble_mask) */
 	vmovdqa64 %zmm2, 1152(%rsp) /* spill x1_2.1 */
 	vpsrlw $4, %zmm28, %zmm2 /* hi_shifted_18 = shr(tr3_18) */
-	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm2, %zmm2 /* hi_18 = and(hi_shifted_18, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm28, %zmm28 /* lo_18 = and(tr3_18, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_20_nibble_mask(%rip), %zmm2, %zmm2 /* hi_18 = and(hi_shifted_18, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_20_nibble_mask(%rip), %zmm28, %zmm28 /* lo_18 = and(tr3_18, nibble_mask) */
 	vmovdqa64 %zmm2, 1216(%rsp) /* spill x1_4.1 */
 	vpsrlw $4, %zmm8, %zmm2 /* hi_shifted_19 = shr(tr3_19) */
-	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm2, %zmm2 /* hi_19 = and(hi_shifted_19, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm8, %zmm8 /* lo_19 = and(tr3_19, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_20_nibble_mask(%rip), %zmm2, %zmm2 /* hi_19 = and(hi_shifted_19, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_20_nibble_mask(%rip), %zmm8, %zmm8 /* lo_19 = and(tr3_19, nibble_mask) */
 	vmovdqa64 %zmm2, 1280(%rsp) /* spill x1_6.1 */
 	vpsrlw $4, %zmm10, %zmm2 /* hi_shifted_20 = shr(tr3_20) */
-	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm2, %zmm2 /* hi_20 = and(hi_shifted_20, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm10, %zmm10 /* lo_20 = and(tr3_20, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_20_nibble_mask(%rip), %zmm2, %zmm2 /* hi_20 = and(hi_shifted_20, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_20_nibble_mask(%rip), %zmm10, %zmm10 /* lo_20 = and(tr3_20, nibble_mask) */
 	vmovdqa64 %zmm2, 1344(%rsp) /* spill x1_8.1 */
 	vpsrlw $4, %zmm12, %zmm2 /* hi_shifted_21 = shr(tr3_21) */
-	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm2, %zmm2 /* hi_21 = and(hi_shifted_21, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm12, %zmm12 /* lo_21 = and(tr3_21, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_20_nibble_mask(%rip), %zmm2, %zmm2 /* hi_21 = and(hi_shifted_21, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_20_nibble_mask(%rip), %zmm12, %zmm12 /* lo_21 = and(tr3_21, nibble_mask) */
 	vmovdqa64 %zmm2, 1408(%rsp) /* spill x1_10.1 */
 	vpsrlw $4, %zmm29, %zmm2 /* hi_shifted_22 = shr(tr3_22) */
-	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm2, %zmm2 /* hi_22 = and(hi_shifted_22, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm29, %zmm29 /* lo_22 = and(tr3_22, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_20_nibble_mask(%rip), %zmm2, %zmm2 /* hi_22 = and(hi_shifted_22, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_20_nibble_mask(%rip), %zmm29, %zmm29 /* lo_22 = and(tr3_22, nibble_mask) */
 	vmovdqa64 %zmm2, 1472(%rsp) /* spill x1_12.1 */
 	vpsrlw $4, %zmm1, %zmm2 /* hi_shifted_23 = shr(tr3_23) */
-	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm2, %zmm2 /* hi_23 = and(hi_shifted_23, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm1, %zmm1 /* lo_23 = and(tr3_23, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_20_nibble_mask(%rip), %zmm2, %zmm2 /* hi_23 = and(hi_shifted_23, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_20_nibble_mask(%rip), %zmm1, %zmm1 /* lo_23 = and(tr3_23, nibble_mask) */
 	vmovdqa64 %zmm1, 1536(%rsp) /* spill x1_15.1 */
 	vpsrlw $4, %zmm3, %zmm1 /* hi_shifted_24 = shr(tr3_24) */
-	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm1, %zmm1 /* hi_24 = and(hi_shifted_24, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm3, %zmm3 /* lo_24 = and(tr3_24, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_20_nibble_mask(%rip), %zmm1, %zmm1 /* hi_24 = and(hi_shifted_24, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_20_nibble_mask(%rip), %zmm3, %zmm3 /* lo_24 = and(tr3_24, nibble_mask) */
 	vmovdqa64 %zmm1, 1600(%rsp) /* spill x1_16.1 */
 	vpsrlw $4, %zmm16, %zmm1 /* hi_shifted_25 = shr(tr3_25) */
-	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm1, %zmm1 /* hi_25 = and(hi_shifted_25, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm16, %zmm16 /* lo_25 = and(tr3_25, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_20_nibble_mask(%rip), %zmm1, %zmm1 /* hi_25 = and(hi_shifted_25, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_20_nibble_mask(%rip), %zmm16, %zmm16 /* lo_25 = and(tr3_25, nibble_mask) */
 	vmovdqa64 %zmm1, 1664(%rsp) /* spill x1_18.1 */
 	vpsrlw $4, %zmm18, %zmm1 /* hi_shifted_26 = shr(tr3_26) */
-	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm1, %zmm1 /* hi_26 = and(hi_shifted_26, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm18, %zmm18 /* lo_26 = and(tr3_26, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_20_nibble_mask(%rip), %zmm1, %zmm1 /* hi_26 = and(hi_shifted_26, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_20_nibble_mask(%rip), %zmm18, %zmm18 /* lo_26 = and(tr3_26, nibble_mask) */
 	vmovdqa64 %zmm1, 1728(%rsp) /* spill x1_20.1 */
 	vpsrlw $4, %zmm20, %zmm1 /* hi_shifted_27 = shr(tr3_27) */
-	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm1, %zmm1 /* hi_27 = and(hi_shifted_27, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm20, %zmm20 /* lo_27 = and(tr3_27, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_20_nibble_mask(%rip), %zmm1, %zmm1 /* hi_27 = and(hi_shifted_27, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_20_nibble_mask(%rip), %zmm20, %zmm20 /* lo_27 = and(tr3_27, nibble_mask) */
 	vmovdqa64 %zmm1, 1792(%rsp) /* spill x1_22.1 */
 	vpsrlw $4, %zmm22, %zmm1 /* hi_shifted_28 = shr(tr3_28) */
-	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm1, %zmm1 /* hi_28 = and(hi_shifted_28, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm22, %zmm22 /* lo_28 = and(tr3_28, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_20_nibble_mask(%rip), %zmm1, %zmm1 /* hi_28 = and(hi_shifted_28, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_20_nibble_mask(%rip), %zmm22, %zmm22 /* lo_28 = and(tr3_28, nibble_mask) */
 	vmovdqa64 %zmm1, 1856(%rsp) /* spill x1_24.1 */
 	vpsrlw $4, %zmm24, %zmm1 /* hi_shifted_29 = shr(tr3_29) */
-	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm1, %zmm1 /* hi_29 = and(hi_shifted_29, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm24, %zmm24 /* lo_29 = and(tr3_29, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_20_nibble_mask(%rip), %zmm1, %zmm1 /* hi_29 = and(hi_shifted_29, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_20_nibble_mask(%rip), %zmm24, %zmm24 /* lo_29 = and(tr3_29, nibble_mask) */
 	vmovdqa64 %zmm1, 1920(%rsp) /* spill x1_26.1 */
 	vpsrlw $4, %zmm26, %zmm1 /* hi_shifted_30 = shr(tr3_30) */
-	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm1, %zmm1 /* hi_30 = and(hi_shifted_30, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm26, %zmm26 /* lo_30 = and(tr3_30, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_20_nibble_mask(%rip), %zmm1, %zmm1 /* hi_30 = and(hi_shifted_30, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_20_nibble_mask(%rip), %zmm26, %zmm26 /* lo_30 = and(tr3_30, nibble_mask) */
 	vmovdqa64 %zmm1, 1984(%rsp) /* spill x1_28.1 */
 	vpsrlw $4, %zmm0, %zmm1 /* hi_shifted_31 = shr(tr3_31) */
-	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm1, %zmm1 /* hi_31 = and(hi_shifted_31, nibble_mask) */
-	vpandd .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm0, %zmm0 /* lo_31 = and(tr3_31, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_20_nibble_mask(%rip), %zmm1, %zmm1 /* hi_31 = and(hi_shifted_31, nibble_mask) */
+	vpandd .Lublock_nibbleslice_avx512_asm_20_nibble_mask(%rip), %zmm0, %zmm0 /* lo_31 = and(tr3_31, nibble_mask) */
 	vmovdqa64 %zmm0, 2048(%rsp) /* spill x1_31.2 */
 	vmovdqa64 1216(%rsp), %zmm0 /* reload x1_4.2 */
 	vmovdqa64 %zmm1, 2112(%rsp) /* spill x1_30.2 */
@@ -9596,7 +10164,7 @@ ublock_nibbleslice_avx512_ublock256_256_encrypt_xor_asm:
 	vmovdqa64 %zmm2, 832(%rsp) /* spill x1_14.2 */
 	xor %r8, %r8
 	.p2align 4
-.Lublock_nibbleslice_avx512_asm_14_loop_r0:
+.Lublock_nibbleslice_avx512_asm_20_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
 	vbroadcasti32x4 (%rdi,%r8), %zmm2 /* t0_0 = bcast128() */
@@ -10011,7 +10579,7 @@ ublock_nibbleslice_avx512_ublock256_256_encrypt_xor_asm:
 	vmovdqa64 896(%rsp), %zmm31 /* reload x1_0.3 */
 	add $1024, %r8
 	cmp $24576, %r8
-	jne .Lublock_nibbleslice_avx512_asm_14_loop_r0
+	jne .Lublock_nibbleslice_avx512_asm_20_loop_r0
 
 	/* Pack nibble pairs into bytes, transpose back and store. */
 	vpsllw $4, %zmm1, %zmm1 /* hi_up = shl(x0_0) */
@@ -10227,12 +10795,12 @@ ublock_nibbleslice_avx512_ublock256_256_encrypt_xor_asm:
 	vpunpckhbw %zmm28, %zmm29, %zmm28 /* tro3_29 = unpackhi(tro2_22, tro2_30) */
 	vpunpcklbw %zmm4, %zmm0, %zmm29 /* tro3_30 = unpacklo(tro2_23, tro2_31) */
 	vpunpckhbw %zmm4, %zmm0, %zmm0 /* tro3_31 = unpackhi(tro2_23, tro2_31) */
-	vmovdqa64 .Lublock_nibbleslice_avx512_asm_14_row_out_picks(%rip), %zmm4 /* row_out_picks = const() */
+	vmovdqa64 .Lublock_nibbleslice_avx512_asm_20_row_out_picks(%rip), %zmm4 /* row_out_picks = const() */
 	vmovdqa64 %zmm0, 4160(%rsp) /* spill tro3_31 */
 	vmovdqa64 %zmm4, %zmm0 /* row_out_picks */
 	vpermi2q %zmm8, %zmm7, %zmm0 /* row_out = permute2q(row_out_picks, tro3, tro3_16) */
 	vmovdqa64 %zmm0, 4032(%rsp) /* spill row_out */
-	vmovdqa64 .Lublock_nibbleslice_avx512_asm_14_row_out_1_picks(%rip), %zmm0 /* row_out_1_picks = const() */
+	vmovdqa64 .Lublock_nibbleslice_avx512_asm_20_row_out_1_picks(%rip), %zmm0 /* row_out_1_picks = const() */
 	vmovdqa64 %zmm24, 3968(%rsp) /* spill tro3_14 */
 	vmovdqa64 %zmm0, %zmm24 /* row_out_1_picks */
 	vpermi2q %zmm8, %zmm7, %zmm24 /* row_out_1 = permute2q(row_out_1_picks, tro3, tro3_16) */
@@ -10408,14 +10976,65 @@ ublock_nibbleslice_avx512_ublock256_256_encrypt_xor_asm:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
-/* nibble_mask: low nibble of every byte */
+/* high_nibbles: high nibble of every byte */
 	.section .rodata
-	.balign 64
-.Lublock_nibbleslice_avx512_asm_1_nibble_mask:
+	.balign 16
+.Lublock_nibbleslice_avx512_asm_1_high_nibbles:
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
+/* zero: no block in the high nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx512_asm_1_zero:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* low_nibbles: low nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx512_asm_1_low_nibbles:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx512_asm_1_rotl48:
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
+/* sbox_lo: S[x]: the block in the low nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx512_asm_1_sbox_lo:
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+
+/* pl_mask: PL_128 on spread nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx512_asm_1_pl_mask:
+	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
+
+/* pr_mask: PR_128 on spread nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx512_asm_1_pr_mask:
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+
+/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx512_asm_1_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx512_asm_1_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
+/* deinterleave: even bytes to the low half, odd to the high */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx512_asm_1_deinterleave:
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 
 /* nibble_mask: low nibble of every byte */
 	.section .rodata
@@ -10426,167 +11045,65 @@ ublock_nibbleslice_avx512_ublock256_256_encrypt_xor_asm:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
-/* pair0: pair 0 of a table, in every byte pair */
+/* high_nibbles: high nibble of every byte */
 	.section .rodata
-	.balign 64
-.Lublock_nibbleslice_avx512_asm_2_pair0:
-	.byte 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01
-	.byte 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01
-	.byte 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01
-	.byte 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01
+	.balign 16
+.Lublock_nibbleslice_avx512_asm_3_high_nibbles:
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 
-/* pair1: pair 1 of a table, in every byte pair */
+/* zero: no block in the high nibbles */
 	.section .rodata
-	.balign 64
-.Lublock_nibbleslice_avx512_asm_2_pair1:
-	.byte 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03
-	.byte 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03
-	.byte 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03
-	.byte 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03
+	.balign 16
+.Lublock_nibbleslice_avx512_asm_3_zero:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 
-/* pair2: pair 2 of a table, in every byte pair */
+/* low_nibbles: low nibble of every byte */
 	.section .rodata
-	.balign 64
-.Lublock_nibbleslice_avx512_asm_2_pair2:
-	.byte 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05
-	.byte 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05
-	.byte 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05
-	.byte 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05
-
-/* pair3: pair 3 of a table, in every byte pair */
-	.section .rodata
-	.balign 64
-.Lublock_nibbleslice_avx512_asm_2_pair3:
-	.byte 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07
-	.byte 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07
-	.byte 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07
-	.byte 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07
-
-/* pair4: pair 4 of a table, in every byte pair */
-	.section .rodata
-	.balign 64
-.Lublock_nibbleslice_avx512_asm_2_pair4:
-	.byte 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09
-	.byte 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09
-	.byte 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09
-	.byte 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09
-
-/* pair5: pair 5 of a table, in every byte pair */
-	.section .rodata
-	.balign 64
-.Lublock_nibbleslice_avx512_asm_2_pair5:
-	.byte 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b
-	.byte 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b
-	.byte 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b
-	.byte 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b
-
-/* pair6: pair 6 of a table, in every byte pair */
-	.section .rodata
-	.balign 64
-.Lublock_nibbleslice_avx512_asm_2_pair6:
-	.byte 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d
-	.byte 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d
-	.byte 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d
-	.byte 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d
-
-/* pair7: pair 7 of a table, in every byte pair */
-	.section .rodata
-	.balign 64
-.Lublock_nibbleslice_avx512_asm_2_pair7:
-	.byte 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f
-	.byte 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f
-	.byte 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f
-	.byte 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f
-
-/* block_offsets: j: the block each byte holds */
-	.section .rodata
-	.balign 64
-.Lublock_nibbleslice_avx512_asm_3_block_offsets:
-	.byte 0x00, 0x04, 0x08, 0x0c, 0x10, 0x14, 0x18, 0x1c, 0x20, 0x24, 0x28, 0x2c, 0x30, 0x34, 0x38, 0x3c
-	.byte 0x01, 0x05, 0x09, 0x0d, 0x11, 0x15, 0x19, 0x1d, 0x21, 0x25, 0x29, 0x2d, 0x31, 0x35, 0x39, 0x3d
-	.byte 0x02, 0x06, 0x0a, 0x0e, 0x12, 0x16, 0x1a, 0x1e, 0x22, 0x26, 0x2a, 0x2e, 0x32, 0x36, 0x3a, 0x3e
-	.byte 0x03, 0x07, 0x0b, 0x0f, 0x13, 0x17, 0x1b, 0x1f, 0x23, 0x27, 0x2b, 0x2f, 0x33, 0x37, 0x3b, 0x3f
-
-/* one: 1 in every byte */
-	.section .rodata
-	.balign 64
-.Lublock_nibbleslice_avx512_asm_3_one:
-	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
-	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
-	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
-	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
-
-/* pick1: 2 x 1 in every byte */
-	.section .rodata
-	.balign 64
-.Lublock_nibbleslice_avx512_asm_3_pick1:
-	.byte 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02
-	.byte 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02
-	.byte 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02
-	.byte 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02
-
-/* pick2: 2 x 2 in every byte */
-	.section .rodata
-	.balign 64
-.Lublock_nibbleslice_avx512_asm_3_pick2:
-	.byte 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04
-	.byte 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04
-	.byte 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04
-	.byte 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04
-
-/* pick3: 2 x 3 in every byte */
-	.section .rodata
-	.balign 64
-.Lublock_nibbleslice_avx512_asm_3_pick3:
-	.byte 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06
-	.byte 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06
-	.byte 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06
-	.byte 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06
-
-/* pick4: 2 x 4 in every byte */
-	.section .rodata
-	.balign 64
-.Lublock_nibbleslice_avx512_asm_3_pick4:
-	.byte 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08
-	.byte 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08
-	.byte 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08
-	.byte 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08
-
-/* pick5: 2 x 5 in every byte */
-	.section .rodata
-	.balign 64
-.Lublock_nibbleslice_avx512_asm_3_pick5:
-	.byte 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a
-	.byte 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a
-	.byte 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a
-	.byte 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a
-
-/* pick6: 2 x 6 in every byte */
-	.section .rodata
-	.balign 64
-.Lublock_nibbleslice_avx512_asm_3_pick6:
-	.byte 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c
-	.byte 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c
-	.byte 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c
-	.byte 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c
-
-/* pick7: 2 x 7 in every byte */
-	.section .rodata
-	.balign 64
-.Lublock_nibbleslice_avx512_asm_3_pick7:
-	.byte 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e
-	.byte 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e
-	.byte 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e
-	.byte 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e
-
-/* nibble_mask: low nibble of every byte */
-	.section .rodata
-	.balign 64
-.Lublock_nibbleslice_avx512_asm_3_nibble_mask:
+	.balign 16
+.Lublock_nibbleslice_avx512_asm_3_low_nibbles:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx512_asm_3_rotl48:
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
+/* sbox_inv_lo: S^-1[x]: the block in the low nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx512_asm_3_sbox_inv_lo:
+	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
+
+/* pl_mask: PL^-1_128 on spread nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx512_asm_3_pl_mask:
+	.byte 0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d
+
+/* pr_mask: PR^-1_128 on spread nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx512_asm_3_pr_mask:
+	.byte 0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03
+
+/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx512_asm_3_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx512_asm_3_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
+/* deinterleave: even bytes to the low half, odd to the high */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx512_asm_3_deinterleave:
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 
 /* nibble_mask: low nibble of every byte */
 	.section .rodata
@@ -10596,6 +11113,159 @@ ublock_nibbleslice_avx512_ublock256_256_encrypt_xor_asm:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* pair0: pair 0 of a table, in every byte pair */
+	.section .rodata
+	.balign 64
+.Lublock_nibbleslice_avx512_asm_4_pair0:
+	.byte 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01
+	.byte 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01
+	.byte 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01
+	.byte 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01
+
+/* pair1: pair 1 of a table, in every byte pair */
+	.section .rodata
+	.balign 64
+.Lublock_nibbleslice_avx512_asm_4_pair1:
+	.byte 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03
+	.byte 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03
+	.byte 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03
+	.byte 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03
+
+/* pair2: pair 2 of a table, in every byte pair */
+	.section .rodata
+	.balign 64
+.Lublock_nibbleslice_avx512_asm_4_pair2:
+	.byte 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05
+	.byte 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05
+	.byte 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05
+	.byte 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05
+
+/* pair3: pair 3 of a table, in every byte pair */
+	.section .rodata
+	.balign 64
+.Lublock_nibbleslice_avx512_asm_4_pair3:
+	.byte 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07
+	.byte 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07
+	.byte 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07
+	.byte 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07
+
+/* pair4: pair 4 of a table, in every byte pair */
+	.section .rodata
+	.balign 64
+.Lublock_nibbleslice_avx512_asm_4_pair4:
+	.byte 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09
+	.byte 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09
+	.byte 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09
+	.byte 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09
+
+/* pair5: pair 5 of a table, in every byte pair */
+	.section .rodata
+	.balign 64
+.Lublock_nibbleslice_avx512_asm_4_pair5:
+	.byte 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b
+	.byte 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b
+	.byte 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b
+	.byte 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b
+
+/* pair6: pair 6 of a table, in every byte pair */
+	.section .rodata
+	.balign 64
+.Lublock_nibbleslice_avx512_asm_4_pair6:
+	.byte 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d
+	.byte 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d
+	.byte 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d
+	.byte 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d
+
+/* pair7: pair 7 of a table, in every byte pair */
+	.section .rodata
+	.balign 64
+.Lublock_nibbleslice_avx512_asm_4_pair7:
+	.byte 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f
+	.byte 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f
+	.byte 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f
+	.byte 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f
+
+/* block_offsets: j: the block each byte holds */
+	.section .rodata
+	.balign 64
+.Lublock_nibbleslice_avx512_asm_5_block_offsets:
+	.byte 0x00, 0x04, 0x08, 0x0c, 0x10, 0x14, 0x18, 0x1c, 0x20, 0x24, 0x28, 0x2c, 0x30, 0x34, 0x38, 0x3c
+	.byte 0x01, 0x05, 0x09, 0x0d, 0x11, 0x15, 0x19, 0x1d, 0x21, 0x25, 0x29, 0x2d, 0x31, 0x35, 0x39, 0x3d
+	.byte 0x02, 0x06, 0x0a, 0x0e, 0x12, 0x16, 0x1a, 0x1e, 0x22, 0x26, 0x2a, 0x2e, 0x32, 0x36, 0x3a, 0x3e
+	.byte 0x03, 0x07, 0x0b, 0x0f, 0x13, 0x17, 0x1b, 0x1f, 0x23, 0x27, 0x2b, 0x2f, 0x33, 0x37, 0x3b, 0x3f
+
+/* one: 1 in every byte */
+	.section .rodata
+	.balign 64
+.Lublock_nibbleslice_avx512_asm_5_one:
+	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
+	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
+	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
+	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
+
+/* pick1: 2 x 1 in every byte */
+	.section .rodata
+	.balign 64
+.Lublock_nibbleslice_avx512_asm_5_pick1:
+	.byte 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02
+	.byte 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02
+	.byte 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02
+	.byte 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02
+
+/* pick2: 2 x 2 in every byte */
+	.section .rodata
+	.balign 64
+.Lublock_nibbleslice_avx512_asm_5_pick2:
+	.byte 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04
+	.byte 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04
+	.byte 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04
+	.byte 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04
+
+/* pick3: 2 x 3 in every byte */
+	.section .rodata
+	.balign 64
+.Lublock_nibbleslice_avx512_asm_5_pick3:
+	.byte 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06
+	.byte 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06
+	.byte 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06
+	.byte 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06
+
+/* pick4: 2 x 4 in every byte */
+	.section .rodata
+	.balign 64
+.Lublock_nibbleslice_avx512_asm_5_pick4:
+	.byte 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08
+	.byte 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08
+	.byte 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08
+	.byte 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08
+
+/* pick5: 2 x 5 in every byte */
+	.section .rodata
+	.balign 64
+.Lublock_nibbleslice_avx512_asm_5_pick5:
+	.byte 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a
+	.byte 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a
+	.byte 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a
+	.byte 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a
+
+/* pick6: 2 x 6 in every byte */
+	.section .rodata
+	.balign 64
+.Lublock_nibbleslice_avx512_asm_5_pick6:
+	.byte 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c
+	.byte 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c
+	.byte 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c
+	.byte 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c
+
+/* pick7: 2 x 7 in every byte */
+	.section .rodata
+	.balign 64
+.Lublock_nibbleslice_avx512_asm_5_pick7:
+	.byte 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e
+	.byte 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e
+	.byte 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e
+	.byte 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e
 
 /* nibble_mask: low nibble of every byte */
 	.section .rodata
@@ -10624,167 +11294,65 @@ ublock_nibbleslice_avx512_ublock256_256_encrypt_xor_asm:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
-/* pair0: pair 0 of a table, in every byte pair */
+/* high_nibbles: high nibble of every byte */
 	.section .rodata
-	.balign 64
-.Lublock_nibbleslice_avx512_asm_7_pair0:
-	.byte 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01
-	.byte 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01
-	.byte 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01
-	.byte 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01
+	.balign 16
+.Lublock_nibbleslice_avx512_asm_8_high_nibbles:
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 
-/* pair1: pair 1 of a table, in every byte pair */
+/* zero: no block in the high nibbles */
 	.section .rodata
-	.balign 64
-.Lublock_nibbleslice_avx512_asm_7_pair1:
-	.byte 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03
-	.byte 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03
-	.byte 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03
-	.byte 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03
+	.balign 16
+.Lublock_nibbleslice_avx512_asm_8_zero:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 
-/* pair2: pair 2 of a table, in every byte pair */
+/* low_nibbles: low nibble of every byte */
 	.section .rodata
-	.balign 64
-.Lublock_nibbleslice_avx512_asm_7_pair2:
-	.byte 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05
-	.byte 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05
-	.byte 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05
-	.byte 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05
-
-/* pair3: pair 3 of a table, in every byte pair */
-	.section .rodata
-	.balign 64
-.Lublock_nibbleslice_avx512_asm_7_pair3:
-	.byte 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07
-	.byte 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07
-	.byte 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07
-	.byte 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07
-
-/* pair4: pair 4 of a table, in every byte pair */
-	.section .rodata
-	.balign 64
-.Lublock_nibbleslice_avx512_asm_7_pair4:
-	.byte 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09
-	.byte 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09
-	.byte 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09
-	.byte 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09
-
-/* pair5: pair 5 of a table, in every byte pair */
-	.section .rodata
-	.balign 64
-.Lublock_nibbleslice_avx512_asm_7_pair5:
-	.byte 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b
-	.byte 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b
-	.byte 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b
-	.byte 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b
-
-/* pair6: pair 6 of a table, in every byte pair */
-	.section .rodata
-	.balign 64
-.Lublock_nibbleslice_avx512_asm_7_pair6:
-	.byte 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d
-	.byte 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d
-	.byte 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d
-	.byte 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d
-
-/* pair7: pair 7 of a table, in every byte pair */
-	.section .rodata
-	.balign 64
-.Lublock_nibbleslice_avx512_asm_7_pair7:
-	.byte 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f
-	.byte 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f
-	.byte 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f
-	.byte 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f
-
-/* block_offsets: j: the block each byte holds */
-	.section .rodata
-	.balign 64
-.Lublock_nibbleslice_avx512_asm_8_block_offsets:
-	.byte 0x00, 0x04, 0x08, 0x0c, 0x10, 0x14, 0x18, 0x1c, 0x20, 0x24, 0x28, 0x2c, 0x30, 0x34, 0x38, 0x3c
-	.byte 0x01, 0x05, 0x09, 0x0d, 0x11, 0x15, 0x19, 0x1d, 0x21, 0x25, 0x29, 0x2d, 0x31, 0x35, 0x39, 0x3d
-	.byte 0x02, 0x06, 0x0a, 0x0e, 0x12, 0x16, 0x1a, 0x1e, 0x22, 0x26, 0x2a, 0x2e, 0x32, 0x36, 0x3a, 0x3e
-	.byte 0x03, 0x07, 0x0b, 0x0f, 0x13, 0x17, 0x1b, 0x1f, 0x23, 0x27, 0x2b, 0x2f, 0x33, 0x37, 0x3b, 0x3f
-
-/* one: 1 in every byte */
-	.section .rodata
-	.balign 64
-.Lublock_nibbleslice_avx512_asm_8_one:
-	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
-	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
-	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
-	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
-
-/* pick1: 2 x 1 in every byte */
-	.section .rodata
-	.balign 64
-.Lublock_nibbleslice_avx512_asm_8_pick1:
-	.byte 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02
-	.byte 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02
-	.byte 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02
-	.byte 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02
-
-/* pick2: 2 x 2 in every byte */
-	.section .rodata
-	.balign 64
-.Lublock_nibbleslice_avx512_asm_8_pick2:
-	.byte 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04
-	.byte 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04
-	.byte 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04
-	.byte 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04
-
-/* pick3: 2 x 3 in every byte */
-	.section .rodata
-	.balign 64
-.Lublock_nibbleslice_avx512_asm_8_pick3:
-	.byte 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06
-	.byte 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06
-	.byte 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06
-	.byte 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06
-
-/* pick4: 2 x 4 in every byte */
-	.section .rodata
-	.balign 64
-.Lublock_nibbleslice_avx512_asm_8_pick4:
-	.byte 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08
-	.byte 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08
-	.byte 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08
-	.byte 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08
-
-/* pick5: 2 x 5 in every byte */
-	.section .rodata
-	.balign 64
-.Lublock_nibbleslice_avx512_asm_8_pick5:
-	.byte 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a
-	.byte 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a
-	.byte 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a
-	.byte 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a
-
-/* pick6: 2 x 6 in every byte */
-	.section .rodata
-	.balign 64
-.Lublock_nibbleslice_avx512_asm_8_pick6:
-	.byte 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c
-	.byte 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c
-	.byte 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c
-	.byte 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c
-
-/* pick7: 2 x 7 in every byte */
-	.section .rodata
-	.balign 64
-.Lublock_nibbleslice_avx512_asm_8_pick7:
-	.byte 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e
-	.byte 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e
-	.byte 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e
-	.byte 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e
-
-/* nibble_mask: low nibble of every byte */
-	.section .rodata
-	.balign 64
-.Lublock_nibbleslice_avx512_asm_8_nibble_mask:
+	.balign 16
+.Lublock_nibbleslice_avx512_asm_8_low_nibbles:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx512_asm_8_rotl48:
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
+/* sbox_lo: S[x]: the block in the low nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx512_asm_8_sbox_lo:
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+
+/* pl_mask: PL_128 on spread nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx512_asm_8_pl_mask:
+	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
+
+/* pr_mask: PR_128 on spread nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx512_asm_8_pr_mask:
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+
+/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx512_asm_8_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx512_asm_8_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
+/* deinterleave: even bytes to the low half, odd to the high */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx512_asm_8_deinterleave:
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 
 /* nibble_mask: low nibble of every byte */
 	.section .rodata
@@ -10795,32 +11363,65 @@ ublock_nibbleslice_avx512_ublock256_256_encrypt_xor_asm:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
-/* nibble_mask: low nibble of every byte */
+/* high_nibbles: high nibble of every byte */
 	.section .rodata
-	.balign 64
-.Lublock_nibbleslice_avx512_asm_10_nibble_mask:
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.balign 16
+.Lublock_nibbleslice_avx512_asm_10_high_nibbles:
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
+/* zero: no block in the high nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx512_asm_10_zero:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* low_nibbles: low nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx512_asm_10_low_nibbles:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
-/* row_out_picks: VPERMI2Q qword indices of 128-bit blocks (0, 4, 1, 5) (a's 0-3, b's 4-7) */
+/* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
 	.section .rodata
-	.balign 64
-.Lublock_nibbleslice_avx512_asm_10_row_out_picks:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x0a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.balign 16
+.Lublock_nibbleslice_avx512_asm_10_rotl48:
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
 
-/* row_out_1_picks: VPERMI2Q qword indices of 128-bit blocks (2, 6, 3, 7) (a's 0-3, b's 4-7) */
+/* sbox_inv_lo: S^-1[x]: the block in the low nibbles */
 	.section .rodata
-	.balign 64
-.Lublock_nibbleslice_avx512_asm_10_row_out_1_picks:
-	.byte 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x0c, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.balign 16
+.Lublock_nibbleslice_avx512_asm_10_sbox_inv_lo:
+	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
+
+/* pl_mask: PL^-1_128 on spread nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx512_asm_10_pl_mask:
+	.byte 0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d
+
+/* pr_mask: PR^-1_128 on spread nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx512_asm_10_pr_mask:
+	.byte 0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03
+
+/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx512_asm_10_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx512_asm_10_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
+/* deinterleave: even bytes to the low half, odd to the high */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx512_asm_10_deinterleave:
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 
 /* nibble_mask: low nibble of every byte */
 	.section .rodata
@@ -10831,23 +11432,158 @@ ublock_nibbleslice_avx512_ublock256_256_encrypt_xor_asm:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
-/* row_out_picks: VPERMI2Q qword indices of 128-bit blocks (0, 4, 1, 5) (a's 0-3, b's 4-7) */
+/* pair0: pair 0 of a table, in every byte pair */
 	.section .rodata
 	.balign 64
-.Lublock_nibbleslice_avx512_asm_11_row_out_picks:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x0a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+.Lublock_nibbleslice_avx512_asm_11_pair0:
+	.byte 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01
+	.byte 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01
+	.byte 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01
+	.byte 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01
 
-/* row_out_1_picks: VPERMI2Q qword indices of 128-bit blocks (2, 6, 3, 7) (a's 0-3, b's 4-7) */
+/* pair1: pair 1 of a table, in every byte pair */
 	.section .rodata
 	.balign 64
-.Lublock_nibbleslice_avx512_asm_11_row_out_1_picks:
-	.byte 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x0c, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+.Lublock_nibbleslice_avx512_asm_11_pair1:
+	.byte 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03
+	.byte 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03
+	.byte 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03
+	.byte 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03
+
+/* pair2: pair 2 of a table, in every byte pair */
+	.section .rodata
+	.balign 64
+.Lublock_nibbleslice_avx512_asm_11_pair2:
+	.byte 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05
+	.byte 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05
+	.byte 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05
+	.byte 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05
+
+/* pair3: pair 3 of a table, in every byte pair */
+	.section .rodata
+	.balign 64
+.Lublock_nibbleslice_avx512_asm_11_pair3:
+	.byte 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07
+	.byte 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07
+	.byte 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07
+	.byte 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07
+
+/* pair4: pair 4 of a table, in every byte pair */
+	.section .rodata
+	.balign 64
+.Lublock_nibbleslice_avx512_asm_11_pair4:
+	.byte 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09
+	.byte 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09
+	.byte 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09
+	.byte 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09
+
+/* pair5: pair 5 of a table, in every byte pair */
+	.section .rodata
+	.balign 64
+.Lublock_nibbleslice_avx512_asm_11_pair5:
+	.byte 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b
+	.byte 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b
+	.byte 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b
+	.byte 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b
+
+/* pair6: pair 6 of a table, in every byte pair */
+	.section .rodata
+	.balign 64
+.Lublock_nibbleslice_avx512_asm_11_pair6:
+	.byte 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d
+	.byte 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d
+	.byte 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d
+	.byte 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d
+
+/* pair7: pair 7 of a table, in every byte pair */
+	.section .rodata
+	.balign 64
+.Lublock_nibbleslice_avx512_asm_11_pair7:
+	.byte 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f
+	.byte 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f
+	.byte 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f
+	.byte 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f
+
+/* block_offsets: j: the block each byte holds */
+	.section .rodata
+	.balign 64
+.Lublock_nibbleslice_avx512_asm_12_block_offsets:
+	.byte 0x00, 0x04, 0x08, 0x0c, 0x10, 0x14, 0x18, 0x1c, 0x20, 0x24, 0x28, 0x2c, 0x30, 0x34, 0x38, 0x3c
+	.byte 0x01, 0x05, 0x09, 0x0d, 0x11, 0x15, 0x19, 0x1d, 0x21, 0x25, 0x29, 0x2d, 0x31, 0x35, 0x39, 0x3d
+	.byte 0x02, 0x06, 0x0a, 0x0e, 0x12, 0x16, 0x1a, 0x1e, 0x22, 0x26, 0x2a, 0x2e, 0x32, 0x36, 0x3a, 0x3e
+	.byte 0x03, 0x07, 0x0b, 0x0f, 0x13, 0x17, 0x1b, 0x1f, 0x23, 0x27, 0x2b, 0x2f, 0x33, 0x37, 0x3b, 0x3f
+
+/* one: 1 in every byte */
+	.section .rodata
+	.balign 64
+.Lublock_nibbleslice_avx512_asm_12_one:
+	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
+	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
+	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
+	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
+
+/* pick1: 2 x 1 in every byte */
+	.section .rodata
+	.balign 64
+.Lublock_nibbleslice_avx512_asm_12_pick1:
+	.byte 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02
+	.byte 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02
+	.byte 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02
+	.byte 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02
+
+/* pick2: 2 x 2 in every byte */
+	.section .rodata
+	.balign 64
+.Lublock_nibbleslice_avx512_asm_12_pick2:
+	.byte 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04
+	.byte 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04
+	.byte 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04
+	.byte 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04
+
+/* pick3: 2 x 3 in every byte */
+	.section .rodata
+	.balign 64
+.Lublock_nibbleslice_avx512_asm_12_pick3:
+	.byte 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06
+	.byte 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06
+	.byte 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06
+	.byte 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06
+
+/* pick4: 2 x 4 in every byte */
+	.section .rodata
+	.balign 64
+.Lublock_nibbleslice_avx512_asm_12_pick4:
+	.byte 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08
+	.byte 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08
+	.byte 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08
+	.byte 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08
+
+/* pick5: 2 x 5 in every byte */
+	.section .rodata
+	.balign 64
+.Lublock_nibbleslice_avx512_asm_12_pick5:
+	.byte 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a
+	.byte 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a
+	.byte 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a
+	.byte 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a
+
+/* pick6: 2 x 6 in every byte */
+	.section .rodata
+	.balign 64
+.Lublock_nibbleslice_avx512_asm_12_pick6:
+	.byte 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c
+	.byte 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c
+	.byte 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c
+	.byte 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c
+
+/* pick7: 2 x 7 in every byte */
+	.section .rodata
+	.balign 64
+.Lublock_nibbleslice_avx512_asm_12_pick7:
+	.byte 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e
+	.byte 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e
+	.byte 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e
+	.byte 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e
 
 /* nibble_mask: low nibble of every byte */
 	.section .rodata
@@ -10858,159 +11594,6 @@ ublock_nibbleslice_avx512_ublock256_256_encrypt_xor_asm:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
-/* pair0: pair 0 of a table, in every byte pair */
-	.section .rodata
-	.balign 64
-.Lublock_nibbleslice_avx512_asm_12_pair0:
-	.byte 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01
-	.byte 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01
-	.byte 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01
-	.byte 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01
-
-/* pair1: pair 1 of a table, in every byte pair */
-	.section .rodata
-	.balign 64
-.Lublock_nibbleslice_avx512_asm_12_pair1:
-	.byte 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03
-	.byte 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03
-	.byte 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03
-	.byte 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03
-
-/* pair2: pair 2 of a table, in every byte pair */
-	.section .rodata
-	.balign 64
-.Lublock_nibbleslice_avx512_asm_12_pair2:
-	.byte 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05
-	.byte 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05
-	.byte 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05
-	.byte 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05
-
-/* pair3: pair 3 of a table, in every byte pair */
-	.section .rodata
-	.balign 64
-.Lublock_nibbleslice_avx512_asm_12_pair3:
-	.byte 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07
-	.byte 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07
-	.byte 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07
-	.byte 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07
-
-/* pair4: pair 4 of a table, in every byte pair */
-	.section .rodata
-	.balign 64
-.Lublock_nibbleslice_avx512_asm_12_pair4:
-	.byte 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09
-	.byte 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09
-	.byte 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09
-	.byte 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09
-
-/* pair5: pair 5 of a table, in every byte pair */
-	.section .rodata
-	.balign 64
-.Lublock_nibbleslice_avx512_asm_12_pair5:
-	.byte 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b
-	.byte 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b
-	.byte 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b
-	.byte 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b
-
-/* pair6: pair 6 of a table, in every byte pair */
-	.section .rodata
-	.balign 64
-.Lublock_nibbleslice_avx512_asm_12_pair6:
-	.byte 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d
-	.byte 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d
-	.byte 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d
-	.byte 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d
-
-/* pair7: pair 7 of a table, in every byte pair */
-	.section .rodata
-	.balign 64
-.Lublock_nibbleslice_avx512_asm_12_pair7:
-	.byte 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f
-	.byte 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f
-	.byte 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f
-	.byte 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f
-
-/* block_offsets: j: the block each byte holds */
-	.section .rodata
-	.balign 64
-.Lublock_nibbleslice_avx512_asm_13_block_offsets:
-	.byte 0x00, 0x04, 0x08, 0x0c, 0x10, 0x14, 0x18, 0x1c, 0x20, 0x24, 0x28, 0x2c, 0x30, 0x34, 0x38, 0x3c
-	.byte 0x01, 0x05, 0x09, 0x0d, 0x11, 0x15, 0x19, 0x1d, 0x21, 0x25, 0x29, 0x2d, 0x31, 0x35, 0x39, 0x3d
-	.byte 0x02, 0x06, 0x0a, 0x0e, 0x12, 0x16, 0x1a, 0x1e, 0x22, 0x26, 0x2a, 0x2e, 0x32, 0x36, 0x3a, 0x3e
-	.byte 0x03, 0x07, 0x0b, 0x0f, 0x13, 0x17, 0x1b, 0x1f, 0x23, 0x27, 0x2b, 0x2f, 0x33, 0x37, 0x3b, 0x3f
-
-/* one: 1 in every byte */
-	.section .rodata
-	.balign 64
-.Lublock_nibbleslice_avx512_asm_13_one:
-	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
-	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
-	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
-	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
-
-/* pick1: 2 x 1 in every byte */
-	.section .rodata
-	.balign 64
-.Lublock_nibbleslice_avx512_asm_13_pick1:
-	.byte 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02
-	.byte 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02
-	.byte 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02
-	.byte 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02
-
-/* pick2: 2 x 2 in every byte */
-	.section .rodata
-	.balign 64
-.Lublock_nibbleslice_avx512_asm_13_pick2:
-	.byte 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04
-	.byte 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04
-	.byte 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04
-	.byte 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04
-
-/* pick3: 2 x 3 in every byte */
-	.section .rodata
-	.balign 64
-.Lublock_nibbleslice_avx512_asm_13_pick3:
-	.byte 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06
-	.byte 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06
-	.byte 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06
-	.byte 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06
-
-/* pick4: 2 x 4 in every byte */
-	.section .rodata
-	.balign 64
-.Lublock_nibbleslice_avx512_asm_13_pick4:
-	.byte 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08
-	.byte 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08
-	.byte 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08
-	.byte 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08
-
-/* pick5: 2 x 5 in every byte */
-	.section .rodata
-	.balign 64
-.Lublock_nibbleslice_avx512_asm_13_pick5:
-	.byte 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a
-	.byte 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a
-	.byte 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a
-	.byte 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a
-
-/* pick6: 2 x 6 in every byte */
-	.section .rodata
-	.balign 64
-.Lublock_nibbleslice_avx512_asm_13_pick6:
-	.byte 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c
-	.byte 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c
-	.byte 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c
-	.byte 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c
-
-/* pick7: 2 x 7 in every byte */
-	.section .rodata
-	.balign 64
-.Lublock_nibbleslice_avx512_asm_13_pick7:
-	.byte 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e
-	.byte 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e
-	.byte 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e
-	.byte 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e
-
 /* nibble_mask: low nibble of every byte */
 	.section .rodata
 	.balign 64
@@ -11019,24 +11602,6 @@ ublock_nibbleslice_avx512_ublock256_256_encrypt_xor_asm:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
-
-/* row_out_picks: VPERMI2Q qword indices of 128-bit blocks (0, 4, 1, 5) (a's 0-3, b's 4-7) */
-	.section .rodata
-	.balign 64
-.Lublock_nibbleslice_avx512_asm_13_row_out_picks:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x0a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-
-/* row_out_1_picks: VPERMI2Q qword indices of 128-bit blocks (2, 6, 3, 7) (a's 0-3, b's 4-7) */
-	.section .rodata
-	.balign 64
-.Lublock_nibbleslice_avx512_asm_13_row_out_1_picks:
-	.byte 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x0c, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 
 /* nibble_mask: low nibble of every byte */
 	.section .rodata
@@ -11060,6 +11625,441 @@ ublock_nibbleslice_avx512_ublock256_256_encrypt_xor_asm:
 	.section .rodata
 	.balign 64
 .Lublock_nibbleslice_avx512_asm_14_row_out_1_picks:
+	.byte 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x0c, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* high_nibbles: high nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx512_asm_15_high_nibbles:
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
+/* zero: no block in the high nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx512_asm_15_zero:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* low_nibbles: low nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx512_asm_15_low_nibbles:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx512_asm_15_rotl48:
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
+/* sbox_lo: S[x]: the block in the low nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx512_asm_15_sbox_lo:
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+
+/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx512_asm_15_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx512_asm_15_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
+/* pl_front0: PL_256 spread, lane 0: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx512_asm_15_pl_front0:
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
+
+/* pl_front1: PL_256 spread, lane 1: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx512_asm_15_pl_front1:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x04, 0x05, 0x0c, 0x0d, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
+
+/* pl_rear0: PL_256 spread, lane 0: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx512_asm_15_pl_rear0:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x08, 0x09
+
+/* pl_rear1: PL_256 spread, lane 1: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx512_asm_15_pl_rear1:
+	.byte 0x02, 0x03, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x00, 0x01
+
+/* pr_front0: PR_256 spread, lane 0: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx512_asm_15_pr_front0:
+	.byte 0x0c, 0x0d, 0x80, 0x80, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05, 0x80, 0x80
+
+/* pr_rear1: PR_256 spread, lane 1: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx512_asm_15_pr_rear1:
+	.byte 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x0a, 0x0b
+
+/* pr_rear0: PR_256 spread, lane 0: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx512_asm_15_pr_rear0:
+	.byte 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x08, 0x09, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f
+
+/* pr_front1: PR_256 spread, lane 1: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx512_asm_15_pr_front1:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80
+
+/* deinterleave: even bytes to the low half, odd to the high */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx512_asm_15_deinterleave:
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+
+/* nibble_mask: low nibble of every byte */
+	.section .rodata
+	.balign 64
+.Lublock_nibbleslice_avx512_asm_16_nibble_mask:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* row_out_picks: VPERMI2Q qword indices of 128-bit blocks (0, 4, 1, 5) (a's 0-3, b's 4-7) */
+	.section .rodata
+	.balign 64
+.Lublock_nibbleslice_avx512_asm_16_row_out_picks:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x0a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* row_out_1_picks: VPERMI2Q qword indices of 128-bit blocks (2, 6, 3, 7) (a's 0-3, b's 4-7) */
+	.section .rodata
+	.balign 64
+.Lublock_nibbleslice_avx512_asm_16_row_out_1_picks:
+	.byte 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x0c, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* high_nibbles: high nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx512_asm_17_high_nibbles:
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
+/* zero: no block in the high nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx512_asm_17_zero:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* low_nibbles: low nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx512_asm_17_low_nibbles:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx512_asm_17_rotl48:
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
+/* sbox_inv_lo: S^-1[x]: the block in the low nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx512_asm_17_sbox_inv_lo:
+	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
+
+/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx512_asm_17_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx512_asm_17_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
+/* pl_front0: PL^-1_256 spread, lane 0: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx512_asm_17_pl_front0:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x02, 0x03
+
+/* pl_front1: PL^-1_256 spread, lane 1: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx512_asm_17_pl_front1:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05
+
+/* pl_rear1: PL^-1_256 spread, lane 1: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx512_asm_17_pl_rear1:
+	.byte 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
+
+/* pl_rear0: PL^-1_256 spread, lane 0: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx512_asm_17_pl_rear0:
+	.byte 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
+
+/* pr_front0: PR^-1_256 spread, lane 0: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx512_asm_17_pr_front0:
+	.byte 0x80, 0x80, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x0a, 0x0b, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80
+
+/* pr_rear1: PR^-1_256 spread, lane 1: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx512_asm_17_pr_rear1:
+	.byte 0x80, 0x80, 0x08, 0x09, 0x80, 0x80, 0x02, 0x03, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f
+
+/* pr_rear0: PR^-1_256 spread, lane 0: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx512_asm_17_pr_rear0:
+	.byte 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x80, 0x80, 0x0e, 0x0f, 0x80, 0x80, 0x00, 0x01
+
+/* pr_front1: PR^-1_256 spread, lane 1: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx512_asm_17_pr_front1:
+	.byte 0x0c, 0x0d, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80, 0x04, 0x05, 0x08, 0x09, 0x80, 0x80
+
+/* deinterleave: even bytes to the low half, odd to the high */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_avx512_asm_17_deinterleave:
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+
+/* nibble_mask: low nibble of every byte */
+	.section .rodata
+	.balign 64
+.Lublock_nibbleslice_avx512_asm_18_nibble_mask:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* pair0: pair 0 of a table, in every byte pair */
+	.section .rodata
+	.balign 64
+.Lublock_nibbleslice_avx512_asm_18_pair0:
+	.byte 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01
+	.byte 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01
+	.byte 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01
+	.byte 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01
+
+/* pair1: pair 1 of a table, in every byte pair */
+	.section .rodata
+	.balign 64
+.Lublock_nibbleslice_avx512_asm_18_pair1:
+	.byte 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03
+	.byte 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03
+	.byte 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03
+	.byte 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03
+
+/* pair2: pair 2 of a table, in every byte pair */
+	.section .rodata
+	.balign 64
+.Lublock_nibbleslice_avx512_asm_18_pair2:
+	.byte 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05
+	.byte 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05
+	.byte 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05
+	.byte 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05
+
+/* pair3: pair 3 of a table, in every byte pair */
+	.section .rodata
+	.balign 64
+.Lublock_nibbleslice_avx512_asm_18_pair3:
+	.byte 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07
+	.byte 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07
+	.byte 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07
+	.byte 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07
+
+/* pair4: pair 4 of a table, in every byte pair */
+	.section .rodata
+	.balign 64
+.Lublock_nibbleslice_avx512_asm_18_pair4:
+	.byte 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09
+	.byte 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09
+	.byte 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09
+	.byte 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09
+
+/* pair5: pair 5 of a table, in every byte pair */
+	.section .rodata
+	.balign 64
+.Lublock_nibbleslice_avx512_asm_18_pair5:
+	.byte 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b
+	.byte 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b
+	.byte 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b
+	.byte 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b
+
+/* pair6: pair 6 of a table, in every byte pair */
+	.section .rodata
+	.balign 64
+.Lublock_nibbleslice_avx512_asm_18_pair6:
+	.byte 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d
+	.byte 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d
+	.byte 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d
+	.byte 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d
+
+/* pair7: pair 7 of a table, in every byte pair */
+	.section .rodata
+	.balign 64
+.Lublock_nibbleslice_avx512_asm_18_pair7:
+	.byte 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f
+	.byte 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f
+	.byte 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f
+	.byte 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f
+
+/* block_offsets: j: the block each byte holds */
+	.section .rodata
+	.balign 64
+.Lublock_nibbleslice_avx512_asm_19_block_offsets:
+	.byte 0x00, 0x04, 0x08, 0x0c, 0x10, 0x14, 0x18, 0x1c, 0x20, 0x24, 0x28, 0x2c, 0x30, 0x34, 0x38, 0x3c
+	.byte 0x01, 0x05, 0x09, 0x0d, 0x11, 0x15, 0x19, 0x1d, 0x21, 0x25, 0x29, 0x2d, 0x31, 0x35, 0x39, 0x3d
+	.byte 0x02, 0x06, 0x0a, 0x0e, 0x12, 0x16, 0x1a, 0x1e, 0x22, 0x26, 0x2a, 0x2e, 0x32, 0x36, 0x3a, 0x3e
+	.byte 0x03, 0x07, 0x0b, 0x0f, 0x13, 0x17, 0x1b, 0x1f, 0x23, 0x27, 0x2b, 0x2f, 0x33, 0x37, 0x3b, 0x3f
+
+/* one: 1 in every byte */
+	.section .rodata
+	.balign 64
+.Lublock_nibbleslice_avx512_asm_19_one:
+	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
+	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
+	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
+	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
+
+/* pick1: 2 x 1 in every byte */
+	.section .rodata
+	.balign 64
+.Lublock_nibbleslice_avx512_asm_19_pick1:
+	.byte 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02
+	.byte 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02
+	.byte 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02
+	.byte 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02
+
+/* pick2: 2 x 2 in every byte */
+	.section .rodata
+	.balign 64
+.Lublock_nibbleslice_avx512_asm_19_pick2:
+	.byte 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04
+	.byte 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04
+	.byte 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04
+	.byte 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04
+
+/* pick3: 2 x 3 in every byte */
+	.section .rodata
+	.balign 64
+.Lublock_nibbleslice_avx512_asm_19_pick3:
+	.byte 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06
+	.byte 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06
+	.byte 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06
+	.byte 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06
+
+/* pick4: 2 x 4 in every byte */
+	.section .rodata
+	.balign 64
+.Lublock_nibbleslice_avx512_asm_19_pick4:
+	.byte 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08
+	.byte 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08
+	.byte 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08
+	.byte 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08
+
+/* pick5: 2 x 5 in every byte */
+	.section .rodata
+	.balign 64
+.Lublock_nibbleslice_avx512_asm_19_pick5:
+	.byte 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a
+	.byte 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a
+	.byte 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a
+	.byte 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a
+
+/* pick6: 2 x 6 in every byte */
+	.section .rodata
+	.balign 64
+.Lublock_nibbleslice_avx512_asm_19_pick6:
+	.byte 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c
+	.byte 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c
+	.byte 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c
+	.byte 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c
+
+/* pick7: 2 x 7 in every byte */
+	.section .rodata
+	.balign 64
+.Lublock_nibbleslice_avx512_asm_19_pick7:
+	.byte 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e
+	.byte 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e
+	.byte 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e
+	.byte 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e
+
+/* nibble_mask: low nibble of every byte */
+	.section .rodata
+	.balign 64
+.Lublock_nibbleslice_avx512_asm_19_nibble_mask:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* row_out_picks: VPERMI2Q qword indices of 128-bit blocks (0, 4, 1, 5) (a's 0-3, b's 4-7) */
+	.section .rodata
+	.balign 64
+.Lublock_nibbleslice_avx512_asm_19_row_out_picks:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x0a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* row_out_1_picks: VPERMI2Q qword indices of 128-bit blocks (2, 6, 3, 7) (a's 0-3, b's 4-7) */
+	.section .rodata
+	.balign 64
+.Lublock_nibbleslice_avx512_asm_19_row_out_1_picks:
+	.byte 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x0c, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* nibble_mask: low nibble of every byte */
+	.section .rodata
+	.balign 64
+.Lublock_nibbleslice_avx512_asm_20_nibble_mask:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* row_out_picks: VPERMI2Q qword indices of 128-bit blocks (0, 4, 1, 5) (a's 0-3, b's 4-7) */
+	.section .rodata
+	.balign 64
+.Lublock_nibbleslice_avx512_asm_20_row_out_picks:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x0a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* row_out_1_picks: VPERMI2Q qword indices of 128-bit blocks (2, 6, 3, 7) (a's 0-3, b's 4-7) */
+	.section .rodata
+	.balign 64
+.Lublock_nibbleslice_avx512_asm_20_row_out_1_picks:
 	.byte 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x0c, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00

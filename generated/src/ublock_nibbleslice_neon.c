@@ -556,6 +556,92 @@ static void ublock_nibbleslice_neon_ublock128_128_encrypt(const uint8_t *rk, con
     vst1q_u8(out + 240, tro3_15);
 }
 
+/* ublock128_128, encrypt: one block per pass (the register method at one block, single-key image). */
+static void ublock_nibbleslice_neon_ublock128_128_encrypt_one_block(const uint8_t *rk, const uint8_t *in, uint8_t *out)
+{
+    uint8x16_t x0, x1;
+    /* no block in the high nibbles */
+    static const uint8_t zero_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+    const uint8x16_t zero = vld1q_u8(zero_bytes);
+    /* high nibble of every byte */
+    static const uint8_t high_nibbles_bytes[16] = {0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0};
+    const uint8x16_t high_nibbles = vld1q_u8(high_nibbles_bytes);
+    /* S[x]: the block in the low nibbles */
+    static const uint8_t sbox_lo_bytes[16] = {0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05};
+    const uint8x16_t sbox_lo = vld1q_u8(sbox_lo_bytes);
+    /* low nibble of every byte */
+    static const uint8_t low_nibbles_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f};
+    const uint8x16_t low_nibbles = vld1q_u8(low_nibbles_bytes);
+    /* PL_128 on spread nibbles */
+    static const uint8_t pl_mask_bytes[16] = {0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b};
+    const uint8x16_t pl_mask = vld1q_u8(pl_mask_bytes);
+    /* PR_128 on spread nibbles */
+    static const uint8_t pr_mask_bytes[16] = {0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07};
+    const uint8x16_t pr_mask = vld1q_u8(pr_mask_bytes);
+    /* even bytes to the low half, odd to the high */
+    static const uint8_t deinterleave_bytes[16] = {0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f};
+    const uint8x16_t deinterleave = vld1q_u8(deinterleave_bytes);
+    /* rotate each 64-bit word left by 56 (byte shuffle) */
+    static const uint8_t rotl56_bytes[16] = {0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08};
+    const uint8x16_t rotl56 = vld1q_u8(rotl56_bytes);
+    /* rotate each 64-bit word left by 48 (byte shuffle) */
+    static const uint8_t rotl48_bytes[16] = {0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09};
+    const uint8x16_t rotl48 = vld1q_u8(rotl48_bytes);
+    /* rotate each 64-bit word left by 24 (byte shuffle) */
+    static const uint8_t rotl24_bytes[16] = {0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c};
+    const uint8x16_t rotl24 = vld1q_u8(rotl24_bytes);
+
+    /* Load one block, spread one nibble per byte in the low nibbles; X0 and X1 in separate registers. */
+    const uint8x16_t blk = vld1q_u8(in);
+    const uint8x16_t lo_sh = kc_shr8(blk, 4);
+    const uint8x16_t even = vbslq_u8(high_nibbles, zero, lo_sh);
+    const uint8x16_t hi_sh = kc_shl8(zero, 4);
+    const uint8x16_t odd = vbslq_u8(high_nibbles, hi_sh, blk);
+    const uint8x16_t sp = kc_zip1_8(even, odd);
+    const uint8x16_t sp_1 = kc_zip2_8(even, odd);
+    x0 = sp;
+    x1 = sp_1;
+    for (size_t r = 0; r < 16; r++) {
+        KC_MCA_BEGIN("loop_r");
+        const uint8x16_t rk0 = vld1q_u8(rk + 128 * r);
+        const uint8x16_t rk1 = vld1q_u8(rk + 128 * r + 64);
+        const uint8x16_t k0 = veorq_u8(x0, rk0);
+        const uint8x16_t s0_lo = vandq_u8(k0, low_nibbles);
+        const uint8x16_t s0 = vqtbl1q_u8(sbox_lo, s0_lo);
+        const uint8x16_t k1 = veorq_u8(x1, rk1);
+        const uint8x16_t s1_lo = vandq_u8(k1, low_nibbles);
+        const uint8x16_t s1 = vqtbl1q_u8(sbox_lo, s1_lo);
+        const uint8x16_t x1_1 = veorq_u8(s1, s0);
+        const uint8x16_t rot4 = vqtbl1q_u8(x1_1, rotl56);
+        const uint8x16_t x0_1 = veorq_u8(s0, rot4);
+        const uint8x16_t rot8 = vqtbl1q_u8(x0_1, rotl48);
+        const uint8x16_t x1_2 = veorq_u8(x1_1, rot8);
+        const uint8x16_t rot8_1 = vqtbl1q_u8(x1_2, rotl48);
+        const uint8x16_t x0_2 = veorq_u8(x0_1, rot8_1);
+        const uint8x16_t rot20 = vqtbl1q_u8(x0_2, rotl24);
+        const uint8x16_t x1_3 = veorq_u8(x1_2, rot20);
+        const uint8x16_t x0_3 = veorq_u8(x0_2, x1_3);
+        const uint8x16_t pl = vqtbl1q_u8(x0_3, pl_mask);
+        const uint8x16_t pr = vqtbl1q_u8(x1_3, pr_mask);
+        x0 = pl;
+        x1 = pr;
+        KC_MCA_END("loop_r");
+    }
+
+    /* Final key addition; the store packs the low nibbles (the key's copy in the high ones is dropped). */
+    const uint8x16_t rk0_1 = vld1q_u8(rk + 2048);
+    const uint8x16_t rk1_1 = vld1q_u8(rk + 2112);
+    const uint8x16_t y0 = veorq_u8(x0, rk0_1);
+    const uint8x16_t y1 = veorq_u8(x1, rk1_1);
+    const uint8x16_t de = vqtbl1q_u8(y0, deinterleave);
+    const uint8x16_t de_1 = vqtbl1q_u8(y1, deinterleave);
+    const uint8x16_t even_1 = kc_zip1_64(de, de_1);
+    const uint8x16_t odd_1 = kc_zip2_64(de, de_1);
+    const uint8x16_t ev_sh = kc_shl8(even_1, 4);
+    const uint8x16_t out_lo = vbslq_u8(high_nibbles, ev_sh, odd_1);
+    vst1q_u8(out, out_lo);
+}
+
 /* ublock128_128, decrypt: 16 blocks per pass. */
 static void ublock_nibbleslice_neon_ublock128_128_decrypt(const uint8_t *rk, const uint8_t *in, uint8_t *out)
 {
@@ -1195,6 +1281,92 @@ static void ublock_nibbleslice_neon_ublock128_128_decrypt(const uint8_t *rk, con
     vst1q_u8(out + 208, tro3_13);
     vst1q_u8(out + 224, tro3_14);
     vst1q_u8(out + 240, tro3_15);
+}
+
+/* ublock128_128, decrypt: one block per pass (the register method at one block, single-key image). */
+static void ublock_nibbleslice_neon_ublock128_128_decrypt_one_block(const uint8_t *rk, const uint8_t *in, uint8_t *out)
+{
+    uint8x16_t x0, x1;
+    /* no block in the high nibbles */
+    static const uint8_t zero_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+    const uint8x16_t zero = vld1q_u8(zero_bytes);
+    /* high nibble of every byte */
+    static const uint8_t high_nibbles_bytes[16] = {0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0};
+    const uint8x16_t high_nibbles = vld1q_u8(high_nibbles_bytes);
+    /* PL^-1_128 on spread nibbles */
+    static const uint8_t pl_mask_bytes[16] = {0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d};
+    const uint8x16_t pl_mask = vld1q_u8(pl_mask_bytes);
+    /* PR^-1_128 on spread nibbles */
+    static const uint8_t pr_mask_bytes[16] = {0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03};
+    const uint8x16_t pr_mask = vld1q_u8(pr_mask_bytes);
+    /* S^-1[x]: the block in the low nibbles */
+    static const uint8_t sbox_inv_lo_bytes[16] = {0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08};
+    const uint8x16_t sbox_inv_lo = vld1q_u8(sbox_inv_lo_bytes);
+    /* low nibble of every byte */
+    static const uint8_t low_nibbles_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f};
+    const uint8x16_t low_nibbles = vld1q_u8(low_nibbles_bytes);
+    /* even bytes to the low half, odd to the high */
+    static const uint8_t deinterleave_bytes[16] = {0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f};
+    const uint8x16_t deinterleave = vld1q_u8(deinterleave_bytes);
+    /* rotate each 64-bit word left by 24 (byte shuffle) */
+    static const uint8_t rotl24_bytes[16] = {0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c};
+    const uint8x16_t rotl24 = vld1q_u8(rotl24_bytes);
+    /* rotate each 64-bit word left by 48 (byte shuffle) */
+    static const uint8_t rotl48_bytes[16] = {0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09};
+    const uint8x16_t rotl48 = vld1q_u8(rotl48_bytes);
+    /* rotate each 64-bit word left by 56 (byte shuffle) */
+    static const uint8_t rotl56_bytes[16] = {0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08};
+    const uint8x16_t rotl56 = vld1q_u8(rotl56_bytes);
+
+    /* Load one block, spread one nibble per byte in the low nibbles; X0 and X1 in separate registers. */
+    const uint8x16_t blk = vld1q_u8(in);
+    const uint8x16_t lo_sh = kc_shr8(blk, 4);
+    const uint8x16_t even = vbslq_u8(high_nibbles, zero, lo_sh);
+    const uint8x16_t hi_sh = kc_shl8(zero, 4);
+    const uint8x16_t odd = vbslq_u8(high_nibbles, hi_sh, blk);
+    const uint8x16_t sp = kc_zip1_8(even, odd);
+    const uint8x16_t sp_1 = kc_zip2_8(even, odd);
+    x0 = sp;
+    x1 = sp_1;
+    for (size_t r = 0; r < 16; r++) {
+        KC_MCA_BEGIN("loop_r");
+        const uint8x16_t rk0 = vld1q_u8(rk + 128 * r);
+        const uint8x16_t rk1 = vld1q_u8(rk + 128 * r + 64);
+        const uint8x16_t k0 = veorq_u8(x0, rk0);
+        const uint8x16_t k1 = veorq_u8(x1, rk1);
+        const uint8x16_t pl = vqtbl1q_u8(k0, pl_mask);
+        const uint8x16_t pr = vqtbl1q_u8(k1, pr_mask);
+        const uint8x16_t y0 = veorq_u8(pl, pr);
+        const uint8x16_t rot20 = vqtbl1q_u8(y0, rotl24);
+        const uint8x16_t y1 = veorq_u8(pr, rot20);
+        const uint8x16_t rot8 = vqtbl1q_u8(y1, rotl48);
+        const uint8x16_t y0_1 = veorq_u8(y0, rot8);
+        const uint8x16_t rot8_1 = vqtbl1q_u8(y0_1, rotl48);
+        const uint8x16_t y1_1 = veorq_u8(y1, rot8_1);
+        const uint8x16_t rot4 = vqtbl1q_u8(y1_1, rotl56);
+        const uint8x16_t y0_2 = veorq_u8(y0_1, rot4);
+        const uint8x16_t y1_2 = veorq_u8(y1_1, y0_2);
+        const uint8x16_t s0_lo = vandq_u8(y0_2, low_nibbles);
+        const uint8x16_t s0 = vqtbl1q_u8(sbox_inv_lo, s0_lo);
+        const uint8x16_t s1_lo = vandq_u8(y1_2, low_nibbles);
+        const uint8x16_t s1 = vqtbl1q_u8(sbox_inv_lo, s1_lo);
+        x0 = s0;
+        x1 = s1;
+        KC_MCA_END("loop_r");
+    }
+
+    /* Final key addition; the store packs the low nibbles (the key's copy in the high ones is dropped). */
+    const uint8x16_t rk0_1 = vld1q_u8(rk + 2048);
+    const uint8x16_t rk1_1 = vld1q_u8(rk + 2112);
+    const uint8x16_t y0_3 = veorq_u8(x0, rk0_1);
+    const uint8x16_t y1_3 = veorq_u8(x1, rk1_1);
+    const uint8x16_t de = vqtbl1q_u8(y0_3, deinterleave);
+    const uint8x16_t de_1 = vqtbl1q_u8(y1_3, deinterleave);
+    const uint8x16_t even_1 = kc_zip1_64(de, de_1);
+    const uint8x16_t odd_1 = kc_zip2_64(de, de_1);
+    const uint8x16_t ev_sh = kc_shl8(even_1, 4);
+    const uint8x16_t out_lo = vbslq_u8(high_nibbles, ev_sh, odd_1);
+    vst1q_u8(out, out_lo);
 }
 
 /* ublock128_128, encryption with the message XORed into the stores: out = E(in) ^ src. */
@@ -2950,6 +3122,92 @@ static void ublock_nibbleslice_neon_ublock128_256_encrypt(const uint8_t *rk, con
     vst1q_u8(out + 240, tro3_15);
 }
 
+/* ublock128_256, encrypt: one block per pass (the register method at one block, single-key image). */
+static void ublock_nibbleslice_neon_ublock128_256_encrypt_one_block(const uint8_t *rk, const uint8_t *in, uint8_t *out)
+{
+    uint8x16_t x0, x1;
+    /* no block in the high nibbles */
+    static const uint8_t zero_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+    const uint8x16_t zero = vld1q_u8(zero_bytes);
+    /* high nibble of every byte */
+    static const uint8_t high_nibbles_bytes[16] = {0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0};
+    const uint8x16_t high_nibbles = vld1q_u8(high_nibbles_bytes);
+    /* S[x]: the block in the low nibbles */
+    static const uint8_t sbox_lo_bytes[16] = {0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05};
+    const uint8x16_t sbox_lo = vld1q_u8(sbox_lo_bytes);
+    /* low nibble of every byte */
+    static const uint8_t low_nibbles_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f};
+    const uint8x16_t low_nibbles = vld1q_u8(low_nibbles_bytes);
+    /* PL_128 on spread nibbles */
+    static const uint8_t pl_mask_bytes[16] = {0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b};
+    const uint8x16_t pl_mask = vld1q_u8(pl_mask_bytes);
+    /* PR_128 on spread nibbles */
+    static const uint8_t pr_mask_bytes[16] = {0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07};
+    const uint8x16_t pr_mask = vld1q_u8(pr_mask_bytes);
+    /* even bytes to the low half, odd to the high */
+    static const uint8_t deinterleave_bytes[16] = {0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f};
+    const uint8x16_t deinterleave = vld1q_u8(deinterleave_bytes);
+    /* rotate each 64-bit word left by 56 (byte shuffle) */
+    static const uint8_t rotl56_bytes[16] = {0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08};
+    const uint8x16_t rotl56 = vld1q_u8(rotl56_bytes);
+    /* rotate each 64-bit word left by 48 (byte shuffle) */
+    static const uint8_t rotl48_bytes[16] = {0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09};
+    const uint8x16_t rotl48 = vld1q_u8(rotl48_bytes);
+    /* rotate each 64-bit word left by 24 (byte shuffle) */
+    static const uint8_t rotl24_bytes[16] = {0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c};
+    const uint8x16_t rotl24 = vld1q_u8(rotl24_bytes);
+
+    /* Load one block, spread one nibble per byte in the low nibbles; X0 and X1 in separate registers. */
+    const uint8x16_t blk = vld1q_u8(in);
+    const uint8x16_t lo_sh = kc_shr8(blk, 4);
+    const uint8x16_t even = vbslq_u8(high_nibbles, zero, lo_sh);
+    const uint8x16_t hi_sh = kc_shl8(zero, 4);
+    const uint8x16_t odd = vbslq_u8(high_nibbles, hi_sh, blk);
+    const uint8x16_t sp = kc_zip1_8(even, odd);
+    const uint8x16_t sp_1 = kc_zip2_8(even, odd);
+    x0 = sp;
+    x1 = sp_1;
+    for (size_t r = 0; r < 24; r++) {
+        KC_MCA_BEGIN("loop_r");
+        const uint8x16_t rk0 = vld1q_u8(rk + 128 * r);
+        const uint8x16_t rk1 = vld1q_u8(rk + 128 * r + 64);
+        const uint8x16_t k0 = veorq_u8(x0, rk0);
+        const uint8x16_t s0_lo = vandq_u8(k0, low_nibbles);
+        const uint8x16_t s0 = vqtbl1q_u8(sbox_lo, s0_lo);
+        const uint8x16_t k1 = veorq_u8(x1, rk1);
+        const uint8x16_t s1_lo = vandq_u8(k1, low_nibbles);
+        const uint8x16_t s1 = vqtbl1q_u8(sbox_lo, s1_lo);
+        const uint8x16_t x1_1 = veorq_u8(s1, s0);
+        const uint8x16_t rot4 = vqtbl1q_u8(x1_1, rotl56);
+        const uint8x16_t x0_1 = veorq_u8(s0, rot4);
+        const uint8x16_t rot8 = vqtbl1q_u8(x0_1, rotl48);
+        const uint8x16_t x1_2 = veorq_u8(x1_1, rot8);
+        const uint8x16_t rot8_1 = vqtbl1q_u8(x1_2, rotl48);
+        const uint8x16_t x0_2 = veorq_u8(x0_1, rot8_1);
+        const uint8x16_t rot20 = vqtbl1q_u8(x0_2, rotl24);
+        const uint8x16_t x1_3 = veorq_u8(x1_2, rot20);
+        const uint8x16_t x0_3 = veorq_u8(x0_2, x1_3);
+        const uint8x16_t pl = vqtbl1q_u8(x0_3, pl_mask);
+        const uint8x16_t pr = vqtbl1q_u8(x1_3, pr_mask);
+        x0 = pl;
+        x1 = pr;
+        KC_MCA_END("loop_r");
+    }
+
+    /* Final key addition; the store packs the low nibbles (the key's copy in the high ones is dropped). */
+    const uint8x16_t rk0_1 = vld1q_u8(rk + 3072);
+    const uint8x16_t rk1_1 = vld1q_u8(rk + 3136);
+    const uint8x16_t y0 = veorq_u8(x0, rk0_1);
+    const uint8x16_t y1 = veorq_u8(x1, rk1_1);
+    const uint8x16_t de = vqtbl1q_u8(y0, deinterleave);
+    const uint8x16_t de_1 = vqtbl1q_u8(y1, deinterleave);
+    const uint8x16_t even_1 = kc_zip1_64(de, de_1);
+    const uint8x16_t odd_1 = kc_zip2_64(de, de_1);
+    const uint8x16_t ev_sh = kc_shl8(even_1, 4);
+    const uint8x16_t out_lo = vbslq_u8(high_nibbles, ev_sh, odd_1);
+    vst1q_u8(out, out_lo);
+}
+
 /* ublock128_256, decrypt: 16 blocks per pass. */
 static void ublock_nibbleslice_neon_ublock128_256_decrypt(const uint8_t *rk, const uint8_t *in, uint8_t *out)
 {
@@ -3589,6 +3847,92 @@ static void ublock_nibbleslice_neon_ublock128_256_decrypt(const uint8_t *rk, con
     vst1q_u8(out + 208, tro3_13);
     vst1q_u8(out + 224, tro3_14);
     vst1q_u8(out + 240, tro3_15);
+}
+
+/* ublock128_256, decrypt: one block per pass (the register method at one block, single-key image). */
+static void ublock_nibbleslice_neon_ublock128_256_decrypt_one_block(const uint8_t *rk, const uint8_t *in, uint8_t *out)
+{
+    uint8x16_t x0, x1;
+    /* no block in the high nibbles */
+    static const uint8_t zero_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+    const uint8x16_t zero = vld1q_u8(zero_bytes);
+    /* high nibble of every byte */
+    static const uint8_t high_nibbles_bytes[16] = {0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0};
+    const uint8x16_t high_nibbles = vld1q_u8(high_nibbles_bytes);
+    /* PL^-1_128 on spread nibbles */
+    static const uint8_t pl_mask_bytes[16] = {0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d};
+    const uint8x16_t pl_mask = vld1q_u8(pl_mask_bytes);
+    /* PR^-1_128 on spread nibbles */
+    static const uint8_t pr_mask_bytes[16] = {0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03};
+    const uint8x16_t pr_mask = vld1q_u8(pr_mask_bytes);
+    /* S^-1[x]: the block in the low nibbles */
+    static const uint8_t sbox_inv_lo_bytes[16] = {0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08};
+    const uint8x16_t sbox_inv_lo = vld1q_u8(sbox_inv_lo_bytes);
+    /* low nibble of every byte */
+    static const uint8_t low_nibbles_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f};
+    const uint8x16_t low_nibbles = vld1q_u8(low_nibbles_bytes);
+    /* even bytes to the low half, odd to the high */
+    static const uint8_t deinterleave_bytes[16] = {0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f};
+    const uint8x16_t deinterleave = vld1q_u8(deinterleave_bytes);
+    /* rotate each 64-bit word left by 24 (byte shuffle) */
+    static const uint8_t rotl24_bytes[16] = {0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c};
+    const uint8x16_t rotl24 = vld1q_u8(rotl24_bytes);
+    /* rotate each 64-bit word left by 48 (byte shuffle) */
+    static const uint8_t rotl48_bytes[16] = {0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09};
+    const uint8x16_t rotl48 = vld1q_u8(rotl48_bytes);
+    /* rotate each 64-bit word left by 56 (byte shuffle) */
+    static const uint8_t rotl56_bytes[16] = {0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08};
+    const uint8x16_t rotl56 = vld1q_u8(rotl56_bytes);
+
+    /* Load one block, spread one nibble per byte in the low nibbles; X0 and X1 in separate registers. */
+    const uint8x16_t blk = vld1q_u8(in);
+    const uint8x16_t lo_sh = kc_shr8(blk, 4);
+    const uint8x16_t even = vbslq_u8(high_nibbles, zero, lo_sh);
+    const uint8x16_t hi_sh = kc_shl8(zero, 4);
+    const uint8x16_t odd = vbslq_u8(high_nibbles, hi_sh, blk);
+    const uint8x16_t sp = kc_zip1_8(even, odd);
+    const uint8x16_t sp_1 = kc_zip2_8(even, odd);
+    x0 = sp;
+    x1 = sp_1;
+    for (size_t r = 0; r < 24; r++) {
+        KC_MCA_BEGIN("loop_r");
+        const uint8x16_t rk0 = vld1q_u8(rk + 128 * r);
+        const uint8x16_t rk1 = vld1q_u8(rk + 128 * r + 64);
+        const uint8x16_t k0 = veorq_u8(x0, rk0);
+        const uint8x16_t k1 = veorq_u8(x1, rk1);
+        const uint8x16_t pl = vqtbl1q_u8(k0, pl_mask);
+        const uint8x16_t pr = vqtbl1q_u8(k1, pr_mask);
+        const uint8x16_t y0 = veorq_u8(pl, pr);
+        const uint8x16_t rot20 = vqtbl1q_u8(y0, rotl24);
+        const uint8x16_t y1 = veorq_u8(pr, rot20);
+        const uint8x16_t rot8 = vqtbl1q_u8(y1, rotl48);
+        const uint8x16_t y0_1 = veorq_u8(y0, rot8);
+        const uint8x16_t rot8_1 = vqtbl1q_u8(y0_1, rotl48);
+        const uint8x16_t y1_1 = veorq_u8(y1, rot8_1);
+        const uint8x16_t rot4 = vqtbl1q_u8(y1_1, rotl56);
+        const uint8x16_t y0_2 = veorq_u8(y0_1, rot4);
+        const uint8x16_t y1_2 = veorq_u8(y1_1, y0_2);
+        const uint8x16_t s0_lo = vandq_u8(y0_2, low_nibbles);
+        const uint8x16_t s0 = vqtbl1q_u8(sbox_inv_lo, s0_lo);
+        const uint8x16_t s1_lo = vandq_u8(y1_2, low_nibbles);
+        const uint8x16_t s1 = vqtbl1q_u8(sbox_inv_lo, s1_lo);
+        x0 = s0;
+        x1 = s1;
+        KC_MCA_END("loop_r");
+    }
+
+    /* Final key addition; the store packs the low nibbles (the key's copy in the high ones is dropped). */
+    const uint8x16_t rk0_1 = vld1q_u8(rk + 3072);
+    const uint8x16_t rk1_1 = vld1q_u8(rk + 3136);
+    const uint8x16_t y0_3 = veorq_u8(x0, rk0_1);
+    const uint8x16_t y1_3 = veorq_u8(x1, rk1_1);
+    const uint8x16_t de = vqtbl1q_u8(y0_3, deinterleave);
+    const uint8x16_t de_1 = vqtbl1q_u8(y1_3, deinterleave);
+    const uint8x16_t even_1 = kc_zip1_64(de, de_1);
+    const uint8x16_t odd_1 = kc_zip2_64(de, de_1);
+    const uint8x16_t ev_sh = kc_shl8(even_1, 4);
+    const uint8x16_t out_lo = vbslq_u8(high_nibbles, ev_sh, odd_1);
+    vst1q_u8(out, out_lo);
 }
 
 /* ublock128_256, encryption with the message XORed into the stores: out = E(in) ^ src. */
@@ -5800,6 +6144,159 @@ static void ublock_nibbleslice_neon_ublock256_256_encrypt(const uint8_t *rk, con
     vst1q_u8(out + 496, tro3_31);
 }
 
+/* ublock256_256, encrypt: one block per pass (the register method at one block, single-key image). */
+static void ublock_nibbleslice_neon_ublock256_256_encrypt_one_block(const uint8_t *rk, const uint8_t *in, uint8_t *out)
+{
+    uint8x16_t x0_0, x0_1, x1_0, x1_1;
+    /* no block in the high nibbles */
+    static const uint8_t zero_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+    const uint8x16_t zero = vld1q_u8(zero_bytes);
+    /* high nibble of every byte */
+    static const uint8_t high_nibbles_bytes[16] = {0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0};
+    const uint8x16_t high_nibbles = vld1q_u8(high_nibbles_bytes);
+    /* S[x]: the block in the low nibbles */
+    static const uint8_t sbox_lo_bytes[16] = {0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05};
+    const uint8x16_t sbox_lo = vld1q_u8(sbox_lo_bytes);
+    /* low nibble of every byte */
+    static const uint8_t low_nibbles_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f};
+    const uint8x16_t low_nibbles = vld1q_u8(low_nibbles_bytes);
+    /* PL_256 spread, lane 0: bytes from this lane */
+    static const uint8_t pl_front0_bytes[16] = {0x04, 0x05, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80};
+    const uint8x16_t pl_front0 = vld1q_u8(pl_front0_bytes);
+    /* PL_256 spread, lane 0: bytes from the other lane */
+    static const uint8_t pl_rear0_bytes[16] = {0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x08, 0x09};
+    const uint8x16_t pl_rear0 = vld1q_u8(pl_rear0_bytes);
+    /* PL_256 spread, lane 1: bytes from this lane */
+    static const uint8_t pl_front1_bytes[16] = {0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x04, 0x05, 0x0c, 0x0d, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80};
+    const uint8x16_t pl_front1 = vld1q_u8(pl_front1_bytes);
+    /* PL_256 spread, lane 1: bytes from the other lane */
+    static const uint8_t pl_rear1_bytes[16] = {0x02, 0x03, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x00, 0x01};
+    const uint8x16_t pl_rear1 = vld1q_u8(pl_rear1_bytes);
+    /* PR_256 spread, lane 0: bytes from this lane */
+    static const uint8_t pr_front0_bytes[16] = {0x0c, 0x0d, 0x80, 0x80, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05, 0x80, 0x80};
+    const uint8x16_t pr_front0 = vld1q_u8(pr_front0_bytes);
+    /* PR_256 spread, lane 0: bytes from the other lane */
+    static const uint8_t pr_rear0_bytes[16] = {0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x08, 0x09, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f};
+    const uint8x16_t pr_rear0 = vld1q_u8(pr_rear0_bytes);
+    /* PR_256 spread, lane 1: bytes from this lane */
+    static const uint8_t pr_front1_bytes[16] = {0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80};
+    const uint8x16_t pr_front1 = vld1q_u8(pr_front1_bytes);
+    /* PR_256 spread, lane 1: bytes from the other lane */
+    static const uint8_t pr_rear1_bytes[16] = {0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x0a, 0x0b};
+    const uint8x16_t pr_rear1 = vld1q_u8(pr_rear1_bytes);
+    /* even bytes to the low half, odd to the high */
+    static const uint8_t deinterleave_bytes[16] = {0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f};
+    const uint8x16_t deinterleave = vld1q_u8(deinterleave_bytes);
+    /* rotate each 64-bit word left by 56 (byte shuffle) */
+    static const uint8_t rotl56_bytes[16] = {0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08};
+    const uint8x16_t rotl56 = vld1q_u8(rotl56_bytes);
+    /* rotate each 64-bit word left by 48 (byte shuffle) */
+    static const uint8_t rotl48_bytes[16] = {0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09};
+    const uint8x16_t rotl48 = vld1q_u8(rotl48_bytes);
+    /* rotate each 64-bit word left by 24 (byte shuffle) */
+    static const uint8_t rotl24_bytes[16] = {0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c};
+    const uint8x16_t rotl24 = vld1q_u8(rotl24_bytes);
+
+    /* Load one block, spread one nibble per byte in the low nibbles; X0 and X1 in separate registers. */
+    const uint8x16_t blk = vld1q_u8(in);
+    const uint8x16_t blk_1 = vld1q_u8(in + 16);
+    const uint8x16_t lo_sh = kc_shr8(blk, 4);
+    const uint8x16_t even = vbslq_u8(high_nibbles, zero, lo_sh);
+    const uint8x16_t hi_sh = kc_shl8(zero, 4);
+    const uint8x16_t odd = vbslq_u8(high_nibbles, hi_sh, blk);
+    const uint8x16_t sp = kc_zip1_8(even, odd);
+    const uint8x16_t sp_1 = kc_zip2_8(even, odd);
+    const uint8x16_t lo_sh_1 = kc_shr8(blk_1, 4);
+    const uint8x16_t even_1 = vbslq_u8(high_nibbles, zero, lo_sh_1);
+    const uint8x16_t odd_1 = vbslq_u8(high_nibbles, hi_sh, blk_1);
+    const uint8x16_t sp_2 = kc_zip1_8(even_1, odd_1);
+    const uint8x16_t sp_3 = kc_zip2_8(even_1, odd_1);
+    x0_0 = sp;
+    x0_1 = sp_1;
+    x1_0 = sp_2;
+    x1_1 = sp_3;
+    for (size_t r = 0; r < 24; r++) {
+        KC_MCA_BEGIN("loop_r");
+        const uint8x16_t rk0 = vld1q_u8(rk + 128 * r);
+        const uint8x16_t rk0_1 = vld1q_u8(rk + 128 * r + 16);
+        const uint8x16_t rk1 = vld1q_u8(rk + 128 * r + 64);
+        const uint8x16_t rk1_1 = vld1q_u8(rk + 128 * r + 80);
+        const uint8x16_t k0 = veorq_u8(x0_0, rk0);
+        const uint8x16_t k0_1 = veorq_u8(x0_1, rk0_1);
+        const uint8x16_t s0_lo = vandq_u8(k0, low_nibbles);
+        const uint8x16_t s0 = vqtbl1q_u8(sbox_lo, s0_lo);
+        const uint8x16_t s0_lo_1 = vandq_u8(k0_1, low_nibbles);
+        const uint8x16_t s0_1 = vqtbl1q_u8(sbox_lo, s0_lo_1);
+        const uint8x16_t k1 = veorq_u8(x1_0, rk1);
+        const uint8x16_t k1_1 = veorq_u8(x1_1, rk1_1);
+        const uint8x16_t s1_lo = vandq_u8(k1, low_nibbles);
+        const uint8x16_t s1 = vqtbl1q_u8(sbox_lo, s1_lo);
+        const uint8x16_t s1_lo_1 = vandq_u8(k1_1, low_nibbles);
+        const uint8x16_t s1_1 = vqtbl1q_u8(sbox_lo, s1_lo_1);
+        const uint8x16_t x1 = veorq_u8(s1, s0);
+        const uint8x16_t x1_1_1 = veorq_u8(s1_1, s0_1);
+        const uint8x16_t rot4 = vqtbl1q_u8(x1, rotl56);
+        const uint8x16_t rot4_1 = vqtbl1q_u8(x1_1_1, rotl56);
+        const uint8x16_t x0 = veorq_u8(s0, rot4);
+        const uint8x16_t x0_1_1 = veorq_u8(s0_1, rot4_1);
+        const uint8x16_t rot8 = vqtbl1q_u8(x0, rotl48);
+        const uint8x16_t rot8_1 = vqtbl1q_u8(x0_1_1, rotl48);
+        const uint8x16_t x1_2 = veorq_u8(x1, rot8);
+        const uint8x16_t x1_3 = veorq_u8(x1_1_1, rot8_1);
+        const uint8x16_t rot8_2 = vqtbl1q_u8(x1_2, rotl48);
+        const uint8x16_t rot8_3 = vqtbl1q_u8(x1_3, rotl48);
+        const uint8x16_t x0_2 = veorq_u8(x0, rot8_2);
+        const uint8x16_t x0_3 = veorq_u8(x0_1_1, rot8_3);
+        const uint8x16_t rot20 = vqtbl1q_u8(x0_2, rotl24);
+        const uint8x16_t rot20_1 = vqtbl1q_u8(x0_3, rotl24);
+        const uint8x16_t x1_4 = veorq_u8(x1_2, rot20);
+        const uint8x16_t x1_5 = veorq_u8(x1_3, rot20_1);
+        const uint8x16_t x0_4 = veorq_u8(x0_2, x1_4);
+        const uint8x16_t x0_5 = veorq_u8(x0_3, x1_5);
+        const uint8x16_t pl_f = vqtbl1q_u8(x0_4, pl_front0);
+        const uint8x16_t pl_r = vqtbl1q_u8(x0_5, pl_rear0);
+        const uint8x16_t pl = veorq_u8(pl_f, pl_r);
+        const uint8x16_t pl_f_1 = vqtbl1q_u8(x0_5, pl_front1);
+        const uint8x16_t pl_r_1 = vqtbl1q_u8(x0_4, pl_rear1);
+        const uint8x16_t pl_1 = veorq_u8(pl_f_1, pl_r_1);
+        const uint8x16_t pr_f = vqtbl1q_u8(x1_4, pr_front0);
+        const uint8x16_t pr_r = vqtbl1q_u8(x1_5, pr_rear0);
+        const uint8x16_t pr = veorq_u8(pr_f, pr_r);
+        const uint8x16_t pr_f_1 = vqtbl1q_u8(x1_5, pr_front1);
+        const uint8x16_t pr_r_1 = vqtbl1q_u8(x1_4, pr_rear1);
+        const uint8x16_t pr_1 = veorq_u8(pr_f_1, pr_r_1);
+        x0_0 = pl;
+        x0_1 = pl_1;
+        x1_0 = pr;
+        x1_1 = pr_1;
+        KC_MCA_END("loop_r");
+    }
+
+    /* Final key addition; the store packs the low nibbles (the key's copy in the high ones is dropped). */
+    const uint8x16_t rk0_2 = vld1q_u8(rk + 3072);
+    const uint8x16_t rk0_3 = vld1q_u8(rk + 3088);
+    const uint8x16_t rk1_2 = vld1q_u8(rk + 3136);
+    const uint8x16_t rk1_3 = vld1q_u8(rk + 3152);
+    const uint8x16_t y0 = veorq_u8(x0_0, rk0_2);
+    const uint8x16_t y0_1 = veorq_u8(x0_1, rk0_3);
+    const uint8x16_t y1 = veorq_u8(x1_0, rk1_2);
+    const uint8x16_t y1_1 = veorq_u8(x1_1, rk1_3);
+    const uint8x16_t de = vqtbl1q_u8(y0, deinterleave);
+    const uint8x16_t de_1 = vqtbl1q_u8(y0_1, deinterleave);
+    const uint8x16_t even_2 = kc_zip1_64(de, de_1);
+    const uint8x16_t odd_2 = kc_zip2_64(de, de_1);
+    const uint8x16_t ev_sh = kc_shl8(even_2, 4);
+    const uint8x16_t out_lo = vbslq_u8(high_nibbles, ev_sh, odd_2);
+    vst1q_u8(out, out_lo);
+    const uint8x16_t de_2 = vqtbl1q_u8(y1, deinterleave);
+    const uint8x16_t de_3 = vqtbl1q_u8(y1_1, deinterleave);
+    const uint8x16_t even_3 = kc_zip1_64(de_2, de_3);
+    const uint8x16_t odd_3 = kc_zip2_64(de_2, de_3);
+    const uint8x16_t ev_sh_1 = kc_shl8(even_3, 4);
+    const uint8x16_t out_lo_1 = vbslq_u8(high_nibbles, ev_sh_1, odd_3);
+    vst1q_u8(out + 16, out_lo_1);
+}
+
 /* ublock256_256, decrypt: 16 blocks per pass. */
 static void ublock_nibbleslice_neon_ublock256_256_decrypt(const uint8_t *rk, const uint8_t *in, uint8_t *out)
 {
@@ -7059,6 +7556,159 @@ static void ublock_nibbleslice_neon_ublock256_256_decrypt(const uint8_t *rk, con
     vst1q_u8(out + 464, tro3_30);
     vst1q_u8(out + 480, tro3_15);
     vst1q_u8(out + 496, tro3_31);
+}
+
+/* ublock256_256, decrypt: one block per pass (the register method at one block, single-key image). */
+static void ublock_nibbleslice_neon_ublock256_256_decrypt_one_block(const uint8_t *rk, const uint8_t *in, uint8_t *out)
+{
+    uint8x16_t x0_0, x0_1, x1_0, x1_1;
+    /* no block in the high nibbles */
+    static const uint8_t zero_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+    const uint8x16_t zero = vld1q_u8(zero_bytes);
+    /* high nibble of every byte */
+    static const uint8_t high_nibbles_bytes[16] = {0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0};
+    const uint8x16_t high_nibbles = vld1q_u8(high_nibbles_bytes);
+    /* PL^-1_256 spread, lane 0: bytes from this lane */
+    static const uint8_t pl_front0_bytes[16] = {0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x02, 0x03};
+    const uint8x16_t pl_front0 = vld1q_u8(pl_front0_bytes);
+    /* PL^-1_256 spread, lane 0: bytes from the other lane */
+    static const uint8_t pl_rear0_bytes[16] = {0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80};
+    const uint8x16_t pl_rear0 = vld1q_u8(pl_rear0_bytes);
+    /* PL^-1_256 spread, lane 1: bytes from this lane */
+    static const uint8_t pl_front1_bytes[16] = {0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05};
+    const uint8x16_t pl_front1 = vld1q_u8(pl_front1_bytes);
+    /* PL^-1_256 spread, lane 1: bytes from the other lane */
+    static const uint8_t pl_rear1_bytes[16] = {0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80};
+    const uint8x16_t pl_rear1 = vld1q_u8(pl_rear1_bytes);
+    /* PR^-1_256 spread, lane 0: bytes from this lane */
+    static const uint8_t pr_front0_bytes[16] = {0x80, 0x80, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x0a, 0x0b, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80};
+    const uint8x16_t pr_front0 = vld1q_u8(pr_front0_bytes);
+    /* PR^-1_256 spread, lane 0: bytes from the other lane */
+    static const uint8_t pr_rear0_bytes[16] = {0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x80, 0x80, 0x0e, 0x0f, 0x80, 0x80, 0x00, 0x01};
+    const uint8x16_t pr_rear0 = vld1q_u8(pr_rear0_bytes);
+    /* PR^-1_256 spread, lane 1: bytes from this lane */
+    static const uint8_t pr_front1_bytes[16] = {0x0c, 0x0d, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80, 0x04, 0x05, 0x08, 0x09, 0x80, 0x80};
+    const uint8x16_t pr_front1 = vld1q_u8(pr_front1_bytes);
+    /* PR^-1_256 spread, lane 1: bytes from the other lane */
+    static const uint8_t pr_rear1_bytes[16] = {0x80, 0x80, 0x08, 0x09, 0x80, 0x80, 0x02, 0x03, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f};
+    const uint8x16_t pr_rear1 = vld1q_u8(pr_rear1_bytes);
+    /* S^-1[x]: the block in the low nibbles */
+    static const uint8_t sbox_inv_lo_bytes[16] = {0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08};
+    const uint8x16_t sbox_inv_lo = vld1q_u8(sbox_inv_lo_bytes);
+    /* low nibble of every byte */
+    static const uint8_t low_nibbles_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f};
+    const uint8x16_t low_nibbles = vld1q_u8(low_nibbles_bytes);
+    /* even bytes to the low half, odd to the high */
+    static const uint8_t deinterleave_bytes[16] = {0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f};
+    const uint8x16_t deinterleave = vld1q_u8(deinterleave_bytes);
+    /* rotate each 64-bit word left by 24 (byte shuffle) */
+    static const uint8_t rotl24_bytes[16] = {0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c};
+    const uint8x16_t rotl24 = vld1q_u8(rotl24_bytes);
+    /* rotate each 64-bit word left by 48 (byte shuffle) */
+    static const uint8_t rotl48_bytes[16] = {0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09};
+    const uint8x16_t rotl48 = vld1q_u8(rotl48_bytes);
+    /* rotate each 64-bit word left by 56 (byte shuffle) */
+    static const uint8_t rotl56_bytes[16] = {0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08};
+    const uint8x16_t rotl56 = vld1q_u8(rotl56_bytes);
+
+    /* Load one block, spread one nibble per byte in the low nibbles; X0 and X1 in separate registers. */
+    const uint8x16_t blk = vld1q_u8(in);
+    const uint8x16_t blk_1 = vld1q_u8(in + 16);
+    const uint8x16_t lo_sh = kc_shr8(blk, 4);
+    const uint8x16_t even = vbslq_u8(high_nibbles, zero, lo_sh);
+    const uint8x16_t hi_sh = kc_shl8(zero, 4);
+    const uint8x16_t odd = vbslq_u8(high_nibbles, hi_sh, blk);
+    const uint8x16_t sp = kc_zip1_8(even, odd);
+    const uint8x16_t sp_1 = kc_zip2_8(even, odd);
+    const uint8x16_t lo_sh_1 = kc_shr8(blk_1, 4);
+    const uint8x16_t even_1 = vbslq_u8(high_nibbles, zero, lo_sh_1);
+    const uint8x16_t odd_1 = vbslq_u8(high_nibbles, hi_sh, blk_1);
+    const uint8x16_t sp_2 = kc_zip1_8(even_1, odd_1);
+    const uint8x16_t sp_3 = kc_zip2_8(even_1, odd_1);
+    x0_0 = sp;
+    x0_1 = sp_1;
+    x1_0 = sp_2;
+    x1_1 = sp_3;
+    for (size_t r = 0; r < 24; r++) {
+        KC_MCA_BEGIN("loop_r");
+        const uint8x16_t rk0 = vld1q_u8(rk + 128 * r);
+        const uint8x16_t rk0_1 = vld1q_u8(rk + 128 * r + 16);
+        const uint8x16_t rk1 = vld1q_u8(rk + 128 * r + 64);
+        const uint8x16_t rk1_1 = vld1q_u8(rk + 128 * r + 80);
+        const uint8x16_t k0 = veorq_u8(x0_0, rk0);
+        const uint8x16_t k0_1 = veorq_u8(x0_1, rk0_1);
+        const uint8x16_t k1 = veorq_u8(x1_0, rk1);
+        const uint8x16_t k1_1 = veorq_u8(x1_1, rk1_1);
+        const uint8x16_t pl_f = vqtbl1q_u8(k0, pl_front0);
+        const uint8x16_t pl_r = vqtbl1q_u8(k0_1, pl_rear0);
+        const uint8x16_t pl = veorq_u8(pl_f, pl_r);
+        const uint8x16_t pl_f_1 = vqtbl1q_u8(k0_1, pl_front1);
+        const uint8x16_t pl_r_1 = vqtbl1q_u8(k0, pl_rear1);
+        const uint8x16_t pl_1 = veorq_u8(pl_f_1, pl_r_1);
+        const uint8x16_t pr_f = vqtbl1q_u8(k1, pr_front0);
+        const uint8x16_t pr_r = vqtbl1q_u8(k1_1, pr_rear0);
+        const uint8x16_t pr = veorq_u8(pr_f, pr_r);
+        const uint8x16_t pr_f_1 = vqtbl1q_u8(k1_1, pr_front1);
+        const uint8x16_t pr_r_1 = vqtbl1q_u8(k1, pr_rear1);
+        const uint8x16_t pr_1 = veorq_u8(pr_f_1, pr_r_1);
+        const uint8x16_t y0 = veorq_u8(pl, pr);
+        const uint8x16_t y0_1 = veorq_u8(pl_1, pr_1);
+        const uint8x16_t rot20 = vqtbl1q_u8(y0, rotl24);
+        const uint8x16_t rot20_1 = vqtbl1q_u8(y0_1, rotl24);
+        const uint8x16_t y1 = veorq_u8(pr, rot20);
+        const uint8x16_t y1_1 = veorq_u8(pr_1, rot20_1);
+        const uint8x16_t rot8 = vqtbl1q_u8(y1, rotl48);
+        const uint8x16_t rot8_1 = vqtbl1q_u8(y1_1, rotl48);
+        const uint8x16_t y0_2 = veorq_u8(y0, rot8);
+        const uint8x16_t y0_3 = veorq_u8(y0_1, rot8_1);
+        const uint8x16_t rot8_2 = vqtbl1q_u8(y0_2, rotl48);
+        const uint8x16_t rot8_3 = vqtbl1q_u8(y0_3, rotl48);
+        const uint8x16_t y1_2 = veorq_u8(y1, rot8_2);
+        const uint8x16_t y1_3 = veorq_u8(y1_1, rot8_3);
+        const uint8x16_t rot4 = vqtbl1q_u8(y1_2, rotl56);
+        const uint8x16_t rot4_1 = vqtbl1q_u8(y1_3, rotl56);
+        const uint8x16_t y0_4 = veorq_u8(y0_2, rot4);
+        const uint8x16_t y0_5 = veorq_u8(y0_3, rot4_1);
+        const uint8x16_t y1_4 = veorq_u8(y1_2, y0_4);
+        const uint8x16_t y1_5 = veorq_u8(y1_3, y0_5);
+        const uint8x16_t s0_lo = vandq_u8(y0_4, low_nibbles);
+        const uint8x16_t s0 = vqtbl1q_u8(sbox_inv_lo, s0_lo);
+        const uint8x16_t s0_lo_1 = vandq_u8(y0_5, low_nibbles);
+        const uint8x16_t s0_1 = vqtbl1q_u8(sbox_inv_lo, s0_lo_1);
+        const uint8x16_t s1_lo = vandq_u8(y1_4, low_nibbles);
+        const uint8x16_t s1 = vqtbl1q_u8(sbox_inv_lo, s1_lo);
+        const uint8x16_t s1_lo_1 = vandq_u8(y1_5, low_nibbles);
+        const uint8x16_t s1_1 = vqtbl1q_u8(sbox_inv_lo, s1_lo_1);
+        x0_0 = s0;
+        x0_1 = s0_1;
+        x1_0 = s1;
+        x1_1 = s1_1;
+        KC_MCA_END("loop_r");
+    }
+
+    /* Final key addition; the store packs the low nibbles (the key's copy in the high ones is dropped). */
+    const uint8x16_t rk0_2 = vld1q_u8(rk + 3072);
+    const uint8x16_t rk0_3 = vld1q_u8(rk + 3088);
+    const uint8x16_t rk1_2 = vld1q_u8(rk + 3136);
+    const uint8x16_t rk1_3 = vld1q_u8(rk + 3152);
+    const uint8x16_t y0_6 = veorq_u8(x0_0, rk0_2);
+    const uint8x16_t y0_7 = veorq_u8(x0_1, rk0_3);
+    const uint8x16_t y1_6 = veorq_u8(x1_0, rk1_2);
+    const uint8x16_t y1_7 = veorq_u8(x1_1, rk1_3);
+    const uint8x16_t de = vqtbl1q_u8(y0_6, deinterleave);
+    const uint8x16_t de_1 = vqtbl1q_u8(y0_7, deinterleave);
+    const uint8x16_t even_2 = kc_zip1_64(de, de_1);
+    const uint8x16_t odd_2 = kc_zip2_64(de, de_1);
+    const uint8x16_t ev_sh = kc_shl8(even_2, 4);
+    const uint8x16_t out_lo = vbslq_u8(high_nibbles, ev_sh, odd_2);
+    vst1q_u8(out, out_lo);
+    const uint8x16_t de_2 = vqtbl1q_u8(y1_6, deinterleave);
+    const uint8x16_t de_3 = vqtbl1q_u8(y1_7, deinterleave);
+    const uint8x16_t even_3 = kc_zip1_64(de_2, de_3);
+    const uint8x16_t odd_3 = kc_zip2_64(de_2, de_3);
+    const uint8x16_t ev_sh_1 = kc_shl8(even_3, 4);
+    const uint8x16_t out_lo_1 = vbslq_u8(high_nibbles, ev_sh_1, odd_3);
+    vst1q_u8(out + 16, out_lo_1);
 }
 
 /* ublock256_256, encryption with the message XORed into the stores: out = E(in) ^ src. */
@@ -9478,6 +10128,11 @@ static const ublock_batch_table ublock_nibbleslice_neon_batches = {
     [UBLOCK_128_256] = { [UBLOCK_DECRYPT] = ublock_nibbleslice_neon_ublock128_256_decrypt, [UBLOCK_ENCRYPT] = ublock_nibbleslice_neon_ublock128_256_encrypt },
     [UBLOCK_256_256] = { [UBLOCK_DECRYPT] = ublock_nibbleslice_neon_ublock256_256_decrypt, [UBLOCK_ENCRYPT] = ublock_nibbleslice_neon_ublock256_256_encrypt },
 };
+static const ublock_batch_table ublock_nibbleslice_neon_one_block = {
+    [UBLOCK_128_128] = { [UBLOCK_DECRYPT] = ublock_nibbleslice_neon_ublock128_128_decrypt_one_block, [UBLOCK_ENCRYPT] = ublock_nibbleslice_neon_ublock128_128_encrypt_one_block },
+    [UBLOCK_128_256] = { [UBLOCK_DECRYPT] = ublock_nibbleslice_neon_ublock128_256_decrypt_one_block, [UBLOCK_ENCRYPT] = ublock_nibbleslice_neon_ublock128_256_encrypt_one_block },
+    [UBLOCK_256_256] = { [UBLOCK_DECRYPT] = ublock_nibbleslice_neon_ublock256_256_decrypt_one_block, [UBLOCK_ENCRYPT] = ublock_nibbleslice_neon_ublock256_256_encrypt_one_block },
+};
 static const ublock_xor_batch_table ublock_nibbleslice_neon_xor_batches = {
     [UBLOCK_128_128] = ublock_nibbleslice_neon_ublock128_128_encrypt_xor,
     [UBLOCK_128_256] = ublock_nibbleslice_neon_ublock128_256_encrypt_xor,
@@ -9495,14 +10150,14 @@ _Static_assert(512 <= UBLOCK_MAX_BATCH_BYTES,
 static void ublock_nibbleslice_neon_crypt(const ublock_key *key, ublock_direction dir, const uint8_t *in, uint8_t *out,
                                     size_t nblocks)
 {
-    ublock_run_batches(ublock_nibbleslice_neon_batches, ublock_nibbleslice_neon_batch_blocks, ublock_folded(key, dir), key, dir, in, out,
-                       nblocks);
+    ublock_run_batches(ublock_nibbleslice_neon_batches, ublock_nibbleslice_neon_one_block, ublock_nibbleslice_neon_batch_blocks, ublock_folded(key, dir),
+                       key, dir, in, out, nblocks);
 }
 
 static void ublock_nibbleslice_neon_encrypt_xor(const ublock_key *key, const uint8_t *in, const uint8_t *src, uint8_t *out,
                                           size_t nblocks)
 {
-    ublock_run_batches_xor(ublock_nibbleslice_neon_xor_batches, ublock_nibbleslice_neon_batches, ublock_nibbleslice_neon_batch_blocks,
+    ublock_run_batches_xor(ublock_nibbleslice_neon_xor_batches, ublock_nibbleslice_neon_one_block, ublock_nibbleslice_neon_batch_blocks,
                            ublock_folded(key, UBLOCK_ENCRYPT), key, in, src, out, nblocks);
 }
 

@@ -477,6 +477,93 @@ ublock_nibbleslice_neon_ublock128_128_encrypt_asm:
 	ret
 	.size ublock_nibbleslice_neon_ublock128_128_encrypt_asm, .-ublock_nibbleslice_neon_ublock128_128_encrypt_asm
 
+/* ublock_nibbleslice_neon_ublock128_128_encrypt_one_block_asm: ublock128_register_one_block_encrypt, 3 arguments
+ *   x0: rk
+ *   x1: in
+ *   x2: out
+ *   x3: iterations of the r loop left
+ *   x4: rk + 128 x r
+ *   x16, x17: a row pointer, an address or a constant's page
+ *   vectors: v0-v7, v16-v19 (12 used)
+ *   frame: 0 bytes (0 spill slots of 16 bytes)
+ */
+	.globl ublock_nibbleslice_neon_ublock128_128_encrypt_one_block_asm
+	.hidden ublock_nibbleslice_neon_ublock128_128_encrypt_one_block_asm
+	.type ublock_nibbleslice_neon_ublock128_128_encrypt_one_block_asm, %function
+	.p2align 4
+ublock_nibbleslice_neon_ublock128_128_encrypt_one_block_asm:
+
+	/* Load one block, spread one nibble per byte in the low nibbles; X0 and X1 in separate registers. */
+	ldr q0, [x1] /* blk = load() */
+	ushr v1.16b, v0.16b, #4 /* lo_sh = shr(blk) */
+	adrp x17, .Lublock_nibbleslice_neon_asm_1_high_nibbles
+	ldr q2, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_1_high_nibbles] /* high_nibbles = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_1_zero
+	ldr q3, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_1_zero] /* zero = const() */
+	bit v1.16b, v3.16b, v2.16b /* even = bsl(high_nibbles, lo_sh, zero) */
+	shl v3.16b, v3.16b, #4 /* hi_sh = shl(zero) */
+	bit v0.16b, v3.16b, v2.16b /* odd = bsl(high_nibbles, blk, hi_sh) */
+	zip1 v3.16b, v1.16b, v0.16b /* sp = unpacklo(even, odd) */
+	zip2 v0.16b, v1.16b, v0.16b /* sp_1 = unpackhi(even, odd) */
+	adrp x17, .Lublock_nibbleslice_neon_asm_1_low_nibbles
+	ldr q1, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_1_low_nibbles] /* low_nibbles = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_1_rotl48
+	ldr q4, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_1_rotl48] /* rotl48 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_1_sbox_lo
+	ldr q5, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_1_sbox_lo] /* sbox_lo = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_1_pl_mask
+	ldr q6, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_1_pl_mask] /* pl_mask = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_1_pr_mask
+	ldr q7, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_1_pr_mask] /* pr_mask = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_1_rotl24
+	ldr q16, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_1_rotl24] /* rotl24 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_1_rotl56
+	ldr q17, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_1_rotl56] /* rotl56 = const() */
+	mov x4, x0
+	mov x3, #16
+	.p2align 4
+.Lublock_nibbleslice_neon_asm_1_loop_r0:
+	ldr q18, [x4] /* rk0 = load() */
+	eor v3.16b, v3.16b, v18.16b /* k0 = xor(x0, rk0) */
+	and v3.16b, v3.16b, v1.16b /* s0_lo = and(k0, low_nibbles) */
+	tbl v3.16b, {v5.16b}, v3.16b /* s0 = lookup16(sbox_lo, s0_lo) */
+	ldr q18, [x4, #64] /* rk1 = load() */
+	eor v0.16b, v0.16b, v18.16b /* k1 = xor(x1, rk1) */
+	and v0.16b, v0.16b, v1.16b /* s1_lo = and(k1, low_nibbles) */
+	tbl v0.16b, {v5.16b}, v0.16b /* s1 = lookup16(sbox_lo, s1_lo) */
+	eor v0.16b, v0.16b, v3.16b /* x1_1 = xor(s1, s0) */
+	tbl v18.16b, {v0.16b}, v17.16b /* rot4 = lookup16(x1_1, rotl56) */
+	eor v3.16b, v3.16b, v18.16b /* x0_1 = xor(s0, rot4) */
+	tbl v18.16b, {v3.16b}, v4.16b /* rot8 = lookup16(x0_1, rotl48) */
+	eor v0.16b, v0.16b, v18.16b /* x1_2 = xor(x1_1, rot8) */
+	tbl v18.16b, {v0.16b}, v4.16b /* rot8_1 = lookup16(x1_2, rotl48) */
+	eor v3.16b, v3.16b, v18.16b /* x0_2 = xor(x0_1, rot8_1) */
+	tbl v18.16b, {v3.16b}, v16.16b /* rot20 = lookup16(x0_2, rotl24) */
+	eor v0.16b, v0.16b, v18.16b /* x1_3 = xor(x1_2, rot20) */
+	eor v3.16b, v3.16b, v0.16b /* x0_3 = xor(x0_2, x1_3) */
+	tbl v3.16b, {v3.16b}, v6.16b /* pl = lookup16(x0_3, pl_mask) */
+	tbl v0.16b, {v0.16b}, v7.16b /* pr = lookup16(x1_3, pr_mask) */
+	add x4, x4, #128
+	subs x3, x3, #1
+	b.ne .Lublock_nibbleslice_neon_asm_1_loop_r0
+
+	/* Final key addition; the store packs the low nibbles (the key's copy in the high ones is dropped). */
+	ldr q18, [x0, #2048] /* rk0_1 = load() */
+	eor v3.16b, v3.16b, v18.16b /* y0 = xor(x0, rk0_1) */
+	adrp x17, .Lublock_nibbleslice_neon_asm_1_deinterleave
+	ldr q18, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_1_deinterleave] /* deinterleave = const() */
+	tbl v3.16b, {v3.16b}, v18.16b /* de = lookup16(y0, deinterleave) */
+	ldr q19, [x0, #2112] /* rk1_1 = load() */
+	eor v0.16b, v0.16b, v19.16b /* y1 = xor(x1, rk1_1) */
+	tbl v0.16b, {v0.16b}, v18.16b /* de_1 = lookup16(y1, deinterleave) */
+	zip1 v18.2d, v3.2d, v0.2d /* even_1 = unpacklo(de, de_1) */
+	zip2 v0.2d, v3.2d, v0.2d /* odd_1 = unpackhi(de, de_1) */
+	shl v3.16b, v18.16b, #4 /* ev_sh = shl(even_1) */
+	bsl v2.16b, v3.16b, v0.16b /* out_lo = bsl(high_nibbles, odd_1, ev_sh) */
+	str q2, [x2] /* store out_lo */
+	ret
+	.size ublock_nibbleslice_neon_ublock128_128_encrypt_one_block_asm, .-ublock_nibbleslice_neon_ublock128_128_encrypt_one_block_asm
+
 /* ublock_nibbleslice_neon_ublock128_128_decrypt_asm: ublock128_r16_nibbleslice128_decrypt, 3 arguments
  *   x0: rk
  *   x1: in
@@ -580,8 +667,8 @@ ublock_nibbleslice_neon_ublock128_128_decrypt_asm:
 	zip1 v24.16b, v0.16b, v1.16b /* tr3_14 = unpacklo(tr2_7, tr2_15) */
 	zip2 v0.16b, v0.16b, v1.16b /* tr3_15 = unpackhi(tr2_7, tr2_15) */
 	ushr v1.16b, v3.16b, #4 /* hi = shr(tr3) */
-	adrp x17, .Lublock_nibbleslice_neon_asm_1_nibble_mask
-	ldr q25, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_1_nibble_mask] /* nibble_mask = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_2_nibble_mask
+	ldr q25, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_2_nibble_mask] /* nibble_mask = const() */
 	and v3.16b, v3.16b, v25.16b /* lo = and(tr3, nibble_mask) */
 	ushr v26.16b, v2.16b, #4 /* hi_1 = shr(tr3_1) */
 	and v2.16b, v2.16b, v25.16b /* lo_1 = and(tr3_1, nibble_mask) */
@@ -719,7 +806,7 @@ ublock_nibbleslice_neon_ublock128_128_decrypt_asm:
 	mov x4, x0
 	mov x3, #15
 	.p2align 4
-.Lublock_nibbleslice_neon_asm_1_loop_r0:
+.Lublock_nibbleslice_neon_asm_2_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S^-1 with the next round key folded in on the nibbles PL^-1 / PR^-1 bring to it (renaming). */
 	ldr q21, [x4, #128] /* t0_8 = bcast128() */
@@ -925,7 +1012,7 @@ ublock_nibbleslice_neon_ublock128_128_decrypt_asm:
 	mov v4.16b, v21.16b /* x0_13.3 */
 	add x4, x4, #512
 	subs x3, x3, #1
-	b.ne .Lublock_nibbleslice_neon_asm_1_loop_r0
+	b.ne .Lublock_nibbleslice_neon_asm_2_loop_r0
 
 	/* The last S^-1, with RK^0 folded in. */
 	ldr q21, [x0, #7680] /* t0_0_1 = bcast128() */
@@ -1115,6 +1202,93 @@ ublock_nibbleslice_neon_ublock128_128_decrypt_asm:
 	ret
 	.size ublock_nibbleslice_neon_ublock128_128_decrypt_asm, .-ublock_nibbleslice_neon_ublock128_128_decrypt_asm
 
+/* ublock_nibbleslice_neon_ublock128_128_decrypt_one_block_asm: ublock128_register_one_block_decrypt, 3 arguments
+ *   x0: rk
+ *   x1: in
+ *   x2: out
+ *   x3: iterations of the r loop left
+ *   x4: rk + 128 x r
+ *   x16, x17: a row pointer, an address or a constant's page
+ *   vectors: v0-v7, v16-v19 (12 used)
+ *   frame: 0 bytes (0 spill slots of 16 bytes)
+ */
+	.globl ublock_nibbleslice_neon_ublock128_128_decrypt_one_block_asm
+	.hidden ublock_nibbleslice_neon_ublock128_128_decrypt_one_block_asm
+	.type ublock_nibbleslice_neon_ublock128_128_decrypt_one_block_asm, %function
+	.p2align 4
+ublock_nibbleslice_neon_ublock128_128_decrypt_one_block_asm:
+
+	/* Load one block, spread one nibble per byte in the low nibbles; X0 and X1 in separate registers. */
+	ldr q0, [x1] /* blk = load() */
+	ushr v1.16b, v0.16b, #4 /* lo_sh = shr(blk) */
+	adrp x17, .Lublock_nibbleslice_neon_asm_3_high_nibbles
+	ldr q2, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_3_high_nibbles] /* high_nibbles = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_3_zero
+	ldr q3, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_3_zero] /* zero = const() */
+	bit v1.16b, v3.16b, v2.16b /* even = bsl(high_nibbles, lo_sh, zero) */
+	shl v3.16b, v3.16b, #4 /* hi_sh = shl(zero) */
+	bit v0.16b, v3.16b, v2.16b /* odd = bsl(high_nibbles, blk, hi_sh) */
+	zip1 v3.16b, v1.16b, v0.16b /* sp = unpacklo(even, odd) */
+	zip2 v0.16b, v1.16b, v0.16b /* sp_1 = unpackhi(even, odd) */
+	adrp x17, .Lublock_nibbleslice_neon_asm_3_low_nibbles
+	ldr q1, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_3_low_nibbles] /* low_nibbles = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_3_rotl48
+	ldr q4, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_3_rotl48] /* rotl48 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_3_sbox_inv_lo
+	ldr q5, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_3_sbox_inv_lo] /* sbox_inv_lo = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_3_pl_mask
+	ldr q6, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_3_pl_mask] /* pl_mask = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_3_pr_mask
+	ldr q7, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_3_pr_mask] /* pr_mask = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_3_rotl24
+	ldr q16, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_3_rotl24] /* rotl24 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_3_rotl56
+	ldr q17, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_3_rotl56] /* rotl56 = const() */
+	mov x4, x0
+	mov x3, #16
+	.p2align 4
+.Lublock_nibbleslice_neon_asm_3_loop_r0:
+	ldr q18, [x4] /* rk0 = load() */
+	eor v3.16b, v3.16b, v18.16b /* k0 = xor(x0, rk0) */
+	tbl v3.16b, {v3.16b}, v6.16b /* pl = lookup16(k0, pl_mask) */
+	ldr q18, [x4, #64] /* rk1 = load() */
+	eor v0.16b, v0.16b, v18.16b /* k1 = xor(x1, rk1) */
+	tbl v0.16b, {v0.16b}, v7.16b /* pr = lookup16(k1, pr_mask) */
+	eor v3.16b, v3.16b, v0.16b /* y0 = xor(pl, pr) */
+	tbl v18.16b, {v3.16b}, v16.16b /* rot20 = lookup16(y0, rotl24) */
+	eor v0.16b, v0.16b, v18.16b /* y1 = xor(pr, rot20) */
+	tbl v18.16b, {v0.16b}, v4.16b /* rot8 = lookup16(y1, rotl48) */
+	eor v3.16b, v3.16b, v18.16b /* y0_1 = xor(y0, rot8) */
+	tbl v18.16b, {v3.16b}, v4.16b /* rot8_1 = lookup16(y0_1, rotl48) */
+	eor v0.16b, v0.16b, v18.16b /* y1_1 = xor(y1, rot8_1) */
+	tbl v18.16b, {v0.16b}, v17.16b /* rot4 = lookup16(y1_1, rotl56) */
+	eor v3.16b, v3.16b, v18.16b /* y0_2 = xor(y0_1, rot4) */
+	eor v0.16b, v0.16b, v3.16b /* y1_2 = xor(y1_1, y0_2) */
+	and v3.16b, v3.16b, v1.16b /* s0_lo = and(y0_2, low_nibbles) */
+	and v0.16b, v0.16b, v1.16b /* s1_lo = and(y1_2, low_nibbles) */
+	tbl v3.16b, {v5.16b}, v3.16b /* s0 = lookup16(sbox_inv_lo, s0_lo) */
+	tbl v0.16b, {v5.16b}, v0.16b /* s1 = lookup16(sbox_inv_lo, s1_lo) */
+	add x4, x4, #128
+	subs x3, x3, #1
+	b.ne .Lublock_nibbleslice_neon_asm_3_loop_r0
+
+	/* Final key addition; the store packs the low nibbles (the key's copy in the high ones is dropped). */
+	ldr q18, [x0, #2048] /* rk0_1 = load() */
+	eor v3.16b, v3.16b, v18.16b /* y0_3 = xor(x0, rk0_1) */
+	adrp x17, .Lublock_nibbleslice_neon_asm_3_deinterleave
+	ldr q18, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_3_deinterleave] /* deinterleave = const() */
+	tbl v3.16b, {v3.16b}, v18.16b /* de = lookup16(y0_3, deinterleave) */
+	ldr q19, [x0, #2112] /* rk1_1 = load() */
+	eor v0.16b, v0.16b, v19.16b /* y1_3 = xor(x1, rk1_1) */
+	tbl v0.16b, {v0.16b}, v18.16b /* de_1 = lookup16(y1_3, deinterleave) */
+	zip1 v18.2d, v3.2d, v0.2d /* even_1 = unpacklo(de, de_1) */
+	zip2 v0.2d, v3.2d, v0.2d /* odd_1 = unpackhi(de, de_1) */
+	shl v3.16b, v18.16b, #4 /* ev_sh = shl(even_1) */
+	bsl v2.16b, v3.16b, v0.16b /* out_lo = bsl(high_nibbles, odd_1, ev_sh) */
+	str q2, [x2] /* store out_lo */
+	ret
+	.size ublock_nibbleslice_neon_ublock128_128_decrypt_one_block_asm, .-ublock_nibbleslice_neon_ublock128_128_decrypt_one_block_asm
+
 /* ublock_nibbleslice_neon_ublock128_128_ctr_pairs_asm: ublock128_r16_nibbleslice128_ctr_pairs, 3 arguments
  *   x0: rk
  *   x1: in
@@ -1138,8 +1312,8 @@ ublock_nibbleslice_neon_ublock128_128_ctr_pairs_asm:
 	ldr q0, [x1] /* v = bcast128() */
 	ldr q1, [x1, #16] /* w = bcast128() */
 	ushr v2.16b, v0.16b, #4 /* hi = shr(v) */
-	adrp x17, .Lublock_nibbleslice_neon_asm_2_nibble_mask
-	ldr q3, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_2_nibble_mask] /* nibble_mask = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_4_nibble_mask
+	ldr q3, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_4_nibble_mask] /* nibble_mask = const() */
 	and v0.16b, v0.16b, v3.16b /* lo = and(v, nibble_mask) */
 	and v3.16b, v1.16b, v3.16b /* lo_1 = and(w, nibble_mask) */
 	ushr v1.16b, v1.16b, #4 /* hi_1 = shr(w) */
@@ -1147,35 +1321,35 @@ ublock_nibbleslice_neon_ublock128_128_ctr_pairs_asm:
 	zip2 v1.16b, v2.16b, v1.16b /* pairs_hi_1 = unpackhi(hi, hi_1) */
 	zip1 v2.16b, v0.16b, v3.16b /* pairs_lo = unpacklo(lo, lo_1) */
 	zip2 v0.16b, v0.16b, v3.16b /* pairs_lo_1 = unpackhi(lo, lo_1) */
-	adrp x17, .Lublock_nibbleslice_neon_asm_2_pair0
-	ldr q3, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_2_pair0] /* pair0 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_4_pair0
+	ldr q3, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_4_pair0] /* pair0 = const() */
 	tbl v5.16b, {v4.16b}, v3.16b /* pair = lookup16(pairs_hi, pair0) */
 	tbl v6.16b, {v2.16b}, v3.16b /* pair_1 = lookup16(pairs_lo, pair0) */
-	adrp x17, .Lublock_nibbleslice_neon_asm_2_pair1
-	ldr q7, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_2_pair1] /* pair1 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_4_pair1
+	ldr q7, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_4_pair1] /* pair1 = const() */
 	tbl v16.16b, {v4.16b}, v7.16b /* pair_2 = lookup16(pairs_hi, pair1) */
 	tbl v17.16b, {v2.16b}, v7.16b /* pair_3 = lookup16(pairs_lo, pair1) */
-	adrp x17, .Lublock_nibbleslice_neon_asm_2_pair2
-	ldr q18, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_2_pair2] /* pair2 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_4_pair2
+	ldr q18, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_4_pair2] /* pair2 = const() */
 	tbl v19.16b, {v4.16b}, v18.16b /* pair_4 = lookup16(pairs_hi, pair2) */
 	tbl v20.16b, {v2.16b}, v18.16b /* pair_5 = lookup16(pairs_lo, pair2) */
-	adrp x17, .Lublock_nibbleslice_neon_asm_2_pair3
-	ldr q21, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_2_pair3] /* pair3 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_4_pair3
+	ldr q21, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_4_pair3] /* pair3 = const() */
 	tbl v22.16b, {v4.16b}, v21.16b /* pair_6 = lookup16(pairs_hi, pair3) */
 	tbl v23.16b, {v2.16b}, v21.16b /* pair_7 = lookup16(pairs_lo, pair3) */
-	adrp x17, .Lublock_nibbleslice_neon_asm_2_pair4
-	ldr q24, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_2_pair4] /* pair4 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_4_pair4
+	ldr q24, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_4_pair4] /* pair4 = const() */
 	tbl v25.16b, {v4.16b}, v24.16b /* pair_8 = lookup16(pairs_hi, pair4) */
 	tbl v26.16b, {v2.16b}, v24.16b /* pair_9 = lookup16(pairs_lo, pair4) */
-	adrp x17, .Lublock_nibbleslice_neon_asm_2_pair5
-	ldr q27, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_2_pair5] /* pair5 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_4_pair5
+	ldr q27, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_4_pair5] /* pair5 = const() */
 	tbl v28.16b, {v4.16b}, v27.16b /* pair_10 = lookup16(pairs_hi, pair5) */
 	tbl v29.16b, {v2.16b}, v27.16b /* pair_11 = lookup16(pairs_lo, pair5) */
-	adrp x17, .Lublock_nibbleslice_neon_asm_2_pair6
-	ldr q30, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_2_pair6] /* pair6 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_4_pair6
+	ldr q30, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_4_pair6] /* pair6 = const() */
 	tbl v31.16b, {v4.16b}, v30.16b /* pair_12 = lookup16(pairs_hi, pair6) */
-	adrp x17, .Lublock_nibbleslice_neon_asm_2_pair7
-	ldr q8, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_2_pair7] /* pair7 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_4_pair7
+	ldr q8, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_4_pair7] /* pair7 = const() */
 	tbl v4.16b, {v4.16b}, v8.16b /* pair_14 = lookup16(pairs_hi, pair7) */
 	tbl v8.16b, {v2.16b}, v8.16b /* pair_15 = lookup16(pairs_lo, pair7) */
 	tbl v2.16b, {v2.16b}, v30.16b /* pair_13 = lookup16(pairs_lo, pair6) */
@@ -1417,38 +1591,38 @@ ublock_nibbleslice_neon_ublock128_128_ctr_xor_asm:
 	ld1r {v0.16b}, [x1] /* low = bcast8() */
 	add x17, x1, #1
 	ld1r {v1.16b}, [x17] /* first = bcast8() */
-	adrp x17, .Lublock_nibbleslice_neon_asm_3_block_offsets
-	ldr q2, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_3_block_offsets] /* block_offsets = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_5_block_offsets
+	ldr q2, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_5_block_offsets] /* block_offsets = const() */
 	add v1.16b, v2.16b, v1.16b /* offsets = add(block_offsets, first) */
 	add v2.16b, v0.16b, v1.16b /* low_byte = add(low, offsets) */
-	adrp x17, .Lublock_nibbleslice_neon_asm_3_nibble_mask
-	ldr q3, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_3_nibble_mask] /* nibble_mask = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_5_nibble_mask
+	ldr q3, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_5_nibble_mask] /* nibble_mask = const() */
 	and v3.16b, v2.16b, v3.16b /* lo = and(low_byte, nibble_mask) */
 	and v4.16b, v0.16b, v1.16b /* both = and(low, offsets) */
 	orr v0.16b, v0.16b, v1.16b /* either = or(low, offsets) */
 	bic v0.16b, v0.16b, v2.16b /* either_not_sum = andnot(low_byte, either) */
 	orr v0.16b, v4.16b, v0.16b /* carry_bit7 = or(both, either_not_sum) */
 	ushr v0.16b, v0.16b, #7 /* carry = shr(carry_bit7) */
-	adrp x17, .Lublock_nibbleslice_neon_asm_3_pick1
-	ldr q1, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_3_pick1] /* pick1 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_5_pick1
+	ldr q1, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_5_pick1] /* pick1 = const() */
 	orr v1.16b, v0.16b, v1.16b /* pick = or(carry, pick1) */
-	adrp x17, .Lublock_nibbleslice_neon_asm_3_pick2
-	ldr q4, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_3_pick2] /* pick2 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_5_pick2
+	ldr q4, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_5_pick2] /* pick2 = const() */
 	orr v4.16b, v0.16b, v4.16b /* pick_1 = or(carry, pick2) */
-	adrp x17, .Lublock_nibbleslice_neon_asm_3_pick3
-	ldr q5, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_3_pick3] /* pick3 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_5_pick3
+	ldr q5, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_5_pick3] /* pick3 = const() */
 	orr v5.16b, v0.16b, v5.16b /* pick_2 = or(carry, pick3) */
-	adrp x17, .Lublock_nibbleslice_neon_asm_3_pick4
-	ldr q6, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_3_pick4] /* pick4 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_5_pick4
+	ldr q6, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_5_pick4] /* pick4 = const() */
 	orr v6.16b, v0.16b, v6.16b /* pick_3 = or(carry, pick4) */
-	adrp x17, .Lublock_nibbleslice_neon_asm_3_pick5
-	ldr q7, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_3_pick5] /* pick5 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_5_pick5
+	ldr q7, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_5_pick5] /* pick5 = const() */
 	orr v7.16b, v0.16b, v7.16b /* pick_4 = or(carry, pick5) */
-	adrp x17, .Lublock_nibbleslice_neon_asm_3_pick6
-	ldr q16, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_3_pick6] /* pick6 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_5_pick6
+	ldr q16, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_5_pick6] /* pick6 = const() */
 	orr v16.16b, v0.16b, v16.16b /* pick_5 = or(carry, pick6) */
-	adrp x17, .Lublock_nibbleslice_neon_asm_3_pick7
-	ldr q17, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_3_pick7] /* pick7 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_5_pick7
+	ldr q17, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_5_pick7] /* pick7 = const() */
 	orr v17.16b, v0.16b, v17.16b /* pick_6 = or(carry, pick7) */
 
 	/* The last byte L + j0 + j of every block: the S-box of its two nibbles, RK^0 folded in. */
@@ -1528,7 +1702,7 @@ ublock_nibbleslice_neon_ublock128_128_ctr_xor_asm:
 	mov x5, x0
 	mov x4, #15
 	.p2align 4
-.Lublock_nibbleslice_neon_asm_3_loop_r0:
+.Lublock_nibbleslice_neon_asm_5_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
 	ldr q24, [x5, #512] /* t0_0 = bcast128() */
@@ -1737,7 +1911,7 @@ ublock_nibbleslice_neon_ublock128_128_ctr_xor_asm:
 	mov v8.16b, v24.16b /* x0_2.3 */
 	add x5, x5, #512
 	subs x4, x4, #1
-	b.ne .Lublock_nibbleslice_neon_asm_3_loop_r0
+	b.ne .Lublock_nibbleslice_neon_asm_5_loop_r0
 
 	/* Pack nibble pairs into bytes, transpose back and store. */
 	shl v24.16b, v28.16b, #4 /* hi_up = shl(x0_0) */
@@ -1997,8 +2171,8 @@ ublock_nibbleslice_neon_ublock128_128_encrypt_xor_asm:
 	zip1 v24.16b, v0.16b, v1.16b /* tr3_14 = unpacklo(tr2_7, tr2_15) */
 	zip2 v0.16b, v0.16b, v1.16b /* tr3_15 = unpackhi(tr2_7, tr2_15) */
 	ushr v1.16b, v3.16b, #4 /* hi = shr(tr3) */
-	adrp x17, .Lublock_nibbleslice_neon_asm_4_nibble_mask
-	ldr q25, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_4_nibble_mask] /* nibble_mask = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_6_nibble_mask
+	ldr q25, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_6_nibble_mask] /* nibble_mask = const() */
 	and v3.16b, v3.16b, v25.16b /* lo = and(tr3, nibble_mask) */
 	ushr v26.16b, v2.16b, #4 /* hi_1 = shr(tr3_1) */
 	and v2.16b, v2.16b, v25.16b /* lo_1 = and(tr3_1, nibble_mask) */
@@ -2034,7 +2208,7 @@ ublock_nibbleslice_neon_ublock128_128_encrypt_xor_asm:
 	mov x5, x0
 	mov x4, #16
 	.p2align 4
-.Lublock_nibbleslice_neon_asm_4_loop_r0:
+.Lublock_nibbleslice_neon_asm_6_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
 	ldr q25, [x5] /* t0_0 = bcast128() */
@@ -2241,7 +2415,7 @@ ublock_nibbleslice_neon_ublock128_128_encrypt_xor_asm:
 	mov v3.16b, v25.16b /* x0_1.3 */
 	add x5, x5, #512
 	subs x4, x4, #1
-	b.ne .Lublock_nibbleslice_neon_asm_4_loop_r0
+	b.ne .Lublock_nibbleslice_neon_asm_6_loop_r0
 
 	/* Pack nibble pairs into bytes, transpose back and store. */
 	shl v1.16b, v1.16b, #4 /* hi_up = shl(x0_0) */
@@ -2500,8 +2674,8 @@ ublock_nibbleslice_neon_ublock128_256_encrypt_asm:
 	zip1 v24.16b, v0.16b, v1.16b /* tr3_14 = unpacklo(tr2_7, tr2_15) */
 	zip2 v0.16b, v0.16b, v1.16b /* tr3_15 = unpackhi(tr2_7, tr2_15) */
 	ushr v1.16b, v3.16b, #4 /* hi = shr(tr3) */
-	adrp x17, .Lublock_nibbleslice_neon_asm_5_nibble_mask
-	ldr q25, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_5_nibble_mask] /* nibble_mask = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_7_nibble_mask
+	ldr q25, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_7_nibble_mask] /* nibble_mask = const() */
 	and v3.16b, v3.16b, v25.16b /* lo = and(tr3, nibble_mask) */
 	ushr v26.16b, v2.16b, #4 /* hi_1 = shr(tr3_1) */
 	and v2.16b, v2.16b, v25.16b /* lo_1 = and(tr3_1, nibble_mask) */
@@ -2537,7 +2711,7 @@ ublock_nibbleslice_neon_ublock128_256_encrypt_asm:
 	mov x4, x0
 	mov x3, #24
 	.p2align 4
-.Lublock_nibbleslice_neon_asm_5_loop_r0:
+.Lublock_nibbleslice_neon_asm_7_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
 	ldr q25, [x4] /* t0_0 = bcast128() */
@@ -2744,7 +2918,7 @@ ublock_nibbleslice_neon_ublock128_256_encrypt_asm:
 	mov v3.16b, v25.16b /* x0_1.3 */
 	add x4, x4, #512
 	subs x3, x3, #1
-	b.ne .Lublock_nibbleslice_neon_asm_5_loop_r0
+	b.ne .Lublock_nibbleslice_neon_asm_7_loop_r0
 
 	/* Pack nibble pairs into bytes, transpose back and store. */
 	shl v1.16b, v1.16b, #4 /* hi_up = shl(x0_0) */
@@ -2868,6 +3042,93 @@ ublock_nibbleslice_neon_ublock128_256_encrypt_asm:
 	ret
 	.size ublock_nibbleslice_neon_ublock128_256_encrypt_asm, .-ublock_nibbleslice_neon_ublock128_256_encrypt_asm
 
+/* ublock_nibbleslice_neon_ublock128_256_encrypt_one_block_asm: ublock128_register_one_block_encrypt, 3 arguments
+ *   x0: rk
+ *   x1: in
+ *   x2: out
+ *   x3: iterations of the r loop left
+ *   x4: rk + 128 x r
+ *   x16, x17: a row pointer, an address or a constant's page
+ *   vectors: v0-v7, v16-v19 (12 used)
+ *   frame: 0 bytes (0 spill slots of 16 bytes)
+ */
+	.globl ublock_nibbleslice_neon_ublock128_256_encrypt_one_block_asm
+	.hidden ublock_nibbleslice_neon_ublock128_256_encrypt_one_block_asm
+	.type ublock_nibbleslice_neon_ublock128_256_encrypt_one_block_asm, %function
+	.p2align 4
+ublock_nibbleslice_neon_ublock128_256_encrypt_one_block_asm:
+
+	/* Load one block, spread one nibble per byte in the low nibbles; X0 and X1 in separate registers. */
+	ldr q0, [x1] /* blk = load() */
+	ushr v1.16b, v0.16b, #4 /* lo_sh = shr(blk) */
+	adrp x17, .Lublock_nibbleslice_neon_asm_8_high_nibbles
+	ldr q2, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_8_high_nibbles] /* high_nibbles = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_8_zero
+	ldr q3, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_8_zero] /* zero = const() */
+	bit v1.16b, v3.16b, v2.16b /* even = bsl(high_nibbles, lo_sh, zero) */
+	shl v3.16b, v3.16b, #4 /* hi_sh = shl(zero) */
+	bit v0.16b, v3.16b, v2.16b /* odd = bsl(high_nibbles, blk, hi_sh) */
+	zip1 v3.16b, v1.16b, v0.16b /* sp = unpacklo(even, odd) */
+	zip2 v0.16b, v1.16b, v0.16b /* sp_1 = unpackhi(even, odd) */
+	adrp x17, .Lublock_nibbleslice_neon_asm_8_low_nibbles
+	ldr q1, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_8_low_nibbles] /* low_nibbles = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_8_rotl48
+	ldr q4, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_8_rotl48] /* rotl48 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_8_sbox_lo
+	ldr q5, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_8_sbox_lo] /* sbox_lo = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_8_pl_mask
+	ldr q6, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_8_pl_mask] /* pl_mask = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_8_pr_mask
+	ldr q7, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_8_pr_mask] /* pr_mask = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_8_rotl24
+	ldr q16, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_8_rotl24] /* rotl24 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_8_rotl56
+	ldr q17, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_8_rotl56] /* rotl56 = const() */
+	mov x4, x0
+	mov x3, #24
+	.p2align 4
+.Lublock_nibbleslice_neon_asm_8_loop_r0:
+	ldr q18, [x4] /* rk0 = load() */
+	eor v3.16b, v3.16b, v18.16b /* k0 = xor(x0, rk0) */
+	and v3.16b, v3.16b, v1.16b /* s0_lo = and(k0, low_nibbles) */
+	tbl v3.16b, {v5.16b}, v3.16b /* s0 = lookup16(sbox_lo, s0_lo) */
+	ldr q18, [x4, #64] /* rk1 = load() */
+	eor v0.16b, v0.16b, v18.16b /* k1 = xor(x1, rk1) */
+	and v0.16b, v0.16b, v1.16b /* s1_lo = and(k1, low_nibbles) */
+	tbl v0.16b, {v5.16b}, v0.16b /* s1 = lookup16(sbox_lo, s1_lo) */
+	eor v0.16b, v0.16b, v3.16b /* x1_1 = xor(s1, s0) */
+	tbl v18.16b, {v0.16b}, v17.16b /* rot4 = lookup16(x1_1, rotl56) */
+	eor v3.16b, v3.16b, v18.16b /* x0_1 = xor(s0, rot4) */
+	tbl v18.16b, {v3.16b}, v4.16b /* rot8 = lookup16(x0_1, rotl48) */
+	eor v0.16b, v0.16b, v18.16b /* x1_2 = xor(x1_1, rot8) */
+	tbl v18.16b, {v0.16b}, v4.16b /* rot8_1 = lookup16(x1_2, rotl48) */
+	eor v3.16b, v3.16b, v18.16b /* x0_2 = xor(x0_1, rot8_1) */
+	tbl v18.16b, {v3.16b}, v16.16b /* rot20 = lookup16(x0_2, rotl24) */
+	eor v0.16b, v0.16b, v18.16b /* x1_3 = xor(x1_2, rot20) */
+	eor v3.16b, v3.16b, v0.16b /* x0_3 = xor(x0_2, x1_3) */
+	tbl v3.16b, {v3.16b}, v6.16b /* pl = lookup16(x0_3, pl_mask) */
+	tbl v0.16b, {v0.16b}, v7.16b /* pr = lookup16(x1_3, pr_mask) */
+	add x4, x4, #128
+	subs x3, x3, #1
+	b.ne .Lublock_nibbleslice_neon_asm_8_loop_r0
+
+	/* Final key addition; the store packs the low nibbles (the key's copy in the high ones is dropped). */
+	ldr q18, [x0, #3072] /* rk0_1 = load() */
+	eor v3.16b, v3.16b, v18.16b /* y0 = xor(x0, rk0_1) */
+	adrp x17, .Lublock_nibbleslice_neon_asm_8_deinterleave
+	ldr q18, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_8_deinterleave] /* deinterleave = const() */
+	tbl v3.16b, {v3.16b}, v18.16b /* de = lookup16(y0, deinterleave) */
+	ldr q19, [x0, #3136] /* rk1_1 = load() */
+	eor v0.16b, v0.16b, v19.16b /* y1 = xor(x1, rk1_1) */
+	tbl v0.16b, {v0.16b}, v18.16b /* de_1 = lookup16(y1, deinterleave) */
+	zip1 v18.2d, v3.2d, v0.2d /* even_1 = unpacklo(de, de_1) */
+	zip2 v0.2d, v3.2d, v0.2d /* odd_1 = unpackhi(de, de_1) */
+	shl v3.16b, v18.16b, #4 /* ev_sh = shl(even_1) */
+	bsl v2.16b, v3.16b, v0.16b /* out_lo = bsl(high_nibbles, odd_1, ev_sh) */
+	str q2, [x2] /* store out_lo */
+	ret
+	.size ublock_nibbleslice_neon_ublock128_256_encrypt_one_block_asm, .-ublock_nibbleslice_neon_ublock128_256_encrypt_one_block_asm
+
 /* ublock_nibbleslice_neon_ublock128_256_decrypt_asm: ublock128_r24_nibbleslice128_decrypt, 3 arguments
  *   x0: rk
  *   x1: in
@@ -2971,8 +3232,8 @@ ublock_nibbleslice_neon_ublock128_256_decrypt_asm:
 	zip1 v24.16b, v0.16b, v1.16b /* tr3_14 = unpacklo(tr2_7, tr2_15) */
 	zip2 v0.16b, v0.16b, v1.16b /* tr3_15 = unpackhi(tr2_7, tr2_15) */
 	ushr v1.16b, v3.16b, #4 /* hi = shr(tr3) */
-	adrp x17, .Lublock_nibbleslice_neon_asm_6_nibble_mask
-	ldr q25, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_6_nibble_mask] /* nibble_mask = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_9_nibble_mask
+	ldr q25, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_9_nibble_mask] /* nibble_mask = const() */
 	and v3.16b, v3.16b, v25.16b /* lo = and(tr3, nibble_mask) */
 	ushr v26.16b, v2.16b, #4 /* hi_1 = shr(tr3_1) */
 	and v2.16b, v2.16b, v25.16b /* lo_1 = and(tr3_1, nibble_mask) */
@@ -3110,7 +3371,7 @@ ublock_nibbleslice_neon_ublock128_256_decrypt_asm:
 	mov x4, x0
 	mov x3, #23
 	.p2align 4
-.Lublock_nibbleslice_neon_asm_6_loop_r0:
+.Lublock_nibbleslice_neon_asm_9_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S^-1 with the next round key folded in on the nibbles PL^-1 / PR^-1 bring to it (renaming). */
 	ldr q21, [x4, #128] /* t0_8 = bcast128() */
@@ -3316,7 +3577,7 @@ ublock_nibbleslice_neon_ublock128_256_decrypt_asm:
 	mov v4.16b, v21.16b /* x0_13.3 */
 	add x4, x4, #512
 	subs x3, x3, #1
-	b.ne .Lublock_nibbleslice_neon_asm_6_loop_r0
+	b.ne .Lublock_nibbleslice_neon_asm_9_loop_r0
 
 	/* The last S^-1, with RK^0 folded in. */
 	ldr q21, [x0, #11776] /* t0_0_1 = bcast128() */
@@ -3506,6 +3767,93 @@ ublock_nibbleslice_neon_ublock128_256_decrypt_asm:
 	ret
 	.size ublock_nibbleslice_neon_ublock128_256_decrypt_asm, .-ublock_nibbleslice_neon_ublock128_256_decrypt_asm
 
+/* ublock_nibbleslice_neon_ublock128_256_decrypt_one_block_asm: ublock128_register_one_block_decrypt, 3 arguments
+ *   x0: rk
+ *   x1: in
+ *   x2: out
+ *   x3: iterations of the r loop left
+ *   x4: rk + 128 x r
+ *   x16, x17: a row pointer, an address or a constant's page
+ *   vectors: v0-v7, v16-v19 (12 used)
+ *   frame: 0 bytes (0 spill slots of 16 bytes)
+ */
+	.globl ublock_nibbleslice_neon_ublock128_256_decrypt_one_block_asm
+	.hidden ublock_nibbleslice_neon_ublock128_256_decrypt_one_block_asm
+	.type ublock_nibbleslice_neon_ublock128_256_decrypt_one_block_asm, %function
+	.p2align 4
+ublock_nibbleslice_neon_ublock128_256_decrypt_one_block_asm:
+
+	/* Load one block, spread one nibble per byte in the low nibbles; X0 and X1 in separate registers. */
+	ldr q0, [x1] /* blk = load() */
+	ushr v1.16b, v0.16b, #4 /* lo_sh = shr(blk) */
+	adrp x17, .Lublock_nibbleslice_neon_asm_10_high_nibbles
+	ldr q2, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_10_high_nibbles] /* high_nibbles = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_10_zero
+	ldr q3, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_10_zero] /* zero = const() */
+	bit v1.16b, v3.16b, v2.16b /* even = bsl(high_nibbles, lo_sh, zero) */
+	shl v3.16b, v3.16b, #4 /* hi_sh = shl(zero) */
+	bit v0.16b, v3.16b, v2.16b /* odd = bsl(high_nibbles, blk, hi_sh) */
+	zip1 v3.16b, v1.16b, v0.16b /* sp = unpacklo(even, odd) */
+	zip2 v0.16b, v1.16b, v0.16b /* sp_1 = unpackhi(even, odd) */
+	adrp x17, .Lublock_nibbleslice_neon_asm_10_low_nibbles
+	ldr q1, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_10_low_nibbles] /* low_nibbles = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_10_rotl48
+	ldr q4, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_10_rotl48] /* rotl48 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_10_sbox_inv_lo
+	ldr q5, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_10_sbox_inv_lo] /* sbox_inv_lo = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_10_pl_mask
+	ldr q6, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_10_pl_mask] /* pl_mask = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_10_pr_mask
+	ldr q7, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_10_pr_mask] /* pr_mask = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_10_rotl24
+	ldr q16, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_10_rotl24] /* rotl24 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_10_rotl56
+	ldr q17, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_10_rotl56] /* rotl56 = const() */
+	mov x4, x0
+	mov x3, #24
+	.p2align 4
+.Lublock_nibbleslice_neon_asm_10_loop_r0:
+	ldr q18, [x4] /* rk0 = load() */
+	eor v3.16b, v3.16b, v18.16b /* k0 = xor(x0, rk0) */
+	tbl v3.16b, {v3.16b}, v6.16b /* pl = lookup16(k0, pl_mask) */
+	ldr q18, [x4, #64] /* rk1 = load() */
+	eor v0.16b, v0.16b, v18.16b /* k1 = xor(x1, rk1) */
+	tbl v0.16b, {v0.16b}, v7.16b /* pr = lookup16(k1, pr_mask) */
+	eor v3.16b, v3.16b, v0.16b /* y0 = xor(pl, pr) */
+	tbl v18.16b, {v3.16b}, v16.16b /* rot20 = lookup16(y0, rotl24) */
+	eor v0.16b, v0.16b, v18.16b /* y1 = xor(pr, rot20) */
+	tbl v18.16b, {v0.16b}, v4.16b /* rot8 = lookup16(y1, rotl48) */
+	eor v3.16b, v3.16b, v18.16b /* y0_1 = xor(y0, rot8) */
+	tbl v18.16b, {v3.16b}, v4.16b /* rot8_1 = lookup16(y0_1, rotl48) */
+	eor v0.16b, v0.16b, v18.16b /* y1_1 = xor(y1, rot8_1) */
+	tbl v18.16b, {v0.16b}, v17.16b /* rot4 = lookup16(y1_1, rotl56) */
+	eor v3.16b, v3.16b, v18.16b /* y0_2 = xor(y0_1, rot4) */
+	eor v0.16b, v0.16b, v3.16b /* y1_2 = xor(y1_1, y0_2) */
+	and v3.16b, v3.16b, v1.16b /* s0_lo = and(y0_2, low_nibbles) */
+	and v0.16b, v0.16b, v1.16b /* s1_lo = and(y1_2, low_nibbles) */
+	tbl v3.16b, {v5.16b}, v3.16b /* s0 = lookup16(sbox_inv_lo, s0_lo) */
+	tbl v0.16b, {v5.16b}, v0.16b /* s1 = lookup16(sbox_inv_lo, s1_lo) */
+	add x4, x4, #128
+	subs x3, x3, #1
+	b.ne .Lublock_nibbleslice_neon_asm_10_loop_r0
+
+	/* Final key addition; the store packs the low nibbles (the key's copy in the high ones is dropped). */
+	ldr q18, [x0, #3072] /* rk0_1 = load() */
+	eor v3.16b, v3.16b, v18.16b /* y0_3 = xor(x0, rk0_1) */
+	adrp x17, .Lublock_nibbleslice_neon_asm_10_deinterleave
+	ldr q18, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_10_deinterleave] /* deinterleave = const() */
+	tbl v3.16b, {v3.16b}, v18.16b /* de = lookup16(y0_3, deinterleave) */
+	ldr q19, [x0, #3136] /* rk1_1 = load() */
+	eor v0.16b, v0.16b, v19.16b /* y1_3 = xor(x1, rk1_1) */
+	tbl v0.16b, {v0.16b}, v18.16b /* de_1 = lookup16(y1_3, deinterleave) */
+	zip1 v18.2d, v3.2d, v0.2d /* even_1 = unpacklo(de, de_1) */
+	zip2 v0.2d, v3.2d, v0.2d /* odd_1 = unpackhi(de, de_1) */
+	shl v3.16b, v18.16b, #4 /* ev_sh = shl(even_1) */
+	bsl v2.16b, v3.16b, v0.16b /* out_lo = bsl(high_nibbles, odd_1, ev_sh) */
+	str q2, [x2] /* store out_lo */
+	ret
+	.size ublock_nibbleslice_neon_ublock128_256_decrypt_one_block_asm, .-ublock_nibbleslice_neon_ublock128_256_decrypt_one_block_asm
+
 /* ublock_nibbleslice_neon_ublock128_256_ctr_pairs_asm: ublock128_r24_nibbleslice128_ctr_pairs, 3 arguments
  *   x0: rk
  *   x1: in
@@ -3529,8 +3877,8 @@ ublock_nibbleslice_neon_ublock128_256_ctr_pairs_asm:
 	ldr q0, [x1] /* v = bcast128() */
 	ldr q1, [x1, #16] /* w = bcast128() */
 	ushr v2.16b, v0.16b, #4 /* hi = shr(v) */
-	adrp x17, .Lublock_nibbleslice_neon_asm_7_nibble_mask
-	ldr q3, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_7_nibble_mask] /* nibble_mask = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_11_nibble_mask
+	ldr q3, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_11_nibble_mask] /* nibble_mask = const() */
 	and v0.16b, v0.16b, v3.16b /* lo = and(v, nibble_mask) */
 	and v3.16b, v1.16b, v3.16b /* lo_1 = and(w, nibble_mask) */
 	ushr v1.16b, v1.16b, #4 /* hi_1 = shr(w) */
@@ -3538,35 +3886,35 @@ ublock_nibbleslice_neon_ublock128_256_ctr_pairs_asm:
 	zip2 v1.16b, v2.16b, v1.16b /* pairs_hi_1 = unpackhi(hi, hi_1) */
 	zip1 v2.16b, v0.16b, v3.16b /* pairs_lo = unpacklo(lo, lo_1) */
 	zip2 v0.16b, v0.16b, v3.16b /* pairs_lo_1 = unpackhi(lo, lo_1) */
-	adrp x17, .Lublock_nibbleslice_neon_asm_7_pair0
-	ldr q3, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_7_pair0] /* pair0 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_11_pair0
+	ldr q3, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_11_pair0] /* pair0 = const() */
 	tbl v5.16b, {v4.16b}, v3.16b /* pair = lookup16(pairs_hi, pair0) */
 	tbl v6.16b, {v2.16b}, v3.16b /* pair_1 = lookup16(pairs_lo, pair0) */
-	adrp x17, .Lublock_nibbleslice_neon_asm_7_pair1
-	ldr q7, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_7_pair1] /* pair1 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_11_pair1
+	ldr q7, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_11_pair1] /* pair1 = const() */
 	tbl v16.16b, {v4.16b}, v7.16b /* pair_2 = lookup16(pairs_hi, pair1) */
 	tbl v17.16b, {v2.16b}, v7.16b /* pair_3 = lookup16(pairs_lo, pair1) */
-	adrp x17, .Lublock_nibbleslice_neon_asm_7_pair2
-	ldr q18, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_7_pair2] /* pair2 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_11_pair2
+	ldr q18, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_11_pair2] /* pair2 = const() */
 	tbl v19.16b, {v4.16b}, v18.16b /* pair_4 = lookup16(pairs_hi, pair2) */
 	tbl v20.16b, {v2.16b}, v18.16b /* pair_5 = lookup16(pairs_lo, pair2) */
-	adrp x17, .Lublock_nibbleslice_neon_asm_7_pair3
-	ldr q21, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_7_pair3] /* pair3 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_11_pair3
+	ldr q21, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_11_pair3] /* pair3 = const() */
 	tbl v22.16b, {v4.16b}, v21.16b /* pair_6 = lookup16(pairs_hi, pair3) */
 	tbl v23.16b, {v2.16b}, v21.16b /* pair_7 = lookup16(pairs_lo, pair3) */
-	adrp x17, .Lublock_nibbleslice_neon_asm_7_pair4
-	ldr q24, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_7_pair4] /* pair4 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_11_pair4
+	ldr q24, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_11_pair4] /* pair4 = const() */
 	tbl v25.16b, {v4.16b}, v24.16b /* pair_8 = lookup16(pairs_hi, pair4) */
 	tbl v26.16b, {v2.16b}, v24.16b /* pair_9 = lookup16(pairs_lo, pair4) */
-	adrp x17, .Lublock_nibbleslice_neon_asm_7_pair5
-	ldr q27, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_7_pair5] /* pair5 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_11_pair5
+	ldr q27, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_11_pair5] /* pair5 = const() */
 	tbl v28.16b, {v4.16b}, v27.16b /* pair_10 = lookup16(pairs_hi, pair5) */
 	tbl v29.16b, {v2.16b}, v27.16b /* pair_11 = lookup16(pairs_lo, pair5) */
-	adrp x17, .Lublock_nibbleslice_neon_asm_7_pair6
-	ldr q30, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_7_pair6] /* pair6 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_11_pair6
+	ldr q30, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_11_pair6] /* pair6 = const() */
 	tbl v31.16b, {v4.16b}, v30.16b /* pair_12 = lookup16(pairs_hi, pair6) */
-	adrp x17, .Lublock_nibbleslice_neon_asm_7_pair7
-	ldr q8, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_7_pair7] /* pair7 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_11_pair7
+	ldr q8, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_11_pair7] /* pair7 = const() */
 	tbl v4.16b, {v4.16b}, v8.16b /* pair_14 = lookup16(pairs_hi, pair7) */
 	tbl v8.16b, {v2.16b}, v8.16b /* pair_15 = lookup16(pairs_lo, pair7) */
 	tbl v2.16b, {v2.16b}, v30.16b /* pair_13 = lookup16(pairs_lo, pair6) */
@@ -3808,38 +4156,38 @@ ublock_nibbleslice_neon_ublock128_256_ctr_xor_asm:
 	ld1r {v0.16b}, [x1] /* low = bcast8() */
 	add x17, x1, #1
 	ld1r {v1.16b}, [x17] /* first = bcast8() */
-	adrp x17, .Lublock_nibbleslice_neon_asm_8_block_offsets
-	ldr q2, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_8_block_offsets] /* block_offsets = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_12_block_offsets
+	ldr q2, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_12_block_offsets] /* block_offsets = const() */
 	add v1.16b, v2.16b, v1.16b /* offsets = add(block_offsets, first) */
 	add v2.16b, v0.16b, v1.16b /* low_byte = add(low, offsets) */
-	adrp x17, .Lublock_nibbleslice_neon_asm_8_nibble_mask
-	ldr q3, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_8_nibble_mask] /* nibble_mask = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_12_nibble_mask
+	ldr q3, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_12_nibble_mask] /* nibble_mask = const() */
 	and v3.16b, v2.16b, v3.16b /* lo = and(low_byte, nibble_mask) */
 	and v4.16b, v0.16b, v1.16b /* both = and(low, offsets) */
 	orr v0.16b, v0.16b, v1.16b /* either = or(low, offsets) */
 	bic v0.16b, v0.16b, v2.16b /* either_not_sum = andnot(low_byte, either) */
 	orr v0.16b, v4.16b, v0.16b /* carry_bit7 = or(both, either_not_sum) */
 	ushr v0.16b, v0.16b, #7 /* carry = shr(carry_bit7) */
-	adrp x17, .Lublock_nibbleslice_neon_asm_8_pick1
-	ldr q1, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_8_pick1] /* pick1 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_12_pick1
+	ldr q1, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_12_pick1] /* pick1 = const() */
 	orr v1.16b, v0.16b, v1.16b /* pick = or(carry, pick1) */
-	adrp x17, .Lublock_nibbleslice_neon_asm_8_pick2
-	ldr q4, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_8_pick2] /* pick2 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_12_pick2
+	ldr q4, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_12_pick2] /* pick2 = const() */
 	orr v4.16b, v0.16b, v4.16b /* pick_1 = or(carry, pick2) */
-	adrp x17, .Lublock_nibbleslice_neon_asm_8_pick3
-	ldr q5, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_8_pick3] /* pick3 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_12_pick3
+	ldr q5, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_12_pick3] /* pick3 = const() */
 	orr v5.16b, v0.16b, v5.16b /* pick_2 = or(carry, pick3) */
-	adrp x17, .Lublock_nibbleslice_neon_asm_8_pick4
-	ldr q6, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_8_pick4] /* pick4 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_12_pick4
+	ldr q6, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_12_pick4] /* pick4 = const() */
 	orr v6.16b, v0.16b, v6.16b /* pick_3 = or(carry, pick4) */
-	adrp x17, .Lublock_nibbleslice_neon_asm_8_pick5
-	ldr q7, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_8_pick5] /* pick5 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_12_pick5
+	ldr q7, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_12_pick5] /* pick5 = const() */
 	orr v7.16b, v0.16b, v7.16b /* pick_4 = or(carry, pick5) */
-	adrp x17, .Lublock_nibbleslice_neon_asm_8_pick6
-	ldr q16, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_8_pick6] /* pick6 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_12_pick6
+	ldr q16, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_12_pick6] /* pick6 = const() */
 	orr v16.16b, v0.16b, v16.16b /* pick_5 = or(carry, pick6) */
-	adrp x17, .Lublock_nibbleslice_neon_asm_8_pick7
-	ldr q17, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_8_pick7] /* pick7 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_12_pick7
+	ldr q17, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_12_pick7] /* pick7 = const() */
 	orr v17.16b, v0.16b, v17.16b /* pick_6 = or(carry, pick7) */
 
 	/* The last byte L + j0 + j of every block: the S-box of its two nibbles, RK^0 folded in. */
@@ -3919,7 +4267,7 @@ ublock_nibbleslice_neon_ublock128_256_ctr_xor_asm:
 	mov x5, x0
 	mov x4, #23
 	.p2align 4
-.Lublock_nibbleslice_neon_asm_8_loop_r0:
+.Lublock_nibbleslice_neon_asm_12_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
 	ldr q24, [x5, #512] /* t0_0 = bcast128() */
@@ -4128,7 +4476,7 @@ ublock_nibbleslice_neon_ublock128_256_ctr_xor_asm:
 	mov v8.16b, v24.16b /* x0_2.3 */
 	add x5, x5, #512
 	subs x4, x4, #1
-	b.ne .Lublock_nibbleslice_neon_asm_8_loop_r0
+	b.ne .Lublock_nibbleslice_neon_asm_12_loop_r0
 
 	/* Pack nibble pairs into bytes, transpose back and store. */
 	shl v24.16b, v28.16b, #4 /* hi_up = shl(x0_0) */
@@ -4388,8 +4736,8 @@ ublock_nibbleslice_neon_ublock128_256_encrypt_xor_asm:
 	zip1 v24.16b, v0.16b, v1.16b /* tr3_14 = unpacklo(tr2_7, tr2_15) */
 	zip2 v0.16b, v0.16b, v1.16b /* tr3_15 = unpackhi(tr2_7, tr2_15) */
 	ushr v1.16b, v3.16b, #4 /* hi = shr(tr3) */
-	adrp x17, .Lublock_nibbleslice_neon_asm_9_nibble_mask
-	ldr q25, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_9_nibble_mask] /* nibble_mask = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_13_nibble_mask
+	ldr q25, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_13_nibble_mask] /* nibble_mask = const() */
 	and v3.16b, v3.16b, v25.16b /* lo = and(tr3, nibble_mask) */
 	ushr v26.16b, v2.16b, #4 /* hi_1 = shr(tr3_1) */
 	and v2.16b, v2.16b, v25.16b /* lo_1 = and(tr3_1, nibble_mask) */
@@ -4425,7 +4773,7 @@ ublock_nibbleslice_neon_ublock128_256_encrypt_xor_asm:
 	mov x5, x0
 	mov x4, #24
 	.p2align 4
-.Lublock_nibbleslice_neon_asm_9_loop_r0:
+.Lublock_nibbleslice_neon_asm_13_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
 	ldr q25, [x5] /* t0_0 = bcast128() */
@@ -4632,7 +4980,7 @@ ublock_nibbleslice_neon_ublock128_256_encrypt_xor_asm:
 	mov v3.16b, v25.16b /* x0_1.3 */
 	add x5, x5, #512
 	subs x4, x4, #1
-	b.ne .Lublock_nibbleslice_neon_asm_9_loop_r0
+	b.ne .Lublock_nibbleslice_neon_asm_13_loop_r0
 
 	/* Pack nibble pairs into bytes, transpose back and store. */
 	shl v1.16b, v1.16b, #4 /* hi_up = shl(x0_0) */
@@ -4909,8 +5257,8 @@ ublock_nibbleslice_neon_ublock256_256_encrypt_asm:
 	zip2 v0.16b, v0.16b, v2.16b /* tr3_15 = unpackhi(tr2_7, tr2_15) */
 	ushr v2.16b, v6.16b, #4 /* hi = shr(tr3) */
 	str q2, [sp, #80] /* spill x0_0.1 */
-	adrp x17, .Lublock_nibbleslice_neon_asm_10_nibble_mask
-	ldr q2, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_10_nibble_mask] /* nibble_mask = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_14_nibble_mask
+	ldr q2, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_14_nibble_mask] /* nibble_mask = const() */
 	and v6.16b, v6.16b, v2.16b /* lo = and(tr3, nibble_mask) */
 	str q6, [sp, #96] /* spill x0_1.1 */
 	ushr v6.16b, v4.16b, #4 /* hi_1 = shr(tr3_1) */
@@ -5025,8 +5373,8 @@ ublock_nibbleslice_neon_ublock256_256_encrypt_asm:
 	zip2 v1.16b, v1.16b, v3.16b /* tr3_31 = unpackhi(tr2_23, tr2_31) */
 	ushr v3.16b, v7.16b, #4 /* hi_16 = shr(tr3_16) */
 	str q3, [sp, #64] /* spill x1_0.1 */
-	adrp x17, .Lublock_nibbleslice_neon_asm_10_nibble_mask
-	ldr q3, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_10_nibble_mask] /* nibble_mask = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_14_nibble_mask
+	ldr q3, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_14_nibble_mask] /* nibble_mask = const() */
 	and v7.16b, v7.16b, v3.16b /* lo_16 = and(tr3_16, nibble_mask) */
 	str q4, [sp, #352] /* spill x0_30.1 */
 	ushr v4.16b, v5.16b, #4 /* hi_17 = shr(tr3_17) */
@@ -5168,7 +5516,7 @@ ublock_nibbleslice_neon_ublock256_256_encrypt_asm:
 	mov x4, x0
 	mov x3, #24
 	.p2align 4
-.Lublock_nibbleslice_neon_asm_10_loop_r0:
+.Lublock_nibbleslice_neon_asm_14_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
 	ldr q29, [x4] /* t0_0 = bcast128() */
@@ -5615,7 +5963,7 @@ ublock_nibbleslice_neon_ublock256_256_encrypt_asm:
 	mov v22.16b, v29.16b /* x0_5.3 */
 	add x4, x4, #1024
 	subs x3, x3, #1
-	b.ne .Lublock_nibbleslice_neon_asm_10_loop_r0
+	b.ne .Lublock_nibbleslice_neon_asm_14_loop_r0
 
 	/* Pack nibble pairs into bytes, transpose back and store. */
 	shl v1.16b, v1.16b, #4 /* hi_up = shl(x0_0) */
@@ -5885,6 +6233,152 @@ ublock_nibbleslice_neon_ublock256_256_encrypt_asm:
 	ret
 	.size ublock_nibbleslice_neon_ublock256_256_encrypt_asm, .-ublock_nibbleslice_neon_ublock256_256_encrypt_asm
 
+/* ublock_nibbleslice_neon_ublock256_256_encrypt_one_block_asm: ublock256_register_one_block_encrypt, 3 arguments
+ *   x0: rk
+ *   x1: in
+ *   x2: out
+ *   x3: iterations of the r loop left
+ *   x4: rk + 128 x r
+ *   x16, x17: a row pointer, an address or a constant's page
+ *   vectors: v0-v7, v16-v27 (20 used)
+ *   frame: 0 bytes (0 spill slots of 16 bytes)
+ */
+	.globl ublock_nibbleslice_neon_ublock256_256_encrypt_one_block_asm
+	.hidden ublock_nibbleslice_neon_ublock256_256_encrypt_one_block_asm
+	.type ublock_nibbleslice_neon_ublock256_256_encrypt_one_block_asm, %function
+	.p2align 4
+ublock_nibbleslice_neon_ublock256_256_encrypt_one_block_asm:
+
+	/* Load one block, spread one nibble per byte in the low nibbles; X0 and X1 in separate registers. */
+	ldr q0, [x1] /* blk = load() */
+	ldr q1, [x1, #16] /* blk_1 = load() */
+	ushr v2.16b, v0.16b, #4 /* lo_sh = shr(blk) */
+	adrp x17, .Lublock_nibbleslice_neon_asm_15_high_nibbles
+	ldr q3, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_15_high_nibbles] /* high_nibbles = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_15_zero
+	ldr q4, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_15_zero] /* zero = const() */
+	bit v2.16b, v4.16b, v3.16b /* even = bsl(high_nibbles, lo_sh, zero) */
+	shl v5.16b, v4.16b, #4 /* hi_sh = shl(zero) */
+	bit v0.16b, v5.16b, v3.16b /* odd = bsl(high_nibbles, blk, hi_sh) */
+	bif v5.16b, v1.16b, v3.16b /* odd_1 = bsl(high_nibbles, blk_1, hi_sh) */
+	ushr v1.16b, v1.16b, #4 /* lo_sh_1 = shr(blk_1) */
+	bit v1.16b, v4.16b, v3.16b /* even_1 = bsl(high_nibbles, lo_sh_1, zero) */
+	zip1 v4.16b, v2.16b, v0.16b /* sp = unpacklo(even, odd) */
+	zip2 v0.16b, v2.16b, v0.16b /* sp_1 = unpackhi(even, odd) */
+	zip1 v2.16b, v1.16b, v5.16b /* sp_2 = unpacklo(even_1, odd_1) */
+	zip2 v1.16b, v1.16b, v5.16b /* sp_3 = unpackhi(even_1, odd_1) */
+	adrp x17, .Lublock_nibbleslice_neon_asm_15_low_nibbles
+	ldr q5, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_15_low_nibbles] /* low_nibbles = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_15_rotl48
+	ldr q6, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_15_rotl48] /* rotl48 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_15_sbox_lo
+	ldr q7, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_15_sbox_lo] /* sbox_lo = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_15_rotl24
+	ldr q16, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_15_rotl24] /* rotl24 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_15_rotl56
+	ldr q17, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_15_rotl56] /* rotl56 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_15_pl_front0
+	ldr q18, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_15_pl_front0] /* pl_front0 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_15_pl_front1
+	ldr q19, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_15_pl_front1] /* pl_front1 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_15_pl_rear0
+	ldr q20, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_15_pl_rear0] /* pl_rear0 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_15_pl_rear1
+	ldr q21, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_15_pl_rear1] /* pl_rear1 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_15_pr_front0
+	ldr q22, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_15_pr_front0] /* pr_front0 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_15_pr_front1
+	ldr q23, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_15_pr_front1] /* pr_front1 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_15_pr_rear0
+	ldr q24, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_15_pr_rear0] /* pr_rear0 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_15_pr_rear1
+	ldr q25, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_15_pr_rear1] /* pr_rear1 = const() */
+	mov x4, x0
+	mov x3, #24
+	.p2align 4
+.Lublock_nibbleslice_neon_asm_15_loop_r0:
+	ldr q26, [x4] /* rk0 = load() */
+	eor v4.16b, v4.16b, v26.16b /* k0 = xor(x0_0, rk0) */
+	and v4.16b, v4.16b, v5.16b /* s0_lo = and(k0, low_nibbles) */
+	tbl v4.16b, {v7.16b}, v4.16b /* s0 = lookup16(sbox_lo, s0_lo) */
+	ldr q26, [x4, #16] /* rk0_1 = load() */
+	eor v0.16b, v0.16b, v26.16b /* k0_1 = xor(x0_1, rk0_1) */
+	and v0.16b, v0.16b, v5.16b /* s0_lo_1 = and(k0_1, low_nibbles) */
+	tbl v0.16b, {v7.16b}, v0.16b /* s0_1 = lookup16(sbox_lo, s0_lo_1) */
+	ldr q26, [x4, #64] /* rk1 = load() */
+	eor v2.16b, v2.16b, v26.16b /* k1 = xor(x1_0, rk1) */
+	and v2.16b, v2.16b, v5.16b /* s1_lo = and(k1, low_nibbles) */
+	tbl v2.16b, {v7.16b}, v2.16b /* s1 = lookup16(sbox_lo, s1_lo) */
+	eor v2.16b, v2.16b, v4.16b /* x1 = xor(s1, s0) */
+	ldr q26, [x4, #80] /* rk1_1 = load() */
+	eor v1.16b, v1.16b, v26.16b /* k1_1 = xor(x1_1, rk1_1) */
+	and v1.16b, v1.16b, v5.16b /* s1_lo_1 = and(k1_1, low_nibbles) */
+	tbl v1.16b, {v7.16b}, v1.16b /* s1_1 = lookup16(sbox_lo, s1_lo_1) */
+	eor v1.16b, v1.16b, v0.16b /* x1_1_1 = xor(s1_1, s0_1) */
+	tbl v26.16b, {v2.16b}, v17.16b /* rot4 = lookup16(x1, rotl56) */
+	eor v4.16b, v4.16b, v26.16b /* x0 = xor(s0, rot4) */
+	tbl v26.16b, {v1.16b}, v17.16b /* rot4_1 = lookup16(x1_1_1, rotl56) */
+	eor v0.16b, v0.16b, v26.16b /* x0_1_1 = xor(s0_1, rot4_1) */
+	tbl v26.16b, {v4.16b}, v6.16b /* rot8 = lookup16(x0, rotl48) */
+	eor v2.16b, v2.16b, v26.16b /* x1_2 = xor(x1, rot8) */
+	tbl v26.16b, {v0.16b}, v6.16b /* rot8_1 = lookup16(x0_1_1, rotl48) */
+	eor v1.16b, v1.16b, v26.16b /* x1_3 = xor(x1_1_1, rot8_1) */
+	tbl v26.16b, {v2.16b}, v6.16b /* rot8_2 = lookup16(x1_2, rotl48) */
+	eor v4.16b, v4.16b, v26.16b /* x0_2 = xor(x0, rot8_2) */
+	tbl v26.16b, {v1.16b}, v6.16b /* rot8_3 = lookup16(x1_3, rotl48) */
+	eor v0.16b, v0.16b, v26.16b /* x0_3 = xor(x0_1_1, rot8_3) */
+	tbl v26.16b, {v4.16b}, v16.16b /* rot20 = lookup16(x0_2, rotl24) */
+	eor v2.16b, v2.16b, v26.16b /* x1_4 = xor(x1_2, rot20) */
+	tbl v26.16b, {v0.16b}, v16.16b /* rot20_1 = lookup16(x0_3, rotl24) */
+	eor v1.16b, v1.16b, v26.16b /* x1_5 = xor(x1_3, rot20_1) */
+	eor v4.16b, v4.16b, v2.16b /* x0_4 = xor(x0_2, x1_4) */
+	eor v0.16b, v0.16b, v1.16b /* x0_5 = xor(x0_3, x1_5) */
+	tbl v26.16b, {v4.16b}, v18.16b /* pl_f = lookup16(x0_4, pl_front0) */
+	tbl v4.16b, {v4.16b}, v21.16b /* pl_r_1 = lookup16(x0_4, pl_rear1) */
+	tbl v27.16b, {v0.16b}, v20.16b /* pl_r = lookup16(x0_5, pl_rear0) */
+	eor v26.16b, v26.16b, v27.16b /* pl = xor(pl_f, pl_r) */
+	tbl v0.16b, {v0.16b}, v19.16b /* pl_f_1 = lookup16(x0_5, pl_front1) */
+	eor v0.16b, v0.16b, v4.16b /* pl_1 = xor(pl_f_1, pl_r_1) */
+	tbl v4.16b, {v2.16b}, v22.16b /* pr_f = lookup16(x1_4, pr_front0) */
+	tbl v2.16b, {v2.16b}, v25.16b /* pr_r_1 = lookup16(x1_4, pr_rear1) */
+	tbl v27.16b, {v1.16b}, v24.16b /* pr_r = lookup16(x1_5, pr_rear0) */
+	eor v4.16b, v4.16b, v27.16b /* pr = xor(pr_f, pr_r) */
+	tbl v1.16b, {v1.16b}, v23.16b /* pr_f_1 = lookup16(x1_5, pr_front1) */
+	eor v1.16b, v1.16b, v2.16b /* pr_1 = xor(pr_f_1, pr_r_1) */
+	mov v2.16b, v4.16b /* x1_0.3 */
+	mov v4.16b, v26.16b /* x0_0.3 */
+	add x4, x4, #128
+	subs x3, x3, #1
+	b.ne .Lublock_nibbleslice_neon_asm_15_loop_r0
+
+	/* Final key addition; the store packs the low nibbles (the key's copy in the high ones is dropped). */
+	ldr q26, [x0, #3072] /* rk0_2 = load() */
+	eor v4.16b, v4.16b, v26.16b /* y0 = xor(x0_0, rk0_2) */
+	adrp x17, .Lublock_nibbleslice_neon_asm_15_deinterleave
+	ldr q26, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_15_deinterleave] /* deinterleave = const() */
+	tbl v4.16b, {v4.16b}, v26.16b /* de = lookup16(y0, deinterleave) */
+	ldr q27, [x0, #3088] /* rk0_3 = load() */
+	eor v0.16b, v0.16b, v27.16b /* y0_1 = xor(x0_1, rk0_3) */
+	tbl v0.16b, {v0.16b}, v26.16b /* de_1 = lookup16(y0_1, deinterleave) */
+	ldr q27, [x0, #3136] /* rk1_2 = load() */
+	eor v2.16b, v2.16b, v27.16b /* y1 = xor(x1_0, rk1_2) */
+	tbl v2.16b, {v2.16b}, v26.16b /* de_2 = lookup16(y1, deinterleave) */
+	ldr q27, [x0, #3152] /* rk1_3 = load() */
+	eor v1.16b, v1.16b, v27.16b /* y1_1 = xor(x1_1, rk1_3) */
+	tbl v1.16b, {v1.16b}, v26.16b /* de_3 = lookup16(y1_1, deinterleave) */
+	zip1 v26.2d, v4.2d, v0.2d /* even_2 = unpacklo(de, de_1) */
+	zip2 v0.2d, v4.2d, v0.2d /* odd_2 = unpackhi(de, de_1) */
+	shl v4.16b, v26.16b, #4 /* ev_sh = shl(even_2) */
+	bit v0.16b, v4.16b, v3.16b /* out_lo = bsl(high_nibbles, odd_2, ev_sh) */
+	str q0, [x2] /* store out_lo */
+	zip1 v0.2d, v2.2d, v1.2d /* even_3 = unpacklo(de_2, de_3) */
+	zip2 v1.2d, v2.2d, v1.2d /* odd_3 = unpackhi(de_2, de_3) */
+	shl v0.16b, v0.16b, #4 /* ev_sh_1 = shl(even_3) */
+	bsl v3.16b, v0.16b, v1.16b /* out_lo_1 = bsl(high_nibbles, odd_3, ev_sh_1) */
+	str q3, [x2, #16] /* store out_lo_1 */
+	ret
+	.size ublock_nibbleslice_neon_ublock256_256_encrypt_one_block_asm, .-ublock_nibbleslice_neon_ublock256_256_encrypt_one_block_asm
+
 /* ublock_nibbleslice_neon_ublock256_256_decrypt_asm: ublock256_r24_nibbleslice128_decrypt, 3 arguments
  *   x0: rk
  *   x1: in
@@ -6006,8 +6500,8 @@ ublock_nibbleslice_neon_ublock256_256_decrypt_asm:
 	zip2 v0.16b, v0.16b, v2.16b /* tr3_15 = unpackhi(tr2_7, tr2_15) */
 	ushr v2.16b, v6.16b, #4 /* hi = shr(tr3) */
 	str q2, [sp, #80] /* spill hi */
-	adrp x17, .Lublock_nibbleslice_neon_asm_11_nibble_mask
-	ldr q2, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_11_nibble_mask] /* nibble_mask = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_16_nibble_mask
+	ldr q2, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_16_nibble_mask] /* nibble_mask = const() */
 	and v6.16b, v6.16b, v2.16b /* lo = and(tr3, nibble_mask) */
 	str q6, [sp, #96] /* spill lo */
 	ushr v6.16b, v4.16b, #4 /* hi_1 = shr(tr3_1) */
@@ -6555,7 +7049,7 @@ ublock_nibbleslice_neon_ublock256_256_decrypt_asm:
 	mov x4, x0
 	mov x3, #23
 	.p2align 4
-.Lublock_nibbleslice_neon_asm_11_loop_r0:
+.Lublock_nibbleslice_neon_asm_16_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S^-1 with the next round key folded in on the nibbles PL^-1 / PR^-1 bring to it (renaming). */
 	ldr q0, [x4, #480] /* t0_30 = bcast128() */
@@ -7000,7 +7494,7 @@ ublock_nibbleslice_neon_ublock256_256_decrypt_asm:
 	ldr q24, [sp, #576] /* reload x0_11.3 */
 	add x4, x4, #1024
 	subs x3, x3, #1
-	b.ne .Lublock_nibbleslice_neon_asm_11_loop_r0
+	b.ne .Lublock_nibbleslice_neon_asm_16_loop_r0
 
 	/* The last S^-1, with RK^0 folded in. */
 	ldr q0, [x0, #23552] /* t0_0_1 = bcast128() */
@@ -7406,6 +7900,153 @@ ublock_nibbleslice_neon_ublock256_256_decrypt_asm:
 	ret
 	.size ublock_nibbleslice_neon_ublock256_256_decrypt_asm, .-ublock_nibbleslice_neon_ublock256_256_decrypt_asm
 
+/* ublock_nibbleslice_neon_ublock256_256_decrypt_one_block_asm: ublock256_register_one_block_decrypt, 3 arguments
+ *   x0: rk
+ *   x1: in
+ *   x2: out
+ *   x3: iterations of the r loop left
+ *   x4: rk + 128 x r
+ *   x16, x17: a row pointer, an address or a constant's page
+ *   vectors: v0-v7, v16-v27 (20 used)
+ *   frame: 0 bytes (0 spill slots of 16 bytes)
+ */
+	.globl ublock_nibbleslice_neon_ublock256_256_decrypt_one_block_asm
+	.hidden ublock_nibbleslice_neon_ublock256_256_decrypt_one_block_asm
+	.type ublock_nibbleslice_neon_ublock256_256_decrypt_one_block_asm, %function
+	.p2align 4
+ublock_nibbleslice_neon_ublock256_256_decrypt_one_block_asm:
+
+	/* Load one block, spread one nibble per byte in the low nibbles; X0 and X1 in separate registers. */
+	ldr q0, [x1] /* blk = load() */
+	ldr q1, [x1, #16] /* blk_1 = load() */
+	ushr v2.16b, v0.16b, #4 /* lo_sh = shr(blk) */
+	adrp x17, .Lublock_nibbleslice_neon_asm_17_high_nibbles
+	ldr q3, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_17_high_nibbles] /* high_nibbles = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_17_zero
+	ldr q4, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_17_zero] /* zero = const() */
+	bit v2.16b, v4.16b, v3.16b /* even = bsl(high_nibbles, lo_sh, zero) */
+	shl v5.16b, v4.16b, #4 /* hi_sh = shl(zero) */
+	bit v0.16b, v5.16b, v3.16b /* odd = bsl(high_nibbles, blk, hi_sh) */
+	bif v5.16b, v1.16b, v3.16b /* odd_1 = bsl(high_nibbles, blk_1, hi_sh) */
+	ushr v1.16b, v1.16b, #4 /* lo_sh_1 = shr(blk_1) */
+	bit v1.16b, v4.16b, v3.16b /* even_1 = bsl(high_nibbles, lo_sh_1, zero) */
+	zip1 v4.16b, v2.16b, v0.16b /* sp = unpacklo(even, odd) */
+	zip2 v0.16b, v2.16b, v0.16b /* sp_1 = unpackhi(even, odd) */
+	zip1 v2.16b, v1.16b, v5.16b /* sp_2 = unpacklo(even_1, odd_1) */
+	zip2 v1.16b, v1.16b, v5.16b /* sp_3 = unpackhi(even_1, odd_1) */
+	adrp x17, .Lublock_nibbleslice_neon_asm_17_low_nibbles
+	ldr q5, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_17_low_nibbles] /* low_nibbles = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_17_rotl48
+	ldr q6, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_17_rotl48] /* rotl48 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_17_sbox_inv_lo
+	ldr q7, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_17_sbox_inv_lo] /* sbox_inv_lo = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_17_rotl24
+	ldr q16, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_17_rotl24] /* rotl24 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_17_rotl56
+	ldr q17, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_17_rotl56] /* rotl56 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_17_pl_front0
+	ldr q18, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_17_pl_front0] /* pl_front0 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_17_pl_front1
+	ldr q19, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_17_pl_front1] /* pl_front1 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_17_pl_rear0
+	ldr q20, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_17_pl_rear0] /* pl_rear0 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_17_pl_rear1
+	ldr q21, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_17_pl_rear1] /* pl_rear1 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_17_pr_front0
+	ldr q22, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_17_pr_front0] /* pr_front0 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_17_pr_front1
+	ldr q23, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_17_pr_front1] /* pr_front1 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_17_pr_rear0
+	ldr q24, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_17_pr_rear0] /* pr_rear0 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_17_pr_rear1
+	ldr q25, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_17_pr_rear1] /* pr_rear1 = const() */
+	mov x4, x0
+	mov x3, #24
+	.p2align 4
+.Lublock_nibbleslice_neon_asm_17_loop_r0:
+	ldr q26, [x4] /* rk0 = load() */
+	eor v4.16b, v4.16b, v26.16b /* k0 = xor(x0_0, rk0) */
+	tbl v26.16b, {v4.16b}, v18.16b /* pl_f = lookup16(k0, pl_front0) */
+	tbl v4.16b, {v4.16b}, v21.16b /* pl_r_1 = lookup16(k0, pl_rear1) */
+	ldr q27, [x4, #16] /* rk0_1 = load() */
+	eor v0.16b, v0.16b, v27.16b /* k0_1 = xor(x0_1, rk0_1) */
+	tbl v27.16b, {v0.16b}, v20.16b /* pl_r = lookup16(k0_1, pl_rear0) */
+	eor v26.16b, v26.16b, v27.16b /* pl = xor(pl_f, pl_r) */
+	tbl v0.16b, {v0.16b}, v19.16b /* pl_f_1 = lookup16(k0_1, pl_front1) */
+	eor v0.16b, v0.16b, v4.16b /* pl_1 = xor(pl_f_1, pl_r_1) */
+	ldr q4, [x4, #64] /* rk1 = load() */
+	eor v2.16b, v2.16b, v4.16b /* k1 = xor(x1_0, rk1) */
+	tbl v4.16b, {v2.16b}, v22.16b /* pr_f = lookup16(k1, pr_front0) */
+	tbl v2.16b, {v2.16b}, v25.16b /* pr_r_1 = lookup16(k1, pr_rear1) */
+	ldr q27, [x4, #80] /* rk1_1 = load() */
+	eor v1.16b, v1.16b, v27.16b /* k1_1 = xor(x1_1, rk1_1) */
+	tbl v27.16b, {v1.16b}, v24.16b /* pr_r = lookup16(k1_1, pr_rear0) */
+	eor v4.16b, v4.16b, v27.16b /* pr = xor(pr_f, pr_r) */
+	tbl v1.16b, {v1.16b}, v23.16b /* pr_f_1 = lookup16(k1_1, pr_front1) */
+	eor v1.16b, v1.16b, v2.16b /* pr_1 = xor(pr_f_1, pr_r_1) */
+	eor v2.16b, v26.16b, v4.16b /* y0 = xor(pl, pr) */
+	eor v0.16b, v0.16b, v1.16b /* y0_1 = xor(pl_1, pr_1) */
+	tbl v26.16b, {v2.16b}, v16.16b /* rot20 = lookup16(y0, rotl24) */
+	eor v4.16b, v4.16b, v26.16b /* y1 = xor(pr, rot20) */
+	tbl v26.16b, {v0.16b}, v16.16b /* rot20_1 = lookup16(y0_1, rotl24) */
+	eor v1.16b, v1.16b, v26.16b /* y1_1 = xor(pr_1, rot20_1) */
+	tbl v26.16b, {v4.16b}, v6.16b /* rot8 = lookup16(y1, rotl48) */
+	eor v2.16b, v2.16b, v26.16b /* y0_2 = xor(y0, rot8) */
+	tbl v26.16b, {v1.16b}, v6.16b /* rot8_1 = lookup16(y1_1, rotl48) */
+	eor v0.16b, v0.16b, v26.16b /* y0_3 = xor(y0_1, rot8_1) */
+	tbl v26.16b, {v2.16b}, v6.16b /* rot8_2 = lookup16(y0_2, rotl48) */
+	eor v4.16b, v4.16b, v26.16b /* y1_2 = xor(y1, rot8_2) */
+	tbl v26.16b, {v0.16b}, v6.16b /* rot8_3 = lookup16(y0_3, rotl48) */
+	eor v1.16b, v1.16b, v26.16b /* y1_3 = xor(y1_1, rot8_3) */
+	tbl v26.16b, {v4.16b}, v17.16b /* rot4 = lookup16(y1_2, rotl56) */
+	eor v2.16b, v2.16b, v26.16b /* y0_4 = xor(y0_2, rot4) */
+	tbl v26.16b, {v1.16b}, v17.16b /* rot4_1 = lookup16(y1_3, rotl56) */
+	eor v0.16b, v0.16b, v26.16b /* y0_5 = xor(y0_3, rot4_1) */
+	eor v4.16b, v4.16b, v2.16b /* y1_4 = xor(y1_2, y0_4) */
+	eor v1.16b, v1.16b, v0.16b /* y1_5 = xor(y1_3, y0_5) */
+	and v2.16b, v2.16b, v5.16b /* s0_lo = and(y0_4, low_nibbles) */
+	tbl v2.16b, {v7.16b}, v2.16b /* s0 = lookup16(sbox_inv_lo, s0_lo) */
+	and v0.16b, v0.16b, v5.16b /* s0_lo_1 = and(y0_5, low_nibbles) */
+	tbl v0.16b, {v7.16b}, v0.16b /* s0_1 = lookup16(sbox_inv_lo, s0_lo_1) */
+	and v4.16b, v4.16b, v5.16b /* s1_lo = and(y1_4, low_nibbles) */
+	and v1.16b, v1.16b, v5.16b /* s1_lo_1 = and(y1_5, low_nibbles) */
+	tbl v4.16b, {v7.16b}, v4.16b /* s1 = lookup16(sbox_inv_lo, s1_lo) */
+	tbl v1.16b, {v7.16b}, v1.16b /* s1_1 = lookup16(sbox_inv_lo, s1_lo_1) */
+	mov v26.16b, v2.16b /* x0_0.3 */
+	mov v2.16b, v4.16b /* x1_0.3 */
+	mov v4.16b, v26.16b /* x0_0.3 */
+	add x4, x4, #128
+	subs x3, x3, #1
+	b.ne .Lublock_nibbleslice_neon_asm_17_loop_r0
+
+	/* Final key addition; the store packs the low nibbles (the key's copy in the high ones is dropped). */
+	ldr q26, [x0, #3072] /* rk0_2 = load() */
+	eor v4.16b, v4.16b, v26.16b /* y0_6 = xor(x0_0, rk0_2) */
+	adrp x17, .Lublock_nibbleslice_neon_asm_17_deinterleave
+	ldr q26, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_17_deinterleave] /* deinterleave = const() */
+	tbl v4.16b, {v4.16b}, v26.16b /* de = lookup16(y0_6, deinterleave) */
+	ldr q27, [x0, #3088] /* rk0_3 = load() */
+	eor v0.16b, v0.16b, v27.16b /* y0_7 = xor(x0_1, rk0_3) */
+	tbl v0.16b, {v0.16b}, v26.16b /* de_1 = lookup16(y0_7, deinterleave) */
+	ldr q27, [x0, #3136] /* rk1_2 = load() */
+	eor v2.16b, v2.16b, v27.16b /* y1_6 = xor(x1_0, rk1_2) */
+	tbl v2.16b, {v2.16b}, v26.16b /* de_2 = lookup16(y1_6, deinterleave) */
+	ldr q27, [x0, #3152] /* rk1_3 = load() */
+	eor v1.16b, v1.16b, v27.16b /* y1_7 = xor(x1_1, rk1_3) */
+	tbl v1.16b, {v1.16b}, v26.16b /* de_3 = lookup16(y1_7, deinterleave) */
+	zip1 v26.2d, v4.2d, v0.2d /* even_2 = unpacklo(de, de_1) */
+	zip2 v0.2d, v4.2d, v0.2d /* odd_2 = unpackhi(de, de_1) */
+	shl v4.16b, v26.16b, #4 /* ev_sh = shl(even_2) */
+	bit v0.16b, v4.16b, v3.16b /* out_lo = bsl(high_nibbles, odd_2, ev_sh) */
+	str q0, [x2] /* store out_lo */
+	zip1 v0.2d, v2.2d, v1.2d /* even_3 = unpacklo(de_2, de_3) */
+	zip2 v1.2d, v2.2d, v1.2d /* odd_3 = unpackhi(de_2, de_3) */
+	shl v0.16b, v0.16b, #4 /* ev_sh_1 = shl(even_3) */
+	bsl v3.16b, v0.16b, v1.16b /* out_lo_1 = bsl(high_nibbles, odd_3, ev_sh_1) */
+	str q3, [x2, #16] /* store out_lo_1 */
+	ret
+	.size ublock_nibbleslice_neon_ublock256_256_decrypt_one_block_asm, .-ublock_nibbleslice_neon_ublock256_256_decrypt_one_block_asm
+
 /* ublock_nibbleslice_neon_ublock256_256_ctr_pairs_asm: ublock256_r24_nibbleslice128_ctr_pairs, 3 arguments
  *   x0: rk
  *   x1: in
@@ -7429,8 +8070,8 @@ ublock_nibbleslice_neon_ublock256_256_ctr_pairs_asm:
 	ldr q0, [x1] /* v = bcast128() */
 	ldr q1, [x1, #32] /* w = bcast128() */
 	ushr v2.16b, v0.16b, #4 /* hi = shr(v) */
-	adrp x17, .Lublock_nibbleslice_neon_asm_12_nibble_mask
-	ldr q3, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_12_nibble_mask] /* nibble_mask = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_18_nibble_mask
+	ldr q3, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_18_nibble_mask] /* nibble_mask = const() */
 	and v0.16b, v0.16b, v3.16b /* lo = and(v, nibble_mask) */
 	ushr v4.16b, v1.16b, #4 /* hi_1 = shr(w) */
 	and v1.16b, v1.16b, v3.16b /* lo_1 = and(w, nibble_mask) */
@@ -7438,35 +8079,35 @@ ublock_nibbleslice_neon_ublock256_256_ctr_pairs_asm:
 	zip2 v2.16b, v2.16b, v4.16b /* pairs_hi_1 = unpackhi(hi, hi_1) */
 	zip1 v4.16b, v0.16b, v1.16b /* pairs_lo = unpacklo(lo, lo_1) */
 	zip2 v0.16b, v0.16b, v1.16b /* pairs_lo_1 = unpackhi(lo, lo_1) */
-	adrp x17, .Lublock_nibbleslice_neon_asm_12_pair0
-	ldr q1, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_12_pair0] /* pair0 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_18_pair0
+	ldr q1, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_18_pair0] /* pair0 = const() */
 	tbl v6.16b, {v5.16b}, v1.16b /* pair = lookup16(pairs_hi, pair0) */
 	tbl v7.16b, {v4.16b}, v1.16b /* pair_1 = lookup16(pairs_lo, pair0) */
-	adrp x17, .Lublock_nibbleslice_neon_asm_12_pair1
-	ldr q16, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_12_pair1] /* pair1 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_18_pair1
+	ldr q16, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_18_pair1] /* pair1 = const() */
 	tbl v17.16b, {v5.16b}, v16.16b /* pair_2 = lookup16(pairs_hi, pair1) */
 	tbl v18.16b, {v4.16b}, v16.16b /* pair_3 = lookup16(pairs_lo, pair1) */
-	adrp x17, .Lublock_nibbleslice_neon_asm_12_pair2
-	ldr q19, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_12_pair2] /* pair2 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_18_pair2
+	ldr q19, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_18_pair2] /* pair2 = const() */
 	tbl v20.16b, {v5.16b}, v19.16b /* pair_4 = lookup16(pairs_hi, pair2) */
 	tbl v21.16b, {v4.16b}, v19.16b /* pair_5 = lookup16(pairs_lo, pair2) */
-	adrp x17, .Lublock_nibbleslice_neon_asm_12_pair3
-	ldr q22, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_12_pair3] /* pair3 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_18_pair3
+	ldr q22, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_18_pair3] /* pair3 = const() */
 	tbl v23.16b, {v5.16b}, v22.16b /* pair_6 = lookup16(pairs_hi, pair3) */
 	tbl v24.16b, {v4.16b}, v22.16b /* pair_7 = lookup16(pairs_lo, pair3) */
-	adrp x17, .Lublock_nibbleslice_neon_asm_12_pair4
-	ldr q25, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_12_pair4] /* pair4 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_18_pair4
+	ldr q25, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_18_pair4] /* pair4 = const() */
 	tbl v26.16b, {v5.16b}, v25.16b /* pair_8 = lookup16(pairs_hi, pair4) */
 	tbl v27.16b, {v4.16b}, v25.16b /* pair_9 = lookup16(pairs_lo, pair4) */
-	adrp x17, .Lublock_nibbleslice_neon_asm_12_pair5
-	ldr q28, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_12_pair5] /* pair5 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_18_pair5
+	ldr q28, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_18_pair5] /* pair5 = const() */
 	tbl v29.16b, {v5.16b}, v28.16b /* pair_10 = lookup16(pairs_hi, pair5) */
 	tbl v30.16b, {v4.16b}, v28.16b /* pair_11 = lookup16(pairs_lo, pair5) */
-	adrp x17, .Lublock_nibbleslice_neon_asm_12_pair6
-	ldr q31, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_12_pair6] /* pair6 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_18_pair6
+	ldr q31, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_18_pair6] /* pair6 = const() */
 	tbl v8.16b, {v5.16b}, v31.16b /* pair_12 = lookup16(pairs_hi, pair6) */
-	adrp x17, .Lublock_nibbleslice_neon_asm_12_pair7
-	ldr q9, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_12_pair7] /* pair7 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_18_pair7
+	ldr q9, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_18_pair7] /* pair7 = const() */
 	tbl v5.16b, {v5.16b}, v9.16b /* pair_14 = lookup16(pairs_hi, pair7) */
 	tbl v10.16b, {v4.16b}, v31.16b /* pair_13 = lookup16(pairs_lo, pair6) */
 	tbl v4.16b, {v4.16b}, v9.16b /* pair_15 = lookup16(pairs_lo, pair7) */
@@ -8004,38 +8645,38 @@ ublock_nibbleslice_neon_ublock256_256_ctr_xor_asm:
 	ld1r {v0.16b}, [x1] /* low = bcast8() */
 	add x17, x1, #1
 	ld1r {v1.16b}, [x17] /* first = bcast8() */
-	adrp x17, .Lublock_nibbleslice_neon_asm_13_block_offsets
-	ldr q2, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_13_block_offsets] /* block_offsets = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_19_block_offsets
+	ldr q2, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_19_block_offsets] /* block_offsets = const() */
 	add v1.16b, v2.16b, v1.16b /* offsets = add(block_offsets, first) */
 	add v2.16b, v0.16b, v1.16b /* low_byte = add(low, offsets) */
-	adrp x17, .Lublock_nibbleslice_neon_asm_13_nibble_mask
-	ldr q3, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_13_nibble_mask] /* nibble_mask = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_19_nibble_mask
+	ldr q3, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_19_nibble_mask] /* nibble_mask = const() */
 	and v3.16b, v2.16b, v3.16b /* lo = and(low_byte, nibble_mask) */
 	and v4.16b, v0.16b, v1.16b /* both = and(low, offsets) */
 	orr v0.16b, v0.16b, v1.16b /* either = or(low, offsets) */
 	bic v0.16b, v0.16b, v2.16b /* either_not_sum = andnot(low_byte, either) */
 	orr v0.16b, v4.16b, v0.16b /* carry_bit7 = or(both, either_not_sum) */
 	ushr v0.16b, v0.16b, #7 /* carry = shr(carry_bit7) */
-	adrp x17, .Lublock_nibbleslice_neon_asm_13_pick1
-	ldr q1, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_13_pick1] /* pick1 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_19_pick1
+	ldr q1, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_19_pick1] /* pick1 = const() */
 	orr v1.16b, v0.16b, v1.16b /* pick = or(carry, pick1) */
-	adrp x17, .Lublock_nibbleslice_neon_asm_13_pick2
-	ldr q4, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_13_pick2] /* pick2 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_19_pick2
+	ldr q4, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_19_pick2] /* pick2 = const() */
 	orr v4.16b, v0.16b, v4.16b /* pick_1 = or(carry, pick2) */
-	adrp x17, .Lublock_nibbleslice_neon_asm_13_pick3
-	ldr q5, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_13_pick3] /* pick3 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_19_pick3
+	ldr q5, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_19_pick3] /* pick3 = const() */
 	orr v5.16b, v0.16b, v5.16b /* pick_2 = or(carry, pick3) */
-	adrp x17, .Lublock_nibbleslice_neon_asm_13_pick4
-	ldr q6, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_13_pick4] /* pick4 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_19_pick4
+	ldr q6, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_19_pick4] /* pick4 = const() */
 	orr v6.16b, v0.16b, v6.16b /* pick_3 = or(carry, pick4) */
-	adrp x17, .Lublock_nibbleslice_neon_asm_13_pick5
-	ldr q7, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_13_pick5] /* pick5 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_19_pick5
+	ldr q7, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_19_pick5] /* pick5 = const() */
 	orr v7.16b, v0.16b, v7.16b /* pick_4 = or(carry, pick5) */
-	adrp x17, .Lublock_nibbleslice_neon_asm_13_pick6
-	ldr q16, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_13_pick6] /* pick6 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_19_pick6
+	ldr q16, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_19_pick6] /* pick6 = const() */
 	orr v16.16b, v0.16b, v16.16b /* pick_5 = or(carry, pick6) */
-	adrp x17, .Lublock_nibbleslice_neon_asm_13_pick7
-	ldr q17, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_13_pick7] /* pick7 = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_19_pick7
+	ldr q17, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_19_pick7] /* pick7 = const() */
 	orr v17.16b, v0.16b, v17.16b /* pick_6 = or(carry, pick7) */
 
 	/* The last byte L + j0 + j of every block: the S-box of its two nibbles, RK^0 folded in. */
@@ -8279,7 +8920,7 @@ ublock_nibbleslice_neon_ublock256_256_ctr_xor_asm:
 	mov x5, x0
 	mov x4, #23
 	.p2align 4
-.Lublock_nibbleslice_neon_asm_13_loop_r0:
+.Lublock_nibbleslice_neon_asm_19_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
 	ldr q16, [x5, #1024] /* t0_0 = bcast128() */
@@ -8725,7 +9366,7 @@ ublock_nibbleslice_neon_ublock256_256_ctr_xor_asm:
 	ldr q20, [sp, #304] /* reload x1_13.3 */
 	add x5, x5, #1024
 	subs x4, x4, #1
-	b.ne .Lublock_nibbleslice_neon_asm_13_loop_r0
+	b.ne .Lublock_nibbleslice_neon_asm_19_loop_r0
 
 	/* Pack nibble pairs into bytes, transpose back and store. */
 	shl v16.16b, v10.16b, #4 /* hi_up = shl(x0_0) */
@@ -9183,8 +9824,8 @@ ublock_nibbleslice_neon_ublock256_256_encrypt_xor_asm:
 	zip2 v0.16b, v0.16b, v2.16b /* tr3_15 = unpackhi(tr2_7, tr2_15) */
 	ushr v2.16b, v6.16b, #4 /* hi = shr(tr3) */
 	str q2, [sp, #80] /* spill x0_0.1 */
-	adrp x17, .Lublock_nibbleslice_neon_asm_14_nibble_mask
-	ldr q2, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_14_nibble_mask] /* nibble_mask = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_20_nibble_mask
+	ldr q2, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_20_nibble_mask] /* nibble_mask = const() */
 	and v6.16b, v6.16b, v2.16b /* lo = and(tr3, nibble_mask) */
 	str q6, [sp, #96] /* spill x0_1.1 */
 	ushr v6.16b, v4.16b, #4 /* hi_1 = shr(tr3_1) */
@@ -9299,8 +9940,8 @@ ublock_nibbleslice_neon_ublock256_256_encrypt_xor_asm:
 	zip2 v1.16b, v1.16b, v3.16b /* tr3_31 = unpackhi(tr2_23, tr2_31) */
 	ushr v3.16b, v7.16b, #4 /* hi_16 = shr(tr3_16) */
 	str q3, [sp, #64] /* spill x1_0.1 */
-	adrp x17, .Lublock_nibbleslice_neon_asm_14_nibble_mask
-	ldr q3, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_14_nibble_mask] /* nibble_mask = const() */
+	adrp x17, .Lublock_nibbleslice_neon_asm_20_nibble_mask
+	ldr q3, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_20_nibble_mask] /* nibble_mask = const() */
 	and v7.16b, v7.16b, v3.16b /* lo_16 = and(tr3_16, nibble_mask) */
 	str q4, [sp, #352] /* spill x0_30.1 */
 	ushr v4.16b, v5.16b, #4 /* hi_17 = shr(tr3_17) */
@@ -9442,7 +10083,7 @@ ublock_nibbleslice_neon_ublock256_256_encrypt_xor_asm:
 	mov x5, x0
 	mov x4, #24
 	.p2align 4
-.Lublock_nibbleslice_neon_asm_14_loop_r0:
+.Lublock_nibbleslice_neon_asm_20_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
 	ldr q29, [x5] /* t0_0 = bcast128() */
@@ -9889,7 +10530,7 @@ ublock_nibbleslice_neon_ublock256_256_encrypt_xor_asm:
 	mov v22.16b, v29.16b /* x0_5.3 */
 	add x5, x5, #1024
 	subs x4, x4, #1
-	b.ne .Lublock_nibbleslice_neon_asm_14_loop_r0
+	b.ne .Lublock_nibbleslice_neon_asm_20_loop_r0
 
 	/* Pack nibble pairs into bytes, transpose back and store. */
 	shl v1.16b, v1.16b, #4 /* hi_up = shl(x0_0) */
@@ -10231,11 +10872,65 @@ ublock_nibbleslice_neon_ublock256_256_encrypt_xor_asm:
 .Lublock_nibbleslice_neon_asm_0_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
-/* nibble_mask: low nibble of every byte */
+/* high_nibbles: high nibble of every byte */
 	.section .rodata
 	.balign 16
-.Lublock_nibbleslice_neon_asm_1_nibble_mask:
+.Lublock_nibbleslice_neon_asm_1_high_nibbles:
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
+/* zero: no block in the high nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_1_zero:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* low_nibbles: low nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_1_low_nibbles:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_1_rotl48:
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
+/* sbox_lo: S[x]: the block in the low nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_1_sbox_lo:
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+
+/* pl_mask: PL_128 on spread nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_1_pl_mask:
+	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
+
+/* pr_mask: PR_128 on spread nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_1_pr_mask:
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+
+/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_1_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_1_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
+/* deinterleave: even bytes to the low half, odd to the high */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_1_deinterleave:
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 
 /* nibble_mask: low nibble of every byte */
 	.section .rodata
@@ -10243,107 +10938,65 @@ ublock_nibbleslice_neon_ublock256_256_encrypt_xor_asm:
 .Lublock_nibbleslice_neon_asm_2_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
-/* pair0: pair 0 of a table, in every byte pair */
+/* high_nibbles: high nibble of every byte */
 	.section .rodata
 	.balign 16
-.Lublock_nibbleslice_neon_asm_2_pair0:
-	.byte 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01
+.Lublock_nibbleslice_neon_asm_3_high_nibbles:
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 
-/* pair1: pair 1 of a table, in every byte pair */
+/* zero: no block in the high nibbles */
 	.section .rodata
 	.balign 16
-.Lublock_nibbleslice_neon_asm_2_pair1:
-	.byte 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03
+.Lublock_nibbleslice_neon_asm_3_zero:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 
-/* pair2: pair 2 of a table, in every byte pair */
+/* low_nibbles: low nibble of every byte */
 	.section .rodata
 	.balign 16
-.Lublock_nibbleslice_neon_asm_2_pair2:
-	.byte 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05
-
-/* pair3: pair 3 of a table, in every byte pair */
-	.section .rodata
-	.balign 16
-.Lublock_nibbleslice_neon_asm_2_pair3:
-	.byte 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07
-
-/* pair4: pair 4 of a table, in every byte pair */
-	.section .rodata
-	.balign 16
-.Lublock_nibbleslice_neon_asm_2_pair4:
-	.byte 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09
-
-/* pair5: pair 5 of a table, in every byte pair */
-	.section .rodata
-	.balign 16
-.Lublock_nibbleslice_neon_asm_2_pair5:
-	.byte 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b
-
-/* pair6: pair 6 of a table, in every byte pair */
-	.section .rodata
-	.balign 16
-.Lublock_nibbleslice_neon_asm_2_pair6:
-	.byte 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d
-
-/* pair7: pair 7 of a table, in every byte pair */
-	.section .rodata
-	.balign 16
-.Lublock_nibbleslice_neon_asm_2_pair7:
-	.byte 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f
-
-/* block_offsets: j: the block each byte holds */
-	.section .rodata
-	.balign 16
-.Lublock_nibbleslice_neon_asm_3_block_offsets:
-	.byte 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f
-
-/* nibble_mask: low nibble of every byte */
-	.section .rodata
-	.balign 16
-.Lublock_nibbleslice_neon_asm_3_nibble_mask:
+.Lublock_nibbleslice_neon_asm_3_low_nibbles:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
-/* pick1: 2 x 1 in every byte */
+/* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
 	.section .rodata
 	.balign 16
-.Lublock_nibbleslice_neon_asm_3_pick1:
-	.byte 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02
+.Lublock_nibbleslice_neon_asm_3_rotl48:
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
 
-/* pick2: 2 x 2 in every byte */
+/* sbox_inv_lo: S^-1[x]: the block in the low nibbles */
 	.section .rodata
 	.balign 16
-.Lublock_nibbleslice_neon_asm_3_pick2:
-	.byte 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04
+.Lublock_nibbleslice_neon_asm_3_sbox_inv_lo:
+	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
 
-/* pick3: 2 x 3 in every byte */
+/* pl_mask: PL^-1_128 on spread nibbles */
 	.section .rodata
 	.balign 16
-.Lublock_nibbleslice_neon_asm_3_pick3:
-	.byte 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06
+.Lublock_nibbleslice_neon_asm_3_pl_mask:
+	.byte 0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d
 
-/* pick4: 2 x 4 in every byte */
+/* pr_mask: PR^-1_128 on spread nibbles */
 	.section .rodata
 	.balign 16
-.Lublock_nibbleslice_neon_asm_3_pick4:
-	.byte 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08
+.Lublock_nibbleslice_neon_asm_3_pr_mask:
+	.byte 0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03
 
-/* pick5: 2 x 5 in every byte */
+/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
 	.section .rodata
 	.balign 16
-.Lublock_nibbleslice_neon_asm_3_pick5:
-	.byte 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a
+.Lublock_nibbleslice_neon_asm_3_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
 
-/* pick6: 2 x 6 in every byte */
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
 	.section .rodata
 	.balign 16
-.Lublock_nibbleslice_neon_asm_3_pick6:
-	.byte 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c
+.Lublock_nibbleslice_neon_asm_3_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
 
-/* pick7: 2 x 7 in every byte */
+/* deinterleave: even bytes to the low half, odd to the high */
 	.section .rodata
 	.balign 16
-.Lublock_nibbleslice_neon_asm_3_pick7:
-	.byte 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e
+.Lublock_nibbleslice_neon_asm_3_deinterleave:
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 
 /* nibble_mask: low nibble of every byte */
 	.section .rodata
@@ -10351,11 +11004,107 @@ ublock_nibbleslice_neon_ublock256_256_encrypt_xor_asm:
 .Lublock_nibbleslice_neon_asm_4_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
+/* pair0: pair 0 of a table, in every byte pair */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_4_pair0:
+	.byte 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01
+
+/* pair1: pair 1 of a table, in every byte pair */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_4_pair1:
+	.byte 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03
+
+/* pair2: pair 2 of a table, in every byte pair */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_4_pair2:
+	.byte 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05
+
+/* pair3: pair 3 of a table, in every byte pair */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_4_pair3:
+	.byte 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07
+
+/* pair4: pair 4 of a table, in every byte pair */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_4_pair4:
+	.byte 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09
+
+/* pair5: pair 5 of a table, in every byte pair */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_4_pair5:
+	.byte 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b
+
+/* pair6: pair 6 of a table, in every byte pair */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_4_pair6:
+	.byte 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d
+
+/* pair7: pair 7 of a table, in every byte pair */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_4_pair7:
+	.byte 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f
+
+/* block_offsets: j: the block each byte holds */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_5_block_offsets:
+	.byte 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f
+
 /* nibble_mask: low nibble of every byte */
 	.section .rodata
 	.balign 16
 .Lublock_nibbleslice_neon_asm_5_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* pick1: 2 x 1 in every byte */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_5_pick1:
+	.byte 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02
+
+/* pick2: 2 x 2 in every byte */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_5_pick2:
+	.byte 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04
+
+/* pick3: 2 x 3 in every byte */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_5_pick3:
+	.byte 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06
+
+/* pick4: 2 x 4 in every byte */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_5_pick4:
+	.byte 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08
+
+/* pick5: 2 x 5 in every byte */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_5_pick5:
+	.byte 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a
+
+/* pick6: 2 x 6 in every byte */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_5_pick6:
+	.byte 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c
+
+/* pick7: 2 x 7 in every byte */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_5_pick7:
+	.byte 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e
 
 /* nibble_mask: low nibble of every byte */
 	.section .rodata
@@ -10369,107 +11118,65 @@ ublock_nibbleslice_neon_ublock256_256_encrypt_xor_asm:
 .Lublock_nibbleslice_neon_asm_7_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
-/* pair0: pair 0 of a table, in every byte pair */
+/* high_nibbles: high nibble of every byte */
 	.section .rodata
 	.balign 16
-.Lublock_nibbleslice_neon_asm_7_pair0:
-	.byte 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01
+.Lublock_nibbleslice_neon_asm_8_high_nibbles:
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 
-/* pair1: pair 1 of a table, in every byte pair */
+/* zero: no block in the high nibbles */
 	.section .rodata
 	.balign 16
-.Lublock_nibbleslice_neon_asm_7_pair1:
-	.byte 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03
+.Lublock_nibbleslice_neon_asm_8_zero:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 
-/* pair2: pair 2 of a table, in every byte pair */
+/* low_nibbles: low nibble of every byte */
 	.section .rodata
 	.balign 16
-.Lublock_nibbleslice_neon_asm_7_pair2:
-	.byte 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05
-
-/* pair3: pair 3 of a table, in every byte pair */
-	.section .rodata
-	.balign 16
-.Lublock_nibbleslice_neon_asm_7_pair3:
-	.byte 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07
-
-/* pair4: pair 4 of a table, in every byte pair */
-	.section .rodata
-	.balign 16
-.Lublock_nibbleslice_neon_asm_7_pair4:
-	.byte 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09
-
-/* pair5: pair 5 of a table, in every byte pair */
-	.section .rodata
-	.balign 16
-.Lublock_nibbleslice_neon_asm_7_pair5:
-	.byte 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b
-
-/* pair6: pair 6 of a table, in every byte pair */
-	.section .rodata
-	.balign 16
-.Lublock_nibbleslice_neon_asm_7_pair6:
-	.byte 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d
-
-/* pair7: pair 7 of a table, in every byte pair */
-	.section .rodata
-	.balign 16
-.Lublock_nibbleslice_neon_asm_7_pair7:
-	.byte 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f
-
-/* block_offsets: j: the block each byte holds */
-	.section .rodata
-	.balign 16
-.Lublock_nibbleslice_neon_asm_8_block_offsets:
-	.byte 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f
-
-/* nibble_mask: low nibble of every byte */
-	.section .rodata
-	.balign 16
-.Lublock_nibbleslice_neon_asm_8_nibble_mask:
+.Lublock_nibbleslice_neon_asm_8_low_nibbles:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
-/* pick1: 2 x 1 in every byte */
+/* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
 	.section .rodata
 	.balign 16
-.Lublock_nibbleslice_neon_asm_8_pick1:
-	.byte 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02
+.Lublock_nibbleslice_neon_asm_8_rotl48:
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
 
-/* pick2: 2 x 2 in every byte */
+/* sbox_lo: S[x]: the block in the low nibbles */
 	.section .rodata
 	.balign 16
-.Lublock_nibbleslice_neon_asm_8_pick2:
-	.byte 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04
+.Lublock_nibbleslice_neon_asm_8_sbox_lo:
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
 
-/* pick3: 2 x 3 in every byte */
+/* pl_mask: PL_128 on spread nibbles */
 	.section .rodata
 	.balign 16
-.Lublock_nibbleslice_neon_asm_8_pick3:
-	.byte 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06
+.Lublock_nibbleslice_neon_asm_8_pl_mask:
+	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
 
-/* pick4: 2 x 4 in every byte */
+/* pr_mask: PR_128 on spread nibbles */
 	.section .rodata
 	.balign 16
-.Lublock_nibbleslice_neon_asm_8_pick4:
-	.byte 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08
+.Lublock_nibbleslice_neon_asm_8_pr_mask:
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
 
-/* pick5: 2 x 5 in every byte */
+/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
 	.section .rodata
 	.balign 16
-.Lublock_nibbleslice_neon_asm_8_pick5:
-	.byte 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a
+.Lublock_nibbleslice_neon_asm_8_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
 
-/* pick6: 2 x 6 in every byte */
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
 	.section .rodata
 	.balign 16
-.Lublock_nibbleslice_neon_asm_8_pick6:
-	.byte 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c
+.Lublock_nibbleslice_neon_asm_8_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
 
-/* pick7: 2 x 7 in every byte */
+/* deinterleave: even bytes to the low half, odd to the high */
 	.section .rodata
 	.balign 16
-.Lublock_nibbleslice_neon_asm_8_pick7:
-	.byte 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e
+.Lublock_nibbleslice_neon_asm_8_deinterleave:
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 
 /* nibble_mask: low nibble of every byte */
 	.section .rodata
@@ -10477,11 +11184,65 @@ ublock_nibbleslice_neon_ublock256_256_encrypt_xor_asm:
 .Lublock_nibbleslice_neon_asm_9_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
-/* nibble_mask: low nibble of every byte */
+/* high_nibbles: high nibble of every byte */
 	.section .rodata
 	.balign 16
-.Lublock_nibbleslice_neon_asm_10_nibble_mask:
+.Lublock_nibbleslice_neon_asm_10_high_nibbles:
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
+/* zero: no block in the high nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_10_zero:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* low_nibbles: low nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_10_low_nibbles:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_10_rotl48:
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
+/* sbox_inv_lo: S^-1[x]: the block in the low nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_10_sbox_inv_lo:
+	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
+
+/* pl_mask: PL^-1_128 on spread nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_10_pl_mask:
+	.byte 0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d
+
+/* pr_mask: PR^-1_128 on spread nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_10_pr_mask:
+	.byte 0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03
+
+/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_10_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_10_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
+/* deinterleave: even bytes to the low half, odd to the high */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_10_deinterleave:
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 
 /* nibble_mask: low nibble of every byte */
 	.section .rodata
@@ -10489,65 +11250,107 @@ ublock_nibbleslice_neon_ublock256_256_encrypt_xor_asm:
 .Lublock_nibbleslice_neon_asm_11_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
+/* pair0: pair 0 of a table, in every byte pair */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_11_pair0:
+	.byte 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01
+
+/* pair1: pair 1 of a table, in every byte pair */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_11_pair1:
+	.byte 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03
+
+/* pair2: pair 2 of a table, in every byte pair */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_11_pair2:
+	.byte 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05
+
+/* pair3: pair 3 of a table, in every byte pair */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_11_pair3:
+	.byte 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07
+
+/* pair4: pair 4 of a table, in every byte pair */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_11_pair4:
+	.byte 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09
+
+/* pair5: pair 5 of a table, in every byte pair */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_11_pair5:
+	.byte 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b
+
+/* pair6: pair 6 of a table, in every byte pair */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_11_pair6:
+	.byte 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d
+
+/* pair7: pair 7 of a table, in every byte pair */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_11_pair7:
+	.byte 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f
+
+/* block_offsets: j: the block each byte holds */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_12_block_offsets:
+	.byte 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f
+
 /* nibble_mask: low nibble of every byte */
 	.section .rodata
 	.balign 16
 .Lublock_nibbleslice_neon_asm_12_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
-/* pair0: pair 0 of a table, in every byte pair */
+/* pick1: 2 x 1 in every byte */
 	.section .rodata
 	.balign 16
-.Lublock_nibbleslice_neon_asm_12_pair0:
-	.byte 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01
+.Lublock_nibbleslice_neon_asm_12_pick1:
+	.byte 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02
 
-/* pair1: pair 1 of a table, in every byte pair */
+/* pick2: 2 x 2 in every byte */
 	.section .rodata
 	.balign 16
-.Lublock_nibbleslice_neon_asm_12_pair1:
-	.byte 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03
+.Lublock_nibbleslice_neon_asm_12_pick2:
+	.byte 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04
 
-/* pair2: pair 2 of a table, in every byte pair */
+/* pick3: 2 x 3 in every byte */
 	.section .rodata
 	.balign 16
-.Lublock_nibbleslice_neon_asm_12_pair2:
-	.byte 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05
+.Lublock_nibbleslice_neon_asm_12_pick3:
+	.byte 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06
 
-/* pair3: pair 3 of a table, in every byte pair */
+/* pick4: 2 x 4 in every byte */
 	.section .rodata
 	.balign 16
-.Lublock_nibbleslice_neon_asm_12_pair3:
-	.byte 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07
+.Lublock_nibbleslice_neon_asm_12_pick4:
+	.byte 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08
 
-/* pair4: pair 4 of a table, in every byte pair */
+/* pick5: 2 x 5 in every byte */
 	.section .rodata
 	.balign 16
-.Lublock_nibbleslice_neon_asm_12_pair4:
-	.byte 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09
+.Lublock_nibbleslice_neon_asm_12_pick5:
+	.byte 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a
 
-/* pair5: pair 5 of a table, in every byte pair */
+/* pick6: 2 x 6 in every byte */
 	.section .rodata
 	.balign 16
-.Lublock_nibbleslice_neon_asm_12_pair5:
-	.byte 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b
+.Lublock_nibbleslice_neon_asm_12_pick6:
+	.byte 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c
 
-/* pair6: pair 6 of a table, in every byte pair */
+/* pick7: 2 x 7 in every byte */
 	.section .rodata
 	.balign 16
-.Lublock_nibbleslice_neon_asm_12_pair6:
-	.byte 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d
-
-/* pair7: pair 7 of a table, in every byte pair */
-	.section .rodata
-	.balign 16
-.Lublock_nibbleslice_neon_asm_12_pair7:
-	.byte 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f
-
-/* block_offsets: j: the block each byte holds */
-	.section .rodata
-	.balign 16
-.Lublock_nibbleslice_neon_asm_13_block_offsets:
-	.byte 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f
+.Lublock_nibbleslice_neon_asm_12_pick7:
+	.byte 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e
 
 /* nibble_mask: low nibble of every byte */
 	.section .rodata
@@ -10555,52 +11358,322 @@ ublock_nibbleslice_neon_ublock256_256_encrypt_xor_asm:
 .Lublock_nibbleslice_neon_asm_13_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
+/* nibble_mask: low nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_14_nibble_mask:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* high_nibbles: high nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_15_high_nibbles:
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
+/* zero: no block in the high nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_15_zero:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* low_nibbles: low nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_15_low_nibbles:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_15_rotl48:
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
+/* sbox_lo: S[x]: the block in the low nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_15_sbox_lo:
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+
+/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_15_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_15_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
+/* pl_front0: PL_256 spread, lane 0: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_15_pl_front0:
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
+
+/* pl_front1: PL_256 spread, lane 1: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_15_pl_front1:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x04, 0x05, 0x0c, 0x0d, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
+
+/* pl_rear0: PL_256 spread, lane 0: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_15_pl_rear0:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x08, 0x09
+
+/* pl_rear1: PL_256 spread, lane 1: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_15_pl_rear1:
+	.byte 0x02, 0x03, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x00, 0x01
+
+/* pr_front0: PR_256 spread, lane 0: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_15_pr_front0:
+	.byte 0x0c, 0x0d, 0x80, 0x80, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05, 0x80, 0x80
+
+/* pr_front1: PR_256 spread, lane 1: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_15_pr_front1:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80
+
+/* pr_rear0: PR_256 spread, lane 0: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_15_pr_rear0:
+	.byte 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x08, 0x09, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f
+
+/* pr_rear1: PR_256 spread, lane 1: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_15_pr_rear1:
+	.byte 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x0a, 0x0b
+
+/* deinterleave: even bytes to the low half, odd to the high */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_15_deinterleave:
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+
+/* nibble_mask: low nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_16_nibble_mask:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* high_nibbles: high nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_17_high_nibbles:
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
+/* zero: no block in the high nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_17_zero:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* low_nibbles: low nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_17_low_nibbles:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_17_rotl48:
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
+/* sbox_inv_lo: S^-1[x]: the block in the low nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_17_sbox_inv_lo:
+	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
+
+/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_17_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_17_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
+/* pl_front0: PL^-1_256 spread, lane 0: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_17_pl_front0:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x02, 0x03
+
+/* pl_front1: PL^-1_256 spread, lane 1: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_17_pl_front1:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05
+
+/* pl_rear0: PL^-1_256 spread, lane 0: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_17_pl_rear0:
+	.byte 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
+
+/* pl_rear1: PL^-1_256 spread, lane 1: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_17_pl_rear1:
+	.byte 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
+
+/* pr_front0: PR^-1_256 spread, lane 0: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_17_pr_front0:
+	.byte 0x80, 0x80, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x0a, 0x0b, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80
+
+/* pr_front1: PR^-1_256 spread, lane 1: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_17_pr_front1:
+	.byte 0x0c, 0x0d, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80, 0x04, 0x05, 0x08, 0x09, 0x80, 0x80
+
+/* pr_rear0: PR^-1_256 spread, lane 0: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_17_pr_rear0:
+	.byte 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x80, 0x80, 0x0e, 0x0f, 0x80, 0x80, 0x00, 0x01
+
+/* pr_rear1: PR^-1_256 spread, lane 1: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_17_pr_rear1:
+	.byte 0x80, 0x80, 0x08, 0x09, 0x80, 0x80, 0x02, 0x03, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f
+
+/* deinterleave: even bytes to the low half, odd to the high */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_17_deinterleave:
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+
+/* nibble_mask: low nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_18_nibble_mask:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* pair0: pair 0 of a table, in every byte pair */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_18_pair0:
+	.byte 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01
+
+/* pair1: pair 1 of a table, in every byte pair */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_18_pair1:
+	.byte 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03
+
+/* pair2: pair 2 of a table, in every byte pair */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_18_pair2:
+	.byte 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05
+
+/* pair3: pair 3 of a table, in every byte pair */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_18_pair3:
+	.byte 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07
+
+/* pair4: pair 4 of a table, in every byte pair */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_18_pair4:
+	.byte 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09
+
+/* pair5: pair 5 of a table, in every byte pair */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_18_pair5:
+	.byte 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b
+
+/* pair6: pair 6 of a table, in every byte pair */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_18_pair6:
+	.byte 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d
+
+/* pair7: pair 7 of a table, in every byte pair */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_18_pair7:
+	.byte 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f
+
+/* block_offsets: j: the block each byte holds */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_19_block_offsets:
+	.byte 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f
+
+/* nibble_mask: low nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_19_nibble_mask:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* pick1: 2 x 1 in every byte */
 	.section .rodata
 	.balign 16
-.Lublock_nibbleslice_neon_asm_13_pick1:
+.Lublock_nibbleslice_neon_asm_19_pick1:
 	.byte 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02
 
 /* pick2: 2 x 2 in every byte */
 	.section .rodata
 	.balign 16
-.Lublock_nibbleslice_neon_asm_13_pick2:
+.Lublock_nibbleslice_neon_asm_19_pick2:
 	.byte 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04
 
 /* pick3: 2 x 3 in every byte */
 	.section .rodata
 	.balign 16
-.Lublock_nibbleslice_neon_asm_13_pick3:
+.Lublock_nibbleslice_neon_asm_19_pick3:
 	.byte 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06
 
 /* pick4: 2 x 4 in every byte */
 	.section .rodata
 	.balign 16
-.Lublock_nibbleslice_neon_asm_13_pick4:
+.Lublock_nibbleslice_neon_asm_19_pick4:
 	.byte 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08
 
 /* pick5: 2 x 5 in every byte */
 	.section .rodata
 	.balign 16
-.Lublock_nibbleslice_neon_asm_13_pick5:
+.Lublock_nibbleslice_neon_asm_19_pick5:
 	.byte 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a
 
 /* pick6: 2 x 6 in every byte */
 	.section .rodata
 	.balign 16
-.Lublock_nibbleslice_neon_asm_13_pick6:
+.Lublock_nibbleslice_neon_asm_19_pick6:
 	.byte 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c
 
 /* pick7: 2 x 7 in every byte */
 	.section .rodata
 	.balign 16
-.Lublock_nibbleslice_neon_asm_13_pick7:
+.Lublock_nibbleslice_neon_asm_19_pick7:
 	.byte 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e
 
 /* nibble_mask: low nibble of every byte */
 	.section .rodata
 	.balign 16
-.Lublock_nibbleslice_neon_asm_14_nibble_mask:
+.Lublock_nibbleslice_neon_asm_20_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
 	.section .note.GNU-stack,"",%progbits

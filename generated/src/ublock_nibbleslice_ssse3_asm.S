@@ -656,6 +656,99 @@ ublock_nibbleslice_ssse3_ublock128_128_encrypt_asm:
 	ret
 	.size ublock_nibbleslice_ssse3_ublock128_128_encrypt_asm, .-ublock_nibbleslice_ssse3_ublock128_128_encrypt_asm
 
+/* ublock_nibbleslice_ssse3_ublock128_128_encrypt_one_block_asm: ublock128_register_one_block_encrypt, 3 arguments
+ *   %rdi: rk
+ *   %rsi: in
+ *   %rdx: out
+ *   %rcx: 128 x r (and the loop count)
+ *   xmm0-10: vectors, as allocated (11 used)
+ *   frame: 0 bytes (0 spill slots of 16 bytes)
+ */
+	.globl ublock_nibbleslice_ssse3_ublock128_128_encrypt_one_block_asm
+	.hidden ublock_nibbleslice_ssse3_ublock128_128_encrypt_one_block_asm
+	.type ublock_nibbleslice_ssse3_ublock128_128_encrypt_one_block_asm, @function
+	.p2align 5
+ublock_nibbleslice_ssse3_ublock128_128_encrypt_one_block_asm:
+
+	/* Load one block, spread one nibble per byte in the low nibbles; X0 and X1 in separate registers. */
+	movdqu (%rsi), %xmm0 /* blk = load() */
+	movdqa %xmm0, %xmm1 /* blk */
+	psrlw $4, %xmm1 /* lo_sh = shr(blk) */
+	movdqa .Lublock_nibbleslice_ssse3_asm_1_high_nibbles(%rip), %xmm2 /* high_nibbles = const() */
+	movdqa %xmm2, %xmm3 /* high_nibbles */
+	pandn %xmm1, %xmm3 /* even_a = andnot(high_nibbles, lo_sh) */
+	movdqa %xmm2, %xmm1 /* high_nibbles */
+	pandn %xmm0, %xmm1 /* odd_a = andnot(high_nibbles, blk) */
+	movdqa %xmm2, %xmm0 /* high_nibbles */
+	pand .Lublock_nibbleslice_ssse3_asm_1_zero(%rip), %xmm0 /* even_b = and(high_nibbles, zero) */
+	por %xmm3, %xmm0 /* even = or(even_b, even_a) */
+	movdqa .Lublock_nibbleslice_ssse3_asm_1_zero(%rip), %xmm3 /* zero = const() */
+	psllw $4, %xmm3 /* hi_sh = shl(zero) */
+	pand %xmm2, %xmm3 /* odd_b = and(hi_sh, high_nibbles) */
+	por %xmm1, %xmm3 /* odd = or(odd_b, odd_a) */
+	movdqa %xmm0, %xmm1 /* even */
+	punpcklbw %xmm3, %xmm1 /* sp = unpacklo(even, odd) */
+	punpckhbw %xmm3, %xmm0 /* sp_1 = unpackhi(even, odd) */
+	movdqa .Lublock_nibbleslice_ssse3_asm_1_low_nibbles(%rip), %xmm3 /* low_nibbles = const() */
+	movdqa .Lublock_nibbleslice_ssse3_asm_1_rotl48(%rip), %xmm4 /* rotl48 = const() */
+	movdqa .Lublock_nibbleslice_ssse3_asm_1_sbox_lo(%rip), %xmm5 /* sbox_lo = const() */
+	movdqa .Lublock_nibbleslice_ssse3_asm_1_pl_mask(%rip), %xmm6 /* pl_mask = const() */
+	movdqa .Lublock_nibbleslice_ssse3_asm_1_pr_mask(%rip), %xmm7 /* pr_mask = const() */
+	movdqa .Lublock_nibbleslice_ssse3_asm_1_rotl24(%rip), %xmm8 /* rotl24 = const() */
+	movdqa .Lublock_nibbleslice_ssse3_asm_1_rotl56(%rip), %xmm9 /* rotl56 = const() */
+	xor %rcx, %rcx
+	.p2align 4
+.Lublock_nibbleslice_ssse3_asm_1_loop_r0:
+	movdqu (%rdi,%rcx), %xmm10 /* rk0 = load() */
+	pxor %xmm10, %xmm1 /* k0 = xor(x0, rk0) */
+	pand %xmm3, %xmm1 /* s0_lo = and(k0, low_nibbles) */
+	movdqa %xmm5, %xmm10 /* sbox_lo */
+	pshufb %xmm1, %xmm10 /* s0 = lookup16(sbox_lo, s0_lo) */
+	movdqu 64(%rdi,%rcx), %xmm1 /* rk1 = load() */
+	pxor %xmm1, %xmm0 /* k1 = xor(x1, rk1) */
+	pand %xmm3, %xmm0 /* s1_lo = and(k1, low_nibbles) */
+	movdqa %xmm5, %xmm1 /* sbox_lo */
+	pshufb %xmm0, %xmm1 /* s1 = lookup16(sbox_lo, s1_lo) */
+	pxor %xmm10, %xmm1 /* x1_1 = xor(s1, s0) */
+	movdqa %xmm1, %xmm0 /* x1_1 */
+	pshufb %xmm9, %xmm0 /* rot4 = lookup16(x1_1, rotl56) */
+	pxor %xmm0, %xmm10 /* x0_1 = xor(s0, rot4) */
+	movdqa %xmm10, %xmm0 /* x0_1 */
+	pshufb %xmm4, %xmm0 /* rot8 = lookup16(x0_1, rotl48) */
+	pxor %xmm0, %xmm1 /* x1_2 = xor(x1_1, rot8) */
+	movdqa %xmm1, %xmm0 /* x1_2 */
+	pshufb %xmm4, %xmm0 /* rot8_1 = lookup16(x1_2, rotl48) */
+	pxor %xmm0, %xmm10 /* x0_2 = xor(x0_1, rot8_1) */
+	movdqa %xmm10, %xmm0 /* x0_2 */
+	pshufb %xmm8, %xmm0 /* rot20 = lookup16(x0_2, rotl24) */
+	pxor %xmm0, %xmm1 /* x1_3 = xor(x1_2, rot20) */
+	pxor %xmm1, %xmm10 /* x0_3 = xor(x0_2, x1_3) */
+	pshufb %xmm6, %xmm10 /* pl = lookup16(x0_3, pl_mask) */
+	pshufb %xmm7, %xmm1 /* pr = lookup16(x1_3, pr_mask) */
+	movdqa %xmm1, %xmm0 /* x1.3 */
+	movdqa %xmm10, %xmm1 /* x0.3 */
+	add $128, %rcx
+	cmp $2048, %rcx
+	jne .Lublock_nibbleslice_ssse3_asm_1_loop_r0
+
+	/* Final key addition; the store packs the low nibbles (the key's copy in the high ones is dropped). */
+	movdqu 2048(%rdi), %xmm10 /* rk0_1 = load() */
+	pxor %xmm10, %xmm1 /* y0 = xor(x0, rk0_1) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_1_deinterleave(%rip), %xmm1 /* de = lookup16(y0, deinterleave) */
+	movdqu 2112(%rdi), %xmm10 /* rk1_1 = load() */
+	pxor %xmm10, %xmm0 /* y1 = xor(x1, rk1_1) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_1_deinterleave(%rip), %xmm0 /* de_1 = lookup16(y1, deinterleave) */
+	movdqa %xmm1, %xmm10 /* de */
+	punpcklqdq %xmm0, %xmm10 /* even_1 = unpacklo(de, de_1) */
+	punpckhqdq %xmm0, %xmm1 /* odd_1 = unpackhi(de, de_1) */
+	psllw $4, %xmm10 /* ev_sh = shl(even_1) */
+	pand %xmm2, %xmm10 /* out_lo_b = and(ev_sh, high_nibbles) */
+	pandn %xmm1, %xmm2 /* out_lo_a = andnot(high_nibbles, odd_1) */
+	por %xmm2, %xmm10 /* out_lo = or(out_lo_b, out_lo_a) */
+	movdqu %xmm10, (%rdx) /* store out_lo */
+	ret
+	.size ublock_nibbleslice_ssse3_ublock128_128_encrypt_one_block_asm, .-ublock_nibbleslice_ssse3_ublock128_128_encrypt_one_block_asm
+
 /* ublock_nibbleslice_ssse3_ublock128_128_decrypt_asm: ublock128_r16_nibbleslice128_decrypt, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -798,62 +891,62 @@ ublock_nibbleslice_ssse3_ublock128_128_decrypt_asm:
 	punpckhbw %xmm1, %xmm0 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
 	movdqa %xmm3, %xmm1 /* tr3 */
 	psrlw $4, %xmm1 /* hi_shifted = shr(tr3) */
-	pand .Lublock_nibbleslice_ssse3_asm_1_nibble_mask(%rip), %xmm1 /* hi = and(hi_shifted, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_1_nibble_mask(%rip), %xmm3 /* lo = and(tr3, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_2_nibble_mask(%rip), %xmm1 /* hi = and(hi_shifted, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_2_nibble_mask(%rip), %xmm3 /* lo = and(tr3, nibble_mask) */
 	movdqa %xmm0, 16(%rsp) /* spill tr3_15 */
 	movdqa %xmm14, %xmm0 /* tr3_1 */
 	psrlw $4, %xmm0 /* hi_shifted_1 = shr(tr3_1) */
-	pand .Lublock_nibbleslice_ssse3_asm_1_nibble_mask(%rip), %xmm0 /* hi_1 = and(hi_shifted_1, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_1_nibble_mask(%rip), %xmm14 /* lo_1 = and(tr3_1, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_2_nibble_mask(%rip), %xmm0 /* hi_1 = and(hi_shifted_1, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_2_nibble_mask(%rip), %xmm14 /* lo_1 = and(tr3_1, nibble_mask) */
 	movdqa %xmm14, 32(%rsp) /* spill lo_1 */
 	movdqa %xmm2, %xmm14 /* tr3_2 */
 	psrlw $4, %xmm14 /* hi_shifted_2 = shr(tr3_2) */
-	pand .Lublock_nibbleslice_ssse3_asm_1_nibble_mask(%rip), %xmm14 /* hi_2 = and(hi_shifted_2, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_1_nibble_mask(%rip), %xmm2 /* lo_2 = and(tr3_2, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_2_nibble_mask(%rip), %xmm14 /* hi_2 = and(hi_shifted_2, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_2_nibble_mask(%rip), %xmm2 /* lo_2 = and(tr3_2, nibble_mask) */
 	movdqa %xmm0, 48(%rsp) /* spill hi_1 */
 	movdqa %xmm15, %xmm0 /* tr3_3 */
 	psrlw $4, %xmm0 /* hi_shifted_3 = shr(tr3_3) */
-	pand .Lublock_nibbleslice_ssse3_asm_1_nibble_mask(%rip), %xmm0 /* hi_3 = and(hi_shifted_3, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_1_nibble_mask(%rip), %xmm15 /* lo_3 = and(tr3_3, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_2_nibble_mask(%rip), %xmm0 /* hi_3 = and(hi_shifted_3, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_2_nibble_mask(%rip), %xmm15 /* lo_3 = and(tr3_3, nibble_mask) */
 	movdqa %xmm2, 64(%rsp) /* spill lo_2 */
 	movdqa %xmm4, %xmm2 /* tr3_4 */
 	psrlw $4, %xmm2 /* hi_shifted_4 = shr(tr3_4) */
-	pand .Lublock_nibbleslice_ssse3_asm_1_nibble_mask(%rip), %xmm2 /* hi_4 = and(hi_shifted_4, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_1_nibble_mask(%rip), %xmm4 /* lo_4 = and(tr3_4, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_2_nibble_mask(%rip), %xmm2 /* hi_4 = and(hi_shifted_4, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_2_nibble_mask(%rip), %xmm4 /* lo_4 = and(tr3_4, nibble_mask) */
 	movdqa %xmm14, 80(%rsp) /* spill hi_2 */
 	movdqa %xmm5, %xmm14 /* tr3_5 */
 	psrlw $4, %xmm14 /* hi_shifted_5 = shr(tr3_5) */
-	pand .Lublock_nibbleslice_ssse3_asm_1_nibble_mask(%rip), %xmm14 /* hi_5 = and(hi_shifted_5, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_1_nibble_mask(%rip), %xmm5 /* lo_5 = and(tr3_5, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_2_nibble_mask(%rip), %xmm14 /* hi_5 = and(hi_shifted_5, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_2_nibble_mask(%rip), %xmm5 /* lo_5 = and(tr3_5, nibble_mask) */
 	movdqa %xmm13, 96(%rsp) /* spill tr3_14 */
 	movdqa %xmm6, %xmm13 /* tr3_6 */
 	psrlw $4, %xmm13 /* hi_shifted_6 = shr(tr3_6) */
-	pand .Lublock_nibbleslice_ssse3_asm_1_nibble_mask(%rip), %xmm13 /* hi_6 = and(hi_shifted_6, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_1_nibble_mask(%rip), %xmm6 /* lo_6 = and(tr3_6, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_2_nibble_mask(%rip), %xmm13 /* hi_6 = and(hi_shifted_6, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_2_nibble_mask(%rip), %xmm6 /* lo_6 = and(tr3_6, nibble_mask) */
 	movdqa %xmm15, 112(%rsp) /* spill lo_3 */
 	movdqa %xmm7, %xmm15 /* tr3_7 */
 	psrlw $4, %xmm15 /* hi_shifted_7 = shr(tr3_7) */
-	pand .Lublock_nibbleslice_ssse3_asm_1_nibble_mask(%rip), %xmm15 /* hi_7 = and(hi_shifted_7, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_1_nibble_mask(%rip), %xmm7 /* lo_7 = and(tr3_7, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_2_nibble_mask(%rip), %xmm15 /* hi_7 = and(hi_shifted_7, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_2_nibble_mask(%rip), %xmm7 /* lo_7 = and(tr3_7, nibble_mask) */
 	movdqa %xmm0, 128(%rsp) /* spill hi_3 */
 	movdqa %xmm8, %xmm0 /* tr3_8 */
 	psrlw $4, %xmm0 /* hi_shifted_8 = shr(tr3_8) */
-	pand .Lublock_nibbleslice_ssse3_asm_1_nibble_mask(%rip), %xmm0 /* hi_8 = and(hi_shifted_8, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_1_nibble_mask(%rip), %xmm8 /* lo_8 = and(tr3_8, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_2_nibble_mask(%rip), %xmm0 /* hi_8 = and(hi_shifted_8, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_2_nibble_mask(%rip), %xmm8 /* lo_8 = and(tr3_8, nibble_mask) */
 	pxor %xmm0, %xmm14 /* y0_4 = xor(hi_5, hi_8) */
 	pxor %xmm8, %xmm5 /* y0_5 = xor(lo_5, lo_8) */
 	movdqa %xmm14, 144(%rsp) /* spill y0_4 */
 	movdqa %xmm9, %xmm14 /* tr3_9 */
 	psrlw $4, %xmm14 /* hi_shifted_9 = shr(tr3_9) */
-	pand .Lublock_nibbleslice_ssse3_asm_1_nibble_mask(%rip), %xmm14 /* hi_9 = and(hi_shifted_9, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_1_nibble_mask(%rip), %xmm9 /* lo_9 = and(tr3_9, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_2_nibble_mask(%rip), %xmm14 /* hi_9 = and(hi_shifted_9, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_2_nibble_mask(%rip), %xmm9 /* lo_9 = and(tr3_9, nibble_mask) */
 	pxor %xmm14, %xmm13 /* y0_14 = xor(hi_6, hi_9) */
 	pxor %xmm9, %xmm6 /* y0_15 = xor(lo_6, lo_9) */
 	movdqa %xmm13, 160(%rsp) /* spill y0_14 */
 	movdqa %xmm10, %xmm13 /* tr3_10 */
 	psrlw $4, %xmm13 /* hi_shifted_10 = shr(tr3_10) */
-	pand .Lublock_nibbleslice_ssse3_asm_1_nibble_mask(%rip), %xmm13 /* hi_10 = and(hi_shifted_10, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_1_nibble_mask(%rip), %xmm10 /* lo_10 = and(tr3_10, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_2_nibble_mask(%rip), %xmm13 /* hi_10 = and(hi_shifted_10, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_2_nibble_mask(%rip), %xmm10 /* lo_10 = and(tr3_10, nibble_mask) */
 	pxor %xmm13, %xmm15 /* y0_10 = xor(hi_7, hi_10) */
 	pxor %xmm10, %xmm7 /* y0_11 = xor(lo_7, lo_10) */
 	pxor %xmm6, %xmm13 /* y1_10 = xor(hi_10, y0_15) */
@@ -861,8 +954,8 @@ ublock_nibbleslice_ssse3_ublock128_128_decrypt_asm:
 	movdqa %xmm6, 176(%rsp) /* spill y0_15 */
 	movdqa %xmm11, %xmm6 /* tr3_11 */
 	psrlw $4, %xmm6 /* hi_shifted_11 = shr(tr3_11) */
-	pand .Lublock_nibbleslice_ssse3_asm_1_nibble_mask(%rip), %xmm6 /* hi_11 = and(hi_shifted_11, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_1_nibble_mask(%rip), %xmm11 /* lo_11 = and(tr3_11, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_2_nibble_mask(%rip), %xmm6 /* hi_11 = and(hi_shifted_11, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_2_nibble_mask(%rip), %xmm11 /* lo_11 = and(tr3_11, nibble_mask) */
 
 	/* Algorithm 2, rotated: every iteration starts with the S^-1 table lookups and ends with the next round's XORs, as in encryption.  Here the first round's PL^-1, PR^-1 and inverse linear layer, on Y: the first S^-1 tables take RK^16 off their index. */
 
@@ -874,8 +967,8 @@ ublock_nibbleslice_ssse3_ublock128_128_decrypt_asm:
 	movdqa %xmm6, 192(%rsp) /* spill y1_0 */
 	movdqa %xmm12, %xmm6 /* tr3_12 */
 	psrlw $4, %xmm6 /* hi_shifted_12 = shr(tr3_12) */
-	pand .Lublock_nibbleslice_ssse3_asm_1_nibble_mask(%rip), %xmm6 /* hi_12 = and(hi_shifted_12, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_1_nibble_mask(%rip), %xmm12 /* lo_12 = and(tr3_12, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_2_nibble_mask(%rip), %xmm6 /* hi_12 = and(hi_shifted_12, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_2_nibble_mask(%rip), %xmm12 /* lo_12 = and(tr3_12, nibble_mask) */
 	pxor %xmm6, %xmm1 /* y0_2 = xor(hi, hi_12) */
 	pxor %xmm12, %xmm3 /* y0_3 = xor(lo, lo_12) */
 	pxor %xmm2, %xmm12 /* y1_3 = xor(lo_12, y0_0) */
@@ -887,8 +980,8 @@ ublock_nibbleslice_ssse3_ublock128_128_decrypt_asm:
 	movdqa %xmm0, 224(%rsp) /* spill y1_4 */
 	movdqa %xmm4, %xmm0 /* tr3_13 */
 	psrlw $4, %xmm0 /* hi_shifted_13 = shr(tr3_13) */
-	pand .Lublock_nibbleslice_ssse3_asm_1_nibble_mask(%rip), %xmm0 /* hi_13 = and(hi_shifted_13, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_1_nibble_mask(%rip), %xmm4 /* lo_13 = and(tr3_13, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_2_nibble_mask(%rip), %xmm0 /* hi_13 = and(hi_shifted_13, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_2_nibble_mask(%rip), %xmm4 /* lo_13 = and(tr3_13, nibble_mask) */
 	movdqa %xmm12, 0(%rsp) /* spill y1_3 */
 	movdqa %xmm0, %xmm12 /* hi_13 */
 	pxor 128(%rsp), %xmm12 /* y0_12 = xor(hi_13, hi_3) */
@@ -904,8 +997,8 @@ ublock_nibbleslice_ssse3_ublock128_128_decrypt_asm:
 	movdqa %xmm8, 240(%rsp) /* spill y1_5 */
 	movdqa %xmm5, %xmm8 /* tr3_14 */
 	psrlw $4, %xmm8 /* hi_shifted_14 = shr(tr3_14) */
-	pand .Lublock_nibbleslice_ssse3_asm_1_nibble_mask(%rip), %xmm8 /* hi_14 = and(hi_shifted_14, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_1_nibble_mask(%rip), %xmm5 /* lo_14 = and(tr3_14, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_2_nibble_mask(%rip), %xmm8 /* hi_14 = and(hi_shifted_14, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_2_nibble_mask(%rip), %xmm5 /* lo_14 = and(tr3_14, nibble_mask) */
 
 	/* Word pair 1: inverse linear layer (algorithm 2), XORs only. */
 	movdqa %xmm2, 96(%rsp) /* spill y0_0 */
@@ -957,8 +1050,8 @@ ublock_nibbleslice_ssse3_ublock128_128_decrypt_asm:
 	movdqa %xmm1, 256(%rsp) /* spill x0_13.1 */
 	movdqa %xmm0, %xmm1 /* tr3_15 */
 	psrlw $4, %xmm1 /* hi_shifted_15 = shr(tr3_15) */
-	pand .Lublock_nibbleslice_ssse3_asm_1_nibble_mask(%rip), %xmm1 /* hi_15 = and(hi_shifted_15, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_1_nibble_mask(%rip), %xmm0 /* lo_15 = and(tr3_15, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_2_nibble_mask(%rip), %xmm1 /* hi_15 = and(hi_shifted_15, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_2_nibble_mask(%rip), %xmm0 /* lo_15 = and(tr3_15, nibble_mask) */
 	movdqa %xmm2, 16(%rsp) /* spill x0_8.1 */
 	movdqa %xmm1, %xmm2 /* hi_15 */
 	pxor 48(%rsp), %xmm2 /* y0_6 = xor(hi_15, hi_1) */
@@ -1058,7 +1151,7 @@ ublock_nibbleslice_ssse3_ublock128_128_decrypt_asm:
 	movdqa %xmm8, 144(%rsp) /* spill x1_15.2 */
 	xor %rcx, %rcx
 	.p2align 4
-.Lublock_nibbleslice_ssse3_asm_1_loop_r0:
+.Lublock_nibbleslice_ssse3_asm_2_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S^-1 with the next round key folded in on the nibbles PL^-1 / PR^-1 bring to it (renaming). */
 	movdqu 128(%rdi,%rcx), %xmm8 /* t0_8 = bcast128() */
@@ -1270,7 +1363,7 @@ ublock_nibbleslice_ssse3_ublock128_128_decrypt_asm:
 	movdqa 176(%rsp), %xmm15 /* reload x0_2.3 */
 	add $512, %rcx
 	cmp $7680, %rcx
-	jne .Lublock_nibbleslice_ssse3_asm_1_loop_r0
+	jne .Lublock_nibbleslice_ssse3_asm_2_loop_r0
 
 	/* The last S^-1, with RK^0 folded in. */
 	movdqu 7680(%rdi), %xmm8 /* t0_0_1 = bcast128() */
@@ -1496,6 +1589,99 @@ ublock_nibbleslice_ssse3_ublock128_128_decrypt_asm:
 	ret
 	.size ublock_nibbleslice_ssse3_ublock128_128_decrypt_asm, .-ublock_nibbleslice_ssse3_ublock128_128_decrypt_asm
 
+/* ublock_nibbleslice_ssse3_ublock128_128_decrypt_one_block_asm: ublock128_register_one_block_decrypt, 3 arguments
+ *   %rdi: rk
+ *   %rsi: in
+ *   %rdx: out
+ *   %rcx: 128 x r (and the loop count)
+ *   xmm0-10: vectors, as allocated (11 used)
+ *   frame: 0 bytes (0 spill slots of 16 bytes)
+ */
+	.globl ublock_nibbleslice_ssse3_ublock128_128_decrypt_one_block_asm
+	.hidden ublock_nibbleslice_ssse3_ublock128_128_decrypt_one_block_asm
+	.type ublock_nibbleslice_ssse3_ublock128_128_decrypt_one_block_asm, @function
+	.p2align 5
+ublock_nibbleslice_ssse3_ublock128_128_decrypt_one_block_asm:
+
+	/* Load one block, spread one nibble per byte in the low nibbles; X0 and X1 in separate registers. */
+	movdqu (%rsi), %xmm0 /* blk = load() */
+	movdqa %xmm0, %xmm1 /* blk */
+	psrlw $4, %xmm1 /* lo_sh = shr(blk) */
+	movdqa .Lublock_nibbleslice_ssse3_asm_3_high_nibbles(%rip), %xmm2 /* high_nibbles = const() */
+	movdqa %xmm2, %xmm3 /* high_nibbles */
+	pandn %xmm1, %xmm3 /* even_a = andnot(high_nibbles, lo_sh) */
+	movdqa %xmm2, %xmm1 /* high_nibbles */
+	pandn %xmm0, %xmm1 /* odd_a = andnot(high_nibbles, blk) */
+	movdqa %xmm2, %xmm0 /* high_nibbles */
+	pand .Lublock_nibbleslice_ssse3_asm_3_zero(%rip), %xmm0 /* even_b = and(high_nibbles, zero) */
+	por %xmm3, %xmm0 /* even = or(even_b, even_a) */
+	movdqa .Lublock_nibbleslice_ssse3_asm_3_zero(%rip), %xmm3 /* zero = const() */
+	psllw $4, %xmm3 /* hi_sh = shl(zero) */
+	pand %xmm2, %xmm3 /* odd_b = and(hi_sh, high_nibbles) */
+	por %xmm1, %xmm3 /* odd = or(odd_b, odd_a) */
+	movdqa %xmm0, %xmm1 /* even */
+	punpcklbw %xmm3, %xmm1 /* sp = unpacklo(even, odd) */
+	punpckhbw %xmm3, %xmm0 /* sp_1 = unpackhi(even, odd) */
+	movdqa .Lublock_nibbleslice_ssse3_asm_3_low_nibbles(%rip), %xmm3 /* low_nibbles = const() */
+	movdqa .Lublock_nibbleslice_ssse3_asm_3_rotl48(%rip), %xmm4 /* rotl48 = const() */
+	movdqa .Lublock_nibbleslice_ssse3_asm_3_sbox_inv_lo(%rip), %xmm5 /* sbox_inv_lo = const() */
+	movdqa .Lublock_nibbleslice_ssse3_asm_3_pl_mask(%rip), %xmm6 /* pl_mask = const() */
+	movdqa .Lublock_nibbleslice_ssse3_asm_3_pr_mask(%rip), %xmm7 /* pr_mask = const() */
+	movdqa .Lublock_nibbleslice_ssse3_asm_3_rotl24(%rip), %xmm8 /* rotl24 = const() */
+	movdqa .Lublock_nibbleslice_ssse3_asm_3_rotl56(%rip), %xmm9 /* rotl56 = const() */
+	xor %rcx, %rcx
+	.p2align 4
+.Lublock_nibbleslice_ssse3_asm_3_loop_r0:
+	movdqu (%rdi,%rcx), %xmm10 /* rk0 = load() */
+	pxor %xmm10, %xmm1 /* k0 = xor(x0, rk0) */
+	pshufb %xmm6, %xmm1 /* pl = lookup16(k0, pl_mask) */
+	movdqu 64(%rdi,%rcx), %xmm10 /* rk1 = load() */
+	pxor %xmm10, %xmm0 /* k1 = xor(x1, rk1) */
+	pshufb %xmm7, %xmm0 /* pr = lookup16(k1, pr_mask) */
+	pxor %xmm0, %xmm1 /* y0 = xor(pl, pr) */
+	movdqa %xmm1, %xmm10 /* y0 */
+	pshufb %xmm8, %xmm10 /* rot20 = lookup16(y0, rotl24) */
+	pxor %xmm10, %xmm0 /* y1 = xor(pr, rot20) */
+	movdqa %xmm0, %xmm10 /* y1 */
+	pshufb %xmm4, %xmm10 /* rot8 = lookup16(y1, rotl48) */
+	pxor %xmm10, %xmm1 /* y0_1 = xor(y0, rot8) */
+	movdqa %xmm1, %xmm10 /* y0_1 */
+	pshufb %xmm4, %xmm10 /* rot8_1 = lookup16(y0_1, rotl48) */
+	pxor %xmm10, %xmm0 /* y1_1 = xor(y1, rot8_1) */
+	movdqa %xmm0, %xmm10 /* y1_1 */
+	pshufb %xmm9, %xmm10 /* rot4 = lookup16(y1_1, rotl56) */
+	pxor %xmm10, %xmm1 /* y0_2 = xor(y0_1, rot4) */
+	pxor %xmm1, %xmm0 /* y1_2 = xor(y1_1, y0_2) */
+	pand %xmm3, %xmm1 /* s0_lo = and(y0_2, low_nibbles) */
+	pand %xmm3, %xmm0 /* s1_lo = and(y1_2, low_nibbles) */
+	movdqa %xmm5, %xmm10 /* sbox_inv_lo */
+	pshufb %xmm1, %xmm10 /* s0 = lookup16(sbox_inv_lo, s0_lo) */
+	movdqa %xmm5, %xmm1 /* sbox_inv_lo */
+	pshufb %xmm0, %xmm1 /* s1 = lookup16(sbox_inv_lo, s1_lo) */
+	movdqa %xmm1, %xmm0 /* x1.3 */
+	movdqa %xmm10, %xmm1 /* x0.3 */
+	add $128, %rcx
+	cmp $2048, %rcx
+	jne .Lublock_nibbleslice_ssse3_asm_3_loop_r0
+
+	/* Final key addition; the store packs the low nibbles (the key's copy in the high ones is dropped). */
+	movdqu 2048(%rdi), %xmm10 /* rk0_1 = load() */
+	pxor %xmm10, %xmm1 /* y0_3 = xor(x0, rk0_1) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_3_deinterleave(%rip), %xmm1 /* de = lookup16(y0_3, deinterleave) */
+	movdqu 2112(%rdi), %xmm10 /* rk1_1 = load() */
+	pxor %xmm10, %xmm0 /* y1_3 = xor(x1, rk1_1) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_3_deinterleave(%rip), %xmm0 /* de_1 = lookup16(y1_3, deinterleave) */
+	movdqa %xmm1, %xmm10 /* de */
+	punpcklqdq %xmm0, %xmm10 /* even_1 = unpacklo(de, de_1) */
+	punpckhqdq %xmm0, %xmm1 /* odd_1 = unpackhi(de, de_1) */
+	psllw $4, %xmm10 /* ev_sh = shl(even_1) */
+	pand %xmm2, %xmm10 /* out_lo_b = and(ev_sh, high_nibbles) */
+	pandn %xmm1, %xmm2 /* out_lo_a = andnot(high_nibbles, odd_1) */
+	por %xmm2, %xmm10 /* out_lo = or(out_lo_b, out_lo_a) */
+	movdqu %xmm10, (%rdx) /* store out_lo */
+	ret
+	.size ublock_nibbleslice_ssse3_ublock128_128_decrypt_one_block_asm, .-ublock_nibbleslice_ssse3_ublock128_128_decrypt_one_block_asm
+
 /* ublock_nibbleslice_ssse3_ublock128_128_ctr_pairs_asm: ublock128_r16_nibbleslice128_ctr_pairs, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -1518,12 +1704,12 @@ ublock_nibbleslice_ssse3_ublock128_128_ctr_pairs_asm:
 	movdqu 16(%rsi), %xmm1 /* w = bcast128() */
 	movdqa %xmm0, %xmm2 /* v */
 	psrlw $4, %xmm2 /* hi_shifted = shr(v) */
-	pand .Lublock_nibbleslice_ssse3_asm_2_nibble_mask(%rip), %xmm2 /* hi = and(hi_shifted, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_2_nibble_mask(%rip), %xmm0 /* lo = and(v, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_4_nibble_mask(%rip), %xmm2 /* hi = and(hi_shifted, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_4_nibble_mask(%rip), %xmm0 /* lo = and(v, nibble_mask) */
 	movdqa %xmm1, %xmm3 /* w */
 	psrlw $4, %xmm3 /* hi_shifted_1 = shr(w) */
-	pand .Lublock_nibbleslice_ssse3_asm_2_nibble_mask(%rip), %xmm3 /* hi_1 = and(hi_shifted_1, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_2_nibble_mask(%rip), %xmm1 /* lo_1 = and(w, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_4_nibble_mask(%rip), %xmm3 /* hi_1 = and(hi_shifted_1, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_4_nibble_mask(%rip), %xmm1 /* lo_1 = and(w, nibble_mask) */
 	movdqa %xmm2, %xmm4 /* hi */
 	punpcklbw %xmm3, %xmm4 /* pairs_hi = unpacklo(hi, hi_1) */
 	punpckhbw %xmm3, %xmm2 /* pairs_hi_1 = unpackhi(hi, hi_1) */
@@ -1531,75 +1717,75 @@ ublock_nibbleslice_ssse3_ublock128_128_ctr_pairs_asm:
 	punpcklbw %xmm1, %xmm3 /* pairs_lo = unpacklo(lo, lo_1) */
 	punpckhbw %xmm1, %xmm0 /* pairs_lo_1 = unpackhi(lo, lo_1) */
 	movdqa %xmm4, %xmm1 /* pairs_hi */
-	pshufb .Lublock_nibbleslice_ssse3_asm_2_pair0(%rip), %xmm1 /* pair = lookup16(pairs_hi, pair0) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_4_pair0(%rip), %xmm1 /* pair = lookup16(pairs_hi, pair0) */
 	movdqa %xmm3, %xmm5 /* pairs_lo */
-	pshufb .Lublock_nibbleslice_ssse3_asm_2_pair0(%rip), %xmm5 /* pair_1 = lookup16(pairs_lo, pair0) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_4_pair0(%rip), %xmm5 /* pair_1 = lookup16(pairs_lo, pair0) */
 	movdqa %xmm4, %xmm6 /* pairs_hi */
-	pshufb .Lublock_nibbleslice_ssse3_asm_2_pair1(%rip), %xmm6 /* pair_2 = lookup16(pairs_hi, pair1) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_4_pair1(%rip), %xmm6 /* pair_2 = lookup16(pairs_hi, pair1) */
 	movdqa %xmm3, %xmm7 /* pairs_lo */
-	pshufb .Lublock_nibbleslice_ssse3_asm_2_pair1(%rip), %xmm7 /* pair_3 = lookup16(pairs_lo, pair1) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_4_pair1(%rip), %xmm7 /* pair_3 = lookup16(pairs_lo, pair1) */
 	movdqa %xmm4, %xmm8 /* pairs_hi */
-	pshufb .Lublock_nibbleslice_ssse3_asm_2_pair2(%rip), %xmm8 /* pair_4 = lookup16(pairs_hi, pair2) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_4_pair2(%rip), %xmm8 /* pair_4 = lookup16(pairs_hi, pair2) */
 	movdqa %xmm3, %xmm9 /* pairs_lo */
-	pshufb .Lublock_nibbleslice_ssse3_asm_2_pair2(%rip), %xmm9 /* pair_5 = lookup16(pairs_lo, pair2) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_4_pair2(%rip), %xmm9 /* pair_5 = lookup16(pairs_lo, pair2) */
 	movdqa %xmm4, %xmm10 /* pairs_hi */
-	pshufb .Lublock_nibbleslice_ssse3_asm_2_pair3(%rip), %xmm10 /* pair_6 = lookup16(pairs_hi, pair3) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_4_pair3(%rip), %xmm10 /* pair_6 = lookup16(pairs_hi, pair3) */
 	movdqa %xmm3, %xmm11 /* pairs_lo */
-	pshufb .Lublock_nibbleslice_ssse3_asm_2_pair3(%rip), %xmm11 /* pair_7 = lookup16(pairs_lo, pair3) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_4_pair3(%rip), %xmm11 /* pair_7 = lookup16(pairs_lo, pair3) */
 	movdqa %xmm4, %xmm12 /* pairs_hi */
-	pshufb .Lublock_nibbleslice_ssse3_asm_2_pair4(%rip), %xmm12 /* pair_8 = lookup16(pairs_hi, pair4) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_4_pair4(%rip), %xmm12 /* pair_8 = lookup16(pairs_hi, pair4) */
 	movdqa %xmm3, %xmm13 /* pairs_lo */
-	pshufb .Lublock_nibbleslice_ssse3_asm_2_pair4(%rip), %xmm13 /* pair_9 = lookup16(pairs_lo, pair4) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_4_pair4(%rip), %xmm13 /* pair_9 = lookup16(pairs_lo, pair4) */
 	movdqa %xmm4, %xmm14 /* pairs_hi */
-	pshufb .Lublock_nibbleslice_ssse3_asm_2_pair5(%rip), %xmm14 /* pair_10 = lookup16(pairs_hi, pair5) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_4_pair5(%rip), %xmm14 /* pair_10 = lookup16(pairs_hi, pair5) */
 	movdqa %xmm3, %xmm15 /* pairs_lo */
-	pshufb .Lublock_nibbleslice_ssse3_asm_2_pair5(%rip), %xmm15 /* pair_11 = lookup16(pairs_lo, pair5) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_4_pair5(%rip), %xmm15 /* pair_11 = lookup16(pairs_lo, pair5) */
 	movdqa %xmm15, 0(%rsp) /* spill pair_11 */
 	movdqa %xmm4, %xmm15 /* pairs_hi */
-	pshufb .Lublock_nibbleslice_ssse3_asm_2_pair6(%rip), %xmm15 /* pair_12 = lookup16(pairs_hi, pair6) */
-	pshufb .Lublock_nibbleslice_ssse3_asm_2_pair7(%rip), %xmm4 /* pair_14 = lookup16(pairs_hi, pair7) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_4_pair6(%rip), %xmm15 /* pair_12 = lookup16(pairs_hi, pair6) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_4_pair7(%rip), %xmm4 /* pair_14 = lookup16(pairs_hi, pair7) */
 	movdqa %xmm4, 16(%rsp) /* spill pair_14 */
 	movdqa %xmm3, %xmm4 /* pairs_lo */
-	pshufb .Lublock_nibbleslice_ssse3_asm_2_pair7(%rip), %xmm4 /* pair_15 = lookup16(pairs_lo, pair7) */
-	pshufb .Lublock_nibbleslice_ssse3_asm_2_pair6(%rip), %xmm3 /* pair_13 = lookup16(pairs_lo, pair6) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_4_pair7(%rip), %xmm4 /* pair_15 = lookup16(pairs_lo, pair7) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_4_pair6(%rip), %xmm3 /* pair_13 = lookup16(pairs_lo, pair6) */
 	movdqa %xmm4, 32(%rsp) /* spill pair_15 */
 	movdqa %xmm2, %xmm4 /* pairs_hi_1 */
-	pshufb .Lublock_nibbleslice_ssse3_asm_2_pair0(%rip), %xmm4 /* pair_16 = lookup16(pairs_hi_1, pair0) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_4_pair0(%rip), %xmm4 /* pair_16 = lookup16(pairs_hi_1, pair0) */
 	movdqa %xmm3, 48(%rsp) /* spill pair_13 */
 	movdqa %xmm0, %xmm3 /* pairs_lo_1 */
-	pshufb .Lublock_nibbleslice_ssse3_asm_2_pair0(%rip), %xmm3 /* pair_17 = lookup16(pairs_lo_1, pair0) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_4_pair0(%rip), %xmm3 /* pair_17 = lookup16(pairs_lo_1, pair0) */
 	movdqa %xmm15, 64(%rsp) /* spill pair_12 */
 	movdqa %xmm2, %xmm15 /* pairs_hi_1 */
-	pshufb .Lublock_nibbleslice_ssse3_asm_2_pair1(%rip), %xmm15 /* pair_18 = lookup16(pairs_hi_1, pair1) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_4_pair1(%rip), %xmm15 /* pair_18 = lookup16(pairs_hi_1, pair1) */
 	movdqa %xmm14, 80(%rsp) /* spill pair_10 */
 	movdqa %xmm0, %xmm14 /* pairs_lo_1 */
-	pshufb .Lublock_nibbleslice_ssse3_asm_2_pair1(%rip), %xmm14 /* pair_19 = lookup16(pairs_lo_1, pair1) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_4_pair1(%rip), %xmm14 /* pair_19 = lookup16(pairs_lo_1, pair1) */
 	movdqa %xmm13, 96(%rsp) /* spill pair_9 */
 	movdqa %xmm2, %xmm13 /* pairs_hi_1 */
-	pshufb .Lublock_nibbleslice_ssse3_asm_2_pair2(%rip), %xmm13 /* pair_20 = lookup16(pairs_hi_1, pair2) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_4_pair2(%rip), %xmm13 /* pair_20 = lookup16(pairs_hi_1, pair2) */
 	movdqa %xmm12, 112(%rsp) /* spill pair_8 */
 	movdqa %xmm0, %xmm12 /* pairs_lo_1 */
-	pshufb .Lublock_nibbleslice_ssse3_asm_2_pair2(%rip), %xmm12 /* pair_21 = lookup16(pairs_lo_1, pair2) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_4_pair2(%rip), %xmm12 /* pair_21 = lookup16(pairs_lo_1, pair2) */
 	movdqa %xmm12, 128(%rsp) /* spill pair_21 */
 	movdqa %xmm2, %xmm12 /* pairs_hi_1 */
-	pshufb .Lublock_nibbleslice_ssse3_asm_2_pair3(%rip), %xmm12 /* pair_22 = lookup16(pairs_hi_1, pair3) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_4_pair3(%rip), %xmm12 /* pair_22 = lookup16(pairs_hi_1, pair3) */
 	movdqa %xmm12, 144(%rsp) /* spill pair_22 */
 	movdqa %xmm0, %xmm12 /* pairs_lo_1 */
-	pshufb .Lublock_nibbleslice_ssse3_asm_2_pair3(%rip), %xmm12 /* pair_23 = lookup16(pairs_lo_1, pair3) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_4_pair3(%rip), %xmm12 /* pair_23 = lookup16(pairs_lo_1, pair3) */
 	movdqa %xmm12, 160(%rsp) /* spill pair_23 */
 	movdqa %xmm2, %xmm12 /* pairs_hi_1 */
-	pshufb .Lublock_nibbleslice_ssse3_asm_2_pair4(%rip), %xmm12 /* pair_24 = lookup16(pairs_hi_1, pair4) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_4_pair4(%rip), %xmm12 /* pair_24 = lookup16(pairs_hi_1, pair4) */
 	movdqa %xmm12, 176(%rsp) /* spill pair_24 */
 	movdqa %xmm0, %xmm12 /* pairs_lo_1 */
-	pshufb .Lublock_nibbleslice_ssse3_asm_2_pair4(%rip), %xmm12 /* pair_25 = lookup16(pairs_lo_1, pair4) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_4_pair4(%rip), %xmm12 /* pair_25 = lookup16(pairs_lo_1, pair4) */
 	movdqa %xmm12, 192(%rsp) /* spill pair_25 */
 	movdqa %xmm2, %xmm12 /* pairs_hi_1 */
-	pshufb .Lublock_nibbleslice_ssse3_asm_2_pair5(%rip), %xmm12 /* pair_26 = lookup16(pairs_hi_1, pair5) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_4_pair5(%rip), %xmm12 /* pair_26 = lookup16(pairs_hi_1, pair5) */
 	movdqa %xmm12, 208(%rsp) /* spill pair_26 */
 	movdqa %xmm0, %xmm12 /* pairs_lo_1 */
-	pshufb .Lublock_nibbleslice_ssse3_asm_2_pair5(%rip), %xmm12 /* pair_27 = lookup16(pairs_lo_1, pair5) */
-	pshufb .Lublock_nibbleslice_ssse3_asm_2_pair6(%rip), %xmm2 /* pair_28 = lookup16(pairs_hi_1, pair6) */
-	pshufb .Lublock_nibbleslice_ssse3_asm_2_pair6(%rip), %xmm0 /* pair_29 = lookup16(pairs_lo_1, pair6) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_4_pair5(%rip), %xmm12 /* pair_27 = lookup16(pairs_lo_1, pair5) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_4_pair6(%rip), %xmm2 /* pair_28 = lookup16(pairs_hi_1, pair6) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_4_pair6(%rip), %xmm0 /* pair_29 = lookup16(pairs_lo_1, pair6) */
 
 	/* The first round on the pairs; the last byte's S-box outputs taken as 0 (their share is added per block). */
 	movdqa %xmm0, 224(%rsp) /* spill pair_29 */
@@ -1830,7 +2016,7 @@ ublock_nibbleslice_ssse3_ublock128_128_ctr_xor_asm:
 	imull $0x01010101, %eax, %eax
 	movd %eax, %xmm1
 	pshufd $0, %xmm1, %xmm1 /* first = bcast8() */
-	paddb .Lublock_nibbleslice_ssse3_asm_3_block_offsets(%rip), %xmm1 /* offsets = add(first, block_offsets) */
+	paddb .Lublock_nibbleslice_ssse3_asm_5_block_offsets(%rip), %xmm1 /* offsets = add(first, block_offsets) */
 	movdqa %xmm0, %xmm2 /* low */
 	paddb %xmm1, %xmm2 /* low_byte = add(low, offsets) */
 	movdqa %xmm0, %xmm3 /* low */
@@ -1840,27 +2026,27 @@ ublock_nibbleslice_ssse3_ublock128_128_ctr_xor_asm:
 	pandn %xmm0, %xmm1 /* either_not_sum = andnot(low_byte, either) */
 	por %xmm1, %xmm3 /* carry_bit7 = or(both, either_not_sum) */
 	psrlw $7, %xmm3 /* sr = shr(carry_bit7) */
-	pand .Lublock_nibbleslice_ssse3_asm_3_one(%rip), %xmm3 /* carry = and(sr, one) */
+	pand .Lublock_nibbleslice_ssse3_asm_5_one(%rip), %xmm3 /* carry = and(sr, one) */
 	movdqa %xmm3, %xmm0 /* carry */
-	por .Lublock_nibbleslice_ssse3_asm_3_pick1(%rip), %xmm0 /* pick = or(carry, pick1) */
+	por .Lublock_nibbleslice_ssse3_asm_5_pick1(%rip), %xmm0 /* pick = or(carry, pick1) */
 	movdqa %xmm3, %xmm1 /* carry */
-	por .Lublock_nibbleslice_ssse3_asm_3_pick2(%rip), %xmm1 /* pick_1 = or(carry, pick2) */
+	por .Lublock_nibbleslice_ssse3_asm_5_pick2(%rip), %xmm1 /* pick_1 = or(carry, pick2) */
 	movdqa %xmm3, %xmm4 /* carry */
-	por .Lublock_nibbleslice_ssse3_asm_3_pick3(%rip), %xmm4 /* pick_2 = or(carry, pick3) */
+	por .Lublock_nibbleslice_ssse3_asm_5_pick3(%rip), %xmm4 /* pick_2 = or(carry, pick3) */
 	movdqa %xmm3, %xmm5 /* carry */
-	por .Lublock_nibbleslice_ssse3_asm_3_pick4(%rip), %xmm5 /* pick_3 = or(carry, pick4) */
+	por .Lublock_nibbleslice_ssse3_asm_5_pick4(%rip), %xmm5 /* pick_3 = or(carry, pick4) */
 	movdqa %xmm3, %xmm6 /* carry */
-	por .Lublock_nibbleslice_ssse3_asm_3_pick5(%rip), %xmm6 /* pick_4 = or(carry, pick5) */
+	por .Lublock_nibbleslice_ssse3_asm_5_pick5(%rip), %xmm6 /* pick_4 = or(carry, pick5) */
 	movdqa %xmm3, %xmm7 /* carry */
-	por .Lublock_nibbleslice_ssse3_asm_3_pick6(%rip), %xmm7 /* pick_5 = or(carry, pick6) */
+	por .Lublock_nibbleslice_ssse3_asm_5_pick6(%rip), %xmm7 /* pick_5 = or(carry, pick6) */
 	movdqa %xmm3, %xmm8 /* carry */
-	por .Lublock_nibbleslice_ssse3_asm_3_pick7(%rip), %xmm8 /* pick_6 = or(carry, pick7) */
+	por .Lublock_nibbleslice_ssse3_asm_5_pick7(%rip), %xmm8 /* pick_6 = or(carry, pick7) */
 
 	/* The last byte L + j0 + j of every block: the S-box of its two nibbles, RK^0 folded in. */
 	movdqa %xmm2, %xmm9 /* low_byte */
 	psrlw $4, %xmm9 /* hi_shifted = shr(low_byte) */
-	pand .Lublock_nibbleslice_ssse3_asm_3_nibble_mask(%rip), %xmm9 /* hi = and(hi_shifted, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_3_nibble_mask(%rip), %xmm2 /* lo = and(low_byte, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_5_nibble_mask(%rip), %xmm9 /* hi = and(hi_shifted, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_5_nibble_mask(%rip), %xmm2 /* lo = and(low_byte, nibble_mask) */
 	movdqu 480(%rdi), %xmm10 /* t1_14 = bcast128() */
 	pshufb %xmm9, %xmm10 /* s1_14 = lookup16(t1_14, hi) */
 	movdqu 496(%rdi), %xmm9 /* t1_15 = bcast128() */
@@ -2034,7 +2220,7 @@ ublock_nibbleslice_ssse3_ublock128_128_ctr_xor_asm:
 	movdqa %xmm2, 272(%rsp) /* spill x0_13.2 */
 	xor %r8, %r8
 	.p2align 4
-.Lublock_nibbleslice_ssse3_asm_3_loop_r0:
+.Lublock_nibbleslice_ssse3_asm_5_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
 	movdqu 512(%rdi,%r8), %xmm2 /* t0_0 = bcast128() */
@@ -2247,7 +2433,7 @@ ublock_nibbleslice_ssse3_ublock128_128_ctr_xor_asm:
 	movdqa %xmm2, %xmm15 /* x0_5.3 */
 	add $512, %r8
 	cmp $7680, %r8
-	jne .Lublock_nibbleslice_ssse3_asm_3_loop_r0
+	jne .Lublock_nibbleslice_ssse3_asm_5_loop_r0
 
 	/* Pack nibble pairs into bytes, transpose back and store. */
 	psllw $4, %xmm8 /* hi_up = shl(x0_0) */
@@ -2591,85 +2777,85 @@ ublock_nibbleslice_ssse3_ublock128_128_encrypt_xor_asm:
 	punpckhbw %xmm1, %xmm0 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
 	movdqa %xmm3, %xmm1 /* tr3 */
 	psrlw $4, %xmm1 /* hi_shifted = shr(tr3) */
-	pand .Lublock_nibbleslice_ssse3_asm_4_nibble_mask(%rip), %xmm1 /* hi = and(hi_shifted, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_4_nibble_mask(%rip), %xmm3 /* lo = and(tr3, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_6_nibble_mask(%rip), %xmm1 /* hi = and(hi_shifted, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_6_nibble_mask(%rip), %xmm3 /* lo = and(tr3, nibble_mask) */
 	movdqa %xmm1, 16(%rsp) /* spill x0_0.1 */
 	movdqa %xmm14, %xmm1 /* tr3_1 */
 	psrlw $4, %xmm1 /* hi_shifted_1 = shr(tr3_1) */
-	pand .Lublock_nibbleslice_ssse3_asm_4_nibble_mask(%rip), %xmm1 /* hi_1 = and(hi_shifted_1, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_4_nibble_mask(%rip), %xmm14 /* lo_1 = and(tr3_1, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_6_nibble_mask(%rip), %xmm1 /* hi_1 = and(hi_shifted_1, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_6_nibble_mask(%rip), %xmm14 /* lo_1 = and(tr3_1, nibble_mask) */
 	movdqa %xmm1, 32(%rsp) /* spill x0_2.1 */
 	movdqa %xmm2, %xmm1 /* tr3_2 */
 	psrlw $4, %xmm1 /* hi_shifted_2 = shr(tr3_2) */
-	pand .Lublock_nibbleslice_ssse3_asm_4_nibble_mask(%rip), %xmm1 /* hi_2 = and(hi_shifted_2, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_4_nibble_mask(%rip), %xmm2 /* lo_2 = and(tr3_2, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_6_nibble_mask(%rip), %xmm1 /* hi_2 = and(hi_shifted_2, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_6_nibble_mask(%rip), %xmm2 /* lo_2 = and(tr3_2, nibble_mask) */
 	movdqa %xmm1, 48(%rsp) /* spill x0_4.1 */
 	movdqa %xmm15, %xmm1 /* tr3_3 */
 	psrlw $4, %xmm1 /* hi_shifted_3 = shr(tr3_3) */
-	pand .Lublock_nibbleslice_ssse3_asm_4_nibble_mask(%rip), %xmm1 /* hi_3 = and(hi_shifted_3, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_4_nibble_mask(%rip), %xmm15 /* lo_3 = and(tr3_3, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_6_nibble_mask(%rip), %xmm1 /* hi_3 = and(hi_shifted_3, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_6_nibble_mask(%rip), %xmm15 /* lo_3 = and(tr3_3, nibble_mask) */
 	movdqa %xmm1, 64(%rsp) /* spill x0_6.1 */
 	movdqa %xmm4, %xmm1 /* tr3_4 */
 	psrlw $4, %xmm1 /* hi_shifted_4 = shr(tr3_4) */
-	pand .Lublock_nibbleslice_ssse3_asm_4_nibble_mask(%rip), %xmm1 /* hi_4 = and(hi_shifted_4, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_4_nibble_mask(%rip), %xmm4 /* lo_4 = and(tr3_4, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_6_nibble_mask(%rip), %xmm1 /* hi_4 = and(hi_shifted_4, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_6_nibble_mask(%rip), %xmm4 /* lo_4 = and(tr3_4, nibble_mask) */
 	movdqa %xmm1, 80(%rsp) /* spill x0_8.1 */
 	movdqa %xmm5, %xmm1 /* tr3_5 */
 	psrlw $4, %xmm1 /* hi_shifted_5 = shr(tr3_5) */
-	pand .Lublock_nibbleslice_ssse3_asm_4_nibble_mask(%rip), %xmm1 /* hi_5 = and(hi_shifted_5, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_4_nibble_mask(%rip), %xmm5 /* lo_5 = and(tr3_5, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_6_nibble_mask(%rip), %xmm1 /* hi_5 = and(hi_shifted_5, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_6_nibble_mask(%rip), %xmm5 /* lo_5 = and(tr3_5, nibble_mask) */
 	movdqa %xmm1, 96(%rsp) /* spill x0_10.1 */
 	movdqa %xmm6, %xmm1 /* tr3_6 */
 	psrlw $4, %xmm1 /* hi_shifted_6 = shr(tr3_6) */
-	pand .Lublock_nibbleslice_ssse3_asm_4_nibble_mask(%rip), %xmm1 /* hi_6 = and(hi_shifted_6, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_4_nibble_mask(%rip), %xmm6 /* lo_6 = and(tr3_6, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_6_nibble_mask(%rip), %xmm1 /* hi_6 = and(hi_shifted_6, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_6_nibble_mask(%rip), %xmm6 /* lo_6 = and(tr3_6, nibble_mask) */
 	movdqa %xmm1, 112(%rsp) /* spill x0_12.1 */
 	movdqa %xmm7, %xmm1 /* tr3_7 */
 	psrlw $4, %xmm1 /* hi_shifted_7 = shr(tr3_7) */
-	pand .Lublock_nibbleslice_ssse3_asm_4_nibble_mask(%rip), %xmm1 /* hi_7 = and(hi_shifted_7, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_4_nibble_mask(%rip), %xmm7 /* lo_7 = and(tr3_7, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_6_nibble_mask(%rip), %xmm1 /* hi_7 = and(hi_shifted_7, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_6_nibble_mask(%rip), %xmm7 /* lo_7 = and(tr3_7, nibble_mask) */
 	movdqa %xmm1, 128(%rsp) /* spill x0_14.1 */
 	movdqa %xmm8, %xmm1 /* tr3_8 */
 	psrlw $4, %xmm1 /* hi_shifted_8 = shr(tr3_8) */
-	pand .Lublock_nibbleslice_ssse3_asm_4_nibble_mask(%rip), %xmm1 /* hi_8 = and(hi_shifted_8, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_4_nibble_mask(%rip), %xmm8 /* lo_8 = and(tr3_8, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_6_nibble_mask(%rip), %xmm1 /* hi_8 = and(hi_shifted_8, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_6_nibble_mask(%rip), %xmm8 /* lo_8 = and(tr3_8, nibble_mask) */
 	movdqa %xmm1, 144(%rsp) /* spill x1_0.1 */
 	movdqa %xmm9, %xmm1 /* tr3_9 */
 	psrlw $4, %xmm1 /* hi_shifted_9 = shr(tr3_9) */
-	pand .Lublock_nibbleslice_ssse3_asm_4_nibble_mask(%rip), %xmm1 /* hi_9 = and(hi_shifted_9, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_4_nibble_mask(%rip), %xmm9 /* lo_9 = and(tr3_9, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_6_nibble_mask(%rip), %xmm1 /* hi_9 = and(hi_shifted_9, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_6_nibble_mask(%rip), %xmm9 /* lo_9 = and(tr3_9, nibble_mask) */
 	movdqa %xmm1, 160(%rsp) /* spill x1_2.1 */
 	movdqa %xmm10, %xmm1 /* tr3_10 */
 	psrlw $4, %xmm1 /* hi_shifted_10 = shr(tr3_10) */
-	pand .Lublock_nibbleslice_ssse3_asm_4_nibble_mask(%rip), %xmm1 /* hi_10 = and(hi_shifted_10, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_4_nibble_mask(%rip), %xmm10 /* lo_10 = and(tr3_10, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_6_nibble_mask(%rip), %xmm1 /* hi_10 = and(hi_shifted_10, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_6_nibble_mask(%rip), %xmm10 /* lo_10 = and(tr3_10, nibble_mask) */
 	movdqa %xmm1, 176(%rsp) /* spill x1_4.1 */
 	movdqa %xmm11, %xmm1 /* tr3_11 */
 	psrlw $4, %xmm1 /* hi_shifted_11 = shr(tr3_11) */
-	pand .Lublock_nibbleslice_ssse3_asm_4_nibble_mask(%rip), %xmm1 /* hi_11 = and(hi_shifted_11, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_4_nibble_mask(%rip), %xmm11 /* lo_11 = and(tr3_11, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_6_nibble_mask(%rip), %xmm1 /* hi_11 = and(hi_shifted_11, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_6_nibble_mask(%rip), %xmm11 /* lo_11 = and(tr3_11, nibble_mask) */
 	movdqa %xmm1, 192(%rsp) /* spill x1_6.1 */
 	movdqa %xmm12, %xmm1 /* tr3_12 */
 	psrlw $4, %xmm1 /* hi_shifted_12 = shr(tr3_12) */
-	pand .Lublock_nibbleslice_ssse3_asm_4_nibble_mask(%rip), %xmm1 /* hi_12 = and(hi_shifted_12, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_4_nibble_mask(%rip), %xmm12 /* lo_12 = and(tr3_12, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_6_nibble_mask(%rip), %xmm1 /* hi_12 = and(hi_shifted_12, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_6_nibble_mask(%rip), %xmm12 /* lo_12 = and(tr3_12, nibble_mask) */
 	movdqa %xmm1, 208(%rsp) /* spill x1_8.1 */
 	movdqa 0(%rsp), %xmm1 /* reload tr3_13 */
 	movdqa %xmm2, 224(%rsp) /* spill x0_5.1 */
 	movdqa %xmm1, %xmm2 /* tr3_13 */
 	psrlw $4, %xmm2 /* hi_shifted_13 = shr(tr3_13) */
-	pand .Lublock_nibbleslice_ssse3_asm_4_nibble_mask(%rip), %xmm2 /* hi_13 = and(hi_shifted_13, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_4_nibble_mask(%rip), %xmm1 /* lo_13 = and(tr3_13, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_6_nibble_mask(%rip), %xmm2 /* hi_13 = and(hi_shifted_13, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_6_nibble_mask(%rip), %xmm1 /* lo_13 = and(tr3_13, nibble_mask) */
 	movdqa %xmm1, 0(%rsp) /* spill x1_11.1 */
 	movdqa %xmm13, %xmm1 /* tr3_14 */
 	psrlw $4, %xmm1 /* hi_shifted_14 = shr(tr3_14) */
-	pand .Lublock_nibbleslice_ssse3_asm_4_nibble_mask(%rip), %xmm1 /* hi_14 = and(hi_shifted_14, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_4_nibble_mask(%rip), %xmm13 /* lo_14 = and(tr3_14, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_6_nibble_mask(%rip), %xmm1 /* hi_14 = and(hi_shifted_14, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_6_nibble_mask(%rip), %xmm13 /* lo_14 = and(tr3_14, nibble_mask) */
 	movdqa %xmm1, 240(%rsp) /* spill x1_12.1 */
 	movdqa %xmm0, %xmm1 /* tr3_15 */
 	psrlw $4, %xmm1 /* hi_shifted_15 = shr(tr3_15) */
-	pand .Lublock_nibbleslice_ssse3_asm_4_nibble_mask(%rip), %xmm1 /* hi_15 = and(hi_shifted_15, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_4_nibble_mask(%rip), %xmm0 /* lo_15 = and(tr3_15, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_6_nibble_mask(%rip), %xmm1 /* hi_15 = and(hi_shifted_15, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_6_nibble_mask(%rip), %xmm0 /* lo_15 = and(tr3_15, nibble_mask) */
 	movdqa %xmm0, 256(%rsp) /* spill x1_15.2 */
 	movdqa 192(%rsp), %xmm0 /* reload x1_6.2 */
 	movdqa %xmm1, 272(%rsp) /* spill x1_14.2 */
@@ -2719,7 +2905,7 @@ ublock_nibbleslice_ssse3_ublock128_128_encrypt_xor_asm:
 	movdqa %xmm11, 160(%rsp) /* spill x0_13.2 */
 	xor %r8, %r8
 	.p2align 4
-.Lublock_nibbleslice_ssse3_asm_4_loop_r0:
+.Lublock_nibbleslice_ssse3_asm_6_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
 	movdqu (%rdi,%r8), %xmm11 /* t0_0 = bcast128() */
@@ -2932,7 +3118,7 @@ ublock_nibbleslice_ssse3_ublock128_128_encrypt_xor_asm:
 	movdqa 176(%rsp), %xmm14 /* reload x0_3.3 */
 	add $512, %r8
 	cmp $8192, %r8
-	jne .Lublock_nibbleslice_ssse3_asm_4_loop_r0
+	jne .Lublock_nibbleslice_ssse3_asm_6_loop_r0
 
 	/* Pack nibble pairs into bytes, transpose back and store. */
 	psllw $4, %xmm1 /* hi_up = shl(x0_0) */
@@ -3275,85 +3461,85 @@ ublock_nibbleslice_ssse3_ublock128_256_encrypt_asm:
 	punpckhbw %xmm1, %xmm0 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
 	movdqa %xmm3, %xmm1 /* tr3 */
 	psrlw $4, %xmm1 /* hi_shifted = shr(tr3) */
-	pand .Lublock_nibbleslice_ssse3_asm_5_nibble_mask(%rip), %xmm1 /* hi = and(hi_shifted, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_5_nibble_mask(%rip), %xmm3 /* lo = and(tr3, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_7_nibble_mask(%rip), %xmm1 /* hi = and(hi_shifted, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_7_nibble_mask(%rip), %xmm3 /* lo = and(tr3, nibble_mask) */
 	movdqa %xmm1, 16(%rsp) /* spill x0_0.1 */
 	movdqa %xmm14, %xmm1 /* tr3_1 */
 	psrlw $4, %xmm1 /* hi_shifted_1 = shr(tr3_1) */
-	pand .Lublock_nibbleslice_ssse3_asm_5_nibble_mask(%rip), %xmm1 /* hi_1 = and(hi_shifted_1, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_5_nibble_mask(%rip), %xmm14 /* lo_1 = and(tr3_1, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_7_nibble_mask(%rip), %xmm1 /* hi_1 = and(hi_shifted_1, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_7_nibble_mask(%rip), %xmm14 /* lo_1 = and(tr3_1, nibble_mask) */
 	movdqa %xmm1, 32(%rsp) /* spill x0_2.1 */
 	movdqa %xmm2, %xmm1 /* tr3_2 */
 	psrlw $4, %xmm1 /* hi_shifted_2 = shr(tr3_2) */
-	pand .Lublock_nibbleslice_ssse3_asm_5_nibble_mask(%rip), %xmm1 /* hi_2 = and(hi_shifted_2, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_5_nibble_mask(%rip), %xmm2 /* lo_2 = and(tr3_2, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_7_nibble_mask(%rip), %xmm1 /* hi_2 = and(hi_shifted_2, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_7_nibble_mask(%rip), %xmm2 /* lo_2 = and(tr3_2, nibble_mask) */
 	movdqa %xmm1, 48(%rsp) /* spill x0_4.1 */
 	movdqa %xmm15, %xmm1 /* tr3_3 */
 	psrlw $4, %xmm1 /* hi_shifted_3 = shr(tr3_3) */
-	pand .Lublock_nibbleslice_ssse3_asm_5_nibble_mask(%rip), %xmm1 /* hi_3 = and(hi_shifted_3, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_5_nibble_mask(%rip), %xmm15 /* lo_3 = and(tr3_3, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_7_nibble_mask(%rip), %xmm1 /* hi_3 = and(hi_shifted_3, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_7_nibble_mask(%rip), %xmm15 /* lo_3 = and(tr3_3, nibble_mask) */
 	movdqa %xmm1, 64(%rsp) /* spill x0_6.1 */
 	movdqa %xmm4, %xmm1 /* tr3_4 */
 	psrlw $4, %xmm1 /* hi_shifted_4 = shr(tr3_4) */
-	pand .Lublock_nibbleslice_ssse3_asm_5_nibble_mask(%rip), %xmm1 /* hi_4 = and(hi_shifted_4, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_5_nibble_mask(%rip), %xmm4 /* lo_4 = and(tr3_4, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_7_nibble_mask(%rip), %xmm1 /* hi_4 = and(hi_shifted_4, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_7_nibble_mask(%rip), %xmm4 /* lo_4 = and(tr3_4, nibble_mask) */
 	movdqa %xmm1, 80(%rsp) /* spill x0_8.1 */
 	movdqa %xmm5, %xmm1 /* tr3_5 */
 	psrlw $4, %xmm1 /* hi_shifted_5 = shr(tr3_5) */
-	pand .Lublock_nibbleslice_ssse3_asm_5_nibble_mask(%rip), %xmm1 /* hi_5 = and(hi_shifted_5, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_5_nibble_mask(%rip), %xmm5 /* lo_5 = and(tr3_5, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_7_nibble_mask(%rip), %xmm1 /* hi_5 = and(hi_shifted_5, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_7_nibble_mask(%rip), %xmm5 /* lo_5 = and(tr3_5, nibble_mask) */
 	movdqa %xmm1, 96(%rsp) /* spill x0_10.1 */
 	movdqa %xmm6, %xmm1 /* tr3_6 */
 	psrlw $4, %xmm1 /* hi_shifted_6 = shr(tr3_6) */
-	pand .Lublock_nibbleslice_ssse3_asm_5_nibble_mask(%rip), %xmm1 /* hi_6 = and(hi_shifted_6, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_5_nibble_mask(%rip), %xmm6 /* lo_6 = and(tr3_6, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_7_nibble_mask(%rip), %xmm1 /* hi_6 = and(hi_shifted_6, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_7_nibble_mask(%rip), %xmm6 /* lo_6 = and(tr3_6, nibble_mask) */
 	movdqa %xmm1, 112(%rsp) /* spill x0_12.1 */
 	movdqa %xmm7, %xmm1 /* tr3_7 */
 	psrlw $4, %xmm1 /* hi_shifted_7 = shr(tr3_7) */
-	pand .Lublock_nibbleslice_ssse3_asm_5_nibble_mask(%rip), %xmm1 /* hi_7 = and(hi_shifted_7, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_5_nibble_mask(%rip), %xmm7 /* lo_7 = and(tr3_7, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_7_nibble_mask(%rip), %xmm1 /* hi_7 = and(hi_shifted_7, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_7_nibble_mask(%rip), %xmm7 /* lo_7 = and(tr3_7, nibble_mask) */
 	movdqa %xmm1, 128(%rsp) /* spill x0_14.1 */
 	movdqa %xmm8, %xmm1 /* tr3_8 */
 	psrlw $4, %xmm1 /* hi_shifted_8 = shr(tr3_8) */
-	pand .Lublock_nibbleslice_ssse3_asm_5_nibble_mask(%rip), %xmm1 /* hi_8 = and(hi_shifted_8, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_5_nibble_mask(%rip), %xmm8 /* lo_8 = and(tr3_8, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_7_nibble_mask(%rip), %xmm1 /* hi_8 = and(hi_shifted_8, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_7_nibble_mask(%rip), %xmm8 /* lo_8 = and(tr3_8, nibble_mask) */
 	movdqa %xmm1, 144(%rsp) /* spill x1_0.1 */
 	movdqa %xmm9, %xmm1 /* tr3_9 */
 	psrlw $4, %xmm1 /* hi_shifted_9 = shr(tr3_9) */
-	pand .Lublock_nibbleslice_ssse3_asm_5_nibble_mask(%rip), %xmm1 /* hi_9 = and(hi_shifted_9, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_5_nibble_mask(%rip), %xmm9 /* lo_9 = and(tr3_9, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_7_nibble_mask(%rip), %xmm1 /* hi_9 = and(hi_shifted_9, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_7_nibble_mask(%rip), %xmm9 /* lo_9 = and(tr3_9, nibble_mask) */
 	movdqa %xmm1, 160(%rsp) /* spill x1_2.1 */
 	movdqa %xmm10, %xmm1 /* tr3_10 */
 	psrlw $4, %xmm1 /* hi_shifted_10 = shr(tr3_10) */
-	pand .Lublock_nibbleslice_ssse3_asm_5_nibble_mask(%rip), %xmm1 /* hi_10 = and(hi_shifted_10, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_5_nibble_mask(%rip), %xmm10 /* lo_10 = and(tr3_10, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_7_nibble_mask(%rip), %xmm1 /* hi_10 = and(hi_shifted_10, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_7_nibble_mask(%rip), %xmm10 /* lo_10 = and(tr3_10, nibble_mask) */
 	movdqa %xmm1, 176(%rsp) /* spill x1_4.1 */
 	movdqa %xmm11, %xmm1 /* tr3_11 */
 	psrlw $4, %xmm1 /* hi_shifted_11 = shr(tr3_11) */
-	pand .Lublock_nibbleslice_ssse3_asm_5_nibble_mask(%rip), %xmm1 /* hi_11 = and(hi_shifted_11, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_5_nibble_mask(%rip), %xmm11 /* lo_11 = and(tr3_11, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_7_nibble_mask(%rip), %xmm1 /* hi_11 = and(hi_shifted_11, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_7_nibble_mask(%rip), %xmm11 /* lo_11 = and(tr3_11, nibble_mask) */
 	movdqa %xmm1, 192(%rsp) /* spill x1_6.1 */
 	movdqa %xmm12, %xmm1 /* tr3_12 */
 	psrlw $4, %xmm1 /* hi_shifted_12 = shr(tr3_12) */
-	pand .Lublock_nibbleslice_ssse3_asm_5_nibble_mask(%rip), %xmm1 /* hi_12 = and(hi_shifted_12, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_5_nibble_mask(%rip), %xmm12 /* lo_12 = and(tr3_12, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_7_nibble_mask(%rip), %xmm1 /* hi_12 = and(hi_shifted_12, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_7_nibble_mask(%rip), %xmm12 /* lo_12 = and(tr3_12, nibble_mask) */
 	movdqa %xmm1, 208(%rsp) /* spill x1_8.1 */
 	movdqa 0(%rsp), %xmm1 /* reload tr3_13 */
 	movdqa %xmm2, 224(%rsp) /* spill x0_5.1 */
 	movdqa %xmm1, %xmm2 /* tr3_13 */
 	psrlw $4, %xmm2 /* hi_shifted_13 = shr(tr3_13) */
-	pand .Lublock_nibbleslice_ssse3_asm_5_nibble_mask(%rip), %xmm2 /* hi_13 = and(hi_shifted_13, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_5_nibble_mask(%rip), %xmm1 /* lo_13 = and(tr3_13, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_7_nibble_mask(%rip), %xmm2 /* hi_13 = and(hi_shifted_13, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_7_nibble_mask(%rip), %xmm1 /* lo_13 = and(tr3_13, nibble_mask) */
 	movdqa %xmm1, 0(%rsp) /* spill x1_11.1 */
 	movdqa %xmm13, %xmm1 /* tr3_14 */
 	psrlw $4, %xmm1 /* hi_shifted_14 = shr(tr3_14) */
-	pand .Lublock_nibbleslice_ssse3_asm_5_nibble_mask(%rip), %xmm1 /* hi_14 = and(hi_shifted_14, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_5_nibble_mask(%rip), %xmm13 /* lo_14 = and(tr3_14, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_7_nibble_mask(%rip), %xmm1 /* hi_14 = and(hi_shifted_14, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_7_nibble_mask(%rip), %xmm13 /* lo_14 = and(tr3_14, nibble_mask) */
 	movdqa %xmm1, 240(%rsp) /* spill x1_12.1 */
 	movdqa %xmm0, %xmm1 /* tr3_15 */
 	psrlw $4, %xmm1 /* hi_shifted_15 = shr(tr3_15) */
-	pand .Lublock_nibbleslice_ssse3_asm_5_nibble_mask(%rip), %xmm1 /* hi_15 = and(hi_shifted_15, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_5_nibble_mask(%rip), %xmm0 /* lo_15 = and(tr3_15, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_7_nibble_mask(%rip), %xmm1 /* hi_15 = and(hi_shifted_15, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_7_nibble_mask(%rip), %xmm0 /* lo_15 = and(tr3_15, nibble_mask) */
 	movdqa %xmm0, 256(%rsp) /* spill x1_15.2 */
 	movdqa 192(%rsp), %xmm0 /* reload x1_6.2 */
 	movdqa %xmm1, 272(%rsp) /* spill x1_14.2 */
@@ -3403,7 +3589,7 @@ ublock_nibbleslice_ssse3_ublock128_256_encrypt_asm:
 	movdqa %xmm11, 160(%rsp) /* spill x0_13.2 */
 	xor %rcx, %rcx
 	.p2align 4
-.Lublock_nibbleslice_ssse3_asm_5_loop_r0:
+.Lublock_nibbleslice_ssse3_asm_7_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
 	movdqu (%rdi,%rcx), %xmm11 /* t0_0 = bcast128() */
@@ -3616,7 +3802,7 @@ ublock_nibbleslice_ssse3_ublock128_256_encrypt_asm:
 	movdqa 176(%rsp), %xmm14 /* reload x0_3.3 */
 	add $512, %rcx
 	cmp $12288, %rcx
-	jne .Lublock_nibbleslice_ssse3_asm_5_loop_r0
+	jne .Lublock_nibbleslice_ssse3_asm_7_loop_r0
 
 	/* Pack nibble pairs into bytes, transpose back and store. */
 	psllw $4, %xmm1 /* hi_up = shl(x0_0) */
@@ -3784,6 +3970,99 @@ ublock_nibbleslice_ssse3_ublock128_256_encrypt_asm:
 	ret
 	.size ublock_nibbleslice_ssse3_ublock128_256_encrypt_asm, .-ublock_nibbleslice_ssse3_ublock128_256_encrypt_asm
 
+/* ublock_nibbleslice_ssse3_ublock128_256_encrypt_one_block_asm: ublock128_register_one_block_encrypt, 3 arguments
+ *   %rdi: rk
+ *   %rsi: in
+ *   %rdx: out
+ *   %rcx: 128 x r (and the loop count)
+ *   xmm0-10: vectors, as allocated (11 used)
+ *   frame: 0 bytes (0 spill slots of 16 bytes)
+ */
+	.globl ublock_nibbleslice_ssse3_ublock128_256_encrypt_one_block_asm
+	.hidden ublock_nibbleslice_ssse3_ublock128_256_encrypt_one_block_asm
+	.type ublock_nibbleslice_ssse3_ublock128_256_encrypt_one_block_asm, @function
+	.p2align 5
+ublock_nibbleslice_ssse3_ublock128_256_encrypt_one_block_asm:
+
+	/* Load one block, spread one nibble per byte in the low nibbles; X0 and X1 in separate registers. */
+	movdqu (%rsi), %xmm0 /* blk = load() */
+	movdqa %xmm0, %xmm1 /* blk */
+	psrlw $4, %xmm1 /* lo_sh = shr(blk) */
+	movdqa .Lublock_nibbleslice_ssse3_asm_8_high_nibbles(%rip), %xmm2 /* high_nibbles = const() */
+	movdqa %xmm2, %xmm3 /* high_nibbles */
+	pandn %xmm1, %xmm3 /* even_a = andnot(high_nibbles, lo_sh) */
+	movdqa %xmm2, %xmm1 /* high_nibbles */
+	pandn %xmm0, %xmm1 /* odd_a = andnot(high_nibbles, blk) */
+	movdqa %xmm2, %xmm0 /* high_nibbles */
+	pand .Lublock_nibbleslice_ssse3_asm_8_zero(%rip), %xmm0 /* even_b = and(high_nibbles, zero) */
+	por %xmm3, %xmm0 /* even = or(even_b, even_a) */
+	movdqa .Lublock_nibbleslice_ssse3_asm_8_zero(%rip), %xmm3 /* zero = const() */
+	psllw $4, %xmm3 /* hi_sh = shl(zero) */
+	pand %xmm2, %xmm3 /* odd_b = and(hi_sh, high_nibbles) */
+	por %xmm1, %xmm3 /* odd = or(odd_b, odd_a) */
+	movdqa %xmm0, %xmm1 /* even */
+	punpcklbw %xmm3, %xmm1 /* sp = unpacklo(even, odd) */
+	punpckhbw %xmm3, %xmm0 /* sp_1 = unpackhi(even, odd) */
+	movdqa .Lublock_nibbleslice_ssse3_asm_8_low_nibbles(%rip), %xmm3 /* low_nibbles = const() */
+	movdqa .Lublock_nibbleslice_ssse3_asm_8_rotl48(%rip), %xmm4 /* rotl48 = const() */
+	movdqa .Lublock_nibbleslice_ssse3_asm_8_sbox_lo(%rip), %xmm5 /* sbox_lo = const() */
+	movdqa .Lublock_nibbleslice_ssse3_asm_8_pl_mask(%rip), %xmm6 /* pl_mask = const() */
+	movdqa .Lublock_nibbleslice_ssse3_asm_8_pr_mask(%rip), %xmm7 /* pr_mask = const() */
+	movdqa .Lublock_nibbleslice_ssse3_asm_8_rotl24(%rip), %xmm8 /* rotl24 = const() */
+	movdqa .Lublock_nibbleslice_ssse3_asm_8_rotl56(%rip), %xmm9 /* rotl56 = const() */
+	xor %rcx, %rcx
+	.p2align 4
+.Lublock_nibbleslice_ssse3_asm_8_loop_r0:
+	movdqu (%rdi,%rcx), %xmm10 /* rk0 = load() */
+	pxor %xmm10, %xmm1 /* k0 = xor(x0, rk0) */
+	pand %xmm3, %xmm1 /* s0_lo = and(k0, low_nibbles) */
+	movdqa %xmm5, %xmm10 /* sbox_lo */
+	pshufb %xmm1, %xmm10 /* s0 = lookup16(sbox_lo, s0_lo) */
+	movdqu 64(%rdi,%rcx), %xmm1 /* rk1 = load() */
+	pxor %xmm1, %xmm0 /* k1 = xor(x1, rk1) */
+	pand %xmm3, %xmm0 /* s1_lo = and(k1, low_nibbles) */
+	movdqa %xmm5, %xmm1 /* sbox_lo */
+	pshufb %xmm0, %xmm1 /* s1 = lookup16(sbox_lo, s1_lo) */
+	pxor %xmm10, %xmm1 /* x1_1 = xor(s1, s0) */
+	movdqa %xmm1, %xmm0 /* x1_1 */
+	pshufb %xmm9, %xmm0 /* rot4 = lookup16(x1_1, rotl56) */
+	pxor %xmm0, %xmm10 /* x0_1 = xor(s0, rot4) */
+	movdqa %xmm10, %xmm0 /* x0_1 */
+	pshufb %xmm4, %xmm0 /* rot8 = lookup16(x0_1, rotl48) */
+	pxor %xmm0, %xmm1 /* x1_2 = xor(x1_1, rot8) */
+	movdqa %xmm1, %xmm0 /* x1_2 */
+	pshufb %xmm4, %xmm0 /* rot8_1 = lookup16(x1_2, rotl48) */
+	pxor %xmm0, %xmm10 /* x0_2 = xor(x0_1, rot8_1) */
+	movdqa %xmm10, %xmm0 /* x0_2 */
+	pshufb %xmm8, %xmm0 /* rot20 = lookup16(x0_2, rotl24) */
+	pxor %xmm0, %xmm1 /* x1_3 = xor(x1_2, rot20) */
+	pxor %xmm1, %xmm10 /* x0_3 = xor(x0_2, x1_3) */
+	pshufb %xmm6, %xmm10 /* pl = lookup16(x0_3, pl_mask) */
+	pshufb %xmm7, %xmm1 /* pr = lookup16(x1_3, pr_mask) */
+	movdqa %xmm1, %xmm0 /* x1.3 */
+	movdqa %xmm10, %xmm1 /* x0.3 */
+	add $128, %rcx
+	cmp $3072, %rcx
+	jne .Lublock_nibbleslice_ssse3_asm_8_loop_r0
+
+	/* Final key addition; the store packs the low nibbles (the key's copy in the high ones is dropped). */
+	movdqu 3072(%rdi), %xmm10 /* rk0_1 = load() */
+	pxor %xmm10, %xmm1 /* y0 = xor(x0, rk0_1) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_8_deinterleave(%rip), %xmm1 /* de = lookup16(y0, deinterleave) */
+	movdqu 3136(%rdi), %xmm10 /* rk1_1 = load() */
+	pxor %xmm10, %xmm0 /* y1 = xor(x1, rk1_1) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_8_deinterleave(%rip), %xmm0 /* de_1 = lookup16(y1, deinterleave) */
+	movdqa %xmm1, %xmm10 /* de */
+	punpcklqdq %xmm0, %xmm10 /* even_1 = unpacklo(de, de_1) */
+	punpckhqdq %xmm0, %xmm1 /* odd_1 = unpackhi(de, de_1) */
+	psllw $4, %xmm10 /* ev_sh = shl(even_1) */
+	pand %xmm2, %xmm10 /* out_lo_b = and(ev_sh, high_nibbles) */
+	pandn %xmm1, %xmm2 /* out_lo_a = andnot(high_nibbles, odd_1) */
+	por %xmm2, %xmm10 /* out_lo = or(out_lo_b, out_lo_a) */
+	movdqu %xmm10, (%rdx) /* store out_lo */
+	ret
+	.size ublock_nibbleslice_ssse3_ublock128_256_encrypt_one_block_asm, .-ublock_nibbleslice_ssse3_ublock128_256_encrypt_one_block_asm
+
 /* ublock_nibbleslice_ssse3_ublock128_256_decrypt_asm: ublock128_r24_nibbleslice128_decrypt, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -3926,62 +4205,62 @@ ublock_nibbleslice_ssse3_ublock128_256_decrypt_asm:
 	punpckhbw %xmm1, %xmm0 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
 	movdqa %xmm3, %xmm1 /* tr3 */
 	psrlw $4, %xmm1 /* hi_shifted = shr(tr3) */
-	pand .Lublock_nibbleslice_ssse3_asm_6_nibble_mask(%rip), %xmm1 /* hi = and(hi_shifted, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_6_nibble_mask(%rip), %xmm3 /* lo = and(tr3, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_9_nibble_mask(%rip), %xmm1 /* hi = and(hi_shifted, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_9_nibble_mask(%rip), %xmm3 /* lo = and(tr3, nibble_mask) */
 	movdqa %xmm0, 16(%rsp) /* spill tr3_15 */
 	movdqa %xmm14, %xmm0 /* tr3_1 */
 	psrlw $4, %xmm0 /* hi_shifted_1 = shr(tr3_1) */
-	pand .Lublock_nibbleslice_ssse3_asm_6_nibble_mask(%rip), %xmm0 /* hi_1 = and(hi_shifted_1, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_6_nibble_mask(%rip), %xmm14 /* lo_1 = and(tr3_1, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_9_nibble_mask(%rip), %xmm0 /* hi_1 = and(hi_shifted_1, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_9_nibble_mask(%rip), %xmm14 /* lo_1 = and(tr3_1, nibble_mask) */
 	movdqa %xmm14, 32(%rsp) /* spill lo_1 */
 	movdqa %xmm2, %xmm14 /* tr3_2 */
 	psrlw $4, %xmm14 /* hi_shifted_2 = shr(tr3_2) */
-	pand .Lublock_nibbleslice_ssse3_asm_6_nibble_mask(%rip), %xmm14 /* hi_2 = and(hi_shifted_2, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_6_nibble_mask(%rip), %xmm2 /* lo_2 = and(tr3_2, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_9_nibble_mask(%rip), %xmm14 /* hi_2 = and(hi_shifted_2, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_9_nibble_mask(%rip), %xmm2 /* lo_2 = and(tr3_2, nibble_mask) */
 	movdqa %xmm0, 48(%rsp) /* spill hi_1 */
 	movdqa %xmm15, %xmm0 /* tr3_3 */
 	psrlw $4, %xmm0 /* hi_shifted_3 = shr(tr3_3) */
-	pand .Lublock_nibbleslice_ssse3_asm_6_nibble_mask(%rip), %xmm0 /* hi_3 = and(hi_shifted_3, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_6_nibble_mask(%rip), %xmm15 /* lo_3 = and(tr3_3, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_9_nibble_mask(%rip), %xmm0 /* hi_3 = and(hi_shifted_3, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_9_nibble_mask(%rip), %xmm15 /* lo_3 = and(tr3_3, nibble_mask) */
 	movdqa %xmm2, 64(%rsp) /* spill lo_2 */
 	movdqa %xmm4, %xmm2 /* tr3_4 */
 	psrlw $4, %xmm2 /* hi_shifted_4 = shr(tr3_4) */
-	pand .Lublock_nibbleslice_ssse3_asm_6_nibble_mask(%rip), %xmm2 /* hi_4 = and(hi_shifted_4, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_6_nibble_mask(%rip), %xmm4 /* lo_4 = and(tr3_4, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_9_nibble_mask(%rip), %xmm2 /* hi_4 = and(hi_shifted_4, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_9_nibble_mask(%rip), %xmm4 /* lo_4 = and(tr3_4, nibble_mask) */
 	movdqa %xmm14, 80(%rsp) /* spill hi_2 */
 	movdqa %xmm5, %xmm14 /* tr3_5 */
 	psrlw $4, %xmm14 /* hi_shifted_5 = shr(tr3_5) */
-	pand .Lublock_nibbleslice_ssse3_asm_6_nibble_mask(%rip), %xmm14 /* hi_5 = and(hi_shifted_5, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_6_nibble_mask(%rip), %xmm5 /* lo_5 = and(tr3_5, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_9_nibble_mask(%rip), %xmm14 /* hi_5 = and(hi_shifted_5, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_9_nibble_mask(%rip), %xmm5 /* lo_5 = and(tr3_5, nibble_mask) */
 	movdqa %xmm13, 96(%rsp) /* spill tr3_14 */
 	movdqa %xmm6, %xmm13 /* tr3_6 */
 	psrlw $4, %xmm13 /* hi_shifted_6 = shr(tr3_6) */
-	pand .Lublock_nibbleslice_ssse3_asm_6_nibble_mask(%rip), %xmm13 /* hi_6 = and(hi_shifted_6, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_6_nibble_mask(%rip), %xmm6 /* lo_6 = and(tr3_6, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_9_nibble_mask(%rip), %xmm13 /* hi_6 = and(hi_shifted_6, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_9_nibble_mask(%rip), %xmm6 /* lo_6 = and(tr3_6, nibble_mask) */
 	movdqa %xmm15, 112(%rsp) /* spill lo_3 */
 	movdqa %xmm7, %xmm15 /* tr3_7 */
 	psrlw $4, %xmm15 /* hi_shifted_7 = shr(tr3_7) */
-	pand .Lublock_nibbleslice_ssse3_asm_6_nibble_mask(%rip), %xmm15 /* hi_7 = and(hi_shifted_7, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_6_nibble_mask(%rip), %xmm7 /* lo_7 = and(tr3_7, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_9_nibble_mask(%rip), %xmm15 /* hi_7 = and(hi_shifted_7, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_9_nibble_mask(%rip), %xmm7 /* lo_7 = and(tr3_7, nibble_mask) */
 	movdqa %xmm0, 128(%rsp) /* spill hi_3 */
 	movdqa %xmm8, %xmm0 /* tr3_8 */
 	psrlw $4, %xmm0 /* hi_shifted_8 = shr(tr3_8) */
-	pand .Lublock_nibbleslice_ssse3_asm_6_nibble_mask(%rip), %xmm0 /* hi_8 = and(hi_shifted_8, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_6_nibble_mask(%rip), %xmm8 /* lo_8 = and(tr3_8, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_9_nibble_mask(%rip), %xmm0 /* hi_8 = and(hi_shifted_8, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_9_nibble_mask(%rip), %xmm8 /* lo_8 = and(tr3_8, nibble_mask) */
 	pxor %xmm0, %xmm14 /* y0_4 = xor(hi_5, hi_8) */
 	pxor %xmm8, %xmm5 /* y0_5 = xor(lo_5, lo_8) */
 	movdqa %xmm14, 144(%rsp) /* spill y0_4 */
 	movdqa %xmm9, %xmm14 /* tr3_9 */
 	psrlw $4, %xmm14 /* hi_shifted_9 = shr(tr3_9) */
-	pand .Lublock_nibbleslice_ssse3_asm_6_nibble_mask(%rip), %xmm14 /* hi_9 = and(hi_shifted_9, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_6_nibble_mask(%rip), %xmm9 /* lo_9 = and(tr3_9, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_9_nibble_mask(%rip), %xmm14 /* hi_9 = and(hi_shifted_9, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_9_nibble_mask(%rip), %xmm9 /* lo_9 = and(tr3_9, nibble_mask) */
 	pxor %xmm14, %xmm13 /* y0_14 = xor(hi_6, hi_9) */
 	pxor %xmm9, %xmm6 /* y0_15 = xor(lo_6, lo_9) */
 	movdqa %xmm13, 160(%rsp) /* spill y0_14 */
 	movdqa %xmm10, %xmm13 /* tr3_10 */
 	psrlw $4, %xmm13 /* hi_shifted_10 = shr(tr3_10) */
-	pand .Lublock_nibbleslice_ssse3_asm_6_nibble_mask(%rip), %xmm13 /* hi_10 = and(hi_shifted_10, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_6_nibble_mask(%rip), %xmm10 /* lo_10 = and(tr3_10, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_9_nibble_mask(%rip), %xmm13 /* hi_10 = and(hi_shifted_10, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_9_nibble_mask(%rip), %xmm10 /* lo_10 = and(tr3_10, nibble_mask) */
 	pxor %xmm13, %xmm15 /* y0_10 = xor(hi_7, hi_10) */
 	pxor %xmm10, %xmm7 /* y0_11 = xor(lo_7, lo_10) */
 	pxor %xmm6, %xmm13 /* y1_10 = xor(hi_10, y0_15) */
@@ -3989,8 +4268,8 @@ ublock_nibbleslice_ssse3_ublock128_256_decrypt_asm:
 	movdqa %xmm6, 176(%rsp) /* spill y0_15 */
 	movdqa %xmm11, %xmm6 /* tr3_11 */
 	psrlw $4, %xmm6 /* hi_shifted_11 = shr(tr3_11) */
-	pand .Lublock_nibbleslice_ssse3_asm_6_nibble_mask(%rip), %xmm6 /* hi_11 = and(hi_shifted_11, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_6_nibble_mask(%rip), %xmm11 /* lo_11 = and(tr3_11, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_9_nibble_mask(%rip), %xmm6 /* hi_11 = and(hi_shifted_11, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_9_nibble_mask(%rip), %xmm11 /* lo_11 = and(tr3_11, nibble_mask) */
 
 	/* Algorithm 2, rotated: every iteration starts with the S^-1 table lookups and ends with the next round's XORs, as in encryption.  Here the first round's PL^-1, PR^-1 and inverse linear layer, on Y: the first S^-1 tables take RK^24 off their index. */
 
@@ -4002,8 +4281,8 @@ ublock_nibbleslice_ssse3_ublock128_256_decrypt_asm:
 	movdqa %xmm6, 192(%rsp) /* spill y1_0 */
 	movdqa %xmm12, %xmm6 /* tr3_12 */
 	psrlw $4, %xmm6 /* hi_shifted_12 = shr(tr3_12) */
-	pand .Lublock_nibbleslice_ssse3_asm_6_nibble_mask(%rip), %xmm6 /* hi_12 = and(hi_shifted_12, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_6_nibble_mask(%rip), %xmm12 /* lo_12 = and(tr3_12, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_9_nibble_mask(%rip), %xmm6 /* hi_12 = and(hi_shifted_12, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_9_nibble_mask(%rip), %xmm12 /* lo_12 = and(tr3_12, nibble_mask) */
 	pxor %xmm6, %xmm1 /* y0_2 = xor(hi, hi_12) */
 	pxor %xmm12, %xmm3 /* y0_3 = xor(lo, lo_12) */
 	pxor %xmm2, %xmm12 /* y1_3 = xor(lo_12, y0_0) */
@@ -4015,8 +4294,8 @@ ublock_nibbleslice_ssse3_ublock128_256_decrypt_asm:
 	movdqa %xmm0, 224(%rsp) /* spill y1_4 */
 	movdqa %xmm4, %xmm0 /* tr3_13 */
 	psrlw $4, %xmm0 /* hi_shifted_13 = shr(tr3_13) */
-	pand .Lublock_nibbleslice_ssse3_asm_6_nibble_mask(%rip), %xmm0 /* hi_13 = and(hi_shifted_13, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_6_nibble_mask(%rip), %xmm4 /* lo_13 = and(tr3_13, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_9_nibble_mask(%rip), %xmm0 /* hi_13 = and(hi_shifted_13, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_9_nibble_mask(%rip), %xmm4 /* lo_13 = and(tr3_13, nibble_mask) */
 	movdqa %xmm12, 0(%rsp) /* spill y1_3 */
 	movdqa %xmm0, %xmm12 /* hi_13 */
 	pxor 128(%rsp), %xmm12 /* y0_12 = xor(hi_13, hi_3) */
@@ -4032,8 +4311,8 @@ ublock_nibbleslice_ssse3_ublock128_256_decrypt_asm:
 	movdqa %xmm8, 240(%rsp) /* spill y1_5 */
 	movdqa %xmm5, %xmm8 /* tr3_14 */
 	psrlw $4, %xmm8 /* hi_shifted_14 = shr(tr3_14) */
-	pand .Lublock_nibbleslice_ssse3_asm_6_nibble_mask(%rip), %xmm8 /* hi_14 = and(hi_shifted_14, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_6_nibble_mask(%rip), %xmm5 /* lo_14 = and(tr3_14, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_9_nibble_mask(%rip), %xmm8 /* hi_14 = and(hi_shifted_14, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_9_nibble_mask(%rip), %xmm5 /* lo_14 = and(tr3_14, nibble_mask) */
 
 	/* Word pair 1: inverse linear layer (algorithm 2), XORs only. */
 	movdqa %xmm2, 96(%rsp) /* spill y0_0 */
@@ -4085,8 +4364,8 @@ ublock_nibbleslice_ssse3_ublock128_256_decrypt_asm:
 	movdqa %xmm1, 256(%rsp) /* spill x0_13.1 */
 	movdqa %xmm0, %xmm1 /* tr3_15 */
 	psrlw $4, %xmm1 /* hi_shifted_15 = shr(tr3_15) */
-	pand .Lublock_nibbleslice_ssse3_asm_6_nibble_mask(%rip), %xmm1 /* hi_15 = and(hi_shifted_15, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_6_nibble_mask(%rip), %xmm0 /* lo_15 = and(tr3_15, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_9_nibble_mask(%rip), %xmm1 /* hi_15 = and(hi_shifted_15, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_9_nibble_mask(%rip), %xmm0 /* lo_15 = and(tr3_15, nibble_mask) */
 	movdqa %xmm2, 16(%rsp) /* spill x0_8.1 */
 	movdqa %xmm1, %xmm2 /* hi_15 */
 	pxor 48(%rsp), %xmm2 /* y0_6 = xor(hi_15, hi_1) */
@@ -4186,7 +4465,7 @@ ublock_nibbleslice_ssse3_ublock128_256_decrypt_asm:
 	movdqa %xmm8, 144(%rsp) /* spill x1_15.2 */
 	xor %rcx, %rcx
 	.p2align 4
-.Lublock_nibbleslice_ssse3_asm_6_loop_r0:
+.Lublock_nibbleslice_ssse3_asm_9_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S^-1 with the next round key folded in on the nibbles PL^-1 / PR^-1 bring to it (renaming). */
 	movdqu 128(%rdi,%rcx), %xmm8 /* t0_8 = bcast128() */
@@ -4398,7 +4677,7 @@ ublock_nibbleslice_ssse3_ublock128_256_decrypt_asm:
 	movdqa 176(%rsp), %xmm15 /* reload x0_2.3 */
 	add $512, %rcx
 	cmp $11776, %rcx
-	jne .Lublock_nibbleslice_ssse3_asm_6_loop_r0
+	jne .Lublock_nibbleslice_ssse3_asm_9_loop_r0
 
 	/* The last S^-1, with RK^0 folded in. */
 	movdqu 11776(%rdi), %xmm8 /* t0_0_1 = bcast128() */
@@ -4624,6 +4903,99 @@ ublock_nibbleslice_ssse3_ublock128_256_decrypt_asm:
 	ret
 	.size ublock_nibbleslice_ssse3_ublock128_256_decrypt_asm, .-ublock_nibbleslice_ssse3_ublock128_256_decrypt_asm
 
+/* ublock_nibbleslice_ssse3_ublock128_256_decrypt_one_block_asm: ublock128_register_one_block_decrypt, 3 arguments
+ *   %rdi: rk
+ *   %rsi: in
+ *   %rdx: out
+ *   %rcx: 128 x r (and the loop count)
+ *   xmm0-10: vectors, as allocated (11 used)
+ *   frame: 0 bytes (0 spill slots of 16 bytes)
+ */
+	.globl ublock_nibbleslice_ssse3_ublock128_256_decrypt_one_block_asm
+	.hidden ublock_nibbleslice_ssse3_ublock128_256_decrypt_one_block_asm
+	.type ublock_nibbleslice_ssse3_ublock128_256_decrypt_one_block_asm, @function
+	.p2align 5
+ublock_nibbleslice_ssse3_ublock128_256_decrypt_one_block_asm:
+
+	/* Load one block, spread one nibble per byte in the low nibbles; X0 and X1 in separate registers. */
+	movdqu (%rsi), %xmm0 /* blk = load() */
+	movdqa %xmm0, %xmm1 /* blk */
+	psrlw $4, %xmm1 /* lo_sh = shr(blk) */
+	movdqa .Lublock_nibbleslice_ssse3_asm_10_high_nibbles(%rip), %xmm2 /* high_nibbles = const() */
+	movdqa %xmm2, %xmm3 /* high_nibbles */
+	pandn %xmm1, %xmm3 /* even_a = andnot(high_nibbles, lo_sh) */
+	movdqa %xmm2, %xmm1 /* high_nibbles */
+	pandn %xmm0, %xmm1 /* odd_a = andnot(high_nibbles, blk) */
+	movdqa %xmm2, %xmm0 /* high_nibbles */
+	pand .Lublock_nibbleslice_ssse3_asm_10_zero(%rip), %xmm0 /* even_b = and(high_nibbles, zero) */
+	por %xmm3, %xmm0 /* even = or(even_b, even_a) */
+	movdqa .Lublock_nibbleslice_ssse3_asm_10_zero(%rip), %xmm3 /* zero = const() */
+	psllw $4, %xmm3 /* hi_sh = shl(zero) */
+	pand %xmm2, %xmm3 /* odd_b = and(hi_sh, high_nibbles) */
+	por %xmm1, %xmm3 /* odd = or(odd_b, odd_a) */
+	movdqa %xmm0, %xmm1 /* even */
+	punpcklbw %xmm3, %xmm1 /* sp = unpacklo(even, odd) */
+	punpckhbw %xmm3, %xmm0 /* sp_1 = unpackhi(even, odd) */
+	movdqa .Lublock_nibbleslice_ssse3_asm_10_low_nibbles(%rip), %xmm3 /* low_nibbles = const() */
+	movdqa .Lublock_nibbleslice_ssse3_asm_10_rotl48(%rip), %xmm4 /* rotl48 = const() */
+	movdqa .Lublock_nibbleslice_ssse3_asm_10_sbox_inv_lo(%rip), %xmm5 /* sbox_inv_lo = const() */
+	movdqa .Lublock_nibbleslice_ssse3_asm_10_pl_mask(%rip), %xmm6 /* pl_mask = const() */
+	movdqa .Lublock_nibbleslice_ssse3_asm_10_pr_mask(%rip), %xmm7 /* pr_mask = const() */
+	movdqa .Lublock_nibbleslice_ssse3_asm_10_rotl24(%rip), %xmm8 /* rotl24 = const() */
+	movdqa .Lublock_nibbleslice_ssse3_asm_10_rotl56(%rip), %xmm9 /* rotl56 = const() */
+	xor %rcx, %rcx
+	.p2align 4
+.Lublock_nibbleslice_ssse3_asm_10_loop_r0:
+	movdqu (%rdi,%rcx), %xmm10 /* rk0 = load() */
+	pxor %xmm10, %xmm1 /* k0 = xor(x0, rk0) */
+	pshufb %xmm6, %xmm1 /* pl = lookup16(k0, pl_mask) */
+	movdqu 64(%rdi,%rcx), %xmm10 /* rk1 = load() */
+	pxor %xmm10, %xmm0 /* k1 = xor(x1, rk1) */
+	pshufb %xmm7, %xmm0 /* pr = lookup16(k1, pr_mask) */
+	pxor %xmm0, %xmm1 /* y0 = xor(pl, pr) */
+	movdqa %xmm1, %xmm10 /* y0 */
+	pshufb %xmm8, %xmm10 /* rot20 = lookup16(y0, rotl24) */
+	pxor %xmm10, %xmm0 /* y1 = xor(pr, rot20) */
+	movdqa %xmm0, %xmm10 /* y1 */
+	pshufb %xmm4, %xmm10 /* rot8 = lookup16(y1, rotl48) */
+	pxor %xmm10, %xmm1 /* y0_1 = xor(y0, rot8) */
+	movdqa %xmm1, %xmm10 /* y0_1 */
+	pshufb %xmm4, %xmm10 /* rot8_1 = lookup16(y0_1, rotl48) */
+	pxor %xmm10, %xmm0 /* y1_1 = xor(y1, rot8_1) */
+	movdqa %xmm0, %xmm10 /* y1_1 */
+	pshufb %xmm9, %xmm10 /* rot4 = lookup16(y1_1, rotl56) */
+	pxor %xmm10, %xmm1 /* y0_2 = xor(y0_1, rot4) */
+	pxor %xmm1, %xmm0 /* y1_2 = xor(y1_1, y0_2) */
+	pand %xmm3, %xmm1 /* s0_lo = and(y0_2, low_nibbles) */
+	pand %xmm3, %xmm0 /* s1_lo = and(y1_2, low_nibbles) */
+	movdqa %xmm5, %xmm10 /* sbox_inv_lo */
+	pshufb %xmm1, %xmm10 /* s0 = lookup16(sbox_inv_lo, s0_lo) */
+	movdqa %xmm5, %xmm1 /* sbox_inv_lo */
+	pshufb %xmm0, %xmm1 /* s1 = lookup16(sbox_inv_lo, s1_lo) */
+	movdqa %xmm1, %xmm0 /* x1.3 */
+	movdqa %xmm10, %xmm1 /* x0.3 */
+	add $128, %rcx
+	cmp $3072, %rcx
+	jne .Lublock_nibbleslice_ssse3_asm_10_loop_r0
+
+	/* Final key addition; the store packs the low nibbles (the key's copy in the high ones is dropped). */
+	movdqu 3072(%rdi), %xmm10 /* rk0_1 = load() */
+	pxor %xmm10, %xmm1 /* y0_3 = xor(x0, rk0_1) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_10_deinterleave(%rip), %xmm1 /* de = lookup16(y0_3, deinterleave) */
+	movdqu 3136(%rdi), %xmm10 /* rk1_1 = load() */
+	pxor %xmm10, %xmm0 /* y1_3 = xor(x1, rk1_1) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_10_deinterleave(%rip), %xmm0 /* de_1 = lookup16(y1_3, deinterleave) */
+	movdqa %xmm1, %xmm10 /* de */
+	punpcklqdq %xmm0, %xmm10 /* even_1 = unpacklo(de, de_1) */
+	punpckhqdq %xmm0, %xmm1 /* odd_1 = unpackhi(de, de_1) */
+	psllw $4, %xmm10 /* ev_sh = shl(even_1) */
+	pand %xmm2, %xmm10 /* out_lo_b = and(ev_sh, high_nibbles) */
+	pandn %xmm1, %xmm2 /* out_lo_a = andnot(high_nibbles, odd_1) */
+	por %xmm2, %xmm10 /* out_lo = or(out_lo_b, out_lo_a) */
+	movdqu %xmm10, (%rdx) /* store out_lo */
+	ret
+	.size ublock_nibbleslice_ssse3_ublock128_256_decrypt_one_block_asm, .-ublock_nibbleslice_ssse3_ublock128_256_decrypt_one_block_asm
+
 /* ublock_nibbleslice_ssse3_ublock128_256_ctr_pairs_asm: ublock128_r24_nibbleslice128_ctr_pairs, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -4646,12 +5018,12 @@ ublock_nibbleslice_ssse3_ublock128_256_ctr_pairs_asm:
 	movdqu 16(%rsi), %xmm1 /* w = bcast128() */
 	movdqa %xmm0, %xmm2 /* v */
 	psrlw $4, %xmm2 /* hi_shifted = shr(v) */
-	pand .Lublock_nibbleslice_ssse3_asm_7_nibble_mask(%rip), %xmm2 /* hi = and(hi_shifted, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_7_nibble_mask(%rip), %xmm0 /* lo = and(v, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm2 /* hi = and(hi_shifted, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm0 /* lo = and(v, nibble_mask) */
 	movdqa %xmm1, %xmm3 /* w */
 	psrlw $4, %xmm3 /* hi_shifted_1 = shr(w) */
-	pand .Lublock_nibbleslice_ssse3_asm_7_nibble_mask(%rip), %xmm3 /* hi_1 = and(hi_shifted_1, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_7_nibble_mask(%rip), %xmm1 /* lo_1 = and(w, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm3 /* hi_1 = and(hi_shifted_1, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm1 /* lo_1 = and(w, nibble_mask) */
 	movdqa %xmm2, %xmm4 /* hi */
 	punpcklbw %xmm3, %xmm4 /* pairs_hi = unpacklo(hi, hi_1) */
 	punpckhbw %xmm3, %xmm2 /* pairs_hi_1 = unpackhi(hi, hi_1) */
@@ -4659,75 +5031,75 @@ ublock_nibbleslice_ssse3_ublock128_256_ctr_pairs_asm:
 	punpcklbw %xmm1, %xmm3 /* pairs_lo = unpacklo(lo, lo_1) */
 	punpckhbw %xmm1, %xmm0 /* pairs_lo_1 = unpackhi(lo, lo_1) */
 	movdqa %xmm4, %xmm1 /* pairs_hi */
-	pshufb .Lublock_nibbleslice_ssse3_asm_7_pair0(%rip), %xmm1 /* pair = lookup16(pairs_hi, pair0) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_11_pair0(%rip), %xmm1 /* pair = lookup16(pairs_hi, pair0) */
 	movdqa %xmm3, %xmm5 /* pairs_lo */
-	pshufb .Lublock_nibbleslice_ssse3_asm_7_pair0(%rip), %xmm5 /* pair_1 = lookup16(pairs_lo, pair0) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_11_pair0(%rip), %xmm5 /* pair_1 = lookup16(pairs_lo, pair0) */
 	movdqa %xmm4, %xmm6 /* pairs_hi */
-	pshufb .Lublock_nibbleslice_ssse3_asm_7_pair1(%rip), %xmm6 /* pair_2 = lookup16(pairs_hi, pair1) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_11_pair1(%rip), %xmm6 /* pair_2 = lookup16(pairs_hi, pair1) */
 	movdqa %xmm3, %xmm7 /* pairs_lo */
-	pshufb .Lublock_nibbleslice_ssse3_asm_7_pair1(%rip), %xmm7 /* pair_3 = lookup16(pairs_lo, pair1) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_11_pair1(%rip), %xmm7 /* pair_3 = lookup16(pairs_lo, pair1) */
 	movdqa %xmm4, %xmm8 /* pairs_hi */
-	pshufb .Lublock_nibbleslice_ssse3_asm_7_pair2(%rip), %xmm8 /* pair_4 = lookup16(pairs_hi, pair2) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_11_pair2(%rip), %xmm8 /* pair_4 = lookup16(pairs_hi, pair2) */
 	movdqa %xmm3, %xmm9 /* pairs_lo */
-	pshufb .Lublock_nibbleslice_ssse3_asm_7_pair2(%rip), %xmm9 /* pair_5 = lookup16(pairs_lo, pair2) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_11_pair2(%rip), %xmm9 /* pair_5 = lookup16(pairs_lo, pair2) */
 	movdqa %xmm4, %xmm10 /* pairs_hi */
-	pshufb .Lublock_nibbleslice_ssse3_asm_7_pair3(%rip), %xmm10 /* pair_6 = lookup16(pairs_hi, pair3) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_11_pair3(%rip), %xmm10 /* pair_6 = lookup16(pairs_hi, pair3) */
 	movdqa %xmm3, %xmm11 /* pairs_lo */
-	pshufb .Lublock_nibbleslice_ssse3_asm_7_pair3(%rip), %xmm11 /* pair_7 = lookup16(pairs_lo, pair3) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_11_pair3(%rip), %xmm11 /* pair_7 = lookup16(pairs_lo, pair3) */
 	movdqa %xmm4, %xmm12 /* pairs_hi */
-	pshufb .Lublock_nibbleslice_ssse3_asm_7_pair4(%rip), %xmm12 /* pair_8 = lookup16(pairs_hi, pair4) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_11_pair4(%rip), %xmm12 /* pair_8 = lookup16(pairs_hi, pair4) */
 	movdqa %xmm3, %xmm13 /* pairs_lo */
-	pshufb .Lublock_nibbleslice_ssse3_asm_7_pair4(%rip), %xmm13 /* pair_9 = lookup16(pairs_lo, pair4) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_11_pair4(%rip), %xmm13 /* pair_9 = lookup16(pairs_lo, pair4) */
 	movdqa %xmm4, %xmm14 /* pairs_hi */
-	pshufb .Lublock_nibbleslice_ssse3_asm_7_pair5(%rip), %xmm14 /* pair_10 = lookup16(pairs_hi, pair5) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_11_pair5(%rip), %xmm14 /* pair_10 = lookup16(pairs_hi, pair5) */
 	movdqa %xmm3, %xmm15 /* pairs_lo */
-	pshufb .Lublock_nibbleslice_ssse3_asm_7_pair5(%rip), %xmm15 /* pair_11 = lookup16(pairs_lo, pair5) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_11_pair5(%rip), %xmm15 /* pair_11 = lookup16(pairs_lo, pair5) */
 	movdqa %xmm15, 0(%rsp) /* spill pair_11 */
 	movdqa %xmm4, %xmm15 /* pairs_hi */
-	pshufb .Lublock_nibbleslice_ssse3_asm_7_pair6(%rip), %xmm15 /* pair_12 = lookup16(pairs_hi, pair6) */
-	pshufb .Lublock_nibbleslice_ssse3_asm_7_pair7(%rip), %xmm4 /* pair_14 = lookup16(pairs_hi, pair7) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_11_pair6(%rip), %xmm15 /* pair_12 = lookup16(pairs_hi, pair6) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_11_pair7(%rip), %xmm4 /* pair_14 = lookup16(pairs_hi, pair7) */
 	movdqa %xmm4, 16(%rsp) /* spill pair_14 */
 	movdqa %xmm3, %xmm4 /* pairs_lo */
-	pshufb .Lublock_nibbleslice_ssse3_asm_7_pair7(%rip), %xmm4 /* pair_15 = lookup16(pairs_lo, pair7) */
-	pshufb .Lublock_nibbleslice_ssse3_asm_7_pair6(%rip), %xmm3 /* pair_13 = lookup16(pairs_lo, pair6) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_11_pair7(%rip), %xmm4 /* pair_15 = lookup16(pairs_lo, pair7) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_11_pair6(%rip), %xmm3 /* pair_13 = lookup16(pairs_lo, pair6) */
 	movdqa %xmm4, 32(%rsp) /* spill pair_15 */
 	movdqa %xmm2, %xmm4 /* pairs_hi_1 */
-	pshufb .Lublock_nibbleslice_ssse3_asm_7_pair0(%rip), %xmm4 /* pair_16 = lookup16(pairs_hi_1, pair0) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_11_pair0(%rip), %xmm4 /* pair_16 = lookup16(pairs_hi_1, pair0) */
 	movdqa %xmm3, 48(%rsp) /* spill pair_13 */
 	movdqa %xmm0, %xmm3 /* pairs_lo_1 */
-	pshufb .Lublock_nibbleslice_ssse3_asm_7_pair0(%rip), %xmm3 /* pair_17 = lookup16(pairs_lo_1, pair0) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_11_pair0(%rip), %xmm3 /* pair_17 = lookup16(pairs_lo_1, pair0) */
 	movdqa %xmm15, 64(%rsp) /* spill pair_12 */
 	movdqa %xmm2, %xmm15 /* pairs_hi_1 */
-	pshufb .Lublock_nibbleslice_ssse3_asm_7_pair1(%rip), %xmm15 /* pair_18 = lookup16(pairs_hi_1, pair1) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_11_pair1(%rip), %xmm15 /* pair_18 = lookup16(pairs_hi_1, pair1) */
 	movdqa %xmm14, 80(%rsp) /* spill pair_10 */
 	movdqa %xmm0, %xmm14 /* pairs_lo_1 */
-	pshufb .Lublock_nibbleslice_ssse3_asm_7_pair1(%rip), %xmm14 /* pair_19 = lookup16(pairs_lo_1, pair1) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_11_pair1(%rip), %xmm14 /* pair_19 = lookup16(pairs_lo_1, pair1) */
 	movdqa %xmm13, 96(%rsp) /* spill pair_9 */
 	movdqa %xmm2, %xmm13 /* pairs_hi_1 */
-	pshufb .Lublock_nibbleslice_ssse3_asm_7_pair2(%rip), %xmm13 /* pair_20 = lookup16(pairs_hi_1, pair2) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_11_pair2(%rip), %xmm13 /* pair_20 = lookup16(pairs_hi_1, pair2) */
 	movdqa %xmm12, 112(%rsp) /* spill pair_8 */
 	movdqa %xmm0, %xmm12 /* pairs_lo_1 */
-	pshufb .Lublock_nibbleslice_ssse3_asm_7_pair2(%rip), %xmm12 /* pair_21 = lookup16(pairs_lo_1, pair2) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_11_pair2(%rip), %xmm12 /* pair_21 = lookup16(pairs_lo_1, pair2) */
 	movdqa %xmm12, 128(%rsp) /* spill pair_21 */
 	movdqa %xmm2, %xmm12 /* pairs_hi_1 */
-	pshufb .Lublock_nibbleslice_ssse3_asm_7_pair3(%rip), %xmm12 /* pair_22 = lookup16(pairs_hi_1, pair3) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_11_pair3(%rip), %xmm12 /* pair_22 = lookup16(pairs_hi_1, pair3) */
 	movdqa %xmm12, 144(%rsp) /* spill pair_22 */
 	movdqa %xmm0, %xmm12 /* pairs_lo_1 */
-	pshufb .Lublock_nibbleslice_ssse3_asm_7_pair3(%rip), %xmm12 /* pair_23 = lookup16(pairs_lo_1, pair3) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_11_pair3(%rip), %xmm12 /* pair_23 = lookup16(pairs_lo_1, pair3) */
 	movdqa %xmm12, 160(%rsp) /* spill pair_23 */
 	movdqa %xmm2, %xmm12 /* pairs_hi_1 */
-	pshufb .Lublock_nibbleslice_ssse3_asm_7_pair4(%rip), %xmm12 /* pair_24 = lookup16(pairs_hi_1, pair4) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_11_pair4(%rip), %xmm12 /* pair_24 = lookup16(pairs_hi_1, pair4) */
 	movdqa %xmm12, 176(%rsp) /* spill pair_24 */
 	movdqa %xmm0, %xmm12 /* pairs_lo_1 */
-	pshufb .Lublock_nibbleslice_ssse3_asm_7_pair4(%rip), %xmm12 /* pair_25 = lookup16(pairs_lo_1, pair4) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_11_pair4(%rip), %xmm12 /* pair_25 = lookup16(pairs_lo_1, pair4) */
 	movdqa %xmm12, 192(%rsp) /* spill pair_25 */
 	movdqa %xmm2, %xmm12 /* pairs_hi_1 */
-	pshufb .Lublock_nibbleslice_ssse3_asm_7_pair5(%rip), %xmm12 /* pair_26 = lookup16(pairs_hi_1, pair5) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_11_pair5(%rip), %xmm12 /* pair_26 = lookup16(pairs_hi_1, pair5) */
 	movdqa %xmm12, 208(%rsp) /* spill pair_26 */
 	movdqa %xmm0, %xmm12 /* pairs_lo_1 */
-	pshufb .Lublock_nibbleslice_ssse3_asm_7_pair5(%rip), %xmm12 /* pair_27 = lookup16(pairs_lo_1, pair5) */
-	pshufb .Lublock_nibbleslice_ssse3_asm_7_pair6(%rip), %xmm2 /* pair_28 = lookup16(pairs_hi_1, pair6) */
-	pshufb .Lublock_nibbleslice_ssse3_asm_7_pair6(%rip), %xmm0 /* pair_29 = lookup16(pairs_lo_1, pair6) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_11_pair5(%rip), %xmm12 /* pair_27 = lookup16(pairs_lo_1, pair5) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_11_pair6(%rip), %xmm2 /* pair_28 = lookup16(pairs_hi_1, pair6) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_11_pair6(%rip), %xmm0 /* pair_29 = lookup16(pairs_lo_1, pair6) */
 
 	/* The first round on the pairs; the last byte's S-box outputs taken as 0 (their share is added per block). */
 	movdqa %xmm0, 224(%rsp) /* spill pair_29 */
@@ -4958,7 +5330,7 @@ ublock_nibbleslice_ssse3_ublock128_256_ctr_xor_asm:
 	imull $0x01010101, %eax, %eax
 	movd %eax, %xmm1
 	pshufd $0, %xmm1, %xmm1 /* first = bcast8() */
-	paddb .Lublock_nibbleslice_ssse3_asm_8_block_offsets(%rip), %xmm1 /* offsets = add(first, block_offsets) */
+	paddb .Lublock_nibbleslice_ssse3_asm_12_block_offsets(%rip), %xmm1 /* offsets = add(first, block_offsets) */
 	movdqa %xmm0, %xmm2 /* low */
 	paddb %xmm1, %xmm2 /* low_byte = add(low, offsets) */
 	movdqa %xmm0, %xmm3 /* low */
@@ -4968,27 +5340,27 @@ ublock_nibbleslice_ssse3_ublock128_256_ctr_xor_asm:
 	pandn %xmm0, %xmm1 /* either_not_sum = andnot(low_byte, either) */
 	por %xmm1, %xmm3 /* carry_bit7 = or(both, either_not_sum) */
 	psrlw $7, %xmm3 /* sr = shr(carry_bit7) */
-	pand .Lublock_nibbleslice_ssse3_asm_8_one(%rip), %xmm3 /* carry = and(sr, one) */
+	pand .Lublock_nibbleslice_ssse3_asm_12_one(%rip), %xmm3 /* carry = and(sr, one) */
 	movdqa %xmm3, %xmm0 /* carry */
-	por .Lublock_nibbleslice_ssse3_asm_8_pick1(%rip), %xmm0 /* pick = or(carry, pick1) */
+	por .Lublock_nibbleslice_ssse3_asm_12_pick1(%rip), %xmm0 /* pick = or(carry, pick1) */
 	movdqa %xmm3, %xmm1 /* carry */
-	por .Lublock_nibbleslice_ssse3_asm_8_pick2(%rip), %xmm1 /* pick_1 = or(carry, pick2) */
+	por .Lublock_nibbleslice_ssse3_asm_12_pick2(%rip), %xmm1 /* pick_1 = or(carry, pick2) */
 	movdqa %xmm3, %xmm4 /* carry */
-	por .Lublock_nibbleslice_ssse3_asm_8_pick3(%rip), %xmm4 /* pick_2 = or(carry, pick3) */
+	por .Lublock_nibbleslice_ssse3_asm_12_pick3(%rip), %xmm4 /* pick_2 = or(carry, pick3) */
 	movdqa %xmm3, %xmm5 /* carry */
-	por .Lublock_nibbleslice_ssse3_asm_8_pick4(%rip), %xmm5 /* pick_3 = or(carry, pick4) */
+	por .Lublock_nibbleslice_ssse3_asm_12_pick4(%rip), %xmm5 /* pick_3 = or(carry, pick4) */
 	movdqa %xmm3, %xmm6 /* carry */
-	por .Lublock_nibbleslice_ssse3_asm_8_pick5(%rip), %xmm6 /* pick_4 = or(carry, pick5) */
+	por .Lublock_nibbleslice_ssse3_asm_12_pick5(%rip), %xmm6 /* pick_4 = or(carry, pick5) */
 	movdqa %xmm3, %xmm7 /* carry */
-	por .Lublock_nibbleslice_ssse3_asm_8_pick6(%rip), %xmm7 /* pick_5 = or(carry, pick6) */
+	por .Lublock_nibbleslice_ssse3_asm_12_pick6(%rip), %xmm7 /* pick_5 = or(carry, pick6) */
 	movdqa %xmm3, %xmm8 /* carry */
-	por .Lublock_nibbleslice_ssse3_asm_8_pick7(%rip), %xmm8 /* pick_6 = or(carry, pick7) */
+	por .Lublock_nibbleslice_ssse3_asm_12_pick7(%rip), %xmm8 /* pick_6 = or(carry, pick7) */
 
 	/* The last byte L + j0 + j of every block: the S-box of its two nibbles, RK^0 folded in. */
 	movdqa %xmm2, %xmm9 /* low_byte */
 	psrlw $4, %xmm9 /* hi_shifted = shr(low_byte) */
-	pand .Lublock_nibbleslice_ssse3_asm_8_nibble_mask(%rip), %xmm9 /* hi = and(hi_shifted, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_8_nibble_mask(%rip), %xmm2 /* lo = and(low_byte, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_12_nibble_mask(%rip), %xmm9 /* hi = and(hi_shifted, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_12_nibble_mask(%rip), %xmm2 /* lo = and(low_byte, nibble_mask) */
 	movdqu 480(%rdi), %xmm10 /* t1_14 = bcast128() */
 	pshufb %xmm9, %xmm10 /* s1_14 = lookup16(t1_14, hi) */
 	movdqu 496(%rdi), %xmm9 /* t1_15 = bcast128() */
@@ -5162,7 +5534,7 @@ ublock_nibbleslice_ssse3_ublock128_256_ctr_xor_asm:
 	movdqa %xmm2, 272(%rsp) /* spill x0_13.2 */
 	xor %r8, %r8
 	.p2align 4
-.Lublock_nibbleslice_ssse3_asm_8_loop_r0:
+.Lublock_nibbleslice_ssse3_asm_12_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
 	movdqu 512(%rdi,%r8), %xmm2 /* t0_0 = bcast128() */
@@ -5375,7 +5747,7 @@ ublock_nibbleslice_ssse3_ublock128_256_ctr_xor_asm:
 	movdqa %xmm2, %xmm15 /* x0_5.3 */
 	add $512, %r8
 	cmp $11776, %r8
-	jne .Lublock_nibbleslice_ssse3_asm_8_loop_r0
+	jne .Lublock_nibbleslice_ssse3_asm_12_loop_r0
 
 	/* Pack nibble pairs into bytes, transpose back and store. */
 	psllw $4, %xmm8 /* hi_up = shl(x0_0) */
@@ -5719,85 +6091,85 @@ ublock_nibbleslice_ssse3_ublock128_256_encrypt_xor_asm:
 	punpckhbw %xmm1, %xmm0 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
 	movdqa %xmm3, %xmm1 /* tr3 */
 	psrlw $4, %xmm1 /* hi_shifted = shr(tr3) */
-	pand .Lublock_nibbleslice_ssse3_asm_9_nibble_mask(%rip), %xmm1 /* hi = and(hi_shifted, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_9_nibble_mask(%rip), %xmm3 /* lo = and(tr3, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_13_nibble_mask(%rip), %xmm1 /* hi = and(hi_shifted, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_13_nibble_mask(%rip), %xmm3 /* lo = and(tr3, nibble_mask) */
 	movdqa %xmm1, 16(%rsp) /* spill x0_0.1 */
 	movdqa %xmm14, %xmm1 /* tr3_1 */
 	psrlw $4, %xmm1 /* hi_shifted_1 = shr(tr3_1) */
-	pand .Lublock_nibbleslice_ssse3_asm_9_nibble_mask(%rip), %xmm1 /* hi_1 = and(hi_shifted_1, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_9_nibble_mask(%rip), %xmm14 /* lo_1 = and(tr3_1, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_13_nibble_mask(%rip), %xmm1 /* hi_1 = and(hi_shifted_1, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_13_nibble_mask(%rip), %xmm14 /* lo_1 = and(tr3_1, nibble_mask) */
 	movdqa %xmm1, 32(%rsp) /* spill x0_2.1 */
 	movdqa %xmm2, %xmm1 /* tr3_2 */
 	psrlw $4, %xmm1 /* hi_shifted_2 = shr(tr3_2) */
-	pand .Lublock_nibbleslice_ssse3_asm_9_nibble_mask(%rip), %xmm1 /* hi_2 = and(hi_shifted_2, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_9_nibble_mask(%rip), %xmm2 /* lo_2 = and(tr3_2, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_13_nibble_mask(%rip), %xmm1 /* hi_2 = and(hi_shifted_2, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_13_nibble_mask(%rip), %xmm2 /* lo_2 = and(tr3_2, nibble_mask) */
 	movdqa %xmm1, 48(%rsp) /* spill x0_4.1 */
 	movdqa %xmm15, %xmm1 /* tr3_3 */
 	psrlw $4, %xmm1 /* hi_shifted_3 = shr(tr3_3) */
-	pand .Lublock_nibbleslice_ssse3_asm_9_nibble_mask(%rip), %xmm1 /* hi_3 = and(hi_shifted_3, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_9_nibble_mask(%rip), %xmm15 /* lo_3 = and(tr3_3, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_13_nibble_mask(%rip), %xmm1 /* hi_3 = and(hi_shifted_3, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_13_nibble_mask(%rip), %xmm15 /* lo_3 = and(tr3_3, nibble_mask) */
 	movdqa %xmm1, 64(%rsp) /* spill x0_6.1 */
 	movdqa %xmm4, %xmm1 /* tr3_4 */
 	psrlw $4, %xmm1 /* hi_shifted_4 = shr(tr3_4) */
-	pand .Lublock_nibbleslice_ssse3_asm_9_nibble_mask(%rip), %xmm1 /* hi_4 = and(hi_shifted_4, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_9_nibble_mask(%rip), %xmm4 /* lo_4 = and(tr3_4, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_13_nibble_mask(%rip), %xmm1 /* hi_4 = and(hi_shifted_4, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_13_nibble_mask(%rip), %xmm4 /* lo_4 = and(tr3_4, nibble_mask) */
 	movdqa %xmm1, 80(%rsp) /* spill x0_8.1 */
 	movdqa %xmm5, %xmm1 /* tr3_5 */
 	psrlw $4, %xmm1 /* hi_shifted_5 = shr(tr3_5) */
-	pand .Lublock_nibbleslice_ssse3_asm_9_nibble_mask(%rip), %xmm1 /* hi_5 = and(hi_shifted_5, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_9_nibble_mask(%rip), %xmm5 /* lo_5 = and(tr3_5, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_13_nibble_mask(%rip), %xmm1 /* hi_5 = and(hi_shifted_5, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_13_nibble_mask(%rip), %xmm5 /* lo_5 = and(tr3_5, nibble_mask) */
 	movdqa %xmm1, 96(%rsp) /* spill x0_10.1 */
 	movdqa %xmm6, %xmm1 /* tr3_6 */
 	psrlw $4, %xmm1 /* hi_shifted_6 = shr(tr3_6) */
-	pand .Lublock_nibbleslice_ssse3_asm_9_nibble_mask(%rip), %xmm1 /* hi_6 = and(hi_shifted_6, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_9_nibble_mask(%rip), %xmm6 /* lo_6 = and(tr3_6, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_13_nibble_mask(%rip), %xmm1 /* hi_6 = and(hi_shifted_6, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_13_nibble_mask(%rip), %xmm6 /* lo_6 = and(tr3_6, nibble_mask) */
 	movdqa %xmm1, 112(%rsp) /* spill x0_12.1 */
 	movdqa %xmm7, %xmm1 /* tr3_7 */
 	psrlw $4, %xmm1 /* hi_shifted_7 = shr(tr3_7) */
-	pand .Lublock_nibbleslice_ssse3_asm_9_nibble_mask(%rip), %xmm1 /* hi_7 = and(hi_shifted_7, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_9_nibble_mask(%rip), %xmm7 /* lo_7 = and(tr3_7, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_13_nibble_mask(%rip), %xmm1 /* hi_7 = and(hi_shifted_7, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_13_nibble_mask(%rip), %xmm7 /* lo_7 = and(tr3_7, nibble_mask) */
 	movdqa %xmm1, 128(%rsp) /* spill x0_14.1 */
 	movdqa %xmm8, %xmm1 /* tr3_8 */
 	psrlw $4, %xmm1 /* hi_shifted_8 = shr(tr3_8) */
-	pand .Lublock_nibbleslice_ssse3_asm_9_nibble_mask(%rip), %xmm1 /* hi_8 = and(hi_shifted_8, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_9_nibble_mask(%rip), %xmm8 /* lo_8 = and(tr3_8, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_13_nibble_mask(%rip), %xmm1 /* hi_8 = and(hi_shifted_8, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_13_nibble_mask(%rip), %xmm8 /* lo_8 = and(tr3_8, nibble_mask) */
 	movdqa %xmm1, 144(%rsp) /* spill x1_0.1 */
 	movdqa %xmm9, %xmm1 /* tr3_9 */
 	psrlw $4, %xmm1 /* hi_shifted_9 = shr(tr3_9) */
-	pand .Lublock_nibbleslice_ssse3_asm_9_nibble_mask(%rip), %xmm1 /* hi_9 = and(hi_shifted_9, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_9_nibble_mask(%rip), %xmm9 /* lo_9 = and(tr3_9, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_13_nibble_mask(%rip), %xmm1 /* hi_9 = and(hi_shifted_9, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_13_nibble_mask(%rip), %xmm9 /* lo_9 = and(tr3_9, nibble_mask) */
 	movdqa %xmm1, 160(%rsp) /* spill x1_2.1 */
 	movdqa %xmm10, %xmm1 /* tr3_10 */
 	psrlw $4, %xmm1 /* hi_shifted_10 = shr(tr3_10) */
-	pand .Lublock_nibbleslice_ssse3_asm_9_nibble_mask(%rip), %xmm1 /* hi_10 = and(hi_shifted_10, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_9_nibble_mask(%rip), %xmm10 /* lo_10 = and(tr3_10, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_13_nibble_mask(%rip), %xmm1 /* hi_10 = and(hi_shifted_10, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_13_nibble_mask(%rip), %xmm10 /* lo_10 = and(tr3_10, nibble_mask) */
 	movdqa %xmm1, 176(%rsp) /* spill x1_4.1 */
 	movdqa %xmm11, %xmm1 /* tr3_11 */
 	psrlw $4, %xmm1 /* hi_shifted_11 = shr(tr3_11) */
-	pand .Lublock_nibbleslice_ssse3_asm_9_nibble_mask(%rip), %xmm1 /* hi_11 = and(hi_shifted_11, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_9_nibble_mask(%rip), %xmm11 /* lo_11 = and(tr3_11, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_13_nibble_mask(%rip), %xmm1 /* hi_11 = and(hi_shifted_11, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_13_nibble_mask(%rip), %xmm11 /* lo_11 = and(tr3_11, nibble_mask) */
 	movdqa %xmm1, 192(%rsp) /* spill x1_6.1 */
 	movdqa %xmm12, %xmm1 /* tr3_12 */
 	psrlw $4, %xmm1 /* hi_shifted_12 = shr(tr3_12) */
-	pand .Lublock_nibbleslice_ssse3_asm_9_nibble_mask(%rip), %xmm1 /* hi_12 = and(hi_shifted_12, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_9_nibble_mask(%rip), %xmm12 /* lo_12 = and(tr3_12, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_13_nibble_mask(%rip), %xmm1 /* hi_12 = and(hi_shifted_12, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_13_nibble_mask(%rip), %xmm12 /* lo_12 = and(tr3_12, nibble_mask) */
 	movdqa %xmm1, 208(%rsp) /* spill x1_8.1 */
 	movdqa 0(%rsp), %xmm1 /* reload tr3_13 */
 	movdqa %xmm2, 224(%rsp) /* spill x0_5.1 */
 	movdqa %xmm1, %xmm2 /* tr3_13 */
 	psrlw $4, %xmm2 /* hi_shifted_13 = shr(tr3_13) */
-	pand .Lublock_nibbleslice_ssse3_asm_9_nibble_mask(%rip), %xmm2 /* hi_13 = and(hi_shifted_13, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_9_nibble_mask(%rip), %xmm1 /* lo_13 = and(tr3_13, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_13_nibble_mask(%rip), %xmm2 /* hi_13 = and(hi_shifted_13, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_13_nibble_mask(%rip), %xmm1 /* lo_13 = and(tr3_13, nibble_mask) */
 	movdqa %xmm1, 0(%rsp) /* spill x1_11.1 */
 	movdqa %xmm13, %xmm1 /* tr3_14 */
 	psrlw $4, %xmm1 /* hi_shifted_14 = shr(tr3_14) */
-	pand .Lublock_nibbleslice_ssse3_asm_9_nibble_mask(%rip), %xmm1 /* hi_14 = and(hi_shifted_14, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_9_nibble_mask(%rip), %xmm13 /* lo_14 = and(tr3_14, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_13_nibble_mask(%rip), %xmm1 /* hi_14 = and(hi_shifted_14, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_13_nibble_mask(%rip), %xmm13 /* lo_14 = and(tr3_14, nibble_mask) */
 	movdqa %xmm1, 240(%rsp) /* spill x1_12.1 */
 	movdqa %xmm0, %xmm1 /* tr3_15 */
 	psrlw $4, %xmm1 /* hi_shifted_15 = shr(tr3_15) */
-	pand .Lublock_nibbleslice_ssse3_asm_9_nibble_mask(%rip), %xmm1 /* hi_15 = and(hi_shifted_15, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_9_nibble_mask(%rip), %xmm0 /* lo_15 = and(tr3_15, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_13_nibble_mask(%rip), %xmm1 /* hi_15 = and(hi_shifted_15, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_13_nibble_mask(%rip), %xmm0 /* lo_15 = and(tr3_15, nibble_mask) */
 	movdqa %xmm0, 256(%rsp) /* spill x1_15.2 */
 	movdqa 192(%rsp), %xmm0 /* reload x1_6.2 */
 	movdqa %xmm1, 272(%rsp) /* spill x1_14.2 */
@@ -5847,7 +6219,7 @@ ublock_nibbleslice_ssse3_ublock128_256_encrypt_xor_asm:
 	movdqa %xmm11, 160(%rsp) /* spill x0_13.2 */
 	xor %r8, %r8
 	.p2align 4
-.Lublock_nibbleslice_ssse3_asm_9_loop_r0:
+.Lublock_nibbleslice_ssse3_asm_13_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
 	movdqu (%rdi,%r8), %xmm11 /* t0_0 = bcast128() */
@@ -6060,7 +6432,7 @@ ublock_nibbleslice_ssse3_ublock128_256_encrypt_xor_asm:
 	movdqa 176(%rsp), %xmm14 /* reload x0_3.3 */
 	add $512, %r8
 	cmp $12288, %r8
-	jne .Lublock_nibbleslice_ssse3_asm_9_loop_r0
+	jne .Lublock_nibbleslice_ssse3_asm_13_loop_r0
 
 	/* Pack nibble pairs into bytes, transpose back and store. */
 	psllw $4, %xmm1 /* hi_up = shl(x0_0) */
@@ -6434,85 +6806,85 @@ ublock_nibbleslice_ssse3_ublock256_256_encrypt_asm:
 	punpckhbw %xmm2, %xmm0 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
 	movdqa %xmm1, %xmm2 /* tr3 */
 	psrlw $4, %xmm2 /* hi_shifted = shr(tr3) */
-	pand .Lublock_nibbleslice_ssse3_asm_10_nibble_mask(%rip), %xmm2 /* hi = and(hi_shifted, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_10_nibble_mask(%rip), %xmm1 /* lo = and(tr3, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm2 /* hi = and(hi_shifted, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm1 /* lo = and(tr3, nibble_mask) */
 	movdqa %xmm1, 240(%rsp) /* spill x0_1.1 */
 	movdqa %xmm14, %xmm1 /* tr3_1 */
 	psrlw $4, %xmm1 /* hi_shifted_1 = shr(tr3_1) */
-	pand .Lublock_nibbleslice_ssse3_asm_10_nibble_mask(%rip), %xmm1 /* hi_1 = and(hi_shifted_1, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_10_nibble_mask(%rip), %xmm14 /* lo_1 = and(tr3_1, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm1 /* hi_1 = and(hi_shifted_1, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm14 /* lo_1 = and(tr3_1, nibble_mask) */
 	movdqa %xmm1, 288(%rsp) /* spill x0_2.1 */
 	movdqa %xmm4, %xmm1 /* tr3_2 */
 	psrlw $4, %xmm1 /* hi_shifted_2 = shr(tr3_2) */
-	pand .Lublock_nibbleslice_ssse3_asm_10_nibble_mask(%rip), %xmm1 /* hi_2 = and(hi_shifted_2, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_10_nibble_mask(%rip), %xmm4 /* lo_2 = and(tr3_2, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm1 /* hi_2 = and(hi_shifted_2, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm4 /* lo_2 = and(tr3_2, nibble_mask) */
 	movdqa %xmm1, 304(%rsp) /* spill x0_4.1 */
 	movdqa %xmm6, %xmm1 /* tr3_3 */
 	psrlw $4, %xmm1 /* hi_shifted_3 = shr(tr3_3) */
-	pand .Lublock_nibbleslice_ssse3_asm_10_nibble_mask(%rip), %xmm1 /* hi_3 = and(hi_shifted_3, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_10_nibble_mask(%rip), %xmm6 /* lo_3 = and(tr3_3, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm1 /* hi_3 = and(hi_shifted_3, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm6 /* lo_3 = and(tr3_3, nibble_mask) */
 	movdqa %xmm1, 320(%rsp) /* spill x0_6.1 */
 	movdqa %xmm8, %xmm1 /* tr3_4 */
 	psrlw $4, %xmm1 /* hi_shifted_4 = shr(tr3_4) */
-	pand .Lublock_nibbleslice_ssse3_asm_10_nibble_mask(%rip), %xmm1 /* hi_4 = and(hi_shifted_4, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_10_nibble_mask(%rip), %xmm8 /* lo_4 = and(tr3_4, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm1 /* hi_4 = and(hi_shifted_4, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm8 /* lo_4 = and(tr3_4, nibble_mask) */
 	movdqa %xmm1, 336(%rsp) /* spill x0_8.1 */
 	movdqa %xmm10, %xmm1 /* tr3_5 */
 	psrlw $4, %xmm1 /* hi_shifted_5 = shr(tr3_5) */
-	pand .Lublock_nibbleslice_ssse3_asm_10_nibble_mask(%rip), %xmm1 /* hi_5 = and(hi_shifted_5, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_10_nibble_mask(%rip), %xmm10 /* lo_5 = and(tr3_5, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm1 /* hi_5 = and(hi_shifted_5, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm10 /* lo_5 = and(tr3_5, nibble_mask) */
 	movdqa %xmm1, 352(%rsp) /* spill x0_10.1 */
 	movdqa %xmm12, %xmm1 /* tr3_6 */
 	psrlw $4, %xmm1 /* hi_shifted_6 = shr(tr3_6) */
-	pand .Lublock_nibbleslice_ssse3_asm_10_nibble_mask(%rip), %xmm1 /* hi_6 = and(hi_shifted_6, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_10_nibble_mask(%rip), %xmm12 /* lo_6 = and(tr3_6, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm1 /* hi_6 = and(hi_shifted_6, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm12 /* lo_6 = and(tr3_6, nibble_mask) */
 	movdqa %xmm1, 368(%rsp) /* spill x0_12.1 */
 	movdqa %xmm13, %xmm1 /* tr3_7 */
 	psrlw $4, %xmm1 /* hi_shifted_7 = shr(tr3_7) */
-	pand .Lublock_nibbleslice_ssse3_asm_10_nibble_mask(%rip), %xmm1 /* hi_7 = and(hi_shifted_7, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_10_nibble_mask(%rip), %xmm13 /* lo_7 = and(tr3_7, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm1 /* hi_7 = and(hi_shifted_7, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm13 /* lo_7 = and(tr3_7, nibble_mask) */
 	movdqa %xmm1, 384(%rsp) /* spill x0_14.1 */
 	movdqa %xmm15, %xmm1 /* tr3_8 */
 	psrlw $4, %xmm1 /* hi_shifted_8 = shr(tr3_8) */
-	pand .Lublock_nibbleslice_ssse3_asm_10_nibble_mask(%rip), %xmm1 /* hi_8 = and(hi_shifted_8, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_10_nibble_mask(%rip), %xmm15 /* lo_8 = and(tr3_8, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm1 /* hi_8 = and(hi_shifted_8, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm15 /* lo_8 = and(tr3_8, nibble_mask) */
 	movdqa %xmm1, 400(%rsp) /* spill x0_16.1 */
 	movdqa %xmm11, %xmm1 /* tr3_9 */
 	psrlw $4, %xmm1 /* hi_shifted_9 = shr(tr3_9) */
-	pand .Lublock_nibbleslice_ssse3_asm_10_nibble_mask(%rip), %xmm1 /* hi_9 = and(hi_shifted_9, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_10_nibble_mask(%rip), %xmm11 /* lo_9 = and(tr3_9, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm1 /* hi_9 = and(hi_shifted_9, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm11 /* lo_9 = and(tr3_9, nibble_mask) */
 	movdqa %xmm1, 416(%rsp) /* spill x0_18.1 */
 	movdqa %xmm7, %xmm1 /* tr3_10 */
 	psrlw $4, %xmm1 /* hi_shifted_10 = shr(tr3_10) */
-	pand .Lublock_nibbleslice_ssse3_asm_10_nibble_mask(%rip), %xmm1 /* hi_10 = and(hi_shifted_10, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_10_nibble_mask(%rip), %xmm7 /* lo_10 = and(tr3_10, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm1 /* hi_10 = and(hi_shifted_10, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm7 /* lo_10 = and(tr3_10, nibble_mask) */
 	movdqa %xmm1, 432(%rsp) /* spill x0_20.1 */
 	movdqa %xmm5, %xmm1 /* tr3_11 */
 	psrlw $4, %xmm1 /* hi_shifted_11 = shr(tr3_11) */
-	pand .Lublock_nibbleslice_ssse3_asm_10_nibble_mask(%rip), %xmm1 /* hi_11 = and(hi_shifted_11, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_10_nibble_mask(%rip), %xmm5 /* lo_11 = and(tr3_11, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm1 /* hi_11 = and(hi_shifted_11, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm5 /* lo_11 = and(tr3_11, nibble_mask) */
 	movdqa %xmm1, 448(%rsp) /* spill x0_22.1 */
 	movdqa %xmm3, %xmm1 /* tr3_12 */
 	psrlw $4, %xmm1 /* hi_shifted_12 = shr(tr3_12) */
-	pand .Lublock_nibbleslice_ssse3_asm_10_nibble_mask(%rip), %xmm1 /* hi_12 = and(hi_shifted_12, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_10_nibble_mask(%rip), %xmm3 /* lo_12 = and(tr3_12, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm1 /* hi_12 = and(hi_shifted_12, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm3 /* lo_12 = and(tr3_12, nibble_mask) */
 	movdqa %xmm1, 464(%rsp) /* spill x0_24.1 */
 	movdqa 272(%rsp), %xmm1 /* reload tr3_13 */
 	movdqa %xmm2, 480(%rsp) /* spill x0_0.1 */
 	movdqa %xmm1, %xmm2 /* tr3_13 */
 	psrlw $4, %xmm2 /* hi_shifted_13 = shr(tr3_13) */
-	pand .Lublock_nibbleslice_ssse3_asm_10_nibble_mask(%rip), %xmm2 /* hi_13 = and(hi_shifted_13, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_10_nibble_mask(%rip), %xmm1 /* lo_13 = and(tr3_13, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm2 /* hi_13 = and(hi_shifted_13, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm1 /* lo_13 = and(tr3_13, nibble_mask) */
 	movdqa %xmm1, 272(%rsp) /* spill x0_27.1 */
 	movdqa %xmm9, %xmm1 /* tr3_14 */
 	psrlw $4, %xmm1 /* hi_shifted_14 = shr(tr3_14) */
-	pand .Lublock_nibbleslice_ssse3_asm_10_nibble_mask(%rip), %xmm1 /* hi_14 = and(hi_shifted_14, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_10_nibble_mask(%rip), %xmm9 /* lo_14 = and(tr3_14, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm1 /* hi_14 = and(hi_shifted_14, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm9 /* lo_14 = and(tr3_14, nibble_mask) */
 	movdqa %xmm1, 496(%rsp) /* spill x0_28.1 */
 	movdqa %xmm0, %xmm1 /* tr3_15 */
 	psrlw $4, %xmm1 /* hi_shifted_15 = shr(tr3_15) */
-	pand .Lublock_nibbleslice_ssse3_asm_10_nibble_mask(%rip), %xmm1 /* hi_15 = and(hi_shifted_15, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_10_nibble_mask(%rip), %xmm0 /* lo_15 = and(tr3_15, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm1 /* hi_15 = and(hi_shifted_15, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm0 /* lo_15 = and(tr3_15, nibble_mask) */
 	movdqa %xmm0, 512(%rsp) /* spill x0_31.1 */
 	movdqa 176(%rsp), %xmm0 /* reload row_1 */
 	movdqa %xmm1, 528(%rsp) /* spill x0_30.1 */
@@ -6642,85 +7014,85 @@ ublock_nibbleslice_ssse3_ublock256_256_encrypt_asm:
 	punpckhbw %xmm2, %xmm0 /* tr3_31 = unpackhi(tr2_23, tr2_31) */
 	movdqa %xmm15, %xmm2 /* tr3_16 */
 	psrlw $4, %xmm2 /* hi_shifted_16 = shr(tr3_16) */
-	pand .Lublock_nibbleslice_ssse3_asm_10_nibble_mask(%rip), %xmm2 /* hi_16 = and(hi_shifted_16, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_10_nibble_mask(%rip), %xmm15 /* lo_16 = and(tr3_16, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm2 /* hi_16 = and(hi_shifted_16, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm15 /* lo_16 = and(tr3_16, nibble_mask) */
 	movdqa %xmm2, 256(%rsp) /* spill x1_0.1 */
 	movdqa %xmm14, %xmm2 /* tr3_17 */
 	psrlw $4, %xmm2 /* hi_shifted_17 = shr(tr3_17) */
-	pand .Lublock_nibbleslice_ssse3_asm_10_nibble_mask(%rip), %xmm2 /* hi_17 = and(hi_shifted_17, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_10_nibble_mask(%rip), %xmm14 /* lo_17 = and(tr3_17, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm2 /* hi_17 = and(hi_shifted_17, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm14 /* lo_17 = and(tr3_17, nibble_mask) */
 	movdqa %xmm2, 544(%rsp) /* spill x1_2.1 */
 	movdqa %xmm4, %xmm2 /* tr3_18 */
 	psrlw $4, %xmm2 /* hi_shifted_18 = shr(tr3_18) */
-	pand .Lublock_nibbleslice_ssse3_asm_10_nibble_mask(%rip), %xmm2 /* hi_18 = and(hi_shifted_18, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_10_nibble_mask(%rip), %xmm4 /* lo_18 = and(tr3_18, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm2 /* hi_18 = and(hi_shifted_18, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm4 /* lo_18 = and(tr3_18, nibble_mask) */
 	movdqa %xmm2, 560(%rsp) /* spill x1_4.1 */
 	movdqa %xmm6, %xmm2 /* tr3_19 */
 	psrlw $4, %xmm2 /* hi_shifted_19 = shr(tr3_19) */
-	pand .Lublock_nibbleslice_ssse3_asm_10_nibble_mask(%rip), %xmm2 /* hi_19 = and(hi_shifted_19, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_10_nibble_mask(%rip), %xmm6 /* lo_19 = and(tr3_19, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm2 /* hi_19 = and(hi_shifted_19, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm6 /* lo_19 = and(tr3_19, nibble_mask) */
 	movdqa %xmm2, 576(%rsp) /* spill x1_6.1 */
 	movdqa %xmm8, %xmm2 /* tr3_20 */
 	psrlw $4, %xmm2 /* hi_shifted_20 = shr(tr3_20) */
-	pand .Lublock_nibbleslice_ssse3_asm_10_nibble_mask(%rip), %xmm2 /* hi_20 = and(hi_shifted_20, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_10_nibble_mask(%rip), %xmm8 /* lo_20 = and(tr3_20, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm2 /* hi_20 = and(hi_shifted_20, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm8 /* lo_20 = and(tr3_20, nibble_mask) */
 	movdqa %xmm2, 592(%rsp) /* spill x1_8.1 */
 	movdqa %xmm10, %xmm2 /* tr3_21 */
 	psrlw $4, %xmm2 /* hi_shifted_21 = shr(tr3_21) */
-	pand .Lublock_nibbleslice_ssse3_asm_10_nibble_mask(%rip), %xmm2 /* hi_21 = and(hi_shifted_21, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_10_nibble_mask(%rip), %xmm10 /* lo_21 = and(tr3_21, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm2 /* hi_21 = and(hi_shifted_21, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm10 /* lo_21 = and(tr3_21, nibble_mask) */
 	movdqa %xmm2, 608(%rsp) /* spill x1_10.1 */
 	movdqa %xmm12, %xmm2 /* tr3_22 */
 	psrlw $4, %xmm2 /* hi_shifted_22 = shr(tr3_22) */
-	pand .Lublock_nibbleslice_ssse3_asm_10_nibble_mask(%rip), %xmm2 /* hi_22 = and(hi_shifted_22, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_10_nibble_mask(%rip), %xmm12 /* lo_22 = and(tr3_22, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm2 /* hi_22 = and(hi_shifted_22, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm12 /* lo_22 = and(tr3_22, nibble_mask) */
 	movdqa %xmm2, 624(%rsp) /* spill x1_12.1 */
 	movdqa %xmm1, %xmm2 /* tr3_23 */
 	psrlw $4, %xmm2 /* hi_shifted_23 = shr(tr3_23) */
-	pand .Lublock_nibbleslice_ssse3_asm_10_nibble_mask(%rip), %xmm2 /* hi_23 = and(hi_shifted_23, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_10_nibble_mask(%rip), %xmm1 /* lo_23 = and(tr3_23, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm2 /* hi_23 = and(hi_shifted_23, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm1 /* lo_23 = and(tr3_23, nibble_mask) */
 	movdqa %xmm1, 640(%rsp) /* spill x1_15.1 */
 	movdqa %xmm3, %xmm1 /* tr3_24 */
 	psrlw $4, %xmm1 /* hi_shifted_24 = shr(tr3_24) */
-	pand .Lublock_nibbleslice_ssse3_asm_10_nibble_mask(%rip), %xmm1 /* hi_24 = and(hi_shifted_24, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_10_nibble_mask(%rip), %xmm3 /* lo_24 = and(tr3_24, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm1 /* hi_24 = and(hi_shifted_24, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm3 /* lo_24 = and(tr3_24, nibble_mask) */
 	movdqa %xmm1, 656(%rsp) /* spill x1_16.1 */
 	movdqa %xmm5, %xmm1 /* tr3_25 */
 	psrlw $4, %xmm1 /* hi_shifted_25 = shr(tr3_25) */
-	pand .Lublock_nibbleslice_ssse3_asm_10_nibble_mask(%rip), %xmm1 /* hi_25 = and(hi_shifted_25, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_10_nibble_mask(%rip), %xmm5 /* lo_25 = and(tr3_25, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm1 /* hi_25 = and(hi_shifted_25, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm5 /* lo_25 = and(tr3_25, nibble_mask) */
 	movdqa %xmm1, 672(%rsp) /* spill x1_18.1 */
 	movdqa %xmm7, %xmm1 /* tr3_26 */
 	psrlw $4, %xmm1 /* hi_shifted_26 = shr(tr3_26) */
-	pand .Lublock_nibbleslice_ssse3_asm_10_nibble_mask(%rip), %xmm1 /* hi_26 = and(hi_shifted_26, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_10_nibble_mask(%rip), %xmm7 /* lo_26 = and(tr3_26, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm1 /* hi_26 = and(hi_shifted_26, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm7 /* lo_26 = and(tr3_26, nibble_mask) */
 	movdqa %xmm1, 688(%rsp) /* spill x1_20.1 */
 	movdqa %xmm9, %xmm1 /* tr3_27 */
 	psrlw $4, %xmm1 /* hi_shifted_27 = shr(tr3_27) */
-	pand .Lublock_nibbleslice_ssse3_asm_10_nibble_mask(%rip), %xmm1 /* hi_27 = and(hi_shifted_27, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_10_nibble_mask(%rip), %xmm9 /* lo_27 = and(tr3_27, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm1 /* hi_27 = and(hi_shifted_27, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm9 /* lo_27 = and(tr3_27, nibble_mask) */
 	movdqa %xmm1, 704(%rsp) /* spill x1_22.1 */
 	movdqa %xmm11, %xmm1 /* tr3_28 */
 	psrlw $4, %xmm1 /* hi_shifted_28 = shr(tr3_28) */
-	pand .Lublock_nibbleslice_ssse3_asm_10_nibble_mask(%rip), %xmm1 /* hi_28 = and(hi_shifted_28, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_10_nibble_mask(%rip), %xmm11 /* lo_28 = and(tr3_28, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm1 /* hi_28 = and(hi_shifted_28, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm11 /* lo_28 = and(tr3_28, nibble_mask) */
 	movdqa %xmm1, 720(%rsp) /* spill x1_24.1 */
 	movdqa 0(%rsp), %xmm1 /* reload tr3_29 */
 	movdqa %xmm2, 736(%rsp) /* spill x1_14.1 */
 	movdqa %xmm1, %xmm2 /* tr3_29 */
 	psrlw $4, %xmm2 /* hi_shifted_29 = shr(tr3_29) */
-	pand .Lublock_nibbleslice_ssse3_asm_10_nibble_mask(%rip), %xmm2 /* hi_29 = and(hi_shifted_29, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_10_nibble_mask(%rip), %xmm1 /* lo_29 = and(tr3_29, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm2 /* hi_29 = and(hi_shifted_29, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm1 /* lo_29 = and(tr3_29, nibble_mask) */
 	movdqa %xmm1, 0(%rsp) /* spill x1_27.1 */
 	movdqa %xmm13, %xmm1 /* tr3_30 */
 	psrlw $4, %xmm1 /* hi_shifted_30 = shr(tr3_30) */
-	pand .Lublock_nibbleslice_ssse3_asm_10_nibble_mask(%rip), %xmm1 /* hi_30 = and(hi_shifted_30, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_10_nibble_mask(%rip), %xmm13 /* lo_30 = and(tr3_30, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm1 /* hi_30 = and(hi_shifted_30, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm13 /* lo_30 = and(tr3_30, nibble_mask) */
 	movdqa %xmm1, 752(%rsp) /* spill x1_28.1 */
 	movdqa %xmm0, %xmm1 /* tr3_31 */
 	psrlw $4, %xmm1 /* hi_shifted_31 = shr(tr3_31) */
-	pand .Lublock_nibbleslice_ssse3_asm_10_nibble_mask(%rip), %xmm1 /* hi_31 = and(hi_shifted_31, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_10_nibble_mask(%rip), %xmm0 /* lo_31 = and(tr3_31, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm1 /* hi_31 = and(hi_shifted_31, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm0 /* lo_31 = and(tr3_31, nibble_mask) */
 	movdqa %xmm0, 768(%rsp) /* spill x1_31.2 */
 	movdqa 560(%rsp), %xmm0 /* reload x1_4.2 */
 	movdqa %xmm1, 784(%rsp) /* spill x1_30.2 */
@@ -6840,7 +7212,7 @@ ublock_nibbleslice_ssse3_ublock256_256_encrypt_asm:
 	movdqa %xmm6, 640(%rsp) /* spill x1_15.2 */
 	xor %rcx, %rcx
 	.p2align 4
-.Lublock_nibbleslice_ssse3_asm_10_loop_r0:
+.Lublock_nibbleslice_ssse3_asm_14_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
 	movdqu (%rdi,%rcx), %xmm6 /* t0_0 = bcast128() */
@@ -7283,7 +7655,7 @@ ublock_nibbleslice_ssse3_ublock256_256_encrypt_asm:
 	movdqa 752(%rsp), %xmm15 /* reload x1_1.3 */
 	add $1024, %rcx
 	cmp $24576, %rcx
-	jne .Lublock_nibbleslice_ssse3_asm_10_loop_r0
+	jne .Lublock_nibbleslice_ssse3_asm_14_loop_r0
 
 	/* Pack nibble pairs into bytes, transpose back and store. */
 	psllw $4, %xmm1 /* hi_up = shl(x0_0) */
@@ -7678,6 +8050,171 @@ ublock_nibbleslice_ssse3_ublock256_256_encrypt_asm:
 	ret
 	.size ublock_nibbleslice_ssse3_ublock256_256_encrypt_asm, .-ublock_nibbleslice_ssse3_ublock256_256_encrypt_asm
 
+/* ublock_nibbleslice_ssse3_ublock256_256_encrypt_one_block_asm: ublock256_register_one_block_encrypt, 3 arguments
+ *   %rdi: rk
+ *   %rsi: in
+ *   %rdx: out
+ *   %rcx: 128 x r (and the loop count)
+ *   xmm0-14: vectors, as allocated (15 used)
+ *   frame: 0 bytes (0 spill slots of 16 bytes)
+ */
+	.globl ublock_nibbleslice_ssse3_ublock256_256_encrypt_one_block_asm
+	.hidden ublock_nibbleslice_ssse3_ublock256_256_encrypt_one_block_asm
+	.type ublock_nibbleslice_ssse3_ublock256_256_encrypt_one_block_asm, @function
+	.p2align 5
+ublock_nibbleslice_ssse3_ublock256_256_encrypt_one_block_asm:
+
+	/* Load one block, spread one nibble per byte in the low nibbles; X0 and X1 in separate registers. */
+	movdqu (%rsi), %xmm0 /* blk = load() */
+	movdqu 16(%rsi), %xmm1 /* blk_1 = load() */
+	movdqa %xmm0, %xmm2 /* blk */
+	psrlw $4, %xmm2 /* lo_sh = shr(blk) */
+	movdqa .Lublock_nibbleslice_ssse3_asm_15_high_nibbles(%rip), %xmm3 /* high_nibbles = const() */
+	movdqa %xmm3, %xmm4 /* high_nibbles */
+	pandn %xmm2, %xmm4 /* even_a = andnot(high_nibbles, lo_sh) */
+	movdqa %xmm3, %xmm2 /* high_nibbles */
+	pandn %xmm0, %xmm2 /* odd_a = andnot(high_nibbles, blk) */
+	movdqa %xmm3, %xmm0 /* high_nibbles */
+	pand .Lublock_nibbleslice_ssse3_asm_15_zero(%rip), %xmm0 /* even_b = and(high_nibbles, zero) */
+	movdqa %xmm0, %xmm5 /* even_b */
+	por %xmm4, %xmm5 /* even = or(even_b, even_a) */
+	movdqa .Lublock_nibbleslice_ssse3_asm_15_zero(%rip), %xmm4 /* zero = const() */
+	psllw $4, %xmm4 /* hi_sh = shl(zero) */
+	pand %xmm3, %xmm4 /* odd_b = and(hi_sh, high_nibbles) */
+	movdqa %xmm4, %xmm6 /* odd_b */
+	por %xmm2, %xmm6 /* odd = or(odd_b, odd_a) */
+	movdqa %xmm5, %xmm2 /* even */
+	punpcklbw %xmm6, %xmm2 /* sp = unpacklo(even, odd) */
+	punpckhbw %xmm6, %xmm5 /* sp_1 = unpackhi(even, odd) */
+	movdqa %xmm1, %xmm6 /* blk_1 */
+	psrlw $4, %xmm6 /* lo_sh_1 = shr(blk_1) */
+	movdqa %xmm3, %xmm7 /* high_nibbles */
+	pandn %xmm6, %xmm7 /* even_1_a = andnot(high_nibbles, lo_sh_1) */
+	por %xmm7, %xmm0 /* even_1 = or(even_b, even_1_a) */
+	movdqa %xmm3, %xmm6 /* high_nibbles */
+	pandn %xmm1, %xmm6 /* odd_1_a = andnot(high_nibbles, blk_1) */
+	por %xmm6, %xmm4 /* odd_1 = or(odd_b, odd_1_a) */
+	movdqa %xmm0, %xmm1 /* even_1 */
+	punpcklbw %xmm4, %xmm1 /* sp_2 = unpacklo(even_1, odd_1) */
+	punpckhbw %xmm4, %xmm0 /* sp_3 = unpackhi(even_1, odd_1) */
+	movdqa .Lublock_nibbleslice_ssse3_asm_15_low_nibbles(%rip), %xmm4 /* low_nibbles = const() */
+	movdqa .Lublock_nibbleslice_ssse3_asm_15_rotl48(%rip), %xmm6 /* rotl48 = const() */
+	movdqa .Lublock_nibbleslice_ssse3_asm_15_sbox_lo(%rip), %xmm7 /* sbox_lo = const() */
+	movdqa .Lublock_nibbleslice_ssse3_asm_15_rotl24(%rip), %xmm8 /* rotl24 = const() */
+	movdqa .Lublock_nibbleslice_ssse3_asm_15_rotl56(%rip), %xmm9 /* rotl56 = const() */
+	movdqa .Lublock_nibbleslice_ssse3_asm_15_pl_front0(%rip), %xmm10 /* pl_front0 = const() */
+	movdqa .Lublock_nibbleslice_ssse3_asm_15_pl_front1(%rip), %xmm11 /* pl_front1 = const() */
+	movdqa .Lublock_nibbleslice_ssse3_asm_15_pl_rear0(%rip), %xmm12 /* pl_rear0 = const() */
+	movdqa .Lublock_nibbleslice_ssse3_asm_15_pl_rear1(%rip), %xmm13 /* pl_rear1 = const() */
+	xor %rcx, %rcx
+	.p2align 4
+.Lublock_nibbleslice_ssse3_asm_15_loop_r0:
+	movdqu (%rdi,%rcx), %xmm3 /* rk0 = load() */
+	pxor %xmm3, %xmm2 /* k0 = xor(x0_0, rk0) */
+	pand %xmm4, %xmm2 /* s0_lo = and(k0, low_nibbles) */
+	movdqa %xmm7, %xmm3 /* sbox_lo */
+	pshufb %xmm2, %xmm3 /* s0 = lookup16(sbox_lo, s0_lo) */
+	movdqu 16(%rdi,%rcx), %xmm2 /* rk0_1 = load() */
+	pxor %xmm2, %xmm5 /* k0_1 = xor(x0_1, rk0_1) */
+	pand %xmm4, %xmm5 /* s0_lo_1 = and(k0_1, low_nibbles) */
+	movdqa %xmm7, %xmm2 /* sbox_lo */
+	pshufb %xmm5, %xmm2 /* s0_1 = lookup16(sbox_lo, s0_lo_1) */
+	movdqu 64(%rdi,%rcx), %xmm5 /* rk1 = load() */
+	pxor %xmm5, %xmm1 /* k1 = xor(x1_0, rk1) */
+	pand %xmm4, %xmm1 /* s1_lo = and(k1, low_nibbles) */
+	movdqa %xmm7, %xmm5 /* sbox_lo */
+	pshufb %xmm1, %xmm5 /* s1 = lookup16(sbox_lo, s1_lo) */
+	pxor %xmm3, %xmm5 /* x1 = xor(s1, s0) */
+	movdqu 80(%rdi,%rcx), %xmm1 /* rk1_1 = load() */
+	pxor %xmm1, %xmm0 /* k1_1 = xor(x1_1, rk1_1) */
+	pand %xmm4, %xmm0 /* s1_lo_1 = and(k1_1, low_nibbles) */
+	movdqa %xmm7, %xmm1 /* sbox_lo */
+	pshufb %xmm0, %xmm1 /* s1_1 = lookup16(sbox_lo, s1_lo_1) */
+	pxor %xmm2, %xmm1 /* x1_1_1 = xor(s1_1, s0_1) */
+	movdqa %xmm5, %xmm0 /* x1 */
+	pshufb %xmm9, %xmm0 /* rot4 = lookup16(x1, rotl56) */
+	pxor %xmm0, %xmm3 /* x0 = xor(s0, rot4) */
+	movdqa %xmm1, %xmm0 /* x1_1_1 */
+	pshufb %xmm9, %xmm0 /* rot4_1 = lookup16(x1_1_1, rotl56) */
+	pxor %xmm0, %xmm2 /* x0_1_1 = xor(s0_1, rot4_1) */
+	movdqa %xmm3, %xmm0 /* x0 */
+	pshufb %xmm6, %xmm0 /* rot8 = lookup16(x0, rotl48) */
+	pxor %xmm0, %xmm5 /* x1_2 = xor(x1, rot8) */
+	movdqa %xmm2, %xmm0 /* x0_1_1 */
+	pshufb %xmm6, %xmm0 /* rot8_1 = lookup16(x0_1_1, rotl48) */
+	pxor %xmm0, %xmm1 /* x1_3 = xor(x1_1_1, rot8_1) */
+	movdqa %xmm5, %xmm0 /* x1_2 */
+	pshufb %xmm6, %xmm0 /* rot8_2 = lookup16(x1_2, rotl48) */
+	pxor %xmm0, %xmm3 /* x0_2 = xor(x0, rot8_2) */
+	movdqa %xmm1, %xmm0 /* x1_3 */
+	pshufb %xmm6, %xmm0 /* rot8_3 = lookup16(x1_3, rotl48) */
+	pxor %xmm0, %xmm2 /* x0_3 = xor(x0_1_1, rot8_3) */
+	movdqa %xmm3, %xmm0 /* x0_2 */
+	pshufb %xmm8, %xmm0 /* rot20 = lookup16(x0_2, rotl24) */
+	pxor %xmm0, %xmm5 /* x1_4 = xor(x1_2, rot20) */
+	movdqa %xmm2, %xmm0 /* x0_3 */
+	pshufb %xmm8, %xmm0 /* rot20_1 = lookup16(x0_3, rotl24) */
+	pxor %xmm0, %xmm1 /* x1_5 = xor(x1_3, rot20_1) */
+	pxor %xmm5, %xmm3 /* x0_4 = xor(x0_2, x1_4) */
+	pxor %xmm1, %xmm2 /* x0_5 = xor(x0_3, x1_5) */
+	movdqa %xmm3, %xmm0 /* x0_4 */
+	pshufb %xmm10, %xmm0 /* pl_f = lookup16(x0_4, pl_front0) */
+	pshufb %xmm13, %xmm3 /* pl_r_1 = lookup16(x0_4, pl_rear1) */
+	movdqa %xmm2, %xmm14 /* x0_5 */
+	pshufb %xmm12, %xmm14 /* pl_r = lookup16(x0_5, pl_rear0) */
+	pxor %xmm14, %xmm0 /* pl = xor(pl_f, pl_r) */
+	pshufb %xmm11, %xmm2 /* pl_f_1 = lookup16(x0_5, pl_front1) */
+	pxor %xmm3, %xmm2 /* pl_1 = xor(pl_f_1, pl_r_1) */
+	movdqa %xmm5, %xmm3 /* x1_4 */
+	pshufb .Lublock_nibbleslice_ssse3_asm_15_pr_front0(%rip), %xmm3 /* pr_f = lookup16(x1_4, pr_front0) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_15_pr_rear1(%rip), %xmm5 /* pr_r_1 = lookup16(x1_4, pr_rear1) */
+	movdqa %xmm1, %xmm14 /* x1_5 */
+	pshufb .Lublock_nibbleslice_ssse3_asm_15_pr_rear0(%rip), %xmm14 /* pr_r = lookup16(x1_5, pr_rear0) */
+	pxor %xmm14, %xmm3 /* pr = xor(pr_f, pr_r) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_15_pr_front1(%rip), %xmm1 /* pr_f_1 = lookup16(x1_5, pr_front1) */
+	pxor %xmm5, %xmm1 /* pr_1 = xor(pr_f_1, pr_r_1) */
+	movdqa %xmm2, %xmm5 /* x0_1.3 */
+	movdqa %xmm0, %xmm2 /* x0_0.3 */
+	movdqa %xmm1, %xmm0 /* x1_1.3 */
+	movdqa %xmm3, %xmm1 /* x1_0.3 */
+	add $128, %rcx
+	cmp $3072, %rcx
+	jne .Lublock_nibbleslice_ssse3_asm_15_loop_r0
+
+	/* Final key addition; the store packs the low nibbles (the key's copy in the high ones is dropped). */
+	movdqu 3072(%rdi), %xmm3 /* rk0_2 = load() */
+	pxor %xmm3, %xmm2 /* y0 = xor(x0_0, rk0_2) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_15_deinterleave(%rip), %xmm2 /* de = lookup16(y0, deinterleave) */
+	movdqu 3088(%rdi), %xmm3 /* rk0_3 = load() */
+	pxor %xmm3, %xmm5 /* y0_1 = xor(x0_1, rk0_3) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_15_deinterleave(%rip), %xmm5 /* de_1 = lookup16(y0_1, deinterleave) */
+	movdqu 3136(%rdi), %xmm3 /* rk1_2 = load() */
+	pxor %xmm3, %xmm1 /* y1 = xor(x1_0, rk1_2) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_15_deinterleave(%rip), %xmm1 /* de_2 = lookup16(y1, deinterleave) */
+	movdqu 3152(%rdi), %xmm3 /* rk1_3 = load() */
+	pxor %xmm3, %xmm0 /* y1_1 = xor(x1_1, rk1_3) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_15_deinterleave(%rip), %xmm0 /* de_3 = lookup16(y1_1, deinterleave) */
+	movdqa %xmm2, %xmm3 /* de */
+	punpcklqdq %xmm5, %xmm3 /* even_2 = unpacklo(de, de_1) */
+	punpckhqdq %xmm5, %xmm2 /* odd_2 = unpackhi(de, de_1) */
+	psllw $4, %xmm3 /* ev_sh = shl(even_2) */
+	pand .Lublock_nibbleslice_ssse3_asm_15_high_nibbles(%rip), %xmm3 /* out_lo_b = and(ev_sh, high_nibbles) */
+	movdqa .Lublock_nibbleslice_ssse3_asm_15_high_nibbles(%rip), %xmm5 /* high_nibbles = const() */
+	movdqa %xmm5, %xmm14 /* high_nibbles */
+	pandn %xmm2, %xmm14 /* out_lo_a = andnot(high_nibbles, odd_2) */
+	por %xmm14, %xmm3 /* out_lo = or(out_lo_b, out_lo_a) */
+	movdqu %xmm3, (%rdx) /* store out_lo */
+	movdqa %xmm1, %xmm2 /* de_2 */
+	punpcklqdq %xmm0, %xmm2 /* even_3 = unpacklo(de_2, de_3) */
+	punpckhqdq %xmm0, %xmm1 /* odd_3 = unpackhi(de_2, de_3) */
+	psllw $4, %xmm2 /* ev_sh_1 = shl(even_3) */
+	pand %xmm5, %xmm2 /* out_lo_1_b = and(ev_sh_1, high_nibbles) */
+	pandn %xmm1, %xmm5 /* out_lo_1_a = andnot(high_nibbles, odd_3) */
+	por %xmm5, %xmm2 /* out_lo_1 = or(out_lo_1_b, out_lo_1_a) */
+	movdqu %xmm2, 16(%rdx) /* store out_lo_1 */
+	ret
+	.size ublock_nibbleslice_ssse3_ublock256_256_encrypt_one_block_asm, .-ublock_nibbleslice_ssse3_ublock256_256_encrypt_one_block_asm
+
 /* ublock_nibbleslice_ssse3_ublock256_256_decrypt_asm: ublock256_r24_nibbleslice128_decrypt, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -7851,85 +8388,85 @@ ublock_nibbleslice_ssse3_ublock256_256_decrypt_asm:
 	punpckhbw %xmm2, %xmm0 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
 	movdqa %xmm1, %xmm2 /* tr3 */
 	psrlw $4, %xmm2 /* hi_shifted = shr(tr3) */
-	pand .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm2 /* hi = and(hi_shifted, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm1 /* lo = and(tr3, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_16_nibble_mask(%rip), %xmm2 /* hi = and(hi_shifted, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_16_nibble_mask(%rip), %xmm1 /* lo = and(tr3, nibble_mask) */
 	movdqa %xmm1, 240(%rsp) /* spill lo */
 	movdqa %xmm14, %xmm1 /* tr3_1 */
 	psrlw $4, %xmm1 /* hi_shifted_1 = shr(tr3_1) */
-	pand .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm1 /* hi_1 = and(hi_shifted_1, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm14 /* lo_1 = and(tr3_1, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_16_nibble_mask(%rip), %xmm1 /* hi_1 = and(hi_shifted_1, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_16_nibble_mask(%rip), %xmm14 /* lo_1 = and(tr3_1, nibble_mask) */
 	movdqa %xmm14, 288(%rsp) /* spill lo_1 */
 	movdqa %xmm4, %xmm14 /* tr3_2 */
 	psrlw $4, %xmm14 /* hi_shifted_2 = shr(tr3_2) */
-	pand .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm14 /* hi_2 = and(hi_shifted_2, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm4 /* lo_2 = and(tr3_2, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_16_nibble_mask(%rip), %xmm14 /* hi_2 = and(hi_shifted_2, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_16_nibble_mask(%rip), %xmm4 /* lo_2 = and(tr3_2, nibble_mask) */
 	movdqa %xmm4, 304(%rsp) /* spill lo_2 */
 	movdqa %xmm6, %xmm4 /* tr3_3 */
 	psrlw $4, %xmm4 /* hi_shifted_3 = shr(tr3_3) */
-	pand .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm4 /* hi_3 = and(hi_shifted_3, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm6 /* lo_3 = and(tr3_3, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_16_nibble_mask(%rip), %xmm4 /* hi_3 = and(hi_shifted_3, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_16_nibble_mask(%rip), %xmm6 /* lo_3 = and(tr3_3, nibble_mask) */
 	movdqa %xmm14, 320(%rsp) /* spill hi_2 */
 	movdqa %xmm8, %xmm14 /* tr3_4 */
 	psrlw $4, %xmm14 /* hi_shifted_4 = shr(tr3_4) */
-	pand .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm14 /* hi_4 = and(hi_shifted_4, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm8 /* lo_4 = and(tr3_4, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_16_nibble_mask(%rip), %xmm14 /* hi_4 = and(hi_shifted_4, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_16_nibble_mask(%rip), %xmm8 /* lo_4 = and(tr3_4, nibble_mask) */
 	movdqa %xmm8, 336(%rsp) /* spill lo_4 */
 	movdqa %xmm10, %xmm8 /* tr3_5 */
 	psrlw $4, %xmm8 /* hi_shifted_5 = shr(tr3_5) */
-	pand .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm8 /* hi_5 = and(hi_shifted_5, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm10 /* lo_5 = and(tr3_5, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_16_nibble_mask(%rip), %xmm8 /* hi_5 = and(hi_shifted_5, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_16_nibble_mask(%rip), %xmm10 /* lo_5 = and(tr3_5, nibble_mask) */
 	movdqa %xmm14, 352(%rsp) /* spill hi_4 */
 	movdqa %xmm12, %xmm14 /* tr3_6 */
 	psrlw $4, %xmm14 /* hi_shifted_6 = shr(tr3_6) */
-	pand .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm14 /* hi_6 = and(hi_shifted_6, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm12 /* lo_6 = and(tr3_6, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_16_nibble_mask(%rip), %xmm14 /* hi_6 = and(hi_shifted_6, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_16_nibble_mask(%rip), %xmm12 /* lo_6 = and(tr3_6, nibble_mask) */
 	movdqa %xmm6, 368(%rsp) /* spill lo_3 */
 	movdqa %xmm13, %xmm6 /* tr3_7 */
 	psrlw $4, %xmm6 /* hi_shifted_7 = shr(tr3_7) */
-	pand .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm6 /* hi_7 = and(hi_shifted_7, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm13 /* lo_7 = and(tr3_7, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_16_nibble_mask(%rip), %xmm6 /* hi_7 = and(hi_shifted_7, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_16_nibble_mask(%rip), %xmm13 /* lo_7 = and(tr3_7, nibble_mask) */
 	movdqa %xmm4, 384(%rsp) /* spill hi_3 */
 	movdqa %xmm15, %xmm4 /* tr3_8 */
 	psrlw $4, %xmm4 /* hi_shifted_8 = shr(tr3_8) */
-	pand .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm4 /* hi_8 = and(hi_shifted_8, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm15 /* lo_8 = and(tr3_8, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_16_nibble_mask(%rip), %xmm4 /* hi_8 = and(hi_shifted_8, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_16_nibble_mask(%rip), %xmm15 /* lo_8 = and(tr3_8, nibble_mask) */
 	movdqa %xmm1, 400(%rsp) /* spill hi_1 */
 	movdqa %xmm11, %xmm1 /* tr3_9 */
 	psrlw $4, %xmm1 /* hi_shifted_9 = shr(tr3_9) */
-	pand .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm1 /* hi_9 = and(hi_shifted_9, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm11 /* lo_9 = and(tr3_9, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_16_nibble_mask(%rip), %xmm1 /* hi_9 = and(hi_shifted_9, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_16_nibble_mask(%rip), %xmm11 /* lo_9 = and(tr3_9, nibble_mask) */
 	movdqa %xmm2, 416(%rsp) /* spill hi */
 	movdqa %xmm7, %xmm2 /* tr3_10 */
 	psrlw $4, %xmm2 /* hi_shifted_10 = shr(tr3_10) */
-	pand .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm2 /* hi_10 = and(hi_shifted_10, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm7 /* lo_10 = and(tr3_10, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_16_nibble_mask(%rip), %xmm2 /* hi_10 = and(hi_shifted_10, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_16_nibble_mask(%rip), %xmm7 /* lo_10 = and(tr3_10, nibble_mask) */
 	movdqa %xmm7, 432(%rsp) /* spill lo_10 */
 	movdqa %xmm5, %xmm7 /* tr3_11 */
 	psrlw $4, %xmm7 /* hi_shifted_11 = shr(tr3_11) */
-	pand .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm7 /* hi_11 = and(hi_shifted_11, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm5 /* lo_11 = and(tr3_11, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_16_nibble_mask(%rip), %xmm7 /* hi_11 = and(hi_shifted_11, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_16_nibble_mask(%rip), %xmm5 /* lo_11 = and(tr3_11, nibble_mask) */
 	movdqa %xmm5, 448(%rsp) /* spill lo_11 */
 	movdqa %xmm3, %xmm5 /* tr3_12 */
 	psrlw $4, %xmm5 /* hi_shifted_12 = shr(tr3_12) */
-	pand .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm5 /* hi_12 = and(hi_shifted_12, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm3 /* lo_12 = and(tr3_12, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_16_nibble_mask(%rip), %xmm5 /* hi_12 = and(hi_shifted_12, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_16_nibble_mask(%rip), %xmm3 /* lo_12 = and(tr3_12, nibble_mask) */
 	movdqa %xmm3, 464(%rsp) /* spill lo_12 */
 	movdqa 272(%rsp), %xmm3 /* reload tr3_13 */
 	movdqa %xmm5, 480(%rsp) /* spill hi_12 */
 	movdqa %xmm3, %xmm5 /* tr3_13 */
 	psrlw $4, %xmm5 /* hi_shifted_13 = shr(tr3_13) */
-	pand .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm5 /* hi_13 = and(hi_shifted_13, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm3 /* lo_13 = and(tr3_13, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_16_nibble_mask(%rip), %xmm5 /* hi_13 = and(hi_shifted_13, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_16_nibble_mask(%rip), %xmm3 /* lo_13 = and(tr3_13, nibble_mask) */
 	movdqa %xmm7, 272(%rsp) /* spill hi_11 */
 	movdqa %xmm9, %xmm7 /* tr3_14 */
 	psrlw $4, %xmm7 /* hi_shifted_14 = shr(tr3_14) */
-	pand .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm7 /* hi_14 = and(hi_shifted_14, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm9 /* lo_14 = and(tr3_14, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_16_nibble_mask(%rip), %xmm7 /* hi_14 = and(hi_shifted_14, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_16_nibble_mask(%rip), %xmm9 /* lo_14 = and(tr3_14, nibble_mask) */
 	movdqa %xmm9, 496(%rsp) /* spill lo_14 */
 	movdqa %xmm0, %xmm9 /* tr3_15 */
 	psrlw $4, %xmm9 /* hi_shifted_15 = shr(tr3_15) */
-	pand .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm9 /* hi_15 = and(hi_shifted_15, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm0 /* lo_15 = and(tr3_15, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_16_nibble_mask(%rip), %xmm9 /* hi_15 = and(hi_shifted_15, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_16_nibble_mask(%rip), %xmm0 /* lo_15 = and(tr3_15, nibble_mask) */
 	movdqa %xmm7, 512(%rsp) /* spill hi_14 */
 	movdqa 176(%rsp), %xmm7 /* reload row_1 */
 	movdqa %xmm0, 528(%rsp) /* spill lo_15 */
@@ -8058,8 +8595,8 @@ ublock_nibbleslice_ssse3_ublock256_256_decrypt_asm:
 	punpckhbw %xmm8, %xmm7 /* tr3_31 = unpackhi(tr2_23, tr2_31) */
 	movdqa %xmm12, %xmm8 /* tr3_16 */
 	psrlw $4, %xmm8 /* hi_shifted_16 = shr(tr3_16) */
-	pand .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm8 /* hi_16 = and(hi_shifted_16, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm12 /* lo_16 = and(tr3_16, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_16_nibble_mask(%rip), %xmm8 /* hi_16 = and(hi_shifted_16, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_16_nibble_mask(%rip), %xmm12 /* lo_16 = and(tr3_16, nibble_mask) */
 	movdqa %xmm7, 0(%rsp) /* spill tr3_31 */
 	movdqa %xmm8, %xmm7 /* hi_16 */
 	pxor 16(%rsp), %xmm7 /* y0_12 = xor(hi_16, hi_5) */
@@ -8069,8 +8606,8 @@ ublock_nibbleslice_ssse3_ublock256_256_decrypt_asm:
 	movdqa %xmm12, 224(%rsp) /* spill lo_16 */
 	movdqa %xmm9, %xmm12 /* tr3_17 */
 	psrlw $4, %xmm12 /* hi_shifted_17 = shr(tr3_17) */
-	pand .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm12 /* hi_17 = and(hi_shifted_17, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm9 /* lo_17 = and(tr3_17, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_16_nibble_mask(%rip), %xmm12 /* hi_17 = and(hi_shifted_17, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_16_nibble_mask(%rip), %xmm9 /* lo_17 = and(tr3_17, nibble_mask) */
 	movdqa %xmm4, 544(%rsp) /* spill tr3_28 */
 	movdqa %xmm12, %xmm4 /* hi_17 */
 	pxor 32(%rsp), %xmm4 /* y0_22 = xor(hi_17, hi_13) */
@@ -8080,8 +8617,8 @@ ublock_nibbleslice_ssse3_ublock256_256_decrypt_asm:
 	movdqa %xmm9, 192(%rsp) /* spill lo_17 */
 	movdqa %xmm11, %xmm9 /* tr3_18 */
 	psrlw $4, %xmm9 /* hi_shifted_18 = shr(tr3_18) */
-	pand .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm9 /* hi_18 = and(hi_shifted_18, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm11 /* lo_18 = and(tr3_18, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_16_nibble_mask(%rip), %xmm9 /* hi_18 = and(hi_shifted_18, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_16_nibble_mask(%rip), %xmm11 /* lo_18 = and(tr3_18, nibble_mask) */
 	movdqa %xmm6, 560(%rsp) /* spill tr3_27 */
 	movdqa %xmm9, %xmm6 /* hi_18 */
 	pxor 48(%rsp), %xmm6 /* y0_2 = xor(hi_18, hi_8) */
@@ -8091,8 +8628,8 @@ ublock_nibbleslice_ssse3_ublock256_256_decrypt_asm:
 	movdqa %xmm9, 160(%rsp) /* spill y0_3 */
 	movdqa %xmm10, %xmm9 /* tr3_19 */
 	psrlw $4, %xmm9 /* hi_shifted_19 = shr(tr3_19) */
-	pand .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm9 /* hi_19 = and(hi_shifted_19, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm10 /* lo_19 = and(tr3_19, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_16_nibble_mask(%rip), %xmm9 /* hi_19 = and(hi_shifted_19, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_16_nibble_mask(%rip), %xmm10 /* lo_19 = and(tr3_19, nibble_mask) */
 
 	/* Word pair 3: inverse linear layer (algorithm 2), XORs only. */
 	movdqa %xmm14, 576(%rsp) /* spill tr3_26 */
@@ -8104,8 +8641,8 @@ ublock_nibbleslice_ssse3_ublock256_256_decrypt_asm:
 	movdqa %xmm9, 128(%rsp) /* spill y0_25 */
 	movdqa %xmm13, %xmm9 /* tr3_20 */
 	psrlw $4, %xmm9 /* hi_shifted_20 = shr(tr3_20) */
-	pand .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm9 /* hi_20 = and(hi_shifted_20, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm13 /* lo_20 = and(tr3_20, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_16_nibble_mask(%rip), %xmm9 /* hi_20 = and(hi_shifted_20, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_16_nibble_mask(%rip), %xmm13 /* lo_20 = and(tr3_20, nibble_mask) */
 	movdqa %xmm14, 592(%rsp) /* spill y0_24 */
 	movdqa %xmm9, %xmm14 /* hi_20 */
 	pxor 80(%rsp), %xmm14 /* y0_18 = xor(hi_20, hi_6) */
@@ -8117,8 +8654,8 @@ ublock_nibbleslice_ssse3_ublock256_256_decrypt_asm:
 	movdqa %xmm4, 96(%rsp) /* spill y0_23 */
 	movdqa %xmm15, %xmm4 /* tr3_21 */
 	psrlw $4, %xmm4 /* hi_shifted_21 = shr(tr3_21) */
-	pand .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm4 /* hi_21 = and(hi_shifted_21, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm15 /* lo_21 = and(tr3_21, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_16_nibble_mask(%rip), %xmm4 /* hi_21 = and(hi_shifted_21, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_16_nibble_mask(%rip), %xmm15 /* lo_21 = and(tr3_21, nibble_mask) */
 
 	/* Word pair 1: inverse linear layer (algorithm 2), XORs only. */
 	movdqa %xmm9, 608(%rsp) /* spill y1_18 */
@@ -8132,8 +8669,8 @@ ublock_nibbleslice_ssse3_ublock256_256_decrypt_asm:
 	movdqa %xmm8, 144(%rsp) /* spill y1_12 */
 	movdqa %xmm3, %xmm8 /* tr3_22 */
 	psrlw $4, %xmm8 /* hi_shifted_22 = shr(tr3_22) */
-	pand .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm8 /* hi_22 = and(hi_shifted_22, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm3 /* lo_22 = and(tr3_22, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_16_nibble_mask(%rip), %xmm8 /* hi_22 = and(hi_shifted_22, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_16_nibble_mask(%rip), %xmm3 /* lo_22 = and(tr3_22, nibble_mask) */
 	movdqa %xmm9, 624(%rsp) /* spill y0_9 */
 	movdqa %xmm8, %xmm9 /* hi_22 */
 	pxor 416(%rsp), %xmm9 /* y0_4 = xor(hi_22, hi) */
@@ -8144,8 +8681,8 @@ ublock_nibbleslice_ssse3_ublock256_256_decrypt_asm:
 	movdqa %xmm3, 240(%rsp) /* spill y1_5 */
 	movdqa %xmm0, %xmm3 /* tr3_23 */
 	psrlw $4, %xmm3 /* hi_shifted_23 = shr(tr3_23) */
-	pand .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm3 /* hi_23 = and(hi_shifted_23, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm0 /* lo_23 = and(tr3_23, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_16_nibble_mask(%rip), %xmm3 /* hi_23 = and(hi_shifted_23, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_16_nibble_mask(%rip), %xmm0 /* lo_23 = and(tr3_23, nibble_mask) */
 	movdqa %xmm9, 640(%rsp) /* spill y0_4 */
 	movdqa %xmm3, %xmm9 /* hi_23 */
 	pxor 176(%rsp), %xmm9 /* y0_30 = xor(hi_23, hi_10) */
@@ -8156,8 +8693,8 @@ ublock_nibbleslice_ssse3_ublock256_256_decrypt_asm:
 	movdqa %xmm9, 432(%rsp) /* spill y0_30 */
 	movdqa %xmm2, %xmm9 /* tr3_24 */
 	psrlw $4, %xmm9 /* hi_shifted_24 = shr(tr3_24) */
-	pand .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm9 /* hi_24 = and(hi_shifted_24, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm2 /* lo_24 = and(tr3_24, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_16_nibble_mask(%rip), %xmm9 /* hi_24 = and(hi_shifted_24, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_16_nibble_mask(%rip), %xmm2 /* lo_24 = and(tr3_24, nibble_mask) */
 	movdqa %xmm0, 656(%rsp) /* spill lo_23 */
 	movdqa %xmm9, %xmm0 /* hi_24 */
 	pxor 400(%rsp), %xmm0 /* y0_14 = xor(hi_24, hi_1) */
@@ -8171,8 +8708,8 @@ ublock_nibbleslice_ssse3_ublock256_256_decrypt_asm:
 	movdqa %xmm2, 288(%rsp) /* spill y1_15 */
 	movdqa %xmm1, %xmm2 /* tr3_25 */
 	psrlw $4, %xmm2 /* hi_shifted_25 = shr(tr3_25) */
-	pand .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm2 /* hi_25 = and(hi_shifted_25, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm1 /* lo_25 = and(tr3_25, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_16_nibble_mask(%rip), %xmm2 /* hi_25 = and(hi_shifted_25, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_16_nibble_mask(%rip), %xmm1 /* lo_25 = and(tr3_25, nibble_mask) */
 
 	/* Algorithm 2, rotated: every iteration starts with the S^-1 table lookups and ends with the next round's XORs, as in encryption.  Here the first round's PL^-1, PR^-1 and inverse linear layer, on Y: the first S^-1 tables take RK^24 off their index. */
 
@@ -8193,8 +8730,8 @@ ublock_nibbleslice_ssse3_ublock256_256_decrypt_asm:
 	movdqa %xmm15, 688(%rsp) /* spill y1_9 */
 	movdqa %xmm4, %xmm15 /* tr3_26 */
 	psrlw $4, %xmm15 /* hi_shifted_26 = shr(tr3_26) */
-	pand .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm15 /* hi_26 = and(hi_shifted_26, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm4 /* lo_26 = and(tr3_26, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_16_nibble_mask(%rip), %xmm15 /* hi_26 = and(hi_shifted_26, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_16_nibble_mask(%rip), %xmm4 /* lo_26 = and(tr3_26, nibble_mask) */
 	movdqa %xmm7, 576(%rsp) /* spill y0_12 */
 	movdqa %xmm15, %xmm7 /* hi_26 */
 	pxor 384(%rsp), %xmm7 /* y0_26 = xor(hi_26, hi_3) */
@@ -8213,8 +8750,8 @@ ublock_nibbleslice_ssse3_ublock256_256_decrypt_asm:
 	movdqa %xmm11, 704(%rsp) /* spill y1_3 */
 	movdqa %xmm8, %xmm11 /* tr3_27 */
 	psrlw $4, %xmm11 /* hi_shifted_27 = shr(tr3_27) */
-	pand .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm11 /* hi_27 = and(hi_shifted_27, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm8 /* lo_27 = and(tr3_27, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_16_nibble_mask(%rip), %xmm11 /* hi_27 = and(hi_shifted_27, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_16_nibble_mask(%rip), %xmm8 /* lo_27 = and(tr3_27, nibble_mask) */
 	movdqa %xmm6, 560(%rsp) /* spill y0_2_1 */
 	movdqa %xmm11, %xmm6 /* hi_27 */
 	pxor 272(%rsp), %xmm6 /* y0_20 = xor(hi_27, hi_11) */
@@ -8232,8 +8769,8 @@ ublock_nibbleslice_ssse3_ublock256_256_decrypt_asm:
 	movdqa %xmm6, 720(%rsp) /* spill y0_20_1 */
 	movdqa %xmm8, %xmm6 /* tr3_28 */
 	psrlw $4, %xmm6 /* hi_shifted_28 = shr(tr3_28) */
-	pand .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm6 /* hi_28 = and(hi_shifted_28, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm8 /* lo_28 = and(tr3_28, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_16_nibble_mask(%rip), %xmm6 /* hi_28 = and(hi_shifted_28, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_16_nibble_mask(%rip), %xmm8 /* lo_28 = and(tr3_28, nibble_mask) */
 	movdqa %xmm14, 544(%rsp) /* spill y0_19_1 */
 	movdqa %xmm6, %xmm14 /* hi_28 */
 	pxor 480(%rsp), %xmm14 /* y0_28 = xor(hi_28, hi_12) */
@@ -8287,8 +8824,8 @@ ublock_nibbleslice_ssse3_ublock256_256_decrypt_asm:
 	movdqa %xmm1, 736(%rsp) /* spill x0_30.1 */
 	movdqa %xmm0, %xmm1 /* tr3_29 */
 	psrlw $4, %xmm1 /* hi_shifted_29 = shr(tr3_29) */
-	pand .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm1 /* hi_29 = and(hi_shifted_29, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm0 /* lo_29 = and(tr3_29, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_16_nibble_mask(%rip), %xmm1 /* hi_29 = and(hi_shifted_29, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_16_nibble_mask(%rip), %xmm0 /* lo_29 = and(tr3_29, nibble_mask) */
 	movdqa %xmm2, 256(%rsp) /* spill x1_24.1 */
 	movdqa %xmm1, %xmm2 /* hi_29 */
 	pxor 352(%rsp), %xmm2 /* y0_6 = xor(hi_29, hi_4) */
@@ -8358,8 +8895,8 @@ ublock_nibbleslice_ssse3_ublock256_256_decrypt_asm:
 	movdqa %xmm1, 752(%rsp) /* spill x1_6.1 */
 	movdqa %xmm0, %xmm1 /* tr3_30 */
 	psrlw $4, %xmm1 /* hi_shifted_30 = shr(tr3_30) */
-	pand .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm1 /* hi_30 = and(hi_shifted_30, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm0 /* lo_30 = and(tr3_30, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_16_nibble_mask(%rip), %xmm1 /* hi_30 = and(hi_shifted_30, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_16_nibble_mask(%rip), %xmm0 /* lo_30 = and(tr3_30, nibble_mask) */
 
 	/* Word pair 2: inverse linear layer (algorithm 2), XORs only. */
 	movdqa %xmm2, 16(%rsp) /* spill x0_6.1 */
@@ -8431,8 +8968,8 @@ ublock_nibbleslice_ssse3_ublock256_256_decrypt_asm:
 	movdqa %xmm1, 768(%rsp) /* spill x1_16.1 */
 	movdqa %xmm0, %xmm1 /* tr3_31 */
 	psrlw $4, %xmm1 /* hi_shifted_31 = shr(tr3_31) */
-	pand .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm1 /* hi_31 = and(hi_shifted_31, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm0 /* lo_31 = and(tr3_31, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_16_nibble_mask(%rip), %xmm1 /* hi_31 = and(hi_shifted_31, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_16_nibble_mask(%rip), %xmm0 /* lo_31 = and(tr3_31, nibble_mask) */
 	movdqa %xmm2, 0(%rsp) /* spill x0_16.1 */
 	movdqa %xmm1, %xmm2 /* hi_31 */
 	pxor 512(%rsp), %xmm2 /* y0_10 = xor(hi_31, hi_14) */
@@ -8612,7 +9149,7 @@ ublock_nibbleslice_ssse3_ublock256_256_decrypt_asm:
 	movdqa %xmm2, 592(%rsp) /* spill x1_31.2 */
 	xor %rcx, %rcx
 	.p2align 4
-.Lublock_nibbleslice_ssse3_asm_11_loop_r0:
+.Lublock_nibbleslice_ssse3_asm_16_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S^-1 with the next round key folded in on the nibbles PL^-1 / PR^-1 bring to it (renaming). */
 	movdqu 480(%rdi,%rcx), %xmm2 /* t0_30 = bcast128() */
@@ -9053,7 +9590,7 @@ ublock_nibbleslice_ssse3_ublock256_256_decrypt_asm:
 	movdqa 704(%rsp), %xmm15 /* reload x1_5.3 */
 	add $1024, %rcx
 	cmp $23552, %rcx
-	jne .Lublock_nibbleslice_ssse3_asm_11_loop_r0
+	jne .Lublock_nibbleslice_ssse3_asm_16_loop_r0
 
 	/* The last S^-1, with RK^0 folded in. */
 	movdqu 23552(%rdi), %xmm2 /* t0_0_1 = bcast128() */
@@ -9559,6 +10096,169 @@ ublock_nibbleslice_ssse3_ublock256_256_decrypt_asm:
 	ret
 	.size ublock_nibbleslice_ssse3_ublock256_256_decrypt_asm, .-ublock_nibbleslice_ssse3_ublock256_256_decrypt_asm
 
+/* ublock_nibbleslice_ssse3_ublock256_256_decrypt_one_block_asm: ublock256_register_one_block_decrypt, 3 arguments
+ *   %rdi: rk
+ *   %rsi: in
+ *   %rdx: out
+ *   %rcx: 128 x r (and the loop count)
+ *   xmm0-12: vectors, as allocated (13 used)
+ *   frame: 0 bytes (0 spill slots of 16 bytes)
+ */
+	.globl ublock_nibbleslice_ssse3_ublock256_256_decrypt_one_block_asm
+	.hidden ublock_nibbleslice_ssse3_ublock256_256_decrypt_one_block_asm
+	.type ublock_nibbleslice_ssse3_ublock256_256_decrypt_one_block_asm, @function
+	.p2align 5
+ublock_nibbleslice_ssse3_ublock256_256_decrypt_one_block_asm:
+
+	/* Load one block, spread one nibble per byte in the low nibbles; X0 and X1 in separate registers. */
+	movdqu (%rsi), %xmm0 /* blk = load() */
+	movdqu 16(%rsi), %xmm1 /* blk_1 = load() */
+	movdqa %xmm0, %xmm2 /* blk */
+	psrlw $4, %xmm2 /* lo_sh = shr(blk) */
+	movdqa .Lublock_nibbleslice_ssse3_asm_17_high_nibbles(%rip), %xmm3 /* high_nibbles = const() */
+	movdqa %xmm3, %xmm4 /* high_nibbles */
+	pandn %xmm2, %xmm4 /* even_a = andnot(high_nibbles, lo_sh) */
+	movdqa %xmm3, %xmm2 /* high_nibbles */
+	pandn %xmm0, %xmm2 /* odd_a = andnot(high_nibbles, blk) */
+	movdqa %xmm3, %xmm0 /* high_nibbles */
+	pand .Lublock_nibbleslice_ssse3_asm_17_zero(%rip), %xmm0 /* even_b = and(high_nibbles, zero) */
+	movdqa %xmm0, %xmm5 /* even_b */
+	por %xmm4, %xmm5 /* even = or(even_b, even_a) */
+	movdqa .Lublock_nibbleslice_ssse3_asm_17_zero(%rip), %xmm4 /* zero = const() */
+	psllw $4, %xmm4 /* hi_sh = shl(zero) */
+	pand %xmm3, %xmm4 /* odd_b = and(hi_sh, high_nibbles) */
+	movdqa %xmm4, %xmm6 /* odd_b */
+	por %xmm2, %xmm6 /* odd = or(odd_b, odd_a) */
+	movdqa %xmm5, %xmm2 /* even */
+	punpcklbw %xmm6, %xmm2 /* sp = unpacklo(even, odd) */
+	punpckhbw %xmm6, %xmm5 /* sp_1 = unpackhi(even, odd) */
+	movdqa %xmm1, %xmm6 /* blk_1 */
+	psrlw $4, %xmm6 /* lo_sh_1 = shr(blk_1) */
+	movdqa %xmm3, %xmm7 /* high_nibbles */
+	pandn %xmm6, %xmm7 /* even_1_a = andnot(high_nibbles, lo_sh_1) */
+	por %xmm7, %xmm0 /* even_1 = or(even_b, even_1_a) */
+	movdqa %xmm3, %xmm6 /* high_nibbles */
+	pandn %xmm1, %xmm6 /* odd_1_a = andnot(high_nibbles, blk_1) */
+	por %xmm6, %xmm4 /* odd_1 = or(odd_b, odd_1_a) */
+	movdqa %xmm0, %xmm1 /* even_1 */
+	punpcklbw %xmm4, %xmm1 /* sp_2 = unpacklo(even_1, odd_1) */
+	punpckhbw %xmm4, %xmm0 /* sp_3 = unpackhi(even_1, odd_1) */
+	movdqa .Lublock_nibbleslice_ssse3_asm_17_low_nibbles(%rip), %xmm4 /* low_nibbles = const() */
+	movdqa .Lublock_nibbleslice_ssse3_asm_17_rotl48(%rip), %xmm6 /* rotl48 = const() */
+	movdqa .Lublock_nibbleslice_ssse3_asm_17_sbox_inv_lo(%rip), %xmm7 /* sbox_inv_lo = const() */
+	movdqa .Lublock_nibbleslice_ssse3_asm_17_rotl24(%rip), %xmm8 /* rotl24 = const() */
+	movdqa .Lublock_nibbleslice_ssse3_asm_17_rotl56(%rip), %xmm9 /* rotl56 = const() */
+	movdqa .Lublock_nibbleslice_ssse3_asm_17_pl_front0(%rip), %xmm10 /* pl_front0 = const() */
+	movdqa .Lublock_nibbleslice_ssse3_asm_17_pl_front1(%rip), %xmm11 /* pl_front1 = const() */
+	xor %rcx, %rcx
+	.p2align 4
+.Lublock_nibbleslice_ssse3_asm_17_loop_r0:
+	movdqu (%rdi,%rcx), %xmm3 /* rk0 = load() */
+	pxor %xmm3, %xmm2 /* k0 = xor(x0_0, rk0) */
+	movdqa %xmm2, %xmm3 /* k0 */
+	pshufb %xmm10, %xmm3 /* pl_f = lookup16(k0, pl_front0) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_17_pl_rear1(%rip), %xmm2 /* pl_r_1 = lookup16(k0, pl_rear1) */
+	movdqu 16(%rdi,%rcx), %xmm12 /* rk0_1 = load() */
+	pxor %xmm12, %xmm5 /* k0_1 = xor(x0_1, rk0_1) */
+	movdqa %xmm5, %xmm12 /* k0_1 */
+	pshufb .Lublock_nibbleslice_ssse3_asm_17_pl_rear0(%rip), %xmm12 /* pl_r = lookup16(k0_1, pl_rear0) */
+	pxor %xmm12, %xmm3 /* pl = xor(pl_f, pl_r) */
+	pshufb %xmm11, %xmm5 /* pl_f_1 = lookup16(k0_1, pl_front1) */
+	pxor %xmm2, %xmm5 /* pl_1 = xor(pl_f_1, pl_r_1) */
+	movdqu 64(%rdi,%rcx), %xmm2 /* rk1 = load() */
+	pxor %xmm2, %xmm1 /* k1 = xor(x1_0, rk1) */
+	movdqa %xmm1, %xmm2 /* k1 */
+	pshufb .Lublock_nibbleslice_ssse3_asm_17_pr_front0(%rip), %xmm2 /* pr_f = lookup16(k1, pr_front0) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_17_pr_rear1(%rip), %xmm1 /* pr_r_1 = lookup16(k1, pr_rear1) */
+	movdqu 80(%rdi,%rcx), %xmm12 /* rk1_1 = load() */
+	pxor %xmm12, %xmm0 /* k1_1 = xor(x1_1, rk1_1) */
+	movdqa %xmm0, %xmm12 /* k1_1 */
+	pshufb .Lublock_nibbleslice_ssse3_asm_17_pr_rear0(%rip), %xmm12 /* pr_r = lookup16(k1_1, pr_rear0) */
+	pxor %xmm12, %xmm2 /* pr = xor(pr_f, pr_r) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_17_pr_front1(%rip), %xmm0 /* pr_f_1 = lookup16(k1_1, pr_front1) */
+	pxor %xmm1, %xmm0 /* pr_1 = xor(pr_f_1, pr_r_1) */
+	pxor %xmm2, %xmm3 /* y0 = xor(pl, pr) */
+	pxor %xmm0, %xmm5 /* y0_1 = xor(pl_1, pr_1) */
+	movdqa %xmm3, %xmm1 /* y0 */
+	pshufb %xmm8, %xmm1 /* rot20 = lookup16(y0, rotl24) */
+	pxor %xmm1, %xmm2 /* y1 = xor(pr, rot20) */
+	movdqa %xmm5, %xmm1 /* y0_1 */
+	pshufb %xmm8, %xmm1 /* rot20_1 = lookup16(y0_1, rotl24) */
+	pxor %xmm1, %xmm0 /* y1_1 = xor(pr_1, rot20_1) */
+	movdqa %xmm2, %xmm1 /* y1 */
+	pshufb %xmm6, %xmm1 /* rot8 = lookup16(y1, rotl48) */
+	pxor %xmm1, %xmm3 /* y0_2 = xor(y0, rot8) */
+	movdqa %xmm0, %xmm1 /* y1_1 */
+	pshufb %xmm6, %xmm1 /* rot8_1 = lookup16(y1_1, rotl48) */
+	pxor %xmm1, %xmm5 /* y0_3 = xor(y0_1, rot8_1) */
+	movdqa %xmm3, %xmm1 /* y0_2 */
+	pshufb %xmm6, %xmm1 /* rot8_2 = lookup16(y0_2, rotl48) */
+	pxor %xmm1, %xmm2 /* y1_2 = xor(y1, rot8_2) */
+	movdqa %xmm5, %xmm1 /* y0_3 */
+	pshufb %xmm6, %xmm1 /* rot8_3 = lookup16(y0_3, rotl48) */
+	pxor %xmm1, %xmm0 /* y1_3 = xor(y1_1, rot8_3) */
+	movdqa %xmm2, %xmm1 /* y1_2 */
+	pshufb %xmm9, %xmm1 /* rot4 = lookup16(y1_2, rotl56) */
+	pxor %xmm1, %xmm3 /* y0_4 = xor(y0_2, rot4) */
+	movdqa %xmm0, %xmm1 /* y1_3 */
+	pshufb %xmm9, %xmm1 /* rot4_1 = lookup16(y1_3, rotl56) */
+	pxor %xmm1, %xmm5 /* y0_5 = xor(y0_3, rot4_1) */
+	pxor %xmm3, %xmm2 /* y1_4 = xor(y1_2, y0_4) */
+	pxor %xmm5, %xmm0 /* y1_5 = xor(y1_3, y0_5) */
+	pand %xmm4, %xmm3 /* s0_lo = and(y0_4, low_nibbles) */
+	movdqa %xmm7, %xmm1 /* sbox_inv_lo */
+	pshufb %xmm3, %xmm1 /* s0 = lookup16(sbox_inv_lo, s0_lo) */
+	pand %xmm4, %xmm5 /* s0_lo_1 = and(y0_5, low_nibbles) */
+	movdqa %xmm7, %xmm3 /* sbox_inv_lo */
+	pshufb %xmm5, %xmm3 /* s0_1 = lookup16(sbox_inv_lo, s0_lo_1) */
+	pand %xmm4, %xmm2 /* s1_lo = and(y1_4, low_nibbles) */
+	pand %xmm4, %xmm0 /* s1_lo_1 = and(y1_5, low_nibbles) */
+	movdqa %xmm7, %xmm5 /* sbox_inv_lo */
+	pshufb %xmm2, %xmm5 /* s1 = lookup16(sbox_inv_lo, s1_lo) */
+	movdqa %xmm7, %xmm2 /* sbox_inv_lo */
+	pshufb %xmm0, %xmm2 /* s1_1 = lookup16(sbox_inv_lo, s1_lo_1) */
+	movdqa %xmm2, %xmm0 /* x1_1.3 */
+	movdqa %xmm1, %xmm2 /* x0_0.3 */
+	movdqa %xmm5, %xmm1 /* x1_0.3 */
+	movdqa %xmm3, %xmm5 /* x0_1.3 */
+	add $128, %rcx
+	cmp $3072, %rcx
+	jne .Lublock_nibbleslice_ssse3_asm_17_loop_r0
+
+	/* Final key addition; the store packs the low nibbles (the key's copy in the high ones is dropped). */
+	movdqu 3072(%rdi), %xmm3 /* rk0_2 = load() */
+	pxor %xmm3, %xmm2 /* y0_6 = xor(x0_0, rk0_2) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_17_deinterleave(%rip), %xmm2 /* de = lookup16(y0_6, deinterleave) */
+	movdqu 3088(%rdi), %xmm3 /* rk0_3 = load() */
+	pxor %xmm3, %xmm5 /* y0_7 = xor(x0_1, rk0_3) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_17_deinterleave(%rip), %xmm5 /* de_1 = lookup16(y0_7, deinterleave) */
+	movdqu 3136(%rdi), %xmm3 /* rk1_2 = load() */
+	pxor %xmm3, %xmm1 /* y1_6 = xor(x1_0, rk1_2) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_17_deinterleave(%rip), %xmm1 /* de_2 = lookup16(y1_6, deinterleave) */
+	movdqu 3152(%rdi), %xmm3 /* rk1_3 = load() */
+	pxor %xmm3, %xmm0 /* y1_7 = xor(x1_1, rk1_3) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_17_deinterleave(%rip), %xmm0 /* de_3 = lookup16(y1_7, deinterleave) */
+	movdqa %xmm2, %xmm3 /* de */
+	punpcklqdq %xmm5, %xmm3 /* even_2 = unpacklo(de, de_1) */
+	punpckhqdq %xmm5, %xmm2 /* odd_2 = unpackhi(de, de_1) */
+	psllw $4, %xmm3 /* ev_sh = shl(even_2) */
+	pand .Lublock_nibbleslice_ssse3_asm_17_high_nibbles(%rip), %xmm3 /* out_lo_b = and(ev_sh, high_nibbles) */
+	movdqa .Lublock_nibbleslice_ssse3_asm_17_high_nibbles(%rip), %xmm5 /* high_nibbles = const() */
+	movdqa %xmm5, %xmm12 /* high_nibbles */
+	pandn %xmm2, %xmm12 /* out_lo_a = andnot(high_nibbles, odd_2) */
+	por %xmm12, %xmm3 /* out_lo = or(out_lo_b, out_lo_a) */
+	movdqu %xmm3, (%rdx) /* store out_lo */
+	movdqa %xmm1, %xmm2 /* de_2 */
+	punpcklqdq %xmm0, %xmm2 /* even_3 = unpacklo(de_2, de_3) */
+	punpckhqdq %xmm0, %xmm1 /* odd_3 = unpackhi(de_2, de_3) */
+	psllw $4, %xmm2 /* ev_sh_1 = shl(even_3) */
+	pand %xmm5, %xmm2 /* out_lo_1_b = and(ev_sh_1, high_nibbles) */
+	pandn %xmm1, %xmm5 /* out_lo_1_a = andnot(high_nibbles, odd_3) */
+	por %xmm5, %xmm2 /* out_lo_1 = or(out_lo_1_b, out_lo_1_a) */
+	movdqu %xmm2, 16(%rdx) /* store out_lo_1 */
+	ret
+	.size ublock_nibbleslice_ssse3_ublock256_256_decrypt_one_block_asm, .-ublock_nibbleslice_ssse3_ublock256_256_decrypt_one_block_asm
+
 /* ublock_nibbleslice_ssse3_ublock256_256_ctr_pairs_asm: ublock256_r24_nibbleslice128_ctr_pairs, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -9581,12 +10281,12 @@ ublock_nibbleslice_ssse3_ublock256_256_ctr_pairs_asm:
 	movdqu 32(%rsi), %xmm1 /* w = bcast128() */
 	movdqa %xmm0, %xmm2 /* v */
 	psrlw $4, %xmm2 /* hi_shifted = shr(v) */
-	pand .Lublock_nibbleslice_ssse3_asm_12_nibble_mask(%rip), %xmm2 /* hi = and(hi_shifted, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_12_nibble_mask(%rip), %xmm0 /* lo = and(v, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_18_nibble_mask(%rip), %xmm2 /* hi = and(hi_shifted, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_18_nibble_mask(%rip), %xmm0 /* lo = and(v, nibble_mask) */
 	movdqa %xmm1, %xmm3 /* w */
 	psrlw $4, %xmm3 /* hi_shifted_1 = shr(w) */
-	pand .Lublock_nibbleslice_ssse3_asm_12_nibble_mask(%rip), %xmm3 /* hi_1 = and(hi_shifted_1, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_12_nibble_mask(%rip), %xmm1 /* lo_1 = and(w, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_18_nibble_mask(%rip), %xmm3 /* hi_1 = and(hi_shifted_1, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_18_nibble_mask(%rip), %xmm1 /* lo_1 = and(w, nibble_mask) */
 	movdqa %xmm2, %xmm4 /* hi */
 	punpcklbw %xmm3, %xmm4 /* pairs_hi = unpacklo(hi, hi_1) */
 	punpckhbw %xmm3, %xmm2 /* pairs_hi_1 = unpackhi(hi, hi_1) */
@@ -9594,81 +10294,81 @@ ublock_nibbleslice_ssse3_ublock256_256_ctr_pairs_asm:
 	punpcklbw %xmm1, %xmm3 /* pairs_lo = unpacklo(lo, lo_1) */
 	punpckhbw %xmm1, %xmm0 /* pairs_lo_1 = unpackhi(lo, lo_1) */
 	movdqa %xmm4, %xmm1 /* pairs_hi */
-	pshufb .Lublock_nibbleslice_ssse3_asm_12_pair0(%rip), %xmm1 /* pair = lookup16(pairs_hi, pair0) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_18_pair0(%rip), %xmm1 /* pair = lookup16(pairs_hi, pair0) */
 	movdqa %xmm3, %xmm5 /* pairs_lo */
-	pshufb .Lublock_nibbleslice_ssse3_asm_12_pair0(%rip), %xmm5 /* pair_1 = lookup16(pairs_lo, pair0) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_18_pair0(%rip), %xmm5 /* pair_1 = lookup16(pairs_lo, pair0) */
 	movdqa %xmm4, %xmm6 /* pairs_hi */
-	pshufb .Lublock_nibbleslice_ssse3_asm_12_pair1(%rip), %xmm6 /* pair_2 = lookup16(pairs_hi, pair1) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_18_pair1(%rip), %xmm6 /* pair_2 = lookup16(pairs_hi, pair1) */
 	movdqa %xmm3, %xmm7 /* pairs_lo */
-	pshufb .Lublock_nibbleslice_ssse3_asm_12_pair1(%rip), %xmm7 /* pair_3 = lookup16(pairs_lo, pair1) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_18_pair1(%rip), %xmm7 /* pair_3 = lookup16(pairs_lo, pair1) */
 	movdqa %xmm4, %xmm8 /* pairs_hi */
-	pshufb .Lublock_nibbleslice_ssse3_asm_12_pair2(%rip), %xmm8 /* pair_4 = lookup16(pairs_hi, pair2) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_18_pair2(%rip), %xmm8 /* pair_4 = lookup16(pairs_hi, pair2) */
 	movdqa %xmm3, %xmm9 /* pairs_lo */
-	pshufb .Lublock_nibbleslice_ssse3_asm_12_pair2(%rip), %xmm9 /* pair_5 = lookup16(pairs_lo, pair2) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_18_pair2(%rip), %xmm9 /* pair_5 = lookup16(pairs_lo, pair2) */
 	movdqa %xmm4, %xmm10 /* pairs_hi */
-	pshufb .Lublock_nibbleslice_ssse3_asm_12_pair3(%rip), %xmm10 /* pair_6 = lookup16(pairs_hi, pair3) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_18_pair3(%rip), %xmm10 /* pair_6 = lookup16(pairs_hi, pair3) */
 	movdqa %xmm3, %xmm11 /* pairs_lo */
-	pshufb .Lublock_nibbleslice_ssse3_asm_12_pair3(%rip), %xmm11 /* pair_7 = lookup16(pairs_lo, pair3) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_18_pair3(%rip), %xmm11 /* pair_7 = lookup16(pairs_lo, pair3) */
 	movdqa %xmm4, %xmm12 /* pairs_hi */
-	pshufb .Lublock_nibbleslice_ssse3_asm_12_pair4(%rip), %xmm12 /* pair_8 = lookup16(pairs_hi, pair4) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_18_pair4(%rip), %xmm12 /* pair_8 = lookup16(pairs_hi, pair4) */
 	movdqa %xmm3, %xmm13 /* pairs_lo */
-	pshufb .Lublock_nibbleslice_ssse3_asm_12_pair4(%rip), %xmm13 /* pair_9 = lookup16(pairs_lo, pair4) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_18_pair4(%rip), %xmm13 /* pair_9 = lookup16(pairs_lo, pair4) */
 	movdqa %xmm4, %xmm14 /* pairs_hi */
-	pshufb .Lublock_nibbleslice_ssse3_asm_12_pair5(%rip), %xmm14 /* pair_10 = lookup16(pairs_hi, pair5) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_18_pair5(%rip), %xmm14 /* pair_10 = lookup16(pairs_hi, pair5) */
 	movdqa %xmm3, %xmm15 /* pairs_lo */
-	pshufb .Lublock_nibbleslice_ssse3_asm_12_pair5(%rip), %xmm15 /* pair_11 = lookup16(pairs_lo, pair5) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_18_pair5(%rip), %xmm15 /* pair_11 = lookup16(pairs_lo, pair5) */
 	movdqa %xmm15, 0(%rsp) /* spill pair_11 */
 	movdqa %xmm4, %xmm15 /* pairs_hi */
-	pshufb .Lublock_nibbleslice_ssse3_asm_12_pair6(%rip), %xmm15 /* pair_12 = lookup16(pairs_hi, pair6) */
-	pshufb .Lublock_nibbleslice_ssse3_asm_12_pair7(%rip), %xmm4 /* pair_14 = lookup16(pairs_hi, pair7) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_18_pair6(%rip), %xmm15 /* pair_12 = lookup16(pairs_hi, pair6) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_18_pair7(%rip), %xmm4 /* pair_14 = lookup16(pairs_hi, pair7) */
 	movdqa %xmm4, 16(%rsp) /* spill pair_14 */
 	movdqa %xmm3, %xmm4 /* pairs_lo */
-	pshufb .Lublock_nibbleslice_ssse3_asm_12_pair6(%rip), %xmm4 /* pair_13 = lookup16(pairs_lo, pair6) */
-	pshufb .Lublock_nibbleslice_ssse3_asm_12_pair7(%rip), %xmm3 /* pair_15 = lookup16(pairs_lo, pair7) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_18_pair6(%rip), %xmm4 /* pair_13 = lookup16(pairs_lo, pair6) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_18_pair7(%rip), %xmm3 /* pair_15 = lookup16(pairs_lo, pair7) */
 	movdqa %xmm3, 32(%rsp) /* spill pair_15 */
 	movdqa %xmm2, %xmm3 /* pairs_hi_1 */
-	pshufb .Lublock_nibbleslice_ssse3_asm_12_pair0(%rip), %xmm3 /* pair_16 = lookup16(pairs_hi_1, pair0) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_18_pair0(%rip), %xmm3 /* pair_16 = lookup16(pairs_hi_1, pair0) */
 	movdqa %xmm3, 48(%rsp) /* spill pair_16 */
 	movdqa %xmm0, %xmm3 /* pairs_lo_1 */
-	pshufb .Lublock_nibbleslice_ssse3_asm_12_pair0(%rip), %xmm3 /* pair_17 = lookup16(pairs_lo_1, pair0) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_18_pair0(%rip), %xmm3 /* pair_17 = lookup16(pairs_lo_1, pair0) */
 	movdqa %xmm3, 64(%rsp) /* spill pair_17 */
 	movdqa %xmm2, %xmm3 /* pairs_hi_1 */
-	pshufb .Lublock_nibbleslice_ssse3_asm_12_pair1(%rip), %xmm3 /* pair_18 = lookup16(pairs_hi_1, pair1) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_18_pair1(%rip), %xmm3 /* pair_18 = lookup16(pairs_hi_1, pair1) */
 	movdqa %xmm3, 80(%rsp) /* spill pair_18 */
 	movdqa %xmm0, %xmm3 /* pairs_lo_1 */
-	pshufb .Lublock_nibbleslice_ssse3_asm_12_pair1(%rip), %xmm3 /* pair_19 = lookup16(pairs_lo_1, pair1) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_18_pair1(%rip), %xmm3 /* pair_19 = lookup16(pairs_lo_1, pair1) */
 	movdqa %xmm3, 96(%rsp) /* spill pair_19 */
 	movdqa %xmm2, %xmm3 /* pairs_hi_1 */
-	pshufb .Lublock_nibbleslice_ssse3_asm_12_pair2(%rip), %xmm3 /* pair_20 = lookup16(pairs_hi_1, pair2) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_18_pair2(%rip), %xmm3 /* pair_20 = lookup16(pairs_hi_1, pair2) */
 	movdqa %xmm3, 112(%rsp) /* spill pair_20 */
 	movdqa %xmm0, %xmm3 /* pairs_lo_1 */
-	pshufb .Lublock_nibbleslice_ssse3_asm_12_pair2(%rip), %xmm3 /* pair_21 = lookup16(pairs_lo_1, pair2) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_18_pair2(%rip), %xmm3 /* pair_21 = lookup16(pairs_lo_1, pair2) */
 	movdqa %xmm3, 128(%rsp) /* spill pair_21 */
 	movdqa %xmm2, %xmm3 /* pairs_hi_1 */
-	pshufb .Lublock_nibbleslice_ssse3_asm_12_pair3(%rip), %xmm3 /* pair_22 = lookup16(pairs_hi_1, pair3) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_18_pair3(%rip), %xmm3 /* pair_22 = lookup16(pairs_hi_1, pair3) */
 	movdqa %xmm3, 144(%rsp) /* spill pair_22 */
 	movdqa %xmm0, %xmm3 /* pairs_lo_1 */
-	pshufb .Lublock_nibbleslice_ssse3_asm_12_pair3(%rip), %xmm3 /* pair_23 = lookup16(pairs_lo_1, pair3) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_18_pair3(%rip), %xmm3 /* pair_23 = lookup16(pairs_lo_1, pair3) */
 	movdqa %xmm3, 160(%rsp) /* spill pair_23 */
 	movdqa %xmm2, %xmm3 /* pairs_hi_1 */
-	pshufb .Lublock_nibbleslice_ssse3_asm_12_pair4(%rip), %xmm3 /* pair_24 = lookup16(pairs_hi_1, pair4) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_18_pair4(%rip), %xmm3 /* pair_24 = lookup16(pairs_hi_1, pair4) */
 	movdqa %xmm3, 176(%rsp) /* spill pair_24 */
 	movdqa %xmm0, %xmm3 /* pairs_lo_1 */
-	pshufb .Lublock_nibbleslice_ssse3_asm_12_pair4(%rip), %xmm3 /* pair_25 = lookup16(pairs_lo_1, pair4) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_18_pair4(%rip), %xmm3 /* pair_25 = lookup16(pairs_lo_1, pair4) */
 	movdqa %xmm3, 192(%rsp) /* spill pair_25 */
 	movdqa %xmm2, %xmm3 /* pairs_hi_1 */
-	pshufb .Lublock_nibbleslice_ssse3_asm_12_pair5(%rip), %xmm3 /* pair_26 = lookup16(pairs_hi_1, pair5) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_18_pair5(%rip), %xmm3 /* pair_26 = lookup16(pairs_hi_1, pair5) */
 	movdqa %xmm3, 208(%rsp) /* spill pair_26 */
 	movdqa %xmm0, %xmm3 /* pairs_lo_1 */
-	pshufb .Lublock_nibbleslice_ssse3_asm_12_pair5(%rip), %xmm3 /* pair_27 = lookup16(pairs_lo_1, pair5) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_18_pair5(%rip), %xmm3 /* pair_27 = lookup16(pairs_lo_1, pair5) */
 	movdqa %xmm3, 224(%rsp) /* spill pair_27 */
 	movdqa %xmm2, %xmm3 /* pairs_hi_1 */
-	pshufb .Lublock_nibbleslice_ssse3_asm_12_pair6(%rip), %xmm3 /* pair_28 = lookup16(pairs_hi_1, pair6) */
-	pshufb .Lublock_nibbleslice_ssse3_asm_12_pair7(%rip), %xmm2 /* pair_30 = lookup16(pairs_hi_1, pair7) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_18_pair6(%rip), %xmm3 /* pair_28 = lookup16(pairs_hi_1, pair6) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_18_pair7(%rip), %xmm2 /* pair_30 = lookup16(pairs_hi_1, pair7) */
 	movdqa %xmm2, 240(%rsp) /* spill pair_30 */
 	movdqa %xmm0, %xmm2 /* pairs_lo_1 */
-	pshufb .Lublock_nibbleslice_ssse3_asm_12_pair6(%rip), %xmm2 /* pair_29 = lookup16(pairs_lo_1, pair6) */
-	pshufb .Lublock_nibbleslice_ssse3_asm_12_pair7(%rip), %xmm0 /* pair_31 = lookup16(pairs_lo_1, pair7) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_18_pair6(%rip), %xmm2 /* pair_29 = lookup16(pairs_lo_1, pair6) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_18_pair7(%rip), %xmm0 /* pair_31 = lookup16(pairs_lo_1, pair7) */
 	movdqa %xmm0, 256(%rsp) /* spill pair_31 */
 	movdqu 16(%rsi), %xmm0 /* v_1 = bcast128() */
 	movdqa %xmm2, 272(%rsp) /* spill pair_29 */
@@ -9676,13 +10376,13 @@ ublock_nibbleslice_ssse3_ublock256_256_ctr_pairs_asm:
 	movdqa %xmm3, 288(%rsp) /* spill pair_28 */
 	movdqa %xmm0, %xmm3 /* v_1 */
 	psrlw $4, %xmm3 /* hi_shifted_2 = shr(v_1) */
-	pand .Lublock_nibbleslice_ssse3_asm_12_nibble_mask(%rip), %xmm3 /* hi_2 = and(hi_shifted_2, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_12_nibble_mask(%rip), %xmm0 /* lo_2 = and(v_1, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_18_nibble_mask(%rip), %xmm3 /* hi_2 = and(hi_shifted_2, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_18_nibble_mask(%rip), %xmm0 /* lo_2 = and(v_1, nibble_mask) */
 	movdqa %xmm4, 304(%rsp) /* spill pair_13 */
 	movdqa %xmm2, %xmm4 /* w_1 */
 	psrlw $4, %xmm4 /* hi_shifted_3 = shr(w_1) */
-	pand .Lublock_nibbleslice_ssse3_asm_12_nibble_mask(%rip), %xmm4 /* hi_3 = and(hi_shifted_3, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_12_nibble_mask(%rip), %xmm2 /* lo_3 = and(w_1, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_18_nibble_mask(%rip), %xmm4 /* hi_3 = and(hi_shifted_3, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_18_nibble_mask(%rip), %xmm2 /* lo_3 = and(w_1, nibble_mask) */
 	movdqa %xmm15, 320(%rsp) /* spill pair_12 */
 	movdqa %xmm3, %xmm15 /* hi_2 */
 	punpcklbw %xmm4, %xmm15 /* pairs_hi_2 = unpacklo(hi_2, hi_3) */
@@ -9691,86 +10391,86 @@ ublock_nibbleslice_ssse3_ublock256_256_ctr_pairs_asm:
 	punpcklbw %xmm2, %xmm4 /* pairs_lo_2 = unpacklo(lo_2, lo_3) */
 	punpckhbw %xmm2, %xmm0 /* pairs_lo_3 = unpackhi(lo_2, lo_3) */
 	movdqa %xmm15, %xmm2 /* pairs_hi_2 */
-	pshufb .Lublock_nibbleslice_ssse3_asm_12_pair0(%rip), %xmm2 /* pair_32 = lookup16(pairs_hi_2, pair0) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_18_pair0(%rip), %xmm2 /* pair_32 = lookup16(pairs_hi_2, pair0) */
 	movdqa %xmm14, 336(%rsp) /* spill pair_10 */
 	movdqa %xmm4, %xmm14 /* pairs_lo_2 */
-	pshufb .Lublock_nibbleslice_ssse3_asm_12_pair0(%rip), %xmm14 /* pair_33 = lookup16(pairs_lo_2, pair0) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_18_pair0(%rip), %xmm14 /* pair_33 = lookup16(pairs_lo_2, pair0) */
 	movdqa %xmm13, 352(%rsp) /* spill pair_9 */
 	movdqa %xmm15, %xmm13 /* pairs_hi_2 */
-	pshufb .Lublock_nibbleslice_ssse3_asm_12_pair1(%rip), %xmm13 /* pair_34 = lookup16(pairs_hi_2, pair1) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_18_pair1(%rip), %xmm13 /* pair_34 = lookup16(pairs_hi_2, pair1) */
 	movdqa %xmm12, 368(%rsp) /* spill pair_8 */
 	movdqa %xmm4, %xmm12 /* pairs_lo_2 */
-	pshufb .Lublock_nibbleslice_ssse3_asm_12_pair1(%rip), %xmm12 /* pair_35 = lookup16(pairs_lo_2, pair1) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_18_pair1(%rip), %xmm12 /* pair_35 = lookup16(pairs_lo_2, pair1) */
 	movdqa %xmm12, 384(%rsp) /* spill pair_35 */
 	movdqa %xmm15, %xmm12 /* pairs_hi_2 */
-	pshufb .Lublock_nibbleslice_ssse3_asm_12_pair2(%rip), %xmm12 /* pair_36 = lookup16(pairs_hi_2, pair2) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_18_pair2(%rip), %xmm12 /* pair_36 = lookup16(pairs_hi_2, pair2) */
 	movdqa %xmm12, 400(%rsp) /* spill pair_36 */
 	movdqa %xmm4, %xmm12 /* pairs_lo_2 */
-	pshufb .Lublock_nibbleslice_ssse3_asm_12_pair2(%rip), %xmm12 /* pair_37 = lookup16(pairs_lo_2, pair2) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_18_pair2(%rip), %xmm12 /* pair_37 = lookup16(pairs_lo_2, pair2) */
 	movdqa %xmm12, 416(%rsp) /* spill pair_37 */
 	movdqa %xmm15, %xmm12 /* pairs_hi_2 */
-	pshufb .Lublock_nibbleslice_ssse3_asm_12_pair3(%rip), %xmm12 /* pair_38 = lookup16(pairs_hi_2, pair3) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_18_pair3(%rip), %xmm12 /* pair_38 = lookup16(pairs_hi_2, pair3) */
 	movdqa %xmm12, 432(%rsp) /* spill pair_38 */
 	movdqa %xmm4, %xmm12 /* pairs_lo_2 */
-	pshufb .Lublock_nibbleslice_ssse3_asm_12_pair3(%rip), %xmm12 /* pair_39 = lookup16(pairs_lo_2, pair3) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_18_pair3(%rip), %xmm12 /* pair_39 = lookup16(pairs_lo_2, pair3) */
 	movdqa %xmm12, 448(%rsp) /* spill pair_39 */
 	movdqa %xmm15, %xmm12 /* pairs_hi_2 */
-	pshufb .Lublock_nibbleslice_ssse3_asm_12_pair4(%rip), %xmm12 /* pair_40 = lookup16(pairs_hi_2, pair4) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_18_pair4(%rip), %xmm12 /* pair_40 = lookup16(pairs_hi_2, pair4) */
 	movdqa %xmm12, 464(%rsp) /* spill pair_40 */
 	movdqa %xmm4, %xmm12 /* pairs_lo_2 */
-	pshufb .Lublock_nibbleslice_ssse3_asm_12_pair4(%rip), %xmm12 /* pair_41 = lookup16(pairs_lo_2, pair4) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_18_pair4(%rip), %xmm12 /* pair_41 = lookup16(pairs_lo_2, pair4) */
 	movdqa %xmm12, 480(%rsp) /* spill pair_41 */
 	movdqa %xmm15, %xmm12 /* pairs_hi_2 */
-	pshufb .Lublock_nibbleslice_ssse3_asm_12_pair5(%rip), %xmm12 /* pair_42 = lookup16(pairs_hi_2, pair5) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_18_pair5(%rip), %xmm12 /* pair_42 = lookup16(pairs_hi_2, pair5) */
 	movdqa %xmm12, 496(%rsp) /* spill pair_42 */
 	movdqa %xmm4, %xmm12 /* pairs_lo_2 */
-	pshufb .Lublock_nibbleslice_ssse3_asm_12_pair5(%rip), %xmm12 /* pair_43 = lookup16(pairs_lo_2, pair5) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_18_pair5(%rip), %xmm12 /* pair_43 = lookup16(pairs_lo_2, pair5) */
 	movdqa %xmm12, 512(%rsp) /* spill pair_43 */
 	movdqa %xmm15, %xmm12 /* pairs_hi_2 */
-	pshufb .Lublock_nibbleslice_ssse3_asm_12_pair6(%rip), %xmm12 /* pair_44 = lookup16(pairs_hi_2, pair6) */
-	pshufb .Lublock_nibbleslice_ssse3_asm_12_pair7(%rip), %xmm15 /* pair_46 = lookup16(pairs_hi_2, pair7) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_18_pair6(%rip), %xmm12 /* pair_44 = lookup16(pairs_hi_2, pair6) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_18_pair7(%rip), %xmm15 /* pair_46 = lookup16(pairs_hi_2, pair7) */
 	movdqa %xmm15, 528(%rsp) /* spill pair_46 */
 	movdqa %xmm4, %xmm15 /* pairs_lo_2 */
-	pshufb .Lublock_nibbleslice_ssse3_asm_12_pair7(%rip), %xmm15 /* pair_47 = lookup16(pairs_lo_2, pair7) */
-	pshufb .Lublock_nibbleslice_ssse3_asm_12_pair6(%rip), %xmm4 /* pair_45 = lookup16(pairs_lo_2, pair6) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_18_pair7(%rip), %xmm15 /* pair_47 = lookup16(pairs_lo_2, pair7) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_18_pair6(%rip), %xmm4 /* pair_45 = lookup16(pairs_lo_2, pair6) */
 	movdqa %xmm15, 544(%rsp) /* spill pair_47 */
 	movdqa %xmm3, %xmm15 /* pairs_hi_3 */
-	pshufb .Lublock_nibbleslice_ssse3_asm_12_pair0(%rip), %xmm15 /* pair_48 = lookup16(pairs_hi_3, pair0) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_18_pair0(%rip), %xmm15 /* pair_48 = lookup16(pairs_hi_3, pair0) */
 	movdqa %xmm15, 560(%rsp) /* spill pair_48 */
 	movdqa %xmm0, %xmm15 /* pairs_lo_3 */
-	pshufb .Lublock_nibbleslice_ssse3_asm_12_pair0(%rip), %xmm15 /* pair_49 = lookup16(pairs_lo_3, pair0) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_18_pair0(%rip), %xmm15 /* pair_49 = lookup16(pairs_lo_3, pair0) */
 	movdqa %xmm15, 576(%rsp) /* spill pair_49 */
 	movdqa %xmm3, %xmm15 /* pairs_hi_3 */
-	pshufb .Lublock_nibbleslice_ssse3_asm_12_pair1(%rip), %xmm15 /* pair_50 = lookup16(pairs_hi_3, pair1) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_18_pair1(%rip), %xmm15 /* pair_50 = lookup16(pairs_hi_3, pair1) */
 	movdqa %xmm15, 592(%rsp) /* spill pair_50 */
 	movdqa %xmm0, %xmm15 /* pairs_lo_3 */
-	pshufb .Lublock_nibbleslice_ssse3_asm_12_pair1(%rip), %xmm15 /* pair_51 = lookup16(pairs_lo_3, pair1) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_18_pair1(%rip), %xmm15 /* pair_51 = lookup16(pairs_lo_3, pair1) */
 	movdqa %xmm15, 608(%rsp) /* spill pair_51 */
 	movdqa %xmm3, %xmm15 /* pairs_hi_3 */
-	pshufb .Lublock_nibbleslice_ssse3_asm_12_pair2(%rip), %xmm15 /* pair_52 = lookup16(pairs_hi_3, pair2) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_18_pair2(%rip), %xmm15 /* pair_52 = lookup16(pairs_hi_3, pair2) */
 	movdqa %xmm15, 624(%rsp) /* spill pair_52 */
 	movdqa %xmm0, %xmm15 /* pairs_lo_3 */
-	pshufb .Lublock_nibbleslice_ssse3_asm_12_pair2(%rip), %xmm15 /* pair_53 = lookup16(pairs_lo_3, pair2) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_18_pair2(%rip), %xmm15 /* pair_53 = lookup16(pairs_lo_3, pair2) */
 	movdqa %xmm15, 640(%rsp) /* spill pair_53 */
 	movdqa %xmm3, %xmm15 /* pairs_hi_3 */
-	pshufb .Lublock_nibbleslice_ssse3_asm_12_pair3(%rip), %xmm15 /* pair_54 = lookup16(pairs_hi_3, pair3) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_18_pair3(%rip), %xmm15 /* pair_54 = lookup16(pairs_hi_3, pair3) */
 	movdqa %xmm15, 656(%rsp) /* spill pair_54 */
 	movdqa %xmm0, %xmm15 /* pairs_lo_3 */
-	pshufb .Lublock_nibbleslice_ssse3_asm_12_pair3(%rip), %xmm15 /* pair_55 = lookup16(pairs_lo_3, pair3) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_18_pair3(%rip), %xmm15 /* pair_55 = lookup16(pairs_lo_3, pair3) */
 	movdqa %xmm15, 672(%rsp) /* spill pair_55 */
 	movdqa %xmm3, %xmm15 /* pairs_hi_3 */
-	pshufb .Lublock_nibbleslice_ssse3_asm_12_pair4(%rip), %xmm15 /* pair_56 = lookup16(pairs_hi_3, pair4) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_18_pair4(%rip), %xmm15 /* pair_56 = lookup16(pairs_hi_3, pair4) */
 	movdqa %xmm15, 688(%rsp) /* spill pair_56 */
 	movdqa %xmm0, %xmm15 /* pairs_lo_3 */
-	pshufb .Lublock_nibbleslice_ssse3_asm_12_pair4(%rip), %xmm15 /* pair_57 = lookup16(pairs_lo_3, pair4) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_18_pair4(%rip), %xmm15 /* pair_57 = lookup16(pairs_lo_3, pair4) */
 	movdqa %xmm15, 704(%rsp) /* spill pair_57 */
 	movdqa %xmm3, %xmm15 /* pairs_hi_3 */
-	pshufb .Lublock_nibbleslice_ssse3_asm_12_pair5(%rip), %xmm15 /* pair_58 = lookup16(pairs_hi_3, pair5) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_18_pair5(%rip), %xmm15 /* pair_58 = lookup16(pairs_hi_3, pair5) */
 	movdqa %xmm15, 720(%rsp) /* spill pair_58 */
 	movdqa %xmm0, %xmm15 /* pairs_lo_3 */
-	pshufb .Lublock_nibbleslice_ssse3_asm_12_pair5(%rip), %xmm15 /* pair_59 = lookup16(pairs_lo_3, pair5) */
-	pshufb .Lublock_nibbleslice_ssse3_asm_12_pair6(%rip), %xmm3 /* pair_60 = lookup16(pairs_hi_3, pair6) */
-	pshufb .Lublock_nibbleslice_ssse3_asm_12_pair6(%rip), %xmm0 /* pair_61 = lookup16(pairs_lo_3, pair6) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_18_pair5(%rip), %xmm15 /* pair_59 = lookup16(pairs_lo_3, pair5) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_18_pair6(%rip), %xmm3 /* pair_60 = lookup16(pairs_hi_3, pair6) */
+	pshufb .Lublock_nibbleslice_ssse3_asm_18_pair6(%rip), %xmm0 /* pair_61 = lookup16(pairs_lo_3, pair6) */
 
 	/* The first round on the pairs; the last byte's S-box outputs taken as 0 (their share is added per block). */
 	movdqa %xmm0, 736(%rsp) /* spill pair_61 */
@@ -10199,7 +10899,7 @@ ublock_nibbleslice_ssse3_ublock256_256_ctr_xor_asm:
 	imull $0x01010101, %eax, %eax
 	movd %eax, %xmm1
 	pshufd $0, %xmm1, %xmm1 /* first = bcast8() */
-	paddb .Lublock_nibbleslice_ssse3_asm_13_block_offsets(%rip), %xmm1 /* offsets = add(first, block_offsets) */
+	paddb .Lublock_nibbleslice_ssse3_asm_19_block_offsets(%rip), %xmm1 /* offsets = add(first, block_offsets) */
 	movdqa %xmm0, %xmm2 /* low */
 	paddb %xmm1, %xmm2 /* low_byte = add(low, offsets) */
 	movdqa %xmm0, %xmm3 /* low */
@@ -10209,27 +10909,27 @@ ublock_nibbleslice_ssse3_ublock256_256_ctr_xor_asm:
 	pandn %xmm0, %xmm1 /* either_not_sum = andnot(low_byte, either) */
 	por %xmm1, %xmm3 /* carry_bit7 = or(both, either_not_sum) */
 	psrlw $7, %xmm3 /* sr = shr(carry_bit7) */
-	pand .Lublock_nibbleslice_ssse3_asm_13_one(%rip), %xmm3 /* carry = and(sr, one) */
+	pand .Lublock_nibbleslice_ssse3_asm_19_one(%rip), %xmm3 /* carry = and(sr, one) */
 	movdqa %xmm3, %xmm0 /* carry */
-	por .Lublock_nibbleslice_ssse3_asm_13_pick1(%rip), %xmm0 /* pick = or(carry, pick1) */
+	por .Lublock_nibbleslice_ssse3_asm_19_pick1(%rip), %xmm0 /* pick = or(carry, pick1) */
 	movdqa %xmm3, %xmm1 /* carry */
-	por .Lublock_nibbleslice_ssse3_asm_13_pick2(%rip), %xmm1 /* pick_1 = or(carry, pick2) */
+	por .Lublock_nibbleslice_ssse3_asm_19_pick2(%rip), %xmm1 /* pick_1 = or(carry, pick2) */
 	movdqa %xmm3, %xmm4 /* carry */
-	por .Lublock_nibbleslice_ssse3_asm_13_pick3(%rip), %xmm4 /* pick_2 = or(carry, pick3) */
+	por .Lublock_nibbleslice_ssse3_asm_19_pick3(%rip), %xmm4 /* pick_2 = or(carry, pick3) */
 	movdqa %xmm3, %xmm5 /* carry */
-	por .Lublock_nibbleslice_ssse3_asm_13_pick4(%rip), %xmm5 /* pick_3 = or(carry, pick4) */
+	por .Lublock_nibbleslice_ssse3_asm_19_pick4(%rip), %xmm5 /* pick_3 = or(carry, pick4) */
 	movdqa %xmm3, %xmm6 /* carry */
-	por .Lublock_nibbleslice_ssse3_asm_13_pick5(%rip), %xmm6 /* pick_4 = or(carry, pick5) */
+	por .Lublock_nibbleslice_ssse3_asm_19_pick5(%rip), %xmm6 /* pick_4 = or(carry, pick5) */
 	movdqa %xmm3, %xmm7 /* carry */
-	por .Lublock_nibbleslice_ssse3_asm_13_pick6(%rip), %xmm7 /* pick_5 = or(carry, pick6) */
+	por .Lublock_nibbleslice_ssse3_asm_19_pick6(%rip), %xmm7 /* pick_5 = or(carry, pick6) */
 	movdqa %xmm3, %xmm8 /* carry */
-	por .Lublock_nibbleslice_ssse3_asm_13_pick7(%rip), %xmm8 /* pick_6 = or(carry, pick7) */
+	por .Lublock_nibbleslice_ssse3_asm_19_pick7(%rip), %xmm8 /* pick_6 = or(carry, pick7) */
 
 	/* The last byte L + j0 + j of every block: the S-box of its two nibbles, RK^0 folded in. */
 	movdqa %xmm2, %xmm9 /* low_byte */
 	psrlw $4, %xmm9 /* hi_shifted = shr(low_byte) */
-	pand .Lublock_nibbleslice_ssse3_asm_13_nibble_mask(%rip), %xmm9 /* hi = and(hi_shifted, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_13_nibble_mask(%rip), %xmm2 /* lo = and(low_byte, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_19_nibble_mask(%rip), %xmm9 /* hi = and(hi_shifted, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_19_nibble_mask(%rip), %xmm2 /* lo = and(low_byte, nibble_mask) */
 	movdqu 992(%rdi), %xmm10 /* t1_30 = bcast128() */
 	pshufb %xmm9, %xmm10 /* s1_30 = lookup16(t1_30, hi) */
 	movdqu 1008(%rdi), %xmm9 /* t1_31 = bcast128() */
@@ -10569,7 +11269,7 @@ ublock_nibbleslice_ssse3_ublock256_256_ctr_xor_asm:
 	movdqa %xmm3, 784(%rsp) /* spill x1_15.2 */
 	xor %r8, %r8
 	.p2align 4
-.Lublock_nibbleslice_ssse3_asm_13_loop_r0:
+.Lublock_nibbleslice_ssse3_asm_19_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
 	movdqu 1024(%rdi,%r8), %xmm3 /* t0_0 = bcast128() */
@@ -11012,7 +11712,7 @@ ublock_nibbleslice_ssse3_ublock256_256_ctr_xor_asm:
 	movdqa 640(%rsp), %xmm15 /* reload x0_3.3 */
 	add $1024, %r8
 	cmp $23552, %r8
-	jne .Lublock_nibbleslice_ssse3_asm_13_loop_r0
+	jne .Lublock_nibbleslice_ssse3_asm_19_loop_r0
 
 	/* Pack nibble pairs into bytes, transpose back and store. */
 	psllw $4, %xmm10 /* hi_up = shl(x0_0) */
@@ -11634,85 +12334,85 @@ ublock_nibbleslice_ssse3_ublock256_256_encrypt_xor_asm:
 	punpckhbw %xmm2, %xmm0 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
 	movdqa %xmm1, %xmm2 /* tr3 */
 	psrlw $4, %xmm2 /* hi_shifted = shr(tr3) */
-	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm2 /* hi = and(hi_shifted, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm1 /* lo = and(tr3, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_20_nibble_mask(%rip), %xmm2 /* hi = and(hi_shifted, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_20_nibble_mask(%rip), %xmm1 /* lo = and(tr3, nibble_mask) */
 	movdqa %xmm1, 240(%rsp) /* spill x0_1.1 */
 	movdqa %xmm14, %xmm1 /* tr3_1 */
 	psrlw $4, %xmm1 /* hi_shifted_1 = shr(tr3_1) */
-	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm1 /* hi_1 = and(hi_shifted_1, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm14 /* lo_1 = and(tr3_1, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_20_nibble_mask(%rip), %xmm1 /* hi_1 = and(hi_shifted_1, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_20_nibble_mask(%rip), %xmm14 /* lo_1 = and(tr3_1, nibble_mask) */
 	movdqa %xmm1, 288(%rsp) /* spill x0_2.1 */
 	movdqa %xmm4, %xmm1 /* tr3_2 */
 	psrlw $4, %xmm1 /* hi_shifted_2 = shr(tr3_2) */
-	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm1 /* hi_2 = and(hi_shifted_2, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm4 /* lo_2 = and(tr3_2, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_20_nibble_mask(%rip), %xmm1 /* hi_2 = and(hi_shifted_2, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_20_nibble_mask(%rip), %xmm4 /* lo_2 = and(tr3_2, nibble_mask) */
 	movdqa %xmm1, 304(%rsp) /* spill x0_4.1 */
 	movdqa %xmm6, %xmm1 /* tr3_3 */
 	psrlw $4, %xmm1 /* hi_shifted_3 = shr(tr3_3) */
-	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm1 /* hi_3 = and(hi_shifted_3, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm6 /* lo_3 = and(tr3_3, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_20_nibble_mask(%rip), %xmm1 /* hi_3 = and(hi_shifted_3, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_20_nibble_mask(%rip), %xmm6 /* lo_3 = and(tr3_3, nibble_mask) */
 	movdqa %xmm1, 320(%rsp) /* spill x0_6.1 */
 	movdqa %xmm8, %xmm1 /* tr3_4 */
 	psrlw $4, %xmm1 /* hi_shifted_4 = shr(tr3_4) */
-	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm1 /* hi_4 = and(hi_shifted_4, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm8 /* lo_4 = and(tr3_4, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_20_nibble_mask(%rip), %xmm1 /* hi_4 = and(hi_shifted_4, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_20_nibble_mask(%rip), %xmm8 /* lo_4 = and(tr3_4, nibble_mask) */
 	movdqa %xmm1, 336(%rsp) /* spill x0_8.1 */
 	movdqa %xmm10, %xmm1 /* tr3_5 */
 	psrlw $4, %xmm1 /* hi_shifted_5 = shr(tr3_5) */
-	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm1 /* hi_5 = and(hi_shifted_5, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm10 /* lo_5 = and(tr3_5, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_20_nibble_mask(%rip), %xmm1 /* hi_5 = and(hi_shifted_5, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_20_nibble_mask(%rip), %xmm10 /* lo_5 = and(tr3_5, nibble_mask) */
 	movdqa %xmm1, 352(%rsp) /* spill x0_10.1 */
 	movdqa %xmm12, %xmm1 /* tr3_6 */
 	psrlw $4, %xmm1 /* hi_shifted_6 = shr(tr3_6) */
-	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm1 /* hi_6 = and(hi_shifted_6, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm12 /* lo_6 = and(tr3_6, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_20_nibble_mask(%rip), %xmm1 /* hi_6 = and(hi_shifted_6, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_20_nibble_mask(%rip), %xmm12 /* lo_6 = and(tr3_6, nibble_mask) */
 	movdqa %xmm1, 368(%rsp) /* spill x0_12.1 */
 	movdqa %xmm13, %xmm1 /* tr3_7 */
 	psrlw $4, %xmm1 /* hi_shifted_7 = shr(tr3_7) */
-	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm1 /* hi_7 = and(hi_shifted_7, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm13 /* lo_7 = and(tr3_7, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_20_nibble_mask(%rip), %xmm1 /* hi_7 = and(hi_shifted_7, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_20_nibble_mask(%rip), %xmm13 /* lo_7 = and(tr3_7, nibble_mask) */
 	movdqa %xmm1, 384(%rsp) /* spill x0_14.1 */
 	movdqa %xmm15, %xmm1 /* tr3_8 */
 	psrlw $4, %xmm1 /* hi_shifted_8 = shr(tr3_8) */
-	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm1 /* hi_8 = and(hi_shifted_8, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm15 /* lo_8 = and(tr3_8, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_20_nibble_mask(%rip), %xmm1 /* hi_8 = and(hi_shifted_8, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_20_nibble_mask(%rip), %xmm15 /* lo_8 = and(tr3_8, nibble_mask) */
 	movdqa %xmm1, 400(%rsp) /* spill x0_16.1 */
 	movdqa %xmm11, %xmm1 /* tr3_9 */
 	psrlw $4, %xmm1 /* hi_shifted_9 = shr(tr3_9) */
-	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm1 /* hi_9 = and(hi_shifted_9, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm11 /* lo_9 = and(tr3_9, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_20_nibble_mask(%rip), %xmm1 /* hi_9 = and(hi_shifted_9, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_20_nibble_mask(%rip), %xmm11 /* lo_9 = and(tr3_9, nibble_mask) */
 	movdqa %xmm1, 416(%rsp) /* spill x0_18.1 */
 	movdqa %xmm7, %xmm1 /* tr3_10 */
 	psrlw $4, %xmm1 /* hi_shifted_10 = shr(tr3_10) */
-	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm1 /* hi_10 = and(hi_shifted_10, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm7 /* lo_10 = and(tr3_10, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_20_nibble_mask(%rip), %xmm1 /* hi_10 = and(hi_shifted_10, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_20_nibble_mask(%rip), %xmm7 /* lo_10 = and(tr3_10, nibble_mask) */
 	movdqa %xmm1, 432(%rsp) /* spill x0_20.1 */
 	movdqa %xmm5, %xmm1 /* tr3_11 */
 	psrlw $4, %xmm1 /* hi_shifted_11 = shr(tr3_11) */
-	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm1 /* hi_11 = and(hi_shifted_11, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm5 /* lo_11 = and(tr3_11, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_20_nibble_mask(%rip), %xmm1 /* hi_11 = and(hi_shifted_11, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_20_nibble_mask(%rip), %xmm5 /* lo_11 = and(tr3_11, nibble_mask) */
 	movdqa %xmm1, 448(%rsp) /* spill x0_22.1 */
 	movdqa %xmm3, %xmm1 /* tr3_12 */
 	psrlw $4, %xmm1 /* hi_shifted_12 = shr(tr3_12) */
-	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm1 /* hi_12 = and(hi_shifted_12, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm3 /* lo_12 = and(tr3_12, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_20_nibble_mask(%rip), %xmm1 /* hi_12 = and(hi_shifted_12, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_20_nibble_mask(%rip), %xmm3 /* lo_12 = and(tr3_12, nibble_mask) */
 	movdqa %xmm1, 464(%rsp) /* spill x0_24.1 */
 	movdqa 272(%rsp), %xmm1 /* reload tr3_13 */
 	movdqa %xmm2, 480(%rsp) /* spill x0_0.1 */
 	movdqa %xmm1, %xmm2 /* tr3_13 */
 	psrlw $4, %xmm2 /* hi_shifted_13 = shr(tr3_13) */
-	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm2 /* hi_13 = and(hi_shifted_13, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm1 /* lo_13 = and(tr3_13, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_20_nibble_mask(%rip), %xmm2 /* hi_13 = and(hi_shifted_13, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_20_nibble_mask(%rip), %xmm1 /* lo_13 = and(tr3_13, nibble_mask) */
 	movdqa %xmm1, 272(%rsp) /* spill x0_27.1 */
 	movdqa %xmm9, %xmm1 /* tr3_14 */
 	psrlw $4, %xmm1 /* hi_shifted_14 = shr(tr3_14) */
-	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm1 /* hi_14 = and(hi_shifted_14, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm9 /* lo_14 = and(tr3_14, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_20_nibble_mask(%rip), %xmm1 /* hi_14 = and(hi_shifted_14, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_20_nibble_mask(%rip), %xmm9 /* lo_14 = and(tr3_14, nibble_mask) */
 	movdqa %xmm1, 496(%rsp) /* spill x0_28.1 */
 	movdqa %xmm0, %xmm1 /* tr3_15 */
 	psrlw $4, %xmm1 /* hi_shifted_15 = shr(tr3_15) */
-	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm1 /* hi_15 = and(hi_shifted_15, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm0 /* lo_15 = and(tr3_15, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_20_nibble_mask(%rip), %xmm1 /* hi_15 = and(hi_shifted_15, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_20_nibble_mask(%rip), %xmm0 /* lo_15 = and(tr3_15, nibble_mask) */
 	movdqa %xmm0, 512(%rsp) /* spill x0_31.1 */
 	movdqa 176(%rsp), %xmm0 /* reload row_1 */
 	movdqa %xmm1, 528(%rsp) /* spill x0_30.1 */
@@ -11842,85 +12542,85 @@ ublock_nibbleslice_ssse3_ublock256_256_encrypt_xor_asm:
 	punpckhbw %xmm2, %xmm0 /* tr3_31 = unpackhi(tr2_23, tr2_31) */
 	movdqa %xmm15, %xmm2 /* tr3_16 */
 	psrlw $4, %xmm2 /* hi_shifted_16 = shr(tr3_16) */
-	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm2 /* hi_16 = and(hi_shifted_16, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm15 /* lo_16 = and(tr3_16, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_20_nibble_mask(%rip), %xmm2 /* hi_16 = and(hi_shifted_16, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_20_nibble_mask(%rip), %xmm15 /* lo_16 = and(tr3_16, nibble_mask) */
 	movdqa %xmm2, 256(%rsp) /* spill x1_0.1 */
 	movdqa %xmm14, %xmm2 /* tr3_17 */
 	psrlw $4, %xmm2 /* hi_shifted_17 = shr(tr3_17) */
-	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm2 /* hi_17 = and(hi_shifted_17, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm14 /* lo_17 = and(tr3_17, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_20_nibble_mask(%rip), %xmm2 /* hi_17 = and(hi_shifted_17, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_20_nibble_mask(%rip), %xmm14 /* lo_17 = and(tr3_17, nibble_mask) */
 	movdqa %xmm2, 544(%rsp) /* spill x1_2.1 */
 	movdqa %xmm4, %xmm2 /* tr3_18 */
 	psrlw $4, %xmm2 /* hi_shifted_18 = shr(tr3_18) */
-	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm2 /* hi_18 = and(hi_shifted_18, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm4 /* lo_18 = and(tr3_18, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_20_nibble_mask(%rip), %xmm2 /* hi_18 = and(hi_shifted_18, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_20_nibble_mask(%rip), %xmm4 /* lo_18 = and(tr3_18, nibble_mask) */
 	movdqa %xmm2, 560(%rsp) /* spill x1_4.1 */
 	movdqa %xmm6, %xmm2 /* tr3_19 */
 	psrlw $4, %xmm2 /* hi_shifted_19 = shr(tr3_19) */
-	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm2 /* hi_19 = and(hi_shifted_19, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm6 /* lo_19 = and(tr3_19, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_20_nibble_mask(%rip), %xmm2 /* hi_19 = and(hi_shifted_19, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_20_nibble_mask(%rip), %xmm6 /* lo_19 = and(tr3_19, nibble_mask) */
 	movdqa %xmm2, 576(%rsp) /* spill x1_6.1 */
 	movdqa %xmm8, %xmm2 /* tr3_20 */
 	psrlw $4, %xmm2 /* hi_shifted_20 = shr(tr3_20) */
-	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm2 /* hi_20 = and(hi_shifted_20, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm8 /* lo_20 = and(tr3_20, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_20_nibble_mask(%rip), %xmm2 /* hi_20 = and(hi_shifted_20, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_20_nibble_mask(%rip), %xmm8 /* lo_20 = and(tr3_20, nibble_mask) */
 	movdqa %xmm2, 592(%rsp) /* spill x1_8.1 */
 	movdqa %xmm10, %xmm2 /* tr3_21 */
 	psrlw $4, %xmm2 /* hi_shifted_21 = shr(tr3_21) */
-	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm2 /* hi_21 = and(hi_shifted_21, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm10 /* lo_21 = and(tr3_21, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_20_nibble_mask(%rip), %xmm2 /* hi_21 = and(hi_shifted_21, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_20_nibble_mask(%rip), %xmm10 /* lo_21 = and(tr3_21, nibble_mask) */
 	movdqa %xmm2, 608(%rsp) /* spill x1_10.1 */
 	movdqa %xmm12, %xmm2 /* tr3_22 */
 	psrlw $4, %xmm2 /* hi_shifted_22 = shr(tr3_22) */
-	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm2 /* hi_22 = and(hi_shifted_22, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm12 /* lo_22 = and(tr3_22, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_20_nibble_mask(%rip), %xmm2 /* hi_22 = and(hi_shifted_22, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_20_nibble_mask(%rip), %xmm12 /* lo_22 = and(tr3_22, nibble_mask) */
 	movdqa %xmm2, 624(%rsp) /* spill x1_12.1 */
 	movdqa %xmm1, %xmm2 /* tr3_23 */
 	psrlw $4, %xmm2 /* hi_shifted_23 = shr(tr3_23) */
-	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm2 /* hi_23 = and(hi_shifted_23, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm1 /* lo_23 = and(tr3_23, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_20_nibble_mask(%rip), %xmm2 /* hi_23 = and(hi_shifted_23, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_20_nibble_mask(%rip), %xmm1 /* lo_23 = and(tr3_23, nibble_mask) */
 	movdqa %xmm1, 640(%rsp) /* spill x1_15.1 */
 	movdqa %xmm3, %xmm1 /* tr3_24 */
 	psrlw $4, %xmm1 /* hi_shifted_24 = shr(tr3_24) */
-	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm1 /* hi_24 = and(hi_shifted_24, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm3 /* lo_24 = and(tr3_24, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_20_nibble_mask(%rip), %xmm1 /* hi_24 = and(hi_shifted_24, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_20_nibble_mask(%rip), %xmm3 /* lo_24 = and(tr3_24, nibble_mask) */
 	movdqa %xmm1, 656(%rsp) /* spill x1_16.1 */
 	movdqa %xmm5, %xmm1 /* tr3_25 */
 	psrlw $4, %xmm1 /* hi_shifted_25 = shr(tr3_25) */
-	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm1 /* hi_25 = and(hi_shifted_25, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm5 /* lo_25 = and(tr3_25, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_20_nibble_mask(%rip), %xmm1 /* hi_25 = and(hi_shifted_25, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_20_nibble_mask(%rip), %xmm5 /* lo_25 = and(tr3_25, nibble_mask) */
 	movdqa %xmm1, 672(%rsp) /* spill x1_18.1 */
 	movdqa %xmm7, %xmm1 /* tr3_26 */
 	psrlw $4, %xmm1 /* hi_shifted_26 = shr(tr3_26) */
-	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm1 /* hi_26 = and(hi_shifted_26, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm7 /* lo_26 = and(tr3_26, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_20_nibble_mask(%rip), %xmm1 /* hi_26 = and(hi_shifted_26, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_20_nibble_mask(%rip), %xmm7 /* lo_26 = and(tr3_26, nibble_mask) */
 	movdqa %xmm1, 688(%rsp) /* spill x1_20.1 */
 	movdqa %xmm9, %xmm1 /* tr3_27 */
 	psrlw $4, %xmm1 /* hi_shifted_27 = shr(tr3_27) */
-	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm1 /* hi_27 = and(hi_shifted_27, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm9 /* lo_27 = and(tr3_27, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_20_nibble_mask(%rip), %xmm1 /* hi_27 = and(hi_shifted_27, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_20_nibble_mask(%rip), %xmm9 /* lo_27 = and(tr3_27, nibble_mask) */
 	movdqa %xmm1, 704(%rsp) /* spill x1_22.1 */
 	movdqa %xmm11, %xmm1 /* tr3_28 */
 	psrlw $4, %xmm1 /* hi_shifted_28 = shr(tr3_28) */
-	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm1 /* hi_28 = and(hi_shifted_28, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm11 /* lo_28 = and(tr3_28, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_20_nibble_mask(%rip), %xmm1 /* hi_28 = and(hi_shifted_28, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_20_nibble_mask(%rip), %xmm11 /* lo_28 = and(tr3_28, nibble_mask) */
 	movdqa %xmm1, 720(%rsp) /* spill x1_24.1 */
 	movdqa 0(%rsp), %xmm1 /* reload tr3_29 */
 	movdqa %xmm2, 736(%rsp) /* spill x1_14.1 */
 	movdqa %xmm1, %xmm2 /* tr3_29 */
 	psrlw $4, %xmm2 /* hi_shifted_29 = shr(tr3_29) */
-	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm2 /* hi_29 = and(hi_shifted_29, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm1 /* lo_29 = and(tr3_29, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_20_nibble_mask(%rip), %xmm2 /* hi_29 = and(hi_shifted_29, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_20_nibble_mask(%rip), %xmm1 /* lo_29 = and(tr3_29, nibble_mask) */
 	movdqa %xmm1, 0(%rsp) /* spill x1_27.1 */
 	movdqa %xmm13, %xmm1 /* tr3_30 */
 	psrlw $4, %xmm1 /* hi_shifted_30 = shr(tr3_30) */
-	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm1 /* hi_30 = and(hi_shifted_30, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm13 /* lo_30 = and(tr3_30, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_20_nibble_mask(%rip), %xmm1 /* hi_30 = and(hi_shifted_30, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_20_nibble_mask(%rip), %xmm13 /* lo_30 = and(tr3_30, nibble_mask) */
 	movdqa %xmm1, 752(%rsp) /* spill x1_28.1 */
 	movdqa %xmm0, %xmm1 /* tr3_31 */
 	psrlw $4, %xmm1 /* hi_shifted_31 = shr(tr3_31) */
-	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm1 /* hi_31 = and(hi_shifted_31, nibble_mask) */
-	pand .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm0 /* lo_31 = and(tr3_31, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_20_nibble_mask(%rip), %xmm1 /* hi_31 = and(hi_shifted_31, nibble_mask) */
+	pand .Lublock_nibbleslice_ssse3_asm_20_nibble_mask(%rip), %xmm0 /* lo_31 = and(tr3_31, nibble_mask) */
 	movdqa %xmm0, 768(%rsp) /* spill x1_31.2 */
 	movdqa 560(%rsp), %xmm0 /* reload x1_4.2 */
 	movdqa %xmm1, 784(%rsp) /* spill x1_30.2 */
@@ -12040,7 +12740,7 @@ ublock_nibbleslice_ssse3_ublock256_256_encrypt_xor_asm:
 	movdqa %xmm6, 640(%rsp) /* spill x1_15.2 */
 	xor %r8, %r8
 	.p2align 4
-.Lublock_nibbleslice_ssse3_asm_14_loop_r0:
+.Lublock_nibbleslice_ssse3_asm_20_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
 	movdqu (%rdi,%r8), %xmm6 /* t0_0 = bcast128() */
@@ -12483,7 +13183,7 @@ ublock_nibbleslice_ssse3_ublock256_256_encrypt_xor_asm:
 	movdqa 752(%rsp), %xmm15 /* reload x1_1.3 */
 	add $1024, %r8
 	cmp $24576, %r8
-	jne .Lublock_nibbleslice_ssse3_asm_14_loop_r0
+	jne .Lublock_nibbleslice_ssse3_asm_20_loop_r0
 
 	/* Pack nibble pairs into bytes, transpose back and store. */
 	psllw $4, %xmm1 /* hi_up = shl(x0_0) */
@@ -12937,11 +13637,65 @@ ublock_nibbleslice_ssse3_ublock256_256_encrypt_xor_asm:
 .Lublock_nibbleslice_ssse3_asm_0_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
-/* nibble_mask: low nibble of every byte */
+/* high_nibbles: high nibble of every byte */
 	.section .rodata
 	.balign 16
-.Lublock_nibbleslice_ssse3_asm_1_nibble_mask:
+.Lublock_nibbleslice_ssse3_asm_1_high_nibbles:
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
+/* zero: no block in the high nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_1_zero:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* low_nibbles: low nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_1_low_nibbles:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_1_rotl48:
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
+/* sbox_lo: S[x]: the block in the low nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_1_sbox_lo:
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+
+/* pl_mask: PL_128 on spread nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_1_pl_mask:
+	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
+
+/* pr_mask: PR_128 on spread nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_1_pr_mask:
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+
+/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_1_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_1_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
+/* deinterleave: even bytes to the low half, odd to the high */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_1_deinterleave:
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 
 /* nibble_mask: low nibble of every byte */
 	.section .rodata
@@ -12949,119 +13703,173 @@ ublock_nibbleslice_ssse3_ublock256_256_encrypt_xor_asm:
 .Lublock_nibbleslice_ssse3_asm_2_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
-/* pair0: pair 0 of a table, in every byte pair */
+/* high_nibbles: high nibble of every byte */
 	.section .rodata
 	.balign 16
-.Lublock_nibbleslice_ssse3_asm_2_pair0:
-	.byte 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01
+.Lublock_nibbleslice_ssse3_asm_3_high_nibbles:
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 
-/* pair1: pair 1 of a table, in every byte pair */
+/* zero: no block in the high nibbles */
 	.section .rodata
 	.balign 16
-.Lublock_nibbleslice_ssse3_asm_2_pair1:
-	.byte 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03
+.Lublock_nibbleslice_ssse3_asm_3_zero:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 
-/* pair2: pair 2 of a table, in every byte pair */
+/* low_nibbles: low nibble of every byte */
 	.section .rodata
 	.balign 16
-.Lublock_nibbleslice_ssse3_asm_2_pair2:
-	.byte 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05
-
-/* pair3: pair 3 of a table, in every byte pair */
-	.section .rodata
-	.balign 16
-.Lublock_nibbleslice_ssse3_asm_2_pair3:
-	.byte 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07
-
-/* pair4: pair 4 of a table, in every byte pair */
-	.section .rodata
-	.balign 16
-.Lublock_nibbleslice_ssse3_asm_2_pair4:
-	.byte 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09
-
-/* pair5: pair 5 of a table, in every byte pair */
-	.section .rodata
-	.balign 16
-.Lublock_nibbleslice_ssse3_asm_2_pair5:
-	.byte 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b
-
-/* pair6: pair 6 of a table, in every byte pair */
-	.section .rodata
-	.balign 16
-.Lublock_nibbleslice_ssse3_asm_2_pair6:
-	.byte 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d
-
-/* pair7: pair 7 of a table, in every byte pair */
-	.section .rodata
-	.balign 16
-.Lublock_nibbleslice_ssse3_asm_2_pair7:
-	.byte 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f
-
-/* block_offsets: j: the block each byte holds */
-	.section .rodata
-	.balign 16
-.Lublock_nibbleslice_ssse3_asm_3_block_offsets:
-	.byte 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f
-
-/* one: 1 in every byte */
-	.section .rodata
-	.balign 16
-.Lublock_nibbleslice_ssse3_asm_3_one:
-	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
-
-/* pick1: 2 x 1 in every byte */
-	.section .rodata
-	.balign 16
-.Lublock_nibbleslice_ssse3_asm_3_pick1:
-	.byte 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02
-
-/* pick2: 2 x 2 in every byte */
-	.section .rodata
-	.balign 16
-.Lublock_nibbleslice_ssse3_asm_3_pick2:
-	.byte 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04
-
-/* pick3: 2 x 3 in every byte */
-	.section .rodata
-	.balign 16
-.Lublock_nibbleslice_ssse3_asm_3_pick3:
-	.byte 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06
-
-/* pick4: 2 x 4 in every byte */
-	.section .rodata
-	.balign 16
-.Lublock_nibbleslice_ssse3_asm_3_pick4:
-	.byte 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08
-
-/* pick5: 2 x 5 in every byte */
-	.section .rodata
-	.balign 16
-.Lublock_nibbleslice_ssse3_asm_3_pick5:
-	.byte 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a
-
-/* pick6: 2 x 6 in every byte */
-	.section .rodata
-	.balign 16
-.Lublock_nibbleslice_ssse3_asm_3_pick6:
-	.byte 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c
-
-/* pick7: 2 x 7 in every byte */
-	.section .rodata
-	.balign 16
-.Lublock_nibbleslice_ssse3_asm_3_pick7:
-	.byte 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e
-
-/* nibble_mask: low nibble of every byte */
-	.section .rodata
-	.balign 16
-.Lublock_nibbleslice_ssse3_asm_3_nibble_mask:
+.Lublock_nibbleslice_ssse3_asm_3_low_nibbles:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_3_rotl48:
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
+/* sbox_inv_lo: S^-1[x]: the block in the low nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_3_sbox_inv_lo:
+	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
+
+/* pl_mask: PL^-1_128 on spread nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_3_pl_mask:
+	.byte 0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d
+
+/* pr_mask: PR^-1_128 on spread nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_3_pr_mask:
+	.byte 0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03
+
+/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_3_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_3_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
+/* deinterleave: even bytes to the low half, odd to the high */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_3_deinterleave:
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 
 /* nibble_mask: low nibble of every byte */
 	.section .rodata
 	.balign 16
 .Lublock_nibbleslice_ssse3_asm_4_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* pair0: pair 0 of a table, in every byte pair */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_4_pair0:
+	.byte 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01
+
+/* pair1: pair 1 of a table, in every byte pair */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_4_pair1:
+	.byte 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03
+
+/* pair2: pair 2 of a table, in every byte pair */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_4_pair2:
+	.byte 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05
+
+/* pair3: pair 3 of a table, in every byte pair */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_4_pair3:
+	.byte 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07
+
+/* pair4: pair 4 of a table, in every byte pair */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_4_pair4:
+	.byte 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09
+
+/* pair5: pair 5 of a table, in every byte pair */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_4_pair5:
+	.byte 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b
+
+/* pair6: pair 6 of a table, in every byte pair */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_4_pair6:
+	.byte 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d
+
+/* pair7: pair 7 of a table, in every byte pair */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_4_pair7:
+	.byte 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f
+
+/* block_offsets: j: the block each byte holds */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_5_block_offsets:
+	.byte 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f
+
+/* one: 1 in every byte */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_5_one:
+	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
+
+/* pick1: 2 x 1 in every byte */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_5_pick1:
+	.byte 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02
+
+/* pick2: 2 x 2 in every byte */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_5_pick2:
+	.byte 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04
+
+/* pick3: 2 x 3 in every byte */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_5_pick3:
+	.byte 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06
+
+/* pick4: 2 x 4 in every byte */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_5_pick4:
+	.byte 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08
+
+/* pick5: 2 x 5 in every byte */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_5_pick5:
+	.byte 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a
+
+/* pick6: 2 x 6 in every byte */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_5_pick6:
+	.byte 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c
+
+/* pick7: 2 x 7 in every byte */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_5_pick7:
+	.byte 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e
 
 /* nibble_mask: low nibble of every byte */
 	.section .rodata
@@ -13081,113 +13889,65 @@ ublock_nibbleslice_ssse3_ublock256_256_encrypt_xor_asm:
 .Lublock_nibbleslice_ssse3_asm_7_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
-/* pair0: pair 0 of a table, in every byte pair */
+/* high_nibbles: high nibble of every byte */
 	.section .rodata
 	.balign 16
-.Lublock_nibbleslice_ssse3_asm_7_pair0:
-	.byte 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01
+.Lublock_nibbleslice_ssse3_asm_8_high_nibbles:
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 
-/* pair1: pair 1 of a table, in every byte pair */
+/* zero: no block in the high nibbles */
 	.section .rodata
 	.balign 16
-.Lublock_nibbleslice_ssse3_asm_7_pair1:
-	.byte 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03
+.Lublock_nibbleslice_ssse3_asm_8_zero:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 
-/* pair2: pair 2 of a table, in every byte pair */
+/* low_nibbles: low nibble of every byte */
 	.section .rodata
 	.balign 16
-.Lublock_nibbleslice_ssse3_asm_7_pair2:
-	.byte 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05
-
-/* pair3: pair 3 of a table, in every byte pair */
-	.section .rodata
-	.balign 16
-.Lublock_nibbleslice_ssse3_asm_7_pair3:
-	.byte 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07
-
-/* pair4: pair 4 of a table, in every byte pair */
-	.section .rodata
-	.balign 16
-.Lublock_nibbleslice_ssse3_asm_7_pair4:
-	.byte 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09
-
-/* pair5: pair 5 of a table, in every byte pair */
-	.section .rodata
-	.balign 16
-.Lublock_nibbleslice_ssse3_asm_7_pair5:
-	.byte 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b
-
-/* pair6: pair 6 of a table, in every byte pair */
-	.section .rodata
-	.balign 16
-.Lublock_nibbleslice_ssse3_asm_7_pair6:
-	.byte 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d
-
-/* pair7: pair 7 of a table, in every byte pair */
-	.section .rodata
-	.balign 16
-.Lublock_nibbleslice_ssse3_asm_7_pair7:
-	.byte 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f
-
-/* block_offsets: j: the block each byte holds */
-	.section .rodata
-	.balign 16
-.Lublock_nibbleslice_ssse3_asm_8_block_offsets:
-	.byte 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f
-
-/* one: 1 in every byte */
-	.section .rodata
-	.balign 16
-.Lublock_nibbleslice_ssse3_asm_8_one:
-	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
-
-/* pick1: 2 x 1 in every byte */
-	.section .rodata
-	.balign 16
-.Lublock_nibbleslice_ssse3_asm_8_pick1:
-	.byte 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02
-
-/* pick2: 2 x 2 in every byte */
-	.section .rodata
-	.balign 16
-.Lublock_nibbleslice_ssse3_asm_8_pick2:
-	.byte 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04
-
-/* pick3: 2 x 3 in every byte */
-	.section .rodata
-	.balign 16
-.Lublock_nibbleslice_ssse3_asm_8_pick3:
-	.byte 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06
-
-/* pick4: 2 x 4 in every byte */
-	.section .rodata
-	.balign 16
-.Lublock_nibbleslice_ssse3_asm_8_pick4:
-	.byte 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08
-
-/* pick5: 2 x 5 in every byte */
-	.section .rodata
-	.balign 16
-.Lublock_nibbleslice_ssse3_asm_8_pick5:
-	.byte 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a
-
-/* pick6: 2 x 6 in every byte */
-	.section .rodata
-	.balign 16
-.Lublock_nibbleslice_ssse3_asm_8_pick6:
-	.byte 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c
-
-/* pick7: 2 x 7 in every byte */
-	.section .rodata
-	.balign 16
-.Lublock_nibbleslice_ssse3_asm_8_pick7:
-	.byte 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e
-
-/* nibble_mask: low nibble of every byte */
-	.section .rodata
-	.balign 16
-.Lublock_nibbleslice_ssse3_asm_8_nibble_mask:
+.Lublock_nibbleslice_ssse3_asm_8_low_nibbles:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_8_rotl48:
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
+/* sbox_lo: S[x]: the block in the low nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_8_sbox_lo:
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+
+/* pl_mask: PL_128 on spread nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_8_pl_mask:
+	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
+
+/* pr_mask: PR_128 on spread nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_8_pr_mask:
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+
+/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_8_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_8_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
+/* deinterleave: even bytes to the low half, odd to the high */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_8_deinterleave:
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 
 /* nibble_mask: low nibble of every byte */
 	.section .rodata
@@ -13195,11 +13955,65 @@ ublock_nibbleslice_ssse3_ublock256_256_encrypt_xor_asm:
 .Lublock_nibbleslice_ssse3_asm_9_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
-/* nibble_mask: low nibble of every byte */
+/* high_nibbles: high nibble of every byte */
 	.section .rodata
 	.balign 16
-.Lublock_nibbleslice_ssse3_asm_10_nibble_mask:
+.Lublock_nibbleslice_ssse3_asm_10_high_nibbles:
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
+/* zero: no block in the high nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_10_zero:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* low_nibbles: low nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_10_low_nibbles:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_10_rotl48:
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
+/* sbox_inv_lo: S^-1[x]: the block in the low nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_10_sbox_inv_lo:
+	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
+
+/* pl_mask: PL^-1_128 on spread nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_10_pl_mask:
+	.byte 0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d
+
+/* pr_mask: PR^-1_128 on spread nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_10_pr_mask:
+	.byte 0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03
+
+/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_10_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_10_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
+/* deinterleave: even bytes to the low half, odd to the high */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_10_deinterleave:
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 
 /* nibble_mask: low nibble of every byte */
 	.section .rodata
@@ -13207,113 +14021,113 @@ ublock_nibbleslice_ssse3_ublock256_256_encrypt_xor_asm:
 .Lublock_nibbleslice_ssse3_asm_11_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
-/* nibble_mask: low nibble of every byte */
-	.section .rodata
-	.balign 16
-.Lublock_nibbleslice_ssse3_asm_12_nibble_mask:
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
-
 /* pair0: pair 0 of a table, in every byte pair */
 	.section .rodata
 	.balign 16
-.Lublock_nibbleslice_ssse3_asm_12_pair0:
+.Lublock_nibbleslice_ssse3_asm_11_pair0:
 	.byte 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01
 
 /* pair1: pair 1 of a table, in every byte pair */
 	.section .rodata
 	.balign 16
-.Lublock_nibbleslice_ssse3_asm_12_pair1:
+.Lublock_nibbleslice_ssse3_asm_11_pair1:
 	.byte 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03
 
 /* pair2: pair 2 of a table, in every byte pair */
 	.section .rodata
 	.balign 16
-.Lublock_nibbleslice_ssse3_asm_12_pair2:
+.Lublock_nibbleslice_ssse3_asm_11_pair2:
 	.byte 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05
 
 /* pair3: pair 3 of a table, in every byte pair */
 	.section .rodata
 	.balign 16
-.Lublock_nibbleslice_ssse3_asm_12_pair3:
+.Lublock_nibbleslice_ssse3_asm_11_pair3:
 	.byte 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07
 
 /* pair4: pair 4 of a table, in every byte pair */
 	.section .rodata
 	.balign 16
-.Lublock_nibbleslice_ssse3_asm_12_pair4:
+.Lublock_nibbleslice_ssse3_asm_11_pair4:
 	.byte 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09
 
 /* pair5: pair 5 of a table, in every byte pair */
 	.section .rodata
 	.balign 16
-.Lublock_nibbleslice_ssse3_asm_12_pair5:
+.Lublock_nibbleslice_ssse3_asm_11_pair5:
 	.byte 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b
 
 /* pair6: pair 6 of a table, in every byte pair */
 	.section .rodata
 	.balign 16
-.Lublock_nibbleslice_ssse3_asm_12_pair6:
+.Lublock_nibbleslice_ssse3_asm_11_pair6:
 	.byte 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d
 
 /* pair7: pair 7 of a table, in every byte pair */
 	.section .rodata
 	.balign 16
-.Lublock_nibbleslice_ssse3_asm_12_pair7:
+.Lublock_nibbleslice_ssse3_asm_11_pair7:
 	.byte 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f
 
 /* block_offsets: j: the block each byte holds */
 	.section .rodata
 	.balign 16
-.Lublock_nibbleslice_ssse3_asm_13_block_offsets:
+.Lublock_nibbleslice_ssse3_asm_12_block_offsets:
 	.byte 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f
 
 /* one: 1 in every byte */
 	.section .rodata
 	.balign 16
-.Lublock_nibbleslice_ssse3_asm_13_one:
+.Lublock_nibbleslice_ssse3_asm_12_one:
 	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
 
 /* pick1: 2 x 1 in every byte */
 	.section .rodata
 	.balign 16
-.Lublock_nibbleslice_ssse3_asm_13_pick1:
+.Lublock_nibbleslice_ssse3_asm_12_pick1:
 	.byte 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02
 
 /* pick2: 2 x 2 in every byte */
 	.section .rodata
 	.balign 16
-.Lublock_nibbleslice_ssse3_asm_13_pick2:
+.Lublock_nibbleslice_ssse3_asm_12_pick2:
 	.byte 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04
 
 /* pick3: 2 x 3 in every byte */
 	.section .rodata
 	.balign 16
-.Lublock_nibbleslice_ssse3_asm_13_pick3:
+.Lublock_nibbleslice_ssse3_asm_12_pick3:
 	.byte 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06
 
 /* pick4: 2 x 4 in every byte */
 	.section .rodata
 	.balign 16
-.Lublock_nibbleslice_ssse3_asm_13_pick4:
+.Lublock_nibbleslice_ssse3_asm_12_pick4:
 	.byte 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08
 
 /* pick5: 2 x 5 in every byte */
 	.section .rodata
 	.balign 16
-.Lublock_nibbleslice_ssse3_asm_13_pick5:
+.Lublock_nibbleslice_ssse3_asm_12_pick5:
 	.byte 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a
 
 /* pick6: 2 x 6 in every byte */
 	.section .rodata
 	.balign 16
-.Lublock_nibbleslice_ssse3_asm_13_pick6:
+.Lublock_nibbleslice_ssse3_asm_12_pick6:
 	.byte 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c
 
 /* pick7: 2 x 7 in every byte */
 	.section .rodata
 	.balign 16
-.Lublock_nibbleslice_ssse3_asm_13_pick7:
+.Lublock_nibbleslice_ssse3_asm_12_pick7:
 	.byte 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e
+
+/* nibble_mask: low nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_12_nibble_mask:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
 /* nibble_mask: low nibble of every byte */
 	.section .rodata
@@ -13325,6 +14139,324 @@ ublock_nibbleslice_ssse3_ublock256_256_encrypt_xor_asm:
 	.section .rodata
 	.balign 16
 .Lublock_nibbleslice_ssse3_asm_14_nibble_mask:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* high_nibbles: high nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_15_high_nibbles:
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
+/* zero: no block in the high nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_15_zero:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* low_nibbles: low nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_15_low_nibbles:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_15_rotl48:
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
+/* sbox_lo: S[x]: the block in the low nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_15_sbox_lo:
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+
+/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_15_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_15_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
+/* pl_front0: PL_256 spread, lane 0: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_15_pl_front0:
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
+
+/* pl_front1: PL_256 spread, lane 1: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_15_pl_front1:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x04, 0x05, 0x0c, 0x0d, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
+
+/* pl_rear0: PL_256 spread, lane 0: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_15_pl_rear0:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x08, 0x09
+
+/* pl_rear1: PL_256 spread, lane 1: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_15_pl_rear1:
+	.byte 0x02, 0x03, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x00, 0x01
+
+/* pr_front0: PR_256 spread, lane 0: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_15_pr_front0:
+	.byte 0x0c, 0x0d, 0x80, 0x80, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05, 0x80, 0x80
+
+/* pr_rear1: PR_256 spread, lane 1: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_15_pr_rear1:
+	.byte 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x0a, 0x0b
+
+/* pr_rear0: PR_256 spread, lane 0: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_15_pr_rear0:
+	.byte 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x08, 0x09, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f
+
+/* pr_front1: PR_256 spread, lane 1: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_15_pr_front1:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80
+
+/* deinterleave: even bytes to the low half, odd to the high */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_15_deinterleave:
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+
+/* nibble_mask: low nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_16_nibble_mask:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* high_nibbles: high nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_17_high_nibbles:
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
+/* zero: no block in the high nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_17_zero:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* low_nibbles: low nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_17_low_nibbles:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_17_rotl48:
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
+/* sbox_inv_lo: S^-1[x]: the block in the low nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_17_sbox_inv_lo:
+	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
+
+/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_17_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_17_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
+/* pl_front0: PL^-1_256 spread, lane 0: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_17_pl_front0:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x02, 0x03
+
+/* pl_front1: PL^-1_256 spread, lane 1: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_17_pl_front1:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05
+
+/* pl_rear1: PL^-1_256 spread, lane 1: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_17_pl_rear1:
+	.byte 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
+
+/* pl_rear0: PL^-1_256 spread, lane 0: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_17_pl_rear0:
+	.byte 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
+
+/* pr_front0: PR^-1_256 spread, lane 0: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_17_pr_front0:
+	.byte 0x80, 0x80, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x0a, 0x0b, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80
+
+/* pr_rear1: PR^-1_256 spread, lane 1: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_17_pr_rear1:
+	.byte 0x80, 0x80, 0x08, 0x09, 0x80, 0x80, 0x02, 0x03, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f
+
+/* pr_rear0: PR^-1_256 spread, lane 0: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_17_pr_rear0:
+	.byte 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x80, 0x80, 0x0e, 0x0f, 0x80, 0x80, 0x00, 0x01
+
+/* pr_front1: PR^-1_256 spread, lane 1: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_17_pr_front1:
+	.byte 0x0c, 0x0d, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80, 0x04, 0x05, 0x08, 0x09, 0x80, 0x80
+
+/* deinterleave: even bytes to the low half, odd to the high */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_17_deinterleave:
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+
+/* nibble_mask: low nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_18_nibble_mask:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* pair0: pair 0 of a table, in every byte pair */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_18_pair0:
+	.byte 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01
+
+/* pair1: pair 1 of a table, in every byte pair */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_18_pair1:
+	.byte 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03
+
+/* pair2: pair 2 of a table, in every byte pair */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_18_pair2:
+	.byte 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05
+
+/* pair3: pair 3 of a table, in every byte pair */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_18_pair3:
+	.byte 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07
+
+/* pair4: pair 4 of a table, in every byte pair */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_18_pair4:
+	.byte 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09
+
+/* pair5: pair 5 of a table, in every byte pair */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_18_pair5:
+	.byte 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b
+
+/* pair6: pair 6 of a table, in every byte pair */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_18_pair6:
+	.byte 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d
+
+/* pair7: pair 7 of a table, in every byte pair */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_18_pair7:
+	.byte 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f
+
+/* block_offsets: j: the block each byte holds */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_19_block_offsets:
+	.byte 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f
+
+/* one: 1 in every byte */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_19_one:
+	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
+
+/* pick1: 2 x 1 in every byte */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_19_pick1:
+	.byte 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02
+
+/* pick2: 2 x 2 in every byte */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_19_pick2:
+	.byte 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04
+
+/* pick3: 2 x 3 in every byte */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_19_pick3:
+	.byte 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06
+
+/* pick4: 2 x 4 in every byte */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_19_pick4:
+	.byte 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08
+
+/* pick5: 2 x 5 in every byte */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_19_pick5:
+	.byte 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a
+
+/* pick6: 2 x 6 in every byte */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_19_pick6:
+	.byte 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c
+
+/* pick7: 2 x 7 in every byte */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_19_pick7:
+	.byte 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e
+
+/* nibble_mask: low nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_19_nibble_mask:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* nibble_mask: low nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_ssse3_asm_20_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
 	.section .note.GNU-stack,"",@progbits

@@ -266,6 +266,84 @@ ublock_register_avx2_ublock128_128_encrypt_asm:
 	ret
 	.size ublock_register_avx2_ublock128_128_encrypt_asm, .-ublock_register_avx2_ublock128_128_encrypt_asm
 
+/* ublock_register_avx2_ublock128_128_encrypt_one_block_asm: ublock128_register_one_block_encrypt, 3 arguments
+ *   %rdi: rk
+ *   %rsi: in
+ *   %rdx: out
+ *   %rcx: 128 x r (and the loop count)
+ *   xmm0-11: vectors, as allocated (12 used)
+ *   frame: 0 bytes (0 spill slots of 16 bytes)
+ */
+	.globl ublock_register_avx2_ublock128_128_encrypt_one_block_asm
+	.hidden ublock_register_avx2_ublock128_128_encrypt_one_block_asm
+	.type ublock_register_avx2_ublock128_128_encrypt_one_block_asm, @function
+	.p2align 5
+ublock_register_avx2_ublock128_128_encrypt_one_block_asm:
+
+	/* Load one block, spread one nibble per byte in the low nibbles; X0 and X1 in separate registers. */
+	vmovdqu (%rsi), %xmm0 /* blk = load() */
+	vpsrlw $4, %xmm0, %xmm1 /* lo_sh = shr(blk) */
+	vmovdqa .Lublock_register_avx2_asm_1_zero(%rip), %xmm2 /* zero = const() */
+	vpand .Lublock_register_avx2_asm_1_high_nibbles(%rip), %xmm2, %xmm3 /* even_b = and(zero, high_nibbles) */
+	vmovdqa .Lublock_register_avx2_asm_1_high_nibbles(%rip), %xmm4 /* high_nibbles = const() */
+	vpandn %xmm1, %xmm4, %xmm1 /* even_a = andnot(high_nibbles, lo_sh) */
+	vpor %xmm1, %xmm3, %xmm1 /* even = or(even_b, even_a) */
+	vpsllw $4, %xmm2, %xmm2 /* hi_sh = shl(zero) */
+	vpand %xmm4, %xmm2, %xmm2 /* odd_b = and(hi_sh, high_nibbles) */
+	vpandn %xmm0, %xmm4, %xmm0 /* odd_a = andnot(high_nibbles, blk) */
+	vpor %xmm0, %xmm2, %xmm0 /* odd = or(odd_b, odd_a) */
+	vpunpcklbw %xmm0, %xmm1, %xmm2 /* sp = unpacklo(even, odd) */
+	vpunpckhbw %xmm0, %xmm1, %xmm0 /* sp_1 = unpackhi(even, odd) */
+	vmovdqa .Lublock_register_avx2_asm_1_low_nibbles(%rip), %xmm1 /* low_nibbles = const() */
+	vmovdqa .Lublock_register_avx2_asm_1_rotl48(%rip), %xmm3 /* rotl48 = const() */
+	vmovdqa .Lublock_register_avx2_asm_1_sbox_lo(%rip), %xmm5 /* sbox_lo = const() */
+	vmovdqa .Lublock_register_avx2_asm_1_pl_mask(%rip), %xmm6 /* pl_mask = const() */
+	vmovdqa .Lublock_register_avx2_asm_1_pr_mask(%rip), %xmm7 /* pr_mask = const() */
+	vmovdqa .Lublock_register_avx2_asm_1_rotl24(%rip), %xmm8 /* rotl24 = const() */
+	vmovdqa .Lublock_register_avx2_asm_1_rotl56(%rip), %xmm9 /* rotl56 = const() */
+	xor %rcx, %rcx
+	.p2align 4
+.Lublock_register_avx2_asm_1_loop_r0:
+	vmovdqu (%rdi,%rcx), %xmm10 /* rk0 = load() */
+	vmovdqu 64(%rdi,%rcx), %xmm11 /* rk1 = load() */
+	vpxor %xmm10, %xmm2, %xmm2 /* k0 = xor(x0, rk0) */
+	vpand %xmm1, %xmm2, %xmm2 /* s0_lo = and(k0, low_nibbles) */
+	vpshufb %xmm2, %xmm5, %xmm2 /* s0 = lookup16(sbox_lo, s0_lo) */
+	vpxor %xmm11, %xmm0, %xmm0 /* k1 = xor(x1, rk1) */
+	vpand %xmm1, %xmm0, %xmm0 /* s1_lo = and(k1, low_nibbles) */
+	vpshufb %xmm0, %xmm5, %xmm0 /* s1 = lookup16(sbox_lo, s1_lo) */
+	vpxor %xmm2, %xmm0, %xmm0 /* x1_1 = xor(s1, s0) */
+	vpshufb %xmm9, %xmm0, %xmm10 /* rot4 = lookup16(x1_1, rotl56) */
+	vpxor %xmm10, %xmm2, %xmm2 /* x0_1 = xor(s0, rot4) */
+	vpshufb %xmm3, %xmm2, %xmm10 /* rot8 = lookup16(x0_1, rotl48) */
+	vpxor %xmm10, %xmm0, %xmm0 /* x1_2 = xor(x1_1, rot8) */
+	vpshufb %xmm3, %xmm0, %xmm10 /* rot8_1 = lookup16(x1_2, rotl48) */
+	vpxor %xmm10, %xmm2, %xmm2 /* x0_2 = xor(x0_1, rot8_1) */
+	vpshufb %xmm8, %xmm2, %xmm10 /* rot20 = lookup16(x0_2, rotl24) */
+	vpxor %xmm10, %xmm0, %xmm0 /* x1_3 = xor(x1_2, rot20) */
+	vpxor %xmm0, %xmm2, %xmm2 /* x0_3 = xor(x0_2, x1_3) */
+	vpshufb %xmm6, %xmm2, %xmm2 /* pl = lookup16(x0_3, pl_mask) */
+	vpshufb %xmm7, %xmm0, %xmm0 /* pr = lookup16(x1_3, pr_mask) */
+	add $128, %rcx
+	cmp $2048, %rcx
+	jne .Lublock_register_avx2_asm_1_loop_r0
+
+	/* Final key addition; the store packs the low nibbles (the key's copy in the high ones is dropped). */
+	vpxor 2048(%rdi), %xmm2, %xmm2 /* y0 = xor(x0, rk0_1) */
+	vpxor 2112(%rdi), %xmm0, %xmm0 /* y1 = xor(x1, rk1_1) */
+	vpshufb .Lublock_register_avx2_asm_1_deinterleave(%rip), %xmm2, %xmm2 /* de = lookup16(y0, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_1_deinterleave(%rip), %xmm0, %xmm0 /* de_1 = lookup16(y1, deinterleave) */
+	vpunpcklqdq %xmm0, %xmm2, %xmm10 /* even_1 = unpacklo(de, de_1) */
+	vpunpckhqdq %xmm0, %xmm2, %xmm0 /* odd_1 = unpackhi(de, de_1) */
+	vpsllw $4, %xmm10, %xmm2 /* ev_sh = shl(even_1) */
+	vpand %xmm4, %xmm2, %xmm2 /* out_lo_b = and(ev_sh, high_nibbles) */
+	vpandn %xmm0, %xmm4, %xmm0 /* out_lo_a = andnot(high_nibbles, odd_1) */
+	vpor %xmm0, %xmm2, %xmm0 /* out_lo = or(out_lo_b, out_lo_a) */
+	vmovdqu %xmm0, (%rdx) /* store out_lo */
+	vzeroupper
+	ret
+	.size ublock_register_avx2_ublock128_128_encrypt_one_block_asm, .-ublock_register_avx2_ublock128_128_encrypt_one_block_asm
+
 /* ublock_register_avx2_ublock128_128_decrypt_asm: ublock128_register256_decrypt, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -284,8 +362,8 @@ ublock_register_avx2_ublock128_128_decrypt_asm:
 	vmovdqu (%rsi), %ymm0 /* blk = load() */
 	vmovdqu 32(%rsi), %ymm1 /* blk_1 = load() */
 	vpsrlw $4, %ymm0, %ymm2 /* lo_sh = shr(blk) */
-	vpand .Lublock_register_avx2_asm_1_high_nibbles(%rip), %ymm1, %ymm3 /* even_b = and(blk_1, high_nibbles) */
-	vmovdqa .Lublock_register_avx2_asm_1_high_nibbles(%rip), %ymm4 /* high_nibbles = const() */
+	vpand .Lublock_register_avx2_asm_2_high_nibbles(%rip), %ymm1, %ymm3 /* even_b = and(blk_1, high_nibbles) */
+	vmovdqa .Lublock_register_avx2_asm_2_high_nibbles(%rip), %ymm4 /* high_nibbles = const() */
 	vpandn %ymm2, %ymm4, %ymm2 /* even_a = andnot(high_nibbles, lo_sh) */
 	vpor %ymm2, %ymm3, %ymm2 /* even = or(even_b, even_a) */
 	vpsllw $4, %ymm1, %ymm1 /* hi_sh = shl(blk_1) */
@@ -330,14 +408,14 @@ ublock_register_avx2_ublock128_128_decrypt_asm:
 	vpor %ymm7, %ymm8, %ymm7 /* odd_3 = or(odd_3_b, odd_3_a) */
 	vpunpcklbw %ymm7, %ymm9, %ymm8 /* sp_6 = unpacklo(even_3, odd_3) */
 	vpunpckhbw %ymm7, %ymm9, %ymm7 /* sp_7 = unpackhi(even_3, odd_3) */
-	vmovdqa .Lublock_register_avx2_asm_1_low_nibbles(%rip), %ymm9 /* low_nibbles = const() */
-	vmovdqa .Lublock_register_avx2_asm_1_rotl48(%rip), %ymm10 /* rotl48 = const() */
-	vmovdqa .Lublock_register_avx2_asm_1_sbox_inv_hi(%rip), %ymm11 /* sbox_inv_hi = const() */
-	vmovdqa .Lublock_register_avx2_asm_1_sbox_inv_lo(%rip), %ymm12 /* sbox_inv_lo = const() */
-	vmovdqa .Lublock_register_avx2_asm_1_pl_mask(%rip), %ymm13 /* pl_mask = const() */
+	vmovdqa .Lublock_register_avx2_asm_2_low_nibbles(%rip), %ymm9 /* low_nibbles = const() */
+	vmovdqa .Lublock_register_avx2_asm_2_rotl48(%rip), %ymm10 /* rotl48 = const() */
+	vmovdqa .Lublock_register_avx2_asm_2_sbox_inv_hi(%rip), %ymm11 /* sbox_inv_hi = const() */
+	vmovdqa .Lublock_register_avx2_asm_2_sbox_inv_lo(%rip), %ymm12 /* sbox_inv_lo = const() */
+	vmovdqa .Lublock_register_avx2_asm_2_pl_mask(%rip), %ymm13 /* pl_mask = const() */
 	xor %rcx, %rcx
 	.p2align 4
-.Lublock_register_avx2_asm_1_loop_r0:
+.Lublock_register_avx2_asm_2_loop_r0:
 	vmovdqu (%rdi,%rcx), %ymm4 /* rk0 = load() */
 	vmovdqu 64(%rdi,%rcx), %ymm14 /* rk1 = load() */
 
@@ -345,15 +423,15 @@ ublock_register_avx2_ublock128_128_decrypt_asm:
 	vpxor %ymm4, %ymm1, %ymm1 /* k0 = xor(g0x0, rk0) */
 	vpxor %ymm14, %ymm0, %ymm0 /* k1 = xor(g0x1, rk1) */
 	vpshufb %ymm13, %ymm1, %ymm1 /* pl = lookup16(k0, pl_mask) */
-	vpshufb .Lublock_register_avx2_asm_1_pr_mask(%rip), %ymm0, %ymm0 /* pr = lookup16(k1, pr_mask) */
+	vpshufb .Lublock_register_avx2_asm_2_pr_mask(%rip), %ymm0, %ymm0 /* pr = lookup16(k1, pr_mask) */
 	vpxor %ymm0, %ymm1, %ymm1 /* y0 = xor(pl, pr) */
-	vpshufb .Lublock_register_avx2_asm_1_rotl24(%rip), %ymm1, %ymm15 /* rot20 = lookup16(y0, rotl24) */
+	vpshufb .Lublock_register_avx2_asm_2_rotl24(%rip), %ymm1, %ymm15 /* rot20 = lookup16(y0, rotl24) */
 	vpxor %ymm15, %ymm0, %ymm0 /* y1 = xor(pr, rot20) */
 	vpshufb %ymm10, %ymm0, %ymm15 /* rot8 = lookup16(y1, rotl48) */
 	vpxor %ymm15, %ymm1, %ymm1 /* y0_1 = xor(y0, rot8) */
 	vpshufb %ymm10, %ymm1, %ymm15 /* rot8_1 = lookup16(y0_1, rotl48) */
 	vpxor %ymm15, %ymm0, %ymm0 /* y1_1 = xor(y1, rot8_1) */
-	vpshufb .Lublock_register_avx2_asm_1_rotl56(%rip), %ymm0, %ymm15 /* rot4 = lookup16(y1_1, rotl56) */
+	vpshufb .Lublock_register_avx2_asm_2_rotl56(%rip), %ymm0, %ymm15 /* rot4 = lookup16(y1_1, rotl56) */
 	vpxor %ymm15, %ymm1, %ymm1 /* y0_2 = xor(y0_1, rot4) */
 	vpxor %ymm1, %ymm0, %ymm0 /* y1_2 = xor(y1_1, y0_2) */
 	vpand %ymm9, %ymm1, %ymm15 /* s0_lo = and(y0_2, low_nibbles) */
@@ -373,15 +451,15 @@ ublock_register_avx2_ublock128_128_decrypt_asm:
 	vpxor %ymm4, %ymm3, %ymm3 /* k0_1 = xor(g1x0, rk0) */
 	vpxor %ymm14, %ymm2, %ymm2 /* k1_1 = xor(g1x1, rk1) */
 	vpshufb %ymm13, %ymm3, %ymm3 /* pl_1 = lookup16(k0_1, pl_mask) */
-	vpshufb .Lublock_register_avx2_asm_1_pr_mask(%rip), %ymm2, %ymm2 /* pr_1 = lookup16(k1_1, pr_mask) */
+	vpshufb .Lublock_register_avx2_asm_2_pr_mask(%rip), %ymm2, %ymm2 /* pr_1 = lookup16(k1_1, pr_mask) */
 	vpxor %ymm2, %ymm3, %ymm3 /* y0_3 = xor(pl_1, pr_1) */
-	vpshufb .Lublock_register_avx2_asm_1_rotl24(%rip), %ymm3, %ymm15 /* rot20_1 = lookup16(y0_3, rotl24) */
+	vpshufb .Lublock_register_avx2_asm_2_rotl24(%rip), %ymm3, %ymm15 /* rot20_1 = lookup16(y0_3, rotl24) */
 	vpxor %ymm15, %ymm2, %ymm2 /* y1_3 = xor(pr_1, rot20_1) */
 	vpshufb %ymm10, %ymm2, %ymm15 /* rot8_2 = lookup16(y1_3, rotl48) */
 	vpxor %ymm15, %ymm3, %ymm3 /* y0_4 = xor(y0_3, rot8_2) */
 	vpshufb %ymm10, %ymm3, %ymm15 /* rot8_3 = lookup16(y0_4, rotl48) */
 	vpxor %ymm15, %ymm2, %ymm2 /* y1_4 = xor(y1_3, rot8_3) */
-	vpshufb .Lublock_register_avx2_asm_1_rotl56(%rip), %ymm2, %ymm15 /* rot4_1 = lookup16(y1_4, rotl56) */
+	vpshufb .Lublock_register_avx2_asm_2_rotl56(%rip), %ymm2, %ymm15 /* rot4_1 = lookup16(y1_4, rotl56) */
 	vpxor %ymm15, %ymm3, %ymm3 /* y0_5 = xor(y0_4, rot4_1) */
 	vpxor %ymm3, %ymm2, %ymm2 /* y1_5 = xor(y1_4, y0_5) */
 	vpand %ymm9, %ymm3, %ymm15 /* s0_lo_1 = and(y0_5, low_nibbles) */
@@ -401,15 +479,15 @@ ublock_register_avx2_ublock128_128_decrypt_asm:
 	vpxor %ymm4, %ymm6, %ymm6 /* k0_2 = xor(g2x0, rk0) */
 	vpxor %ymm14, %ymm5, %ymm5 /* k1_2 = xor(g2x1, rk1) */
 	vpshufb %ymm13, %ymm6, %ymm6 /* pl_2 = lookup16(k0_2, pl_mask) */
-	vpshufb .Lublock_register_avx2_asm_1_pr_mask(%rip), %ymm5, %ymm5 /* pr_2 = lookup16(k1_2, pr_mask) */
+	vpshufb .Lublock_register_avx2_asm_2_pr_mask(%rip), %ymm5, %ymm5 /* pr_2 = lookup16(k1_2, pr_mask) */
 	vpxor %ymm5, %ymm6, %ymm6 /* y0_6 = xor(pl_2, pr_2) */
-	vpshufb .Lublock_register_avx2_asm_1_rotl24(%rip), %ymm6, %ymm15 /* rot20_2 = lookup16(y0_6, rotl24) */
+	vpshufb .Lublock_register_avx2_asm_2_rotl24(%rip), %ymm6, %ymm15 /* rot20_2 = lookup16(y0_6, rotl24) */
 	vpxor %ymm15, %ymm5, %ymm5 /* y1_6 = xor(pr_2, rot20_2) */
 	vpshufb %ymm10, %ymm5, %ymm15 /* rot8_4 = lookup16(y1_6, rotl48) */
 	vpxor %ymm15, %ymm6, %ymm6 /* y0_7 = xor(y0_6, rot8_4) */
 	vpshufb %ymm10, %ymm6, %ymm15 /* rot8_5 = lookup16(y0_7, rotl48) */
 	vpxor %ymm15, %ymm5, %ymm5 /* y1_7 = xor(y1_6, rot8_5) */
-	vpshufb .Lublock_register_avx2_asm_1_rotl56(%rip), %ymm5, %ymm15 /* rot4_2 = lookup16(y1_7, rotl56) */
+	vpshufb .Lublock_register_avx2_asm_2_rotl56(%rip), %ymm5, %ymm15 /* rot4_2 = lookup16(y1_7, rotl56) */
 	vpxor %ymm15, %ymm6, %ymm6 /* y0_8 = xor(y0_7, rot4_2) */
 	vpxor %ymm6, %ymm5, %ymm5 /* y1_8 = xor(y1_7, y0_8) */
 	vpand %ymm9, %ymm6, %ymm15 /* s0_lo_2 = and(y0_8, low_nibbles) */
@@ -429,15 +507,15 @@ ublock_register_avx2_ublock128_128_decrypt_asm:
 	vpxor %ymm4, %ymm8, %ymm4 /* k0_3 = xor(g3x0, rk0) */
 	vpxor %ymm14, %ymm7, %ymm7 /* k1_3 = xor(g3x1, rk1) */
 	vpshufb %ymm13, %ymm4, %ymm4 /* pl_3 = lookup16(k0_3, pl_mask) */
-	vpshufb .Lublock_register_avx2_asm_1_pr_mask(%rip), %ymm7, %ymm7 /* pr_3 = lookup16(k1_3, pr_mask) */
+	vpshufb .Lublock_register_avx2_asm_2_pr_mask(%rip), %ymm7, %ymm7 /* pr_3 = lookup16(k1_3, pr_mask) */
 	vpxor %ymm7, %ymm4, %ymm4 /* y0_9 = xor(pl_3, pr_3) */
-	vpshufb .Lublock_register_avx2_asm_1_rotl24(%rip), %ymm4, %ymm8 /* rot20_3 = lookup16(y0_9, rotl24) */
+	vpshufb .Lublock_register_avx2_asm_2_rotl24(%rip), %ymm4, %ymm8 /* rot20_3 = lookup16(y0_9, rotl24) */
 	vpxor %ymm8, %ymm7, %ymm7 /* y1_9 = xor(pr_3, rot20_3) */
 	vpshufb %ymm10, %ymm7, %ymm8 /* rot8_6 = lookup16(y1_9, rotl48) */
 	vpxor %ymm8, %ymm4, %ymm4 /* y0_10 = xor(y0_9, rot8_6) */
 	vpshufb %ymm10, %ymm4, %ymm8 /* rot8_7 = lookup16(y0_10, rotl48) */
 	vpxor %ymm8, %ymm7, %ymm7 /* y1_10 = xor(y1_9, rot8_7) */
-	vpshufb .Lublock_register_avx2_asm_1_rotl56(%rip), %ymm7, %ymm8 /* rot4_3 = lookup16(y1_10, rotl56) */
+	vpshufb .Lublock_register_avx2_asm_2_rotl56(%rip), %ymm7, %ymm8 /* rot4_3 = lookup16(y1_10, rotl56) */
 	vpxor %ymm8, %ymm4, %ymm4 /* y0_11 = xor(y0_10, rot4_3) */
 	vpxor %ymm4, %ymm7, %ymm7 /* y1_11 = xor(y1_10, y0_11) */
 	vpand %ymm9, %ymm4, %ymm8 /* s0_lo_3 = and(y0_11, low_nibbles) */
@@ -455,18 +533,18 @@ ublock_register_avx2_ublock128_128_decrypt_asm:
 	vmovdqa %ymm4, %ymm8 /* g3x0.3 */
 	add $128, %rcx
 	cmp $2048, %rcx
-	jne .Lublock_register_avx2_asm_1_loop_r0
+	jne .Lublock_register_avx2_asm_2_loop_r0
 
 	/* Final key addition. */
 	vpxor 2048(%rdi), %ymm1, %ymm1 /* y0_12 = xor(g0x0, rk0_1) */
 	vpxor 2112(%rdi), %ymm0, %ymm0 /* y1_12 = xor(g0x1, rk1_1) */
-	vpshufb .Lublock_register_avx2_asm_1_deinterleave(%rip), %ymm1, %ymm1 /* de = lookup16(y0_12, deinterleave) */
-	vpshufb .Lublock_register_avx2_asm_1_deinterleave(%rip), %ymm0, %ymm0 /* de_1 = lookup16(y1_12, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_2_deinterleave(%rip), %ymm1, %ymm1 /* de = lookup16(y0_12, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_2_deinterleave(%rip), %ymm0, %ymm0 /* de_1 = lookup16(y1_12, deinterleave) */
 	vpunpcklqdq %ymm0, %ymm1, %ymm4 /* even_4 = unpacklo(de, de_1) */
 	vpunpckhqdq %ymm0, %ymm1, %ymm0 /* odd_4 = unpackhi(de, de_1) */
 	vpsllw $4, %ymm4, %ymm1 /* ev_sh = shl(even_4) */
-	vpand .Lublock_register_avx2_asm_1_high_nibbles(%rip), %ymm1, %ymm1 /* out_lo_b = and(ev_sh, high_nibbles) */
-	vmovdqa .Lublock_register_avx2_asm_1_high_nibbles(%rip), %ymm14 /* high_nibbles = const() */
+	vpand .Lublock_register_avx2_asm_2_high_nibbles(%rip), %ymm1, %ymm1 /* out_lo_b = and(ev_sh, high_nibbles) */
+	vmovdqa .Lublock_register_avx2_asm_2_high_nibbles(%rip), %ymm14 /* high_nibbles = const() */
 	vpandn %ymm0, %ymm14, %ymm15 /* out_lo_a = andnot(high_nibbles, odd_4) */
 	vpor %ymm15, %ymm1, %ymm1 /* out_lo = or(out_lo_b, out_lo_a) */
 	vpsrlw $4, %ymm0, %ymm0 /* od_sh = shr(odd_4) */
@@ -477,8 +555,8 @@ ublock_register_avx2_ublock128_128_decrypt_asm:
 	vmovdqu %ymm0, 32(%rdx) /* store out_hi */
 	vpxor 2048(%rdi), %ymm3, %ymm0 /* y0_13 = xor(g1x0, rk0_1) */
 	vpxor 2112(%rdi), %ymm2, %ymm1 /* y1_13 = xor(g1x1, rk1_1) */
-	vpshufb .Lublock_register_avx2_asm_1_deinterleave(%rip), %ymm0, %ymm0 /* de_2 = lookup16(y0_13, deinterleave) */
-	vpshufb .Lublock_register_avx2_asm_1_deinterleave(%rip), %ymm1, %ymm1 /* de_3 = lookup16(y1_13, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_2_deinterleave(%rip), %ymm0, %ymm0 /* de_2 = lookup16(y0_13, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_2_deinterleave(%rip), %ymm1, %ymm1 /* de_3 = lookup16(y1_13, deinterleave) */
 	vpunpcklqdq %ymm1, %ymm0, %ymm2 /* even_5 = unpacklo(de_2, de_3) */
 	vpunpckhqdq %ymm1, %ymm0, %ymm0 /* odd_5 = unpackhi(de_2, de_3) */
 	vpsllw $4, %ymm2, %ymm1 /* ev_sh_1 = shl(even_5) */
@@ -493,8 +571,8 @@ ublock_register_avx2_ublock128_128_decrypt_asm:
 	vmovdqu %ymm0, 96(%rdx) /* store out_hi_1 */
 	vpxor 2048(%rdi), %ymm6, %ymm0 /* y0_14 = xor(g2x0, rk0_1) */
 	vpxor 2112(%rdi), %ymm5, %ymm1 /* y1_14 = xor(g2x1, rk1_1) */
-	vpshufb .Lublock_register_avx2_asm_1_deinterleave(%rip), %ymm0, %ymm0 /* de_4 = lookup16(y0_14, deinterleave) */
-	vpshufb .Lublock_register_avx2_asm_1_deinterleave(%rip), %ymm1, %ymm1 /* de_5 = lookup16(y1_14, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_2_deinterleave(%rip), %ymm0, %ymm0 /* de_4 = lookup16(y0_14, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_2_deinterleave(%rip), %ymm1, %ymm1 /* de_5 = lookup16(y1_14, deinterleave) */
 	vpunpcklqdq %ymm1, %ymm0, %ymm2 /* even_6 = unpacklo(de_4, de_5) */
 	vpunpckhqdq %ymm1, %ymm0, %ymm0 /* odd_6 = unpackhi(de_4, de_5) */
 	vpsllw $4, %ymm2, %ymm1 /* ev_sh_2 = shl(even_6) */
@@ -509,8 +587,8 @@ ublock_register_avx2_ublock128_128_decrypt_asm:
 	vmovdqu %ymm0, 160(%rdx) /* store out_hi_2 */
 	vpxor 2048(%rdi), %ymm8, %ymm0 /* y0_15 = xor(g3x0, rk0_1) */
 	vpxor 2112(%rdi), %ymm7, %ymm1 /* y1_15 = xor(g3x1, rk1_1) */
-	vpshufb .Lublock_register_avx2_asm_1_deinterleave(%rip), %ymm0, %ymm0 /* de_6 = lookup16(y0_15, deinterleave) */
-	vpshufb .Lublock_register_avx2_asm_1_deinterleave(%rip), %ymm1, %ymm1 /* de_7 = lookup16(y1_15, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_2_deinterleave(%rip), %ymm0, %ymm0 /* de_6 = lookup16(y0_15, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_2_deinterleave(%rip), %ymm1, %ymm1 /* de_7 = lookup16(y1_15, deinterleave) */
 	vpunpcklqdq %ymm1, %ymm0, %ymm2 /* even_7 = unpacklo(de_6, de_7) */
 	vpunpckhqdq %ymm1, %ymm0, %ymm0 /* odd_7 = unpackhi(de_6, de_7) */
 	vpsllw $4, %ymm2, %ymm1 /* ev_sh_3 = shl(even_7) */
@@ -526,6 +604,84 @@ ublock_register_avx2_ublock128_128_decrypt_asm:
 	vzeroupper
 	ret
 	.size ublock_register_avx2_ublock128_128_decrypt_asm, .-ublock_register_avx2_ublock128_128_decrypt_asm
+
+/* ublock_register_avx2_ublock128_128_decrypt_one_block_asm: ublock128_register_one_block_decrypt, 3 arguments
+ *   %rdi: rk
+ *   %rsi: in
+ *   %rdx: out
+ *   %rcx: 128 x r (and the loop count)
+ *   xmm0-11: vectors, as allocated (12 used)
+ *   frame: 0 bytes (0 spill slots of 16 bytes)
+ */
+	.globl ublock_register_avx2_ublock128_128_decrypt_one_block_asm
+	.hidden ublock_register_avx2_ublock128_128_decrypt_one_block_asm
+	.type ublock_register_avx2_ublock128_128_decrypt_one_block_asm, @function
+	.p2align 5
+ublock_register_avx2_ublock128_128_decrypt_one_block_asm:
+
+	/* Load one block, spread one nibble per byte in the low nibbles; X0 and X1 in separate registers. */
+	vmovdqu (%rsi), %xmm0 /* blk = load() */
+	vpsrlw $4, %xmm0, %xmm1 /* lo_sh = shr(blk) */
+	vmovdqa .Lublock_register_avx2_asm_3_zero(%rip), %xmm2 /* zero = const() */
+	vpand .Lublock_register_avx2_asm_3_high_nibbles(%rip), %xmm2, %xmm3 /* even_b = and(zero, high_nibbles) */
+	vmovdqa .Lublock_register_avx2_asm_3_high_nibbles(%rip), %xmm4 /* high_nibbles = const() */
+	vpandn %xmm1, %xmm4, %xmm1 /* even_a = andnot(high_nibbles, lo_sh) */
+	vpor %xmm1, %xmm3, %xmm1 /* even = or(even_b, even_a) */
+	vpsllw $4, %xmm2, %xmm2 /* hi_sh = shl(zero) */
+	vpand %xmm4, %xmm2, %xmm2 /* odd_b = and(hi_sh, high_nibbles) */
+	vpandn %xmm0, %xmm4, %xmm0 /* odd_a = andnot(high_nibbles, blk) */
+	vpor %xmm0, %xmm2, %xmm0 /* odd = or(odd_b, odd_a) */
+	vpunpcklbw %xmm0, %xmm1, %xmm2 /* sp = unpacklo(even, odd) */
+	vpunpckhbw %xmm0, %xmm1, %xmm0 /* sp_1 = unpackhi(even, odd) */
+	vmovdqa .Lublock_register_avx2_asm_3_low_nibbles(%rip), %xmm1 /* low_nibbles = const() */
+	vmovdqa .Lublock_register_avx2_asm_3_rotl48(%rip), %xmm3 /* rotl48 = const() */
+	vmovdqa .Lublock_register_avx2_asm_3_sbox_inv_lo(%rip), %xmm5 /* sbox_inv_lo = const() */
+	vmovdqa .Lublock_register_avx2_asm_3_pl_mask(%rip), %xmm6 /* pl_mask = const() */
+	vmovdqa .Lublock_register_avx2_asm_3_pr_mask(%rip), %xmm7 /* pr_mask = const() */
+	vmovdqa .Lublock_register_avx2_asm_3_rotl24(%rip), %xmm8 /* rotl24 = const() */
+	vmovdqa .Lublock_register_avx2_asm_3_rotl56(%rip), %xmm9 /* rotl56 = const() */
+	xor %rcx, %rcx
+	.p2align 4
+.Lublock_register_avx2_asm_3_loop_r0:
+	vmovdqu (%rdi,%rcx), %xmm10 /* rk0 = load() */
+	vmovdqu 64(%rdi,%rcx), %xmm11 /* rk1 = load() */
+	vpxor %xmm10, %xmm2, %xmm2 /* k0 = xor(x0, rk0) */
+	vpxor %xmm11, %xmm0, %xmm0 /* k1 = xor(x1, rk1) */
+	vpshufb %xmm6, %xmm2, %xmm2 /* pl = lookup16(k0, pl_mask) */
+	vpshufb %xmm7, %xmm0, %xmm0 /* pr = lookup16(k1, pr_mask) */
+	vpxor %xmm0, %xmm2, %xmm2 /* y0 = xor(pl, pr) */
+	vpshufb %xmm8, %xmm2, %xmm10 /* rot20 = lookup16(y0, rotl24) */
+	vpxor %xmm10, %xmm0, %xmm0 /* y1 = xor(pr, rot20) */
+	vpshufb %xmm3, %xmm0, %xmm10 /* rot8 = lookup16(y1, rotl48) */
+	vpxor %xmm10, %xmm2, %xmm2 /* y0_1 = xor(y0, rot8) */
+	vpshufb %xmm3, %xmm2, %xmm10 /* rot8_1 = lookup16(y0_1, rotl48) */
+	vpxor %xmm10, %xmm0, %xmm0 /* y1_1 = xor(y1, rot8_1) */
+	vpshufb %xmm9, %xmm0, %xmm10 /* rot4 = lookup16(y1_1, rotl56) */
+	vpxor %xmm10, %xmm2, %xmm2 /* y0_2 = xor(y0_1, rot4) */
+	vpxor %xmm2, %xmm0, %xmm0 /* y1_2 = xor(y1_1, y0_2) */
+	vpand %xmm1, %xmm2, %xmm2 /* s0_lo = and(y0_2, low_nibbles) */
+	vpshufb %xmm2, %xmm5, %xmm2 /* s0 = lookup16(sbox_inv_lo, s0_lo) */
+	vpand %xmm1, %xmm0, %xmm0 /* s1_lo = and(y1_2, low_nibbles) */
+	vpshufb %xmm0, %xmm5, %xmm0 /* s1 = lookup16(sbox_inv_lo, s1_lo) */
+	add $128, %rcx
+	cmp $2048, %rcx
+	jne .Lublock_register_avx2_asm_3_loop_r0
+
+	/* Final key addition; the store packs the low nibbles (the key's copy in the high ones is dropped). */
+	vpxor 2048(%rdi), %xmm2, %xmm2 /* y0_3 = xor(x0, rk0_1) */
+	vpxor 2112(%rdi), %xmm0, %xmm0 /* y1_3 = xor(x1, rk1_1) */
+	vpshufb .Lublock_register_avx2_asm_3_deinterleave(%rip), %xmm2, %xmm2 /* de = lookup16(y0_3, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_3_deinterleave(%rip), %xmm0, %xmm0 /* de_1 = lookup16(y1_3, deinterleave) */
+	vpunpcklqdq %xmm0, %xmm2, %xmm10 /* even_1 = unpacklo(de, de_1) */
+	vpunpckhqdq %xmm0, %xmm2, %xmm0 /* odd_1 = unpackhi(de, de_1) */
+	vpsllw $4, %xmm10, %xmm2 /* ev_sh = shl(even_1) */
+	vpand %xmm4, %xmm2, %xmm2 /* out_lo_b = and(ev_sh, high_nibbles) */
+	vpandn %xmm0, %xmm4, %xmm0 /* out_lo_a = andnot(high_nibbles, odd_1) */
+	vpor %xmm0, %xmm2, %xmm0 /* out_lo = or(out_lo_b, out_lo_a) */
+	vmovdqu %xmm0, (%rdx) /* store out_lo */
+	vzeroupper
+	ret
+	.size ublock_register_avx2_ublock128_128_decrypt_one_block_asm, .-ublock_register_avx2_ublock128_128_decrypt_one_block_asm
 
 /* ublock_register_avx2_ublock128_128_ctr_xor_asm: ublock128_register256_encrypt_ctr_xor, 4 arguments
  *   %rdi: rk
@@ -544,34 +700,34 @@ ublock_register_avx2_ublock128_128_ctr_xor_asm:
 	vbroadcasti128 (%rsi), %ymm0 /* ctr_low = bcast128() */
 	vpsrlw $8, %ymm0, %ymm1 /* ctr_last = shr(ctr_low) */
 	vpbroadcastb 32(%rsi), %ymm2 /* ctr_first = bcast8() */
-	vpand .Lublock_register_avx2_asm_2_byte_14(%rip), %ymm2, %ymm2 /* ctr_j0 = and(ctr_first, byte_14) */
-	vpand .Lublock_register_avx2_asm_2_all_but_last(%rip), %ymm0, %ymm0 /* ctr_v_open = and(ctr_low, all_but_last) */
+	vpand .Lublock_register_avx2_asm_4_byte_14(%rip), %ymm2, %ymm2 /* ctr_j0 = and(ctr_first, byte_14) */
+	vpand .Lublock_register_avx2_asm_4_all_but_last(%rip), %ymm0, %ymm0 /* ctr_v_open = and(ctr_low, all_but_last) */
 	vbroadcasti128 16(%rsi), %ymm3 /* ctr_w = bcast128() */
-	vpand .Lublock_register_avx2_asm_2_all_but_last(%rip), %ymm3, %ymm3 /* ctr_w_open = and(ctr_w, all_but_last) */
+	vpand .Lublock_register_avx2_asm_4_all_but_last(%rip), %ymm3, %ymm3 /* ctr_w_open = and(ctr_w, all_but_last) */
 
 	/* Load 16 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
-	vpaddb .Lublock_register_avx2_asm_2_block_k(%rip), %ymm2, %ymm4 /* ctr_j = add(ctr_j0, block_k) */
+	vpaddb .Lublock_register_avx2_asm_4_block_k(%rip), %ymm2, %ymm4 /* ctr_j = add(ctr_j0, block_k) */
 	vpaddw %ymm4, %ymm1, %ymm4 /* ctr_sum = add(ctr_last, ctr_j) */
-	vpshufb .Lublock_register_avx2_asm_2_carry_everywhere(%rip), %ymm4, %ymm5 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
-	vmovdqa .Lublock_register_avx2_asm_2_carry_mask_table(%rip), %ymm6 /* carry_mask_table = const() */
+	vpshufb .Lublock_register_avx2_asm_4_carry_everywhere(%rip), %ymm4, %ymm5 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
+	vmovdqa .Lublock_register_avx2_asm_4_carry_mask_table(%rip), %ymm6 /* carry_mask_table = const() */
 	vpshufb %ymm5, %ymm6, %ymm5 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
 	vpand %ymm5, %ymm3, %ymm7 /* ctr_pair_b = and(ctr_w_open, ctr_mask) */
 	vpandn %ymm0, %ymm5, %ymm5 /* ctr_pair_a = andnot(ctr_mask, ctr_v_open) */
 	vpor %ymm5, %ymm7, %ymm5 /* ctr_pair = or(ctr_pair_b, ctr_pair_a) */
-	vpshufb .Lublock_register_avx2_asm_2_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
+	vpshufb .Lublock_register_avx2_asm_4_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
 	vpor %ymm4, %ymm5, %ymm4 /* blk = or(ctr_pair, ctr_last_byte) */
-	vpaddb .Lublock_register_avx2_asm_2_block_k_1(%rip), %ymm2, %ymm5 /* ctr_j_1 = add(ctr_j0, block_k_1) */
+	vpaddb .Lublock_register_avx2_asm_4_block_k_1(%rip), %ymm2, %ymm5 /* ctr_j_1 = add(ctr_j0, block_k_1) */
 	vpaddw %ymm5, %ymm1, %ymm5 /* ctr_sum_1 = add(ctr_last, ctr_j_1) */
-	vpshufb .Lublock_register_avx2_asm_2_carry_everywhere(%rip), %ymm5, %ymm7 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
+	vpshufb .Lublock_register_avx2_asm_4_carry_everywhere(%rip), %ymm5, %ymm7 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
 	vpshufb %ymm7, %ymm6, %ymm7 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
 	vpand %ymm7, %ymm3, %ymm8 /* ctr_pair_1_b = and(ctr_w_open, ctr_mask_1) */
 	vpandn %ymm0, %ymm7, %ymm7 /* ctr_pair_1_a = andnot(ctr_mask_1, ctr_v_open) */
 	vpor %ymm7, %ymm8, %ymm7 /* ctr_pair_1 = or(ctr_pair_1_b, ctr_pair_1_a) */
-	vpshufb .Lublock_register_avx2_asm_2_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
+	vpshufb .Lublock_register_avx2_asm_4_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
 	vpor %ymm5, %ymm7, %ymm5 /* blk_1 = or(ctr_pair_1, ctr_last_byte_1) */
 	vpsrlw $4, %ymm4, %ymm7 /* lo_sh = shr(blk) */
-	vpand .Lublock_register_avx2_asm_2_high_nibbles(%rip), %ymm5, %ymm8 /* even_b = and(blk_1, high_nibbles) */
-	vmovdqa .Lublock_register_avx2_asm_2_high_nibbles(%rip), %ymm9 /* high_nibbles = const() */
+	vpand .Lublock_register_avx2_asm_4_high_nibbles(%rip), %ymm5, %ymm8 /* even_b = and(blk_1, high_nibbles) */
+	vmovdqa .Lublock_register_avx2_asm_4_high_nibbles(%rip), %ymm9 /* high_nibbles = const() */
 	vpandn %ymm7, %ymm9, %ymm7 /* even_a = andnot(high_nibbles, lo_sh) */
 	vpor %ymm7, %ymm8, %ymm7 /* even = or(even_b, even_a) */
 	vpsllw $4, %ymm5, %ymm5 /* hi_sh = shl(blk_1) */
@@ -580,23 +736,23 @@ ublock_register_avx2_ublock128_128_ctr_xor_asm:
 	vpor %ymm4, %ymm5, %ymm4 /* odd = or(odd_b, odd_a) */
 	vpunpcklbw %ymm4, %ymm7, %ymm5 /* sp = unpacklo(even, odd) */
 	vpunpckhbw %ymm4, %ymm7, %ymm4 /* sp_1 = unpackhi(even, odd) */
-	vpaddb .Lublock_register_avx2_asm_2_block_k_2(%rip), %ymm2, %ymm7 /* ctr_j_2 = add(ctr_j0, block_k_2) */
+	vpaddb .Lublock_register_avx2_asm_4_block_k_2(%rip), %ymm2, %ymm7 /* ctr_j_2 = add(ctr_j0, block_k_2) */
 	vpaddw %ymm7, %ymm1, %ymm7 /* ctr_sum_2 = add(ctr_last, ctr_j_2) */
-	vpshufb .Lublock_register_avx2_asm_2_carry_everywhere(%rip), %ymm7, %ymm8 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
+	vpshufb .Lublock_register_avx2_asm_4_carry_everywhere(%rip), %ymm7, %ymm8 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
 	vpshufb %ymm8, %ymm6, %ymm8 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
 	vpand %ymm8, %ymm3, %ymm10 /* ctr_pair_2_b = and(ctr_w_open, ctr_mask_2) */
 	vpandn %ymm0, %ymm8, %ymm8 /* ctr_pair_2_a = andnot(ctr_mask_2, ctr_v_open) */
 	vpor %ymm8, %ymm10, %ymm8 /* ctr_pair_2 = or(ctr_pair_2_b, ctr_pair_2_a) */
-	vpshufb .Lublock_register_avx2_asm_2_new_last_byte(%rip), %ymm7, %ymm7 /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
+	vpshufb .Lublock_register_avx2_asm_4_new_last_byte(%rip), %ymm7, %ymm7 /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
 	vpor %ymm7, %ymm8, %ymm7 /* blk_2 = or(ctr_pair_2, ctr_last_byte_2) */
-	vpaddb .Lublock_register_avx2_asm_2_block_k_3(%rip), %ymm2, %ymm8 /* ctr_j_3 = add(ctr_j0, block_k_3) */
+	vpaddb .Lublock_register_avx2_asm_4_block_k_3(%rip), %ymm2, %ymm8 /* ctr_j_3 = add(ctr_j0, block_k_3) */
 	vpaddw %ymm8, %ymm1, %ymm8 /* ctr_sum_3 = add(ctr_last, ctr_j_3) */
-	vpshufb .Lublock_register_avx2_asm_2_carry_everywhere(%rip), %ymm8, %ymm10 /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
+	vpshufb .Lublock_register_avx2_asm_4_carry_everywhere(%rip), %ymm8, %ymm10 /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
 	vpshufb %ymm10, %ymm6, %ymm10 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
 	vpand %ymm10, %ymm3, %ymm11 /* ctr_pair_3_b = and(ctr_w_open, ctr_mask_3) */
 	vpandn %ymm0, %ymm10, %ymm10 /* ctr_pair_3_a = andnot(ctr_mask_3, ctr_v_open) */
 	vpor %ymm10, %ymm11, %ymm10 /* ctr_pair_3 = or(ctr_pair_3_b, ctr_pair_3_a) */
-	vpshufb .Lublock_register_avx2_asm_2_new_last_byte(%rip), %ymm8, %ymm8 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
+	vpshufb .Lublock_register_avx2_asm_4_new_last_byte(%rip), %ymm8, %ymm8 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
 	vpor %ymm8, %ymm10, %ymm8 /* blk_3 = or(ctr_pair_3, ctr_last_byte_3) */
 	vpsrlw $4, %ymm7, %ymm10 /* lo_sh_1 = shr(blk_2) */
 	vpand %ymm9, %ymm8, %ymm11 /* even_1_b = and(blk_3, high_nibbles) */
@@ -608,23 +764,23 @@ ublock_register_avx2_ublock128_128_ctr_xor_asm:
 	vpor %ymm7, %ymm8, %ymm7 /* odd_1 = or(odd_1_b, odd_1_a) */
 	vpunpcklbw %ymm7, %ymm10, %ymm8 /* sp_2 = unpacklo(even_1, odd_1) */
 	vpunpckhbw %ymm7, %ymm10, %ymm7 /* sp_3 = unpackhi(even_1, odd_1) */
-	vpaddb .Lublock_register_avx2_asm_2_block_k_4(%rip), %ymm2, %ymm10 /* ctr_j_4 = add(ctr_j0, block_k_4) */
+	vpaddb .Lublock_register_avx2_asm_4_block_k_4(%rip), %ymm2, %ymm10 /* ctr_j_4 = add(ctr_j0, block_k_4) */
 	vpaddw %ymm10, %ymm1, %ymm10 /* ctr_sum_4 = add(ctr_last, ctr_j_4) */
-	vpshufb .Lublock_register_avx2_asm_2_carry_everywhere(%rip), %ymm10, %ymm11 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
+	vpshufb .Lublock_register_avx2_asm_4_carry_everywhere(%rip), %ymm10, %ymm11 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
 	vpshufb %ymm11, %ymm6, %ymm11 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
 	vpand %ymm11, %ymm3, %ymm12 /* ctr_pair_4_b = and(ctr_w_open, ctr_mask_4) */
 	vpandn %ymm0, %ymm11, %ymm11 /* ctr_pair_4_a = andnot(ctr_mask_4, ctr_v_open) */
 	vpor %ymm11, %ymm12, %ymm11 /* ctr_pair_4 = or(ctr_pair_4_b, ctr_pair_4_a) */
-	vpshufb .Lublock_register_avx2_asm_2_new_last_byte(%rip), %ymm10, %ymm10 /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
+	vpshufb .Lublock_register_avx2_asm_4_new_last_byte(%rip), %ymm10, %ymm10 /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
 	vpor %ymm10, %ymm11, %ymm10 /* blk_4 = or(ctr_pair_4, ctr_last_byte_4) */
-	vpaddb .Lublock_register_avx2_asm_2_block_k_5(%rip), %ymm2, %ymm11 /* ctr_j_5 = add(ctr_j0, block_k_5) */
+	vpaddb .Lublock_register_avx2_asm_4_block_k_5(%rip), %ymm2, %ymm11 /* ctr_j_5 = add(ctr_j0, block_k_5) */
 	vpaddw %ymm11, %ymm1, %ymm11 /* ctr_sum_5 = add(ctr_last, ctr_j_5) */
-	vpshufb .Lublock_register_avx2_asm_2_carry_everywhere(%rip), %ymm11, %ymm12 /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
+	vpshufb .Lublock_register_avx2_asm_4_carry_everywhere(%rip), %ymm11, %ymm12 /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
 	vpshufb %ymm12, %ymm6, %ymm12 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
 	vpand %ymm12, %ymm3, %ymm13 /* ctr_pair_5_b = and(ctr_w_open, ctr_mask_5) */
 	vpandn %ymm0, %ymm12, %ymm12 /* ctr_pair_5_a = andnot(ctr_mask_5, ctr_v_open) */
 	vpor %ymm12, %ymm13, %ymm12 /* ctr_pair_5 = or(ctr_pair_5_b, ctr_pair_5_a) */
-	vpshufb .Lublock_register_avx2_asm_2_new_last_byte(%rip), %ymm11, %ymm11 /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
+	vpshufb .Lublock_register_avx2_asm_4_new_last_byte(%rip), %ymm11, %ymm11 /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
 	vpor %ymm11, %ymm12, %ymm11 /* blk_5 = or(ctr_pair_5, ctr_last_byte_5) */
 	vpsrlw $4, %ymm10, %ymm12 /* lo_sh_2 = shr(blk_4) */
 	vpand %ymm9, %ymm11, %ymm13 /* even_2_b = and(blk_5, high_nibbles) */
@@ -636,23 +792,23 @@ ublock_register_avx2_ublock128_128_ctr_xor_asm:
 	vpor %ymm10, %ymm11, %ymm10 /* odd_2 = or(odd_2_b, odd_2_a) */
 	vpunpcklbw %ymm10, %ymm12, %ymm11 /* sp_4 = unpacklo(even_2, odd_2) */
 	vpunpckhbw %ymm10, %ymm12, %ymm10 /* sp_5 = unpackhi(even_2, odd_2) */
-	vpaddb .Lublock_register_avx2_asm_2_block_k_6(%rip), %ymm2, %ymm12 /* ctr_j_6 = add(ctr_j0, block_k_6) */
+	vpaddb .Lublock_register_avx2_asm_4_block_k_6(%rip), %ymm2, %ymm12 /* ctr_j_6 = add(ctr_j0, block_k_6) */
 	vpaddw %ymm12, %ymm1, %ymm12 /* ctr_sum_6 = add(ctr_last, ctr_j_6) */
-	vpshufb .Lublock_register_avx2_asm_2_carry_everywhere(%rip), %ymm12, %ymm13 /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
+	vpshufb .Lublock_register_avx2_asm_4_carry_everywhere(%rip), %ymm12, %ymm13 /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
 	vpshufb %ymm13, %ymm6, %ymm13 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
 	vpand %ymm13, %ymm3, %ymm14 /* ctr_pair_6_b = and(ctr_w_open, ctr_mask_6) */
 	vpandn %ymm0, %ymm13, %ymm13 /* ctr_pair_6_a = andnot(ctr_mask_6, ctr_v_open) */
 	vpor %ymm13, %ymm14, %ymm13 /* ctr_pair_6 = or(ctr_pair_6_b, ctr_pair_6_a) */
-	vpshufb .Lublock_register_avx2_asm_2_new_last_byte(%rip), %ymm12, %ymm12 /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
+	vpshufb .Lublock_register_avx2_asm_4_new_last_byte(%rip), %ymm12, %ymm12 /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
 	vpor %ymm12, %ymm13, %ymm12 /* blk_6 = or(ctr_pair_6, ctr_last_byte_6) */
-	vpaddb .Lublock_register_avx2_asm_2_block_k_7(%rip), %ymm2, %ymm2 /* ctr_j_7 = add(ctr_j0, block_k_7) */
+	vpaddb .Lublock_register_avx2_asm_4_block_k_7(%rip), %ymm2, %ymm2 /* ctr_j_7 = add(ctr_j0, block_k_7) */
 	vpaddw %ymm2, %ymm1, %ymm1 /* ctr_sum_7 = add(ctr_last, ctr_j_7) */
-	vpshufb .Lublock_register_avx2_asm_2_carry_everywhere(%rip), %ymm1, %ymm2 /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
+	vpshufb .Lublock_register_avx2_asm_4_carry_everywhere(%rip), %ymm1, %ymm2 /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
 	vpshufb %ymm2, %ymm6, %ymm2 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
 	vpand %ymm2, %ymm3, %ymm3 /* ctr_pair_7_b = and(ctr_w_open, ctr_mask_7) */
 	vpandn %ymm0, %ymm2, %ymm0 /* ctr_pair_7_a = andnot(ctr_mask_7, ctr_v_open) */
 	vpor %ymm0, %ymm3, %ymm0 /* ctr_pair_7 = or(ctr_pair_7_b, ctr_pair_7_a) */
-	vpshufb .Lublock_register_avx2_asm_2_new_last_byte(%rip), %ymm1, %ymm1 /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
+	vpshufb .Lublock_register_avx2_asm_4_new_last_byte(%rip), %ymm1, %ymm1 /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
 	vpor %ymm1, %ymm0, %ymm0 /* blk_7 = or(ctr_pair_7, ctr_last_byte_7) */
 	vpsrlw $4, %ymm12, %ymm1 /* lo_sh_3 = shr(blk_6) */
 	vpand %ymm9, %ymm0, %ymm2 /* even_3_b = and(blk_7, high_nibbles) */
@@ -664,14 +820,14 @@ ublock_register_avx2_ublock128_128_ctr_xor_asm:
 	vpor %ymm2, %ymm0, %ymm0 /* odd_3 = or(odd_3_b, odd_3_a) */
 	vpunpcklbw %ymm0, %ymm1, %ymm2 /* sp_6 = unpacklo(even_3, odd_3) */
 	vpunpckhbw %ymm0, %ymm1, %ymm0 /* sp_7 = unpackhi(even_3, odd_3) */
-	vmovdqa .Lublock_register_avx2_asm_2_low_nibbles(%rip), %ymm1 /* low_nibbles = const() */
-	vmovdqa .Lublock_register_avx2_asm_2_rotl48(%rip), %ymm3 /* rotl48 = const() */
-	vmovdqa .Lublock_register_avx2_asm_2_sbox_hi(%rip), %ymm6 /* sbox_hi = const() */
-	vmovdqa .Lublock_register_avx2_asm_2_sbox_lo(%rip), %ymm12 /* sbox_lo = const() */
-	vmovdqa .Lublock_register_avx2_asm_2_pl_mask(%rip), %ymm13 /* pl_mask = const() */
+	vmovdqa .Lublock_register_avx2_asm_4_low_nibbles(%rip), %ymm1 /* low_nibbles = const() */
+	vmovdqa .Lublock_register_avx2_asm_4_rotl48(%rip), %ymm3 /* rotl48 = const() */
+	vmovdqa .Lublock_register_avx2_asm_4_sbox_hi(%rip), %ymm6 /* sbox_hi = const() */
+	vmovdqa .Lublock_register_avx2_asm_4_sbox_lo(%rip), %ymm12 /* sbox_lo = const() */
+	vmovdqa .Lublock_register_avx2_asm_4_pl_mask(%rip), %ymm13 /* pl_mask = const() */
 	xor %r8, %r8
 	.p2align 4
-.Lublock_register_avx2_asm_2_loop_r0:
+.Lublock_register_avx2_asm_4_loop_r0:
 	vmovdqu (%rdi,%r8), %ymm9 /* rk0 = load() */
 	vmovdqu 64(%rdi,%r8), %ymm14 /* rk1 = load() */
 
@@ -691,17 +847,17 @@ ublock_register_avx2_ublock128_128_ctr_xor_asm:
 	vpshufb %ymm4, %ymm6, %ymm4 /* s1_h = lookup16(sbox_hi, s1_hi) */
 	vpor %ymm4, %ymm15, %ymm4 /* s1 = or(s1_l, s1_h) */
 	vpxor %ymm5, %ymm4, %ymm4 /* x1 = xor(s1, s0) */
-	vpshufb .Lublock_register_avx2_asm_2_rotl56(%rip), %ymm4, %ymm15 /* rot4 = lookup16(x1, rotl56) */
+	vpshufb .Lublock_register_avx2_asm_4_rotl56(%rip), %ymm4, %ymm15 /* rot4 = lookup16(x1, rotl56) */
 	vpxor %ymm15, %ymm5, %ymm5 /* x0 = xor(s0, rot4) */
 	vpshufb %ymm3, %ymm5, %ymm15 /* rot8 = lookup16(x0, rotl48) */
 	vpxor %ymm15, %ymm4, %ymm4 /* x1_1 = xor(x1, rot8) */
 	vpshufb %ymm3, %ymm4, %ymm15 /* rot8_1 = lookup16(x1_1, rotl48) */
 	vpxor %ymm15, %ymm5, %ymm5 /* x0_1 = xor(x0, rot8_1) */
-	vpshufb .Lublock_register_avx2_asm_2_rotl24(%rip), %ymm5, %ymm15 /* rot20 = lookup16(x0_1, rotl24) */
+	vpshufb .Lublock_register_avx2_asm_4_rotl24(%rip), %ymm5, %ymm15 /* rot20 = lookup16(x0_1, rotl24) */
 	vpxor %ymm15, %ymm4, %ymm4 /* x1_2 = xor(x1_1, rot20) */
 	vpxor %ymm4, %ymm5, %ymm5 /* x0_2 = xor(x0_1, x1_2) */
 	vpshufb %ymm13, %ymm5, %ymm5 /* pl = lookup16(x0_2, pl_mask) */
-	vpshufb .Lublock_register_avx2_asm_2_pr_mask(%rip), %ymm4, %ymm4 /* pr = lookup16(x1_2, pr_mask) */
+	vpshufb .Lublock_register_avx2_asm_4_pr_mask(%rip), %ymm4, %ymm4 /* pr = lookup16(x1_2, pr_mask) */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
 	vpxor %ymm9, %ymm8, %ymm8 /* k0_1 = xor(g1x0, rk0) */
@@ -719,17 +875,17 @@ ublock_register_avx2_ublock128_128_ctr_xor_asm:
 	vpshufb %ymm7, %ymm6, %ymm7 /* s1_h_1 = lookup16(sbox_hi, s1_hi_1) */
 	vpor %ymm7, %ymm15, %ymm7 /* s1_1 = or(s1_l_1, s1_h_1) */
 	vpxor %ymm8, %ymm7, %ymm7 /* x1_3 = xor(s1_1, s0_1) */
-	vpshufb .Lublock_register_avx2_asm_2_rotl56(%rip), %ymm7, %ymm15 /* rot4_1 = lookup16(x1_3, rotl56) */
+	vpshufb .Lublock_register_avx2_asm_4_rotl56(%rip), %ymm7, %ymm15 /* rot4_1 = lookup16(x1_3, rotl56) */
 	vpxor %ymm15, %ymm8, %ymm8 /* x0_3 = xor(s0_1, rot4_1) */
 	vpshufb %ymm3, %ymm8, %ymm15 /* rot8_2 = lookup16(x0_3, rotl48) */
 	vpxor %ymm15, %ymm7, %ymm7 /* x1_4 = xor(x1_3, rot8_2) */
 	vpshufb %ymm3, %ymm7, %ymm15 /* rot8_3 = lookup16(x1_4, rotl48) */
 	vpxor %ymm15, %ymm8, %ymm8 /* x0_4 = xor(x0_3, rot8_3) */
-	vpshufb .Lublock_register_avx2_asm_2_rotl24(%rip), %ymm8, %ymm15 /* rot20_1 = lookup16(x0_4, rotl24) */
+	vpshufb .Lublock_register_avx2_asm_4_rotl24(%rip), %ymm8, %ymm15 /* rot20_1 = lookup16(x0_4, rotl24) */
 	vpxor %ymm15, %ymm7, %ymm7 /* x1_5 = xor(x1_4, rot20_1) */
 	vpxor %ymm7, %ymm8, %ymm8 /* x0_5 = xor(x0_4, x1_5) */
 	vpshufb %ymm13, %ymm8, %ymm8 /* pl_1 = lookup16(x0_5, pl_mask) */
-	vpshufb .Lublock_register_avx2_asm_2_pr_mask(%rip), %ymm7, %ymm7 /* pr_1 = lookup16(x1_5, pr_mask) */
+	vpshufb .Lublock_register_avx2_asm_4_pr_mask(%rip), %ymm7, %ymm7 /* pr_1 = lookup16(x1_5, pr_mask) */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
 	vpxor %ymm9, %ymm11, %ymm11 /* k0_2 = xor(g2x0, rk0) */
@@ -747,17 +903,17 @@ ublock_register_avx2_ublock128_128_ctr_xor_asm:
 	vpshufb %ymm10, %ymm6, %ymm10 /* s1_h_2 = lookup16(sbox_hi, s1_hi_2) */
 	vpor %ymm10, %ymm15, %ymm10 /* s1_2 = or(s1_l_2, s1_h_2) */
 	vpxor %ymm11, %ymm10, %ymm10 /* x1_6 = xor(s1_2, s0_2) */
-	vpshufb .Lublock_register_avx2_asm_2_rotl56(%rip), %ymm10, %ymm15 /* rot4_2 = lookup16(x1_6, rotl56) */
+	vpshufb .Lublock_register_avx2_asm_4_rotl56(%rip), %ymm10, %ymm15 /* rot4_2 = lookup16(x1_6, rotl56) */
 	vpxor %ymm15, %ymm11, %ymm11 /* x0_6 = xor(s0_2, rot4_2) */
 	vpshufb %ymm3, %ymm11, %ymm15 /* rot8_4 = lookup16(x0_6, rotl48) */
 	vpxor %ymm15, %ymm10, %ymm10 /* x1_7 = xor(x1_6, rot8_4) */
 	vpshufb %ymm3, %ymm10, %ymm15 /* rot8_5 = lookup16(x1_7, rotl48) */
 	vpxor %ymm15, %ymm11, %ymm11 /* x0_7 = xor(x0_6, rot8_5) */
-	vpshufb .Lublock_register_avx2_asm_2_rotl24(%rip), %ymm11, %ymm15 /* rot20_2 = lookup16(x0_7, rotl24) */
+	vpshufb .Lublock_register_avx2_asm_4_rotl24(%rip), %ymm11, %ymm15 /* rot20_2 = lookup16(x0_7, rotl24) */
 	vpxor %ymm15, %ymm10, %ymm10 /* x1_8 = xor(x1_7, rot20_2) */
 	vpxor %ymm10, %ymm11, %ymm11 /* x0_8 = xor(x0_7, x1_8) */
 	vpshufb %ymm13, %ymm11, %ymm11 /* pl_2 = lookup16(x0_8, pl_mask) */
-	vpshufb .Lublock_register_avx2_asm_2_pr_mask(%rip), %ymm10, %ymm10 /* pr_2 = lookup16(x1_8, pr_mask) */
+	vpshufb .Lublock_register_avx2_asm_4_pr_mask(%rip), %ymm10, %ymm10 /* pr_2 = lookup16(x1_8, pr_mask) */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
 	vpxor %ymm9, %ymm2, %ymm2 /* k0_3 = xor(g3x0, rk0) */
@@ -775,31 +931,31 @@ ublock_register_avx2_ublock128_128_ctr_xor_asm:
 	vpshufb %ymm0, %ymm6, %ymm0 /* s1_h_3 = lookup16(sbox_hi, s1_hi_3) */
 	vpor %ymm0, %ymm9, %ymm0 /* s1_3 = or(s1_l_3, s1_h_3) */
 	vpxor %ymm2, %ymm0, %ymm0 /* x1_9 = xor(s1_3, s0_3) */
-	vpshufb .Lublock_register_avx2_asm_2_rotl56(%rip), %ymm0, %ymm9 /* rot4_3 = lookup16(x1_9, rotl56) */
+	vpshufb .Lublock_register_avx2_asm_4_rotl56(%rip), %ymm0, %ymm9 /* rot4_3 = lookup16(x1_9, rotl56) */
 	vpxor %ymm9, %ymm2, %ymm2 /* x0_9 = xor(s0_3, rot4_3) */
 	vpshufb %ymm3, %ymm2, %ymm9 /* rot8_6 = lookup16(x0_9, rotl48) */
 	vpxor %ymm9, %ymm0, %ymm0 /* x1_10 = xor(x1_9, rot8_6) */
 	vpshufb %ymm3, %ymm0, %ymm9 /* rot8_7 = lookup16(x1_10, rotl48) */
 	vpxor %ymm9, %ymm2, %ymm2 /* x0_10 = xor(x0_9, rot8_7) */
-	vpshufb .Lublock_register_avx2_asm_2_rotl24(%rip), %ymm2, %ymm9 /* rot20_3 = lookup16(x0_10, rotl24) */
+	vpshufb .Lublock_register_avx2_asm_4_rotl24(%rip), %ymm2, %ymm9 /* rot20_3 = lookup16(x0_10, rotl24) */
 	vpxor %ymm9, %ymm0, %ymm0 /* x1_11 = xor(x1_10, rot20_3) */
 	vpxor %ymm0, %ymm2, %ymm2 /* x0_11 = xor(x0_10, x1_11) */
 	vpshufb %ymm13, %ymm2, %ymm2 /* pl_3 = lookup16(x0_11, pl_mask) */
-	vpshufb .Lublock_register_avx2_asm_2_pr_mask(%rip), %ymm0, %ymm0 /* pr_3 = lookup16(x1_11, pr_mask) */
+	vpshufb .Lublock_register_avx2_asm_4_pr_mask(%rip), %ymm0, %ymm0 /* pr_3 = lookup16(x1_11, pr_mask) */
 	add $128, %r8
 	cmp $2048, %r8
-	jne .Lublock_register_avx2_asm_2_loop_r0
+	jne .Lublock_register_avx2_asm_4_loop_r0
 
 	/* Final key addition. */
 	vpxor 2048(%rdi), %ymm5, %ymm5 /* y0 = xor(g0x0, rk0_1) */
 	vpxor 2112(%rdi), %ymm4, %ymm4 /* y1 = xor(g0x1, rk1_1) */
-	vpshufb .Lublock_register_avx2_asm_2_deinterleave(%rip), %ymm5, %ymm5 /* de = lookup16(y0, deinterleave) */
-	vpshufb .Lublock_register_avx2_asm_2_deinterleave(%rip), %ymm4, %ymm4 /* de_1 = lookup16(y1, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_4_deinterleave(%rip), %ymm5, %ymm5 /* de = lookup16(y0, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_4_deinterleave(%rip), %ymm4, %ymm4 /* de_1 = lookup16(y1, deinterleave) */
 	vpunpcklqdq %ymm4, %ymm5, %ymm9 /* even_4 = unpacklo(de, de_1) */
 	vpunpckhqdq %ymm4, %ymm5, %ymm4 /* odd_4 = unpackhi(de, de_1) */
 	vpsllw $4, %ymm9, %ymm5 /* ev_sh = shl(even_4) */
-	vpand .Lublock_register_avx2_asm_2_high_nibbles(%rip), %ymm5, %ymm5 /* out_lo_b = and(ev_sh, high_nibbles) */
-	vmovdqa .Lublock_register_avx2_asm_2_high_nibbles(%rip), %ymm14 /* high_nibbles = const() */
+	vpand .Lublock_register_avx2_asm_4_high_nibbles(%rip), %ymm5, %ymm5 /* out_lo_b = and(ev_sh, high_nibbles) */
+	vmovdqa .Lublock_register_avx2_asm_4_high_nibbles(%rip), %ymm14 /* high_nibbles = const() */
 	vpandn %ymm4, %ymm14, %ymm15 /* out_lo_a = andnot(high_nibbles, odd_4) */
 	vpor %ymm15, %ymm5, %ymm5 /* out_lo = or(out_lo_b, out_lo_a) */
 	vpsrlw $4, %ymm4, %ymm4 /* od_sh = shr(odd_4) */
@@ -814,8 +970,8 @@ ublock_register_avx2_ublock128_128_ctr_xor_asm:
 	vmovdqu %ymm4, 32(%rdx) /* store ct_1 */
 	vpxor 2048(%rdi), %ymm8, %ymm4 /* y0_1 = xor(g1x0, rk0_1) */
 	vpxor 2112(%rdi), %ymm7, %ymm5 /* y1_1 = xor(g1x1, rk1_1) */
-	vpshufb .Lublock_register_avx2_asm_2_deinterleave(%rip), %ymm4, %ymm4 /* de_2 = lookup16(y0_1, deinterleave) */
-	vpshufb .Lublock_register_avx2_asm_2_deinterleave(%rip), %ymm5, %ymm5 /* de_3 = lookup16(y1_1, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_4_deinterleave(%rip), %ymm4, %ymm4 /* de_2 = lookup16(y0_1, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_4_deinterleave(%rip), %ymm5, %ymm5 /* de_3 = lookup16(y1_1, deinterleave) */
 	vpunpcklqdq %ymm5, %ymm4, %ymm7 /* even_5 = unpacklo(de_2, de_3) */
 	vpunpckhqdq %ymm5, %ymm4, %ymm4 /* odd_5 = unpackhi(de_2, de_3) */
 	vpsllw $4, %ymm7, %ymm5 /* ev_sh_1 = shl(even_5) */
@@ -834,8 +990,8 @@ ublock_register_avx2_ublock128_128_ctr_xor_asm:
 	vmovdqu %ymm4, 96(%rdx) /* store ct_3 */
 	vpxor 2048(%rdi), %ymm11, %ymm4 /* y0_2 = xor(g2x0, rk0_1) */
 	vpxor 2112(%rdi), %ymm10, %ymm5 /* y1_2 = xor(g2x1, rk1_1) */
-	vpshufb .Lublock_register_avx2_asm_2_deinterleave(%rip), %ymm4, %ymm4 /* de_4 = lookup16(y0_2, deinterleave) */
-	vpshufb .Lublock_register_avx2_asm_2_deinterleave(%rip), %ymm5, %ymm5 /* de_5 = lookup16(y1_2, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_4_deinterleave(%rip), %ymm4, %ymm4 /* de_4 = lookup16(y0_2, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_4_deinterleave(%rip), %ymm5, %ymm5 /* de_5 = lookup16(y1_2, deinterleave) */
 	vpunpcklqdq %ymm5, %ymm4, %ymm7 /* even_6 = unpacklo(de_4, de_5) */
 	vpunpckhqdq %ymm5, %ymm4, %ymm4 /* odd_6 = unpackhi(de_4, de_5) */
 	vpsllw $4, %ymm7, %ymm5 /* ev_sh_2 = shl(even_6) */
@@ -854,8 +1010,8 @@ ublock_register_avx2_ublock128_128_ctr_xor_asm:
 	vmovdqu %ymm4, 160(%rdx) /* store ct_5 */
 	vpxor 2048(%rdi), %ymm2, %ymm2 /* y0_3 = xor(g3x0, rk0_1) */
 	vpxor 2112(%rdi), %ymm0, %ymm0 /* y1_3 = xor(g3x1, rk1_1) */
-	vpshufb .Lublock_register_avx2_asm_2_deinterleave(%rip), %ymm2, %ymm2 /* de_6 = lookup16(y0_3, deinterleave) */
-	vpshufb .Lublock_register_avx2_asm_2_deinterleave(%rip), %ymm0, %ymm0 /* de_7 = lookup16(y1_3, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_4_deinterleave(%rip), %ymm2, %ymm2 /* de_6 = lookup16(y0_3, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_4_deinterleave(%rip), %ymm0, %ymm0 /* de_7 = lookup16(y1_3, deinterleave) */
 	vpunpcklqdq %ymm0, %ymm2, %ymm4 /* even_7 = unpacklo(de_6, de_7) */
 	vpunpckhqdq %ymm0, %ymm2, %ymm0 /* odd_7 = unpackhi(de_6, de_7) */
 	vpsllw $4, %ymm4, %ymm2 /* ev_sh_3 = shl(even_7) */
@@ -890,544 +1046,6 @@ ublock_register_avx2_ublock128_128_ctr_xor_asm:
 	.type ublock_register_avx2_ublock128_128_encrypt_xor_asm, @function
 	.p2align 5
 ublock_register_avx2_ublock128_128_encrypt_xor_asm:
-
-	/* Load 16 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
-	vmovdqu (%rsi), %ymm0 /* blk = load() */
-	vmovdqu 32(%rsi), %ymm1 /* blk_1 = load() */
-	vpsrlw $4, %ymm0, %ymm2 /* lo_sh = shr(blk) */
-	vpand .Lublock_register_avx2_asm_3_high_nibbles(%rip), %ymm1, %ymm3 /* even_b = and(blk_1, high_nibbles) */
-	vmovdqa .Lublock_register_avx2_asm_3_high_nibbles(%rip), %ymm4 /* high_nibbles = const() */
-	vpandn %ymm2, %ymm4, %ymm2 /* even_a = andnot(high_nibbles, lo_sh) */
-	vpor %ymm2, %ymm3, %ymm2 /* even = or(even_b, even_a) */
-	vpsllw $4, %ymm1, %ymm1 /* hi_sh = shl(blk_1) */
-	vpand %ymm4, %ymm1, %ymm1 /* odd_b = and(hi_sh, high_nibbles) */
-	vpandn %ymm0, %ymm4, %ymm0 /* odd_a = andnot(high_nibbles, blk) */
-	vpor %ymm0, %ymm1, %ymm0 /* odd = or(odd_b, odd_a) */
-	vpunpcklbw %ymm0, %ymm2, %ymm1 /* sp = unpacklo(even, odd) */
-	vpunpckhbw %ymm0, %ymm2, %ymm0 /* sp_1 = unpackhi(even, odd) */
-	vmovdqu 64(%rsi), %ymm2 /* blk_2 = load() */
-	vmovdqu 96(%rsi), %ymm3 /* blk_3 = load() */
-	vpsrlw $4, %ymm2, %ymm5 /* lo_sh_1 = shr(blk_2) */
-	vpand %ymm4, %ymm3, %ymm6 /* even_1_b = and(blk_3, high_nibbles) */
-	vpandn %ymm5, %ymm4, %ymm5 /* even_1_a = andnot(high_nibbles, lo_sh_1) */
-	vpor %ymm5, %ymm6, %ymm5 /* even_1 = or(even_1_b, even_1_a) */
-	vpsllw $4, %ymm3, %ymm3 /* hi_sh_1 = shl(blk_3) */
-	vpand %ymm4, %ymm3, %ymm3 /* odd_1_b = and(hi_sh_1, high_nibbles) */
-	vpandn %ymm2, %ymm4, %ymm2 /* odd_1_a = andnot(high_nibbles, blk_2) */
-	vpor %ymm2, %ymm3, %ymm2 /* odd_1 = or(odd_1_b, odd_1_a) */
-	vpunpcklbw %ymm2, %ymm5, %ymm3 /* sp_2 = unpacklo(even_1, odd_1) */
-	vpunpckhbw %ymm2, %ymm5, %ymm2 /* sp_3 = unpackhi(even_1, odd_1) */
-	vmovdqu 128(%rsi), %ymm5 /* blk_4 = load() */
-	vmovdqu 160(%rsi), %ymm6 /* blk_5 = load() */
-	vpsrlw $4, %ymm5, %ymm7 /* lo_sh_2 = shr(blk_4) */
-	vpand %ymm4, %ymm6, %ymm8 /* even_2_b = and(blk_5, high_nibbles) */
-	vpandn %ymm7, %ymm4, %ymm7 /* even_2_a = andnot(high_nibbles, lo_sh_2) */
-	vpor %ymm7, %ymm8, %ymm7 /* even_2 = or(even_2_b, even_2_a) */
-	vpsllw $4, %ymm6, %ymm6 /* hi_sh_2 = shl(blk_5) */
-	vpand %ymm4, %ymm6, %ymm6 /* odd_2_b = and(hi_sh_2, high_nibbles) */
-	vpandn %ymm5, %ymm4, %ymm5 /* odd_2_a = andnot(high_nibbles, blk_4) */
-	vpor %ymm5, %ymm6, %ymm5 /* odd_2 = or(odd_2_b, odd_2_a) */
-	vpunpcklbw %ymm5, %ymm7, %ymm6 /* sp_4 = unpacklo(even_2, odd_2) */
-	vpunpckhbw %ymm5, %ymm7, %ymm5 /* sp_5 = unpackhi(even_2, odd_2) */
-	vmovdqu 192(%rsi), %ymm7 /* blk_6 = load() */
-	vmovdqu 224(%rsi), %ymm8 /* blk_7 = load() */
-	vpsrlw $4, %ymm7, %ymm9 /* lo_sh_3 = shr(blk_6) */
-	vpand %ymm4, %ymm8, %ymm10 /* even_3_b = and(blk_7, high_nibbles) */
-	vpandn %ymm9, %ymm4, %ymm9 /* even_3_a = andnot(high_nibbles, lo_sh_3) */
-	vpor %ymm9, %ymm10, %ymm9 /* even_3 = or(even_3_b, even_3_a) */
-	vpsllw $4, %ymm8, %ymm8 /* hi_sh_3 = shl(blk_7) */
-	vpand %ymm4, %ymm8, %ymm8 /* odd_3_b = and(hi_sh_3, high_nibbles) */
-	vpandn %ymm7, %ymm4, %ymm7 /* odd_3_a = andnot(high_nibbles, blk_6) */
-	vpor %ymm7, %ymm8, %ymm7 /* odd_3 = or(odd_3_b, odd_3_a) */
-	vpunpcklbw %ymm7, %ymm9, %ymm8 /* sp_6 = unpacklo(even_3, odd_3) */
-	vpunpckhbw %ymm7, %ymm9, %ymm7 /* sp_7 = unpackhi(even_3, odd_3) */
-	vmovdqa .Lublock_register_avx2_asm_3_low_nibbles(%rip), %ymm9 /* low_nibbles = const() */
-	vmovdqa .Lublock_register_avx2_asm_3_rotl48(%rip), %ymm10 /* rotl48 = const() */
-	vmovdqa .Lublock_register_avx2_asm_3_sbox_hi(%rip), %ymm11 /* sbox_hi = const() */
-	vmovdqa .Lublock_register_avx2_asm_3_sbox_lo(%rip), %ymm12 /* sbox_lo = const() */
-	vmovdqa .Lublock_register_avx2_asm_3_pl_mask(%rip), %ymm13 /* pl_mask = const() */
-	xor %r8, %r8
-	.p2align 4
-.Lublock_register_avx2_asm_3_loop_r0:
-	vmovdqu (%rdi,%r8), %ymm4 /* rk0 = load() */
-	vmovdqu 64(%rdi,%r8), %ymm14 /* rk1 = load() */
-
-	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	vpxor %ymm4, %ymm1, %ymm1 /* k0 = xor(g0x0, rk0) */
-	vpxor %ymm14, %ymm0, %ymm0 /* k1 = xor(g0x1, rk1) */
-	vpand %ymm9, %ymm1, %ymm15 /* s0_lo = and(k0, low_nibbles) */
-	vpsrlw $4, %ymm1, %ymm1 /* s0_sh = shr(k0) */
-	vpand %ymm9, %ymm1, %ymm1 /* s0_hi = and(s0_sh, low_nibbles) */
-	vpshufb %ymm15, %ymm12, %ymm15 /* s0_l = lookup16(sbox_lo, s0_lo) */
-	vpshufb %ymm1, %ymm11, %ymm1 /* s0_h = lookup16(sbox_hi, s0_hi) */
-	vpor %ymm1, %ymm15, %ymm1 /* s0 = or(s0_l, s0_h) */
-	vpand %ymm9, %ymm0, %ymm15 /* s1_lo = and(k1, low_nibbles) */
-	vpsrlw $4, %ymm0, %ymm0 /* s1_sh = shr(k1) */
-	vpand %ymm9, %ymm0, %ymm0 /* s1_hi = and(s1_sh, low_nibbles) */
-	vpshufb %ymm15, %ymm12, %ymm15 /* s1_l = lookup16(sbox_lo, s1_lo) */
-	vpshufb %ymm0, %ymm11, %ymm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
-	vpor %ymm0, %ymm15, %ymm0 /* s1 = or(s1_l, s1_h) */
-	vpxor %ymm1, %ymm0, %ymm0 /* x1 = xor(s1, s0) */
-	vpshufb .Lublock_register_avx2_asm_3_rotl56(%rip), %ymm0, %ymm15 /* rot4 = lookup16(x1, rotl56) */
-	vpxor %ymm15, %ymm1, %ymm1 /* x0 = xor(s0, rot4) */
-	vpshufb %ymm10, %ymm1, %ymm15 /* rot8 = lookup16(x0, rotl48) */
-	vpxor %ymm15, %ymm0, %ymm0 /* x1_1 = xor(x1, rot8) */
-	vpshufb %ymm10, %ymm0, %ymm15 /* rot8_1 = lookup16(x1_1, rotl48) */
-	vpxor %ymm15, %ymm1, %ymm1 /* x0_1 = xor(x0, rot8_1) */
-	vpshufb .Lublock_register_avx2_asm_3_rotl24(%rip), %ymm1, %ymm15 /* rot20 = lookup16(x0_1, rotl24) */
-	vpxor %ymm15, %ymm0, %ymm0 /* x1_2 = xor(x1_1, rot20) */
-	vpxor %ymm0, %ymm1, %ymm1 /* x0_2 = xor(x0_1, x1_2) */
-	vpshufb %ymm13, %ymm1, %ymm1 /* pl = lookup16(x0_2, pl_mask) */
-	vpshufb .Lublock_register_avx2_asm_3_pr_mask(%rip), %ymm0, %ymm0 /* pr = lookup16(x1_2, pr_mask) */
-
-	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	vpxor %ymm4, %ymm3, %ymm3 /* k0_1 = xor(g1x0, rk0) */
-	vpxor %ymm14, %ymm2, %ymm2 /* k1_1 = xor(g1x1, rk1) */
-	vpand %ymm9, %ymm3, %ymm15 /* s0_lo_1 = and(k0_1, low_nibbles) */
-	vpsrlw $4, %ymm3, %ymm3 /* s0_sh_1 = shr(k0_1) */
-	vpand %ymm9, %ymm3, %ymm3 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
-	vpshufb %ymm15, %ymm12, %ymm15 /* s0_l_1 = lookup16(sbox_lo, s0_lo_1) */
-	vpshufb %ymm3, %ymm11, %ymm3 /* s0_h_1 = lookup16(sbox_hi, s0_hi_1) */
-	vpor %ymm3, %ymm15, %ymm3 /* s0_1 = or(s0_l_1, s0_h_1) */
-	vpand %ymm9, %ymm2, %ymm15 /* s1_lo_1 = and(k1_1, low_nibbles) */
-	vpsrlw $4, %ymm2, %ymm2 /* s1_sh_1 = shr(k1_1) */
-	vpand %ymm9, %ymm2, %ymm2 /* s1_hi_1 = and(s1_sh_1, low_nibbles) */
-	vpshufb %ymm15, %ymm12, %ymm15 /* s1_l_1 = lookup16(sbox_lo, s1_lo_1) */
-	vpshufb %ymm2, %ymm11, %ymm2 /* s1_h_1 = lookup16(sbox_hi, s1_hi_1) */
-	vpor %ymm2, %ymm15, %ymm2 /* s1_1 = or(s1_l_1, s1_h_1) */
-	vpxor %ymm3, %ymm2, %ymm2 /* x1_3 = xor(s1_1, s0_1) */
-	vpshufb .Lublock_register_avx2_asm_3_rotl56(%rip), %ymm2, %ymm15 /* rot4_1 = lookup16(x1_3, rotl56) */
-	vpxor %ymm15, %ymm3, %ymm3 /* x0_3 = xor(s0_1, rot4_1) */
-	vpshufb %ymm10, %ymm3, %ymm15 /* rot8_2 = lookup16(x0_3, rotl48) */
-	vpxor %ymm15, %ymm2, %ymm2 /* x1_4 = xor(x1_3, rot8_2) */
-	vpshufb %ymm10, %ymm2, %ymm15 /* rot8_3 = lookup16(x1_4, rotl48) */
-	vpxor %ymm15, %ymm3, %ymm3 /* x0_4 = xor(x0_3, rot8_3) */
-	vpshufb .Lublock_register_avx2_asm_3_rotl24(%rip), %ymm3, %ymm15 /* rot20_1 = lookup16(x0_4, rotl24) */
-	vpxor %ymm15, %ymm2, %ymm2 /* x1_5 = xor(x1_4, rot20_1) */
-	vpxor %ymm2, %ymm3, %ymm3 /* x0_5 = xor(x0_4, x1_5) */
-	vpshufb %ymm13, %ymm3, %ymm3 /* pl_1 = lookup16(x0_5, pl_mask) */
-	vpshufb .Lublock_register_avx2_asm_3_pr_mask(%rip), %ymm2, %ymm2 /* pr_1 = lookup16(x1_5, pr_mask) */
-
-	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	vpxor %ymm4, %ymm6, %ymm6 /* k0_2 = xor(g2x0, rk0) */
-	vpxor %ymm14, %ymm5, %ymm5 /* k1_2 = xor(g2x1, rk1) */
-	vpand %ymm9, %ymm6, %ymm15 /* s0_lo_2 = and(k0_2, low_nibbles) */
-	vpsrlw $4, %ymm6, %ymm6 /* s0_sh_2 = shr(k0_2) */
-	vpand %ymm9, %ymm6, %ymm6 /* s0_hi_2 = and(s0_sh_2, low_nibbles) */
-	vpshufb %ymm15, %ymm12, %ymm15 /* s0_l_2 = lookup16(sbox_lo, s0_lo_2) */
-	vpshufb %ymm6, %ymm11, %ymm6 /* s0_h_2 = lookup16(sbox_hi, s0_hi_2) */
-	vpor %ymm6, %ymm15, %ymm6 /* s0_2 = or(s0_l_2, s0_h_2) */
-	vpand %ymm9, %ymm5, %ymm15 /* s1_lo_2 = and(k1_2, low_nibbles) */
-	vpsrlw $4, %ymm5, %ymm5 /* s1_sh_2 = shr(k1_2) */
-	vpand %ymm9, %ymm5, %ymm5 /* s1_hi_2 = and(s1_sh_2, low_nibbles) */
-	vpshufb %ymm15, %ymm12, %ymm15 /* s1_l_2 = lookup16(sbox_lo, s1_lo_2) */
-	vpshufb %ymm5, %ymm11, %ymm5 /* s1_h_2 = lookup16(sbox_hi, s1_hi_2) */
-	vpor %ymm5, %ymm15, %ymm5 /* s1_2 = or(s1_l_2, s1_h_2) */
-	vpxor %ymm6, %ymm5, %ymm5 /* x1_6 = xor(s1_2, s0_2) */
-	vpshufb .Lublock_register_avx2_asm_3_rotl56(%rip), %ymm5, %ymm15 /* rot4_2 = lookup16(x1_6, rotl56) */
-	vpxor %ymm15, %ymm6, %ymm6 /* x0_6 = xor(s0_2, rot4_2) */
-	vpshufb %ymm10, %ymm6, %ymm15 /* rot8_4 = lookup16(x0_6, rotl48) */
-	vpxor %ymm15, %ymm5, %ymm5 /* x1_7 = xor(x1_6, rot8_4) */
-	vpshufb %ymm10, %ymm5, %ymm15 /* rot8_5 = lookup16(x1_7, rotl48) */
-	vpxor %ymm15, %ymm6, %ymm6 /* x0_7 = xor(x0_6, rot8_5) */
-	vpshufb .Lublock_register_avx2_asm_3_rotl24(%rip), %ymm6, %ymm15 /* rot20_2 = lookup16(x0_7, rotl24) */
-	vpxor %ymm15, %ymm5, %ymm5 /* x1_8 = xor(x1_7, rot20_2) */
-	vpxor %ymm5, %ymm6, %ymm6 /* x0_8 = xor(x0_7, x1_8) */
-	vpshufb %ymm13, %ymm6, %ymm6 /* pl_2 = lookup16(x0_8, pl_mask) */
-	vpshufb .Lublock_register_avx2_asm_3_pr_mask(%rip), %ymm5, %ymm5 /* pr_2 = lookup16(x1_8, pr_mask) */
-
-	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	vpxor %ymm4, %ymm8, %ymm4 /* k0_3 = xor(g3x0, rk0) */
-	vpxor %ymm14, %ymm7, %ymm7 /* k1_3 = xor(g3x1, rk1) */
-	vpand %ymm9, %ymm4, %ymm8 /* s0_lo_3 = and(k0_3, low_nibbles) */
-	vpsrlw $4, %ymm4, %ymm4 /* s0_sh_3 = shr(k0_3) */
-	vpand %ymm9, %ymm4, %ymm4 /* s0_hi_3 = and(s0_sh_3, low_nibbles) */
-	vpshufb %ymm8, %ymm12, %ymm8 /* s0_l_3 = lookup16(sbox_lo, s0_lo_3) */
-	vpshufb %ymm4, %ymm11, %ymm4 /* s0_h_3 = lookup16(sbox_hi, s0_hi_3) */
-	vpor %ymm4, %ymm8, %ymm4 /* s0_3 = or(s0_l_3, s0_h_3) */
-	vpand %ymm9, %ymm7, %ymm8 /* s1_lo_3 = and(k1_3, low_nibbles) */
-	vpsrlw $4, %ymm7, %ymm7 /* s1_sh_3 = shr(k1_3) */
-	vpand %ymm9, %ymm7, %ymm7 /* s1_hi_3 = and(s1_sh_3, low_nibbles) */
-	vpshufb %ymm8, %ymm12, %ymm8 /* s1_l_3 = lookup16(sbox_lo, s1_lo_3) */
-	vpshufb %ymm7, %ymm11, %ymm7 /* s1_h_3 = lookup16(sbox_hi, s1_hi_3) */
-	vpor %ymm7, %ymm8, %ymm7 /* s1_3 = or(s1_l_3, s1_h_3) */
-	vpxor %ymm4, %ymm7, %ymm7 /* x1_9 = xor(s1_3, s0_3) */
-	vpshufb .Lublock_register_avx2_asm_3_rotl56(%rip), %ymm7, %ymm8 /* rot4_3 = lookup16(x1_9, rotl56) */
-	vpxor %ymm8, %ymm4, %ymm4 /* x0_9 = xor(s0_3, rot4_3) */
-	vpshufb %ymm10, %ymm4, %ymm8 /* rot8_6 = lookup16(x0_9, rotl48) */
-	vpxor %ymm8, %ymm7, %ymm7 /* x1_10 = xor(x1_9, rot8_6) */
-	vpshufb %ymm10, %ymm7, %ymm8 /* rot8_7 = lookup16(x1_10, rotl48) */
-	vpxor %ymm8, %ymm4, %ymm4 /* x0_10 = xor(x0_9, rot8_7) */
-	vpshufb .Lublock_register_avx2_asm_3_rotl24(%rip), %ymm4, %ymm8 /* rot20_3 = lookup16(x0_10, rotl24) */
-	vpxor %ymm8, %ymm7, %ymm7 /* x1_11 = xor(x1_10, rot20_3) */
-	vpxor %ymm7, %ymm4, %ymm4 /* x0_11 = xor(x0_10, x1_11) */
-	vpshufb %ymm13, %ymm4, %ymm4 /* pl_3 = lookup16(x0_11, pl_mask) */
-	vpshufb .Lublock_register_avx2_asm_3_pr_mask(%rip), %ymm7, %ymm7 /* pr_3 = lookup16(x1_11, pr_mask) */
-	vmovdqa %ymm4, %ymm8 /* g3x0.3 */
-	add $128, %r8
-	cmp $2048, %r8
-	jne .Lublock_register_avx2_asm_3_loop_r0
-
-	/* Final key addition. */
-	vpxor 2048(%rdi), %ymm1, %ymm1 /* y0 = xor(g0x0, rk0_1) */
-	vpxor 2112(%rdi), %ymm0, %ymm0 /* y1 = xor(g0x1, rk1_1) */
-	vpshufb .Lublock_register_avx2_asm_3_deinterleave(%rip), %ymm1, %ymm1 /* de = lookup16(y0, deinterleave) */
-	vpshufb .Lublock_register_avx2_asm_3_deinterleave(%rip), %ymm0, %ymm0 /* de_1 = lookup16(y1, deinterleave) */
-	vpunpcklqdq %ymm0, %ymm1, %ymm4 /* even_4 = unpacklo(de, de_1) */
-	vpunpckhqdq %ymm0, %ymm1, %ymm0 /* odd_4 = unpackhi(de, de_1) */
-	vpsllw $4, %ymm4, %ymm1 /* ev_sh = shl(even_4) */
-	vpand .Lublock_register_avx2_asm_3_high_nibbles(%rip), %ymm1, %ymm1 /* out_lo_b = and(ev_sh, high_nibbles) */
-	vmovdqa .Lublock_register_avx2_asm_3_high_nibbles(%rip), %ymm14 /* high_nibbles = const() */
-	vpandn %ymm0, %ymm14, %ymm15 /* out_lo_a = andnot(high_nibbles, odd_4) */
-	vpor %ymm15, %ymm1, %ymm1 /* out_lo = or(out_lo_b, out_lo_a) */
-	vpsrlw $4, %ymm0, %ymm0 /* od_sh = shr(odd_4) */
-	vpand %ymm14, %ymm4, %ymm4 /* out_hi_b = and(even_4, high_nibbles) */
-	vpandn %ymm0, %ymm14, %ymm0 /* out_hi_a = andnot(high_nibbles, od_sh) */
-	vpor %ymm0, %ymm4, %ymm0 /* out_hi = or(out_hi_b, out_hi_a) */
-	vmovdqu (%rcx), %ymm4 /* msg = load() */
-	vpxor %ymm4, %ymm1, %ymm1 /* ct = xor(out_lo, msg) */
-	vmovdqu %ymm1, (%rdx) /* store ct */
-	vmovdqu 32(%rcx), %ymm1 /* msg_1 = load() */
-	vpxor %ymm1, %ymm0, %ymm0 /* ct_1 = xor(out_hi, msg_1) */
-	vmovdqu %ymm0, 32(%rdx) /* store ct_1 */
-	vpxor 2048(%rdi), %ymm3, %ymm0 /* y0_1 = xor(g1x0, rk0_1) */
-	vpxor 2112(%rdi), %ymm2, %ymm1 /* y1_1 = xor(g1x1, rk1_1) */
-	vpshufb .Lublock_register_avx2_asm_3_deinterleave(%rip), %ymm0, %ymm0 /* de_2 = lookup16(y0_1, deinterleave) */
-	vpshufb .Lublock_register_avx2_asm_3_deinterleave(%rip), %ymm1, %ymm1 /* de_3 = lookup16(y1_1, deinterleave) */
-	vpunpcklqdq %ymm1, %ymm0, %ymm2 /* even_5 = unpacklo(de_2, de_3) */
-	vpunpckhqdq %ymm1, %ymm0, %ymm0 /* odd_5 = unpackhi(de_2, de_3) */
-	vpsllw $4, %ymm2, %ymm1 /* ev_sh_1 = shl(even_5) */
-	vpand %ymm14, %ymm1, %ymm1 /* out_lo_1_b = and(ev_sh_1, high_nibbles) */
-	vpandn %ymm0, %ymm14, %ymm3 /* out_lo_1_a = andnot(high_nibbles, odd_5) */
-	vpor %ymm3, %ymm1, %ymm1 /* out_lo_1 = or(out_lo_1_b, out_lo_1_a) */
-	vpsrlw $4, %ymm0, %ymm0 /* od_sh_1 = shr(odd_5) */
-	vpand %ymm14, %ymm2, %ymm2 /* out_hi_1_b = and(even_5, high_nibbles) */
-	vpandn %ymm0, %ymm14, %ymm0 /* out_hi_1_a = andnot(high_nibbles, od_sh_1) */
-	vpor %ymm0, %ymm2, %ymm0 /* out_hi_1 = or(out_hi_1_b, out_hi_1_a) */
-	vmovdqu 64(%rcx), %ymm2 /* msg_2 = load() */
-	vpxor %ymm2, %ymm1, %ymm1 /* ct_2 = xor(out_lo_1, msg_2) */
-	vmovdqu %ymm1, 64(%rdx) /* store ct_2 */
-	vmovdqu 96(%rcx), %ymm1 /* msg_3 = load() */
-	vpxor %ymm1, %ymm0, %ymm0 /* ct_3 = xor(out_hi_1, msg_3) */
-	vmovdqu %ymm0, 96(%rdx) /* store ct_3 */
-	vpxor 2048(%rdi), %ymm6, %ymm0 /* y0_2 = xor(g2x0, rk0_1) */
-	vpxor 2112(%rdi), %ymm5, %ymm1 /* y1_2 = xor(g2x1, rk1_1) */
-	vpshufb .Lublock_register_avx2_asm_3_deinterleave(%rip), %ymm0, %ymm0 /* de_4 = lookup16(y0_2, deinterleave) */
-	vpshufb .Lublock_register_avx2_asm_3_deinterleave(%rip), %ymm1, %ymm1 /* de_5 = lookup16(y1_2, deinterleave) */
-	vpunpcklqdq %ymm1, %ymm0, %ymm2 /* even_6 = unpacklo(de_4, de_5) */
-	vpunpckhqdq %ymm1, %ymm0, %ymm0 /* odd_6 = unpackhi(de_4, de_5) */
-	vpsllw $4, %ymm2, %ymm1 /* ev_sh_2 = shl(even_6) */
-	vpand %ymm14, %ymm1, %ymm1 /* out_lo_2_b = and(ev_sh_2, high_nibbles) */
-	vpandn %ymm0, %ymm14, %ymm3 /* out_lo_2_a = andnot(high_nibbles, odd_6) */
-	vpor %ymm3, %ymm1, %ymm1 /* out_lo_2 = or(out_lo_2_b, out_lo_2_a) */
-	vpsrlw $4, %ymm0, %ymm0 /* od_sh_2 = shr(odd_6) */
-	vpand %ymm14, %ymm2, %ymm2 /* out_hi_2_b = and(even_6, high_nibbles) */
-	vpandn %ymm0, %ymm14, %ymm0 /* out_hi_2_a = andnot(high_nibbles, od_sh_2) */
-	vpor %ymm0, %ymm2, %ymm0 /* out_hi_2 = or(out_hi_2_b, out_hi_2_a) */
-	vmovdqu 128(%rcx), %ymm2 /* msg_4 = load() */
-	vpxor %ymm2, %ymm1, %ymm1 /* ct_4 = xor(out_lo_2, msg_4) */
-	vmovdqu %ymm1, 128(%rdx) /* store ct_4 */
-	vmovdqu 160(%rcx), %ymm1 /* msg_5 = load() */
-	vpxor %ymm1, %ymm0, %ymm0 /* ct_5 = xor(out_hi_2, msg_5) */
-	vmovdqu %ymm0, 160(%rdx) /* store ct_5 */
-	vpxor 2048(%rdi), %ymm8, %ymm0 /* y0_3 = xor(g3x0, rk0_1) */
-	vpxor 2112(%rdi), %ymm7, %ymm1 /* y1_3 = xor(g3x1, rk1_1) */
-	vpshufb .Lublock_register_avx2_asm_3_deinterleave(%rip), %ymm0, %ymm0 /* de_6 = lookup16(y0_3, deinterleave) */
-	vpshufb .Lublock_register_avx2_asm_3_deinterleave(%rip), %ymm1, %ymm1 /* de_7 = lookup16(y1_3, deinterleave) */
-	vpunpcklqdq %ymm1, %ymm0, %ymm2 /* even_7 = unpacklo(de_6, de_7) */
-	vpunpckhqdq %ymm1, %ymm0, %ymm0 /* odd_7 = unpackhi(de_6, de_7) */
-	vpsllw $4, %ymm2, %ymm1 /* ev_sh_3 = shl(even_7) */
-	vpand %ymm14, %ymm1, %ymm1 /* out_lo_3_b = and(ev_sh_3, high_nibbles) */
-	vpandn %ymm0, %ymm14, %ymm3 /* out_lo_3_a = andnot(high_nibbles, odd_7) */
-	vpor %ymm3, %ymm1, %ymm1 /* out_lo_3 = or(out_lo_3_b, out_lo_3_a) */
-	vpsrlw $4, %ymm0, %ymm0 /* od_sh_3 = shr(odd_7) */
-	vpand %ymm14, %ymm2, %ymm2 /* out_hi_3_b = and(even_7, high_nibbles) */
-	vpandn %ymm0, %ymm14, %ymm0 /* out_hi_3_a = andnot(high_nibbles, od_sh_3) */
-	vpor %ymm0, %ymm2, %ymm0 /* out_hi_3 = or(out_hi_3_b, out_hi_3_a) */
-	vmovdqu 192(%rcx), %ymm2 /* msg_6 = load() */
-	vpxor %ymm2, %ymm1, %ymm1 /* ct_6 = xor(out_lo_3, msg_6) */
-	vmovdqu %ymm1, 192(%rdx) /* store ct_6 */
-	vmovdqu 224(%rcx), %ymm1 /* msg_7 = load() */
-	vpxor %ymm1, %ymm0, %ymm0 /* ct_7 = xor(out_hi_3, msg_7) */
-	vmovdqu %ymm0, 224(%rdx) /* store ct_7 */
-	vzeroupper
-	ret
-	.size ublock_register_avx2_ublock128_128_encrypt_xor_asm, .-ublock_register_avx2_ublock128_128_encrypt_xor_asm
-
-/* ublock_register_avx2_ublock128_256_encrypt_asm: ublock128_register256_encrypt, 3 arguments
- *   %rdi: rk
- *   %rsi: in
- *   %rdx: out
- *   %rcx: 128 x r (and the loop count)
- *   ymm0-15: vectors, as allocated (16 used)
- *   frame: 0 bytes (0 spill slots of 32 bytes)
- */
-	.globl ublock_register_avx2_ublock128_256_encrypt_asm
-	.hidden ublock_register_avx2_ublock128_256_encrypt_asm
-	.type ublock_register_avx2_ublock128_256_encrypt_asm, @function
-	.p2align 5
-ublock_register_avx2_ublock128_256_encrypt_asm:
-
-	/* Load 16 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
-	vmovdqu (%rsi), %ymm0 /* blk = load() */
-	vmovdqu 32(%rsi), %ymm1 /* blk_1 = load() */
-	vpsrlw $4, %ymm0, %ymm2 /* lo_sh = shr(blk) */
-	vpand .Lublock_register_avx2_asm_4_high_nibbles(%rip), %ymm1, %ymm3 /* even_b = and(blk_1, high_nibbles) */
-	vmovdqa .Lublock_register_avx2_asm_4_high_nibbles(%rip), %ymm4 /* high_nibbles = const() */
-	vpandn %ymm2, %ymm4, %ymm2 /* even_a = andnot(high_nibbles, lo_sh) */
-	vpor %ymm2, %ymm3, %ymm2 /* even = or(even_b, even_a) */
-	vpsllw $4, %ymm1, %ymm1 /* hi_sh = shl(blk_1) */
-	vpand %ymm4, %ymm1, %ymm1 /* odd_b = and(hi_sh, high_nibbles) */
-	vpandn %ymm0, %ymm4, %ymm0 /* odd_a = andnot(high_nibbles, blk) */
-	vpor %ymm0, %ymm1, %ymm0 /* odd = or(odd_b, odd_a) */
-	vpunpcklbw %ymm0, %ymm2, %ymm1 /* sp = unpacklo(even, odd) */
-	vpunpckhbw %ymm0, %ymm2, %ymm0 /* sp_1 = unpackhi(even, odd) */
-	vmovdqu 64(%rsi), %ymm2 /* blk_2 = load() */
-	vmovdqu 96(%rsi), %ymm3 /* blk_3 = load() */
-	vpsrlw $4, %ymm2, %ymm5 /* lo_sh_1 = shr(blk_2) */
-	vpand %ymm4, %ymm3, %ymm6 /* even_1_b = and(blk_3, high_nibbles) */
-	vpandn %ymm5, %ymm4, %ymm5 /* even_1_a = andnot(high_nibbles, lo_sh_1) */
-	vpor %ymm5, %ymm6, %ymm5 /* even_1 = or(even_1_b, even_1_a) */
-	vpsllw $4, %ymm3, %ymm3 /* hi_sh_1 = shl(blk_3) */
-	vpand %ymm4, %ymm3, %ymm3 /* odd_1_b = and(hi_sh_1, high_nibbles) */
-	vpandn %ymm2, %ymm4, %ymm2 /* odd_1_a = andnot(high_nibbles, blk_2) */
-	vpor %ymm2, %ymm3, %ymm2 /* odd_1 = or(odd_1_b, odd_1_a) */
-	vpunpcklbw %ymm2, %ymm5, %ymm3 /* sp_2 = unpacklo(even_1, odd_1) */
-	vpunpckhbw %ymm2, %ymm5, %ymm2 /* sp_3 = unpackhi(even_1, odd_1) */
-	vmovdqu 128(%rsi), %ymm5 /* blk_4 = load() */
-	vmovdqu 160(%rsi), %ymm6 /* blk_5 = load() */
-	vpsrlw $4, %ymm5, %ymm7 /* lo_sh_2 = shr(blk_4) */
-	vpand %ymm4, %ymm6, %ymm8 /* even_2_b = and(blk_5, high_nibbles) */
-	vpandn %ymm7, %ymm4, %ymm7 /* even_2_a = andnot(high_nibbles, lo_sh_2) */
-	vpor %ymm7, %ymm8, %ymm7 /* even_2 = or(even_2_b, even_2_a) */
-	vpsllw $4, %ymm6, %ymm6 /* hi_sh_2 = shl(blk_5) */
-	vpand %ymm4, %ymm6, %ymm6 /* odd_2_b = and(hi_sh_2, high_nibbles) */
-	vpandn %ymm5, %ymm4, %ymm5 /* odd_2_a = andnot(high_nibbles, blk_4) */
-	vpor %ymm5, %ymm6, %ymm5 /* odd_2 = or(odd_2_b, odd_2_a) */
-	vpunpcklbw %ymm5, %ymm7, %ymm6 /* sp_4 = unpacklo(even_2, odd_2) */
-	vpunpckhbw %ymm5, %ymm7, %ymm5 /* sp_5 = unpackhi(even_2, odd_2) */
-	vmovdqu 192(%rsi), %ymm7 /* blk_6 = load() */
-	vmovdqu 224(%rsi), %ymm8 /* blk_7 = load() */
-	vpsrlw $4, %ymm7, %ymm9 /* lo_sh_3 = shr(blk_6) */
-	vpand %ymm4, %ymm8, %ymm10 /* even_3_b = and(blk_7, high_nibbles) */
-	vpandn %ymm9, %ymm4, %ymm9 /* even_3_a = andnot(high_nibbles, lo_sh_3) */
-	vpor %ymm9, %ymm10, %ymm9 /* even_3 = or(even_3_b, even_3_a) */
-	vpsllw $4, %ymm8, %ymm8 /* hi_sh_3 = shl(blk_7) */
-	vpand %ymm4, %ymm8, %ymm8 /* odd_3_b = and(hi_sh_3, high_nibbles) */
-	vpandn %ymm7, %ymm4, %ymm7 /* odd_3_a = andnot(high_nibbles, blk_6) */
-	vpor %ymm7, %ymm8, %ymm7 /* odd_3 = or(odd_3_b, odd_3_a) */
-	vpunpcklbw %ymm7, %ymm9, %ymm8 /* sp_6 = unpacklo(even_3, odd_3) */
-	vpunpckhbw %ymm7, %ymm9, %ymm7 /* sp_7 = unpackhi(even_3, odd_3) */
-	vmovdqa .Lublock_register_avx2_asm_4_low_nibbles(%rip), %ymm9 /* low_nibbles = const() */
-	vmovdqa .Lublock_register_avx2_asm_4_rotl48(%rip), %ymm10 /* rotl48 = const() */
-	vmovdqa .Lublock_register_avx2_asm_4_sbox_hi(%rip), %ymm11 /* sbox_hi = const() */
-	vmovdqa .Lublock_register_avx2_asm_4_sbox_lo(%rip), %ymm12 /* sbox_lo = const() */
-	vmovdqa .Lublock_register_avx2_asm_4_pl_mask(%rip), %ymm13 /* pl_mask = const() */
-	xor %rcx, %rcx
-	.p2align 4
-.Lublock_register_avx2_asm_4_loop_r0:
-	vmovdqu (%rdi,%rcx), %ymm4 /* rk0 = load() */
-	vmovdqu 64(%rdi,%rcx), %ymm14 /* rk1 = load() */
-
-	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	vpxor %ymm4, %ymm1, %ymm1 /* k0 = xor(g0x0, rk0) */
-	vpxor %ymm14, %ymm0, %ymm0 /* k1 = xor(g0x1, rk1) */
-	vpand %ymm9, %ymm1, %ymm15 /* s0_lo = and(k0, low_nibbles) */
-	vpsrlw $4, %ymm1, %ymm1 /* s0_sh = shr(k0) */
-	vpand %ymm9, %ymm1, %ymm1 /* s0_hi = and(s0_sh, low_nibbles) */
-	vpshufb %ymm15, %ymm12, %ymm15 /* s0_l = lookup16(sbox_lo, s0_lo) */
-	vpshufb %ymm1, %ymm11, %ymm1 /* s0_h = lookup16(sbox_hi, s0_hi) */
-	vpor %ymm1, %ymm15, %ymm1 /* s0 = or(s0_l, s0_h) */
-	vpand %ymm9, %ymm0, %ymm15 /* s1_lo = and(k1, low_nibbles) */
-	vpsrlw $4, %ymm0, %ymm0 /* s1_sh = shr(k1) */
-	vpand %ymm9, %ymm0, %ymm0 /* s1_hi = and(s1_sh, low_nibbles) */
-	vpshufb %ymm15, %ymm12, %ymm15 /* s1_l = lookup16(sbox_lo, s1_lo) */
-	vpshufb %ymm0, %ymm11, %ymm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
-	vpor %ymm0, %ymm15, %ymm0 /* s1 = or(s1_l, s1_h) */
-	vpxor %ymm1, %ymm0, %ymm0 /* x1 = xor(s1, s0) */
-	vpshufb .Lublock_register_avx2_asm_4_rotl56(%rip), %ymm0, %ymm15 /* rot4 = lookup16(x1, rotl56) */
-	vpxor %ymm15, %ymm1, %ymm1 /* x0 = xor(s0, rot4) */
-	vpshufb %ymm10, %ymm1, %ymm15 /* rot8 = lookup16(x0, rotl48) */
-	vpxor %ymm15, %ymm0, %ymm0 /* x1_1 = xor(x1, rot8) */
-	vpshufb %ymm10, %ymm0, %ymm15 /* rot8_1 = lookup16(x1_1, rotl48) */
-	vpxor %ymm15, %ymm1, %ymm1 /* x0_1 = xor(x0, rot8_1) */
-	vpshufb .Lublock_register_avx2_asm_4_rotl24(%rip), %ymm1, %ymm15 /* rot20 = lookup16(x0_1, rotl24) */
-	vpxor %ymm15, %ymm0, %ymm0 /* x1_2 = xor(x1_1, rot20) */
-	vpxor %ymm0, %ymm1, %ymm1 /* x0_2 = xor(x0_1, x1_2) */
-	vpshufb %ymm13, %ymm1, %ymm1 /* pl = lookup16(x0_2, pl_mask) */
-	vpshufb .Lublock_register_avx2_asm_4_pr_mask(%rip), %ymm0, %ymm0 /* pr = lookup16(x1_2, pr_mask) */
-
-	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	vpxor %ymm4, %ymm3, %ymm3 /* k0_1 = xor(g1x0, rk0) */
-	vpxor %ymm14, %ymm2, %ymm2 /* k1_1 = xor(g1x1, rk1) */
-	vpand %ymm9, %ymm3, %ymm15 /* s0_lo_1 = and(k0_1, low_nibbles) */
-	vpsrlw $4, %ymm3, %ymm3 /* s0_sh_1 = shr(k0_1) */
-	vpand %ymm9, %ymm3, %ymm3 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
-	vpshufb %ymm15, %ymm12, %ymm15 /* s0_l_1 = lookup16(sbox_lo, s0_lo_1) */
-	vpshufb %ymm3, %ymm11, %ymm3 /* s0_h_1 = lookup16(sbox_hi, s0_hi_1) */
-	vpor %ymm3, %ymm15, %ymm3 /* s0_1 = or(s0_l_1, s0_h_1) */
-	vpand %ymm9, %ymm2, %ymm15 /* s1_lo_1 = and(k1_1, low_nibbles) */
-	vpsrlw $4, %ymm2, %ymm2 /* s1_sh_1 = shr(k1_1) */
-	vpand %ymm9, %ymm2, %ymm2 /* s1_hi_1 = and(s1_sh_1, low_nibbles) */
-	vpshufb %ymm15, %ymm12, %ymm15 /* s1_l_1 = lookup16(sbox_lo, s1_lo_1) */
-	vpshufb %ymm2, %ymm11, %ymm2 /* s1_h_1 = lookup16(sbox_hi, s1_hi_1) */
-	vpor %ymm2, %ymm15, %ymm2 /* s1_1 = or(s1_l_1, s1_h_1) */
-	vpxor %ymm3, %ymm2, %ymm2 /* x1_3 = xor(s1_1, s0_1) */
-	vpshufb .Lublock_register_avx2_asm_4_rotl56(%rip), %ymm2, %ymm15 /* rot4_1 = lookup16(x1_3, rotl56) */
-	vpxor %ymm15, %ymm3, %ymm3 /* x0_3 = xor(s0_1, rot4_1) */
-	vpshufb %ymm10, %ymm3, %ymm15 /* rot8_2 = lookup16(x0_3, rotl48) */
-	vpxor %ymm15, %ymm2, %ymm2 /* x1_4 = xor(x1_3, rot8_2) */
-	vpshufb %ymm10, %ymm2, %ymm15 /* rot8_3 = lookup16(x1_4, rotl48) */
-	vpxor %ymm15, %ymm3, %ymm3 /* x0_4 = xor(x0_3, rot8_3) */
-	vpshufb .Lublock_register_avx2_asm_4_rotl24(%rip), %ymm3, %ymm15 /* rot20_1 = lookup16(x0_4, rotl24) */
-	vpxor %ymm15, %ymm2, %ymm2 /* x1_5 = xor(x1_4, rot20_1) */
-	vpxor %ymm2, %ymm3, %ymm3 /* x0_5 = xor(x0_4, x1_5) */
-	vpshufb %ymm13, %ymm3, %ymm3 /* pl_1 = lookup16(x0_5, pl_mask) */
-	vpshufb .Lublock_register_avx2_asm_4_pr_mask(%rip), %ymm2, %ymm2 /* pr_1 = lookup16(x1_5, pr_mask) */
-
-	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	vpxor %ymm4, %ymm6, %ymm6 /* k0_2 = xor(g2x0, rk0) */
-	vpxor %ymm14, %ymm5, %ymm5 /* k1_2 = xor(g2x1, rk1) */
-	vpand %ymm9, %ymm6, %ymm15 /* s0_lo_2 = and(k0_2, low_nibbles) */
-	vpsrlw $4, %ymm6, %ymm6 /* s0_sh_2 = shr(k0_2) */
-	vpand %ymm9, %ymm6, %ymm6 /* s0_hi_2 = and(s0_sh_2, low_nibbles) */
-	vpshufb %ymm15, %ymm12, %ymm15 /* s0_l_2 = lookup16(sbox_lo, s0_lo_2) */
-	vpshufb %ymm6, %ymm11, %ymm6 /* s0_h_2 = lookup16(sbox_hi, s0_hi_2) */
-	vpor %ymm6, %ymm15, %ymm6 /* s0_2 = or(s0_l_2, s0_h_2) */
-	vpand %ymm9, %ymm5, %ymm15 /* s1_lo_2 = and(k1_2, low_nibbles) */
-	vpsrlw $4, %ymm5, %ymm5 /* s1_sh_2 = shr(k1_2) */
-	vpand %ymm9, %ymm5, %ymm5 /* s1_hi_2 = and(s1_sh_2, low_nibbles) */
-	vpshufb %ymm15, %ymm12, %ymm15 /* s1_l_2 = lookup16(sbox_lo, s1_lo_2) */
-	vpshufb %ymm5, %ymm11, %ymm5 /* s1_h_2 = lookup16(sbox_hi, s1_hi_2) */
-	vpor %ymm5, %ymm15, %ymm5 /* s1_2 = or(s1_l_2, s1_h_2) */
-	vpxor %ymm6, %ymm5, %ymm5 /* x1_6 = xor(s1_2, s0_2) */
-	vpshufb .Lublock_register_avx2_asm_4_rotl56(%rip), %ymm5, %ymm15 /* rot4_2 = lookup16(x1_6, rotl56) */
-	vpxor %ymm15, %ymm6, %ymm6 /* x0_6 = xor(s0_2, rot4_2) */
-	vpshufb %ymm10, %ymm6, %ymm15 /* rot8_4 = lookup16(x0_6, rotl48) */
-	vpxor %ymm15, %ymm5, %ymm5 /* x1_7 = xor(x1_6, rot8_4) */
-	vpshufb %ymm10, %ymm5, %ymm15 /* rot8_5 = lookup16(x1_7, rotl48) */
-	vpxor %ymm15, %ymm6, %ymm6 /* x0_7 = xor(x0_6, rot8_5) */
-	vpshufb .Lublock_register_avx2_asm_4_rotl24(%rip), %ymm6, %ymm15 /* rot20_2 = lookup16(x0_7, rotl24) */
-	vpxor %ymm15, %ymm5, %ymm5 /* x1_8 = xor(x1_7, rot20_2) */
-	vpxor %ymm5, %ymm6, %ymm6 /* x0_8 = xor(x0_7, x1_8) */
-	vpshufb %ymm13, %ymm6, %ymm6 /* pl_2 = lookup16(x0_8, pl_mask) */
-	vpshufb .Lublock_register_avx2_asm_4_pr_mask(%rip), %ymm5, %ymm5 /* pr_2 = lookup16(x1_8, pr_mask) */
-
-	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	vpxor %ymm4, %ymm8, %ymm4 /* k0_3 = xor(g3x0, rk0) */
-	vpxor %ymm14, %ymm7, %ymm7 /* k1_3 = xor(g3x1, rk1) */
-	vpand %ymm9, %ymm4, %ymm8 /* s0_lo_3 = and(k0_3, low_nibbles) */
-	vpsrlw $4, %ymm4, %ymm4 /* s0_sh_3 = shr(k0_3) */
-	vpand %ymm9, %ymm4, %ymm4 /* s0_hi_3 = and(s0_sh_3, low_nibbles) */
-	vpshufb %ymm8, %ymm12, %ymm8 /* s0_l_3 = lookup16(sbox_lo, s0_lo_3) */
-	vpshufb %ymm4, %ymm11, %ymm4 /* s0_h_3 = lookup16(sbox_hi, s0_hi_3) */
-	vpor %ymm4, %ymm8, %ymm4 /* s0_3 = or(s0_l_3, s0_h_3) */
-	vpand %ymm9, %ymm7, %ymm8 /* s1_lo_3 = and(k1_3, low_nibbles) */
-	vpsrlw $4, %ymm7, %ymm7 /* s1_sh_3 = shr(k1_3) */
-	vpand %ymm9, %ymm7, %ymm7 /* s1_hi_3 = and(s1_sh_3, low_nibbles) */
-	vpshufb %ymm8, %ymm12, %ymm8 /* s1_l_3 = lookup16(sbox_lo, s1_lo_3) */
-	vpshufb %ymm7, %ymm11, %ymm7 /* s1_h_3 = lookup16(sbox_hi, s1_hi_3) */
-	vpor %ymm7, %ymm8, %ymm7 /* s1_3 = or(s1_l_3, s1_h_3) */
-	vpxor %ymm4, %ymm7, %ymm7 /* x1_9 = xor(s1_3, s0_3) */
-	vpshufb .Lublock_register_avx2_asm_4_rotl56(%rip), %ymm7, %ymm8 /* rot4_3 = lookup16(x1_9, rotl56) */
-	vpxor %ymm8, %ymm4, %ymm4 /* x0_9 = xor(s0_3, rot4_3) */
-	vpshufb %ymm10, %ymm4, %ymm8 /* rot8_6 = lookup16(x0_9, rotl48) */
-	vpxor %ymm8, %ymm7, %ymm7 /* x1_10 = xor(x1_9, rot8_6) */
-	vpshufb %ymm10, %ymm7, %ymm8 /* rot8_7 = lookup16(x1_10, rotl48) */
-	vpxor %ymm8, %ymm4, %ymm4 /* x0_10 = xor(x0_9, rot8_7) */
-	vpshufb .Lublock_register_avx2_asm_4_rotl24(%rip), %ymm4, %ymm8 /* rot20_3 = lookup16(x0_10, rotl24) */
-	vpxor %ymm8, %ymm7, %ymm7 /* x1_11 = xor(x1_10, rot20_3) */
-	vpxor %ymm7, %ymm4, %ymm4 /* x0_11 = xor(x0_10, x1_11) */
-	vpshufb %ymm13, %ymm4, %ymm4 /* pl_3 = lookup16(x0_11, pl_mask) */
-	vpshufb .Lublock_register_avx2_asm_4_pr_mask(%rip), %ymm7, %ymm7 /* pr_3 = lookup16(x1_11, pr_mask) */
-	vmovdqa %ymm4, %ymm8 /* g3x0.3 */
-	add $128, %rcx
-	cmp $3072, %rcx
-	jne .Lublock_register_avx2_asm_4_loop_r0
-
-	/* Final key addition. */
-	vpxor 3072(%rdi), %ymm1, %ymm1 /* y0 = xor(g0x0, rk0_1) */
-	vpxor 3136(%rdi), %ymm0, %ymm0 /* y1 = xor(g0x1, rk1_1) */
-	vpshufb .Lublock_register_avx2_asm_4_deinterleave(%rip), %ymm1, %ymm1 /* de = lookup16(y0, deinterleave) */
-	vpshufb .Lublock_register_avx2_asm_4_deinterleave(%rip), %ymm0, %ymm0 /* de_1 = lookup16(y1, deinterleave) */
-	vpunpcklqdq %ymm0, %ymm1, %ymm4 /* even_4 = unpacklo(de, de_1) */
-	vpunpckhqdq %ymm0, %ymm1, %ymm0 /* odd_4 = unpackhi(de, de_1) */
-	vpsllw $4, %ymm4, %ymm1 /* ev_sh = shl(even_4) */
-	vpand .Lublock_register_avx2_asm_4_high_nibbles(%rip), %ymm1, %ymm1 /* out_lo_b = and(ev_sh, high_nibbles) */
-	vmovdqa .Lublock_register_avx2_asm_4_high_nibbles(%rip), %ymm14 /* high_nibbles = const() */
-	vpandn %ymm0, %ymm14, %ymm15 /* out_lo_a = andnot(high_nibbles, odd_4) */
-	vpor %ymm15, %ymm1, %ymm1 /* out_lo = or(out_lo_b, out_lo_a) */
-	vpsrlw $4, %ymm0, %ymm0 /* od_sh = shr(odd_4) */
-	vpand %ymm14, %ymm4, %ymm4 /* out_hi_b = and(even_4, high_nibbles) */
-	vpandn %ymm0, %ymm14, %ymm0 /* out_hi_a = andnot(high_nibbles, od_sh) */
-	vpor %ymm0, %ymm4, %ymm0 /* out_hi = or(out_hi_b, out_hi_a) */
-	vmovdqu %ymm1, (%rdx) /* store out_lo */
-	vmovdqu %ymm0, 32(%rdx) /* store out_hi */
-	vpxor 3072(%rdi), %ymm3, %ymm0 /* y0_1 = xor(g1x0, rk0_1) */
-	vpxor 3136(%rdi), %ymm2, %ymm1 /* y1_1 = xor(g1x1, rk1_1) */
-	vpshufb .Lublock_register_avx2_asm_4_deinterleave(%rip), %ymm0, %ymm0 /* de_2 = lookup16(y0_1, deinterleave) */
-	vpshufb .Lublock_register_avx2_asm_4_deinterleave(%rip), %ymm1, %ymm1 /* de_3 = lookup16(y1_1, deinterleave) */
-	vpunpcklqdq %ymm1, %ymm0, %ymm2 /* even_5 = unpacklo(de_2, de_3) */
-	vpunpckhqdq %ymm1, %ymm0, %ymm0 /* odd_5 = unpackhi(de_2, de_3) */
-	vpsllw $4, %ymm2, %ymm1 /* ev_sh_1 = shl(even_5) */
-	vpand %ymm14, %ymm1, %ymm1 /* out_lo_1_b = and(ev_sh_1, high_nibbles) */
-	vpandn %ymm0, %ymm14, %ymm3 /* out_lo_1_a = andnot(high_nibbles, odd_5) */
-	vpor %ymm3, %ymm1, %ymm1 /* out_lo_1 = or(out_lo_1_b, out_lo_1_a) */
-	vpsrlw $4, %ymm0, %ymm0 /* od_sh_1 = shr(odd_5) */
-	vpand %ymm14, %ymm2, %ymm2 /* out_hi_1_b = and(even_5, high_nibbles) */
-	vpandn %ymm0, %ymm14, %ymm0 /* out_hi_1_a = andnot(high_nibbles, od_sh_1) */
-	vpor %ymm0, %ymm2, %ymm0 /* out_hi_1 = or(out_hi_1_b, out_hi_1_a) */
-	vmovdqu %ymm1, 64(%rdx) /* store out_lo_1 */
-	vmovdqu %ymm0, 96(%rdx) /* store out_hi_1 */
-	vpxor 3072(%rdi), %ymm6, %ymm0 /* y0_2 = xor(g2x0, rk0_1) */
-	vpxor 3136(%rdi), %ymm5, %ymm1 /* y1_2 = xor(g2x1, rk1_1) */
-	vpshufb .Lublock_register_avx2_asm_4_deinterleave(%rip), %ymm0, %ymm0 /* de_4 = lookup16(y0_2, deinterleave) */
-	vpshufb .Lublock_register_avx2_asm_4_deinterleave(%rip), %ymm1, %ymm1 /* de_5 = lookup16(y1_2, deinterleave) */
-	vpunpcklqdq %ymm1, %ymm0, %ymm2 /* even_6 = unpacklo(de_4, de_5) */
-	vpunpckhqdq %ymm1, %ymm0, %ymm0 /* odd_6 = unpackhi(de_4, de_5) */
-	vpsllw $4, %ymm2, %ymm1 /* ev_sh_2 = shl(even_6) */
-	vpand %ymm14, %ymm1, %ymm1 /* out_lo_2_b = and(ev_sh_2, high_nibbles) */
-	vpandn %ymm0, %ymm14, %ymm3 /* out_lo_2_a = andnot(high_nibbles, odd_6) */
-	vpor %ymm3, %ymm1, %ymm1 /* out_lo_2 = or(out_lo_2_b, out_lo_2_a) */
-	vpsrlw $4, %ymm0, %ymm0 /* od_sh_2 = shr(odd_6) */
-	vpand %ymm14, %ymm2, %ymm2 /* out_hi_2_b = and(even_6, high_nibbles) */
-	vpandn %ymm0, %ymm14, %ymm0 /* out_hi_2_a = andnot(high_nibbles, od_sh_2) */
-	vpor %ymm0, %ymm2, %ymm0 /* out_hi_2 = or(out_hi_2_b, out_hi_2_a) */
-	vmovdqu %ymm1, 128(%rdx) /* store out_lo_2 */
-	vmovdqu %ymm0, 160(%rdx) /* store out_hi_2 */
-	vpxor 3072(%rdi), %ymm8, %ymm0 /* y0_3 = xor(g3x0, rk0_1) */
-	vpxor 3136(%rdi), %ymm7, %ymm1 /* y1_3 = xor(g3x1, rk1_1) */
-	vpshufb .Lublock_register_avx2_asm_4_deinterleave(%rip), %ymm0, %ymm0 /* de_6 = lookup16(y0_3, deinterleave) */
-	vpshufb .Lublock_register_avx2_asm_4_deinterleave(%rip), %ymm1, %ymm1 /* de_7 = lookup16(y1_3, deinterleave) */
-	vpunpcklqdq %ymm1, %ymm0, %ymm2 /* even_7 = unpacklo(de_6, de_7) */
-	vpunpckhqdq %ymm1, %ymm0, %ymm0 /* odd_7 = unpackhi(de_6, de_7) */
-	vpsllw $4, %ymm2, %ymm1 /* ev_sh_3 = shl(even_7) */
-	vpand %ymm14, %ymm1, %ymm1 /* out_lo_3_b = and(ev_sh_3, high_nibbles) */
-	vpandn %ymm0, %ymm14, %ymm3 /* out_lo_3_a = andnot(high_nibbles, odd_7) */
-	vpor %ymm3, %ymm1, %ymm1 /* out_lo_3 = or(out_lo_3_b, out_lo_3_a) */
-	vpsrlw $4, %ymm0, %ymm0 /* od_sh_3 = shr(odd_7) */
-	vpand %ymm14, %ymm2, %ymm2 /* out_hi_3_b = and(even_7, high_nibbles) */
-	vpandn %ymm0, %ymm14, %ymm0 /* out_hi_3_a = andnot(high_nibbles, od_sh_3) */
-	vpor %ymm0, %ymm2, %ymm0 /* out_hi_3 = or(out_hi_3_b, out_hi_3_a) */
-	vmovdqu %ymm1, 192(%rdx) /* store out_lo_3 */
-	vmovdqu %ymm0, 224(%rdx) /* store out_hi_3 */
-	vzeroupper
-	ret
-	.size ublock_register_avx2_ublock128_256_encrypt_asm, .-ublock_register_avx2_ublock128_256_encrypt_asm
-
-/* ublock_register_avx2_ublock128_256_decrypt_asm: ublock128_register256_decrypt, 3 arguments
- *   %rdi: rk
- *   %rsi: in
- *   %rdx: out
- *   %rcx: 128 x r (and the loop count)
- *   ymm0-15: vectors, as allocated (16 used)
- *   frame: 0 bytes (0 spill slots of 32 bytes)
- */
-	.globl ublock_register_avx2_ublock128_256_decrypt_asm
-	.hidden ublock_register_avx2_ublock128_256_decrypt_asm
-	.type ublock_register_avx2_ublock128_256_decrypt_asm, @function
-	.p2align 5
-ublock_register_avx2_ublock128_256_decrypt_asm:
 
 	/* Load 16 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
 	vmovdqu (%rsi), %ymm0 /* blk = load() */
@@ -1481,136 +1099,136 @@ ublock_register_avx2_ublock128_256_decrypt_asm:
 	vpunpckhbw %ymm7, %ymm9, %ymm7 /* sp_7 = unpackhi(even_3, odd_3) */
 	vmovdqa .Lublock_register_avx2_asm_5_low_nibbles(%rip), %ymm9 /* low_nibbles = const() */
 	vmovdqa .Lublock_register_avx2_asm_5_rotl48(%rip), %ymm10 /* rotl48 = const() */
-	vmovdqa .Lublock_register_avx2_asm_5_sbox_inv_hi(%rip), %ymm11 /* sbox_inv_hi = const() */
-	vmovdqa .Lublock_register_avx2_asm_5_sbox_inv_lo(%rip), %ymm12 /* sbox_inv_lo = const() */
+	vmovdqa .Lublock_register_avx2_asm_5_sbox_hi(%rip), %ymm11 /* sbox_hi = const() */
+	vmovdqa .Lublock_register_avx2_asm_5_sbox_lo(%rip), %ymm12 /* sbox_lo = const() */
 	vmovdqa .Lublock_register_avx2_asm_5_pl_mask(%rip), %ymm13 /* pl_mask = const() */
-	xor %rcx, %rcx
+	xor %r8, %r8
 	.p2align 4
 .Lublock_register_avx2_asm_5_loop_r0:
-	vmovdqu (%rdi,%rcx), %ymm4 /* rk0 = load() */
-	vmovdqu 64(%rdi,%rcx), %ymm14 /* rk1 = load() */
+	vmovdqu (%rdi,%r8), %ymm4 /* rk0 = load() */
+	vmovdqu 64(%rdi,%r8), %ymm14 /* rk1 = load() */
 
-	/* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
 	vpxor %ymm4, %ymm1, %ymm1 /* k0 = xor(g0x0, rk0) */
 	vpxor %ymm14, %ymm0, %ymm0 /* k1 = xor(g0x1, rk1) */
-	vpshufb %ymm13, %ymm1, %ymm1 /* pl = lookup16(k0, pl_mask) */
-	vpshufb .Lublock_register_avx2_asm_5_pr_mask(%rip), %ymm0, %ymm0 /* pr = lookup16(k1, pr_mask) */
-	vpxor %ymm0, %ymm1, %ymm1 /* y0 = xor(pl, pr) */
-	vpshufb .Lublock_register_avx2_asm_5_rotl24(%rip), %ymm1, %ymm15 /* rot20 = lookup16(y0, rotl24) */
-	vpxor %ymm15, %ymm0, %ymm0 /* y1 = xor(pr, rot20) */
-	vpshufb %ymm10, %ymm0, %ymm15 /* rot8 = lookup16(y1, rotl48) */
-	vpxor %ymm15, %ymm1, %ymm1 /* y0_1 = xor(y0, rot8) */
-	vpshufb %ymm10, %ymm1, %ymm15 /* rot8_1 = lookup16(y0_1, rotl48) */
-	vpxor %ymm15, %ymm0, %ymm0 /* y1_1 = xor(y1, rot8_1) */
-	vpshufb .Lublock_register_avx2_asm_5_rotl56(%rip), %ymm0, %ymm15 /* rot4 = lookup16(y1_1, rotl56) */
-	vpxor %ymm15, %ymm1, %ymm1 /* y0_2 = xor(y0_1, rot4) */
-	vpxor %ymm1, %ymm0, %ymm0 /* y1_2 = xor(y1_1, y0_2) */
-	vpand %ymm9, %ymm1, %ymm15 /* s0_lo = and(y0_2, low_nibbles) */
-	vpsrlw $4, %ymm1, %ymm1 /* s0_sh = shr(y0_2) */
+	vpand %ymm9, %ymm1, %ymm15 /* s0_lo = and(k0, low_nibbles) */
+	vpsrlw $4, %ymm1, %ymm1 /* s0_sh = shr(k0) */
 	vpand %ymm9, %ymm1, %ymm1 /* s0_hi = and(s0_sh, low_nibbles) */
-	vpshufb %ymm15, %ymm12, %ymm15 /* s0_l = lookup16(sbox_inv_lo, s0_lo) */
-	vpshufb %ymm1, %ymm11, %ymm1 /* s0_h = lookup16(sbox_inv_hi, s0_hi) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s0_l = lookup16(sbox_lo, s0_lo) */
+	vpshufb %ymm1, %ymm11, %ymm1 /* s0_h = lookup16(sbox_hi, s0_hi) */
 	vpor %ymm1, %ymm15, %ymm1 /* s0 = or(s0_l, s0_h) */
-	vpand %ymm9, %ymm0, %ymm15 /* s1_lo = and(y1_2, low_nibbles) */
-	vpsrlw $4, %ymm0, %ymm0 /* s1_sh = shr(y1_2) */
+	vpand %ymm9, %ymm0, %ymm15 /* s1_lo = and(k1, low_nibbles) */
+	vpsrlw $4, %ymm0, %ymm0 /* s1_sh = shr(k1) */
 	vpand %ymm9, %ymm0, %ymm0 /* s1_hi = and(s1_sh, low_nibbles) */
-	vpshufb %ymm15, %ymm12, %ymm15 /* s1_l = lookup16(sbox_inv_lo, s1_lo) */
-	vpshufb %ymm0, %ymm11, %ymm0 /* s1_h = lookup16(sbox_inv_hi, s1_hi) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s1_l = lookup16(sbox_lo, s1_lo) */
+	vpshufb %ymm0, %ymm11, %ymm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
 	vpor %ymm0, %ymm15, %ymm0 /* s1 = or(s1_l, s1_h) */
+	vpxor %ymm1, %ymm0, %ymm0 /* x1 = xor(s1, s0) */
+	vpshufb .Lublock_register_avx2_asm_5_rotl56(%rip), %ymm0, %ymm15 /* rot4 = lookup16(x1, rotl56) */
+	vpxor %ymm15, %ymm1, %ymm1 /* x0 = xor(s0, rot4) */
+	vpshufb %ymm10, %ymm1, %ymm15 /* rot8 = lookup16(x0, rotl48) */
+	vpxor %ymm15, %ymm0, %ymm0 /* x1_1 = xor(x1, rot8) */
+	vpshufb %ymm10, %ymm0, %ymm15 /* rot8_1 = lookup16(x1_1, rotl48) */
+	vpxor %ymm15, %ymm1, %ymm1 /* x0_1 = xor(x0, rot8_1) */
+	vpshufb .Lublock_register_avx2_asm_5_rotl24(%rip), %ymm1, %ymm15 /* rot20 = lookup16(x0_1, rotl24) */
+	vpxor %ymm15, %ymm0, %ymm0 /* x1_2 = xor(x1_1, rot20) */
+	vpxor %ymm0, %ymm1, %ymm1 /* x0_2 = xor(x0_1, x1_2) */
+	vpshufb %ymm13, %ymm1, %ymm1 /* pl = lookup16(x0_2, pl_mask) */
+	vpshufb .Lublock_register_avx2_asm_5_pr_mask(%rip), %ymm0, %ymm0 /* pr = lookup16(x1_2, pr_mask) */
 
-	/* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
 	vpxor %ymm4, %ymm3, %ymm3 /* k0_1 = xor(g1x0, rk0) */
 	vpxor %ymm14, %ymm2, %ymm2 /* k1_1 = xor(g1x1, rk1) */
-	vpshufb %ymm13, %ymm3, %ymm3 /* pl_1 = lookup16(k0_1, pl_mask) */
-	vpshufb .Lublock_register_avx2_asm_5_pr_mask(%rip), %ymm2, %ymm2 /* pr_1 = lookup16(k1_1, pr_mask) */
-	vpxor %ymm2, %ymm3, %ymm3 /* y0_3 = xor(pl_1, pr_1) */
-	vpshufb .Lublock_register_avx2_asm_5_rotl24(%rip), %ymm3, %ymm15 /* rot20_1 = lookup16(y0_3, rotl24) */
-	vpxor %ymm15, %ymm2, %ymm2 /* y1_3 = xor(pr_1, rot20_1) */
-	vpshufb %ymm10, %ymm2, %ymm15 /* rot8_2 = lookup16(y1_3, rotl48) */
-	vpxor %ymm15, %ymm3, %ymm3 /* y0_4 = xor(y0_3, rot8_2) */
-	vpshufb %ymm10, %ymm3, %ymm15 /* rot8_3 = lookup16(y0_4, rotl48) */
-	vpxor %ymm15, %ymm2, %ymm2 /* y1_4 = xor(y1_3, rot8_3) */
-	vpshufb .Lublock_register_avx2_asm_5_rotl56(%rip), %ymm2, %ymm15 /* rot4_1 = lookup16(y1_4, rotl56) */
-	vpxor %ymm15, %ymm3, %ymm3 /* y0_5 = xor(y0_4, rot4_1) */
-	vpxor %ymm3, %ymm2, %ymm2 /* y1_5 = xor(y1_4, y0_5) */
-	vpand %ymm9, %ymm3, %ymm15 /* s0_lo_1 = and(y0_5, low_nibbles) */
-	vpsrlw $4, %ymm3, %ymm3 /* s0_sh_1 = shr(y0_5) */
+	vpand %ymm9, %ymm3, %ymm15 /* s0_lo_1 = and(k0_1, low_nibbles) */
+	vpsrlw $4, %ymm3, %ymm3 /* s0_sh_1 = shr(k0_1) */
 	vpand %ymm9, %ymm3, %ymm3 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
-	vpshufb %ymm15, %ymm12, %ymm15 /* s0_l_1 = lookup16(sbox_inv_lo, s0_lo_1) */
-	vpshufb %ymm3, %ymm11, %ymm3 /* s0_h_1 = lookup16(sbox_inv_hi, s0_hi_1) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s0_l_1 = lookup16(sbox_lo, s0_lo_1) */
+	vpshufb %ymm3, %ymm11, %ymm3 /* s0_h_1 = lookup16(sbox_hi, s0_hi_1) */
 	vpor %ymm3, %ymm15, %ymm3 /* s0_1 = or(s0_l_1, s0_h_1) */
-	vpand %ymm9, %ymm2, %ymm15 /* s1_lo_1 = and(y1_5, low_nibbles) */
-	vpsrlw $4, %ymm2, %ymm2 /* s1_sh_1 = shr(y1_5) */
+	vpand %ymm9, %ymm2, %ymm15 /* s1_lo_1 = and(k1_1, low_nibbles) */
+	vpsrlw $4, %ymm2, %ymm2 /* s1_sh_1 = shr(k1_1) */
 	vpand %ymm9, %ymm2, %ymm2 /* s1_hi_1 = and(s1_sh_1, low_nibbles) */
-	vpshufb %ymm15, %ymm12, %ymm15 /* s1_l_1 = lookup16(sbox_inv_lo, s1_lo_1) */
-	vpshufb %ymm2, %ymm11, %ymm2 /* s1_h_1 = lookup16(sbox_inv_hi, s1_hi_1) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s1_l_1 = lookup16(sbox_lo, s1_lo_1) */
+	vpshufb %ymm2, %ymm11, %ymm2 /* s1_h_1 = lookup16(sbox_hi, s1_hi_1) */
 	vpor %ymm2, %ymm15, %ymm2 /* s1_1 = or(s1_l_1, s1_h_1) */
+	vpxor %ymm3, %ymm2, %ymm2 /* x1_3 = xor(s1_1, s0_1) */
+	vpshufb .Lublock_register_avx2_asm_5_rotl56(%rip), %ymm2, %ymm15 /* rot4_1 = lookup16(x1_3, rotl56) */
+	vpxor %ymm15, %ymm3, %ymm3 /* x0_3 = xor(s0_1, rot4_1) */
+	vpshufb %ymm10, %ymm3, %ymm15 /* rot8_2 = lookup16(x0_3, rotl48) */
+	vpxor %ymm15, %ymm2, %ymm2 /* x1_4 = xor(x1_3, rot8_2) */
+	vpshufb %ymm10, %ymm2, %ymm15 /* rot8_3 = lookup16(x1_4, rotl48) */
+	vpxor %ymm15, %ymm3, %ymm3 /* x0_4 = xor(x0_3, rot8_3) */
+	vpshufb .Lublock_register_avx2_asm_5_rotl24(%rip), %ymm3, %ymm15 /* rot20_1 = lookup16(x0_4, rotl24) */
+	vpxor %ymm15, %ymm2, %ymm2 /* x1_5 = xor(x1_4, rot20_1) */
+	vpxor %ymm2, %ymm3, %ymm3 /* x0_5 = xor(x0_4, x1_5) */
+	vpshufb %ymm13, %ymm3, %ymm3 /* pl_1 = lookup16(x0_5, pl_mask) */
+	vpshufb .Lublock_register_avx2_asm_5_pr_mask(%rip), %ymm2, %ymm2 /* pr_1 = lookup16(x1_5, pr_mask) */
 
-	/* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
 	vpxor %ymm4, %ymm6, %ymm6 /* k0_2 = xor(g2x0, rk0) */
 	vpxor %ymm14, %ymm5, %ymm5 /* k1_2 = xor(g2x1, rk1) */
-	vpshufb %ymm13, %ymm6, %ymm6 /* pl_2 = lookup16(k0_2, pl_mask) */
-	vpshufb .Lublock_register_avx2_asm_5_pr_mask(%rip), %ymm5, %ymm5 /* pr_2 = lookup16(k1_2, pr_mask) */
-	vpxor %ymm5, %ymm6, %ymm6 /* y0_6 = xor(pl_2, pr_2) */
-	vpshufb .Lublock_register_avx2_asm_5_rotl24(%rip), %ymm6, %ymm15 /* rot20_2 = lookup16(y0_6, rotl24) */
-	vpxor %ymm15, %ymm5, %ymm5 /* y1_6 = xor(pr_2, rot20_2) */
-	vpshufb %ymm10, %ymm5, %ymm15 /* rot8_4 = lookup16(y1_6, rotl48) */
-	vpxor %ymm15, %ymm6, %ymm6 /* y0_7 = xor(y0_6, rot8_4) */
-	vpshufb %ymm10, %ymm6, %ymm15 /* rot8_5 = lookup16(y0_7, rotl48) */
-	vpxor %ymm15, %ymm5, %ymm5 /* y1_7 = xor(y1_6, rot8_5) */
-	vpshufb .Lublock_register_avx2_asm_5_rotl56(%rip), %ymm5, %ymm15 /* rot4_2 = lookup16(y1_7, rotl56) */
-	vpxor %ymm15, %ymm6, %ymm6 /* y0_8 = xor(y0_7, rot4_2) */
-	vpxor %ymm6, %ymm5, %ymm5 /* y1_8 = xor(y1_7, y0_8) */
-	vpand %ymm9, %ymm6, %ymm15 /* s0_lo_2 = and(y0_8, low_nibbles) */
-	vpsrlw $4, %ymm6, %ymm6 /* s0_sh_2 = shr(y0_8) */
+	vpand %ymm9, %ymm6, %ymm15 /* s0_lo_2 = and(k0_2, low_nibbles) */
+	vpsrlw $4, %ymm6, %ymm6 /* s0_sh_2 = shr(k0_2) */
 	vpand %ymm9, %ymm6, %ymm6 /* s0_hi_2 = and(s0_sh_2, low_nibbles) */
-	vpshufb %ymm15, %ymm12, %ymm15 /* s0_l_2 = lookup16(sbox_inv_lo, s0_lo_2) */
-	vpshufb %ymm6, %ymm11, %ymm6 /* s0_h_2 = lookup16(sbox_inv_hi, s0_hi_2) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s0_l_2 = lookup16(sbox_lo, s0_lo_2) */
+	vpshufb %ymm6, %ymm11, %ymm6 /* s0_h_2 = lookup16(sbox_hi, s0_hi_2) */
 	vpor %ymm6, %ymm15, %ymm6 /* s0_2 = or(s0_l_2, s0_h_2) */
-	vpand %ymm9, %ymm5, %ymm15 /* s1_lo_2 = and(y1_8, low_nibbles) */
-	vpsrlw $4, %ymm5, %ymm5 /* s1_sh_2 = shr(y1_8) */
+	vpand %ymm9, %ymm5, %ymm15 /* s1_lo_2 = and(k1_2, low_nibbles) */
+	vpsrlw $4, %ymm5, %ymm5 /* s1_sh_2 = shr(k1_2) */
 	vpand %ymm9, %ymm5, %ymm5 /* s1_hi_2 = and(s1_sh_2, low_nibbles) */
-	vpshufb %ymm15, %ymm12, %ymm15 /* s1_l_2 = lookup16(sbox_inv_lo, s1_lo_2) */
-	vpshufb %ymm5, %ymm11, %ymm5 /* s1_h_2 = lookup16(sbox_inv_hi, s1_hi_2) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s1_l_2 = lookup16(sbox_lo, s1_lo_2) */
+	vpshufb %ymm5, %ymm11, %ymm5 /* s1_h_2 = lookup16(sbox_hi, s1_hi_2) */
 	vpor %ymm5, %ymm15, %ymm5 /* s1_2 = or(s1_l_2, s1_h_2) */
+	vpxor %ymm6, %ymm5, %ymm5 /* x1_6 = xor(s1_2, s0_2) */
+	vpshufb .Lublock_register_avx2_asm_5_rotl56(%rip), %ymm5, %ymm15 /* rot4_2 = lookup16(x1_6, rotl56) */
+	vpxor %ymm15, %ymm6, %ymm6 /* x0_6 = xor(s0_2, rot4_2) */
+	vpshufb %ymm10, %ymm6, %ymm15 /* rot8_4 = lookup16(x0_6, rotl48) */
+	vpxor %ymm15, %ymm5, %ymm5 /* x1_7 = xor(x1_6, rot8_4) */
+	vpshufb %ymm10, %ymm5, %ymm15 /* rot8_5 = lookup16(x1_7, rotl48) */
+	vpxor %ymm15, %ymm6, %ymm6 /* x0_7 = xor(x0_6, rot8_5) */
+	vpshufb .Lublock_register_avx2_asm_5_rotl24(%rip), %ymm6, %ymm15 /* rot20_2 = lookup16(x0_7, rotl24) */
+	vpxor %ymm15, %ymm5, %ymm5 /* x1_8 = xor(x1_7, rot20_2) */
+	vpxor %ymm5, %ymm6, %ymm6 /* x0_8 = xor(x0_7, x1_8) */
+	vpshufb %ymm13, %ymm6, %ymm6 /* pl_2 = lookup16(x0_8, pl_mask) */
+	vpshufb .Lublock_register_avx2_asm_5_pr_mask(%rip), %ymm5, %ymm5 /* pr_2 = lookup16(x1_8, pr_mask) */
 
-	/* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
 	vpxor %ymm4, %ymm8, %ymm4 /* k0_3 = xor(g3x0, rk0) */
 	vpxor %ymm14, %ymm7, %ymm7 /* k1_3 = xor(g3x1, rk1) */
-	vpshufb %ymm13, %ymm4, %ymm4 /* pl_3 = lookup16(k0_3, pl_mask) */
-	vpshufb .Lublock_register_avx2_asm_5_pr_mask(%rip), %ymm7, %ymm7 /* pr_3 = lookup16(k1_3, pr_mask) */
-	vpxor %ymm7, %ymm4, %ymm4 /* y0_9 = xor(pl_3, pr_3) */
-	vpshufb .Lublock_register_avx2_asm_5_rotl24(%rip), %ymm4, %ymm8 /* rot20_3 = lookup16(y0_9, rotl24) */
-	vpxor %ymm8, %ymm7, %ymm7 /* y1_9 = xor(pr_3, rot20_3) */
-	vpshufb %ymm10, %ymm7, %ymm8 /* rot8_6 = lookup16(y1_9, rotl48) */
-	vpxor %ymm8, %ymm4, %ymm4 /* y0_10 = xor(y0_9, rot8_6) */
-	vpshufb %ymm10, %ymm4, %ymm8 /* rot8_7 = lookup16(y0_10, rotl48) */
-	vpxor %ymm8, %ymm7, %ymm7 /* y1_10 = xor(y1_9, rot8_7) */
-	vpshufb .Lublock_register_avx2_asm_5_rotl56(%rip), %ymm7, %ymm8 /* rot4_3 = lookup16(y1_10, rotl56) */
-	vpxor %ymm8, %ymm4, %ymm4 /* y0_11 = xor(y0_10, rot4_3) */
-	vpxor %ymm4, %ymm7, %ymm7 /* y1_11 = xor(y1_10, y0_11) */
-	vpand %ymm9, %ymm4, %ymm8 /* s0_lo_3 = and(y0_11, low_nibbles) */
-	vpsrlw $4, %ymm4, %ymm4 /* s0_sh_3 = shr(y0_11) */
+	vpand %ymm9, %ymm4, %ymm8 /* s0_lo_3 = and(k0_3, low_nibbles) */
+	vpsrlw $4, %ymm4, %ymm4 /* s0_sh_3 = shr(k0_3) */
 	vpand %ymm9, %ymm4, %ymm4 /* s0_hi_3 = and(s0_sh_3, low_nibbles) */
-	vpshufb %ymm8, %ymm12, %ymm8 /* s0_l_3 = lookup16(sbox_inv_lo, s0_lo_3) */
-	vpshufb %ymm4, %ymm11, %ymm4 /* s0_h_3 = lookup16(sbox_inv_hi, s0_hi_3) */
+	vpshufb %ymm8, %ymm12, %ymm8 /* s0_l_3 = lookup16(sbox_lo, s0_lo_3) */
+	vpshufb %ymm4, %ymm11, %ymm4 /* s0_h_3 = lookup16(sbox_hi, s0_hi_3) */
 	vpor %ymm4, %ymm8, %ymm4 /* s0_3 = or(s0_l_3, s0_h_3) */
-	vpand %ymm9, %ymm7, %ymm8 /* s1_lo_3 = and(y1_11, low_nibbles) */
-	vpsrlw $4, %ymm7, %ymm7 /* s1_sh_3 = shr(y1_11) */
+	vpand %ymm9, %ymm7, %ymm8 /* s1_lo_3 = and(k1_3, low_nibbles) */
+	vpsrlw $4, %ymm7, %ymm7 /* s1_sh_3 = shr(k1_3) */
 	vpand %ymm9, %ymm7, %ymm7 /* s1_hi_3 = and(s1_sh_3, low_nibbles) */
-	vpshufb %ymm8, %ymm12, %ymm8 /* s1_l_3 = lookup16(sbox_inv_lo, s1_lo_3) */
-	vpshufb %ymm7, %ymm11, %ymm7 /* s1_h_3 = lookup16(sbox_inv_hi, s1_hi_3) */
+	vpshufb %ymm8, %ymm12, %ymm8 /* s1_l_3 = lookup16(sbox_lo, s1_lo_3) */
+	vpshufb %ymm7, %ymm11, %ymm7 /* s1_h_3 = lookup16(sbox_hi, s1_hi_3) */
 	vpor %ymm7, %ymm8, %ymm7 /* s1_3 = or(s1_l_3, s1_h_3) */
+	vpxor %ymm4, %ymm7, %ymm7 /* x1_9 = xor(s1_3, s0_3) */
+	vpshufb .Lublock_register_avx2_asm_5_rotl56(%rip), %ymm7, %ymm8 /* rot4_3 = lookup16(x1_9, rotl56) */
+	vpxor %ymm8, %ymm4, %ymm4 /* x0_9 = xor(s0_3, rot4_3) */
+	vpshufb %ymm10, %ymm4, %ymm8 /* rot8_6 = lookup16(x0_9, rotl48) */
+	vpxor %ymm8, %ymm7, %ymm7 /* x1_10 = xor(x1_9, rot8_6) */
+	vpshufb %ymm10, %ymm7, %ymm8 /* rot8_7 = lookup16(x1_10, rotl48) */
+	vpxor %ymm8, %ymm4, %ymm4 /* x0_10 = xor(x0_9, rot8_7) */
+	vpshufb .Lublock_register_avx2_asm_5_rotl24(%rip), %ymm4, %ymm8 /* rot20_3 = lookup16(x0_10, rotl24) */
+	vpxor %ymm8, %ymm7, %ymm7 /* x1_11 = xor(x1_10, rot20_3) */
+	vpxor %ymm7, %ymm4, %ymm4 /* x0_11 = xor(x0_10, x1_11) */
+	vpshufb %ymm13, %ymm4, %ymm4 /* pl_3 = lookup16(x0_11, pl_mask) */
+	vpshufb .Lublock_register_avx2_asm_5_pr_mask(%rip), %ymm7, %ymm7 /* pr_3 = lookup16(x1_11, pr_mask) */
 	vmovdqa %ymm4, %ymm8 /* g3x0.3 */
-	add $128, %rcx
-	cmp $3072, %rcx
+	add $128, %r8
+	cmp $2048, %r8
 	jne .Lublock_register_avx2_asm_5_loop_r0
 
 	/* Final key addition. */
-	vpxor 3072(%rdi), %ymm1, %ymm1 /* y0_12 = xor(g0x0, rk0_1) */
-	vpxor 3136(%rdi), %ymm0, %ymm0 /* y1_12 = xor(g0x1, rk1_1) */
-	vpshufb .Lublock_register_avx2_asm_5_deinterleave(%rip), %ymm1, %ymm1 /* de = lookup16(y0_12, deinterleave) */
-	vpshufb .Lublock_register_avx2_asm_5_deinterleave(%rip), %ymm0, %ymm0 /* de_1 = lookup16(y1_12, deinterleave) */
+	vpxor 2048(%rdi), %ymm1, %ymm1 /* y0 = xor(g0x0, rk0_1) */
+	vpxor 2112(%rdi), %ymm0, %ymm0 /* y1 = xor(g0x1, rk1_1) */
+	vpshufb .Lublock_register_avx2_asm_5_deinterleave(%rip), %ymm1, %ymm1 /* de = lookup16(y0, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_5_deinterleave(%rip), %ymm0, %ymm0 /* de_1 = lookup16(y1, deinterleave) */
 	vpunpcklqdq %ymm0, %ymm1, %ymm4 /* even_4 = unpacklo(de, de_1) */
 	vpunpckhqdq %ymm0, %ymm1, %ymm0 /* odd_4 = unpackhi(de, de_1) */
 	vpsllw $4, %ymm4, %ymm1 /* ev_sh = shl(even_4) */
@@ -1622,12 +1240,16 @@ ublock_register_avx2_ublock128_256_decrypt_asm:
 	vpand %ymm14, %ymm4, %ymm4 /* out_hi_b = and(even_4, high_nibbles) */
 	vpandn %ymm0, %ymm14, %ymm0 /* out_hi_a = andnot(high_nibbles, od_sh) */
 	vpor %ymm0, %ymm4, %ymm0 /* out_hi = or(out_hi_b, out_hi_a) */
-	vmovdqu %ymm1, (%rdx) /* store out_lo */
-	vmovdqu %ymm0, 32(%rdx) /* store out_hi */
-	vpxor 3072(%rdi), %ymm3, %ymm0 /* y0_13 = xor(g1x0, rk0_1) */
-	vpxor 3136(%rdi), %ymm2, %ymm1 /* y1_13 = xor(g1x1, rk1_1) */
-	vpshufb .Lublock_register_avx2_asm_5_deinterleave(%rip), %ymm0, %ymm0 /* de_2 = lookup16(y0_13, deinterleave) */
-	vpshufb .Lublock_register_avx2_asm_5_deinterleave(%rip), %ymm1, %ymm1 /* de_3 = lookup16(y1_13, deinterleave) */
+	vmovdqu (%rcx), %ymm4 /* msg = load() */
+	vpxor %ymm4, %ymm1, %ymm1 /* ct = xor(out_lo, msg) */
+	vmovdqu %ymm1, (%rdx) /* store ct */
+	vmovdqu 32(%rcx), %ymm1 /* msg_1 = load() */
+	vpxor %ymm1, %ymm0, %ymm0 /* ct_1 = xor(out_hi, msg_1) */
+	vmovdqu %ymm0, 32(%rdx) /* store ct_1 */
+	vpxor 2048(%rdi), %ymm3, %ymm0 /* y0_1 = xor(g1x0, rk0_1) */
+	vpxor 2112(%rdi), %ymm2, %ymm1 /* y1_1 = xor(g1x1, rk1_1) */
+	vpshufb .Lublock_register_avx2_asm_5_deinterleave(%rip), %ymm0, %ymm0 /* de_2 = lookup16(y0_1, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_5_deinterleave(%rip), %ymm1, %ymm1 /* de_3 = lookup16(y1_1, deinterleave) */
 	vpunpcklqdq %ymm1, %ymm0, %ymm2 /* even_5 = unpacklo(de_2, de_3) */
 	vpunpckhqdq %ymm1, %ymm0, %ymm0 /* odd_5 = unpackhi(de_2, de_3) */
 	vpsllw $4, %ymm2, %ymm1 /* ev_sh_1 = shl(even_5) */
@@ -1638,12 +1260,16 @@ ublock_register_avx2_ublock128_256_decrypt_asm:
 	vpand %ymm14, %ymm2, %ymm2 /* out_hi_1_b = and(even_5, high_nibbles) */
 	vpandn %ymm0, %ymm14, %ymm0 /* out_hi_1_a = andnot(high_nibbles, od_sh_1) */
 	vpor %ymm0, %ymm2, %ymm0 /* out_hi_1 = or(out_hi_1_b, out_hi_1_a) */
-	vmovdqu %ymm1, 64(%rdx) /* store out_lo_1 */
-	vmovdqu %ymm0, 96(%rdx) /* store out_hi_1 */
-	vpxor 3072(%rdi), %ymm6, %ymm0 /* y0_14 = xor(g2x0, rk0_1) */
-	vpxor 3136(%rdi), %ymm5, %ymm1 /* y1_14 = xor(g2x1, rk1_1) */
-	vpshufb .Lublock_register_avx2_asm_5_deinterleave(%rip), %ymm0, %ymm0 /* de_4 = lookup16(y0_14, deinterleave) */
-	vpshufb .Lublock_register_avx2_asm_5_deinterleave(%rip), %ymm1, %ymm1 /* de_5 = lookup16(y1_14, deinterleave) */
+	vmovdqu 64(%rcx), %ymm2 /* msg_2 = load() */
+	vpxor %ymm2, %ymm1, %ymm1 /* ct_2 = xor(out_lo_1, msg_2) */
+	vmovdqu %ymm1, 64(%rdx) /* store ct_2 */
+	vmovdqu 96(%rcx), %ymm1 /* msg_3 = load() */
+	vpxor %ymm1, %ymm0, %ymm0 /* ct_3 = xor(out_hi_1, msg_3) */
+	vmovdqu %ymm0, 96(%rdx) /* store ct_3 */
+	vpxor 2048(%rdi), %ymm6, %ymm0 /* y0_2 = xor(g2x0, rk0_1) */
+	vpxor 2112(%rdi), %ymm5, %ymm1 /* y1_2 = xor(g2x1, rk1_1) */
+	vpshufb .Lublock_register_avx2_asm_5_deinterleave(%rip), %ymm0, %ymm0 /* de_4 = lookup16(y0_2, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_5_deinterleave(%rip), %ymm1, %ymm1 /* de_5 = lookup16(y1_2, deinterleave) */
 	vpunpcklqdq %ymm1, %ymm0, %ymm2 /* even_6 = unpacklo(de_4, de_5) */
 	vpunpckhqdq %ymm1, %ymm0, %ymm0 /* odd_6 = unpackhi(de_4, de_5) */
 	vpsllw $4, %ymm2, %ymm1 /* ev_sh_2 = shl(even_6) */
@@ -1654,12 +1280,16 @@ ublock_register_avx2_ublock128_256_decrypt_asm:
 	vpand %ymm14, %ymm2, %ymm2 /* out_hi_2_b = and(even_6, high_nibbles) */
 	vpandn %ymm0, %ymm14, %ymm0 /* out_hi_2_a = andnot(high_nibbles, od_sh_2) */
 	vpor %ymm0, %ymm2, %ymm0 /* out_hi_2 = or(out_hi_2_b, out_hi_2_a) */
-	vmovdqu %ymm1, 128(%rdx) /* store out_lo_2 */
-	vmovdqu %ymm0, 160(%rdx) /* store out_hi_2 */
-	vpxor 3072(%rdi), %ymm8, %ymm0 /* y0_15 = xor(g3x0, rk0_1) */
-	vpxor 3136(%rdi), %ymm7, %ymm1 /* y1_15 = xor(g3x1, rk1_1) */
-	vpshufb .Lublock_register_avx2_asm_5_deinterleave(%rip), %ymm0, %ymm0 /* de_6 = lookup16(y0_15, deinterleave) */
-	vpshufb .Lublock_register_avx2_asm_5_deinterleave(%rip), %ymm1, %ymm1 /* de_7 = lookup16(y1_15, deinterleave) */
+	vmovdqu 128(%rcx), %ymm2 /* msg_4 = load() */
+	vpxor %ymm2, %ymm1, %ymm1 /* ct_4 = xor(out_lo_2, msg_4) */
+	vmovdqu %ymm1, 128(%rdx) /* store ct_4 */
+	vmovdqu 160(%rcx), %ymm1 /* msg_5 = load() */
+	vpxor %ymm1, %ymm0, %ymm0 /* ct_5 = xor(out_hi_2, msg_5) */
+	vmovdqu %ymm0, 160(%rdx) /* store ct_5 */
+	vpxor 2048(%rdi), %ymm8, %ymm0 /* y0_3 = xor(g3x0, rk0_1) */
+	vpxor 2112(%rdi), %ymm7, %ymm1 /* y1_3 = xor(g3x1, rk1_1) */
+	vpshufb .Lublock_register_avx2_asm_5_deinterleave(%rip), %ymm0, %ymm0 /* de_6 = lookup16(y0_3, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_5_deinterleave(%rip), %ymm1, %ymm1 /* de_7 = lookup16(y1_3, deinterleave) */
 	vpunpcklqdq %ymm1, %ymm0, %ymm2 /* even_7 = unpacklo(de_6, de_7) */
 	vpunpckhqdq %ymm1, %ymm0, %ymm0 /* odd_7 = unpackhi(de_6, de_7) */
 	vpsllw $4, %ymm2, %ymm1 /* ev_sh_3 = shl(even_7) */
@@ -1670,382 +1300,36 @@ ublock_register_avx2_ublock128_256_decrypt_asm:
 	vpand %ymm14, %ymm2, %ymm2 /* out_hi_3_b = and(even_7, high_nibbles) */
 	vpandn %ymm0, %ymm14, %ymm0 /* out_hi_3_a = andnot(high_nibbles, od_sh_3) */
 	vpor %ymm0, %ymm2, %ymm0 /* out_hi_3 = or(out_hi_3_b, out_hi_3_a) */
-	vmovdqu %ymm1, 192(%rdx) /* store out_lo_3 */
-	vmovdqu %ymm0, 224(%rdx) /* store out_hi_3 */
-	vzeroupper
-	ret
-	.size ublock_register_avx2_ublock128_256_decrypt_asm, .-ublock_register_avx2_ublock128_256_decrypt_asm
-
-/* ublock_register_avx2_ublock128_256_ctr_xor_asm: ublock128_register256_encrypt_ctr_xor, 4 arguments
- *   %rdi: rk
- *   %rsi: in
- *   %rdx: out
- *   %rcx: src
- *   %r8: 128 x r (and the loop count)
- *   ymm0-15: vectors, as allocated (16 used)
- *   frame: 0 bytes (0 spill slots of 32 bytes)
- */
-	.globl ublock_register_avx2_ublock128_256_ctr_xor_asm
-	.hidden ublock_register_avx2_ublock128_256_ctr_xor_asm
-	.type ublock_register_avx2_ublock128_256_ctr_xor_asm, @function
-	.p2align 5
-ublock_register_avx2_ublock128_256_ctr_xor_asm:
-	vbroadcasti128 (%rsi), %ymm0 /* ctr_low = bcast128() */
-	vpsrlw $8, %ymm0, %ymm1 /* ctr_last = shr(ctr_low) */
-	vpbroadcastb 32(%rsi), %ymm2 /* ctr_first = bcast8() */
-	vpand .Lublock_register_avx2_asm_6_byte_14(%rip), %ymm2, %ymm2 /* ctr_j0 = and(ctr_first, byte_14) */
-	vpand .Lublock_register_avx2_asm_6_all_but_last(%rip), %ymm0, %ymm0 /* ctr_v_open = and(ctr_low, all_but_last) */
-	vbroadcasti128 16(%rsi), %ymm3 /* ctr_w = bcast128() */
-	vpand .Lublock_register_avx2_asm_6_all_but_last(%rip), %ymm3, %ymm3 /* ctr_w_open = and(ctr_w, all_but_last) */
-
-	/* Load 16 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
-	vpaddb .Lublock_register_avx2_asm_6_block_k(%rip), %ymm2, %ymm4 /* ctr_j = add(ctr_j0, block_k) */
-	vpaddw %ymm4, %ymm1, %ymm4 /* ctr_sum = add(ctr_last, ctr_j) */
-	vpshufb .Lublock_register_avx2_asm_6_carry_everywhere(%rip), %ymm4, %ymm5 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
-	vmovdqa .Lublock_register_avx2_asm_6_carry_mask_table(%rip), %ymm6 /* carry_mask_table = const() */
-	vpshufb %ymm5, %ymm6, %ymm5 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
-	vpand %ymm5, %ymm3, %ymm7 /* ctr_pair_b = and(ctr_w_open, ctr_mask) */
-	vpandn %ymm0, %ymm5, %ymm5 /* ctr_pair_a = andnot(ctr_mask, ctr_v_open) */
-	vpor %ymm5, %ymm7, %ymm5 /* ctr_pair = or(ctr_pair_b, ctr_pair_a) */
-	vpshufb .Lublock_register_avx2_asm_6_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
-	vpor %ymm4, %ymm5, %ymm4 /* blk = or(ctr_pair, ctr_last_byte) */
-	vpaddb .Lublock_register_avx2_asm_6_block_k_1(%rip), %ymm2, %ymm5 /* ctr_j_1 = add(ctr_j0, block_k_1) */
-	vpaddw %ymm5, %ymm1, %ymm5 /* ctr_sum_1 = add(ctr_last, ctr_j_1) */
-	vpshufb .Lublock_register_avx2_asm_6_carry_everywhere(%rip), %ymm5, %ymm7 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
-	vpshufb %ymm7, %ymm6, %ymm7 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
-	vpand %ymm7, %ymm3, %ymm8 /* ctr_pair_1_b = and(ctr_w_open, ctr_mask_1) */
-	vpandn %ymm0, %ymm7, %ymm7 /* ctr_pair_1_a = andnot(ctr_mask_1, ctr_v_open) */
-	vpor %ymm7, %ymm8, %ymm7 /* ctr_pair_1 = or(ctr_pair_1_b, ctr_pair_1_a) */
-	vpshufb .Lublock_register_avx2_asm_6_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
-	vpor %ymm5, %ymm7, %ymm5 /* blk_1 = or(ctr_pair_1, ctr_last_byte_1) */
-	vpsrlw $4, %ymm4, %ymm7 /* lo_sh = shr(blk) */
-	vpand .Lublock_register_avx2_asm_6_high_nibbles(%rip), %ymm5, %ymm8 /* even_b = and(blk_1, high_nibbles) */
-	vmovdqa .Lublock_register_avx2_asm_6_high_nibbles(%rip), %ymm9 /* high_nibbles = const() */
-	vpandn %ymm7, %ymm9, %ymm7 /* even_a = andnot(high_nibbles, lo_sh) */
-	vpor %ymm7, %ymm8, %ymm7 /* even = or(even_b, even_a) */
-	vpsllw $4, %ymm5, %ymm5 /* hi_sh = shl(blk_1) */
-	vpand %ymm9, %ymm5, %ymm5 /* odd_b = and(hi_sh, high_nibbles) */
-	vpandn %ymm4, %ymm9, %ymm4 /* odd_a = andnot(high_nibbles, blk) */
-	vpor %ymm4, %ymm5, %ymm4 /* odd = or(odd_b, odd_a) */
-	vpunpcklbw %ymm4, %ymm7, %ymm5 /* sp = unpacklo(even, odd) */
-	vpunpckhbw %ymm4, %ymm7, %ymm4 /* sp_1 = unpackhi(even, odd) */
-	vpaddb .Lublock_register_avx2_asm_6_block_k_2(%rip), %ymm2, %ymm7 /* ctr_j_2 = add(ctr_j0, block_k_2) */
-	vpaddw %ymm7, %ymm1, %ymm7 /* ctr_sum_2 = add(ctr_last, ctr_j_2) */
-	vpshufb .Lublock_register_avx2_asm_6_carry_everywhere(%rip), %ymm7, %ymm8 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
-	vpshufb %ymm8, %ymm6, %ymm8 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
-	vpand %ymm8, %ymm3, %ymm10 /* ctr_pair_2_b = and(ctr_w_open, ctr_mask_2) */
-	vpandn %ymm0, %ymm8, %ymm8 /* ctr_pair_2_a = andnot(ctr_mask_2, ctr_v_open) */
-	vpor %ymm8, %ymm10, %ymm8 /* ctr_pair_2 = or(ctr_pair_2_b, ctr_pair_2_a) */
-	vpshufb .Lublock_register_avx2_asm_6_new_last_byte(%rip), %ymm7, %ymm7 /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
-	vpor %ymm7, %ymm8, %ymm7 /* blk_2 = or(ctr_pair_2, ctr_last_byte_2) */
-	vpaddb .Lublock_register_avx2_asm_6_block_k_3(%rip), %ymm2, %ymm8 /* ctr_j_3 = add(ctr_j0, block_k_3) */
-	vpaddw %ymm8, %ymm1, %ymm8 /* ctr_sum_3 = add(ctr_last, ctr_j_3) */
-	vpshufb .Lublock_register_avx2_asm_6_carry_everywhere(%rip), %ymm8, %ymm10 /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
-	vpshufb %ymm10, %ymm6, %ymm10 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
-	vpand %ymm10, %ymm3, %ymm11 /* ctr_pair_3_b = and(ctr_w_open, ctr_mask_3) */
-	vpandn %ymm0, %ymm10, %ymm10 /* ctr_pair_3_a = andnot(ctr_mask_3, ctr_v_open) */
-	vpor %ymm10, %ymm11, %ymm10 /* ctr_pair_3 = or(ctr_pair_3_b, ctr_pair_3_a) */
-	vpshufb .Lublock_register_avx2_asm_6_new_last_byte(%rip), %ymm8, %ymm8 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
-	vpor %ymm8, %ymm10, %ymm8 /* blk_3 = or(ctr_pair_3, ctr_last_byte_3) */
-	vpsrlw $4, %ymm7, %ymm10 /* lo_sh_1 = shr(blk_2) */
-	vpand %ymm9, %ymm8, %ymm11 /* even_1_b = and(blk_3, high_nibbles) */
-	vpandn %ymm10, %ymm9, %ymm10 /* even_1_a = andnot(high_nibbles, lo_sh_1) */
-	vpor %ymm10, %ymm11, %ymm10 /* even_1 = or(even_1_b, even_1_a) */
-	vpsllw $4, %ymm8, %ymm8 /* hi_sh_1 = shl(blk_3) */
-	vpand %ymm9, %ymm8, %ymm8 /* odd_1_b = and(hi_sh_1, high_nibbles) */
-	vpandn %ymm7, %ymm9, %ymm7 /* odd_1_a = andnot(high_nibbles, blk_2) */
-	vpor %ymm7, %ymm8, %ymm7 /* odd_1 = or(odd_1_b, odd_1_a) */
-	vpunpcklbw %ymm7, %ymm10, %ymm8 /* sp_2 = unpacklo(even_1, odd_1) */
-	vpunpckhbw %ymm7, %ymm10, %ymm7 /* sp_3 = unpackhi(even_1, odd_1) */
-	vpaddb .Lublock_register_avx2_asm_6_block_k_4(%rip), %ymm2, %ymm10 /* ctr_j_4 = add(ctr_j0, block_k_4) */
-	vpaddw %ymm10, %ymm1, %ymm10 /* ctr_sum_4 = add(ctr_last, ctr_j_4) */
-	vpshufb .Lublock_register_avx2_asm_6_carry_everywhere(%rip), %ymm10, %ymm11 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
-	vpshufb %ymm11, %ymm6, %ymm11 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
-	vpand %ymm11, %ymm3, %ymm12 /* ctr_pair_4_b = and(ctr_w_open, ctr_mask_4) */
-	vpandn %ymm0, %ymm11, %ymm11 /* ctr_pair_4_a = andnot(ctr_mask_4, ctr_v_open) */
-	vpor %ymm11, %ymm12, %ymm11 /* ctr_pair_4 = or(ctr_pair_4_b, ctr_pair_4_a) */
-	vpshufb .Lublock_register_avx2_asm_6_new_last_byte(%rip), %ymm10, %ymm10 /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
-	vpor %ymm10, %ymm11, %ymm10 /* blk_4 = or(ctr_pair_4, ctr_last_byte_4) */
-	vpaddb .Lublock_register_avx2_asm_6_block_k_5(%rip), %ymm2, %ymm11 /* ctr_j_5 = add(ctr_j0, block_k_5) */
-	vpaddw %ymm11, %ymm1, %ymm11 /* ctr_sum_5 = add(ctr_last, ctr_j_5) */
-	vpshufb .Lublock_register_avx2_asm_6_carry_everywhere(%rip), %ymm11, %ymm12 /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
-	vpshufb %ymm12, %ymm6, %ymm12 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
-	vpand %ymm12, %ymm3, %ymm13 /* ctr_pair_5_b = and(ctr_w_open, ctr_mask_5) */
-	vpandn %ymm0, %ymm12, %ymm12 /* ctr_pair_5_a = andnot(ctr_mask_5, ctr_v_open) */
-	vpor %ymm12, %ymm13, %ymm12 /* ctr_pair_5 = or(ctr_pair_5_b, ctr_pair_5_a) */
-	vpshufb .Lublock_register_avx2_asm_6_new_last_byte(%rip), %ymm11, %ymm11 /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
-	vpor %ymm11, %ymm12, %ymm11 /* blk_5 = or(ctr_pair_5, ctr_last_byte_5) */
-	vpsrlw $4, %ymm10, %ymm12 /* lo_sh_2 = shr(blk_4) */
-	vpand %ymm9, %ymm11, %ymm13 /* even_2_b = and(blk_5, high_nibbles) */
-	vpandn %ymm12, %ymm9, %ymm12 /* even_2_a = andnot(high_nibbles, lo_sh_2) */
-	vpor %ymm12, %ymm13, %ymm12 /* even_2 = or(even_2_b, even_2_a) */
-	vpsllw $4, %ymm11, %ymm11 /* hi_sh_2 = shl(blk_5) */
-	vpand %ymm9, %ymm11, %ymm11 /* odd_2_b = and(hi_sh_2, high_nibbles) */
-	vpandn %ymm10, %ymm9, %ymm10 /* odd_2_a = andnot(high_nibbles, blk_4) */
-	vpor %ymm10, %ymm11, %ymm10 /* odd_2 = or(odd_2_b, odd_2_a) */
-	vpunpcklbw %ymm10, %ymm12, %ymm11 /* sp_4 = unpacklo(even_2, odd_2) */
-	vpunpckhbw %ymm10, %ymm12, %ymm10 /* sp_5 = unpackhi(even_2, odd_2) */
-	vpaddb .Lublock_register_avx2_asm_6_block_k_6(%rip), %ymm2, %ymm12 /* ctr_j_6 = add(ctr_j0, block_k_6) */
-	vpaddw %ymm12, %ymm1, %ymm12 /* ctr_sum_6 = add(ctr_last, ctr_j_6) */
-	vpshufb .Lublock_register_avx2_asm_6_carry_everywhere(%rip), %ymm12, %ymm13 /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
-	vpshufb %ymm13, %ymm6, %ymm13 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
-	vpand %ymm13, %ymm3, %ymm14 /* ctr_pair_6_b = and(ctr_w_open, ctr_mask_6) */
-	vpandn %ymm0, %ymm13, %ymm13 /* ctr_pair_6_a = andnot(ctr_mask_6, ctr_v_open) */
-	vpor %ymm13, %ymm14, %ymm13 /* ctr_pair_6 = or(ctr_pair_6_b, ctr_pair_6_a) */
-	vpshufb .Lublock_register_avx2_asm_6_new_last_byte(%rip), %ymm12, %ymm12 /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
-	vpor %ymm12, %ymm13, %ymm12 /* blk_6 = or(ctr_pair_6, ctr_last_byte_6) */
-	vpaddb .Lublock_register_avx2_asm_6_block_k_7(%rip), %ymm2, %ymm2 /* ctr_j_7 = add(ctr_j0, block_k_7) */
-	vpaddw %ymm2, %ymm1, %ymm1 /* ctr_sum_7 = add(ctr_last, ctr_j_7) */
-	vpshufb .Lublock_register_avx2_asm_6_carry_everywhere(%rip), %ymm1, %ymm2 /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
-	vpshufb %ymm2, %ymm6, %ymm2 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
-	vpand %ymm2, %ymm3, %ymm3 /* ctr_pair_7_b = and(ctr_w_open, ctr_mask_7) */
-	vpandn %ymm0, %ymm2, %ymm0 /* ctr_pair_7_a = andnot(ctr_mask_7, ctr_v_open) */
-	vpor %ymm0, %ymm3, %ymm0 /* ctr_pair_7 = or(ctr_pair_7_b, ctr_pair_7_a) */
-	vpshufb .Lublock_register_avx2_asm_6_new_last_byte(%rip), %ymm1, %ymm1 /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
-	vpor %ymm1, %ymm0, %ymm0 /* blk_7 = or(ctr_pair_7, ctr_last_byte_7) */
-	vpsrlw $4, %ymm12, %ymm1 /* lo_sh_3 = shr(blk_6) */
-	vpand %ymm9, %ymm0, %ymm2 /* even_3_b = and(blk_7, high_nibbles) */
-	vpandn %ymm1, %ymm9, %ymm1 /* even_3_a = andnot(high_nibbles, lo_sh_3) */
-	vpor %ymm1, %ymm2, %ymm1 /* even_3 = or(even_3_b, even_3_a) */
-	vpsllw $4, %ymm0, %ymm0 /* hi_sh_3 = shl(blk_7) */
-	vpand %ymm9, %ymm0, %ymm0 /* odd_3_b = and(hi_sh_3, high_nibbles) */
-	vpandn %ymm12, %ymm9, %ymm2 /* odd_3_a = andnot(high_nibbles, blk_6) */
-	vpor %ymm2, %ymm0, %ymm0 /* odd_3 = or(odd_3_b, odd_3_a) */
-	vpunpcklbw %ymm0, %ymm1, %ymm2 /* sp_6 = unpacklo(even_3, odd_3) */
-	vpunpckhbw %ymm0, %ymm1, %ymm0 /* sp_7 = unpackhi(even_3, odd_3) */
-	vmovdqa .Lublock_register_avx2_asm_6_low_nibbles(%rip), %ymm1 /* low_nibbles = const() */
-	vmovdqa .Lublock_register_avx2_asm_6_rotl48(%rip), %ymm3 /* rotl48 = const() */
-	vmovdqa .Lublock_register_avx2_asm_6_sbox_hi(%rip), %ymm6 /* sbox_hi = const() */
-	vmovdqa .Lublock_register_avx2_asm_6_sbox_lo(%rip), %ymm12 /* sbox_lo = const() */
-	vmovdqa .Lublock_register_avx2_asm_6_pl_mask(%rip), %ymm13 /* pl_mask = const() */
-	xor %r8, %r8
-	.p2align 4
-.Lublock_register_avx2_asm_6_loop_r0:
-	vmovdqu (%rdi,%r8), %ymm9 /* rk0 = load() */
-	vmovdqu 64(%rdi,%r8), %ymm14 /* rk1 = load() */
-
-	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	vpxor %ymm9, %ymm5, %ymm5 /* k0 = xor(g0x0, rk0) */
-	vpxor %ymm14, %ymm4, %ymm4 /* k1 = xor(g0x1, rk1) */
-	vpand %ymm1, %ymm5, %ymm15 /* s0_lo = and(k0, low_nibbles) */
-	vpsrlw $4, %ymm5, %ymm5 /* s0_sh = shr(k0) */
-	vpand %ymm1, %ymm5, %ymm5 /* s0_hi = and(s0_sh, low_nibbles) */
-	vpshufb %ymm15, %ymm12, %ymm15 /* s0_l = lookup16(sbox_lo, s0_lo) */
-	vpshufb %ymm5, %ymm6, %ymm5 /* s0_h = lookup16(sbox_hi, s0_hi) */
-	vpor %ymm5, %ymm15, %ymm5 /* s0 = or(s0_l, s0_h) */
-	vpand %ymm1, %ymm4, %ymm15 /* s1_lo = and(k1, low_nibbles) */
-	vpsrlw $4, %ymm4, %ymm4 /* s1_sh = shr(k1) */
-	vpand %ymm1, %ymm4, %ymm4 /* s1_hi = and(s1_sh, low_nibbles) */
-	vpshufb %ymm15, %ymm12, %ymm15 /* s1_l = lookup16(sbox_lo, s1_lo) */
-	vpshufb %ymm4, %ymm6, %ymm4 /* s1_h = lookup16(sbox_hi, s1_hi) */
-	vpor %ymm4, %ymm15, %ymm4 /* s1 = or(s1_l, s1_h) */
-	vpxor %ymm5, %ymm4, %ymm4 /* x1 = xor(s1, s0) */
-	vpshufb .Lublock_register_avx2_asm_6_rotl56(%rip), %ymm4, %ymm15 /* rot4 = lookup16(x1, rotl56) */
-	vpxor %ymm15, %ymm5, %ymm5 /* x0 = xor(s0, rot4) */
-	vpshufb %ymm3, %ymm5, %ymm15 /* rot8 = lookup16(x0, rotl48) */
-	vpxor %ymm15, %ymm4, %ymm4 /* x1_1 = xor(x1, rot8) */
-	vpshufb %ymm3, %ymm4, %ymm15 /* rot8_1 = lookup16(x1_1, rotl48) */
-	vpxor %ymm15, %ymm5, %ymm5 /* x0_1 = xor(x0, rot8_1) */
-	vpshufb .Lublock_register_avx2_asm_6_rotl24(%rip), %ymm5, %ymm15 /* rot20 = lookup16(x0_1, rotl24) */
-	vpxor %ymm15, %ymm4, %ymm4 /* x1_2 = xor(x1_1, rot20) */
-	vpxor %ymm4, %ymm5, %ymm5 /* x0_2 = xor(x0_1, x1_2) */
-	vpshufb %ymm13, %ymm5, %ymm5 /* pl = lookup16(x0_2, pl_mask) */
-	vpshufb .Lublock_register_avx2_asm_6_pr_mask(%rip), %ymm4, %ymm4 /* pr = lookup16(x1_2, pr_mask) */
-
-	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	vpxor %ymm9, %ymm8, %ymm8 /* k0_1 = xor(g1x0, rk0) */
-	vpxor %ymm14, %ymm7, %ymm7 /* k1_1 = xor(g1x1, rk1) */
-	vpand %ymm1, %ymm8, %ymm15 /* s0_lo_1 = and(k0_1, low_nibbles) */
-	vpsrlw $4, %ymm8, %ymm8 /* s0_sh_1 = shr(k0_1) */
-	vpand %ymm1, %ymm8, %ymm8 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
-	vpshufb %ymm15, %ymm12, %ymm15 /* s0_l_1 = lookup16(sbox_lo, s0_lo_1) */
-	vpshufb %ymm8, %ymm6, %ymm8 /* s0_h_1 = lookup16(sbox_hi, s0_hi_1) */
-	vpor %ymm8, %ymm15, %ymm8 /* s0_1 = or(s0_l_1, s0_h_1) */
-	vpand %ymm1, %ymm7, %ymm15 /* s1_lo_1 = and(k1_1, low_nibbles) */
-	vpsrlw $4, %ymm7, %ymm7 /* s1_sh_1 = shr(k1_1) */
-	vpand %ymm1, %ymm7, %ymm7 /* s1_hi_1 = and(s1_sh_1, low_nibbles) */
-	vpshufb %ymm15, %ymm12, %ymm15 /* s1_l_1 = lookup16(sbox_lo, s1_lo_1) */
-	vpshufb %ymm7, %ymm6, %ymm7 /* s1_h_1 = lookup16(sbox_hi, s1_hi_1) */
-	vpor %ymm7, %ymm15, %ymm7 /* s1_1 = or(s1_l_1, s1_h_1) */
-	vpxor %ymm8, %ymm7, %ymm7 /* x1_3 = xor(s1_1, s0_1) */
-	vpshufb .Lublock_register_avx2_asm_6_rotl56(%rip), %ymm7, %ymm15 /* rot4_1 = lookup16(x1_3, rotl56) */
-	vpxor %ymm15, %ymm8, %ymm8 /* x0_3 = xor(s0_1, rot4_1) */
-	vpshufb %ymm3, %ymm8, %ymm15 /* rot8_2 = lookup16(x0_3, rotl48) */
-	vpxor %ymm15, %ymm7, %ymm7 /* x1_4 = xor(x1_3, rot8_2) */
-	vpshufb %ymm3, %ymm7, %ymm15 /* rot8_3 = lookup16(x1_4, rotl48) */
-	vpxor %ymm15, %ymm8, %ymm8 /* x0_4 = xor(x0_3, rot8_3) */
-	vpshufb .Lublock_register_avx2_asm_6_rotl24(%rip), %ymm8, %ymm15 /* rot20_1 = lookup16(x0_4, rotl24) */
-	vpxor %ymm15, %ymm7, %ymm7 /* x1_5 = xor(x1_4, rot20_1) */
-	vpxor %ymm7, %ymm8, %ymm8 /* x0_5 = xor(x0_4, x1_5) */
-	vpshufb %ymm13, %ymm8, %ymm8 /* pl_1 = lookup16(x0_5, pl_mask) */
-	vpshufb .Lublock_register_avx2_asm_6_pr_mask(%rip), %ymm7, %ymm7 /* pr_1 = lookup16(x1_5, pr_mask) */
-
-	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	vpxor %ymm9, %ymm11, %ymm11 /* k0_2 = xor(g2x0, rk0) */
-	vpxor %ymm14, %ymm10, %ymm10 /* k1_2 = xor(g2x1, rk1) */
-	vpand %ymm1, %ymm11, %ymm15 /* s0_lo_2 = and(k0_2, low_nibbles) */
-	vpsrlw $4, %ymm11, %ymm11 /* s0_sh_2 = shr(k0_2) */
-	vpand %ymm1, %ymm11, %ymm11 /* s0_hi_2 = and(s0_sh_2, low_nibbles) */
-	vpshufb %ymm15, %ymm12, %ymm15 /* s0_l_2 = lookup16(sbox_lo, s0_lo_2) */
-	vpshufb %ymm11, %ymm6, %ymm11 /* s0_h_2 = lookup16(sbox_hi, s0_hi_2) */
-	vpor %ymm11, %ymm15, %ymm11 /* s0_2 = or(s0_l_2, s0_h_2) */
-	vpand %ymm1, %ymm10, %ymm15 /* s1_lo_2 = and(k1_2, low_nibbles) */
-	vpsrlw $4, %ymm10, %ymm10 /* s1_sh_2 = shr(k1_2) */
-	vpand %ymm1, %ymm10, %ymm10 /* s1_hi_2 = and(s1_sh_2, low_nibbles) */
-	vpshufb %ymm15, %ymm12, %ymm15 /* s1_l_2 = lookup16(sbox_lo, s1_lo_2) */
-	vpshufb %ymm10, %ymm6, %ymm10 /* s1_h_2 = lookup16(sbox_hi, s1_hi_2) */
-	vpor %ymm10, %ymm15, %ymm10 /* s1_2 = or(s1_l_2, s1_h_2) */
-	vpxor %ymm11, %ymm10, %ymm10 /* x1_6 = xor(s1_2, s0_2) */
-	vpshufb .Lublock_register_avx2_asm_6_rotl56(%rip), %ymm10, %ymm15 /* rot4_2 = lookup16(x1_6, rotl56) */
-	vpxor %ymm15, %ymm11, %ymm11 /* x0_6 = xor(s0_2, rot4_2) */
-	vpshufb %ymm3, %ymm11, %ymm15 /* rot8_4 = lookup16(x0_6, rotl48) */
-	vpxor %ymm15, %ymm10, %ymm10 /* x1_7 = xor(x1_6, rot8_4) */
-	vpshufb %ymm3, %ymm10, %ymm15 /* rot8_5 = lookup16(x1_7, rotl48) */
-	vpxor %ymm15, %ymm11, %ymm11 /* x0_7 = xor(x0_6, rot8_5) */
-	vpshufb .Lublock_register_avx2_asm_6_rotl24(%rip), %ymm11, %ymm15 /* rot20_2 = lookup16(x0_7, rotl24) */
-	vpxor %ymm15, %ymm10, %ymm10 /* x1_8 = xor(x1_7, rot20_2) */
-	vpxor %ymm10, %ymm11, %ymm11 /* x0_8 = xor(x0_7, x1_8) */
-	vpshufb %ymm13, %ymm11, %ymm11 /* pl_2 = lookup16(x0_8, pl_mask) */
-	vpshufb .Lublock_register_avx2_asm_6_pr_mask(%rip), %ymm10, %ymm10 /* pr_2 = lookup16(x1_8, pr_mask) */
-
-	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	vpxor %ymm9, %ymm2, %ymm2 /* k0_3 = xor(g3x0, rk0) */
-	vpxor %ymm14, %ymm0, %ymm0 /* k1_3 = xor(g3x1, rk1) */
-	vpand %ymm1, %ymm2, %ymm9 /* s0_lo_3 = and(k0_3, low_nibbles) */
-	vpsrlw $4, %ymm2, %ymm2 /* s0_sh_3 = shr(k0_3) */
-	vpand %ymm1, %ymm2, %ymm2 /* s0_hi_3 = and(s0_sh_3, low_nibbles) */
-	vpshufb %ymm9, %ymm12, %ymm9 /* s0_l_3 = lookup16(sbox_lo, s0_lo_3) */
-	vpshufb %ymm2, %ymm6, %ymm2 /* s0_h_3 = lookup16(sbox_hi, s0_hi_3) */
-	vpor %ymm2, %ymm9, %ymm2 /* s0_3 = or(s0_l_3, s0_h_3) */
-	vpand %ymm1, %ymm0, %ymm9 /* s1_lo_3 = and(k1_3, low_nibbles) */
-	vpsrlw $4, %ymm0, %ymm0 /* s1_sh_3 = shr(k1_3) */
-	vpand %ymm1, %ymm0, %ymm0 /* s1_hi_3 = and(s1_sh_3, low_nibbles) */
-	vpshufb %ymm9, %ymm12, %ymm9 /* s1_l_3 = lookup16(sbox_lo, s1_lo_3) */
-	vpshufb %ymm0, %ymm6, %ymm0 /* s1_h_3 = lookup16(sbox_hi, s1_hi_3) */
-	vpor %ymm0, %ymm9, %ymm0 /* s1_3 = or(s1_l_3, s1_h_3) */
-	vpxor %ymm2, %ymm0, %ymm0 /* x1_9 = xor(s1_3, s0_3) */
-	vpshufb .Lublock_register_avx2_asm_6_rotl56(%rip), %ymm0, %ymm9 /* rot4_3 = lookup16(x1_9, rotl56) */
-	vpxor %ymm9, %ymm2, %ymm2 /* x0_9 = xor(s0_3, rot4_3) */
-	vpshufb %ymm3, %ymm2, %ymm9 /* rot8_6 = lookup16(x0_9, rotl48) */
-	vpxor %ymm9, %ymm0, %ymm0 /* x1_10 = xor(x1_9, rot8_6) */
-	vpshufb %ymm3, %ymm0, %ymm9 /* rot8_7 = lookup16(x1_10, rotl48) */
-	vpxor %ymm9, %ymm2, %ymm2 /* x0_10 = xor(x0_9, rot8_7) */
-	vpshufb .Lublock_register_avx2_asm_6_rotl24(%rip), %ymm2, %ymm9 /* rot20_3 = lookup16(x0_10, rotl24) */
-	vpxor %ymm9, %ymm0, %ymm0 /* x1_11 = xor(x1_10, rot20_3) */
-	vpxor %ymm0, %ymm2, %ymm2 /* x0_11 = xor(x0_10, x1_11) */
-	vpshufb %ymm13, %ymm2, %ymm2 /* pl_3 = lookup16(x0_11, pl_mask) */
-	vpshufb .Lublock_register_avx2_asm_6_pr_mask(%rip), %ymm0, %ymm0 /* pr_3 = lookup16(x1_11, pr_mask) */
-	add $128, %r8
-	cmp $3072, %r8
-	jne .Lublock_register_avx2_asm_6_loop_r0
-
-	/* Final key addition. */
-	vpxor 3072(%rdi), %ymm5, %ymm5 /* y0 = xor(g0x0, rk0_1) */
-	vpxor 3136(%rdi), %ymm4, %ymm4 /* y1 = xor(g0x1, rk1_1) */
-	vpshufb .Lublock_register_avx2_asm_6_deinterleave(%rip), %ymm5, %ymm5 /* de = lookup16(y0, deinterleave) */
-	vpshufb .Lublock_register_avx2_asm_6_deinterleave(%rip), %ymm4, %ymm4 /* de_1 = lookup16(y1, deinterleave) */
-	vpunpcklqdq %ymm4, %ymm5, %ymm9 /* even_4 = unpacklo(de, de_1) */
-	vpunpckhqdq %ymm4, %ymm5, %ymm4 /* odd_4 = unpackhi(de, de_1) */
-	vpsllw $4, %ymm9, %ymm5 /* ev_sh = shl(even_4) */
-	vpand .Lublock_register_avx2_asm_6_high_nibbles(%rip), %ymm5, %ymm5 /* out_lo_b = and(ev_sh, high_nibbles) */
-	vmovdqa .Lublock_register_avx2_asm_6_high_nibbles(%rip), %ymm14 /* high_nibbles = const() */
-	vpandn %ymm4, %ymm14, %ymm15 /* out_lo_a = andnot(high_nibbles, odd_4) */
-	vpor %ymm15, %ymm5, %ymm5 /* out_lo = or(out_lo_b, out_lo_a) */
-	vpsrlw $4, %ymm4, %ymm4 /* od_sh = shr(odd_4) */
-	vpand %ymm14, %ymm9, %ymm9 /* out_hi_b = and(even_4, high_nibbles) */
-	vpandn %ymm4, %ymm14, %ymm4 /* out_hi_a = andnot(high_nibbles, od_sh) */
-	vpor %ymm4, %ymm9, %ymm4 /* out_hi = or(out_hi_b, out_hi_a) */
-	vmovdqu (%rcx), %ymm9 /* msg = load() */
-	vpxor %ymm9, %ymm5, %ymm5 /* ct = xor(out_lo, msg) */
-	vmovdqu %ymm5, (%rdx) /* store ct */
-	vmovdqu 32(%rcx), %ymm5 /* msg_1 = load() */
-	vpxor %ymm5, %ymm4, %ymm4 /* ct_1 = xor(out_hi, msg_1) */
-	vmovdqu %ymm4, 32(%rdx) /* store ct_1 */
-	vpxor 3072(%rdi), %ymm8, %ymm4 /* y0_1 = xor(g1x0, rk0_1) */
-	vpxor 3136(%rdi), %ymm7, %ymm5 /* y1_1 = xor(g1x1, rk1_1) */
-	vpshufb .Lublock_register_avx2_asm_6_deinterleave(%rip), %ymm4, %ymm4 /* de_2 = lookup16(y0_1, deinterleave) */
-	vpshufb .Lublock_register_avx2_asm_6_deinterleave(%rip), %ymm5, %ymm5 /* de_3 = lookup16(y1_1, deinterleave) */
-	vpunpcklqdq %ymm5, %ymm4, %ymm7 /* even_5 = unpacklo(de_2, de_3) */
-	vpunpckhqdq %ymm5, %ymm4, %ymm4 /* odd_5 = unpackhi(de_2, de_3) */
-	vpsllw $4, %ymm7, %ymm5 /* ev_sh_1 = shl(even_5) */
-	vpand %ymm14, %ymm5, %ymm5 /* out_lo_1_b = and(ev_sh_1, high_nibbles) */
-	vpandn %ymm4, %ymm14, %ymm8 /* out_lo_1_a = andnot(high_nibbles, odd_5) */
-	vpor %ymm8, %ymm5, %ymm5 /* out_lo_1 = or(out_lo_1_b, out_lo_1_a) */
-	vpsrlw $4, %ymm4, %ymm4 /* od_sh_1 = shr(odd_5) */
-	vpand %ymm14, %ymm7, %ymm7 /* out_hi_1_b = and(even_5, high_nibbles) */
-	vpandn %ymm4, %ymm14, %ymm4 /* out_hi_1_a = andnot(high_nibbles, od_sh_1) */
-	vpor %ymm4, %ymm7, %ymm4 /* out_hi_1 = or(out_hi_1_b, out_hi_1_a) */
-	vmovdqu 64(%rcx), %ymm7 /* msg_2 = load() */
-	vpxor %ymm7, %ymm5, %ymm5 /* ct_2 = xor(out_lo_1, msg_2) */
-	vmovdqu %ymm5, 64(%rdx) /* store ct_2 */
-	vmovdqu 96(%rcx), %ymm5 /* msg_3 = load() */
-	vpxor %ymm5, %ymm4, %ymm4 /* ct_3 = xor(out_hi_1, msg_3) */
-	vmovdqu %ymm4, 96(%rdx) /* store ct_3 */
-	vpxor 3072(%rdi), %ymm11, %ymm4 /* y0_2 = xor(g2x0, rk0_1) */
-	vpxor 3136(%rdi), %ymm10, %ymm5 /* y1_2 = xor(g2x1, rk1_1) */
-	vpshufb .Lublock_register_avx2_asm_6_deinterleave(%rip), %ymm4, %ymm4 /* de_4 = lookup16(y0_2, deinterleave) */
-	vpshufb .Lublock_register_avx2_asm_6_deinterleave(%rip), %ymm5, %ymm5 /* de_5 = lookup16(y1_2, deinterleave) */
-	vpunpcklqdq %ymm5, %ymm4, %ymm7 /* even_6 = unpacklo(de_4, de_5) */
-	vpunpckhqdq %ymm5, %ymm4, %ymm4 /* odd_6 = unpackhi(de_4, de_5) */
-	vpsllw $4, %ymm7, %ymm5 /* ev_sh_2 = shl(even_6) */
-	vpand %ymm14, %ymm5, %ymm5 /* out_lo_2_b = and(ev_sh_2, high_nibbles) */
-	vpandn %ymm4, %ymm14, %ymm8 /* out_lo_2_a = andnot(high_nibbles, odd_6) */
-	vpor %ymm8, %ymm5, %ymm5 /* out_lo_2 = or(out_lo_2_b, out_lo_2_a) */
-	vpsrlw $4, %ymm4, %ymm4 /* od_sh_2 = shr(odd_6) */
-	vpand %ymm14, %ymm7, %ymm7 /* out_hi_2_b = and(even_6, high_nibbles) */
-	vpandn %ymm4, %ymm14, %ymm4 /* out_hi_2_a = andnot(high_nibbles, od_sh_2) */
-	vpor %ymm4, %ymm7, %ymm4 /* out_hi_2 = or(out_hi_2_b, out_hi_2_a) */
-	vmovdqu 128(%rcx), %ymm7 /* msg_4 = load() */
-	vpxor %ymm7, %ymm5, %ymm5 /* ct_4 = xor(out_lo_2, msg_4) */
-	vmovdqu %ymm5, 128(%rdx) /* store ct_4 */
-	vmovdqu 160(%rcx), %ymm5 /* msg_5 = load() */
-	vpxor %ymm5, %ymm4, %ymm4 /* ct_5 = xor(out_hi_2, msg_5) */
-	vmovdqu %ymm4, 160(%rdx) /* store ct_5 */
-	vpxor 3072(%rdi), %ymm2, %ymm2 /* y0_3 = xor(g3x0, rk0_1) */
-	vpxor 3136(%rdi), %ymm0, %ymm0 /* y1_3 = xor(g3x1, rk1_1) */
-	vpshufb .Lublock_register_avx2_asm_6_deinterleave(%rip), %ymm2, %ymm2 /* de_6 = lookup16(y0_3, deinterleave) */
-	vpshufb .Lublock_register_avx2_asm_6_deinterleave(%rip), %ymm0, %ymm0 /* de_7 = lookup16(y1_3, deinterleave) */
-	vpunpcklqdq %ymm0, %ymm2, %ymm4 /* even_7 = unpacklo(de_6, de_7) */
-	vpunpckhqdq %ymm0, %ymm2, %ymm0 /* odd_7 = unpackhi(de_6, de_7) */
-	vpsllw $4, %ymm4, %ymm2 /* ev_sh_3 = shl(even_7) */
-	vpand %ymm14, %ymm2, %ymm2 /* out_lo_3_b = and(ev_sh_3, high_nibbles) */
-	vpandn %ymm0, %ymm14, %ymm5 /* out_lo_3_a = andnot(high_nibbles, odd_7) */
-	vpor %ymm5, %ymm2, %ymm2 /* out_lo_3 = or(out_lo_3_b, out_lo_3_a) */
-	vpsrlw $4, %ymm0, %ymm0 /* od_sh_3 = shr(odd_7) */
-	vpand %ymm14, %ymm4, %ymm4 /* out_hi_3_b = and(even_7, high_nibbles) */
-	vpandn %ymm0, %ymm14, %ymm0 /* out_hi_3_a = andnot(high_nibbles, od_sh_3) */
-	vpor %ymm0, %ymm4, %ymm0 /* out_hi_3 = or(out_hi_3_b, out_hi_3_a) */
-	vmovdqu 192(%rcx), %ymm4 /* msg_6 = load() */
-	vpxor %ymm4, %ymm2, %ymm2 /* ct_6 = xor(out_lo_3, msg_6) */
-	vmovdqu %ymm2, 192(%rdx) /* store ct_6 */
-	vmovdqu 224(%rcx), %ymm2 /* msg_7 = load() */
-	vpxor %ymm2, %ymm0, %ymm0 /* ct_7 = xor(out_hi_3, msg_7) */
+	vmovdqu 192(%rcx), %ymm2 /* msg_6 = load() */
+	vpxor %ymm2, %ymm1, %ymm1 /* ct_6 = xor(out_lo_3, msg_6) */
+	vmovdqu %ymm1, 192(%rdx) /* store ct_6 */
+	vmovdqu 224(%rcx), %ymm1 /* msg_7 = load() */
+	vpxor %ymm1, %ymm0, %ymm0 /* ct_7 = xor(out_hi_3, msg_7) */
 	vmovdqu %ymm0, 224(%rdx) /* store ct_7 */
 	vzeroupper
 	ret
-	.size ublock_register_avx2_ublock128_256_ctr_xor_asm, .-ublock_register_avx2_ublock128_256_ctr_xor_asm
+	.size ublock_register_avx2_ublock128_128_encrypt_xor_asm, .-ublock_register_avx2_ublock128_128_encrypt_xor_asm
 
-/* ublock_register_avx2_ublock128_256_encrypt_xor_asm: ublock128_register256_encrypt_xor, 4 arguments
+/* ublock_register_avx2_ublock128_256_encrypt_asm: ublock128_register256_encrypt, 3 arguments
  *   %rdi: rk
  *   %rsi: in
  *   %rdx: out
- *   %rcx: src
- *   %r8: 128 x r (and the loop count)
+ *   %rcx: 128 x r (and the loop count)
  *   ymm0-15: vectors, as allocated (16 used)
  *   frame: 0 bytes (0 spill slots of 32 bytes)
  */
-	.globl ublock_register_avx2_ublock128_256_encrypt_xor_asm
-	.hidden ublock_register_avx2_ublock128_256_encrypt_xor_asm
-	.type ublock_register_avx2_ublock128_256_encrypt_xor_asm, @function
+	.globl ublock_register_avx2_ublock128_256_encrypt_asm
+	.hidden ublock_register_avx2_ublock128_256_encrypt_asm
+	.type ublock_register_avx2_ublock128_256_encrypt_asm, @function
 	.p2align 5
-ublock_register_avx2_ublock128_256_encrypt_xor_asm:
+ublock_register_avx2_ublock128_256_encrypt_asm:
 
 	/* Load 16 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
 	vmovdqu (%rsi), %ymm0 /* blk = load() */
 	vmovdqu 32(%rsi), %ymm1 /* blk_1 = load() */
 	vpsrlw $4, %ymm0, %ymm2 /* lo_sh = shr(blk) */
-	vpand .Lublock_register_avx2_asm_7_high_nibbles(%rip), %ymm1, %ymm3 /* even_b = and(blk_1, high_nibbles) */
-	vmovdqa .Lublock_register_avx2_asm_7_high_nibbles(%rip), %ymm4 /* high_nibbles = const() */
+	vpand .Lublock_register_avx2_asm_6_high_nibbles(%rip), %ymm1, %ymm3 /* even_b = and(blk_1, high_nibbles) */
+	vmovdqa .Lublock_register_avx2_asm_6_high_nibbles(%rip), %ymm4 /* high_nibbles = const() */
 	vpandn %ymm2, %ymm4, %ymm2 /* even_a = andnot(high_nibbles, lo_sh) */
 	vpor %ymm2, %ymm3, %ymm2 /* even = or(even_b, even_a) */
 	vpsllw $4, %ymm1, %ymm1 /* hi_sh = shl(blk_1) */
@@ -2090,14 +1374,1042 @@ ublock_register_avx2_ublock128_256_encrypt_xor_asm:
 	vpor %ymm7, %ymm8, %ymm7 /* odd_3 = or(odd_3_b, odd_3_a) */
 	vpunpcklbw %ymm7, %ymm9, %ymm8 /* sp_6 = unpacklo(even_3, odd_3) */
 	vpunpckhbw %ymm7, %ymm9, %ymm7 /* sp_7 = unpackhi(even_3, odd_3) */
-	vmovdqa .Lublock_register_avx2_asm_7_low_nibbles(%rip), %ymm9 /* low_nibbles = const() */
-	vmovdqa .Lublock_register_avx2_asm_7_rotl48(%rip), %ymm10 /* rotl48 = const() */
-	vmovdqa .Lublock_register_avx2_asm_7_sbox_hi(%rip), %ymm11 /* sbox_hi = const() */
-	vmovdqa .Lublock_register_avx2_asm_7_sbox_lo(%rip), %ymm12 /* sbox_lo = const() */
-	vmovdqa .Lublock_register_avx2_asm_7_pl_mask(%rip), %ymm13 /* pl_mask = const() */
-	xor %r8, %r8
+	vmovdqa .Lublock_register_avx2_asm_6_low_nibbles(%rip), %ymm9 /* low_nibbles = const() */
+	vmovdqa .Lublock_register_avx2_asm_6_rotl48(%rip), %ymm10 /* rotl48 = const() */
+	vmovdqa .Lublock_register_avx2_asm_6_sbox_hi(%rip), %ymm11 /* sbox_hi = const() */
+	vmovdqa .Lublock_register_avx2_asm_6_sbox_lo(%rip), %ymm12 /* sbox_lo = const() */
+	vmovdqa .Lublock_register_avx2_asm_6_pl_mask(%rip), %ymm13 /* pl_mask = const() */
+	xor %rcx, %rcx
+	.p2align 4
+.Lublock_register_avx2_asm_6_loop_r0:
+	vmovdqu (%rdi,%rcx), %ymm4 /* rk0 = load() */
+	vmovdqu 64(%rdi,%rcx), %ymm14 /* rk1 = load() */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	vpxor %ymm4, %ymm1, %ymm1 /* k0 = xor(g0x0, rk0) */
+	vpxor %ymm14, %ymm0, %ymm0 /* k1 = xor(g0x1, rk1) */
+	vpand %ymm9, %ymm1, %ymm15 /* s0_lo = and(k0, low_nibbles) */
+	vpsrlw $4, %ymm1, %ymm1 /* s0_sh = shr(k0) */
+	vpand %ymm9, %ymm1, %ymm1 /* s0_hi = and(s0_sh, low_nibbles) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s0_l = lookup16(sbox_lo, s0_lo) */
+	vpshufb %ymm1, %ymm11, %ymm1 /* s0_h = lookup16(sbox_hi, s0_hi) */
+	vpor %ymm1, %ymm15, %ymm1 /* s0 = or(s0_l, s0_h) */
+	vpand %ymm9, %ymm0, %ymm15 /* s1_lo = and(k1, low_nibbles) */
+	vpsrlw $4, %ymm0, %ymm0 /* s1_sh = shr(k1) */
+	vpand %ymm9, %ymm0, %ymm0 /* s1_hi = and(s1_sh, low_nibbles) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s1_l = lookup16(sbox_lo, s1_lo) */
+	vpshufb %ymm0, %ymm11, %ymm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
+	vpor %ymm0, %ymm15, %ymm0 /* s1 = or(s1_l, s1_h) */
+	vpxor %ymm1, %ymm0, %ymm0 /* x1 = xor(s1, s0) */
+	vpshufb .Lublock_register_avx2_asm_6_rotl56(%rip), %ymm0, %ymm15 /* rot4 = lookup16(x1, rotl56) */
+	vpxor %ymm15, %ymm1, %ymm1 /* x0 = xor(s0, rot4) */
+	vpshufb %ymm10, %ymm1, %ymm15 /* rot8 = lookup16(x0, rotl48) */
+	vpxor %ymm15, %ymm0, %ymm0 /* x1_1 = xor(x1, rot8) */
+	vpshufb %ymm10, %ymm0, %ymm15 /* rot8_1 = lookup16(x1_1, rotl48) */
+	vpxor %ymm15, %ymm1, %ymm1 /* x0_1 = xor(x0, rot8_1) */
+	vpshufb .Lublock_register_avx2_asm_6_rotl24(%rip), %ymm1, %ymm15 /* rot20 = lookup16(x0_1, rotl24) */
+	vpxor %ymm15, %ymm0, %ymm0 /* x1_2 = xor(x1_1, rot20) */
+	vpxor %ymm0, %ymm1, %ymm1 /* x0_2 = xor(x0_1, x1_2) */
+	vpshufb %ymm13, %ymm1, %ymm1 /* pl = lookup16(x0_2, pl_mask) */
+	vpshufb .Lublock_register_avx2_asm_6_pr_mask(%rip), %ymm0, %ymm0 /* pr = lookup16(x1_2, pr_mask) */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	vpxor %ymm4, %ymm3, %ymm3 /* k0_1 = xor(g1x0, rk0) */
+	vpxor %ymm14, %ymm2, %ymm2 /* k1_1 = xor(g1x1, rk1) */
+	vpand %ymm9, %ymm3, %ymm15 /* s0_lo_1 = and(k0_1, low_nibbles) */
+	vpsrlw $4, %ymm3, %ymm3 /* s0_sh_1 = shr(k0_1) */
+	vpand %ymm9, %ymm3, %ymm3 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s0_l_1 = lookup16(sbox_lo, s0_lo_1) */
+	vpshufb %ymm3, %ymm11, %ymm3 /* s0_h_1 = lookup16(sbox_hi, s0_hi_1) */
+	vpor %ymm3, %ymm15, %ymm3 /* s0_1 = or(s0_l_1, s0_h_1) */
+	vpand %ymm9, %ymm2, %ymm15 /* s1_lo_1 = and(k1_1, low_nibbles) */
+	vpsrlw $4, %ymm2, %ymm2 /* s1_sh_1 = shr(k1_1) */
+	vpand %ymm9, %ymm2, %ymm2 /* s1_hi_1 = and(s1_sh_1, low_nibbles) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s1_l_1 = lookup16(sbox_lo, s1_lo_1) */
+	vpshufb %ymm2, %ymm11, %ymm2 /* s1_h_1 = lookup16(sbox_hi, s1_hi_1) */
+	vpor %ymm2, %ymm15, %ymm2 /* s1_1 = or(s1_l_1, s1_h_1) */
+	vpxor %ymm3, %ymm2, %ymm2 /* x1_3 = xor(s1_1, s0_1) */
+	vpshufb .Lublock_register_avx2_asm_6_rotl56(%rip), %ymm2, %ymm15 /* rot4_1 = lookup16(x1_3, rotl56) */
+	vpxor %ymm15, %ymm3, %ymm3 /* x0_3 = xor(s0_1, rot4_1) */
+	vpshufb %ymm10, %ymm3, %ymm15 /* rot8_2 = lookup16(x0_3, rotl48) */
+	vpxor %ymm15, %ymm2, %ymm2 /* x1_4 = xor(x1_3, rot8_2) */
+	vpshufb %ymm10, %ymm2, %ymm15 /* rot8_3 = lookup16(x1_4, rotl48) */
+	vpxor %ymm15, %ymm3, %ymm3 /* x0_4 = xor(x0_3, rot8_3) */
+	vpshufb .Lublock_register_avx2_asm_6_rotl24(%rip), %ymm3, %ymm15 /* rot20_1 = lookup16(x0_4, rotl24) */
+	vpxor %ymm15, %ymm2, %ymm2 /* x1_5 = xor(x1_4, rot20_1) */
+	vpxor %ymm2, %ymm3, %ymm3 /* x0_5 = xor(x0_4, x1_5) */
+	vpshufb %ymm13, %ymm3, %ymm3 /* pl_1 = lookup16(x0_5, pl_mask) */
+	vpshufb .Lublock_register_avx2_asm_6_pr_mask(%rip), %ymm2, %ymm2 /* pr_1 = lookup16(x1_5, pr_mask) */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	vpxor %ymm4, %ymm6, %ymm6 /* k0_2 = xor(g2x0, rk0) */
+	vpxor %ymm14, %ymm5, %ymm5 /* k1_2 = xor(g2x1, rk1) */
+	vpand %ymm9, %ymm6, %ymm15 /* s0_lo_2 = and(k0_2, low_nibbles) */
+	vpsrlw $4, %ymm6, %ymm6 /* s0_sh_2 = shr(k0_2) */
+	vpand %ymm9, %ymm6, %ymm6 /* s0_hi_2 = and(s0_sh_2, low_nibbles) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s0_l_2 = lookup16(sbox_lo, s0_lo_2) */
+	vpshufb %ymm6, %ymm11, %ymm6 /* s0_h_2 = lookup16(sbox_hi, s0_hi_2) */
+	vpor %ymm6, %ymm15, %ymm6 /* s0_2 = or(s0_l_2, s0_h_2) */
+	vpand %ymm9, %ymm5, %ymm15 /* s1_lo_2 = and(k1_2, low_nibbles) */
+	vpsrlw $4, %ymm5, %ymm5 /* s1_sh_2 = shr(k1_2) */
+	vpand %ymm9, %ymm5, %ymm5 /* s1_hi_2 = and(s1_sh_2, low_nibbles) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s1_l_2 = lookup16(sbox_lo, s1_lo_2) */
+	vpshufb %ymm5, %ymm11, %ymm5 /* s1_h_2 = lookup16(sbox_hi, s1_hi_2) */
+	vpor %ymm5, %ymm15, %ymm5 /* s1_2 = or(s1_l_2, s1_h_2) */
+	vpxor %ymm6, %ymm5, %ymm5 /* x1_6 = xor(s1_2, s0_2) */
+	vpshufb .Lublock_register_avx2_asm_6_rotl56(%rip), %ymm5, %ymm15 /* rot4_2 = lookup16(x1_6, rotl56) */
+	vpxor %ymm15, %ymm6, %ymm6 /* x0_6 = xor(s0_2, rot4_2) */
+	vpshufb %ymm10, %ymm6, %ymm15 /* rot8_4 = lookup16(x0_6, rotl48) */
+	vpxor %ymm15, %ymm5, %ymm5 /* x1_7 = xor(x1_6, rot8_4) */
+	vpshufb %ymm10, %ymm5, %ymm15 /* rot8_5 = lookup16(x1_7, rotl48) */
+	vpxor %ymm15, %ymm6, %ymm6 /* x0_7 = xor(x0_6, rot8_5) */
+	vpshufb .Lublock_register_avx2_asm_6_rotl24(%rip), %ymm6, %ymm15 /* rot20_2 = lookup16(x0_7, rotl24) */
+	vpxor %ymm15, %ymm5, %ymm5 /* x1_8 = xor(x1_7, rot20_2) */
+	vpxor %ymm5, %ymm6, %ymm6 /* x0_8 = xor(x0_7, x1_8) */
+	vpshufb %ymm13, %ymm6, %ymm6 /* pl_2 = lookup16(x0_8, pl_mask) */
+	vpshufb .Lublock_register_avx2_asm_6_pr_mask(%rip), %ymm5, %ymm5 /* pr_2 = lookup16(x1_8, pr_mask) */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	vpxor %ymm4, %ymm8, %ymm4 /* k0_3 = xor(g3x0, rk0) */
+	vpxor %ymm14, %ymm7, %ymm7 /* k1_3 = xor(g3x1, rk1) */
+	vpand %ymm9, %ymm4, %ymm8 /* s0_lo_3 = and(k0_3, low_nibbles) */
+	vpsrlw $4, %ymm4, %ymm4 /* s0_sh_3 = shr(k0_3) */
+	vpand %ymm9, %ymm4, %ymm4 /* s0_hi_3 = and(s0_sh_3, low_nibbles) */
+	vpshufb %ymm8, %ymm12, %ymm8 /* s0_l_3 = lookup16(sbox_lo, s0_lo_3) */
+	vpshufb %ymm4, %ymm11, %ymm4 /* s0_h_3 = lookup16(sbox_hi, s0_hi_3) */
+	vpor %ymm4, %ymm8, %ymm4 /* s0_3 = or(s0_l_3, s0_h_3) */
+	vpand %ymm9, %ymm7, %ymm8 /* s1_lo_3 = and(k1_3, low_nibbles) */
+	vpsrlw $4, %ymm7, %ymm7 /* s1_sh_3 = shr(k1_3) */
+	vpand %ymm9, %ymm7, %ymm7 /* s1_hi_3 = and(s1_sh_3, low_nibbles) */
+	vpshufb %ymm8, %ymm12, %ymm8 /* s1_l_3 = lookup16(sbox_lo, s1_lo_3) */
+	vpshufb %ymm7, %ymm11, %ymm7 /* s1_h_3 = lookup16(sbox_hi, s1_hi_3) */
+	vpor %ymm7, %ymm8, %ymm7 /* s1_3 = or(s1_l_3, s1_h_3) */
+	vpxor %ymm4, %ymm7, %ymm7 /* x1_9 = xor(s1_3, s0_3) */
+	vpshufb .Lublock_register_avx2_asm_6_rotl56(%rip), %ymm7, %ymm8 /* rot4_3 = lookup16(x1_9, rotl56) */
+	vpxor %ymm8, %ymm4, %ymm4 /* x0_9 = xor(s0_3, rot4_3) */
+	vpshufb %ymm10, %ymm4, %ymm8 /* rot8_6 = lookup16(x0_9, rotl48) */
+	vpxor %ymm8, %ymm7, %ymm7 /* x1_10 = xor(x1_9, rot8_6) */
+	vpshufb %ymm10, %ymm7, %ymm8 /* rot8_7 = lookup16(x1_10, rotl48) */
+	vpxor %ymm8, %ymm4, %ymm4 /* x0_10 = xor(x0_9, rot8_7) */
+	vpshufb .Lublock_register_avx2_asm_6_rotl24(%rip), %ymm4, %ymm8 /* rot20_3 = lookup16(x0_10, rotl24) */
+	vpxor %ymm8, %ymm7, %ymm7 /* x1_11 = xor(x1_10, rot20_3) */
+	vpxor %ymm7, %ymm4, %ymm4 /* x0_11 = xor(x0_10, x1_11) */
+	vpshufb %ymm13, %ymm4, %ymm4 /* pl_3 = lookup16(x0_11, pl_mask) */
+	vpshufb .Lublock_register_avx2_asm_6_pr_mask(%rip), %ymm7, %ymm7 /* pr_3 = lookup16(x1_11, pr_mask) */
+	vmovdqa %ymm4, %ymm8 /* g3x0.3 */
+	add $128, %rcx
+	cmp $3072, %rcx
+	jne .Lublock_register_avx2_asm_6_loop_r0
+
+	/* Final key addition. */
+	vpxor 3072(%rdi), %ymm1, %ymm1 /* y0 = xor(g0x0, rk0_1) */
+	vpxor 3136(%rdi), %ymm0, %ymm0 /* y1 = xor(g0x1, rk1_1) */
+	vpshufb .Lublock_register_avx2_asm_6_deinterleave(%rip), %ymm1, %ymm1 /* de = lookup16(y0, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_6_deinterleave(%rip), %ymm0, %ymm0 /* de_1 = lookup16(y1, deinterleave) */
+	vpunpcklqdq %ymm0, %ymm1, %ymm4 /* even_4 = unpacklo(de, de_1) */
+	vpunpckhqdq %ymm0, %ymm1, %ymm0 /* odd_4 = unpackhi(de, de_1) */
+	vpsllw $4, %ymm4, %ymm1 /* ev_sh = shl(even_4) */
+	vpand .Lublock_register_avx2_asm_6_high_nibbles(%rip), %ymm1, %ymm1 /* out_lo_b = and(ev_sh, high_nibbles) */
+	vmovdqa .Lublock_register_avx2_asm_6_high_nibbles(%rip), %ymm14 /* high_nibbles = const() */
+	vpandn %ymm0, %ymm14, %ymm15 /* out_lo_a = andnot(high_nibbles, odd_4) */
+	vpor %ymm15, %ymm1, %ymm1 /* out_lo = or(out_lo_b, out_lo_a) */
+	vpsrlw $4, %ymm0, %ymm0 /* od_sh = shr(odd_4) */
+	vpand %ymm14, %ymm4, %ymm4 /* out_hi_b = and(even_4, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm0 /* out_hi_a = andnot(high_nibbles, od_sh) */
+	vpor %ymm0, %ymm4, %ymm0 /* out_hi = or(out_hi_b, out_hi_a) */
+	vmovdqu %ymm1, (%rdx) /* store out_lo */
+	vmovdqu %ymm0, 32(%rdx) /* store out_hi */
+	vpxor 3072(%rdi), %ymm3, %ymm0 /* y0_1 = xor(g1x0, rk0_1) */
+	vpxor 3136(%rdi), %ymm2, %ymm1 /* y1_1 = xor(g1x1, rk1_1) */
+	vpshufb .Lublock_register_avx2_asm_6_deinterleave(%rip), %ymm0, %ymm0 /* de_2 = lookup16(y0_1, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_6_deinterleave(%rip), %ymm1, %ymm1 /* de_3 = lookup16(y1_1, deinterleave) */
+	vpunpcklqdq %ymm1, %ymm0, %ymm2 /* even_5 = unpacklo(de_2, de_3) */
+	vpunpckhqdq %ymm1, %ymm0, %ymm0 /* odd_5 = unpackhi(de_2, de_3) */
+	vpsllw $4, %ymm2, %ymm1 /* ev_sh_1 = shl(even_5) */
+	vpand %ymm14, %ymm1, %ymm1 /* out_lo_1_b = and(ev_sh_1, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm3 /* out_lo_1_a = andnot(high_nibbles, odd_5) */
+	vpor %ymm3, %ymm1, %ymm1 /* out_lo_1 = or(out_lo_1_b, out_lo_1_a) */
+	vpsrlw $4, %ymm0, %ymm0 /* od_sh_1 = shr(odd_5) */
+	vpand %ymm14, %ymm2, %ymm2 /* out_hi_1_b = and(even_5, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm0 /* out_hi_1_a = andnot(high_nibbles, od_sh_1) */
+	vpor %ymm0, %ymm2, %ymm0 /* out_hi_1 = or(out_hi_1_b, out_hi_1_a) */
+	vmovdqu %ymm1, 64(%rdx) /* store out_lo_1 */
+	vmovdqu %ymm0, 96(%rdx) /* store out_hi_1 */
+	vpxor 3072(%rdi), %ymm6, %ymm0 /* y0_2 = xor(g2x0, rk0_1) */
+	vpxor 3136(%rdi), %ymm5, %ymm1 /* y1_2 = xor(g2x1, rk1_1) */
+	vpshufb .Lublock_register_avx2_asm_6_deinterleave(%rip), %ymm0, %ymm0 /* de_4 = lookup16(y0_2, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_6_deinterleave(%rip), %ymm1, %ymm1 /* de_5 = lookup16(y1_2, deinterleave) */
+	vpunpcklqdq %ymm1, %ymm0, %ymm2 /* even_6 = unpacklo(de_4, de_5) */
+	vpunpckhqdq %ymm1, %ymm0, %ymm0 /* odd_6 = unpackhi(de_4, de_5) */
+	vpsllw $4, %ymm2, %ymm1 /* ev_sh_2 = shl(even_6) */
+	vpand %ymm14, %ymm1, %ymm1 /* out_lo_2_b = and(ev_sh_2, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm3 /* out_lo_2_a = andnot(high_nibbles, odd_6) */
+	vpor %ymm3, %ymm1, %ymm1 /* out_lo_2 = or(out_lo_2_b, out_lo_2_a) */
+	vpsrlw $4, %ymm0, %ymm0 /* od_sh_2 = shr(odd_6) */
+	vpand %ymm14, %ymm2, %ymm2 /* out_hi_2_b = and(even_6, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm0 /* out_hi_2_a = andnot(high_nibbles, od_sh_2) */
+	vpor %ymm0, %ymm2, %ymm0 /* out_hi_2 = or(out_hi_2_b, out_hi_2_a) */
+	vmovdqu %ymm1, 128(%rdx) /* store out_lo_2 */
+	vmovdqu %ymm0, 160(%rdx) /* store out_hi_2 */
+	vpxor 3072(%rdi), %ymm8, %ymm0 /* y0_3 = xor(g3x0, rk0_1) */
+	vpxor 3136(%rdi), %ymm7, %ymm1 /* y1_3 = xor(g3x1, rk1_1) */
+	vpshufb .Lublock_register_avx2_asm_6_deinterleave(%rip), %ymm0, %ymm0 /* de_6 = lookup16(y0_3, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_6_deinterleave(%rip), %ymm1, %ymm1 /* de_7 = lookup16(y1_3, deinterleave) */
+	vpunpcklqdq %ymm1, %ymm0, %ymm2 /* even_7 = unpacklo(de_6, de_7) */
+	vpunpckhqdq %ymm1, %ymm0, %ymm0 /* odd_7 = unpackhi(de_6, de_7) */
+	vpsllw $4, %ymm2, %ymm1 /* ev_sh_3 = shl(even_7) */
+	vpand %ymm14, %ymm1, %ymm1 /* out_lo_3_b = and(ev_sh_3, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm3 /* out_lo_3_a = andnot(high_nibbles, odd_7) */
+	vpor %ymm3, %ymm1, %ymm1 /* out_lo_3 = or(out_lo_3_b, out_lo_3_a) */
+	vpsrlw $4, %ymm0, %ymm0 /* od_sh_3 = shr(odd_7) */
+	vpand %ymm14, %ymm2, %ymm2 /* out_hi_3_b = and(even_7, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm0 /* out_hi_3_a = andnot(high_nibbles, od_sh_3) */
+	vpor %ymm0, %ymm2, %ymm0 /* out_hi_3 = or(out_hi_3_b, out_hi_3_a) */
+	vmovdqu %ymm1, 192(%rdx) /* store out_lo_3 */
+	vmovdqu %ymm0, 224(%rdx) /* store out_hi_3 */
+	vzeroupper
+	ret
+	.size ublock_register_avx2_ublock128_256_encrypt_asm, .-ublock_register_avx2_ublock128_256_encrypt_asm
+
+/* ublock_register_avx2_ublock128_256_encrypt_one_block_asm: ublock128_register_one_block_encrypt, 3 arguments
+ *   %rdi: rk
+ *   %rsi: in
+ *   %rdx: out
+ *   %rcx: 128 x r (and the loop count)
+ *   xmm0-11: vectors, as allocated (12 used)
+ *   frame: 0 bytes (0 spill slots of 16 bytes)
+ */
+	.globl ublock_register_avx2_ublock128_256_encrypt_one_block_asm
+	.hidden ublock_register_avx2_ublock128_256_encrypt_one_block_asm
+	.type ublock_register_avx2_ublock128_256_encrypt_one_block_asm, @function
+	.p2align 5
+ublock_register_avx2_ublock128_256_encrypt_one_block_asm:
+
+	/* Load one block, spread one nibble per byte in the low nibbles; X0 and X1 in separate registers. */
+	vmovdqu (%rsi), %xmm0 /* blk = load() */
+	vpsrlw $4, %xmm0, %xmm1 /* lo_sh = shr(blk) */
+	vmovdqa .Lublock_register_avx2_asm_7_zero(%rip), %xmm2 /* zero = const() */
+	vpand .Lublock_register_avx2_asm_7_high_nibbles(%rip), %xmm2, %xmm3 /* even_b = and(zero, high_nibbles) */
+	vmovdqa .Lublock_register_avx2_asm_7_high_nibbles(%rip), %xmm4 /* high_nibbles = const() */
+	vpandn %xmm1, %xmm4, %xmm1 /* even_a = andnot(high_nibbles, lo_sh) */
+	vpor %xmm1, %xmm3, %xmm1 /* even = or(even_b, even_a) */
+	vpsllw $4, %xmm2, %xmm2 /* hi_sh = shl(zero) */
+	vpand %xmm4, %xmm2, %xmm2 /* odd_b = and(hi_sh, high_nibbles) */
+	vpandn %xmm0, %xmm4, %xmm0 /* odd_a = andnot(high_nibbles, blk) */
+	vpor %xmm0, %xmm2, %xmm0 /* odd = or(odd_b, odd_a) */
+	vpunpcklbw %xmm0, %xmm1, %xmm2 /* sp = unpacklo(even, odd) */
+	vpunpckhbw %xmm0, %xmm1, %xmm0 /* sp_1 = unpackhi(even, odd) */
+	vmovdqa .Lublock_register_avx2_asm_7_low_nibbles(%rip), %xmm1 /* low_nibbles = const() */
+	vmovdqa .Lublock_register_avx2_asm_7_rotl48(%rip), %xmm3 /* rotl48 = const() */
+	vmovdqa .Lublock_register_avx2_asm_7_sbox_lo(%rip), %xmm5 /* sbox_lo = const() */
+	vmovdqa .Lublock_register_avx2_asm_7_pl_mask(%rip), %xmm6 /* pl_mask = const() */
+	vmovdqa .Lublock_register_avx2_asm_7_pr_mask(%rip), %xmm7 /* pr_mask = const() */
+	vmovdqa .Lublock_register_avx2_asm_7_rotl24(%rip), %xmm8 /* rotl24 = const() */
+	vmovdqa .Lublock_register_avx2_asm_7_rotl56(%rip), %xmm9 /* rotl56 = const() */
+	xor %rcx, %rcx
 	.p2align 4
 .Lublock_register_avx2_asm_7_loop_r0:
+	vmovdqu (%rdi,%rcx), %xmm10 /* rk0 = load() */
+	vmovdqu 64(%rdi,%rcx), %xmm11 /* rk1 = load() */
+	vpxor %xmm10, %xmm2, %xmm2 /* k0 = xor(x0, rk0) */
+	vpand %xmm1, %xmm2, %xmm2 /* s0_lo = and(k0, low_nibbles) */
+	vpshufb %xmm2, %xmm5, %xmm2 /* s0 = lookup16(sbox_lo, s0_lo) */
+	vpxor %xmm11, %xmm0, %xmm0 /* k1 = xor(x1, rk1) */
+	vpand %xmm1, %xmm0, %xmm0 /* s1_lo = and(k1, low_nibbles) */
+	vpshufb %xmm0, %xmm5, %xmm0 /* s1 = lookup16(sbox_lo, s1_lo) */
+	vpxor %xmm2, %xmm0, %xmm0 /* x1_1 = xor(s1, s0) */
+	vpshufb %xmm9, %xmm0, %xmm10 /* rot4 = lookup16(x1_1, rotl56) */
+	vpxor %xmm10, %xmm2, %xmm2 /* x0_1 = xor(s0, rot4) */
+	vpshufb %xmm3, %xmm2, %xmm10 /* rot8 = lookup16(x0_1, rotl48) */
+	vpxor %xmm10, %xmm0, %xmm0 /* x1_2 = xor(x1_1, rot8) */
+	vpshufb %xmm3, %xmm0, %xmm10 /* rot8_1 = lookup16(x1_2, rotl48) */
+	vpxor %xmm10, %xmm2, %xmm2 /* x0_2 = xor(x0_1, rot8_1) */
+	vpshufb %xmm8, %xmm2, %xmm10 /* rot20 = lookup16(x0_2, rotl24) */
+	vpxor %xmm10, %xmm0, %xmm0 /* x1_3 = xor(x1_2, rot20) */
+	vpxor %xmm0, %xmm2, %xmm2 /* x0_3 = xor(x0_2, x1_3) */
+	vpshufb %xmm6, %xmm2, %xmm2 /* pl = lookup16(x0_3, pl_mask) */
+	vpshufb %xmm7, %xmm0, %xmm0 /* pr = lookup16(x1_3, pr_mask) */
+	add $128, %rcx
+	cmp $3072, %rcx
+	jne .Lublock_register_avx2_asm_7_loop_r0
+
+	/* Final key addition; the store packs the low nibbles (the key's copy in the high ones is dropped). */
+	vpxor 3072(%rdi), %xmm2, %xmm2 /* y0 = xor(x0, rk0_1) */
+	vpxor 3136(%rdi), %xmm0, %xmm0 /* y1 = xor(x1, rk1_1) */
+	vpshufb .Lublock_register_avx2_asm_7_deinterleave(%rip), %xmm2, %xmm2 /* de = lookup16(y0, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_7_deinterleave(%rip), %xmm0, %xmm0 /* de_1 = lookup16(y1, deinterleave) */
+	vpunpcklqdq %xmm0, %xmm2, %xmm10 /* even_1 = unpacklo(de, de_1) */
+	vpunpckhqdq %xmm0, %xmm2, %xmm0 /* odd_1 = unpackhi(de, de_1) */
+	vpsllw $4, %xmm10, %xmm2 /* ev_sh = shl(even_1) */
+	vpand %xmm4, %xmm2, %xmm2 /* out_lo_b = and(ev_sh, high_nibbles) */
+	vpandn %xmm0, %xmm4, %xmm0 /* out_lo_a = andnot(high_nibbles, odd_1) */
+	vpor %xmm0, %xmm2, %xmm0 /* out_lo = or(out_lo_b, out_lo_a) */
+	vmovdqu %xmm0, (%rdx) /* store out_lo */
+	vzeroupper
+	ret
+	.size ublock_register_avx2_ublock128_256_encrypt_one_block_asm, .-ublock_register_avx2_ublock128_256_encrypt_one_block_asm
+
+/* ublock_register_avx2_ublock128_256_decrypt_asm: ublock128_register256_decrypt, 3 arguments
+ *   %rdi: rk
+ *   %rsi: in
+ *   %rdx: out
+ *   %rcx: 128 x r (and the loop count)
+ *   ymm0-15: vectors, as allocated (16 used)
+ *   frame: 0 bytes (0 spill slots of 32 bytes)
+ */
+	.globl ublock_register_avx2_ublock128_256_decrypt_asm
+	.hidden ublock_register_avx2_ublock128_256_decrypt_asm
+	.type ublock_register_avx2_ublock128_256_decrypt_asm, @function
+	.p2align 5
+ublock_register_avx2_ublock128_256_decrypt_asm:
+
+	/* Load 16 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
+	vmovdqu (%rsi), %ymm0 /* blk = load() */
+	vmovdqu 32(%rsi), %ymm1 /* blk_1 = load() */
+	vpsrlw $4, %ymm0, %ymm2 /* lo_sh = shr(blk) */
+	vpand .Lublock_register_avx2_asm_8_high_nibbles(%rip), %ymm1, %ymm3 /* even_b = and(blk_1, high_nibbles) */
+	vmovdqa .Lublock_register_avx2_asm_8_high_nibbles(%rip), %ymm4 /* high_nibbles = const() */
+	vpandn %ymm2, %ymm4, %ymm2 /* even_a = andnot(high_nibbles, lo_sh) */
+	vpor %ymm2, %ymm3, %ymm2 /* even = or(even_b, even_a) */
+	vpsllw $4, %ymm1, %ymm1 /* hi_sh = shl(blk_1) */
+	vpand %ymm4, %ymm1, %ymm1 /* odd_b = and(hi_sh, high_nibbles) */
+	vpandn %ymm0, %ymm4, %ymm0 /* odd_a = andnot(high_nibbles, blk) */
+	vpor %ymm0, %ymm1, %ymm0 /* odd = or(odd_b, odd_a) */
+	vpunpcklbw %ymm0, %ymm2, %ymm1 /* sp = unpacklo(even, odd) */
+	vpunpckhbw %ymm0, %ymm2, %ymm0 /* sp_1 = unpackhi(even, odd) */
+	vmovdqu 64(%rsi), %ymm2 /* blk_2 = load() */
+	vmovdqu 96(%rsi), %ymm3 /* blk_3 = load() */
+	vpsrlw $4, %ymm2, %ymm5 /* lo_sh_1 = shr(blk_2) */
+	vpand %ymm4, %ymm3, %ymm6 /* even_1_b = and(blk_3, high_nibbles) */
+	vpandn %ymm5, %ymm4, %ymm5 /* even_1_a = andnot(high_nibbles, lo_sh_1) */
+	vpor %ymm5, %ymm6, %ymm5 /* even_1 = or(even_1_b, even_1_a) */
+	vpsllw $4, %ymm3, %ymm3 /* hi_sh_1 = shl(blk_3) */
+	vpand %ymm4, %ymm3, %ymm3 /* odd_1_b = and(hi_sh_1, high_nibbles) */
+	vpandn %ymm2, %ymm4, %ymm2 /* odd_1_a = andnot(high_nibbles, blk_2) */
+	vpor %ymm2, %ymm3, %ymm2 /* odd_1 = or(odd_1_b, odd_1_a) */
+	vpunpcklbw %ymm2, %ymm5, %ymm3 /* sp_2 = unpacklo(even_1, odd_1) */
+	vpunpckhbw %ymm2, %ymm5, %ymm2 /* sp_3 = unpackhi(even_1, odd_1) */
+	vmovdqu 128(%rsi), %ymm5 /* blk_4 = load() */
+	vmovdqu 160(%rsi), %ymm6 /* blk_5 = load() */
+	vpsrlw $4, %ymm5, %ymm7 /* lo_sh_2 = shr(blk_4) */
+	vpand %ymm4, %ymm6, %ymm8 /* even_2_b = and(blk_5, high_nibbles) */
+	vpandn %ymm7, %ymm4, %ymm7 /* even_2_a = andnot(high_nibbles, lo_sh_2) */
+	vpor %ymm7, %ymm8, %ymm7 /* even_2 = or(even_2_b, even_2_a) */
+	vpsllw $4, %ymm6, %ymm6 /* hi_sh_2 = shl(blk_5) */
+	vpand %ymm4, %ymm6, %ymm6 /* odd_2_b = and(hi_sh_2, high_nibbles) */
+	vpandn %ymm5, %ymm4, %ymm5 /* odd_2_a = andnot(high_nibbles, blk_4) */
+	vpor %ymm5, %ymm6, %ymm5 /* odd_2 = or(odd_2_b, odd_2_a) */
+	vpunpcklbw %ymm5, %ymm7, %ymm6 /* sp_4 = unpacklo(even_2, odd_2) */
+	vpunpckhbw %ymm5, %ymm7, %ymm5 /* sp_5 = unpackhi(even_2, odd_2) */
+	vmovdqu 192(%rsi), %ymm7 /* blk_6 = load() */
+	vmovdqu 224(%rsi), %ymm8 /* blk_7 = load() */
+	vpsrlw $4, %ymm7, %ymm9 /* lo_sh_3 = shr(blk_6) */
+	vpand %ymm4, %ymm8, %ymm10 /* even_3_b = and(blk_7, high_nibbles) */
+	vpandn %ymm9, %ymm4, %ymm9 /* even_3_a = andnot(high_nibbles, lo_sh_3) */
+	vpor %ymm9, %ymm10, %ymm9 /* even_3 = or(even_3_b, even_3_a) */
+	vpsllw $4, %ymm8, %ymm8 /* hi_sh_3 = shl(blk_7) */
+	vpand %ymm4, %ymm8, %ymm8 /* odd_3_b = and(hi_sh_3, high_nibbles) */
+	vpandn %ymm7, %ymm4, %ymm7 /* odd_3_a = andnot(high_nibbles, blk_6) */
+	vpor %ymm7, %ymm8, %ymm7 /* odd_3 = or(odd_3_b, odd_3_a) */
+	vpunpcklbw %ymm7, %ymm9, %ymm8 /* sp_6 = unpacklo(even_3, odd_3) */
+	vpunpckhbw %ymm7, %ymm9, %ymm7 /* sp_7 = unpackhi(even_3, odd_3) */
+	vmovdqa .Lublock_register_avx2_asm_8_low_nibbles(%rip), %ymm9 /* low_nibbles = const() */
+	vmovdqa .Lublock_register_avx2_asm_8_rotl48(%rip), %ymm10 /* rotl48 = const() */
+	vmovdqa .Lublock_register_avx2_asm_8_sbox_inv_hi(%rip), %ymm11 /* sbox_inv_hi = const() */
+	vmovdqa .Lublock_register_avx2_asm_8_sbox_inv_lo(%rip), %ymm12 /* sbox_inv_lo = const() */
+	vmovdqa .Lublock_register_avx2_asm_8_pl_mask(%rip), %ymm13 /* pl_mask = const() */
+	xor %rcx, %rcx
+	.p2align 4
+.Lublock_register_avx2_asm_8_loop_r0:
+	vmovdqu (%rdi,%rcx), %ymm4 /* rk0 = load() */
+	vmovdqu 64(%rdi,%rcx), %ymm14 /* rk1 = load() */
+
+	/* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
+	vpxor %ymm4, %ymm1, %ymm1 /* k0 = xor(g0x0, rk0) */
+	vpxor %ymm14, %ymm0, %ymm0 /* k1 = xor(g0x1, rk1) */
+	vpshufb %ymm13, %ymm1, %ymm1 /* pl = lookup16(k0, pl_mask) */
+	vpshufb .Lublock_register_avx2_asm_8_pr_mask(%rip), %ymm0, %ymm0 /* pr = lookup16(k1, pr_mask) */
+	vpxor %ymm0, %ymm1, %ymm1 /* y0 = xor(pl, pr) */
+	vpshufb .Lublock_register_avx2_asm_8_rotl24(%rip), %ymm1, %ymm15 /* rot20 = lookup16(y0, rotl24) */
+	vpxor %ymm15, %ymm0, %ymm0 /* y1 = xor(pr, rot20) */
+	vpshufb %ymm10, %ymm0, %ymm15 /* rot8 = lookup16(y1, rotl48) */
+	vpxor %ymm15, %ymm1, %ymm1 /* y0_1 = xor(y0, rot8) */
+	vpshufb %ymm10, %ymm1, %ymm15 /* rot8_1 = lookup16(y0_1, rotl48) */
+	vpxor %ymm15, %ymm0, %ymm0 /* y1_1 = xor(y1, rot8_1) */
+	vpshufb .Lublock_register_avx2_asm_8_rotl56(%rip), %ymm0, %ymm15 /* rot4 = lookup16(y1_1, rotl56) */
+	vpxor %ymm15, %ymm1, %ymm1 /* y0_2 = xor(y0_1, rot4) */
+	vpxor %ymm1, %ymm0, %ymm0 /* y1_2 = xor(y1_1, y0_2) */
+	vpand %ymm9, %ymm1, %ymm15 /* s0_lo = and(y0_2, low_nibbles) */
+	vpsrlw $4, %ymm1, %ymm1 /* s0_sh = shr(y0_2) */
+	vpand %ymm9, %ymm1, %ymm1 /* s0_hi = and(s0_sh, low_nibbles) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s0_l = lookup16(sbox_inv_lo, s0_lo) */
+	vpshufb %ymm1, %ymm11, %ymm1 /* s0_h = lookup16(sbox_inv_hi, s0_hi) */
+	vpor %ymm1, %ymm15, %ymm1 /* s0 = or(s0_l, s0_h) */
+	vpand %ymm9, %ymm0, %ymm15 /* s1_lo = and(y1_2, low_nibbles) */
+	vpsrlw $4, %ymm0, %ymm0 /* s1_sh = shr(y1_2) */
+	vpand %ymm9, %ymm0, %ymm0 /* s1_hi = and(s1_sh, low_nibbles) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s1_l = lookup16(sbox_inv_lo, s1_lo) */
+	vpshufb %ymm0, %ymm11, %ymm0 /* s1_h = lookup16(sbox_inv_hi, s1_hi) */
+	vpor %ymm0, %ymm15, %ymm0 /* s1 = or(s1_l, s1_h) */
+
+	/* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
+	vpxor %ymm4, %ymm3, %ymm3 /* k0_1 = xor(g1x0, rk0) */
+	vpxor %ymm14, %ymm2, %ymm2 /* k1_1 = xor(g1x1, rk1) */
+	vpshufb %ymm13, %ymm3, %ymm3 /* pl_1 = lookup16(k0_1, pl_mask) */
+	vpshufb .Lublock_register_avx2_asm_8_pr_mask(%rip), %ymm2, %ymm2 /* pr_1 = lookup16(k1_1, pr_mask) */
+	vpxor %ymm2, %ymm3, %ymm3 /* y0_3 = xor(pl_1, pr_1) */
+	vpshufb .Lublock_register_avx2_asm_8_rotl24(%rip), %ymm3, %ymm15 /* rot20_1 = lookup16(y0_3, rotl24) */
+	vpxor %ymm15, %ymm2, %ymm2 /* y1_3 = xor(pr_1, rot20_1) */
+	vpshufb %ymm10, %ymm2, %ymm15 /* rot8_2 = lookup16(y1_3, rotl48) */
+	vpxor %ymm15, %ymm3, %ymm3 /* y0_4 = xor(y0_3, rot8_2) */
+	vpshufb %ymm10, %ymm3, %ymm15 /* rot8_3 = lookup16(y0_4, rotl48) */
+	vpxor %ymm15, %ymm2, %ymm2 /* y1_4 = xor(y1_3, rot8_3) */
+	vpshufb .Lublock_register_avx2_asm_8_rotl56(%rip), %ymm2, %ymm15 /* rot4_1 = lookup16(y1_4, rotl56) */
+	vpxor %ymm15, %ymm3, %ymm3 /* y0_5 = xor(y0_4, rot4_1) */
+	vpxor %ymm3, %ymm2, %ymm2 /* y1_5 = xor(y1_4, y0_5) */
+	vpand %ymm9, %ymm3, %ymm15 /* s0_lo_1 = and(y0_5, low_nibbles) */
+	vpsrlw $4, %ymm3, %ymm3 /* s0_sh_1 = shr(y0_5) */
+	vpand %ymm9, %ymm3, %ymm3 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s0_l_1 = lookup16(sbox_inv_lo, s0_lo_1) */
+	vpshufb %ymm3, %ymm11, %ymm3 /* s0_h_1 = lookup16(sbox_inv_hi, s0_hi_1) */
+	vpor %ymm3, %ymm15, %ymm3 /* s0_1 = or(s0_l_1, s0_h_1) */
+	vpand %ymm9, %ymm2, %ymm15 /* s1_lo_1 = and(y1_5, low_nibbles) */
+	vpsrlw $4, %ymm2, %ymm2 /* s1_sh_1 = shr(y1_5) */
+	vpand %ymm9, %ymm2, %ymm2 /* s1_hi_1 = and(s1_sh_1, low_nibbles) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s1_l_1 = lookup16(sbox_inv_lo, s1_lo_1) */
+	vpshufb %ymm2, %ymm11, %ymm2 /* s1_h_1 = lookup16(sbox_inv_hi, s1_hi_1) */
+	vpor %ymm2, %ymm15, %ymm2 /* s1_1 = or(s1_l_1, s1_h_1) */
+
+	/* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
+	vpxor %ymm4, %ymm6, %ymm6 /* k0_2 = xor(g2x0, rk0) */
+	vpxor %ymm14, %ymm5, %ymm5 /* k1_2 = xor(g2x1, rk1) */
+	vpshufb %ymm13, %ymm6, %ymm6 /* pl_2 = lookup16(k0_2, pl_mask) */
+	vpshufb .Lublock_register_avx2_asm_8_pr_mask(%rip), %ymm5, %ymm5 /* pr_2 = lookup16(k1_2, pr_mask) */
+	vpxor %ymm5, %ymm6, %ymm6 /* y0_6 = xor(pl_2, pr_2) */
+	vpshufb .Lublock_register_avx2_asm_8_rotl24(%rip), %ymm6, %ymm15 /* rot20_2 = lookup16(y0_6, rotl24) */
+	vpxor %ymm15, %ymm5, %ymm5 /* y1_6 = xor(pr_2, rot20_2) */
+	vpshufb %ymm10, %ymm5, %ymm15 /* rot8_4 = lookup16(y1_6, rotl48) */
+	vpxor %ymm15, %ymm6, %ymm6 /* y0_7 = xor(y0_6, rot8_4) */
+	vpshufb %ymm10, %ymm6, %ymm15 /* rot8_5 = lookup16(y0_7, rotl48) */
+	vpxor %ymm15, %ymm5, %ymm5 /* y1_7 = xor(y1_6, rot8_5) */
+	vpshufb .Lublock_register_avx2_asm_8_rotl56(%rip), %ymm5, %ymm15 /* rot4_2 = lookup16(y1_7, rotl56) */
+	vpxor %ymm15, %ymm6, %ymm6 /* y0_8 = xor(y0_7, rot4_2) */
+	vpxor %ymm6, %ymm5, %ymm5 /* y1_8 = xor(y1_7, y0_8) */
+	vpand %ymm9, %ymm6, %ymm15 /* s0_lo_2 = and(y0_8, low_nibbles) */
+	vpsrlw $4, %ymm6, %ymm6 /* s0_sh_2 = shr(y0_8) */
+	vpand %ymm9, %ymm6, %ymm6 /* s0_hi_2 = and(s0_sh_2, low_nibbles) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s0_l_2 = lookup16(sbox_inv_lo, s0_lo_2) */
+	vpshufb %ymm6, %ymm11, %ymm6 /* s0_h_2 = lookup16(sbox_inv_hi, s0_hi_2) */
+	vpor %ymm6, %ymm15, %ymm6 /* s0_2 = or(s0_l_2, s0_h_2) */
+	vpand %ymm9, %ymm5, %ymm15 /* s1_lo_2 = and(y1_8, low_nibbles) */
+	vpsrlw $4, %ymm5, %ymm5 /* s1_sh_2 = shr(y1_8) */
+	vpand %ymm9, %ymm5, %ymm5 /* s1_hi_2 = and(s1_sh_2, low_nibbles) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s1_l_2 = lookup16(sbox_inv_lo, s1_lo_2) */
+	vpshufb %ymm5, %ymm11, %ymm5 /* s1_h_2 = lookup16(sbox_inv_hi, s1_hi_2) */
+	vpor %ymm5, %ymm15, %ymm5 /* s1_2 = or(s1_l_2, s1_h_2) */
+
+	/* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
+	vpxor %ymm4, %ymm8, %ymm4 /* k0_3 = xor(g3x0, rk0) */
+	vpxor %ymm14, %ymm7, %ymm7 /* k1_3 = xor(g3x1, rk1) */
+	vpshufb %ymm13, %ymm4, %ymm4 /* pl_3 = lookup16(k0_3, pl_mask) */
+	vpshufb .Lublock_register_avx2_asm_8_pr_mask(%rip), %ymm7, %ymm7 /* pr_3 = lookup16(k1_3, pr_mask) */
+	vpxor %ymm7, %ymm4, %ymm4 /* y0_9 = xor(pl_3, pr_3) */
+	vpshufb .Lublock_register_avx2_asm_8_rotl24(%rip), %ymm4, %ymm8 /* rot20_3 = lookup16(y0_9, rotl24) */
+	vpxor %ymm8, %ymm7, %ymm7 /* y1_9 = xor(pr_3, rot20_3) */
+	vpshufb %ymm10, %ymm7, %ymm8 /* rot8_6 = lookup16(y1_9, rotl48) */
+	vpxor %ymm8, %ymm4, %ymm4 /* y0_10 = xor(y0_9, rot8_6) */
+	vpshufb %ymm10, %ymm4, %ymm8 /* rot8_7 = lookup16(y0_10, rotl48) */
+	vpxor %ymm8, %ymm7, %ymm7 /* y1_10 = xor(y1_9, rot8_7) */
+	vpshufb .Lublock_register_avx2_asm_8_rotl56(%rip), %ymm7, %ymm8 /* rot4_3 = lookup16(y1_10, rotl56) */
+	vpxor %ymm8, %ymm4, %ymm4 /* y0_11 = xor(y0_10, rot4_3) */
+	vpxor %ymm4, %ymm7, %ymm7 /* y1_11 = xor(y1_10, y0_11) */
+	vpand %ymm9, %ymm4, %ymm8 /* s0_lo_3 = and(y0_11, low_nibbles) */
+	vpsrlw $4, %ymm4, %ymm4 /* s0_sh_3 = shr(y0_11) */
+	vpand %ymm9, %ymm4, %ymm4 /* s0_hi_3 = and(s0_sh_3, low_nibbles) */
+	vpshufb %ymm8, %ymm12, %ymm8 /* s0_l_3 = lookup16(sbox_inv_lo, s0_lo_3) */
+	vpshufb %ymm4, %ymm11, %ymm4 /* s0_h_3 = lookup16(sbox_inv_hi, s0_hi_3) */
+	vpor %ymm4, %ymm8, %ymm4 /* s0_3 = or(s0_l_3, s0_h_3) */
+	vpand %ymm9, %ymm7, %ymm8 /* s1_lo_3 = and(y1_11, low_nibbles) */
+	vpsrlw $4, %ymm7, %ymm7 /* s1_sh_3 = shr(y1_11) */
+	vpand %ymm9, %ymm7, %ymm7 /* s1_hi_3 = and(s1_sh_3, low_nibbles) */
+	vpshufb %ymm8, %ymm12, %ymm8 /* s1_l_3 = lookup16(sbox_inv_lo, s1_lo_3) */
+	vpshufb %ymm7, %ymm11, %ymm7 /* s1_h_3 = lookup16(sbox_inv_hi, s1_hi_3) */
+	vpor %ymm7, %ymm8, %ymm7 /* s1_3 = or(s1_l_3, s1_h_3) */
+	vmovdqa %ymm4, %ymm8 /* g3x0.3 */
+	add $128, %rcx
+	cmp $3072, %rcx
+	jne .Lublock_register_avx2_asm_8_loop_r0
+
+	/* Final key addition. */
+	vpxor 3072(%rdi), %ymm1, %ymm1 /* y0_12 = xor(g0x0, rk0_1) */
+	vpxor 3136(%rdi), %ymm0, %ymm0 /* y1_12 = xor(g0x1, rk1_1) */
+	vpshufb .Lublock_register_avx2_asm_8_deinterleave(%rip), %ymm1, %ymm1 /* de = lookup16(y0_12, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_8_deinterleave(%rip), %ymm0, %ymm0 /* de_1 = lookup16(y1_12, deinterleave) */
+	vpunpcklqdq %ymm0, %ymm1, %ymm4 /* even_4 = unpacklo(de, de_1) */
+	vpunpckhqdq %ymm0, %ymm1, %ymm0 /* odd_4 = unpackhi(de, de_1) */
+	vpsllw $4, %ymm4, %ymm1 /* ev_sh = shl(even_4) */
+	vpand .Lublock_register_avx2_asm_8_high_nibbles(%rip), %ymm1, %ymm1 /* out_lo_b = and(ev_sh, high_nibbles) */
+	vmovdqa .Lublock_register_avx2_asm_8_high_nibbles(%rip), %ymm14 /* high_nibbles = const() */
+	vpandn %ymm0, %ymm14, %ymm15 /* out_lo_a = andnot(high_nibbles, odd_4) */
+	vpor %ymm15, %ymm1, %ymm1 /* out_lo = or(out_lo_b, out_lo_a) */
+	vpsrlw $4, %ymm0, %ymm0 /* od_sh = shr(odd_4) */
+	vpand %ymm14, %ymm4, %ymm4 /* out_hi_b = and(even_4, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm0 /* out_hi_a = andnot(high_nibbles, od_sh) */
+	vpor %ymm0, %ymm4, %ymm0 /* out_hi = or(out_hi_b, out_hi_a) */
+	vmovdqu %ymm1, (%rdx) /* store out_lo */
+	vmovdqu %ymm0, 32(%rdx) /* store out_hi */
+	vpxor 3072(%rdi), %ymm3, %ymm0 /* y0_13 = xor(g1x0, rk0_1) */
+	vpxor 3136(%rdi), %ymm2, %ymm1 /* y1_13 = xor(g1x1, rk1_1) */
+	vpshufb .Lublock_register_avx2_asm_8_deinterleave(%rip), %ymm0, %ymm0 /* de_2 = lookup16(y0_13, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_8_deinterleave(%rip), %ymm1, %ymm1 /* de_3 = lookup16(y1_13, deinterleave) */
+	vpunpcklqdq %ymm1, %ymm0, %ymm2 /* even_5 = unpacklo(de_2, de_3) */
+	vpunpckhqdq %ymm1, %ymm0, %ymm0 /* odd_5 = unpackhi(de_2, de_3) */
+	vpsllw $4, %ymm2, %ymm1 /* ev_sh_1 = shl(even_5) */
+	vpand %ymm14, %ymm1, %ymm1 /* out_lo_1_b = and(ev_sh_1, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm3 /* out_lo_1_a = andnot(high_nibbles, odd_5) */
+	vpor %ymm3, %ymm1, %ymm1 /* out_lo_1 = or(out_lo_1_b, out_lo_1_a) */
+	vpsrlw $4, %ymm0, %ymm0 /* od_sh_1 = shr(odd_5) */
+	vpand %ymm14, %ymm2, %ymm2 /* out_hi_1_b = and(even_5, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm0 /* out_hi_1_a = andnot(high_nibbles, od_sh_1) */
+	vpor %ymm0, %ymm2, %ymm0 /* out_hi_1 = or(out_hi_1_b, out_hi_1_a) */
+	vmovdqu %ymm1, 64(%rdx) /* store out_lo_1 */
+	vmovdqu %ymm0, 96(%rdx) /* store out_hi_1 */
+	vpxor 3072(%rdi), %ymm6, %ymm0 /* y0_14 = xor(g2x0, rk0_1) */
+	vpxor 3136(%rdi), %ymm5, %ymm1 /* y1_14 = xor(g2x1, rk1_1) */
+	vpshufb .Lublock_register_avx2_asm_8_deinterleave(%rip), %ymm0, %ymm0 /* de_4 = lookup16(y0_14, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_8_deinterleave(%rip), %ymm1, %ymm1 /* de_5 = lookup16(y1_14, deinterleave) */
+	vpunpcklqdq %ymm1, %ymm0, %ymm2 /* even_6 = unpacklo(de_4, de_5) */
+	vpunpckhqdq %ymm1, %ymm0, %ymm0 /* odd_6 = unpackhi(de_4, de_5) */
+	vpsllw $4, %ymm2, %ymm1 /* ev_sh_2 = shl(even_6) */
+	vpand %ymm14, %ymm1, %ymm1 /* out_lo_2_b = and(ev_sh_2, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm3 /* out_lo_2_a = andnot(high_nibbles, odd_6) */
+	vpor %ymm3, %ymm1, %ymm1 /* out_lo_2 = or(out_lo_2_b, out_lo_2_a) */
+	vpsrlw $4, %ymm0, %ymm0 /* od_sh_2 = shr(odd_6) */
+	vpand %ymm14, %ymm2, %ymm2 /* out_hi_2_b = and(even_6, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm0 /* out_hi_2_a = andnot(high_nibbles, od_sh_2) */
+	vpor %ymm0, %ymm2, %ymm0 /* out_hi_2 = or(out_hi_2_b, out_hi_2_a) */
+	vmovdqu %ymm1, 128(%rdx) /* store out_lo_2 */
+	vmovdqu %ymm0, 160(%rdx) /* store out_hi_2 */
+	vpxor 3072(%rdi), %ymm8, %ymm0 /* y0_15 = xor(g3x0, rk0_1) */
+	vpxor 3136(%rdi), %ymm7, %ymm1 /* y1_15 = xor(g3x1, rk1_1) */
+	vpshufb .Lublock_register_avx2_asm_8_deinterleave(%rip), %ymm0, %ymm0 /* de_6 = lookup16(y0_15, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_8_deinterleave(%rip), %ymm1, %ymm1 /* de_7 = lookup16(y1_15, deinterleave) */
+	vpunpcklqdq %ymm1, %ymm0, %ymm2 /* even_7 = unpacklo(de_6, de_7) */
+	vpunpckhqdq %ymm1, %ymm0, %ymm0 /* odd_7 = unpackhi(de_6, de_7) */
+	vpsllw $4, %ymm2, %ymm1 /* ev_sh_3 = shl(even_7) */
+	vpand %ymm14, %ymm1, %ymm1 /* out_lo_3_b = and(ev_sh_3, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm3 /* out_lo_3_a = andnot(high_nibbles, odd_7) */
+	vpor %ymm3, %ymm1, %ymm1 /* out_lo_3 = or(out_lo_3_b, out_lo_3_a) */
+	vpsrlw $4, %ymm0, %ymm0 /* od_sh_3 = shr(odd_7) */
+	vpand %ymm14, %ymm2, %ymm2 /* out_hi_3_b = and(even_7, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm0 /* out_hi_3_a = andnot(high_nibbles, od_sh_3) */
+	vpor %ymm0, %ymm2, %ymm0 /* out_hi_3 = or(out_hi_3_b, out_hi_3_a) */
+	vmovdqu %ymm1, 192(%rdx) /* store out_lo_3 */
+	vmovdqu %ymm0, 224(%rdx) /* store out_hi_3 */
+	vzeroupper
+	ret
+	.size ublock_register_avx2_ublock128_256_decrypt_asm, .-ublock_register_avx2_ublock128_256_decrypt_asm
+
+/* ublock_register_avx2_ublock128_256_decrypt_one_block_asm: ublock128_register_one_block_decrypt, 3 arguments
+ *   %rdi: rk
+ *   %rsi: in
+ *   %rdx: out
+ *   %rcx: 128 x r (and the loop count)
+ *   xmm0-11: vectors, as allocated (12 used)
+ *   frame: 0 bytes (0 spill slots of 16 bytes)
+ */
+	.globl ublock_register_avx2_ublock128_256_decrypt_one_block_asm
+	.hidden ublock_register_avx2_ublock128_256_decrypt_one_block_asm
+	.type ublock_register_avx2_ublock128_256_decrypt_one_block_asm, @function
+	.p2align 5
+ublock_register_avx2_ublock128_256_decrypt_one_block_asm:
+
+	/* Load one block, spread one nibble per byte in the low nibbles; X0 and X1 in separate registers. */
+	vmovdqu (%rsi), %xmm0 /* blk = load() */
+	vpsrlw $4, %xmm0, %xmm1 /* lo_sh = shr(blk) */
+	vmovdqa .Lublock_register_avx2_asm_9_zero(%rip), %xmm2 /* zero = const() */
+	vpand .Lublock_register_avx2_asm_9_high_nibbles(%rip), %xmm2, %xmm3 /* even_b = and(zero, high_nibbles) */
+	vmovdqa .Lublock_register_avx2_asm_9_high_nibbles(%rip), %xmm4 /* high_nibbles = const() */
+	vpandn %xmm1, %xmm4, %xmm1 /* even_a = andnot(high_nibbles, lo_sh) */
+	vpor %xmm1, %xmm3, %xmm1 /* even = or(even_b, even_a) */
+	vpsllw $4, %xmm2, %xmm2 /* hi_sh = shl(zero) */
+	vpand %xmm4, %xmm2, %xmm2 /* odd_b = and(hi_sh, high_nibbles) */
+	vpandn %xmm0, %xmm4, %xmm0 /* odd_a = andnot(high_nibbles, blk) */
+	vpor %xmm0, %xmm2, %xmm0 /* odd = or(odd_b, odd_a) */
+	vpunpcklbw %xmm0, %xmm1, %xmm2 /* sp = unpacklo(even, odd) */
+	vpunpckhbw %xmm0, %xmm1, %xmm0 /* sp_1 = unpackhi(even, odd) */
+	vmovdqa .Lublock_register_avx2_asm_9_low_nibbles(%rip), %xmm1 /* low_nibbles = const() */
+	vmovdqa .Lublock_register_avx2_asm_9_rotl48(%rip), %xmm3 /* rotl48 = const() */
+	vmovdqa .Lublock_register_avx2_asm_9_sbox_inv_lo(%rip), %xmm5 /* sbox_inv_lo = const() */
+	vmovdqa .Lublock_register_avx2_asm_9_pl_mask(%rip), %xmm6 /* pl_mask = const() */
+	vmovdqa .Lublock_register_avx2_asm_9_pr_mask(%rip), %xmm7 /* pr_mask = const() */
+	vmovdqa .Lublock_register_avx2_asm_9_rotl24(%rip), %xmm8 /* rotl24 = const() */
+	vmovdqa .Lublock_register_avx2_asm_9_rotl56(%rip), %xmm9 /* rotl56 = const() */
+	xor %rcx, %rcx
+	.p2align 4
+.Lublock_register_avx2_asm_9_loop_r0:
+	vmovdqu (%rdi,%rcx), %xmm10 /* rk0 = load() */
+	vmovdqu 64(%rdi,%rcx), %xmm11 /* rk1 = load() */
+	vpxor %xmm10, %xmm2, %xmm2 /* k0 = xor(x0, rk0) */
+	vpxor %xmm11, %xmm0, %xmm0 /* k1 = xor(x1, rk1) */
+	vpshufb %xmm6, %xmm2, %xmm2 /* pl = lookup16(k0, pl_mask) */
+	vpshufb %xmm7, %xmm0, %xmm0 /* pr = lookup16(k1, pr_mask) */
+	vpxor %xmm0, %xmm2, %xmm2 /* y0 = xor(pl, pr) */
+	vpshufb %xmm8, %xmm2, %xmm10 /* rot20 = lookup16(y0, rotl24) */
+	vpxor %xmm10, %xmm0, %xmm0 /* y1 = xor(pr, rot20) */
+	vpshufb %xmm3, %xmm0, %xmm10 /* rot8 = lookup16(y1, rotl48) */
+	vpxor %xmm10, %xmm2, %xmm2 /* y0_1 = xor(y0, rot8) */
+	vpshufb %xmm3, %xmm2, %xmm10 /* rot8_1 = lookup16(y0_1, rotl48) */
+	vpxor %xmm10, %xmm0, %xmm0 /* y1_1 = xor(y1, rot8_1) */
+	vpshufb %xmm9, %xmm0, %xmm10 /* rot4 = lookup16(y1_1, rotl56) */
+	vpxor %xmm10, %xmm2, %xmm2 /* y0_2 = xor(y0_1, rot4) */
+	vpxor %xmm2, %xmm0, %xmm0 /* y1_2 = xor(y1_1, y0_2) */
+	vpand %xmm1, %xmm2, %xmm2 /* s0_lo = and(y0_2, low_nibbles) */
+	vpshufb %xmm2, %xmm5, %xmm2 /* s0 = lookup16(sbox_inv_lo, s0_lo) */
+	vpand %xmm1, %xmm0, %xmm0 /* s1_lo = and(y1_2, low_nibbles) */
+	vpshufb %xmm0, %xmm5, %xmm0 /* s1 = lookup16(sbox_inv_lo, s1_lo) */
+	add $128, %rcx
+	cmp $3072, %rcx
+	jne .Lublock_register_avx2_asm_9_loop_r0
+
+	/* Final key addition; the store packs the low nibbles (the key's copy in the high ones is dropped). */
+	vpxor 3072(%rdi), %xmm2, %xmm2 /* y0_3 = xor(x0, rk0_1) */
+	vpxor 3136(%rdi), %xmm0, %xmm0 /* y1_3 = xor(x1, rk1_1) */
+	vpshufb .Lublock_register_avx2_asm_9_deinterleave(%rip), %xmm2, %xmm2 /* de = lookup16(y0_3, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_9_deinterleave(%rip), %xmm0, %xmm0 /* de_1 = lookup16(y1_3, deinterleave) */
+	vpunpcklqdq %xmm0, %xmm2, %xmm10 /* even_1 = unpacklo(de, de_1) */
+	vpunpckhqdq %xmm0, %xmm2, %xmm0 /* odd_1 = unpackhi(de, de_1) */
+	vpsllw $4, %xmm10, %xmm2 /* ev_sh = shl(even_1) */
+	vpand %xmm4, %xmm2, %xmm2 /* out_lo_b = and(ev_sh, high_nibbles) */
+	vpandn %xmm0, %xmm4, %xmm0 /* out_lo_a = andnot(high_nibbles, odd_1) */
+	vpor %xmm0, %xmm2, %xmm0 /* out_lo = or(out_lo_b, out_lo_a) */
+	vmovdqu %xmm0, (%rdx) /* store out_lo */
+	vzeroupper
+	ret
+	.size ublock_register_avx2_ublock128_256_decrypt_one_block_asm, .-ublock_register_avx2_ublock128_256_decrypt_one_block_asm
+
+/* ublock_register_avx2_ublock128_256_ctr_xor_asm: ublock128_register256_encrypt_ctr_xor, 4 arguments
+ *   %rdi: rk
+ *   %rsi: in
+ *   %rdx: out
+ *   %rcx: src
+ *   %r8: 128 x r (and the loop count)
+ *   ymm0-15: vectors, as allocated (16 used)
+ *   frame: 0 bytes (0 spill slots of 32 bytes)
+ */
+	.globl ublock_register_avx2_ublock128_256_ctr_xor_asm
+	.hidden ublock_register_avx2_ublock128_256_ctr_xor_asm
+	.type ublock_register_avx2_ublock128_256_ctr_xor_asm, @function
+	.p2align 5
+ublock_register_avx2_ublock128_256_ctr_xor_asm:
+	vbroadcasti128 (%rsi), %ymm0 /* ctr_low = bcast128() */
+	vpsrlw $8, %ymm0, %ymm1 /* ctr_last = shr(ctr_low) */
+	vpbroadcastb 32(%rsi), %ymm2 /* ctr_first = bcast8() */
+	vpand .Lublock_register_avx2_asm_10_byte_14(%rip), %ymm2, %ymm2 /* ctr_j0 = and(ctr_first, byte_14) */
+	vpand .Lublock_register_avx2_asm_10_all_but_last(%rip), %ymm0, %ymm0 /* ctr_v_open = and(ctr_low, all_but_last) */
+	vbroadcasti128 16(%rsi), %ymm3 /* ctr_w = bcast128() */
+	vpand .Lublock_register_avx2_asm_10_all_but_last(%rip), %ymm3, %ymm3 /* ctr_w_open = and(ctr_w, all_but_last) */
+
+	/* Load 16 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
+	vpaddb .Lublock_register_avx2_asm_10_block_k(%rip), %ymm2, %ymm4 /* ctr_j = add(ctr_j0, block_k) */
+	vpaddw %ymm4, %ymm1, %ymm4 /* ctr_sum = add(ctr_last, ctr_j) */
+	vpshufb .Lublock_register_avx2_asm_10_carry_everywhere(%rip), %ymm4, %ymm5 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
+	vmovdqa .Lublock_register_avx2_asm_10_carry_mask_table(%rip), %ymm6 /* carry_mask_table = const() */
+	vpshufb %ymm5, %ymm6, %ymm5 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
+	vpand %ymm5, %ymm3, %ymm7 /* ctr_pair_b = and(ctr_w_open, ctr_mask) */
+	vpandn %ymm0, %ymm5, %ymm5 /* ctr_pair_a = andnot(ctr_mask, ctr_v_open) */
+	vpor %ymm5, %ymm7, %ymm5 /* ctr_pair = or(ctr_pair_b, ctr_pair_a) */
+	vpshufb .Lublock_register_avx2_asm_10_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
+	vpor %ymm4, %ymm5, %ymm4 /* blk = or(ctr_pair, ctr_last_byte) */
+	vpaddb .Lublock_register_avx2_asm_10_block_k_1(%rip), %ymm2, %ymm5 /* ctr_j_1 = add(ctr_j0, block_k_1) */
+	vpaddw %ymm5, %ymm1, %ymm5 /* ctr_sum_1 = add(ctr_last, ctr_j_1) */
+	vpshufb .Lublock_register_avx2_asm_10_carry_everywhere(%rip), %ymm5, %ymm7 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
+	vpshufb %ymm7, %ymm6, %ymm7 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
+	vpand %ymm7, %ymm3, %ymm8 /* ctr_pair_1_b = and(ctr_w_open, ctr_mask_1) */
+	vpandn %ymm0, %ymm7, %ymm7 /* ctr_pair_1_a = andnot(ctr_mask_1, ctr_v_open) */
+	vpor %ymm7, %ymm8, %ymm7 /* ctr_pair_1 = or(ctr_pair_1_b, ctr_pair_1_a) */
+	vpshufb .Lublock_register_avx2_asm_10_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
+	vpor %ymm5, %ymm7, %ymm5 /* blk_1 = or(ctr_pair_1, ctr_last_byte_1) */
+	vpsrlw $4, %ymm4, %ymm7 /* lo_sh = shr(blk) */
+	vpand .Lublock_register_avx2_asm_10_high_nibbles(%rip), %ymm5, %ymm8 /* even_b = and(blk_1, high_nibbles) */
+	vmovdqa .Lublock_register_avx2_asm_10_high_nibbles(%rip), %ymm9 /* high_nibbles = const() */
+	vpandn %ymm7, %ymm9, %ymm7 /* even_a = andnot(high_nibbles, lo_sh) */
+	vpor %ymm7, %ymm8, %ymm7 /* even = or(even_b, even_a) */
+	vpsllw $4, %ymm5, %ymm5 /* hi_sh = shl(blk_1) */
+	vpand %ymm9, %ymm5, %ymm5 /* odd_b = and(hi_sh, high_nibbles) */
+	vpandn %ymm4, %ymm9, %ymm4 /* odd_a = andnot(high_nibbles, blk) */
+	vpor %ymm4, %ymm5, %ymm4 /* odd = or(odd_b, odd_a) */
+	vpunpcklbw %ymm4, %ymm7, %ymm5 /* sp = unpacklo(even, odd) */
+	vpunpckhbw %ymm4, %ymm7, %ymm4 /* sp_1 = unpackhi(even, odd) */
+	vpaddb .Lublock_register_avx2_asm_10_block_k_2(%rip), %ymm2, %ymm7 /* ctr_j_2 = add(ctr_j0, block_k_2) */
+	vpaddw %ymm7, %ymm1, %ymm7 /* ctr_sum_2 = add(ctr_last, ctr_j_2) */
+	vpshufb .Lublock_register_avx2_asm_10_carry_everywhere(%rip), %ymm7, %ymm8 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
+	vpshufb %ymm8, %ymm6, %ymm8 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
+	vpand %ymm8, %ymm3, %ymm10 /* ctr_pair_2_b = and(ctr_w_open, ctr_mask_2) */
+	vpandn %ymm0, %ymm8, %ymm8 /* ctr_pair_2_a = andnot(ctr_mask_2, ctr_v_open) */
+	vpor %ymm8, %ymm10, %ymm8 /* ctr_pair_2 = or(ctr_pair_2_b, ctr_pair_2_a) */
+	vpshufb .Lublock_register_avx2_asm_10_new_last_byte(%rip), %ymm7, %ymm7 /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
+	vpor %ymm7, %ymm8, %ymm7 /* blk_2 = or(ctr_pair_2, ctr_last_byte_2) */
+	vpaddb .Lublock_register_avx2_asm_10_block_k_3(%rip), %ymm2, %ymm8 /* ctr_j_3 = add(ctr_j0, block_k_3) */
+	vpaddw %ymm8, %ymm1, %ymm8 /* ctr_sum_3 = add(ctr_last, ctr_j_3) */
+	vpshufb .Lublock_register_avx2_asm_10_carry_everywhere(%rip), %ymm8, %ymm10 /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
+	vpshufb %ymm10, %ymm6, %ymm10 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
+	vpand %ymm10, %ymm3, %ymm11 /* ctr_pair_3_b = and(ctr_w_open, ctr_mask_3) */
+	vpandn %ymm0, %ymm10, %ymm10 /* ctr_pair_3_a = andnot(ctr_mask_3, ctr_v_open) */
+	vpor %ymm10, %ymm11, %ymm10 /* ctr_pair_3 = or(ctr_pair_3_b, ctr_pair_3_a) */
+	vpshufb .Lublock_register_avx2_asm_10_new_last_byte(%rip), %ymm8, %ymm8 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
+	vpor %ymm8, %ymm10, %ymm8 /* blk_3 = or(ctr_pair_3, ctr_last_byte_3) */
+	vpsrlw $4, %ymm7, %ymm10 /* lo_sh_1 = shr(blk_2) */
+	vpand %ymm9, %ymm8, %ymm11 /* even_1_b = and(blk_3, high_nibbles) */
+	vpandn %ymm10, %ymm9, %ymm10 /* even_1_a = andnot(high_nibbles, lo_sh_1) */
+	vpor %ymm10, %ymm11, %ymm10 /* even_1 = or(even_1_b, even_1_a) */
+	vpsllw $4, %ymm8, %ymm8 /* hi_sh_1 = shl(blk_3) */
+	vpand %ymm9, %ymm8, %ymm8 /* odd_1_b = and(hi_sh_1, high_nibbles) */
+	vpandn %ymm7, %ymm9, %ymm7 /* odd_1_a = andnot(high_nibbles, blk_2) */
+	vpor %ymm7, %ymm8, %ymm7 /* odd_1 = or(odd_1_b, odd_1_a) */
+	vpunpcklbw %ymm7, %ymm10, %ymm8 /* sp_2 = unpacklo(even_1, odd_1) */
+	vpunpckhbw %ymm7, %ymm10, %ymm7 /* sp_3 = unpackhi(even_1, odd_1) */
+	vpaddb .Lublock_register_avx2_asm_10_block_k_4(%rip), %ymm2, %ymm10 /* ctr_j_4 = add(ctr_j0, block_k_4) */
+	vpaddw %ymm10, %ymm1, %ymm10 /* ctr_sum_4 = add(ctr_last, ctr_j_4) */
+	vpshufb .Lublock_register_avx2_asm_10_carry_everywhere(%rip), %ymm10, %ymm11 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
+	vpshufb %ymm11, %ymm6, %ymm11 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
+	vpand %ymm11, %ymm3, %ymm12 /* ctr_pair_4_b = and(ctr_w_open, ctr_mask_4) */
+	vpandn %ymm0, %ymm11, %ymm11 /* ctr_pair_4_a = andnot(ctr_mask_4, ctr_v_open) */
+	vpor %ymm11, %ymm12, %ymm11 /* ctr_pair_4 = or(ctr_pair_4_b, ctr_pair_4_a) */
+	vpshufb .Lublock_register_avx2_asm_10_new_last_byte(%rip), %ymm10, %ymm10 /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
+	vpor %ymm10, %ymm11, %ymm10 /* blk_4 = or(ctr_pair_4, ctr_last_byte_4) */
+	vpaddb .Lublock_register_avx2_asm_10_block_k_5(%rip), %ymm2, %ymm11 /* ctr_j_5 = add(ctr_j0, block_k_5) */
+	vpaddw %ymm11, %ymm1, %ymm11 /* ctr_sum_5 = add(ctr_last, ctr_j_5) */
+	vpshufb .Lublock_register_avx2_asm_10_carry_everywhere(%rip), %ymm11, %ymm12 /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
+	vpshufb %ymm12, %ymm6, %ymm12 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
+	vpand %ymm12, %ymm3, %ymm13 /* ctr_pair_5_b = and(ctr_w_open, ctr_mask_5) */
+	vpandn %ymm0, %ymm12, %ymm12 /* ctr_pair_5_a = andnot(ctr_mask_5, ctr_v_open) */
+	vpor %ymm12, %ymm13, %ymm12 /* ctr_pair_5 = or(ctr_pair_5_b, ctr_pair_5_a) */
+	vpshufb .Lublock_register_avx2_asm_10_new_last_byte(%rip), %ymm11, %ymm11 /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
+	vpor %ymm11, %ymm12, %ymm11 /* blk_5 = or(ctr_pair_5, ctr_last_byte_5) */
+	vpsrlw $4, %ymm10, %ymm12 /* lo_sh_2 = shr(blk_4) */
+	vpand %ymm9, %ymm11, %ymm13 /* even_2_b = and(blk_5, high_nibbles) */
+	vpandn %ymm12, %ymm9, %ymm12 /* even_2_a = andnot(high_nibbles, lo_sh_2) */
+	vpor %ymm12, %ymm13, %ymm12 /* even_2 = or(even_2_b, even_2_a) */
+	vpsllw $4, %ymm11, %ymm11 /* hi_sh_2 = shl(blk_5) */
+	vpand %ymm9, %ymm11, %ymm11 /* odd_2_b = and(hi_sh_2, high_nibbles) */
+	vpandn %ymm10, %ymm9, %ymm10 /* odd_2_a = andnot(high_nibbles, blk_4) */
+	vpor %ymm10, %ymm11, %ymm10 /* odd_2 = or(odd_2_b, odd_2_a) */
+	vpunpcklbw %ymm10, %ymm12, %ymm11 /* sp_4 = unpacklo(even_2, odd_2) */
+	vpunpckhbw %ymm10, %ymm12, %ymm10 /* sp_5 = unpackhi(even_2, odd_2) */
+	vpaddb .Lublock_register_avx2_asm_10_block_k_6(%rip), %ymm2, %ymm12 /* ctr_j_6 = add(ctr_j0, block_k_6) */
+	vpaddw %ymm12, %ymm1, %ymm12 /* ctr_sum_6 = add(ctr_last, ctr_j_6) */
+	vpshufb .Lublock_register_avx2_asm_10_carry_everywhere(%rip), %ymm12, %ymm13 /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
+	vpshufb %ymm13, %ymm6, %ymm13 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
+	vpand %ymm13, %ymm3, %ymm14 /* ctr_pair_6_b = and(ctr_w_open, ctr_mask_6) */
+	vpandn %ymm0, %ymm13, %ymm13 /* ctr_pair_6_a = andnot(ctr_mask_6, ctr_v_open) */
+	vpor %ymm13, %ymm14, %ymm13 /* ctr_pair_6 = or(ctr_pair_6_b, ctr_pair_6_a) */
+	vpshufb .Lublock_register_avx2_asm_10_new_last_byte(%rip), %ymm12, %ymm12 /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
+	vpor %ymm12, %ymm13, %ymm12 /* blk_6 = or(ctr_pair_6, ctr_last_byte_6) */
+	vpaddb .Lublock_register_avx2_asm_10_block_k_7(%rip), %ymm2, %ymm2 /* ctr_j_7 = add(ctr_j0, block_k_7) */
+	vpaddw %ymm2, %ymm1, %ymm1 /* ctr_sum_7 = add(ctr_last, ctr_j_7) */
+	vpshufb .Lublock_register_avx2_asm_10_carry_everywhere(%rip), %ymm1, %ymm2 /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
+	vpshufb %ymm2, %ymm6, %ymm2 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
+	vpand %ymm2, %ymm3, %ymm3 /* ctr_pair_7_b = and(ctr_w_open, ctr_mask_7) */
+	vpandn %ymm0, %ymm2, %ymm0 /* ctr_pair_7_a = andnot(ctr_mask_7, ctr_v_open) */
+	vpor %ymm0, %ymm3, %ymm0 /* ctr_pair_7 = or(ctr_pair_7_b, ctr_pair_7_a) */
+	vpshufb .Lublock_register_avx2_asm_10_new_last_byte(%rip), %ymm1, %ymm1 /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
+	vpor %ymm1, %ymm0, %ymm0 /* blk_7 = or(ctr_pair_7, ctr_last_byte_7) */
+	vpsrlw $4, %ymm12, %ymm1 /* lo_sh_3 = shr(blk_6) */
+	vpand %ymm9, %ymm0, %ymm2 /* even_3_b = and(blk_7, high_nibbles) */
+	vpandn %ymm1, %ymm9, %ymm1 /* even_3_a = andnot(high_nibbles, lo_sh_3) */
+	vpor %ymm1, %ymm2, %ymm1 /* even_3 = or(even_3_b, even_3_a) */
+	vpsllw $4, %ymm0, %ymm0 /* hi_sh_3 = shl(blk_7) */
+	vpand %ymm9, %ymm0, %ymm0 /* odd_3_b = and(hi_sh_3, high_nibbles) */
+	vpandn %ymm12, %ymm9, %ymm2 /* odd_3_a = andnot(high_nibbles, blk_6) */
+	vpor %ymm2, %ymm0, %ymm0 /* odd_3 = or(odd_3_b, odd_3_a) */
+	vpunpcklbw %ymm0, %ymm1, %ymm2 /* sp_6 = unpacklo(even_3, odd_3) */
+	vpunpckhbw %ymm0, %ymm1, %ymm0 /* sp_7 = unpackhi(even_3, odd_3) */
+	vmovdqa .Lublock_register_avx2_asm_10_low_nibbles(%rip), %ymm1 /* low_nibbles = const() */
+	vmovdqa .Lublock_register_avx2_asm_10_rotl48(%rip), %ymm3 /* rotl48 = const() */
+	vmovdqa .Lublock_register_avx2_asm_10_sbox_hi(%rip), %ymm6 /* sbox_hi = const() */
+	vmovdqa .Lublock_register_avx2_asm_10_sbox_lo(%rip), %ymm12 /* sbox_lo = const() */
+	vmovdqa .Lublock_register_avx2_asm_10_pl_mask(%rip), %ymm13 /* pl_mask = const() */
+	xor %r8, %r8
+	.p2align 4
+.Lublock_register_avx2_asm_10_loop_r0:
+	vmovdqu (%rdi,%r8), %ymm9 /* rk0 = load() */
+	vmovdqu 64(%rdi,%r8), %ymm14 /* rk1 = load() */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	vpxor %ymm9, %ymm5, %ymm5 /* k0 = xor(g0x0, rk0) */
+	vpxor %ymm14, %ymm4, %ymm4 /* k1 = xor(g0x1, rk1) */
+	vpand %ymm1, %ymm5, %ymm15 /* s0_lo = and(k0, low_nibbles) */
+	vpsrlw $4, %ymm5, %ymm5 /* s0_sh = shr(k0) */
+	vpand %ymm1, %ymm5, %ymm5 /* s0_hi = and(s0_sh, low_nibbles) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s0_l = lookup16(sbox_lo, s0_lo) */
+	vpshufb %ymm5, %ymm6, %ymm5 /* s0_h = lookup16(sbox_hi, s0_hi) */
+	vpor %ymm5, %ymm15, %ymm5 /* s0 = or(s0_l, s0_h) */
+	vpand %ymm1, %ymm4, %ymm15 /* s1_lo = and(k1, low_nibbles) */
+	vpsrlw $4, %ymm4, %ymm4 /* s1_sh = shr(k1) */
+	vpand %ymm1, %ymm4, %ymm4 /* s1_hi = and(s1_sh, low_nibbles) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s1_l = lookup16(sbox_lo, s1_lo) */
+	vpshufb %ymm4, %ymm6, %ymm4 /* s1_h = lookup16(sbox_hi, s1_hi) */
+	vpor %ymm4, %ymm15, %ymm4 /* s1 = or(s1_l, s1_h) */
+	vpxor %ymm5, %ymm4, %ymm4 /* x1 = xor(s1, s0) */
+	vpshufb .Lublock_register_avx2_asm_10_rotl56(%rip), %ymm4, %ymm15 /* rot4 = lookup16(x1, rotl56) */
+	vpxor %ymm15, %ymm5, %ymm5 /* x0 = xor(s0, rot4) */
+	vpshufb %ymm3, %ymm5, %ymm15 /* rot8 = lookup16(x0, rotl48) */
+	vpxor %ymm15, %ymm4, %ymm4 /* x1_1 = xor(x1, rot8) */
+	vpshufb %ymm3, %ymm4, %ymm15 /* rot8_1 = lookup16(x1_1, rotl48) */
+	vpxor %ymm15, %ymm5, %ymm5 /* x0_1 = xor(x0, rot8_1) */
+	vpshufb .Lublock_register_avx2_asm_10_rotl24(%rip), %ymm5, %ymm15 /* rot20 = lookup16(x0_1, rotl24) */
+	vpxor %ymm15, %ymm4, %ymm4 /* x1_2 = xor(x1_1, rot20) */
+	vpxor %ymm4, %ymm5, %ymm5 /* x0_2 = xor(x0_1, x1_2) */
+	vpshufb %ymm13, %ymm5, %ymm5 /* pl = lookup16(x0_2, pl_mask) */
+	vpshufb .Lublock_register_avx2_asm_10_pr_mask(%rip), %ymm4, %ymm4 /* pr = lookup16(x1_2, pr_mask) */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	vpxor %ymm9, %ymm8, %ymm8 /* k0_1 = xor(g1x0, rk0) */
+	vpxor %ymm14, %ymm7, %ymm7 /* k1_1 = xor(g1x1, rk1) */
+	vpand %ymm1, %ymm8, %ymm15 /* s0_lo_1 = and(k0_1, low_nibbles) */
+	vpsrlw $4, %ymm8, %ymm8 /* s0_sh_1 = shr(k0_1) */
+	vpand %ymm1, %ymm8, %ymm8 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s0_l_1 = lookup16(sbox_lo, s0_lo_1) */
+	vpshufb %ymm8, %ymm6, %ymm8 /* s0_h_1 = lookup16(sbox_hi, s0_hi_1) */
+	vpor %ymm8, %ymm15, %ymm8 /* s0_1 = or(s0_l_1, s0_h_1) */
+	vpand %ymm1, %ymm7, %ymm15 /* s1_lo_1 = and(k1_1, low_nibbles) */
+	vpsrlw $4, %ymm7, %ymm7 /* s1_sh_1 = shr(k1_1) */
+	vpand %ymm1, %ymm7, %ymm7 /* s1_hi_1 = and(s1_sh_1, low_nibbles) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s1_l_1 = lookup16(sbox_lo, s1_lo_1) */
+	vpshufb %ymm7, %ymm6, %ymm7 /* s1_h_1 = lookup16(sbox_hi, s1_hi_1) */
+	vpor %ymm7, %ymm15, %ymm7 /* s1_1 = or(s1_l_1, s1_h_1) */
+	vpxor %ymm8, %ymm7, %ymm7 /* x1_3 = xor(s1_1, s0_1) */
+	vpshufb .Lublock_register_avx2_asm_10_rotl56(%rip), %ymm7, %ymm15 /* rot4_1 = lookup16(x1_3, rotl56) */
+	vpxor %ymm15, %ymm8, %ymm8 /* x0_3 = xor(s0_1, rot4_1) */
+	vpshufb %ymm3, %ymm8, %ymm15 /* rot8_2 = lookup16(x0_3, rotl48) */
+	vpxor %ymm15, %ymm7, %ymm7 /* x1_4 = xor(x1_3, rot8_2) */
+	vpshufb %ymm3, %ymm7, %ymm15 /* rot8_3 = lookup16(x1_4, rotl48) */
+	vpxor %ymm15, %ymm8, %ymm8 /* x0_4 = xor(x0_3, rot8_3) */
+	vpshufb .Lublock_register_avx2_asm_10_rotl24(%rip), %ymm8, %ymm15 /* rot20_1 = lookup16(x0_4, rotl24) */
+	vpxor %ymm15, %ymm7, %ymm7 /* x1_5 = xor(x1_4, rot20_1) */
+	vpxor %ymm7, %ymm8, %ymm8 /* x0_5 = xor(x0_4, x1_5) */
+	vpshufb %ymm13, %ymm8, %ymm8 /* pl_1 = lookup16(x0_5, pl_mask) */
+	vpshufb .Lublock_register_avx2_asm_10_pr_mask(%rip), %ymm7, %ymm7 /* pr_1 = lookup16(x1_5, pr_mask) */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	vpxor %ymm9, %ymm11, %ymm11 /* k0_2 = xor(g2x0, rk0) */
+	vpxor %ymm14, %ymm10, %ymm10 /* k1_2 = xor(g2x1, rk1) */
+	vpand %ymm1, %ymm11, %ymm15 /* s0_lo_2 = and(k0_2, low_nibbles) */
+	vpsrlw $4, %ymm11, %ymm11 /* s0_sh_2 = shr(k0_2) */
+	vpand %ymm1, %ymm11, %ymm11 /* s0_hi_2 = and(s0_sh_2, low_nibbles) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s0_l_2 = lookup16(sbox_lo, s0_lo_2) */
+	vpshufb %ymm11, %ymm6, %ymm11 /* s0_h_2 = lookup16(sbox_hi, s0_hi_2) */
+	vpor %ymm11, %ymm15, %ymm11 /* s0_2 = or(s0_l_2, s0_h_2) */
+	vpand %ymm1, %ymm10, %ymm15 /* s1_lo_2 = and(k1_2, low_nibbles) */
+	vpsrlw $4, %ymm10, %ymm10 /* s1_sh_2 = shr(k1_2) */
+	vpand %ymm1, %ymm10, %ymm10 /* s1_hi_2 = and(s1_sh_2, low_nibbles) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s1_l_2 = lookup16(sbox_lo, s1_lo_2) */
+	vpshufb %ymm10, %ymm6, %ymm10 /* s1_h_2 = lookup16(sbox_hi, s1_hi_2) */
+	vpor %ymm10, %ymm15, %ymm10 /* s1_2 = or(s1_l_2, s1_h_2) */
+	vpxor %ymm11, %ymm10, %ymm10 /* x1_6 = xor(s1_2, s0_2) */
+	vpshufb .Lublock_register_avx2_asm_10_rotl56(%rip), %ymm10, %ymm15 /* rot4_2 = lookup16(x1_6, rotl56) */
+	vpxor %ymm15, %ymm11, %ymm11 /* x0_6 = xor(s0_2, rot4_2) */
+	vpshufb %ymm3, %ymm11, %ymm15 /* rot8_4 = lookup16(x0_6, rotl48) */
+	vpxor %ymm15, %ymm10, %ymm10 /* x1_7 = xor(x1_6, rot8_4) */
+	vpshufb %ymm3, %ymm10, %ymm15 /* rot8_5 = lookup16(x1_7, rotl48) */
+	vpxor %ymm15, %ymm11, %ymm11 /* x0_7 = xor(x0_6, rot8_5) */
+	vpshufb .Lublock_register_avx2_asm_10_rotl24(%rip), %ymm11, %ymm15 /* rot20_2 = lookup16(x0_7, rotl24) */
+	vpxor %ymm15, %ymm10, %ymm10 /* x1_8 = xor(x1_7, rot20_2) */
+	vpxor %ymm10, %ymm11, %ymm11 /* x0_8 = xor(x0_7, x1_8) */
+	vpshufb %ymm13, %ymm11, %ymm11 /* pl_2 = lookup16(x0_8, pl_mask) */
+	vpshufb .Lublock_register_avx2_asm_10_pr_mask(%rip), %ymm10, %ymm10 /* pr_2 = lookup16(x1_8, pr_mask) */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	vpxor %ymm9, %ymm2, %ymm2 /* k0_3 = xor(g3x0, rk0) */
+	vpxor %ymm14, %ymm0, %ymm0 /* k1_3 = xor(g3x1, rk1) */
+	vpand %ymm1, %ymm2, %ymm9 /* s0_lo_3 = and(k0_3, low_nibbles) */
+	vpsrlw $4, %ymm2, %ymm2 /* s0_sh_3 = shr(k0_3) */
+	vpand %ymm1, %ymm2, %ymm2 /* s0_hi_3 = and(s0_sh_3, low_nibbles) */
+	vpshufb %ymm9, %ymm12, %ymm9 /* s0_l_3 = lookup16(sbox_lo, s0_lo_3) */
+	vpshufb %ymm2, %ymm6, %ymm2 /* s0_h_3 = lookup16(sbox_hi, s0_hi_3) */
+	vpor %ymm2, %ymm9, %ymm2 /* s0_3 = or(s0_l_3, s0_h_3) */
+	vpand %ymm1, %ymm0, %ymm9 /* s1_lo_3 = and(k1_3, low_nibbles) */
+	vpsrlw $4, %ymm0, %ymm0 /* s1_sh_3 = shr(k1_3) */
+	vpand %ymm1, %ymm0, %ymm0 /* s1_hi_3 = and(s1_sh_3, low_nibbles) */
+	vpshufb %ymm9, %ymm12, %ymm9 /* s1_l_3 = lookup16(sbox_lo, s1_lo_3) */
+	vpshufb %ymm0, %ymm6, %ymm0 /* s1_h_3 = lookup16(sbox_hi, s1_hi_3) */
+	vpor %ymm0, %ymm9, %ymm0 /* s1_3 = or(s1_l_3, s1_h_3) */
+	vpxor %ymm2, %ymm0, %ymm0 /* x1_9 = xor(s1_3, s0_3) */
+	vpshufb .Lublock_register_avx2_asm_10_rotl56(%rip), %ymm0, %ymm9 /* rot4_3 = lookup16(x1_9, rotl56) */
+	vpxor %ymm9, %ymm2, %ymm2 /* x0_9 = xor(s0_3, rot4_3) */
+	vpshufb %ymm3, %ymm2, %ymm9 /* rot8_6 = lookup16(x0_9, rotl48) */
+	vpxor %ymm9, %ymm0, %ymm0 /* x1_10 = xor(x1_9, rot8_6) */
+	vpshufb %ymm3, %ymm0, %ymm9 /* rot8_7 = lookup16(x1_10, rotl48) */
+	vpxor %ymm9, %ymm2, %ymm2 /* x0_10 = xor(x0_9, rot8_7) */
+	vpshufb .Lublock_register_avx2_asm_10_rotl24(%rip), %ymm2, %ymm9 /* rot20_3 = lookup16(x0_10, rotl24) */
+	vpxor %ymm9, %ymm0, %ymm0 /* x1_11 = xor(x1_10, rot20_3) */
+	vpxor %ymm0, %ymm2, %ymm2 /* x0_11 = xor(x0_10, x1_11) */
+	vpshufb %ymm13, %ymm2, %ymm2 /* pl_3 = lookup16(x0_11, pl_mask) */
+	vpshufb .Lublock_register_avx2_asm_10_pr_mask(%rip), %ymm0, %ymm0 /* pr_3 = lookup16(x1_11, pr_mask) */
+	add $128, %r8
+	cmp $3072, %r8
+	jne .Lublock_register_avx2_asm_10_loop_r0
+
+	/* Final key addition. */
+	vpxor 3072(%rdi), %ymm5, %ymm5 /* y0 = xor(g0x0, rk0_1) */
+	vpxor 3136(%rdi), %ymm4, %ymm4 /* y1 = xor(g0x1, rk1_1) */
+	vpshufb .Lublock_register_avx2_asm_10_deinterleave(%rip), %ymm5, %ymm5 /* de = lookup16(y0, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_10_deinterleave(%rip), %ymm4, %ymm4 /* de_1 = lookup16(y1, deinterleave) */
+	vpunpcklqdq %ymm4, %ymm5, %ymm9 /* even_4 = unpacklo(de, de_1) */
+	vpunpckhqdq %ymm4, %ymm5, %ymm4 /* odd_4 = unpackhi(de, de_1) */
+	vpsllw $4, %ymm9, %ymm5 /* ev_sh = shl(even_4) */
+	vpand .Lublock_register_avx2_asm_10_high_nibbles(%rip), %ymm5, %ymm5 /* out_lo_b = and(ev_sh, high_nibbles) */
+	vmovdqa .Lublock_register_avx2_asm_10_high_nibbles(%rip), %ymm14 /* high_nibbles = const() */
+	vpandn %ymm4, %ymm14, %ymm15 /* out_lo_a = andnot(high_nibbles, odd_4) */
+	vpor %ymm15, %ymm5, %ymm5 /* out_lo = or(out_lo_b, out_lo_a) */
+	vpsrlw $4, %ymm4, %ymm4 /* od_sh = shr(odd_4) */
+	vpand %ymm14, %ymm9, %ymm9 /* out_hi_b = and(even_4, high_nibbles) */
+	vpandn %ymm4, %ymm14, %ymm4 /* out_hi_a = andnot(high_nibbles, od_sh) */
+	vpor %ymm4, %ymm9, %ymm4 /* out_hi = or(out_hi_b, out_hi_a) */
+	vmovdqu (%rcx), %ymm9 /* msg = load() */
+	vpxor %ymm9, %ymm5, %ymm5 /* ct = xor(out_lo, msg) */
+	vmovdqu %ymm5, (%rdx) /* store ct */
+	vmovdqu 32(%rcx), %ymm5 /* msg_1 = load() */
+	vpxor %ymm5, %ymm4, %ymm4 /* ct_1 = xor(out_hi, msg_1) */
+	vmovdqu %ymm4, 32(%rdx) /* store ct_1 */
+	vpxor 3072(%rdi), %ymm8, %ymm4 /* y0_1 = xor(g1x0, rk0_1) */
+	vpxor 3136(%rdi), %ymm7, %ymm5 /* y1_1 = xor(g1x1, rk1_1) */
+	vpshufb .Lublock_register_avx2_asm_10_deinterleave(%rip), %ymm4, %ymm4 /* de_2 = lookup16(y0_1, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_10_deinterleave(%rip), %ymm5, %ymm5 /* de_3 = lookup16(y1_1, deinterleave) */
+	vpunpcklqdq %ymm5, %ymm4, %ymm7 /* even_5 = unpacklo(de_2, de_3) */
+	vpunpckhqdq %ymm5, %ymm4, %ymm4 /* odd_5 = unpackhi(de_2, de_3) */
+	vpsllw $4, %ymm7, %ymm5 /* ev_sh_1 = shl(even_5) */
+	vpand %ymm14, %ymm5, %ymm5 /* out_lo_1_b = and(ev_sh_1, high_nibbles) */
+	vpandn %ymm4, %ymm14, %ymm8 /* out_lo_1_a = andnot(high_nibbles, odd_5) */
+	vpor %ymm8, %ymm5, %ymm5 /* out_lo_1 = or(out_lo_1_b, out_lo_1_a) */
+	vpsrlw $4, %ymm4, %ymm4 /* od_sh_1 = shr(odd_5) */
+	vpand %ymm14, %ymm7, %ymm7 /* out_hi_1_b = and(even_5, high_nibbles) */
+	vpandn %ymm4, %ymm14, %ymm4 /* out_hi_1_a = andnot(high_nibbles, od_sh_1) */
+	vpor %ymm4, %ymm7, %ymm4 /* out_hi_1 = or(out_hi_1_b, out_hi_1_a) */
+	vmovdqu 64(%rcx), %ymm7 /* msg_2 = load() */
+	vpxor %ymm7, %ymm5, %ymm5 /* ct_2 = xor(out_lo_1, msg_2) */
+	vmovdqu %ymm5, 64(%rdx) /* store ct_2 */
+	vmovdqu 96(%rcx), %ymm5 /* msg_3 = load() */
+	vpxor %ymm5, %ymm4, %ymm4 /* ct_3 = xor(out_hi_1, msg_3) */
+	vmovdqu %ymm4, 96(%rdx) /* store ct_3 */
+	vpxor 3072(%rdi), %ymm11, %ymm4 /* y0_2 = xor(g2x0, rk0_1) */
+	vpxor 3136(%rdi), %ymm10, %ymm5 /* y1_2 = xor(g2x1, rk1_1) */
+	vpshufb .Lublock_register_avx2_asm_10_deinterleave(%rip), %ymm4, %ymm4 /* de_4 = lookup16(y0_2, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_10_deinterleave(%rip), %ymm5, %ymm5 /* de_5 = lookup16(y1_2, deinterleave) */
+	vpunpcklqdq %ymm5, %ymm4, %ymm7 /* even_6 = unpacklo(de_4, de_5) */
+	vpunpckhqdq %ymm5, %ymm4, %ymm4 /* odd_6 = unpackhi(de_4, de_5) */
+	vpsllw $4, %ymm7, %ymm5 /* ev_sh_2 = shl(even_6) */
+	vpand %ymm14, %ymm5, %ymm5 /* out_lo_2_b = and(ev_sh_2, high_nibbles) */
+	vpandn %ymm4, %ymm14, %ymm8 /* out_lo_2_a = andnot(high_nibbles, odd_6) */
+	vpor %ymm8, %ymm5, %ymm5 /* out_lo_2 = or(out_lo_2_b, out_lo_2_a) */
+	vpsrlw $4, %ymm4, %ymm4 /* od_sh_2 = shr(odd_6) */
+	vpand %ymm14, %ymm7, %ymm7 /* out_hi_2_b = and(even_6, high_nibbles) */
+	vpandn %ymm4, %ymm14, %ymm4 /* out_hi_2_a = andnot(high_nibbles, od_sh_2) */
+	vpor %ymm4, %ymm7, %ymm4 /* out_hi_2 = or(out_hi_2_b, out_hi_2_a) */
+	vmovdqu 128(%rcx), %ymm7 /* msg_4 = load() */
+	vpxor %ymm7, %ymm5, %ymm5 /* ct_4 = xor(out_lo_2, msg_4) */
+	vmovdqu %ymm5, 128(%rdx) /* store ct_4 */
+	vmovdqu 160(%rcx), %ymm5 /* msg_5 = load() */
+	vpxor %ymm5, %ymm4, %ymm4 /* ct_5 = xor(out_hi_2, msg_5) */
+	vmovdqu %ymm4, 160(%rdx) /* store ct_5 */
+	vpxor 3072(%rdi), %ymm2, %ymm2 /* y0_3 = xor(g3x0, rk0_1) */
+	vpxor 3136(%rdi), %ymm0, %ymm0 /* y1_3 = xor(g3x1, rk1_1) */
+	vpshufb .Lublock_register_avx2_asm_10_deinterleave(%rip), %ymm2, %ymm2 /* de_6 = lookup16(y0_3, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_10_deinterleave(%rip), %ymm0, %ymm0 /* de_7 = lookup16(y1_3, deinterleave) */
+	vpunpcklqdq %ymm0, %ymm2, %ymm4 /* even_7 = unpacklo(de_6, de_7) */
+	vpunpckhqdq %ymm0, %ymm2, %ymm0 /* odd_7 = unpackhi(de_6, de_7) */
+	vpsllw $4, %ymm4, %ymm2 /* ev_sh_3 = shl(even_7) */
+	vpand %ymm14, %ymm2, %ymm2 /* out_lo_3_b = and(ev_sh_3, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm5 /* out_lo_3_a = andnot(high_nibbles, odd_7) */
+	vpor %ymm5, %ymm2, %ymm2 /* out_lo_3 = or(out_lo_3_b, out_lo_3_a) */
+	vpsrlw $4, %ymm0, %ymm0 /* od_sh_3 = shr(odd_7) */
+	vpand %ymm14, %ymm4, %ymm4 /* out_hi_3_b = and(even_7, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm0 /* out_hi_3_a = andnot(high_nibbles, od_sh_3) */
+	vpor %ymm0, %ymm4, %ymm0 /* out_hi_3 = or(out_hi_3_b, out_hi_3_a) */
+	vmovdqu 192(%rcx), %ymm4 /* msg_6 = load() */
+	vpxor %ymm4, %ymm2, %ymm2 /* ct_6 = xor(out_lo_3, msg_6) */
+	vmovdqu %ymm2, 192(%rdx) /* store ct_6 */
+	vmovdqu 224(%rcx), %ymm2 /* msg_7 = load() */
+	vpxor %ymm2, %ymm0, %ymm0 /* ct_7 = xor(out_hi_3, msg_7) */
+	vmovdqu %ymm0, 224(%rdx) /* store ct_7 */
+	vzeroupper
+	ret
+	.size ublock_register_avx2_ublock128_256_ctr_xor_asm, .-ublock_register_avx2_ublock128_256_ctr_xor_asm
+
+/* ublock_register_avx2_ublock128_256_encrypt_xor_asm: ublock128_register256_encrypt_xor, 4 arguments
+ *   %rdi: rk
+ *   %rsi: in
+ *   %rdx: out
+ *   %rcx: src
+ *   %r8: 128 x r (and the loop count)
+ *   ymm0-15: vectors, as allocated (16 used)
+ *   frame: 0 bytes (0 spill slots of 32 bytes)
+ */
+	.globl ublock_register_avx2_ublock128_256_encrypt_xor_asm
+	.hidden ublock_register_avx2_ublock128_256_encrypt_xor_asm
+	.type ublock_register_avx2_ublock128_256_encrypt_xor_asm, @function
+	.p2align 5
+ublock_register_avx2_ublock128_256_encrypt_xor_asm:
+
+	/* Load 16 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
+	vmovdqu (%rsi), %ymm0 /* blk = load() */
+	vmovdqu 32(%rsi), %ymm1 /* blk_1 = load() */
+	vpsrlw $4, %ymm0, %ymm2 /* lo_sh = shr(blk) */
+	vpand .Lublock_register_avx2_asm_11_high_nibbles(%rip), %ymm1, %ymm3 /* even_b = and(blk_1, high_nibbles) */
+	vmovdqa .Lublock_register_avx2_asm_11_high_nibbles(%rip), %ymm4 /* high_nibbles = const() */
+	vpandn %ymm2, %ymm4, %ymm2 /* even_a = andnot(high_nibbles, lo_sh) */
+	vpor %ymm2, %ymm3, %ymm2 /* even = or(even_b, even_a) */
+	vpsllw $4, %ymm1, %ymm1 /* hi_sh = shl(blk_1) */
+	vpand %ymm4, %ymm1, %ymm1 /* odd_b = and(hi_sh, high_nibbles) */
+	vpandn %ymm0, %ymm4, %ymm0 /* odd_a = andnot(high_nibbles, blk) */
+	vpor %ymm0, %ymm1, %ymm0 /* odd = or(odd_b, odd_a) */
+	vpunpcklbw %ymm0, %ymm2, %ymm1 /* sp = unpacklo(even, odd) */
+	vpunpckhbw %ymm0, %ymm2, %ymm0 /* sp_1 = unpackhi(even, odd) */
+	vmovdqu 64(%rsi), %ymm2 /* blk_2 = load() */
+	vmovdqu 96(%rsi), %ymm3 /* blk_3 = load() */
+	vpsrlw $4, %ymm2, %ymm5 /* lo_sh_1 = shr(blk_2) */
+	vpand %ymm4, %ymm3, %ymm6 /* even_1_b = and(blk_3, high_nibbles) */
+	vpandn %ymm5, %ymm4, %ymm5 /* even_1_a = andnot(high_nibbles, lo_sh_1) */
+	vpor %ymm5, %ymm6, %ymm5 /* even_1 = or(even_1_b, even_1_a) */
+	vpsllw $4, %ymm3, %ymm3 /* hi_sh_1 = shl(blk_3) */
+	vpand %ymm4, %ymm3, %ymm3 /* odd_1_b = and(hi_sh_1, high_nibbles) */
+	vpandn %ymm2, %ymm4, %ymm2 /* odd_1_a = andnot(high_nibbles, blk_2) */
+	vpor %ymm2, %ymm3, %ymm2 /* odd_1 = or(odd_1_b, odd_1_a) */
+	vpunpcklbw %ymm2, %ymm5, %ymm3 /* sp_2 = unpacklo(even_1, odd_1) */
+	vpunpckhbw %ymm2, %ymm5, %ymm2 /* sp_3 = unpackhi(even_1, odd_1) */
+	vmovdqu 128(%rsi), %ymm5 /* blk_4 = load() */
+	vmovdqu 160(%rsi), %ymm6 /* blk_5 = load() */
+	vpsrlw $4, %ymm5, %ymm7 /* lo_sh_2 = shr(blk_4) */
+	vpand %ymm4, %ymm6, %ymm8 /* even_2_b = and(blk_5, high_nibbles) */
+	vpandn %ymm7, %ymm4, %ymm7 /* even_2_a = andnot(high_nibbles, lo_sh_2) */
+	vpor %ymm7, %ymm8, %ymm7 /* even_2 = or(even_2_b, even_2_a) */
+	vpsllw $4, %ymm6, %ymm6 /* hi_sh_2 = shl(blk_5) */
+	vpand %ymm4, %ymm6, %ymm6 /* odd_2_b = and(hi_sh_2, high_nibbles) */
+	vpandn %ymm5, %ymm4, %ymm5 /* odd_2_a = andnot(high_nibbles, blk_4) */
+	vpor %ymm5, %ymm6, %ymm5 /* odd_2 = or(odd_2_b, odd_2_a) */
+	vpunpcklbw %ymm5, %ymm7, %ymm6 /* sp_4 = unpacklo(even_2, odd_2) */
+	vpunpckhbw %ymm5, %ymm7, %ymm5 /* sp_5 = unpackhi(even_2, odd_2) */
+	vmovdqu 192(%rsi), %ymm7 /* blk_6 = load() */
+	vmovdqu 224(%rsi), %ymm8 /* blk_7 = load() */
+	vpsrlw $4, %ymm7, %ymm9 /* lo_sh_3 = shr(blk_6) */
+	vpand %ymm4, %ymm8, %ymm10 /* even_3_b = and(blk_7, high_nibbles) */
+	vpandn %ymm9, %ymm4, %ymm9 /* even_3_a = andnot(high_nibbles, lo_sh_3) */
+	vpor %ymm9, %ymm10, %ymm9 /* even_3 = or(even_3_b, even_3_a) */
+	vpsllw $4, %ymm8, %ymm8 /* hi_sh_3 = shl(blk_7) */
+	vpand %ymm4, %ymm8, %ymm8 /* odd_3_b = and(hi_sh_3, high_nibbles) */
+	vpandn %ymm7, %ymm4, %ymm7 /* odd_3_a = andnot(high_nibbles, blk_6) */
+	vpor %ymm7, %ymm8, %ymm7 /* odd_3 = or(odd_3_b, odd_3_a) */
+	vpunpcklbw %ymm7, %ymm9, %ymm8 /* sp_6 = unpacklo(even_3, odd_3) */
+	vpunpckhbw %ymm7, %ymm9, %ymm7 /* sp_7 = unpackhi(even_3, odd_3) */
+	vmovdqa .Lublock_register_avx2_asm_11_low_nibbles(%rip), %ymm9 /* low_nibbles = const() */
+	vmovdqa .Lublock_register_avx2_asm_11_rotl48(%rip), %ymm10 /* rotl48 = const() */
+	vmovdqa .Lublock_register_avx2_asm_11_sbox_hi(%rip), %ymm11 /* sbox_hi = const() */
+	vmovdqa .Lublock_register_avx2_asm_11_sbox_lo(%rip), %ymm12 /* sbox_lo = const() */
+	vmovdqa .Lublock_register_avx2_asm_11_pl_mask(%rip), %ymm13 /* pl_mask = const() */
+	xor %r8, %r8
+	.p2align 4
+.Lublock_register_avx2_asm_11_loop_r0:
 	vmovdqu (%rdi,%r8), %ymm4 /* rk0 = load() */
 	vmovdqu 64(%rdi,%r8), %ymm14 /* rk1 = load() */
 
@@ -2117,17 +2429,17 @@ ublock_register_avx2_ublock128_256_encrypt_xor_asm:
 	vpshufb %ymm0, %ymm11, %ymm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
 	vpor %ymm0, %ymm15, %ymm0 /* s1 = or(s1_l, s1_h) */
 	vpxor %ymm1, %ymm0, %ymm0 /* x1 = xor(s1, s0) */
-	vpshufb .Lublock_register_avx2_asm_7_rotl56(%rip), %ymm0, %ymm15 /* rot4 = lookup16(x1, rotl56) */
+	vpshufb .Lublock_register_avx2_asm_11_rotl56(%rip), %ymm0, %ymm15 /* rot4 = lookup16(x1, rotl56) */
 	vpxor %ymm15, %ymm1, %ymm1 /* x0 = xor(s0, rot4) */
 	vpshufb %ymm10, %ymm1, %ymm15 /* rot8 = lookup16(x0, rotl48) */
 	vpxor %ymm15, %ymm0, %ymm0 /* x1_1 = xor(x1, rot8) */
 	vpshufb %ymm10, %ymm0, %ymm15 /* rot8_1 = lookup16(x1_1, rotl48) */
 	vpxor %ymm15, %ymm1, %ymm1 /* x0_1 = xor(x0, rot8_1) */
-	vpshufb .Lublock_register_avx2_asm_7_rotl24(%rip), %ymm1, %ymm15 /* rot20 = lookup16(x0_1, rotl24) */
+	vpshufb .Lublock_register_avx2_asm_11_rotl24(%rip), %ymm1, %ymm15 /* rot20 = lookup16(x0_1, rotl24) */
 	vpxor %ymm15, %ymm0, %ymm0 /* x1_2 = xor(x1_1, rot20) */
 	vpxor %ymm0, %ymm1, %ymm1 /* x0_2 = xor(x0_1, x1_2) */
 	vpshufb %ymm13, %ymm1, %ymm1 /* pl = lookup16(x0_2, pl_mask) */
-	vpshufb .Lublock_register_avx2_asm_7_pr_mask(%rip), %ymm0, %ymm0 /* pr = lookup16(x1_2, pr_mask) */
+	vpshufb .Lublock_register_avx2_asm_11_pr_mask(%rip), %ymm0, %ymm0 /* pr = lookup16(x1_2, pr_mask) */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
 	vpxor %ymm4, %ymm3, %ymm3 /* k0_1 = xor(g1x0, rk0) */
@@ -2145,17 +2457,17 @@ ublock_register_avx2_ublock128_256_encrypt_xor_asm:
 	vpshufb %ymm2, %ymm11, %ymm2 /* s1_h_1 = lookup16(sbox_hi, s1_hi_1) */
 	vpor %ymm2, %ymm15, %ymm2 /* s1_1 = or(s1_l_1, s1_h_1) */
 	vpxor %ymm3, %ymm2, %ymm2 /* x1_3 = xor(s1_1, s0_1) */
-	vpshufb .Lublock_register_avx2_asm_7_rotl56(%rip), %ymm2, %ymm15 /* rot4_1 = lookup16(x1_3, rotl56) */
+	vpshufb .Lublock_register_avx2_asm_11_rotl56(%rip), %ymm2, %ymm15 /* rot4_1 = lookup16(x1_3, rotl56) */
 	vpxor %ymm15, %ymm3, %ymm3 /* x0_3 = xor(s0_1, rot4_1) */
 	vpshufb %ymm10, %ymm3, %ymm15 /* rot8_2 = lookup16(x0_3, rotl48) */
 	vpxor %ymm15, %ymm2, %ymm2 /* x1_4 = xor(x1_3, rot8_2) */
 	vpshufb %ymm10, %ymm2, %ymm15 /* rot8_3 = lookup16(x1_4, rotl48) */
 	vpxor %ymm15, %ymm3, %ymm3 /* x0_4 = xor(x0_3, rot8_3) */
-	vpshufb .Lublock_register_avx2_asm_7_rotl24(%rip), %ymm3, %ymm15 /* rot20_1 = lookup16(x0_4, rotl24) */
+	vpshufb .Lublock_register_avx2_asm_11_rotl24(%rip), %ymm3, %ymm15 /* rot20_1 = lookup16(x0_4, rotl24) */
 	vpxor %ymm15, %ymm2, %ymm2 /* x1_5 = xor(x1_4, rot20_1) */
 	vpxor %ymm2, %ymm3, %ymm3 /* x0_5 = xor(x0_4, x1_5) */
 	vpshufb %ymm13, %ymm3, %ymm3 /* pl_1 = lookup16(x0_5, pl_mask) */
-	vpshufb .Lublock_register_avx2_asm_7_pr_mask(%rip), %ymm2, %ymm2 /* pr_1 = lookup16(x1_5, pr_mask) */
+	vpshufb .Lublock_register_avx2_asm_11_pr_mask(%rip), %ymm2, %ymm2 /* pr_1 = lookup16(x1_5, pr_mask) */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
 	vpxor %ymm4, %ymm6, %ymm6 /* k0_2 = xor(g2x0, rk0) */
@@ -2173,17 +2485,17 @@ ublock_register_avx2_ublock128_256_encrypt_xor_asm:
 	vpshufb %ymm5, %ymm11, %ymm5 /* s1_h_2 = lookup16(sbox_hi, s1_hi_2) */
 	vpor %ymm5, %ymm15, %ymm5 /* s1_2 = or(s1_l_2, s1_h_2) */
 	vpxor %ymm6, %ymm5, %ymm5 /* x1_6 = xor(s1_2, s0_2) */
-	vpshufb .Lublock_register_avx2_asm_7_rotl56(%rip), %ymm5, %ymm15 /* rot4_2 = lookup16(x1_6, rotl56) */
+	vpshufb .Lublock_register_avx2_asm_11_rotl56(%rip), %ymm5, %ymm15 /* rot4_2 = lookup16(x1_6, rotl56) */
 	vpxor %ymm15, %ymm6, %ymm6 /* x0_6 = xor(s0_2, rot4_2) */
 	vpshufb %ymm10, %ymm6, %ymm15 /* rot8_4 = lookup16(x0_6, rotl48) */
 	vpxor %ymm15, %ymm5, %ymm5 /* x1_7 = xor(x1_6, rot8_4) */
 	vpshufb %ymm10, %ymm5, %ymm15 /* rot8_5 = lookup16(x1_7, rotl48) */
 	vpxor %ymm15, %ymm6, %ymm6 /* x0_7 = xor(x0_6, rot8_5) */
-	vpshufb .Lublock_register_avx2_asm_7_rotl24(%rip), %ymm6, %ymm15 /* rot20_2 = lookup16(x0_7, rotl24) */
+	vpshufb .Lublock_register_avx2_asm_11_rotl24(%rip), %ymm6, %ymm15 /* rot20_2 = lookup16(x0_7, rotl24) */
 	vpxor %ymm15, %ymm5, %ymm5 /* x1_8 = xor(x1_7, rot20_2) */
 	vpxor %ymm5, %ymm6, %ymm6 /* x0_8 = xor(x0_7, x1_8) */
 	vpshufb %ymm13, %ymm6, %ymm6 /* pl_2 = lookup16(x0_8, pl_mask) */
-	vpshufb .Lublock_register_avx2_asm_7_pr_mask(%rip), %ymm5, %ymm5 /* pr_2 = lookup16(x1_8, pr_mask) */
+	vpshufb .Lublock_register_avx2_asm_11_pr_mask(%rip), %ymm5, %ymm5 /* pr_2 = lookup16(x1_8, pr_mask) */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
 	vpxor %ymm4, %ymm8, %ymm4 /* k0_3 = xor(g3x0, rk0) */
@@ -2201,32 +2513,32 @@ ublock_register_avx2_ublock128_256_encrypt_xor_asm:
 	vpshufb %ymm7, %ymm11, %ymm7 /* s1_h_3 = lookup16(sbox_hi, s1_hi_3) */
 	vpor %ymm7, %ymm8, %ymm7 /* s1_3 = or(s1_l_3, s1_h_3) */
 	vpxor %ymm4, %ymm7, %ymm7 /* x1_9 = xor(s1_3, s0_3) */
-	vpshufb .Lublock_register_avx2_asm_7_rotl56(%rip), %ymm7, %ymm8 /* rot4_3 = lookup16(x1_9, rotl56) */
+	vpshufb .Lublock_register_avx2_asm_11_rotl56(%rip), %ymm7, %ymm8 /* rot4_3 = lookup16(x1_9, rotl56) */
 	vpxor %ymm8, %ymm4, %ymm4 /* x0_9 = xor(s0_3, rot4_3) */
 	vpshufb %ymm10, %ymm4, %ymm8 /* rot8_6 = lookup16(x0_9, rotl48) */
 	vpxor %ymm8, %ymm7, %ymm7 /* x1_10 = xor(x1_9, rot8_6) */
 	vpshufb %ymm10, %ymm7, %ymm8 /* rot8_7 = lookup16(x1_10, rotl48) */
 	vpxor %ymm8, %ymm4, %ymm4 /* x0_10 = xor(x0_9, rot8_7) */
-	vpshufb .Lublock_register_avx2_asm_7_rotl24(%rip), %ymm4, %ymm8 /* rot20_3 = lookup16(x0_10, rotl24) */
+	vpshufb .Lublock_register_avx2_asm_11_rotl24(%rip), %ymm4, %ymm8 /* rot20_3 = lookup16(x0_10, rotl24) */
 	vpxor %ymm8, %ymm7, %ymm7 /* x1_11 = xor(x1_10, rot20_3) */
 	vpxor %ymm7, %ymm4, %ymm4 /* x0_11 = xor(x0_10, x1_11) */
 	vpshufb %ymm13, %ymm4, %ymm4 /* pl_3 = lookup16(x0_11, pl_mask) */
-	vpshufb .Lublock_register_avx2_asm_7_pr_mask(%rip), %ymm7, %ymm7 /* pr_3 = lookup16(x1_11, pr_mask) */
+	vpshufb .Lublock_register_avx2_asm_11_pr_mask(%rip), %ymm7, %ymm7 /* pr_3 = lookup16(x1_11, pr_mask) */
 	vmovdqa %ymm4, %ymm8 /* g3x0.3 */
 	add $128, %r8
 	cmp $3072, %r8
-	jne .Lublock_register_avx2_asm_7_loop_r0
+	jne .Lublock_register_avx2_asm_11_loop_r0
 
 	/* Final key addition. */
 	vpxor 3072(%rdi), %ymm1, %ymm1 /* y0 = xor(g0x0, rk0_1) */
 	vpxor 3136(%rdi), %ymm0, %ymm0 /* y1 = xor(g0x1, rk1_1) */
-	vpshufb .Lublock_register_avx2_asm_7_deinterleave(%rip), %ymm1, %ymm1 /* de = lookup16(y0, deinterleave) */
-	vpshufb .Lublock_register_avx2_asm_7_deinterleave(%rip), %ymm0, %ymm0 /* de_1 = lookup16(y1, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_11_deinterleave(%rip), %ymm1, %ymm1 /* de = lookup16(y0, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_11_deinterleave(%rip), %ymm0, %ymm0 /* de_1 = lookup16(y1, deinterleave) */
 	vpunpcklqdq %ymm0, %ymm1, %ymm4 /* even_4 = unpacklo(de, de_1) */
 	vpunpckhqdq %ymm0, %ymm1, %ymm0 /* odd_4 = unpackhi(de, de_1) */
 	vpsllw $4, %ymm4, %ymm1 /* ev_sh = shl(even_4) */
-	vpand .Lublock_register_avx2_asm_7_high_nibbles(%rip), %ymm1, %ymm1 /* out_lo_b = and(ev_sh, high_nibbles) */
-	vmovdqa .Lublock_register_avx2_asm_7_high_nibbles(%rip), %ymm14 /* high_nibbles = const() */
+	vpand .Lublock_register_avx2_asm_11_high_nibbles(%rip), %ymm1, %ymm1 /* out_lo_b = and(ev_sh, high_nibbles) */
+	vmovdqa .Lublock_register_avx2_asm_11_high_nibbles(%rip), %ymm14 /* high_nibbles = const() */
 	vpandn %ymm0, %ymm14, %ymm15 /* out_lo_a = andnot(high_nibbles, odd_4) */
 	vpor %ymm15, %ymm1, %ymm1 /* out_lo = or(out_lo_b, out_lo_a) */
 	vpsrlw $4, %ymm0, %ymm0 /* od_sh = shr(odd_4) */
@@ -2241,8 +2553,8 @@ ublock_register_avx2_ublock128_256_encrypt_xor_asm:
 	vmovdqu %ymm0, 32(%rdx) /* store ct_1 */
 	vpxor 3072(%rdi), %ymm3, %ymm0 /* y0_1 = xor(g1x0, rk0_1) */
 	vpxor 3136(%rdi), %ymm2, %ymm1 /* y1_1 = xor(g1x1, rk1_1) */
-	vpshufb .Lublock_register_avx2_asm_7_deinterleave(%rip), %ymm0, %ymm0 /* de_2 = lookup16(y0_1, deinterleave) */
-	vpshufb .Lublock_register_avx2_asm_7_deinterleave(%rip), %ymm1, %ymm1 /* de_3 = lookup16(y1_1, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_11_deinterleave(%rip), %ymm0, %ymm0 /* de_2 = lookup16(y0_1, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_11_deinterleave(%rip), %ymm1, %ymm1 /* de_3 = lookup16(y1_1, deinterleave) */
 	vpunpcklqdq %ymm1, %ymm0, %ymm2 /* even_5 = unpacklo(de_2, de_3) */
 	vpunpckhqdq %ymm1, %ymm0, %ymm0 /* odd_5 = unpackhi(de_2, de_3) */
 	vpsllw $4, %ymm2, %ymm1 /* ev_sh_1 = shl(even_5) */
@@ -2261,8 +2573,8 @@ ublock_register_avx2_ublock128_256_encrypt_xor_asm:
 	vmovdqu %ymm0, 96(%rdx) /* store ct_3 */
 	vpxor 3072(%rdi), %ymm6, %ymm0 /* y0_2 = xor(g2x0, rk0_1) */
 	vpxor 3136(%rdi), %ymm5, %ymm1 /* y1_2 = xor(g2x1, rk1_1) */
-	vpshufb .Lublock_register_avx2_asm_7_deinterleave(%rip), %ymm0, %ymm0 /* de_4 = lookup16(y0_2, deinterleave) */
-	vpshufb .Lublock_register_avx2_asm_7_deinterleave(%rip), %ymm1, %ymm1 /* de_5 = lookup16(y1_2, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_11_deinterleave(%rip), %ymm0, %ymm0 /* de_4 = lookup16(y0_2, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_11_deinterleave(%rip), %ymm1, %ymm1 /* de_5 = lookup16(y1_2, deinterleave) */
 	vpunpcklqdq %ymm1, %ymm0, %ymm2 /* even_6 = unpacklo(de_4, de_5) */
 	vpunpckhqdq %ymm1, %ymm0, %ymm0 /* odd_6 = unpackhi(de_4, de_5) */
 	vpsllw $4, %ymm2, %ymm1 /* ev_sh_2 = shl(even_6) */
@@ -2281,8 +2593,8 @@ ublock_register_avx2_ublock128_256_encrypt_xor_asm:
 	vmovdqu %ymm0, 160(%rdx) /* store ct_5 */
 	vpxor 3072(%rdi), %ymm8, %ymm0 /* y0_3 = xor(g3x0, rk0_1) */
 	vpxor 3136(%rdi), %ymm7, %ymm1 /* y1_3 = xor(g3x1, rk1_1) */
-	vpshufb .Lublock_register_avx2_asm_7_deinterleave(%rip), %ymm0, %ymm0 /* de_6 = lookup16(y0_3, deinterleave) */
-	vpshufb .Lublock_register_avx2_asm_7_deinterleave(%rip), %ymm1, %ymm1 /* de_7 = lookup16(y1_3, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_11_deinterleave(%rip), %ymm0, %ymm0 /* de_6 = lookup16(y0_3, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_11_deinterleave(%rip), %ymm1, %ymm1 /* de_7 = lookup16(y1_3, deinterleave) */
 	vpunpcklqdq %ymm1, %ymm0, %ymm2 /* even_7 = unpacklo(de_6, de_7) */
 	vpunpckhqdq %ymm1, %ymm0, %ymm0 /* odd_7 = unpackhi(de_6, de_7) */
 	vpsllw $4, %ymm2, %ymm1 /* ev_sh_3 = shl(even_7) */
@@ -2321,8 +2633,8 @@ ublock_register_avx2_ublock256_256_encrypt_asm:
 	vmovdqu (%rsi), %ymm0 /* blk = load() */
 	vmovdqu 32(%rsi), %ymm1 /* blk_1 = load() */
 	vpsrlw $4, %ymm0, %ymm2 /* lo_sh = shr(blk) */
-	vpand .Lublock_register_avx2_asm_8_high_nibbles(%rip), %ymm1, %ymm3 /* even_b = and(blk_1, high_nibbles) */
-	vmovdqa .Lublock_register_avx2_asm_8_high_nibbles(%rip), %ymm4 /* high_nibbles = const() */
+	vpand .Lublock_register_avx2_asm_12_high_nibbles(%rip), %ymm1, %ymm3 /* even_b = and(blk_1, high_nibbles) */
+	vmovdqa .Lublock_register_avx2_asm_12_high_nibbles(%rip), %ymm4 /* high_nibbles = const() */
 	vpandn %ymm2, %ymm4, %ymm2 /* even_a = andnot(high_nibbles, lo_sh) */
 	vpor %ymm2, %ymm3, %ymm2 /* even = or(even_b, even_a) */
 	vpsllw $4, %ymm1, %ymm1 /* hi_sh = shl(blk_1) */
@@ -2375,14 +2687,14 @@ ublock_register_avx2_ublock256_256_encrypt_asm:
 	vpunpckhbw %ymm6, %ymm9, %ymm6 /* sp_7 = unpackhi(even_3, odd_3) */
 	vperm2i128 $0x20, %ymm6, %ymm8, %ymm9 /* lanes_6 = blocks128(sp_6, sp_7) */
 	vperm2i128 $0x31, %ymm6, %ymm8, %ymm6 /* lanes_7 = blocks128(sp_6, sp_7) */
-	vmovdqa .Lublock_register_avx2_asm_8_low_nibbles(%rip), %ymm8 /* low_nibbles = const() */
-	vmovdqa .Lublock_register_avx2_asm_8_rotl48(%rip), %ymm10 /* rotl48 = const() */
-	vmovdqa .Lublock_register_avx2_asm_8_sbox_hi(%rip), %ymm11 /* sbox_hi = const() */
-	vmovdqa .Lublock_register_avx2_asm_8_sbox_lo(%rip), %ymm12 /* sbox_lo = const() */
-	vmovdqa .Lublock_register_avx2_asm_8_pl_front(%rip), %ymm13 /* pl_front = const() */
+	vmovdqa .Lublock_register_avx2_asm_12_low_nibbles(%rip), %ymm8 /* low_nibbles = const() */
+	vmovdqa .Lublock_register_avx2_asm_12_rotl48(%rip), %ymm10 /* rotl48 = const() */
+	vmovdqa .Lublock_register_avx2_asm_12_sbox_hi(%rip), %ymm11 /* sbox_hi = const() */
+	vmovdqa .Lublock_register_avx2_asm_12_sbox_lo(%rip), %ymm12 /* sbox_lo = const() */
+	vmovdqa .Lublock_register_avx2_asm_12_pl_front(%rip), %ymm13 /* pl_front = const() */
 	xor %rcx, %rcx
 	.p2align 4
-.Lublock_register_avx2_asm_8_loop_r0:
+.Lublock_register_avx2_asm_12_loop_r0:
 	vmovdqu (%rdi,%rcx), %ymm4 /* rk0 = load() */
 	vmovdqu 64(%rdi,%rcx), %ymm14 /* rk1 = load() */
 
@@ -2402,22 +2714,22 @@ ublock_register_avx2_ublock256_256_encrypt_asm:
 	vpshufb %ymm0, %ymm11, %ymm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
 	vpor %ymm0, %ymm15, %ymm0 /* s1 = or(s1_l, s1_h) */
 	vpxor %ymm2, %ymm0, %ymm0 /* x1 = xor(s1, s0) */
-	vpshufb .Lublock_register_avx2_asm_8_rotl56(%rip), %ymm0, %ymm15 /* rot4 = lookup16(x1, rotl56) */
+	vpshufb .Lublock_register_avx2_asm_12_rotl56(%rip), %ymm0, %ymm15 /* rot4 = lookup16(x1, rotl56) */
 	vpxor %ymm15, %ymm2, %ymm2 /* x0 = xor(s0, rot4) */
 	vpshufb %ymm10, %ymm2, %ymm15 /* rot8 = lookup16(x0, rotl48) */
 	vpxor %ymm15, %ymm0, %ymm0 /* x1_1 = xor(x1, rot8) */
 	vpshufb %ymm10, %ymm0, %ymm15 /* rot8_1 = lookup16(x1_1, rotl48) */
 	vpxor %ymm15, %ymm2, %ymm2 /* x0_1 = xor(x0, rot8_1) */
-	vpshufb .Lublock_register_avx2_asm_8_rotl24(%rip), %ymm2, %ymm15 /* rot20 = lookup16(x0_1, rotl24) */
+	vpshufb .Lublock_register_avx2_asm_12_rotl24(%rip), %ymm2, %ymm15 /* rot20 = lookup16(x0_1, rotl24) */
 	vpxor %ymm15, %ymm0, %ymm0 /* x1_2 = xor(x1_1, rot20) */
 	vpxor %ymm0, %ymm2, %ymm2 /* x0_2 = xor(x0_1, x1_2) */
 	vpermq $0x4e, %ymm2, %ymm15 /* pl_swap = blocks128(x0_2, x0_2) */
 	vpshufb %ymm13, %ymm2, %ymm2 /* pl_f = lookup16(x0_2, pl_front) */
-	vpshufb .Lublock_register_avx2_asm_8_pl_rear(%rip), %ymm15, %ymm15 /* pl_r = lookup16(pl_swap, pl_rear) */
+	vpshufb .Lublock_register_avx2_asm_12_pl_rear(%rip), %ymm15, %ymm15 /* pl_r = lookup16(pl_swap, pl_rear) */
 	vpxor %ymm15, %ymm2, %ymm2 /* pl = xor(pl_f, pl_r) */
 	vpermq $0x4e, %ymm0, %ymm15 /* pr_swap = blocks128(x1_2, x1_2) */
-	vpshufb .Lublock_register_avx2_asm_8_pr_front(%rip), %ymm0, %ymm0 /* pr_f = lookup16(x1_2, pr_front) */
-	vpshufb .Lublock_register_avx2_asm_8_pr_rear(%rip), %ymm15, %ymm15 /* pr_r = lookup16(pr_swap, pr_rear) */
+	vpshufb .Lublock_register_avx2_asm_12_pr_front(%rip), %ymm0, %ymm0 /* pr_f = lookup16(x1_2, pr_front) */
+	vpshufb .Lublock_register_avx2_asm_12_pr_rear(%rip), %ymm15, %ymm15 /* pr_r = lookup16(pr_swap, pr_rear) */
 	vpxor %ymm15, %ymm0, %ymm0 /* pr = xor(pr_f, pr_r) */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
@@ -2436,22 +2748,22 @@ ublock_register_avx2_ublock256_256_encrypt_asm:
 	vpshufb %ymm1, %ymm11, %ymm1 /* s1_h_1 = lookup16(sbox_hi, s1_hi_1) */
 	vpor %ymm1, %ymm15, %ymm1 /* s1_1 = or(s1_l_1, s1_h_1) */
 	vpxor %ymm5, %ymm1, %ymm1 /* x1_3 = xor(s1_1, s0_1) */
-	vpshufb .Lublock_register_avx2_asm_8_rotl56(%rip), %ymm1, %ymm15 /* rot4_1 = lookup16(x1_3, rotl56) */
+	vpshufb .Lublock_register_avx2_asm_12_rotl56(%rip), %ymm1, %ymm15 /* rot4_1 = lookup16(x1_3, rotl56) */
 	vpxor %ymm15, %ymm5, %ymm5 /* x0_3 = xor(s0_1, rot4_1) */
 	vpshufb %ymm10, %ymm5, %ymm15 /* rot8_2 = lookup16(x0_3, rotl48) */
 	vpxor %ymm15, %ymm1, %ymm1 /* x1_4 = xor(x1_3, rot8_2) */
 	vpshufb %ymm10, %ymm1, %ymm15 /* rot8_3 = lookup16(x1_4, rotl48) */
 	vpxor %ymm15, %ymm5, %ymm5 /* x0_4 = xor(x0_3, rot8_3) */
-	vpshufb .Lublock_register_avx2_asm_8_rotl24(%rip), %ymm5, %ymm15 /* rot20_1 = lookup16(x0_4, rotl24) */
+	vpshufb .Lublock_register_avx2_asm_12_rotl24(%rip), %ymm5, %ymm15 /* rot20_1 = lookup16(x0_4, rotl24) */
 	vpxor %ymm15, %ymm1, %ymm1 /* x1_5 = xor(x1_4, rot20_1) */
 	vpxor %ymm1, %ymm5, %ymm5 /* x0_5 = xor(x0_4, x1_5) */
 	vpermq $0x4e, %ymm5, %ymm15 /* pl_swap_1 = blocks128(x0_5, x0_5) */
 	vpshufb %ymm13, %ymm5, %ymm5 /* pl_f_1 = lookup16(x0_5, pl_front) */
-	vpshufb .Lublock_register_avx2_asm_8_pl_rear(%rip), %ymm15, %ymm15 /* pl_r_1 = lookup16(pl_swap_1, pl_rear) */
+	vpshufb .Lublock_register_avx2_asm_12_pl_rear(%rip), %ymm15, %ymm15 /* pl_r_1 = lookup16(pl_swap_1, pl_rear) */
 	vpxor %ymm15, %ymm5, %ymm5 /* pl_1 = xor(pl_f_1, pl_r_1) */
 	vpermq $0x4e, %ymm1, %ymm15 /* pr_swap_1 = blocks128(x1_5, x1_5) */
-	vpshufb .Lublock_register_avx2_asm_8_pr_front(%rip), %ymm1, %ymm1 /* pr_f_1 = lookup16(x1_5, pr_front) */
-	vpshufb .Lublock_register_avx2_asm_8_pr_rear(%rip), %ymm15, %ymm15 /* pr_r_1 = lookup16(pr_swap_1, pr_rear) */
+	vpshufb .Lublock_register_avx2_asm_12_pr_front(%rip), %ymm1, %ymm1 /* pr_f_1 = lookup16(x1_5, pr_front) */
+	vpshufb .Lublock_register_avx2_asm_12_pr_rear(%rip), %ymm15, %ymm15 /* pr_r_1 = lookup16(pr_swap_1, pr_rear) */
 	vpxor %ymm15, %ymm1, %ymm1 /* pr_1 = xor(pr_f_1, pr_r_1) */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
@@ -2470,22 +2782,22 @@ ublock_register_avx2_ublock256_256_encrypt_asm:
 	vpshufb %ymm3, %ymm11, %ymm3 /* s1_h_2 = lookup16(sbox_hi, s1_hi_2) */
 	vpor %ymm3, %ymm15, %ymm3 /* s1_2 = or(s1_l_2, s1_h_2) */
 	vpxor %ymm7, %ymm3, %ymm3 /* x1_6 = xor(s1_2, s0_2) */
-	vpshufb .Lublock_register_avx2_asm_8_rotl56(%rip), %ymm3, %ymm15 /* rot4_2 = lookup16(x1_6, rotl56) */
+	vpshufb .Lublock_register_avx2_asm_12_rotl56(%rip), %ymm3, %ymm15 /* rot4_2 = lookup16(x1_6, rotl56) */
 	vpxor %ymm15, %ymm7, %ymm7 /* x0_6 = xor(s0_2, rot4_2) */
 	vpshufb %ymm10, %ymm7, %ymm15 /* rot8_4 = lookup16(x0_6, rotl48) */
 	vpxor %ymm15, %ymm3, %ymm3 /* x1_7 = xor(x1_6, rot8_4) */
 	vpshufb %ymm10, %ymm3, %ymm15 /* rot8_5 = lookup16(x1_7, rotl48) */
 	vpxor %ymm15, %ymm7, %ymm7 /* x0_7 = xor(x0_6, rot8_5) */
-	vpshufb .Lublock_register_avx2_asm_8_rotl24(%rip), %ymm7, %ymm15 /* rot20_2 = lookup16(x0_7, rotl24) */
+	vpshufb .Lublock_register_avx2_asm_12_rotl24(%rip), %ymm7, %ymm15 /* rot20_2 = lookup16(x0_7, rotl24) */
 	vpxor %ymm15, %ymm3, %ymm3 /* x1_8 = xor(x1_7, rot20_2) */
 	vpxor %ymm3, %ymm7, %ymm7 /* x0_8 = xor(x0_7, x1_8) */
 	vpermq $0x4e, %ymm7, %ymm15 /* pl_swap_2 = blocks128(x0_8, x0_8) */
 	vpshufb %ymm13, %ymm7, %ymm7 /* pl_f_2 = lookup16(x0_8, pl_front) */
-	vpshufb .Lublock_register_avx2_asm_8_pl_rear(%rip), %ymm15, %ymm15 /* pl_r_2 = lookup16(pl_swap_2, pl_rear) */
+	vpshufb .Lublock_register_avx2_asm_12_pl_rear(%rip), %ymm15, %ymm15 /* pl_r_2 = lookup16(pl_swap_2, pl_rear) */
 	vpxor %ymm15, %ymm7, %ymm7 /* pl_2 = xor(pl_f_2, pl_r_2) */
 	vpermq $0x4e, %ymm3, %ymm15 /* pr_swap_2 = blocks128(x1_8, x1_8) */
-	vpshufb .Lublock_register_avx2_asm_8_pr_front(%rip), %ymm3, %ymm3 /* pr_f_2 = lookup16(x1_8, pr_front) */
-	vpshufb .Lublock_register_avx2_asm_8_pr_rear(%rip), %ymm15, %ymm15 /* pr_r_2 = lookup16(pr_swap_2, pr_rear) */
+	vpshufb .Lublock_register_avx2_asm_12_pr_front(%rip), %ymm3, %ymm3 /* pr_f_2 = lookup16(x1_8, pr_front) */
+	vpshufb .Lublock_register_avx2_asm_12_pr_rear(%rip), %ymm15, %ymm15 /* pr_r_2 = lookup16(pr_swap_2, pr_rear) */
 	vpxor %ymm15, %ymm3, %ymm3 /* pr_2 = xor(pr_f_2, pr_r_2) */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
@@ -2504,40 +2816,40 @@ ublock_register_avx2_ublock256_256_encrypt_asm:
 	vpshufb %ymm6, %ymm11, %ymm6 /* s1_h_3 = lookup16(sbox_hi, s1_hi_3) */
 	vpor %ymm6, %ymm9, %ymm6 /* s1_3 = or(s1_l_3, s1_h_3) */
 	vpxor %ymm4, %ymm6, %ymm6 /* x1_9 = xor(s1_3, s0_3) */
-	vpshufb .Lublock_register_avx2_asm_8_rotl56(%rip), %ymm6, %ymm9 /* rot4_3 = lookup16(x1_9, rotl56) */
+	vpshufb .Lublock_register_avx2_asm_12_rotl56(%rip), %ymm6, %ymm9 /* rot4_3 = lookup16(x1_9, rotl56) */
 	vpxor %ymm9, %ymm4, %ymm4 /* x0_9 = xor(s0_3, rot4_3) */
 	vpshufb %ymm10, %ymm4, %ymm9 /* rot8_6 = lookup16(x0_9, rotl48) */
 	vpxor %ymm9, %ymm6, %ymm6 /* x1_10 = xor(x1_9, rot8_6) */
 	vpshufb %ymm10, %ymm6, %ymm9 /* rot8_7 = lookup16(x1_10, rotl48) */
 	vpxor %ymm9, %ymm4, %ymm4 /* x0_10 = xor(x0_9, rot8_7) */
-	vpshufb .Lublock_register_avx2_asm_8_rotl24(%rip), %ymm4, %ymm9 /* rot20_3 = lookup16(x0_10, rotl24) */
+	vpshufb .Lublock_register_avx2_asm_12_rotl24(%rip), %ymm4, %ymm9 /* rot20_3 = lookup16(x0_10, rotl24) */
 	vpxor %ymm9, %ymm6, %ymm6 /* x1_11 = xor(x1_10, rot20_3) */
 	vpxor %ymm6, %ymm4, %ymm4 /* x0_11 = xor(x0_10, x1_11) */
 	vpermq $0x4e, %ymm4, %ymm9 /* pl_swap_3 = blocks128(x0_11, x0_11) */
 	vpshufb %ymm13, %ymm4, %ymm4 /* pl_f_3 = lookup16(x0_11, pl_front) */
-	vpshufb .Lublock_register_avx2_asm_8_pl_rear(%rip), %ymm9, %ymm9 /* pl_r_3 = lookup16(pl_swap_3, pl_rear) */
+	vpshufb .Lublock_register_avx2_asm_12_pl_rear(%rip), %ymm9, %ymm9 /* pl_r_3 = lookup16(pl_swap_3, pl_rear) */
 	vpxor %ymm9, %ymm4, %ymm4 /* pl_3 = xor(pl_f_3, pl_r_3) */
 	vpermq $0x4e, %ymm6, %ymm9 /* pr_swap_3 = blocks128(x1_11, x1_11) */
-	vpshufb .Lublock_register_avx2_asm_8_pr_front(%rip), %ymm6, %ymm6 /* pr_f_3 = lookup16(x1_11, pr_front) */
-	vpshufb .Lublock_register_avx2_asm_8_pr_rear(%rip), %ymm9, %ymm9 /* pr_r_3 = lookup16(pr_swap_3, pr_rear) */
+	vpshufb .Lublock_register_avx2_asm_12_pr_front(%rip), %ymm6, %ymm6 /* pr_f_3 = lookup16(x1_11, pr_front) */
+	vpshufb .Lublock_register_avx2_asm_12_pr_rear(%rip), %ymm9, %ymm9 /* pr_r_3 = lookup16(pr_swap_3, pr_rear) */
 	vpxor %ymm9, %ymm6, %ymm6 /* pr_3 = xor(pr_f_3, pr_r_3) */
 	vmovdqa %ymm4, %ymm9 /* g3x0.3 */
 	add $128, %rcx
 	cmp $3072, %rcx
-	jne .Lublock_register_avx2_asm_8_loop_r0
+	jne .Lublock_register_avx2_asm_12_loop_r0
 
 	/* Final key addition. */
 	vpxor 3072(%rdi), %ymm2, %ymm2 /* y0 = xor(g0x0, rk0_1) */
 	vpxor 3136(%rdi), %ymm0, %ymm0 /* y1 = xor(g0x1, rk1_1) */
 	vperm2i128 $0x20, %ymm0, %ymm2, %ymm4 /* lanes_8 = blocks128(y0, y1) */
 	vperm2i128 $0x31, %ymm0, %ymm2, %ymm0 /* lanes_9 = blocks128(y0, y1) */
-	vpshufb .Lublock_register_avx2_asm_8_deinterleave(%rip), %ymm4, %ymm2 /* de = lookup16(lanes_8, deinterleave) */
-	vpshufb .Lublock_register_avx2_asm_8_deinterleave(%rip), %ymm0, %ymm0 /* de_1 = lookup16(lanes_9, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_12_deinterleave(%rip), %ymm4, %ymm2 /* de = lookup16(lanes_8, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_12_deinterleave(%rip), %ymm0, %ymm0 /* de_1 = lookup16(lanes_9, deinterleave) */
 	vpunpcklqdq %ymm0, %ymm2, %ymm4 /* even_4 = unpacklo(de, de_1) */
 	vpunpckhqdq %ymm0, %ymm2, %ymm0 /* odd_4 = unpackhi(de, de_1) */
 	vpsllw $4, %ymm4, %ymm2 /* ev_sh = shl(even_4) */
-	vpand .Lublock_register_avx2_asm_8_high_nibbles(%rip), %ymm2, %ymm2 /* out_lo_b = and(ev_sh, high_nibbles) */
-	vmovdqa .Lublock_register_avx2_asm_8_high_nibbles(%rip), %ymm14 /* high_nibbles = const() */
+	vpand .Lublock_register_avx2_asm_12_high_nibbles(%rip), %ymm2, %ymm2 /* out_lo_b = and(ev_sh, high_nibbles) */
+	vmovdqa .Lublock_register_avx2_asm_12_high_nibbles(%rip), %ymm14 /* high_nibbles = const() */
 	vpandn %ymm0, %ymm14, %ymm15 /* out_lo_a = andnot(high_nibbles, odd_4) */
 	vpor %ymm15, %ymm2, %ymm2 /* out_lo = or(out_lo_b, out_lo_a) */
 	vpsrlw $4, %ymm0, %ymm0 /* od_sh = shr(odd_4) */
@@ -2550,8 +2862,8 @@ ublock_register_avx2_ublock256_256_encrypt_asm:
 	vpxor 3136(%rdi), %ymm1, %ymm1 /* y1_1 = xor(g1x1, rk1_1) */
 	vperm2i128 $0x20, %ymm1, %ymm0, %ymm2 /* lanes_10 = blocks128(y0_1, y1_1) */
 	vperm2i128 $0x31, %ymm1, %ymm0, %ymm0 /* lanes_11 = blocks128(y0_1, y1_1) */
-	vpshufb .Lublock_register_avx2_asm_8_deinterleave(%rip), %ymm2, %ymm1 /* de_2 = lookup16(lanes_10, deinterleave) */
-	vpshufb .Lublock_register_avx2_asm_8_deinterleave(%rip), %ymm0, %ymm0 /* de_3 = lookup16(lanes_11, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_12_deinterleave(%rip), %ymm2, %ymm1 /* de_2 = lookup16(lanes_10, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_12_deinterleave(%rip), %ymm0, %ymm0 /* de_3 = lookup16(lanes_11, deinterleave) */
 	vpunpcklqdq %ymm0, %ymm1, %ymm2 /* even_5 = unpacklo(de_2, de_3) */
 	vpunpckhqdq %ymm0, %ymm1, %ymm0 /* odd_5 = unpackhi(de_2, de_3) */
 	vpsllw $4, %ymm2, %ymm1 /* ev_sh_1 = shl(even_5) */
@@ -2568,8 +2880,8 @@ ublock_register_avx2_ublock256_256_encrypt_asm:
 	vpxor 3136(%rdi), %ymm3, %ymm1 /* y1_2 = xor(g2x1, rk1_1) */
 	vperm2i128 $0x20, %ymm1, %ymm0, %ymm2 /* lanes_12 = blocks128(y0_2, y1_2) */
 	vperm2i128 $0x31, %ymm1, %ymm0, %ymm0 /* lanes_13 = blocks128(y0_2, y1_2) */
-	vpshufb .Lublock_register_avx2_asm_8_deinterleave(%rip), %ymm2, %ymm1 /* de_4 = lookup16(lanes_12, deinterleave) */
-	vpshufb .Lublock_register_avx2_asm_8_deinterleave(%rip), %ymm0, %ymm0 /* de_5 = lookup16(lanes_13, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_12_deinterleave(%rip), %ymm2, %ymm1 /* de_4 = lookup16(lanes_12, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_12_deinterleave(%rip), %ymm0, %ymm0 /* de_5 = lookup16(lanes_13, deinterleave) */
 	vpunpcklqdq %ymm0, %ymm1, %ymm2 /* even_6 = unpacklo(de_4, de_5) */
 	vpunpckhqdq %ymm0, %ymm1, %ymm0 /* odd_6 = unpackhi(de_4, de_5) */
 	vpsllw $4, %ymm2, %ymm1 /* ev_sh_2 = shl(even_6) */
@@ -2586,8 +2898,8 @@ ublock_register_avx2_ublock256_256_encrypt_asm:
 	vpxor 3136(%rdi), %ymm6, %ymm1 /* y1_3 = xor(g3x1, rk1_1) */
 	vperm2i128 $0x20, %ymm1, %ymm0, %ymm2 /* lanes_14 = blocks128(y0_3, y1_3) */
 	vperm2i128 $0x31, %ymm1, %ymm0, %ymm0 /* lanes_15 = blocks128(y0_3, y1_3) */
-	vpshufb .Lublock_register_avx2_asm_8_deinterleave(%rip), %ymm2, %ymm1 /* de_6 = lookup16(lanes_14, deinterleave) */
-	vpshufb .Lublock_register_avx2_asm_8_deinterleave(%rip), %ymm0, %ymm0 /* de_7 = lookup16(lanes_15, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_12_deinterleave(%rip), %ymm2, %ymm1 /* de_6 = lookup16(lanes_14, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_12_deinterleave(%rip), %ymm0, %ymm0 /* de_7 = lookup16(lanes_15, deinterleave) */
 	vpunpcklqdq %ymm0, %ymm1, %ymm2 /* even_7 = unpacklo(de_6, de_7) */
 	vpunpckhqdq %ymm0, %ymm1, %ymm0 /* odd_7 = unpackhi(de_6, de_7) */
 	vpsllw $4, %ymm2, %ymm1 /* ev_sh_3 = shl(even_7) */
@@ -2603,6 +2915,133 @@ ublock_register_avx2_ublock256_256_encrypt_asm:
 	vzeroupper
 	ret
 	.size ublock_register_avx2_ublock256_256_encrypt_asm, .-ublock_register_avx2_ublock256_256_encrypt_asm
+
+/* ublock_register_avx2_ublock256_256_encrypt_one_block_asm: ublock256_register_one_block_encrypt, 3 arguments
+ *   %rdi: rk
+ *   %rsi: in
+ *   %rdx: out
+ *   %rcx: 128 x r (and the loop count)
+ *   xmm0-14: vectors, as allocated (15 used)
+ *   frame: 0 bytes (0 spill slots of 16 bytes)
+ */
+	.globl ublock_register_avx2_ublock256_256_encrypt_one_block_asm
+	.hidden ublock_register_avx2_ublock256_256_encrypt_one_block_asm
+	.type ublock_register_avx2_ublock256_256_encrypt_one_block_asm, @function
+	.p2align 5
+ublock_register_avx2_ublock256_256_encrypt_one_block_asm:
+
+	/* Load one block, spread one nibble per byte in the low nibbles; X0 and X1 in separate registers. */
+	vmovdqu (%rsi), %xmm0 /* blk = load() */
+	vmovdqu 16(%rsi), %xmm1 /* blk_1 = load() */
+	vpsrlw $4, %xmm0, %xmm2 /* lo_sh = shr(blk) */
+	vmovdqa .Lublock_register_avx2_asm_13_zero(%rip), %xmm3 /* zero = const() */
+	vpand .Lublock_register_avx2_asm_13_high_nibbles(%rip), %xmm3, %xmm4 /* even_b = and(zero, high_nibbles) */
+	vmovdqa .Lublock_register_avx2_asm_13_high_nibbles(%rip), %xmm5 /* high_nibbles = const() */
+	vpandn %xmm2, %xmm5, %xmm2 /* even_a = andnot(high_nibbles, lo_sh) */
+	vpor %xmm2, %xmm4, %xmm2 /* even = or(even_b, even_a) */
+	vpsllw $4, %xmm3, %xmm3 /* hi_sh = shl(zero) */
+	vpand %xmm5, %xmm3, %xmm3 /* odd_b = and(hi_sh, high_nibbles) */
+	vpandn %xmm0, %xmm5, %xmm0 /* odd_a = andnot(high_nibbles, blk) */
+	vpor %xmm0, %xmm3, %xmm0 /* odd = or(odd_b, odd_a) */
+	vpunpcklbw %xmm0, %xmm2, %xmm6 /* sp = unpacklo(even, odd) */
+	vpunpckhbw %xmm0, %xmm2, %xmm0 /* sp_1 = unpackhi(even, odd) */
+	vpsrlw $4, %xmm1, %xmm2 /* lo_sh_1 = shr(blk_1) */
+	vpandn %xmm2, %xmm5, %xmm2 /* even_1_a = andnot(high_nibbles, lo_sh_1) */
+	vpor %xmm2, %xmm4, %xmm2 /* even_1 = or(even_b, even_1_a) */
+	vpandn %xmm1, %xmm5, %xmm1 /* odd_1_a = andnot(high_nibbles, blk_1) */
+	vpor %xmm1, %xmm3, %xmm1 /* odd_1 = or(odd_b, odd_1_a) */
+	vpunpcklbw %xmm1, %xmm2, %xmm3 /* sp_2 = unpacklo(even_1, odd_1) */
+	vpunpckhbw %xmm1, %xmm2, %xmm1 /* sp_3 = unpackhi(even_1, odd_1) */
+	vmovdqa .Lublock_register_avx2_asm_13_low_nibbles(%rip), %xmm2 /* low_nibbles = const() */
+	vmovdqa .Lublock_register_avx2_asm_13_rotl48(%rip), %xmm4 /* rotl48 = const() */
+	vmovdqa .Lublock_register_avx2_asm_13_sbox_lo(%rip), %xmm7 /* sbox_lo = const() */
+	vmovdqa .Lublock_register_avx2_asm_13_rotl24(%rip), %xmm8 /* rotl24 = const() */
+	vmovdqa .Lublock_register_avx2_asm_13_rotl56(%rip), %xmm9 /* rotl56 = const() */
+	vmovdqa .Lublock_register_avx2_asm_13_pl_front0(%rip), %xmm10 /* pl_front0 = const() */
+	vmovdqa .Lublock_register_avx2_asm_13_pl_front1(%rip), %xmm11 /* pl_front1 = const() */
+	xor %rcx, %rcx
+	.p2align 4
+.Lublock_register_avx2_asm_13_loop_r0:
+	vmovdqu (%rdi,%rcx), %xmm5 /* rk0 = load() */
+	vmovdqu 16(%rdi,%rcx), %xmm12 /* rk0_1 = load() */
+	vmovdqu 64(%rdi,%rcx), %xmm13 /* rk1 = load() */
+	vmovdqu 80(%rdi,%rcx), %xmm14 /* rk1_1 = load() */
+	vpxor %xmm5, %xmm6, %xmm5 /* k0 = xor(x0_0, rk0) */
+	vpxor %xmm12, %xmm0, %xmm0 /* k0_1 = xor(x0_1, rk0_1) */
+	vpand %xmm2, %xmm5, %xmm5 /* s0_lo = and(k0, low_nibbles) */
+	vpshufb %xmm5, %xmm7, %xmm5 /* s0 = lookup16(sbox_lo, s0_lo) */
+	vpand %xmm2, %xmm0, %xmm0 /* s0_lo_1 = and(k0_1, low_nibbles) */
+	vpshufb %xmm0, %xmm7, %xmm0 /* s0_1 = lookup16(sbox_lo, s0_lo_1) */
+	vpxor %xmm13, %xmm3, %xmm3 /* k1 = xor(x1_0, rk1) */
+	vpxor %xmm14, %xmm1, %xmm1 /* k1_1 = xor(x1_1, rk1_1) */
+	vpand %xmm2, %xmm3, %xmm3 /* s1_lo = and(k1, low_nibbles) */
+	vpshufb %xmm3, %xmm7, %xmm3 /* s1 = lookup16(sbox_lo, s1_lo) */
+	vpand %xmm2, %xmm1, %xmm1 /* s1_lo_1 = and(k1_1, low_nibbles) */
+	vpshufb %xmm1, %xmm7, %xmm1 /* s1_1 = lookup16(sbox_lo, s1_lo_1) */
+	vpxor %xmm5, %xmm3, %xmm3 /* x1 = xor(s1, s0) */
+	vpxor %xmm0, %xmm1, %xmm1 /* x1_1_1 = xor(s1_1, s0_1) */
+	vpshufb %xmm9, %xmm3, %xmm6 /* rot4 = lookup16(x1, rotl56) */
+	vpshufb %xmm9, %xmm1, %xmm12 /* rot4_1 = lookup16(x1_1_1, rotl56) */
+	vpxor %xmm6, %xmm5, %xmm5 /* x0 = xor(s0, rot4) */
+	vpxor %xmm12, %xmm0, %xmm0 /* x0_1_1 = xor(s0_1, rot4_1) */
+	vpshufb %xmm4, %xmm5, %xmm6 /* rot8 = lookup16(x0, rotl48) */
+	vpshufb %xmm4, %xmm0, %xmm12 /* rot8_1 = lookup16(x0_1_1, rotl48) */
+	vpxor %xmm6, %xmm3, %xmm3 /* x1_2 = xor(x1, rot8) */
+	vpxor %xmm12, %xmm1, %xmm1 /* x1_3 = xor(x1_1_1, rot8_1) */
+	vpshufb %xmm4, %xmm3, %xmm6 /* rot8_2 = lookup16(x1_2, rotl48) */
+	vpshufb %xmm4, %xmm1, %xmm12 /* rot8_3 = lookup16(x1_3, rotl48) */
+	vpxor %xmm6, %xmm5, %xmm5 /* x0_2 = xor(x0, rot8_2) */
+	vpxor %xmm12, %xmm0, %xmm0 /* x0_3 = xor(x0_1_1, rot8_3) */
+	vpshufb %xmm8, %xmm5, %xmm6 /* rot20 = lookup16(x0_2, rotl24) */
+	vpshufb %xmm8, %xmm0, %xmm12 /* rot20_1 = lookup16(x0_3, rotl24) */
+	vpxor %xmm6, %xmm3, %xmm3 /* x1_4 = xor(x1_2, rot20) */
+	vpxor %xmm12, %xmm1, %xmm1 /* x1_5 = xor(x1_3, rot20_1) */
+	vpxor %xmm3, %xmm5, %xmm5 /* x0_4 = xor(x0_2, x1_4) */
+	vpxor %xmm1, %xmm0, %xmm0 /* x0_5 = xor(x0_3, x1_5) */
+	vpshufb %xmm10, %xmm5, %xmm6 /* pl_f = lookup16(x0_4, pl_front0) */
+	vpshufb .Lublock_register_avx2_asm_13_pl_rear0(%rip), %xmm0, %xmm12 /* pl_r = lookup16(x0_5, pl_rear0) */
+	vpxor %xmm12, %xmm6, %xmm6 /* pl = xor(pl_f, pl_r) */
+	vpshufb %xmm11, %xmm0, %xmm0 /* pl_f_1 = lookup16(x0_5, pl_front1) */
+	vpshufb .Lublock_register_avx2_asm_13_pl_rear1(%rip), %xmm5, %xmm5 /* pl_r_1 = lookup16(x0_4, pl_rear1) */
+	vpxor %xmm5, %xmm0, %xmm0 /* pl_1 = xor(pl_f_1, pl_r_1) */
+	vpshufb .Lublock_register_avx2_asm_13_pr_front0(%rip), %xmm3, %xmm5 /* pr_f = lookup16(x1_4, pr_front0) */
+	vpshufb .Lublock_register_avx2_asm_13_pr_rear0(%rip), %xmm1, %xmm12 /* pr_r = lookup16(x1_5, pr_rear0) */
+	vpxor %xmm12, %xmm5, %xmm5 /* pr = xor(pr_f, pr_r) */
+	vpshufb .Lublock_register_avx2_asm_13_pr_front1(%rip), %xmm1, %xmm1 /* pr_f_1 = lookup16(x1_5, pr_front1) */
+	vpshufb .Lublock_register_avx2_asm_13_pr_rear1(%rip), %xmm3, %xmm3 /* pr_r_1 = lookup16(x1_4, pr_rear1) */
+	vpxor %xmm3, %xmm1, %xmm1 /* pr_1 = xor(pr_f_1, pr_r_1) */
+	vmovdqa %xmm5, %xmm3 /* x1_0.3 */
+	add $128, %rcx
+	cmp $3072, %rcx
+	jne .Lublock_register_avx2_asm_13_loop_r0
+
+	/* Final key addition; the store packs the low nibbles (the key's copy in the high ones is dropped). */
+	vpxor 3072(%rdi), %xmm6, %xmm5 /* y0 = xor(x0_0, rk0_2) */
+	vpxor 3088(%rdi), %xmm0, %xmm0 /* y0_1 = xor(x0_1, rk0_3) */
+	vpxor 3136(%rdi), %xmm3, %xmm3 /* y1 = xor(x1_0, rk1_2) */
+	vpxor 3152(%rdi), %xmm1, %xmm1 /* y1_1 = xor(x1_1, rk1_3) */
+	vpshufb .Lublock_register_avx2_asm_13_deinterleave(%rip), %xmm5, %xmm5 /* de = lookup16(y0, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_13_deinterleave(%rip), %xmm0, %xmm0 /* de_1 = lookup16(y0_1, deinterleave) */
+	vpunpcklqdq %xmm0, %xmm5, %xmm6 /* even_2 = unpacklo(de, de_1) */
+	vpunpckhqdq %xmm0, %xmm5, %xmm0 /* odd_2 = unpackhi(de, de_1) */
+	vpsllw $4, %xmm6, %xmm5 /* ev_sh = shl(even_2) */
+	vpand .Lublock_register_avx2_asm_13_high_nibbles(%rip), %xmm5, %xmm5 /* out_lo_b = and(ev_sh, high_nibbles) */
+	vmovdqa .Lublock_register_avx2_asm_13_high_nibbles(%rip), %xmm6 /* high_nibbles = const() */
+	vpandn %xmm0, %xmm6, %xmm0 /* out_lo_a = andnot(high_nibbles, odd_2) */
+	vpor %xmm0, %xmm5, %xmm0 /* out_lo = or(out_lo_b, out_lo_a) */
+	vmovdqu %xmm0, (%rdx) /* store out_lo */
+	vpshufb .Lublock_register_avx2_asm_13_deinterleave(%rip), %xmm3, %xmm0 /* de_2 = lookup16(y1, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_13_deinterleave(%rip), %xmm1, %xmm1 /* de_3 = lookup16(y1_1, deinterleave) */
+	vpunpcklqdq %xmm1, %xmm0, %xmm3 /* even_3 = unpacklo(de_2, de_3) */
+	vpunpckhqdq %xmm1, %xmm0, %xmm0 /* odd_3 = unpackhi(de_2, de_3) */
+	vpsllw $4, %xmm3, %xmm1 /* ev_sh_1 = shl(even_3) */
+	vpand %xmm6, %xmm1, %xmm1 /* out_lo_1_b = and(ev_sh_1, high_nibbles) */
+	vpandn %xmm0, %xmm6, %xmm0 /* out_lo_1_a = andnot(high_nibbles, odd_3) */
+	vpor %xmm0, %xmm1, %xmm0 /* out_lo_1 = or(out_lo_1_b, out_lo_1_a) */
+	vmovdqu %xmm0, 16(%rdx) /* store out_lo_1 */
+	vzeroupper
+	ret
+	.size ublock_register_avx2_ublock256_256_encrypt_one_block_asm, .-ublock_register_avx2_ublock256_256_encrypt_one_block_asm
 
 /* ublock_register_avx2_ublock256_256_decrypt_asm: ublock256_register256_decrypt, 3 arguments
  *   %rdi: rk
@@ -2622,8 +3061,8 @@ ublock_register_avx2_ublock256_256_decrypt_asm:
 	vmovdqu (%rsi), %ymm0 /* blk = load() */
 	vmovdqu 32(%rsi), %ymm1 /* blk_1 = load() */
 	vpsrlw $4, %ymm0, %ymm2 /* lo_sh = shr(blk) */
-	vpand .Lublock_register_avx2_asm_9_high_nibbles(%rip), %ymm1, %ymm3 /* even_b = and(blk_1, high_nibbles) */
-	vmovdqa .Lublock_register_avx2_asm_9_high_nibbles(%rip), %ymm4 /* high_nibbles = const() */
+	vpand .Lublock_register_avx2_asm_14_high_nibbles(%rip), %ymm1, %ymm3 /* even_b = and(blk_1, high_nibbles) */
+	vmovdqa .Lublock_register_avx2_asm_14_high_nibbles(%rip), %ymm4 /* high_nibbles = const() */
 	vpandn %ymm2, %ymm4, %ymm2 /* even_a = andnot(high_nibbles, lo_sh) */
 	vpor %ymm2, %ymm3, %ymm2 /* even = or(even_b, even_a) */
 	vpsllw $4, %ymm1, %ymm1 /* hi_sh = shl(blk_1) */
@@ -2676,14 +3115,14 @@ ublock_register_avx2_ublock256_256_decrypt_asm:
 	vpunpckhbw %ymm6, %ymm9, %ymm6 /* sp_7 = unpackhi(even_3, odd_3) */
 	vperm2i128 $0x20, %ymm6, %ymm8, %ymm9 /* lanes_6 = blocks128(sp_6, sp_7) */
 	vperm2i128 $0x31, %ymm6, %ymm8, %ymm6 /* lanes_7 = blocks128(sp_6, sp_7) */
-	vmovdqa .Lublock_register_avx2_asm_9_low_nibbles(%rip), %ymm8 /* low_nibbles = const() */
-	vmovdqa .Lublock_register_avx2_asm_9_rotl48(%rip), %ymm10 /* rotl48 = const() */
-	vmovdqa .Lublock_register_avx2_asm_9_sbox_inv_hi(%rip), %ymm11 /* sbox_inv_hi = const() */
-	vmovdqa .Lublock_register_avx2_asm_9_sbox_inv_lo(%rip), %ymm12 /* sbox_inv_lo = const() */
-	vmovdqa .Lublock_register_avx2_asm_9_pl_front(%rip), %ymm13 /* pl_front = const() */
+	vmovdqa .Lublock_register_avx2_asm_14_low_nibbles(%rip), %ymm8 /* low_nibbles = const() */
+	vmovdqa .Lublock_register_avx2_asm_14_rotl48(%rip), %ymm10 /* rotl48 = const() */
+	vmovdqa .Lublock_register_avx2_asm_14_sbox_inv_hi(%rip), %ymm11 /* sbox_inv_hi = const() */
+	vmovdqa .Lublock_register_avx2_asm_14_sbox_inv_lo(%rip), %ymm12 /* sbox_inv_lo = const() */
+	vmovdqa .Lublock_register_avx2_asm_14_pl_front(%rip), %ymm13 /* pl_front = const() */
 	xor %rcx, %rcx
 	.p2align 4
-.Lublock_register_avx2_asm_9_loop_r0:
+.Lublock_register_avx2_asm_14_loop_r0:
 	vmovdqu (%rdi,%rcx), %ymm4 /* rk0 = load() */
 	vmovdqu 64(%rdi,%rcx), %ymm14 /* rk1 = load() */
 
@@ -2692,20 +3131,20 @@ ublock_register_avx2_ublock256_256_decrypt_asm:
 	vpxor %ymm14, %ymm0, %ymm0 /* k1 = xor(g0x1, rk1) */
 	vpermq $0x4e, %ymm2, %ymm15 /* pl_swap = blocks128(k0, k0) */
 	vpshufb %ymm13, %ymm2, %ymm2 /* pl_f = lookup16(k0, pl_front) */
-	vpshufb .Lublock_register_avx2_asm_9_pl_rear(%rip), %ymm15, %ymm15 /* pl_r = lookup16(pl_swap, pl_rear) */
+	vpshufb .Lublock_register_avx2_asm_14_pl_rear(%rip), %ymm15, %ymm15 /* pl_r = lookup16(pl_swap, pl_rear) */
 	vpxor %ymm15, %ymm2, %ymm2 /* pl = xor(pl_f, pl_r) */
 	vpermq $0x4e, %ymm0, %ymm15 /* pr_swap = blocks128(k1, k1) */
-	vpshufb .Lublock_register_avx2_asm_9_pr_front(%rip), %ymm0, %ymm0 /* pr_f = lookup16(k1, pr_front) */
-	vpshufb .Lublock_register_avx2_asm_9_pr_rear(%rip), %ymm15, %ymm15 /* pr_r = lookup16(pr_swap, pr_rear) */
+	vpshufb .Lublock_register_avx2_asm_14_pr_front(%rip), %ymm0, %ymm0 /* pr_f = lookup16(k1, pr_front) */
+	vpshufb .Lublock_register_avx2_asm_14_pr_rear(%rip), %ymm15, %ymm15 /* pr_r = lookup16(pr_swap, pr_rear) */
 	vpxor %ymm15, %ymm0, %ymm0 /* pr = xor(pr_f, pr_r) */
 	vpxor %ymm0, %ymm2, %ymm2 /* y0 = xor(pl, pr) */
-	vpshufb .Lublock_register_avx2_asm_9_rotl24(%rip), %ymm2, %ymm15 /* rot20 = lookup16(y0, rotl24) */
+	vpshufb .Lublock_register_avx2_asm_14_rotl24(%rip), %ymm2, %ymm15 /* rot20 = lookup16(y0, rotl24) */
 	vpxor %ymm15, %ymm0, %ymm0 /* y1 = xor(pr, rot20) */
 	vpshufb %ymm10, %ymm0, %ymm15 /* rot8 = lookup16(y1, rotl48) */
 	vpxor %ymm15, %ymm2, %ymm2 /* y0_1 = xor(y0, rot8) */
 	vpshufb %ymm10, %ymm2, %ymm15 /* rot8_1 = lookup16(y0_1, rotl48) */
 	vpxor %ymm15, %ymm0, %ymm0 /* y1_1 = xor(y1, rot8_1) */
-	vpshufb .Lublock_register_avx2_asm_9_rotl56(%rip), %ymm0, %ymm15 /* rot4 = lookup16(y1_1, rotl56) */
+	vpshufb .Lublock_register_avx2_asm_14_rotl56(%rip), %ymm0, %ymm15 /* rot4 = lookup16(y1_1, rotl56) */
 	vpxor %ymm15, %ymm2, %ymm2 /* y0_2 = xor(y0_1, rot4) */
 	vpxor %ymm2, %ymm0, %ymm0 /* y1_2 = xor(y1_1, y0_2) */
 	vpand %ymm8, %ymm2, %ymm15 /* s0_lo = and(y0_2, low_nibbles) */
@@ -2726,20 +3165,20 @@ ublock_register_avx2_ublock256_256_decrypt_asm:
 	vpxor %ymm14, %ymm1, %ymm1 /* k1_1 = xor(g1x1, rk1) */
 	vpermq $0x4e, %ymm5, %ymm15 /* pl_swap_1 = blocks128(k0_1, k0_1) */
 	vpshufb %ymm13, %ymm5, %ymm5 /* pl_f_1 = lookup16(k0_1, pl_front) */
-	vpshufb .Lublock_register_avx2_asm_9_pl_rear(%rip), %ymm15, %ymm15 /* pl_r_1 = lookup16(pl_swap_1, pl_rear) */
+	vpshufb .Lublock_register_avx2_asm_14_pl_rear(%rip), %ymm15, %ymm15 /* pl_r_1 = lookup16(pl_swap_1, pl_rear) */
 	vpxor %ymm15, %ymm5, %ymm5 /* pl_1 = xor(pl_f_1, pl_r_1) */
 	vpermq $0x4e, %ymm1, %ymm15 /* pr_swap_1 = blocks128(k1_1, k1_1) */
-	vpshufb .Lublock_register_avx2_asm_9_pr_front(%rip), %ymm1, %ymm1 /* pr_f_1 = lookup16(k1_1, pr_front) */
-	vpshufb .Lublock_register_avx2_asm_9_pr_rear(%rip), %ymm15, %ymm15 /* pr_r_1 = lookup16(pr_swap_1, pr_rear) */
+	vpshufb .Lublock_register_avx2_asm_14_pr_front(%rip), %ymm1, %ymm1 /* pr_f_1 = lookup16(k1_1, pr_front) */
+	vpshufb .Lublock_register_avx2_asm_14_pr_rear(%rip), %ymm15, %ymm15 /* pr_r_1 = lookup16(pr_swap_1, pr_rear) */
 	vpxor %ymm15, %ymm1, %ymm1 /* pr_1 = xor(pr_f_1, pr_r_1) */
 	vpxor %ymm1, %ymm5, %ymm5 /* y0_3 = xor(pl_1, pr_1) */
-	vpshufb .Lublock_register_avx2_asm_9_rotl24(%rip), %ymm5, %ymm15 /* rot20_1 = lookup16(y0_3, rotl24) */
+	vpshufb .Lublock_register_avx2_asm_14_rotl24(%rip), %ymm5, %ymm15 /* rot20_1 = lookup16(y0_3, rotl24) */
 	vpxor %ymm15, %ymm1, %ymm1 /* y1_3 = xor(pr_1, rot20_1) */
 	vpshufb %ymm10, %ymm1, %ymm15 /* rot8_2 = lookup16(y1_3, rotl48) */
 	vpxor %ymm15, %ymm5, %ymm5 /* y0_4 = xor(y0_3, rot8_2) */
 	vpshufb %ymm10, %ymm5, %ymm15 /* rot8_3 = lookup16(y0_4, rotl48) */
 	vpxor %ymm15, %ymm1, %ymm1 /* y1_4 = xor(y1_3, rot8_3) */
-	vpshufb .Lublock_register_avx2_asm_9_rotl56(%rip), %ymm1, %ymm15 /* rot4_1 = lookup16(y1_4, rotl56) */
+	vpshufb .Lublock_register_avx2_asm_14_rotl56(%rip), %ymm1, %ymm15 /* rot4_1 = lookup16(y1_4, rotl56) */
 	vpxor %ymm15, %ymm5, %ymm5 /* y0_5 = xor(y0_4, rot4_1) */
 	vpxor %ymm5, %ymm1, %ymm1 /* y1_5 = xor(y1_4, y0_5) */
 	vpand %ymm8, %ymm5, %ymm15 /* s0_lo_1 = and(y0_5, low_nibbles) */
@@ -2760,20 +3199,20 @@ ublock_register_avx2_ublock256_256_decrypt_asm:
 	vpxor %ymm14, %ymm3, %ymm3 /* k1_2 = xor(g2x1, rk1) */
 	vpermq $0x4e, %ymm7, %ymm15 /* pl_swap_2 = blocks128(k0_2, k0_2) */
 	vpshufb %ymm13, %ymm7, %ymm7 /* pl_f_2 = lookup16(k0_2, pl_front) */
-	vpshufb .Lublock_register_avx2_asm_9_pl_rear(%rip), %ymm15, %ymm15 /* pl_r_2 = lookup16(pl_swap_2, pl_rear) */
+	vpshufb .Lublock_register_avx2_asm_14_pl_rear(%rip), %ymm15, %ymm15 /* pl_r_2 = lookup16(pl_swap_2, pl_rear) */
 	vpxor %ymm15, %ymm7, %ymm7 /* pl_2 = xor(pl_f_2, pl_r_2) */
 	vpermq $0x4e, %ymm3, %ymm15 /* pr_swap_2 = blocks128(k1_2, k1_2) */
-	vpshufb .Lublock_register_avx2_asm_9_pr_front(%rip), %ymm3, %ymm3 /* pr_f_2 = lookup16(k1_2, pr_front) */
-	vpshufb .Lublock_register_avx2_asm_9_pr_rear(%rip), %ymm15, %ymm15 /* pr_r_2 = lookup16(pr_swap_2, pr_rear) */
+	vpshufb .Lublock_register_avx2_asm_14_pr_front(%rip), %ymm3, %ymm3 /* pr_f_2 = lookup16(k1_2, pr_front) */
+	vpshufb .Lublock_register_avx2_asm_14_pr_rear(%rip), %ymm15, %ymm15 /* pr_r_2 = lookup16(pr_swap_2, pr_rear) */
 	vpxor %ymm15, %ymm3, %ymm3 /* pr_2 = xor(pr_f_2, pr_r_2) */
 	vpxor %ymm3, %ymm7, %ymm7 /* y0_6 = xor(pl_2, pr_2) */
-	vpshufb .Lublock_register_avx2_asm_9_rotl24(%rip), %ymm7, %ymm15 /* rot20_2 = lookup16(y0_6, rotl24) */
+	vpshufb .Lublock_register_avx2_asm_14_rotl24(%rip), %ymm7, %ymm15 /* rot20_2 = lookup16(y0_6, rotl24) */
 	vpxor %ymm15, %ymm3, %ymm3 /* y1_6 = xor(pr_2, rot20_2) */
 	vpshufb %ymm10, %ymm3, %ymm15 /* rot8_4 = lookup16(y1_6, rotl48) */
 	vpxor %ymm15, %ymm7, %ymm7 /* y0_7 = xor(y0_6, rot8_4) */
 	vpshufb %ymm10, %ymm7, %ymm15 /* rot8_5 = lookup16(y0_7, rotl48) */
 	vpxor %ymm15, %ymm3, %ymm3 /* y1_7 = xor(y1_6, rot8_5) */
-	vpshufb .Lublock_register_avx2_asm_9_rotl56(%rip), %ymm3, %ymm15 /* rot4_2 = lookup16(y1_7, rotl56) */
+	vpshufb .Lublock_register_avx2_asm_14_rotl56(%rip), %ymm3, %ymm15 /* rot4_2 = lookup16(y1_7, rotl56) */
 	vpxor %ymm15, %ymm7, %ymm7 /* y0_8 = xor(y0_7, rot4_2) */
 	vpxor %ymm7, %ymm3, %ymm3 /* y1_8 = xor(y1_7, y0_8) */
 	vpand %ymm8, %ymm7, %ymm15 /* s0_lo_2 = and(y0_8, low_nibbles) */
@@ -2794,20 +3233,20 @@ ublock_register_avx2_ublock256_256_decrypt_asm:
 	vpxor %ymm14, %ymm6, %ymm6 /* k1_3 = xor(g3x1, rk1) */
 	vpermq $0x4e, %ymm4, %ymm9 /* pl_swap_3 = blocks128(k0_3, k0_3) */
 	vpshufb %ymm13, %ymm4, %ymm4 /* pl_f_3 = lookup16(k0_3, pl_front) */
-	vpshufb .Lublock_register_avx2_asm_9_pl_rear(%rip), %ymm9, %ymm9 /* pl_r_3 = lookup16(pl_swap_3, pl_rear) */
+	vpshufb .Lublock_register_avx2_asm_14_pl_rear(%rip), %ymm9, %ymm9 /* pl_r_3 = lookup16(pl_swap_3, pl_rear) */
 	vpxor %ymm9, %ymm4, %ymm4 /* pl_3 = xor(pl_f_3, pl_r_3) */
 	vpermq $0x4e, %ymm6, %ymm9 /* pr_swap_3 = blocks128(k1_3, k1_3) */
-	vpshufb .Lublock_register_avx2_asm_9_pr_front(%rip), %ymm6, %ymm6 /* pr_f_3 = lookup16(k1_3, pr_front) */
-	vpshufb .Lublock_register_avx2_asm_9_pr_rear(%rip), %ymm9, %ymm9 /* pr_r_3 = lookup16(pr_swap_3, pr_rear) */
+	vpshufb .Lublock_register_avx2_asm_14_pr_front(%rip), %ymm6, %ymm6 /* pr_f_3 = lookup16(k1_3, pr_front) */
+	vpshufb .Lublock_register_avx2_asm_14_pr_rear(%rip), %ymm9, %ymm9 /* pr_r_3 = lookup16(pr_swap_3, pr_rear) */
 	vpxor %ymm9, %ymm6, %ymm6 /* pr_3 = xor(pr_f_3, pr_r_3) */
 	vpxor %ymm6, %ymm4, %ymm4 /* y0_9 = xor(pl_3, pr_3) */
-	vpshufb .Lublock_register_avx2_asm_9_rotl24(%rip), %ymm4, %ymm9 /* rot20_3 = lookup16(y0_9, rotl24) */
+	vpshufb .Lublock_register_avx2_asm_14_rotl24(%rip), %ymm4, %ymm9 /* rot20_3 = lookup16(y0_9, rotl24) */
 	vpxor %ymm9, %ymm6, %ymm6 /* y1_9 = xor(pr_3, rot20_3) */
 	vpshufb %ymm10, %ymm6, %ymm9 /* rot8_6 = lookup16(y1_9, rotl48) */
 	vpxor %ymm9, %ymm4, %ymm4 /* y0_10 = xor(y0_9, rot8_6) */
 	vpshufb %ymm10, %ymm4, %ymm9 /* rot8_7 = lookup16(y0_10, rotl48) */
 	vpxor %ymm9, %ymm6, %ymm6 /* y1_10 = xor(y1_9, rot8_7) */
-	vpshufb .Lublock_register_avx2_asm_9_rotl56(%rip), %ymm6, %ymm9 /* rot4_3 = lookup16(y1_10, rotl56) */
+	vpshufb .Lublock_register_avx2_asm_14_rotl56(%rip), %ymm6, %ymm9 /* rot4_3 = lookup16(y1_10, rotl56) */
 	vpxor %ymm9, %ymm4, %ymm4 /* y0_11 = xor(y0_10, rot4_3) */
 	vpxor %ymm4, %ymm6, %ymm6 /* y1_11 = xor(y1_10, y0_11) */
 	vpand %ymm8, %ymm4, %ymm9 /* s0_lo_3 = and(y0_11, low_nibbles) */
@@ -2825,20 +3264,20 @@ ublock_register_avx2_ublock256_256_decrypt_asm:
 	vmovdqa %ymm4, %ymm9 /* g3x0.3 */
 	add $128, %rcx
 	cmp $3072, %rcx
-	jne .Lublock_register_avx2_asm_9_loop_r0
+	jne .Lublock_register_avx2_asm_14_loop_r0
 
 	/* Final key addition. */
 	vpxor 3072(%rdi), %ymm2, %ymm2 /* y0_12 = xor(g0x0, rk0_1) */
 	vpxor 3136(%rdi), %ymm0, %ymm0 /* y1_12 = xor(g0x1, rk1_1) */
 	vperm2i128 $0x20, %ymm0, %ymm2, %ymm4 /* lanes_8 = blocks128(y0_12, y1_12) */
 	vperm2i128 $0x31, %ymm0, %ymm2, %ymm0 /* lanes_9 = blocks128(y0_12, y1_12) */
-	vpshufb .Lublock_register_avx2_asm_9_deinterleave(%rip), %ymm4, %ymm2 /* de = lookup16(lanes_8, deinterleave) */
-	vpshufb .Lublock_register_avx2_asm_9_deinterleave(%rip), %ymm0, %ymm0 /* de_1 = lookup16(lanes_9, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_14_deinterleave(%rip), %ymm4, %ymm2 /* de = lookup16(lanes_8, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_14_deinterleave(%rip), %ymm0, %ymm0 /* de_1 = lookup16(lanes_9, deinterleave) */
 	vpunpcklqdq %ymm0, %ymm2, %ymm4 /* even_4 = unpacklo(de, de_1) */
 	vpunpckhqdq %ymm0, %ymm2, %ymm0 /* odd_4 = unpackhi(de, de_1) */
 	vpsllw $4, %ymm4, %ymm2 /* ev_sh = shl(even_4) */
-	vpand .Lublock_register_avx2_asm_9_high_nibbles(%rip), %ymm2, %ymm2 /* out_lo_b = and(ev_sh, high_nibbles) */
-	vmovdqa .Lublock_register_avx2_asm_9_high_nibbles(%rip), %ymm14 /* high_nibbles = const() */
+	vpand .Lublock_register_avx2_asm_14_high_nibbles(%rip), %ymm2, %ymm2 /* out_lo_b = and(ev_sh, high_nibbles) */
+	vmovdqa .Lublock_register_avx2_asm_14_high_nibbles(%rip), %ymm14 /* high_nibbles = const() */
 	vpandn %ymm0, %ymm14, %ymm15 /* out_lo_a = andnot(high_nibbles, odd_4) */
 	vpor %ymm15, %ymm2, %ymm2 /* out_lo = or(out_lo_b, out_lo_a) */
 	vpsrlw $4, %ymm0, %ymm0 /* od_sh = shr(odd_4) */
@@ -2851,8 +3290,8 @@ ublock_register_avx2_ublock256_256_decrypt_asm:
 	vpxor 3136(%rdi), %ymm1, %ymm1 /* y1_13 = xor(g1x1, rk1_1) */
 	vperm2i128 $0x20, %ymm1, %ymm0, %ymm2 /* lanes_10 = blocks128(y0_13, y1_13) */
 	vperm2i128 $0x31, %ymm1, %ymm0, %ymm0 /* lanes_11 = blocks128(y0_13, y1_13) */
-	vpshufb .Lublock_register_avx2_asm_9_deinterleave(%rip), %ymm2, %ymm1 /* de_2 = lookup16(lanes_10, deinterleave) */
-	vpshufb .Lublock_register_avx2_asm_9_deinterleave(%rip), %ymm0, %ymm0 /* de_3 = lookup16(lanes_11, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_14_deinterleave(%rip), %ymm2, %ymm1 /* de_2 = lookup16(lanes_10, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_14_deinterleave(%rip), %ymm0, %ymm0 /* de_3 = lookup16(lanes_11, deinterleave) */
 	vpunpcklqdq %ymm0, %ymm1, %ymm2 /* even_5 = unpacklo(de_2, de_3) */
 	vpunpckhqdq %ymm0, %ymm1, %ymm0 /* odd_5 = unpackhi(de_2, de_3) */
 	vpsllw $4, %ymm2, %ymm1 /* ev_sh_1 = shl(even_5) */
@@ -2869,8 +3308,8 @@ ublock_register_avx2_ublock256_256_decrypt_asm:
 	vpxor 3136(%rdi), %ymm3, %ymm1 /* y1_14 = xor(g2x1, rk1_1) */
 	vperm2i128 $0x20, %ymm1, %ymm0, %ymm2 /* lanes_12 = blocks128(y0_14, y1_14) */
 	vperm2i128 $0x31, %ymm1, %ymm0, %ymm0 /* lanes_13 = blocks128(y0_14, y1_14) */
-	vpshufb .Lublock_register_avx2_asm_9_deinterleave(%rip), %ymm2, %ymm1 /* de_4 = lookup16(lanes_12, deinterleave) */
-	vpshufb .Lublock_register_avx2_asm_9_deinterleave(%rip), %ymm0, %ymm0 /* de_5 = lookup16(lanes_13, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_14_deinterleave(%rip), %ymm2, %ymm1 /* de_4 = lookup16(lanes_12, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_14_deinterleave(%rip), %ymm0, %ymm0 /* de_5 = lookup16(lanes_13, deinterleave) */
 	vpunpcklqdq %ymm0, %ymm1, %ymm2 /* even_6 = unpacklo(de_4, de_5) */
 	vpunpckhqdq %ymm0, %ymm1, %ymm0 /* odd_6 = unpackhi(de_4, de_5) */
 	vpsllw $4, %ymm2, %ymm1 /* ev_sh_2 = shl(even_6) */
@@ -2887,8 +3326,8 @@ ublock_register_avx2_ublock256_256_decrypt_asm:
 	vpxor 3136(%rdi), %ymm6, %ymm1 /* y1_15 = xor(g3x1, rk1_1) */
 	vperm2i128 $0x20, %ymm1, %ymm0, %ymm2 /* lanes_14 = blocks128(y0_15, y1_15) */
 	vperm2i128 $0x31, %ymm1, %ymm0, %ymm0 /* lanes_15 = blocks128(y0_15, y1_15) */
-	vpshufb .Lublock_register_avx2_asm_9_deinterleave(%rip), %ymm2, %ymm1 /* de_6 = lookup16(lanes_14, deinterleave) */
-	vpshufb .Lublock_register_avx2_asm_9_deinterleave(%rip), %ymm0, %ymm0 /* de_7 = lookup16(lanes_15, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_14_deinterleave(%rip), %ymm2, %ymm1 /* de_6 = lookup16(lanes_14, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_14_deinterleave(%rip), %ymm0, %ymm0 /* de_7 = lookup16(lanes_15, deinterleave) */
 	vpunpcklqdq %ymm0, %ymm1, %ymm2 /* even_7 = unpacklo(de_6, de_7) */
 	vpunpckhqdq %ymm0, %ymm1, %ymm0 /* odd_7 = unpackhi(de_6, de_7) */
 	vpsllw $4, %ymm2, %ymm1 /* ev_sh_3 = shl(even_7) */
@@ -2904,6 +3343,134 @@ ublock_register_avx2_ublock256_256_decrypt_asm:
 	vzeroupper
 	ret
 	.size ublock_register_avx2_ublock256_256_decrypt_asm, .-ublock_register_avx2_ublock256_256_decrypt_asm
+
+/* ublock_register_avx2_ublock256_256_decrypt_one_block_asm: ublock256_register_one_block_decrypt, 3 arguments
+ *   %rdi: rk
+ *   %rsi: in
+ *   %rdx: out
+ *   %rcx: 128 x r (and the loop count)
+ *   xmm0-14: vectors, as allocated (15 used)
+ *   frame: 0 bytes (0 spill slots of 16 bytes)
+ */
+	.globl ublock_register_avx2_ublock256_256_decrypt_one_block_asm
+	.hidden ublock_register_avx2_ublock256_256_decrypt_one_block_asm
+	.type ublock_register_avx2_ublock256_256_decrypt_one_block_asm, @function
+	.p2align 5
+ublock_register_avx2_ublock256_256_decrypt_one_block_asm:
+
+	/* Load one block, spread one nibble per byte in the low nibbles; X0 and X1 in separate registers. */
+	vmovdqu (%rsi), %xmm0 /* blk = load() */
+	vmovdqu 16(%rsi), %xmm1 /* blk_1 = load() */
+	vpsrlw $4, %xmm0, %xmm2 /* lo_sh = shr(blk) */
+	vmovdqa .Lublock_register_avx2_asm_15_zero(%rip), %xmm3 /* zero = const() */
+	vpand .Lublock_register_avx2_asm_15_high_nibbles(%rip), %xmm3, %xmm4 /* even_b = and(zero, high_nibbles) */
+	vmovdqa .Lublock_register_avx2_asm_15_high_nibbles(%rip), %xmm5 /* high_nibbles = const() */
+	vpandn %xmm2, %xmm5, %xmm2 /* even_a = andnot(high_nibbles, lo_sh) */
+	vpor %xmm2, %xmm4, %xmm2 /* even = or(even_b, even_a) */
+	vpsllw $4, %xmm3, %xmm3 /* hi_sh = shl(zero) */
+	vpand %xmm5, %xmm3, %xmm3 /* odd_b = and(hi_sh, high_nibbles) */
+	vpandn %xmm0, %xmm5, %xmm0 /* odd_a = andnot(high_nibbles, blk) */
+	vpor %xmm0, %xmm3, %xmm0 /* odd = or(odd_b, odd_a) */
+	vpunpcklbw %xmm0, %xmm2, %xmm6 /* sp = unpacklo(even, odd) */
+	vpunpckhbw %xmm0, %xmm2, %xmm0 /* sp_1 = unpackhi(even, odd) */
+	vpsrlw $4, %xmm1, %xmm2 /* lo_sh_1 = shr(blk_1) */
+	vpandn %xmm2, %xmm5, %xmm2 /* even_1_a = andnot(high_nibbles, lo_sh_1) */
+	vpor %xmm2, %xmm4, %xmm2 /* even_1 = or(even_b, even_1_a) */
+	vpandn %xmm1, %xmm5, %xmm1 /* odd_1_a = andnot(high_nibbles, blk_1) */
+	vpor %xmm1, %xmm3, %xmm1 /* odd_1 = or(odd_b, odd_1_a) */
+	vpunpcklbw %xmm1, %xmm2, %xmm3 /* sp_2 = unpacklo(even_1, odd_1) */
+	vpunpckhbw %xmm1, %xmm2, %xmm1 /* sp_3 = unpackhi(even_1, odd_1) */
+	vmovdqa .Lublock_register_avx2_asm_15_low_nibbles(%rip), %xmm2 /* low_nibbles = const() */
+	vmovdqa .Lublock_register_avx2_asm_15_rotl48(%rip), %xmm4 /* rotl48 = const() */
+	vmovdqa .Lublock_register_avx2_asm_15_sbox_inv_lo(%rip), %xmm7 /* sbox_inv_lo = const() */
+	vmovdqa .Lublock_register_avx2_asm_15_rotl24(%rip), %xmm8 /* rotl24 = const() */
+	vmovdqa .Lublock_register_avx2_asm_15_rotl56(%rip), %xmm9 /* rotl56 = const() */
+	vmovdqa .Lublock_register_avx2_asm_15_pl_front0(%rip), %xmm10 /* pl_front0 = const() */
+	vmovdqa .Lublock_register_avx2_asm_15_pl_front1(%rip), %xmm11 /* pl_front1 = const() */
+	xor %rcx, %rcx
+	.p2align 4
+.Lublock_register_avx2_asm_15_loop_r0:
+	vmovdqu (%rdi,%rcx), %xmm5 /* rk0 = load() */
+	vmovdqu 16(%rdi,%rcx), %xmm12 /* rk0_1 = load() */
+	vmovdqu 64(%rdi,%rcx), %xmm13 /* rk1 = load() */
+	vmovdqu 80(%rdi,%rcx), %xmm14 /* rk1_1 = load() */
+	vpxor %xmm5, %xmm6, %xmm5 /* k0 = xor(x0_0, rk0) */
+	vpxor %xmm12, %xmm0, %xmm0 /* k0_1 = xor(x0_1, rk0_1) */
+	vpxor %xmm13, %xmm3, %xmm3 /* k1 = xor(x1_0, rk1) */
+	vpxor %xmm14, %xmm1, %xmm1 /* k1_1 = xor(x1_1, rk1_1) */
+	vpshufb %xmm10, %xmm5, %xmm6 /* pl_f = lookup16(k0, pl_front0) */
+	vpshufb .Lublock_register_avx2_asm_15_pl_rear0(%rip), %xmm0, %xmm12 /* pl_r = lookup16(k0_1, pl_rear0) */
+	vpxor %xmm12, %xmm6, %xmm6 /* pl = xor(pl_f, pl_r) */
+	vpshufb %xmm11, %xmm0, %xmm0 /* pl_f_1 = lookup16(k0_1, pl_front1) */
+	vpshufb .Lublock_register_avx2_asm_15_pl_rear1(%rip), %xmm5, %xmm5 /* pl_r_1 = lookup16(k0, pl_rear1) */
+	vpxor %xmm5, %xmm0, %xmm0 /* pl_1 = xor(pl_f_1, pl_r_1) */
+	vpshufb .Lublock_register_avx2_asm_15_pr_front0(%rip), %xmm3, %xmm5 /* pr_f = lookup16(k1, pr_front0) */
+	vpshufb .Lublock_register_avx2_asm_15_pr_rear0(%rip), %xmm1, %xmm12 /* pr_r = lookup16(k1_1, pr_rear0) */
+	vpxor %xmm12, %xmm5, %xmm5 /* pr = xor(pr_f, pr_r) */
+	vpshufb .Lublock_register_avx2_asm_15_pr_front1(%rip), %xmm1, %xmm1 /* pr_f_1 = lookup16(k1_1, pr_front1) */
+	vpshufb .Lublock_register_avx2_asm_15_pr_rear1(%rip), %xmm3, %xmm3 /* pr_r_1 = lookup16(k1, pr_rear1) */
+	vpxor %xmm3, %xmm1, %xmm1 /* pr_1 = xor(pr_f_1, pr_r_1) */
+	vpxor %xmm5, %xmm6, %xmm3 /* y0 = xor(pl, pr) */
+	vpxor %xmm1, %xmm0, %xmm0 /* y0_1 = xor(pl_1, pr_1) */
+	vpshufb %xmm8, %xmm3, %xmm6 /* rot20 = lookup16(y0, rotl24) */
+	vpshufb %xmm8, %xmm0, %xmm12 /* rot20_1 = lookup16(y0_1, rotl24) */
+	vpxor %xmm6, %xmm5, %xmm5 /* y1 = xor(pr, rot20) */
+	vpxor %xmm12, %xmm1, %xmm1 /* y1_1 = xor(pr_1, rot20_1) */
+	vpshufb %xmm4, %xmm5, %xmm6 /* rot8 = lookup16(y1, rotl48) */
+	vpshufb %xmm4, %xmm1, %xmm12 /* rot8_1 = lookup16(y1_1, rotl48) */
+	vpxor %xmm6, %xmm3, %xmm3 /* y0_2 = xor(y0, rot8) */
+	vpxor %xmm12, %xmm0, %xmm0 /* y0_3 = xor(y0_1, rot8_1) */
+	vpshufb %xmm4, %xmm3, %xmm6 /* rot8_2 = lookup16(y0_2, rotl48) */
+	vpshufb %xmm4, %xmm0, %xmm12 /* rot8_3 = lookup16(y0_3, rotl48) */
+	vpxor %xmm6, %xmm5, %xmm5 /* y1_2 = xor(y1, rot8_2) */
+	vpxor %xmm12, %xmm1, %xmm1 /* y1_3 = xor(y1_1, rot8_3) */
+	vpshufb %xmm9, %xmm5, %xmm6 /* rot4 = lookup16(y1_2, rotl56) */
+	vpshufb %xmm9, %xmm1, %xmm12 /* rot4_1 = lookup16(y1_3, rotl56) */
+	vpxor %xmm6, %xmm3, %xmm3 /* y0_4 = xor(y0_2, rot4) */
+	vpxor %xmm12, %xmm0, %xmm0 /* y0_5 = xor(y0_3, rot4_1) */
+	vpxor %xmm3, %xmm5, %xmm5 /* y1_4 = xor(y1_2, y0_4) */
+	vpxor %xmm0, %xmm1, %xmm1 /* y1_5 = xor(y1_3, y0_5) */
+	vpand %xmm2, %xmm3, %xmm3 /* s0_lo = and(y0_4, low_nibbles) */
+	vpshufb %xmm3, %xmm7, %xmm3 /* s0 = lookup16(sbox_inv_lo, s0_lo) */
+	vpand %xmm2, %xmm0, %xmm0 /* s0_lo_1 = and(y0_5, low_nibbles) */
+	vpshufb %xmm0, %xmm7, %xmm0 /* s0_1 = lookup16(sbox_inv_lo, s0_lo_1) */
+	vpand %xmm2, %xmm5, %xmm5 /* s1_lo = and(y1_4, low_nibbles) */
+	vpshufb %xmm5, %xmm7, %xmm5 /* s1 = lookup16(sbox_inv_lo, s1_lo) */
+	vpand %xmm2, %xmm1, %xmm1 /* s1_lo_1 = and(y1_5, low_nibbles) */
+	vpshufb %xmm1, %xmm7, %xmm1 /* s1_1 = lookup16(sbox_inv_lo, s1_lo_1) */
+	vmovdqa %xmm3, %xmm6 /* x0_0.3 */
+	vmovdqa %xmm5, %xmm3 /* x1_0.3 */
+	add $128, %rcx
+	cmp $3072, %rcx
+	jne .Lublock_register_avx2_asm_15_loop_r0
+
+	/* Final key addition; the store packs the low nibbles (the key's copy in the high ones is dropped). */
+	vpxor 3072(%rdi), %xmm6, %xmm5 /* y0_6 = xor(x0_0, rk0_2) */
+	vpxor 3088(%rdi), %xmm0, %xmm0 /* y0_7 = xor(x0_1, rk0_3) */
+	vpxor 3136(%rdi), %xmm3, %xmm3 /* y1_6 = xor(x1_0, rk1_2) */
+	vpxor 3152(%rdi), %xmm1, %xmm1 /* y1_7 = xor(x1_1, rk1_3) */
+	vpshufb .Lublock_register_avx2_asm_15_deinterleave(%rip), %xmm5, %xmm5 /* de = lookup16(y0_6, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_15_deinterleave(%rip), %xmm0, %xmm0 /* de_1 = lookup16(y0_7, deinterleave) */
+	vpunpcklqdq %xmm0, %xmm5, %xmm6 /* even_2 = unpacklo(de, de_1) */
+	vpunpckhqdq %xmm0, %xmm5, %xmm0 /* odd_2 = unpackhi(de, de_1) */
+	vpsllw $4, %xmm6, %xmm5 /* ev_sh = shl(even_2) */
+	vpand .Lublock_register_avx2_asm_15_high_nibbles(%rip), %xmm5, %xmm5 /* out_lo_b = and(ev_sh, high_nibbles) */
+	vmovdqa .Lublock_register_avx2_asm_15_high_nibbles(%rip), %xmm6 /* high_nibbles = const() */
+	vpandn %xmm0, %xmm6, %xmm0 /* out_lo_a = andnot(high_nibbles, odd_2) */
+	vpor %xmm0, %xmm5, %xmm0 /* out_lo = or(out_lo_b, out_lo_a) */
+	vmovdqu %xmm0, (%rdx) /* store out_lo */
+	vpshufb .Lublock_register_avx2_asm_15_deinterleave(%rip), %xmm3, %xmm0 /* de_2 = lookup16(y1_6, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_15_deinterleave(%rip), %xmm1, %xmm1 /* de_3 = lookup16(y1_7, deinterleave) */
+	vpunpcklqdq %xmm1, %xmm0, %xmm3 /* even_3 = unpacklo(de_2, de_3) */
+	vpunpckhqdq %xmm1, %xmm0, %xmm0 /* odd_3 = unpackhi(de_2, de_3) */
+	vpsllw $4, %xmm3, %xmm1 /* ev_sh_1 = shl(even_3) */
+	vpand %xmm6, %xmm1, %xmm1 /* out_lo_1_b = and(ev_sh_1, high_nibbles) */
+	vpandn %xmm0, %xmm6, %xmm0 /* out_lo_1_a = andnot(high_nibbles, odd_3) */
+	vpor %xmm0, %xmm1, %xmm0 /* out_lo_1 = or(out_lo_1_b, out_lo_1_a) */
+	vmovdqu %xmm0, 16(%rdx) /* store out_lo_1 */
+	vzeroupper
+	ret
+	.size ublock_register_avx2_ublock256_256_decrypt_one_block_asm, .-ublock_register_avx2_ublock256_256_decrypt_one_block_asm
 
 /* ublock_register_avx2_ublock256_256_ctr_xor_asm: ublock256_register256_encrypt_ctr_xor, 4 arguments
  *   %rdi: rk
@@ -2922,35 +3489,35 @@ ublock_register_avx2_ublock256_256_ctr_xor_asm:
 	vbroadcasti128 16(%rsi), %ymm0 /* ctr_low = bcast128() */
 	vpsrlw $8, %ymm0, %ymm0 /* ctr_last = shr(ctr_low) */
 	vpbroadcastb 64(%rsi), %ymm1 /* ctr_first = bcast8() */
-	vpand .Lublock_register_avx2_asm_10_byte_14(%rip), %ymm1, %ymm1 /* ctr_j0 = and(ctr_first, byte_14) */
+	vpand .Lublock_register_avx2_asm_16_byte_14(%rip), %ymm1, %ymm1 /* ctr_j0 = and(ctr_first, byte_14) */
 	vmovdqu (%rsi), %ymm2 /* ctr_v = bcast256() */
-	vpand .Lublock_register_avx2_asm_10_all_but_last(%rip), %ymm2, %ymm2 /* ctr_v_open = and(ctr_v, all_but_last) */
+	vpand .Lublock_register_avx2_asm_16_all_but_last(%rip), %ymm2, %ymm2 /* ctr_v_open = and(ctr_v, all_but_last) */
 	vmovdqu 32(%rsi), %ymm3 /* ctr_w = bcast256() */
-	vpand .Lublock_register_avx2_asm_10_all_but_last(%rip), %ymm3, %ymm3 /* ctr_w_open = and(ctr_w, all_but_last) */
+	vpand .Lublock_register_avx2_asm_16_all_but_last(%rip), %ymm3, %ymm3 /* ctr_w_open = and(ctr_w, all_but_last) */
 
 	/* Load 8 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
-	vpaddb .Lublock_register_avx2_asm_10_block_k(%rip), %ymm1, %ymm4 /* ctr_j = add(ctr_j0, block_k) */
+	vpaddb .Lublock_register_avx2_asm_16_block_k(%rip), %ymm1, %ymm4 /* ctr_j = add(ctr_j0, block_k) */
 	vpaddw %ymm4, %ymm0, %ymm4 /* ctr_sum = add(ctr_last, ctr_j) */
-	vpshufb .Lublock_register_avx2_asm_10_carry_everywhere(%rip), %ymm4, %ymm5 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
-	vmovdqa .Lublock_register_avx2_asm_10_carry_mask_table(%rip), %ymm6 /* carry_mask_table = const() */
+	vpshufb .Lublock_register_avx2_asm_16_carry_everywhere(%rip), %ymm4, %ymm5 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
+	vmovdqa .Lublock_register_avx2_asm_16_carry_mask_table(%rip), %ymm6 /* carry_mask_table = const() */
 	vpshufb %ymm5, %ymm6, %ymm5 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
 	vpand %ymm5, %ymm3, %ymm7 /* ctr_pair_b = and(ctr_w_open, ctr_mask) */
 	vpandn %ymm2, %ymm5, %ymm5 /* ctr_pair_a = andnot(ctr_mask, ctr_v_open) */
 	vpor %ymm5, %ymm7, %ymm5 /* ctr_pair = or(ctr_pair_b, ctr_pair_a) */
-	vpshufb .Lublock_register_avx2_asm_10_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
+	vpshufb .Lublock_register_avx2_asm_16_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
 	vpor %ymm4, %ymm5, %ymm4 /* blk = or(ctr_pair, ctr_last_byte) */
-	vpaddb .Lublock_register_avx2_asm_10_block_k_1(%rip), %ymm1, %ymm5 /* ctr_j_1 = add(ctr_j0, block_k_1) */
+	vpaddb .Lublock_register_avx2_asm_16_block_k_1(%rip), %ymm1, %ymm5 /* ctr_j_1 = add(ctr_j0, block_k_1) */
 	vpaddw %ymm5, %ymm0, %ymm5 /* ctr_sum_1 = add(ctr_last, ctr_j_1) */
-	vpshufb .Lublock_register_avx2_asm_10_carry_everywhere(%rip), %ymm5, %ymm7 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
+	vpshufb .Lublock_register_avx2_asm_16_carry_everywhere(%rip), %ymm5, %ymm7 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
 	vpshufb %ymm7, %ymm6, %ymm7 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
 	vpand %ymm7, %ymm3, %ymm8 /* ctr_pair_1_b = and(ctr_w_open, ctr_mask_1) */
 	vpandn %ymm2, %ymm7, %ymm7 /* ctr_pair_1_a = andnot(ctr_mask_1, ctr_v_open) */
 	vpor %ymm7, %ymm8, %ymm7 /* ctr_pair_1 = or(ctr_pair_1_b, ctr_pair_1_a) */
-	vpshufb .Lublock_register_avx2_asm_10_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
+	vpshufb .Lublock_register_avx2_asm_16_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
 	vpor %ymm5, %ymm7, %ymm5 /* blk_1 = or(ctr_pair_1, ctr_last_byte_1) */
 	vpsrlw $4, %ymm4, %ymm7 /* lo_sh = shr(blk) */
-	vpand .Lublock_register_avx2_asm_10_high_nibbles(%rip), %ymm5, %ymm8 /* even_b = and(blk_1, high_nibbles) */
-	vmovdqa .Lublock_register_avx2_asm_10_high_nibbles(%rip), %ymm9 /* high_nibbles = const() */
+	vpand .Lublock_register_avx2_asm_16_high_nibbles(%rip), %ymm5, %ymm8 /* even_b = and(blk_1, high_nibbles) */
+	vmovdqa .Lublock_register_avx2_asm_16_high_nibbles(%rip), %ymm9 /* high_nibbles = const() */
 	vpandn %ymm7, %ymm9, %ymm7 /* even_a = andnot(high_nibbles, lo_sh) */
 	vpor %ymm7, %ymm8, %ymm7 /* even = or(even_b, even_a) */
 	vpsllw $4, %ymm5, %ymm5 /* hi_sh = shl(blk_1) */
@@ -2961,23 +3528,23 @@ ublock_register_avx2_ublock256_256_ctr_xor_asm:
 	vpunpckhbw %ymm4, %ymm7, %ymm4 /* sp_1 = unpackhi(even, odd) */
 	vperm2i128 $0x20, %ymm4, %ymm5, %ymm7 /* lanes = blocks128(sp, sp_1) */
 	vperm2i128 $0x31, %ymm4, %ymm5, %ymm4 /* lanes_1 = blocks128(sp, sp_1) */
-	vpaddb .Lublock_register_avx2_asm_10_block_k_2(%rip), %ymm1, %ymm5 /* ctr_j_2 = add(ctr_j0, block_k_2) */
+	vpaddb .Lublock_register_avx2_asm_16_block_k_2(%rip), %ymm1, %ymm5 /* ctr_j_2 = add(ctr_j0, block_k_2) */
 	vpaddw %ymm5, %ymm0, %ymm5 /* ctr_sum_2 = add(ctr_last, ctr_j_2) */
-	vpshufb .Lublock_register_avx2_asm_10_carry_everywhere(%rip), %ymm5, %ymm8 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
+	vpshufb .Lublock_register_avx2_asm_16_carry_everywhere(%rip), %ymm5, %ymm8 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
 	vpshufb %ymm8, %ymm6, %ymm8 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
 	vpand %ymm8, %ymm3, %ymm10 /* ctr_pair_2_b = and(ctr_w_open, ctr_mask_2) */
 	vpandn %ymm2, %ymm8, %ymm8 /* ctr_pair_2_a = andnot(ctr_mask_2, ctr_v_open) */
 	vpor %ymm8, %ymm10, %ymm8 /* ctr_pair_2 = or(ctr_pair_2_b, ctr_pair_2_a) */
-	vpshufb .Lublock_register_avx2_asm_10_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
+	vpshufb .Lublock_register_avx2_asm_16_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
 	vpor %ymm5, %ymm8, %ymm5 /* blk_2 = or(ctr_pair_2, ctr_last_byte_2) */
-	vpaddb .Lublock_register_avx2_asm_10_block_k_3(%rip), %ymm1, %ymm8 /* ctr_j_3 = add(ctr_j0, block_k_3) */
+	vpaddb .Lublock_register_avx2_asm_16_block_k_3(%rip), %ymm1, %ymm8 /* ctr_j_3 = add(ctr_j0, block_k_3) */
 	vpaddw %ymm8, %ymm0, %ymm8 /* ctr_sum_3 = add(ctr_last, ctr_j_3) */
-	vpshufb .Lublock_register_avx2_asm_10_carry_everywhere(%rip), %ymm8, %ymm10 /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
+	vpshufb .Lublock_register_avx2_asm_16_carry_everywhere(%rip), %ymm8, %ymm10 /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
 	vpshufb %ymm10, %ymm6, %ymm10 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
 	vpand %ymm10, %ymm3, %ymm11 /* ctr_pair_3_b = and(ctr_w_open, ctr_mask_3) */
 	vpandn %ymm2, %ymm10, %ymm10 /* ctr_pair_3_a = andnot(ctr_mask_3, ctr_v_open) */
 	vpor %ymm10, %ymm11, %ymm10 /* ctr_pair_3 = or(ctr_pair_3_b, ctr_pair_3_a) */
-	vpshufb .Lublock_register_avx2_asm_10_new_last_byte(%rip), %ymm8, %ymm8 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
+	vpshufb .Lublock_register_avx2_asm_16_new_last_byte(%rip), %ymm8, %ymm8 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
 	vpor %ymm8, %ymm10, %ymm8 /* blk_3 = or(ctr_pair_3, ctr_last_byte_3) */
 	vpsrlw $4, %ymm5, %ymm10 /* lo_sh_1 = shr(blk_2) */
 	vpand %ymm9, %ymm8, %ymm11 /* even_1_b = and(blk_3, high_nibbles) */
@@ -2991,23 +3558,23 @@ ublock_register_avx2_ublock256_256_ctr_xor_asm:
 	vpunpckhbw %ymm5, %ymm10, %ymm5 /* sp_3 = unpackhi(even_1, odd_1) */
 	vperm2i128 $0x20, %ymm5, %ymm8, %ymm10 /* lanes_2 = blocks128(sp_2, sp_3) */
 	vperm2i128 $0x31, %ymm5, %ymm8, %ymm5 /* lanes_3 = blocks128(sp_2, sp_3) */
-	vpaddb .Lublock_register_avx2_asm_10_block_k_4(%rip), %ymm1, %ymm8 /* ctr_j_4 = add(ctr_j0, block_k_4) */
+	vpaddb .Lublock_register_avx2_asm_16_block_k_4(%rip), %ymm1, %ymm8 /* ctr_j_4 = add(ctr_j0, block_k_4) */
 	vpaddw %ymm8, %ymm0, %ymm8 /* ctr_sum_4 = add(ctr_last, ctr_j_4) */
-	vpshufb .Lublock_register_avx2_asm_10_carry_everywhere(%rip), %ymm8, %ymm11 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
+	vpshufb .Lublock_register_avx2_asm_16_carry_everywhere(%rip), %ymm8, %ymm11 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
 	vpshufb %ymm11, %ymm6, %ymm11 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
 	vpand %ymm11, %ymm3, %ymm12 /* ctr_pair_4_b = and(ctr_w_open, ctr_mask_4) */
 	vpandn %ymm2, %ymm11, %ymm11 /* ctr_pair_4_a = andnot(ctr_mask_4, ctr_v_open) */
 	vpor %ymm11, %ymm12, %ymm11 /* ctr_pair_4 = or(ctr_pair_4_b, ctr_pair_4_a) */
-	vpshufb .Lublock_register_avx2_asm_10_new_last_byte(%rip), %ymm8, %ymm8 /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
+	vpshufb .Lublock_register_avx2_asm_16_new_last_byte(%rip), %ymm8, %ymm8 /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
 	vpor %ymm8, %ymm11, %ymm8 /* blk_4 = or(ctr_pair_4, ctr_last_byte_4) */
-	vpaddb .Lublock_register_avx2_asm_10_block_k_5(%rip), %ymm1, %ymm11 /* ctr_j_5 = add(ctr_j0, block_k_5) */
+	vpaddb .Lublock_register_avx2_asm_16_block_k_5(%rip), %ymm1, %ymm11 /* ctr_j_5 = add(ctr_j0, block_k_5) */
 	vpaddw %ymm11, %ymm0, %ymm11 /* ctr_sum_5 = add(ctr_last, ctr_j_5) */
-	vpshufb .Lublock_register_avx2_asm_10_carry_everywhere(%rip), %ymm11, %ymm12 /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
+	vpshufb .Lublock_register_avx2_asm_16_carry_everywhere(%rip), %ymm11, %ymm12 /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
 	vpshufb %ymm12, %ymm6, %ymm12 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
 	vpand %ymm12, %ymm3, %ymm13 /* ctr_pair_5_b = and(ctr_w_open, ctr_mask_5) */
 	vpandn %ymm2, %ymm12, %ymm12 /* ctr_pair_5_a = andnot(ctr_mask_5, ctr_v_open) */
 	vpor %ymm12, %ymm13, %ymm12 /* ctr_pair_5 = or(ctr_pair_5_b, ctr_pair_5_a) */
-	vpshufb .Lublock_register_avx2_asm_10_new_last_byte(%rip), %ymm11, %ymm11 /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
+	vpshufb .Lublock_register_avx2_asm_16_new_last_byte(%rip), %ymm11, %ymm11 /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
 	vpor %ymm11, %ymm12, %ymm11 /* blk_5 = or(ctr_pair_5, ctr_last_byte_5) */
 	vpsrlw $4, %ymm8, %ymm12 /* lo_sh_2 = shr(blk_4) */
 	vpand %ymm9, %ymm11, %ymm13 /* even_2_b = and(blk_5, high_nibbles) */
@@ -3021,23 +3588,23 @@ ublock_register_avx2_ublock256_256_ctr_xor_asm:
 	vpunpckhbw %ymm8, %ymm12, %ymm8 /* sp_5 = unpackhi(even_2, odd_2) */
 	vperm2i128 $0x20, %ymm8, %ymm11, %ymm12 /* lanes_4 = blocks128(sp_4, sp_5) */
 	vperm2i128 $0x31, %ymm8, %ymm11, %ymm8 /* lanes_5 = blocks128(sp_4, sp_5) */
-	vpaddb .Lublock_register_avx2_asm_10_block_k_6(%rip), %ymm1, %ymm11 /* ctr_j_6 = add(ctr_j0, block_k_6) */
+	vpaddb .Lublock_register_avx2_asm_16_block_k_6(%rip), %ymm1, %ymm11 /* ctr_j_6 = add(ctr_j0, block_k_6) */
 	vpaddw %ymm11, %ymm0, %ymm11 /* ctr_sum_6 = add(ctr_last, ctr_j_6) */
-	vpshufb .Lublock_register_avx2_asm_10_carry_everywhere(%rip), %ymm11, %ymm13 /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
+	vpshufb .Lublock_register_avx2_asm_16_carry_everywhere(%rip), %ymm11, %ymm13 /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
 	vpshufb %ymm13, %ymm6, %ymm13 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
 	vpand %ymm13, %ymm3, %ymm14 /* ctr_pair_6_b = and(ctr_w_open, ctr_mask_6) */
 	vpandn %ymm2, %ymm13, %ymm13 /* ctr_pair_6_a = andnot(ctr_mask_6, ctr_v_open) */
 	vpor %ymm13, %ymm14, %ymm13 /* ctr_pair_6 = or(ctr_pair_6_b, ctr_pair_6_a) */
-	vpshufb .Lublock_register_avx2_asm_10_new_last_byte(%rip), %ymm11, %ymm11 /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
+	vpshufb .Lublock_register_avx2_asm_16_new_last_byte(%rip), %ymm11, %ymm11 /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
 	vpor %ymm11, %ymm13, %ymm11 /* blk_6 = or(ctr_pair_6, ctr_last_byte_6) */
-	vpaddb .Lublock_register_avx2_asm_10_block_k_7(%rip), %ymm1, %ymm1 /* ctr_j_7 = add(ctr_j0, block_k_7) */
+	vpaddb .Lublock_register_avx2_asm_16_block_k_7(%rip), %ymm1, %ymm1 /* ctr_j_7 = add(ctr_j0, block_k_7) */
 	vpaddw %ymm1, %ymm0, %ymm0 /* ctr_sum_7 = add(ctr_last, ctr_j_7) */
-	vpshufb .Lublock_register_avx2_asm_10_carry_everywhere(%rip), %ymm0, %ymm1 /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
+	vpshufb .Lublock_register_avx2_asm_16_carry_everywhere(%rip), %ymm0, %ymm1 /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
 	vpshufb %ymm1, %ymm6, %ymm1 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
 	vpand %ymm1, %ymm3, %ymm3 /* ctr_pair_7_b = and(ctr_w_open, ctr_mask_7) */
 	vpandn %ymm2, %ymm1, %ymm1 /* ctr_pair_7_a = andnot(ctr_mask_7, ctr_v_open) */
 	vpor %ymm1, %ymm3, %ymm1 /* ctr_pair_7 = or(ctr_pair_7_b, ctr_pair_7_a) */
-	vpshufb .Lublock_register_avx2_asm_10_new_last_byte(%rip), %ymm0, %ymm0 /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
+	vpshufb .Lublock_register_avx2_asm_16_new_last_byte(%rip), %ymm0, %ymm0 /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
 	vpor %ymm0, %ymm1, %ymm0 /* blk_7 = or(ctr_pair_7, ctr_last_byte_7) */
 	vpsrlw $4, %ymm11, %ymm1 /* lo_sh_3 = shr(blk_6) */
 	vpand %ymm9, %ymm0, %ymm2 /* even_3_b = and(blk_7, high_nibbles) */
@@ -3051,14 +3618,14 @@ ublock_register_avx2_ublock256_256_ctr_xor_asm:
 	vpunpckhbw %ymm0, %ymm1, %ymm0 /* sp_7 = unpackhi(even_3, odd_3) */
 	vperm2i128 $0x20, %ymm0, %ymm2, %ymm1 /* lanes_6 = blocks128(sp_6, sp_7) */
 	vperm2i128 $0x31, %ymm0, %ymm2, %ymm0 /* lanes_7 = blocks128(sp_6, sp_7) */
-	vmovdqa .Lublock_register_avx2_asm_10_low_nibbles(%rip), %ymm2 /* low_nibbles = const() */
-	vmovdqa .Lublock_register_avx2_asm_10_rotl48(%rip), %ymm3 /* rotl48 = const() */
-	vmovdqa .Lublock_register_avx2_asm_10_sbox_hi(%rip), %ymm6 /* sbox_hi = const() */
-	vmovdqa .Lublock_register_avx2_asm_10_sbox_lo(%rip), %ymm11 /* sbox_lo = const() */
-	vmovdqa .Lublock_register_avx2_asm_10_pl_front(%rip), %ymm13 /* pl_front = const() */
+	vmovdqa .Lublock_register_avx2_asm_16_low_nibbles(%rip), %ymm2 /* low_nibbles = const() */
+	vmovdqa .Lublock_register_avx2_asm_16_rotl48(%rip), %ymm3 /* rotl48 = const() */
+	vmovdqa .Lublock_register_avx2_asm_16_sbox_hi(%rip), %ymm6 /* sbox_hi = const() */
+	vmovdqa .Lublock_register_avx2_asm_16_sbox_lo(%rip), %ymm11 /* sbox_lo = const() */
+	vmovdqa .Lublock_register_avx2_asm_16_pl_front(%rip), %ymm13 /* pl_front = const() */
 	xor %r8, %r8
 	.p2align 4
-.Lublock_register_avx2_asm_10_loop_r0:
+.Lublock_register_avx2_asm_16_loop_r0:
 	vmovdqu (%rdi,%r8), %ymm9 /* rk0 = load() */
 	vmovdqu 64(%rdi,%r8), %ymm14 /* rk1 = load() */
 
@@ -3078,22 +3645,22 @@ ublock_register_avx2_ublock256_256_ctr_xor_asm:
 	vpshufb %ymm4, %ymm6, %ymm4 /* s1_h = lookup16(sbox_hi, s1_hi) */
 	vpor %ymm4, %ymm15, %ymm4 /* s1 = or(s1_l, s1_h) */
 	vpxor %ymm7, %ymm4, %ymm4 /* x1 = xor(s1, s0) */
-	vpshufb .Lublock_register_avx2_asm_10_rotl56(%rip), %ymm4, %ymm15 /* rot4 = lookup16(x1, rotl56) */
+	vpshufb .Lublock_register_avx2_asm_16_rotl56(%rip), %ymm4, %ymm15 /* rot4 = lookup16(x1, rotl56) */
 	vpxor %ymm15, %ymm7, %ymm7 /* x0 = xor(s0, rot4) */
 	vpshufb %ymm3, %ymm7, %ymm15 /* rot8 = lookup16(x0, rotl48) */
 	vpxor %ymm15, %ymm4, %ymm4 /* x1_1 = xor(x1, rot8) */
 	vpshufb %ymm3, %ymm4, %ymm15 /* rot8_1 = lookup16(x1_1, rotl48) */
 	vpxor %ymm15, %ymm7, %ymm7 /* x0_1 = xor(x0, rot8_1) */
-	vpshufb .Lublock_register_avx2_asm_10_rotl24(%rip), %ymm7, %ymm15 /* rot20 = lookup16(x0_1, rotl24) */
+	vpshufb .Lublock_register_avx2_asm_16_rotl24(%rip), %ymm7, %ymm15 /* rot20 = lookup16(x0_1, rotl24) */
 	vpxor %ymm15, %ymm4, %ymm4 /* x1_2 = xor(x1_1, rot20) */
 	vpxor %ymm4, %ymm7, %ymm7 /* x0_2 = xor(x0_1, x1_2) */
 	vpermq $0x4e, %ymm7, %ymm15 /* pl_swap = blocks128(x0_2, x0_2) */
 	vpshufb %ymm13, %ymm7, %ymm7 /* pl_f = lookup16(x0_2, pl_front) */
-	vpshufb .Lublock_register_avx2_asm_10_pl_rear(%rip), %ymm15, %ymm15 /* pl_r = lookup16(pl_swap, pl_rear) */
+	vpshufb .Lublock_register_avx2_asm_16_pl_rear(%rip), %ymm15, %ymm15 /* pl_r = lookup16(pl_swap, pl_rear) */
 	vpxor %ymm15, %ymm7, %ymm7 /* pl = xor(pl_f, pl_r) */
 	vpermq $0x4e, %ymm4, %ymm15 /* pr_swap = blocks128(x1_2, x1_2) */
-	vpshufb .Lublock_register_avx2_asm_10_pr_front(%rip), %ymm4, %ymm4 /* pr_f = lookup16(x1_2, pr_front) */
-	vpshufb .Lublock_register_avx2_asm_10_pr_rear(%rip), %ymm15, %ymm15 /* pr_r = lookup16(pr_swap, pr_rear) */
+	vpshufb .Lublock_register_avx2_asm_16_pr_front(%rip), %ymm4, %ymm4 /* pr_f = lookup16(x1_2, pr_front) */
+	vpshufb .Lublock_register_avx2_asm_16_pr_rear(%rip), %ymm15, %ymm15 /* pr_r = lookup16(pr_swap, pr_rear) */
 	vpxor %ymm15, %ymm4, %ymm4 /* pr = xor(pr_f, pr_r) */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
@@ -3112,22 +3679,22 @@ ublock_register_avx2_ublock256_256_ctr_xor_asm:
 	vpshufb %ymm5, %ymm6, %ymm5 /* s1_h_1 = lookup16(sbox_hi, s1_hi_1) */
 	vpor %ymm5, %ymm15, %ymm5 /* s1_1 = or(s1_l_1, s1_h_1) */
 	vpxor %ymm10, %ymm5, %ymm5 /* x1_3 = xor(s1_1, s0_1) */
-	vpshufb .Lublock_register_avx2_asm_10_rotl56(%rip), %ymm5, %ymm15 /* rot4_1 = lookup16(x1_3, rotl56) */
+	vpshufb .Lublock_register_avx2_asm_16_rotl56(%rip), %ymm5, %ymm15 /* rot4_1 = lookup16(x1_3, rotl56) */
 	vpxor %ymm15, %ymm10, %ymm10 /* x0_3 = xor(s0_1, rot4_1) */
 	vpshufb %ymm3, %ymm10, %ymm15 /* rot8_2 = lookup16(x0_3, rotl48) */
 	vpxor %ymm15, %ymm5, %ymm5 /* x1_4 = xor(x1_3, rot8_2) */
 	vpshufb %ymm3, %ymm5, %ymm15 /* rot8_3 = lookup16(x1_4, rotl48) */
 	vpxor %ymm15, %ymm10, %ymm10 /* x0_4 = xor(x0_3, rot8_3) */
-	vpshufb .Lublock_register_avx2_asm_10_rotl24(%rip), %ymm10, %ymm15 /* rot20_1 = lookup16(x0_4, rotl24) */
+	vpshufb .Lublock_register_avx2_asm_16_rotl24(%rip), %ymm10, %ymm15 /* rot20_1 = lookup16(x0_4, rotl24) */
 	vpxor %ymm15, %ymm5, %ymm5 /* x1_5 = xor(x1_4, rot20_1) */
 	vpxor %ymm5, %ymm10, %ymm10 /* x0_5 = xor(x0_4, x1_5) */
 	vpermq $0x4e, %ymm10, %ymm15 /* pl_swap_1 = blocks128(x0_5, x0_5) */
 	vpshufb %ymm13, %ymm10, %ymm10 /* pl_f_1 = lookup16(x0_5, pl_front) */
-	vpshufb .Lublock_register_avx2_asm_10_pl_rear(%rip), %ymm15, %ymm15 /* pl_r_1 = lookup16(pl_swap_1, pl_rear) */
+	vpshufb .Lublock_register_avx2_asm_16_pl_rear(%rip), %ymm15, %ymm15 /* pl_r_1 = lookup16(pl_swap_1, pl_rear) */
 	vpxor %ymm15, %ymm10, %ymm10 /* pl_1 = xor(pl_f_1, pl_r_1) */
 	vpermq $0x4e, %ymm5, %ymm15 /* pr_swap_1 = blocks128(x1_5, x1_5) */
-	vpshufb .Lublock_register_avx2_asm_10_pr_front(%rip), %ymm5, %ymm5 /* pr_f_1 = lookup16(x1_5, pr_front) */
-	vpshufb .Lublock_register_avx2_asm_10_pr_rear(%rip), %ymm15, %ymm15 /* pr_r_1 = lookup16(pr_swap_1, pr_rear) */
+	vpshufb .Lublock_register_avx2_asm_16_pr_front(%rip), %ymm5, %ymm5 /* pr_f_1 = lookup16(x1_5, pr_front) */
+	vpshufb .Lublock_register_avx2_asm_16_pr_rear(%rip), %ymm15, %ymm15 /* pr_r_1 = lookup16(pr_swap_1, pr_rear) */
 	vpxor %ymm15, %ymm5, %ymm5 /* pr_1 = xor(pr_f_1, pr_r_1) */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
@@ -3146,22 +3713,22 @@ ublock_register_avx2_ublock256_256_ctr_xor_asm:
 	vpshufb %ymm8, %ymm6, %ymm8 /* s1_h_2 = lookup16(sbox_hi, s1_hi_2) */
 	vpor %ymm8, %ymm15, %ymm8 /* s1_2 = or(s1_l_2, s1_h_2) */
 	vpxor %ymm12, %ymm8, %ymm8 /* x1_6 = xor(s1_2, s0_2) */
-	vpshufb .Lublock_register_avx2_asm_10_rotl56(%rip), %ymm8, %ymm15 /* rot4_2 = lookup16(x1_6, rotl56) */
+	vpshufb .Lublock_register_avx2_asm_16_rotl56(%rip), %ymm8, %ymm15 /* rot4_2 = lookup16(x1_6, rotl56) */
 	vpxor %ymm15, %ymm12, %ymm12 /* x0_6 = xor(s0_2, rot4_2) */
 	vpshufb %ymm3, %ymm12, %ymm15 /* rot8_4 = lookup16(x0_6, rotl48) */
 	vpxor %ymm15, %ymm8, %ymm8 /* x1_7 = xor(x1_6, rot8_4) */
 	vpshufb %ymm3, %ymm8, %ymm15 /* rot8_5 = lookup16(x1_7, rotl48) */
 	vpxor %ymm15, %ymm12, %ymm12 /* x0_7 = xor(x0_6, rot8_5) */
-	vpshufb .Lublock_register_avx2_asm_10_rotl24(%rip), %ymm12, %ymm15 /* rot20_2 = lookup16(x0_7, rotl24) */
+	vpshufb .Lublock_register_avx2_asm_16_rotl24(%rip), %ymm12, %ymm15 /* rot20_2 = lookup16(x0_7, rotl24) */
 	vpxor %ymm15, %ymm8, %ymm8 /* x1_8 = xor(x1_7, rot20_2) */
 	vpxor %ymm8, %ymm12, %ymm12 /* x0_8 = xor(x0_7, x1_8) */
 	vpermq $0x4e, %ymm12, %ymm15 /* pl_swap_2 = blocks128(x0_8, x0_8) */
 	vpshufb %ymm13, %ymm12, %ymm12 /* pl_f_2 = lookup16(x0_8, pl_front) */
-	vpshufb .Lublock_register_avx2_asm_10_pl_rear(%rip), %ymm15, %ymm15 /* pl_r_2 = lookup16(pl_swap_2, pl_rear) */
+	vpshufb .Lublock_register_avx2_asm_16_pl_rear(%rip), %ymm15, %ymm15 /* pl_r_2 = lookup16(pl_swap_2, pl_rear) */
 	vpxor %ymm15, %ymm12, %ymm12 /* pl_2 = xor(pl_f_2, pl_r_2) */
 	vpermq $0x4e, %ymm8, %ymm15 /* pr_swap_2 = blocks128(x1_8, x1_8) */
-	vpshufb .Lublock_register_avx2_asm_10_pr_front(%rip), %ymm8, %ymm8 /* pr_f_2 = lookup16(x1_8, pr_front) */
-	vpshufb .Lublock_register_avx2_asm_10_pr_rear(%rip), %ymm15, %ymm15 /* pr_r_2 = lookup16(pr_swap_2, pr_rear) */
+	vpshufb .Lublock_register_avx2_asm_16_pr_front(%rip), %ymm8, %ymm8 /* pr_f_2 = lookup16(x1_8, pr_front) */
+	vpshufb .Lublock_register_avx2_asm_16_pr_rear(%rip), %ymm15, %ymm15 /* pr_r_2 = lookup16(pr_swap_2, pr_rear) */
 	vpxor %ymm15, %ymm8, %ymm8 /* pr_2 = xor(pr_f_2, pr_r_2) */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
@@ -3180,39 +3747,39 @@ ublock_register_avx2_ublock256_256_ctr_xor_asm:
 	vpshufb %ymm0, %ymm6, %ymm0 /* s1_h_3 = lookup16(sbox_hi, s1_hi_3) */
 	vpor %ymm0, %ymm9, %ymm0 /* s1_3 = or(s1_l_3, s1_h_3) */
 	vpxor %ymm1, %ymm0, %ymm0 /* x1_9 = xor(s1_3, s0_3) */
-	vpshufb .Lublock_register_avx2_asm_10_rotl56(%rip), %ymm0, %ymm9 /* rot4_3 = lookup16(x1_9, rotl56) */
+	vpshufb .Lublock_register_avx2_asm_16_rotl56(%rip), %ymm0, %ymm9 /* rot4_3 = lookup16(x1_9, rotl56) */
 	vpxor %ymm9, %ymm1, %ymm1 /* x0_9 = xor(s0_3, rot4_3) */
 	vpshufb %ymm3, %ymm1, %ymm9 /* rot8_6 = lookup16(x0_9, rotl48) */
 	vpxor %ymm9, %ymm0, %ymm0 /* x1_10 = xor(x1_9, rot8_6) */
 	vpshufb %ymm3, %ymm0, %ymm9 /* rot8_7 = lookup16(x1_10, rotl48) */
 	vpxor %ymm9, %ymm1, %ymm1 /* x0_10 = xor(x0_9, rot8_7) */
-	vpshufb .Lublock_register_avx2_asm_10_rotl24(%rip), %ymm1, %ymm9 /* rot20_3 = lookup16(x0_10, rotl24) */
+	vpshufb .Lublock_register_avx2_asm_16_rotl24(%rip), %ymm1, %ymm9 /* rot20_3 = lookup16(x0_10, rotl24) */
 	vpxor %ymm9, %ymm0, %ymm0 /* x1_11 = xor(x1_10, rot20_3) */
 	vpxor %ymm0, %ymm1, %ymm1 /* x0_11 = xor(x0_10, x1_11) */
 	vpermq $0x4e, %ymm1, %ymm9 /* pl_swap_3 = blocks128(x0_11, x0_11) */
 	vpshufb %ymm13, %ymm1, %ymm1 /* pl_f_3 = lookup16(x0_11, pl_front) */
-	vpshufb .Lublock_register_avx2_asm_10_pl_rear(%rip), %ymm9, %ymm9 /* pl_r_3 = lookup16(pl_swap_3, pl_rear) */
+	vpshufb .Lublock_register_avx2_asm_16_pl_rear(%rip), %ymm9, %ymm9 /* pl_r_3 = lookup16(pl_swap_3, pl_rear) */
 	vpxor %ymm9, %ymm1, %ymm1 /* pl_3 = xor(pl_f_3, pl_r_3) */
 	vpermq $0x4e, %ymm0, %ymm9 /* pr_swap_3 = blocks128(x1_11, x1_11) */
-	vpshufb .Lublock_register_avx2_asm_10_pr_front(%rip), %ymm0, %ymm0 /* pr_f_3 = lookup16(x1_11, pr_front) */
-	vpshufb .Lublock_register_avx2_asm_10_pr_rear(%rip), %ymm9, %ymm9 /* pr_r_3 = lookup16(pr_swap_3, pr_rear) */
+	vpshufb .Lublock_register_avx2_asm_16_pr_front(%rip), %ymm0, %ymm0 /* pr_f_3 = lookup16(x1_11, pr_front) */
+	vpshufb .Lublock_register_avx2_asm_16_pr_rear(%rip), %ymm9, %ymm9 /* pr_r_3 = lookup16(pr_swap_3, pr_rear) */
 	vpxor %ymm9, %ymm0, %ymm0 /* pr_3 = xor(pr_f_3, pr_r_3) */
 	add $128, %r8
 	cmp $3072, %r8
-	jne .Lublock_register_avx2_asm_10_loop_r0
+	jne .Lublock_register_avx2_asm_16_loop_r0
 
 	/* Final key addition. */
 	vpxor 3072(%rdi), %ymm7, %ymm7 /* y0 = xor(g0x0, rk0_1) */
 	vpxor 3136(%rdi), %ymm4, %ymm4 /* y1 = xor(g0x1, rk1_1) */
 	vperm2i128 $0x20, %ymm4, %ymm7, %ymm9 /* lanes_8 = blocks128(y0, y1) */
 	vperm2i128 $0x31, %ymm4, %ymm7, %ymm4 /* lanes_9 = blocks128(y0, y1) */
-	vpshufb .Lublock_register_avx2_asm_10_deinterleave(%rip), %ymm9, %ymm7 /* de = lookup16(lanes_8, deinterleave) */
-	vpshufb .Lublock_register_avx2_asm_10_deinterleave(%rip), %ymm4, %ymm4 /* de_1 = lookup16(lanes_9, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_16_deinterleave(%rip), %ymm9, %ymm7 /* de = lookup16(lanes_8, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_16_deinterleave(%rip), %ymm4, %ymm4 /* de_1 = lookup16(lanes_9, deinterleave) */
 	vpunpcklqdq %ymm4, %ymm7, %ymm9 /* even_4 = unpacklo(de, de_1) */
 	vpunpckhqdq %ymm4, %ymm7, %ymm4 /* odd_4 = unpackhi(de, de_1) */
 	vpsllw $4, %ymm9, %ymm7 /* ev_sh = shl(even_4) */
-	vpand .Lublock_register_avx2_asm_10_high_nibbles(%rip), %ymm7, %ymm7 /* out_lo_b = and(ev_sh, high_nibbles) */
-	vmovdqa .Lublock_register_avx2_asm_10_high_nibbles(%rip), %ymm14 /* high_nibbles = const() */
+	vpand .Lublock_register_avx2_asm_16_high_nibbles(%rip), %ymm7, %ymm7 /* out_lo_b = and(ev_sh, high_nibbles) */
+	vmovdqa .Lublock_register_avx2_asm_16_high_nibbles(%rip), %ymm14 /* high_nibbles = const() */
 	vpandn %ymm4, %ymm14, %ymm15 /* out_lo_a = andnot(high_nibbles, odd_4) */
 	vpor %ymm15, %ymm7, %ymm7 /* out_lo = or(out_lo_b, out_lo_a) */
 	vpsrlw $4, %ymm4, %ymm4 /* od_sh = shr(odd_4) */
@@ -3229,8 +3796,8 @@ ublock_register_avx2_ublock256_256_ctr_xor_asm:
 	vpxor 3136(%rdi), %ymm5, %ymm5 /* y1_1 = xor(g1x1, rk1_1) */
 	vperm2i128 $0x20, %ymm5, %ymm4, %ymm7 /* lanes_10 = blocks128(y0_1, y1_1) */
 	vperm2i128 $0x31, %ymm5, %ymm4, %ymm4 /* lanes_11 = blocks128(y0_1, y1_1) */
-	vpshufb .Lublock_register_avx2_asm_10_deinterleave(%rip), %ymm7, %ymm5 /* de_2 = lookup16(lanes_10, deinterleave) */
-	vpshufb .Lublock_register_avx2_asm_10_deinterleave(%rip), %ymm4, %ymm4 /* de_3 = lookup16(lanes_11, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_16_deinterleave(%rip), %ymm7, %ymm5 /* de_2 = lookup16(lanes_10, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_16_deinterleave(%rip), %ymm4, %ymm4 /* de_3 = lookup16(lanes_11, deinterleave) */
 	vpunpcklqdq %ymm4, %ymm5, %ymm7 /* even_5 = unpacklo(de_2, de_3) */
 	vpunpckhqdq %ymm4, %ymm5, %ymm4 /* odd_5 = unpackhi(de_2, de_3) */
 	vpsllw $4, %ymm7, %ymm5 /* ev_sh_1 = shl(even_5) */
@@ -3251,8 +3818,8 @@ ublock_register_avx2_ublock256_256_ctr_xor_asm:
 	vpxor 3136(%rdi), %ymm8, %ymm5 /* y1_2 = xor(g2x1, rk1_1) */
 	vperm2i128 $0x20, %ymm5, %ymm4, %ymm7 /* lanes_12 = blocks128(y0_2, y1_2) */
 	vperm2i128 $0x31, %ymm5, %ymm4, %ymm4 /* lanes_13 = blocks128(y0_2, y1_2) */
-	vpshufb .Lublock_register_avx2_asm_10_deinterleave(%rip), %ymm7, %ymm5 /* de_4 = lookup16(lanes_12, deinterleave) */
-	vpshufb .Lublock_register_avx2_asm_10_deinterleave(%rip), %ymm4, %ymm4 /* de_5 = lookup16(lanes_13, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_16_deinterleave(%rip), %ymm7, %ymm5 /* de_4 = lookup16(lanes_12, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_16_deinterleave(%rip), %ymm4, %ymm4 /* de_5 = lookup16(lanes_13, deinterleave) */
 	vpunpcklqdq %ymm4, %ymm5, %ymm7 /* even_6 = unpacklo(de_4, de_5) */
 	vpunpckhqdq %ymm4, %ymm5, %ymm4 /* odd_6 = unpackhi(de_4, de_5) */
 	vpsllw $4, %ymm7, %ymm5 /* ev_sh_2 = shl(even_6) */
@@ -3273,8 +3840,8 @@ ublock_register_avx2_ublock256_256_ctr_xor_asm:
 	vpxor 3136(%rdi), %ymm0, %ymm0 /* y1_3 = xor(g3x1, rk1_1) */
 	vperm2i128 $0x20, %ymm0, %ymm1, %ymm4 /* lanes_14 = blocks128(y0_3, y1_3) */
 	vperm2i128 $0x31, %ymm0, %ymm1, %ymm0 /* lanes_15 = blocks128(y0_3, y1_3) */
-	vpshufb .Lublock_register_avx2_asm_10_deinterleave(%rip), %ymm4, %ymm1 /* de_6 = lookup16(lanes_14, deinterleave) */
-	vpshufb .Lublock_register_avx2_asm_10_deinterleave(%rip), %ymm0, %ymm0 /* de_7 = lookup16(lanes_15, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_16_deinterleave(%rip), %ymm4, %ymm1 /* de_6 = lookup16(lanes_14, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_16_deinterleave(%rip), %ymm0, %ymm0 /* de_7 = lookup16(lanes_15, deinterleave) */
 	vpunpcklqdq %ymm0, %ymm1, %ymm4 /* even_7 = unpacklo(de_6, de_7) */
 	vpunpckhqdq %ymm0, %ymm1, %ymm0 /* odd_7 = unpackhi(de_6, de_7) */
 	vpsllw $4, %ymm4, %ymm1 /* ev_sh_3 = shl(even_7) */
@@ -3314,8 +3881,8 @@ ublock_register_avx2_ublock256_256_encrypt_xor_asm:
 	vmovdqu (%rsi), %ymm0 /* blk = load() */
 	vmovdqu 32(%rsi), %ymm1 /* blk_1 = load() */
 	vpsrlw $4, %ymm0, %ymm2 /* lo_sh = shr(blk) */
-	vpand .Lublock_register_avx2_asm_11_high_nibbles(%rip), %ymm1, %ymm3 /* even_b = and(blk_1, high_nibbles) */
-	vmovdqa .Lublock_register_avx2_asm_11_high_nibbles(%rip), %ymm4 /* high_nibbles = const() */
+	vpand .Lublock_register_avx2_asm_17_high_nibbles(%rip), %ymm1, %ymm3 /* even_b = and(blk_1, high_nibbles) */
+	vmovdqa .Lublock_register_avx2_asm_17_high_nibbles(%rip), %ymm4 /* high_nibbles = const() */
 	vpandn %ymm2, %ymm4, %ymm2 /* even_a = andnot(high_nibbles, lo_sh) */
 	vpor %ymm2, %ymm3, %ymm2 /* even = or(even_b, even_a) */
 	vpsllw $4, %ymm1, %ymm1 /* hi_sh = shl(blk_1) */
@@ -3368,14 +3935,14 @@ ublock_register_avx2_ublock256_256_encrypt_xor_asm:
 	vpunpckhbw %ymm6, %ymm9, %ymm6 /* sp_7 = unpackhi(even_3, odd_3) */
 	vperm2i128 $0x20, %ymm6, %ymm8, %ymm9 /* lanes_6 = blocks128(sp_6, sp_7) */
 	vperm2i128 $0x31, %ymm6, %ymm8, %ymm6 /* lanes_7 = blocks128(sp_6, sp_7) */
-	vmovdqa .Lublock_register_avx2_asm_11_low_nibbles(%rip), %ymm8 /* low_nibbles = const() */
-	vmovdqa .Lublock_register_avx2_asm_11_rotl48(%rip), %ymm10 /* rotl48 = const() */
-	vmovdqa .Lublock_register_avx2_asm_11_sbox_hi(%rip), %ymm11 /* sbox_hi = const() */
-	vmovdqa .Lublock_register_avx2_asm_11_sbox_lo(%rip), %ymm12 /* sbox_lo = const() */
-	vmovdqa .Lublock_register_avx2_asm_11_pl_front(%rip), %ymm13 /* pl_front = const() */
+	vmovdqa .Lublock_register_avx2_asm_17_low_nibbles(%rip), %ymm8 /* low_nibbles = const() */
+	vmovdqa .Lublock_register_avx2_asm_17_rotl48(%rip), %ymm10 /* rotl48 = const() */
+	vmovdqa .Lublock_register_avx2_asm_17_sbox_hi(%rip), %ymm11 /* sbox_hi = const() */
+	vmovdqa .Lublock_register_avx2_asm_17_sbox_lo(%rip), %ymm12 /* sbox_lo = const() */
+	vmovdqa .Lublock_register_avx2_asm_17_pl_front(%rip), %ymm13 /* pl_front = const() */
 	xor %r8, %r8
 	.p2align 4
-.Lublock_register_avx2_asm_11_loop_r0:
+.Lublock_register_avx2_asm_17_loop_r0:
 	vmovdqu (%rdi,%r8), %ymm4 /* rk0 = load() */
 	vmovdqu 64(%rdi,%r8), %ymm14 /* rk1 = load() */
 
@@ -3395,22 +3962,22 @@ ublock_register_avx2_ublock256_256_encrypt_xor_asm:
 	vpshufb %ymm0, %ymm11, %ymm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
 	vpor %ymm0, %ymm15, %ymm0 /* s1 = or(s1_l, s1_h) */
 	vpxor %ymm2, %ymm0, %ymm0 /* x1 = xor(s1, s0) */
-	vpshufb .Lublock_register_avx2_asm_11_rotl56(%rip), %ymm0, %ymm15 /* rot4 = lookup16(x1, rotl56) */
+	vpshufb .Lublock_register_avx2_asm_17_rotl56(%rip), %ymm0, %ymm15 /* rot4 = lookup16(x1, rotl56) */
 	vpxor %ymm15, %ymm2, %ymm2 /* x0 = xor(s0, rot4) */
 	vpshufb %ymm10, %ymm2, %ymm15 /* rot8 = lookup16(x0, rotl48) */
 	vpxor %ymm15, %ymm0, %ymm0 /* x1_1 = xor(x1, rot8) */
 	vpshufb %ymm10, %ymm0, %ymm15 /* rot8_1 = lookup16(x1_1, rotl48) */
 	vpxor %ymm15, %ymm2, %ymm2 /* x0_1 = xor(x0, rot8_1) */
-	vpshufb .Lublock_register_avx2_asm_11_rotl24(%rip), %ymm2, %ymm15 /* rot20 = lookup16(x0_1, rotl24) */
+	vpshufb .Lublock_register_avx2_asm_17_rotl24(%rip), %ymm2, %ymm15 /* rot20 = lookup16(x0_1, rotl24) */
 	vpxor %ymm15, %ymm0, %ymm0 /* x1_2 = xor(x1_1, rot20) */
 	vpxor %ymm0, %ymm2, %ymm2 /* x0_2 = xor(x0_1, x1_2) */
 	vpermq $0x4e, %ymm2, %ymm15 /* pl_swap = blocks128(x0_2, x0_2) */
 	vpshufb %ymm13, %ymm2, %ymm2 /* pl_f = lookup16(x0_2, pl_front) */
-	vpshufb .Lublock_register_avx2_asm_11_pl_rear(%rip), %ymm15, %ymm15 /* pl_r = lookup16(pl_swap, pl_rear) */
+	vpshufb .Lublock_register_avx2_asm_17_pl_rear(%rip), %ymm15, %ymm15 /* pl_r = lookup16(pl_swap, pl_rear) */
 	vpxor %ymm15, %ymm2, %ymm2 /* pl = xor(pl_f, pl_r) */
 	vpermq $0x4e, %ymm0, %ymm15 /* pr_swap = blocks128(x1_2, x1_2) */
-	vpshufb .Lublock_register_avx2_asm_11_pr_front(%rip), %ymm0, %ymm0 /* pr_f = lookup16(x1_2, pr_front) */
-	vpshufb .Lublock_register_avx2_asm_11_pr_rear(%rip), %ymm15, %ymm15 /* pr_r = lookup16(pr_swap, pr_rear) */
+	vpshufb .Lublock_register_avx2_asm_17_pr_front(%rip), %ymm0, %ymm0 /* pr_f = lookup16(x1_2, pr_front) */
+	vpshufb .Lublock_register_avx2_asm_17_pr_rear(%rip), %ymm15, %ymm15 /* pr_r = lookup16(pr_swap, pr_rear) */
 	vpxor %ymm15, %ymm0, %ymm0 /* pr = xor(pr_f, pr_r) */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
@@ -3429,22 +3996,22 @@ ublock_register_avx2_ublock256_256_encrypt_xor_asm:
 	vpshufb %ymm1, %ymm11, %ymm1 /* s1_h_1 = lookup16(sbox_hi, s1_hi_1) */
 	vpor %ymm1, %ymm15, %ymm1 /* s1_1 = or(s1_l_1, s1_h_1) */
 	vpxor %ymm5, %ymm1, %ymm1 /* x1_3 = xor(s1_1, s0_1) */
-	vpshufb .Lublock_register_avx2_asm_11_rotl56(%rip), %ymm1, %ymm15 /* rot4_1 = lookup16(x1_3, rotl56) */
+	vpshufb .Lublock_register_avx2_asm_17_rotl56(%rip), %ymm1, %ymm15 /* rot4_1 = lookup16(x1_3, rotl56) */
 	vpxor %ymm15, %ymm5, %ymm5 /* x0_3 = xor(s0_1, rot4_1) */
 	vpshufb %ymm10, %ymm5, %ymm15 /* rot8_2 = lookup16(x0_3, rotl48) */
 	vpxor %ymm15, %ymm1, %ymm1 /* x1_4 = xor(x1_3, rot8_2) */
 	vpshufb %ymm10, %ymm1, %ymm15 /* rot8_3 = lookup16(x1_4, rotl48) */
 	vpxor %ymm15, %ymm5, %ymm5 /* x0_4 = xor(x0_3, rot8_3) */
-	vpshufb .Lublock_register_avx2_asm_11_rotl24(%rip), %ymm5, %ymm15 /* rot20_1 = lookup16(x0_4, rotl24) */
+	vpshufb .Lublock_register_avx2_asm_17_rotl24(%rip), %ymm5, %ymm15 /* rot20_1 = lookup16(x0_4, rotl24) */
 	vpxor %ymm15, %ymm1, %ymm1 /* x1_5 = xor(x1_4, rot20_1) */
 	vpxor %ymm1, %ymm5, %ymm5 /* x0_5 = xor(x0_4, x1_5) */
 	vpermq $0x4e, %ymm5, %ymm15 /* pl_swap_1 = blocks128(x0_5, x0_5) */
 	vpshufb %ymm13, %ymm5, %ymm5 /* pl_f_1 = lookup16(x0_5, pl_front) */
-	vpshufb .Lublock_register_avx2_asm_11_pl_rear(%rip), %ymm15, %ymm15 /* pl_r_1 = lookup16(pl_swap_1, pl_rear) */
+	vpshufb .Lublock_register_avx2_asm_17_pl_rear(%rip), %ymm15, %ymm15 /* pl_r_1 = lookup16(pl_swap_1, pl_rear) */
 	vpxor %ymm15, %ymm5, %ymm5 /* pl_1 = xor(pl_f_1, pl_r_1) */
 	vpermq $0x4e, %ymm1, %ymm15 /* pr_swap_1 = blocks128(x1_5, x1_5) */
-	vpshufb .Lublock_register_avx2_asm_11_pr_front(%rip), %ymm1, %ymm1 /* pr_f_1 = lookup16(x1_5, pr_front) */
-	vpshufb .Lublock_register_avx2_asm_11_pr_rear(%rip), %ymm15, %ymm15 /* pr_r_1 = lookup16(pr_swap_1, pr_rear) */
+	vpshufb .Lublock_register_avx2_asm_17_pr_front(%rip), %ymm1, %ymm1 /* pr_f_1 = lookup16(x1_5, pr_front) */
+	vpshufb .Lublock_register_avx2_asm_17_pr_rear(%rip), %ymm15, %ymm15 /* pr_r_1 = lookup16(pr_swap_1, pr_rear) */
 	vpxor %ymm15, %ymm1, %ymm1 /* pr_1 = xor(pr_f_1, pr_r_1) */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
@@ -3463,22 +4030,22 @@ ublock_register_avx2_ublock256_256_encrypt_xor_asm:
 	vpshufb %ymm3, %ymm11, %ymm3 /* s1_h_2 = lookup16(sbox_hi, s1_hi_2) */
 	vpor %ymm3, %ymm15, %ymm3 /* s1_2 = or(s1_l_2, s1_h_2) */
 	vpxor %ymm7, %ymm3, %ymm3 /* x1_6 = xor(s1_2, s0_2) */
-	vpshufb .Lublock_register_avx2_asm_11_rotl56(%rip), %ymm3, %ymm15 /* rot4_2 = lookup16(x1_6, rotl56) */
+	vpshufb .Lublock_register_avx2_asm_17_rotl56(%rip), %ymm3, %ymm15 /* rot4_2 = lookup16(x1_6, rotl56) */
 	vpxor %ymm15, %ymm7, %ymm7 /* x0_6 = xor(s0_2, rot4_2) */
 	vpshufb %ymm10, %ymm7, %ymm15 /* rot8_4 = lookup16(x0_6, rotl48) */
 	vpxor %ymm15, %ymm3, %ymm3 /* x1_7 = xor(x1_6, rot8_4) */
 	vpshufb %ymm10, %ymm3, %ymm15 /* rot8_5 = lookup16(x1_7, rotl48) */
 	vpxor %ymm15, %ymm7, %ymm7 /* x0_7 = xor(x0_6, rot8_5) */
-	vpshufb .Lublock_register_avx2_asm_11_rotl24(%rip), %ymm7, %ymm15 /* rot20_2 = lookup16(x0_7, rotl24) */
+	vpshufb .Lublock_register_avx2_asm_17_rotl24(%rip), %ymm7, %ymm15 /* rot20_2 = lookup16(x0_7, rotl24) */
 	vpxor %ymm15, %ymm3, %ymm3 /* x1_8 = xor(x1_7, rot20_2) */
 	vpxor %ymm3, %ymm7, %ymm7 /* x0_8 = xor(x0_7, x1_8) */
 	vpermq $0x4e, %ymm7, %ymm15 /* pl_swap_2 = blocks128(x0_8, x0_8) */
 	vpshufb %ymm13, %ymm7, %ymm7 /* pl_f_2 = lookup16(x0_8, pl_front) */
-	vpshufb .Lublock_register_avx2_asm_11_pl_rear(%rip), %ymm15, %ymm15 /* pl_r_2 = lookup16(pl_swap_2, pl_rear) */
+	vpshufb .Lublock_register_avx2_asm_17_pl_rear(%rip), %ymm15, %ymm15 /* pl_r_2 = lookup16(pl_swap_2, pl_rear) */
 	vpxor %ymm15, %ymm7, %ymm7 /* pl_2 = xor(pl_f_2, pl_r_2) */
 	vpermq $0x4e, %ymm3, %ymm15 /* pr_swap_2 = blocks128(x1_8, x1_8) */
-	vpshufb .Lublock_register_avx2_asm_11_pr_front(%rip), %ymm3, %ymm3 /* pr_f_2 = lookup16(x1_8, pr_front) */
-	vpshufb .Lublock_register_avx2_asm_11_pr_rear(%rip), %ymm15, %ymm15 /* pr_r_2 = lookup16(pr_swap_2, pr_rear) */
+	vpshufb .Lublock_register_avx2_asm_17_pr_front(%rip), %ymm3, %ymm3 /* pr_f_2 = lookup16(x1_8, pr_front) */
+	vpshufb .Lublock_register_avx2_asm_17_pr_rear(%rip), %ymm15, %ymm15 /* pr_r_2 = lookup16(pr_swap_2, pr_rear) */
 	vpxor %ymm15, %ymm3, %ymm3 /* pr_2 = xor(pr_f_2, pr_r_2) */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
@@ -3497,40 +4064,40 @@ ublock_register_avx2_ublock256_256_encrypt_xor_asm:
 	vpshufb %ymm6, %ymm11, %ymm6 /* s1_h_3 = lookup16(sbox_hi, s1_hi_3) */
 	vpor %ymm6, %ymm9, %ymm6 /* s1_3 = or(s1_l_3, s1_h_3) */
 	vpxor %ymm4, %ymm6, %ymm6 /* x1_9 = xor(s1_3, s0_3) */
-	vpshufb .Lublock_register_avx2_asm_11_rotl56(%rip), %ymm6, %ymm9 /* rot4_3 = lookup16(x1_9, rotl56) */
+	vpshufb .Lublock_register_avx2_asm_17_rotl56(%rip), %ymm6, %ymm9 /* rot4_3 = lookup16(x1_9, rotl56) */
 	vpxor %ymm9, %ymm4, %ymm4 /* x0_9 = xor(s0_3, rot4_3) */
 	vpshufb %ymm10, %ymm4, %ymm9 /* rot8_6 = lookup16(x0_9, rotl48) */
 	vpxor %ymm9, %ymm6, %ymm6 /* x1_10 = xor(x1_9, rot8_6) */
 	vpshufb %ymm10, %ymm6, %ymm9 /* rot8_7 = lookup16(x1_10, rotl48) */
 	vpxor %ymm9, %ymm4, %ymm4 /* x0_10 = xor(x0_9, rot8_7) */
-	vpshufb .Lublock_register_avx2_asm_11_rotl24(%rip), %ymm4, %ymm9 /* rot20_3 = lookup16(x0_10, rotl24) */
+	vpshufb .Lublock_register_avx2_asm_17_rotl24(%rip), %ymm4, %ymm9 /* rot20_3 = lookup16(x0_10, rotl24) */
 	vpxor %ymm9, %ymm6, %ymm6 /* x1_11 = xor(x1_10, rot20_3) */
 	vpxor %ymm6, %ymm4, %ymm4 /* x0_11 = xor(x0_10, x1_11) */
 	vpermq $0x4e, %ymm4, %ymm9 /* pl_swap_3 = blocks128(x0_11, x0_11) */
 	vpshufb %ymm13, %ymm4, %ymm4 /* pl_f_3 = lookup16(x0_11, pl_front) */
-	vpshufb .Lublock_register_avx2_asm_11_pl_rear(%rip), %ymm9, %ymm9 /* pl_r_3 = lookup16(pl_swap_3, pl_rear) */
+	vpshufb .Lublock_register_avx2_asm_17_pl_rear(%rip), %ymm9, %ymm9 /* pl_r_3 = lookup16(pl_swap_3, pl_rear) */
 	vpxor %ymm9, %ymm4, %ymm4 /* pl_3 = xor(pl_f_3, pl_r_3) */
 	vpermq $0x4e, %ymm6, %ymm9 /* pr_swap_3 = blocks128(x1_11, x1_11) */
-	vpshufb .Lublock_register_avx2_asm_11_pr_front(%rip), %ymm6, %ymm6 /* pr_f_3 = lookup16(x1_11, pr_front) */
-	vpshufb .Lublock_register_avx2_asm_11_pr_rear(%rip), %ymm9, %ymm9 /* pr_r_3 = lookup16(pr_swap_3, pr_rear) */
+	vpshufb .Lublock_register_avx2_asm_17_pr_front(%rip), %ymm6, %ymm6 /* pr_f_3 = lookup16(x1_11, pr_front) */
+	vpshufb .Lublock_register_avx2_asm_17_pr_rear(%rip), %ymm9, %ymm9 /* pr_r_3 = lookup16(pr_swap_3, pr_rear) */
 	vpxor %ymm9, %ymm6, %ymm6 /* pr_3 = xor(pr_f_3, pr_r_3) */
 	vmovdqa %ymm4, %ymm9 /* g3x0.3 */
 	add $128, %r8
 	cmp $3072, %r8
-	jne .Lublock_register_avx2_asm_11_loop_r0
+	jne .Lublock_register_avx2_asm_17_loop_r0
 
 	/* Final key addition. */
 	vpxor 3072(%rdi), %ymm2, %ymm2 /* y0 = xor(g0x0, rk0_1) */
 	vpxor 3136(%rdi), %ymm0, %ymm0 /* y1 = xor(g0x1, rk1_1) */
 	vperm2i128 $0x20, %ymm0, %ymm2, %ymm4 /* lanes_8 = blocks128(y0, y1) */
 	vperm2i128 $0x31, %ymm0, %ymm2, %ymm0 /* lanes_9 = blocks128(y0, y1) */
-	vpshufb .Lublock_register_avx2_asm_11_deinterleave(%rip), %ymm4, %ymm2 /* de = lookup16(lanes_8, deinterleave) */
-	vpshufb .Lublock_register_avx2_asm_11_deinterleave(%rip), %ymm0, %ymm0 /* de_1 = lookup16(lanes_9, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_17_deinterleave(%rip), %ymm4, %ymm2 /* de = lookup16(lanes_8, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_17_deinterleave(%rip), %ymm0, %ymm0 /* de_1 = lookup16(lanes_9, deinterleave) */
 	vpunpcklqdq %ymm0, %ymm2, %ymm4 /* even_4 = unpacklo(de, de_1) */
 	vpunpckhqdq %ymm0, %ymm2, %ymm0 /* odd_4 = unpackhi(de, de_1) */
 	vpsllw $4, %ymm4, %ymm2 /* ev_sh = shl(even_4) */
-	vpand .Lublock_register_avx2_asm_11_high_nibbles(%rip), %ymm2, %ymm2 /* out_lo_b = and(ev_sh, high_nibbles) */
-	vmovdqa .Lublock_register_avx2_asm_11_high_nibbles(%rip), %ymm14 /* high_nibbles = const() */
+	vpand .Lublock_register_avx2_asm_17_high_nibbles(%rip), %ymm2, %ymm2 /* out_lo_b = and(ev_sh, high_nibbles) */
+	vmovdqa .Lublock_register_avx2_asm_17_high_nibbles(%rip), %ymm14 /* high_nibbles = const() */
 	vpandn %ymm0, %ymm14, %ymm15 /* out_lo_a = andnot(high_nibbles, odd_4) */
 	vpor %ymm15, %ymm2, %ymm2 /* out_lo = or(out_lo_b, out_lo_a) */
 	vpsrlw $4, %ymm0, %ymm0 /* od_sh = shr(odd_4) */
@@ -3547,8 +4114,8 @@ ublock_register_avx2_ublock256_256_encrypt_xor_asm:
 	vpxor 3136(%rdi), %ymm1, %ymm1 /* y1_1 = xor(g1x1, rk1_1) */
 	vperm2i128 $0x20, %ymm1, %ymm0, %ymm2 /* lanes_10 = blocks128(y0_1, y1_1) */
 	vperm2i128 $0x31, %ymm1, %ymm0, %ymm0 /* lanes_11 = blocks128(y0_1, y1_1) */
-	vpshufb .Lublock_register_avx2_asm_11_deinterleave(%rip), %ymm2, %ymm1 /* de_2 = lookup16(lanes_10, deinterleave) */
-	vpshufb .Lublock_register_avx2_asm_11_deinterleave(%rip), %ymm0, %ymm0 /* de_3 = lookup16(lanes_11, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_17_deinterleave(%rip), %ymm2, %ymm1 /* de_2 = lookup16(lanes_10, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_17_deinterleave(%rip), %ymm0, %ymm0 /* de_3 = lookup16(lanes_11, deinterleave) */
 	vpunpcklqdq %ymm0, %ymm1, %ymm2 /* even_5 = unpacklo(de_2, de_3) */
 	vpunpckhqdq %ymm0, %ymm1, %ymm0 /* odd_5 = unpackhi(de_2, de_3) */
 	vpsllw $4, %ymm2, %ymm1 /* ev_sh_1 = shl(even_5) */
@@ -3569,8 +4136,8 @@ ublock_register_avx2_ublock256_256_encrypt_xor_asm:
 	vpxor 3136(%rdi), %ymm3, %ymm1 /* y1_2 = xor(g2x1, rk1_1) */
 	vperm2i128 $0x20, %ymm1, %ymm0, %ymm2 /* lanes_12 = blocks128(y0_2, y1_2) */
 	vperm2i128 $0x31, %ymm1, %ymm0, %ymm0 /* lanes_13 = blocks128(y0_2, y1_2) */
-	vpshufb .Lublock_register_avx2_asm_11_deinterleave(%rip), %ymm2, %ymm1 /* de_4 = lookup16(lanes_12, deinterleave) */
-	vpshufb .Lublock_register_avx2_asm_11_deinterleave(%rip), %ymm0, %ymm0 /* de_5 = lookup16(lanes_13, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_17_deinterleave(%rip), %ymm2, %ymm1 /* de_4 = lookup16(lanes_12, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_17_deinterleave(%rip), %ymm0, %ymm0 /* de_5 = lookup16(lanes_13, deinterleave) */
 	vpunpcklqdq %ymm0, %ymm1, %ymm2 /* even_6 = unpacklo(de_4, de_5) */
 	vpunpckhqdq %ymm0, %ymm1, %ymm0 /* odd_6 = unpackhi(de_4, de_5) */
 	vpsllw $4, %ymm2, %ymm1 /* ev_sh_2 = shl(even_6) */
@@ -3591,8 +4158,8 @@ ublock_register_avx2_ublock256_256_encrypt_xor_asm:
 	vpxor 3136(%rdi), %ymm6, %ymm1 /* y1_3 = xor(g3x1, rk1_1) */
 	vperm2i128 $0x20, %ymm1, %ymm0, %ymm2 /* lanes_14 = blocks128(y0_3, y1_3) */
 	vperm2i128 $0x31, %ymm1, %ymm0, %ymm0 /* lanes_15 = blocks128(y0_3, y1_3) */
-	vpshufb .Lublock_register_avx2_asm_11_deinterleave(%rip), %ymm2, %ymm1 /* de_6 = lookup16(lanes_14, deinterleave) */
-	vpshufb .Lublock_register_avx2_asm_11_deinterleave(%rip), %ymm0, %ymm0 /* de_7 = lookup16(lanes_15, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_17_deinterleave(%rip), %ymm2, %ymm1 /* de_6 = lookup16(lanes_14, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_17_deinterleave(%rip), %ymm0, %ymm0 /* de_7 = lookup16(lanes_15, deinterleave) */
 	vpunpcklqdq %ymm0, %ymm1, %ymm2 /* even_7 = unpacklo(de_6, de_7) */
 	vpunpckhqdq %ymm0, %ymm1, %ymm0 /* odd_7 = unpackhi(de_6, de_7) */
 	vpsllw $4, %ymm2, %ymm1 /* ev_sh_3 = shl(even_7) */
@@ -3683,124 +4250,65 @@ ublock_register_avx2_ublock256_256_encrypt_xor_asm:
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 
+/* zero: no block in the high nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx2_asm_1_zero:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
 /* high_nibbles: high nibble of every byte */
 	.section .rodata
-	.balign 32
+	.balign 16
 .Lublock_register_avx2_asm_1_high_nibbles:
-	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 
 /* low_nibbles: low nibble of every byte */
 	.section .rodata
-	.balign 32
+	.balign 16
 .Lublock_register_avx2_asm_1_low_nibbles:
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
 /* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
 	.section .rodata
-	.balign 32
+	.balign 16
 .Lublock_register_avx2_asm_1_rotl48:
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
-	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
 
-/* sbox_inv_hi: S^-1[x] << 4: the block in the high nibbles */
+/* sbox_lo: S[x]: the block in the low nibbles */
 	.section .rodata
-	.balign 32
-.Lublock_register_avx2_asm_1_sbox_inv_hi:
-	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
-	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
+	.balign 16
+.Lublock_register_avx2_asm_1_sbox_lo:
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
 
-/* sbox_inv_lo: S^-1[x]: the block in the low nibbles */
+/* pl_mask: PL_128 on spread nibbles */
 	.section .rodata
-	.balign 32
-.Lublock_register_avx2_asm_1_sbox_inv_lo:
-	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
-	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
-
-/* pl_mask: PL^-1_128 on spread nibbles */
-	.section .rodata
-	.balign 32
+	.balign 16
 .Lublock_register_avx2_asm_1_pl_mask:
-	.byte 0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d
-	.byte 0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d
+	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
 
-/* pr_mask: PR^-1_128 on spread nibbles */
+/* pr_mask: PR_128 on spread nibbles */
 	.section .rodata
-	.balign 32
+	.balign 16
 .Lublock_register_avx2_asm_1_pr_mask:
-	.byte 0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03
-	.byte 0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
 
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
 	.section .rodata
-	.balign 32
+	.balign 16
 .Lublock_register_avx2_asm_1_rotl24:
-	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
 	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
 
 /* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
 	.section .rodata
-	.balign 32
+	.balign 16
 .Lublock_register_avx2_asm_1_rotl56:
-	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
 	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
 
 /* deinterleave: even bytes to the low half, odd to the high */
 	.section .rodata
-	.balign 32
+	.balign 16
 .Lublock_register_avx2_asm_1_deinterleave:
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
-	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
-
-/* byte_14: byte 14 of each lane: where v + j0 + k is summed */
-	.section .rodata
-	.balign 32
-.Lublock_register_avx2_asm_2_byte_14:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
-
-/* all_but_last: every byte but a block's last */
-	.section .rodata
-	.balign 32
-.Lublock_register_avx2_asm_2_all_but_last:
-	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
-	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
-
-/* block_k: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata
-	.balign 32
-.Lublock_register_avx2_asm_2_block_k:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00
-
-/* carry_everywhere: every byte reads the carry (byte 15), a block's last byte reads zero */
-	.section .rodata
-	.balign 32
-.Lublock_register_avx2_asm_2_carry_everywhere:
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
-
-/* carry_mask_table: a carry as a byte mask: 0 -> 0x00, 1 -> 0xff */
-	.section .rodata
-	.balign 32
-.Lublock_register_avx2_asm_2_carry_mask_table:
-	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-
-/* new_last_byte: byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero */
-	.section .rodata
-	.balign 32
-.Lublock_register_avx2_asm_2_new_last_byte:
-	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
-	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
-
-/* block_k_1: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata
-	.balign 32
-.Lublock_register_avx2_asm_2_block_k_1:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00
 
 /* high_nibbles: high nibble of every byte */
 	.section .rodata
@@ -3808,48 +4316,6 @@ ublock_register_avx2_ublock256_256_encrypt_xor_asm:
 .Lublock_register_avx2_asm_2_high_nibbles:
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
-
-/* block_k_2: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata
-	.balign 32
-.Lublock_register_avx2_asm_2_block_k_2:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00
-
-/* block_k_3: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata
-	.balign 32
-.Lublock_register_avx2_asm_2_block_k_3:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00
-
-/* block_k_4: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata
-	.balign 32
-.Lublock_register_avx2_asm_2_block_k_4:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x08, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x00
-
-/* block_k_5: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata
-	.balign 32
-.Lublock_register_avx2_asm_2_block_k_5:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0a, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b, 0x00
-
-/* block_k_6: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata
-	.balign 32
-.Lublock_register_avx2_asm_2_block_k_6:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0c, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d, 0x00
-
-/* block_k_7: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata
-	.balign 32
-.Lublock_register_avx2_asm_2_block_k_7:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0e, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00
 
 /* low_nibbles: low nibble of every byte */
 	.section .rodata
@@ -3865,33 +4331,33 @@ ublock_register_avx2_ublock256_256_encrypt_xor_asm:
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
 
-/* sbox_hi: S[x] << 4: the block in the high nibbles */
+/* sbox_inv_hi: S^-1[x] << 4: the block in the high nibbles */
 	.section .rodata
 	.balign 32
-.Lublock_register_avx2_asm_2_sbox_hi:
-	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
-	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+.Lublock_register_avx2_asm_2_sbox_inv_hi:
+	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
+	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
 
-/* sbox_lo: S[x]: the block in the low nibbles */
+/* sbox_inv_lo: S^-1[x]: the block in the low nibbles */
 	.section .rodata
 	.balign 32
-.Lublock_register_avx2_asm_2_sbox_lo:
-	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
-	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+.Lublock_register_avx2_asm_2_sbox_inv_lo:
+	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
+	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
 
-/* pl_mask: PL_128 on spread nibbles */
+/* pl_mask: PL^-1_128 on spread nibbles */
 	.section .rodata
 	.balign 32
 .Lublock_register_avx2_asm_2_pl_mask:
-	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
-	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
+	.byte 0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d
+	.byte 0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d
 
-/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
+/* pr_mask: PR^-1_128 on spread nibbles */
 	.section .rodata
 	.balign 32
-.Lublock_register_avx2_asm_2_rotl56:
-	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
-	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+.Lublock_register_avx2_asm_2_pr_mask:
+	.byte 0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03
+	.byte 0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03
 
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
 	.section .rodata
@@ -3900,12 +4366,12 @@ ublock_register_avx2_ublock256_256_encrypt_xor_asm:
 	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
 	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
 
-/* pr_mask: PR_128 on spread nibbles */
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
 	.section .rodata
 	.balign 32
-.Lublock_register_avx2_asm_2_pr_mask:
-	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
-	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+.Lublock_register_avx2_asm_2_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
 
 /* deinterleave: even bytes to the low half, odd to the high */
 	.section .rodata
@@ -3914,75 +4380,114 @@ ublock_register_avx2_ublock256_256_encrypt_xor_asm:
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 
+/* zero: no block in the high nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx2_asm_3_zero:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
 /* high_nibbles: high nibble of every byte */
 	.section .rodata
-	.balign 32
+	.balign 16
 .Lublock_register_avx2_asm_3_high_nibbles:
-	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 
 /* low_nibbles: low nibble of every byte */
 	.section .rodata
-	.balign 32
+	.balign 16
 .Lublock_register_avx2_asm_3_low_nibbles:
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
 /* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
 	.section .rodata
-	.balign 32
+	.balign 16
 .Lublock_register_avx2_asm_3_rotl48:
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
-	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
 
-/* sbox_hi: S[x] << 4: the block in the high nibbles */
+/* sbox_inv_lo: S^-1[x]: the block in the low nibbles */
 	.section .rodata
-	.balign 32
-.Lublock_register_avx2_asm_3_sbox_hi:
-	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
-	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+	.balign 16
+.Lublock_register_avx2_asm_3_sbox_inv_lo:
+	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
 
-/* sbox_lo: S[x]: the block in the low nibbles */
+/* pl_mask: PL^-1_128 on spread nibbles */
 	.section .rodata
-	.balign 32
-.Lublock_register_avx2_asm_3_sbox_lo:
-	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
-	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
-
-/* pl_mask: PL_128 on spread nibbles */
-	.section .rodata
-	.balign 32
+	.balign 16
 .Lublock_register_avx2_asm_3_pl_mask:
-	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
-	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
+	.byte 0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d
 
-/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
+/* pr_mask: PR^-1_128 on spread nibbles */
 	.section .rodata
-	.balign 32
-.Lublock_register_avx2_asm_3_rotl56:
-	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
-	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+	.balign 16
+.Lublock_register_avx2_asm_3_pr_mask:
+	.byte 0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03
 
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
 	.section .rodata
-	.balign 32
+	.balign 16
 .Lublock_register_avx2_asm_3_rotl24:
 	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
-	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
 
-/* pr_mask: PR_128 on spread nibbles */
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
 	.section .rodata
-	.balign 32
-.Lublock_register_avx2_asm_3_pr_mask:
-	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
-	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+	.balign 16
+.Lublock_register_avx2_asm_3_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
 
 /* deinterleave: even bytes to the low half, odd to the high */
 	.section .rodata
-	.balign 32
+	.balign 16
 .Lublock_register_avx2_asm_3_deinterleave:
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
-	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+
+/* byte_14: byte 14 of each lane: where v + j0 + k is summed */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_4_byte_14:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
+
+/* all_but_last: every byte but a block's last */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_4_all_but_last:
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
+
+/* block_k: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_4_block_k:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00
+
+/* carry_everywhere: every byte reads the carry (byte 15), a block's last byte reads zero */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_4_carry_everywhere:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
+
+/* carry_mask_table: a carry as a byte mask: 0 -> 0x00, 1 -> 0xff */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_4_carry_mask_table:
+	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* new_last_byte: byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_4_new_last_byte:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
+
+/* block_k_1: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_4_block_k_1:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00
 
 /* high_nibbles: high nibble of every byte */
 	.section .rodata
@@ -3990,6 +4495,48 @@ ublock_register_avx2_ublock256_256_encrypt_xor_asm:
 .Lublock_register_avx2_asm_4_high_nibbles:
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
+/* block_k_2: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_4_block_k_2:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00
+
+/* block_k_3: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_4_block_k_3:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00
+
+/* block_k_4: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_4_block_k_4:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x08, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x00
+
+/* block_k_5: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_4_block_k_5:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0a, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b, 0x00
+
+/* block_k_6: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_4_block_k_6:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0c, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d, 0x00
+
+/* block_k_7: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_4_block_k_7:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0e, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00
 
 /* low_nibbles: low nibble of every byte */
 	.section .rodata
@@ -4075,40 +4622,26 @@ ublock_register_avx2_ublock256_256_encrypt_xor_asm:
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
 
-/* sbox_inv_hi: S^-1[x] << 4: the block in the high nibbles */
+/* sbox_hi: S[x] << 4: the block in the high nibbles */
 	.section .rodata
 	.balign 32
-.Lublock_register_avx2_asm_5_sbox_inv_hi:
-	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
-	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
+.Lublock_register_avx2_asm_5_sbox_hi:
+	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
 
-/* sbox_inv_lo: S^-1[x]: the block in the low nibbles */
+/* sbox_lo: S[x]: the block in the low nibbles */
 	.section .rodata
 	.balign 32
-.Lublock_register_avx2_asm_5_sbox_inv_lo:
-	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
-	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
+.Lublock_register_avx2_asm_5_sbox_lo:
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
 
-/* pl_mask: PL^-1_128 on spread nibbles */
+/* pl_mask: PL_128 on spread nibbles */
 	.section .rodata
 	.balign 32
 .Lublock_register_avx2_asm_5_pl_mask:
-	.byte 0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d
-	.byte 0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d
-
-/* pr_mask: PR^-1_128 on spread nibbles */
-	.section .rodata
-	.balign 32
-.Lublock_register_avx2_asm_5_pr_mask:
-	.byte 0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03
-	.byte 0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03
-
-/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
-	.section .rodata
-	.balign 32
-.Lublock_register_avx2_asm_5_rotl24:
-	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
-	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
+	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
 
 /* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
 	.section .rodata
@@ -4117,6 +4650,20 @@ ublock_register_avx2_ublock256_256_encrypt_xor_asm:
 	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
 	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
 
+/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_5_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
+/* pr_mask: PR_128 on spread nibbles */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_5_pr_mask:
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+
 /* deinterleave: even bytes to the low half, odd to the high */
 	.section .rodata
 	.balign 32
@@ -4124,103 +4671,12 @@ ublock_register_avx2_ublock256_256_encrypt_xor_asm:
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 
-/* byte_14: byte 14 of each lane: where v + j0 + k is summed */
-	.section .rodata
-	.balign 32
-.Lublock_register_avx2_asm_6_byte_14:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
-
-/* all_but_last: every byte but a block's last */
-	.section .rodata
-	.balign 32
-.Lublock_register_avx2_asm_6_all_but_last:
-	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
-	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
-
-/* block_k: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata
-	.balign 32
-.Lublock_register_avx2_asm_6_block_k:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00
-
-/* carry_everywhere: every byte reads the carry (byte 15), a block's last byte reads zero */
-	.section .rodata
-	.balign 32
-.Lublock_register_avx2_asm_6_carry_everywhere:
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
-
-/* carry_mask_table: a carry as a byte mask: 0 -> 0x00, 1 -> 0xff */
-	.section .rodata
-	.balign 32
-.Lublock_register_avx2_asm_6_carry_mask_table:
-	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-
-/* new_last_byte: byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero */
-	.section .rodata
-	.balign 32
-.Lublock_register_avx2_asm_6_new_last_byte:
-	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
-	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
-
-/* block_k_1: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata
-	.balign 32
-.Lublock_register_avx2_asm_6_block_k_1:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00
-
 /* high_nibbles: high nibble of every byte */
 	.section .rodata
 	.balign 32
 .Lublock_register_avx2_asm_6_high_nibbles:
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
-
-/* block_k_2: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata
-	.balign 32
-.Lublock_register_avx2_asm_6_block_k_2:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00
-
-/* block_k_3: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata
-	.balign 32
-.Lublock_register_avx2_asm_6_block_k_3:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00
-
-/* block_k_4: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata
-	.balign 32
-.Lublock_register_avx2_asm_6_block_k_4:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x08, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x00
-
-/* block_k_5: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata
-	.balign 32
-.Lublock_register_avx2_asm_6_block_k_5:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0a, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b, 0x00
-
-/* block_k_6: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata
-	.balign 32
-.Lublock_register_avx2_asm_6_block_k_6:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0c, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d, 0x00
-
-/* block_k_7: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata
-	.balign 32
-.Lublock_register_avx2_asm_6_block_k_7:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0e, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00
 
 /* low_nibbles: low nibble of every byte */
 	.section .rodata
@@ -4285,74 +4741,64 @@ ublock_register_avx2_ublock256_256_encrypt_xor_asm:
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 
+/* zero: no block in the high nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx2_asm_7_zero:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
 /* high_nibbles: high nibble of every byte */
 	.section .rodata
-	.balign 32
+	.balign 16
 .Lublock_register_avx2_asm_7_high_nibbles:
-	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 
 /* low_nibbles: low nibble of every byte */
 	.section .rodata
-	.balign 32
+	.balign 16
 .Lublock_register_avx2_asm_7_low_nibbles:
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
 /* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
 	.section .rodata
-	.balign 32
+	.balign 16
 .Lublock_register_avx2_asm_7_rotl48:
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
-	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
-
-/* sbox_hi: S[x] << 4: the block in the high nibbles */
-	.section .rodata
-	.balign 32
-.Lublock_register_avx2_asm_7_sbox_hi:
-	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
-	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
 
 /* sbox_lo: S[x]: the block in the low nibbles */
 	.section .rodata
-	.balign 32
+	.balign 16
 .Lublock_register_avx2_asm_7_sbox_lo:
-	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
 	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
 
 /* pl_mask: PL_128 on spread nibbles */
 	.section .rodata
-	.balign 32
+	.balign 16
 .Lublock_register_avx2_asm_7_pl_mask:
 	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
-	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
-
-/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
-	.section .rodata
-	.balign 32
-.Lublock_register_avx2_asm_7_rotl56:
-	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
-	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
-
-/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
-	.section .rodata
-	.balign 32
-.Lublock_register_avx2_asm_7_rotl24:
-	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
-	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
 
 /* pr_mask: PR_128 on spread nibbles */
 	.section .rodata
-	.balign 32
+	.balign 16
 .Lublock_register_avx2_asm_7_pr_mask:
 	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
-	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+
+/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx2_asm_7_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx2_asm_7_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
 
 /* deinterleave: even bytes to the low half, odd to the high */
 	.section .rodata
-	.balign 32
+	.balign 16
 .Lublock_register_avx2_asm_7_deinterleave:
-	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 
 /* high_nibbles: high nibble of every byte */
@@ -4376,33 +4822,33 @@ ublock_register_avx2_ublock256_256_encrypt_xor_asm:
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
 
-/* sbox_hi: S[x] << 4: the block in the high nibbles */
+/* sbox_inv_hi: S^-1[x] << 4: the block in the high nibbles */
 	.section .rodata
 	.balign 32
-.Lublock_register_avx2_asm_8_sbox_hi:
-	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
-	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+.Lublock_register_avx2_asm_8_sbox_inv_hi:
+	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
+	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
 
-/* sbox_lo: S[x]: the block in the low nibbles */
+/* sbox_inv_lo: S^-1[x]: the block in the low nibbles */
 	.section .rodata
 	.balign 32
-.Lublock_register_avx2_asm_8_sbox_lo:
-	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
-	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+.Lublock_register_avx2_asm_8_sbox_inv_lo:
+	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
+	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
 
-/* pl_front: PL_256 spread: bytes that stay in their lane */
+/* pl_mask: PL^-1_128 on spread nibbles */
 	.section .rodata
 	.balign 32
-.Lublock_register_avx2_asm_8_pl_front:
-	.byte 0x04, 0x05, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
-	.byte 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x04, 0x05, 0x0c, 0x0d, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
+.Lublock_register_avx2_asm_8_pl_mask:
+	.byte 0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d
+	.byte 0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d
 
-/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
+/* pr_mask: PR^-1_128 on spread nibbles */
 	.section .rodata
 	.balign 32
-.Lublock_register_avx2_asm_8_rotl56:
-	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
-	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+.Lublock_register_avx2_asm_8_pr_mask:
+	.byte 0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03
+	.byte 0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03
 
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
 	.section .rodata
@@ -4411,26 +4857,12 @@ ublock_register_avx2_ublock256_256_encrypt_xor_asm:
 	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
 	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
 
-/* pl_rear: PL_256 spread: bytes from the other lane, after the swap */
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
 	.section .rodata
 	.balign 32
-.Lublock_register_avx2_asm_8_pl_rear:
-	.byte 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x08, 0x09
-	.byte 0x02, 0x03, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x00, 0x01
-
-/* pr_front: PR_256 spread: bytes that stay in their lane */
-	.section .rodata
-	.balign 32
-.Lublock_register_avx2_asm_8_pr_front:
-	.byte 0x0c, 0x0d, 0x80, 0x80, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05, 0x80, 0x80
-	.byte 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80
-
-/* pr_rear: PR_256 spread: bytes from the other lane, after the swap */
-	.section .rodata
-	.balign 32
-.Lublock_register_avx2_asm_8_pr_rear:
-	.byte 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x08, 0x09, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f
-	.byte 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x0a, 0x0b
+.Lublock_register_avx2_asm_8_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
 
 /* deinterleave: even bytes to the low half, odd to the high */
 	.section .rodata
@@ -4439,88 +4871,64 @@ ublock_register_avx2_ublock256_256_encrypt_xor_asm:
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 
+/* zero: no block in the high nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx2_asm_9_zero:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
 /* high_nibbles: high nibble of every byte */
 	.section .rodata
-	.balign 32
+	.balign 16
 .Lublock_register_avx2_asm_9_high_nibbles:
-	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 
 /* low_nibbles: low nibble of every byte */
 	.section .rodata
-	.balign 32
+	.balign 16
 .Lublock_register_avx2_asm_9_low_nibbles:
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
 /* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
 	.section .rodata
-	.balign 32
+	.balign 16
 .Lublock_register_avx2_asm_9_rotl48:
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
-	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
-
-/* sbox_inv_hi: S^-1[x] << 4: the block in the high nibbles */
-	.section .rodata
-	.balign 32
-.Lublock_register_avx2_asm_9_sbox_inv_hi:
-	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
-	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
 
 /* sbox_inv_lo: S^-1[x]: the block in the low nibbles */
 	.section .rodata
-	.balign 32
+	.balign 16
 .Lublock_register_avx2_asm_9_sbox_inv_lo:
 	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
-	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
 
-/* pl_front: PL^-1_256 spread: bytes that stay in their lane */
+/* pl_mask: PL^-1_128 on spread nibbles */
 	.section .rodata
-	.balign 32
-.Lublock_register_avx2_asm_9_pl_front:
-	.byte 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x02, 0x03
-	.byte 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05
+	.balign 16
+.Lublock_register_avx2_asm_9_pl_mask:
+	.byte 0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d
 
-/* pl_rear: PL^-1_256 spread: bytes from the other lane, after the swap */
+/* pr_mask: PR^-1_128 on spread nibbles */
 	.section .rodata
-	.balign 32
-.Lublock_register_avx2_asm_9_pl_rear:
-	.byte 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
-	.byte 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
-
-/* pr_front: PR^-1_256 spread: bytes that stay in their lane */
-	.section .rodata
-	.balign 32
-.Lublock_register_avx2_asm_9_pr_front:
-	.byte 0x80, 0x80, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x0a, 0x0b, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80
-	.byte 0x0c, 0x0d, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80, 0x04, 0x05, 0x08, 0x09, 0x80, 0x80
-
-/* pr_rear: PR^-1_256 spread: bytes from the other lane, after the swap */
-	.section .rodata
-	.balign 32
-.Lublock_register_avx2_asm_9_pr_rear:
-	.byte 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x80, 0x80, 0x0e, 0x0f, 0x80, 0x80, 0x00, 0x01
-	.byte 0x80, 0x80, 0x08, 0x09, 0x80, 0x80, 0x02, 0x03, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f
+	.balign 16
+.Lublock_register_avx2_asm_9_pr_mask:
+	.byte 0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03
 
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
 	.section .rodata
-	.balign 32
+	.balign 16
 .Lublock_register_avx2_asm_9_rotl24:
-	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
 	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
 
 /* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
 	.section .rodata
-	.balign 32
+	.balign 16
 .Lublock_register_avx2_asm_9_rotl56:
-	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
 	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
 
 /* deinterleave: even bytes to the low half, odd to the high */
 	.section .rodata
-	.balign 32
+	.balign 16
 .Lublock_register_avx2_asm_9_deinterleave:
-	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 
 /* byte_14: byte 14 of each lane: where v + j0 + k is summed */
@@ -4534,7 +4942,7 @@ ublock_register_avx2_ublock256_256_encrypt_xor_asm:
 	.section .rodata
 	.balign 32
 .Lublock_register_avx2_asm_10_all_but_last:
-	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
 	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
 
 /* block_k: byte 14 of each lane: its block's number k in the batch */
@@ -4542,13 +4950,13 @@ ublock_register_avx2_ublock256_256_encrypt_xor_asm:
 	.balign 32
 .Lublock_register_avx2_asm_10_block_k:
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00
 
 /* carry_everywhere: every byte reads the carry (byte 15), a block's last byte reads zero */
 	.section .rodata
 	.balign 32
 .Lublock_register_avx2_asm_10_carry_everywhere:
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
 
 /* carry_mask_table: a carry as a byte mask: 0 -> 0x00, 1 -> 0xff */
@@ -4562,15 +4970,15 @@ ublock_register_avx2_ublock256_256_encrypt_xor_asm:
 	.section .rodata
 	.balign 32
 .Lublock_register_avx2_asm_10_new_last_byte:
-	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
 	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
 
 /* block_k_1: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 32
 .Lublock_register_avx2_asm_10_block_k_1:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00
 
 /* high_nibbles: high nibble of every byte */
 	.section .rodata
@@ -4583,43 +4991,43 @@ ublock_register_avx2_ublock256_256_encrypt_xor_asm:
 	.section .rodata
 	.balign 32
 .Lublock_register_avx2_asm_10_block_k_2:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00
 
 /* block_k_3: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 32
 .Lublock_register_avx2_asm_10_block_k_3:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00
 
 /* block_k_4: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 32
 .Lublock_register_avx2_asm_10_block_k_4:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x08, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x00
 
 /* block_k_5: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 32
 .Lublock_register_avx2_asm_10_block_k_5:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0a, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b, 0x00
 
 /* block_k_6: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 32
 .Lublock_register_avx2_asm_10_block_k_6:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0c, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d, 0x00
 
 /* block_k_7: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 32
 .Lublock_register_avx2_asm_10_block_k_7:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0e, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00
 
 /* low_nibbles: low nibble of every byte */
 	.section .rodata
@@ -4649,12 +5057,12 @@ ublock_register_avx2_ublock256_256_encrypt_xor_asm:
 	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
 	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
 
-/* pl_front: PL_256 spread: bytes that stay in their lane */
+/* pl_mask: PL_128 on spread nibbles */
 	.section .rodata
 	.balign 32
-.Lublock_register_avx2_asm_10_pl_front:
-	.byte 0x04, 0x05, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
-	.byte 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x04, 0x05, 0x0c, 0x0d, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
+.Lublock_register_avx2_asm_10_pl_mask:
+	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
+	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
 
 /* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
 	.section .rodata
@@ -4670,26 +5078,12 @@ ublock_register_avx2_ublock256_256_encrypt_xor_asm:
 	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
 	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
 
-/* pl_rear: PL_256 spread: bytes from the other lane, after the swap */
+/* pr_mask: PR_128 on spread nibbles */
 	.section .rodata
 	.balign 32
-.Lublock_register_avx2_asm_10_pl_rear:
-	.byte 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x08, 0x09
-	.byte 0x02, 0x03, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x00, 0x01
-
-/* pr_front: PR_256 spread: bytes that stay in their lane */
-	.section .rodata
-	.balign 32
-.Lublock_register_avx2_asm_10_pr_front:
-	.byte 0x0c, 0x0d, 0x80, 0x80, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05, 0x80, 0x80
-	.byte 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80
-
-/* pr_rear: PR_256 spread: bytes from the other lane, after the swap */
-	.section .rodata
-	.balign 32
-.Lublock_register_avx2_asm_10_pr_rear:
-	.byte 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x08, 0x09, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f
-	.byte 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x0a, 0x0b
+.Lublock_register_avx2_asm_10_pr_mask:
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
 
 /* deinterleave: even bytes to the low half, odd to the high */
 	.section .rodata
@@ -4733,12 +5127,12 @@ ublock_register_avx2_ublock256_256_encrypt_xor_asm:
 	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
 	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
 
-/* pl_front: PL_256 spread: bytes that stay in their lane */
+/* pl_mask: PL_128 on spread nibbles */
 	.section .rodata
 	.balign 32
-.Lublock_register_avx2_asm_11_pl_front:
-	.byte 0x04, 0x05, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
-	.byte 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x04, 0x05, 0x0c, 0x0d, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
+.Lublock_register_avx2_asm_11_pl_mask:
+	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
+	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
 
 /* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
 	.section .rodata
@@ -4754,31 +5148,636 @@ ublock_register_avx2_ublock256_256_encrypt_xor_asm:
 	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
 	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
 
+/* pr_mask: PR_128 on spread nibbles */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_11_pr_mask:
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+
+/* deinterleave: even bytes to the low half, odd to the high */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_11_deinterleave:
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+
+/* high_nibbles: high nibble of every byte */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_12_high_nibbles:
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
+/* low_nibbles: low nibble of every byte */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_12_low_nibbles:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_12_rotl48:
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
+/* sbox_hi: S[x] << 4: the block in the high nibbles */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_12_sbox_hi:
+	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+
+/* sbox_lo: S[x]: the block in the low nibbles */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_12_sbox_lo:
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+
+/* pl_front: PL_256 spread: bytes that stay in their lane */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_12_pl_front:
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
+	.byte 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x04, 0x05, 0x0c, 0x0d, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
+
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_12_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
+/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_12_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
 /* pl_rear: PL_256 spread: bytes from the other lane, after the swap */
 	.section .rodata
 	.balign 32
-.Lublock_register_avx2_asm_11_pl_rear:
+.Lublock_register_avx2_asm_12_pl_rear:
 	.byte 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x08, 0x09
 	.byte 0x02, 0x03, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x00, 0x01
 
 /* pr_front: PR_256 spread: bytes that stay in their lane */
 	.section .rodata
 	.balign 32
-.Lublock_register_avx2_asm_11_pr_front:
+.Lublock_register_avx2_asm_12_pr_front:
 	.byte 0x0c, 0x0d, 0x80, 0x80, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05, 0x80, 0x80
 	.byte 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80
 
 /* pr_rear: PR_256 spread: bytes from the other lane, after the swap */
 	.section .rodata
 	.balign 32
-.Lublock_register_avx2_asm_11_pr_rear:
+.Lublock_register_avx2_asm_12_pr_rear:
 	.byte 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x08, 0x09, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f
 	.byte 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x0a, 0x0b
 
 /* deinterleave: even bytes to the low half, odd to the high */
 	.section .rodata
 	.balign 32
-.Lublock_register_avx2_asm_11_deinterleave:
+.Lublock_register_avx2_asm_12_deinterleave:
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+
+/* zero: no block in the high nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx2_asm_13_zero:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* high_nibbles: high nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx2_asm_13_high_nibbles:
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
+/* low_nibbles: low nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx2_asm_13_low_nibbles:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx2_asm_13_rotl48:
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
+/* sbox_lo: S[x]: the block in the low nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx2_asm_13_sbox_lo:
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+
+/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx2_asm_13_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx2_asm_13_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
+/* pl_front0: PL_256 spread, lane 0: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx2_asm_13_pl_front0:
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
+
+/* pl_front1: PL_256 spread, lane 1: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx2_asm_13_pl_front1:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x04, 0x05, 0x0c, 0x0d, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
+
+/* pl_rear0: PL_256 spread, lane 0: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx2_asm_13_pl_rear0:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x08, 0x09
+
+/* pl_rear1: PL_256 spread, lane 1: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx2_asm_13_pl_rear1:
+	.byte 0x02, 0x03, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x00, 0x01
+
+/* pr_front0: PR_256 spread, lane 0: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx2_asm_13_pr_front0:
+	.byte 0x0c, 0x0d, 0x80, 0x80, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05, 0x80, 0x80
+
+/* pr_rear0: PR_256 spread, lane 0: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx2_asm_13_pr_rear0:
+	.byte 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x08, 0x09, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f
+
+/* pr_front1: PR_256 spread, lane 1: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx2_asm_13_pr_front1:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80
+
+/* pr_rear1: PR_256 spread, lane 1: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx2_asm_13_pr_rear1:
+	.byte 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x0a, 0x0b
+
+/* deinterleave: even bytes to the low half, odd to the high */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx2_asm_13_deinterleave:
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+
+/* high_nibbles: high nibble of every byte */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_14_high_nibbles:
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
+/* low_nibbles: low nibble of every byte */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_14_low_nibbles:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_14_rotl48:
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
+/* sbox_inv_hi: S^-1[x] << 4: the block in the high nibbles */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_14_sbox_inv_hi:
+	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
+	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
+
+/* sbox_inv_lo: S^-1[x]: the block in the low nibbles */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_14_sbox_inv_lo:
+	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
+	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
+
+/* pl_front: PL^-1_256 spread: bytes that stay in their lane */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_14_pl_front:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x02, 0x03
+	.byte 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05
+
+/* pl_rear: PL^-1_256 spread: bytes from the other lane, after the swap */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_14_pl_rear:
+	.byte 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
+	.byte 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
+
+/* pr_front: PR^-1_256 spread: bytes that stay in their lane */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_14_pr_front:
+	.byte 0x80, 0x80, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x0a, 0x0b, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80
+	.byte 0x0c, 0x0d, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80, 0x04, 0x05, 0x08, 0x09, 0x80, 0x80
+
+/* pr_rear: PR^-1_256 spread: bytes from the other lane, after the swap */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_14_pr_rear:
+	.byte 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x80, 0x80, 0x0e, 0x0f, 0x80, 0x80, 0x00, 0x01
+	.byte 0x80, 0x80, 0x08, 0x09, 0x80, 0x80, 0x02, 0x03, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f
+
+/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_14_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_14_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
+/* deinterleave: even bytes to the low half, odd to the high */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_14_deinterleave:
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+
+/* zero: no block in the high nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx2_asm_15_zero:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* high_nibbles: high nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx2_asm_15_high_nibbles:
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
+/* low_nibbles: low nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx2_asm_15_low_nibbles:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx2_asm_15_rotl48:
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
+/* sbox_inv_lo: S^-1[x]: the block in the low nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx2_asm_15_sbox_inv_lo:
+	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
+
+/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx2_asm_15_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx2_asm_15_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
+/* pl_front0: PL^-1_256 spread, lane 0: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx2_asm_15_pl_front0:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x02, 0x03
+
+/* pl_front1: PL^-1_256 spread, lane 1: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx2_asm_15_pl_front1:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05
+
+/* pl_rear0: PL^-1_256 spread, lane 0: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx2_asm_15_pl_rear0:
+	.byte 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
+
+/* pl_rear1: PL^-1_256 spread, lane 1: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx2_asm_15_pl_rear1:
+	.byte 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
+
+/* pr_front0: PR^-1_256 spread, lane 0: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx2_asm_15_pr_front0:
+	.byte 0x80, 0x80, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x0a, 0x0b, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80
+
+/* pr_rear0: PR^-1_256 spread, lane 0: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx2_asm_15_pr_rear0:
+	.byte 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x80, 0x80, 0x0e, 0x0f, 0x80, 0x80, 0x00, 0x01
+
+/* pr_front1: PR^-1_256 spread, lane 1: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx2_asm_15_pr_front1:
+	.byte 0x0c, 0x0d, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80, 0x04, 0x05, 0x08, 0x09, 0x80, 0x80
+
+/* pr_rear1: PR^-1_256 spread, lane 1: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx2_asm_15_pr_rear1:
+	.byte 0x80, 0x80, 0x08, 0x09, 0x80, 0x80, 0x02, 0x03, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f
+
+/* deinterleave: even bytes to the low half, odd to the high */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx2_asm_15_deinterleave:
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+
+/* byte_14: byte 14 of each lane: where v + j0 + k is summed */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_16_byte_14:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
+
+/* all_but_last: every byte but a block's last */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_16_all_but_last:
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
+
+/* block_k: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_16_block_k:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* carry_everywhere: every byte reads the carry (byte 15), a block's last byte reads zero */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_16_carry_everywhere:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
+
+/* carry_mask_table: a carry as a byte mask: 0 -> 0x00, 1 -> 0xff */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_16_carry_mask_table:
+	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* new_last_byte: byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_16_new_last_byte:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
+
+/* block_k_1: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_16_block_k_1:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00
+
+/* high_nibbles: high nibble of every byte */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_16_high_nibbles:
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
+/* block_k_2: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_16_block_k_2:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00
+
+/* block_k_3: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_16_block_k_3:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00
+
+/* block_k_4: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_16_block_k_4:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00
+
+/* block_k_5: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_16_block_k_5:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00
+
+/* block_k_6: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_16_block_k_6:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00
+
+/* block_k_7: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_16_block_k_7:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00
+
+/* low_nibbles: low nibble of every byte */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_16_low_nibbles:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_16_rotl48:
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
+/* sbox_hi: S[x] << 4: the block in the high nibbles */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_16_sbox_hi:
+	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+
+/* sbox_lo: S[x]: the block in the low nibbles */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_16_sbox_lo:
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+
+/* pl_front: PL_256 spread: bytes that stay in their lane */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_16_pl_front:
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
+	.byte 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x04, 0x05, 0x0c, 0x0d, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
+
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_16_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
+/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_16_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
+/* pl_rear: PL_256 spread: bytes from the other lane, after the swap */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_16_pl_rear:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x08, 0x09
+	.byte 0x02, 0x03, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x00, 0x01
+
+/* pr_front: PR_256 spread: bytes that stay in their lane */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_16_pr_front:
+	.byte 0x0c, 0x0d, 0x80, 0x80, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05, 0x80, 0x80
+	.byte 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80
+
+/* pr_rear: PR_256 spread: bytes from the other lane, after the swap */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_16_pr_rear:
+	.byte 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x08, 0x09, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f
+	.byte 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x0a, 0x0b
+
+/* deinterleave: even bytes to the low half, odd to the high */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_16_deinterleave:
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+
+/* high_nibbles: high nibble of every byte */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_17_high_nibbles:
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
+/* low_nibbles: low nibble of every byte */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_17_low_nibbles:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_17_rotl48:
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
+/* sbox_hi: S[x] << 4: the block in the high nibbles */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_17_sbox_hi:
+	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+
+/* sbox_lo: S[x]: the block in the low nibbles */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_17_sbox_lo:
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+
+/* pl_front: PL_256 spread: bytes that stay in their lane */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_17_pl_front:
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
+	.byte 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x04, 0x05, 0x0c, 0x0d, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
+
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_17_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
+/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_17_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
+/* pl_rear: PL_256 spread: bytes from the other lane, after the swap */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_17_pl_rear:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x08, 0x09
+	.byte 0x02, 0x03, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x00, 0x01
+
+/* pr_front: PR_256 spread: bytes that stay in their lane */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_17_pr_front:
+	.byte 0x0c, 0x0d, 0x80, 0x80, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05, 0x80, 0x80
+	.byte 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80
+
+/* pr_rear: PR_256 spread: bytes from the other lane, after the swap */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_17_pr_rear:
+	.byte 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x08, 0x09, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f
+	.byte 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x0a, 0x0b
+
+/* deinterleave: even bytes to the low half, odd to the high */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_17_deinterleave:
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 

@@ -246,6 +246,84 @@ ublock_register_avx512_ublock128_128_encrypt_asm:
 	ret
 	.size ublock_register_avx512_ublock128_128_encrypt_asm, .-ublock_register_avx512_ublock128_128_encrypt_asm
 
+/* ublock_register_avx512_ublock128_128_encrypt_one_block_asm: ublock128_register_one_block_encrypt, 3 arguments
+ *   %rdi: rk
+ *   %rsi: in
+ *   %rdx: out
+ *   %rcx: 128 x r (and the loop count)
+ *   xmm0-11: vectors, as allocated (12 used)
+ *   frame: 0 bytes (0 spill slots of 16 bytes)
+ */
+	.globl ublock_register_avx512_ublock128_128_encrypt_one_block_asm
+	.hidden ublock_register_avx512_ublock128_128_encrypt_one_block_asm
+	.type ublock_register_avx512_ublock128_128_encrypt_one_block_asm, @function
+	.p2align 5
+ublock_register_avx512_ublock128_128_encrypt_one_block_asm:
+
+	/* Load one block, spread one nibble per byte in the low nibbles; X0 and X1 in separate registers. */
+	vmovdqu (%rsi), %xmm0 /* blk = load() */
+	vpsrlw $4, %xmm0, %xmm1 /* lo_sh = shr(blk) */
+	vmovdqa .Lublock_register_avx512_asm_1_zero(%rip), %xmm2 /* zero = const() */
+	vpand .Lublock_register_avx512_asm_1_high_nibbles(%rip), %xmm2, %xmm3 /* even_b = and(zero, high_nibbles) */
+	vmovdqa .Lublock_register_avx512_asm_1_high_nibbles(%rip), %xmm4 /* high_nibbles = const() */
+	vpandn %xmm1, %xmm4, %xmm1 /* even_a = andnot(high_nibbles, lo_sh) */
+	vpor %xmm1, %xmm3, %xmm1 /* even = or(even_b, even_a) */
+	vpsllw $4, %xmm2, %xmm2 /* hi_sh = shl(zero) */
+	vpand %xmm4, %xmm2, %xmm2 /* odd_b = and(hi_sh, high_nibbles) */
+	vpandn %xmm0, %xmm4, %xmm0 /* odd_a = andnot(high_nibbles, blk) */
+	vpor %xmm0, %xmm2, %xmm0 /* odd = or(odd_b, odd_a) */
+	vpunpcklbw %xmm0, %xmm1, %xmm2 /* sp = unpacklo(even, odd) */
+	vpunpckhbw %xmm0, %xmm1, %xmm0 /* sp_1 = unpackhi(even, odd) */
+	vmovdqa .Lublock_register_avx512_asm_1_low_nibbles(%rip), %xmm1 /* low_nibbles = const() */
+	vmovdqa .Lublock_register_avx512_asm_1_rotl48(%rip), %xmm3 /* rotl48 = const() */
+	vmovdqa .Lublock_register_avx512_asm_1_sbox_lo(%rip), %xmm5 /* sbox_lo = const() */
+	vmovdqa .Lublock_register_avx512_asm_1_pl_mask(%rip), %xmm6 /* pl_mask = const() */
+	vmovdqa .Lublock_register_avx512_asm_1_pr_mask(%rip), %xmm7 /* pr_mask = const() */
+	vmovdqa .Lublock_register_avx512_asm_1_rotl24(%rip), %xmm8 /* rotl24 = const() */
+	vmovdqa .Lublock_register_avx512_asm_1_rotl56(%rip), %xmm9 /* rotl56 = const() */
+	xor %rcx, %rcx
+	.p2align 4
+.Lublock_register_avx512_asm_1_loop_r0:
+	vmovdqu (%rdi,%rcx), %xmm10 /* rk0 = load() */
+	vmovdqu 64(%rdi,%rcx), %xmm11 /* rk1 = load() */
+	vpxor %xmm10, %xmm2, %xmm2 /* k0 = xor(x0, rk0) */
+	vpand %xmm1, %xmm2, %xmm2 /* s0_lo = and(k0, low_nibbles) */
+	vpshufb %xmm2, %xmm5, %xmm2 /* s0 = lookup16(sbox_lo, s0_lo) */
+	vpxor %xmm11, %xmm0, %xmm0 /* k1 = xor(x1, rk1) */
+	vpand %xmm1, %xmm0, %xmm0 /* s1_lo = and(k1, low_nibbles) */
+	vpshufb %xmm0, %xmm5, %xmm0 /* s1 = lookup16(sbox_lo, s1_lo) */
+	vpxor %xmm2, %xmm0, %xmm0 /* x1_1 = xor(s1, s0) */
+	vpshufb %xmm9, %xmm0, %xmm10 /* rot4 = lookup16(x1_1, rotl56) */
+	vpxor %xmm10, %xmm2, %xmm2 /* x0_1 = xor(s0, rot4) */
+	vpshufb %xmm3, %xmm2, %xmm10 /* rot8 = lookup16(x0_1, rotl48) */
+	vpxor %xmm10, %xmm0, %xmm0 /* x1_2 = xor(x1_1, rot8) */
+	vpshufb %xmm3, %xmm0, %xmm10 /* rot8_1 = lookup16(x1_2, rotl48) */
+	vpxor %xmm10, %xmm2, %xmm2 /* x0_2 = xor(x0_1, rot8_1) */
+	vpshufb %xmm8, %xmm2, %xmm10 /* rot20 = lookup16(x0_2, rotl24) */
+	vpxor %xmm10, %xmm0, %xmm0 /* x1_3 = xor(x1_2, rot20) */
+	vpxor %xmm0, %xmm2, %xmm2 /* x0_3 = xor(x0_2, x1_3) */
+	vpshufb %xmm6, %xmm2, %xmm2 /* pl = lookup16(x0_3, pl_mask) */
+	vpshufb %xmm7, %xmm0, %xmm0 /* pr = lookup16(x1_3, pr_mask) */
+	add $128, %rcx
+	cmp $2048, %rcx
+	jne .Lublock_register_avx512_asm_1_loop_r0
+
+	/* Final key addition; the store packs the low nibbles (the key's copy in the high ones is dropped). */
+	vpxor 2048(%rdi), %xmm2, %xmm2 /* y0 = xor(x0, rk0_1) */
+	vpxor 2112(%rdi), %xmm0, %xmm0 /* y1 = xor(x1, rk1_1) */
+	vpshufb .Lublock_register_avx512_asm_1_deinterleave(%rip), %xmm2, %xmm2 /* de = lookup16(y0, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_1_deinterleave(%rip), %xmm0, %xmm0 /* de_1 = lookup16(y1, deinterleave) */
+	vpunpcklqdq %xmm0, %xmm2, %xmm10 /* even_1 = unpacklo(de, de_1) */
+	vpunpckhqdq %xmm0, %xmm2, %xmm0 /* odd_1 = unpackhi(de, de_1) */
+	vpsllw $4, %xmm10, %xmm2 /* ev_sh = shl(even_1) */
+	vpand %xmm4, %xmm2, %xmm2 /* out_lo_b = and(ev_sh, high_nibbles) */
+	vpandn %xmm0, %xmm4, %xmm0 /* out_lo_a = andnot(high_nibbles, odd_1) */
+	vpor %xmm0, %xmm2, %xmm0 /* out_lo = or(out_lo_b, out_lo_a) */
+	vmovdqu %xmm0, (%rdx) /* store out_lo */
+	vzeroupper
+	ret
+	.size ublock_register_avx512_ublock128_128_encrypt_one_block_asm, .-ublock_register_avx512_ublock128_128_encrypt_one_block_asm
+
 /* ublock_register_avx512_ublock128_128_decrypt_asm: ublock128_register512_decrypt, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -264,46 +342,46 @@ ublock_register_avx512_ublock128_128_decrypt_asm:
 	vmovdqu64 (%rsi), %zmm0 /* blk = load() */
 	vmovdqu64 64(%rsi), %zmm1 /* blk_1 = load() */
 	vpsrlw $4, %zmm0, %zmm2 /* lo_sh = shr(blk) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_1_high_nibbles(%rip), %zmm1, %zmm2 /* even = ternlog(lo_sh, blk_1, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm1, %zmm2 /* even = ternlog(lo_sh, blk_1, high_nibbles) */
 	vpsllw $4, %zmm1, %zmm1 /* hi_sh = shl(blk_1) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_1_high_nibbles(%rip), %zmm1, %zmm0 /* odd = ternlog(blk, hi_sh, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm1, %zmm0 /* odd = ternlog(blk, hi_sh, high_nibbles) */
 	vpunpcklbw %zmm0, %zmm2, %zmm1 /* sp = unpacklo(even, odd) */
 	vpunpckhbw %zmm0, %zmm2, %zmm0 /* sp_1 = unpackhi(even, odd) */
 	vmovdqu64 128(%rsi), %zmm2 /* blk_2 = load() */
 	vmovdqu64 192(%rsi), %zmm3 /* blk_3 = load() */
 	vpsrlw $4, %zmm2, %zmm4 /* lo_sh_1 = shr(blk_2) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_1_high_nibbles(%rip), %zmm3, %zmm4 /* even_1 = ternlog(lo_sh_1, blk_3, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm3, %zmm4 /* even_1 = ternlog(lo_sh_1, blk_3, high_nibbles) */
 	vpsllw $4, %zmm3, %zmm3 /* hi_sh_1 = shl(blk_3) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_1_high_nibbles(%rip), %zmm3, %zmm2 /* odd_1 = ternlog(blk_2, hi_sh_1, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm3, %zmm2 /* odd_1 = ternlog(blk_2, hi_sh_1, high_nibbles) */
 	vpunpcklbw %zmm2, %zmm4, %zmm3 /* sp_2 = unpacklo(even_1, odd_1) */
 	vpunpckhbw %zmm2, %zmm4, %zmm2 /* sp_3 = unpackhi(even_1, odd_1) */
 	vmovdqu64 256(%rsi), %zmm4 /* blk_4 = load() */
 	vmovdqu64 320(%rsi), %zmm5 /* blk_5 = load() */
 	vpsrlw $4, %zmm4, %zmm6 /* lo_sh_2 = shr(blk_4) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_1_high_nibbles(%rip), %zmm5, %zmm6 /* even_2 = ternlog(lo_sh_2, blk_5, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm5, %zmm6 /* even_2 = ternlog(lo_sh_2, blk_5, high_nibbles) */
 	vpsllw $4, %zmm5, %zmm5 /* hi_sh_2 = shl(blk_5) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_1_high_nibbles(%rip), %zmm5, %zmm4 /* odd_2 = ternlog(blk_4, hi_sh_2, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm5, %zmm4 /* odd_2 = ternlog(blk_4, hi_sh_2, high_nibbles) */
 	vpunpcklbw %zmm4, %zmm6, %zmm5 /* sp_4 = unpacklo(even_2, odd_2) */
 	vpunpckhbw %zmm4, %zmm6, %zmm4 /* sp_5 = unpackhi(even_2, odd_2) */
 	vmovdqu64 384(%rsi), %zmm6 /* blk_6 = load() */
 	vmovdqu64 448(%rsi), %zmm7 /* blk_7 = load() */
 	vpsrlw $4, %zmm6, %zmm8 /* lo_sh_3 = shr(blk_6) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_1_high_nibbles(%rip), %zmm7, %zmm8 /* even_3 = ternlog(lo_sh_3, blk_7, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm7, %zmm8 /* even_3 = ternlog(lo_sh_3, blk_7, high_nibbles) */
 	vpsllw $4, %zmm7, %zmm7 /* hi_sh_3 = shl(blk_7) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_1_high_nibbles(%rip), %zmm7, %zmm6 /* odd_3 = ternlog(blk_6, hi_sh_3, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm7, %zmm6 /* odd_3 = ternlog(blk_6, hi_sh_3, high_nibbles) */
 	vpunpcklbw %zmm6, %zmm8, %zmm7 /* sp_6 = unpacklo(even_3, odd_3) */
 	vpunpckhbw %zmm6, %zmm8, %zmm6 /* sp_7 = unpackhi(even_3, odd_3) */
-	vmovdqa64 .Lublock_register_avx512_asm_1_low_nibbles(%rip), %zmm8 /* low_nibbles = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_1_rotl48(%rip), %zmm9 /* rotl48 = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_1_sbox_inv_hi(%rip), %zmm10 /* sbox_inv_hi = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_1_sbox_inv_lo(%rip), %zmm11 /* sbox_inv_lo = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_1_pl_mask(%rip), %zmm12 /* pl_mask = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_1_pr_mask(%rip), %zmm13 /* pr_mask = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_1_rotl24(%rip), %zmm14 /* rotl24 = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_1_rotl56(%rip), %zmm15 /* rotl56 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_2_low_nibbles(%rip), %zmm8 /* low_nibbles = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_2_rotl48(%rip), %zmm9 /* rotl48 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_2_sbox_inv_hi(%rip), %zmm10 /* sbox_inv_hi = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_2_sbox_inv_lo(%rip), %zmm11 /* sbox_inv_lo = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_2_pl_mask(%rip), %zmm12 /* pl_mask = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_2_pr_mask(%rip), %zmm13 /* pr_mask = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_2_rotl24(%rip), %zmm14 /* rotl24 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_2_rotl56(%rip), %zmm15 /* rotl56 = const() */
 	xor %rcx, %rcx
 	.p2align 4
-.Lublock_register_avx512_asm_1_loop_r0:
+.Lublock_register_avx512_asm_2_loop_r0:
 	vmovdqu64 (%rdi,%rcx), %zmm16 /* rk0 = load() */
 	vmovdqu64 64(%rdi,%rcx), %zmm17 /* rk1 = load() */
 
@@ -420,64 +498,142 @@ ublock_register_avx512_ublock128_128_decrypt_asm:
 	vpord %zmm6, %zmm16, %zmm6 /* s1_3 = or(s1_l_3, s1_h_3) */
 	add $128, %rcx
 	cmp $2048, %rcx
-	jne .Lublock_register_avx512_asm_1_loop_r0
+	jne .Lublock_register_avx512_asm_2_loop_r0
 
 	/* Final key addition. */
 	vpxord 2048(%rdi), %zmm1, %zmm1 /* y0_12 = xor(g0x0, rk0_1) */
 	vpxord 2112(%rdi), %zmm0, %zmm0 /* y1_12 = xor(g0x1, rk1_1) */
-	vpshufb .Lublock_register_avx512_asm_1_deinterleave(%rip), %zmm1, %zmm1 /* de = lookup16(y0_12, deinterleave) */
-	vpshufb .Lublock_register_avx512_asm_1_deinterleave(%rip), %zmm0, %zmm0 /* de_1 = lookup16(y1_12, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_2_deinterleave(%rip), %zmm1, %zmm1 /* de = lookup16(y0_12, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_2_deinterleave(%rip), %zmm0, %zmm0 /* de_1 = lookup16(y1_12, deinterleave) */
 	vpunpcklqdq %zmm0, %zmm1, %zmm16 /* even_4 = unpacklo(de, de_1) */
 	vpunpckhqdq %zmm0, %zmm1, %zmm0 /* odd_4 = unpackhi(de, de_1) */
 	vpsllw $4, %zmm16, %zmm1 /* ev_sh = shl(even_4) */
 	vmovdqa64 %zmm0, %zmm17 /* odd_4 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_1_high_nibbles(%rip), %zmm1, %zmm17 /* out_lo = ternlog(odd_4, ev_sh, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm1, %zmm17 /* out_lo = ternlog(odd_4, ev_sh, high_nibbles) */
 	vpsrlw $4, %zmm0, %zmm0 /* od_sh = shr(odd_4) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_1_high_nibbles(%rip), %zmm16, %zmm0 /* out_hi = ternlog(od_sh, even_4, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm16, %zmm0 /* out_hi = ternlog(od_sh, even_4, high_nibbles) */
 	vmovdqu64 %zmm17, (%rdx) /* store out_lo */
 	vmovdqu64 %zmm0, 64(%rdx) /* store out_hi */
 	vpxord 2048(%rdi), %zmm3, %zmm0 /* y0_13 = xor(g1x0, rk0_1) */
 	vpxord 2112(%rdi), %zmm2, %zmm1 /* y1_13 = xor(g1x1, rk1_1) */
-	vpshufb .Lublock_register_avx512_asm_1_deinterleave(%rip), %zmm0, %zmm0 /* de_2 = lookup16(y0_13, deinterleave) */
-	vpshufb .Lublock_register_avx512_asm_1_deinterleave(%rip), %zmm1, %zmm1 /* de_3 = lookup16(y1_13, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_2_deinterleave(%rip), %zmm0, %zmm0 /* de_2 = lookup16(y0_13, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_2_deinterleave(%rip), %zmm1, %zmm1 /* de_3 = lookup16(y1_13, deinterleave) */
 	vpunpcklqdq %zmm1, %zmm0, %zmm2 /* even_5 = unpacklo(de_2, de_3) */
 	vpunpckhqdq %zmm1, %zmm0, %zmm0 /* odd_5 = unpackhi(de_2, de_3) */
 	vpsllw $4, %zmm2, %zmm1 /* ev_sh_1 = shl(even_5) */
 	vmovdqa64 %zmm0, %zmm3 /* odd_5 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_1_high_nibbles(%rip), %zmm1, %zmm3 /* out_lo_1 = ternlog(odd_5, ev_sh_1, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm1, %zmm3 /* out_lo_1 = ternlog(odd_5, ev_sh_1, high_nibbles) */
 	vpsrlw $4, %zmm0, %zmm0 /* od_sh_1 = shr(odd_5) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_1_high_nibbles(%rip), %zmm2, %zmm0 /* out_hi_1 = ternlog(od_sh_1, even_5, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm2, %zmm0 /* out_hi_1 = ternlog(od_sh_1, even_5, high_nibbles) */
 	vmovdqu64 %zmm3, 128(%rdx) /* store out_lo_1 */
 	vmovdqu64 %zmm0, 192(%rdx) /* store out_hi_1 */
 	vpxord 2048(%rdi), %zmm5, %zmm0 /* y0_14 = xor(g2x0, rk0_1) */
 	vpxord 2112(%rdi), %zmm4, %zmm1 /* y1_14 = xor(g2x1, rk1_1) */
-	vpshufb .Lublock_register_avx512_asm_1_deinterleave(%rip), %zmm0, %zmm0 /* de_4 = lookup16(y0_14, deinterleave) */
-	vpshufb .Lublock_register_avx512_asm_1_deinterleave(%rip), %zmm1, %zmm1 /* de_5 = lookup16(y1_14, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_2_deinterleave(%rip), %zmm0, %zmm0 /* de_4 = lookup16(y0_14, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_2_deinterleave(%rip), %zmm1, %zmm1 /* de_5 = lookup16(y1_14, deinterleave) */
 	vpunpcklqdq %zmm1, %zmm0, %zmm2 /* even_6 = unpacklo(de_4, de_5) */
 	vpunpckhqdq %zmm1, %zmm0, %zmm0 /* odd_6 = unpackhi(de_4, de_5) */
 	vpsllw $4, %zmm2, %zmm1 /* ev_sh_2 = shl(even_6) */
 	vmovdqa64 %zmm0, %zmm3 /* odd_6 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_1_high_nibbles(%rip), %zmm1, %zmm3 /* out_lo_2 = ternlog(odd_6, ev_sh_2, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm1, %zmm3 /* out_lo_2 = ternlog(odd_6, ev_sh_2, high_nibbles) */
 	vpsrlw $4, %zmm0, %zmm0 /* od_sh_2 = shr(odd_6) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_1_high_nibbles(%rip), %zmm2, %zmm0 /* out_hi_2 = ternlog(od_sh_2, even_6, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm2, %zmm0 /* out_hi_2 = ternlog(od_sh_2, even_6, high_nibbles) */
 	vmovdqu64 %zmm3, 256(%rdx) /* store out_lo_2 */
 	vmovdqu64 %zmm0, 320(%rdx) /* store out_hi_2 */
 	vpxord 2048(%rdi), %zmm7, %zmm0 /* y0_15 = xor(g3x0, rk0_1) */
 	vpxord 2112(%rdi), %zmm6, %zmm1 /* y1_15 = xor(g3x1, rk1_1) */
-	vpshufb .Lublock_register_avx512_asm_1_deinterleave(%rip), %zmm0, %zmm0 /* de_6 = lookup16(y0_15, deinterleave) */
-	vpshufb .Lublock_register_avx512_asm_1_deinterleave(%rip), %zmm1, %zmm1 /* de_7 = lookup16(y1_15, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_2_deinterleave(%rip), %zmm0, %zmm0 /* de_6 = lookup16(y0_15, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_2_deinterleave(%rip), %zmm1, %zmm1 /* de_7 = lookup16(y1_15, deinterleave) */
 	vpunpcklqdq %zmm1, %zmm0, %zmm2 /* even_7 = unpacklo(de_6, de_7) */
 	vpunpckhqdq %zmm1, %zmm0, %zmm0 /* odd_7 = unpackhi(de_6, de_7) */
 	vpsllw $4, %zmm2, %zmm1 /* ev_sh_3 = shl(even_7) */
 	vmovdqa64 %zmm0, %zmm3 /* odd_7 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_1_high_nibbles(%rip), %zmm1, %zmm3 /* out_lo_3 = ternlog(odd_7, ev_sh_3, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm1, %zmm3 /* out_lo_3 = ternlog(odd_7, ev_sh_3, high_nibbles) */
 	vpsrlw $4, %zmm0, %zmm0 /* od_sh_3 = shr(odd_7) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_1_high_nibbles(%rip), %zmm2, %zmm0 /* out_hi_3 = ternlog(od_sh_3, even_7, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm2, %zmm0 /* out_hi_3 = ternlog(od_sh_3, even_7, high_nibbles) */
 	vmovdqu64 %zmm3, 384(%rdx) /* store out_lo_3 */
 	vmovdqu64 %zmm0, 448(%rdx) /* store out_hi_3 */
 	vzeroupper
 	ret
 	.size ublock_register_avx512_ublock128_128_decrypt_asm, .-ublock_register_avx512_ublock128_128_decrypt_asm
+
+/* ublock_register_avx512_ublock128_128_decrypt_one_block_asm: ublock128_register_one_block_decrypt, 3 arguments
+ *   %rdi: rk
+ *   %rsi: in
+ *   %rdx: out
+ *   %rcx: 128 x r (and the loop count)
+ *   xmm0-11: vectors, as allocated (12 used)
+ *   frame: 0 bytes (0 spill slots of 16 bytes)
+ */
+	.globl ublock_register_avx512_ublock128_128_decrypt_one_block_asm
+	.hidden ublock_register_avx512_ublock128_128_decrypt_one_block_asm
+	.type ublock_register_avx512_ublock128_128_decrypt_one_block_asm, @function
+	.p2align 5
+ublock_register_avx512_ublock128_128_decrypt_one_block_asm:
+
+	/* Load one block, spread one nibble per byte in the low nibbles; X0 and X1 in separate registers. */
+	vmovdqu (%rsi), %xmm0 /* blk = load() */
+	vpsrlw $4, %xmm0, %xmm1 /* lo_sh = shr(blk) */
+	vmovdqa .Lublock_register_avx512_asm_3_zero(%rip), %xmm2 /* zero = const() */
+	vpand .Lublock_register_avx512_asm_3_high_nibbles(%rip), %xmm2, %xmm3 /* even_b = and(zero, high_nibbles) */
+	vmovdqa .Lublock_register_avx512_asm_3_high_nibbles(%rip), %xmm4 /* high_nibbles = const() */
+	vpandn %xmm1, %xmm4, %xmm1 /* even_a = andnot(high_nibbles, lo_sh) */
+	vpor %xmm1, %xmm3, %xmm1 /* even = or(even_b, even_a) */
+	vpsllw $4, %xmm2, %xmm2 /* hi_sh = shl(zero) */
+	vpand %xmm4, %xmm2, %xmm2 /* odd_b = and(hi_sh, high_nibbles) */
+	vpandn %xmm0, %xmm4, %xmm0 /* odd_a = andnot(high_nibbles, blk) */
+	vpor %xmm0, %xmm2, %xmm0 /* odd = or(odd_b, odd_a) */
+	vpunpcklbw %xmm0, %xmm1, %xmm2 /* sp = unpacklo(even, odd) */
+	vpunpckhbw %xmm0, %xmm1, %xmm0 /* sp_1 = unpackhi(even, odd) */
+	vmovdqa .Lublock_register_avx512_asm_3_low_nibbles(%rip), %xmm1 /* low_nibbles = const() */
+	vmovdqa .Lublock_register_avx512_asm_3_rotl48(%rip), %xmm3 /* rotl48 = const() */
+	vmovdqa .Lublock_register_avx512_asm_3_sbox_inv_lo(%rip), %xmm5 /* sbox_inv_lo = const() */
+	vmovdqa .Lublock_register_avx512_asm_3_pl_mask(%rip), %xmm6 /* pl_mask = const() */
+	vmovdqa .Lublock_register_avx512_asm_3_pr_mask(%rip), %xmm7 /* pr_mask = const() */
+	vmovdqa .Lublock_register_avx512_asm_3_rotl24(%rip), %xmm8 /* rotl24 = const() */
+	vmovdqa .Lublock_register_avx512_asm_3_rotl56(%rip), %xmm9 /* rotl56 = const() */
+	xor %rcx, %rcx
+	.p2align 4
+.Lublock_register_avx512_asm_3_loop_r0:
+	vmovdqu (%rdi,%rcx), %xmm10 /* rk0 = load() */
+	vmovdqu 64(%rdi,%rcx), %xmm11 /* rk1 = load() */
+	vpxor %xmm10, %xmm2, %xmm2 /* k0 = xor(x0, rk0) */
+	vpxor %xmm11, %xmm0, %xmm0 /* k1 = xor(x1, rk1) */
+	vpshufb %xmm6, %xmm2, %xmm2 /* pl = lookup16(k0, pl_mask) */
+	vpshufb %xmm7, %xmm0, %xmm0 /* pr = lookup16(k1, pr_mask) */
+	vpxor %xmm0, %xmm2, %xmm2 /* y0 = xor(pl, pr) */
+	vpshufb %xmm8, %xmm2, %xmm10 /* rot20 = lookup16(y0, rotl24) */
+	vpxor %xmm10, %xmm0, %xmm0 /* y1 = xor(pr, rot20) */
+	vpshufb %xmm3, %xmm0, %xmm10 /* rot8 = lookup16(y1, rotl48) */
+	vpxor %xmm10, %xmm2, %xmm2 /* y0_1 = xor(y0, rot8) */
+	vpshufb %xmm3, %xmm2, %xmm10 /* rot8_1 = lookup16(y0_1, rotl48) */
+	vpxor %xmm10, %xmm0, %xmm0 /* y1_1 = xor(y1, rot8_1) */
+	vpshufb %xmm9, %xmm0, %xmm10 /* rot4 = lookup16(y1_1, rotl56) */
+	vpxor %xmm10, %xmm2, %xmm2 /* y0_2 = xor(y0_1, rot4) */
+	vpxor %xmm2, %xmm0, %xmm0 /* y1_2 = xor(y1_1, y0_2) */
+	vpand %xmm1, %xmm2, %xmm2 /* s0_lo = and(y0_2, low_nibbles) */
+	vpshufb %xmm2, %xmm5, %xmm2 /* s0 = lookup16(sbox_inv_lo, s0_lo) */
+	vpand %xmm1, %xmm0, %xmm0 /* s1_lo = and(y1_2, low_nibbles) */
+	vpshufb %xmm0, %xmm5, %xmm0 /* s1 = lookup16(sbox_inv_lo, s1_lo) */
+	add $128, %rcx
+	cmp $2048, %rcx
+	jne .Lublock_register_avx512_asm_3_loop_r0
+
+	/* Final key addition; the store packs the low nibbles (the key's copy in the high ones is dropped). */
+	vpxor 2048(%rdi), %xmm2, %xmm2 /* y0_3 = xor(x0, rk0_1) */
+	vpxor 2112(%rdi), %xmm0, %xmm0 /* y1_3 = xor(x1, rk1_1) */
+	vpshufb .Lublock_register_avx512_asm_3_deinterleave(%rip), %xmm2, %xmm2 /* de = lookup16(y0_3, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_3_deinterleave(%rip), %xmm0, %xmm0 /* de_1 = lookup16(y1_3, deinterleave) */
+	vpunpcklqdq %xmm0, %xmm2, %xmm10 /* even_1 = unpacklo(de, de_1) */
+	vpunpckhqdq %xmm0, %xmm2, %xmm0 /* odd_1 = unpackhi(de, de_1) */
+	vpsllw $4, %xmm10, %xmm2 /* ev_sh = shl(even_1) */
+	vpand %xmm4, %xmm2, %xmm2 /* out_lo_b = and(ev_sh, high_nibbles) */
+	vpandn %xmm0, %xmm4, %xmm0 /* out_lo_a = andnot(high_nibbles, odd_1) */
+	vpor %xmm0, %xmm2, %xmm0 /* out_lo = or(out_lo_b, out_lo_a) */
+	vmovdqu %xmm0, (%rdx) /* store out_lo */
+	vzeroupper
+	ret
+	.size ublock_register_avx512_ublock128_128_decrypt_one_block_asm, .-ublock_register_avx512_ublock128_128_decrypt_one_block_asm
 
 /* ublock_register_avx512_ublock128_128_ctr_xor_asm: ublock128_register512_encrypt_ctr_xor, 4 arguments
  *   %rdi: rk
@@ -496,111 +652,111 @@ ublock_register_avx512_ublock128_128_ctr_xor_asm:
 	vbroadcasti32x4 (%rsi), %zmm0 /* ctr_low = bcast128() */
 	vpsrlw $8, %zmm0, %zmm1 /* ctr_last = shr(ctr_low) */
 	vpbroadcastb 32(%rsi), %zmm2 /* ctr_first = bcast8() */
-	vpandd .Lublock_register_avx512_asm_2_byte_14(%rip), %zmm2, %zmm2 /* ctr_j0 = and(ctr_first, byte_14) */
-	vpandd .Lublock_register_avx512_asm_2_all_but_last(%rip), %zmm0, %zmm0 /* ctr_v_open = and(ctr_low, all_but_last) */
+	vpandd .Lublock_register_avx512_asm_4_byte_14(%rip), %zmm2, %zmm2 /* ctr_j0 = and(ctr_first, byte_14) */
+	vpandd .Lublock_register_avx512_asm_4_all_but_last(%rip), %zmm0, %zmm0 /* ctr_v_open = and(ctr_low, all_but_last) */
 	vbroadcasti32x4 16(%rsi), %zmm3 /* ctr_w = bcast128() */
-	vpandd .Lublock_register_avx512_asm_2_all_but_last(%rip), %zmm3, %zmm3 /* ctr_w_open = and(ctr_w, all_but_last) */
+	vpandd .Lublock_register_avx512_asm_4_all_but_last(%rip), %zmm3, %zmm3 /* ctr_w_open = and(ctr_w, all_but_last) */
 
 	/* Load 32 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
-	vpaddb .Lublock_register_avx512_asm_2_block_k(%rip), %zmm2, %zmm4 /* ctr_j = add(ctr_j0, block_k) */
+	vpaddb .Lublock_register_avx512_asm_4_block_k(%rip), %zmm2, %zmm4 /* ctr_j = add(ctr_j0, block_k) */
 	vpaddw %zmm4, %zmm1, %zmm4 /* ctr_sum = add(ctr_last, ctr_j) */
-	vpshufb .Lublock_register_avx512_asm_2_carry_everywhere(%rip), %zmm4, %zmm5 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
-	vmovdqa64 .Lublock_register_avx512_asm_2_carry_mask_table(%rip), %zmm6 /* carry_mask_table = const() */
+	vpshufb .Lublock_register_avx512_asm_4_carry_everywhere(%rip), %zmm4, %zmm5 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
+	vmovdqa64 .Lublock_register_avx512_asm_4_carry_mask_table(%rip), %zmm6 /* carry_mask_table = const() */
 	vpshufb %zmm5, %zmm6, %zmm5 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
 	vmovdqa64 %zmm0, %zmm7 /* ctr_v_open */
 	vpternlogd $0xd8, %zmm5, %zmm3, %zmm7 /* ctr_pair = ternlog(ctr_v_open, ctr_w_open, ctr_mask) */
-	vpshufb .Lublock_register_avx512_asm_2_new_last_byte(%rip), %zmm4, %zmm4 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
+	vpshufb .Lublock_register_avx512_asm_4_new_last_byte(%rip), %zmm4, %zmm4 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
 	vpord %zmm4, %zmm7, %zmm4 /* blk = or(ctr_pair, ctr_last_byte) */
-	vpaddb .Lublock_register_avx512_asm_2_block_k_1(%rip), %zmm2, %zmm5 /* ctr_j_1 = add(ctr_j0, block_k_1) */
+	vpaddb .Lublock_register_avx512_asm_4_block_k_1(%rip), %zmm2, %zmm5 /* ctr_j_1 = add(ctr_j0, block_k_1) */
 	vpaddw %zmm5, %zmm1, %zmm5 /* ctr_sum_1 = add(ctr_last, ctr_j_1) */
-	vpshufb .Lublock_register_avx512_asm_2_carry_everywhere(%rip), %zmm5, %zmm7 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
+	vpshufb .Lublock_register_avx512_asm_4_carry_everywhere(%rip), %zmm5, %zmm7 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
 	vpshufb %zmm7, %zmm6, %zmm7 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
 	vmovdqa64 %zmm0, %zmm8 /* ctr_v_open */
 	vpternlogd $0xd8, %zmm7, %zmm3, %zmm8 /* ctr_pair_1 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_1) */
-	vpshufb .Lublock_register_avx512_asm_2_new_last_byte(%rip), %zmm5, %zmm5 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
+	vpshufb .Lublock_register_avx512_asm_4_new_last_byte(%rip), %zmm5, %zmm5 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
 	vpord %zmm5, %zmm8, %zmm5 /* blk_1 = or(ctr_pair_1, ctr_last_byte_1) */
 	vpsrlw $4, %zmm4, %zmm7 /* lo_sh = shr(blk) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm5, %zmm7 /* even = ternlog(lo_sh, blk_1, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm5, %zmm7 /* even = ternlog(lo_sh, blk_1, high_nibbles) */
 	vpsllw $4, %zmm5, %zmm5 /* hi_sh = shl(blk_1) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm5, %zmm4 /* odd = ternlog(blk, hi_sh, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm5, %zmm4 /* odd = ternlog(blk, hi_sh, high_nibbles) */
 	vpunpcklbw %zmm4, %zmm7, %zmm5 /* sp = unpacklo(even, odd) */
 	vpunpckhbw %zmm4, %zmm7, %zmm4 /* sp_1 = unpackhi(even, odd) */
-	vpaddb .Lublock_register_avx512_asm_2_block_k_2(%rip), %zmm2, %zmm7 /* ctr_j_2 = add(ctr_j0, block_k_2) */
+	vpaddb .Lublock_register_avx512_asm_4_block_k_2(%rip), %zmm2, %zmm7 /* ctr_j_2 = add(ctr_j0, block_k_2) */
 	vpaddw %zmm7, %zmm1, %zmm7 /* ctr_sum_2 = add(ctr_last, ctr_j_2) */
-	vpshufb .Lublock_register_avx512_asm_2_carry_everywhere(%rip), %zmm7, %zmm8 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
+	vpshufb .Lublock_register_avx512_asm_4_carry_everywhere(%rip), %zmm7, %zmm8 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
 	vpshufb %zmm8, %zmm6, %zmm8 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
 	vmovdqa64 %zmm0, %zmm9 /* ctr_v_open */
 	vpternlogd $0xd8, %zmm8, %zmm3, %zmm9 /* ctr_pair_2 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_2) */
-	vpshufb .Lublock_register_avx512_asm_2_new_last_byte(%rip), %zmm7, %zmm7 /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
+	vpshufb .Lublock_register_avx512_asm_4_new_last_byte(%rip), %zmm7, %zmm7 /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
 	vpord %zmm7, %zmm9, %zmm7 /* blk_2 = or(ctr_pair_2, ctr_last_byte_2) */
-	vpaddb .Lublock_register_avx512_asm_2_block_k_3(%rip), %zmm2, %zmm8 /* ctr_j_3 = add(ctr_j0, block_k_3) */
+	vpaddb .Lublock_register_avx512_asm_4_block_k_3(%rip), %zmm2, %zmm8 /* ctr_j_3 = add(ctr_j0, block_k_3) */
 	vpaddw %zmm8, %zmm1, %zmm8 /* ctr_sum_3 = add(ctr_last, ctr_j_3) */
-	vpshufb .Lublock_register_avx512_asm_2_carry_everywhere(%rip), %zmm8, %zmm9 /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
+	vpshufb .Lublock_register_avx512_asm_4_carry_everywhere(%rip), %zmm8, %zmm9 /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
 	vpshufb %zmm9, %zmm6, %zmm9 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
 	vmovdqa64 %zmm0, %zmm10 /* ctr_v_open */
 	vpternlogd $0xd8, %zmm9, %zmm3, %zmm10 /* ctr_pair_3 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_3) */
-	vpshufb .Lublock_register_avx512_asm_2_new_last_byte(%rip), %zmm8, %zmm8 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
+	vpshufb .Lublock_register_avx512_asm_4_new_last_byte(%rip), %zmm8, %zmm8 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
 	vpord %zmm8, %zmm10, %zmm8 /* blk_3 = or(ctr_pair_3, ctr_last_byte_3) */
 	vpsrlw $4, %zmm7, %zmm9 /* lo_sh_1 = shr(blk_2) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm8, %zmm9 /* even_1 = ternlog(lo_sh_1, blk_3, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm8, %zmm9 /* even_1 = ternlog(lo_sh_1, blk_3, high_nibbles) */
 	vpsllw $4, %zmm8, %zmm8 /* hi_sh_1 = shl(blk_3) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm8, %zmm7 /* odd_1 = ternlog(blk_2, hi_sh_1, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm8, %zmm7 /* odd_1 = ternlog(blk_2, hi_sh_1, high_nibbles) */
 	vpunpcklbw %zmm7, %zmm9, %zmm8 /* sp_2 = unpacklo(even_1, odd_1) */
 	vpunpckhbw %zmm7, %zmm9, %zmm7 /* sp_3 = unpackhi(even_1, odd_1) */
-	vpaddb .Lublock_register_avx512_asm_2_block_k_4(%rip), %zmm2, %zmm9 /* ctr_j_4 = add(ctr_j0, block_k_4) */
+	vpaddb .Lublock_register_avx512_asm_4_block_k_4(%rip), %zmm2, %zmm9 /* ctr_j_4 = add(ctr_j0, block_k_4) */
 	vpaddw %zmm9, %zmm1, %zmm9 /* ctr_sum_4 = add(ctr_last, ctr_j_4) */
-	vpshufb .Lublock_register_avx512_asm_2_carry_everywhere(%rip), %zmm9, %zmm10 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
+	vpshufb .Lublock_register_avx512_asm_4_carry_everywhere(%rip), %zmm9, %zmm10 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
 	vpshufb %zmm10, %zmm6, %zmm10 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
 	vmovdqa64 %zmm0, %zmm11 /* ctr_v_open */
 	vpternlogd $0xd8, %zmm10, %zmm3, %zmm11 /* ctr_pair_4 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_4) */
-	vpshufb .Lublock_register_avx512_asm_2_new_last_byte(%rip), %zmm9, %zmm9 /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
+	vpshufb .Lublock_register_avx512_asm_4_new_last_byte(%rip), %zmm9, %zmm9 /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
 	vpord %zmm9, %zmm11, %zmm9 /* blk_4 = or(ctr_pair_4, ctr_last_byte_4) */
-	vpaddb .Lublock_register_avx512_asm_2_block_k_5(%rip), %zmm2, %zmm10 /* ctr_j_5 = add(ctr_j0, block_k_5) */
+	vpaddb .Lublock_register_avx512_asm_4_block_k_5(%rip), %zmm2, %zmm10 /* ctr_j_5 = add(ctr_j0, block_k_5) */
 	vpaddw %zmm10, %zmm1, %zmm10 /* ctr_sum_5 = add(ctr_last, ctr_j_5) */
-	vpshufb .Lublock_register_avx512_asm_2_carry_everywhere(%rip), %zmm10, %zmm11 /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
+	vpshufb .Lublock_register_avx512_asm_4_carry_everywhere(%rip), %zmm10, %zmm11 /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
 	vpshufb %zmm11, %zmm6, %zmm11 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
 	vmovdqa64 %zmm0, %zmm12 /* ctr_v_open */
 	vpternlogd $0xd8, %zmm11, %zmm3, %zmm12 /* ctr_pair_5 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_5) */
-	vpshufb .Lublock_register_avx512_asm_2_new_last_byte(%rip), %zmm10, %zmm10 /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
+	vpshufb .Lublock_register_avx512_asm_4_new_last_byte(%rip), %zmm10, %zmm10 /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
 	vpord %zmm10, %zmm12, %zmm10 /* blk_5 = or(ctr_pair_5, ctr_last_byte_5) */
 	vpsrlw $4, %zmm9, %zmm11 /* lo_sh_2 = shr(blk_4) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm10, %zmm11 /* even_2 = ternlog(lo_sh_2, blk_5, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm10, %zmm11 /* even_2 = ternlog(lo_sh_2, blk_5, high_nibbles) */
 	vpsllw $4, %zmm10, %zmm10 /* hi_sh_2 = shl(blk_5) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm10, %zmm9 /* odd_2 = ternlog(blk_4, hi_sh_2, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm10, %zmm9 /* odd_2 = ternlog(blk_4, hi_sh_2, high_nibbles) */
 	vpunpcklbw %zmm9, %zmm11, %zmm10 /* sp_4 = unpacklo(even_2, odd_2) */
 	vpunpckhbw %zmm9, %zmm11, %zmm9 /* sp_5 = unpackhi(even_2, odd_2) */
-	vpaddb .Lublock_register_avx512_asm_2_block_k_6(%rip), %zmm2, %zmm11 /* ctr_j_6 = add(ctr_j0, block_k_6) */
+	vpaddb .Lublock_register_avx512_asm_4_block_k_6(%rip), %zmm2, %zmm11 /* ctr_j_6 = add(ctr_j0, block_k_6) */
 	vpaddw %zmm11, %zmm1, %zmm11 /* ctr_sum_6 = add(ctr_last, ctr_j_6) */
-	vpshufb .Lublock_register_avx512_asm_2_carry_everywhere(%rip), %zmm11, %zmm12 /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
+	vpshufb .Lublock_register_avx512_asm_4_carry_everywhere(%rip), %zmm11, %zmm12 /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
 	vpshufb %zmm12, %zmm6, %zmm12 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
 	vmovdqa64 %zmm0, %zmm13 /* ctr_v_open */
 	vpternlogd $0xd8, %zmm12, %zmm3, %zmm13 /* ctr_pair_6 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_6) */
-	vpshufb .Lublock_register_avx512_asm_2_new_last_byte(%rip), %zmm11, %zmm11 /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
+	vpshufb .Lublock_register_avx512_asm_4_new_last_byte(%rip), %zmm11, %zmm11 /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
 	vpord %zmm11, %zmm13, %zmm11 /* blk_6 = or(ctr_pair_6, ctr_last_byte_6) */
-	vpaddb .Lublock_register_avx512_asm_2_block_k_7(%rip), %zmm2, %zmm2 /* ctr_j_7 = add(ctr_j0, block_k_7) */
+	vpaddb .Lublock_register_avx512_asm_4_block_k_7(%rip), %zmm2, %zmm2 /* ctr_j_7 = add(ctr_j0, block_k_7) */
 	vpaddw %zmm2, %zmm1, %zmm1 /* ctr_sum_7 = add(ctr_last, ctr_j_7) */
-	vpshufb .Lublock_register_avx512_asm_2_carry_everywhere(%rip), %zmm1, %zmm2 /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
+	vpshufb .Lublock_register_avx512_asm_4_carry_everywhere(%rip), %zmm1, %zmm2 /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
 	vpshufb %zmm2, %zmm6, %zmm2 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
 	vpternlogd $0xd8, %zmm2, %zmm3, %zmm0 /* ctr_pair_7 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_7) */
-	vpshufb .Lublock_register_avx512_asm_2_new_last_byte(%rip), %zmm1, %zmm1 /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
+	vpshufb .Lublock_register_avx512_asm_4_new_last_byte(%rip), %zmm1, %zmm1 /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
 	vpord %zmm1, %zmm0, %zmm0 /* blk_7 = or(ctr_pair_7, ctr_last_byte_7) */
 	vpsrlw $4, %zmm11, %zmm1 /* lo_sh_3 = shr(blk_6) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm0, %zmm1 /* even_3 = ternlog(lo_sh_3, blk_7, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm0, %zmm1 /* even_3 = ternlog(lo_sh_3, blk_7, high_nibbles) */
 	vpsllw $4, %zmm0, %zmm0 /* hi_sh_3 = shl(blk_7) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm0, %zmm11 /* odd_3 = ternlog(blk_6, hi_sh_3, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm0, %zmm11 /* odd_3 = ternlog(blk_6, hi_sh_3, high_nibbles) */
 	vpunpcklbw %zmm11, %zmm1, %zmm0 /* sp_6 = unpacklo(even_3, odd_3) */
 	vpunpckhbw %zmm11, %zmm1, %zmm1 /* sp_7 = unpackhi(even_3, odd_3) */
-	vmovdqa64 .Lublock_register_avx512_asm_2_low_nibbles(%rip), %zmm2 /* low_nibbles = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_2_rotl48(%rip), %zmm3 /* rotl48 = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_2_sbox_hi(%rip), %zmm6 /* sbox_hi = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_2_sbox_lo(%rip), %zmm11 /* sbox_lo = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_2_pl_mask(%rip), %zmm12 /* pl_mask = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_2_pr_mask(%rip), %zmm13 /* pr_mask = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_2_rotl24(%rip), %zmm14 /* rotl24 = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_2_rotl56(%rip), %zmm15 /* rotl56 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_4_low_nibbles(%rip), %zmm2 /* low_nibbles = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_4_rotl48(%rip), %zmm3 /* rotl48 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_4_sbox_hi(%rip), %zmm6 /* sbox_hi = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_4_sbox_lo(%rip), %zmm11 /* sbox_lo = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_4_pl_mask(%rip), %zmm12 /* pl_mask = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_4_pr_mask(%rip), %zmm13 /* pr_mask = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_4_rotl24(%rip), %zmm14 /* rotl24 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_4_rotl56(%rip), %zmm15 /* rotl56 = const() */
 	xor %r8, %r8
 	.p2align 4
-.Lublock_register_avx512_asm_2_loop_r0:
+.Lublock_register_avx512_asm_4_loop_r0:
 	vmovdqu64 (%rdi,%r8), %zmm16 /* rk0 = load() */
 	vmovdqu64 64(%rdi,%r8), %zmm17 /* rk1 = load() */
 
@@ -722,20 +878,20 @@ ublock_register_avx512_ublock128_128_ctr_xor_asm:
 	vmovdqa64 %zmm16, %zmm10 /* g2x0.3 */
 	add $128, %r8
 	cmp $2048, %r8
-	jne .Lublock_register_avx512_asm_2_loop_r0
+	jne .Lublock_register_avx512_asm_4_loop_r0
 
 	/* Final key addition. */
 	vpxord 2048(%rdi), %zmm5, %zmm5 /* y0 = xor(g0x0, rk0_1) */
 	vpxord 2112(%rdi), %zmm4, %zmm4 /* y1 = xor(g0x1, rk1_1) */
-	vpshufb .Lublock_register_avx512_asm_2_deinterleave(%rip), %zmm5, %zmm5 /* de = lookup16(y0, deinterleave) */
-	vpshufb .Lublock_register_avx512_asm_2_deinterleave(%rip), %zmm4, %zmm4 /* de_1 = lookup16(y1, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_4_deinterleave(%rip), %zmm5, %zmm5 /* de = lookup16(y0, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_4_deinterleave(%rip), %zmm4, %zmm4 /* de_1 = lookup16(y1, deinterleave) */
 	vpunpcklqdq %zmm4, %zmm5, %zmm16 /* even_4 = unpacklo(de, de_1) */
 	vpunpckhqdq %zmm4, %zmm5, %zmm4 /* odd_4 = unpackhi(de, de_1) */
 	vpsllw $4, %zmm16, %zmm5 /* ev_sh = shl(even_4) */
 	vmovdqa64 %zmm4, %zmm17 /* odd_4 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm5, %zmm17 /* out_lo = ternlog(odd_4, ev_sh, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm5, %zmm17 /* out_lo = ternlog(odd_4, ev_sh, high_nibbles) */
 	vpsrlw $4, %zmm4, %zmm4 /* od_sh = shr(odd_4) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm16, %zmm4 /* out_hi = ternlog(od_sh, even_4, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm16, %zmm4 /* out_hi = ternlog(od_sh, even_4, high_nibbles) */
 	vmovdqu64 (%rcx), %zmm5 /* msg = load() */
 	vpxord %zmm5, %zmm17, %zmm5 /* ct = xor(out_lo, msg) */
 	vmovdqu64 %zmm5, (%rdx) /* store ct */
@@ -744,15 +900,15 @@ ublock_register_avx512_ublock128_128_ctr_xor_asm:
 	vmovdqu64 %zmm4, 64(%rdx) /* store ct_1 */
 	vpxord 2048(%rdi), %zmm8, %zmm4 /* y0_1 = xor(g1x0, rk0_1) */
 	vpxord 2112(%rdi), %zmm7, %zmm5 /* y1_1 = xor(g1x1, rk1_1) */
-	vpshufb .Lublock_register_avx512_asm_2_deinterleave(%rip), %zmm4, %zmm4 /* de_2 = lookup16(y0_1, deinterleave) */
-	vpshufb .Lublock_register_avx512_asm_2_deinterleave(%rip), %zmm5, %zmm5 /* de_3 = lookup16(y1_1, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_4_deinterleave(%rip), %zmm4, %zmm4 /* de_2 = lookup16(y0_1, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_4_deinterleave(%rip), %zmm5, %zmm5 /* de_3 = lookup16(y1_1, deinterleave) */
 	vpunpcklqdq %zmm5, %zmm4, %zmm7 /* even_5 = unpacklo(de_2, de_3) */
 	vpunpckhqdq %zmm5, %zmm4, %zmm4 /* odd_5 = unpackhi(de_2, de_3) */
 	vpsllw $4, %zmm7, %zmm5 /* ev_sh_1 = shl(even_5) */
 	vmovdqa64 %zmm4, %zmm8 /* odd_5 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm5, %zmm8 /* out_lo_1 = ternlog(odd_5, ev_sh_1, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm5, %zmm8 /* out_lo_1 = ternlog(odd_5, ev_sh_1, high_nibbles) */
 	vpsrlw $4, %zmm4, %zmm4 /* od_sh_1 = shr(odd_5) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm7, %zmm4 /* out_hi_1 = ternlog(od_sh_1, even_5, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm7, %zmm4 /* out_hi_1 = ternlog(od_sh_1, even_5, high_nibbles) */
 	vmovdqu64 128(%rcx), %zmm5 /* msg_2 = load() */
 	vpxord %zmm5, %zmm8, %zmm5 /* ct_2 = xor(out_lo_1, msg_2) */
 	vmovdqu64 %zmm5, 128(%rdx) /* store ct_2 */
@@ -761,15 +917,15 @@ ublock_register_avx512_ublock128_128_ctr_xor_asm:
 	vmovdqu64 %zmm4, 192(%rdx) /* store ct_3 */
 	vpxord 2048(%rdi), %zmm10, %zmm4 /* y0_2 = xor(g2x0, rk0_1) */
 	vpxord 2112(%rdi), %zmm9, %zmm5 /* y1_2 = xor(g2x1, rk1_1) */
-	vpshufb .Lublock_register_avx512_asm_2_deinterleave(%rip), %zmm4, %zmm4 /* de_4 = lookup16(y0_2, deinterleave) */
-	vpshufb .Lublock_register_avx512_asm_2_deinterleave(%rip), %zmm5, %zmm5 /* de_5 = lookup16(y1_2, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_4_deinterleave(%rip), %zmm4, %zmm4 /* de_4 = lookup16(y0_2, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_4_deinterleave(%rip), %zmm5, %zmm5 /* de_5 = lookup16(y1_2, deinterleave) */
 	vpunpcklqdq %zmm5, %zmm4, %zmm7 /* even_6 = unpacklo(de_4, de_5) */
 	vpunpckhqdq %zmm5, %zmm4, %zmm4 /* odd_6 = unpackhi(de_4, de_5) */
 	vpsllw $4, %zmm7, %zmm5 /* ev_sh_2 = shl(even_6) */
 	vmovdqa64 %zmm4, %zmm8 /* odd_6 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm5, %zmm8 /* out_lo_2 = ternlog(odd_6, ev_sh_2, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm5, %zmm8 /* out_lo_2 = ternlog(odd_6, ev_sh_2, high_nibbles) */
 	vpsrlw $4, %zmm4, %zmm4 /* od_sh_2 = shr(odd_6) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm7, %zmm4 /* out_hi_2 = ternlog(od_sh_2, even_6, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm7, %zmm4 /* out_hi_2 = ternlog(od_sh_2, even_6, high_nibbles) */
 	vmovdqu64 256(%rcx), %zmm5 /* msg_4 = load() */
 	vpxord %zmm5, %zmm8, %zmm5 /* ct_4 = xor(out_lo_2, msg_4) */
 	vmovdqu64 %zmm5, 256(%rdx) /* store ct_4 */
@@ -778,15 +934,15 @@ ublock_register_avx512_ublock128_128_ctr_xor_asm:
 	vmovdqu64 %zmm4, 320(%rdx) /* store ct_5 */
 	vpxord 2048(%rdi), %zmm0, %zmm0 /* y0_3 = xor(g3x0, rk0_1) */
 	vpxord 2112(%rdi), %zmm1, %zmm1 /* y1_3 = xor(g3x1, rk1_1) */
-	vpshufb .Lublock_register_avx512_asm_2_deinterleave(%rip), %zmm0, %zmm0 /* de_6 = lookup16(y0_3, deinterleave) */
-	vpshufb .Lublock_register_avx512_asm_2_deinterleave(%rip), %zmm1, %zmm1 /* de_7 = lookup16(y1_3, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_4_deinterleave(%rip), %zmm0, %zmm0 /* de_6 = lookup16(y0_3, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_4_deinterleave(%rip), %zmm1, %zmm1 /* de_7 = lookup16(y1_3, deinterleave) */
 	vpunpcklqdq %zmm1, %zmm0, %zmm4 /* even_7 = unpacklo(de_6, de_7) */
 	vpunpckhqdq %zmm1, %zmm0, %zmm0 /* odd_7 = unpackhi(de_6, de_7) */
 	vpsllw $4, %zmm4, %zmm1 /* ev_sh_3 = shl(even_7) */
 	vmovdqa64 %zmm0, %zmm5 /* odd_7 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm1, %zmm5 /* out_lo_3 = ternlog(odd_7, ev_sh_3, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm1, %zmm5 /* out_lo_3 = ternlog(odd_7, ev_sh_3, high_nibbles) */
 	vpsrlw $4, %zmm0, %zmm0 /* od_sh_3 = shr(odd_7) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm4, %zmm0 /* out_hi_3 = ternlog(od_sh_3, even_7, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm4, %zmm0 /* out_hi_3 = ternlog(od_sh_3, even_7, high_nibbles) */
 	vmovdqu64 384(%rcx), %zmm1 /* msg_6 = load() */
 	vpxord %zmm1, %zmm5, %zmm1 /* ct_6 = xor(out_lo_3, msg_6) */
 	vmovdqu64 %zmm1, 384(%rdx) /* store ct_6 */
@@ -816,46 +972,46 @@ ublock_register_avx512_ublock128_128_encrypt_xor_asm:
 	vmovdqu64 (%rsi), %zmm0 /* blk = load() */
 	vmovdqu64 64(%rsi), %zmm1 /* blk_1 = load() */
 	vpsrlw $4, %zmm0, %zmm2 /* lo_sh = shr(blk) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_3_high_nibbles(%rip), %zmm1, %zmm2 /* even = ternlog(lo_sh, blk_1, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_5_high_nibbles(%rip), %zmm1, %zmm2 /* even = ternlog(lo_sh, blk_1, high_nibbles) */
 	vpsllw $4, %zmm1, %zmm1 /* hi_sh = shl(blk_1) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_3_high_nibbles(%rip), %zmm1, %zmm0 /* odd = ternlog(blk, hi_sh, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_5_high_nibbles(%rip), %zmm1, %zmm0 /* odd = ternlog(blk, hi_sh, high_nibbles) */
 	vpunpcklbw %zmm0, %zmm2, %zmm1 /* sp = unpacklo(even, odd) */
 	vpunpckhbw %zmm0, %zmm2, %zmm0 /* sp_1 = unpackhi(even, odd) */
 	vmovdqu64 128(%rsi), %zmm2 /* blk_2 = load() */
 	vmovdqu64 192(%rsi), %zmm3 /* blk_3 = load() */
 	vpsrlw $4, %zmm2, %zmm4 /* lo_sh_1 = shr(blk_2) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_3_high_nibbles(%rip), %zmm3, %zmm4 /* even_1 = ternlog(lo_sh_1, blk_3, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_5_high_nibbles(%rip), %zmm3, %zmm4 /* even_1 = ternlog(lo_sh_1, blk_3, high_nibbles) */
 	vpsllw $4, %zmm3, %zmm3 /* hi_sh_1 = shl(blk_3) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_3_high_nibbles(%rip), %zmm3, %zmm2 /* odd_1 = ternlog(blk_2, hi_sh_1, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_5_high_nibbles(%rip), %zmm3, %zmm2 /* odd_1 = ternlog(blk_2, hi_sh_1, high_nibbles) */
 	vpunpcklbw %zmm2, %zmm4, %zmm3 /* sp_2 = unpacklo(even_1, odd_1) */
 	vpunpckhbw %zmm2, %zmm4, %zmm2 /* sp_3 = unpackhi(even_1, odd_1) */
 	vmovdqu64 256(%rsi), %zmm4 /* blk_4 = load() */
 	vmovdqu64 320(%rsi), %zmm5 /* blk_5 = load() */
 	vpsrlw $4, %zmm4, %zmm6 /* lo_sh_2 = shr(blk_4) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_3_high_nibbles(%rip), %zmm5, %zmm6 /* even_2 = ternlog(lo_sh_2, blk_5, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_5_high_nibbles(%rip), %zmm5, %zmm6 /* even_2 = ternlog(lo_sh_2, blk_5, high_nibbles) */
 	vpsllw $4, %zmm5, %zmm5 /* hi_sh_2 = shl(blk_5) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_3_high_nibbles(%rip), %zmm5, %zmm4 /* odd_2 = ternlog(blk_4, hi_sh_2, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_5_high_nibbles(%rip), %zmm5, %zmm4 /* odd_2 = ternlog(blk_4, hi_sh_2, high_nibbles) */
 	vpunpcklbw %zmm4, %zmm6, %zmm5 /* sp_4 = unpacklo(even_2, odd_2) */
 	vpunpckhbw %zmm4, %zmm6, %zmm4 /* sp_5 = unpackhi(even_2, odd_2) */
 	vmovdqu64 384(%rsi), %zmm6 /* blk_6 = load() */
 	vmovdqu64 448(%rsi), %zmm7 /* blk_7 = load() */
 	vpsrlw $4, %zmm6, %zmm8 /* lo_sh_3 = shr(blk_6) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_3_high_nibbles(%rip), %zmm7, %zmm8 /* even_3 = ternlog(lo_sh_3, blk_7, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_5_high_nibbles(%rip), %zmm7, %zmm8 /* even_3 = ternlog(lo_sh_3, blk_7, high_nibbles) */
 	vpsllw $4, %zmm7, %zmm7 /* hi_sh_3 = shl(blk_7) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_3_high_nibbles(%rip), %zmm7, %zmm6 /* odd_3 = ternlog(blk_6, hi_sh_3, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_5_high_nibbles(%rip), %zmm7, %zmm6 /* odd_3 = ternlog(blk_6, hi_sh_3, high_nibbles) */
 	vpunpcklbw %zmm6, %zmm8, %zmm7 /* sp_6 = unpacklo(even_3, odd_3) */
 	vpunpckhbw %zmm6, %zmm8, %zmm6 /* sp_7 = unpackhi(even_3, odd_3) */
-	vmovdqa64 .Lublock_register_avx512_asm_3_low_nibbles(%rip), %zmm8 /* low_nibbles = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_3_rotl48(%rip), %zmm9 /* rotl48 = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_3_sbox_hi(%rip), %zmm10 /* sbox_hi = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_3_sbox_lo(%rip), %zmm11 /* sbox_lo = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_3_pl_mask(%rip), %zmm12 /* pl_mask = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_3_pr_mask(%rip), %zmm13 /* pr_mask = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_3_rotl24(%rip), %zmm14 /* rotl24 = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_3_rotl56(%rip), %zmm15 /* rotl56 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_5_low_nibbles(%rip), %zmm8 /* low_nibbles = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_5_rotl48(%rip), %zmm9 /* rotl48 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_5_sbox_hi(%rip), %zmm10 /* sbox_hi = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_5_sbox_lo(%rip), %zmm11 /* sbox_lo = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_5_pl_mask(%rip), %zmm12 /* pl_mask = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_5_pr_mask(%rip), %zmm13 /* pr_mask = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_5_rotl24(%rip), %zmm14 /* rotl24 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_5_rotl56(%rip), %zmm15 /* rotl56 = const() */
 	xor %r8, %r8
 	.p2align 4
-.Lublock_register_avx512_asm_3_loop_r0:
+.Lublock_register_avx512_asm_5_loop_r0:
 	vmovdqu64 (%rdi,%r8), %zmm16 /* rk0 = load() */
 	vmovdqu64 64(%rdi,%r8), %zmm17 /* rk1 = load() */
 
@@ -980,20 +1136,20 @@ ublock_register_avx512_ublock128_128_encrypt_xor_asm:
 	vmovdqa64 %zmm16, %zmm7 /* g3x0.3 */
 	add $128, %r8
 	cmp $2048, %r8
-	jne .Lublock_register_avx512_asm_3_loop_r0
+	jne .Lublock_register_avx512_asm_5_loop_r0
 
 	/* Final key addition. */
 	vpxord 2048(%rdi), %zmm1, %zmm1 /* y0 = xor(g0x0, rk0_1) */
 	vpxord 2112(%rdi), %zmm0, %zmm0 /* y1 = xor(g0x1, rk1_1) */
-	vpshufb .Lublock_register_avx512_asm_3_deinterleave(%rip), %zmm1, %zmm1 /* de = lookup16(y0, deinterleave) */
-	vpshufb .Lublock_register_avx512_asm_3_deinterleave(%rip), %zmm0, %zmm0 /* de_1 = lookup16(y1, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_5_deinterleave(%rip), %zmm1, %zmm1 /* de = lookup16(y0, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_5_deinterleave(%rip), %zmm0, %zmm0 /* de_1 = lookup16(y1, deinterleave) */
 	vpunpcklqdq %zmm0, %zmm1, %zmm16 /* even_4 = unpacklo(de, de_1) */
 	vpunpckhqdq %zmm0, %zmm1, %zmm0 /* odd_4 = unpackhi(de, de_1) */
 	vpsllw $4, %zmm16, %zmm1 /* ev_sh = shl(even_4) */
 	vmovdqa64 %zmm0, %zmm17 /* odd_4 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_3_high_nibbles(%rip), %zmm1, %zmm17 /* out_lo = ternlog(odd_4, ev_sh, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_5_high_nibbles(%rip), %zmm1, %zmm17 /* out_lo = ternlog(odd_4, ev_sh, high_nibbles) */
 	vpsrlw $4, %zmm0, %zmm0 /* od_sh = shr(odd_4) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_3_high_nibbles(%rip), %zmm16, %zmm0 /* out_hi = ternlog(od_sh, even_4, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_5_high_nibbles(%rip), %zmm16, %zmm0 /* out_hi = ternlog(od_sh, even_4, high_nibbles) */
 	vmovdqu64 (%rcx), %zmm1 /* msg = load() */
 	vpxord %zmm1, %zmm17, %zmm1 /* ct = xor(out_lo, msg) */
 	vmovdqu64 %zmm1, (%rdx) /* store ct */
@@ -1002,15 +1158,15 @@ ublock_register_avx512_ublock128_128_encrypt_xor_asm:
 	vmovdqu64 %zmm0, 64(%rdx) /* store ct_1 */
 	vpxord 2048(%rdi), %zmm3, %zmm0 /* y0_1 = xor(g1x0, rk0_1) */
 	vpxord 2112(%rdi), %zmm2, %zmm1 /* y1_1 = xor(g1x1, rk1_1) */
-	vpshufb .Lublock_register_avx512_asm_3_deinterleave(%rip), %zmm0, %zmm0 /* de_2 = lookup16(y0_1, deinterleave) */
-	vpshufb .Lublock_register_avx512_asm_3_deinterleave(%rip), %zmm1, %zmm1 /* de_3 = lookup16(y1_1, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_5_deinterleave(%rip), %zmm0, %zmm0 /* de_2 = lookup16(y0_1, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_5_deinterleave(%rip), %zmm1, %zmm1 /* de_3 = lookup16(y1_1, deinterleave) */
 	vpunpcklqdq %zmm1, %zmm0, %zmm2 /* even_5 = unpacklo(de_2, de_3) */
 	vpunpckhqdq %zmm1, %zmm0, %zmm0 /* odd_5 = unpackhi(de_2, de_3) */
 	vpsllw $4, %zmm2, %zmm1 /* ev_sh_1 = shl(even_5) */
 	vmovdqa64 %zmm0, %zmm3 /* odd_5 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_3_high_nibbles(%rip), %zmm1, %zmm3 /* out_lo_1 = ternlog(odd_5, ev_sh_1, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_5_high_nibbles(%rip), %zmm1, %zmm3 /* out_lo_1 = ternlog(odd_5, ev_sh_1, high_nibbles) */
 	vpsrlw $4, %zmm0, %zmm0 /* od_sh_1 = shr(odd_5) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_3_high_nibbles(%rip), %zmm2, %zmm0 /* out_hi_1 = ternlog(od_sh_1, even_5, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_5_high_nibbles(%rip), %zmm2, %zmm0 /* out_hi_1 = ternlog(od_sh_1, even_5, high_nibbles) */
 	vmovdqu64 128(%rcx), %zmm1 /* msg_2 = load() */
 	vpxord %zmm1, %zmm3, %zmm1 /* ct_2 = xor(out_lo_1, msg_2) */
 	vmovdqu64 %zmm1, 128(%rdx) /* store ct_2 */
@@ -1019,15 +1175,15 @@ ublock_register_avx512_ublock128_128_encrypt_xor_asm:
 	vmovdqu64 %zmm0, 192(%rdx) /* store ct_3 */
 	vpxord 2048(%rdi), %zmm5, %zmm0 /* y0_2 = xor(g2x0, rk0_1) */
 	vpxord 2112(%rdi), %zmm4, %zmm1 /* y1_2 = xor(g2x1, rk1_1) */
-	vpshufb .Lublock_register_avx512_asm_3_deinterleave(%rip), %zmm0, %zmm0 /* de_4 = lookup16(y0_2, deinterleave) */
-	vpshufb .Lublock_register_avx512_asm_3_deinterleave(%rip), %zmm1, %zmm1 /* de_5 = lookup16(y1_2, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_5_deinterleave(%rip), %zmm0, %zmm0 /* de_4 = lookup16(y0_2, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_5_deinterleave(%rip), %zmm1, %zmm1 /* de_5 = lookup16(y1_2, deinterleave) */
 	vpunpcklqdq %zmm1, %zmm0, %zmm2 /* even_6 = unpacklo(de_4, de_5) */
 	vpunpckhqdq %zmm1, %zmm0, %zmm0 /* odd_6 = unpackhi(de_4, de_5) */
 	vpsllw $4, %zmm2, %zmm1 /* ev_sh_2 = shl(even_6) */
 	vmovdqa64 %zmm0, %zmm3 /* odd_6 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_3_high_nibbles(%rip), %zmm1, %zmm3 /* out_lo_2 = ternlog(odd_6, ev_sh_2, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_5_high_nibbles(%rip), %zmm1, %zmm3 /* out_lo_2 = ternlog(odd_6, ev_sh_2, high_nibbles) */
 	vpsrlw $4, %zmm0, %zmm0 /* od_sh_2 = shr(odd_6) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_3_high_nibbles(%rip), %zmm2, %zmm0 /* out_hi_2 = ternlog(od_sh_2, even_6, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_5_high_nibbles(%rip), %zmm2, %zmm0 /* out_hi_2 = ternlog(od_sh_2, even_6, high_nibbles) */
 	vmovdqu64 256(%rcx), %zmm1 /* msg_4 = load() */
 	vpxord %zmm1, %zmm3, %zmm1 /* ct_4 = xor(out_lo_2, msg_4) */
 	vmovdqu64 %zmm1, 256(%rdx) /* store ct_4 */
@@ -1036,15 +1192,15 @@ ublock_register_avx512_ublock128_128_encrypt_xor_asm:
 	vmovdqu64 %zmm0, 320(%rdx) /* store ct_5 */
 	vpxord 2048(%rdi), %zmm7, %zmm0 /* y0_3 = xor(g3x0, rk0_1) */
 	vpxord 2112(%rdi), %zmm6, %zmm1 /* y1_3 = xor(g3x1, rk1_1) */
-	vpshufb .Lublock_register_avx512_asm_3_deinterleave(%rip), %zmm0, %zmm0 /* de_6 = lookup16(y0_3, deinterleave) */
-	vpshufb .Lublock_register_avx512_asm_3_deinterleave(%rip), %zmm1, %zmm1 /* de_7 = lookup16(y1_3, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_5_deinterleave(%rip), %zmm0, %zmm0 /* de_6 = lookup16(y0_3, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_5_deinterleave(%rip), %zmm1, %zmm1 /* de_7 = lookup16(y1_3, deinterleave) */
 	vpunpcklqdq %zmm1, %zmm0, %zmm2 /* even_7 = unpacklo(de_6, de_7) */
 	vpunpckhqdq %zmm1, %zmm0, %zmm0 /* odd_7 = unpackhi(de_6, de_7) */
 	vpsllw $4, %zmm2, %zmm1 /* ev_sh_3 = shl(even_7) */
 	vmovdqa64 %zmm0, %zmm3 /* odd_7 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_3_high_nibbles(%rip), %zmm1, %zmm3 /* out_lo_3 = ternlog(odd_7, ev_sh_3, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_5_high_nibbles(%rip), %zmm1, %zmm3 /* out_lo_3 = ternlog(odd_7, ev_sh_3, high_nibbles) */
 	vpsrlw $4, %zmm0, %zmm0 /* od_sh_3 = shr(odd_7) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_3_high_nibbles(%rip), %zmm2, %zmm0 /* out_hi_3 = ternlog(od_sh_3, even_7, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_5_high_nibbles(%rip), %zmm2, %zmm0 /* out_hi_3 = ternlog(od_sh_3, even_7, high_nibbles) */
 	vmovdqu64 384(%rcx), %zmm1 /* msg_6 = load() */
 	vpxord %zmm1, %zmm3, %zmm1 /* ct_6 = xor(out_lo_3, msg_6) */
 	vmovdqu64 %zmm1, 384(%rdx) /* store ct_6 */
@@ -1073,46 +1229,46 @@ ublock_register_avx512_ublock128_256_encrypt_asm:
 	vmovdqu64 (%rsi), %zmm0 /* blk = load() */
 	vmovdqu64 64(%rsi), %zmm1 /* blk_1 = load() */
 	vpsrlw $4, %zmm0, %zmm2 /* lo_sh = shr(blk) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm1, %zmm2 /* even = ternlog(lo_sh, blk_1, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm1, %zmm2 /* even = ternlog(lo_sh, blk_1, high_nibbles) */
 	vpsllw $4, %zmm1, %zmm1 /* hi_sh = shl(blk_1) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm1, %zmm0 /* odd = ternlog(blk, hi_sh, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm1, %zmm0 /* odd = ternlog(blk, hi_sh, high_nibbles) */
 	vpunpcklbw %zmm0, %zmm2, %zmm1 /* sp = unpacklo(even, odd) */
 	vpunpckhbw %zmm0, %zmm2, %zmm0 /* sp_1 = unpackhi(even, odd) */
 	vmovdqu64 128(%rsi), %zmm2 /* blk_2 = load() */
 	vmovdqu64 192(%rsi), %zmm3 /* blk_3 = load() */
 	vpsrlw $4, %zmm2, %zmm4 /* lo_sh_1 = shr(blk_2) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm3, %zmm4 /* even_1 = ternlog(lo_sh_1, blk_3, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm3, %zmm4 /* even_1 = ternlog(lo_sh_1, blk_3, high_nibbles) */
 	vpsllw $4, %zmm3, %zmm3 /* hi_sh_1 = shl(blk_3) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm3, %zmm2 /* odd_1 = ternlog(blk_2, hi_sh_1, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm3, %zmm2 /* odd_1 = ternlog(blk_2, hi_sh_1, high_nibbles) */
 	vpunpcklbw %zmm2, %zmm4, %zmm3 /* sp_2 = unpacklo(even_1, odd_1) */
 	vpunpckhbw %zmm2, %zmm4, %zmm2 /* sp_3 = unpackhi(even_1, odd_1) */
 	vmovdqu64 256(%rsi), %zmm4 /* blk_4 = load() */
 	vmovdqu64 320(%rsi), %zmm5 /* blk_5 = load() */
 	vpsrlw $4, %zmm4, %zmm6 /* lo_sh_2 = shr(blk_4) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm5, %zmm6 /* even_2 = ternlog(lo_sh_2, blk_5, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm5, %zmm6 /* even_2 = ternlog(lo_sh_2, blk_5, high_nibbles) */
 	vpsllw $4, %zmm5, %zmm5 /* hi_sh_2 = shl(blk_5) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm5, %zmm4 /* odd_2 = ternlog(blk_4, hi_sh_2, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm5, %zmm4 /* odd_2 = ternlog(blk_4, hi_sh_2, high_nibbles) */
 	vpunpcklbw %zmm4, %zmm6, %zmm5 /* sp_4 = unpacklo(even_2, odd_2) */
 	vpunpckhbw %zmm4, %zmm6, %zmm4 /* sp_5 = unpackhi(even_2, odd_2) */
 	vmovdqu64 384(%rsi), %zmm6 /* blk_6 = load() */
 	vmovdqu64 448(%rsi), %zmm7 /* blk_7 = load() */
 	vpsrlw $4, %zmm6, %zmm8 /* lo_sh_3 = shr(blk_6) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm7, %zmm8 /* even_3 = ternlog(lo_sh_3, blk_7, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm7, %zmm8 /* even_3 = ternlog(lo_sh_3, blk_7, high_nibbles) */
 	vpsllw $4, %zmm7, %zmm7 /* hi_sh_3 = shl(blk_7) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm7, %zmm6 /* odd_3 = ternlog(blk_6, hi_sh_3, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm7, %zmm6 /* odd_3 = ternlog(blk_6, hi_sh_3, high_nibbles) */
 	vpunpcklbw %zmm6, %zmm8, %zmm7 /* sp_6 = unpacklo(even_3, odd_3) */
 	vpunpckhbw %zmm6, %zmm8, %zmm6 /* sp_7 = unpackhi(even_3, odd_3) */
-	vmovdqa64 .Lublock_register_avx512_asm_4_low_nibbles(%rip), %zmm8 /* low_nibbles = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_4_rotl48(%rip), %zmm9 /* rotl48 = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_4_sbox_hi(%rip), %zmm10 /* sbox_hi = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_4_sbox_lo(%rip), %zmm11 /* sbox_lo = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_4_pl_mask(%rip), %zmm12 /* pl_mask = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_4_pr_mask(%rip), %zmm13 /* pr_mask = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_4_rotl24(%rip), %zmm14 /* rotl24 = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_4_rotl56(%rip), %zmm15 /* rotl56 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_6_low_nibbles(%rip), %zmm8 /* low_nibbles = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_6_rotl48(%rip), %zmm9 /* rotl48 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_6_sbox_hi(%rip), %zmm10 /* sbox_hi = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_6_sbox_lo(%rip), %zmm11 /* sbox_lo = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_6_pl_mask(%rip), %zmm12 /* pl_mask = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_6_pr_mask(%rip), %zmm13 /* pr_mask = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_6_rotl24(%rip), %zmm14 /* rotl24 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_6_rotl56(%rip), %zmm15 /* rotl56 = const() */
 	xor %rcx, %rcx
 	.p2align 4
-.Lublock_register_avx512_asm_4_loop_r0:
+.Lublock_register_avx512_asm_6_loop_r0:
 	vmovdqu64 (%rdi,%rcx), %zmm16 /* rk0 = load() */
 	vmovdqu64 64(%rdi,%rcx), %zmm17 /* rk1 = load() */
 
@@ -1237,64 +1393,142 @@ ublock_register_avx512_ublock128_256_encrypt_asm:
 	vmovdqa64 %zmm16, %zmm7 /* g3x0.3 */
 	add $128, %rcx
 	cmp $3072, %rcx
-	jne .Lublock_register_avx512_asm_4_loop_r0
+	jne .Lublock_register_avx512_asm_6_loop_r0
 
 	/* Final key addition. */
 	vpxord 3072(%rdi), %zmm1, %zmm1 /* y0 = xor(g0x0, rk0_1) */
 	vpxord 3136(%rdi), %zmm0, %zmm0 /* y1 = xor(g0x1, rk1_1) */
-	vpshufb .Lublock_register_avx512_asm_4_deinterleave(%rip), %zmm1, %zmm1 /* de = lookup16(y0, deinterleave) */
-	vpshufb .Lublock_register_avx512_asm_4_deinterleave(%rip), %zmm0, %zmm0 /* de_1 = lookup16(y1, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_6_deinterleave(%rip), %zmm1, %zmm1 /* de = lookup16(y0, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_6_deinterleave(%rip), %zmm0, %zmm0 /* de_1 = lookup16(y1, deinterleave) */
 	vpunpcklqdq %zmm0, %zmm1, %zmm16 /* even_4 = unpacklo(de, de_1) */
 	vpunpckhqdq %zmm0, %zmm1, %zmm0 /* odd_4 = unpackhi(de, de_1) */
 	vpsllw $4, %zmm16, %zmm1 /* ev_sh = shl(even_4) */
 	vmovdqa64 %zmm0, %zmm17 /* odd_4 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm1, %zmm17 /* out_lo = ternlog(odd_4, ev_sh, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm1, %zmm17 /* out_lo = ternlog(odd_4, ev_sh, high_nibbles) */
 	vpsrlw $4, %zmm0, %zmm0 /* od_sh = shr(odd_4) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm16, %zmm0 /* out_hi = ternlog(od_sh, even_4, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm16, %zmm0 /* out_hi = ternlog(od_sh, even_4, high_nibbles) */
 	vmovdqu64 %zmm17, (%rdx) /* store out_lo */
 	vmovdqu64 %zmm0, 64(%rdx) /* store out_hi */
 	vpxord 3072(%rdi), %zmm3, %zmm0 /* y0_1 = xor(g1x0, rk0_1) */
 	vpxord 3136(%rdi), %zmm2, %zmm1 /* y1_1 = xor(g1x1, rk1_1) */
-	vpshufb .Lublock_register_avx512_asm_4_deinterleave(%rip), %zmm0, %zmm0 /* de_2 = lookup16(y0_1, deinterleave) */
-	vpshufb .Lublock_register_avx512_asm_4_deinterleave(%rip), %zmm1, %zmm1 /* de_3 = lookup16(y1_1, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_6_deinterleave(%rip), %zmm0, %zmm0 /* de_2 = lookup16(y0_1, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_6_deinterleave(%rip), %zmm1, %zmm1 /* de_3 = lookup16(y1_1, deinterleave) */
 	vpunpcklqdq %zmm1, %zmm0, %zmm2 /* even_5 = unpacklo(de_2, de_3) */
 	vpunpckhqdq %zmm1, %zmm0, %zmm0 /* odd_5 = unpackhi(de_2, de_3) */
 	vpsllw $4, %zmm2, %zmm1 /* ev_sh_1 = shl(even_5) */
 	vmovdqa64 %zmm0, %zmm3 /* odd_5 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm1, %zmm3 /* out_lo_1 = ternlog(odd_5, ev_sh_1, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm1, %zmm3 /* out_lo_1 = ternlog(odd_5, ev_sh_1, high_nibbles) */
 	vpsrlw $4, %zmm0, %zmm0 /* od_sh_1 = shr(odd_5) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm2, %zmm0 /* out_hi_1 = ternlog(od_sh_1, even_5, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm2, %zmm0 /* out_hi_1 = ternlog(od_sh_1, even_5, high_nibbles) */
 	vmovdqu64 %zmm3, 128(%rdx) /* store out_lo_1 */
 	vmovdqu64 %zmm0, 192(%rdx) /* store out_hi_1 */
 	vpxord 3072(%rdi), %zmm5, %zmm0 /* y0_2 = xor(g2x0, rk0_1) */
 	vpxord 3136(%rdi), %zmm4, %zmm1 /* y1_2 = xor(g2x1, rk1_1) */
-	vpshufb .Lublock_register_avx512_asm_4_deinterleave(%rip), %zmm0, %zmm0 /* de_4 = lookup16(y0_2, deinterleave) */
-	vpshufb .Lublock_register_avx512_asm_4_deinterleave(%rip), %zmm1, %zmm1 /* de_5 = lookup16(y1_2, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_6_deinterleave(%rip), %zmm0, %zmm0 /* de_4 = lookup16(y0_2, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_6_deinterleave(%rip), %zmm1, %zmm1 /* de_5 = lookup16(y1_2, deinterleave) */
 	vpunpcklqdq %zmm1, %zmm0, %zmm2 /* even_6 = unpacklo(de_4, de_5) */
 	vpunpckhqdq %zmm1, %zmm0, %zmm0 /* odd_6 = unpackhi(de_4, de_5) */
 	vpsllw $4, %zmm2, %zmm1 /* ev_sh_2 = shl(even_6) */
 	vmovdqa64 %zmm0, %zmm3 /* odd_6 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm1, %zmm3 /* out_lo_2 = ternlog(odd_6, ev_sh_2, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm1, %zmm3 /* out_lo_2 = ternlog(odd_6, ev_sh_2, high_nibbles) */
 	vpsrlw $4, %zmm0, %zmm0 /* od_sh_2 = shr(odd_6) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm2, %zmm0 /* out_hi_2 = ternlog(od_sh_2, even_6, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm2, %zmm0 /* out_hi_2 = ternlog(od_sh_2, even_6, high_nibbles) */
 	vmovdqu64 %zmm3, 256(%rdx) /* store out_lo_2 */
 	vmovdqu64 %zmm0, 320(%rdx) /* store out_hi_2 */
 	vpxord 3072(%rdi), %zmm7, %zmm0 /* y0_3 = xor(g3x0, rk0_1) */
 	vpxord 3136(%rdi), %zmm6, %zmm1 /* y1_3 = xor(g3x1, rk1_1) */
-	vpshufb .Lublock_register_avx512_asm_4_deinterleave(%rip), %zmm0, %zmm0 /* de_6 = lookup16(y0_3, deinterleave) */
-	vpshufb .Lublock_register_avx512_asm_4_deinterleave(%rip), %zmm1, %zmm1 /* de_7 = lookup16(y1_3, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_6_deinterleave(%rip), %zmm0, %zmm0 /* de_6 = lookup16(y0_3, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_6_deinterleave(%rip), %zmm1, %zmm1 /* de_7 = lookup16(y1_3, deinterleave) */
 	vpunpcklqdq %zmm1, %zmm0, %zmm2 /* even_7 = unpacklo(de_6, de_7) */
 	vpunpckhqdq %zmm1, %zmm0, %zmm0 /* odd_7 = unpackhi(de_6, de_7) */
 	vpsllw $4, %zmm2, %zmm1 /* ev_sh_3 = shl(even_7) */
 	vmovdqa64 %zmm0, %zmm3 /* odd_7 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm1, %zmm3 /* out_lo_3 = ternlog(odd_7, ev_sh_3, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm1, %zmm3 /* out_lo_3 = ternlog(odd_7, ev_sh_3, high_nibbles) */
 	vpsrlw $4, %zmm0, %zmm0 /* od_sh_3 = shr(odd_7) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm2, %zmm0 /* out_hi_3 = ternlog(od_sh_3, even_7, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm2, %zmm0 /* out_hi_3 = ternlog(od_sh_3, even_7, high_nibbles) */
 	vmovdqu64 %zmm3, 384(%rdx) /* store out_lo_3 */
 	vmovdqu64 %zmm0, 448(%rdx) /* store out_hi_3 */
 	vzeroupper
 	ret
 	.size ublock_register_avx512_ublock128_256_encrypt_asm, .-ublock_register_avx512_ublock128_256_encrypt_asm
+
+/* ublock_register_avx512_ublock128_256_encrypt_one_block_asm: ublock128_register_one_block_encrypt, 3 arguments
+ *   %rdi: rk
+ *   %rsi: in
+ *   %rdx: out
+ *   %rcx: 128 x r (and the loop count)
+ *   xmm0-11: vectors, as allocated (12 used)
+ *   frame: 0 bytes (0 spill slots of 16 bytes)
+ */
+	.globl ublock_register_avx512_ublock128_256_encrypt_one_block_asm
+	.hidden ublock_register_avx512_ublock128_256_encrypt_one_block_asm
+	.type ublock_register_avx512_ublock128_256_encrypt_one_block_asm, @function
+	.p2align 5
+ublock_register_avx512_ublock128_256_encrypt_one_block_asm:
+
+	/* Load one block, spread one nibble per byte in the low nibbles; X0 and X1 in separate registers. */
+	vmovdqu (%rsi), %xmm0 /* blk = load() */
+	vpsrlw $4, %xmm0, %xmm1 /* lo_sh = shr(blk) */
+	vmovdqa .Lublock_register_avx512_asm_7_zero(%rip), %xmm2 /* zero = const() */
+	vpand .Lublock_register_avx512_asm_7_high_nibbles(%rip), %xmm2, %xmm3 /* even_b = and(zero, high_nibbles) */
+	vmovdqa .Lublock_register_avx512_asm_7_high_nibbles(%rip), %xmm4 /* high_nibbles = const() */
+	vpandn %xmm1, %xmm4, %xmm1 /* even_a = andnot(high_nibbles, lo_sh) */
+	vpor %xmm1, %xmm3, %xmm1 /* even = or(even_b, even_a) */
+	vpsllw $4, %xmm2, %xmm2 /* hi_sh = shl(zero) */
+	vpand %xmm4, %xmm2, %xmm2 /* odd_b = and(hi_sh, high_nibbles) */
+	vpandn %xmm0, %xmm4, %xmm0 /* odd_a = andnot(high_nibbles, blk) */
+	vpor %xmm0, %xmm2, %xmm0 /* odd = or(odd_b, odd_a) */
+	vpunpcklbw %xmm0, %xmm1, %xmm2 /* sp = unpacklo(even, odd) */
+	vpunpckhbw %xmm0, %xmm1, %xmm0 /* sp_1 = unpackhi(even, odd) */
+	vmovdqa .Lublock_register_avx512_asm_7_low_nibbles(%rip), %xmm1 /* low_nibbles = const() */
+	vmovdqa .Lublock_register_avx512_asm_7_rotl48(%rip), %xmm3 /* rotl48 = const() */
+	vmovdqa .Lublock_register_avx512_asm_7_sbox_lo(%rip), %xmm5 /* sbox_lo = const() */
+	vmovdqa .Lublock_register_avx512_asm_7_pl_mask(%rip), %xmm6 /* pl_mask = const() */
+	vmovdqa .Lublock_register_avx512_asm_7_pr_mask(%rip), %xmm7 /* pr_mask = const() */
+	vmovdqa .Lublock_register_avx512_asm_7_rotl24(%rip), %xmm8 /* rotl24 = const() */
+	vmovdqa .Lublock_register_avx512_asm_7_rotl56(%rip), %xmm9 /* rotl56 = const() */
+	xor %rcx, %rcx
+	.p2align 4
+.Lublock_register_avx512_asm_7_loop_r0:
+	vmovdqu (%rdi,%rcx), %xmm10 /* rk0 = load() */
+	vmovdqu 64(%rdi,%rcx), %xmm11 /* rk1 = load() */
+	vpxor %xmm10, %xmm2, %xmm2 /* k0 = xor(x0, rk0) */
+	vpand %xmm1, %xmm2, %xmm2 /* s0_lo = and(k0, low_nibbles) */
+	vpshufb %xmm2, %xmm5, %xmm2 /* s0 = lookup16(sbox_lo, s0_lo) */
+	vpxor %xmm11, %xmm0, %xmm0 /* k1 = xor(x1, rk1) */
+	vpand %xmm1, %xmm0, %xmm0 /* s1_lo = and(k1, low_nibbles) */
+	vpshufb %xmm0, %xmm5, %xmm0 /* s1 = lookup16(sbox_lo, s1_lo) */
+	vpxor %xmm2, %xmm0, %xmm0 /* x1_1 = xor(s1, s0) */
+	vpshufb %xmm9, %xmm0, %xmm10 /* rot4 = lookup16(x1_1, rotl56) */
+	vpxor %xmm10, %xmm2, %xmm2 /* x0_1 = xor(s0, rot4) */
+	vpshufb %xmm3, %xmm2, %xmm10 /* rot8 = lookup16(x0_1, rotl48) */
+	vpxor %xmm10, %xmm0, %xmm0 /* x1_2 = xor(x1_1, rot8) */
+	vpshufb %xmm3, %xmm0, %xmm10 /* rot8_1 = lookup16(x1_2, rotl48) */
+	vpxor %xmm10, %xmm2, %xmm2 /* x0_2 = xor(x0_1, rot8_1) */
+	vpshufb %xmm8, %xmm2, %xmm10 /* rot20 = lookup16(x0_2, rotl24) */
+	vpxor %xmm10, %xmm0, %xmm0 /* x1_3 = xor(x1_2, rot20) */
+	vpxor %xmm0, %xmm2, %xmm2 /* x0_3 = xor(x0_2, x1_3) */
+	vpshufb %xmm6, %xmm2, %xmm2 /* pl = lookup16(x0_3, pl_mask) */
+	vpshufb %xmm7, %xmm0, %xmm0 /* pr = lookup16(x1_3, pr_mask) */
+	add $128, %rcx
+	cmp $3072, %rcx
+	jne .Lublock_register_avx512_asm_7_loop_r0
+
+	/* Final key addition; the store packs the low nibbles (the key's copy in the high ones is dropped). */
+	vpxor 3072(%rdi), %xmm2, %xmm2 /* y0 = xor(x0, rk0_1) */
+	vpxor 3136(%rdi), %xmm0, %xmm0 /* y1 = xor(x1, rk1_1) */
+	vpshufb .Lublock_register_avx512_asm_7_deinterleave(%rip), %xmm2, %xmm2 /* de = lookup16(y0, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_7_deinterleave(%rip), %xmm0, %xmm0 /* de_1 = lookup16(y1, deinterleave) */
+	vpunpcklqdq %xmm0, %xmm2, %xmm10 /* even_1 = unpacklo(de, de_1) */
+	vpunpckhqdq %xmm0, %xmm2, %xmm0 /* odd_1 = unpackhi(de, de_1) */
+	vpsllw $4, %xmm10, %xmm2 /* ev_sh = shl(even_1) */
+	vpand %xmm4, %xmm2, %xmm2 /* out_lo_b = and(ev_sh, high_nibbles) */
+	vpandn %xmm0, %xmm4, %xmm0 /* out_lo_a = andnot(high_nibbles, odd_1) */
+	vpor %xmm0, %xmm2, %xmm0 /* out_lo = or(out_lo_b, out_lo_a) */
+	vmovdqu %xmm0, (%rdx) /* store out_lo */
+	vzeroupper
+	ret
+	.size ublock_register_avx512_ublock128_256_encrypt_one_block_asm, .-ublock_register_avx512_ublock128_256_encrypt_one_block_asm
 
 /* ublock_register_avx512_ublock128_256_decrypt_asm: ublock128_register512_decrypt, 3 arguments
  *   %rdi: rk
@@ -1314,46 +1548,46 @@ ublock_register_avx512_ublock128_256_decrypt_asm:
 	vmovdqu64 (%rsi), %zmm0 /* blk = load() */
 	vmovdqu64 64(%rsi), %zmm1 /* blk_1 = load() */
 	vpsrlw $4, %zmm0, %zmm2 /* lo_sh = shr(blk) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_5_high_nibbles(%rip), %zmm1, %zmm2 /* even = ternlog(lo_sh, blk_1, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_8_high_nibbles(%rip), %zmm1, %zmm2 /* even = ternlog(lo_sh, blk_1, high_nibbles) */
 	vpsllw $4, %zmm1, %zmm1 /* hi_sh = shl(blk_1) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_5_high_nibbles(%rip), %zmm1, %zmm0 /* odd = ternlog(blk, hi_sh, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_8_high_nibbles(%rip), %zmm1, %zmm0 /* odd = ternlog(blk, hi_sh, high_nibbles) */
 	vpunpcklbw %zmm0, %zmm2, %zmm1 /* sp = unpacklo(even, odd) */
 	vpunpckhbw %zmm0, %zmm2, %zmm0 /* sp_1 = unpackhi(even, odd) */
 	vmovdqu64 128(%rsi), %zmm2 /* blk_2 = load() */
 	vmovdqu64 192(%rsi), %zmm3 /* blk_3 = load() */
 	vpsrlw $4, %zmm2, %zmm4 /* lo_sh_1 = shr(blk_2) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_5_high_nibbles(%rip), %zmm3, %zmm4 /* even_1 = ternlog(lo_sh_1, blk_3, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_8_high_nibbles(%rip), %zmm3, %zmm4 /* even_1 = ternlog(lo_sh_1, blk_3, high_nibbles) */
 	vpsllw $4, %zmm3, %zmm3 /* hi_sh_1 = shl(blk_3) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_5_high_nibbles(%rip), %zmm3, %zmm2 /* odd_1 = ternlog(blk_2, hi_sh_1, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_8_high_nibbles(%rip), %zmm3, %zmm2 /* odd_1 = ternlog(blk_2, hi_sh_1, high_nibbles) */
 	vpunpcklbw %zmm2, %zmm4, %zmm3 /* sp_2 = unpacklo(even_1, odd_1) */
 	vpunpckhbw %zmm2, %zmm4, %zmm2 /* sp_3 = unpackhi(even_1, odd_1) */
 	vmovdqu64 256(%rsi), %zmm4 /* blk_4 = load() */
 	vmovdqu64 320(%rsi), %zmm5 /* blk_5 = load() */
 	vpsrlw $4, %zmm4, %zmm6 /* lo_sh_2 = shr(blk_4) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_5_high_nibbles(%rip), %zmm5, %zmm6 /* even_2 = ternlog(lo_sh_2, blk_5, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_8_high_nibbles(%rip), %zmm5, %zmm6 /* even_2 = ternlog(lo_sh_2, blk_5, high_nibbles) */
 	vpsllw $4, %zmm5, %zmm5 /* hi_sh_2 = shl(blk_5) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_5_high_nibbles(%rip), %zmm5, %zmm4 /* odd_2 = ternlog(blk_4, hi_sh_2, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_8_high_nibbles(%rip), %zmm5, %zmm4 /* odd_2 = ternlog(blk_4, hi_sh_2, high_nibbles) */
 	vpunpcklbw %zmm4, %zmm6, %zmm5 /* sp_4 = unpacklo(even_2, odd_2) */
 	vpunpckhbw %zmm4, %zmm6, %zmm4 /* sp_5 = unpackhi(even_2, odd_2) */
 	vmovdqu64 384(%rsi), %zmm6 /* blk_6 = load() */
 	vmovdqu64 448(%rsi), %zmm7 /* blk_7 = load() */
 	vpsrlw $4, %zmm6, %zmm8 /* lo_sh_3 = shr(blk_6) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_5_high_nibbles(%rip), %zmm7, %zmm8 /* even_3 = ternlog(lo_sh_3, blk_7, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_8_high_nibbles(%rip), %zmm7, %zmm8 /* even_3 = ternlog(lo_sh_3, blk_7, high_nibbles) */
 	vpsllw $4, %zmm7, %zmm7 /* hi_sh_3 = shl(blk_7) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_5_high_nibbles(%rip), %zmm7, %zmm6 /* odd_3 = ternlog(blk_6, hi_sh_3, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_8_high_nibbles(%rip), %zmm7, %zmm6 /* odd_3 = ternlog(blk_6, hi_sh_3, high_nibbles) */
 	vpunpcklbw %zmm6, %zmm8, %zmm7 /* sp_6 = unpacklo(even_3, odd_3) */
 	vpunpckhbw %zmm6, %zmm8, %zmm6 /* sp_7 = unpackhi(even_3, odd_3) */
-	vmovdqa64 .Lublock_register_avx512_asm_5_low_nibbles(%rip), %zmm8 /* low_nibbles = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_5_rotl48(%rip), %zmm9 /* rotl48 = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_5_sbox_inv_hi(%rip), %zmm10 /* sbox_inv_hi = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_5_sbox_inv_lo(%rip), %zmm11 /* sbox_inv_lo = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_5_pl_mask(%rip), %zmm12 /* pl_mask = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_5_pr_mask(%rip), %zmm13 /* pr_mask = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_5_rotl24(%rip), %zmm14 /* rotl24 = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_5_rotl56(%rip), %zmm15 /* rotl56 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_8_low_nibbles(%rip), %zmm8 /* low_nibbles = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_8_rotl48(%rip), %zmm9 /* rotl48 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_8_sbox_inv_hi(%rip), %zmm10 /* sbox_inv_hi = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_8_sbox_inv_lo(%rip), %zmm11 /* sbox_inv_lo = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_8_pl_mask(%rip), %zmm12 /* pl_mask = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_8_pr_mask(%rip), %zmm13 /* pr_mask = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_8_rotl24(%rip), %zmm14 /* rotl24 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_8_rotl56(%rip), %zmm15 /* rotl56 = const() */
 	xor %rcx, %rcx
 	.p2align 4
-.Lublock_register_avx512_asm_5_loop_r0:
+.Lublock_register_avx512_asm_8_loop_r0:
 	vmovdqu64 (%rdi,%rcx), %zmm16 /* rk0 = load() */
 	vmovdqu64 64(%rdi,%rcx), %zmm17 /* rk1 = load() */
 
@@ -1470,64 +1704,142 @@ ublock_register_avx512_ublock128_256_decrypt_asm:
 	vpord %zmm6, %zmm16, %zmm6 /* s1_3 = or(s1_l_3, s1_h_3) */
 	add $128, %rcx
 	cmp $3072, %rcx
-	jne .Lublock_register_avx512_asm_5_loop_r0
+	jne .Lublock_register_avx512_asm_8_loop_r0
 
 	/* Final key addition. */
 	vpxord 3072(%rdi), %zmm1, %zmm1 /* y0_12 = xor(g0x0, rk0_1) */
 	vpxord 3136(%rdi), %zmm0, %zmm0 /* y1_12 = xor(g0x1, rk1_1) */
-	vpshufb .Lublock_register_avx512_asm_5_deinterleave(%rip), %zmm1, %zmm1 /* de = lookup16(y0_12, deinterleave) */
-	vpshufb .Lublock_register_avx512_asm_5_deinterleave(%rip), %zmm0, %zmm0 /* de_1 = lookup16(y1_12, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_8_deinterleave(%rip), %zmm1, %zmm1 /* de = lookup16(y0_12, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_8_deinterleave(%rip), %zmm0, %zmm0 /* de_1 = lookup16(y1_12, deinterleave) */
 	vpunpcklqdq %zmm0, %zmm1, %zmm16 /* even_4 = unpacklo(de, de_1) */
 	vpunpckhqdq %zmm0, %zmm1, %zmm0 /* odd_4 = unpackhi(de, de_1) */
 	vpsllw $4, %zmm16, %zmm1 /* ev_sh = shl(even_4) */
 	vmovdqa64 %zmm0, %zmm17 /* odd_4 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_5_high_nibbles(%rip), %zmm1, %zmm17 /* out_lo = ternlog(odd_4, ev_sh, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_8_high_nibbles(%rip), %zmm1, %zmm17 /* out_lo = ternlog(odd_4, ev_sh, high_nibbles) */
 	vpsrlw $4, %zmm0, %zmm0 /* od_sh = shr(odd_4) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_5_high_nibbles(%rip), %zmm16, %zmm0 /* out_hi = ternlog(od_sh, even_4, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_8_high_nibbles(%rip), %zmm16, %zmm0 /* out_hi = ternlog(od_sh, even_4, high_nibbles) */
 	vmovdqu64 %zmm17, (%rdx) /* store out_lo */
 	vmovdqu64 %zmm0, 64(%rdx) /* store out_hi */
 	vpxord 3072(%rdi), %zmm3, %zmm0 /* y0_13 = xor(g1x0, rk0_1) */
 	vpxord 3136(%rdi), %zmm2, %zmm1 /* y1_13 = xor(g1x1, rk1_1) */
-	vpshufb .Lublock_register_avx512_asm_5_deinterleave(%rip), %zmm0, %zmm0 /* de_2 = lookup16(y0_13, deinterleave) */
-	vpshufb .Lublock_register_avx512_asm_5_deinterleave(%rip), %zmm1, %zmm1 /* de_3 = lookup16(y1_13, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_8_deinterleave(%rip), %zmm0, %zmm0 /* de_2 = lookup16(y0_13, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_8_deinterleave(%rip), %zmm1, %zmm1 /* de_3 = lookup16(y1_13, deinterleave) */
 	vpunpcklqdq %zmm1, %zmm0, %zmm2 /* even_5 = unpacklo(de_2, de_3) */
 	vpunpckhqdq %zmm1, %zmm0, %zmm0 /* odd_5 = unpackhi(de_2, de_3) */
 	vpsllw $4, %zmm2, %zmm1 /* ev_sh_1 = shl(even_5) */
 	vmovdqa64 %zmm0, %zmm3 /* odd_5 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_5_high_nibbles(%rip), %zmm1, %zmm3 /* out_lo_1 = ternlog(odd_5, ev_sh_1, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_8_high_nibbles(%rip), %zmm1, %zmm3 /* out_lo_1 = ternlog(odd_5, ev_sh_1, high_nibbles) */
 	vpsrlw $4, %zmm0, %zmm0 /* od_sh_1 = shr(odd_5) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_5_high_nibbles(%rip), %zmm2, %zmm0 /* out_hi_1 = ternlog(od_sh_1, even_5, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_8_high_nibbles(%rip), %zmm2, %zmm0 /* out_hi_1 = ternlog(od_sh_1, even_5, high_nibbles) */
 	vmovdqu64 %zmm3, 128(%rdx) /* store out_lo_1 */
 	vmovdqu64 %zmm0, 192(%rdx) /* store out_hi_1 */
 	vpxord 3072(%rdi), %zmm5, %zmm0 /* y0_14 = xor(g2x0, rk0_1) */
 	vpxord 3136(%rdi), %zmm4, %zmm1 /* y1_14 = xor(g2x1, rk1_1) */
-	vpshufb .Lublock_register_avx512_asm_5_deinterleave(%rip), %zmm0, %zmm0 /* de_4 = lookup16(y0_14, deinterleave) */
-	vpshufb .Lublock_register_avx512_asm_5_deinterleave(%rip), %zmm1, %zmm1 /* de_5 = lookup16(y1_14, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_8_deinterleave(%rip), %zmm0, %zmm0 /* de_4 = lookup16(y0_14, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_8_deinterleave(%rip), %zmm1, %zmm1 /* de_5 = lookup16(y1_14, deinterleave) */
 	vpunpcklqdq %zmm1, %zmm0, %zmm2 /* even_6 = unpacklo(de_4, de_5) */
 	vpunpckhqdq %zmm1, %zmm0, %zmm0 /* odd_6 = unpackhi(de_4, de_5) */
 	vpsllw $4, %zmm2, %zmm1 /* ev_sh_2 = shl(even_6) */
 	vmovdqa64 %zmm0, %zmm3 /* odd_6 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_5_high_nibbles(%rip), %zmm1, %zmm3 /* out_lo_2 = ternlog(odd_6, ev_sh_2, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_8_high_nibbles(%rip), %zmm1, %zmm3 /* out_lo_2 = ternlog(odd_6, ev_sh_2, high_nibbles) */
 	vpsrlw $4, %zmm0, %zmm0 /* od_sh_2 = shr(odd_6) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_5_high_nibbles(%rip), %zmm2, %zmm0 /* out_hi_2 = ternlog(od_sh_2, even_6, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_8_high_nibbles(%rip), %zmm2, %zmm0 /* out_hi_2 = ternlog(od_sh_2, even_6, high_nibbles) */
 	vmovdqu64 %zmm3, 256(%rdx) /* store out_lo_2 */
 	vmovdqu64 %zmm0, 320(%rdx) /* store out_hi_2 */
 	vpxord 3072(%rdi), %zmm7, %zmm0 /* y0_15 = xor(g3x0, rk0_1) */
 	vpxord 3136(%rdi), %zmm6, %zmm1 /* y1_15 = xor(g3x1, rk1_1) */
-	vpshufb .Lublock_register_avx512_asm_5_deinterleave(%rip), %zmm0, %zmm0 /* de_6 = lookup16(y0_15, deinterleave) */
-	vpshufb .Lublock_register_avx512_asm_5_deinterleave(%rip), %zmm1, %zmm1 /* de_7 = lookup16(y1_15, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_8_deinterleave(%rip), %zmm0, %zmm0 /* de_6 = lookup16(y0_15, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_8_deinterleave(%rip), %zmm1, %zmm1 /* de_7 = lookup16(y1_15, deinterleave) */
 	vpunpcklqdq %zmm1, %zmm0, %zmm2 /* even_7 = unpacklo(de_6, de_7) */
 	vpunpckhqdq %zmm1, %zmm0, %zmm0 /* odd_7 = unpackhi(de_6, de_7) */
 	vpsllw $4, %zmm2, %zmm1 /* ev_sh_3 = shl(even_7) */
 	vmovdqa64 %zmm0, %zmm3 /* odd_7 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_5_high_nibbles(%rip), %zmm1, %zmm3 /* out_lo_3 = ternlog(odd_7, ev_sh_3, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_8_high_nibbles(%rip), %zmm1, %zmm3 /* out_lo_3 = ternlog(odd_7, ev_sh_3, high_nibbles) */
 	vpsrlw $4, %zmm0, %zmm0 /* od_sh_3 = shr(odd_7) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_5_high_nibbles(%rip), %zmm2, %zmm0 /* out_hi_3 = ternlog(od_sh_3, even_7, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_8_high_nibbles(%rip), %zmm2, %zmm0 /* out_hi_3 = ternlog(od_sh_3, even_7, high_nibbles) */
 	vmovdqu64 %zmm3, 384(%rdx) /* store out_lo_3 */
 	vmovdqu64 %zmm0, 448(%rdx) /* store out_hi_3 */
 	vzeroupper
 	ret
 	.size ublock_register_avx512_ublock128_256_decrypt_asm, .-ublock_register_avx512_ublock128_256_decrypt_asm
+
+/* ublock_register_avx512_ublock128_256_decrypt_one_block_asm: ublock128_register_one_block_decrypt, 3 arguments
+ *   %rdi: rk
+ *   %rsi: in
+ *   %rdx: out
+ *   %rcx: 128 x r (and the loop count)
+ *   xmm0-11: vectors, as allocated (12 used)
+ *   frame: 0 bytes (0 spill slots of 16 bytes)
+ */
+	.globl ublock_register_avx512_ublock128_256_decrypt_one_block_asm
+	.hidden ublock_register_avx512_ublock128_256_decrypt_one_block_asm
+	.type ublock_register_avx512_ublock128_256_decrypt_one_block_asm, @function
+	.p2align 5
+ublock_register_avx512_ublock128_256_decrypt_one_block_asm:
+
+	/* Load one block, spread one nibble per byte in the low nibbles; X0 and X1 in separate registers. */
+	vmovdqu (%rsi), %xmm0 /* blk = load() */
+	vpsrlw $4, %xmm0, %xmm1 /* lo_sh = shr(blk) */
+	vmovdqa .Lublock_register_avx512_asm_9_zero(%rip), %xmm2 /* zero = const() */
+	vpand .Lublock_register_avx512_asm_9_high_nibbles(%rip), %xmm2, %xmm3 /* even_b = and(zero, high_nibbles) */
+	vmovdqa .Lublock_register_avx512_asm_9_high_nibbles(%rip), %xmm4 /* high_nibbles = const() */
+	vpandn %xmm1, %xmm4, %xmm1 /* even_a = andnot(high_nibbles, lo_sh) */
+	vpor %xmm1, %xmm3, %xmm1 /* even = or(even_b, even_a) */
+	vpsllw $4, %xmm2, %xmm2 /* hi_sh = shl(zero) */
+	vpand %xmm4, %xmm2, %xmm2 /* odd_b = and(hi_sh, high_nibbles) */
+	vpandn %xmm0, %xmm4, %xmm0 /* odd_a = andnot(high_nibbles, blk) */
+	vpor %xmm0, %xmm2, %xmm0 /* odd = or(odd_b, odd_a) */
+	vpunpcklbw %xmm0, %xmm1, %xmm2 /* sp = unpacklo(even, odd) */
+	vpunpckhbw %xmm0, %xmm1, %xmm0 /* sp_1 = unpackhi(even, odd) */
+	vmovdqa .Lublock_register_avx512_asm_9_low_nibbles(%rip), %xmm1 /* low_nibbles = const() */
+	vmovdqa .Lublock_register_avx512_asm_9_rotl48(%rip), %xmm3 /* rotl48 = const() */
+	vmovdqa .Lublock_register_avx512_asm_9_sbox_inv_lo(%rip), %xmm5 /* sbox_inv_lo = const() */
+	vmovdqa .Lublock_register_avx512_asm_9_pl_mask(%rip), %xmm6 /* pl_mask = const() */
+	vmovdqa .Lublock_register_avx512_asm_9_pr_mask(%rip), %xmm7 /* pr_mask = const() */
+	vmovdqa .Lublock_register_avx512_asm_9_rotl24(%rip), %xmm8 /* rotl24 = const() */
+	vmovdqa .Lublock_register_avx512_asm_9_rotl56(%rip), %xmm9 /* rotl56 = const() */
+	xor %rcx, %rcx
+	.p2align 4
+.Lublock_register_avx512_asm_9_loop_r0:
+	vmovdqu (%rdi,%rcx), %xmm10 /* rk0 = load() */
+	vmovdqu 64(%rdi,%rcx), %xmm11 /* rk1 = load() */
+	vpxor %xmm10, %xmm2, %xmm2 /* k0 = xor(x0, rk0) */
+	vpxor %xmm11, %xmm0, %xmm0 /* k1 = xor(x1, rk1) */
+	vpshufb %xmm6, %xmm2, %xmm2 /* pl = lookup16(k0, pl_mask) */
+	vpshufb %xmm7, %xmm0, %xmm0 /* pr = lookup16(k1, pr_mask) */
+	vpxor %xmm0, %xmm2, %xmm2 /* y0 = xor(pl, pr) */
+	vpshufb %xmm8, %xmm2, %xmm10 /* rot20 = lookup16(y0, rotl24) */
+	vpxor %xmm10, %xmm0, %xmm0 /* y1 = xor(pr, rot20) */
+	vpshufb %xmm3, %xmm0, %xmm10 /* rot8 = lookup16(y1, rotl48) */
+	vpxor %xmm10, %xmm2, %xmm2 /* y0_1 = xor(y0, rot8) */
+	vpshufb %xmm3, %xmm2, %xmm10 /* rot8_1 = lookup16(y0_1, rotl48) */
+	vpxor %xmm10, %xmm0, %xmm0 /* y1_1 = xor(y1, rot8_1) */
+	vpshufb %xmm9, %xmm0, %xmm10 /* rot4 = lookup16(y1_1, rotl56) */
+	vpxor %xmm10, %xmm2, %xmm2 /* y0_2 = xor(y0_1, rot4) */
+	vpxor %xmm2, %xmm0, %xmm0 /* y1_2 = xor(y1_1, y0_2) */
+	vpand %xmm1, %xmm2, %xmm2 /* s0_lo = and(y0_2, low_nibbles) */
+	vpshufb %xmm2, %xmm5, %xmm2 /* s0 = lookup16(sbox_inv_lo, s0_lo) */
+	vpand %xmm1, %xmm0, %xmm0 /* s1_lo = and(y1_2, low_nibbles) */
+	vpshufb %xmm0, %xmm5, %xmm0 /* s1 = lookup16(sbox_inv_lo, s1_lo) */
+	add $128, %rcx
+	cmp $3072, %rcx
+	jne .Lublock_register_avx512_asm_9_loop_r0
+
+	/* Final key addition; the store packs the low nibbles (the key's copy in the high ones is dropped). */
+	vpxor 3072(%rdi), %xmm2, %xmm2 /* y0_3 = xor(x0, rk0_1) */
+	vpxor 3136(%rdi), %xmm0, %xmm0 /* y1_3 = xor(x1, rk1_1) */
+	vpshufb .Lublock_register_avx512_asm_9_deinterleave(%rip), %xmm2, %xmm2 /* de = lookup16(y0_3, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_9_deinterleave(%rip), %xmm0, %xmm0 /* de_1 = lookup16(y1_3, deinterleave) */
+	vpunpcklqdq %xmm0, %xmm2, %xmm10 /* even_1 = unpacklo(de, de_1) */
+	vpunpckhqdq %xmm0, %xmm2, %xmm0 /* odd_1 = unpackhi(de, de_1) */
+	vpsllw $4, %xmm10, %xmm2 /* ev_sh = shl(even_1) */
+	vpand %xmm4, %xmm2, %xmm2 /* out_lo_b = and(ev_sh, high_nibbles) */
+	vpandn %xmm0, %xmm4, %xmm0 /* out_lo_a = andnot(high_nibbles, odd_1) */
+	vpor %xmm0, %xmm2, %xmm0 /* out_lo = or(out_lo_b, out_lo_a) */
+	vmovdqu %xmm0, (%rdx) /* store out_lo */
+	vzeroupper
+	ret
+	.size ublock_register_avx512_ublock128_256_decrypt_one_block_asm, .-ublock_register_avx512_ublock128_256_decrypt_one_block_asm
 
 /* ublock_register_avx512_ublock128_256_ctr_xor_asm: ublock128_register512_encrypt_ctr_xor, 4 arguments
  *   %rdi: rk
@@ -1546,111 +1858,111 @@ ublock_register_avx512_ublock128_256_ctr_xor_asm:
 	vbroadcasti32x4 (%rsi), %zmm0 /* ctr_low = bcast128() */
 	vpsrlw $8, %zmm0, %zmm1 /* ctr_last = shr(ctr_low) */
 	vpbroadcastb 32(%rsi), %zmm2 /* ctr_first = bcast8() */
-	vpandd .Lublock_register_avx512_asm_6_byte_14(%rip), %zmm2, %zmm2 /* ctr_j0 = and(ctr_first, byte_14) */
-	vpandd .Lublock_register_avx512_asm_6_all_but_last(%rip), %zmm0, %zmm0 /* ctr_v_open = and(ctr_low, all_but_last) */
+	vpandd .Lublock_register_avx512_asm_10_byte_14(%rip), %zmm2, %zmm2 /* ctr_j0 = and(ctr_first, byte_14) */
+	vpandd .Lublock_register_avx512_asm_10_all_but_last(%rip), %zmm0, %zmm0 /* ctr_v_open = and(ctr_low, all_but_last) */
 	vbroadcasti32x4 16(%rsi), %zmm3 /* ctr_w = bcast128() */
-	vpandd .Lublock_register_avx512_asm_6_all_but_last(%rip), %zmm3, %zmm3 /* ctr_w_open = and(ctr_w, all_but_last) */
+	vpandd .Lublock_register_avx512_asm_10_all_but_last(%rip), %zmm3, %zmm3 /* ctr_w_open = and(ctr_w, all_but_last) */
 
 	/* Load 32 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
-	vpaddb .Lublock_register_avx512_asm_6_block_k(%rip), %zmm2, %zmm4 /* ctr_j = add(ctr_j0, block_k) */
+	vpaddb .Lublock_register_avx512_asm_10_block_k(%rip), %zmm2, %zmm4 /* ctr_j = add(ctr_j0, block_k) */
 	vpaddw %zmm4, %zmm1, %zmm4 /* ctr_sum = add(ctr_last, ctr_j) */
-	vpshufb .Lublock_register_avx512_asm_6_carry_everywhere(%rip), %zmm4, %zmm5 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
-	vmovdqa64 .Lublock_register_avx512_asm_6_carry_mask_table(%rip), %zmm6 /* carry_mask_table = const() */
+	vpshufb .Lublock_register_avx512_asm_10_carry_everywhere(%rip), %zmm4, %zmm5 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
+	vmovdqa64 .Lublock_register_avx512_asm_10_carry_mask_table(%rip), %zmm6 /* carry_mask_table = const() */
 	vpshufb %zmm5, %zmm6, %zmm5 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
 	vmovdqa64 %zmm0, %zmm7 /* ctr_v_open */
 	vpternlogd $0xd8, %zmm5, %zmm3, %zmm7 /* ctr_pair = ternlog(ctr_v_open, ctr_w_open, ctr_mask) */
-	vpshufb .Lublock_register_avx512_asm_6_new_last_byte(%rip), %zmm4, %zmm4 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
+	vpshufb .Lublock_register_avx512_asm_10_new_last_byte(%rip), %zmm4, %zmm4 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
 	vpord %zmm4, %zmm7, %zmm4 /* blk = or(ctr_pair, ctr_last_byte) */
-	vpaddb .Lublock_register_avx512_asm_6_block_k_1(%rip), %zmm2, %zmm5 /* ctr_j_1 = add(ctr_j0, block_k_1) */
+	vpaddb .Lublock_register_avx512_asm_10_block_k_1(%rip), %zmm2, %zmm5 /* ctr_j_1 = add(ctr_j0, block_k_1) */
 	vpaddw %zmm5, %zmm1, %zmm5 /* ctr_sum_1 = add(ctr_last, ctr_j_1) */
-	vpshufb .Lublock_register_avx512_asm_6_carry_everywhere(%rip), %zmm5, %zmm7 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
+	vpshufb .Lublock_register_avx512_asm_10_carry_everywhere(%rip), %zmm5, %zmm7 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
 	vpshufb %zmm7, %zmm6, %zmm7 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
 	vmovdqa64 %zmm0, %zmm8 /* ctr_v_open */
 	vpternlogd $0xd8, %zmm7, %zmm3, %zmm8 /* ctr_pair_1 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_1) */
-	vpshufb .Lublock_register_avx512_asm_6_new_last_byte(%rip), %zmm5, %zmm5 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
+	vpshufb .Lublock_register_avx512_asm_10_new_last_byte(%rip), %zmm5, %zmm5 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
 	vpord %zmm5, %zmm8, %zmm5 /* blk_1 = or(ctr_pair_1, ctr_last_byte_1) */
 	vpsrlw $4, %zmm4, %zmm7 /* lo_sh = shr(blk) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm5, %zmm7 /* even = ternlog(lo_sh, blk_1, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm5, %zmm7 /* even = ternlog(lo_sh, blk_1, high_nibbles) */
 	vpsllw $4, %zmm5, %zmm5 /* hi_sh = shl(blk_1) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm5, %zmm4 /* odd = ternlog(blk, hi_sh, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm5, %zmm4 /* odd = ternlog(blk, hi_sh, high_nibbles) */
 	vpunpcklbw %zmm4, %zmm7, %zmm5 /* sp = unpacklo(even, odd) */
 	vpunpckhbw %zmm4, %zmm7, %zmm4 /* sp_1 = unpackhi(even, odd) */
-	vpaddb .Lublock_register_avx512_asm_6_block_k_2(%rip), %zmm2, %zmm7 /* ctr_j_2 = add(ctr_j0, block_k_2) */
+	vpaddb .Lublock_register_avx512_asm_10_block_k_2(%rip), %zmm2, %zmm7 /* ctr_j_2 = add(ctr_j0, block_k_2) */
 	vpaddw %zmm7, %zmm1, %zmm7 /* ctr_sum_2 = add(ctr_last, ctr_j_2) */
-	vpshufb .Lublock_register_avx512_asm_6_carry_everywhere(%rip), %zmm7, %zmm8 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
+	vpshufb .Lublock_register_avx512_asm_10_carry_everywhere(%rip), %zmm7, %zmm8 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
 	vpshufb %zmm8, %zmm6, %zmm8 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
 	vmovdqa64 %zmm0, %zmm9 /* ctr_v_open */
 	vpternlogd $0xd8, %zmm8, %zmm3, %zmm9 /* ctr_pair_2 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_2) */
-	vpshufb .Lublock_register_avx512_asm_6_new_last_byte(%rip), %zmm7, %zmm7 /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
+	vpshufb .Lublock_register_avx512_asm_10_new_last_byte(%rip), %zmm7, %zmm7 /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
 	vpord %zmm7, %zmm9, %zmm7 /* blk_2 = or(ctr_pair_2, ctr_last_byte_2) */
-	vpaddb .Lublock_register_avx512_asm_6_block_k_3(%rip), %zmm2, %zmm8 /* ctr_j_3 = add(ctr_j0, block_k_3) */
+	vpaddb .Lublock_register_avx512_asm_10_block_k_3(%rip), %zmm2, %zmm8 /* ctr_j_3 = add(ctr_j0, block_k_3) */
 	vpaddw %zmm8, %zmm1, %zmm8 /* ctr_sum_3 = add(ctr_last, ctr_j_3) */
-	vpshufb .Lublock_register_avx512_asm_6_carry_everywhere(%rip), %zmm8, %zmm9 /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
+	vpshufb .Lublock_register_avx512_asm_10_carry_everywhere(%rip), %zmm8, %zmm9 /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
 	vpshufb %zmm9, %zmm6, %zmm9 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
 	vmovdqa64 %zmm0, %zmm10 /* ctr_v_open */
 	vpternlogd $0xd8, %zmm9, %zmm3, %zmm10 /* ctr_pair_3 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_3) */
-	vpshufb .Lublock_register_avx512_asm_6_new_last_byte(%rip), %zmm8, %zmm8 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
+	vpshufb .Lublock_register_avx512_asm_10_new_last_byte(%rip), %zmm8, %zmm8 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
 	vpord %zmm8, %zmm10, %zmm8 /* blk_3 = or(ctr_pair_3, ctr_last_byte_3) */
 	vpsrlw $4, %zmm7, %zmm9 /* lo_sh_1 = shr(blk_2) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm8, %zmm9 /* even_1 = ternlog(lo_sh_1, blk_3, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm8, %zmm9 /* even_1 = ternlog(lo_sh_1, blk_3, high_nibbles) */
 	vpsllw $4, %zmm8, %zmm8 /* hi_sh_1 = shl(blk_3) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm8, %zmm7 /* odd_1 = ternlog(blk_2, hi_sh_1, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm8, %zmm7 /* odd_1 = ternlog(blk_2, hi_sh_1, high_nibbles) */
 	vpunpcklbw %zmm7, %zmm9, %zmm8 /* sp_2 = unpacklo(even_1, odd_1) */
 	vpunpckhbw %zmm7, %zmm9, %zmm7 /* sp_3 = unpackhi(even_1, odd_1) */
-	vpaddb .Lublock_register_avx512_asm_6_block_k_4(%rip), %zmm2, %zmm9 /* ctr_j_4 = add(ctr_j0, block_k_4) */
+	vpaddb .Lublock_register_avx512_asm_10_block_k_4(%rip), %zmm2, %zmm9 /* ctr_j_4 = add(ctr_j0, block_k_4) */
 	vpaddw %zmm9, %zmm1, %zmm9 /* ctr_sum_4 = add(ctr_last, ctr_j_4) */
-	vpshufb .Lublock_register_avx512_asm_6_carry_everywhere(%rip), %zmm9, %zmm10 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
+	vpshufb .Lublock_register_avx512_asm_10_carry_everywhere(%rip), %zmm9, %zmm10 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
 	vpshufb %zmm10, %zmm6, %zmm10 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
 	vmovdqa64 %zmm0, %zmm11 /* ctr_v_open */
 	vpternlogd $0xd8, %zmm10, %zmm3, %zmm11 /* ctr_pair_4 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_4) */
-	vpshufb .Lublock_register_avx512_asm_6_new_last_byte(%rip), %zmm9, %zmm9 /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
+	vpshufb .Lublock_register_avx512_asm_10_new_last_byte(%rip), %zmm9, %zmm9 /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
 	vpord %zmm9, %zmm11, %zmm9 /* blk_4 = or(ctr_pair_4, ctr_last_byte_4) */
-	vpaddb .Lublock_register_avx512_asm_6_block_k_5(%rip), %zmm2, %zmm10 /* ctr_j_5 = add(ctr_j0, block_k_5) */
+	vpaddb .Lublock_register_avx512_asm_10_block_k_5(%rip), %zmm2, %zmm10 /* ctr_j_5 = add(ctr_j0, block_k_5) */
 	vpaddw %zmm10, %zmm1, %zmm10 /* ctr_sum_5 = add(ctr_last, ctr_j_5) */
-	vpshufb .Lublock_register_avx512_asm_6_carry_everywhere(%rip), %zmm10, %zmm11 /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
+	vpshufb .Lublock_register_avx512_asm_10_carry_everywhere(%rip), %zmm10, %zmm11 /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
 	vpshufb %zmm11, %zmm6, %zmm11 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
 	vmovdqa64 %zmm0, %zmm12 /* ctr_v_open */
 	vpternlogd $0xd8, %zmm11, %zmm3, %zmm12 /* ctr_pair_5 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_5) */
-	vpshufb .Lublock_register_avx512_asm_6_new_last_byte(%rip), %zmm10, %zmm10 /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
+	vpshufb .Lublock_register_avx512_asm_10_new_last_byte(%rip), %zmm10, %zmm10 /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
 	vpord %zmm10, %zmm12, %zmm10 /* blk_5 = or(ctr_pair_5, ctr_last_byte_5) */
 	vpsrlw $4, %zmm9, %zmm11 /* lo_sh_2 = shr(blk_4) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm10, %zmm11 /* even_2 = ternlog(lo_sh_2, blk_5, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm10, %zmm11 /* even_2 = ternlog(lo_sh_2, blk_5, high_nibbles) */
 	vpsllw $4, %zmm10, %zmm10 /* hi_sh_2 = shl(blk_5) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm10, %zmm9 /* odd_2 = ternlog(blk_4, hi_sh_2, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm10, %zmm9 /* odd_2 = ternlog(blk_4, hi_sh_2, high_nibbles) */
 	vpunpcklbw %zmm9, %zmm11, %zmm10 /* sp_4 = unpacklo(even_2, odd_2) */
 	vpunpckhbw %zmm9, %zmm11, %zmm9 /* sp_5 = unpackhi(even_2, odd_2) */
-	vpaddb .Lublock_register_avx512_asm_6_block_k_6(%rip), %zmm2, %zmm11 /* ctr_j_6 = add(ctr_j0, block_k_6) */
+	vpaddb .Lublock_register_avx512_asm_10_block_k_6(%rip), %zmm2, %zmm11 /* ctr_j_6 = add(ctr_j0, block_k_6) */
 	vpaddw %zmm11, %zmm1, %zmm11 /* ctr_sum_6 = add(ctr_last, ctr_j_6) */
-	vpshufb .Lublock_register_avx512_asm_6_carry_everywhere(%rip), %zmm11, %zmm12 /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
+	vpshufb .Lublock_register_avx512_asm_10_carry_everywhere(%rip), %zmm11, %zmm12 /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
 	vpshufb %zmm12, %zmm6, %zmm12 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
 	vmovdqa64 %zmm0, %zmm13 /* ctr_v_open */
 	vpternlogd $0xd8, %zmm12, %zmm3, %zmm13 /* ctr_pair_6 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_6) */
-	vpshufb .Lublock_register_avx512_asm_6_new_last_byte(%rip), %zmm11, %zmm11 /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
+	vpshufb .Lublock_register_avx512_asm_10_new_last_byte(%rip), %zmm11, %zmm11 /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
 	vpord %zmm11, %zmm13, %zmm11 /* blk_6 = or(ctr_pair_6, ctr_last_byte_6) */
-	vpaddb .Lublock_register_avx512_asm_6_block_k_7(%rip), %zmm2, %zmm2 /* ctr_j_7 = add(ctr_j0, block_k_7) */
+	vpaddb .Lublock_register_avx512_asm_10_block_k_7(%rip), %zmm2, %zmm2 /* ctr_j_7 = add(ctr_j0, block_k_7) */
 	vpaddw %zmm2, %zmm1, %zmm1 /* ctr_sum_7 = add(ctr_last, ctr_j_7) */
-	vpshufb .Lublock_register_avx512_asm_6_carry_everywhere(%rip), %zmm1, %zmm2 /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
+	vpshufb .Lublock_register_avx512_asm_10_carry_everywhere(%rip), %zmm1, %zmm2 /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
 	vpshufb %zmm2, %zmm6, %zmm2 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
 	vpternlogd $0xd8, %zmm2, %zmm3, %zmm0 /* ctr_pair_7 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_7) */
-	vpshufb .Lublock_register_avx512_asm_6_new_last_byte(%rip), %zmm1, %zmm1 /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
+	vpshufb .Lublock_register_avx512_asm_10_new_last_byte(%rip), %zmm1, %zmm1 /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
 	vpord %zmm1, %zmm0, %zmm0 /* blk_7 = or(ctr_pair_7, ctr_last_byte_7) */
 	vpsrlw $4, %zmm11, %zmm1 /* lo_sh_3 = shr(blk_6) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm0, %zmm1 /* even_3 = ternlog(lo_sh_3, blk_7, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm0, %zmm1 /* even_3 = ternlog(lo_sh_3, blk_7, high_nibbles) */
 	vpsllw $4, %zmm0, %zmm0 /* hi_sh_3 = shl(blk_7) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm0, %zmm11 /* odd_3 = ternlog(blk_6, hi_sh_3, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm0, %zmm11 /* odd_3 = ternlog(blk_6, hi_sh_3, high_nibbles) */
 	vpunpcklbw %zmm11, %zmm1, %zmm0 /* sp_6 = unpacklo(even_3, odd_3) */
 	vpunpckhbw %zmm11, %zmm1, %zmm1 /* sp_7 = unpackhi(even_3, odd_3) */
-	vmovdqa64 .Lublock_register_avx512_asm_6_low_nibbles(%rip), %zmm2 /* low_nibbles = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_6_rotl48(%rip), %zmm3 /* rotl48 = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_6_sbox_hi(%rip), %zmm6 /* sbox_hi = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_6_sbox_lo(%rip), %zmm11 /* sbox_lo = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_6_pl_mask(%rip), %zmm12 /* pl_mask = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_6_pr_mask(%rip), %zmm13 /* pr_mask = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_6_rotl24(%rip), %zmm14 /* rotl24 = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_6_rotl56(%rip), %zmm15 /* rotl56 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_10_low_nibbles(%rip), %zmm2 /* low_nibbles = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_10_rotl48(%rip), %zmm3 /* rotl48 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_10_sbox_hi(%rip), %zmm6 /* sbox_hi = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_10_sbox_lo(%rip), %zmm11 /* sbox_lo = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_10_pl_mask(%rip), %zmm12 /* pl_mask = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_10_pr_mask(%rip), %zmm13 /* pr_mask = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_10_rotl24(%rip), %zmm14 /* rotl24 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_10_rotl56(%rip), %zmm15 /* rotl56 = const() */
 	xor %r8, %r8
 	.p2align 4
-.Lublock_register_avx512_asm_6_loop_r0:
+.Lublock_register_avx512_asm_10_loop_r0:
 	vmovdqu64 (%rdi,%r8), %zmm16 /* rk0 = load() */
 	vmovdqu64 64(%rdi,%r8), %zmm17 /* rk1 = load() */
 
@@ -1772,20 +2084,20 @@ ublock_register_avx512_ublock128_256_ctr_xor_asm:
 	vmovdqa64 %zmm16, %zmm10 /* g2x0.3 */
 	add $128, %r8
 	cmp $3072, %r8
-	jne .Lublock_register_avx512_asm_6_loop_r0
+	jne .Lublock_register_avx512_asm_10_loop_r0
 
 	/* Final key addition. */
 	vpxord 3072(%rdi), %zmm5, %zmm5 /* y0 = xor(g0x0, rk0_1) */
 	vpxord 3136(%rdi), %zmm4, %zmm4 /* y1 = xor(g0x1, rk1_1) */
-	vpshufb .Lublock_register_avx512_asm_6_deinterleave(%rip), %zmm5, %zmm5 /* de = lookup16(y0, deinterleave) */
-	vpshufb .Lublock_register_avx512_asm_6_deinterleave(%rip), %zmm4, %zmm4 /* de_1 = lookup16(y1, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_10_deinterleave(%rip), %zmm5, %zmm5 /* de = lookup16(y0, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_10_deinterleave(%rip), %zmm4, %zmm4 /* de_1 = lookup16(y1, deinterleave) */
 	vpunpcklqdq %zmm4, %zmm5, %zmm16 /* even_4 = unpacklo(de, de_1) */
 	vpunpckhqdq %zmm4, %zmm5, %zmm4 /* odd_4 = unpackhi(de, de_1) */
 	vpsllw $4, %zmm16, %zmm5 /* ev_sh = shl(even_4) */
 	vmovdqa64 %zmm4, %zmm17 /* odd_4 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm5, %zmm17 /* out_lo = ternlog(odd_4, ev_sh, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm5, %zmm17 /* out_lo = ternlog(odd_4, ev_sh, high_nibbles) */
 	vpsrlw $4, %zmm4, %zmm4 /* od_sh = shr(odd_4) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm16, %zmm4 /* out_hi = ternlog(od_sh, even_4, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm16, %zmm4 /* out_hi = ternlog(od_sh, even_4, high_nibbles) */
 	vmovdqu64 (%rcx), %zmm5 /* msg = load() */
 	vpxord %zmm5, %zmm17, %zmm5 /* ct = xor(out_lo, msg) */
 	vmovdqu64 %zmm5, (%rdx) /* store ct */
@@ -1794,15 +2106,15 @@ ublock_register_avx512_ublock128_256_ctr_xor_asm:
 	vmovdqu64 %zmm4, 64(%rdx) /* store ct_1 */
 	vpxord 3072(%rdi), %zmm8, %zmm4 /* y0_1 = xor(g1x0, rk0_1) */
 	vpxord 3136(%rdi), %zmm7, %zmm5 /* y1_1 = xor(g1x1, rk1_1) */
-	vpshufb .Lublock_register_avx512_asm_6_deinterleave(%rip), %zmm4, %zmm4 /* de_2 = lookup16(y0_1, deinterleave) */
-	vpshufb .Lublock_register_avx512_asm_6_deinterleave(%rip), %zmm5, %zmm5 /* de_3 = lookup16(y1_1, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_10_deinterleave(%rip), %zmm4, %zmm4 /* de_2 = lookup16(y0_1, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_10_deinterleave(%rip), %zmm5, %zmm5 /* de_3 = lookup16(y1_1, deinterleave) */
 	vpunpcklqdq %zmm5, %zmm4, %zmm7 /* even_5 = unpacklo(de_2, de_3) */
 	vpunpckhqdq %zmm5, %zmm4, %zmm4 /* odd_5 = unpackhi(de_2, de_3) */
 	vpsllw $4, %zmm7, %zmm5 /* ev_sh_1 = shl(even_5) */
 	vmovdqa64 %zmm4, %zmm8 /* odd_5 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm5, %zmm8 /* out_lo_1 = ternlog(odd_5, ev_sh_1, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm5, %zmm8 /* out_lo_1 = ternlog(odd_5, ev_sh_1, high_nibbles) */
 	vpsrlw $4, %zmm4, %zmm4 /* od_sh_1 = shr(odd_5) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm7, %zmm4 /* out_hi_1 = ternlog(od_sh_1, even_5, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm7, %zmm4 /* out_hi_1 = ternlog(od_sh_1, even_5, high_nibbles) */
 	vmovdqu64 128(%rcx), %zmm5 /* msg_2 = load() */
 	vpxord %zmm5, %zmm8, %zmm5 /* ct_2 = xor(out_lo_1, msg_2) */
 	vmovdqu64 %zmm5, 128(%rdx) /* store ct_2 */
@@ -1811,15 +2123,15 @@ ublock_register_avx512_ublock128_256_ctr_xor_asm:
 	vmovdqu64 %zmm4, 192(%rdx) /* store ct_3 */
 	vpxord 3072(%rdi), %zmm10, %zmm4 /* y0_2 = xor(g2x0, rk0_1) */
 	vpxord 3136(%rdi), %zmm9, %zmm5 /* y1_2 = xor(g2x1, rk1_1) */
-	vpshufb .Lublock_register_avx512_asm_6_deinterleave(%rip), %zmm4, %zmm4 /* de_4 = lookup16(y0_2, deinterleave) */
-	vpshufb .Lublock_register_avx512_asm_6_deinterleave(%rip), %zmm5, %zmm5 /* de_5 = lookup16(y1_2, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_10_deinterleave(%rip), %zmm4, %zmm4 /* de_4 = lookup16(y0_2, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_10_deinterleave(%rip), %zmm5, %zmm5 /* de_5 = lookup16(y1_2, deinterleave) */
 	vpunpcklqdq %zmm5, %zmm4, %zmm7 /* even_6 = unpacklo(de_4, de_5) */
 	vpunpckhqdq %zmm5, %zmm4, %zmm4 /* odd_6 = unpackhi(de_4, de_5) */
 	vpsllw $4, %zmm7, %zmm5 /* ev_sh_2 = shl(even_6) */
 	vmovdqa64 %zmm4, %zmm8 /* odd_6 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm5, %zmm8 /* out_lo_2 = ternlog(odd_6, ev_sh_2, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm5, %zmm8 /* out_lo_2 = ternlog(odd_6, ev_sh_2, high_nibbles) */
 	vpsrlw $4, %zmm4, %zmm4 /* od_sh_2 = shr(odd_6) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm7, %zmm4 /* out_hi_2 = ternlog(od_sh_2, even_6, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm7, %zmm4 /* out_hi_2 = ternlog(od_sh_2, even_6, high_nibbles) */
 	vmovdqu64 256(%rcx), %zmm5 /* msg_4 = load() */
 	vpxord %zmm5, %zmm8, %zmm5 /* ct_4 = xor(out_lo_2, msg_4) */
 	vmovdqu64 %zmm5, 256(%rdx) /* store ct_4 */
@@ -1828,15 +2140,15 @@ ublock_register_avx512_ublock128_256_ctr_xor_asm:
 	vmovdqu64 %zmm4, 320(%rdx) /* store ct_5 */
 	vpxord 3072(%rdi), %zmm0, %zmm0 /* y0_3 = xor(g3x0, rk0_1) */
 	vpxord 3136(%rdi), %zmm1, %zmm1 /* y1_3 = xor(g3x1, rk1_1) */
-	vpshufb .Lublock_register_avx512_asm_6_deinterleave(%rip), %zmm0, %zmm0 /* de_6 = lookup16(y0_3, deinterleave) */
-	vpshufb .Lublock_register_avx512_asm_6_deinterleave(%rip), %zmm1, %zmm1 /* de_7 = lookup16(y1_3, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_10_deinterleave(%rip), %zmm0, %zmm0 /* de_6 = lookup16(y0_3, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_10_deinterleave(%rip), %zmm1, %zmm1 /* de_7 = lookup16(y1_3, deinterleave) */
 	vpunpcklqdq %zmm1, %zmm0, %zmm4 /* even_7 = unpacklo(de_6, de_7) */
 	vpunpckhqdq %zmm1, %zmm0, %zmm0 /* odd_7 = unpackhi(de_6, de_7) */
 	vpsllw $4, %zmm4, %zmm1 /* ev_sh_3 = shl(even_7) */
 	vmovdqa64 %zmm0, %zmm5 /* odd_7 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm1, %zmm5 /* out_lo_3 = ternlog(odd_7, ev_sh_3, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm1, %zmm5 /* out_lo_3 = ternlog(odd_7, ev_sh_3, high_nibbles) */
 	vpsrlw $4, %zmm0, %zmm0 /* od_sh_3 = shr(odd_7) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm4, %zmm0 /* out_hi_3 = ternlog(od_sh_3, even_7, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm4, %zmm0 /* out_hi_3 = ternlog(od_sh_3, even_7, high_nibbles) */
 	vmovdqu64 384(%rcx), %zmm1 /* msg_6 = load() */
 	vpxord %zmm1, %zmm5, %zmm1 /* ct_6 = xor(out_lo_3, msg_6) */
 	vmovdqu64 %zmm1, 384(%rdx) /* store ct_6 */
@@ -1866,46 +2178,46 @@ ublock_register_avx512_ublock128_256_encrypt_xor_asm:
 	vmovdqu64 (%rsi), %zmm0 /* blk = load() */
 	vmovdqu64 64(%rsi), %zmm1 /* blk_1 = load() */
 	vpsrlw $4, %zmm0, %zmm2 /* lo_sh = shr(blk) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_7_high_nibbles(%rip), %zmm1, %zmm2 /* even = ternlog(lo_sh, blk_1, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_11_high_nibbles(%rip), %zmm1, %zmm2 /* even = ternlog(lo_sh, blk_1, high_nibbles) */
 	vpsllw $4, %zmm1, %zmm1 /* hi_sh = shl(blk_1) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_7_high_nibbles(%rip), %zmm1, %zmm0 /* odd = ternlog(blk, hi_sh, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_11_high_nibbles(%rip), %zmm1, %zmm0 /* odd = ternlog(blk, hi_sh, high_nibbles) */
 	vpunpcklbw %zmm0, %zmm2, %zmm1 /* sp = unpacklo(even, odd) */
 	vpunpckhbw %zmm0, %zmm2, %zmm0 /* sp_1 = unpackhi(even, odd) */
 	vmovdqu64 128(%rsi), %zmm2 /* blk_2 = load() */
 	vmovdqu64 192(%rsi), %zmm3 /* blk_3 = load() */
 	vpsrlw $4, %zmm2, %zmm4 /* lo_sh_1 = shr(blk_2) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_7_high_nibbles(%rip), %zmm3, %zmm4 /* even_1 = ternlog(lo_sh_1, blk_3, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_11_high_nibbles(%rip), %zmm3, %zmm4 /* even_1 = ternlog(lo_sh_1, blk_3, high_nibbles) */
 	vpsllw $4, %zmm3, %zmm3 /* hi_sh_1 = shl(blk_3) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_7_high_nibbles(%rip), %zmm3, %zmm2 /* odd_1 = ternlog(blk_2, hi_sh_1, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_11_high_nibbles(%rip), %zmm3, %zmm2 /* odd_1 = ternlog(blk_2, hi_sh_1, high_nibbles) */
 	vpunpcklbw %zmm2, %zmm4, %zmm3 /* sp_2 = unpacklo(even_1, odd_1) */
 	vpunpckhbw %zmm2, %zmm4, %zmm2 /* sp_3 = unpackhi(even_1, odd_1) */
 	vmovdqu64 256(%rsi), %zmm4 /* blk_4 = load() */
 	vmovdqu64 320(%rsi), %zmm5 /* blk_5 = load() */
 	vpsrlw $4, %zmm4, %zmm6 /* lo_sh_2 = shr(blk_4) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_7_high_nibbles(%rip), %zmm5, %zmm6 /* even_2 = ternlog(lo_sh_2, blk_5, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_11_high_nibbles(%rip), %zmm5, %zmm6 /* even_2 = ternlog(lo_sh_2, blk_5, high_nibbles) */
 	vpsllw $4, %zmm5, %zmm5 /* hi_sh_2 = shl(blk_5) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_7_high_nibbles(%rip), %zmm5, %zmm4 /* odd_2 = ternlog(blk_4, hi_sh_2, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_11_high_nibbles(%rip), %zmm5, %zmm4 /* odd_2 = ternlog(blk_4, hi_sh_2, high_nibbles) */
 	vpunpcklbw %zmm4, %zmm6, %zmm5 /* sp_4 = unpacklo(even_2, odd_2) */
 	vpunpckhbw %zmm4, %zmm6, %zmm4 /* sp_5 = unpackhi(even_2, odd_2) */
 	vmovdqu64 384(%rsi), %zmm6 /* blk_6 = load() */
 	vmovdqu64 448(%rsi), %zmm7 /* blk_7 = load() */
 	vpsrlw $4, %zmm6, %zmm8 /* lo_sh_3 = shr(blk_6) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_7_high_nibbles(%rip), %zmm7, %zmm8 /* even_3 = ternlog(lo_sh_3, blk_7, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_11_high_nibbles(%rip), %zmm7, %zmm8 /* even_3 = ternlog(lo_sh_3, blk_7, high_nibbles) */
 	vpsllw $4, %zmm7, %zmm7 /* hi_sh_3 = shl(blk_7) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_7_high_nibbles(%rip), %zmm7, %zmm6 /* odd_3 = ternlog(blk_6, hi_sh_3, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_11_high_nibbles(%rip), %zmm7, %zmm6 /* odd_3 = ternlog(blk_6, hi_sh_3, high_nibbles) */
 	vpunpcklbw %zmm6, %zmm8, %zmm7 /* sp_6 = unpacklo(even_3, odd_3) */
 	vpunpckhbw %zmm6, %zmm8, %zmm6 /* sp_7 = unpackhi(even_3, odd_3) */
-	vmovdqa64 .Lublock_register_avx512_asm_7_low_nibbles(%rip), %zmm8 /* low_nibbles = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_7_rotl48(%rip), %zmm9 /* rotl48 = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_7_sbox_hi(%rip), %zmm10 /* sbox_hi = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_7_sbox_lo(%rip), %zmm11 /* sbox_lo = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_7_pl_mask(%rip), %zmm12 /* pl_mask = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_7_pr_mask(%rip), %zmm13 /* pr_mask = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_7_rotl24(%rip), %zmm14 /* rotl24 = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_7_rotl56(%rip), %zmm15 /* rotl56 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_11_low_nibbles(%rip), %zmm8 /* low_nibbles = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_11_rotl48(%rip), %zmm9 /* rotl48 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_11_sbox_hi(%rip), %zmm10 /* sbox_hi = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_11_sbox_lo(%rip), %zmm11 /* sbox_lo = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_11_pl_mask(%rip), %zmm12 /* pl_mask = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_11_pr_mask(%rip), %zmm13 /* pr_mask = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_11_rotl24(%rip), %zmm14 /* rotl24 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_11_rotl56(%rip), %zmm15 /* rotl56 = const() */
 	xor %r8, %r8
 	.p2align 4
-.Lublock_register_avx512_asm_7_loop_r0:
+.Lublock_register_avx512_asm_11_loop_r0:
 	vmovdqu64 (%rdi,%r8), %zmm16 /* rk0 = load() */
 	vmovdqu64 64(%rdi,%r8), %zmm17 /* rk1 = load() */
 
@@ -2030,20 +2342,20 @@ ublock_register_avx512_ublock128_256_encrypt_xor_asm:
 	vmovdqa64 %zmm16, %zmm7 /* g3x0.3 */
 	add $128, %r8
 	cmp $3072, %r8
-	jne .Lublock_register_avx512_asm_7_loop_r0
+	jne .Lublock_register_avx512_asm_11_loop_r0
 
 	/* Final key addition. */
 	vpxord 3072(%rdi), %zmm1, %zmm1 /* y0 = xor(g0x0, rk0_1) */
 	vpxord 3136(%rdi), %zmm0, %zmm0 /* y1 = xor(g0x1, rk1_1) */
-	vpshufb .Lublock_register_avx512_asm_7_deinterleave(%rip), %zmm1, %zmm1 /* de = lookup16(y0, deinterleave) */
-	vpshufb .Lublock_register_avx512_asm_7_deinterleave(%rip), %zmm0, %zmm0 /* de_1 = lookup16(y1, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_11_deinterleave(%rip), %zmm1, %zmm1 /* de = lookup16(y0, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_11_deinterleave(%rip), %zmm0, %zmm0 /* de_1 = lookup16(y1, deinterleave) */
 	vpunpcklqdq %zmm0, %zmm1, %zmm16 /* even_4 = unpacklo(de, de_1) */
 	vpunpckhqdq %zmm0, %zmm1, %zmm0 /* odd_4 = unpackhi(de, de_1) */
 	vpsllw $4, %zmm16, %zmm1 /* ev_sh = shl(even_4) */
 	vmovdqa64 %zmm0, %zmm17 /* odd_4 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_7_high_nibbles(%rip), %zmm1, %zmm17 /* out_lo = ternlog(odd_4, ev_sh, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_11_high_nibbles(%rip), %zmm1, %zmm17 /* out_lo = ternlog(odd_4, ev_sh, high_nibbles) */
 	vpsrlw $4, %zmm0, %zmm0 /* od_sh = shr(odd_4) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_7_high_nibbles(%rip), %zmm16, %zmm0 /* out_hi = ternlog(od_sh, even_4, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_11_high_nibbles(%rip), %zmm16, %zmm0 /* out_hi = ternlog(od_sh, even_4, high_nibbles) */
 	vmovdqu64 (%rcx), %zmm1 /* msg = load() */
 	vpxord %zmm1, %zmm17, %zmm1 /* ct = xor(out_lo, msg) */
 	vmovdqu64 %zmm1, (%rdx) /* store ct */
@@ -2052,15 +2364,15 @@ ublock_register_avx512_ublock128_256_encrypt_xor_asm:
 	vmovdqu64 %zmm0, 64(%rdx) /* store ct_1 */
 	vpxord 3072(%rdi), %zmm3, %zmm0 /* y0_1 = xor(g1x0, rk0_1) */
 	vpxord 3136(%rdi), %zmm2, %zmm1 /* y1_1 = xor(g1x1, rk1_1) */
-	vpshufb .Lublock_register_avx512_asm_7_deinterleave(%rip), %zmm0, %zmm0 /* de_2 = lookup16(y0_1, deinterleave) */
-	vpshufb .Lublock_register_avx512_asm_7_deinterleave(%rip), %zmm1, %zmm1 /* de_3 = lookup16(y1_1, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_11_deinterleave(%rip), %zmm0, %zmm0 /* de_2 = lookup16(y0_1, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_11_deinterleave(%rip), %zmm1, %zmm1 /* de_3 = lookup16(y1_1, deinterleave) */
 	vpunpcklqdq %zmm1, %zmm0, %zmm2 /* even_5 = unpacklo(de_2, de_3) */
 	vpunpckhqdq %zmm1, %zmm0, %zmm0 /* odd_5 = unpackhi(de_2, de_3) */
 	vpsllw $4, %zmm2, %zmm1 /* ev_sh_1 = shl(even_5) */
 	vmovdqa64 %zmm0, %zmm3 /* odd_5 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_7_high_nibbles(%rip), %zmm1, %zmm3 /* out_lo_1 = ternlog(odd_5, ev_sh_1, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_11_high_nibbles(%rip), %zmm1, %zmm3 /* out_lo_1 = ternlog(odd_5, ev_sh_1, high_nibbles) */
 	vpsrlw $4, %zmm0, %zmm0 /* od_sh_1 = shr(odd_5) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_7_high_nibbles(%rip), %zmm2, %zmm0 /* out_hi_1 = ternlog(od_sh_1, even_5, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_11_high_nibbles(%rip), %zmm2, %zmm0 /* out_hi_1 = ternlog(od_sh_1, even_5, high_nibbles) */
 	vmovdqu64 128(%rcx), %zmm1 /* msg_2 = load() */
 	vpxord %zmm1, %zmm3, %zmm1 /* ct_2 = xor(out_lo_1, msg_2) */
 	vmovdqu64 %zmm1, 128(%rdx) /* store ct_2 */
@@ -2069,15 +2381,15 @@ ublock_register_avx512_ublock128_256_encrypt_xor_asm:
 	vmovdqu64 %zmm0, 192(%rdx) /* store ct_3 */
 	vpxord 3072(%rdi), %zmm5, %zmm0 /* y0_2 = xor(g2x0, rk0_1) */
 	vpxord 3136(%rdi), %zmm4, %zmm1 /* y1_2 = xor(g2x1, rk1_1) */
-	vpshufb .Lublock_register_avx512_asm_7_deinterleave(%rip), %zmm0, %zmm0 /* de_4 = lookup16(y0_2, deinterleave) */
-	vpshufb .Lublock_register_avx512_asm_7_deinterleave(%rip), %zmm1, %zmm1 /* de_5 = lookup16(y1_2, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_11_deinterleave(%rip), %zmm0, %zmm0 /* de_4 = lookup16(y0_2, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_11_deinterleave(%rip), %zmm1, %zmm1 /* de_5 = lookup16(y1_2, deinterleave) */
 	vpunpcklqdq %zmm1, %zmm0, %zmm2 /* even_6 = unpacklo(de_4, de_5) */
 	vpunpckhqdq %zmm1, %zmm0, %zmm0 /* odd_6 = unpackhi(de_4, de_5) */
 	vpsllw $4, %zmm2, %zmm1 /* ev_sh_2 = shl(even_6) */
 	vmovdqa64 %zmm0, %zmm3 /* odd_6 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_7_high_nibbles(%rip), %zmm1, %zmm3 /* out_lo_2 = ternlog(odd_6, ev_sh_2, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_11_high_nibbles(%rip), %zmm1, %zmm3 /* out_lo_2 = ternlog(odd_6, ev_sh_2, high_nibbles) */
 	vpsrlw $4, %zmm0, %zmm0 /* od_sh_2 = shr(odd_6) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_7_high_nibbles(%rip), %zmm2, %zmm0 /* out_hi_2 = ternlog(od_sh_2, even_6, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_11_high_nibbles(%rip), %zmm2, %zmm0 /* out_hi_2 = ternlog(od_sh_2, even_6, high_nibbles) */
 	vmovdqu64 256(%rcx), %zmm1 /* msg_4 = load() */
 	vpxord %zmm1, %zmm3, %zmm1 /* ct_4 = xor(out_lo_2, msg_4) */
 	vmovdqu64 %zmm1, 256(%rdx) /* store ct_4 */
@@ -2086,15 +2398,15 @@ ublock_register_avx512_ublock128_256_encrypt_xor_asm:
 	vmovdqu64 %zmm0, 320(%rdx) /* store ct_5 */
 	vpxord 3072(%rdi), %zmm7, %zmm0 /* y0_3 = xor(g3x0, rk0_1) */
 	vpxord 3136(%rdi), %zmm6, %zmm1 /* y1_3 = xor(g3x1, rk1_1) */
-	vpshufb .Lublock_register_avx512_asm_7_deinterleave(%rip), %zmm0, %zmm0 /* de_6 = lookup16(y0_3, deinterleave) */
-	vpshufb .Lublock_register_avx512_asm_7_deinterleave(%rip), %zmm1, %zmm1 /* de_7 = lookup16(y1_3, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_11_deinterleave(%rip), %zmm0, %zmm0 /* de_6 = lookup16(y0_3, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_11_deinterleave(%rip), %zmm1, %zmm1 /* de_7 = lookup16(y1_3, deinterleave) */
 	vpunpcklqdq %zmm1, %zmm0, %zmm2 /* even_7 = unpacklo(de_6, de_7) */
 	vpunpckhqdq %zmm1, %zmm0, %zmm0 /* odd_7 = unpackhi(de_6, de_7) */
 	vpsllw $4, %zmm2, %zmm1 /* ev_sh_3 = shl(even_7) */
 	vmovdqa64 %zmm0, %zmm3 /* odd_7 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_7_high_nibbles(%rip), %zmm1, %zmm3 /* out_lo_3 = ternlog(odd_7, ev_sh_3, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_11_high_nibbles(%rip), %zmm1, %zmm3 /* out_lo_3 = ternlog(odd_7, ev_sh_3, high_nibbles) */
 	vpsrlw $4, %zmm0, %zmm0 /* od_sh_3 = shr(odd_7) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_7_high_nibbles(%rip), %zmm2, %zmm0 /* out_hi_3 = ternlog(od_sh_3, even_7, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_11_high_nibbles(%rip), %zmm2, %zmm0 /* out_hi_3 = ternlog(od_sh_3, even_7, high_nibbles) */
 	vmovdqu64 384(%rcx), %zmm1 /* msg_6 = load() */
 	vpxord %zmm1, %zmm3, %zmm1 /* ct_6 = xor(out_lo_3, msg_6) */
 	vmovdqu64 %zmm1, 384(%rdx) /* store ct_6 */
@@ -2123,23 +2435,23 @@ ublock_register_avx512_ublock256_256_encrypt_asm:
 	vmovdqu64 (%rsi), %zmm0 /* blk = load() */
 	vmovdqu64 64(%rsi), %zmm1 /* blk_1 = load() */
 	vpsrlw $4, %zmm0, %zmm2 /* lo_sh = shr(blk) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_8_high_nibbles(%rip), %zmm1, %zmm2 /* even = ternlog(lo_sh, blk_1, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_12_high_nibbles(%rip), %zmm1, %zmm2 /* even = ternlog(lo_sh, blk_1, high_nibbles) */
 	vpsllw $4, %zmm1, %zmm1 /* hi_sh = shl(blk_1) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_8_high_nibbles(%rip), %zmm1, %zmm0 /* odd = ternlog(blk, hi_sh, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_12_high_nibbles(%rip), %zmm1, %zmm0 /* odd = ternlog(blk, hi_sh, high_nibbles) */
 	vpunpcklbw %zmm0, %zmm2, %zmm1 /* sp = unpacklo(even, odd) */
 	vpunpckhbw %zmm0, %zmm2, %zmm0 /* sp_1 = unpackhi(even, odd) */
-	vmovdqa64 .Lublock_register_avx512_asm_8_lanes_picks(%rip), %zmm2 /* lanes_picks = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_12_lanes_picks(%rip), %zmm2 /* lanes_picks = const() */
 	vmovdqa64 %zmm2, %zmm3 /* lanes_picks */
 	vpermi2q %zmm0, %zmm1, %zmm3 /* lanes = permute2q(lanes_picks, sp, sp_1) */
-	vmovdqa64 .Lublock_register_avx512_asm_8_lanes_1_picks(%rip), %zmm4 /* lanes_1_picks = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_12_lanes_1_picks(%rip), %zmm4 /* lanes_1_picks = const() */
 	vmovdqa64 %zmm4, %zmm5 /* lanes_1_picks */
 	vpermi2q %zmm0, %zmm1, %zmm5 /* lanes_1 = permute2q(lanes_1_picks, sp, sp_1) */
 	vmovdqu64 128(%rsi), %zmm0 /* blk_2 = load() */
 	vmovdqu64 192(%rsi), %zmm1 /* blk_3 = load() */
 	vpsrlw $4, %zmm0, %zmm6 /* lo_sh_1 = shr(blk_2) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_8_high_nibbles(%rip), %zmm1, %zmm6 /* even_1 = ternlog(lo_sh_1, blk_3, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_12_high_nibbles(%rip), %zmm1, %zmm6 /* even_1 = ternlog(lo_sh_1, blk_3, high_nibbles) */
 	vpsllw $4, %zmm1, %zmm1 /* hi_sh_1 = shl(blk_3) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_8_high_nibbles(%rip), %zmm1, %zmm0 /* odd_1 = ternlog(blk_2, hi_sh_1, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_12_high_nibbles(%rip), %zmm1, %zmm0 /* odd_1 = ternlog(blk_2, hi_sh_1, high_nibbles) */
 	vpunpcklbw %zmm0, %zmm6, %zmm1 /* sp_2 = unpacklo(even_1, odd_1) */
 	vpunpckhbw %zmm0, %zmm6, %zmm0 /* sp_3 = unpackhi(even_1, odd_1) */
 	vmovdqa64 %zmm2, %zmm6 /* lanes_picks */
@@ -2149,9 +2461,9 @@ ublock_register_avx512_ublock256_256_encrypt_asm:
 	vmovdqu64 256(%rsi), %zmm0 /* blk_4 = load() */
 	vmovdqu64 320(%rsi), %zmm1 /* blk_5 = load() */
 	vpsrlw $4, %zmm0, %zmm8 /* lo_sh_2 = shr(blk_4) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_8_high_nibbles(%rip), %zmm1, %zmm8 /* even_2 = ternlog(lo_sh_2, blk_5, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_12_high_nibbles(%rip), %zmm1, %zmm8 /* even_2 = ternlog(lo_sh_2, blk_5, high_nibbles) */
 	vpsllw $4, %zmm1, %zmm1 /* hi_sh_2 = shl(blk_5) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_8_high_nibbles(%rip), %zmm1, %zmm0 /* odd_2 = ternlog(blk_4, hi_sh_2, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_12_high_nibbles(%rip), %zmm1, %zmm0 /* odd_2 = ternlog(blk_4, hi_sh_2, high_nibbles) */
 	vpunpcklbw %zmm0, %zmm8, %zmm1 /* sp_4 = unpacklo(even_2, odd_2) */
 	vpunpckhbw %zmm0, %zmm8, %zmm0 /* sp_5 = unpackhi(even_2, odd_2) */
 	vmovdqa64 %zmm2, %zmm8 /* lanes_picks */
@@ -2161,28 +2473,28 @@ ublock_register_avx512_ublock256_256_encrypt_asm:
 	vmovdqu64 384(%rsi), %zmm0 /* blk_6 = load() */
 	vmovdqu64 448(%rsi), %zmm1 /* blk_7 = load() */
 	vpsrlw $4, %zmm0, %zmm10 /* lo_sh_3 = shr(blk_6) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_8_high_nibbles(%rip), %zmm1, %zmm10 /* even_3 = ternlog(lo_sh_3, blk_7, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_12_high_nibbles(%rip), %zmm1, %zmm10 /* even_3 = ternlog(lo_sh_3, blk_7, high_nibbles) */
 	vpsllw $4, %zmm1, %zmm1 /* hi_sh_3 = shl(blk_7) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_8_high_nibbles(%rip), %zmm1, %zmm0 /* odd_3 = ternlog(blk_6, hi_sh_3, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_12_high_nibbles(%rip), %zmm1, %zmm0 /* odd_3 = ternlog(blk_6, hi_sh_3, high_nibbles) */
 	vpunpcklbw %zmm0, %zmm10, %zmm1 /* sp_6 = unpacklo(even_3, odd_3) */
 	vpunpckhbw %zmm0, %zmm10, %zmm0 /* sp_7 = unpackhi(even_3, odd_3) */
 	vmovdqa64 %zmm2, %zmm10 /* lanes_picks */
 	vpermi2q %zmm0, %zmm1, %zmm10 /* lanes_6 = permute2q(lanes_picks, sp_6, sp_7) */
 	vmovdqa64 %zmm4, %zmm11 /* lanes_1_picks */
 	vpermi2q %zmm0, %zmm1, %zmm11 /* lanes_7 = permute2q(lanes_1_picks, sp_6, sp_7) */
-	vmovdqa64 .Lublock_register_avx512_asm_8_low_nibbles(%rip), %zmm0 /* low_nibbles = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_8_rotl48(%rip), %zmm1 /* rotl48 = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_8_sbox_hi(%rip), %zmm12 /* sbox_hi = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_8_sbox_lo(%rip), %zmm13 /* sbox_lo = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_8_pl_front(%rip), %zmm14 /* pl_front = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_8_pl_rear(%rip), %zmm15 /* pl_rear = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_8_pr_front(%rip), %zmm16 /* pr_front = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_8_pr_rear(%rip), %zmm17 /* pr_rear = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_8_rotl24(%rip), %zmm18 /* rotl24 = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_8_rotl56(%rip), %zmm19 /* rotl56 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_12_low_nibbles(%rip), %zmm0 /* low_nibbles = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_12_rotl48(%rip), %zmm1 /* rotl48 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_12_sbox_hi(%rip), %zmm12 /* sbox_hi = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_12_sbox_lo(%rip), %zmm13 /* sbox_lo = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_12_pl_front(%rip), %zmm14 /* pl_front = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_12_pl_rear(%rip), %zmm15 /* pl_rear = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_12_pr_front(%rip), %zmm16 /* pr_front = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_12_pr_rear(%rip), %zmm17 /* pr_rear = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_12_rotl24(%rip), %zmm18 /* rotl24 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_12_rotl56(%rip), %zmm19 /* rotl56 = const() */
 	xor %rcx, %rcx
 	.p2align 4
-.Lublock_register_avx512_asm_8_loop_r0:
+.Lublock_register_avx512_asm_12_loop_r0:
 	vmovdqu64 (%rdi,%rcx), %zmm20 /* rk0 = load() */
 	vmovdqu64 64(%rdi,%rcx), %zmm21 /* rk1 = load() */
 
@@ -2319,7 +2631,7 @@ ublock_register_avx512_ublock256_256_encrypt_asm:
 	vpxord %zmm20, %zmm11, %zmm11 /* pr_3 = xor(pr_f_3, pr_r_3) */
 	add $128, %rcx
 	cmp $3072, %rcx
-	jne .Lublock_register_avx512_asm_8_loop_r0
+	jne .Lublock_register_avx512_asm_12_loop_r0
 
 	/* Final key addition. */
 	vpxord 3072(%rdi), %zmm3, %zmm3 /* y0 = xor(g0x0, rk0_1) */
@@ -2328,15 +2640,15 @@ ublock_register_avx512_ublock256_256_encrypt_asm:
 	vpermi2q %zmm5, %zmm3, %zmm20 /* lanes_8 = permute2q(lanes_picks, y0, y1) */
 	vmovdqa64 %zmm4, %zmm21 /* lanes_1_picks */
 	vpermi2q %zmm5, %zmm3, %zmm21 /* lanes_9 = permute2q(lanes_1_picks, y0, y1) */
-	vpshufb .Lublock_register_avx512_asm_8_deinterleave(%rip), %zmm20, %zmm3 /* de = lookup16(lanes_8, deinterleave) */
-	vpshufb .Lublock_register_avx512_asm_8_deinterleave(%rip), %zmm21, %zmm5 /* de_1 = lookup16(lanes_9, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_12_deinterleave(%rip), %zmm20, %zmm3 /* de = lookup16(lanes_8, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_12_deinterleave(%rip), %zmm21, %zmm5 /* de_1 = lookup16(lanes_9, deinterleave) */
 	vpunpcklqdq %zmm5, %zmm3, %zmm20 /* even_4 = unpacklo(de, de_1) */
 	vpunpckhqdq %zmm5, %zmm3, %zmm3 /* odd_4 = unpackhi(de, de_1) */
 	vpsllw $4, %zmm20, %zmm5 /* ev_sh = shl(even_4) */
 	vmovdqa64 %zmm3, %zmm21 /* odd_4 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_8_high_nibbles(%rip), %zmm5, %zmm21 /* out_lo = ternlog(odd_4, ev_sh, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_12_high_nibbles(%rip), %zmm5, %zmm21 /* out_lo = ternlog(odd_4, ev_sh, high_nibbles) */
 	vpsrlw $4, %zmm3, %zmm3 /* od_sh = shr(odd_4) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_8_high_nibbles(%rip), %zmm20, %zmm3 /* out_hi = ternlog(od_sh, even_4, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_12_high_nibbles(%rip), %zmm20, %zmm3 /* out_hi = ternlog(od_sh, even_4, high_nibbles) */
 	vmovdqu64 %zmm21, (%rdx) /* store out_lo */
 	vmovdqu64 %zmm3, 64(%rdx) /* store out_hi */
 	vpxord 3072(%rdi), %zmm6, %zmm3 /* y0_1 = xor(g1x0, rk0_1) */
@@ -2345,15 +2657,15 @@ ublock_register_avx512_ublock256_256_encrypt_asm:
 	vpermi2q %zmm5, %zmm3, %zmm6 /* lanes_10 = permute2q(lanes_picks, y0_1, y1_1) */
 	vmovdqa64 %zmm4, %zmm7 /* lanes_1_picks */
 	vpermi2q %zmm5, %zmm3, %zmm7 /* lanes_11 = permute2q(lanes_1_picks, y0_1, y1_1) */
-	vpshufb .Lublock_register_avx512_asm_8_deinterleave(%rip), %zmm6, %zmm3 /* de_2 = lookup16(lanes_10, deinterleave) */
-	vpshufb .Lublock_register_avx512_asm_8_deinterleave(%rip), %zmm7, %zmm5 /* de_3 = lookup16(lanes_11, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_12_deinterleave(%rip), %zmm6, %zmm3 /* de_2 = lookup16(lanes_10, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_12_deinterleave(%rip), %zmm7, %zmm5 /* de_3 = lookup16(lanes_11, deinterleave) */
 	vpunpcklqdq %zmm5, %zmm3, %zmm6 /* even_5 = unpacklo(de_2, de_3) */
 	vpunpckhqdq %zmm5, %zmm3, %zmm3 /* odd_5 = unpackhi(de_2, de_3) */
 	vpsllw $4, %zmm6, %zmm5 /* ev_sh_1 = shl(even_5) */
 	vmovdqa64 %zmm3, %zmm7 /* odd_5 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_8_high_nibbles(%rip), %zmm5, %zmm7 /* out_lo_1 = ternlog(odd_5, ev_sh_1, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_12_high_nibbles(%rip), %zmm5, %zmm7 /* out_lo_1 = ternlog(odd_5, ev_sh_1, high_nibbles) */
 	vpsrlw $4, %zmm3, %zmm3 /* od_sh_1 = shr(odd_5) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_8_high_nibbles(%rip), %zmm6, %zmm3 /* out_hi_1 = ternlog(od_sh_1, even_5, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_12_high_nibbles(%rip), %zmm6, %zmm3 /* out_hi_1 = ternlog(od_sh_1, even_5, high_nibbles) */
 	vmovdqu64 %zmm7, 128(%rdx) /* store out_lo_1 */
 	vmovdqu64 %zmm3, 192(%rdx) /* store out_hi_1 */
 	vpxord 3072(%rdi), %zmm8, %zmm3 /* y0_2 = xor(g2x0, rk0_1) */
@@ -2362,35 +2674,162 @@ ublock_register_avx512_ublock256_256_encrypt_asm:
 	vpermi2q %zmm5, %zmm3, %zmm6 /* lanes_12 = permute2q(lanes_picks, y0_2, y1_2) */
 	vmovdqa64 %zmm4, %zmm7 /* lanes_1_picks */
 	vpermi2q %zmm5, %zmm3, %zmm7 /* lanes_13 = permute2q(lanes_1_picks, y0_2, y1_2) */
-	vpshufb .Lublock_register_avx512_asm_8_deinterleave(%rip), %zmm6, %zmm3 /* de_4 = lookup16(lanes_12, deinterleave) */
-	vpshufb .Lublock_register_avx512_asm_8_deinterleave(%rip), %zmm7, %zmm5 /* de_5 = lookup16(lanes_13, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_12_deinterleave(%rip), %zmm6, %zmm3 /* de_4 = lookup16(lanes_12, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_12_deinterleave(%rip), %zmm7, %zmm5 /* de_5 = lookup16(lanes_13, deinterleave) */
 	vpunpcklqdq %zmm5, %zmm3, %zmm6 /* even_6 = unpacklo(de_4, de_5) */
 	vpunpckhqdq %zmm5, %zmm3, %zmm3 /* odd_6 = unpackhi(de_4, de_5) */
 	vpsllw $4, %zmm6, %zmm5 /* ev_sh_2 = shl(even_6) */
 	vmovdqa64 %zmm3, %zmm7 /* odd_6 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_8_high_nibbles(%rip), %zmm5, %zmm7 /* out_lo_2 = ternlog(odd_6, ev_sh_2, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_12_high_nibbles(%rip), %zmm5, %zmm7 /* out_lo_2 = ternlog(odd_6, ev_sh_2, high_nibbles) */
 	vpsrlw $4, %zmm3, %zmm3 /* od_sh_2 = shr(odd_6) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_8_high_nibbles(%rip), %zmm6, %zmm3 /* out_hi_2 = ternlog(od_sh_2, even_6, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_12_high_nibbles(%rip), %zmm6, %zmm3 /* out_hi_2 = ternlog(od_sh_2, even_6, high_nibbles) */
 	vmovdqu64 %zmm7, 256(%rdx) /* store out_lo_2 */
 	vmovdqu64 %zmm3, 320(%rdx) /* store out_hi_2 */
 	vpxord 3072(%rdi), %zmm10, %zmm3 /* y0_3 = xor(g3x0, rk0_1) */
 	vpxord 3136(%rdi), %zmm11, %zmm5 /* y1_3 = xor(g3x1, rk1_1) */
 	vpermi2q %zmm5, %zmm3, %zmm2 /* lanes_14 = permute2q(lanes_picks, y0_3, y1_3) */
 	vpermi2q %zmm5, %zmm3, %zmm4 /* lanes_15 = permute2q(lanes_1_picks, y0_3, y1_3) */
-	vpshufb .Lublock_register_avx512_asm_8_deinterleave(%rip), %zmm2, %zmm2 /* de_6 = lookup16(lanes_14, deinterleave) */
-	vpshufb .Lublock_register_avx512_asm_8_deinterleave(%rip), %zmm4, %zmm3 /* de_7 = lookup16(lanes_15, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_12_deinterleave(%rip), %zmm2, %zmm2 /* de_6 = lookup16(lanes_14, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_12_deinterleave(%rip), %zmm4, %zmm3 /* de_7 = lookup16(lanes_15, deinterleave) */
 	vpunpcklqdq %zmm3, %zmm2, %zmm4 /* even_7 = unpacklo(de_6, de_7) */
 	vpunpckhqdq %zmm3, %zmm2, %zmm2 /* odd_7 = unpackhi(de_6, de_7) */
 	vpsllw $4, %zmm4, %zmm3 /* ev_sh_3 = shl(even_7) */
 	vmovdqa64 %zmm2, %zmm5 /* odd_7 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_8_high_nibbles(%rip), %zmm3, %zmm5 /* out_lo_3 = ternlog(odd_7, ev_sh_3, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_12_high_nibbles(%rip), %zmm3, %zmm5 /* out_lo_3 = ternlog(odd_7, ev_sh_3, high_nibbles) */
 	vpsrlw $4, %zmm2, %zmm2 /* od_sh_3 = shr(odd_7) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_8_high_nibbles(%rip), %zmm4, %zmm2 /* out_hi_3 = ternlog(od_sh_3, even_7, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_12_high_nibbles(%rip), %zmm4, %zmm2 /* out_hi_3 = ternlog(od_sh_3, even_7, high_nibbles) */
 	vmovdqu64 %zmm5, 384(%rdx) /* store out_lo_3 */
 	vmovdqu64 %zmm2, 448(%rdx) /* store out_hi_3 */
 	vzeroupper
 	ret
 	.size ublock_register_avx512_ublock256_256_encrypt_asm, .-ublock_register_avx512_ublock256_256_encrypt_asm
+
+/* ublock_register_avx512_ublock256_256_encrypt_one_block_asm: ublock256_register_one_block_encrypt, 3 arguments
+ *   %rdi: rk
+ *   %rsi: in
+ *   %rdx: out
+ *   %rcx: 128 x r (and the loop count)
+ *   xmm0-14: vectors, as allocated (15 used)
+ *   frame: 0 bytes (0 spill slots of 16 bytes)
+ */
+	.globl ublock_register_avx512_ublock256_256_encrypt_one_block_asm
+	.hidden ublock_register_avx512_ublock256_256_encrypt_one_block_asm
+	.type ublock_register_avx512_ublock256_256_encrypt_one_block_asm, @function
+	.p2align 5
+ublock_register_avx512_ublock256_256_encrypt_one_block_asm:
+
+	/* Load one block, spread one nibble per byte in the low nibbles; X0 and X1 in separate registers. */
+	vmovdqu (%rsi), %xmm0 /* blk = load() */
+	vmovdqu 16(%rsi), %xmm1 /* blk_1 = load() */
+	vpsrlw $4, %xmm0, %xmm2 /* lo_sh = shr(blk) */
+	vmovdqa .Lublock_register_avx512_asm_13_zero(%rip), %xmm3 /* zero = const() */
+	vpand .Lublock_register_avx512_asm_13_high_nibbles(%rip), %xmm3, %xmm4 /* even_b = and(zero, high_nibbles) */
+	vmovdqa .Lublock_register_avx512_asm_13_high_nibbles(%rip), %xmm5 /* high_nibbles = const() */
+	vpandn %xmm2, %xmm5, %xmm2 /* even_a = andnot(high_nibbles, lo_sh) */
+	vpor %xmm2, %xmm4, %xmm2 /* even = or(even_b, even_a) */
+	vpsllw $4, %xmm3, %xmm3 /* hi_sh = shl(zero) */
+	vpand %xmm5, %xmm3, %xmm3 /* odd_b = and(hi_sh, high_nibbles) */
+	vpandn %xmm0, %xmm5, %xmm0 /* odd_a = andnot(high_nibbles, blk) */
+	vpor %xmm0, %xmm3, %xmm0 /* odd = or(odd_b, odd_a) */
+	vpunpcklbw %xmm0, %xmm2, %xmm6 /* sp = unpacklo(even, odd) */
+	vpunpckhbw %xmm0, %xmm2, %xmm0 /* sp_1 = unpackhi(even, odd) */
+	vpsrlw $4, %xmm1, %xmm2 /* lo_sh_1 = shr(blk_1) */
+	vpandn %xmm2, %xmm5, %xmm2 /* even_1_a = andnot(high_nibbles, lo_sh_1) */
+	vpor %xmm2, %xmm4, %xmm2 /* even_1 = or(even_b, even_1_a) */
+	vpandn %xmm1, %xmm5, %xmm1 /* odd_1_a = andnot(high_nibbles, blk_1) */
+	vpor %xmm1, %xmm3, %xmm1 /* odd_1 = or(odd_b, odd_1_a) */
+	vpunpcklbw %xmm1, %xmm2, %xmm3 /* sp_2 = unpacklo(even_1, odd_1) */
+	vpunpckhbw %xmm1, %xmm2, %xmm1 /* sp_3 = unpackhi(even_1, odd_1) */
+	vmovdqa .Lublock_register_avx512_asm_13_low_nibbles(%rip), %xmm2 /* low_nibbles = const() */
+	vmovdqa .Lublock_register_avx512_asm_13_rotl48(%rip), %xmm4 /* rotl48 = const() */
+	vmovdqa .Lublock_register_avx512_asm_13_sbox_lo(%rip), %xmm7 /* sbox_lo = const() */
+	vmovdqa .Lublock_register_avx512_asm_13_rotl24(%rip), %xmm8 /* rotl24 = const() */
+	vmovdqa .Lublock_register_avx512_asm_13_rotl56(%rip), %xmm9 /* rotl56 = const() */
+	vmovdqa .Lublock_register_avx512_asm_13_pl_front0(%rip), %xmm10 /* pl_front0 = const() */
+	vmovdqa .Lublock_register_avx512_asm_13_pl_front1(%rip), %xmm11 /* pl_front1 = const() */
+	xor %rcx, %rcx
+	.p2align 4
+.Lublock_register_avx512_asm_13_loop_r0:
+	vmovdqu (%rdi,%rcx), %xmm5 /* rk0 = load() */
+	vmovdqu 16(%rdi,%rcx), %xmm12 /* rk0_1 = load() */
+	vmovdqu 64(%rdi,%rcx), %xmm13 /* rk1 = load() */
+	vmovdqu 80(%rdi,%rcx), %xmm14 /* rk1_1 = load() */
+	vpxor %xmm5, %xmm6, %xmm5 /* k0 = xor(x0_0, rk0) */
+	vpxor %xmm12, %xmm0, %xmm0 /* k0_1 = xor(x0_1, rk0_1) */
+	vpand %xmm2, %xmm5, %xmm5 /* s0_lo = and(k0, low_nibbles) */
+	vpshufb %xmm5, %xmm7, %xmm5 /* s0 = lookup16(sbox_lo, s0_lo) */
+	vpand %xmm2, %xmm0, %xmm0 /* s0_lo_1 = and(k0_1, low_nibbles) */
+	vpshufb %xmm0, %xmm7, %xmm0 /* s0_1 = lookup16(sbox_lo, s0_lo_1) */
+	vpxor %xmm13, %xmm3, %xmm3 /* k1 = xor(x1_0, rk1) */
+	vpxor %xmm14, %xmm1, %xmm1 /* k1_1 = xor(x1_1, rk1_1) */
+	vpand %xmm2, %xmm3, %xmm3 /* s1_lo = and(k1, low_nibbles) */
+	vpshufb %xmm3, %xmm7, %xmm3 /* s1 = lookup16(sbox_lo, s1_lo) */
+	vpand %xmm2, %xmm1, %xmm1 /* s1_lo_1 = and(k1_1, low_nibbles) */
+	vpshufb %xmm1, %xmm7, %xmm1 /* s1_1 = lookup16(sbox_lo, s1_lo_1) */
+	vpxor %xmm5, %xmm3, %xmm3 /* x1 = xor(s1, s0) */
+	vpxor %xmm0, %xmm1, %xmm1 /* x1_1_1 = xor(s1_1, s0_1) */
+	vpshufb %xmm9, %xmm3, %xmm6 /* rot4 = lookup16(x1, rotl56) */
+	vpshufb %xmm9, %xmm1, %xmm12 /* rot4_1 = lookup16(x1_1_1, rotl56) */
+	vpxor %xmm6, %xmm5, %xmm5 /* x0 = xor(s0, rot4) */
+	vpxor %xmm12, %xmm0, %xmm0 /* x0_1_1 = xor(s0_1, rot4_1) */
+	vpshufb %xmm4, %xmm5, %xmm6 /* rot8 = lookup16(x0, rotl48) */
+	vpshufb %xmm4, %xmm0, %xmm12 /* rot8_1 = lookup16(x0_1_1, rotl48) */
+	vpxor %xmm6, %xmm3, %xmm3 /* x1_2 = xor(x1, rot8) */
+	vpxor %xmm12, %xmm1, %xmm1 /* x1_3 = xor(x1_1_1, rot8_1) */
+	vpshufb %xmm4, %xmm3, %xmm6 /* rot8_2 = lookup16(x1_2, rotl48) */
+	vpshufb %xmm4, %xmm1, %xmm12 /* rot8_3 = lookup16(x1_3, rotl48) */
+	vpxor %xmm6, %xmm5, %xmm5 /* x0_2 = xor(x0, rot8_2) */
+	vpxor %xmm12, %xmm0, %xmm0 /* x0_3 = xor(x0_1_1, rot8_3) */
+	vpshufb %xmm8, %xmm5, %xmm6 /* rot20 = lookup16(x0_2, rotl24) */
+	vpshufb %xmm8, %xmm0, %xmm12 /* rot20_1 = lookup16(x0_3, rotl24) */
+	vpxor %xmm6, %xmm3, %xmm3 /* x1_4 = xor(x1_2, rot20) */
+	vpxor %xmm12, %xmm1, %xmm1 /* x1_5 = xor(x1_3, rot20_1) */
+	vpxor %xmm3, %xmm5, %xmm5 /* x0_4 = xor(x0_2, x1_4) */
+	vpxor %xmm1, %xmm0, %xmm0 /* x0_5 = xor(x0_3, x1_5) */
+	vpshufb %xmm10, %xmm5, %xmm6 /* pl_f = lookup16(x0_4, pl_front0) */
+	vpshufb .Lublock_register_avx512_asm_13_pl_rear0(%rip), %xmm0, %xmm12 /* pl_r = lookup16(x0_5, pl_rear0) */
+	vpxor %xmm12, %xmm6, %xmm6 /* pl = xor(pl_f, pl_r) */
+	vpshufb %xmm11, %xmm0, %xmm0 /* pl_f_1 = lookup16(x0_5, pl_front1) */
+	vpshufb .Lublock_register_avx512_asm_13_pl_rear1(%rip), %xmm5, %xmm5 /* pl_r_1 = lookup16(x0_4, pl_rear1) */
+	vpxor %xmm5, %xmm0, %xmm0 /* pl_1 = xor(pl_f_1, pl_r_1) */
+	vpshufb .Lublock_register_avx512_asm_13_pr_front0(%rip), %xmm3, %xmm5 /* pr_f = lookup16(x1_4, pr_front0) */
+	vpshufb .Lublock_register_avx512_asm_13_pr_rear0(%rip), %xmm1, %xmm12 /* pr_r = lookup16(x1_5, pr_rear0) */
+	vpxor %xmm12, %xmm5, %xmm5 /* pr = xor(pr_f, pr_r) */
+	vpshufb .Lublock_register_avx512_asm_13_pr_front1(%rip), %xmm1, %xmm1 /* pr_f_1 = lookup16(x1_5, pr_front1) */
+	vpshufb .Lublock_register_avx512_asm_13_pr_rear1(%rip), %xmm3, %xmm3 /* pr_r_1 = lookup16(x1_4, pr_rear1) */
+	vpxor %xmm3, %xmm1, %xmm1 /* pr_1 = xor(pr_f_1, pr_r_1) */
+	vmovdqa %xmm5, %xmm3 /* x1_0.3 */
+	add $128, %rcx
+	cmp $3072, %rcx
+	jne .Lublock_register_avx512_asm_13_loop_r0
+
+	/* Final key addition; the store packs the low nibbles (the key's copy in the high ones is dropped). */
+	vpxor 3072(%rdi), %xmm6, %xmm5 /* y0 = xor(x0_0, rk0_2) */
+	vpxor 3088(%rdi), %xmm0, %xmm0 /* y0_1 = xor(x0_1, rk0_3) */
+	vpxor 3136(%rdi), %xmm3, %xmm3 /* y1 = xor(x1_0, rk1_2) */
+	vpxor 3152(%rdi), %xmm1, %xmm1 /* y1_1 = xor(x1_1, rk1_3) */
+	vpshufb .Lublock_register_avx512_asm_13_deinterleave(%rip), %xmm5, %xmm5 /* de = lookup16(y0, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_13_deinterleave(%rip), %xmm0, %xmm0 /* de_1 = lookup16(y0_1, deinterleave) */
+	vpunpcklqdq %xmm0, %xmm5, %xmm6 /* even_2 = unpacklo(de, de_1) */
+	vpunpckhqdq %xmm0, %xmm5, %xmm0 /* odd_2 = unpackhi(de, de_1) */
+	vpsllw $4, %xmm6, %xmm5 /* ev_sh = shl(even_2) */
+	vpand .Lublock_register_avx512_asm_13_high_nibbles(%rip), %xmm5, %xmm5 /* out_lo_b = and(ev_sh, high_nibbles) */
+	vmovdqa .Lublock_register_avx512_asm_13_high_nibbles(%rip), %xmm6 /* high_nibbles = const() */
+	vpandn %xmm0, %xmm6, %xmm0 /* out_lo_a = andnot(high_nibbles, odd_2) */
+	vpor %xmm0, %xmm5, %xmm0 /* out_lo = or(out_lo_b, out_lo_a) */
+	vmovdqu %xmm0, (%rdx) /* store out_lo */
+	vpshufb .Lublock_register_avx512_asm_13_deinterleave(%rip), %xmm3, %xmm0 /* de_2 = lookup16(y1, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_13_deinterleave(%rip), %xmm1, %xmm1 /* de_3 = lookup16(y1_1, deinterleave) */
+	vpunpcklqdq %xmm1, %xmm0, %xmm3 /* even_3 = unpacklo(de_2, de_3) */
+	vpunpckhqdq %xmm1, %xmm0, %xmm0 /* odd_3 = unpackhi(de_2, de_3) */
+	vpsllw $4, %xmm3, %xmm1 /* ev_sh_1 = shl(even_3) */
+	vpand %xmm6, %xmm1, %xmm1 /* out_lo_1_b = and(ev_sh_1, high_nibbles) */
+	vpandn %xmm0, %xmm6, %xmm0 /* out_lo_1_a = andnot(high_nibbles, odd_3) */
+	vpor %xmm0, %xmm1, %xmm0 /* out_lo_1 = or(out_lo_1_b, out_lo_1_a) */
+	vmovdqu %xmm0, 16(%rdx) /* store out_lo_1 */
+	vzeroupper
+	ret
+	.size ublock_register_avx512_ublock256_256_encrypt_one_block_asm, .-ublock_register_avx512_ublock256_256_encrypt_one_block_asm
 
 /* ublock_register_avx512_ublock256_256_decrypt_asm: ublock256_register512_decrypt, 3 arguments
  *   %rdi: rk
@@ -2410,23 +2849,23 @@ ublock_register_avx512_ublock256_256_decrypt_asm:
 	vmovdqu64 (%rsi), %zmm0 /* blk = load() */
 	vmovdqu64 64(%rsi), %zmm1 /* blk_1 = load() */
 	vpsrlw $4, %zmm0, %zmm2 /* lo_sh = shr(blk) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_9_high_nibbles(%rip), %zmm1, %zmm2 /* even = ternlog(lo_sh, blk_1, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_14_high_nibbles(%rip), %zmm1, %zmm2 /* even = ternlog(lo_sh, blk_1, high_nibbles) */
 	vpsllw $4, %zmm1, %zmm1 /* hi_sh = shl(blk_1) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_9_high_nibbles(%rip), %zmm1, %zmm0 /* odd = ternlog(blk, hi_sh, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_14_high_nibbles(%rip), %zmm1, %zmm0 /* odd = ternlog(blk, hi_sh, high_nibbles) */
 	vpunpcklbw %zmm0, %zmm2, %zmm1 /* sp = unpacklo(even, odd) */
 	vpunpckhbw %zmm0, %zmm2, %zmm0 /* sp_1 = unpackhi(even, odd) */
-	vmovdqa64 .Lublock_register_avx512_asm_9_lanes_picks(%rip), %zmm2 /* lanes_picks = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_14_lanes_picks(%rip), %zmm2 /* lanes_picks = const() */
 	vmovdqa64 %zmm2, %zmm3 /* lanes_picks */
 	vpermi2q %zmm0, %zmm1, %zmm3 /* lanes = permute2q(lanes_picks, sp, sp_1) */
-	vmovdqa64 .Lublock_register_avx512_asm_9_lanes_1_picks(%rip), %zmm4 /* lanes_1_picks = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_14_lanes_1_picks(%rip), %zmm4 /* lanes_1_picks = const() */
 	vmovdqa64 %zmm4, %zmm5 /* lanes_1_picks */
 	vpermi2q %zmm0, %zmm1, %zmm5 /* lanes_1 = permute2q(lanes_1_picks, sp, sp_1) */
 	vmovdqu64 128(%rsi), %zmm0 /* blk_2 = load() */
 	vmovdqu64 192(%rsi), %zmm1 /* blk_3 = load() */
 	vpsrlw $4, %zmm0, %zmm6 /* lo_sh_1 = shr(blk_2) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_9_high_nibbles(%rip), %zmm1, %zmm6 /* even_1 = ternlog(lo_sh_1, blk_3, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_14_high_nibbles(%rip), %zmm1, %zmm6 /* even_1 = ternlog(lo_sh_1, blk_3, high_nibbles) */
 	vpsllw $4, %zmm1, %zmm1 /* hi_sh_1 = shl(blk_3) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_9_high_nibbles(%rip), %zmm1, %zmm0 /* odd_1 = ternlog(blk_2, hi_sh_1, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_14_high_nibbles(%rip), %zmm1, %zmm0 /* odd_1 = ternlog(blk_2, hi_sh_1, high_nibbles) */
 	vpunpcklbw %zmm0, %zmm6, %zmm1 /* sp_2 = unpacklo(even_1, odd_1) */
 	vpunpckhbw %zmm0, %zmm6, %zmm0 /* sp_3 = unpackhi(even_1, odd_1) */
 	vmovdqa64 %zmm2, %zmm6 /* lanes_picks */
@@ -2436,9 +2875,9 @@ ublock_register_avx512_ublock256_256_decrypt_asm:
 	vmovdqu64 256(%rsi), %zmm0 /* blk_4 = load() */
 	vmovdqu64 320(%rsi), %zmm1 /* blk_5 = load() */
 	vpsrlw $4, %zmm0, %zmm8 /* lo_sh_2 = shr(blk_4) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_9_high_nibbles(%rip), %zmm1, %zmm8 /* even_2 = ternlog(lo_sh_2, blk_5, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_14_high_nibbles(%rip), %zmm1, %zmm8 /* even_2 = ternlog(lo_sh_2, blk_5, high_nibbles) */
 	vpsllw $4, %zmm1, %zmm1 /* hi_sh_2 = shl(blk_5) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_9_high_nibbles(%rip), %zmm1, %zmm0 /* odd_2 = ternlog(blk_4, hi_sh_2, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_14_high_nibbles(%rip), %zmm1, %zmm0 /* odd_2 = ternlog(blk_4, hi_sh_2, high_nibbles) */
 	vpunpcklbw %zmm0, %zmm8, %zmm1 /* sp_4 = unpacklo(even_2, odd_2) */
 	vpunpckhbw %zmm0, %zmm8, %zmm0 /* sp_5 = unpackhi(even_2, odd_2) */
 	vmovdqa64 %zmm2, %zmm8 /* lanes_picks */
@@ -2448,28 +2887,28 @@ ublock_register_avx512_ublock256_256_decrypt_asm:
 	vmovdqu64 384(%rsi), %zmm0 /* blk_6 = load() */
 	vmovdqu64 448(%rsi), %zmm1 /* blk_7 = load() */
 	vpsrlw $4, %zmm0, %zmm10 /* lo_sh_3 = shr(blk_6) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_9_high_nibbles(%rip), %zmm1, %zmm10 /* even_3 = ternlog(lo_sh_3, blk_7, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_14_high_nibbles(%rip), %zmm1, %zmm10 /* even_3 = ternlog(lo_sh_3, blk_7, high_nibbles) */
 	vpsllw $4, %zmm1, %zmm1 /* hi_sh_3 = shl(blk_7) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_9_high_nibbles(%rip), %zmm1, %zmm0 /* odd_3 = ternlog(blk_6, hi_sh_3, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_14_high_nibbles(%rip), %zmm1, %zmm0 /* odd_3 = ternlog(blk_6, hi_sh_3, high_nibbles) */
 	vpunpcklbw %zmm0, %zmm10, %zmm1 /* sp_6 = unpacklo(even_3, odd_3) */
 	vpunpckhbw %zmm0, %zmm10, %zmm0 /* sp_7 = unpackhi(even_3, odd_3) */
 	vmovdqa64 %zmm2, %zmm10 /* lanes_picks */
 	vpermi2q %zmm0, %zmm1, %zmm10 /* lanes_6 = permute2q(lanes_picks, sp_6, sp_7) */
 	vmovdqa64 %zmm4, %zmm11 /* lanes_1_picks */
 	vpermi2q %zmm0, %zmm1, %zmm11 /* lanes_7 = permute2q(lanes_1_picks, sp_6, sp_7) */
-	vmovdqa64 .Lublock_register_avx512_asm_9_low_nibbles(%rip), %zmm0 /* low_nibbles = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_9_rotl48(%rip), %zmm1 /* rotl48 = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_9_sbox_inv_hi(%rip), %zmm12 /* sbox_inv_hi = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_9_sbox_inv_lo(%rip), %zmm13 /* sbox_inv_lo = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_9_pl_front(%rip), %zmm14 /* pl_front = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_9_pl_rear(%rip), %zmm15 /* pl_rear = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_9_pr_front(%rip), %zmm16 /* pr_front = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_9_pr_rear(%rip), %zmm17 /* pr_rear = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_9_rotl24(%rip), %zmm18 /* rotl24 = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_9_rotl56(%rip), %zmm19 /* rotl56 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_14_low_nibbles(%rip), %zmm0 /* low_nibbles = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_14_rotl48(%rip), %zmm1 /* rotl48 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_14_sbox_inv_hi(%rip), %zmm12 /* sbox_inv_hi = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_14_sbox_inv_lo(%rip), %zmm13 /* sbox_inv_lo = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_14_pl_front(%rip), %zmm14 /* pl_front = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_14_pl_rear(%rip), %zmm15 /* pl_rear = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_14_pr_front(%rip), %zmm16 /* pr_front = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_14_pr_rear(%rip), %zmm17 /* pr_rear = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_14_rotl24(%rip), %zmm18 /* rotl24 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_14_rotl56(%rip), %zmm19 /* rotl56 = const() */
 	xor %rcx, %rcx
 	.p2align 4
-.Lublock_register_avx512_asm_9_loop_r0:
+.Lublock_register_avx512_asm_14_loop_r0:
 	vmovdqu64 (%rdi,%rcx), %zmm20 /* rk0 = load() */
 	vmovdqu64 64(%rdi,%rcx), %zmm21 /* rk1 = load() */
 
@@ -2606,7 +3045,7 @@ ublock_register_avx512_ublock256_256_decrypt_asm:
 	vpord %zmm11, %zmm20, %zmm11 /* s1_3 = or(s1_l_3, s1_h_3) */
 	add $128, %rcx
 	cmp $3072, %rcx
-	jne .Lublock_register_avx512_asm_9_loop_r0
+	jne .Lublock_register_avx512_asm_14_loop_r0
 
 	/* Final key addition. */
 	vpxord 3072(%rdi), %zmm3, %zmm3 /* y0_12 = xor(g0x0, rk0_1) */
@@ -2615,15 +3054,15 @@ ublock_register_avx512_ublock256_256_decrypt_asm:
 	vpermi2q %zmm5, %zmm3, %zmm20 /* lanes_8 = permute2q(lanes_picks, y0_12, y1_12) */
 	vmovdqa64 %zmm4, %zmm21 /* lanes_1_picks */
 	vpermi2q %zmm5, %zmm3, %zmm21 /* lanes_9 = permute2q(lanes_1_picks, y0_12, y1_12) */
-	vpshufb .Lublock_register_avx512_asm_9_deinterleave(%rip), %zmm20, %zmm3 /* de = lookup16(lanes_8, deinterleave) */
-	vpshufb .Lublock_register_avx512_asm_9_deinterleave(%rip), %zmm21, %zmm5 /* de_1 = lookup16(lanes_9, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_14_deinterleave(%rip), %zmm20, %zmm3 /* de = lookup16(lanes_8, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_14_deinterleave(%rip), %zmm21, %zmm5 /* de_1 = lookup16(lanes_9, deinterleave) */
 	vpunpcklqdq %zmm5, %zmm3, %zmm20 /* even_4 = unpacklo(de, de_1) */
 	vpunpckhqdq %zmm5, %zmm3, %zmm3 /* odd_4 = unpackhi(de, de_1) */
 	vpsllw $4, %zmm20, %zmm5 /* ev_sh = shl(even_4) */
 	vmovdqa64 %zmm3, %zmm21 /* odd_4 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_9_high_nibbles(%rip), %zmm5, %zmm21 /* out_lo = ternlog(odd_4, ev_sh, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_14_high_nibbles(%rip), %zmm5, %zmm21 /* out_lo = ternlog(odd_4, ev_sh, high_nibbles) */
 	vpsrlw $4, %zmm3, %zmm3 /* od_sh = shr(odd_4) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_9_high_nibbles(%rip), %zmm20, %zmm3 /* out_hi = ternlog(od_sh, even_4, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_14_high_nibbles(%rip), %zmm20, %zmm3 /* out_hi = ternlog(od_sh, even_4, high_nibbles) */
 	vmovdqu64 %zmm21, (%rdx) /* store out_lo */
 	vmovdqu64 %zmm3, 64(%rdx) /* store out_hi */
 	vpxord 3072(%rdi), %zmm6, %zmm3 /* y0_13 = xor(g1x0, rk0_1) */
@@ -2632,15 +3071,15 @@ ublock_register_avx512_ublock256_256_decrypt_asm:
 	vpermi2q %zmm5, %zmm3, %zmm6 /* lanes_10 = permute2q(lanes_picks, y0_13, y1_13) */
 	vmovdqa64 %zmm4, %zmm7 /* lanes_1_picks */
 	vpermi2q %zmm5, %zmm3, %zmm7 /* lanes_11 = permute2q(lanes_1_picks, y0_13, y1_13) */
-	vpshufb .Lublock_register_avx512_asm_9_deinterleave(%rip), %zmm6, %zmm3 /* de_2 = lookup16(lanes_10, deinterleave) */
-	vpshufb .Lublock_register_avx512_asm_9_deinterleave(%rip), %zmm7, %zmm5 /* de_3 = lookup16(lanes_11, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_14_deinterleave(%rip), %zmm6, %zmm3 /* de_2 = lookup16(lanes_10, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_14_deinterleave(%rip), %zmm7, %zmm5 /* de_3 = lookup16(lanes_11, deinterleave) */
 	vpunpcklqdq %zmm5, %zmm3, %zmm6 /* even_5 = unpacklo(de_2, de_3) */
 	vpunpckhqdq %zmm5, %zmm3, %zmm3 /* odd_5 = unpackhi(de_2, de_3) */
 	vpsllw $4, %zmm6, %zmm5 /* ev_sh_1 = shl(even_5) */
 	vmovdqa64 %zmm3, %zmm7 /* odd_5 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_9_high_nibbles(%rip), %zmm5, %zmm7 /* out_lo_1 = ternlog(odd_5, ev_sh_1, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_14_high_nibbles(%rip), %zmm5, %zmm7 /* out_lo_1 = ternlog(odd_5, ev_sh_1, high_nibbles) */
 	vpsrlw $4, %zmm3, %zmm3 /* od_sh_1 = shr(odd_5) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_9_high_nibbles(%rip), %zmm6, %zmm3 /* out_hi_1 = ternlog(od_sh_1, even_5, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_14_high_nibbles(%rip), %zmm6, %zmm3 /* out_hi_1 = ternlog(od_sh_1, even_5, high_nibbles) */
 	vmovdqu64 %zmm7, 128(%rdx) /* store out_lo_1 */
 	vmovdqu64 %zmm3, 192(%rdx) /* store out_hi_1 */
 	vpxord 3072(%rdi), %zmm8, %zmm3 /* y0_14 = xor(g2x0, rk0_1) */
@@ -2649,35 +3088,163 @@ ublock_register_avx512_ublock256_256_decrypt_asm:
 	vpermi2q %zmm5, %zmm3, %zmm6 /* lanes_12 = permute2q(lanes_picks, y0_14, y1_14) */
 	vmovdqa64 %zmm4, %zmm7 /* lanes_1_picks */
 	vpermi2q %zmm5, %zmm3, %zmm7 /* lanes_13 = permute2q(lanes_1_picks, y0_14, y1_14) */
-	vpshufb .Lublock_register_avx512_asm_9_deinterleave(%rip), %zmm6, %zmm3 /* de_4 = lookup16(lanes_12, deinterleave) */
-	vpshufb .Lublock_register_avx512_asm_9_deinterleave(%rip), %zmm7, %zmm5 /* de_5 = lookup16(lanes_13, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_14_deinterleave(%rip), %zmm6, %zmm3 /* de_4 = lookup16(lanes_12, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_14_deinterleave(%rip), %zmm7, %zmm5 /* de_5 = lookup16(lanes_13, deinterleave) */
 	vpunpcklqdq %zmm5, %zmm3, %zmm6 /* even_6 = unpacklo(de_4, de_5) */
 	vpunpckhqdq %zmm5, %zmm3, %zmm3 /* odd_6 = unpackhi(de_4, de_5) */
 	vpsllw $4, %zmm6, %zmm5 /* ev_sh_2 = shl(even_6) */
 	vmovdqa64 %zmm3, %zmm7 /* odd_6 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_9_high_nibbles(%rip), %zmm5, %zmm7 /* out_lo_2 = ternlog(odd_6, ev_sh_2, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_14_high_nibbles(%rip), %zmm5, %zmm7 /* out_lo_2 = ternlog(odd_6, ev_sh_2, high_nibbles) */
 	vpsrlw $4, %zmm3, %zmm3 /* od_sh_2 = shr(odd_6) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_9_high_nibbles(%rip), %zmm6, %zmm3 /* out_hi_2 = ternlog(od_sh_2, even_6, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_14_high_nibbles(%rip), %zmm6, %zmm3 /* out_hi_2 = ternlog(od_sh_2, even_6, high_nibbles) */
 	vmovdqu64 %zmm7, 256(%rdx) /* store out_lo_2 */
 	vmovdqu64 %zmm3, 320(%rdx) /* store out_hi_2 */
 	vpxord 3072(%rdi), %zmm10, %zmm3 /* y0_15 = xor(g3x0, rk0_1) */
 	vpxord 3136(%rdi), %zmm11, %zmm5 /* y1_15 = xor(g3x1, rk1_1) */
 	vpermi2q %zmm5, %zmm3, %zmm2 /* lanes_14 = permute2q(lanes_picks, y0_15, y1_15) */
 	vpermi2q %zmm5, %zmm3, %zmm4 /* lanes_15 = permute2q(lanes_1_picks, y0_15, y1_15) */
-	vpshufb .Lublock_register_avx512_asm_9_deinterleave(%rip), %zmm2, %zmm2 /* de_6 = lookup16(lanes_14, deinterleave) */
-	vpshufb .Lublock_register_avx512_asm_9_deinterleave(%rip), %zmm4, %zmm3 /* de_7 = lookup16(lanes_15, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_14_deinterleave(%rip), %zmm2, %zmm2 /* de_6 = lookup16(lanes_14, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_14_deinterleave(%rip), %zmm4, %zmm3 /* de_7 = lookup16(lanes_15, deinterleave) */
 	vpunpcklqdq %zmm3, %zmm2, %zmm4 /* even_7 = unpacklo(de_6, de_7) */
 	vpunpckhqdq %zmm3, %zmm2, %zmm2 /* odd_7 = unpackhi(de_6, de_7) */
 	vpsllw $4, %zmm4, %zmm3 /* ev_sh_3 = shl(even_7) */
 	vmovdqa64 %zmm2, %zmm5 /* odd_7 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_9_high_nibbles(%rip), %zmm3, %zmm5 /* out_lo_3 = ternlog(odd_7, ev_sh_3, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_14_high_nibbles(%rip), %zmm3, %zmm5 /* out_lo_3 = ternlog(odd_7, ev_sh_3, high_nibbles) */
 	vpsrlw $4, %zmm2, %zmm2 /* od_sh_3 = shr(odd_7) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_9_high_nibbles(%rip), %zmm4, %zmm2 /* out_hi_3 = ternlog(od_sh_3, even_7, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_14_high_nibbles(%rip), %zmm4, %zmm2 /* out_hi_3 = ternlog(od_sh_3, even_7, high_nibbles) */
 	vmovdqu64 %zmm5, 384(%rdx) /* store out_lo_3 */
 	vmovdqu64 %zmm2, 448(%rdx) /* store out_hi_3 */
 	vzeroupper
 	ret
 	.size ublock_register_avx512_ublock256_256_decrypt_asm, .-ublock_register_avx512_ublock256_256_decrypt_asm
+
+/* ublock_register_avx512_ublock256_256_decrypt_one_block_asm: ublock256_register_one_block_decrypt, 3 arguments
+ *   %rdi: rk
+ *   %rsi: in
+ *   %rdx: out
+ *   %rcx: 128 x r (and the loop count)
+ *   xmm0-14: vectors, as allocated (15 used)
+ *   frame: 0 bytes (0 spill slots of 16 bytes)
+ */
+	.globl ublock_register_avx512_ublock256_256_decrypt_one_block_asm
+	.hidden ublock_register_avx512_ublock256_256_decrypt_one_block_asm
+	.type ublock_register_avx512_ublock256_256_decrypt_one_block_asm, @function
+	.p2align 5
+ublock_register_avx512_ublock256_256_decrypt_one_block_asm:
+
+	/* Load one block, spread one nibble per byte in the low nibbles; X0 and X1 in separate registers. */
+	vmovdqu (%rsi), %xmm0 /* blk = load() */
+	vmovdqu 16(%rsi), %xmm1 /* blk_1 = load() */
+	vpsrlw $4, %xmm0, %xmm2 /* lo_sh = shr(blk) */
+	vmovdqa .Lublock_register_avx512_asm_15_zero(%rip), %xmm3 /* zero = const() */
+	vpand .Lublock_register_avx512_asm_15_high_nibbles(%rip), %xmm3, %xmm4 /* even_b = and(zero, high_nibbles) */
+	vmovdqa .Lublock_register_avx512_asm_15_high_nibbles(%rip), %xmm5 /* high_nibbles = const() */
+	vpandn %xmm2, %xmm5, %xmm2 /* even_a = andnot(high_nibbles, lo_sh) */
+	vpor %xmm2, %xmm4, %xmm2 /* even = or(even_b, even_a) */
+	vpsllw $4, %xmm3, %xmm3 /* hi_sh = shl(zero) */
+	vpand %xmm5, %xmm3, %xmm3 /* odd_b = and(hi_sh, high_nibbles) */
+	vpandn %xmm0, %xmm5, %xmm0 /* odd_a = andnot(high_nibbles, blk) */
+	vpor %xmm0, %xmm3, %xmm0 /* odd = or(odd_b, odd_a) */
+	vpunpcklbw %xmm0, %xmm2, %xmm6 /* sp = unpacklo(even, odd) */
+	vpunpckhbw %xmm0, %xmm2, %xmm0 /* sp_1 = unpackhi(even, odd) */
+	vpsrlw $4, %xmm1, %xmm2 /* lo_sh_1 = shr(blk_1) */
+	vpandn %xmm2, %xmm5, %xmm2 /* even_1_a = andnot(high_nibbles, lo_sh_1) */
+	vpor %xmm2, %xmm4, %xmm2 /* even_1 = or(even_b, even_1_a) */
+	vpandn %xmm1, %xmm5, %xmm1 /* odd_1_a = andnot(high_nibbles, blk_1) */
+	vpor %xmm1, %xmm3, %xmm1 /* odd_1 = or(odd_b, odd_1_a) */
+	vpunpcklbw %xmm1, %xmm2, %xmm3 /* sp_2 = unpacklo(even_1, odd_1) */
+	vpunpckhbw %xmm1, %xmm2, %xmm1 /* sp_3 = unpackhi(even_1, odd_1) */
+	vmovdqa .Lublock_register_avx512_asm_15_low_nibbles(%rip), %xmm2 /* low_nibbles = const() */
+	vmovdqa .Lublock_register_avx512_asm_15_rotl48(%rip), %xmm4 /* rotl48 = const() */
+	vmovdqa .Lublock_register_avx512_asm_15_sbox_inv_lo(%rip), %xmm7 /* sbox_inv_lo = const() */
+	vmovdqa .Lublock_register_avx512_asm_15_rotl24(%rip), %xmm8 /* rotl24 = const() */
+	vmovdqa .Lublock_register_avx512_asm_15_rotl56(%rip), %xmm9 /* rotl56 = const() */
+	vmovdqa .Lublock_register_avx512_asm_15_pl_front0(%rip), %xmm10 /* pl_front0 = const() */
+	vmovdqa .Lublock_register_avx512_asm_15_pl_front1(%rip), %xmm11 /* pl_front1 = const() */
+	xor %rcx, %rcx
+	.p2align 4
+.Lublock_register_avx512_asm_15_loop_r0:
+	vmovdqu (%rdi,%rcx), %xmm5 /* rk0 = load() */
+	vmovdqu 16(%rdi,%rcx), %xmm12 /* rk0_1 = load() */
+	vmovdqu 64(%rdi,%rcx), %xmm13 /* rk1 = load() */
+	vmovdqu 80(%rdi,%rcx), %xmm14 /* rk1_1 = load() */
+	vpxor %xmm5, %xmm6, %xmm5 /* k0 = xor(x0_0, rk0) */
+	vpxor %xmm12, %xmm0, %xmm0 /* k0_1 = xor(x0_1, rk0_1) */
+	vpxor %xmm13, %xmm3, %xmm3 /* k1 = xor(x1_0, rk1) */
+	vpxor %xmm14, %xmm1, %xmm1 /* k1_1 = xor(x1_1, rk1_1) */
+	vpshufb %xmm10, %xmm5, %xmm6 /* pl_f = lookup16(k0, pl_front0) */
+	vpshufb .Lublock_register_avx512_asm_15_pl_rear0(%rip), %xmm0, %xmm12 /* pl_r = lookup16(k0_1, pl_rear0) */
+	vpxor %xmm12, %xmm6, %xmm6 /* pl = xor(pl_f, pl_r) */
+	vpshufb %xmm11, %xmm0, %xmm0 /* pl_f_1 = lookup16(k0_1, pl_front1) */
+	vpshufb .Lublock_register_avx512_asm_15_pl_rear1(%rip), %xmm5, %xmm5 /* pl_r_1 = lookup16(k0, pl_rear1) */
+	vpxor %xmm5, %xmm0, %xmm0 /* pl_1 = xor(pl_f_1, pl_r_1) */
+	vpshufb .Lublock_register_avx512_asm_15_pr_front0(%rip), %xmm3, %xmm5 /* pr_f = lookup16(k1, pr_front0) */
+	vpshufb .Lublock_register_avx512_asm_15_pr_rear0(%rip), %xmm1, %xmm12 /* pr_r = lookup16(k1_1, pr_rear0) */
+	vpxor %xmm12, %xmm5, %xmm5 /* pr = xor(pr_f, pr_r) */
+	vpshufb .Lublock_register_avx512_asm_15_pr_front1(%rip), %xmm1, %xmm1 /* pr_f_1 = lookup16(k1_1, pr_front1) */
+	vpshufb .Lublock_register_avx512_asm_15_pr_rear1(%rip), %xmm3, %xmm3 /* pr_r_1 = lookup16(k1, pr_rear1) */
+	vpxor %xmm3, %xmm1, %xmm1 /* pr_1 = xor(pr_f_1, pr_r_1) */
+	vpxor %xmm5, %xmm6, %xmm3 /* y0 = xor(pl, pr) */
+	vpxor %xmm1, %xmm0, %xmm0 /* y0_1 = xor(pl_1, pr_1) */
+	vpshufb %xmm8, %xmm3, %xmm6 /* rot20 = lookup16(y0, rotl24) */
+	vpshufb %xmm8, %xmm0, %xmm12 /* rot20_1 = lookup16(y0_1, rotl24) */
+	vpxor %xmm6, %xmm5, %xmm5 /* y1 = xor(pr, rot20) */
+	vpxor %xmm12, %xmm1, %xmm1 /* y1_1 = xor(pr_1, rot20_1) */
+	vpshufb %xmm4, %xmm5, %xmm6 /* rot8 = lookup16(y1, rotl48) */
+	vpshufb %xmm4, %xmm1, %xmm12 /* rot8_1 = lookup16(y1_1, rotl48) */
+	vpxor %xmm6, %xmm3, %xmm3 /* y0_2 = xor(y0, rot8) */
+	vpxor %xmm12, %xmm0, %xmm0 /* y0_3 = xor(y0_1, rot8_1) */
+	vpshufb %xmm4, %xmm3, %xmm6 /* rot8_2 = lookup16(y0_2, rotl48) */
+	vpshufb %xmm4, %xmm0, %xmm12 /* rot8_3 = lookup16(y0_3, rotl48) */
+	vpxor %xmm6, %xmm5, %xmm5 /* y1_2 = xor(y1, rot8_2) */
+	vpxor %xmm12, %xmm1, %xmm1 /* y1_3 = xor(y1_1, rot8_3) */
+	vpshufb %xmm9, %xmm5, %xmm6 /* rot4 = lookup16(y1_2, rotl56) */
+	vpshufb %xmm9, %xmm1, %xmm12 /* rot4_1 = lookup16(y1_3, rotl56) */
+	vpxor %xmm6, %xmm3, %xmm3 /* y0_4 = xor(y0_2, rot4) */
+	vpxor %xmm12, %xmm0, %xmm0 /* y0_5 = xor(y0_3, rot4_1) */
+	vpxor %xmm3, %xmm5, %xmm5 /* y1_4 = xor(y1_2, y0_4) */
+	vpxor %xmm0, %xmm1, %xmm1 /* y1_5 = xor(y1_3, y0_5) */
+	vpand %xmm2, %xmm3, %xmm3 /* s0_lo = and(y0_4, low_nibbles) */
+	vpshufb %xmm3, %xmm7, %xmm3 /* s0 = lookup16(sbox_inv_lo, s0_lo) */
+	vpand %xmm2, %xmm0, %xmm0 /* s0_lo_1 = and(y0_5, low_nibbles) */
+	vpshufb %xmm0, %xmm7, %xmm0 /* s0_1 = lookup16(sbox_inv_lo, s0_lo_1) */
+	vpand %xmm2, %xmm5, %xmm5 /* s1_lo = and(y1_4, low_nibbles) */
+	vpshufb %xmm5, %xmm7, %xmm5 /* s1 = lookup16(sbox_inv_lo, s1_lo) */
+	vpand %xmm2, %xmm1, %xmm1 /* s1_lo_1 = and(y1_5, low_nibbles) */
+	vpshufb %xmm1, %xmm7, %xmm1 /* s1_1 = lookup16(sbox_inv_lo, s1_lo_1) */
+	vmovdqa %xmm3, %xmm6 /* x0_0.3 */
+	vmovdqa %xmm5, %xmm3 /* x1_0.3 */
+	add $128, %rcx
+	cmp $3072, %rcx
+	jne .Lublock_register_avx512_asm_15_loop_r0
+
+	/* Final key addition; the store packs the low nibbles (the key's copy in the high ones is dropped). */
+	vpxor 3072(%rdi), %xmm6, %xmm5 /* y0_6 = xor(x0_0, rk0_2) */
+	vpxor 3088(%rdi), %xmm0, %xmm0 /* y0_7 = xor(x0_1, rk0_3) */
+	vpxor 3136(%rdi), %xmm3, %xmm3 /* y1_6 = xor(x1_0, rk1_2) */
+	vpxor 3152(%rdi), %xmm1, %xmm1 /* y1_7 = xor(x1_1, rk1_3) */
+	vpshufb .Lublock_register_avx512_asm_15_deinterleave(%rip), %xmm5, %xmm5 /* de = lookup16(y0_6, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_15_deinterleave(%rip), %xmm0, %xmm0 /* de_1 = lookup16(y0_7, deinterleave) */
+	vpunpcklqdq %xmm0, %xmm5, %xmm6 /* even_2 = unpacklo(de, de_1) */
+	vpunpckhqdq %xmm0, %xmm5, %xmm0 /* odd_2 = unpackhi(de, de_1) */
+	vpsllw $4, %xmm6, %xmm5 /* ev_sh = shl(even_2) */
+	vpand .Lublock_register_avx512_asm_15_high_nibbles(%rip), %xmm5, %xmm5 /* out_lo_b = and(ev_sh, high_nibbles) */
+	vmovdqa .Lublock_register_avx512_asm_15_high_nibbles(%rip), %xmm6 /* high_nibbles = const() */
+	vpandn %xmm0, %xmm6, %xmm0 /* out_lo_a = andnot(high_nibbles, odd_2) */
+	vpor %xmm0, %xmm5, %xmm0 /* out_lo = or(out_lo_b, out_lo_a) */
+	vmovdqu %xmm0, (%rdx) /* store out_lo */
+	vpshufb .Lublock_register_avx512_asm_15_deinterleave(%rip), %xmm3, %xmm0 /* de_2 = lookup16(y1_6, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_15_deinterleave(%rip), %xmm1, %xmm1 /* de_3 = lookup16(y1_7, deinterleave) */
+	vpunpcklqdq %xmm1, %xmm0, %xmm3 /* even_3 = unpacklo(de_2, de_3) */
+	vpunpckhqdq %xmm1, %xmm0, %xmm0 /* odd_3 = unpackhi(de_2, de_3) */
+	vpsllw $4, %xmm3, %xmm1 /* ev_sh_1 = shl(even_3) */
+	vpand %xmm6, %xmm1, %xmm1 /* out_lo_1_b = and(ev_sh_1, high_nibbles) */
+	vpandn %xmm0, %xmm6, %xmm0 /* out_lo_1_a = andnot(high_nibbles, odd_3) */
+	vpor %xmm0, %xmm1, %xmm0 /* out_lo_1 = or(out_lo_1_b, out_lo_1_a) */
+	vmovdqu %xmm0, 16(%rdx) /* store out_lo_1 */
+	vzeroupper
+	ret
+	.size ublock_register_avx512_ublock256_256_decrypt_one_block_asm, .-ublock_register_avx512_ublock256_256_decrypt_one_block_asm
 
 /* ublock_register_avx512_ublock256_256_ctr_xor_asm: ublock256_register512_encrypt_ctr_xor, 4 arguments
  *   %rdi: rk
@@ -2696,132 +3263,132 @@ ublock_register_avx512_ublock256_256_ctr_xor_asm:
 	vbroadcasti32x4 16(%rsi), %zmm0 /* ctr_low = bcast128() */
 	vpsrlw $8, %zmm0, %zmm0 /* ctr_last = shr(ctr_low) */
 	vpbroadcastb 64(%rsi), %zmm1 /* ctr_first = bcast8() */
-	vpandd .Lublock_register_avx512_asm_10_byte_14(%rip), %zmm1, %zmm1 /* ctr_j0 = and(ctr_first, byte_14) */
+	vpandd .Lublock_register_avx512_asm_16_byte_14(%rip), %zmm1, %zmm1 /* ctr_j0 = and(ctr_first, byte_14) */
 	vbroadcasti64x4 (%rsi), %zmm2 /* ctr_v = bcast256() */
-	vpandd .Lublock_register_avx512_asm_10_all_but_last(%rip), %zmm2, %zmm2 /* ctr_v_open = and(ctr_v, all_but_last) */
+	vpandd .Lublock_register_avx512_asm_16_all_but_last(%rip), %zmm2, %zmm2 /* ctr_v_open = and(ctr_v, all_but_last) */
 	vbroadcasti64x4 32(%rsi), %zmm3 /* ctr_w = bcast256() */
-	vpandd .Lublock_register_avx512_asm_10_all_but_last(%rip), %zmm3, %zmm3 /* ctr_w_open = and(ctr_w, all_but_last) */
+	vpandd .Lublock_register_avx512_asm_16_all_but_last(%rip), %zmm3, %zmm3 /* ctr_w_open = and(ctr_w, all_but_last) */
 
 	/* Load 16 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
-	vpaddb .Lublock_register_avx512_asm_10_block_k(%rip), %zmm1, %zmm4 /* ctr_j = add(ctr_j0, block_k) */
+	vpaddb .Lublock_register_avx512_asm_16_block_k(%rip), %zmm1, %zmm4 /* ctr_j = add(ctr_j0, block_k) */
 	vpaddw %zmm4, %zmm0, %zmm4 /* ctr_sum = add(ctr_last, ctr_j) */
-	vpshufb .Lublock_register_avx512_asm_10_carry_everywhere(%rip), %zmm4, %zmm5 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
-	vmovdqa64 .Lublock_register_avx512_asm_10_carry_mask_table(%rip), %zmm6 /* carry_mask_table = const() */
+	vpshufb .Lublock_register_avx512_asm_16_carry_everywhere(%rip), %zmm4, %zmm5 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
+	vmovdqa64 .Lublock_register_avx512_asm_16_carry_mask_table(%rip), %zmm6 /* carry_mask_table = const() */
 	vpshufb %zmm5, %zmm6, %zmm5 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
 	vmovdqa64 %zmm2, %zmm7 /* ctr_v_open */
 	vpternlogd $0xd8, %zmm5, %zmm3, %zmm7 /* ctr_pair = ternlog(ctr_v_open, ctr_w_open, ctr_mask) */
-	vpshufb .Lublock_register_avx512_asm_10_new_last_byte(%rip), %zmm4, %zmm4 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
+	vpshufb .Lublock_register_avx512_asm_16_new_last_byte(%rip), %zmm4, %zmm4 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
 	vpord %zmm4, %zmm7, %zmm4 /* blk = or(ctr_pair, ctr_last_byte) */
-	vpaddb .Lublock_register_avx512_asm_10_block_k_1(%rip), %zmm1, %zmm5 /* ctr_j_1 = add(ctr_j0, block_k_1) */
+	vpaddb .Lublock_register_avx512_asm_16_block_k_1(%rip), %zmm1, %zmm5 /* ctr_j_1 = add(ctr_j0, block_k_1) */
 	vpaddw %zmm5, %zmm0, %zmm5 /* ctr_sum_1 = add(ctr_last, ctr_j_1) */
-	vpshufb .Lublock_register_avx512_asm_10_carry_everywhere(%rip), %zmm5, %zmm7 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
+	vpshufb .Lublock_register_avx512_asm_16_carry_everywhere(%rip), %zmm5, %zmm7 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
 	vpshufb %zmm7, %zmm6, %zmm7 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
 	vmovdqa64 %zmm2, %zmm8 /* ctr_v_open */
 	vpternlogd $0xd8, %zmm7, %zmm3, %zmm8 /* ctr_pair_1 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_1) */
-	vpshufb .Lublock_register_avx512_asm_10_new_last_byte(%rip), %zmm5, %zmm5 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
+	vpshufb .Lublock_register_avx512_asm_16_new_last_byte(%rip), %zmm5, %zmm5 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
 	vpord %zmm5, %zmm8, %zmm5 /* blk_1 = or(ctr_pair_1, ctr_last_byte_1) */
 	vpsrlw $4, %zmm4, %zmm7 /* lo_sh = shr(blk) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm5, %zmm7 /* even = ternlog(lo_sh, blk_1, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_16_high_nibbles(%rip), %zmm5, %zmm7 /* even = ternlog(lo_sh, blk_1, high_nibbles) */
 	vpsllw $4, %zmm5, %zmm5 /* hi_sh = shl(blk_1) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm5, %zmm4 /* odd = ternlog(blk, hi_sh, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_16_high_nibbles(%rip), %zmm5, %zmm4 /* odd = ternlog(blk, hi_sh, high_nibbles) */
 	vpunpcklbw %zmm4, %zmm7, %zmm5 /* sp = unpacklo(even, odd) */
 	vpunpckhbw %zmm4, %zmm7, %zmm4 /* sp_1 = unpackhi(even, odd) */
-	vmovdqa64 .Lublock_register_avx512_asm_10_lanes_picks(%rip), %zmm7 /* lanes_picks = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_16_lanes_picks(%rip), %zmm7 /* lanes_picks = const() */
 	vmovdqa64 %zmm7, %zmm8 /* lanes_picks */
 	vpermi2q %zmm4, %zmm5, %zmm8 /* lanes = permute2q(lanes_picks, sp, sp_1) */
-	vmovdqa64 .Lublock_register_avx512_asm_10_lanes_1_picks(%rip), %zmm9 /* lanes_1_picks = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_16_lanes_1_picks(%rip), %zmm9 /* lanes_1_picks = const() */
 	vmovdqa64 %zmm9, %zmm10 /* lanes_1_picks */
 	vpermi2q %zmm4, %zmm5, %zmm10 /* lanes_1 = permute2q(lanes_1_picks, sp, sp_1) */
-	vpaddb .Lublock_register_avx512_asm_10_block_k_2(%rip), %zmm1, %zmm4 /* ctr_j_2 = add(ctr_j0, block_k_2) */
+	vpaddb .Lublock_register_avx512_asm_16_block_k_2(%rip), %zmm1, %zmm4 /* ctr_j_2 = add(ctr_j0, block_k_2) */
 	vpaddw %zmm4, %zmm0, %zmm4 /* ctr_sum_2 = add(ctr_last, ctr_j_2) */
-	vpshufb .Lublock_register_avx512_asm_10_carry_everywhere(%rip), %zmm4, %zmm5 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
+	vpshufb .Lublock_register_avx512_asm_16_carry_everywhere(%rip), %zmm4, %zmm5 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
 	vpshufb %zmm5, %zmm6, %zmm5 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
 	vmovdqa64 %zmm2, %zmm11 /* ctr_v_open */
 	vpternlogd $0xd8, %zmm5, %zmm3, %zmm11 /* ctr_pair_2 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_2) */
-	vpshufb .Lublock_register_avx512_asm_10_new_last_byte(%rip), %zmm4, %zmm4 /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
+	vpshufb .Lublock_register_avx512_asm_16_new_last_byte(%rip), %zmm4, %zmm4 /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
 	vpord %zmm4, %zmm11, %zmm4 /* blk_2 = or(ctr_pair_2, ctr_last_byte_2) */
-	vpaddb .Lublock_register_avx512_asm_10_block_k_3(%rip), %zmm1, %zmm5 /* ctr_j_3 = add(ctr_j0, block_k_3) */
+	vpaddb .Lublock_register_avx512_asm_16_block_k_3(%rip), %zmm1, %zmm5 /* ctr_j_3 = add(ctr_j0, block_k_3) */
 	vpaddw %zmm5, %zmm0, %zmm5 /* ctr_sum_3 = add(ctr_last, ctr_j_3) */
-	vpshufb .Lublock_register_avx512_asm_10_carry_everywhere(%rip), %zmm5, %zmm11 /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
+	vpshufb .Lublock_register_avx512_asm_16_carry_everywhere(%rip), %zmm5, %zmm11 /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
 	vpshufb %zmm11, %zmm6, %zmm11 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
 	vmovdqa64 %zmm2, %zmm12 /* ctr_v_open */
 	vpternlogd $0xd8, %zmm11, %zmm3, %zmm12 /* ctr_pair_3 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_3) */
-	vpshufb .Lublock_register_avx512_asm_10_new_last_byte(%rip), %zmm5, %zmm5 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
+	vpshufb .Lublock_register_avx512_asm_16_new_last_byte(%rip), %zmm5, %zmm5 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
 	vpord %zmm5, %zmm12, %zmm5 /* blk_3 = or(ctr_pair_3, ctr_last_byte_3) */
 	vpsrlw $4, %zmm4, %zmm11 /* lo_sh_1 = shr(blk_2) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm5, %zmm11 /* even_1 = ternlog(lo_sh_1, blk_3, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_16_high_nibbles(%rip), %zmm5, %zmm11 /* even_1 = ternlog(lo_sh_1, blk_3, high_nibbles) */
 	vpsllw $4, %zmm5, %zmm5 /* hi_sh_1 = shl(blk_3) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm5, %zmm4 /* odd_1 = ternlog(blk_2, hi_sh_1, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_16_high_nibbles(%rip), %zmm5, %zmm4 /* odd_1 = ternlog(blk_2, hi_sh_1, high_nibbles) */
 	vpunpcklbw %zmm4, %zmm11, %zmm5 /* sp_2 = unpacklo(even_1, odd_1) */
 	vpunpckhbw %zmm4, %zmm11, %zmm4 /* sp_3 = unpackhi(even_1, odd_1) */
 	vmovdqa64 %zmm7, %zmm11 /* lanes_picks */
 	vpermi2q %zmm4, %zmm5, %zmm11 /* lanes_2 = permute2q(lanes_picks, sp_2, sp_3) */
 	vmovdqa64 %zmm9, %zmm12 /* lanes_1_picks */
 	vpermi2q %zmm4, %zmm5, %zmm12 /* lanes_3 = permute2q(lanes_1_picks, sp_2, sp_3) */
-	vpaddb .Lublock_register_avx512_asm_10_block_k_4(%rip), %zmm1, %zmm4 /* ctr_j_4 = add(ctr_j0, block_k_4) */
+	vpaddb .Lublock_register_avx512_asm_16_block_k_4(%rip), %zmm1, %zmm4 /* ctr_j_4 = add(ctr_j0, block_k_4) */
 	vpaddw %zmm4, %zmm0, %zmm4 /* ctr_sum_4 = add(ctr_last, ctr_j_4) */
-	vpshufb .Lublock_register_avx512_asm_10_carry_everywhere(%rip), %zmm4, %zmm5 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
+	vpshufb .Lublock_register_avx512_asm_16_carry_everywhere(%rip), %zmm4, %zmm5 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
 	vpshufb %zmm5, %zmm6, %zmm5 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
 	vmovdqa64 %zmm2, %zmm13 /* ctr_v_open */
 	vpternlogd $0xd8, %zmm5, %zmm3, %zmm13 /* ctr_pair_4 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_4) */
-	vpshufb .Lublock_register_avx512_asm_10_new_last_byte(%rip), %zmm4, %zmm4 /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
+	vpshufb .Lublock_register_avx512_asm_16_new_last_byte(%rip), %zmm4, %zmm4 /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
 	vpord %zmm4, %zmm13, %zmm4 /* blk_4 = or(ctr_pair_4, ctr_last_byte_4) */
-	vpaddb .Lublock_register_avx512_asm_10_block_k_5(%rip), %zmm1, %zmm5 /* ctr_j_5 = add(ctr_j0, block_k_5) */
+	vpaddb .Lublock_register_avx512_asm_16_block_k_5(%rip), %zmm1, %zmm5 /* ctr_j_5 = add(ctr_j0, block_k_5) */
 	vpaddw %zmm5, %zmm0, %zmm5 /* ctr_sum_5 = add(ctr_last, ctr_j_5) */
-	vpshufb .Lublock_register_avx512_asm_10_carry_everywhere(%rip), %zmm5, %zmm13 /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
+	vpshufb .Lublock_register_avx512_asm_16_carry_everywhere(%rip), %zmm5, %zmm13 /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
 	vpshufb %zmm13, %zmm6, %zmm13 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
 	vmovdqa64 %zmm2, %zmm14 /* ctr_v_open */
 	vpternlogd $0xd8, %zmm13, %zmm3, %zmm14 /* ctr_pair_5 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_5) */
-	vpshufb .Lublock_register_avx512_asm_10_new_last_byte(%rip), %zmm5, %zmm5 /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
+	vpshufb .Lublock_register_avx512_asm_16_new_last_byte(%rip), %zmm5, %zmm5 /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
 	vpord %zmm5, %zmm14, %zmm5 /* blk_5 = or(ctr_pair_5, ctr_last_byte_5) */
 	vpsrlw $4, %zmm4, %zmm13 /* lo_sh_2 = shr(blk_4) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm5, %zmm13 /* even_2 = ternlog(lo_sh_2, blk_5, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_16_high_nibbles(%rip), %zmm5, %zmm13 /* even_2 = ternlog(lo_sh_2, blk_5, high_nibbles) */
 	vpsllw $4, %zmm5, %zmm5 /* hi_sh_2 = shl(blk_5) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm5, %zmm4 /* odd_2 = ternlog(blk_4, hi_sh_2, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_16_high_nibbles(%rip), %zmm5, %zmm4 /* odd_2 = ternlog(blk_4, hi_sh_2, high_nibbles) */
 	vpunpcklbw %zmm4, %zmm13, %zmm5 /* sp_4 = unpacklo(even_2, odd_2) */
 	vpunpckhbw %zmm4, %zmm13, %zmm4 /* sp_5 = unpackhi(even_2, odd_2) */
 	vmovdqa64 %zmm7, %zmm13 /* lanes_picks */
 	vpermi2q %zmm4, %zmm5, %zmm13 /* lanes_4 = permute2q(lanes_picks, sp_4, sp_5) */
 	vmovdqa64 %zmm9, %zmm14 /* lanes_1_picks */
 	vpermi2q %zmm4, %zmm5, %zmm14 /* lanes_5 = permute2q(lanes_1_picks, sp_4, sp_5) */
-	vpaddb .Lublock_register_avx512_asm_10_block_k_6(%rip), %zmm1, %zmm4 /* ctr_j_6 = add(ctr_j0, block_k_6) */
+	vpaddb .Lublock_register_avx512_asm_16_block_k_6(%rip), %zmm1, %zmm4 /* ctr_j_6 = add(ctr_j0, block_k_6) */
 	vpaddw %zmm4, %zmm0, %zmm4 /* ctr_sum_6 = add(ctr_last, ctr_j_6) */
-	vpshufb .Lublock_register_avx512_asm_10_carry_everywhere(%rip), %zmm4, %zmm5 /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
+	vpshufb .Lublock_register_avx512_asm_16_carry_everywhere(%rip), %zmm4, %zmm5 /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
 	vpshufb %zmm5, %zmm6, %zmm5 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
 	vmovdqa64 %zmm2, %zmm15 /* ctr_v_open */
 	vpternlogd $0xd8, %zmm5, %zmm3, %zmm15 /* ctr_pair_6 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_6) */
-	vpshufb .Lublock_register_avx512_asm_10_new_last_byte(%rip), %zmm4, %zmm4 /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
+	vpshufb .Lublock_register_avx512_asm_16_new_last_byte(%rip), %zmm4, %zmm4 /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
 	vpord %zmm4, %zmm15, %zmm4 /* blk_6 = or(ctr_pair_6, ctr_last_byte_6) */
-	vpaddb .Lublock_register_avx512_asm_10_block_k_7(%rip), %zmm1, %zmm1 /* ctr_j_7 = add(ctr_j0, block_k_7) */
+	vpaddb .Lublock_register_avx512_asm_16_block_k_7(%rip), %zmm1, %zmm1 /* ctr_j_7 = add(ctr_j0, block_k_7) */
 	vpaddw %zmm1, %zmm0, %zmm0 /* ctr_sum_7 = add(ctr_last, ctr_j_7) */
-	vpshufb .Lublock_register_avx512_asm_10_carry_everywhere(%rip), %zmm0, %zmm1 /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
+	vpshufb .Lublock_register_avx512_asm_16_carry_everywhere(%rip), %zmm0, %zmm1 /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
 	vpshufb %zmm1, %zmm6, %zmm1 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
 	vpternlogd $0xd8, %zmm1, %zmm3, %zmm2 /* ctr_pair_7 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_7) */
-	vpshufb .Lublock_register_avx512_asm_10_new_last_byte(%rip), %zmm0, %zmm0 /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
+	vpshufb .Lublock_register_avx512_asm_16_new_last_byte(%rip), %zmm0, %zmm0 /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
 	vpord %zmm0, %zmm2, %zmm0 /* blk_7 = or(ctr_pair_7, ctr_last_byte_7) */
 	vpsrlw $4, %zmm4, %zmm1 /* lo_sh_3 = shr(blk_6) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm0, %zmm1 /* even_3 = ternlog(lo_sh_3, blk_7, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_16_high_nibbles(%rip), %zmm0, %zmm1 /* even_3 = ternlog(lo_sh_3, blk_7, high_nibbles) */
 	vpsllw $4, %zmm0, %zmm0 /* hi_sh_3 = shl(blk_7) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm0, %zmm4 /* odd_3 = ternlog(blk_6, hi_sh_3, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_16_high_nibbles(%rip), %zmm0, %zmm4 /* odd_3 = ternlog(blk_6, hi_sh_3, high_nibbles) */
 	vpunpcklbw %zmm4, %zmm1, %zmm0 /* sp_6 = unpacklo(even_3, odd_3) */
 	vpunpckhbw %zmm4, %zmm1, %zmm1 /* sp_7 = unpackhi(even_3, odd_3) */
 	vmovdqa64 %zmm7, %zmm2 /* lanes_picks */
 	vpermi2q %zmm1, %zmm0, %zmm2 /* lanes_6 = permute2q(lanes_picks, sp_6, sp_7) */
 	vmovdqa64 %zmm9, %zmm3 /* lanes_1_picks */
 	vpermi2q %zmm1, %zmm0, %zmm3 /* lanes_7 = permute2q(lanes_1_picks, sp_6, sp_7) */
-	vmovdqa64 .Lublock_register_avx512_asm_10_low_nibbles(%rip), %zmm0 /* low_nibbles = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_10_rotl48(%rip), %zmm1 /* rotl48 = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_10_sbox_hi(%rip), %zmm4 /* sbox_hi = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_10_sbox_lo(%rip), %zmm5 /* sbox_lo = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_10_pl_front(%rip), %zmm6 /* pl_front = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_10_pl_rear(%rip), %zmm15 /* pl_rear = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_10_pr_front(%rip), %zmm16 /* pr_front = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_10_pr_rear(%rip), %zmm17 /* pr_rear = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_10_rotl24(%rip), %zmm18 /* rotl24 = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_10_rotl56(%rip), %zmm19 /* rotl56 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_16_low_nibbles(%rip), %zmm0 /* low_nibbles = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_16_rotl48(%rip), %zmm1 /* rotl48 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_16_sbox_hi(%rip), %zmm4 /* sbox_hi = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_16_sbox_lo(%rip), %zmm5 /* sbox_lo = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_16_pl_front(%rip), %zmm6 /* pl_front = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_16_pl_rear(%rip), %zmm15 /* pl_rear = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_16_pr_front(%rip), %zmm16 /* pr_front = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_16_pr_rear(%rip), %zmm17 /* pr_rear = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_16_rotl24(%rip), %zmm18 /* rotl24 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_16_rotl56(%rip), %zmm19 /* rotl56 = const() */
 	xor %r8, %r8
 	.p2align 4
-.Lublock_register_avx512_asm_10_loop_r0:
+.Lublock_register_avx512_asm_16_loop_r0:
 	vmovdqu64 (%rdi,%r8), %zmm20 /* rk0 = load() */
 	vmovdqu64 64(%rdi,%r8), %zmm21 /* rk1 = load() */
 
@@ -2958,7 +3525,7 @@ ublock_register_avx512_ublock256_256_ctr_xor_asm:
 	vpxord %zmm20, %zmm3, %zmm3 /* pr_3 = xor(pr_f_3, pr_r_3) */
 	add $128, %r8
 	cmp $3072, %r8
-	jne .Lublock_register_avx512_asm_10_loop_r0
+	jne .Lublock_register_avx512_asm_16_loop_r0
 
 	/* Final key addition. */
 	vpxord 3072(%rdi), %zmm8, %zmm8 /* y0 = xor(g0x0, rk0_1) */
@@ -2967,15 +3534,15 @@ ublock_register_avx512_ublock256_256_ctr_xor_asm:
 	vpermi2q %zmm10, %zmm8, %zmm20 /* lanes_8 = permute2q(lanes_picks, y0, y1) */
 	vmovdqa64 %zmm9, %zmm21 /* lanes_1_picks */
 	vpermi2q %zmm10, %zmm8, %zmm21 /* lanes_9 = permute2q(lanes_1_picks, y0, y1) */
-	vpshufb .Lublock_register_avx512_asm_10_deinterleave(%rip), %zmm20, %zmm8 /* de = lookup16(lanes_8, deinterleave) */
-	vpshufb .Lublock_register_avx512_asm_10_deinterleave(%rip), %zmm21, %zmm10 /* de_1 = lookup16(lanes_9, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_16_deinterleave(%rip), %zmm20, %zmm8 /* de = lookup16(lanes_8, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_16_deinterleave(%rip), %zmm21, %zmm10 /* de_1 = lookup16(lanes_9, deinterleave) */
 	vpunpcklqdq %zmm10, %zmm8, %zmm20 /* even_4 = unpacklo(de, de_1) */
 	vpunpckhqdq %zmm10, %zmm8, %zmm8 /* odd_4 = unpackhi(de, de_1) */
 	vpsllw $4, %zmm20, %zmm10 /* ev_sh = shl(even_4) */
 	vmovdqa64 %zmm8, %zmm21 /* odd_4 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm10, %zmm21 /* out_lo = ternlog(odd_4, ev_sh, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_16_high_nibbles(%rip), %zmm10, %zmm21 /* out_lo = ternlog(odd_4, ev_sh, high_nibbles) */
 	vpsrlw $4, %zmm8, %zmm8 /* od_sh = shr(odd_4) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm20, %zmm8 /* out_hi = ternlog(od_sh, even_4, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_16_high_nibbles(%rip), %zmm20, %zmm8 /* out_hi = ternlog(od_sh, even_4, high_nibbles) */
 	vmovdqu64 (%rcx), %zmm10 /* msg = load() */
 	vpxord %zmm10, %zmm21, %zmm10 /* ct = xor(out_lo, msg) */
 	vmovdqu64 %zmm10, (%rdx) /* store ct */
@@ -2988,15 +3555,15 @@ ublock_register_avx512_ublock256_256_ctr_xor_asm:
 	vpermi2q %zmm10, %zmm8, %zmm11 /* lanes_10 = permute2q(lanes_picks, y0_1, y1_1) */
 	vmovdqa64 %zmm9, %zmm12 /* lanes_1_picks */
 	vpermi2q %zmm10, %zmm8, %zmm12 /* lanes_11 = permute2q(lanes_1_picks, y0_1, y1_1) */
-	vpshufb .Lublock_register_avx512_asm_10_deinterleave(%rip), %zmm11, %zmm8 /* de_2 = lookup16(lanes_10, deinterleave) */
-	vpshufb .Lublock_register_avx512_asm_10_deinterleave(%rip), %zmm12, %zmm10 /* de_3 = lookup16(lanes_11, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_16_deinterleave(%rip), %zmm11, %zmm8 /* de_2 = lookup16(lanes_10, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_16_deinterleave(%rip), %zmm12, %zmm10 /* de_3 = lookup16(lanes_11, deinterleave) */
 	vpunpcklqdq %zmm10, %zmm8, %zmm11 /* even_5 = unpacklo(de_2, de_3) */
 	vpunpckhqdq %zmm10, %zmm8, %zmm8 /* odd_5 = unpackhi(de_2, de_3) */
 	vpsllw $4, %zmm11, %zmm10 /* ev_sh_1 = shl(even_5) */
 	vmovdqa64 %zmm8, %zmm12 /* odd_5 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm10, %zmm12 /* out_lo_1 = ternlog(odd_5, ev_sh_1, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_16_high_nibbles(%rip), %zmm10, %zmm12 /* out_lo_1 = ternlog(odd_5, ev_sh_1, high_nibbles) */
 	vpsrlw $4, %zmm8, %zmm8 /* od_sh_1 = shr(odd_5) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm11, %zmm8 /* out_hi_1 = ternlog(od_sh_1, even_5, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_16_high_nibbles(%rip), %zmm11, %zmm8 /* out_hi_1 = ternlog(od_sh_1, even_5, high_nibbles) */
 	vmovdqu64 128(%rcx), %zmm10 /* msg_2 = load() */
 	vpxord %zmm10, %zmm12, %zmm10 /* ct_2 = xor(out_lo_1, msg_2) */
 	vmovdqu64 %zmm10, 128(%rdx) /* store ct_2 */
@@ -3009,15 +3576,15 @@ ublock_register_avx512_ublock256_256_ctr_xor_asm:
 	vpermi2q %zmm10, %zmm8, %zmm11 /* lanes_12 = permute2q(lanes_picks, y0_2, y1_2) */
 	vmovdqa64 %zmm9, %zmm12 /* lanes_1_picks */
 	vpermi2q %zmm10, %zmm8, %zmm12 /* lanes_13 = permute2q(lanes_1_picks, y0_2, y1_2) */
-	vpshufb .Lublock_register_avx512_asm_10_deinterleave(%rip), %zmm11, %zmm8 /* de_4 = lookup16(lanes_12, deinterleave) */
-	vpshufb .Lublock_register_avx512_asm_10_deinterleave(%rip), %zmm12, %zmm10 /* de_5 = lookup16(lanes_13, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_16_deinterleave(%rip), %zmm11, %zmm8 /* de_4 = lookup16(lanes_12, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_16_deinterleave(%rip), %zmm12, %zmm10 /* de_5 = lookup16(lanes_13, deinterleave) */
 	vpunpcklqdq %zmm10, %zmm8, %zmm11 /* even_6 = unpacklo(de_4, de_5) */
 	vpunpckhqdq %zmm10, %zmm8, %zmm8 /* odd_6 = unpackhi(de_4, de_5) */
 	vpsllw $4, %zmm11, %zmm10 /* ev_sh_2 = shl(even_6) */
 	vmovdqa64 %zmm8, %zmm12 /* odd_6 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm10, %zmm12 /* out_lo_2 = ternlog(odd_6, ev_sh_2, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_16_high_nibbles(%rip), %zmm10, %zmm12 /* out_lo_2 = ternlog(odd_6, ev_sh_2, high_nibbles) */
 	vpsrlw $4, %zmm8, %zmm8 /* od_sh_2 = shr(odd_6) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm11, %zmm8 /* out_hi_2 = ternlog(od_sh_2, even_6, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_16_high_nibbles(%rip), %zmm11, %zmm8 /* out_hi_2 = ternlog(od_sh_2, even_6, high_nibbles) */
 	vmovdqu64 256(%rcx), %zmm10 /* msg_4 = load() */
 	vpxord %zmm10, %zmm12, %zmm10 /* ct_4 = xor(out_lo_2, msg_4) */
 	vmovdqu64 %zmm10, 256(%rdx) /* store ct_4 */
@@ -3028,15 +3595,15 @@ ublock_register_avx512_ublock256_256_ctr_xor_asm:
 	vpxord 3136(%rdi), %zmm3, %zmm3 /* y1_3 = xor(g3x1, rk1_1) */
 	vpermi2q %zmm3, %zmm2, %zmm7 /* lanes_14 = permute2q(lanes_picks, y0_3, y1_3) */
 	vpermi2q %zmm3, %zmm2, %zmm9 /* lanes_15 = permute2q(lanes_1_picks, y0_3, y1_3) */
-	vpshufb .Lublock_register_avx512_asm_10_deinterleave(%rip), %zmm7, %zmm2 /* de_6 = lookup16(lanes_14, deinterleave) */
-	vpshufb .Lublock_register_avx512_asm_10_deinterleave(%rip), %zmm9, %zmm3 /* de_7 = lookup16(lanes_15, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_16_deinterleave(%rip), %zmm7, %zmm2 /* de_6 = lookup16(lanes_14, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_16_deinterleave(%rip), %zmm9, %zmm3 /* de_7 = lookup16(lanes_15, deinterleave) */
 	vpunpcklqdq %zmm3, %zmm2, %zmm7 /* even_7 = unpacklo(de_6, de_7) */
 	vpunpckhqdq %zmm3, %zmm2, %zmm2 /* odd_7 = unpackhi(de_6, de_7) */
 	vpsllw $4, %zmm7, %zmm3 /* ev_sh_3 = shl(even_7) */
 	vmovdqa64 %zmm2, %zmm8 /* odd_7 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm3, %zmm8 /* out_lo_3 = ternlog(odd_7, ev_sh_3, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_16_high_nibbles(%rip), %zmm3, %zmm8 /* out_lo_3 = ternlog(odd_7, ev_sh_3, high_nibbles) */
 	vpsrlw $4, %zmm2, %zmm2 /* od_sh_3 = shr(odd_7) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm7, %zmm2 /* out_hi_3 = ternlog(od_sh_3, even_7, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_16_high_nibbles(%rip), %zmm7, %zmm2 /* out_hi_3 = ternlog(od_sh_3, even_7, high_nibbles) */
 	vmovdqu64 384(%rcx), %zmm3 /* msg_6 = load() */
 	vpxord %zmm3, %zmm8, %zmm3 /* ct_6 = xor(out_lo_3, msg_6) */
 	vmovdqu64 %zmm3, 384(%rdx) /* store ct_6 */
@@ -3066,23 +3633,23 @@ ublock_register_avx512_ublock256_256_encrypt_xor_asm:
 	vmovdqu64 (%rsi), %zmm0 /* blk = load() */
 	vmovdqu64 64(%rsi), %zmm1 /* blk_1 = load() */
 	vpsrlw $4, %zmm0, %zmm2 /* lo_sh = shr(blk) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_11_high_nibbles(%rip), %zmm1, %zmm2 /* even = ternlog(lo_sh, blk_1, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_17_high_nibbles(%rip), %zmm1, %zmm2 /* even = ternlog(lo_sh, blk_1, high_nibbles) */
 	vpsllw $4, %zmm1, %zmm1 /* hi_sh = shl(blk_1) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_11_high_nibbles(%rip), %zmm1, %zmm0 /* odd = ternlog(blk, hi_sh, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_17_high_nibbles(%rip), %zmm1, %zmm0 /* odd = ternlog(blk, hi_sh, high_nibbles) */
 	vpunpcklbw %zmm0, %zmm2, %zmm1 /* sp = unpacklo(even, odd) */
 	vpunpckhbw %zmm0, %zmm2, %zmm0 /* sp_1 = unpackhi(even, odd) */
-	vmovdqa64 .Lublock_register_avx512_asm_11_lanes_picks(%rip), %zmm2 /* lanes_picks = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_17_lanes_picks(%rip), %zmm2 /* lanes_picks = const() */
 	vmovdqa64 %zmm2, %zmm3 /* lanes_picks */
 	vpermi2q %zmm0, %zmm1, %zmm3 /* lanes = permute2q(lanes_picks, sp, sp_1) */
-	vmovdqa64 .Lublock_register_avx512_asm_11_lanes_1_picks(%rip), %zmm4 /* lanes_1_picks = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_17_lanes_1_picks(%rip), %zmm4 /* lanes_1_picks = const() */
 	vmovdqa64 %zmm4, %zmm5 /* lanes_1_picks */
 	vpermi2q %zmm0, %zmm1, %zmm5 /* lanes_1 = permute2q(lanes_1_picks, sp, sp_1) */
 	vmovdqu64 128(%rsi), %zmm0 /* blk_2 = load() */
 	vmovdqu64 192(%rsi), %zmm1 /* blk_3 = load() */
 	vpsrlw $4, %zmm0, %zmm6 /* lo_sh_1 = shr(blk_2) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_11_high_nibbles(%rip), %zmm1, %zmm6 /* even_1 = ternlog(lo_sh_1, blk_3, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_17_high_nibbles(%rip), %zmm1, %zmm6 /* even_1 = ternlog(lo_sh_1, blk_3, high_nibbles) */
 	vpsllw $4, %zmm1, %zmm1 /* hi_sh_1 = shl(blk_3) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_11_high_nibbles(%rip), %zmm1, %zmm0 /* odd_1 = ternlog(blk_2, hi_sh_1, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_17_high_nibbles(%rip), %zmm1, %zmm0 /* odd_1 = ternlog(blk_2, hi_sh_1, high_nibbles) */
 	vpunpcklbw %zmm0, %zmm6, %zmm1 /* sp_2 = unpacklo(even_1, odd_1) */
 	vpunpckhbw %zmm0, %zmm6, %zmm0 /* sp_3 = unpackhi(even_1, odd_1) */
 	vmovdqa64 %zmm2, %zmm6 /* lanes_picks */
@@ -3092,9 +3659,9 @@ ublock_register_avx512_ublock256_256_encrypt_xor_asm:
 	vmovdqu64 256(%rsi), %zmm0 /* blk_4 = load() */
 	vmovdqu64 320(%rsi), %zmm1 /* blk_5 = load() */
 	vpsrlw $4, %zmm0, %zmm8 /* lo_sh_2 = shr(blk_4) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_11_high_nibbles(%rip), %zmm1, %zmm8 /* even_2 = ternlog(lo_sh_2, blk_5, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_17_high_nibbles(%rip), %zmm1, %zmm8 /* even_2 = ternlog(lo_sh_2, blk_5, high_nibbles) */
 	vpsllw $4, %zmm1, %zmm1 /* hi_sh_2 = shl(blk_5) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_11_high_nibbles(%rip), %zmm1, %zmm0 /* odd_2 = ternlog(blk_4, hi_sh_2, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_17_high_nibbles(%rip), %zmm1, %zmm0 /* odd_2 = ternlog(blk_4, hi_sh_2, high_nibbles) */
 	vpunpcklbw %zmm0, %zmm8, %zmm1 /* sp_4 = unpacklo(even_2, odd_2) */
 	vpunpckhbw %zmm0, %zmm8, %zmm0 /* sp_5 = unpackhi(even_2, odd_2) */
 	vmovdqa64 %zmm2, %zmm8 /* lanes_picks */
@@ -3104,28 +3671,28 @@ ublock_register_avx512_ublock256_256_encrypt_xor_asm:
 	vmovdqu64 384(%rsi), %zmm0 /* blk_6 = load() */
 	vmovdqu64 448(%rsi), %zmm1 /* blk_7 = load() */
 	vpsrlw $4, %zmm0, %zmm10 /* lo_sh_3 = shr(blk_6) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_11_high_nibbles(%rip), %zmm1, %zmm10 /* even_3 = ternlog(lo_sh_3, blk_7, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_17_high_nibbles(%rip), %zmm1, %zmm10 /* even_3 = ternlog(lo_sh_3, blk_7, high_nibbles) */
 	vpsllw $4, %zmm1, %zmm1 /* hi_sh_3 = shl(blk_7) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_11_high_nibbles(%rip), %zmm1, %zmm0 /* odd_3 = ternlog(blk_6, hi_sh_3, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_17_high_nibbles(%rip), %zmm1, %zmm0 /* odd_3 = ternlog(blk_6, hi_sh_3, high_nibbles) */
 	vpunpcklbw %zmm0, %zmm10, %zmm1 /* sp_6 = unpacklo(even_3, odd_3) */
 	vpunpckhbw %zmm0, %zmm10, %zmm0 /* sp_7 = unpackhi(even_3, odd_3) */
 	vmovdqa64 %zmm2, %zmm10 /* lanes_picks */
 	vpermi2q %zmm0, %zmm1, %zmm10 /* lanes_6 = permute2q(lanes_picks, sp_6, sp_7) */
 	vmovdqa64 %zmm4, %zmm11 /* lanes_1_picks */
 	vpermi2q %zmm0, %zmm1, %zmm11 /* lanes_7 = permute2q(lanes_1_picks, sp_6, sp_7) */
-	vmovdqa64 .Lublock_register_avx512_asm_11_low_nibbles(%rip), %zmm0 /* low_nibbles = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_11_rotl48(%rip), %zmm1 /* rotl48 = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_11_sbox_hi(%rip), %zmm12 /* sbox_hi = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_11_sbox_lo(%rip), %zmm13 /* sbox_lo = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_11_pl_front(%rip), %zmm14 /* pl_front = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_11_pl_rear(%rip), %zmm15 /* pl_rear = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_11_pr_front(%rip), %zmm16 /* pr_front = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_11_pr_rear(%rip), %zmm17 /* pr_rear = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_11_rotl24(%rip), %zmm18 /* rotl24 = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_11_rotl56(%rip), %zmm19 /* rotl56 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_17_low_nibbles(%rip), %zmm0 /* low_nibbles = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_17_rotl48(%rip), %zmm1 /* rotl48 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_17_sbox_hi(%rip), %zmm12 /* sbox_hi = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_17_sbox_lo(%rip), %zmm13 /* sbox_lo = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_17_pl_front(%rip), %zmm14 /* pl_front = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_17_pl_rear(%rip), %zmm15 /* pl_rear = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_17_pr_front(%rip), %zmm16 /* pr_front = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_17_pr_rear(%rip), %zmm17 /* pr_rear = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_17_rotl24(%rip), %zmm18 /* rotl24 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_17_rotl56(%rip), %zmm19 /* rotl56 = const() */
 	xor %r8, %r8
 	.p2align 4
-.Lublock_register_avx512_asm_11_loop_r0:
+.Lublock_register_avx512_asm_17_loop_r0:
 	vmovdqu64 (%rdi,%r8), %zmm20 /* rk0 = load() */
 	vmovdqu64 64(%rdi,%r8), %zmm21 /* rk1 = load() */
 
@@ -3262,7 +3829,7 @@ ublock_register_avx512_ublock256_256_encrypt_xor_asm:
 	vpxord %zmm20, %zmm11, %zmm11 /* pr_3 = xor(pr_f_3, pr_r_3) */
 	add $128, %r8
 	cmp $3072, %r8
-	jne .Lublock_register_avx512_asm_11_loop_r0
+	jne .Lublock_register_avx512_asm_17_loop_r0
 
 	/* Final key addition. */
 	vpxord 3072(%rdi), %zmm3, %zmm3 /* y0 = xor(g0x0, rk0_1) */
@@ -3271,15 +3838,15 @@ ublock_register_avx512_ublock256_256_encrypt_xor_asm:
 	vpermi2q %zmm5, %zmm3, %zmm20 /* lanes_8 = permute2q(lanes_picks, y0, y1) */
 	vmovdqa64 %zmm4, %zmm21 /* lanes_1_picks */
 	vpermi2q %zmm5, %zmm3, %zmm21 /* lanes_9 = permute2q(lanes_1_picks, y0, y1) */
-	vpshufb .Lublock_register_avx512_asm_11_deinterleave(%rip), %zmm20, %zmm3 /* de = lookup16(lanes_8, deinterleave) */
-	vpshufb .Lublock_register_avx512_asm_11_deinterleave(%rip), %zmm21, %zmm5 /* de_1 = lookup16(lanes_9, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_17_deinterleave(%rip), %zmm20, %zmm3 /* de = lookup16(lanes_8, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_17_deinterleave(%rip), %zmm21, %zmm5 /* de_1 = lookup16(lanes_9, deinterleave) */
 	vpunpcklqdq %zmm5, %zmm3, %zmm20 /* even_4 = unpacklo(de, de_1) */
 	vpunpckhqdq %zmm5, %zmm3, %zmm3 /* odd_4 = unpackhi(de, de_1) */
 	vpsllw $4, %zmm20, %zmm5 /* ev_sh = shl(even_4) */
 	vmovdqa64 %zmm3, %zmm21 /* odd_4 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_11_high_nibbles(%rip), %zmm5, %zmm21 /* out_lo = ternlog(odd_4, ev_sh, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_17_high_nibbles(%rip), %zmm5, %zmm21 /* out_lo = ternlog(odd_4, ev_sh, high_nibbles) */
 	vpsrlw $4, %zmm3, %zmm3 /* od_sh = shr(odd_4) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_11_high_nibbles(%rip), %zmm20, %zmm3 /* out_hi = ternlog(od_sh, even_4, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_17_high_nibbles(%rip), %zmm20, %zmm3 /* out_hi = ternlog(od_sh, even_4, high_nibbles) */
 	vmovdqu64 (%rcx), %zmm5 /* msg = load() */
 	vpxord %zmm5, %zmm21, %zmm5 /* ct = xor(out_lo, msg) */
 	vmovdqu64 %zmm5, (%rdx) /* store ct */
@@ -3292,15 +3859,15 @@ ublock_register_avx512_ublock256_256_encrypt_xor_asm:
 	vpermi2q %zmm5, %zmm3, %zmm6 /* lanes_10 = permute2q(lanes_picks, y0_1, y1_1) */
 	vmovdqa64 %zmm4, %zmm7 /* lanes_1_picks */
 	vpermi2q %zmm5, %zmm3, %zmm7 /* lanes_11 = permute2q(lanes_1_picks, y0_1, y1_1) */
-	vpshufb .Lublock_register_avx512_asm_11_deinterleave(%rip), %zmm6, %zmm3 /* de_2 = lookup16(lanes_10, deinterleave) */
-	vpshufb .Lublock_register_avx512_asm_11_deinterleave(%rip), %zmm7, %zmm5 /* de_3 = lookup16(lanes_11, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_17_deinterleave(%rip), %zmm6, %zmm3 /* de_2 = lookup16(lanes_10, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_17_deinterleave(%rip), %zmm7, %zmm5 /* de_3 = lookup16(lanes_11, deinterleave) */
 	vpunpcklqdq %zmm5, %zmm3, %zmm6 /* even_5 = unpacklo(de_2, de_3) */
 	vpunpckhqdq %zmm5, %zmm3, %zmm3 /* odd_5 = unpackhi(de_2, de_3) */
 	vpsllw $4, %zmm6, %zmm5 /* ev_sh_1 = shl(even_5) */
 	vmovdqa64 %zmm3, %zmm7 /* odd_5 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_11_high_nibbles(%rip), %zmm5, %zmm7 /* out_lo_1 = ternlog(odd_5, ev_sh_1, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_17_high_nibbles(%rip), %zmm5, %zmm7 /* out_lo_1 = ternlog(odd_5, ev_sh_1, high_nibbles) */
 	vpsrlw $4, %zmm3, %zmm3 /* od_sh_1 = shr(odd_5) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_11_high_nibbles(%rip), %zmm6, %zmm3 /* out_hi_1 = ternlog(od_sh_1, even_5, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_17_high_nibbles(%rip), %zmm6, %zmm3 /* out_hi_1 = ternlog(od_sh_1, even_5, high_nibbles) */
 	vmovdqu64 128(%rcx), %zmm5 /* msg_2 = load() */
 	vpxord %zmm5, %zmm7, %zmm5 /* ct_2 = xor(out_lo_1, msg_2) */
 	vmovdqu64 %zmm5, 128(%rdx) /* store ct_2 */
@@ -3313,15 +3880,15 @@ ublock_register_avx512_ublock256_256_encrypt_xor_asm:
 	vpermi2q %zmm5, %zmm3, %zmm6 /* lanes_12 = permute2q(lanes_picks, y0_2, y1_2) */
 	vmovdqa64 %zmm4, %zmm7 /* lanes_1_picks */
 	vpermi2q %zmm5, %zmm3, %zmm7 /* lanes_13 = permute2q(lanes_1_picks, y0_2, y1_2) */
-	vpshufb .Lublock_register_avx512_asm_11_deinterleave(%rip), %zmm6, %zmm3 /* de_4 = lookup16(lanes_12, deinterleave) */
-	vpshufb .Lublock_register_avx512_asm_11_deinterleave(%rip), %zmm7, %zmm5 /* de_5 = lookup16(lanes_13, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_17_deinterleave(%rip), %zmm6, %zmm3 /* de_4 = lookup16(lanes_12, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_17_deinterleave(%rip), %zmm7, %zmm5 /* de_5 = lookup16(lanes_13, deinterleave) */
 	vpunpcklqdq %zmm5, %zmm3, %zmm6 /* even_6 = unpacklo(de_4, de_5) */
 	vpunpckhqdq %zmm5, %zmm3, %zmm3 /* odd_6 = unpackhi(de_4, de_5) */
 	vpsllw $4, %zmm6, %zmm5 /* ev_sh_2 = shl(even_6) */
 	vmovdqa64 %zmm3, %zmm7 /* odd_6 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_11_high_nibbles(%rip), %zmm5, %zmm7 /* out_lo_2 = ternlog(odd_6, ev_sh_2, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_17_high_nibbles(%rip), %zmm5, %zmm7 /* out_lo_2 = ternlog(odd_6, ev_sh_2, high_nibbles) */
 	vpsrlw $4, %zmm3, %zmm3 /* od_sh_2 = shr(odd_6) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_11_high_nibbles(%rip), %zmm6, %zmm3 /* out_hi_2 = ternlog(od_sh_2, even_6, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_17_high_nibbles(%rip), %zmm6, %zmm3 /* out_hi_2 = ternlog(od_sh_2, even_6, high_nibbles) */
 	vmovdqu64 256(%rcx), %zmm5 /* msg_4 = load() */
 	vpxord %zmm5, %zmm7, %zmm5 /* ct_4 = xor(out_lo_2, msg_4) */
 	vmovdqu64 %zmm5, 256(%rdx) /* store ct_4 */
@@ -3332,15 +3899,15 @@ ublock_register_avx512_ublock256_256_encrypt_xor_asm:
 	vpxord 3136(%rdi), %zmm11, %zmm5 /* y1_3 = xor(g3x1, rk1_1) */
 	vpermi2q %zmm5, %zmm3, %zmm2 /* lanes_14 = permute2q(lanes_picks, y0_3, y1_3) */
 	vpermi2q %zmm5, %zmm3, %zmm4 /* lanes_15 = permute2q(lanes_1_picks, y0_3, y1_3) */
-	vpshufb .Lublock_register_avx512_asm_11_deinterleave(%rip), %zmm2, %zmm2 /* de_6 = lookup16(lanes_14, deinterleave) */
-	vpshufb .Lublock_register_avx512_asm_11_deinterleave(%rip), %zmm4, %zmm3 /* de_7 = lookup16(lanes_15, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_17_deinterleave(%rip), %zmm2, %zmm2 /* de_6 = lookup16(lanes_14, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_17_deinterleave(%rip), %zmm4, %zmm3 /* de_7 = lookup16(lanes_15, deinterleave) */
 	vpunpcklqdq %zmm3, %zmm2, %zmm4 /* even_7 = unpacklo(de_6, de_7) */
 	vpunpckhqdq %zmm3, %zmm2, %zmm2 /* odd_7 = unpackhi(de_6, de_7) */
 	vpsllw $4, %zmm4, %zmm3 /* ev_sh_3 = shl(even_7) */
 	vmovdqa64 %zmm2, %zmm5 /* odd_7 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_11_high_nibbles(%rip), %zmm3, %zmm5 /* out_lo_3 = ternlog(odd_7, ev_sh_3, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_17_high_nibbles(%rip), %zmm3, %zmm5 /* out_lo_3 = ternlog(odd_7, ev_sh_3, high_nibbles) */
 	vpsrlw $4, %zmm2, %zmm2 /* od_sh_3 = shr(odd_7) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_11_high_nibbles(%rip), %zmm4, %zmm2 /* out_hi_3 = ternlog(od_sh_3, even_7, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_17_high_nibbles(%rip), %zmm4, %zmm2 /* out_hi_3 = ternlog(od_sh_3, even_7, high_nibbles) */
 	vmovdqu64 384(%rcx), %zmm3 /* msg_6 = load() */
 	vpxord %zmm3, %zmm5, %zmm3 /* ct_6 = xor(out_lo_3, msg_6) */
 	vmovdqu64 %zmm3, 384(%rdx) /* store ct_6 */
@@ -3441,158 +4008,65 @@ ublock_register_avx512_ublock256_256_encrypt_xor_asm:
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 
+/* zero: no block in the high nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx512_asm_1_zero:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
 /* high_nibbles: high nibble of every byte */
 	.section .rodata
-	.balign 64
+	.balign 16
 .Lublock_register_avx512_asm_1_high_nibbles:
-	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
-	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
-	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 
 /* low_nibbles: low nibble of every byte */
 	.section .rodata
-	.balign 64
+	.balign 16
 .Lublock_register_avx512_asm_1_low_nibbles:
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
 /* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
 	.section .rodata
-	.balign 64
+	.balign 16
 .Lublock_register_avx512_asm_1_rotl48:
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
-	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
-	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
-	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
 
-/* sbox_inv_hi: S^-1[x] << 4: the block in the high nibbles */
+/* sbox_lo: S[x]: the block in the low nibbles */
 	.section .rodata
-	.balign 64
-.Lublock_register_avx512_asm_1_sbox_inv_hi:
-	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
-	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
-	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
-	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
+	.balign 16
+.Lublock_register_avx512_asm_1_sbox_lo:
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
 
-/* sbox_inv_lo: S^-1[x]: the block in the low nibbles */
+/* pl_mask: PL_128 on spread nibbles */
 	.section .rodata
-	.balign 64
-.Lublock_register_avx512_asm_1_sbox_inv_lo:
-	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
-	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
-	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
-	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
-
-/* pl_mask: PL^-1_128 on spread nibbles */
-	.section .rodata
-	.balign 64
+	.balign 16
 .Lublock_register_avx512_asm_1_pl_mask:
-	.byte 0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d
-	.byte 0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d
-	.byte 0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d
-	.byte 0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d
+	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
 
-/* pr_mask: PR^-1_128 on spread nibbles */
+/* pr_mask: PR_128 on spread nibbles */
 	.section .rodata
-	.balign 64
+	.balign 16
 .Lublock_register_avx512_asm_1_pr_mask:
-	.byte 0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03
-	.byte 0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03
-	.byte 0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03
-	.byte 0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
 
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
 	.section .rodata
-	.balign 64
+	.balign 16
 .Lublock_register_avx512_asm_1_rotl24:
-	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
-	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
-	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
 	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
 
 /* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
 	.section .rodata
-	.balign 64
+	.balign 16
 .Lublock_register_avx512_asm_1_rotl56:
-	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
-	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
-	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
 	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
 
 /* deinterleave: even bytes to the low half, odd to the high */
 	.section .rodata
-	.balign 64
+	.balign 16
 .Lublock_register_avx512_asm_1_deinterleave:
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
-	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
-	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
-	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
-
-/* byte_14: byte 14 of each lane: where v + j0 + k is summed */
-	.section .rodata
-	.balign 64
-.Lublock_register_avx512_asm_2_byte_14:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
-
-/* all_but_last: every byte but a block's last */
-	.section .rodata
-	.balign 64
-.Lublock_register_avx512_asm_2_all_but_last:
-	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
-	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
-	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
-	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
-
-/* block_k: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata
-	.balign 64
-.Lublock_register_avx512_asm_2_block_k:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00
-
-/* carry_everywhere: every byte reads the carry (byte 15), a block's last byte reads zero */
-	.section .rodata
-	.balign 64
-.Lublock_register_avx512_asm_2_carry_everywhere:
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
-
-/* carry_mask_table: a carry as a byte mask: 0 -> 0x00, 1 -> 0xff */
-	.section .rodata
-	.balign 64
-.Lublock_register_avx512_asm_2_carry_mask_table:
-	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-
-/* new_last_byte: byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero */
-	.section .rodata
-	.balign 64
-.Lublock_register_avx512_asm_2_new_last_byte:
-	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
-	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
-	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
-	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
-
-/* block_k_1: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata
-	.balign 64
-.Lublock_register_avx512_asm_2_block_k_1:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00
 
 /* high_nibbles: high nibble of every byte */
 	.section .rodata
@@ -3602,60 +4076,6 @@ ublock_register_avx512_ublock256_256_encrypt_xor_asm:
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
-
-/* block_k_2: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata
-	.balign 64
-.Lublock_register_avx512_asm_2_block_k_2:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x08, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0a, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b, 0x00
-
-/* block_k_3: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata
-	.balign 64
-.Lublock_register_avx512_asm_2_block_k_3:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0c, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0e, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00
-
-/* block_k_4: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata
-	.balign 64
-.Lublock_register_avx512_asm_2_block_k_4:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x11, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x12, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x13, 0x00
-
-/* block_k_5: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata
-	.balign 64
-.Lublock_register_avx512_asm_2_block_k_5:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x14, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x15, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x16, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x17, 0x00
-
-/* block_k_6: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata
-	.balign 64
-.Lublock_register_avx512_asm_2_block_k_6:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x18, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x19, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1a, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1b, 0x00
-
-/* block_k_7: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata
-	.balign 64
-.Lublock_register_avx512_asm_2_block_k_7:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1c, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1d, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1e, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1f, 0x00
 
 /* low_nibbles: low nibble of every byte */
 	.section .rodata
@@ -3675,41 +4095,41 @@ ublock_register_avx512_ublock256_256_encrypt_xor_asm:
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
 
-/* sbox_hi: S[x] << 4: the block in the high nibbles */
+/* sbox_inv_hi: S^-1[x] << 4: the block in the high nibbles */
 	.section .rodata
 	.balign 64
-.Lublock_register_avx512_asm_2_sbox_hi:
-	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
-	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
-	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
-	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+.Lublock_register_avx512_asm_2_sbox_inv_hi:
+	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
+	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
+	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
+	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
 
-/* sbox_lo: S[x]: the block in the low nibbles */
+/* sbox_inv_lo: S^-1[x]: the block in the low nibbles */
 	.section .rodata
 	.balign 64
-.Lublock_register_avx512_asm_2_sbox_lo:
-	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
-	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
-	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
-	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+.Lublock_register_avx512_asm_2_sbox_inv_lo:
+	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
+	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
+	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
+	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
 
-/* pl_mask: PL_128 on spread nibbles */
+/* pl_mask: PL^-1_128 on spread nibbles */
 	.section .rodata
 	.balign 64
 .Lublock_register_avx512_asm_2_pl_mask:
-	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
-	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
-	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
-	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
+	.byte 0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d
+	.byte 0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d
+	.byte 0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d
+	.byte 0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d
 
-/* pr_mask: PR_128 on spread nibbles */
+/* pr_mask: PR^-1_128 on spread nibbles */
 	.section .rodata
 	.balign 64
 .Lublock_register_avx512_asm_2_pr_mask:
-	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
-	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
-	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
-	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+	.byte 0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03
+	.byte 0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03
+	.byte 0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03
+	.byte 0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03
 
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
 	.section .rodata
@@ -3738,95 +4158,128 @@ ublock_register_avx512_ublock256_256_encrypt_xor_asm:
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 
+/* zero: no block in the high nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx512_asm_3_zero:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
 /* high_nibbles: high nibble of every byte */
 	.section .rodata
-	.balign 64
+	.balign 16
 .Lublock_register_avx512_asm_3_high_nibbles:
-	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
-	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
-	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 
 /* low_nibbles: low nibble of every byte */
 	.section .rodata
-	.balign 64
+	.balign 16
 .Lublock_register_avx512_asm_3_low_nibbles:
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
 /* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
 	.section .rodata
-	.balign 64
+	.balign 16
 .Lublock_register_avx512_asm_3_rotl48:
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
-	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
-	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
-	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
 
-/* sbox_hi: S[x] << 4: the block in the high nibbles */
+/* sbox_inv_lo: S^-1[x]: the block in the low nibbles */
 	.section .rodata
-	.balign 64
-.Lublock_register_avx512_asm_3_sbox_hi:
-	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
-	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
-	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
-	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+	.balign 16
+.Lublock_register_avx512_asm_3_sbox_inv_lo:
+	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
 
-/* sbox_lo: S[x]: the block in the low nibbles */
+/* pl_mask: PL^-1_128 on spread nibbles */
 	.section .rodata
-	.balign 64
-.Lublock_register_avx512_asm_3_sbox_lo:
-	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
-	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
-	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
-	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
-
-/* pl_mask: PL_128 on spread nibbles */
-	.section .rodata
-	.balign 64
+	.balign 16
 .Lublock_register_avx512_asm_3_pl_mask:
-	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
-	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
-	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
-	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
+	.byte 0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d
 
-/* pr_mask: PR_128 on spread nibbles */
+/* pr_mask: PR^-1_128 on spread nibbles */
 	.section .rodata
-	.balign 64
+	.balign 16
 .Lublock_register_avx512_asm_3_pr_mask:
-	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
-	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
-	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
-	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+	.byte 0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03
 
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
 	.section .rodata
-	.balign 64
+	.balign 16
 .Lublock_register_avx512_asm_3_rotl24:
-	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
-	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
-	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
 	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
 
 /* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
 	.section .rodata
-	.balign 64
+	.balign 16
 .Lublock_register_avx512_asm_3_rotl56:
-	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
-	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
-	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
 	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
 
 /* deinterleave: even bytes to the low half, odd to the high */
 	.section .rodata
-	.balign 64
+	.balign 16
 .Lublock_register_avx512_asm_3_deinterleave:
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
-	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
-	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
-	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+
+/* byte_14: byte 14 of each lane: where v + j0 + k is summed */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_4_byte_14:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
+
+/* all_but_last: every byte but a block's last */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_4_all_but_last:
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
+
+/* block_k: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_4_block_k:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00
+
+/* carry_everywhere: every byte reads the carry (byte 15), a block's last byte reads zero */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_4_carry_everywhere:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
+
+/* carry_mask_table: a carry as a byte mask: 0 -> 0x00, 1 -> 0xff */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_4_carry_mask_table:
+	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* new_last_byte: byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_4_new_last_byte:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
+
+/* block_k_1: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_4_block_k_1:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00
 
 /* high_nibbles: high nibble of every byte */
 	.section .rodata
@@ -3836,6 +4289,60 @@ ublock_register_avx512_ublock256_256_encrypt_xor_asm:
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
+/* block_k_2: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_4_block_k_2:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x08, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0a, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b, 0x00
+
+/* block_k_3: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_4_block_k_3:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0c, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0e, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00
+
+/* block_k_4: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_4_block_k_4:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x11, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x12, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x13, 0x00
+
+/* block_k_5: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_4_block_k_5:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x14, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x15, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x16, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x17, 0x00
+
+/* block_k_6: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_4_block_k_6:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x18, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x19, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1a, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1b, 0x00
+
+/* block_k_7: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_4_block_k_7:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1c, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1d, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1e, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1f, 0x00
 
 /* low_nibbles: low nibble of every byte */
 	.section .rodata
@@ -3945,41 +4452,41 @@ ublock_register_avx512_ublock256_256_encrypt_xor_asm:
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
 
-/* sbox_inv_hi: S^-1[x] << 4: the block in the high nibbles */
+/* sbox_hi: S[x] << 4: the block in the high nibbles */
 	.section .rodata
 	.balign 64
-.Lublock_register_avx512_asm_5_sbox_inv_hi:
-	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
-	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
-	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
-	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
+.Lublock_register_avx512_asm_5_sbox_hi:
+	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
 
-/* sbox_inv_lo: S^-1[x]: the block in the low nibbles */
+/* sbox_lo: S[x]: the block in the low nibbles */
 	.section .rodata
 	.balign 64
-.Lublock_register_avx512_asm_5_sbox_inv_lo:
-	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
-	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
-	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
-	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
+.Lublock_register_avx512_asm_5_sbox_lo:
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
 
-/* pl_mask: PL^-1_128 on spread nibbles */
+/* pl_mask: PL_128 on spread nibbles */
 	.section .rodata
 	.balign 64
 .Lublock_register_avx512_asm_5_pl_mask:
-	.byte 0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d
-	.byte 0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d
-	.byte 0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d
-	.byte 0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d
+	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
+	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
+	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
+	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
 
-/* pr_mask: PR^-1_128 on spread nibbles */
+/* pr_mask: PR_128 on spread nibbles */
 	.section .rodata
 	.balign 64
 .Lublock_register_avx512_asm_5_pr_mask:
-	.byte 0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03
-	.byte 0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03
-	.byte 0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03
-	.byte 0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
 
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
 	.section .rodata
@@ -4008,69 +4515,6 @@ ublock_register_avx512_ublock256_256_encrypt_xor_asm:
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 
-/* byte_14: byte 14 of each lane: where v + j0 + k is summed */
-	.section .rodata
-	.balign 64
-.Lublock_register_avx512_asm_6_byte_14:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
-
-/* all_but_last: every byte but a block's last */
-	.section .rodata
-	.balign 64
-.Lublock_register_avx512_asm_6_all_but_last:
-	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
-	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
-	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
-	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
-
-/* block_k: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata
-	.balign 64
-.Lublock_register_avx512_asm_6_block_k:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00
-
-/* carry_everywhere: every byte reads the carry (byte 15), a block's last byte reads zero */
-	.section .rodata
-	.balign 64
-.Lublock_register_avx512_asm_6_carry_everywhere:
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
-
-/* carry_mask_table: a carry as a byte mask: 0 -> 0x00, 1 -> 0xff */
-	.section .rodata
-	.balign 64
-.Lublock_register_avx512_asm_6_carry_mask_table:
-	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-
-/* new_last_byte: byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero */
-	.section .rodata
-	.balign 64
-.Lublock_register_avx512_asm_6_new_last_byte:
-	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
-	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
-	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
-	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
-
-/* block_k_1: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata
-	.balign 64
-.Lublock_register_avx512_asm_6_block_k_1:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00
-
 /* high_nibbles: high nibble of every byte */
 	.section .rodata
 	.balign 64
@@ -4079,60 +4523,6 @@ ublock_register_avx512_ublock256_256_encrypt_xor_asm:
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
-
-/* block_k_2: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata
-	.balign 64
-.Lublock_register_avx512_asm_6_block_k_2:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x08, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0a, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b, 0x00
-
-/* block_k_3: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata
-	.balign 64
-.Lublock_register_avx512_asm_6_block_k_3:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0c, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0e, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00
-
-/* block_k_4: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata
-	.balign 64
-.Lublock_register_avx512_asm_6_block_k_4:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x11, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x12, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x13, 0x00
-
-/* block_k_5: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata
-	.balign 64
-.Lublock_register_avx512_asm_6_block_k_5:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x14, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x15, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x16, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x17, 0x00
-
-/* block_k_6: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata
-	.balign 64
-.Lublock_register_avx512_asm_6_block_k_6:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x18, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x19, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1a, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1b, 0x00
-
-/* block_k_7: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata
-	.balign 64
-.Lublock_register_avx512_asm_6_block_k_7:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1c, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1d, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1e, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1f, 0x00
 
 /* low_nibbles: low nibble of every byte */
 	.section .rodata
@@ -4215,94 +4605,64 @@ ublock_register_avx512_ublock256_256_encrypt_xor_asm:
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 
+/* zero: no block in the high nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx512_asm_7_zero:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
 /* high_nibbles: high nibble of every byte */
 	.section .rodata
-	.balign 64
+	.balign 16
 .Lublock_register_avx512_asm_7_high_nibbles:
-	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
-	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
-	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 
 /* low_nibbles: low nibble of every byte */
 	.section .rodata
-	.balign 64
+	.balign 16
 .Lublock_register_avx512_asm_7_low_nibbles:
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
 /* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
 	.section .rodata
-	.balign 64
+	.balign 16
 .Lublock_register_avx512_asm_7_rotl48:
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
-	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
-	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
-	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
-
-/* sbox_hi: S[x] << 4: the block in the high nibbles */
-	.section .rodata
-	.balign 64
-.Lublock_register_avx512_asm_7_sbox_hi:
-	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
-	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
-	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
-	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
 
 /* sbox_lo: S[x]: the block in the low nibbles */
 	.section .rodata
-	.balign 64
+	.balign 16
 .Lublock_register_avx512_asm_7_sbox_lo:
-	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
-	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
-	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
 	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
 
 /* pl_mask: PL_128 on spread nibbles */
 	.section .rodata
-	.balign 64
+	.balign 16
 .Lublock_register_avx512_asm_7_pl_mask:
-	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
-	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
-	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
 	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
 
 /* pr_mask: PR_128 on spread nibbles */
 	.section .rodata
-	.balign 64
+	.balign 16
 .Lublock_register_avx512_asm_7_pr_mask:
-	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
-	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
-	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
 	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
 
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
 	.section .rodata
-	.balign 64
+	.balign 16
 .Lublock_register_avx512_asm_7_rotl24:
-	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
-	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
-	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
 	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
 
 /* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
 	.section .rodata
-	.balign 64
+	.balign 16
 .Lublock_register_avx512_asm_7_rotl56:
-	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
-	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
-	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
 	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
 
 /* deinterleave: even bytes to the low half, odd to the high */
 	.section .rodata
-	.balign 64
+	.balign 16
 .Lublock_register_avx512_asm_7_deinterleave:
-	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
-	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
-	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 
 /* high_nibbles: high nibble of every byte */
@@ -4313,24 +4673,6 @@ ublock_register_avx512_ublock256_256_encrypt_xor_asm:
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
-
-/* lanes_picks: VPERMI2Q qword indices of 128-bit blocks (0, 4, 2, 6) (a's 0-3, b's 4-7) */
-	.section .rodata
-	.balign 64
-.Lublock_register_avx512_asm_8_lanes_picks:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x0c, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-
-/* lanes_1_picks: VPERMI2Q qword indices of 128-bit blocks (1, 5, 3, 7) (a's 0-3, b's 4-7) */
-	.section .rodata
-	.balign 64
-.Lublock_register_avx512_asm_8_lanes_1_picks:
-	.byte 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x0a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 
 /* low_nibbles: low nibble of every byte */
 	.section .rodata
@@ -4350,59 +4692,41 @@ ublock_register_avx512_ublock256_256_encrypt_xor_asm:
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
 
-/* sbox_hi: S[x] << 4: the block in the high nibbles */
+/* sbox_inv_hi: S^-1[x] << 4: the block in the high nibbles */
 	.section .rodata
 	.balign 64
-.Lublock_register_avx512_asm_8_sbox_hi:
-	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
-	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
-	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
-	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+.Lublock_register_avx512_asm_8_sbox_inv_hi:
+	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
+	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
+	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
+	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
 
-/* sbox_lo: S[x]: the block in the low nibbles */
+/* sbox_inv_lo: S^-1[x]: the block in the low nibbles */
 	.section .rodata
 	.balign 64
-.Lublock_register_avx512_asm_8_sbox_lo:
-	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
-	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
-	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
-	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+.Lublock_register_avx512_asm_8_sbox_inv_lo:
+	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
+	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
+	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
+	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
 
-/* pl_front: PL_256 spread: bytes that stay in their lane */
+/* pl_mask: PL^-1_128 on spread nibbles */
 	.section .rodata
 	.balign 64
-.Lublock_register_avx512_asm_8_pl_front:
-	.byte 0x04, 0x05, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
-	.byte 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x04, 0x05, 0x0c, 0x0d, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
-	.byte 0x04, 0x05, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
-	.byte 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x04, 0x05, 0x0c, 0x0d, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
+.Lublock_register_avx512_asm_8_pl_mask:
+	.byte 0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d
+	.byte 0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d
+	.byte 0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d
+	.byte 0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d
 
-/* pl_rear: PL_256 spread: bytes from the other lane, after the swap */
+/* pr_mask: PR^-1_128 on spread nibbles */
 	.section .rodata
 	.balign 64
-.Lublock_register_avx512_asm_8_pl_rear:
-	.byte 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x08, 0x09
-	.byte 0x02, 0x03, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x00, 0x01
-	.byte 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x08, 0x09
-	.byte 0x02, 0x03, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x00, 0x01
-
-/* pr_front: PR_256 spread: bytes that stay in their lane */
-	.section .rodata
-	.balign 64
-.Lublock_register_avx512_asm_8_pr_front:
-	.byte 0x0c, 0x0d, 0x80, 0x80, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05, 0x80, 0x80
-	.byte 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80
-	.byte 0x0c, 0x0d, 0x80, 0x80, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05, 0x80, 0x80
-	.byte 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80
-
-/* pr_rear: PR_256 spread: bytes from the other lane, after the swap */
-	.section .rodata
-	.balign 64
-.Lublock_register_avx512_asm_8_pr_rear:
-	.byte 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x08, 0x09, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f
-	.byte 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x0a, 0x0b
-	.byte 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x08, 0x09, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f
-	.byte 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x0a, 0x0b
+.Lublock_register_avx512_asm_8_pr_mask:
+	.byte 0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03
+	.byte 0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03
+	.byte 0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03
+	.byte 0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03
 
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
 	.section .rodata
@@ -4431,130 +4755,64 @@ ublock_register_avx512_ublock256_256_encrypt_xor_asm:
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 
+/* zero: no block in the high nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx512_asm_9_zero:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
 /* high_nibbles: high nibble of every byte */
 	.section .rodata
-	.balign 64
+	.balign 16
 .Lublock_register_avx512_asm_9_high_nibbles:
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
-	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
-	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
-	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
-
-/* lanes_picks: VPERMI2Q qword indices of 128-bit blocks (0, 4, 2, 6) (a's 0-3, b's 4-7) */
-	.section .rodata
-	.balign 64
-.Lublock_register_avx512_asm_9_lanes_picks:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x0c, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-
-/* lanes_1_picks: VPERMI2Q qword indices of 128-bit blocks (1, 5, 3, 7) (a's 0-3, b's 4-7) */
-	.section .rodata
-	.balign 64
-.Lublock_register_avx512_asm_9_lanes_1_picks:
-	.byte 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x0a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 
 /* low_nibbles: low nibble of every byte */
 	.section .rodata
-	.balign 64
+	.balign 16
 .Lublock_register_avx512_asm_9_low_nibbles:
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
 /* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
 	.section .rodata
-	.balign 64
+	.balign 16
 .Lublock_register_avx512_asm_9_rotl48:
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
-	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
-	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
-	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
-
-/* sbox_inv_hi: S^-1[x] << 4: the block in the high nibbles */
-	.section .rodata
-	.balign 64
-.Lublock_register_avx512_asm_9_sbox_inv_hi:
-	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
-	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
-	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
-	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
 
 /* sbox_inv_lo: S^-1[x]: the block in the low nibbles */
 	.section .rodata
-	.balign 64
+	.balign 16
 .Lublock_register_avx512_asm_9_sbox_inv_lo:
 	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
-	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
-	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
-	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
 
-/* pl_front: PL^-1_256 spread: bytes that stay in their lane */
+/* pl_mask: PL^-1_128 on spread nibbles */
 	.section .rodata
-	.balign 64
-.Lublock_register_avx512_asm_9_pl_front:
-	.byte 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x02, 0x03
-	.byte 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05
-	.byte 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x02, 0x03
-	.byte 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05
+	.balign 16
+.Lublock_register_avx512_asm_9_pl_mask:
+	.byte 0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d
 
-/* pl_rear: PL^-1_256 spread: bytes from the other lane, after the swap */
+/* pr_mask: PR^-1_128 on spread nibbles */
 	.section .rodata
-	.balign 64
-.Lublock_register_avx512_asm_9_pl_rear:
-	.byte 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
-	.byte 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
-	.byte 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
-	.byte 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
-
-/* pr_front: PR^-1_256 spread: bytes that stay in their lane */
-	.section .rodata
-	.balign 64
-.Lublock_register_avx512_asm_9_pr_front:
-	.byte 0x80, 0x80, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x0a, 0x0b, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80
-	.byte 0x0c, 0x0d, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80, 0x04, 0x05, 0x08, 0x09, 0x80, 0x80
-	.byte 0x80, 0x80, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x0a, 0x0b, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80
-	.byte 0x0c, 0x0d, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80, 0x04, 0x05, 0x08, 0x09, 0x80, 0x80
-
-/* pr_rear: PR^-1_256 spread: bytes from the other lane, after the swap */
-	.section .rodata
-	.balign 64
-.Lublock_register_avx512_asm_9_pr_rear:
-	.byte 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x80, 0x80, 0x0e, 0x0f, 0x80, 0x80, 0x00, 0x01
-	.byte 0x80, 0x80, 0x08, 0x09, 0x80, 0x80, 0x02, 0x03, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f
-	.byte 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x80, 0x80, 0x0e, 0x0f, 0x80, 0x80, 0x00, 0x01
-	.byte 0x80, 0x80, 0x08, 0x09, 0x80, 0x80, 0x02, 0x03, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f
+	.balign 16
+.Lublock_register_avx512_asm_9_pr_mask:
+	.byte 0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03
 
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
 	.section .rodata
-	.balign 64
+	.balign 16
 .Lublock_register_avx512_asm_9_rotl24:
-	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
-	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
-	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
 	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
 
 /* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
 	.section .rodata
-	.balign 64
+	.balign 16
 .Lublock_register_avx512_asm_9_rotl56:
-	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
-	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
-	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
 	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
 
 /* deinterleave: even bytes to the low half, odd to the high */
 	.section .rodata
-	.balign 64
+	.balign 16
 .Lublock_register_avx512_asm_9_deinterleave:
-	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
-	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
-	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 
 /* byte_14: byte 14 of each lane: where v + j0 + k is summed */
@@ -4570,9 +4828,9 @@ ublock_register_avx512_ublock256_256_encrypt_xor_asm:
 	.section .rodata
 	.balign 64
 .Lublock_register_avx512_asm_10_all_but_last:
-	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff
 	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
-	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
 	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
 
 /* block_k: byte 14 of each lane: its block's number k in the batch */
@@ -4580,17 +4838,17 @@ ublock_register_avx512_ublock256_256_encrypt_xor_asm:
 	.balign 64
 .Lublock_register_avx512_asm_10_block_k:
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00
 
 /* carry_everywhere: every byte reads the carry (byte 15), a block's last byte reads zero */
 	.section .rodata
 	.balign 64
 .Lublock_register_avx512_asm_10_carry_everywhere:
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
 
 /* carry_mask_table: a carry as a byte mask: 0 -> 0x00, 1 -> 0xff */
@@ -4606,19 +4864,19 @@ ublock_register_avx512_ublock256_256_encrypt_xor_asm:
 	.section .rodata
 	.balign 64
 .Lublock_register_avx512_asm_10_new_last_byte:
-	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80
 	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
-	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
 	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
 
 /* block_k_1: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 64
 .Lublock_register_avx512_asm_10_block_k_1:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00
 
 /* high_nibbles: high nibble of every byte */
 	.section .rodata
@@ -4629,77 +4887,59 @@ ublock_register_avx512_ublock256_256_encrypt_xor_asm:
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 
-/* lanes_picks: VPERMI2Q qword indices of 128-bit blocks (0, 4, 2, 6) (a's 0-3, b's 4-7) */
-	.section .rodata
-	.balign 64
-.Lublock_register_avx512_asm_10_lanes_picks:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x0c, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-
-/* lanes_1_picks: VPERMI2Q qword indices of 128-bit blocks (1, 5, 3, 7) (a's 0-3, b's 4-7) */
-	.section .rodata
-	.balign 64
-.Lublock_register_avx512_asm_10_lanes_1_picks:
-	.byte 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x0a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-
 /* block_k_2: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 64
 .Lublock_register_avx512_asm_10_block_k_2:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x08, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0a, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b, 0x00
 
 /* block_k_3: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 64
 .Lublock_register_avx512_asm_10_block_k_3:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0c, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0e, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00
 
 /* block_k_4: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 64
 .Lublock_register_avx512_asm_10_block_k_4:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x08, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x08, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x11, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x12, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x13, 0x00
 
 /* block_k_5: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 64
 .Lublock_register_avx512_asm_10_block_k_5:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0a, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0a, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x14, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x15, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x16, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x17, 0x00
 
 /* block_k_6: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 64
 .Lublock_register_avx512_asm_10_block_k_6:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0c, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0c, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x18, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x19, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1a, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1b, 0x00
 
 /* block_k_7: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 64
 .Lublock_register_avx512_asm_10_block_k_7:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0e, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0e, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1c, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1d, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1e, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1f, 0x00
 
 /* low_nibbles: low nibble of every byte */
 	.section .rodata
@@ -4737,41 +4977,23 @@ ublock_register_avx512_ublock256_256_encrypt_xor_asm:
 	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
 	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
 
-/* pl_front: PL_256 spread: bytes that stay in their lane */
+/* pl_mask: PL_128 on spread nibbles */
 	.section .rodata
 	.balign 64
-.Lublock_register_avx512_asm_10_pl_front:
-	.byte 0x04, 0x05, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
-	.byte 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x04, 0x05, 0x0c, 0x0d, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
-	.byte 0x04, 0x05, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
-	.byte 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x04, 0x05, 0x0c, 0x0d, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
+.Lublock_register_avx512_asm_10_pl_mask:
+	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
+	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
+	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
+	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
 
-/* pl_rear: PL_256 spread: bytes from the other lane, after the swap */
+/* pr_mask: PR_128 on spread nibbles */
 	.section .rodata
 	.balign 64
-.Lublock_register_avx512_asm_10_pl_rear:
-	.byte 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x08, 0x09
-	.byte 0x02, 0x03, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x00, 0x01
-	.byte 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x08, 0x09
-	.byte 0x02, 0x03, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x00, 0x01
-
-/* pr_front: PR_256 spread: bytes that stay in their lane */
-	.section .rodata
-	.balign 64
-.Lublock_register_avx512_asm_10_pr_front:
-	.byte 0x0c, 0x0d, 0x80, 0x80, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05, 0x80, 0x80
-	.byte 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80
-	.byte 0x0c, 0x0d, 0x80, 0x80, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05, 0x80, 0x80
-	.byte 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80
-
-/* pr_rear: PR_256 spread: bytes from the other lane, after the swap */
-	.section .rodata
-	.balign 64
-.Lublock_register_avx512_asm_10_pr_rear:
-	.byte 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x08, 0x09, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f
-	.byte 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x0a, 0x0b
-	.byte 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x08, 0x09, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f
-	.byte 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x0a, 0x0b
+.Lublock_register_avx512_asm_10_pr_mask:
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
 
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
 	.section .rodata
@@ -4809,24 +5031,6 @@ ublock_register_avx512_ublock256_256_encrypt_xor_asm:
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 
-/* lanes_picks: VPERMI2Q qword indices of 128-bit blocks (0, 4, 2, 6) (a's 0-3, b's 4-7) */
-	.section .rodata
-	.balign 64
-.Lublock_register_avx512_asm_11_lanes_picks:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x0c, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-
-/* lanes_1_picks: VPERMI2Q qword indices of 128-bit blocks (1, 5, 3, 7) (a's 0-3, b's 4-7) */
-	.section .rodata
-	.balign 64
-.Lublock_register_avx512_asm_11_lanes_1_picks:
-	.byte 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x0a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-
 /* low_nibbles: low nibble of every byte */
 	.section .rodata
 	.balign 64
@@ -4863,41 +5067,23 @@ ublock_register_avx512_ublock256_256_encrypt_xor_asm:
 	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
 	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
 
-/* pl_front: PL_256 spread: bytes that stay in their lane */
+/* pl_mask: PL_128 on spread nibbles */
 	.section .rodata
 	.balign 64
-.Lublock_register_avx512_asm_11_pl_front:
-	.byte 0x04, 0x05, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
-	.byte 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x04, 0x05, 0x0c, 0x0d, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
-	.byte 0x04, 0x05, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
-	.byte 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x04, 0x05, 0x0c, 0x0d, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
+.Lublock_register_avx512_asm_11_pl_mask:
+	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
+	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
+	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
+	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
 
-/* pl_rear: PL_256 spread: bytes from the other lane, after the swap */
+/* pr_mask: PR_128 on spread nibbles */
 	.section .rodata
 	.balign 64
-.Lublock_register_avx512_asm_11_pl_rear:
-	.byte 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x08, 0x09
-	.byte 0x02, 0x03, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x00, 0x01
-	.byte 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x08, 0x09
-	.byte 0x02, 0x03, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x00, 0x01
-
-/* pr_front: PR_256 spread: bytes that stay in their lane */
-	.section .rodata
-	.balign 64
-.Lublock_register_avx512_asm_11_pr_front:
-	.byte 0x0c, 0x0d, 0x80, 0x80, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05, 0x80, 0x80
-	.byte 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80
-	.byte 0x0c, 0x0d, 0x80, 0x80, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05, 0x80, 0x80
-	.byte 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80
-
-/* pr_rear: PR_256 spread: bytes from the other lane, after the swap */
-	.section .rodata
-	.balign 64
-.Lublock_register_avx512_asm_11_pr_rear:
-	.byte 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x08, 0x09, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f
-	.byte 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x0a, 0x0b
-	.byte 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x08, 0x09, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f
-	.byte 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x0a, 0x0b
+.Lublock_register_avx512_asm_11_pr_mask:
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
 
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
 	.section .rodata
@@ -4921,6 +5107,819 @@ ublock_register_avx512_ublock256_256_encrypt_xor_asm:
 	.section .rodata
 	.balign 64
 .Lublock_register_avx512_asm_11_deinterleave:
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+
+/* high_nibbles: high nibble of every byte */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_12_high_nibbles:
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
+/* lanes_picks: VPERMI2Q qword indices of 128-bit blocks (0, 4, 2, 6) (a's 0-3, b's 4-7) */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_12_lanes_picks:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x0c, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* lanes_1_picks: VPERMI2Q qword indices of 128-bit blocks (1, 5, 3, 7) (a's 0-3, b's 4-7) */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_12_lanes_1_picks:
+	.byte 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x0a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* low_nibbles: low nibble of every byte */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_12_low_nibbles:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_12_rotl48:
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
+/* sbox_hi: S[x] << 4: the block in the high nibbles */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_12_sbox_hi:
+	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+
+/* sbox_lo: S[x]: the block in the low nibbles */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_12_sbox_lo:
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+
+/* pl_front: PL_256 spread: bytes that stay in their lane */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_12_pl_front:
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
+	.byte 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x04, 0x05, 0x0c, 0x0d, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
+	.byte 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x04, 0x05, 0x0c, 0x0d, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
+
+/* pl_rear: PL_256 spread: bytes from the other lane, after the swap */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_12_pl_rear:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x08, 0x09
+	.byte 0x02, 0x03, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x00, 0x01
+	.byte 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x08, 0x09
+	.byte 0x02, 0x03, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x00, 0x01
+
+/* pr_front: PR_256 spread: bytes that stay in their lane */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_12_pr_front:
+	.byte 0x0c, 0x0d, 0x80, 0x80, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05, 0x80, 0x80
+	.byte 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80
+	.byte 0x0c, 0x0d, 0x80, 0x80, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05, 0x80, 0x80
+	.byte 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80
+
+/* pr_rear: PR_256 spread: bytes from the other lane, after the swap */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_12_pr_rear:
+	.byte 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x08, 0x09, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f
+	.byte 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x0a, 0x0b
+	.byte 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x08, 0x09, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f
+	.byte 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x0a, 0x0b
+
+/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_12_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_12_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
+/* deinterleave: even bytes to the low half, odd to the high */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_12_deinterleave:
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+
+/* zero: no block in the high nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx512_asm_13_zero:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* high_nibbles: high nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx512_asm_13_high_nibbles:
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
+/* low_nibbles: low nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx512_asm_13_low_nibbles:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx512_asm_13_rotl48:
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
+/* sbox_lo: S[x]: the block in the low nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx512_asm_13_sbox_lo:
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+
+/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx512_asm_13_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx512_asm_13_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
+/* pl_front0: PL_256 spread, lane 0: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx512_asm_13_pl_front0:
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
+
+/* pl_front1: PL_256 spread, lane 1: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx512_asm_13_pl_front1:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x04, 0x05, 0x0c, 0x0d, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
+
+/* pl_rear0: PL_256 spread, lane 0: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx512_asm_13_pl_rear0:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x08, 0x09
+
+/* pl_rear1: PL_256 spread, lane 1: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx512_asm_13_pl_rear1:
+	.byte 0x02, 0x03, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x00, 0x01
+
+/* pr_front0: PR_256 spread, lane 0: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx512_asm_13_pr_front0:
+	.byte 0x0c, 0x0d, 0x80, 0x80, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05, 0x80, 0x80
+
+/* pr_rear0: PR_256 spread, lane 0: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx512_asm_13_pr_rear0:
+	.byte 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x08, 0x09, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f
+
+/* pr_front1: PR_256 spread, lane 1: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx512_asm_13_pr_front1:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80
+
+/* pr_rear1: PR_256 spread, lane 1: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx512_asm_13_pr_rear1:
+	.byte 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x0a, 0x0b
+
+/* deinterleave: even bytes to the low half, odd to the high */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx512_asm_13_deinterleave:
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+
+/* high_nibbles: high nibble of every byte */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_14_high_nibbles:
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
+/* lanes_picks: VPERMI2Q qword indices of 128-bit blocks (0, 4, 2, 6) (a's 0-3, b's 4-7) */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_14_lanes_picks:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x0c, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* lanes_1_picks: VPERMI2Q qword indices of 128-bit blocks (1, 5, 3, 7) (a's 0-3, b's 4-7) */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_14_lanes_1_picks:
+	.byte 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x0a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* low_nibbles: low nibble of every byte */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_14_low_nibbles:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_14_rotl48:
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
+/* sbox_inv_hi: S^-1[x] << 4: the block in the high nibbles */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_14_sbox_inv_hi:
+	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
+	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
+	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
+	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
+
+/* sbox_inv_lo: S^-1[x]: the block in the low nibbles */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_14_sbox_inv_lo:
+	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
+	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
+	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
+	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
+
+/* pl_front: PL^-1_256 spread: bytes that stay in their lane */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_14_pl_front:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x02, 0x03
+	.byte 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05
+	.byte 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x02, 0x03
+	.byte 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05
+
+/* pl_rear: PL^-1_256 spread: bytes from the other lane, after the swap */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_14_pl_rear:
+	.byte 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
+	.byte 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
+	.byte 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
+	.byte 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
+
+/* pr_front: PR^-1_256 spread: bytes that stay in their lane */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_14_pr_front:
+	.byte 0x80, 0x80, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x0a, 0x0b, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80
+	.byte 0x0c, 0x0d, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80, 0x04, 0x05, 0x08, 0x09, 0x80, 0x80
+	.byte 0x80, 0x80, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x0a, 0x0b, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80
+	.byte 0x0c, 0x0d, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80, 0x04, 0x05, 0x08, 0x09, 0x80, 0x80
+
+/* pr_rear: PR^-1_256 spread: bytes from the other lane, after the swap */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_14_pr_rear:
+	.byte 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x80, 0x80, 0x0e, 0x0f, 0x80, 0x80, 0x00, 0x01
+	.byte 0x80, 0x80, 0x08, 0x09, 0x80, 0x80, 0x02, 0x03, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f
+	.byte 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x80, 0x80, 0x0e, 0x0f, 0x80, 0x80, 0x00, 0x01
+	.byte 0x80, 0x80, 0x08, 0x09, 0x80, 0x80, 0x02, 0x03, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f
+
+/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_14_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_14_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
+/* deinterleave: even bytes to the low half, odd to the high */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_14_deinterleave:
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+
+/* zero: no block in the high nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx512_asm_15_zero:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* high_nibbles: high nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx512_asm_15_high_nibbles:
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
+/* low_nibbles: low nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx512_asm_15_low_nibbles:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx512_asm_15_rotl48:
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
+/* sbox_inv_lo: S^-1[x]: the block in the low nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx512_asm_15_sbox_inv_lo:
+	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
+
+/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx512_asm_15_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx512_asm_15_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
+/* pl_front0: PL^-1_256 spread, lane 0: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx512_asm_15_pl_front0:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x02, 0x03
+
+/* pl_front1: PL^-1_256 spread, lane 1: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx512_asm_15_pl_front1:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05
+
+/* pl_rear0: PL^-1_256 spread, lane 0: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx512_asm_15_pl_rear0:
+	.byte 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
+
+/* pl_rear1: PL^-1_256 spread, lane 1: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx512_asm_15_pl_rear1:
+	.byte 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
+
+/* pr_front0: PR^-1_256 spread, lane 0: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx512_asm_15_pr_front0:
+	.byte 0x80, 0x80, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x0a, 0x0b, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80
+
+/* pr_rear0: PR^-1_256 spread, lane 0: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx512_asm_15_pr_rear0:
+	.byte 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x80, 0x80, 0x0e, 0x0f, 0x80, 0x80, 0x00, 0x01
+
+/* pr_front1: PR^-1_256 spread, lane 1: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx512_asm_15_pr_front1:
+	.byte 0x0c, 0x0d, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80, 0x04, 0x05, 0x08, 0x09, 0x80, 0x80
+
+/* pr_rear1: PR^-1_256 spread, lane 1: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx512_asm_15_pr_rear1:
+	.byte 0x80, 0x80, 0x08, 0x09, 0x80, 0x80, 0x02, 0x03, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f
+
+/* deinterleave: even bytes to the low half, odd to the high */
+	.section .rodata
+	.balign 16
+.Lublock_register_avx512_asm_15_deinterleave:
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+
+/* byte_14: byte 14 of each lane: where v + j0 + k is summed */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_16_byte_14:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
+
+/* all_but_last: every byte but a block's last */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_16_all_but_last:
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
+
+/* block_k: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_16_block_k:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00
+
+/* carry_everywhere: every byte reads the carry (byte 15), a block's last byte reads zero */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_16_carry_everywhere:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
+
+/* carry_mask_table: a carry as a byte mask: 0 -> 0x00, 1 -> 0xff */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_16_carry_mask_table:
+	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* new_last_byte: byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_16_new_last_byte:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
+
+/* block_k_1: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_16_block_k_1:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00
+
+/* high_nibbles: high nibble of every byte */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_16_high_nibbles:
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
+/* lanes_picks: VPERMI2Q qword indices of 128-bit blocks (0, 4, 2, 6) (a's 0-3, b's 4-7) */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_16_lanes_picks:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x0c, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* lanes_1_picks: VPERMI2Q qword indices of 128-bit blocks (1, 5, 3, 7) (a's 0-3, b's 4-7) */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_16_lanes_1_picks:
+	.byte 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x0a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* block_k_2: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_16_block_k_2:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00
+
+/* block_k_3: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_16_block_k_3:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00
+
+/* block_k_4: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_16_block_k_4:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x08, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x08, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x00
+
+/* block_k_5: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_16_block_k_5:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0a, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0a, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b, 0x00
+
+/* block_k_6: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_16_block_k_6:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0c, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0c, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d, 0x00
+
+/* block_k_7: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_16_block_k_7:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0e, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0e, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00
+
+/* low_nibbles: low nibble of every byte */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_16_low_nibbles:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_16_rotl48:
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
+/* sbox_hi: S[x] << 4: the block in the high nibbles */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_16_sbox_hi:
+	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+
+/* sbox_lo: S[x]: the block in the low nibbles */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_16_sbox_lo:
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+
+/* pl_front: PL_256 spread: bytes that stay in their lane */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_16_pl_front:
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
+	.byte 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x04, 0x05, 0x0c, 0x0d, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
+	.byte 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x04, 0x05, 0x0c, 0x0d, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
+
+/* pl_rear: PL_256 spread: bytes from the other lane, after the swap */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_16_pl_rear:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x08, 0x09
+	.byte 0x02, 0x03, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x00, 0x01
+	.byte 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x08, 0x09
+	.byte 0x02, 0x03, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x00, 0x01
+
+/* pr_front: PR_256 spread: bytes that stay in their lane */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_16_pr_front:
+	.byte 0x0c, 0x0d, 0x80, 0x80, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05, 0x80, 0x80
+	.byte 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80
+	.byte 0x0c, 0x0d, 0x80, 0x80, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05, 0x80, 0x80
+	.byte 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80
+
+/* pr_rear: PR_256 spread: bytes from the other lane, after the swap */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_16_pr_rear:
+	.byte 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x08, 0x09, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f
+	.byte 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x0a, 0x0b
+	.byte 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x08, 0x09, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f
+	.byte 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x0a, 0x0b
+
+/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_16_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_16_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
+/* deinterleave: even bytes to the low half, odd to the high */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_16_deinterleave:
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+
+/* high_nibbles: high nibble of every byte */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_17_high_nibbles:
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
+/* lanes_picks: VPERMI2Q qword indices of 128-bit blocks (0, 4, 2, 6) (a's 0-3, b's 4-7) */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_17_lanes_picks:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x0c, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* lanes_1_picks: VPERMI2Q qword indices of 128-bit blocks (1, 5, 3, 7) (a's 0-3, b's 4-7) */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_17_lanes_1_picks:
+	.byte 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x0a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* low_nibbles: low nibble of every byte */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_17_low_nibbles:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_17_rotl48:
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
+/* sbox_hi: S[x] << 4: the block in the high nibbles */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_17_sbox_hi:
+	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+
+/* sbox_lo: S[x]: the block in the low nibbles */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_17_sbox_lo:
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+
+/* pl_front: PL_256 spread: bytes that stay in their lane */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_17_pl_front:
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
+	.byte 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x04, 0x05, 0x0c, 0x0d, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
+	.byte 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x04, 0x05, 0x0c, 0x0d, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
+
+/* pl_rear: PL_256 spread: bytes from the other lane, after the swap */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_17_pl_rear:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x08, 0x09
+	.byte 0x02, 0x03, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x00, 0x01
+	.byte 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x08, 0x09
+	.byte 0x02, 0x03, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x00, 0x01
+
+/* pr_front: PR_256 spread: bytes that stay in their lane */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_17_pr_front:
+	.byte 0x0c, 0x0d, 0x80, 0x80, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05, 0x80, 0x80
+	.byte 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80
+	.byte 0x0c, 0x0d, 0x80, 0x80, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05, 0x80, 0x80
+	.byte 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80
+
+/* pr_rear: PR_256 spread: bytes from the other lane, after the swap */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_17_pr_rear:
+	.byte 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x08, 0x09, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f
+	.byte 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x0a, 0x0b
+	.byte 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x08, 0x09, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f
+	.byte 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x0a, 0x0b
+
+/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_17_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_17_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
+/* deinterleave: even bytes to the low half, odd to the high */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_17_deinterleave:
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f

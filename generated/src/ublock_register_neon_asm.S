@@ -243,6 +243,93 @@ ublock_register_neon_ublock128_128_encrypt_asm:
 	ret
 	.size ublock_register_neon_ublock128_128_encrypt_asm, .-ublock_register_neon_ublock128_128_encrypt_asm
 
+/* ublock_register_neon_ublock128_128_encrypt_one_block_asm: ublock128_register_one_block_encrypt, 3 arguments
+ *   x0: rk
+ *   x1: in
+ *   x2: out
+ *   x3: iterations of the r loop left
+ *   x4: rk + 128 x r
+ *   x16, x17: a row pointer, an address or a constant's page
+ *   vectors: v0-v7, v16-v19 (12 used)
+ *   frame: 0 bytes (0 spill slots of 16 bytes)
+ */
+	.globl ublock_register_neon_ublock128_128_encrypt_one_block_asm
+	.hidden ublock_register_neon_ublock128_128_encrypt_one_block_asm
+	.type ublock_register_neon_ublock128_128_encrypt_one_block_asm, %function
+	.p2align 4
+ublock_register_neon_ublock128_128_encrypt_one_block_asm:
+
+	/* Load one block, spread one nibble per byte in the low nibbles; X0 and X1 in separate registers. */
+	ldr q0, [x1] /* blk = load() */
+	ushr v1.16b, v0.16b, #4 /* lo_sh = shr(blk) */
+	adrp x17, .Lublock_register_neon_asm_1_high_nibbles
+	ldr q2, [x17, #:lo12:.Lublock_register_neon_asm_1_high_nibbles] /* high_nibbles = const() */
+	adrp x17, .Lublock_register_neon_asm_1_zero
+	ldr q3, [x17, #:lo12:.Lublock_register_neon_asm_1_zero] /* zero = const() */
+	bit v1.16b, v3.16b, v2.16b /* even = bsl(high_nibbles, lo_sh, zero) */
+	shl v3.16b, v3.16b, #4 /* hi_sh = shl(zero) */
+	bit v0.16b, v3.16b, v2.16b /* odd = bsl(high_nibbles, blk, hi_sh) */
+	zip1 v3.16b, v1.16b, v0.16b /* sp = unpacklo(even, odd) */
+	zip2 v0.16b, v1.16b, v0.16b /* sp_1 = unpackhi(even, odd) */
+	adrp x17, .Lublock_register_neon_asm_1_low_nibbles
+	ldr q1, [x17, #:lo12:.Lublock_register_neon_asm_1_low_nibbles] /* low_nibbles = const() */
+	adrp x17, .Lublock_register_neon_asm_1_rotl48
+	ldr q4, [x17, #:lo12:.Lublock_register_neon_asm_1_rotl48] /* rotl48 = const() */
+	adrp x17, .Lublock_register_neon_asm_1_sbox_lo
+	ldr q5, [x17, #:lo12:.Lublock_register_neon_asm_1_sbox_lo] /* sbox_lo = const() */
+	adrp x17, .Lublock_register_neon_asm_1_pl_mask
+	ldr q6, [x17, #:lo12:.Lublock_register_neon_asm_1_pl_mask] /* pl_mask = const() */
+	adrp x17, .Lublock_register_neon_asm_1_pr_mask
+	ldr q7, [x17, #:lo12:.Lublock_register_neon_asm_1_pr_mask] /* pr_mask = const() */
+	adrp x17, .Lublock_register_neon_asm_1_rotl24
+	ldr q16, [x17, #:lo12:.Lublock_register_neon_asm_1_rotl24] /* rotl24 = const() */
+	adrp x17, .Lublock_register_neon_asm_1_rotl56
+	ldr q17, [x17, #:lo12:.Lublock_register_neon_asm_1_rotl56] /* rotl56 = const() */
+	mov x4, x0
+	mov x3, #16
+	.p2align 4
+.Lublock_register_neon_asm_1_loop_r0:
+	ldr q18, [x4] /* rk0 = load() */
+	ldr q19, [x4, #64] /* rk1 = load() */
+	eor v3.16b, v3.16b, v18.16b /* k0 = xor(x0, rk0) */
+	and v3.16b, v3.16b, v1.16b /* s0_lo = and(k0, low_nibbles) */
+	tbl v3.16b, {v5.16b}, v3.16b /* s0 = lookup16(sbox_lo, s0_lo) */
+	eor v0.16b, v0.16b, v19.16b /* k1 = xor(x1, rk1) */
+	and v0.16b, v0.16b, v1.16b /* s1_lo = and(k1, low_nibbles) */
+	tbl v0.16b, {v5.16b}, v0.16b /* s1 = lookup16(sbox_lo, s1_lo) */
+	eor v0.16b, v0.16b, v3.16b /* x1_1 = xor(s1, s0) */
+	tbl v18.16b, {v0.16b}, v17.16b /* rot4 = lookup16(x1_1, rotl56) */
+	eor v3.16b, v3.16b, v18.16b /* x0_1 = xor(s0, rot4) */
+	tbl v18.16b, {v3.16b}, v4.16b /* rot8 = lookup16(x0_1, rotl48) */
+	eor v0.16b, v0.16b, v18.16b /* x1_2 = xor(x1_1, rot8) */
+	tbl v18.16b, {v0.16b}, v4.16b /* rot8_1 = lookup16(x1_2, rotl48) */
+	eor v3.16b, v3.16b, v18.16b /* x0_2 = xor(x0_1, rot8_1) */
+	tbl v18.16b, {v3.16b}, v16.16b /* rot20 = lookup16(x0_2, rotl24) */
+	eor v0.16b, v0.16b, v18.16b /* x1_3 = xor(x1_2, rot20) */
+	eor v3.16b, v3.16b, v0.16b /* x0_3 = xor(x0_2, x1_3) */
+	tbl v3.16b, {v3.16b}, v6.16b /* pl = lookup16(x0_3, pl_mask) */
+	tbl v0.16b, {v0.16b}, v7.16b /* pr = lookup16(x1_3, pr_mask) */
+	add x4, x4, #128
+	subs x3, x3, #1
+	b.ne .Lublock_register_neon_asm_1_loop_r0
+
+	/* Final key addition; the store packs the low nibbles (the key's copy in the high ones is dropped). */
+	ldr q18, [x0, #2048] /* rk0_1 = load() */
+	eor v3.16b, v3.16b, v18.16b /* y0 = xor(x0, rk0_1) */
+	ldr q18, [x0, #2112] /* rk1_1 = load() */
+	eor v0.16b, v0.16b, v18.16b /* y1 = xor(x1, rk1_1) */
+	adrp x17, .Lublock_register_neon_asm_1_deinterleave
+	ldr q18, [x17, #:lo12:.Lublock_register_neon_asm_1_deinterleave] /* deinterleave = const() */
+	tbl v3.16b, {v3.16b}, v18.16b /* de = lookup16(y0, deinterleave) */
+	tbl v0.16b, {v0.16b}, v18.16b /* de_1 = lookup16(y1, deinterleave) */
+	zip1 v18.2d, v3.2d, v0.2d /* even_1 = unpacklo(de, de_1) */
+	zip2 v0.2d, v3.2d, v0.2d /* odd_1 = unpackhi(de, de_1) */
+	shl v3.16b, v18.16b, #4 /* ev_sh = shl(even_1) */
+	bsl v2.16b, v3.16b, v0.16b /* out_lo = bsl(high_nibbles, odd_1, ev_sh) */
+	str q2, [x2] /* store out_lo */
+	ret
+	.size ublock_register_neon_ublock128_128_encrypt_one_block_asm, .-ublock_register_neon_ublock128_128_encrypt_one_block_asm
+
 /* ublock_register_neon_ublock128_128_decrypt_asm: ublock128_register128_decrypt, 3 arguments
  *   x0: rk
  *   x1: in
@@ -263,8 +350,8 @@ ublock_register_neon_ublock128_128_decrypt_asm:
 	ldr q0, [x1] /* blk = load() */
 	ldr q1, [x1, #16] /* blk_1 = load() */
 	ushr v2.16b, v0.16b, #4 /* lo_sh = shr(blk) */
-	adrp x17, .Lublock_register_neon_asm_1_high_nibbles
-	ldr q3, [x17, #:lo12:.Lublock_register_neon_asm_1_high_nibbles] /* high_nibbles = const() */
+	adrp x17, .Lublock_register_neon_asm_2_high_nibbles
+	ldr q3, [x17, #:lo12:.Lublock_register_neon_asm_2_high_nibbles] /* high_nibbles = const() */
 	bit v2.16b, v1.16b, v3.16b /* even = bsl(high_nibbles, lo_sh, blk_1) */
 	shl v1.16b, v1.16b, #4 /* hi_sh = shl(blk_1) */
 	bit v0.16b, v1.16b, v3.16b /* odd = bsl(high_nibbles, blk, hi_sh) */
@@ -294,26 +381,26 @@ ublock_register_neon_ublock128_128_decrypt_asm:
 	bit v7.16b, v16.16b, v3.16b /* odd_3 = bsl(high_nibbles, blk_6, hi_sh_3) */
 	zip1 v16.16b, v17.16b, v7.16b /* sp_6 = unpacklo(even_3, odd_3) */
 	zip2 v7.16b, v17.16b, v7.16b /* sp_7 = unpackhi(even_3, odd_3) */
-	adrp x17, .Lublock_register_neon_asm_1_low_nibbles
-	ldr q17, [x17, #:lo12:.Lublock_register_neon_asm_1_low_nibbles] /* low_nibbles = const() */
-	adrp x17, .Lublock_register_neon_asm_1_rotl48
-	ldr q18, [x17, #:lo12:.Lublock_register_neon_asm_1_rotl48] /* rotl48 = const() */
-	adrp x17, .Lublock_register_neon_asm_1_sbox_inv_hi
-	ldr q19, [x17, #:lo12:.Lublock_register_neon_asm_1_sbox_inv_hi] /* sbox_inv_hi = const() */
-	adrp x17, .Lublock_register_neon_asm_1_sbox_inv_lo
-	ldr q20, [x17, #:lo12:.Lublock_register_neon_asm_1_sbox_inv_lo] /* sbox_inv_lo = const() */
-	adrp x17, .Lublock_register_neon_asm_1_pl_mask
-	ldr q21, [x17, #:lo12:.Lublock_register_neon_asm_1_pl_mask] /* pl_mask = const() */
-	adrp x17, .Lublock_register_neon_asm_1_pr_mask
-	ldr q22, [x17, #:lo12:.Lublock_register_neon_asm_1_pr_mask] /* pr_mask = const() */
-	adrp x17, .Lublock_register_neon_asm_1_rotl24
-	ldr q23, [x17, #:lo12:.Lublock_register_neon_asm_1_rotl24] /* rotl24 = const() */
-	adrp x17, .Lublock_register_neon_asm_1_rotl56
-	ldr q24, [x17, #:lo12:.Lublock_register_neon_asm_1_rotl56] /* rotl56 = const() */
+	adrp x17, .Lublock_register_neon_asm_2_low_nibbles
+	ldr q17, [x17, #:lo12:.Lublock_register_neon_asm_2_low_nibbles] /* low_nibbles = const() */
+	adrp x17, .Lublock_register_neon_asm_2_rotl48
+	ldr q18, [x17, #:lo12:.Lublock_register_neon_asm_2_rotl48] /* rotl48 = const() */
+	adrp x17, .Lublock_register_neon_asm_2_sbox_inv_hi
+	ldr q19, [x17, #:lo12:.Lublock_register_neon_asm_2_sbox_inv_hi] /* sbox_inv_hi = const() */
+	adrp x17, .Lublock_register_neon_asm_2_sbox_inv_lo
+	ldr q20, [x17, #:lo12:.Lublock_register_neon_asm_2_sbox_inv_lo] /* sbox_inv_lo = const() */
+	adrp x17, .Lublock_register_neon_asm_2_pl_mask
+	ldr q21, [x17, #:lo12:.Lublock_register_neon_asm_2_pl_mask] /* pl_mask = const() */
+	adrp x17, .Lublock_register_neon_asm_2_pr_mask
+	ldr q22, [x17, #:lo12:.Lublock_register_neon_asm_2_pr_mask] /* pr_mask = const() */
+	adrp x17, .Lublock_register_neon_asm_2_rotl24
+	ldr q23, [x17, #:lo12:.Lublock_register_neon_asm_2_rotl24] /* rotl24 = const() */
+	adrp x17, .Lublock_register_neon_asm_2_rotl56
+	ldr q24, [x17, #:lo12:.Lublock_register_neon_asm_2_rotl56] /* rotl56 = const() */
 	mov x4, x0
 	mov x3, #16
 	.p2align 4
-.Lublock_register_neon_asm_1_loop_r0:
+.Lublock_register_neon_asm_2_loop_r0:
 	ldr q25, [x4] /* rk0 = load() */
 	ldr q26, [x4, #64] /* rk1 = load() */
 
@@ -422,15 +509,15 @@ ublock_register_neon_ublock128_128_decrypt_asm:
 	orr v7.16b, v25.16b, v7.16b /* s1_3 = or(s1_l_3, s1_h_3) */
 	add x4, x4, #128
 	subs x3, x3, #1
-	b.ne .Lublock_register_neon_asm_1_loop_r0
+	b.ne .Lublock_register_neon_asm_2_loop_r0
 
 	/* Final key addition. */
 	ldr q25, [x0, #2048] /* rk0_1 = load() */
 	eor v1.16b, v1.16b, v25.16b /* y0_12 = xor(g0x0, rk0_1) */
 	ldr q26, [x0, #2112] /* rk1_1 = load() */
 	eor v0.16b, v0.16b, v26.16b /* y1_12 = xor(g0x1, rk1_1) */
-	adrp x17, .Lublock_register_neon_asm_1_deinterleave
-	ldr q27, [x17, #:lo12:.Lublock_register_neon_asm_1_deinterleave] /* deinterleave = const() */
+	adrp x17, .Lublock_register_neon_asm_2_deinterleave
+	ldr q27, [x17, #:lo12:.Lublock_register_neon_asm_2_deinterleave] /* deinterleave = const() */
 	tbl v1.16b, {v1.16b}, v27.16b /* de = lookup16(y0_12, deinterleave) */
 	tbl v0.16b, {v0.16b}, v27.16b /* de_1 = lookup16(y1_12, deinterleave) */
 	zip1 v28.2d, v1.2d, v0.2d /* even_4 = unpacklo(de, de_1) */
@@ -480,6 +567,93 @@ ublock_register_neon_ublock128_128_decrypt_asm:
 	ret
 	.size ublock_register_neon_ublock128_128_decrypt_asm, .-ublock_register_neon_ublock128_128_decrypt_asm
 
+/* ublock_register_neon_ublock128_128_decrypt_one_block_asm: ublock128_register_one_block_decrypt, 3 arguments
+ *   x0: rk
+ *   x1: in
+ *   x2: out
+ *   x3: iterations of the r loop left
+ *   x4: rk + 128 x r
+ *   x16, x17: a row pointer, an address or a constant's page
+ *   vectors: v0-v7, v16-v19 (12 used)
+ *   frame: 0 bytes (0 spill slots of 16 bytes)
+ */
+	.globl ublock_register_neon_ublock128_128_decrypt_one_block_asm
+	.hidden ublock_register_neon_ublock128_128_decrypt_one_block_asm
+	.type ublock_register_neon_ublock128_128_decrypt_one_block_asm, %function
+	.p2align 4
+ublock_register_neon_ublock128_128_decrypt_one_block_asm:
+
+	/* Load one block, spread one nibble per byte in the low nibbles; X0 and X1 in separate registers. */
+	ldr q0, [x1] /* blk = load() */
+	ushr v1.16b, v0.16b, #4 /* lo_sh = shr(blk) */
+	adrp x17, .Lublock_register_neon_asm_3_high_nibbles
+	ldr q2, [x17, #:lo12:.Lublock_register_neon_asm_3_high_nibbles] /* high_nibbles = const() */
+	adrp x17, .Lublock_register_neon_asm_3_zero
+	ldr q3, [x17, #:lo12:.Lublock_register_neon_asm_3_zero] /* zero = const() */
+	bit v1.16b, v3.16b, v2.16b /* even = bsl(high_nibbles, lo_sh, zero) */
+	shl v3.16b, v3.16b, #4 /* hi_sh = shl(zero) */
+	bit v0.16b, v3.16b, v2.16b /* odd = bsl(high_nibbles, blk, hi_sh) */
+	zip1 v3.16b, v1.16b, v0.16b /* sp = unpacklo(even, odd) */
+	zip2 v0.16b, v1.16b, v0.16b /* sp_1 = unpackhi(even, odd) */
+	adrp x17, .Lublock_register_neon_asm_3_low_nibbles
+	ldr q1, [x17, #:lo12:.Lublock_register_neon_asm_3_low_nibbles] /* low_nibbles = const() */
+	adrp x17, .Lublock_register_neon_asm_3_rotl48
+	ldr q4, [x17, #:lo12:.Lublock_register_neon_asm_3_rotl48] /* rotl48 = const() */
+	adrp x17, .Lublock_register_neon_asm_3_sbox_inv_lo
+	ldr q5, [x17, #:lo12:.Lublock_register_neon_asm_3_sbox_inv_lo] /* sbox_inv_lo = const() */
+	adrp x17, .Lublock_register_neon_asm_3_pl_mask
+	ldr q6, [x17, #:lo12:.Lublock_register_neon_asm_3_pl_mask] /* pl_mask = const() */
+	adrp x17, .Lublock_register_neon_asm_3_pr_mask
+	ldr q7, [x17, #:lo12:.Lublock_register_neon_asm_3_pr_mask] /* pr_mask = const() */
+	adrp x17, .Lublock_register_neon_asm_3_rotl24
+	ldr q16, [x17, #:lo12:.Lublock_register_neon_asm_3_rotl24] /* rotl24 = const() */
+	adrp x17, .Lublock_register_neon_asm_3_rotl56
+	ldr q17, [x17, #:lo12:.Lublock_register_neon_asm_3_rotl56] /* rotl56 = const() */
+	mov x4, x0
+	mov x3, #16
+	.p2align 4
+.Lublock_register_neon_asm_3_loop_r0:
+	ldr q18, [x4] /* rk0 = load() */
+	ldr q19, [x4, #64] /* rk1 = load() */
+	eor v3.16b, v3.16b, v18.16b /* k0 = xor(x0, rk0) */
+	eor v0.16b, v0.16b, v19.16b /* k1 = xor(x1, rk1) */
+	tbl v3.16b, {v3.16b}, v6.16b /* pl = lookup16(k0, pl_mask) */
+	tbl v0.16b, {v0.16b}, v7.16b /* pr = lookup16(k1, pr_mask) */
+	eor v3.16b, v3.16b, v0.16b /* y0 = xor(pl, pr) */
+	tbl v18.16b, {v3.16b}, v16.16b /* rot20 = lookup16(y0, rotl24) */
+	eor v0.16b, v0.16b, v18.16b /* y1 = xor(pr, rot20) */
+	tbl v18.16b, {v0.16b}, v4.16b /* rot8 = lookup16(y1, rotl48) */
+	eor v3.16b, v3.16b, v18.16b /* y0_1 = xor(y0, rot8) */
+	tbl v18.16b, {v3.16b}, v4.16b /* rot8_1 = lookup16(y0_1, rotl48) */
+	eor v0.16b, v0.16b, v18.16b /* y1_1 = xor(y1, rot8_1) */
+	tbl v18.16b, {v0.16b}, v17.16b /* rot4 = lookup16(y1_1, rotl56) */
+	eor v3.16b, v3.16b, v18.16b /* y0_2 = xor(y0_1, rot4) */
+	eor v0.16b, v0.16b, v3.16b /* y1_2 = xor(y1_1, y0_2) */
+	and v3.16b, v3.16b, v1.16b /* s0_lo = and(y0_2, low_nibbles) */
+	tbl v3.16b, {v5.16b}, v3.16b /* s0 = lookup16(sbox_inv_lo, s0_lo) */
+	and v0.16b, v0.16b, v1.16b /* s1_lo = and(y1_2, low_nibbles) */
+	tbl v0.16b, {v5.16b}, v0.16b /* s1 = lookup16(sbox_inv_lo, s1_lo) */
+	add x4, x4, #128
+	subs x3, x3, #1
+	b.ne .Lublock_register_neon_asm_3_loop_r0
+
+	/* Final key addition; the store packs the low nibbles (the key's copy in the high ones is dropped). */
+	ldr q18, [x0, #2048] /* rk0_1 = load() */
+	eor v3.16b, v3.16b, v18.16b /* y0_3 = xor(x0, rk0_1) */
+	ldr q18, [x0, #2112] /* rk1_1 = load() */
+	eor v0.16b, v0.16b, v18.16b /* y1_3 = xor(x1, rk1_1) */
+	adrp x17, .Lublock_register_neon_asm_3_deinterleave
+	ldr q18, [x17, #:lo12:.Lublock_register_neon_asm_3_deinterleave] /* deinterleave = const() */
+	tbl v3.16b, {v3.16b}, v18.16b /* de = lookup16(y0_3, deinterleave) */
+	tbl v0.16b, {v0.16b}, v18.16b /* de_1 = lookup16(y1_3, deinterleave) */
+	zip1 v18.2d, v3.2d, v0.2d /* even_1 = unpacklo(de, de_1) */
+	zip2 v0.2d, v3.2d, v0.2d /* odd_1 = unpackhi(de, de_1) */
+	shl v3.16b, v18.16b, #4 /* ev_sh = shl(even_1) */
+	bsl v2.16b, v3.16b, v0.16b /* out_lo = bsl(high_nibbles, odd_1, ev_sh) */
+	str q2, [x2] /* store out_lo */
+	ret
+	.size ublock_register_neon_ublock128_128_decrypt_one_block_asm, .-ublock_register_neon_ublock128_128_decrypt_one_block_asm
+
 /* ublock_register_neon_ublock128_128_ctr_xor_asm: ublock128_register128_encrypt_ctr_xor, 4 arguments
  *   x0: rk
  *   x1: in
@@ -500,33 +674,33 @@ ublock_register_neon_ublock128_128_ctr_xor_asm:
 	ushr v1.8h, v0.8h, #8 /* ctr_last = shr(ctr_low) */
 	add x17, x1, #32
 	ld1r {v2.16b}, [x17] /* ctr_first = bcast8() */
-	adrp x17, .Lublock_register_neon_asm_2_byte_14
-	ldr q3, [x17, #:lo12:.Lublock_register_neon_asm_2_byte_14] /* byte_14 = const() */
+	adrp x17, .Lublock_register_neon_asm_4_byte_14
+	ldr q3, [x17, #:lo12:.Lublock_register_neon_asm_4_byte_14] /* byte_14 = const() */
 	and v2.16b, v2.16b, v3.16b /* ctr_j0 = and(ctr_first, byte_14) */
-	adrp x17, .Lublock_register_neon_asm_2_all_but_last
-	ldr q3, [x17, #:lo12:.Lublock_register_neon_asm_2_all_but_last] /* all_but_last = const() */
+	adrp x17, .Lublock_register_neon_asm_4_all_but_last
+	ldr q3, [x17, #:lo12:.Lublock_register_neon_asm_4_all_but_last] /* all_but_last = const() */
 	and v0.16b, v0.16b, v3.16b /* ctr_v_open = and(ctr_low, all_but_last) */
 	ldr q4, [x1, #16] /* ctr_w = bcast128() */
 	and v3.16b, v4.16b, v3.16b /* ctr_w_open = and(ctr_w, all_but_last) */
 
 	/* Load 8 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
-	adrp x17, .Lublock_register_neon_asm_2_block_k
-	ldr q4, [x17, #:lo12:.Lublock_register_neon_asm_2_block_k] /* block_k = const() */
+	adrp x17, .Lublock_register_neon_asm_4_block_k
+	ldr q4, [x17, #:lo12:.Lublock_register_neon_asm_4_block_k] /* block_k = const() */
 	add v4.16b, v4.16b, v2.16b /* ctr_j = add(block_k, ctr_j0) */
 	add v4.8h, v1.8h, v4.8h /* ctr_sum = add(ctr_last, ctr_j) */
-	adrp x17, .Lublock_register_neon_asm_2_carry_everywhere
-	ldr q5, [x17, #:lo12:.Lublock_register_neon_asm_2_carry_everywhere] /* carry_everywhere = const() */
+	adrp x17, .Lublock_register_neon_asm_4_carry_everywhere
+	ldr q5, [x17, #:lo12:.Lublock_register_neon_asm_4_carry_everywhere] /* carry_everywhere = const() */
 	tbl v6.16b, {v4.16b}, v5.16b /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
-	adrp x17, .Lublock_register_neon_asm_2_carry_mask_table
-	ldr q7, [x17, #:lo12:.Lublock_register_neon_asm_2_carry_mask_table] /* carry_mask_table = const() */
+	adrp x17, .Lublock_register_neon_asm_4_carry_mask_table
+	ldr q7, [x17, #:lo12:.Lublock_register_neon_asm_4_carry_mask_table] /* carry_mask_table = const() */
 	tbl v6.16b, {v7.16b}, v6.16b /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
 	bsl v6.16b, v3.16b, v0.16b /* ctr_pair = bsl(ctr_mask, ctr_v_open, ctr_w_open) */
-	adrp x17, .Lublock_register_neon_asm_2_new_last_byte
-	ldr q16, [x17, #:lo12:.Lublock_register_neon_asm_2_new_last_byte] /* new_last_byte = const() */
+	adrp x17, .Lublock_register_neon_asm_4_new_last_byte
+	ldr q16, [x17, #:lo12:.Lublock_register_neon_asm_4_new_last_byte] /* new_last_byte = const() */
 	tbl v4.16b, {v4.16b}, v16.16b /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
 	orr v4.16b, v6.16b, v4.16b /* blk = or(ctr_pair, ctr_last_byte) */
-	adrp x17, .Lublock_register_neon_asm_2_block_k_1
-	ldr q6, [x17, #:lo12:.Lublock_register_neon_asm_2_block_k_1] /* block_k_1 = const() */
+	adrp x17, .Lublock_register_neon_asm_4_block_k_1
+	ldr q6, [x17, #:lo12:.Lublock_register_neon_asm_4_block_k_1] /* block_k_1 = const() */
 	add v6.16b, v6.16b, v2.16b /* ctr_j_1 = add(block_k_1, ctr_j0) */
 	add v6.8h, v1.8h, v6.8h /* ctr_sum_1 = add(ctr_last, ctr_j_1) */
 	tbl v17.16b, {v6.16b}, v5.16b /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
@@ -535,15 +709,15 @@ ublock_register_neon_ublock128_128_ctr_xor_asm:
 	tbl v6.16b, {v6.16b}, v16.16b /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
 	orr v6.16b, v17.16b, v6.16b /* blk_1 = or(ctr_pair_1, ctr_last_byte_1) */
 	ushr v17.16b, v4.16b, #4 /* lo_sh = shr(blk) */
-	adrp x17, .Lublock_register_neon_asm_2_high_nibbles
-	ldr q18, [x17, #:lo12:.Lublock_register_neon_asm_2_high_nibbles] /* high_nibbles = const() */
+	adrp x17, .Lublock_register_neon_asm_4_high_nibbles
+	ldr q18, [x17, #:lo12:.Lublock_register_neon_asm_4_high_nibbles] /* high_nibbles = const() */
 	bit v17.16b, v6.16b, v18.16b /* even = bsl(high_nibbles, lo_sh, blk_1) */
 	shl v6.16b, v6.16b, #4 /* hi_sh = shl(blk_1) */
 	bit v4.16b, v6.16b, v18.16b /* odd = bsl(high_nibbles, blk, hi_sh) */
 	zip1 v6.16b, v17.16b, v4.16b /* sp = unpacklo(even, odd) */
 	zip2 v4.16b, v17.16b, v4.16b /* sp_1 = unpackhi(even, odd) */
-	adrp x17, .Lublock_register_neon_asm_2_block_k_2
-	ldr q17, [x17, #:lo12:.Lublock_register_neon_asm_2_block_k_2] /* block_k_2 = const() */
+	adrp x17, .Lublock_register_neon_asm_4_block_k_2
+	ldr q17, [x17, #:lo12:.Lublock_register_neon_asm_4_block_k_2] /* block_k_2 = const() */
 	add v17.16b, v17.16b, v2.16b /* ctr_j_2 = add(block_k_2, ctr_j0) */
 	add v17.8h, v1.8h, v17.8h /* ctr_sum_2 = add(ctr_last, ctr_j_2) */
 	tbl v19.16b, {v17.16b}, v5.16b /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
@@ -551,8 +725,8 @@ ublock_register_neon_ublock128_128_ctr_xor_asm:
 	bsl v19.16b, v3.16b, v0.16b /* ctr_pair_2 = bsl(ctr_mask_2, ctr_v_open, ctr_w_open) */
 	tbl v17.16b, {v17.16b}, v16.16b /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
 	orr v17.16b, v19.16b, v17.16b /* blk_2 = or(ctr_pair_2, ctr_last_byte_2) */
-	adrp x17, .Lublock_register_neon_asm_2_block_k_3
-	ldr q19, [x17, #:lo12:.Lublock_register_neon_asm_2_block_k_3] /* block_k_3 = const() */
+	adrp x17, .Lublock_register_neon_asm_4_block_k_3
+	ldr q19, [x17, #:lo12:.Lublock_register_neon_asm_4_block_k_3] /* block_k_3 = const() */
 	add v19.16b, v19.16b, v2.16b /* ctr_j_3 = add(block_k_3, ctr_j0) */
 	add v19.8h, v1.8h, v19.8h /* ctr_sum_3 = add(ctr_last, ctr_j_3) */
 	tbl v20.16b, {v19.16b}, v5.16b /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
@@ -566,8 +740,8 @@ ublock_register_neon_ublock128_128_ctr_xor_asm:
 	bit v17.16b, v19.16b, v18.16b /* odd_1 = bsl(high_nibbles, blk_2, hi_sh_1) */
 	zip1 v19.16b, v20.16b, v17.16b /* sp_2 = unpacklo(even_1, odd_1) */
 	zip2 v17.16b, v20.16b, v17.16b /* sp_3 = unpackhi(even_1, odd_1) */
-	adrp x17, .Lublock_register_neon_asm_2_block_k_4
-	ldr q20, [x17, #:lo12:.Lublock_register_neon_asm_2_block_k_4] /* block_k_4 = const() */
+	adrp x17, .Lublock_register_neon_asm_4_block_k_4
+	ldr q20, [x17, #:lo12:.Lublock_register_neon_asm_4_block_k_4] /* block_k_4 = const() */
 	add v20.16b, v20.16b, v2.16b /* ctr_j_4 = add(block_k_4, ctr_j0) */
 	add v20.8h, v1.8h, v20.8h /* ctr_sum_4 = add(ctr_last, ctr_j_4) */
 	tbl v21.16b, {v20.16b}, v5.16b /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
@@ -575,8 +749,8 @@ ublock_register_neon_ublock128_128_ctr_xor_asm:
 	bsl v21.16b, v3.16b, v0.16b /* ctr_pair_4 = bsl(ctr_mask_4, ctr_v_open, ctr_w_open) */
 	tbl v20.16b, {v20.16b}, v16.16b /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
 	orr v20.16b, v21.16b, v20.16b /* blk_4 = or(ctr_pair_4, ctr_last_byte_4) */
-	adrp x17, .Lublock_register_neon_asm_2_block_k_5
-	ldr q21, [x17, #:lo12:.Lublock_register_neon_asm_2_block_k_5] /* block_k_5 = const() */
+	adrp x17, .Lublock_register_neon_asm_4_block_k_5
+	ldr q21, [x17, #:lo12:.Lublock_register_neon_asm_4_block_k_5] /* block_k_5 = const() */
 	add v21.16b, v21.16b, v2.16b /* ctr_j_5 = add(block_k_5, ctr_j0) */
 	add v21.8h, v1.8h, v21.8h /* ctr_sum_5 = add(ctr_last, ctr_j_5) */
 	tbl v22.16b, {v21.16b}, v5.16b /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
@@ -590,8 +764,8 @@ ublock_register_neon_ublock128_128_ctr_xor_asm:
 	bit v20.16b, v21.16b, v18.16b /* odd_2 = bsl(high_nibbles, blk_4, hi_sh_2) */
 	zip1 v21.16b, v22.16b, v20.16b /* sp_4 = unpacklo(even_2, odd_2) */
 	zip2 v20.16b, v22.16b, v20.16b /* sp_5 = unpackhi(even_2, odd_2) */
-	adrp x17, .Lublock_register_neon_asm_2_block_k_6
-	ldr q22, [x17, #:lo12:.Lublock_register_neon_asm_2_block_k_6] /* block_k_6 = const() */
+	adrp x17, .Lublock_register_neon_asm_4_block_k_6
+	ldr q22, [x17, #:lo12:.Lublock_register_neon_asm_4_block_k_6] /* block_k_6 = const() */
 	add v22.16b, v22.16b, v2.16b /* ctr_j_6 = add(block_k_6, ctr_j0) */
 	add v22.8h, v1.8h, v22.8h /* ctr_sum_6 = add(ctr_last, ctr_j_6) */
 	tbl v23.16b, {v22.16b}, v5.16b /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
@@ -599,8 +773,8 @@ ublock_register_neon_ublock128_128_ctr_xor_asm:
 	bsl v23.16b, v3.16b, v0.16b /* ctr_pair_6 = bsl(ctr_mask_6, ctr_v_open, ctr_w_open) */
 	tbl v22.16b, {v22.16b}, v16.16b /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
 	orr v22.16b, v23.16b, v22.16b /* blk_6 = or(ctr_pair_6, ctr_last_byte_6) */
-	adrp x17, .Lublock_register_neon_asm_2_block_k_7
-	ldr q23, [x17, #:lo12:.Lublock_register_neon_asm_2_block_k_7] /* block_k_7 = const() */
+	adrp x17, .Lublock_register_neon_asm_4_block_k_7
+	ldr q23, [x17, #:lo12:.Lublock_register_neon_asm_4_block_k_7] /* block_k_7 = const() */
 	add v2.16b, v23.16b, v2.16b /* ctr_j_7 = add(block_k_7, ctr_j0) */
 	add v1.8h, v1.8h, v2.8h /* ctr_sum_7 = add(ctr_last, ctr_j_7) */
 	tbl v2.16b, {v1.16b}, v5.16b /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
@@ -614,26 +788,26 @@ ublock_register_neon_ublock128_128_ctr_xor_asm:
 	bit v22.16b, v0.16b, v18.16b /* odd_3 = bsl(high_nibbles, blk_6, hi_sh_3) */
 	zip1 v0.16b, v1.16b, v22.16b /* sp_6 = unpacklo(even_3, odd_3) */
 	zip2 v1.16b, v1.16b, v22.16b /* sp_7 = unpackhi(even_3, odd_3) */
-	adrp x17, .Lublock_register_neon_asm_2_low_nibbles
-	ldr q2, [x17, #:lo12:.Lublock_register_neon_asm_2_low_nibbles] /* low_nibbles = const() */
-	adrp x17, .Lublock_register_neon_asm_2_rotl48
-	ldr q3, [x17, #:lo12:.Lublock_register_neon_asm_2_rotl48] /* rotl48 = const() */
-	adrp x17, .Lublock_register_neon_asm_2_sbox_hi
-	ldr q5, [x17, #:lo12:.Lublock_register_neon_asm_2_sbox_hi] /* sbox_hi = const() */
-	adrp x17, .Lublock_register_neon_asm_2_sbox_lo
-	ldr q7, [x17, #:lo12:.Lublock_register_neon_asm_2_sbox_lo] /* sbox_lo = const() */
-	adrp x17, .Lublock_register_neon_asm_2_pl_mask
-	ldr q16, [x17, #:lo12:.Lublock_register_neon_asm_2_pl_mask] /* pl_mask = const() */
-	adrp x17, .Lublock_register_neon_asm_2_pr_mask
-	ldr q22, [x17, #:lo12:.Lublock_register_neon_asm_2_pr_mask] /* pr_mask = const() */
-	adrp x17, .Lublock_register_neon_asm_2_rotl24
-	ldr q23, [x17, #:lo12:.Lublock_register_neon_asm_2_rotl24] /* rotl24 = const() */
-	adrp x17, .Lublock_register_neon_asm_2_rotl56
-	ldr q24, [x17, #:lo12:.Lublock_register_neon_asm_2_rotl56] /* rotl56 = const() */
+	adrp x17, .Lublock_register_neon_asm_4_low_nibbles
+	ldr q2, [x17, #:lo12:.Lublock_register_neon_asm_4_low_nibbles] /* low_nibbles = const() */
+	adrp x17, .Lublock_register_neon_asm_4_rotl48
+	ldr q3, [x17, #:lo12:.Lublock_register_neon_asm_4_rotl48] /* rotl48 = const() */
+	adrp x17, .Lublock_register_neon_asm_4_sbox_hi
+	ldr q5, [x17, #:lo12:.Lublock_register_neon_asm_4_sbox_hi] /* sbox_hi = const() */
+	adrp x17, .Lublock_register_neon_asm_4_sbox_lo
+	ldr q7, [x17, #:lo12:.Lublock_register_neon_asm_4_sbox_lo] /* sbox_lo = const() */
+	adrp x17, .Lublock_register_neon_asm_4_pl_mask
+	ldr q16, [x17, #:lo12:.Lublock_register_neon_asm_4_pl_mask] /* pl_mask = const() */
+	adrp x17, .Lublock_register_neon_asm_4_pr_mask
+	ldr q22, [x17, #:lo12:.Lublock_register_neon_asm_4_pr_mask] /* pr_mask = const() */
+	adrp x17, .Lublock_register_neon_asm_4_rotl24
+	ldr q23, [x17, #:lo12:.Lublock_register_neon_asm_4_rotl24] /* rotl24 = const() */
+	adrp x17, .Lublock_register_neon_asm_4_rotl56
+	ldr q24, [x17, #:lo12:.Lublock_register_neon_asm_4_rotl56] /* rotl56 = const() */
 	mov x5, x0
 	mov x4, #16
 	.p2align 4
-.Lublock_register_neon_asm_2_loop_r0:
+.Lublock_register_neon_asm_4_loop_r0:
 	ldr q25, [x5] /* rk0 = load() */
 	ldr q26, [x5, #64] /* rk1 = load() */
 
@@ -742,15 +916,15 @@ ublock_register_neon_ublock128_128_ctr_xor_asm:
 	tbl v1.16b, {v1.16b}, v22.16b /* pr_3 = lookup16(x1_11, pr_mask) */
 	add x5, x5, #128
 	subs x4, x4, #1
-	b.ne .Lublock_register_neon_asm_2_loop_r0
+	b.ne .Lublock_register_neon_asm_4_loop_r0
 
 	/* Final key addition. */
 	ldr q25, [x0, #2048] /* rk0_1 = load() */
 	eor v6.16b, v6.16b, v25.16b /* y0 = xor(g0x0, rk0_1) */
 	ldr q26, [x0, #2112] /* rk1_1 = load() */
 	eor v4.16b, v4.16b, v26.16b /* y1 = xor(g0x1, rk1_1) */
-	adrp x17, .Lublock_register_neon_asm_2_deinterleave
-	ldr q27, [x17, #:lo12:.Lublock_register_neon_asm_2_deinterleave] /* deinterleave = const() */
+	adrp x17, .Lublock_register_neon_asm_4_deinterleave
+	ldr q27, [x17, #:lo12:.Lublock_register_neon_asm_4_deinterleave] /* deinterleave = const() */
 	tbl v6.16b, {v6.16b}, v27.16b /* de = lookup16(y0, deinterleave) */
 	tbl v4.16b, {v4.16b}, v27.16b /* de_1 = lookup16(y1, deinterleave) */
 	zip1 v28.2d, v6.2d, v4.2d /* even_4 = unpacklo(de, de_1) */
@@ -837,8 +1011,8 @@ ublock_register_neon_ublock128_128_encrypt_xor_asm:
 	ldr q0, [x1] /* blk = load() */
 	ldr q1, [x1, #16] /* blk_1 = load() */
 	ushr v2.16b, v0.16b, #4 /* lo_sh = shr(blk) */
-	adrp x17, .Lublock_register_neon_asm_3_high_nibbles
-	ldr q3, [x17, #:lo12:.Lublock_register_neon_asm_3_high_nibbles] /* high_nibbles = const() */
+	adrp x17, .Lublock_register_neon_asm_5_high_nibbles
+	ldr q3, [x17, #:lo12:.Lublock_register_neon_asm_5_high_nibbles] /* high_nibbles = const() */
 	bit v2.16b, v1.16b, v3.16b /* even = bsl(high_nibbles, lo_sh, blk_1) */
 	shl v1.16b, v1.16b, #4 /* hi_sh = shl(blk_1) */
 	bit v0.16b, v1.16b, v3.16b /* odd = bsl(high_nibbles, blk, hi_sh) */
@@ -868,26 +1042,26 @@ ublock_register_neon_ublock128_128_encrypt_xor_asm:
 	bit v7.16b, v16.16b, v3.16b /* odd_3 = bsl(high_nibbles, blk_6, hi_sh_3) */
 	zip1 v16.16b, v17.16b, v7.16b /* sp_6 = unpacklo(even_3, odd_3) */
 	zip2 v7.16b, v17.16b, v7.16b /* sp_7 = unpackhi(even_3, odd_3) */
-	adrp x17, .Lublock_register_neon_asm_3_low_nibbles
-	ldr q17, [x17, #:lo12:.Lublock_register_neon_asm_3_low_nibbles] /* low_nibbles = const() */
-	adrp x17, .Lublock_register_neon_asm_3_rotl48
-	ldr q18, [x17, #:lo12:.Lublock_register_neon_asm_3_rotl48] /* rotl48 = const() */
-	adrp x17, .Lublock_register_neon_asm_3_sbox_hi
-	ldr q19, [x17, #:lo12:.Lublock_register_neon_asm_3_sbox_hi] /* sbox_hi = const() */
-	adrp x17, .Lublock_register_neon_asm_3_sbox_lo
-	ldr q20, [x17, #:lo12:.Lublock_register_neon_asm_3_sbox_lo] /* sbox_lo = const() */
-	adrp x17, .Lublock_register_neon_asm_3_pl_mask
-	ldr q21, [x17, #:lo12:.Lublock_register_neon_asm_3_pl_mask] /* pl_mask = const() */
-	adrp x17, .Lublock_register_neon_asm_3_pr_mask
-	ldr q22, [x17, #:lo12:.Lublock_register_neon_asm_3_pr_mask] /* pr_mask = const() */
-	adrp x17, .Lublock_register_neon_asm_3_rotl24
-	ldr q23, [x17, #:lo12:.Lublock_register_neon_asm_3_rotl24] /* rotl24 = const() */
-	adrp x17, .Lublock_register_neon_asm_3_rotl56
-	ldr q24, [x17, #:lo12:.Lublock_register_neon_asm_3_rotl56] /* rotl56 = const() */
+	adrp x17, .Lublock_register_neon_asm_5_low_nibbles
+	ldr q17, [x17, #:lo12:.Lublock_register_neon_asm_5_low_nibbles] /* low_nibbles = const() */
+	adrp x17, .Lublock_register_neon_asm_5_rotl48
+	ldr q18, [x17, #:lo12:.Lublock_register_neon_asm_5_rotl48] /* rotl48 = const() */
+	adrp x17, .Lublock_register_neon_asm_5_sbox_hi
+	ldr q19, [x17, #:lo12:.Lublock_register_neon_asm_5_sbox_hi] /* sbox_hi = const() */
+	adrp x17, .Lublock_register_neon_asm_5_sbox_lo
+	ldr q20, [x17, #:lo12:.Lublock_register_neon_asm_5_sbox_lo] /* sbox_lo = const() */
+	adrp x17, .Lublock_register_neon_asm_5_pl_mask
+	ldr q21, [x17, #:lo12:.Lublock_register_neon_asm_5_pl_mask] /* pl_mask = const() */
+	adrp x17, .Lublock_register_neon_asm_5_pr_mask
+	ldr q22, [x17, #:lo12:.Lublock_register_neon_asm_5_pr_mask] /* pr_mask = const() */
+	adrp x17, .Lublock_register_neon_asm_5_rotl24
+	ldr q23, [x17, #:lo12:.Lublock_register_neon_asm_5_rotl24] /* rotl24 = const() */
+	adrp x17, .Lublock_register_neon_asm_5_rotl56
+	ldr q24, [x17, #:lo12:.Lublock_register_neon_asm_5_rotl56] /* rotl56 = const() */
 	mov x5, x0
 	mov x4, #16
 	.p2align 4
-.Lublock_register_neon_asm_3_loop_r0:
+.Lublock_register_neon_asm_5_loop_r0:
 	ldr q25, [x5] /* rk0 = load() */
 	ldr q26, [x5, #64] /* rk1 = load() */
 
@@ -996,15 +1170,15 @@ ublock_register_neon_ublock128_128_encrypt_xor_asm:
 	tbl v7.16b, {v7.16b}, v22.16b /* pr_3 = lookup16(x1_11, pr_mask) */
 	add x5, x5, #128
 	subs x4, x4, #1
-	b.ne .Lublock_register_neon_asm_3_loop_r0
+	b.ne .Lublock_register_neon_asm_5_loop_r0
 
 	/* Final key addition. */
 	ldr q25, [x0, #2048] /* rk0_1 = load() */
 	eor v1.16b, v1.16b, v25.16b /* y0 = xor(g0x0, rk0_1) */
 	ldr q26, [x0, #2112] /* rk1_1 = load() */
 	eor v0.16b, v0.16b, v26.16b /* y1 = xor(g0x1, rk1_1) */
-	adrp x17, .Lublock_register_neon_asm_3_deinterleave
-	ldr q27, [x17, #:lo12:.Lublock_register_neon_asm_3_deinterleave] /* deinterleave = const() */
+	adrp x17, .Lublock_register_neon_asm_5_deinterleave
+	ldr q27, [x17, #:lo12:.Lublock_register_neon_asm_5_deinterleave] /* deinterleave = const() */
 	tbl v1.16b, {v1.16b}, v27.16b /* de = lookup16(y0, deinterleave) */
 	tbl v0.16b, {v0.16b}, v27.16b /* de_1 = lookup16(y1, deinterleave) */
 	zip1 v28.2d, v1.2d, v0.2d /* even_4 = unpacklo(de, de_1) */
@@ -1090,8 +1264,8 @@ ublock_register_neon_ublock128_256_encrypt_asm:
 	ldr q0, [x1] /* blk = load() */
 	ldr q1, [x1, #16] /* blk_1 = load() */
 	ushr v2.16b, v0.16b, #4 /* lo_sh = shr(blk) */
-	adrp x17, .Lublock_register_neon_asm_4_high_nibbles
-	ldr q3, [x17, #:lo12:.Lublock_register_neon_asm_4_high_nibbles] /* high_nibbles = const() */
+	adrp x17, .Lublock_register_neon_asm_6_high_nibbles
+	ldr q3, [x17, #:lo12:.Lublock_register_neon_asm_6_high_nibbles] /* high_nibbles = const() */
 	bit v2.16b, v1.16b, v3.16b /* even = bsl(high_nibbles, lo_sh, blk_1) */
 	shl v1.16b, v1.16b, #4 /* hi_sh = shl(blk_1) */
 	bit v0.16b, v1.16b, v3.16b /* odd = bsl(high_nibbles, blk, hi_sh) */
@@ -1121,26 +1295,26 @@ ublock_register_neon_ublock128_256_encrypt_asm:
 	bit v7.16b, v16.16b, v3.16b /* odd_3 = bsl(high_nibbles, blk_6, hi_sh_3) */
 	zip1 v16.16b, v17.16b, v7.16b /* sp_6 = unpacklo(even_3, odd_3) */
 	zip2 v7.16b, v17.16b, v7.16b /* sp_7 = unpackhi(even_3, odd_3) */
-	adrp x17, .Lublock_register_neon_asm_4_low_nibbles
-	ldr q17, [x17, #:lo12:.Lublock_register_neon_asm_4_low_nibbles] /* low_nibbles = const() */
-	adrp x17, .Lublock_register_neon_asm_4_rotl48
-	ldr q18, [x17, #:lo12:.Lublock_register_neon_asm_4_rotl48] /* rotl48 = const() */
-	adrp x17, .Lublock_register_neon_asm_4_sbox_hi
-	ldr q19, [x17, #:lo12:.Lublock_register_neon_asm_4_sbox_hi] /* sbox_hi = const() */
-	adrp x17, .Lublock_register_neon_asm_4_sbox_lo
-	ldr q20, [x17, #:lo12:.Lublock_register_neon_asm_4_sbox_lo] /* sbox_lo = const() */
-	adrp x17, .Lublock_register_neon_asm_4_pl_mask
-	ldr q21, [x17, #:lo12:.Lublock_register_neon_asm_4_pl_mask] /* pl_mask = const() */
-	adrp x17, .Lublock_register_neon_asm_4_pr_mask
-	ldr q22, [x17, #:lo12:.Lublock_register_neon_asm_4_pr_mask] /* pr_mask = const() */
-	adrp x17, .Lublock_register_neon_asm_4_rotl24
-	ldr q23, [x17, #:lo12:.Lublock_register_neon_asm_4_rotl24] /* rotl24 = const() */
-	adrp x17, .Lublock_register_neon_asm_4_rotl56
-	ldr q24, [x17, #:lo12:.Lublock_register_neon_asm_4_rotl56] /* rotl56 = const() */
+	adrp x17, .Lublock_register_neon_asm_6_low_nibbles
+	ldr q17, [x17, #:lo12:.Lublock_register_neon_asm_6_low_nibbles] /* low_nibbles = const() */
+	adrp x17, .Lublock_register_neon_asm_6_rotl48
+	ldr q18, [x17, #:lo12:.Lublock_register_neon_asm_6_rotl48] /* rotl48 = const() */
+	adrp x17, .Lublock_register_neon_asm_6_sbox_hi
+	ldr q19, [x17, #:lo12:.Lublock_register_neon_asm_6_sbox_hi] /* sbox_hi = const() */
+	adrp x17, .Lublock_register_neon_asm_6_sbox_lo
+	ldr q20, [x17, #:lo12:.Lublock_register_neon_asm_6_sbox_lo] /* sbox_lo = const() */
+	adrp x17, .Lublock_register_neon_asm_6_pl_mask
+	ldr q21, [x17, #:lo12:.Lublock_register_neon_asm_6_pl_mask] /* pl_mask = const() */
+	adrp x17, .Lublock_register_neon_asm_6_pr_mask
+	ldr q22, [x17, #:lo12:.Lublock_register_neon_asm_6_pr_mask] /* pr_mask = const() */
+	adrp x17, .Lublock_register_neon_asm_6_rotl24
+	ldr q23, [x17, #:lo12:.Lublock_register_neon_asm_6_rotl24] /* rotl24 = const() */
+	adrp x17, .Lublock_register_neon_asm_6_rotl56
+	ldr q24, [x17, #:lo12:.Lublock_register_neon_asm_6_rotl56] /* rotl56 = const() */
 	mov x4, x0
 	mov x3, #24
 	.p2align 4
-.Lublock_register_neon_asm_4_loop_r0:
+.Lublock_register_neon_asm_6_loop_r0:
 	ldr q25, [x4] /* rk0 = load() */
 	ldr q26, [x4, #64] /* rk1 = load() */
 
@@ -1249,15 +1423,15 @@ ublock_register_neon_ublock128_256_encrypt_asm:
 	tbl v7.16b, {v7.16b}, v22.16b /* pr_3 = lookup16(x1_11, pr_mask) */
 	add x4, x4, #128
 	subs x3, x3, #1
-	b.ne .Lublock_register_neon_asm_4_loop_r0
+	b.ne .Lublock_register_neon_asm_6_loop_r0
 
 	/* Final key addition. */
 	ldr q25, [x0, #3072] /* rk0_1 = load() */
 	eor v1.16b, v1.16b, v25.16b /* y0 = xor(g0x0, rk0_1) */
 	ldr q26, [x0, #3136] /* rk1_1 = load() */
 	eor v0.16b, v0.16b, v26.16b /* y1 = xor(g0x1, rk1_1) */
-	adrp x17, .Lublock_register_neon_asm_4_deinterleave
-	ldr q27, [x17, #:lo12:.Lublock_register_neon_asm_4_deinterleave] /* deinterleave = const() */
+	adrp x17, .Lublock_register_neon_asm_6_deinterleave
+	ldr q27, [x17, #:lo12:.Lublock_register_neon_asm_6_deinterleave] /* deinterleave = const() */
 	tbl v1.16b, {v1.16b}, v27.16b /* de = lookup16(y0, deinterleave) */
 	tbl v0.16b, {v0.16b}, v27.16b /* de_1 = lookup16(y1, deinterleave) */
 	zip1 v28.2d, v1.2d, v0.2d /* even_4 = unpacklo(de, de_1) */
@@ -1307,6 +1481,93 @@ ublock_register_neon_ublock128_256_encrypt_asm:
 	ret
 	.size ublock_register_neon_ublock128_256_encrypt_asm, .-ublock_register_neon_ublock128_256_encrypt_asm
 
+/* ublock_register_neon_ublock128_256_encrypt_one_block_asm: ublock128_register_one_block_encrypt, 3 arguments
+ *   x0: rk
+ *   x1: in
+ *   x2: out
+ *   x3: iterations of the r loop left
+ *   x4: rk + 128 x r
+ *   x16, x17: a row pointer, an address or a constant's page
+ *   vectors: v0-v7, v16-v19 (12 used)
+ *   frame: 0 bytes (0 spill slots of 16 bytes)
+ */
+	.globl ublock_register_neon_ublock128_256_encrypt_one_block_asm
+	.hidden ublock_register_neon_ublock128_256_encrypt_one_block_asm
+	.type ublock_register_neon_ublock128_256_encrypt_one_block_asm, %function
+	.p2align 4
+ublock_register_neon_ublock128_256_encrypt_one_block_asm:
+
+	/* Load one block, spread one nibble per byte in the low nibbles; X0 and X1 in separate registers. */
+	ldr q0, [x1] /* blk = load() */
+	ushr v1.16b, v0.16b, #4 /* lo_sh = shr(blk) */
+	adrp x17, .Lublock_register_neon_asm_7_high_nibbles
+	ldr q2, [x17, #:lo12:.Lublock_register_neon_asm_7_high_nibbles] /* high_nibbles = const() */
+	adrp x17, .Lublock_register_neon_asm_7_zero
+	ldr q3, [x17, #:lo12:.Lublock_register_neon_asm_7_zero] /* zero = const() */
+	bit v1.16b, v3.16b, v2.16b /* even = bsl(high_nibbles, lo_sh, zero) */
+	shl v3.16b, v3.16b, #4 /* hi_sh = shl(zero) */
+	bit v0.16b, v3.16b, v2.16b /* odd = bsl(high_nibbles, blk, hi_sh) */
+	zip1 v3.16b, v1.16b, v0.16b /* sp = unpacklo(even, odd) */
+	zip2 v0.16b, v1.16b, v0.16b /* sp_1 = unpackhi(even, odd) */
+	adrp x17, .Lublock_register_neon_asm_7_low_nibbles
+	ldr q1, [x17, #:lo12:.Lublock_register_neon_asm_7_low_nibbles] /* low_nibbles = const() */
+	adrp x17, .Lublock_register_neon_asm_7_rotl48
+	ldr q4, [x17, #:lo12:.Lublock_register_neon_asm_7_rotl48] /* rotl48 = const() */
+	adrp x17, .Lublock_register_neon_asm_7_sbox_lo
+	ldr q5, [x17, #:lo12:.Lublock_register_neon_asm_7_sbox_lo] /* sbox_lo = const() */
+	adrp x17, .Lublock_register_neon_asm_7_pl_mask
+	ldr q6, [x17, #:lo12:.Lublock_register_neon_asm_7_pl_mask] /* pl_mask = const() */
+	adrp x17, .Lublock_register_neon_asm_7_pr_mask
+	ldr q7, [x17, #:lo12:.Lublock_register_neon_asm_7_pr_mask] /* pr_mask = const() */
+	adrp x17, .Lublock_register_neon_asm_7_rotl24
+	ldr q16, [x17, #:lo12:.Lublock_register_neon_asm_7_rotl24] /* rotl24 = const() */
+	adrp x17, .Lublock_register_neon_asm_7_rotl56
+	ldr q17, [x17, #:lo12:.Lublock_register_neon_asm_7_rotl56] /* rotl56 = const() */
+	mov x4, x0
+	mov x3, #24
+	.p2align 4
+.Lublock_register_neon_asm_7_loop_r0:
+	ldr q18, [x4] /* rk0 = load() */
+	ldr q19, [x4, #64] /* rk1 = load() */
+	eor v3.16b, v3.16b, v18.16b /* k0 = xor(x0, rk0) */
+	and v3.16b, v3.16b, v1.16b /* s0_lo = and(k0, low_nibbles) */
+	tbl v3.16b, {v5.16b}, v3.16b /* s0 = lookup16(sbox_lo, s0_lo) */
+	eor v0.16b, v0.16b, v19.16b /* k1 = xor(x1, rk1) */
+	and v0.16b, v0.16b, v1.16b /* s1_lo = and(k1, low_nibbles) */
+	tbl v0.16b, {v5.16b}, v0.16b /* s1 = lookup16(sbox_lo, s1_lo) */
+	eor v0.16b, v0.16b, v3.16b /* x1_1 = xor(s1, s0) */
+	tbl v18.16b, {v0.16b}, v17.16b /* rot4 = lookup16(x1_1, rotl56) */
+	eor v3.16b, v3.16b, v18.16b /* x0_1 = xor(s0, rot4) */
+	tbl v18.16b, {v3.16b}, v4.16b /* rot8 = lookup16(x0_1, rotl48) */
+	eor v0.16b, v0.16b, v18.16b /* x1_2 = xor(x1_1, rot8) */
+	tbl v18.16b, {v0.16b}, v4.16b /* rot8_1 = lookup16(x1_2, rotl48) */
+	eor v3.16b, v3.16b, v18.16b /* x0_2 = xor(x0_1, rot8_1) */
+	tbl v18.16b, {v3.16b}, v16.16b /* rot20 = lookup16(x0_2, rotl24) */
+	eor v0.16b, v0.16b, v18.16b /* x1_3 = xor(x1_2, rot20) */
+	eor v3.16b, v3.16b, v0.16b /* x0_3 = xor(x0_2, x1_3) */
+	tbl v3.16b, {v3.16b}, v6.16b /* pl = lookup16(x0_3, pl_mask) */
+	tbl v0.16b, {v0.16b}, v7.16b /* pr = lookup16(x1_3, pr_mask) */
+	add x4, x4, #128
+	subs x3, x3, #1
+	b.ne .Lublock_register_neon_asm_7_loop_r0
+
+	/* Final key addition; the store packs the low nibbles (the key's copy in the high ones is dropped). */
+	ldr q18, [x0, #3072] /* rk0_1 = load() */
+	eor v3.16b, v3.16b, v18.16b /* y0 = xor(x0, rk0_1) */
+	ldr q18, [x0, #3136] /* rk1_1 = load() */
+	eor v0.16b, v0.16b, v18.16b /* y1 = xor(x1, rk1_1) */
+	adrp x17, .Lublock_register_neon_asm_7_deinterleave
+	ldr q18, [x17, #:lo12:.Lublock_register_neon_asm_7_deinterleave] /* deinterleave = const() */
+	tbl v3.16b, {v3.16b}, v18.16b /* de = lookup16(y0, deinterleave) */
+	tbl v0.16b, {v0.16b}, v18.16b /* de_1 = lookup16(y1, deinterleave) */
+	zip1 v18.2d, v3.2d, v0.2d /* even_1 = unpacklo(de, de_1) */
+	zip2 v0.2d, v3.2d, v0.2d /* odd_1 = unpackhi(de, de_1) */
+	shl v3.16b, v18.16b, #4 /* ev_sh = shl(even_1) */
+	bsl v2.16b, v3.16b, v0.16b /* out_lo = bsl(high_nibbles, odd_1, ev_sh) */
+	str q2, [x2] /* store out_lo */
+	ret
+	.size ublock_register_neon_ublock128_256_encrypt_one_block_asm, .-ublock_register_neon_ublock128_256_encrypt_one_block_asm
+
 /* ublock_register_neon_ublock128_256_decrypt_asm: ublock128_register128_decrypt, 3 arguments
  *   x0: rk
  *   x1: in
@@ -1327,8 +1588,8 @@ ublock_register_neon_ublock128_256_decrypt_asm:
 	ldr q0, [x1] /* blk = load() */
 	ldr q1, [x1, #16] /* blk_1 = load() */
 	ushr v2.16b, v0.16b, #4 /* lo_sh = shr(blk) */
-	adrp x17, .Lublock_register_neon_asm_5_high_nibbles
-	ldr q3, [x17, #:lo12:.Lublock_register_neon_asm_5_high_nibbles] /* high_nibbles = const() */
+	adrp x17, .Lublock_register_neon_asm_8_high_nibbles
+	ldr q3, [x17, #:lo12:.Lublock_register_neon_asm_8_high_nibbles] /* high_nibbles = const() */
 	bit v2.16b, v1.16b, v3.16b /* even = bsl(high_nibbles, lo_sh, blk_1) */
 	shl v1.16b, v1.16b, #4 /* hi_sh = shl(blk_1) */
 	bit v0.16b, v1.16b, v3.16b /* odd = bsl(high_nibbles, blk, hi_sh) */
@@ -1358,26 +1619,26 @@ ublock_register_neon_ublock128_256_decrypt_asm:
 	bit v7.16b, v16.16b, v3.16b /* odd_3 = bsl(high_nibbles, blk_6, hi_sh_3) */
 	zip1 v16.16b, v17.16b, v7.16b /* sp_6 = unpacklo(even_3, odd_3) */
 	zip2 v7.16b, v17.16b, v7.16b /* sp_7 = unpackhi(even_3, odd_3) */
-	adrp x17, .Lublock_register_neon_asm_5_low_nibbles
-	ldr q17, [x17, #:lo12:.Lublock_register_neon_asm_5_low_nibbles] /* low_nibbles = const() */
-	adrp x17, .Lublock_register_neon_asm_5_rotl48
-	ldr q18, [x17, #:lo12:.Lublock_register_neon_asm_5_rotl48] /* rotl48 = const() */
-	adrp x17, .Lublock_register_neon_asm_5_sbox_inv_hi
-	ldr q19, [x17, #:lo12:.Lublock_register_neon_asm_5_sbox_inv_hi] /* sbox_inv_hi = const() */
-	adrp x17, .Lublock_register_neon_asm_5_sbox_inv_lo
-	ldr q20, [x17, #:lo12:.Lublock_register_neon_asm_5_sbox_inv_lo] /* sbox_inv_lo = const() */
-	adrp x17, .Lublock_register_neon_asm_5_pl_mask
-	ldr q21, [x17, #:lo12:.Lublock_register_neon_asm_5_pl_mask] /* pl_mask = const() */
-	adrp x17, .Lublock_register_neon_asm_5_pr_mask
-	ldr q22, [x17, #:lo12:.Lublock_register_neon_asm_5_pr_mask] /* pr_mask = const() */
-	adrp x17, .Lublock_register_neon_asm_5_rotl24
-	ldr q23, [x17, #:lo12:.Lublock_register_neon_asm_5_rotl24] /* rotl24 = const() */
-	adrp x17, .Lublock_register_neon_asm_5_rotl56
-	ldr q24, [x17, #:lo12:.Lublock_register_neon_asm_5_rotl56] /* rotl56 = const() */
+	adrp x17, .Lublock_register_neon_asm_8_low_nibbles
+	ldr q17, [x17, #:lo12:.Lublock_register_neon_asm_8_low_nibbles] /* low_nibbles = const() */
+	adrp x17, .Lublock_register_neon_asm_8_rotl48
+	ldr q18, [x17, #:lo12:.Lublock_register_neon_asm_8_rotl48] /* rotl48 = const() */
+	adrp x17, .Lublock_register_neon_asm_8_sbox_inv_hi
+	ldr q19, [x17, #:lo12:.Lublock_register_neon_asm_8_sbox_inv_hi] /* sbox_inv_hi = const() */
+	adrp x17, .Lublock_register_neon_asm_8_sbox_inv_lo
+	ldr q20, [x17, #:lo12:.Lublock_register_neon_asm_8_sbox_inv_lo] /* sbox_inv_lo = const() */
+	adrp x17, .Lublock_register_neon_asm_8_pl_mask
+	ldr q21, [x17, #:lo12:.Lublock_register_neon_asm_8_pl_mask] /* pl_mask = const() */
+	adrp x17, .Lublock_register_neon_asm_8_pr_mask
+	ldr q22, [x17, #:lo12:.Lublock_register_neon_asm_8_pr_mask] /* pr_mask = const() */
+	adrp x17, .Lublock_register_neon_asm_8_rotl24
+	ldr q23, [x17, #:lo12:.Lublock_register_neon_asm_8_rotl24] /* rotl24 = const() */
+	adrp x17, .Lublock_register_neon_asm_8_rotl56
+	ldr q24, [x17, #:lo12:.Lublock_register_neon_asm_8_rotl56] /* rotl56 = const() */
 	mov x4, x0
 	mov x3, #24
 	.p2align 4
-.Lublock_register_neon_asm_5_loop_r0:
+.Lublock_register_neon_asm_8_loop_r0:
 	ldr q25, [x4] /* rk0 = load() */
 	ldr q26, [x4, #64] /* rk1 = load() */
 
@@ -1486,15 +1747,15 @@ ublock_register_neon_ublock128_256_decrypt_asm:
 	orr v7.16b, v25.16b, v7.16b /* s1_3 = or(s1_l_3, s1_h_3) */
 	add x4, x4, #128
 	subs x3, x3, #1
-	b.ne .Lublock_register_neon_asm_5_loop_r0
+	b.ne .Lublock_register_neon_asm_8_loop_r0
 
 	/* Final key addition. */
 	ldr q25, [x0, #3072] /* rk0_1 = load() */
 	eor v1.16b, v1.16b, v25.16b /* y0_12 = xor(g0x0, rk0_1) */
 	ldr q26, [x0, #3136] /* rk1_1 = load() */
 	eor v0.16b, v0.16b, v26.16b /* y1_12 = xor(g0x1, rk1_1) */
-	adrp x17, .Lublock_register_neon_asm_5_deinterleave
-	ldr q27, [x17, #:lo12:.Lublock_register_neon_asm_5_deinterleave] /* deinterleave = const() */
+	adrp x17, .Lublock_register_neon_asm_8_deinterleave
+	ldr q27, [x17, #:lo12:.Lublock_register_neon_asm_8_deinterleave] /* deinterleave = const() */
 	tbl v1.16b, {v1.16b}, v27.16b /* de = lookup16(y0_12, deinterleave) */
 	tbl v0.16b, {v0.16b}, v27.16b /* de_1 = lookup16(y1_12, deinterleave) */
 	zip1 v28.2d, v1.2d, v0.2d /* even_4 = unpacklo(de, de_1) */
@@ -1544,6 +1805,93 @@ ublock_register_neon_ublock128_256_decrypt_asm:
 	ret
 	.size ublock_register_neon_ublock128_256_decrypt_asm, .-ublock_register_neon_ublock128_256_decrypt_asm
 
+/* ublock_register_neon_ublock128_256_decrypt_one_block_asm: ublock128_register_one_block_decrypt, 3 arguments
+ *   x0: rk
+ *   x1: in
+ *   x2: out
+ *   x3: iterations of the r loop left
+ *   x4: rk + 128 x r
+ *   x16, x17: a row pointer, an address or a constant's page
+ *   vectors: v0-v7, v16-v19 (12 used)
+ *   frame: 0 bytes (0 spill slots of 16 bytes)
+ */
+	.globl ublock_register_neon_ublock128_256_decrypt_one_block_asm
+	.hidden ublock_register_neon_ublock128_256_decrypt_one_block_asm
+	.type ublock_register_neon_ublock128_256_decrypt_one_block_asm, %function
+	.p2align 4
+ublock_register_neon_ublock128_256_decrypt_one_block_asm:
+
+	/* Load one block, spread one nibble per byte in the low nibbles; X0 and X1 in separate registers. */
+	ldr q0, [x1] /* blk = load() */
+	ushr v1.16b, v0.16b, #4 /* lo_sh = shr(blk) */
+	adrp x17, .Lublock_register_neon_asm_9_high_nibbles
+	ldr q2, [x17, #:lo12:.Lublock_register_neon_asm_9_high_nibbles] /* high_nibbles = const() */
+	adrp x17, .Lublock_register_neon_asm_9_zero
+	ldr q3, [x17, #:lo12:.Lublock_register_neon_asm_9_zero] /* zero = const() */
+	bit v1.16b, v3.16b, v2.16b /* even = bsl(high_nibbles, lo_sh, zero) */
+	shl v3.16b, v3.16b, #4 /* hi_sh = shl(zero) */
+	bit v0.16b, v3.16b, v2.16b /* odd = bsl(high_nibbles, blk, hi_sh) */
+	zip1 v3.16b, v1.16b, v0.16b /* sp = unpacklo(even, odd) */
+	zip2 v0.16b, v1.16b, v0.16b /* sp_1 = unpackhi(even, odd) */
+	adrp x17, .Lublock_register_neon_asm_9_low_nibbles
+	ldr q1, [x17, #:lo12:.Lublock_register_neon_asm_9_low_nibbles] /* low_nibbles = const() */
+	adrp x17, .Lublock_register_neon_asm_9_rotl48
+	ldr q4, [x17, #:lo12:.Lublock_register_neon_asm_9_rotl48] /* rotl48 = const() */
+	adrp x17, .Lublock_register_neon_asm_9_sbox_inv_lo
+	ldr q5, [x17, #:lo12:.Lublock_register_neon_asm_9_sbox_inv_lo] /* sbox_inv_lo = const() */
+	adrp x17, .Lublock_register_neon_asm_9_pl_mask
+	ldr q6, [x17, #:lo12:.Lublock_register_neon_asm_9_pl_mask] /* pl_mask = const() */
+	adrp x17, .Lublock_register_neon_asm_9_pr_mask
+	ldr q7, [x17, #:lo12:.Lublock_register_neon_asm_9_pr_mask] /* pr_mask = const() */
+	adrp x17, .Lublock_register_neon_asm_9_rotl24
+	ldr q16, [x17, #:lo12:.Lublock_register_neon_asm_9_rotl24] /* rotl24 = const() */
+	adrp x17, .Lublock_register_neon_asm_9_rotl56
+	ldr q17, [x17, #:lo12:.Lublock_register_neon_asm_9_rotl56] /* rotl56 = const() */
+	mov x4, x0
+	mov x3, #24
+	.p2align 4
+.Lublock_register_neon_asm_9_loop_r0:
+	ldr q18, [x4] /* rk0 = load() */
+	ldr q19, [x4, #64] /* rk1 = load() */
+	eor v3.16b, v3.16b, v18.16b /* k0 = xor(x0, rk0) */
+	eor v0.16b, v0.16b, v19.16b /* k1 = xor(x1, rk1) */
+	tbl v3.16b, {v3.16b}, v6.16b /* pl = lookup16(k0, pl_mask) */
+	tbl v0.16b, {v0.16b}, v7.16b /* pr = lookup16(k1, pr_mask) */
+	eor v3.16b, v3.16b, v0.16b /* y0 = xor(pl, pr) */
+	tbl v18.16b, {v3.16b}, v16.16b /* rot20 = lookup16(y0, rotl24) */
+	eor v0.16b, v0.16b, v18.16b /* y1 = xor(pr, rot20) */
+	tbl v18.16b, {v0.16b}, v4.16b /* rot8 = lookup16(y1, rotl48) */
+	eor v3.16b, v3.16b, v18.16b /* y0_1 = xor(y0, rot8) */
+	tbl v18.16b, {v3.16b}, v4.16b /* rot8_1 = lookup16(y0_1, rotl48) */
+	eor v0.16b, v0.16b, v18.16b /* y1_1 = xor(y1, rot8_1) */
+	tbl v18.16b, {v0.16b}, v17.16b /* rot4 = lookup16(y1_1, rotl56) */
+	eor v3.16b, v3.16b, v18.16b /* y0_2 = xor(y0_1, rot4) */
+	eor v0.16b, v0.16b, v3.16b /* y1_2 = xor(y1_1, y0_2) */
+	and v3.16b, v3.16b, v1.16b /* s0_lo = and(y0_2, low_nibbles) */
+	tbl v3.16b, {v5.16b}, v3.16b /* s0 = lookup16(sbox_inv_lo, s0_lo) */
+	and v0.16b, v0.16b, v1.16b /* s1_lo = and(y1_2, low_nibbles) */
+	tbl v0.16b, {v5.16b}, v0.16b /* s1 = lookup16(sbox_inv_lo, s1_lo) */
+	add x4, x4, #128
+	subs x3, x3, #1
+	b.ne .Lublock_register_neon_asm_9_loop_r0
+
+	/* Final key addition; the store packs the low nibbles (the key's copy in the high ones is dropped). */
+	ldr q18, [x0, #3072] /* rk0_1 = load() */
+	eor v3.16b, v3.16b, v18.16b /* y0_3 = xor(x0, rk0_1) */
+	ldr q18, [x0, #3136] /* rk1_1 = load() */
+	eor v0.16b, v0.16b, v18.16b /* y1_3 = xor(x1, rk1_1) */
+	adrp x17, .Lublock_register_neon_asm_9_deinterleave
+	ldr q18, [x17, #:lo12:.Lublock_register_neon_asm_9_deinterleave] /* deinterleave = const() */
+	tbl v3.16b, {v3.16b}, v18.16b /* de = lookup16(y0_3, deinterleave) */
+	tbl v0.16b, {v0.16b}, v18.16b /* de_1 = lookup16(y1_3, deinterleave) */
+	zip1 v18.2d, v3.2d, v0.2d /* even_1 = unpacklo(de, de_1) */
+	zip2 v0.2d, v3.2d, v0.2d /* odd_1 = unpackhi(de, de_1) */
+	shl v3.16b, v18.16b, #4 /* ev_sh = shl(even_1) */
+	bsl v2.16b, v3.16b, v0.16b /* out_lo = bsl(high_nibbles, odd_1, ev_sh) */
+	str q2, [x2] /* store out_lo */
+	ret
+	.size ublock_register_neon_ublock128_256_decrypt_one_block_asm, .-ublock_register_neon_ublock128_256_decrypt_one_block_asm
+
 /* ublock_register_neon_ublock128_256_ctr_xor_asm: ublock128_register128_encrypt_ctr_xor, 4 arguments
  *   x0: rk
  *   x1: in
@@ -1564,33 +1912,33 @@ ublock_register_neon_ublock128_256_ctr_xor_asm:
 	ushr v1.8h, v0.8h, #8 /* ctr_last = shr(ctr_low) */
 	add x17, x1, #32
 	ld1r {v2.16b}, [x17] /* ctr_first = bcast8() */
-	adrp x17, .Lublock_register_neon_asm_6_byte_14
-	ldr q3, [x17, #:lo12:.Lublock_register_neon_asm_6_byte_14] /* byte_14 = const() */
+	adrp x17, .Lublock_register_neon_asm_10_byte_14
+	ldr q3, [x17, #:lo12:.Lublock_register_neon_asm_10_byte_14] /* byte_14 = const() */
 	and v2.16b, v2.16b, v3.16b /* ctr_j0 = and(ctr_first, byte_14) */
-	adrp x17, .Lublock_register_neon_asm_6_all_but_last
-	ldr q3, [x17, #:lo12:.Lublock_register_neon_asm_6_all_but_last] /* all_but_last = const() */
+	adrp x17, .Lublock_register_neon_asm_10_all_but_last
+	ldr q3, [x17, #:lo12:.Lublock_register_neon_asm_10_all_but_last] /* all_but_last = const() */
 	and v0.16b, v0.16b, v3.16b /* ctr_v_open = and(ctr_low, all_but_last) */
 	ldr q4, [x1, #16] /* ctr_w = bcast128() */
 	and v3.16b, v4.16b, v3.16b /* ctr_w_open = and(ctr_w, all_but_last) */
 
 	/* Load 8 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
-	adrp x17, .Lublock_register_neon_asm_6_block_k
-	ldr q4, [x17, #:lo12:.Lublock_register_neon_asm_6_block_k] /* block_k = const() */
+	adrp x17, .Lublock_register_neon_asm_10_block_k
+	ldr q4, [x17, #:lo12:.Lublock_register_neon_asm_10_block_k] /* block_k = const() */
 	add v4.16b, v4.16b, v2.16b /* ctr_j = add(block_k, ctr_j0) */
 	add v4.8h, v1.8h, v4.8h /* ctr_sum = add(ctr_last, ctr_j) */
-	adrp x17, .Lublock_register_neon_asm_6_carry_everywhere
-	ldr q5, [x17, #:lo12:.Lublock_register_neon_asm_6_carry_everywhere] /* carry_everywhere = const() */
+	adrp x17, .Lublock_register_neon_asm_10_carry_everywhere
+	ldr q5, [x17, #:lo12:.Lublock_register_neon_asm_10_carry_everywhere] /* carry_everywhere = const() */
 	tbl v6.16b, {v4.16b}, v5.16b /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
-	adrp x17, .Lublock_register_neon_asm_6_carry_mask_table
-	ldr q7, [x17, #:lo12:.Lublock_register_neon_asm_6_carry_mask_table] /* carry_mask_table = const() */
+	adrp x17, .Lublock_register_neon_asm_10_carry_mask_table
+	ldr q7, [x17, #:lo12:.Lublock_register_neon_asm_10_carry_mask_table] /* carry_mask_table = const() */
 	tbl v6.16b, {v7.16b}, v6.16b /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
 	bsl v6.16b, v3.16b, v0.16b /* ctr_pair = bsl(ctr_mask, ctr_v_open, ctr_w_open) */
-	adrp x17, .Lublock_register_neon_asm_6_new_last_byte
-	ldr q16, [x17, #:lo12:.Lublock_register_neon_asm_6_new_last_byte] /* new_last_byte = const() */
+	adrp x17, .Lublock_register_neon_asm_10_new_last_byte
+	ldr q16, [x17, #:lo12:.Lublock_register_neon_asm_10_new_last_byte] /* new_last_byte = const() */
 	tbl v4.16b, {v4.16b}, v16.16b /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
 	orr v4.16b, v6.16b, v4.16b /* blk = or(ctr_pair, ctr_last_byte) */
-	adrp x17, .Lublock_register_neon_asm_6_block_k_1
-	ldr q6, [x17, #:lo12:.Lublock_register_neon_asm_6_block_k_1] /* block_k_1 = const() */
+	adrp x17, .Lublock_register_neon_asm_10_block_k_1
+	ldr q6, [x17, #:lo12:.Lublock_register_neon_asm_10_block_k_1] /* block_k_1 = const() */
 	add v6.16b, v6.16b, v2.16b /* ctr_j_1 = add(block_k_1, ctr_j0) */
 	add v6.8h, v1.8h, v6.8h /* ctr_sum_1 = add(ctr_last, ctr_j_1) */
 	tbl v17.16b, {v6.16b}, v5.16b /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
@@ -1599,15 +1947,15 @@ ublock_register_neon_ublock128_256_ctr_xor_asm:
 	tbl v6.16b, {v6.16b}, v16.16b /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
 	orr v6.16b, v17.16b, v6.16b /* blk_1 = or(ctr_pair_1, ctr_last_byte_1) */
 	ushr v17.16b, v4.16b, #4 /* lo_sh = shr(blk) */
-	adrp x17, .Lublock_register_neon_asm_6_high_nibbles
-	ldr q18, [x17, #:lo12:.Lublock_register_neon_asm_6_high_nibbles] /* high_nibbles = const() */
+	adrp x17, .Lublock_register_neon_asm_10_high_nibbles
+	ldr q18, [x17, #:lo12:.Lublock_register_neon_asm_10_high_nibbles] /* high_nibbles = const() */
 	bit v17.16b, v6.16b, v18.16b /* even = bsl(high_nibbles, lo_sh, blk_1) */
 	shl v6.16b, v6.16b, #4 /* hi_sh = shl(blk_1) */
 	bit v4.16b, v6.16b, v18.16b /* odd = bsl(high_nibbles, blk, hi_sh) */
 	zip1 v6.16b, v17.16b, v4.16b /* sp = unpacklo(even, odd) */
 	zip2 v4.16b, v17.16b, v4.16b /* sp_1 = unpackhi(even, odd) */
-	adrp x17, .Lublock_register_neon_asm_6_block_k_2
-	ldr q17, [x17, #:lo12:.Lublock_register_neon_asm_6_block_k_2] /* block_k_2 = const() */
+	adrp x17, .Lublock_register_neon_asm_10_block_k_2
+	ldr q17, [x17, #:lo12:.Lublock_register_neon_asm_10_block_k_2] /* block_k_2 = const() */
 	add v17.16b, v17.16b, v2.16b /* ctr_j_2 = add(block_k_2, ctr_j0) */
 	add v17.8h, v1.8h, v17.8h /* ctr_sum_2 = add(ctr_last, ctr_j_2) */
 	tbl v19.16b, {v17.16b}, v5.16b /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
@@ -1615,8 +1963,8 @@ ublock_register_neon_ublock128_256_ctr_xor_asm:
 	bsl v19.16b, v3.16b, v0.16b /* ctr_pair_2 = bsl(ctr_mask_2, ctr_v_open, ctr_w_open) */
 	tbl v17.16b, {v17.16b}, v16.16b /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
 	orr v17.16b, v19.16b, v17.16b /* blk_2 = or(ctr_pair_2, ctr_last_byte_2) */
-	adrp x17, .Lublock_register_neon_asm_6_block_k_3
-	ldr q19, [x17, #:lo12:.Lublock_register_neon_asm_6_block_k_3] /* block_k_3 = const() */
+	adrp x17, .Lublock_register_neon_asm_10_block_k_3
+	ldr q19, [x17, #:lo12:.Lublock_register_neon_asm_10_block_k_3] /* block_k_3 = const() */
 	add v19.16b, v19.16b, v2.16b /* ctr_j_3 = add(block_k_3, ctr_j0) */
 	add v19.8h, v1.8h, v19.8h /* ctr_sum_3 = add(ctr_last, ctr_j_3) */
 	tbl v20.16b, {v19.16b}, v5.16b /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
@@ -1630,8 +1978,8 @@ ublock_register_neon_ublock128_256_ctr_xor_asm:
 	bit v17.16b, v19.16b, v18.16b /* odd_1 = bsl(high_nibbles, blk_2, hi_sh_1) */
 	zip1 v19.16b, v20.16b, v17.16b /* sp_2 = unpacklo(even_1, odd_1) */
 	zip2 v17.16b, v20.16b, v17.16b /* sp_3 = unpackhi(even_1, odd_1) */
-	adrp x17, .Lublock_register_neon_asm_6_block_k_4
-	ldr q20, [x17, #:lo12:.Lublock_register_neon_asm_6_block_k_4] /* block_k_4 = const() */
+	adrp x17, .Lublock_register_neon_asm_10_block_k_4
+	ldr q20, [x17, #:lo12:.Lublock_register_neon_asm_10_block_k_4] /* block_k_4 = const() */
 	add v20.16b, v20.16b, v2.16b /* ctr_j_4 = add(block_k_4, ctr_j0) */
 	add v20.8h, v1.8h, v20.8h /* ctr_sum_4 = add(ctr_last, ctr_j_4) */
 	tbl v21.16b, {v20.16b}, v5.16b /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
@@ -1639,8 +1987,8 @@ ublock_register_neon_ublock128_256_ctr_xor_asm:
 	bsl v21.16b, v3.16b, v0.16b /* ctr_pair_4 = bsl(ctr_mask_4, ctr_v_open, ctr_w_open) */
 	tbl v20.16b, {v20.16b}, v16.16b /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
 	orr v20.16b, v21.16b, v20.16b /* blk_4 = or(ctr_pair_4, ctr_last_byte_4) */
-	adrp x17, .Lublock_register_neon_asm_6_block_k_5
-	ldr q21, [x17, #:lo12:.Lublock_register_neon_asm_6_block_k_5] /* block_k_5 = const() */
+	adrp x17, .Lublock_register_neon_asm_10_block_k_5
+	ldr q21, [x17, #:lo12:.Lublock_register_neon_asm_10_block_k_5] /* block_k_5 = const() */
 	add v21.16b, v21.16b, v2.16b /* ctr_j_5 = add(block_k_5, ctr_j0) */
 	add v21.8h, v1.8h, v21.8h /* ctr_sum_5 = add(ctr_last, ctr_j_5) */
 	tbl v22.16b, {v21.16b}, v5.16b /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
@@ -1654,8 +2002,8 @@ ublock_register_neon_ublock128_256_ctr_xor_asm:
 	bit v20.16b, v21.16b, v18.16b /* odd_2 = bsl(high_nibbles, blk_4, hi_sh_2) */
 	zip1 v21.16b, v22.16b, v20.16b /* sp_4 = unpacklo(even_2, odd_2) */
 	zip2 v20.16b, v22.16b, v20.16b /* sp_5 = unpackhi(even_2, odd_2) */
-	adrp x17, .Lublock_register_neon_asm_6_block_k_6
-	ldr q22, [x17, #:lo12:.Lublock_register_neon_asm_6_block_k_6] /* block_k_6 = const() */
+	adrp x17, .Lublock_register_neon_asm_10_block_k_6
+	ldr q22, [x17, #:lo12:.Lublock_register_neon_asm_10_block_k_6] /* block_k_6 = const() */
 	add v22.16b, v22.16b, v2.16b /* ctr_j_6 = add(block_k_6, ctr_j0) */
 	add v22.8h, v1.8h, v22.8h /* ctr_sum_6 = add(ctr_last, ctr_j_6) */
 	tbl v23.16b, {v22.16b}, v5.16b /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
@@ -1663,8 +2011,8 @@ ublock_register_neon_ublock128_256_ctr_xor_asm:
 	bsl v23.16b, v3.16b, v0.16b /* ctr_pair_6 = bsl(ctr_mask_6, ctr_v_open, ctr_w_open) */
 	tbl v22.16b, {v22.16b}, v16.16b /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
 	orr v22.16b, v23.16b, v22.16b /* blk_6 = or(ctr_pair_6, ctr_last_byte_6) */
-	adrp x17, .Lublock_register_neon_asm_6_block_k_7
-	ldr q23, [x17, #:lo12:.Lublock_register_neon_asm_6_block_k_7] /* block_k_7 = const() */
+	adrp x17, .Lublock_register_neon_asm_10_block_k_7
+	ldr q23, [x17, #:lo12:.Lublock_register_neon_asm_10_block_k_7] /* block_k_7 = const() */
 	add v2.16b, v23.16b, v2.16b /* ctr_j_7 = add(block_k_7, ctr_j0) */
 	add v1.8h, v1.8h, v2.8h /* ctr_sum_7 = add(ctr_last, ctr_j_7) */
 	tbl v2.16b, {v1.16b}, v5.16b /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
@@ -1678,26 +2026,26 @@ ublock_register_neon_ublock128_256_ctr_xor_asm:
 	bit v22.16b, v0.16b, v18.16b /* odd_3 = bsl(high_nibbles, blk_6, hi_sh_3) */
 	zip1 v0.16b, v1.16b, v22.16b /* sp_6 = unpacklo(even_3, odd_3) */
 	zip2 v1.16b, v1.16b, v22.16b /* sp_7 = unpackhi(even_3, odd_3) */
-	adrp x17, .Lublock_register_neon_asm_6_low_nibbles
-	ldr q2, [x17, #:lo12:.Lublock_register_neon_asm_6_low_nibbles] /* low_nibbles = const() */
-	adrp x17, .Lublock_register_neon_asm_6_rotl48
-	ldr q3, [x17, #:lo12:.Lublock_register_neon_asm_6_rotl48] /* rotl48 = const() */
-	adrp x17, .Lublock_register_neon_asm_6_sbox_hi
-	ldr q5, [x17, #:lo12:.Lublock_register_neon_asm_6_sbox_hi] /* sbox_hi = const() */
-	adrp x17, .Lublock_register_neon_asm_6_sbox_lo
-	ldr q7, [x17, #:lo12:.Lublock_register_neon_asm_6_sbox_lo] /* sbox_lo = const() */
-	adrp x17, .Lublock_register_neon_asm_6_pl_mask
-	ldr q16, [x17, #:lo12:.Lublock_register_neon_asm_6_pl_mask] /* pl_mask = const() */
-	adrp x17, .Lublock_register_neon_asm_6_pr_mask
-	ldr q22, [x17, #:lo12:.Lublock_register_neon_asm_6_pr_mask] /* pr_mask = const() */
-	adrp x17, .Lublock_register_neon_asm_6_rotl24
-	ldr q23, [x17, #:lo12:.Lublock_register_neon_asm_6_rotl24] /* rotl24 = const() */
-	adrp x17, .Lublock_register_neon_asm_6_rotl56
-	ldr q24, [x17, #:lo12:.Lublock_register_neon_asm_6_rotl56] /* rotl56 = const() */
+	adrp x17, .Lublock_register_neon_asm_10_low_nibbles
+	ldr q2, [x17, #:lo12:.Lublock_register_neon_asm_10_low_nibbles] /* low_nibbles = const() */
+	adrp x17, .Lublock_register_neon_asm_10_rotl48
+	ldr q3, [x17, #:lo12:.Lublock_register_neon_asm_10_rotl48] /* rotl48 = const() */
+	adrp x17, .Lublock_register_neon_asm_10_sbox_hi
+	ldr q5, [x17, #:lo12:.Lublock_register_neon_asm_10_sbox_hi] /* sbox_hi = const() */
+	adrp x17, .Lublock_register_neon_asm_10_sbox_lo
+	ldr q7, [x17, #:lo12:.Lublock_register_neon_asm_10_sbox_lo] /* sbox_lo = const() */
+	adrp x17, .Lublock_register_neon_asm_10_pl_mask
+	ldr q16, [x17, #:lo12:.Lublock_register_neon_asm_10_pl_mask] /* pl_mask = const() */
+	adrp x17, .Lublock_register_neon_asm_10_pr_mask
+	ldr q22, [x17, #:lo12:.Lublock_register_neon_asm_10_pr_mask] /* pr_mask = const() */
+	adrp x17, .Lublock_register_neon_asm_10_rotl24
+	ldr q23, [x17, #:lo12:.Lublock_register_neon_asm_10_rotl24] /* rotl24 = const() */
+	adrp x17, .Lublock_register_neon_asm_10_rotl56
+	ldr q24, [x17, #:lo12:.Lublock_register_neon_asm_10_rotl56] /* rotl56 = const() */
 	mov x5, x0
 	mov x4, #24
 	.p2align 4
-.Lublock_register_neon_asm_6_loop_r0:
+.Lublock_register_neon_asm_10_loop_r0:
 	ldr q25, [x5] /* rk0 = load() */
 	ldr q26, [x5, #64] /* rk1 = load() */
 
@@ -1806,15 +2154,15 @@ ublock_register_neon_ublock128_256_ctr_xor_asm:
 	tbl v1.16b, {v1.16b}, v22.16b /* pr_3 = lookup16(x1_11, pr_mask) */
 	add x5, x5, #128
 	subs x4, x4, #1
-	b.ne .Lublock_register_neon_asm_6_loop_r0
+	b.ne .Lublock_register_neon_asm_10_loop_r0
 
 	/* Final key addition. */
 	ldr q25, [x0, #3072] /* rk0_1 = load() */
 	eor v6.16b, v6.16b, v25.16b /* y0 = xor(g0x0, rk0_1) */
 	ldr q26, [x0, #3136] /* rk1_1 = load() */
 	eor v4.16b, v4.16b, v26.16b /* y1 = xor(g0x1, rk1_1) */
-	adrp x17, .Lublock_register_neon_asm_6_deinterleave
-	ldr q27, [x17, #:lo12:.Lublock_register_neon_asm_6_deinterleave] /* deinterleave = const() */
+	adrp x17, .Lublock_register_neon_asm_10_deinterleave
+	ldr q27, [x17, #:lo12:.Lublock_register_neon_asm_10_deinterleave] /* deinterleave = const() */
 	tbl v6.16b, {v6.16b}, v27.16b /* de = lookup16(y0, deinterleave) */
 	tbl v4.16b, {v4.16b}, v27.16b /* de_1 = lookup16(y1, deinterleave) */
 	zip1 v28.2d, v6.2d, v4.2d /* even_4 = unpacklo(de, de_1) */
@@ -1901,8 +2249,8 @@ ublock_register_neon_ublock128_256_encrypt_xor_asm:
 	ldr q0, [x1] /* blk = load() */
 	ldr q1, [x1, #16] /* blk_1 = load() */
 	ushr v2.16b, v0.16b, #4 /* lo_sh = shr(blk) */
-	adrp x17, .Lublock_register_neon_asm_7_high_nibbles
-	ldr q3, [x17, #:lo12:.Lublock_register_neon_asm_7_high_nibbles] /* high_nibbles = const() */
+	adrp x17, .Lublock_register_neon_asm_11_high_nibbles
+	ldr q3, [x17, #:lo12:.Lublock_register_neon_asm_11_high_nibbles] /* high_nibbles = const() */
 	bit v2.16b, v1.16b, v3.16b /* even = bsl(high_nibbles, lo_sh, blk_1) */
 	shl v1.16b, v1.16b, #4 /* hi_sh = shl(blk_1) */
 	bit v0.16b, v1.16b, v3.16b /* odd = bsl(high_nibbles, blk, hi_sh) */
@@ -1932,26 +2280,26 @@ ublock_register_neon_ublock128_256_encrypt_xor_asm:
 	bit v7.16b, v16.16b, v3.16b /* odd_3 = bsl(high_nibbles, blk_6, hi_sh_3) */
 	zip1 v16.16b, v17.16b, v7.16b /* sp_6 = unpacklo(even_3, odd_3) */
 	zip2 v7.16b, v17.16b, v7.16b /* sp_7 = unpackhi(even_3, odd_3) */
-	adrp x17, .Lublock_register_neon_asm_7_low_nibbles
-	ldr q17, [x17, #:lo12:.Lublock_register_neon_asm_7_low_nibbles] /* low_nibbles = const() */
-	adrp x17, .Lublock_register_neon_asm_7_rotl48
-	ldr q18, [x17, #:lo12:.Lublock_register_neon_asm_7_rotl48] /* rotl48 = const() */
-	adrp x17, .Lublock_register_neon_asm_7_sbox_hi
-	ldr q19, [x17, #:lo12:.Lublock_register_neon_asm_7_sbox_hi] /* sbox_hi = const() */
-	adrp x17, .Lublock_register_neon_asm_7_sbox_lo
-	ldr q20, [x17, #:lo12:.Lublock_register_neon_asm_7_sbox_lo] /* sbox_lo = const() */
-	adrp x17, .Lublock_register_neon_asm_7_pl_mask
-	ldr q21, [x17, #:lo12:.Lublock_register_neon_asm_7_pl_mask] /* pl_mask = const() */
-	adrp x17, .Lublock_register_neon_asm_7_pr_mask
-	ldr q22, [x17, #:lo12:.Lublock_register_neon_asm_7_pr_mask] /* pr_mask = const() */
-	adrp x17, .Lublock_register_neon_asm_7_rotl24
-	ldr q23, [x17, #:lo12:.Lublock_register_neon_asm_7_rotl24] /* rotl24 = const() */
-	adrp x17, .Lublock_register_neon_asm_7_rotl56
-	ldr q24, [x17, #:lo12:.Lublock_register_neon_asm_7_rotl56] /* rotl56 = const() */
+	adrp x17, .Lublock_register_neon_asm_11_low_nibbles
+	ldr q17, [x17, #:lo12:.Lublock_register_neon_asm_11_low_nibbles] /* low_nibbles = const() */
+	adrp x17, .Lublock_register_neon_asm_11_rotl48
+	ldr q18, [x17, #:lo12:.Lublock_register_neon_asm_11_rotl48] /* rotl48 = const() */
+	adrp x17, .Lublock_register_neon_asm_11_sbox_hi
+	ldr q19, [x17, #:lo12:.Lublock_register_neon_asm_11_sbox_hi] /* sbox_hi = const() */
+	adrp x17, .Lublock_register_neon_asm_11_sbox_lo
+	ldr q20, [x17, #:lo12:.Lublock_register_neon_asm_11_sbox_lo] /* sbox_lo = const() */
+	adrp x17, .Lublock_register_neon_asm_11_pl_mask
+	ldr q21, [x17, #:lo12:.Lublock_register_neon_asm_11_pl_mask] /* pl_mask = const() */
+	adrp x17, .Lublock_register_neon_asm_11_pr_mask
+	ldr q22, [x17, #:lo12:.Lublock_register_neon_asm_11_pr_mask] /* pr_mask = const() */
+	adrp x17, .Lublock_register_neon_asm_11_rotl24
+	ldr q23, [x17, #:lo12:.Lublock_register_neon_asm_11_rotl24] /* rotl24 = const() */
+	adrp x17, .Lublock_register_neon_asm_11_rotl56
+	ldr q24, [x17, #:lo12:.Lublock_register_neon_asm_11_rotl56] /* rotl56 = const() */
 	mov x5, x0
 	mov x4, #24
 	.p2align 4
-.Lublock_register_neon_asm_7_loop_r0:
+.Lublock_register_neon_asm_11_loop_r0:
 	ldr q25, [x5] /* rk0 = load() */
 	ldr q26, [x5, #64] /* rk1 = load() */
 
@@ -2060,15 +2408,15 @@ ublock_register_neon_ublock128_256_encrypt_xor_asm:
 	tbl v7.16b, {v7.16b}, v22.16b /* pr_3 = lookup16(x1_11, pr_mask) */
 	add x5, x5, #128
 	subs x4, x4, #1
-	b.ne .Lublock_register_neon_asm_7_loop_r0
+	b.ne .Lublock_register_neon_asm_11_loop_r0
 
 	/* Final key addition. */
 	ldr q25, [x0, #3072] /* rk0_1 = load() */
 	eor v1.16b, v1.16b, v25.16b /* y0 = xor(g0x0, rk0_1) */
 	ldr q26, [x0, #3136] /* rk1_1 = load() */
 	eor v0.16b, v0.16b, v26.16b /* y1 = xor(g0x1, rk1_1) */
-	adrp x17, .Lublock_register_neon_asm_7_deinterleave
-	ldr q27, [x17, #:lo12:.Lublock_register_neon_asm_7_deinterleave] /* deinterleave = const() */
+	adrp x17, .Lublock_register_neon_asm_11_deinterleave
+	ldr q27, [x17, #:lo12:.Lublock_register_neon_asm_11_deinterleave] /* deinterleave = const() */
 	tbl v1.16b, {v1.16b}, v27.16b /* de = lookup16(y0, deinterleave) */
 	tbl v0.16b, {v0.16b}, v27.16b /* de_1 = lookup16(y1, deinterleave) */
 	zip1 v28.2d, v1.2d, v0.2d /* even_4 = unpacklo(de, de_1) */
@@ -2161,8 +2509,8 @@ ublock_register_neon_ublock256_256_encrypt_asm:
 	ldr q2, [x1, #32] /* blk_2 = load() */
 	ldr q3, [x1, #48] /* blk_3 = load() */
 	ushr v4.16b, v0.16b, #4 /* lo_sh = shr(blk) */
-	adrp x17, .Lublock_register_neon_asm_8_high_nibbles
-	ldr q5, [x17, #:lo12:.Lublock_register_neon_asm_8_high_nibbles] /* high_nibbles = const() */
+	adrp x17, .Lublock_register_neon_asm_12_high_nibbles
+	ldr q5, [x17, #:lo12:.Lublock_register_neon_asm_12_high_nibbles] /* high_nibbles = const() */
 	bit v4.16b, v2.16b, v5.16b /* even = bsl(high_nibbles, lo_sh, blk_2) */
 	shl v2.16b, v2.16b, #4 /* hi_sh = shl(blk_2) */
 	bit v0.16b, v2.16b, v5.16b /* odd = bsl(high_nibbles, blk, hi_sh) */
@@ -2222,35 +2570,35 @@ ublock_register_neon_ublock256_256_encrypt_asm:
 	bit v22.16b, v24.16b, v5.16b /* odd_7 = bsl(high_nibbles, blk_13, hi_sh_7) */
 	zip1 v24.16b, v25.16b, v22.16b /* sp_14 = unpacklo(even_7, odd_7) */
 	zip2 v22.16b, v25.16b, v22.16b /* sp_15 = unpackhi(even_7, odd_7) */
-	adrp x17, .Lublock_register_neon_asm_8_low_nibbles
-	ldr q25, [x17, #:lo12:.Lublock_register_neon_asm_8_low_nibbles] /* low_nibbles = const() */
-	adrp x17, .Lublock_register_neon_asm_8_rotl48
-	ldr q26, [x17, #:lo12:.Lublock_register_neon_asm_8_rotl48] /* rotl48 = const() */
-	adrp x17, .Lublock_register_neon_asm_8_sbox_hi
-	ldr q27, [x17, #:lo12:.Lublock_register_neon_asm_8_sbox_hi] /* sbox_hi = const() */
-	adrp x17, .Lublock_register_neon_asm_8_sbox_lo
-	ldr q28, [x17, #:lo12:.Lublock_register_neon_asm_8_sbox_lo] /* sbox_lo = const() */
-	adrp x17, .Lublock_register_neon_asm_8_rotl24
-	ldr q29, [x17, #:lo12:.Lublock_register_neon_asm_8_rotl24] /* rotl24 = const() */
-	adrp x17, .Lublock_register_neon_asm_8_rotl56
-	ldr q30, [x17, #:lo12:.Lublock_register_neon_asm_8_rotl56] /* rotl56 = const() */
-	adrp x17, .Lublock_register_neon_asm_8_pl_front0
-	ldr q31, [x17, #:lo12:.Lublock_register_neon_asm_8_pl_front0] /* pl_front0 = const() */
-	adrp x17, .Lublock_register_neon_asm_8_pl_front1
-	ldr q8, [x17, #:lo12:.Lublock_register_neon_asm_8_pl_front1] /* pl_front1 = const() */
-	adrp x17, .Lublock_register_neon_asm_8_pl_rear0
-	ldr q9, [x17, #:lo12:.Lublock_register_neon_asm_8_pl_rear0] /* pl_rear0 = const() */
-	adrp x17, .Lublock_register_neon_asm_8_pl_rear1
-	ldr q10, [x17, #:lo12:.Lublock_register_neon_asm_8_pl_rear1] /* pl_rear1 = const() */
-	adrp x17, .Lublock_register_neon_asm_8_pr_front0
-	ldr q11, [x17, #:lo12:.Lublock_register_neon_asm_8_pr_front0] /* pr_front0 = const() */
+	adrp x17, .Lublock_register_neon_asm_12_low_nibbles
+	ldr q25, [x17, #:lo12:.Lublock_register_neon_asm_12_low_nibbles] /* low_nibbles = const() */
+	adrp x17, .Lublock_register_neon_asm_12_rotl48
+	ldr q26, [x17, #:lo12:.Lublock_register_neon_asm_12_rotl48] /* rotl48 = const() */
+	adrp x17, .Lublock_register_neon_asm_12_sbox_hi
+	ldr q27, [x17, #:lo12:.Lublock_register_neon_asm_12_sbox_hi] /* sbox_hi = const() */
+	adrp x17, .Lublock_register_neon_asm_12_sbox_lo
+	ldr q28, [x17, #:lo12:.Lublock_register_neon_asm_12_sbox_lo] /* sbox_lo = const() */
+	adrp x17, .Lublock_register_neon_asm_12_rotl24
+	ldr q29, [x17, #:lo12:.Lublock_register_neon_asm_12_rotl24] /* rotl24 = const() */
+	adrp x17, .Lublock_register_neon_asm_12_rotl56
+	ldr q30, [x17, #:lo12:.Lublock_register_neon_asm_12_rotl56] /* rotl56 = const() */
+	adrp x17, .Lublock_register_neon_asm_12_pl_front0
+	ldr q31, [x17, #:lo12:.Lublock_register_neon_asm_12_pl_front0] /* pl_front0 = const() */
+	adrp x17, .Lublock_register_neon_asm_12_pl_front1
+	ldr q8, [x17, #:lo12:.Lublock_register_neon_asm_12_pl_front1] /* pl_front1 = const() */
+	adrp x17, .Lublock_register_neon_asm_12_pl_rear0
+	ldr q9, [x17, #:lo12:.Lublock_register_neon_asm_12_pl_rear0] /* pl_rear0 = const() */
+	adrp x17, .Lublock_register_neon_asm_12_pl_rear1
+	ldr q10, [x17, #:lo12:.Lublock_register_neon_asm_12_pl_rear1] /* pl_rear1 = const() */
+	adrp x17, .Lublock_register_neon_asm_12_pr_front0
+	ldr q11, [x17, #:lo12:.Lublock_register_neon_asm_12_pr_front0] /* pr_front0 = const() */
 	str q21, [sp, #64] /* spill g3x0_1.2 */
 	str q24, [sp, #80] /* spill g3x1_0.2 */
 	str q22, [sp, #96] /* spill g3x1_1.2 */
 	mov x4, x0
 	mov x3, #24
 	.p2align 4
-.Lublock_register_neon_asm_8_loop_r0:
+.Lublock_register_neon_asm_12_loop_r0:
 	ldr q5, [x4] /* rk0 = load() */
 	ldr q21, [x4, #16] /* rk0_1 = load() */
 	ldr q22, [x4, #64] /* rk1 = load() */
@@ -2308,15 +2656,15 @@ ublock_register_neon_ublock256_256_encrypt_asm:
 	tbl v2.16b, {v2.16b}, v10.16b /* pl_r_1 = lookup16(x0_4, pl_rear1) */
 	eor v0.16b, v0.16b, v2.16b /* pl_1 = xor(pl_f_1, pl_r_1) */
 	tbl v2.16b, {v3.16b}, v11.16b /* pr_f = lookup16(x1_4, pr_front0) */
-	adrp x17, .Lublock_register_neon_asm_8_pr_rear0
-	ldr q13, [x17, #:lo12:.Lublock_register_neon_asm_8_pr_rear0] /* pr_rear0 = const() */
+	adrp x17, .Lublock_register_neon_asm_12_pr_rear0
+	ldr q13, [x17, #:lo12:.Lublock_register_neon_asm_12_pr_rear0] /* pr_rear0 = const() */
 	tbl v14.16b, {v1.16b}, v13.16b /* pr_r = lookup16(x1_5, pr_rear0) */
 	eor v2.16b, v2.16b, v14.16b /* pr = xor(pr_f, pr_r) */
-	adrp x17, .Lublock_register_neon_asm_8_pr_front1
-	ldr q14, [x17, #:lo12:.Lublock_register_neon_asm_8_pr_front1] /* pr_front1 = const() */
+	adrp x17, .Lublock_register_neon_asm_12_pr_front1
+	ldr q14, [x17, #:lo12:.Lublock_register_neon_asm_12_pr_front1] /* pr_front1 = const() */
 	tbl v1.16b, {v1.16b}, v14.16b /* pr_f_1 = lookup16(x1_5, pr_front1) */
-	adrp x17, .Lublock_register_neon_asm_8_pr_rear1
-	ldr q15, [x17, #:lo12:.Lublock_register_neon_asm_8_pr_rear1] /* pr_rear1 = const() */
+	adrp x17, .Lublock_register_neon_asm_12_pr_rear1
+	ldr q15, [x17, #:lo12:.Lublock_register_neon_asm_12_pr_rear1] /* pr_rear1 = const() */
 	tbl v3.16b, {v3.16b}, v15.16b /* pr_r_1 = lookup16(x1_4, pr_rear1) */
 	eor v1.16b, v1.16b, v3.16b /* pr_1 = xor(pr_f_1, pr_r_1) */
 
@@ -2512,7 +2860,7 @@ ublock_register_neon_ublock256_256_encrypt_asm:
 	mov v23.16b, v22.16b /* g3x0_0.3 */
 	add x4, x4, #128
 	subs x3, x3, #1
-	b.ne .Lublock_register_neon_asm_8_loop_r0
+	b.ne .Lublock_register_neon_asm_12_loop_r0
 
 	/* Final key addition. */
 	ldr q5, [x0, #3072] /* rk0_2 = load() */
@@ -2523,15 +2871,15 @@ ublock_register_neon_ublock256_256_encrypt_asm:
 	eor v3.16b, v3.16b, v22.16b /* y1 = xor(g0x1_0, rk1_2) */
 	ldr q24, [x0, #3152] /* rk1_3 = load() */
 	eor v1.16b, v1.16b, v24.16b /* y1_1 = xor(g0x1_1, rk1_3) */
-	adrp x17, .Lublock_register_neon_asm_8_deinterleave
-	ldr q12, [x17, #:lo12:.Lublock_register_neon_asm_8_deinterleave] /* deinterleave = const() */
+	adrp x17, .Lublock_register_neon_asm_12_deinterleave
+	ldr q12, [x17, #:lo12:.Lublock_register_neon_asm_12_deinterleave] /* deinterleave = const() */
 	tbl v2.16b, {v2.16b}, v12.16b /* de = lookup16(y0, deinterleave) */
 	tbl v0.16b, {v0.16b}, v12.16b /* de_1 = lookup16(y0_1, deinterleave) */
 	zip1 v13.2d, v2.2d, v0.2d /* even_8 = unpacklo(de, de_1) */
 	zip2 v0.2d, v2.2d, v0.2d /* odd_8 = unpackhi(de, de_1) */
 	shl v2.16b, v13.16b, #4 /* ev_sh = shl(even_8) */
-	adrp x17, .Lublock_register_neon_asm_8_high_nibbles
-	ldr q14, [x17, #:lo12:.Lublock_register_neon_asm_8_high_nibbles] /* high_nibbles = const() */
+	adrp x17, .Lublock_register_neon_asm_12_high_nibbles
+	ldr q14, [x17, #:lo12:.Lublock_register_neon_asm_12_high_nibbles] /* high_nibbles = const() */
 	bif v2.16b, v0.16b, v14.16b /* out_lo = bsl(high_nibbles, odd_8, ev_sh) */
 	ushr v0.16b, v0.16b, #4 /* od_sh = shr(odd_8) */
 	bit v0.16b, v13.16b, v14.16b /* out_hi = bsl(high_nibbles, od_sh, even_8) */
@@ -2630,6 +2978,152 @@ ublock_register_neon_ublock256_256_encrypt_asm:
 	ret
 	.size ublock_register_neon_ublock256_256_encrypt_asm, .-ublock_register_neon_ublock256_256_encrypt_asm
 
+/* ublock_register_neon_ublock256_256_encrypt_one_block_asm: ublock256_register_one_block_encrypt, 3 arguments
+ *   x0: rk
+ *   x1: in
+ *   x2: out
+ *   x3: iterations of the r loop left
+ *   x4: rk + 128 x r
+ *   x16, x17: a row pointer, an address or a constant's page
+ *   vectors: v0-v7, v16-v29 (22 used)
+ *   frame: 0 bytes (0 spill slots of 16 bytes)
+ */
+	.globl ublock_register_neon_ublock256_256_encrypt_one_block_asm
+	.hidden ublock_register_neon_ublock256_256_encrypt_one_block_asm
+	.type ublock_register_neon_ublock256_256_encrypt_one_block_asm, %function
+	.p2align 4
+ublock_register_neon_ublock256_256_encrypt_one_block_asm:
+
+	/* Load one block, spread one nibble per byte in the low nibbles; X0 and X1 in separate registers. */
+	ldr q0, [x1] /* blk = load() */
+	ldr q1, [x1, #16] /* blk_1 = load() */
+	ushr v2.16b, v0.16b, #4 /* lo_sh = shr(blk) */
+	adrp x17, .Lublock_register_neon_asm_13_high_nibbles
+	ldr q3, [x17, #:lo12:.Lublock_register_neon_asm_13_high_nibbles] /* high_nibbles = const() */
+	adrp x17, .Lublock_register_neon_asm_13_zero
+	ldr q4, [x17, #:lo12:.Lublock_register_neon_asm_13_zero] /* zero = const() */
+	bit v2.16b, v4.16b, v3.16b /* even = bsl(high_nibbles, lo_sh, zero) */
+	shl v5.16b, v4.16b, #4 /* hi_sh = shl(zero) */
+	bit v0.16b, v5.16b, v3.16b /* odd = bsl(high_nibbles, blk, hi_sh) */
+	zip1 v6.16b, v2.16b, v0.16b /* sp = unpacklo(even, odd) */
+	zip2 v0.16b, v2.16b, v0.16b /* sp_1 = unpackhi(even, odd) */
+	ushr v2.16b, v1.16b, #4 /* lo_sh_1 = shr(blk_1) */
+	bit v2.16b, v4.16b, v3.16b /* even_1 = bsl(high_nibbles, lo_sh_1, zero) */
+	bit v1.16b, v5.16b, v3.16b /* odd_1 = bsl(high_nibbles, blk_1, hi_sh) */
+	zip1 v4.16b, v2.16b, v1.16b /* sp_2 = unpacklo(even_1, odd_1) */
+	zip2 v1.16b, v2.16b, v1.16b /* sp_3 = unpackhi(even_1, odd_1) */
+	adrp x17, .Lublock_register_neon_asm_13_low_nibbles
+	ldr q2, [x17, #:lo12:.Lublock_register_neon_asm_13_low_nibbles] /* low_nibbles = const() */
+	adrp x17, .Lublock_register_neon_asm_13_rotl48
+	ldr q5, [x17, #:lo12:.Lublock_register_neon_asm_13_rotl48] /* rotl48 = const() */
+	adrp x17, .Lublock_register_neon_asm_13_sbox_lo
+	ldr q7, [x17, #:lo12:.Lublock_register_neon_asm_13_sbox_lo] /* sbox_lo = const() */
+	adrp x17, .Lublock_register_neon_asm_13_rotl24
+	ldr q16, [x17, #:lo12:.Lublock_register_neon_asm_13_rotl24] /* rotl24 = const() */
+	adrp x17, .Lublock_register_neon_asm_13_rotl56
+	ldr q17, [x17, #:lo12:.Lublock_register_neon_asm_13_rotl56] /* rotl56 = const() */
+	adrp x17, .Lublock_register_neon_asm_13_pl_front0
+	ldr q18, [x17, #:lo12:.Lublock_register_neon_asm_13_pl_front0] /* pl_front0 = const() */
+	adrp x17, .Lublock_register_neon_asm_13_pl_front1
+	ldr q19, [x17, #:lo12:.Lublock_register_neon_asm_13_pl_front1] /* pl_front1 = const() */
+	adrp x17, .Lublock_register_neon_asm_13_pl_rear0
+	ldr q20, [x17, #:lo12:.Lublock_register_neon_asm_13_pl_rear0] /* pl_rear0 = const() */
+	adrp x17, .Lublock_register_neon_asm_13_pl_rear1
+	ldr q21, [x17, #:lo12:.Lublock_register_neon_asm_13_pl_rear1] /* pl_rear1 = const() */
+	adrp x17, .Lublock_register_neon_asm_13_pr_front0
+	ldr q22, [x17, #:lo12:.Lublock_register_neon_asm_13_pr_front0] /* pr_front0 = const() */
+	adrp x17, .Lublock_register_neon_asm_13_pr_front1
+	ldr q23, [x17, #:lo12:.Lublock_register_neon_asm_13_pr_front1] /* pr_front1 = const() */
+	adrp x17, .Lublock_register_neon_asm_13_pr_rear0
+	ldr q24, [x17, #:lo12:.Lublock_register_neon_asm_13_pr_rear0] /* pr_rear0 = const() */
+	adrp x17, .Lublock_register_neon_asm_13_pr_rear1
+	ldr q25, [x17, #:lo12:.Lublock_register_neon_asm_13_pr_rear1] /* pr_rear1 = const() */
+	mov x4, x0
+	mov x3, #24
+	.p2align 4
+.Lublock_register_neon_asm_13_loop_r0:
+	ldr q26, [x4] /* rk0 = load() */
+	ldr q27, [x4, #16] /* rk0_1 = load() */
+	ldr q28, [x4, #64] /* rk1 = load() */
+	ldr q29, [x4, #80] /* rk1_1 = load() */
+	eor v6.16b, v6.16b, v26.16b /* k0 = xor(x0_0, rk0) */
+	eor v0.16b, v0.16b, v27.16b /* k0_1 = xor(x0_1, rk0_1) */
+	and v6.16b, v6.16b, v2.16b /* s0_lo = and(k0, low_nibbles) */
+	tbl v6.16b, {v7.16b}, v6.16b /* s0 = lookup16(sbox_lo, s0_lo) */
+	and v0.16b, v0.16b, v2.16b /* s0_lo_1 = and(k0_1, low_nibbles) */
+	tbl v0.16b, {v7.16b}, v0.16b /* s0_1 = lookup16(sbox_lo, s0_lo_1) */
+	eor v4.16b, v4.16b, v28.16b /* k1 = xor(x1_0, rk1) */
+	eor v1.16b, v1.16b, v29.16b /* k1_1 = xor(x1_1, rk1_1) */
+	and v4.16b, v4.16b, v2.16b /* s1_lo = and(k1, low_nibbles) */
+	tbl v4.16b, {v7.16b}, v4.16b /* s1 = lookup16(sbox_lo, s1_lo) */
+	and v1.16b, v1.16b, v2.16b /* s1_lo_1 = and(k1_1, low_nibbles) */
+	tbl v1.16b, {v7.16b}, v1.16b /* s1_1 = lookup16(sbox_lo, s1_lo_1) */
+	eor v4.16b, v4.16b, v6.16b /* x1 = xor(s1, s0) */
+	eor v1.16b, v1.16b, v0.16b /* x1_1_1 = xor(s1_1, s0_1) */
+	tbl v26.16b, {v4.16b}, v17.16b /* rot4 = lookup16(x1, rotl56) */
+	tbl v27.16b, {v1.16b}, v17.16b /* rot4_1 = lookup16(x1_1_1, rotl56) */
+	eor v6.16b, v6.16b, v26.16b /* x0 = xor(s0, rot4) */
+	eor v0.16b, v0.16b, v27.16b /* x0_1_1 = xor(s0_1, rot4_1) */
+	tbl v26.16b, {v6.16b}, v5.16b /* rot8 = lookup16(x0, rotl48) */
+	tbl v27.16b, {v0.16b}, v5.16b /* rot8_1 = lookup16(x0_1_1, rotl48) */
+	eor v4.16b, v4.16b, v26.16b /* x1_2 = xor(x1, rot8) */
+	eor v1.16b, v1.16b, v27.16b /* x1_3 = xor(x1_1_1, rot8_1) */
+	tbl v26.16b, {v4.16b}, v5.16b /* rot8_2 = lookup16(x1_2, rotl48) */
+	tbl v27.16b, {v1.16b}, v5.16b /* rot8_3 = lookup16(x1_3, rotl48) */
+	eor v6.16b, v6.16b, v26.16b /* x0_2 = xor(x0, rot8_2) */
+	eor v0.16b, v0.16b, v27.16b /* x0_3 = xor(x0_1_1, rot8_3) */
+	tbl v26.16b, {v6.16b}, v16.16b /* rot20 = lookup16(x0_2, rotl24) */
+	tbl v27.16b, {v0.16b}, v16.16b /* rot20_1 = lookup16(x0_3, rotl24) */
+	eor v4.16b, v4.16b, v26.16b /* x1_4 = xor(x1_2, rot20) */
+	eor v1.16b, v1.16b, v27.16b /* x1_5 = xor(x1_3, rot20_1) */
+	eor v6.16b, v6.16b, v4.16b /* x0_4 = xor(x0_2, x1_4) */
+	eor v0.16b, v0.16b, v1.16b /* x0_5 = xor(x0_3, x1_5) */
+	tbl v26.16b, {v6.16b}, v18.16b /* pl_f = lookup16(x0_4, pl_front0) */
+	tbl v27.16b, {v0.16b}, v20.16b /* pl_r = lookup16(x0_5, pl_rear0) */
+	eor v26.16b, v26.16b, v27.16b /* pl = xor(pl_f, pl_r) */
+	tbl v0.16b, {v0.16b}, v19.16b /* pl_f_1 = lookup16(x0_5, pl_front1) */
+	tbl v6.16b, {v6.16b}, v21.16b /* pl_r_1 = lookup16(x0_4, pl_rear1) */
+	eor v0.16b, v0.16b, v6.16b /* pl_1 = xor(pl_f_1, pl_r_1) */
+	tbl v6.16b, {v4.16b}, v22.16b /* pr_f = lookup16(x1_4, pr_front0) */
+	tbl v27.16b, {v1.16b}, v24.16b /* pr_r = lookup16(x1_5, pr_rear0) */
+	eor v6.16b, v6.16b, v27.16b /* pr = xor(pr_f, pr_r) */
+	tbl v1.16b, {v1.16b}, v23.16b /* pr_f_1 = lookup16(x1_5, pr_front1) */
+	tbl v4.16b, {v4.16b}, v25.16b /* pr_r_1 = lookup16(x1_4, pr_rear1) */
+	eor v1.16b, v1.16b, v4.16b /* pr_1 = xor(pr_f_1, pr_r_1) */
+	mov v4.16b, v6.16b /* x1_0.3 */
+	mov v6.16b, v26.16b /* x0_0.3 */
+	add x4, x4, #128
+	subs x3, x3, #1
+	b.ne .Lublock_register_neon_asm_13_loop_r0
+
+	/* Final key addition; the store packs the low nibbles (the key's copy in the high ones is dropped). */
+	ldr q26, [x0, #3072] /* rk0_2 = load() */
+	eor v6.16b, v6.16b, v26.16b /* y0 = xor(x0_0, rk0_2) */
+	ldr q26, [x0, #3088] /* rk0_3 = load() */
+	eor v0.16b, v0.16b, v26.16b /* y0_1 = xor(x0_1, rk0_3) */
+	ldr q26, [x0, #3136] /* rk1_2 = load() */
+	eor v4.16b, v4.16b, v26.16b /* y1 = xor(x1_0, rk1_2) */
+	ldr q26, [x0, #3152] /* rk1_3 = load() */
+	eor v1.16b, v1.16b, v26.16b /* y1_1 = xor(x1_1, rk1_3) */
+	adrp x17, .Lublock_register_neon_asm_13_deinterleave
+	ldr q26, [x17, #:lo12:.Lublock_register_neon_asm_13_deinterleave] /* deinterleave = const() */
+	tbl v6.16b, {v6.16b}, v26.16b /* de = lookup16(y0, deinterleave) */
+	tbl v0.16b, {v0.16b}, v26.16b /* de_1 = lookup16(y0_1, deinterleave) */
+	zip1 v27.2d, v6.2d, v0.2d /* even_2 = unpacklo(de, de_1) */
+	zip2 v0.2d, v6.2d, v0.2d /* odd_2 = unpackhi(de, de_1) */
+	shl v6.16b, v27.16b, #4 /* ev_sh = shl(even_2) */
+	bit v0.16b, v6.16b, v3.16b /* out_lo = bsl(high_nibbles, odd_2, ev_sh) */
+	str q0, [x2] /* store out_lo */
+	tbl v0.16b, {v4.16b}, v26.16b /* de_2 = lookup16(y1, deinterleave) */
+	tbl v1.16b, {v1.16b}, v26.16b /* de_3 = lookup16(y1_1, deinterleave) */
+	zip1 v4.2d, v0.2d, v1.2d /* even_3 = unpacklo(de_2, de_3) */
+	zip2 v0.2d, v0.2d, v1.2d /* odd_3 = unpackhi(de_2, de_3) */
+	shl v1.16b, v4.16b, #4 /* ev_sh_1 = shl(even_3) */
+	bsl v3.16b, v1.16b, v0.16b /* out_lo_1 = bsl(high_nibbles, odd_3, ev_sh_1) */
+	str q3, [x2, #16] /* store out_lo_1 */
+	ret
+	.size ublock_register_neon_ublock256_256_encrypt_one_block_asm, .-ublock_register_neon_ublock256_256_encrypt_one_block_asm
+
 /* ublock_register_neon_ublock256_256_decrypt_asm: ublock256_register128_decrypt, 3 arguments
  *   x0: rk
  *   x1: in
@@ -2657,8 +3151,8 @@ ublock_register_neon_ublock256_256_decrypt_asm:
 	ldr q2, [x1, #32] /* blk_2 = load() */
 	ldr q3, [x1, #48] /* blk_3 = load() */
 	ushr v4.16b, v0.16b, #4 /* lo_sh = shr(blk) */
-	adrp x17, .Lublock_register_neon_asm_9_high_nibbles
-	ldr q5, [x17, #:lo12:.Lublock_register_neon_asm_9_high_nibbles] /* high_nibbles = const() */
+	adrp x17, .Lublock_register_neon_asm_14_high_nibbles
+	ldr q5, [x17, #:lo12:.Lublock_register_neon_asm_14_high_nibbles] /* high_nibbles = const() */
 	bit v4.16b, v2.16b, v5.16b /* even = bsl(high_nibbles, lo_sh, blk_2) */
 	shl v2.16b, v2.16b, #4 /* hi_sh = shl(blk_2) */
 	bit v0.16b, v2.16b, v5.16b /* odd = bsl(high_nibbles, blk, hi_sh) */
@@ -2718,28 +3212,28 @@ ublock_register_neon_ublock256_256_decrypt_asm:
 	bit v22.16b, v24.16b, v5.16b /* odd_7 = bsl(high_nibbles, blk_13, hi_sh_7) */
 	zip1 v24.16b, v25.16b, v22.16b /* sp_14 = unpacklo(even_7, odd_7) */
 	zip2 v22.16b, v25.16b, v22.16b /* sp_15 = unpackhi(even_7, odd_7) */
-	adrp x17, .Lublock_register_neon_asm_9_low_nibbles
-	ldr q25, [x17, #:lo12:.Lublock_register_neon_asm_9_low_nibbles] /* low_nibbles = const() */
-	adrp x17, .Lublock_register_neon_asm_9_rotl48
-	ldr q26, [x17, #:lo12:.Lublock_register_neon_asm_9_rotl48] /* rotl48 = const() */
-	adrp x17, .Lublock_register_neon_asm_9_sbox_inv_hi
-	ldr q27, [x17, #:lo12:.Lublock_register_neon_asm_9_sbox_inv_hi] /* sbox_inv_hi = const() */
-	adrp x17, .Lublock_register_neon_asm_9_sbox_inv_lo
-	ldr q28, [x17, #:lo12:.Lublock_register_neon_asm_9_sbox_inv_lo] /* sbox_inv_lo = const() */
-	adrp x17, .Lublock_register_neon_asm_9_rotl24
-	ldr q29, [x17, #:lo12:.Lublock_register_neon_asm_9_rotl24] /* rotl24 = const() */
-	adrp x17, .Lublock_register_neon_asm_9_rotl56
-	ldr q30, [x17, #:lo12:.Lublock_register_neon_asm_9_rotl56] /* rotl56 = const() */
-	adrp x17, .Lublock_register_neon_asm_9_pl_front0
-	ldr q31, [x17, #:lo12:.Lublock_register_neon_asm_9_pl_front0] /* pl_front0 = const() */
-	adrp x17, .Lublock_register_neon_asm_9_pl_front1
-	ldr q8, [x17, #:lo12:.Lublock_register_neon_asm_9_pl_front1] /* pl_front1 = const() */
-	adrp x17, .Lublock_register_neon_asm_9_pl_rear0
-	ldr q9, [x17, #:lo12:.Lublock_register_neon_asm_9_pl_rear0] /* pl_rear0 = const() */
-	adrp x17, .Lublock_register_neon_asm_9_pl_rear1
-	ldr q10, [x17, #:lo12:.Lublock_register_neon_asm_9_pl_rear1] /* pl_rear1 = const() */
-	adrp x17, .Lublock_register_neon_asm_9_pr_front0
-	ldr q11, [x17, #:lo12:.Lublock_register_neon_asm_9_pr_front0] /* pr_front0 = const() */
+	adrp x17, .Lublock_register_neon_asm_14_low_nibbles
+	ldr q25, [x17, #:lo12:.Lublock_register_neon_asm_14_low_nibbles] /* low_nibbles = const() */
+	adrp x17, .Lublock_register_neon_asm_14_rotl48
+	ldr q26, [x17, #:lo12:.Lublock_register_neon_asm_14_rotl48] /* rotl48 = const() */
+	adrp x17, .Lublock_register_neon_asm_14_sbox_inv_hi
+	ldr q27, [x17, #:lo12:.Lublock_register_neon_asm_14_sbox_inv_hi] /* sbox_inv_hi = const() */
+	adrp x17, .Lublock_register_neon_asm_14_sbox_inv_lo
+	ldr q28, [x17, #:lo12:.Lublock_register_neon_asm_14_sbox_inv_lo] /* sbox_inv_lo = const() */
+	adrp x17, .Lublock_register_neon_asm_14_rotl24
+	ldr q29, [x17, #:lo12:.Lublock_register_neon_asm_14_rotl24] /* rotl24 = const() */
+	adrp x17, .Lublock_register_neon_asm_14_rotl56
+	ldr q30, [x17, #:lo12:.Lublock_register_neon_asm_14_rotl56] /* rotl56 = const() */
+	adrp x17, .Lublock_register_neon_asm_14_pl_front0
+	ldr q31, [x17, #:lo12:.Lublock_register_neon_asm_14_pl_front0] /* pl_front0 = const() */
+	adrp x17, .Lublock_register_neon_asm_14_pl_front1
+	ldr q8, [x17, #:lo12:.Lublock_register_neon_asm_14_pl_front1] /* pl_front1 = const() */
+	adrp x17, .Lublock_register_neon_asm_14_pl_rear0
+	ldr q9, [x17, #:lo12:.Lublock_register_neon_asm_14_pl_rear0] /* pl_rear0 = const() */
+	adrp x17, .Lublock_register_neon_asm_14_pl_rear1
+	ldr q10, [x17, #:lo12:.Lublock_register_neon_asm_14_pl_rear1] /* pl_rear1 = const() */
+	adrp x17, .Lublock_register_neon_asm_14_pr_front0
+	ldr q11, [x17, #:lo12:.Lublock_register_neon_asm_14_pr_front0] /* pr_front0 = const() */
 	str q23, [sp, #64] /* spill g3x0_0.2 */
 	str q21, [sp, #80] /* spill g3x0_1.2 */
 	str q24, [sp, #96] /* spill g3x1_0.2 */
@@ -2747,7 +3241,7 @@ ublock_register_neon_ublock256_256_decrypt_asm:
 	mov x4, x0
 	mov x3, #24
 	.p2align 4
-.Lublock_register_neon_asm_9_loop_r0:
+.Lublock_register_neon_asm_14_loop_r0:
 	ldr q5, [x4] /* rk0 = load() */
 	ldr q21, [x4, #16] /* rk0_1 = load() */
 	ldr q22, [x4, #64] /* rk1 = load() */
@@ -2765,15 +3259,15 @@ ublock_register_neon_ublock256_256_decrypt_asm:
 	tbl v2.16b, {v2.16b}, v10.16b /* pl_r_1 = lookup16(k0, pl_rear1) */
 	eor v0.16b, v0.16b, v2.16b /* pl_1 = xor(pl_f_1, pl_r_1) */
 	tbl v2.16b, {v3.16b}, v11.16b /* pr_f = lookup16(k1, pr_front0) */
-	adrp x17, .Lublock_register_neon_asm_9_pr_rear0
-	ldr q12, [x17, #:lo12:.Lublock_register_neon_asm_9_pr_rear0] /* pr_rear0 = const() */
+	adrp x17, .Lublock_register_neon_asm_14_pr_rear0
+	ldr q12, [x17, #:lo12:.Lublock_register_neon_asm_14_pr_rear0] /* pr_rear0 = const() */
 	tbl v13.16b, {v1.16b}, v12.16b /* pr_r = lookup16(k1_1, pr_rear0) */
 	eor v2.16b, v2.16b, v13.16b /* pr = xor(pr_f, pr_r) */
-	adrp x17, .Lublock_register_neon_asm_9_pr_front1
-	ldr q13, [x17, #:lo12:.Lublock_register_neon_asm_9_pr_front1] /* pr_front1 = const() */
+	adrp x17, .Lublock_register_neon_asm_14_pr_front1
+	ldr q13, [x17, #:lo12:.Lublock_register_neon_asm_14_pr_front1] /* pr_front1 = const() */
 	tbl v1.16b, {v1.16b}, v13.16b /* pr_f_1 = lookup16(k1_1, pr_front1) */
-	adrp x17, .Lublock_register_neon_asm_9_pr_rear1
-	ldr q14, [x17, #:lo12:.Lublock_register_neon_asm_9_pr_rear1] /* pr_rear1 = const() */
+	adrp x17, .Lublock_register_neon_asm_14_pr_rear1
+	ldr q14, [x17, #:lo12:.Lublock_register_neon_asm_14_pr_rear1] /* pr_rear1 = const() */
 	tbl v3.16b, {v3.16b}, v14.16b /* pr_r_1 = lookup16(k1, pr_rear1) */
 	eor v1.16b, v1.16b, v3.16b /* pr_1 = xor(pr_f_1, pr_r_1) */
 	eor v3.16b, v24.16b, v2.16b /* y0 = xor(pl, pr) */
@@ -3009,7 +3503,7 @@ ublock_register_neon_ublock256_256_decrypt_asm:
 	mov v20.16b, v5.16b /* g2x1_0.3 */
 	add x4, x4, #128
 	subs x3, x3, #1
-	b.ne .Lublock_register_neon_asm_9_loop_r0
+	b.ne .Lublock_register_neon_asm_14_loop_r0
 
 	/* Final key addition. */
 	ldr q5, [x0, #3072] /* rk0_2 = load() */
@@ -3020,15 +3514,15 @@ ublock_register_neon_ublock256_256_decrypt_asm:
 	eor v3.16b, v3.16b, v22.16b /* y1_24 = xor(g0x1_0, rk1_2) */
 	ldr q23, [x0, #3152] /* rk1_3 = load() */
 	eor v1.16b, v1.16b, v23.16b /* y1_25 = xor(g0x1_1, rk1_3) */
-	adrp x17, .Lublock_register_neon_asm_9_deinterleave
-	ldr q24, [x17, #:lo12:.Lublock_register_neon_asm_9_deinterleave] /* deinterleave = const() */
+	adrp x17, .Lublock_register_neon_asm_14_deinterleave
+	ldr q24, [x17, #:lo12:.Lublock_register_neon_asm_14_deinterleave] /* deinterleave = const() */
 	tbl v2.16b, {v2.16b}, v24.16b /* de = lookup16(y0_24, deinterleave) */
 	tbl v0.16b, {v0.16b}, v24.16b /* de_1 = lookup16(y0_25, deinterleave) */
 	zip1 v12.2d, v2.2d, v0.2d /* even_8 = unpacklo(de, de_1) */
 	zip2 v0.2d, v2.2d, v0.2d /* odd_8 = unpackhi(de, de_1) */
 	shl v2.16b, v12.16b, #4 /* ev_sh = shl(even_8) */
-	adrp x17, .Lublock_register_neon_asm_9_high_nibbles
-	ldr q13, [x17, #:lo12:.Lublock_register_neon_asm_9_high_nibbles] /* high_nibbles = const() */
+	adrp x17, .Lublock_register_neon_asm_14_high_nibbles
+	ldr q13, [x17, #:lo12:.Lublock_register_neon_asm_14_high_nibbles] /* high_nibbles = const() */
 	bif v2.16b, v0.16b, v13.16b /* out_lo = bsl(high_nibbles, odd_8, ev_sh) */
 	ushr v0.16b, v0.16b, #4 /* od_sh = shr(odd_8) */
 	bit v0.16b, v12.16b, v13.16b /* out_hi = bsl(high_nibbles, od_sh, even_8) */
@@ -3128,6 +3622,153 @@ ublock_register_neon_ublock256_256_decrypt_asm:
 	ret
 	.size ublock_register_neon_ublock256_256_decrypt_asm, .-ublock_register_neon_ublock256_256_decrypt_asm
 
+/* ublock_register_neon_ublock256_256_decrypt_one_block_asm: ublock256_register_one_block_decrypt, 3 arguments
+ *   x0: rk
+ *   x1: in
+ *   x2: out
+ *   x3: iterations of the r loop left
+ *   x4: rk + 128 x r
+ *   x16, x17: a row pointer, an address or a constant's page
+ *   vectors: v0-v7, v16-v29 (22 used)
+ *   frame: 0 bytes (0 spill slots of 16 bytes)
+ */
+	.globl ublock_register_neon_ublock256_256_decrypt_one_block_asm
+	.hidden ublock_register_neon_ublock256_256_decrypt_one_block_asm
+	.type ublock_register_neon_ublock256_256_decrypt_one_block_asm, %function
+	.p2align 4
+ublock_register_neon_ublock256_256_decrypt_one_block_asm:
+
+	/* Load one block, spread one nibble per byte in the low nibbles; X0 and X1 in separate registers. */
+	ldr q0, [x1] /* blk = load() */
+	ldr q1, [x1, #16] /* blk_1 = load() */
+	ushr v2.16b, v0.16b, #4 /* lo_sh = shr(blk) */
+	adrp x17, .Lublock_register_neon_asm_15_high_nibbles
+	ldr q3, [x17, #:lo12:.Lublock_register_neon_asm_15_high_nibbles] /* high_nibbles = const() */
+	adrp x17, .Lublock_register_neon_asm_15_zero
+	ldr q4, [x17, #:lo12:.Lublock_register_neon_asm_15_zero] /* zero = const() */
+	bit v2.16b, v4.16b, v3.16b /* even = bsl(high_nibbles, lo_sh, zero) */
+	shl v5.16b, v4.16b, #4 /* hi_sh = shl(zero) */
+	bit v0.16b, v5.16b, v3.16b /* odd = bsl(high_nibbles, blk, hi_sh) */
+	zip1 v6.16b, v2.16b, v0.16b /* sp = unpacklo(even, odd) */
+	zip2 v0.16b, v2.16b, v0.16b /* sp_1 = unpackhi(even, odd) */
+	ushr v2.16b, v1.16b, #4 /* lo_sh_1 = shr(blk_1) */
+	bit v2.16b, v4.16b, v3.16b /* even_1 = bsl(high_nibbles, lo_sh_1, zero) */
+	bit v1.16b, v5.16b, v3.16b /* odd_1 = bsl(high_nibbles, blk_1, hi_sh) */
+	zip1 v4.16b, v2.16b, v1.16b /* sp_2 = unpacklo(even_1, odd_1) */
+	zip2 v1.16b, v2.16b, v1.16b /* sp_3 = unpackhi(even_1, odd_1) */
+	adrp x17, .Lublock_register_neon_asm_15_low_nibbles
+	ldr q2, [x17, #:lo12:.Lublock_register_neon_asm_15_low_nibbles] /* low_nibbles = const() */
+	adrp x17, .Lublock_register_neon_asm_15_rotl48
+	ldr q5, [x17, #:lo12:.Lublock_register_neon_asm_15_rotl48] /* rotl48 = const() */
+	adrp x17, .Lublock_register_neon_asm_15_sbox_inv_lo
+	ldr q7, [x17, #:lo12:.Lublock_register_neon_asm_15_sbox_inv_lo] /* sbox_inv_lo = const() */
+	adrp x17, .Lublock_register_neon_asm_15_rotl24
+	ldr q16, [x17, #:lo12:.Lublock_register_neon_asm_15_rotl24] /* rotl24 = const() */
+	adrp x17, .Lublock_register_neon_asm_15_rotl56
+	ldr q17, [x17, #:lo12:.Lublock_register_neon_asm_15_rotl56] /* rotl56 = const() */
+	adrp x17, .Lublock_register_neon_asm_15_pl_front0
+	ldr q18, [x17, #:lo12:.Lublock_register_neon_asm_15_pl_front0] /* pl_front0 = const() */
+	adrp x17, .Lublock_register_neon_asm_15_pl_front1
+	ldr q19, [x17, #:lo12:.Lublock_register_neon_asm_15_pl_front1] /* pl_front1 = const() */
+	adrp x17, .Lublock_register_neon_asm_15_pl_rear0
+	ldr q20, [x17, #:lo12:.Lublock_register_neon_asm_15_pl_rear0] /* pl_rear0 = const() */
+	adrp x17, .Lublock_register_neon_asm_15_pl_rear1
+	ldr q21, [x17, #:lo12:.Lublock_register_neon_asm_15_pl_rear1] /* pl_rear1 = const() */
+	adrp x17, .Lublock_register_neon_asm_15_pr_front0
+	ldr q22, [x17, #:lo12:.Lublock_register_neon_asm_15_pr_front0] /* pr_front0 = const() */
+	adrp x17, .Lublock_register_neon_asm_15_pr_front1
+	ldr q23, [x17, #:lo12:.Lublock_register_neon_asm_15_pr_front1] /* pr_front1 = const() */
+	adrp x17, .Lublock_register_neon_asm_15_pr_rear0
+	ldr q24, [x17, #:lo12:.Lublock_register_neon_asm_15_pr_rear0] /* pr_rear0 = const() */
+	adrp x17, .Lublock_register_neon_asm_15_pr_rear1
+	ldr q25, [x17, #:lo12:.Lublock_register_neon_asm_15_pr_rear1] /* pr_rear1 = const() */
+	mov x4, x0
+	mov x3, #24
+	.p2align 4
+.Lublock_register_neon_asm_15_loop_r0:
+	ldr q26, [x4] /* rk0 = load() */
+	ldr q27, [x4, #16] /* rk0_1 = load() */
+	ldr q28, [x4, #64] /* rk1 = load() */
+	ldr q29, [x4, #80] /* rk1_1 = load() */
+	eor v6.16b, v6.16b, v26.16b /* k0 = xor(x0_0, rk0) */
+	eor v0.16b, v0.16b, v27.16b /* k0_1 = xor(x0_1, rk0_1) */
+	eor v4.16b, v4.16b, v28.16b /* k1 = xor(x1_0, rk1) */
+	eor v1.16b, v1.16b, v29.16b /* k1_1 = xor(x1_1, rk1_1) */
+	tbl v26.16b, {v6.16b}, v18.16b /* pl_f = lookup16(k0, pl_front0) */
+	tbl v27.16b, {v0.16b}, v20.16b /* pl_r = lookup16(k0_1, pl_rear0) */
+	eor v26.16b, v26.16b, v27.16b /* pl = xor(pl_f, pl_r) */
+	tbl v0.16b, {v0.16b}, v19.16b /* pl_f_1 = lookup16(k0_1, pl_front1) */
+	tbl v6.16b, {v6.16b}, v21.16b /* pl_r_1 = lookup16(k0, pl_rear1) */
+	eor v0.16b, v0.16b, v6.16b /* pl_1 = xor(pl_f_1, pl_r_1) */
+	tbl v6.16b, {v4.16b}, v22.16b /* pr_f = lookup16(k1, pr_front0) */
+	tbl v27.16b, {v1.16b}, v24.16b /* pr_r = lookup16(k1_1, pr_rear0) */
+	eor v6.16b, v6.16b, v27.16b /* pr = xor(pr_f, pr_r) */
+	tbl v1.16b, {v1.16b}, v23.16b /* pr_f_1 = lookup16(k1_1, pr_front1) */
+	tbl v4.16b, {v4.16b}, v25.16b /* pr_r_1 = lookup16(k1, pr_rear1) */
+	eor v1.16b, v1.16b, v4.16b /* pr_1 = xor(pr_f_1, pr_r_1) */
+	eor v4.16b, v26.16b, v6.16b /* y0 = xor(pl, pr) */
+	eor v0.16b, v0.16b, v1.16b /* y0_1 = xor(pl_1, pr_1) */
+	tbl v26.16b, {v4.16b}, v16.16b /* rot20 = lookup16(y0, rotl24) */
+	tbl v27.16b, {v0.16b}, v16.16b /* rot20_1 = lookup16(y0_1, rotl24) */
+	eor v6.16b, v6.16b, v26.16b /* y1 = xor(pr, rot20) */
+	eor v1.16b, v1.16b, v27.16b /* y1_1 = xor(pr_1, rot20_1) */
+	tbl v26.16b, {v6.16b}, v5.16b /* rot8 = lookup16(y1, rotl48) */
+	tbl v27.16b, {v1.16b}, v5.16b /* rot8_1 = lookup16(y1_1, rotl48) */
+	eor v4.16b, v4.16b, v26.16b /* y0_2 = xor(y0, rot8) */
+	eor v0.16b, v0.16b, v27.16b /* y0_3 = xor(y0_1, rot8_1) */
+	tbl v26.16b, {v4.16b}, v5.16b /* rot8_2 = lookup16(y0_2, rotl48) */
+	tbl v27.16b, {v0.16b}, v5.16b /* rot8_3 = lookup16(y0_3, rotl48) */
+	eor v6.16b, v6.16b, v26.16b /* y1_2 = xor(y1, rot8_2) */
+	eor v1.16b, v1.16b, v27.16b /* y1_3 = xor(y1_1, rot8_3) */
+	tbl v26.16b, {v6.16b}, v17.16b /* rot4 = lookup16(y1_2, rotl56) */
+	tbl v27.16b, {v1.16b}, v17.16b /* rot4_1 = lookup16(y1_3, rotl56) */
+	eor v4.16b, v4.16b, v26.16b /* y0_4 = xor(y0_2, rot4) */
+	eor v0.16b, v0.16b, v27.16b /* y0_5 = xor(y0_3, rot4_1) */
+	eor v6.16b, v6.16b, v4.16b /* y1_4 = xor(y1_2, y0_4) */
+	eor v1.16b, v1.16b, v0.16b /* y1_5 = xor(y1_3, y0_5) */
+	and v4.16b, v4.16b, v2.16b /* s0_lo = and(y0_4, low_nibbles) */
+	tbl v4.16b, {v7.16b}, v4.16b /* s0 = lookup16(sbox_inv_lo, s0_lo) */
+	and v0.16b, v0.16b, v2.16b /* s0_lo_1 = and(y0_5, low_nibbles) */
+	tbl v0.16b, {v7.16b}, v0.16b /* s0_1 = lookup16(sbox_inv_lo, s0_lo_1) */
+	and v6.16b, v6.16b, v2.16b /* s1_lo = and(y1_4, low_nibbles) */
+	tbl v6.16b, {v7.16b}, v6.16b /* s1 = lookup16(sbox_inv_lo, s1_lo) */
+	and v1.16b, v1.16b, v2.16b /* s1_lo_1 = and(y1_5, low_nibbles) */
+	tbl v1.16b, {v7.16b}, v1.16b /* s1_1 = lookup16(sbox_inv_lo, s1_lo_1) */
+	mov v26.16b, v4.16b /* x0_0.3 */
+	mov v4.16b, v6.16b /* x1_0.3 */
+	mov v6.16b, v26.16b /* x0_0.3 */
+	add x4, x4, #128
+	subs x3, x3, #1
+	b.ne .Lublock_register_neon_asm_15_loop_r0
+
+	/* Final key addition; the store packs the low nibbles (the key's copy in the high ones is dropped). */
+	ldr q26, [x0, #3072] /* rk0_2 = load() */
+	eor v6.16b, v6.16b, v26.16b /* y0_6 = xor(x0_0, rk0_2) */
+	ldr q26, [x0, #3088] /* rk0_3 = load() */
+	eor v0.16b, v0.16b, v26.16b /* y0_7 = xor(x0_1, rk0_3) */
+	ldr q26, [x0, #3136] /* rk1_2 = load() */
+	eor v4.16b, v4.16b, v26.16b /* y1_6 = xor(x1_0, rk1_2) */
+	ldr q26, [x0, #3152] /* rk1_3 = load() */
+	eor v1.16b, v1.16b, v26.16b /* y1_7 = xor(x1_1, rk1_3) */
+	adrp x17, .Lublock_register_neon_asm_15_deinterleave
+	ldr q26, [x17, #:lo12:.Lublock_register_neon_asm_15_deinterleave] /* deinterleave = const() */
+	tbl v6.16b, {v6.16b}, v26.16b /* de = lookup16(y0_6, deinterleave) */
+	tbl v0.16b, {v0.16b}, v26.16b /* de_1 = lookup16(y0_7, deinterleave) */
+	zip1 v27.2d, v6.2d, v0.2d /* even_2 = unpacklo(de, de_1) */
+	zip2 v0.2d, v6.2d, v0.2d /* odd_2 = unpackhi(de, de_1) */
+	shl v6.16b, v27.16b, #4 /* ev_sh = shl(even_2) */
+	bit v0.16b, v6.16b, v3.16b /* out_lo = bsl(high_nibbles, odd_2, ev_sh) */
+	str q0, [x2] /* store out_lo */
+	tbl v0.16b, {v4.16b}, v26.16b /* de_2 = lookup16(y1_6, deinterleave) */
+	tbl v1.16b, {v1.16b}, v26.16b /* de_3 = lookup16(y1_7, deinterleave) */
+	zip1 v4.2d, v0.2d, v1.2d /* even_3 = unpacklo(de_2, de_3) */
+	zip2 v0.2d, v0.2d, v1.2d /* odd_3 = unpackhi(de_2, de_3) */
+	shl v1.16b, v4.16b, #4 /* ev_sh_1 = shl(even_3) */
+	bsl v3.16b, v1.16b, v0.16b /* out_lo_1 = bsl(high_nibbles, odd_3, ev_sh_1) */
+	str q3, [x2, #16] /* store out_lo_1 */
+	ret
+	.size ublock_register_neon_ublock256_256_decrypt_one_block_asm, .-ublock_register_neon_ublock256_256_decrypt_one_block_asm
+
 /* ublock_register_neon_ublock256_256_ctr_xor_asm: ublock256_register128_encrypt_ctr_xor, 4 arguments
  *   x0: rk
  *   x1: in
@@ -3153,40 +3794,40 @@ ublock_register_neon_ublock256_256_ctr_xor_asm:
 	ushr v1.8h, v0.8h, #8 /* ctr_last = shr(ctr_low) */
 	add x17, x1, #64
 	ld1r {v2.16b}, [x17] /* ctr_first = bcast8() */
-	adrp x17, .Lublock_register_neon_asm_10_byte_14
-	ldr q3, [x17, #:lo12:.Lublock_register_neon_asm_10_byte_14] /* byte_14 = const() */
+	adrp x17, .Lublock_register_neon_asm_16_byte_14
+	ldr q3, [x17, #:lo12:.Lublock_register_neon_asm_16_byte_14] /* byte_14 = const() */
 	and v2.16b, v2.16b, v3.16b /* ctr_j0 = and(ctr_first, byte_14) */
 	ldr q3, [x1] /* ctr_v_high = bcast128() */
 	ldr q4, [x1, #32] /* ctr_w_high = bcast128() */
-	adrp x17, .Lublock_register_neon_asm_10_all_but_last
-	ldr q5, [x17, #:lo12:.Lublock_register_neon_asm_10_all_but_last] /* all_but_last = const() */
+	adrp x17, .Lublock_register_neon_asm_16_all_but_last
+	ldr q5, [x17, #:lo12:.Lublock_register_neon_asm_16_all_but_last] /* all_but_last = const() */
 	and v0.16b, v0.16b, v5.16b /* ctr_v_open = and(ctr_low, all_but_last) */
 	ldr q6, [x1, #48] /* ctr_w_low = bcast128() */
 	and v5.16b, v6.16b, v5.16b /* ctr_w_open = and(ctr_w_low, all_but_last) */
 
 	/* Load 8 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
-	adrp x17, .Lublock_register_neon_asm_10_block_k
-	ldr q6, [x17, #:lo12:.Lublock_register_neon_asm_10_block_k] /* block_k = const() */
+	adrp x17, .Lublock_register_neon_asm_16_block_k
+	ldr q6, [x17, #:lo12:.Lublock_register_neon_asm_16_block_k] /* block_k = const() */
 	add v6.16b, v6.16b, v2.16b /* ctr_j = add(block_k, ctr_j0) */
 	add v6.8h, v1.8h, v6.8h /* ctr_sum = add(ctr_last, ctr_j) */
-	adrp x17, .Lublock_register_neon_asm_10_carry_everywhere
-	ldr q7, [x17, #:lo12:.Lublock_register_neon_asm_10_carry_everywhere] /* carry_everywhere = const() */
+	adrp x17, .Lublock_register_neon_asm_16_carry_everywhere
+	ldr q7, [x17, #:lo12:.Lublock_register_neon_asm_16_carry_everywhere] /* carry_everywhere = const() */
 	tbl v16.16b, {v6.16b}, v7.16b /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
-	adrp x17, .Lublock_register_neon_asm_10_carry_mask_table
-	ldr q17, [x17, #:lo12:.Lublock_register_neon_asm_10_carry_mask_table] /* carry_mask_table = const() */
+	adrp x17, .Lublock_register_neon_asm_16_carry_mask_table
+	ldr q17, [x17, #:lo12:.Lublock_register_neon_asm_16_carry_mask_table] /* carry_mask_table = const() */
 	tbl v16.16b, {v17.16b}, v16.16b /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
 	bsl v16.16b, v4.16b, v3.16b /* blk = bsl(ctr_mask, ctr_v_high, ctr_w_high) */
-	adrp x17, .Lublock_register_neon_asm_10_carry_everywhere_1
-	ldr q18, [x17, #:lo12:.Lublock_register_neon_asm_10_carry_everywhere_1] /* carry_everywhere_1 = const() */
+	adrp x17, .Lublock_register_neon_asm_16_carry_everywhere_1
+	ldr q18, [x17, #:lo12:.Lublock_register_neon_asm_16_carry_everywhere_1] /* carry_everywhere_1 = const() */
 	tbl v19.16b, {v6.16b}, v18.16b /* ctr_carry_1 = lookup16(ctr_sum, carry_everywhere_1) */
 	tbl v19.16b, {v17.16b}, v19.16b /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
 	bsl v19.16b, v5.16b, v0.16b /* ctr_pair = bsl(ctr_mask_1, ctr_v_open, ctr_w_open) */
-	adrp x17, .Lublock_register_neon_asm_10_new_last_byte
-	ldr q20, [x17, #:lo12:.Lublock_register_neon_asm_10_new_last_byte] /* new_last_byte = const() */
+	adrp x17, .Lublock_register_neon_asm_16_new_last_byte
+	ldr q20, [x17, #:lo12:.Lublock_register_neon_asm_16_new_last_byte] /* new_last_byte = const() */
 	tbl v6.16b, {v6.16b}, v20.16b /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
 	orr v6.16b, v19.16b, v6.16b /* blk_1 = or(ctr_pair, ctr_last_byte) */
-	adrp x17, .Lublock_register_neon_asm_10_block_k_1
-	ldr q19, [x17, #:lo12:.Lublock_register_neon_asm_10_block_k_1] /* block_k_1 = const() */
+	adrp x17, .Lublock_register_neon_asm_16_block_k_1
+	ldr q19, [x17, #:lo12:.Lublock_register_neon_asm_16_block_k_1] /* block_k_1 = const() */
 	add v19.16b, v19.16b, v2.16b /* ctr_j_2 = add(block_k_1, ctr_j0) */
 	add v19.8h, v1.8h, v19.8h /* ctr_sum_2 = add(ctr_last, ctr_j_2) */
 	tbl v21.16b, {v19.16b}, v7.16b /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
@@ -3198,8 +3839,8 @@ ublock_register_neon_ublock256_256_ctr_xor_asm:
 	tbl v19.16b, {v19.16b}, v20.16b /* ctr_last_byte_1 = lookup16(ctr_sum_2, new_last_byte) */
 	orr v19.16b, v22.16b, v19.16b /* blk_3 = or(ctr_pair_1, ctr_last_byte_1) */
 	ushr v22.16b, v16.16b, #4 /* lo_sh = shr(blk) */
-	adrp x17, .Lublock_register_neon_asm_10_high_nibbles
-	ldr q23, [x17, #:lo12:.Lublock_register_neon_asm_10_high_nibbles] /* high_nibbles = const() */
+	adrp x17, .Lublock_register_neon_asm_16_high_nibbles
+	ldr q23, [x17, #:lo12:.Lublock_register_neon_asm_16_high_nibbles] /* high_nibbles = const() */
 	bit v22.16b, v21.16b, v23.16b /* even = bsl(high_nibbles, lo_sh, blk_2) */
 	shl v21.16b, v21.16b, #4 /* hi_sh = shl(blk_2) */
 	bit v16.16b, v21.16b, v23.16b /* odd = bsl(high_nibbles, blk, hi_sh) */
@@ -3211,8 +3852,8 @@ ublock_register_neon_ublock256_256_ctr_xor_asm:
 	bit v6.16b, v19.16b, v23.16b /* odd_1 = bsl(high_nibbles, blk_1, hi_sh_1) */
 	zip1 v19.16b, v22.16b, v6.16b /* sp_2 = unpacklo(even_1, odd_1) */
 	zip2 v6.16b, v22.16b, v6.16b /* sp_3 = unpackhi(even_1, odd_1) */
-	adrp x17, .Lublock_register_neon_asm_10_block_k_2
-	ldr q22, [x17, #:lo12:.Lublock_register_neon_asm_10_block_k_2] /* block_k_2 = const() */
+	adrp x17, .Lublock_register_neon_asm_16_block_k_2
+	ldr q22, [x17, #:lo12:.Lublock_register_neon_asm_16_block_k_2] /* block_k_2 = const() */
 	add v22.16b, v22.16b, v2.16b /* ctr_j_4 = add(block_k_2, ctr_j0) */
 	add v22.8h, v1.8h, v22.8h /* ctr_sum_4 = add(ctr_last, ctr_j_4) */
 	tbl v24.16b, {v22.16b}, v7.16b /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
@@ -3223,8 +3864,8 @@ ublock_register_neon_ublock256_256_ctr_xor_asm:
 	bsl v25.16b, v5.16b, v0.16b /* ctr_pair_2 = bsl(ctr_mask_5, ctr_v_open, ctr_w_open) */
 	tbl v22.16b, {v22.16b}, v20.16b /* ctr_last_byte_2 = lookup16(ctr_sum_4, new_last_byte) */
 	orr v22.16b, v25.16b, v22.16b /* blk_5 = or(ctr_pair_2, ctr_last_byte_2) */
-	adrp x17, .Lublock_register_neon_asm_10_block_k_3
-	ldr q25, [x17, #:lo12:.Lublock_register_neon_asm_10_block_k_3] /* block_k_3 = const() */
+	adrp x17, .Lublock_register_neon_asm_16_block_k_3
+	ldr q25, [x17, #:lo12:.Lublock_register_neon_asm_16_block_k_3] /* block_k_3 = const() */
 	add v25.16b, v25.16b, v2.16b /* ctr_j_6 = add(block_k_3, ctr_j0) */
 	add v25.8h, v1.8h, v25.8h /* ctr_sum_6 = add(ctr_last, ctr_j_6) */
 	tbl v26.16b, {v25.16b}, v7.16b /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
@@ -3247,8 +3888,8 @@ ublock_register_neon_ublock256_256_ctr_xor_asm:
 	bit v22.16b, v25.16b, v23.16b /* odd_3 = bsl(high_nibbles, blk_5, hi_sh_3) */
 	zip1 v25.16b, v27.16b, v22.16b /* sp_6 = unpacklo(even_3, odd_3) */
 	zip2 v22.16b, v27.16b, v22.16b /* sp_7 = unpackhi(even_3, odd_3) */
-	adrp x17, .Lublock_register_neon_asm_10_block_k_4
-	ldr q27, [x17, #:lo12:.Lublock_register_neon_asm_10_block_k_4] /* block_k_4 = const() */
+	adrp x17, .Lublock_register_neon_asm_16_block_k_4
+	ldr q27, [x17, #:lo12:.Lublock_register_neon_asm_16_block_k_4] /* block_k_4 = const() */
 	add v27.16b, v27.16b, v2.16b /* ctr_j_8 = add(block_k_4, ctr_j0) */
 	add v27.8h, v1.8h, v27.8h /* ctr_sum_8 = add(ctr_last, ctr_j_8) */
 	tbl v28.16b, {v27.16b}, v7.16b /* ctr_carry_8 = lookup16(ctr_sum_8, carry_everywhere) */
@@ -3259,8 +3900,8 @@ ublock_register_neon_ublock256_256_ctr_xor_asm:
 	bsl v29.16b, v5.16b, v0.16b /* ctr_pair_4 = bsl(ctr_mask_9, ctr_v_open, ctr_w_open) */
 	tbl v27.16b, {v27.16b}, v20.16b /* ctr_last_byte_4 = lookup16(ctr_sum_8, new_last_byte) */
 	orr v27.16b, v29.16b, v27.16b /* blk_9 = or(ctr_pair_4, ctr_last_byte_4) */
-	adrp x17, .Lublock_register_neon_asm_10_block_k_5
-	ldr q29, [x17, #:lo12:.Lublock_register_neon_asm_10_block_k_5] /* block_k_5 = const() */
+	adrp x17, .Lublock_register_neon_asm_16_block_k_5
+	ldr q29, [x17, #:lo12:.Lublock_register_neon_asm_16_block_k_5] /* block_k_5 = const() */
 	add v29.16b, v29.16b, v2.16b /* ctr_j_10 = add(block_k_5, ctr_j0) */
 	add v29.8h, v1.8h, v29.8h /* ctr_sum_10 = add(ctr_last, ctr_j_10) */
 	tbl v30.16b, {v29.16b}, v7.16b /* ctr_carry_10 = lookup16(ctr_sum_10, carry_everywhere) */
@@ -3283,8 +3924,8 @@ ublock_register_neon_ublock256_256_ctr_xor_asm:
 	bit v27.16b, v29.16b, v23.16b /* odd_5 = bsl(high_nibbles, blk_9, hi_sh_5) */
 	zip1 v29.16b, v31.16b, v27.16b /* sp_10 = unpacklo(even_5, odd_5) */
 	zip2 v27.16b, v31.16b, v27.16b /* sp_11 = unpackhi(even_5, odd_5) */
-	adrp x17, .Lublock_register_neon_asm_10_block_k_6
-	ldr q31, [x17, #:lo12:.Lublock_register_neon_asm_10_block_k_6] /* block_k_6 = const() */
+	adrp x17, .Lublock_register_neon_asm_16_block_k_6
+	ldr q31, [x17, #:lo12:.Lublock_register_neon_asm_16_block_k_6] /* block_k_6 = const() */
 	add v31.16b, v31.16b, v2.16b /* ctr_j_12 = add(block_k_6, ctr_j0) */
 	add v31.8h, v1.8h, v31.8h /* ctr_sum_12 = add(ctr_last, ctr_j_12) */
 	tbl v8.16b, {v31.16b}, v7.16b /* ctr_carry_12 = lookup16(ctr_sum_12, carry_everywhere) */
@@ -3295,8 +3936,8 @@ ublock_register_neon_ublock256_256_ctr_xor_asm:
 	bsl v9.16b, v5.16b, v0.16b /* ctr_pair_6 = bsl(ctr_mask_13, ctr_v_open, ctr_w_open) */
 	tbl v31.16b, {v31.16b}, v20.16b /* ctr_last_byte_6 = lookup16(ctr_sum_12, new_last_byte) */
 	orr v31.16b, v9.16b, v31.16b /* blk_13 = or(ctr_pair_6, ctr_last_byte_6) */
-	adrp x17, .Lublock_register_neon_asm_10_block_k_7
-	ldr q9, [x17, #:lo12:.Lublock_register_neon_asm_10_block_k_7] /* block_k_7 = const() */
+	adrp x17, .Lublock_register_neon_asm_16_block_k_7
+	ldr q9, [x17, #:lo12:.Lublock_register_neon_asm_16_block_k_7] /* block_k_7 = const() */
 	add v2.16b, v9.16b, v2.16b /* ctr_j_14 = add(block_k_7, ctr_j0) */
 	add v1.8h, v1.8h, v2.8h /* ctr_sum_14 = add(ctr_last, ctr_j_14) */
 	tbl v2.16b, {v1.16b}, v7.16b /* ctr_carry_14 = lookup16(ctr_sum_14, carry_everywhere) */
@@ -3319,33 +3960,33 @@ ublock_register_neon_ublock256_256_ctr_xor_asm:
 	bit v31.16b, v0.16b, v23.16b /* odd_7 = bsl(high_nibbles, blk_13, hi_sh_7) */
 	zip1 v0.16b, v3.16b, v31.16b /* sp_14 = unpacklo(even_7, odd_7) */
 	zip2 v3.16b, v3.16b, v31.16b /* sp_15 = unpackhi(even_7, odd_7) */
-	adrp x17, .Lublock_register_neon_asm_10_rotl48
-	ldr q4, [x17, #:lo12:.Lublock_register_neon_asm_10_rotl48] /* rotl48 = const() */
-	adrp x17, .Lublock_register_neon_asm_10_sbox_hi
-	ldr q5, [x17, #:lo12:.Lublock_register_neon_asm_10_sbox_hi] /* sbox_hi = const() */
-	adrp x17, .Lublock_register_neon_asm_10_sbox_lo
-	ldr q17, [x17, #:lo12:.Lublock_register_neon_asm_10_sbox_lo] /* sbox_lo = const() */
-	adrp x17, .Lublock_register_neon_asm_10_rotl24
-	ldr q18, [x17, #:lo12:.Lublock_register_neon_asm_10_rotl24] /* rotl24 = const() */
-	adrp x17, .Lublock_register_neon_asm_10_rotl56
-	ldr q20, [x17, #:lo12:.Lublock_register_neon_asm_10_rotl56] /* rotl56 = const() */
-	adrp x17, .Lublock_register_neon_asm_10_pl_front0
-	ldr q31, [x17, #:lo12:.Lublock_register_neon_asm_10_pl_front0] /* pl_front0 = const() */
-	adrp x17, .Lublock_register_neon_asm_10_pl_front1
-	ldr q8, [x17, #:lo12:.Lublock_register_neon_asm_10_pl_front1] /* pl_front1 = const() */
-	adrp x17, .Lublock_register_neon_asm_10_pl_rear0
-	ldr q9, [x17, #:lo12:.Lublock_register_neon_asm_10_pl_rear0] /* pl_rear0 = const() */
-	adrp x17, .Lublock_register_neon_asm_10_pl_rear1
-	ldr q10, [x17, #:lo12:.Lublock_register_neon_asm_10_pl_rear1] /* pl_rear1 = const() */
-	adrp x17, .Lublock_register_neon_asm_10_pr_front0
-	ldr q11, [x17, #:lo12:.Lublock_register_neon_asm_10_pr_front0] /* pr_front0 = const() */
+	adrp x17, .Lublock_register_neon_asm_16_rotl48
+	ldr q4, [x17, #:lo12:.Lublock_register_neon_asm_16_rotl48] /* rotl48 = const() */
+	adrp x17, .Lublock_register_neon_asm_16_sbox_hi
+	ldr q5, [x17, #:lo12:.Lublock_register_neon_asm_16_sbox_hi] /* sbox_hi = const() */
+	adrp x17, .Lublock_register_neon_asm_16_sbox_lo
+	ldr q17, [x17, #:lo12:.Lublock_register_neon_asm_16_sbox_lo] /* sbox_lo = const() */
+	adrp x17, .Lublock_register_neon_asm_16_rotl24
+	ldr q18, [x17, #:lo12:.Lublock_register_neon_asm_16_rotl24] /* rotl24 = const() */
+	adrp x17, .Lublock_register_neon_asm_16_rotl56
+	ldr q20, [x17, #:lo12:.Lublock_register_neon_asm_16_rotl56] /* rotl56 = const() */
+	adrp x17, .Lublock_register_neon_asm_16_pl_front0
+	ldr q31, [x17, #:lo12:.Lublock_register_neon_asm_16_pl_front0] /* pl_front0 = const() */
+	adrp x17, .Lublock_register_neon_asm_16_pl_front1
+	ldr q8, [x17, #:lo12:.Lublock_register_neon_asm_16_pl_front1] /* pl_front1 = const() */
+	adrp x17, .Lublock_register_neon_asm_16_pl_rear0
+	ldr q9, [x17, #:lo12:.Lublock_register_neon_asm_16_pl_rear0] /* pl_rear0 = const() */
+	adrp x17, .Lublock_register_neon_asm_16_pl_rear1
+	ldr q10, [x17, #:lo12:.Lublock_register_neon_asm_16_pl_rear1] /* pl_rear1 = const() */
+	adrp x17, .Lublock_register_neon_asm_16_pr_front0
+	ldr q11, [x17, #:lo12:.Lublock_register_neon_asm_16_pr_front0] /* pr_front0 = const() */
 	str q1, [sp, #64] /* spill g3x0_1.2 */
 	str q0, [sp, #80] /* spill g3x1_0.2 */
 	str q3, [sp, #96] /* spill g3x1_1.2 */
 	mov x5, x0
 	mov x4, #24
 	.p2align 4
-.Lublock_register_neon_asm_10_loop_r0:
+.Lublock_register_neon_asm_16_loop_r0:
 	ldr q0, [x5] /* rk0 = load() */
 	ldr q1, [x5, #16] /* rk0_1 = load() */
 	ldr q3, [x5, #64] /* rk1 = load() */
@@ -3403,15 +4044,15 @@ ublock_register_neon_ublock256_256_ctr_xor_asm:
 	tbl v21.16b, {v21.16b}, v10.16b /* pl_r_1 = lookup16(x0_4, pl_rear1) */
 	eor v16.16b, v16.16b, v21.16b /* pl_1 = xor(pl_f_1, pl_r_1) */
 	tbl v21.16b, {v19.16b}, v11.16b /* pr_f = lookup16(x1_4, pr_front0) */
-	adrp x17, .Lublock_register_neon_asm_10_pr_rear0
-	ldr q13, [x17, #:lo12:.Lublock_register_neon_asm_10_pr_rear0] /* pr_rear0 = const() */
+	adrp x17, .Lublock_register_neon_asm_16_pr_rear0
+	ldr q13, [x17, #:lo12:.Lublock_register_neon_asm_16_pr_rear0] /* pr_rear0 = const() */
 	tbl v14.16b, {v6.16b}, v13.16b /* pr_r = lookup16(x1_5, pr_rear0) */
 	eor v21.16b, v21.16b, v14.16b /* pr = xor(pr_f, pr_r) */
-	adrp x17, .Lublock_register_neon_asm_10_pr_front1
-	ldr q14, [x17, #:lo12:.Lublock_register_neon_asm_10_pr_front1] /* pr_front1 = const() */
+	adrp x17, .Lublock_register_neon_asm_16_pr_front1
+	ldr q14, [x17, #:lo12:.Lublock_register_neon_asm_16_pr_front1] /* pr_front1 = const() */
 	tbl v6.16b, {v6.16b}, v14.16b /* pr_f_1 = lookup16(x1_5, pr_front1) */
-	adrp x17, .Lublock_register_neon_asm_10_pr_rear1
-	ldr q15, [x17, #:lo12:.Lublock_register_neon_asm_10_pr_rear1] /* pr_rear1 = const() */
+	adrp x17, .Lublock_register_neon_asm_16_pr_rear1
+	ldr q15, [x17, #:lo12:.Lublock_register_neon_asm_16_pr_rear1] /* pr_rear1 = const() */
 	tbl v19.16b, {v19.16b}, v15.16b /* pr_r_1 = lookup16(x1_4, pr_rear1) */
 	eor v6.16b, v6.16b, v19.16b /* pr_1 = xor(pr_f_1, pr_r_1) */
 
@@ -3607,7 +4248,7 @@ ublock_register_neon_ublock256_256_ctr_xor_asm:
 	mov v21.16b, v12.16b /* g0x0_0.3 */
 	add x5, x5, #128
 	subs x4, x4, #1
-	b.ne .Lublock_register_neon_asm_10_loop_r0
+	b.ne .Lublock_register_neon_asm_16_loop_r0
 
 	/* Final key addition. */
 	ldr q0, [x0, #3072] /* rk0_2 = load() */
@@ -3618,15 +4259,15 @@ ublock_register_neon_ublock256_256_ctr_xor_asm:
 	eor v19.16b, v19.16b, v21.16b /* y1 = xor(g0x1_0, rk1_2) */
 	ldr q23, [x0, #3152] /* rk1_3 = load() */
 	eor v6.16b, v6.16b, v23.16b /* y1_1 = xor(g0x1_1, rk1_3) */
-	adrp x17, .Lublock_register_neon_asm_10_deinterleave
-	ldr q12, [x17, #:lo12:.Lublock_register_neon_asm_10_deinterleave] /* deinterleave = const() */
+	adrp x17, .Lublock_register_neon_asm_16_deinterleave
+	ldr q12, [x17, #:lo12:.Lublock_register_neon_asm_16_deinterleave] /* deinterleave = const() */
 	tbl v1.16b, {v1.16b}, v12.16b /* de = lookup16(y0, deinterleave) */
 	tbl v16.16b, {v16.16b}, v12.16b /* de_1 = lookup16(y0_1, deinterleave) */
 	zip1 v13.2d, v1.2d, v16.2d /* even_8 = unpacklo(de, de_1) */
 	zip2 v1.2d, v1.2d, v16.2d /* odd_8 = unpackhi(de, de_1) */
 	shl v16.16b, v13.16b, #4 /* ev_sh = shl(even_8) */
-	adrp x17, .Lublock_register_neon_asm_10_high_nibbles
-	ldr q14, [x17, #:lo12:.Lublock_register_neon_asm_10_high_nibbles] /* high_nibbles = const() */
+	adrp x17, .Lublock_register_neon_asm_16_high_nibbles
+	ldr q14, [x17, #:lo12:.Lublock_register_neon_asm_16_high_nibbles] /* high_nibbles = const() */
 	bif v16.16b, v1.16b, v14.16b /* out_lo = bsl(high_nibbles, odd_8, ev_sh) */
 	ushr v1.16b, v1.16b, #4 /* od_sh = shr(odd_8) */
 	bit v1.16b, v13.16b, v14.16b /* out_hi = bsl(high_nibbles, od_sh, even_8) */
@@ -3785,8 +4426,8 @@ ublock_register_neon_ublock256_256_encrypt_xor_asm:
 	ldr q2, [x1, #32] /* blk_2 = load() */
 	ldr q3, [x1, #48] /* blk_3 = load() */
 	ushr v4.16b, v0.16b, #4 /* lo_sh = shr(blk) */
-	adrp x17, .Lublock_register_neon_asm_11_high_nibbles
-	ldr q5, [x17, #:lo12:.Lublock_register_neon_asm_11_high_nibbles] /* high_nibbles = const() */
+	adrp x17, .Lublock_register_neon_asm_17_high_nibbles
+	ldr q5, [x17, #:lo12:.Lublock_register_neon_asm_17_high_nibbles] /* high_nibbles = const() */
 	bit v4.16b, v2.16b, v5.16b /* even = bsl(high_nibbles, lo_sh, blk_2) */
 	shl v2.16b, v2.16b, #4 /* hi_sh = shl(blk_2) */
 	bit v0.16b, v2.16b, v5.16b /* odd = bsl(high_nibbles, blk, hi_sh) */
@@ -3846,35 +4487,35 @@ ublock_register_neon_ublock256_256_encrypt_xor_asm:
 	bit v22.16b, v24.16b, v5.16b /* odd_7 = bsl(high_nibbles, blk_13, hi_sh_7) */
 	zip1 v24.16b, v25.16b, v22.16b /* sp_14 = unpacklo(even_7, odd_7) */
 	zip2 v22.16b, v25.16b, v22.16b /* sp_15 = unpackhi(even_7, odd_7) */
-	adrp x17, .Lublock_register_neon_asm_11_low_nibbles
-	ldr q25, [x17, #:lo12:.Lublock_register_neon_asm_11_low_nibbles] /* low_nibbles = const() */
-	adrp x17, .Lublock_register_neon_asm_11_rotl48
-	ldr q26, [x17, #:lo12:.Lublock_register_neon_asm_11_rotl48] /* rotl48 = const() */
-	adrp x17, .Lublock_register_neon_asm_11_sbox_hi
-	ldr q27, [x17, #:lo12:.Lublock_register_neon_asm_11_sbox_hi] /* sbox_hi = const() */
-	adrp x17, .Lublock_register_neon_asm_11_sbox_lo
-	ldr q28, [x17, #:lo12:.Lublock_register_neon_asm_11_sbox_lo] /* sbox_lo = const() */
-	adrp x17, .Lublock_register_neon_asm_11_rotl24
-	ldr q29, [x17, #:lo12:.Lublock_register_neon_asm_11_rotl24] /* rotl24 = const() */
-	adrp x17, .Lublock_register_neon_asm_11_rotl56
-	ldr q30, [x17, #:lo12:.Lublock_register_neon_asm_11_rotl56] /* rotl56 = const() */
-	adrp x17, .Lublock_register_neon_asm_11_pl_front0
-	ldr q31, [x17, #:lo12:.Lublock_register_neon_asm_11_pl_front0] /* pl_front0 = const() */
-	adrp x17, .Lublock_register_neon_asm_11_pl_front1
-	ldr q8, [x17, #:lo12:.Lublock_register_neon_asm_11_pl_front1] /* pl_front1 = const() */
-	adrp x17, .Lublock_register_neon_asm_11_pl_rear0
-	ldr q9, [x17, #:lo12:.Lublock_register_neon_asm_11_pl_rear0] /* pl_rear0 = const() */
-	adrp x17, .Lublock_register_neon_asm_11_pl_rear1
-	ldr q10, [x17, #:lo12:.Lublock_register_neon_asm_11_pl_rear1] /* pl_rear1 = const() */
-	adrp x17, .Lublock_register_neon_asm_11_pr_front0
-	ldr q11, [x17, #:lo12:.Lublock_register_neon_asm_11_pr_front0] /* pr_front0 = const() */
+	adrp x17, .Lublock_register_neon_asm_17_low_nibbles
+	ldr q25, [x17, #:lo12:.Lublock_register_neon_asm_17_low_nibbles] /* low_nibbles = const() */
+	adrp x17, .Lublock_register_neon_asm_17_rotl48
+	ldr q26, [x17, #:lo12:.Lublock_register_neon_asm_17_rotl48] /* rotl48 = const() */
+	adrp x17, .Lublock_register_neon_asm_17_sbox_hi
+	ldr q27, [x17, #:lo12:.Lublock_register_neon_asm_17_sbox_hi] /* sbox_hi = const() */
+	adrp x17, .Lublock_register_neon_asm_17_sbox_lo
+	ldr q28, [x17, #:lo12:.Lublock_register_neon_asm_17_sbox_lo] /* sbox_lo = const() */
+	adrp x17, .Lublock_register_neon_asm_17_rotl24
+	ldr q29, [x17, #:lo12:.Lublock_register_neon_asm_17_rotl24] /* rotl24 = const() */
+	adrp x17, .Lublock_register_neon_asm_17_rotl56
+	ldr q30, [x17, #:lo12:.Lublock_register_neon_asm_17_rotl56] /* rotl56 = const() */
+	adrp x17, .Lublock_register_neon_asm_17_pl_front0
+	ldr q31, [x17, #:lo12:.Lublock_register_neon_asm_17_pl_front0] /* pl_front0 = const() */
+	adrp x17, .Lublock_register_neon_asm_17_pl_front1
+	ldr q8, [x17, #:lo12:.Lublock_register_neon_asm_17_pl_front1] /* pl_front1 = const() */
+	adrp x17, .Lublock_register_neon_asm_17_pl_rear0
+	ldr q9, [x17, #:lo12:.Lublock_register_neon_asm_17_pl_rear0] /* pl_rear0 = const() */
+	adrp x17, .Lublock_register_neon_asm_17_pl_rear1
+	ldr q10, [x17, #:lo12:.Lublock_register_neon_asm_17_pl_rear1] /* pl_rear1 = const() */
+	adrp x17, .Lublock_register_neon_asm_17_pr_front0
+	ldr q11, [x17, #:lo12:.Lublock_register_neon_asm_17_pr_front0] /* pr_front0 = const() */
 	str q21, [sp, #64] /* spill g3x0_1.2 */
 	str q24, [sp, #80] /* spill g3x1_0.2 */
 	str q22, [sp, #96] /* spill g3x1_1.2 */
 	mov x5, x0
 	mov x4, #24
 	.p2align 4
-.Lublock_register_neon_asm_11_loop_r0:
+.Lublock_register_neon_asm_17_loop_r0:
 	ldr q5, [x5] /* rk0 = load() */
 	ldr q21, [x5, #16] /* rk0_1 = load() */
 	ldr q22, [x5, #64] /* rk1 = load() */
@@ -3932,15 +4573,15 @@ ublock_register_neon_ublock256_256_encrypt_xor_asm:
 	tbl v2.16b, {v2.16b}, v10.16b /* pl_r_1 = lookup16(x0_4, pl_rear1) */
 	eor v0.16b, v0.16b, v2.16b /* pl_1 = xor(pl_f_1, pl_r_1) */
 	tbl v2.16b, {v3.16b}, v11.16b /* pr_f = lookup16(x1_4, pr_front0) */
-	adrp x17, .Lublock_register_neon_asm_11_pr_rear0
-	ldr q13, [x17, #:lo12:.Lublock_register_neon_asm_11_pr_rear0] /* pr_rear0 = const() */
+	adrp x17, .Lublock_register_neon_asm_17_pr_rear0
+	ldr q13, [x17, #:lo12:.Lublock_register_neon_asm_17_pr_rear0] /* pr_rear0 = const() */
 	tbl v14.16b, {v1.16b}, v13.16b /* pr_r = lookup16(x1_5, pr_rear0) */
 	eor v2.16b, v2.16b, v14.16b /* pr = xor(pr_f, pr_r) */
-	adrp x17, .Lublock_register_neon_asm_11_pr_front1
-	ldr q14, [x17, #:lo12:.Lublock_register_neon_asm_11_pr_front1] /* pr_front1 = const() */
+	adrp x17, .Lublock_register_neon_asm_17_pr_front1
+	ldr q14, [x17, #:lo12:.Lublock_register_neon_asm_17_pr_front1] /* pr_front1 = const() */
 	tbl v1.16b, {v1.16b}, v14.16b /* pr_f_1 = lookup16(x1_5, pr_front1) */
-	adrp x17, .Lublock_register_neon_asm_11_pr_rear1
-	ldr q15, [x17, #:lo12:.Lublock_register_neon_asm_11_pr_rear1] /* pr_rear1 = const() */
+	adrp x17, .Lublock_register_neon_asm_17_pr_rear1
+	ldr q15, [x17, #:lo12:.Lublock_register_neon_asm_17_pr_rear1] /* pr_rear1 = const() */
 	tbl v3.16b, {v3.16b}, v15.16b /* pr_r_1 = lookup16(x1_4, pr_rear1) */
 	eor v1.16b, v1.16b, v3.16b /* pr_1 = xor(pr_f_1, pr_r_1) */
 
@@ -4136,7 +4777,7 @@ ublock_register_neon_ublock256_256_encrypt_xor_asm:
 	mov v23.16b, v22.16b /* g3x0_0.3 */
 	add x5, x5, #128
 	subs x4, x4, #1
-	b.ne .Lublock_register_neon_asm_11_loop_r0
+	b.ne .Lublock_register_neon_asm_17_loop_r0
 
 	/* Final key addition. */
 	ldr q5, [x0, #3072] /* rk0_2 = load() */
@@ -4147,15 +4788,15 @@ ublock_register_neon_ublock256_256_encrypt_xor_asm:
 	eor v3.16b, v3.16b, v22.16b /* y1 = xor(g0x1_0, rk1_2) */
 	ldr q24, [x0, #3152] /* rk1_3 = load() */
 	eor v1.16b, v1.16b, v24.16b /* y1_1 = xor(g0x1_1, rk1_3) */
-	adrp x17, .Lublock_register_neon_asm_11_deinterleave
-	ldr q12, [x17, #:lo12:.Lublock_register_neon_asm_11_deinterleave] /* deinterleave = const() */
+	adrp x17, .Lublock_register_neon_asm_17_deinterleave
+	ldr q12, [x17, #:lo12:.Lublock_register_neon_asm_17_deinterleave] /* deinterleave = const() */
 	tbl v2.16b, {v2.16b}, v12.16b /* de = lookup16(y0, deinterleave) */
 	tbl v0.16b, {v0.16b}, v12.16b /* de_1 = lookup16(y0_1, deinterleave) */
 	zip1 v13.2d, v2.2d, v0.2d /* even_8 = unpacklo(de, de_1) */
 	zip2 v0.2d, v2.2d, v0.2d /* odd_8 = unpackhi(de, de_1) */
 	shl v2.16b, v13.16b, #4 /* ev_sh = shl(even_8) */
-	adrp x17, .Lublock_register_neon_asm_11_high_nibbles
-	ldr q14, [x17, #:lo12:.Lublock_register_neon_asm_11_high_nibbles] /* high_nibbles = const() */
+	adrp x17, .Lublock_register_neon_asm_17_high_nibbles
+	ldr q14, [x17, #:lo12:.Lublock_register_neon_asm_17_high_nibbles] /* high_nibbles = const() */
 	bif v2.16b, v0.16b, v14.16b /* out_lo = bsl(high_nibbles, odd_8, ev_sh) */
 	ushr v0.16b, v0.16b, #4 /* od_sh = shr(odd_8) */
 	bit v0.16b, v13.16b, v14.16b /* out_hi = bsl(high_nibbles, od_sh, even_8) */
@@ -4352,6 +4993,12 @@ ublock_register_neon_ublock256_256_encrypt_xor_asm:
 .Lublock_register_neon_asm_1_high_nibbles:
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 
+/* zero: no block in the high nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_1_zero:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
 /* low_nibbles: low nibble of every byte */
 	.section .rodata
 	.balign 16
@@ -4364,29 +5011,23 @@ ublock_register_neon_ublock256_256_encrypt_xor_asm:
 .Lublock_register_neon_asm_1_rotl48:
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
 
-/* sbox_inv_hi: S^-1[x] << 4: the block in the high nibbles */
+/* sbox_lo: S[x]: the block in the low nibbles */
 	.section .rodata
 	.balign 16
-.Lublock_register_neon_asm_1_sbox_inv_hi:
-	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
+.Lublock_register_neon_asm_1_sbox_lo:
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
 
-/* sbox_inv_lo: S^-1[x]: the block in the low nibbles */
-	.section .rodata
-	.balign 16
-.Lublock_register_neon_asm_1_sbox_inv_lo:
-	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
-
-/* pl_mask: PL^-1_128 on spread nibbles */
+/* pl_mask: PL_128 on spread nibbles */
 	.section .rodata
 	.balign 16
 .Lublock_register_neon_asm_1_pl_mask:
-	.byte 0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d
+	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
 
-/* pr_mask: PR^-1_128 on spread nibbles */
+/* pr_mask: PR_128 on spread nibbles */
 	.section .rodata
 	.balign 16
 .Lublock_register_neon_asm_1_pr_mask:
-	.byte 0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
 
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
 	.section .rodata
@@ -4406,89 +5047,11 @@ ublock_register_neon_ublock256_256_encrypt_xor_asm:
 .Lublock_register_neon_asm_1_deinterleave:
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 
-/* byte_14: byte 14 of each lane: where v + j0 + k is summed */
-	.section .rodata
-	.balign 16
-.Lublock_register_neon_asm_2_byte_14:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
-
-/* all_but_last: every byte but a block's last */
-	.section .rodata
-	.balign 16
-.Lublock_register_neon_asm_2_all_but_last:
-	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
-
-/* block_k: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata
-	.balign 16
-.Lublock_register_neon_asm_2_block_k:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-
-/* carry_everywhere: every byte reads the carry (byte 15), a block's last byte reads zero */
-	.section .rodata
-	.balign 16
-.Lublock_register_neon_asm_2_carry_everywhere:
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
-
-/* carry_mask_table: a carry as a byte mask: 0 -> 0x00, 1 -> 0xff */
-	.section .rodata
-	.balign 16
-.Lublock_register_neon_asm_2_carry_mask_table:
-	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-
-/* new_last_byte: byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero */
-	.section .rodata
-	.balign 16
-.Lublock_register_neon_asm_2_new_last_byte:
-	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
-
-/* block_k_1: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata
-	.balign 16
-.Lublock_register_neon_asm_2_block_k_1:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00
-
 /* high_nibbles: high nibble of every byte */
 	.section .rodata
 	.balign 16
 .Lublock_register_neon_asm_2_high_nibbles:
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
-
-/* block_k_2: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata
-	.balign 16
-.Lublock_register_neon_asm_2_block_k_2:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00
-
-/* block_k_3: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata
-	.balign 16
-.Lublock_register_neon_asm_2_block_k_3:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00
-
-/* block_k_4: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata
-	.balign 16
-.Lublock_register_neon_asm_2_block_k_4:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00
-
-/* block_k_5: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata
-	.balign 16
-.Lublock_register_neon_asm_2_block_k_5:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00
-
-/* block_k_6: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata
-	.balign 16
-.Lublock_register_neon_asm_2_block_k_6:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00
-
-/* block_k_7: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata
-	.balign 16
-.Lublock_register_neon_asm_2_block_k_7:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00
 
 /* low_nibbles: low nibble of every byte */
 	.section .rodata
@@ -4502,29 +5065,29 @@ ublock_register_neon_ublock256_256_encrypt_xor_asm:
 .Lublock_register_neon_asm_2_rotl48:
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
 
-/* sbox_hi: S[x] << 4: the block in the high nibbles */
+/* sbox_inv_hi: S^-1[x] << 4: the block in the high nibbles */
 	.section .rodata
 	.balign 16
-.Lublock_register_neon_asm_2_sbox_hi:
-	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+.Lublock_register_neon_asm_2_sbox_inv_hi:
+	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
 
-/* sbox_lo: S[x]: the block in the low nibbles */
+/* sbox_inv_lo: S^-1[x]: the block in the low nibbles */
 	.section .rodata
 	.balign 16
-.Lublock_register_neon_asm_2_sbox_lo:
-	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+.Lublock_register_neon_asm_2_sbox_inv_lo:
+	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
 
-/* pl_mask: PL_128 on spread nibbles */
+/* pl_mask: PL^-1_128 on spread nibbles */
 	.section .rodata
 	.balign 16
 .Lublock_register_neon_asm_2_pl_mask:
-	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
+	.byte 0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d
 
-/* pr_mask: PR_128 on spread nibbles */
+/* pr_mask: PR^-1_128 on spread nibbles */
 	.section .rodata
 	.balign 16
 .Lublock_register_neon_asm_2_pr_mask:
-	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+	.byte 0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03
 
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
 	.section .rodata
@@ -4550,6 +5113,12 @@ ublock_register_neon_ublock256_256_encrypt_xor_asm:
 .Lublock_register_neon_asm_3_high_nibbles:
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 
+/* zero: no block in the high nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_3_zero:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
 /* low_nibbles: low nibble of every byte */
 	.section .rodata
 	.balign 16
@@ -4562,29 +5131,23 @@ ublock_register_neon_ublock256_256_encrypt_xor_asm:
 .Lublock_register_neon_asm_3_rotl48:
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
 
-/* sbox_hi: S[x] << 4: the block in the high nibbles */
+/* sbox_inv_lo: S^-1[x]: the block in the low nibbles */
 	.section .rodata
 	.balign 16
-.Lublock_register_neon_asm_3_sbox_hi:
-	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+.Lublock_register_neon_asm_3_sbox_inv_lo:
+	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
 
-/* sbox_lo: S[x]: the block in the low nibbles */
-	.section .rodata
-	.balign 16
-.Lublock_register_neon_asm_3_sbox_lo:
-	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
-
-/* pl_mask: PL_128 on spread nibbles */
+/* pl_mask: PL^-1_128 on spread nibbles */
 	.section .rodata
 	.balign 16
 .Lublock_register_neon_asm_3_pl_mask:
-	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
+	.byte 0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d
 
-/* pr_mask: PR_128 on spread nibbles */
+/* pr_mask: PR^-1_128 on spread nibbles */
 	.section .rodata
 	.balign 16
 .Lublock_register_neon_asm_3_pr_mask:
-	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+	.byte 0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03
 
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
 	.section .rodata
@@ -4604,11 +5167,89 @@ ublock_register_neon_ublock256_256_encrypt_xor_asm:
 .Lublock_register_neon_asm_3_deinterleave:
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 
+/* byte_14: byte 14 of each lane: where v + j0 + k is summed */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_4_byte_14:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
+
+/* all_but_last: every byte but a block's last */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_4_all_but_last:
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
+
+/* block_k: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_4_block_k:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* carry_everywhere: every byte reads the carry (byte 15), a block's last byte reads zero */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_4_carry_everywhere:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
+
+/* carry_mask_table: a carry as a byte mask: 0 -> 0x00, 1 -> 0xff */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_4_carry_mask_table:
+	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* new_last_byte: byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_4_new_last_byte:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
+
+/* block_k_1: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_4_block_k_1:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00
+
 /* high_nibbles: high nibble of every byte */
 	.section .rodata
 	.balign 16
 .Lublock_register_neon_asm_4_high_nibbles:
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
+/* block_k_2: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_4_block_k_2:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00
+
+/* block_k_3: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_4_block_k_3:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00
+
+/* block_k_4: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_4_block_k_4:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00
+
+/* block_k_5: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_4_block_k_5:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00
+
+/* block_k_6: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_4_block_k_6:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00
+
+/* block_k_7: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_4_block_k_7:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00
 
 /* low_nibbles: low nibble of every byte */
 	.section .rodata
@@ -4682,29 +5323,29 @@ ublock_register_neon_ublock256_256_encrypt_xor_asm:
 .Lublock_register_neon_asm_5_rotl48:
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
 
-/* sbox_inv_hi: S^-1[x] << 4: the block in the high nibbles */
+/* sbox_hi: S[x] << 4: the block in the high nibbles */
 	.section .rodata
 	.balign 16
-.Lublock_register_neon_asm_5_sbox_inv_hi:
-	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
+.Lublock_register_neon_asm_5_sbox_hi:
+	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
 
-/* sbox_inv_lo: S^-1[x]: the block in the low nibbles */
+/* sbox_lo: S[x]: the block in the low nibbles */
 	.section .rodata
 	.balign 16
-.Lublock_register_neon_asm_5_sbox_inv_lo:
-	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
+.Lublock_register_neon_asm_5_sbox_lo:
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
 
-/* pl_mask: PL^-1_128 on spread nibbles */
+/* pl_mask: PL_128 on spread nibbles */
 	.section .rodata
 	.balign 16
 .Lublock_register_neon_asm_5_pl_mask:
-	.byte 0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d
+	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
 
-/* pr_mask: PR^-1_128 on spread nibbles */
+/* pr_mask: PR_128 on spread nibbles */
 	.section .rodata
 	.balign 16
 .Lublock_register_neon_asm_5_pr_mask:
-	.byte 0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
 
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
 	.section .rodata
@@ -4724,89 +5365,11 @@ ublock_register_neon_ublock256_256_encrypt_xor_asm:
 .Lublock_register_neon_asm_5_deinterleave:
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 
-/* byte_14: byte 14 of each lane: where v + j0 + k is summed */
-	.section .rodata
-	.balign 16
-.Lublock_register_neon_asm_6_byte_14:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
-
-/* all_but_last: every byte but a block's last */
-	.section .rodata
-	.balign 16
-.Lublock_register_neon_asm_6_all_but_last:
-	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
-
-/* block_k: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata
-	.balign 16
-.Lublock_register_neon_asm_6_block_k:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-
-/* carry_everywhere: every byte reads the carry (byte 15), a block's last byte reads zero */
-	.section .rodata
-	.balign 16
-.Lublock_register_neon_asm_6_carry_everywhere:
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
-
-/* carry_mask_table: a carry as a byte mask: 0 -> 0x00, 1 -> 0xff */
-	.section .rodata
-	.balign 16
-.Lublock_register_neon_asm_6_carry_mask_table:
-	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-
-/* new_last_byte: byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero */
-	.section .rodata
-	.balign 16
-.Lublock_register_neon_asm_6_new_last_byte:
-	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
-
-/* block_k_1: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata
-	.balign 16
-.Lublock_register_neon_asm_6_block_k_1:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00
-
 /* high_nibbles: high nibble of every byte */
 	.section .rodata
 	.balign 16
 .Lublock_register_neon_asm_6_high_nibbles:
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
-
-/* block_k_2: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata
-	.balign 16
-.Lublock_register_neon_asm_6_block_k_2:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00
-
-/* block_k_3: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata
-	.balign 16
-.Lublock_register_neon_asm_6_block_k_3:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00
-
-/* block_k_4: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata
-	.balign 16
-.Lublock_register_neon_asm_6_block_k_4:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00
-
-/* block_k_5: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata
-	.balign 16
-.Lublock_register_neon_asm_6_block_k_5:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00
-
-/* block_k_6: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata
-	.balign 16
-.Lublock_register_neon_asm_6_block_k_6:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00
-
-/* block_k_7: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata
-	.balign 16
-.Lublock_register_neon_asm_6_block_k_7:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00
 
 /* low_nibbles: low nibble of every byte */
 	.section .rodata
@@ -4868,6 +5431,12 @@ ublock_register_neon_ublock256_256_encrypt_xor_asm:
 .Lublock_register_neon_asm_7_high_nibbles:
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 
+/* zero: no block in the high nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_7_zero:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
 /* low_nibbles: low nibble of every byte */
 	.section .rodata
 	.balign 16
@@ -4879,12 +5448,6 @@ ublock_register_neon_ublock256_256_encrypt_xor_asm:
 	.balign 16
 .Lublock_register_neon_asm_7_rotl48:
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
-
-/* sbox_hi: S[x] << 4: the block in the high nibbles */
-	.section .rodata
-	.balign 16
-.Lublock_register_neon_asm_7_sbox_hi:
-	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
 
 /* sbox_lo: S[x]: the block in the low nibbles */
 	.section .rodata
@@ -4940,17 +5503,29 @@ ublock_register_neon_ublock256_256_encrypt_xor_asm:
 .Lublock_register_neon_asm_8_rotl48:
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
 
-/* sbox_hi: S[x] << 4: the block in the high nibbles */
+/* sbox_inv_hi: S^-1[x] << 4: the block in the high nibbles */
 	.section .rodata
 	.balign 16
-.Lublock_register_neon_asm_8_sbox_hi:
-	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+.Lublock_register_neon_asm_8_sbox_inv_hi:
+	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
 
-/* sbox_lo: S[x]: the block in the low nibbles */
+/* sbox_inv_lo: S^-1[x]: the block in the low nibbles */
 	.section .rodata
 	.balign 16
-.Lublock_register_neon_asm_8_sbox_lo:
-	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+.Lublock_register_neon_asm_8_sbox_inv_lo:
+	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
+
+/* pl_mask: PL^-1_128 on spread nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_8_pl_mask:
+	.byte 0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d
+
+/* pr_mask: PR^-1_128 on spread nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_8_pr_mask:
+	.byte 0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03
 
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
 	.section .rodata
@@ -4964,54 +5539,6 @@ ublock_register_neon_ublock256_256_encrypt_xor_asm:
 .Lublock_register_neon_asm_8_rotl56:
 	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
 
-/* pl_front0: PL_256 spread, lane 0: bytes from this lane */
-	.section .rodata
-	.balign 16
-.Lublock_register_neon_asm_8_pl_front0:
-	.byte 0x04, 0x05, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
-
-/* pl_front1: PL_256 spread, lane 1: bytes from this lane */
-	.section .rodata
-	.balign 16
-.Lublock_register_neon_asm_8_pl_front1:
-	.byte 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x04, 0x05, 0x0c, 0x0d, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
-
-/* pl_rear0: PL_256 spread, lane 0: bytes from the other lane */
-	.section .rodata
-	.balign 16
-.Lublock_register_neon_asm_8_pl_rear0:
-	.byte 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x08, 0x09
-
-/* pl_rear1: PL_256 spread, lane 1: bytes from the other lane */
-	.section .rodata
-	.balign 16
-.Lublock_register_neon_asm_8_pl_rear1:
-	.byte 0x02, 0x03, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x00, 0x01
-
-/* pr_front0: PR_256 spread, lane 0: bytes from this lane */
-	.section .rodata
-	.balign 16
-.Lublock_register_neon_asm_8_pr_front0:
-	.byte 0x0c, 0x0d, 0x80, 0x80, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05, 0x80, 0x80
-
-/* pr_rear0: PR_256 spread, lane 0: bytes from the other lane */
-	.section .rodata
-	.balign 16
-.Lublock_register_neon_asm_8_pr_rear0:
-	.byte 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x08, 0x09, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f
-
-/* pr_front1: PR_256 spread, lane 1: bytes from this lane */
-	.section .rodata
-	.balign 16
-.Lublock_register_neon_asm_8_pr_front1:
-	.byte 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80
-
-/* pr_rear1: PR_256 spread, lane 1: bytes from the other lane */
-	.section .rodata
-	.balign 16
-.Lublock_register_neon_asm_8_pr_rear1:
-	.byte 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x0a, 0x0b
-
 /* deinterleave: even bytes to the low half, odd to the high */
 	.section .rodata
 	.balign 16
@@ -5023,6 +5550,12 @@ ublock_register_neon_ublock256_256_encrypt_xor_asm:
 	.balign 16
 .Lublock_register_neon_asm_9_high_nibbles:
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
+/* zero: no block in the high nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_9_zero:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 
 /* low_nibbles: low nibble of every byte */
 	.section .rodata
@@ -5036,17 +5569,23 @@ ublock_register_neon_ublock256_256_encrypt_xor_asm:
 .Lublock_register_neon_asm_9_rotl48:
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
 
-/* sbox_inv_hi: S^-1[x] << 4: the block in the high nibbles */
-	.section .rodata
-	.balign 16
-.Lublock_register_neon_asm_9_sbox_inv_hi:
-	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
-
 /* sbox_inv_lo: S^-1[x]: the block in the low nibbles */
 	.section .rodata
 	.balign 16
 .Lublock_register_neon_asm_9_sbox_inv_lo:
 	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
+
+/* pl_mask: PL^-1_128 on spread nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_9_pl_mask:
+	.byte 0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d
+
+/* pr_mask: PR^-1_128 on spread nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_9_pr_mask:
+	.byte 0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03
 
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
 	.section .rodata
@@ -5059,54 +5598,6 @@ ublock_register_neon_ublock256_256_encrypt_xor_asm:
 	.balign 16
 .Lublock_register_neon_asm_9_rotl56:
 	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
-
-/* pl_front0: PL^-1_256 spread, lane 0: bytes from this lane */
-	.section .rodata
-	.balign 16
-.Lublock_register_neon_asm_9_pl_front0:
-	.byte 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x02, 0x03
-
-/* pl_front1: PL^-1_256 spread, lane 1: bytes from this lane */
-	.section .rodata
-	.balign 16
-.Lublock_register_neon_asm_9_pl_front1:
-	.byte 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05
-
-/* pl_rear0: PL^-1_256 spread, lane 0: bytes from the other lane */
-	.section .rodata
-	.balign 16
-.Lublock_register_neon_asm_9_pl_rear0:
-	.byte 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
-
-/* pl_rear1: PL^-1_256 spread, lane 1: bytes from the other lane */
-	.section .rodata
-	.balign 16
-.Lublock_register_neon_asm_9_pl_rear1:
-	.byte 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
-
-/* pr_front0: PR^-1_256 spread, lane 0: bytes from this lane */
-	.section .rodata
-	.balign 16
-.Lublock_register_neon_asm_9_pr_front0:
-	.byte 0x80, 0x80, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x0a, 0x0b, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80
-
-/* pr_rear0: PR^-1_256 spread, lane 0: bytes from the other lane */
-	.section .rodata
-	.balign 16
-.Lublock_register_neon_asm_9_pr_rear0:
-	.byte 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x80, 0x80, 0x0e, 0x0f, 0x80, 0x80, 0x00, 0x01
-
-/* pr_front1: PR^-1_256 spread, lane 1: bytes from this lane */
-	.section .rodata
-	.balign 16
-.Lublock_register_neon_asm_9_pr_front1:
-	.byte 0x0c, 0x0d, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80, 0x04, 0x05, 0x08, 0x09, 0x80, 0x80
-
-/* pr_rear1: PR^-1_256 spread, lane 1: bytes from the other lane */
-	.section .rodata
-	.balign 16
-.Lublock_register_neon_asm_9_pr_rear1:
-	.byte 0x80, 0x80, 0x08, 0x09, 0x80, 0x80, 0x02, 0x03, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f
 
 /* deinterleave: even bytes to the low half, odd to the high */
 	.section .rodata
@@ -5136,19 +5627,13 @@ ublock_register_neon_ublock256_256_encrypt_xor_asm:
 	.section .rodata
 	.balign 16
 .Lublock_register_neon_asm_10_carry_everywhere:
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
 
 /* carry_mask_table: a carry as a byte mask: 0 -> 0x00, 1 -> 0xff */
 	.section .rodata
 	.balign 16
 .Lublock_register_neon_asm_10_carry_mask_table:
 	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-
-/* carry_everywhere_1: every byte reads the carry (byte 15), a block's last byte reads zero */
-	.section .rodata
-	.balign 16
-.Lublock_register_neon_asm_10_carry_everywhere_1:
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
 
 /* new_last_byte: byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero */
 	.section .rodata
@@ -5204,6 +5689,12 @@ ublock_register_neon_ublock256_256_encrypt_xor_asm:
 .Lublock_register_neon_asm_10_block_k_7:
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00
 
+/* low_nibbles: low nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_10_low_nibbles:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
 	.section .rodata
 	.balign 16
@@ -5222,6 +5713,18 @@ ublock_register_neon_ublock256_256_encrypt_xor_asm:
 .Lublock_register_neon_asm_10_sbox_lo:
 	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
 
+/* pl_mask: PL_128 on spread nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_10_pl_mask:
+	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
+
+/* pr_mask: PR_128 on spread nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_10_pr_mask:
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
 	.section .rodata
 	.balign 16
@@ -5233,54 +5736,6 @@ ublock_register_neon_ublock256_256_encrypt_xor_asm:
 	.balign 16
 .Lublock_register_neon_asm_10_rotl56:
 	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
-
-/* pl_front0: PL_256 spread, lane 0: bytes from this lane */
-	.section .rodata
-	.balign 16
-.Lublock_register_neon_asm_10_pl_front0:
-	.byte 0x04, 0x05, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
-
-/* pl_front1: PL_256 spread, lane 1: bytes from this lane */
-	.section .rodata
-	.balign 16
-.Lublock_register_neon_asm_10_pl_front1:
-	.byte 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x04, 0x05, 0x0c, 0x0d, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
-
-/* pl_rear0: PL_256 spread, lane 0: bytes from the other lane */
-	.section .rodata
-	.balign 16
-.Lublock_register_neon_asm_10_pl_rear0:
-	.byte 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x08, 0x09
-
-/* pl_rear1: PL_256 spread, lane 1: bytes from the other lane */
-	.section .rodata
-	.balign 16
-.Lublock_register_neon_asm_10_pl_rear1:
-	.byte 0x02, 0x03, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x00, 0x01
-
-/* pr_front0: PR_256 spread, lane 0: bytes from this lane */
-	.section .rodata
-	.balign 16
-.Lublock_register_neon_asm_10_pr_front0:
-	.byte 0x0c, 0x0d, 0x80, 0x80, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05, 0x80, 0x80
-
-/* pr_rear0: PR_256 spread, lane 0: bytes from the other lane */
-	.section .rodata
-	.balign 16
-.Lublock_register_neon_asm_10_pr_rear0:
-	.byte 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x08, 0x09, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f
-
-/* pr_front1: PR_256 spread, lane 1: bytes from this lane */
-	.section .rodata
-	.balign 16
-.Lublock_register_neon_asm_10_pr_front1:
-	.byte 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80
-
-/* pr_rear1: PR_256 spread, lane 1: bytes from the other lane */
-	.section .rodata
-	.balign 16
-.Lublock_register_neon_asm_10_pr_rear1:
-	.byte 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x0a, 0x0b
 
 /* deinterleave: even bytes to the low half, odd to the high */
 	.section .rodata
@@ -5318,6 +5773,18 @@ ublock_register_neon_ublock256_256_encrypt_xor_asm:
 .Lublock_register_neon_asm_11_sbox_lo:
 	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
 
+/* pl_mask: PL_128 on spread nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_11_pl_mask:
+	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
+
+/* pr_mask: PR_128 on spread nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_11_pr_mask:
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
 	.section .rodata
 	.balign 16
@@ -5330,58 +5797,664 @@ ublock_register_neon_ublock256_256_encrypt_xor_asm:
 .Lublock_register_neon_asm_11_rotl56:
 	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
 
+/* deinterleave: even bytes to the low half, odd to the high */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_11_deinterleave:
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+
+/* high_nibbles: high nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_12_high_nibbles:
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
+/* low_nibbles: low nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_12_low_nibbles:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_12_rotl48:
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
+/* sbox_hi: S[x] << 4: the block in the high nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_12_sbox_hi:
+	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+
+/* sbox_lo: S[x]: the block in the low nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_12_sbox_lo:
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+
+/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_12_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_12_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
 /* pl_front0: PL_256 spread, lane 0: bytes from this lane */
 	.section .rodata
 	.balign 16
-.Lublock_register_neon_asm_11_pl_front0:
+.Lublock_register_neon_asm_12_pl_front0:
 	.byte 0x04, 0x05, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
 
 /* pl_front1: PL_256 spread, lane 1: bytes from this lane */
 	.section .rodata
 	.balign 16
-.Lublock_register_neon_asm_11_pl_front1:
+.Lublock_register_neon_asm_12_pl_front1:
 	.byte 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x04, 0x05, 0x0c, 0x0d, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
 
 /* pl_rear0: PL_256 spread, lane 0: bytes from the other lane */
 	.section .rodata
 	.balign 16
-.Lublock_register_neon_asm_11_pl_rear0:
+.Lublock_register_neon_asm_12_pl_rear0:
 	.byte 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x08, 0x09
 
 /* pl_rear1: PL_256 spread, lane 1: bytes from the other lane */
 	.section .rodata
 	.balign 16
-.Lublock_register_neon_asm_11_pl_rear1:
+.Lublock_register_neon_asm_12_pl_rear1:
 	.byte 0x02, 0x03, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x00, 0x01
 
 /* pr_front0: PR_256 spread, lane 0: bytes from this lane */
 	.section .rodata
 	.balign 16
-.Lublock_register_neon_asm_11_pr_front0:
+.Lublock_register_neon_asm_12_pr_front0:
 	.byte 0x0c, 0x0d, 0x80, 0x80, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05, 0x80, 0x80
 
 /* pr_rear0: PR_256 spread, lane 0: bytes from the other lane */
 	.section .rodata
 	.balign 16
-.Lublock_register_neon_asm_11_pr_rear0:
+.Lublock_register_neon_asm_12_pr_rear0:
 	.byte 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x08, 0x09, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f
 
 /* pr_front1: PR_256 spread, lane 1: bytes from this lane */
 	.section .rodata
 	.balign 16
-.Lublock_register_neon_asm_11_pr_front1:
+.Lublock_register_neon_asm_12_pr_front1:
 	.byte 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80
 
 /* pr_rear1: PR_256 spread, lane 1: bytes from the other lane */
 	.section .rodata
 	.balign 16
-.Lublock_register_neon_asm_11_pr_rear1:
+.Lublock_register_neon_asm_12_pr_rear1:
 	.byte 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x0a, 0x0b
 
 /* deinterleave: even bytes to the low half, odd to the high */
 	.section .rodata
 	.balign 16
-.Lublock_register_neon_asm_11_deinterleave:
+.Lublock_register_neon_asm_12_deinterleave:
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+
+/* high_nibbles: high nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_13_high_nibbles:
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
+/* zero: no block in the high nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_13_zero:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* low_nibbles: low nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_13_low_nibbles:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_13_rotl48:
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
+/* sbox_lo: S[x]: the block in the low nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_13_sbox_lo:
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+
+/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_13_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_13_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
+/* pl_front0: PL_256 spread, lane 0: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_13_pl_front0:
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
+
+/* pl_front1: PL_256 spread, lane 1: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_13_pl_front1:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x04, 0x05, 0x0c, 0x0d, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
+
+/* pl_rear0: PL_256 spread, lane 0: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_13_pl_rear0:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x08, 0x09
+
+/* pl_rear1: PL_256 spread, lane 1: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_13_pl_rear1:
+	.byte 0x02, 0x03, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x00, 0x01
+
+/* pr_front0: PR_256 spread, lane 0: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_13_pr_front0:
+	.byte 0x0c, 0x0d, 0x80, 0x80, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05, 0x80, 0x80
+
+/* pr_front1: PR_256 spread, lane 1: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_13_pr_front1:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80
+
+/* pr_rear0: PR_256 spread, lane 0: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_13_pr_rear0:
+	.byte 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x08, 0x09, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f
+
+/* pr_rear1: PR_256 spread, lane 1: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_13_pr_rear1:
+	.byte 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x0a, 0x0b
+
+/* deinterleave: even bytes to the low half, odd to the high */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_13_deinterleave:
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+
+/* high_nibbles: high nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_14_high_nibbles:
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
+/* low_nibbles: low nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_14_low_nibbles:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_14_rotl48:
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
+/* sbox_inv_hi: S^-1[x] << 4: the block in the high nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_14_sbox_inv_hi:
+	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
+
+/* sbox_inv_lo: S^-1[x]: the block in the low nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_14_sbox_inv_lo:
+	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
+
+/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_14_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_14_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
+/* pl_front0: PL^-1_256 spread, lane 0: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_14_pl_front0:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x02, 0x03
+
+/* pl_front1: PL^-1_256 spread, lane 1: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_14_pl_front1:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05
+
+/* pl_rear0: PL^-1_256 spread, lane 0: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_14_pl_rear0:
+	.byte 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
+
+/* pl_rear1: PL^-1_256 spread, lane 1: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_14_pl_rear1:
+	.byte 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
+
+/* pr_front0: PR^-1_256 spread, lane 0: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_14_pr_front0:
+	.byte 0x80, 0x80, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x0a, 0x0b, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80
+
+/* pr_rear0: PR^-1_256 spread, lane 0: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_14_pr_rear0:
+	.byte 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x80, 0x80, 0x0e, 0x0f, 0x80, 0x80, 0x00, 0x01
+
+/* pr_front1: PR^-1_256 spread, lane 1: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_14_pr_front1:
+	.byte 0x0c, 0x0d, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80, 0x04, 0x05, 0x08, 0x09, 0x80, 0x80
+
+/* pr_rear1: PR^-1_256 spread, lane 1: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_14_pr_rear1:
+	.byte 0x80, 0x80, 0x08, 0x09, 0x80, 0x80, 0x02, 0x03, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f
+
+/* deinterleave: even bytes to the low half, odd to the high */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_14_deinterleave:
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+
+/* high_nibbles: high nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_15_high_nibbles:
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
+/* zero: no block in the high nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_15_zero:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* low_nibbles: low nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_15_low_nibbles:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_15_rotl48:
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
+/* sbox_inv_lo: S^-1[x]: the block in the low nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_15_sbox_inv_lo:
+	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
+
+/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_15_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_15_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
+/* pl_front0: PL^-1_256 spread, lane 0: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_15_pl_front0:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x02, 0x03
+
+/* pl_front1: PL^-1_256 spread, lane 1: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_15_pl_front1:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05
+
+/* pl_rear0: PL^-1_256 spread, lane 0: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_15_pl_rear0:
+	.byte 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
+
+/* pl_rear1: PL^-1_256 spread, lane 1: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_15_pl_rear1:
+	.byte 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
+
+/* pr_front0: PR^-1_256 spread, lane 0: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_15_pr_front0:
+	.byte 0x80, 0x80, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x0a, 0x0b, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80
+
+/* pr_front1: PR^-1_256 spread, lane 1: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_15_pr_front1:
+	.byte 0x0c, 0x0d, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80, 0x04, 0x05, 0x08, 0x09, 0x80, 0x80
+
+/* pr_rear0: PR^-1_256 spread, lane 0: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_15_pr_rear0:
+	.byte 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x80, 0x80, 0x0e, 0x0f, 0x80, 0x80, 0x00, 0x01
+
+/* pr_rear1: PR^-1_256 spread, lane 1: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_15_pr_rear1:
+	.byte 0x80, 0x80, 0x08, 0x09, 0x80, 0x80, 0x02, 0x03, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f
+
+/* deinterleave: even bytes to the low half, odd to the high */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_15_deinterleave:
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+
+/* byte_14: byte 14 of each lane: where v + j0 + k is summed */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_16_byte_14:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
+
+/* all_but_last: every byte but a block's last */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_16_all_but_last:
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
+
+/* block_k: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_16_block_k:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* carry_everywhere: every byte reads the carry (byte 15), a block's last byte reads zero */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_16_carry_everywhere:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* carry_mask_table: a carry as a byte mask: 0 -> 0x00, 1 -> 0xff */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_16_carry_mask_table:
+	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* carry_everywhere_1: every byte reads the carry (byte 15), a block's last byte reads zero */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_16_carry_everywhere_1:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
+
+/* new_last_byte: byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_16_new_last_byte:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
+
+/* block_k_1: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_16_block_k_1:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00
+
+/* high_nibbles: high nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_16_high_nibbles:
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
+/* block_k_2: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_16_block_k_2:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00
+
+/* block_k_3: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_16_block_k_3:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00
+
+/* block_k_4: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_16_block_k_4:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00
+
+/* block_k_5: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_16_block_k_5:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00
+
+/* block_k_6: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_16_block_k_6:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00
+
+/* block_k_7: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_16_block_k_7:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00
+
+/* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_16_rotl48:
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
+/* sbox_hi: S[x] << 4: the block in the high nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_16_sbox_hi:
+	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+
+/* sbox_lo: S[x]: the block in the low nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_16_sbox_lo:
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+
+/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_16_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_16_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
+/* pl_front0: PL_256 spread, lane 0: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_16_pl_front0:
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
+
+/* pl_front1: PL_256 spread, lane 1: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_16_pl_front1:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x04, 0x05, 0x0c, 0x0d, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
+
+/* pl_rear0: PL_256 spread, lane 0: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_16_pl_rear0:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x08, 0x09
+
+/* pl_rear1: PL_256 spread, lane 1: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_16_pl_rear1:
+	.byte 0x02, 0x03, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x00, 0x01
+
+/* pr_front0: PR_256 spread, lane 0: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_16_pr_front0:
+	.byte 0x0c, 0x0d, 0x80, 0x80, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05, 0x80, 0x80
+
+/* pr_rear0: PR_256 spread, lane 0: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_16_pr_rear0:
+	.byte 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x08, 0x09, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f
+
+/* pr_front1: PR_256 spread, lane 1: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_16_pr_front1:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80
+
+/* pr_rear1: PR_256 spread, lane 1: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_16_pr_rear1:
+	.byte 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x0a, 0x0b
+
+/* deinterleave: even bytes to the low half, odd to the high */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_16_deinterleave:
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+
+/* high_nibbles: high nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_17_high_nibbles:
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
+/* low_nibbles: low nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_17_low_nibbles:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_17_rotl48:
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
+/* sbox_hi: S[x] << 4: the block in the high nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_17_sbox_hi:
+	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+
+/* sbox_lo: S[x]: the block in the low nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_17_sbox_lo:
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+
+/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_17_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_17_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
+/* pl_front0: PL_256 spread, lane 0: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_17_pl_front0:
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
+
+/* pl_front1: PL_256 spread, lane 1: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_17_pl_front1:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x04, 0x05, 0x0c, 0x0d, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
+
+/* pl_rear0: PL_256 spread, lane 0: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_17_pl_rear0:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x08, 0x09
+
+/* pl_rear1: PL_256 spread, lane 1: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_17_pl_rear1:
+	.byte 0x02, 0x03, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x00, 0x01
+
+/* pr_front0: PR_256 spread, lane 0: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_17_pr_front0:
+	.byte 0x0c, 0x0d, 0x80, 0x80, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05, 0x80, 0x80
+
+/* pr_rear0: PR_256 spread, lane 0: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_17_pr_rear0:
+	.byte 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x08, 0x09, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f
+
+/* pr_front1: PR_256 spread, lane 1: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_17_pr_front1:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80
+
+/* pr_rear1: PR_256 spread, lane 1: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_17_pr_rear1:
+	.byte 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x0a, 0x0b
+
+/* deinterleave: even bytes to the low half, odd to the high */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_17_deinterleave:
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 
 	.section .note.GNU-stack,"",%progbits

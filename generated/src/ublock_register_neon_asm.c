@@ -47,12 +47,28 @@ static void ublock_register_neon_asm_ublock128_128_encrypt(const uint8_t *rk, co
     ublock_register_neon_ublock128_128_encrypt_asm(rk, in, out);
 }
 
+/* ublock128_128, encrypt: one block per pass (the register method at one block, single-key image). */
+static void ublock_register_neon_asm_ublock128_128_encrypt_one_block(const uint8_t *rk, const uint8_t *in, uint8_t *out)
+{
+    /* ublock_register_neon_asm.S: the same lowered program, in assembly (registers allocated by gen/backends/regalloc.py). */
+    void ublock_register_neon_ublock128_128_encrypt_one_block_asm(const void *rk, const void *in, const void *out);
+    ublock_register_neon_ublock128_128_encrypt_one_block_asm(rk, in, out);
+}
+
 /* ublock128_128, decrypt: 8 blocks per pass. */
 static void ublock_register_neon_asm_ublock128_128_decrypt(const uint8_t *rk, const uint8_t *in, uint8_t *out)
 {
     /* ublock_register_neon_asm.S: the same lowered program, in assembly (registers allocated by gen/backends/regalloc.py). */
     void ublock_register_neon_ublock128_128_decrypt_asm(const void *rk, const void *in, const void *out);
     ublock_register_neon_ublock128_128_decrypt_asm(rk, in, out);
+}
+
+/* ublock128_128, decrypt: one block per pass (the register method at one block, single-key image). */
+static void ublock_register_neon_asm_ublock128_128_decrypt_one_block(const uint8_t *rk, const uint8_t *in, uint8_t *out)
+{
+    /* ublock_register_neon_asm.S: the same lowered program, in assembly (registers allocated by gen/backends/regalloc.py). */
+    void ublock_register_neon_ublock128_128_decrypt_one_block_asm(const void *rk, const void *in, const void *out);
+    ublock_register_neon_ublock128_128_decrypt_one_block_asm(rk, in, out);
 }
 
 /* ublock128_128, encryption with the message XORed into the stores: out = E(in) ^ src. */
@@ -82,12 +98,28 @@ static void ublock_register_neon_asm_ublock128_256_encrypt(const uint8_t *rk, co
     ublock_register_neon_ublock128_256_encrypt_asm(rk, in, out);
 }
 
+/* ublock128_256, encrypt: one block per pass (the register method at one block, single-key image). */
+static void ublock_register_neon_asm_ublock128_256_encrypt_one_block(const uint8_t *rk, const uint8_t *in, uint8_t *out)
+{
+    /* ublock_register_neon_asm.S: the same lowered program, in assembly (registers allocated by gen/backends/regalloc.py). */
+    void ublock_register_neon_ublock128_256_encrypt_one_block_asm(const void *rk, const void *in, const void *out);
+    ublock_register_neon_ublock128_256_encrypt_one_block_asm(rk, in, out);
+}
+
 /* ublock128_256, decrypt: 8 blocks per pass. */
 static void ublock_register_neon_asm_ublock128_256_decrypt(const uint8_t *rk, const uint8_t *in, uint8_t *out)
 {
     /* ublock_register_neon_asm.S: the same lowered program, in assembly (registers allocated by gen/backends/regalloc.py). */
     void ublock_register_neon_ublock128_256_decrypt_asm(const void *rk, const void *in, const void *out);
     ublock_register_neon_ublock128_256_decrypt_asm(rk, in, out);
+}
+
+/* ublock128_256, decrypt: one block per pass (the register method at one block, single-key image). */
+static void ublock_register_neon_asm_ublock128_256_decrypt_one_block(const uint8_t *rk, const uint8_t *in, uint8_t *out)
+{
+    /* ublock_register_neon_asm.S: the same lowered program, in assembly (registers allocated by gen/backends/regalloc.py). */
+    void ublock_register_neon_ublock128_256_decrypt_one_block_asm(const void *rk, const void *in, const void *out);
+    ublock_register_neon_ublock128_256_decrypt_one_block_asm(rk, in, out);
 }
 
 /* ublock128_256, encryption with the message XORed into the stores: out = E(in) ^ src. */
@@ -117,12 +149,28 @@ static void ublock_register_neon_asm_ublock256_256_encrypt(const uint8_t *rk, co
     ublock_register_neon_ublock256_256_encrypt_asm(rk, in, out);
 }
 
+/* ublock256_256, encrypt: one block per pass (the register method at one block, single-key image). */
+static void ublock_register_neon_asm_ublock256_256_encrypt_one_block(const uint8_t *rk, const uint8_t *in, uint8_t *out)
+{
+    /* ublock_register_neon_asm.S: the same lowered program, in assembly (registers allocated by gen/backends/regalloc.py). */
+    void ublock_register_neon_ublock256_256_encrypt_one_block_asm(const void *rk, const void *in, const void *out);
+    ublock_register_neon_ublock256_256_encrypt_one_block_asm(rk, in, out);
+}
+
 /* ublock256_256, decrypt: 8 blocks per pass. */
 static void ublock_register_neon_asm_ublock256_256_decrypt(const uint8_t *rk, const uint8_t *in, uint8_t *out)
 {
     /* ublock_register_neon_asm.S: the same lowered program, in assembly (registers allocated by gen/backends/regalloc.py). */
     void ublock_register_neon_ublock256_256_decrypt_asm(const void *rk, const void *in, const void *out);
     ublock_register_neon_ublock256_256_decrypt_asm(rk, in, out);
+}
+
+/* ublock256_256, decrypt: one block per pass (the register method at one block, single-key image). */
+static void ublock_register_neon_asm_ublock256_256_decrypt_one_block(const uint8_t *rk, const uint8_t *in, uint8_t *out)
+{
+    /* ublock_register_neon_asm.S: the same lowered program, in assembly (registers allocated by gen/backends/regalloc.py). */
+    void ublock_register_neon_ublock256_256_decrypt_one_block_asm(const void *rk, const void *in, const void *out);
+    ublock_register_neon_ublock256_256_decrypt_one_block_asm(rk, in, out);
 }
 
 /* ublock256_256, encryption with the message XORed into the stores: out = E(in) ^ src. */
@@ -149,6 +197,11 @@ static const ublock_batch_table ublock_register_neon_asm_batches = {
     [UBLOCK_128_256] = { [UBLOCK_DECRYPT] = ublock_register_neon_asm_ublock128_256_decrypt, [UBLOCK_ENCRYPT] = ublock_register_neon_asm_ublock128_256_encrypt },
     [UBLOCK_256_256] = { [UBLOCK_DECRYPT] = ublock_register_neon_asm_ublock256_256_decrypt, [UBLOCK_ENCRYPT] = ublock_register_neon_asm_ublock256_256_encrypt },
 };
+static const ublock_batch_table ublock_register_neon_asm_one_block = {
+    [UBLOCK_128_128] = { [UBLOCK_DECRYPT] = ublock_register_neon_asm_ublock128_128_decrypt_one_block, [UBLOCK_ENCRYPT] = ublock_register_neon_asm_ublock128_128_encrypt_one_block },
+    [UBLOCK_128_256] = { [UBLOCK_DECRYPT] = ublock_register_neon_asm_ublock128_256_decrypt_one_block, [UBLOCK_ENCRYPT] = ublock_register_neon_asm_ublock128_256_encrypt_one_block },
+    [UBLOCK_256_256] = { [UBLOCK_DECRYPT] = ublock_register_neon_asm_ublock256_256_decrypt_one_block, [UBLOCK_ENCRYPT] = ublock_register_neon_asm_ublock256_256_encrypt_one_block },
+};
 static const ublock_xor_batch_table ublock_register_neon_asm_xor_batches = {
     [UBLOCK_128_128] = ublock_register_neon_asm_ublock128_128_encrypt_xor,
     [UBLOCK_128_256] = ublock_register_neon_asm_ublock128_256_encrypt_xor,
@@ -166,14 +219,14 @@ _Static_assert(256 <= UBLOCK_MAX_BATCH_BYTES,
 static void ublock_register_neon_asm_crypt(const ublock_key *key, ublock_direction dir, const uint8_t *in, uint8_t *out,
                                      size_t nblocks)
 {
-    ublock_run_batches(ublock_register_neon_asm_batches, ublock_register_neon_asm_batch_blocks, ublock_image(key, dir), key, dir, in, out,
-                       nblocks);
+    ublock_run_batches(ublock_register_neon_asm_batches, ublock_register_neon_asm_one_block, ublock_register_neon_asm_batch_blocks, ublock_image(key, dir),
+                       key, dir, in, out, nblocks);
 }
 
 static void ublock_register_neon_asm_encrypt_xor(const ublock_key *key, const uint8_t *in, const uint8_t *src, uint8_t *out,
                                            size_t nblocks)
 {
-    ublock_run_batches_xor(ublock_register_neon_asm_xor_batches, ublock_register_neon_asm_batches, ublock_register_neon_asm_batch_blocks,
+    ublock_run_batches_xor(ublock_register_neon_asm_xor_batches, ublock_register_neon_asm_one_block, ublock_register_neon_asm_batch_blocks,
                            ublock_image(key, UBLOCK_ENCRYPT), key, in, src, out, nblocks);
 }
 

@@ -148,6 +148,98 @@ static void ublock_register_ssse3_ublock128_128_encrypt(const uint8_t *rk, const
     _mm_storeu_si128((void *)(out + 16), out_hi);
 }
 
+/* ublock128_128, encrypt: one block per pass (the register method at one block, single-key image). */
+static void ublock_register_ssse3_ublock128_128_encrypt_one_block(const uint8_t *rk, const uint8_t *in, uint8_t *out)
+{
+    __m128i x0, x1;
+    /* no block in the high nibbles */
+    static const uint8_t zero_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+    const __m128i zero = kc_bcast16_128(zero_bytes);
+    /* high nibble of every byte */
+    static const uint8_t high_nibbles_bytes[16] = {0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0};
+    const __m128i high_nibbles = kc_bcast16_128(high_nibbles_bytes);
+    /* S[x]: the block in the low nibbles */
+    static const uint8_t sbox_lo_bytes[16] = {0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05};
+    const __m128i sbox_lo = kc_bcast16_128(sbox_lo_bytes);
+    /* low nibble of every byte */
+    static const uint8_t low_nibbles_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f};
+    const __m128i low_nibbles = kc_bcast16_128(low_nibbles_bytes);
+    /* PL_128 on spread nibbles */
+    static const uint8_t pl_mask_bytes[16] = {0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b};
+    const __m128i pl_mask = kc_bcast16_128(pl_mask_bytes);
+    /* PR_128 on spread nibbles */
+    static const uint8_t pr_mask_bytes[16] = {0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07};
+    const __m128i pr_mask = kc_bcast16_128(pr_mask_bytes);
+    /* even bytes to the low half, odd to the high */
+    static const uint8_t deinterleave_bytes[16] = {0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f};
+    const __m128i deinterleave = kc_bcast16_128(deinterleave_bytes);
+    /* rotate each 64-bit word left by 56 (byte shuffle) */
+    static const uint8_t rotl56_bytes[16] = {0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08};
+    const __m128i rotl56 = kc_bcast16_128(rotl56_bytes);
+    /* rotate each 64-bit word left by 48 (byte shuffle) */
+    static const uint8_t rotl48_bytes[16] = {0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09};
+    const __m128i rotl48 = kc_bcast16_128(rotl48_bytes);
+    /* rotate each 64-bit word left by 24 (byte shuffle) */
+    static const uint8_t rotl24_bytes[16] = {0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c};
+    const __m128i rotl24 = kc_bcast16_128(rotl24_bytes);
+
+    /* Load one block, spread one nibble per byte in the low nibbles; X0 and X1 in separate registers. */
+    const __m128i blk = _mm_loadu_si128((const void *)(in));
+    const __m128i lo_sh = _mm_srli_epi16(blk, 4);
+    const __m128i even_b = _mm_and_si128(zero, high_nibbles);
+    const __m128i even_a = _mm_andnot_si128(high_nibbles, lo_sh);
+    const __m128i even = _mm_or_si128(even_b, even_a);
+    const __m128i hi_sh = _mm_slli_epi16(zero, 4);
+    const __m128i odd_b = _mm_and_si128(hi_sh, high_nibbles);
+    const __m128i odd_a = _mm_andnot_si128(high_nibbles, blk);
+    const __m128i odd = _mm_or_si128(odd_b, odd_a);
+    const __m128i sp = _mm_unpacklo_epi8(even, odd);
+    const __m128i sp_1 = _mm_unpackhi_epi8(even, odd);
+    x0 = sp;
+    x1 = sp_1;
+    for (size_t r = 0; r < 16; r++) {
+        KC_MCA_BEGIN("loop_r");
+        const __m128i rk0 = _mm_loadu_si128((const void *)(rk + 128 * r));
+        const __m128i rk1 = _mm_loadu_si128((const void *)(rk + 128 * r + 64));
+        const __m128i k0 = _mm_xor_si128(x0, rk0);
+        const __m128i s0_lo = _mm_and_si128(k0, low_nibbles);
+        const __m128i s0 = _mm_shuffle_epi8(sbox_lo, s0_lo);
+        const __m128i k1 = _mm_xor_si128(x1, rk1);
+        const __m128i s1_lo = _mm_and_si128(k1, low_nibbles);
+        const __m128i s1 = _mm_shuffle_epi8(sbox_lo, s1_lo);
+        const __m128i x1_1 = _mm_xor_si128(s1, s0);
+        const __m128i rot4 = _mm_shuffle_epi8(x1_1, rotl56);
+        const __m128i x0_1 = _mm_xor_si128(s0, rot4);
+        const __m128i rot8 = _mm_shuffle_epi8(x0_1, rotl48);
+        const __m128i x1_2 = _mm_xor_si128(x1_1, rot8);
+        const __m128i rot8_1 = _mm_shuffle_epi8(x1_2, rotl48);
+        const __m128i x0_2 = _mm_xor_si128(x0_1, rot8_1);
+        const __m128i rot20 = _mm_shuffle_epi8(x0_2, rotl24);
+        const __m128i x1_3 = _mm_xor_si128(x1_2, rot20);
+        const __m128i x0_3 = _mm_xor_si128(x0_2, x1_3);
+        const __m128i pl = _mm_shuffle_epi8(x0_3, pl_mask);
+        const __m128i pr = _mm_shuffle_epi8(x1_3, pr_mask);
+        x0 = pl;
+        x1 = pr;
+        KC_MCA_END("loop_r");
+    }
+
+    /* Final key addition; the store packs the low nibbles (the key's copy in the high ones is dropped). */
+    const __m128i rk0_1 = _mm_loadu_si128((const void *)(rk + 2048));
+    const __m128i rk1_1 = _mm_loadu_si128((const void *)(rk + 2112));
+    const __m128i y0 = _mm_xor_si128(x0, rk0_1);
+    const __m128i y1 = _mm_xor_si128(x1, rk1_1);
+    const __m128i de = _mm_shuffle_epi8(y0, deinterleave);
+    const __m128i de_1 = _mm_shuffle_epi8(y1, deinterleave);
+    const __m128i even_1 = _mm_unpacklo_epi64(de, de_1);
+    const __m128i odd_1 = _mm_unpackhi_epi64(de, de_1);
+    const __m128i ev_sh = _mm_slli_epi16(even_1, 4);
+    const __m128i out_lo_b = _mm_and_si128(ev_sh, high_nibbles);
+    const __m128i out_lo_a = _mm_andnot_si128(high_nibbles, odd_1);
+    const __m128i out_lo = _mm_or_si128(out_lo_b, out_lo_a);
+    _mm_storeu_si128((void *)(out), out_lo);
+}
+
 /* ublock128_128, decrypt: 2 blocks per pass. */
 KC_SCHEDULE_BEFORE_RA
 static void ublock_register_ssse3_ublock128_128_decrypt(const uint8_t *rk, const uint8_t *in, uint8_t *out)
@@ -255,6 +347,98 @@ static void ublock_register_ssse3_ublock128_128_decrypt(const uint8_t *rk, const
     const __m128i out_hi = _mm_or_si128(out_hi_b, out_hi_a);
     _mm_storeu_si128((void *)(out), out_lo);
     _mm_storeu_si128((void *)(out + 16), out_hi);
+}
+
+/* ublock128_128, decrypt: one block per pass (the register method at one block, single-key image). */
+static void ublock_register_ssse3_ublock128_128_decrypt_one_block(const uint8_t *rk, const uint8_t *in, uint8_t *out)
+{
+    __m128i x0, x1;
+    /* no block in the high nibbles */
+    static const uint8_t zero_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+    const __m128i zero = kc_bcast16_128(zero_bytes);
+    /* high nibble of every byte */
+    static const uint8_t high_nibbles_bytes[16] = {0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0};
+    const __m128i high_nibbles = kc_bcast16_128(high_nibbles_bytes);
+    /* PL^-1_128 on spread nibbles */
+    static const uint8_t pl_mask_bytes[16] = {0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d};
+    const __m128i pl_mask = kc_bcast16_128(pl_mask_bytes);
+    /* PR^-1_128 on spread nibbles */
+    static const uint8_t pr_mask_bytes[16] = {0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03};
+    const __m128i pr_mask = kc_bcast16_128(pr_mask_bytes);
+    /* S^-1[x]: the block in the low nibbles */
+    static const uint8_t sbox_inv_lo_bytes[16] = {0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08};
+    const __m128i sbox_inv_lo = kc_bcast16_128(sbox_inv_lo_bytes);
+    /* low nibble of every byte */
+    static const uint8_t low_nibbles_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f};
+    const __m128i low_nibbles = kc_bcast16_128(low_nibbles_bytes);
+    /* even bytes to the low half, odd to the high */
+    static const uint8_t deinterleave_bytes[16] = {0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f};
+    const __m128i deinterleave = kc_bcast16_128(deinterleave_bytes);
+    /* rotate each 64-bit word left by 24 (byte shuffle) */
+    static const uint8_t rotl24_bytes[16] = {0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c};
+    const __m128i rotl24 = kc_bcast16_128(rotl24_bytes);
+    /* rotate each 64-bit word left by 48 (byte shuffle) */
+    static const uint8_t rotl48_bytes[16] = {0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09};
+    const __m128i rotl48 = kc_bcast16_128(rotl48_bytes);
+    /* rotate each 64-bit word left by 56 (byte shuffle) */
+    static const uint8_t rotl56_bytes[16] = {0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08};
+    const __m128i rotl56 = kc_bcast16_128(rotl56_bytes);
+
+    /* Load one block, spread one nibble per byte in the low nibbles; X0 and X1 in separate registers. */
+    const __m128i blk = _mm_loadu_si128((const void *)(in));
+    const __m128i lo_sh = _mm_srli_epi16(blk, 4);
+    const __m128i even_b = _mm_and_si128(zero, high_nibbles);
+    const __m128i even_a = _mm_andnot_si128(high_nibbles, lo_sh);
+    const __m128i even = _mm_or_si128(even_b, even_a);
+    const __m128i hi_sh = _mm_slli_epi16(zero, 4);
+    const __m128i odd_b = _mm_and_si128(hi_sh, high_nibbles);
+    const __m128i odd_a = _mm_andnot_si128(high_nibbles, blk);
+    const __m128i odd = _mm_or_si128(odd_b, odd_a);
+    const __m128i sp = _mm_unpacklo_epi8(even, odd);
+    const __m128i sp_1 = _mm_unpackhi_epi8(even, odd);
+    x0 = sp;
+    x1 = sp_1;
+    for (size_t r = 0; r < 16; r++) {
+        KC_MCA_BEGIN("loop_r");
+        const __m128i rk0 = _mm_loadu_si128((const void *)(rk + 128 * r));
+        const __m128i rk1 = _mm_loadu_si128((const void *)(rk + 128 * r + 64));
+        const __m128i k0 = _mm_xor_si128(x0, rk0);
+        const __m128i k1 = _mm_xor_si128(x1, rk1);
+        const __m128i pl = _mm_shuffle_epi8(k0, pl_mask);
+        const __m128i pr = _mm_shuffle_epi8(k1, pr_mask);
+        const __m128i y0 = _mm_xor_si128(pl, pr);
+        const __m128i rot20 = _mm_shuffle_epi8(y0, rotl24);
+        const __m128i y1 = _mm_xor_si128(pr, rot20);
+        const __m128i rot8 = _mm_shuffle_epi8(y1, rotl48);
+        const __m128i y0_1 = _mm_xor_si128(y0, rot8);
+        const __m128i rot8_1 = _mm_shuffle_epi8(y0_1, rotl48);
+        const __m128i y1_1 = _mm_xor_si128(y1, rot8_1);
+        const __m128i rot4 = _mm_shuffle_epi8(y1_1, rotl56);
+        const __m128i y0_2 = _mm_xor_si128(y0_1, rot4);
+        const __m128i y1_2 = _mm_xor_si128(y1_1, y0_2);
+        const __m128i s0_lo = _mm_and_si128(y0_2, low_nibbles);
+        const __m128i s0 = _mm_shuffle_epi8(sbox_inv_lo, s0_lo);
+        const __m128i s1_lo = _mm_and_si128(y1_2, low_nibbles);
+        const __m128i s1 = _mm_shuffle_epi8(sbox_inv_lo, s1_lo);
+        x0 = s0;
+        x1 = s1;
+        KC_MCA_END("loop_r");
+    }
+
+    /* Final key addition; the store packs the low nibbles (the key's copy in the high ones is dropped). */
+    const __m128i rk0_1 = _mm_loadu_si128((const void *)(rk + 2048));
+    const __m128i rk1_1 = _mm_loadu_si128((const void *)(rk + 2112));
+    const __m128i y0_3 = _mm_xor_si128(x0, rk0_1);
+    const __m128i y1_3 = _mm_xor_si128(x1, rk1_1);
+    const __m128i de = _mm_shuffle_epi8(y0_3, deinterleave);
+    const __m128i de_1 = _mm_shuffle_epi8(y1_3, deinterleave);
+    const __m128i even_1 = _mm_unpacklo_epi64(de, de_1);
+    const __m128i odd_1 = _mm_unpackhi_epi64(de, de_1);
+    const __m128i ev_sh = _mm_slli_epi16(even_1, 4);
+    const __m128i out_lo_b = _mm_and_si128(ev_sh, high_nibbles);
+    const __m128i out_lo_a = _mm_andnot_si128(high_nibbles, odd_1);
+    const __m128i out_lo = _mm_or_si128(out_lo_b, out_lo_a);
+    _mm_storeu_si128((void *)(out), out_lo);
 }
 
 /* ublock128_128, encryption with the message XORed into the stores: out = E(in) ^ src. */
@@ -639,6 +823,98 @@ static void ublock_register_ssse3_ublock128_256_encrypt(const uint8_t *rk, const
     _mm_storeu_si128((void *)(out + 16), out_hi);
 }
 
+/* ublock128_256, encrypt: one block per pass (the register method at one block, single-key image). */
+static void ublock_register_ssse3_ublock128_256_encrypt_one_block(const uint8_t *rk, const uint8_t *in, uint8_t *out)
+{
+    __m128i x0, x1;
+    /* no block in the high nibbles */
+    static const uint8_t zero_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+    const __m128i zero = kc_bcast16_128(zero_bytes);
+    /* high nibble of every byte */
+    static const uint8_t high_nibbles_bytes[16] = {0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0};
+    const __m128i high_nibbles = kc_bcast16_128(high_nibbles_bytes);
+    /* S[x]: the block in the low nibbles */
+    static const uint8_t sbox_lo_bytes[16] = {0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05};
+    const __m128i sbox_lo = kc_bcast16_128(sbox_lo_bytes);
+    /* low nibble of every byte */
+    static const uint8_t low_nibbles_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f};
+    const __m128i low_nibbles = kc_bcast16_128(low_nibbles_bytes);
+    /* PL_128 on spread nibbles */
+    static const uint8_t pl_mask_bytes[16] = {0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b};
+    const __m128i pl_mask = kc_bcast16_128(pl_mask_bytes);
+    /* PR_128 on spread nibbles */
+    static const uint8_t pr_mask_bytes[16] = {0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07};
+    const __m128i pr_mask = kc_bcast16_128(pr_mask_bytes);
+    /* even bytes to the low half, odd to the high */
+    static const uint8_t deinterleave_bytes[16] = {0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f};
+    const __m128i deinterleave = kc_bcast16_128(deinterleave_bytes);
+    /* rotate each 64-bit word left by 56 (byte shuffle) */
+    static const uint8_t rotl56_bytes[16] = {0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08};
+    const __m128i rotl56 = kc_bcast16_128(rotl56_bytes);
+    /* rotate each 64-bit word left by 48 (byte shuffle) */
+    static const uint8_t rotl48_bytes[16] = {0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09};
+    const __m128i rotl48 = kc_bcast16_128(rotl48_bytes);
+    /* rotate each 64-bit word left by 24 (byte shuffle) */
+    static const uint8_t rotl24_bytes[16] = {0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c};
+    const __m128i rotl24 = kc_bcast16_128(rotl24_bytes);
+
+    /* Load one block, spread one nibble per byte in the low nibbles; X0 and X1 in separate registers. */
+    const __m128i blk = _mm_loadu_si128((const void *)(in));
+    const __m128i lo_sh = _mm_srli_epi16(blk, 4);
+    const __m128i even_b = _mm_and_si128(zero, high_nibbles);
+    const __m128i even_a = _mm_andnot_si128(high_nibbles, lo_sh);
+    const __m128i even = _mm_or_si128(even_b, even_a);
+    const __m128i hi_sh = _mm_slli_epi16(zero, 4);
+    const __m128i odd_b = _mm_and_si128(hi_sh, high_nibbles);
+    const __m128i odd_a = _mm_andnot_si128(high_nibbles, blk);
+    const __m128i odd = _mm_or_si128(odd_b, odd_a);
+    const __m128i sp = _mm_unpacklo_epi8(even, odd);
+    const __m128i sp_1 = _mm_unpackhi_epi8(even, odd);
+    x0 = sp;
+    x1 = sp_1;
+    for (size_t r = 0; r < 24; r++) {
+        KC_MCA_BEGIN("loop_r");
+        const __m128i rk0 = _mm_loadu_si128((const void *)(rk + 128 * r));
+        const __m128i rk1 = _mm_loadu_si128((const void *)(rk + 128 * r + 64));
+        const __m128i k0 = _mm_xor_si128(x0, rk0);
+        const __m128i s0_lo = _mm_and_si128(k0, low_nibbles);
+        const __m128i s0 = _mm_shuffle_epi8(sbox_lo, s0_lo);
+        const __m128i k1 = _mm_xor_si128(x1, rk1);
+        const __m128i s1_lo = _mm_and_si128(k1, low_nibbles);
+        const __m128i s1 = _mm_shuffle_epi8(sbox_lo, s1_lo);
+        const __m128i x1_1 = _mm_xor_si128(s1, s0);
+        const __m128i rot4 = _mm_shuffle_epi8(x1_1, rotl56);
+        const __m128i x0_1 = _mm_xor_si128(s0, rot4);
+        const __m128i rot8 = _mm_shuffle_epi8(x0_1, rotl48);
+        const __m128i x1_2 = _mm_xor_si128(x1_1, rot8);
+        const __m128i rot8_1 = _mm_shuffle_epi8(x1_2, rotl48);
+        const __m128i x0_2 = _mm_xor_si128(x0_1, rot8_1);
+        const __m128i rot20 = _mm_shuffle_epi8(x0_2, rotl24);
+        const __m128i x1_3 = _mm_xor_si128(x1_2, rot20);
+        const __m128i x0_3 = _mm_xor_si128(x0_2, x1_3);
+        const __m128i pl = _mm_shuffle_epi8(x0_3, pl_mask);
+        const __m128i pr = _mm_shuffle_epi8(x1_3, pr_mask);
+        x0 = pl;
+        x1 = pr;
+        KC_MCA_END("loop_r");
+    }
+
+    /* Final key addition; the store packs the low nibbles (the key's copy in the high ones is dropped). */
+    const __m128i rk0_1 = _mm_loadu_si128((const void *)(rk + 3072));
+    const __m128i rk1_1 = _mm_loadu_si128((const void *)(rk + 3136));
+    const __m128i y0 = _mm_xor_si128(x0, rk0_1);
+    const __m128i y1 = _mm_xor_si128(x1, rk1_1);
+    const __m128i de = _mm_shuffle_epi8(y0, deinterleave);
+    const __m128i de_1 = _mm_shuffle_epi8(y1, deinterleave);
+    const __m128i even_1 = _mm_unpacklo_epi64(de, de_1);
+    const __m128i odd_1 = _mm_unpackhi_epi64(de, de_1);
+    const __m128i ev_sh = _mm_slli_epi16(even_1, 4);
+    const __m128i out_lo_b = _mm_and_si128(ev_sh, high_nibbles);
+    const __m128i out_lo_a = _mm_andnot_si128(high_nibbles, odd_1);
+    const __m128i out_lo = _mm_or_si128(out_lo_b, out_lo_a);
+    _mm_storeu_si128((void *)(out), out_lo);
+}
+
 /* ublock128_256, decrypt: 2 blocks per pass. */
 KC_SCHEDULE_BEFORE_RA
 static void ublock_register_ssse3_ublock128_256_decrypt(const uint8_t *rk, const uint8_t *in, uint8_t *out)
@@ -746,6 +1022,98 @@ static void ublock_register_ssse3_ublock128_256_decrypt(const uint8_t *rk, const
     const __m128i out_hi = _mm_or_si128(out_hi_b, out_hi_a);
     _mm_storeu_si128((void *)(out), out_lo);
     _mm_storeu_si128((void *)(out + 16), out_hi);
+}
+
+/* ublock128_256, decrypt: one block per pass (the register method at one block, single-key image). */
+static void ublock_register_ssse3_ublock128_256_decrypt_one_block(const uint8_t *rk, const uint8_t *in, uint8_t *out)
+{
+    __m128i x0, x1;
+    /* no block in the high nibbles */
+    static const uint8_t zero_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+    const __m128i zero = kc_bcast16_128(zero_bytes);
+    /* high nibble of every byte */
+    static const uint8_t high_nibbles_bytes[16] = {0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0};
+    const __m128i high_nibbles = kc_bcast16_128(high_nibbles_bytes);
+    /* PL^-1_128 on spread nibbles */
+    static const uint8_t pl_mask_bytes[16] = {0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d};
+    const __m128i pl_mask = kc_bcast16_128(pl_mask_bytes);
+    /* PR^-1_128 on spread nibbles */
+    static const uint8_t pr_mask_bytes[16] = {0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03};
+    const __m128i pr_mask = kc_bcast16_128(pr_mask_bytes);
+    /* S^-1[x]: the block in the low nibbles */
+    static const uint8_t sbox_inv_lo_bytes[16] = {0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08};
+    const __m128i sbox_inv_lo = kc_bcast16_128(sbox_inv_lo_bytes);
+    /* low nibble of every byte */
+    static const uint8_t low_nibbles_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f};
+    const __m128i low_nibbles = kc_bcast16_128(low_nibbles_bytes);
+    /* even bytes to the low half, odd to the high */
+    static const uint8_t deinterleave_bytes[16] = {0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f};
+    const __m128i deinterleave = kc_bcast16_128(deinterleave_bytes);
+    /* rotate each 64-bit word left by 24 (byte shuffle) */
+    static const uint8_t rotl24_bytes[16] = {0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c};
+    const __m128i rotl24 = kc_bcast16_128(rotl24_bytes);
+    /* rotate each 64-bit word left by 48 (byte shuffle) */
+    static const uint8_t rotl48_bytes[16] = {0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09};
+    const __m128i rotl48 = kc_bcast16_128(rotl48_bytes);
+    /* rotate each 64-bit word left by 56 (byte shuffle) */
+    static const uint8_t rotl56_bytes[16] = {0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08};
+    const __m128i rotl56 = kc_bcast16_128(rotl56_bytes);
+
+    /* Load one block, spread one nibble per byte in the low nibbles; X0 and X1 in separate registers. */
+    const __m128i blk = _mm_loadu_si128((const void *)(in));
+    const __m128i lo_sh = _mm_srli_epi16(blk, 4);
+    const __m128i even_b = _mm_and_si128(zero, high_nibbles);
+    const __m128i even_a = _mm_andnot_si128(high_nibbles, lo_sh);
+    const __m128i even = _mm_or_si128(even_b, even_a);
+    const __m128i hi_sh = _mm_slli_epi16(zero, 4);
+    const __m128i odd_b = _mm_and_si128(hi_sh, high_nibbles);
+    const __m128i odd_a = _mm_andnot_si128(high_nibbles, blk);
+    const __m128i odd = _mm_or_si128(odd_b, odd_a);
+    const __m128i sp = _mm_unpacklo_epi8(even, odd);
+    const __m128i sp_1 = _mm_unpackhi_epi8(even, odd);
+    x0 = sp;
+    x1 = sp_1;
+    for (size_t r = 0; r < 24; r++) {
+        KC_MCA_BEGIN("loop_r");
+        const __m128i rk0 = _mm_loadu_si128((const void *)(rk + 128 * r));
+        const __m128i rk1 = _mm_loadu_si128((const void *)(rk + 128 * r + 64));
+        const __m128i k0 = _mm_xor_si128(x0, rk0);
+        const __m128i k1 = _mm_xor_si128(x1, rk1);
+        const __m128i pl = _mm_shuffle_epi8(k0, pl_mask);
+        const __m128i pr = _mm_shuffle_epi8(k1, pr_mask);
+        const __m128i y0 = _mm_xor_si128(pl, pr);
+        const __m128i rot20 = _mm_shuffle_epi8(y0, rotl24);
+        const __m128i y1 = _mm_xor_si128(pr, rot20);
+        const __m128i rot8 = _mm_shuffle_epi8(y1, rotl48);
+        const __m128i y0_1 = _mm_xor_si128(y0, rot8);
+        const __m128i rot8_1 = _mm_shuffle_epi8(y0_1, rotl48);
+        const __m128i y1_1 = _mm_xor_si128(y1, rot8_1);
+        const __m128i rot4 = _mm_shuffle_epi8(y1_1, rotl56);
+        const __m128i y0_2 = _mm_xor_si128(y0_1, rot4);
+        const __m128i y1_2 = _mm_xor_si128(y1_1, y0_2);
+        const __m128i s0_lo = _mm_and_si128(y0_2, low_nibbles);
+        const __m128i s0 = _mm_shuffle_epi8(sbox_inv_lo, s0_lo);
+        const __m128i s1_lo = _mm_and_si128(y1_2, low_nibbles);
+        const __m128i s1 = _mm_shuffle_epi8(sbox_inv_lo, s1_lo);
+        x0 = s0;
+        x1 = s1;
+        KC_MCA_END("loop_r");
+    }
+
+    /* Final key addition; the store packs the low nibbles (the key's copy in the high ones is dropped). */
+    const __m128i rk0_1 = _mm_loadu_si128((const void *)(rk + 3072));
+    const __m128i rk1_1 = _mm_loadu_si128((const void *)(rk + 3136));
+    const __m128i y0_3 = _mm_xor_si128(x0, rk0_1);
+    const __m128i y1_3 = _mm_xor_si128(x1, rk1_1);
+    const __m128i de = _mm_shuffle_epi8(y0_3, deinterleave);
+    const __m128i de_1 = _mm_shuffle_epi8(y1_3, deinterleave);
+    const __m128i even_1 = _mm_unpacklo_epi64(de, de_1);
+    const __m128i odd_1 = _mm_unpackhi_epi64(de, de_1);
+    const __m128i ev_sh = _mm_slli_epi16(even_1, 4);
+    const __m128i out_lo_b = _mm_and_si128(ev_sh, high_nibbles);
+    const __m128i out_lo_a = _mm_andnot_si128(high_nibbles, odd_1);
+    const __m128i out_lo = _mm_or_si128(out_lo_b, out_lo_a);
+    _mm_storeu_si128((void *)(out), out_lo);
 }
 
 /* ublock128_256, encryption with the message XORed into the stores: out = E(in) ^ src. */
@@ -1218,6 +1586,169 @@ static void ublock_register_ssse3_ublock256_256_encrypt(const uint8_t *rk, const
     _mm_storeu_si128((void *)(out + 48), out_hi_1);
 }
 
+/* ublock256_256, encrypt: one block per pass (the register method at one block, single-key image). */
+static void ublock_register_ssse3_ublock256_256_encrypt_one_block(const uint8_t *rk, const uint8_t *in, uint8_t *out)
+{
+    __m128i x0_0, x0_1, x1_0, x1_1;
+    /* no block in the high nibbles */
+    static const uint8_t zero_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+    const __m128i zero = kc_bcast16_128(zero_bytes);
+    /* high nibble of every byte */
+    static const uint8_t high_nibbles_bytes[16] = {0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0};
+    const __m128i high_nibbles = kc_bcast16_128(high_nibbles_bytes);
+    /* S[x]: the block in the low nibbles */
+    static const uint8_t sbox_lo_bytes[16] = {0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05};
+    const __m128i sbox_lo = kc_bcast16_128(sbox_lo_bytes);
+    /* low nibble of every byte */
+    static const uint8_t low_nibbles_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f};
+    const __m128i low_nibbles = kc_bcast16_128(low_nibbles_bytes);
+    /* PL_256 spread, lane 0: bytes from this lane */
+    static const uint8_t pl_front0_bytes[16] = {0x04, 0x05, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80};
+    const __m128i pl_front0 = kc_bcast16_128(pl_front0_bytes);
+    /* PL_256 spread, lane 0: bytes from the other lane */
+    static const uint8_t pl_rear0_bytes[16] = {0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x08, 0x09};
+    const __m128i pl_rear0 = kc_bcast16_128(pl_rear0_bytes);
+    /* PL_256 spread, lane 1: bytes from this lane */
+    static const uint8_t pl_front1_bytes[16] = {0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x04, 0x05, 0x0c, 0x0d, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80};
+    const __m128i pl_front1 = kc_bcast16_128(pl_front1_bytes);
+    /* PL_256 spread, lane 1: bytes from the other lane */
+    static const uint8_t pl_rear1_bytes[16] = {0x02, 0x03, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x00, 0x01};
+    const __m128i pl_rear1 = kc_bcast16_128(pl_rear1_bytes);
+    /* PR_256 spread, lane 0: bytes from this lane */
+    static const uint8_t pr_front0_bytes[16] = {0x0c, 0x0d, 0x80, 0x80, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05, 0x80, 0x80};
+    const __m128i pr_front0 = kc_bcast16_128(pr_front0_bytes);
+    /* PR_256 spread, lane 0: bytes from the other lane */
+    static const uint8_t pr_rear0_bytes[16] = {0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x08, 0x09, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f};
+    const __m128i pr_rear0 = kc_bcast16_128(pr_rear0_bytes);
+    /* PR_256 spread, lane 1: bytes from this lane */
+    static const uint8_t pr_front1_bytes[16] = {0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80};
+    const __m128i pr_front1 = kc_bcast16_128(pr_front1_bytes);
+    /* PR_256 spread, lane 1: bytes from the other lane */
+    static const uint8_t pr_rear1_bytes[16] = {0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x0a, 0x0b};
+    const __m128i pr_rear1 = kc_bcast16_128(pr_rear1_bytes);
+    /* even bytes to the low half, odd to the high */
+    static const uint8_t deinterleave_bytes[16] = {0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f};
+    const __m128i deinterleave = kc_bcast16_128(deinterleave_bytes);
+    /* rotate each 64-bit word left by 56 (byte shuffle) */
+    static const uint8_t rotl56_bytes[16] = {0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08};
+    const __m128i rotl56 = kc_bcast16_128(rotl56_bytes);
+    /* rotate each 64-bit word left by 48 (byte shuffle) */
+    static const uint8_t rotl48_bytes[16] = {0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09};
+    const __m128i rotl48 = kc_bcast16_128(rotl48_bytes);
+    /* rotate each 64-bit word left by 24 (byte shuffle) */
+    static const uint8_t rotl24_bytes[16] = {0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c};
+    const __m128i rotl24 = kc_bcast16_128(rotl24_bytes);
+
+    /* Load one block, spread one nibble per byte in the low nibbles; X0 and X1 in separate registers. */
+    const __m128i blk = _mm_loadu_si128((const void *)(in));
+    const __m128i blk_1 = _mm_loadu_si128((const void *)(in + 16));
+    const __m128i lo_sh = _mm_srli_epi16(blk, 4);
+    const __m128i even_b = _mm_and_si128(zero, high_nibbles);
+    const __m128i even_a = _mm_andnot_si128(high_nibbles, lo_sh);
+    const __m128i even = _mm_or_si128(even_b, even_a);
+    const __m128i hi_sh = _mm_slli_epi16(zero, 4);
+    const __m128i odd_b = _mm_and_si128(hi_sh, high_nibbles);
+    const __m128i odd_a = _mm_andnot_si128(high_nibbles, blk);
+    const __m128i odd = _mm_or_si128(odd_b, odd_a);
+    const __m128i sp = _mm_unpacklo_epi8(even, odd);
+    const __m128i sp_1 = _mm_unpackhi_epi8(even, odd);
+    const __m128i lo_sh_1 = _mm_srli_epi16(blk_1, 4);
+    const __m128i even_1_a = _mm_andnot_si128(high_nibbles, lo_sh_1);
+    const __m128i even_1 = _mm_or_si128(even_b, even_1_a);
+    const __m128i odd_1_a = _mm_andnot_si128(high_nibbles, blk_1);
+    const __m128i odd_1 = _mm_or_si128(odd_b, odd_1_a);
+    const __m128i sp_2 = _mm_unpacklo_epi8(even_1, odd_1);
+    const __m128i sp_3 = _mm_unpackhi_epi8(even_1, odd_1);
+    x0_0 = sp;
+    x0_1 = sp_1;
+    x1_0 = sp_2;
+    x1_1 = sp_3;
+    for (size_t r = 0; r < 24; r++) {
+        KC_MCA_BEGIN("loop_r");
+        const __m128i rk0 = _mm_loadu_si128((const void *)(rk + 128 * r));
+        const __m128i rk0_1 = _mm_loadu_si128((const void *)(rk + 128 * r + 16));
+        const __m128i rk1 = _mm_loadu_si128((const void *)(rk + 128 * r + 64));
+        const __m128i rk1_1 = _mm_loadu_si128((const void *)(rk + 128 * r + 80));
+        const __m128i k0 = _mm_xor_si128(x0_0, rk0);
+        const __m128i k0_1 = _mm_xor_si128(x0_1, rk0_1);
+        const __m128i s0_lo = _mm_and_si128(k0, low_nibbles);
+        const __m128i s0 = _mm_shuffle_epi8(sbox_lo, s0_lo);
+        const __m128i s0_lo_1 = _mm_and_si128(k0_1, low_nibbles);
+        const __m128i s0_1 = _mm_shuffle_epi8(sbox_lo, s0_lo_1);
+        const __m128i k1 = _mm_xor_si128(x1_0, rk1);
+        const __m128i k1_1 = _mm_xor_si128(x1_1, rk1_1);
+        const __m128i s1_lo = _mm_and_si128(k1, low_nibbles);
+        const __m128i s1 = _mm_shuffle_epi8(sbox_lo, s1_lo);
+        const __m128i s1_lo_1 = _mm_and_si128(k1_1, low_nibbles);
+        const __m128i s1_1 = _mm_shuffle_epi8(sbox_lo, s1_lo_1);
+        const __m128i x1 = _mm_xor_si128(s1, s0);
+        const __m128i x1_1_1 = _mm_xor_si128(s1_1, s0_1);
+        const __m128i rot4 = _mm_shuffle_epi8(x1, rotl56);
+        const __m128i rot4_1 = _mm_shuffle_epi8(x1_1_1, rotl56);
+        const __m128i x0 = _mm_xor_si128(s0, rot4);
+        const __m128i x0_1_1 = _mm_xor_si128(s0_1, rot4_1);
+        const __m128i rot8 = _mm_shuffle_epi8(x0, rotl48);
+        const __m128i rot8_1 = _mm_shuffle_epi8(x0_1_1, rotl48);
+        const __m128i x1_2 = _mm_xor_si128(x1, rot8);
+        const __m128i x1_3 = _mm_xor_si128(x1_1_1, rot8_1);
+        const __m128i rot8_2 = _mm_shuffle_epi8(x1_2, rotl48);
+        const __m128i rot8_3 = _mm_shuffle_epi8(x1_3, rotl48);
+        const __m128i x0_2 = _mm_xor_si128(x0, rot8_2);
+        const __m128i x0_3 = _mm_xor_si128(x0_1_1, rot8_3);
+        const __m128i rot20 = _mm_shuffle_epi8(x0_2, rotl24);
+        const __m128i rot20_1 = _mm_shuffle_epi8(x0_3, rotl24);
+        const __m128i x1_4 = _mm_xor_si128(x1_2, rot20);
+        const __m128i x1_5 = _mm_xor_si128(x1_3, rot20_1);
+        const __m128i x0_4 = _mm_xor_si128(x0_2, x1_4);
+        const __m128i x0_5 = _mm_xor_si128(x0_3, x1_5);
+        const __m128i pl_f = _mm_shuffle_epi8(x0_4, pl_front0);
+        const __m128i pl_r = _mm_shuffle_epi8(x0_5, pl_rear0);
+        const __m128i pl = _mm_xor_si128(pl_f, pl_r);
+        const __m128i pl_f_1 = _mm_shuffle_epi8(x0_5, pl_front1);
+        const __m128i pl_r_1 = _mm_shuffle_epi8(x0_4, pl_rear1);
+        const __m128i pl_1 = _mm_xor_si128(pl_f_1, pl_r_1);
+        const __m128i pr_f = _mm_shuffle_epi8(x1_4, pr_front0);
+        const __m128i pr_r = _mm_shuffle_epi8(x1_5, pr_rear0);
+        const __m128i pr = _mm_xor_si128(pr_f, pr_r);
+        const __m128i pr_f_1 = _mm_shuffle_epi8(x1_5, pr_front1);
+        const __m128i pr_r_1 = _mm_shuffle_epi8(x1_4, pr_rear1);
+        const __m128i pr_1 = _mm_xor_si128(pr_f_1, pr_r_1);
+        x0_0 = pl;
+        x0_1 = pl_1;
+        x1_0 = pr;
+        x1_1 = pr_1;
+        KC_MCA_END("loop_r");
+    }
+
+    /* Final key addition; the store packs the low nibbles (the key's copy in the high ones is dropped). */
+    const __m128i rk0_2 = _mm_loadu_si128((const void *)(rk + 3072));
+    const __m128i rk0_3 = _mm_loadu_si128((const void *)(rk + 3088));
+    const __m128i rk1_2 = _mm_loadu_si128((const void *)(rk + 3136));
+    const __m128i rk1_3 = _mm_loadu_si128((const void *)(rk + 3152));
+    const __m128i y0 = _mm_xor_si128(x0_0, rk0_2);
+    const __m128i y0_1 = _mm_xor_si128(x0_1, rk0_3);
+    const __m128i y1 = _mm_xor_si128(x1_0, rk1_2);
+    const __m128i y1_1 = _mm_xor_si128(x1_1, rk1_3);
+    const __m128i de = _mm_shuffle_epi8(y0, deinterleave);
+    const __m128i de_1 = _mm_shuffle_epi8(y0_1, deinterleave);
+    const __m128i even_2 = _mm_unpacklo_epi64(de, de_1);
+    const __m128i odd_2 = _mm_unpackhi_epi64(de, de_1);
+    const __m128i ev_sh = _mm_slli_epi16(even_2, 4);
+    const __m128i out_lo_b = _mm_and_si128(ev_sh, high_nibbles);
+    const __m128i out_lo_a = _mm_andnot_si128(high_nibbles, odd_2);
+    const __m128i out_lo = _mm_or_si128(out_lo_b, out_lo_a);
+    _mm_storeu_si128((void *)(out), out_lo);
+    const __m128i de_2 = _mm_shuffle_epi8(y1, deinterleave);
+    const __m128i de_3 = _mm_shuffle_epi8(y1_1, deinterleave);
+    const __m128i even_3 = _mm_unpacklo_epi64(de_2, de_3);
+    const __m128i odd_3 = _mm_unpackhi_epi64(de_2, de_3);
+    const __m128i ev_sh_1 = _mm_slli_epi16(even_3, 4);
+    const __m128i out_lo_1_b = _mm_and_si128(ev_sh_1, high_nibbles);
+    const __m128i out_lo_1_a = _mm_andnot_si128(high_nibbles, odd_3);
+    const __m128i out_lo_1 = _mm_or_si128(out_lo_1_b, out_lo_1_a);
+    _mm_storeu_si128((void *)(out + 16), out_lo_1);
+}
+
 /* ublock256_256, decrypt: 2 blocks per pass. */
 KC_SCHEDULE_BEFORE_RA
 static void ublock_register_ssse3_ublock256_256_decrypt(const uint8_t *rk, const uint8_t *in, uint8_t *out)
@@ -1413,6 +1944,169 @@ static void ublock_register_ssse3_ublock256_256_decrypt(const uint8_t *rk, const
     const __m128i out_hi_1 = _mm_or_si128(out_hi_1_b, out_hi_1_a);
     _mm_storeu_si128((void *)(out + 16), out_lo_1);
     _mm_storeu_si128((void *)(out + 48), out_hi_1);
+}
+
+/* ublock256_256, decrypt: one block per pass (the register method at one block, single-key image). */
+static void ublock_register_ssse3_ublock256_256_decrypt_one_block(const uint8_t *rk, const uint8_t *in, uint8_t *out)
+{
+    __m128i x0_0, x0_1, x1_0, x1_1;
+    /* no block in the high nibbles */
+    static const uint8_t zero_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+    const __m128i zero = kc_bcast16_128(zero_bytes);
+    /* high nibble of every byte */
+    static const uint8_t high_nibbles_bytes[16] = {0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0};
+    const __m128i high_nibbles = kc_bcast16_128(high_nibbles_bytes);
+    /* PL^-1_256 spread, lane 0: bytes from this lane */
+    static const uint8_t pl_front0_bytes[16] = {0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x02, 0x03};
+    const __m128i pl_front0 = kc_bcast16_128(pl_front0_bytes);
+    /* PL^-1_256 spread, lane 0: bytes from the other lane */
+    static const uint8_t pl_rear0_bytes[16] = {0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80};
+    const __m128i pl_rear0 = kc_bcast16_128(pl_rear0_bytes);
+    /* PL^-1_256 spread, lane 1: bytes from this lane */
+    static const uint8_t pl_front1_bytes[16] = {0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05};
+    const __m128i pl_front1 = kc_bcast16_128(pl_front1_bytes);
+    /* PL^-1_256 spread, lane 1: bytes from the other lane */
+    static const uint8_t pl_rear1_bytes[16] = {0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80};
+    const __m128i pl_rear1 = kc_bcast16_128(pl_rear1_bytes);
+    /* PR^-1_256 spread, lane 0: bytes from this lane */
+    static const uint8_t pr_front0_bytes[16] = {0x80, 0x80, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x0a, 0x0b, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80};
+    const __m128i pr_front0 = kc_bcast16_128(pr_front0_bytes);
+    /* PR^-1_256 spread, lane 0: bytes from the other lane */
+    static const uint8_t pr_rear0_bytes[16] = {0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x80, 0x80, 0x0e, 0x0f, 0x80, 0x80, 0x00, 0x01};
+    const __m128i pr_rear0 = kc_bcast16_128(pr_rear0_bytes);
+    /* PR^-1_256 spread, lane 1: bytes from this lane */
+    static const uint8_t pr_front1_bytes[16] = {0x0c, 0x0d, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80, 0x04, 0x05, 0x08, 0x09, 0x80, 0x80};
+    const __m128i pr_front1 = kc_bcast16_128(pr_front1_bytes);
+    /* PR^-1_256 spread, lane 1: bytes from the other lane */
+    static const uint8_t pr_rear1_bytes[16] = {0x80, 0x80, 0x08, 0x09, 0x80, 0x80, 0x02, 0x03, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f};
+    const __m128i pr_rear1 = kc_bcast16_128(pr_rear1_bytes);
+    /* S^-1[x]: the block in the low nibbles */
+    static const uint8_t sbox_inv_lo_bytes[16] = {0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08};
+    const __m128i sbox_inv_lo = kc_bcast16_128(sbox_inv_lo_bytes);
+    /* low nibble of every byte */
+    static const uint8_t low_nibbles_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f};
+    const __m128i low_nibbles = kc_bcast16_128(low_nibbles_bytes);
+    /* even bytes to the low half, odd to the high */
+    static const uint8_t deinterleave_bytes[16] = {0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f};
+    const __m128i deinterleave = kc_bcast16_128(deinterleave_bytes);
+    /* rotate each 64-bit word left by 24 (byte shuffle) */
+    static const uint8_t rotl24_bytes[16] = {0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c};
+    const __m128i rotl24 = kc_bcast16_128(rotl24_bytes);
+    /* rotate each 64-bit word left by 48 (byte shuffle) */
+    static const uint8_t rotl48_bytes[16] = {0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09};
+    const __m128i rotl48 = kc_bcast16_128(rotl48_bytes);
+    /* rotate each 64-bit word left by 56 (byte shuffle) */
+    static const uint8_t rotl56_bytes[16] = {0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08};
+    const __m128i rotl56 = kc_bcast16_128(rotl56_bytes);
+
+    /* Load one block, spread one nibble per byte in the low nibbles; X0 and X1 in separate registers. */
+    const __m128i blk = _mm_loadu_si128((const void *)(in));
+    const __m128i blk_1 = _mm_loadu_si128((const void *)(in + 16));
+    const __m128i lo_sh = _mm_srli_epi16(blk, 4);
+    const __m128i even_b = _mm_and_si128(zero, high_nibbles);
+    const __m128i even_a = _mm_andnot_si128(high_nibbles, lo_sh);
+    const __m128i even = _mm_or_si128(even_b, even_a);
+    const __m128i hi_sh = _mm_slli_epi16(zero, 4);
+    const __m128i odd_b = _mm_and_si128(hi_sh, high_nibbles);
+    const __m128i odd_a = _mm_andnot_si128(high_nibbles, blk);
+    const __m128i odd = _mm_or_si128(odd_b, odd_a);
+    const __m128i sp = _mm_unpacklo_epi8(even, odd);
+    const __m128i sp_1 = _mm_unpackhi_epi8(even, odd);
+    const __m128i lo_sh_1 = _mm_srli_epi16(blk_1, 4);
+    const __m128i even_1_a = _mm_andnot_si128(high_nibbles, lo_sh_1);
+    const __m128i even_1 = _mm_or_si128(even_b, even_1_a);
+    const __m128i odd_1_a = _mm_andnot_si128(high_nibbles, blk_1);
+    const __m128i odd_1 = _mm_or_si128(odd_b, odd_1_a);
+    const __m128i sp_2 = _mm_unpacklo_epi8(even_1, odd_1);
+    const __m128i sp_3 = _mm_unpackhi_epi8(even_1, odd_1);
+    x0_0 = sp;
+    x0_1 = sp_1;
+    x1_0 = sp_2;
+    x1_1 = sp_3;
+    for (size_t r = 0; r < 24; r++) {
+        KC_MCA_BEGIN("loop_r");
+        const __m128i rk0 = _mm_loadu_si128((const void *)(rk + 128 * r));
+        const __m128i rk0_1 = _mm_loadu_si128((const void *)(rk + 128 * r + 16));
+        const __m128i rk1 = _mm_loadu_si128((const void *)(rk + 128 * r + 64));
+        const __m128i rk1_1 = _mm_loadu_si128((const void *)(rk + 128 * r + 80));
+        const __m128i k0 = _mm_xor_si128(x0_0, rk0);
+        const __m128i k0_1 = _mm_xor_si128(x0_1, rk0_1);
+        const __m128i k1 = _mm_xor_si128(x1_0, rk1);
+        const __m128i k1_1 = _mm_xor_si128(x1_1, rk1_1);
+        const __m128i pl_f = _mm_shuffle_epi8(k0, pl_front0);
+        const __m128i pl_r = _mm_shuffle_epi8(k0_1, pl_rear0);
+        const __m128i pl = _mm_xor_si128(pl_f, pl_r);
+        const __m128i pl_f_1 = _mm_shuffle_epi8(k0_1, pl_front1);
+        const __m128i pl_r_1 = _mm_shuffle_epi8(k0, pl_rear1);
+        const __m128i pl_1 = _mm_xor_si128(pl_f_1, pl_r_1);
+        const __m128i pr_f = _mm_shuffle_epi8(k1, pr_front0);
+        const __m128i pr_r = _mm_shuffle_epi8(k1_1, pr_rear0);
+        const __m128i pr = _mm_xor_si128(pr_f, pr_r);
+        const __m128i pr_f_1 = _mm_shuffle_epi8(k1_1, pr_front1);
+        const __m128i pr_r_1 = _mm_shuffle_epi8(k1, pr_rear1);
+        const __m128i pr_1 = _mm_xor_si128(pr_f_1, pr_r_1);
+        const __m128i y0 = _mm_xor_si128(pl, pr);
+        const __m128i y0_1 = _mm_xor_si128(pl_1, pr_1);
+        const __m128i rot20 = _mm_shuffle_epi8(y0, rotl24);
+        const __m128i rot20_1 = _mm_shuffle_epi8(y0_1, rotl24);
+        const __m128i y1 = _mm_xor_si128(pr, rot20);
+        const __m128i y1_1 = _mm_xor_si128(pr_1, rot20_1);
+        const __m128i rot8 = _mm_shuffle_epi8(y1, rotl48);
+        const __m128i rot8_1 = _mm_shuffle_epi8(y1_1, rotl48);
+        const __m128i y0_2 = _mm_xor_si128(y0, rot8);
+        const __m128i y0_3 = _mm_xor_si128(y0_1, rot8_1);
+        const __m128i rot8_2 = _mm_shuffle_epi8(y0_2, rotl48);
+        const __m128i rot8_3 = _mm_shuffle_epi8(y0_3, rotl48);
+        const __m128i y1_2 = _mm_xor_si128(y1, rot8_2);
+        const __m128i y1_3 = _mm_xor_si128(y1_1, rot8_3);
+        const __m128i rot4 = _mm_shuffle_epi8(y1_2, rotl56);
+        const __m128i rot4_1 = _mm_shuffle_epi8(y1_3, rotl56);
+        const __m128i y0_4 = _mm_xor_si128(y0_2, rot4);
+        const __m128i y0_5 = _mm_xor_si128(y0_3, rot4_1);
+        const __m128i y1_4 = _mm_xor_si128(y1_2, y0_4);
+        const __m128i y1_5 = _mm_xor_si128(y1_3, y0_5);
+        const __m128i s0_lo = _mm_and_si128(y0_4, low_nibbles);
+        const __m128i s0 = _mm_shuffle_epi8(sbox_inv_lo, s0_lo);
+        const __m128i s0_lo_1 = _mm_and_si128(y0_5, low_nibbles);
+        const __m128i s0_1 = _mm_shuffle_epi8(sbox_inv_lo, s0_lo_1);
+        const __m128i s1_lo = _mm_and_si128(y1_4, low_nibbles);
+        const __m128i s1 = _mm_shuffle_epi8(sbox_inv_lo, s1_lo);
+        const __m128i s1_lo_1 = _mm_and_si128(y1_5, low_nibbles);
+        const __m128i s1_1 = _mm_shuffle_epi8(sbox_inv_lo, s1_lo_1);
+        x0_0 = s0;
+        x0_1 = s0_1;
+        x1_0 = s1;
+        x1_1 = s1_1;
+        KC_MCA_END("loop_r");
+    }
+
+    /* Final key addition; the store packs the low nibbles (the key's copy in the high ones is dropped). */
+    const __m128i rk0_2 = _mm_loadu_si128((const void *)(rk + 3072));
+    const __m128i rk0_3 = _mm_loadu_si128((const void *)(rk + 3088));
+    const __m128i rk1_2 = _mm_loadu_si128((const void *)(rk + 3136));
+    const __m128i rk1_3 = _mm_loadu_si128((const void *)(rk + 3152));
+    const __m128i y0_6 = _mm_xor_si128(x0_0, rk0_2);
+    const __m128i y0_7 = _mm_xor_si128(x0_1, rk0_3);
+    const __m128i y1_6 = _mm_xor_si128(x1_0, rk1_2);
+    const __m128i y1_7 = _mm_xor_si128(x1_1, rk1_3);
+    const __m128i de = _mm_shuffle_epi8(y0_6, deinterleave);
+    const __m128i de_1 = _mm_shuffle_epi8(y0_7, deinterleave);
+    const __m128i even_2 = _mm_unpacklo_epi64(de, de_1);
+    const __m128i odd_2 = _mm_unpackhi_epi64(de, de_1);
+    const __m128i ev_sh = _mm_slli_epi16(even_2, 4);
+    const __m128i out_lo_b = _mm_and_si128(ev_sh, high_nibbles);
+    const __m128i out_lo_a = _mm_andnot_si128(high_nibbles, odd_2);
+    const __m128i out_lo = _mm_or_si128(out_lo_b, out_lo_a);
+    _mm_storeu_si128((void *)(out), out_lo);
+    const __m128i de_2 = _mm_shuffle_epi8(y1_6, deinterleave);
+    const __m128i de_3 = _mm_shuffle_epi8(y1_7, deinterleave);
+    const __m128i even_3 = _mm_unpacklo_epi64(de_2, de_3);
+    const __m128i odd_3 = _mm_unpackhi_epi64(de_2, de_3);
+    const __m128i ev_sh_1 = _mm_slli_epi16(even_3, 4);
+    const __m128i out_lo_1_b = _mm_and_si128(ev_sh_1, high_nibbles);
+    const __m128i out_lo_1_a = _mm_andnot_si128(high_nibbles, odd_3);
+    const __m128i out_lo_1 = _mm_or_si128(out_lo_1_b, out_lo_1_a);
+    _mm_storeu_si128((void *)(out + 16), out_lo_1);
 }
 
 /* ublock256_256, encryption with the message XORed into the stores: out = E(in) ^ src. */
@@ -1887,6 +2581,11 @@ static const ublock_batch_table ublock_register_ssse3_batches = {
     [UBLOCK_128_256] = { [UBLOCK_DECRYPT] = ublock_register_ssse3_ublock128_256_decrypt, [UBLOCK_ENCRYPT] = ublock_register_ssse3_ublock128_256_encrypt },
     [UBLOCK_256_256] = { [UBLOCK_DECRYPT] = ublock_register_ssse3_ublock256_256_decrypt, [UBLOCK_ENCRYPT] = ublock_register_ssse3_ublock256_256_encrypt },
 };
+static const ublock_batch_table ublock_register_ssse3_one_block = {
+    [UBLOCK_128_128] = { [UBLOCK_DECRYPT] = ublock_register_ssse3_ublock128_128_decrypt_one_block, [UBLOCK_ENCRYPT] = ublock_register_ssse3_ublock128_128_encrypt_one_block },
+    [UBLOCK_128_256] = { [UBLOCK_DECRYPT] = ublock_register_ssse3_ublock128_256_decrypt_one_block, [UBLOCK_ENCRYPT] = ublock_register_ssse3_ublock128_256_encrypt_one_block },
+    [UBLOCK_256_256] = { [UBLOCK_DECRYPT] = ublock_register_ssse3_ublock256_256_decrypt_one_block, [UBLOCK_ENCRYPT] = ublock_register_ssse3_ublock256_256_encrypt_one_block },
+};
 static const ublock_xor_batch_table ublock_register_ssse3_xor_batches = {
     [UBLOCK_128_128] = ublock_register_ssse3_ublock128_128_encrypt_xor,
     [UBLOCK_128_256] = ublock_register_ssse3_ublock128_256_encrypt_xor,
@@ -1904,14 +2603,14 @@ _Static_assert(64 <= UBLOCK_MAX_BATCH_BYTES,
 static void ublock_register_ssse3_crypt(const ublock_key *key, ublock_direction dir, const uint8_t *in, uint8_t *out,
                                   size_t nblocks)
 {
-    ublock_run_batches(ublock_register_ssse3_batches, ublock_register_ssse3_batch_blocks, ublock_image(key, dir), key, dir, in, out,
-                       nblocks);
+    ublock_run_batches(ublock_register_ssse3_batches, ublock_register_ssse3_one_block, ublock_register_ssse3_batch_blocks, ublock_image(key, dir),
+                       key, dir, in, out, nblocks);
 }
 
 static void ublock_register_ssse3_encrypt_xor(const ublock_key *key, const uint8_t *in, const uint8_t *src, uint8_t *out,
                                         size_t nblocks)
 {
-    ublock_run_batches_xor(ublock_register_ssse3_xor_batches, ublock_register_ssse3_batches, ublock_register_ssse3_batch_blocks,
+    ublock_run_batches_xor(ublock_register_ssse3_xor_batches, ublock_register_ssse3_one_block, ublock_register_ssse3_batch_blocks,
                            ublock_image(key, UBLOCK_ENCRYPT), key, in, src, out, nblocks);
 }
 

@@ -120,6 +120,99 @@ ublock_register_ssse3_ublock128_128_encrypt_asm:
 	ret
 	.size ublock_register_ssse3_ublock128_128_encrypt_asm, .-ublock_register_ssse3_ublock128_128_encrypt_asm
 
+/* ublock_register_ssse3_ublock128_128_encrypt_one_block_asm: ublock128_register_one_block_encrypt, 3 arguments
+ *   %rdi: rk
+ *   %rsi: in
+ *   %rdx: out
+ *   %rcx: 128 x r (and the loop count)
+ *   xmm0-10: vectors, as allocated (11 used)
+ *   frame: 0 bytes (0 spill slots of 16 bytes)
+ */
+	.globl ublock_register_ssse3_ublock128_128_encrypt_one_block_asm
+	.hidden ublock_register_ssse3_ublock128_128_encrypt_one_block_asm
+	.type ublock_register_ssse3_ublock128_128_encrypt_one_block_asm, @function
+	.p2align 5
+ublock_register_ssse3_ublock128_128_encrypt_one_block_asm:
+
+	/* Load one block, spread one nibble per byte in the low nibbles; X0 and X1 in separate registers. */
+	movdqu (%rsi), %xmm0 /* blk = load() */
+	movdqa %xmm0, %xmm1 /* blk */
+	psrlw $4, %xmm1 /* lo_sh = shr(blk) */
+	movdqa .Lublock_register_ssse3_asm_1_high_nibbles(%rip), %xmm2 /* high_nibbles = const() */
+	movdqa %xmm2, %xmm3 /* high_nibbles */
+	pandn %xmm1, %xmm3 /* even_a = andnot(high_nibbles, lo_sh) */
+	movdqa %xmm2, %xmm1 /* high_nibbles */
+	pandn %xmm0, %xmm1 /* odd_a = andnot(high_nibbles, blk) */
+	movdqa %xmm2, %xmm0 /* high_nibbles */
+	pand .Lublock_register_ssse3_asm_1_zero(%rip), %xmm0 /* even_b = and(high_nibbles, zero) */
+	por %xmm3, %xmm0 /* even = or(even_b, even_a) */
+	movdqa .Lublock_register_ssse3_asm_1_zero(%rip), %xmm3 /* zero = const() */
+	psllw $4, %xmm3 /* hi_sh = shl(zero) */
+	pand %xmm2, %xmm3 /* odd_b = and(hi_sh, high_nibbles) */
+	por %xmm1, %xmm3 /* odd = or(odd_b, odd_a) */
+	movdqa %xmm0, %xmm1 /* even */
+	punpcklbw %xmm3, %xmm1 /* sp = unpacklo(even, odd) */
+	punpckhbw %xmm3, %xmm0 /* sp_1 = unpackhi(even, odd) */
+	movdqa .Lublock_register_ssse3_asm_1_low_nibbles(%rip), %xmm3 /* low_nibbles = const() */
+	movdqa .Lublock_register_ssse3_asm_1_rotl48(%rip), %xmm4 /* rotl48 = const() */
+	movdqa .Lublock_register_ssse3_asm_1_sbox_lo(%rip), %xmm5 /* sbox_lo = const() */
+	movdqa .Lublock_register_ssse3_asm_1_pl_mask(%rip), %xmm6 /* pl_mask = const() */
+	movdqa .Lublock_register_ssse3_asm_1_pr_mask(%rip), %xmm7 /* pr_mask = const() */
+	movdqa .Lublock_register_ssse3_asm_1_rotl24(%rip), %xmm8 /* rotl24 = const() */
+	movdqa .Lublock_register_ssse3_asm_1_rotl56(%rip), %xmm9 /* rotl56 = const() */
+	xor %rcx, %rcx
+	.p2align 4
+.Lublock_register_ssse3_asm_1_loop_r0:
+	movdqu (%rdi,%rcx), %xmm10 /* rk0 = load() */
+	pxor %xmm10, %xmm1 /* k0 = xor(x0, rk0) */
+	pand %xmm3, %xmm1 /* s0_lo = and(k0, low_nibbles) */
+	movdqa %xmm5, %xmm10 /* sbox_lo */
+	pshufb %xmm1, %xmm10 /* s0 = lookup16(sbox_lo, s0_lo) */
+	movdqu 64(%rdi,%rcx), %xmm1 /* rk1 = load() */
+	pxor %xmm1, %xmm0 /* k1 = xor(x1, rk1) */
+	pand %xmm3, %xmm0 /* s1_lo = and(k1, low_nibbles) */
+	movdqa %xmm5, %xmm1 /* sbox_lo */
+	pshufb %xmm0, %xmm1 /* s1 = lookup16(sbox_lo, s1_lo) */
+	pxor %xmm10, %xmm1 /* x1_1 = xor(s1, s0) */
+	movdqa %xmm1, %xmm0 /* x1_1 */
+	pshufb %xmm9, %xmm0 /* rot4 = lookup16(x1_1, rotl56) */
+	pxor %xmm0, %xmm10 /* x0_1 = xor(s0, rot4) */
+	movdqa %xmm10, %xmm0 /* x0_1 */
+	pshufb %xmm4, %xmm0 /* rot8 = lookup16(x0_1, rotl48) */
+	pxor %xmm0, %xmm1 /* x1_2 = xor(x1_1, rot8) */
+	movdqa %xmm1, %xmm0 /* x1_2 */
+	pshufb %xmm4, %xmm0 /* rot8_1 = lookup16(x1_2, rotl48) */
+	pxor %xmm0, %xmm10 /* x0_2 = xor(x0_1, rot8_1) */
+	movdqa %xmm10, %xmm0 /* x0_2 */
+	pshufb %xmm8, %xmm0 /* rot20 = lookup16(x0_2, rotl24) */
+	pxor %xmm0, %xmm1 /* x1_3 = xor(x1_2, rot20) */
+	pxor %xmm1, %xmm10 /* x0_3 = xor(x0_2, x1_3) */
+	pshufb %xmm6, %xmm10 /* pl = lookup16(x0_3, pl_mask) */
+	pshufb %xmm7, %xmm1 /* pr = lookup16(x1_3, pr_mask) */
+	movdqa %xmm1, %xmm0 /* x1.3 */
+	movdqa %xmm10, %xmm1 /* x0.3 */
+	add $128, %rcx
+	cmp $2048, %rcx
+	jne .Lublock_register_ssse3_asm_1_loop_r0
+
+	/* Final key addition; the store packs the low nibbles (the key's copy in the high ones is dropped). */
+	movdqu 2048(%rdi), %xmm10 /* rk0_1 = load() */
+	pxor %xmm10, %xmm1 /* y0 = xor(x0, rk0_1) */
+	pshufb .Lublock_register_ssse3_asm_1_deinterleave(%rip), %xmm1 /* de = lookup16(y0, deinterleave) */
+	movdqu 2112(%rdi), %xmm10 /* rk1_1 = load() */
+	pxor %xmm10, %xmm0 /* y1 = xor(x1, rk1_1) */
+	pshufb .Lublock_register_ssse3_asm_1_deinterleave(%rip), %xmm0 /* de_1 = lookup16(y1, deinterleave) */
+	movdqa %xmm1, %xmm10 /* de */
+	punpcklqdq %xmm0, %xmm10 /* even_1 = unpacklo(de, de_1) */
+	punpckhqdq %xmm0, %xmm1 /* odd_1 = unpackhi(de, de_1) */
+	psllw $4, %xmm10 /* ev_sh = shl(even_1) */
+	pand %xmm2, %xmm10 /* out_lo_b = and(ev_sh, high_nibbles) */
+	pandn %xmm1, %xmm2 /* out_lo_a = andnot(high_nibbles, odd_1) */
+	por %xmm2, %xmm10 /* out_lo = or(out_lo_b, out_lo_a) */
+	movdqu %xmm10, (%rdx) /* store out_lo */
+	ret
+	.size ublock_register_ssse3_ublock128_128_encrypt_one_block_asm, .-ublock_register_ssse3_ublock128_128_encrypt_one_block_asm
+
 /* ublock_register_ssse3_ublock128_128_decrypt_asm: ublock128_register128_decrypt, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -139,7 +232,7 @@ ublock_register_ssse3_ublock128_128_decrypt_asm:
 	movdqu 16(%rsi), %xmm1 /* blk_1 = load() */
 	movdqa %xmm0, %xmm2 /* blk */
 	psrlw $4, %xmm2 /* lo_sh = shr(blk) */
-	movdqa .Lublock_register_ssse3_asm_1_high_nibbles(%rip), %xmm3 /* high_nibbles = const() */
+	movdqa .Lublock_register_ssse3_asm_2_high_nibbles(%rip), %xmm3 /* high_nibbles = const() */
 	movdqa %xmm3, %xmm4 /* high_nibbles */
 	pandn %xmm2, %xmm4 /* even_a = andnot(high_nibbles, lo_sh) */
 	movdqa %xmm3, %xmm2 /* high_nibbles */
@@ -153,17 +246,17 @@ ublock_register_ssse3_ublock128_128_decrypt_asm:
 	movdqa %xmm0, %xmm2 /* even */
 	punpcklbw %xmm1, %xmm2 /* sp = unpacklo(even, odd) */
 	punpckhbw %xmm1, %xmm0 /* sp_1 = unpackhi(even, odd) */
-	movdqa .Lublock_register_ssse3_asm_1_low_nibbles(%rip), %xmm1 /* low_nibbles = const() */
-	movdqa .Lublock_register_ssse3_asm_1_rotl48(%rip), %xmm4 /* rotl48 = const() */
-	movdqa .Lublock_register_ssse3_asm_1_sbox_inv_hi(%rip), %xmm5 /* sbox_inv_hi = const() */
-	movdqa .Lublock_register_ssse3_asm_1_sbox_inv_lo(%rip), %xmm6 /* sbox_inv_lo = const() */
-	movdqa .Lublock_register_ssse3_asm_1_pl_mask(%rip), %xmm7 /* pl_mask = const() */
-	movdqa .Lublock_register_ssse3_asm_1_pr_mask(%rip), %xmm8 /* pr_mask = const() */
-	movdqa .Lublock_register_ssse3_asm_1_rotl24(%rip), %xmm9 /* rotl24 = const() */
-	movdqa .Lublock_register_ssse3_asm_1_rotl56(%rip), %xmm10 /* rotl56 = const() */
+	movdqa .Lublock_register_ssse3_asm_2_low_nibbles(%rip), %xmm1 /* low_nibbles = const() */
+	movdqa .Lublock_register_ssse3_asm_2_rotl48(%rip), %xmm4 /* rotl48 = const() */
+	movdqa .Lublock_register_ssse3_asm_2_sbox_inv_hi(%rip), %xmm5 /* sbox_inv_hi = const() */
+	movdqa .Lublock_register_ssse3_asm_2_sbox_inv_lo(%rip), %xmm6 /* sbox_inv_lo = const() */
+	movdqa .Lublock_register_ssse3_asm_2_pl_mask(%rip), %xmm7 /* pl_mask = const() */
+	movdqa .Lublock_register_ssse3_asm_2_pr_mask(%rip), %xmm8 /* pr_mask = const() */
+	movdqa .Lublock_register_ssse3_asm_2_rotl24(%rip), %xmm9 /* rotl24 = const() */
+	movdqa .Lublock_register_ssse3_asm_2_rotl56(%rip), %xmm10 /* rotl56 = const() */
 	xor %rcx, %rcx
 	.p2align 4
-.Lublock_register_ssse3_asm_1_loop_r0:
+.Lublock_register_ssse3_asm_2_loop_r0:
 	movdqu (%rdi,%rcx), %xmm11 /* rk0 = load() */
 
 	/* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
@@ -208,15 +301,15 @@ ublock_register_ssse3_ublock128_128_decrypt_asm:
 	movdqa %xmm12, %xmm2 /* g0x0.3 */
 	add $128, %rcx
 	cmp $2048, %rcx
-	jne .Lublock_register_ssse3_asm_1_loop_r0
+	jne .Lublock_register_ssse3_asm_2_loop_r0
 
 	/* Final key addition. */
 	movdqu 2048(%rdi), %xmm11 /* rk0_1 = load() */
 	pxor %xmm11, %xmm2 /* y0_3 = xor(g0x0, rk0_1) */
-	pshufb .Lublock_register_ssse3_asm_1_deinterleave(%rip), %xmm2 /* de = lookup16(y0_3, deinterleave) */
+	pshufb .Lublock_register_ssse3_asm_2_deinterleave(%rip), %xmm2 /* de = lookup16(y0_3, deinterleave) */
 	movdqu 2112(%rdi), %xmm11 /* rk1_1 = load() */
 	pxor %xmm11, %xmm0 /* y1_3 = xor(g0x1, rk1_1) */
-	pshufb .Lublock_register_ssse3_asm_1_deinterleave(%rip), %xmm0 /* de_1 = lookup16(y1_3, deinterleave) */
+	pshufb .Lublock_register_ssse3_asm_2_deinterleave(%rip), %xmm0 /* de_1 = lookup16(y1_3, deinterleave) */
 	movdqa %xmm2, %xmm11 /* de */
 	punpcklqdq %xmm0, %xmm11 /* even_1 = unpacklo(de, de_1) */
 	punpckhqdq %xmm0, %xmm2 /* odd_1 = unpackhi(de, de_1) */
@@ -235,6 +328,99 @@ ublock_register_ssse3_ublock128_128_decrypt_asm:
 	ret
 	.size ublock_register_ssse3_ublock128_128_decrypt_asm, .-ublock_register_ssse3_ublock128_128_decrypt_asm
 
+/* ublock_register_ssse3_ublock128_128_decrypt_one_block_asm: ublock128_register_one_block_decrypt, 3 arguments
+ *   %rdi: rk
+ *   %rsi: in
+ *   %rdx: out
+ *   %rcx: 128 x r (and the loop count)
+ *   xmm0-10: vectors, as allocated (11 used)
+ *   frame: 0 bytes (0 spill slots of 16 bytes)
+ */
+	.globl ublock_register_ssse3_ublock128_128_decrypt_one_block_asm
+	.hidden ublock_register_ssse3_ublock128_128_decrypt_one_block_asm
+	.type ublock_register_ssse3_ublock128_128_decrypt_one_block_asm, @function
+	.p2align 5
+ublock_register_ssse3_ublock128_128_decrypt_one_block_asm:
+
+	/* Load one block, spread one nibble per byte in the low nibbles; X0 and X1 in separate registers. */
+	movdqu (%rsi), %xmm0 /* blk = load() */
+	movdqa %xmm0, %xmm1 /* blk */
+	psrlw $4, %xmm1 /* lo_sh = shr(blk) */
+	movdqa .Lublock_register_ssse3_asm_3_high_nibbles(%rip), %xmm2 /* high_nibbles = const() */
+	movdqa %xmm2, %xmm3 /* high_nibbles */
+	pandn %xmm1, %xmm3 /* even_a = andnot(high_nibbles, lo_sh) */
+	movdqa %xmm2, %xmm1 /* high_nibbles */
+	pandn %xmm0, %xmm1 /* odd_a = andnot(high_nibbles, blk) */
+	movdqa %xmm2, %xmm0 /* high_nibbles */
+	pand .Lublock_register_ssse3_asm_3_zero(%rip), %xmm0 /* even_b = and(high_nibbles, zero) */
+	por %xmm3, %xmm0 /* even = or(even_b, even_a) */
+	movdqa .Lublock_register_ssse3_asm_3_zero(%rip), %xmm3 /* zero = const() */
+	psllw $4, %xmm3 /* hi_sh = shl(zero) */
+	pand %xmm2, %xmm3 /* odd_b = and(hi_sh, high_nibbles) */
+	por %xmm1, %xmm3 /* odd = or(odd_b, odd_a) */
+	movdqa %xmm0, %xmm1 /* even */
+	punpcklbw %xmm3, %xmm1 /* sp = unpacklo(even, odd) */
+	punpckhbw %xmm3, %xmm0 /* sp_1 = unpackhi(even, odd) */
+	movdqa .Lublock_register_ssse3_asm_3_low_nibbles(%rip), %xmm3 /* low_nibbles = const() */
+	movdqa .Lublock_register_ssse3_asm_3_rotl48(%rip), %xmm4 /* rotl48 = const() */
+	movdqa .Lublock_register_ssse3_asm_3_sbox_inv_lo(%rip), %xmm5 /* sbox_inv_lo = const() */
+	movdqa .Lublock_register_ssse3_asm_3_pl_mask(%rip), %xmm6 /* pl_mask = const() */
+	movdqa .Lublock_register_ssse3_asm_3_pr_mask(%rip), %xmm7 /* pr_mask = const() */
+	movdqa .Lublock_register_ssse3_asm_3_rotl24(%rip), %xmm8 /* rotl24 = const() */
+	movdqa .Lublock_register_ssse3_asm_3_rotl56(%rip), %xmm9 /* rotl56 = const() */
+	xor %rcx, %rcx
+	.p2align 4
+.Lublock_register_ssse3_asm_3_loop_r0:
+	movdqu (%rdi,%rcx), %xmm10 /* rk0 = load() */
+	pxor %xmm10, %xmm1 /* k0 = xor(x0, rk0) */
+	pshufb %xmm6, %xmm1 /* pl = lookup16(k0, pl_mask) */
+	movdqu 64(%rdi,%rcx), %xmm10 /* rk1 = load() */
+	pxor %xmm10, %xmm0 /* k1 = xor(x1, rk1) */
+	pshufb %xmm7, %xmm0 /* pr = lookup16(k1, pr_mask) */
+	pxor %xmm0, %xmm1 /* y0 = xor(pl, pr) */
+	movdqa %xmm1, %xmm10 /* y0 */
+	pshufb %xmm8, %xmm10 /* rot20 = lookup16(y0, rotl24) */
+	pxor %xmm10, %xmm0 /* y1 = xor(pr, rot20) */
+	movdqa %xmm0, %xmm10 /* y1 */
+	pshufb %xmm4, %xmm10 /* rot8 = lookup16(y1, rotl48) */
+	pxor %xmm10, %xmm1 /* y0_1 = xor(y0, rot8) */
+	movdqa %xmm1, %xmm10 /* y0_1 */
+	pshufb %xmm4, %xmm10 /* rot8_1 = lookup16(y0_1, rotl48) */
+	pxor %xmm10, %xmm0 /* y1_1 = xor(y1, rot8_1) */
+	movdqa %xmm0, %xmm10 /* y1_1 */
+	pshufb %xmm9, %xmm10 /* rot4 = lookup16(y1_1, rotl56) */
+	pxor %xmm10, %xmm1 /* y0_2 = xor(y0_1, rot4) */
+	pxor %xmm1, %xmm0 /* y1_2 = xor(y1_1, y0_2) */
+	pand %xmm3, %xmm1 /* s0_lo = and(y0_2, low_nibbles) */
+	pand %xmm3, %xmm0 /* s1_lo = and(y1_2, low_nibbles) */
+	movdqa %xmm5, %xmm10 /* sbox_inv_lo */
+	pshufb %xmm1, %xmm10 /* s0 = lookup16(sbox_inv_lo, s0_lo) */
+	movdqa %xmm5, %xmm1 /* sbox_inv_lo */
+	pshufb %xmm0, %xmm1 /* s1 = lookup16(sbox_inv_lo, s1_lo) */
+	movdqa %xmm1, %xmm0 /* x1.3 */
+	movdqa %xmm10, %xmm1 /* x0.3 */
+	add $128, %rcx
+	cmp $2048, %rcx
+	jne .Lublock_register_ssse3_asm_3_loop_r0
+
+	/* Final key addition; the store packs the low nibbles (the key's copy in the high ones is dropped). */
+	movdqu 2048(%rdi), %xmm10 /* rk0_1 = load() */
+	pxor %xmm10, %xmm1 /* y0_3 = xor(x0, rk0_1) */
+	pshufb .Lublock_register_ssse3_asm_3_deinterleave(%rip), %xmm1 /* de = lookup16(y0_3, deinterleave) */
+	movdqu 2112(%rdi), %xmm10 /* rk1_1 = load() */
+	pxor %xmm10, %xmm0 /* y1_3 = xor(x1, rk1_1) */
+	pshufb .Lublock_register_ssse3_asm_3_deinterleave(%rip), %xmm0 /* de_1 = lookup16(y1_3, deinterleave) */
+	movdqa %xmm1, %xmm10 /* de */
+	punpcklqdq %xmm0, %xmm10 /* even_1 = unpacklo(de, de_1) */
+	punpckhqdq %xmm0, %xmm1 /* odd_1 = unpackhi(de, de_1) */
+	psllw $4, %xmm10 /* ev_sh = shl(even_1) */
+	pand %xmm2, %xmm10 /* out_lo_b = and(ev_sh, high_nibbles) */
+	pandn %xmm1, %xmm2 /* out_lo_a = andnot(high_nibbles, odd_1) */
+	por %xmm2, %xmm10 /* out_lo = or(out_lo_b, out_lo_a) */
+	movdqu %xmm10, (%rdx) /* store out_lo */
+	ret
+	.size ublock_register_ssse3_ublock128_128_decrypt_one_block_asm, .-ublock_register_ssse3_ublock128_128_decrypt_one_block_asm
+
 /* ublock_register_ssse3_ublock128_128_ctr_xor_asm: ublock128_register128_encrypt_ctr_xor, 4 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -252,32 +438,32 @@ ublock_register_ssse3_ublock128_128_ctr_xor_asm:
 	movdqu (%rsi), %xmm0 /* ctr_low = bcast128() */
 	movdqa %xmm0, %xmm1 /* ctr_low */
 	psrlw $8, %xmm1 /* ctr_last = shr(ctr_low) */
-	pand .Lublock_register_ssse3_asm_2_all_but_last(%rip), %xmm0 /* ctr_v_open = and(ctr_low, all_but_last) */
+	pand .Lublock_register_ssse3_asm_4_all_but_last(%rip), %xmm0 /* ctr_v_open = and(ctr_low, all_but_last) */
 	movzbl 32(%rsi), %eax
 	imull $0x01010101, %eax, %eax
 	movd %eax, %xmm2
 	pshufd $0, %xmm2, %xmm2 /* ctr_first = bcast8() */
-	pand .Lublock_register_ssse3_asm_2_byte_14(%rip), %xmm2 /* ctr_j0 = and(ctr_first, byte_14) */
+	pand .Lublock_register_ssse3_asm_4_byte_14(%rip), %xmm2 /* ctr_j0 = and(ctr_first, byte_14) */
 
 	/* Load 2 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
 	movdqa %xmm2, %xmm3 /* ctr_j0 */
-	paddb .Lublock_register_ssse3_asm_2_block_k(%rip), %xmm3 /* ctr_j = add(ctr_j0, block_k) */
-	paddb .Lublock_register_ssse3_asm_2_block_k_1(%rip), %xmm2 /* ctr_j_1 = add(ctr_j0, block_k_1) */
+	paddb .Lublock_register_ssse3_asm_4_block_k(%rip), %xmm3 /* ctr_j = add(ctr_j0, block_k) */
+	paddb .Lublock_register_ssse3_asm_4_block_k_1(%rip), %xmm2 /* ctr_j_1 = add(ctr_j0, block_k_1) */
 	movdqa %xmm1, %xmm4 /* ctr_last */
 	paddw %xmm3, %xmm4 /* ctr_sum = add(ctr_last, ctr_j) */
 	paddw %xmm2, %xmm1 /* ctr_sum_1 = add(ctr_last, ctr_j_1) */
 	movdqu 16(%rsi), %xmm2 /* ctr_w = bcast128() */
-	pand .Lublock_register_ssse3_asm_2_all_but_last(%rip), %xmm2 /* ctr_w_open = and(ctr_w, all_but_last) */
+	pand .Lublock_register_ssse3_asm_4_all_but_last(%rip), %xmm2 /* ctr_w_open = and(ctr_w, all_but_last) */
 	movdqa %xmm4, %xmm3 /* ctr_sum */
-	pshufb .Lublock_register_ssse3_asm_2_carry_everywhere(%rip), %xmm3 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
-	movdqa .Lublock_register_ssse3_asm_2_carry_mask_table(%rip), %xmm5 /* carry_mask_table = const() */
+	pshufb .Lublock_register_ssse3_asm_4_carry_everywhere(%rip), %xmm3 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
+	movdqa .Lublock_register_ssse3_asm_4_carry_mask_table(%rip), %xmm5 /* carry_mask_table = const() */
 	movdqa %xmm5, %xmm6 /* carry_mask_table */
 	pshufb %xmm3, %xmm6 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
-	pshufb .Lublock_register_ssse3_asm_2_new_last_byte(%rip), %xmm4 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
+	pshufb .Lublock_register_ssse3_asm_4_new_last_byte(%rip), %xmm4 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
 	movdqa %xmm1, %xmm3 /* ctr_sum_1 */
-	pshufb .Lublock_register_ssse3_asm_2_carry_everywhere(%rip), %xmm3 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
+	pshufb .Lublock_register_ssse3_asm_4_carry_everywhere(%rip), %xmm3 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
 	pshufb %xmm3, %xmm5 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
-	pshufb .Lublock_register_ssse3_asm_2_new_last_byte(%rip), %xmm1 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
+	pshufb .Lublock_register_ssse3_asm_4_new_last_byte(%rip), %xmm1 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
 	movdqa %xmm2, %xmm3 /* ctr_w_open */
 	pand %xmm6, %xmm3 /* ctr_pair_b = and(ctr_w_open, ctr_mask) */
 	pandn %xmm0, %xmm6 /* ctr_pair_a = andnot(ctr_mask, ctr_v_open) */
@@ -289,7 +475,7 @@ ublock_register_ssse3_ublock128_128_ctr_xor_asm:
 	por %xmm1, %xmm2 /* blk_1 = or(ctr_pair_1, ctr_last_byte_1) */
 	movdqa %xmm3, %xmm0 /* blk */
 	psrlw $4, %xmm0 /* lo_sh = shr(blk) */
-	movdqa .Lublock_register_ssse3_asm_2_high_nibbles(%rip), %xmm1 /* high_nibbles = const() */
+	movdqa .Lublock_register_ssse3_asm_4_high_nibbles(%rip), %xmm1 /* high_nibbles = const() */
 	movdqa %xmm1, %xmm4 /* high_nibbles */
 	pandn %xmm0, %xmm4 /* even_a = andnot(high_nibbles, lo_sh) */
 	movdqa %xmm1, %xmm0 /* high_nibbles */
@@ -303,17 +489,17 @@ ublock_register_ssse3_ublock128_128_ctr_xor_asm:
 	movdqa %xmm3, %xmm0 /* even */
 	punpcklbw %xmm2, %xmm0 /* sp = unpacklo(even, odd) */
 	punpckhbw %xmm2, %xmm3 /* sp_1 = unpackhi(even, odd) */
-	movdqa .Lublock_register_ssse3_asm_2_low_nibbles(%rip), %xmm2 /* low_nibbles = const() */
-	movdqa .Lublock_register_ssse3_asm_2_rotl48(%rip), %xmm4 /* rotl48 = const() */
-	movdqa .Lublock_register_ssse3_asm_2_sbox_hi(%rip), %xmm5 /* sbox_hi = const() */
-	movdqa .Lublock_register_ssse3_asm_2_sbox_lo(%rip), %xmm6 /* sbox_lo = const() */
-	movdqa .Lublock_register_ssse3_asm_2_pl_mask(%rip), %xmm7 /* pl_mask = const() */
-	movdqa .Lublock_register_ssse3_asm_2_pr_mask(%rip), %xmm8 /* pr_mask = const() */
-	movdqa .Lublock_register_ssse3_asm_2_rotl24(%rip), %xmm9 /* rotl24 = const() */
-	movdqa .Lublock_register_ssse3_asm_2_rotl56(%rip), %xmm10 /* rotl56 = const() */
+	movdqa .Lublock_register_ssse3_asm_4_low_nibbles(%rip), %xmm2 /* low_nibbles = const() */
+	movdqa .Lublock_register_ssse3_asm_4_rotl48(%rip), %xmm4 /* rotl48 = const() */
+	movdqa .Lublock_register_ssse3_asm_4_sbox_hi(%rip), %xmm5 /* sbox_hi = const() */
+	movdqa .Lublock_register_ssse3_asm_4_sbox_lo(%rip), %xmm6 /* sbox_lo = const() */
+	movdqa .Lublock_register_ssse3_asm_4_pl_mask(%rip), %xmm7 /* pl_mask = const() */
+	movdqa .Lublock_register_ssse3_asm_4_pr_mask(%rip), %xmm8 /* pr_mask = const() */
+	movdqa .Lublock_register_ssse3_asm_4_rotl24(%rip), %xmm9 /* rotl24 = const() */
+	movdqa .Lublock_register_ssse3_asm_4_rotl56(%rip), %xmm10 /* rotl56 = const() */
 	xor %r8, %r8
 	.p2align 4
-.Lublock_register_ssse3_asm_2_loop_r0:
+.Lublock_register_ssse3_asm_4_loop_r0:
 	movdqu (%rdi,%r8), %xmm11 /* rk0 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
@@ -358,15 +544,15 @@ ublock_register_ssse3_ublock128_128_ctr_xor_asm:
 	movdqa %xmm11, %xmm3 /* g0x1.3 */
 	add $128, %r8
 	cmp $2048, %r8
-	jne .Lublock_register_ssse3_asm_2_loop_r0
+	jne .Lublock_register_ssse3_asm_4_loop_r0
 
 	/* Final key addition. */
 	movdqu 2048(%rdi), %xmm11 /* rk0_1 = load() */
 	pxor %xmm11, %xmm0 /* y0 = xor(g0x0, rk0_1) */
-	pshufb .Lublock_register_ssse3_asm_2_deinterleave(%rip), %xmm0 /* de = lookup16(y0, deinterleave) */
+	pshufb .Lublock_register_ssse3_asm_4_deinterleave(%rip), %xmm0 /* de = lookup16(y0, deinterleave) */
 	movdqu 2112(%rdi), %xmm11 /* rk1_1 = load() */
 	pxor %xmm11, %xmm3 /* y1 = xor(g0x1, rk1_1) */
-	pshufb .Lublock_register_ssse3_asm_2_deinterleave(%rip), %xmm3 /* de_1 = lookup16(y1, deinterleave) */
+	pshufb .Lublock_register_ssse3_asm_4_deinterleave(%rip), %xmm3 /* de_1 = lookup16(y1, deinterleave) */
 	movdqa %xmm0, %xmm11 /* de */
 	punpcklqdq %xmm3, %xmm11 /* even_1 = unpacklo(de, de_1) */
 	punpckhqdq %xmm3, %xmm0 /* odd_1 = unpackhi(de, de_1) */
@@ -409,7 +595,7 @@ ublock_register_ssse3_ublock128_128_encrypt_xor_asm:
 	movdqu 16(%rsi), %xmm1 /* blk_1 = load() */
 	movdqa %xmm0, %xmm2 /* blk */
 	psrlw $4, %xmm2 /* lo_sh = shr(blk) */
-	movdqa .Lublock_register_ssse3_asm_3_high_nibbles(%rip), %xmm3 /* high_nibbles = const() */
+	movdqa .Lublock_register_ssse3_asm_5_high_nibbles(%rip), %xmm3 /* high_nibbles = const() */
 	movdqa %xmm3, %xmm4 /* high_nibbles */
 	pandn %xmm2, %xmm4 /* even_a = andnot(high_nibbles, lo_sh) */
 	movdqa %xmm3, %xmm2 /* high_nibbles */
@@ -423,17 +609,17 @@ ublock_register_ssse3_ublock128_128_encrypt_xor_asm:
 	movdqa %xmm0, %xmm2 /* even */
 	punpcklbw %xmm1, %xmm2 /* sp = unpacklo(even, odd) */
 	punpckhbw %xmm1, %xmm0 /* sp_1 = unpackhi(even, odd) */
-	movdqa .Lublock_register_ssse3_asm_3_low_nibbles(%rip), %xmm1 /* low_nibbles = const() */
-	movdqa .Lublock_register_ssse3_asm_3_rotl48(%rip), %xmm4 /* rotl48 = const() */
-	movdqa .Lublock_register_ssse3_asm_3_sbox_hi(%rip), %xmm5 /* sbox_hi = const() */
-	movdqa .Lublock_register_ssse3_asm_3_sbox_lo(%rip), %xmm6 /* sbox_lo = const() */
-	movdqa .Lublock_register_ssse3_asm_3_pl_mask(%rip), %xmm7 /* pl_mask = const() */
-	movdqa .Lublock_register_ssse3_asm_3_pr_mask(%rip), %xmm8 /* pr_mask = const() */
-	movdqa .Lublock_register_ssse3_asm_3_rotl24(%rip), %xmm9 /* rotl24 = const() */
-	movdqa .Lublock_register_ssse3_asm_3_rotl56(%rip), %xmm10 /* rotl56 = const() */
+	movdqa .Lublock_register_ssse3_asm_5_low_nibbles(%rip), %xmm1 /* low_nibbles = const() */
+	movdqa .Lublock_register_ssse3_asm_5_rotl48(%rip), %xmm4 /* rotl48 = const() */
+	movdqa .Lublock_register_ssse3_asm_5_sbox_hi(%rip), %xmm5 /* sbox_hi = const() */
+	movdqa .Lublock_register_ssse3_asm_5_sbox_lo(%rip), %xmm6 /* sbox_lo = const() */
+	movdqa .Lublock_register_ssse3_asm_5_pl_mask(%rip), %xmm7 /* pl_mask = const() */
+	movdqa .Lublock_register_ssse3_asm_5_pr_mask(%rip), %xmm8 /* pr_mask = const() */
+	movdqa .Lublock_register_ssse3_asm_5_rotl24(%rip), %xmm9 /* rotl24 = const() */
+	movdqa .Lublock_register_ssse3_asm_5_rotl56(%rip), %xmm10 /* rotl56 = const() */
 	xor %r8, %r8
 	.p2align 4
-.Lublock_register_ssse3_asm_3_loop_r0:
+.Lublock_register_ssse3_asm_5_loop_r0:
 	movdqu (%rdi,%r8), %xmm11 /* rk0 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
@@ -478,15 +664,15 @@ ublock_register_ssse3_ublock128_128_encrypt_xor_asm:
 	movdqa %xmm12, %xmm2 /* g0x0.3 */
 	add $128, %r8
 	cmp $2048, %r8
-	jne .Lublock_register_ssse3_asm_3_loop_r0
+	jne .Lublock_register_ssse3_asm_5_loop_r0
 
 	/* Final key addition. */
 	movdqu 2048(%rdi), %xmm11 /* rk0_1 = load() */
 	pxor %xmm11, %xmm2 /* y0 = xor(g0x0, rk0_1) */
-	pshufb .Lublock_register_ssse3_asm_3_deinterleave(%rip), %xmm2 /* de = lookup16(y0, deinterleave) */
+	pshufb .Lublock_register_ssse3_asm_5_deinterleave(%rip), %xmm2 /* de = lookup16(y0, deinterleave) */
 	movdqu 2112(%rdi), %xmm11 /* rk1_1 = load() */
 	pxor %xmm11, %xmm0 /* y1 = xor(g0x1, rk1_1) */
-	pshufb .Lublock_register_ssse3_asm_3_deinterleave(%rip), %xmm0 /* de_1 = lookup16(y1, deinterleave) */
+	pshufb .Lublock_register_ssse3_asm_5_deinterleave(%rip), %xmm0 /* de_1 = lookup16(y1, deinterleave) */
 	movdqa %xmm2, %xmm11 /* de */
 	punpcklqdq %xmm0, %xmm11 /* even_1 = unpacklo(de, de_1) */
 	punpckhqdq %xmm0, %xmm2 /* odd_1 = unpackhi(de, de_1) */
@@ -528,7 +714,7 @@ ublock_register_ssse3_ublock128_256_encrypt_asm:
 	movdqu 16(%rsi), %xmm1 /* blk_1 = load() */
 	movdqa %xmm0, %xmm2 /* blk */
 	psrlw $4, %xmm2 /* lo_sh = shr(blk) */
-	movdqa .Lublock_register_ssse3_asm_4_high_nibbles(%rip), %xmm3 /* high_nibbles = const() */
+	movdqa .Lublock_register_ssse3_asm_6_high_nibbles(%rip), %xmm3 /* high_nibbles = const() */
 	movdqa %xmm3, %xmm4 /* high_nibbles */
 	pandn %xmm2, %xmm4 /* even_a = andnot(high_nibbles, lo_sh) */
 	movdqa %xmm3, %xmm2 /* high_nibbles */
@@ -542,17 +728,17 @@ ublock_register_ssse3_ublock128_256_encrypt_asm:
 	movdqa %xmm0, %xmm2 /* even */
 	punpcklbw %xmm1, %xmm2 /* sp = unpacklo(even, odd) */
 	punpckhbw %xmm1, %xmm0 /* sp_1 = unpackhi(even, odd) */
-	movdqa .Lublock_register_ssse3_asm_4_low_nibbles(%rip), %xmm1 /* low_nibbles = const() */
-	movdqa .Lublock_register_ssse3_asm_4_rotl48(%rip), %xmm4 /* rotl48 = const() */
-	movdqa .Lublock_register_ssse3_asm_4_sbox_hi(%rip), %xmm5 /* sbox_hi = const() */
-	movdqa .Lublock_register_ssse3_asm_4_sbox_lo(%rip), %xmm6 /* sbox_lo = const() */
-	movdqa .Lublock_register_ssse3_asm_4_pl_mask(%rip), %xmm7 /* pl_mask = const() */
-	movdqa .Lublock_register_ssse3_asm_4_pr_mask(%rip), %xmm8 /* pr_mask = const() */
-	movdqa .Lublock_register_ssse3_asm_4_rotl24(%rip), %xmm9 /* rotl24 = const() */
-	movdqa .Lublock_register_ssse3_asm_4_rotl56(%rip), %xmm10 /* rotl56 = const() */
+	movdqa .Lublock_register_ssse3_asm_6_low_nibbles(%rip), %xmm1 /* low_nibbles = const() */
+	movdqa .Lublock_register_ssse3_asm_6_rotl48(%rip), %xmm4 /* rotl48 = const() */
+	movdqa .Lublock_register_ssse3_asm_6_sbox_hi(%rip), %xmm5 /* sbox_hi = const() */
+	movdqa .Lublock_register_ssse3_asm_6_sbox_lo(%rip), %xmm6 /* sbox_lo = const() */
+	movdqa .Lublock_register_ssse3_asm_6_pl_mask(%rip), %xmm7 /* pl_mask = const() */
+	movdqa .Lublock_register_ssse3_asm_6_pr_mask(%rip), %xmm8 /* pr_mask = const() */
+	movdqa .Lublock_register_ssse3_asm_6_rotl24(%rip), %xmm9 /* rotl24 = const() */
+	movdqa .Lublock_register_ssse3_asm_6_rotl56(%rip), %xmm10 /* rotl56 = const() */
 	xor %rcx, %rcx
 	.p2align 4
-.Lublock_register_ssse3_asm_4_loop_r0:
+.Lublock_register_ssse3_asm_6_loop_r0:
 	movdqu (%rdi,%rcx), %xmm11 /* rk0 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
@@ -597,15 +783,15 @@ ublock_register_ssse3_ublock128_256_encrypt_asm:
 	movdqa %xmm12, %xmm2 /* g0x0.3 */
 	add $128, %rcx
 	cmp $3072, %rcx
-	jne .Lublock_register_ssse3_asm_4_loop_r0
+	jne .Lublock_register_ssse3_asm_6_loop_r0
 
 	/* Final key addition. */
 	movdqu 3072(%rdi), %xmm11 /* rk0_1 = load() */
 	pxor %xmm11, %xmm2 /* y0 = xor(g0x0, rk0_1) */
-	pshufb .Lublock_register_ssse3_asm_4_deinterleave(%rip), %xmm2 /* de = lookup16(y0, deinterleave) */
+	pshufb .Lublock_register_ssse3_asm_6_deinterleave(%rip), %xmm2 /* de = lookup16(y0, deinterleave) */
 	movdqu 3136(%rdi), %xmm11 /* rk1_1 = load() */
 	pxor %xmm11, %xmm0 /* y1 = xor(g0x1, rk1_1) */
-	pshufb .Lublock_register_ssse3_asm_4_deinterleave(%rip), %xmm0 /* de_1 = lookup16(y1, deinterleave) */
+	pshufb .Lublock_register_ssse3_asm_6_deinterleave(%rip), %xmm0 /* de_1 = lookup16(y1, deinterleave) */
 	movdqa %xmm2, %xmm11 /* de */
 	punpcklqdq %xmm0, %xmm11 /* even_1 = unpacklo(de, de_1) */
 	punpckhqdq %xmm0, %xmm2 /* odd_1 = unpackhi(de, de_1) */
@@ -623,6 +809,99 @@ ublock_register_ssse3_ublock128_256_encrypt_asm:
 	movdqu %xmm11, 16(%rdx) /* store out_hi */
 	ret
 	.size ublock_register_ssse3_ublock128_256_encrypt_asm, .-ublock_register_ssse3_ublock128_256_encrypt_asm
+
+/* ublock_register_ssse3_ublock128_256_encrypt_one_block_asm: ublock128_register_one_block_encrypt, 3 arguments
+ *   %rdi: rk
+ *   %rsi: in
+ *   %rdx: out
+ *   %rcx: 128 x r (and the loop count)
+ *   xmm0-10: vectors, as allocated (11 used)
+ *   frame: 0 bytes (0 spill slots of 16 bytes)
+ */
+	.globl ublock_register_ssse3_ublock128_256_encrypt_one_block_asm
+	.hidden ublock_register_ssse3_ublock128_256_encrypt_one_block_asm
+	.type ublock_register_ssse3_ublock128_256_encrypt_one_block_asm, @function
+	.p2align 5
+ublock_register_ssse3_ublock128_256_encrypt_one_block_asm:
+
+	/* Load one block, spread one nibble per byte in the low nibbles; X0 and X1 in separate registers. */
+	movdqu (%rsi), %xmm0 /* blk = load() */
+	movdqa %xmm0, %xmm1 /* blk */
+	psrlw $4, %xmm1 /* lo_sh = shr(blk) */
+	movdqa .Lublock_register_ssse3_asm_7_high_nibbles(%rip), %xmm2 /* high_nibbles = const() */
+	movdqa %xmm2, %xmm3 /* high_nibbles */
+	pandn %xmm1, %xmm3 /* even_a = andnot(high_nibbles, lo_sh) */
+	movdqa %xmm2, %xmm1 /* high_nibbles */
+	pandn %xmm0, %xmm1 /* odd_a = andnot(high_nibbles, blk) */
+	movdqa %xmm2, %xmm0 /* high_nibbles */
+	pand .Lublock_register_ssse3_asm_7_zero(%rip), %xmm0 /* even_b = and(high_nibbles, zero) */
+	por %xmm3, %xmm0 /* even = or(even_b, even_a) */
+	movdqa .Lublock_register_ssse3_asm_7_zero(%rip), %xmm3 /* zero = const() */
+	psllw $4, %xmm3 /* hi_sh = shl(zero) */
+	pand %xmm2, %xmm3 /* odd_b = and(hi_sh, high_nibbles) */
+	por %xmm1, %xmm3 /* odd = or(odd_b, odd_a) */
+	movdqa %xmm0, %xmm1 /* even */
+	punpcklbw %xmm3, %xmm1 /* sp = unpacklo(even, odd) */
+	punpckhbw %xmm3, %xmm0 /* sp_1 = unpackhi(even, odd) */
+	movdqa .Lublock_register_ssse3_asm_7_low_nibbles(%rip), %xmm3 /* low_nibbles = const() */
+	movdqa .Lublock_register_ssse3_asm_7_rotl48(%rip), %xmm4 /* rotl48 = const() */
+	movdqa .Lublock_register_ssse3_asm_7_sbox_lo(%rip), %xmm5 /* sbox_lo = const() */
+	movdqa .Lublock_register_ssse3_asm_7_pl_mask(%rip), %xmm6 /* pl_mask = const() */
+	movdqa .Lublock_register_ssse3_asm_7_pr_mask(%rip), %xmm7 /* pr_mask = const() */
+	movdqa .Lublock_register_ssse3_asm_7_rotl24(%rip), %xmm8 /* rotl24 = const() */
+	movdqa .Lublock_register_ssse3_asm_7_rotl56(%rip), %xmm9 /* rotl56 = const() */
+	xor %rcx, %rcx
+	.p2align 4
+.Lublock_register_ssse3_asm_7_loop_r0:
+	movdqu (%rdi,%rcx), %xmm10 /* rk0 = load() */
+	pxor %xmm10, %xmm1 /* k0 = xor(x0, rk0) */
+	pand %xmm3, %xmm1 /* s0_lo = and(k0, low_nibbles) */
+	movdqa %xmm5, %xmm10 /* sbox_lo */
+	pshufb %xmm1, %xmm10 /* s0 = lookup16(sbox_lo, s0_lo) */
+	movdqu 64(%rdi,%rcx), %xmm1 /* rk1 = load() */
+	pxor %xmm1, %xmm0 /* k1 = xor(x1, rk1) */
+	pand %xmm3, %xmm0 /* s1_lo = and(k1, low_nibbles) */
+	movdqa %xmm5, %xmm1 /* sbox_lo */
+	pshufb %xmm0, %xmm1 /* s1 = lookup16(sbox_lo, s1_lo) */
+	pxor %xmm10, %xmm1 /* x1_1 = xor(s1, s0) */
+	movdqa %xmm1, %xmm0 /* x1_1 */
+	pshufb %xmm9, %xmm0 /* rot4 = lookup16(x1_1, rotl56) */
+	pxor %xmm0, %xmm10 /* x0_1 = xor(s0, rot4) */
+	movdqa %xmm10, %xmm0 /* x0_1 */
+	pshufb %xmm4, %xmm0 /* rot8 = lookup16(x0_1, rotl48) */
+	pxor %xmm0, %xmm1 /* x1_2 = xor(x1_1, rot8) */
+	movdqa %xmm1, %xmm0 /* x1_2 */
+	pshufb %xmm4, %xmm0 /* rot8_1 = lookup16(x1_2, rotl48) */
+	pxor %xmm0, %xmm10 /* x0_2 = xor(x0_1, rot8_1) */
+	movdqa %xmm10, %xmm0 /* x0_2 */
+	pshufb %xmm8, %xmm0 /* rot20 = lookup16(x0_2, rotl24) */
+	pxor %xmm0, %xmm1 /* x1_3 = xor(x1_2, rot20) */
+	pxor %xmm1, %xmm10 /* x0_3 = xor(x0_2, x1_3) */
+	pshufb %xmm6, %xmm10 /* pl = lookup16(x0_3, pl_mask) */
+	pshufb %xmm7, %xmm1 /* pr = lookup16(x1_3, pr_mask) */
+	movdqa %xmm1, %xmm0 /* x1.3 */
+	movdqa %xmm10, %xmm1 /* x0.3 */
+	add $128, %rcx
+	cmp $3072, %rcx
+	jne .Lublock_register_ssse3_asm_7_loop_r0
+
+	/* Final key addition; the store packs the low nibbles (the key's copy in the high ones is dropped). */
+	movdqu 3072(%rdi), %xmm10 /* rk0_1 = load() */
+	pxor %xmm10, %xmm1 /* y0 = xor(x0, rk0_1) */
+	pshufb .Lublock_register_ssse3_asm_7_deinterleave(%rip), %xmm1 /* de = lookup16(y0, deinterleave) */
+	movdqu 3136(%rdi), %xmm10 /* rk1_1 = load() */
+	pxor %xmm10, %xmm0 /* y1 = xor(x1, rk1_1) */
+	pshufb .Lublock_register_ssse3_asm_7_deinterleave(%rip), %xmm0 /* de_1 = lookup16(y1, deinterleave) */
+	movdqa %xmm1, %xmm10 /* de */
+	punpcklqdq %xmm0, %xmm10 /* even_1 = unpacklo(de, de_1) */
+	punpckhqdq %xmm0, %xmm1 /* odd_1 = unpackhi(de, de_1) */
+	psllw $4, %xmm10 /* ev_sh = shl(even_1) */
+	pand %xmm2, %xmm10 /* out_lo_b = and(ev_sh, high_nibbles) */
+	pandn %xmm1, %xmm2 /* out_lo_a = andnot(high_nibbles, odd_1) */
+	por %xmm2, %xmm10 /* out_lo = or(out_lo_b, out_lo_a) */
+	movdqu %xmm10, (%rdx) /* store out_lo */
+	ret
+	.size ublock_register_ssse3_ublock128_256_encrypt_one_block_asm, .-ublock_register_ssse3_ublock128_256_encrypt_one_block_asm
 
 /* ublock_register_ssse3_ublock128_256_decrypt_asm: ublock128_register128_decrypt, 3 arguments
  *   %rdi: rk
@@ -643,7 +922,7 @@ ublock_register_ssse3_ublock128_256_decrypt_asm:
 	movdqu 16(%rsi), %xmm1 /* blk_1 = load() */
 	movdqa %xmm0, %xmm2 /* blk */
 	psrlw $4, %xmm2 /* lo_sh = shr(blk) */
-	movdqa .Lublock_register_ssse3_asm_5_high_nibbles(%rip), %xmm3 /* high_nibbles = const() */
+	movdqa .Lublock_register_ssse3_asm_8_high_nibbles(%rip), %xmm3 /* high_nibbles = const() */
 	movdqa %xmm3, %xmm4 /* high_nibbles */
 	pandn %xmm2, %xmm4 /* even_a = andnot(high_nibbles, lo_sh) */
 	movdqa %xmm3, %xmm2 /* high_nibbles */
@@ -657,17 +936,17 @@ ublock_register_ssse3_ublock128_256_decrypt_asm:
 	movdqa %xmm0, %xmm2 /* even */
 	punpcklbw %xmm1, %xmm2 /* sp = unpacklo(even, odd) */
 	punpckhbw %xmm1, %xmm0 /* sp_1 = unpackhi(even, odd) */
-	movdqa .Lublock_register_ssse3_asm_5_low_nibbles(%rip), %xmm1 /* low_nibbles = const() */
-	movdqa .Lublock_register_ssse3_asm_5_rotl48(%rip), %xmm4 /* rotl48 = const() */
-	movdqa .Lublock_register_ssse3_asm_5_sbox_inv_hi(%rip), %xmm5 /* sbox_inv_hi = const() */
-	movdqa .Lublock_register_ssse3_asm_5_sbox_inv_lo(%rip), %xmm6 /* sbox_inv_lo = const() */
-	movdqa .Lublock_register_ssse3_asm_5_pl_mask(%rip), %xmm7 /* pl_mask = const() */
-	movdqa .Lublock_register_ssse3_asm_5_pr_mask(%rip), %xmm8 /* pr_mask = const() */
-	movdqa .Lublock_register_ssse3_asm_5_rotl24(%rip), %xmm9 /* rotl24 = const() */
-	movdqa .Lublock_register_ssse3_asm_5_rotl56(%rip), %xmm10 /* rotl56 = const() */
+	movdqa .Lublock_register_ssse3_asm_8_low_nibbles(%rip), %xmm1 /* low_nibbles = const() */
+	movdqa .Lublock_register_ssse3_asm_8_rotl48(%rip), %xmm4 /* rotl48 = const() */
+	movdqa .Lublock_register_ssse3_asm_8_sbox_inv_hi(%rip), %xmm5 /* sbox_inv_hi = const() */
+	movdqa .Lublock_register_ssse3_asm_8_sbox_inv_lo(%rip), %xmm6 /* sbox_inv_lo = const() */
+	movdqa .Lublock_register_ssse3_asm_8_pl_mask(%rip), %xmm7 /* pl_mask = const() */
+	movdqa .Lublock_register_ssse3_asm_8_pr_mask(%rip), %xmm8 /* pr_mask = const() */
+	movdqa .Lublock_register_ssse3_asm_8_rotl24(%rip), %xmm9 /* rotl24 = const() */
+	movdqa .Lublock_register_ssse3_asm_8_rotl56(%rip), %xmm10 /* rotl56 = const() */
 	xor %rcx, %rcx
 	.p2align 4
-.Lublock_register_ssse3_asm_5_loop_r0:
+.Lublock_register_ssse3_asm_8_loop_r0:
 	movdqu (%rdi,%rcx), %xmm11 /* rk0 = load() */
 
 	/* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
@@ -712,15 +991,15 @@ ublock_register_ssse3_ublock128_256_decrypt_asm:
 	movdqa %xmm12, %xmm2 /* g0x0.3 */
 	add $128, %rcx
 	cmp $3072, %rcx
-	jne .Lublock_register_ssse3_asm_5_loop_r0
+	jne .Lublock_register_ssse3_asm_8_loop_r0
 
 	/* Final key addition. */
 	movdqu 3072(%rdi), %xmm11 /* rk0_1 = load() */
 	pxor %xmm11, %xmm2 /* y0_3 = xor(g0x0, rk0_1) */
-	pshufb .Lublock_register_ssse3_asm_5_deinterleave(%rip), %xmm2 /* de = lookup16(y0_3, deinterleave) */
+	pshufb .Lublock_register_ssse3_asm_8_deinterleave(%rip), %xmm2 /* de = lookup16(y0_3, deinterleave) */
 	movdqu 3136(%rdi), %xmm11 /* rk1_1 = load() */
 	pxor %xmm11, %xmm0 /* y1_3 = xor(g0x1, rk1_1) */
-	pshufb .Lublock_register_ssse3_asm_5_deinterleave(%rip), %xmm0 /* de_1 = lookup16(y1_3, deinterleave) */
+	pshufb .Lublock_register_ssse3_asm_8_deinterleave(%rip), %xmm0 /* de_1 = lookup16(y1_3, deinterleave) */
 	movdqa %xmm2, %xmm11 /* de */
 	punpcklqdq %xmm0, %xmm11 /* even_1 = unpacklo(de, de_1) */
 	punpckhqdq %xmm0, %xmm2 /* odd_1 = unpackhi(de, de_1) */
@@ -739,6 +1018,99 @@ ublock_register_ssse3_ublock128_256_decrypt_asm:
 	ret
 	.size ublock_register_ssse3_ublock128_256_decrypt_asm, .-ublock_register_ssse3_ublock128_256_decrypt_asm
 
+/* ublock_register_ssse3_ublock128_256_decrypt_one_block_asm: ublock128_register_one_block_decrypt, 3 arguments
+ *   %rdi: rk
+ *   %rsi: in
+ *   %rdx: out
+ *   %rcx: 128 x r (and the loop count)
+ *   xmm0-10: vectors, as allocated (11 used)
+ *   frame: 0 bytes (0 spill slots of 16 bytes)
+ */
+	.globl ublock_register_ssse3_ublock128_256_decrypt_one_block_asm
+	.hidden ublock_register_ssse3_ublock128_256_decrypt_one_block_asm
+	.type ublock_register_ssse3_ublock128_256_decrypt_one_block_asm, @function
+	.p2align 5
+ublock_register_ssse3_ublock128_256_decrypt_one_block_asm:
+
+	/* Load one block, spread one nibble per byte in the low nibbles; X0 and X1 in separate registers. */
+	movdqu (%rsi), %xmm0 /* blk = load() */
+	movdqa %xmm0, %xmm1 /* blk */
+	psrlw $4, %xmm1 /* lo_sh = shr(blk) */
+	movdqa .Lublock_register_ssse3_asm_9_high_nibbles(%rip), %xmm2 /* high_nibbles = const() */
+	movdqa %xmm2, %xmm3 /* high_nibbles */
+	pandn %xmm1, %xmm3 /* even_a = andnot(high_nibbles, lo_sh) */
+	movdqa %xmm2, %xmm1 /* high_nibbles */
+	pandn %xmm0, %xmm1 /* odd_a = andnot(high_nibbles, blk) */
+	movdqa %xmm2, %xmm0 /* high_nibbles */
+	pand .Lublock_register_ssse3_asm_9_zero(%rip), %xmm0 /* even_b = and(high_nibbles, zero) */
+	por %xmm3, %xmm0 /* even = or(even_b, even_a) */
+	movdqa .Lublock_register_ssse3_asm_9_zero(%rip), %xmm3 /* zero = const() */
+	psllw $4, %xmm3 /* hi_sh = shl(zero) */
+	pand %xmm2, %xmm3 /* odd_b = and(hi_sh, high_nibbles) */
+	por %xmm1, %xmm3 /* odd = or(odd_b, odd_a) */
+	movdqa %xmm0, %xmm1 /* even */
+	punpcklbw %xmm3, %xmm1 /* sp = unpacklo(even, odd) */
+	punpckhbw %xmm3, %xmm0 /* sp_1 = unpackhi(even, odd) */
+	movdqa .Lublock_register_ssse3_asm_9_low_nibbles(%rip), %xmm3 /* low_nibbles = const() */
+	movdqa .Lublock_register_ssse3_asm_9_rotl48(%rip), %xmm4 /* rotl48 = const() */
+	movdqa .Lublock_register_ssse3_asm_9_sbox_inv_lo(%rip), %xmm5 /* sbox_inv_lo = const() */
+	movdqa .Lublock_register_ssse3_asm_9_pl_mask(%rip), %xmm6 /* pl_mask = const() */
+	movdqa .Lublock_register_ssse3_asm_9_pr_mask(%rip), %xmm7 /* pr_mask = const() */
+	movdqa .Lublock_register_ssse3_asm_9_rotl24(%rip), %xmm8 /* rotl24 = const() */
+	movdqa .Lublock_register_ssse3_asm_9_rotl56(%rip), %xmm9 /* rotl56 = const() */
+	xor %rcx, %rcx
+	.p2align 4
+.Lublock_register_ssse3_asm_9_loop_r0:
+	movdqu (%rdi,%rcx), %xmm10 /* rk0 = load() */
+	pxor %xmm10, %xmm1 /* k0 = xor(x0, rk0) */
+	pshufb %xmm6, %xmm1 /* pl = lookup16(k0, pl_mask) */
+	movdqu 64(%rdi,%rcx), %xmm10 /* rk1 = load() */
+	pxor %xmm10, %xmm0 /* k1 = xor(x1, rk1) */
+	pshufb %xmm7, %xmm0 /* pr = lookup16(k1, pr_mask) */
+	pxor %xmm0, %xmm1 /* y0 = xor(pl, pr) */
+	movdqa %xmm1, %xmm10 /* y0 */
+	pshufb %xmm8, %xmm10 /* rot20 = lookup16(y0, rotl24) */
+	pxor %xmm10, %xmm0 /* y1 = xor(pr, rot20) */
+	movdqa %xmm0, %xmm10 /* y1 */
+	pshufb %xmm4, %xmm10 /* rot8 = lookup16(y1, rotl48) */
+	pxor %xmm10, %xmm1 /* y0_1 = xor(y0, rot8) */
+	movdqa %xmm1, %xmm10 /* y0_1 */
+	pshufb %xmm4, %xmm10 /* rot8_1 = lookup16(y0_1, rotl48) */
+	pxor %xmm10, %xmm0 /* y1_1 = xor(y1, rot8_1) */
+	movdqa %xmm0, %xmm10 /* y1_1 */
+	pshufb %xmm9, %xmm10 /* rot4 = lookup16(y1_1, rotl56) */
+	pxor %xmm10, %xmm1 /* y0_2 = xor(y0_1, rot4) */
+	pxor %xmm1, %xmm0 /* y1_2 = xor(y1_1, y0_2) */
+	pand %xmm3, %xmm1 /* s0_lo = and(y0_2, low_nibbles) */
+	pand %xmm3, %xmm0 /* s1_lo = and(y1_2, low_nibbles) */
+	movdqa %xmm5, %xmm10 /* sbox_inv_lo */
+	pshufb %xmm1, %xmm10 /* s0 = lookup16(sbox_inv_lo, s0_lo) */
+	movdqa %xmm5, %xmm1 /* sbox_inv_lo */
+	pshufb %xmm0, %xmm1 /* s1 = lookup16(sbox_inv_lo, s1_lo) */
+	movdqa %xmm1, %xmm0 /* x1.3 */
+	movdqa %xmm10, %xmm1 /* x0.3 */
+	add $128, %rcx
+	cmp $3072, %rcx
+	jne .Lublock_register_ssse3_asm_9_loop_r0
+
+	/* Final key addition; the store packs the low nibbles (the key's copy in the high ones is dropped). */
+	movdqu 3072(%rdi), %xmm10 /* rk0_1 = load() */
+	pxor %xmm10, %xmm1 /* y0_3 = xor(x0, rk0_1) */
+	pshufb .Lublock_register_ssse3_asm_9_deinterleave(%rip), %xmm1 /* de = lookup16(y0_3, deinterleave) */
+	movdqu 3136(%rdi), %xmm10 /* rk1_1 = load() */
+	pxor %xmm10, %xmm0 /* y1_3 = xor(x1, rk1_1) */
+	pshufb .Lublock_register_ssse3_asm_9_deinterleave(%rip), %xmm0 /* de_1 = lookup16(y1_3, deinterleave) */
+	movdqa %xmm1, %xmm10 /* de */
+	punpcklqdq %xmm0, %xmm10 /* even_1 = unpacklo(de, de_1) */
+	punpckhqdq %xmm0, %xmm1 /* odd_1 = unpackhi(de, de_1) */
+	psllw $4, %xmm10 /* ev_sh = shl(even_1) */
+	pand %xmm2, %xmm10 /* out_lo_b = and(ev_sh, high_nibbles) */
+	pandn %xmm1, %xmm2 /* out_lo_a = andnot(high_nibbles, odd_1) */
+	por %xmm2, %xmm10 /* out_lo = or(out_lo_b, out_lo_a) */
+	movdqu %xmm10, (%rdx) /* store out_lo */
+	ret
+	.size ublock_register_ssse3_ublock128_256_decrypt_one_block_asm, .-ublock_register_ssse3_ublock128_256_decrypt_one_block_asm
+
 /* ublock_register_ssse3_ublock128_256_ctr_xor_asm: ublock128_register128_encrypt_ctr_xor, 4 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -756,32 +1128,32 @@ ublock_register_ssse3_ublock128_256_ctr_xor_asm:
 	movdqu (%rsi), %xmm0 /* ctr_low = bcast128() */
 	movdqa %xmm0, %xmm1 /* ctr_low */
 	psrlw $8, %xmm1 /* ctr_last = shr(ctr_low) */
-	pand .Lublock_register_ssse3_asm_6_all_but_last(%rip), %xmm0 /* ctr_v_open = and(ctr_low, all_but_last) */
+	pand .Lublock_register_ssse3_asm_10_all_but_last(%rip), %xmm0 /* ctr_v_open = and(ctr_low, all_but_last) */
 	movzbl 32(%rsi), %eax
 	imull $0x01010101, %eax, %eax
 	movd %eax, %xmm2
 	pshufd $0, %xmm2, %xmm2 /* ctr_first = bcast8() */
-	pand .Lublock_register_ssse3_asm_6_byte_14(%rip), %xmm2 /* ctr_j0 = and(ctr_first, byte_14) */
+	pand .Lublock_register_ssse3_asm_10_byte_14(%rip), %xmm2 /* ctr_j0 = and(ctr_first, byte_14) */
 
 	/* Load 2 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
 	movdqa %xmm2, %xmm3 /* ctr_j0 */
-	paddb .Lublock_register_ssse3_asm_6_block_k(%rip), %xmm3 /* ctr_j = add(ctr_j0, block_k) */
-	paddb .Lublock_register_ssse3_asm_6_block_k_1(%rip), %xmm2 /* ctr_j_1 = add(ctr_j0, block_k_1) */
+	paddb .Lublock_register_ssse3_asm_10_block_k(%rip), %xmm3 /* ctr_j = add(ctr_j0, block_k) */
+	paddb .Lublock_register_ssse3_asm_10_block_k_1(%rip), %xmm2 /* ctr_j_1 = add(ctr_j0, block_k_1) */
 	movdqa %xmm1, %xmm4 /* ctr_last */
 	paddw %xmm3, %xmm4 /* ctr_sum = add(ctr_last, ctr_j) */
 	paddw %xmm2, %xmm1 /* ctr_sum_1 = add(ctr_last, ctr_j_1) */
 	movdqu 16(%rsi), %xmm2 /* ctr_w = bcast128() */
-	pand .Lublock_register_ssse3_asm_6_all_but_last(%rip), %xmm2 /* ctr_w_open = and(ctr_w, all_but_last) */
+	pand .Lublock_register_ssse3_asm_10_all_but_last(%rip), %xmm2 /* ctr_w_open = and(ctr_w, all_but_last) */
 	movdqa %xmm4, %xmm3 /* ctr_sum */
-	pshufb .Lublock_register_ssse3_asm_6_carry_everywhere(%rip), %xmm3 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
-	movdqa .Lublock_register_ssse3_asm_6_carry_mask_table(%rip), %xmm5 /* carry_mask_table = const() */
+	pshufb .Lublock_register_ssse3_asm_10_carry_everywhere(%rip), %xmm3 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
+	movdqa .Lublock_register_ssse3_asm_10_carry_mask_table(%rip), %xmm5 /* carry_mask_table = const() */
 	movdqa %xmm5, %xmm6 /* carry_mask_table */
 	pshufb %xmm3, %xmm6 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
-	pshufb .Lublock_register_ssse3_asm_6_new_last_byte(%rip), %xmm4 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
+	pshufb .Lublock_register_ssse3_asm_10_new_last_byte(%rip), %xmm4 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
 	movdqa %xmm1, %xmm3 /* ctr_sum_1 */
-	pshufb .Lublock_register_ssse3_asm_6_carry_everywhere(%rip), %xmm3 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
+	pshufb .Lublock_register_ssse3_asm_10_carry_everywhere(%rip), %xmm3 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
 	pshufb %xmm3, %xmm5 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
-	pshufb .Lublock_register_ssse3_asm_6_new_last_byte(%rip), %xmm1 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
+	pshufb .Lublock_register_ssse3_asm_10_new_last_byte(%rip), %xmm1 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
 	movdqa %xmm2, %xmm3 /* ctr_w_open */
 	pand %xmm6, %xmm3 /* ctr_pair_b = and(ctr_w_open, ctr_mask) */
 	pandn %xmm0, %xmm6 /* ctr_pair_a = andnot(ctr_mask, ctr_v_open) */
@@ -793,7 +1165,7 @@ ublock_register_ssse3_ublock128_256_ctr_xor_asm:
 	por %xmm1, %xmm2 /* blk_1 = or(ctr_pair_1, ctr_last_byte_1) */
 	movdqa %xmm3, %xmm0 /* blk */
 	psrlw $4, %xmm0 /* lo_sh = shr(blk) */
-	movdqa .Lublock_register_ssse3_asm_6_high_nibbles(%rip), %xmm1 /* high_nibbles = const() */
+	movdqa .Lublock_register_ssse3_asm_10_high_nibbles(%rip), %xmm1 /* high_nibbles = const() */
 	movdqa %xmm1, %xmm4 /* high_nibbles */
 	pandn %xmm0, %xmm4 /* even_a = andnot(high_nibbles, lo_sh) */
 	movdqa %xmm1, %xmm0 /* high_nibbles */
@@ -807,17 +1179,17 @@ ublock_register_ssse3_ublock128_256_ctr_xor_asm:
 	movdqa %xmm3, %xmm0 /* even */
 	punpcklbw %xmm2, %xmm0 /* sp = unpacklo(even, odd) */
 	punpckhbw %xmm2, %xmm3 /* sp_1 = unpackhi(even, odd) */
-	movdqa .Lublock_register_ssse3_asm_6_low_nibbles(%rip), %xmm2 /* low_nibbles = const() */
-	movdqa .Lublock_register_ssse3_asm_6_rotl48(%rip), %xmm4 /* rotl48 = const() */
-	movdqa .Lublock_register_ssse3_asm_6_sbox_hi(%rip), %xmm5 /* sbox_hi = const() */
-	movdqa .Lublock_register_ssse3_asm_6_sbox_lo(%rip), %xmm6 /* sbox_lo = const() */
-	movdqa .Lublock_register_ssse3_asm_6_pl_mask(%rip), %xmm7 /* pl_mask = const() */
-	movdqa .Lublock_register_ssse3_asm_6_pr_mask(%rip), %xmm8 /* pr_mask = const() */
-	movdqa .Lublock_register_ssse3_asm_6_rotl24(%rip), %xmm9 /* rotl24 = const() */
-	movdqa .Lublock_register_ssse3_asm_6_rotl56(%rip), %xmm10 /* rotl56 = const() */
+	movdqa .Lublock_register_ssse3_asm_10_low_nibbles(%rip), %xmm2 /* low_nibbles = const() */
+	movdqa .Lublock_register_ssse3_asm_10_rotl48(%rip), %xmm4 /* rotl48 = const() */
+	movdqa .Lublock_register_ssse3_asm_10_sbox_hi(%rip), %xmm5 /* sbox_hi = const() */
+	movdqa .Lublock_register_ssse3_asm_10_sbox_lo(%rip), %xmm6 /* sbox_lo = const() */
+	movdqa .Lublock_register_ssse3_asm_10_pl_mask(%rip), %xmm7 /* pl_mask = const() */
+	movdqa .Lublock_register_ssse3_asm_10_pr_mask(%rip), %xmm8 /* pr_mask = const() */
+	movdqa .Lublock_register_ssse3_asm_10_rotl24(%rip), %xmm9 /* rotl24 = const() */
+	movdqa .Lublock_register_ssse3_asm_10_rotl56(%rip), %xmm10 /* rotl56 = const() */
 	xor %r8, %r8
 	.p2align 4
-.Lublock_register_ssse3_asm_6_loop_r0:
+.Lublock_register_ssse3_asm_10_loop_r0:
 	movdqu (%rdi,%r8), %xmm11 /* rk0 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
@@ -862,15 +1234,15 @@ ublock_register_ssse3_ublock128_256_ctr_xor_asm:
 	movdqa %xmm11, %xmm3 /* g0x1.3 */
 	add $128, %r8
 	cmp $3072, %r8
-	jne .Lublock_register_ssse3_asm_6_loop_r0
+	jne .Lublock_register_ssse3_asm_10_loop_r0
 
 	/* Final key addition. */
 	movdqu 3072(%rdi), %xmm11 /* rk0_1 = load() */
 	pxor %xmm11, %xmm0 /* y0 = xor(g0x0, rk0_1) */
-	pshufb .Lublock_register_ssse3_asm_6_deinterleave(%rip), %xmm0 /* de = lookup16(y0, deinterleave) */
+	pshufb .Lublock_register_ssse3_asm_10_deinterleave(%rip), %xmm0 /* de = lookup16(y0, deinterleave) */
 	movdqu 3136(%rdi), %xmm11 /* rk1_1 = load() */
 	pxor %xmm11, %xmm3 /* y1 = xor(g0x1, rk1_1) */
-	pshufb .Lublock_register_ssse3_asm_6_deinterleave(%rip), %xmm3 /* de_1 = lookup16(y1, deinterleave) */
+	pshufb .Lublock_register_ssse3_asm_10_deinterleave(%rip), %xmm3 /* de_1 = lookup16(y1, deinterleave) */
 	movdqa %xmm0, %xmm11 /* de */
 	punpcklqdq %xmm3, %xmm11 /* even_1 = unpacklo(de, de_1) */
 	punpckhqdq %xmm3, %xmm0 /* odd_1 = unpackhi(de, de_1) */
@@ -913,7 +1285,7 @@ ublock_register_ssse3_ublock128_256_encrypt_xor_asm:
 	movdqu 16(%rsi), %xmm1 /* blk_1 = load() */
 	movdqa %xmm0, %xmm2 /* blk */
 	psrlw $4, %xmm2 /* lo_sh = shr(blk) */
-	movdqa .Lublock_register_ssse3_asm_7_high_nibbles(%rip), %xmm3 /* high_nibbles = const() */
+	movdqa .Lublock_register_ssse3_asm_11_high_nibbles(%rip), %xmm3 /* high_nibbles = const() */
 	movdqa %xmm3, %xmm4 /* high_nibbles */
 	pandn %xmm2, %xmm4 /* even_a = andnot(high_nibbles, lo_sh) */
 	movdqa %xmm3, %xmm2 /* high_nibbles */
@@ -927,17 +1299,17 @@ ublock_register_ssse3_ublock128_256_encrypt_xor_asm:
 	movdqa %xmm0, %xmm2 /* even */
 	punpcklbw %xmm1, %xmm2 /* sp = unpacklo(even, odd) */
 	punpckhbw %xmm1, %xmm0 /* sp_1 = unpackhi(even, odd) */
-	movdqa .Lublock_register_ssse3_asm_7_low_nibbles(%rip), %xmm1 /* low_nibbles = const() */
-	movdqa .Lublock_register_ssse3_asm_7_rotl48(%rip), %xmm4 /* rotl48 = const() */
-	movdqa .Lublock_register_ssse3_asm_7_sbox_hi(%rip), %xmm5 /* sbox_hi = const() */
-	movdqa .Lublock_register_ssse3_asm_7_sbox_lo(%rip), %xmm6 /* sbox_lo = const() */
-	movdqa .Lublock_register_ssse3_asm_7_pl_mask(%rip), %xmm7 /* pl_mask = const() */
-	movdqa .Lublock_register_ssse3_asm_7_pr_mask(%rip), %xmm8 /* pr_mask = const() */
-	movdqa .Lublock_register_ssse3_asm_7_rotl24(%rip), %xmm9 /* rotl24 = const() */
-	movdqa .Lublock_register_ssse3_asm_7_rotl56(%rip), %xmm10 /* rotl56 = const() */
+	movdqa .Lublock_register_ssse3_asm_11_low_nibbles(%rip), %xmm1 /* low_nibbles = const() */
+	movdqa .Lublock_register_ssse3_asm_11_rotl48(%rip), %xmm4 /* rotl48 = const() */
+	movdqa .Lublock_register_ssse3_asm_11_sbox_hi(%rip), %xmm5 /* sbox_hi = const() */
+	movdqa .Lublock_register_ssse3_asm_11_sbox_lo(%rip), %xmm6 /* sbox_lo = const() */
+	movdqa .Lublock_register_ssse3_asm_11_pl_mask(%rip), %xmm7 /* pl_mask = const() */
+	movdqa .Lublock_register_ssse3_asm_11_pr_mask(%rip), %xmm8 /* pr_mask = const() */
+	movdqa .Lublock_register_ssse3_asm_11_rotl24(%rip), %xmm9 /* rotl24 = const() */
+	movdqa .Lublock_register_ssse3_asm_11_rotl56(%rip), %xmm10 /* rotl56 = const() */
 	xor %r8, %r8
 	.p2align 4
-.Lublock_register_ssse3_asm_7_loop_r0:
+.Lublock_register_ssse3_asm_11_loop_r0:
 	movdqu (%rdi,%r8), %xmm11 /* rk0 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
@@ -982,15 +1354,15 @@ ublock_register_ssse3_ublock128_256_encrypt_xor_asm:
 	movdqa %xmm12, %xmm2 /* g0x0.3 */
 	add $128, %r8
 	cmp $3072, %r8
-	jne .Lublock_register_ssse3_asm_7_loop_r0
+	jne .Lublock_register_ssse3_asm_11_loop_r0
 
 	/* Final key addition. */
 	movdqu 3072(%rdi), %xmm11 /* rk0_1 = load() */
 	pxor %xmm11, %xmm2 /* y0 = xor(g0x0, rk0_1) */
-	pshufb .Lublock_register_ssse3_asm_7_deinterleave(%rip), %xmm2 /* de = lookup16(y0, deinterleave) */
+	pshufb .Lublock_register_ssse3_asm_11_deinterleave(%rip), %xmm2 /* de = lookup16(y0, deinterleave) */
 	movdqu 3136(%rdi), %xmm11 /* rk1_1 = load() */
 	pxor %xmm11, %xmm0 /* y1 = xor(g0x1, rk1_1) */
-	pshufb .Lublock_register_ssse3_asm_7_deinterleave(%rip), %xmm0 /* de_1 = lookup16(y1, deinterleave) */
+	pshufb .Lublock_register_ssse3_asm_11_deinterleave(%rip), %xmm0 /* de_1 = lookup16(y1, deinterleave) */
 	movdqa %xmm2, %xmm11 /* de */
 	punpcklqdq %xmm0, %xmm11 /* even_1 = unpacklo(de, de_1) */
 	punpckhqdq %xmm0, %xmm2 /* odd_1 = unpackhi(de, de_1) */
@@ -1034,7 +1406,7 @@ ublock_register_ssse3_ublock256_256_encrypt_asm:
 	movdqu 48(%rsi), %xmm3 /* blk_3 = load() */
 	movdqa %xmm0, %xmm4 /* blk */
 	psrlw $4, %xmm4 /* lo_sh = shr(blk) */
-	movdqa .Lublock_register_ssse3_asm_8_high_nibbles(%rip), %xmm5 /* high_nibbles = const() */
+	movdqa .Lublock_register_ssse3_asm_12_high_nibbles(%rip), %xmm5 /* high_nibbles = const() */
 	movdqa %xmm5, %xmm6 /* high_nibbles */
 	pandn %xmm4, %xmm6 /* even_a = andnot(high_nibbles, lo_sh) */
 	movdqa %xmm5, %xmm4 /* high_nibbles */
@@ -1063,16 +1435,16 @@ ublock_register_ssse3_ublock256_256_encrypt_asm:
 	movdqa %xmm1, %xmm2 /* even_1 */
 	punpcklbw %xmm3, %xmm2 /* sp_2 = unpacklo(even_1, odd_1) */
 	punpckhbw %xmm3, %xmm1 /* sp_3 = unpackhi(even_1, odd_1) */
-	movdqa .Lublock_register_ssse3_asm_8_low_nibbles(%rip), %xmm3 /* low_nibbles = const() */
-	movdqa .Lublock_register_ssse3_asm_8_rotl48(%rip), %xmm6 /* rotl48 = const() */
-	movdqa .Lublock_register_ssse3_asm_8_sbox_hi(%rip), %xmm7 /* sbox_hi = const() */
-	movdqa .Lublock_register_ssse3_asm_8_sbox_lo(%rip), %xmm8 /* sbox_lo = const() */
-	movdqa .Lublock_register_ssse3_asm_8_rotl24(%rip), %xmm9 /* rotl24 = const() */
-	movdqa .Lublock_register_ssse3_asm_8_rotl56(%rip), %xmm10 /* rotl56 = const() */
-	movdqa .Lublock_register_ssse3_asm_8_pl_front0(%rip), %xmm11 /* pl_front0 = const() */
+	movdqa .Lublock_register_ssse3_asm_12_low_nibbles(%rip), %xmm3 /* low_nibbles = const() */
+	movdqa .Lublock_register_ssse3_asm_12_rotl48(%rip), %xmm6 /* rotl48 = const() */
+	movdqa .Lublock_register_ssse3_asm_12_sbox_hi(%rip), %xmm7 /* sbox_hi = const() */
+	movdqa .Lublock_register_ssse3_asm_12_sbox_lo(%rip), %xmm8 /* sbox_lo = const() */
+	movdqa .Lublock_register_ssse3_asm_12_rotl24(%rip), %xmm9 /* rotl24 = const() */
+	movdqa .Lublock_register_ssse3_asm_12_rotl56(%rip), %xmm10 /* rotl56 = const() */
+	movdqa .Lublock_register_ssse3_asm_12_pl_front0(%rip), %xmm11 /* pl_front0 = const() */
 	xor %rcx, %rcx
 	.p2align 4
-.Lublock_register_ssse3_asm_8_loop_r0:
+.Lublock_register_ssse3_asm_12_loop_r0:
 	movdqu (%rdi,%rcx), %xmm5 /* rk0 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
@@ -1149,19 +1521,19 @@ ublock_register_ssse3_ublock256_256_encrypt_asm:
 	pxor %xmm2, %xmm5 /* x0_5 = xor(x0_3, x1_5) */
 	movdqa %xmm12, %xmm0 /* x0_4 */
 	pshufb %xmm11, %xmm0 /* pl_f = lookup16(x0_4, pl_front0) */
-	pshufb .Lublock_register_ssse3_asm_8_pl_rear1(%rip), %xmm12 /* pl_r_1 = lookup16(x0_4, pl_rear1) */
+	pshufb .Lublock_register_ssse3_asm_12_pl_rear1(%rip), %xmm12 /* pl_r_1 = lookup16(x0_4, pl_rear1) */
 	movdqa %xmm5, %xmm1 /* x0_5 */
-	pshufb .Lublock_register_ssse3_asm_8_pl_rear0(%rip), %xmm1 /* pl_r = lookup16(x0_5, pl_rear0) */
+	pshufb .Lublock_register_ssse3_asm_12_pl_rear0(%rip), %xmm1 /* pl_r = lookup16(x0_5, pl_rear0) */
 	pxor %xmm1, %xmm0 /* pl = xor(pl_f, pl_r) */
-	pshufb .Lublock_register_ssse3_asm_8_pl_front1(%rip), %xmm5 /* pl_f_1 = lookup16(x0_5, pl_front1) */
+	pshufb .Lublock_register_ssse3_asm_12_pl_front1(%rip), %xmm5 /* pl_f_1 = lookup16(x0_5, pl_front1) */
 	pxor %xmm12, %xmm5 /* pl_1 = xor(pl_f_1, pl_r_1) */
 	movdqa %xmm4, %xmm1 /* x1_4 */
-	pshufb .Lublock_register_ssse3_asm_8_pr_front0(%rip), %xmm1 /* pr_f = lookup16(x1_4, pr_front0) */
-	pshufb .Lublock_register_ssse3_asm_8_pr_rear1(%rip), %xmm4 /* pr_r_1 = lookup16(x1_4, pr_rear1) */
+	pshufb .Lublock_register_ssse3_asm_12_pr_front0(%rip), %xmm1 /* pr_f = lookup16(x1_4, pr_front0) */
+	pshufb .Lublock_register_ssse3_asm_12_pr_rear1(%rip), %xmm4 /* pr_r_1 = lookup16(x1_4, pr_rear1) */
 	movdqa %xmm2, %xmm12 /* x1_5 */
-	pshufb .Lublock_register_ssse3_asm_8_pr_rear0(%rip), %xmm12 /* pr_r = lookup16(x1_5, pr_rear0) */
+	pshufb .Lublock_register_ssse3_asm_12_pr_rear0(%rip), %xmm12 /* pr_r = lookup16(x1_5, pr_rear0) */
 	pxor %xmm12, %xmm1 /* pr = xor(pr_f, pr_r) */
-	pshufb .Lublock_register_ssse3_asm_8_pr_front1(%rip), %xmm2 /* pr_f_1 = lookup16(x1_5, pr_front1) */
+	pshufb .Lublock_register_ssse3_asm_12_pr_front1(%rip), %xmm2 /* pr_f_1 = lookup16(x1_5, pr_front1) */
 	pxor %xmm4, %xmm2 /* pr_1 = xor(pr_f_1, pr_r_1) */
 	movdqa %xmm0, %xmm4 /* g0x0_0.3 */
 	movdqa %xmm5, %xmm0 /* g0x0_1.3 */
@@ -1170,29 +1542,29 @@ ublock_register_ssse3_ublock256_256_encrypt_asm:
 	movdqa %xmm5, %xmm2 /* g0x1_0.3 */
 	add $128, %rcx
 	cmp $3072, %rcx
-	jne .Lublock_register_ssse3_asm_8_loop_r0
+	jne .Lublock_register_ssse3_asm_12_loop_r0
 
 	/* Final key addition. */
 	movdqu 3072(%rdi), %xmm5 /* rk0_2 = load() */
 	pxor %xmm5, %xmm4 /* y0 = xor(g0x0_0, rk0_2) */
-	pshufb .Lublock_register_ssse3_asm_8_deinterleave(%rip), %xmm4 /* de = lookup16(y0, deinterleave) */
+	pshufb .Lublock_register_ssse3_asm_12_deinterleave(%rip), %xmm4 /* de = lookup16(y0, deinterleave) */
 	movdqu 3088(%rdi), %xmm5 /* rk0_3 = load() */
 	pxor %xmm5, %xmm0 /* y0_1 = xor(g0x0_1, rk0_3) */
-	pshufb .Lublock_register_ssse3_asm_8_deinterleave(%rip), %xmm0 /* de_1 = lookup16(y0_1, deinterleave) */
+	pshufb .Lublock_register_ssse3_asm_12_deinterleave(%rip), %xmm0 /* de_1 = lookup16(y0_1, deinterleave) */
 	movdqu 3136(%rdi), %xmm5 /* rk1_2 = load() */
 	pxor %xmm5, %xmm2 /* y1 = xor(g0x1_0, rk1_2) */
-	pshufb .Lublock_register_ssse3_asm_8_deinterleave(%rip), %xmm2 /* de_2 = lookup16(y1, deinterleave) */
+	pshufb .Lublock_register_ssse3_asm_12_deinterleave(%rip), %xmm2 /* de_2 = lookup16(y1, deinterleave) */
 	movdqu 3152(%rdi), %xmm5 /* rk1_3 = load() */
 	pxor %xmm5, %xmm1 /* y1_1 = xor(g0x1_1, rk1_3) */
-	pshufb .Lublock_register_ssse3_asm_8_deinterleave(%rip), %xmm1 /* de_3 = lookup16(y1_1, deinterleave) */
+	pshufb .Lublock_register_ssse3_asm_12_deinterleave(%rip), %xmm1 /* de_3 = lookup16(y1_1, deinterleave) */
 	movdqa %xmm4, %xmm5 /* de */
 	punpcklqdq %xmm0, %xmm5 /* even_2 = unpacklo(de, de_1) */
 	punpckhqdq %xmm0, %xmm4 /* odd_2 = unpackhi(de, de_1) */
 	movdqa %xmm5, %xmm0 /* even_2 */
 	psllw $4, %xmm0 /* ev_sh = shl(even_2) */
-	pand .Lublock_register_ssse3_asm_8_high_nibbles(%rip), %xmm0 /* out_lo_b = and(ev_sh, high_nibbles) */
-	pand .Lublock_register_ssse3_asm_8_high_nibbles(%rip), %xmm5 /* out_hi_b = and(even_2, high_nibbles) */
-	movdqa .Lublock_register_ssse3_asm_8_high_nibbles(%rip), %xmm12 /* high_nibbles = const() */
+	pand .Lublock_register_ssse3_asm_12_high_nibbles(%rip), %xmm0 /* out_lo_b = and(ev_sh, high_nibbles) */
+	pand .Lublock_register_ssse3_asm_12_high_nibbles(%rip), %xmm5 /* out_hi_b = and(even_2, high_nibbles) */
+	movdqa .Lublock_register_ssse3_asm_12_high_nibbles(%rip), %xmm12 /* high_nibbles = const() */
 	movdqa %xmm12, %xmm13 /* high_nibbles */
 	pandn %xmm4, %xmm13 /* out_lo_a = andnot(high_nibbles, odd_2) */
 	por %xmm13, %xmm0 /* out_lo = or(out_lo_b, out_lo_a) */
@@ -1220,6 +1592,171 @@ ublock_register_ssse3_ublock256_256_encrypt_asm:
 	ret
 	.size ublock_register_ssse3_ublock256_256_encrypt_asm, .-ublock_register_ssse3_ublock256_256_encrypt_asm
 
+/* ublock_register_ssse3_ublock256_256_encrypt_one_block_asm: ublock256_register_one_block_encrypt, 3 arguments
+ *   %rdi: rk
+ *   %rsi: in
+ *   %rdx: out
+ *   %rcx: 128 x r (and the loop count)
+ *   xmm0-14: vectors, as allocated (15 used)
+ *   frame: 0 bytes (0 spill slots of 16 bytes)
+ */
+	.globl ublock_register_ssse3_ublock256_256_encrypt_one_block_asm
+	.hidden ublock_register_ssse3_ublock256_256_encrypt_one_block_asm
+	.type ublock_register_ssse3_ublock256_256_encrypt_one_block_asm, @function
+	.p2align 5
+ublock_register_ssse3_ublock256_256_encrypt_one_block_asm:
+
+	/* Load one block, spread one nibble per byte in the low nibbles; X0 and X1 in separate registers. */
+	movdqu (%rsi), %xmm0 /* blk = load() */
+	movdqu 16(%rsi), %xmm1 /* blk_1 = load() */
+	movdqa %xmm0, %xmm2 /* blk */
+	psrlw $4, %xmm2 /* lo_sh = shr(blk) */
+	movdqa .Lublock_register_ssse3_asm_13_high_nibbles(%rip), %xmm3 /* high_nibbles = const() */
+	movdqa %xmm3, %xmm4 /* high_nibbles */
+	pandn %xmm2, %xmm4 /* even_a = andnot(high_nibbles, lo_sh) */
+	movdqa %xmm3, %xmm2 /* high_nibbles */
+	pandn %xmm0, %xmm2 /* odd_a = andnot(high_nibbles, blk) */
+	movdqa %xmm3, %xmm0 /* high_nibbles */
+	pand .Lublock_register_ssse3_asm_13_zero(%rip), %xmm0 /* even_b = and(high_nibbles, zero) */
+	movdqa %xmm0, %xmm5 /* even_b */
+	por %xmm4, %xmm5 /* even = or(even_b, even_a) */
+	movdqa .Lublock_register_ssse3_asm_13_zero(%rip), %xmm4 /* zero = const() */
+	psllw $4, %xmm4 /* hi_sh = shl(zero) */
+	pand %xmm3, %xmm4 /* odd_b = and(hi_sh, high_nibbles) */
+	movdqa %xmm4, %xmm6 /* odd_b */
+	por %xmm2, %xmm6 /* odd = or(odd_b, odd_a) */
+	movdqa %xmm5, %xmm2 /* even */
+	punpcklbw %xmm6, %xmm2 /* sp = unpacklo(even, odd) */
+	punpckhbw %xmm6, %xmm5 /* sp_1 = unpackhi(even, odd) */
+	movdqa %xmm1, %xmm6 /* blk_1 */
+	psrlw $4, %xmm6 /* lo_sh_1 = shr(blk_1) */
+	movdqa %xmm3, %xmm7 /* high_nibbles */
+	pandn %xmm6, %xmm7 /* even_1_a = andnot(high_nibbles, lo_sh_1) */
+	por %xmm7, %xmm0 /* even_1 = or(even_b, even_1_a) */
+	movdqa %xmm3, %xmm6 /* high_nibbles */
+	pandn %xmm1, %xmm6 /* odd_1_a = andnot(high_nibbles, blk_1) */
+	por %xmm6, %xmm4 /* odd_1 = or(odd_b, odd_1_a) */
+	movdqa %xmm0, %xmm1 /* even_1 */
+	punpcklbw %xmm4, %xmm1 /* sp_2 = unpacklo(even_1, odd_1) */
+	punpckhbw %xmm4, %xmm0 /* sp_3 = unpackhi(even_1, odd_1) */
+	movdqa .Lublock_register_ssse3_asm_13_low_nibbles(%rip), %xmm4 /* low_nibbles = const() */
+	movdqa .Lublock_register_ssse3_asm_13_rotl48(%rip), %xmm6 /* rotl48 = const() */
+	movdqa .Lublock_register_ssse3_asm_13_sbox_lo(%rip), %xmm7 /* sbox_lo = const() */
+	movdqa .Lublock_register_ssse3_asm_13_rotl24(%rip), %xmm8 /* rotl24 = const() */
+	movdqa .Lublock_register_ssse3_asm_13_rotl56(%rip), %xmm9 /* rotl56 = const() */
+	movdqa .Lublock_register_ssse3_asm_13_pl_front0(%rip), %xmm10 /* pl_front0 = const() */
+	movdqa .Lublock_register_ssse3_asm_13_pl_front1(%rip), %xmm11 /* pl_front1 = const() */
+	movdqa .Lublock_register_ssse3_asm_13_pl_rear0(%rip), %xmm12 /* pl_rear0 = const() */
+	movdqa .Lublock_register_ssse3_asm_13_pl_rear1(%rip), %xmm13 /* pl_rear1 = const() */
+	xor %rcx, %rcx
+	.p2align 4
+.Lublock_register_ssse3_asm_13_loop_r0:
+	movdqu (%rdi,%rcx), %xmm3 /* rk0 = load() */
+	pxor %xmm3, %xmm2 /* k0 = xor(x0_0, rk0) */
+	pand %xmm4, %xmm2 /* s0_lo = and(k0, low_nibbles) */
+	movdqa %xmm7, %xmm3 /* sbox_lo */
+	pshufb %xmm2, %xmm3 /* s0 = lookup16(sbox_lo, s0_lo) */
+	movdqu 16(%rdi,%rcx), %xmm2 /* rk0_1 = load() */
+	pxor %xmm2, %xmm5 /* k0_1 = xor(x0_1, rk0_1) */
+	pand %xmm4, %xmm5 /* s0_lo_1 = and(k0_1, low_nibbles) */
+	movdqa %xmm7, %xmm2 /* sbox_lo */
+	pshufb %xmm5, %xmm2 /* s0_1 = lookup16(sbox_lo, s0_lo_1) */
+	movdqu 64(%rdi,%rcx), %xmm5 /* rk1 = load() */
+	pxor %xmm5, %xmm1 /* k1 = xor(x1_0, rk1) */
+	pand %xmm4, %xmm1 /* s1_lo = and(k1, low_nibbles) */
+	movdqa %xmm7, %xmm5 /* sbox_lo */
+	pshufb %xmm1, %xmm5 /* s1 = lookup16(sbox_lo, s1_lo) */
+	pxor %xmm3, %xmm5 /* x1 = xor(s1, s0) */
+	movdqu 80(%rdi,%rcx), %xmm1 /* rk1_1 = load() */
+	pxor %xmm1, %xmm0 /* k1_1 = xor(x1_1, rk1_1) */
+	pand %xmm4, %xmm0 /* s1_lo_1 = and(k1_1, low_nibbles) */
+	movdqa %xmm7, %xmm1 /* sbox_lo */
+	pshufb %xmm0, %xmm1 /* s1_1 = lookup16(sbox_lo, s1_lo_1) */
+	pxor %xmm2, %xmm1 /* x1_1_1 = xor(s1_1, s0_1) */
+	movdqa %xmm5, %xmm0 /* x1 */
+	pshufb %xmm9, %xmm0 /* rot4 = lookup16(x1, rotl56) */
+	pxor %xmm0, %xmm3 /* x0 = xor(s0, rot4) */
+	movdqa %xmm1, %xmm0 /* x1_1_1 */
+	pshufb %xmm9, %xmm0 /* rot4_1 = lookup16(x1_1_1, rotl56) */
+	pxor %xmm0, %xmm2 /* x0_1_1 = xor(s0_1, rot4_1) */
+	movdqa %xmm3, %xmm0 /* x0 */
+	pshufb %xmm6, %xmm0 /* rot8 = lookup16(x0, rotl48) */
+	pxor %xmm0, %xmm5 /* x1_2 = xor(x1, rot8) */
+	movdqa %xmm2, %xmm0 /* x0_1_1 */
+	pshufb %xmm6, %xmm0 /* rot8_1 = lookup16(x0_1_1, rotl48) */
+	pxor %xmm0, %xmm1 /* x1_3 = xor(x1_1_1, rot8_1) */
+	movdqa %xmm5, %xmm0 /* x1_2 */
+	pshufb %xmm6, %xmm0 /* rot8_2 = lookup16(x1_2, rotl48) */
+	pxor %xmm0, %xmm3 /* x0_2 = xor(x0, rot8_2) */
+	movdqa %xmm1, %xmm0 /* x1_3 */
+	pshufb %xmm6, %xmm0 /* rot8_3 = lookup16(x1_3, rotl48) */
+	pxor %xmm0, %xmm2 /* x0_3 = xor(x0_1_1, rot8_3) */
+	movdqa %xmm3, %xmm0 /* x0_2 */
+	pshufb %xmm8, %xmm0 /* rot20 = lookup16(x0_2, rotl24) */
+	pxor %xmm0, %xmm5 /* x1_4 = xor(x1_2, rot20) */
+	movdqa %xmm2, %xmm0 /* x0_3 */
+	pshufb %xmm8, %xmm0 /* rot20_1 = lookup16(x0_3, rotl24) */
+	pxor %xmm0, %xmm1 /* x1_5 = xor(x1_3, rot20_1) */
+	pxor %xmm5, %xmm3 /* x0_4 = xor(x0_2, x1_4) */
+	pxor %xmm1, %xmm2 /* x0_5 = xor(x0_3, x1_5) */
+	movdqa %xmm3, %xmm0 /* x0_4 */
+	pshufb %xmm10, %xmm0 /* pl_f = lookup16(x0_4, pl_front0) */
+	pshufb %xmm13, %xmm3 /* pl_r_1 = lookup16(x0_4, pl_rear1) */
+	movdqa %xmm2, %xmm14 /* x0_5 */
+	pshufb %xmm12, %xmm14 /* pl_r = lookup16(x0_5, pl_rear0) */
+	pxor %xmm14, %xmm0 /* pl = xor(pl_f, pl_r) */
+	pshufb %xmm11, %xmm2 /* pl_f_1 = lookup16(x0_5, pl_front1) */
+	pxor %xmm3, %xmm2 /* pl_1 = xor(pl_f_1, pl_r_1) */
+	movdqa %xmm5, %xmm3 /* x1_4 */
+	pshufb .Lublock_register_ssse3_asm_13_pr_front0(%rip), %xmm3 /* pr_f = lookup16(x1_4, pr_front0) */
+	pshufb .Lublock_register_ssse3_asm_13_pr_rear1(%rip), %xmm5 /* pr_r_1 = lookup16(x1_4, pr_rear1) */
+	movdqa %xmm1, %xmm14 /* x1_5 */
+	pshufb .Lublock_register_ssse3_asm_13_pr_rear0(%rip), %xmm14 /* pr_r = lookup16(x1_5, pr_rear0) */
+	pxor %xmm14, %xmm3 /* pr = xor(pr_f, pr_r) */
+	pshufb .Lublock_register_ssse3_asm_13_pr_front1(%rip), %xmm1 /* pr_f_1 = lookup16(x1_5, pr_front1) */
+	pxor %xmm5, %xmm1 /* pr_1 = xor(pr_f_1, pr_r_1) */
+	movdqa %xmm2, %xmm5 /* x0_1.3 */
+	movdqa %xmm0, %xmm2 /* x0_0.3 */
+	movdqa %xmm1, %xmm0 /* x1_1.3 */
+	movdqa %xmm3, %xmm1 /* x1_0.3 */
+	add $128, %rcx
+	cmp $3072, %rcx
+	jne .Lublock_register_ssse3_asm_13_loop_r0
+
+	/* Final key addition; the store packs the low nibbles (the key's copy in the high ones is dropped). */
+	movdqu 3072(%rdi), %xmm3 /* rk0_2 = load() */
+	pxor %xmm3, %xmm2 /* y0 = xor(x0_0, rk0_2) */
+	pshufb .Lublock_register_ssse3_asm_13_deinterleave(%rip), %xmm2 /* de = lookup16(y0, deinterleave) */
+	movdqu 3088(%rdi), %xmm3 /* rk0_3 = load() */
+	pxor %xmm3, %xmm5 /* y0_1 = xor(x0_1, rk0_3) */
+	pshufb .Lublock_register_ssse3_asm_13_deinterleave(%rip), %xmm5 /* de_1 = lookup16(y0_1, deinterleave) */
+	movdqu 3136(%rdi), %xmm3 /* rk1_2 = load() */
+	pxor %xmm3, %xmm1 /* y1 = xor(x1_0, rk1_2) */
+	pshufb .Lublock_register_ssse3_asm_13_deinterleave(%rip), %xmm1 /* de_2 = lookup16(y1, deinterleave) */
+	movdqu 3152(%rdi), %xmm3 /* rk1_3 = load() */
+	pxor %xmm3, %xmm0 /* y1_1 = xor(x1_1, rk1_3) */
+	pshufb .Lublock_register_ssse3_asm_13_deinterleave(%rip), %xmm0 /* de_3 = lookup16(y1_1, deinterleave) */
+	movdqa %xmm2, %xmm3 /* de */
+	punpcklqdq %xmm5, %xmm3 /* even_2 = unpacklo(de, de_1) */
+	punpckhqdq %xmm5, %xmm2 /* odd_2 = unpackhi(de, de_1) */
+	psllw $4, %xmm3 /* ev_sh = shl(even_2) */
+	pand .Lublock_register_ssse3_asm_13_high_nibbles(%rip), %xmm3 /* out_lo_b = and(ev_sh, high_nibbles) */
+	movdqa .Lublock_register_ssse3_asm_13_high_nibbles(%rip), %xmm5 /* high_nibbles = const() */
+	movdqa %xmm5, %xmm14 /* high_nibbles */
+	pandn %xmm2, %xmm14 /* out_lo_a = andnot(high_nibbles, odd_2) */
+	por %xmm14, %xmm3 /* out_lo = or(out_lo_b, out_lo_a) */
+	movdqu %xmm3, (%rdx) /* store out_lo */
+	movdqa %xmm1, %xmm2 /* de_2 */
+	punpcklqdq %xmm0, %xmm2 /* even_3 = unpacklo(de_2, de_3) */
+	punpckhqdq %xmm0, %xmm1 /* odd_3 = unpackhi(de_2, de_3) */
+	psllw $4, %xmm2 /* ev_sh_1 = shl(even_3) */
+	pand %xmm5, %xmm2 /* out_lo_1_b = and(ev_sh_1, high_nibbles) */
+	pandn %xmm1, %xmm5 /* out_lo_1_a = andnot(high_nibbles, odd_3) */
+	por %xmm5, %xmm2 /* out_lo_1 = or(out_lo_1_b, out_lo_1_a) */
+	movdqu %xmm2, 16(%rdx) /* store out_lo_1 */
+	ret
+	.size ublock_register_ssse3_ublock256_256_encrypt_one_block_asm, .-ublock_register_ssse3_ublock256_256_encrypt_one_block_asm
+
 /* ublock_register_ssse3_ublock256_256_decrypt_asm: ublock256_register128_decrypt, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -1241,7 +1778,7 @@ ublock_register_ssse3_ublock256_256_decrypt_asm:
 	movdqu 48(%rsi), %xmm3 /* blk_3 = load() */
 	movdqa %xmm0, %xmm4 /* blk */
 	psrlw $4, %xmm4 /* lo_sh = shr(blk) */
-	movdqa .Lublock_register_ssse3_asm_9_high_nibbles(%rip), %xmm5 /* high_nibbles = const() */
+	movdqa .Lublock_register_ssse3_asm_14_high_nibbles(%rip), %xmm5 /* high_nibbles = const() */
 	movdqa %xmm5, %xmm6 /* high_nibbles */
 	pandn %xmm4, %xmm6 /* even_a = andnot(high_nibbles, lo_sh) */
 	movdqa %xmm5, %xmm4 /* high_nibbles */
@@ -1270,41 +1807,41 @@ ublock_register_ssse3_ublock256_256_decrypt_asm:
 	movdqa %xmm1, %xmm2 /* even_1 */
 	punpcklbw %xmm3, %xmm2 /* sp_2 = unpacklo(even_1, odd_1) */
 	punpckhbw %xmm3, %xmm1 /* sp_3 = unpackhi(even_1, odd_1) */
-	movdqa .Lublock_register_ssse3_asm_9_low_nibbles(%rip), %xmm3 /* low_nibbles = const() */
-	movdqa .Lublock_register_ssse3_asm_9_rotl48(%rip), %xmm6 /* rotl48 = const() */
-	movdqa .Lublock_register_ssse3_asm_9_sbox_inv_hi(%rip), %xmm7 /* sbox_inv_hi = const() */
-	movdqa .Lublock_register_ssse3_asm_9_sbox_inv_lo(%rip), %xmm8 /* sbox_inv_lo = const() */
-	movdqa .Lublock_register_ssse3_asm_9_rotl24(%rip), %xmm9 /* rotl24 = const() */
-	movdqa .Lublock_register_ssse3_asm_9_rotl56(%rip), %xmm10 /* rotl56 = const() */
-	movdqa .Lublock_register_ssse3_asm_9_pl_front0(%rip), %xmm11 /* pl_front0 = const() */
+	movdqa .Lublock_register_ssse3_asm_14_low_nibbles(%rip), %xmm3 /* low_nibbles = const() */
+	movdqa .Lublock_register_ssse3_asm_14_rotl48(%rip), %xmm6 /* rotl48 = const() */
+	movdqa .Lublock_register_ssse3_asm_14_sbox_inv_hi(%rip), %xmm7 /* sbox_inv_hi = const() */
+	movdqa .Lublock_register_ssse3_asm_14_sbox_inv_lo(%rip), %xmm8 /* sbox_inv_lo = const() */
+	movdqa .Lublock_register_ssse3_asm_14_rotl24(%rip), %xmm9 /* rotl24 = const() */
+	movdqa .Lublock_register_ssse3_asm_14_rotl56(%rip), %xmm10 /* rotl56 = const() */
+	movdqa .Lublock_register_ssse3_asm_14_pl_front0(%rip), %xmm11 /* pl_front0 = const() */
 	xor %rcx, %rcx
 	.p2align 4
-.Lublock_register_ssse3_asm_9_loop_r0:
+.Lublock_register_ssse3_asm_14_loop_r0:
 	movdqu (%rdi,%rcx), %xmm5 /* rk0 = load() */
 
 	/* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
 	pxor %xmm5, %xmm4 /* k0 = xor(g0x0_0, rk0) */
 	movdqa %xmm4, %xmm5 /* k0 */
 	pshufb %xmm11, %xmm5 /* pl_f = lookup16(k0, pl_front0) */
-	pshufb .Lublock_register_ssse3_asm_9_pl_rear1(%rip), %xmm4 /* pl_r_1 = lookup16(k0, pl_rear1) */
+	pshufb .Lublock_register_ssse3_asm_14_pl_rear1(%rip), %xmm4 /* pl_r_1 = lookup16(k0, pl_rear1) */
 	movdqu 16(%rdi,%rcx), %xmm12 /* rk0_1 = load() */
 	pxor %xmm12, %xmm0 /* k0_1 = xor(g0x0_1, rk0_1) */
 	movdqa %xmm0, %xmm12 /* k0_1 */
-	pshufb .Lublock_register_ssse3_asm_9_pl_rear0(%rip), %xmm12 /* pl_r = lookup16(k0_1, pl_rear0) */
+	pshufb .Lublock_register_ssse3_asm_14_pl_rear0(%rip), %xmm12 /* pl_r = lookup16(k0_1, pl_rear0) */
 	pxor %xmm12, %xmm5 /* pl = xor(pl_f, pl_r) */
-	pshufb .Lublock_register_ssse3_asm_9_pl_front1(%rip), %xmm0 /* pl_f_1 = lookup16(k0_1, pl_front1) */
+	pshufb .Lublock_register_ssse3_asm_14_pl_front1(%rip), %xmm0 /* pl_f_1 = lookup16(k0_1, pl_front1) */
 	pxor %xmm4, %xmm0 /* pl_1 = xor(pl_f_1, pl_r_1) */
 	movdqu 64(%rdi,%rcx), %xmm4 /* rk1 = load() */
 	pxor %xmm4, %xmm2 /* k1 = xor(g0x1_0, rk1) */
 	movdqa %xmm2, %xmm4 /* k1 */
-	pshufb .Lublock_register_ssse3_asm_9_pr_front0(%rip), %xmm4 /* pr_f = lookup16(k1, pr_front0) */
-	pshufb .Lublock_register_ssse3_asm_9_pr_rear1(%rip), %xmm2 /* pr_r_1 = lookup16(k1, pr_rear1) */
+	pshufb .Lublock_register_ssse3_asm_14_pr_front0(%rip), %xmm4 /* pr_f = lookup16(k1, pr_front0) */
+	pshufb .Lublock_register_ssse3_asm_14_pr_rear1(%rip), %xmm2 /* pr_r_1 = lookup16(k1, pr_rear1) */
 	movdqu 80(%rdi,%rcx), %xmm12 /* rk1_1 = load() */
 	pxor %xmm12, %xmm1 /* k1_1 = xor(g0x1_1, rk1_1) */
 	movdqa %xmm1, %xmm12 /* k1_1 */
-	pshufb .Lublock_register_ssse3_asm_9_pr_rear0(%rip), %xmm12 /* pr_r = lookup16(k1_1, pr_rear0) */
+	pshufb .Lublock_register_ssse3_asm_14_pr_rear0(%rip), %xmm12 /* pr_r = lookup16(k1_1, pr_rear0) */
 	pxor %xmm12, %xmm4 /* pr = xor(pr_f, pr_r) */
-	pshufb .Lublock_register_ssse3_asm_9_pr_front1(%rip), %xmm1 /* pr_f_1 = lookup16(k1_1, pr_front1) */
+	pshufb .Lublock_register_ssse3_asm_14_pr_front1(%rip), %xmm1 /* pr_f_1 = lookup16(k1_1, pr_front1) */
 	pxor %xmm2, %xmm1 /* pr_1 = xor(pr_f_1, pr_r_1) */
 	pxor %xmm4, %xmm5 /* y0 = xor(pl, pr) */
 	pxor %xmm1, %xmm0 /* y0_1 = xor(pl_1, pr_1) */
@@ -1375,29 +1912,29 @@ ublock_register_ssse3_ublock256_256_decrypt_asm:
 	movdqa %xmm12, %xmm4 /* g0x0_0.3 */
 	add $128, %rcx
 	cmp $3072, %rcx
-	jne .Lublock_register_ssse3_asm_9_loop_r0
+	jne .Lublock_register_ssse3_asm_14_loop_r0
 
 	/* Final key addition. */
 	movdqu 3072(%rdi), %xmm5 /* rk0_2 = load() */
 	pxor %xmm5, %xmm4 /* y0_6 = xor(g0x0_0, rk0_2) */
-	pshufb .Lublock_register_ssse3_asm_9_deinterleave(%rip), %xmm4 /* de = lookup16(y0_6, deinterleave) */
+	pshufb .Lublock_register_ssse3_asm_14_deinterleave(%rip), %xmm4 /* de = lookup16(y0_6, deinterleave) */
 	movdqu 3088(%rdi), %xmm5 /* rk0_3 = load() */
 	pxor %xmm5, %xmm0 /* y0_7 = xor(g0x0_1, rk0_3) */
-	pshufb .Lublock_register_ssse3_asm_9_deinterleave(%rip), %xmm0 /* de_1 = lookup16(y0_7, deinterleave) */
+	pshufb .Lublock_register_ssse3_asm_14_deinterleave(%rip), %xmm0 /* de_1 = lookup16(y0_7, deinterleave) */
 	movdqu 3136(%rdi), %xmm5 /* rk1_2 = load() */
 	pxor %xmm5, %xmm2 /* y1_6 = xor(g0x1_0, rk1_2) */
-	pshufb .Lublock_register_ssse3_asm_9_deinterleave(%rip), %xmm2 /* de_2 = lookup16(y1_6, deinterleave) */
+	pshufb .Lublock_register_ssse3_asm_14_deinterleave(%rip), %xmm2 /* de_2 = lookup16(y1_6, deinterleave) */
 	movdqu 3152(%rdi), %xmm5 /* rk1_3 = load() */
 	pxor %xmm5, %xmm1 /* y1_7 = xor(g0x1_1, rk1_3) */
-	pshufb .Lublock_register_ssse3_asm_9_deinterleave(%rip), %xmm1 /* de_3 = lookup16(y1_7, deinterleave) */
+	pshufb .Lublock_register_ssse3_asm_14_deinterleave(%rip), %xmm1 /* de_3 = lookup16(y1_7, deinterleave) */
 	movdqa %xmm4, %xmm5 /* de */
 	punpcklqdq %xmm0, %xmm5 /* even_2 = unpacklo(de, de_1) */
 	punpckhqdq %xmm0, %xmm4 /* odd_2 = unpackhi(de, de_1) */
 	movdqa %xmm5, %xmm0 /* even_2 */
 	psllw $4, %xmm0 /* ev_sh = shl(even_2) */
-	pand .Lublock_register_ssse3_asm_9_high_nibbles(%rip), %xmm0 /* out_lo_b = and(ev_sh, high_nibbles) */
-	pand .Lublock_register_ssse3_asm_9_high_nibbles(%rip), %xmm5 /* out_hi_b = and(even_2, high_nibbles) */
-	movdqa .Lublock_register_ssse3_asm_9_high_nibbles(%rip), %xmm12 /* high_nibbles = const() */
+	pand .Lublock_register_ssse3_asm_14_high_nibbles(%rip), %xmm0 /* out_lo_b = and(ev_sh, high_nibbles) */
+	pand .Lublock_register_ssse3_asm_14_high_nibbles(%rip), %xmm5 /* out_hi_b = and(even_2, high_nibbles) */
+	movdqa .Lublock_register_ssse3_asm_14_high_nibbles(%rip), %xmm12 /* high_nibbles = const() */
 	movdqa %xmm12, %xmm13 /* high_nibbles */
 	pandn %xmm4, %xmm13 /* out_lo_a = andnot(high_nibbles, odd_2) */
 	por %xmm13, %xmm0 /* out_lo = or(out_lo_b, out_lo_a) */
@@ -1425,6 +1962,169 @@ ublock_register_ssse3_ublock256_256_decrypt_asm:
 	ret
 	.size ublock_register_ssse3_ublock256_256_decrypt_asm, .-ublock_register_ssse3_ublock256_256_decrypt_asm
 
+/* ublock_register_ssse3_ublock256_256_decrypt_one_block_asm: ublock256_register_one_block_decrypt, 3 arguments
+ *   %rdi: rk
+ *   %rsi: in
+ *   %rdx: out
+ *   %rcx: 128 x r (and the loop count)
+ *   xmm0-12: vectors, as allocated (13 used)
+ *   frame: 0 bytes (0 spill slots of 16 bytes)
+ */
+	.globl ublock_register_ssse3_ublock256_256_decrypt_one_block_asm
+	.hidden ublock_register_ssse3_ublock256_256_decrypt_one_block_asm
+	.type ublock_register_ssse3_ublock256_256_decrypt_one_block_asm, @function
+	.p2align 5
+ublock_register_ssse3_ublock256_256_decrypt_one_block_asm:
+
+	/* Load one block, spread one nibble per byte in the low nibbles; X0 and X1 in separate registers. */
+	movdqu (%rsi), %xmm0 /* blk = load() */
+	movdqu 16(%rsi), %xmm1 /* blk_1 = load() */
+	movdqa %xmm0, %xmm2 /* blk */
+	psrlw $4, %xmm2 /* lo_sh = shr(blk) */
+	movdqa .Lublock_register_ssse3_asm_15_high_nibbles(%rip), %xmm3 /* high_nibbles = const() */
+	movdqa %xmm3, %xmm4 /* high_nibbles */
+	pandn %xmm2, %xmm4 /* even_a = andnot(high_nibbles, lo_sh) */
+	movdqa %xmm3, %xmm2 /* high_nibbles */
+	pandn %xmm0, %xmm2 /* odd_a = andnot(high_nibbles, blk) */
+	movdqa %xmm3, %xmm0 /* high_nibbles */
+	pand .Lublock_register_ssse3_asm_15_zero(%rip), %xmm0 /* even_b = and(high_nibbles, zero) */
+	movdqa %xmm0, %xmm5 /* even_b */
+	por %xmm4, %xmm5 /* even = or(even_b, even_a) */
+	movdqa .Lublock_register_ssse3_asm_15_zero(%rip), %xmm4 /* zero = const() */
+	psllw $4, %xmm4 /* hi_sh = shl(zero) */
+	pand %xmm3, %xmm4 /* odd_b = and(hi_sh, high_nibbles) */
+	movdqa %xmm4, %xmm6 /* odd_b */
+	por %xmm2, %xmm6 /* odd = or(odd_b, odd_a) */
+	movdqa %xmm5, %xmm2 /* even */
+	punpcklbw %xmm6, %xmm2 /* sp = unpacklo(even, odd) */
+	punpckhbw %xmm6, %xmm5 /* sp_1 = unpackhi(even, odd) */
+	movdqa %xmm1, %xmm6 /* blk_1 */
+	psrlw $4, %xmm6 /* lo_sh_1 = shr(blk_1) */
+	movdqa %xmm3, %xmm7 /* high_nibbles */
+	pandn %xmm6, %xmm7 /* even_1_a = andnot(high_nibbles, lo_sh_1) */
+	por %xmm7, %xmm0 /* even_1 = or(even_b, even_1_a) */
+	movdqa %xmm3, %xmm6 /* high_nibbles */
+	pandn %xmm1, %xmm6 /* odd_1_a = andnot(high_nibbles, blk_1) */
+	por %xmm6, %xmm4 /* odd_1 = or(odd_b, odd_1_a) */
+	movdqa %xmm0, %xmm1 /* even_1 */
+	punpcklbw %xmm4, %xmm1 /* sp_2 = unpacklo(even_1, odd_1) */
+	punpckhbw %xmm4, %xmm0 /* sp_3 = unpackhi(even_1, odd_1) */
+	movdqa .Lublock_register_ssse3_asm_15_low_nibbles(%rip), %xmm4 /* low_nibbles = const() */
+	movdqa .Lublock_register_ssse3_asm_15_rotl48(%rip), %xmm6 /* rotl48 = const() */
+	movdqa .Lublock_register_ssse3_asm_15_sbox_inv_lo(%rip), %xmm7 /* sbox_inv_lo = const() */
+	movdqa .Lublock_register_ssse3_asm_15_rotl24(%rip), %xmm8 /* rotl24 = const() */
+	movdqa .Lublock_register_ssse3_asm_15_rotl56(%rip), %xmm9 /* rotl56 = const() */
+	movdqa .Lublock_register_ssse3_asm_15_pl_front0(%rip), %xmm10 /* pl_front0 = const() */
+	movdqa .Lublock_register_ssse3_asm_15_pl_front1(%rip), %xmm11 /* pl_front1 = const() */
+	xor %rcx, %rcx
+	.p2align 4
+.Lublock_register_ssse3_asm_15_loop_r0:
+	movdqu (%rdi,%rcx), %xmm3 /* rk0 = load() */
+	pxor %xmm3, %xmm2 /* k0 = xor(x0_0, rk0) */
+	movdqa %xmm2, %xmm3 /* k0 */
+	pshufb %xmm10, %xmm3 /* pl_f = lookup16(k0, pl_front0) */
+	pshufb .Lublock_register_ssse3_asm_15_pl_rear1(%rip), %xmm2 /* pl_r_1 = lookup16(k0, pl_rear1) */
+	movdqu 16(%rdi,%rcx), %xmm12 /* rk0_1 = load() */
+	pxor %xmm12, %xmm5 /* k0_1 = xor(x0_1, rk0_1) */
+	movdqa %xmm5, %xmm12 /* k0_1 */
+	pshufb .Lublock_register_ssse3_asm_15_pl_rear0(%rip), %xmm12 /* pl_r = lookup16(k0_1, pl_rear0) */
+	pxor %xmm12, %xmm3 /* pl = xor(pl_f, pl_r) */
+	pshufb %xmm11, %xmm5 /* pl_f_1 = lookup16(k0_1, pl_front1) */
+	pxor %xmm2, %xmm5 /* pl_1 = xor(pl_f_1, pl_r_1) */
+	movdqu 64(%rdi,%rcx), %xmm2 /* rk1 = load() */
+	pxor %xmm2, %xmm1 /* k1 = xor(x1_0, rk1) */
+	movdqa %xmm1, %xmm2 /* k1 */
+	pshufb .Lublock_register_ssse3_asm_15_pr_front0(%rip), %xmm2 /* pr_f = lookup16(k1, pr_front0) */
+	pshufb .Lublock_register_ssse3_asm_15_pr_rear1(%rip), %xmm1 /* pr_r_1 = lookup16(k1, pr_rear1) */
+	movdqu 80(%rdi,%rcx), %xmm12 /* rk1_1 = load() */
+	pxor %xmm12, %xmm0 /* k1_1 = xor(x1_1, rk1_1) */
+	movdqa %xmm0, %xmm12 /* k1_1 */
+	pshufb .Lublock_register_ssse3_asm_15_pr_rear0(%rip), %xmm12 /* pr_r = lookup16(k1_1, pr_rear0) */
+	pxor %xmm12, %xmm2 /* pr = xor(pr_f, pr_r) */
+	pshufb .Lublock_register_ssse3_asm_15_pr_front1(%rip), %xmm0 /* pr_f_1 = lookup16(k1_1, pr_front1) */
+	pxor %xmm1, %xmm0 /* pr_1 = xor(pr_f_1, pr_r_1) */
+	pxor %xmm2, %xmm3 /* y0 = xor(pl, pr) */
+	pxor %xmm0, %xmm5 /* y0_1 = xor(pl_1, pr_1) */
+	movdqa %xmm3, %xmm1 /* y0 */
+	pshufb %xmm8, %xmm1 /* rot20 = lookup16(y0, rotl24) */
+	pxor %xmm1, %xmm2 /* y1 = xor(pr, rot20) */
+	movdqa %xmm5, %xmm1 /* y0_1 */
+	pshufb %xmm8, %xmm1 /* rot20_1 = lookup16(y0_1, rotl24) */
+	pxor %xmm1, %xmm0 /* y1_1 = xor(pr_1, rot20_1) */
+	movdqa %xmm2, %xmm1 /* y1 */
+	pshufb %xmm6, %xmm1 /* rot8 = lookup16(y1, rotl48) */
+	pxor %xmm1, %xmm3 /* y0_2 = xor(y0, rot8) */
+	movdqa %xmm0, %xmm1 /* y1_1 */
+	pshufb %xmm6, %xmm1 /* rot8_1 = lookup16(y1_1, rotl48) */
+	pxor %xmm1, %xmm5 /* y0_3 = xor(y0_1, rot8_1) */
+	movdqa %xmm3, %xmm1 /* y0_2 */
+	pshufb %xmm6, %xmm1 /* rot8_2 = lookup16(y0_2, rotl48) */
+	pxor %xmm1, %xmm2 /* y1_2 = xor(y1, rot8_2) */
+	movdqa %xmm5, %xmm1 /* y0_3 */
+	pshufb %xmm6, %xmm1 /* rot8_3 = lookup16(y0_3, rotl48) */
+	pxor %xmm1, %xmm0 /* y1_3 = xor(y1_1, rot8_3) */
+	movdqa %xmm2, %xmm1 /* y1_2 */
+	pshufb %xmm9, %xmm1 /* rot4 = lookup16(y1_2, rotl56) */
+	pxor %xmm1, %xmm3 /* y0_4 = xor(y0_2, rot4) */
+	movdqa %xmm0, %xmm1 /* y1_3 */
+	pshufb %xmm9, %xmm1 /* rot4_1 = lookup16(y1_3, rotl56) */
+	pxor %xmm1, %xmm5 /* y0_5 = xor(y0_3, rot4_1) */
+	pxor %xmm3, %xmm2 /* y1_4 = xor(y1_2, y0_4) */
+	pxor %xmm5, %xmm0 /* y1_5 = xor(y1_3, y0_5) */
+	pand %xmm4, %xmm3 /* s0_lo = and(y0_4, low_nibbles) */
+	movdqa %xmm7, %xmm1 /* sbox_inv_lo */
+	pshufb %xmm3, %xmm1 /* s0 = lookup16(sbox_inv_lo, s0_lo) */
+	pand %xmm4, %xmm5 /* s0_lo_1 = and(y0_5, low_nibbles) */
+	movdqa %xmm7, %xmm3 /* sbox_inv_lo */
+	pshufb %xmm5, %xmm3 /* s0_1 = lookup16(sbox_inv_lo, s0_lo_1) */
+	pand %xmm4, %xmm2 /* s1_lo = and(y1_4, low_nibbles) */
+	pand %xmm4, %xmm0 /* s1_lo_1 = and(y1_5, low_nibbles) */
+	movdqa %xmm7, %xmm5 /* sbox_inv_lo */
+	pshufb %xmm2, %xmm5 /* s1 = lookup16(sbox_inv_lo, s1_lo) */
+	movdqa %xmm7, %xmm2 /* sbox_inv_lo */
+	pshufb %xmm0, %xmm2 /* s1_1 = lookup16(sbox_inv_lo, s1_lo_1) */
+	movdqa %xmm2, %xmm0 /* x1_1.3 */
+	movdqa %xmm1, %xmm2 /* x0_0.3 */
+	movdqa %xmm5, %xmm1 /* x1_0.3 */
+	movdqa %xmm3, %xmm5 /* x0_1.3 */
+	add $128, %rcx
+	cmp $3072, %rcx
+	jne .Lublock_register_ssse3_asm_15_loop_r0
+
+	/* Final key addition; the store packs the low nibbles (the key's copy in the high ones is dropped). */
+	movdqu 3072(%rdi), %xmm3 /* rk0_2 = load() */
+	pxor %xmm3, %xmm2 /* y0_6 = xor(x0_0, rk0_2) */
+	pshufb .Lublock_register_ssse3_asm_15_deinterleave(%rip), %xmm2 /* de = lookup16(y0_6, deinterleave) */
+	movdqu 3088(%rdi), %xmm3 /* rk0_3 = load() */
+	pxor %xmm3, %xmm5 /* y0_7 = xor(x0_1, rk0_3) */
+	pshufb .Lublock_register_ssse3_asm_15_deinterleave(%rip), %xmm5 /* de_1 = lookup16(y0_7, deinterleave) */
+	movdqu 3136(%rdi), %xmm3 /* rk1_2 = load() */
+	pxor %xmm3, %xmm1 /* y1_6 = xor(x1_0, rk1_2) */
+	pshufb .Lublock_register_ssse3_asm_15_deinterleave(%rip), %xmm1 /* de_2 = lookup16(y1_6, deinterleave) */
+	movdqu 3152(%rdi), %xmm3 /* rk1_3 = load() */
+	pxor %xmm3, %xmm0 /* y1_7 = xor(x1_1, rk1_3) */
+	pshufb .Lublock_register_ssse3_asm_15_deinterleave(%rip), %xmm0 /* de_3 = lookup16(y1_7, deinterleave) */
+	movdqa %xmm2, %xmm3 /* de */
+	punpcklqdq %xmm5, %xmm3 /* even_2 = unpacklo(de, de_1) */
+	punpckhqdq %xmm5, %xmm2 /* odd_2 = unpackhi(de, de_1) */
+	psllw $4, %xmm3 /* ev_sh = shl(even_2) */
+	pand .Lublock_register_ssse3_asm_15_high_nibbles(%rip), %xmm3 /* out_lo_b = and(ev_sh, high_nibbles) */
+	movdqa .Lublock_register_ssse3_asm_15_high_nibbles(%rip), %xmm5 /* high_nibbles = const() */
+	movdqa %xmm5, %xmm12 /* high_nibbles */
+	pandn %xmm2, %xmm12 /* out_lo_a = andnot(high_nibbles, odd_2) */
+	por %xmm12, %xmm3 /* out_lo = or(out_lo_b, out_lo_a) */
+	movdqu %xmm3, (%rdx) /* store out_lo */
+	movdqa %xmm1, %xmm2 /* de_2 */
+	punpcklqdq %xmm0, %xmm2 /* even_3 = unpacklo(de_2, de_3) */
+	punpckhqdq %xmm0, %xmm1 /* odd_3 = unpackhi(de_2, de_3) */
+	psllw $4, %xmm2 /* ev_sh_1 = shl(even_3) */
+	pand %xmm5, %xmm2 /* out_lo_1_b = and(ev_sh_1, high_nibbles) */
+	pandn %xmm1, %xmm5 /* out_lo_1_a = andnot(high_nibbles, odd_3) */
+	por %xmm5, %xmm2 /* out_lo_1 = or(out_lo_1_b, out_lo_1_a) */
+	movdqu %xmm2, 16(%rdx) /* store out_lo_1 */
+	ret
+	.size ublock_register_ssse3_ublock256_256_decrypt_one_block_asm, .-ublock_register_ssse3_ublock256_256_decrypt_one_block_asm
+
 /* ublock_register_ssse3_ublock256_256_ctr_xor_asm: ublock256_register128_encrypt_ctr_xor, 4 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -1442,27 +2142,27 @@ ublock_register_ssse3_ublock256_256_ctr_xor_asm:
 	movdqu 16(%rsi), %xmm0 /* ctr_low = bcast128() */
 	movdqa %xmm0, %xmm1 /* ctr_low */
 	psrlw $8, %xmm1 /* ctr_last = shr(ctr_low) */
-	pand .Lublock_register_ssse3_asm_10_all_but_last(%rip), %xmm0 /* ctr_v_open = and(ctr_low, all_but_last) */
+	pand .Lublock_register_ssse3_asm_16_all_but_last(%rip), %xmm0 /* ctr_v_open = and(ctr_low, all_but_last) */
 	movzbl 64(%rsi), %eax
 	imull $0x01010101, %eax, %eax
 	movd %eax, %xmm2
 	pshufd $0, %xmm2, %xmm2 /* ctr_first = bcast8() */
-	pand .Lublock_register_ssse3_asm_10_byte_14(%rip), %xmm2 /* ctr_j0 = and(ctr_first, byte_14) */
+	pand .Lublock_register_ssse3_asm_16_byte_14(%rip), %xmm2 /* ctr_j0 = and(ctr_first, byte_14) */
 
 	/* Load 2 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
 	movdqa %xmm2, %xmm3 /* ctr_j0 */
-	paddb .Lublock_register_ssse3_asm_10_block_k(%rip), %xmm3 /* ctr_j = add(ctr_j0, block_k) */
-	paddb .Lublock_register_ssse3_asm_10_block_k_1(%rip), %xmm2 /* ctr_j_2 = add(ctr_j0, block_k_1) */
+	paddb .Lublock_register_ssse3_asm_16_block_k(%rip), %xmm3 /* ctr_j = add(ctr_j0, block_k) */
+	paddb .Lublock_register_ssse3_asm_16_block_k_1(%rip), %xmm2 /* ctr_j_2 = add(ctr_j0, block_k_1) */
 	movdqa %xmm1, %xmm4 /* ctr_last */
 	paddw %xmm3, %xmm4 /* ctr_sum = add(ctr_last, ctr_j) */
 	paddw %xmm2, %xmm1 /* ctr_sum_2 = add(ctr_last, ctr_j_2) */
 	movdqu (%rsi), %xmm2 /* ctr_v_high = bcast128() */
 	movdqu 32(%rsi), %xmm3 /* ctr_w_high = bcast128() */
 	movdqu 48(%rsi), %xmm5 /* ctr_w_low = bcast128() */
-	pand .Lublock_register_ssse3_asm_10_all_but_last(%rip), %xmm5 /* ctr_w_open = and(ctr_w_low, all_but_last) */
+	pand .Lublock_register_ssse3_asm_16_all_but_last(%rip), %xmm5 /* ctr_w_open = and(ctr_w_low, all_but_last) */
 	movdqa %xmm4, %xmm6 /* ctr_sum */
-	pshufb .Lublock_register_ssse3_asm_10_carry_everywhere(%rip), %xmm6 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
-	movdqa .Lublock_register_ssse3_asm_10_carry_mask_table(%rip), %xmm7 /* carry_mask_table = const() */
+	pshufb .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm6 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
+	movdqa .Lublock_register_ssse3_asm_16_carry_mask_table(%rip), %xmm7 /* carry_mask_table = const() */
 	movdqa %xmm7, %xmm8 /* carry_mask_table */
 	pshufb %xmm6, %xmm8 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
 	movdqa %xmm3, %xmm6 /* ctr_w_high */
@@ -1470,17 +2170,17 @@ ublock_register_ssse3_ublock256_256_ctr_xor_asm:
 	pandn %xmm2, %xmm8 /* blk_a = andnot(ctr_mask, ctr_v_high) */
 	por %xmm8, %xmm6 /* blk = or(blk_b, blk_a) */
 	movdqa %xmm4, %xmm8 /* ctr_sum */
-	pshufb .Lublock_register_ssse3_asm_10_carry_everywhere_1(%rip), %xmm8 /* ctr_carry_1 = lookup16(ctr_sum, carry_everywhere_1) */
+	pshufb .Lublock_register_ssse3_asm_16_carry_everywhere_1(%rip), %xmm8 /* ctr_carry_1 = lookup16(ctr_sum, carry_everywhere_1) */
 	movdqa %xmm7, %xmm9 /* carry_mask_table */
 	pshufb %xmm8, %xmm9 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
-	pshufb .Lublock_register_ssse3_asm_10_new_last_byte(%rip), %xmm4 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
+	pshufb .Lublock_register_ssse3_asm_16_new_last_byte(%rip), %xmm4 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
 	movdqa %xmm1, %xmm8 /* ctr_sum_2 */
-	pshufb .Lublock_register_ssse3_asm_10_carry_everywhere_1(%rip), %xmm8 /* ctr_carry_3 = lookup16(ctr_sum_2, carry_everywhere_1) */
+	pshufb .Lublock_register_ssse3_asm_16_carry_everywhere_1(%rip), %xmm8 /* ctr_carry_3 = lookup16(ctr_sum_2, carry_everywhere_1) */
 	movdqa %xmm7, %xmm10 /* carry_mask_table */
 	pshufb %xmm8, %xmm10 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
 	movdqa %xmm1, %xmm8 /* ctr_sum_2 */
-	pshufb .Lublock_register_ssse3_asm_10_new_last_byte(%rip), %xmm8 /* ctr_last_byte_1 = lookup16(ctr_sum_2, new_last_byte) */
-	pshufb .Lublock_register_ssse3_asm_10_carry_everywhere(%rip), %xmm1 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
+	pshufb .Lublock_register_ssse3_asm_16_new_last_byte(%rip), %xmm8 /* ctr_last_byte_1 = lookup16(ctr_sum_2, new_last_byte) */
+	pshufb .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm1 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
 	pshufb %xmm1, %xmm7 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
 	pand %xmm7, %xmm3 /* blk_2_b = and(ctr_w_high, ctr_mask_2) */
 	pandn %xmm2, %xmm7 /* blk_2_a = andnot(ctr_mask_2, ctr_v_high) */
@@ -1496,7 +2196,7 @@ ublock_register_ssse3_ublock256_256_ctr_xor_asm:
 	por %xmm8, %xmm5 /* blk_3 = or(ctr_pair_1, ctr_last_byte_1) */
 	movdqa %xmm6, %xmm0 /* blk */
 	psrlw $4, %xmm0 /* lo_sh = shr(blk) */
-	movdqa .Lublock_register_ssse3_asm_10_high_nibbles(%rip), %xmm2 /* high_nibbles = const() */
+	movdqa .Lublock_register_ssse3_asm_16_high_nibbles(%rip), %xmm2 /* high_nibbles = const() */
 	movdqa %xmm2, %xmm4 /* high_nibbles */
 	pandn %xmm0, %xmm4 /* even_a = andnot(high_nibbles, lo_sh) */
 	movdqa %xmm2, %xmm0 /* high_nibbles */
@@ -1525,16 +2225,16 @@ ublock_register_ssse3_ublock256_256_ctr_xor_asm:
 	movdqa %xmm1, %xmm3 /* even_1 */
 	punpcklbw %xmm5, %xmm3 /* sp_2 = unpacklo(even_1, odd_1) */
 	punpckhbw %xmm5, %xmm1 /* sp_3 = unpackhi(even_1, odd_1) */
-	movdqa .Lublock_register_ssse3_asm_10_carry_everywhere(%rip), %xmm4 /* carry_everywhere = const() */
-	movdqa .Lublock_register_ssse3_asm_10_rotl48(%rip), %xmm5 /* rotl48 = const() */
-	movdqa .Lublock_register_ssse3_asm_10_sbox_hi(%rip), %xmm7 /* sbox_hi = const() */
-	movdqa .Lublock_register_ssse3_asm_10_sbox_lo(%rip), %xmm8 /* sbox_lo = const() */
-	movdqa .Lublock_register_ssse3_asm_10_rotl24(%rip), %xmm9 /* rotl24 = const() */
-	movdqa .Lublock_register_ssse3_asm_10_rotl56(%rip), %xmm10 /* rotl56 = const() */
-	movdqa .Lublock_register_ssse3_asm_10_pl_front0(%rip), %xmm11 /* pl_front0 = const() */
+	movdqa .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm4 /* carry_everywhere = const() */
+	movdqa .Lublock_register_ssse3_asm_16_rotl48(%rip), %xmm5 /* rotl48 = const() */
+	movdqa .Lublock_register_ssse3_asm_16_sbox_hi(%rip), %xmm7 /* sbox_hi = const() */
+	movdqa .Lublock_register_ssse3_asm_16_sbox_lo(%rip), %xmm8 /* sbox_lo = const() */
+	movdqa .Lublock_register_ssse3_asm_16_rotl24(%rip), %xmm9 /* rotl24 = const() */
+	movdqa .Lublock_register_ssse3_asm_16_rotl56(%rip), %xmm10 /* rotl56 = const() */
+	movdqa .Lublock_register_ssse3_asm_16_pl_front0(%rip), %xmm11 /* pl_front0 = const() */
 	xor %r8, %r8
 	.p2align 4
-.Lublock_register_ssse3_asm_10_loop_r0:
+.Lublock_register_ssse3_asm_16_loop_r0:
 	movdqu (%rdi,%r8), %xmm2 /* rk0 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
@@ -1611,19 +2311,19 @@ ublock_register_ssse3_ublock256_256_ctr_xor_asm:
 	pxor %xmm3, %xmm2 /* x0_5 = xor(x0_3, x1_5) */
 	movdqa %xmm12, %xmm0 /* x0_4 */
 	pshufb %xmm11, %xmm0 /* pl_f = lookup16(x0_4, pl_front0) */
-	pshufb .Lublock_register_ssse3_asm_10_pl_rear1(%rip), %xmm12 /* pl_r_1 = lookup16(x0_4, pl_rear1) */
+	pshufb .Lublock_register_ssse3_asm_16_pl_rear1(%rip), %xmm12 /* pl_r_1 = lookup16(x0_4, pl_rear1) */
 	movdqa %xmm2, %xmm1 /* x0_5 */
-	pshufb .Lublock_register_ssse3_asm_10_pl_rear0(%rip), %xmm1 /* pl_r = lookup16(x0_5, pl_rear0) */
+	pshufb .Lublock_register_ssse3_asm_16_pl_rear0(%rip), %xmm1 /* pl_r = lookup16(x0_5, pl_rear0) */
 	pxor %xmm1, %xmm0 /* pl = xor(pl_f, pl_r) */
-	pshufb .Lublock_register_ssse3_asm_10_pl_front1(%rip), %xmm2 /* pl_f_1 = lookup16(x0_5, pl_front1) */
+	pshufb .Lublock_register_ssse3_asm_16_pl_front1(%rip), %xmm2 /* pl_f_1 = lookup16(x0_5, pl_front1) */
 	pxor %xmm12, %xmm2 /* pl_1 = xor(pl_f_1, pl_r_1) */
 	movdqa %xmm6, %xmm1 /* x1_4 */
-	pshufb .Lublock_register_ssse3_asm_10_pr_front0(%rip), %xmm1 /* pr_f = lookup16(x1_4, pr_front0) */
-	pshufb .Lublock_register_ssse3_asm_10_pr_rear1(%rip), %xmm6 /* pr_r_1 = lookup16(x1_4, pr_rear1) */
+	pshufb .Lublock_register_ssse3_asm_16_pr_front0(%rip), %xmm1 /* pr_f = lookup16(x1_4, pr_front0) */
+	pshufb .Lublock_register_ssse3_asm_16_pr_rear1(%rip), %xmm6 /* pr_r_1 = lookup16(x1_4, pr_rear1) */
 	movdqa %xmm3, %xmm12 /* x1_5 */
-	pshufb .Lublock_register_ssse3_asm_10_pr_rear0(%rip), %xmm12 /* pr_r = lookup16(x1_5, pr_rear0) */
+	pshufb .Lublock_register_ssse3_asm_16_pr_rear0(%rip), %xmm12 /* pr_r = lookup16(x1_5, pr_rear0) */
 	pxor %xmm12, %xmm1 /* pr = xor(pr_f, pr_r) */
-	pshufb .Lublock_register_ssse3_asm_10_pr_front1(%rip), %xmm3 /* pr_f_1 = lookup16(x1_5, pr_front1) */
+	pshufb .Lublock_register_ssse3_asm_16_pr_front1(%rip), %xmm3 /* pr_f_1 = lookup16(x1_5, pr_front1) */
 	pxor %xmm6, %xmm3 /* pr_1 = xor(pr_f_1, pr_r_1) */
 	movdqa %xmm2, %xmm6 /* g0x0_1.3 */
 	movdqa %xmm1, %xmm2 /* g0x1_0.3 */
@@ -1631,29 +2331,29 @@ ublock_register_ssse3_ublock256_256_ctr_xor_asm:
 	movdqa %xmm2, %xmm3 /* g0x1_0.3 */
 	add $128, %r8
 	cmp $3072, %r8
-	jne .Lublock_register_ssse3_asm_10_loop_r0
+	jne .Lublock_register_ssse3_asm_16_loop_r0
 
 	/* Final key addition. */
 	movdqu 3072(%rdi), %xmm2 /* rk0_2 = load() */
 	pxor %xmm2, %xmm0 /* y0 = xor(g0x0_0, rk0_2) */
-	pshufb .Lublock_register_ssse3_asm_10_deinterleave(%rip), %xmm0 /* de = lookup16(y0, deinterleave) */
+	pshufb .Lublock_register_ssse3_asm_16_deinterleave(%rip), %xmm0 /* de = lookup16(y0, deinterleave) */
 	movdqu 3088(%rdi), %xmm2 /* rk0_3 = load() */
 	pxor %xmm2, %xmm6 /* y0_1 = xor(g0x0_1, rk0_3) */
-	pshufb .Lublock_register_ssse3_asm_10_deinterleave(%rip), %xmm6 /* de_1 = lookup16(y0_1, deinterleave) */
+	pshufb .Lublock_register_ssse3_asm_16_deinterleave(%rip), %xmm6 /* de_1 = lookup16(y0_1, deinterleave) */
 	movdqu 3136(%rdi), %xmm2 /* rk1_2 = load() */
 	pxor %xmm2, %xmm3 /* y1 = xor(g0x1_0, rk1_2) */
-	pshufb .Lublock_register_ssse3_asm_10_deinterleave(%rip), %xmm3 /* de_2 = lookup16(y1, deinterleave) */
+	pshufb .Lublock_register_ssse3_asm_16_deinterleave(%rip), %xmm3 /* de_2 = lookup16(y1, deinterleave) */
 	movdqu 3152(%rdi), %xmm2 /* rk1_3 = load() */
 	pxor %xmm2, %xmm1 /* y1_1 = xor(g0x1_1, rk1_3) */
-	pshufb .Lublock_register_ssse3_asm_10_deinterleave(%rip), %xmm1 /* de_3 = lookup16(y1_1, deinterleave) */
+	pshufb .Lublock_register_ssse3_asm_16_deinterleave(%rip), %xmm1 /* de_3 = lookup16(y1_1, deinterleave) */
 	movdqa %xmm0, %xmm2 /* de */
 	punpcklqdq %xmm6, %xmm2 /* even_2 = unpacklo(de, de_1) */
 	punpckhqdq %xmm6, %xmm0 /* odd_2 = unpackhi(de, de_1) */
 	movdqa %xmm2, %xmm6 /* even_2 */
 	psllw $4, %xmm6 /* ev_sh = shl(even_2) */
-	pand .Lublock_register_ssse3_asm_10_high_nibbles(%rip), %xmm6 /* out_lo_b = and(ev_sh, high_nibbles) */
-	pand .Lublock_register_ssse3_asm_10_high_nibbles(%rip), %xmm2 /* out_hi_b = and(even_2, high_nibbles) */
-	movdqa .Lublock_register_ssse3_asm_10_high_nibbles(%rip), %xmm12 /* high_nibbles = const() */
+	pand .Lublock_register_ssse3_asm_16_high_nibbles(%rip), %xmm6 /* out_lo_b = and(ev_sh, high_nibbles) */
+	pand .Lublock_register_ssse3_asm_16_high_nibbles(%rip), %xmm2 /* out_hi_b = and(even_2, high_nibbles) */
+	movdqa .Lublock_register_ssse3_asm_16_high_nibbles(%rip), %xmm12 /* high_nibbles = const() */
 	movdqa %xmm12, %xmm13 /* high_nibbles */
 	pandn %xmm0, %xmm13 /* out_lo_a = andnot(high_nibbles, odd_2) */
 	por %xmm13, %xmm6 /* out_lo = or(out_lo_b, out_lo_a) */
@@ -1711,7 +2411,7 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 	movdqu 48(%rsi), %xmm3 /* blk_3 = load() */
 	movdqa %xmm0, %xmm4 /* blk */
 	psrlw $4, %xmm4 /* lo_sh = shr(blk) */
-	movdqa .Lublock_register_ssse3_asm_11_high_nibbles(%rip), %xmm5 /* high_nibbles = const() */
+	movdqa .Lublock_register_ssse3_asm_17_high_nibbles(%rip), %xmm5 /* high_nibbles = const() */
 	movdqa %xmm5, %xmm6 /* high_nibbles */
 	pandn %xmm4, %xmm6 /* even_a = andnot(high_nibbles, lo_sh) */
 	movdqa %xmm5, %xmm4 /* high_nibbles */
@@ -1740,16 +2440,16 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 	movdqa %xmm1, %xmm2 /* even_1 */
 	punpcklbw %xmm3, %xmm2 /* sp_2 = unpacklo(even_1, odd_1) */
 	punpckhbw %xmm3, %xmm1 /* sp_3 = unpackhi(even_1, odd_1) */
-	movdqa .Lublock_register_ssse3_asm_11_low_nibbles(%rip), %xmm3 /* low_nibbles = const() */
-	movdqa .Lublock_register_ssse3_asm_11_rotl48(%rip), %xmm6 /* rotl48 = const() */
-	movdqa .Lublock_register_ssse3_asm_11_sbox_hi(%rip), %xmm7 /* sbox_hi = const() */
-	movdqa .Lublock_register_ssse3_asm_11_sbox_lo(%rip), %xmm8 /* sbox_lo = const() */
-	movdqa .Lublock_register_ssse3_asm_11_rotl24(%rip), %xmm9 /* rotl24 = const() */
-	movdqa .Lublock_register_ssse3_asm_11_rotl56(%rip), %xmm10 /* rotl56 = const() */
-	movdqa .Lublock_register_ssse3_asm_11_pl_front0(%rip), %xmm11 /* pl_front0 = const() */
+	movdqa .Lublock_register_ssse3_asm_17_low_nibbles(%rip), %xmm3 /* low_nibbles = const() */
+	movdqa .Lublock_register_ssse3_asm_17_rotl48(%rip), %xmm6 /* rotl48 = const() */
+	movdqa .Lublock_register_ssse3_asm_17_sbox_hi(%rip), %xmm7 /* sbox_hi = const() */
+	movdqa .Lublock_register_ssse3_asm_17_sbox_lo(%rip), %xmm8 /* sbox_lo = const() */
+	movdqa .Lublock_register_ssse3_asm_17_rotl24(%rip), %xmm9 /* rotl24 = const() */
+	movdqa .Lublock_register_ssse3_asm_17_rotl56(%rip), %xmm10 /* rotl56 = const() */
+	movdqa .Lublock_register_ssse3_asm_17_pl_front0(%rip), %xmm11 /* pl_front0 = const() */
 	xor %r8, %r8
 	.p2align 4
-.Lublock_register_ssse3_asm_11_loop_r0:
+.Lublock_register_ssse3_asm_17_loop_r0:
 	movdqu (%rdi,%r8), %xmm5 /* rk0 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
@@ -1826,19 +2526,19 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 	pxor %xmm2, %xmm5 /* x0_5 = xor(x0_3, x1_5) */
 	movdqa %xmm12, %xmm0 /* x0_4 */
 	pshufb %xmm11, %xmm0 /* pl_f = lookup16(x0_4, pl_front0) */
-	pshufb .Lublock_register_ssse3_asm_11_pl_rear1(%rip), %xmm12 /* pl_r_1 = lookup16(x0_4, pl_rear1) */
+	pshufb .Lublock_register_ssse3_asm_17_pl_rear1(%rip), %xmm12 /* pl_r_1 = lookup16(x0_4, pl_rear1) */
 	movdqa %xmm5, %xmm1 /* x0_5 */
-	pshufb .Lublock_register_ssse3_asm_11_pl_rear0(%rip), %xmm1 /* pl_r = lookup16(x0_5, pl_rear0) */
+	pshufb .Lublock_register_ssse3_asm_17_pl_rear0(%rip), %xmm1 /* pl_r = lookup16(x0_5, pl_rear0) */
 	pxor %xmm1, %xmm0 /* pl = xor(pl_f, pl_r) */
-	pshufb .Lublock_register_ssse3_asm_11_pl_front1(%rip), %xmm5 /* pl_f_1 = lookup16(x0_5, pl_front1) */
+	pshufb .Lublock_register_ssse3_asm_17_pl_front1(%rip), %xmm5 /* pl_f_1 = lookup16(x0_5, pl_front1) */
 	pxor %xmm12, %xmm5 /* pl_1 = xor(pl_f_1, pl_r_1) */
 	movdqa %xmm4, %xmm1 /* x1_4 */
-	pshufb .Lublock_register_ssse3_asm_11_pr_front0(%rip), %xmm1 /* pr_f = lookup16(x1_4, pr_front0) */
-	pshufb .Lublock_register_ssse3_asm_11_pr_rear1(%rip), %xmm4 /* pr_r_1 = lookup16(x1_4, pr_rear1) */
+	pshufb .Lublock_register_ssse3_asm_17_pr_front0(%rip), %xmm1 /* pr_f = lookup16(x1_4, pr_front0) */
+	pshufb .Lublock_register_ssse3_asm_17_pr_rear1(%rip), %xmm4 /* pr_r_1 = lookup16(x1_4, pr_rear1) */
 	movdqa %xmm2, %xmm12 /* x1_5 */
-	pshufb .Lublock_register_ssse3_asm_11_pr_rear0(%rip), %xmm12 /* pr_r = lookup16(x1_5, pr_rear0) */
+	pshufb .Lublock_register_ssse3_asm_17_pr_rear0(%rip), %xmm12 /* pr_r = lookup16(x1_5, pr_rear0) */
 	pxor %xmm12, %xmm1 /* pr = xor(pr_f, pr_r) */
-	pshufb .Lublock_register_ssse3_asm_11_pr_front1(%rip), %xmm2 /* pr_f_1 = lookup16(x1_5, pr_front1) */
+	pshufb .Lublock_register_ssse3_asm_17_pr_front1(%rip), %xmm2 /* pr_f_1 = lookup16(x1_5, pr_front1) */
 	pxor %xmm4, %xmm2 /* pr_1 = xor(pr_f_1, pr_r_1) */
 	movdqa %xmm0, %xmm4 /* g0x0_0.3 */
 	movdqa %xmm5, %xmm0 /* g0x0_1.3 */
@@ -1847,29 +2547,29 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 	movdqa %xmm5, %xmm2 /* g0x1_0.3 */
 	add $128, %r8
 	cmp $3072, %r8
-	jne .Lublock_register_ssse3_asm_11_loop_r0
+	jne .Lublock_register_ssse3_asm_17_loop_r0
 
 	/* Final key addition. */
 	movdqu 3072(%rdi), %xmm5 /* rk0_2 = load() */
 	pxor %xmm5, %xmm4 /* y0 = xor(g0x0_0, rk0_2) */
-	pshufb .Lublock_register_ssse3_asm_11_deinterleave(%rip), %xmm4 /* de = lookup16(y0, deinterleave) */
+	pshufb .Lublock_register_ssse3_asm_17_deinterleave(%rip), %xmm4 /* de = lookup16(y0, deinterleave) */
 	movdqu 3088(%rdi), %xmm5 /* rk0_3 = load() */
 	pxor %xmm5, %xmm0 /* y0_1 = xor(g0x0_1, rk0_3) */
-	pshufb .Lublock_register_ssse3_asm_11_deinterleave(%rip), %xmm0 /* de_1 = lookup16(y0_1, deinterleave) */
+	pshufb .Lublock_register_ssse3_asm_17_deinterleave(%rip), %xmm0 /* de_1 = lookup16(y0_1, deinterleave) */
 	movdqu 3136(%rdi), %xmm5 /* rk1_2 = load() */
 	pxor %xmm5, %xmm2 /* y1 = xor(g0x1_0, rk1_2) */
-	pshufb .Lublock_register_ssse3_asm_11_deinterleave(%rip), %xmm2 /* de_2 = lookup16(y1, deinterleave) */
+	pshufb .Lublock_register_ssse3_asm_17_deinterleave(%rip), %xmm2 /* de_2 = lookup16(y1, deinterleave) */
 	movdqu 3152(%rdi), %xmm5 /* rk1_3 = load() */
 	pxor %xmm5, %xmm1 /* y1_1 = xor(g0x1_1, rk1_3) */
-	pshufb .Lublock_register_ssse3_asm_11_deinterleave(%rip), %xmm1 /* de_3 = lookup16(y1_1, deinterleave) */
+	pshufb .Lublock_register_ssse3_asm_17_deinterleave(%rip), %xmm1 /* de_3 = lookup16(y1_1, deinterleave) */
 	movdqa %xmm4, %xmm5 /* de */
 	punpcklqdq %xmm0, %xmm5 /* even_2 = unpacklo(de, de_1) */
 	punpckhqdq %xmm0, %xmm4 /* odd_2 = unpackhi(de, de_1) */
 	movdqa %xmm5, %xmm0 /* even_2 */
 	psllw $4, %xmm0 /* ev_sh = shl(even_2) */
-	pand .Lublock_register_ssse3_asm_11_high_nibbles(%rip), %xmm0 /* out_lo_b = and(ev_sh, high_nibbles) */
-	pand .Lublock_register_ssse3_asm_11_high_nibbles(%rip), %xmm5 /* out_hi_b = and(even_2, high_nibbles) */
-	movdqa .Lublock_register_ssse3_asm_11_high_nibbles(%rip), %xmm12 /* high_nibbles = const() */
+	pand .Lublock_register_ssse3_asm_17_high_nibbles(%rip), %xmm0 /* out_lo_b = and(ev_sh, high_nibbles) */
+	pand .Lublock_register_ssse3_asm_17_high_nibbles(%rip), %xmm5 /* out_hi_b = and(even_2, high_nibbles) */
+	movdqa .Lublock_register_ssse3_asm_17_high_nibbles(%rip), %xmm12 /* high_nibbles = const() */
 	movdqa %xmm12, %xmm13 /* high_nibbles */
 	pandn %xmm4, %xmm13 /* out_lo_a = andnot(high_nibbles, odd_2) */
 	por %xmm13, %xmm0 /* out_lo = or(out_lo_b, out_lo_a) */
@@ -1971,6 +2671,12 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 .Lublock_register_ssse3_asm_1_high_nibbles:
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 
+/* zero: no block in the high nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_1_zero:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
 /* low_nibbles: low nibble of every byte */
 	.section .rodata
 	.balign 16
@@ -1983,29 +2689,23 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 .Lublock_register_ssse3_asm_1_rotl48:
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
 
-/* sbox_inv_hi: S^-1[x] << 4: the block in the high nibbles */
+/* sbox_lo: S[x]: the block in the low nibbles */
 	.section .rodata
 	.balign 16
-.Lublock_register_ssse3_asm_1_sbox_inv_hi:
-	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
+.Lublock_register_ssse3_asm_1_sbox_lo:
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
 
-/* sbox_inv_lo: S^-1[x]: the block in the low nibbles */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_1_sbox_inv_lo:
-	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
-
-/* pl_mask: PL^-1_128 on spread nibbles */
+/* pl_mask: PL_128 on spread nibbles */
 	.section .rodata
 	.balign 16
 .Lublock_register_ssse3_asm_1_pl_mask:
-	.byte 0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d
+	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
 
-/* pr_mask: PR^-1_128 on spread nibbles */
+/* pr_mask: PR_128 on spread nibbles */
 	.section .rodata
 	.balign 16
 .Lublock_register_ssse3_asm_1_pr_mask:
-	.byte 0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
 
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
 	.section .rodata
@@ -2025,48 +2725,6 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 .Lublock_register_ssse3_asm_1_deinterleave:
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 
-/* all_but_last: every byte but a block's last */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_2_all_but_last:
-	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
-
-/* byte_14: byte 14 of each lane: where v + j0 + k is summed */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_2_byte_14:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
-
-/* block_k: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_2_block_k:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-
-/* block_k_1: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_2_block_k_1:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00
-
-/* carry_everywhere: every byte reads the carry (byte 15), a block's last byte reads zero */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_2_carry_everywhere:
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
-
-/* carry_mask_table: a carry as a byte mask: 0 -> 0x00, 1 -> 0xff */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_2_carry_mask_table:
-	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-
-/* new_last_byte: byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_2_new_last_byte:
-	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
-
 /* high_nibbles: high nibble of every byte */
 	.section .rodata
 	.balign 16
@@ -2085,29 +2743,29 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 .Lublock_register_ssse3_asm_2_rotl48:
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
 
-/* sbox_hi: S[x] << 4: the block in the high nibbles */
+/* sbox_inv_hi: S^-1[x] << 4: the block in the high nibbles */
 	.section .rodata
 	.balign 16
-.Lublock_register_ssse3_asm_2_sbox_hi:
-	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+.Lublock_register_ssse3_asm_2_sbox_inv_hi:
+	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
 
-/* sbox_lo: S[x]: the block in the low nibbles */
+/* sbox_inv_lo: S^-1[x]: the block in the low nibbles */
 	.section .rodata
 	.balign 16
-.Lublock_register_ssse3_asm_2_sbox_lo:
-	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+.Lublock_register_ssse3_asm_2_sbox_inv_lo:
+	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
 
-/* pl_mask: PL_128 on spread nibbles */
+/* pl_mask: PL^-1_128 on spread nibbles */
 	.section .rodata
 	.balign 16
 .Lublock_register_ssse3_asm_2_pl_mask:
-	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
+	.byte 0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d
 
-/* pr_mask: PR_128 on spread nibbles */
+/* pr_mask: PR^-1_128 on spread nibbles */
 	.section .rodata
 	.balign 16
 .Lublock_register_ssse3_asm_2_pr_mask:
-	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+	.byte 0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03
 
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
 	.section .rodata
@@ -2133,6 +2791,12 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 .Lublock_register_ssse3_asm_3_high_nibbles:
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 
+/* zero: no block in the high nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_3_zero:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
 /* low_nibbles: low nibble of every byte */
 	.section .rodata
 	.balign 16
@@ -2145,29 +2809,23 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 .Lublock_register_ssse3_asm_3_rotl48:
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
 
-/* sbox_hi: S[x] << 4: the block in the high nibbles */
+/* sbox_inv_lo: S^-1[x]: the block in the low nibbles */
 	.section .rodata
 	.balign 16
-.Lublock_register_ssse3_asm_3_sbox_hi:
-	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+.Lublock_register_ssse3_asm_3_sbox_inv_lo:
+	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
 
-/* sbox_lo: S[x]: the block in the low nibbles */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_3_sbox_lo:
-	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
-
-/* pl_mask: PL_128 on spread nibbles */
+/* pl_mask: PL^-1_128 on spread nibbles */
 	.section .rodata
 	.balign 16
 .Lublock_register_ssse3_asm_3_pl_mask:
-	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
+	.byte 0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d
 
-/* pr_mask: PR_128 on spread nibbles */
+/* pr_mask: PR^-1_128 on spread nibbles */
 	.section .rodata
 	.balign 16
 .Lublock_register_ssse3_asm_3_pr_mask:
-	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+	.byte 0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03
 
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
 	.section .rodata
@@ -2186,6 +2844,48 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 	.balign 16
 .Lublock_register_ssse3_asm_3_deinterleave:
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+
+/* all_but_last: every byte but a block's last */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_4_all_but_last:
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
+
+/* byte_14: byte 14 of each lane: where v + j0 + k is summed */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_4_byte_14:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
+
+/* block_k: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_4_block_k:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* block_k_1: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_4_block_k_1:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00
+
+/* carry_everywhere: every byte reads the carry (byte 15), a block's last byte reads zero */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_4_carry_everywhere:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
+
+/* carry_mask_table: a carry as a byte mask: 0 -> 0x00, 1 -> 0xff */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_4_carry_mask_table:
+	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* new_last_byte: byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_4_new_last_byte:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
 
 /* high_nibbles: high nibble of every byte */
 	.section .rodata
@@ -2265,29 +2965,29 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 .Lublock_register_ssse3_asm_5_rotl48:
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
 
-/* sbox_inv_hi: S^-1[x] << 4: the block in the high nibbles */
+/* sbox_hi: S[x] << 4: the block in the high nibbles */
 	.section .rodata
 	.balign 16
-.Lublock_register_ssse3_asm_5_sbox_inv_hi:
-	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
+.Lublock_register_ssse3_asm_5_sbox_hi:
+	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
 
-/* sbox_inv_lo: S^-1[x]: the block in the low nibbles */
+/* sbox_lo: S[x]: the block in the low nibbles */
 	.section .rodata
 	.balign 16
-.Lublock_register_ssse3_asm_5_sbox_inv_lo:
-	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
+.Lublock_register_ssse3_asm_5_sbox_lo:
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
 
-/* pl_mask: PL^-1_128 on spread nibbles */
+/* pl_mask: PL_128 on spread nibbles */
 	.section .rodata
 	.balign 16
 .Lublock_register_ssse3_asm_5_pl_mask:
-	.byte 0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d
+	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
 
-/* pr_mask: PR^-1_128 on spread nibbles */
+/* pr_mask: PR_128 on spread nibbles */
 	.section .rodata
 	.balign 16
 .Lublock_register_ssse3_asm_5_pr_mask:
-	.byte 0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
 
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
 	.section .rodata
@@ -2306,48 +3006,6 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 	.balign 16
 .Lublock_register_ssse3_asm_5_deinterleave:
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
-
-/* all_but_last: every byte but a block's last */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_6_all_but_last:
-	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
-
-/* byte_14: byte 14 of each lane: where v + j0 + k is summed */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_6_byte_14:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
-
-/* block_k: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_6_block_k:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-
-/* block_k_1: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_6_block_k_1:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00
-
-/* carry_everywhere: every byte reads the carry (byte 15), a block's last byte reads zero */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_6_carry_everywhere:
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
-
-/* carry_mask_table: a carry as a byte mask: 0 -> 0x00, 1 -> 0xff */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_6_carry_mask_table:
-	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-
-/* new_last_byte: byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_6_new_last_byte:
-	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
 
 /* high_nibbles: high nibble of every byte */
 	.section .rodata
@@ -2415,6 +3073,12 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 .Lublock_register_ssse3_asm_7_high_nibbles:
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 
+/* zero: no block in the high nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_7_zero:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
 /* low_nibbles: low nibble of every byte */
 	.section .rodata
 	.balign 16
@@ -2426,12 +3090,6 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 	.balign 16
 .Lublock_register_ssse3_asm_7_rotl48:
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
-
-/* sbox_hi: S[x] << 4: the block in the high nibbles */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_7_sbox_hi:
-	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
 
 /* sbox_lo: S[x]: the block in the low nibbles */
 	.section .rodata
@@ -2487,17 +3145,29 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 .Lublock_register_ssse3_asm_8_rotl48:
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
 
-/* sbox_hi: S[x] << 4: the block in the high nibbles */
+/* sbox_inv_hi: S^-1[x] << 4: the block in the high nibbles */
 	.section .rodata
 	.balign 16
-.Lublock_register_ssse3_asm_8_sbox_hi:
-	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+.Lublock_register_ssse3_asm_8_sbox_inv_hi:
+	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
 
-/* sbox_lo: S[x]: the block in the low nibbles */
+/* sbox_inv_lo: S^-1[x]: the block in the low nibbles */
 	.section .rodata
 	.balign 16
-.Lublock_register_ssse3_asm_8_sbox_lo:
-	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+.Lublock_register_ssse3_asm_8_sbox_inv_lo:
+	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
+
+/* pl_mask: PL^-1_128 on spread nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_8_pl_mask:
+	.byte 0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d
+
+/* pr_mask: PR^-1_128 on spread nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_8_pr_mask:
+	.byte 0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03
 
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
 	.section .rodata
@@ -2511,54 +3181,6 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 .Lublock_register_ssse3_asm_8_rotl56:
 	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
 
-/* pl_front0: PL_256 spread, lane 0: bytes from this lane */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_8_pl_front0:
-	.byte 0x04, 0x05, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
-
-/* pl_rear1: PL_256 spread, lane 1: bytes from the other lane */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_8_pl_rear1:
-	.byte 0x02, 0x03, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x00, 0x01
-
-/* pl_rear0: PL_256 spread, lane 0: bytes from the other lane */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_8_pl_rear0:
-	.byte 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x08, 0x09
-
-/* pl_front1: PL_256 spread, lane 1: bytes from this lane */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_8_pl_front1:
-	.byte 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x04, 0x05, 0x0c, 0x0d, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
-
-/* pr_front0: PR_256 spread, lane 0: bytes from this lane */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_8_pr_front0:
-	.byte 0x0c, 0x0d, 0x80, 0x80, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05, 0x80, 0x80
-
-/* pr_rear1: PR_256 spread, lane 1: bytes from the other lane */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_8_pr_rear1:
-	.byte 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x0a, 0x0b
-
-/* pr_rear0: PR_256 spread, lane 0: bytes from the other lane */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_8_pr_rear0:
-	.byte 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x08, 0x09, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f
-
-/* pr_front1: PR_256 spread, lane 1: bytes from this lane */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_8_pr_front1:
-	.byte 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80
-
 /* deinterleave: even bytes to the low half, odd to the high */
 	.section .rodata
 	.balign 16
@@ -2570,6 +3192,12 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 	.balign 16
 .Lublock_register_ssse3_asm_9_high_nibbles:
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
+/* zero: no block in the high nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_9_zero:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 
 /* low_nibbles: low nibble of every byte */
 	.section .rodata
@@ -2583,17 +3211,23 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 .Lublock_register_ssse3_asm_9_rotl48:
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
 
-/* sbox_inv_hi: S^-1[x] << 4: the block in the high nibbles */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_9_sbox_inv_hi:
-	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
-
 /* sbox_inv_lo: S^-1[x]: the block in the low nibbles */
 	.section .rodata
 	.balign 16
 .Lublock_register_ssse3_asm_9_sbox_inv_lo:
 	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
+
+/* pl_mask: PL^-1_128 on spread nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_9_pl_mask:
+	.byte 0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d
+
+/* pr_mask: PR^-1_128 on spread nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_9_pr_mask:
+	.byte 0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03
 
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
 	.section .rodata
@@ -2606,54 +3240,6 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 	.balign 16
 .Lublock_register_ssse3_asm_9_rotl56:
 	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
-
-/* pl_front0: PL^-1_256 spread, lane 0: bytes from this lane */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_9_pl_front0:
-	.byte 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x02, 0x03
-
-/* pl_rear1: PL^-1_256 spread, lane 1: bytes from the other lane */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_9_pl_rear1:
-	.byte 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
-
-/* pl_rear0: PL^-1_256 spread, lane 0: bytes from the other lane */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_9_pl_rear0:
-	.byte 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
-
-/* pl_front1: PL^-1_256 spread, lane 1: bytes from this lane */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_9_pl_front1:
-	.byte 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05
-
-/* pr_front0: PR^-1_256 spread, lane 0: bytes from this lane */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_9_pr_front0:
-	.byte 0x80, 0x80, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x0a, 0x0b, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80
-
-/* pr_rear1: PR^-1_256 spread, lane 1: bytes from the other lane */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_9_pr_rear1:
-	.byte 0x80, 0x80, 0x08, 0x09, 0x80, 0x80, 0x02, 0x03, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f
-
-/* pr_rear0: PR^-1_256 spread, lane 0: bytes from the other lane */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_9_pr_rear0:
-	.byte 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x80, 0x80, 0x0e, 0x0f, 0x80, 0x80, 0x00, 0x01
-
-/* pr_front1: PR^-1_256 spread, lane 1: bytes from this lane */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_9_pr_front1:
-	.byte 0x0c, 0x0d, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80, 0x04, 0x05, 0x08, 0x09, 0x80, 0x80
 
 /* deinterleave: even bytes to the low half, odd to the high */
 	.section .rodata
@@ -2689,19 +3275,13 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 	.section .rodata
 	.balign 16
 .Lublock_register_ssse3_asm_10_carry_everywhere:
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
 
 /* carry_mask_table: a carry as a byte mask: 0 -> 0x00, 1 -> 0xff */
 	.section .rodata
 	.balign 16
 .Lublock_register_ssse3_asm_10_carry_mask_table:
 	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-
-/* carry_everywhere_1: every byte reads the carry (byte 15), a block's last byte reads zero */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_10_carry_everywhere_1:
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
 
 /* new_last_byte: byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero */
 	.section .rodata
@@ -2714,6 +3294,12 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 	.balign 16
 .Lublock_register_ssse3_asm_10_high_nibbles:
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
+/* low_nibbles: low nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_10_low_nibbles:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
 /* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
 	.section .rodata
@@ -2733,6 +3319,18 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 .Lublock_register_ssse3_asm_10_sbox_lo:
 	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
 
+/* pl_mask: PL_128 on spread nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_10_pl_mask:
+	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
+
+/* pr_mask: PR_128 on spread nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_10_pr_mask:
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
 	.section .rodata
 	.balign 16
@@ -2744,54 +3342,6 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 	.balign 16
 .Lublock_register_ssse3_asm_10_rotl56:
 	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
-
-/* pl_front0: PL_256 spread, lane 0: bytes from this lane */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_10_pl_front0:
-	.byte 0x04, 0x05, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
-
-/* pl_rear1: PL_256 spread, lane 1: bytes from the other lane */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_10_pl_rear1:
-	.byte 0x02, 0x03, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x00, 0x01
-
-/* pl_rear0: PL_256 spread, lane 0: bytes from the other lane */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_10_pl_rear0:
-	.byte 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x08, 0x09
-
-/* pl_front1: PL_256 spread, lane 1: bytes from this lane */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_10_pl_front1:
-	.byte 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x04, 0x05, 0x0c, 0x0d, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
-
-/* pr_front0: PR_256 spread, lane 0: bytes from this lane */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_10_pr_front0:
-	.byte 0x0c, 0x0d, 0x80, 0x80, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05, 0x80, 0x80
-
-/* pr_rear1: PR_256 spread, lane 1: bytes from the other lane */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_10_pr_rear1:
-	.byte 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x0a, 0x0b
-
-/* pr_rear0: PR_256 spread, lane 0: bytes from the other lane */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_10_pr_rear0:
-	.byte 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x08, 0x09, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f
-
-/* pr_front1: PR_256 spread, lane 1: bytes from this lane */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_10_pr_front1:
-	.byte 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80
 
 /* deinterleave: even bytes to the low half, odd to the high */
 	.section .rodata
@@ -2829,6 +3379,18 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 .Lublock_register_ssse3_asm_11_sbox_lo:
 	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
 
+/* pl_mask: PL_128 on spread nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_11_pl_mask:
+	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
+
+/* pr_mask: PR_128 on spread nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_11_pr_mask:
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
 	.section .rodata
 	.balign 16
@@ -2841,58 +3403,628 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 .Lublock_register_ssse3_asm_11_rotl56:
 	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
 
+/* deinterleave: even bytes to the low half, odd to the high */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_11_deinterleave:
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+
+/* high_nibbles: high nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_12_high_nibbles:
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
+/* low_nibbles: low nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_12_low_nibbles:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_12_rotl48:
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
+/* sbox_hi: S[x] << 4: the block in the high nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_12_sbox_hi:
+	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+
+/* sbox_lo: S[x]: the block in the low nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_12_sbox_lo:
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+
+/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_12_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_12_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
 /* pl_front0: PL_256 spread, lane 0: bytes from this lane */
 	.section .rodata
 	.balign 16
-.Lublock_register_ssse3_asm_11_pl_front0:
+.Lublock_register_ssse3_asm_12_pl_front0:
 	.byte 0x04, 0x05, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
 
 /* pl_rear1: PL_256 spread, lane 1: bytes from the other lane */
 	.section .rodata
 	.balign 16
-.Lublock_register_ssse3_asm_11_pl_rear1:
+.Lublock_register_ssse3_asm_12_pl_rear1:
 	.byte 0x02, 0x03, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x00, 0x01
 
 /* pl_rear0: PL_256 spread, lane 0: bytes from the other lane */
 	.section .rodata
 	.balign 16
-.Lublock_register_ssse3_asm_11_pl_rear0:
+.Lublock_register_ssse3_asm_12_pl_rear0:
 	.byte 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x08, 0x09
 
 /* pl_front1: PL_256 spread, lane 1: bytes from this lane */
 	.section .rodata
 	.balign 16
-.Lublock_register_ssse3_asm_11_pl_front1:
+.Lublock_register_ssse3_asm_12_pl_front1:
 	.byte 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x04, 0x05, 0x0c, 0x0d, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
 
 /* pr_front0: PR_256 spread, lane 0: bytes from this lane */
 	.section .rodata
 	.balign 16
-.Lublock_register_ssse3_asm_11_pr_front0:
+.Lublock_register_ssse3_asm_12_pr_front0:
 	.byte 0x0c, 0x0d, 0x80, 0x80, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05, 0x80, 0x80
 
 /* pr_rear1: PR_256 spread, lane 1: bytes from the other lane */
 	.section .rodata
 	.balign 16
-.Lublock_register_ssse3_asm_11_pr_rear1:
+.Lublock_register_ssse3_asm_12_pr_rear1:
 	.byte 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x0a, 0x0b
 
 /* pr_rear0: PR_256 spread, lane 0: bytes from the other lane */
 	.section .rodata
 	.balign 16
-.Lublock_register_ssse3_asm_11_pr_rear0:
+.Lublock_register_ssse3_asm_12_pr_rear0:
 	.byte 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x08, 0x09, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f
 
 /* pr_front1: PR_256 spread, lane 1: bytes from this lane */
 	.section .rodata
 	.balign 16
-.Lublock_register_ssse3_asm_11_pr_front1:
+.Lublock_register_ssse3_asm_12_pr_front1:
 	.byte 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80
 
 /* deinterleave: even bytes to the low half, odd to the high */
 	.section .rodata
 	.balign 16
-.Lublock_register_ssse3_asm_11_deinterleave:
+.Lublock_register_ssse3_asm_12_deinterleave:
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+
+/* high_nibbles: high nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_13_high_nibbles:
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
+/* zero: no block in the high nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_13_zero:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* low_nibbles: low nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_13_low_nibbles:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_13_rotl48:
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
+/* sbox_lo: S[x]: the block in the low nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_13_sbox_lo:
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+
+/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_13_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_13_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
+/* pl_front0: PL_256 spread, lane 0: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_13_pl_front0:
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
+
+/* pl_front1: PL_256 spread, lane 1: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_13_pl_front1:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x04, 0x05, 0x0c, 0x0d, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
+
+/* pl_rear0: PL_256 spread, lane 0: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_13_pl_rear0:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x08, 0x09
+
+/* pl_rear1: PL_256 spread, lane 1: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_13_pl_rear1:
+	.byte 0x02, 0x03, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x00, 0x01
+
+/* pr_front0: PR_256 spread, lane 0: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_13_pr_front0:
+	.byte 0x0c, 0x0d, 0x80, 0x80, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05, 0x80, 0x80
+
+/* pr_rear1: PR_256 spread, lane 1: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_13_pr_rear1:
+	.byte 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x0a, 0x0b
+
+/* pr_rear0: PR_256 spread, lane 0: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_13_pr_rear0:
+	.byte 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x08, 0x09, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f
+
+/* pr_front1: PR_256 spread, lane 1: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_13_pr_front1:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80
+
+/* deinterleave: even bytes to the low half, odd to the high */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_13_deinterleave:
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+
+/* high_nibbles: high nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_14_high_nibbles:
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
+/* low_nibbles: low nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_14_low_nibbles:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_14_rotl48:
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
+/* sbox_inv_hi: S^-1[x] << 4: the block in the high nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_14_sbox_inv_hi:
+	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
+
+/* sbox_inv_lo: S^-1[x]: the block in the low nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_14_sbox_inv_lo:
+	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
+
+/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_14_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_14_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
+/* pl_front0: PL^-1_256 spread, lane 0: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_14_pl_front0:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x02, 0x03
+
+/* pl_rear1: PL^-1_256 spread, lane 1: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_14_pl_rear1:
+	.byte 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
+
+/* pl_rear0: PL^-1_256 spread, lane 0: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_14_pl_rear0:
+	.byte 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
+
+/* pl_front1: PL^-1_256 spread, lane 1: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_14_pl_front1:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05
+
+/* pr_front0: PR^-1_256 spread, lane 0: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_14_pr_front0:
+	.byte 0x80, 0x80, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x0a, 0x0b, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80
+
+/* pr_rear1: PR^-1_256 spread, lane 1: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_14_pr_rear1:
+	.byte 0x80, 0x80, 0x08, 0x09, 0x80, 0x80, 0x02, 0x03, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f
+
+/* pr_rear0: PR^-1_256 spread, lane 0: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_14_pr_rear0:
+	.byte 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x80, 0x80, 0x0e, 0x0f, 0x80, 0x80, 0x00, 0x01
+
+/* pr_front1: PR^-1_256 spread, lane 1: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_14_pr_front1:
+	.byte 0x0c, 0x0d, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80, 0x04, 0x05, 0x08, 0x09, 0x80, 0x80
+
+/* deinterleave: even bytes to the low half, odd to the high */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_14_deinterleave:
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+
+/* high_nibbles: high nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_15_high_nibbles:
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
+/* zero: no block in the high nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_15_zero:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* low_nibbles: low nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_15_low_nibbles:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_15_rotl48:
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
+/* sbox_inv_lo: S^-1[x]: the block in the low nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_15_sbox_inv_lo:
+	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
+
+/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_15_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_15_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
+/* pl_front0: PL^-1_256 spread, lane 0: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_15_pl_front0:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x02, 0x03
+
+/* pl_front1: PL^-1_256 spread, lane 1: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_15_pl_front1:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05
+
+/* pl_rear1: PL^-1_256 spread, lane 1: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_15_pl_rear1:
+	.byte 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
+
+/* pl_rear0: PL^-1_256 spread, lane 0: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_15_pl_rear0:
+	.byte 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
+
+/* pr_front0: PR^-1_256 spread, lane 0: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_15_pr_front0:
+	.byte 0x80, 0x80, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x0a, 0x0b, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80
+
+/* pr_rear1: PR^-1_256 spread, lane 1: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_15_pr_rear1:
+	.byte 0x80, 0x80, 0x08, 0x09, 0x80, 0x80, 0x02, 0x03, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f
+
+/* pr_rear0: PR^-1_256 spread, lane 0: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_15_pr_rear0:
+	.byte 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x80, 0x80, 0x0e, 0x0f, 0x80, 0x80, 0x00, 0x01
+
+/* pr_front1: PR^-1_256 spread, lane 1: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_15_pr_front1:
+	.byte 0x0c, 0x0d, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80, 0x04, 0x05, 0x08, 0x09, 0x80, 0x80
+
+/* deinterleave: even bytes to the low half, odd to the high */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_15_deinterleave:
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+
+/* all_but_last: every byte but a block's last */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_16_all_but_last:
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
+
+/* byte_14: byte 14 of each lane: where v + j0 + k is summed */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_16_byte_14:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
+
+/* block_k: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_16_block_k:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* block_k_1: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_16_block_k_1:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00
+
+/* carry_everywhere: every byte reads the carry (byte 15), a block's last byte reads zero */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_16_carry_everywhere:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* carry_mask_table: a carry as a byte mask: 0 -> 0x00, 1 -> 0xff */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_16_carry_mask_table:
+	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* carry_everywhere_1: every byte reads the carry (byte 15), a block's last byte reads zero */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_16_carry_everywhere_1:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
+
+/* new_last_byte: byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_16_new_last_byte:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
+
+/* high_nibbles: high nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_16_high_nibbles:
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
+/* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_16_rotl48:
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
+/* sbox_hi: S[x] << 4: the block in the high nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_16_sbox_hi:
+	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+
+/* sbox_lo: S[x]: the block in the low nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_16_sbox_lo:
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+
+/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_16_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_16_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
+/* pl_front0: PL_256 spread, lane 0: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_16_pl_front0:
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
+
+/* pl_rear1: PL_256 spread, lane 1: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_16_pl_rear1:
+	.byte 0x02, 0x03, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x00, 0x01
+
+/* pl_rear0: PL_256 spread, lane 0: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_16_pl_rear0:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x08, 0x09
+
+/* pl_front1: PL_256 spread, lane 1: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_16_pl_front1:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x04, 0x05, 0x0c, 0x0d, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
+
+/* pr_front0: PR_256 spread, lane 0: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_16_pr_front0:
+	.byte 0x0c, 0x0d, 0x80, 0x80, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05, 0x80, 0x80
+
+/* pr_rear1: PR_256 spread, lane 1: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_16_pr_rear1:
+	.byte 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x0a, 0x0b
+
+/* pr_rear0: PR_256 spread, lane 0: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_16_pr_rear0:
+	.byte 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x08, 0x09, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f
+
+/* pr_front1: PR_256 spread, lane 1: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_16_pr_front1:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80
+
+/* deinterleave: even bytes to the low half, odd to the high */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_16_deinterleave:
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+
+/* high_nibbles: high nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_17_high_nibbles:
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
+/* low_nibbles: low nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_17_low_nibbles:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_17_rotl48:
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
+/* sbox_hi: S[x] << 4: the block in the high nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_17_sbox_hi:
+	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+
+/* sbox_lo: S[x]: the block in the low nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_17_sbox_lo:
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+
+/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_17_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_17_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
+/* pl_front0: PL_256 spread, lane 0: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_17_pl_front0:
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
+
+/* pl_rear1: PL_256 spread, lane 1: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_17_pl_rear1:
+	.byte 0x02, 0x03, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x00, 0x01
+
+/* pl_rear0: PL_256 spread, lane 0: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_17_pl_rear0:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x08, 0x09
+
+/* pl_front1: PL_256 spread, lane 1: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_17_pl_front1:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x04, 0x05, 0x0c, 0x0d, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
+
+/* pr_front0: PR_256 spread, lane 0: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_17_pr_front0:
+	.byte 0x0c, 0x0d, 0x80, 0x80, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05, 0x80, 0x80
+
+/* pr_rear1: PR_256 spread, lane 1: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_17_pr_rear1:
+	.byte 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x0a, 0x0b
+
+/* pr_rear0: PR_256 spread, lane 0: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_17_pr_rear0:
+	.byte 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x08, 0x09, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f
+
+/* pr_front1: PR_256 spread, lane 1: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_17_pr_front1:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80
+
+/* deinterleave: even bytes to the low half, odd to the high */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_17_deinterleave:
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 
 	.section .note.GNU-stack,"",@progbits

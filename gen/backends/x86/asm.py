@@ -45,10 +45,13 @@ _UNPACK = {8: "bw", 16: "wd", 32: "dq", 64: "qdq"}
 _EVEX_LOGIC = {"xor": "vpxor", "and": "vpand", "or": "vpor", "andnot": "vpandn"}
 
 
-def encoding(target):
+def encoding(target, bits=None):
+    """sse, vex or evex for `target`'s programs, or for one of `bits`: a program
+    narrower than 512 bits on an AVX-512 target (these have no AVX512VL) is
+    all VEX, its registers 0-15 (uBlock's one-block form)."""
     features = set(target.cpu_features)
     if "avx512f" in features:
-        return "evex"
+        return "evex" if bits in (None, 512) else "vex"
     if features & {"avx", "avx2"}:
         return "vex"
     return "sse"
@@ -61,9 +64,9 @@ def _vex_only(op):
     return bits < 512
 
 
-def register_file(target):
-    """The vector registers of `target` as the allocator needs them."""
-    kind = encoding(target)
+def register_file(target, bits=None):
+    """The vector registers of `target` (for a program of `bits`: encoding) as the allocator needs them."""
+    kind = encoding(target, bits)
     if kind == "evex":
         return RegisterFile(32, limit=lambda op: 16 if _vex_only(op) else 32, destructive=_evex_destructive,
                             memory=_memory_operand, memory_constants=True)
@@ -315,9 +318,9 @@ def function(name, program, target, prefix, dialect, schedule=False, invariant=(
     `schedule`: reorder for low register pressure first
     (gen/backends/schedule.py), a choice per kernel (gen/choices.py
     <cipher>.asm_pressure_schedule)."""
-    kind = encoding(target)
+    kind = encoding(target, program.bits)
     valgrind_split = dialect.name == "gas"
-    allocation = allocate(for_pressure(program, invariant) if schedule else program, register_file(target),
+    allocation = allocate(for_pressure(program, invariant) if schedule else program, register_file(target, program.bits),
                           invariant=invariant)
     bits = program.bits
     params = dict(zip(program.params, ARGUMENT_REGISTERS))
