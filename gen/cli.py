@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def cipher_sources():
     """Every cipher's C sources and their compiler flags (build_files.CipherSources)."""
-    return [sm4_files.sources(), gf128_files.sources(), zuc_files.sources(), ublock_files.sources()]
+    return [sm4_files.sources(), zuc_files.sources(), ublock_files.sources()]
 
 
 def produce(choices):

@@ -56,7 +56,7 @@ class EmulatedUnit:
 @dataclass(frozen=True)
 class CipherSources:
     native: tuple         # SourceFile, in libkcrypt.a
-    emulated: EmulatedUnit | None  # in libkcrypt_emulated.a; None: nothing emulated
+    emulated: EmulatedUnit  # in libkcrypt_emulated.a
     max_block_bytes: int = 16  # the widest block the shared mode layer (kc_modes.h) must hold
 
 
@@ -102,7 +102,7 @@ def files(ciphers):
     max_block_bytes = max(c.max_block_bytes for c in ciphers)
     return {
         "Makefile": render("Makefile.j2", provenance_make=make_prov, portable_files=portable, per_arch=per_arch,
-                           native_files=native, emulated_units=[c.emulated for c in ciphers if c.emulated],
+                           native_files=native, emulated_units=[c.emulated for c in ciphers],
                            emulation_flags=EMULATION_FLAGS),
         "CMakeLists.txt": render("CMakeLists.txt.j2", provenance_make=make_prov, portable_files=portable,
                                  per_arch=per_arch, native_files=native),

@@ -13,7 +13,7 @@ from ..ir.stitch import stitch
 from ..kernels import gf128_double, ghash
 from ..specs import gf128
 from .bodies import KernelBodies
-from .build_files import CipherSources, SourceFile, kernel_sources
+from .build_files import SourceFile, kernel_sources
 from .key_schedules import baseline_targets, listed
 from . import registry
 from .render import provenance, render, target_facts
@@ -92,10 +92,10 @@ def key_file(target):
 
 def sources():
     """The portable selection (kc_gf128.c) and each key-side file with its
-    target's flags; no SIMDe unit (the key side runs natively, see kc_gf128.h)."""
+    target's flags (SourceFile list, in the sources of the cipher whose modes
+    use them); nothing emulated: the key side runs natively, see kc_gf128.h."""
     native = [SourceFile("kc_gf128", "")]
-    native += [f for t in key_targets() for f in kernel_sources(f"kc_gf128_{t.name}", t)]
-    return CipherSources(tuple(native), None)
+    return native + [f for t in key_targets() for f in kernel_sources(f"kc_gf128_{t.name}", t)]
 
 
 def files(widest_bits):

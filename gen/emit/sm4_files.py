@@ -47,10 +47,12 @@ KEY_SCHEDULE_FILES, KEY_SCHEDULES = listed(key_schedule_targets())
 
 def sources():
     """What the build compiles: each kernel with its target's flags, the SIMDe
-    unit with the emulable kernels."""
+    unit with the emulable kernels, and the GF(2^128) key side SM4's modes use
+    (gf128_files.sources)."""
     native = [SourceFile("sm4_core", ""), SourceFile("sm4_reference_scalar", "")]
     native += [f for s, t in KERNELS for f in kernel_sources(f"sm4_{s}_{t}", SIMD_TARGETS[t])]
     native += [f for t in key_schedule_targets() for f in kernel_sources(f"sm4_key_schedule_{t.name}", t)]
+    native += gf128_files.sources()
     return CipherSources(tuple(native), EmulatedUnit("sm4_emulated", tuple(f"sm4_{i}.c" for i in emulable_impls())))
 
 

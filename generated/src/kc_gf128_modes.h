@@ -88,6 +88,8 @@ typedef struct kc_gcm {
 static inline void kc_gcm_hash(const kc_gf128_cipher *g, kc_gcm *s, const uint8_t *data, size_t len)
 {
     const size_t step = KC_GHASH_TABLE_BYTES;
+    if (len == 0) /* data may be NULL */
+        return;
     if (s->pending_bytes) {
         const size_t take = len < step - s->pending_bytes ? len : step - s->pending_bytes;
         memcpy(s->pending + s->pending_bytes, data, take);
