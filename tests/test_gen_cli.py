@@ -142,6 +142,8 @@ def test_pre_allocation_scheduling_marks_exactly_the_kernels_their_targets_name(
     marked = {}
     for path in (ROOT / "generated" / "src").glob("*_*_*.c"):
         cipher, strategy, target = path.stem.split("_", 2)
+        if cipher not in ("sm4", "zuc", "ublock"):   # kc_gf128_<target>.c: the modes' key side
+            continue
         if target in SIMD_TARGETS and SIMD_TARGETS[target].form == "c":   # an _asm twin's C holds calls alone
             marked[strategy, target] = "\nKC_SCHEDULE_BEFORE_RA\nstatic void " in path.read_text()
     # Every kernel of every dispatch list has its file (x86: SM4 2 x 5, ZUC 6, uBlock 2 x 3).

@@ -10,7 +10,7 @@ import pytest
 from gen import choices, cli
 from gen.backends import SIMD_TARGETS, kernels
 from gen.emit.bodies import KernelBodies
-from gen.emit import ublock_files
+from gen.emit import gf128_files, ublock_files
 from gen.ir import Builder, ct_check
 from gen.ir.opcodes import ABSTRACT, TARGET_LEVEL
 from gen.ir.program import Assign, Index, Loop, Op, Value
@@ -48,16 +48,19 @@ CHECKED = [(cipher, strategy, target) for cipher in CIPHERS for strategy, target
 
 def expected_programs(cipher, strategy):
     """How many functions each kernel file holds: SM4 a block kernel, its
-    xor_into_stores form and its counter form (gen/ir/keystream.py); ZUC
+    xor_into_stores form, its counter form, its whitened form (XTS's blocks),
+    GCM's stitched form (gen/ir/keystream.py, gen/ir/stitch.py), GHASH's step
+    and XTS's tweaks (two rules, two starts: gen/emit/gf128_files.py); ZUC
     init, keystream, keystream XORed into the messages, the one-round
     keystream word and the two MAC folds (gen/kernels/zuc_mac.py); uBlock per variant both directions, the fused
     encryption and the counter form, with CTR's counter pairs for the
-    strategies whose counter form is their own."""
+    strategies whose counter form is their own, and the one-block program
+    in both directions."""
     if cipher == "sm4":
-        return 3
+        return 5 + 1 + 2 * len(gf128_files.TWEAK_STARTS)
     if cipher == "zuc":
         return 6
-    per_variant = 4 + (1 if strategy in ublock_files.COUNTER_FORMS else 0)
+    per_variant = 4 + (1 if strategy in ublock_files.COUNTER_FORMS else 0) + 2
     return per_variant * len(ublock_files.variants())
 
 
@@ -286,6 +289,7 @@ def test_gen_ct_check_passes_clean_programs(monkeypatch, capsys):
     x86 = sum(SIMD_TARGETS[t].arch.name == "x86_64" for _, _, t in CHECKED)
     assert f"{len(CHECKED)} kernel programs ({x86} x86_64, {len(CHECKED) - x86} aarch64)" in out
     assert ("beside the kernels among them: sm4_key_schedule_ssse3 (1), sm4_key_schedule_neon (1), "
+            "sm4_gf128_ssse3_aesni (1), sm4_gf128_neon_aes (1), "
             "ublock_key_schedule_ssse3 (1), ublock_key_schedule_neon (1)") in out
 
 

@@ -201,7 +201,7 @@ static void usage(FILE *f) {
           "                       CPU's key (dispatch cpu ...)\n"
           "\nenvironment:\n"
           "  KC_DISPATCH          CIPHER[.ROLE]=KERNEL,... the default kernel to run\n"
-          "                       (testing; e.g. sm4=byteslice_avx2_gfni): an unknown\n"
+          "                       (testing; e.g. sm4=STRATEGY_TARGET): an unknown\n"
           "                       name is refused, a kernel this CPU cannot run is\n"
           "                       passed over\n"
           "\nciphers and modes:\n");
