@@ -35,8 +35,7 @@ typedef struct kc_gf128_cipher {
     kc_ghash_fn ghash;
     kc_xts_tweaks_fn xts_tweaks;
     size_t batch_blocks;          /* the tweaks one xts_tweaks call writes */
-    /* XTS's blocks in one pass, out = E(in ^ t) ^ t (or D) over n blocks, t at
-     * `tweaks`; NULL: the cipher's ECB between two XORs */
+    /* XTS's blocks in one pass, out = E(in ^ t) ^ t (or D) over n blocks, t at `tweaks` */
     void (*xts_blocks)(const void *bound, int encrypt, const uint8_t *in, const uint8_t *tweaks, uint8_t *out,
                        size_t n);
     /* GCM's stitched form (kc_gf128.h kc_run_gcm_batches): CTR as c->ctr_xor
@@ -127,6 +126,12 @@ static inline void kc_gcm_hash_pad(const kc_gf128_cipher *g, kc_gcm *s)
     s->pending_bytes = 0;
 }
 
+/* The low 32 bits of a counter block, the part inc32 counts. */
+static inline uint32_t kc_gcm_low32(const uint8_t block[KC_GF128_BLOCK])
+{
+    return (uint32_t)block[12] << 24 | (uint32_t)block[13] << 16 | (uint32_t)block[14] << 8 | block[15];
+}
+
 /* GHASH over the pending bytes padded, then over one more block (the lengths). */
 static inline void kc_gcm_hash_closing(const kc_gf128_cipher *g, kc_gcm *s, const uint8_t block[KC_GF128_BLOCK])
 {
@@ -167,7 +172,7 @@ static inline void kc_gcm_start(const kc_gf128_cipher *g, const kc_gf128_keys *k
     kc_gcm_j0(g, s, iv, iv_len);
     g->c->crypt(g->c->bound, 1, s->j0, s->tag_mask, 1);
     memcpy(s->counter, s->j0, KC_GF128_BLOCK);
-    const uint32_t low = ((uint32_t)s->j0[12] << 24 | (uint32_t)s->j0[13] << 16 | (uint32_t)s->j0[14] << 8 | s->j0[15]) + 1;
+    const uint32_t low = kc_gcm_low32(s->j0) + 1;
     for (int i = 0; i < 4; i++)
         s->counter[12 + i] = (uint8_t)(low >> (24 - 8 * i));
     s->used = KC_GF128_BLOCK;
@@ -192,8 +197,7 @@ static inline void kc_gcm_ctr(const kc_block_cipher *c, kc_gcm *s, const uint8_t
 {
     const kc_ctr_stream stream = {s->counter, s->keystream, &s->used};
     while (len) {
-        const uint64_t low = (uint64_t)s->counter[12] << 24 | (uint64_t)s->counter[13] << 16 |
-                             (uint64_t)s->counter[14] << 8 | s->counter[15];
+        const uint64_t low = kc_gcm_low32(s->counter);
         const uint64_t reach = (KC_GF128_BLOCK - s->used) + (((uint64_t)1 << 32) - low) * KC_GF128_BLOCK;
         const size_t n = (uint64_t)len < reach ? len : (size_t)reach;
         kc_ctr_update(c, &stream, in, out, n);
@@ -241,8 +245,7 @@ static inline size_t kc_gcm_stitched(const kc_gf128_cipher *g, kc_gcm *s, const 
     const size_t batch = g->c->ctr_batch_blocks, bytes = batch * KC_GF128_BLOCK;
     if (!g->gcm_xor || !g->c->ctr_xor || s->pending_bytes || s->used != KC_GF128_BLOCK)
         return 0;
-    const uint64_t low = (uint64_t)s->counter[12] << 24 | (uint64_t)s->counter[13] << 16 |
-                         (uint64_t)s->counter[14] << 8 | s->counter[15];
+    const uint64_t low = kc_gcm_low32(s->counter);
     const uint64_t room = (((uint64_t)1 << 32) - low) / batch;  /* batches before the wrap */
     const size_t batches = (uint64_t)(len / bytes) < room ? len / bytes : (size_t)room;
     if (batches < (s->encrypt ? 2u : 1u))
@@ -519,30 +522,16 @@ static inline const uint8_t *kc_xts_take(kc_xts_cursor *t, size_t n)
 
 /* out = E(in ^ T) ^ T (or D) over n blocks with their tweaks. */
 static inline void kc_xts_blocks(const kc_gf128_cipher *g, int encrypt, const uint8_t *tweaks, const uint8_t *in,
-                                 uint8_t *out, uint8_t *scratch, size_t n)
+                                 uint8_t *out, size_t n)
 {
-    const kc_block_cipher *c = g->c;
-    if (g->xts_blocks) {
-        g->xts_blocks(c->bound, encrypt, in, tweaks, out, n);
-        return;
-    }
-    const size_t bytes = n * KC_GF128_BLOCK;
-    kc_xor_bytes(scratch, in, tweaks, bytes);
-    void (*fused)(const void *, const uint8_t *, const uint8_t *, uint8_t *, size_t) =
-        encrypt ? c->encrypt_xor : c->decrypt_xor;
-    if (fused) {
-        fused(c->bound, scratch, tweaks, out, n);
-    } else {
-        c->crypt(c->bound, encrypt, scratch, scratch, n);
-        kc_xor_bytes(out, scratch, tweaks, bytes);
-    }
+    g->xts_blocks(g->c->bound, encrypt, in, tweaks, out, n);
 }
 
 /* One data unit of len >= 16 bytes from the encrypted tweak T (16 bytes),
  * ciphertext stealing for a last partial block (IEEE Std 1619 5.3.2, 5.4.2).
- * `tw` and `scratch`: a batch of the kernel and KC_XTS_CARRY_BYTES each. */
+ * `tw`: a batch of the kernel and KC_XTS_CARRY_BYTES. */
 static inline void kc_xts(const kc_gf128_cipher *g, int encrypt, int rule, const uint8_t t[KC_GF128_BLOCK],
-                          const uint8_t *in, uint8_t *out, size_t len, uint8_t *tw, uint8_t *scratch)
+                          const uint8_t *in, uint8_t *out, size_t len, uint8_t *tw)
 {
     kc_xts_cursor cur = {.g = g, .rule = rule, .first = 1, .tw = tw};
     memcpy(cur.carry, t, KC_GF128_BLOCK);
@@ -550,7 +539,7 @@ static inline void kc_xts(const kc_gf128_cipher *g, int encrypt, int rule, const
     size_t bulk = len / KC_GF128_BLOCK - (partial ? 1 : 0);
     while (bulk) {
         const size_t n = bulk < g->batch_blocks ? bulk : g->batch_blocks;
-        kc_xts_blocks(g, encrypt, kc_xts_take(&cur, n), in, out, scratch, n);
+        kc_xts_blocks(g, encrypt, kc_xts_take(&cur, n), in, out, n);
         in += n * KC_GF128_BLOCK, out += n * KC_GF128_BLOCK, bulk -= n;
     }
     if (partial) {
@@ -559,11 +548,11 @@ static inline void kc_xts(const kc_gf128_cipher *g, int encrypt, int rule, const
         uint8_t tm1[KC_GF128_BLOCK], tm[KC_GF128_BLOCK], cc[KC_GF128_BLOCK], pp[KC_GF128_BLOCK];
         memcpy(tm1, kc_xts_take(&cur, 1), KC_GF128_BLOCK);
         memcpy(tm, kc_xts_take(&cur, 1), KC_GF128_BLOCK);
-        kc_xts_blocks(g, encrypt, encrypt ? tm1 : tm, in, cc, scratch, 1);
+        kc_xts_blocks(g, encrypt, encrypt ? tm1 : tm, in, cc, 1);
         memcpy(pp, in + KC_GF128_BLOCK, partial);
         memcpy(pp + partial, cc + partial, KC_GF128_BLOCK - partial);
         memcpy(out + KC_GF128_BLOCK, cc, partial);
-        kc_xts_blocks(g, encrypt, encrypt ? tm : tm1, pp, out, scratch, 1);
+        kc_xts_blocks(g, encrypt, encrypt ? tm : tm1, pp, out, 1);
         kc_wipe(tm1, sizeof tm1), kc_wipe(tm, sizeof tm), kc_wipe(cc, sizeof cc), kc_wipe(pp, sizeof pp);
     }
     kc_wipe(&cur, sizeof cur);

@@ -472,7 +472,7 @@ _Static_assert(sizeof(kc_cmac) <= SM4_CMAC_STATE_BYTES, "sm4_cmac_state holds th
 static const sm4_impl *sm4_resolve_gf128(const sm4_impl *impl)
 {
     impl = sm4_resolve(impl, SM4_MODE_CTR, SM4_ENCRYPT);
-    return impl != NULL && impl->ghash != NULL && impl->xts_tweaks != NULL ? impl : NULL;
+    return impl != NULL && impl->ghash != NULL && impl->xts_tweaks != NULL && impl->xts_blocks != NULL ? impl : NULL;
 }
 
 /* The kernel of a serial MAC (CCM, CMAC, CBC-MAC): any, by default CBC encryption's. */
@@ -498,7 +498,7 @@ static void sm4_bound_gcm_xor(const void *bound, const uint8_t *counters, const 
 static kc_gf128_cipher sm4_gf128(const kc_block_cipher *cipher, const sm4_impl *impl)
 {
     const kc_gf128_cipher g = {cipher, impl->ghash, impl->xts_tweaks, impl->batch_blocks,
-                               impl->xts_blocks ? sm4_bound_xts_blocks : NULL,
+                               sm4_bound_xts_blocks,
                                impl->gcm_xor ? sm4_bound_gcm_xor : NULL};
     return g;
 }
@@ -671,14 +671,13 @@ int sm4_xts_crypt(const sm4_impl *impl, sm4_direction dir, sm4_xts_rule rule, co
     if (len < SM4_BLOCK_BYTES || len > SM4_MAX_LENGTH)
         return SM4_ERR_LENGTH;
     uint8_t t[SM4_BLOCK_BYTES];
-    uint8_t tw[SM4_MAX_BATCH_BYTES + KC_XTS_CARRY_BYTES], scratch[SM4_MAX_BATCH_BYTES + KC_XTS_CARRY_BYTES];
+    uint8_t tw[SM4_MAX_BATCH_BYTES + KC_XTS_CARRY_BYTES];
     impl->crypt_blocks(tweak_key, SM4_ENCRYPT, tweak, t, 1);
     const sm4_bound bound = {impl, data_key};
     const kc_block_cipher cipher = sm4_cipher(&bound);
     const kc_gf128_cipher g = sm4_gf128(&cipher, impl);
-    kc_xts(&g, dir == SM4_ENCRYPT, rule == SM4_XTS_GB ? KC_XTS_GB : KC_XTS_IEEE, t, in, out, len, tw, scratch);
+    kc_xts(&g, dir == SM4_ENCRYPT, rule == SM4_XTS_GB ? KC_XTS_GB : KC_XTS_IEEE, t, in, out, len, tw);
     kc_wipe(t, sizeof t);
-    kc_wipe(scratch, sizeof scratch);
     kc_wipe_stack();
     return SM4_OK;
 }
