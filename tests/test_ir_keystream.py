@@ -242,3 +242,21 @@ def test_counter_blocks_refuse_what_they_cannot_build():
         counter_blocks(b.finish(), 8)
     with pytest.raises(ValueError, match="no parameter 'blocks'"):
         counter_blocks(b.finish(), 16, source="blocks")
+
+
+def test_xor_into_loads_takes_src_into_loads_only():
+    """out = E(in ^ src): every load from `in` XORed with `src` at its offset,
+    the stores untouched (unlike whiten), a parameter added once."""
+    from gen.ir.keystream import xor_into_loads
+    b = Builder("copy", 128, ("in", "out"))
+    b.store("out", 16, b.xor(b.load("in", 16, "x"), b.load("in", 0, "y")))
+    program = xor_into_loads(b.finish())
+    assert program.params == ("in", "out", "src")
+    memory = {"in": bytearray(range(32)), "src": bytearray(range(100, 132)), "out": bytearray(32)}
+    run(program, memory)
+    want = bytes((16 + i) ^ (116 + i) ^ i ^ (100 + i) for i in range(16))
+    assert bytes(memory["out"]) == bytes(16) + want
+    with pytest.raises(ValueError, match="already has"):
+        xor_into_loads(program)
+    with pytest.raises(ValueError, match="no parameter"):
+        xor_into_loads(b.finish(), loads_from="msg")

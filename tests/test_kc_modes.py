@@ -126,7 +126,7 @@ static void toy_ctr_xor(const void *b, const uint8_t *counters, const uint8_t *s
 int main(void)
 {
     static uint8_t scratch[(4 * BATCH + 1) * BB], msg[40000], one[40000], pieces[40000];
-    const kc_block_cipher c = {toy_crypt, NULL, BB, scratch, 4 * BATCH, toy_encrypt_xor, NULL, toy_ctr_xor, BATCH};
+    const kc_block_cipher c = {toy_crypt, NULL, BB, scratch, 4 * BATCH, toy_encrypt_xor, NULL, toy_ctr_xor, BATCH, NULL};
     uint8_t iv[BB];
     int mismatches = 0;
     size_t worst_crypt = 0, worst_xor = 0, fast = 0, total = 0;

@@ -181,3 +181,50 @@ def test_sm4_rounds4_is_four_rounds_of_the_cipher():
         x = sm4_rounds4(x, rks[i:i + 4])
     out = b"".join(w.to_bytes(4, "big") for w in reversed(x))
     assert out == bytes.fromhex("681edf34d206965e86b3e94f536e4246")
+
+
+# ---- the one-block form (serial chains and single blocks) ----------------------
+
+@pytest.mark.parametrize("strategy, target", [("wordslice", None)] + list(kernels("sm4")),
+                         ids=lambda x: x or "abstract")
+def test_one_block_form_is_cbc_encryption_step(strategy, target):
+    """Every SM4 kernel file's one-block form through xor_into_loads, abstract
+    and lowered for its target: out = E(in ^ src) (CBC encryption's step), D
+    with the decryption round keys, in place (out = src, the chain) too."""
+    from gen.emit.sm4_files import one_block_program
+    from gen.ir.keystream import xor_into_loads
+    program = xor_into_loads(one_block_program(strategy, choices.load()))
+    if target is not None:
+        program = SIMD_TARGETS[target].lower(program)
+    assert (program.bits, program.info["batch_blocks"], program.params) == (128, 1, ("rk", "in", "out", "src"))
+    rng = random.Random(f"one/{strategy}/{target}")
+    key, data, chain = rng.randbytes(16), rng.randbytes(16), rng.randbytes(16)
+    rks = key_schedule(key)
+    for keys in (rks, rks[::-1]):
+        for in_place in (False, True):
+            memory = {"rk": round_key_bytes(program, keys), "in": bytearray(data), "src": bytearray(chain)}
+            memory["out"] = memory["src"] if in_place else bytearray(16)
+            run(program, memory)
+            assert bytes(memory["out"]) == crypt_block(keys, bytes(a ^ b for a, b in zip(data, chain)))
+
+
+def test_one_block_round_joins_the_layer_parts():
+    """Within a loop body the S-box input takes the newest word's two parts
+    (one three-input XOR after L), not the word: one XOR per round off the
+    chain.  Lowered for avx512_gfni (AVX512VL), its L is VPROLD and VPTERNLOGD
+    on xmm registers 0-15 (VEX wherever a VEX form exists)."""
+    import re
+    from gen.backends.assembly import assembly_file
+    program = sm4_wordslice.one_block_program(rounds_per_iteration=8)
+    loop = next(s for s in program.body if isinstance(s, Loop))
+    xors = [s for s in loop.body if isinstance(s, Op) and s.opcode == "xor"]
+    joined = [s for s in xors if s.result.name.startswith("g0t") and s.args[1].name.startswith("g0f")]
+    assert len(joined) == 7  # every round of the body but its first
+    target = SIMD_TARGETS["avx512_gfni"]
+    lowered = target.lower(program)
+    opcodes = {s.opcode for s in lowered.walk() if isinstance(s, Op)}
+    assert {"ternlog", "rotl_native", "gf2p8affine", "gf2p8affineinv"} <= opcodes
+    text = assembly_file("/* test */", [("one_block_test", lowered)], target.asm_twin(), "one_block_test")
+    assert "vprold $2, %xmm" in text and "vpternlogd" in text
+    registers = {int(n) for n in re.findall(r"%[xyz]mm(\d+)", text)}
+    assert max(registers) < 16 and "%zmm" not in text and "%ymm" not in text

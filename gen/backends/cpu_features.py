@@ -102,6 +102,7 @@ X86_FEATURES = (
     X86Feature("gfni", 7, 0, "ecx", 8, STATE_SSE, NO),
     X86Feature("vaes", 7, 0, "ecx", 9, STATE_AVX, SPLIT),
     X86Feature("vpclmulqdq", 7, 0, "ecx", 10, STATE_AVX, SPLIT),  # 256-bit VPCLMULQDQ as two PCLMULQDQ
+    X86Feature("avx512vl", 7, 0, "ebx", 31, STATE_AVX512, NO),  # AVX-512 instructions on xmm/ymm
 )
 AARCH64_FEATURES = (
     Aarch64Feature("asimd", "HWCAP_ASIMD", 1),     # Advanced SIMD (NEON)

@@ -6,7 +6,7 @@ from build_files, over all ciphers' sources())."""
 import inspect
 
 from ..backends import SIMD_TARGETS, implementations
-from ..ir.keystream import CTR_GROUP_BLOCKS, counter_blocks, whiten, xor_into_stores
+from ..ir.keystream import CTR_GROUP_BLOCKS, counter_blocks, whiten, xor_into_loads, xor_into_stores
 from ..kernels import sm4_byteslice, sm4_key_schedule, sm4_rounds4, sm4_wordslice
 from ..kernels.sm4_constants import decomposition, decomposition_index, decompositions
 from ..specs import sm4
@@ -67,6 +67,17 @@ def program_options(strategy, target, choices):
     return options
 
 
+def one_block_program(strategy, choices):
+    """The kernel's one-block form (abstract): one SM4 block in 128-bit
+    registers, for serial chains and single blocks.  The rounds4 strategy's
+    own program at one block; every other strategy's is the word-sliced one
+    (sm4_wordslice.one_block_program), on the round keys as words: a sliced
+    or byte-sliced layout gains nothing with one block."""
+    if strategy == "rounds4":
+        return sm4_rounds4.program(sm4_wordslice.ONE_BLOCK_BITS, groups=1)
+    return sm4_wordslice.one_block_program(choices.get("sm4.decomposition"))
+
+
 def kernel_file(strategy, target, choices):
     """The kernel's C file (and its assembly files) under `choices` (gen/choices.py)."""
     module = STRATEGIES[strategy]
@@ -84,7 +95,9 @@ def kernel_file(strategy, target, choices):
     bodies = KernelBodies(target, prefix, choices.of("sm4.asm_pressure_schedule", strategy, target))
     gf128 = {name: bodies(gf_program, name)
              for name, gf_program in gf128_files.kernel_programs(target, program.info["batch_blocks"]).items()}
-    origin = provenance(SPEC_SOURCES + [f"gen/kernels/sm4_{strategy}.py"] + gf128_files.SOURCES + [target.source])
+    one_block_source = [] if strategy in ("wordslice", "rounds4") else ["gen/kernels/sm4_wordslice.py"]
+    origin = provenance(SPEC_SOURCES + [f"gen/kernels/sm4_{strategy}.py"] + one_block_source + gf128_files.SOURCES
+                        + [target.source])
     text = render("sm4_kernel.c.j2",
                   provenance=origin,
                   strategy=strategy, target=target, strategy_doc=doc, prefix=prefix,
@@ -96,6 +109,7 @@ def kernel_file(strategy, target, choices):
                   body=bodies(program, "batch"), body_xor=bodies(fused, "batch_xor"),
                   body_ctr=bodies(counter_form, "batch_ctr"), body_xts=bodies(target.lower(whiten(abstract)), "batch_xts"),
                   gf128=gf128, body_gcm=bodies(gcm_form, "batch_gcm"),
+                  body_one_block=bodies(target.lower(xor_into_loads(one_block_program(strategy, choices))), "one_block"),
                   ghash_step_blocks=gcm_form.info["stitched_blocks"],
                   xts_rules=[(c.name, [(start, gf128_files.xts_function(c, start)) for start in gf128_files.TWEAK_STARTS])
                              for c in gf128_files.gf128.XTS_CONVENTIONS],

@@ -41,13 +41,24 @@ def whiten(program, source=SOURCE, loads_from="in", stores_to="out"):
     into every register it loads from `loads_from` and everything it stores
     to `stores_to`, at the same offsets: out = E(in ^ t) ^ t, XTS's block
     with its tweaks t, in one pass over a batch."""
+    if stores_to not in program.params:
+        raise ValueError(f"{program.name} has no parameter {stores_to!r}")
+    loaded = xor_into_loads(program, source, loads_from)
+    body = _rewrite(loaded.body, source, stores_to, _Names(_names_in(loaded)))
+    return replace(program, name=f"{program.name}_whitened", params=loaded.params, body=body)
+
+
+def xor_into_loads(program, source=SOURCE, loads_from="in"):
+    """The program with one more parameter, `source`, whose bytes are XORed
+    into every register it loads from `loads_from`: out = E(in ^ src), CBC
+    encryption's step (src the chaining value) in one pass."""
     if source in program.params:
         raise ValueError(f"{program.name} already has a parameter {source!r}")
-    if loads_from not in program.params or stores_to not in program.params:
-        raise ValueError(f"{program.name} has no parameter {loads_from!r} or {stores_to!r}")
+    if loads_from not in program.params:
+        raise ValueError(f"{program.name} has no parameter {loads_from!r}")
     fresh = _Names(_names_in(program) | {source})
-    body = _rewrite(_whiten_loads(program.body, source, loads_from, fresh), source, stores_to, fresh)
-    return replace(program, name=f"{program.name}_whitened", params=program.params + (source,), body=body)
+    body = _whiten_loads(program.body, source, loads_from, fresh)
+    return replace(program, name=f"{program.name}_chained", params=program.params + (source,), body=body)
 
 
 def _whiten_loads(stmts, source, loads_from, fresh):
@@ -57,7 +68,7 @@ def _whiten_loads(stmts, source, loads_from, fresh):
             out.append(Loop(stmt.var, stmt.count, _whiten_loads(stmt.body, source, loads_from, fresh)))
         elif isinstance(stmt, Op) and stmt.opcode in MEMORY_READS and stmt.attrs["param"] == loads_from:
             if stmt.opcode != "load":
-                raise ValueError(f"whiten: {stmt} reads {loads_from!r} other than as whole registers")
+                raise ValueError(f"xor_into_loads: {stmt} reads {loads_from!r} other than as whole registers")
             raw, tweak = Value(stmt.result.bits, fresh("raw")), Value(stmt.result.bits, fresh("tweak"))
             out.append(Op("load", raw, (), dict(stmt.attrs)))
             out.append(Op("load", tweak, (), {**stmt.attrs, "param": source}))

@@ -15,6 +15,7 @@ from .rotations import linear_layer
 from .sm4_constants import decomposition, round_loop_count
 from .transpose import transpose
 
+
 def program(bits, groups=2, decomposition_index=None, rounds_per_iteration=4):
     """`groups` independent sets of 4 registers interleaved; the round loop
     writes `rounds_per_iteration` rounds out (a multiple of 4: every iteration
@@ -34,18 +35,7 @@ def program(bits, groups=2, decomposition_index=None, rounds_per_iteration=4):
             b.assign(words[w], cols[w])
         x.append(words)
 
-    inner = AffineMap(dec.A1, dec.c1)
-    outer = AffineMap(dec.A2, dec.c2)
-    with b.loop("r", round_loop_count(rounds_per_iteration)):
-        for k in range(rounds_per_iteration):
-            b.comment(f"Round {rounds_per_iteration}r+{k}: X{k} ^= L(S(X{k + 1} ^ X{k + 2} ^ X{k + 3} ^ rk)) (slots mod 4).")
-            key = b.bcast32("rk", Index(4 * k, (("r", 4 * rounds_per_iteration),)), "rkw")
-            for g in range(groups):
-                word = [x[g][(k + w) % 4] for w in range(4)]
-                t = b.xor_all([word[1], word[2], key, word[3]], f"g{g}t")  # word[3]: newest, joins last
-                s = b.affine_inv8(b.affine8(t, inner, f"g{g}a", note="A1, c1: S-box inner affine"),
-                                  outer, f"g{g}s", note="A2·inv(.) ^ c2: S-box outer affine")
-                b.assign(word[0], b.xor(word[0], linear_layer(b, s, sm4.L_ROTATIONS, f"g{g}l"), f"g{g}x"))
+    rounds(b, x, dec, rounds_per_iteration, layer_with_plan)
 
     b.comment("Output (X35, X34, X33, X32): slots 3, 2, 1, 0; transpose back, native words to big-endian.")
     for g in range(groups):
@@ -53,4 +43,78 @@ def program(bits, groups=2, decomposition_index=None, rounds_per_iteration=4):
         for k in range(4):
             b.store("out", (4 * g + k) * bits // 8, b.lookup16(rows[k], bswap, "outbe"))
     return b.finish(batch_blocks=blocks, key_form="words", rounds_per_iteration=rounds_per_iteration,
+                    strategy="wordslice")
+
+
+def layer_with_plan(b, x0, s, hint):
+    """X0 ^ L(s), L's rotations grouped by rotations.rotation_plan (fewest
+    bit rotations: the throughput form); no parts to join (rounds)."""
+    return b.xor(x0, linear_layer(b, s, sm4.L_ROTATIONS, f"{hint}l"), f"{hint}x"), None
+
+
+def layer_flat(b, x0, s, hint):
+    """X0 ^ L(s), every rotation taken from s at once: the shortest chain, for
+    the one-block form, whose time is its chain.  The six terms are grouped
+    (X0 ^ s ^ the byte rotation) ^ (the three bit rotations), two three-input
+    XORs side by side; with the next round's other words the two parts join
+    that round's S-box input in one three-input XOR (rounds, join), one XOR
+    less on the chain than joining X0 ^ L(s) itself."""
+    rotated = {r: b.rotl(s, r, 32, f"{hint}r{r}") for r in sm4.L_ROTATIONS}
+    bytewise = [r for r in sm4.L_ROTATIONS if r % 8 == 0]
+    near = b.xor_all([x0, s] + [rotated[r] for r in bytewise], f"{hint}n")
+    far = b.xor_all([rotated[r] for r in sm4.L_ROTATIONS if r not in bytewise], f"{hint}f")
+    return b.xor(near, far, f"{hint}x"), (near, far)
+
+
+def rounds(b, x, dec, rounds_per_iteration, layer):
+    """The 32 rounds on the groups x (4 word registers each), a loop of
+    `rounds_per_iteration` rounds: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)), the slots
+    renamed mod 4, the round key broadcast to every lane, X0 ^ L by `layer`,
+    which returns the new word and, optionally, two parts whose XOR it is: the
+    next round in the same loop body then joins those parts to its S-box input
+    instead of the word (the word is still kept for the rounds after)."""
+    inner = AffineMap(dec.A1, dec.c1)
+    outer = AffineMap(dec.A2, dec.c2)
+    with b.loop("r", round_loop_count(rounds_per_iteration)):
+        parts = {}  # group -> the newest word's parts, within this loop body
+        for k in range(rounds_per_iteration):
+            b.comment(f"Round {rounds_per_iteration}r+{k}: X{k} ^= L(S(X{k + 1} ^ X{k + 2} ^ X{k + 3} ^ rk)) (slots mod 4).")
+            key = b.bcast32("rk", Index(4 * k, (("r", 4 * rounds_per_iteration),)), "rkw")
+            for g, words in enumerate(x):
+                word = [words[(k + w) % 4] for w in range(4)]
+                newest = list(parts[g]) if parts.get(g) else [word[3]]  # the newest joins last
+                t = b.xor_all([b.xor_all([word[1], word[2], key], f"g{g}k")] + newest, f"g{g}t")
+                s = b.affine_inv8(b.affine8(t, inner, f"g{g}a", note="A1, c1: S-box inner affine"),
+                                  outer, f"g{g}s", note="A2·inv(.) ^ c2: S-box outer affine")
+                value, parts[g] = layer(b, word[0], s, f"g{g}")
+                b.assign(word[0], value)
+
+
+ONE_BLOCK_BITS = 128
+
+
+def one_block_program(decomposition_index=None, rounds_per_iteration=4):
+    """One block in 128-bit registers, for chains whose next block waits on
+    this one (CBC encryption, CBC-MAC, CMAC, CCM's MAC) and single-block
+    calls: a padded batch would cost a whole batch's time for one block.
+    Register w holds word w of the block in every 32-bit lane, so the rounds
+    are the word-sliced ones unchanged (every lane computes the same block);
+    L is layer_flat, since here a round's cost is its chain: XOR, affine,
+    affine-inverse, L."""
+    dec = decomposition(decomposition_index)
+    b = Builder("wordslice_one_block", ONE_BLOCK_BITS, ("rk", "in", "out"))
+    b.comment("Load the block; word w, big-endian to native, into every lane of register w.")
+    block = b.load("in", 0, "blk")
+    x = [b.var(f"x{w}") for w in range(4)]
+    for w, var in enumerate(x):
+        spread = b.const(bytes(4 * w + 3 - i for i in range(4)) * 4, f"word{w}_le",
+                         f"word {w} to native order, in every 32-bit lane")
+        b.assign(var, b.lookup16(block, spread, f"w{w}"))
+    rounds(b, [x], dec, rounds_per_iteration, layer_flat)
+    b.comment("Output (X35, X34, X33, X32) = slots 3, 2, 1, 0: lane 0 of each into lanes 0-3, native words to big-endian.")
+    high = b.unpacklo(x[3], x[2], 32, "x35x34")
+    low = b.unpacklo(x[1], x[0], 32, "x33x32")
+    bswap = b.const(byteswap_mask(4), "bswap32", "byte order reversal in each 32-bit word")
+    b.store("out", 0, b.lookup16(b.unpacklo(high, low, 64, "out"), bswap, "outbe"))
+    return b.finish(batch_blocks=1, key_form="words", rounds_per_iteration=rounds_per_iteration,
                     strategy="wordslice")

@@ -31,13 +31,14 @@ enum {
     KC_CPU_GFNI = 1u << 8,        /* x86_64: CPUID.(7,0):ECX bit 8, SSE state */
     KC_CPU_VAES = 1u << 9,        /* x86_64: CPUID.(7,0):ECX bit 9, AVX state */
     KC_CPU_VPCLMULQDQ = 1u << 10, /* x86_64: CPUID.(7,0):ECX bit 10, AVX state */
-    KC_CPU_ASIMD = 1u << 11,      /* aarch64: AT_HWCAP bit 1, HWCAP_ASIMD */
-    KC_CPU_ARM_AES = 1u << 12,    /* aarch64: AT_HWCAP bit 3, HWCAP_AES */
-    KC_CPU_ARM_PMULL = 1u << 13,  /* aarch64: AT_HWCAP bit 4, HWCAP_PMULL */
-    KC_CPU_ARM_SHA3 = 1u << 14,   /* aarch64: AT_HWCAP bit 17, HWCAP_SHA3 */
-    KC_CPU_ARM_SM4 = 1u << 15,    /* aarch64: AT_HWCAP bit 19, HWCAP_SM4 */
+    KC_CPU_AVX512VL = 1u << 11,   /* x86_64: CPUID.(7,0):EBX bit 31, AVX512 state */
+    KC_CPU_ASIMD = 1u << 12,      /* aarch64: AT_HWCAP bit 1, HWCAP_ASIMD */
+    KC_CPU_ARM_AES = 1u << 13,    /* aarch64: AT_HWCAP bit 3, HWCAP_AES */
+    KC_CPU_ARM_PMULL = 1u << 14,  /* aarch64: AT_HWCAP bit 4, HWCAP_PMULL */
+    KC_CPU_ARM_SHA3 = 1u << 15,   /* aarch64: AT_HWCAP bit 17, HWCAP_SHA3 */
+    KC_CPU_ARM_SM4 = 1u << 16,    /* aarch64: AT_HWCAP bit 19, HWCAP_SM4 */
 };
-#define KC_CPU_FEATURE_COUNT 16
+#define KC_CPU_FEATURE_COUNT 17
 
 /* Every feature above that this CPU and OS support; read on the first call. */
 unsigned kc_cpu_features(void);

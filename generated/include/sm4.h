@@ -80,6 +80,11 @@ typedef struct sm4_impl {
    * batch_blocks, at most 256; SM4_OK, or SM4_ERR_LENGTH (nothing written) for
    * another count.  NULL where the kernel has no such form (the reference). */
   int (*ctr_xor)(const sm4_key *key, const uint8_t *counters, const uint8_t *src, uint8_t *out, size_t nblocks);
+  /* CBC encryption's serial chain through the kernel's one-block form: for each
+   * of `nblocks` blocks chain <- E(chain ^ in_i), then out_i <- chain; out NULL
+   * runs the MACs' chain (CBC-MAC, CMAC, CCM) and writes nothing but chain.
+   * in may equal out.  NULL on the reference. */
+  void (*encrypt_chained)(const sm4_key *key, uint8_t chain[16], const uint8_t *in, uint8_t *out, size_t nblocks);
   /* The GF(2^128) functions of the GCM and XTS modes at this kernel's width
    * (kc_gf128.h: kc_ghash_fn, kc_xts_tweaks_fn).  NULL on the reference. */
   void (*ghash)(uint8_t y[16], const uint8_t *table, const uint8_t *msg, size_t nsteps);

@@ -78,6 +78,8 @@ static unsigned read_features(void)
         features |= KC_CPU_VAES;
     if ((leaf7.ecx >> 10 & 1) && (xcr0 & KC_XCR0_AVX) == KC_XCR0_AVX)
         features |= KC_CPU_VPCLMULQDQ;
+    if ((leaf7.ebx >> 31 & 1) && (xcr0 & KC_XCR0_AVX512) == KC_XCR0_AVX512)
+        features |= KC_CPU_AVX512VL;
     return features;
 }
 
@@ -175,6 +177,8 @@ const char *kc_cpu_feature_name(unsigned feature)
         return "vaes";
     case KC_CPU_VPCLMULQDQ:
         return "vpclmulqdq";
+    case KC_CPU_AVX512VL:
+        return "avx512vl";
     case KC_CPU_ASIMD:
         return "asimd";
     case KC_CPU_ARM_AES:

@@ -50,6 +50,10 @@ typedef struct kc_block_cipher {
      * blocks; the kernel builds the blocks V + j. */
     void (*ctr_xor)(const void *bound, const uint8_t *counters, const uint8_t *src, uint8_t *out, size_t nblocks);
     size_t ctr_batch_blocks; /* divides KC_CTR_GROUP_BLOCKS */
+    /* Optional (NULL: crypt one block at a time): CBC encryption's serial
+     * chain, chain <- E(chain ^ in_i) and out_i <- chain for each block, out
+     * NULL for the MACs' chain (nothing written but chain). */
+    void (*encrypt_chained)(const void *bound, uint8_t *chain, const uint8_t *in, uint8_t *out, size_t nblocks);
 } kc_block_cipher;
 
 /* The counter block as 64-bit limbs, least significant first. */
@@ -125,6 +129,10 @@ static inline void kc_counter_blocks(kc_counter *ctr, uint8_t *out, size_t n)
 static inline void kc_cbc_encrypt_chained(const kc_block_cipher *c, uint8_t *chain, const uint8_t *in,
                                           uint8_t *out, size_t nblocks)
 {
+    if (c->encrypt_chained) {
+        c->encrypt_chained(c->bound, chain, in, out, nblocks);
+        return;
+    }
     const size_t bb = c->block_bytes;
     for (size_t i = 0; i < nblocks; i++, in += bb, out += bb) {
         kc_xor_bytes(chain, chain, in, bb);

@@ -277,6 +277,13 @@ static void sm4_bound_ctr_xor(const void *bound, const uint8_t *counters, const 
     b->impl->ctr_xor(b->key, counters, src, out, nblocks);
 }
 
+static void sm4_bound_encrypt_chained(const void *bound, uint8_t *chain, const uint8_t *in, uint8_t *out,
+                                      size_t nblocks)
+{
+    const sm4_bound *b = bound;
+    b->impl->encrypt_chained(b->key, chain, in, out, nblocks);
+}
+
 /* The mode layer's buffer: CTR counter blocks, CBC ciphertext kept for chaining. */
 static _Thread_local uint8_t sm4_scratch[(SM4_CHUNK_BLOCKS + 1) * SM4_BLOCK_BYTES];
 
@@ -286,7 +293,8 @@ static kc_block_cipher sm4_cipher(const sm4_bound *bound)
     const int fused = bound->impl->crypt_blocks_xor != NULL;
     const kc_block_cipher cipher = {sm4_bound_crypt, bound, SM4_BLOCK_BYTES, sm4_scratch, SM4_CHUNK_BLOCKS,
                                     fused ? sm4_bound_encrypt_xor : NULL, fused ? sm4_bound_decrypt_xor : NULL,
-                                    bound->impl->ctr_xor ? sm4_bound_ctr_xor : NULL, bound->impl->batch_blocks};
+                                    bound->impl->ctr_xor ? sm4_bound_ctr_xor : NULL, bound->impl->batch_blocks,
+                                    bound->impl->encrypt_chained ? sm4_bound_encrypt_chained : NULL};
     return cipher;
 }
 

@@ -805,6 +805,56 @@ static void sm4_rounds4_neon_sm4_batch_gcm(const uint8_t *rk, uint8_t *in, uint8
     vst1q_u8(in + 64, y_next);
 }
 
+/* The one-block form: out = E(in ^ src), or D with the decryption round keys
+ * (gen/emit/sm4_files.py one_block_program through xor_into_loads): one block in
+ * 128-bit registers, so a chain whose next block waits on this one (CBC
+ * encryption, CBC-MAC, CMAC, CCM) and a single block pay one block's rounds,
+ * not a padded batch.  Its round keys are the words of key->rk. */
+static void sm4_rounds4_neon_sm4_one_block(const uint8_t *rk, const uint8_t *in, uint8_t *out, const uint8_t *src)
+{
+    uint8x16_t x0;
+    /* all 16 bytes reversed: (X35..X32) big-endian */
+    static const uint8_t reverse16_bytes[16] = {0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00};
+    const uint8x16_t reverse16 = vld1q_u8(reverse16_bytes);
+
+    /* Load 1 blocks, big-endian words to native. */
+    const uint8x16_t raw = vld1q_u8(in);
+    const uint8x16_t tweak = vld1q_u8(src);
+    const uint8x16_t blk = veorq_u8(raw, tweak);
+    const uint8x16_t le = kc_rev32_8(blk);
+    x0 = le;
+
+    /* 32 rounds, four per instruction: round keys 4i..4i+3 for the i-th. */
+    const uint8x16_t rk0 = vld1q_u8(rk);
+    const uint8x16_t x = kc_sm4e(x0, rk0);
+    x0 = x;
+    const uint8x16_t rk1 = vld1q_u8(rk + 16);
+    const uint8x16_t x_1 = kc_sm4e(x0, rk1);
+    x0 = x_1;
+    const uint8x16_t rk2 = vld1q_u8(rk + 32);
+    const uint8x16_t x_2 = kc_sm4e(x0, rk2);
+    x0 = x_2;
+    const uint8x16_t rk3 = vld1q_u8(rk + 48);
+    const uint8x16_t x_3 = kc_sm4e(x0, rk3);
+    x0 = x_3;
+    const uint8x16_t rk4 = vld1q_u8(rk + 64);
+    const uint8x16_t x_4 = kc_sm4e(x0, rk4);
+    x0 = x_4;
+    const uint8x16_t rk5 = vld1q_u8(rk + 80);
+    const uint8x16_t x_5 = kc_sm4e(x0, rk5);
+    x0 = x_5;
+    const uint8x16_t rk6 = vld1q_u8(rk + 96);
+    const uint8x16_t x_6 = kc_sm4e(x0, rk6);
+    x0 = x_6;
+    const uint8x16_t rk7 = vld1q_u8(rk + 112);
+    const uint8x16_t x_7 = kc_sm4e(x0, rk7);
+    x0 = x_7;
+
+    /* Output (X35, X34, X33, X32) big-endian: the state's bytes reversed. */
+    const uint8x16_t outbe = vqtbl1q_u8(x0, reverse16);
+    vst1q_u8(out, outbe);
+}
+
 /* GHASH's step of KC_GHASH_BLOCKS blocks at 128 bits (gen/kernels/ghash.py
  * update_program): Y from y's first block, Y' into each of its blocks. */
 static void sm4_rounds4_neon_sm4_ghash_step(uint8_t *y, const uint8_t *table, const uint8_t *msg)
@@ -1282,9 +1332,15 @@ static void sm4_rounds4_neon_sm4_xts_tweaks(int rule, int first, uint8_t *carry,
     memcpy(carry, out + SM4_ROUNDS4_NEON_SM4_BATCH_BLOCKS * SM4_BLOCK_BYTES, 16);
 }
 
+static const uint8_t sm4_rounds4_neon_sm4_zero_block[SM4_BLOCK_BYTES];
+
 static void sm4_rounds4_neon_sm4_crypt(const sm4_key *key, sm4_direction dir, const uint8_t *in, uint8_t *out,
                                  size_t nblocks)
 {
+    if (nblocks == 1) { /* GCM's H and tag mask, CCM's A0, CMAC's L, a one-block message */
+        sm4_rounds4_neon_sm4_one_block((const uint8_t *)key->rk[dir], in, out, sm4_rounds4_neon_sm4_zero_block);
+        return;
+    }
     sm4_run_batches(sm4_rounds4_neon_sm4_batch, SM4_ROUNDS4_NEON_SM4_BATCH_BLOCKS, (const uint8_t *)key->rk[dir], in, out, nblocks);
 }
 
@@ -1300,6 +1356,21 @@ static void sm4_rounds4_neon_sm4_xts_blocks(const sm4_key *key, sm4_direction di
 {
     sm4_run_batches_whitened(sm4_rounds4_neon_sm4_batch_xts, sm4_rounds4_neon_sm4_batch, SM4_ROUNDS4_NEON_SM4_BATCH_BLOCKS, (const uint8_t *)key->rk[dir],
                              in, tweaks, out, nblocks);
+}
+
+/* CBC encryption's serial chain, one block at a time: chain <- E(chain ^ in_i),
+ * out_i <- chain; out NULL for the MACs' chain (nothing written). */
+static void sm4_rounds4_neon_sm4_encrypt_chained(const sm4_key *key, uint8_t chain[SM4_BLOCK_BYTES], const uint8_t *in,
+                                            uint8_t *out, size_t nblocks)
+{
+    const uint8_t *rk = (const uint8_t *)key->rk[SM4_ENCRYPT];
+    for (; nblocks; nblocks--, in += SM4_BLOCK_BYTES) {
+        sm4_rounds4_neon_sm4_one_block(rk, in, chain, chain);
+        if (out) {
+            memcpy(out, chain, SM4_BLOCK_BYTES);
+            out += SM4_BLOCK_BYTES;
+        }
+    }
 }
 
 static int sm4_rounds4_neon_sm4_ctr_xor(const sm4_key *key, const uint8_t *counters, const uint8_t *src, uint8_t *out,
@@ -1342,6 +1413,7 @@ const sm4_impl KC_IMPL_SYMBOL(sm4_rounds4_neon_sm4) = {
     .cpu_supported = sm4_rounds4_neon_sm4_cpu_supported,
     .crypt_blocks = sm4_rounds4_neon_sm4_crypt,
     .crypt_blocks_xor = sm4_rounds4_neon_sm4_crypt_xor,
+    .encrypt_chained = sm4_rounds4_neon_sm4_encrypt_chained,
     .ctr_xor = sm4_rounds4_neon_sm4_ctr_xor,
     .ghash = sm4_rounds4_neon_sm4_ghash,
     .xts_tweaks = sm4_rounds4_neon_sm4_xts_tweaks,

@@ -241,9 +241,9 @@ static void sm4_wordslice_avx2_aesni_batch(const uint8_t *rk, const uint8_t *in,
 
         /* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
         const __m256i rkw = _mm256_set1_epi32(kc_load32(rk + 16 * r));
-        const __m256i g0t_acc = _mm256_xor_si256(g0x1, g0x2);
-        const __m256i g0t_acc_1 = _mm256_xor_si256(g0t_acc, rkw);
-        const __m256i g0t = _mm256_xor_si256(g0t_acc_1, g0x3);
+        const __m256i g0k_acc = _mm256_xor_si256(g0x1, g0x2);
+        const __m256i g0k = _mm256_xor_si256(g0k_acc, rkw);
+        const __m256i g0t = _mm256_xor_si256(g0k, g0x3);
         const __m256i g0t_lo = _mm256_and_si256(g0t, nibble_mask);
         const __m256i g0t_sh = _mm256_srli_epi16(g0t, 4);
         const __m256i g0t_hi = _mm256_and_si256(g0t_sh, nibble_mask);
@@ -276,9 +276,9 @@ static void sm4_wordslice_avx2_aesni_batch(const uint8_t *rk, const uint8_t *in,
         const __m256i g0l = _mm256_xor_si256(g0l_acc, g0lr2);
         const __m256i g0x = _mm256_xor_si256(g0x0, g0l);
         g0x0 = g0x;
-        const __m256i g1t_acc = _mm256_xor_si256(g1x1, g1x2);
-        const __m256i g1t_acc_1 = _mm256_xor_si256(g1t_acc, rkw);
-        const __m256i g1t = _mm256_xor_si256(g1t_acc_1, g1x3);
+        const __m256i g1k_acc = _mm256_xor_si256(g1x1, g1x2);
+        const __m256i g1k = _mm256_xor_si256(g1k_acc, rkw);
+        const __m256i g1t = _mm256_xor_si256(g1k, g1x3);
         const __m256i g1t_lo = _mm256_and_si256(g1t, nibble_mask);
         const __m256i g1t_sh = _mm256_srli_epi16(g1t, 4);
         const __m256i g1t_hi = _mm256_and_si256(g1t_sh, nibble_mask);
@@ -309,9 +309,9 @@ static void sm4_wordslice_avx2_aesni_batch(const uint8_t *rk, const uint8_t *in,
         const __m256i g1l = _mm256_xor_si256(g1l_acc, g1lr2);
         const __m256i g1x = _mm256_xor_si256(g1x0, g1l);
         g1x0 = g1x;
-        const __m256i g2t_acc = _mm256_xor_si256(g2x1, g2x2);
-        const __m256i g2t_acc_1 = _mm256_xor_si256(g2t_acc, rkw);
-        const __m256i g2t = _mm256_xor_si256(g2t_acc_1, g2x3);
+        const __m256i g2k_acc = _mm256_xor_si256(g2x1, g2x2);
+        const __m256i g2k = _mm256_xor_si256(g2k_acc, rkw);
+        const __m256i g2t = _mm256_xor_si256(g2k, g2x3);
         const __m256i g2t_lo = _mm256_and_si256(g2t, nibble_mask);
         const __m256i g2t_sh = _mm256_srli_epi16(g2t, 4);
         const __m256i g2t_hi = _mm256_and_si256(g2t_sh, nibble_mask);
@@ -342,9 +342,9 @@ static void sm4_wordslice_avx2_aesni_batch(const uint8_t *rk, const uint8_t *in,
         const __m256i g2l = _mm256_xor_si256(g2l_acc, g2lr2);
         const __m256i g2x = _mm256_xor_si256(g2x0, g2l);
         g2x0 = g2x;
-        const __m256i g3t_acc = _mm256_xor_si256(g3x1, g3x2);
-        const __m256i g3t_acc_1 = _mm256_xor_si256(g3t_acc, rkw);
-        const __m256i g3t = _mm256_xor_si256(g3t_acc_1, g3x3);
+        const __m256i g3k_acc = _mm256_xor_si256(g3x1, g3x2);
+        const __m256i g3k = _mm256_xor_si256(g3k_acc, rkw);
+        const __m256i g3t = _mm256_xor_si256(g3k, g3x3);
         const __m256i g3t_lo = _mm256_and_si256(g3t, nibble_mask);
         const __m256i g3t_sh = _mm256_srli_epi16(g3t, 4);
         const __m256i g3t_hi = _mm256_and_si256(g3t_sh, nibble_mask);
@@ -375,9 +375,9 @@ static void sm4_wordslice_avx2_aesni_batch(const uint8_t *rk, const uint8_t *in,
         const __m256i g3l = _mm256_xor_si256(g3l_acc, g3lr2);
         const __m256i g3x = _mm256_xor_si256(g3x0, g3l);
         g3x0 = g3x;
-        const __m256i g4t_acc = _mm256_xor_si256(g4x1, g4x2);
-        const __m256i g4t_acc_1 = _mm256_xor_si256(g4t_acc, rkw);
-        const __m256i g4t = _mm256_xor_si256(g4t_acc_1, g4x3);
+        const __m256i g4k_acc = _mm256_xor_si256(g4x1, g4x2);
+        const __m256i g4k = _mm256_xor_si256(g4k_acc, rkw);
+        const __m256i g4t = _mm256_xor_si256(g4k, g4x3);
         const __m256i g4t_lo = _mm256_and_si256(g4t, nibble_mask);
         const __m256i g4t_sh = _mm256_srli_epi16(g4t, 4);
         const __m256i g4t_hi = _mm256_and_si256(g4t_sh, nibble_mask);
@@ -408,9 +408,9 @@ static void sm4_wordslice_avx2_aesni_batch(const uint8_t *rk, const uint8_t *in,
         const __m256i g4l = _mm256_xor_si256(g4l_acc, g4lr2);
         const __m256i g4x = _mm256_xor_si256(g4x0, g4l);
         g4x0 = g4x;
-        const __m256i g5t_acc = _mm256_xor_si256(g5x1, g5x2);
-        const __m256i g5t_acc_1 = _mm256_xor_si256(g5t_acc, rkw);
-        const __m256i g5t = _mm256_xor_si256(g5t_acc_1, g5x3);
+        const __m256i g5k_acc = _mm256_xor_si256(g5x1, g5x2);
+        const __m256i g5k = _mm256_xor_si256(g5k_acc, rkw);
+        const __m256i g5t = _mm256_xor_si256(g5k, g5x3);
         const __m256i g5t_lo = _mm256_and_si256(g5t, nibble_mask);
         const __m256i g5t_sh = _mm256_srli_epi16(g5t, 4);
         const __m256i g5t_hi = _mm256_and_si256(g5t_sh, nibble_mask);
@@ -441,9 +441,9 @@ static void sm4_wordslice_avx2_aesni_batch(const uint8_t *rk, const uint8_t *in,
         const __m256i g5l = _mm256_xor_si256(g5l_acc, g5lr2);
         const __m256i g5x = _mm256_xor_si256(g5x0, g5l);
         g5x0 = g5x;
-        const __m256i g6t_acc = _mm256_xor_si256(g6x1, g6x2);
-        const __m256i g6t_acc_1 = _mm256_xor_si256(g6t_acc, rkw);
-        const __m256i g6t = _mm256_xor_si256(g6t_acc_1, g6x3);
+        const __m256i g6k_acc = _mm256_xor_si256(g6x1, g6x2);
+        const __m256i g6k = _mm256_xor_si256(g6k_acc, rkw);
+        const __m256i g6t = _mm256_xor_si256(g6k, g6x3);
         const __m256i g6t_lo = _mm256_and_si256(g6t, nibble_mask);
         const __m256i g6t_sh = _mm256_srli_epi16(g6t, 4);
         const __m256i g6t_hi = _mm256_and_si256(g6t_sh, nibble_mask);
@@ -474,9 +474,9 @@ static void sm4_wordslice_avx2_aesni_batch(const uint8_t *rk, const uint8_t *in,
         const __m256i g6l = _mm256_xor_si256(g6l_acc, g6lr2);
         const __m256i g6x = _mm256_xor_si256(g6x0, g6l);
         g6x0 = g6x;
-        const __m256i g7t_acc = _mm256_xor_si256(g7x1, g7x2);
-        const __m256i g7t_acc_1 = _mm256_xor_si256(g7t_acc, rkw);
-        const __m256i g7t = _mm256_xor_si256(g7t_acc_1, g7x3);
+        const __m256i g7k_acc = _mm256_xor_si256(g7x1, g7x2);
+        const __m256i g7k = _mm256_xor_si256(g7k_acc, rkw);
+        const __m256i g7t = _mm256_xor_si256(g7k, g7x3);
         const __m256i g7t_lo = _mm256_and_si256(g7t, nibble_mask);
         const __m256i g7t_sh = _mm256_srli_epi16(g7t, 4);
         const __m256i g7t_hi = _mm256_and_si256(g7t_sh, nibble_mask);
@@ -510,9 +510,9 @@ static void sm4_wordslice_avx2_aesni_batch(const uint8_t *rk, const uint8_t *in,
 
         /* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
         const __m256i rkw_1 = _mm256_set1_epi32(kc_load32(rk + 16 * r + 4));
-        const __m256i g0t_acc_2 = _mm256_xor_si256(g0x2, g0x3);
-        const __m256i g0t_acc_3 = _mm256_xor_si256(g0t_acc_2, rkw_1);
-        const __m256i g0t_1 = _mm256_xor_si256(g0t_acc_3, g0x0);
+        const __m256i g0k_acc_1 = _mm256_xor_si256(g0x2, g0x3);
+        const __m256i g0k_1 = _mm256_xor_si256(g0k_acc_1, rkw_1);
+        const __m256i g0t_1 = _mm256_xor_si256(g0k_1, g0x0);
         const __m256i g0t_1_lo = _mm256_and_si256(g0t_1, nibble_mask);
         const __m256i g0t_1_sh = _mm256_srli_epi16(g0t_1, 4);
         const __m256i g0t_1_hi = _mm256_and_si256(g0t_1_sh, nibble_mask);
@@ -543,9 +543,9 @@ static void sm4_wordslice_avx2_aesni_batch(const uint8_t *rk, const uint8_t *in,
         const __m256i g0l_1 = _mm256_xor_si256(g0l_acc_1, g0lr2_1);
         const __m256i g0x_1 = _mm256_xor_si256(g0x1, g0l_1);
         g0x1 = g0x_1;
-        const __m256i g1t_acc_2 = _mm256_xor_si256(g1x2, g1x3);
-        const __m256i g1t_acc_3 = _mm256_xor_si256(g1t_acc_2, rkw_1);
-        const __m256i g1t_1 = _mm256_xor_si256(g1t_acc_3, g1x0);
+        const __m256i g1k_acc_1 = _mm256_xor_si256(g1x2, g1x3);
+        const __m256i g1k_1 = _mm256_xor_si256(g1k_acc_1, rkw_1);
+        const __m256i g1t_1 = _mm256_xor_si256(g1k_1, g1x0);
         const __m256i g1t_1_lo = _mm256_and_si256(g1t_1, nibble_mask);
         const __m256i g1t_1_sh = _mm256_srli_epi16(g1t_1, 4);
         const __m256i g1t_1_hi = _mm256_and_si256(g1t_1_sh, nibble_mask);
@@ -576,9 +576,9 @@ static void sm4_wordslice_avx2_aesni_batch(const uint8_t *rk, const uint8_t *in,
         const __m256i g1l_1 = _mm256_xor_si256(g1l_acc_1, g1lr2_1);
         const __m256i g1x_1 = _mm256_xor_si256(g1x1, g1l_1);
         g1x1 = g1x_1;
-        const __m256i g2t_acc_2 = _mm256_xor_si256(g2x2, g2x3);
-        const __m256i g2t_acc_3 = _mm256_xor_si256(g2t_acc_2, rkw_1);
-        const __m256i g2t_1 = _mm256_xor_si256(g2t_acc_3, g2x0);
+        const __m256i g2k_acc_1 = _mm256_xor_si256(g2x2, g2x3);
+        const __m256i g2k_1 = _mm256_xor_si256(g2k_acc_1, rkw_1);
+        const __m256i g2t_1 = _mm256_xor_si256(g2k_1, g2x0);
         const __m256i g2t_1_lo = _mm256_and_si256(g2t_1, nibble_mask);
         const __m256i g2t_1_sh = _mm256_srli_epi16(g2t_1, 4);
         const __m256i g2t_1_hi = _mm256_and_si256(g2t_1_sh, nibble_mask);
@@ -609,9 +609,9 @@ static void sm4_wordslice_avx2_aesni_batch(const uint8_t *rk, const uint8_t *in,
         const __m256i g2l_1 = _mm256_xor_si256(g2l_acc_1, g2lr2_1);
         const __m256i g2x_1 = _mm256_xor_si256(g2x1, g2l_1);
         g2x1 = g2x_1;
-        const __m256i g3t_acc_2 = _mm256_xor_si256(g3x2, g3x3);
-        const __m256i g3t_acc_3 = _mm256_xor_si256(g3t_acc_2, rkw_1);
-        const __m256i g3t_1 = _mm256_xor_si256(g3t_acc_3, g3x0);
+        const __m256i g3k_acc_1 = _mm256_xor_si256(g3x2, g3x3);
+        const __m256i g3k_1 = _mm256_xor_si256(g3k_acc_1, rkw_1);
+        const __m256i g3t_1 = _mm256_xor_si256(g3k_1, g3x0);
         const __m256i g3t_1_lo = _mm256_and_si256(g3t_1, nibble_mask);
         const __m256i g3t_1_sh = _mm256_srli_epi16(g3t_1, 4);
         const __m256i g3t_1_hi = _mm256_and_si256(g3t_1_sh, nibble_mask);
@@ -642,9 +642,9 @@ static void sm4_wordslice_avx2_aesni_batch(const uint8_t *rk, const uint8_t *in,
         const __m256i g3l_1 = _mm256_xor_si256(g3l_acc_1, g3lr2_1);
         const __m256i g3x_1 = _mm256_xor_si256(g3x1, g3l_1);
         g3x1 = g3x_1;
-        const __m256i g4t_acc_2 = _mm256_xor_si256(g4x2, g4x3);
-        const __m256i g4t_acc_3 = _mm256_xor_si256(g4t_acc_2, rkw_1);
-        const __m256i g4t_1 = _mm256_xor_si256(g4t_acc_3, g4x0);
+        const __m256i g4k_acc_1 = _mm256_xor_si256(g4x2, g4x3);
+        const __m256i g4k_1 = _mm256_xor_si256(g4k_acc_1, rkw_1);
+        const __m256i g4t_1 = _mm256_xor_si256(g4k_1, g4x0);
         const __m256i g4t_1_lo = _mm256_and_si256(g4t_1, nibble_mask);
         const __m256i g4t_1_sh = _mm256_srli_epi16(g4t_1, 4);
         const __m256i g4t_1_hi = _mm256_and_si256(g4t_1_sh, nibble_mask);
@@ -675,9 +675,9 @@ static void sm4_wordslice_avx2_aesni_batch(const uint8_t *rk, const uint8_t *in,
         const __m256i g4l_1 = _mm256_xor_si256(g4l_acc_1, g4lr2_1);
         const __m256i g4x_1 = _mm256_xor_si256(g4x1, g4l_1);
         g4x1 = g4x_1;
-        const __m256i g5t_acc_2 = _mm256_xor_si256(g5x2, g5x3);
-        const __m256i g5t_acc_3 = _mm256_xor_si256(g5t_acc_2, rkw_1);
-        const __m256i g5t_1 = _mm256_xor_si256(g5t_acc_3, g5x0);
+        const __m256i g5k_acc_1 = _mm256_xor_si256(g5x2, g5x3);
+        const __m256i g5k_1 = _mm256_xor_si256(g5k_acc_1, rkw_1);
+        const __m256i g5t_1 = _mm256_xor_si256(g5k_1, g5x0);
         const __m256i g5t_1_lo = _mm256_and_si256(g5t_1, nibble_mask);
         const __m256i g5t_1_sh = _mm256_srli_epi16(g5t_1, 4);
         const __m256i g5t_1_hi = _mm256_and_si256(g5t_1_sh, nibble_mask);
@@ -708,9 +708,9 @@ static void sm4_wordslice_avx2_aesni_batch(const uint8_t *rk, const uint8_t *in,
         const __m256i g5l_1 = _mm256_xor_si256(g5l_acc_1, g5lr2_1);
         const __m256i g5x_1 = _mm256_xor_si256(g5x1, g5l_1);
         g5x1 = g5x_1;
-        const __m256i g6t_acc_2 = _mm256_xor_si256(g6x2, g6x3);
-        const __m256i g6t_acc_3 = _mm256_xor_si256(g6t_acc_2, rkw_1);
-        const __m256i g6t_1 = _mm256_xor_si256(g6t_acc_3, g6x0);
+        const __m256i g6k_acc_1 = _mm256_xor_si256(g6x2, g6x3);
+        const __m256i g6k_1 = _mm256_xor_si256(g6k_acc_1, rkw_1);
+        const __m256i g6t_1 = _mm256_xor_si256(g6k_1, g6x0);
         const __m256i g6t_1_lo = _mm256_and_si256(g6t_1, nibble_mask);
         const __m256i g6t_1_sh = _mm256_srli_epi16(g6t_1, 4);
         const __m256i g6t_1_hi = _mm256_and_si256(g6t_1_sh, nibble_mask);
@@ -741,9 +741,9 @@ static void sm4_wordslice_avx2_aesni_batch(const uint8_t *rk, const uint8_t *in,
         const __m256i g6l_1 = _mm256_xor_si256(g6l_acc_1, g6lr2_1);
         const __m256i g6x_1 = _mm256_xor_si256(g6x1, g6l_1);
         g6x1 = g6x_1;
-        const __m256i g7t_acc_2 = _mm256_xor_si256(g7x2, g7x3);
-        const __m256i g7t_acc_3 = _mm256_xor_si256(g7t_acc_2, rkw_1);
-        const __m256i g7t_1 = _mm256_xor_si256(g7t_acc_3, g7x0);
+        const __m256i g7k_acc_1 = _mm256_xor_si256(g7x2, g7x3);
+        const __m256i g7k_1 = _mm256_xor_si256(g7k_acc_1, rkw_1);
+        const __m256i g7t_1 = _mm256_xor_si256(g7k_1, g7x0);
         const __m256i g7t_1_lo = _mm256_and_si256(g7t_1, nibble_mask);
         const __m256i g7t_1_sh = _mm256_srli_epi16(g7t_1, 4);
         const __m256i g7t_1_hi = _mm256_and_si256(g7t_1_sh, nibble_mask);
@@ -777,9 +777,9 @@ static void sm4_wordslice_avx2_aesni_batch(const uint8_t *rk, const uint8_t *in,
 
         /* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
         const __m256i rkw_2 = _mm256_set1_epi32(kc_load32(rk + 16 * r + 8));
-        const __m256i g0t_acc_4 = _mm256_xor_si256(g0x3, g0x0);
-        const __m256i g0t_acc_5 = _mm256_xor_si256(g0t_acc_4, rkw_2);
-        const __m256i g0t_2 = _mm256_xor_si256(g0t_acc_5, g0x1);
+        const __m256i g0k_acc_2 = _mm256_xor_si256(g0x3, g0x0);
+        const __m256i g0k_2 = _mm256_xor_si256(g0k_acc_2, rkw_2);
+        const __m256i g0t_2 = _mm256_xor_si256(g0k_2, g0x1);
         const __m256i g0t_2_lo = _mm256_and_si256(g0t_2, nibble_mask);
         const __m256i g0t_2_sh = _mm256_srli_epi16(g0t_2, 4);
         const __m256i g0t_2_hi = _mm256_and_si256(g0t_2_sh, nibble_mask);
@@ -810,9 +810,9 @@ static void sm4_wordslice_avx2_aesni_batch(const uint8_t *rk, const uint8_t *in,
         const __m256i g0l_2 = _mm256_xor_si256(g0l_acc_2, g0lr2_2);
         const __m256i g0x_2 = _mm256_xor_si256(g0x2, g0l_2);
         g0x2 = g0x_2;
-        const __m256i g1t_acc_4 = _mm256_xor_si256(g1x3, g1x0);
-        const __m256i g1t_acc_5 = _mm256_xor_si256(g1t_acc_4, rkw_2);
-        const __m256i g1t_2 = _mm256_xor_si256(g1t_acc_5, g1x1);
+        const __m256i g1k_acc_2 = _mm256_xor_si256(g1x3, g1x0);
+        const __m256i g1k_2 = _mm256_xor_si256(g1k_acc_2, rkw_2);
+        const __m256i g1t_2 = _mm256_xor_si256(g1k_2, g1x1);
         const __m256i g1t_2_lo = _mm256_and_si256(g1t_2, nibble_mask);
         const __m256i g1t_2_sh = _mm256_srli_epi16(g1t_2, 4);
         const __m256i g1t_2_hi = _mm256_and_si256(g1t_2_sh, nibble_mask);
@@ -843,9 +843,9 @@ static void sm4_wordslice_avx2_aesni_batch(const uint8_t *rk, const uint8_t *in,
         const __m256i g1l_2 = _mm256_xor_si256(g1l_acc_2, g1lr2_2);
         const __m256i g1x_2 = _mm256_xor_si256(g1x2, g1l_2);
         g1x2 = g1x_2;
-        const __m256i g2t_acc_4 = _mm256_xor_si256(g2x3, g2x0);
-        const __m256i g2t_acc_5 = _mm256_xor_si256(g2t_acc_4, rkw_2);
-        const __m256i g2t_2 = _mm256_xor_si256(g2t_acc_5, g2x1);
+        const __m256i g2k_acc_2 = _mm256_xor_si256(g2x3, g2x0);
+        const __m256i g2k_2 = _mm256_xor_si256(g2k_acc_2, rkw_2);
+        const __m256i g2t_2 = _mm256_xor_si256(g2k_2, g2x1);
         const __m256i g2t_2_lo = _mm256_and_si256(g2t_2, nibble_mask);
         const __m256i g2t_2_sh = _mm256_srli_epi16(g2t_2, 4);
         const __m256i g2t_2_hi = _mm256_and_si256(g2t_2_sh, nibble_mask);
@@ -876,9 +876,9 @@ static void sm4_wordslice_avx2_aesni_batch(const uint8_t *rk, const uint8_t *in,
         const __m256i g2l_2 = _mm256_xor_si256(g2l_acc_2, g2lr2_2);
         const __m256i g2x_2 = _mm256_xor_si256(g2x2, g2l_2);
         g2x2 = g2x_2;
-        const __m256i g3t_acc_4 = _mm256_xor_si256(g3x3, g3x0);
-        const __m256i g3t_acc_5 = _mm256_xor_si256(g3t_acc_4, rkw_2);
-        const __m256i g3t_2 = _mm256_xor_si256(g3t_acc_5, g3x1);
+        const __m256i g3k_acc_2 = _mm256_xor_si256(g3x3, g3x0);
+        const __m256i g3k_2 = _mm256_xor_si256(g3k_acc_2, rkw_2);
+        const __m256i g3t_2 = _mm256_xor_si256(g3k_2, g3x1);
         const __m256i g3t_2_lo = _mm256_and_si256(g3t_2, nibble_mask);
         const __m256i g3t_2_sh = _mm256_srli_epi16(g3t_2, 4);
         const __m256i g3t_2_hi = _mm256_and_si256(g3t_2_sh, nibble_mask);
@@ -909,9 +909,9 @@ static void sm4_wordslice_avx2_aesni_batch(const uint8_t *rk, const uint8_t *in,
         const __m256i g3l_2 = _mm256_xor_si256(g3l_acc_2, g3lr2_2);
         const __m256i g3x_2 = _mm256_xor_si256(g3x2, g3l_2);
         g3x2 = g3x_2;
-        const __m256i g4t_acc_4 = _mm256_xor_si256(g4x3, g4x0);
-        const __m256i g4t_acc_5 = _mm256_xor_si256(g4t_acc_4, rkw_2);
-        const __m256i g4t_2 = _mm256_xor_si256(g4t_acc_5, g4x1);
+        const __m256i g4k_acc_2 = _mm256_xor_si256(g4x3, g4x0);
+        const __m256i g4k_2 = _mm256_xor_si256(g4k_acc_2, rkw_2);
+        const __m256i g4t_2 = _mm256_xor_si256(g4k_2, g4x1);
         const __m256i g4t_2_lo = _mm256_and_si256(g4t_2, nibble_mask);
         const __m256i g4t_2_sh = _mm256_srli_epi16(g4t_2, 4);
         const __m256i g4t_2_hi = _mm256_and_si256(g4t_2_sh, nibble_mask);
@@ -942,9 +942,9 @@ static void sm4_wordslice_avx2_aesni_batch(const uint8_t *rk, const uint8_t *in,
         const __m256i g4l_2 = _mm256_xor_si256(g4l_acc_2, g4lr2_2);
         const __m256i g4x_2 = _mm256_xor_si256(g4x2, g4l_2);
         g4x2 = g4x_2;
-        const __m256i g5t_acc_4 = _mm256_xor_si256(g5x3, g5x0);
-        const __m256i g5t_acc_5 = _mm256_xor_si256(g5t_acc_4, rkw_2);
-        const __m256i g5t_2 = _mm256_xor_si256(g5t_acc_5, g5x1);
+        const __m256i g5k_acc_2 = _mm256_xor_si256(g5x3, g5x0);
+        const __m256i g5k_2 = _mm256_xor_si256(g5k_acc_2, rkw_2);
+        const __m256i g5t_2 = _mm256_xor_si256(g5k_2, g5x1);
         const __m256i g5t_2_lo = _mm256_and_si256(g5t_2, nibble_mask);
         const __m256i g5t_2_sh = _mm256_srli_epi16(g5t_2, 4);
         const __m256i g5t_2_hi = _mm256_and_si256(g5t_2_sh, nibble_mask);
@@ -975,9 +975,9 @@ static void sm4_wordslice_avx2_aesni_batch(const uint8_t *rk, const uint8_t *in,
         const __m256i g5l_2 = _mm256_xor_si256(g5l_acc_2, g5lr2_2);
         const __m256i g5x_2 = _mm256_xor_si256(g5x2, g5l_2);
         g5x2 = g5x_2;
-        const __m256i g6t_acc_4 = _mm256_xor_si256(g6x3, g6x0);
-        const __m256i g6t_acc_5 = _mm256_xor_si256(g6t_acc_4, rkw_2);
-        const __m256i g6t_2 = _mm256_xor_si256(g6t_acc_5, g6x1);
+        const __m256i g6k_acc_2 = _mm256_xor_si256(g6x3, g6x0);
+        const __m256i g6k_2 = _mm256_xor_si256(g6k_acc_2, rkw_2);
+        const __m256i g6t_2 = _mm256_xor_si256(g6k_2, g6x1);
         const __m256i g6t_2_lo = _mm256_and_si256(g6t_2, nibble_mask);
         const __m256i g6t_2_sh = _mm256_srli_epi16(g6t_2, 4);
         const __m256i g6t_2_hi = _mm256_and_si256(g6t_2_sh, nibble_mask);
@@ -1008,9 +1008,9 @@ static void sm4_wordslice_avx2_aesni_batch(const uint8_t *rk, const uint8_t *in,
         const __m256i g6l_2 = _mm256_xor_si256(g6l_acc_2, g6lr2_2);
         const __m256i g6x_2 = _mm256_xor_si256(g6x2, g6l_2);
         g6x2 = g6x_2;
-        const __m256i g7t_acc_4 = _mm256_xor_si256(g7x3, g7x0);
-        const __m256i g7t_acc_5 = _mm256_xor_si256(g7t_acc_4, rkw_2);
-        const __m256i g7t_2 = _mm256_xor_si256(g7t_acc_5, g7x1);
+        const __m256i g7k_acc_2 = _mm256_xor_si256(g7x3, g7x0);
+        const __m256i g7k_2 = _mm256_xor_si256(g7k_acc_2, rkw_2);
+        const __m256i g7t_2 = _mm256_xor_si256(g7k_2, g7x1);
         const __m256i g7t_2_lo = _mm256_and_si256(g7t_2, nibble_mask);
         const __m256i g7t_2_sh = _mm256_srli_epi16(g7t_2, 4);
         const __m256i g7t_2_hi = _mm256_and_si256(g7t_2_sh, nibble_mask);
@@ -1044,9 +1044,9 @@ static void sm4_wordslice_avx2_aesni_batch(const uint8_t *rk, const uint8_t *in,
 
         /* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
         const __m256i rkw_3 = _mm256_set1_epi32(kc_load32(rk + 16 * r + 12));
-        const __m256i g0t_acc_6 = _mm256_xor_si256(g0x0, g0x1);
-        const __m256i g0t_acc_7 = _mm256_xor_si256(g0t_acc_6, rkw_3);
-        const __m256i g0t_3 = _mm256_xor_si256(g0t_acc_7, g0x2);
+        const __m256i g0k_acc_3 = _mm256_xor_si256(g0x0, g0x1);
+        const __m256i g0k_3 = _mm256_xor_si256(g0k_acc_3, rkw_3);
+        const __m256i g0t_3 = _mm256_xor_si256(g0k_3, g0x2);
         const __m256i g0t_3_lo = _mm256_and_si256(g0t_3, nibble_mask);
         const __m256i g0t_3_sh = _mm256_srli_epi16(g0t_3, 4);
         const __m256i g0t_3_hi = _mm256_and_si256(g0t_3_sh, nibble_mask);
@@ -1077,9 +1077,9 @@ static void sm4_wordslice_avx2_aesni_batch(const uint8_t *rk, const uint8_t *in,
         const __m256i g0l_3 = _mm256_xor_si256(g0l_acc_3, g0lr2_3);
         const __m256i g0x_3 = _mm256_xor_si256(g0x3, g0l_3);
         g0x3 = g0x_3;
-        const __m256i g1t_acc_6 = _mm256_xor_si256(g1x0, g1x1);
-        const __m256i g1t_acc_7 = _mm256_xor_si256(g1t_acc_6, rkw_3);
-        const __m256i g1t_3 = _mm256_xor_si256(g1t_acc_7, g1x2);
+        const __m256i g1k_acc_3 = _mm256_xor_si256(g1x0, g1x1);
+        const __m256i g1k_3 = _mm256_xor_si256(g1k_acc_3, rkw_3);
+        const __m256i g1t_3 = _mm256_xor_si256(g1k_3, g1x2);
         const __m256i g1t_3_lo = _mm256_and_si256(g1t_3, nibble_mask);
         const __m256i g1t_3_sh = _mm256_srli_epi16(g1t_3, 4);
         const __m256i g1t_3_hi = _mm256_and_si256(g1t_3_sh, nibble_mask);
@@ -1110,9 +1110,9 @@ static void sm4_wordslice_avx2_aesni_batch(const uint8_t *rk, const uint8_t *in,
         const __m256i g1l_3 = _mm256_xor_si256(g1l_acc_3, g1lr2_3);
         const __m256i g1x_3 = _mm256_xor_si256(g1x3, g1l_3);
         g1x3 = g1x_3;
-        const __m256i g2t_acc_6 = _mm256_xor_si256(g2x0, g2x1);
-        const __m256i g2t_acc_7 = _mm256_xor_si256(g2t_acc_6, rkw_3);
-        const __m256i g2t_3 = _mm256_xor_si256(g2t_acc_7, g2x2);
+        const __m256i g2k_acc_3 = _mm256_xor_si256(g2x0, g2x1);
+        const __m256i g2k_3 = _mm256_xor_si256(g2k_acc_3, rkw_3);
+        const __m256i g2t_3 = _mm256_xor_si256(g2k_3, g2x2);
         const __m256i g2t_3_lo = _mm256_and_si256(g2t_3, nibble_mask);
         const __m256i g2t_3_sh = _mm256_srli_epi16(g2t_3, 4);
         const __m256i g2t_3_hi = _mm256_and_si256(g2t_3_sh, nibble_mask);
@@ -1143,9 +1143,9 @@ static void sm4_wordslice_avx2_aesni_batch(const uint8_t *rk, const uint8_t *in,
         const __m256i g2l_3 = _mm256_xor_si256(g2l_acc_3, g2lr2_3);
         const __m256i g2x_3 = _mm256_xor_si256(g2x3, g2l_3);
         g2x3 = g2x_3;
-        const __m256i g3t_acc_6 = _mm256_xor_si256(g3x0, g3x1);
-        const __m256i g3t_acc_7 = _mm256_xor_si256(g3t_acc_6, rkw_3);
-        const __m256i g3t_3 = _mm256_xor_si256(g3t_acc_7, g3x2);
+        const __m256i g3k_acc_3 = _mm256_xor_si256(g3x0, g3x1);
+        const __m256i g3k_3 = _mm256_xor_si256(g3k_acc_3, rkw_3);
+        const __m256i g3t_3 = _mm256_xor_si256(g3k_3, g3x2);
         const __m256i g3t_3_lo = _mm256_and_si256(g3t_3, nibble_mask);
         const __m256i g3t_3_sh = _mm256_srli_epi16(g3t_3, 4);
         const __m256i g3t_3_hi = _mm256_and_si256(g3t_3_sh, nibble_mask);
@@ -1176,9 +1176,9 @@ static void sm4_wordslice_avx2_aesni_batch(const uint8_t *rk, const uint8_t *in,
         const __m256i g3l_3 = _mm256_xor_si256(g3l_acc_3, g3lr2_3);
         const __m256i g3x_3 = _mm256_xor_si256(g3x3, g3l_3);
         g3x3 = g3x_3;
-        const __m256i g4t_acc_6 = _mm256_xor_si256(g4x0, g4x1);
-        const __m256i g4t_acc_7 = _mm256_xor_si256(g4t_acc_6, rkw_3);
-        const __m256i g4t_3 = _mm256_xor_si256(g4t_acc_7, g4x2);
+        const __m256i g4k_acc_3 = _mm256_xor_si256(g4x0, g4x1);
+        const __m256i g4k_3 = _mm256_xor_si256(g4k_acc_3, rkw_3);
+        const __m256i g4t_3 = _mm256_xor_si256(g4k_3, g4x2);
         const __m256i g4t_3_lo = _mm256_and_si256(g4t_3, nibble_mask);
         const __m256i g4t_3_sh = _mm256_srli_epi16(g4t_3, 4);
         const __m256i g4t_3_hi = _mm256_and_si256(g4t_3_sh, nibble_mask);
@@ -1209,9 +1209,9 @@ static void sm4_wordslice_avx2_aesni_batch(const uint8_t *rk, const uint8_t *in,
         const __m256i g4l_3 = _mm256_xor_si256(g4l_acc_3, g4lr2_3);
         const __m256i g4x_3 = _mm256_xor_si256(g4x3, g4l_3);
         g4x3 = g4x_3;
-        const __m256i g5t_acc_6 = _mm256_xor_si256(g5x0, g5x1);
-        const __m256i g5t_acc_7 = _mm256_xor_si256(g5t_acc_6, rkw_3);
-        const __m256i g5t_3 = _mm256_xor_si256(g5t_acc_7, g5x2);
+        const __m256i g5k_acc_3 = _mm256_xor_si256(g5x0, g5x1);
+        const __m256i g5k_3 = _mm256_xor_si256(g5k_acc_3, rkw_3);
+        const __m256i g5t_3 = _mm256_xor_si256(g5k_3, g5x2);
         const __m256i g5t_3_lo = _mm256_and_si256(g5t_3, nibble_mask);
         const __m256i g5t_3_sh = _mm256_srli_epi16(g5t_3, 4);
         const __m256i g5t_3_hi = _mm256_and_si256(g5t_3_sh, nibble_mask);
@@ -1242,9 +1242,9 @@ static void sm4_wordslice_avx2_aesni_batch(const uint8_t *rk, const uint8_t *in,
         const __m256i g5l_3 = _mm256_xor_si256(g5l_acc_3, g5lr2_3);
         const __m256i g5x_3 = _mm256_xor_si256(g5x3, g5l_3);
         g5x3 = g5x_3;
-        const __m256i g6t_acc_6 = _mm256_xor_si256(g6x0, g6x1);
-        const __m256i g6t_acc_7 = _mm256_xor_si256(g6t_acc_6, rkw_3);
-        const __m256i g6t_3 = _mm256_xor_si256(g6t_acc_7, g6x2);
+        const __m256i g6k_acc_3 = _mm256_xor_si256(g6x0, g6x1);
+        const __m256i g6k_3 = _mm256_xor_si256(g6k_acc_3, rkw_3);
+        const __m256i g6t_3 = _mm256_xor_si256(g6k_3, g6x2);
         const __m256i g6t_3_lo = _mm256_and_si256(g6t_3, nibble_mask);
         const __m256i g6t_3_sh = _mm256_srli_epi16(g6t_3, 4);
         const __m256i g6t_3_hi = _mm256_and_si256(g6t_3_sh, nibble_mask);
@@ -1275,9 +1275,9 @@ static void sm4_wordslice_avx2_aesni_batch(const uint8_t *rk, const uint8_t *in,
         const __m256i g6l_3 = _mm256_xor_si256(g6l_acc_3, g6lr2_3);
         const __m256i g6x_3 = _mm256_xor_si256(g6x3, g6l_3);
         g6x3 = g6x_3;
-        const __m256i g7t_acc_6 = _mm256_xor_si256(g7x0, g7x1);
-        const __m256i g7t_acc_7 = _mm256_xor_si256(g7t_acc_6, rkw_3);
-        const __m256i g7t_3 = _mm256_xor_si256(g7t_acc_7, g7x2);
+        const __m256i g7k_acc_3 = _mm256_xor_si256(g7x0, g7x1);
+        const __m256i g7k_3 = _mm256_xor_si256(g7k_acc_3, rkw_3);
+        const __m256i g7t_3 = _mm256_xor_si256(g7k_3, g7x2);
         const __m256i g7t_3_lo = _mm256_and_si256(g7t_3, nibble_mask);
         const __m256i g7t_3_sh = _mm256_srli_epi16(g7t_3, 4);
         const __m256i g7t_3_hi = _mm256_and_si256(g7t_3_sh, nibble_mask);
@@ -1647,9 +1647,9 @@ static void sm4_wordslice_avx2_aesni_batch_xor(const uint8_t *rk, const uint8_t 
 
         /* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
         const __m256i rkw = _mm256_set1_epi32(kc_load32(rk + 16 * r));
-        const __m256i g0t_acc = _mm256_xor_si256(g0x1, g0x2);
-        const __m256i g0t_acc_1 = _mm256_xor_si256(g0t_acc, rkw);
-        const __m256i g0t = _mm256_xor_si256(g0t_acc_1, g0x3);
+        const __m256i g0k_acc = _mm256_xor_si256(g0x1, g0x2);
+        const __m256i g0k = _mm256_xor_si256(g0k_acc, rkw);
+        const __m256i g0t = _mm256_xor_si256(g0k, g0x3);
         const __m256i g0t_lo = _mm256_and_si256(g0t, nibble_mask);
         const __m256i g0t_sh = _mm256_srli_epi16(g0t, 4);
         const __m256i g0t_hi = _mm256_and_si256(g0t_sh, nibble_mask);
@@ -1682,9 +1682,9 @@ static void sm4_wordslice_avx2_aesni_batch_xor(const uint8_t *rk, const uint8_t 
         const __m256i g0l = _mm256_xor_si256(g0l_acc, g0lr2);
         const __m256i g0x = _mm256_xor_si256(g0x0, g0l);
         g0x0 = g0x;
-        const __m256i g1t_acc = _mm256_xor_si256(g1x1, g1x2);
-        const __m256i g1t_acc_1 = _mm256_xor_si256(g1t_acc, rkw);
-        const __m256i g1t = _mm256_xor_si256(g1t_acc_1, g1x3);
+        const __m256i g1k_acc = _mm256_xor_si256(g1x1, g1x2);
+        const __m256i g1k = _mm256_xor_si256(g1k_acc, rkw);
+        const __m256i g1t = _mm256_xor_si256(g1k, g1x3);
         const __m256i g1t_lo = _mm256_and_si256(g1t, nibble_mask);
         const __m256i g1t_sh = _mm256_srli_epi16(g1t, 4);
         const __m256i g1t_hi = _mm256_and_si256(g1t_sh, nibble_mask);
@@ -1715,9 +1715,9 @@ static void sm4_wordslice_avx2_aesni_batch_xor(const uint8_t *rk, const uint8_t 
         const __m256i g1l = _mm256_xor_si256(g1l_acc, g1lr2);
         const __m256i g1x = _mm256_xor_si256(g1x0, g1l);
         g1x0 = g1x;
-        const __m256i g2t_acc = _mm256_xor_si256(g2x1, g2x2);
-        const __m256i g2t_acc_1 = _mm256_xor_si256(g2t_acc, rkw);
-        const __m256i g2t = _mm256_xor_si256(g2t_acc_1, g2x3);
+        const __m256i g2k_acc = _mm256_xor_si256(g2x1, g2x2);
+        const __m256i g2k = _mm256_xor_si256(g2k_acc, rkw);
+        const __m256i g2t = _mm256_xor_si256(g2k, g2x3);
         const __m256i g2t_lo = _mm256_and_si256(g2t, nibble_mask);
         const __m256i g2t_sh = _mm256_srli_epi16(g2t, 4);
         const __m256i g2t_hi = _mm256_and_si256(g2t_sh, nibble_mask);
@@ -1748,9 +1748,9 @@ static void sm4_wordslice_avx2_aesni_batch_xor(const uint8_t *rk, const uint8_t 
         const __m256i g2l = _mm256_xor_si256(g2l_acc, g2lr2);
         const __m256i g2x = _mm256_xor_si256(g2x0, g2l);
         g2x0 = g2x;
-        const __m256i g3t_acc = _mm256_xor_si256(g3x1, g3x2);
-        const __m256i g3t_acc_1 = _mm256_xor_si256(g3t_acc, rkw);
-        const __m256i g3t = _mm256_xor_si256(g3t_acc_1, g3x3);
+        const __m256i g3k_acc = _mm256_xor_si256(g3x1, g3x2);
+        const __m256i g3k = _mm256_xor_si256(g3k_acc, rkw);
+        const __m256i g3t = _mm256_xor_si256(g3k, g3x3);
         const __m256i g3t_lo = _mm256_and_si256(g3t, nibble_mask);
         const __m256i g3t_sh = _mm256_srli_epi16(g3t, 4);
         const __m256i g3t_hi = _mm256_and_si256(g3t_sh, nibble_mask);
@@ -1781,9 +1781,9 @@ static void sm4_wordslice_avx2_aesni_batch_xor(const uint8_t *rk, const uint8_t 
         const __m256i g3l = _mm256_xor_si256(g3l_acc, g3lr2);
         const __m256i g3x = _mm256_xor_si256(g3x0, g3l);
         g3x0 = g3x;
-        const __m256i g4t_acc = _mm256_xor_si256(g4x1, g4x2);
-        const __m256i g4t_acc_1 = _mm256_xor_si256(g4t_acc, rkw);
-        const __m256i g4t = _mm256_xor_si256(g4t_acc_1, g4x3);
+        const __m256i g4k_acc = _mm256_xor_si256(g4x1, g4x2);
+        const __m256i g4k = _mm256_xor_si256(g4k_acc, rkw);
+        const __m256i g4t = _mm256_xor_si256(g4k, g4x3);
         const __m256i g4t_lo = _mm256_and_si256(g4t, nibble_mask);
         const __m256i g4t_sh = _mm256_srli_epi16(g4t, 4);
         const __m256i g4t_hi = _mm256_and_si256(g4t_sh, nibble_mask);
@@ -1814,9 +1814,9 @@ static void sm4_wordslice_avx2_aesni_batch_xor(const uint8_t *rk, const uint8_t 
         const __m256i g4l = _mm256_xor_si256(g4l_acc, g4lr2);
         const __m256i g4x = _mm256_xor_si256(g4x0, g4l);
         g4x0 = g4x;
-        const __m256i g5t_acc = _mm256_xor_si256(g5x1, g5x2);
-        const __m256i g5t_acc_1 = _mm256_xor_si256(g5t_acc, rkw);
-        const __m256i g5t = _mm256_xor_si256(g5t_acc_1, g5x3);
+        const __m256i g5k_acc = _mm256_xor_si256(g5x1, g5x2);
+        const __m256i g5k = _mm256_xor_si256(g5k_acc, rkw);
+        const __m256i g5t = _mm256_xor_si256(g5k, g5x3);
         const __m256i g5t_lo = _mm256_and_si256(g5t, nibble_mask);
         const __m256i g5t_sh = _mm256_srli_epi16(g5t, 4);
         const __m256i g5t_hi = _mm256_and_si256(g5t_sh, nibble_mask);
@@ -1847,9 +1847,9 @@ static void sm4_wordslice_avx2_aesni_batch_xor(const uint8_t *rk, const uint8_t 
         const __m256i g5l = _mm256_xor_si256(g5l_acc, g5lr2);
         const __m256i g5x = _mm256_xor_si256(g5x0, g5l);
         g5x0 = g5x;
-        const __m256i g6t_acc = _mm256_xor_si256(g6x1, g6x2);
-        const __m256i g6t_acc_1 = _mm256_xor_si256(g6t_acc, rkw);
-        const __m256i g6t = _mm256_xor_si256(g6t_acc_1, g6x3);
+        const __m256i g6k_acc = _mm256_xor_si256(g6x1, g6x2);
+        const __m256i g6k = _mm256_xor_si256(g6k_acc, rkw);
+        const __m256i g6t = _mm256_xor_si256(g6k, g6x3);
         const __m256i g6t_lo = _mm256_and_si256(g6t, nibble_mask);
         const __m256i g6t_sh = _mm256_srli_epi16(g6t, 4);
         const __m256i g6t_hi = _mm256_and_si256(g6t_sh, nibble_mask);
@@ -1880,9 +1880,9 @@ static void sm4_wordslice_avx2_aesni_batch_xor(const uint8_t *rk, const uint8_t 
         const __m256i g6l = _mm256_xor_si256(g6l_acc, g6lr2);
         const __m256i g6x = _mm256_xor_si256(g6x0, g6l);
         g6x0 = g6x;
-        const __m256i g7t_acc = _mm256_xor_si256(g7x1, g7x2);
-        const __m256i g7t_acc_1 = _mm256_xor_si256(g7t_acc, rkw);
-        const __m256i g7t = _mm256_xor_si256(g7t_acc_1, g7x3);
+        const __m256i g7k_acc = _mm256_xor_si256(g7x1, g7x2);
+        const __m256i g7k = _mm256_xor_si256(g7k_acc, rkw);
+        const __m256i g7t = _mm256_xor_si256(g7k, g7x3);
         const __m256i g7t_lo = _mm256_and_si256(g7t, nibble_mask);
         const __m256i g7t_sh = _mm256_srli_epi16(g7t, 4);
         const __m256i g7t_hi = _mm256_and_si256(g7t_sh, nibble_mask);
@@ -1916,9 +1916,9 @@ static void sm4_wordslice_avx2_aesni_batch_xor(const uint8_t *rk, const uint8_t 
 
         /* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
         const __m256i rkw_1 = _mm256_set1_epi32(kc_load32(rk + 16 * r + 4));
-        const __m256i g0t_acc_2 = _mm256_xor_si256(g0x2, g0x3);
-        const __m256i g0t_acc_3 = _mm256_xor_si256(g0t_acc_2, rkw_1);
-        const __m256i g0t_1 = _mm256_xor_si256(g0t_acc_3, g0x0);
+        const __m256i g0k_acc_1 = _mm256_xor_si256(g0x2, g0x3);
+        const __m256i g0k_1 = _mm256_xor_si256(g0k_acc_1, rkw_1);
+        const __m256i g0t_1 = _mm256_xor_si256(g0k_1, g0x0);
         const __m256i g0t_1_lo = _mm256_and_si256(g0t_1, nibble_mask);
         const __m256i g0t_1_sh = _mm256_srli_epi16(g0t_1, 4);
         const __m256i g0t_1_hi = _mm256_and_si256(g0t_1_sh, nibble_mask);
@@ -1949,9 +1949,9 @@ static void sm4_wordslice_avx2_aesni_batch_xor(const uint8_t *rk, const uint8_t 
         const __m256i g0l_1 = _mm256_xor_si256(g0l_acc_1, g0lr2_1);
         const __m256i g0x_1 = _mm256_xor_si256(g0x1, g0l_1);
         g0x1 = g0x_1;
-        const __m256i g1t_acc_2 = _mm256_xor_si256(g1x2, g1x3);
-        const __m256i g1t_acc_3 = _mm256_xor_si256(g1t_acc_2, rkw_1);
-        const __m256i g1t_1 = _mm256_xor_si256(g1t_acc_3, g1x0);
+        const __m256i g1k_acc_1 = _mm256_xor_si256(g1x2, g1x3);
+        const __m256i g1k_1 = _mm256_xor_si256(g1k_acc_1, rkw_1);
+        const __m256i g1t_1 = _mm256_xor_si256(g1k_1, g1x0);
         const __m256i g1t_1_lo = _mm256_and_si256(g1t_1, nibble_mask);
         const __m256i g1t_1_sh = _mm256_srli_epi16(g1t_1, 4);
         const __m256i g1t_1_hi = _mm256_and_si256(g1t_1_sh, nibble_mask);
@@ -1982,9 +1982,9 @@ static void sm4_wordslice_avx2_aesni_batch_xor(const uint8_t *rk, const uint8_t 
         const __m256i g1l_1 = _mm256_xor_si256(g1l_acc_1, g1lr2_1);
         const __m256i g1x_1 = _mm256_xor_si256(g1x1, g1l_1);
         g1x1 = g1x_1;
-        const __m256i g2t_acc_2 = _mm256_xor_si256(g2x2, g2x3);
-        const __m256i g2t_acc_3 = _mm256_xor_si256(g2t_acc_2, rkw_1);
-        const __m256i g2t_1 = _mm256_xor_si256(g2t_acc_3, g2x0);
+        const __m256i g2k_acc_1 = _mm256_xor_si256(g2x2, g2x3);
+        const __m256i g2k_1 = _mm256_xor_si256(g2k_acc_1, rkw_1);
+        const __m256i g2t_1 = _mm256_xor_si256(g2k_1, g2x0);
         const __m256i g2t_1_lo = _mm256_and_si256(g2t_1, nibble_mask);
         const __m256i g2t_1_sh = _mm256_srli_epi16(g2t_1, 4);
         const __m256i g2t_1_hi = _mm256_and_si256(g2t_1_sh, nibble_mask);
@@ -2015,9 +2015,9 @@ static void sm4_wordslice_avx2_aesni_batch_xor(const uint8_t *rk, const uint8_t 
         const __m256i g2l_1 = _mm256_xor_si256(g2l_acc_1, g2lr2_1);
         const __m256i g2x_1 = _mm256_xor_si256(g2x1, g2l_1);
         g2x1 = g2x_1;
-        const __m256i g3t_acc_2 = _mm256_xor_si256(g3x2, g3x3);
-        const __m256i g3t_acc_3 = _mm256_xor_si256(g3t_acc_2, rkw_1);
-        const __m256i g3t_1 = _mm256_xor_si256(g3t_acc_3, g3x0);
+        const __m256i g3k_acc_1 = _mm256_xor_si256(g3x2, g3x3);
+        const __m256i g3k_1 = _mm256_xor_si256(g3k_acc_1, rkw_1);
+        const __m256i g3t_1 = _mm256_xor_si256(g3k_1, g3x0);
         const __m256i g3t_1_lo = _mm256_and_si256(g3t_1, nibble_mask);
         const __m256i g3t_1_sh = _mm256_srli_epi16(g3t_1, 4);
         const __m256i g3t_1_hi = _mm256_and_si256(g3t_1_sh, nibble_mask);
@@ -2048,9 +2048,9 @@ static void sm4_wordslice_avx2_aesni_batch_xor(const uint8_t *rk, const uint8_t 
         const __m256i g3l_1 = _mm256_xor_si256(g3l_acc_1, g3lr2_1);
         const __m256i g3x_1 = _mm256_xor_si256(g3x1, g3l_1);
         g3x1 = g3x_1;
-        const __m256i g4t_acc_2 = _mm256_xor_si256(g4x2, g4x3);
-        const __m256i g4t_acc_3 = _mm256_xor_si256(g4t_acc_2, rkw_1);
-        const __m256i g4t_1 = _mm256_xor_si256(g4t_acc_3, g4x0);
+        const __m256i g4k_acc_1 = _mm256_xor_si256(g4x2, g4x3);
+        const __m256i g4k_1 = _mm256_xor_si256(g4k_acc_1, rkw_1);
+        const __m256i g4t_1 = _mm256_xor_si256(g4k_1, g4x0);
         const __m256i g4t_1_lo = _mm256_and_si256(g4t_1, nibble_mask);
         const __m256i g4t_1_sh = _mm256_srli_epi16(g4t_1, 4);
         const __m256i g4t_1_hi = _mm256_and_si256(g4t_1_sh, nibble_mask);
@@ -2081,9 +2081,9 @@ static void sm4_wordslice_avx2_aesni_batch_xor(const uint8_t *rk, const uint8_t 
         const __m256i g4l_1 = _mm256_xor_si256(g4l_acc_1, g4lr2_1);
         const __m256i g4x_1 = _mm256_xor_si256(g4x1, g4l_1);
         g4x1 = g4x_1;
-        const __m256i g5t_acc_2 = _mm256_xor_si256(g5x2, g5x3);
-        const __m256i g5t_acc_3 = _mm256_xor_si256(g5t_acc_2, rkw_1);
-        const __m256i g5t_1 = _mm256_xor_si256(g5t_acc_3, g5x0);
+        const __m256i g5k_acc_1 = _mm256_xor_si256(g5x2, g5x3);
+        const __m256i g5k_1 = _mm256_xor_si256(g5k_acc_1, rkw_1);
+        const __m256i g5t_1 = _mm256_xor_si256(g5k_1, g5x0);
         const __m256i g5t_1_lo = _mm256_and_si256(g5t_1, nibble_mask);
         const __m256i g5t_1_sh = _mm256_srli_epi16(g5t_1, 4);
         const __m256i g5t_1_hi = _mm256_and_si256(g5t_1_sh, nibble_mask);
@@ -2114,9 +2114,9 @@ static void sm4_wordslice_avx2_aesni_batch_xor(const uint8_t *rk, const uint8_t 
         const __m256i g5l_1 = _mm256_xor_si256(g5l_acc_1, g5lr2_1);
         const __m256i g5x_1 = _mm256_xor_si256(g5x1, g5l_1);
         g5x1 = g5x_1;
-        const __m256i g6t_acc_2 = _mm256_xor_si256(g6x2, g6x3);
-        const __m256i g6t_acc_3 = _mm256_xor_si256(g6t_acc_2, rkw_1);
-        const __m256i g6t_1 = _mm256_xor_si256(g6t_acc_3, g6x0);
+        const __m256i g6k_acc_1 = _mm256_xor_si256(g6x2, g6x3);
+        const __m256i g6k_1 = _mm256_xor_si256(g6k_acc_1, rkw_1);
+        const __m256i g6t_1 = _mm256_xor_si256(g6k_1, g6x0);
         const __m256i g6t_1_lo = _mm256_and_si256(g6t_1, nibble_mask);
         const __m256i g6t_1_sh = _mm256_srli_epi16(g6t_1, 4);
         const __m256i g6t_1_hi = _mm256_and_si256(g6t_1_sh, nibble_mask);
@@ -2147,9 +2147,9 @@ static void sm4_wordslice_avx2_aesni_batch_xor(const uint8_t *rk, const uint8_t 
         const __m256i g6l_1 = _mm256_xor_si256(g6l_acc_1, g6lr2_1);
         const __m256i g6x_1 = _mm256_xor_si256(g6x1, g6l_1);
         g6x1 = g6x_1;
-        const __m256i g7t_acc_2 = _mm256_xor_si256(g7x2, g7x3);
-        const __m256i g7t_acc_3 = _mm256_xor_si256(g7t_acc_2, rkw_1);
-        const __m256i g7t_1 = _mm256_xor_si256(g7t_acc_3, g7x0);
+        const __m256i g7k_acc_1 = _mm256_xor_si256(g7x2, g7x3);
+        const __m256i g7k_1 = _mm256_xor_si256(g7k_acc_1, rkw_1);
+        const __m256i g7t_1 = _mm256_xor_si256(g7k_1, g7x0);
         const __m256i g7t_1_lo = _mm256_and_si256(g7t_1, nibble_mask);
         const __m256i g7t_1_sh = _mm256_srli_epi16(g7t_1, 4);
         const __m256i g7t_1_hi = _mm256_and_si256(g7t_1_sh, nibble_mask);
@@ -2183,9 +2183,9 @@ static void sm4_wordslice_avx2_aesni_batch_xor(const uint8_t *rk, const uint8_t 
 
         /* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
         const __m256i rkw_2 = _mm256_set1_epi32(kc_load32(rk + 16 * r + 8));
-        const __m256i g0t_acc_4 = _mm256_xor_si256(g0x3, g0x0);
-        const __m256i g0t_acc_5 = _mm256_xor_si256(g0t_acc_4, rkw_2);
-        const __m256i g0t_2 = _mm256_xor_si256(g0t_acc_5, g0x1);
+        const __m256i g0k_acc_2 = _mm256_xor_si256(g0x3, g0x0);
+        const __m256i g0k_2 = _mm256_xor_si256(g0k_acc_2, rkw_2);
+        const __m256i g0t_2 = _mm256_xor_si256(g0k_2, g0x1);
         const __m256i g0t_2_lo = _mm256_and_si256(g0t_2, nibble_mask);
         const __m256i g0t_2_sh = _mm256_srli_epi16(g0t_2, 4);
         const __m256i g0t_2_hi = _mm256_and_si256(g0t_2_sh, nibble_mask);
@@ -2216,9 +2216,9 @@ static void sm4_wordslice_avx2_aesni_batch_xor(const uint8_t *rk, const uint8_t 
         const __m256i g0l_2 = _mm256_xor_si256(g0l_acc_2, g0lr2_2);
         const __m256i g0x_2 = _mm256_xor_si256(g0x2, g0l_2);
         g0x2 = g0x_2;
-        const __m256i g1t_acc_4 = _mm256_xor_si256(g1x3, g1x0);
-        const __m256i g1t_acc_5 = _mm256_xor_si256(g1t_acc_4, rkw_2);
-        const __m256i g1t_2 = _mm256_xor_si256(g1t_acc_5, g1x1);
+        const __m256i g1k_acc_2 = _mm256_xor_si256(g1x3, g1x0);
+        const __m256i g1k_2 = _mm256_xor_si256(g1k_acc_2, rkw_2);
+        const __m256i g1t_2 = _mm256_xor_si256(g1k_2, g1x1);
         const __m256i g1t_2_lo = _mm256_and_si256(g1t_2, nibble_mask);
         const __m256i g1t_2_sh = _mm256_srli_epi16(g1t_2, 4);
         const __m256i g1t_2_hi = _mm256_and_si256(g1t_2_sh, nibble_mask);
@@ -2249,9 +2249,9 @@ static void sm4_wordslice_avx2_aesni_batch_xor(const uint8_t *rk, const uint8_t 
         const __m256i g1l_2 = _mm256_xor_si256(g1l_acc_2, g1lr2_2);
         const __m256i g1x_2 = _mm256_xor_si256(g1x2, g1l_2);
         g1x2 = g1x_2;
-        const __m256i g2t_acc_4 = _mm256_xor_si256(g2x3, g2x0);
-        const __m256i g2t_acc_5 = _mm256_xor_si256(g2t_acc_4, rkw_2);
-        const __m256i g2t_2 = _mm256_xor_si256(g2t_acc_5, g2x1);
+        const __m256i g2k_acc_2 = _mm256_xor_si256(g2x3, g2x0);
+        const __m256i g2k_2 = _mm256_xor_si256(g2k_acc_2, rkw_2);
+        const __m256i g2t_2 = _mm256_xor_si256(g2k_2, g2x1);
         const __m256i g2t_2_lo = _mm256_and_si256(g2t_2, nibble_mask);
         const __m256i g2t_2_sh = _mm256_srli_epi16(g2t_2, 4);
         const __m256i g2t_2_hi = _mm256_and_si256(g2t_2_sh, nibble_mask);
@@ -2282,9 +2282,9 @@ static void sm4_wordslice_avx2_aesni_batch_xor(const uint8_t *rk, const uint8_t 
         const __m256i g2l_2 = _mm256_xor_si256(g2l_acc_2, g2lr2_2);
         const __m256i g2x_2 = _mm256_xor_si256(g2x2, g2l_2);
         g2x2 = g2x_2;
-        const __m256i g3t_acc_4 = _mm256_xor_si256(g3x3, g3x0);
-        const __m256i g3t_acc_5 = _mm256_xor_si256(g3t_acc_4, rkw_2);
-        const __m256i g3t_2 = _mm256_xor_si256(g3t_acc_5, g3x1);
+        const __m256i g3k_acc_2 = _mm256_xor_si256(g3x3, g3x0);
+        const __m256i g3k_2 = _mm256_xor_si256(g3k_acc_2, rkw_2);
+        const __m256i g3t_2 = _mm256_xor_si256(g3k_2, g3x1);
         const __m256i g3t_2_lo = _mm256_and_si256(g3t_2, nibble_mask);
         const __m256i g3t_2_sh = _mm256_srli_epi16(g3t_2, 4);
         const __m256i g3t_2_hi = _mm256_and_si256(g3t_2_sh, nibble_mask);
@@ -2315,9 +2315,9 @@ static void sm4_wordslice_avx2_aesni_batch_xor(const uint8_t *rk, const uint8_t 
         const __m256i g3l_2 = _mm256_xor_si256(g3l_acc_2, g3lr2_2);
         const __m256i g3x_2 = _mm256_xor_si256(g3x2, g3l_2);
         g3x2 = g3x_2;
-        const __m256i g4t_acc_4 = _mm256_xor_si256(g4x3, g4x0);
-        const __m256i g4t_acc_5 = _mm256_xor_si256(g4t_acc_4, rkw_2);
-        const __m256i g4t_2 = _mm256_xor_si256(g4t_acc_5, g4x1);
+        const __m256i g4k_acc_2 = _mm256_xor_si256(g4x3, g4x0);
+        const __m256i g4k_2 = _mm256_xor_si256(g4k_acc_2, rkw_2);
+        const __m256i g4t_2 = _mm256_xor_si256(g4k_2, g4x1);
         const __m256i g4t_2_lo = _mm256_and_si256(g4t_2, nibble_mask);
         const __m256i g4t_2_sh = _mm256_srli_epi16(g4t_2, 4);
         const __m256i g4t_2_hi = _mm256_and_si256(g4t_2_sh, nibble_mask);
@@ -2348,9 +2348,9 @@ static void sm4_wordslice_avx2_aesni_batch_xor(const uint8_t *rk, const uint8_t 
         const __m256i g4l_2 = _mm256_xor_si256(g4l_acc_2, g4lr2_2);
         const __m256i g4x_2 = _mm256_xor_si256(g4x2, g4l_2);
         g4x2 = g4x_2;
-        const __m256i g5t_acc_4 = _mm256_xor_si256(g5x3, g5x0);
-        const __m256i g5t_acc_5 = _mm256_xor_si256(g5t_acc_4, rkw_2);
-        const __m256i g5t_2 = _mm256_xor_si256(g5t_acc_5, g5x1);
+        const __m256i g5k_acc_2 = _mm256_xor_si256(g5x3, g5x0);
+        const __m256i g5k_2 = _mm256_xor_si256(g5k_acc_2, rkw_2);
+        const __m256i g5t_2 = _mm256_xor_si256(g5k_2, g5x1);
         const __m256i g5t_2_lo = _mm256_and_si256(g5t_2, nibble_mask);
         const __m256i g5t_2_sh = _mm256_srli_epi16(g5t_2, 4);
         const __m256i g5t_2_hi = _mm256_and_si256(g5t_2_sh, nibble_mask);
@@ -2381,9 +2381,9 @@ static void sm4_wordslice_avx2_aesni_batch_xor(const uint8_t *rk, const uint8_t 
         const __m256i g5l_2 = _mm256_xor_si256(g5l_acc_2, g5lr2_2);
         const __m256i g5x_2 = _mm256_xor_si256(g5x2, g5l_2);
         g5x2 = g5x_2;
-        const __m256i g6t_acc_4 = _mm256_xor_si256(g6x3, g6x0);
-        const __m256i g6t_acc_5 = _mm256_xor_si256(g6t_acc_4, rkw_2);
-        const __m256i g6t_2 = _mm256_xor_si256(g6t_acc_5, g6x1);
+        const __m256i g6k_acc_2 = _mm256_xor_si256(g6x3, g6x0);
+        const __m256i g6k_2 = _mm256_xor_si256(g6k_acc_2, rkw_2);
+        const __m256i g6t_2 = _mm256_xor_si256(g6k_2, g6x1);
         const __m256i g6t_2_lo = _mm256_and_si256(g6t_2, nibble_mask);
         const __m256i g6t_2_sh = _mm256_srli_epi16(g6t_2, 4);
         const __m256i g6t_2_hi = _mm256_and_si256(g6t_2_sh, nibble_mask);
@@ -2414,9 +2414,9 @@ static void sm4_wordslice_avx2_aesni_batch_xor(const uint8_t *rk, const uint8_t 
         const __m256i g6l_2 = _mm256_xor_si256(g6l_acc_2, g6lr2_2);
         const __m256i g6x_2 = _mm256_xor_si256(g6x2, g6l_2);
         g6x2 = g6x_2;
-        const __m256i g7t_acc_4 = _mm256_xor_si256(g7x3, g7x0);
-        const __m256i g7t_acc_5 = _mm256_xor_si256(g7t_acc_4, rkw_2);
-        const __m256i g7t_2 = _mm256_xor_si256(g7t_acc_5, g7x1);
+        const __m256i g7k_acc_2 = _mm256_xor_si256(g7x3, g7x0);
+        const __m256i g7k_2 = _mm256_xor_si256(g7k_acc_2, rkw_2);
+        const __m256i g7t_2 = _mm256_xor_si256(g7k_2, g7x1);
         const __m256i g7t_2_lo = _mm256_and_si256(g7t_2, nibble_mask);
         const __m256i g7t_2_sh = _mm256_srli_epi16(g7t_2, 4);
         const __m256i g7t_2_hi = _mm256_and_si256(g7t_2_sh, nibble_mask);
@@ -2450,9 +2450,9 @@ static void sm4_wordslice_avx2_aesni_batch_xor(const uint8_t *rk, const uint8_t 
 
         /* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
         const __m256i rkw_3 = _mm256_set1_epi32(kc_load32(rk + 16 * r + 12));
-        const __m256i g0t_acc_6 = _mm256_xor_si256(g0x0, g0x1);
-        const __m256i g0t_acc_7 = _mm256_xor_si256(g0t_acc_6, rkw_3);
-        const __m256i g0t_3 = _mm256_xor_si256(g0t_acc_7, g0x2);
+        const __m256i g0k_acc_3 = _mm256_xor_si256(g0x0, g0x1);
+        const __m256i g0k_3 = _mm256_xor_si256(g0k_acc_3, rkw_3);
+        const __m256i g0t_3 = _mm256_xor_si256(g0k_3, g0x2);
         const __m256i g0t_3_lo = _mm256_and_si256(g0t_3, nibble_mask);
         const __m256i g0t_3_sh = _mm256_srli_epi16(g0t_3, 4);
         const __m256i g0t_3_hi = _mm256_and_si256(g0t_3_sh, nibble_mask);
@@ -2483,9 +2483,9 @@ static void sm4_wordslice_avx2_aesni_batch_xor(const uint8_t *rk, const uint8_t 
         const __m256i g0l_3 = _mm256_xor_si256(g0l_acc_3, g0lr2_3);
         const __m256i g0x_3 = _mm256_xor_si256(g0x3, g0l_3);
         g0x3 = g0x_3;
-        const __m256i g1t_acc_6 = _mm256_xor_si256(g1x0, g1x1);
-        const __m256i g1t_acc_7 = _mm256_xor_si256(g1t_acc_6, rkw_3);
-        const __m256i g1t_3 = _mm256_xor_si256(g1t_acc_7, g1x2);
+        const __m256i g1k_acc_3 = _mm256_xor_si256(g1x0, g1x1);
+        const __m256i g1k_3 = _mm256_xor_si256(g1k_acc_3, rkw_3);
+        const __m256i g1t_3 = _mm256_xor_si256(g1k_3, g1x2);
         const __m256i g1t_3_lo = _mm256_and_si256(g1t_3, nibble_mask);
         const __m256i g1t_3_sh = _mm256_srli_epi16(g1t_3, 4);
         const __m256i g1t_3_hi = _mm256_and_si256(g1t_3_sh, nibble_mask);
@@ -2516,9 +2516,9 @@ static void sm4_wordslice_avx2_aesni_batch_xor(const uint8_t *rk, const uint8_t 
         const __m256i g1l_3 = _mm256_xor_si256(g1l_acc_3, g1lr2_3);
         const __m256i g1x_3 = _mm256_xor_si256(g1x3, g1l_3);
         g1x3 = g1x_3;
-        const __m256i g2t_acc_6 = _mm256_xor_si256(g2x0, g2x1);
-        const __m256i g2t_acc_7 = _mm256_xor_si256(g2t_acc_6, rkw_3);
-        const __m256i g2t_3 = _mm256_xor_si256(g2t_acc_7, g2x2);
+        const __m256i g2k_acc_3 = _mm256_xor_si256(g2x0, g2x1);
+        const __m256i g2k_3 = _mm256_xor_si256(g2k_acc_3, rkw_3);
+        const __m256i g2t_3 = _mm256_xor_si256(g2k_3, g2x2);
         const __m256i g2t_3_lo = _mm256_and_si256(g2t_3, nibble_mask);
         const __m256i g2t_3_sh = _mm256_srli_epi16(g2t_3, 4);
         const __m256i g2t_3_hi = _mm256_and_si256(g2t_3_sh, nibble_mask);
@@ -2549,9 +2549,9 @@ static void sm4_wordslice_avx2_aesni_batch_xor(const uint8_t *rk, const uint8_t 
         const __m256i g2l_3 = _mm256_xor_si256(g2l_acc_3, g2lr2_3);
         const __m256i g2x_3 = _mm256_xor_si256(g2x3, g2l_3);
         g2x3 = g2x_3;
-        const __m256i g3t_acc_6 = _mm256_xor_si256(g3x0, g3x1);
-        const __m256i g3t_acc_7 = _mm256_xor_si256(g3t_acc_6, rkw_3);
-        const __m256i g3t_3 = _mm256_xor_si256(g3t_acc_7, g3x2);
+        const __m256i g3k_acc_3 = _mm256_xor_si256(g3x0, g3x1);
+        const __m256i g3k_3 = _mm256_xor_si256(g3k_acc_3, rkw_3);
+        const __m256i g3t_3 = _mm256_xor_si256(g3k_3, g3x2);
         const __m256i g3t_3_lo = _mm256_and_si256(g3t_3, nibble_mask);
         const __m256i g3t_3_sh = _mm256_srli_epi16(g3t_3, 4);
         const __m256i g3t_3_hi = _mm256_and_si256(g3t_3_sh, nibble_mask);
@@ -2582,9 +2582,9 @@ static void sm4_wordslice_avx2_aesni_batch_xor(const uint8_t *rk, const uint8_t 
         const __m256i g3l_3 = _mm256_xor_si256(g3l_acc_3, g3lr2_3);
         const __m256i g3x_3 = _mm256_xor_si256(g3x3, g3l_3);
         g3x3 = g3x_3;
-        const __m256i g4t_acc_6 = _mm256_xor_si256(g4x0, g4x1);
-        const __m256i g4t_acc_7 = _mm256_xor_si256(g4t_acc_6, rkw_3);
-        const __m256i g4t_3 = _mm256_xor_si256(g4t_acc_7, g4x2);
+        const __m256i g4k_acc_3 = _mm256_xor_si256(g4x0, g4x1);
+        const __m256i g4k_3 = _mm256_xor_si256(g4k_acc_3, rkw_3);
+        const __m256i g4t_3 = _mm256_xor_si256(g4k_3, g4x2);
         const __m256i g4t_3_lo = _mm256_and_si256(g4t_3, nibble_mask);
         const __m256i g4t_3_sh = _mm256_srli_epi16(g4t_3, 4);
         const __m256i g4t_3_hi = _mm256_and_si256(g4t_3_sh, nibble_mask);
@@ -2615,9 +2615,9 @@ static void sm4_wordslice_avx2_aesni_batch_xor(const uint8_t *rk, const uint8_t 
         const __m256i g4l_3 = _mm256_xor_si256(g4l_acc_3, g4lr2_3);
         const __m256i g4x_3 = _mm256_xor_si256(g4x3, g4l_3);
         g4x3 = g4x_3;
-        const __m256i g5t_acc_6 = _mm256_xor_si256(g5x0, g5x1);
-        const __m256i g5t_acc_7 = _mm256_xor_si256(g5t_acc_6, rkw_3);
-        const __m256i g5t_3 = _mm256_xor_si256(g5t_acc_7, g5x2);
+        const __m256i g5k_acc_3 = _mm256_xor_si256(g5x0, g5x1);
+        const __m256i g5k_3 = _mm256_xor_si256(g5k_acc_3, rkw_3);
+        const __m256i g5t_3 = _mm256_xor_si256(g5k_3, g5x2);
         const __m256i g5t_3_lo = _mm256_and_si256(g5t_3, nibble_mask);
         const __m256i g5t_3_sh = _mm256_srli_epi16(g5t_3, 4);
         const __m256i g5t_3_hi = _mm256_and_si256(g5t_3_sh, nibble_mask);
@@ -2648,9 +2648,9 @@ static void sm4_wordslice_avx2_aesni_batch_xor(const uint8_t *rk, const uint8_t 
         const __m256i g5l_3 = _mm256_xor_si256(g5l_acc_3, g5lr2_3);
         const __m256i g5x_3 = _mm256_xor_si256(g5x3, g5l_3);
         g5x3 = g5x_3;
-        const __m256i g6t_acc_6 = _mm256_xor_si256(g6x0, g6x1);
-        const __m256i g6t_acc_7 = _mm256_xor_si256(g6t_acc_6, rkw_3);
-        const __m256i g6t_3 = _mm256_xor_si256(g6t_acc_7, g6x2);
+        const __m256i g6k_acc_3 = _mm256_xor_si256(g6x0, g6x1);
+        const __m256i g6k_3 = _mm256_xor_si256(g6k_acc_3, rkw_3);
+        const __m256i g6t_3 = _mm256_xor_si256(g6k_3, g6x2);
         const __m256i g6t_3_lo = _mm256_and_si256(g6t_3, nibble_mask);
         const __m256i g6t_3_sh = _mm256_srli_epi16(g6t_3, 4);
         const __m256i g6t_3_hi = _mm256_and_si256(g6t_3_sh, nibble_mask);
@@ -2681,9 +2681,9 @@ static void sm4_wordslice_avx2_aesni_batch_xor(const uint8_t *rk, const uint8_t 
         const __m256i g6l_3 = _mm256_xor_si256(g6l_acc_3, g6lr2_3);
         const __m256i g6x_3 = _mm256_xor_si256(g6x3, g6l_3);
         g6x3 = g6x_3;
-        const __m256i g7t_acc_6 = _mm256_xor_si256(g7x0, g7x1);
-        const __m256i g7t_acc_7 = _mm256_xor_si256(g7t_acc_6, rkw_3);
-        const __m256i g7t_3 = _mm256_xor_si256(g7t_acc_7, g7x2);
+        const __m256i g7k_acc_3 = _mm256_xor_si256(g7x0, g7x1);
+        const __m256i g7k_3 = _mm256_xor_si256(g7k_acc_3, rkw_3);
+        const __m256i g7t_3 = _mm256_xor_si256(g7k_3, g7x2);
         const __m256i g7t_3_lo = _mm256_and_si256(g7t_3, nibble_mask);
         const __m256i g7t_3_sh = _mm256_srli_epi16(g7t_3, 4);
         const __m256i g7t_3_hi = _mm256_and_si256(g7t_3_sh, nibble_mask);
@@ -3492,9 +3492,9 @@ static void sm4_wordslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
 
         /* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
         const __m256i rkw = _mm256_set1_epi32(kc_load32(rk + 16 * r));
-        const __m256i g0t_acc = _mm256_xor_si256(g0x1, g0x2);
-        const __m256i g0t_acc_1 = _mm256_xor_si256(g0t_acc, rkw);
-        const __m256i g0t = _mm256_xor_si256(g0t_acc_1, g0x3);
+        const __m256i g0k_acc = _mm256_xor_si256(g0x1, g0x2);
+        const __m256i g0k = _mm256_xor_si256(g0k_acc, rkw);
+        const __m256i g0t = _mm256_xor_si256(g0k, g0x3);
         const __m256i g0t_lo = _mm256_and_si256(g0t, nibble_mask);
         const __m256i g0t_sh = _mm256_srli_epi16(g0t, 4);
         const __m256i g0t_hi = _mm256_and_si256(g0t_sh, nibble_mask);
@@ -3527,9 +3527,9 @@ static void sm4_wordslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
         const __m256i g0l = _mm256_xor_si256(g0l_acc, g0lr2);
         const __m256i g0x = _mm256_xor_si256(g0x0, g0l);
         g0x0 = g0x;
-        const __m256i g1t_acc = _mm256_xor_si256(g1x1, g1x2);
-        const __m256i g1t_acc_1 = _mm256_xor_si256(g1t_acc, rkw);
-        const __m256i g1t = _mm256_xor_si256(g1t_acc_1, g1x3);
+        const __m256i g1k_acc = _mm256_xor_si256(g1x1, g1x2);
+        const __m256i g1k = _mm256_xor_si256(g1k_acc, rkw);
+        const __m256i g1t = _mm256_xor_si256(g1k, g1x3);
         const __m256i g1t_lo = _mm256_and_si256(g1t, nibble_mask);
         const __m256i g1t_sh = _mm256_srli_epi16(g1t, 4);
         const __m256i g1t_hi = _mm256_and_si256(g1t_sh, nibble_mask);
@@ -3560,9 +3560,9 @@ static void sm4_wordslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
         const __m256i g1l = _mm256_xor_si256(g1l_acc, g1lr2);
         const __m256i g1x = _mm256_xor_si256(g1x0, g1l);
         g1x0 = g1x;
-        const __m256i g2t_acc = _mm256_xor_si256(g2x1, g2x2);
-        const __m256i g2t_acc_1 = _mm256_xor_si256(g2t_acc, rkw);
-        const __m256i g2t = _mm256_xor_si256(g2t_acc_1, g2x3);
+        const __m256i g2k_acc = _mm256_xor_si256(g2x1, g2x2);
+        const __m256i g2k = _mm256_xor_si256(g2k_acc, rkw);
+        const __m256i g2t = _mm256_xor_si256(g2k, g2x3);
         const __m256i g2t_lo = _mm256_and_si256(g2t, nibble_mask);
         const __m256i g2t_sh = _mm256_srli_epi16(g2t, 4);
         const __m256i g2t_hi = _mm256_and_si256(g2t_sh, nibble_mask);
@@ -3593,9 +3593,9 @@ static void sm4_wordslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
         const __m256i g2l = _mm256_xor_si256(g2l_acc, g2lr2);
         const __m256i g2x = _mm256_xor_si256(g2x0, g2l);
         g2x0 = g2x;
-        const __m256i g3t_acc = _mm256_xor_si256(g3x1, g3x2);
-        const __m256i g3t_acc_1 = _mm256_xor_si256(g3t_acc, rkw);
-        const __m256i g3t = _mm256_xor_si256(g3t_acc_1, g3x3);
+        const __m256i g3k_acc = _mm256_xor_si256(g3x1, g3x2);
+        const __m256i g3k = _mm256_xor_si256(g3k_acc, rkw);
+        const __m256i g3t = _mm256_xor_si256(g3k, g3x3);
         const __m256i g3t_lo = _mm256_and_si256(g3t, nibble_mask);
         const __m256i g3t_sh = _mm256_srli_epi16(g3t, 4);
         const __m256i g3t_hi = _mm256_and_si256(g3t_sh, nibble_mask);
@@ -3626,9 +3626,9 @@ static void sm4_wordslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
         const __m256i g3l = _mm256_xor_si256(g3l_acc, g3lr2);
         const __m256i g3x = _mm256_xor_si256(g3x0, g3l);
         g3x0 = g3x;
-        const __m256i g4t_acc = _mm256_xor_si256(g4x1, g4x2);
-        const __m256i g4t_acc_1 = _mm256_xor_si256(g4t_acc, rkw);
-        const __m256i g4t = _mm256_xor_si256(g4t_acc_1, g4x3);
+        const __m256i g4k_acc = _mm256_xor_si256(g4x1, g4x2);
+        const __m256i g4k = _mm256_xor_si256(g4k_acc, rkw);
+        const __m256i g4t = _mm256_xor_si256(g4k, g4x3);
         const __m256i g4t_lo = _mm256_and_si256(g4t, nibble_mask);
         const __m256i g4t_sh = _mm256_srli_epi16(g4t, 4);
         const __m256i g4t_hi = _mm256_and_si256(g4t_sh, nibble_mask);
@@ -3659,9 +3659,9 @@ static void sm4_wordslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
         const __m256i g4l = _mm256_xor_si256(g4l_acc, g4lr2);
         const __m256i g4x = _mm256_xor_si256(g4x0, g4l);
         g4x0 = g4x;
-        const __m256i g5t_acc = _mm256_xor_si256(g5x1, g5x2);
-        const __m256i g5t_acc_1 = _mm256_xor_si256(g5t_acc, rkw);
-        const __m256i g5t = _mm256_xor_si256(g5t_acc_1, g5x3);
+        const __m256i g5k_acc = _mm256_xor_si256(g5x1, g5x2);
+        const __m256i g5k = _mm256_xor_si256(g5k_acc, rkw);
+        const __m256i g5t = _mm256_xor_si256(g5k, g5x3);
         const __m256i g5t_lo = _mm256_and_si256(g5t, nibble_mask);
         const __m256i g5t_sh = _mm256_srli_epi16(g5t, 4);
         const __m256i g5t_hi = _mm256_and_si256(g5t_sh, nibble_mask);
@@ -3692,9 +3692,9 @@ static void sm4_wordslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
         const __m256i g5l = _mm256_xor_si256(g5l_acc, g5lr2);
         const __m256i g5x = _mm256_xor_si256(g5x0, g5l);
         g5x0 = g5x;
-        const __m256i g6t_acc = _mm256_xor_si256(g6x1, g6x2);
-        const __m256i g6t_acc_1 = _mm256_xor_si256(g6t_acc, rkw);
-        const __m256i g6t = _mm256_xor_si256(g6t_acc_1, g6x3);
+        const __m256i g6k_acc = _mm256_xor_si256(g6x1, g6x2);
+        const __m256i g6k = _mm256_xor_si256(g6k_acc, rkw);
+        const __m256i g6t = _mm256_xor_si256(g6k, g6x3);
         const __m256i g6t_lo = _mm256_and_si256(g6t, nibble_mask);
         const __m256i g6t_sh = _mm256_srli_epi16(g6t, 4);
         const __m256i g6t_hi = _mm256_and_si256(g6t_sh, nibble_mask);
@@ -3725,9 +3725,9 @@ static void sm4_wordslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
         const __m256i g6l = _mm256_xor_si256(g6l_acc, g6lr2);
         const __m256i g6x = _mm256_xor_si256(g6x0, g6l);
         g6x0 = g6x;
-        const __m256i g7t_acc = _mm256_xor_si256(g7x1, g7x2);
-        const __m256i g7t_acc_1 = _mm256_xor_si256(g7t_acc, rkw);
-        const __m256i g7t = _mm256_xor_si256(g7t_acc_1, g7x3);
+        const __m256i g7k_acc = _mm256_xor_si256(g7x1, g7x2);
+        const __m256i g7k = _mm256_xor_si256(g7k_acc, rkw);
+        const __m256i g7t = _mm256_xor_si256(g7k, g7x3);
         const __m256i g7t_lo = _mm256_and_si256(g7t, nibble_mask);
         const __m256i g7t_sh = _mm256_srli_epi16(g7t, 4);
         const __m256i g7t_hi = _mm256_and_si256(g7t_sh, nibble_mask);
@@ -3761,9 +3761,9 @@ static void sm4_wordslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
 
         /* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
         const __m256i rkw_1 = _mm256_set1_epi32(kc_load32(rk + 16 * r + 4));
-        const __m256i g0t_acc_2 = _mm256_xor_si256(g0x2, g0x3);
-        const __m256i g0t_acc_3 = _mm256_xor_si256(g0t_acc_2, rkw_1);
-        const __m256i g0t_1 = _mm256_xor_si256(g0t_acc_3, g0x0);
+        const __m256i g0k_acc_1 = _mm256_xor_si256(g0x2, g0x3);
+        const __m256i g0k_1 = _mm256_xor_si256(g0k_acc_1, rkw_1);
+        const __m256i g0t_1 = _mm256_xor_si256(g0k_1, g0x0);
         const __m256i g0t_1_lo = _mm256_and_si256(g0t_1, nibble_mask);
         const __m256i g0t_1_sh = _mm256_srli_epi16(g0t_1, 4);
         const __m256i g0t_1_hi = _mm256_and_si256(g0t_1_sh, nibble_mask);
@@ -3794,9 +3794,9 @@ static void sm4_wordslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
         const __m256i g0l_1 = _mm256_xor_si256(g0l_acc_1, g0lr2_1);
         const __m256i g0x_1 = _mm256_xor_si256(g0x1, g0l_1);
         g0x1 = g0x_1;
-        const __m256i g1t_acc_2 = _mm256_xor_si256(g1x2, g1x3);
-        const __m256i g1t_acc_3 = _mm256_xor_si256(g1t_acc_2, rkw_1);
-        const __m256i g1t_1 = _mm256_xor_si256(g1t_acc_3, g1x0);
+        const __m256i g1k_acc_1 = _mm256_xor_si256(g1x2, g1x3);
+        const __m256i g1k_1 = _mm256_xor_si256(g1k_acc_1, rkw_1);
+        const __m256i g1t_1 = _mm256_xor_si256(g1k_1, g1x0);
         const __m256i g1t_1_lo = _mm256_and_si256(g1t_1, nibble_mask);
         const __m256i g1t_1_sh = _mm256_srli_epi16(g1t_1, 4);
         const __m256i g1t_1_hi = _mm256_and_si256(g1t_1_sh, nibble_mask);
@@ -3827,9 +3827,9 @@ static void sm4_wordslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
         const __m256i g1l_1 = _mm256_xor_si256(g1l_acc_1, g1lr2_1);
         const __m256i g1x_1 = _mm256_xor_si256(g1x1, g1l_1);
         g1x1 = g1x_1;
-        const __m256i g2t_acc_2 = _mm256_xor_si256(g2x2, g2x3);
-        const __m256i g2t_acc_3 = _mm256_xor_si256(g2t_acc_2, rkw_1);
-        const __m256i g2t_1 = _mm256_xor_si256(g2t_acc_3, g2x0);
+        const __m256i g2k_acc_1 = _mm256_xor_si256(g2x2, g2x3);
+        const __m256i g2k_1 = _mm256_xor_si256(g2k_acc_1, rkw_1);
+        const __m256i g2t_1 = _mm256_xor_si256(g2k_1, g2x0);
         const __m256i g2t_1_lo = _mm256_and_si256(g2t_1, nibble_mask);
         const __m256i g2t_1_sh = _mm256_srli_epi16(g2t_1, 4);
         const __m256i g2t_1_hi = _mm256_and_si256(g2t_1_sh, nibble_mask);
@@ -3860,9 +3860,9 @@ static void sm4_wordslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
         const __m256i g2l_1 = _mm256_xor_si256(g2l_acc_1, g2lr2_1);
         const __m256i g2x_1 = _mm256_xor_si256(g2x1, g2l_1);
         g2x1 = g2x_1;
-        const __m256i g3t_acc_2 = _mm256_xor_si256(g3x2, g3x3);
-        const __m256i g3t_acc_3 = _mm256_xor_si256(g3t_acc_2, rkw_1);
-        const __m256i g3t_1 = _mm256_xor_si256(g3t_acc_3, g3x0);
+        const __m256i g3k_acc_1 = _mm256_xor_si256(g3x2, g3x3);
+        const __m256i g3k_1 = _mm256_xor_si256(g3k_acc_1, rkw_1);
+        const __m256i g3t_1 = _mm256_xor_si256(g3k_1, g3x0);
         const __m256i g3t_1_lo = _mm256_and_si256(g3t_1, nibble_mask);
         const __m256i g3t_1_sh = _mm256_srli_epi16(g3t_1, 4);
         const __m256i g3t_1_hi = _mm256_and_si256(g3t_1_sh, nibble_mask);
@@ -3893,9 +3893,9 @@ static void sm4_wordslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
         const __m256i g3l_1 = _mm256_xor_si256(g3l_acc_1, g3lr2_1);
         const __m256i g3x_1 = _mm256_xor_si256(g3x1, g3l_1);
         g3x1 = g3x_1;
-        const __m256i g4t_acc_2 = _mm256_xor_si256(g4x2, g4x3);
-        const __m256i g4t_acc_3 = _mm256_xor_si256(g4t_acc_2, rkw_1);
-        const __m256i g4t_1 = _mm256_xor_si256(g4t_acc_3, g4x0);
+        const __m256i g4k_acc_1 = _mm256_xor_si256(g4x2, g4x3);
+        const __m256i g4k_1 = _mm256_xor_si256(g4k_acc_1, rkw_1);
+        const __m256i g4t_1 = _mm256_xor_si256(g4k_1, g4x0);
         const __m256i g4t_1_lo = _mm256_and_si256(g4t_1, nibble_mask);
         const __m256i g4t_1_sh = _mm256_srli_epi16(g4t_1, 4);
         const __m256i g4t_1_hi = _mm256_and_si256(g4t_1_sh, nibble_mask);
@@ -3926,9 +3926,9 @@ static void sm4_wordslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
         const __m256i g4l_1 = _mm256_xor_si256(g4l_acc_1, g4lr2_1);
         const __m256i g4x_1 = _mm256_xor_si256(g4x1, g4l_1);
         g4x1 = g4x_1;
-        const __m256i g5t_acc_2 = _mm256_xor_si256(g5x2, g5x3);
-        const __m256i g5t_acc_3 = _mm256_xor_si256(g5t_acc_2, rkw_1);
-        const __m256i g5t_1 = _mm256_xor_si256(g5t_acc_3, g5x0);
+        const __m256i g5k_acc_1 = _mm256_xor_si256(g5x2, g5x3);
+        const __m256i g5k_1 = _mm256_xor_si256(g5k_acc_1, rkw_1);
+        const __m256i g5t_1 = _mm256_xor_si256(g5k_1, g5x0);
         const __m256i g5t_1_lo = _mm256_and_si256(g5t_1, nibble_mask);
         const __m256i g5t_1_sh = _mm256_srli_epi16(g5t_1, 4);
         const __m256i g5t_1_hi = _mm256_and_si256(g5t_1_sh, nibble_mask);
@@ -3959,9 +3959,9 @@ static void sm4_wordslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
         const __m256i g5l_1 = _mm256_xor_si256(g5l_acc_1, g5lr2_1);
         const __m256i g5x_1 = _mm256_xor_si256(g5x1, g5l_1);
         g5x1 = g5x_1;
-        const __m256i g6t_acc_2 = _mm256_xor_si256(g6x2, g6x3);
-        const __m256i g6t_acc_3 = _mm256_xor_si256(g6t_acc_2, rkw_1);
-        const __m256i g6t_1 = _mm256_xor_si256(g6t_acc_3, g6x0);
+        const __m256i g6k_acc_1 = _mm256_xor_si256(g6x2, g6x3);
+        const __m256i g6k_1 = _mm256_xor_si256(g6k_acc_1, rkw_1);
+        const __m256i g6t_1 = _mm256_xor_si256(g6k_1, g6x0);
         const __m256i g6t_1_lo = _mm256_and_si256(g6t_1, nibble_mask);
         const __m256i g6t_1_sh = _mm256_srli_epi16(g6t_1, 4);
         const __m256i g6t_1_hi = _mm256_and_si256(g6t_1_sh, nibble_mask);
@@ -3992,9 +3992,9 @@ static void sm4_wordslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
         const __m256i g6l_1 = _mm256_xor_si256(g6l_acc_1, g6lr2_1);
         const __m256i g6x_1 = _mm256_xor_si256(g6x1, g6l_1);
         g6x1 = g6x_1;
-        const __m256i g7t_acc_2 = _mm256_xor_si256(g7x2, g7x3);
-        const __m256i g7t_acc_3 = _mm256_xor_si256(g7t_acc_2, rkw_1);
-        const __m256i g7t_1 = _mm256_xor_si256(g7t_acc_3, g7x0);
+        const __m256i g7k_acc_1 = _mm256_xor_si256(g7x2, g7x3);
+        const __m256i g7k_1 = _mm256_xor_si256(g7k_acc_1, rkw_1);
+        const __m256i g7t_1 = _mm256_xor_si256(g7k_1, g7x0);
         const __m256i g7t_1_lo = _mm256_and_si256(g7t_1, nibble_mask);
         const __m256i g7t_1_sh = _mm256_srli_epi16(g7t_1, 4);
         const __m256i g7t_1_hi = _mm256_and_si256(g7t_1_sh, nibble_mask);
@@ -4028,9 +4028,9 @@ static void sm4_wordslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
 
         /* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
         const __m256i rkw_2 = _mm256_set1_epi32(kc_load32(rk + 16 * r + 8));
-        const __m256i g0t_acc_4 = _mm256_xor_si256(g0x3, g0x0);
-        const __m256i g0t_acc_5 = _mm256_xor_si256(g0t_acc_4, rkw_2);
-        const __m256i g0t_2 = _mm256_xor_si256(g0t_acc_5, g0x1);
+        const __m256i g0k_acc_2 = _mm256_xor_si256(g0x3, g0x0);
+        const __m256i g0k_2 = _mm256_xor_si256(g0k_acc_2, rkw_2);
+        const __m256i g0t_2 = _mm256_xor_si256(g0k_2, g0x1);
         const __m256i g0t_2_lo = _mm256_and_si256(g0t_2, nibble_mask);
         const __m256i g0t_2_sh = _mm256_srli_epi16(g0t_2, 4);
         const __m256i g0t_2_hi = _mm256_and_si256(g0t_2_sh, nibble_mask);
@@ -4061,9 +4061,9 @@ static void sm4_wordslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
         const __m256i g0l_2 = _mm256_xor_si256(g0l_acc_2, g0lr2_2);
         const __m256i g0x_2 = _mm256_xor_si256(g0x2, g0l_2);
         g0x2 = g0x_2;
-        const __m256i g1t_acc_4 = _mm256_xor_si256(g1x3, g1x0);
-        const __m256i g1t_acc_5 = _mm256_xor_si256(g1t_acc_4, rkw_2);
-        const __m256i g1t_2 = _mm256_xor_si256(g1t_acc_5, g1x1);
+        const __m256i g1k_acc_2 = _mm256_xor_si256(g1x3, g1x0);
+        const __m256i g1k_2 = _mm256_xor_si256(g1k_acc_2, rkw_2);
+        const __m256i g1t_2 = _mm256_xor_si256(g1k_2, g1x1);
         const __m256i g1t_2_lo = _mm256_and_si256(g1t_2, nibble_mask);
         const __m256i g1t_2_sh = _mm256_srli_epi16(g1t_2, 4);
         const __m256i g1t_2_hi = _mm256_and_si256(g1t_2_sh, nibble_mask);
@@ -4094,9 +4094,9 @@ static void sm4_wordslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
         const __m256i g1l_2 = _mm256_xor_si256(g1l_acc_2, g1lr2_2);
         const __m256i g1x_2 = _mm256_xor_si256(g1x2, g1l_2);
         g1x2 = g1x_2;
-        const __m256i g2t_acc_4 = _mm256_xor_si256(g2x3, g2x0);
-        const __m256i g2t_acc_5 = _mm256_xor_si256(g2t_acc_4, rkw_2);
-        const __m256i g2t_2 = _mm256_xor_si256(g2t_acc_5, g2x1);
+        const __m256i g2k_acc_2 = _mm256_xor_si256(g2x3, g2x0);
+        const __m256i g2k_2 = _mm256_xor_si256(g2k_acc_2, rkw_2);
+        const __m256i g2t_2 = _mm256_xor_si256(g2k_2, g2x1);
         const __m256i g2t_2_lo = _mm256_and_si256(g2t_2, nibble_mask);
         const __m256i g2t_2_sh = _mm256_srli_epi16(g2t_2, 4);
         const __m256i g2t_2_hi = _mm256_and_si256(g2t_2_sh, nibble_mask);
@@ -4127,9 +4127,9 @@ static void sm4_wordslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
         const __m256i g2l_2 = _mm256_xor_si256(g2l_acc_2, g2lr2_2);
         const __m256i g2x_2 = _mm256_xor_si256(g2x2, g2l_2);
         g2x2 = g2x_2;
-        const __m256i g3t_acc_4 = _mm256_xor_si256(g3x3, g3x0);
-        const __m256i g3t_acc_5 = _mm256_xor_si256(g3t_acc_4, rkw_2);
-        const __m256i g3t_2 = _mm256_xor_si256(g3t_acc_5, g3x1);
+        const __m256i g3k_acc_2 = _mm256_xor_si256(g3x3, g3x0);
+        const __m256i g3k_2 = _mm256_xor_si256(g3k_acc_2, rkw_2);
+        const __m256i g3t_2 = _mm256_xor_si256(g3k_2, g3x1);
         const __m256i g3t_2_lo = _mm256_and_si256(g3t_2, nibble_mask);
         const __m256i g3t_2_sh = _mm256_srli_epi16(g3t_2, 4);
         const __m256i g3t_2_hi = _mm256_and_si256(g3t_2_sh, nibble_mask);
@@ -4160,9 +4160,9 @@ static void sm4_wordslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
         const __m256i g3l_2 = _mm256_xor_si256(g3l_acc_2, g3lr2_2);
         const __m256i g3x_2 = _mm256_xor_si256(g3x2, g3l_2);
         g3x2 = g3x_2;
-        const __m256i g4t_acc_4 = _mm256_xor_si256(g4x3, g4x0);
-        const __m256i g4t_acc_5 = _mm256_xor_si256(g4t_acc_4, rkw_2);
-        const __m256i g4t_2 = _mm256_xor_si256(g4t_acc_5, g4x1);
+        const __m256i g4k_acc_2 = _mm256_xor_si256(g4x3, g4x0);
+        const __m256i g4k_2 = _mm256_xor_si256(g4k_acc_2, rkw_2);
+        const __m256i g4t_2 = _mm256_xor_si256(g4k_2, g4x1);
         const __m256i g4t_2_lo = _mm256_and_si256(g4t_2, nibble_mask);
         const __m256i g4t_2_sh = _mm256_srli_epi16(g4t_2, 4);
         const __m256i g4t_2_hi = _mm256_and_si256(g4t_2_sh, nibble_mask);
@@ -4193,9 +4193,9 @@ static void sm4_wordslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
         const __m256i g4l_2 = _mm256_xor_si256(g4l_acc_2, g4lr2_2);
         const __m256i g4x_2 = _mm256_xor_si256(g4x2, g4l_2);
         g4x2 = g4x_2;
-        const __m256i g5t_acc_4 = _mm256_xor_si256(g5x3, g5x0);
-        const __m256i g5t_acc_5 = _mm256_xor_si256(g5t_acc_4, rkw_2);
-        const __m256i g5t_2 = _mm256_xor_si256(g5t_acc_5, g5x1);
+        const __m256i g5k_acc_2 = _mm256_xor_si256(g5x3, g5x0);
+        const __m256i g5k_2 = _mm256_xor_si256(g5k_acc_2, rkw_2);
+        const __m256i g5t_2 = _mm256_xor_si256(g5k_2, g5x1);
         const __m256i g5t_2_lo = _mm256_and_si256(g5t_2, nibble_mask);
         const __m256i g5t_2_sh = _mm256_srli_epi16(g5t_2, 4);
         const __m256i g5t_2_hi = _mm256_and_si256(g5t_2_sh, nibble_mask);
@@ -4226,9 +4226,9 @@ static void sm4_wordslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
         const __m256i g5l_2 = _mm256_xor_si256(g5l_acc_2, g5lr2_2);
         const __m256i g5x_2 = _mm256_xor_si256(g5x2, g5l_2);
         g5x2 = g5x_2;
-        const __m256i g6t_acc_4 = _mm256_xor_si256(g6x3, g6x0);
-        const __m256i g6t_acc_5 = _mm256_xor_si256(g6t_acc_4, rkw_2);
-        const __m256i g6t_2 = _mm256_xor_si256(g6t_acc_5, g6x1);
+        const __m256i g6k_acc_2 = _mm256_xor_si256(g6x3, g6x0);
+        const __m256i g6k_2 = _mm256_xor_si256(g6k_acc_2, rkw_2);
+        const __m256i g6t_2 = _mm256_xor_si256(g6k_2, g6x1);
         const __m256i g6t_2_lo = _mm256_and_si256(g6t_2, nibble_mask);
         const __m256i g6t_2_sh = _mm256_srli_epi16(g6t_2, 4);
         const __m256i g6t_2_hi = _mm256_and_si256(g6t_2_sh, nibble_mask);
@@ -4259,9 +4259,9 @@ static void sm4_wordslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
         const __m256i g6l_2 = _mm256_xor_si256(g6l_acc_2, g6lr2_2);
         const __m256i g6x_2 = _mm256_xor_si256(g6x2, g6l_2);
         g6x2 = g6x_2;
-        const __m256i g7t_acc_4 = _mm256_xor_si256(g7x3, g7x0);
-        const __m256i g7t_acc_5 = _mm256_xor_si256(g7t_acc_4, rkw_2);
-        const __m256i g7t_2 = _mm256_xor_si256(g7t_acc_5, g7x1);
+        const __m256i g7k_acc_2 = _mm256_xor_si256(g7x3, g7x0);
+        const __m256i g7k_2 = _mm256_xor_si256(g7k_acc_2, rkw_2);
+        const __m256i g7t_2 = _mm256_xor_si256(g7k_2, g7x1);
         const __m256i g7t_2_lo = _mm256_and_si256(g7t_2, nibble_mask);
         const __m256i g7t_2_sh = _mm256_srli_epi16(g7t_2, 4);
         const __m256i g7t_2_hi = _mm256_and_si256(g7t_2_sh, nibble_mask);
@@ -4295,9 +4295,9 @@ static void sm4_wordslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
 
         /* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
         const __m256i rkw_3 = _mm256_set1_epi32(kc_load32(rk + 16 * r + 12));
-        const __m256i g0t_acc_6 = _mm256_xor_si256(g0x0, g0x1);
-        const __m256i g0t_acc_7 = _mm256_xor_si256(g0t_acc_6, rkw_3);
-        const __m256i g0t_3 = _mm256_xor_si256(g0t_acc_7, g0x2);
+        const __m256i g0k_acc_3 = _mm256_xor_si256(g0x0, g0x1);
+        const __m256i g0k_3 = _mm256_xor_si256(g0k_acc_3, rkw_3);
+        const __m256i g0t_3 = _mm256_xor_si256(g0k_3, g0x2);
         const __m256i g0t_3_lo = _mm256_and_si256(g0t_3, nibble_mask);
         const __m256i g0t_3_sh = _mm256_srli_epi16(g0t_3, 4);
         const __m256i g0t_3_hi = _mm256_and_si256(g0t_3_sh, nibble_mask);
@@ -4328,9 +4328,9 @@ static void sm4_wordslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
         const __m256i g0l_3 = _mm256_xor_si256(g0l_acc_3, g0lr2_3);
         const __m256i g0x_3 = _mm256_xor_si256(g0x3, g0l_3);
         g0x3 = g0x_3;
-        const __m256i g1t_acc_6 = _mm256_xor_si256(g1x0, g1x1);
-        const __m256i g1t_acc_7 = _mm256_xor_si256(g1t_acc_6, rkw_3);
-        const __m256i g1t_3 = _mm256_xor_si256(g1t_acc_7, g1x2);
+        const __m256i g1k_acc_3 = _mm256_xor_si256(g1x0, g1x1);
+        const __m256i g1k_3 = _mm256_xor_si256(g1k_acc_3, rkw_3);
+        const __m256i g1t_3 = _mm256_xor_si256(g1k_3, g1x2);
         const __m256i g1t_3_lo = _mm256_and_si256(g1t_3, nibble_mask);
         const __m256i g1t_3_sh = _mm256_srli_epi16(g1t_3, 4);
         const __m256i g1t_3_hi = _mm256_and_si256(g1t_3_sh, nibble_mask);
@@ -4361,9 +4361,9 @@ static void sm4_wordslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
         const __m256i g1l_3 = _mm256_xor_si256(g1l_acc_3, g1lr2_3);
         const __m256i g1x_3 = _mm256_xor_si256(g1x3, g1l_3);
         g1x3 = g1x_3;
-        const __m256i g2t_acc_6 = _mm256_xor_si256(g2x0, g2x1);
-        const __m256i g2t_acc_7 = _mm256_xor_si256(g2t_acc_6, rkw_3);
-        const __m256i g2t_3 = _mm256_xor_si256(g2t_acc_7, g2x2);
+        const __m256i g2k_acc_3 = _mm256_xor_si256(g2x0, g2x1);
+        const __m256i g2k_3 = _mm256_xor_si256(g2k_acc_3, rkw_3);
+        const __m256i g2t_3 = _mm256_xor_si256(g2k_3, g2x2);
         const __m256i g2t_3_lo = _mm256_and_si256(g2t_3, nibble_mask);
         const __m256i g2t_3_sh = _mm256_srli_epi16(g2t_3, 4);
         const __m256i g2t_3_hi = _mm256_and_si256(g2t_3_sh, nibble_mask);
@@ -4394,9 +4394,9 @@ static void sm4_wordslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
         const __m256i g2l_3 = _mm256_xor_si256(g2l_acc_3, g2lr2_3);
         const __m256i g2x_3 = _mm256_xor_si256(g2x3, g2l_3);
         g2x3 = g2x_3;
-        const __m256i g3t_acc_6 = _mm256_xor_si256(g3x0, g3x1);
-        const __m256i g3t_acc_7 = _mm256_xor_si256(g3t_acc_6, rkw_3);
-        const __m256i g3t_3 = _mm256_xor_si256(g3t_acc_7, g3x2);
+        const __m256i g3k_acc_3 = _mm256_xor_si256(g3x0, g3x1);
+        const __m256i g3k_3 = _mm256_xor_si256(g3k_acc_3, rkw_3);
+        const __m256i g3t_3 = _mm256_xor_si256(g3k_3, g3x2);
         const __m256i g3t_3_lo = _mm256_and_si256(g3t_3, nibble_mask);
         const __m256i g3t_3_sh = _mm256_srli_epi16(g3t_3, 4);
         const __m256i g3t_3_hi = _mm256_and_si256(g3t_3_sh, nibble_mask);
@@ -4427,9 +4427,9 @@ static void sm4_wordslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
         const __m256i g3l_3 = _mm256_xor_si256(g3l_acc_3, g3lr2_3);
         const __m256i g3x_3 = _mm256_xor_si256(g3x3, g3l_3);
         g3x3 = g3x_3;
-        const __m256i g4t_acc_6 = _mm256_xor_si256(g4x0, g4x1);
-        const __m256i g4t_acc_7 = _mm256_xor_si256(g4t_acc_6, rkw_3);
-        const __m256i g4t_3 = _mm256_xor_si256(g4t_acc_7, g4x2);
+        const __m256i g4k_acc_3 = _mm256_xor_si256(g4x0, g4x1);
+        const __m256i g4k_3 = _mm256_xor_si256(g4k_acc_3, rkw_3);
+        const __m256i g4t_3 = _mm256_xor_si256(g4k_3, g4x2);
         const __m256i g4t_3_lo = _mm256_and_si256(g4t_3, nibble_mask);
         const __m256i g4t_3_sh = _mm256_srli_epi16(g4t_3, 4);
         const __m256i g4t_3_hi = _mm256_and_si256(g4t_3_sh, nibble_mask);
@@ -4460,9 +4460,9 @@ static void sm4_wordslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
         const __m256i g4l_3 = _mm256_xor_si256(g4l_acc_3, g4lr2_3);
         const __m256i g4x_3 = _mm256_xor_si256(g4x3, g4l_3);
         g4x3 = g4x_3;
-        const __m256i g5t_acc_6 = _mm256_xor_si256(g5x0, g5x1);
-        const __m256i g5t_acc_7 = _mm256_xor_si256(g5t_acc_6, rkw_3);
-        const __m256i g5t_3 = _mm256_xor_si256(g5t_acc_7, g5x2);
+        const __m256i g5k_acc_3 = _mm256_xor_si256(g5x0, g5x1);
+        const __m256i g5k_3 = _mm256_xor_si256(g5k_acc_3, rkw_3);
+        const __m256i g5t_3 = _mm256_xor_si256(g5k_3, g5x2);
         const __m256i g5t_3_lo = _mm256_and_si256(g5t_3, nibble_mask);
         const __m256i g5t_3_sh = _mm256_srli_epi16(g5t_3, 4);
         const __m256i g5t_3_hi = _mm256_and_si256(g5t_3_sh, nibble_mask);
@@ -4493,9 +4493,9 @@ static void sm4_wordslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
         const __m256i g5l_3 = _mm256_xor_si256(g5l_acc_3, g5lr2_3);
         const __m256i g5x_3 = _mm256_xor_si256(g5x3, g5l_3);
         g5x3 = g5x_3;
-        const __m256i g6t_acc_6 = _mm256_xor_si256(g6x0, g6x1);
-        const __m256i g6t_acc_7 = _mm256_xor_si256(g6t_acc_6, rkw_3);
-        const __m256i g6t_3 = _mm256_xor_si256(g6t_acc_7, g6x2);
+        const __m256i g6k_acc_3 = _mm256_xor_si256(g6x0, g6x1);
+        const __m256i g6k_3 = _mm256_xor_si256(g6k_acc_3, rkw_3);
+        const __m256i g6t_3 = _mm256_xor_si256(g6k_3, g6x2);
         const __m256i g6t_3_lo = _mm256_and_si256(g6t_3, nibble_mask);
         const __m256i g6t_3_sh = _mm256_srli_epi16(g6t_3, 4);
         const __m256i g6t_3_hi = _mm256_and_si256(g6t_3_sh, nibble_mask);
@@ -4526,9 +4526,9 @@ static void sm4_wordslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
         const __m256i g6l_3 = _mm256_xor_si256(g6l_acc_3, g6lr2_3);
         const __m256i g6x_3 = _mm256_xor_si256(g6x3, g6l_3);
         g6x3 = g6x_3;
-        const __m256i g7t_acc_6 = _mm256_xor_si256(g7x0, g7x1);
-        const __m256i g7t_acc_7 = _mm256_xor_si256(g7t_acc_6, rkw_3);
-        const __m256i g7t_3 = _mm256_xor_si256(g7t_acc_7, g7x2);
+        const __m256i g7k_acc_3 = _mm256_xor_si256(g7x0, g7x1);
+        const __m256i g7k_3 = _mm256_xor_si256(g7k_acc_3, rkw_3);
+        const __m256i g7t_3 = _mm256_xor_si256(g7k_3, g7x2);
         const __m256i g7t_3_lo = _mm256_and_si256(g7t_3, nibble_mask);
         const __m256i g7t_3_sh = _mm256_srli_epi16(g7t_3, 4);
         const __m256i g7t_3_hi = _mm256_and_si256(g7t_3_sh, nibble_mask);
@@ -5026,9 +5026,9 @@ static void sm4_wordslice_avx2_aesni_batch_xts(const uint8_t *rk, const uint8_t 
 
         /* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
         const __m256i rkw = _mm256_set1_epi32(kc_load32(rk + 16 * r));
-        const __m256i g0t_acc = _mm256_xor_si256(g0x1, g0x2);
-        const __m256i g0t_acc_1 = _mm256_xor_si256(g0t_acc, rkw);
-        const __m256i g0t = _mm256_xor_si256(g0t_acc_1, g0x3);
+        const __m256i g0k_acc = _mm256_xor_si256(g0x1, g0x2);
+        const __m256i g0k = _mm256_xor_si256(g0k_acc, rkw);
+        const __m256i g0t = _mm256_xor_si256(g0k, g0x3);
         const __m256i g0t_lo = _mm256_and_si256(g0t, nibble_mask);
         const __m256i g0t_sh = _mm256_srli_epi16(g0t, 4);
         const __m256i g0t_hi = _mm256_and_si256(g0t_sh, nibble_mask);
@@ -5061,9 +5061,9 @@ static void sm4_wordslice_avx2_aesni_batch_xts(const uint8_t *rk, const uint8_t 
         const __m256i g0l = _mm256_xor_si256(g0l_acc, g0lr2);
         const __m256i g0x = _mm256_xor_si256(g0x0, g0l);
         g0x0 = g0x;
-        const __m256i g1t_acc = _mm256_xor_si256(g1x1, g1x2);
-        const __m256i g1t_acc_1 = _mm256_xor_si256(g1t_acc, rkw);
-        const __m256i g1t = _mm256_xor_si256(g1t_acc_1, g1x3);
+        const __m256i g1k_acc = _mm256_xor_si256(g1x1, g1x2);
+        const __m256i g1k = _mm256_xor_si256(g1k_acc, rkw);
+        const __m256i g1t = _mm256_xor_si256(g1k, g1x3);
         const __m256i g1t_lo = _mm256_and_si256(g1t, nibble_mask);
         const __m256i g1t_sh = _mm256_srli_epi16(g1t, 4);
         const __m256i g1t_hi = _mm256_and_si256(g1t_sh, nibble_mask);
@@ -5094,9 +5094,9 @@ static void sm4_wordslice_avx2_aesni_batch_xts(const uint8_t *rk, const uint8_t 
         const __m256i g1l = _mm256_xor_si256(g1l_acc, g1lr2);
         const __m256i g1x = _mm256_xor_si256(g1x0, g1l);
         g1x0 = g1x;
-        const __m256i g2t_acc = _mm256_xor_si256(g2x1, g2x2);
-        const __m256i g2t_acc_1 = _mm256_xor_si256(g2t_acc, rkw);
-        const __m256i g2t = _mm256_xor_si256(g2t_acc_1, g2x3);
+        const __m256i g2k_acc = _mm256_xor_si256(g2x1, g2x2);
+        const __m256i g2k = _mm256_xor_si256(g2k_acc, rkw);
+        const __m256i g2t = _mm256_xor_si256(g2k, g2x3);
         const __m256i g2t_lo = _mm256_and_si256(g2t, nibble_mask);
         const __m256i g2t_sh = _mm256_srli_epi16(g2t, 4);
         const __m256i g2t_hi = _mm256_and_si256(g2t_sh, nibble_mask);
@@ -5127,9 +5127,9 @@ static void sm4_wordslice_avx2_aesni_batch_xts(const uint8_t *rk, const uint8_t 
         const __m256i g2l = _mm256_xor_si256(g2l_acc, g2lr2);
         const __m256i g2x = _mm256_xor_si256(g2x0, g2l);
         g2x0 = g2x;
-        const __m256i g3t_acc = _mm256_xor_si256(g3x1, g3x2);
-        const __m256i g3t_acc_1 = _mm256_xor_si256(g3t_acc, rkw);
-        const __m256i g3t = _mm256_xor_si256(g3t_acc_1, g3x3);
+        const __m256i g3k_acc = _mm256_xor_si256(g3x1, g3x2);
+        const __m256i g3k = _mm256_xor_si256(g3k_acc, rkw);
+        const __m256i g3t = _mm256_xor_si256(g3k, g3x3);
         const __m256i g3t_lo = _mm256_and_si256(g3t, nibble_mask);
         const __m256i g3t_sh = _mm256_srli_epi16(g3t, 4);
         const __m256i g3t_hi = _mm256_and_si256(g3t_sh, nibble_mask);
@@ -5160,9 +5160,9 @@ static void sm4_wordslice_avx2_aesni_batch_xts(const uint8_t *rk, const uint8_t 
         const __m256i g3l = _mm256_xor_si256(g3l_acc, g3lr2);
         const __m256i g3x = _mm256_xor_si256(g3x0, g3l);
         g3x0 = g3x;
-        const __m256i g4t_acc = _mm256_xor_si256(g4x1, g4x2);
-        const __m256i g4t_acc_1 = _mm256_xor_si256(g4t_acc, rkw);
-        const __m256i g4t = _mm256_xor_si256(g4t_acc_1, g4x3);
+        const __m256i g4k_acc = _mm256_xor_si256(g4x1, g4x2);
+        const __m256i g4k = _mm256_xor_si256(g4k_acc, rkw);
+        const __m256i g4t = _mm256_xor_si256(g4k, g4x3);
         const __m256i g4t_lo = _mm256_and_si256(g4t, nibble_mask);
         const __m256i g4t_sh = _mm256_srli_epi16(g4t, 4);
         const __m256i g4t_hi = _mm256_and_si256(g4t_sh, nibble_mask);
@@ -5193,9 +5193,9 @@ static void sm4_wordslice_avx2_aesni_batch_xts(const uint8_t *rk, const uint8_t 
         const __m256i g4l = _mm256_xor_si256(g4l_acc, g4lr2);
         const __m256i g4x = _mm256_xor_si256(g4x0, g4l);
         g4x0 = g4x;
-        const __m256i g5t_acc = _mm256_xor_si256(g5x1, g5x2);
-        const __m256i g5t_acc_1 = _mm256_xor_si256(g5t_acc, rkw);
-        const __m256i g5t = _mm256_xor_si256(g5t_acc_1, g5x3);
+        const __m256i g5k_acc = _mm256_xor_si256(g5x1, g5x2);
+        const __m256i g5k = _mm256_xor_si256(g5k_acc, rkw);
+        const __m256i g5t = _mm256_xor_si256(g5k, g5x3);
         const __m256i g5t_lo = _mm256_and_si256(g5t, nibble_mask);
         const __m256i g5t_sh = _mm256_srli_epi16(g5t, 4);
         const __m256i g5t_hi = _mm256_and_si256(g5t_sh, nibble_mask);
@@ -5226,9 +5226,9 @@ static void sm4_wordslice_avx2_aesni_batch_xts(const uint8_t *rk, const uint8_t 
         const __m256i g5l = _mm256_xor_si256(g5l_acc, g5lr2);
         const __m256i g5x = _mm256_xor_si256(g5x0, g5l);
         g5x0 = g5x;
-        const __m256i g6t_acc = _mm256_xor_si256(g6x1, g6x2);
-        const __m256i g6t_acc_1 = _mm256_xor_si256(g6t_acc, rkw);
-        const __m256i g6t = _mm256_xor_si256(g6t_acc_1, g6x3);
+        const __m256i g6k_acc = _mm256_xor_si256(g6x1, g6x2);
+        const __m256i g6k = _mm256_xor_si256(g6k_acc, rkw);
+        const __m256i g6t = _mm256_xor_si256(g6k, g6x3);
         const __m256i g6t_lo = _mm256_and_si256(g6t, nibble_mask);
         const __m256i g6t_sh = _mm256_srli_epi16(g6t, 4);
         const __m256i g6t_hi = _mm256_and_si256(g6t_sh, nibble_mask);
@@ -5259,9 +5259,9 @@ static void sm4_wordslice_avx2_aesni_batch_xts(const uint8_t *rk, const uint8_t 
         const __m256i g6l = _mm256_xor_si256(g6l_acc, g6lr2);
         const __m256i g6x = _mm256_xor_si256(g6x0, g6l);
         g6x0 = g6x;
-        const __m256i g7t_acc = _mm256_xor_si256(g7x1, g7x2);
-        const __m256i g7t_acc_1 = _mm256_xor_si256(g7t_acc, rkw);
-        const __m256i g7t = _mm256_xor_si256(g7t_acc_1, g7x3);
+        const __m256i g7k_acc = _mm256_xor_si256(g7x1, g7x2);
+        const __m256i g7k = _mm256_xor_si256(g7k_acc, rkw);
+        const __m256i g7t = _mm256_xor_si256(g7k, g7x3);
         const __m256i g7t_lo = _mm256_and_si256(g7t, nibble_mask);
         const __m256i g7t_sh = _mm256_srli_epi16(g7t, 4);
         const __m256i g7t_hi = _mm256_and_si256(g7t_sh, nibble_mask);
@@ -5295,9 +5295,9 @@ static void sm4_wordslice_avx2_aesni_batch_xts(const uint8_t *rk, const uint8_t 
 
         /* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
         const __m256i rkw_1 = _mm256_set1_epi32(kc_load32(rk + 16 * r + 4));
-        const __m256i g0t_acc_2 = _mm256_xor_si256(g0x2, g0x3);
-        const __m256i g0t_acc_3 = _mm256_xor_si256(g0t_acc_2, rkw_1);
-        const __m256i g0t_1 = _mm256_xor_si256(g0t_acc_3, g0x0);
+        const __m256i g0k_acc_1 = _mm256_xor_si256(g0x2, g0x3);
+        const __m256i g0k_1 = _mm256_xor_si256(g0k_acc_1, rkw_1);
+        const __m256i g0t_1 = _mm256_xor_si256(g0k_1, g0x0);
         const __m256i g0t_1_lo = _mm256_and_si256(g0t_1, nibble_mask);
         const __m256i g0t_1_sh = _mm256_srli_epi16(g0t_1, 4);
         const __m256i g0t_1_hi = _mm256_and_si256(g0t_1_sh, nibble_mask);
@@ -5328,9 +5328,9 @@ static void sm4_wordslice_avx2_aesni_batch_xts(const uint8_t *rk, const uint8_t 
         const __m256i g0l_1 = _mm256_xor_si256(g0l_acc_1, g0lr2_1);
         const __m256i g0x_1 = _mm256_xor_si256(g0x1, g0l_1);
         g0x1 = g0x_1;
-        const __m256i g1t_acc_2 = _mm256_xor_si256(g1x2, g1x3);
-        const __m256i g1t_acc_3 = _mm256_xor_si256(g1t_acc_2, rkw_1);
-        const __m256i g1t_1 = _mm256_xor_si256(g1t_acc_3, g1x0);
+        const __m256i g1k_acc_1 = _mm256_xor_si256(g1x2, g1x3);
+        const __m256i g1k_1 = _mm256_xor_si256(g1k_acc_1, rkw_1);
+        const __m256i g1t_1 = _mm256_xor_si256(g1k_1, g1x0);
         const __m256i g1t_1_lo = _mm256_and_si256(g1t_1, nibble_mask);
         const __m256i g1t_1_sh = _mm256_srli_epi16(g1t_1, 4);
         const __m256i g1t_1_hi = _mm256_and_si256(g1t_1_sh, nibble_mask);
@@ -5361,9 +5361,9 @@ static void sm4_wordslice_avx2_aesni_batch_xts(const uint8_t *rk, const uint8_t 
         const __m256i g1l_1 = _mm256_xor_si256(g1l_acc_1, g1lr2_1);
         const __m256i g1x_1 = _mm256_xor_si256(g1x1, g1l_1);
         g1x1 = g1x_1;
-        const __m256i g2t_acc_2 = _mm256_xor_si256(g2x2, g2x3);
-        const __m256i g2t_acc_3 = _mm256_xor_si256(g2t_acc_2, rkw_1);
-        const __m256i g2t_1 = _mm256_xor_si256(g2t_acc_3, g2x0);
+        const __m256i g2k_acc_1 = _mm256_xor_si256(g2x2, g2x3);
+        const __m256i g2k_1 = _mm256_xor_si256(g2k_acc_1, rkw_1);
+        const __m256i g2t_1 = _mm256_xor_si256(g2k_1, g2x0);
         const __m256i g2t_1_lo = _mm256_and_si256(g2t_1, nibble_mask);
         const __m256i g2t_1_sh = _mm256_srli_epi16(g2t_1, 4);
         const __m256i g2t_1_hi = _mm256_and_si256(g2t_1_sh, nibble_mask);
@@ -5394,9 +5394,9 @@ static void sm4_wordslice_avx2_aesni_batch_xts(const uint8_t *rk, const uint8_t 
         const __m256i g2l_1 = _mm256_xor_si256(g2l_acc_1, g2lr2_1);
         const __m256i g2x_1 = _mm256_xor_si256(g2x1, g2l_1);
         g2x1 = g2x_1;
-        const __m256i g3t_acc_2 = _mm256_xor_si256(g3x2, g3x3);
-        const __m256i g3t_acc_3 = _mm256_xor_si256(g3t_acc_2, rkw_1);
-        const __m256i g3t_1 = _mm256_xor_si256(g3t_acc_3, g3x0);
+        const __m256i g3k_acc_1 = _mm256_xor_si256(g3x2, g3x3);
+        const __m256i g3k_1 = _mm256_xor_si256(g3k_acc_1, rkw_1);
+        const __m256i g3t_1 = _mm256_xor_si256(g3k_1, g3x0);
         const __m256i g3t_1_lo = _mm256_and_si256(g3t_1, nibble_mask);
         const __m256i g3t_1_sh = _mm256_srli_epi16(g3t_1, 4);
         const __m256i g3t_1_hi = _mm256_and_si256(g3t_1_sh, nibble_mask);
@@ -5427,9 +5427,9 @@ static void sm4_wordslice_avx2_aesni_batch_xts(const uint8_t *rk, const uint8_t 
         const __m256i g3l_1 = _mm256_xor_si256(g3l_acc_1, g3lr2_1);
         const __m256i g3x_1 = _mm256_xor_si256(g3x1, g3l_1);
         g3x1 = g3x_1;
-        const __m256i g4t_acc_2 = _mm256_xor_si256(g4x2, g4x3);
-        const __m256i g4t_acc_3 = _mm256_xor_si256(g4t_acc_2, rkw_1);
-        const __m256i g4t_1 = _mm256_xor_si256(g4t_acc_3, g4x0);
+        const __m256i g4k_acc_1 = _mm256_xor_si256(g4x2, g4x3);
+        const __m256i g4k_1 = _mm256_xor_si256(g4k_acc_1, rkw_1);
+        const __m256i g4t_1 = _mm256_xor_si256(g4k_1, g4x0);
         const __m256i g4t_1_lo = _mm256_and_si256(g4t_1, nibble_mask);
         const __m256i g4t_1_sh = _mm256_srli_epi16(g4t_1, 4);
         const __m256i g4t_1_hi = _mm256_and_si256(g4t_1_sh, nibble_mask);
@@ -5460,9 +5460,9 @@ static void sm4_wordslice_avx2_aesni_batch_xts(const uint8_t *rk, const uint8_t 
         const __m256i g4l_1 = _mm256_xor_si256(g4l_acc_1, g4lr2_1);
         const __m256i g4x_1 = _mm256_xor_si256(g4x1, g4l_1);
         g4x1 = g4x_1;
-        const __m256i g5t_acc_2 = _mm256_xor_si256(g5x2, g5x3);
-        const __m256i g5t_acc_3 = _mm256_xor_si256(g5t_acc_2, rkw_1);
-        const __m256i g5t_1 = _mm256_xor_si256(g5t_acc_3, g5x0);
+        const __m256i g5k_acc_1 = _mm256_xor_si256(g5x2, g5x3);
+        const __m256i g5k_1 = _mm256_xor_si256(g5k_acc_1, rkw_1);
+        const __m256i g5t_1 = _mm256_xor_si256(g5k_1, g5x0);
         const __m256i g5t_1_lo = _mm256_and_si256(g5t_1, nibble_mask);
         const __m256i g5t_1_sh = _mm256_srli_epi16(g5t_1, 4);
         const __m256i g5t_1_hi = _mm256_and_si256(g5t_1_sh, nibble_mask);
@@ -5493,9 +5493,9 @@ static void sm4_wordslice_avx2_aesni_batch_xts(const uint8_t *rk, const uint8_t 
         const __m256i g5l_1 = _mm256_xor_si256(g5l_acc_1, g5lr2_1);
         const __m256i g5x_1 = _mm256_xor_si256(g5x1, g5l_1);
         g5x1 = g5x_1;
-        const __m256i g6t_acc_2 = _mm256_xor_si256(g6x2, g6x3);
-        const __m256i g6t_acc_3 = _mm256_xor_si256(g6t_acc_2, rkw_1);
-        const __m256i g6t_1 = _mm256_xor_si256(g6t_acc_3, g6x0);
+        const __m256i g6k_acc_1 = _mm256_xor_si256(g6x2, g6x3);
+        const __m256i g6k_1 = _mm256_xor_si256(g6k_acc_1, rkw_1);
+        const __m256i g6t_1 = _mm256_xor_si256(g6k_1, g6x0);
         const __m256i g6t_1_lo = _mm256_and_si256(g6t_1, nibble_mask);
         const __m256i g6t_1_sh = _mm256_srli_epi16(g6t_1, 4);
         const __m256i g6t_1_hi = _mm256_and_si256(g6t_1_sh, nibble_mask);
@@ -5526,9 +5526,9 @@ static void sm4_wordslice_avx2_aesni_batch_xts(const uint8_t *rk, const uint8_t 
         const __m256i g6l_1 = _mm256_xor_si256(g6l_acc_1, g6lr2_1);
         const __m256i g6x_1 = _mm256_xor_si256(g6x1, g6l_1);
         g6x1 = g6x_1;
-        const __m256i g7t_acc_2 = _mm256_xor_si256(g7x2, g7x3);
-        const __m256i g7t_acc_3 = _mm256_xor_si256(g7t_acc_2, rkw_1);
-        const __m256i g7t_1 = _mm256_xor_si256(g7t_acc_3, g7x0);
+        const __m256i g7k_acc_1 = _mm256_xor_si256(g7x2, g7x3);
+        const __m256i g7k_1 = _mm256_xor_si256(g7k_acc_1, rkw_1);
+        const __m256i g7t_1 = _mm256_xor_si256(g7k_1, g7x0);
         const __m256i g7t_1_lo = _mm256_and_si256(g7t_1, nibble_mask);
         const __m256i g7t_1_sh = _mm256_srli_epi16(g7t_1, 4);
         const __m256i g7t_1_hi = _mm256_and_si256(g7t_1_sh, nibble_mask);
@@ -5562,9 +5562,9 @@ static void sm4_wordslice_avx2_aesni_batch_xts(const uint8_t *rk, const uint8_t 
 
         /* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
         const __m256i rkw_2 = _mm256_set1_epi32(kc_load32(rk + 16 * r + 8));
-        const __m256i g0t_acc_4 = _mm256_xor_si256(g0x3, g0x0);
-        const __m256i g0t_acc_5 = _mm256_xor_si256(g0t_acc_4, rkw_2);
-        const __m256i g0t_2 = _mm256_xor_si256(g0t_acc_5, g0x1);
+        const __m256i g0k_acc_2 = _mm256_xor_si256(g0x3, g0x0);
+        const __m256i g0k_2 = _mm256_xor_si256(g0k_acc_2, rkw_2);
+        const __m256i g0t_2 = _mm256_xor_si256(g0k_2, g0x1);
         const __m256i g0t_2_lo = _mm256_and_si256(g0t_2, nibble_mask);
         const __m256i g0t_2_sh = _mm256_srli_epi16(g0t_2, 4);
         const __m256i g0t_2_hi = _mm256_and_si256(g0t_2_sh, nibble_mask);
@@ -5595,9 +5595,9 @@ static void sm4_wordslice_avx2_aesni_batch_xts(const uint8_t *rk, const uint8_t 
         const __m256i g0l_2 = _mm256_xor_si256(g0l_acc_2, g0lr2_2);
         const __m256i g0x_2 = _mm256_xor_si256(g0x2, g0l_2);
         g0x2 = g0x_2;
-        const __m256i g1t_acc_4 = _mm256_xor_si256(g1x3, g1x0);
-        const __m256i g1t_acc_5 = _mm256_xor_si256(g1t_acc_4, rkw_2);
-        const __m256i g1t_2 = _mm256_xor_si256(g1t_acc_5, g1x1);
+        const __m256i g1k_acc_2 = _mm256_xor_si256(g1x3, g1x0);
+        const __m256i g1k_2 = _mm256_xor_si256(g1k_acc_2, rkw_2);
+        const __m256i g1t_2 = _mm256_xor_si256(g1k_2, g1x1);
         const __m256i g1t_2_lo = _mm256_and_si256(g1t_2, nibble_mask);
         const __m256i g1t_2_sh = _mm256_srli_epi16(g1t_2, 4);
         const __m256i g1t_2_hi = _mm256_and_si256(g1t_2_sh, nibble_mask);
@@ -5628,9 +5628,9 @@ static void sm4_wordslice_avx2_aesni_batch_xts(const uint8_t *rk, const uint8_t 
         const __m256i g1l_2 = _mm256_xor_si256(g1l_acc_2, g1lr2_2);
         const __m256i g1x_2 = _mm256_xor_si256(g1x2, g1l_2);
         g1x2 = g1x_2;
-        const __m256i g2t_acc_4 = _mm256_xor_si256(g2x3, g2x0);
-        const __m256i g2t_acc_5 = _mm256_xor_si256(g2t_acc_4, rkw_2);
-        const __m256i g2t_2 = _mm256_xor_si256(g2t_acc_5, g2x1);
+        const __m256i g2k_acc_2 = _mm256_xor_si256(g2x3, g2x0);
+        const __m256i g2k_2 = _mm256_xor_si256(g2k_acc_2, rkw_2);
+        const __m256i g2t_2 = _mm256_xor_si256(g2k_2, g2x1);
         const __m256i g2t_2_lo = _mm256_and_si256(g2t_2, nibble_mask);
         const __m256i g2t_2_sh = _mm256_srli_epi16(g2t_2, 4);
         const __m256i g2t_2_hi = _mm256_and_si256(g2t_2_sh, nibble_mask);
@@ -5661,9 +5661,9 @@ static void sm4_wordslice_avx2_aesni_batch_xts(const uint8_t *rk, const uint8_t 
         const __m256i g2l_2 = _mm256_xor_si256(g2l_acc_2, g2lr2_2);
         const __m256i g2x_2 = _mm256_xor_si256(g2x2, g2l_2);
         g2x2 = g2x_2;
-        const __m256i g3t_acc_4 = _mm256_xor_si256(g3x3, g3x0);
-        const __m256i g3t_acc_5 = _mm256_xor_si256(g3t_acc_4, rkw_2);
-        const __m256i g3t_2 = _mm256_xor_si256(g3t_acc_5, g3x1);
+        const __m256i g3k_acc_2 = _mm256_xor_si256(g3x3, g3x0);
+        const __m256i g3k_2 = _mm256_xor_si256(g3k_acc_2, rkw_2);
+        const __m256i g3t_2 = _mm256_xor_si256(g3k_2, g3x1);
         const __m256i g3t_2_lo = _mm256_and_si256(g3t_2, nibble_mask);
         const __m256i g3t_2_sh = _mm256_srli_epi16(g3t_2, 4);
         const __m256i g3t_2_hi = _mm256_and_si256(g3t_2_sh, nibble_mask);
@@ -5694,9 +5694,9 @@ static void sm4_wordslice_avx2_aesni_batch_xts(const uint8_t *rk, const uint8_t 
         const __m256i g3l_2 = _mm256_xor_si256(g3l_acc_2, g3lr2_2);
         const __m256i g3x_2 = _mm256_xor_si256(g3x2, g3l_2);
         g3x2 = g3x_2;
-        const __m256i g4t_acc_4 = _mm256_xor_si256(g4x3, g4x0);
-        const __m256i g4t_acc_5 = _mm256_xor_si256(g4t_acc_4, rkw_2);
-        const __m256i g4t_2 = _mm256_xor_si256(g4t_acc_5, g4x1);
+        const __m256i g4k_acc_2 = _mm256_xor_si256(g4x3, g4x0);
+        const __m256i g4k_2 = _mm256_xor_si256(g4k_acc_2, rkw_2);
+        const __m256i g4t_2 = _mm256_xor_si256(g4k_2, g4x1);
         const __m256i g4t_2_lo = _mm256_and_si256(g4t_2, nibble_mask);
         const __m256i g4t_2_sh = _mm256_srli_epi16(g4t_2, 4);
         const __m256i g4t_2_hi = _mm256_and_si256(g4t_2_sh, nibble_mask);
@@ -5727,9 +5727,9 @@ static void sm4_wordslice_avx2_aesni_batch_xts(const uint8_t *rk, const uint8_t 
         const __m256i g4l_2 = _mm256_xor_si256(g4l_acc_2, g4lr2_2);
         const __m256i g4x_2 = _mm256_xor_si256(g4x2, g4l_2);
         g4x2 = g4x_2;
-        const __m256i g5t_acc_4 = _mm256_xor_si256(g5x3, g5x0);
-        const __m256i g5t_acc_5 = _mm256_xor_si256(g5t_acc_4, rkw_2);
-        const __m256i g5t_2 = _mm256_xor_si256(g5t_acc_5, g5x1);
+        const __m256i g5k_acc_2 = _mm256_xor_si256(g5x3, g5x0);
+        const __m256i g5k_2 = _mm256_xor_si256(g5k_acc_2, rkw_2);
+        const __m256i g5t_2 = _mm256_xor_si256(g5k_2, g5x1);
         const __m256i g5t_2_lo = _mm256_and_si256(g5t_2, nibble_mask);
         const __m256i g5t_2_sh = _mm256_srli_epi16(g5t_2, 4);
         const __m256i g5t_2_hi = _mm256_and_si256(g5t_2_sh, nibble_mask);
@@ -5760,9 +5760,9 @@ static void sm4_wordslice_avx2_aesni_batch_xts(const uint8_t *rk, const uint8_t 
         const __m256i g5l_2 = _mm256_xor_si256(g5l_acc_2, g5lr2_2);
         const __m256i g5x_2 = _mm256_xor_si256(g5x2, g5l_2);
         g5x2 = g5x_2;
-        const __m256i g6t_acc_4 = _mm256_xor_si256(g6x3, g6x0);
-        const __m256i g6t_acc_5 = _mm256_xor_si256(g6t_acc_4, rkw_2);
-        const __m256i g6t_2 = _mm256_xor_si256(g6t_acc_5, g6x1);
+        const __m256i g6k_acc_2 = _mm256_xor_si256(g6x3, g6x0);
+        const __m256i g6k_2 = _mm256_xor_si256(g6k_acc_2, rkw_2);
+        const __m256i g6t_2 = _mm256_xor_si256(g6k_2, g6x1);
         const __m256i g6t_2_lo = _mm256_and_si256(g6t_2, nibble_mask);
         const __m256i g6t_2_sh = _mm256_srli_epi16(g6t_2, 4);
         const __m256i g6t_2_hi = _mm256_and_si256(g6t_2_sh, nibble_mask);
@@ -5793,9 +5793,9 @@ static void sm4_wordslice_avx2_aesni_batch_xts(const uint8_t *rk, const uint8_t 
         const __m256i g6l_2 = _mm256_xor_si256(g6l_acc_2, g6lr2_2);
         const __m256i g6x_2 = _mm256_xor_si256(g6x2, g6l_2);
         g6x2 = g6x_2;
-        const __m256i g7t_acc_4 = _mm256_xor_si256(g7x3, g7x0);
-        const __m256i g7t_acc_5 = _mm256_xor_si256(g7t_acc_4, rkw_2);
-        const __m256i g7t_2 = _mm256_xor_si256(g7t_acc_5, g7x1);
+        const __m256i g7k_acc_2 = _mm256_xor_si256(g7x3, g7x0);
+        const __m256i g7k_2 = _mm256_xor_si256(g7k_acc_2, rkw_2);
+        const __m256i g7t_2 = _mm256_xor_si256(g7k_2, g7x1);
         const __m256i g7t_2_lo = _mm256_and_si256(g7t_2, nibble_mask);
         const __m256i g7t_2_sh = _mm256_srli_epi16(g7t_2, 4);
         const __m256i g7t_2_hi = _mm256_and_si256(g7t_2_sh, nibble_mask);
@@ -5829,9 +5829,9 @@ static void sm4_wordslice_avx2_aesni_batch_xts(const uint8_t *rk, const uint8_t 
 
         /* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
         const __m256i rkw_3 = _mm256_set1_epi32(kc_load32(rk + 16 * r + 12));
-        const __m256i g0t_acc_6 = _mm256_xor_si256(g0x0, g0x1);
-        const __m256i g0t_acc_7 = _mm256_xor_si256(g0t_acc_6, rkw_3);
-        const __m256i g0t_3 = _mm256_xor_si256(g0t_acc_7, g0x2);
+        const __m256i g0k_acc_3 = _mm256_xor_si256(g0x0, g0x1);
+        const __m256i g0k_3 = _mm256_xor_si256(g0k_acc_3, rkw_3);
+        const __m256i g0t_3 = _mm256_xor_si256(g0k_3, g0x2);
         const __m256i g0t_3_lo = _mm256_and_si256(g0t_3, nibble_mask);
         const __m256i g0t_3_sh = _mm256_srli_epi16(g0t_3, 4);
         const __m256i g0t_3_hi = _mm256_and_si256(g0t_3_sh, nibble_mask);
@@ -5862,9 +5862,9 @@ static void sm4_wordslice_avx2_aesni_batch_xts(const uint8_t *rk, const uint8_t 
         const __m256i g0l_3 = _mm256_xor_si256(g0l_acc_3, g0lr2_3);
         const __m256i g0x_3 = _mm256_xor_si256(g0x3, g0l_3);
         g0x3 = g0x_3;
-        const __m256i g1t_acc_6 = _mm256_xor_si256(g1x0, g1x1);
-        const __m256i g1t_acc_7 = _mm256_xor_si256(g1t_acc_6, rkw_3);
-        const __m256i g1t_3 = _mm256_xor_si256(g1t_acc_7, g1x2);
+        const __m256i g1k_acc_3 = _mm256_xor_si256(g1x0, g1x1);
+        const __m256i g1k_3 = _mm256_xor_si256(g1k_acc_3, rkw_3);
+        const __m256i g1t_3 = _mm256_xor_si256(g1k_3, g1x2);
         const __m256i g1t_3_lo = _mm256_and_si256(g1t_3, nibble_mask);
         const __m256i g1t_3_sh = _mm256_srli_epi16(g1t_3, 4);
         const __m256i g1t_3_hi = _mm256_and_si256(g1t_3_sh, nibble_mask);
@@ -5895,9 +5895,9 @@ static void sm4_wordslice_avx2_aesni_batch_xts(const uint8_t *rk, const uint8_t 
         const __m256i g1l_3 = _mm256_xor_si256(g1l_acc_3, g1lr2_3);
         const __m256i g1x_3 = _mm256_xor_si256(g1x3, g1l_3);
         g1x3 = g1x_3;
-        const __m256i g2t_acc_6 = _mm256_xor_si256(g2x0, g2x1);
-        const __m256i g2t_acc_7 = _mm256_xor_si256(g2t_acc_6, rkw_3);
-        const __m256i g2t_3 = _mm256_xor_si256(g2t_acc_7, g2x2);
+        const __m256i g2k_acc_3 = _mm256_xor_si256(g2x0, g2x1);
+        const __m256i g2k_3 = _mm256_xor_si256(g2k_acc_3, rkw_3);
+        const __m256i g2t_3 = _mm256_xor_si256(g2k_3, g2x2);
         const __m256i g2t_3_lo = _mm256_and_si256(g2t_3, nibble_mask);
         const __m256i g2t_3_sh = _mm256_srli_epi16(g2t_3, 4);
         const __m256i g2t_3_hi = _mm256_and_si256(g2t_3_sh, nibble_mask);
@@ -5928,9 +5928,9 @@ static void sm4_wordslice_avx2_aesni_batch_xts(const uint8_t *rk, const uint8_t 
         const __m256i g2l_3 = _mm256_xor_si256(g2l_acc_3, g2lr2_3);
         const __m256i g2x_3 = _mm256_xor_si256(g2x3, g2l_3);
         g2x3 = g2x_3;
-        const __m256i g3t_acc_6 = _mm256_xor_si256(g3x0, g3x1);
-        const __m256i g3t_acc_7 = _mm256_xor_si256(g3t_acc_6, rkw_3);
-        const __m256i g3t_3 = _mm256_xor_si256(g3t_acc_7, g3x2);
+        const __m256i g3k_acc_3 = _mm256_xor_si256(g3x0, g3x1);
+        const __m256i g3k_3 = _mm256_xor_si256(g3k_acc_3, rkw_3);
+        const __m256i g3t_3 = _mm256_xor_si256(g3k_3, g3x2);
         const __m256i g3t_3_lo = _mm256_and_si256(g3t_3, nibble_mask);
         const __m256i g3t_3_sh = _mm256_srli_epi16(g3t_3, 4);
         const __m256i g3t_3_hi = _mm256_and_si256(g3t_3_sh, nibble_mask);
@@ -5961,9 +5961,9 @@ static void sm4_wordslice_avx2_aesni_batch_xts(const uint8_t *rk, const uint8_t 
         const __m256i g3l_3 = _mm256_xor_si256(g3l_acc_3, g3lr2_3);
         const __m256i g3x_3 = _mm256_xor_si256(g3x3, g3l_3);
         g3x3 = g3x_3;
-        const __m256i g4t_acc_6 = _mm256_xor_si256(g4x0, g4x1);
-        const __m256i g4t_acc_7 = _mm256_xor_si256(g4t_acc_6, rkw_3);
-        const __m256i g4t_3 = _mm256_xor_si256(g4t_acc_7, g4x2);
+        const __m256i g4k_acc_3 = _mm256_xor_si256(g4x0, g4x1);
+        const __m256i g4k_3 = _mm256_xor_si256(g4k_acc_3, rkw_3);
+        const __m256i g4t_3 = _mm256_xor_si256(g4k_3, g4x2);
         const __m256i g4t_3_lo = _mm256_and_si256(g4t_3, nibble_mask);
         const __m256i g4t_3_sh = _mm256_srli_epi16(g4t_3, 4);
         const __m256i g4t_3_hi = _mm256_and_si256(g4t_3_sh, nibble_mask);
@@ -5994,9 +5994,9 @@ static void sm4_wordslice_avx2_aesni_batch_xts(const uint8_t *rk, const uint8_t 
         const __m256i g4l_3 = _mm256_xor_si256(g4l_acc_3, g4lr2_3);
         const __m256i g4x_3 = _mm256_xor_si256(g4x3, g4l_3);
         g4x3 = g4x_3;
-        const __m256i g5t_acc_6 = _mm256_xor_si256(g5x0, g5x1);
-        const __m256i g5t_acc_7 = _mm256_xor_si256(g5t_acc_6, rkw_3);
-        const __m256i g5t_3 = _mm256_xor_si256(g5t_acc_7, g5x2);
+        const __m256i g5k_acc_3 = _mm256_xor_si256(g5x0, g5x1);
+        const __m256i g5k_3 = _mm256_xor_si256(g5k_acc_3, rkw_3);
+        const __m256i g5t_3 = _mm256_xor_si256(g5k_3, g5x2);
         const __m256i g5t_3_lo = _mm256_and_si256(g5t_3, nibble_mask);
         const __m256i g5t_3_sh = _mm256_srli_epi16(g5t_3, 4);
         const __m256i g5t_3_hi = _mm256_and_si256(g5t_3_sh, nibble_mask);
@@ -6027,9 +6027,9 @@ static void sm4_wordslice_avx2_aesni_batch_xts(const uint8_t *rk, const uint8_t 
         const __m256i g5l_3 = _mm256_xor_si256(g5l_acc_3, g5lr2_3);
         const __m256i g5x_3 = _mm256_xor_si256(g5x3, g5l_3);
         g5x3 = g5x_3;
-        const __m256i g6t_acc_6 = _mm256_xor_si256(g6x0, g6x1);
-        const __m256i g6t_acc_7 = _mm256_xor_si256(g6t_acc_6, rkw_3);
-        const __m256i g6t_3 = _mm256_xor_si256(g6t_acc_7, g6x2);
+        const __m256i g6k_acc_3 = _mm256_xor_si256(g6x0, g6x1);
+        const __m256i g6k_3 = _mm256_xor_si256(g6k_acc_3, rkw_3);
+        const __m256i g6t_3 = _mm256_xor_si256(g6k_3, g6x2);
         const __m256i g6t_3_lo = _mm256_and_si256(g6t_3, nibble_mask);
         const __m256i g6t_3_sh = _mm256_srli_epi16(g6t_3, 4);
         const __m256i g6t_3_hi = _mm256_and_si256(g6t_3_sh, nibble_mask);
@@ -6060,9 +6060,9 @@ static void sm4_wordslice_avx2_aesni_batch_xts(const uint8_t *rk, const uint8_t 
         const __m256i g6l_3 = _mm256_xor_si256(g6l_acc_3, g6lr2_3);
         const __m256i g6x_3 = _mm256_xor_si256(g6x3, g6l_3);
         g6x3 = g6x_3;
-        const __m256i g7t_acc_6 = _mm256_xor_si256(g7x0, g7x1);
-        const __m256i g7t_acc_7 = _mm256_xor_si256(g7t_acc_6, rkw_3);
-        const __m256i g7t_3 = _mm256_xor_si256(g7t_acc_7, g7x2);
+        const __m256i g7k_acc_3 = _mm256_xor_si256(g7x0, g7x1);
+        const __m256i g7k_3 = _mm256_xor_si256(g7k_acc_3, rkw_3);
+        const __m256i g7t_3 = _mm256_xor_si256(g7k_3, g7x2);
         const __m256i g7t_3_lo = _mm256_and_si256(g7t_3, nibble_mask);
         const __m256i g7t_3_sh = _mm256_srli_epi16(g7t_3, 4);
         const __m256i g7t_3_hi = _mm256_and_si256(g7t_3_sh, nibble_mask);
@@ -7730,9 +7730,9 @@ static void sm4_wordslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
 
         /* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
         const __m256i rkw = _mm256_set1_epi32(kc_load32(rk + 16 * r));
-        const __m256i g0t_acc = _mm256_xor_si256(g0x1, g0x2);
-        const __m256i g0t_acc_1 = _mm256_xor_si256(g0t_acc, rkw);
-        const __m256i g0t = _mm256_xor_si256(g0t_acc_1, g0x3);
+        const __m256i g0k_acc = _mm256_xor_si256(g0x1, g0x2);
+        const __m256i g0k = _mm256_xor_si256(g0k_acc, rkw);
+        const __m256i g0t = _mm256_xor_si256(g0k, g0x3);
         const __m256i g0t_lo = _mm256_and_si256(g0t, nibble_mask);
         const __m256i g0t_sh = _mm256_srli_epi16(g0t, 4);
         const __m256i g0t_hi = _mm256_and_si256(g0t_sh, nibble_mask);
@@ -7765,9 +7765,9 @@ static void sm4_wordslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
         const __m256i g0l = _mm256_xor_si256(g0l_acc, g0lr2);
         const __m256i g0x = _mm256_xor_si256(g0x0, g0l);
         g0x0 = g0x;
-        const __m256i g1t_acc = _mm256_xor_si256(g1x1, g1x2);
-        const __m256i g1t_acc_1 = _mm256_xor_si256(g1t_acc, rkw);
-        const __m256i g1t = _mm256_xor_si256(g1t_acc_1, g1x3);
+        const __m256i g1k_acc = _mm256_xor_si256(g1x1, g1x2);
+        const __m256i g1k = _mm256_xor_si256(g1k_acc, rkw);
+        const __m256i g1t = _mm256_xor_si256(g1k, g1x3);
         const __m256i g1t_lo = _mm256_and_si256(g1t, nibble_mask);
         const __m256i g1t_sh = _mm256_srli_epi16(g1t, 4);
         const __m256i g1t_hi = _mm256_and_si256(g1t_sh, nibble_mask);
@@ -7798,9 +7798,9 @@ static void sm4_wordslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
         const __m256i g1l = _mm256_xor_si256(g1l_acc, g1lr2);
         const __m256i g1x = _mm256_xor_si256(g1x0, g1l);
         g1x0 = g1x;
-        const __m256i g2t_acc = _mm256_xor_si256(g2x1, g2x2);
-        const __m256i g2t_acc_1 = _mm256_xor_si256(g2t_acc, rkw);
-        const __m256i g2t = _mm256_xor_si256(g2t_acc_1, g2x3);
+        const __m256i g2k_acc = _mm256_xor_si256(g2x1, g2x2);
+        const __m256i g2k = _mm256_xor_si256(g2k_acc, rkw);
+        const __m256i g2t = _mm256_xor_si256(g2k, g2x3);
         const __m256i g2t_lo = _mm256_and_si256(g2t, nibble_mask);
         const __m256i g2t_sh = _mm256_srli_epi16(g2t, 4);
         const __m256i g2t_hi = _mm256_and_si256(g2t_sh, nibble_mask);
@@ -7831,9 +7831,9 @@ static void sm4_wordslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
         const __m256i g2l = _mm256_xor_si256(g2l_acc, g2lr2);
         const __m256i g2x = _mm256_xor_si256(g2x0, g2l);
         g2x0 = g2x;
-        const __m256i g3t_acc = _mm256_xor_si256(g3x1, g3x2);
-        const __m256i g3t_acc_1 = _mm256_xor_si256(g3t_acc, rkw);
-        const __m256i g3t = _mm256_xor_si256(g3t_acc_1, g3x3);
+        const __m256i g3k_acc = _mm256_xor_si256(g3x1, g3x2);
+        const __m256i g3k = _mm256_xor_si256(g3k_acc, rkw);
+        const __m256i g3t = _mm256_xor_si256(g3k, g3x3);
         const __m256i g3t_lo = _mm256_and_si256(g3t, nibble_mask);
         const __m256i g3t_sh = _mm256_srli_epi16(g3t, 4);
         const __m256i g3t_hi = _mm256_and_si256(g3t_sh, nibble_mask);
@@ -7864,9 +7864,9 @@ static void sm4_wordslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
         const __m256i g3l = _mm256_xor_si256(g3l_acc, g3lr2);
         const __m256i g3x = _mm256_xor_si256(g3x0, g3l);
         g3x0 = g3x;
-        const __m256i g4t_acc = _mm256_xor_si256(g4x1, g4x2);
-        const __m256i g4t_acc_1 = _mm256_xor_si256(g4t_acc, rkw);
-        const __m256i g4t = _mm256_xor_si256(g4t_acc_1, g4x3);
+        const __m256i g4k_acc = _mm256_xor_si256(g4x1, g4x2);
+        const __m256i g4k = _mm256_xor_si256(g4k_acc, rkw);
+        const __m256i g4t = _mm256_xor_si256(g4k, g4x3);
         const __m256i g4t_lo = _mm256_and_si256(g4t, nibble_mask);
         const __m256i g4t_sh = _mm256_srli_epi16(g4t, 4);
         const __m256i g4t_hi = _mm256_and_si256(g4t_sh, nibble_mask);
@@ -7897,9 +7897,9 @@ static void sm4_wordslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
         const __m256i g4l = _mm256_xor_si256(g4l_acc, g4lr2);
         const __m256i g4x = _mm256_xor_si256(g4x0, g4l);
         g4x0 = g4x;
-        const __m256i g5t_acc = _mm256_xor_si256(g5x1, g5x2);
-        const __m256i g5t_acc_1 = _mm256_xor_si256(g5t_acc, rkw);
-        const __m256i g5t = _mm256_xor_si256(g5t_acc_1, g5x3);
+        const __m256i g5k_acc = _mm256_xor_si256(g5x1, g5x2);
+        const __m256i g5k = _mm256_xor_si256(g5k_acc, rkw);
+        const __m256i g5t = _mm256_xor_si256(g5k, g5x3);
         const __m256i g5t_lo = _mm256_and_si256(g5t, nibble_mask);
         const __m256i g5t_sh = _mm256_srli_epi16(g5t, 4);
         const __m256i g5t_hi = _mm256_and_si256(g5t_sh, nibble_mask);
@@ -7930,9 +7930,9 @@ static void sm4_wordslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
         const __m256i g5l = _mm256_xor_si256(g5l_acc, g5lr2);
         const __m256i g5x = _mm256_xor_si256(g5x0, g5l);
         g5x0 = g5x;
-        const __m256i g6t_acc = _mm256_xor_si256(g6x1, g6x2);
-        const __m256i g6t_acc_1 = _mm256_xor_si256(g6t_acc, rkw);
-        const __m256i g6t = _mm256_xor_si256(g6t_acc_1, g6x3);
+        const __m256i g6k_acc = _mm256_xor_si256(g6x1, g6x2);
+        const __m256i g6k = _mm256_xor_si256(g6k_acc, rkw);
+        const __m256i g6t = _mm256_xor_si256(g6k, g6x3);
         const __m256i g6t_lo = _mm256_and_si256(g6t, nibble_mask);
         const __m256i g6t_sh = _mm256_srli_epi16(g6t, 4);
         const __m256i g6t_hi = _mm256_and_si256(g6t_sh, nibble_mask);
@@ -7963,9 +7963,9 @@ static void sm4_wordslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
         const __m256i g6l = _mm256_xor_si256(g6l_acc, g6lr2);
         const __m256i g6x = _mm256_xor_si256(g6x0, g6l);
         g6x0 = g6x;
-        const __m256i g7t_acc = _mm256_xor_si256(g7x1, g7x2);
-        const __m256i g7t_acc_1 = _mm256_xor_si256(g7t_acc, rkw);
-        const __m256i g7t = _mm256_xor_si256(g7t_acc_1, g7x3);
+        const __m256i g7k_acc = _mm256_xor_si256(g7x1, g7x2);
+        const __m256i g7k = _mm256_xor_si256(g7k_acc, rkw);
+        const __m256i g7t = _mm256_xor_si256(g7k, g7x3);
         const __m256i g7t_lo = _mm256_and_si256(g7t, nibble_mask);
         const __m256i g7t_sh = _mm256_srli_epi16(g7t, 4);
         const __m256i g7t_hi = _mm256_and_si256(g7t_sh, nibble_mask);
@@ -7999,9 +7999,9 @@ static void sm4_wordslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
 
         /* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
         const __m256i rkw_1 = _mm256_set1_epi32(kc_load32(rk + 16 * r + 4));
-        const __m256i g0t_acc_2 = _mm256_xor_si256(g0x2, g0x3);
-        const __m256i g0t_acc_3 = _mm256_xor_si256(g0t_acc_2, rkw_1);
-        const __m256i g0t_1 = _mm256_xor_si256(g0t_acc_3, g0x0);
+        const __m256i g0k_acc_1 = _mm256_xor_si256(g0x2, g0x3);
+        const __m256i g0k_1 = _mm256_xor_si256(g0k_acc_1, rkw_1);
+        const __m256i g0t_1 = _mm256_xor_si256(g0k_1, g0x0);
         const __m256i g0t_1_lo = _mm256_and_si256(g0t_1, nibble_mask);
         const __m256i g0t_1_sh = _mm256_srli_epi16(g0t_1, 4);
         const __m256i g0t_1_hi = _mm256_and_si256(g0t_1_sh, nibble_mask);
@@ -8032,9 +8032,9 @@ static void sm4_wordslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
         const __m256i g0l_1 = _mm256_xor_si256(g0l_acc_1, g0lr2_1);
         const __m256i g0x_1 = _mm256_xor_si256(g0x1, g0l_1);
         g0x1 = g0x_1;
-        const __m256i g1t_acc_2 = _mm256_xor_si256(g1x2, g1x3);
-        const __m256i g1t_acc_3 = _mm256_xor_si256(g1t_acc_2, rkw_1);
-        const __m256i g1t_1 = _mm256_xor_si256(g1t_acc_3, g1x0);
+        const __m256i g1k_acc_1 = _mm256_xor_si256(g1x2, g1x3);
+        const __m256i g1k_1 = _mm256_xor_si256(g1k_acc_1, rkw_1);
+        const __m256i g1t_1 = _mm256_xor_si256(g1k_1, g1x0);
         const __m256i g1t_1_lo = _mm256_and_si256(g1t_1, nibble_mask);
         const __m256i g1t_1_sh = _mm256_srli_epi16(g1t_1, 4);
         const __m256i g1t_1_hi = _mm256_and_si256(g1t_1_sh, nibble_mask);
@@ -8065,9 +8065,9 @@ static void sm4_wordslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
         const __m256i g1l_1 = _mm256_xor_si256(g1l_acc_1, g1lr2_1);
         const __m256i g1x_1 = _mm256_xor_si256(g1x1, g1l_1);
         g1x1 = g1x_1;
-        const __m256i g2t_acc_2 = _mm256_xor_si256(g2x2, g2x3);
-        const __m256i g2t_acc_3 = _mm256_xor_si256(g2t_acc_2, rkw_1);
-        const __m256i g2t_1 = _mm256_xor_si256(g2t_acc_3, g2x0);
+        const __m256i g2k_acc_1 = _mm256_xor_si256(g2x2, g2x3);
+        const __m256i g2k_1 = _mm256_xor_si256(g2k_acc_1, rkw_1);
+        const __m256i g2t_1 = _mm256_xor_si256(g2k_1, g2x0);
         const __m256i g2t_1_lo = _mm256_and_si256(g2t_1, nibble_mask);
         const __m256i g2t_1_sh = _mm256_srli_epi16(g2t_1, 4);
         const __m256i g2t_1_hi = _mm256_and_si256(g2t_1_sh, nibble_mask);
@@ -8098,9 +8098,9 @@ static void sm4_wordslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
         const __m256i g2l_1 = _mm256_xor_si256(g2l_acc_1, g2lr2_1);
         const __m256i g2x_1 = _mm256_xor_si256(g2x1, g2l_1);
         g2x1 = g2x_1;
-        const __m256i g3t_acc_2 = _mm256_xor_si256(g3x2, g3x3);
-        const __m256i g3t_acc_3 = _mm256_xor_si256(g3t_acc_2, rkw_1);
-        const __m256i g3t_1 = _mm256_xor_si256(g3t_acc_3, g3x0);
+        const __m256i g3k_acc_1 = _mm256_xor_si256(g3x2, g3x3);
+        const __m256i g3k_1 = _mm256_xor_si256(g3k_acc_1, rkw_1);
+        const __m256i g3t_1 = _mm256_xor_si256(g3k_1, g3x0);
         const __m256i g3t_1_lo = _mm256_and_si256(g3t_1, nibble_mask);
         const __m256i g3t_1_sh = _mm256_srli_epi16(g3t_1, 4);
         const __m256i g3t_1_hi = _mm256_and_si256(g3t_1_sh, nibble_mask);
@@ -8131,9 +8131,9 @@ static void sm4_wordslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
         const __m256i g3l_1 = _mm256_xor_si256(g3l_acc_1, g3lr2_1);
         const __m256i g3x_1 = _mm256_xor_si256(g3x1, g3l_1);
         g3x1 = g3x_1;
-        const __m256i g4t_acc_2 = _mm256_xor_si256(g4x2, g4x3);
-        const __m256i g4t_acc_3 = _mm256_xor_si256(g4t_acc_2, rkw_1);
-        const __m256i g4t_1 = _mm256_xor_si256(g4t_acc_3, g4x0);
+        const __m256i g4k_acc_1 = _mm256_xor_si256(g4x2, g4x3);
+        const __m256i g4k_1 = _mm256_xor_si256(g4k_acc_1, rkw_1);
+        const __m256i g4t_1 = _mm256_xor_si256(g4k_1, g4x0);
         const __m256i g4t_1_lo = _mm256_and_si256(g4t_1, nibble_mask);
         const __m256i g4t_1_sh = _mm256_srli_epi16(g4t_1, 4);
         const __m256i g4t_1_hi = _mm256_and_si256(g4t_1_sh, nibble_mask);
@@ -8164,9 +8164,9 @@ static void sm4_wordslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
         const __m256i g4l_1 = _mm256_xor_si256(g4l_acc_1, g4lr2_1);
         const __m256i g4x_1 = _mm256_xor_si256(g4x1, g4l_1);
         g4x1 = g4x_1;
-        const __m256i g5t_acc_2 = _mm256_xor_si256(g5x2, g5x3);
-        const __m256i g5t_acc_3 = _mm256_xor_si256(g5t_acc_2, rkw_1);
-        const __m256i g5t_1 = _mm256_xor_si256(g5t_acc_3, g5x0);
+        const __m256i g5k_acc_1 = _mm256_xor_si256(g5x2, g5x3);
+        const __m256i g5k_1 = _mm256_xor_si256(g5k_acc_1, rkw_1);
+        const __m256i g5t_1 = _mm256_xor_si256(g5k_1, g5x0);
         const __m256i g5t_1_lo = _mm256_and_si256(g5t_1, nibble_mask);
         const __m256i g5t_1_sh = _mm256_srli_epi16(g5t_1, 4);
         const __m256i g5t_1_hi = _mm256_and_si256(g5t_1_sh, nibble_mask);
@@ -8197,9 +8197,9 @@ static void sm4_wordslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
         const __m256i g5l_1 = _mm256_xor_si256(g5l_acc_1, g5lr2_1);
         const __m256i g5x_1 = _mm256_xor_si256(g5x1, g5l_1);
         g5x1 = g5x_1;
-        const __m256i g6t_acc_2 = _mm256_xor_si256(g6x2, g6x3);
-        const __m256i g6t_acc_3 = _mm256_xor_si256(g6t_acc_2, rkw_1);
-        const __m256i g6t_1 = _mm256_xor_si256(g6t_acc_3, g6x0);
+        const __m256i g6k_acc_1 = _mm256_xor_si256(g6x2, g6x3);
+        const __m256i g6k_1 = _mm256_xor_si256(g6k_acc_1, rkw_1);
+        const __m256i g6t_1 = _mm256_xor_si256(g6k_1, g6x0);
         const __m256i g6t_1_lo = _mm256_and_si256(g6t_1, nibble_mask);
         const __m256i g6t_1_sh = _mm256_srli_epi16(g6t_1, 4);
         const __m256i g6t_1_hi = _mm256_and_si256(g6t_1_sh, nibble_mask);
@@ -8230,9 +8230,9 @@ static void sm4_wordslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
         const __m256i g6l_1 = _mm256_xor_si256(g6l_acc_1, g6lr2_1);
         const __m256i g6x_1 = _mm256_xor_si256(g6x1, g6l_1);
         g6x1 = g6x_1;
-        const __m256i g7t_acc_2 = _mm256_xor_si256(g7x2, g7x3);
-        const __m256i g7t_acc_3 = _mm256_xor_si256(g7t_acc_2, rkw_1);
-        const __m256i g7t_1 = _mm256_xor_si256(g7t_acc_3, g7x0);
+        const __m256i g7k_acc_1 = _mm256_xor_si256(g7x2, g7x3);
+        const __m256i g7k_1 = _mm256_xor_si256(g7k_acc_1, rkw_1);
+        const __m256i g7t_1 = _mm256_xor_si256(g7k_1, g7x0);
         const __m256i g7t_1_lo = _mm256_and_si256(g7t_1, nibble_mask);
         const __m256i g7t_1_sh = _mm256_srli_epi16(g7t_1, 4);
         const __m256i g7t_1_hi = _mm256_and_si256(g7t_1_sh, nibble_mask);
@@ -8266,9 +8266,9 @@ static void sm4_wordslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
 
         /* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
         const __m256i rkw_2 = _mm256_set1_epi32(kc_load32(rk + 16 * r + 8));
-        const __m256i g0t_acc_4 = _mm256_xor_si256(g0x3, g0x0);
-        const __m256i g0t_acc_5 = _mm256_xor_si256(g0t_acc_4, rkw_2);
-        const __m256i g0t_2 = _mm256_xor_si256(g0t_acc_5, g0x1);
+        const __m256i g0k_acc_2 = _mm256_xor_si256(g0x3, g0x0);
+        const __m256i g0k_2 = _mm256_xor_si256(g0k_acc_2, rkw_2);
+        const __m256i g0t_2 = _mm256_xor_si256(g0k_2, g0x1);
         const __m256i g0t_2_lo = _mm256_and_si256(g0t_2, nibble_mask);
         const __m256i g0t_2_sh = _mm256_srli_epi16(g0t_2, 4);
         const __m256i g0t_2_hi = _mm256_and_si256(g0t_2_sh, nibble_mask);
@@ -8299,9 +8299,9 @@ static void sm4_wordslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
         const __m256i g0l_2 = _mm256_xor_si256(g0l_acc_2, g0lr2_2);
         const __m256i g0x_2 = _mm256_xor_si256(g0x2, g0l_2);
         g0x2 = g0x_2;
-        const __m256i g1t_acc_4 = _mm256_xor_si256(g1x3, g1x0);
-        const __m256i g1t_acc_5 = _mm256_xor_si256(g1t_acc_4, rkw_2);
-        const __m256i g1t_2 = _mm256_xor_si256(g1t_acc_5, g1x1);
+        const __m256i g1k_acc_2 = _mm256_xor_si256(g1x3, g1x0);
+        const __m256i g1k_2 = _mm256_xor_si256(g1k_acc_2, rkw_2);
+        const __m256i g1t_2 = _mm256_xor_si256(g1k_2, g1x1);
         const __m256i g1t_2_lo = _mm256_and_si256(g1t_2, nibble_mask);
         const __m256i g1t_2_sh = _mm256_srli_epi16(g1t_2, 4);
         const __m256i g1t_2_hi = _mm256_and_si256(g1t_2_sh, nibble_mask);
@@ -8332,9 +8332,9 @@ static void sm4_wordslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
         const __m256i g1l_2 = _mm256_xor_si256(g1l_acc_2, g1lr2_2);
         const __m256i g1x_2 = _mm256_xor_si256(g1x2, g1l_2);
         g1x2 = g1x_2;
-        const __m256i g2t_acc_4 = _mm256_xor_si256(g2x3, g2x0);
-        const __m256i g2t_acc_5 = _mm256_xor_si256(g2t_acc_4, rkw_2);
-        const __m256i g2t_2 = _mm256_xor_si256(g2t_acc_5, g2x1);
+        const __m256i g2k_acc_2 = _mm256_xor_si256(g2x3, g2x0);
+        const __m256i g2k_2 = _mm256_xor_si256(g2k_acc_2, rkw_2);
+        const __m256i g2t_2 = _mm256_xor_si256(g2k_2, g2x1);
         const __m256i g2t_2_lo = _mm256_and_si256(g2t_2, nibble_mask);
         const __m256i g2t_2_sh = _mm256_srli_epi16(g2t_2, 4);
         const __m256i g2t_2_hi = _mm256_and_si256(g2t_2_sh, nibble_mask);
@@ -8365,9 +8365,9 @@ static void sm4_wordslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
         const __m256i g2l_2 = _mm256_xor_si256(g2l_acc_2, g2lr2_2);
         const __m256i g2x_2 = _mm256_xor_si256(g2x2, g2l_2);
         g2x2 = g2x_2;
-        const __m256i g3t_acc_4 = _mm256_xor_si256(g3x3, g3x0);
-        const __m256i g3t_acc_5 = _mm256_xor_si256(g3t_acc_4, rkw_2);
-        const __m256i g3t_2 = _mm256_xor_si256(g3t_acc_5, g3x1);
+        const __m256i g3k_acc_2 = _mm256_xor_si256(g3x3, g3x0);
+        const __m256i g3k_2 = _mm256_xor_si256(g3k_acc_2, rkw_2);
+        const __m256i g3t_2 = _mm256_xor_si256(g3k_2, g3x1);
         const __m256i g3t_2_lo = _mm256_and_si256(g3t_2, nibble_mask);
         const __m256i g3t_2_sh = _mm256_srli_epi16(g3t_2, 4);
         const __m256i g3t_2_hi = _mm256_and_si256(g3t_2_sh, nibble_mask);
@@ -8398,9 +8398,9 @@ static void sm4_wordslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
         const __m256i g3l_2 = _mm256_xor_si256(g3l_acc_2, g3lr2_2);
         const __m256i g3x_2 = _mm256_xor_si256(g3x2, g3l_2);
         g3x2 = g3x_2;
-        const __m256i g4t_acc_4 = _mm256_xor_si256(g4x3, g4x0);
-        const __m256i g4t_acc_5 = _mm256_xor_si256(g4t_acc_4, rkw_2);
-        const __m256i g4t_2 = _mm256_xor_si256(g4t_acc_5, g4x1);
+        const __m256i g4k_acc_2 = _mm256_xor_si256(g4x3, g4x0);
+        const __m256i g4k_2 = _mm256_xor_si256(g4k_acc_2, rkw_2);
+        const __m256i g4t_2 = _mm256_xor_si256(g4k_2, g4x1);
         const __m256i g4t_2_lo = _mm256_and_si256(g4t_2, nibble_mask);
         const __m256i g4t_2_sh = _mm256_srli_epi16(g4t_2, 4);
         const __m256i g4t_2_hi = _mm256_and_si256(g4t_2_sh, nibble_mask);
@@ -8431,9 +8431,9 @@ static void sm4_wordslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
         const __m256i g4l_2 = _mm256_xor_si256(g4l_acc_2, g4lr2_2);
         const __m256i g4x_2 = _mm256_xor_si256(g4x2, g4l_2);
         g4x2 = g4x_2;
-        const __m256i g5t_acc_4 = _mm256_xor_si256(g5x3, g5x0);
-        const __m256i g5t_acc_5 = _mm256_xor_si256(g5t_acc_4, rkw_2);
-        const __m256i g5t_2 = _mm256_xor_si256(g5t_acc_5, g5x1);
+        const __m256i g5k_acc_2 = _mm256_xor_si256(g5x3, g5x0);
+        const __m256i g5k_2 = _mm256_xor_si256(g5k_acc_2, rkw_2);
+        const __m256i g5t_2 = _mm256_xor_si256(g5k_2, g5x1);
         const __m256i g5t_2_lo = _mm256_and_si256(g5t_2, nibble_mask);
         const __m256i g5t_2_sh = _mm256_srli_epi16(g5t_2, 4);
         const __m256i g5t_2_hi = _mm256_and_si256(g5t_2_sh, nibble_mask);
@@ -8464,9 +8464,9 @@ static void sm4_wordslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
         const __m256i g5l_2 = _mm256_xor_si256(g5l_acc_2, g5lr2_2);
         const __m256i g5x_2 = _mm256_xor_si256(g5x2, g5l_2);
         g5x2 = g5x_2;
-        const __m256i g6t_acc_4 = _mm256_xor_si256(g6x3, g6x0);
-        const __m256i g6t_acc_5 = _mm256_xor_si256(g6t_acc_4, rkw_2);
-        const __m256i g6t_2 = _mm256_xor_si256(g6t_acc_5, g6x1);
+        const __m256i g6k_acc_2 = _mm256_xor_si256(g6x3, g6x0);
+        const __m256i g6k_2 = _mm256_xor_si256(g6k_acc_2, rkw_2);
+        const __m256i g6t_2 = _mm256_xor_si256(g6k_2, g6x1);
         const __m256i g6t_2_lo = _mm256_and_si256(g6t_2, nibble_mask);
         const __m256i g6t_2_sh = _mm256_srli_epi16(g6t_2, 4);
         const __m256i g6t_2_hi = _mm256_and_si256(g6t_2_sh, nibble_mask);
@@ -8497,9 +8497,9 @@ static void sm4_wordslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
         const __m256i g6l_2 = _mm256_xor_si256(g6l_acc_2, g6lr2_2);
         const __m256i g6x_2 = _mm256_xor_si256(g6x2, g6l_2);
         g6x2 = g6x_2;
-        const __m256i g7t_acc_4 = _mm256_xor_si256(g7x3, g7x0);
-        const __m256i g7t_acc_5 = _mm256_xor_si256(g7t_acc_4, rkw_2);
-        const __m256i g7t_2 = _mm256_xor_si256(g7t_acc_5, g7x1);
+        const __m256i g7k_acc_2 = _mm256_xor_si256(g7x3, g7x0);
+        const __m256i g7k_2 = _mm256_xor_si256(g7k_acc_2, rkw_2);
+        const __m256i g7t_2 = _mm256_xor_si256(g7k_2, g7x1);
         const __m256i g7t_2_lo = _mm256_and_si256(g7t_2, nibble_mask);
         const __m256i g7t_2_sh = _mm256_srli_epi16(g7t_2, 4);
         const __m256i g7t_2_hi = _mm256_and_si256(g7t_2_sh, nibble_mask);
@@ -8533,9 +8533,9 @@ static void sm4_wordslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
 
         /* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
         const __m256i rkw_3 = _mm256_set1_epi32(kc_load32(rk + 16 * r + 12));
-        const __m256i g0t_acc_6 = _mm256_xor_si256(g0x0, g0x1);
-        const __m256i g0t_acc_7 = _mm256_xor_si256(g0t_acc_6, rkw_3);
-        const __m256i g0t_3 = _mm256_xor_si256(g0t_acc_7, g0x2);
+        const __m256i g0k_acc_3 = _mm256_xor_si256(g0x0, g0x1);
+        const __m256i g0k_3 = _mm256_xor_si256(g0k_acc_3, rkw_3);
+        const __m256i g0t_3 = _mm256_xor_si256(g0k_3, g0x2);
         const __m256i g0t_3_lo = _mm256_and_si256(g0t_3, nibble_mask);
         const __m256i g0t_3_sh = _mm256_srli_epi16(g0t_3, 4);
         const __m256i g0t_3_hi = _mm256_and_si256(g0t_3_sh, nibble_mask);
@@ -8566,9 +8566,9 @@ static void sm4_wordslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
         const __m256i g0l_3 = _mm256_xor_si256(g0l_acc_3, g0lr2_3);
         const __m256i g0x_3 = _mm256_xor_si256(g0x3, g0l_3);
         g0x3 = g0x_3;
-        const __m256i g1t_acc_6 = _mm256_xor_si256(g1x0, g1x1);
-        const __m256i g1t_acc_7 = _mm256_xor_si256(g1t_acc_6, rkw_3);
-        const __m256i g1t_3 = _mm256_xor_si256(g1t_acc_7, g1x2);
+        const __m256i g1k_acc_3 = _mm256_xor_si256(g1x0, g1x1);
+        const __m256i g1k_3 = _mm256_xor_si256(g1k_acc_3, rkw_3);
+        const __m256i g1t_3 = _mm256_xor_si256(g1k_3, g1x2);
         const __m256i g1t_3_lo = _mm256_and_si256(g1t_3, nibble_mask);
         const __m256i g1t_3_sh = _mm256_srli_epi16(g1t_3, 4);
         const __m256i g1t_3_hi = _mm256_and_si256(g1t_3_sh, nibble_mask);
@@ -8599,9 +8599,9 @@ static void sm4_wordslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
         const __m256i g1l_3 = _mm256_xor_si256(g1l_acc_3, g1lr2_3);
         const __m256i g1x_3 = _mm256_xor_si256(g1x3, g1l_3);
         g1x3 = g1x_3;
-        const __m256i g2t_acc_6 = _mm256_xor_si256(g2x0, g2x1);
-        const __m256i g2t_acc_7 = _mm256_xor_si256(g2t_acc_6, rkw_3);
-        const __m256i g2t_3 = _mm256_xor_si256(g2t_acc_7, g2x2);
+        const __m256i g2k_acc_3 = _mm256_xor_si256(g2x0, g2x1);
+        const __m256i g2k_3 = _mm256_xor_si256(g2k_acc_3, rkw_3);
+        const __m256i g2t_3 = _mm256_xor_si256(g2k_3, g2x2);
         const __m256i g2t_3_lo = _mm256_and_si256(g2t_3, nibble_mask);
         const __m256i g2t_3_sh = _mm256_srli_epi16(g2t_3, 4);
         const __m256i g2t_3_hi = _mm256_and_si256(g2t_3_sh, nibble_mask);
@@ -8632,9 +8632,9 @@ static void sm4_wordslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
         const __m256i g2l_3 = _mm256_xor_si256(g2l_acc_3, g2lr2_3);
         const __m256i g2x_3 = _mm256_xor_si256(g2x3, g2l_3);
         g2x3 = g2x_3;
-        const __m256i g3t_acc_6 = _mm256_xor_si256(g3x0, g3x1);
-        const __m256i g3t_acc_7 = _mm256_xor_si256(g3t_acc_6, rkw_3);
-        const __m256i g3t_3 = _mm256_xor_si256(g3t_acc_7, g3x2);
+        const __m256i g3k_acc_3 = _mm256_xor_si256(g3x0, g3x1);
+        const __m256i g3k_3 = _mm256_xor_si256(g3k_acc_3, rkw_3);
+        const __m256i g3t_3 = _mm256_xor_si256(g3k_3, g3x2);
         const __m256i g3t_3_lo = _mm256_and_si256(g3t_3, nibble_mask);
         const __m256i g3t_3_sh = _mm256_srli_epi16(g3t_3, 4);
         const __m256i g3t_3_hi = _mm256_and_si256(g3t_3_sh, nibble_mask);
@@ -8665,9 +8665,9 @@ static void sm4_wordslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
         const __m256i g3l_3 = _mm256_xor_si256(g3l_acc_3, g3lr2_3);
         const __m256i g3x_3 = _mm256_xor_si256(g3x3, g3l_3);
         g3x3 = g3x_3;
-        const __m256i g4t_acc_6 = _mm256_xor_si256(g4x0, g4x1);
-        const __m256i g4t_acc_7 = _mm256_xor_si256(g4t_acc_6, rkw_3);
-        const __m256i g4t_3 = _mm256_xor_si256(g4t_acc_7, g4x2);
+        const __m256i g4k_acc_3 = _mm256_xor_si256(g4x0, g4x1);
+        const __m256i g4k_3 = _mm256_xor_si256(g4k_acc_3, rkw_3);
+        const __m256i g4t_3 = _mm256_xor_si256(g4k_3, g4x2);
         const __m256i g4t_3_lo = _mm256_and_si256(g4t_3, nibble_mask);
         const __m256i g4t_3_sh = _mm256_srli_epi16(g4t_3, 4);
         const __m256i g4t_3_hi = _mm256_and_si256(g4t_3_sh, nibble_mask);
@@ -8698,9 +8698,9 @@ static void sm4_wordslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
         const __m256i g4l_3 = _mm256_xor_si256(g4l_acc_3, g4lr2_3);
         const __m256i g4x_3 = _mm256_xor_si256(g4x3, g4l_3);
         g4x3 = g4x_3;
-        const __m256i g5t_acc_6 = _mm256_xor_si256(g5x0, g5x1);
-        const __m256i g5t_acc_7 = _mm256_xor_si256(g5t_acc_6, rkw_3);
-        const __m256i g5t_3 = _mm256_xor_si256(g5t_acc_7, g5x2);
+        const __m256i g5k_acc_3 = _mm256_xor_si256(g5x0, g5x1);
+        const __m256i g5k_3 = _mm256_xor_si256(g5k_acc_3, rkw_3);
+        const __m256i g5t_3 = _mm256_xor_si256(g5k_3, g5x2);
         const __m256i g5t_3_lo = _mm256_and_si256(g5t_3, nibble_mask);
         const __m256i g5t_3_sh = _mm256_srli_epi16(g5t_3, 4);
         const __m256i g5t_3_hi = _mm256_and_si256(g5t_3_sh, nibble_mask);
@@ -8731,9 +8731,9 @@ static void sm4_wordslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
         const __m256i g5l_3 = _mm256_xor_si256(g5l_acc_3, g5lr2_3);
         const __m256i g5x_3 = _mm256_xor_si256(g5x3, g5l_3);
         g5x3 = g5x_3;
-        const __m256i g6t_acc_6 = _mm256_xor_si256(g6x0, g6x1);
-        const __m256i g6t_acc_7 = _mm256_xor_si256(g6t_acc_6, rkw_3);
-        const __m256i g6t_3 = _mm256_xor_si256(g6t_acc_7, g6x2);
+        const __m256i g6k_acc_3 = _mm256_xor_si256(g6x0, g6x1);
+        const __m256i g6k_3 = _mm256_xor_si256(g6k_acc_3, rkw_3);
+        const __m256i g6t_3 = _mm256_xor_si256(g6k_3, g6x2);
         const __m256i g6t_3_lo = _mm256_and_si256(g6t_3, nibble_mask);
         const __m256i g6t_3_sh = _mm256_srli_epi16(g6t_3, 4);
         const __m256i g6t_3_hi = _mm256_and_si256(g6t_3_sh, nibble_mask);
@@ -8764,9 +8764,9 @@ static void sm4_wordslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
         const __m256i g6l_3 = _mm256_xor_si256(g6l_acc_3, g6lr2_3);
         const __m256i g6x_3 = _mm256_xor_si256(g6x3, g6l_3);
         g6x3 = g6x_3;
-        const __m256i g7t_acc_6 = _mm256_xor_si256(g7x0, g7x1);
-        const __m256i g7t_acc_7 = _mm256_xor_si256(g7t_acc_6, rkw_3);
-        const __m256i g7t_3 = _mm256_xor_si256(g7t_acc_7, g7x2);
+        const __m256i g7k_acc_3 = _mm256_xor_si256(g7x0, g7x1);
+        const __m256i g7k_3 = _mm256_xor_si256(g7k_acc_3, rkw_3);
+        const __m256i g7t_3 = _mm256_xor_si256(g7k_3, g7x2);
         const __m256i g7t_3_lo = _mm256_and_si256(g7t_3, nibble_mask);
         const __m256i g7t_3_sh = _mm256_srli_epi16(g7t_3, 4);
         const __m256i g7t_3_hi = _mm256_and_si256(g7t_3_sh, nibble_mask);
@@ -8994,6 +8994,226 @@ static void sm4_wordslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
     const __m256i ct_31 = _mm256_xor_si256(outbe_31, msg_31);
     _mm256_storeu_si256((void *)(out + 992), ct_31);
     _mm256_storeu_si256((void *)(in + 64), y_next);
+}
+
+/* The one-block form: out = E(in ^ src), or D with the decryption round keys
+ * (gen/emit/sm4_files.py one_block_program through xor_into_loads): one block in
+ * 128-bit registers, so a chain whose next block waits on this one (CBC
+ * encryption, CBC-MAC, CMAC, CCM) and a single block pay one block's rounds,
+ * not a padded batch.  Its round keys are the words of key->rk. */
+static void sm4_wordslice_avx2_aesni_one_block(const uint8_t *rk, const uint8_t *in, uint8_t *out, const uint8_t *src)
+{
+    __m128i x0, x1, x2, x3;
+    /* word 0 to native order, in every 32-bit lane */
+    static const uint8_t word0_le_bytes[16] = {0x03, 0x02, 0x01, 0x00, 0x03, 0x02, 0x01, 0x00, 0x03, 0x02, 0x01, 0x00, 0x03, 0x02, 0x01, 0x00};
+    const __m128i word0_le = kc_bcast16_128(word0_le_bytes);
+    /* word 1 to native order, in every 32-bit lane */
+    static const uint8_t word1_le_bytes[16] = {0x07, 0x06, 0x05, 0x04, 0x07, 0x06, 0x05, 0x04, 0x07, 0x06, 0x05, 0x04, 0x07, 0x06, 0x05, 0x04};
+    const __m128i word1_le = kc_bcast16_128(word1_le_bytes);
+    /* word 2 to native order, in every 32-bit lane */
+    static const uint8_t word2_le_bytes[16] = {0x0b, 0x0a, 0x09, 0x08, 0x0b, 0x0a, 0x09, 0x08, 0x0b, 0x0a, 0x09, 0x08, 0x0b, 0x0a, 0x09, 0x08};
+    const __m128i word2_le = kc_bcast16_128(word2_le_bytes);
+    /* word 3 to native order, in every 32-bit lane */
+    static const uint8_t word3_le_bytes[16] = {0x0f, 0x0e, 0x0d, 0x0c, 0x0f, 0x0e, 0x0d, 0x0c, 0x0f, 0x0e, 0x0d, 0x0c, 0x0f, 0x0e, 0x0d, 0x0c};
+    const __m128i word3_le = kc_bcast16_128(word3_le_bytes);
+    /* byte order reversal in each 32-bit word */
+    static const uint8_t bswap32_bytes[16] = {0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c};
+    const __m128i bswap32 = kc_bcast16_128(bswap32_bytes);
+    /* inverse ShiftRows (AESENCLAST's ShiftRows undone) */
+    static const uint8_t inv_shift_rows_bytes[16] = {0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03};
+    const __m128i inv_shift_rows = kc_bcast16_128(inv_shift_rows_bytes);
+    /* AESENCLAST key = SubBytes constant 0x63: cancels it */
+    static const uint8_t aes_cancel_key_bytes[16] = {0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63};
+    const __m128i aes_cancel_key = kc_bcast16_128(aes_cancel_key_bytes);
+    /* rotate each 32-bit word left by 24 (byte shuffle) */
+    static const uint8_t rotl24_bytes[16] = {0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c};
+    const __m128i rotl24 = kc_bcast16_128(rotl24_bytes);
+    /* low nibble of every byte */
+    static const uint8_t nibble_mask_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f};
+    const __m128i nibble_mask = kc_bcast16_128(nibble_mask_bytes);
+    /* A1, c1: S-box inner affine: low-nibble table (constant folded in) */
+    static const uint8_t tbl_lo_bytes[16] = {0x1b, 0xee, 0x39, 0xcc, 0xbd, 0x48, 0x9f, 0x6a, 0xb9, 0x4c, 0x9b, 0x6e, 0x1f, 0xea, 0x3d, 0xc8};
+    const __m128i tbl_lo = kc_bcast16_128(tbl_lo_bytes);
+    /* A1, c1: S-box inner affine: high-nibble table */
+    static const uint8_t tbl_hi_bytes[16] = {0x00, 0xac, 0x68, 0xc4, 0x8c, 0x20, 0xe4, 0x48, 0x18, 0xb4, 0x70, 0xdc, 0x94, 0x38, 0xfc, 0x50};
+    const __m128i tbl_hi = kc_bcast16_128(tbl_hi_bytes);
+    /* A2·inv(.) ^ c2: S-box outer affine, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
+    static const uint8_t tbl_lo_1_bytes[16] = {0xd3, 0xf5, 0xd9, 0xff, 0x24, 0x02, 0x2e, 0x08, 0xb4, 0x92, 0xbe, 0x98, 0x43, 0x65, 0x49, 0x6f};
+    const __m128i tbl_lo_1 = kc_bcast16_128(tbl_lo_1_bytes);
+    /* A2·inv(.) ^ c2: S-box outer affine, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
+    static const uint8_t tbl_hi_1_bytes[16] = {0x00, 0x5e, 0x4a, 0x14, 0x08, 0x56, 0x42, 0x1c, 0x9d, 0xc3, 0xd7, 0x89, 0x95, 0xcb, 0xdf, 0x81};
+    const __m128i tbl_hi_1 = kc_bcast16_128(tbl_hi_1_bytes);
+
+    /* Load the block; word w, big-endian to native, into every lane of register w. */
+    const __m128i raw = _mm_loadu_si128((const void *)(in));
+    const __m128i tweak = _mm_loadu_si128((const void *)(src));
+    const __m128i blk = _mm_xor_si128(raw, tweak);
+    const __m128i w0 = _mm_shuffle_epi8(blk, word0_le);
+    x0 = w0;
+    const __m128i w1 = _mm_shuffle_epi8(blk, word1_le);
+    x1 = w1;
+    const __m128i w2 = _mm_shuffle_epi8(blk, word2_le);
+    x2 = w2;
+    const __m128i w3 = _mm_shuffle_epi8(blk, word3_le);
+    x3 = w3;
+    for (size_t r = 0; r < 8; r++) {
+        KC_MCA_BEGIN("loop_r");
+
+        /* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
+        const __m128i rkw = _mm_set1_epi32(kc_load32(rk + 16 * r));
+        const __m128i g0k_acc = _mm_xor_si128(x1, x2);
+        const __m128i g0k = _mm_xor_si128(g0k_acc, rkw);
+        const __m128i g0t = _mm_xor_si128(g0k, x3);
+        const __m128i g0t_lo = _mm_and_si128(g0t, nibble_mask);
+        const __m128i g0t_sh = _mm_srli_epi16(g0t, 4);
+        const __m128i g0t_hi = _mm_and_si128(g0t_sh, nibble_mask);
+        const __m128i g0a_l = _mm_shuffle_epi8(tbl_lo, g0t_lo);
+        const __m128i g0a_h = _mm_shuffle_epi8(tbl_hi, g0t_hi);
+        const __m128i g0a = _mm_xor_si128(g0a_l, g0a_h);
+        const __m128i g0s_sr = _mm_shuffle_epi8(g0a, inv_shift_rows);
+        const __m128i g0s_aes = _mm_aesenclast_si128(g0s_sr, aes_cancel_key);
+        const __m128i g0s_aes_lo = _mm_and_si128(g0s_aes, nibble_mask);
+        const __m128i g0s_aes_sh = _mm_srli_epi16(g0s_aes, 4);
+        const __m128i g0s_aes_hi = _mm_and_si128(g0s_aes_sh, nibble_mask);
+        const __m128i g0s_l = _mm_shuffle_epi8(tbl_lo_1, g0s_aes_lo);
+        const __m128i g0s_h = _mm_shuffle_epi8(tbl_hi_1, g0s_aes_hi);
+        const __m128i g0s = _mm_xor_si128(g0s_l, g0s_h);
+        const __m128i g0r2_l = _mm_slli_epi32(g0s, 2);
+        const __m128i g0r2_r = _mm_srli_epi32(g0s, 30);
+        const __m128i g0r2 = _mm_or_si128(g0r2_l, g0r2_r);
+        const __m128i g0r10_l = _mm_slli_epi32(g0s, 10);
+        const __m128i g0r10_r = _mm_srli_epi32(g0s, 22);
+        const __m128i g0r10 = _mm_or_si128(g0r10_l, g0r10_r);
+        const __m128i g0r18_l = _mm_slli_epi32(g0s, 18);
+        const __m128i g0r18_r = _mm_srli_epi32(g0s, 14);
+        const __m128i g0r18 = _mm_or_si128(g0r18_l, g0r18_r);
+        const __m128i g0r24 = _mm_shuffle_epi8(g0s, rotl24);
+        const __m128i g0n_acc = _mm_xor_si128(x0, g0s);
+        const __m128i g0n = _mm_xor_si128(g0n_acc, g0r24);
+        const __m128i g0f_acc = _mm_xor_si128(g0r2, g0r10);
+        const __m128i g0f = _mm_xor_si128(g0f_acc, g0r18);
+        const __m128i g0x = _mm_xor_si128(g0n, g0f);
+        x0 = g0x;
+
+        /* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
+        const __m128i rkw_1 = _mm_set1_epi32(kc_load32(rk + 16 * r + 4));
+        const __m128i g0k_acc_1 = _mm_xor_si128(x2, x3);
+        const __m128i g0k_1 = _mm_xor_si128(g0k_acc_1, rkw_1);
+        const __m128i g0t_acc = _mm_xor_si128(g0k_1, g0n);
+        const __m128i g0t_1 = _mm_xor_si128(g0t_acc, g0f);
+        const __m128i g0t_1_lo = _mm_and_si128(g0t_1, nibble_mask);
+        const __m128i g0t_1_sh = _mm_srli_epi16(g0t_1, 4);
+        const __m128i g0t_1_hi = _mm_and_si128(g0t_1_sh, nibble_mask);
+        const __m128i g0a_1_l = _mm_shuffle_epi8(tbl_lo, g0t_1_lo);
+        const __m128i g0a_1_h = _mm_shuffle_epi8(tbl_hi, g0t_1_hi);
+        const __m128i g0a_1 = _mm_xor_si128(g0a_1_l, g0a_1_h);
+        const __m128i g0s_1_sr = _mm_shuffle_epi8(g0a_1, inv_shift_rows);
+        const __m128i g0s_1_aes = _mm_aesenclast_si128(g0s_1_sr, aes_cancel_key);
+        const __m128i g0s_1_aes_lo = _mm_and_si128(g0s_1_aes, nibble_mask);
+        const __m128i g0s_1_aes_sh = _mm_srli_epi16(g0s_1_aes, 4);
+        const __m128i g0s_1_aes_hi = _mm_and_si128(g0s_1_aes_sh, nibble_mask);
+        const __m128i g0s_1_l = _mm_shuffle_epi8(tbl_lo_1, g0s_1_aes_lo);
+        const __m128i g0s_1_h = _mm_shuffle_epi8(tbl_hi_1, g0s_1_aes_hi);
+        const __m128i g0s_1 = _mm_xor_si128(g0s_1_l, g0s_1_h);
+        const __m128i g0r2_1_l = _mm_slli_epi32(g0s_1, 2);
+        const __m128i g0r2_1_r = _mm_srli_epi32(g0s_1, 30);
+        const __m128i g0r2_1 = _mm_or_si128(g0r2_1_l, g0r2_1_r);
+        const __m128i g0r10_1_l = _mm_slli_epi32(g0s_1, 10);
+        const __m128i g0r10_1_r = _mm_srli_epi32(g0s_1, 22);
+        const __m128i g0r10_1 = _mm_or_si128(g0r10_1_l, g0r10_1_r);
+        const __m128i g0r18_1_l = _mm_slli_epi32(g0s_1, 18);
+        const __m128i g0r18_1_r = _mm_srli_epi32(g0s_1, 14);
+        const __m128i g0r18_1 = _mm_or_si128(g0r18_1_l, g0r18_1_r);
+        const __m128i g0r24_1 = _mm_shuffle_epi8(g0s_1, rotl24);
+        const __m128i g0n_acc_1 = _mm_xor_si128(x1, g0s_1);
+        const __m128i g0n_1 = _mm_xor_si128(g0n_acc_1, g0r24_1);
+        const __m128i g0f_acc_1 = _mm_xor_si128(g0r2_1, g0r10_1);
+        const __m128i g0f_1 = _mm_xor_si128(g0f_acc_1, g0r18_1);
+        const __m128i g0x_1 = _mm_xor_si128(g0n_1, g0f_1);
+        x1 = g0x_1;
+
+        /* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
+        const __m128i rkw_2 = _mm_set1_epi32(kc_load32(rk + 16 * r + 8));
+        const __m128i g0k_acc_2 = _mm_xor_si128(x3, x0);
+        const __m128i g0k_2 = _mm_xor_si128(g0k_acc_2, rkw_2);
+        const __m128i g0t_acc_1 = _mm_xor_si128(g0k_2, g0n_1);
+        const __m128i g0t_2 = _mm_xor_si128(g0t_acc_1, g0f_1);
+        const __m128i g0t_2_lo = _mm_and_si128(g0t_2, nibble_mask);
+        const __m128i g0t_2_sh = _mm_srli_epi16(g0t_2, 4);
+        const __m128i g0t_2_hi = _mm_and_si128(g0t_2_sh, nibble_mask);
+        const __m128i g0a_2_l = _mm_shuffle_epi8(tbl_lo, g0t_2_lo);
+        const __m128i g0a_2_h = _mm_shuffle_epi8(tbl_hi, g0t_2_hi);
+        const __m128i g0a_2 = _mm_xor_si128(g0a_2_l, g0a_2_h);
+        const __m128i g0s_2_sr = _mm_shuffle_epi8(g0a_2, inv_shift_rows);
+        const __m128i g0s_2_aes = _mm_aesenclast_si128(g0s_2_sr, aes_cancel_key);
+        const __m128i g0s_2_aes_lo = _mm_and_si128(g0s_2_aes, nibble_mask);
+        const __m128i g0s_2_aes_sh = _mm_srli_epi16(g0s_2_aes, 4);
+        const __m128i g0s_2_aes_hi = _mm_and_si128(g0s_2_aes_sh, nibble_mask);
+        const __m128i g0s_2_l = _mm_shuffle_epi8(tbl_lo_1, g0s_2_aes_lo);
+        const __m128i g0s_2_h = _mm_shuffle_epi8(tbl_hi_1, g0s_2_aes_hi);
+        const __m128i g0s_2 = _mm_xor_si128(g0s_2_l, g0s_2_h);
+        const __m128i g0r2_2_l = _mm_slli_epi32(g0s_2, 2);
+        const __m128i g0r2_2_r = _mm_srli_epi32(g0s_2, 30);
+        const __m128i g0r2_2 = _mm_or_si128(g0r2_2_l, g0r2_2_r);
+        const __m128i g0r10_2_l = _mm_slli_epi32(g0s_2, 10);
+        const __m128i g0r10_2_r = _mm_srli_epi32(g0s_2, 22);
+        const __m128i g0r10_2 = _mm_or_si128(g0r10_2_l, g0r10_2_r);
+        const __m128i g0r18_2_l = _mm_slli_epi32(g0s_2, 18);
+        const __m128i g0r18_2_r = _mm_srli_epi32(g0s_2, 14);
+        const __m128i g0r18_2 = _mm_or_si128(g0r18_2_l, g0r18_2_r);
+        const __m128i g0r24_2 = _mm_shuffle_epi8(g0s_2, rotl24);
+        const __m128i g0n_acc_2 = _mm_xor_si128(x2, g0s_2);
+        const __m128i g0n_2 = _mm_xor_si128(g0n_acc_2, g0r24_2);
+        const __m128i g0f_acc_2 = _mm_xor_si128(g0r2_2, g0r10_2);
+        const __m128i g0f_2 = _mm_xor_si128(g0f_acc_2, g0r18_2);
+        const __m128i g0x_2 = _mm_xor_si128(g0n_2, g0f_2);
+        x2 = g0x_2;
+
+        /* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
+        const __m128i rkw_3 = _mm_set1_epi32(kc_load32(rk + 16 * r + 12));
+        const __m128i g0k_acc_3 = _mm_xor_si128(x0, x1);
+        const __m128i g0k_3 = _mm_xor_si128(g0k_acc_3, rkw_3);
+        const __m128i g0t_acc_2 = _mm_xor_si128(g0k_3, g0n_2);
+        const __m128i g0t_3 = _mm_xor_si128(g0t_acc_2, g0f_2);
+        const __m128i g0t_3_lo = _mm_and_si128(g0t_3, nibble_mask);
+        const __m128i g0t_3_sh = _mm_srli_epi16(g0t_3, 4);
+        const __m128i g0t_3_hi = _mm_and_si128(g0t_3_sh, nibble_mask);
+        const __m128i g0a_3_l = _mm_shuffle_epi8(tbl_lo, g0t_3_lo);
+        const __m128i g0a_3_h = _mm_shuffle_epi8(tbl_hi, g0t_3_hi);
+        const __m128i g0a_3 = _mm_xor_si128(g0a_3_l, g0a_3_h);
+        const __m128i g0s_3_sr = _mm_shuffle_epi8(g0a_3, inv_shift_rows);
+        const __m128i g0s_3_aes = _mm_aesenclast_si128(g0s_3_sr, aes_cancel_key);
+        const __m128i g0s_3_aes_lo = _mm_and_si128(g0s_3_aes, nibble_mask);
+        const __m128i g0s_3_aes_sh = _mm_srli_epi16(g0s_3_aes, 4);
+        const __m128i g0s_3_aes_hi = _mm_and_si128(g0s_3_aes_sh, nibble_mask);
+        const __m128i g0s_3_l = _mm_shuffle_epi8(tbl_lo_1, g0s_3_aes_lo);
+        const __m128i g0s_3_h = _mm_shuffle_epi8(tbl_hi_1, g0s_3_aes_hi);
+        const __m128i g0s_3 = _mm_xor_si128(g0s_3_l, g0s_3_h);
+        const __m128i g0r2_3_l = _mm_slli_epi32(g0s_3, 2);
+        const __m128i g0r2_3_r = _mm_srli_epi32(g0s_3, 30);
+        const __m128i g0r2_3 = _mm_or_si128(g0r2_3_l, g0r2_3_r);
+        const __m128i g0r10_3_l = _mm_slli_epi32(g0s_3, 10);
+        const __m128i g0r10_3_r = _mm_srli_epi32(g0s_3, 22);
+        const __m128i g0r10_3 = _mm_or_si128(g0r10_3_l, g0r10_3_r);
+        const __m128i g0r18_3_l = _mm_slli_epi32(g0s_3, 18);
+        const __m128i g0r18_3_r = _mm_srli_epi32(g0s_3, 14);
+        const __m128i g0r18_3 = _mm_or_si128(g0r18_3_l, g0r18_3_r);
+        const __m128i g0r24_3 = _mm_shuffle_epi8(g0s_3, rotl24);
+        const __m128i g0n_acc_3 = _mm_xor_si128(x3, g0s_3);
+        const __m128i g0n_3 = _mm_xor_si128(g0n_acc_3, g0r24_3);
+        const __m128i g0f_acc_3 = _mm_xor_si128(g0r2_3, g0r10_3);
+        const __m128i g0f_3 = _mm_xor_si128(g0f_acc_3, g0r18_3);
+        const __m128i g0x_3 = _mm_xor_si128(g0n_3, g0f_3);
+        x3 = g0x_3;
+        KC_MCA_END("loop_r");
+    }
+
+    /* Output (X35, X34, X33, X32) = slots 3, 2, 1, 0: lane 0 of each into lanes 0-3, native words to big-endian. */
+    const __m128i x35x34 = _mm_unpacklo_epi32(x3, x2);
+    const __m128i x33x32 = _mm_unpacklo_epi32(x1, x0);
+    const __m128i out_1 = _mm_unpacklo_epi64(x35x34, x33x32);
+    const __m128i outbe = _mm_shuffle_epi8(out_1, bswap32);
+    _mm_storeu_si128((void *)(out), outbe);
 }
 
 /* GHASH's step of KC_GHASH_BLOCKS blocks at 256 bits (gen/kernels/ghash.py
@@ -10663,9 +10883,15 @@ static void sm4_wordslice_avx2_aesni_xts_tweaks(int rule, int first, uint8_t *ca
     memcpy(carry, out + SM4_WORDSLICE_AVX2_AESNI_BATCH_BLOCKS * SM4_BLOCK_BYTES, 32);
 }
 
+static const uint8_t sm4_wordslice_avx2_aesni_zero_block[SM4_BLOCK_BYTES];
+
 static void sm4_wordslice_avx2_aesni_crypt(const sm4_key *key, sm4_direction dir, const uint8_t *in, uint8_t *out,
                                      size_t nblocks)
 {
+    if (nblocks == 1) { /* GCM's H and tag mask, CCM's A0, CMAC's L, a one-block message */
+        sm4_wordslice_avx2_aesni_one_block((const uint8_t *)key->rk[dir], in, out, sm4_wordslice_avx2_aesni_zero_block);
+        return;
+    }
     sm4_run_batches(sm4_wordslice_avx2_aesni_batch, SM4_WORDSLICE_AVX2_AESNI_BATCH_BLOCKS, (const uint8_t *)key->rk[dir], in, out, nblocks);
 }
 
@@ -10681,6 +10907,21 @@ static void sm4_wordslice_avx2_aesni_xts_blocks(const sm4_key *key, sm4_directio
 {
     sm4_run_batches_whitened(sm4_wordslice_avx2_aesni_batch_xts, sm4_wordslice_avx2_aesni_batch, SM4_WORDSLICE_AVX2_AESNI_BATCH_BLOCKS, (const uint8_t *)key->rk[dir],
                              in, tweaks, out, nblocks);
+}
+
+/* CBC encryption's serial chain, one block at a time: chain <- E(chain ^ in_i),
+ * out_i <- chain; out NULL for the MACs' chain (nothing written). */
+static void sm4_wordslice_avx2_aesni_encrypt_chained(const sm4_key *key, uint8_t chain[SM4_BLOCK_BYTES], const uint8_t *in,
+                                                uint8_t *out, size_t nblocks)
+{
+    const uint8_t *rk = (const uint8_t *)key->rk[SM4_ENCRYPT];
+    for (; nblocks; nblocks--, in += SM4_BLOCK_BYTES) {
+        sm4_wordslice_avx2_aesni_one_block(rk, in, chain, chain);
+        if (out) {
+            memcpy(out, chain, SM4_BLOCK_BYTES);
+            out += SM4_BLOCK_BYTES;
+        }
+    }
 }
 
 static int sm4_wordslice_avx2_aesni_ctr_xor(const sm4_key *key, const uint8_t *counters, const uint8_t *src, uint8_t *out,
@@ -10723,6 +10964,7 @@ const sm4_impl KC_IMPL_SYMBOL(sm4_wordslice_avx2_aesni) = {
     .cpu_supported = sm4_wordslice_avx2_aesni_cpu_supported,
     .crypt_blocks = sm4_wordslice_avx2_aesni_crypt,
     .crypt_blocks_xor = sm4_wordslice_avx2_aesni_crypt_xor,
+    .encrypt_chained = sm4_wordslice_avx2_aesni_encrypt_chained,
     .ctr_xor = sm4_wordslice_avx2_aesni_ctr_xor,
     .ghash = sm4_wordslice_avx2_aesni_ghash,
     .xts_tweaks = sm4_wordslice_avx2_aesni_xts_tweaks,

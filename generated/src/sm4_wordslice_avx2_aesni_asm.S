@@ -2048,9 +2048,9 @@ sm4_wordslice_avx2_aesni_batch_asm:
 
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	vpbroadcastd (%rdi,%rcx), %ymm2 /* rkw = bcast32() */
-	vpxor %ymm3, %ymm4, %ymm5 /* g0t_acc = xor(g0x1, g0x2) */
-	vpxor %ymm2, %ymm5, %ymm5 /* g0t_acc_1 = xor(g0t_acc, rkw) */
-	vpxor %ymm0, %ymm5, %ymm5 /* g0t = xor(g0t_acc_1, g0x3) */
+	vpxor %ymm3, %ymm4, %ymm5 /* g0k_acc = xor(g0x1, g0x2) */
+	vpxor %ymm2, %ymm5, %ymm5 /* g0k = xor(g0k_acc, rkw) */
+	vpxor %ymm0, %ymm5, %ymm5 /* g0t = xor(g0k, g0x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_5_nibble_mask(%rip), %ymm5, %ymm9 /* g0t_lo = and(g0t, nibble_mask) */
 	vpsrlw $4, %ymm5, %ymm5 /* g0t_sh = shr(g0t) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_5_nibble_mask(%rip), %ymm5, %ymm5 /* g0t_hi = and(g0t_sh, nibble_mask) */
@@ -2090,9 +2090,9 @@ sm4_wordslice_avx2_aesni_batch_asm:
 	vpxor %ymm9, %ymm5, %ymm3 /* g0l_acc = xor(g0s, g0lr24) */
 	vpxor %ymm0, %ymm3, %ymm0 /* g0l = xor(g0l_acc, g0lr2) */
 	vpxor %ymm0, %ymm1, %ymm0 /* g0x = xor(g0x0, g0l) */
-	vpxor %ymm8, %ymm6, %ymm1 /* g1t_acc = xor(g1x1, g1x2) */
-	vpxor %ymm2, %ymm1, %ymm1 /* g1t_acc_1 = xor(g1t_acc, rkw) */
-	vpxor %ymm13, %ymm1, %ymm1 /* g1t = xor(g1t_acc_1, g1x3) */
+	vpxor %ymm8, %ymm6, %ymm1 /* g1k_acc = xor(g1x1, g1x2) */
+	vpxor %ymm2, %ymm1, %ymm1 /* g1k = xor(g1k_acc, rkw) */
+	vpxor %ymm13, %ymm1, %ymm1 /* g1t = xor(g1k, g1x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_5_nibble_mask(%rip), %ymm1, %ymm3 /* g1t_lo = and(g1t, nibble_mask) */
 	vpsrlw $4, %ymm1, %ymm1 /* g1t_sh = shr(g1t) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_5_nibble_mask(%rip), %ymm1, %ymm1 /* g1t_hi = and(g1t_sh, nibble_mask) */
@@ -2126,9 +2126,9 @@ sm4_wordslice_avx2_aesni_batch_asm:
 	vpxor %ymm3, %ymm1, %ymm1 /* g1l_acc = xor(g1s, g1lr24) */
 	vpxor %ymm6, %ymm1, %ymm1 /* g1l = xor(g1l_acc, g1lr2) */
 	vpxor %ymm1, %ymm7, %ymm1 /* g1x = xor(g1x0, g1l) */
-	vpxor %ymm12, %ymm10, %ymm3 /* g2t_acc = xor(g2x1, g2x2) */
-	vpxor %ymm2, %ymm3, %ymm3 /* g2t_acc_1 = xor(g2t_acc, rkw) */
-	vpxor 64(%rsp), %ymm3, %ymm3 /* g2t = xor(g2t_acc_1, g2x3) */
+	vpxor %ymm12, %ymm10, %ymm3 /* g2k_acc = xor(g2x1, g2x2) */
+	vpxor %ymm2, %ymm3, %ymm3 /* g2k = xor(g2k_acc, rkw) */
+	vpxor 64(%rsp), %ymm3, %ymm3 /* g2t = xor(g2k, g2x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_5_nibble_mask(%rip), %ymm3, %ymm6 /* g2t_lo = and(g2t, nibble_mask) */
 	vpsrlw $4, %ymm3, %ymm3 /* g2t_sh = shr(g2t) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_5_nibble_mask(%rip), %ymm3, %ymm3 /* g2t_hi = and(g2t_sh, nibble_mask) */
@@ -2159,9 +2159,9 @@ sm4_wordslice_avx2_aesni_batch_asm:
 	vpxor %ymm7, %ymm3, %ymm3 /* g2l = xor(g2l_acc, g2lr2) */
 	vpxor 416(%rsp), %ymm3, %ymm3 /* g2x = xor(g2l, g2x0.2) */
 	vmovdqa 288(%rsp), %ymm6 /* reload g3x1.2 */
-	vpxor 160(%rsp), %ymm6, %ymm7 /* g3t_acc = xor(g3x1, g3x2) */
-	vpxor %ymm2, %ymm7, %ymm7 /* g3t_acc_1 = xor(g3t_acc, rkw) */
-	vpxor 0(%rsp), %ymm7, %ymm7 /* g3t = xor(g3t_acc_1, g3x3) */
+	vpxor 160(%rsp), %ymm6, %ymm7 /* g3k_acc = xor(g3x1, g3x2) */
+	vpxor %ymm2, %ymm7, %ymm7 /* g3k = xor(g3k_acc, rkw) */
+	vpxor 0(%rsp), %ymm7, %ymm7 /* g3t = xor(g3k, g3x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_5_nibble_mask(%rip), %ymm7, %ymm8 /* g3t_lo = and(g3t, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* g3t_sh = shr(g3t) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_5_nibble_mask(%rip), %ymm7, %ymm7 /* g3t_hi = and(g3t_sh, nibble_mask) */
@@ -2193,9 +2193,9 @@ sm4_wordslice_avx2_aesni_batch_asm:
 	vpxor %ymm6, %ymm7, %ymm6 /* g3l = xor(g3l_acc, g3lr2) */
 	vpxor 1056(%rsp), %ymm6, %ymm6 /* g3x = xor(g3l, g3x0.2) */
 	vmovdqa 896(%rsp), %ymm7 /* reload g4x1.2 */
-	vpxor 1024(%rsp), %ymm7, %ymm8 /* g4t_acc = xor(g4x1, g4x2) */
-	vpxor %ymm2, %ymm8, %ymm8 /* g4t_acc_1 = xor(g4t_acc, rkw) */
-	vpxor 1088(%rsp), %ymm8, %ymm8 /* g4t = xor(g4t_acc_1, g4x3) */
+	vpxor 1024(%rsp), %ymm7, %ymm8 /* g4k_acc = xor(g4x1, g4x2) */
+	vpxor %ymm2, %ymm8, %ymm8 /* g4k = xor(g4k_acc, rkw) */
+	vpxor 1088(%rsp), %ymm8, %ymm8 /* g4t = xor(g4k, g4x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_5_nibble_mask(%rip), %ymm8, %ymm10 /* g4t_lo = and(g4t, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* g4t_sh = shr(g4t) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_5_nibble_mask(%rip), %ymm8, %ymm8 /* g4t_hi = and(g4t_sh, nibble_mask) */
@@ -2227,9 +2227,9 @@ sm4_wordslice_avx2_aesni_batch_asm:
 	vpxor %ymm6, %ymm7, %ymm6 /* g4l = xor(g4l_acc, g4lr2) */
 	vpxor 768(%rsp), %ymm6, %ymm6 /* g4x = xor(g4l, g4x0.2) */
 	vmovdqa 800(%rsp), %ymm7 /* reload g5x1.2 */
-	vpxor 928(%rsp), %ymm7, %ymm8 /* g5t_acc = xor(g5x1, g5x2) */
-	vpxor %ymm2, %ymm8, %ymm8 /* g5t_acc_1 = xor(g5t_acc, rkw) */
-	vpxor 1120(%rsp), %ymm8, %ymm8 /* g5t = xor(g5t_acc_1, g5x3) */
+	vpxor 928(%rsp), %ymm7, %ymm8 /* g5k_acc = xor(g5x1, g5x2) */
+	vpxor %ymm2, %ymm8, %ymm8 /* g5k = xor(g5k_acc, rkw) */
+	vpxor 1120(%rsp), %ymm8, %ymm8 /* g5t = xor(g5k, g5x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_5_nibble_mask(%rip), %ymm8, %ymm10 /* g5t_lo = and(g5t, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* g5t_sh = shr(g5t) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_5_nibble_mask(%rip), %ymm8, %ymm8 /* g5t_hi = and(g5t_sh, nibble_mask) */
@@ -2261,9 +2261,9 @@ sm4_wordslice_avx2_aesni_batch_asm:
 	vpxor %ymm6, %ymm7, %ymm6 /* g5l = xor(g5l_acc, g5lr2) */
 	vpxor 736(%rsp), %ymm6, %ymm6 /* g5x = xor(g5l, g5x0.2) */
 	vmovdqa 832(%rsp), %ymm7 /* reload g6x1.2 */
-	vpxor 960(%rsp), %ymm7, %ymm8 /* g6t_acc = xor(g6x1, g6x2) */
-	vpxor %ymm2, %ymm8, %ymm8 /* g6t_acc_1 = xor(g6t_acc, rkw) */
-	vpxor 1152(%rsp), %ymm8, %ymm8 /* g6t = xor(g6t_acc_1, g6x3) */
+	vpxor 960(%rsp), %ymm7, %ymm8 /* g6k_acc = xor(g6x1, g6x2) */
+	vpxor %ymm2, %ymm8, %ymm8 /* g6k = xor(g6k_acc, rkw) */
+	vpxor 1152(%rsp), %ymm8, %ymm8 /* g6t = xor(g6k, g6x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_5_nibble_mask(%rip), %ymm8, %ymm10 /* g6t_lo = and(g6t, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* g6t_sh = shr(g6t) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_5_nibble_mask(%rip), %ymm8, %ymm8 /* g6t_hi = and(g6t_sh, nibble_mask) */
@@ -2295,9 +2295,9 @@ sm4_wordslice_avx2_aesni_batch_asm:
 	vpxor %ymm6, %ymm7, %ymm6 /* g6l = xor(g6l_acc, g6lr2) */
 	vpxor 704(%rsp), %ymm6, %ymm6 /* g6x = xor(g6l, g6x0.2) */
 	vmovdqa 864(%rsp), %ymm7 /* reload g7x1.2 */
-	vpxor 992(%rsp), %ymm7, %ymm8 /* g7t_acc = xor(g7x1, g7x2) */
-	vpxor %ymm2, %ymm8, %ymm2 /* g7t_acc_1 = xor(g7t_acc, rkw) */
-	vpxor 512(%rsp), %ymm2, %ymm2 /* g7t = xor(g7t_acc_1, g7x3) */
+	vpxor 992(%rsp), %ymm7, %ymm8 /* g7k_acc = xor(g7x1, g7x2) */
+	vpxor %ymm2, %ymm8, %ymm2 /* g7k = xor(g7k_acc, rkw) */
+	vpxor 512(%rsp), %ymm2, %ymm2 /* g7t = xor(g7k, g7x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_5_nibble_mask(%rip), %ymm2, %ymm8 /* g7t_lo = and(g7t, nibble_mask) */
 	vpsrlw $4, %ymm2, %ymm2 /* g7t_sh = shr(g7t) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_5_nibble_mask(%rip), %ymm2, %ymm2 /* g7t_hi = and(g7t_sh, nibble_mask) */
@@ -2331,9 +2331,9 @@ sm4_wordslice_avx2_aesni_batch_asm:
 	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
 	vpbroadcastd 4(%rdi,%rcx), %ymm7 /* rkw_1 = bcast32() */
 	vmovdqa 448(%rsp), %ymm8 /* reload g0x2.2 */
-	vpxor 256(%rsp), %ymm8, %ymm10 /* g0t_acc_2 = xor(g0x2, g0x3) */
-	vpxor %ymm7, %ymm10, %ymm10 /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
-	vpxor %ymm0, %ymm10, %ymm10 /* g0t_1 = xor(g0t_acc_3, g0x0) */
+	vpxor 256(%rsp), %ymm8, %ymm10 /* g0k_acc_1 = xor(g0x2, g0x3) */
+	vpxor %ymm7, %ymm10, %ymm10 /* g0k_1 = xor(g0k_acc_1, rkw_1) */
+	vpxor %ymm0, %ymm10, %ymm10 /* g0t_1 = xor(g0k_1, g0x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_5_nibble_mask(%rip), %ymm10, %ymm8 /* g0t_1_lo = and(g0t_1, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g0t_1_sh = shr(g0t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_5_nibble_mask(%rip), %ymm10, %ymm10 /* g0t_1_hi = and(g0t_1_sh, nibble_mask) */
@@ -2365,9 +2365,9 @@ sm4_wordslice_avx2_aesni_batch_asm:
 	vpxor %ymm10, %ymm8, %ymm2 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
 	vpxor %ymm0, %ymm2, %ymm0 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
 	vpxor 384(%rsp), %ymm0, %ymm0 /* g0x_1 = xor(g0l_1, g0x1.2) */
-	vpxor 224(%rsp), %ymm13, %ymm2 /* g1t_acc_2 = xor(g1x3.2, g1x2.2) */
-	vpxor %ymm7, %ymm2, %ymm2 /* g1t_acc_3 = xor(g1t_acc_2, rkw_1) */
-	vpxor %ymm1, %ymm2, %ymm2 /* g1t_1 = xor(g1t_acc_3, g1x0) */
+	vpxor 224(%rsp), %ymm13, %ymm2 /* g1k_acc_1 = xor(g1x3.2, g1x2.2) */
+	vpxor %ymm7, %ymm2, %ymm2 /* g1k_1 = xor(g1k_acc_1, rkw_1) */
+	vpxor %ymm1, %ymm2, %ymm2 /* g1t_1 = xor(g1k_1, g1x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_5_nibble_mask(%rip), %ymm2, %ymm8 /* g1t_1_lo = and(g1t_1, nibble_mask) */
 	vpsrlw $4, %ymm2, %ymm2 /* g1t_1_sh = shr(g1t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_5_nibble_mask(%rip), %ymm2, %ymm2 /* g1t_1_hi = and(g1t_1_sh, nibble_mask) */
@@ -2398,9 +2398,9 @@ sm4_wordslice_avx2_aesni_batch_asm:
 	vpxor %ymm8, %ymm2, %ymm2 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
 	vpxor %ymm1, %ymm2, %ymm1 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
 	vpxor 320(%rsp), %ymm1, %ymm1 /* g1x_1 = xor(g1l_1, g1x1.2) */
-	vpxor 64(%rsp), %ymm12, %ymm2 /* g2t_acc_2 = xor(g2x2, g2x3) */
-	vpxor %ymm7, %ymm2, %ymm2 /* g2t_acc_3 = xor(g2t_acc_2, rkw_1) */
-	vpxor %ymm3, %ymm2, %ymm2 /* g2t_1 = xor(g2t_acc_3, g2x0) */
+	vpxor 64(%rsp), %ymm12, %ymm2 /* g2k_acc_1 = xor(g2x2, g2x3) */
+	vpxor %ymm7, %ymm2, %ymm2 /* g2k_1 = xor(g2k_acc_1, rkw_1) */
+	vpxor %ymm3, %ymm2, %ymm2 /* g2t_1 = xor(g2k_1, g2x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_5_nibble_mask(%rip), %ymm2, %ymm8 /* g2t_1_lo = and(g2t_1, nibble_mask) */
 	vpsrlw $4, %ymm2, %ymm2 /* g2t_1_sh = shr(g2t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_5_nibble_mask(%rip), %ymm2, %ymm2 /* g2t_1_hi = and(g2t_1_sh, nibble_mask) */
@@ -2432,9 +2432,9 @@ sm4_wordslice_avx2_aesni_batch_asm:
 	vpxor %ymm10, %ymm2, %ymm2 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
 	vpxor 32(%rsp), %ymm2, %ymm2 /* g2x_1 = xor(g2l_1, g2x1.2) */
 	vmovdqa 160(%rsp), %ymm8 /* reload g3x2.2 */
-	vpxor 0(%rsp), %ymm8, %ymm10 /* g3t_acc_2 = xor(g3x2, g3x3) */
-	vpxor %ymm7, %ymm10, %ymm10 /* g3t_acc_3 = xor(g3t_acc_2, rkw_1) */
-	vpxor 1056(%rsp), %ymm10, %ymm10 /* g3t_1 = xor(g3t_acc_3, g3x0) */
+	vpxor 0(%rsp), %ymm8, %ymm10 /* g3k_acc_1 = xor(g3x2, g3x3) */
+	vpxor %ymm7, %ymm10, %ymm10 /* g3k_1 = xor(g3k_acc_1, rkw_1) */
+	vpxor 1056(%rsp), %ymm10, %ymm10 /* g3t_1 = xor(g3k_1, g3x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_5_nibble_mask(%rip), %ymm10, %ymm12 /* g3t_1_lo = and(g3t_1, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g3t_1_sh = shr(g3t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_5_nibble_mask(%rip), %ymm10, %ymm10 /* g3t_1_hi = and(g3t_1_sh, nibble_mask) */
@@ -2466,9 +2466,9 @@ sm4_wordslice_avx2_aesni_batch_asm:
 	vpxor %ymm2, %ymm8, %ymm2 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
 	vpxor 288(%rsp), %ymm2, %ymm2 /* g3x_1 = xor(g3l_1, g3x1.2) */
 	vmovdqa 1024(%rsp), %ymm8 /* reload g4x2.2 */
-	vpxor 1088(%rsp), %ymm8, %ymm10 /* g4t_acc_2 = xor(g4x2, g4x3) */
-	vpxor %ymm7, %ymm10, %ymm10 /* g4t_acc_3 = xor(g4t_acc_2, rkw_1) */
-	vpxor 768(%rsp), %ymm10, %ymm10 /* g4t_1 = xor(g4t_acc_3, g4x0) */
+	vpxor 1088(%rsp), %ymm8, %ymm10 /* g4k_acc_1 = xor(g4x2, g4x3) */
+	vpxor %ymm7, %ymm10, %ymm10 /* g4k_1 = xor(g4k_acc_1, rkw_1) */
+	vpxor 768(%rsp), %ymm10, %ymm10 /* g4t_1 = xor(g4k_1, g4x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_5_nibble_mask(%rip), %ymm10, %ymm12 /* g4t_1_lo = and(g4t_1, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g4t_1_sh = shr(g4t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_5_nibble_mask(%rip), %ymm10, %ymm10 /* g4t_1_hi = and(g4t_1_sh, nibble_mask) */
@@ -2500,9 +2500,9 @@ sm4_wordslice_avx2_aesni_batch_asm:
 	vpxor %ymm2, %ymm8, %ymm2 /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
 	vpxor 896(%rsp), %ymm2, %ymm2 /* g4x_1 = xor(g4l_1, g4x1.2) */
 	vmovdqa 928(%rsp), %ymm8 /* reload g5x2.2 */
-	vpxor 1120(%rsp), %ymm8, %ymm10 /* g5t_acc_2 = xor(g5x2, g5x3) */
-	vpxor %ymm7, %ymm10, %ymm10 /* g5t_acc_3 = xor(g5t_acc_2, rkw_1) */
-	vpxor 736(%rsp), %ymm10, %ymm10 /* g5t_1 = xor(g5t_acc_3, g5x0) */
+	vpxor 1120(%rsp), %ymm8, %ymm10 /* g5k_acc_1 = xor(g5x2, g5x3) */
+	vpxor %ymm7, %ymm10, %ymm10 /* g5k_1 = xor(g5k_acc_1, rkw_1) */
+	vpxor 736(%rsp), %ymm10, %ymm10 /* g5t_1 = xor(g5k_1, g5x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_5_nibble_mask(%rip), %ymm10, %ymm12 /* g5t_1_lo = and(g5t_1, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g5t_1_sh = shr(g5t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_5_nibble_mask(%rip), %ymm10, %ymm10 /* g5t_1_hi = and(g5t_1_sh, nibble_mask) */
@@ -2534,9 +2534,9 @@ sm4_wordslice_avx2_aesni_batch_asm:
 	vpxor %ymm2, %ymm8, %ymm2 /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
 	vpxor 800(%rsp), %ymm2, %ymm2 /* g5x_1 = xor(g5l_1, g5x1.2) */
 	vmovdqa 960(%rsp), %ymm8 /* reload g6x2.2 */
-	vpxor 1152(%rsp), %ymm8, %ymm10 /* g6t_acc_2 = xor(g6x2, g6x3) */
-	vpxor %ymm7, %ymm10, %ymm10 /* g6t_acc_3 = xor(g6t_acc_2, rkw_1) */
-	vpxor %ymm6, %ymm10, %ymm10 /* g6t_1 = xor(g6t_acc_3, g6x0) */
+	vpxor 1152(%rsp), %ymm8, %ymm10 /* g6k_acc_1 = xor(g6x2, g6x3) */
+	vpxor %ymm7, %ymm10, %ymm10 /* g6k_1 = xor(g6k_acc_1, rkw_1) */
+	vpxor %ymm6, %ymm10, %ymm10 /* g6t_1 = xor(g6k_1, g6x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_5_nibble_mask(%rip), %ymm10, %ymm12 /* g6t_1_lo = and(g6t_1, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g6t_1_sh = shr(g6t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_5_nibble_mask(%rip), %ymm10, %ymm10 /* g6t_1_hi = and(g6t_1_sh, nibble_mask) */
@@ -2568,9 +2568,9 @@ sm4_wordslice_avx2_aesni_batch_asm:
 	vpxor %ymm6, %ymm8, %ymm6 /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
 	vpxor 832(%rsp), %ymm6, %ymm6 /* g6x_1 = xor(g6l_1, g6x1.2) */
 	vmovdqa 992(%rsp), %ymm8 /* reload g7x2.2 */
-	vpxor 512(%rsp), %ymm8, %ymm10 /* g7t_acc_2 = xor(g7x2, g7x3) */
-	vpxor %ymm7, %ymm10, %ymm7 /* g7t_acc_3 = xor(g7t_acc_2, rkw_1) */
-	vpxor 672(%rsp), %ymm7, %ymm7 /* g7t_1 = xor(g7t_acc_3, g7x0) */
+	vpxor 512(%rsp), %ymm8, %ymm10 /* g7k_acc_1 = xor(g7x2, g7x3) */
+	vpxor %ymm7, %ymm10, %ymm7 /* g7k_1 = xor(g7k_acc_1, rkw_1) */
+	vpxor 672(%rsp), %ymm7, %ymm7 /* g7t_1 = xor(g7k_1, g7x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_5_nibble_mask(%rip), %ymm7, %ymm10 /* g7t_1_lo = and(g7t_1, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* g7t_1_sh = shr(g7t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_5_nibble_mask(%rip), %ymm7, %ymm7 /* g7t_1_hi = and(g7t_1_sh, nibble_mask) */
@@ -2604,9 +2604,9 @@ sm4_wordslice_avx2_aesni_batch_asm:
 	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
 	vpbroadcastd 8(%rdi,%rcx), %ymm8 /* rkw_2 = bcast32() */
 	vmovdqa 256(%rsp), %ymm10 /* reload g0x3.2 */
-	vpxor 96(%rsp), %ymm10, %ymm12 /* g0t_acc_4 = xor(g0x3, g0x0) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
-	vpxor %ymm0, %ymm12, %ymm12 /* g0t_2 = xor(g0t_acc_5, g0x1) */
+	vpxor 96(%rsp), %ymm10, %ymm12 /* g0k_acc_2 = xor(g0x3, g0x0) */
+	vpxor %ymm8, %ymm12, %ymm12 /* g0k_2 = xor(g0k_acc_2, rkw_2) */
+	vpxor %ymm0, %ymm12, %ymm12 /* g0t_2 = xor(g0k_2, g0x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_5_nibble_mask(%rip), %ymm12, %ymm10 /* g0t_2_lo = and(g0t_2, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g0t_2_sh = shr(g0t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_5_nibble_mask(%rip), %ymm12, %ymm12 /* g0t_2_hi = and(g0t_2_sh, nibble_mask) */
@@ -2638,9 +2638,9 @@ sm4_wordslice_avx2_aesni_batch_asm:
 	vpxor %ymm12, %ymm10, %ymm7 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
 	vpxor %ymm0, %ymm7, %ymm0 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
 	vpxor 448(%rsp), %ymm0, %ymm0 /* g0x_2 = xor(g0l_2, g0x2.2) */
-	vpxor 384(%rsp), %ymm13, %ymm7 /* g1t_acc_4 = xor(g1x3, g1x0) */
-	vpxor %ymm8, %ymm7, %ymm7 /* g1t_acc_5 = xor(g1t_acc_4, rkw_2) */
-	vpxor %ymm1, %ymm7, %ymm7 /* g1t_2 = xor(g1t_acc_5, g1x1) */
+	vpxor 384(%rsp), %ymm13, %ymm7 /* g1k_acc_2 = xor(g1x3, g1x0) */
+	vpxor %ymm8, %ymm7, %ymm7 /* g1k_2 = xor(g1k_acc_2, rkw_2) */
+	vpxor %ymm1, %ymm7, %ymm7 /* g1t_2 = xor(g1k_2, g1x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_5_nibble_mask(%rip), %ymm7, %ymm10 /* g1t_2_lo = and(g1t_2, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* g1t_2_sh = shr(g1t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_5_nibble_mask(%rip), %ymm7, %ymm7 /* g1t_2_hi = and(g1t_2_sh, nibble_mask) */
@@ -2671,9 +2671,9 @@ sm4_wordslice_avx2_aesni_batch_asm:
 	vpxor %ymm10, %ymm7, %ymm7 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
 	vpxor %ymm12, %ymm7, %ymm7 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
 	vpxor 224(%rsp), %ymm7, %ymm7 /* g1x_2 = xor(g1l_2, g1x2.2) */
-	vpxor 64(%rsp), %ymm3, %ymm10 /* g2t_acc_4 = xor(g2x0.3, g2x3.2) */
-	vpxor %ymm8, %ymm10, %ymm10 /* g2t_acc_5 = xor(g2t_acc_4, rkw_2) */
-	vpxor 32(%rsp), %ymm10, %ymm10 /* g2t_2 = xor(g2t_acc_5, g2x1) */
+	vpxor 64(%rsp), %ymm3, %ymm10 /* g2k_acc_2 = xor(g2x0.3, g2x3.2) */
+	vpxor %ymm8, %ymm10, %ymm10 /* g2k_2 = xor(g2k_acc_2, rkw_2) */
+	vpxor 32(%rsp), %ymm10, %ymm10 /* g2t_2 = xor(g2k_2, g2x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_5_nibble_mask(%rip), %ymm10, %ymm12 /* g2t_2_lo = and(g2t_2, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g2t_2_sh = shr(g2t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_5_nibble_mask(%rip), %ymm10, %ymm10 /* g2t_2_hi = and(g2t_2_sh, nibble_mask) */
@@ -2705,9 +2705,9 @@ sm4_wordslice_avx2_aesni_batch_asm:
 	vpxor %ymm3, %ymm10, %ymm3 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
 	vpxor 320(%rsp), %ymm3, %ymm3 /* g2x_2 = xor(g2l_2, g2x2.2) */
 	vmovdqa 0(%rsp), %ymm10 /* reload g3x3.2 */
-	vpxor 1056(%rsp), %ymm10, %ymm12 /* g3t_acc_4 = xor(g3x3, g3x0) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g3t_acc_5 = xor(g3t_acc_4, rkw_2) */
-	vpxor 288(%rsp), %ymm12, %ymm12 /* g3t_2 = xor(g3t_acc_5, g3x1) */
+	vpxor 1056(%rsp), %ymm10, %ymm12 /* g3k_acc_2 = xor(g3x3, g3x0) */
+	vpxor %ymm8, %ymm12, %ymm12 /* g3k_2 = xor(g3k_acc_2, rkw_2) */
+	vpxor 288(%rsp), %ymm12, %ymm12 /* g3t_2 = xor(g3k_2, g3x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_5_nibble_mask(%rip), %ymm12, %ymm13 /* g3t_2_lo = and(g3t_2, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g3t_2_sh = shr(g3t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_5_nibble_mask(%rip), %ymm12, %ymm12 /* g3t_2_hi = and(g3t_2_sh, nibble_mask) */
@@ -2739,9 +2739,9 @@ sm4_wordslice_avx2_aesni_batch_asm:
 	vpxor %ymm3, %ymm10, %ymm3 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
 	vpxor 160(%rsp), %ymm3, %ymm3 /* g3x_2 = xor(g3l_2, g3x2.2) */
 	vmovdqa 1088(%rsp), %ymm10 /* reload g4x3.2 */
-	vpxor 768(%rsp), %ymm10, %ymm12 /* g4t_acc_4 = xor(g4x3, g4x0) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g4t_acc_5 = xor(g4t_acc_4, rkw_2) */
-	vpxor 896(%rsp), %ymm12, %ymm12 /* g4t_2 = xor(g4t_acc_5, g4x1) */
+	vpxor 768(%rsp), %ymm10, %ymm12 /* g4k_acc_2 = xor(g4x3, g4x0) */
+	vpxor %ymm8, %ymm12, %ymm12 /* g4k_2 = xor(g4k_acc_2, rkw_2) */
+	vpxor 896(%rsp), %ymm12, %ymm12 /* g4t_2 = xor(g4k_2, g4x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_5_nibble_mask(%rip), %ymm12, %ymm13 /* g4t_2_lo = and(g4t_2, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g4t_2_sh = shr(g4t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_5_nibble_mask(%rip), %ymm12, %ymm12 /* g4t_2_hi = and(g4t_2_sh, nibble_mask) */
@@ -2773,9 +2773,9 @@ sm4_wordslice_avx2_aesni_batch_asm:
 	vpxor %ymm3, %ymm10, %ymm3 /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
 	vpxor 1024(%rsp), %ymm3, %ymm3 /* g4x_2 = xor(g4l_2, g4x2.2) */
 	vmovdqa 1120(%rsp), %ymm10 /* reload g5x3.2 */
-	vpxor 736(%rsp), %ymm10, %ymm12 /* g5t_acc_4 = xor(g5x3, g5x0) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g5t_acc_5 = xor(g5t_acc_4, rkw_2) */
-	vpxor %ymm2, %ymm12, %ymm12 /* g5t_2 = xor(g5t_acc_5, g5x1) */
+	vpxor 736(%rsp), %ymm10, %ymm12 /* g5k_acc_2 = xor(g5x3, g5x0) */
+	vpxor %ymm8, %ymm12, %ymm12 /* g5k_2 = xor(g5k_acc_2, rkw_2) */
+	vpxor %ymm2, %ymm12, %ymm12 /* g5t_2 = xor(g5k_2, g5x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_5_nibble_mask(%rip), %ymm12, %ymm13 /* g5t_2_lo = and(g5t_2, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g5t_2_sh = shr(g5t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_5_nibble_mask(%rip), %ymm12, %ymm12 /* g5t_2_hi = and(g5t_2_sh, nibble_mask) */
@@ -2807,9 +2807,9 @@ sm4_wordslice_avx2_aesni_batch_asm:
 	vpxor %ymm2, %ymm10, %ymm2 /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
 	vpxor 928(%rsp), %ymm2, %ymm2 /* g5x_2 = xor(g5l_2, g5x2.2) */
 	vmovdqa 1152(%rsp), %ymm10 /* reload g6x3.2 */
-	vpxor 704(%rsp), %ymm10, %ymm12 /* g6t_acc_4 = xor(g6x3, g6x0) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g6t_acc_5 = xor(g6t_acc_4, rkw_2) */
-	vpxor %ymm6, %ymm12, %ymm12 /* g6t_2 = xor(g6t_acc_5, g6x1) */
+	vpxor 704(%rsp), %ymm10, %ymm12 /* g6k_acc_2 = xor(g6x3, g6x0) */
+	vpxor %ymm8, %ymm12, %ymm12 /* g6k_2 = xor(g6k_acc_2, rkw_2) */
+	vpxor %ymm6, %ymm12, %ymm12 /* g6t_2 = xor(g6k_2, g6x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_5_nibble_mask(%rip), %ymm12, %ymm13 /* g6t_2_lo = and(g6t_2, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g6t_2_sh = shr(g6t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_5_nibble_mask(%rip), %ymm12, %ymm12 /* g6t_2_hi = and(g6t_2_sh, nibble_mask) */
@@ -2841,9 +2841,9 @@ sm4_wordslice_avx2_aesni_batch_asm:
 	vpxor %ymm6, %ymm10, %ymm6 /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
 	vpxor 960(%rsp), %ymm6, %ymm6 /* g6x_2 = xor(g6l_2, g6x2.2) */
 	vmovdqa 512(%rsp), %ymm10 /* reload g7x3.2 */
-	vpxor 672(%rsp), %ymm10, %ymm12 /* g7t_acc_4 = xor(g7x3, g7x0) */
-	vpxor %ymm8, %ymm12, %ymm8 /* g7t_acc_5 = xor(g7t_acc_4, rkw_2) */
-	vpxor 864(%rsp), %ymm8, %ymm8 /* g7t_2 = xor(g7t_acc_5, g7x1) */
+	vpxor 672(%rsp), %ymm10, %ymm12 /* g7k_acc_2 = xor(g7x3, g7x0) */
+	vpxor %ymm8, %ymm12, %ymm8 /* g7k_2 = xor(g7k_acc_2, rkw_2) */
+	vpxor 864(%rsp), %ymm8, %ymm8 /* g7t_2 = xor(g7k_2, g7x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_5_nibble_mask(%rip), %ymm8, %ymm12 /* g7t_2_lo = and(g7t_2, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* g7t_2_sh = shr(g7t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_5_nibble_mask(%rip), %ymm8, %ymm8 /* g7t_2_hi = and(g7t_2_sh, nibble_mask) */
@@ -2877,9 +2877,9 @@ sm4_wordslice_avx2_aesni_batch_asm:
 	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
 	vpbroadcastd 12(%rdi,%rcx), %ymm10 /* rkw_3 = bcast32() */
 	vmovdqa 96(%rsp), %ymm12 /* reload g0x0.3 */
-	vpxor 480(%rsp), %ymm12, %ymm13 /* g0t_acc_6 = xor(g0x0, g0x1) */
-	vpxor %ymm10, %ymm13, %ymm13 /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
-	vpxor %ymm0, %ymm13, %ymm13 /* g0t_3 = xor(g0t_acc_7, g0x2) */
+	vpxor 480(%rsp), %ymm12, %ymm13 /* g0k_acc_3 = xor(g0x0, g0x1) */
+	vpxor %ymm10, %ymm13, %ymm13 /* g0k_3 = xor(g0k_acc_3, rkw_3) */
+	vpxor %ymm0, %ymm13, %ymm13 /* g0t_3 = xor(g0k_3, g0x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_5_nibble_mask(%rip), %ymm13, %ymm12 /* g0t_3_lo = and(g0t_3, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g0t_3_sh = shr(g0t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_5_nibble_mask(%rip), %ymm13, %ymm13 /* g0t_3_hi = and(g0t_3_sh, nibble_mask) */
@@ -2911,9 +2911,9 @@ sm4_wordslice_avx2_aesni_batch_asm:
 	vpxor %ymm13, %ymm12, %ymm8 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
 	vpxor %ymm0, %ymm8, %ymm0 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
 	vpxor 256(%rsp), %ymm0, %ymm0 /* g0x_3 = xor(g0l_3, g0x3.2) */
-	vpxor 384(%rsp), %ymm1, %ymm8 /* g1t_acc_6 = xor(g1x1.3, g1x0.3) */
-	vpxor %ymm10, %ymm8, %ymm8 /* g1t_acc_7 = xor(g1t_acc_6, rkw_3) */
-	vpxor %ymm7, %ymm8, %ymm8 /* g1t_3 = xor(g1t_acc_7, g1x2) */
+	vpxor 384(%rsp), %ymm1, %ymm8 /* g1k_acc_3 = xor(g1x1.3, g1x0.3) */
+	vpxor %ymm10, %ymm8, %ymm8 /* g1k_3 = xor(g1k_acc_3, rkw_3) */
+	vpxor %ymm7, %ymm8, %ymm8 /* g1t_3 = xor(g1k_3, g1x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_5_nibble_mask(%rip), %ymm8, %ymm12 /* g1t_3_lo = and(g1t_3, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* g1t_3_sh = shr(g1t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_5_nibble_mask(%rip), %ymm8, %ymm8 /* g1t_3_hi = and(g1t_3_sh, nibble_mask) */
@@ -2945,9 +2945,9 @@ sm4_wordslice_avx2_aesni_batch_asm:
 	vpxor %ymm1, %ymm8, %ymm1 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
 	vpxor 448(%rsp), %ymm1, %ymm1 /* g1x_3 = xor(g1l_3, g1x3.2) */
 	vmovdqa 416(%rsp), %ymm8 /* reload g2x0.3 */
-	vpxor 32(%rsp), %ymm8, %ymm12 /* g2t_acc_6 = xor(g2x0, g2x1) */
-	vpxor %ymm10, %ymm12, %ymm12 /* g2t_acc_7 = xor(g2t_acc_6, rkw_3) */
-	vpxor 320(%rsp), %ymm12, %ymm12 /* g2t_3 = xor(g2t_acc_7, g2x2) */
+	vpxor 32(%rsp), %ymm8, %ymm12 /* g2k_acc_3 = xor(g2x0, g2x1) */
+	vpxor %ymm10, %ymm12, %ymm12 /* g2k_3 = xor(g2k_acc_3, rkw_3) */
+	vpxor 320(%rsp), %ymm12, %ymm12 /* g2t_3 = xor(g2k_3, g2x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_5_nibble_mask(%rip), %ymm12, %ymm13 /* g2t_3_lo = and(g2t_3, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g2t_3_sh = shr(g2t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_5_nibble_mask(%rip), %ymm12, %ymm12 /* g2t_3_hi = and(g2t_3_sh, nibble_mask) */
@@ -2979,9 +2979,9 @@ sm4_wordslice_avx2_aesni_batch_asm:
 	vpxor %ymm1, %ymm8, %ymm1 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
 	vpxor 64(%rsp), %ymm1, %ymm1 /* g2x_3 = xor(g2l_3, g2x3.2) */
 	vmovdqa 1056(%rsp), %ymm8 /* reload g3x0.3 */
-	vpxor 288(%rsp), %ymm8, %ymm12 /* g3t_acc_6 = xor(g3x0, g3x1) */
-	vpxor %ymm10, %ymm12, %ymm12 /* g3t_acc_7 = xor(g3t_acc_6, rkw_3) */
-	vpxor 160(%rsp), %ymm12, %ymm12 /* g3t_3 = xor(g3t_acc_7, g3x2) */
+	vpxor 288(%rsp), %ymm8, %ymm12 /* g3k_acc_3 = xor(g3x0, g3x1) */
+	vpxor %ymm10, %ymm12, %ymm12 /* g3k_3 = xor(g3k_acc_3, rkw_3) */
+	vpxor 160(%rsp), %ymm12, %ymm12 /* g3t_3 = xor(g3k_3, g3x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_5_nibble_mask(%rip), %ymm12, %ymm13 /* g3t_3_lo = and(g3t_3, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g3t_3_sh = shr(g3t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_5_nibble_mask(%rip), %ymm12, %ymm12 /* g3t_3_hi = and(g3t_3_sh, nibble_mask) */
@@ -3013,9 +3013,9 @@ sm4_wordslice_avx2_aesni_batch_asm:
 	vpxor %ymm1, %ymm8, %ymm1 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
 	vpxor 0(%rsp), %ymm1, %ymm1 /* g3x_3 = xor(g3l_3, g3x3.2) */
 	vmovdqa 768(%rsp), %ymm8 /* reload g4x0.3 */
-	vpxor 896(%rsp), %ymm8, %ymm12 /* g4t_acc_6 = xor(g4x0, g4x1) */
-	vpxor %ymm10, %ymm12, %ymm12 /* g4t_acc_7 = xor(g4t_acc_6, rkw_3) */
-	vpxor %ymm3, %ymm12, %ymm12 /* g4t_3 = xor(g4t_acc_7, g4x2) */
+	vpxor 896(%rsp), %ymm8, %ymm12 /* g4k_acc_3 = xor(g4x0, g4x1) */
+	vpxor %ymm10, %ymm12, %ymm12 /* g4k_3 = xor(g4k_acc_3, rkw_3) */
+	vpxor %ymm3, %ymm12, %ymm12 /* g4t_3 = xor(g4k_3, g4x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_5_nibble_mask(%rip), %ymm12, %ymm13 /* g4t_3_lo = and(g4t_3, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g4t_3_sh = shr(g4t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_5_nibble_mask(%rip), %ymm12, %ymm12 /* g4t_3_hi = and(g4t_3_sh, nibble_mask) */
@@ -3047,9 +3047,9 @@ sm4_wordslice_avx2_aesni_batch_asm:
 	vpxor %ymm3, %ymm8, %ymm3 /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
 	vpxor 1088(%rsp), %ymm3, %ymm3 /* g4x_3 = xor(g4l_3, g4x3.2) */
 	vmovdqa 736(%rsp), %ymm8 /* reload g5x0.3 */
-	vpxor 800(%rsp), %ymm8, %ymm12 /* g5t_acc_6 = xor(g5x0, g5x1) */
-	vpxor %ymm10, %ymm12, %ymm12 /* g5t_acc_7 = xor(g5t_acc_6, rkw_3) */
-	vpxor %ymm2, %ymm12, %ymm12 /* g5t_3 = xor(g5t_acc_7, g5x2) */
+	vpxor 800(%rsp), %ymm8, %ymm12 /* g5k_acc_3 = xor(g5x0, g5x1) */
+	vpxor %ymm10, %ymm12, %ymm12 /* g5k_3 = xor(g5k_acc_3, rkw_3) */
+	vpxor %ymm2, %ymm12, %ymm12 /* g5t_3 = xor(g5k_3, g5x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_5_nibble_mask(%rip), %ymm12, %ymm13 /* g5t_3_lo = and(g5t_3, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g5t_3_sh = shr(g5t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_5_nibble_mask(%rip), %ymm12, %ymm12 /* g5t_3_hi = and(g5t_3_sh, nibble_mask) */
@@ -3081,9 +3081,9 @@ sm4_wordslice_avx2_aesni_batch_asm:
 	vpxor %ymm2, %ymm8, %ymm2 /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
 	vpxor 1120(%rsp), %ymm2, %ymm2 /* g5x_3 = xor(g5l_3, g5x3.2) */
 	vmovdqa 704(%rsp), %ymm8 /* reload g6x0.3 */
-	vpxor 832(%rsp), %ymm8, %ymm12 /* g6t_acc_6 = xor(g6x0, g6x1) */
-	vpxor %ymm10, %ymm12, %ymm12 /* g6t_acc_7 = xor(g6t_acc_6, rkw_3) */
-	vpxor %ymm6, %ymm12, %ymm12 /* g6t_3 = xor(g6t_acc_7, g6x2) */
+	vpxor 832(%rsp), %ymm8, %ymm12 /* g6k_acc_3 = xor(g6x0, g6x1) */
+	vpxor %ymm10, %ymm12, %ymm12 /* g6k_3 = xor(g6k_acc_3, rkw_3) */
+	vpxor %ymm6, %ymm12, %ymm12 /* g6t_3 = xor(g6k_3, g6x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_5_nibble_mask(%rip), %ymm12, %ymm13 /* g6t_3_lo = and(g6t_3, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g6t_3_sh = shr(g6t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_5_nibble_mask(%rip), %ymm12, %ymm12 /* g6t_3_hi = and(g6t_3_sh, nibble_mask) */
@@ -3115,9 +3115,9 @@ sm4_wordslice_avx2_aesni_batch_asm:
 	vpxor %ymm6, %ymm8, %ymm6 /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
 	vpxor 1152(%rsp), %ymm6, %ymm6 /* g6x_3 = xor(g6l_3, g6x3.2) */
 	vmovdqa 672(%rsp), %ymm8 /* reload g7x0.3 */
-	vpxor 864(%rsp), %ymm8, %ymm12 /* g7t_acc_6 = xor(g7x0, g7x1) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g7t_acc_7 = xor(g7t_acc_6, rkw_3) */
-	vpxor 992(%rsp), %ymm10, %ymm10 /* g7t_3 = xor(g7t_acc_7, g7x2) */
+	vpxor 864(%rsp), %ymm8, %ymm12 /* g7k_acc_3 = xor(g7x0, g7x1) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g7k_3 = xor(g7k_acc_3, rkw_3) */
+	vpxor 992(%rsp), %ymm10, %ymm10 /* g7t_3 = xor(g7k_3, g7x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_5_nibble_mask(%rip), %ymm10, %ymm12 /* g7t_3_lo = and(g7t_3, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g7t_3_sh = shr(g7t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_5_nibble_mask(%rip), %ymm10, %ymm10 /* g7t_3_hi = and(g7t_3_sh, nibble_mask) */
@@ -3529,9 +3529,9 @@ sm4_wordslice_avx2_aesni_batch_xor_asm:
 
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	vpbroadcastd (%rdi,%r8), %ymm2 /* rkw = bcast32() */
-	vpxor %ymm3, %ymm4, %ymm5 /* g0t_acc = xor(g0x1, g0x2) */
-	vpxor %ymm2, %ymm5, %ymm5 /* g0t_acc_1 = xor(g0t_acc, rkw) */
-	vpxor %ymm0, %ymm5, %ymm5 /* g0t = xor(g0t_acc_1, g0x3) */
+	vpxor %ymm3, %ymm4, %ymm5 /* g0k_acc = xor(g0x1, g0x2) */
+	vpxor %ymm2, %ymm5, %ymm5 /* g0k = xor(g0k_acc, rkw) */
+	vpxor %ymm0, %ymm5, %ymm5 /* g0t = xor(g0k, g0x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_6_nibble_mask(%rip), %ymm5, %ymm9 /* g0t_lo = and(g0t, nibble_mask) */
 	vpsrlw $4, %ymm5, %ymm5 /* g0t_sh = shr(g0t) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_6_nibble_mask(%rip), %ymm5, %ymm5 /* g0t_hi = and(g0t_sh, nibble_mask) */
@@ -3571,9 +3571,9 @@ sm4_wordslice_avx2_aesni_batch_xor_asm:
 	vpxor %ymm9, %ymm5, %ymm3 /* g0l_acc = xor(g0s, g0lr24) */
 	vpxor %ymm0, %ymm3, %ymm0 /* g0l = xor(g0l_acc, g0lr2) */
 	vpxor %ymm0, %ymm1, %ymm0 /* g0x = xor(g0x0, g0l) */
-	vpxor %ymm8, %ymm6, %ymm1 /* g1t_acc = xor(g1x1, g1x2) */
-	vpxor %ymm2, %ymm1, %ymm1 /* g1t_acc_1 = xor(g1t_acc, rkw) */
-	vpxor %ymm13, %ymm1, %ymm1 /* g1t = xor(g1t_acc_1, g1x3) */
+	vpxor %ymm8, %ymm6, %ymm1 /* g1k_acc = xor(g1x1, g1x2) */
+	vpxor %ymm2, %ymm1, %ymm1 /* g1k = xor(g1k_acc, rkw) */
+	vpxor %ymm13, %ymm1, %ymm1 /* g1t = xor(g1k, g1x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_6_nibble_mask(%rip), %ymm1, %ymm3 /* g1t_lo = and(g1t, nibble_mask) */
 	vpsrlw $4, %ymm1, %ymm1 /* g1t_sh = shr(g1t) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_6_nibble_mask(%rip), %ymm1, %ymm1 /* g1t_hi = and(g1t_sh, nibble_mask) */
@@ -3607,9 +3607,9 @@ sm4_wordslice_avx2_aesni_batch_xor_asm:
 	vpxor %ymm3, %ymm1, %ymm1 /* g1l_acc = xor(g1s, g1lr24) */
 	vpxor %ymm6, %ymm1, %ymm1 /* g1l = xor(g1l_acc, g1lr2) */
 	vpxor %ymm1, %ymm7, %ymm1 /* g1x = xor(g1x0, g1l) */
-	vpxor %ymm12, %ymm10, %ymm3 /* g2t_acc = xor(g2x1, g2x2) */
-	vpxor %ymm2, %ymm3, %ymm3 /* g2t_acc_1 = xor(g2t_acc, rkw) */
-	vpxor 64(%rsp), %ymm3, %ymm3 /* g2t = xor(g2t_acc_1, g2x3) */
+	vpxor %ymm12, %ymm10, %ymm3 /* g2k_acc = xor(g2x1, g2x2) */
+	vpxor %ymm2, %ymm3, %ymm3 /* g2k = xor(g2k_acc, rkw) */
+	vpxor 64(%rsp), %ymm3, %ymm3 /* g2t = xor(g2k, g2x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_6_nibble_mask(%rip), %ymm3, %ymm6 /* g2t_lo = and(g2t, nibble_mask) */
 	vpsrlw $4, %ymm3, %ymm3 /* g2t_sh = shr(g2t) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_6_nibble_mask(%rip), %ymm3, %ymm3 /* g2t_hi = and(g2t_sh, nibble_mask) */
@@ -3640,9 +3640,9 @@ sm4_wordslice_avx2_aesni_batch_xor_asm:
 	vpxor %ymm7, %ymm3, %ymm3 /* g2l = xor(g2l_acc, g2lr2) */
 	vpxor 416(%rsp), %ymm3, %ymm3 /* g2x = xor(g2l, g2x0.2) */
 	vmovdqa 288(%rsp), %ymm6 /* reload g3x1.2 */
-	vpxor 160(%rsp), %ymm6, %ymm7 /* g3t_acc = xor(g3x1, g3x2) */
-	vpxor %ymm2, %ymm7, %ymm7 /* g3t_acc_1 = xor(g3t_acc, rkw) */
-	vpxor 0(%rsp), %ymm7, %ymm7 /* g3t = xor(g3t_acc_1, g3x3) */
+	vpxor 160(%rsp), %ymm6, %ymm7 /* g3k_acc = xor(g3x1, g3x2) */
+	vpxor %ymm2, %ymm7, %ymm7 /* g3k = xor(g3k_acc, rkw) */
+	vpxor 0(%rsp), %ymm7, %ymm7 /* g3t = xor(g3k, g3x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_6_nibble_mask(%rip), %ymm7, %ymm8 /* g3t_lo = and(g3t, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* g3t_sh = shr(g3t) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_6_nibble_mask(%rip), %ymm7, %ymm7 /* g3t_hi = and(g3t_sh, nibble_mask) */
@@ -3674,9 +3674,9 @@ sm4_wordslice_avx2_aesni_batch_xor_asm:
 	vpxor %ymm6, %ymm7, %ymm6 /* g3l = xor(g3l_acc, g3lr2) */
 	vpxor 1056(%rsp), %ymm6, %ymm6 /* g3x = xor(g3l, g3x0.2) */
 	vmovdqa 896(%rsp), %ymm7 /* reload g4x1.2 */
-	vpxor 1024(%rsp), %ymm7, %ymm8 /* g4t_acc = xor(g4x1, g4x2) */
-	vpxor %ymm2, %ymm8, %ymm8 /* g4t_acc_1 = xor(g4t_acc, rkw) */
-	vpxor 1088(%rsp), %ymm8, %ymm8 /* g4t = xor(g4t_acc_1, g4x3) */
+	vpxor 1024(%rsp), %ymm7, %ymm8 /* g4k_acc = xor(g4x1, g4x2) */
+	vpxor %ymm2, %ymm8, %ymm8 /* g4k = xor(g4k_acc, rkw) */
+	vpxor 1088(%rsp), %ymm8, %ymm8 /* g4t = xor(g4k, g4x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_6_nibble_mask(%rip), %ymm8, %ymm10 /* g4t_lo = and(g4t, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* g4t_sh = shr(g4t) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_6_nibble_mask(%rip), %ymm8, %ymm8 /* g4t_hi = and(g4t_sh, nibble_mask) */
@@ -3708,9 +3708,9 @@ sm4_wordslice_avx2_aesni_batch_xor_asm:
 	vpxor %ymm6, %ymm7, %ymm6 /* g4l = xor(g4l_acc, g4lr2) */
 	vpxor 768(%rsp), %ymm6, %ymm6 /* g4x = xor(g4l, g4x0.2) */
 	vmovdqa 800(%rsp), %ymm7 /* reload g5x1.2 */
-	vpxor 928(%rsp), %ymm7, %ymm8 /* g5t_acc = xor(g5x1, g5x2) */
-	vpxor %ymm2, %ymm8, %ymm8 /* g5t_acc_1 = xor(g5t_acc, rkw) */
-	vpxor 1120(%rsp), %ymm8, %ymm8 /* g5t = xor(g5t_acc_1, g5x3) */
+	vpxor 928(%rsp), %ymm7, %ymm8 /* g5k_acc = xor(g5x1, g5x2) */
+	vpxor %ymm2, %ymm8, %ymm8 /* g5k = xor(g5k_acc, rkw) */
+	vpxor 1120(%rsp), %ymm8, %ymm8 /* g5t = xor(g5k, g5x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_6_nibble_mask(%rip), %ymm8, %ymm10 /* g5t_lo = and(g5t, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* g5t_sh = shr(g5t) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_6_nibble_mask(%rip), %ymm8, %ymm8 /* g5t_hi = and(g5t_sh, nibble_mask) */
@@ -3742,9 +3742,9 @@ sm4_wordslice_avx2_aesni_batch_xor_asm:
 	vpxor %ymm6, %ymm7, %ymm6 /* g5l = xor(g5l_acc, g5lr2) */
 	vpxor 736(%rsp), %ymm6, %ymm6 /* g5x = xor(g5l, g5x0.2) */
 	vmovdqa 832(%rsp), %ymm7 /* reload g6x1.2 */
-	vpxor 960(%rsp), %ymm7, %ymm8 /* g6t_acc = xor(g6x1, g6x2) */
-	vpxor %ymm2, %ymm8, %ymm8 /* g6t_acc_1 = xor(g6t_acc, rkw) */
-	vpxor 1152(%rsp), %ymm8, %ymm8 /* g6t = xor(g6t_acc_1, g6x3) */
+	vpxor 960(%rsp), %ymm7, %ymm8 /* g6k_acc = xor(g6x1, g6x2) */
+	vpxor %ymm2, %ymm8, %ymm8 /* g6k = xor(g6k_acc, rkw) */
+	vpxor 1152(%rsp), %ymm8, %ymm8 /* g6t = xor(g6k, g6x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_6_nibble_mask(%rip), %ymm8, %ymm10 /* g6t_lo = and(g6t, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* g6t_sh = shr(g6t) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_6_nibble_mask(%rip), %ymm8, %ymm8 /* g6t_hi = and(g6t_sh, nibble_mask) */
@@ -3776,9 +3776,9 @@ sm4_wordslice_avx2_aesni_batch_xor_asm:
 	vpxor %ymm6, %ymm7, %ymm6 /* g6l = xor(g6l_acc, g6lr2) */
 	vpxor 704(%rsp), %ymm6, %ymm6 /* g6x = xor(g6l, g6x0.2) */
 	vmovdqa 864(%rsp), %ymm7 /* reload g7x1.2 */
-	vpxor 992(%rsp), %ymm7, %ymm8 /* g7t_acc = xor(g7x1, g7x2) */
-	vpxor %ymm2, %ymm8, %ymm2 /* g7t_acc_1 = xor(g7t_acc, rkw) */
-	vpxor 512(%rsp), %ymm2, %ymm2 /* g7t = xor(g7t_acc_1, g7x3) */
+	vpxor 992(%rsp), %ymm7, %ymm8 /* g7k_acc = xor(g7x1, g7x2) */
+	vpxor %ymm2, %ymm8, %ymm2 /* g7k = xor(g7k_acc, rkw) */
+	vpxor 512(%rsp), %ymm2, %ymm2 /* g7t = xor(g7k, g7x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_6_nibble_mask(%rip), %ymm2, %ymm8 /* g7t_lo = and(g7t, nibble_mask) */
 	vpsrlw $4, %ymm2, %ymm2 /* g7t_sh = shr(g7t) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_6_nibble_mask(%rip), %ymm2, %ymm2 /* g7t_hi = and(g7t_sh, nibble_mask) */
@@ -3812,9 +3812,9 @@ sm4_wordslice_avx2_aesni_batch_xor_asm:
 	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
 	vpbroadcastd 4(%rdi,%r8), %ymm7 /* rkw_1 = bcast32() */
 	vmovdqa 448(%rsp), %ymm8 /* reload g0x2.2 */
-	vpxor 256(%rsp), %ymm8, %ymm10 /* g0t_acc_2 = xor(g0x2, g0x3) */
-	vpxor %ymm7, %ymm10, %ymm10 /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
-	vpxor %ymm0, %ymm10, %ymm10 /* g0t_1 = xor(g0t_acc_3, g0x0) */
+	vpxor 256(%rsp), %ymm8, %ymm10 /* g0k_acc_1 = xor(g0x2, g0x3) */
+	vpxor %ymm7, %ymm10, %ymm10 /* g0k_1 = xor(g0k_acc_1, rkw_1) */
+	vpxor %ymm0, %ymm10, %ymm10 /* g0t_1 = xor(g0k_1, g0x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_6_nibble_mask(%rip), %ymm10, %ymm8 /* g0t_1_lo = and(g0t_1, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g0t_1_sh = shr(g0t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_6_nibble_mask(%rip), %ymm10, %ymm10 /* g0t_1_hi = and(g0t_1_sh, nibble_mask) */
@@ -3846,9 +3846,9 @@ sm4_wordslice_avx2_aesni_batch_xor_asm:
 	vpxor %ymm10, %ymm8, %ymm2 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
 	vpxor %ymm0, %ymm2, %ymm0 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
 	vpxor 384(%rsp), %ymm0, %ymm0 /* g0x_1 = xor(g0l_1, g0x1.2) */
-	vpxor 224(%rsp), %ymm13, %ymm2 /* g1t_acc_2 = xor(g1x3.2, g1x2.2) */
-	vpxor %ymm7, %ymm2, %ymm2 /* g1t_acc_3 = xor(g1t_acc_2, rkw_1) */
-	vpxor %ymm1, %ymm2, %ymm2 /* g1t_1 = xor(g1t_acc_3, g1x0) */
+	vpxor 224(%rsp), %ymm13, %ymm2 /* g1k_acc_1 = xor(g1x3.2, g1x2.2) */
+	vpxor %ymm7, %ymm2, %ymm2 /* g1k_1 = xor(g1k_acc_1, rkw_1) */
+	vpxor %ymm1, %ymm2, %ymm2 /* g1t_1 = xor(g1k_1, g1x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_6_nibble_mask(%rip), %ymm2, %ymm8 /* g1t_1_lo = and(g1t_1, nibble_mask) */
 	vpsrlw $4, %ymm2, %ymm2 /* g1t_1_sh = shr(g1t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_6_nibble_mask(%rip), %ymm2, %ymm2 /* g1t_1_hi = and(g1t_1_sh, nibble_mask) */
@@ -3879,9 +3879,9 @@ sm4_wordslice_avx2_aesni_batch_xor_asm:
 	vpxor %ymm8, %ymm2, %ymm2 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
 	vpxor %ymm1, %ymm2, %ymm1 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
 	vpxor 320(%rsp), %ymm1, %ymm1 /* g1x_1 = xor(g1l_1, g1x1.2) */
-	vpxor 64(%rsp), %ymm12, %ymm2 /* g2t_acc_2 = xor(g2x2, g2x3) */
-	vpxor %ymm7, %ymm2, %ymm2 /* g2t_acc_3 = xor(g2t_acc_2, rkw_1) */
-	vpxor %ymm3, %ymm2, %ymm2 /* g2t_1 = xor(g2t_acc_3, g2x0) */
+	vpxor 64(%rsp), %ymm12, %ymm2 /* g2k_acc_1 = xor(g2x2, g2x3) */
+	vpxor %ymm7, %ymm2, %ymm2 /* g2k_1 = xor(g2k_acc_1, rkw_1) */
+	vpxor %ymm3, %ymm2, %ymm2 /* g2t_1 = xor(g2k_1, g2x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_6_nibble_mask(%rip), %ymm2, %ymm8 /* g2t_1_lo = and(g2t_1, nibble_mask) */
 	vpsrlw $4, %ymm2, %ymm2 /* g2t_1_sh = shr(g2t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_6_nibble_mask(%rip), %ymm2, %ymm2 /* g2t_1_hi = and(g2t_1_sh, nibble_mask) */
@@ -3913,9 +3913,9 @@ sm4_wordslice_avx2_aesni_batch_xor_asm:
 	vpxor %ymm10, %ymm2, %ymm2 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
 	vpxor 32(%rsp), %ymm2, %ymm2 /* g2x_1 = xor(g2l_1, g2x1.2) */
 	vmovdqa 160(%rsp), %ymm8 /* reload g3x2.2 */
-	vpxor 0(%rsp), %ymm8, %ymm10 /* g3t_acc_2 = xor(g3x2, g3x3) */
-	vpxor %ymm7, %ymm10, %ymm10 /* g3t_acc_3 = xor(g3t_acc_2, rkw_1) */
-	vpxor 1056(%rsp), %ymm10, %ymm10 /* g3t_1 = xor(g3t_acc_3, g3x0) */
+	vpxor 0(%rsp), %ymm8, %ymm10 /* g3k_acc_1 = xor(g3x2, g3x3) */
+	vpxor %ymm7, %ymm10, %ymm10 /* g3k_1 = xor(g3k_acc_1, rkw_1) */
+	vpxor 1056(%rsp), %ymm10, %ymm10 /* g3t_1 = xor(g3k_1, g3x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_6_nibble_mask(%rip), %ymm10, %ymm12 /* g3t_1_lo = and(g3t_1, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g3t_1_sh = shr(g3t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_6_nibble_mask(%rip), %ymm10, %ymm10 /* g3t_1_hi = and(g3t_1_sh, nibble_mask) */
@@ -3947,9 +3947,9 @@ sm4_wordslice_avx2_aesni_batch_xor_asm:
 	vpxor %ymm2, %ymm8, %ymm2 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
 	vpxor 288(%rsp), %ymm2, %ymm2 /* g3x_1 = xor(g3l_1, g3x1.2) */
 	vmovdqa 1024(%rsp), %ymm8 /* reload g4x2.2 */
-	vpxor 1088(%rsp), %ymm8, %ymm10 /* g4t_acc_2 = xor(g4x2, g4x3) */
-	vpxor %ymm7, %ymm10, %ymm10 /* g4t_acc_3 = xor(g4t_acc_2, rkw_1) */
-	vpxor 768(%rsp), %ymm10, %ymm10 /* g4t_1 = xor(g4t_acc_3, g4x0) */
+	vpxor 1088(%rsp), %ymm8, %ymm10 /* g4k_acc_1 = xor(g4x2, g4x3) */
+	vpxor %ymm7, %ymm10, %ymm10 /* g4k_1 = xor(g4k_acc_1, rkw_1) */
+	vpxor 768(%rsp), %ymm10, %ymm10 /* g4t_1 = xor(g4k_1, g4x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_6_nibble_mask(%rip), %ymm10, %ymm12 /* g4t_1_lo = and(g4t_1, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g4t_1_sh = shr(g4t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_6_nibble_mask(%rip), %ymm10, %ymm10 /* g4t_1_hi = and(g4t_1_sh, nibble_mask) */
@@ -3981,9 +3981,9 @@ sm4_wordslice_avx2_aesni_batch_xor_asm:
 	vpxor %ymm2, %ymm8, %ymm2 /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
 	vpxor 896(%rsp), %ymm2, %ymm2 /* g4x_1 = xor(g4l_1, g4x1.2) */
 	vmovdqa 928(%rsp), %ymm8 /* reload g5x2.2 */
-	vpxor 1120(%rsp), %ymm8, %ymm10 /* g5t_acc_2 = xor(g5x2, g5x3) */
-	vpxor %ymm7, %ymm10, %ymm10 /* g5t_acc_3 = xor(g5t_acc_2, rkw_1) */
-	vpxor 736(%rsp), %ymm10, %ymm10 /* g5t_1 = xor(g5t_acc_3, g5x0) */
+	vpxor 1120(%rsp), %ymm8, %ymm10 /* g5k_acc_1 = xor(g5x2, g5x3) */
+	vpxor %ymm7, %ymm10, %ymm10 /* g5k_1 = xor(g5k_acc_1, rkw_1) */
+	vpxor 736(%rsp), %ymm10, %ymm10 /* g5t_1 = xor(g5k_1, g5x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_6_nibble_mask(%rip), %ymm10, %ymm12 /* g5t_1_lo = and(g5t_1, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g5t_1_sh = shr(g5t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_6_nibble_mask(%rip), %ymm10, %ymm10 /* g5t_1_hi = and(g5t_1_sh, nibble_mask) */
@@ -4015,9 +4015,9 @@ sm4_wordslice_avx2_aesni_batch_xor_asm:
 	vpxor %ymm2, %ymm8, %ymm2 /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
 	vpxor 800(%rsp), %ymm2, %ymm2 /* g5x_1 = xor(g5l_1, g5x1.2) */
 	vmovdqa 960(%rsp), %ymm8 /* reload g6x2.2 */
-	vpxor 1152(%rsp), %ymm8, %ymm10 /* g6t_acc_2 = xor(g6x2, g6x3) */
-	vpxor %ymm7, %ymm10, %ymm10 /* g6t_acc_3 = xor(g6t_acc_2, rkw_1) */
-	vpxor %ymm6, %ymm10, %ymm10 /* g6t_1 = xor(g6t_acc_3, g6x0) */
+	vpxor 1152(%rsp), %ymm8, %ymm10 /* g6k_acc_1 = xor(g6x2, g6x3) */
+	vpxor %ymm7, %ymm10, %ymm10 /* g6k_1 = xor(g6k_acc_1, rkw_1) */
+	vpxor %ymm6, %ymm10, %ymm10 /* g6t_1 = xor(g6k_1, g6x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_6_nibble_mask(%rip), %ymm10, %ymm12 /* g6t_1_lo = and(g6t_1, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g6t_1_sh = shr(g6t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_6_nibble_mask(%rip), %ymm10, %ymm10 /* g6t_1_hi = and(g6t_1_sh, nibble_mask) */
@@ -4049,9 +4049,9 @@ sm4_wordslice_avx2_aesni_batch_xor_asm:
 	vpxor %ymm6, %ymm8, %ymm6 /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
 	vpxor 832(%rsp), %ymm6, %ymm6 /* g6x_1 = xor(g6l_1, g6x1.2) */
 	vmovdqa 992(%rsp), %ymm8 /* reload g7x2.2 */
-	vpxor 512(%rsp), %ymm8, %ymm10 /* g7t_acc_2 = xor(g7x2, g7x3) */
-	vpxor %ymm7, %ymm10, %ymm7 /* g7t_acc_3 = xor(g7t_acc_2, rkw_1) */
-	vpxor 672(%rsp), %ymm7, %ymm7 /* g7t_1 = xor(g7t_acc_3, g7x0) */
+	vpxor 512(%rsp), %ymm8, %ymm10 /* g7k_acc_1 = xor(g7x2, g7x3) */
+	vpxor %ymm7, %ymm10, %ymm7 /* g7k_1 = xor(g7k_acc_1, rkw_1) */
+	vpxor 672(%rsp), %ymm7, %ymm7 /* g7t_1 = xor(g7k_1, g7x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_6_nibble_mask(%rip), %ymm7, %ymm10 /* g7t_1_lo = and(g7t_1, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* g7t_1_sh = shr(g7t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_6_nibble_mask(%rip), %ymm7, %ymm7 /* g7t_1_hi = and(g7t_1_sh, nibble_mask) */
@@ -4085,9 +4085,9 @@ sm4_wordslice_avx2_aesni_batch_xor_asm:
 	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
 	vpbroadcastd 8(%rdi,%r8), %ymm8 /* rkw_2 = bcast32() */
 	vmovdqa 256(%rsp), %ymm10 /* reload g0x3.2 */
-	vpxor 96(%rsp), %ymm10, %ymm12 /* g0t_acc_4 = xor(g0x3, g0x0) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
-	vpxor %ymm0, %ymm12, %ymm12 /* g0t_2 = xor(g0t_acc_5, g0x1) */
+	vpxor 96(%rsp), %ymm10, %ymm12 /* g0k_acc_2 = xor(g0x3, g0x0) */
+	vpxor %ymm8, %ymm12, %ymm12 /* g0k_2 = xor(g0k_acc_2, rkw_2) */
+	vpxor %ymm0, %ymm12, %ymm12 /* g0t_2 = xor(g0k_2, g0x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_6_nibble_mask(%rip), %ymm12, %ymm10 /* g0t_2_lo = and(g0t_2, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g0t_2_sh = shr(g0t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_6_nibble_mask(%rip), %ymm12, %ymm12 /* g0t_2_hi = and(g0t_2_sh, nibble_mask) */
@@ -4119,9 +4119,9 @@ sm4_wordslice_avx2_aesni_batch_xor_asm:
 	vpxor %ymm12, %ymm10, %ymm7 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
 	vpxor %ymm0, %ymm7, %ymm0 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
 	vpxor 448(%rsp), %ymm0, %ymm0 /* g0x_2 = xor(g0l_2, g0x2.2) */
-	vpxor 384(%rsp), %ymm13, %ymm7 /* g1t_acc_4 = xor(g1x3, g1x0) */
-	vpxor %ymm8, %ymm7, %ymm7 /* g1t_acc_5 = xor(g1t_acc_4, rkw_2) */
-	vpxor %ymm1, %ymm7, %ymm7 /* g1t_2 = xor(g1t_acc_5, g1x1) */
+	vpxor 384(%rsp), %ymm13, %ymm7 /* g1k_acc_2 = xor(g1x3, g1x0) */
+	vpxor %ymm8, %ymm7, %ymm7 /* g1k_2 = xor(g1k_acc_2, rkw_2) */
+	vpxor %ymm1, %ymm7, %ymm7 /* g1t_2 = xor(g1k_2, g1x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_6_nibble_mask(%rip), %ymm7, %ymm10 /* g1t_2_lo = and(g1t_2, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* g1t_2_sh = shr(g1t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_6_nibble_mask(%rip), %ymm7, %ymm7 /* g1t_2_hi = and(g1t_2_sh, nibble_mask) */
@@ -4152,9 +4152,9 @@ sm4_wordslice_avx2_aesni_batch_xor_asm:
 	vpxor %ymm10, %ymm7, %ymm7 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
 	vpxor %ymm12, %ymm7, %ymm7 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
 	vpxor 224(%rsp), %ymm7, %ymm7 /* g1x_2 = xor(g1l_2, g1x2.2) */
-	vpxor 64(%rsp), %ymm3, %ymm10 /* g2t_acc_4 = xor(g2x0.3, g2x3.2) */
-	vpxor %ymm8, %ymm10, %ymm10 /* g2t_acc_5 = xor(g2t_acc_4, rkw_2) */
-	vpxor 32(%rsp), %ymm10, %ymm10 /* g2t_2 = xor(g2t_acc_5, g2x1) */
+	vpxor 64(%rsp), %ymm3, %ymm10 /* g2k_acc_2 = xor(g2x0.3, g2x3.2) */
+	vpxor %ymm8, %ymm10, %ymm10 /* g2k_2 = xor(g2k_acc_2, rkw_2) */
+	vpxor 32(%rsp), %ymm10, %ymm10 /* g2t_2 = xor(g2k_2, g2x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_6_nibble_mask(%rip), %ymm10, %ymm12 /* g2t_2_lo = and(g2t_2, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g2t_2_sh = shr(g2t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_6_nibble_mask(%rip), %ymm10, %ymm10 /* g2t_2_hi = and(g2t_2_sh, nibble_mask) */
@@ -4186,9 +4186,9 @@ sm4_wordslice_avx2_aesni_batch_xor_asm:
 	vpxor %ymm3, %ymm10, %ymm3 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
 	vpxor 320(%rsp), %ymm3, %ymm3 /* g2x_2 = xor(g2l_2, g2x2.2) */
 	vmovdqa 0(%rsp), %ymm10 /* reload g3x3.2 */
-	vpxor 1056(%rsp), %ymm10, %ymm12 /* g3t_acc_4 = xor(g3x3, g3x0) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g3t_acc_5 = xor(g3t_acc_4, rkw_2) */
-	vpxor 288(%rsp), %ymm12, %ymm12 /* g3t_2 = xor(g3t_acc_5, g3x1) */
+	vpxor 1056(%rsp), %ymm10, %ymm12 /* g3k_acc_2 = xor(g3x3, g3x0) */
+	vpxor %ymm8, %ymm12, %ymm12 /* g3k_2 = xor(g3k_acc_2, rkw_2) */
+	vpxor 288(%rsp), %ymm12, %ymm12 /* g3t_2 = xor(g3k_2, g3x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_6_nibble_mask(%rip), %ymm12, %ymm13 /* g3t_2_lo = and(g3t_2, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g3t_2_sh = shr(g3t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_6_nibble_mask(%rip), %ymm12, %ymm12 /* g3t_2_hi = and(g3t_2_sh, nibble_mask) */
@@ -4220,9 +4220,9 @@ sm4_wordslice_avx2_aesni_batch_xor_asm:
 	vpxor %ymm3, %ymm10, %ymm3 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
 	vpxor 160(%rsp), %ymm3, %ymm3 /* g3x_2 = xor(g3l_2, g3x2.2) */
 	vmovdqa 1088(%rsp), %ymm10 /* reload g4x3.2 */
-	vpxor 768(%rsp), %ymm10, %ymm12 /* g4t_acc_4 = xor(g4x3, g4x0) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g4t_acc_5 = xor(g4t_acc_4, rkw_2) */
-	vpxor 896(%rsp), %ymm12, %ymm12 /* g4t_2 = xor(g4t_acc_5, g4x1) */
+	vpxor 768(%rsp), %ymm10, %ymm12 /* g4k_acc_2 = xor(g4x3, g4x0) */
+	vpxor %ymm8, %ymm12, %ymm12 /* g4k_2 = xor(g4k_acc_2, rkw_2) */
+	vpxor 896(%rsp), %ymm12, %ymm12 /* g4t_2 = xor(g4k_2, g4x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_6_nibble_mask(%rip), %ymm12, %ymm13 /* g4t_2_lo = and(g4t_2, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g4t_2_sh = shr(g4t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_6_nibble_mask(%rip), %ymm12, %ymm12 /* g4t_2_hi = and(g4t_2_sh, nibble_mask) */
@@ -4254,9 +4254,9 @@ sm4_wordslice_avx2_aesni_batch_xor_asm:
 	vpxor %ymm3, %ymm10, %ymm3 /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
 	vpxor 1024(%rsp), %ymm3, %ymm3 /* g4x_2 = xor(g4l_2, g4x2.2) */
 	vmovdqa 1120(%rsp), %ymm10 /* reload g5x3.2 */
-	vpxor 736(%rsp), %ymm10, %ymm12 /* g5t_acc_4 = xor(g5x3, g5x0) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g5t_acc_5 = xor(g5t_acc_4, rkw_2) */
-	vpxor %ymm2, %ymm12, %ymm12 /* g5t_2 = xor(g5t_acc_5, g5x1) */
+	vpxor 736(%rsp), %ymm10, %ymm12 /* g5k_acc_2 = xor(g5x3, g5x0) */
+	vpxor %ymm8, %ymm12, %ymm12 /* g5k_2 = xor(g5k_acc_2, rkw_2) */
+	vpxor %ymm2, %ymm12, %ymm12 /* g5t_2 = xor(g5k_2, g5x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_6_nibble_mask(%rip), %ymm12, %ymm13 /* g5t_2_lo = and(g5t_2, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g5t_2_sh = shr(g5t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_6_nibble_mask(%rip), %ymm12, %ymm12 /* g5t_2_hi = and(g5t_2_sh, nibble_mask) */
@@ -4288,9 +4288,9 @@ sm4_wordslice_avx2_aesni_batch_xor_asm:
 	vpxor %ymm2, %ymm10, %ymm2 /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
 	vpxor 928(%rsp), %ymm2, %ymm2 /* g5x_2 = xor(g5l_2, g5x2.2) */
 	vmovdqa 1152(%rsp), %ymm10 /* reload g6x3.2 */
-	vpxor 704(%rsp), %ymm10, %ymm12 /* g6t_acc_4 = xor(g6x3, g6x0) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g6t_acc_5 = xor(g6t_acc_4, rkw_2) */
-	vpxor %ymm6, %ymm12, %ymm12 /* g6t_2 = xor(g6t_acc_5, g6x1) */
+	vpxor 704(%rsp), %ymm10, %ymm12 /* g6k_acc_2 = xor(g6x3, g6x0) */
+	vpxor %ymm8, %ymm12, %ymm12 /* g6k_2 = xor(g6k_acc_2, rkw_2) */
+	vpxor %ymm6, %ymm12, %ymm12 /* g6t_2 = xor(g6k_2, g6x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_6_nibble_mask(%rip), %ymm12, %ymm13 /* g6t_2_lo = and(g6t_2, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g6t_2_sh = shr(g6t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_6_nibble_mask(%rip), %ymm12, %ymm12 /* g6t_2_hi = and(g6t_2_sh, nibble_mask) */
@@ -4322,9 +4322,9 @@ sm4_wordslice_avx2_aesni_batch_xor_asm:
 	vpxor %ymm6, %ymm10, %ymm6 /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
 	vpxor 960(%rsp), %ymm6, %ymm6 /* g6x_2 = xor(g6l_2, g6x2.2) */
 	vmovdqa 512(%rsp), %ymm10 /* reload g7x3.2 */
-	vpxor 672(%rsp), %ymm10, %ymm12 /* g7t_acc_4 = xor(g7x3, g7x0) */
-	vpxor %ymm8, %ymm12, %ymm8 /* g7t_acc_5 = xor(g7t_acc_4, rkw_2) */
-	vpxor 864(%rsp), %ymm8, %ymm8 /* g7t_2 = xor(g7t_acc_5, g7x1) */
+	vpxor 672(%rsp), %ymm10, %ymm12 /* g7k_acc_2 = xor(g7x3, g7x0) */
+	vpxor %ymm8, %ymm12, %ymm8 /* g7k_2 = xor(g7k_acc_2, rkw_2) */
+	vpxor 864(%rsp), %ymm8, %ymm8 /* g7t_2 = xor(g7k_2, g7x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_6_nibble_mask(%rip), %ymm8, %ymm12 /* g7t_2_lo = and(g7t_2, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* g7t_2_sh = shr(g7t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_6_nibble_mask(%rip), %ymm8, %ymm8 /* g7t_2_hi = and(g7t_2_sh, nibble_mask) */
@@ -4358,9 +4358,9 @@ sm4_wordslice_avx2_aesni_batch_xor_asm:
 	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
 	vpbroadcastd 12(%rdi,%r8), %ymm10 /* rkw_3 = bcast32() */
 	vmovdqa 96(%rsp), %ymm12 /* reload g0x0.3 */
-	vpxor 480(%rsp), %ymm12, %ymm13 /* g0t_acc_6 = xor(g0x0, g0x1) */
-	vpxor %ymm10, %ymm13, %ymm13 /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
-	vpxor %ymm0, %ymm13, %ymm13 /* g0t_3 = xor(g0t_acc_7, g0x2) */
+	vpxor 480(%rsp), %ymm12, %ymm13 /* g0k_acc_3 = xor(g0x0, g0x1) */
+	vpxor %ymm10, %ymm13, %ymm13 /* g0k_3 = xor(g0k_acc_3, rkw_3) */
+	vpxor %ymm0, %ymm13, %ymm13 /* g0t_3 = xor(g0k_3, g0x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_6_nibble_mask(%rip), %ymm13, %ymm12 /* g0t_3_lo = and(g0t_3, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g0t_3_sh = shr(g0t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_6_nibble_mask(%rip), %ymm13, %ymm13 /* g0t_3_hi = and(g0t_3_sh, nibble_mask) */
@@ -4392,9 +4392,9 @@ sm4_wordslice_avx2_aesni_batch_xor_asm:
 	vpxor %ymm13, %ymm12, %ymm8 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
 	vpxor %ymm0, %ymm8, %ymm0 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
 	vpxor 256(%rsp), %ymm0, %ymm0 /* g0x_3 = xor(g0l_3, g0x3.2) */
-	vpxor 384(%rsp), %ymm1, %ymm8 /* g1t_acc_6 = xor(g1x1.3, g1x0.3) */
-	vpxor %ymm10, %ymm8, %ymm8 /* g1t_acc_7 = xor(g1t_acc_6, rkw_3) */
-	vpxor %ymm7, %ymm8, %ymm8 /* g1t_3 = xor(g1t_acc_7, g1x2) */
+	vpxor 384(%rsp), %ymm1, %ymm8 /* g1k_acc_3 = xor(g1x1.3, g1x0.3) */
+	vpxor %ymm10, %ymm8, %ymm8 /* g1k_3 = xor(g1k_acc_3, rkw_3) */
+	vpxor %ymm7, %ymm8, %ymm8 /* g1t_3 = xor(g1k_3, g1x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_6_nibble_mask(%rip), %ymm8, %ymm12 /* g1t_3_lo = and(g1t_3, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* g1t_3_sh = shr(g1t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_6_nibble_mask(%rip), %ymm8, %ymm8 /* g1t_3_hi = and(g1t_3_sh, nibble_mask) */
@@ -4426,9 +4426,9 @@ sm4_wordslice_avx2_aesni_batch_xor_asm:
 	vpxor %ymm1, %ymm8, %ymm1 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
 	vpxor 448(%rsp), %ymm1, %ymm1 /* g1x_3 = xor(g1l_3, g1x3.2) */
 	vmovdqa 416(%rsp), %ymm8 /* reload g2x0.3 */
-	vpxor 32(%rsp), %ymm8, %ymm12 /* g2t_acc_6 = xor(g2x0, g2x1) */
-	vpxor %ymm10, %ymm12, %ymm12 /* g2t_acc_7 = xor(g2t_acc_6, rkw_3) */
-	vpxor 320(%rsp), %ymm12, %ymm12 /* g2t_3 = xor(g2t_acc_7, g2x2) */
+	vpxor 32(%rsp), %ymm8, %ymm12 /* g2k_acc_3 = xor(g2x0, g2x1) */
+	vpxor %ymm10, %ymm12, %ymm12 /* g2k_3 = xor(g2k_acc_3, rkw_3) */
+	vpxor 320(%rsp), %ymm12, %ymm12 /* g2t_3 = xor(g2k_3, g2x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_6_nibble_mask(%rip), %ymm12, %ymm13 /* g2t_3_lo = and(g2t_3, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g2t_3_sh = shr(g2t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_6_nibble_mask(%rip), %ymm12, %ymm12 /* g2t_3_hi = and(g2t_3_sh, nibble_mask) */
@@ -4460,9 +4460,9 @@ sm4_wordslice_avx2_aesni_batch_xor_asm:
 	vpxor %ymm1, %ymm8, %ymm1 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
 	vpxor 64(%rsp), %ymm1, %ymm1 /* g2x_3 = xor(g2l_3, g2x3.2) */
 	vmovdqa 1056(%rsp), %ymm8 /* reload g3x0.3 */
-	vpxor 288(%rsp), %ymm8, %ymm12 /* g3t_acc_6 = xor(g3x0, g3x1) */
-	vpxor %ymm10, %ymm12, %ymm12 /* g3t_acc_7 = xor(g3t_acc_6, rkw_3) */
-	vpxor 160(%rsp), %ymm12, %ymm12 /* g3t_3 = xor(g3t_acc_7, g3x2) */
+	vpxor 288(%rsp), %ymm8, %ymm12 /* g3k_acc_3 = xor(g3x0, g3x1) */
+	vpxor %ymm10, %ymm12, %ymm12 /* g3k_3 = xor(g3k_acc_3, rkw_3) */
+	vpxor 160(%rsp), %ymm12, %ymm12 /* g3t_3 = xor(g3k_3, g3x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_6_nibble_mask(%rip), %ymm12, %ymm13 /* g3t_3_lo = and(g3t_3, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g3t_3_sh = shr(g3t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_6_nibble_mask(%rip), %ymm12, %ymm12 /* g3t_3_hi = and(g3t_3_sh, nibble_mask) */
@@ -4494,9 +4494,9 @@ sm4_wordslice_avx2_aesni_batch_xor_asm:
 	vpxor %ymm1, %ymm8, %ymm1 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
 	vpxor 0(%rsp), %ymm1, %ymm1 /* g3x_3 = xor(g3l_3, g3x3.2) */
 	vmovdqa 768(%rsp), %ymm8 /* reload g4x0.3 */
-	vpxor 896(%rsp), %ymm8, %ymm12 /* g4t_acc_6 = xor(g4x0, g4x1) */
-	vpxor %ymm10, %ymm12, %ymm12 /* g4t_acc_7 = xor(g4t_acc_6, rkw_3) */
-	vpxor %ymm3, %ymm12, %ymm12 /* g4t_3 = xor(g4t_acc_7, g4x2) */
+	vpxor 896(%rsp), %ymm8, %ymm12 /* g4k_acc_3 = xor(g4x0, g4x1) */
+	vpxor %ymm10, %ymm12, %ymm12 /* g4k_3 = xor(g4k_acc_3, rkw_3) */
+	vpxor %ymm3, %ymm12, %ymm12 /* g4t_3 = xor(g4k_3, g4x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_6_nibble_mask(%rip), %ymm12, %ymm13 /* g4t_3_lo = and(g4t_3, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g4t_3_sh = shr(g4t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_6_nibble_mask(%rip), %ymm12, %ymm12 /* g4t_3_hi = and(g4t_3_sh, nibble_mask) */
@@ -4528,9 +4528,9 @@ sm4_wordslice_avx2_aesni_batch_xor_asm:
 	vpxor %ymm3, %ymm8, %ymm3 /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
 	vpxor 1088(%rsp), %ymm3, %ymm3 /* g4x_3 = xor(g4l_3, g4x3.2) */
 	vmovdqa 736(%rsp), %ymm8 /* reload g5x0.3 */
-	vpxor 800(%rsp), %ymm8, %ymm12 /* g5t_acc_6 = xor(g5x0, g5x1) */
-	vpxor %ymm10, %ymm12, %ymm12 /* g5t_acc_7 = xor(g5t_acc_6, rkw_3) */
-	vpxor %ymm2, %ymm12, %ymm12 /* g5t_3 = xor(g5t_acc_7, g5x2) */
+	vpxor 800(%rsp), %ymm8, %ymm12 /* g5k_acc_3 = xor(g5x0, g5x1) */
+	vpxor %ymm10, %ymm12, %ymm12 /* g5k_3 = xor(g5k_acc_3, rkw_3) */
+	vpxor %ymm2, %ymm12, %ymm12 /* g5t_3 = xor(g5k_3, g5x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_6_nibble_mask(%rip), %ymm12, %ymm13 /* g5t_3_lo = and(g5t_3, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g5t_3_sh = shr(g5t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_6_nibble_mask(%rip), %ymm12, %ymm12 /* g5t_3_hi = and(g5t_3_sh, nibble_mask) */
@@ -4562,9 +4562,9 @@ sm4_wordslice_avx2_aesni_batch_xor_asm:
 	vpxor %ymm2, %ymm8, %ymm2 /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
 	vpxor 1120(%rsp), %ymm2, %ymm2 /* g5x_3 = xor(g5l_3, g5x3.2) */
 	vmovdqa 704(%rsp), %ymm8 /* reload g6x0.3 */
-	vpxor 832(%rsp), %ymm8, %ymm12 /* g6t_acc_6 = xor(g6x0, g6x1) */
-	vpxor %ymm10, %ymm12, %ymm12 /* g6t_acc_7 = xor(g6t_acc_6, rkw_3) */
-	vpxor %ymm6, %ymm12, %ymm12 /* g6t_3 = xor(g6t_acc_7, g6x2) */
+	vpxor 832(%rsp), %ymm8, %ymm12 /* g6k_acc_3 = xor(g6x0, g6x1) */
+	vpxor %ymm10, %ymm12, %ymm12 /* g6k_3 = xor(g6k_acc_3, rkw_3) */
+	vpxor %ymm6, %ymm12, %ymm12 /* g6t_3 = xor(g6k_3, g6x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_6_nibble_mask(%rip), %ymm12, %ymm13 /* g6t_3_lo = and(g6t_3, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g6t_3_sh = shr(g6t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_6_nibble_mask(%rip), %ymm12, %ymm12 /* g6t_3_hi = and(g6t_3_sh, nibble_mask) */
@@ -4596,9 +4596,9 @@ sm4_wordslice_avx2_aesni_batch_xor_asm:
 	vpxor %ymm6, %ymm8, %ymm6 /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
 	vpxor 1152(%rsp), %ymm6, %ymm6 /* g6x_3 = xor(g6l_3, g6x3.2) */
 	vmovdqa 672(%rsp), %ymm8 /* reload g7x0.3 */
-	vpxor 864(%rsp), %ymm8, %ymm12 /* g7t_acc_6 = xor(g7x0, g7x1) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g7t_acc_7 = xor(g7t_acc_6, rkw_3) */
-	vpxor 992(%rsp), %ymm10, %ymm10 /* g7t_3 = xor(g7t_acc_7, g7x2) */
+	vpxor 864(%rsp), %ymm8, %ymm12 /* g7k_acc_3 = xor(g7x0, g7x1) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g7k_3 = xor(g7k_acc_3, rkw_3) */
+	vpxor 992(%rsp), %ymm10, %ymm10 /* g7t_3 = xor(g7k_3, g7x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_6_nibble_mask(%rip), %ymm10, %ymm12 /* g7t_3_lo = and(g7t_3, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g7t_3_sh = shr(g7t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_6_nibble_mask(%rip), %ymm10, %ymm10 /* g7t_3_hi = and(g7t_3_sh, nibble_mask) */
@@ -5348,9 +5348,9 @@ sm4_wordslice_avx2_aesni_batch_ctr_asm:
 
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	vpbroadcastd (%rdi,%r8), %ymm0 /* rkw = bcast32() */
-	vpxor %ymm9, %ymm4, %ymm1 /* g0t_acc = xor(g0x1, g0x2) */
-	vpxor %ymm0, %ymm1, %ymm1 /* g0t_acc_1 = xor(g0t_acc, rkw) */
-	vpxor %ymm3, %ymm1, %ymm1 /* g0t = xor(g0t_acc_1, g0x3) */
+	vpxor %ymm9, %ymm4, %ymm1 /* g0k_acc = xor(g0x1, g0x2) */
+	vpxor %ymm0, %ymm1, %ymm1 /* g0k = xor(g0k_acc, rkw) */
+	vpxor %ymm3, %ymm1, %ymm1 /* g0t = xor(g0k, g0x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_7_nibble_mask(%rip), %ymm1, %ymm5 /* g0t_lo = and(g0t, nibble_mask) */
 	vpsrlw $4, %ymm1, %ymm1 /* g0t_sh = shr(g0t) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_7_nibble_mask(%rip), %ymm1, %ymm1 /* g0t_hi = and(g0t_sh, nibble_mask) */
@@ -5390,9 +5390,9 @@ sm4_wordslice_avx2_aesni_batch_ctr_asm:
 	vpxor %ymm5, %ymm1, %ymm1 /* g0l_acc = xor(g0s, g0lr24) */
 	vpxor %ymm3, %ymm1, %ymm1 /* g0l = xor(g0l_acc, g0lr2) */
 	vpxor %ymm1, %ymm2, %ymm1 /* g0x = xor(g0x0, g0l) */
-	vpxor %ymm13, %ymm11, %ymm2 /* g1t_acc = xor(g1x1, g1x2) */
-	vpxor %ymm0, %ymm2, %ymm2 /* g1t_acc_1 = xor(g1t_acc, rkw) */
-	vpxor %ymm7, %ymm2, %ymm2 /* g1t = xor(g1t_acc_1, g1x3) */
+	vpxor %ymm13, %ymm11, %ymm2 /* g1k_acc = xor(g1x1, g1x2) */
+	vpxor %ymm0, %ymm2, %ymm2 /* g1k = xor(g1k_acc, rkw) */
+	vpxor %ymm7, %ymm2, %ymm2 /* g1t = xor(g1k, g1x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_7_nibble_mask(%rip), %ymm2, %ymm3 /* g1t_lo = and(g1t, nibble_mask) */
 	vpsrlw $4, %ymm2, %ymm2 /* g1t_sh = shr(g1t) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_7_nibble_mask(%rip), %ymm2, %ymm2 /* g1t_hi = and(g1t_sh, nibble_mask) */
@@ -5426,9 +5426,9 @@ sm4_wordslice_avx2_aesni_batch_ctr_asm:
 	vpxor %ymm3, %ymm2, %ymm2 /* g1l_acc = xor(g1s, g1lr24) */
 	vpxor %ymm7, %ymm2, %ymm2 /* g1l = xor(g1l_acc, g1lr2) */
 	vpxor %ymm2, %ymm12, %ymm2 /* g1x = xor(g1x0, g1l) */
-	vpxor %ymm14, %ymm10, %ymm3 /* g2t_acc = xor(g2x1, g2x2) */
-	vpxor %ymm0, %ymm3, %ymm3 /* g2t_acc_1 = xor(g2t_acc, rkw) */
-	vpxor 224(%rsp), %ymm3, %ymm3 /* g2t = xor(g2t_acc_1, g2x3) */
+	vpxor %ymm14, %ymm10, %ymm3 /* g2k_acc = xor(g2x1, g2x2) */
+	vpxor %ymm0, %ymm3, %ymm3 /* g2k = xor(g2k_acc, rkw) */
+	vpxor 224(%rsp), %ymm3, %ymm3 /* g2t = xor(g2k, g2x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_7_nibble_mask(%rip), %ymm3, %ymm7 /* g2t_lo = and(g2t, nibble_mask) */
 	vpsrlw $4, %ymm3, %ymm3 /* g2t_sh = shr(g2t) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_7_nibble_mask(%rip), %ymm3, %ymm3 /* g2t_hi = and(g2t_sh, nibble_mask) */
@@ -5459,9 +5459,9 @@ sm4_wordslice_avx2_aesni_batch_ctr_asm:
 	vpxor %ymm11, %ymm3, %ymm3 /* g2l = xor(g2l_acc, g2lr2) */
 	vpxor 608(%rsp), %ymm3, %ymm3 /* g2x = xor(g2l, g2x0.2) */
 	vmovdqa 480(%rsp), %ymm7 /* reload g3x1.2 */
-	vpxor 352(%rsp), %ymm7, %ymm11 /* g3t_acc = xor(g3x1, g3x2) */
-	vpxor %ymm0, %ymm11, %ymm11 /* g3t_acc_1 = xor(g3t_acc, rkw) */
-	vpxor 96(%rsp), %ymm11, %ymm11 /* g3t = xor(g3t_acc_1, g3x3) */
+	vpxor 352(%rsp), %ymm7, %ymm11 /* g3k_acc = xor(g3x1, g3x2) */
+	vpxor %ymm0, %ymm11, %ymm11 /* g3k = xor(g3k_acc, rkw) */
+	vpxor 96(%rsp), %ymm11, %ymm11 /* g3t = xor(g3k, g3x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_7_nibble_mask(%rip), %ymm11, %ymm12 /* g3t_lo = and(g3t, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* g3t_sh = shr(g3t) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_7_nibble_mask(%rip), %ymm11, %ymm11 /* g3t_hi = and(g3t_sh, nibble_mask) */
@@ -5493,9 +5493,9 @@ sm4_wordslice_avx2_aesni_batch_ctr_asm:
 	vpxor %ymm7, %ymm10, %ymm7 /* g3l = xor(g3l_acc, g3lr2) */
 	vpxor 1216(%rsp), %ymm7, %ymm7 /* g3x = xor(g3l, g3x0.2) */
 	vmovdqa 1152(%rsp), %ymm10 /* reload g4x1.2 */
-	vpxor 1184(%rsp), %ymm10, %ymm11 /* g4t_acc = xor(g4x1, g4x2) */
-	vpxor %ymm0, %ymm11, %ymm11 /* g4t_acc_1 = xor(g4t_acc, rkw) */
-	vpxor 1248(%rsp), %ymm11, %ymm11 /* g4t = xor(g4t_acc_1, g4x3) */
+	vpxor 1184(%rsp), %ymm10, %ymm11 /* g4k_acc = xor(g4x1, g4x2) */
+	vpxor %ymm0, %ymm11, %ymm11 /* g4k = xor(g4k_acc, rkw) */
+	vpxor 1248(%rsp), %ymm11, %ymm11 /* g4t = xor(g4k, g4x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_7_nibble_mask(%rip), %ymm11, %ymm12 /* g4t_lo = and(g4t, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* g4t_sh = shr(g4t) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_7_nibble_mask(%rip), %ymm11, %ymm11 /* g4t_hi = and(g4t_sh, nibble_mask) */
@@ -5527,9 +5527,9 @@ sm4_wordslice_avx2_aesni_batch_ctr_asm:
 	vpxor %ymm7, %ymm10, %ymm7 /* g4l = xor(g4l_acc, g4lr2) */
 	vpxor 1120(%rsp), %ymm7, %ymm7 /* g4x = xor(g4l, g4x0.2) */
 	vmovdqa 992(%rsp), %ymm10 /* reload g5x1.2 */
-	vpxor 1024(%rsp), %ymm10, %ymm11 /* g5t_acc = xor(g5x1, g5x2) */
-	vpxor %ymm0, %ymm11, %ymm11 /* g5t_acc_1 = xor(g5t_acc, rkw) */
-	vpxor 1280(%rsp), %ymm11, %ymm11 /* g5t = xor(g5t_acc_1, g5x3) */
+	vpxor 1024(%rsp), %ymm10, %ymm11 /* g5k_acc = xor(g5x1, g5x2) */
+	vpxor %ymm0, %ymm11, %ymm11 /* g5k = xor(g5k_acc, rkw) */
+	vpxor 1280(%rsp), %ymm11, %ymm11 /* g5t = xor(g5k, g5x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_7_nibble_mask(%rip), %ymm11, %ymm12 /* g5t_lo = and(g5t, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* g5t_sh = shr(g5t) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_7_nibble_mask(%rip), %ymm11, %ymm11 /* g5t_hi = and(g5t_sh, nibble_mask) */
@@ -5561,9 +5561,9 @@ sm4_wordslice_avx2_aesni_batch_ctr_asm:
 	vpxor %ymm7, %ymm10, %ymm7 /* g5l = xor(g5l_acc, g5lr2) */
 	vpxor 960(%rsp), %ymm7, %ymm7 /* g5x = xor(g5l, g5x0.2) */
 	vmovdqa 928(%rsp), %ymm10 /* reload g6x1.2 */
-	vpxor 1056(%rsp), %ymm10, %ymm11 /* g6t_acc = xor(g6x1, g6x2) */
-	vpxor %ymm0, %ymm11, %ymm11 /* g6t_acc_1 = xor(g6t_acc, rkw) */
-	vpxor 1312(%rsp), %ymm11, %ymm11 /* g6t = xor(g6t_acc_1, g6x3) */
+	vpxor 1056(%rsp), %ymm10, %ymm11 /* g6k_acc = xor(g6x1, g6x2) */
+	vpxor %ymm0, %ymm11, %ymm11 /* g6k = xor(g6k_acc, rkw) */
+	vpxor 1312(%rsp), %ymm11, %ymm11 /* g6t = xor(g6k, g6x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_7_nibble_mask(%rip), %ymm11, %ymm12 /* g6t_lo = and(g6t, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* g6t_sh = shr(g6t) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_7_nibble_mask(%rip), %ymm11, %ymm11 /* g6t_hi = and(g6t_sh, nibble_mask) */
@@ -5595,9 +5595,9 @@ sm4_wordslice_avx2_aesni_batch_ctr_asm:
 	vpxor %ymm7, %ymm10, %ymm7 /* g6l = xor(g6l_acc, g6lr2) */
 	vpxor 832(%rsp), %ymm7, %ymm7 /* g6x = xor(g6l, g6x0.2) */
 	vmovdqa 896(%rsp), %ymm10 /* reload g7x1.2 */
-	vpxor 1088(%rsp), %ymm10, %ymm11 /* g7t_acc = xor(g7x1, g7x2) */
-	vpxor %ymm0, %ymm11, %ymm0 /* g7t_acc_1 = xor(g7t_acc, rkw) */
-	vpxor 32(%rsp), %ymm0, %ymm0 /* g7t = xor(g7t_acc_1, g7x3) */
+	vpxor 1088(%rsp), %ymm10, %ymm11 /* g7k_acc = xor(g7x1, g7x2) */
+	vpxor %ymm0, %ymm11, %ymm0 /* g7k = xor(g7k_acc, rkw) */
+	vpxor 32(%rsp), %ymm0, %ymm0 /* g7t = xor(g7k, g7x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_7_nibble_mask(%rip), %ymm0, %ymm11 /* g7t_lo = and(g7t, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* g7t_sh = shr(g7t) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_7_nibble_mask(%rip), %ymm0, %ymm0 /* g7t_hi = and(g7t_sh, nibble_mask) */
@@ -5631,9 +5631,9 @@ sm4_wordslice_avx2_aesni_batch_ctr_asm:
 	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
 	vpbroadcastd 4(%rdi,%r8), %ymm10 /* rkw_1 = bcast32() */
 	vmovdqa 448(%rsp), %ymm11 /* reload g0x2.2 */
-	vpxor 576(%rsp), %ymm11, %ymm12 /* g0t_acc_2 = xor(g0x2, g0x3) */
-	vpxor %ymm10, %ymm12, %ymm12 /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
-	vpxor %ymm1, %ymm12, %ymm12 /* g0t_1 = xor(g0t_acc_3, g0x0) */
+	vpxor 576(%rsp), %ymm11, %ymm12 /* g0k_acc_1 = xor(g0x2, g0x3) */
+	vpxor %ymm10, %ymm12, %ymm12 /* g0k_1 = xor(g0k_acc_1, rkw_1) */
+	vpxor %ymm1, %ymm12, %ymm12 /* g0t_1 = xor(g0k_1, g0x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_7_nibble_mask(%rip), %ymm12, %ymm11 /* g0t_1_lo = and(g0t_1, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g0t_1_sh = shr(g0t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_7_nibble_mask(%rip), %ymm12, %ymm12 /* g0t_1_hi = and(g0t_1_sh, nibble_mask) */
@@ -5665,9 +5665,9 @@ sm4_wordslice_avx2_aesni_batch_ctr_asm:
 	vpxor %ymm12, %ymm11, %ymm1 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
 	vpxor %ymm0, %ymm1, %ymm0 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
 	vpxor 0(%rsp), %ymm0, %ymm0 /* g0x_1 = xor(g0l_1, g0x1.2) */
-	vpxor 192(%rsp), %ymm13, %ymm1 /* g1t_acc_2 = xor(g1x2, g1x3) */
-	vpxor %ymm10, %ymm1, %ymm1 /* g1t_acc_3 = xor(g1t_acc_2, rkw_1) */
-	vpxor %ymm2, %ymm1, %ymm1 /* g1t_1 = xor(g1t_acc_3, g1x0) */
+	vpxor 192(%rsp), %ymm13, %ymm1 /* g1k_acc_1 = xor(g1x2, g1x3) */
+	vpxor %ymm10, %ymm1, %ymm1 /* g1k_1 = xor(g1k_acc_1, rkw_1) */
+	vpxor %ymm2, %ymm1, %ymm1 /* g1t_1 = xor(g1k_1, g1x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_7_nibble_mask(%rip), %ymm1, %ymm11 /* g1t_1_lo = and(g1t_1, nibble_mask) */
 	vpsrlw $4, %ymm1, %ymm1 /* g1t_1_sh = shr(g1t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_7_nibble_mask(%rip), %ymm1, %ymm1 /* g1t_1_hi = and(g1t_1_sh, nibble_mask) */
@@ -5698,9 +5698,9 @@ sm4_wordslice_avx2_aesni_batch_ctr_asm:
 	vpxor %ymm11, %ymm1, %ymm1 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
 	vpxor %ymm12, %ymm1, %ymm1 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
 	vpxor 320(%rsp), %ymm1, %ymm1 /* g1x_1 = xor(g1l_1, g1x1.2) */
-	vpxor 224(%rsp), %ymm14, %ymm11 /* g2t_acc_2 = xor(g2x2, g2x3) */
-	vpxor %ymm10, %ymm11, %ymm11 /* g2t_acc_3 = xor(g2t_acc_2, rkw_1) */
-	vpxor %ymm3, %ymm11, %ymm11 /* g2t_1 = xor(g2t_acc_3, g2x0) */
+	vpxor 224(%rsp), %ymm14, %ymm11 /* g2k_acc_1 = xor(g2x2, g2x3) */
+	vpxor %ymm10, %ymm11, %ymm11 /* g2k_1 = xor(g2k_acc_1, rkw_1) */
+	vpxor %ymm3, %ymm11, %ymm11 /* g2t_1 = xor(g2k_1, g2x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_7_nibble_mask(%rip), %ymm11, %ymm12 /* g2t_1_lo = and(g2t_1, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* g2t_1_sh = shr(g2t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_7_nibble_mask(%rip), %ymm11, %ymm11 /* g2t_1_hi = and(g2t_1_sh, nibble_mask) */
@@ -5732,9 +5732,9 @@ sm4_wordslice_avx2_aesni_batch_ctr_asm:
 	vpxor %ymm13, %ymm11, %ymm11 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
 	vpxor 640(%rsp), %ymm11, %ymm11 /* g2x_1 = xor(g2l_1, g2x1.2) */
 	vmovdqa 352(%rsp), %ymm12 /* reload g3x2.2 */
-	vpxor 96(%rsp), %ymm12, %ymm13 /* g3t_acc_2 = xor(g3x2, g3x3) */
-	vpxor %ymm10, %ymm13, %ymm13 /* g3t_acc_3 = xor(g3t_acc_2, rkw_1) */
-	vpxor 1216(%rsp), %ymm13, %ymm13 /* g3t_1 = xor(g3t_acc_3, g3x0) */
+	vpxor 96(%rsp), %ymm12, %ymm13 /* g3k_acc_1 = xor(g3x2, g3x3) */
+	vpxor %ymm10, %ymm13, %ymm13 /* g3k_1 = xor(g3k_acc_1, rkw_1) */
+	vpxor 1216(%rsp), %ymm13, %ymm13 /* g3t_1 = xor(g3k_1, g3x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_7_nibble_mask(%rip), %ymm13, %ymm14 /* g3t_1_lo = and(g3t_1, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g3t_1_sh = shr(g3t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_7_nibble_mask(%rip), %ymm13, %ymm13 /* g3t_1_hi = and(g3t_1_sh, nibble_mask) */
@@ -5766,9 +5766,9 @@ sm4_wordslice_avx2_aesni_batch_ctr_asm:
 	vpxor %ymm11, %ymm12, %ymm11 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
 	vpxor 480(%rsp), %ymm11, %ymm11 /* g3x_1 = xor(g3l_1, g3x1.2) */
 	vmovdqa 1184(%rsp), %ymm12 /* reload g4x2.2 */
-	vpxor 1248(%rsp), %ymm12, %ymm13 /* g4t_acc_2 = xor(g4x2, g4x3) */
-	vpxor %ymm10, %ymm13, %ymm13 /* g4t_acc_3 = xor(g4t_acc_2, rkw_1) */
-	vpxor 1120(%rsp), %ymm13, %ymm13 /* g4t_1 = xor(g4t_acc_3, g4x0) */
+	vpxor 1248(%rsp), %ymm12, %ymm13 /* g4k_acc_1 = xor(g4x2, g4x3) */
+	vpxor %ymm10, %ymm13, %ymm13 /* g4k_1 = xor(g4k_acc_1, rkw_1) */
+	vpxor 1120(%rsp), %ymm13, %ymm13 /* g4t_1 = xor(g4k_1, g4x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_7_nibble_mask(%rip), %ymm13, %ymm14 /* g4t_1_lo = and(g4t_1, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g4t_1_sh = shr(g4t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_7_nibble_mask(%rip), %ymm13, %ymm13 /* g4t_1_hi = and(g4t_1_sh, nibble_mask) */
@@ -5800,9 +5800,9 @@ sm4_wordslice_avx2_aesni_batch_ctr_asm:
 	vpxor %ymm11, %ymm12, %ymm11 /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
 	vpxor 1152(%rsp), %ymm11, %ymm11 /* g4x_1 = xor(g4l_1, g4x1.2) */
 	vmovdqa 1024(%rsp), %ymm12 /* reload g5x2.2 */
-	vpxor 1280(%rsp), %ymm12, %ymm13 /* g5t_acc_2 = xor(g5x2, g5x3) */
-	vpxor %ymm10, %ymm13, %ymm13 /* g5t_acc_3 = xor(g5t_acc_2, rkw_1) */
-	vpxor 960(%rsp), %ymm13, %ymm13 /* g5t_1 = xor(g5t_acc_3, g5x0) */
+	vpxor 1280(%rsp), %ymm12, %ymm13 /* g5k_acc_1 = xor(g5x2, g5x3) */
+	vpxor %ymm10, %ymm13, %ymm13 /* g5k_1 = xor(g5k_acc_1, rkw_1) */
+	vpxor 960(%rsp), %ymm13, %ymm13 /* g5t_1 = xor(g5k_1, g5x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_7_nibble_mask(%rip), %ymm13, %ymm14 /* g5t_1_lo = and(g5t_1, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g5t_1_sh = shr(g5t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_7_nibble_mask(%rip), %ymm13, %ymm13 /* g5t_1_hi = and(g5t_1_sh, nibble_mask) */
@@ -5834,9 +5834,9 @@ sm4_wordslice_avx2_aesni_batch_ctr_asm:
 	vpxor %ymm11, %ymm12, %ymm11 /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
 	vpxor 992(%rsp), %ymm11, %ymm11 /* g5x_1 = xor(g5l_1, g5x1.2) */
 	vmovdqa 1056(%rsp), %ymm12 /* reload g6x2.2 */
-	vpxor 1312(%rsp), %ymm12, %ymm13 /* g6t_acc_2 = xor(g6x2, g6x3) */
-	vpxor %ymm10, %ymm13, %ymm13 /* g6t_acc_3 = xor(g6t_acc_2, rkw_1) */
-	vpxor %ymm7, %ymm13, %ymm13 /* g6t_1 = xor(g6t_acc_3, g6x0) */
+	vpxor 1312(%rsp), %ymm12, %ymm13 /* g6k_acc_1 = xor(g6x2, g6x3) */
+	vpxor %ymm10, %ymm13, %ymm13 /* g6k_1 = xor(g6k_acc_1, rkw_1) */
+	vpxor %ymm7, %ymm13, %ymm13 /* g6t_1 = xor(g6k_1, g6x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_7_nibble_mask(%rip), %ymm13, %ymm14 /* g6t_1_lo = and(g6t_1, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g6t_1_sh = shr(g6t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_7_nibble_mask(%rip), %ymm13, %ymm13 /* g6t_1_hi = and(g6t_1_sh, nibble_mask) */
@@ -5868,9 +5868,9 @@ sm4_wordslice_avx2_aesni_batch_ctr_asm:
 	vpxor %ymm7, %ymm12, %ymm7 /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
 	vpxor 928(%rsp), %ymm7, %ymm7 /* g6x_1 = xor(g6l_1, g6x1.2) */
 	vmovdqa 1088(%rsp), %ymm12 /* reload g7x2.2 */
-	vpxor 32(%rsp), %ymm12, %ymm13 /* g7t_acc_2 = xor(g7x2, g7x3) */
-	vpxor %ymm10, %ymm13, %ymm10 /* g7t_acc_3 = xor(g7t_acc_2, rkw_1) */
-	vpxor 704(%rsp), %ymm10, %ymm10 /* g7t_1 = xor(g7t_acc_3, g7x0) */
+	vpxor 32(%rsp), %ymm12, %ymm13 /* g7k_acc_1 = xor(g7x2, g7x3) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g7k_1 = xor(g7k_acc_1, rkw_1) */
+	vpxor 704(%rsp), %ymm10, %ymm10 /* g7t_1 = xor(g7k_1, g7x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_7_nibble_mask(%rip), %ymm10, %ymm13 /* g7t_1_lo = and(g7t_1, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g7t_1_sh = shr(g7t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_7_nibble_mask(%rip), %ymm10, %ymm10 /* g7t_1_hi = and(g7t_1_sh, nibble_mask) */
@@ -5904,9 +5904,9 @@ sm4_wordslice_avx2_aesni_batch_ctr_asm:
 	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
 	vpbroadcastd 8(%rdi,%r8), %ymm12 /* rkw_2 = bcast32() */
 	vmovdqa 576(%rsp), %ymm13 /* reload g0x3.2 */
-	vpxor 512(%rsp), %ymm13, %ymm14 /* g0t_acc_4 = xor(g0x3, g0x0) */
-	vpxor %ymm12, %ymm14, %ymm14 /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
-	vpxor %ymm0, %ymm14, %ymm14 /* g0t_2 = xor(g0t_acc_5, g0x1) */
+	vpxor 512(%rsp), %ymm13, %ymm14 /* g0k_acc_2 = xor(g0x3, g0x0) */
+	vpxor %ymm12, %ymm14, %ymm14 /* g0k_2 = xor(g0k_acc_2, rkw_2) */
+	vpxor %ymm0, %ymm14, %ymm14 /* g0t_2 = xor(g0k_2, g0x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_7_nibble_mask(%rip), %ymm14, %ymm13 /* g0t_2_lo = and(g0t_2, nibble_mask) */
 	vpsrlw $4, %ymm14, %ymm14 /* g0t_2_sh = shr(g0t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_7_nibble_mask(%rip), %ymm14, %ymm14 /* g0t_2_hi = and(g0t_2_sh, nibble_mask) */
@@ -5938,9 +5938,9 @@ sm4_wordslice_avx2_aesni_batch_ctr_asm:
 	vpxor %ymm14, %ymm13, %ymm10 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
 	vpxor %ymm0, %ymm10, %ymm0 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
 	vpxor 448(%rsp), %ymm0, %ymm0 /* g0x_2 = xor(g0l_2, g0x2.2) */
-	vpxor 192(%rsp), %ymm2, %ymm10 /* g1t_acc_4 = xor(g1x0.3, g1x3.2) */
-	vpxor %ymm12, %ymm10, %ymm10 /* g1t_acc_5 = xor(g1t_acc_4, rkw_2) */
-	vpxor %ymm1, %ymm10, %ymm10 /* g1t_2 = xor(g1t_acc_5, g1x1) */
+	vpxor 192(%rsp), %ymm2, %ymm10 /* g1k_acc_2 = xor(g1x0.3, g1x3.2) */
+	vpxor %ymm12, %ymm10, %ymm10 /* g1k_2 = xor(g1k_acc_2, rkw_2) */
+	vpxor %ymm1, %ymm10, %ymm10 /* g1t_2 = xor(g1k_2, g1x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_7_nibble_mask(%rip), %ymm10, %ymm13 /* g1t_2_lo = and(g1t_2, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g1t_2_sh = shr(g1t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_7_nibble_mask(%rip), %ymm10, %ymm10 /* g1t_2_hi = and(g1t_2_sh, nibble_mask) */
@@ -5971,9 +5971,9 @@ sm4_wordslice_avx2_aesni_batch_ctr_asm:
 	vpxor %ymm13, %ymm10, %ymm10 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
 	vpxor %ymm1, %ymm10, %ymm1 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
 	vpxor 0(%rsp), %ymm1, %ymm1 /* g1x_2 = xor(g1l_2, g1x2.2) */
-	vpxor 224(%rsp), %ymm3, %ymm10 /* g2t_acc_4 = xor(g2x0.3, g2x3.2) */
-	vpxor %ymm12, %ymm10, %ymm10 /* g2t_acc_5 = xor(g2t_acc_4, rkw_2) */
-	vpxor 640(%rsp), %ymm10, %ymm10 /* g2t_2 = xor(g2t_acc_5, g2x1) */
+	vpxor 224(%rsp), %ymm3, %ymm10 /* g2k_acc_2 = xor(g2x0.3, g2x3.2) */
+	vpxor %ymm12, %ymm10, %ymm10 /* g2k_2 = xor(g2k_acc_2, rkw_2) */
+	vpxor 640(%rsp), %ymm10, %ymm10 /* g2t_2 = xor(g2k_2, g2x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_7_nibble_mask(%rip), %ymm10, %ymm13 /* g2t_2_lo = and(g2t_2, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g2t_2_sh = shr(g2t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_7_nibble_mask(%rip), %ymm10, %ymm10 /* g2t_2_hi = and(g2t_2_sh, nibble_mask) */
@@ -6005,9 +6005,9 @@ sm4_wordslice_avx2_aesni_batch_ctr_asm:
 	vpxor %ymm3, %ymm10, %ymm3 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
 	vpxor 320(%rsp), %ymm3, %ymm3 /* g2x_2 = xor(g2l_2, g2x2.2) */
 	vmovdqa 96(%rsp), %ymm10 /* reload g3x3.2 */
-	vpxor 1216(%rsp), %ymm10, %ymm13 /* g3t_acc_4 = xor(g3x3, g3x0) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g3t_acc_5 = xor(g3t_acc_4, rkw_2) */
-	vpxor 480(%rsp), %ymm13, %ymm13 /* g3t_2 = xor(g3t_acc_5, g3x1) */
+	vpxor 1216(%rsp), %ymm10, %ymm13 /* g3k_acc_2 = xor(g3x3, g3x0) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g3k_2 = xor(g3k_acc_2, rkw_2) */
+	vpxor 480(%rsp), %ymm13, %ymm13 /* g3t_2 = xor(g3k_2, g3x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_7_nibble_mask(%rip), %ymm13, %ymm14 /* g3t_2_lo = and(g3t_2, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g3t_2_sh = shr(g3t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_7_nibble_mask(%rip), %ymm13, %ymm13 /* g3t_2_hi = and(g3t_2_sh, nibble_mask) */
@@ -6039,9 +6039,9 @@ sm4_wordslice_avx2_aesni_batch_ctr_asm:
 	vpxor %ymm3, %ymm10, %ymm3 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
 	vpxor 352(%rsp), %ymm3, %ymm3 /* g3x_2 = xor(g3l_2, g3x2.2) */
 	vmovdqa 1248(%rsp), %ymm10 /* reload g4x3.2 */
-	vpxor 1120(%rsp), %ymm10, %ymm13 /* g4t_acc_4 = xor(g4x3, g4x0) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g4t_acc_5 = xor(g4t_acc_4, rkw_2) */
-	vpxor 1152(%rsp), %ymm13, %ymm13 /* g4t_2 = xor(g4t_acc_5, g4x1) */
+	vpxor 1120(%rsp), %ymm10, %ymm13 /* g4k_acc_2 = xor(g4x3, g4x0) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g4k_2 = xor(g4k_acc_2, rkw_2) */
+	vpxor 1152(%rsp), %ymm13, %ymm13 /* g4t_2 = xor(g4k_2, g4x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_7_nibble_mask(%rip), %ymm13, %ymm14 /* g4t_2_lo = and(g4t_2, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g4t_2_sh = shr(g4t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_7_nibble_mask(%rip), %ymm13, %ymm13 /* g4t_2_hi = and(g4t_2_sh, nibble_mask) */
@@ -6073,9 +6073,9 @@ sm4_wordslice_avx2_aesni_batch_ctr_asm:
 	vpxor %ymm3, %ymm10, %ymm3 /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
 	vpxor 1184(%rsp), %ymm3, %ymm3 /* g4x_2 = xor(g4l_2, g4x2.2) */
 	vmovdqa 1280(%rsp), %ymm10 /* reload g5x3.2 */
-	vpxor 960(%rsp), %ymm10, %ymm13 /* g5t_acc_4 = xor(g5x3, g5x0) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g5t_acc_5 = xor(g5t_acc_4, rkw_2) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g5t_2 = xor(g5t_acc_5, g5x1) */
+	vpxor 960(%rsp), %ymm10, %ymm13 /* g5k_acc_2 = xor(g5x3, g5x0) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g5k_2 = xor(g5k_acc_2, rkw_2) */
+	vpxor %ymm11, %ymm13, %ymm13 /* g5t_2 = xor(g5k_2, g5x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_7_nibble_mask(%rip), %ymm13, %ymm14 /* g5t_2_lo = and(g5t_2, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g5t_2_sh = shr(g5t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_7_nibble_mask(%rip), %ymm13, %ymm13 /* g5t_2_hi = and(g5t_2_sh, nibble_mask) */
@@ -6107,9 +6107,9 @@ sm4_wordslice_avx2_aesni_batch_ctr_asm:
 	vpxor %ymm10, %ymm11, %ymm10 /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
 	vpxor 1024(%rsp), %ymm10, %ymm10 /* g5x_2 = xor(g5l_2, g5x2.2) */
 	vmovdqa 1312(%rsp), %ymm11 /* reload g6x3.2 */
-	vpxor 832(%rsp), %ymm11, %ymm13 /* g6t_acc_4 = xor(g6x3, g6x0) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g6t_acc_5 = xor(g6t_acc_4, rkw_2) */
-	vpxor %ymm7, %ymm13, %ymm13 /* g6t_2 = xor(g6t_acc_5, g6x1) */
+	vpxor 832(%rsp), %ymm11, %ymm13 /* g6k_acc_2 = xor(g6x3, g6x0) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g6k_2 = xor(g6k_acc_2, rkw_2) */
+	vpxor %ymm7, %ymm13, %ymm13 /* g6t_2 = xor(g6k_2, g6x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_7_nibble_mask(%rip), %ymm13, %ymm14 /* g6t_2_lo = and(g6t_2, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g6t_2_sh = shr(g6t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_7_nibble_mask(%rip), %ymm13, %ymm13 /* g6t_2_hi = and(g6t_2_sh, nibble_mask) */
@@ -6141,9 +6141,9 @@ sm4_wordslice_avx2_aesni_batch_ctr_asm:
 	vpxor %ymm7, %ymm11, %ymm7 /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
 	vpxor 1056(%rsp), %ymm7, %ymm7 /* g6x_2 = xor(g6l_2, g6x2.2) */
 	vmovdqa 32(%rsp), %ymm11 /* reload g7x3.2 */
-	vpxor 704(%rsp), %ymm11, %ymm13 /* g7t_acc_4 = xor(g7x3, g7x0) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g7t_acc_5 = xor(g7t_acc_4, rkw_2) */
-	vpxor 896(%rsp), %ymm12, %ymm12 /* g7t_2 = xor(g7t_acc_5, g7x1) */
+	vpxor 704(%rsp), %ymm11, %ymm13 /* g7k_acc_2 = xor(g7x3, g7x0) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g7k_2 = xor(g7k_acc_2, rkw_2) */
+	vpxor 896(%rsp), %ymm12, %ymm12 /* g7t_2 = xor(g7k_2, g7x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_7_nibble_mask(%rip), %ymm12, %ymm13 /* g7t_2_lo = and(g7t_2, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g7t_2_sh = shr(g7t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_7_nibble_mask(%rip), %ymm12, %ymm12 /* g7t_2_hi = and(g7t_2_sh, nibble_mask) */
@@ -6177,9 +6177,9 @@ sm4_wordslice_avx2_aesni_batch_ctr_asm:
 	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
 	vpbroadcastd 12(%rdi,%r8), %ymm12 /* rkw_3 = bcast32() */
 	vmovdqa 512(%rsp), %ymm13 /* reload g0x0.3 */
-	vpxor 384(%rsp), %ymm13, %ymm14 /* g0t_acc_6 = xor(g0x0, g0x1) */
-	vpxor %ymm12, %ymm14, %ymm14 /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
-	vpxor %ymm0, %ymm14, %ymm14 /* g0t_3 = xor(g0t_acc_7, g0x2) */
+	vpxor 384(%rsp), %ymm13, %ymm14 /* g0k_acc_3 = xor(g0x0, g0x1) */
+	vpxor %ymm12, %ymm14, %ymm14 /* g0k_3 = xor(g0k_acc_3, rkw_3) */
+	vpxor %ymm0, %ymm14, %ymm14 /* g0t_3 = xor(g0k_3, g0x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_7_nibble_mask(%rip), %ymm14, %ymm13 /* g0t_3_lo = and(g0t_3, nibble_mask) */
 	vpsrlw $4, %ymm14, %ymm14 /* g0t_3_sh = shr(g0t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_7_nibble_mask(%rip), %ymm14, %ymm14 /* g0t_3_hi = and(g0t_3_sh, nibble_mask) */
@@ -6211,9 +6211,9 @@ sm4_wordslice_avx2_aesni_batch_ctr_asm:
 	vpxor %ymm14, %ymm13, %ymm11 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
 	vpxor %ymm0, %ymm11, %ymm0 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
 	vpxor 576(%rsp), %ymm0, %ymm0 /* g0x_3 = xor(g0l_3, g0x3.2) */
-	vpxor 448(%rsp), %ymm2, %ymm11 /* g1t_acc_6 = xor(g1x0, g1x1) */
-	vpxor %ymm12, %ymm11, %ymm11 /* g1t_acc_7 = xor(g1t_acc_6, rkw_3) */
-	vpxor %ymm1, %ymm11, %ymm11 /* g1t_3 = xor(g1t_acc_7, g1x2) */
+	vpxor 448(%rsp), %ymm2, %ymm11 /* g1k_acc_3 = xor(g1x0, g1x1) */
+	vpxor %ymm12, %ymm11, %ymm11 /* g1k_3 = xor(g1k_acc_3, rkw_3) */
+	vpxor %ymm1, %ymm11, %ymm11 /* g1t_3 = xor(g1k_3, g1x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_7_nibble_mask(%rip), %ymm11, %ymm13 /* g1t_3_lo = and(g1t_3, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* g1t_3_sh = shr(g1t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_7_nibble_mask(%rip), %ymm11, %ymm11 /* g1t_3_hi = and(g1t_3_sh, nibble_mask) */
@@ -6245,9 +6245,9 @@ sm4_wordslice_avx2_aesni_batch_ctr_asm:
 	vpxor %ymm2, %ymm11, %ymm2 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
 	vpxor 192(%rsp), %ymm2, %ymm2 /* g1x_3 = xor(g1l_3, g1x3.2) */
 	vmovdqa 608(%rsp), %ymm11 /* reload g2x0.3 */
-	vpxor 640(%rsp), %ymm11, %ymm13 /* g2t_acc_6 = xor(g2x0, g2x1) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g2t_acc_7 = xor(g2t_acc_6, rkw_3) */
-	vpxor 320(%rsp), %ymm13, %ymm13 /* g2t_3 = xor(g2t_acc_7, g2x2) */
+	vpxor 640(%rsp), %ymm11, %ymm13 /* g2k_acc_3 = xor(g2x0, g2x1) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g2k_3 = xor(g2k_acc_3, rkw_3) */
+	vpxor 320(%rsp), %ymm13, %ymm13 /* g2t_3 = xor(g2k_3, g2x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_7_nibble_mask(%rip), %ymm13, %ymm14 /* g2t_3_lo = and(g2t_3, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g2t_3_sh = shr(g2t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_7_nibble_mask(%rip), %ymm13, %ymm13 /* g2t_3_hi = and(g2t_3_sh, nibble_mask) */
@@ -6279,9 +6279,9 @@ sm4_wordslice_avx2_aesni_batch_ctr_asm:
 	vpxor %ymm2, %ymm11, %ymm2 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
 	vpxor 224(%rsp), %ymm2, %ymm2 /* g2x_3 = xor(g2l_3, g2x3.2) */
 	vmovdqa 1216(%rsp), %ymm11 /* reload g3x0.3 */
-	vpxor 480(%rsp), %ymm11, %ymm13 /* g3t_acc_6 = xor(g3x0, g3x1) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g3t_acc_7 = xor(g3t_acc_6, rkw_3) */
-	vpxor 352(%rsp), %ymm13, %ymm13 /* g3t_3 = xor(g3t_acc_7, g3x2) */
+	vpxor 480(%rsp), %ymm11, %ymm13 /* g3k_acc_3 = xor(g3x0, g3x1) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g3k_3 = xor(g3k_acc_3, rkw_3) */
+	vpxor 352(%rsp), %ymm13, %ymm13 /* g3t_3 = xor(g3k_3, g3x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_7_nibble_mask(%rip), %ymm13, %ymm14 /* g3t_3_lo = and(g3t_3, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g3t_3_sh = shr(g3t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_7_nibble_mask(%rip), %ymm13, %ymm13 /* g3t_3_hi = and(g3t_3_sh, nibble_mask) */
@@ -6313,9 +6313,9 @@ sm4_wordslice_avx2_aesni_batch_ctr_asm:
 	vpxor %ymm2, %ymm11, %ymm2 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
 	vpxor 96(%rsp), %ymm2, %ymm2 /* g3x_3 = xor(g3l_3, g3x3.2) */
 	vmovdqa 1120(%rsp), %ymm11 /* reload g4x0.3 */
-	vpxor 1152(%rsp), %ymm11, %ymm13 /* g4t_acc_6 = xor(g4x0, g4x1) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g4t_acc_7 = xor(g4t_acc_6, rkw_3) */
-	vpxor %ymm3, %ymm13, %ymm13 /* g4t_3 = xor(g4t_acc_7, g4x2) */
+	vpxor 1152(%rsp), %ymm11, %ymm13 /* g4k_acc_3 = xor(g4x0, g4x1) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g4k_3 = xor(g4k_acc_3, rkw_3) */
+	vpxor %ymm3, %ymm13, %ymm13 /* g4t_3 = xor(g4k_3, g4x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_7_nibble_mask(%rip), %ymm13, %ymm14 /* g4t_3_lo = and(g4t_3, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g4t_3_sh = shr(g4t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_7_nibble_mask(%rip), %ymm13, %ymm13 /* g4t_3_hi = and(g4t_3_sh, nibble_mask) */
@@ -6347,9 +6347,9 @@ sm4_wordslice_avx2_aesni_batch_ctr_asm:
 	vpxor %ymm3, %ymm11, %ymm3 /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
 	vpxor 1248(%rsp), %ymm3, %ymm3 /* g4x_3 = xor(g4l_3, g4x3.2) */
 	vmovdqa 960(%rsp), %ymm11 /* reload g5x0.3 */
-	vpxor 992(%rsp), %ymm11, %ymm13 /* g5t_acc_6 = xor(g5x0, g5x1) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g5t_acc_7 = xor(g5t_acc_6, rkw_3) */
-	vpxor %ymm10, %ymm13, %ymm13 /* g5t_3 = xor(g5t_acc_7, g5x2) */
+	vpxor 992(%rsp), %ymm11, %ymm13 /* g5k_acc_3 = xor(g5x0, g5x1) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g5k_3 = xor(g5k_acc_3, rkw_3) */
+	vpxor %ymm10, %ymm13, %ymm13 /* g5t_3 = xor(g5k_3, g5x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_7_nibble_mask(%rip), %ymm13, %ymm14 /* g5t_3_lo = and(g5t_3, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g5t_3_sh = shr(g5t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_7_nibble_mask(%rip), %ymm13, %ymm13 /* g5t_3_hi = and(g5t_3_sh, nibble_mask) */
@@ -6381,9 +6381,9 @@ sm4_wordslice_avx2_aesni_batch_ctr_asm:
 	vpxor %ymm10, %ymm11, %ymm10 /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
 	vpxor 1280(%rsp), %ymm10, %ymm10 /* g5x_3 = xor(g5l_3, g5x3.2) */
 	vmovdqa 832(%rsp), %ymm11 /* reload g6x0.3 */
-	vpxor 928(%rsp), %ymm11, %ymm13 /* g6t_acc_6 = xor(g6x0, g6x1) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g6t_acc_7 = xor(g6t_acc_6, rkw_3) */
-	vpxor %ymm7, %ymm13, %ymm13 /* g6t_3 = xor(g6t_acc_7, g6x2) */
+	vpxor 928(%rsp), %ymm11, %ymm13 /* g6k_acc_3 = xor(g6x0, g6x1) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g6k_3 = xor(g6k_acc_3, rkw_3) */
+	vpxor %ymm7, %ymm13, %ymm13 /* g6t_3 = xor(g6k_3, g6x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_7_nibble_mask(%rip), %ymm13, %ymm14 /* g6t_3_lo = and(g6t_3, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g6t_3_sh = shr(g6t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_7_nibble_mask(%rip), %ymm13, %ymm13 /* g6t_3_hi = and(g6t_3_sh, nibble_mask) */
@@ -6415,9 +6415,9 @@ sm4_wordslice_avx2_aesni_batch_ctr_asm:
 	vpxor %ymm7, %ymm11, %ymm7 /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
 	vpxor 1312(%rsp), %ymm7, %ymm7 /* g6x_3 = xor(g6l_3, g6x3.2) */
 	vmovdqa 704(%rsp), %ymm11 /* reload g7x0.3 */
-	vpxor 896(%rsp), %ymm11, %ymm13 /* g7t_acc_6 = xor(g7x0, g7x1) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g7t_acc_7 = xor(g7t_acc_6, rkw_3) */
-	vpxor 1088(%rsp), %ymm12, %ymm12 /* g7t_3 = xor(g7t_acc_7, g7x2) */
+	vpxor 896(%rsp), %ymm11, %ymm13 /* g7k_acc_3 = xor(g7x0, g7x1) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g7k_3 = xor(g7k_acc_3, rkw_3) */
+	vpxor 1088(%rsp), %ymm12, %ymm12 /* g7t_3 = xor(g7k_3, g7x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_7_nibble_mask(%rip), %ymm12, %ymm13 /* g7t_3_lo = and(g7t_3, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g7t_3_sh = shr(g7t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_7_nibble_mask(%rip), %ymm12, %ymm12 /* g7t_3_hi = and(g7t_3_sh, nibble_mask) */
@@ -6958,9 +6958,9 @@ sm4_wordslice_avx2_aesni_batch_xts_asm:
 
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	vpbroadcastd (%rdi,%r8), %ymm5 /* rkw = bcast32() */
-	vpxor %ymm0, %ymm4, %ymm9 /* g0t_acc = xor(g0x1, g0x2) */
-	vpxor %ymm5, %ymm9, %ymm9 /* g0t_acc_1 = xor(g0t_acc, rkw) */
-	vpxor %ymm3, %ymm9, %ymm9 /* g0t = xor(g0t_acc_1, g0x3) */
+	vpxor %ymm0, %ymm4, %ymm9 /* g0k_acc = xor(g0x1, g0x2) */
+	vpxor %ymm5, %ymm9, %ymm9 /* g0k = xor(g0k_acc, rkw) */
+	vpxor %ymm3, %ymm9, %ymm9 /* g0t = xor(g0k, g0x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_8_nibble_mask(%rip), %ymm9, %ymm11 /* g0t_lo = and(g0t, nibble_mask) */
 	vpsrlw $4, %ymm9, %ymm9 /* g0t_sh = shr(g0t) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_8_nibble_mask(%rip), %ymm9, %ymm9 /* g0t_hi = and(g0t_sh, nibble_mask) */
@@ -7000,9 +7000,9 @@ sm4_wordslice_avx2_aesni_batch_xts_asm:
 	vpxor %ymm11, %ymm9, %ymm3 /* g0l_acc = xor(g0s, g0lr24) */
 	vpxor %ymm0, %ymm3, %ymm0 /* g0l = xor(g0l_acc, g0lr2) */
 	vpxor %ymm0, %ymm1, %ymm0 /* g0x = xor(g0x0, g0l) */
-	vpxor %ymm8, %ymm6, %ymm1 /* g1t_acc = xor(g1x1, g1x2) */
-	vpxor %ymm5, %ymm1, %ymm1 /* g1t_acc_1 = xor(g1t_acc, rkw) */
-	vpxor %ymm2, %ymm1, %ymm1 /* g1t = xor(g1t_acc_1, g1x3) */
+	vpxor %ymm8, %ymm6, %ymm1 /* g1k_acc = xor(g1x1, g1x2) */
+	vpxor %ymm5, %ymm1, %ymm1 /* g1k = xor(g1k_acc, rkw) */
+	vpxor %ymm2, %ymm1, %ymm1 /* g1t = xor(g1k, g1x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_8_nibble_mask(%rip), %ymm1, %ymm3 /* g1t_lo = and(g1t, nibble_mask) */
 	vpsrlw $4, %ymm1, %ymm1 /* g1t_sh = shr(g1t) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_8_nibble_mask(%rip), %ymm1, %ymm1 /* g1t_hi = and(g1t_sh, nibble_mask) */
@@ -7036,9 +7036,9 @@ sm4_wordslice_avx2_aesni_batch_xts_asm:
 	vpxor %ymm3, %ymm1, %ymm1 /* g1l_acc = xor(g1s, g1lr24) */
 	vpxor %ymm2, %ymm1, %ymm1 /* g1l = xor(g1l_acc, g1lr2) */
 	vpxor %ymm1, %ymm7, %ymm1 /* g1x = xor(g1x0, g1l) */
-	vpxor %ymm12, %ymm10, %ymm2 /* g2t_acc = xor(g2x1, g2x2) */
-	vpxor %ymm5, %ymm2, %ymm2 /* g2t_acc_1 = xor(g2t_acc, rkw) */
-	vpxor 32(%rsp), %ymm2, %ymm2 /* g2t = xor(g2t_acc_1, g2x3) */
+	vpxor %ymm12, %ymm10, %ymm2 /* g2k_acc = xor(g2x1, g2x2) */
+	vpxor %ymm5, %ymm2, %ymm2 /* g2k = xor(g2k_acc, rkw) */
+	vpxor 32(%rsp), %ymm2, %ymm2 /* g2t = xor(g2k, g2x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_8_nibble_mask(%rip), %ymm2, %ymm3 /* g2t_lo = and(g2t, nibble_mask) */
 	vpsrlw $4, %ymm2, %ymm2 /* g2t_sh = shr(g2t) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_8_nibble_mask(%rip), %ymm2, %ymm2 /* g2t_hi = and(g2t_sh, nibble_mask) */
@@ -7069,9 +7069,9 @@ sm4_wordslice_avx2_aesni_batch_xts_asm:
 	vpxor %ymm6, %ymm2, %ymm2 /* g2l = xor(g2l_acc, g2lr2) */
 	vpxor 416(%rsp), %ymm2, %ymm2 /* g2x = xor(g2l, g2x0.2) */
 	vmovdqa 288(%rsp), %ymm3 /* reload g3x1.2 */
-	vpxor 160(%rsp), %ymm3, %ymm6 /* g3t_acc = xor(g3x1, g3x2) */
-	vpxor %ymm5, %ymm6, %ymm6 /* g3t_acc_1 = xor(g3t_acc, rkw) */
-	vpxor 64(%rsp), %ymm6, %ymm6 /* g3t = xor(g3t_acc_1, g3x3) */
+	vpxor 160(%rsp), %ymm3, %ymm6 /* g3k_acc = xor(g3x1, g3x2) */
+	vpxor %ymm5, %ymm6, %ymm6 /* g3k = xor(g3k_acc, rkw) */
+	vpxor 64(%rsp), %ymm6, %ymm6 /* g3t = xor(g3k, g3x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_8_nibble_mask(%rip), %ymm6, %ymm7 /* g3t_lo = and(g3t, nibble_mask) */
 	vpsrlw $4, %ymm6, %ymm6 /* g3t_sh = shr(g3t) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_8_nibble_mask(%rip), %ymm6, %ymm6 /* g3t_hi = and(g3t_sh, nibble_mask) */
@@ -7103,9 +7103,9 @@ sm4_wordslice_avx2_aesni_batch_xts_asm:
 	vpxor %ymm3, %ymm6, %ymm3 /* g3l = xor(g3l_acc, g3lr2) */
 	vpxor 1056(%rsp), %ymm3, %ymm3 /* g3x = xor(g3l, g3x0.2) */
 	vmovdqa 992(%rsp), %ymm6 /* reload g4x1.2 */
-	vpxor 1024(%rsp), %ymm6, %ymm7 /* g4t_acc = xor(g4x1, g4x2) */
-	vpxor %ymm5, %ymm7, %ymm7 /* g4t_acc_1 = xor(g4t_acc, rkw) */
-	vpxor 1088(%rsp), %ymm7, %ymm7 /* g4t = xor(g4t_acc_1, g4x3) */
+	vpxor 1024(%rsp), %ymm6, %ymm7 /* g4k_acc = xor(g4x1, g4x2) */
+	vpxor %ymm5, %ymm7, %ymm7 /* g4k = xor(g4k_acc, rkw) */
+	vpxor 1088(%rsp), %ymm7, %ymm7 /* g4t = xor(g4k, g4x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_8_nibble_mask(%rip), %ymm7, %ymm10 /* g4t_lo = and(g4t, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* g4t_sh = shr(g4t) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_8_nibble_mask(%rip), %ymm7, %ymm7 /* g4t_hi = and(g4t_sh, nibble_mask) */
@@ -7137,9 +7137,9 @@ sm4_wordslice_avx2_aesni_batch_xts_asm:
 	vpxor %ymm3, %ymm6, %ymm3 /* g4l = xor(g4l_acc, g4lr2) */
 	vpxor 864(%rsp), %ymm3, %ymm3 /* g4x = xor(g4l, g4x0.2) */
 	vmovdqa 768(%rsp), %ymm6 /* reload g5x1.2 */
-	vpxor 896(%rsp), %ymm6, %ymm7 /* g5t_acc = xor(g5x1, g5x2) */
-	vpxor %ymm5, %ymm7, %ymm7 /* g5t_acc_1 = xor(g5t_acc, rkw) */
-	vpxor 1120(%rsp), %ymm7, %ymm7 /* g5t = xor(g5t_acc_1, g5x3) */
+	vpxor 896(%rsp), %ymm6, %ymm7 /* g5k_acc = xor(g5x1, g5x2) */
+	vpxor %ymm5, %ymm7, %ymm7 /* g5k = xor(g5k_acc, rkw) */
+	vpxor 1120(%rsp), %ymm7, %ymm7 /* g5t = xor(g5k, g5x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_8_nibble_mask(%rip), %ymm7, %ymm10 /* g5t_lo = and(g5t, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* g5t_sh = shr(g5t) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_8_nibble_mask(%rip), %ymm7, %ymm7 /* g5t_hi = and(g5t_sh, nibble_mask) */
@@ -7171,9 +7171,9 @@ sm4_wordslice_avx2_aesni_batch_xts_asm:
 	vpxor %ymm3, %ymm6, %ymm3 /* g5l = xor(g5l_acc, g5lr2) */
 	vpxor 736(%rsp), %ymm3, %ymm3 /* g5x = xor(g5l, g5x0.2) */
 	vmovdqa 800(%rsp), %ymm6 /* reload g6x1.2 */
-	vpxor 928(%rsp), %ymm6, %ymm7 /* g6t_acc = xor(g6x1, g6x2) */
-	vpxor %ymm5, %ymm7, %ymm7 /* g6t_acc_1 = xor(g6t_acc, rkw) */
-	vpxor 1152(%rsp), %ymm7, %ymm7 /* g6t = xor(g6t_acc_1, g6x3) */
+	vpxor 928(%rsp), %ymm6, %ymm7 /* g6k_acc = xor(g6x1, g6x2) */
+	vpxor %ymm5, %ymm7, %ymm7 /* g6k = xor(g6k_acc, rkw) */
+	vpxor 1152(%rsp), %ymm7, %ymm7 /* g6t = xor(g6k, g6x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_8_nibble_mask(%rip), %ymm7, %ymm10 /* g6t_lo = and(g6t, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* g6t_sh = shr(g6t) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_8_nibble_mask(%rip), %ymm7, %ymm7 /* g6t_hi = and(g6t_sh, nibble_mask) */
@@ -7205,9 +7205,9 @@ sm4_wordslice_avx2_aesni_batch_xts_asm:
 	vpxor %ymm3, %ymm6, %ymm3 /* g6l = xor(g6l_acc, g6lr2) */
 	vpxor 704(%rsp), %ymm3, %ymm3 /* g6x = xor(g6l, g6x0.2) */
 	vmovdqa 832(%rsp), %ymm6 /* reload g7x1.2 */
-	vpxor 960(%rsp), %ymm6, %ymm7 /* g7t_acc = xor(g7x1, g7x2) */
-	vpxor %ymm5, %ymm7, %ymm5 /* g7t_acc_1 = xor(g7t_acc, rkw) */
-	vpxor 0(%rsp), %ymm5, %ymm5 /* g7t = xor(g7t_acc_1, g7x3) */
+	vpxor 960(%rsp), %ymm6, %ymm7 /* g7k_acc = xor(g7x1, g7x2) */
+	vpxor %ymm5, %ymm7, %ymm5 /* g7k = xor(g7k_acc, rkw) */
+	vpxor 0(%rsp), %ymm5, %ymm5 /* g7t = xor(g7k, g7x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_8_nibble_mask(%rip), %ymm5, %ymm7 /* g7t_lo = and(g7t, nibble_mask) */
 	vpsrlw $4, %ymm5, %ymm5 /* g7t_sh = shr(g7t) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_8_nibble_mask(%rip), %ymm5, %ymm5 /* g7t_hi = and(g7t_sh, nibble_mask) */
@@ -7241,9 +7241,9 @@ sm4_wordslice_avx2_aesni_batch_xts_asm:
 	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
 	vpbroadcastd 4(%rdi,%r8), %ymm6 /* rkw_1 = bcast32() */
 	vmovdqa 384(%rsp), %ymm7 /* reload g0x2.2 */
-	vpxor 256(%rsp), %ymm7, %ymm10 /* g0t_acc_2 = xor(g0x2, g0x3) */
-	vpxor %ymm6, %ymm10, %ymm10 /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
-	vpxor %ymm0, %ymm10, %ymm10 /* g0t_1 = xor(g0t_acc_3, g0x0) */
+	vpxor 256(%rsp), %ymm7, %ymm10 /* g0k_acc_1 = xor(g0x2, g0x3) */
+	vpxor %ymm6, %ymm10, %ymm10 /* g0k_1 = xor(g0k_acc_1, rkw_1) */
+	vpxor %ymm0, %ymm10, %ymm10 /* g0t_1 = xor(g0k_1, g0x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_8_nibble_mask(%rip), %ymm10, %ymm7 /* g0t_1_lo = and(g0t_1, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g0t_1_sh = shr(g0t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_8_nibble_mask(%rip), %ymm10, %ymm10 /* g0t_1_hi = and(g0t_1_sh, nibble_mask) */
@@ -7275,9 +7275,9 @@ sm4_wordslice_avx2_aesni_batch_xts_asm:
 	vpxor %ymm10, %ymm7, %ymm5 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
 	vpxor %ymm0, %ymm5, %ymm0 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
 	vpxor 512(%rsp), %ymm0, %ymm0 /* g0x_1 = xor(g0l_1, g0x1.2) */
-	vpxor 320(%rsp), %ymm8, %ymm5 /* g1t_acc_2 = xor(g1x2, g1x3) */
-	vpxor %ymm6, %ymm5, %ymm5 /* g1t_acc_3 = xor(g1t_acc_2, rkw_1) */
-	vpxor %ymm1, %ymm5, %ymm5 /* g1t_1 = xor(g1t_acc_3, g1x0) */
+	vpxor 320(%rsp), %ymm8, %ymm5 /* g1k_acc_1 = xor(g1x2, g1x3) */
+	vpxor %ymm6, %ymm5, %ymm5 /* g1k_1 = xor(g1k_acc_1, rkw_1) */
+	vpxor %ymm1, %ymm5, %ymm5 /* g1t_1 = xor(g1k_1, g1x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_8_nibble_mask(%rip), %ymm5, %ymm7 /* g1t_1_lo = and(g1t_1, nibble_mask) */
 	vpsrlw $4, %ymm5, %ymm5 /* g1t_1_sh = shr(g1t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_8_nibble_mask(%rip), %ymm5, %ymm5 /* g1t_1_hi = and(g1t_1_sh, nibble_mask) */
@@ -7308,9 +7308,9 @@ sm4_wordslice_avx2_aesni_batch_xts_asm:
 	vpxor %ymm7, %ymm5, %ymm5 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
 	vpxor %ymm8, %ymm5, %ymm5 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
 	vpxor 448(%rsp), %ymm5, %ymm5 /* g1x_1 = xor(g1l_1, g1x1.2) */
-	vpxor 32(%rsp), %ymm12, %ymm7 /* g2t_acc_2 = xor(g2x2, g2x3) */
-	vpxor %ymm6, %ymm7, %ymm7 /* g2t_acc_3 = xor(g2t_acc_2, rkw_1) */
-	vpxor %ymm2, %ymm7, %ymm7 /* g2t_1 = xor(g2t_acc_3, g2x0) */
+	vpxor 32(%rsp), %ymm12, %ymm7 /* g2k_acc_1 = xor(g2x2, g2x3) */
+	vpxor %ymm6, %ymm7, %ymm7 /* g2k_1 = xor(g2k_acc_1, rkw_1) */
+	vpxor %ymm2, %ymm7, %ymm7 /* g2t_1 = xor(g2k_1, g2x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_8_nibble_mask(%rip), %ymm7, %ymm8 /* g2t_1_lo = and(g2t_1, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* g2t_1_sh = shr(g2t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_8_nibble_mask(%rip), %ymm7, %ymm7 /* g2t_1_hi = and(g2t_1_sh, nibble_mask) */
@@ -7342,9 +7342,9 @@ sm4_wordslice_avx2_aesni_batch_xts_asm:
 	vpxor %ymm10, %ymm7, %ymm7 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
 	vpxor 192(%rsp), %ymm7, %ymm7 /* g2x_1 = xor(g2l_1, g2x1.2) */
 	vmovdqa 160(%rsp), %ymm8 /* reload g3x2.2 */
-	vpxor 64(%rsp), %ymm8, %ymm10 /* g3t_acc_2 = xor(g3x2, g3x3) */
-	vpxor %ymm6, %ymm10, %ymm10 /* g3t_acc_3 = xor(g3t_acc_2, rkw_1) */
-	vpxor 1056(%rsp), %ymm10, %ymm10 /* g3t_1 = xor(g3t_acc_3, g3x0) */
+	vpxor 64(%rsp), %ymm8, %ymm10 /* g3k_acc_1 = xor(g3x2, g3x3) */
+	vpxor %ymm6, %ymm10, %ymm10 /* g3k_1 = xor(g3k_acc_1, rkw_1) */
+	vpxor 1056(%rsp), %ymm10, %ymm10 /* g3t_1 = xor(g3k_1, g3x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_8_nibble_mask(%rip), %ymm10, %ymm12 /* g3t_1_lo = and(g3t_1, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g3t_1_sh = shr(g3t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_8_nibble_mask(%rip), %ymm10, %ymm10 /* g3t_1_hi = and(g3t_1_sh, nibble_mask) */
@@ -7376,9 +7376,9 @@ sm4_wordslice_avx2_aesni_batch_xts_asm:
 	vpxor %ymm7, %ymm8, %ymm7 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
 	vpxor 288(%rsp), %ymm7, %ymm7 /* g3x_1 = xor(g3l_1, g3x1.2) */
 	vmovdqa 1024(%rsp), %ymm8 /* reload g4x2.2 */
-	vpxor 1088(%rsp), %ymm8, %ymm10 /* g4t_acc_2 = xor(g4x2, g4x3) */
-	vpxor %ymm6, %ymm10, %ymm10 /* g4t_acc_3 = xor(g4t_acc_2, rkw_1) */
-	vpxor 864(%rsp), %ymm10, %ymm10 /* g4t_1 = xor(g4t_acc_3, g4x0) */
+	vpxor 1088(%rsp), %ymm8, %ymm10 /* g4k_acc_1 = xor(g4x2, g4x3) */
+	vpxor %ymm6, %ymm10, %ymm10 /* g4k_1 = xor(g4k_acc_1, rkw_1) */
+	vpxor 864(%rsp), %ymm10, %ymm10 /* g4t_1 = xor(g4k_1, g4x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_8_nibble_mask(%rip), %ymm10, %ymm12 /* g4t_1_lo = and(g4t_1, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g4t_1_sh = shr(g4t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_8_nibble_mask(%rip), %ymm10, %ymm10 /* g4t_1_hi = and(g4t_1_sh, nibble_mask) */
@@ -7410,9 +7410,9 @@ sm4_wordslice_avx2_aesni_batch_xts_asm:
 	vpxor %ymm7, %ymm8, %ymm7 /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
 	vpxor 992(%rsp), %ymm7, %ymm7 /* g4x_1 = xor(g4l_1, g4x1.2) */
 	vmovdqa 896(%rsp), %ymm8 /* reload g5x2.2 */
-	vpxor 1120(%rsp), %ymm8, %ymm10 /* g5t_acc_2 = xor(g5x2, g5x3) */
-	vpxor %ymm6, %ymm10, %ymm10 /* g5t_acc_3 = xor(g5t_acc_2, rkw_1) */
-	vpxor 736(%rsp), %ymm10, %ymm10 /* g5t_1 = xor(g5t_acc_3, g5x0) */
+	vpxor 1120(%rsp), %ymm8, %ymm10 /* g5k_acc_1 = xor(g5x2, g5x3) */
+	vpxor %ymm6, %ymm10, %ymm10 /* g5k_1 = xor(g5k_acc_1, rkw_1) */
+	vpxor 736(%rsp), %ymm10, %ymm10 /* g5t_1 = xor(g5k_1, g5x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_8_nibble_mask(%rip), %ymm10, %ymm12 /* g5t_1_lo = and(g5t_1, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g5t_1_sh = shr(g5t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_8_nibble_mask(%rip), %ymm10, %ymm10 /* g5t_1_hi = and(g5t_1_sh, nibble_mask) */
@@ -7444,9 +7444,9 @@ sm4_wordslice_avx2_aesni_batch_xts_asm:
 	vpxor %ymm7, %ymm8, %ymm7 /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
 	vpxor 768(%rsp), %ymm7, %ymm7 /* g5x_1 = xor(g5l_1, g5x1.2) */
 	vmovdqa 928(%rsp), %ymm8 /* reload g6x2.2 */
-	vpxor 1152(%rsp), %ymm8, %ymm10 /* g6t_acc_2 = xor(g6x2, g6x3) */
-	vpxor %ymm6, %ymm10, %ymm10 /* g6t_acc_3 = xor(g6t_acc_2, rkw_1) */
-	vpxor %ymm3, %ymm10, %ymm10 /* g6t_1 = xor(g6t_acc_3, g6x0) */
+	vpxor 1152(%rsp), %ymm8, %ymm10 /* g6k_acc_1 = xor(g6x2, g6x3) */
+	vpxor %ymm6, %ymm10, %ymm10 /* g6k_1 = xor(g6k_acc_1, rkw_1) */
+	vpxor %ymm3, %ymm10, %ymm10 /* g6t_1 = xor(g6k_1, g6x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_8_nibble_mask(%rip), %ymm10, %ymm12 /* g6t_1_lo = and(g6t_1, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g6t_1_sh = shr(g6t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_8_nibble_mask(%rip), %ymm10, %ymm10 /* g6t_1_hi = and(g6t_1_sh, nibble_mask) */
@@ -7478,9 +7478,9 @@ sm4_wordslice_avx2_aesni_batch_xts_asm:
 	vpxor %ymm3, %ymm8, %ymm3 /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
 	vpxor 800(%rsp), %ymm3, %ymm3 /* g6x_1 = xor(g6l_1, g6x1.2) */
 	vmovdqa 960(%rsp), %ymm8 /* reload g7x2.2 */
-	vpxor 0(%rsp), %ymm8, %ymm10 /* g7t_acc_2 = xor(g7x2, g7x3) */
-	vpxor %ymm6, %ymm10, %ymm6 /* g7t_acc_3 = xor(g7t_acc_2, rkw_1) */
-	vpxor 672(%rsp), %ymm6, %ymm6 /* g7t_1 = xor(g7t_acc_3, g7x0) */
+	vpxor 0(%rsp), %ymm8, %ymm10 /* g7k_acc_1 = xor(g7x2, g7x3) */
+	vpxor %ymm6, %ymm10, %ymm6 /* g7k_1 = xor(g7k_acc_1, rkw_1) */
+	vpxor 672(%rsp), %ymm6, %ymm6 /* g7t_1 = xor(g7k_1, g7x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_8_nibble_mask(%rip), %ymm6, %ymm10 /* g7t_1_lo = and(g7t_1, nibble_mask) */
 	vpsrlw $4, %ymm6, %ymm6 /* g7t_1_sh = shr(g7t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_8_nibble_mask(%rip), %ymm6, %ymm6 /* g7t_1_hi = and(g7t_1_sh, nibble_mask) */
@@ -7514,9 +7514,9 @@ sm4_wordslice_avx2_aesni_batch_xts_asm:
 	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
 	vpbroadcastd 8(%rdi,%r8), %ymm8 /* rkw_2 = bcast32() */
 	vmovdqa 256(%rsp), %ymm10 /* reload g0x3.2 */
-	vpxor 96(%rsp), %ymm10, %ymm12 /* g0t_acc_4 = xor(g0x3, g0x0) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
-	vpxor %ymm0, %ymm12, %ymm12 /* g0t_2 = xor(g0t_acc_5, g0x1) */
+	vpxor 96(%rsp), %ymm10, %ymm12 /* g0k_acc_2 = xor(g0x3, g0x0) */
+	vpxor %ymm8, %ymm12, %ymm12 /* g0k_2 = xor(g0k_acc_2, rkw_2) */
+	vpxor %ymm0, %ymm12, %ymm12 /* g0t_2 = xor(g0k_2, g0x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_8_nibble_mask(%rip), %ymm12, %ymm10 /* g0t_2_lo = and(g0t_2, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g0t_2_sh = shr(g0t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_8_nibble_mask(%rip), %ymm12, %ymm12 /* g0t_2_hi = and(g0t_2_sh, nibble_mask) */
@@ -7548,9 +7548,9 @@ sm4_wordslice_avx2_aesni_batch_xts_asm:
 	vpxor %ymm12, %ymm10, %ymm6 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
 	vpxor %ymm0, %ymm6, %ymm0 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
 	vpxor 384(%rsp), %ymm0, %ymm0 /* g0x_2 = xor(g0l_2, g0x2.2) */
-	vpxor 320(%rsp), %ymm1, %ymm6 /* g1t_acc_4 = xor(g1x0.3, g1x3.2) */
-	vpxor %ymm8, %ymm6, %ymm6 /* g1t_acc_5 = xor(g1t_acc_4, rkw_2) */
-	vpxor %ymm5, %ymm6, %ymm6 /* g1t_2 = xor(g1t_acc_5, g1x1) */
+	vpxor 320(%rsp), %ymm1, %ymm6 /* g1k_acc_2 = xor(g1x0.3, g1x3.2) */
+	vpxor %ymm8, %ymm6, %ymm6 /* g1k_2 = xor(g1k_acc_2, rkw_2) */
+	vpxor %ymm5, %ymm6, %ymm6 /* g1t_2 = xor(g1k_2, g1x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_8_nibble_mask(%rip), %ymm6, %ymm10 /* g1t_2_lo = and(g1t_2, nibble_mask) */
 	vpsrlw $4, %ymm6, %ymm6 /* g1t_2_sh = shr(g1t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_8_nibble_mask(%rip), %ymm6, %ymm6 /* g1t_2_hi = and(g1t_2_sh, nibble_mask) */
@@ -7581,9 +7581,9 @@ sm4_wordslice_avx2_aesni_batch_xts_asm:
 	vpxor %ymm10, %ymm6, %ymm6 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
 	vpxor %ymm1, %ymm6, %ymm1 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
 	vpxor 512(%rsp), %ymm1, %ymm1 /* g1x_2 = xor(g1l_2, g1x2.2) */
-	vpxor 32(%rsp), %ymm2, %ymm6 /* g2t_acc_4 = xor(g2x0.3, g2x3.2) */
-	vpxor %ymm8, %ymm6, %ymm6 /* g2t_acc_5 = xor(g2t_acc_4, rkw_2) */
-	vpxor 192(%rsp), %ymm6, %ymm6 /* g2t_2 = xor(g2t_acc_5, g2x1) */
+	vpxor 32(%rsp), %ymm2, %ymm6 /* g2k_acc_2 = xor(g2x0.3, g2x3.2) */
+	vpxor %ymm8, %ymm6, %ymm6 /* g2k_2 = xor(g2k_acc_2, rkw_2) */
+	vpxor 192(%rsp), %ymm6, %ymm6 /* g2t_2 = xor(g2k_2, g2x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_8_nibble_mask(%rip), %ymm6, %ymm10 /* g2t_2_lo = and(g2t_2, nibble_mask) */
 	vpsrlw $4, %ymm6, %ymm6 /* g2t_2_sh = shr(g2t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_8_nibble_mask(%rip), %ymm6, %ymm6 /* g2t_2_hi = and(g2t_2_sh, nibble_mask) */
@@ -7615,9 +7615,9 @@ sm4_wordslice_avx2_aesni_batch_xts_asm:
 	vpxor %ymm2, %ymm6, %ymm2 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
 	vpxor 448(%rsp), %ymm2, %ymm2 /* g2x_2 = xor(g2l_2, g2x2.2) */
 	vmovdqa 64(%rsp), %ymm6 /* reload g3x3.2 */
-	vpxor 1056(%rsp), %ymm6, %ymm10 /* g3t_acc_4 = xor(g3x3, g3x0) */
-	vpxor %ymm8, %ymm10, %ymm10 /* g3t_acc_5 = xor(g3t_acc_4, rkw_2) */
-	vpxor 288(%rsp), %ymm10, %ymm10 /* g3t_2 = xor(g3t_acc_5, g3x1) */
+	vpxor 1056(%rsp), %ymm6, %ymm10 /* g3k_acc_2 = xor(g3x3, g3x0) */
+	vpxor %ymm8, %ymm10, %ymm10 /* g3k_2 = xor(g3k_acc_2, rkw_2) */
+	vpxor 288(%rsp), %ymm10, %ymm10 /* g3t_2 = xor(g3k_2, g3x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_8_nibble_mask(%rip), %ymm10, %ymm12 /* g3t_2_lo = and(g3t_2, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g3t_2_sh = shr(g3t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_8_nibble_mask(%rip), %ymm10, %ymm10 /* g3t_2_hi = and(g3t_2_sh, nibble_mask) */
@@ -7649,9 +7649,9 @@ sm4_wordslice_avx2_aesni_batch_xts_asm:
 	vpxor %ymm2, %ymm6, %ymm2 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
 	vpxor 160(%rsp), %ymm2, %ymm2 /* g3x_2 = xor(g3l_2, g3x2.2) */
 	vmovdqa 1088(%rsp), %ymm6 /* reload g4x3.2 */
-	vpxor 864(%rsp), %ymm6, %ymm10 /* g4t_acc_4 = xor(g4x3, g4x0) */
-	vpxor %ymm8, %ymm10, %ymm10 /* g4t_acc_5 = xor(g4t_acc_4, rkw_2) */
-	vpxor 992(%rsp), %ymm10, %ymm10 /* g4t_2 = xor(g4t_acc_5, g4x1) */
+	vpxor 864(%rsp), %ymm6, %ymm10 /* g4k_acc_2 = xor(g4x3, g4x0) */
+	vpxor %ymm8, %ymm10, %ymm10 /* g4k_2 = xor(g4k_acc_2, rkw_2) */
+	vpxor 992(%rsp), %ymm10, %ymm10 /* g4t_2 = xor(g4k_2, g4x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_8_nibble_mask(%rip), %ymm10, %ymm12 /* g4t_2_lo = and(g4t_2, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g4t_2_sh = shr(g4t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_8_nibble_mask(%rip), %ymm10, %ymm10 /* g4t_2_hi = and(g4t_2_sh, nibble_mask) */
@@ -7683,9 +7683,9 @@ sm4_wordslice_avx2_aesni_batch_xts_asm:
 	vpxor %ymm2, %ymm6, %ymm2 /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
 	vpxor 1024(%rsp), %ymm2, %ymm2 /* g4x_2 = xor(g4l_2, g4x2.2) */
 	vmovdqa 1120(%rsp), %ymm6 /* reload g5x3.2 */
-	vpxor 736(%rsp), %ymm6, %ymm10 /* g5t_acc_4 = xor(g5x3, g5x0) */
-	vpxor %ymm8, %ymm10, %ymm10 /* g5t_acc_5 = xor(g5t_acc_4, rkw_2) */
-	vpxor %ymm7, %ymm10, %ymm10 /* g5t_2 = xor(g5t_acc_5, g5x1) */
+	vpxor 736(%rsp), %ymm6, %ymm10 /* g5k_acc_2 = xor(g5x3, g5x0) */
+	vpxor %ymm8, %ymm10, %ymm10 /* g5k_2 = xor(g5k_acc_2, rkw_2) */
+	vpxor %ymm7, %ymm10, %ymm10 /* g5t_2 = xor(g5k_2, g5x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_8_nibble_mask(%rip), %ymm10, %ymm12 /* g5t_2_lo = and(g5t_2, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g5t_2_sh = shr(g5t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_8_nibble_mask(%rip), %ymm10, %ymm10 /* g5t_2_hi = and(g5t_2_sh, nibble_mask) */
@@ -7717,9 +7717,9 @@ sm4_wordslice_avx2_aesni_batch_xts_asm:
 	vpxor %ymm6, %ymm7, %ymm6 /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
 	vpxor 896(%rsp), %ymm6, %ymm6 /* g5x_2 = xor(g5l_2, g5x2.2) */
 	vmovdqa 1152(%rsp), %ymm7 /* reload g6x3.2 */
-	vpxor 704(%rsp), %ymm7, %ymm10 /* g6t_acc_4 = xor(g6x3, g6x0) */
-	vpxor %ymm8, %ymm10, %ymm10 /* g6t_acc_5 = xor(g6t_acc_4, rkw_2) */
-	vpxor %ymm3, %ymm10, %ymm10 /* g6t_2 = xor(g6t_acc_5, g6x1) */
+	vpxor 704(%rsp), %ymm7, %ymm10 /* g6k_acc_2 = xor(g6x3, g6x0) */
+	vpxor %ymm8, %ymm10, %ymm10 /* g6k_2 = xor(g6k_acc_2, rkw_2) */
+	vpxor %ymm3, %ymm10, %ymm10 /* g6t_2 = xor(g6k_2, g6x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_8_nibble_mask(%rip), %ymm10, %ymm12 /* g6t_2_lo = and(g6t_2, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g6t_2_sh = shr(g6t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_8_nibble_mask(%rip), %ymm10, %ymm10 /* g6t_2_hi = and(g6t_2_sh, nibble_mask) */
@@ -7751,9 +7751,9 @@ sm4_wordslice_avx2_aesni_batch_xts_asm:
 	vpxor %ymm3, %ymm7, %ymm3 /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
 	vpxor 928(%rsp), %ymm3, %ymm3 /* g6x_2 = xor(g6l_2, g6x2.2) */
 	vmovdqa 0(%rsp), %ymm7 /* reload g7x3.2 */
-	vpxor 672(%rsp), %ymm7, %ymm10 /* g7t_acc_4 = xor(g7x3, g7x0) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g7t_acc_5 = xor(g7t_acc_4, rkw_2) */
-	vpxor 832(%rsp), %ymm8, %ymm8 /* g7t_2 = xor(g7t_acc_5, g7x1) */
+	vpxor 672(%rsp), %ymm7, %ymm10 /* g7k_acc_2 = xor(g7x3, g7x0) */
+	vpxor %ymm8, %ymm10, %ymm8 /* g7k_2 = xor(g7k_acc_2, rkw_2) */
+	vpxor 832(%rsp), %ymm8, %ymm8 /* g7t_2 = xor(g7k_2, g7x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_8_nibble_mask(%rip), %ymm8, %ymm10 /* g7t_2_lo = and(g7t_2, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* g7t_2_sh = shr(g7t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_8_nibble_mask(%rip), %ymm8, %ymm8 /* g7t_2_hi = and(g7t_2_sh, nibble_mask) */
@@ -7787,9 +7787,9 @@ sm4_wordslice_avx2_aesni_batch_xts_asm:
 	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
 	vpbroadcastd 12(%rdi,%r8), %ymm8 /* rkw_3 = bcast32() */
 	vmovdqa 96(%rsp), %ymm10 /* reload g0x0.3 */
-	vpxor 480(%rsp), %ymm10, %ymm12 /* g0t_acc_6 = xor(g0x0, g0x1) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
-	vpxor %ymm0, %ymm12, %ymm12 /* g0t_3 = xor(g0t_acc_7, g0x2) */
+	vpxor 480(%rsp), %ymm10, %ymm12 /* g0k_acc_3 = xor(g0x0, g0x1) */
+	vpxor %ymm8, %ymm12, %ymm12 /* g0k_3 = xor(g0k_acc_3, rkw_3) */
+	vpxor %ymm0, %ymm12, %ymm12 /* g0t_3 = xor(g0k_3, g0x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_8_nibble_mask(%rip), %ymm12, %ymm10 /* g0t_3_lo = and(g0t_3, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g0t_3_sh = shr(g0t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_8_nibble_mask(%rip), %ymm12, %ymm12 /* g0t_3_hi = and(g0t_3_sh, nibble_mask) */
@@ -7821,9 +7821,9 @@ sm4_wordslice_avx2_aesni_batch_xts_asm:
 	vpxor %ymm12, %ymm10, %ymm7 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
 	vpxor %ymm0, %ymm7, %ymm0 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
 	vpxor 256(%rsp), %ymm0, %ymm0 /* g0x_3 = xor(g0l_3, g0x3.2) */
-	vpxor 384(%rsp), %ymm5, %ymm7 /* g1t_acc_6 = xor(g1x1.3, g1x0.3) */
-	vpxor %ymm8, %ymm7, %ymm7 /* g1t_acc_7 = xor(g1t_acc_6, rkw_3) */
-	vpxor %ymm1, %ymm7, %ymm7 /* g1t_3 = xor(g1t_acc_7, g1x2) */
+	vpxor 384(%rsp), %ymm5, %ymm7 /* g1k_acc_3 = xor(g1x1.3, g1x0.3) */
+	vpxor %ymm8, %ymm7, %ymm7 /* g1k_3 = xor(g1k_acc_3, rkw_3) */
+	vpxor %ymm1, %ymm7, %ymm7 /* g1t_3 = xor(g1k_3, g1x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_8_nibble_mask(%rip), %ymm7, %ymm10 /* g1t_3_lo = and(g1t_3, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* g1t_3_sh = shr(g1t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_8_nibble_mask(%rip), %ymm7, %ymm7 /* g1t_3_hi = and(g1t_3_sh, nibble_mask) */
@@ -7855,9 +7855,9 @@ sm4_wordslice_avx2_aesni_batch_xts_asm:
 	vpxor %ymm1, %ymm7, %ymm1 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
 	vpxor 320(%rsp), %ymm1, %ymm1 /* g1x_3 = xor(g1l_3, g1x3.2) */
 	vmovdqa 416(%rsp), %ymm7 /* reload g2x0.3 */
-	vpxor 192(%rsp), %ymm7, %ymm10 /* g2t_acc_6 = xor(g2x0, g2x1) */
-	vpxor %ymm8, %ymm10, %ymm10 /* g2t_acc_7 = xor(g2t_acc_6, rkw_3) */
-	vpxor 448(%rsp), %ymm10, %ymm10 /* g2t_3 = xor(g2t_acc_7, g2x2) */
+	vpxor 192(%rsp), %ymm7, %ymm10 /* g2k_acc_3 = xor(g2x0, g2x1) */
+	vpxor %ymm8, %ymm10, %ymm10 /* g2k_3 = xor(g2k_acc_3, rkw_3) */
+	vpxor 448(%rsp), %ymm10, %ymm10 /* g2t_3 = xor(g2k_3, g2x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_8_nibble_mask(%rip), %ymm10, %ymm12 /* g2t_3_lo = and(g2t_3, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g2t_3_sh = shr(g2t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_8_nibble_mask(%rip), %ymm10, %ymm10 /* g2t_3_hi = and(g2t_3_sh, nibble_mask) */
@@ -7889,9 +7889,9 @@ sm4_wordslice_avx2_aesni_batch_xts_asm:
 	vpxor %ymm1, %ymm7, %ymm1 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
 	vpxor 32(%rsp), %ymm1, %ymm1 /* g2x_3 = xor(g2l_3, g2x3.2) */
 	vmovdqa 1056(%rsp), %ymm7 /* reload g3x0.3 */
-	vpxor 288(%rsp), %ymm7, %ymm10 /* g3t_acc_6 = xor(g3x0, g3x1) */
-	vpxor %ymm8, %ymm10, %ymm10 /* g3t_acc_7 = xor(g3t_acc_6, rkw_3) */
-	vpxor 160(%rsp), %ymm10, %ymm10 /* g3t_3 = xor(g3t_acc_7, g3x2) */
+	vpxor 288(%rsp), %ymm7, %ymm10 /* g3k_acc_3 = xor(g3x0, g3x1) */
+	vpxor %ymm8, %ymm10, %ymm10 /* g3k_3 = xor(g3k_acc_3, rkw_3) */
+	vpxor 160(%rsp), %ymm10, %ymm10 /* g3t_3 = xor(g3k_3, g3x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_8_nibble_mask(%rip), %ymm10, %ymm12 /* g3t_3_lo = and(g3t_3, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g3t_3_sh = shr(g3t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_8_nibble_mask(%rip), %ymm10, %ymm10 /* g3t_3_hi = and(g3t_3_sh, nibble_mask) */
@@ -7923,9 +7923,9 @@ sm4_wordslice_avx2_aesni_batch_xts_asm:
 	vpxor %ymm1, %ymm7, %ymm1 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
 	vpxor 64(%rsp), %ymm1, %ymm1 /* g3x_3 = xor(g3l_3, g3x3.2) */
 	vmovdqa 864(%rsp), %ymm7 /* reload g4x0.3 */
-	vpxor 992(%rsp), %ymm7, %ymm10 /* g4t_acc_6 = xor(g4x0, g4x1) */
-	vpxor %ymm8, %ymm10, %ymm10 /* g4t_acc_7 = xor(g4t_acc_6, rkw_3) */
-	vpxor %ymm2, %ymm10, %ymm10 /* g4t_3 = xor(g4t_acc_7, g4x2) */
+	vpxor 992(%rsp), %ymm7, %ymm10 /* g4k_acc_3 = xor(g4x0, g4x1) */
+	vpxor %ymm8, %ymm10, %ymm10 /* g4k_3 = xor(g4k_acc_3, rkw_3) */
+	vpxor %ymm2, %ymm10, %ymm10 /* g4t_3 = xor(g4k_3, g4x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_8_nibble_mask(%rip), %ymm10, %ymm12 /* g4t_3_lo = and(g4t_3, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g4t_3_sh = shr(g4t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_8_nibble_mask(%rip), %ymm10, %ymm10 /* g4t_3_hi = and(g4t_3_sh, nibble_mask) */
@@ -7957,9 +7957,9 @@ sm4_wordslice_avx2_aesni_batch_xts_asm:
 	vpxor %ymm2, %ymm7, %ymm2 /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
 	vpxor 1088(%rsp), %ymm2, %ymm2 /* g4x_3 = xor(g4l_3, g4x3.2) */
 	vmovdqa 736(%rsp), %ymm7 /* reload g5x0.3 */
-	vpxor 768(%rsp), %ymm7, %ymm10 /* g5t_acc_6 = xor(g5x0, g5x1) */
-	vpxor %ymm8, %ymm10, %ymm10 /* g5t_acc_7 = xor(g5t_acc_6, rkw_3) */
-	vpxor %ymm6, %ymm10, %ymm10 /* g5t_3 = xor(g5t_acc_7, g5x2) */
+	vpxor 768(%rsp), %ymm7, %ymm10 /* g5k_acc_3 = xor(g5x0, g5x1) */
+	vpxor %ymm8, %ymm10, %ymm10 /* g5k_3 = xor(g5k_acc_3, rkw_3) */
+	vpxor %ymm6, %ymm10, %ymm10 /* g5t_3 = xor(g5k_3, g5x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_8_nibble_mask(%rip), %ymm10, %ymm12 /* g5t_3_lo = and(g5t_3, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g5t_3_sh = shr(g5t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_8_nibble_mask(%rip), %ymm10, %ymm10 /* g5t_3_hi = and(g5t_3_sh, nibble_mask) */
@@ -7991,9 +7991,9 @@ sm4_wordslice_avx2_aesni_batch_xts_asm:
 	vpxor %ymm6, %ymm7, %ymm6 /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
 	vpxor 1120(%rsp), %ymm6, %ymm6 /* g5x_3 = xor(g5l_3, g5x3.2) */
 	vmovdqa 704(%rsp), %ymm7 /* reload g6x0.3 */
-	vpxor 800(%rsp), %ymm7, %ymm10 /* g6t_acc_6 = xor(g6x0, g6x1) */
-	vpxor %ymm8, %ymm10, %ymm10 /* g6t_acc_7 = xor(g6t_acc_6, rkw_3) */
-	vpxor %ymm3, %ymm10, %ymm10 /* g6t_3 = xor(g6t_acc_7, g6x2) */
+	vpxor 800(%rsp), %ymm7, %ymm10 /* g6k_acc_3 = xor(g6x0, g6x1) */
+	vpxor %ymm8, %ymm10, %ymm10 /* g6k_3 = xor(g6k_acc_3, rkw_3) */
+	vpxor %ymm3, %ymm10, %ymm10 /* g6t_3 = xor(g6k_3, g6x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_8_nibble_mask(%rip), %ymm10, %ymm12 /* g6t_3_lo = and(g6t_3, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g6t_3_sh = shr(g6t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_8_nibble_mask(%rip), %ymm10, %ymm10 /* g6t_3_hi = and(g6t_3_sh, nibble_mask) */
@@ -8025,9 +8025,9 @@ sm4_wordslice_avx2_aesni_batch_xts_asm:
 	vpxor %ymm3, %ymm7, %ymm3 /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
 	vpxor 1152(%rsp), %ymm3, %ymm3 /* g6x_3 = xor(g6l_3, g6x3.2) */
 	vmovdqa 672(%rsp), %ymm7 /* reload g7x0.3 */
-	vpxor 832(%rsp), %ymm7, %ymm10 /* g7t_acc_6 = xor(g7x0, g7x1) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g7t_acc_7 = xor(g7t_acc_6, rkw_3) */
-	vpxor 960(%rsp), %ymm8, %ymm8 /* g7t_3 = xor(g7t_acc_7, g7x2) */
+	vpxor 832(%rsp), %ymm7, %ymm10 /* g7k_acc_3 = xor(g7x0, g7x1) */
+	vpxor %ymm8, %ymm10, %ymm8 /* g7k_3 = xor(g7k_acc_3, rkw_3) */
+	vpxor 960(%rsp), %ymm8, %ymm8 /* g7t_3 = xor(g7k_3, g7x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_8_nibble_mask(%rip), %ymm8, %ymm10 /* g7t_3_lo = and(g7t_3, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* g7t_3_sh = shr(g7t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_8_nibble_mask(%rip), %ymm8, %ymm8 /* g7t_3_hi = and(g7t_3_sh, nibble_mask) */
@@ -9741,9 +9741,9 @@ sm4_wordslice_avx2_aesni_batch_gcm_asm:
 
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	vpbroadcastd (%rdi,%r10), %ymm2 /* rkw = bcast32() */
-	vpxor %ymm10, %ymm4, %ymm3 /* g0t_acc = xor(g0x1, g0x2) */
-	vpxor %ymm2, %ymm3, %ymm3 /* g0t_acc_1 = xor(g0t_acc, rkw) */
-	vpxor %ymm15, %ymm3, %ymm3 /* g0t = xor(g0t_acc_1, g0x3) */
+	vpxor %ymm10, %ymm4, %ymm3 /* g0k_acc = xor(g0x1, g0x2) */
+	vpxor %ymm2, %ymm3, %ymm3 /* g0k = xor(g0k_acc, rkw) */
+	vpxor %ymm15, %ymm3, %ymm3 /* g0t = xor(g0k, g0x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_9_nibble_mask(%rip), %ymm3, %ymm5 /* g0t_lo = and(g0t, nibble_mask) */
 	vpsrlw $4, %ymm3, %ymm3 /* g0t_sh = shr(g0t) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_9_nibble_mask(%rip), %ymm3, %ymm3 /* g0t_hi = and(g0t_sh, nibble_mask) */
@@ -9783,9 +9783,9 @@ sm4_wordslice_avx2_aesni_batch_gcm_asm:
 	vpxor %ymm5, %ymm3, %ymm3 /* g0l_acc = xor(g0s, g0lr24) */
 	vpxor %ymm10, %ymm3, %ymm3 /* g0l = xor(g0l_acc, g0lr2) */
 	vpxor %ymm3, %ymm1, %ymm1 /* g0x = xor(g0x0, g0l) */
-	vpxor %ymm14, %ymm12, %ymm3 /* g1t_acc = xor(g1x1, g1x2) */
-	vpxor %ymm2, %ymm3, %ymm3 /* g1t_acc_1 = xor(g1t_acc, rkw) */
-	vpxor %ymm7, %ymm3, %ymm3 /* g1t = xor(g1t_acc_1, g1x3) */
+	vpxor %ymm14, %ymm12, %ymm3 /* g1k_acc = xor(g1x1, g1x2) */
+	vpxor %ymm2, %ymm3, %ymm3 /* g1k = xor(g1k_acc, rkw) */
+	vpxor %ymm7, %ymm3, %ymm3 /* g1t = xor(g1k, g1x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_9_nibble_mask(%rip), %ymm3, %ymm5 /* g1t_lo = and(g1t, nibble_mask) */
 	vpsrlw $4, %ymm3, %ymm3 /* g1t_sh = shr(g1t) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_9_nibble_mask(%rip), %ymm3, %ymm3 /* g1t_hi = and(g1t_sh, nibble_mask) */
@@ -9819,9 +9819,9 @@ sm4_wordslice_avx2_aesni_batch_gcm_asm:
 	vpxor %ymm5, %ymm3, %ymm3 /* g1l_acc = xor(g1s, g1lr24) */
 	vpxor %ymm7, %ymm3, %ymm3 /* g1l = xor(g1l_acc, g1lr2) */
 	vpxor %ymm3, %ymm13, %ymm3 /* g1x = xor(g1x0, g1l) */
-	vpxor %ymm11, %ymm0, %ymm5 /* g2t_acc = xor(g2x1, g2x2) */
-	vpxor %ymm2, %ymm5, %ymm5 /* g2t_acc_1 = xor(g2t_acc, rkw) */
-	vpxor 352(%rsp), %ymm5, %ymm5 /* g2t = xor(g2t_acc_1, g2x3) */
+	vpxor %ymm11, %ymm0, %ymm5 /* g2k_acc = xor(g2x1, g2x2) */
+	vpxor %ymm2, %ymm5, %ymm5 /* g2k = xor(g2k_acc, rkw) */
+	vpxor 352(%rsp), %ymm5, %ymm5 /* g2t = xor(g2k, g2x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_9_nibble_mask(%rip), %ymm5, %ymm7 /* g2t_lo = and(g2t, nibble_mask) */
 	vpsrlw $4, %ymm5, %ymm5 /* g2t_sh = shr(g2t) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_9_nibble_mask(%rip), %ymm5, %ymm5 /* g2t_hi = and(g2t_sh, nibble_mask) */
@@ -9852,9 +9852,9 @@ sm4_wordslice_avx2_aesni_batch_gcm_asm:
 	vpxor %ymm12, %ymm5, %ymm5 /* g2l = xor(g2l_acc, g2lr2) */
 	vpxor 640(%rsp), %ymm5, %ymm5 /* g2x = xor(g2l, g2x0.2) */
 	vmovdqa 416(%rsp), %ymm7 /* reload g3x1.2 */
-	vpxor 672(%rsp), %ymm7, %ymm12 /* g3t_acc = xor(g3x1, g3x2) */
-	vpxor %ymm2, %ymm12, %ymm12 /* g3t_acc_1 = xor(g3t_acc, rkw) */
-	vpxor 544(%rsp), %ymm12, %ymm12 /* g3t = xor(g3t_acc_1, g3x3) */
+	vpxor 672(%rsp), %ymm7, %ymm12 /* g3k_acc = xor(g3x1, g3x2) */
+	vpxor %ymm2, %ymm12, %ymm12 /* g3k = xor(g3k_acc, rkw) */
+	vpxor 544(%rsp), %ymm12, %ymm12 /* g3t = xor(g3k, g3x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_9_nibble_mask(%rip), %ymm12, %ymm13 /* g3t_lo = and(g3t, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g3t_sh = shr(g3t) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_9_nibble_mask(%rip), %ymm12, %ymm12 /* g3t_hi = and(g3t_sh, nibble_mask) */
@@ -9886,9 +9886,9 @@ sm4_wordslice_avx2_aesni_batch_gcm_asm:
 	vpxor %ymm0, %ymm7, %ymm0 /* g3l = xor(g3l_acc, g3lr2) */
 	vpxor 1248(%rsp), %ymm0, %ymm0 /* g3x = xor(g3l, g3x0.2) */
 	vmovdqa 1184(%rsp), %ymm7 /* reload g4x1.2 */
-	vpxor 1216(%rsp), %ymm7, %ymm12 /* g4t_acc = xor(g4x1, g4x2) */
-	vpxor %ymm2, %ymm12, %ymm12 /* g4t_acc_1 = xor(g4t_acc, rkw) */
-	vpxor 1280(%rsp), %ymm12, %ymm12 /* g4t = xor(g4t_acc_1, g4x3) */
+	vpxor 1216(%rsp), %ymm7, %ymm12 /* g4k_acc = xor(g4x1, g4x2) */
+	vpxor %ymm2, %ymm12, %ymm12 /* g4k = xor(g4k_acc, rkw) */
+	vpxor 1280(%rsp), %ymm12, %ymm12 /* g4t = xor(g4k, g4x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_9_nibble_mask(%rip), %ymm12, %ymm13 /* g4t_lo = and(g4t, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g4t_sh = shr(g4t) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_9_nibble_mask(%rip), %ymm12, %ymm12 /* g4t_hi = and(g4t_sh, nibble_mask) */
@@ -9920,9 +9920,9 @@ sm4_wordslice_avx2_aesni_batch_gcm_asm:
 	vpxor %ymm0, %ymm7, %ymm0 /* g4l = xor(g4l_acc, g4lr2) */
 	vpxor 1152(%rsp), %ymm0, %ymm0 /* g4x = xor(g4l, g4x0.2) */
 	vmovdqa 1024(%rsp), %ymm7 /* reload g5x1.2 */
-	vpxor 1056(%rsp), %ymm7, %ymm12 /* g5t_acc = xor(g5x1, g5x2) */
-	vpxor %ymm2, %ymm12, %ymm12 /* g5t_acc_1 = xor(g5t_acc, rkw) */
-	vpxor 1312(%rsp), %ymm12, %ymm12 /* g5t = xor(g5t_acc_1, g5x3) */
+	vpxor 1056(%rsp), %ymm7, %ymm12 /* g5k_acc = xor(g5x1, g5x2) */
+	vpxor %ymm2, %ymm12, %ymm12 /* g5k = xor(g5k_acc, rkw) */
+	vpxor 1312(%rsp), %ymm12, %ymm12 /* g5t = xor(g5k, g5x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_9_nibble_mask(%rip), %ymm12, %ymm13 /* g5t_lo = and(g5t, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g5t_sh = shr(g5t) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_9_nibble_mask(%rip), %ymm12, %ymm12 /* g5t_hi = and(g5t_sh, nibble_mask) */
@@ -9954,9 +9954,9 @@ sm4_wordslice_avx2_aesni_batch_gcm_asm:
 	vpxor %ymm0, %ymm7, %ymm0 /* g5l = xor(g5l_acc, g5lr2) */
 	vpxor 992(%rsp), %ymm0, %ymm0 /* g5x = xor(g5l, g5x0.2) */
 	vmovdqa 928(%rsp), %ymm7 /* reload g6x1.2 */
-	vpxor 1088(%rsp), %ymm7, %ymm12 /* g6t_acc = xor(g6x1, g6x2) */
-	vpxor %ymm2, %ymm12, %ymm12 /* g6t_acc_1 = xor(g6t_acc, rkw) */
-	vpxor 1344(%rsp), %ymm12, %ymm12 /* g6t = xor(g6t_acc_1, g6x3) */
+	vpxor 1088(%rsp), %ymm7, %ymm12 /* g6k_acc = xor(g6x1, g6x2) */
+	vpxor %ymm2, %ymm12, %ymm12 /* g6k = xor(g6k_acc, rkw) */
+	vpxor 1344(%rsp), %ymm12, %ymm12 /* g6t = xor(g6k, g6x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_9_nibble_mask(%rip), %ymm12, %ymm13 /* g6t_lo = and(g6t, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g6t_sh = shr(g6t) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_9_nibble_mask(%rip), %ymm12, %ymm12 /* g6t_hi = and(g6t_sh, nibble_mask) */
@@ -9988,9 +9988,9 @@ sm4_wordslice_avx2_aesni_batch_gcm_asm:
 	vpxor %ymm0, %ymm7, %ymm0 /* g6l = xor(g6l_acc, g6lr2) */
 	vpxor 864(%rsp), %ymm0, %ymm0 /* g6x = xor(g6l, g6x0.2) */
 	vmovdqa 960(%rsp), %ymm7 /* reload g7x1.2 */
-	vpxor 1120(%rsp), %ymm7, %ymm12 /* g7t_acc = xor(g7x1, g7x2) */
-	vpxor %ymm2, %ymm12, %ymm2 /* g7t_acc_1 = xor(g7t_acc, rkw) */
-	vpxor 96(%rsp), %ymm2, %ymm2 /* g7t = xor(g7t_acc_1, g7x3) */
+	vpxor 1120(%rsp), %ymm7, %ymm12 /* g7k_acc = xor(g7x1, g7x2) */
+	vpxor %ymm2, %ymm12, %ymm2 /* g7k = xor(g7k_acc, rkw) */
+	vpxor 96(%rsp), %ymm2, %ymm2 /* g7t = xor(g7k, g7x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_9_nibble_mask(%rip), %ymm2, %ymm12 /* g7t_lo = and(g7t, nibble_mask) */
 	vpsrlw $4, %ymm2, %ymm2 /* g7t_sh = shr(g7t) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_9_nibble_mask(%rip), %ymm2, %ymm2 /* g7t_hi = and(g7t_sh, nibble_mask) */
@@ -10024,9 +10024,9 @@ sm4_wordslice_avx2_aesni_batch_gcm_asm:
 	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
 	vpbroadcastd 4(%rdi,%r10), %ymm7 /* rkw_1 = bcast32() */
 	vmovdqa 160(%rsp), %ymm12 /* reload g0x2.2 */
-	vpxor 320(%rsp), %ymm12, %ymm13 /* g0t_acc_2 = xor(g0x2, g0x3) */
-	vpxor %ymm7, %ymm13, %ymm13 /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
-	vpxor %ymm1, %ymm13, %ymm13 /* g0t_1 = xor(g0t_acc_3, g0x0) */
+	vpxor 320(%rsp), %ymm12, %ymm13 /* g0k_acc_1 = xor(g0x2, g0x3) */
+	vpxor %ymm7, %ymm13, %ymm13 /* g0k_1 = xor(g0k_acc_1, rkw_1) */
+	vpxor %ymm1, %ymm13, %ymm13 /* g0t_1 = xor(g0k_1, g0x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_9_nibble_mask(%rip), %ymm13, %ymm12 /* g0t_1_lo = and(g0t_1, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g0t_1_sh = shr(g0t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g0t_1_hi = and(g0t_1_sh, nibble_mask) */
@@ -10058,9 +10058,9 @@ sm4_wordslice_avx2_aesni_batch_gcm_asm:
 	vpxor %ymm13, %ymm12, %ymm2 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
 	vpxor %ymm1, %ymm2, %ymm1 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
 	vpxor 384(%rsp), %ymm1, %ymm1 /* g0x_1 = xor(g0l_1, g0x1.2) */
-	vpxor 0(%rsp), %ymm14, %ymm2 /* g1t_acc_2 = xor(g1x2, g1x3) */
-	vpxor %ymm7, %ymm2, %ymm2 /* g1t_acc_3 = xor(g1t_acc_2, rkw_1) */
-	vpxor %ymm3, %ymm2, %ymm2 /* g1t_1 = xor(g1t_acc_3, g1x0) */
+	vpxor 0(%rsp), %ymm14, %ymm2 /* g1k_acc_1 = xor(g1x2, g1x3) */
+	vpxor %ymm7, %ymm2, %ymm2 /* g1k_1 = xor(g1k_acc_1, rkw_1) */
+	vpxor %ymm3, %ymm2, %ymm2 /* g1t_1 = xor(g1k_1, g1x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_9_nibble_mask(%rip), %ymm2, %ymm12 /* g1t_1_lo = and(g1t_1, nibble_mask) */
 	vpsrlw $4, %ymm2, %ymm2 /* g1t_1_sh = shr(g1t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_9_nibble_mask(%rip), %ymm2, %ymm2 /* g1t_1_hi = and(g1t_1_sh, nibble_mask) */
@@ -10091,9 +10091,9 @@ sm4_wordslice_avx2_aesni_batch_gcm_asm:
 	vpxor %ymm12, %ymm2, %ymm2 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
 	vpxor %ymm13, %ymm2, %ymm2 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
 	vpxor 32(%rsp), %ymm2, %ymm2 /* g1x_1 = xor(g1l_1, g1x1.2) */
-	vpxor 352(%rsp), %ymm11, %ymm12 /* g2t_acc_2 = xor(g2x2, g2x3) */
-	vpxor %ymm7, %ymm12, %ymm12 /* g2t_acc_3 = xor(g2t_acc_2, rkw_1) */
-	vpxor %ymm5, %ymm12, %ymm12 /* g2t_1 = xor(g2t_acc_3, g2x0) */
+	vpxor 352(%rsp), %ymm11, %ymm12 /* g2k_acc_1 = xor(g2x2, g2x3) */
+	vpxor %ymm7, %ymm12, %ymm12 /* g2k_1 = xor(g2k_acc_1, rkw_1) */
+	vpxor %ymm5, %ymm12, %ymm12 /* g2t_1 = xor(g2k_1, g2x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_9_nibble_mask(%rip), %ymm12, %ymm13 /* g2t_1_lo = and(g2t_1, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g2t_1_sh = shr(g2t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_9_nibble_mask(%rip), %ymm12, %ymm12 /* g2t_1_hi = and(g2t_1_sh, nibble_mask) */
@@ -10125,9 +10125,9 @@ sm4_wordslice_avx2_aesni_batch_gcm_asm:
 	vpxor %ymm11, %ymm12, %ymm11 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
 	vpxor 256(%rsp), %ymm11, %ymm11 /* g2x_1 = xor(g2l_1, g2x1.2) */
 	vmovdqa 672(%rsp), %ymm12 /* reload g3x2.2 */
-	vpxor 544(%rsp), %ymm12, %ymm13 /* g3t_acc_2 = xor(g3x2, g3x3) */
-	vpxor %ymm7, %ymm13, %ymm13 /* g3t_acc_3 = xor(g3t_acc_2, rkw_1) */
-	vpxor 1248(%rsp), %ymm13, %ymm13 /* g3t_1 = xor(g3t_acc_3, g3x0) */
+	vpxor 544(%rsp), %ymm12, %ymm13 /* g3k_acc_1 = xor(g3x2, g3x3) */
+	vpxor %ymm7, %ymm13, %ymm13 /* g3k_1 = xor(g3k_acc_1, rkw_1) */
+	vpxor 1248(%rsp), %ymm13, %ymm13 /* g3t_1 = xor(g3k_1, g3x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_9_nibble_mask(%rip), %ymm13, %ymm14 /* g3t_1_lo = and(g3t_1, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g3t_1_sh = shr(g3t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g3t_1_hi = and(g3t_1_sh, nibble_mask) */
@@ -10159,9 +10159,9 @@ sm4_wordslice_avx2_aesni_batch_gcm_asm:
 	vpxor %ymm11, %ymm12, %ymm11 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
 	vpxor 416(%rsp), %ymm11, %ymm11 /* g3x_1 = xor(g3l_1, g3x1.2) */
 	vmovdqa 1216(%rsp), %ymm12 /* reload g4x2.2 */
-	vpxor 1280(%rsp), %ymm12, %ymm13 /* g4t_acc_2 = xor(g4x2, g4x3) */
-	vpxor %ymm7, %ymm13, %ymm13 /* g4t_acc_3 = xor(g4t_acc_2, rkw_1) */
-	vpxor 1152(%rsp), %ymm13, %ymm13 /* g4t_1 = xor(g4t_acc_3, g4x0) */
+	vpxor 1280(%rsp), %ymm12, %ymm13 /* g4k_acc_1 = xor(g4x2, g4x3) */
+	vpxor %ymm7, %ymm13, %ymm13 /* g4k_1 = xor(g4k_acc_1, rkw_1) */
+	vpxor 1152(%rsp), %ymm13, %ymm13 /* g4t_1 = xor(g4k_1, g4x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_9_nibble_mask(%rip), %ymm13, %ymm14 /* g4t_1_lo = and(g4t_1, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g4t_1_sh = shr(g4t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g4t_1_hi = and(g4t_1_sh, nibble_mask) */
@@ -10193,9 +10193,9 @@ sm4_wordslice_avx2_aesni_batch_gcm_asm:
 	vpxor %ymm11, %ymm12, %ymm11 /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
 	vpxor 1184(%rsp), %ymm11, %ymm11 /* g4x_1 = xor(g4l_1, g4x1.2) */
 	vmovdqa 1056(%rsp), %ymm12 /* reload g5x2.2 */
-	vpxor 1312(%rsp), %ymm12, %ymm13 /* g5t_acc_2 = xor(g5x2, g5x3) */
-	vpxor %ymm7, %ymm13, %ymm13 /* g5t_acc_3 = xor(g5t_acc_2, rkw_1) */
-	vpxor 992(%rsp), %ymm13, %ymm13 /* g5t_1 = xor(g5t_acc_3, g5x0) */
+	vpxor 1312(%rsp), %ymm12, %ymm13 /* g5k_acc_1 = xor(g5x2, g5x3) */
+	vpxor %ymm7, %ymm13, %ymm13 /* g5k_1 = xor(g5k_acc_1, rkw_1) */
+	vpxor 992(%rsp), %ymm13, %ymm13 /* g5t_1 = xor(g5k_1, g5x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_9_nibble_mask(%rip), %ymm13, %ymm14 /* g5t_1_lo = and(g5t_1, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g5t_1_sh = shr(g5t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g5t_1_hi = and(g5t_1_sh, nibble_mask) */
@@ -10227,9 +10227,9 @@ sm4_wordslice_avx2_aesni_batch_gcm_asm:
 	vpxor %ymm11, %ymm12, %ymm11 /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
 	vpxor 1024(%rsp), %ymm11, %ymm11 /* g5x_1 = xor(g5l_1, g5x1.2) */
 	vmovdqa 1088(%rsp), %ymm12 /* reload g6x2.2 */
-	vpxor 1344(%rsp), %ymm12, %ymm13 /* g6t_acc_2 = xor(g6x2, g6x3) */
-	vpxor %ymm7, %ymm13, %ymm13 /* g6t_acc_3 = xor(g6t_acc_2, rkw_1) */
-	vpxor %ymm0, %ymm13, %ymm13 /* g6t_1 = xor(g6t_acc_3, g6x0) */
+	vpxor 1344(%rsp), %ymm12, %ymm13 /* g6k_acc_1 = xor(g6x2, g6x3) */
+	vpxor %ymm7, %ymm13, %ymm13 /* g6k_1 = xor(g6k_acc_1, rkw_1) */
+	vpxor %ymm0, %ymm13, %ymm13 /* g6t_1 = xor(g6k_1, g6x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_9_nibble_mask(%rip), %ymm13, %ymm14 /* g6t_1_lo = and(g6t_1, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g6t_1_sh = shr(g6t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g6t_1_hi = and(g6t_1_sh, nibble_mask) */
@@ -10261,9 +10261,9 @@ sm4_wordslice_avx2_aesni_batch_gcm_asm:
 	vpxor %ymm0, %ymm12, %ymm0 /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
 	vpxor 928(%rsp), %ymm0, %ymm0 /* g6x_1 = xor(g6l_1, g6x1.2) */
 	vmovdqa 1120(%rsp), %ymm12 /* reload g7x2.2 */
-	vpxor 96(%rsp), %ymm12, %ymm13 /* g7t_acc_2 = xor(g7x2, g7x3) */
-	vpxor %ymm7, %ymm13, %ymm7 /* g7t_acc_3 = xor(g7t_acc_2, rkw_1) */
-	vpxor 736(%rsp), %ymm7, %ymm7 /* g7t_1 = xor(g7t_acc_3, g7x0) */
+	vpxor 96(%rsp), %ymm12, %ymm13 /* g7k_acc_1 = xor(g7x2, g7x3) */
+	vpxor %ymm7, %ymm13, %ymm7 /* g7k_1 = xor(g7k_acc_1, rkw_1) */
+	vpxor 736(%rsp), %ymm7, %ymm7 /* g7t_1 = xor(g7k_1, g7x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_9_nibble_mask(%rip), %ymm7, %ymm13 /* g7t_1_lo = and(g7t_1, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* g7t_1_sh = shr(g7t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_9_nibble_mask(%rip), %ymm7, %ymm7 /* g7t_1_hi = and(g7t_1_sh, nibble_mask) */
@@ -10297,9 +10297,9 @@ sm4_wordslice_avx2_aesni_batch_gcm_asm:
 	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
 	vpbroadcastd 8(%rdi,%r10), %ymm12 /* rkw_2 = bcast32() */
 	vmovdqa 320(%rsp), %ymm13 /* reload g0x3.2 */
-	vpxor 224(%rsp), %ymm13, %ymm14 /* g0t_acc_4 = xor(g0x3, g0x0) */
-	vpxor %ymm12, %ymm14, %ymm14 /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
-	vpxor %ymm1, %ymm14, %ymm14 /* g0t_2 = xor(g0t_acc_5, g0x1) */
+	vpxor 224(%rsp), %ymm13, %ymm14 /* g0k_acc_2 = xor(g0x3, g0x0) */
+	vpxor %ymm12, %ymm14, %ymm14 /* g0k_2 = xor(g0k_acc_2, rkw_2) */
+	vpxor %ymm1, %ymm14, %ymm14 /* g0t_2 = xor(g0k_2, g0x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_9_nibble_mask(%rip), %ymm14, %ymm13 /* g0t_2_lo = and(g0t_2, nibble_mask) */
 	vpsrlw $4, %ymm14, %ymm14 /* g0t_2_sh = shr(g0t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_9_nibble_mask(%rip), %ymm14, %ymm14 /* g0t_2_hi = and(g0t_2_sh, nibble_mask) */
@@ -10331,9 +10331,9 @@ sm4_wordslice_avx2_aesni_batch_gcm_asm:
 	vpxor %ymm14, %ymm13, %ymm7 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
 	vpxor %ymm1, %ymm7, %ymm1 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
 	vpxor 160(%rsp), %ymm1, %ymm1 /* g0x_2 = xor(g0l_2, g0x2.2) */
-	vpxor 0(%rsp), %ymm3, %ymm7 /* g1t_acc_4 = xor(g1x0.3, g1x3.2) */
-	vpxor %ymm12, %ymm7, %ymm7 /* g1t_acc_5 = xor(g1t_acc_4, rkw_2) */
-	vpxor %ymm2, %ymm7, %ymm7 /* g1t_2 = xor(g1t_acc_5, g1x1) */
+	vpxor 0(%rsp), %ymm3, %ymm7 /* g1k_acc_2 = xor(g1x0.3, g1x3.2) */
+	vpxor %ymm12, %ymm7, %ymm7 /* g1k_2 = xor(g1k_acc_2, rkw_2) */
+	vpxor %ymm2, %ymm7, %ymm7 /* g1t_2 = xor(g1k_2, g1x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_9_nibble_mask(%rip), %ymm7, %ymm13 /* g1t_2_lo = and(g1t_2, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* g1t_2_sh = shr(g1t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_9_nibble_mask(%rip), %ymm7, %ymm7 /* g1t_2_hi = and(g1t_2_sh, nibble_mask) */
@@ -10364,9 +10364,9 @@ sm4_wordslice_avx2_aesni_batch_gcm_asm:
 	vpxor %ymm13, %ymm7, %ymm7 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
 	vpxor %ymm2, %ymm7, %ymm2 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
 	vpxor 384(%rsp), %ymm2, %ymm2 /* g1x_2 = xor(g1l_2, g1x2.2) */
-	vpxor 352(%rsp), %ymm5, %ymm7 /* g2t_acc_4 = xor(g2x0.3, g2x3.2) */
-	vpxor %ymm12, %ymm7, %ymm7 /* g2t_acc_5 = xor(g2t_acc_4, rkw_2) */
-	vpxor 256(%rsp), %ymm7, %ymm7 /* g2t_2 = xor(g2t_acc_5, g2x1) */
+	vpxor 352(%rsp), %ymm5, %ymm7 /* g2k_acc_2 = xor(g2x0.3, g2x3.2) */
+	vpxor %ymm12, %ymm7, %ymm7 /* g2k_2 = xor(g2k_acc_2, rkw_2) */
+	vpxor 256(%rsp), %ymm7, %ymm7 /* g2t_2 = xor(g2k_2, g2x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_9_nibble_mask(%rip), %ymm7, %ymm13 /* g2t_2_lo = and(g2t_2, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* g2t_2_sh = shr(g2t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_9_nibble_mask(%rip), %ymm7, %ymm7 /* g2t_2_hi = and(g2t_2_sh, nibble_mask) */
@@ -10398,9 +10398,9 @@ sm4_wordslice_avx2_aesni_batch_gcm_asm:
 	vpxor %ymm5, %ymm7, %ymm5 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
 	vpxor 32(%rsp), %ymm5, %ymm5 /* g2x_2 = xor(g2l_2, g2x2.2) */
 	vmovdqa 544(%rsp), %ymm7 /* reload g3x3.2 */
-	vpxor 1248(%rsp), %ymm7, %ymm13 /* g3t_acc_4 = xor(g3x3, g3x0) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g3t_acc_5 = xor(g3t_acc_4, rkw_2) */
-	vpxor 416(%rsp), %ymm13, %ymm13 /* g3t_2 = xor(g3t_acc_5, g3x1) */
+	vpxor 1248(%rsp), %ymm7, %ymm13 /* g3k_acc_2 = xor(g3x3, g3x0) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g3k_2 = xor(g3k_acc_2, rkw_2) */
+	vpxor 416(%rsp), %ymm13, %ymm13 /* g3t_2 = xor(g3k_2, g3x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_9_nibble_mask(%rip), %ymm13, %ymm14 /* g3t_2_lo = and(g3t_2, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g3t_2_sh = shr(g3t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g3t_2_hi = and(g3t_2_sh, nibble_mask) */
@@ -10432,9 +10432,9 @@ sm4_wordslice_avx2_aesni_batch_gcm_asm:
 	vpxor %ymm5, %ymm7, %ymm5 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
 	vpxor 672(%rsp), %ymm5, %ymm5 /* g3x_2 = xor(g3l_2, g3x2.2) */
 	vmovdqa 1280(%rsp), %ymm7 /* reload g4x3.2 */
-	vpxor 1152(%rsp), %ymm7, %ymm13 /* g4t_acc_4 = xor(g4x3, g4x0) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g4t_acc_5 = xor(g4t_acc_4, rkw_2) */
-	vpxor 1184(%rsp), %ymm13, %ymm13 /* g4t_2 = xor(g4t_acc_5, g4x1) */
+	vpxor 1152(%rsp), %ymm7, %ymm13 /* g4k_acc_2 = xor(g4x3, g4x0) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g4k_2 = xor(g4k_acc_2, rkw_2) */
+	vpxor 1184(%rsp), %ymm13, %ymm13 /* g4t_2 = xor(g4k_2, g4x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_9_nibble_mask(%rip), %ymm13, %ymm14 /* g4t_2_lo = and(g4t_2, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g4t_2_sh = shr(g4t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g4t_2_hi = and(g4t_2_sh, nibble_mask) */
@@ -10466,9 +10466,9 @@ sm4_wordslice_avx2_aesni_batch_gcm_asm:
 	vpxor %ymm5, %ymm7, %ymm5 /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
 	vpxor 1216(%rsp), %ymm5, %ymm5 /* g4x_2 = xor(g4l_2, g4x2.2) */
 	vmovdqa 1312(%rsp), %ymm7 /* reload g5x3.2 */
-	vpxor 992(%rsp), %ymm7, %ymm13 /* g5t_acc_4 = xor(g5x3, g5x0) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g5t_acc_5 = xor(g5t_acc_4, rkw_2) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g5t_2 = xor(g5t_acc_5, g5x1) */
+	vpxor 992(%rsp), %ymm7, %ymm13 /* g5k_acc_2 = xor(g5x3, g5x0) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g5k_2 = xor(g5k_acc_2, rkw_2) */
+	vpxor %ymm11, %ymm13, %ymm13 /* g5t_2 = xor(g5k_2, g5x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_9_nibble_mask(%rip), %ymm13, %ymm14 /* g5t_2_lo = and(g5t_2, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g5t_2_sh = shr(g5t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g5t_2_hi = and(g5t_2_sh, nibble_mask) */
@@ -10500,9 +10500,9 @@ sm4_wordslice_avx2_aesni_batch_gcm_asm:
 	vpxor %ymm7, %ymm11, %ymm7 /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
 	vpxor 1056(%rsp), %ymm7, %ymm7 /* g5x_2 = xor(g5l_2, g5x2.2) */
 	vmovdqa 1344(%rsp), %ymm11 /* reload g6x3.2 */
-	vpxor 864(%rsp), %ymm11, %ymm13 /* g6t_acc_4 = xor(g6x3, g6x0) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g6t_acc_5 = xor(g6t_acc_4, rkw_2) */
-	vpxor %ymm0, %ymm13, %ymm13 /* g6t_2 = xor(g6t_acc_5, g6x1) */
+	vpxor 864(%rsp), %ymm11, %ymm13 /* g6k_acc_2 = xor(g6x3, g6x0) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g6k_2 = xor(g6k_acc_2, rkw_2) */
+	vpxor %ymm0, %ymm13, %ymm13 /* g6t_2 = xor(g6k_2, g6x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_9_nibble_mask(%rip), %ymm13, %ymm14 /* g6t_2_lo = and(g6t_2, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g6t_2_sh = shr(g6t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g6t_2_hi = and(g6t_2_sh, nibble_mask) */
@@ -10534,9 +10534,9 @@ sm4_wordslice_avx2_aesni_batch_gcm_asm:
 	vpxor %ymm0, %ymm11, %ymm0 /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
 	vpxor 1088(%rsp), %ymm0, %ymm0 /* g6x_2 = xor(g6l_2, g6x2.2) */
 	vmovdqa 96(%rsp), %ymm11 /* reload g7x3.2 */
-	vpxor 736(%rsp), %ymm11, %ymm13 /* g7t_acc_4 = xor(g7x3, g7x0) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g7t_acc_5 = xor(g7t_acc_4, rkw_2) */
-	vpxor 960(%rsp), %ymm12, %ymm12 /* g7t_2 = xor(g7t_acc_5, g7x1) */
+	vpxor 736(%rsp), %ymm11, %ymm13 /* g7k_acc_2 = xor(g7x3, g7x0) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g7k_2 = xor(g7k_acc_2, rkw_2) */
+	vpxor 960(%rsp), %ymm12, %ymm12 /* g7t_2 = xor(g7k_2, g7x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_9_nibble_mask(%rip), %ymm12, %ymm13 /* g7t_2_lo = and(g7t_2, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g7t_2_sh = shr(g7t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_9_nibble_mask(%rip), %ymm12, %ymm12 /* g7t_2_hi = and(g7t_2_sh, nibble_mask) */
@@ -10570,9 +10570,9 @@ sm4_wordslice_avx2_aesni_batch_gcm_asm:
 	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
 	vpbroadcastd 12(%rdi,%r10), %ymm12 /* rkw_3 = bcast32() */
 	vmovdqa 224(%rsp), %ymm13 /* reload g0x0.3 */
-	vpxor 608(%rsp), %ymm13, %ymm14 /* g0t_acc_6 = xor(g0x0, g0x1) */
-	vpxor %ymm12, %ymm14, %ymm14 /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
-	vpxor %ymm1, %ymm14, %ymm14 /* g0t_3 = xor(g0t_acc_7, g0x2) */
+	vpxor 608(%rsp), %ymm13, %ymm14 /* g0k_acc_3 = xor(g0x0, g0x1) */
+	vpxor %ymm12, %ymm14, %ymm14 /* g0k_3 = xor(g0k_acc_3, rkw_3) */
+	vpxor %ymm1, %ymm14, %ymm14 /* g0t_3 = xor(g0k_3, g0x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_9_nibble_mask(%rip), %ymm14, %ymm13 /* g0t_3_lo = and(g0t_3, nibble_mask) */
 	vpsrlw $4, %ymm14, %ymm14 /* g0t_3_sh = shr(g0t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_9_nibble_mask(%rip), %ymm14, %ymm14 /* g0t_3_hi = and(g0t_3_sh, nibble_mask) */
@@ -10604,9 +10604,9 @@ sm4_wordslice_avx2_aesni_batch_gcm_asm:
 	vpxor %ymm14, %ymm13, %ymm11 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
 	vpxor %ymm1, %ymm11, %ymm1 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
 	vpxor 320(%rsp), %ymm1, %ymm1 /* g0x_3 = xor(g0l_3, g0x3.2) */
-	vpxor 160(%rsp), %ymm3, %ymm11 /* g1t_acc_6 = xor(g1x0, g1x1) */
-	vpxor %ymm12, %ymm11, %ymm11 /* g1t_acc_7 = xor(g1t_acc_6, rkw_3) */
-	vpxor %ymm2, %ymm11, %ymm11 /* g1t_3 = xor(g1t_acc_7, g1x2) */
+	vpxor 160(%rsp), %ymm3, %ymm11 /* g1k_acc_3 = xor(g1x0, g1x1) */
+	vpxor %ymm12, %ymm11, %ymm11 /* g1k_3 = xor(g1k_acc_3, rkw_3) */
+	vpxor %ymm2, %ymm11, %ymm11 /* g1t_3 = xor(g1k_3, g1x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_9_nibble_mask(%rip), %ymm11, %ymm13 /* g1t_3_lo = and(g1t_3, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* g1t_3_sh = shr(g1t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_9_nibble_mask(%rip), %ymm11, %ymm11 /* g1t_3_hi = and(g1t_3_sh, nibble_mask) */
@@ -10638,9 +10638,9 @@ sm4_wordslice_avx2_aesni_batch_gcm_asm:
 	vpxor %ymm3, %ymm11, %ymm3 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
 	vpxor 0(%rsp), %ymm3, %ymm3 /* g1x_3 = xor(g1l_3, g1x3.2) */
 	vmovdqa 640(%rsp), %ymm11 /* reload g2x0.3 */
-	vpxor 256(%rsp), %ymm11, %ymm13 /* g2t_acc_6 = xor(g2x0, g2x1) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g2t_acc_7 = xor(g2t_acc_6, rkw_3) */
-	vpxor 32(%rsp), %ymm13, %ymm13 /* g2t_3 = xor(g2t_acc_7, g2x2) */
+	vpxor 256(%rsp), %ymm11, %ymm13 /* g2k_acc_3 = xor(g2x0, g2x1) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g2k_3 = xor(g2k_acc_3, rkw_3) */
+	vpxor 32(%rsp), %ymm13, %ymm13 /* g2t_3 = xor(g2k_3, g2x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_9_nibble_mask(%rip), %ymm13, %ymm14 /* g2t_3_lo = and(g2t_3, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g2t_3_sh = shr(g2t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g2t_3_hi = and(g2t_3_sh, nibble_mask) */
@@ -10672,9 +10672,9 @@ sm4_wordslice_avx2_aesni_batch_gcm_asm:
 	vpxor %ymm3, %ymm11, %ymm3 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
 	vpxor 352(%rsp), %ymm3, %ymm3 /* g2x_3 = xor(g2l_3, g2x3.2) */
 	vmovdqa 1248(%rsp), %ymm11 /* reload g3x0.3 */
-	vpxor 416(%rsp), %ymm11, %ymm13 /* g3t_acc_6 = xor(g3x0, g3x1) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g3t_acc_7 = xor(g3t_acc_6, rkw_3) */
-	vpxor 672(%rsp), %ymm13, %ymm13 /* g3t_3 = xor(g3t_acc_7, g3x2) */
+	vpxor 416(%rsp), %ymm11, %ymm13 /* g3k_acc_3 = xor(g3x0, g3x1) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g3k_3 = xor(g3k_acc_3, rkw_3) */
+	vpxor 672(%rsp), %ymm13, %ymm13 /* g3t_3 = xor(g3k_3, g3x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_9_nibble_mask(%rip), %ymm13, %ymm14 /* g3t_3_lo = and(g3t_3, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g3t_3_sh = shr(g3t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g3t_3_hi = and(g3t_3_sh, nibble_mask) */
@@ -10706,9 +10706,9 @@ sm4_wordslice_avx2_aesni_batch_gcm_asm:
 	vpxor %ymm3, %ymm11, %ymm3 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
 	vpxor 544(%rsp), %ymm3, %ymm3 /* g3x_3 = xor(g3l_3, g3x3.2) */
 	vmovdqa 1152(%rsp), %ymm11 /* reload g4x0.3 */
-	vpxor 1184(%rsp), %ymm11, %ymm13 /* g4t_acc_6 = xor(g4x0, g4x1) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g4t_acc_7 = xor(g4t_acc_6, rkw_3) */
-	vpxor %ymm5, %ymm13, %ymm13 /* g4t_3 = xor(g4t_acc_7, g4x2) */
+	vpxor 1184(%rsp), %ymm11, %ymm13 /* g4k_acc_3 = xor(g4x0, g4x1) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g4k_3 = xor(g4k_acc_3, rkw_3) */
+	vpxor %ymm5, %ymm13, %ymm13 /* g4t_3 = xor(g4k_3, g4x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_9_nibble_mask(%rip), %ymm13, %ymm14 /* g4t_3_lo = and(g4t_3, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g4t_3_sh = shr(g4t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g4t_3_hi = and(g4t_3_sh, nibble_mask) */
@@ -10740,9 +10740,9 @@ sm4_wordslice_avx2_aesni_batch_gcm_asm:
 	vpxor %ymm5, %ymm11, %ymm5 /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
 	vpxor 1280(%rsp), %ymm5, %ymm5 /* g4x_3 = xor(g4l_3, g4x3.2) */
 	vmovdqa 992(%rsp), %ymm11 /* reload g5x0.3 */
-	vpxor 1024(%rsp), %ymm11, %ymm13 /* g5t_acc_6 = xor(g5x0, g5x1) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g5t_acc_7 = xor(g5t_acc_6, rkw_3) */
-	vpxor %ymm7, %ymm13, %ymm13 /* g5t_3 = xor(g5t_acc_7, g5x2) */
+	vpxor 1024(%rsp), %ymm11, %ymm13 /* g5k_acc_3 = xor(g5x0, g5x1) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g5k_3 = xor(g5k_acc_3, rkw_3) */
+	vpxor %ymm7, %ymm13, %ymm13 /* g5t_3 = xor(g5k_3, g5x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_9_nibble_mask(%rip), %ymm13, %ymm14 /* g5t_3_lo = and(g5t_3, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g5t_3_sh = shr(g5t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g5t_3_hi = and(g5t_3_sh, nibble_mask) */
@@ -10774,9 +10774,9 @@ sm4_wordslice_avx2_aesni_batch_gcm_asm:
 	vpxor %ymm7, %ymm11, %ymm7 /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
 	vpxor 1312(%rsp), %ymm7, %ymm7 /* g5x_3 = xor(g5l_3, g5x3.2) */
 	vmovdqa 864(%rsp), %ymm11 /* reload g6x0.3 */
-	vpxor 928(%rsp), %ymm11, %ymm13 /* g6t_acc_6 = xor(g6x0, g6x1) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g6t_acc_7 = xor(g6t_acc_6, rkw_3) */
-	vpxor %ymm0, %ymm13, %ymm13 /* g6t_3 = xor(g6t_acc_7, g6x2) */
+	vpxor 928(%rsp), %ymm11, %ymm13 /* g6k_acc_3 = xor(g6x0, g6x1) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g6k_3 = xor(g6k_acc_3, rkw_3) */
+	vpxor %ymm0, %ymm13, %ymm13 /* g6t_3 = xor(g6k_3, g6x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_9_nibble_mask(%rip), %ymm13, %ymm14 /* g6t_3_lo = and(g6t_3, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g6t_3_sh = shr(g6t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g6t_3_hi = and(g6t_3_sh, nibble_mask) */
@@ -10808,9 +10808,9 @@ sm4_wordslice_avx2_aesni_batch_gcm_asm:
 	vpxor %ymm0, %ymm11, %ymm0 /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
 	vpxor 1344(%rsp), %ymm0, %ymm0 /* g6x_3 = xor(g6l_3, g6x3.2) */
 	vmovdqa 736(%rsp), %ymm11 /* reload g7x0.3 */
-	vpxor 960(%rsp), %ymm11, %ymm13 /* g7t_acc_6 = xor(g7x0, g7x1) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g7t_acc_7 = xor(g7t_acc_6, rkw_3) */
-	vpxor 1120(%rsp), %ymm12, %ymm12 /* g7t_3 = xor(g7t_acc_7, g7x2) */
+	vpxor 960(%rsp), %ymm11, %ymm13 /* g7k_acc_3 = xor(g7x0, g7x1) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g7k_3 = xor(g7k_acc_3, rkw_3) */
+	vpxor 1120(%rsp), %ymm12, %ymm12 /* g7t_3 = xor(g7k_3, g7x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_9_nibble_mask(%rip), %ymm12, %ymm13 /* g7t_3_lo = and(g7t_3, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g7t_3_sh = shr(g7t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_asm_9_nibble_mask(%rip), %ymm12, %ymm12 /* g7t_3_hi = and(g7t_3_sh, nibble_mask) */
@@ -11070,6 +11070,203 @@ sm4_wordslice_avx2_aesni_batch_gcm_asm:
 	vzeroupper
 	ret
 	.size sm4_wordslice_avx2_aesni_batch_gcm_asm, .-sm4_wordslice_avx2_aesni_batch_gcm_asm
+
+/* sm4_wordslice_avx2_aesni_one_block_asm: wordslice_one_block_chained, 4 arguments
+ *   %rdi: rk
+ *   %rsi: in
+ *   %rdx: out
+ *   %rcx: src
+ *   %r8: 16 x r (and the loop count)
+ *   xmm0-15: vectors, as allocated (16 used)
+ *   frame: 0 bytes (0 spill slots of 16 bytes)
+ */
+	.globl sm4_wordslice_avx2_aesni_one_block_asm
+	.hidden sm4_wordslice_avx2_aesni_one_block_asm
+	.type sm4_wordslice_avx2_aesni_one_block_asm, @function
+	.p2align 5
+sm4_wordslice_avx2_aesni_one_block_asm:
+
+	/* Load the block; word w, big-endian to native, into every lane of register w. */
+	vmovdqu (%rsi), %xmm0 /* raw = load() */
+	vmovdqu (%rcx), %xmm1 /* tweak = load() */
+	vpxor %xmm1, %xmm0, %xmm0 /* blk = xor(raw, tweak) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_10_word0_le(%rip), %xmm0, %xmm1 /* w0 = lookup16(blk, word0_le) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_10_word1_le(%rip), %xmm0, %xmm2 /* w1 = lookup16(blk, word1_le) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_10_word2_le(%rip), %xmm0, %xmm3 /* w2 = lookup16(blk, word2_le) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_10_word3_le(%rip), %xmm0, %xmm0 /* w3 = lookup16(blk, word3_le) */
+	vmovdqa .Lsm4_wordslice_avx2_aesni_asm_10_nibble_mask(%rip), %xmm4 /* nibble_mask = const() */
+	vmovdqa .Lsm4_wordslice_avx2_aesni_asm_10_aes_cancel_key(%rip), %xmm5 /* aes_cancel_key = const() */
+	vmovdqa .Lsm4_wordslice_avx2_aesni_asm_10_inv_shift_rows(%rip), %xmm6 /* inv_shift_rows = const() */
+	vmovdqa .Lsm4_wordslice_avx2_aesni_asm_10_rotl24(%rip), %xmm7 /* rotl24 = const() */
+	vmovdqa .Lsm4_wordslice_avx2_aesni_asm_10_tbl_hi(%rip), %xmm8 /* tbl_hi = const() */
+	vmovdqa .Lsm4_wordslice_avx2_aesni_asm_10_tbl_hi_1(%rip), %xmm9 /* tbl_hi_1 = const() */
+	xor %r8, %r8
+	.p2align 4
+.Lsm4_wordslice_avx2_aesni_asm_10_loop_r0:
+
+	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
+	vpbroadcastd (%rdi,%r8), %xmm10 /* rkw = bcast32() */
+	vpxor %xmm3, %xmm2, %xmm11 /* g0k_acc = xor(x1, x2) */
+	vpxor %xmm10, %xmm11, %xmm10 /* g0k = xor(g0k_acc, rkw) */
+	vpxor %xmm0, %xmm10, %xmm10 /* g0t = xor(g0k, x3) */
+	vpand %xmm4, %xmm10, %xmm11 /* g0t_lo = and(g0t, nibble_mask) */
+	vpsrlw $4, %xmm10, %xmm10 /* g0t_sh = shr(g0t) */
+	vpand %xmm4, %xmm10, %xmm10 /* g0t_hi = and(g0t_sh, nibble_mask) */
+	vmovdqa .Lsm4_wordslice_avx2_aesni_asm_10_tbl_lo(%rip), %xmm12 /* tbl_lo = const() */
+	vpshufb %xmm11, %xmm12, %xmm11 /* g0a_l = lookup16(tbl_lo, g0t_lo) */
+	vpshufb %xmm10, %xmm8, %xmm10 /* g0a_h = lookup16(tbl_hi, g0t_hi) */
+	vpxor %xmm10, %xmm11, %xmm10 /* g0a = xor(g0a_l, g0a_h) */
+	vpshufb %xmm6, %xmm10, %xmm10 /* g0s_sr = lookup16(g0a, inv_shift_rows) */
+	vaesenclast %xmm5, %xmm10, %xmm10 /* g0s_aes = aesenclast(g0s_sr, aes_cancel_key) */
+	vpand %xmm4, %xmm10, %xmm11 /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
+	vpsrlw $4, %xmm10, %xmm10 /* g0s_aes_sh = shr(g0s_aes) */
+	vpand %xmm4, %xmm10, %xmm10 /* g0s_aes_hi = and(g0s_aes_sh, nibble_mask) */
+	vmovdqa .Lsm4_wordslice_avx2_aesni_asm_10_tbl_lo_1(%rip), %xmm13 /* tbl_lo_1 = const() */
+	vpshufb %xmm11, %xmm13, %xmm11 /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
+	vpshufb %xmm10, %xmm9, %xmm10 /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
+	vpxor %xmm10, %xmm11, %xmm10 /* g0s = xor(g0s_l, g0s_h) */
+	vpslld $2, %xmm10, %xmm11 /* g0r2_l = shl(g0s) */
+	vpsrld $30, %xmm10, %xmm14 /* g0r2_r = shr(g0s) */
+	vpor %xmm14, %xmm11, %xmm11 /* g0r2 = or(g0r2_l, g0r2_r) */
+	vpslld $10, %xmm10, %xmm14 /* g0r10_l = shl(g0s) */
+	vpsrld $22, %xmm10, %xmm15 /* g0r10_r = shr(g0s) */
+	vpor %xmm15, %xmm14, %xmm14 /* g0r10 = or(g0r10_l, g0r10_r) */
+	vpslld $18, %xmm10, %xmm15 /* g0r18_l = shl(g0s) */
+	vpsrld $14, %xmm10, %xmm9 /* g0r18_r = shr(g0s) */
+	vpor %xmm9, %xmm15, %xmm9 /* g0r18 = or(g0r18_l, g0r18_r) */
+	vpshufb %xmm7, %xmm10, %xmm15 /* g0r24 = lookup16(g0s, rotl24) */
+	vpxor %xmm10, %xmm1, %xmm1 /* g0n_acc = xor(x0, g0s) */
+	vpxor %xmm15, %xmm1, %xmm1 /* g0n = xor(g0n_acc, g0r24) */
+	vpxor %xmm14, %xmm11, %xmm10 /* g0f_acc = xor(g0r2, g0r10) */
+	vpxor %xmm9, %xmm10, %xmm9 /* g0f = xor(g0f_acc, g0r18) */
+	vpxor %xmm9, %xmm1, %xmm10 /* g0x = xor(g0n, g0f) */
+
+	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
+	vpbroadcastd 4(%rdi,%r8), %xmm11 /* rkw_1 = bcast32() */
+	vpxor %xmm0, %xmm3, %xmm14 /* g0k_acc_1 = xor(x2, x3) */
+	vpxor %xmm11, %xmm14, %xmm11 /* g0k_1 = xor(g0k_acc_1, rkw_1) */
+	vpxor %xmm1, %xmm11, %xmm1 /* g0t_acc = xor(g0k_1, g0n) */
+	vpxor %xmm9, %xmm1, %xmm1 /* g0t_1 = xor(g0t_acc, g0f) */
+	vpand %xmm4, %xmm1, %xmm9 /* g0t_1_lo = and(g0t_1, nibble_mask) */
+	vpsrlw $4, %xmm1, %xmm1 /* g0t_1_sh = shr(g0t_1) */
+	vpand %xmm4, %xmm1, %xmm1 /* g0t_1_hi = and(g0t_1_sh, nibble_mask) */
+	vpshufb %xmm9, %xmm12, %xmm9 /* g0a_1_l = lookup16(tbl_lo, g0t_1_lo) */
+	vpshufb %xmm1, %xmm8, %xmm1 /* g0a_1_h = lookup16(tbl_hi, g0t_1_hi) */
+	vpxor %xmm1, %xmm9, %xmm1 /* g0a_1 = xor(g0a_1_l, g0a_1_h) */
+	vpshufb %xmm6, %xmm1, %xmm1 /* g0s_1_sr = lookup16(g0a_1, inv_shift_rows) */
+	vaesenclast %xmm5, %xmm1, %xmm1 /* g0s_1_aes = aesenclast(g0s_1_sr, aes_cancel_key) */
+	vpand %xmm4, %xmm1, %xmm9 /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
+	vpsrlw $4, %xmm1, %xmm1 /* g0s_1_aes_sh = shr(g0s_1_aes) */
+	vpand %xmm4, %xmm1, %xmm1 /* g0s_1_aes_hi = and(g0s_1_aes_sh, nibble_mask) */
+	vpshufb %xmm9, %xmm13, %xmm9 /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
+	vmovdqa .Lsm4_wordslice_avx2_aesni_asm_10_tbl_hi_1(%rip), %xmm11 /* tbl_hi_1 = const() */
+	vpshufb %xmm1, %xmm11, %xmm1 /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
+	vpxor %xmm1, %xmm9, %xmm1 /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
+	vpslld $2, %xmm1, %xmm9 /* g0r2_1_l = shl(g0s_1) */
+	vpsrld $30, %xmm1, %xmm14 /* g0r2_1_r = shr(g0s_1) */
+	vpor %xmm14, %xmm9, %xmm9 /* g0r2_1 = or(g0r2_1_l, g0r2_1_r) */
+	vpslld $10, %xmm1, %xmm14 /* g0r10_1_l = shl(g0s_1) */
+	vpsrld $22, %xmm1, %xmm15 /* g0r10_1_r = shr(g0s_1) */
+	vpor %xmm15, %xmm14, %xmm14 /* g0r10_1 = or(g0r10_1_l, g0r10_1_r) */
+	vpslld $18, %xmm1, %xmm15 /* g0r18_1_l = shl(g0s_1) */
+	vpsrld $14, %xmm1, %xmm11 /* g0r18_1_r = shr(g0s_1) */
+	vpor %xmm11, %xmm15, %xmm11 /* g0r18_1 = or(g0r18_1_l, g0r18_1_r) */
+	vpshufb %xmm7, %xmm1, %xmm15 /* g0r24_1 = lookup16(g0s_1, rotl24) */
+	vpxor %xmm1, %xmm2, %xmm1 /* g0n_acc_1 = xor(x1, g0s_1) */
+	vpxor %xmm15, %xmm1, %xmm1 /* g0n_1 = xor(g0n_acc_1, g0r24_1) */
+	vpxor %xmm14, %xmm9, %xmm2 /* g0f_acc_1 = xor(g0r2_1, g0r10_1) */
+	vpxor %xmm11, %xmm2, %xmm2 /* g0f_1 = xor(g0f_acc_1, g0r18_1) */
+	vpxor %xmm2, %xmm1, %xmm9 /* g0x_1 = xor(g0n_1, g0f_1) */
+
+	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
+	vpbroadcastd 8(%rdi,%r8), %xmm11 /* rkw_2 = bcast32() */
+	vpxor %xmm10, %xmm0, %xmm14 /* g0k_acc_2 = xor(x3, x0) */
+	vpxor %xmm11, %xmm14, %xmm11 /* g0k_2 = xor(g0k_acc_2, rkw_2) */
+	vpxor %xmm1, %xmm11, %xmm1 /* g0t_acc_1 = xor(g0k_2, g0n_1) */
+	vpxor %xmm2, %xmm1, %xmm1 /* g0t_2 = xor(g0t_acc_1, g0f_1) */
+	vpand %xmm4, %xmm1, %xmm2 /* g0t_2_lo = and(g0t_2, nibble_mask) */
+	vpsrlw $4, %xmm1, %xmm1 /* g0t_2_sh = shr(g0t_2) */
+	vpand %xmm4, %xmm1, %xmm1 /* g0t_2_hi = and(g0t_2_sh, nibble_mask) */
+	vpshufb %xmm2, %xmm12, %xmm2 /* g0a_2_l = lookup16(tbl_lo, g0t_2_lo) */
+	vpshufb %xmm1, %xmm8, %xmm1 /* g0a_2_h = lookup16(tbl_hi, g0t_2_hi) */
+	vpxor %xmm1, %xmm2, %xmm1 /* g0a_2 = xor(g0a_2_l, g0a_2_h) */
+	vpshufb %xmm6, %xmm1, %xmm1 /* g0s_2_sr = lookup16(g0a_2, inv_shift_rows) */
+	vaesenclast %xmm5, %xmm1, %xmm1 /* g0s_2_aes = aesenclast(g0s_2_sr, aes_cancel_key) */
+	vpand %xmm4, %xmm1, %xmm2 /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
+	vpsrlw $4, %xmm1, %xmm1 /* g0s_2_aes_sh = shr(g0s_2_aes) */
+	vpand %xmm4, %xmm1, %xmm1 /* g0s_2_aes_hi = and(g0s_2_aes_sh, nibble_mask) */
+	vpshufb %xmm2, %xmm13, %xmm2 /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
+	vmovdqa .Lsm4_wordslice_avx2_aesni_asm_10_tbl_hi_1(%rip), %xmm11 /* tbl_hi_1 = const() */
+	vpshufb %xmm1, %xmm11, %xmm1 /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
+	vpxor %xmm1, %xmm2, %xmm1 /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
+	vpslld $2, %xmm1, %xmm2 /* g0r2_2_l = shl(g0s_2) */
+	vpsrld $30, %xmm1, %xmm14 /* g0r2_2_r = shr(g0s_2) */
+	vpor %xmm14, %xmm2, %xmm2 /* g0r2_2 = or(g0r2_2_l, g0r2_2_r) */
+	vpslld $10, %xmm1, %xmm14 /* g0r10_2_l = shl(g0s_2) */
+	vpsrld $22, %xmm1, %xmm15 /* g0r10_2_r = shr(g0s_2) */
+	vpor %xmm15, %xmm14, %xmm14 /* g0r10_2 = or(g0r10_2_l, g0r10_2_r) */
+	vpslld $18, %xmm1, %xmm15 /* g0r18_2_l = shl(g0s_2) */
+	vpsrld $14, %xmm1, %xmm11 /* g0r18_2_r = shr(g0s_2) */
+	vpor %xmm11, %xmm15, %xmm11 /* g0r18_2 = or(g0r18_2_l, g0r18_2_r) */
+	vpshufb %xmm7, %xmm1, %xmm15 /* g0r24_2 = lookup16(g0s_2, rotl24) */
+	vpxor %xmm1, %xmm3, %xmm1 /* g0n_acc_2 = xor(x2, g0s_2) */
+	vpxor %xmm15, %xmm1, %xmm1 /* g0n_2 = xor(g0n_acc_2, g0r24_2) */
+	vpxor %xmm14, %xmm2, %xmm2 /* g0f_acc_2 = xor(g0r2_2, g0r10_2) */
+	vpxor %xmm11, %xmm2, %xmm2 /* g0f_2 = xor(g0f_acc_2, g0r18_2) */
+	vpxor %xmm2, %xmm1, %xmm3 /* g0x_2 = xor(g0n_2, g0f_2) */
+
+	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
+	vpbroadcastd 12(%rdi,%r8), %xmm11 /* rkw_3 = bcast32() */
+	vpxor %xmm9, %xmm10, %xmm14 /* g0k_acc_3 = xor(x0, x1) */
+	vpxor %xmm11, %xmm14, %xmm11 /* g0k_3 = xor(g0k_acc_3, rkw_3) */
+	vpxor %xmm1, %xmm11, %xmm1 /* g0t_acc_2 = xor(g0k_3, g0n_2) */
+	vpxor %xmm2, %xmm1, %xmm1 /* g0t_3 = xor(g0t_acc_2, g0f_2) */
+	vpand %xmm4, %xmm1, %xmm2 /* g0t_3_lo = and(g0t_3, nibble_mask) */
+	vpsrlw $4, %xmm1, %xmm1 /* g0t_3_sh = shr(g0t_3) */
+	vpand %xmm4, %xmm1, %xmm1 /* g0t_3_hi = and(g0t_3_sh, nibble_mask) */
+	vpshufb %xmm2, %xmm12, %xmm2 /* g0a_3_l = lookup16(tbl_lo, g0t_3_lo) */
+	vpshufb %xmm1, %xmm8, %xmm1 /* g0a_3_h = lookup16(tbl_hi, g0t_3_hi) */
+	vpxor %xmm1, %xmm2, %xmm1 /* g0a_3 = xor(g0a_3_l, g0a_3_h) */
+	vpshufb %xmm6, %xmm1, %xmm1 /* g0s_3_sr = lookup16(g0a_3, inv_shift_rows) */
+	vaesenclast %xmm5, %xmm1, %xmm1 /* g0s_3_aes = aesenclast(g0s_3_sr, aes_cancel_key) */
+	vpand %xmm4, %xmm1, %xmm2 /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
+	vpsrlw $4, %xmm1, %xmm1 /* g0s_3_aes_sh = shr(g0s_3_aes) */
+	vpand %xmm4, %xmm1, %xmm1 /* g0s_3_aes_hi = and(g0s_3_aes_sh, nibble_mask) */
+	vpshufb %xmm2, %xmm13, %xmm2 /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
+	vmovdqa .Lsm4_wordslice_avx2_aesni_asm_10_tbl_hi_1(%rip), %xmm11 /* tbl_hi_1 = const() */
+	vpshufb %xmm1, %xmm11, %xmm1 /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
+	vpxor %xmm1, %xmm2, %xmm1 /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
+	vpslld $2, %xmm1, %xmm2 /* g0r2_3_l = shl(g0s_3) */
+	vpsrld $30, %xmm1, %xmm14 /* g0r2_3_r = shr(g0s_3) */
+	vpor %xmm14, %xmm2, %xmm2 /* g0r2_3 = or(g0r2_3_l, g0r2_3_r) */
+	vpslld $10, %xmm1, %xmm14 /* g0r10_3_l = shl(g0s_3) */
+	vpsrld $22, %xmm1, %xmm15 /* g0r10_3_r = shr(g0s_3) */
+	vpor %xmm15, %xmm14, %xmm14 /* g0r10_3 = or(g0r10_3_l, g0r10_3_r) */
+	vpslld $18, %xmm1, %xmm15 /* g0r18_3_l = shl(g0s_3) */
+	vpsrld $14, %xmm1, %xmm11 /* g0r18_3_r = shr(g0s_3) */
+	vpor %xmm11, %xmm15, %xmm11 /* g0r18_3 = or(g0r18_3_l, g0r18_3_r) */
+	vpshufb %xmm7, %xmm1, %xmm15 /* g0r24_3 = lookup16(g0s_3, rotl24) */
+	vpxor %xmm1, %xmm0, %xmm0 /* g0n_acc_3 = xor(x3, g0s_3) */
+	vpxor %xmm15, %xmm0, %xmm0 /* g0n_3 = xor(g0n_acc_3, g0r24_3) */
+	vpxor %xmm14, %xmm2, %xmm1 /* g0f_acc_3 = xor(g0r2_3, g0r10_3) */
+	vpxor %xmm11, %xmm1, %xmm1 /* g0f_3 = xor(g0f_acc_3, g0r18_3) */
+	vpxor %xmm1, %xmm0, %xmm0 /* g0x_3 = xor(g0n_3, g0f_3) */
+	vmovdqa %xmm10, %xmm1 /* x0.3 */
+	vmovdqa %xmm9, %xmm2 /* x1.3 */
+	vmovdqa .Lsm4_wordslice_avx2_aesni_asm_10_tbl_hi_1(%rip), %xmm9 /* tbl_hi_1 = const() */
+	add $16, %r8
+	cmp $128, %r8
+	jne .Lsm4_wordslice_avx2_aesni_asm_10_loop_r0
+
+	/* Output (X35, X34, X33, X32) = slots 3, 2, 1, 0: lane 0 of each into lanes 0-3, native words to big-endian. */
+	vpunpckldq %xmm3, %xmm0, %xmm0 /* x35x34 = unpacklo(x3, x2) */
+	vpunpckldq %xmm1, %xmm2, %xmm1 /* x33x32 = unpacklo(x1, x0) */
+	vpunpcklqdq %xmm1, %xmm0, %xmm0 /* out_1 = unpacklo(x35x34, x33x32) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_10_bswap32(%rip), %xmm0, %xmm0 /* outbe = lookup16(out_1, bswap32) */
+	vmovdqu %xmm0, (%rdx) /* store outbe */
+	vzeroupper
+	ret
+	.size sm4_wordslice_avx2_aesni_one_block_asm, .-sm4_wordslice_avx2_aesni_one_block_asm
 
 /* reverse16: byte i <- byte 15 - i: GCM bytes to the reflected form phi */
 	.section .rodata
@@ -12232,5 +12429,83 @@ sm4_wordslice_avx2_aesni_batch_gcm_asm:
 .Lsm4_wordslice_avx2_aesni_asm_9_rotl16:
 	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
 	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+
+/* word0_le: word 0 to native order, in every 32-bit lane */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_avx2_aesni_asm_10_word0_le:
+	.byte 0x03, 0x02, 0x01, 0x00, 0x03, 0x02, 0x01, 0x00, 0x03, 0x02, 0x01, 0x00, 0x03, 0x02, 0x01, 0x00
+
+/* word1_le: word 1 to native order, in every 32-bit lane */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_avx2_aesni_asm_10_word1_le:
+	.byte 0x07, 0x06, 0x05, 0x04, 0x07, 0x06, 0x05, 0x04, 0x07, 0x06, 0x05, 0x04, 0x07, 0x06, 0x05, 0x04
+
+/* word2_le: word 2 to native order, in every 32-bit lane */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_avx2_aesni_asm_10_word2_le:
+	.byte 0x0b, 0x0a, 0x09, 0x08, 0x0b, 0x0a, 0x09, 0x08, 0x0b, 0x0a, 0x09, 0x08, 0x0b, 0x0a, 0x09, 0x08
+
+/* word3_le: word 3 to native order, in every 32-bit lane */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_avx2_aesni_asm_10_word3_le:
+	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0f, 0x0e, 0x0d, 0x0c, 0x0f, 0x0e, 0x0d, 0x0c, 0x0f, 0x0e, 0x0d, 0x0c
+
+/* nibble_mask: low nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_avx2_aesni_asm_10_nibble_mask:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* aes_cancel_key: AESENCLAST key = SubBytes constant 0x63: cancels it */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_avx2_aesni_asm_10_aes_cancel_key:
+	.byte 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63
+
+/* inv_shift_rows: inverse ShiftRows (AESENCLAST's ShiftRows undone) */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_avx2_aesni_asm_10_inv_shift_rows:
+	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
+
+/* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_avx2_aesni_asm_10_rotl24:
+	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+
+/* tbl_hi: A1, c1: S-box inner affine: high-nibble table */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_avx2_aesni_asm_10_tbl_hi:
+	.byte 0x00, 0xac, 0x68, 0xc4, 0x8c, 0x20, 0xe4, 0x48, 0x18, 0xb4, 0x70, 0xdc, 0x94, 0x38, 0xfc, 0x50
+
+/* tbl_hi_1: A2·inv(.) ^ c2: S-box outer affine, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_avx2_aesni_asm_10_tbl_hi_1:
+	.byte 0x00, 0x5e, 0x4a, 0x14, 0x08, 0x56, 0x42, 0x1c, 0x9d, 0xc3, 0xd7, 0x89, 0x95, 0xcb, 0xdf, 0x81
+
+/* tbl_lo: A1, c1: S-box inner affine: low-nibble table (constant folded in) */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_avx2_aesni_asm_10_tbl_lo:
+	.byte 0x1b, 0xee, 0x39, 0xcc, 0xbd, 0x48, 0x9f, 0x6a, 0xb9, 0x4c, 0x9b, 0x6e, 0x1f, 0xea, 0x3d, 0xc8
+
+/* tbl_lo_1: A2·inv(.) ^ c2: S-box outer affine, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_avx2_aesni_asm_10_tbl_lo_1:
+	.byte 0xd3, 0xf5, 0xd9, 0xff, 0x24, 0x02, 0x2e, 0x08, 0xb4, 0x92, 0xbe, 0x98, 0x43, 0x65, 0x49, 0x6f
+
+/* bswap32: byte order reversal in each 32-bit word */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_avx2_aesni_asm_10_bswap32:
+	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
 
 	.section .note.GNU-stack,"",@progbits

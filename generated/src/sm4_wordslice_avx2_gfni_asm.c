@@ -83,6 +83,18 @@ static void sm4_wordslice_avx2_gfni_asm_batch_gcm(const uint8_t *rk, uint8_t *in
     sm4_wordslice_avx2_gfni_batch_gcm_asm(rk, in, out, src, table, hashed);
 }
 
+/* The one-block form: out = E(in ^ src), or D with the decryption round keys
+ * (gen/emit/sm4_files.py one_block_program through xor_into_loads): one block in
+ * 128-bit registers, so a chain whose next block waits on this one (CBC
+ * encryption, CBC-MAC, CMAC, CCM) and a single block pay one block's rounds,
+ * not a padded batch.  Its round keys are the words of key->rk. */
+static void sm4_wordslice_avx2_gfni_asm_one_block(const uint8_t *rk, const uint8_t *in, uint8_t *out, const uint8_t *src)
+{
+    /* sm4_wordslice_avx2_gfni_asm.S: the same lowered program, in assembly (registers allocated by gen/backends/regalloc.py). */
+    void sm4_wordslice_avx2_gfni_one_block_asm(const void *rk, const void *in, const void *out, const void *src);
+    sm4_wordslice_avx2_gfni_one_block_asm(rk, in, out, src);
+}
+
 /* GHASH's step of KC_GHASH_BLOCKS blocks at 256 bits (gen/kernels/ghash.py
  * update_program): Y from y's first block, Y' into each of its blocks. */
 static void sm4_wordslice_avx2_gfni_asm_ghash_step(uint8_t *y, const uint8_t *table, const uint8_t *msg)
@@ -148,9 +160,15 @@ static void sm4_wordslice_avx2_gfni_asm_xts_tweaks(int rule, int first, uint8_t 
     memcpy(carry, out + SM4_WORDSLICE_AVX2_GFNI_ASM_BATCH_BLOCKS * SM4_BLOCK_BYTES, 32);
 }
 
+static const uint8_t sm4_wordslice_avx2_gfni_asm_zero_block[SM4_BLOCK_BYTES];
+
 static void sm4_wordslice_avx2_gfni_asm_crypt(const sm4_key *key, sm4_direction dir, const uint8_t *in, uint8_t *out,
                                         size_t nblocks)
 {
+    if (nblocks == 1) { /* GCM's H and tag mask, CCM's A0, CMAC's L, a one-block message */
+        sm4_wordslice_avx2_gfni_asm_one_block((const uint8_t *)key->rk[dir], in, out, sm4_wordslice_avx2_gfni_asm_zero_block);
+        return;
+    }
     sm4_run_batches(sm4_wordslice_avx2_gfni_asm_batch, SM4_WORDSLICE_AVX2_GFNI_ASM_BATCH_BLOCKS, (const uint8_t *)key->rk[dir], in, out, nblocks);
 }
 
@@ -166,6 +184,21 @@ static void sm4_wordslice_avx2_gfni_asm_xts_blocks(const sm4_key *key, sm4_direc
 {
     sm4_run_batches_whitened(sm4_wordslice_avx2_gfni_asm_batch_xts, sm4_wordslice_avx2_gfni_asm_batch, SM4_WORDSLICE_AVX2_GFNI_ASM_BATCH_BLOCKS, (const uint8_t *)key->rk[dir],
                              in, tweaks, out, nblocks);
+}
+
+/* CBC encryption's serial chain, one block at a time: chain <- E(chain ^ in_i),
+ * out_i <- chain; out NULL for the MACs' chain (nothing written). */
+static void sm4_wordslice_avx2_gfni_asm_encrypt_chained(const sm4_key *key, uint8_t chain[SM4_BLOCK_BYTES], const uint8_t *in,
+                                                   uint8_t *out, size_t nblocks)
+{
+    const uint8_t *rk = (const uint8_t *)key->rk[SM4_ENCRYPT];
+    for (; nblocks; nblocks--, in += SM4_BLOCK_BYTES) {
+        sm4_wordslice_avx2_gfni_asm_one_block(rk, in, chain, chain);
+        if (out) {
+            memcpy(out, chain, SM4_BLOCK_BYTES);
+            out += SM4_BLOCK_BYTES;
+        }
+    }
 }
 
 static int sm4_wordslice_avx2_gfni_asm_ctr_xor(const sm4_key *key, const uint8_t *counters, const uint8_t *src, uint8_t *out,
@@ -208,6 +241,7 @@ const sm4_impl KC_IMPL_SYMBOL(sm4_wordslice_avx2_gfni_asm) = {
     .cpu_supported = sm4_wordslice_avx2_gfni_asm_cpu_supported,
     .crypt_blocks = sm4_wordslice_avx2_gfni_asm_crypt,
     .crypt_blocks_xor = sm4_wordslice_avx2_gfni_asm_crypt_xor,
+    .encrypt_chained = sm4_wordslice_avx2_gfni_asm_encrypt_chained,
     .ctr_xor = sm4_wordslice_avx2_gfni_asm_ctr_xor,
     .ghash = sm4_wordslice_avx2_gfni_asm_ghash,
     .xts_tweaks = sm4_wordslice_avx2_gfni_asm_xts_tweaks,

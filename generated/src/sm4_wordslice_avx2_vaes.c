@@ -241,9 +241,9 @@ static void sm4_wordslice_avx2_vaes_batch(const uint8_t *rk, const uint8_t *in, 
 
         /* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
         const __m256i rkw = _mm256_set1_epi32(kc_load32(rk + 16 * r));
-        const __m256i g0t_acc = _mm256_xor_si256(g0x1, g0x2);
-        const __m256i g0t_acc_1 = _mm256_xor_si256(g0t_acc, rkw);
-        const __m256i g0t = _mm256_xor_si256(g0t_acc_1, g0x3);
+        const __m256i g0k_acc = _mm256_xor_si256(g0x1, g0x2);
+        const __m256i g0k = _mm256_xor_si256(g0k_acc, rkw);
+        const __m256i g0t = _mm256_xor_si256(g0k, g0x3);
         const __m256i g0t_lo = _mm256_and_si256(g0t, nibble_mask);
         const __m256i g0t_sh = _mm256_srli_epi16(g0t, 4);
         const __m256i g0t_hi = _mm256_and_si256(g0t_sh, nibble_mask);
@@ -270,9 +270,9 @@ static void sm4_wordslice_avx2_vaes_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g0l = _mm256_xor_si256(g0l_acc, g0lr2);
         const __m256i g0x = _mm256_xor_si256(g0x0, g0l);
         g0x0 = g0x;
-        const __m256i g1t_acc = _mm256_xor_si256(g1x1, g1x2);
-        const __m256i g1t_acc_1 = _mm256_xor_si256(g1t_acc, rkw);
-        const __m256i g1t = _mm256_xor_si256(g1t_acc_1, g1x3);
+        const __m256i g1k_acc = _mm256_xor_si256(g1x1, g1x2);
+        const __m256i g1k = _mm256_xor_si256(g1k_acc, rkw);
+        const __m256i g1t = _mm256_xor_si256(g1k, g1x3);
         const __m256i g1t_lo = _mm256_and_si256(g1t, nibble_mask);
         const __m256i g1t_sh = _mm256_srli_epi16(g1t, 4);
         const __m256i g1t_hi = _mm256_and_si256(g1t_sh, nibble_mask);
@@ -299,9 +299,9 @@ static void sm4_wordslice_avx2_vaes_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g1l = _mm256_xor_si256(g1l_acc, g1lr2);
         const __m256i g1x = _mm256_xor_si256(g1x0, g1l);
         g1x0 = g1x;
-        const __m256i g2t_acc = _mm256_xor_si256(g2x1, g2x2);
-        const __m256i g2t_acc_1 = _mm256_xor_si256(g2t_acc, rkw);
-        const __m256i g2t = _mm256_xor_si256(g2t_acc_1, g2x3);
+        const __m256i g2k_acc = _mm256_xor_si256(g2x1, g2x2);
+        const __m256i g2k = _mm256_xor_si256(g2k_acc, rkw);
+        const __m256i g2t = _mm256_xor_si256(g2k, g2x3);
         const __m256i g2t_lo = _mm256_and_si256(g2t, nibble_mask);
         const __m256i g2t_sh = _mm256_srli_epi16(g2t, 4);
         const __m256i g2t_hi = _mm256_and_si256(g2t_sh, nibble_mask);
@@ -328,9 +328,9 @@ static void sm4_wordslice_avx2_vaes_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g2l = _mm256_xor_si256(g2l_acc, g2lr2);
         const __m256i g2x = _mm256_xor_si256(g2x0, g2l);
         g2x0 = g2x;
-        const __m256i g3t_acc = _mm256_xor_si256(g3x1, g3x2);
-        const __m256i g3t_acc_1 = _mm256_xor_si256(g3t_acc, rkw);
-        const __m256i g3t = _mm256_xor_si256(g3t_acc_1, g3x3);
+        const __m256i g3k_acc = _mm256_xor_si256(g3x1, g3x2);
+        const __m256i g3k = _mm256_xor_si256(g3k_acc, rkw);
+        const __m256i g3t = _mm256_xor_si256(g3k, g3x3);
         const __m256i g3t_lo = _mm256_and_si256(g3t, nibble_mask);
         const __m256i g3t_sh = _mm256_srli_epi16(g3t, 4);
         const __m256i g3t_hi = _mm256_and_si256(g3t_sh, nibble_mask);
@@ -357,9 +357,9 @@ static void sm4_wordslice_avx2_vaes_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g3l = _mm256_xor_si256(g3l_acc, g3lr2);
         const __m256i g3x = _mm256_xor_si256(g3x0, g3l);
         g3x0 = g3x;
-        const __m256i g4t_acc = _mm256_xor_si256(g4x1, g4x2);
-        const __m256i g4t_acc_1 = _mm256_xor_si256(g4t_acc, rkw);
-        const __m256i g4t = _mm256_xor_si256(g4t_acc_1, g4x3);
+        const __m256i g4k_acc = _mm256_xor_si256(g4x1, g4x2);
+        const __m256i g4k = _mm256_xor_si256(g4k_acc, rkw);
+        const __m256i g4t = _mm256_xor_si256(g4k, g4x3);
         const __m256i g4t_lo = _mm256_and_si256(g4t, nibble_mask);
         const __m256i g4t_sh = _mm256_srli_epi16(g4t, 4);
         const __m256i g4t_hi = _mm256_and_si256(g4t_sh, nibble_mask);
@@ -386,9 +386,9 @@ static void sm4_wordslice_avx2_vaes_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g4l = _mm256_xor_si256(g4l_acc, g4lr2);
         const __m256i g4x = _mm256_xor_si256(g4x0, g4l);
         g4x0 = g4x;
-        const __m256i g5t_acc = _mm256_xor_si256(g5x1, g5x2);
-        const __m256i g5t_acc_1 = _mm256_xor_si256(g5t_acc, rkw);
-        const __m256i g5t = _mm256_xor_si256(g5t_acc_1, g5x3);
+        const __m256i g5k_acc = _mm256_xor_si256(g5x1, g5x2);
+        const __m256i g5k = _mm256_xor_si256(g5k_acc, rkw);
+        const __m256i g5t = _mm256_xor_si256(g5k, g5x3);
         const __m256i g5t_lo = _mm256_and_si256(g5t, nibble_mask);
         const __m256i g5t_sh = _mm256_srli_epi16(g5t, 4);
         const __m256i g5t_hi = _mm256_and_si256(g5t_sh, nibble_mask);
@@ -415,9 +415,9 @@ static void sm4_wordslice_avx2_vaes_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g5l = _mm256_xor_si256(g5l_acc, g5lr2);
         const __m256i g5x = _mm256_xor_si256(g5x0, g5l);
         g5x0 = g5x;
-        const __m256i g6t_acc = _mm256_xor_si256(g6x1, g6x2);
-        const __m256i g6t_acc_1 = _mm256_xor_si256(g6t_acc, rkw);
-        const __m256i g6t = _mm256_xor_si256(g6t_acc_1, g6x3);
+        const __m256i g6k_acc = _mm256_xor_si256(g6x1, g6x2);
+        const __m256i g6k = _mm256_xor_si256(g6k_acc, rkw);
+        const __m256i g6t = _mm256_xor_si256(g6k, g6x3);
         const __m256i g6t_lo = _mm256_and_si256(g6t, nibble_mask);
         const __m256i g6t_sh = _mm256_srli_epi16(g6t, 4);
         const __m256i g6t_hi = _mm256_and_si256(g6t_sh, nibble_mask);
@@ -444,9 +444,9 @@ static void sm4_wordslice_avx2_vaes_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g6l = _mm256_xor_si256(g6l_acc, g6lr2);
         const __m256i g6x = _mm256_xor_si256(g6x0, g6l);
         g6x0 = g6x;
-        const __m256i g7t_acc = _mm256_xor_si256(g7x1, g7x2);
-        const __m256i g7t_acc_1 = _mm256_xor_si256(g7t_acc, rkw);
-        const __m256i g7t = _mm256_xor_si256(g7t_acc_1, g7x3);
+        const __m256i g7k_acc = _mm256_xor_si256(g7x1, g7x2);
+        const __m256i g7k = _mm256_xor_si256(g7k_acc, rkw);
+        const __m256i g7t = _mm256_xor_si256(g7k, g7x3);
         const __m256i g7t_lo = _mm256_and_si256(g7t, nibble_mask);
         const __m256i g7t_sh = _mm256_srli_epi16(g7t, 4);
         const __m256i g7t_hi = _mm256_and_si256(g7t_sh, nibble_mask);
@@ -476,9 +476,9 @@ static void sm4_wordslice_avx2_vaes_batch(const uint8_t *rk, const uint8_t *in, 
 
         /* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
         const __m256i rkw_1 = _mm256_set1_epi32(kc_load32(rk + 16 * r + 4));
-        const __m256i g0t_acc_2 = _mm256_xor_si256(g0x2, g0x3);
-        const __m256i g0t_acc_3 = _mm256_xor_si256(g0t_acc_2, rkw_1);
-        const __m256i g0t_1 = _mm256_xor_si256(g0t_acc_3, g0x0);
+        const __m256i g0k_acc_1 = _mm256_xor_si256(g0x2, g0x3);
+        const __m256i g0k_1 = _mm256_xor_si256(g0k_acc_1, rkw_1);
+        const __m256i g0t_1 = _mm256_xor_si256(g0k_1, g0x0);
         const __m256i g0t_1_lo = _mm256_and_si256(g0t_1, nibble_mask);
         const __m256i g0t_1_sh = _mm256_srli_epi16(g0t_1, 4);
         const __m256i g0t_1_hi = _mm256_and_si256(g0t_1_sh, nibble_mask);
@@ -505,9 +505,9 @@ static void sm4_wordslice_avx2_vaes_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g0l_1 = _mm256_xor_si256(g0l_acc_1, g0lr2_1);
         const __m256i g0x_1 = _mm256_xor_si256(g0x1, g0l_1);
         g0x1 = g0x_1;
-        const __m256i g1t_acc_2 = _mm256_xor_si256(g1x2, g1x3);
-        const __m256i g1t_acc_3 = _mm256_xor_si256(g1t_acc_2, rkw_1);
-        const __m256i g1t_1 = _mm256_xor_si256(g1t_acc_3, g1x0);
+        const __m256i g1k_acc_1 = _mm256_xor_si256(g1x2, g1x3);
+        const __m256i g1k_1 = _mm256_xor_si256(g1k_acc_1, rkw_1);
+        const __m256i g1t_1 = _mm256_xor_si256(g1k_1, g1x0);
         const __m256i g1t_1_lo = _mm256_and_si256(g1t_1, nibble_mask);
         const __m256i g1t_1_sh = _mm256_srli_epi16(g1t_1, 4);
         const __m256i g1t_1_hi = _mm256_and_si256(g1t_1_sh, nibble_mask);
@@ -534,9 +534,9 @@ static void sm4_wordslice_avx2_vaes_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g1l_1 = _mm256_xor_si256(g1l_acc_1, g1lr2_1);
         const __m256i g1x_1 = _mm256_xor_si256(g1x1, g1l_1);
         g1x1 = g1x_1;
-        const __m256i g2t_acc_2 = _mm256_xor_si256(g2x2, g2x3);
-        const __m256i g2t_acc_3 = _mm256_xor_si256(g2t_acc_2, rkw_1);
-        const __m256i g2t_1 = _mm256_xor_si256(g2t_acc_3, g2x0);
+        const __m256i g2k_acc_1 = _mm256_xor_si256(g2x2, g2x3);
+        const __m256i g2k_1 = _mm256_xor_si256(g2k_acc_1, rkw_1);
+        const __m256i g2t_1 = _mm256_xor_si256(g2k_1, g2x0);
         const __m256i g2t_1_lo = _mm256_and_si256(g2t_1, nibble_mask);
         const __m256i g2t_1_sh = _mm256_srli_epi16(g2t_1, 4);
         const __m256i g2t_1_hi = _mm256_and_si256(g2t_1_sh, nibble_mask);
@@ -563,9 +563,9 @@ static void sm4_wordslice_avx2_vaes_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g2l_1 = _mm256_xor_si256(g2l_acc_1, g2lr2_1);
         const __m256i g2x_1 = _mm256_xor_si256(g2x1, g2l_1);
         g2x1 = g2x_1;
-        const __m256i g3t_acc_2 = _mm256_xor_si256(g3x2, g3x3);
-        const __m256i g3t_acc_3 = _mm256_xor_si256(g3t_acc_2, rkw_1);
-        const __m256i g3t_1 = _mm256_xor_si256(g3t_acc_3, g3x0);
+        const __m256i g3k_acc_1 = _mm256_xor_si256(g3x2, g3x3);
+        const __m256i g3k_1 = _mm256_xor_si256(g3k_acc_1, rkw_1);
+        const __m256i g3t_1 = _mm256_xor_si256(g3k_1, g3x0);
         const __m256i g3t_1_lo = _mm256_and_si256(g3t_1, nibble_mask);
         const __m256i g3t_1_sh = _mm256_srli_epi16(g3t_1, 4);
         const __m256i g3t_1_hi = _mm256_and_si256(g3t_1_sh, nibble_mask);
@@ -592,9 +592,9 @@ static void sm4_wordslice_avx2_vaes_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g3l_1 = _mm256_xor_si256(g3l_acc_1, g3lr2_1);
         const __m256i g3x_1 = _mm256_xor_si256(g3x1, g3l_1);
         g3x1 = g3x_1;
-        const __m256i g4t_acc_2 = _mm256_xor_si256(g4x2, g4x3);
-        const __m256i g4t_acc_3 = _mm256_xor_si256(g4t_acc_2, rkw_1);
-        const __m256i g4t_1 = _mm256_xor_si256(g4t_acc_3, g4x0);
+        const __m256i g4k_acc_1 = _mm256_xor_si256(g4x2, g4x3);
+        const __m256i g4k_1 = _mm256_xor_si256(g4k_acc_1, rkw_1);
+        const __m256i g4t_1 = _mm256_xor_si256(g4k_1, g4x0);
         const __m256i g4t_1_lo = _mm256_and_si256(g4t_1, nibble_mask);
         const __m256i g4t_1_sh = _mm256_srli_epi16(g4t_1, 4);
         const __m256i g4t_1_hi = _mm256_and_si256(g4t_1_sh, nibble_mask);
@@ -621,9 +621,9 @@ static void sm4_wordslice_avx2_vaes_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g4l_1 = _mm256_xor_si256(g4l_acc_1, g4lr2_1);
         const __m256i g4x_1 = _mm256_xor_si256(g4x1, g4l_1);
         g4x1 = g4x_1;
-        const __m256i g5t_acc_2 = _mm256_xor_si256(g5x2, g5x3);
-        const __m256i g5t_acc_3 = _mm256_xor_si256(g5t_acc_2, rkw_1);
-        const __m256i g5t_1 = _mm256_xor_si256(g5t_acc_3, g5x0);
+        const __m256i g5k_acc_1 = _mm256_xor_si256(g5x2, g5x3);
+        const __m256i g5k_1 = _mm256_xor_si256(g5k_acc_1, rkw_1);
+        const __m256i g5t_1 = _mm256_xor_si256(g5k_1, g5x0);
         const __m256i g5t_1_lo = _mm256_and_si256(g5t_1, nibble_mask);
         const __m256i g5t_1_sh = _mm256_srli_epi16(g5t_1, 4);
         const __m256i g5t_1_hi = _mm256_and_si256(g5t_1_sh, nibble_mask);
@@ -650,9 +650,9 @@ static void sm4_wordslice_avx2_vaes_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g5l_1 = _mm256_xor_si256(g5l_acc_1, g5lr2_1);
         const __m256i g5x_1 = _mm256_xor_si256(g5x1, g5l_1);
         g5x1 = g5x_1;
-        const __m256i g6t_acc_2 = _mm256_xor_si256(g6x2, g6x3);
-        const __m256i g6t_acc_3 = _mm256_xor_si256(g6t_acc_2, rkw_1);
-        const __m256i g6t_1 = _mm256_xor_si256(g6t_acc_3, g6x0);
+        const __m256i g6k_acc_1 = _mm256_xor_si256(g6x2, g6x3);
+        const __m256i g6k_1 = _mm256_xor_si256(g6k_acc_1, rkw_1);
+        const __m256i g6t_1 = _mm256_xor_si256(g6k_1, g6x0);
         const __m256i g6t_1_lo = _mm256_and_si256(g6t_1, nibble_mask);
         const __m256i g6t_1_sh = _mm256_srli_epi16(g6t_1, 4);
         const __m256i g6t_1_hi = _mm256_and_si256(g6t_1_sh, nibble_mask);
@@ -679,9 +679,9 @@ static void sm4_wordslice_avx2_vaes_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g6l_1 = _mm256_xor_si256(g6l_acc_1, g6lr2_1);
         const __m256i g6x_1 = _mm256_xor_si256(g6x1, g6l_1);
         g6x1 = g6x_1;
-        const __m256i g7t_acc_2 = _mm256_xor_si256(g7x2, g7x3);
-        const __m256i g7t_acc_3 = _mm256_xor_si256(g7t_acc_2, rkw_1);
-        const __m256i g7t_1 = _mm256_xor_si256(g7t_acc_3, g7x0);
+        const __m256i g7k_acc_1 = _mm256_xor_si256(g7x2, g7x3);
+        const __m256i g7k_1 = _mm256_xor_si256(g7k_acc_1, rkw_1);
+        const __m256i g7t_1 = _mm256_xor_si256(g7k_1, g7x0);
         const __m256i g7t_1_lo = _mm256_and_si256(g7t_1, nibble_mask);
         const __m256i g7t_1_sh = _mm256_srli_epi16(g7t_1, 4);
         const __m256i g7t_1_hi = _mm256_and_si256(g7t_1_sh, nibble_mask);
@@ -711,9 +711,9 @@ static void sm4_wordslice_avx2_vaes_batch(const uint8_t *rk, const uint8_t *in, 
 
         /* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
         const __m256i rkw_2 = _mm256_set1_epi32(kc_load32(rk + 16 * r + 8));
-        const __m256i g0t_acc_4 = _mm256_xor_si256(g0x3, g0x0);
-        const __m256i g0t_acc_5 = _mm256_xor_si256(g0t_acc_4, rkw_2);
-        const __m256i g0t_2 = _mm256_xor_si256(g0t_acc_5, g0x1);
+        const __m256i g0k_acc_2 = _mm256_xor_si256(g0x3, g0x0);
+        const __m256i g0k_2 = _mm256_xor_si256(g0k_acc_2, rkw_2);
+        const __m256i g0t_2 = _mm256_xor_si256(g0k_2, g0x1);
         const __m256i g0t_2_lo = _mm256_and_si256(g0t_2, nibble_mask);
         const __m256i g0t_2_sh = _mm256_srli_epi16(g0t_2, 4);
         const __m256i g0t_2_hi = _mm256_and_si256(g0t_2_sh, nibble_mask);
@@ -740,9 +740,9 @@ static void sm4_wordslice_avx2_vaes_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g0l_2 = _mm256_xor_si256(g0l_acc_2, g0lr2_2);
         const __m256i g0x_2 = _mm256_xor_si256(g0x2, g0l_2);
         g0x2 = g0x_2;
-        const __m256i g1t_acc_4 = _mm256_xor_si256(g1x3, g1x0);
-        const __m256i g1t_acc_5 = _mm256_xor_si256(g1t_acc_4, rkw_2);
-        const __m256i g1t_2 = _mm256_xor_si256(g1t_acc_5, g1x1);
+        const __m256i g1k_acc_2 = _mm256_xor_si256(g1x3, g1x0);
+        const __m256i g1k_2 = _mm256_xor_si256(g1k_acc_2, rkw_2);
+        const __m256i g1t_2 = _mm256_xor_si256(g1k_2, g1x1);
         const __m256i g1t_2_lo = _mm256_and_si256(g1t_2, nibble_mask);
         const __m256i g1t_2_sh = _mm256_srli_epi16(g1t_2, 4);
         const __m256i g1t_2_hi = _mm256_and_si256(g1t_2_sh, nibble_mask);
@@ -769,9 +769,9 @@ static void sm4_wordslice_avx2_vaes_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g1l_2 = _mm256_xor_si256(g1l_acc_2, g1lr2_2);
         const __m256i g1x_2 = _mm256_xor_si256(g1x2, g1l_2);
         g1x2 = g1x_2;
-        const __m256i g2t_acc_4 = _mm256_xor_si256(g2x3, g2x0);
-        const __m256i g2t_acc_5 = _mm256_xor_si256(g2t_acc_4, rkw_2);
-        const __m256i g2t_2 = _mm256_xor_si256(g2t_acc_5, g2x1);
+        const __m256i g2k_acc_2 = _mm256_xor_si256(g2x3, g2x0);
+        const __m256i g2k_2 = _mm256_xor_si256(g2k_acc_2, rkw_2);
+        const __m256i g2t_2 = _mm256_xor_si256(g2k_2, g2x1);
         const __m256i g2t_2_lo = _mm256_and_si256(g2t_2, nibble_mask);
         const __m256i g2t_2_sh = _mm256_srli_epi16(g2t_2, 4);
         const __m256i g2t_2_hi = _mm256_and_si256(g2t_2_sh, nibble_mask);
@@ -798,9 +798,9 @@ static void sm4_wordslice_avx2_vaes_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g2l_2 = _mm256_xor_si256(g2l_acc_2, g2lr2_2);
         const __m256i g2x_2 = _mm256_xor_si256(g2x2, g2l_2);
         g2x2 = g2x_2;
-        const __m256i g3t_acc_4 = _mm256_xor_si256(g3x3, g3x0);
-        const __m256i g3t_acc_5 = _mm256_xor_si256(g3t_acc_4, rkw_2);
-        const __m256i g3t_2 = _mm256_xor_si256(g3t_acc_5, g3x1);
+        const __m256i g3k_acc_2 = _mm256_xor_si256(g3x3, g3x0);
+        const __m256i g3k_2 = _mm256_xor_si256(g3k_acc_2, rkw_2);
+        const __m256i g3t_2 = _mm256_xor_si256(g3k_2, g3x1);
         const __m256i g3t_2_lo = _mm256_and_si256(g3t_2, nibble_mask);
         const __m256i g3t_2_sh = _mm256_srli_epi16(g3t_2, 4);
         const __m256i g3t_2_hi = _mm256_and_si256(g3t_2_sh, nibble_mask);
@@ -827,9 +827,9 @@ static void sm4_wordslice_avx2_vaes_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g3l_2 = _mm256_xor_si256(g3l_acc_2, g3lr2_2);
         const __m256i g3x_2 = _mm256_xor_si256(g3x2, g3l_2);
         g3x2 = g3x_2;
-        const __m256i g4t_acc_4 = _mm256_xor_si256(g4x3, g4x0);
-        const __m256i g4t_acc_5 = _mm256_xor_si256(g4t_acc_4, rkw_2);
-        const __m256i g4t_2 = _mm256_xor_si256(g4t_acc_5, g4x1);
+        const __m256i g4k_acc_2 = _mm256_xor_si256(g4x3, g4x0);
+        const __m256i g4k_2 = _mm256_xor_si256(g4k_acc_2, rkw_2);
+        const __m256i g4t_2 = _mm256_xor_si256(g4k_2, g4x1);
         const __m256i g4t_2_lo = _mm256_and_si256(g4t_2, nibble_mask);
         const __m256i g4t_2_sh = _mm256_srli_epi16(g4t_2, 4);
         const __m256i g4t_2_hi = _mm256_and_si256(g4t_2_sh, nibble_mask);
@@ -856,9 +856,9 @@ static void sm4_wordslice_avx2_vaes_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g4l_2 = _mm256_xor_si256(g4l_acc_2, g4lr2_2);
         const __m256i g4x_2 = _mm256_xor_si256(g4x2, g4l_2);
         g4x2 = g4x_2;
-        const __m256i g5t_acc_4 = _mm256_xor_si256(g5x3, g5x0);
-        const __m256i g5t_acc_5 = _mm256_xor_si256(g5t_acc_4, rkw_2);
-        const __m256i g5t_2 = _mm256_xor_si256(g5t_acc_5, g5x1);
+        const __m256i g5k_acc_2 = _mm256_xor_si256(g5x3, g5x0);
+        const __m256i g5k_2 = _mm256_xor_si256(g5k_acc_2, rkw_2);
+        const __m256i g5t_2 = _mm256_xor_si256(g5k_2, g5x1);
         const __m256i g5t_2_lo = _mm256_and_si256(g5t_2, nibble_mask);
         const __m256i g5t_2_sh = _mm256_srli_epi16(g5t_2, 4);
         const __m256i g5t_2_hi = _mm256_and_si256(g5t_2_sh, nibble_mask);
@@ -885,9 +885,9 @@ static void sm4_wordslice_avx2_vaes_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g5l_2 = _mm256_xor_si256(g5l_acc_2, g5lr2_2);
         const __m256i g5x_2 = _mm256_xor_si256(g5x2, g5l_2);
         g5x2 = g5x_2;
-        const __m256i g6t_acc_4 = _mm256_xor_si256(g6x3, g6x0);
-        const __m256i g6t_acc_5 = _mm256_xor_si256(g6t_acc_4, rkw_2);
-        const __m256i g6t_2 = _mm256_xor_si256(g6t_acc_5, g6x1);
+        const __m256i g6k_acc_2 = _mm256_xor_si256(g6x3, g6x0);
+        const __m256i g6k_2 = _mm256_xor_si256(g6k_acc_2, rkw_2);
+        const __m256i g6t_2 = _mm256_xor_si256(g6k_2, g6x1);
         const __m256i g6t_2_lo = _mm256_and_si256(g6t_2, nibble_mask);
         const __m256i g6t_2_sh = _mm256_srli_epi16(g6t_2, 4);
         const __m256i g6t_2_hi = _mm256_and_si256(g6t_2_sh, nibble_mask);
@@ -914,9 +914,9 @@ static void sm4_wordslice_avx2_vaes_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g6l_2 = _mm256_xor_si256(g6l_acc_2, g6lr2_2);
         const __m256i g6x_2 = _mm256_xor_si256(g6x2, g6l_2);
         g6x2 = g6x_2;
-        const __m256i g7t_acc_4 = _mm256_xor_si256(g7x3, g7x0);
-        const __m256i g7t_acc_5 = _mm256_xor_si256(g7t_acc_4, rkw_2);
-        const __m256i g7t_2 = _mm256_xor_si256(g7t_acc_5, g7x1);
+        const __m256i g7k_acc_2 = _mm256_xor_si256(g7x3, g7x0);
+        const __m256i g7k_2 = _mm256_xor_si256(g7k_acc_2, rkw_2);
+        const __m256i g7t_2 = _mm256_xor_si256(g7k_2, g7x1);
         const __m256i g7t_2_lo = _mm256_and_si256(g7t_2, nibble_mask);
         const __m256i g7t_2_sh = _mm256_srli_epi16(g7t_2, 4);
         const __m256i g7t_2_hi = _mm256_and_si256(g7t_2_sh, nibble_mask);
@@ -946,9 +946,9 @@ static void sm4_wordslice_avx2_vaes_batch(const uint8_t *rk, const uint8_t *in, 
 
         /* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
         const __m256i rkw_3 = _mm256_set1_epi32(kc_load32(rk + 16 * r + 12));
-        const __m256i g0t_acc_6 = _mm256_xor_si256(g0x0, g0x1);
-        const __m256i g0t_acc_7 = _mm256_xor_si256(g0t_acc_6, rkw_3);
-        const __m256i g0t_3 = _mm256_xor_si256(g0t_acc_7, g0x2);
+        const __m256i g0k_acc_3 = _mm256_xor_si256(g0x0, g0x1);
+        const __m256i g0k_3 = _mm256_xor_si256(g0k_acc_3, rkw_3);
+        const __m256i g0t_3 = _mm256_xor_si256(g0k_3, g0x2);
         const __m256i g0t_3_lo = _mm256_and_si256(g0t_3, nibble_mask);
         const __m256i g0t_3_sh = _mm256_srli_epi16(g0t_3, 4);
         const __m256i g0t_3_hi = _mm256_and_si256(g0t_3_sh, nibble_mask);
@@ -975,9 +975,9 @@ static void sm4_wordslice_avx2_vaes_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g0l_3 = _mm256_xor_si256(g0l_acc_3, g0lr2_3);
         const __m256i g0x_3 = _mm256_xor_si256(g0x3, g0l_3);
         g0x3 = g0x_3;
-        const __m256i g1t_acc_6 = _mm256_xor_si256(g1x0, g1x1);
-        const __m256i g1t_acc_7 = _mm256_xor_si256(g1t_acc_6, rkw_3);
-        const __m256i g1t_3 = _mm256_xor_si256(g1t_acc_7, g1x2);
+        const __m256i g1k_acc_3 = _mm256_xor_si256(g1x0, g1x1);
+        const __m256i g1k_3 = _mm256_xor_si256(g1k_acc_3, rkw_3);
+        const __m256i g1t_3 = _mm256_xor_si256(g1k_3, g1x2);
         const __m256i g1t_3_lo = _mm256_and_si256(g1t_3, nibble_mask);
         const __m256i g1t_3_sh = _mm256_srli_epi16(g1t_3, 4);
         const __m256i g1t_3_hi = _mm256_and_si256(g1t_3_sh, nibble_mask);
@@ -1004,9 +1004,9 @@ static void sm4_wordslice_avx2_vaes_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g1l_3 = _mm256_xor_si256(g1l_acc_3, g1lr2_3);
         const __m256i g1x_3 = _mm256_xor_si256(g1x3, g1l_3);
         g1x3 = g1x_3;
-        const __m256i g2t_acc_6 = _mm256_xor_si256(g2x0, g2x1);
-        const __m256i g2t_acc_7 = _mm256_xor_si256(g2t_acc_6, rkw_3);
-        const __m256i g2t_3 = _mm256_xor_si256(g2t_acc_7, g2x2);
+        const __m256i g2k_acc_3 = _mm256_xor_si256(g2x0, g2x1);
+        const __m256i g2k_3 = _mm256_xor_si256(g2k_acc_3, rkw_3);
+        const __m256i g2t_3 = _mm256_xor_si256(g2k_3, g2x2);
         const __m256i g2t_3_lo = _mm256_and_si256(g2t_3, nibble_mask);
         const __m256i g2t_3_sh = _mm256_srli_epi16(g2t_3, 4);
         const __m256i g2t_3_hi = _mm256_and_si256(g2t_3_sh, nibble_mask);
@@ -1033,9 +1033,9 @@ static void sm4_wordslice_avx2_vaes_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g2l_3 = _mm256_xor_si256(g2l_acc_3, g2lr2_3);
         const __m256i g2x_3 = _mm256_xor_si256(g2x3, g2l_3);
         g2x3 = g2x_3;
-        const __m256i g3t_acc_6 = _mm256_xor_si256(g3x0, g3x1);
-        const __m256i g3t_acc_7 = _mm256_xor_si256(g3t_acc_6, rkw_3);
-        const __m256i g3t_3 = _mm256_xor_si256(g3t_acc_7, g3x2);
+        const __m256i g3k_acc_3 = _mm256_xor_si256(g3x0, g3x1);
+        const __m256i g3k_3 = _mm256_xor_si256(g3k_acc_3, rkw_3);
+        const __m256i g3t_3 = _mm256_xor_si256(g3k_3, g3x2);
         const __m256i g3t_3_lo = _mm256_and_si256(g3t_3, nibble_mask);
         const __m256i g3t_3_sh = _mm256_srli_epi16(g3t_3, 4);
         const __m256i g3t_3_hi = _mm256_and_si256(g3t_3_sh, nibble_mask);
@@ -1062,9 +1062,9 @@ static void sm4_wordslice_avx2_vaes_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g3l_3 = _mm256_xor_si256(g3l_acc_3, g3lr2_3);
         const __m256i g3x_3 = _mm256_xor_si256(g3x3, g3l_3);
         g3x3 = g3x_3;
-        const __m256i g4t_acc_6 = _mm256_xor_si256(g4x0, g4x1);
-        const __m256i g4t_acc_7 = _mm256_xor_si256(g4t_acc_6, rkw_3);
-        const __m256i g4t_3 = _mm256_xor_si256(g4t_acc_7, g4x2);
+        const __m256i g4k_acc_3 = _mm256_xor_si256(g4x0, g4x1);
+        const __m256i g4k_3 = _mm256_xor_si256(g4k_acc_3, rkw_3);
+        const __m256i g4t_3 = _mm256_xor_si256(g4k_3, g4x2);
         const __m256i g4t_3_lo = _mm256_and_si256(g4t_3, nibble_mask);
         const __m256i g4t_3_sh = _mm256_srli_epi16(g4t_3, 4);
         const __m256i g4t_3_hi = _mm256_and_si256(g4t_3_sh, nibble_mask);
@@ -1091,9 +1091,9 @@ static void sm4_wordslice_avx2_vaes_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g4l_3 = _mm256_xor_si256(g4l_acc_3, g4lr2_3);
         const __m256i g4x_3 = _mm256_xor_si256(g4x3, g4l_3);
         g4x3 = g4x_3;
-        const __m256i g5t_acc_6 = _mm256_xor_si256(g5x0, g5x1);
-        const __m256i g5t_acc_7 = _mm256_xor_si256(g5t_acc_6, rkw_3);
-        const __m256i g5t_3 = _mm256_xor_si256(g5t_acc_7, g5x2);
+        const __m256i g5k_acc_3 = _mm256_xor_si256(g5x0, g5x1);
+        const __m256i g5k_3 = _mm256_xor_si256(g5k_acc_3, rkw_3);
+        const __m256i g5t_3 = _mm256_xor_si256(g5k_3, g5x2);
         const __m256i g5t_3_lo = _mm256_and_si256(g5t_3, nibble_mask);
         const __m256i g5t_3_sh = _mm256_srli_epi16(g5t_3, 4);
         const __m256i g5t_3_hi = _mm256_and_si256(g5t_3_sh, nibble_mask);
@@ -1120,9 +1120,9 @@ static void sm4_wordslice_avx2_vaes_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g5l_3 = _mm256_xor_si256(g5l_acc_3, g5lr2_3);
         const __m256i g5x_3 = _mm256_xor_si256(g5x3, g5l_3);
         g5x3 = g5x_3;
-        const __m256i g6t_acc_6 = _mm256_xor_si256(g6x0, g6x1);
-        const __m256i g6t_acc_7 = _mm256_xor_si256(g6t_acc_6, rkw_3);
-        const __m256i g6t_3 = _mm256_xor_si256(g6t_acc_7, g6x2);
+        const __m256i g6k_acc_3 = _mm256_xor_si256(g6x0, g6x1);
+        const __m256i g6k_3 = _mm256_xor_si256(g6k_acc_3, rkw_3);
+        const __m256i g6t_3 = _mm256_xor_si256(g6k_3, g6x2);
         const __m256i g6t_3_lo = _mm256_and_si256(g6t_3, nibble_mask);
         const __m256i g6t_3_sh = _mm256_srli_epi16(g6t_3, 4);
         const __m256i g6t_3_hi = _mm256_and_si256(g6t_3_sh, nibble_mask);
@@ -1149,9 +1149,9 @@ static void sm4_wordslice_avx2_vaes_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g6l_3 = _mm256_xor_si256(g6l_acc_3, g6lr2_3);
         const __m256i g6x_3 = _mm256_xor_si256(g6x3, g6l_3);
         g6x3 = g6x_3;
-        const __m256i g7t_acc_6 = _mm256_xor_si256(g7x0, g7x1);
-        const __m256i g7t_acc_7 = _mm256_xor_si256(g7t_acc_6, rkw_3);
-        const __m256i g7t_3 = _mm256_xor_si256(g7t_acc_7, g7x2);
+        const __m256i g7k_acc_3 = _mm256_xor_si256(g7x0, g7x1);
+        const __m256i g7k_3 = _mm256_xor_si256(g7k_acc_3, rkw_3);
+        const __m256i g7t_3 = _mm256_xor_si256(g7k_3, g7x2);
         const __m256i g7t_3_lo = _mm256_and_si256(g7t_3, nibble_mask);
         const __m256i g7t_3_sh = _mm256_srli_epi16(g7t_3, 4);
         const __m256i g7t_3_hi = _mm256_and_si256(g7t_3_sh, nibble_mask);
@@ -1517,9 +1517,9 @@ static void sm4_wordslice_avx2_vaes_batch_xor(const uint8_t *rk, const uint8_t *
 
         /* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
         const __m256i rkw = _mm256_set1_epi32(kc_load32(rk + 16 * r));
-        const __m256i g0t_acc = _mm256_xor_si256(g0x1, g0x2);
-        const __m256i g0t_acc_1 = _mm256_xor_si256(g0t_acc, rkw);
-        const __m256i g0t = _mm256_xor_si256(g0t_acc_1, g0x3);
+        const __m256i g0k_acc = _mm256_xor_si256(g0x1, g0x2);
+        const __m256i g0k = _mm256_xor_si256(g0k_acc, rkw);
+        const __m256i g0t = _mm256_xor_si256(g0k, g0x3);
         const __m256i g0t_lo = _mm256_and_si256(g0t, nibble_mask);
         const __m256i g0t_sh = _mm256_srli_epi16(g0t, 4);
         const __m256i g0t_hi = _mm256_and_si256(g0t_sh, nibble_mask);
@@ -1546,9 +1546,9 @@ static void sm4_wordslice_avx2_vaes_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g0l = _mm256_xor_si256(g0l_acc, g0lr2);
         const __m256i g0x = _mm256_xor_si256(g0x0, g0l);
         g0x0 = g0x;
-        const __m256i g1t_acc = _mm256_xor_si256(g1x1, g1x2);
-        const __m256i g1t_acc_1 = _mm256_xor_si256(g1t_acc, rkw);
-        const __m256i g1t = _mm256_xor_si256(g1t_acc_1, g1x3);
+        const __m256i g1k_acc = _mm256_xor_si256(g1x1, g1x2);
+        const __m256i g1k = _mm256_xor_si256(g1k_acc, rkw);
+        const __m256i g1t = _mm256_xor_si256(g1k, g1x3);
         const __m256i g1t_lo = _mm256_and_si256(g1t, nibble_mask);
         const __m256i g1t_sh = _mm256_srli_epi16(g1t, 4);
         const __m256i g1t_hi = _mm256_and_si256(g1t_sh, nibble_mask);
@@ -1575,9 +1575,9 @@ static void sm4_wordslice_avx2_vaes_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g1l = _mm256_xor_si256(g1l_acc, g1lr2);
         const __m256i g1x = _mm256_xor_si256(g1x0, g1l);
         g1x0 = g1x;
-        const __m256i g2t_acc = _mm256_xor_si256(g2x1, g2x2);
-        const __m256i g2t_acc_1 = _mm256_xor_si256(g2t_acc, rkw);
-        const __m256i g2t = _mm256_xor_si256(g2t_acc_1, g2x3);
+        const __m256i g2k_acc = _mm256_xor_si256(g2x1, g2x2);
+        const __m256i g2k = _mm256_xor_si256(g2k_acc, rkw);
+        const __m256i g2t = _mm256_xor_si256(g2k, g2x3);
         const __m256i g2t_lo = _mm256_and_si256(g2t, nibble_mask);
         const __m256i g2t_sh = _mm256_srli_epi16(g2t, 4);
         const __m256i g2t_hi = _mm256_and_si256(g2t_sh, nibble_mask);
@@ -1604,9 +1604,9 @@ static void sm4_wordslice_avx2_vaes_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g2l = _mm256_xor_si256(g2l_acc, g2lr2);
         const __m256i g2x = _mm256_xor_si256(g2x0, g2l);
         g2x0 = g2x;
-        const __m256i g3t_acc = _mm256_xor_si256(g3x1, g3x2);
-        const __m256i g3t_acc_1 = _mm256_xor_si256(g3t_acc, rkw);
-        const __m256i g3t = _mm256_xor_si256(g3t_acc_1, g3x3);
+        const __m256i g3k_acc = _mm256_xor_si256(g3x1, g3x2);
+        const __m256i g3k = _mm256_xor_si256(g3k_acc, rkw);
+        const __m256i g3t = _mm256_xor_si256(g3k, g3x3);
         const __m256i g3t_lo = _mm256_and_si256(g3t, nibble_mask);
         const __m256i g3t_sh = _mm256_srli_epi16(g3t, 4);
         const __m256i g3t_hi = _mm256_and_si256(g3t_sh, nibble_mask);
@@ -1633,9 +1633,9 @@ static void sm4_wordslice_avx2_vaes_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g3l = _mm256_xor_si256(g3l_acc, g3lr2);
         const __m256i g3x = _mm256_xor_si256(g3x0, g3l);
         g3x0 = g3x;
-        const __m256i g4t_acc = _mm256_xor_si256(g4x1, g4x2);
-        const __m256i g4t_acc_1 = _mm256_xor_si256(g4t_acc, rkw);
-        const __m256i g4t = _mm256_xor_si256(g4t_acc_1, g4x3);
+        const __m256i g4k_acc = _mm256_xor_si256(g4x1, g4x2);
+        const __m256i g4k = _mm256_xor_si256(g4k_acc, rkw);
+        const __m256i g4t = _mm256_xor_si256(g4k, g4x3);
         const __m256i g4t_lo = _mm256_and_si256(g4t, nibble_mask);
         const __m256i g4t_sh = _mm256_srli_epi16(g4t, 4);
         const __m256i g4t_hi = _mm256_and_si256(g4t_sh, nibble_mask);
@@ -1662,9 +1662,9 @@ static void sm4_wordslice_avx2_vaes_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g4l = _mm256_xor_si256(g4l_acc, g4lr2);
         const __m256i g4x = _mm256_xor_si256(g4x0, g4l);
         g4x0 = g4x;
-        const __m256i g5t_acc = _mm256_xor_si256(g5x1, g5x2);
-        const __m256i g5t_acc_1 = _mm256_xor_si256(g5t_acc, rkw);
-        const __m256i g5t = _mm256_xor_si256(g5t_acc_1, g5x3);
+        const __m256i g5k_acc = _mm256_xor_si256(g5x1, g5x2);
+        const __m256i g5k = _mm256_xor_si256(g5k_acc, rkw);
+        const __m256i g5t = _mm256_xor_si256(g5k, g5x3);
         const __m256i g5t_lo = _mm256_and_si256(g5t, nibble_mask);
         const __m256i g5t_sh = _mm256_srli_epi16(g5t, 4);
         const __m256i g5t_hi = _mm256_and_si256(g5t_sh, nibble_mask);
@@ -1691,9 +1691,9 @@ static void sm4_wordslice_avx2_vaes_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g5l = _mm256_xor_si256(g5l_acc, g5lr2);
         const __m256i g5x = _mm256_xor_si256(g5x0, g5l);
         g5x0 = g5x;
-        const __m256i g6t_acc = _mm256_xor_si256(g6x1, g6x2);
-        const __m256i g6t_acc_1 = _mm256_xor_si256(g6t_acc, rkw);
-        const __m256i g6t = _mm256_xor_si256(g6t_acc_1, g6x3);
+        const __m256i g6k_acc = _mm256_xor_si256(g6x1, g6x2);
+        const __m256i g6k = _mm256_xor_si256(g6k_acc, rkw);
+        const __m256i g6t = _mm256_xor_si256(g6k, g6x3);
         const __m256i g6t_lo = _mm256_and_si256(g6t, nibble_mask);
         const __m256i g6t_sh = _mm256_srli_epi16(g6t, 4);
         const __m256i g6t_hi = _mm256_and_si256(g6t_sh, nibble_mask);
@@ -1720,9 +1720,9 @@ static void sm4_wordslice_avx2_vaes_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g6l = _mm256_xor_si256(g6l_acc, g6lr2);
         const __m256i g6x = _mm256_xor_si256(g6x0, g6l);
         g6x0 = g6x;
-        const __m256i g7t_acc = _mm256_xor_si256(g7x1, g7x2);
-        const __m256i g7t_acc_1 = _mm256_xor_si256(g7t_acc, rkw);
-        const __m256i g7t = _mm256_xor_si256(g7t_acc_1, g7x3);
+        const __m256i g7k_acc = _mm256_xor_si256(g7x1, g7x2);
+        const __m256i g7k = _mm256_xor_si256(g7k_acc, rkw);
+        const __m256i g7t = _mm256_xor_si256(g7k, g7x3);
         const __m256i g7t_lo = _mm256_and_si256(g7t, nibble_mask);
         const __m256i g7t_sh = _mm256_srli_epi16(g7t, 4);
         const __m256i g7t_hi = _mm256_and_si256(g7t_sh, nibble_mask);
@@ -1752,9 +1752,9 @@ static void sm4_wordslice_avx2_vaes_batch_xor(const uint8_t *rk, const uint8_t *
 
         /* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
         const __m256i rkw_1 = _mm256_set1_epi32(kc_load32(rk + 16 * r + 4));
-        const __m256i g0t_acc_2 = _mm256_xor_si256(g0x2, g0x3);
-        const __m256i g0t_acc_3 = _mm256_xor_si256(g0t_acc_2, rkw_1);
-        const __m256i g0t_1 = _mm256_xor_si256(g0t_acc_3, g0x0);
+        const __m256i g0k_acc_1 = _mm256_xor_si256(g0x2, g0x3);
+        const __m256i g0k_1 = _mm256_xor_si256(g0k_acc_1, rkw_1);
+        const __m256i g0t_1 = _mm256_xor_si256(g0k_1, g0x0);
         const __m256i g0t_1_lo = _mm256_and_si256(g0t_1, nibble_mask);
         const __m256i g0t_1_sh = _mm256_srli_epi16(g0t_1, 4);
         const __m256i g0t_1_hi = _mm256_and_si256(g0t_1_sh, nibble_mask);
@@ -1781,9 +1781,9 @@ static void sm4_wordslice_avx2_vaes_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g0l_1 = _mm256_xor_si256(g0l_acc_1, g0lr2_1);
         const __m256i g0x_1 = _mm256_xor_si256(g0x1, g0l_1);
         g0x1 = g0x_1;
-        const __m256i g1t_acc_2 = _mm256_xor_si256(g1x2, g1x3);
-        const __m256i g1t_acc_3 = _mm256_xor_si256(g1t_acc_2, rkw_1);
-        const __m256i g1t_1 = _mm256_xor_si256(g1t_acc_3, g1x0);
+        const __m256i g1k_acc_1 = _mm256_xor_si256(g1x2, g1x3);
+        const __m256i g1k_1 = _mm256_xor_si256(g1k_acc_1, rkw_1);
+        const __m256i g1t_1 = _mm256_xor_si256(g1k_1, g1x0);
         const __m256i g1t_1_lo = _mm256_and_si256(g1t_1, nibble_mask);
         const __m256i g1t_1_sh = _mm256_srli_epi16(g1t_1, 4);
         const __m256i g1t_1_hi = _mm256_and_si256(g1t_1_sh, nibble_mask);
@@ -1810,9 +1810,9 @@ static void sm4_wordslice_avx2_vaes_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g1l_1 = _mm256_xor_si256(g1l_acc_1, g1lr2_1);
         const __m256i g1x_1 = _mm256_xor_si256(g1x1, g1l_1);
         g1x1 = g1x_1;
-        const __m256i g2t_acc_2 = _mm256_xor_si256(g2x2, g2x3);
-        const __m256i g2t_acc_3 = _mm256_xor_si256(g2t_acc_2, rkw_1);
-        const __m256i g2t_1 = _mm256_xor_si256(g2t_acc_3, g2x0);
+        const __m256i g2k_acc_1 = _mm256_xor_si256(g2x2, g2x3);
+        const __m256i g2k_1 = _mm256_xor_si256(g2k_acc_1, rkw_1);
+        const __m256i g2t_1 = _mm256_xor_si256(g2k_1, g2x0);
         const __m256i g2t_1_lo = _mm256_and_si256(g2t_1, nibble_mask);
         const __m256i g2t_1_sh = _mm256_srli_epi16(g2t_1, 4);
         const __m256i g2t_1_hi = _mm256_and_si256(g2t_1_sh, nibble_mask);
@@ -1839,9 +1839,9 @@ static void sm4_wordslice_avx2_vaes_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g2l_1 = _mm256_xor_si256(g2l_acc_1, g2lr2_1);
         const __m256i g2x_1 = _mm256_xor_si256(g2x1, g2l_1);
         g2x1 = g2x_1;
-        const __m256i g3t_acc_2 = _mm256_xor_si256(g3x2, g3x3);
-        const __m256i g3t_acc_3 = _mm256_xor_si256(g3t_acc_2, rkw_1);
-        const __m256i g3t_1 = _mm256_xor_si256(g3t_acc_3, g3x0);
+        const __m256i g3k_acc_1 = _mm256_xor_si256(g3x2, g3x3);
+        const __m256i g3k_1 = _mm256_xor_si256(g3k_acc_1, rkw_1);
+        const __m256i g3t_1 = _mm256_xor_si256(g3k_1, g3x0);
         const __m256i g3t_1_lo = _mm256_and_si256(g3t_1, nibble_mask);
         const __m256i g3t_1_sh = _mm256_srli_epi16(g3t_1, 4);
         const __m256i g3t_1_hi = _mm256_and_si256(g3t_1_sh, nibble_mask);
@@ -1868,9 +1868,9 @@ static void sm4_wordslice_avx2_vaes_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g3l_1 = _mm256_xor_si256(g3l_acc_1, g3lr2_1);
         const __m256i g3x_1 = _mm256_xor_si256(g3x1, g3l_1);
         g3x1 = g3x_1;
-        const __m256i g4t_acc_2 = _mm256_xor_si256(g4x2, g4x3);
-        const __m256i g4t_acc_3 = _mm256_xor_si256(g4t_acc_2, rkw_1);
-        const __m256i g4t_1 = _mm256_xor_si256(g4t_acc_3, g4x0);
+        const __m256i g4k_acc_1 = _mm256_xor_si256(g4x2, g4x3);
+        const __m256i g4k_1 = _mm256_xor_si256(g4k_acc_1, rkw_1);
+        const __m256i g4t_1 = _mm256_xor_si256(g4k_1, g4x0);
         const __m256i g4t_1_lo = _mm256_and_si256(g4t_1, nibble_mask);
         const __m256i g4t_1_sh = _mm256_srli_epi16(g4t_1, 4);
         const __m256i g4t_1_hi = _mm256_and_si256(g4t_1_sh, nibble_mask);
@@ -1897,9 +1897,9 @@ static void sm4_wordslice_avx2_vaes_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g4l_1 = _mm256_xor_si256(g4l_acc_1, g4lr2_1);
         const __m256i g4x_1 = _mm256_xor_si256(g4x1, g4l_1);
         g4x1 = g4x_1;
-        const __m256i g5t_acc_2 = _mm256_xor_si256(g5x2, g5x3);
-        const __m256i g5t_acc_3 = _mm256_xor_si256(g5t_acc_2, rkw_1);
-        const __m256i g5t_1 = _mm256_xor_si256(g5t_acc_3, g5x0);
+        const __m256i g5k_acc_1 = _mm256_xor_si256(g5x2, g5x3);
+        const __m256i g5k_1 = _mm256_xor_si256(g5k_acc_1, rkw_1);
+        const __m256i g5t_1 = _mm256_xor_si256(g5k_1, g5x0);
         const __m256i g5t_1_lo = _mm256_and_si256(g5t_1, nibble_mask);
         const __m256i g5t_1_sh = _mm256_srli_epi16(g5t_1, 4);
         const __m256i g5t_1_hi = _mm256_and_si256(g5t_1_sh, nibble_mask);
@@ -1926,9 +1926,9 @@ static void sm4_wordslice_avx2_vaes_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g5l_1 = _mm256_xor_si256(g5l_acc_1, g5lr2_1);
         const __m256i g5x_1 = _mm256_xor_si256(g5x1, g5l_1);
         g5x1 = g5x_1;
-        const __m256i g6t_acc_2 = _mm256_xor_si256(g6x2, g6x3);
-        const __m256i g6t_acc_3 = _mm256_xor_si256(g6t_acc_2, rkw_1);
-        const __m256i g6t_1 = _mm256_xor_si256(g6t_acc_3, g6x0);
+        const __m256i g6k_acc_1 = _mm256_xor_si256(g6x2, g6x3);
+        const __m256i g6k_1 = _mm256_xor_si256(g6k_acc_1, rkw_1);
+        const __m256i g6t_1 = _mm256_xor_si256(g6k_1, g6x0);
         const __m256i g6t_1_lo = _mm256_and_si256(g6t_1, nibble_mask);
         const __m256i g6t_1_sh = _mm256_srli_epi16(g6t_1, 4);
         const __m256i g6t_1_hi = _mm256_and_si256(g6t_1_sh, nibble_mask);
@@ -1955,9 +1955,9 @@ static void sm4_wordslice_avx2_vaes_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g6l_1 = _mm256_xor_si256(g6l_acc_1, g6lr2_1);
         const __m256i g6x_1 = _mm256_xor_si256(g6x1, g6l_1);
         g6x1 = g6x_1;
-        const __m256i g7t_acc_2 = _mm256_xor_si256(g7x2, g7x3);
-        const __m256i g7t_acc_3 = _mm256_xor_si256(g7t_acc_2, rkw_1);
-        const __m256i g7t_1 = _mm256_xor_si256(g7t_acc_3, g7x0);
+        const __m256i g7k_acc_1 = _mm256_xor_si256(g7x2, g7x3);
+        const __m256i g7k_1 = _mm256_xor_si256(g7k_acc_1, rkw_1);
+        const __m256i g7t_1 = _mm256_xor_si256(g7k_1, g7x0);
         const __m256i g7t_1_lo = _mm256_and_si256(g7t_1, nibble_mask);
         const __m256i g7t_1_sh = _mm256_srli_epi16(g7t_1, 4);
         const __m256i g7t_1_hi = _mm256_and_si256(g7t_1_sh, nibble_mask);
@@ -1987,9 +1987,9 @@ static void sm4_wordslice_avx2_vaes_batch_xor(const uint8_t *rk, const uint8_t *
 
         /* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
         const __m256i rkw_2 = _mm256_set1_epi32(kc_load32(rk + 16 * r + 8));
-        const __m256i g0t_acc_4 = _mm256_xor_si256(g0x3, g0x0);
-        const __m256i g0t_acc_5 = _mm256_xor_si256(g0t_acc_4, rkw_2);
-        const __m256i g0t_2 = _mm256_xor_si256(g0t_acc_5, g0x1);
+        const __m256i g0k_acc_2 = _mm256_xor_si256(g0x3, g0x0);
+        const __m256i g0k_2 = _mm256_xor_si256(g0k_acc_2, rkw_2);
+        const __m256i g0t_2 = _mm256_xor_si256(g0k_2, g0x1);
         const __m256i g0t_2_lo = _mm256_and_si256(g0t_2, nibble_mask);
         const __m256i g0t_2_sh = _mm256_srli_epi16(g0t_2, 4);
         const __m256i g0t_2_hi = _mm256_and_si256(g0t_2_sh, nibble_mask);
@@ -2016,9 +2016,9 @@ static void sm4_wordslice_avx2_vaes_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g0l_2 = _mm256_xor_si256(g0l_acc_2, g0lr2_2);
         const __m256i g0x_2 = _mm256_xor_si256(g0x2, g0l_2);
         g0x2 = g0x_2;
-        const __m256i g1t_acc_4 = _mm256_xor_si256(g1x3, g1x0);
-        const __m256i g1t_acc_5 = _mm256_xor_si256(g1t_acc_4, rkw_2);
-        const __m256i g1t_2 = _mm256_xor_si256(g1t_acc_5, g1x1);
+        const __m256i g1k_acc_2 = _mm256_xor_si256(g1x3, g1x0);
+        const __m256i g1k_2 = _mm256_xor_si256(g1k_acc_2, rkw_2);
+        const __m256i g1t_2 = _mm256_xor_si256(g1k_2, g1x1);
         const __m256i g1t_2_lo = _mm256_and_si256(g1t_2, nibble_mask);
         const __m256i g1t_2_sh = _mm256_srli_epi16(g1t_2, 4);
         const __m256i g1t_2_hi = _mm256_and_si256(g1t_2_sh, nibble_mask);
@@ -2045,9 +2045,9 @@ static void sm4_wordslice_avx2_vaes_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g1l_2 = _mm256_xor_si256(g1l_acc_2, g1lr2_2);
         const __m256i g1x_2 = _mm256_xor_si256(g1x2, g1l_2);
         g1x2 = g1x_2;
-        const __m256i g2t_acc_4 = _mm256_xor_si256(g2x3, g2x0);
-        const __m256i g2t_acc_5 = _mm256_xor_si256(g2t_acc_4, rkw_2);
-        const __m256i g2t_2 = _mm256_xor_si256(g2t_acc_5, g2x1);
+        const __m256i g2k_acc_2 = _mm256_xor_si256(g2x3, g2x0);
+        const __m256i g2k_2 = _mm256_xor_si256(g2k_acc_2, rkw_2);
+        const __m256i g2t_2 = _mm256_xor_si256(g2k_2, g2x1);
         const __m256i g2t_2_lo = _mm256_and_si256(g2t_2, nibble_mask);
         const __m256i g2t_2_sh = _mm256_srli_epi16(g2t_2, 4);
         const __m256i g2t_2_hi = _mm256_and_si256(g2t_2_sh, nibble_mask);
@@ -2074,9 +2074,9 @@ static void sm4_wordslice_avx2_vaes_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g2l_2 = _mm256_xor_si256(g2l_acc_2, g2lr2_2);
         const __m256i g2x_2 = _mm256_xor_si256(g2x2, g2l_2);
         g2x2 = g2x_2;
-        const __m256i g3t_acc_4 = _mm256_xor_si256(g3x3, g3x0);
-        const __m256i g3t_acc_5 = _mm256_xor_si256(g3t_acc_4, rkw_2);
-        const __m256i g3t_2 = _mm256_xor_si256(g3t_acc_5, g3x1);
+        const __m256i g3k_acc_2 = _mm256_xor_si256(g3x3, g3x0);
+        const __m256i g3k_2 = _mm256_xor_si256(g3k_acc_2, rkw_2);
+        const __m256i g3t_2 = _mm256_xor_si256(g3k_2, g3x1);
         const __m256i g3t_2_lo = _mm256_and_si256(g3t_2, nibble_mask);
         const __m256i g3t_2_sh = _mm256_srli_epi16(g3t_2, 4);
         const __m256i g3t_2_hi = _mm256_and_si256(g3t_2_sh, nibble_mask);
@@ -2103,9 +2103,9 @@ static void sm4_wordslice_avx2_vaes_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g3l_2 = _mm256_xor_si256(g3l_acc_2, g3lr2_2);
         const __m256i g3x_2 = _mm256_xor_si256(g3x2, g3l_2);
         g3x2 = g3x_2;
-        const __m256i g4t_acc_4 = _mm256_xor_si256(g4x3, g4x0);
-        const __m256i g4t_acc_5 = _mm256_xor_si256(g4t_acc_4, rkw_2);
-        const __m256i g4t_2 = _mm256_xor_si256(g4t_acc_5, g4x1);
+        const __m256i g4k_acc_2 = _mm256_xor_si256(g4x3, g4x0);
+        const __m256i g4k_2 = _mm256_xor_si256(g4k_acc_2, rkw_2);
+        const __m256i g4t_2 = _mm256_xor_si256(g4k_2, g4x1);
         const __m256i g4t_2_lo = _mm256_and_si256(g4t_2, nibble_mask);
         const __m256i g4t_2_sh = _mm256_srli_epi16(g4t_2, 4);
         const __m256i g4t_2_hi = _mm256_and_si256(g4t_2_sh, nibble_mask);
@@ -2132,9 +2132,9 @@ static void sm4_wordslice_avx2_vaes_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g4l_2 = _mm256_xor_si256(g4l_acc_2, g4lr2_2);
         const __m256i g4x_2 = _mm256_xor_si256(g4x2, g4l_2);
         g4x2 = g4x_2;
-        const __m256i g5t_acc_4 = _mm256_xor_si256(g5x3, g5x0);
-        const __m256i g5t_acc_5 = _mm256_xor_si256(g5t_acc_4, rkw_2);
-        const __m256i g5t_2 = _mm256_xor_si256(g5t_acc_5, g5x1);
+        const __m256i g5k_acc_2 = _mm256_xor_si256(g5x3, g5x0);
+        const __m256i g5k_2 = _mm256_xor_si256(g5k_acc_2, rkw_2);
+        const __m256i g5t_2 = _mm256_xor_si256(g5k_2, g5x1);
         const __m256i g5t_2_lo = _mm256_and_si256(g5t_2, nibble_mask);
         const __m256i g5t_2_sh = _mm256_srli_epi16(g5t_2, 4);
         const __m256i g5t_2_hi = _mm256_and_si256(g5t_2_sh, nibble_mask);
@@ -2161,9 +2161,9 @@ static void sm4_wordslice_avx2_vaes_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g5l_2 = _mm256_xor_si256(g5l_acc_2, g5lr2_2);
         const __m256i g5x_2 = _mm256_xor_si256(g5x2, g5l_2);
         g5x2 = g5x_2;
-        const __m256i g6t_acc_4 = _mm256_xor_si256(g6x3, g6x0);
-        const __m256i g6t_acc_5 = _mm256_xor_si256(g6t_acc_4, rkw_2);
-        const __m256i g6t_2 = _mm256_xor_si256(g6t_acc_5, g6x1);
+        const __m256i g6k_acc_2 = _mm256_xor_si256(g6x3, g6x0);
+        const __m256i g6k_2 = _mm256_xor_si256(g6k_acc_2, rkw_2);
+        const __m256i g6t_2 = _mm256_xor_si256(g6k_2, g6x1);
         const __m256i g6t_2_lo = _mm256_and_si256(g6t_2, nibble_mask);
         const __m256i g6t_2_sh = _mm256_srli_epi16(g6t_2, 4);
         const __m256i g6t_2_hi = _mm256_and_si256(g6t_2_sh, nibble_mask);
@@ -2190,9 +2190,9 @@ static void sm4_wordslice_avx2_vaes_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g6l_2 = _mm256_xor_si256(g6l_acc_2, g6lr2_2);
         const __m256i g6x_2 = _mm256_xor_si256(g6x2, g6l_2);
         g6x2 = g6x_2;
-        const __m256i g7t_acc_4 = _mm256_xor_si256(g7x3, g7x0);
-        const __m256i g7t_acc_5 = _mm256_xor_si256(g7t_acc_4, rkw_2);
-        const __m256i g7t_2 = _mm256_xor_si256(g7t_acc_5, g7x1);
+        const __m256i g7k_acc_2 = _mm256_xor_si256(g7x3, g7x0);
+        const __m256i g7k_2 = _mm256_xor_si256(g7k_acc_2, rkw_2);
+        const __m256i g7t_2 = _mm256_xor_si256(g7k_2, g7x1);
         const __m256i g7t_2_lo = _mm256_and_si256(g7t_2, nibble_mask);
         const __m256i g7t_2_sh = _mm256_srli_epi16(g7t_2, 4);
         const __m256i g7t_2_hi = _mm256_and_si256(g7t_2_sh, nibble_mask);
@@ -2222,9 +2222,9 @@ static void sm4_wordslice_avx2_vaes_batch_xor(const uint8_t *rk, const uint8_t *
 
         /* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
         const __m256i rkw_3 = _mm256_set1_epi32(kc_load32(rk + 16 * r + 12));
-        const __m256i g0t_acc_6 = _mm256_xor_si256(g0x0, g0x1);
-        const __m256i g0t_acc_7 = _mm256_xor_si256(g0t_acc_6, rkw_3);
-        const __m256i g0t_3 = _mm256_xor_si256(g0t_acc_7, g0x2);
+        const __m256i g0k_acc_3 = _mm256_xor_si256(g0x0, g0x1);
+        const __m256i g0k_3 = _mm256_xor_si256(g0k_acc_3, rkw_3);
+        const __m256i g0t_3 = _mm256_xor_si256(g0k_3, g0x2);
         const __m256i g0t_3_lo = _mm256_and_si256(g0t_3, nibble_mask);
         const __m256i g0t_3_sh = _mm256_srli_epi16(g0t_3, 4);
         const __m256i g0t_3_hi = _mm256_and_si256(g0t_3_sh, nibble_mask);
@@ -2251,9 +2251,9 @@ static void sm4_wordslice_avx2_vaes_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g0l_3 = _mm256_xor_si256(g0l_acc_3, g0lr2_3);
         const __m256i g0x_3 = _mm256_xor_si256(g0x3, g0l_3);
         g0x3 = g0x_3;
-        const __m256i g1t_acc_6 = _mm256_xor_si256(g1x0, g1x1);
-        const __m256i g1t_acc_7 = _mm256_xor_si256(g1t_acc_6, rkw_3);
-        const __m256i g1t_3 = _mm256_xor_si256(g1t_acc_7, g1x2);
+        const __m256i g1k_acc_3 = _mm256_xor_si256(g1x0, g1x1);
+        const __m256i g1k_3 = _mm256_xor_si256(g1k_acc_3, rkw_3);
+        const __m256i g1t_3 = _mm256_xor_si256(g1k_3, g1x2);
         const __m256i g1t_3_lo = _mm256_and_si256(g1t_3, nibble_mask);
         const __m256i g1t_3_sh = _mm256_srli_epi16(g1t_3, 4);
         const __m256i g1t_3_hi = _mm256_and_si256(g1t_3_sh, nibble_mask);
@@ -2280,9 +2280,9 @@ static void sm4_wordslice_avx2_vaes_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g1l_3 = _mm256_xor_si256(g1l_acc_3, g1lr2_3);
         const __m256i g1x_3 = _mm256_xor_si256(g1x3, g1l_3);
         g1x3 = g1x_3;
-        const __m256i g2t_acc_6 = _mm256_xor_si256(g2x0, g2x1);
-        const __m256i g2t_acc_7 = _mm256_xor_si256(g2t_acc_6, rkw_3);
-        const __m256i g2t_3 = _mm256_xor_si256(g2t_acc_7, g2x2);
+        const __m256i g2k_acc_3 = _mm256_xor_si256(g2x0, g2x1);
+        const __m256i g2k_3 = _mm256_xor_si256(g2k_acc_3, rkw_3);
+        const __m256i g2t_3 = _mm256_xor_si256(g2k_3, g2x2);
         const __m256i g2t_3_lo = _mm256_and_si256(g2t_3, nibble_mask);
         const __m256i g2t_3_sh = _mm256_srli_epi16(g2t_3, 4);
         const __m256i g2t_3_hi = _mm256_and_si256(g2t_3_sh, nibble_mask);
@@ -2309,9 +2309,9 @@ static void sm4_wordslice_avx2_vaes_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g2l_3 = _mm256_xor_si256(g2l_acc_3, g2lr2_3);
         const __m256i g2x_3 = _mm256_xor_si256(g2x3, g2l_3);
         g2x3 = g2x_3;
-        const __m256i g3t_acc_6 = _mm256_xor_si256(g3x0, g3x1);
-        const __m256i g3t_acc_7 = _mm256_xor_si256(g3t_acc_6, rkw_3);
-        const __m256i g3t_3 = _mm256_xor_si256(g3t_acc_7, g3x2);
+        const __m256i g3k_acc_3 = _mm256_xor_si256(g3x0, g3x1);
+        const __m256i g3k_3 = _mm256_xor_si256(g3k_acc_3, rkw_3);
+        const __m256i g3t_3 = _mm256_xor_si256(g3k_3, g3x2);
         const __m256i g3t_3_lo = _mm256_and_si256(g3t_3, nibble_mask);
         const __m256i g3t_3_sh = _mm256_srli_epi16(g3t_3, 4);
         const __m256i g3t_3_hi = _mm256_and_si256(g3t_3_sh, nibble_mask);
@@ -2338,9 +2338,9 @@ static void sm4_wordslice_avx2_vaes_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g3l_3 = _mm256_xor_si256(g3l_acc_3, g3lr2_3);
         const __m256i g3x_3 = _mm256_xor_si256(g3x3, g3l_3);
         g3x3 = g3x_3;
-        const __m256i g4t_acc_6 = _mm256_xor_si256(g4x0, g4x1);
-        const __m256i g4t_acc_7 = _mm256_xor_si256(g4t_acc_6, rkw_3);
-        const __m256i g4t_3 = _mm256_xor_si256(g4t_acc_7, g4x2);
+        const __m256i g4k_acc_3 = _mm256_xor_si256(g4x0, g4x1);
+        const __m256i g4k_3 = _mm256_xor_si256(g4k_acc_3, rkw_3);
+        const __m256i g4t_3 = _mm256_xor_si256(g4k_3, g4x2);
         const __m256i g4t_3_lo = _mm256_and_si256(g4t_3, nibble_mask);
         const __m256i g4t_3_sh = _mm256_srli_epi16(g4t_3, 4);
         const __m256i g4t_3_hi = _mm256_and_si256(g4t_3_sh, nibble_mask);
@@ -2367,9 +2367,9 @@ static void sm4_wordslice_avx2_vaes_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g4l_3 = _mm256_xor_si256(g4l_acc_3, g4lr2_3);
         const __m256i g4x_3 = _mm256_xor_si256(g4x3, g4l_3);
         g4x3 = g4x_3;
-        const __m256i g5t_acc_6 = _mm256_xor_si256(g5x0, g5x1);
-        const __m256i g5t_acc_7 = _mm256_xor_si256(g5t_acc_6, rkw_3);
-        const __m256i g5t_3 = _mm256_xor_si256(g5t_acc_7, g5x2);
+        const __m256i g5k_acc_3 = _mm256_xor_si256(g5x0, g5x1);
+        const __m256i g5k_3 = _mm256_xor_si256(g5k_acc_3, rkw_3);
+        const __m256i g5t_3 = _mm256_xor_si256(g5k_3, g5x2);
         const __m256i g5t_3_lo = _mm256_and_si256(g5t_3, nibble_mask);
         const __m256i g5t_3_sh = _mm256_srli_epi16(g5t_3, 4);
         const __m256i g5t_3_hi = _mm256_and_si256(g5t_3_sh, nibble_mask);
@@ -2396,9 +2396,9 @@ static void sm4_wordslice_avx2_vaes_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g5l_3 = _mm256_xor_si256(g5l_acc_3, g5lr2_3);
         const __m256i g5x_3 = _mm256_xor_si256(g5x3, g5l_3);
         g5x3 = g5x_3;
-        const __m256i g6t_acc_6 = _mm256_xor_si256(g6x0, g6x1);
-        const __m256i g6t_acc_7 = _mm256_xor_si256(g6t_acc_6, rkw_3);
-        const __m256i g6t_3 = _mm256_xor_si256(g6t_acc_7, g6x2);
+        const __m256i g6k_acc_3 = _mm256_xor_si256(g6x0, g6x1);
+        const __m256i g6k_3 = _mm256_xor_si256(g6k_acc_3, rkw_3);
+        const __m256i g6t_3 = _mm256_xor_si256(g6k_3, g6x2);
         const __m256i g6t_3_lo = _mm256_and_si256(g6t_3, nibble_mask);
         const __m256i g6t_3_sh = _mm256_srli_epi16(g6t_3, 4);
         const __m256i g6t_3_hi = _mm256_and_si256(g6t_3_sh, nibble_mask);
@@ -2425,9 +2425,9 @@ static void sm4_wordslice_avx2_vaes_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g6l_3 = _mm256_xor_si256(g6l_acc_3, g6lr2_3);
         const __m256i g6x_3 = _mm256_xor_si256(g6x3, g6l_3);
         g6x3 = g6x_3;
-        const __m256i g7t_acc_6 = _mm256_xor_si256(g7x0, g7x1);
-        const __m256i g7t_acc_7 = _mm256_xor_si256(g7t_acc_6, rkw_3);
-        const __m256i g7t_3 = _mm256_xor_si256(g7t_acc_7, g7x2);
+        const __m256i g7k_acc_3 = _mm256_xor_si256(g7x0, g7x1);
+        const __m256i g7k_3 = _mm256_xor_si256(g7k_acc_3, rkw_3);
+        const __m256i g7t_3 = _mm256_xor_si256(g7k_3, g7x2);
         const __m256i g7t_3_lo = _mm256_and_si256(g7t_3, nibble_mask);
         const __m256i g7t_3_sh = _mm256_srli_epi16(g7t_3, 4);
         const __m256i g7t_3_hi = _mm256_and_si256(g7t_3_sh, nibble_mask);
@@ -3232,9 +3232,9 @@ static void sm4_wordslice_avx2_vaes_batch_ctr(const uint8_t *rk, const uint8_t *
 
         /* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
         const __m256i rkw = _mm256_set1_epi32(kc_load32(rk + 16 * r));
-        const __m256i g0t_acc = _mm256_xor_si256(g0x1, g0x2);
-        const __m256i g0t_acc_1 = _mm256_xor_si256(g0t_acc, rkw);
-        const __m256i g0t = _mm256_xor_si256(g0t_acc_1, g0x3);
+        const __m256i g0k_acc = _mm256_xor_si256(g0x1, g0x2);
+        const __m256i g0k = _mm256_xor_si256(g0k_acc, rkw);
+        const __m256i g0t = _mm256_xor_si256(g0k, g0x3);
         const __m256i g0t_lo = _mm256_and_si256(g0t, nibble_mask);
         const __m256i g0t_sh = _mm256_srli_epi16(g0t, 4);
         const __m256i g0t_hi = _mm256_and_si256(g0t_sh, nibble_mask);
@@ -3261,9 +3261,9 @@ static void sm4_wordslice_avx2_vaes_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g0l = _mm256_xor_si256(g0l_acc, g0lr2);
         const __m256i g0x = _mm256_xor_si256(g0x0, g0l);
         g0x0 = g0x;
-        const __m256i g1t_acc = _mm256_xor_si256(g1x1, g1x2);
-        const __m256i g1t_acc_1 = _mm256_xor_si256(g1t_acc, rkw);
-        const __m256i g1t = _mm256_xor_si256(g1t_acc_1, g1x3);
+        const __m256i g1k_acc = _mm256_xor_si256(g1x1, g1x2);
+        const __m256i g1k = _mm256_xor_si256(g1k_acc, rkw);
+        const __m256i g1t = _mm256_xor_si256(g1k, g1x3);
         const __m256i g1t_lo = _mm256_and_si256(g1t, nibble_mask);
         const __m256i g1t_sh = _mm256_srli_epi16(g1t, 4);
         const __m256i g1t_hi = _mm256_and_si256(g1t_sh, nibble_mask);
@@ -3290,9 +3290,9 @@ static void sm4_wordslice_avx2_vaes_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g1l = _mm256_xor_si256(g1l_acc, g1lr2);
         const __m256i g1x = _mm256_xor_si256(g1x0, g1l);
         g1x0 = g1x;
-        const __m256i g2t_acc = _mm256_xor_si256(g2x1, g2x2);
-        const __m256i g2t_acc_1 = _mm256_xor_si256(g2t_acc, rkw);
-        const __m256i g2t = _mm256_xor_si256(g2t_acc_1, g2x3);
+        const __m256i g2k_acc = _mm256_xor_si256(g2x1, g2x2);
+        const __m256i g2k = _mm256_xor_si256(g2k_acc, rkw);
+        const __m256i g2t = _mm256_xor_si256(g2k, g2x3);
         const __m256i g2t_lo = _mm256_and_si256(g2t, nibble_mask);
         const __m256i g2t_sh = _mm256_srli_epi16(g2t, 4);
         const __m256i g2t_hi = _mm256_and_si256(g2t_sh, nibble_mask);
@@ -3319,9 +3319,9 @@ static void sm4_wordslice_avx2_vaes_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g2l = _mm256_xor_si256(g2l_acc, g2lr2);
         const __m256i g2x = _mm256_xor_si256(g2x0, g2l);
         g2x0 = g2x;
-        const __m256i g3t_acc = _mm256_xor_si256(g3x1, g3x2);
-        const __m256i g3t_acc_1 = _mm256_xor_si256(g3t_acc, rkw);
-        const __m256i g3t = _mm256_xor_si256(g3t_acc_1, g3x3);
+        const __m256i g3k_acc = _mm256_xor_si256(g3x1, g3x2);
+        const __m256i g3k = _mm256_xor_si256(g3k_acc, rkw);
+        const __m256i g3t = _mm256_xor_si256(g3k, g3x3);
         const __m256i g3t_lo = _mm256_and_si256(g3t, nibble_mask);
         const __m256i g3t_sh = _mm256_srli_epi16(g3t, 4);
         const __m256i g3t_hi = _mm256_and_si256(g3t_sh, nibble_mask);
@@ -3348,9 +3348,9 @@ static void sm4_wordslice_avx2_vaes_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g3l = _mm256_xor_si256(g3l_acc, g3lr2);
         const __m256i g3x = _mm256_xor_si256(g3x0, g3l);
         g3x0 = g3x;
-        const __m256i g4t_acc = _mm256_xor_si256(g4x1, g4x2);
-        const __m256i g4t_acc_1 = _mm256_xor_si256(g4t_acc, rkw);
-        const __m256i g4t = _mm256_xor_si256(g4t_acc_1, g4x3);
+        const __m256i g4k_acc = _mm256_xor_si256(g4x1, g4x2);
+        const __m256i g4k = _mm256_xor_si256(g4k_acc, rkw);
+        const __m256i g4t = _mm256_xor_si256(g4k, g4x3);
         const __m256i g4t_lo = _mm256_and_si256(g4t, nibble_mask);
         const __m256i g4t_sh = _mm256_srli_epi16(g4t, 4);
         const __m256i g4t_hi = _mm256_and_si256(g4t_sh, nibble_mask);
@@ -3377,9 +3377,9 @@ static void sm4_wordslice_avx2_vaes_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g4l = _mm256_xor_si256(g4l_acc, g4lr2);
         const __m256i g4x = _mm256_xor_si256(g4x0, g4l);
         g4x0 = g4x;
-        const __m256i g5t_acc = _mm256_xor_si256(g5x1, g5x2);
-        const __m256i g5t_acc_1 = _mm256_xor_si256(g5t_acc, rkw);
-        const __m256i g5t = _mm256_xor_si256(g5t_acc_1, g5x3);
+        const __m256i g5k_acc = _mm256_xor_si256(g5x1, g5x2);
+        const __m256i g5k = _mm256_xor_si256(g5k_acc, rkw);
+        const __m256i g5t = _mm256_xor_si256(g5k, g5x3);
         const __m256i g5t_lo = _mm256_and_si256(g5t, nibble_mask);
         const __m256i g5t_sh = _mm256_srli_epi16(g5t, 4);
         const __m256i g5t_hi = _mm256_and_si256(g5t_sh, nibble_mask);
@@ -3406,9 +3406,9 @@ static void sm4_wordslice_avx2_vaes_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g5l = _mm256_xor_si256(g5l_acc, g5lr2);
         const __m256i g5x = _mm256_xor_si256(g5x0, g5l);
         g5x0 = g5x;
-        const __m256i g6t_acc = _mm256_xor_si256(g6x1, g6x2);
-        const __m256i g6t_acc_1 = _mm256_xor_si256(g6t_acc, rkw);
-        const __m256i g6t = _mm256_xor_si256(g6t_acc_1, g6x3);
+        const __m256i g6k_acc = _mm256_xor_si256(g6x1, g6x2);
+        const __m256i g6k = _mm256_xor_si256(g6k_acc, rkw);
+        const __m256i g6t = _mm256_xor_si256(g6k, g6x3);
         const __m256i g6t_lo = _mm256_and_si256(g6t, nibble_mask);
         const __m256i g6t_sh = _mm256_srli_epi16(g6t, 4);
         const __m256i g6t_hi = _mm256_and_si256(g6t_sh, nibble_mask);
@@ -3435,9 +3435,9 @@ static void sm4_wordslice_avx2_vaes_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g6l = _mm256_xor_si256(g6l_acc, g6lr2);
         const __m256i g6x = _mm256_xor_si256(g6x0, g6l);
         g6x0 = g6x;
-        const __m256i g7t_acc = _mm256_xor_si256(g7x1, g7x2);
-        const __m256i g7t_acc_1 = _mm256_xor_si256(g7t_acc, rkw);
-        const __m256i g7t = _mm256_xor_si256(g7t_acc_1, g7x3);
+        const __m256i g7k_acc = _mm256_xor_si256(g7x1, g7x2);
+        const __m256i g7k = _mm256_xor_si256(g7k_acc, rkw);
+        const __m256i g7t = _mm256_xor_si256(g7k, g7x3);
         const __m256i g7t_lo = _mm256_and_si256(g7t, nibble_mask);
         const __m256i g7t_sh = _mm256_srli_epi16(g7t, 4);
         const __m256i g7t_hi = _mm256_and_si256(g7t_sh, nibble_mask);
@@ -3467,9 +3467,9 @@ static void sm4_wordslice_avx2_vaes_batch_ctr(const uint8_t *rk, const uint8_t *
 
         /* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
         const __m256i rkw_1 = _mm256_set1_epi32(kc_load32(rk + 16 * r + 4));
-        const __m256i g0t_acc_2 = _mm256_xor_si256(g0x2, g0x3);
-        const __m256i g0t_acc_3 = _mm256_xor_si256(g0t_acc_2, rkw_1);
-        const __m256i g0t_1 = _mm256_xor_si256(g0t_acc_3, g0x0);
+        const __m256i g0k_acc_1 = _mm256_xor_si256(g0x2, g0x3);
+        const __m256i g0k_1 = _mm256_xor_si256(g0k_acc_1, rkw_1);
+        const __m256i g0t_1 = _mm256_xor_si256(g0k_1, g0x0);
         const __m256i g0t_1_lo = _mm256_and_si256(g0t_1, nibble_mask);
         const __m256i g0t_1_sh = _mm256_srli_epi16(g0t_1, 4);
         const __m256i g0t_1_hi = _mm256_and_si256(g0t_1_sh, nibble_mask);
@@ -3496,9 +3496,9 @@ static void sm4_wordslice_avx2_vaes_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g0l_1 = _mm256_xor_si256(g0l_acc_1, g0lr2_1);
         const __m256i g0x_1 = _mm256_xor_si256(g0x1, g0l_1);
         g0x1 = g0x_1;
-        const __m256i g1t_acc_2 = _mm256_xor_si256(g1x2, g1x3);
-        const __m256i g1t_acc_3 = _mm256_xor_si256(g1t_acc_2, rkw_1);
-        const __m256i g1t_1 = _mm256_xor_si256(g1t_acc_3, g1x0);
+        const __m256i g1k_acc_1 = _mm256_xor_si256(g1x2, g1x3);
+        const __m256i g1k_1 = _mm256_xor_si256(g1k_acc_1, rkw_1);
+        const __m256i g1t_1 = _mm256_xor_si256(g1k_1, g1x0);
         const __m256i g1t_1_lo = _mm256_and_si256(g1t_1, nibble_mask);
         const __m256i g1t_1_sh = _mm256_srli_epi16(g1t_1, 4);
         const __m256i g1t_1_hi = _mm256_and_si256(g1t_1_sh, nibble_mask);
@@ -3525,9 +3525,9 @@ static void sm4_wordslice_avx2_vaes_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g1l_1 = _mm256_xor_si256(g1l_acc_1, g1lr2_1);
         const __m256i g1x_1 = _mm256_xor_si256(g1x1, g1l_1);
         g1x1 = g1x_1;
-        const __m256i g2t_acc_2 = _mm256_xor_si256(g2x2, g2x3);
-        const __m256i g2t_acc_3 = _mm256_xor_si256(g2t_acc_2, rkw_1);
-        const __m256i g2t_1 = _mm256_xor_si256(g2t_acc_3, g2x0);
+        const __m256i g2k_acc_1 = _mm256_xor_si256(g2x2, g2x3);
+        const __m256i g2k_1 = _mm256_xor_si256(g2k_acc_1, rkw_1);
+        const __m256i g2t_1 = _mm256_xor_si256(g2k_1, g2x0);
         const __m256i g2t_1_lo = _mm256_and_si256(g2t_1, nibble_mask);
         const __m256i g2t_1_sh = _mm256_srli_epi16(g2t_1, 4);
         const __m256i g2t_1_hi = _mm256_and_si256(g2t_1_sh, nibble_mask);
@@ -3554,9 +3554,9 @@ static void sm4_wordslice_avx2_vaes_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g2l_1 = _mm256_xor_si256(g2l_acc_1, g2lr2_1);
         const __m256i g2x_1 = _mm256_xor_si256(g2x1, g2l_1);
         g2x1 = g2x_1;
-        const __m256i g3t_acc_2 = _mm256_xor_si256(g3x2, g3x3);
-        const __m256i g3t_acc_3 = _mm256_xor_si256(g3t_acc_2, rkw_1);
-        const __m256i g3t_1 = _mm256_xor_si256(g3t_acc_3, g3x0);
+        const __m256i g3k_acc_1 = _mm256_xor_si256(g3x2, g3x3);
+        const __m256i g3k_1 = _mm256_xor_si256(g3k_acc_1, rkw_1);
+        const __m256i g3t_1 = _mm256_xor_si256(g3k_1, g3x0);
         const __m256i g3t_1_lo = _mm256_and_si256(g3t_1, nibble_mask);
         const __m256i g3t_1_sh = _mm256_srli_epi16(g3t_1, 4);
         const __m256i g3t_1_hi = _mm256_and_si256(g3t_1_sh, nibble_mask);
@@ -3583,9 +3583,9 @@ static void sm4_wordslice_avx2_vaes_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g3l_1 = _mm256_xor_si256(g3l_acc_1, g3lr2_1);
         const __m256i g3x_1 = _mm256_xor_si256(g3x1, g3l_1);
         g3x1 = g3x_1;
-        const __m256i g4t_acc_2 = _mm256_xor_si256(g4x2, g4x3);
-        const __m256i g4t_acc_3 = _mm256_xor_si256(g4t_acc_2, rkw_1);
-        const __m256i g4t_1 = _mm256_xor_si256(g4t_acc_3, g4x0);
+        const __m256i g4k_acc_1 = _mm256_xor_si256(g4x2, g4x3);
+        const __m256i g4k_1 = _mm256_xor_si256(g4k_acc_1, rkw_1);
+        const __m256i g4t_1 = _mm256_xor_si256(g4k_1, g4x0);
         const __m256i g4t_1_lo = _mm256_and_si256(g4t_1, nibble_mask);
         const __m256i g4t_1_sh = _mm256_srli_epi16(g4t_1, 4);
         const __m256i g4t_1_hi = _mm256_and_si256(g4t_1_sh, nibble_mask);
@@ -3612,9 +3612,9 @@ static void sm4_wordslice_avx2_vaes_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g4l_1 = _mm256_xor_si256(g4l_acc_1, g4lr2_1);
         const __m256i g4x_1 = _mm256_xor_si256(g4x1, g4l_1);
         g4x1 = g4x_1;
-        const __m256i g5t_acc_2 = _mm256_xor_si256(g5x2, g5x3);
-        const __m256i g5t_acc_3 = _mm256_xor_si256(g5t_acc_2, rkw_1);
-        const __m256i g5t_1 = _mm256_xor_si256(g5t_acc_3, g5x0);
+        const __m256i g5k_acc_1 = _mm256_xor_si256(g5x2, g5x3);
+        const __m256i g5k_1 = _mm256_xor_si256(g5k_acc_1, rkw_1);
+        const __m256i g5t_1 = _mm256_xor_si256(g5k_1, g5x0);
         const __m256i g5t_1_lo = _mm256_and_si256(g5t_1, nibble_mask);
         const __m256i g5t_1_sh = _mm256_srli_epi16(g5t_1, 4);
         const __m256i g5t_1_hi = _mm256_and_si256(g5t_1_sh, nibble_mask);
@@ -3641,9 +3641,9 @@ static void sm4_wordslice_avx2_vaes_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g5l_1 = _mm256_xor_si256(g5l_acc_1, g5lr2_1);
         const __m256i g5x_1 = _mm256_xor_si256(g5x1, g5l_1);
         g5x1 = g5x_1;
-        const __m256i g6t_acc_2 = _mm256_xor_si256(g6x2, g6x3);
-        const __m256i g6t_acc_3 = _mm256_xor_si256(g6t_acc_2, rkw_1);
-        const __m256i g6t_1 = _mm256_xor_si256(g6t_acc_3, g6x0);
+        const __m256i g6k_acc_1 = _mm256_xor_si256(g6x2, g6x3);
+        const __m256i g6k_1 = _mm256_xor_si256(g6k_acc_1, rkw_1);
+        const __m256i g6t_1 = _mm256_xor_si256(g6k_1, g6x0);
         const __m256i g6t_1_lo = _mm256_and_si256(g6t_1, nibble_mask);
         const __m256i g6t_1_sh = _mm256_srli_epi16(g6t_1, 4);
         const __m256i g6t_1_hi = _mm256_and_si256(g6t_1_sh, nibble_mask);
@@ -3670,9 +3670,9 @@ static void sm4_wordslice_avx2_vaes_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g6l_1 = _mm256_xor_si256(g6l_acc_1, g6lr2_1);
         const __m256i g6x_1 = _mm256_xor_si256(g6x1, g6l_1);
         g6x1 = g6x_1;
-        const __m256i g7t_acc_2 = _mm256_xor_si256(g7x2, g7x3);
-        const __m256i g7t_acc_3 = _mm256_xor_si256(g7t_acc_2, rkw_1);
-        const __m256i g7t_1 = _mm256_xor_si256(g7t_acc_3, g7x0);
+        const __m256i g7k_acc_1 = _mm256_xor_si256(g7x2, g7x3);
+        const __m256i g7k_1 = _mm256_xor_si256(g7k_acc_1, rkw_1);
+        const __m256i g7t_1 = _mm256_xor_si256(g7k_1, g7x0);
         const __m256i g7t_1_lo = _mm256_and_si256(g7t_1, nibble_mask);
         const __m256i g7t_1_sh = _mm256_srli_epi16(g7t_1, 4);
         const __m256i g7t_1_hi = _mm256_and_si256(g7t_1_sh, nibble_mask);
@@ -3702,9 +3702,9 @@ static void sm4_wordslice_avx2_vaes_batch_ctr(const uint8_t *rk, const uint8_t *
 
         /* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
         const __m256i rkw_2 = _mm256_set1_epi32(kc_load32(rk + 16 * r + 8));
-        const __m256i g0t_acc_4 = _mm256_xor_si256(g0x3, g0x0);
-        const __m256i g0t_acc_5 = _mm256_xor_si256(g0t_acc_4, rkw_2);
-        const __m256i g0t_2 = _mm256_xor_si256(g0t_acc_5, g0x1);
+        const __m256i g0k_acc_2 = _mm256_xor_si256(g0x3, g0x0);
+        const __m256i g0k_2 = _mm256_xor_si256(g0k_acc_2, rkw_2);
+        const __m256i g0t_2 = _mm256_xor_si256(g0k_2, g0x1);
         const __m256i g0t_2_lo = _mm256_and_si256(g0t_2, nibble_mask);
         const __m256i g0t_2_sh = _mm256_srli_epi16(g0t_2, 4);
         const __m256i g0t_2_hi = _mm256_and_si256(g0t_2_sh, nibble_mask);
@@ -3731,9 +3731,9 @@ static void sm4_wordslice_avx2_vaes_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g0l_2 = _mm256_xor_si256(g0l_acc_2, g0lr2_2);
         const __m256i g0x_2 = _mm256_xor_si256(g0x2, g0l_2);
         g0x2 = g0x_2;
-        const __m256i g1t_acc_4 = _mm256_xor_si256(g1x3, g1x0);
-        const __m256i g1t_acc_5 = _mm256_xor_si256(g1t_acc_4, rkw_2);
-        const __m256i g1t_2 = _mm256_xor_si256(g1t_acc_5, g1x1);
+        const __m256i g1k_acc_2 = _mm256_xor_si256(g1x3, g1x0);
+        const __m256i g1k_2 = _mm256_xor_si256(g1k_acc_2, rkw_2);
+        const __m256i g1t_2 = _mm256_xor_si256(g1k_2, g1x1);
         const __m256i g1t_2_lo = _mm256_and_si256(g1t_2, nibble_mask);
         const __m256i g1t_2_sh = _mm256_srli_epi16(g1t_2, 4);
         const __m256i g1t_2_hi = _mm256_and_si256(g1t_2_sh, nibble_mask);
@@ -3760,9 +3760,9 @@ static void sm4_wordslice_avx2_vaes_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g1l_2 = _mm256_xor_si256(g1l_acc_2, g1lr2_2);
         const __m256i g1x_2 = _mm256_xor_si256(g1x2, g1l_2);
         g1x2 = g1x_2;
-        const __m256i g2t_acc_4 = _mm256_xor_si256(g2x3, g2x0);
-        const __m256i g2t_acc_5 = _mm256_xor_si256(g2t_acc_4, rkw_2);
-        const __m256i g2t_2 = _mm256_xor_si256(g2t_acc_5, g2x1);
+        const __m256i g2k_acc_2 = _mm256_xor_si256(g2x3, g2x0);
+        const __m256i g2k_2 = _mm256_xor_si256(g2k_acc_2, rkw_2);
+        const __m256i g2t_2 = _mm256_xor_si256(g2k_2, g2x1);
         const __m256i g2t_2_lo = _mm256_and_si256(g2t_2, nibble_mask);
         const __m256i g2t_2_sh = _mm256_srli_epi16(g2t_2, 4);
         const __m256i g2t_2_hi = _mm256_and_si256(g2t_2_sh, nibble_mask);
@@ -3789,9 +3789,9 @@ static void sm4_wordslice_avx2_vaes_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g2l_2 = _mm256_xor_si256(g2l_acc_2, g2lr2_2);
         const __m256i g2x_2 = _mm256_xor_si256(g2x2, g2l_2);
         g2x2 = g2x_2;
-        const __m256i g3t_acc_4 = _mm256_xor_si256(g3x3, g3x0);
-        const __m256i g3t_acc_5 = _mm256_xor_si256(g3t_acc_4, rkw_2);
-        const __m256i g3t_2 = _mm256_xor_si256(g3t_acc_5, g3x1);
+        const __m256i g3k_acc_2 = _mm256_xor_si256(g3x3, g3x0);
+        const __m256i g3k_2 = _mm256_xor_si256(g3k_acc_2, rkw_2);
+        const __m256i g3t_2 = _mm256_xor_si256(g3k_2, g3x1);
         const __m256i g3t_2_lo = _mm256_and_si256(g3t_2, nibble_mask);
         const __m256i g3t_2_sh = _mm256_srli_epi16(g3t_2, 4);
         const __m256i g3t_2_hi = _mm256_and_si256(g3t_2_sh, nibble_mask);
@@ -3818,9 +3818,9 @@ static void sm4_wordslice_avx2_vaes_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g3l_2 = _mm256_xor_si256(g3l_acc_2, g3lr2_2);
         const __m256i g3x_2 = _mm256_xor_si256(g3x2, g3l_2);
         g3x2 = g3x_2;
-        const __m256i g4t_acc_4 = _mm256_xor_si256(g4x3, g4x0);
-        const __m256i g4t_acc_5 = _mm256_xor_si256(g4t_acc_4, rkw_2);
-        const __m256i g4t_2 = _mm256_xor_si256(g4t_acc_5, g4x1);
+        const __m256i g4k_acc_2 = _mm256_xor_si256(g4x3, g4x0);
+        const __m256i g4k_2 = _mm256_xor_si256(g4k_acc_2, rkw_2);
+        const __m256i g4t_2 = _mm256_xor_si256(g4k_2, g4x1);
         const __m256i g4t_2_lo = _mm256_and_si256(g4t_2, nibble_mask);
         const __m256i g4t_2_sh = _mm256_srli_epi16(g4t_2, 4);
         const __m256i g4t_2_hi = _mm256_and_si256(g4t_2_sh, nibble_mask);
@@ -3847,9 +3847,9 @@ static void sm4_wordslice_avx2_vaes_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g4l_2 = _mm256_xor_si256(g4l_acc_2, g4lr2_2);
         const __m256i g4x_2 = _mm256_xor_si256(g4x2, g4l_2);
         g4x2 = g4x_2;
-        const __m256i g5t_acc_4 = _mm256_xor_si256(g5x3, g5x0);
-        const __m256i g5t_acc_5 = _mm256_xor_si256(g5t_acc_4, rkw_2);
-        const __m256i g5t_2 = _mm256_xor_si256(g5t_acc_5, g5x1);
+        const __m256i g5k_acc_2 = _mm256_xor_si256(g5x3, g5x0);
+        const __m256i g5k_2 = _mm256_xor_si256(g5k_acc_2, rkw_2);
+        const __m256i g5t_2 = _mm256_xor_si256(g5k_2, g5x1);
         const __m256i g5t_2_lo = _mm256_and_si256(g5t_2, nibble_mask);
         const __m256i g5t_2_sh = _mm256_srli_epi16(g5t_2, 4);
         const __m256i g5t_2_hi = _mm256_and_si256(g5t_2_sh, nibble_mask);
@@ -3876,9 +3876,9 @@ static void sm4_wordslice_avx2_vaes_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g5l_2 = _mm256_xor_si256(g5l_acc_2, g5lr2_2);
         const __m256i g5x_2 = _mm256_xor_si256(g5x2, g5l_2);
         g5x2 = g5x_2;
-        const __m256i g6t_acc_4 = _mm256_xor_si256(g6x3, g6x0);
-        const __m256i g6t_acc_5 = _mm256_xor_si256(g6t_acc_4, rkw_2);
-        const __m256i g6t_2 = _mm256_xor_si256(g6t_acc_5, g6x1);
+        const __m256i g6k_acc_2 = _mm256_xor_si256(g6x3, g6x0);
+        const __m256i g6k_2 = _mm256_xor_si256(g6k_acc_2, rkw_2);
+        const __m256i g6t_2 = _mm256_xor_si256(g6k_2, g6x1);
         const __m256i g6t_2_lo = _mm256_and_si256(g6t_2, nibble_mask);
         const __m256i g6t_2_sh = _mm256_srli_epi16(g6t_2, 4);
         const __m256i g6t_2_hi = _mm256_and_si256(g6t_2_sh, nibble_mask);
@@ -3905,9 +3905,9 @@ static void sm4_wordslice_avx2_vaes_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g6l_2 = _mm256_xor_si256(g6l_acc_2, g6lr2_2);
         const __m256i g6x_2 = _mm256_xor_si256(g6x2, g6l_2);
         g6x2 = g6x_2;
-        const __m256i g7t_acc_4 = _mm256_xor_si256(g7x3, g7x0);
-        const __m256i g7t_acc_5 = _mm256_xor_si256(g7t_acc_4, rkw_2);
-        const __m256i g7t_2 = _mm256_xor_si256(g7t_acc_5, g7x1);
+        const __m256i g7k_acc_2 = _mm256_xor_si256(g7x3, g7x0);
+        const __m256i g7k_2 = _mm256_xor_si256(g7k_acc_2, rkw_2);
+        const __m256i g7t_2 = _mm256_xor_si256(g7k_2, g7x1);
         const __m256i g7t_2_lo = _mm256_and_si256(g7t_2, nibble_mask);
         const __m256i g7t_2_sh = _mm256_srli_epi16(g7t_2, 4);
         const __m256i g7t_2_hi = _mm256_and_si256(g7t_2_sh, nibble_mask);
@@ -3937,9 +3937,9 @@ static void sm4_wordslice_avx2_vaes_batch_ctr(const uint8_t *rk, const uint8_t *
 
         /* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
         const __m256i rkw_3 = _mm256_set1_epi32(kc_load32(rk + 16 * r + 12));
-        const __m256i g0t_acc_6 = _mm256_xor_si256(g0x0, g0x1);
-        const __m256i g0t_acc_7 = _mm256_xor_si256(g0t_acc_6, rkw_3);
-        const __m256i g0t_3 = _mm256_xor_si256(g0t_acc_7, g0x2);
+        const __m256i g0k_acc_3 = _mm256_xor_si256(g0x0, g0x1);
+        const __m256i g0k_3 = _mm256_xor_si256(g0k_acc_3, rkw_3);
+        const __m256i g0t_3 = _mm256_xor_si256(g0k_3, g0x2);
         const __m256i g0t_3_lo = _mm256_and_si256(g0t_3, nibble_mask);
         const __m256i g0t_3_sh = _mm256_srli_epi16(g0t_3, 4);
         const __m256i g0t_3_hi = _mm256_and_si256(g0t_3_sh, nibble_mask);
@@ -3966,9 +3966,9 @@ static void sm4_wordslice_avx2_vaes_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g0l_3 = _mm256_xor_si256(g0l_acc_3, g0lr2_3);
         const __m256i g0x_3 = _mm256_xor_si256(g0x3, g0l_3);
         g0x3 = g0x_3;
-        const __m256i g1t_acc_6 = _mm256_xor_si256(g1x0, g1x1);
-        const __m256i g1t_acc_7 = _mm256_xor_si256(g1t_acc_6, rkw_3);
-        const __m256i g1t_3 = _mm256_xor_si256(g1t_acc_7, g1x2);
+        const __m256i g1k_acc_3 = _mm256_xor_si256(g1x0, g1x1);
+        const __m256i g1k_3 = _mm256_xor_si256(g1k_acc_3, rkw_3);
+        const __m256i g1t_3 = _mm256_xor_si256(g1k_3, g1x2);
         const __m256i g1t_3_lo = _mm256_and_si256(g1t_3, nibble_mask);
         const __m256i g1t_3_sh = _mm256_srli_epi16(g1t_3, 4);
         const __m256i g1t_3_hi = _mm256_and_si256(g1t_3_sh, nibble_mask);
@@ -3995,9 +3995,9 @@ static void sm4_wordslice_avx2_vaes_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g1l_3 = _mm256_xor_si256(g1l_acc_3, g1lr2_3);
         const __m256i g1x_3 = _mm256_xor_si256(g1x3, g1l_3);
         g1x3 = g1x_3;
-        const __m256i g2t_acc_6 = _mm256_xor_si256(g2x0, g2x1);
-        const __m256i g2t_acc_7 = _mm256_xor_si256(g2t_acc_6, rkw_3);
-        const __m256i g2t_3 = _mm256_xor_si256(g2t_acc_7, g2x2);
+        const __m256i g2k_acc_3 = _mm256_xor_si256(g2x0, g2x1);
+        const __m256i g2k_3 = _mm256_xor_si256(g2k_acc_3, rkw_3);
+        const __m256i g2t_3 = _mm256_xor_si256(g2k_3, g2x2);
         const __m256i g2t_3_lo = _mm256_and_si256(g2t_3, nibble_mask);
         const __m256i g2t_3_sh = _mm256_srli_epi16(g2t_3, 4);
         const __m256i g2t_3_hi = _mm256_and_si256(g2t_3_sh, nibble_mask);
@@ -4024,9 +4024,9 @@ static void sm4_wordslice_avx2_vaes_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g2l_3 = _mm256_xor_si256(g2l_acc_3, g2lr2_3);
         const __m256i g2x_3 = _mm256_xor_si256(g2x3, g2l_3);
         g2x3 = g2x_3;
-        const __m256i g3t_acc_6 = _mm256_xor_si256(g3x0, g3x1);
-        const __m256i g3t_acc_7 = _mm256_xor_si256(g3t_acc_6, rkw_3);
-        const __m256i g3t_3 = _mm256_xor_si256(g3t_acc_7, g3x2);
+        const __m256i g3k_acc_3 = _mm256_xor_si256(g3x0, g3x1);
+        const __m256i g3k_3 = _mm256_xor_si256(g3k_acc_3, rkw_3);
+        const __m256i g3t_3 = _mm256_xor_si256(g3k_3, g3x2);
         const __m256i g3t_3_lo = _mm256_and_si256(g3t_3, nibble_mask);
         const __m256i g3t_3_sh = _mm256_srli_epi16(g3t_3, 4);
         const __m256i g3t_3_hi = _mm256_and_si256(g3t_3_sh, nibble_mask);
@@ -4053,9 +4053,9 @@ static void sm4_wordslice_avx2_vaes_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g3l_3 = _mm256_xor_si256(g3l_acc_3, g3lr2_3);
         const __m256i g3x_3 = _mm256_xor_si256(g3x3, g3l_3);
         g3x3 = g3x_3;
-        const __m256i g4t_acc_6 = _mm256_xor_si256(g4x0, g4x1);
-        const __m256i g4t_acc_7 = _mm256_xor_si256(g4t_acc_6, rkw_3);
-        const __m256i g4t_3 = _mm256_xor_si256(g4t_acc_7, g4x2);
+        const __m256i g4k_acc_3 = _mm256_xor_si256(g4x0, g4x1);
+        const __m256i g4k_3 = _mm256_xor_si256(g4k_acc_3, rkw_3);
+        const __m256i g4t_3 = _mm256_xor_si256(g4k_3, g4x2);
         const __m256i g4t_3_lo = _mm256_and_si256(g4t_3, nibble_mask);
         const __m256i g4t_3_sh = _mm256_srli_epi16(g4t_3, 4);
         const __m256i g4t_3_hi = _mm256_and_si256(g4t_3_sh, nibble_mask);
@@ -4082,9 +4082,9 @@ static void sm4_wordslice_avx2_vaes_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g4l_3 = _mm256_xor_si256(g4l_acc_3, g4lr2_3);
         const __m256i g4x_3 = _mm256_xor_si256(g4x3, g4l_3);
         g4x3 = g4x_3;
-        const __m256i g5t_acc_6 = _mm256_xor_si256(g5x0, g5x1);
-        const __m256i g5t_acc_7 = _mm256_xor_si256(g5t_acc_6, rkw_3);
-        const __m256i g5t_3 = _mm256_xor_si256(g5t_acc_7, g5x2);
+        const __m256i g5k_acc_3 = _mm256_xor_si256(g5x0, g5x1);
+        const __m256i g5k_3 = _mm256_xor_si256(g5k_acc_3, rkw_3);
+        const __m256i g5t_3 = _mm256_xor_si256(g5k_3, g5x2);
         const __m256i g5t_3_lo = _mm256_and_si256(g5t_3, nibble_mask);
         const __m256i g5t_3_sh = _mm256_srli_epi16(g5t_3, 4);
         const __m256i g5t_3_hi = _mm256_and_si256(g5t_3_sh, nibble_mask);
@@ -4111,9 +4111,9 @@ static void sm4_wordslice_avx2_vaes_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g5l_3 = _mm256_xor_si256(g5l_acc_3, g5lr2_3);
         const __m256i g5x_3 = _mm256_xor_si256(g5x3, g5l_3);
         g5x3 = g5x_3;
-        const __m256i g6t_acc_6 = _mm256_xor_si256(g6x0, g6x1);
-        const __m256i g6t_acc_7 = _mm256_xor_si256(g6t_acc_6, rkw_3);
-        const __m256i g6t_3 = _mm256_xor_si256(g6t_acc_7, g6x2);
+        const __m256i g6k_acc_3 = _mm256_xor_si256(g6x0, g6x1);
+        const __m256i g6k_3 = _mm256_xor_si256(g6k_acc_3, rkw_3);
+        const __m256i g6t_3 = _mm256_xor_si256(g6k_3, g6x2);
         const __m256i g6t_3_lo = _mm256_and_si256(g6t_3, nibble_mask);
         const __m256i g6t_3_sh = _mm256_srli_epi16(g6t_3, 4);
         const __m256i g6t_3_hi = _mm256_and_si256(g6t_3_sh, nibble_mask);
@@ -4140,9 +4140,9 @@ static void sm4_wordslice_avx2_vaes_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g6l_3 = _mm256_xor_si256(g6l_acc_3, g6lr2_3);
         const __m256i g6x_3 = _mm256_xor_si256(g6x3, g6l_3);
         g6x3 = g6x_3;
-        const __m256i g7t_acc_6 = _mm256_xor_si256(g7x0, g7x1);
-        const __m256i g7t_acc_7 = _mm256_xor_si256(g7t_acc_6, rkw_3);
-        const __m256i g7t_3 = _mm256_xor_si256(g7t_acc_7, g7x2);
+        const __m256i g7k_acc_3 = _mm256_xor_si256(g7x0, g7x1);
+        const __m256i g7k_3 = _mm256_xor_si256(g7k_acc_3, rkw_3);
+        const __m256i g7t_3 = _mm256_xor_si256(g7k_3, g7x2);
         const __m256i g7t_3_lo = _mm256_and_si256(g7t_3, nibble_mask);
         const __m256i g7t_3_sh = _mm256_srli_epi16(g7t_3, 4);
         const __m256i g7t_3_hi = _mm256_and_si256(g7t_3_sh, nibble_mask);
@@ -4636,9 +4636,9 @@ static void sm4_wordslice_avx2_vaes_batch_xts(const uint8_t *rk, const uint8_t *
 
         /* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
         const __m256i rkw = _mm256_set1_epi32(kc_load32(rk + 16 * r));
-        const __m256i g0t_acc = _mm256_xor_si256(g0x1, g0x2);
-        const __m256i g0t_acc_1 = _mm256_xor_si256(g0t_acc, rkw);
-        const __m256i g0t = _mm256_xor_si256(g0t_acc_1, g0x3);
+        const __m256i g0k_acc = _mm256_xor_si256(g0x1, g0x2);
+        const __m256i g0k = _mm256_xor_si256(g0k_acc, rkw);
+        const __m256i g0t = _mm256_xor_si256(g0k, g0x3);
         const __m256i g0t_lo = _mm256_and_si256(g0t, nibble_mask);
         const __m256i g0t_sh = _mm256_srli_epi16(g0t, 4);
         const __m256i g0t_hi = _mm256_and_si256(g0t_sh, nibble_mask);
@@ -4665,9 +4665,9 @@ static void sm4_wordslice_avx2_vaes_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g0l = _mm256_xor_si256(g0l_acc, g0lr2);
         const __m256i g0x = _mm256_xor_si256(g0x0, g0l);
         g0x0 = g0x;
-        const __m256i g1t_acc = _mm256_xor_si256(g1x1, g1x2);
-        const __m256i g1t_acc_1 = _mm256_xor_si256(g1t_acc, rkw);
-        const __m256i g1t = _mm256_xor_si256(g1t_acc_1, g1x3);
+        const __m256i g1k_acc = _mm256_xor_si256(g1x1, g1x2);
+        const __m256i g1k = _mm256_xor_si256(g1k_acc, rkw);
+        const __m256i g1t = _mm256_xor_si256(g1k, g1x3);
         const __m256i g1t_lo = _mm256_and_si256(g1t, nibble_mask);
         const __m256i g1t_sh = _mm256_srli_epi16(g1t, 4);
         const __m256i g1t_hi = _mm256_and_si256(g1t_sh, nibble_mask);
@@ -4694,9 +4694,9 @@ static void sm4_wordslice_avx2_vaes_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g1l = _mm256_xor_si256(g1l_acc, g1lr2);
         const __m256i g1x = _mm256_xor_si256(g1x0, g1l);
         g1x0 = g1x;
-        const __m256i g2t_acc = _mm256_xor_si256(g2x1, g2x2);
-        const __m256i g2t_acc_1 = _mm256_xor_si256(g2t_acc, rkw);
-        const __m256i g2t = _mm256_xor_si256(g2t_acc_1, g2x3);
+        const __m256i g2k_acc = _mm256_xor_si256(g2x1, g2x2);
+        const __m256i g2k = _mm256_xor_si256(g2k_acc, rkw);
+        const __m256i g2t = _mm256_xor_si256(g2k, g2x3);
         const __m256i g2t_lo = _mm256_and_si256(g2t, nibble_mask);
         const __m256i g2t_sh = _mm256_srli_epi16(g2t, 4);
         const __m256i g2t_hi = _mm256_and_si256(g2t_sh, nibble_mask);
@@ -4723,9 +4723,9 @@ static void sm4_wordslice_avx2_vaes_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g2l = _mm256_xor_si256(g2l_acc, g2lr2);
         const __m256i g2x = _mm256_xor_si256(g2x0, g2l);
         g2x0 = g2x;
-        const __m256i g3t_acc = _mm256_xor_si256(g3x1, g3x2);
-        const __m256i g3t_acc_1 = _mm256_xor_si256(g3t_acc, rkw);
-        const __m256i g3t = _mm256_xor_si256(g3t_acc_1, g3x3);
+        const __m256i g3k_acc = _mm256_xor_si256(g3x1, g3x2);
+        const __m256i g3k = _mm256_xor_si256(g3k_acc, rkw);
+        const __m256i g3t = _mm256_xor_si256(g3k, g3x3);
         const __m256i g3t_lo = _mm256_and_si256(g3t, nibble_mask);
         const __m256i g3t_sh = _mm256_srli_epi16(g3t, 4);
         const __m256i g3t_hi = _mm256_and_si256(g3t_sh, nibble_mask);
@@ -4752,9 +4752,9 @@ static void sm4_wordslice_avx2_vaes_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g3l = _mm256_xor_si256(g3l_acc, g3lr2);
         const __m256i g3x = _mm256_xor_si256(g3x0, g3l);
         g3x0 = g3x;
-        const __m256i g4t_acc = _mm256_xor_si256(g4x1, g4x2);
-        const __m256i g4t_acc_1 = _mm256_xor_si256(g4t_acc, rkw);
-        const __m256i g4t = _mm256_xor_si256(g4t_acc_1, g4x3);
+        const __m256i g4k_acc = _mm256_xor_si256(g4x1, g4x2);
+        const __m256i g4k = _mm256_xor_si256(g4k_acc, rkw);
+        const __m256i g4t = _mm256_xor_si256(g4k, g4x3);
         const __m256i g4t_lo = _mm256_and_si256(g4t, nibble_mask);
         const __m256i g4t_sh = _mm256_srli_epi16(g4t, 4);
         const __m256i g4t_hi = _mm256_and_si256(g4t_sh, nibble_mask);
@@ -4781,9 +4781,9 @@ static void sm4_wordslice_avx2_vaes_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g4l = _mm256_xor_si256(g4l_acc, g4lr2);
         const __m256i g4x = _mm256_xor_si256(g4x0, g4l);
         g4x0 = g4x;
-        const __m256i g5t_acc = _mm256_xor_si256(g5x1, g5x2);
-        const __m256i g5t_acc_1 = _mm256_xor_si256(g5t_acc, rkw);
-        const __m256i g5t = _mm256_xor_si256(g5t_acc_1, g5x3);
+        const __m256i g5k_acc = _mm256_xor_si256(g5x1, g5x2);
+        const __m256i g5k = _mm256_xor_si256(g5k_acc, rkw);
+        const __m256i g5t = _mm256_xor_si256(g5k, g5x3);
         const __m256i g5t_lo = _mm256_and_si256(g5t, nibble_mask);
         const __m256i g5t_sh = _mm256_srli_epi16(g5t, 4);
         const __m256i g5t_hi = _mm256_and_si256(g5t_sh, nibble_mask);
@@ -4810,9 +4810,9 @@ static void sm4_wordslice_avx2_vaes_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g5l = _mm256_xor_si256(g5l_acc, g5lr2);
         const __m256i g5x = _mm256_xor_si256(g5x0, g5l);
         g5x0 = g5x;
-        const __m256i g6t_acc = _mm256_xor_si256(g6x1, g6x2);
-        const __m256i g6t_acc_1 = _mm256_xor_si256(g6t_acc, rkw);
-        const __m256i g6t = _mm256_xor_si256(g6t_acc_1, g6x3);
+        const __m256i g6k_acc = _mm256_xor_si256(g6x1, g6x2);
+        const __m256i g6k = _mm256_xor_si256(g6k_acc, rkw);
+        const __m256i g6t = _mm256_xor_si256(g6k, g6x3);
         const __m256i g6t_lo = _mm256_and_si256(g6t, nibble_mask);
         const __m256i g6t_sh = _mm256_srli_epi16(g6t, 4);
         const __m256i g6t_hi = _mm256_and_si256(g6t_sh, nibble_mask);
@@ -4839,9 +4839,9 @@ static void sm4_wordslice_avx2_vaes_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g6l = _mm256_xor_si256(g6l_acc, g6lr2);
         const __m256i g6x = _mm256_xor_si256(g6x0, g6l);
         g6x0 = g6x;
-        const __m256i g7t_acc = _mm256_xor_si256(g7x1, g7x2);
-        const __m256i g7t_acc_1 = _mm256_xor_si256(g7t_acc, rkw);
-        const __m256i g7t = _mm256_xor_si256(g7t_acc_1, g7x3);
+        const __m256i g7k_acc = _mm256_xor_si256(g7x1, g7x2);
+        const __m256i g7k = _mm256_xor_si256(g7k_acc, rkw);
+        const __m256i g7t = _mm256_xor_si256(g7k, g7x3);
         const __m256i g7t_lo = _mm256_and_si256(g7t, nibble_mask);
         const __m256i g7t_sh = _mm256_srli_epi16(g7t, 4);
         const __m256i g7t_hi = _mm256_and_si256(g7t_sh, nibble_mask);
@@ -4871,9 +4871,9 @@ static void sm4_wordslice_avx2_vaes_batch_xts(const uint8_t *rk, const uint8_t *
 
         /* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
         const __m256i rkw_1 = _mm256_set1_epi32(kc_load32(rk + 16 * r + 4));
-        const __m256i g0t_acc_2 = _mm256_xor_si256(g0x2, g0x3);
-        const __m256i g0t_acc_3 = _mm256_xor_si256(g0t_acc_2, rkw_1);
-        const __m256i g0t_1 = _mm256_xor_si256(g0t_acc_3, g0x0);
+        const __m256i g0k_acc_1 = _mm256_xor_si256(g0x2, g0x3);
+        const __m256i g0k_1 = _mm256_xor_si256(g0k_acc_1, rkw_1);
+        const __m256i g0t_1 = _mm256_xor_si256(g0k_1, g0x0);
         const __m256i g0t_1_lo = _mm256_and_si256(g0t_1, nibble_mask);
         const __m256i g0t_1_sh = _mm256_srli_epi16(g0t_1, 4);
         const __m256i g0t_1_hi = _mm256_and_si256(g0t_1_sh, nibble_mask);
@@ -4900,9 +4900,9 @@ static void sm4_wordslice_avx2_vaes_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g0l_1 = _mm256_xor_si256(g0l_acc_1, g0lr2_1);
         const __m256i g0x_1 = _mm256_xor_si256(g0x1, g0l_1);
         g0x1 = g0x_1;
-        const __m256i g1t_acc_2 = _mm256_xor_si256(g1x2, g1x3);
-        const __m256i g1t_acc_3 = _mm256_xor_si256(g1t_acc_2, rkw_1);
-        const __m256i g1t_1 = _mm256_xor_si256(g1t_acc_3, g1x0);
+        const __m256i g1k_acc_1 = _mm256_xor_si256(g1x2, g1x3);
+        const __m256i g1k_1 = _mm256_xor_si256(g1k_acc_1, rkw_1);
+        const __m256i g1t_1 = _mm256_xor_si256(g1k_1, g1x0);
         const __m256i g1t_1_lo = _mm256_and_si256(g1t_1, nibble_mask);
         const __m256i g1t_1_sh = _mm256_srli_epi16(g1t_1, 4);
         const __m256i g1t_1_hi = _mm256_and_si256(g1t_1_sh, nibble_mask);
@@ -4929,9 +4929,9 @@ static void sm4_wordslice_avx2_vaes_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g1l_1 = _mm256_xor_si256(g1l_acc_1, g1lr2_1);
         const __m256i g1x_1 = _mm256_xor_si256(g1x1, g1l_1);
         g1x1 = g1x_1;
-        const __m256i g2t_acc_2 = _mm256_xor_si256(g2x2, g2x3);
-        const __m256i g2t_acc_3 = _mm256_xor_si256(g2t_acc_2, rkw_1);
-        const __m256i g2t_1 = _mm256_xor_si256(g2t_acc_3, g2x0);
+        const __m256i g2k_acc_1 = _mm256_xor_si256(g2x2, g2x3);
+        const __m256i g2k_1 = _mm256_xor_si256(g2k_acc_1, rkw_1);
+        const __m256i g2t_1 = _mm256_xor_si256(g2k_1, g2x0);
         const __m256i g2t_1_lo = _mm256_and_si256(g2t_1, nibble_mask);
         const __m256i g2t_1_sh = _mm256_srli_epi16(g2t_1, 4);
         const __m256i g2t_1_hi = _mm256_and_si256(g2t_1_sh, nibble_mask);
@@ -4958,9 +4958,9 @@ static void sm4_wordslice_avx2_vaes_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g2l_1 = _mm256_xor_si256(g2l_acc_1, g2lr2_1);
         const __m256i g2x_1 = _mm256_xor_si256(g2x1, g2l_1);
         g2x1 = g2x_1;
-        const __m256i g3t_acc_2 = _mm256_xor_si256(g3x2, g3x3);
-        const __m256i g3t_acc_3 = _mm256_xor_si256(g3t_acc_2, rkw_1);
-        const __m256i g3t_1 = _mm256_xor_si256(g3t_acc_3, g3x0);
+        const __m256i g3k_acc_1 = _mm256_xor_si256(g3x2, g3x3);
+        const __m256i g3k_1 = _mm256_xor_si256(g3k_acc_1, rkw_1);
+        const __m256i g3t_1 = _mm256_xor_si256(g3k_1, g3x0);
         const __m256i g3t_1_lo = _mm256_and_si256(g3t_1, nibble_mask);
         const __m256i g3t_1_sh = _mm256_srli_epi16(g3t_1, 4);
         const __m256i g3t_1_hi = _mm256_and_si256(g3t_1_sh, nibble_mask);
@@ -4987,9 +4987,9 @@ static void sm4_wordslice_avx2_vaes_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g3l_1 = _mm256_xor_si256(g3l_acc_1, g3lr2_1);
         const __m256i g3x_1 = _mm256_xor_si256(g3x1, g3l_1);
         g3x1 = g3x_1;
-        const __m256i g4t_acc_2 = _mm256_xor_si256(g4x2, g4x3);
-        const __m256i g4t_acc_3 = _mm256_xor_si256(g4t_acc_2, rkw_1);
-        const __m256i g4t_1 = _mm256_xor_si256(g4t_acc_3, g4x0);
+        const __m256i g4k_acc_1 = _mm256_xor_si256(g4x2, g4x3);
+        const __m256i g4k_1 = _mm256_xor_si256(g4k_acc_1, rkw_1);
+        const __m256i g4t_1 = _mm256_xor_si256(g4k_1, g4x0);
         const __m256i g4t_1_lo = _mm256_and_si256(g4t_1, nibble_mask);
         const __m256i g4t_1_sh = _mm256_srli_epi16(g4t_1, 4);
         const __m256i g4t_1_hi = _mm256_and_si256(g4t_1_sh, nibble_mask);
@@ -5016,9 +5016,9 @@ static void sm4_wordslice_avx2_vaes_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g4l_1 = _mm256_xor_si256(g4l_acc_1, g4lr2_1);
         const __m256i g4x_1 = _mm256_xor_si256(g4x1, g4l_1);
         g4x1 = g4x_1;
-        const __m256i g5t_acc_2 = _mm256_xor_si256(g5x2, g5x3);
-        const __m256i g5t_acc_3 = _mm256_xor_si256(g5t_acc_2, rkw_1);
-        const __m256i g5t_1 = _mm256_xor_si256(g5t_acc_3, g5x0);
+        const __m256i g5k_acc_1 = _mm256_xor_si256(g5x2, g5x3);
+        const __m256i g5k_1 = _mm256_xor_si256(g5k_acc_1, rkw_1);
+        const __m256i g5t_1 = _mm256_xor_si256(g5k_1, g5x0);
         const __m256i g5t_1_lo = _mm256_and_si256(g5t_1, nibble_mask);
         const __m256i g5t_1_sh = _mm256_srli_epi16(g5t_1, 4);
         const __m256i g5t_1_hi = _mm256_and_si256(g5t_1_sh, nibble_mask);
@@ -5045,9 +5045,9 @@ static void sm4_wordslice_avx2_vaes_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g5l_1 = _mm256_xor_si256(g5l_acc_1, g5lr2_1);
         const __m256i g5x_1 = _mm256_xor_si256(g5x1, g5l_1);
         g5x1 = g5x_1;
-        const __m256i g6t_acc_2 = _mm256_xor_si256(g6x2, g6x3);
-        const __m256i g6t_acc_3 = _mm256_xor_si256(g6t_acc_2, rkw_1);
-        const __m256i g6t_1 = _mm256_xor_si256(g6t_acc_3, g6x0);
+        const __m256i g6k_acc_1 = _mm256_xor_si256(g6x2, g6x3);
+        const __m256i g6k_1 = _mm256_xor_si256(g6k_acc_1, rkw_1);
+        const __m256i g6t_1 = _mm256_xor_si256(g6k_1, g6x0);
         const __m256i g6t_1_lo = _mm256_and_si256(g6t_1, nibble_mask);
         const __m256i g6t_1_sh = _mm256_srli_epi16(g6t_1, 4);
         const __m256i g6t_1_hi = _mm256_and_si256(g6t_1_sh, nibble_mask);
@@ -5074,9 +5074,9 @@ static void sm4_wordslice_avx2_vaes_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g6l_1 = _mm256_xor_si256(g6l_acc_1, g6lr2_1);
         const __m256i g6x_1 = _mm256_xor_si256(g6x1, g6l_1);
         g6x1 = g6x_1;
-        const __m256i g7t_acc_2 = _mm256_xor_si256(g7x2, g7x3);
-        const __m256i g7t_acc_3 = _mm256_xor_si256(g7t_acc_2, rkw_1);
-        const __m256i g7t_1 = _mm256_xor_si256(g7t_acc_3, g7x0);
+        const __m256i g7k_acc_1 = _mm256_xor_si256(g7x2, g7x3);
+        const __m256i g7k_1 = _mm256_xor_si256(g7k_acc_1, rkw_1);
+        const __m256i g7t_1 = _mm256_xor_si256(g7k_1, g7x0);
         const __m256i g7t_1_lo = _mm256_and_si256(g7t_1, nibble_mask);
         const __m256i g7t_1_sh = _mm256_srli_epi16(g7t_1, 4);
         const __m256i g7t_1_hi = _mm256_and_si256(g7t_1_sh, nibble_mask);
@@ -5106,9 +5106,9 @@ static void sm4_wordslice_avx2_vaes_batch_xts(const uint8_t *rk, const uint8_t *
 
         /* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
         const __m256i rkw_2 = _mm256_set1_epi32(kc_load32(rk + 16 * r + 8));
-        const __m256i g0t_acc_4 = _mm256_xor_si256(g0x3, g0x0);
-        const __m256i g0t_acc_5 = _mm256_xor_si256(g0t_acc_4, rkw_2);
-        const __m256i g0t_2 = _mm256_xor_si256(g0t_acc_5, g0x1);
+        const __m256i g0k_acc_2 = _mm256_xor_si256(g0x3, g0x0);
+        const __m256i g0k_2 = _mm256_xor_si256(g0k_acc_2, rkw_2);
+        const __m256i g0t_2 = _mm256_xor_si256(g0k_2, g0x1);
         const __m256i g0t_2_lo = _mm256_and_si256(g0t_2, nibble_mask);
         const __m256i g0t_2_sh = _mm256_srli_epi16(g0t_2, 4);
         const __m256i g0t_2_hi = _mm256_and_si256(g0t_2_sh, nibble_mask);
@@ -5135,9 +5135,9 @@ static void sm4_wordslice_avx2_vaes_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g0l_2 = _mm256_xor_si256(g0l_acc_2, g0lr2_2);
         const __m256i g0x_2 = _mm256_xor_si256(g0x2, g0l_2);
         g0x2 = g0x_2;
-        const __m256i g1t_acc_4 = _mm256_xor_si256(g1x3, g1x0);
-        const __m256i g1t_acc_5 = _mm256_xor_si256(g1t_acc_4, rkw_2);
-        const __m256i g1t_2 = _mm256_xor_si256(g1t_acc_5, g1x1);
+        const __m256i g1k_acc_2 = _mm256_xor_si256(g1x3, g1x0);
+        const __m256i g1k_2 = _mm256_xor_si256(g1k_acc_2, rkw_2);
+        const __m256i g1t_2 = _mm256_xor_si256(g1k_2, g1x1);
         const __m256i g1t_2_lo = _mm256_and_si256(g1t_2, nibble_mask);
         const __m256i g1t_2_sh = _mm256_srli_epi16(g1t_2, 4);
         const __m256i g1t_2_hi = _mm256_and_si256(g1t_2_sh, nibble_mask);
@@ -5164,9 +5164,9 @@ static void sm4_wordslice_avx2_vaes_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g1l_2 = _mm256_xor_si256(g1l_acc_2, g1lr2_2);
         const __m256i g1x_2 = _mm256_xor_si256(g1x2, g1l_2);
         g1x2 = g1x_2;
-        const __m256i g2t_acc_4 = _mm256_xor_si256(g2x3, g2x0);
-        const __m256i g2t_acc_5 = _mm256_xor_si256(g2t_acc_4, rkw_2);
-        const __m256i g2t_2 = _mm256_xor_si256(g2t_acc_5, g2x1);
+        const __m256i g2k_acc_2 = _mm256_xor_si256(g2x3, g2x0);
+        const __m256i g2k_2 = _mm256_xor_si256(g2k_acc_2, rkw_2);
+        const __m256i g2t_2 = _mm256_xor_si256(g2k_2, g2x1);
         const __m256i g2t_2_lo = _mm256_and_si256(g2t_2, nibble_mask);
         const __m256i g2t_2_sh = _mm256_srli_epi16(g2t_2, 4);
         const __m256i g2t_2_hi = _mm256_and_si256(g2t_2_sh, nibble_mask);
@@ -5193,9 +5193,9 @@ static void sm4_wordslice_avx2_vaes_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g2l_2 = _mm256_xor_si256(g2l_acc_2, g2lr2_2);
         const __m256i g2x_2 = _mm256_xor_si256(g2x2, g2l_2);
         g2x2 = g2x_2;
-        const __m256i g3t_acc_4 = _mm256_xor_si256(g3x3, g3x0);
-        const __m256i g3t_acc_5 = _mm256_xor_si256(g3t_acc_4, rkw_2);
-        const __m256i g3t_2 = _mm256_xor_si256(g3t_acc_5, g3x1);
+        const __m256i g3k_acc_2 = _mm256_xor_si256(g3x3, g3x0);
+        const __m256i g3k_2 = _mm256_xor_si256(g3k_acc_2, rkw_2);
+        const __m256i g3t_2 = _mm256_xor_si256(g3k_2, g3x1);
         const __m256i g3t_2_lo = _mm256_and_si256(g3t_2, nibble_mask);
         const __m256i g3t_2_sh = _mm256_srli_epi16(g3t_2, 4);
         const __m256i g3t_2_hi = _mm256_and_si256(g3t_2_sh, nibble_mask);
@@ -5222,9 +5222,9 @@ static void sm4_wordslice_avx2_vaes_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g3l_2 = _mm256_xor_si256(g3l_acc_2, g3lr2_2);
         const __m256i g3x_2 = _mm256_xor_si256(g3x2, g3l_2);
         g3x2 = g3x_2;
-        const __m256i g4t_acc_4 = _mm256_xor_si256(g4x3, g4x0);
-        const __m256i g4t_acc_5 = _mm256_xor_si256(g4t_acc_4, rkw_2);
-        const __m256i g4t_2 = _mm256_xor_si256(g4t_acc_5, g4x1);
+        const __m256i g4k_acc_2 = _mm256_xor_si256(g4x3, g4x0);
+        const __m256i g4k_2 = _mm256_xor_si256(g4k_acc_2, rkw_2);
+        const __m256i g4t_2 = _mm256_xor_si256(g4k_2, g4x1);
         const __m256i g4t_2_lo = _mm256_and_si256(g4t_2, nibble_mask);
         const __m256i g4t_2_sh = _mm256_srli_epi16(g4t_2, 4);
         const __m256i g4t_2_hi = _mm256_and_si256(g4t_2_sh, nibble_mask);
@@ -5251,9 +5251,9 @@ static void sm4_wordslice_avx2_vaes_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g4l_2 = _mm256_xor_si256(g4l_acc_2, g4lr2_2);
         const __m256i g4x_2 = _mm256_xor_si256(g4x2, g4l_2);
         g4x2 = g4x_2;
-        const __m256i g5t_acc_4 = _mm256_xor_si256(g5x3, g5x0);
-        const __m256i g5t_acc_5 = _mm256_xor_si256(g5t_acc_4, rkw_2);
-        const __m256i g5t_2 = _mm256_xor_si256(g5t_acc_5, g5x1);
+        const __m256i g5k_acc_2 = _mm256_xor_si256(g5x3, g5x0);
+        const __m256i g5k_2 = _mm256_xor_si256(g5k_acc_2, rkw_2);
+        const __m256i g5t_2 = _mm256_xor_si256(g5k_2, g5x1);
         const __m256i g5t_2_lo = _mm256_and_si256(g5t_2, nibble_mask);
         const __m256i g5t_2_sh = _mm256_srli_epi16(g5t_2, 4);
         const __m256i g5t_2_hi = _mm256_and_si256(g5t_2_sh, nibble_mask);
@@ -5280,9 +5280,9 @@ static void sm4_wordslice_avx2_vaes_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g5l_2 = _mm256_xor_si256(g5l_acc_2, g5lr2_2);
         const __m256i g5x_2 = _mm256_xor_si256(g5x2, g5l_2);
         g5x2 = g5x_2;
-        const __m256i g6t_acc_4 = _mm256_xor_si256(g6x3, g6x0);
-        const __m256i g6t_acc_5 = _mm256_xor_si256(g6t_acc_4, rkw_2);
-        const __m256i g6t_2 = _mm256_xor_si256(g6t_acc_5, g6x1);
+        const __m256i g6k_acc_2 = _mm256_xor_si256(g6x3, g6x0);
+        const __m256i g6k_2 = _mm256_xor_si256(g6k_acc_2, rkw_2);
+        const __m256i g6t_2 = _mm256_xor_si256(g6k_2, g6x1);
         const __m256i g6t_2_lo = _mm256_and_si256(g6t_2, nibble_mask);
         const __m256i g6t_2_sh = _mm256_srli_epi16(g6t_2, 4);
         const __m256i g6t_2_hi = _mm256_and_si256(g6t_2_sh, nibble_mask);
@@ -5309,9 +5309,9 @@ static void sm4_wordslice_avx2_vaes_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g6l_2 = _mm256_xor_si256(g6l_acc_2, g6lr2_2);
         const __m256i g6x_2 = _mm256_xor_si256(g6x2, g6l_2);
         g6x2 = g6x_2;
-        const __m256i g7t_acc_4 = _mm256_xor_si256(g7x3, g7x0);
-        const __m256i g7t_acc_5 = _mm256_xor_si256(g7t_acc_4, rkw_2);
-        const __m256i g7t_2 = _mm256_xor_si256(g7t_acc_5, g7x1);
+        const __m256i g7k_acc_2 = _mm256_xor_si256(g7x3, g7x0);
+        const __m256i g7k_2 = _mm256_xor_si256(g7k_acc_2, rkw_2);
+        const __m256i g7t_2 = _mm256_xor_si256(g7k_2, g7x1);
         const __m256i g7t_2_lo = _mm256_and_si256(g7t_2, nibble_mask);
         const __m256i g7t_2_sh = _mm256_srli_epi16(g7t_2, 4);
         const __m256i g7t_2_hi = _mm256_and_si256(g7t_2_sh, nibble_mask);
@@ -5341,9 +5341,9 @@ static void sm4_wordslice_avx2_vaes_batch_xts(const uint8_t *rk, const uint8_t *
 
         /* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
         const __m256i rkw_3 = _mm256_set1_epi32(kc_load32(rk + 16 * r + 12));
-        const __m256i g0t_acc_6 = _mm256_xor_si256(g0x0, g0x1);
-        const __m256i g0t_acc_7 = _mm256_xor_si256(g0t_acc_6, rkw_3);
-        const __m256i g0t_3 = _mm256_xor_si256(g0t_acc_7, g0x2);
+        const __m256i g0k_acc_3 = _mm256_xor_si256(g0x0, g0x1);
+        const __m256i g0k_3 = _mm256_xor_si256(g0k_acc_3, rkw_3);
+        const __m256i g0t_3 = _mm256_xor_si256(g0k_3, g0x2);
         const __m256i g0t_3_lo = _mm256_and_si256(g0t_3, nibble_mask);
         const __m256i g0t_3_sh = _mm256_srli_epi16(g0t_3, 4);
         const __m256i g0t_3_hi = _mm256_and_si256(g0t_3_sh, nibble_mask);
@@ -5370,9 +5370,9 @@ static void sm4_wordslice_avx2_vaes_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g0l_3 = _mm256_xor_si256(g0l_acc_3, g0lr2_3);
         const __m256i g0x_3 = _mm256_xor_si256(g0x3, g0l_3);
         g0x3 = g0x_3;
-        const __m256i g1t_acc_6 = _mm256_xor_si256(g1x0, g1x1);
-        const __m256i g1t_acc_7 = _mm256_xor_si256(g1t_acc_6, rkw_3);
-        const __m256i g1t_3 = _mm256_xor_si256(g1t_acc_7, g1x2);
+        const __m256i g1k_acc_3 = _mm256_xor_si256(g1x0, g1x1);
+        const __m256i g1k_3 = _mm256_xor_si256(g1k_acc_3, rkw_3);
+        const __m256i g1t_3 = _mm256_xor_si256(g1k_3, g1x2);
         const __m256i g1t_3_lo = _mm256_and_si256(g1t_3, nibble_mask);
         const __m256i g1t_3_sh = _mm256_srli_epi16(g1t_3, 4);
         const __m256i g1t_3_hi = _mm256_and_si256(g1t_3_sh, nibble_mask);
@@ -5399,9 +5399,9 @@ static void sm4_wordslice_avx2_vaes_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g1l_3 = _mm256_xor_si256(g1l_acc_3, g1lr2_3);
         const __m256i g1x_3 = _mm256_xor_si256(g1x3, g1l_3);
         g1x3 = g1x_3;
-        const __m256i g2t_acc_6 = _mm256_xor_si256(g2x0, g2x1);
-        const __m256i g2t_acc_7 = _mm256_xor_si256(g2t_acc_6, rkw_3);
-        const __m256i g2t_3 = _mm256_xor_si256(g2t_acc_7, g2x2);
+        const __m256i g2k_acc_3 = _mm256_xor_si256(g2x0, g2x1);
+        const __m256i g2k_3 = _mm256_xor_si256(g2k_acc_3, rkw_3);
+        const __m256i g2t_3 = _mm256_xor_si256(g2k_3, g2x2);
         const __m256i g2t_3_lo = _mm256_and_si256(g2t_3, nibble_mask);
         const __m256i g2t_3_sh = _mm256_srli_epi16(g2t_3, 4);
         const __m256i g2t_3_hi = _mm256_and_si256(g2t_3_sh, nibble_mask);
@@ -5428,9 +5428,9 @@ static void sm4_wordslice_avx2_vaes_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g2l_3 = _mm256_xor_si256(g2l_acc_3, g2lr2_3);
         const __m256i g2x_3 = _mm256_xor_si256(g2x3, g2l_3);
         g2x3 = g2x_3;
-        const __m256i g3t_acc_6 = _mm256_xor_si256(g3x0, g3x1);
-        const __m256i g3t_acc_7 = _mm256_xor_si256(g3t_acc_6, rkw_3);
-        const __m256i g3t_3 = _mm256_xor_si256(g3t_acc_7, g3x2);
+        const __m256i g3k_acc_3 = _mm256_xor_si256(g3x0, g3x1);
+        const __m256i g3k_3 = _mm256_xor_si256(g3k_acc_3, rkw_3);
+        const __m256i g3t_3 = _mm256_xor_si256(g3k_3, g3x2);
         const __m256i g3t_3_lo = _mm256_and_si256(g3t_3, nibble_mask);
         const __m256i g3t_3_sh = _mm256_srli_epi16(g3t_3, 4);
         const __m256i g3t_3_hi = _mm256_and_si256(g3t_3_sh, nibble_mask);
@@ -5457,9 +5457,9 @@ static void sm4_wordslice_avx2_vaes_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g3l_3 = _mm256_xor_si256(g3l_acc_3, g3lr2_3);
         const __m256i g3x_3 = _mm256_xor_si256(g3x3, g3l_3);
         g3x3 = g3x_3;
-        const __m256i g4t_acc_6 = _mm256_xor_si256(g4x0, g4x1);
-        const __m256i g4t_acc_7 = _mm256_xor_si256(g4t_acc_6, rkw_3);
-        const __m256i g4t_3 = _mm256_xor_si256(g4t_acc_7, g4x2);
+        const __m256i g4k_acc_3 = _mm256_xor_si256(g4x0, g4x1);
+        const __m256i g4k_3 = _mm256_xor_si256(g4k_acc_3, rkw_3);
+        const __m256i g4t_3 = _mm256_xor_si256(g4k_3, g4x2);
         const __m256i g4t_3_lo = _mm256_and_si256(g4t_3, nibble_mask);
         const __m256i g4t_3_sh = _mm256_srli_epi16(g4t_3, 4);
         const __m256i g4t_3_hi = _mm256_and_si256(g4t_3_sh, nibble_mask);
@@ -5486,9 +5486,9 @@ static void sm4_wordslice_avx2_vaes_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g4l_3 = _mm256_xor_si256(g4l_acc_3, g4lr2_3);
         const __m256i g4x_3 = _mm256_xor_si256(g4x3, g4l_3);
         g4x3 = g4x_3;
-        const __m256i g5t_acc_6 = _mm256_xor_si256(g5x0, g5x1);
-        const __m256i g5t_acc_7 = _mm256_xor_si256(g5t_acc_6, rkw_3);
-        const __m256i g5t_3 = _mm256_xor_si256(g5t_acc_7, g5x2);
+        const __m256i g5k_acc_3 = _mm256_xor_si256(g5x0, g5x1);
+        const __m256i g5k_3 = _mm256_xor_si256(g5k_acc_3, rkw_3);
+        const __m256i g5t_3 = _mm256_xor_si256(g5k_3, g5x2);
         const __m256i g5t_3_lo = _mm256_and_si256(g5t_3, nibble_mask);
         const __m256i g5t_3_sh = _mm256_srli_epi16(g5t_3, 4);
         const __m256i g5t_3_hi = _mm256_and_si256(g5t_3_sh, nibble_mask);
@@ -5515,9 +5515,9 @@ static void sm4_wordslice_avx2_vaes_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g5l_3 = _mm256_xor_si256(g5l_acc_3, g5lr2_3);
         const __m256i g5x_3 = _mm256_xor_si256(g5x3, g5l_3);
         g5x3 = g5x_3;
-        const __m256i g6t_acc_6 = _mm256_xor_si256(g6x0, g6x1);
-        const __m256i g6t_acc_7 = _mm256_xor_si256(g6t_acc_6, rkw_3);
-        const __m256i g6t_3 = _mm256_xor_si256(g6t_acc_7, g6x2);
+        const __m256i g6k_acc_3 = _mm256_xor_si256(g6x0, g6x1);
+        const __m256i g6k_3 = _mm256_xor_si256(g6k_acc_3, rkw_3);
+        const __m256i g6t_3 = _mm256_xor_si256(g6k_3, g6x2);
         const __m256i g6t_3_lo = _mm256_and_si256(g6t_3, nibble_mask);
         const __m256i g6t_3_sh = _mm256_srli_epi16(g6t_3, 4);
         const __m256i g6t_3_hi = _mm256_and_si256(g6t_3_sh, nibble_mask);
@@ -5544,9 +5544,9 @@ static void sm4_wordslice_avx2_vaes_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g6l_3 = _mm256_xor_si256(g6l_acc_3, g6lr2_3);
         const __m256i g6x_3 = _mm256_xor_si256(g6x3, g6l_3);
         g6x3 = g6x_3;
-        const __m256i g7t_acc_6 = _mm256_xor_si256(g7x0, g7x1);
-        const __m256i g7t_acc_7 = _mm256_xor_si256(g7t_acc_6, rkw_3);
-        const __m256i g7t_3 = _mm256_xor_si256(g7t_acc_7, g7x2);
+        const __m256i g7k_acc_3 = _mm256_xor_si256(g7x0, g7x1);
+        const __m256i g7k_3 = _mm256_xor_si256(g7k_acc_3, rkw_3);
+        const __m256i g7t_3 = _mm256_xor_si256(g7k_3, g7x2);
         const __m256i g7t_3_lo = _mm256_and_si256(g7t_3, nibble_mask);
         const __m256i g7t_3_sh = _mm256_srli_epi16(g7t_3, 4);
         const __m256i g7t_3_hi = _mm256_and_si256(g7t_3_sh, nibble_mask);
@@ -6792,9 +6792,9 @@ static void sm4_wordslice_avx2_vaes_batch_gcm(const uint8_t *rk, uint8_t *in, ui
 
         /* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
         const __m256i rkw = _mm256_set1_epi32(kc_load32(rk + 16 * r));
-        const __m256i g0t_acc = _mm256_xor_si256(g0x1, g0x2);
-        const __m256i g0t_acc_1 = _mm256_xor_si256(g0t_acc, rkw);
-        const __m256i g0t = _mm256_xor_si256(g0t_acc_1, g0x3);
+        const __m256i g0k_acc = _mm256_xor_si256(g0x1, g0x2);
+        const __m256i g0k = _mm256_xor_si256(g0k_acc, rkw);
+        const __m256i g0t = _mm256_xor_si256(g0k, g0x3);
         const __m256i g0t_lo = _mm256_and_si256(g0t, nibble_mask);
         const __m256i g0t_sh = _mm256_srli_epi16(g0t, 4);
         const __m256i g0t_hi = _mm256_and_si256(g0t_sh, nibble_mask);
@@ -6821,9 +6821,9 @@ static void sm4_wordslice_avx2_vaes_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g0l = _mm256_xor_si256(g0l_acc, g0lr2);
         const __m256i g0x = _mm256_xor_si256(g0x0, g0l);
         g0x0 = g0x;
-        const __m256i g1t_acc = _mm256_xor_si256(g1x1, g1x2);
-        const __m256i g1t_acc_1 = _mm256_xor_si256(g1t_acc, rkw);
-        const __m256i g1t = _mm256_xor_si256(g1t_acc_1, g1x3);
+        const __m256i g1k_acc = _mm256_xor_si256(g1x1, g1x2);
+        const __m256i g1k = _mm256_xor_si256(g1k_acc, rkw);
+        const __m256i g1t = _mm256_xor_si256(g1k, g1x3);
         const __m256i g1t_lo = _mm256_and_si256(g1t, nibble_mask);
         const __m256i g1t_sh = _mm256_srli_epi16(g1t, 4);
         const __m256i g1t_hi = _mm256_and_si256(g1t_sh, nibble_mask);
@@ -6850,9 +6850,9 @@ static void sm4_wordslice_avx2_vaes_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g1l = _mm256_xor_si256(g1l_acc, g1lr2);
         const __m256i g1x = _mm256_xor_si256(g1x0, g1l);
         g1x0 = g1x;
-        const __m256i g2t_acc = _mm256_xor_si256(g2x1, g2x2);
-        const __m256i g2t_acc_1 = _mm256_xor_si256(g2t_acc, rkw);
-        const __m256i g2t = _mm256_xor_si256(g2t_acc_1, g2x3);
+        const __m256i g2k_acc = _mm256_xor_si256(g2x1, g2x2);
+        const __m256i g2k = _mm256_xor_si256(g2k_acc, rkw);
+        const __m256i g2t = _mm256_xor_si256(g2k, g2x3);
         const __m256i g2t_lo = _mm256_and_si256(g2t, nibble_mask);
         const __m256i g2t_sh = _mm256_srli_epi16(g2t, 4);
         const __m256i g2t_hi = _mm256_and_si256(g2t_sh, nibble_mask);
@@ -6879,9 +6879,9 @@ static void sm4_wordslice_avx2_vaes_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g2l = _mm256_xor_si256(g2l_acc, g2lr2);
         const __m256i g2x = _mm256_xor_si256(g2x0, g2l);
         g2x0 = g2x;
-        const __m256i g3t_acc = _mm256_xor_si256(g3x1, g3x2);
-        const __m256i g3t_acc_1 = _mm256_xor_si256(g3t_acc, rkw);
-        const __m256i g3t = _mm256_xor_si256(g3t_acc_1, g3x3);
+        const __m256i g3k_acc = _mm256_xor_si256(g3x1, g3x2);
+        const __m256i g3k = _mm256_xor_si256(g3k_acc, rkw);
+        const __m256i g3t = _mm256_xor_si256(g3k, g3x3);
         const __m256i g3t_lo = _mm256_and_si256(g3t, nibble_mask);
         const __m256i g3t_sh = _mm256_srli_epi16(g3t, 4);
         const __m256i g3t_hi = _mm256_and_si256(g3t_sh, nibble_mask);
@@ -6908,9 +6908,9 @@ static void sm4_wordslice_avx2_vaes_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g3l = _mm256_xor_si256(g3l_acc, g3lr2);
         const __m256i g3x = _mm256_xor_si256(g3x0, g3l);
         g3x0 = g3x;
-        const __m256i g4t_acc = _mm256_xor_si256(g4x1, g4x2);
-        const __m256i g4t_acc_1 = _mm256_xor_si256(g4t_acc, rkw);
-        const __m256i g4t = _mm256_xor_si256(g4t_acc_1, g4x3);
+        const __m256i g4k_acc = _mm256_xor_si256(g4x1, g4x2);
+        const __m256i g4k = _mm256_xor_si256(g4k_acc, rkw);
+        const __m256i g4t = _mm256_xor_si256(g4k, g4x3);
         const __m256i g4t_lo = _mm256_and_si256(g4t, nibble_mask);
         const __m256i g4t_sh = _mm256_srli_epi16(g4t, 4);
         const __m256i g4t_hi = _mm256_and_si256(g4t_sh, nibble_mask);
@@ -6937,9 +6937,9 @@ static void sm4_wordslice_avx2_vaes_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g4l = _mm256_xor_si256(g4l_acc, g4lr2);
         const __m256i g4x = _mm256_xor_si256(g4x0, g4l);
         g4x0 = g4x;
-        const __m256i g5t_acc = _mm256_xor_si256(g5x1, g5x2);
-        const __m256i g5t_acc_1 = _mm256_xor_si256(g5t_acc, rkw);
-        const __m256i g5t = _mm256_xor_si256(g5t_acc_1, g5x3);
+        const __m256i g5k_acc = _mm256_xor_si256(g5x1, g5x2);
+        const __m256i g5k = _mm256_xor_si256(g5k_acc, rkw);
+        const __m256i g5t = _mm256_xor_si256(g5k, g5x3);
         const __m256i g5t_lo = _mm256_and_si256(g5t, nibble_mask);
         const __m256i g5t_sh = _mm256_srli_epi16(g5t, 4);
         const __m256i g5t_hi = _mm256_and_si256(g5t_sh, nibble_mask);
@@ -6966,9 +6966,9 @@ static void sm4_wordslice_avx2_vaes_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g5l = _mm256_xor_si256(g5l_acc, g5lr2);
         const __m256i g5x = _mm256_xor_si256(g5x0, g5l);
         g5x0 = g5x;
-        const __m256i g6t_acc = _mm256_xor_si256(g6x1, g6x2);
-        const __m256i g6t_acc_1 = _mm256_xor_si256(g6t_acc, rkw);
-        const __m256i g6t = _mm256_xor_si256(g6t_acc_1, g6x3);
+        const __m256i g6k_acc = _mm256_xor_si256(g6x1, g6x2);
+        const __m256i g6k = _mm256_xor_si256(g6k_acc, rkw);
+        const __m256i g6t = _mm256_xor_si256(g6k, g6x3);
         const __m256i g6t_lo = _mm256_and_si256(g6t, nibble_mask);
         const __m256i g6t_sh = _mm256_srli_epi16(g6t, 4);
         const __m256i g6t_hi = _mm256_and_si256(g6t_sh, nibble_mask);
@@ -6995,9 +6995,9 @@ static void sm4_wordslice_avx2_vaes_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g6l = _mm256_xor_si256(g6l_acc, g6lr2);
         const __m256i g6x = _mm256_xor_si256(g6x0, g6l);
         g6x0 = g6x;
-        const __m256i g7t_acc = _mm256_xor_si256(g7x1, g7x2);
-        const __m256i g7t_acc_1 = _mm256_xor_si256(g7t_acc, rkw);
-        const __m256i g7t = _mm256_xor_si256(g7t_acc_1, g7x3);
+        const __m256i g7k_acc = _mm256_xor_si256(g7x1, g7x2);
+        const __m256i g7k = _mm256_xor_si256(g7k_acc, rkw);
+        const __m256i g7t = _mm256_xor_si256(g7k, g7x3);
         const __m256i g7t_lo = _mm256_and_si256(g7t, nibble_mask);
         const __m256i g7t_sh = _mm256_srli_epi16(g7t, 4);
         const __m256i g7t_hi = _mm256_and_si256(g7t_sh, nibble_mask);
@@ -7027,9 +7027,9 @@ static void sm4_wordslice_avx2_vaes_batch_gcm(const uint8_t *rk, uint8_t *in, ui
 
         /* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
         const __m256i rkw_1 = _mm256_set1_epi32(kc_load32(rk + 16 * r + 4));
-        const __m256i g0t_acc_2 = _mm256_xor_si256(g0x2, g0x3);
-        const __m256i g0t_acc_3 = _mm256_xor_si256(g0t_acc_2, rkw_1);
-        const __m256i g0t_1 = _mm256_xor_si256(g0t_acc_3, g0x0);
+        const __m256i g0k_acc_1 = _mm256_xor_si256(g0x2, g0x3);
+        const __m256i g0k_1 = _mm256_xor_si256(g0k_acc_1, rkw_1);
+        const __m256i g0t_1 = _mm256_xor_si256(g0k_1, g0x0);
         const __m256i g0t_1_lo = _mm256_and_si256(g0t_1, nibble_mask);
         const __m256i g0t_1_sh = _mm256_srli_epi16(g0t_1, 4);
         const __m256i g0t_1_hi = _mm256_and_si256(g0t_1_sh, nibble_mask);
@@ -7056,9 +7056,9 @@ static void sm4_wordslice_avx2_vaes_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g0l_1 = _mm256_xor_si256(g0l_acc_1, g0lr2_1);
         const __m256i g0x_1 = _mm256_xor_si256(g0x1, g0l_1);
         g0x1 = g0x_1;
-        const __m256i g1t_acc_2 = _mm256_xor_si256(g1x2, g1x3);
-        const __m256i g1t_acc_3 = _mm256_xor_si256(g1t_acc_2, rkw_1);
-        const __m256i g1t_1 = _mm256_xor_si256(g1t_acc_3, g1x0);
+        const __m256i g1k_acc_1 = _mm256_xor_si256(g1x2, g1x3);
+        const __m256i g1k_1 = _mm256_xor_si256(g1k_acc_1, rkw_1);
+        const __m256i g1t_1 = _mm256_xor_si256(g1k_1, g1x0);
         const __m256i g1t_1_lo = _mm256_and_si256(g1t_1, nibble_mask);
         const __m256i g1t_1_sh = _mm256_srli_epi16(g1t_1, 4);
         const __m256i g1t_1_hi = _mm256_and_si256(g1t_1_sh, nibble_mask);
@@ -7085,9 +7085,9 @@ static void sm4_wordslice_avx2_vaes_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g1l_1 = _mm256_xor_si256(g1l_acc_1, g1lr2_1);
         const __m256i g1x_1 = _mm256_xor_si256(g1x1, g1l_1);
         g1x1 = g1x_1;
-        const __m256i g2t_acc_2 = _mm256_xor_si256(g2x2, g2x3);
-        const __m256i g2t_acc_3 = _mm256_xor_si256(g2t_acc_2, rkw_1);
-        const __m256i g2t_1 = _mm256_xor_si256(g2t_acc_3, g2x0);
+        const __m256i g2k_acc_1 = _mm256_xor_si256(g2x2, g2x3);
+        const __m256i g2k_1 = _mm256_xor_si256(g2k_acc_1, rkw_1);
+        const __m256i g2t_1 = _mm256_xor_si256(g2k_1, g2x0);
         const __m256i g2t_1_lo = _mm256_and_si256(g2t_1, nibble_mask);
         const __m256i g2t_1_sh = _mm256_srli_epi16(g2t_1, 4);
         const __m256i g2t_1_hi = _mm256_and_si256(g2t_1_sh, nibble_mask);
@@ -7114,9 +7114,9 @@ static void sm4_wordslice_avx2_vaes_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g2l_1 = _mm256_xor_si256(g2l_acc_1, g2lr2_1);
         const __m256i g2x_1 = _mm256_xor_si256(g2x1, g2l_1);
         g2x1 = g2x_1;
-        const __m256i g3t_acc_2 = _mm256_xor_si256(g3x2, g3x3);
-        const __m256i g3t_acc_3 = _mm256_xor_si256(g3t_acc_2, rkw_1);
-        const __m256i g3t_1 = _mm256_xor_si256(g3t_acc_3, g3x0);
+        const __m256i g3k_acc_1 = _mm256_xor_si256(g3x2, g3x3);
+        const __m256i g3k_1 = _mm256_xor_si256(g3k_acc_1, rkw_1);
+        const __m256i g3t_1 = _mm256_xor_si256(g3k_1, g3x0);
         const __m256i g3t_1_lo = _mm256_and_si256(g3t_1, nibble_mask);
         const __m256i g3t_1_sh = _mm256_srli_epi16(g3t_1, 4);
         const __m256i g3t_1_hi = _mm256_and_si256(g3t_1_sh, nibble_mask);
@@ -7143,9 +7143,9 @@ static void sm4_wordslice_avx2_vaes_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g3l_1 = _mm256_xor_si256(g3l_acc_1, g3lr2_1);
         const __m256i g3x_1 = _mm256_xor_si256(g3x1, g3l_1);
         g3x1 = g3x_1;
-        const __m256i g4t_acc_2 = _mm256_xor_si256(g4x2, g4x3);
-        const __m256i g4t_acc_3 = _mm256_xor_si256(g4t_acc_2, rkw_1);
-        const __m256i g4t_1 = _mm256_xor_si256(g4t_acc_3, g4x0);
+        const __m256i g4k_acc_1 = _mm256_xor_si256(g4x2, g4x3);
+        const __m256i g4k_1 = _mm256_xor_si256(g4k_acc_1, rkw_1);
+        const __m256i g4t_1 = _mm256_xor_si256(g4k_1, g4x0);
         const __m256i g4t_1_lo = _mm256_and_si256(g4t_1, nibble_mask);
         const __m256i g4t_1_sh = _mm256_srli_epi16(g4t_1, 4);
         const __m256i g4t_1_hi = _mm256_and_si256(g4t_1_sh, nibble_mask);
@@ -7172,9 +7172,9 @@ static void sm4_wordslice_avx2_vaes_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g4l_1 = _mm256_xor_si256(g4l_acc_1, g4lr2_1);
         const __m256i g4x_1 = _mm256_xor_si256(g4x1, g4l_1);
         g4x1 = g4x_1;
-        const __m256i g5t_acc_2 = _mm256_xor_si256(g5x2, g5x3);
-        const __m256i g5t_acc_3 = _mm256_xor_si256(g5t_acc_2, rkw_1);
-        const __m256i g5t_1 = _mm256_xor_si256(g5t_acc_3, g5x0);
+        const __m256i g5k_acc_1 = _mm256_xor_si256(g5x2, g5x3);
+        const __m256i g5k_1 = _mm256_xor_si256(g5k_acc_1, rkw_1);
+        const __m256i g5t_1 = _mm256_xor_si256(g5k_1, g5x0);
         const __m256i g5t_1_lo = _mm256_and_si256(g5t_1, nibble_mask);
         const __m256i g5t_1_sh = _mm256_srli_epi16(g5t_1, 4);
         const __m256i g5t_1_hi = _mm256_and_si256(g5t_1_sh, nibble_mask);
@@ -7201,9 +7201,9 @@ static void sm4_wordslice_avx2_vaes_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g5l_1 = _mm256_xor_si256(g5l_acc_1, g5lr2_1);
         const __m256i g5x_1 = _mm256_xor_si256(g5x1, g5l_1);
         g5x1 = g5x_1;
-        const __m256i g6t_acc_2 = _mm256_xor_si256(g6x2, g6x3);
-        const __m256i g6t_acc_3 = _mm256_xor_si256(g6t_acc_2, rkw_1);
-        const __m256i g6t_1 = _mm256_xor_si256(g6t_acc_3, g6x0);
+        const __m256i g6k_acc_1 = _mm256_xor_si256(g6x2, g6x3);
+        const __m256i g6k_1 = _mm256_xor_si256(g6k_acc_1, rkw_1);
+        const __m256i g6t_1 = _mm256_xor_si256(g6k_1, g6x0);
         const __m256i g6t_1_lo = _mm256_and_si256(g6t_1, nibble_mask);
         const __m256i g6t_1_sh = _mm256_srli_epi16(g6t_1, 4);
         const __m256i g6t_1_hi = _mm256_and_si256(g6t_1_sh, nibble_mask);
@@ -7230,9 +7230,9 @@ static void sm4_wordslice_avx2_vaes_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g6l_1 = _mm256_xor_si256(g6l_acc_1, g6lr2_1);
         const __m256i g6x_1 = _mm256_xor_si256(g6x1, g6l_1);
         g6x1 = g6x_1;
-        const __m256i g7t_acc_2 = _mm256_xor_si256(g7x2, g7x3);
-        const __m256i g7t_acc_3 = _mm256_xor_si256(g7t_acc_2, rkw_1);
-        const __m256i g7t_1 = _mm256_xor_si256(g7t_acc_3, g7x0);
+        const __m256i g7k_acc_1 = _mm256_xor_si256(g7x2, g7x3);
+        const __m256i g7k_1 = _mm256_xor_si256(g7k_acc_1, rkw_1);
+        const __m256i g7t_1 = _mm256_xor_si256(g7k_1, g7x0);
         const __m256i g7t_1_lo = _mm256_and_si256(g7t_1, nibble_mask);
         const __m256i g7t_1_sh = _mm256_srli_epi16(g7t_1, 4);
         const __m256i g7t_1_hi = _mm256_and_si256(g7t_1_sh, nibble_mask);
@@ -7262,9 +7262,9 @@ static void sm4_wordslice_avx2_vaes_batch_gcm(const uint8_t *rk, uint8_t *in, ui
 
         /* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
         const __m256i rkw_2 = _mm256_set1_epi32(kc_load32(rk + 16 * r + 8));
-        const __m256i g0t_acc_4 = _mm256_xor_si256(g0x3, g0x0);
-        const __m256i g0t_acc_5 = _mm256_xor_si256(g0t_acc_4, rkw_2);
-        const __m256i g0t_2 = _mm256_xor_si256(g0t_acc_5, g0x1);
+        const __m256i g0k_acc_2 = _mm256_xor_si256(g0x3, g0x0);
+        const __m256i g0k_2 = _mm256_xor_si256(g0k_acc_2, rkw_2);
+        const __m256i g0t_2 = _mm256_xor_si256(g0k_2, g0x1);
         const __m256i g0t_2_lo = _mm256_and_si256(g0t_2, nibble_mask);
         const __m256i g0t_2_sh = _mm256_srli_epi16(g0t_2, 4);
         const __m256i g0t_2_hi = _mm256_and_si256(g0t_2_sh, nibble_mask);
@@ -7291,9 +7291,9 @@ static void sm4_wordslice_avx2_vaes_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g0l_2 = _mm256_xor_si256(g0l_acc_2, g0lr2_2);
         const __m256i g0x_2 = _mm256_xor_si256(g0x2, g0l_2);
         g0x2 = g0x_2;
-        const __m256i g1t_acc_4 = _mm256_xor_si256(g1x3, g1x0);
-        const __m256i g1t_acc_5 = _mm256_xor_si256(g1t_acc_4, rkw_2);
-        const __m256i g1t_2 = _mm256_xor_si256(g1t_acc_5, g1x1);
+        const __m256i g1k_acc_2 = _mm256_xor_si256(g1x3, g1x0);
+        const __m256i g1k_2 = _mm256_xor_si256(g1k_acc_2, rkw_2);
+        const __m256i g1t_2 = _mm256_xor_si256(g1k_2, g1x1);
         const __m256i g1t_2_lo = _mm256_and_si256(g1t_2, nibble_mask);
         const __m256i g1t_2_sh = _mm256_srli_epi16(g1t_2, 4);
         const __m256i g1t_2_hi = _mm256_and_si256(g1t_2_sh, nibble_mask);
@@ -7320,9 +7320,9 @@ static void sm4_wordslice_avx2_vaes_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g1l_2 = _mm256_xor_si256(g1l_acc_2, g1lr2_2);
         const __m256i g1x_2 = _mm256_xor_si256(g1x2, g1l_2);
         g1x2 = g1x_2;
-        const __m256i g2t_acc_4 = _mm256_xor_si256(g2x3, g2x0);
-        const __m256i g2t_acc_5 = _mm256_xor_si256(g2t_acc_4, rkw_2);
-        const __m256i g2t_2 = _mm256_xor_si256(g2t_acc_5, g2x1);
+        const __m256i g2k_acc_2 = _mm256_xor_si256(g2x3, g2x0);
+        const __m256i g2k_2 = _mm256_xor_si256(g2k_acc_2, rkw_2);
+        const __m256i g2t_2 = _mm256_xor_si256(g2k_2, g2x1);
         const __m256i g2t_2_lo = _mm256_and_si256(g2t_2, nibble_mask);
         const __m256i g2t_2_sh = _mm256_srli_epi16(g2t_2, 4);
         const __m256i g2t_2_hi = _mm256_and_si256(g2t_2_sh, nibble_mask);
@@ -7349,9 +7349,9 @@ static void sm4_wordslice_avx2_vaes_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g2l_2 = _mm256_xor_si256(g2l_acc_2, g2lr2_2);
         const __m256i g2x_2 = _mm256_xor_si256(g2x2, g2l_2);
         g2x2 = g2x_2;
-        const __m256i g3t_acc_4 = _mm256_xor_si256(g3x3, g3x0);
-        const __m256i g3t_acc_5 = _mm256_xor_si256(g3t_acc_4, rkw_2);
-        const __m256i g3t_2 = _mm256_xor_si256(g3t_acc_5, g3x1);
+        const __m256i g3k_acc_2 = _mm256_xor_si256(g3x3, g3x0);
+        const __m256i g3k_2 = _mm256_xor_si256(g3k_acc_2, rkw_2);
+        const __m256i g3t_2 = _mm256_xor_si256(g3k_2, g3x1);
         const __m256i g3t_2_lo = _mm256_and_si256(g3t_2, nibble_mask);
         const __m256i g3t_2_sh = _mm256_srli_epi16(g3t_2, 4);
         const __m256i g3t_2_hi = _mm256_and_si256(g3t_2_sh, nibble_mask);
@@ -7378,9 +7378,9 @@ static void sm4_wordslice_avx2_vaes_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g3l_2 = _mm256_xor_si256(g3l_acc_2, g3lr2_2);
         const __m256i g3x_2 = _mm256_xor_si256(g3x2, g3l_2);
         g3x2 = g3x_2;
-        const __m256i g4t_acc_4 = _mm256_xor_si256(g4x3, g4x0);
-        const __m256i g4t_acc_5 = _mm256_xor_si256(g4t_acc_4, rkw_2);
-        const __m256i g4t_2 = _mm256_xor_si256(g4t_acc_5, g4x1);
+        const __m256i g4k_acc_2 = _mm256_xor_si256(g4x3, g4x0);
+        const __m256i g4k_2 = _mm256_xor_si256(g4k_acc_2, rkw_2);
+        const __m256i g4t_2 = _mm256_xor_si256(g4k_2, g4x1);
         const __m256i g4t_2_lo = _mm256_and_si256(g4t_2, nibble_mask);
         const __m256i g4t_2_sh = _mm256_srli_epi16(g4t_2, 4);
         const __m256i g4t_2_hi = _mm256_and_si256(g4t_2_sh, nibble_mask);
@@ -7407,9 +7407,9 @@ static void sm4_wordslice_avx2_vaes_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g4l_2 = _mm256_xor_si256(g4l_acc_2, g4lr2_2);
         const __m256i g4x_2 = _mm256_xor_si256(g4x2, g4l_2);
         g4x2 = g4x_2;
-        const __m256i g5t_acc_4 = _mm256_xor_si256(g5x3, g5x0);
-        const __m256i g5t_acc_5 = _mm256_xor_si256(g5t_acc_4, rkw_2);
-        const __m256i g5t_2 = _mm256_xor_si256(g5t_acc_5, g5x1);
+        const __m256i g5k_acc_2 = _mm256_xor_si256(g5x3, g5x0);
+        const __m256i g5k_2 = _mm256_xor_si256(g5k_acc_2, rkw_2);
+        const __m256i g5t_2 = _mm256_xor_si256(g5k_2, g5x1);
         const __m256i g5t_2_lo = _mm256_and_si256(g5t_2, nibble_mask);
         const __m256i g5t_2_sh = _mm256_srli_epi16(g5t_2, 4);
         const __m256i g5t_2_hi = _mm256_and_si256(g5t_2_sh, nibble_mask);
@@ -7436,9 +7436,9 @@ static void sm4_wordslice_avx2_vaes_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g5l_2 = _mm256_xor_si256(g5l_acc_2, g5lr2_2);
         const __m256i g5x_2 = _mm256_xor_si256(g5x2, g5l_2);
         g5x2 = g5x_2;
-        const __m256i g6t_acc_4 = _mm256_xor_si256(g6x3, g6x0);
-        const __m256i g6t_acc_5 = _mm256_xor_si256(g6t_acc_4, rkw_2);
-        const __m256i g6t_2 = _mm256_xor_si256(g6t_acc_5, g6x1);
+        const __m256i g6k_acc_2 = _mm256_xor_si256(g6x3, g6x0);
+        const __m256i g6k_2 = _mm256_xor_si256(g6k_acc_2, rkw_2);
+        const __m256i g6t_2 = _mm256_xor_si256(g6k_2, g6x1);
         const __m256i g6t_2_lo = _mm256_and_si256(g6t_2, nibble_mask);
         const __m256i g6t_2_sh = _mm256_srli_epi16(g6t_2, 4);
         const __m256i g6t_2_hi = _mm256_and_si256(g6t_2_sh, nibble_mask);
@@ -7465,9 +7465,9 @@ static void sm4_wordslice_avx2_vaes_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g6l_2 = _mm256_xor_si256(g6l_acc_2, g6lr2_2);
         const __m256i g6x_2 = _mm256_xor_si256(g6x2, g6l_2);
         g6x2 = g6x_2;
-        const __m256i g7t_acc_4 = _mm256_xor_si256(g7x3, g7x0);
-        const __m256i g7t_acc_5 = _mm256_xor_si256(g7t_acc_4, rkw_2);
-        const __m256i g7t_2 = _mm256_xor_si256(g7t_acc_5, g7x1);
+        const __m256i g7k_acc_2 = _mm256_xor_si256(g7x3, g7x0);
+        const __m256i g7k_2 = _mm256_xor_si256(g7k_acc_2, rkw_2);
+        const __m256i g7t_2 = _mm256_xor_si256(g7k_2, g7x1);
         const __m256i g7t_2_lo = _mm256_and_si256(g7t_2, nibble_mask);
         const __m256i g7t_2_sh = _mm256_srli_epi16(g7t_2, 4);
         const __m256i g7t_2_hi = _mm256_and_si256(g7t_2_sh, nibble_mask);
@@ -7497,9 +7497,9 @@ static void sm4_wordslice_avx2_vaes_batch_gcm(const uint8_t *rk, uint8_t *in, ui
 
         /* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
         const __m256i rkw_3 = _mm256_set1_epi32(kc_load32(rk + 16 * r + 12));
-        const __m256i g0t_acc_6 = _mm256_xor_si256(g0x0, g0x1);
-        const __m256i g0t_acc_7 = _mm256_xor_si256(g0t_acc_6, rkw_3);
-        const __m256i g0t_3 = _mm256_xor_si256(g0t_acc_7, g0x2);
+        const __m256i g0k_acc_3 = _mm256_xor_si256(g0x0, g0x1);
+        const __m256i g0k_3 = _mm256_xor_si256(g0k_acc_3, rkw_3);
+        const __m256i g0t_3 = _mm256_xor_si256(g0k_3, g0x2);
         const __m256i g0t_3_lo = _mm256_and_si256(g0t_3, nibble_mask);
         const __m256i g0t_3_sh = _mm256_srli_epi16(g0t_3, 4);
         const __m256i g0t_3_hi = _mm256_and_si256(g0t_3_sh, nibble_mask);
@@ -7526,9 +7526,9 @@ static void sm4_wordslice_avx2_vaes_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g0l_3 = _mm256_xor_si256(g0l_acc_3, g0lr2_3);
         const __m256i g0x_3 = _mm256_xor_si256(g0x3, g0l_3);
         g0x3 = g0x_3;
-        const __m256i g1t_acc_6 = _mm256_xor_si256(g1x0, g1x1);
-        const __m256i g1t_acc_7 = _mm256_xor_si256(g1t_acc_6, rkw_3);
-        const __m256i g1t_3 = _mm256_xor_si256(g1t_acc_7, g1x2);
+        const __m256i g1k_acc_3 = _mm256_xor_si256(g1x0, g1x1);
+        const __m256i g1k_3 = _mm256_xor_si256(g1k_acc_3, rkw_3);
+        const __m256i g1t_3 = _mm256_xor_si256(g1k_3, g1x2);
         const __m256i g1t_3_lo = _mm256_and_si256(g1t_3, nibble_mask);
         const __m256i g1t_3_sh = _mm256_srli_epi16(g1t_3, 4);
         const __m256i g1t_3_hi = _mm256_and_si256(g1t_3_sh, nibble_mask);
@@ -7555,9 +7555,9 @@ static void sm4_wordslice_avx2_vaes_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g1l_3 = _mm256_xor_si256(g1l_acc_3, g1lr2_3);
         const __m256i g1x_3 = _mm256_xor_si256(g1x3, g1l_3);
         g1x3 = g1x_3;
-        const __m256i g2t_acc_6 = _mm256_xor_si256(g2x0, g2x1);
-        const __m256i g2t_acc_7 = _mm256_xor_si256(g2t_acc_6, rkw_3);
-        const __m256i g2t_3 = _mm256_xor_si256(g2t_acc_7, g2x2);
+        const __m256i g2k_acc_3 = _mm256_xor_si256(g2x0, g2x1);
+        const __m256i g2k_3 = _mm256_xor_si256(g2k_acc_3, rkw_3);
+        const __m256i g2t_3 = _mm256_xor_si256(g2k_3, g2x2);
         const __m256i g2t_3_lo = _mm256_and_si256(g2t_3, nibble_mask);
         const __m256i g2t_3_sh = _mm256_srli_epi16(g2t_3, 4);
         const __m256i g2t_3_hi = _mm256_and_si256(g2t_3_sh, nibble_mask);
@@ -7584,9 +7584,9 @@ static void sm4_wordslice_avx2_vaes_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g2l_3 = _mm256_xor_si256(g2l_acc_3, g2lr2_3);
         const __m256i g2x_3 = _mm256_xor_si256(g2x3, g2l_3);
         g2x3 = g2x_3;
-        const __m256i g3t_acc_6 = _mm256_xor_si256(g3x0, g3x1);
-        const __m256i g3t_acc_7 = _mm256_xor_si256(g3t_acc_6, rkw_3);
-        const __m256i g3t_3 = _mm256_xor_si256(g3t_acc_7, g3x2);
+        const __m256i g3k_acc_3 = _mm256_xor_si256(g3x0, g3x1);
+        const __m256i g3k_3 = _mm256_xor_si256(g3k_acc_3, rkw_3);
+        const __m256i g3t_3 = _mm256_xor_si256(g3k_3, g3x2);
         const __m256i g3t_3_lo = _mm256_and_si256(g3t_3, nibble_mask);
         const __m256i g3t_3_sh = _mm256_srli_epi16(g3t_3, 4);
         const __m256i g3t_3_hi = _mm256_and_si256(g3t_3_sh, nibble_mask);
@@ -7613,9 +7613,9 @@ static void sm4_wordslice_avx2_vaes_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g3l_3 = _mm256_xor_si256(g3l_acc_3, g3lr2_3);
         const __m256i g3x_3 = _mm256_xor_si256(g3x3, g3l_3);
         g3x3 = g3x_3;
-        const __m256i g4t_acc_6 = _mm256_xor_si256(g4x0, g4x1);
-        const __m256i g4t_acc_7 = _mm256_xor_si256(g4t_acc_6, rkw_3);
-        const __m256i g4t_3 = _mm256_xor_si256(g4t_acc_7, g4x2);
+        const __m256i g4k_acc_3 = _mm256_xor_si256(g4x0, g4x1);
+        const __m256i g4k_3 = _mm256_xor_si256(g4k_acc_3, rkw_3);
+        const __m256i g4t_3 = _mm256_xor_si256(g4k_3, g4x2);
         const __m256i g4t_3_lo = _mm256_and_si256(g4t_3, nibble_mask);
         const __m256i g4t_3_sh = _mm256_srli_epi16(g4t_3, 4);
         const __m256i g4t_3_hi = _mm256_and_si256(g4t_3_sh, nibble_mask);
@@ -7642,9 +7642,9 @@ static void sm4_wordslice_avx2_vaes_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g4l_3 = _mm256_xor_si256(g4l_acc_3, g4lr2_3);
         const __m256i g4x_3 = _mm256_xor_si256(g4x3, g4l_3);
         g4x3 = g4x_3;
-        const __m256i g5t_acc_6 = _mm256_xor_si256(g5x0, g5x1);
-        const __m256i g5t_acc_7 = _mm256_xor_si256(g5t_acc_6, rkw_3);
-        const __m256i g5t_3 = _mm256_xor_si256(g5t_acc_7, g5x2);
+        const __m256i g5k_acc_3 = _mm256_xor_si256(g5x0, g5x1);
+        const __m256i g5k_3 = _mm256_xor_si256(g5k_acc_3, rkw_3);
+        const __m256i g5t_3 = _mm256_xor_si256(g5k_3, g5x2);
         const __m256i g5t_3_lo = _mm256_and_si256(g5t_3, nibble_mask);
         const __m256i g5t_3_sh = _mm256_srli_epi16(g5t_3, 4);
         const __m256i g5t_3_hi = _mm256_and_si256(g5t_3_sh, nibble_mask);
@@ -7671,9 +7671,9 @@ static void sm4_wordslice_avx2_vaes_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g5l_3 = _mm256_xor_si256(g5l_acc_3, g5lr2_3);
         const __m256i g5x_3 = _mm256_xor_si256(g5x3, g5l_3);
         g5x3 = g5x_3;
-        const __m256i g6t_acc_6 = _mm256_xor_si256(g6x0, g6x1);
-        const __m256i g6t_acc_7 = _mm256_xor_si256(g6t_acc_6, rkw_3);
-        const __m256i g6t_3 = _mm256_xor_si256(g6t_acc_7, g6x2);
+        const __m256i g6k_acc_3 = _mm256_xor_si256(g6x0, g6x1);
+        const __m256i g6k_3 = _mm256_xor_si256(g6k_acc_3, rkw_3);
+        const __m256i g6t_3 = _mm256_xor_si256(g6k_3, g6x2);
         const __m256i g6t_3_lo = _mm256_and_si256(g6t_3, nibble_mask);
         const __m256i g6t_3_sh = _mm256_srli_epi16(g6t_3, 4);
         const __m256i g6t_3_hi = _mm256_and_si256(g6t_3_sh, nibble_mask);
@@ -7700,9 +7700,9 @@ static void sm4_wordslice_avx2_vaes_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g6l_3 = _mm256_xor_si256(g6l_acc_3, g6lr2_3);
         const __m256i g6x_3 = _mm256_xor_si256(g6x3, g6l_3);
         g6x3 = g6x_3;
-        const __m256i g7t_acc_6 = _mm256_xor_si256(g7x0, g7x1);
-        const __m256i g7t_acc_7 = _mm256_xor_si256(g7t_acc_6, rkw_3);
-        const __m256i g7t_3 = _mm256_xor_si256(g7t_acc_7, g7x2);
+        const __m256i g7k_acc_3 = _mm256_xor_si256(g7x0, g7x1);
+        const __m256i g7k_3 = _mm256_xor_si256(g7k_acc_3, rkw_3);
+        const __m256i g7t_3 = _mm256_xor_si256(g7k_3, g7x2);
         const __m256i g7t_3_lo = _mm256_and_si256(g7t_3, nibble_mask);
         const __m256i g7t_3_sh = _mm256_srli_epi16(g7t_3, 4);
         const __m256i g7t_3_hi = _mm256_and_si256(g7t_3_sh, nibble_mask);
@@ -7926,6 +7926,226 @@ static void sm4_wordslice_avx2_vaes_batch_gcm(const uint8_t *rk, uint8_t *in, ui
     const __m256i ct_31 = _mm256_xor_si256(outbe_31, msg_31);
     _mm256_storeu_si256((void *)(out + 992), ct_31);
     _mm256_storeu_si256((void *)(in + 64), y_next);
+}
+
+/* The one-block form: out = E(in ^ src), or D with the decryption round keys
+ * (gen/emit/sm4_files.py one_block_program through xor_into_loads): one block in
+ * 128-bit registers, so a chain whose next block waits on this one (CBC
+ * encryption, CBC-MAC, CMAC, CCM) and a single block pay one block's rounds,
+ * not a padded batch.  Its round keys are the words of key->rk. */
+static void sm4_wordslice_avx2_vaes_one_block(const uint8_t *rk, const uint8_t *in, uint8_t *out, const uint8_t *src)
+{
+    __m128i x0, x1, x2, x3;
+    /* word 0 to native order, in every 32-bit lane */
+    static const uint8_t word0_le_bytes[16] = {0x03, 0x02, 0x01, 0x00, 0x03, 0x02, 0x01, 0x00, 0x03, 0x02, 0x01, 0x00, 0x03, 0x02, 0x01, 0x00};
+    const __m128i word0_le = kc_bcast16_128(word0_le_bytes);
+    /* word 1 to native order, in every 32-bit lane */
+    static const uint8_t word1_le_bytes[16] = {0x07, 0x06, 0x05, 0x04, 0x07, 0x06, 0x05, 0x04, 0x07, 0x06, 0x05, 0x04, 0x07, 0x06, 0x05, 0x04};
+    const __m128i word1_le = kc_bcast16_128(word1_le_bytes);
+    /* word 2 to native order, in every 32-bit lane */
+    static const uint8_t word2_le_bytes[16] = {0x0b, 0x0a, 0x09, 0x08, 0x0b, 0x0a, 0x09, 0x08, 0x0b, 0x0a, 0x09, 0x08, 0x0b, 0x0a, 0x09, 0x08};
+    const __m128i word2_le = kc_bcast16_128(word2_le_bytes);
+    /* word 3 to native order, in every 32-bit lane */
+    static const uint8_t word3_le_bytes[16] = {0x0f, 0x0e, 0x0d, 0x0c, 0x0f, 0x0e, 0x0d, 0x0c, 0x0f, 0x0e, 0x0d, 0x0c, 0x0f, 0x0e, 0x0d, 0x0c};
+    const __m128i word3_le = kc_bcast16_128(word3_le_bytes);
+    /* byte order reversal in each 32-bit word */
+    static const uint8_t bswap32_bytes[16] = {0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c};
+    const __m128i bswap32 = kc_bcast16_128(bswap32_bytes);
+    /* inverse ShiftRows (AESENCLAST's ShiftRows undone) */
+    static const uint8_t inv_shift_rows_bytes[16] = {0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03};
+    const __m128i inv_shift_rows = kc_bcast16_128(inv_shift_rows_bytes);
+    /* AESENCLAST key = SubBytes constant 0x63: cancels it */
+    static const uint8_t aes_cancel_key_bytes[16] = {0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63};
+    const __m128i aes_cancel_key = kc_bcast16_128(aes_cancel_key_bytes);
+    /* rotate each 32-bit word left by 24 (byte shuffle) */
+    static const uint8_t rotl24_bytes[16] = {0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c};
+    const __m128i rotl24 = kc_bcast16_128(rotl24_bytes);
+    /* low nibble of every byte */
+    static const uint8_t nibble_mask_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f};
+    const __m128i nibble_mask = kc_bcast16_128(nibble_mask_bytes);
+    /* A1, c1: S-box inner affine: low-nibble table (constant folded in) */
+    static const uint8_t tbl_lo_bytes[16] = {0x1b, 0xee, 0x39, 0xcc, 0xbd, 0x48, 0x9f, 0x6a, 0xb9, 0x4c, 0x9b, 0x6e, 0x1f, 0xea, 0x3d, 0xc8};
+    const __m128i tbl_lo = kc_bcast16_128(tbl_lo_bytes);
+    /* A1, c1: S-box inner affine: high-nibble table */
+    static const uint8_t tbl_hi_bytes[16] = {0x00, 0xac, 0x68, 0xc4, 0x8c, 0x20, 0xe4, 0x48, 0x18, 0xb4, 0x70, 0xdc, 0x94, 0x38, 0xfc, 0x50};
+    const __m128i tbl_hi = kc_bcast16_128(tbl_hi_bytes);
+    /* A2·inv(.) ^ c2: S-box outer affine, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
+    static const uint8_t tbl_lo_1_bytes[16] = {0xd3, 0xf5, 0xd9, 0xff, 0x24, 0x02, 0x2e, 0x08, 0xb4, 0x92, 0xbe, 0x98, 0x43, 0x65, 0x49, 0x6f};
+    const __m128i tbl_lo_1 = kc_bcast16_128(tbl_lo_1_bytes);
+    /* A2·inv(.) ^ c2: S-box outer affine, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
+    static const uint8_t tbl_hi_1_bytes[16] = {0x00, 0x5e, 0x4a, 0x14, 0x08, 0x56, 0x42, 0x1c, 0x9d, 0xc3, 0xd7, 0x89, 0x95, 0xcb, 0xdf, 0x81};
+    const __m128i tbl_hi_1 = kc_bcast16_128(tbl_hi_1_bytes);
+
+    /* Load the block; word w, big-endian to native, into every lane of register w. */
+    const __m128i raw = _mm_loadu_si128((const void *)(in));
+    const __m128i tweak = _mm_loadu_si128((const void *)(src));
+    const __m128i blk = _mm_xor_si128(raw, tweak);
+    const __m128i w0 = _mm_shuffle_epi8(blk, word0_le);
+    x0 = w0;
+    const __m128i w1 = _mm_shuffle_epi8(blk, word1_le);
+    x1 = w1;
+    const __m128i w2 = _mm_shuffle_epi8(blk, word2_le);
+    x2 = w2;
+    const __m128i w3 = _mm_shuffle_epi8(blk, word3_le);
+    x3 = w3;
+    for (size_t r = 0; r < 8; r++) {
+        KC_MCA_BEGIN("loop_r");
+
+        /* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
+        const __m128i rkw = _mm_set1_epi32(kc_load32(rk + 16 * r));
+        const __m128i g0k_acc = _mm_xor_si128(x1, x2);
+        const __m128i g0k = _mm_xor_si128(g0k_acc, rkw);
+        const __m128i g0t = _mm_xor_si128(g0k, x3);
+        const __m128i g0t_lo = _mm_and_si128(g0t, nibble_mask);
+        const __m128i g0t_sh = _mm_srli_epi16(g0t, 4);
+        const __m128i g0t_hi = _mm_and_si128(g0t_sh, nibble_mask);
+        const __m128i g0a_l = _mm_shuffle_epi8(tbl_lo, g0t_lo);
+        const __m128i g0a_h = _mm_shuffle_epi8(tbl_hi, g0t_hi);
+        const __m128i g0a = _mm_xor_si128(g0a_l, g0a_h);
+        const __m128i g0s_sr = _mm_shuffle_epi8(g0a, inv_shift_rows);
+        const __m128i g0s_aes = _mm_aesenclast_si128(g0s_sr, aes_cancel_key);
+        const __m128i g0s_aes_lo = _mm_and_si128(g0s_aes, nibble_mask);
+        const __m128i g0s_aes_sh = _mm_srli_epi16(g0s_aes, 4);
+        const __m128i g0s_aes_hi = _mm_and_si128(g0s_aes_sh, nibble_mask);
+        const __m128i g0s_l = _mm_shuffle_epi8(tbl_lo_1, g0s_aes_lo);
+        const __m128i g0s_h = _mm_shuffle_epi8(tbl_hi_1, g0s_aes_hi);
+        const __m128i g0s = _mm_xor_si128(g0s_l, g0s_h);
+        const __m128i g0r2_l = _mm_slli_epi32(g0s, 2);
+        const __m128i g0r2_r = _mm_srli_epi32(g0s, 30);
+        const __m128i g0r2 = _mm_or_si128(g0r2_l, g0r2_r);
+        const __m128i g0r10_l = _mm_slli_epi32(g0s, 10);
+        const __m128i g0r10_r = _mm_srli_epi32(g0s, 22);
+        const __m128i g0r10 = _mm_or_si128(g0r10_l, g0r10_r);
+        const __m128i g0r18_l = _mm_slli_epi32(g0s, 18);
+        const __m128i g0r18_r = _mm_srli_epi32(g0s, 14);
+        const __m128i g0r18 = _mm_or_si128(g0r18_l, g0r18_r);
+        const __m128i g0r24 = _mm_shuffle_epi8(g0s, rotl24);
+        const __m128i g0n_acc = _mm_xor_si128(x0, g0s);
+        const __m128i g0n = _mm_xor_si128(g0n_acc, g0r24);
+        const __m128i g0f_acc = _mm_xor_si128(g0r2, g0r10);
+        const __m128i g0f = _mm_xor_si128(g0f_acc, g0r18);
+        const __m128i g0x = _mm_xor_si128(g0n, g0f);
+        x0 = g0x;
+
+        /* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
+        const __m128i rkw_1 = _mm_set1_epi32(kc_load32(rk + 16 * r + 4));
+        const __m128i g0k_acc_1 = _mm_xor_si128(x2, x3);
+        const __m128i g0k_1 = _mm_xor_si128(g0k_acc_1, rkw_1);
+        const __m128i g0t_acc = _mm_xor_si128(g0k_1, g0n);
+        const __m128i g0t_1 = _mm_xor_si128(g0t_acc, g0f);
+        const __m128i g0t_1_lo = _mm_and_si128(g0t_1, nibble_mask);
+        const __m128i g0t_1_sh = _mm_srli_epi16(g0t_1, 4);
+        const __m128i g0t_1_hi = _mm_and_si128(g0t_1_sh, nibble_mask);
+        const __m128i g0a_1_l = _mm_shuffle_epi8(tbl_lo, g0t_1_lo);
+        const __m128i g0a_1_h = _mm_shuffle_epi8(tbl_hi, g0t_1_hi);
+        const __m128i g0a_1 = _mm_xor_si128(g0a_1_l, g0a_1_h);
+        const __m128i g0s_1_sr = _mm_shuffle_epi8(g0a_1, inv_shift_rows);
+        const __m128i g0s_1_aes = _mm_aesenclast_si128(g0s_1_sr, aes_cancel_key);
+        const __m128i g0s_1_aes_lo = _mm_and_si128(g0s_1_aes, nibble_mask);
+        const __m128i g0s_1_aes_sh = _mm_srli_epi16(g0s_1_aes, 4);
+        const __m128i g0s_1_aes_hi = _mm_and_si128(g0s_1_aes_sh, nibble_mask);
+        const __m128i g0s_1_l = _mm_shuffle_epi8(tbl_lo_1, g0s_1_aes_lo);
+        const __m128i g0s_1_h = _mm_shuffle_epi8(tbl_hi_1, g0s_1_aes_hi);
+        const __m128i g0s_1 = _mm_xor_si128(g0s_1_l, g0s_1_h);
+        const __m128i g0r2_1_l = _mm_slli_epi32(g0s_1, 2);
+        const __m128i g0r2_1_r = _mm_srli_epi32(g0s_1, 30);
+        const __m128i g0r2_1 = _mm_or_si128(g0r2_1_l, g0r2_1_r);
+        const __m128i g0r10_1_l = _mm_slli_epi32(g0s_1, 10);
+        const __m128i g0r10_1_r = _mm_srli_epi32(g0s_1, 22);
+        const __m128i g0r10_1 = _mm_or_si128(g0r10_1_l, g0r10_1_r);
+        const __m128i g0r18_1_l = _mm_slli_epi32(g0s_1, 18);
+        const __m128i g0r18_1_r = _mm_srli_epi32(g0s_1, 14);
+        const __m128i g0r18_1 = _mm_or_si128(g0r18_1_l, g0r18_1_r);
+        const __m128i g0r24_1 = _mm_shuffle_epi8(g0s_1, rotl24);
+        const __m128i g0n_acc_1 = _mm_xor_si128(x1, g0s_1);
+        const __m128i g0n_1 = _mm_xor_si128(g0n_acc_1, g0r24_1);
+        const __m128i g0f_acc_1 = _mm_xor_si128(g0r2_1, g0r10_1);
+        const __m128i g0f_1 = _mm_xor_si128(g0f_acc_1, g0r18_1);
+        const __m128i g0x_1 = _mm_xor_si128(g0n_1, g0f_1);
+        x1 = g0x_1;
+
+        /* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
+        const __m128i rkw_2 = _mm_set1_epi32(kc_load32(rk + 16 * r + 8));
+        const __m128i g0k_acc_2 = _mm_xor_si128(x3, x0);
+        const __m128i g0k_2 = _mm_xor_si128(g0k_acc_2, rkw_2);
+        const __m128i g0t_acc_1 = _mm_xor_si128(g0k_2, g0n_1);
+        const __m128i g0t_2 = _mm_xor_si128(g0t_acc_1, g0f_1);
+        const __m128i g0t_2_lo = _mm_and_si128(g0t_2, nibble_mask);
+        const __m128i g0t_2_sh = _mm_srli_epi16(g0t_2, 4);
+        const __m128i g0t_2_hi = _mm_and_si128(g0t_2_sh, nibble_mask);
+        const __m128i g0a_2_l = _mm_shuffle_epi8(tbl_lo, g0t_2_lo);
+        const __m128i g0a_2_h = _mm_shuffle_epi8(tbl_hi, g0t_2_hi);
+        const __m128i g0a_2 = _mm_xor_si128(g0a_2_l, g0a_2_h);
+        const __m128i g0s_2_sr = _mm_shuffle_epi8(g0a_2, inv_shift_rows);
+        const __m128i g0s_2_aes = _mm_aesenclast_si128(g0s_2_sr, aes_cancel_key);
+        const __m128i g0s_2_aes_lo = _mm_and_si128(g0s_2_aes, nibble_mask);
+        const __m128i g0s_2_aes_sh = _mm_srli_epi16(g0s_2_aes, 4);
+        const __m128i g0s_2_aes_hi = _mm_and_si128(g0s_2_aes_sh, nibble_mask);
+        const __m128i g0s_2_l = _mm_shuffle_epi8(tbl_lo_1, g0s_2_aes_lo);
+        const __m128i g0s_2_h = _mm_shuffle_epi8(tbl_hi_1, g0s_2_aes_hi);
+        const __m128i g0s_2 = _mm_xor_si128(g0s_2_l, g0s_2_h);
+        const __m128i g0r2_2_l = _mm_slli_epi32(g0s_2, 2);
+        const __m128i g0r2_2_r = _mm_srli_epi32(g0s_2, 30);
+        const __m128i g0r2_2 = _mm_or_si128(g0r2_2_l, g0r2_2_r);
+        const __m128i g0r10_2_l = _mm_slli_epi32(g0s_2, 10);
+        const __m128i g0r10_2_r = _mm_srli_epi32(g0s_2, 22);
+        const __m128i g0r10_2 = _mm_or_si128(g0r10_2_l, g0r10_2_r);
+        const __m128i g0r18_2_l = _mm_slli_epi32(g0s_2, 18);
+        const __m128i g0r18_2_r = _mm_srli_epi32(g0s_2, 14);
+        const __m128i g0r18_2 = _mm_or_si128(g0r18_2_l, g0r18_2_r);
+        const __m128i g0r24_2 = _mm_shuffle_epi8(g0s_2, rotl24);
+        const __m128i g0n_acc_2 = _mm_xor_si128(x2, g0s_2);
+        const __m128i g0n_2 = _mm_xor_si128(g0n_acc_2, g0r24_2);
+        const __m128i g0f_acc_2 = _mm_xor_si128(g0r2_2, g0r10_2);
+        const __m128i g0f_2 = _mm_xor_si128(g0f_acc_2, g0r18_2);
+        const __m128i g0x_2 = _mm_xor_si128(g0n_2, g0f_2);
+        x2 = g0x_2;
+
+        /* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
+        const __m128i rkw_3 = _mm_set1_epi32(kc_load32(rk + 16 * r + 12));
+        const __m128i g0k_acc_3 = _mm_xor_si128(x0, x1);
+        const __m128i g0k_3 = _mm_xor_si128(g0k_acc_3, rkw_3);
+        const __m128i g0t_acc_2 = _mm_xor_si128(g0k_3, g0n_2);
+        const __m128i g0t_3 = _mm_xor_si128(g0t_acc_2, g0f_2);
+        const __m128i g0t_3_lo = _mm_and_si128(g0t_3, nibble_mask);
+        const __m128i g0t_3_sh = _mm_srli_epi16(g0t_3, 4);
+        const __m128i g0t_3_hi = _mm_and_si128(g0t_3_sh, nibble_mask);
+        const __m128i g0a_3_l = _mm_shuffle_epi8(tbl_lo, g0t_3_lo);
+        const __m128i g0a_3_h = _mm_shuffle_epi8(tbl_hi, g0t_3_hi);
+        const __m128i g0a_3 = _mm_xor_si128(g0a_3_l, g0a_3_h);
+        const __m128i g0s_3_sr = _mm_shuffle_epi8(g0a_3, inv_shift_rows);
+        const __m128i g0s_3_aes = _mm_aesenclast_si128(g0s_3_sr, aes_cancel_key);
+        const __m128i g0s_3_aes_lo = _mm_and_si128(g0s_3_aes, nibble_mask);
+        const __m128i g0s_3_aes_sh = _mm_srli_epi16(g0s_3_aes, 4);
+        const __m128i g0s_3_aes_hi = _mm_and_si128(g0s_3_aes_sh, nibble_mask);
+        const __m128i g0s_3_l = _mm_shuffle_epi8(tbl_lo_1, g0s_3_aes_lo);
+        const __m128i g0s_3_h = _mm_shuffle_epi8(tbl_hi_1, g0s_3_aes_hi);
+        const __m128i g0s_3 = _mm_xor_si128(g0s_3_l, g0s_3_h);
+        const __m128i g0r2_3_l = _mm_slli_epi32(g0s_3, 2);
+        const __m128i g0r2_3_r = _mm_srli_epi32(g0s_3, 30);
+        const __m128i g0r2_3 = _mm_or_si128(g0r2_3_l, g0r2_3_r);
+        const __m128i g0r10_3_l = _mm_slli_epi32(g0s_3, 10);
+        const __m128i g0r10_3_r = _mm_srli_epi32(g0s_3, 22);
+        const __m128i g0r10_3 = _mm_or_si128(g0r10_3_l, g0r10_3_r);
+        const __m128i g0r18_3_l = _mm_slli_epi32(g0s_3, 18);
+        const __m128i g0r18_3_r = _mm_srli_epi32(g0s_3, 14);
+        const __m128i g0r18_3 = _mm_or_si128(g0r18_3_l, g0r18_3_r);
+        const __m128i g0r24_3 = _mm_shuffle_epi8(g0s_3, rotl24);
+        const __m128i g0n_acc_3 = _mm_xor_si128(x3, g0s_3);
+        const __m128i g0n_3 = _mm_xor_si128(g0n_acc_3, g0r24_3);
+        const __m128i g0f_acc_3 = _mm_xor_si128(g0r2_3, g0r10_3);
+        const __m128i g0f_3 = _mm_xor_si128(g0f_acc_3, g0r18_3);
+        const __m128i g0x_3 = _mm_xor_si128(g0n_3, g0f_3);
+        x3 = g0x_3;
+        KC_MCA_END("loop_r");
+    }
+
+    /* Output (X35, X34, X33, X32) = slots 3, 2, 1, 0: lane 0 of each into lanes 0-3, native words to big-endian. */
+    const __m128i x35x34 = _mm_unpacklo_epi32(x3, x2);
+    const __m128i x33x32 = _mm_unpacklo_epi32(x1, x0);
+    const __m128i out_1 = _mm_unpacklo_epi64(x35x34, x33x32);
+    const __m128i outbe = _mm_shuffle_epi8(out_1, bswap32);
+    _mm_storeu_si128((void *)(out), outbe);
 }
 
 /* GHASH's step of KC_GHASH_BLOCKS blocks at 256 bits (gen/kernels/ghash.py
@@ -9489,9 +9709,15 @@ static void sm4_wordslice_avx2_vaes_xts_tweaks(int rule, int first, uint8_t *car
     memcpy(carry, out + SM4_WORDSLICE_AVX2_VAES_BATCH_BLOCKS * SM4_BLOCK_BYTES, 32);
 }
 
+static const uint8_t sm4_wordslice_avx2_vaes_zero_block[SM4_BLOCK_BYTES];
+
 static void sm4_wordslice_avx2_vaes_crypt(const sm4_key *key, sm4_direction dir, const uint8_t *in, uint8_t *out,
                                     size_t nblocks)
 {
+    if (nblocks == 1) { /* GCM's H and tag mask, CCM's A0, CMAC's L, a one-block message */
+        sm4_wordslice_avx2_vaes_one_block((const uint8_t *)key->rk[dir], in, out, sm4_wordslice_avx2_vaes_zero_block);
+        return;
+    }
     sm4_run_batches(sm4_wordslice_avx2_vaes_batch, SM4_WORDSLICE_AVX2_VAES_BATCH_BLOCKS, (const uint8_t *)key->rk[dir], in, out, nblocks);
 }
 
@@ -9507,6 +9733,21 @@ static void sm4_wordslice_avx2_vaes_xts_blocks(const sm4_key *key, sm4_direction
 {
     sm4_run_batches_whitened(sm4_wordslice_avx2_vaes_batch_xts, sm4_wordslice_avx2_vaes_batch, SM4_WORDSLICE_AVX2_VAES_BATCH_BLOCKS, (const uint8_t *)key->rk[dir],
                              in, tweaks, out, nblocks);
+}
+
+/* CBC encryption's serial chain, one block at a time: chain <- E(chain ^ in_i),
+ * out_i <- chain; out NULL for the MACs' chain (nothing written). */
+static void sm4_wordslice_avx2_vaes_encrypt_chained(const sm4_key *key, uint8_t chain[SM4_BLOCK_BYTES], const uint8_t *in,
+                                               uint8_t *out, size_t nblocks)
+{
+    const uint8_t *rk = (const uint8_t *)key->rk[SM4_ENCRYPT];
+    for (; nblocks; nblocks--, in += SM4_BLOCK_BYTES) {
+        sm4_wordslice_avx2_vaes_one_block(rk, in, chain, chain);
+        if (out) {
+            memcpy(out, chain, SM4_BLOCK_BYTES);
+            out += SM4_BLOCK_BYTES;
+        }
+    }
 }
 
 static int sm4_wordslice_avx2_vaes_ctr_xor(const sm4_key *key, const uint8_t *counters, const uint8_t *src, uint8_t *out,
@@ -9549,6 +9790,7 @@ const sm4_impl KC_IMPL_SYMBOL(sm4_wordslice_avx2_vaes) = {
     .cpu_supported = sm4_wordslice_avx2_vaes_cpu_supported,
     .crypt_blocks = sm4_wordslice_avx2_vaes_crypt,
     .crypt_blocks_xor = sm4_wordslice_avx2_vaes_crypt_xor,
+    .encrypt_chained = sm4_wordslice_avx2_vaes_encrypt_chained,
     .ctr_xor = sm4_wordslice_avx2_vaes_ctr_xor,
     .ghash = sm4_wordslice_avx2_vaes_ghash,
     .xts_tweaks = sm4_wordslice_avx2_vaes_xts_tweaks,

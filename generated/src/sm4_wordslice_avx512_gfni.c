@@ -200,8 +200,8 @@ static void sm4_wordslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
 
         /* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
         const __m512i rkw = _mm512_set1_epi32(kc_load32(rk + 16 * r));
-        const __m512i g0t_acc_1 = _mm512_ternarylogic_epi32(g0x1, g0x2, rkw, 0x96);
-        const __m512i g0t = _mm512_xor_si512(g0t_acc_1, g0x3);
+        const __m512i g0k = _mm512_ternarylogic_epi32(g0x1, g0x2, rkw, 0x96);
+        const __m512i g0t = _mm512_xor_si512(g0k, g0x3);
         const __m512i g0a = _mm512_gf2p8affine_epi64_epi8(g0t, gfni_mat, 0x1b);
         const __m512i g0s = _mm512_gf2p8affineinv_epi64_epi8(g0a, gfni_mat_1, 0xd3);
         const __m512i g0lr24 = _mm512_shuffle_epi8(g0s, rotl24);
@@ -212,8 +212,8 @@ static void sm4_wordslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
         const __m512i g0l = _mm512_ternarylogic_epi32(g0s, g0lr24, g0lr2, 0x96);
         const __m512i g0x = _mm512_xor_si512(g0x0, g0l);
         g0x0 = g0x;
-        const __m512i g1t_acc_1 = _mm512_ternarylogic_epi32(g1x1, g1x2, rkw, 0x96);
-        const __m512i g1t = _mm512_xor_si512(g1t_acc_1, g1x3);
+        const __m512i g1k = _mm512_ternarylogic_epi32(g1x1, g1x2, rkw, 0x96);
+        const __m512i g1t = _mm512_xor_si512(g1k, g1x3);
         const __m512i g1a = _mm512_gf2p8affine_epi64_epi8(g1t, gfni_mat, 0x1b);
         const __m512i g1s = _mm512_gf2p8affineinv_epi64_epi8(g1a, gfni_mat_1, 0xd3);
         const __m512i g1lr24 = _mm512_shuffle_epi8(g1s, rotl24);
@@ -224,8 +224,8 @@ static void sm4_wordslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
         const __m512i g1l = _mm512_ternarylogic_epi32(g1s, g1lr24, g1lr2, 0x96);
         const __m512i g1x = _mm512_xor_si512(g1x0, g1l);
         g1x0 = g1x;
-        const __m512i g2t_acc_1 = _mm512_ternarylogic_epi32(g2x1, g2x2, rkw, 0x96);
-        const __m512i g2t = _mm512_xor_si512(g2t_acc_1, g2x3);
+        const __m512i g2k = _mm512_ternarylogic_epi32(g2x1, g2x2, rkw, 0x96);
+        const __m512i g2t = _mm512_xor_si512(g2k, g2x3);
         const __m512i g2a = _mm512_gf2p8affine_epi64_epi8(g2t, gfni_mat, 0x1b);
         const __m512i g2s = _mm512_gf2p8affineinv_epi64_epi8(g2a, gfni_mat_1, 0xd3);
         const __m512i g2lr24 = _mm512_shuffle_epi8(g2s, rotl24);
@@ -236,8 +236,8 @@ static void sm4_wordslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
         const __m512i g2l = _mm512_ternarylogic_epi32(g2s, g2lr24, g2lr2, 0x96);
         const __m512i g2x = _mm512_xor_si512(g2x0, g2l);
         g2x0 = g2x;
-        const __m512i g3t_acc_1 = _mm512_ternarylogic_epi32(g3x1, g3x2, rkw, 0x96);
-        const __m512i g3t = _mm512_xor_si512(g3t_acc_1, g3x3);
+        const __m512i g3k = _mm512_ternarylogic_epi32(g3x1, g3x2, rkw, 0x96);
+        const __m512i g3t = _mm512_xor_si512(g3k, g3x3);
         const __m512i g3a = _mm512_gf2p8affine_epi64_epi8(g3t, gfni_mat, 0x1b);
         const __m512i g3s = _mm512_gf2p8affineinv_epi64_epi8(g3a, gfni_mat_1, 0xd3);
         const __m512i g3lr24 = _mm512_shuffle_epi8(g3s, rotl24);
@@ -248,8 +248,8 @@ static void sm4_wordslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
         const __m512i g3l = _mm512_ternarylogic_epi32(g3s, g3lr24, g3lr2, 0x96);
         const __m512i g3x = _mm512_xor_si512(g3x0, g3l);
         g3x0 = g3x;
-        const __m512i g4t_acc_1 = _mm512_ternarylogic_epi32(g4x1, g4x2, rkw, 0x96);
-        const __m512i g4t = _mm512_xor_si512(g4t_acc_1, g4x3);
+        const __m512i g4k = _mm512_ternarylogic_epi32(g4x1, g4x2, rkw, 0x96);
+        const __m512i g4t = _mm512_xor_si512(g4k, g4x3);
         const __m512i g4a = _mm512_gf2p8affine_epi64_epi8(g4t, gfni_mat, 0x1b);
         const __m512i g4s = _mm512_gf2p8affineinv_epi64_epi8(g4a, gfni_mat_1, 0xd3);
         const __m512i g4lr24 = _mm512_shuffle_epi8(g4s, rotl24);
@@ -260,8 +260,8 @@ static void sm4_wordslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
         const __m512i g4l = _mm512_ternarylogic_epi32(g4s, g4lr24, g4lr2, 0x96);
         const __m512i g4x = _mm512_xor_si512(g4x0, g4l);
         g4x0 = g4x;
-        const __m512i g5t_acc_1 = _mm512_ternarylogic_epi32(g5x1, g5x2, rkw, 0x96);
-        const __m512i g5t = _mm512_xor_si512(g5t_acc_1, g5x3);
+        const __m512i g5k = _mm512_ternarylogic_epi32(g5x1, g5x2, rkw, 0x96);
+        const __m512i g5t = _mm512_xor_si512(g5k, g5x3);
         const __m512i g5a = _mm512_gf2p8affine_epi64_epi8(g5t, gfni_mat, 0x1b);
         const __m512i g5s = _mm512_gf2p8affineinv_epi64_epi8(g5a, gfni_mat_1, 0xd3);
         const __m512i g5lr24 = _mm512_shuffle_epi8(g5s, rotl24);
@@ -272,8 +272,8 @@ static void sm4_wordslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
         const __m512i g5l = _mm512_ternarylogic_epi32(g5s, g5lr24, g5lr2, 0x96);
         const __m512i g5x = _mm512_xor_si512(g5x0, g5l);
         g5x0 = g5x;
-        const __m512i g6t_acc_1 = _mm512_ternarylogic_epi32(g6x1, g6x2, rkw, 0x96);
-        const __m512i g6t = _mm512_xor_si512(g6t_acc_1, g6x3);
+        const __m512i g6k = _mm512_ternarylogic_epi32(g6x1, g6x2, rkw, 0x96);
+        const __m512i g6t = _mm512_xor_si512(g6k, g6x3);
         const __m512i g6a = _mm512_gf2p8affine_epi64_epi8(g6t, gfni_mat, 0x1b);
         const __m512i g6s = _mm512_gf2p8affineinv_epi64_epi8(g6a, gfni_mat_1, 0xd3);
         const __m512i g6lr24 = _mm512_shuffle_epi8(g6s, rotl24);
@@ -284,8 +284,8 @@ static void sm4_wordslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
         const __m512i g6l = _mm512_ternarylogic_epi32(g6s, g6lr24, g6lr2, 0x96);
         const __m512i g6x = _mm512_xor_si512(g6x0, g6l);
         g6x0 = g6x;
-        const __m512i g7t_acc_1 = _mm512_ternarylogic_epi32(g7x1, g7x2, rkw, 0x96);
-        const __m512i g7t = _mm512_xor_si512(g7t_acc_1, g7x3);
+        const __m512i g7k = _mm512_ternarylogic_epi32(g7x1, g7x2, rkw, 0x96);
+        const __m512i g7t = _mm512_xor_si512(g7k, g7x3);
         const __m512i g7a = _mm512_gf2p8affine_epi64_epi8(g7t, gfni_mat, 0x1b);
         const __m512i g7s = _mm512_gf2p8affineinv_epi64_epi8(g7a, gfni_mat_1, 0xd3);
         const __m512i g7lr24 = _mm512_shuffle_epi8(g7s, rotl24);
@@ -299,8 +299,8 @@ static void sm4_wordslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
 
         /* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
         const __m512i rkw_1 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 4));
-        const __m512i g0t_acc_3 = _mm512_ternarylogic_epi32(g0x2, g0x3, rkw_1, 0x96);
-        const __m512i g0t_1 = _mm512_xor_si512(g0t_acc_3, g0x0);
+        const __m512i g0k_1 = _mm512_ternarylogic_epi32(g0x2, g0x3, rkw_1, 0x96);
+        const __m512i g0t_1 = _mm512_xor_si512(g0k_1, g0x0);
         const __m512i g0a_1 = _mm512_gf2p8affine_epi64_epi8(g0t_1, gfni_mat, 0x1b);
         const __m512i g0s_1 = _mm512_gf2p8affineinv_epi64_epi8(g0a_1, gfni_mat_1, 0xd3);
         const __m512i g0lr24_1 = _mm512_shuffle_epi8(g0s_1, rotl24);
@@ -311,8 +311,8 @@ static void sm4_wordslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
         const __m512i g0l_1 = _mm512_ternarylogic_epi32(g0s_1, g0lr24_1, g0lr2_1, 0x96);
         const __m512i g0x_1 = _mm512_xor_si512(g0x1, g0l_1);
         g0x1 = g0x_1;
-        const __m512i g1t_acc_3 = _mm512_ternarylogic_epi32(g1x2, g1x3, rkw_1, 0x96);
-        const __m512i g1t_1 = _mm512_xor_si512(g1t_acc_3, g1x0);
+        const __m512i g1k_1 = _mm512_ternarylogic_epi32(g1x2, g1x3, rkw_1, 0x96);
+        const __m512i g1t_1 = _mm512_xor_si512(g1k_1, g1x0);
         const __m512i g1a_1 = _mm512_gf2p8affine_epi64_epi8(g1t_1, gfni_mat, 0x1b);
         const __m512i g1s_1 = _mm512_gf2p8affineinv_epi64_epi8(g1a_1, gfni_mat_1, 0xd3);
         const __m512i g1lr24_1 = _mm512_shuffle_epi8(g1s_1, rotl24);
@@ -323,8 +323,8 @@ static void sm4_wordslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
         const __m512i g1l_1 = _mm512_ternarylogic_epi32(g1s_1, g1lr24_1, g1lr2_1, 0x96);
         const __m512i g1x_1 = _mm512_xor_si512(g1x1, g1l_1);
         g1x1 = g1x_1;
-        const __m512i g2t_acc_3 = _mm512_ternarylogic_epi32(g2x2, g2x3, rkw_1, 0x96);
-        const __m512i g2t_1 = _mm512_xor_si512(g2t_acc_3, g2x0);
+        const __m512i g2k_1 = _mm512_ternarylogic_epi32(g2x2, g2x3, rkw_1, 0x96);
+        const __m512i g2t_1 = _mm512_xor_si512(g2k_1, g2x0);
         const __m512i g2a_1 = _mm512_gf2p8affine_epi64_epi8(g2t_1, gfni_mat, 0x1b);
         const __m512i g2s_1 = _mm512_gf2p8affineinv_epi64_epi8(g2a_1, gfni_mat_1, 0xd3);
         const __m512i g2lr24_1 = _mm512_shuffle_epi8(g2s_1, rotl24);
@@ -335,8 +335,8 @@ static void sm4_wordslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
         const __m512i g2l_1 = _mm512_ternarylogic_epi32(g2s_1, g2lr24_1, g2lr2_1, 0x96);
         const __m512i g2x_1 = _mm512_xor_si512(g2x1, g2l_1);
         g2x1 = g2x_1;
-        const __m512i g3t_acc_3 = _mm512_ternarylogic_epi32(g3x2, g3x3, rkw_1, 0x96);
-        const __m512i g3t_1 = _mm512_xor_si512(g3t_acc_3, g3x0);
+        const __m512i g3k_1 = _mm512_ternarylogic_epi32(g3x2, g3x3, rkw_1, 0x96);
+        const __m512i g3t_1 = _mm512_xor_si512(g3k_1, g3x0);
         const __m512i g3a_1 = _mm512_gf2p8affine_epi64_epi8(g3t_1, gfni_mat, 0x1b);
         const __m512i g3s_1 = _mm512_gf2p8affineinv_epi64_epi8(g3a_1, gfni_mat_1, 0xd3);
         const __m512i g3lr24_1 = _mm512_shuffle_epi8(g3s_1, rotl24);
@@ -347,8 +347,8 @@ static void sm4_wordslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
         const __m512i g3l_1 = _mm512_ternarylogic_epi32(g3s_1, g3lr24_1, g3lr2_1, 0x96);
         const __m512i g3x_1 = _mm512_xor_si512(g3x1, g3l_1);
         g3x1 = g3x_1;
-        const __m512i g4t_acc_3 = _mm512_ternarylogic_epi32(g4x2, g4x3, rkw_1, 0x96);
-        const __m512i g4t_1 = _mm512_xor_si512(g4t_acc_3, g4x0);
+        const __m512i g4k_1 = _mm512_ternarylogic_epi32(g4x2, g4x3, rkw_1, 0x96);
+        const __m512i g4t_1 = _mm512_xor_si512(g4k_1, g4x0);
         const __m512i g4a_1 = _mm512_gf2p8affine_epi64_epi8(g4t_1, gfni_mat, 0x1b);
         const __m512i g4s_1 = _mm512_gf2p8affineinv_epi64_epi8(g4a_1, gfni_mat_1, 0xd3);
         const __m512i g4lr24_1 = _mm512_shuffle_epi8(g4s_1, rotl24);
@@ -359,8 +359,8 @@ static void sm4_wordslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
         const __m512i g4l_1 = _mm512_ternarylogic_epi32(g4s_1, g4lr24_1, g4lr2_1, 0x96);
         const __m512i g4x_1 = _mm512_xor_si512(g4x1, g4l_1);
         g4x1 = g4x_1;
-        const __m512i g5t_acc_3 = _mm512_ternarylogic_epi32(g5x2, g5x3, rkw_1, 0x96);
-        const __m512i g5t_1 = _mm512_xor_si512(g5t_acc_3, g5x0);
+        const __m512i g5k_1 = _mm512_ternarylogic_epi32(g5x2, g5x3, rkw_1, 0x96);
+        const __m512i g5t_1 = _mm512_xor_si512(g5k_1, g5x0);
         const __m512i g5a_1 = _mm512_gf2p8affine_epi64_epi8(g5t_1, gfni_mat, 0x1b);
         const __m512i g5s_1 = _mm512_gf2p8affineinv_epi64_epi8(g5a_1, gfni_mat_1, 0xd3);
         const __m512i g5lr24_1 = _mm512_shuffle_epi8(g5s_1, rotl24);
@@ -371,8 +371,8 @@ static void sm4_wordslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
         const __m512i g5l_1 = _mm512_ternarylogic_epi32(g5s_1, g5lr24_1, g5lr2_1, 0x96);
         const __m512i g5x_1 = _mm512_xor_si512(g5x1, g5l_1);
         g5x1 = g5x_1;
-        const __m512i g6t_acc_3 = _mm512_ternarylogic_epi32(g6x2, g6x3, rkw_1, 0x96);
-        const __m512i g6t_1 = _mm512_xor_si512(g6t_acc_3, g6x0);
+        const __m512i g6k_1 = _mm512_ternarylogic_epi32(g6x2, g6x3, rkw_1, 0x96);
+        const __m512i g6t_1 = _mm512_xor_si512(g6k_1, g6x0);
         const __m512i g6a_1 = _mm512_gf2p8affine_epi64_epi8(g6t_1, gfni_mat, 0x1b);
         const __m512i g6s_1 = _mm512_gf2p8affineinv_epi64_epi8(g6a_1, gfni_mat_1, 0xd3);
         const __m512i g6lr24_1 = _mm512_shuffle_epi8(g6s_1, rotl24);
@@ -383,8 +383,8 @@ static void sm4_wordslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
         const __m512i g6l_1 = _mm512_ternarylogic_epi32(g6s_1, g6lr24_1, g6lr2_1, 0x96);
         const __m512i g6x_1 = _mm512_xor_si512(g6x1, g6l_1);
         g6x1 = g6x_1;
-        const __m512i g7t_acc_3 = _mm512_ternarylogic_epi32(g7x2, g7x3, rkw_1, 0x96);
-        const __m512i g7t_1 = _mm512_xor_si512(g7t_acc_3, g7x0);
+        const __m512i g7k_1 = _mm512_ternarylogic_epi32(g7x2, g7x3, rkw_1, 0x96);
+        const __m512i g7t_1 = _mm512_xor_si512(g7k_1, g7x0);
         const __m512i g7a_1 = _mm512_gf2p8affine_epi64_epi8(g7t_1, gfni_mat, 0x1b);
         const __m512i g7s_1 = _mm512_gf2p8affineinv_epi64_epi8(g7a_1, gfni_mat_1, 0xd3);
         const __m512i g7lr24_1 = _mm512_shuffle_epi8(g7s_1, rotl24);
@@ -398,8 +398,8 @@ static void sm4_wordslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
 
         /* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
         const __m512i rkw_2 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 8));
-        const __m512i g0t_acc_5 = _mm512_ternarylogic_epi32(g0x3, g0x0, rkw_2, 0x96);
-        const __m512i g0t_2 = _mm512_xor_si512(g0t_acc_5, g0x1);
+        const __m512i g0k_2 = _mm512_ternarylogic_epi32(g0x3, g0x0, rkw_2, 0x96);
+        const __m512i g0t_2 = _mm512_xor_si512(g0k_2, g0x1);
         const __m512i g0a_2 = _mm512_gf2p8affine_epi64_epi8(g0t_2, gfni_mat, 0x1b);
         const __m512i g0s_2 = _mm512_gf2p8affineinv_epi64_epi8(g0a_2, gfni_mat_1, 0xd3);
         const __m512i g0lr24_2 = _mm512_shuffle_epi8(g0s_2, rotl24);
@@ -410,8 +410,8 @@ static void sm4_wordslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
         const __m512i g0l_2 = _mm512_ternarylogic_epi32(g0s_2, g0lr24_2, g0lr2_2, 0x96);
         const __m512i g0x_2 = _mm512_xor_si512(g0x2, g0l_2);
         g0x2 = g0x_2;
-        const __m512i g1t_acc_5 = _mm512_ternarylogic_epi32(g1x3, g1x0, rkw_2, 0x96);
-        const __m512i g1t_2 = _mm512_xor_si512(g1t_acc_5, g1x1);
+        const __m512i g1k_2 = _mm512_ternarylogic_epi32(g1x3, g1x0, rkw_2, 0x96);
+        const __m512i g1t_2 = _mm512_xor_si512(g1k_2, g1x1);
         const __m512i g1a_2 = _mm512_gf2p8affine_epi64_epi8(g1t_2, gfni_mat, 0x1b);
         const __m512i g1s_2 = _mm512_gf2p8affineinv_epi64_epi8(g1a_2, gfni_mat_1, 0xd3);
         const __m512i g1lr24_2 = _mm512_shuffle_epi8(g1s_2, rotl24);
@@ -422,8 +422,8 @@ static void sm4_wordslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
         const __m512i g1l_2 = _mm512_ternarylogic_epi32(g1s_2, g1lr24_2, g1lr2_2, 0x96);
         const __m512i g1x_2 = _mm512_xor_si512(g1x2, g1l_2);
         g1x2 = g1x_2;
-        const __m512i g2t_acc_5 = _mm512_ternarylogic_epi32(g2x3, g2x0, rkw_2, 0x96);
-        const __m512i g2t_2 = _mm512_xor_si512(g2t_acc_5, g2x1);
+        const __m512i g2k_2 = _mm512_ternarylogic_epi32(g2x3, g2x0, rkw_2, 0x96);
+        const __m512i g2t_2 = _mm512_xor_si512(g2k_2, g2x1);
         const __m512i g2a_2 = _mm512_gf2p8affine_epi64_epi8(g2t_2, gfni_mat, 0x1b);
         const __m512i g2s_2 = _mm512_gf2p8affineinv_epi64_epi8(g2a_2, gfni_mat_1, 0xd3);
         const __m512i g2lr24_2 = _mm512_shuffle_epi8(g2s_2, rotl24);
@@ -434,8 +434,8 @@ static void sm4_wordslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
         const __m512i g2l_2 = _mm512_ternarylogic_epi32(g2s_2, g2lr24_2, g2lr2_2, 0x96);
         const __m512i g2x_2 = _mm512_xor_si512(g2x2, g2l_2);
         g2x2 = g2x_2;
-        const __m512i g3t_acc_5 = _mm512_ternarylogic_epi32(g3x3, g3x0, rkw_2, 0x96);
-        const __m512i g3t_2 = _mm512_xor_si512(g3t_acc_5, g3x1);
+        const __m512i g3k_2 = _mm512_ternarylogic_epi32(g3x3, g3x0, rkw_2, 0x96);
+        const __m512i g3t_2 = _mm512_xor_si512(g3k_2, g3x1);
         const __m512i g3a_2 = _mm512_gf2p8affine_epi64_epi8(g3t_2, gfni_mat, 0x1b);
         const __m512i g3s_2 = _mm512_gf2p8affineinv_epi64_epi8(g3a_2, gfni_mat_1, 0xd3);
         const __m512i g3lr24_2 = _mm512_shuffle_epi8(g3s_2, rotl24);
@@ -446,8 +446,8 @@ static void sm4_wordslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
         const __m512i g3l_2 = _mm512_ternarylogic_epi32(g3s_2, g3lr24_2, g3lr2_2, 0x96);
         const __m512i g3x_2 = _mm512_xor_si512(g3x2, g3l_2);
         g3x2 = g3x_2;
-        const __m512i g4t_acc_5 = _mm512_ternarylogic_epi32(g4x3, g4x0, rkw_2, 0x96);
-        const __m512i g4t_2 = _mm512_xor_si512(g4t_acc_5, g4x1);
+        const __m512i g4k_2 = _mm512_ternarylogic_epi32(g4x3, g4x0, rkw_2, 0x96);
+        const __m512i g4t_2 = _mm512_xor_si512(g4k_2, g4x1);
         const __m512i g4a_2 = _mm512_gf2p8affine_epi64_epi8(g4t_2, gfni_mat, 0x1b);
         const __m512i g4s_2 = _mm512_gf2p8affineinv_epi64_epi8(g4a_2, gfni_mat_1, 0xd3);
         const __m512i g4lr24_2 = _mm512_shuffle_epi8(g4s_2, rotl24);
@@ -458,8 +458,8 @@ static void sm4_wordslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
         const __m512i g4l_2 = _mm512_ternarylogic_epi32(g4s_2, g4lr24_2, g4lr2_2, 0x96);
         const __m512i g4x_2 = _mm512_xor_si512(g4x2, g4l_2);
         g4x2 = g4x_2;
-        const __m512i g5t_acc_5 = _mm512_ternarylogic_epi32(g5x3, g5x0, rkw_2, 0x96);
-        const __m512i g5t_2 = _mm512_xor_si512(g5t_acc_5, g5x1);
+        const __m512i g5k_2 = _mm512_ternarylogic_epi32(g5x3, g5x0, rkw_2, 0x96);
+        const __m512i g5t_2 = _mm512_xor_si512(g5k_2, g5x1);
         const __m512i g5a_2 = _mm512_gf2p8affine_epi64_epi8(g5t_2, gfni_mat, 0x1b);
         const __m512i g5s_2 = _mm512_gf2p8affineinv_epi64_epi8(g5a_2, gfni_mat_1, 0xd3);
         const __m512i g5lr24_2 = _mm512_shuffle_epi8(g5s_2, rotl24);
@@ -470,8 +470,8 @@ static void sm4_wordslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
         const __m512i g5l_2 = _mm512_ternarylogic_epi32(g5s_2, g5lr24_2, g5lr2_2, 0x96);
         const __m512i g5x_2 = _mm512_xor_si512(g5x2, g5l_2);
         g5x2 = g5x_2;
-        const __m512i g6t_acc_5 = _mm512_ternarylogic_epi32(g6x3, g6x0, rkw_2, 0x96);
-        const __m512i g6t_2 = _mm512_xor_si512(g6t_acc_5, g6x1);
+        const __m512i g6k_2 = _mm512_ternarylogic_epi32(g6x3, g6x0, rkw_2, 0x96);
+        const __m512i g6t_2 = _mm512_xor_si512(g6k_2, g6x1);
         const __m512i g6a_2 = _mm512_gf2p8affine_epi64_epi8(g6t_2, gfni_mat, 0x1b);
         const __m512i g6s_2 = _mm512_gf2p8affineinv_epi64_epi8(g6a_2, gfni_mat_1, 0xd3);
         const __m512i g6lr24_2 = _mm512_shuffle_epi8(g6s_2, rotl24);
@@ -482,8 +482,8 @@ static void sm4_wordslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
         const __m512i g6l_2 = _mm512_ternarylogic_epi32(g6s_2, g6lr24_2, g6lr2_2, 0x96);
         const __m512i g6x_2 = _mm512_xor_si512(g6x2, g6l_2);
         g6x2 = g6x_2;
-        const __m512i g7t_acc_5 = _mm512_ternarylogic_epi32(g7x3, g7x0, rkw_2, 0x96);
-        const __m512i g7t_2 = _mm512_xor_si512(g7t_acc_5, g7x1);
+        const __m512i g7k_2 = _mm512_ternarylogic_epi32(g7x3, g7x0, rkw_2, 0x96);
+        const __m512i g7t_2 = _mm512_xor_si512(g7k_2, g7x1);
         const __m512i g7a_2 = _mm512_gf2p8affine_epi64_epi8(g7t_2, gfni_mat, 0x1b);
         const __m512i g7s_2 = _mm512_gf2p8affineinv_epi64_epi8(g7a_2, gfni_mat_1, 0xd3);
         const __m512i g7lr24_2 = _mm512_shuffle_epi8(g7s_2, rotl24);
@@ -497,8 +497,8 @@ static void sm4_wordslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
 
         /* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
         const __m512i rkw_3 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 12));
-        const __m512i g0t_acc_7 = _mm512_ternarylogic_epi32(g0x0, g0x1, rkw_3, 0x96);
-        const __m512i g0t_3 = _mm512_xor_si512(g0t_acc_7, g0x2);
+        const __m512i g0k_3 = _mm512_ternarylogic_epi32(g0x0, g0x1, rkw_3, 0x96);
+        const __m512i g0t_3 = _mm512_xor_si512(g0k_3, g0x2);
         const __m512i g0a_3 = _mm512_gf2p8affine_epi64_epi8(g0t_3, gfni_mat, 0x1b);
         const __m512i g0s_3 = _mm512_gf2p8affineinv_epi64_epi8(g0a_3, gfni_mat_1, 0xd3);
         const __m512i g0lr24_3 = _mm512_shuffle_epi8(g0s_3, rotl24);
@@ -509,8 +509,8 @@ static void sm4_wordslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
         const __m512i g0l_3 = _mm512_ternarylogic_epi32(g0s_3, g0lr24_3, g0lr2_3, 0x96);
         const __m512i g0x_3 = _mm512_xor_si512(g0x3, g0l_3);
         g0x3 = g0x_3;
-        const __m512i g1t_acc_7 = _mm512_ternarylogic_epi32(g1x0, g1x1, rkw_3, 0x96);
-        const __m512i g1t_3 = _mm512_xor_si512(g1t_acc_7, g1x2);
+        const __m512i g1k_3 = _mm512_ternarylogic_epi32(g1x0, g1x1, rkw_3, 0x96);
+        const __m512i g1t_3 = _mm512_xor_si512(g1k_3, g1x2);
         const __m512i g1a_3 = _mm512_gf2p8affine_epi64_epi8(g1t_3, gfni_mat, 0x1b);
         const __m512i g1s_3 = _mm512_gf2p8affineinv_epi64_epi8(g1a_3, gfni_mat_1, 0xd3);
         const __m512i g1lr24_3 = _mm512_shuffle_epi8(g1s_3, rotl24);
@@ -521,8 +521,8 @@ static void sm4_wordslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
         const __m512i g1l_3 = _mm512_ternarylogic_epi32(g1s_3, g1lr24_3, g1lr2_3, 0x96);
         const __m512i g1x_3 = _mm512_xor_si512(g1x3, g1l_3);
         g1x3 = g1x_3;
-        const __m512i g2t_acc_7 = _mm512_ternarylogic_epi32(g2x0, g2x1, rkw_3, 0x96);
-        const __m512i g2t_3 = _mm512_xor_si512(g2t_acc_7, g2x2);
+        const __m512i g2k_3 = _mm512_ternarylogic_epi32(g2x0, g2x1, rkw_3, 0x96);
+        const __m512i g2t_3 = _mm512_xor_si512(g2k_3, g2x2);
         const __m512i g2a_3 = _mm512_gf2p8affine_epi64_epi8(g2t_3, gfni_mat, 0x1b);
         const __m512i g2s_3 = _mm512_gf2p8affineinv_epi64_epi8(g2a_3, gfni_mat_1, 0xd3);
         const __m512i g2lr24_3 = _mm512_shuffle_epi8(g2s_3, rotl24);
@@ -533,8 +533,8 @@ static void sm4_wordslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
         const __m512i g2l_3 = _mm512_ternarylogic_epi32(g2s_3, g2lr24_3, g2lr2_3, 0x96);
         const __m512i g2x_3 = _mm512_xor_si512(g2x3, g2l_3);
         g2x3 = g2x_3;
-        const __m512i g3t_acc_7 = _mm512_ternarylogic_epi32(g3x0, g3x1, rkw_3, 0x96);
-        const __m512i g3t_3 = _mm512_xor_si512(g3t_acc_7, g3x2);
+        const __m512i g3k_3 = _mm512_ternarylogic_epi32(g3x0, g3x1, rkw_3, 0x96);
+        const __m512i g3t_3 = _mm512_xor_si512(g3k_3, g3x2);
         const __m512i g3a_3 = _mm512_gf2p8affine_epi64_epi8(g3t_3, gfni_mat, 0x1b);
         const __m512i g3s_3 = _mm512_gf2p8affineinv_epi64_epi8(g3a_3, gfni_mat_1, 0xd3);
         const __m512i g3lr24_3 = _mm512_shuffle_epi8(g3s_3, rotl24);
@@ -545,8 +545,8 @@ static void sm4_wordslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
         const __m512i g3l_3 = _mm512_ternarylogic_epi32(g3s_3, g3lr24_3, g3lr2_3, 0x96);
         const __m512i g3x_3 = _mm512_xor_si512(g3x3, g3l_3);
         g3x3 = g3x_3;
-        const __m512i g4t_acc_7 = _mm512_ternarylogic_epi32(g4x0, g4x1, rkw_3, 0x96);
-        const __m512i g4t_3 = _mm512_xor_si512(g4t_acc_7, g4x2);
+        const __m512i g4k_3 = _mm512_ternarylogic_epi32(g4x0, g4x1, rkw_3, 0x96);
+        const __m512i g4t_3 = _mm512_xor_si512(g4k_3, g4x2);
         const __m512i g4a_3 = _mm512_gf2p8affine_epi64_epi8(g4t_3, gfni_mat, 0x1b);
         const __m512i g4s_3 = _mm512_gf2p8affineinv_epi64_epi8(g4a_3, gfni_mat_1, 0xd3);
         const __m512i g4lr24_3 = _mm512_shuffle_epi8(g4s_3, rotl24);
@@ -557,8 +557,8 @@ static void sm4_wordslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
         const __m512i g4l_3 = _mm512_ternarylogic_epi32(g4s_3, g4lr24_3, g4lr2_3, 0x96);
         const __m512i g4x_3 = _mm512_xor_si512(g4x3, g4l_3);
         g4x3 = g4x_3;
-        const __m512i g5t_acc_7 = _mm512_ternarylogic_epi32(g5x0, g5x1, rkw_3, 0x96);
-        const __m512i g5t_3 = _mm512_xor_si512(g5t_acc_7, g5x2);
+        const __m512i g5k_3 = _mm512_ternarylogic_epi32(g5x0, g5x1, rkw_3, 0x96);
+        const __m512i g5t_3 = _mm512_xor_si512(g5k_3, g5x2);
         const __m512i g5a_3 = _mm512_gf2p8affine_epi64_epi8(g5t_3, gfni_mat, 0x1b);
         const __m512i g5s_3 = _mm512_gf2p8affineinv_epi64_epi8(g5a_3, gfni_mat_1, 0xd3);
         const __m512i g5lr24_3 = _mm512_shuffle_epi8(g5s_3, rotl24);
@@ -569,8 +569,8 @@ static void sm4_wordslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
         const __m512i g5l_3 = _mm512_ternarylogic_epi32(g5s_3, g5lr24_3, g5lr2_3, 0x96);
         const __m512i g5x_3 = _mm512_xor_si512(g5x3, g5l_3);
         g5x3 = g5x_3;
-        const __m512i g6t_acc_7 = _mm512_ternarylogic_epi32(g6x0, g6x1, rkw_3, 0x96);
-        const __m512i g6t_3 = _mm512_xor_si512(g6t_acc_7, g6x2);
+        const __m512i g6k_3 = _mm512_ternarylogic_epi32(g6x0, g6x1, rkw_3, 0x96);
+        const __m512i g6t_3 = _mm512_xor_si512(g6k_3, g6x2);
         const __m512i g6a_3 = _mm512_gf2p8affine_epi64_epi8(g6t_3, gfni_mat, 0x1b);
         const __m512i g6s_3 = _mm512_gf2p8affineinv_epi64_epi8(g6a_3, gfni_mat_1, 0xd3);
         const __m512i g6lr24_3 = _mm512_shuffle_epi8(g6s_3, rotl24);
@@ -581,8 +581,8 @@ static void sm4_wordslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
         const __m512i g6l_3 = _mm512_ternarylogic_epi32(g6s_3, g6lr24_3, g6lr2_3, 0x96);
         const __m512i g6x_3 = _mm512_xor_si512(g6x3, g6l_3);
         g6x3 = g6x_3;
-        const __m512i g7t_acc_7 = _mm512_ternarylogic_epi32(g7x0, g7x1, rkw_3, 0x96);
-        const __m512i g7t_3 = _mm512_xor_si512(g7t_acc_7, g7x2);
+        const __m512i g7k_3 = _mm512_ternarylogic_epi32(g7x0, g7x1, rkw_3, 0x96);
+        const __m512i g7t_3 = _mm512_xor_si512(g7k_3, g7x2);
         const __m512i g7a_3 = _mm512_gf2p8affine_epi64_epi8(g7t_3, gfni_mat, 0x1b);
         const __m512i g7s_3 = _mm512_gf2p8affineinv_epi64_epi8(g7a_3, gfni_mat_1, 0xd3);
         const __m512i g7lr24_3 = _mm512_shuffle_epi8(g7s_3, rotl24);
@@ -891,8 +891,8 @@ static void sm4_wordslice_avx512_gfni_batch_xor(const uint8_t *rk, const uint8_t
 
         /* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
         const __m512i rkw = _mm512_set1_epi32(kc_load32(rk + 16 * r));
-        const __m512i g0t_acc_1 = _mm512_ternarylogic_epi32(g0x1, g0x2, rkw, 0x96);
-        const __m512i g0t = _mm512_xor_si512(g0t_acc_1, g0x3);
+        const __m512i g0k = _mm512_ternarylogic_epi32(g0x1, g0x2, rkw, 0x96);
+        const __m512i g0t = _mm512_xor_si512(g0k, g0x3);
         const __m512i g0a = _mm512_gf2p8affine_epi64_epi8(g0t, gfni_mat, 0x1b);
         const __m512i g0s = _mm512_gf2p8affineinv_epi64_epi8(g0a, gfni_mat_1, 0xd3);
         const __m512i g0lr24 = _mm512_shuffle_epi8(g0s, rotl24);
@@ -903,8 +903,8 @@ static void sm4_wordslice_avx512_gfni_batch_xor(const uint8_t *rk, const uint8_t
         const __m512i g0l = _mm512_ternarylogic_epi32(g0s, g0lr24, g0lr2, 0x96);
         const __m512i g0x = _mm512_xor_si512(g0x0, g0l);
         g0x0 = g0x;
-        const __m512i g1t_acc_1 = _mm512_ternarylogic_epi32(g1x1, g1x2, rkw, 0x96);
-        const __m512i g1t = _mm512_xor_si512(g1t_acc_1, g1x3);
+        const __m512i g1k = _mm512_ternarylogic_epi32(g1x1, g1x2, rkw, 0x96);
+        const __m512i g1t = _mm512_xor_si512(g1k, g1x3);
         const __m512i g1a = _mm512_gf2p8affine_epi64_epi8(g1t, gfni_mat, 0x1b);
         const __m512i g1s = _mm512_gf2p8affineinv_epi64_epi8(g1a, gfni_mat_1, 0xd3);
         const __m512i g1lr24 = _mm512_shuffle_epi8(g1s, rotl24);
@@ -915,8 +915,8 @@ static void sm4_wordslice_avx512_gfni_batch_xor(const uint8_t *rk, const uint8_t
         const __m512i g1l = _mm512_ternarylogic_epi32(g1s, g1lr24, g1lr2, 0x96);
         const __m512i g1x = _mm512_xor_si512(g1x0, g1l);
         g1x0 = g1x;
-        const __m512i g2t_acc_1 = _mm512_ternarylogic_epi32(g2x1, g2x2, rkw, 0x96);
-        const __m512i g2t = _mm512_xor_si512(g2t_acc_1, g2x3);
+        const __m512i g2k = _mm512_ternarylogic_epi32(g2x1, g2x2, rkw, 0x96);
+        const __m512i g2t = _mm512_xor_si512(g2k, g2x3);
         const __m512i g2a = _mm512_gf2p8affine_epi64_epi8(g2t, gfni_mat, 0x1b);
         const __m512i g2s = _mm512_gf2p8affineinv_epi64_epi8(g2a, gfni_mat_1, 0xd3);
         const __m512i g2lr24 = _mm512_shuffle_epi8(g2s, rotl24);
@@ -927,8 +927,8 @@ static void sm4_wordslice_avx512_gfni_batch_xor(const uint8_t *rk, const uint8_t
         const __m512i g2l = _mm512_ternarylogic_epi32(g2s, g2lr24, g2lr2, 0x96);
         const __m512i g2x = _mm512_xor_si512(g2x0, g2l);
         g2x0 = g2x;
-        const __m512i g3t_acc_1 = _mm512_ternarylogic_epi32(g3x1, g3x2, rkw, 0x96);
-        const __m512i g3t = _mm512_xor_si512(g3t_acc_1, g3x3);
+        const __m512i g3k = _mm512_ternarylogic_epi32(g3x1, g3x2, rkw, 0x96);
+        const __m512i g3t = _mm512_xor_si512(g3k, g3x3);
         const __m512i g3a = _mm512_gf2p8affine_epi64_epi8(g3t, gfni_mat, 0x1b);
         const __m512i g3s = _mm512_gf2p8affineinv_epi64_epi8(g3a, gfni_mat_1, 0xd3);
         const __m512i g3lr24 = _mm512_shuffle_epi8(g3s, rotl24);
@@ -939,8 +939,8 @@ static void sm4_wordslice_avx512_gfni_batch_xor(const uint8_t *rk, const uint8_t
         const __m512i g3l = _mm512_ternarylogic_epi32(g3s, g3lr24, g3lr2, 0x96);
         const __m512i g3x = _mm512_xor_si512(g3x0, g3l);
         g3x0 = g3x;
-        const __m512i g4t_acc_1 = _mm512_ternarylogic_epi32(g4x1, g4x2, rkw, 0x96);
-        const __m512i g4t = _mm512_xor_si512(g4t_acc_1, g4x3);
+        const __m512i g4k = _mm512_ternarylogic_epi32(g4x1, g4x2, rkw, 0x96);
+        const __m512i g4t = _mm512_xor_si512(g4k, g4x3);
         const __m512i g4a = _mm512_gf2p8affine_epi64_epi8(g4t, gfni_mat, 0x1b);
         const __m512i g4s = _mm512_gf2p8affineinv_epi64_epi8(g4a, gfni_mat_1, 0xd3);
         const __m512i g4lr24 = _mm512_shuffle_epi8(g4s, rotl24);
@@ -951,8 +951,8 @@ static void sm4_wordslice_avx512_gfni_batch_xor(const uint8_t *rk, const uint8_t
         const __m512i g4l = _mm512_ternarylogic_epi32(g4s, g4lr24, g4lr2, 0x96);
         const __m512i g4x = _mm512_xor_si512(g4x0, g4l);
         g4x0 = g4x;
-        const __m512i g5t_acc_1 = _mm512_ternarylogic_epi32(g5x1, g5x2, rkw, 0x96);
-        const __m512i g5t = _mm512_xor_si512(g5t_acc_1, g5x3);
+        const __m512i g5k = _mm512_ternarylogic_epi32(g5x1, g5x2, rkw, 0x96);
+        const __m512i g5t = _mm512_xor_si512(g5k, g5x3);
         const __m512i g5a = _mm512_gf2p8affine_epi64_epi8(g5t, gfni_mat, 0x1b);
         const __m512i g5s = _mm512_gf2p8affineinv_epi64_epi8(g5a, gfni_mat_1, 0xd3);
         const __m512i g5lr24 = _mm512_shuffle_epi8(g5s, rotl24);
@@ -963,8 +963,8 @@ static void sm4_wordslice_avx512_gfni_batch_xor(const uint8_t *rk, const uint8_t
         const __m512i g5l = _mm512_ternarylogic_epi32(g5s, g5lr24, g5lr2, 0x96);
         const __m512i g5x = _mm512_xor_si512(g5x0, g5l);
         g5x0 = g5x;
-        const __m512i g6t_acc_1 = _mm512_ternarylogic_epi32(g6x1, g6x2, rkw, 0x96);
-        const __m512i g6t = _mm512_xor_si512(g6t_acc_1, g6x3);
+        const __m512i g6k = _mm512_ternarylogic_epi32(g6x1, g6x2, rkw, 0x96);
+        const __m512i g6t = _mm512_xor_si512(g6k, g6x3);
         const __m512i g6a = _mm512_gf2p8affine_epi64_epi8(g6t, gfni_mat, 0x1b);
         const __m512i g6s = _mm512_gf2p8affineinv_epi64_epi8(g6a, gfni_mat_1, 0xd3);
         const __m512i g6lr24 = _mm512_shuffle_epi8(g6s, rotl24);
@@ -975,8 +975,8 @@ static void sm4_wordslice_avx512_gfni_batch_xor(const uint8_t *rk, const uint8_t
         const __m512i g6l = _mm512_ternarylogic_epi32(g6s, g6lr24, g6lr2, 0x96);
         const __m512i g6x = _mm512_xor_si512(g6x0, g6l);
         g6x0 = g6x;
-        const __m512i g7t_acc_1 = _mm512_ternarylogic_epi32(g7x1, g7x2, rkw, 0x96);
-        const __m512i g7t = _mm512_xor_si512(g7t_acc_1, g7x3);
+        const __m512i g7k = _mm512_ternarylogic_epi32(g7x1, g7x2, rkw, 0x96);
+        const __m512i g7t = _mm512_xor_si512(g7k, g7x3);
         const __m512i g7a = _mm512_gf2p8affine_epi64_epi8(g7t, gfni_mat, 0x1b);
         const __m512i g7s = _mm512_gf2p8affineinv_epi64_epi8(g7a, gfni_mat_1, 0xd3);
         const __m512i g7lr24 = _mm512_shuffle_epi8(g7s, rotl24);
@@ -990,8 +990,8 @@ static void sm4_wordslice_avx512_gfni_batch_xor(const uint8_t *rk, const uint8_t
 
         /* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
         const __m512i rkw_1 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 4));
-        const __m512i g0t_acc_3 = _mm512_ternarylogic_epi32(g0x2, g0x3, rkw_1, 0x96);
-        const __m512i g0t_1 = _mm512_xor_si512(g0t_acc_3, g0x0);
+        const __m512i g0k_1 = _mm512_ternarylogic_epi32(g0x2, g0x3, rkw_1, 0x96);
+        const __m512i g0t_1 = _mm512_xor_si512(g0k_1, g0x0);
         const __m512i g0a_1 = _mm512_gf2p8affine_epi64_epi8(g0t_1, gfni_mat, 0x1b);
         const __m512i g0s_1 = _mm512_gf2p8affineinv_epi64_epi8(g0a_1, gfni_mat_1, 0xd3);
         const __m512i g0lr24_1 = _mm512_shuffle_epi8(g0s_1, rotl24);
@@ -1002,8 +1002,8 @@ static void sm4_wordslice_avx512_gfni_batch_xor(const uint8_t *rk, const uint8_t
         const __m512i g0l_1 = _mm512_ternarylogic_epi32(g0s_1, g0lr24_1, g0lr2_1, 0x96);
         const __m512i g0x_1 = _mm512_xor_si512(g0x1, g0l_1);
         g0x1 = g0x_1;
-        const __m512i g1t_acc_3 = _mm512_ternarylogic_epi32(g1x2, g1x3, rkw_1, 0x96);
-        const __m512i g1t_1 = _mm512_xor_si512(g1t_acc_3, g1x0);
+        const __m512i g1k_1 = _mm512_ternarylogic_epi32(g1x2, g1x3, rkw_1, 0x96);
+        const __m512i g1t_1 = _mm512_xor_si512(g1k_1, g1x0);
         const __m512i g1a_1 = _mm512_gf2p8affine_epi64_epi8(g1t_1, gfni_mat, 0x1b);
         const __m512i g1s_1 = _mm512_gf2p8affineinv_epi64_epi8(g1a_1, gfni_mat_1, 0xd3);
         const __m512i g1lr24_1 = _mm512_shuffle_epi8(g1s_1, rotl24);
@@ -1014,8 +1014,8 @@ static void sm4_wordslice_avx512_gfni_batch_xor(const uint8_t *rk, const uint8_t
         const __m512i g1l_1 = _mm512_ternarylogic_epi32(g1s_1, g1lr24_1, g1lr2_1, 0x96);
         const __m512i g1x_1 = _mm512_xor_si512(g1x1, g1l_1);
         g1x1 = g1x_1;
-        const __m512i g2t_acc_3 = _mm512_ternarylogic_epi32(g2x2, g2x3, rkw_1, 0x96);
-        const __m512i g2t_1 = _mm512_xor_si512(g2t_acc_3, g2x0);
+        const __m512i g2k_1 = _mm512_ternarylogic_epi32(g2x2, g2x3, rkw_1, 0x96);
+        const __m512i g2t_1 = _mm512_xor_si512(g2k_1, g2x0);
         const __m512i g2a_1 = _mm512_gf2p8affine_epi64_epi8(g2t_1, gfni_mat, 0x1b);
         const __m512i g2s_1 = _mm512_gf2p8affineinv_epi64_epi8(g2a_1, gfni_mat_1, 0xd3);
         const __m512i g2lr24_1 = _mm512_shuffle_epi8(g2s_1, rotl24);
@@ -1026,8 +1026,8 @@ static void sm4_wordslice_avx512_gfni_batch_xor(const uint8_t *rk, const uint8_t
         const __m512i g2l_1 = _mm512_ternarylogic_epi32(g2s_1, g2lr24_1, g2lr2_1, 0x96);
         const __m512i g2x_1 = _mm512_xor_si512(g2x1, g2l_1);
         g2x1 = g2x_1;
-        const __m512i g3t_acc_3 = _mm512_ternarylogic_epi32(g3x2, g3x3, rkw_1, 0x96);
-        const __m512i g3t_1 = _mm512_xor_si512(g3t_acc_3, g3x0);
+        const __m512i g3k_1 = _mm512_ternarylogic_epi32(g3x2, g3x3, rkw_1, 0x96);
+        const __m512i g3t_1 = _mm512_xor_si512(g3k_1, g3x0);
         const __m512i g3a_1 = _mm512_gf2p8affine_epi64_epi8(g3t_1, gfni_mat, 0x1b);
         const __m512i g3s_1 = _mm512_gf2p8affineinv_epi64_epi8(g3a_1, gfni_mat_1, 0xd3);
         const __m512i g3lr24_1 = _mm512_shuffle_epi8(g3s_1, rotl24);
@@ -1038,8 +1038,8 @@ static void sm4_wordslice_avx512_gfni_batch_xor(const uint8_t *rk, const uint8_t
         const __m512i g3l_1 = _mm512_ternarylogic_epi32(g3s_1, g3lr24_1, g3lr2_1, 0x96);
         const __m512i g3x_1 = _mm512_xor_si512(g3x1, g3l_1);
         g3x1 = g3x_1;
-        const __m512i g4t_acc_3 = _mm512_ternarylogic_epi32(g4x2, g4x3, rkw_1, 0x96);
-        const __m512i g4t_1 = _mm512_xor_si512(g4t_acc_3, g4x0);
+        const __m512i g4k_1 = _mm512_ternarylogic_epi32(g4x2, g4x3, rkw_1, 0x96);
+        const __m512i g4t_1 = _mm512_xor_si512(g4k_1, g4x0);
         const __m512i g4a_1 = _mm512_gf2p8affine_epi64_epi8(g4t_1, gfni_mat, 0x1b);
         const __m512i g4s_1 = _mm512_gf2p8affineinv_epi64_epi8(g4a_1, gfni_mat_1, 0xd3);
         const __m512i g4lr24_1 = _mm512_shuffle_epi8(g4s_1, rotl24);
@@ -1050,8 +1050,8 @@ static void sm4_wordslice_avx512_gfni_batch_xor(const uint8_t *rk, const uint8_t
         const __m512i g4l_1 = _mm512_ternarylogic_epi32(g4s_1, g4lr24_1, g4lr2_1, 0x96);
         const __m512i g4x_1 = _mm512_xor_si512(g4x1, g4l_1);
         g4x1 = g4x_1;
-        const __m512i g5t_acc_3 = _mm512_ternarylogic_epi32(g5x2, g5x3, rkw_1, 0x96);
-        const __m512i g5t_1 = _mm512_xor_si512(g5t_acc_3, g5x0);
+        const __m512i g5k_1 = _mm512_ternarylogic_epi32(g5x2, g5x3, rkw_1, 0x96);
+        const __m512i g5t_1 = _mm512_xor_si512(g5k_1, g5x0);
         const __m512i g5a_1 = _mm512_gf2p8affine_epi64_epi8(g5t_1, gfni_mat, 0x1b);
         const __m512i g5s_1 = _mm512_gf2p8affineinv_epi64_epi8(g5a_1, gfni_mat_1, 0xd3);
         const __m512i g5lr24_1 = _mm512_shuffle_epi8(g5s_1, rotl24);
@@ -1062,8 +1062,8 @@ static void sm4_wordslice_avx512_gfni_batch_xor(const uint8_t *rk, const uint8_t
         const __m512i g5l_1 = _mm512_ternarylogic_epi32(g5s_1, g5lr24_1, g5lr2_1, 0x96);
         const __m512i g5x_1 = _mm512_xor_si512(g5x1, g5l_1);
         g5x1 = g5x_1;
-        const __m512i g6t_acc_3 = _mm512_ternarylogic_epi32(g6x2, g6x3, rkw_1, 0x96);
-        const __m512i g6t_1 = _mm512_xor_si512(g6t_acc_3, g6x0);
+        const __m512i g6k_1 = _mm512_ternarylogic_epi32(g6x2, g6x3, rkw_1, 0x96);
+        const __m512i g6t_1 = _mm512_xor_si512(g6k_1, g6x0);
         const __m512i g6a_1 = _mm512_gf2p8affine_epi64_epi8(g6t_1, gfni_mat, 0x1b);
         const __m512i g6s_1 = _mm512_gf2p8affineinv_epi64_epi8(g6a_1, gfni_mat_1, 0xd3);
         const __m512i g6lr24_1 = _mm512_shuffle_epi8(g6s_1, rotl24);
@@ -1074,8 +1074,8 @@ static void sm4_wordslice_avx512_gfni_batch_xor(const uint8_t *rk, const uint8_t
         const __m512i g6l_1 = _mm512_ternarylogic_epi32(g6s_1, g6lr24_1, g6lr2_1, 0x96);
         const __m512i g6x_1 = _mm512_xor_si512(g6x1, g6l_1);
         g6x1 = g6x_1;
-        const __m512i g7t_acc_3 = _mm512_ternarylogic_epi32(g7x2, g7x3, rkw_1, 0x96);
-        const __m512i g7t_1 = _mm512_xor_si512(g7t_acc_3, g7x0);
+        const __m512i g7k_1 = _mm512_ternarylogic_epi32(g7x2, g7x3, rkw_1, 0x96);
+        const __m512i g7t_1 = _mm512_xor_si512(g7k_1, g7x0);
         const __m512i g7a_1 = _mm512_gf2p8affine_epi64_epi8(g7t_1, gfni_mat, 0x1b);
         const __m512i g7s_1 = _mm512_gf2p8affineinv_epi64_epi8(g7a_1, gfni_mat_1, 0xd3);
         const __m512i g7lr24_1 = _mm512_shuffle_epi8(g7s_1, rotl24);
@@ -1089,8 +1089,8 @@ static void sm4_wordslice_avx512_gfni_batch_xor(const uint8_t *rk, const uint8_t
 
         /* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
         const __m512i rkw_2 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 8));
-        const __m512i g0t_acc_5 = _mm512_ternarylogic_epi32(g0x3, g0x0, rkw_2, 0x96);
-        const __m512i g0t_2 = _mm512_xor_si512(g0t_acc_5, g0x1);
+        const __m512i g0k_2 = _mm512_ternarylogic_epi32(g0x3, g0x0, rkw_2, 0x96);
+        const __m512i g0t_2 = _mm512_xor_si512(g0k_2, g0x1);
         const __m512i g0a_2 = _mm512_gf2p8affine_epi64_epi8(g0t_2, gfni_mat, 0x1b);
         const __m512i g0s_2 = _mm512_gf2p8affineinv_epi64_epi8(g0a_2, gfni_mat_1, 0xd3);
         const __m512i g0lr24_2 = _mm512_shuffle_epi8(g0s_2, rotl24);
@@ -1101,8 +1101,8 @@ static void sm4_wordslice_avx512_gfni_batch_xor(const uint8_t *rk, const uint8_t
         const __m512i g0l_2 = _mm512_ternarylogic_epi32(g0s_2, g0lr24_2, g0lr2_2, 0x96);
         const __m512i g0x_2 = _mm512_xor_si512(g0x2, g0l_2);
         g0x2 = g0x_2;
-        const __m512i g1t_acc_5 = _mm512_ternarylogic_epi32(g1x3, g1x0, rkw_2, 0x96);
-        const __m512i g1t_2 = _mm512_xor_si512(g1t_acc_5, g1x1);
+        const __m512i g1k_2 = _mm512_ternarylogic_epi32(g1x3, g1x0, rkw_2, 0x96);
+        const __m512i g1t_2 = _mm512_xor_si512(g1k_2, g1x1);
         const __m512i g1a_2 = _mm512_gf2p8affine_epi64_epi8(g1t_2, gfni_mat, 0x1b);
         const __m512i g1s_2 = _mm512_gf2p8affineinv_epi64_epi8(g1a_2, gfni_mat_1, 0xd3);
         const __m512i g1lr24_2 = _mm512_shuffle_epi8(g1s_2, rotl24);
@@ -1113,8 +1113,8 @@ static void sm4_wordslice_avx512_gfni_batch_xor(const uint8_t *rk, const uint8_t
         const __m512i g1l_2 = _mm512_ternarylogic_epi32(g1s_2, g1lr24_2, g1lr2_2, 0x96);
         const __m512i g1x_2 = _mm512_xor_si512(g1x2, g1l_2);
         g1x2 = g1x_2;
-        const __m512i g2t_acc_5 = _mm512_ternarylogic_epi32(g2x3, g2x0, rkw_2, 0x96);
-        const __m512i g2t_2 = _mm512_xor_si512(g2t_acc_5, g2x1);
+        const __m512i g2k_2 = _mm512_ternarylogic_epi32(g2x3, g2x0, rkw_2, 0x96);
+        const __m512i g2t_2 = _mm512_xor_si512(g2k_2, g2x1);
         const __m512i g2a_2 = _mm512_gf2p8affine_epi64_epi8(g2t_2, gfni_mat, 0x1b);
         const __m512i g2s_2 = _mm512_gf2p8affineinv_epi64_epi8(g2a_2, gfni_mat_1, 0xd3);
         const __m512i g2lr24_2 = _mm512_shuffle_epi8(g2s_2, rotl24);
@@ -1125,8 +1125,8 @@ static void sm4_wordslice_avx512_gfni_batch_xor(const uint8_t *rk, const uint8_t
         const __m512i g2l_2 = _mm512_ternarylogic_epi32(g2s_2, g2lr24_2, g2lr2_2, 0x96);
         const __m512i g2x_2 = _mm512_xor_si512(g2x2, g2l_2);
         g2x2 = g2x_2;
-        const __m512i g3t_acc_5 = _mm512_ternarylogic_epi32(g3x3, g3x0, rkw_2, 0x96);
-        const __m512i g3t_2 = _mm512_xor_si512(g3t_acc_5, g3x1);
+        const __m512i g3k_2 = _mm512_ternarylogic_epi32(g3x3, g3x0, rkw_2, 0x96);
+        const __m512i g3t_2 = _mm512_xor_si512(g3k_2, g3x1);
         const __m512i g3a_2 = _mm512_gf2p8affine_epi64_epi8(g3t_2, gfni_mat, 0x1b);
         const __m512i g3s_2 = _mm512_gf2p8affineinv_epi64_epi8(g3a_2, gfni_mat_1, 0xd3);
         const __m512i g3lr24_2 = _mm512_shuffle_epi8(g3s_2, rotl24);
@@ -1137,8 +1137,8 @@ static void sm4_wordslice_avx512_gfni_batch_xor(const uint8_t *rk, const uint8_t
         const __m512i g3l_2 = _mm512_ternarylogic_epi32(g3s_2, g3lr24_2, g3lr2_2, 0x96);
         const __m512i g3x_2 = _mm512_xor_si512(g3x2, g3l_2);
         g3x2 = g3x_2;
-        const __m512i g4t_acc_5 = _mm512_ternarylogic_epi32(g4x3, g4x0, rkw_2, 0x96);
-        const __m512i g4t_2 = _mm512_xor_si512(g4t_acc_5, g4x1);
+        const __m512i g4k_2 = _mm512_ternarylogic_epi32(g4x3, g4x0, rkw_2, 0x96);
+        const __m512i g4t_2 = _mm512_xor_si512(g4k_2, g4x1);
         const __m512i g4a_2 = _mm512_gf2p8affine_epi64_epi8(g4t_2, gfni_mat, 0x1b);
         const __m512i g4s_2 = _mm512_gf2p8affineinv_epi64_epi8(g4a_2, gfni_mat_1, 0xd3);
         const __m512i g4lr24_2 = _mm512_shuffle_epi8(g4s_2, rotl24);
@@ -1149,8 +1149,8 @@ static void sm4_wordslice_avx512_gfni_batch_xor(const uint8_t *rk, const uint8_t
         const __m512i g4l_2 = _mm512_ternarylogic_epi32(g4s_2, g4lr24_2, g4lr2_2, 0x96);
         const __m512i g4x_2 = _mm512_xor_si512(g4x2, g4l_2);
         g4x2 = g4x_2;
-        const __m512i g5t_acc_5 = _mm512_ternarylogic_epi32(g5x3, g5x0, rkw_2, 0x96);
-        const __m512i g5t_2 = _mm512_xor_si512(g5t_acc_5, g5x1);
+        const __m512i g5k_2 = _mm512_ternarylogic_epi32(g5x3, g5x0, rkw_2, 0x96);
+        const __m512i g5t_2 = _mm512_xor_si512(g5k_2, g5x1);
         const __m512i g5a_2 = _mm512_gf2p8affine_epi64_epi8(g5t_2, gfni_mat, 0x1b);
         const __m512i g5s_2 = _mm512_gf2p8affineinv_epi64_epi8(g5a_2, gfni_mat_1, 0xd3);
         const __m512i g5lr24_2 = _mm512_shuffle_epi8(g5s_2, rotl24);
@@ -1161,8 +1161,8 @@ static void sm4_wordslice_avx512_gfni_batch_xor(const uint8_t *rk, const uint8_t
         const __m512i g5l_2 = _mm512_ternarylogic_epi32(g5s_2, g5lr24_2, g5lr2_2, 0x96);
         const __m512i g5x_2 = _mm512_xor_si512(g5x2, g5l_2);
         g5x2 = g5x_2;
-        const __m512i g6t_acc_5 = _mm512_ternarylogic_epi32(g6x3, g6x0, rkw_2, 0x96);
-        const __m512i g6t_2 = _mm512_xor_si512(g6t_acc_5, g6x1);
+        const __m512i g6k_2 = _mm512_ternarylogic_epi32(g6x3, g6x0, rkw_2, 0x96);
+        const __m512i g6t_2 = _mm512_xor_si512(g6k_2, g6x1);
         const __m512i g6a_2 = _mm512_gf2p8affine_epi64_epi8(g6t_2, gfni_mat, 0x1b);
         const __m512i g6s_2 = _mm512_gf2p8affineinv_epi64_epi8(g6a_2, gfni_mat_1, 0xd3);
         const __m512i g6lr24_2 = _mm512_shuffle_epi8(g6s_2, rotl24);
@@ -1173,8 +1173,8 @@ static void sm4_wordslice_avx512_gfni_batch_xor(const uint8_t *rk, const uint8_t
         const __m512i g6l_2 = _mm512_ternarylogic_epi32(g6s_2, g6lr24_2, g6lr2_2, 0x96);
         const __m512i g6x_2 = _mm512_xor_si512(g6x2, g6l_2);
         g6x2 = g6x_2;
-        const __m512i g7t_acc_5 = _mm512_ternarylogic_epi32(g7x3, g7x0, rkw_2, 0x96);
-        const __m512i g7t_2 = _mm512_xor_si512(g7t_acc_5, g7x1);
+        const __m512i g7k_2 = _mm512_ternarylogic_epi32(g7x3, g7x0, rkw_2, 0x96);
+        const __m512i g7t_2 = _mm512_xor_si512(g7k_2, g7x1);
         const __m512i g7a_2 = _mm512_gf2p8affine_epi64_epi8(g7t_2, gfni_mat, 0x1b);
         const __m512i g7s_2 = _mm512_gf2p8affineinv_epi64_epi8(g7a_2, gfni_mat_1, 0xd3);
         const __m512i g7lr24_2 = _mm512_shuffle_epi8(g7s_2, rotl24);
@@ -1188,8 +1188,8 @@ static void sm4_wordslice_avx512_gfni_batch_xor(const uint8_t *rk, const uint8_t
 
         /* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
         const __m512i rkw_3 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 12));
-        const __m512i g0t_acc_7 = _mm512_ternarylogic_epi32(g0x0, g0x1, rkw_3, 0x96);
-        const __m512i g0t_3 = _mm512_xor_si512(g0t_acc_7, g0x2);
+        const __m512i g0k_3 = _mm512_ternarylogic_epi32(g0x0, g0x1, rkw_3, 0x96);
+        const __m512i g0t_3 = _mm512_xor_si512(g0k_3, g0x2);
         const __m512i g0a_3 = _mm512_gf2p8affine_epi64_epi8(g0t_3, gfni_mat, 0x1b);
         const __m512i g0s_3 = _mm512_gf2p8affineinv_epi64_epi8(g0a_3, gfni_mat_1, 0xd3);
         const __m512i g0lr24_3 = _mm512_shuffle_epi8(g0s_3, rotl24);
@@ -1200,8 +1200,8 @@ static void sm4_wordslice_avx512_gfni_batch_xor(const uint8_t *rk, const uint8_t
         const __m512i g0l_3 = _mm512_ternarylogic_epi32(g0s_3, g0lr24_3, g0lr2_3, 0x96);
         const __m512i g0x_3 = _mm512_xor_si512(g0x3, g0l_3);
         g0x3 = g0x_3;
-        const __m512i g1t_acc_7 = _mm512_ternarylogic_epi32(g1x0, g1x1, rkw_3, 0x96);
-        const __m512i g1t_3 = _mm512_xor_si512(g1t_acc_7, g1x2);
+        const __m512i g1k_3 = _mm512_ternarylogic_epi32(g1x0, g1x1, rkw_3, 0x96);
+        const __m512i g1t_3 = _mm512_xor_si512(g1k_3, g1x2);
         const __m512i g1a_3 = _mm512_gf2p8affine_epi64_epi8(g1t_3, gfni_mat, 0x1b);
         const __m512i g1s_3 = _mm512_gf2p8affineinv_epi64_epi8(g1a_3, gfni_mat_1, 0xd3);
         const __m512i g1lr24_3 = _mm512_shuffle_epi8(g1s_3, rotl24);
@@ -1212,8 +1212,8 @@ static void sm4_wordslice_avx512_gfni_batch_xor(const uint8_t *rk, const uint8_t
         const __m512i g1l_3 = _mm512_ternarylogic_epi32(g1s_3, g1lr24_3, g1lr2_3, 0x96);
         const __m512i g1x_3 = _mm512_xor_si512(g1x3, g1l_3);
         g1x3 = g1x_3;
-        const __m512i g2t_acc_7 = _mm512_ternarylogic_epi32(g2x0, g2x1, rkw_3, 0x96);
-        const __m512i g2t_3 = _mm512_xor_si512(g2t_acc_7, g2x2);
+        const __m512i g2k_3 = _mm512_ternarylogic_epi32(g2x0, g2x1, rkw_3, 0x96);
+        const __m512i g2t_3 = _mm512_xor_si512(g2k_3, g2x2);
         const __m512i g2a_3 = _mm512_gf2p8affine_epi64_epi8(g2t_3, gfni_mat, 0x1b);
         const __m512i g2s_3 = _mm512_gf2p8affineinv_epi64_epi8(g2a_3, gfni_mat_1, 0xd3);
         const __m512i g2lr24_3 = _mm512_shuffle_epi8(g2s_3, rotl24);
@@ -1224,8 +1224,8 @@ static void sm4_wordslice_avx512_gfni_batch_xor(const uint8_t *rk, const uint8_t
         const __m512i g2l_3 = _mm512_ternarylogic_epi32(g2s_3, g2lr24_3, g2lr2_3, 0x96);
         const __m512i g2x_3 = _mm512_xor_si512(g2x3, g2l_3);
         g2x3 = g2x_3;
-        const __m512i g3t_acc_7 = _mm512_ternarylogic_epi32(g3x0, g3x1, rkw_3, 0x96);
-        const __m512i g3t_3 = _mm512_xor_si512(g3t_acc_7, g3x2);
+        const __m512i g3k_3 = _mm512_ternarylogic_epi32(g3x0, g3x1, rkw_3, 0x96);
+        const __m512i g3t_3 = _mm512_xor_si512(g3k_3, g3x2);
         const __m512i g3a_3 = _mm512_gf2p8affine_epi64_epi8(g3t_3, gfni_mat, 0x1b);
         const __m512i g3s_3 = _mm512_gf2p8affineinv_epi64_epi8(g3a_3, gfni_mat_1, 0xd3);
         const __m512i g3lr24_3 = _mm512_shuffle_epi8(g3s_3, rotl24);
@@ -1236,8 +1236,8 @@ static void sm4_wordslice_avx512_gfni_batch_xor(const uint8_t *rk, const uint8_t
         const __m512i g3l_3 = _mm512_ternarylogic_epi32(g3s_3, g3lr24_3, g3lr2_3, 0x96);
         const __m512i g3x_3 = _mm512_xor_si512(g3x3, g3l_3);
         g3x3 = g3x_3;
-        const __m512i g4t_acc_7 = _mm512_ternarylogic_epi32(g4x0, g4x1, rkw_3, 0x96);
-        const __m512i g4t_3 = _mm512_xor_si512(g4t_acc_7, g4x2);
+        const __m512i g4k_3 = _mm512_ternarylogic_epi32(g4x0, g4x1, rkw_3, 0x96);
+        const __m512i g4t_3 = _mm512_xor_si512(g4k_3, g4x2);
         const __m512i g4a_3 = _mm512_gf2p8affine_epi64_epi8(g4t_3, gfni_mat, 0x1b);
         const __m512i g4s_3 = _mm512_gf2p8affineinv_epi64_epi8(g4a_3, gfni_mat_1, 0xd3);
         const __m512i g4lr24_3 = _mm512_shuffle_epi8(g4s_3, rotl24);
@@ -1248,8 +1248,8 @@ static void sm4_wordslice_avx512_gfni_batch_xor(const uint8_t *rk, const uint8_t
         const __m512i g4l_3 = _mm512_ternarylogic_epi32(g4s_3, g4lr24_3, g4lr2_3, 0x96);
         const __m512i g4x_3 = _mm512_xor_si512(g4x3, g4l_3);
         g4x3 = g4x_3;
-        const __m512i g5t_acc_7 = _mm512_ternarylogic_epi32(g5x0, g5x1, rkw_3, 0x96);
-        const __m512i g5t_3 = _mm512_xor_si512(g5t_acc_7, g5x2);
+        const __m512i g5k_3 = _mm512_ternarylogic_epi32(g5x0, g5x1, rkw_3, 0x96);
+        const __m512i g5t_3 = _mm512_xor_si512(g5k_3, g5x2);
         const __m512i g5a_3 = _mm512_gf2p8affine_epi64_epi8(g5t_3, gfni_mat, 0x1b);
         const __m512i g5s_3 = _mm512_gf2p8affineinv_epi64_epi8(g5a_3, gfni_mat_1, 0xd3);
         const __m512i g5lr24_3 = _mm512_shuffle_epi8(g5s_3, rotl24);
@@ -1260,8 +1260,8 @@ static void sm4_wordslice_avx512_gfni_batch_xor(const uint8_t *rk, const uint8_t
         const __m512i g5l_3 = _mm512_ternarylogic_epi32(g5s_3, g5lr24_3, g5lr2_3, 0x96);
         const __m512i g5x_3 = _mm512_xor_si512(g5x3, g5l_3);
         g5x3 = g5x_3;
-        const __m512i g6t_acc_7 = _mm512_ternarylogic_epi32(g6x0, g6x1, rkw_3, 0x96);
-        const __m512i g6t_3 = _mm512_xor_si512(g6t_acc_7, g6x2);
+        const __m512i g6k_3 = _mm512_ternarylogic_epi32(g6x0, g6x1, rkw_3, 0x96);
+        const __m512i g6t_3 = _mm512_xor_si512(g6k_3, g6x2);
         const __m512i g6a_3 = _mm512_gf2p8affine_epi64_epi8(g6t_3, gfni_mat, 0x1b);
         const __m512i g6s_3 = _mm512_gf2p8affineinv_epi64_epi8(g6a_3, gfni_mat_1, 0xd3);
         const __m512i g6lr24_3 = _mm512_shuffle_epi8(g6s_3, rotl24);
@@ -1272,8 +1272,8 @@ static void sm4_wordslice_avx512_gfni_batch_xor(const uint8_t *rk, const uint8_t
         const __m512i g6l_3 = _mm512_ternarylogic_epi32(g6s_3, g6lr24_3, g6lr2_3, 0x96);
         const __m512i g6x_3 = _mm512_xor_si512(g6x3, g6l_3);
         g6x3 = g6x_3;
-        const __m512i g7t_acc_7 = _mm512_ternarylogic_epi32(g7x0, g7x1, rkw_3, 0x96);
-        const __m512i g7t_3 = _mm512_xor_si512(g7t_acc_7, g7x2);
+        const __m512i g7k_3 = _mm512_ternarylogic_epi32(g7x0, g7x1, rkw_3, 0x96);
+        const __m512i g7t_3 = _mm512_xor_si512(g7k_3, g7x2);
         const __m512i g7a_3 = _mm512_gf2p8affine_epi64_epi8(g7t_3, gfni_mat, 0x1b);
         const __m512i g7s_3 = _mm512_gf2p8affineinv_epi64_epi8(g7a_3, gfni_mat_1, 0xd3);
         const __m512i g7lr24_3 = _mm512_shuffle_epi8(g7s_3, rotl24);
@@ -1957,8 +1957,8 @@ static void sm4_wordslice_avx512_gfni_batch_ctr(const uint8_t *rk, const uint8_t
 
         /* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
         const __m512i rkw = _mm512_set1_epi32(kc_load32(rk + 16 * r));
-        const __m512i g0t_acc_1 = _mm512_ternarylogic_epi32(g0x1, g0x2, rkw, 0x96);
-        const __m512i g0t = _mm512_xor_si512(g0t_acc_1, g0x3);
+        const __m512i g0k = _mm512_ternarylogic_epi32(g0x1, g0x2, rkw, 0x96);
+        const __m512i g0t = _mm512_xor_si512(g0k, g0x3);
         const __m512i g0a = _mm512_gf2p8affine_epi64_epi8(g0t, gfni_mat, 0x1b);
         const __m512i g0s = _mm512_gf2p8affineinv_epi64_epi8(g0a, gfni_mat_1, 0xd3);
         const __m512i g0lr24 = _mm512_shuffle_epi8(g0s, rotl24);
@@ -1969,8 +1969,8 @@ static void sm4_wordslice_avx512_gfni_batch_ctr(const uint8_t *rk, const uint8_t
         const __m512i g0l = _mm512_ternarylogic_epi32(g0s, g0lr24, g0lr2, 0x96);
         const __m512i g0x = _mm512_xor_si512(g0x0, g0l);
         g0x0 = g0x;
-        const __m512i g1t_acc_1 = _mm512_ternarylogic_epi32(g1x1, g1x2, rkw, 0x96);
-        const __m512i g1t = _mm512_xor_si512(g1t_acc_1, g1x3);
+        const __m512i g1k = _mm512_ternarylogic_epi32(g1x1, g1x2, rkw, 0x96);
+        const __m512i g1t = _mm512_xor_si512(g1k, g1x3);
         const __m512i g1a = _mm512_gf2p8affine_epi64_epi8(g1t, gfni_mat, 0x1b);
         const __m512i g1s = _mm512_gf2p8affineinv_epi64_epi8(g1a, gfni_mat_1, 0xd3);
         const __m512i g1lr24 = _mm512_shuffle_epi8(g1s, rotl24);
@@ -1981,8 +1981,8 @@ static void sm4_wordslice_avx512_gfni_batch_ctr(const uint8_t *rk, const uint8_t
         const __m512i g1l = _mm512_ternarylogic_epi32(g1s, g1lr24, g1lr2, 0x96);
         const __m512i g1x = _mm512_xor_si512(g1x0, g1l);
         g1x0 = g1x;
-        const __m512i g2t_acc_1 = _mm512_ternarylogic_epi32(g2x1, g2x2, rkw, 0x96);
-        const __m512i g2t = _mm512_xor_si512(g2t_acc_1, g2x3);
+        const __m512i g2k = _mm512_ternarylogic_epi32(g2x1, g2x2, rkw, 0x96);
+        const __m512i g2t = _mm512_xor_si512(g2k, g2x3);
         const __m512i g2a = _mm512_gf2p8affine_epi64_epi8(g2t, gfni_mat, 0x1b);
         const __m512i g2s = _mm512_gf2p8affineinv_epi64_epi8(g2a, gfni_mat_1, 0xd3);
         const __m512i g2lr24 = _mm512_shuffle_epi8(g2s, rotl24);
@@ -1993,8 +1993,8 @@ static void sm4_wordslice_avx512_gfni_batch_ctr(const uint8_t *rk, const uint8_t
         const __m512i g2l = _mm512_ternarylogic_epi32(g2s, g2lr24, g2lr2, 0x96);
         const __m512i g2x = _mm512_xor_si512(g2x0, g2l);
         g2x0 = g2x;
-        const __m512i g3t_acc_1 = _mm512_ternarylogic_epi32(g3x1, g3x2, rkw, 0x96);
-        const __m512i g3t = _mm512_xor_si512(g3t_acc_1, g3x3);
+        const __m512i g3k = _mm512_ternarylogic_epi32(g3x1, g3x2, rkw, 0x96);
+        const __m512i g3t = _mm512_xor_si512(g3k, g3x3);
         const __m512i g3a = _mm512_gf2p8affine_epi64_epi8(g3t, gfni_mat, 0x1b);
         const __m512i g3s = _mm512_gf2p8affineinv_epi64_epi8(g3a, gfni_mat_1, 0xd3);
         const __m512i g3lr24 = _mm512_shuffle_epi8(g3s, rotl24);
@@ -2005,8 +2005,8 @@ static void sm4_wordslice_avx512_gfni_batch_ctr(const uint8_t *rk, const uint8_t
         const __m512i g3l = _mm512_ternarylogic_epi32(g3s, g3lr24, g3lr2, 0x96);
         const __m512i g3x = _mm512_xor_si512(g3x0, g3l);
         g3x0 = g3x;
-        const __m512i g4t_acc_1 = _mm512_ternarylogic_epi32(g4x1, g4x2, rkw, 0x96);
-        const __m512i g4t = _mm512_xor_si512(g4t_acc_1, g4x3);
+        const __m512i g4k = _mm512_ternarylogic_epi32(g4x1, g4x2, rkw, 0x96);
+        const __m512i g4t = _mm512_xor_si512(g4k, g4x3);
         const __m512i g4a = _mm512_gf2p8affine_epi64_epi8(g4t, gfni_mat, 0x1b);
         const __m512i g4s = _mm512_gf2p8affineinv_epi64_epi8(g4a, gfni_mat_1, 0xd3);
         const __m512i g4lr24 = _mm512_shuffle_epi8(g4s, rotl24);
@@ -2017,8 +2017,8 @@ static void sm4_wordslice_avx512_gfni_batch_ctr(const uint8_t *rk, const uint8_t
         const __m512i g4l = _mm512_ternarylogic_epi32(g4s, g4lr24, g4lr2, 0x96);
         const __m512i g4x = _mm512_xor_si512(g4x0, g4l);
         g4x0 = g4x;
-        const __m512i g5t_acc_1 = _mm512_ternarylogic_epi32(g5x1, g5x2, rkw, 0x96);
-        const __m512i g5t = _mm512_xor_si512(g5t_acc_1, g5x3);
+        const __m512i g5k = _mm512_ternarylogic_epi32(g5x1, g5x2, rkw, 0x96);
+        const __m512i g5t = _mm512_xor_si512(g5k, g5x3);
         const __m512i g5a = _mm512_gf2p8affine_epi64_epi8(g5t, gfni_mat, 0x1b);
         const __m512i g5s = _mm512_gf2p8affineinv_epi64_epi8(g5a, gfni_mat_1, 0xd3);
         const __m512i g5lr24 = _mm512_shuffle_epi8(g5s, rotl24);
@@ -2029,8 +2029,8 @@ static void sm4_wordslice_avx512_gfni_batch_ctr(const uint8_t *rk, const uint8_t
         const __m512i g5l = _mm512_ternarylogic_epi32(g5s, g5lr24, g5lr2, 0x96);
         const __m512i g5x = _mm512_xor_si512(g5x0, g5l);
         g5x0 = g5x;
-        const __m512i g6t_acc_1 = _mm512_ternarylogic_epi32(g6x1, g6x2, rkw, 0x96);
-        const __m512i g6t = _mm512_xor_si512(g6t_acc_1, g6x3);
+        const __m512i g6k = _mm512_ternarylogic_epi32(g6x1, g6x2, rkw, 0x96);
+        const __m512i g6t = _mm512_xor_si512(g6k, g6x3);
         const __m512i g6a = _mm512_gf2p8affine_epi64_epi8(g6t, gfni_mat, 0x1b);
         const __m512i g6s = _mm512_gf2p8affineinv_epi64_epi8(g6a, gfni_mat_1, 0xd3);
         const __m512i g6lr24 = _mm512_shuffle_epi8(g6s, rotl24);
@@ -2041,8 +2041,8 @@ static void sm4_wordslice_avx512_gfni_batch_ctr(const uint8_t *rk, const uint8_t
         const __m512i g6l = _mm512_ternarylogic_epi32(g6s, g6lr24, g6lr2, 0x96);
         const __m512i g6x = _mm512_xor_si512(g6x0, g6l);
         g6x0 = g6x;
-        const __m512i g7t_acc_1 = _mm512_ternarylogic_epi32(g7x1, g7x2, rkw, 0x96);
-        const __m512i g7t = _mm512_xor_si512(g7t_acc_1, g7x3);
+        const __m512i g7k = _mm512_ternarylogic_epi32(g7x1, g7x2, rkw, 0x96);
+        const __m512i g7t = _mm512_xor_si512(g7k, g7x3);
         const __m512i g7a = _mm512_gf2p8affine_epi64_epi8(g7t, gfni_mat, 0x1b);
         const __m512i g7s = _mm512_gf2p8affineinv_epi64_epi8(g7a, gfni_mat_1, 0xd3);
         const __m512i g7lr24 = _mm512_shuffle_epi8(g7s, rotl24);
@@ -2056,8 +2056,8 @@ static void sm4_wordslice_avx512_gfni_batch_ctr(const uint8_t *rk, const uint8_t
 
         /* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
         const __m512i rkw_1 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 4));
-        const __m512i g0t_acc_3 = _mm512_ternarylogic_epi32(g0x2, g0x3, rkw_1, 0x96);
-        const __m512i g0t_1 = _mm512_xor_si512(g0t_acc_3, g0x0);
+        const __m512i g0k_1 = _mm512_ternarylogic_epi32(g0x2, g0x3, rkw_1, 0x96);
+        const __m512i g0t_1 = _mm512_xor_si512(g0k_1, g0x0);
         const __m512i g0a_1 = _mm512_gf2p8affine_epi64_epi8(g0t_1, gfni_mat, 0x1b);
         const __m512i g0s_1 = _mm512_gf2p8affineinv_epi64_epi8(g0a_1, gfni_mat_1, 0xd3);
         const __m512i g0lr24_1 = _mm512_shuffle_epi8(g0s_1, rotl24);
@@ -2068,8 +2068,8 @@ static void sm4_wordslice_avx512_gfni_batch_ctr(const uint8_t *rk, const uint8_t
         const __m512i g0l_1 = _mm512_ternarylogic_epi32(g0s_1, g0lr24_1, g0lr2_1, 0x96);
         const __m512i g0x_1 = _mm512_xor_si512(g0x1, g0l_1);
         g0x1 = g0x_1;
-        const __m512i g1t_acc_3 = _mm512_ternarylogic_epi32(g1x2, g1x3, rkw_1, 0x96);
-        const __m512i g1t_1 = _mm512_xor_si512(g1t_acc_3, g1x0);
+        const __m512i g1k_1 = _mm512_ternarylogic_epi32(g1x2, g1x3, rkw_1, 0x96);
+        const __m512i g1t_1 = _mm512_xor_si512(g1k_1, g1x0);
         const __m512i g1a_1 = _mm512_gf2p8affine_epi64_epi8(g1t_1, gfni_mat, 0x1b);
         const __m512i g1s_1 = _mm512_gf2p8affineinv_epi64_epi8(g1a_1, gfni_mat_1, 0xd3);
         const __m512i g1lr24_1 = _mm512_shuffle_epi8(g1s_1, rotl24);
@@ -2080,8 +2080,8 @@ static void sm4_wordslice_avx512_gfni_batch_ctr(const uint8_t *rk, const uint8_t
         const __m512i g1l_1 = _mm512_ternarylogic_epi32(g1s_1, g1lr24_1, g1lr2_1, 0x96);
         const __m512i g1x_1 = _mm512_xor_si512(g1x1, g1l_1);
         g1x1 = g1x_1;
-        const __m512i g2t_acc_3 = _mm512_ternarylogic_epi32(g2x2, g2x3, rkw_1, 0x96);
-        const __m512i g2t_1 = _mm512_xor_si512(g2t_acc_3, g2x0);
+        const __m512i g2k_1 = _mm512_ternarylogic_epi32(g2x2, g2x3, rkw_1, 0x96);
+        const __m512i g2t_1 = _mm512_xor_si512(g2k_1, g2x0);
         const __m512i g2a_1 = _mm512_gf2p8affine_epi64_epi8(g2t_1, gfni_mat, 0x1b);
         const __m512i g2s_1 = _mm512_gf2p8affineinv_epi64_epi8(g2a_1, gfni_mat_1, 0xd3);
         const __m512i g2lr24_1 = _mm512_shuffle_epi8(g2s_1, rotl24);
@@ -2092,8 +2092,8 @@ static void sm4_wordslice_avx512_gfni_batch_ctr(const uint8_t *rk, const uint8_t
         const __m512i g2l_1 = _mm512_ternarylogic_epi32(g2s_1, g2lr24_1, g2lr2_1, 0x96);
         const __m512i g2x_1 = _mm512_xor_si512(g2x1, g2l_1);
         g2x1 = g2x_1;
-        const __m512i g3t_acc_3 = _mm512_ternarylogic_epi32(g3x2, g3x3, rkw_1, 0x96);
-        const __m512i g3t_1 = _mm512_xor_si512(g3t_acc_3, g3x0);
+        const __m512i g3k_1 = _mm512_ternarylogic_epi32(g3x2, g3x3, rkw_1, 0x96);
+        const __m512i g3t_1 = _mm512_xor_si512(g3k_1, g3x0);
         const __m512i g3a_1 = _mm512_gf2p8affine_epi64_epi8(g3t_1, gfni_mat, 0x1b);
         const __m512i g3s_1 = _mm512_gf2p8affineinv_epi64_epi8(g3a_1, gfni_mat_1, 0xd3);
         const __m512i g3lr24_1 = _mm512_shuffle_epi8(g3s_1, rotl24);
@@ -2104,8 +2104,8 @@ static void sm4_wordslice_avx512_gfni_batch_ctr(const uint8_t *rk, const uint8_t
         const __m512i g3l_1 = _mm512_ternarylogic_epi32(g3s_1, g3lr24_1, g3lr2_1, 0x96);
         const __m512i g3x_1 = _mm512_xor_si512(g3x1, g3l_1);
         g3x1 = g3x_1;
-        const __m512i g4t_acc_3 = _mm512_ternarylogic_epi32(g4x2, g4x3, rkw_1, 0x96);
-        const __m512i g4t_1 = _mm512_xor_si512(g4t_acc_3, g4x0);
+        const __m512i g4k_1 = _mm512_ternarylogic_epi32(g4x2, g4x3, rkw_1, 0x96);
+        const __m512i g4t_1 = _mm512_xor_si512(g4k_1, g4x0);
         const __m512i g4a_1 = _mm512_gf2p8affine_epi64_epi8(g4t_1, gfni_mat, 0x1b);
         const __m512i g4s_1 = _mm512_gf2p8affineinv_epi64_epi8(g4a_1, gfni_mat_1, 0xd3);
         const __m512i g4lr24_1 = _mm512_shuffle_epi8(g4s_1, rotl24);
@@ -2116,8 +2116,8 @@ static void sm4_wordslice_avx512_gfni_batch_ctr(const uint8_t *rk, const uint8_t
         const __m512i g4l_1 = _mm512_ternarylogic_epi32(g4s_1, g4lr24_1, g4lr2_1, 0x96);
         const __m512i g4x_1 = _mm512_xor_si512(g4x1, g4l_1);
         g4x1 = g4x_1;
-        const __m512i g5t_acc_3 = _mm512_ternarylogic_epi32(g5x2, g5x3, rkw_1, 0x96);
-        const __m512i g5t_1 = _mm512_xor_si512(g5t_acc_3, g5x0);
+        const __m512i g5k_1 = _mm512_ternarylogic_epi32(g5x2, g5x3, rkw_1, 0x96);
+        const __m512i g5t_1 = _mm512_xor_si512(g5k_1, g5x0);
         const __m512i g5a_1 = _mm512_gf2p8affine_epi64_epi8(g5t_1, gfni_mat, 0x1b);
         const __m512i g5s_1 = _mm512_gf2p8affineinv_epi64_epi8(g5a_1, gfni_mat_1, 0xd3);
         const __m512i g5lr24_1 = _mm512_shuffle_epi8(g5s_1, rotl24);
@@ -2128,8 +2128,8 @@ static void sm4_wordslice_avx512_gfni_batch_ctr(const uint8_t *rk, const uint8_t
         const __m512i g5l_1 = _mm512_ternarylogic_epi32(g5s_1, g5lr24_1, g5lr2_1, 0x96);
         const __m512i g5x_1 = _mm512_xor_si512(g5x1, g5l_1);
         g5x1 = g5x_1;
-        const __m512i g6t_acc_3 = _mm512_ternarylogic_epi32(g6x2, g6x3, rkw_1, 0x96);
-        const __m512i g6t_1 = _mm512_xor_si512(g6t_acc_3, g6x0);
+        const __m512i g6k_1 = _mm512_ternarylogic_epi32(g6x2, g6x3, rkw_1, 0x96);
+        const __m512i g6t_1 = _mm512_xor_si512(g6k_1, g6x0);
         const __m512i g6a_1 = _mm512_gf2p8affine_epi64_epi8(g6t_1, gfni_mat, 0x1b);
         const __m512i g6s_1 = _mm512_gf2p8affineinv_epi64_epi8(g6a_1, gfni_mat_1, 0xd3);
         const __m512i g6lr24_1 = _mm512_shuffle_epi8(g6s_1, rotl24);
@@ -2140,8 +2140,8 @@ static void sm4_wordslice_avx512_gfni_batch_ctr(const uint8_t *rk, const uint8_t
         const __m512i g6l_1 = _mm512_ternarylogic_epi32(g6s_1, g6lr24_1, g6lr2_1, 0x96);
         const __m512i g6x_1 = _mm512_xor_si512(g6x1, g6l_1);
         g6x1 = g6x_1;
-        const __m512i g7t_acc_3 = _mm512_ternarylogic_epi32(g7x2, g7x3, rkw_1, 0x96);
-        const __m512i g7t_1 = _mm512_xor_si512(g7t_acc_3, g7x0);
+        const __m512i g7k_1 = _mm512_ternarylogic_epi32(g7x2, g7x3, rkw_1, 0x96);
+        const __m512i g7t_1 = _mm512_xor_si512(g7k_1, g7x0);
         const __m512i g7a_1 = _mm512_gf2p8affine_epi64_epi8(g7t_1, gfni_mat, 0x1b);
         const __m512i g7s_1 = _mm512_gf2p8affineinv_epi64_epi8(g7a_1, gfni_mat_1, 0xd3);
         const __m512i g7lr24_1 = _mm512_shuffle_epi8(g7s_1, rotl24);
@@ -2155,8 +2155,8 @@ static void sm4_wordslice_avx512_gfni_batch_ctr(const uint8_t *rk, const uint8_t
 
         /* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
         const __m512i rkw_2 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 8));
-        const __m512i g0t_acc_5 = _mm512_ternarylogic_epi32(g0x3, g0x0, rkw_2, 0x96);
-        const __m512i g0t_2 = _mm512_xor_si512(g0t_acc_5, g0x1);
+        const __m512i g0k_2 = _mm512_ternarylogic_epi32(g0x3, g0x0, rkw_2, 0x96);
+        const __m512i g0t_2 = _mm512_xor_si512(g0k_2, g0x1);
         const __m512i g0a_2 = _mm512_gf2p8affine_epi64_epi8(g0t_2, gfni_mat, 0x1b);
         const __m512i g0s_2 = _mm512_gf2p8affineinv_epi64_epi8(g0a_2, gfni_mat_1, 0xd3);
         const __m512i g0lr24_2 = _mm512_shuffle_epi8(g0s_2, rotl24);
@@ -2167,8 +2167,8 @@ static void sm4_wordslice_avx512_gfni_batch_ctr(const uint8_t *rk, const uint8_t
         const __m512i g0l_2 = _mm512_ternarylogic_epi32(g0s_2, g0lr24_2, g0lr2_2, 0x96);
         const __m512i g0x_2 = _mm512_xor_si512(g0x2, g0l_2);
         g0x2 = g0x_2;
-        const __m512i g1t_acc_5 = _mm512_ternarylogic_epi32(g1x3, g1x0, rkw_2, 0x96);
-        const __m512i g1t_2 = _mm512_xor_si512(g1t_acc_5, g1x1);
+        const __m512i g1k_2 = _mm512_ternarylogic_epi32(g1x3, g1x0, rkw_2, 0x96);
+        const __m512i g1t_2 = _mm512_xor_si512(g1k_2, g1x1);
         const __m512i g1a_2 = _mm512_gf2p8affine_epi64_epi8(g1t_2, gfni_mat, 0x1b);
         const __m512i g1s_2 = _mm512_gf2p8affineinv_epi64_epi8(g1a_2, gfni_mat_1, 0xd3);
         const __m512i g1lr24_2 = _mm512_shuffle_epi8(g1s_2, rotl24);
@@ -2179,8 +2179,8 @@ static void sm4_wordslice_avx512_gfni_batch_ctr(const uint8_t *rk, const uint8_t
         const __m512i g1l_2 = _mm512_ternarylogic_epi32(g1s_2, g1lr24_2, g1lr2_2, 0x96);
         const __m512i g1x_2 = _mm512_xor_si512(g1x2, g1l_2);
         g1x2 = g1x_2;
-        const __m512i g2t_acc_5 = _mm512_ternarylogic_epi32(g2x3, g2x0, rkw_2, 0x96);
-        const __m512i g2t_2 = _mm512_xor_si512(g2t_acc_5, g2x1);
+        const __m512i g2k_2 = _mm512_ternarylogic_epi32(g2x3, g2x0, rkw_2, 0x96);
+        const __m512i g2t_2 = _mm512_xor_si512(g2k_2, g2x1);
         const __m512i g2a_2 = _mm512_gf2p8affine_epi64_epi8(g2t_2, gfni_mat, 0x1b);
         const __m512i g2s_2 = _mm512_gf2p8affineinv_epi64_epi8(g2a_2, gfni_mat_1, 0xd3);
         const __m512i g2lr24_2 = _mm512_shuffle_epi8(g2s_2, rotl24);
@@ -2191,8 +2191,8 @@ static void sm4_wordslice_avx512_gfni_batch_ctr(const uint8_t *rk, const uint8_t
         const __m512i g2l_2 = _mm512_ternarylogic_epi32(g2s_2, g2lr24_2, g2lr2_2, 0x96);
         const __m512i g2x_2 = _mm512_xor_si512(g2x2, g2l_2);
         g2x2 = g2x_2;
-        const __m512i g3t_acc_5 = _mm512_ternarylogic_epi32(g3x3, g3x0, rkw_2, 0x96);
-        const __m512i g3t_2 = _mm512_xor_si512(g3t_acc_5, g3x1);
+        const __m512i g3k_2 = _mm512_ternarylogic_epi32(g3x3, g3x0, rkw_2, 0x96);
+        const __m512i g3t_2 = _mm512_xor_si512(g3k_2, g3x1);
         const __m512i g3a_2 = _mm512_gf2p8affine_epi64_epi8(g3t_2, gfni_mat, 0x1b);
         const __m512i g3s_2 = _mm512_gf2p8affineinv_epi64_epi8(g3a_2, gfni_mat_1, 0xd3);
         const __m512i g3lr24_2 = _mm512_shuffle_epi8(g3s_2, rotl24);
@@ -2203,8 +2203,8 @@ static void sm4_wordslice_avx512_gfni_batch_ctr(const uint8_t *rk, const uint8_t
         const __m512i g3l_2 = _mm512_ternarylogic_epi32(g3s_2, g3lr24_2, g3lr2_2, 0x96);
         const __m512i g3x_2 = _mm512_xor_si512(g3x2, g3l_2);
         g3x2 = g3x_2;
-        const __m512i g4t_acc_5 = _mm512_ternarylogic_epi32(g4x3, g4x0, rkw_2, 0x96);
-        const __m512i g4t_2 = _mm512_xor_si512(g4t_acc_5, g4x1);
+        const __m512i g4k_2 = _mm512_ternarylogic_epi32(g4x3, g4x0, rkw_2, 0x96);
+        const __m512i g4t_2 = _mm512_xor_si512(g4k_2, g4x1);
         const __m512i g4a_2 = _mm512_gf2p8affine_epi64_epi8(g4t_2, gfni_mat, 0x1b);
         const __m512i g4s_2 = _mm512_gf2p8affineinv_epi64_epi8(g4a_2, gfni_mat_1, 0xd3);
         const __m512i g4lr24_2 = _mm512_shuffle_epi8(g4s_2, rotl24);
@@ -2215,8 +2215,8 @@ static void sm4_wordslice_avx512_gfni_batch_ctr(const uint8_t *rk, const uint8_t
         const __m512i g4l_2 = _mm512_ternarylogic_epi32(g4s_2, g4lr24_2, g4lr2_2, 0x96);
         const __m512i g4x_2 = _mm512_xor_si512(g4x2, g4l_2);
         g4x2 = g4x_2;
-        const __m512i g5t_acc_5 = _mm512_ternarylogic_epi32(g5x3, g5x0, rkw_2, 0x96);
-        const __m512i g5t_2 = _mm512_xor_si512(g5t_acc_5, g5x1);
+        const __m512i g5k_2 = _mm512_ternarylogic_epi32(g5x3, g5x0, rkw_2, 0x96);
+        const __m512i g5t_2 = _mm512_xor_si512(g5k_2, g5x1);
         const __m512i g5a_2 = _mm512_gf2p8affine_epi64_epi8(g5t_2, gfni_mat, 0x1b);
         const __m512i g5s_2 = _mm512_gf2p8affineinv_epi64_epi8(g5a_2, gfni_mat_1, 0xd3);
         const __m512i g5lr24_2 = _mm512_shuffle_epi8(g5s_2, rotl24);
@@ -2227,8 +2227,8 @@ static void sm4_wordslice_avx512_gfni_batch_ctr(const uint8_t *rk, const uint8_t
         const __m512i g5l_2 = _mm512_ternarylogic_epi32(g5s_2, g5lr24_2, g5lr2_2, 0x96);
         const __m512i g5x_2 = _mm512_xor_si512(g5x2, g5l_2);
         g5x2 = g5x_2;
-        const __m512i g6t_acc_5 = _mm512_ternarylogic_epi32(g6x3, g6x0, rkw_2, 0x96);
-        const __m512i g6t_2 = _mm512_xor_si512(g6t_acc_5, g6x1);
+        const __m512i g6k_2 = _mm512_ternarylogic_epi32(g6x3, g6x0, rkw_2, 0x96);
+        const __m512i g6t_2 = _mm512_xor_si512(g6k_2, g6x1);
         const __m512i g6a_2 = _mm512_gf2p8affine_epi64_epi8(g6t_2, gfni_mat, 0x1b);
         const __m512i g6s_2 = _mm512_gf2p8affineinv_epi64_epi8(g6a_2, gfni_mat_1, 0xd3);
         const __m512i g6lr24_2 = _mm512_shuffle_epi8(g6s_2, rotl24);
@@ -2239,8 +2239,8 @@ static void sm4_wordslice_avx512_gfni_batch_ctr(const uint8_t *rk, const uint8_t
         const __m512i g6l_2 = _mm512_ternarylogic_epi32(g6s_2, g6lr24_2, g6lr2_2, 0x96);
         const __m512i g6x_2 = _mm512_xor_si512(g6x2, g6l_2);
         g6x2 = g6x_2;
-        const __m512i g7t_acc_5 = _mm512_ternarylogic_epi32(g7x3, g7x0, rkw_2, 0x96);
-        const __m512i g7t_2 = _mm512_xor_si512(g7t_acc_5, g7x1);
+        const __m512i g7k_2 = _mm512_ternarylogic_epi32(g7x3, g7x0, rkw_2, 0x96);
+        const __m512i g7t_2 = _mm512_xor_si512(g7k_2, g7x1);
         const __m512i g7a_2 = _mm512_gf2p8affine_epi64_epi8(g7t_2, gfni_mat, 0x1b);
         const __m512i g7s_2 = _mm512_gf2p8affineinv_epi64_epi8(g7a_2, gfni_mat_1, 0xd3);
         const __m512i g7lr24_2 = _mm512_shuffle_epi8(g7s_2, rotl24);
@@ -2254,8 +2254,8 @@ static void sm4_wordslice_avx512_gfni_batch_ctr(const uint8_t *rk, const uint8_t
 
         /* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
         const __m512i rkw_3 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 12));
-        const __m512i g0t_acc_7 = _mm512_ternarylogic_epi32(g0x0, g0x1, rkw_3, 0x96);
-        const __m512i g0t_3 = _mm512_xor_si512(g0t_acc_7, g0x2);
+        const __m512i g0k_3 = _mm512_ternarylogic_epi32(g0x0, g0x1, rkw_3, 0x96);
+        const __m512i g0t_3 = _mm512_xor_si512(g0k_3, g0x2);
         const __m512i g0a_3 = _mm512_gf2p8affine_epi64_epi8(g0t_3, gfni_mat, 0x1b);
         const __m512i g0s_3 = _mm512_gf2p8affineinv_epi64_epi8(g0a_3, gfni_mat_1, 0xd3);
         const __m512i g0lr24_3 = _mm512_shuffle_epi8(g0s_3, rotl24);
@@ -2266,8 +2266,8 @@ static void sm4_wordslice_avx512_gfni_batch_ctr(const uint8_t *rk, const uint8_t
         const __m512i g0l_3 = _mm512_ternarylogic_epi32(g0s_3, g0lr24_3, g0lr2_3, 0x96);
         const __m512i g0x_3 = _mm512_xor_si512(g0x3, g0l_3);
         g0x3 = g0x_3;
-        const __m512i g1t_acc_7 = _mm512_ternarylogic_epi32(g1x0, g1x1, rkw_3, 0x96);
-        const __m512i g1t_3 = _mm512_xor_si512(g1t_acc_7, g1x2);
+        const __m512i g1k_3 = _mm512_ternarylogic_epi32(g1x0, g1x1, rkw_3, 0x96);
+        const __m512i g1t_3 = _mm512_xor_si512(g1k_3, g1x2);
         const __m512i g1a_3 = _mm512_gf2p8affine_epi64_epi8(g1t_3, gfni_mat, 0x1b);
         const __m512i g1s_3 = _mm512_gf2p8affineinv_epi64_epi8(g1a_3, gfni_mat_1, 0xd3);
         const __m512i g1lr24_3 = _mm512_shuffle_epi8(g1s_3, rotl24);
@@ -2278,8 +2278,8 @@ static void sm4_wordslice_avx512_gfni_batch_ctr(const uint8_t *rk, const uint8_t
         const __m512i g1l_3 = _mm512_ternarylogic_epi32(g1s_3, g1lr24_3, g1lr2_3, 0x96);
         const __m512i g1x_3 = _mm512_xor_si512(g1x3, g1l_3);
         g1x3 = g1x_3;
-        const __m512i g2t_acc_7 = _mm512_ternarylogic_epi32(g2x0, g2x1, rkw_3, 0x96);
-        const __m512i g2t_3 = _mm512_xor_si512(g2t_acc_7, g2x2);
+        const __m512i g2k_3 = _mm512_ternarylogic_epi32(g2x0, g2x1, rkw_3, 0x96);
+        const __m512i g2t_3 = _mm512_xor_si512(g2k_3, g2x2);
         const __m512i g2a_3 = _mm512_gf2p8affine_epi64_epi8(g2t_3, gfni_mat, 0x1b);
         const __m512i g2s_3 = _mm512_gf2p8affineinv_epi64_epi8(g2a_3, gfni_mat_1, 0xd3);
         const __m512i g2lr24_3 = _mm512_shuffle_epi8(g2s_3, rotl24);
@@ -2290,8 +2290,8 @@ static void sm4_wordslice_avx512_gfni_batch_ctr(const uint8_t *rk, const uint8_t
         const __m512i g2l_3 = _mm512_ternarylogic_epi32(g2s_3, g2lr24_3, g2lr2_3, 0x96);
         const __m512i g2x_3 = _mm512_xor_si512(g2x3, g2l_3);
         g2x3 = g2x_3;
-        const __m512i g3t_acc_7 = _mm512_ternarylogic_epi32(g3x0, g3x1, rkw_3, 0x96);
-        const __m512i g3t_3 = _mm512_xor_si512(g3t_acc_7, g3x2);
+        const __m512i g3k_3 = _mm512_ternarylogic_epi32(g3x0, g3x1, rkw_3, 0x96);
+        const __m512i g3t_3 = _mm512_xor_si512(g3k_3, g3x2);
         const __m512i g3a_3 = _mm512_gf2p8affine_epi64_epi8(g3t_3, gfni_mat, 0x1b);
         const __m512i g3s_3 = _mm512_gf2p8affineinv_epi64_epi8(g3a_3, gfni_mat_1, 0xd3);
         const __m512i g3lr24_3 = _mm512_shuffle_epi8(g3s_3, rotl24);
@@ -2302,8 +2302,8 @@ static void sm4_wordslice_avx512_gfni_batch_ctr(const uint8_t *rk, const uint8_t
         const __m512i g3l_3 = _mm512_ternarylogic_epi32(g3s_3, g3lr24_3, g3lr2_3, 0x96);
         const __m512i g3x_3 = _mm512_xor_si512(g3x3, g3l_3);
         g3x3 = g3x_3;
-        const __m512i g4t_acc_7 = _mm512_ternarylogic_epi32(g4x0, g4x1, rkw_3, 0x96);
-        const __m512i g4t_3 = _mm512_xor_si512(g4t_acc_7, g4x2);
+        const __m512i g4k_3 = _mm512_ternarylogic_epi32(g4x0, g4x1, rkw_3, 0x96);
+        const __m512i g4t_3 = _mm512_xor_si512(g4k_3, g4x2);
         const __m512i g4a_3 = _mm512_gf2p8affine_epi64_epi8(g4t_3, gfni_mat, 0x1b);
         const __m512i g4s_3 = _mm512_gf2p8affineinv_epi64_epi8(g4a_3, gfni_mat_1, 0xd3);
         const __m512i g4lr24_3 = _mm512_shuffle_epi8(g4s_3, rotl24);
@@ -2314,8 +2314,8 @@ static void sm4_wordslice_avx512_gfni_batch_ctr(const uint8_t *rk, const uint8_t
         const __m512i g4l_3 = _mm512_ternarylogic_epi32(g4s_3, g4lr24_3, g4lr2_3, 0x96);
         const __m512i g4x_3 = _mm512_xor_si512(g4x3, g4l_3);
         g4x3 = g4x_3;
-        const __m512i g5t_acc_7 = _mm512_ternarylogic_epi32(g5x0, g5x1, rkw_3, 0x96);
-        const __m512i g5t_3 = _mm512_xor_si512(g5t_acc_7, g5x2);
+        const __m512i g5k_3 = _mm512_ternarylogic_epi32(g5x0, g5x1, rkw_3, 0x96);
+        const __m512i g5t_3 = _mm512_xor_si512(g5k_3, g5x2);
         const __m512i g5a_3 = _mm512_gf2p8affine_epi64_epi8(g5t_3, gfni_mat, 0x1b);
         const __m512i g5s_3 = _mm512_gf2p8affineinv_epi64_epi8(g5a_3, gfni_mat_1, 0xd3);
         const __m512i g5lr24_3 = _mm512_shuffle_epi8(g5s_3, rotl24);
@@ -2326,8 +2326,8 @@ static void sm4_wordslice_avx512_gfni_batch_ctr(const uint8_t *rk, const uint8_t
         const __m512i g5l_3 = _mm512_ternarylogic_epi32(g5s_3, g5lr24_3, g5lr2_3, 0x96);
         const __m512i g5x_3 = _mm512_xor_si512(g5x3, g5l_3);
         g5x3 = g5x_3;
-        const __m512i g6t_acc_7 = _mm512_ternarylogic_epi32(g6x0, g6x1, rkw_3, 0x96);
-        const __m512i g6t_3 = _mm512_xor_si512(g6t_acc_7, g6x2);
+        const __m512i g6k_3 = _mm512_ternarylogic_epi32(g6x0, g6x1, rkw_3, 0x96);
+        const __m512i g6t_3 = _mm512_xor_si512(g6k_3, g6x2);
         const __m512i g6a_3 = _mm512_gf2p8affine_epi64_epi8(g6t_3, gfni_mat, 0x1b);
         const __m512i g6s_3 = _mm512_gf2p8affineinv_epi64_epi8(g6a_3, gfni_mat_1, 0xd3);
         const __m512i g6lr24_3 = _mm512_shuffle_epi8(g6s_3, rotl24);
@@ -2338,8 +2338,8 @@ static void sm4_wordslice_avx512_gfni_batch_ctr(const uint8_t *rk, const uint8_t
         const __m512i g6l_3 = _mm512_ternarylogic_epi32(g6s_3, g6lr24_3, g6lr2_3, 0x96);
         const __m512i g6x_3 = _mm512_xor_si512(g6x3, g6l_3);
         g6x3 = g6x_3;
-        const __m512i g7t_acc_7 = _mm512_ternarylogic_epi32(g7x0, g7x1, rkw_3, 0x96);
-        const __m512i g7t_3 = _mm512_xor_si512(g7t_acc_7, g7x2);
+        const __m512i g7k_3 = _mm512_ternarylogic_epi32(g7x0, g7x1, rkw_3, 0x96);
+        const __m512i g7t_3 = _mm512_xor_si512(g7k_3, g7x2);
         const __m512i g7a_3 = _mm512_gf2p8affine_epi64_epi8(g7t_3, gfni_mat, 0x1b);
         const __m512i g7s_3 = _mm512_gf2p8affineinv_epi64_epi8(g7a_3, gfni_mat_1, 0xd3);
         const __m512i g7lr24_3 = _mm512_shuffle_epi8(g7s_3, rotl24);
@@ -2776,8 +2776,8 @@ static void sm4_wordslice_avx512_gfni_batch_xts(const uint8_t *rk, const uint8_t
 
         /* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
         const __m512i rkw = _mm512_set1_epi32(kc_load32(rk + 16 * r));
-        const __m512i g0t_acc_1 = _mm512_ternarylogic_epi32(g0x1, g0x2, rkw, 0x96);
-        const __m512i g0t = _mm512_xor_si512(g0t_acc_1, g0x3);
+        const __m512i g0k = _mm512_ternarylogic_epi32(g0x1, g0x2, rkw, 0x96);
+        const __m512i g0t = _mm512_xor_si512(g0k, g0x3);
         const __m512i g0a = _mm512_gf2p8affine_epi64_epi8(g0t, gfni_mat, 0x1b);
         const __m512i g0s = _mm512_gf2p8affineinv_epi64_epi8(g0a, gfni_mat_1, 0xd3);
         const __m512i g0lr24 = _mm512_shuffle_epi8(g0s, rotl24);
@@ -2788,8 +2788,8 @@ static void sm4_wordslice_avx512_gfni_batch_xts(const uint8_t *rk, const uint8_t
         const __m512i g0l = _mm512_ternarylogic_epi32(g0s, g0lr24, g0lr2, 0x96);
         const __m512i g0x = _mm512_xor_si512(g0x0, g0l);
         g0x0 = g0x;
-        const __m512i g1t_acc_1 = _mm512_ternarylogic_epi32(g1x1, g1x2, rkw, 0x96);
-        const __m512i g1t = _mm512_xor_si512(g1t_acc_1, g1x3);
+        const __m512i g1k = _mm512_ternarylogic_epi32(g1x1, g1x2, rkw, 0x96);
+        const __m512i g1t = _mm512_xor_si512(g1k, g1x3);
         const __m512i g1a = _mm512_gf2p8affine_epi64_epi8(g1t, gfni_mat, 0x1b);
         const __m512i g1s = _mm512_gf2p8affineinv_epi64_epi8(g1a, gfni_mat_1, 0xd3);
         const __m512i g1lr24 = _mm512_shuffle_epi8(g1s, rotl24);
@@ -2800,8 +2800,8 @@ static void sm4_wordslice_avx512_gfni_batch_xts(const uint8_t *rk, const uint8_t
         const __m512i g1l = _mm512_ternarylogic_epi32(g1s, g1lr24, g1lr2, 0x96);
         const __m512i g1x = _mm512_xor_si512(g1x0, g1l);
         g1x0 = g1x;
-        const __m512i g2t_acc_1 = _mm512_ternarylogic_epi32(g2x1, g2x2, rkw, 0x96);
-        const __m512i g2t = _mm512_xor_si512(g2t_acc_1, g2x3);
+        const __m512i g2k = _mm512_ternarylogic_epi32(g2x1, g2x2, rkw, 0x96);
+        const __m512i g2t = _mm512_xor_si512(g2k, g2x3);
         const __m512i g2a = _mm512_gf2p8affine_epi64_epi8(g2t, gfni_mat, 0x1b);
         const __m512i g2s = _mm512_gf2p8affineinv_epi64_epi8(g2a, gfni_mat_1, 0xd3);
         const __m512i g2lr24 = _mm512_shuffle_epi8(g2s, rotl24);
@@ -2812,8 +2812,8 @@ static void sm4_wordslice_avx512_gfni_batch_xts(const uint8_t *rk, const uint8_t
         const __m512i g2l = _mm512_ternarylogic_epi32(g2s, g2lr24, g2lr2, 0x96);
         const __m512i g2x = _mm512_xor_si512(g2x0, g2l);
         g2x0 = g2x;
-        const __m512i g3t_acc_1 = _mm512_ternarylogic_epi32(g3x1, g3x2, rkw, 0x96);
-        const __m512i g3t = _mm512_xor_si512(g3t_acc_1, g3x3);
+        const __m512i g3k = _mm512_ternarylogic_epi32(g3x1, g3x2, rkw, 0x96);
+        const __m512i g3t = _mm512_xor_si512(g3k, g3x3);
         const __m512i g3a = _mm512_gf2p8affine_epi64_epi8(g3t, gfni_mat, 0x1b);
         const __m512i g3s = _mm512_gf2p8affineinv_epi64_epi8(g3a, gfni_mat_1, 0xd3);
         const __m512i g3lr24 = _mm512_shuffle_epi8(g3s, rotl24);
@@ -2824,8 +2824,8 @@ static void sm4_wordslice_avx512_gfni_batch_xts(const uint8_t *rk, const uint8_t
         const __m512i g3l = _mm512_ternarylogic_epi32(g3s, g3lr24, g3lr2, 0x96);
         const __m512i g3x = _mm512_xor_si512(g3x0, g3l);
         g3x0 = g3x;
-        const __m512i g4t_acc_1 = _mm512_ternarylogic_epi32(g4x1, g4x2, rkw, 0x96);
-        const __m512i g4t = _mm512_xor_si512(g4t_acc_1, g4x3);
+        const __m512i g4k = _mm512_ternarylogic_epi32(g4x1, g4x2, rkw, 0x96);
+        const __m512i g4t = _mm512_xor_si512(g4k, g4x3);
         const __m512i g4a = _mm512_gf2p8affine_epi64_epi8(g4t, gfni_mat, 0x1b);
         const __m512i g4s = _mm512_gf2p8affineinv_epi64_epi8(g4a, gfni_mat_1, 0xd3);
         const __m512i g4lr24 = _mm512_shuffle_epi8(g4s, rotl24);
@@ -2836,8 +2836,8 @@ static void sm4_wordslice_avx512_gfni_batch_xts(const uint8_t *rk, const uint8_t
         const __m512i g4l = _mm512_ternarylogic_epi32(g4s, g4lr24, g4lr2, 0x96);
         const __m512i g4x = _mm512_xor_si512(g4x0, g4l);
         g4x0 = g4x;
-        const __m512i g5t_acc_1 = _mm512_ternarylogic_epi32(g5x1, g5x2, rkw, 0x96);
-        const __m512i g5t = _mm512_xor_si512(g5t_acc_1, g5x3);
+        const __m512i g5k = _mm512_ternarylogic_epi32(g5x1, g5x2, rkw, 0x96);
+        const __m512i g5t = _mm512_xor_si512(g5k, g5x3);
         const __m512i g5a = _mm512_gf2p8affine_epi64_epi8(g5t, gfni_mat, 0x1b);
         const __m512i g5s = _mm512_gf2p8affineinv_epi64_epi8(g5a, gfni_mat_1, 0xd3);
         const __m512i g5lr24 = _mm512_shuffle_epi8(g5s, rotl24);
@@ -2848,8 +2848,8 @@ static void sm4_wordslice_avx512_gfni_batch_xts(const uint8_t *rk, const uint8_t
         const __m512i g5l = _mm512_ternarylogic_epi32(g5s, g5lr24, g5lr2, 0x96);
         const __m512i g5x = _mm512_xor_si512(g5x0, g5l);
         g5x0 = g5x;
-        const __m512i g6t_acc_1 = _mm512_ternarylogic_epi32(g6x1, g6x2, rkw, 0x96);
-        const __m512i g6t = _mm512_xor_si512(g6t_acc_1, g6x3);
+        const __m512i g6k = _mm512_ternarylogic_epi32(g6x1, g6x2, rkw, 0x96);
+        const __m512i g6t = _mm512_xor_si512(g6k, g6x3);
         const __m512i g6a = _mm512_gf2p8affine_epi64_epi8(g6t, gfni_mat, 0x1b);
         const __m512i g6s = _mm512_gf2p8affineinv_epi64_epi8(g6a, gfni_mat_1, 0xd3);
         const __m512i g6lr24 = _mm512_shuffle_epi8(g6s, rotl24);
@@ -2860,8 +2860,8 @@ static void sm4_wordslice_avx512_gfni_batch_xts(const uint8_t *rk, const uint8_t
         const __m512i g6l = _mm512_ternarylogic_epi32(g6s, g6lr24, g6lr2, 0x96);
         const __m512i g6x = _mm512_xor_si512(g6x0, g6l);
         g6x0 = g6x;
-        const __m512i g7t_acc_1 = _mm512_ternarylogic_epi32(g7x1, g7x2, rkw, 0x96);
-        const __m512i g7t = _mm512_xor_si512(g7t_acc_1, g7x3);
+        const __m512i g7k = _mm512_ternarylogic_epi32(g7x1, g7x2, rkw, 0x96);
+        const __m512i g7t = _mm512_xor_si512(g7k, g7x3);
         const __m512i g7a = _mm512_gf2p8affine_epi64_epi8(g7t, gfni_mat, 0x1b);
         const __m512i g7s = _mm512_gf2p8affineinv_epi64_epi8(g7a, gfni_mat_1, 0xd3);
         const __m512i g7lr24 = _mm512_shuffle_epi8(g7s, rotl24);
@@ -2875,8 +2875,8 @@ static void sm4_wordslice_avx512_gfni_batch_xts(const uint8_t *rk, const uint8_t
 
         /* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
         const __m512i rkw_1 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 4));
-        const __m512i g0t_acc_3 = _mm512_ternarylogic_epi32(g0x2, g0x3, rkw_1, 0x96);
-        const __m512i g0t_1 = _mm512_xor_si512(g0t_acc_3, g0x0);
+        const __m512i g0k_1 = _mm512_ternarylogic_epi32(g0x2, g0x3, rkw_1, 0x96);
+        const __m512i g0t_1 = _mm512_xor_si512(g0k_1, g0x0);
         const __m512i g0a_1 = _mm512_gf2p8affine_epi64_epi8(g0t_1, gfni_mat, 0x1b);
         const __m512i g0s_1 = _mm512_gf2p8affineinv_epi64_epi8(g0a_1, gfni_mat_1, 0xd3);
         const __m512i g0lr24_1 = _mm512_shuffle_epi8(g0s_1, rotl24);
@@ -2887,8 +2887,8 @@ static void sm4_wordslice_avx512_gfni_batch_xts(const uint8_t *rk, const uint8_t
         const __m512i g0l_1 = _mm512_ternarylogic_epi32(g0s_1, g0lr24_1, g0lr2_1, 0x96);
         const __m512i g0x_1 = _mm512_xor_si512(g0x1, g0l_1);
         g0x1 = g0x_1;
-        const __m512i g1t_acc_3 = _mm512_ternarylogic_epi32(g1x2, g1x3, rkw_1, 0x96);
-        const __m512i g1t_1 = _mm512_xor_si512(g1t_acc_3, g1x0);
+        const __m512i g1k_1 = _mm512_ternarylogic_epi32(g1x2, g1x3, rkw_1, 0x96);
+        const __m512i g1t_1 = _mm512_xor_si512(g1k_1, g1x0);
         const __m512i g1a_1 = _mm512_gf2p8affine_epi64_epi8(g1t_1, gfni_mat, 0x1b);
         const __m512i g1s_1 = _mm512_gf2p8affineinv_epi64_epi8(g1a_1, gfni_mat_1, 0xd3);
         const __m512i g1lr24_1 = _mm512_shuffle_epi8(g1s_1, rotl24);
@@ -2899,8 +2899,8 @@ static void sm4_wordslice_avx512_gfni_batch_xts(const uint8_t *rk, const uint8_t
         const __m512i g1l_1 = _mm512_ternarylogic_epi32(g1s_1, g1lr24_1, g1lr2_1, 0x96);
         const __m512i g1x_1 = _mm512_xor_si512(g1x1, g1l_1);
         g1x1 = g1x_1;
-        const __m512i g2t_acc_3 = _mm512_ternarylogic_epi32(g2x2, g2x3, rkw_1, 0x96);
-        const __m512i g2t_1 = _mm512_xor_si512(g2t_acc_3, g2x0);
+        const __m512i g2k_1 = _mm512_ternarylogic_epi32(g2x2, g2x3, rkw_1, 0x96);
+        const __m512i g2t_1 = _mm512_xor_si512(g2k_1, g2x0);
         const __m512i g2a_1 = _mm512_gf2p8affine_epi64_epi8(g2t_1, gfni_mat, 0x1b);
         const __m512i g2s_1 = _mm512_gf2p8affineinv_epi64_epi8(g2a_1, gfni_mat_1, 0xd3);
         const __m512i g2lr24_1 = _mm512_shuffle_epi8(g2s_1, rotl24);
@@ -2911,8 +2911,8 @@ static void sm4_wordslice_avx512_gfni_batch_xts(const uint8_t *rk, const uint8_t
         const __m512i g2l_1 = _mm512_ternarylogic_epi32(g2s_1, g2lr24_1, g2lr2_1, 0x96);
         const __m512i g2x_1 = _mm512_xor_si512(g2x1, g2l_1);
         g2x1 = g2x_1;
-        const __m512i g3t_acc_3 = _mm512_ternarylogic_epi32(g3x2, g3x3, rkw_1, 0x96);
-        const __m512i g3t_1 = _mm512_xor_si512(g3t_acc_3, g3x0);
+        const __m512i g3k_1 = _mm512_ternarylogic_epi32(g3x2, g3x3, rkw_1, 0x96);
+        const __m512i g3t_1 = _mm512_xor_si512(g3k_1, g3x0);
         const __m512i g3a_1 = _mm512_gf2p8affine_epi64_epi8(g3t_1, gfni_mat, 0x1b);
         const __m512i g3s_1 = _mm512_gf2p8affineinv_epi64_epi8(g3a_1, gfni_mat_1, 0xd3);
         const __m512i g3lr24_1 = _mm512_shuffle_epi8(g3s_1, rotl24);
@@ -2923,8 +2923,8 @@ static void sm4_wordslice_avx512_gfni_batch_xts(const uint8_t *rk, const uint8_t
         const __m512i g3l_1 = _mm512_ternarylogic_epi32(g3s_1, g3lr24_1, g3lr2_1, 0x96);
         const __m512i g3x_1 = _mm512_xor_si512(g3x1, g3l_1);
         g3x1 = g3x_1;
-        const __m512i g4t_acc_3 = _mm512_ternarylogic_epi32(g4x2, g4x3, rkw_1, 0x96);
-        const __m512i g4t_1 = _mm512_xor_si512(g4t_acc_3, g4x0);
+        const __m512i g4k_1 = _mm512_ternarylogic_epi32(g4x2, g4x3, rkw_1, 0x96);
+        const __m512i g4t_1 = _mm512_xor_si512(g4k_1, g4x0);
         const __m512i g4a_1 = _mm512_gf2p8affine_epi64_epi8(g4t_1, gfni_mat, 0x1b);
         const __m512i g4s_1 = _mm512_gf2p8affineinv_epi64_epi8(g4a_1, gfni_mat_1, 0xd3);
         const __m512i g4lr24_1 = _mm512_shuffle_epi8(g4s_1, rotl24);
@@ -2935,8 +2935,8 @@ static void sm4_wordslice_avx512_gfni_batch_xts(const uint8_t *rk, const uint8_t
         const __m512i g4l_1 = _mm512_ternarylogic_epi32(g4s_1, g4lr24_1, g4lr2_1, 0x96);
         const __m512i g4x_1 = _mm512_xor_si512(g4x1, g4l_1);
         g4x1 = g4x_1;
-        const __m512i g5t_acc_3 = _mm512_ternarylogic_epi32(g5x2, g5x3, rkw_1, 0x96);
-        const __m512i g5t_1 = _mm512_xor_si512(g5t_acc_3, g5x0);
+        const __m512i g5k_1 = _mm512_ternarylogic_epi32(g5x2, g5x3, rkw_1, 0x96);
+        const __m512i g5t_1 = _mm512_xor_si512(g5k_1, g5x0);
         const __m512i g5a_1 = _mm512_gf2p8affine_epi64_epi8(g5t_1, gfni_mat, 0x1b);
         const __m512i g5s_1 = _mm512_gf2p8affineinv_epi64_epi8(g5a_1, gfni_mat_1, 0xd3);
         const __m512i g5lr24_1 = _mm512_shuffle_epi8(g5s_1, rotl24);
@@ -2947,8 +2947,8 @@ static void sm4_wordslice_avx512_gfni_batch_xts(const uint8_t *rk, const uint8_t
         const __m512i g5l_1 = _mm512_ternarylogic_epi32(g5s_1, g5lr24_1, g5lr2_1, 0x96);
         const __m512i g5x_1 = _mm512_xor_si512(g5x1, g5l_1);
         g5x1 = g5x_1;
-        const __m512i g6t_acc_3 = _mm512_ternarylogic_epi32(g6x2, g6x3, rkw_1, 0x96);
-        const __m512i g6t_1 = _mm512_xor_si512(g6t_acc_3, g6x0);
+        const __m512i g6k_1 = _mm512_ternarylogic_epi32(g6x2, g6x3, rkw_1, 0x96);
+        const __m512i g6t_1 = _mm512_xor_si512(g6k_1, g6x0);
         const __m512i g6a_1 = _mm512_gf2p8affine_epi64_epi8(g6t_1, gfni_mat, 0x1b);
         const __m512i g6s_1 = _mm512_gf2p8affineinv_epi64_epi8(g6a_1, gfni_mat_1, 0xd3);
         const __m512i g6lr24_1 = _mm512_shuffle_epi8(g6s_1, rotl24);
@@ -2959,8 +2959,8 @@ static void sm4_wordslice_avx512_gfni_batch_xts(const uint8_t *rk, const uint8_t
         const __m512i g6l_1 = _mm512_ternarylogic_epi32(g6s_1, g6lr24_1, g6lr2_1, 0x96);
         const __m512i g6x_1 = _mm512_xor_si512(g6x1, g6l_1);
         g6x1 = g6x_1;
-        const __m512i g7t_acc_3 = _mm512_ternarylogic_epi32(g7x2, g7x3, rkw_1, 0x96);
-        const __m512i g7t_1 = _mm512_xor_si512(g7t_acc_3, g7x0);
+        const __m512i g7k_1 = _mm512_ternarylogic_epi32(g7x2, g7x3, rkw_1, 0x96);
+        const __m512i g7t_1 = _mm512_xor_si512(g7k_1, g7x0);
         const __m512i g7a_1 = _mm512_gf2p8affine_epi64_epi8(g7t_1, gfni_mat, 0x1b);
         const __m512i g7s_1 = _mm512_gf2p8affineinv_epi64_epi8(g7a_1, gfni_mat_1, 0xd3);
         const __m512i g7lr24_1 = _mm512_shuffle_epi8(g7s_1, rotl24);
@@ -2974,8 +2974,8 @@ static void sm4_wordslice_avx512_gfni_batch_xts(const uint8_t *rk, const uint8_t
 
         /* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
         const __m512i rkw_2 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 8));
-        const __m512i g0t_acc_5 = _mm512_ternarylogic_epi32(g0x3, g0x0, rkw_2, 0x96);
-        const __m512i g0t_2 = _mm512_xor_si512(g0t_acc_5, g0x1);
+        const __m512i g0k_2 = _mm512_ternarylogic_epi32(g0x3, g0x0, rkw_2, 0x96);
+        const __m512i g0t_2 = _mm512_xor_si512(g0k_2, g0x1);
         const __m512i g0a_2 = _mm512_gf2p8affine_epi64_epi8(g0t_2, gfni_mat, 0x1b);
         const __m512i g0s_2 = _mm512_gf2p8affineinv_epi64_epi8(g0a_2, gfni_mat_1, 0xd3);
         const __m512i g0lr24_2 = _mm512_shuffle_epi8(g0s_2, rotl24);
@@ -2986,8 +2986,8 @@ static void sm4_wordslice_avx512_gfni_batch_xts(const uint8_t *rk, const uint8_t
         const __m512i g0l_2 = _mm512_ternarylogic_epi32(g0s_2, g0lr24_2, g0lr2_2, 0x96);
         const __m512i g0x_2 = _mm512_xor_si512(g0x2, g0l_2);
         g0x2 = g0x_2;
-        const __m512i g1t_acc_5 = _mm512_ternarylogic_epi32(g1x3, g1x0, rkw_2, 0x96);
-        const __m512i g1t_2 = _mm512_xor_si512(g1t_acc_5, g1x1);
+        const __m512i g1k_2 = _mm512_ternarylogic_epi32(g1x3, g1x0, rkw_2, 0x96);
+        const __m512i g1t_2 = _mm512_xor_si512(g1k_2, g1x1);
         const __m512i g1a_2 = _mm512_gf2p8affine_epi64_epi8(g1t_2, gfni_mat, 0x1b);
         const __m512i g1s_2 = _mm512_gf2p8affineinv_epi64_epi8(g1a_2, gfni_mat_1, 0xd3);
         const __m512i g1lr24_2 = _mm512_shuffle_epi8(g1s_2, rotl24);
@@ -2998,8 +2998,8 @@ static void sm4_wordslice_avx512_gfni_batch_xts(const uint8_t *rk, const uint8_t
         const __m512i g1l_2 = _mm512_ternarylogic_epi32(g1s_2, g1lr24_2, g1lr2_2, 0x96);
         const __m512i g1x_2 = _mm512_xor_si512(g1x2, g1l_2);
         g1x2 = g1x_2;
-        const __m512i g2t_acc_5 = _mm512_ternarylogic_epi32(g2x3, g2x0, rkw_2, 0x96);
-        const __m512i g2t_2 = _mm512_xor_si512(g2t_acc_5, g2x1);
+        const __m512i g2k_2 = _mm512_ternarylogic_epi32(g2x3, g2x0, rkw_2, 0x96);
+        const __m512i g2t_2 = _mm512_xor_si512(g2k_2, g2x1);
         const __m512i g2a_2 = _mm512_gf2p8affine_epi64_epi8(g2t_2, gfni_mat, 0x1b);
         const __m512i g2s_2 = _mm512_gf2p8affineinv_epi64_epi8(g2a_2, gfni_mat_1, 0xd3);
         const __m512i g2lr24_2 = _mm512_shuffle_epi8(g2s_2, rotl24);
@@ -3010,8 +3010,8 @@ static void sm4_wordslice_avx512_gfni_batch_xts(const uint8_t *rk, const uint8_t
         const __m512i g2l_2 = _mm512_ternarylogic_epi32(g2s_2, g2lr24_2, g2lr2_2, 0x96);
         const __m512i g2x_2 = _mm512_xor_si512(g2x2, g2l_2);
         g2x2 = g2x_2;
-        const __m512i g3t_acc_5 = _mm512_ternarylogic_epi32(g3x3, g3x0, rkw_2, 0x96);
-        const __m512i g3t_2 = _mm512_xor_si512(g3t_acc_5, g3x1);
+        const __m512i g3k_2 = _mm512_ternarylogic_epi32(g3x3, g3x0, rkw_2, 0x96);
+        const __m512i g3t_2 = _mm512_xor_si512(g3k_2, g3x1);
         const __m512i g3a_2 = _mm512_gf2p8affine_epi64_epi8(g3t_2, gfni_mat, 0x1b);
         const __m512i g3s_2 = _mm512_gf2p8affineinv_epi64_epi8(g3a_2, gfni_mat_1, 0xd3);
         const __m512i g3lr24_2 = _mm512_shuffle_epi8(g3s_2, rotl24);
@@ -3022,8 +3022,8 @@ static void sm4_wordslice_avx512_gfni_batch_xts(const uint8_t *rk, const uint8_t
         const __m512i g3l_2 = _mm512_ternarylogic_epi32(g3s_2, g3lr24_2, g3lr2_2, 0x96);
         const __m512i g3x_2 = _mm512_xor_si512(g3x2, g3l_2);
         g3x2 = g3x_2;
-        const __m512i g4t_acc_5 = _mm512_ternarylogic_epi32(g4x3, g4x0, rkw_2, 0x96);
-        const __m512i g4t_2 = _mm512_xor_si512(g4t_acc_5, g4x1);
+        const __m512i g4k_2 = _mm512_ternarylogic_epi32(g4x3, g4x0, rkw_2, 0x96);
+        const __m512i g4t_2 = _mm512_xor_si512(g4k_2, g4x1);
         const __m512i g4a_2 = _mm512_gf2p8affine_epi64_epi8(g4t_2, gfni_mat, 0x1b);
         const __m512i g4s_2 = _mm512_gf2p8affineinv_epi64_epi8(g4a_2, gfni_mat_1, 0xd3);
         const __m512i g4lr24_2 = _mm512_shuffle_epi8(g4s_2, rotl24);
@@ -3034,8 +3034,8 @@ static void sm4_wordslice_avx512_gfni_batch_xts(const uint8_t *rk, const uint8_t
         const __m512i g4l_2 = _mm512_ternarylogic_epi32(g4s_2, g4lr24_2, g4lr2_2, 0x96);
         const __m512i g4x_2 = _mm512_xor_si512(g4x2, g4l_2);
         g4x2 = g4x_2;
-        const __m512i g5t_acc_5 = _mm512_ternarylogic_epi32(g5x3, g5x0, rkw_2, 0x96);
-        const __m512i g5t_2 = _mm512_xor_si512(g5t_acc_5, g5x1);
+        const __m512i g5k_2 = _mm512_ternarylogic_epi32(g5x3, g5x0, rkw_2, 0x96);
+        const __m512i g5t_2 = _mm512_xor_si512(g5k_2, g5x1);
         const __m512i g5a_2 = _mm512_gf2p8affine_epi64_epi8(g5t_2, gfni_mat, 0x1b);
         const __m512i g5s_2 = _mm512_gf2p8affineinv_epi64_epi8(g5a_2, gfni_mat_1, 0xd3);
         const __m512i g5lr24_2 = _mm512_shuffle_epi8(g5s_2, rotl24);
@@ -3046,8 +3046,8 @@ static void sm4_wordslice_avx512_gfni_batch_xts(const uint8_t *rk, const uint8_t
         const __m512i g5l_2 = _mm512_ternarylogic_epi32(g5s_2, g5lr24_2, g5lr2_2, 0x96);
         const __m512i g5x_2 = _mm512_xor_si512(g5x2, g5l_2);
         g5x2 = g5x_2;
-        const __m512i g6t_acc_5 = _mm512_ternarylogic_epi32(g6x3, g6x0, rkw_2, 0x96);
-        const __m512i g6t_2 = _mm512_xor_si512(g6t_acc_5, g6x1);
+        const __m512i g6k_2 = _mm512_ternarylogic_epi32(g6x3, g6x0, rkw_2, 0x96);
+        const __m512i g6t_2 = _mm512_xor_si512(g6k_2, g6x1);
         const __m512i g6a_2 = _mm512_gf2p8affine_epi64_epi8(g6t_2, gfni_mat, 0x1b);
         const __m512i g6s_2 = _mm512_gf2p8affineinv_epi64_epi8(g6a_2, gfni_mat_1, 0xd3);
         const __m512i g6lr24_2 = _mm512_shuffle_epi8(g6s_2, rotl24);
@@ -3058,8 +3058,8 @@ static void sm4_wordslice_avx512_gfni_batch_xts(const uint8_t *rk, const uint8_t
         const __m512i g6l_2 = _mm512_ternarylogic_epi32(g6s_2, g6lr24_2, g6lr2_2, 0x96);
         const __m512i g6x_2 = _mm512_xor_si512(g6x2, g6l_2);
         g6x2 = g6x_2;
-        const __m512i g7t_acc_5 = _mm512_ternarylogic_epi32(g7x3, g7x0, rkw_2, 0x96);
-        const __m512i g7t_2 = _mm512_xor_si512(g7t_acc_5, g7x1);
+        const __m512i g7k_2 = _mm512_ternarylogic_epi32(g7x3, g7x0, rkw_2, 0x96);
+        const __m512i g7t_2 = _mm512_xor_si512(g7k_2, g7x1);
         const __m512i g7a_2 = _mm512_gf2p8affine_epi64_epi8(g7t_2, gfni_mat, 0x1b);
         const __m512i g7s_2 = _mm512_gf2p8affineinv_epi64_epi8(g7a_2, gfni_mat_1, 0xd3);
         const __m512i g7lr24_2 = _mm512_shuffle_epi8(g7s_2, rotl24);
@@ -3073,8 +3073,8 @@ static void sm4_wordslice_avx512_gfni_batch_xts(const uint8_t *rk, const uint8_t
 
         /* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
         const __m512i rkw_3 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 12));
-        const __m512i g0t_acc_7 = _mm512_ternarylogic_epi32(g0x0, g0x1, rkw_3, 0x96);
-        const __m512i g0t_3 = _mm512_xor_si512(g0t_acc_7, g0x2);
+        const __m512i g0k_3 = _mm512_ternarylogic_epi32(g0x0, g0x1, rkw_3, 0x96);
+        const __m512i g0t_3 = _mm512_xor_si512(g0k_3, g0x2);
         const __m512i g0a_3 = _mm512_gf2p8affine_epi64_epi8(g0t_3, gfni_mat, 0x1b);
         const __m512i g0s_3 = _mm512_gf2p8affineinv_epi64_epi8(g0a_3, gfni_mat_1, 0xd3);
         const __m512i g0lr24_3 = _mm512_shuffle_epi8(g0s_3, rotl24);
@@ -3085,8 +3085,8 @@ static void sm4_wordslice_avx512_gfni_batch_xts(const uint8_t *rk, const uint8_t
         const __m512i g0l_3 = _mm512_ternarylogic_epi32(g0s_3, g0lr24_3, g0lr2_3, 0x96);
         const __m512i g0x_3 = _mm512_xor_si512(g0x3, g0l_3);
         g0x3 = g0x_3;
-        const __m512i g1t_acc_7 = _mm512_ternarylogic_epi32(g1x0, g1x1, rkw_3, 0x96);
-        const __m512i g1t_3 = _mm512_xor_si512(g1t_acc_7, g1x2);
+        const __m512i g1k_3 = _mm512_ternarylogic_epi32(g1x0, g1x1, rkw_3, 0x96);
+        const __m512i g1t_3 = _mm512_xor_si512(g1k_3, g1x2);
         const __m512i g1a_3 = _mm512_gf2p8affine_epi64_epi8(g1t_3, gfni_mat, 0x1b);
         const __m512i g1s_3 = _mm512_gf2p8affineinv_epi64_epi8(g1a_3, gfni_mat_1, 0xd3);
         const __m512i g1lr24_3 = _mm512_shuffle_epi8(g1s_3, rotl24);
@@ -3097,8 +3097,8 @@ static void sm4_wordslice_avx512_gfni_batch_xts(const uint8_t *rk, const uint8_t
         const __m512i g1l_3 = _mm512_ternarylogic_epi32(g1s_3, g1lr24_3, g1lr2_3, 0x96);
         const __m512i g1x_3 = _mm512_xor_si512(g1x3, g1l_3);
         g1x3 = g1x_3;
-        const __m512i g2t_acc_7 = _mm512_ternarylogic_epi32(g2x0, g2x1, rkw_3, 0x96);
-        const __m512i g2t_3 = _mm512_xor_si512(g2t_acc_7, g2x2);
+        const __m512i g2k_3 = _mm512_ternarylogic_epi32(g2x0, g2x1, rkw_3, 0x96);
+        const __m512i g2t_3 = _mm512_xor_si512(g2k_3, g2x2);
         const __m512i g2a_3 = _mm512_gf2p8affine_epi64_epi8(g2t_3, gfni_mat, 0x1b);
         const __m512i g2s_3 = _mm512_gf2p8affineinv_epi64_epi8(g2a_3, gfni_mat_1, 0xd3);
         const __m512i g2lr24_3 = _mm512_shuffle_epi8(g2s_3, rotl24);
@@ -3109,8 +3109,8 @@ static void sm4_wordslice_avx512_gfni_batch_xts(const uint8_t *rk, const uint8_t
         const __m512i g2l_3 = _mm512_ternarylogic_epi32(g2s_3, g2lr24_3, g2lr2_3, 0x96);
         const __m512i g2x_3 = _mm512_xor_si512(g2x3, g2l_3);
         g2x3 = g2x_3;
-        const __m512i g3t_acc_7 = _mm512_ternarylogic_epi32(g3x0, g3x1, rkw_3, 0x96);
-        const __m512i g3t_3 = _mm512_xor_si512(g3t_acc_7, g3x2);
+        const __m512i g3k_3 = _mm512_ternarylogic_epi32(g3x0, g3x1, rkw_3, 0x96);
+        const __m512i g3t_3 = _mm512_xor_si512(g3k_3, g3x2);
         const __m512i g3a_3 = _mm512_gf2p8affine_epi64_epi8(g3t_3, gfni_mat, 0x1b);
         const __m512i g3s_3 = _mm512_gf2p8affineinv_epi64_epi8(g3a_3, gfni_mat_1, 0xd3);
         const __m512i g3lr24_3 = _mm512_shuffle_epi8(g3s_3, rotl24);
@@ -3121,8 +3121,8 @@ static void sm4_wordslice_avx512_gfni_batch_xts(const uint8_t *rk, const uint8_t
         const __m512i g3l_3 = _mm512_ternarylogic_epi32(g3s_3, g3lr24_3, g3lr2_3, 0x96);
         const __m512i g3x_3 = _mm512_xor_si512(g3x3, g3l_3);
         g3x3 = g3x_3;
-        const __m512i g4t_acc_7 = _mm512_ternarylogic_epi32(g4x0, g4x1, rkw_3, 0x96);
-        const __m512i g4t_3 = _mm512_xor_si512(g4t_acc_7, g4x2);
+        const __m512i g4k_3 = _mm512_ternarylogic_epi32(g4x0, g4x1, rkw_3, 0x96);
+        const __m512i g4t_3 = _mm512_xor_si512(g4k_3, g4x2);
         const __m512i g4a_3 = _mm512_gf2p8affine_epi64_epi8(g4t_3, gfni_mat, 0x1b);
         const __m512i g4s_3 = _mm512_gf2p8affineinv_epi64_epi8(g4a_3, gfni_mat_1, 0xd3);
         const __m512i g4lr24_3 = _mm512_shuffle_epi8(g4s_3, rotl24);
@@ -3133,8 +3133,8 @@ static void sm4_wordslice_avx512_gfni_batch_xts(const uint8_t *rk, const uint8_t
         const __m512i g4l_3 = _mm512_ternarylogic_epi32(g4s_3, g4lr24_3, g4lr2_3, 0x96);
         const __m512i g4x_3 = _mm512_xor_si512(g4x3, g4l_3);
         g4x3 = g4x_3;
-        const __m512i g5t_acc_7 = _mm512_ternarylogic_epi32(g5x0, g5x1, rkw_3, 0x96);
-        const __m512i g5t_3 = _mm512_xor_si512(g5t_acc_7, g5x2);
+        const __m512i g5k_3 = _mm512_ternarylogic_epi32(g5x0, g5x1, rkw_3, 0x96);
+        const __m512i g5t_3 = _mm512_xor_si512(g5k_3, g5x2);
         const __m512i g5a_3 = _mm512_gf2p8affine_epi64_epi8(g5t_3, gfni_mat, 0x1b);
         const __m512i g5s_3 = _mm512_gf2p8affineinv_epi64_epi8(g5a_3, gfni_mat_1, 0xd3);
         const __m512i g5lr24_3 = _mm512_shuffle_epi8(g5s_3, rotl24);
@@ -3145,8 +3145,8 @@ static void sm4_wordslice_avx512_gfni_batch_xts(const uint8_t *rk, const uint8_t
         const __m512i g5l_3 = _mm512_ternarylogic_epi32(g5s_3, g5lr24_3, g5lr2_3, 0x96);
         const __m512i g5x_3 = _mm512_xor_si512(g5x3, g5l_3);
         g5x3 = g5x_3;
-        const __m512i g6t_acc_7 = _mm512_ternarylogic_epi32(g6x0, g6x1, rkw_3, 0x96);
-        const __m512i g6t_3 = _mm512_xor_si512(g6t_acc_7, g6x2);
+        const __m512i g6k_3 = _mm512_ternarylogic_epi32(g6x0, g6x1, rkw_3, 0x96);
+        const __m512i g6t_3 = _mm512_xor_si512(g6k_3, g6x2);
         const __m512i g6a_3 = _mm512_gf2p8affine_epi64_epi8(g6t_3, gfni_mat, 0x1b);
         const __m512i g6s_3 = _mm512_gf2p8affineinv_epi64_epi8(g6a_3, gfni_mat_1, 0xd3);
         const __m512i g6lr24_3 = _mm512_shuffle_epi8(g6s_3, rotl24);
@@ -3157,8 +3157,8 @@ static void sm4_wordslice_avx512_gfni_batch_xts(const uint8_t *rk, const uint8_t
         const __m512i g6l_3 = _mm512_ternarylogic_epi32(g6s_3, g6lr24_3, g6lr2_3, 0x96);
         const __m512i g6x_3 = _mm512_xor_si512(g6x3, g6l_3);
         g6x3 = g6x_3;
-        const __m512i g7t_acc_7 = _mm512_ternarylogic_epi32(g7x0, g7x1, rkw_3, 0x96);
-        const __m512i g7t_3 = _mm512_xor_si512(g7t_acc_7, g7x2);
+        const __m512i g7k_3 = _mm512_ternarylogic_epi32(g7x0, g7x1, rkw_3, 0x96);
+        const __m512i g7t_3 = _mm512_xor_si512(g7k_3, g7x2);
         const __m512i g7a_3 = _mm512_gf2p8affine_epi64_epi8(g7t_3, gfni_mat, 0x1b);
         const __m512i g7s_3 = _mm512_gf2p8affineinv_epi64_epi8(g7a_3, gfni_mat_1, 0xd3);
         const __m512i g7lr24_3 = _mm512_shuffle_epi8(g7s_3, rotl24);
@@ -4335,8 +4335,8 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
 
         /* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
         const __m512i rkw = _mm512_set1_epi32(kc_load32(rk + 16 * r));
-        const __m512i g0t_acc_1 = _mm512_ternarylogic_epi32(g0x1, g0x2, rkw, 0x96);
-        const __m512i g0t = _mm512_xor_si512(g0t_acc_1, g0x3);
+        const __m512i g0k = _mm512_ternarylogic_epi32(g0x1, g0x2, rkw, 0x96);
+        const __m512i g0t = _mm512_xor_si512(g0k, g0x3);
         const __m512i g0a = _mm512_gf2p8affine_epi64_epi8(g0t, gfni_mat, 0x1b);
         const __m512i g0s = _mm512_gf2p8affineinv_epi64_epi8(g0a, gfni_mat_1, 0xd3);
         const __m512i g0lr24 = _mm512_shuffle_epi8(g0s, rotl24);
@@ -4347,8 +4347,8 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
         const __m512i g0l = _mm512_ternarylogic_epi32(g0s, g0lr24, g0lr2, 0x96);
         const __m512i g0x = _mm512_xor_si512(g0x0, g0l);
         g0x0 = g0x;
-        const __m512i g1t_acc_1 = _mm512_ternarylogic_epi32(g1x1, g1x2, rkw, 0x96);
-        const __m512i g1t = _mm512_xor_si512(g1t_acc_1, g1x3);
+        const __m512i g1k = _mm512_ternarylogic_epi32(g1x1, g1x2, rkw, 0x96);
+        const __m512i g1t = _mm512_xor_si512(g1k, g1x3);
         const __m512i g1a = _mm512_gf2p8affine_epi64_epi8(g1t, gfni_mat, 0x1b);
         const __m512i g1s = _mm512_gf2p8affineinv_epi64_epi8(g1a, gfni_mat_1, 0xd3);
         const __m512i g1lr24 = _mm512_shuffle_epi8(g1s, rotl24);
@@ -4359,8 +4359,8 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
         const __m512i g1l = _mm512_ternarylogic_epi32(g1s, g1lr24, g1lr2, 0x96);
         const __m512i g1x = _mm512_xor_si512(g1x0, g1l);
         g1x0 = g1x;
-        const __m512i g2t_acc_1 = _mm512_ternarylogic_epi32(g2x1, g2x2, rkw, 0x96);
-        const __m512i g2t = _mm512_xor_si512(g2t_acc_1, g2x3);
+        const __m512i g2k = _mm512_ternarylogic_epi32(g2x1, g2x2, rkw, 0x96);
+        const __m512i g2t = _mm512_xor_si512(g2k, g2x3);
         const __m512i g2a = _mm512_gf2p8affine_epi64_epi8(g2t, gfni_mat, 0x1b);
         const __m512i g2s = _mm512_gf2p8affineinv_epi64_epi8(g2a, gfni_mat_1, 0xd3);
         const __m512i g2lr24 = _mm512_shuffle_epi8(g2s, rotl24);
@@ -4371,8 +4371,8 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
         const __m512i g2l = _mm512_ternarylogic_epi32(g2s, g2lr24, g2lr2, 0x96);
         const __m512i g2x = _mm512_xor_si512(g2x0, g2l);
         g2x0 = g2x;
-        const __m512i g3t_acc_1 = _mm512_ternarylogic_epi32(g3x1, g3x2, rkw, 0x96);
-        const __m512i g3t = _mm512_xor_si512(g3t_acc_1, g3x3);
+        const __m512i g3k = _mm512_ternarylogic_epi32(g3x1, g3x2, rkw, 0x96);
+        const __m512i g3t = _mm512_xor_si512(g3k, g3x3);
         const __m512i g3a = _mm512_gf2p8affine_epi64_epi8(g3t, gfni_mat, 0x1b);
         const __m512i g3s = _mm512_gf2p8affineinv_epi64_epi8(g3a, gfni_mat_1, 0xd3);
         const __m512i g3lr24 = _mm512_shuffle_epi8(g3s, rotl24);
@@ -4383,8 +4383,8 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
         const __m512i g3l = _mm512_ternarylogic_epi32(g3s, g3lr24, g3lr2, 0x96);
         const __m512i g3x = _mm512_xor_si512(g3x0, g3l);
         g3x0 = g3x;
-        const __m512i g4t_acc_1 = _mm512_ternarylogic_epi32(g4x1, g4x2, rkw, 0x96);
-        const __m512i g4t = _mm512_xor_si512(g4t_acc_1, g4x3);
+        const __m512i g4k = _mm512_ternarylogic_epi32(g4x1, g4x2, rkw, 0x96);
+        const __m512i g4t = _mm512_xor_si512(g4k, g4x3);
         const __m512i g4a = _mm512_gf2p8affine_epi64_epi8(g4t, gfni_mat, 0x1b);
         const __m512i g4s = _mm512_gf2p8affineinv_epi64_epi8(g4a, gfni_mat_1, 0xd3);
         const __m512i g4lr24 = _mm512_shuffle_epi8(g4s, rotl24);
@@ -4395,8 +4395,8 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
         const __m512i g4l = _mm512_ternarylogic_epi32(g4s, g4lr24, g4lr2, 0x96);
         const __m512i g4x = _mm512_xor_si512(g4x0, g4l);
         g4x0 = g4x;
-        const __m512i g5t_acc_1 = _mm512_ternarylogic_epi32(g5x1, g5x2, rkw, 0x96);
-        const __m512i g5t = _mm512_xor_si512(g5t_acc_1, g5x3);
+        const __m512i g5k = _mm512_ternarylogic_epi32(g5x1, g5x2, rkw, 0x96);
+        const __m512i g5t = _mm512_xor_si512(g5k, g5x3);
         const __m512i g5a = _mm512_gf2p8affine_epi64_epi8(g5t, gfni_mat, 0x1b);
         const __m512i g5s = _mm512_gf2p8affineinv_epi64_epi8(g5a, gfni_mat_1, 0xd3);
         const __m512i g5lr24 = _mm512_shuffle_epi8(g5s, rotl24);
@@ -4407,8 +4407,8 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
         const __m512i g5l = _mm512_ternarylogic_epi32(g5s, g5lr24, g5lr2, 0x96);
         const __m512i g5x = _mm512_xor_si512(g5x0, g5l);
         g5x0 = g5x;
-        const __m512i g6t_acc_1 = _mm512_ternarylogic_epi32(g6x1, g6x2, rkw, 0x96);
-        const __m512i g6t = _mm512_xor_si512(g6t_acc_1, g6x3);
+        const __m512i g6k = _mm512_ternarylogic_epi32(g6x1, g6x2, rkw, 0x96);
+        const __m512i g6t = _mm512_xor_si512(g6k, g6x3);
         const __m512i g6a = _mm512_gf2p8affine_epi64_epi8(g6t, gfni_mat, 0x1b);
         const __m512i g6s = _mm512_gf2p8affineinv_epi64_epi8(g6a, gfni_mat_1, 0xd3);
         const __m512i g6lr24 = _mm512_shuffle_epi8(g6s, rotl24);
@@ -4419,8 +4419,8 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
         const __m512i g6l = _mm512_ternarylogic_epi32(g6s, g6lr24, g6lr2, 0x96);
         const __m512i g6x = _mm512_xor_si512(g6x0, g6l);
         g6x0 = g6x;
-        const __m512i g7t_acc_1 = _mm512_ternarylogic_epi32(g7x1, g7x2, rkw, 0x96);
-        const __m512i g7t = _mm512_xor_si512(g7t_acc_1, g7x3);
+        const __m512i g7k = _mm512_ternarylogic_epi32(g7x1, g7x2, rkw, 0x96);
+        const __m512i g7t = _mm512_xor_si512(g7k, g7x3);
         const __m512i g7a = _mm512_gf2p8affine_epi64_epi8(g7t, gfni_mat, 0x1b);
         const __m512i g7s = _mm512_gf2p8affineinv_epi64_epi8(g7a, gfni_mat_1, 0xd3);
         const __m512i g7lr24 = _mm512_shuffle_epi8(g7s, rotl24);
@@ -4434,8 +4434,8 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
 
         /* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
         const __m512i rkw_1 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 4));
-        const __m512i g0t_acc_3 = _mm512_ternarylogic_epi32(g0x2, g0x3, rkw_1, 0x96);
-        const __m512i g0t_1 = _mm512_xor_si512(g0t_acc_3, g0x0);
+        const __m512i g0k_1 = _mm512_ternarylogic_epi32(g0x2, g0x3, rkw_1, 0x96);
+        const __m512i g0t_1 = _mm512_xor_si512(g0k_1, g0x0);
         const __m512i g0a_1 = _mm512_gf2p8affine_epi64_epi8(g0t_1, gfni_mat, 0x1b);
         const __m512i g0s_1 = _mm512_gf2p8affineinv_epi64_epi8(g0a_1, gfni_mat_1, 0xd3);
         const __m512i g0lr24_1 = _mm512_shuffle_epi8(g0s_1, rotl24);
@@ -4446,8 +4446,8 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
         const __m512i g0l_1 = _mm512_ternarylogic_epi32(g0s_1, g0lr24_1, g0lr2_1, 0x96);
         const __m512i g0x_1 = _mm512_xor_si512(g0x1, g0l_1);
         g0x1 = g0x_1;
-        const __m512i g1t_acc_3 = _mm512_ternarylogic_epi32(g1x2, g1x3, rkw_1, 0x96);
-        const __m512i g1t_1 = _mm512_xor_si512(g1t_acc_3, g1x0);
+        const __m512i g1k_1 = _mm512_ternarylogic_epi32(g1x2, g1x3, rkw_1, 0x96);
+        const __m512i g1t_1 = _mm512_xor_si512(g1k_1, g1x0);
         const __m512i g1a_1 = _mm512_gf2p8affine_epi64_epi8(g1t_1, gfni_mat, 0x1b);
         const __m512i g1s_1 = _mm512_gf2p8affineinv_epi64_epi8(g1a_1, gfni_mat_1, 0xd3);
         const __m512i g1lr24_1 = _mm512_shuffle_epi8(g1s_1, rotl24);
@@ -4458,8 +4458,8 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
         const __m512i g1l_1 = _mm512_ternarylogic_epi32(g1s_1, g1lr24_1, g1lr2_1, 0x96);
         const __m512i g1x_1 = _mm512_xor_si512(g1x1, g1l_1);
         g1x1 = g1x_1;
-        const __m512i g2t_acc_3 = _mm512_ternarylogic_epi32(g2x2, g2x3, rkw_1, 0x96);
-        const __m512i g2t_1 = _mm512_xor_si512(g2t_acc_3, g2x0);
+        const __m512i g2k_1 = _mm512_ternarylogic_epi32(g2x2, g2x3, rkw_1, 0x96);
+        const __m512i g2t_1 = _mm512_xor_si512(g2k_1, g2x0);
         const __m512i g2a_1 = _mm512_gf2p8affine_epi64_epi8(g2t_1, gfni_mat, 0x1b);
         const __m512i g2s_1 = _mm512_gf2p8affineinv_epi64_epi8(g2a_1, gfni_mat_1, 0xd3);
         const __m512i g2lr24_1 = _mm512_shuffle_epi8(g2s_1, rotl24);
@@ -4470,8 +4470,8 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
         const __m512i g2l_1 = _mm512_ternarylogic_epi32(g2s_1, g2lr24_1, g2lr2_1, 0x96);
         const __m512i g2x_1 = _mm512_xor_si512(g2x1, g2l_1);
         g2x1 = g2x_1;
-        const __m512i g3t_acc_3 = _mm512_ternarylogic_epi32(g3x2, g3x3, rkw_1, 0x96);
-        const __m512i g3t_1 = _mm512_xor_si512(g3t_acc_3, g3x0);
+        const __m512i g3k_1 = _mm512_ternarylogic_epi32(g3x2, g3x3, rkw_1, 0x96);
+        const __m512i g3t_1 = _mm512_xor_si512(g3k_1, g3x0);
         const __m512i g3a_1 = _mm512_gf2p8affine_epi64_epi8(g3t_1, gfni_mat, 0x1b);
         const __m512i g3s_1 = _mm512_gf2p8affineinv_epi64_epi8(g3a_1, gfni_mat_1, 0xd3);
         const __m512i g3lr24_1 = _mm512_shuffle_epi8(g3s_1, rotl24);
@@ -4482,8 +4482,8 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
         const __m512i g3l_1 = _mm512_ternarylogic_epi32(g3s_1, g3lr24_1, g3lr2_1, 0x96);
         const __m512i g3x_1 = _mm512_xor_si512(g3x1, g3l_1);
         g3x1 = g3x_1;
-        const __m512i g4t_acc_3 = _mm512_ternarylogic_epi32(g4x2, g4x3, rkw_1, 0x96);
-        const __m512i g4t_1 = _mm512_xor_si512(g4t_acc_3, g4x0);
+        const __m512i g4k_1 = _mm512_ternarylogic_epi32(g4x2, g4x3, rkw_1, 0x96);
+        const __m512i g4t_1 = _mm512_xor_si512(g4k_1, g4x0);
         const __m512i g4a_1 = _mm512_gf2p8affine_epi64_epi8(g4t_1, gfni_mat, 0x1b);
         const __m512i g4s_1 = _mm512_gf2p8affineinv_epi64_epi8(g4a_1, gfni_mat_1, 0xd3);
         const __m512i g4lr24_1 = _mm512_shuffle_epi8(g4s_1, rotl24);
@@ -4494,8 +4494,8 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
         const __m512i g4l_1 = _mm512_ternarylogic_epi32(g4s_1, g4lr24_1, g4lr2_1, 0x96);
         const __m512i g4x_1 = _mm512_xor_si512(g4x1, g4l_1);
         g4x1 = g4x_1;
-        const __m512i g5t_acc_3 = _mm512_ternarylogic_epi32(g5x2, g5x3, rkw_1, 0x96);
-        const __m512i g5t_1 = _mm512_xor_si512(g5t_acc_3, g5x0);
+        const __m512i g5k_1 = _mm512_ternarylogic_epi32(g5x2, g5x3, rkw_1, 0x96);
+        const __m512i g5t_1 = _mm512_xor_si512(g5k_1, g5x0);
         const __m512i g5a_1 = _mm512_gf2p8affine_epi64_epi8(g5t_1, gfni_mat, 0x1b);
         const __m512i g5s_1 = _mm512_gf2p8affineinv_epi64_epi8(g5a_1, gfni_mat_1, 0xd3);
         const __m512i g5lr24_1 = _mm512_shuffle_epi8(g5s_1, rotl24);
@@ -4506,8 +4506,8 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
         const __m512i g5l_1 = _mm512_ternarylogic_epi32(g5s_1, g5lr24_1, g5lr2_1, 0x96);
         const __m512i g5x_1 = _mm512_xor_si512(g5x1, g5l_1);
         g5x1 = g5x_1;
-        const __m512i g6t_acc_3 = _mm512_ternarylogic_epi32(g6x2, g6x3, rkw_1, 0x96);
-        const __m512i g6t_1 = _mm512_xor_si512(g6t_acc_3, g6x0);
+        const __m512i g6k_1 = _mm512_ternarylogic_epi32(g6x2, g6x3, rkw_1, 0x96);
+        const __m512i g6t_1 = _mm512_xor_si512(g6k_1, g6x0);
         const __m512i g6a_1 = _mm512_gf2p8affine_epi64_epi8(g6t_1, gfni_mat, 0x1b);
         const __m512i g6s_1 = _mm512_gf2p8affineinv_epi64_epi8(g6a_1, gfni_mat_1, 0xd3);
         const __m512i g6lr24_1 = _mm512_shuffle_epi8(g6s_1, rotl24);
@@ -4518,8 +4518,8 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
         const __m512i g6l_1 = _mm512_ternarylogic_epi32(g6s_1, g6lr24_1, g6lr2_1, 0x96);
         const __m512i g6x_1 = _mm512_xor_si512(g6x1, g6l_1);
         g6x1 = g6x_1;
-        const __m512i g7t_acc_3 = _mm512_ternarylogic_epi32(g7x2, g7x3, rkw_1, 0x96);
-        const __m512i g7t_1 = _mm512_xor_si512(g7t_acc_3, g7x0);
+        const __m512i g7k_1 = _mm512_ternarylogic_epi32(g7x2, g7x3, rkw_1, 0x96);
+        const __m512i g7t_1 = _mm512_xor_si512(g7k_1, g7x0);
         const __m512i g7a_1 = _mm512_gf2p8affine_epi64_epi8(g7t_1, gfni_mat, 0x1b);
         const __m512i g7s_1 = _mm512_gf2p8affineinv_epi64_epi8(g7a_1, gfni_mat_1, 0xd3);
         const __m512i g7lr24_1 = _mm512_shuffle_epi8(g7s_1, rotl24);
@@ -4533,8 +4533,8 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
 
         /* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
         const __m512i rkw_2 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 8));
-        const __m512i g0t_acc_5 = _mm512_ternarylogic_epi32(g0x3, g0x0, rkw_2, 0x96);
-        const __m512i g0t_2 = _mm512_xor_si512(g0t_acc_5, g0x1);
+        const __m512i g0k_2 = _mm512_ternarylogic_epi32(g0x3, g0x0, rkw_2, 0x96);
+        const __m512i g0t_2 = _mm512_xor_si512(g0k_2, g0x1);
         const __m512i g0a_2 = _mm512_gf2p8affine_epi64_epi8(g0t_2, gfni_mat, 0x1b);
         const __m512i g0s_2 = _mm512_gf2p8affineinv_epi64_epi8(g0a_2, gfni_mat_1, 0xd3);
         const __m512i g0lr24_2 = _mm512_shuffle_epi8(g0s_2, rotl24);
@@ -4545,8 +4545,8 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
         const __m512i g0l_2 = _mm512_ternarylogic_epi32(g0s_2, g0lr24_2, g0lr2_2, 0x96);
         const __m512i g0x_2 = _mm512_xor_si512(g0x2, g0l_2);
         g0x2 = g0x_2;
-        const __m512i g1t_acc_5 = _mm512_ternarylogic_epi32(g1x3, g1x0, rkw_2, 0x96);
-        const __m512i g1t_2 = _mm512_xor_si512(g1t_acc_5, g1x1);
+        const __m512i g1k_2 = _mm512_ternarylogic_epi32(g1x3, g1x0, rkw_2, 0x96);
+        const __m512i g1t_2 = _mm512_xor_si512(g1k_2, g1x1);
         const __m512i g1a_2 = _mm512_gf2p8affine_epi64_epi8(g1t_2, gfni_mat, 0x1b);
         const __m512i g1s_2 = _mm512_gf2p8affineinv_epi64_epi8(g1a_2, gfni_mat_1, 0xd3);
         const __m512i g1lr24_2 = _mm512_shuffle_epi8(g1s_2, rotl24);
@@ -4557,8 +4557,8 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
         const __m512i g1l_2 = _mm512_ternarylogic_epi32(g1s_2, g1lr24_2, g1lr2_2, 0x96);
         const __m512i g1x_2 = _mm512_xor_si512(g1x2, g1l_2);
         g1x2 = g1x_2;
-        const __m512i g2t_acc_5 = _mm512_ternarylogic_epi32(g2x3, g2x0, rkw_2, 0x96);
-        const __m512i g2t_2 = _mm512_xor_si512(g2t_acc_5, g2x1);
+        const __m512i g2k_2 = _mm512_ternarylogic_epi32(g2x3, g2x0, rkw_2, 0x96);
+        const __m512i g2t_2 = _mm512_xor_si512(g2k_2, g2x1);
         const __m512i g2a_2 = _mm512_gf2p8affine_epi64_epi8(g2t_2, gfni_mat, 0x1b);
         const __m512i g2s_2 = _mm512_gf2p8affineinv_epi64_epi8(g2a_2, gfni_mat_1, 0xd3);
         const __m512i g2lr24_2 = _mm512_shuffle_epi8(g2s_2, rotl24);
@@ -4569,8 +4569,8 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
         const __m512i g2l_2 = _mm512_ternarylogic_epi32(g2s_2, g2lr24_2, g2lr2_2, 0x96);
         const __m512i g2x_2 = _mm512_xor_si512(g2x2, g2l_2);
         g2x2 = g2x_2;
-        const __m512i g3t_acc_5 = _mm512_ternarylogic_epi32(g3x3, g3x0, rkw_2, 0x96);
-        const __m512i g3t_2 = _mm512_xor_si512(g3t_acc_5, g3x1);
+        const __m512i g3k_2 = _mm512_ternarylogic_epi32(g3x3, g3x0, rkw_2, 0x96);
+        const __m512i g3t_2 = _mm512_xor_si512(g3k_2, g3x1);
         const __m512i g3a_2 = _mm512_gf2p8affine_epi64_epi8(g3t_2, gfni_mat, 0x1b);
         const __m512i g3s_2 = _mm512_gf2p8affineinv_epi64_epi8(g3a_2, gfni_mat_1, 0xd3);
         const __m512i g3lr24_2 = _mm512_shuffle_epi8(g3s_2, rotl24);
@@ -4581,8 +4581,8 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
         const __m512i g3l_2 = _mm512_ternarylogic_epi32(g3s_2, g3lr24_2, g3lr2_2, 0x96);
         const __m512i g3x_2 = _mm512_xor_si512(g3x2, g3l_2);
         g3x2 = g3x_2;
-        const __m512i g4t_acc_5 = _mm512_ternarylogic_epi32(g4x3, g4x0, rkw_2, 0x96);
-        const __m512i g4t_2 = _mm512_xor_si512(g4t_acc_5, g4x1);
+        const __m512i g4k_2 = _mm512_ternarylogic_epi32(g4x3, g4x0, rkw_2, 0x96);
+        const __m512i g4t_2 = _mm512_xor_si512(g4k_2, g4x1);
         const __m512i g4a_2 = _mm512_gf2p8affine_epi64_epi8(g4t_2, gfni_mat, 0x1b);
         const __m512i g4s_2 = _mm512_gf2p8affineinv_epi64_epi8(g4a_2, gfni_mat_1, 0xd3);
         const __m512i g4lr24_2 = _mm512_shuffle_epi8(g4s_2, rotl24);
@@ -4593,8 +4593,8 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
         const __m512i g4l_2 = _mm512_ternarylogic_epi32(g4s_2, g4lr24_2, g4lr2_2, 0x96);
         const __m512i g4x_2 = _mm512_xor_si512(g4x2, g4l_2);
         g4x2 = g4x_2;
-        const __m512i g5t_acc_5 = _mm512_ternarylogic_epi32(g5x3, g5x0, rkw_2, 0x96);
-        const __m512i g5t_2 = _mm512_xor_si512(g5t_acc_5, g5x1);
+        const __m512i g5k_2 = _mm512_ternarylogic_epi32(g5x3, g5x0, rkw_2, 0x96);
+        const __m512i g5t_2 = _mm512_xor_si512(g5k_2, g5x1);
         const __m512i g5a_2 = _mm512_gf2p8affine_epi64_epi8(g5t_2, gfni_mat, 0x1b);
         const __m512i g5s_2 = _mm512_gf2p8affineinv_epi64_epi8(g5a_2, gfni_mat_1, 0xd3);
         const __m512i g5lr24_2 = _mm512_shuffle_epi8(g5s_2, rotl24);
@@ -4605,8 +4605,8 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
         const __m512i g5l_2 = _mm512_ternarylogic_epi32(g5s_2, g5lr24_2, g5lr2_2, 0x96);
         const __m512i g5x_2 = _mm512_xor_si512(g5x2, g5l_2);
         g5x2 = g5x_2;
-        const __m512i g6t_acc_5 = _mm512_ternarylogic_epi32(g6x3, g6x0, rkw_2, 0x96);
-        const __m512i g6t_2 = _mm512_xor_si512(g6t_acc_5, g6x1);
+        const __m512i g6k_2 = _mm512_ternarylogic_epi32(g6x3, g6x0, rkw_2, 0x96);
+        const __m512i g6t_2 = _mm512_xor_si512(g6k_2, g6x1);
         const __m512i g6a_2 = _mm512_gf2p8affine_epi64_epi8(g6t_2, gfni_mat, 0x1b);
         const __m512i g6s_2 = _mm512_gf2p8affineinv_epi64_epi8(g6a_2, gfni_mat_1, 0xd3);
         const __m512i g6lr24_2 = _mm512_shuffle_epi8(g6s_2, rotl24);
@@ -4617,8 +4617,8 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
         const __m512i g6l_2 = _mm512_ternarylogic_epi32(g6s_2, g6lr24_2, g6lr2_2, 0x96);
         const __m512i g6x_2 = _mm512_xor_si512(g6x2, g6l_2);
         g6x2 = g6x_2;
-        const __m512i g7t_acc_5 = _mm512_ternarylogic_epi32(g7x3, g7x0, rkw_2, 0x96);
-        const __m512i g7t_2 = _mm512_xor_si512(g7t_acc_5, g7x1);
+        const __m512i g7k_2 = _mm512_ternarylogic_epi32(g7x3, g7x0, rkw_2, 0x96);
+        const __m512i g7t_2 = _mm512_xor_si512(g7k_2, g7x1);
         const __m512i g7a_2 = _mm512_gf2p8affine_epi64_epi8(g7t_2, gfni_mat, 0x1b);
         const __m512i g7s_2 = _mm512_gf2p8affineinv_epi64_epi8(g7a_2, gfni_mat_1, 0xd3);
         const __m512i g7lr24_2 = _mm512_shuffle_epi8(g7s_2, rotl24);
@@ -4632,8 +4632,8 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
 
         /* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
         const __m512i rkw_3 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 12));
-        const __m512i g0t_acc_7 = _mm512_ternarylogic_epi32(g0x0, g0x1, rkw_3, 0x96);
-        const __m512i g0t_3 = _mm512_xor_si512(g0t_acc_7, g0x2);
+        const __m512i g0k_3 = _mm512_ternarylogic_epi32(g0x0, g0x1, rkw_3, 0x96);
+        const __m512i g0t_3 = _mm512_xor_si512(g0k_3, g0x2);
         const __m512i g0a_3 = _mm512_gf2p8affine_epi64_epi8(g0t_3, gfni_mat, 0x1b);
         const __m512i g0s_3 = _mm512_gf2p8affineinv_epi64_epi8(g0a_3, gfni_mat_1, 0xd3);
         const __m512i g0lr24_3 = _mm512_shuffle_epi8(g0s_3, rotl24);
@@ -4644,8 +4644,8 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
         const __m512i g0l_3 = _mm512_ternarylogic_epi32(g0s_3, g0lr24_3, g0lr2_3, 0x96);
         const __m512i g0x_3 = _mm512_xor_si512(g0x3, g0l_3);
         g0x3 = g0x_3;
-        const __m512i g1t_acc_7 = _mm512_ternarylogic_epi32(g1x0, g1x1, rkw_3, 0x96);
-        const __m512i g1t_3 = _mm512_xor_si512(g1t_acc_7, g1x2);
+        const __m512i g1k_3 = _mm512_ternarylogic_epi32(g1x0, g1x1, rkw_3, 0x96);
+        const __m512i g1t_3 = _mm512_xor_si512(g1k_3, g1x2);
         const __m512i g1a_3 = _mm512_gf2p8affine_epi64_epi8(g1t_3, gfni_mat, 0x1b);
         const __m512i g1s_3 = _mm512_gf2p8affineinv_epi64_epi8(g1a_3, gfni_mat_1, 0xd3);
         const __m512i g1lr24_3 = _mm512_shuffle_epi8(g1s_3, rotl24);
@@ -4656,8 +4656,8 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
         const __m512i g1l_3 = _mm512_ternarylogic_epi32(g1s_3, g1lr24_3, g1lr2_3, 0x96);
         const __m512i g1x_3 = _mm512_xor_si512(g1x3, g1l_3);
         g1x3 = g1x_3;
-        const __m512i g2t_acc_7 = _mm512_ternarylogic_epi32(g2x0, g2x1, rkw_3, 0x96);
-        const __m512i g2t_3 = _mm512_xor_si512(g2t_acc_7, g2x2);
+        const __m512i g2k_3 = _mm512_ternarylogic_epi32(g2x0, g2x1, rkw_3, 0x96);
+        const __m512i g2t_3 = _mm512_xor_si512(g2k_3, g2x2);
         const __m512i g2a_3 = _mm512_gf2p8affine_epi64_epi8(g2t_3, gfni_mat, 0x1b);
         const __m512i g2s_3 = _mm512_gf2p8affineinv_epi64_epi8(g2a_3, gfni_mat_1, 0xd3);
         const __m512i g2lr24_3 = _mm512_shuffle_epi8(g2s_3, rotl24);
@@ -4668,8 +4668,8 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
         const __m512i g2l_3 = _mm512_ternarylogic_epi32(g2s_3, g2lr24_3, g2lr2_3, 0x96);
         const __m512i g2x_3 = _mm512_xor_si512(g2x3, g2l_3);
         g2x3 = g2x_3;
-        const __m512i g3t_acc_7 = _mm512_ternarylogic_epi32(g3x0, g3x1, rkw_3, 0x96);
-        const __m512i g3t_3 = _mm512_xor_si512(g3t_acc_7, g3x2);
+        const __m512i g3k_3 = _mm512_ternarylogic_epi32(g3x0, g3x1, rkw_3, 0x96);
+        const __m512i g3t_3 = _mm512_xor_si512(g3k_3, g3x2);
         const __m512i g3a_3 = _mm512_gf2p8affine_epi64_epi8(g3t_3, gfni_mat, 0x1b);
         const __m512i g3s_3 = _mm512_gf2p8affineinv_epi64_epi8(g3a_3, gfni_mat_1, 0xd3);
         const __m512i g3lr24_3 = _mm512_shuffle_epi8(g3s_3, rotl24);
@@ -4680,8 +4680,8 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
         const __m512i g3l_3 = _mm512_ternarylogic_epi32(g3s_3, g3lr24_3, g3lr2_3, 0x96);
         const __m512i g3x_3 = _mm512_xor_si512(g3x3, g3l_3);
         g3x3 = g3x_3;
-        const __m512i g4t_acc_7 = _mm512_ternarylogic_epi32(g4x0, g4x1, rkw_3, 0x96);
-        const __m512i g4t_3 = _mm512_xor_si512(g4t_acc_7, g4x2);
+        const __m512i g4k_3 = _mm512_ternarylogic_epi32(g4x0, g4x1, rkw_3, 0x96);
+        const __m512i g4t_3 = _mm512_xor_si512(g4k_3, g4x2);
         const __m512i g4a_3 = _mm512_gf2p8affine_epi64_epi8(g4t_3, gfni_mat, 0x1b);
         const __m512i g4s_3 = _mm512_gf2p8affineinv_epi64_epi8(g4a_3, gfni_mat_1, 0xd3);
         const __m512i g4lr24_3 = _mm512_shuffle_epi8(g4s_3, rotl24);
@@ -4692,8 +4692,8 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
         const __m512i g4l_3 = _mm512_ternarylogic_epi32(g4s_3, g4lr24_3, g4lr2_3, 0x96);
         const __m512i g4x_3 = _mm512_xor_si512(g4x3, g4l_3);
         g4x3 = g4x_3;
-        const __m512i g5t_acc_7 = _mm512_ternarylogic_epi32(g5x0, g5x1, rkw_3, 0x96);
-        const __m512i g5t_3 = _mm512_xor_si512(g5t_acc_7, g5x2);
+        const __m512i g5k_3 = _mm512_ternarylogic_epi32(g5x0, g5x1, rkw_3, 0x96);
+        const __m512i g5t_3 = _mm512_xor_si512(g5k_3, g5x2);
         const __m512i g5a_3 = _mm512_gf2p8affine_epi64_epi8(g5t_3, gfni_mat, 0x1b);
         const __m512i g5s_3 = _mm512_gf2p8affineinv_epi64_epi8(g5a_3, gfni_mat_1, 0xd3);
         const __m512i g5lr24_3 = _mm512_shuffle_epi8(g5s_3, rotl24);
@@ -4704,8 +4704,8 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
         const __m512i g5l_3 = _mm512_ternarylogic_epi32(g5s_3, g5lr24_3, g5lr2_3, 0x96);
         const __m512i g5x_3 = _mm512_xor_si512(g5x3, g5l_3);
         g5x3 = g5x_3;
-        const __m512i g6t_acc_7 = _mm512_ternarylogic_epi32(g6x0, g6x1, rkw_3, 0x96);
-        const __m512i g6t_3 = _mm512_xor_si512(g6t_acc_7, g6x2);
+        const __m512i g6k_3 = _mm512_ternarylogic_epi32(g6x0, g6x1, rkw_3, 0x96);
+        const __m512i g6t_3 = _mm512_xor_si512(g6k_3, g6x2);
         const __m512i g6a_3 = _mm512_gf2p8affine_epi64_epi8(g6t_3, gfni_mat, 0x1b);
         const __m512i g6s_3 = _mm512_gf2p8affineinv_epi64_epi8(g6a_3, gfni_mat_1, 0xd3);
         const __m512i g6lr24_3 = _mm512_shuffle_epi8(g6s_3, rotl24);
@@ -4716,8 +4716,8 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
         const __m512i g6l_3 = _mm512_ternarylogic_epi32(g6s_3, g6lr24_3, g6lr2_3, 0x96);
         const __m512i g6x_3 = _mm512_xor_si512(g6x3, g6l_3);
         g6x3 = g6x_3;
-        const __m512i g7t_acc_7 = _mm512_ternarylogic_epi32(g7x0, g7x1, rkw_3, 0x96);
-        const __m512i g7t_3 = _mm512_xor_si512(g7t_acc_7, g7x2);
+        const __m512i g7k_3 = _mm512_ternarylogic_epi32(g7x0, g7x1, rkw_3, 0x96);
+        const __m512i g7t_3 = _mm512_xor_si512(g7k_3, g7x2);
         const __m512i g7a_3 = _mm512_gf2p8affine_epi64_epi8(g7t_3, gfni_mat, 0x1b);
         const __m512i g7s_3 = _mm512_gf2p8affineinv_epi64_epi8(g7a_3, gfni_mat_1, 0xd3);
         const __m512i g7lr24_3 = _mm512_shuffle_epi8(g7s_3, rotl24);
@@ -4925,6 +4925,124 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m512i ct_31 = _mm512_xor_si512(outbe_31, msg_31);
     _mm512_storeu_si512((void *)(out + 1984), ct_31);
     _mm512_storeu_si512((void *)(in + 64), y_next);
+}
+
+/* The one-block form: out = E(in ^ src), or D with the decryption round keys
+ * (gen/emit/sm4_files.py one_block_program through xor_into_loads): one block in
+ * 128-bit registers, so a chain whose next block waits on this one (CBC
+ * encryption, CBC-MAC, CMAC, CCM) and a single block pay one block's rounds,
+ * not a padded batch.  Its round keys are the words of key->rk. */
+static void sm4_wordslice_avx512_gfni_one_block(const uint8_t *rk, const uint8_t *in, uint8_t *out, const uint8_t *src)
+{
+    __m128i x0, x1, x2, x3;
+    /* word 0 to native order, in every 32-bit lane */
+    static const uint8_t word0_le_bytes[16] = {0x03, 0x02, 0x01, 0x00, 0x03, 0x02, 0x01, 0x00, 0x03, 0x02, 0x01, 0x00, 0x03, 0x02, 0x01, 0x00};
+    const __m128i word0_le = kc_bcast16_128(word0_le_bytes);
+    /* word 1 to native order, in every 32-bit lane */
+    static const uint8_t word1_le_bytes[16] = {0x07, 0x06, 0x05, 0x04, 0x07, 0x06, 0x05, 0x04, 0x07, 0x06, 0x05, 0x04, 0x07, 0x06, 0x05, 0x04};
+    const __m128i word1_le = kc_bcast16_128(word1_le_bytes);
+    /* word 2 to native order, in every 32-bit lane */
+    static const uint8_t word2_le_bytes[16] = {0x0b, 0x0a, 0x09, 0x08, 0x0b, 0x0a, 0x09, 0x08, 0x0b, 0x0a, 0x09, 0x08, 0x0b, 0x0a, 0x09, 0x08};
+    const __m128i word2_le = kc_bcast16_128(word2_le_bytes);
+    /* word 3 to native order, in every 32-bit lane */
+    static const uint8_t word3_le_bytes[16] = {0x0f, 0x0e, 0x0d, 0x0c, 0x0f, 0x0e, 0x0d, 0x0c, 0x0f, 0x0e, 0x0d, 0x0c, 0x0f, 0x0e, 0x0d, 0x0c};
+    const __m128i word3_le = kc_bcast16_128(word3_le_bytes);
+    /* byte order reversal in each 32-bit word */
+    static const uint8_t bswap32_bytes[16] = {0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c};
+    const __m128i bswap32 = kc_bcast16_128(bswap32_bytes);
+    /* A1, c1: S-box inner affine: GFNI matrix qword */
+    static const uint8_t gfni_mat_bytes[16] = {0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01, 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01};
+    const __m128i gfni_mat = kc_bcast16_128(gfni_mat_bytes);
+    /* A2·inv(.) ^ c2: S-box outer affine: GFNI matrix qword */
+    static const uint8_t gfni_mat_1_bytes[16] = {0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0, 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0};
+    const __m128i gfni_mat_1 = kc_bcast16_128(gfni_mat_1_bytes);
+    /* rotate each 32-bit word left by 24 (byte shuffle) */
+    static const uint8_t rotl24_bytes[16] = {0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c};
+    const __m128i rotl24 = kc_bcast16_128(rotl24_bytes);
+
+    /* Load the block; word w, big-endian to native, into every lane of register w. */
+    const __m128i raw = _mm_loadu_si128((const void *)(in));
+    const __m128i tweak = _mm_loadu_si128((const void *)(src));
+    const __m128i blk = _mm_xor_si128(raw, tweak);
+    const __m128i w0 = _mm_shuffle_epi8(blk, word0_le);
+    x0 = w0;
+    const __m128i w1 = _mm_shuffle_epi8(blk, word1_le);
+    x1 = w1;
+    const __m128i w2 = _mm_shuffle_epi8(blk, word2_le);
+    x2 = w2;
+    const __m128i w3 = _mm_shuffle_epi8(blk, word3_le);
+    x3 = w3;
+    for (size_t r = 0; r < 8; r++) {
+        KC_MCA_BEGIN("loop_r");
+
+        /* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
+        const __m128i rkw = _mm_set1_epi32(kc_load32(rk + 16 * r));
+        const __m128i g0k = _mm_ternarylogic_epi32(x1, x2, rkw, 0x96);
+        const __m128i g0t = _mm_xor_si128(g0k, x3);
+        const __m128i g0a = _mm_gf2p8affine_epi64_epi8(g0t, gfni_mat, 0x1b);
+        const __m128i g0s = _mm_gf2p8affineinv_epi64_epi8(g0a, gfni_mat_1, 0xd3);
+        const __m128i g0r2 = _mm_rol_epi32(g0s, 2);
+        const __m128i g0r10 = _mm_rol_epi32(g0s, 10);
+        const __m128i g0r18 = _mm_rol_epi32(g0s, 18);
+        const __m128i g0r24 = _mm_shuffle_epi8(g0s, rotl24);
+        const __m128i g0n = _mm_ternarylogic_epi32(x0, g0s, g0r24, 0x96);
+        const __m128i g0f = _mm_ternarylogic_epi32(g0r2, g0r10, g0r18, 0x96);
+        const __m128i g0x = _mm_xor_si128(g0n, g0f);
+        x0 = g0x;
+
+        /* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
+        const __m128i rkw_1 = _mm_set1_epi32(kc_load32(rk + 16 * r + 4));
+        const __m128i g0k_1 = _mm_ternarylogic_epi32(x2, x3, rkw_1, 0x96);
+        const __m128i g0t_1 = _mm_ternarylogic_epi32(g0k_1, g0n, g0f, 0x96);
+        const __m128i g0a_1 = _mm_gf2p8affine_epi64_epi8(g0t_1, gfni_mat, 0x1b);
+        const __m128i g0s_1 = _mm_gf2p8affineinv_epi64_epi8(g0a_1, gfni_mat_1, 0xd3);
+        const __m128i g0r2_1 = _mm_rol_epi32(g0s_1, 2);
+        const __m128i g0r10_1 = _mm_rol_epi32(g0s_1, 10);
+        const __m128i g0r18_1 = _mm_rol_epi32(g0s_1, 18);
+        const __m128i g0r24_1 = _mm_shuffle_epi8(g0s_1, rotl24);
+        const __m128i g0n_1 = _mm_ternarylogic_epi32(x1, g0s_1, g0r24_1, 0x96);
+        const __m128i g0f_1 = _mm_ternarylogic_epi32(g0r2_1, g0r10_1, g0r18_1, 0x96);
+        const __m128i g0x_1 = _mm_xor_si128(g0n_1, g0f_1);
+        x1 = g0x_1;
+
+        /* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
+        const __m128i rkw_2 = _mm_set1_epi32(kc_load32(rk + 16 * r + 8));
+        const __m128i g0k_2 = _mm_ternarylogic_epi32(x3, x0, rkw_2, 0x96);
+        const __m128i g0t_2 = _mm_ternarylogic_epi32(g0k_2, g0n_1, g0f_1, 0x96);
+        const __m128i g0a_2 = _mm_gf2p8affine_epi64_epi8(g0t_2, gfni_mat, 0x1b);
+        const __m128i g0s_2 = _mm_gf2p8affineinv_epi64_epi8(g0a_2, gfni_mat_1, 0xd3);
+        const __m128i g0r2_2 = _mm_rol_epi32(g0s_2, 2);
+        const __m128i g0r10_2 = _mm_rol_epi32(g0s_2, 10);
+        const __m128i g0r18_2 = _mm_rol_epi32(g0s_2, 18);
+        const __m128i g0r24_2 = _mm_shuffle_epi8(g0s_2, rotl24);
+        const __m128i g0n_2 = _mm_ternarylogic_epi32(x2, g0s_2, g0r24_2, 0x96);
+        const __m128i g0f_2 = _mm_ternarylogic_epi32(g0r2_2, g0r10_2, g0r18_2, 0x96);
+        const __m128i g0x_2 = _mm_xor_si128(g0n_2, g0f_2);
+        x2 = g0x_2;
+
+        /* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
+        const __m128i rkw_3 = _mm_set1_epi32(kc_load32(rk + 16 * r + 12));
+        const __m128i g0k_3 = _mm_ternarylogic_epi32(x0, x1, rkw_3, 0x96);
+        const __m128i g0t_3 = _mm_ternarylogic_epi32(g0k_3, g0n_2, g0f_2, 0x96);
+        const __m128i g0a_3 = _mm_gf2p8affine_epi64_epi8(g0t_3, gfni_mat, 0x1b);
+        const __m128i g0s_3 = _mm_gf2p8affineinv_epi64_epi8(g0a_3, gfni_mat_1, 0xd3);
+        const __m128i g0r2_3 = _mm_rol_epi32(g0s_3, 2);
+        const __m128i g0r10_3 = _mm_rol_epi32(g0s_3, 10);
+        const __m128i g0r18_3 = _mm_rol_epi32(g0s_3, 18);
+        const __m128i g0r24_3 = _mm_shuffle_epi8(g0s_3, rotl24);
+        const __m128i g0n_3 = _mm_ternarylogic_epi32(x3, g0s_3, g0r24_3, 0x96);
+        const __m128i g0f_3 = _mm_ternarylogic_epi32(g0r2_3, g0r10_3, g0r18_3, 0x96);
+        const __m128i g0x_3 = _mm_xor_si128(g0n_3, g0f_3);
+        x3 = g0x_3;
+        KC_MCA_END("loop_r");
+    }
+
+    /* Output (X35, X34, X33, X32) = slots 3, 2, 1, 0: lane 0 of each into lanes 0-3, native words to big-endian. */
+    const __m128i x35x34 = _mm_unpacklo_epi32(x3, x2);
+    const __m128i x33x32 = _mm_unpacklo_epi32(x1, x0);
+    const __m128i out_1 = _mm_unpacklo_epi64(x35x34, x33x32);
+    const __m128i outbe = _mm_shuffle_epi8(out_1, bswap32);
+    _mm_storeu_si128((void *)(out), outbe);
 }
 
 /* GHASH's step of KC_GHASH_BLOCKS blocks at 512 bits (gen/kernels/ghash.py
@@ -6618,9 +6736,15 @@ static void sm4_wordslice_avx512_gfni_xts_tweaks(int rule, int first, uint8_t *c
     memcpy(carry, out + SM4_WORDSLICE_AVX512_GFNI_BATCH_BLOCKS * SM4_BLOCK_BYTES, 64);
 }
 
+static const uint8_t sm4_wordslice_avx512_gfni_zero_block[SM4_BLOCK_BYTES];
+
 static void sm4_wordslice_avx512_gfni_crypt(const sm4_key *key, sm4_direction dir, const uint8_t *in, uint8_t *out,
                                       size_t nblocks)
 {
+    if (nblocks == 1) { /* GCM's H and tag mask, CCM's A0, CMAC's L, a one-block message */
+        sm4_wordslice_avx512_gfni_one_block((const uint8_t *)key->rk[dir], in, out, sm4_wordslice_avx512_gfni_zero_block);
+        return;
+    }
     sm4_run_batches(sm4_wordslice_avx512_gfni_batch, SM4_WORDSLICE_AVX512_GFNI_BATCH_BLOCKS, (const uint8_t *)key->rk[dir], in, out, nblocks);
 }
 
@@ -6636,6 +6760,21 @@ static void sm4_wordslice_avx512_gfni_xts_blocks(const sm4_key *key, sm4_directi
 {
     sm4_run_batches_whitened(sm4_wordslice_avx512_gfni_batch_xts, sm4_wordslice_avx512_gfni_batch, SM4_WORDSLICE_AVX512_GFNI_BATCH_BLOCKS, (const uint8_t *)key->rk[dir],
                              in, tweaks, out, nblocks);
+}
+
+/* CBC encryption's serial chain, one block at a time: chain <- E(chain ^ in_i),
+ * out_i <- chain; out NULL for the MACs' chain (nothing written). */
+static void sm4_wordslice_avx512_gfni_encrypt_chained(const sm4_key *key, uint8_t chain[SM4_BLOCK_BYTES], const uint8_t *in,
+                                                 uint8_t *out, size_t nblocks)
+{
+    const uint8_t *rk = (const uint8_t *)key->rk[SM4_ENCRYPT];
+    for (; nblocks; nblocks--, in += SM4_BLOCK_BYTES) {
+        sm4_wordslice_avx512_gfni_one_block(rk, in, chain, chain);
+        if (out) {
+            memcpy(out, chain, SM4_BLOCK_BYTES);
+            out += SM4_BLOCK_BYTES;
+        }
+    }
 }
 
 static int sm4_wordslice_avx512_gfni_ctr_xor(const sm4_key *key, const uint8_t *counters, const uint8_t *src, uint8_t *out,
@@ -6661,7 +6800,7 @@ static int sm4_wordslice_avx512_gfni_cpu_supported(void)
 #ifdef KC_EMULATED
     return sm4_emulation_host_supported();
 #else
-    return kc_cpu_has(KC_CPU_AVX512F | KC_CPU_AVX512BW | KC_CPU_AVX512VBMI | KC_CPU_AVX512VBMI2 | KC_CPU_GFNI | KC_CPU_PCLMUL | KC_CPU_VPCLMULQDQ);
+    return kc_cpu_has(KC_CPU_AVX512F | KC_CPU_AVX512BW | KC_CPU_AVX512VL | KC_CPU_AVX512VBMI | KC_CPU_AVX512VBMI2 | KC_CPU_GFNI | KC_CPU_PCLMUL | KC_CPU_VPCLMULQDQ);
 #endif
 }
 
@@ -6678,6 +6817,7 @@ const sm4_impl KC_IMPL_SYMBOL(sm4_wordslice_avx512_gfni) = {
     .cpu_supported = sm4_wordslice_avx512_gfni_cpu_supported,
     .crypt_blocks = sm4_wordslice_avx512_gfni_crypt,
     .crypt_blocks_xor = sm4_wordslice_avx512_gfni_crypt_xor,
+    .encrypt_chained = sm4_wordslice_avx512_gfni_encrypt_chained,
     .ctr_xor = sm4_wordslice_avx512_gfni_ctr_xor,
     .ghash = sm4_wordslice_avx512_gfni_ghash,
     .xts_tweaks = sm4_wordslice_avx512_gfni_xts_tweaks,

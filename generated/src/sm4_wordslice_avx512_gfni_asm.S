@@ -1848,8 +1848,8 @@ sm4_wordslice_avx512_gfni_batch_asm:
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	vpbroadcastd (%rdi,%rcx), %zmm0 /* rkw = bcast32() */
 	vmovdqa64 %zmm6, %zmm1 /* g0x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm30, %zmm1 /* g0t_acc_1 = ternlog(g0x1, g0x2, rkw) */
-	vpxord %zmm31, %zmm1, %zmm1 /* g0t = xor(g0t_acc_1, g0x3) */
+	vpternlogd $0x96, %zmm0, %zmm30, %zmm1 /* g0k = ternlog(g0x1, g0x2, rkw) */
+	vpxord %zmm31, %zmm1, %zmm1 /* g0t = xor(g0k, g0x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_5_gfni_mat(%rip), %zmm1, %zmm1 /* g0a = gf2p8affine(g0t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_5_gfni_mat_1(%rip), %zmm1, %zmm1 /* g0s = gf2p8affineinv(g0a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_5_rotl24(%rip), %zmm1, %zmm3 /* g0lr24 = lookup16(g0s, rotl24) */
@@ -1864,8 +1864,8 @@ sm4_wordslice_avx512_gfni_batch_asm:
 	vpternlogd $0x96, %zmm6, %zmm3, %zmm1 /* g0l = ternlog(g0s, g0lr24, g0lr2) */
 	vpxord %zmm1, %zmm4, %zmm1 /* g0x = xor(g0x0, g0l) */
 	vmovdqa64 %zmm5, %zmm3 /* g1x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm9, %zmm3 /* g1t_acc_1 = ternlog(g1x1, g1x2, rkw) */
-	vpxord %zmm8, %zmm3, %zmm3 /* g1t = xor(g1t_acc_1, g1x3) */
+	vpternlogd $0x96, %zmm0, %zmm9, %zmm3 /* g1k = ternlog(g1x1, g1x2, rkw) */
+	vpxord %zmm8, %zmm3, %zmm3 /* g1t = xor(g1k, g1x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_5_gfni_mat(%rip), %zmm3, %zmm3 /* g1a = gf2p8affine(g1t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_5_gfni_mat_1(%rip), %zmm3, %zmm3 /* g1s = gf2p8affineinv(g1a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_5_rotl24(%rip), %zmm3, %zmm4 /* g1lr24 = lookup16(g1s, rotl24) */
@@ -1877,8 +1877,8 @@ sm4_wordslice_avx512_gfni_batch_asm:
 	vpternlogd $0x96, %zmm6, %zmm4, %zmm3 /* g1l = ternlog(g1s, g1lr24, g1lr2) */
 	vpxord %zmm3, %zmm7, %zmm3 /* g1x = xor(g1x0, g1l) */
 	vmovdqa64 %zmm10, %zmm4 /* g2x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm13, %zmm4 /* g2t_acc_1 = ternlog(g2x1, g2x2, rkw) */
-	vpxord %zmm12, %zmm4, %zmm4 /* g2t = xor(g2t_acc_1, g2x3) */
+	vpternlogd $0x96, %zmm0, %zmm13, %zmm4 /* g2k = ternlog(g2x1, g2x2, rkw) */
+	vpxord %zmm12, %zmm4, %zmm4 /* g2t = xor(g2k, g2x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_5_gfni_mat(%rip), %zmm4, %zmm4 /* g2a = gf2p8affine(g2t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_5_gfni_mat_1(%rip), %zmm4, %zmm4 /* g2s = gf2p8affineinv(g2a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_5_rotl24(%rip), %zmm4, %zmm6 /* g2lr24 = lookup16(g2s, rotl24) */
@@ -1890,8 +1890,8 @@ sm4_wordslice_avx512_gfni_batch_asm:
 	vpternlogd $0x96, %zmm7, %zmm6, %zmm4 /* g2l = ternlog(g2s, g2lr24, g2lr2) */
 	vpxord %zmm4, %zmm11, %zmm4 /* g2x = xor(g2x0, g2l) */
 	vmovdqa64 %zmm14, %zmm6 /* g3x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm17, %zmm6 /* g3t_acc_1 = ternlog(g3x1, g3x2, rkw) */
-	vpxord %zmm16, %zmm6, %zmm6 /* g3t = xor(g3t_acc_1, g3x3) */
+	vpternlogd $0x96, %zmm0, %zmm17, %zmm6 /* g3k = ternlog(g3x1, g3x2, rkw) */
+	vpxord %zmm16, %zmm6, %zmm6 /* g3t = xor(g3k, g3x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_5_gfni_mat(%rip), %zmm6, %zmm6 /* g3a = gf2p8affine(g3t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_5_gfni_mat_1(%rip), %zmm6, %zmm6 /* g3s = gf2p8affineinv(g3a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_5_rotl24(%rip), %zmm6, %zmm7 /* g3lr24 = lookup16(g3s, rotl24) */
@@ -1903,8 +1903,8 @@ sm4_wordslice_avx512_gfni_batch_asm:
 	vpternlogd $0x96, %zmm11, %zmm7, %zmm6 /* g3l = ternlog(g3s, g3lr24, g3lr2) */
 	vpxord %zmm6, %zmm15, %zmm6 /* g3x = xor(g3x0, g3l) */
 	vmovdqa64 %zmm18, %zmm7 /* g4x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm21, %zmm7 /* g4t_acc_1 = ternlog(g4x1, g4x2, rkw) */
-	vpxord %zmm20, %zmm7, %zmm7 /* g4t = xor(g4t_acc_1, g4x3) */
+	vpternlogd $0x96, %zmm0, %zmm21, %zmm7 /* g4k = ternlog(g4x1, g4x2, rkw) */
+	vpxord %zmm20, %zmm7, %zmm7 /* g4t = xor(g4k, g4x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_5_gfni_mat(%rip), %zmm7, %zmm7 /* g4a = gf2p8affine(g4t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_5_gfni_mat_1(%rip), %zmm7, %zmm7 /* g4s = gf2p8affineinv(g4a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_5_rotl24(%rip), %zmm7, %zmm11 /* g4lr24 = lookup16(g4s, rotl24) */
@@ -1916,8 +1916,8 @@ sm4_wordslice_avx512_gfni_batch_asm:
 	vpternlogd $0x96, %zmm15, %zmm11, %zmm7 /* g4l = ternlog(g4s, g4lr24, g4lr2) */
 	vpxord %zmm7, %zmm19, %zmm7 /* g4x = xor(g4x0, g4l) */
 	vmovdqa64 %zmm22, %zmm11 /* g5x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm25, %zmm11 /* g5t_acc_1 = ternlog(g5x1, g5x2, rkw) */
-	vpxord %zmm24, %zmm11, %zmm11 /* g5t = xor(g5t_acc_1, g5x3) */
+	vpternlogd $0x96, %zmm0, %zmm25, %zmm11 /* g5k = ternlog(g5x1, g5x2, rkw) */
+	vpxord %zmm24, %zmm11, %zmm11 /* g5t = xor(g5k, g5x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_5_gfni_mat(%rip), %zmm11, %zmm11 /* g5a = gf2p8affine(g5t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_5_gfni_mat_1(%rip), %zmm11, %zmm11 /* g5s = gf2p8affineinv(g5a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_5_rotl24(%rip), %zmm11, %zmm15 /* g5lr24 = lookup16(g5s, rotl24) */
@@ -1929,8 +1929,8 @@ sm4_wordslice_avx512_gfni_batch_asm:
 	vpternlogd $0x96, %zmm19, %zmm15, %zmm11 /* g5l = ternlog(g5s, g5lr24, g5lr2) */
 	vpxord %zmm11, %zmm23, %zmm11 /* g5x = xor(g5x0, g5l) */
 	vmovdqa64 %zmm26, %zmm15 /* g6x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm29, %zmm15 /* g6t_acc_1 = ternlog(g6x1, g6x2, rkw) */
-	vpxord %zmm28, %zmm15, %zmm15 /* g6t = xor(g6t_acc_1, g6x3) */
+	vpternlogd $0x96, %zmm0, %zmm29, %zmm15 /* g6k = ternlog(g6x1, g6x2, rkw) */
+	vpxord %zmm28, %zmm15, %zmm15 /* g6t = xor(g6k, g6x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_5_gfni_mat(%rip), %zmm15, %zmm15 /* g6a = gf2p8affine(g6t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_5_gfni_mat_1(%rip), %zmm15, %zmm15 /* g6s = gf2p8affineinv(g6a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_5_rotl24(%rip), %zmm15, %zmm19 /* g6lr24 = lookup16(g6s, rotl24) */
@@ -1943,8 +1943,8 @@ sm4_wordslice_avx512_gfni_batch_asm:
 	vpxord %zmm15, %zmm27, %zmm15 /* g6x = xor(g6x0, g6l) */
 	vmovdqa64 192(%rsp), %zmm19 /* reload g7x1.2 */
 	vmovdqa64 %zmm19, %zmm23 /* g7x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm2, %zmm23 /* g7t_acc_1 = ternlog(g7x1, g7x2, rkw) */
-	vpxord 0(%rsp), %zmm23, %zmm0 /* g7t = xor(g7t_acc_1, g7x3) */
+	vpternlogd $0x96, %zmm0, %zmm2, %zmm23 /* g7k = ternlog(g7x1, g7x2, rkw) */
+	vpxord 0(%rsp), %zmm23, %zmm0 /* g7t = xor(g7k, g7x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_5_gfni_mat(%rip), %zmm0, %zmm0 /* g7a = gf2p8affine(g7t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_5_gfni_mat_1(%rip), %zmm0, %zmm0 /* g7s = gf2p8affineinv(g7a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_5_rotl24(%rip), %zmm0, %zmm23 /* g7lr24 = lookup16(g7s, rotl24) */
@@ -1961,8 +1961,8 @@ sm4_wordslice_avx512_gfni_batch_asm:
 	vmovdqa64 256(%rsp), %zmm27 /* reload g0x2.2 */
 	vmovdqa64 320(%rsp), %zmm30 /* reload g0x3.2 */
 	vmovdqa64 %zmm27, %zmm31 /* g0x2.2 */
-	vpternlogd $0x96, %zmm23, %zmm30, %zmm31 /* g0t_acc_3 = ternlog(g0x2, g0x3, rkw_1) */
-	vpxord %zmm1, %zmm31, %zmm31 /* g0t_1 = xor(g0t_acc_3, g0x0) */
+	vpternlogd $0x96, %zmm23, %zmm30, %zmm31 /* g0k_1 = ternlog(g0x2, g0x3, rkw_1) */
+	vpxord %zmm1, %zmm31, %zmm31 /* g0t_1 = xor(g0k_1, g0x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_5_gfni_mat(%rip), %zmm31, %zmm31 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_5_gfni_mat_1(%rip), %zmm31, %zmm31 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_5_rotl24(%rip), %zmm31, %zmm27 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
@@ -1975,8 +1975,8 @@ sm4_wordslice_avx512_gfni_batch_asm:
 	vpternlogd $0x96, %zmm1, %zmm27, %zmm31 /* g0l_1 = ternlog(g0s_1, g0lr24_1, g0lr2_1) */
 	vpxord 64(%rsp), %zmm31, %zmm1 /* g0x_1 = xor(g0l_1, g0x1.2) */
 	vmovdqa64 %zmm9, %zmm19 /* g1x2.2 */
-	vpternlogd $0x96, %zmm23, %zmm8, %zmm19 /* g1t_acc_3 = ternlog(g1x2, g1x3, rkw_1) */
-	vpxord %zmm3, %zmm19, %zmm19 /* g1t_1 = xor(g1t_acc_3, g1x0) */
+	vpternlogd $0x96, %zmm23, %zmm8, %zmm19 /* g1k_1 = ternlog(g1x2, g1x3, rkw_1) */
+	vpxord %zmm3, %zmm19, %zmm19 /* g1t_1 = xor(g1k_1, g1x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_5_gfni_mat(%rip), %zmm19, %zmm19 /* g1a_1 = gf2p8affine(g1t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_5_gfni_mat_1(%rip), %zmm19, %zmm19 /* g1s_1 = gf2p8affineinv(g1a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_5_rotl24(%rip), %zmm19, %zmm27 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
@@ -1989,8 +1989,8 @@ sm4_wordslice_avx512_gfni_batch_asm:
 	vpternlogd $0x96, %zmm9, %zmm27, %zmm19 /* g1l_1 = ternlog(g1s_1, g1lr24_1, g1lr2_1) */
 	vpxord %zmm19, %zmm5, %zmm5 /* g1x_1 = xor(g1x1, g1l_1) */
 	vmovdqa64 %zmm13, %zmm9 /* g2x2.2 */
-	vpternlogd $0x96, %zmm23, %zmm12, %zmm9 /* g2t_acc_3 = ternlog(g2x2, g2x3, rkw_1) */
-	vpxord %zmm4, %zmm9, %zmm9 /* g2t_1 = xor(g2t_acc_3, g2x0) */
+	vpternlogd $0x96, %zmm23, %zmm12, %zmm9 /* g2k_1 = ternlog(g2x2, g2x3, rkw_1) */
+	vpxord %zmm4, %zmm9, %zmm9 /* g2t_1 = xor(g2k_1, g2x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_5_gfni_mat(%rip), %zmm9, %zmm9 /* g2a_1 = gf2p8affine(g2t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_5_gfni_mat_1(%rip), %zmm9, %zmm9 /* g2s_1 = gf2p8affineinv(g2a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_5_rotl24(%rip), %zmm9, %zmm19 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
@@ -2002,8 +2002,8 @@ sm4_wordslice_avx512_gfni_batch_asm:
 	vpternlogd $0x96, %zmm27, %zmm19, %zmm9 /* g2l_1 = ternlog(g2s_1, g2lr24_1, g2lr2_1) */
 	vpxord %zmm9, %zmm10, %zmm9 /* g2x_1 = xor(g2x1, g2l_1) */
 	vmovdqa64 %zmm17, %zmm10 /* g3x2.2 */
-	vpternlogd $0x96, %zmm23, %zmm16, %zmm10 /* g3t_acc_3 = ternlog(g3x2, g3x3, rkw_1) */
-	vpxord %zmm6, %zmm10, %zmm10 /* g3t_1 = xor(g3t_acc_3, g3x0) */
+	vpternlogd $0x96, %zmm23, %zmm16, %zmm10 /* g3k_1 = ternlog(g3x2, g3x3, rkw_1) */
+	vpxord %zmm6, %zmm10, %zmm10 /* g3t_1 = xor(g3k_1, g3x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_5_gfni_mat(%rip), %zmm10, %zmm10 /* g3a_1 = gf2p8affine(g3t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_5_gfni_mat_1(%rip), %zmm10, %zmm10 /* g3s_1 = gf2p8affineinv(g3a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_5_rotl24(%rip), %zmm10, %zmm19 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
@@ -2015,8 +2015,8 @@ sm4_wordslice_avx512_gfni_batch_asm:
 	vpternlogd $0x96, %zmm27, %zmm19, %zmm10 /* g3l_1 = ternlog(g3s_1, g3lr24_1, g3lr2_1) */
 	vpxord %zmm10, %zmm14, %zmm10 /* g3x_1 = xor(g3x1, g3l_1) */
 	vmovdqa64 %zmm21, %zmm14 /* g4x2.2 */
-	vpternlogd $0x96, %zmm23, %zmm20, %zmm14 /* g4t_acc_3 = ternlog(g4x2, g4x3, rkw_1) */
-	vpxord %zmm7, %zmm14, %zmm14 /* g4t_1 = xor(g4t_acc_3, g4x0) */
+	vpternlogd $0x96, %zmm23, %zmm20, %zmm14 /* g4k_1 = ternlog(g4x2, g4x3, rkw_1) */
+	vpxord %zmm7, %zmm14, %zmm14 /* g4t_1 = xor(g4k_1, g4x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_5_gfni_mat(%rip), %zmm14, %zmm14 /* g4a_1 = gf2p8affine(g4t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_5_gfni_mat_1(%rip), %zmm14, %zmm14 /* g4s_1 = gf2p8affineinv(g4a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_5_rotl24(%rip), %zmm14, %zmm19 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
@@ -2028,8 +2028,8 @@ sm4_wordslice_avx512_gfni_batch_asm:
 	vpternlogd $0x96, %zmm27, %zmm19, %zmm14 /* g4l_1 = ternlog(g4s_1, g4lr24_1, g4lr2_1) */
 	vpxord %zmm14, %zmm18, %zmm14 /* g4x_1 = xor(g4x1, g4l_1) */
 	vmovdqa64 %zmm25, %zmm18 /* g5x2.2 */
-	vpternlogd $0x96, %zmm23, %zmm24, %zmm18 /* g5t_acc_3 = ternlog(g5x2, g5x3, rkw_1) */
-	vpxord %zmm11, %zmm18, %zmm18 /* g5t_1 = xor(g5t_acc_3, g5x0) */
+	vpternlogd $0x96, %zmm23, %zmm24, %zmm18 /* g5k_1 = ternlog(g5x2, g5x3, rkw_1) */
+	vpxord %zmm11, %zmm18, %zmm18 /* g5t_1 = xor(g5k_1, g5x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_5_gfni_mat(%rip), %zmm18, %zmm18 /* g5a_1 = gf2p8affine(g5t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_5_gfni_mat_1(%rip), %zmm18, %zmm18 /* g5s_1 = gf2p8affineinv(g5a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_5_rotl24(%rip), %zmm18, %zmm19 /* g5lr24_1 = lookup16(g5s_1, rotl24) */
@@ -2041,8 +2041,8 @@ sm4_wordslice_avx512_gfni_batch_asm:
 	vpternlogd $0x96, %zmm27, %zmm19, %zmm18 /* g5l_1 = ternlog(g5s_1, g5lr24_1, g5lr2_1) */
 	vpxord %zmm18, %zmm22, %zmm18 /* g5x_1 = xor(g5x1, g5l_1) */
 	vmovdqa64 %zmm29, %zmm19 /* g6x2.2 */
-	vpternlogd $0x96, %zmm23, %zmm28, %zmm19 /* g6t_acc_3 = ternlog(g6x2, g6x3, rkw_1) */
-	vpxord %zmm15, %zmm19, %zmm19 /* g6t_1 = xor(g6t_acc_3, g6x0) */
+	vpternlogd $0x96, %zmm23, %zmm28, %zmm19 /* g6k_1 = ternlog(g6x2, g6x3, rkw_1) */
+	vpxord %zmm15, %zmm19, %zmm19 /* g6t_1 = xor(g6k_1, g6x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_5_gfni_mat(%rip), %zmm19, %zmm19 /* g6a_1 = gf2p8affine(g6t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_5_gfni_mat_1(%rip), %zmm19, %zmm19 /* g6s_1 = gf2p8affineinv(g6a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_5_rotl24(%rip), %zmm19, %zmm22 /* g6lr24_1 = lookup16(g6s_1, rotl24) */
@@ -2055,8 +2055,8 @@ sm4_wordslice_avx512_gfni_batch_asm:
 	vpxord %zmm19, %zmm26, %zmm19 /* g6x_1 = xor(g6x1, g6l_1) */
 	vmovdqa64 0(%rsp), %zmm22 /* reload g7x3.2 */
 	vmovdqa64 %zmm2, %zmm26 /* g7x2.2 */
-	vpternlogd $0x96, %zmm23, %zmm22, %zmm26 /* g7t_acc_3 = ternlog(g7x2, g7x3, rkw_1) */
-	vpxord %zmm0, %zmm26, %zmm23 /* g7t_1 = xor(g7t_acc_3, g7x0) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm26 /* g7k_1 = ternlog(g7x2, g7x3, rkw_1) */
+	vpxord %zmm0, %zmm26, %zmm23 /* g7t_1 = xor(g7k_1, g7x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_5_gfni_mat(%rip), %zmm23, %zmm23 /* g7a_1 = gf2p8affine(g7t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_5_gfni_mat_1(%rip), %zmm23, %zmm23 /* g7s_1 = gf2p8affineinv(g7a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_5_rotl24(%rip), %zmm23, %zmm26 /* g7lr24_1 = lookup16(g7s_1, rotl24) */
@@ -2073,8 +2073,8 @@ sm4_wordslice_avx512_gfni_batch_asm:
 	vmovdqa64 320(%rsp), %zmm27 /* reload g0x3.2 */
 	vmovdqa64 384(%rsp), %zmm30 /* reload g0x0.3 */
 	vmovdqa64 %zmm27, %zmm31 /* g0x3.2 */
-	vpternlogd $0x96, %zmm26, %zmm30, %zmm31 /* g0t_acc_5 = ternlog(g0x3, g0x0, rkw_2) */
-	vpxord %zmm1, %zmm31, %zmm31 /* g0t_2 = xor(g0t_acc_5, g0x1) */
+	vpternlogd $0x96, %zmm26, %zmm30, %zmm31 /* g0k_2 = ternlog(g0x3, g0x0, rkw_2) */
+	vpxord %zmm1, %zmm31, %zmm31 /* g0t_2 = xor(g0k_2, g0x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_5_gfni_mat(%rip), %zmm31, %zmm31 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_5_gfni_mat_1(%rip), %zmm31, %zmm31 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_5_rotl24(%rip), %zmm31, %zmm27 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
@@ -2087,8 +2087,8 @@ sm4_wordslice_avx512_gfni_batch_asm:
 	vpternlogd $0x96, %zmm1, %zmm27, %zmm31 /* g0l_2 = ternlog(g0s_2, g0lr24_2, g0lr2_2) */
 	vpxord 256(%rsp), %zmm31, %zmm1 /* g0x_2 = xor(g0l_2, g0x2.2) */
 	vmovdqa64 %zmm8, %zmm22 /* g1x3.2 */
-	vpternlogd $0x96, %zmm26, %zmm3, %zmm22 /* g1t_acc_5 = ternlog(g1x3, g1x0, rkw_2) */
-	vpxord %zmm5, %zmm22, %zmm22 /* g1t_2 = xor(g1t_acc_5, g1x1) */
+	vpternlogd $0x96, %zmm26, %zmm3, %zmm22 /* g1k_2 = ternlog(g1x3, g1x0, rkw_2) */
+	vpxord %zmm5, %zmm22, %zmm22 /* g1t_2 = xor(g1k_2, g1x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_5_gfni_mat(%rip), %zmm22, %zmm22 /* g1a_2 = gf2p8affine(g1t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_5_gfni_mat_1(%rip), %zmm22, %zmm22 /* g1s_2 = gf2p8affineinv(g1a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_5_rotl24(%rip), %zmm22, %zmm27 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
@@ -2101,8 +2101,8 @@ sm4_wordslice_avx512_gfni_batch_asm:
 	vpternlogd $0x96, %zmm8, %zmm27, %zmm22 /* g1l_2 = ternlog(g1s_2, g1lr24_2, g1lr2_2) */
 	vpxord 64(%rsp), %zmm22, %zmm8 /* g1x_2 = xor(g1l_2, g1x2.2) */
 	vmovdqa64 %zmm12, %zmm22 /* g2x3.2 */
-	vpternlogd $0x96, %zmm26, %zmm4, %zmm22 /* g2t_acc_5 = ternlog(g2x3, g2x0, rkw_2) */
-	vpxord %zmm9, %zmm22, %zmm22 /* g2t_2 = xor(g2t_acc_5, g2x1) */
+	vpternlogd $0x96, %zmm26, %zmm4, %zmm22 /* g2k_2 = ternlog(g2x3, g2x0, rkw_2) */
+	vpxord %zmm9, %zmm22, %zmm22 /* g2t_2 = xor(g2k_2, g2x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_5_gfni_mat(%rip), %zmm22, %zmm22 /* g2a_2 = gf2p8affine(g2t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_5_gfni_mat_1(%rip), %zmm22, %zmm22 /* g2s_2 = gf2p8affineinv(g2a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_5_rotl24(%rip), %zmm22, %zmm27 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
@@ -2115,8 +2115,8 @@ sm4_wordslice_avx512_gfni_batch_asm:
 	vpternlogd $0x96, %zmm12, %zmm27, %zmm22 /* g2l_2 = ternlog(g2s_2, g2lr24_2, g2lr2_2) */
 	vpxord %zmm22, %zmm13, %zmm12 /* g2x_2 = xor(g2x2, g2l_2) */
 	vmovdqa64 %zmm16, %zmm13 /* g3x3.2 */
-	vpternlogd $0x96, %zmm26, %zmm6, %zmm13 /* g3t_acc_5 = ternlog(g3x3, g3x0, rkw_2) */
-	vpxord %zmm10, %zmm13, %zmm13 /* g3t_2 = xor(g3t_acc_5, g3x1) */
+	vpternlogd $0x96, %zmm26, %zmm6, %zmm13 /* g3k_2 = ternlog(g3x3, g3x0, rkw_2) */
+	vpxord %zmm10, %zmm13, %zmm13 /* g3t_2 = xor(g3k_2, g3x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_5_gfni_mat(%rip), %zmm13, %zmm13 /* g3a_2 = gf2p8affine(g3t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_5_gfni_mat_1(%rip), %zmm13, %zmm13 /* g3s_2 = gf2p8affineinv(g3a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_5_rotl24(%rip), %zmm13, %zmm22 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
@@ -2128,8 +2128,8 @@ sm4_wordslice_avx512_gfni_batch_asm:
 	vpternlogd $0x96, %zmm27, %zmm22, %zmm13 /* g3l_2 = ternlog(g3s_2, g3lr24_2, g3lr2_2) */
 	vpxord %zmm13, %zmm17, %zmm13 /* g3x_2 = xor(g3x2, g3l_2) */
 	vmovdqa64 %zmm20, %zmm17 /* g4x3.2 */
-	vpternlogd $0x96, %zmm26, %zmm7, %zmm17 /* g4t_acc_5 = ternlog(g4x3, g4x0, rkw_2) */
-	vpxord %zmm14, %zmm17, %zmm17 /* g4t_2 = xor(g4t_acc_5, g4x1) */
+	vpternlogd $0x96, %zmm26, %zmm7, %zmm17 /* g4k_2 = ternlog(g4x3, g4x0, rkw_2) */
+	vpxord %zmm14, %zmm17, %zmm17 /* g4t_2 = xor(g4k_2, g4x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_5_gfni_mat(%rip), %zmm17, %zmm17 /* g4a_2 = gf2p8affine(g4t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_5_gfni_mat_1(%rip), %zmm17, %zmm17 /* g4s_2 = gf2p8affineinv(g4a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_5_rotl24(%rip), %zmm17, %zmm22 /* g4lr24_2 = lookup16(g4s_2, rotl24) */
@@ -2141,8 +2141,8 @@ sm4_wordslice_avx512_gfni_batch_asm:
 	vpternlogd $0x96, %zmm27, %zmm22, %zmm17 /* g4l_2 = ternlog(g4s_2, g4lr24_2, g4lr2_2) */
 	vpxord %zmm17, %zmm21, %zmm17 /* g4x_2 = xor(g4x2, g4l_2) */
 	vmovdqa64 %zmm24, %zmm21 /* g5x3.2 */
-	vpternlogd $0x96, %zmm26, %zmm11, %zmm21 /* g5t_acc_5 = ternlog(g5x3, g5x0, rkw_2) */
-	vpxord %zmm18, %zmm21, %zmm21 /* g5t_2 = xor(g5t_acc_5, g5x1) */
+	vpternlogd $0x96, %zmm26, %zmm11, %zmm21 /* g5k_2 = ternlog(g5x3, g5x0, rkw_2) */
+	vpxord %zmm18, %zmm21, %zmm21 /* g5t_2 = xor(g5k_2, g5x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_5_gfni_mat(%rip), %zmm21, %zmm21 /* g5a_2 = gf2p8affine(g5t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_5_gfni_mat_1(%rip), %zmm21, %zmm21 /* g5s_2 = gf2p8affineinv(g5a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_5_rotl24(%rip), %zmm21, %zmm22 /* g5lr24_2 = lookup16(g5s_2, rotl24) */
@@ -2154,8 +2154,8 @@ sm4_wordslice_avx512_gfni_batch_asm:
 	vpternlogd $0x96, %zmm27, %zmm22, %zmm21 /* g5l_2 = ternlog(g5s_2, g5lr24_2, g5lr2_2) */
 	vpxord %zmm21, %zmm25, %zmm21 /* g5x_2 = xor(g5x2, g5l_2) */
 	vmovdqa64 %zmm28, %zmm22 /* g6x3.2 */
-	vpternlogd $0x96, %zmm26, %zmm15, %zmm22 /* g6t_acc_5 = ternlog(g6x3, g6x0, rkw_2) */
-	vpxord %zmm19, %zmm22, %zmm22 /* g6t_2 = xor(g6t_acc_5, g6x1) */
+	vpternlogd $0x96, %zmm26, %zmm15, %zmm22 /* g6k_2 = ternlog(g6x3, g6x0, rkw_2) */
+	vpxord %zmm19, %zmm22, %zmm22 /* g6t_2 = xor(g6k_2, g6x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_5_gfni_mat(%rip), %zmm22, %zmm22 /* g6a_2 = gf2p8affine(g6t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_5_gfni_mat_1(%rip), %zmm22, %zmm22 /* g6s_2 = gf2p8affineinv(g6a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_5_rotl24(%rip), %zmm22, %zmm25 /* g6lr24_2 = lookup16(g6s_2, rotl24) */
@@ -2168,8 +2168,8 @@ sm4_wordslice_avx512_gfni_batch_asm:
 	vpxord %zmm22, %zmm29, %zmm22 /* g6x_2 = xor(g6x2, g6l_2) */
 	vmovdqa64 0(%rsp), %zmm25 /* reload g7x3.2 */
 	vmovdqa64 %zmm25, %zmm27 /* g7x3.2 */
-	vpternlogd $0x96, %zmm26, %zmm0, %zmm27 /* g7t_acc_5 = ternlog(g7x3, g7x0, rkw_2) */
-	vpxord %zmm23, %zmm27, %zmm26 /* g7t_2 = xor(g7t_acc_5, g7x1) */
+	vpternlogd $0x96, %zmm26, %zmm0, %zmm27 /* g7k_2 = ternlog(g7x3, g7x0, rkw_2) */
+	vpxord %zmm23, %zmm27, %zmm26 /* g7t_2 = xor(g7k_2, g7x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_5_gfni_mat(%rip), %zmm26, %zmm26 /* g7a_2 = gf2p8affine(g7t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_5_gfni_mat_1(%rip), %zmm26, %zmm26 /* g7s_2 = gf2p8affineinv(g7a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_5_rotl24(%rip), %zmm26, %zmm27 /* g7lr24_2 = lookup16(g7s_2, rotl24) */
@@ -2186,8 +2186,8 @@ sm4_wordslice_avx512_gfni_batch_asm:
 	vmovdqa64 384(%rsp), %zmm27 /* reload g0x0.3 */
 	vmovdqa64 448(%rsp), %zmm29 /* reload g0x1.3 */
 	vmovdqa64 %zmm27, %zmm30 /* g0x0.3 */
-	vpternlogd $0x96, %zmm26, %zmm29, %zmm30 /* g0t_acc_7 = ternlog(g0x0, g0x1, rkw_3) */
-	vpxord %zmm1, %zmm30, %zmm30 /* g0t_3 = xor(g0t_acc_7, g0x2) */
+	vpternlogd $0x96, %zmm26, %zmm29, %zmm30 /* g0k_3 = ternlog(g0x0, g0x1, rkw_3) */
+	vpxord %zmm1, %zmm30, %zmm30 /* g0t_3 = xor(g0k_3, g0x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_5_gfni_mat(%rip), %zmm30, %zmm30 /* g0a_3 = gf2p8affine(g0t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_5_gfni_mat_1(%rip), %zmm30, %zmm30 /* g0s_3 = gf2p8affineinv(g0a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_5_rotl24(%rip), %zmm30, %zmm31 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
@@ -2199,8 +2199,8 @@ sm4_wordslice_avx512_gfni_batch_asm:
 	vpternlogd $0x96, %zmm25, %zmm31, %zmm30 /* g0l_3 = ternlog(g0s_3, g0lr24_3, g0lr2_3) */
 	vpxord 320(%rsp), %zmm30, %zmm25 /* g0x_3 = xor(g0l_3, g0x3.2) */
 	vmovdqa64 %zmm3, %zmm27 /* g1x0.3 */
-	vpternlogd $0x96, %zmm26, %zmm5, %zmm27 /* g1t_acc_7 = ternlog(g1x0, g1x1, rkw_3) */
-	vpxord %zmm8, %zmm27, %zmm27 /* g1t_3 = xor(g1t_acc_7, g1x2) */
+	vpternlogd $0x96, %zmm26, %zmm5, %zmm27 /* g1k_3 = ternlog(g1x0, g1x1, rkw_3) */
+	vpxord %zmm8, %zmm27, %zmm27 /* g1t_3 = xor(g1k_3, g1x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_5_gfni_mat(%rip), %zmm27, %zmm27 /* g1a_3 = gf2p8affine(g1t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_5_gfni_mat_1(%rip), %zmm27, %zmm27 /* g1s_3 = gf2p8affineinv(g1a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_5_rotl24(%rip), %zmm27, %zmm29 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
@@ -2213,8 +2213,8 @@ sm4_wordslice_avx512_gfni_batch_asm:
 	vpternlogd $0x96, %zmm3, %zmm29, %zmm27 /* g1l_3 = ternlog(g1s_3, g1lr24_3, g1lr2_3) */
 	vpxord 256(%rsp), %zmm27, %zmm3 /* g1x_3 = xor(g1l_3, g1x3.2) */
 	vmovdqa64 %zmm4, %zmm27 /* g2x0.3 */
-	vpternlogd $0x96, %zmm26, %zmm9, %zmm27 /* g2t_acc_7 = ternlog(g2x0, g2x1, rkw_3) */
-	vpxord %zmm12, %zmm27, %zmm27 /* g2t_3 = xor(g2t_acc_7, g2x2) */
+	vpternlogd $0x96, %zmm26, %zmm9, %zmm27 /* g2k_3 = ternlog(g2x0, g2x1, rkw_3) */
+	vpxord %zmm12, %zmm27, %zmm27 /* g2t_3 = xor(g2k_3, g2x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_5_gfni_mat(%rip), %zmm27, %zmm27 /* g2a_3 = gf2p8affine(g2t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_5_gfni_mat_1(%rip), %zmm27, %zmm27 /* g2s_3 = gf2p8affineinv(g2a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_5_rotl24(%rip), %zmm27, %zmm29 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
@@ -2227,8 +2227,8 @@ sm4_wordslice_avx512_gfni_batch_asm:
 	vpternlogd $0x96, %zmm4, %zmm29, %zmm27 /* g2l_3 = ternlog(g2s_3, g2lr24_3, g2lr2_3) */
 	vpxord 64(%rsp), %zmm27, %zmm4 /* g2x_3 = xor(g2l_3, g2x3.2) */
 	vmovdqa64 %zmm6, %zmm27 /* g3x0.3 */
-	vpternlogd $0x96, %zmm26, %zmm10, %zmm27 /* g3t_acc_7 = ternlog(g3x0, g3x1, rkw_3) */
-	vpxord %zmm13, %zmm27, %zmm27 /* g3t_3 = xor(g3t_acc_7, g3x2) */
+	vpternlogd $0x96, %zmm26, %zmm10, %zmm27 /* g3k_3 = ternlog(g3x0, g3x1, rkw_3) */
+	vpxord %zmm13, %zmm27, %zmm27 /* g3t_3 = xor(g3k_3, g3x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_5_gfni_mat(%rip), %zmm27, %zmm27 /* g3a_3 = gf2p8affine(g3t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_5_gfni_mat_1(%rip), %zmm27, %zmm27 /* g3s_3 = gf2p8affineinv(g3a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_5_rotl24(%rip), %zmm27, %zmm29 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
@@ -2241,8 +2241,8 @@ sm4_wordslice_avx512_gfni_batch_asm:
 	vpternlogd $0x96, %zmm6, %zmm29, %zmm27 /* g3l_3 = ternlog(g3s_3, g3lr24_3, g3lr2_3) */
 	vpxord %zmm27, %zmm16, %zmm6 /* g3x_3 = xor(g3x3, g3l_3) */
 	vmovdqa64 %zmm7, %zmm16 /* g4x0.3 */
-	vpternlogd $0x96, %zmm26, %zmm14, %zmm16 /* g4t_acc_7 = ternlog(g4x0, g4x1, rkw_3) */
-	vpxord %zmm17, %zmm16, %zmm16 /* g4t_3 = xor(g4t_acc_7, g4x2) */
+	vpternlogd $0x96, %zmm26, %zmm14, %zmm16 /* g4k_3 = ternlog(g4x0, g4x1, rkw_3) */
+	vpxord %zmm17, %zmm16, %zmm16 /* g4t_3 = xor(g4k_3, g4x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_5_gfni_mat(%rip), %zmm16, %zmm16 /* g4a_3 = gf2p8affine(g4t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_5_gfni_mat_1(%rip), %zmm16, %zmm16 /* g4s_3 = gf2p8affineinv(g4a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_5_rotl24(%rip), %zmm16, %zmm27 /* g4lr24_3 = lookup16(g4s_3, rotl24) */
@@ -2254,8 +2254,8 @@ sm4_wordslice_avx512_gfni_batch_asm:
 	vpternlogd $0x96, %zmm29, %zmm27, %zmm16 /* g4l_3 = ternlog(g4s_3, g4lr24_3, g4lr2_3) */
 	vpxord %zmm16, %zmm20, %zmm16 /* g4x_3 = xor(g4x3, g4l_3) */
 	vmovdqa64 %zmm11, %zmm20 /* g5x0.3 */
-	vpternlogd $0x96, %zmm26, %zmm18, %zmm20 /* g5t_acc_7 = ternlog(g5x0, g5x1, rkw_3) */
-	vpxord %zmm21, %zmm20, %zmm20 /* g5t_3 = xor(g5t_acc_7, g5x2) */
+	vpternlogd $0x96, %zmm26, %zmm18, %zmm20 /* g5k_3 = ternlog(g5x0, g5x1, rkw_3) */
+	vpxord %zmm21, %zmm20, %zmm20 /* g5t_3 = xor(g5k_3, g5x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_5_gfni_mat(%rip), %zmm20, %zmm20 /* g5a_3 = gf2p8affine(g5t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_5_gfni_mat_1(%rip), %zmm20, %zmm20 /* g5s_3 = gf2p8affineinv(g5a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_5_rotl24(%rip), %zmm20, %zmm27 /* g5lr24_3 = lookup16(g5s_3, rotl24) */
@@ -2267,8 +2267,8 @@ sm4_wordslice_avx512_gfni_batch_asm:
 	vpternlogd $0x96, %zmm29, %zmm27, %zmm20 /* g5l_3 = ternlog(g5s_3, g5lr24_3, g5lr2_3) */
 	vpxord %zmm20, %zmm24, %zmm20 /* g5x_3 = xor(g5x3, g5l_3) */
 	vmovdqa64 %zmm15, %zmm24 /* g6x0.3 */
-	vpternlogd $0x96, %zmm26, %zmm19, %zmm24 /* g6t_acc_7 = ternlog(g6x0, g6x1, rkw_3) */
-	vpxord %zmm22, %zmm24, %zmm24 /* g6t_3 = xor(g6t_acc_7, g6x2) */
+	vpternlogd $0x96, %zmm26, %zmm19, %zmm24 /* g6k_3 = ternlog(g6x0, g6x1, rkw_3) */
+	vpxord %zmm22, %zmm24, %zmm24 /* g6t_3 = xor(g6k_3, g6x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_5_gfni_mat(%rip), %zmm24, %zmm24 /* g6a_3 = gf2p8affine(g6t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_5_gfni_mat_1(%rip), %zmm24, %zmm24 /* g6s_3 = gf2p8affineinv(g6a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_5_rotl24(%rip), %zmm24, %zmm27 /* g6lr24_3 = lookup16(g6s_3, rotl24) */
@@ -2280,8 +2280,8 @@ sm4_wordslice_avx512_gfni_batch_asm:
 	vpternlogd $0x96, %zmm29, %zmm27, %zmm24 /* g6l_3 = ternlog(g6s_3, g6lr24_3, g6lr2_3) */
 	vpxord %zmm24, %zmm28, %zmm24 /* g6x_3 = xor(g6x3, g6l_3) */
 	vmovdqa64 %zmm0, %zmm27 /* g7x0.3 */
-	vpternlogd $0x96, %zmm26, %zmm23, %zmm27 /* g7t_acc_7 = ternlog(g7x0, g7x1, rkw_3) */
-	vpxord %zmm2, %zmm27, %zmm26 /* g7t_3 = xor(g7t_acc_7, g7x2) */
+	vpternlogd $0x96, %zmm26, %zmm23, %zmm27 /* g7k_3 = ternlog(g7x0, g7x1, rkw_3) */
+	vpxord %zmm2, %zmm27, %zmm26 /* g7t_3 = xor(g7k_3, g7x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_5_gfni_mat(%rip), %zmm26, %zmm26 /* g7a_3 = gf2p8affine(g7t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_5_gfni_mat_1(%rip), %zmm26, %zmm26 /* g7s_3 = gf2p8affineinv(g7a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_5_rotl24(%rip), %zmm26, %zmm27 /* g7lr24_3 = lookup16(g7s_3, rotl24) */
@@ -2628,8 +2628,8 @@ sm4_wordslice_avx512_gfni_batch_xor_asm:
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	vpbroadcastd (%rdi,%r8), %zmm0 /* rkw = bcast32() */
 	vmovdqa64 %zmm6, %zmm1 /* g0x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm30, %zmm1 /* g0t_acc_1 = ternlog(g0x1, g0x2, rkw) */
-	vpxord %zmm31, %zmm1, %zmm1 /* g0t = xor(g0t_acc_1, g0x3) */
+	vpternlogd $0x96, %zmm0, %zmm30, %zmm1 /* g0k = ternlog(g0x1, g0x2, rkw) */
+	vpxord %zmm31, %zmm1, %zmm1 /* g0t = xor(g0k, g0x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_6_gfni_mat(%rip), %zmm1, %zmm1 /* g0a = gf2p8affine(g0t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_6_gfni_mat_1(%rip), %zmm1, %zmm1 /* g0s = gf2p8affineinv(g0a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_6_rotl24(%rip), %zmm1, %zmm3 /* g0lr24 = lookup16(g0s, rotl24) */
@@ -2644,8 +2644,8 @@ sm4_wordslice_avx512_gfni_batch_xor_asm:
 	vpternlogd $0x96, %zmm6, %zmm3, %zmm1 /* g0l = ternlog(g0s, g0lr24, g0lr2) */
 	vpxord %zmm1, %zmm4, %zmm1 /* g0x = xor(g0x0, g0l) */
 	vmovdqa64 %zmm5, %zmm3 /* g1x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm9, %zmm3 /* g1t_acc_1 = ternlog(g1x1, g1x2, rkw) */
-	vpxord %zmm8, %zmm3, %zmm3 /* g1t = xor(g1t_acc_1, g1x3) */
+	vpternlogd $0x96, %zmm0, %zmm9, %zmm3 /* g1k = ternlog(g1x1, g1x2, rkw) */
+	vpxord %zmm8, %zmm3, %zmm3 /* g1t = xor(g1k, g1x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_6_gfni_mat(%rip), %zmm3, %zmm3 /* g1a = gf2p8affine(g1t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_6_gfni_mat_1(%rip), %zmm3, %zmm3 /* g1s = gf2p8affineinv(g1a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_6_rotl24(%rip), %zmm3, %zmm4 /* g1lr24 = lookup16(g1s, rotl24) */
@@ -2657,8 +2657,8 @@ sm4_wordslice_avx512_gfni_batch_xor_asm:
 	vpternlogd $0x96, %zmm6, %zmm4, %zmm3 /* g1l = ternlog(g1s, g1lr24, g1lr2) */
 	vpxord %zmm3, %zmm7, %zmm3 /* g1x = xor(g1x0, g1l) */
 	vmovdqa64 %zmm10, %zmm4 /* g2x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm13, %zmm4 /* g2t_acc_1 = ternlog(g2x1, g2x2, rkw) */
-	vpxord %zmm12, %zmm4, %zmm4 /* g2t = xor(g2t_acc_1, g2x3) */
+	vpternlogd $0x96, %zmm0, %zmm13, %zmm4 /* g2k = ternlog(g2x1, g2x2, rkw) */
+	vpxord %zmm12, %zmm4, %zmm4 /* g2t = xor(g2k, g2x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_6_gfni_mat(%rip), %zmm4, %zmm4 /* g2a = gf2p8affine(g2t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_6_gfni_mat_1(%rip), %zmm4, %zmm4 /* g2s = gf2p8affineinv(g2a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_6_rotl24(%rip), %zmm4, %zmm6 /* g2lr24 = lookup16(g2s, rotl24) */
@@ -2670,8 +2670,8 @@ sm4_wordslice_avx512_gfni_batch_xor_asm:
 	vpternlogd $0x96, %zmm7, %zmm6, %zmm4 /* g2l = ternlog(g2s, g2lr24, g2lr2) */
 	vpxord %zmm4, %zmm11, %zmm4 /* g2x = xor(g2x0, g2l) */
 	vmovdqa64 %zmm14, %zmm6 /* g3x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm17, %zmm6 /* g3t_acc_1 = ternlog(g3x1, g3x2, rkw) */
-	vpxord %zmm16, %zmm6, %zmm6 /* g3t = xor(g3t_acc_1, g3x3) */
+	vpternlogd $0x96, %zmm0, %zmm17, %zmm6 /* g3k = ternlog(g3x1, g3x2, rkw) */
+	vpxord %zmm16, %zmm6, %zmm6 /* g3t = xor(g3k, g3x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_6_gfni_mat(%rip), %zmm6, %zmm6 /* g3a = gf2p8affine(g3t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_6_gfni_mat_1(%rip), %zmm6, %zmm6 /* g3s = gf2p8affineinv(g3a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_6_rotl24(%rip), %zmm6, %zmm7 /* g3lr24 = lookup16(g3s, rotl24) */
@@ -2683,8 +2683,8 @@ sm4_wordslice_avx512_gfni_batch_xor_asm:
 	vpternlogd $0x96, %zmm11, %zmm7, %zmm6 /* g3l = ternlog(g3s, g3lr24, g3lr2) */
 	vpxord %zmm6, %zmm15, %zmm6 /* g3x = xor(g3x0, g3l) */
 	vmovdqa64 %zmm18, %zmm7 /* g4x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm21, %zmm7 /* g4t_acc_1 = ternlog(g4x1, g4x2, rkw) */
-	vpxord %zmm20, %zmm7, %zmm7 /* g4t = xor(g4t_acc_1, g4x3) */
+	vpternlogd $0x96, %zmm0, %zmm21, %zmm7 /* g4k = ternlog(g4x1, g4x2, rkw) */
+	vpxord %zmm20, %zmm7, %zmm7 /* g4t = xor(g4k, g4x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_6_gfni_mat(%rip), %zmm7, %zmm7 /* g4a = gf2p8affine(g4t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_6_gfni_mat_1(%rip), %zmm7, %zmm7 /* g4s = gf2p8affineinv(g4a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_6_rotl24(%rip), %zmm7, %zmm11 /* g4lr24 = lookup16(g4s, rotl24) */
@@ -2696,8 +2696,8 @@ sm4_wordslice_avx512_gfni_batch_xor_asm:
 	vpternlogd $0x96, %zmm15, %zmm11, %zmm7 /* g4l = ternlog(g4s, g4lr24, g4lr2) */
 	vpxord %zmm7, %zmm19, %zmm7 /* g4x = xor(g4x0, g4l) */
 	vmovdqa64 %zmm22, %zmm11 /* g5x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm25, %zmm11 /* g5t_acc_1 = ternlog(g5x1, g5x2, rkw) */
-	vpxord %zmm24, %zmm11, %zmm11 /* g5t = xor(g5t_acc_1, g5x3) */
+	vpternlogd $0x96, %zmm0, %zmm25, %zmm11 /* g5k = ternlog(g5x1, g5x2, rkw) */
+	vpxord %zmm24, %zmm11, %zmm11 /* g5t = xor(g5k, g5x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_6_gfni_mat(%rip), %zmm11, %zmm11 /* g5a = gf2p8affine(g5t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_6_gfni_mat_1(%rip), %zmm11, %zmm11 /* g5s = gf2p8affineinv(g5a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_6_rotl24(%rip), %zmm11, %zmm15 /* g5lr24 = lookup16(g5s, rotl24) */
@@ -2709,8 +2709,8 @@ sm4_wordslice_avx512_gfni_batch_xor_asm:
 	vpternlogd $0x96, %zmm19, %zmm15, %zmm11 /* g5l = ternlog(g5s, g5lr24, g5lr2) */
 	vpxord %zmm11, %zmm23, %zmm11 /* g5x = xor(g5x0, g5l) */
 	vmovdqa64 %zmm26, %zmm15 /* g6x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm29, %zmm15 /* g6t_acc_1 = ternlog(g6x1, g6x2, rkw) */
-	vpxord %zmm28, %zmm15, %zmm15 /* g6t = xor(g6t_acc_1, g6x3) */
+	vpternlogd $0x96, %zmm0, %zmm29, %zmm15 /* g6k = ternlog(g6x1, g6x2, rkw) */
+	vpxord %zmm28, %zmm15, %zmm15 /* g6t = xor(g6k, g6x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_6_gfni_mat(%rip), %zmm15, %zmm15 /* g6a = gf2p8affine(g6t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_6_gfni_mat_1(%rip), %zmm15, %zmm15 /* g6s = gf2p8affineinv(g6a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_6_rotl24(%rip), %zmm15, %zmm19 /* g6lr24 = lookup16(g6s, rotl24) */
@@ -2723,8 +2723,8 @@ sm4_wordslice_avx512_gfni_batch_xor_asm:
 	vpxord %zmm15, %zmm27, %zmm15 /* g6x = xor(g6x0, g6l) */
 	vmovdqa64 192(%rsp), %zmm19 /* reload g7x1.2 */
 	vmovdqa64 %zmm19, %zmm23 /* g7x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm2, %zmm23 /* g7t_acc_1 = ternlog(g7x1, g7x2, rkw) */
-	vpxord 0(%rsp), %zmm23, %zmm0 /* g7t = xor(g7t_acc_1, g7x3) */
+	vpternlogd $0x96, %zmm0, %zmm2, %zmm23 /* g7k = ternlog(g7x1, g7x2, rkw) */
+	vpxord 0(%rsp), %zmm23, %zmm0 /* g7t = xor(g7k, g7x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_6_gfni_mat(%rip), %zmm0, %zmm0 /* g7a = gf2p8affine(g7t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_6_gfni_mat_1(%rip), %zmm0, %zmm0 /* g7s = gf2p8affineinv(g7a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_6_rotl24(%rip), %zmm0, %zmm23 /* g7lr24 = lookup16(g7s, rotl24) */
@@ -2741,8 +2741,8 @@ sm4_wordslice_avx512_gfni_batch_xor_asm:
 	vmovdqa64 256(%rsp), %zmm27 /* reload g0x2.2 */
 	vmovdqa64 320(%rsp), %zmm30 /* reload g0x3.2 */
 	vmovdqa64 %zmm27, %zmm31 /* g0x2.2 */
-	vpternlogd $0x96, %zmm23, %zmm30, %zmm31 /* g0t_acc_3 = ternlog(g0x2, g0x3, rkw_1) */
-	vpxord %zmm1, %zmm31, %zmm31 /* g0t_1 = xor(g0t_acc_3, g0x0) */
+	vpternlogd $0x96, %zmm23, %zmm30, %zmm31 /* g0k_1 = ternlog(g0x2, g0x3, rkw_1) */
+	vpxord %zmm1, %zmm31, %zmm31 /* g0t_1 = xor(g0k_1, g0x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_6_gfni_mat(%rip), %zmm31, %zmm31 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_6_gfni_mat_1(%rip), %zmm31, %zmm31 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_6_rotl24(%rip), %zmm31, %zmm27 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
@@ -2755,8 +2755,8 @@ sm4_wordslice_avx512_gfni_batch_xor_asm:
 	vpternlogd $0x96, %zmm1, %zmm27, %zmm31 /* g0l_1 = ternlog(g0s_1, g0lr24_1, g0lr2_1) */
 	vpxord 64(%rsp), %zmm31, %zmm1 /* g0x_1 = xor(g0l_1, g0x1.2) */
 	vmovdqa64 %zmm9, %zmm19 /* g1x2.2 */
-	vpternlogd $0x96, %zmm23, %zmm8, %zmm19 /* g1t_acc_3 = ternlog(g1x2, g1x3, rkw_1) */
-	vpxord %zmm3, %zmm19, %zmm19 /* g1t_1 = xor(g1t_acc_3, g1x0) */
+	vpternlogd $0x96, %zmm23, %zmm8, %zmm19 /* g1k_1 = ternlog(g1x2, g1x3, rkw_1) */
+	vpxord %zmm3, %zmm19, %zmm19 /* g1t_1 = xor(g1k_1, g1x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_6_gfni_mat(%rip), %zmm19, %zmm19 /* g1a_1 = gf2p8affine(g1t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_6_gfni_mat_1(%rip), %zmm19, %zmm19 /* g1s_1 = gf2p8affineinv(g1a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_6_rotl24(%rip), %zmm19, %zmm27 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
@@ -2769,8 +2769,8 @@ sm4_wordslice_avx512_gfni_batch_xor_asm:
 	vpternlogd $0x96, %zmm9, %zmm27, %zmm19 /* g1l_1 = ternlog(g1s_1, g1lr24_1, g1lr2_1) */
 	vpxord %zmm19, %zmm5, %zmm5 /* g1x_1 = xor(g1x1, g1l_1) */
 	vmovdqa64 %zmm13, %zmm9 /* g2x2.2 */
-	vpternlogd $0x96, %zmm23, %zmm12, %zmm9 /* g2t_acc_3 = ternlog(g2x2, g2x3, rkw_1) */
-	vpxord %zmm4, %zmm9, %zmm9 /* g2t_1 = xor(g2t_acc_3, g2x0) */
+	vpternlogd $0x96, %zmm23, %zmm12, %zmm9 /* g2k_1 = ternlog(g2x2, g2x3, rkw_1) */
+	vpxord %zmm4, %zmm9, %zmm9 /* g2t_1 = xor(g2k_1, g2x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_6_gfni_mat(%rip), %zmm9, %zmm9 /* g2a_1 = gf2p8affine(g2t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_6_gfni_mat_1(%rip), %zmm9, %zmm9 /* g2s_1 = gf2p8affineinv(g2a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_6_rotl24(%rip), %zmm9, %zmm19 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
@@ -2782,8 +2782,8 @@ sm4_wordslice_avx512_gfni_batch_xor_asm:
 	vpternlogd $0x96, %zmm27, %zmm19, %zmm9 /* g2l_1 = ternlog(g2s_1, g2lr24_1, g2lr2_1) */
 	vpxord %zmm9, %zmm10, %zmm9 /* g2x_1 = xor(g2x1, g2l_1) */
 	vmovdqa64 %zmm17, %zmm10 /* g3x2.2 */
-	vpternlogd $0x96, %zmm23, %zmm16, %zmm10 /* g3t_acc_3 = ternlog(g3x2, g3x3, rkw_1) */
-	vpxord %zmm6, %zmm10, %zmm10 /* g3t_1 = xor(g3t_acc_3, g3x0) */
+	vpternlogd $0x96, %zmm23, %zmm16, %zmm10 /* g3k_1 = ternlog(g3x2, g3x3, rkw_1) */
+	vpxord %zmm6, %zmm10, %zmm10 /* g3t_1 = xor(g3k_1, g3x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_6_gfni_mat(%rip), %zmm10, %zmm10 /* g3a_1 = gf2p8affine(g3t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_6_gfni_mat_1(%rip), %zmm10, %zmm10 /* g3s_1 = gf2p8affineinv(g3a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_6_rotl24(%rip), %zmm10, %zmm19 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
@@ -2795,8 +2795,8 @@ sm4_wordslice_avx512_gfni_batch_xor_asm:
 	vpternlogd $0x96, %zmm27, %zmm19, %zmm10 /* g3l_1 = ternlog(g3s_1, g3lr24_1, g3lr2_1) */
 	vpxord %zmm10, %zmm14, %zmm10 /* g3x_1 = xor(g3x1, g3l_1) */
 	vmovdqa64 %zmm21, %zmm14 /* g4x2.2 */
-	vpternlogd $0x96, %zmm23, %zmm20, %zmm14 /* g4t_acc_3 = ternlog(g4x2, g4x3, rkw_1) */
-	vpxord %zmm7, %zmm14, %zmm14 /* g4t_1 = xor(g4t_acc_3, g4x0) */
+	vpternlogd $0x96, %zmm23, %zmm20, %zmm14 /* g4k_1 = ternlog(g4x2, g4x3, rkw_1) */
+	vpxord %zmm7, %zmm14, %zmm14 /* g4t_1 = xor(g4k_1, g4x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_6_gfni_mat(%rip), %zmm14, %zmm14 /* g4a_1 = gf2p8affine(g4t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_6_gfni_mat_1(%rip), %zmm14, %zmm14 /* g4s_1 = gf2p8affineinv(g4a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_6_rotl24(%rip), %zmm14, %zmm19 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
@@ -2808,8 +2808,8 @@ sm4_wordslice_avx512_gfni_batch_xor_asm:
 	vpternlogd $0x96, %zmm27, %zmm19, %zmm14 /* g4l_1 = ternlog(g4s_1, g4lr24_1, g4lr2_1) */
 	vpxord %zmm14, %zmm18, %zmm14 /* g4x_1 = xor(g4x1, g4l_1) */
 	vmovdqa64 %zmm25, %zmm18 /* g5x2.2 */
-	vpternlogd $0x96, %zmm23, %zmm24, %zmm18 /* g5t_acc_3 = ternlog(g5x2, g5x3, rkw_1) */
-	vpxord %zmm11, %zmm18, %zmm18 /* g5t_1 = xor(g5t_acc_3, g5x0) */
+	vpternlogd $0x96, %zmm23, %zmm24, %zmm18 /* g5k_1 = ternlog(g5x2, g5x3, rkw_1) */
+	vpxord %zmm11, %zmm18, %zmm18 /* g5t_1 = xor(g5k_1, g5x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_6_gfni_mat(%rip), %zmm18, %zmm18 /* g5a_1 = gf2p8affine(g5t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_6_gfni_mat_1(%rip), %zmm18, %zmm18 /* g5s_1 = gf2p8affineinv(g5a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_6_rotl24(%rip), %zmm18, %zmm19 /* g5lr24_1 = lookup16(g5s_1, rotl24) */
@@ -2821,8 +2821,8 @@ sm4_wordslice_avx512_gfni_batch_xor_asm:
 	vpternlogd $0x96, %zmm27, %zmm19, %zmm18 /* g5l_1 = ternlog(g5s_1, g5lr24_1, g5lr2_1) */
 	vpxord %zmm18, %zmm22, %zmm18 /* g5x_1 = xor(g5x1, g5l_1) */
 	vmovdqa64 %zmm29, %zmm19 /* g6x2.2 */
-	vpternlogd $0x96, %zmm23, %zmm28, %zmm19 /* g6t_acc_3 = ternlog(g6x2, g6x3, rkw_1) */
-	vpxord %zmm15, %zmm19, %zmm19 /* g6t_1 = xor(g6t_acc_3, g6x0) */
+	vpternlogd $0x96, %zmm23, %zmm28, %zmm19 /* g6k_1 = ternlog(g6x2, g6x3, rkw_1) */
+	vpxord %zmm15, %zmm19, %zmm19 /* g6t_1 = xor(g6k_1, g6x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_6_gfni_mat(%rip), %zmm19, %zmm19 /* g6a_1 = gf2p8affine(g6t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_6_gfni_mat_1(%rip), %zmm19, %zmm19 /* g6s_1 = gf2p8affineinv(g6a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_6_rotl24(%rip), %zmm19, %zmm22 /* g6lr24_1 = lookup16(g6s_1, rotl24) */
@@ -2835,8 +2835,8 @@ sm4_wordslice_avx512_gfni_batch_xor_asm:
 	vpxord %zmm19, %zmm26, %zmm19 /* g6x_1 = xor(g6x1, g6l_1) */
 	vmovdqa64 0(%rsp), %zmm22 /* reload g7x3.2 */
 	vmovdqa64 %zmm2, %zmm26 /* g7x2.2 */
-	vpternlogd $0x96, %zmm23, %zmm22, %zmm26 /* g7t_acc_3 = ternlog(g7x2, g7x3, rkw_1) */
-	vpxord %zmm0, %zmm26, %zmm23 /* g7t_1 = xor(g7t_acc_3, g7x0) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm26 /* g7k_1 = ternlog(g7x2, g7x3, rkw_1) */
+	vpxord %zmm0, %zmm26, %zmm23 /* g7t_1 = xor(g7k_1, g7x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_6_gfni_mat(%rip), %zmm23, %zmm23 /* g7a_1 = gf2p8affine(g7t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_6_gfni_mat_1(%rip), %zmm23, %zmm23 /* g7s_1 = gf2p8affineinv(g7a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_6_rotl24(%rip), %zmm23, %zmm26 /* g7lr24_1 = lookup16(g7s_1, rotl24) */
@@ -2853,8 +2853,8 @@ sm4_wordslice_avx512_gfni_batch_xor_asm:
 	vmovdqa64 320(%rsp), %zmm27 /* reload g0x3.2 */
 	vmovdqa64 384(%rsp), %zmm30 /* reload g0x0.3 */
 	vmovdqa64 %zmm27, %zmm31 /* g0x3.2 */
-	vpternlogd $0x96, %zmm26, %zmm30, %zmm31 /* g0t_acc_5 = ternlog(g0x3, g0x0, rkw_2) */
-	vpxord %zmm1, %zmm31, %zmm31 /* g0t_2 = xor(g0t_acc_5, g0x1) */
+	vpternlogd $0x96, %zmm26, %zmm30, %zmm31 /* g0k_2 = ternlog(g0x3, g0x0, rkw_2) */
+	vpxord %zmm1, %zmm31, %zmm31 /* g0t_2 = xor(g0k_2, g0x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_6_gfni_mat(%rip), %zmm31, %zmm31 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_6_gfni_mat_1(%rip), %zmm31, %zmm31 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_6_rotl24(%rip), %zmm31, %zmm27 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
@@ -2867,8 +2867,8 @@ sm4_wordslice_avx512_gfni_batch_xor_asm:
 	vpternlogd $0x96, %zmm1, %zmm27, %zmm31 /* g0l_2 = ternlog(g0s_2, g0lr24_2, g0lr2_2) */
 	vpxord 256(%rsp), %zmm31, %zmm1 /* g0x_2 = xor(g0l_2, g0x2.2) */
 	vmovdqa64 %zmm8, %zmm22 /* g1x3.2 */
-	vpternlogd $0x96, %zmm26, %zmm3, %zmm22 /* g1t_acc_5 = ternlog(g1x3, g1x0, rkw_2) */
-	vpxord %zmm5, %zmm22, %zmm22 /* g1t_2 = xor(g1t_acc_5, g1x1) */
+	vpternlogd $0x96, %zmm26, %zmm3, %zmm22 /* g1k_2 = ternlog(g1x3, g1x0, rkw_2) */
+	vpxord %zmm5, %zmm22, %zmm22 /* g1t_2 = xor(g1k_2, g1x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_6_gfni_mat(%rip), %zmm22, %zmm22 /* g1a_2 = gf2p8affine(g1t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_6_gfni_mat_1(%rip), %zmm22, %zmm22 /* g1s_2 = gf2p8affineinv(g1a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_6_rotl24(%rip), %zmm22, %zmm27 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
@@ -2881,8 +2881,8 @@ sm4_wordslice_avx512_gfni_batch_xor_asm:
 	vpternlogd $0x96, %zmm8, %zmm27, %zmm22 /* g1l_2 = ternlog(g1s_2, g1lr24_2, g1lr2_2) */
 	vpxord 64(%rsp), %zmm22, %zmm8 /* g1x_2 = xor(g1l_2, g1x2.2) */
 	vmovdqa64 %zmm12, %zmm22 /* g2x3.2 */
-	vpternlogd $0x96, %zmm26, %zmm4, %zmm22 /* g2t_acc_5 = ternlog(g2x3, g2x0, rkw_2) */
-	vpxord %zmm9, %zmm22, %zmm22 /* g2t_2 = xor(g2t_acc_5, g2x1) */
+	vpternlogd $0x96, %zmm26, %zmm4, %zmm22 /* g2k_2 = ternlog(g2x3, g2x0, rkw_2) */
+	vpxord %zmm9, %zmm22, %zmm22 /* g2t_2 = xor(g2k_2, g2x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_6_gfni_mat(%rip), %zmm22, %zmm22 /* g2a_2 = gf2p8affine(g2t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_6_gfni_mat_1(%rip), %zmm22, %zmm22 /* g2s_2 = gf2p8affineinv(g2a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_6_rotl24(%rip), %zmm22, %zmm27 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
@@ -2895,8 +2895,8 @@ sm4_wordslice_avx512_gfni_batch_xor_asm:
 	vpternlogd $0x96, %zmm12, %zmm27, %zmm22 /* g2l_2 = ternlog(g2s_2, g2lr24_2, g2lr2_2) */
 	vpxord %zmm22, %zmm13, %zmm12 /* g2x_2 = xor(g2x2, g2l_2) */
 	vmovdqa64 %zmm16, %zmm13 /* g3x3.2 */
-	vpternlogd $0x96, %zmm26, %zmm6, %zmm13 /* g3t_acc_5 = ternlog(g3x3, g3x0, rkw_2) */
-	vpxord %zmm10, %zmm13, %zmm13 /* g3t_2 = xor(g3t_acc_5, g3x1) */
+	vpternlogd $0x96, %zmm26, %zmm6, %zmm13 /* g3k_2 = ternlog(g3x3, g3x0, rkw_2) */
+	vpxord %zmm10, %zmm13, %zmm13 /* g3t_2 = xor(g3k_2, g3x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_6_gfni_mat(%rip), %zmm13, %zmm13 /* g3a_2 = gf2p8affine(g3t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_6_gfni_mat_1(%rip), %zmm13, %zmm13 /* g3s_2 = gf2p8affineinv(g3a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_6_rotl24(%rip), %zmm13, %zmm22 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
@@ -2908,8 +2908,8 @@ sm4_wordslice_avx512_gfni_batch_xor_asm:
 	vpternlogd $0x96, %zmm27, %zmm22, %zmm13 /* g3l_2 = ternlog(g3s_2, g3lr24_2, g3lr2_2) */
 	vpxord %zmm13, %zmm17, %zmm13 /* g3x_2 = xor(g3x2, g3l_2) */
 	vmovdqa64 %zmm20, %zmm17 /* g4x3.2 */
-	vpternlogd $0x96, %zmm26, %zmm7, %zmm17 /* g4t_acc_5 = ternlog(g4x3, g4x0, rkw_2) */
-	vpxord %zmm14, %zmm17, %zmm17 /* g4t_2 = xor(g4t_acc_5, g4x1) */
+	vpternlogd $0x96, %zmm26, %zmm7, %zmm17 /* g4k_2 = ternlog(g4x3, g4x0, rkw_2) */
+	vpxord %zmm14, %zmm17, %zmm17 /* g4t_2 = xor(g4k_2, g4x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_6_gfni_mat(%rip), %zmm17, %zmm17 /* g4a_2 = gf2p8affine(g4t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_6_gfni_mat_1(%rip), %zmm17, %zmm17 /* g4s_2 = gf2p8affineinv(g4a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_6_rotl24(%rip), %zmm17, %zmm22 /* g4lr24_2 = lookup16(g4s_2, rotl24) */
@@ -2921,8 +2921,8 @@ sm4_wordslice_avx512_gfni_batch_xor_asm:
 	vpternlogd $0x96, %zmm27, %zmm22, %zmm17 /* g4l_2 = ternlog(g4s_2, g4lr24_2, g4lr2_2) */
 	vpxord %zmm17, %zmm21, %zmm17 /* g4x_2 = xor(g4x2, g4l_2) */
 	vmovdqa64 %zmm24, %zmm21 /* g5x3.2 */
-	vpternlogd $0x96, %zmm26, %zmm11, %zmm21 /* g5t_acc_5 = ternlog(g5x3, g5x0, rkw_2) */
-	vpxord %zmm18, %zmm21, %zmm21 /* g5t_2 = xor(g5t_acc_5, g5x1) */
+	vpternlogd $0x96, %zmm26, %zmm11, %zmm21 /* g5k_2 = ternlog(g5x3, g5x0, rkw_2) */
+	vpxord %zmm18, %zmm21, %zmm21 /* g5t_2 = xor(g5k_2, g5x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_6_gfni_mat(%rip), %zmm21, %zmm21 /* g5a_2 = gf2p8affine(g5t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_6_gfni_mat_1(%rip), %zmm21, %zmm21 /* g5s_2 = gf2p8affineinv(g5a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_6_rotl24(%rip), %zmm21, %zmm22 /* g5lr24_2 = lookup16(g5s_2, rotl24) */
@@ -2934,8 +2934,8 @@ sm4_wordslice_avx512_gfni_batch_xor_asm:
 	vpternlogd $0x96, %zmm27, %zmm22, %zmm21 /* g5l_2 = ternlog(g5s_2, g5lr24_2, g5lr2_2) */
 	vpxord %zmm21, %zmm25, %zmm21 /* g5x_2 = xor(g5x2, g5l_2) */
 	vmovdqa64 %zmm28, %zmm22 /* g6x3.2 */
-	vpternlogd $0x96, %zmm26, %zmm15, %zmm22 /* g6t_acc_5 = ternlog(g6x3, g6x0, rkw_2) */
-	vpxord %zmm19, %zmm22, %zmm22 /* g6t_2 = xor(g6t_acc_5, g6x1) */
+	vpternlogd $0x96, %zmm26, %zmm15, %zmm22 /* g6k_2 = ternlog(g6x3, g6x0, rkw_2) */
+	vpxord %zmm19, %zmm22, %zmm22 /* g6t_2 = xor(g6k_2, g6x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_6_gfni_mat(%rip), %zmm22, %zmm22 /* g6a_2 = gf2p8affine(g6t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_6_gfni_mat_1(%rip), %zmm22, %zmm22 /* g6s_2 = gf2p8affineinv(g6a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_6_rotl24(%rip), %zmm22, %zmm25 /* g6lr24_2 = lookup16(g6s_2, rotl24) */
@@ -2948,8 +2948,8 @@ sm4_wordslice_avx512_gfni_batch_xor_asm:
 	vpxord %zmm22, %zmm29, %zmm22 /* g6x_2 = xor(g6x2, g6l_2) */
 	vmovdqa64 0(%rsp), %zmm25 /* reload g7x3.2 */
 	vmovdqa64 %zmm25, %zmm27 /* g7x3.2 */
-	vpternlogd $0x96, %zmm26, %zmm0, %zmm27 /* g7t_acc_5 = ternlog(g7x3, g7x0, rkw_2) */
-	vpxord %zmm23, %zmm27, %zmm26 /* g7t_2 = xor(g7t_acc_5, g7x1) */
+	vpternlogd $0x96, %zmm26, %zmm0, %zmm27 /* g7k_2 = ternlog(g7x3, g7x0, rkw_2) */
+	vpxord %zmm23, %zmm27, %zmm26 /* g7t_2 = xor(g7k_2, g7x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_6_gfni_mat(%rip), %zmm26, %zmm26 /* g7a_2 = gf2p8affine(g7t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_6_gfni_mat_1(%rip), %zmm26, %zmm26 /* g7s_2 = gf2p8affineinv(g7a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_6_rotl24(%rip), %zmm26, %zmm27 /* g7lr24_2 = lookup16(g7s_2, rotl24) */
@@ -2966,8 +2966,8 @@ sm4_wordslice_avx512_gfni_batch_xor_asm:
 	vmovdqa64 384(%rsp), %zmm27 /* reload g0x0.3 */
 	vmovdqa64 448(%rsp), %zmm29 /* reload g0x1.3 */
 	vmovdqa64 %zmm27, %zmm30 /* g0x0.3 */
-	vpternlogd $0x96, %zmm26, %zmm29, %zmm30 /* g0t_acc_7 = ternlog(g0x0, g0x1, rkw_3) */
-	vpxord %zmm1, %zmm30, %zmm30 /* g0t_3 = xor(g0t_acc_7, g0x2) */
+	vpternlogd $0x96, %zmm26, %zmm29, %zmm30 /* g0k_3 = ternlog(g0x0, g0x1, rkw_3) */
+	vpxord %zmm1, %zmm30, %zmm30 /* g0t_3 = xor(g0k_3, g0x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_6_gfni_mat(%rip), %zmm30, %zmm30 /* g0a_3 = gf2p8affine(g0t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_6_gfni_mat_1(%rip), %zmm30, %zmm30 /* g0s_3 = gf2p8affineinv(g0a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_6_rotl24(%rip), %zmm30, %zmm31 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
@@ -2979,8 +2979,8 @@ sm4_wordslice_avx512_gfni_batch_xor_asm:
 	vpternlogd $0x96, %zmm25, %zmm31, %zmm30 /* g0l_3 = ternlog(g0s_3, g0lr24_3, g0lr2_3) */
 	vpxord 320(%rsp), %zmm30, %zmm25 /* g0x_3 = xor(g0l_3, g0x3.2) */
 	vmovdqa64 %zmm3, %zmm27 /* g1x0.3 */
-	vpternlogd $0x96, %zmm26, %zmm5, %zmm27 /* g1t_acc_7 = ternlog(g1x0, g1x1, rkw_3) */
-	vpxord %zmm8, %zmm27, %zmm27 /* g1t_3 = xor(g1t_acc_7, g1x2) */
+	vpternlogd $0x96, %zmm26, %zmm5, %zmm27 /* g1k_3 = ternlog(g1x0, g1x1, rkw_3) */
+	vpxord %zmm8, %zmm27, %zmm27 /* g1t_3 = xor(g1k_3, g1x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_6_gfni_mat(%rip), %zmm27, %zmm27 /* g1a_3 = gf2p8affine(g1t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_6_gfni_mat_1(%rip), %zmm27, %zmm27 /* g1s_3 = gf2p8affineinv(g1a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_6_rotl24(%rip), %zmm27, %zmm29 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
@@ -2993,8 +2993,8 @@ sm4_wordslice_avx512_gfni_batch_xor_asm:
 	vpternlogd $0x96, %zmm3, %zmm29, %zmm27 /* g1l_3 = ternlog(g1s_3, g1lr24_3, g1lr2_3) */
 	vpxord 256(%rsp), %zmm27, %zmm3 /* g1x_3 = xor(g1l_3, g1x3.2) */
 	vmovdqa64 %zmm4, %zmm27 /* g2x0.3 */
-	vpternlogd $0x96, %zmm26, %zmm9, %zmm27 /* g2t_acc_7 = ternlog(g2x0, g2x1, rkw_3) */
-	vpxord %zmm12, %zmm27, %zmm27 /* g2t_3 = xor(g2t_acc_7, g2x2) */
+	vpternlogd $0x96, %zmm26, %zmm9, %zmm27 /* g2k_3 = ternlog(g2x0, g2x1, rkw_3) */
+	vpxord %zmm12, %zmm27, %zmm27 /* g2t_3 = xor(g2k_3, g2x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_6_gfni_mat(%rip), %zmm27, %zmm27 /* g2a_3 = gf2p8affine(g2t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_6_gfni_mat_1(%rip), %zmm27, %zmm27 /* g2s_3 = gf2p8affineinv(g2a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_6_rotl24(%rip), %zmm27, %zmm29 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
@@ -3007,8 +3007,8 @@ sm4_wordslice_avx512_gfni_batch_xor_asm:
 	vpternlogd $0x96, %zmm4, %zmm29, %zmm27 /* g2l_3 = ternlog(g2s_3, g2lr24_3, g2lr2_3) */
 	vpxord 64(%rsp), %zmm27, %zmm4 /* g2x_3 = xor(g2l_3, g2x3.2) */
 	vmovdqa64 %zmm6, %zmm27 /* g3x0.3 */
-	vpternlogd $0x96, %zmm26, %zmm10, %zmm27 /* g3t_acc_7 = ternlog(g3x0, g3x1, rkw_3) */
-	vpxord %zmm13, %zmm27, %zmm27 /* g3t_3 = xor(g3t_acc_7, g3x2) */
+	vpternlogd $0x96, %zmm26, %zmm10, %zmm27 /* g3k_3 = ternlog(g3x0, g3x1, rkw_3) */
+	vpxord %zmm13, %zmm27, %zmm27 /* g3t_3 = xor(g3k_3, g3x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_6_gfni_mat(%rip), %zmm27, %zmm27 /* g3a_3 = gf2p8affine(g3t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_6_gfni_mat_1(%rip), %zmm27, %zmm27 /* g3s_3 = gf2p8affineinv(g3a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_6_rotl24(%rip), %zmm27, %zmm29 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
@@ -3021,8 +3021,8 @@ sm4_wordslice_avx512_gfni_batch_xor_asm:
 	vpternlogd $0x96, %zmm6, %zmm29, %zmm27 /* g3l_3 = ternlog(g3s_3, g3lr24_3, g3lr2_3) */
 	vpxord %zmm27, %zmm16, %zmm6 /* g3x_3 = xor(g3x3, g3l_3) */
 	vmovdqa64 %zmm7, %zmm16 /* g4x0.3 */
-	vpternlogd $0x96, %zmm26, %zmm14, %zmm16 /* g4t_acc_7 = ternlog(g4x0, g4x1, rkw_3) */
-	vpxord %zmm17, %zmm16, %zmm16 /* g4t_3 = xor(g4t_acc_7, g4x2) */
+	vpternlogd $0x96, %zmm26, %zmm14, %zmm16 /* g4k_3 = ternlog(g4x0, g4x1, rkw_3) */
+	vpxord %zmm17, %zmm16, %zmm16 /* g4t_3 = xor(g4k_3, g4x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_6_gfni_mat(%rip), %zmm16, %zmm16 /* g4a_3 = gf2p8affine(g4t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_6_gfni_mat_1(%rip), %zmm16, %zmm16 /* g4s_3 = gf2p8affineinv(g4a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_6_rotl24(%rip), %zmm16, %zmm27 /* g4lr24_3 = lookup16(g4s_3, rotl24) */
@@ -3034,8 +3034,8 @@ sm4_wordslice_avx512_gfni_batch_xor_asm:
 	vpternlogd $0x96, %zmm29, %zmm27, %zmm16 /* g4l_3 = ternlog(g4s_3, g4lr24_3, g4lr2_3) */
 	vpxord %zmm16, %zmm20, %zmm16 /* g4x_3 = xor(g4x3, g4l_3) */
 	vmovdqa64 %zmm11, %zmm20 /* g5x0.3 */
-	vpternlogd $0x96, %zmm26, %zmm18, %zmm20 /* g5t_acc_7 = ternlog(g5x0, g5x1, rkw_3) */
-	vpxord %zmm21, %zmm20, %zmm20 /* g5t_3 = xor(g5t_acc_7, g5x2) */
+	vpternlogd $0x96, %zmm26, %zmm18, %zmm20 /* g5k_3 = ternlog(g5x0, g5x1, rkw_3) */
+	vpxord %zmm21, %zmm20, %zmm20 /* g5t_3 = xor(g5k_3, g5x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_6_gfni_mat(%rip), %zmm20, %zmm20 /* g5a_3 = gf2p8affine(g5t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_6_gfni_mat_1(%rip), %zmm20, %zmm20 /* g5s_3 = gf2p8affineinv(g5a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_6_rotl24(%rip), %zmm20, %zmm27 /* g5lr24_3 = lookup16(g5s_3, rotl24) */
@@ -3047,8 +3047,8 @@ sm4_wordslice_avx512_gfni_batch_xor_asm:
 	vpternlogd $0x96, %zmm29, %zmm27, %zmm20 /* g5l_3 = ternlog(g5s_3, g5lr24_3, g5lr2_3) */
 	vpxord %zmm20, %zmm24, %zmm20 /* g5x_3 = xor(g5x3, g5l_3) */
 	vmovdqa64 %zmm15, %zmm24 /* g6x0.3 */
-	vpternlogd $0x96, %zmm26, %zmm19, %zmm24 /* g6t_acc_7 = ternlog(g6x0, g6x1, rkw_3) */
-	vpxord %zmm22, %zmm24, %zmm24 /* g6t_3 = xor(g6t_acc_7, g6x2) */
+	vpternlogd $0x96, %zmm26, %zmm19, %zmm24 /* g6k_3 = ternlog(g6x0, g6x1, rkw_3) */
+	vpxord %zmm22, %zmm24, %zmm24 /* g6t_3 = xor(g6k_3, g6x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_6_gfni_mat(%rip), %zmm24, %zmm24 /* g6a_3 = gf2p8affine(g6t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_6_gfni_mat_1(%rip), %zmm24, %zmm24 /* g6s_3 = gf2p8affineinv(g6a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_6_rotl24(%rip), %zmm24, %zmm27 /* g6lr24_3 = lookup16(g6s_3, rotl24) */
@@ -3060,8 +3060,8 @@ sm4_wordslice_avx512_gfni_batch_xor_asm:
 	vpternlogd $0x96, %zmm29, %zmm27, %zmm24 /* g6l_3 = ternlog(g6s_3, g6lr24_3, g6lr2_3) */
 	vpxord %zmm24, %zmm28, %zmm24 /* g6x_3 = xor(g6x3, g6l_3) */
 	vmovdqa64 %zmm0, %zmm27 /* g7x0.3 */
-	vpternlogd $0x96, %zmm26, %zmm23, %zmm27 /* g7t_acc_7 = ternlog(g7x0, g7x1, rkw_3) */
-	vpxord %zmm2, %zmm27, %zmm26 /* g7t_3 = xor(g7t_acc_7, g7x2) */
+	vpternlogd $0x96, %zmm26, %zmm23, %zmm27 /* g7k_3 = ternlog(g7x0, g7x1, rkw_3) */
+	vpxord %zmm2, %zmm27, %zmm26 /* g7t_3 = xor(g7k_3, g7x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_6_gfni_mat(%rip), %zmm26, %zmm26 /* g7a_3 = gf2p8affine(g7t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_6_gfni_mat_1(%rip), %zmm26, %zmm26 /* g7s_3 = gf2p8affineinv(g7a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_6_rotl24(%rip), %zmm26, %zmm27 /* g7lr24_3 = lookup16(g7s_3, rotl24) */
@@ -3709,8 +3709,8 @@ sm4_wordslice_avx512_gfni_batch_ctr_asm:
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	vpbroadcastd (%rdi,%r8), %zmm0 /* rkw = bcast32() */
 	vmovdqa64 %zmm9, %zmm1 /* g0x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm30, %zmm1 /* g0t_acc_1 = ternlog(g0x1, g0x2, rkw) */
-	vpxord %zmm31, %zmm1, %zmm1 /* g0t = xor(g0t_acc_1, g0x3) */
+	vpternlogd $0x96, %zmm0, %zmm30, %zmm1 /* g0k = ternlog(g0x1, g0x2, rkw) */
+	vpxord %zmm31, %zmm1, %zmm1 /* g0t = xor(g0k, g0x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_7_gfni_mat(%rip), %zmm1, %zmm1 /* g0a = gf2p8affine(g0t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_7_gfni_mat_1(%rip), %zmm1, %zmm1 /* g0s = gf2p8affineinv(g0a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_7_rotl24(%rip), %zmm1, %zmm3 /* g0lr24 = lookup16(g0s, rotl24) */
@@ -3725,8 +3725,8 @@ sm4_wordslice_avx512_gfni_batch_ctr_asm:
 	vpternlogd $0x96, %zmm9, %zmm3, %zmm1 /* g0l = ternlog(g0s, g0lr24, g0lr2) */
 	vpxord %zmm1, %zmm4, %zmm1 /* g0x = xor(g0x0, g0l) */
 	vmovdqa64 %zmm10, %zmm3 /* g1x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm14, %zmm3 /* g1t_acc_1 = ternlog(g1x1, g1x2, rkw) */
-	vpxord %zmm13, %zmm3, %zmm3 /* g1t = xor(g1t_acc_1, g1x3) */
+	vpternlogd $0x96, %zmm0, %zmm14, %zmm3 /* g1k = ternlog(g1x1, g1x2, rkw) */
+	vpxord %zmm13, %zmm3, %zmm3 /* g1t = xor(g1k, g1x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_7_gfni_mat(%rip), %zmm3, %zmm3 /* g1a = gf2p8affine(g1t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_7_gfni_mat_1(%rip), %zmm3, %zmm3 /* g1s = gf2p8affineinv(g1a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_7_rotl24(%rip), %zmm3, %zmm4 /* g1lr24 = lookup16(g1s, rotl24) */
@@ -3738,8 +3738,8 @@ sm4_wordslice_avx512_gfni_batch_ctr_asm:
 	vpternlogd $0x96, %zmm9, %zmm4, %zmm3 /* g1l = ternlog(g1s, g1lr24, g1lr2) */
 	vpxord %zmm3, %zmm12, %zmm3 /* g1x = xor(g1x0, g1l) */
 	vmovdqa64 %zmm15, %zmm4 /* g2x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm18, %zmm4 /* g2t_acc_1 = ternlog(g2x1, g2x2, rkw) */
-	vpxord %zmm17, %zmm4, %zmm4 /* g2t = xor(g2t_acc_1, g2x3) */
+	vpternlogd $0x96, %zmm0, %zmm18, %zmm4 /* g2k = ternlog(g2x1, g2x2, rkw) */
+	vpxord %zmm17, %zmm4, %zmm4 /* g2t = xor(g2k, g2x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_7_gfni_mat(%rip), %zmm4, %zmm4 /* g2a = gf2p8affine(g2t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_7_gfni_mat_1(%rip), %zmm4, %zmm4 /* g2s = gf2p8affineinv(g2a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_7_rotl24(%rip), %zmm4, %zmm9 /* g2lr24 = lookup16(g2s, rotl24) */
@@ -3751,8 +3751,8 @@ sm4_wordslice_avx512_gfni_batch_ctr_asm:
 	vpternlogd $0x96, %zmm12, %zmm9, %zmm4 /* g2l = ternlog(g2s, g2lr24, g2lr2) */
 	vpxord %zmm4, %zmm16, %zmm4 /* g2x = xor(g2x0, g2l) */
 	vmovdqa64 %zmm19, %zmm9 /* g3x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm22, %zmm9 /* g3t_acc_1 = ternlog(g3x1, g3x2, rkw) */
-	vpxord %zmm21, %zmm9, %zmm9 /* g3t = xor(g3t_acc_1, g3x3) */
+	vpternlogd $0x96, %zmm0, %zmm22, %zmm9 /* g3k = ternlog(g3x1, g3x2, rkw) */
+	vpxord %zmm21, %zmm9, %zmm9 /* g3t = xor(g3k, g3x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_7_gfni_mat(%rip), %zmm9, %zmm9 /* g3a = gf2p8affine(g3t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_7_gfni_mat_1(%rip), %zmm9, %zmm9 /* g3s = gf2p8affineinv(g3a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_7_rotl24(%rip), %zmm9, %zmm12 /* g3lr24 = lookup16(g3s, rotl24) */
@@ -3764,8 +3764,8 @@ sm4_wordslice_avx512_gfni_batch_ctr_asm:
 	vpternlogd $0x96, %zmm16, %zmm12, %zmm9 /* g3l = ternlog(g3s, g3lr24, g3lr2) */
 	vpxord %zmm9, %zmm20, %zmm9 /* g3x = xor(g3x0, g3l) */
 	vmovdqa64 %zmm23, %zmm12 /* g4x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm26, %zmm12 /* g4t_acc_1 = ternlog(g4x1, g4x2, rkw) */
-	vpxord %zmm25, %zmm12, %zmm12 /* g4t = xor(g4t_acc_1, g4x3) */
+	vpternlogd $0x96, %zmm0, %zmm26, %zmm12 /* g4k = ternlog(g4x1, g4x2, rkw) */
+	vpxord %zmm25, %zmm12, %zmm12 /* g4t = xor(g4k, g4x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_7_gfni_mat(%rip), %zmm12, %zmm12 /* g4a = gf2p8affine(g4t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_7_gfni_mat_1(%rip), %zmm12, %zmm12 /* g4s = gf2p8affineinv(g4a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_7_rotl24(%rip), %zmm12, %zmm16 /* g4lr24 = lookup16(g4s, rotl24) */
@@ -3777,8 +3777,8 @@ sm4_wordslice_avx512_gfni_batch_ctr_asm:
 	vpternlogd $0x96, %zmm20, %zmm16, %zmm12 /* g4l = ternlog(g4s, g4lr24, g4lr2) */
 	vpxord %zmm12, %zmm24, %zmm12 /* g4x = xor(g4x0, g4l) */
 	vmovdqa64 %zmm27, %zmm16 /* g5x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm28, %zmm16 /* g5t_acc_1 = ternlog(g5x1, g5x2, rkw) */
-	vpxord %zmm29, %zmm16, %zmm16 /* g5t = xor(g5t_acc_1, g5x3) */
+	vpternlogd $0x96, %zmm0, %zmm28, %zmm16 /* g5k = ternlog(g5x1, g5x2, rkw) */
+	vpxord %zmm29, %zmm16, %zmm16 /* g5t = xor(g5k, g5x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_7_gfni_mat(%rip), %zmm16, %zmm16 /* g5a = gf2p8affine(g5t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_7_gfni_mat_1(%rip), %zmm16, %zmm16 /* g5s = gf2p8affineinv(g5a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_7_rotl24(%rip), %zmm16, %zmm20 /* g5lr24 = lookup16(g5s, rotl24) */
@@ -3790,8 +3790,8 @@ sm4_wordslice_avx512_gfni_batch_ctr_asm:
 	vpternlogd $0x96, %zmm24, %zmm20, %zmm16 /* g5l = ternlog(g5s, g5lr24, g5lr2) */
 	vpxord %zmm16, %zmm6, %zmm6 /* g5x = xor(g5x0, g5l) */
 	vmovdqa64 %zmm11, %zmm16 /* g6x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm8, %zmm16 /* g6t_acc_1 = ternlog(g6x1, g6x2, rkw) */
-	vpxord %zmm7, %zmm16, %zmm16 /* g6t = xor(g6t_acc_1, g6x3) */
+	vpternlogd $0x96, %zmm0, %zmm8, %zmm16 /* g6k = ternlog(g6x1, g6x2, rkw) */
+	vpxord %zmm7, %zmm16, %zmm16 /* g6t = xor(g6k, g6x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_7_gfni_mat(%rip), %zmm16, %zmm16 /* g6a = gf2p8affine(g6t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_7_gfni_mat_1(%rip), %zmm16, %zmm16 /* g6s = gf2p8affineinv(g6a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_7_rotl24(%rip), %zmm16, %zmm20 /* g6lr24 = lookup16(g6s, rotl24) */
@@ -3804,8 +3804,8 @@ sm4_wordslice_avx512_gfni_batch_ctr_asm:
 	vpxord %zmm16, %zmm5, %zmm5 /* g6x = xor(g6x0, g6l) */
 	vmovdqa64 256(%rsp), %zmm16 /* reload g7x1.2 */
 	vmovdqa64 %zmm16, %zmm20 /* g7x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm2, %zmm20 /* g7t_acc_1 = ternlog(g7x1, g7x2, rkw) */
-	vpxord 320(%rsp), %zmm20, %zmm0 /* g7t = xor(g7t_acc_1, g7x3) */
+	vpternlogd $0x96, %zmm0, %zmm2, %zmm20 /* g7k = ternlog(g7x1, g7x2, rkw) */
+	vpxord 320(%rsp), %zmm20, %zmm0 /* g7t = xor(g7k, g7x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_7_gfni_mat(%rip), %zmm0, %zmm0 /* g7a = gf2p8affine(g7t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_7_gfni_mat_1(%rip), %zmm0, %zmm0 /* g7s = gf2p8affineinv(g7a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_7_rotl24(%rip), %zmm0, %zmm20 /* g7lr24 = lookup16(g7s, rotl24) */
@@ -3822,8 +3822,8 @@ sm4_wordslice_avx512_gfni_batch_ctr_asm:
 	vmovdqa64 64(%rsp), %zmm24 /* reload g0x2.2 */
 	vmovdqa64 128(%rsp), %zmm30 /* reload g0x3.2 */
 	vmovdqa64 %zmm24, %zmm31 /* g0x2.2 */
-	vpternlogd $0x96, %zmm20, %zmm30, %zmm31 /* g0t_acc_3 = ternlog(g0x2, g0x3, rkw_1) */
-	vpxord %zmm1, %zmm31, %zmm31 /* g0t_1 = xor(g0t_acc_3, g0x0) */
+	vpternlogd $0x96, %zmm20, %zmm30, %zmm31 /* g0k_1 = ternlog(g0x2, g0x3, rkw_1) */
+	vpxord %zmm1, %zmm31, %zmm31 /* g0t_1 = xor(g0k_1, g0x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_7_gfni_mat(%rip), %zmm31, %zmm31 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_7_gfni_mat_1(%rip), %zmm31, %zmm31 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_7_rotl24(%rip), %zmm31, %zmm24 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
@@ -3836,8 +3836,8 @@ sm4_wordslice_avx512_gfni_batch_ctr_asm:
 	vpternlogd $0x96, %zmm1, %zmm24, %zmm31 /* g0l_1 = ternlog(g0s_1, g0lr24_1, g0lr2_1) */
 	vpxord 0(%rsp), %zmm31, %zmm1 /* g0x_1 = xor(g0l_1, g0x1.2) */
 	vmovdqa64 %zmm14, %zmm16 /* g1x2.2 */
-	vpternlogd $0x96, %zmm20, %zmm13, %zmm16 /* g1t_acc_3 = ternlog(g1x2, g1x3, rkw_1) */
-	vpxord %zmm3, %zmm16, %zmm16 /* g1t_1 = xor(g1t_acc_3, g1x0) */
+	vpternlogd $0x96, %zmm20, %zmm13, %zmm16 /* g1k_1 = ternlog(g1x2, g1x3, rkw_1) */
+	vpxord %zmm3, %zmm16, %zmm16 /* g1t_1 = xor(g1k_1, g1x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_7_gfni_mat(%rip), %zmm16, %zmm16 /* g1a_1 = gf2p8affine(g1t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_7_gfni_mat_1(%rip), %zmm16, %zmm16 /* g1s_1 = gf2p8affineinv(g1a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_7_rotl24(%rip), %zmm16, %zmm24 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
@@ -3850,8 +3850,8 @@ sm4_wordslice_avx512_gfni_batch_ctr_asm:
 	vpternlogd $0x96, %zmm14, %zmm24, %zmm16 /* g1l_1 = ternlog(g1s_1, g1lr24_1, g1lr2_1) */
 	vpxord %zmm16, %zmm10, %zmm10 /* g1x_1 = xor(g1x1, g1l_1) */
 	vmovdqa64 %zmm18, %zmm14 /* g2x2.2 */
-	vpternlogd $0x96, %zmm20, %zmm17, %zmm14 /* g2t_acc_3 = ternlog(g2x2, g2x3, rkw_1) */
-	vpxord %zmm4, %zmm14, %zmm14 /* g2t_1 = xor(g2t_acc_3, g2x0) */
+	vpternlogd $0x96, %zmm20, %zmm17, %zmm14 /* g2k_1 = ternlog(g2x2, g2x3, rkw_1) */
+	vpxord %zmm4, %zmm14, %zmm14 /* g2t_1 = xor(g2k_1, g2x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_7_gfni_mat(%rip), %zmm14, %zmm14 /* g2a_1 = gf2p8affine(g2t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_7_gfni_mat_1(%rip), %zmm14, %zmm14 /* g2s_1 = gf2p8affineinv(g2a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_7_rotl24(%rip), %zmm14, %zmm16 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
@@ -3863,8 +3863,8 @@ sm4_wordslice_avx512_gfni_batch_ctr_asm:
 	vpternlogd $0x96, %zmm24, %zmm16, %zmm14 /* g2l_1 = ternlog(g2s_1, g2lr24_1, g2lr2_1) */
 	vpxord %zmm14, %zmm15, %zmm14 /* g2x_1 = xor(g2x1, g2l_1) */
 	vmovdqa64 %zmm22, %zmm15 /* g3x2.2 */
-	vpternlogd $0x96, %zmm20, %zmm21, %zmm15 /* g3t_acc_3 = ternlog(g3x2, g3x3, rkw_1) */
-	vpxord %zmm9, %zmm15, %zmm15 /* g3t_1 = xor(g3t_acc_3, g3x0) */
+	vpternlogd $0x96, %zmm20, %zmm21, %zmm15 /* g3k_1 = ternlog(g3x2, g3x3, rkw_1) */
+	vpxord %zmm9, %zmm15, %zmm15 /* g3t_1 = xor(g3k_1, g3x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_7_gfni_mat(%rip), %zmm15, %zmm15 /* g3a_1 = gf2p8affine(g3t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_7_gfni_mat_1(%rip), %zmm15, %zmm15 /* g3s_1 = gf2p8affineinv(g3a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_7_rotl24(%rip), %zmm15, %zmm16 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
@@ -3876,8 +3876,8 @@ sm4_wordslice_avx512_gfni_batch_ctr_asm:
 	vpternlogd $0x96, %zmm24, %zmm16, %zmm15 /* g3l_1 = ternlog(g3s_1, g3lr24_1, g3lr2_1) */
 	vpxord %zmm15, %zmm19, %zmm15 /* g3x_1 = xor(g3x1, g3l_1) */
 	vmovdqa64 %zmm26, %zmm16 /* g4x2.2 */
-	vpternlogd $0x96, %zmm20, %zmm25, %zmm16 /* g4t_acc_3 = ternlog(g4x2, g4x3, rkw_1) */
-	vpxord %zmm12, %zmm16, %zmm16 /* g4t_1 = xor(g4t_acc_3, g4x0) */
+	vpternlogd $0x96, %zmm20, %zmm25, %zmm16 /* g4k_1 = ternlog(g4x2, g4x3, rkw_1) */
+	vpxord %zmm12, %zmm16, %zmm16 /* g4t_1 = xor(g4k_1, g4x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_7_gfni_mat(%rip), %zmm16, %zmm16 /* g4a_1 = gf2p8affine(g4t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_7_gfni_mat_1(%rip), %zmm16, %zmm16 /* g4s_1 = gf2p8affineinv(g4a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_7_rotl24(%rip), %zmm16, %zmm19 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
@@ -3889,8 +3889,8 @@ sm4_wordslice_avx512_gfni_batch_ctr_asm:
 	vpternlogd $0x96, %zmm24, %zmm19, %zmm16 /* g4l_1 = ternlog(g4s_1, g4lr24_1, g4lr2_1) */
 	vpxord %zmm16, %zmm23, %zmm16 /* g4x_1 = xor(g4x1, g4l_1) */
 	vmovdqa64 %zmm28, %zmm19 /* g5x2.2 */
-	vpternlogd $0x96, %zmm20, %zmm29, %zmm19 /* g5t_acc_3 = ternlog(g5x2, g5x3, rkw_1) */
-	vpxord %zmm6, %zmm19, %zmm19 /* g5t_1 = xor(g5t_acc_3, g5x0) */
+	vpternlogd $0x96, %zmm20, %zmm29, %zmm19 /* g5k_1 = ternlog(g5x2, g5x3, rkw_1) */
+	vpxord %zmm6, %zmm19, %zmm19 /* g5t_1 = xor(g5k_1, g5x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_7_gfni_mat(%rip), %zmm19, %zmm19 /* g5a_1 = gf2p8affine(g5t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_7_gfni_mat_1(%rip), %zmm19, %zmm19 /* g5s_1 = gf2p8affineinv(g5a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_7_rotl24(%rip), %zmm19, %zmm23 /* g5lr24_1 = lookup16(g5s_1, rotl24) */
@@ -3902,8 +3902,8 @@ sm4_wordslice_avx512_gfni_batch_ctr_asm:
 	vpternlogd $0x96, %zmm24, %zmm23, %zmm19 /* g5l_1 = ternlog(g5s_1, g5lr24_1, g5lr2_1) */
 	vpxord %zmm19, %zmm27, %zmm19 /* g5x_1 = xor(g5x1, g5l_1) */
 	vmovdqa64 %zmm8, %zmm23 /* g6x2.2 */
-	vpternlogd $0x96, %zmm20, %zmm7, %zmm23 /* g6t_acc_3 = ternlog(g6x2, g6x3, rkw_1) */
-	vpxord %zmm5, %zmm23, %zmm23 /* g6t_1 = xor(g6t_acc_3, g6x0) */
+	vpternlogd $0x96, %zmm20, %zmm7, %zmm23 /* g6k_1 = ternlog(g6x2, g6x3, rkw_1) */
+	vpxord %zmm5, %zmm23, %zmm23 /* g6t_1 = xor(g6k_1, g6x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_7_gfni_mat(%rip), %zmm23, %zmm23 /* g6a_1 = gf2p8affine(g6t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_7_gfni_mat_1(%rip), %zmm23, %zmm23 /* g6s_1 = gf2p8affineinv(g6a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_7_rotl24(%rip), %zmm23, %zmm24 /* g6lr24_1 = lookup16(g6s_1, rotl24) */
@@ -3916,8 +3916,8 @@ sm4_wordslice_avx512_gfni_batch_ctr_asm:
 	vpxord %zmm23, %zmm11, %zmm11 /* g6x_1 = xor(g6x1, g6l_1) */
 	vmovdqa64 320(%rsp), %zmm23 /* reload g7x3.2 */
 	vmovdqa64 %zmm2, %zmm24 /* g7x2.2 */
-	vpternlogd $0x96, %zmm20, %zmm23, %zmm24 /* g7t_acc_3 = ternlog(g7x2, g7x3, rkw_1) */
-	vpxord %zmm0, %zmm24, %zmm20 /* g7t_1 = xor(g7t_acc_3, g7x0) */
+	vpternlogd $0x96, %zmm20, %zmm23, %zmm24 /* g7k_1 = ternlog(g7x2, g7x3, rkw_1) */
+	vpxord %zmm0, %zmm24, %zmm20 /* g7t_1 = xor(g7k_1, g7x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_7_gfni_mat(%rip), %zmm20, %zmm20 /* g7a_1 = gf2p8affine(g7t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_7_gfni_mat_1(%rip), %zmm20, %zmm20 /* g7s_1 = gf2p8affineinv(g7a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_7_rotl24(%rip), %zmm20, %zmm24 /* g7lr24_1 = lookup16(g7s_1, rotl24) */
@@ -3934,8 +3934,8 @@ sm4_wordslice_avx512_gfni_batch_ctr_asm:
 	vmovdqa64 128(%rsp), %zmm27 /* reload g0x3.2 */
 	vmovdqa64 384(%rsp), %zmm30 /* reload g0x0.3 */
 	vmovdqa64 %zmm27, %zmm31 /* g0x3.2 */
-	vpternlogd $0x96, %zmm24, %zmm30, %zmm31 /* g0t_acc_5 = ternlog(g0x3, g0x0, rkw_2) */
-	vpxord %zmm1, %zmm31, %zmm31 /* g0t_2 = xor(g0t_acc_5, g0x1) */
+	vpternlogd $0x96, %zmm24, %zmm30, %zmm31 /* g0k_2 = ternlog(g0x3, g0x0, rkw_2) */
+	vpxord %zmm1, %zmm31, %zmm31 /* g0t_2 = xor(g0k_2, g0x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_7_gfni_mat(%rip), %zmm31, %zmm31 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_7_gfni_mat_1(%rip), %zmm31, %zmm31 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_7_rotl24(%rip), %zmm31, %zmm27 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
@@ -3948,8 +3948,8 @@ sm4_wordslice_avx512_gfni_batch_ctr_asm:
 	vpternlogd $0x96, %zmm1, %zmm27, %zmm31 /* g0l_2 = ternlog(g0s_2, g0lr24_2, g0lr2_2) */
 	vpxord 64(%rsp), %zmm31, %zmm1 /* g0x_2 = xor(g0l_2, g0x2.2) */
 	vmovdqa64 %zmm13, %zmm23 /* g1x3.2 */
-	vpternlogd $0x96, %zmm24, %zmm3, %zmm23 /* g1t_acc_5 = ternlog(g1x3, g1x0, rkw_2) */
-	vpxord %zmm10, %zmm23, %zmm23 /* g1t_2 = xor(g1t_acc_5, g1x1) */
+	vpternlogd $0x96, %zmm24, %zmm3, %zmm23 /* g1k_2 = ternlog(g1x3, g1x0, rkw_2) */
+	vpxord %zmm10, %zmm23, %zmm23 /* g1t_2 = xor(g1k_2, g1x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_7_gfni_mat(%rip), %zmm23, %zmm23 /* g1a_2 = gf2p8affine(g1t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_7_gfni_mat_1(%rip), %zmm23, %zmm23 /* g1s_2 = gf2p8affineinv(g1a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_7_rotl24(%rip), %zmm23, %zmm27 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
@@ -3962,8 +3962,8 @@ sm4_wordslice_avx512_gfni_batch_ctr_asm:
 	vpternlogd $0x96, %zmm13, %zmm27, %zmm23 /* g1l_2 = ternlog(g1s_2, g1lr24_2, g1lr2_2) */
 	vpxord 0(%rsp), %zmm23, %zmm13 /* g1x_2 = xor(g1l_2, g1x2.2) */
 	vmovdqa64 %zmm17, %zmm23 /* g2x3.2 */
-	vpternlogd $0x96, %zmm24, %zmm4, %zmm23 /* g2t_acc_5 = ternlog(g2x3, g2x0, rkw_2) */
-	vpxord %zmm14, %zmm23, %zmm23 /* g2t_2 = xor(g2t_acc_5, g2x1) */
+	vpternlogd $0x96, %zmm24, %zmm4, %zmm23 /* g2k_2 = ternlog(g2x3, g2x0, rkw_2) */
+	vpxord %zmm14, %zmm23, %zmm23 /* g2t_2 = xor(g2k_2, g2x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_7_gfni_mat(%rip), %zmm23, %zmm23 /* g2a_2 = gf2p8affine(g2t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_7_gfni_mat_1(%rip), %zmm23, %zmm23 /* g2s_2 = gf2p8affineinv(g2a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_7_rotl24(%rip), %zmm23, %zmm27 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
@@ -3976,8 +3976,8 @@ sm4_wordslice_avx512_gfni_batch_ctr_asm:
 	vpternlogd $0x96, %zmm17, %zmm27, %zmm23 /* g2l_2 = ternlog(g2s_2, g2lr24_2, g2lr2_2) */
 	vpxord %zmm23, %zmm18, %zmm17 /* g2x_2 = xor(g2x2, g2l_2) */
 	vmovdqa64 %zmm21, %zmm18 /* g3x3.2 */
-	vpternlogd $0x96, %zmm24, %zmm9, %zmm18 /* g3t_acc_5 = ternlog(g3x3, g3x0, rkw_2) */
-	vpxord %zmm15, %zmm18, %zmm18 /* g3t_2 = xor(g3t_acc_5, g3x1) */
+	vpternlogd $0x96, %zmm24, %zmm9, %zmm18 /* g3k_2 = ternlog(g3x3, g3x0, rkw_2) */
+	vpxord %zmm15, %zmm18, %zmm18 /* g3t_2 = xor(g3k_2, g3x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_7_gfni_mat(%rip), %zmm18, %zmm18 /* g3a_2 = gf2p8affine(g3t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_7_gfni_mat_1(%rip), %zmm18, %zmm18 /* g3s_2 = gf2p8affineinv(g3a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_7_rotl24(%rip), %zmm18, %zmm23 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
@@ -3989,8 +3989,8 @@ sm4_wordslice_avx512_gfni_batch_ctr_asm:
 	vpternlogd $0x96, %zmm27, %zmm23, %zmm18 /* g3l_2 = ternlog(g3s_2, g3lr24_2, g3lr2_2) */
 	vpxord %zmm18, %zmm22, %zmm18 /* g3x_2 = xor(g3x2, g3l_2) */
 	vmovdqa64 %zmm25, %zmm22 /* g4x3.2 */
-	vpternlogd $0x96, %zmm24, %zmm12, %zmm22 /* g4t_acc_5 = ternlog(g4x3, g4x0, rkw_2) */
-	vpxord %zmm16, %zmm22, %zmm22 /* g4t_2 = xor(g4t_acc_5, g4x1) */
+	vpternlogd $0x96, %zmm24, %zmm12, %zmm22 /* g4k_2 = ternlog(g4x3, g4x0, rkw_2) */
+	vpxord %zmm16, %zmm22, %zmm22 /* g4t_2 = xor(g4k_2, g4x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_7_gfni_mat(%rip), %zmm22, %zmm22 /* g4a_2 = gf2p8affine(g4t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_7_gfni_mat_1(%rip), %zmm22, %zmm22 /* g4s_2 = gf2p8affineinv(g4a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_7_rotl24(%rip), %zmm22, %zmm23 /* g4lr24_2 = lookup16(g4s_2, rotl24) */
@@ -4002,8 +4002,8 @@ sm4_wordslice_avx512_gfni_batch_ctr_asm:
 	vpternlogd $0x96, %zmm27, %zmm23, %zmm22 /* g4l_2 = ternlog(g4s_2, g4lr24_2, g4lr2_2) */
 	vpxord %zmm22, %zmm26, %zmm22 /* g4x_2 = xor(g4x2, g4l_2) */
 	vmovdqa64 %zmm29, %zmm23 /* g5x3.2 */
-	vpternlogd $0x96, %zmm24, %zmm6, %zmm23 /* g5t_acc_5 = ternlog(g5x3, g5x0, rkw_2) */
-	vpxord %zmm19, %zmm23, %zmm23 /* g5t_2 = xor(g5t_acc_5, g5x1) */
+	vpternlogd $0x96, %zmm24, %zmm6, %zmm23 /* g5k_2 = ternlog(g5x3, g5x0, rkw_2) */
+	vpxord %zmm19, %zmm23, %zmm23 /* g5t_2 = xor(g5k_2, g5x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_7_gfni_mat(%rip), %zmm23, %zmm23 /* g5a_2 = gf2p8affine(g5t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_7_gfni_mat_1(%rip), %zmm23, %zmm23 /* g5s_2 = gf2p8affineinv(g5a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_7_rotl24(%rip), %zmm23, %zmm26 /* g5lr24_2 = lookup16(g5s_2, rotl24) */
@@ -4015,8 +4015,8 @@ sm4_wordslice_avx512_gfni_batch_ctr_asm:
 	vpternlogd $0x96, %zmm27, %zmm26, %zmm23 /* g5l_2 = ternlog(g5s_2, g5lr24_2, g5lr2_2) */
 	vpxord %zmm23, %zmm28, %zmm23 /* g5x_2 = xor(g5x2, g5l_2) */
 	vmovdqa64 %zmm7, %zmm26 /* g6x3.2 */
-	vpternlogd $0x96, %zmm24, %zmm5, %zmm26 /* g6t_acc_5 = ternlog(g6x3, g6x0, rkw_2) */
-	vpxord %zmm11, %zmm26, %zmm26 /* g6t_2 = xor(g6t_acc_5, g6x1) */
+	vpternlogd $0x96, %zmm24, %zmm5, %zmm26 /* g6k_2 = ternlog(g6x3, g6x0, rkw_2) */
+	vpxord %zmm11, %zmm26, %zmm26 /* g6t_2 = xor(g6k_2, g6x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_7_gfni_mat(%rip), %zmm26, %zmm26 /* g6a_2 = gf2p8affine(g6t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_7_gfni_mat_1(%rip), %zmm26, %zmm26 /* g6s_2 = gf2p8affineinv(g6a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_7_rotl24(%rip), %zmm26, %zmm27 /* g6lr24_2 = lookup16(g6s_2, rotl24) */
@@ -4029,8 +4029,8 @@ sm4_wordslice_avx512_gfni_batch_ctr_asm:
 	vpxord %zmm26, %zmm8, %zmm8 /* g6x_2 = xor(g6x2, g6l_2) */
 	vmovdqa64 320(%rsp), %zmm26 /* reload g7x3.2 */
 	vmovdqa64 %zmm26, %zmm27 /* g7x3.2 */
-	vpternlogd $0x96, %zmm24, %zmm0, %zmm27 /* g7t_acc_5 = ternlog(g7x3, g7x0, rkw_2) */
-	vpxord %zmm20, %zmm27, %zmm24 /* g7t_2 = xor(g7t_acc_5, g7x1) */
+	vpternlogd $0x96, %zmm24, %zmm0, %zmm27 /* g7k_2 = ternlog(g7x3, g7x0, rkw_2) */
+	vpxord %zmm20, %zmm27, %zmm24 /* g7t_2 = xor(g7k_2, g7x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_7_gfni_mat(%rip), %zmm24, %zmm24 /* g7a_2 = gf2p8affine(g7t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_7_gfni_mat_1(%rip), %zmm24, %zmm24 /* g7s_2 = gf2p8affineinv(g7a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_7_rotl24(%rip), %zmm24, %zmm27 /* g7lr24_2 = lookup16(g7s_2, rotl24) */
@@ -4047,8 +4047,8 @@ sm4_wordslice_avx512_gfni_batch_ctr_asm:
 	vmovdqa64 384(%rsp), %zmm27 /* reload g0x0.3 */
 	vmovdqa64 448(%rsp), %zmm28 /* reload g0x1.3 */
 	vmovdqa64 %zmm27, %zmm30 /* g0x0.3 */
-	vpternlogd $0x96, %zmm24, %zmm28, %zmm30 /* g0t_acc_7 = ternlog(g0x0, g0x1, rkw_3) */
-	vpxord %zmm1, %zmm30, %zmm30 /* g0t_3 = xor(g0t_acc_7, g0x2) */
+	vpternlogd $0x96, %zmm24, %zmm28, %zmm30 /* g0k_3 = ternlog(g0x0, g0x1, rkw_3) */
+	vpxord %zmm1, %zmm30, %zmm30 /* g0t_3 = xor(g0k_3, g0x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_7_gfni_mat(%rip), %zmm30, %zmm30 /* g0a_3 = gf2p8affine(g0t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_7_gfni_mat_1(%rip), %zmm30, %zmm30 /* g0s_3 = gf2p8affineinv(g0a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_7_rotl24(%rip), %zmm30, %zmm31 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
@@ -4060,8 +4060,8 @@ sm4_wordslice_avx512_gfni_batch_ctr_asm:
 	vpternlogd $0x96, %zmm26, %zmm31, %zmm30 /* g0l_3 = ternlog(g0s_3, g0lr24_3, g0lr2_3) */
 	vpxord 128(%rsp), %zmm30, %zmm26 /* g0x_3 = xor(g0l_3, g0x3.2) */
 	vmovdqa64 %zmm3, %zmm27 /* g1x0.3 */
-	vpternlogd $0x96, %zmm24, %zmm10, %zmm27 /* g1t_acc_7 = ternlog(g1x0, g1x1, rkw_3) */
-	vpxord %zmm13, %zmm27, %zmm27 /* g1t_3 = xor(g1t_acc_7, g1x2) */
+	vpternlogd $0x96, %zmm24, %zmm10, %zmm27 /* g1k_3 = ternlog(g1x0, g1x1, rkw_3) */
+	vpxord %zmm13, %zmm27, %zmm27 /* g1t_3 = xor(g1k_3, g1x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_7_gfni_mat(%rip), %zmm27, %zmm27 /* g1a_3 = gf2p8affine(g1t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_7_gfni_mat_1(%rip), %zmm27, %zmm27 /* g1s_3 = gf2p8affineinv(g1a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_7_rotl24(%rip), %zmm27, %zmm28 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
@@ -4074,8 +4074,8 @@ sm4_wordslice_avx512_gfni_batch_ctr_asm:
 	vpternlogd $0x96, %zmm3, %zmm28, %zmm27 /* g1l_3 = ternlog(g1s_3, g1lr24_3, g1lr2_3) */
 	vpxord 64(%rsp), %zmm27, %zmm3 /* g1x_3 = xor(g1l_3, g1x3.2) */
 	vmovdqa64 %zmm4, %zmm27 /* g2x0.3 */
-	vpternlogd $0x96, %zmm24, %zmm14, %zmm27 /* g2t_acc_7 = ternlog(g2x0, g2x1, rkw_3) */
-	vpxord %zmm17, %zmm27, %zmm27 /* g2t_3 = xor(g2t_acc_7, g2x2) */
+	vpternlogd $0x96, %zmm24, %zmm14, %zmm27 /* g2k_3 = ternlog(g2x0, g2x1, rkw_3) */
+	vpxord %zmm17, %zmm27, %zmm27 /* g2t_3 = xor(g2k_3, g2x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_7_gfni_mat(%rip), %zmm27, %zmm27 /* g2a_3 = gf2p8affine(g2t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_7_gfni_mat_1(%rip), %zmm27, %zmm27 /* g2s_3 = gf2p8affineinv(g2a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_7_rotl24(%rip), %zmm27, %zmm28 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
@@ -4088,8 +4088,8 @@ sm4_wordslice_avx512_gfni_batch_ctr_asm:
 	vpternlogd $0x96, %zmm4, %zmm28, %zmm27 /* g2l_3 = ternlog(g2s_3, g2lr24_3, g2lr2_3) */
 	vpxord 0(%rsp), %zmm27, %zmm4 /* g2x_3 = xor(g2l_3, g2x3.2) */
 	vmovdqa64 %zmm9, %zmm27 /* g3x0.3 */
-	vpternlogd $0x96, %zmm24, %zmm15, %zmm27 /* g3t_acc_7 = ternlog(g3x0, g3x1, rkw_3) */
-	vpxord %zmm18, %zmm27, %zmm27 /* g3t_3 = xor(g3t_acc_7, g3x2) */
+	vpternlogd $0x96, %zmm24, %zmm15, %zmm27 /* g3k_3 = ternlog(g3x0, g3x1, rkw_3) */
+	vpxord %zmm18, %zmm27, %zmm27 /* g3t_3 = xor(g3k_3, g3x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_7_gfni_mat(%rip), %zmm27, %zmm27 /* g3a_3 = gf2p8affine(g3t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_7_gfni_mat_1(%rip), %zmm27, %zmm27 /* g3s_3 = gf2p8affineinv(g3a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_7_rotl24(%rip), %zmm27, %zmm28 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
@@ -4102,8 +4102,8 @@ sm4_wordslice_avx512_gfni_batch_ctr_asm:
 	vpternlogd $0x96, %zmm9, %zmm28, %zmm27 /* g3l_3 = ternlog(g3s_3, g3lr24_3, g3lr2_3) */
 	vpxord %zmm27, %zmm21, %zmm9 /* g3x_3 = xor(g3x3, g3l_3) */
 	vmovdqa64 %zmm12, %zmm21 /* g4x0.3 */
-	vpternlogd $0x96, %zmm24, %zmm16, %zmm21 /* g4t_acc_7 = ternlog(g4x0, g4x1, rkw_3) */
-	vpxord %zmm22, %zmm21, %zmm21 /* g4t_3 = xor(g4t_acc_7, g4x2) */
+	vpternlogd $0x96, %zmm24, %zmm16, %zmm21 /* g4k_3 = ternlog(g4x0, g4x1, rkw_3) */
+	vpxord %zmm22, %zmm21, %zmm21 /* g4t_3 = xor(g4k_3, g4x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_7_gfni_mat(%rip), %zmm21, %zmm21 /* g4a_3 = gf2p8affine(g4t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_7_gfni_mat_1(%rip), %zmm21, %zmm21 /* g4s_3 = gf2p8affineinv(g4a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_7_rotl24(%rip), %zmm21, %zmm27 /* g4lr24_3 = lookup16(g4s_3, rotl24) */
@@ -4115,8 +4115,8 @@ sm4_wordslice_avx512_gfni_batch_ctr_asm:
 	vpternlogd $0x96, %zmm28, %zmm27, %zmm21 /* g4l_3 = ternlog(g4s_3, g4lr24_3, g4lr2_3) */
 	vpxord %zmm21, %zmm25, %zmm21 /* g4x_3 = xor(g4x3, g4l_3) */
 	vmovdqa64 %zmm6, %zmm25 /* g5x0.3 */
-	vpternlogd $0x96, %zmm24, %zmm19, %zmm25 /* g5t_acc_7 = ternlog(g5x0, g5x1, rkw_3) */
-	vpxord %zmm23, %zmm25, %zmm25 /* g5t_3 = xor(g5t_acc_7, g5x2) */
+	vpternlogd $0x96, %zmm24, %zmm19, %zmm25 /* g5k_3 = ternlog(g5x0, g5x1, rkw_3) */
+	vpxord %zmm23, %zmm25, %zmm25 /* g5t_3 = xor(g5k_3, g5x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_7_gfni_mat(%rip), %zmm25, %zmm25 /* g5a_3 = gf2p8affine(g5t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_7_gfni_mat_1(%rip), %zmm25, %zmm25 /* g5s_3 = gf2p8affineinv(g5a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_7_rotl24(%rip), %zmm25, %zmm27 /* g5lr24_3 = lookup16(g5s_3, rotl24) */
@@ -4128,8 +4128,8 @@ sm4_wordslice_avx512_gfni_batch_ctr_asm:
 	vpternlogd $0x96, %zmm28, %zmm27, %zmm25 /* g5l_3 = ternlog(g5s_3, g5lr24_3, g5lr2_3) */
 	vpxord %zmm25, %zmm29, %zmm25 /* g5x_3 = xor(g5x3, g5l_3) */
 	vmovdqa64 %zmm5, %zmm27 /* g6x0.3 */
-	vpternlogd $0x96, %zmm24, %zmm11, %zmm27 /* g6t_acc_7 = ternlog(g6x0, g6x1, rkw_3) */
-	vpxord %zmm8, %zmm27, %zmm27 /* g6t_3 = xor(g6t_acc_7, g6x2) */
+	vpternlogd $0x96, %zmm24, %zmm11, %zmm27 /* g6k_3 = ternlog(g6x0, g6x1, rkw_3) */
+	vpxord %zmm8, %zmm27, %zmm27 /* g6t_3 = xor(g6k_3, g6x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_7_gfni_mat(%rip), %zmm27, %zmm27 /* g6a_3 = gf2p8affine(g6t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_7_gfni_mat_1(%rip), %zmm27, %zmm27 /* g6s_3 = gf2p8affineinv(g6a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_7_rotl24(%rip), %zmm27, %zmm28 /* g6lr24_3 = lookup16(g6s_3, rotl24) */
@@ -4141,8 +4141,8 @@ sm4_wordslice_avx512_gfni_batch_ctr_asm:
 	vpternlogd $0x96, %zmm29, %zmm28, %zmm27 /* g6l_3 = ternlog(g6s_3, g6lr24_3, g6lr2_3) */
 	vpxord %zmm27, %zmm7, %zmm7 /* g6x_3 = xor(g6x3, g6l_3) */
 	vmovdqa64 %zmm0, %zmm27 /* g7x0.3 */
-	vpternlogd $0x96, %zmm24, %zmm20, %zmm27 /* g7t_acc_7 = ternlog(g7x0, g7x1, rkw_3) */
-	vpxord %zmm2, %zmm27, %zmm24 /* g7t_3 = xor(g7t_acc_7, g7x2) */
+	vpternlogd $0x96, %zmm24, %zmm20, %zmm27 /* g7k_3 = ternlog(g7x0, g7x1, rkw_3) */
+	vpxord %zmm2, %zmm27, %zmm24 /* g7t_3 = xor(g7k_3, g7x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_7_gfni_mat(%rip), %zmm24, %zmm24 /* g7a_3 = gf2p8affine(g7t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_7_gfni_mat_1(%rip), %zmm24, %zmm24 /* g7s_3 = gf2p8affineinv(g7a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_7_rotl24(%rip), %zmm24, %zmm27 /* g7lr24_3 = lookup16(g7s_3, rotl24) */
@@ -4612,8 +4612,8 @@ sm4_wordslice_avx512_gfni_batch_xts_asm:
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	vpbroadcastd (%rdi,%r8), %zmm0 /* rkw = bcast32() */
 	vmovdqa64 %zmm6, %zmm1 /* g0x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm30, %zmm1 /* g0t_acc_1 = ternlog(g0x1, g0x2, rkw) */
-	vpxord %zmm31, %zmm1, %zmm1 /* g0t = xor(g0t_acc_1, g0x3) */
+	vpternlogd $0x96, %zmm0, %zmm30, %zmm1 /* g0k = ternlog(g0x1, g0x2, rkw) */
+	vpxord %zmm31, %zmm1, %zmm1 /* g0t = xor(g0k, g0x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_8_gfni_mat(%rip), %zmm1, %zmm1 /* g0a = gf2p8affine(g0t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_8_gfni_mat_1(%rip), %zmm1, %zmm1 /* g0s = gf2p8affineinv(g0a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_8_rotl24(%rip), %zmm1, %zmm3 /* g0lr24 = lookup16(g0s, rotl24) */
@@ -4628,8 +4628,8 @@ sm4_wordslice_avx512_gfni_batch_xts_asm:
 	vpternlogd $0x96, %zmm6, %zmm3, %zmm1 /* g0l = ternlog(g0s, g0lr24, g0lr2) */
 	vpxord %zmm1, %zmm4, %zmm1 /* g0x = xor(g0x0, g0l) */
 	vmovdqa64 %zmm5, %zmm3 /* g1x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm9, %zmm3 /* g1t_acc_1 = ternlog(g1x1, g1x2, rkw) */
-	vpxord %zmm8, %zmm3, %zmm3 /* g1t = xor(g1t_acc_1, g1x3) */
+	vpternlogd $0x96, %zmm0, %zmm9, %zmm3 /* g1k = ternlog(g1x1, g1x2, rkw) */
+	vpxord %zmm8, %zmm3, %zmm3 /* g1t = xor(g1k, g1x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_8_gfni_mat(%rip), %zmm3, %zmm3 /* g1a = gf2p8affine(g1t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_8_gfni_mat_1(%rip), %zmm3, %zmm3 /* g1s = gf2p8affineinv(g1a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_8_rotl24(%rip), %zmm3, %zmm4 /* g1lr24 = lookup16(g1s, rotl24) */
@@ -4641,8 +4641,8 @@ sm4_wordslice_avx512_gfni_batch_xts_asm:
 	vpternlogd $0x96, %zmm6, %zmm4, %zmm3 /* g1l = ternlog(g1s, g1lr24, g1lr2) */
 	vpxord %zmm3, %zmm7, %zmm3 /* g1x = xor(g1x0, g1l) */
 	vmovdqa64 %zmm10, %zmm4 /* g2x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm13, %zmm4 /* g2t_acc_1 = ternlog(g2x1, g2x2, rkw) */
-	vpxord %zmm12, %zmm4, %zmm4 /* g2t = xor(g2t_acc_1, g2x3) */
+	vpternlogd $0x96, %zmm0, %zmm13, %zmm4 /* g2k = ternlog(g2x1, g2x2, rkw) */
+	vpxord %zmm12, %zmm4, %zmm4 /* g2t = xor(g2k, g2x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_8_gfni_mat(%rip), %zmm4, %zmm4 /* g2a = gf2p8affine(g2t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_8_gfni_mat_1(%rip), %zmm4, %zmm4 /* g2s = gf2p8affineinv(g2a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_8_rotl24(%rip), %zmm4, %zmm6 /* g2lr24 = lookup16(g2s, rotl24) */
@@ -4654,8 +4654,8 @@ sm4_wordslice_avx512_gfni_batch_xts_asm:
 	vpternlogd $0x96, %zmm7, %zmm6, %zmm4 /* g2l = ternlog(g2s, g2lr24, g2lr2) */
 	vpxord %zmm4, %zmm11, %zmm4 /* g2x = xor(g2x0, g2l) */
 	vmovdqa64 %zmm14, %zmm6 /* g3x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm17, %zmm6 /* g3t_acc_1 = ternlog(g3x1, g3x2, rkw) */
-	vpxord %zmm16, %zmm6, %zmm6 /* g3t = xor(g3t_acc_1, g3x3) */
+	vpternlogd $0x96, %zmm0, %zmm17, %zmm6 /* g3k = ternlog(g3x1, g3x2, rkw) */
+	vpxord %zmm16, %zmm6, %zmm6 /* g3t = xor(g3k, g3x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_8_gfni_mat(%rip), %zmm6, %zmm6 /* g3a = gf2p8affine(g3t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_8_gfni_mat_1(%rip), %zmm6, %zmm6 /* g3s = gf2p8affineinv(g3a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_8_rotl24(%rip), %zmm6, %zmm7 /* g3lr24 = lookup16(g3s, rotl24) */
@@ -4667,8 +4667,8 @@ sm4_wordslice_avx512_gfni_batch_xts_asm:
 	vpternlogd $0x96, %zmm11, %zmm7, %zmm6 /* g3l = ternlog(g3s, g3lr24, g3lr2) */
 	vpxord %zmm6, %zmm15, %zmm6 /* g3x = xor(g3x0, g3l) */
 	vmovdqa64 %zmm18, %zmm7 /* g4x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm21, %zmm7 /* g4t_acc_1 = ternlog(g4x1, g4x2, rkw) */
-	vpxord %zmm20, %zmm7, %zmm7 /* g4t = xor(g4t_acc_1, g4x3) */
+	vpternlogd $0x96, %zmm0, %zmm21, %zmm7 /* g4k = ternlog(g4x1, g4x2, rkw) */
+	vpxord %zmm20, %zmm7, %zmm7 /* g4t = xor(g4k, g4x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_8_gfni_mat(%rip), %zmm7, %zmm7 /* g4a = gf2p8affine(g4t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_8_gfni_mat_1(%rip), %zmm7, %zmm7 /* g4s = gf2p8affineinv(g4a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_8_rotl24(%rip), %zmm7, %zmm11 /* g4lr24 = lookup16(g4s, rotl24) */
@@ -4680,8 +4680,8 @@ sm4_wordslice_avx512_gfni_batch_xts_asm:
 	vpternlogd $0x96, %zmm15, %zmm11, %zmm7 /* g4l = ternlog(g4s, g4lr24, g4lr2) */
 	vpxord %zmm7, %zmm19, %zmm7 /* g4x = xor(g4x0, g4l) */
 	vmovdqa64 %zmm22, %zmm11 /* g5x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm25, %zmm11 /* g5t_acc_1 = ternlog(g5x1, g5x2, rkw) */
-	vpxord %zmm24, %zmm11, %zmm11 /* g5t = xor(g5t_acc_1, g5x3) */
+	vpternlogd $0x96, %zmm0, %zmm25, %zmm11 /* g5k = ternlog(g5x1, g5x2, rkw) */
+	vpxord %zmm24, %zmm11, %zmm11 /* g5t = xor(g5k, g5x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_8_gfni_mat(%rip), %zmm11, %zmm11 /* g5a = gf2p8affine(g5t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_8_gfni_mat_1(%rip), %zmm11, %zmm11 /* g5s = gf2p8affineinv(g5a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_8_rotl24(%rip), %zmm11, %zmm15 /* g5lr24 = lookup16(g5s, rotl24) */
@@ -4693,8 +4693,8 @@ sm4_wordslice_avx512_gfni_batch_xts_asm:
 	vpternlogd $0x96, %zmm19, %zmm15, %zmm11 /* g5l = ternlog(g5s, g5lr24, g5lr2) */
 	vpxord %zmm11, %zmm23, %zmm11 /* g5x = xor(g5x0, g5l) */
 	vmovdqa64 %zmm26, %zmm15 /* g6x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm29, %zmm15 /* g6t_acc_1 = ternlog(g6x1, g6x2, rkw) */
-	vpxord %zmm28, %zmm15, %zmm15 /* g6t = xor(g6t_acc_1, g6x3) */
+	vpternlogd $0x96, %zmm0, %zmm29, %zmm15 /* g6k = ternlog(g6x1, g6x2, rkw) */
+	vpxord %zmm28, %zmm15, %zmm15 /* g6t = xor(g6k, g6x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_8_gfni_mat(%rip), %zmm15, %zmm15 /* g6a = gf2p8affine(g6t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_8_gfni_mat_1(%rip), %zmm15, %zmm15 /* g6s = gf2p8affineinv(g6a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_8_rotl24(%rip), %zmm15, %zmm19 /* g6lr24 = lookup16(g6s, rotl24) */
@@ -4707,8 +4707,8 @@ sm4_wordslice_avx512_gfni_batch_xts_asm:
 	vpxord %zmm15, %zmm27, %zmm15 /* g6x = xor(g6x0, g6l) */
 	vmovdqa64 192(%rsp), %zmm19 /* reload g7x1.2 */
 	vmovdqa64 %zmm19, %zmm23 /* g7x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm2, %zmm23 /* g7t_acc_1 = ternlog(g7x1, g7x2, rkw) */
-	vpxord 0(%rsp), %zmm23, %zmm0 /* g7t = xor(g7t_acc_1, g7x3) */
+	vpternlogd $0x96, %zmm0, %zmm2, %zmm23 /* g7k = ternlog(g7x1, g7x2, rkw) */
+	vpxord 0(%rsp), %zmm23, %zmm0 /* g7t = xor(g7k, g7x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_8_gfni_mat(%rip), %zmm0, %zmm0 /* g7a = gf2p8affine(g7t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_8_gfni_mat_1(%rip), %zmm0, %zmm0 /* g7s = gf2p8affineinv(g7a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_8_rotl24(%rip), %zmm0, %zmm23 /* g7lr24 = lookup16(g7s, rotl24) */
@@ -4725,8 +4725,8 @@ sm4_wordslice_avx512_gfni_batch_xts_asm:
 	vmovdqa64 256(%rsp), %zmm27 /* reload g0x2.2 */
 	vmovdqa64 320(%rsp), %zmm30 /* reload g0x3.2 */
 	vmovdqa64 %zmm27, %zmm31 /* g0x2.2 */
-	vpternlogd $0x96, %zmm23, %zmm30, %zmm31 /* g0t_acc_3 = ternlog(g0x2, g0x3, rkw_1) */
-	vpxord %zmm1, %zmm31, %zmm31 /* g0t_1 = xor(g0t_acc_3, g0x0) */
+	vpternlogd $0x96, %zmm23, %zmm30, %zmm31 /* g0k_1 = ternlog(g0x2, g0x3, rkw_1) */
+	vpxord %zmm1, %zmm31, %zmm31 /* g0t_1 = xor(g0k_1, g0x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_8_gfni_mat(%rip), %zmm31, %zmm31 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_8_gfni_mat_1(%rip), %zmm31, %zmm31 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_8_rotl24(%rip), %zmm31, %zmm27 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
@@ -4739,8 +4739,8 @@ sm4_wordslice_avx512_gfni_batch_xts_asm:
 	vpternlogd $0x96, %zmm1, %zmm27, %zmm31 /* g0l_1 = ternlog(g0s_1, g0lr24_1, g0lr2_1) */
 	vpxord 64(%rsp), %zmm31, %zmm1 /* g0x_1 = xor(g0l_1, g0x1.2) */
 	vmovdqa64 %zmm9, %zmm19 /* g1x2.2 */
-	vpternlogd $0x96, %zmm23, %zmm8, %zmm19 /* g1t_acc_3 = ternlog(g1x2, g1x3, rkw_1) */
-	vpxord %zmm3, %zmm19, %zmm19 /* g1t_1 = xor(g1t_acc_3, g1x0) */
+	vpternlogd $0x96, %zmm23, %zmm8, %zmm19 /* g1k_1 = ternlog(g1x2, g1x3, rkw_1) */
+	vpxord %zmm3, %zmm19, %zmm19 /* g1t_1 = xor(g1k_1, g1x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_8_gfni_mat(%rip), %zmm19, %zmm19 /* g1a_1 = gf2p8affine(g1t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_8_gfni_mat_1(%rip), %zmm19, %zmm19 /* g1s_1 = gf2p8affineinv(g1a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_8_rotl24(%rip), %zmm19, %zmm27 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
@@ -4753,8 +4753,8 @@ sm4_wordslice_avx512_gfni_batch_xts_asm:
 	vpternlogd $0x96, %zmm9, %zmm27, %zmm19 /* g1l_1 = ternlog(g1s_1, g1lr24_1, g1lr2_1) */
 	vpxord %zmm19, %zmm5, %zmm5 /* g1x_1 = xor(g1x1, g1l_1) */
 	vmovdqa64 %zmm13, %zmm9 /* g2x2.2 */
-	vpternlogd $0x96, %zmm23, %zmm12, %zmm9 /* g2t_acc_3 = ternlog(g2x2, g2x3, rkw_1) */
-	vpxord %zmm4, %zmm9, %zmm9 /* g2t_1 = xor(g2t_acc_3, g2x0) */
+	vpternlogd $0x96, %zmm23, %zmm12, %zmm9 /* g2k_1 = ternlog(g2x2, g2x3, rkw_1) */
+	vpxord %zmm4, %zmm9, %zmm9 /* g2t_1 = xor(g2k_1, g2x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_8_gfni_mat(%rip), %zmm9, %zmm9 /* g2a_1 = gf2p8affine(g2t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_8_gfni_mat_1(%rip), %zmm9, %zmm9 /* g2s_1 = gf2p8affineinv(g2a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_8_rotl24(%rip), %zmm9, %zmm19 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
@@ -4766,8 +4766,8 @@ sm4_wordslice_avx512_gfni_batch_xts_asm:
 	vpternlogd $0x96, %zmm27, %zmm19, %zmm9 /* g2l_1 = ternlog(g2s_1, g2lr24_1, g2lr2_1) */
 	vpxord %zmm9, %zmm10, %zmm9 /* g2x_1 = xor(g2x1, g2l_1) */
 	vmovdqa64 %zmm17, %zmm10 /* g3x2.2 */
-	vpternlogd $0x96, %zmm23, %zmm16, %zmm10 /* g3t_acc_3 = ternlog(g3x2, g3x3, rkw_1) */
-	vpxord %zmm6, %zmm10, %zmm10 /* g3t_1 = xor(g3t_acc_3, g3x0) */
+	vpternlogd $0x96, %zmm23, %zmm16, %zmm10 /* g3k_1 = ternlog(g3x2, g3x3, rkw_1) */
+	vpxord %zmm6, %zmm10, %zmm10 /* g3t_1 = xor(g3k_1, g3x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_8_gfni_mat(%rip), %zmm10, %zmm10 /* g3a_1 = gf2p8affine(g3t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_8_gfni_mat_1(%rip), %zmm10, %zmm10 /* g3s_1 = gf2p8affineinv(g3a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_8_rotl24(%rip), %zmm10, %zmm19 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
@@ -4779,8 +4779,8 @@ sm4_wordslice_avx512_gfni_batch_xts_asm:
 	vpternlogd $0x96, %zmm27, %zmm19, %zmm10 /* g3l_1 = ternlog(g3s_1, g3lr24_1, g3lr2_1) */
 	vpxord %zmm10, %zmm14, %zmm10 /* g3x_1 = xor(g3x1, g3l_1) */
 	vmovdqa64 %zmm21, %zmm14 /* g4x2.2 */
-	vpternlogd $0x96, %zmm23, %zmm20, %zmm14 /* g4t_acc_3 = ternlog(g4x2, g4x3, rkw_1) */
-	vpxord %zmm7, %zmm14, %zmm14 /* g4t_1 = xor(g4t_acc_3, g4x0) */
+	vpternlogd $0x96, %zmm23, %zmm20, %zmm14 /* g4k_1 = ternlog(g4x2, g4x3, rkw_1) */
+	vpxord %zmm7, %zmm14, %zmm14 /* g4t_1 = xor(g4k_1, g4x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_8_gfni_mat(%rip), %zmm14, %zmm14 /* g4a_1 = gf2p8affine(g4t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_8_gfni_mat_1(%rip), %zmm14, %zmm14 /* g4s_1 = gf2p8affineinv(g4a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_8_rotl24(%rip), %zmm14, %zmm19 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
@@ -4792,8 +4792,8 @@ sm4_wordslice_avx512_gfni_batch_xts_asm:
 	vpternlogd $0x96, %zmm27, %zmm19, %zmm14 /* g4l_1 = ternlog(g4s_1, g4lr24_1, g4lr2_1) */
 	vpxord %zmm14, %zmm18, %zmm14 /* g4x_1 = xor(g4x1, g4l_1) */
 	vmovdqa64 %zmm25, %zmm18 /* g5x2.2 */
-	vpternlogd $0x96, %zmm23, %zmm24, %zmm18 /* g5t_acc_3 = ternlog(g5x2, g5x3, rkw_1) */
-	vpxord %zmm11, %zmm18, %zmm18 /* g5t_1 = xor(g5t_acc_3, g5x0) */
+	vpternlogd $0x96, %zmm23, %zmm24, %zmm18 /* g5k_1 = ternlog(g5x2, g5x3, rkw_1) */
+	vpxord %zmm11, %zmm18, %zmm18 /* g5t_1 = xor(g5k_1, g5x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_8_gfni_mat(%rip), %zmm18, %zmm18 /* g5a_1 = gf2p8affine(g5t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_8_gfni_mat_1(%rip), %zmm18, %zmm18 /* g5s_1 = gf2p8affineinv(g5a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_8_rotl24(%rip), %zmm18, %zmm19 /* g5lr24_1 = lookup16(g5s_1, rotl24) */
@@ -4805,8 +4805,8 @@ sm4_wordslice_avx512_gfni_batch_xts_asm:
 	vpternlogd $0x96, %zmm27, %zmm19, %zmm18 /* g5l_1 = ternlog(g5s_1, g5lr24_1, g5lr2_1) */
 	vpxord %zmm18, %zmm22, %zmm18 /* g5x_1 = xor(g5x1, g5l_1) */
 	vmovdqa64 %zmm29, %zmm19 /* g6x2.2 */
-	vpternlogd $0x96, %zmm23, %zmm28, %zmm19 /* g6t_acc_3 = ternlog(g6x2, g6x3, rkw_1) */
-	vpxord %zmm15, %zmm19, %zmm19 /* g6t_1 = xor(g6t_acc_3, g6x0) */
+	vpternlogd $0x96, %zmm23, %zmm28, %zmm19 /* g6k_1 = ternlog(g6x2, g6x3, rkw_1) */
+	vpxord %zmm15, %zmm19, %zmm19 /* g6t_1 = xor(g6k_1, g6x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_8_gfni_mat(%rip), %zmm19, %zmm19 /* g6a_1 = gf2p8affine(g6t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_8_gfni_mat_1(%rip), %zmm19, %zmm19 /* g6s_1 = gf2p8affineinv(g6a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_8_rotl24(%rip), %zmm19, %zmm22 /* g6lr24_1 = lookup16(g6s_1, rotl24) */
@@ -4819,8 +4819,8 @@ sm4_wordslice_avx512_gfni_batch_xts_asm:
 	vpxord %zmm19, %zmm26, %zmm19 /* g6x_1 = xor(g6x1, g6l_1) */
 	vmovdqa64 0(%rsp), %zmm22 /* reload g7x3.2 */
 	vmovdqa64 %zmm2, %zmm26 /* g7x2.2 */
-	vpternlogd $0x96, %zmm23, %zmm22, %zmm26 /* g7t_acc_3 = ternlog(g7x2, g7x3, rkw_1) */
-	vpxord %zmm0, %zmm26, %zmm23 /* g7t_1 = xor(g7t_acc_3, g7x0) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm26 /* g7k_1 = ternlog(g7x2, g7x3, rkw_1) */
+	vpxord %zmm0, %zmm26, %zmm23 /* g7t_1 = xor(g7k_1, g7x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_8_gfni_mat(%rip), %zmm23, %zmm23 /* g7a_1 = gf2p8affine(g7t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_8_gfni_mat_1(%rip), %zmm23, %zmm23 /* g7s_1 = gf2p8affineinv(g7a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_8_rotl24(%rip), %zmm23, %zmm26 /* g7lr24_1 = lookup16(g7s_1, rotl24) */
@@ -4837,8 +4837,8 @@ sm4_wordslice_avx512_gfni_batch_xts_asm:
 	vmovdqa64 320(%rsp), %zmm27 /* reload g0x3.2 */
 	vmovdqa64 384(%rsp), %zmm30 /* reload g0x0.3 */
 	vmovdqa64 %zmm27, %zmm31 /* g0x3.2 */
-	vpternlogd $0x96, %zmm26, %zmm30, %zmm31 /* g0t_acc_5 = ternlog(g0x3, g0x0, rkw_2) */
-	vpxord %zmm1, %zmm31, %zmm31 /* g0t_2 = xor(g0t_acc_5, g0x1) */
+	vpternlogd $0x96, %zmm26, %zmm30, %zmm31 /* g0k_2 = ternlog(g0x3, g0x0, rkw_2) */
+	vpxord %zmm1, %zmm31, %zmm31 /* g0t_2 = xor(g0k_2, g0x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_8_gfni_mat(%rip), %zmm31, %zmm31 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_8_gfni_mat_1(%rip), %zmm31, %zmm31 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_8_rotl24(%rip), %zmm31, %zmm27 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
@@ -4851,8 +4851,8 @@ sm4_wordslice_avx512_gfni_batch_xts_asm:
 	vpternlogd $0x96, %zmm1, %zmm27, %zmm31 /* g0l_2 = ternlog(g0s_2, g0lr24_2, g0lr2_2) */
 	vpxord 256(%rsp), %zmm31, %zmm1 /* g0x_2 = xor(g0l_2, g0x2.2) */
 	vmovdqa64 %zmm8, %zmm22 /* g1x3.2 */
-	vpternlogd $0x96, %zmm26, %zmm3, %zmm22 /* g1t_acc_5 = ternlog(g1x3, g1x0, rkw_2) */
-	vpxord %zmm5, %zmm22, %zmm22 /* g1t_2 = xor(g1t_acc_5, g1x1) */
+	vpternlogd $0x96, %zmm26, %zmm3, %zmm22 /* g1k_2 = ternlog(g1x3, g1x0, rkw_2) */
+	vpxord %zmm5, %zmm22, %zmm22 /* g1t_2 = xor(g1k_2, g1x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_8_gfni_mat(%rip), %zmm22, %zmm22 /* g1a_2 = gf2p8affine(g1t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_8_gfni_mat_1(%rip), %zmm22, %zmm22 /* g1s_2 = gf2p8affineinv(g1a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_8_rotl24(%rip), %zmm22, %zmm27 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
@@ -4865,8 +4865,8 @@ sm4_wordslice_avx512_gfni_batch_xts_asm:
 	vpternlogd $0x96, %zmm8, %zmm27, %zmm22 /* g1l_2 = ternlog(g1s_2, g1lr24_2, g1lr2_2) */
 	vpxord 64(%rsp), %zmm22, %zmm8 /* g1x_2 = xor(g1l_2, g1x2.2) */
 	vmovdqa64 %zmm12, %zmm22 /* g2x3.2 */
-	vpternlogd $0x96, %zmm26, %zmm4, %zmm22 /* g2t_acc_5 = ternlog(g2x3, g2x0, rkw_2) */
-	vpxord %zmm9, %zmm22, %zmm22 /* g2t_2 = xor(g2t_acc_5, g2x1) */
+	vpternlogd $0x96, %zmm26, %zmm4, %zmm22 /* g2k_2 = ternlog(g2x3, g2x0, rkw_2) */
+	vpxord %zmm9, %zmm22, %zmm22 /* g2t_2 = xor(g2k_2, g2x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_8_gfni_mat(%rip), %zmm22, %zmm22 /* g2a_2 = gf2p8affine(g2t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_8_gfni_mat_1(%rip), %zmm22, %zmm22 /* g2s_2 = gf2p8affineinv(g2a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_8_rotl24(%rip), %zmm22, %zmm27 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
@@ -4879,8 +4879,8 @@ sm4_wordslice_avx512_gfni_batch_xts_asm:
 	vpternlogd $0x96, %zmm12, %zmm27, %zmm22 /* g2l_2 = ternlog(g2s_2, g2lr24_2, g2lr2_2) */
 	vpxord %zmm22, %zmm13, %zmm12 /* g2x_2 = xor(g2x2, g2l_2) */
 	vmovdqa64 %zmm16, %zmm13 /* g3x3.2 */
-	vpternlogd $0x96, %zmm26, %zmm6, %zmm13 /* g3t_acc_5 = ternlog(g3x3, g3x0, rkw_2) */
-	vpxord %zmm10, %zmm13, %zmm13 /* g3t_2 = xor(g3t_acc_5, g3x1) */
+	vpternlogd $0x96, %zmm26, %zmm6, %zmm13 /* g3k_2 = ternlog(g3x3, g3x0, rkw_2) */
+	vpxord %zmm10, %zmm13, %zmm13 /* g3t_2 = xor(g3k_2, g3x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_8_gfni_mat(%rip), %zmm13, %zmm13 /* g3a_2 = gf2p8affine(g3t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_8_gfni_mat_1(%rip), %zmm13, %zmm13 /* g3s_2 = gf2p8affineinv(g3a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_8_rotl24(%rip), %zmm13, %zmm22 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
@@ -4892,8 +4892,8 @@ sm4_wordslice_avx512_gfni_batch_xts_asm:
 	vpternlogd $0x96, %zmm27, %zmm22, %zmm13 /* g3l_2 = ternlog(g3s_2, g3lr24_2, g3lr2_2) */
 	vpxord %zmm13, %zmm17, %zmm13 /* g3x_2 = xor(g3x2, g3l_2) */
 	vmovdqa64 %zmm20, %zmm17 /* g4x3.2 */
-	vpternlogd $0x96, %zmm26, %zmm7, %zmm17 /* g4t_acc_5 = ternlog(g4x3, g4x0, rkw_2) */
-	vpxord %zmm14, %zmm17, %zmm17 /* g4t_2 = xor(g4t_acc_5, g4x1) */
+	vpternlogd $0x96, %zmm26, %zmm7, %zmm17 /* g4k_2 = ternlog(g4x3, g4x0, rkw_2) */
+	vpxord %zmm14, %zmm17, %zmm17 /* g4t_2 = xor(g4k_2, g4x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_8_gfni_mat(%rip), %zmm17, %zmm17 /* g4a_2 = gf2p8affine(g4t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_8_gfni_mat_1(%rip), %zmm17, %zmm17 /* g4s_2 = gf2p8affineinv(g4a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_8_rotl24(%rip), %zmm17, %zmm22 /* g4lr24_2 = lookup16(g4s_2, rotl24) */
@@ -4905,8 +4905,8 @@ sm4_wordslice_avx512_gfni_batch_xts_asm:
 	vpternlogd $0x96, %zmm27, %zmm22, %zmm17 /* g4l_2 = ternlog(g4s_2, g4lr24_2, g4lr2_2) */
 	vpxord %zmm17, %zmm21, %zmm17 /* g4x_2 = xor(g4x2, g4l_2) */
 	vmovdqa64 %zmm24, %zmm21 /* g5x3.2 */
-	vpternlogd $0x96, %zmm26, %zmm11, %zmm21 /* g5t_acc_5 = ternlog(g5x3, g5x0, rkw_2) */
-	vpxord %zmm18, %zmm21, %zmm21 /* g5t_2 = xor(g5t_acc_5, g5x1) */
+	vpternlogd $0x96, %zmm26, %zmm11, %zmm21 /* g5k_2 = ternlog(g5x3, g5x0, rkw_2) */
+	vpxord %zmm18, %zmm21, %zmm21 /* g5t_2 = xor(g5k_2, g5x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_8_gfni_mat(%rip), %zmm21, %zmm21 /* g5a_2 = gf2p8affine(g5t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_8_gfni_mat_1(%rip), %zmm21, %zmm21 /* g5s_2 = gf2p8affineinv(g5a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_8_rotl24(%rip), %zmm21, %zmm22 /* g5lr24_2 = lookup16(g5s_2, rotl24) */
@@ -4918,8 +4918,8 @@ sm4_wordslice_avx512_gfni_batch_xts_asm:
 	vpternlogd $0x96, %zmm27, %zmm22, %zmm21 /* g5l_2 = ternlog(g5s_2, g5lr24_2, g5lr2_2) */
 	vpxord %zmm21, %zmm25, %zmm21 /* g5x_2 = xor(g5x2, g5l_2) */
 	vmovdqa64 %zmm28, %zmm22 /* g6x3.2 */
-	vpternlogd $0x96, %zmm26, %zmm15, %zmm22 /* g6t_acc_5 = ternlog(g6x3, g6x0, rkw_2) */
-	vpxord %zmm19, %zmm22, %zmm22 /* g6t_2 = xor(g6t_acc_5, g6x1) */
+	vpternlogd $0x96, %zmm26, %zmm15, %zmm22 /* g6k_2 = ternlog(g6x3, g6x0, rkw_2) */
+	vpxord %zmm19, %zmm22, %zmm22 /* g6t_2 = xor(g6k_2, g6x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_8_gfni_mat(%rip), %zmm22, %zmm22 /* g6a_2 = gf2p8affine(g6t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_8_gfni_mat_1(%rip), %zmm22, %zmm22 /* g6s_2 = gf2p8affineinv(g6a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_8_rotl24(%rip), %zmm22, %zmm25 /* g6lr24_2 = lookup16(g6s_2, rotl24) */
@@ -4932,8 +4932,8 @@ sm4_wordslice_avx512_gfni_batch_xts_asm:
 	vpxord %zmm22, %zmm29, %zmm22 /* g6x_2 = xor(g6x2, g6l_2) */
 	vmovdqa64 0(%rsp), %zmm25 /* reload g7x3.2 */
 	vmovdqa64 %zmm25, %zmm27 /* g7x3.2 */
-	vpternlogd $0x96, %zmm26, %zmm0, %zmm27 /* g7t_acc_5 = ternlog(g7x3, g7x0, rkw_2) */
-	vpxord %zmm23, %zmm27, %zmm26 /* g7t_2 = xor(g7t_acc_5, g7x1) */
+	vpternlogd $0x96, %zmm26, %zmm0, %zmm27 /* g7k_2 = ternlog(g7x3, g7x0, rkw_2) */
+	vpxord %zmm23, %zmm27, %zmm26 /* g7t_2 = xor(g7k_2, g7x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_8_gfni_mat(%rip), %zmm26, %zmm26 /* g7a_2 = gf2p8affine(g7t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_8_gfni_mat_1(%rip), %zmm26, %zmm26 /* g7s_2 = gf2p8affineinv(g7a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_8_rotl24(%rip), %zmm26, %zmm27 /* g7lr24_2 = lookup16(g7s_2, rotl24) */
@@ -4950,8 +4950,8 @@ sm4_wordslice_avx512_gfni_batch_xts_asm:
 	vmovdqa64 384(%rsp), %zmm27 /* reload g0x0.3 */
 	vmovdqa64 448(%rsp), %zmm29 /* reload g0x1.3 */
 	vmovdqa64 %zmm27, %zmm30 /* g0x0.3 */
-	vpternlogd $0x96, %zmm26, %zmm29, %zmm30 /* g0t_acc_7 = ternlog(g0x0, g0x1, rkw_3) */
-	vpxord %zmm1, %zmm30, %zmm30 /* g0t_3 = xor(g0t_acc_7, g0x2) */
+	vpternlogd $0x96, %zmm26, %zmm29, %zmm30 /* g0k_3 = ternlog(g0x0, g0x1, rkw_3) */
+	vpxord %zmm1, %zmm30, %zmm30 /* g0t_3 = xor(g0k_3, g0x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_8_gfni_mat(%rip), %zmm30, %zmm30 /* g0a_3 = gf2p8affine(g0t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_8_gfni_mat_1(%rip), %zmm30, %zmm30 /* g0s_3 = gf2p8affineinv(g0a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_8_rotl24(%rip), %zmm30, %zmm31 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
@@ -4963,8 +4963,8 @@ sm4_wordslice_avx512_gfni_batch_xts_asm:
 	vpternlogd $0x96, %zmm25, %zmm31, %zmm30 /* g0l_3 = ternlog(g0s_3, g0lr24_3, g0lr2_3) */
 	vpxord 320(%rsp), %zmm30, %zmm25 /* g0x_3 = xor(g0l_3, g0x3.2) */
 	vmovdqa64 %zmm3, %zmm27 /* g1x0.3 */
-	vpternlogd $0x96, %zmm26, %zmm5, %zmm27 /* g1t_acc_7 = ternlog(g1x0, g1x1, rkw_3) */
-	vpxord %zmm8, %zmm27, %zmm27 /* g1t_3 = xor(g1t_acc_7, g1x2) */
+	vpternlogd $0x96, %zmm26, %zmm5, %zmm27 /* g1k_3 = ternlog(g1x0, g1x1, rkw_3) */
+	vpxord %zmm8, %zmm27, %zmm27 /* g1t_3 = xor(g1k_3, g1x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_8_gfni_mat(%rip), %zmm27, %zmm27 /* g1a_3 = gf2p8affine(g1t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_8_gfni_mat_1(%rip), %zmm27, %zmm27 /* g1s_3 = gf2p8affineinv(g1a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_8_rotl24(%rip), %zmm27, %zmm29 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
@@ -4977,8 +4977,8 @@ sm4_wordslice_avx512_gfni_batch_xts_asm:
 	vpternlogd $0x96, %zmm3, %zmm29, %zmm27 /* g1l_3 = ternlog(g1s_3, g1lr24_3, g1lr2_3) */
 	vpxord 256(%rsp), %zmm27, %zmm3 /* g1x_3 = xor(g1l_3, g1x3.2) */
 	vmovdqa64 %zmm4, %zmm27 /* g2x0.3 */
-	vpternlogd $0x96, %zmm26, %zmm9, %zmm27 /* g2t_acc_7 = ternlog(g2x0, g2x1, rkw_3) */
-	vpxord %zmm12, %zmm27, %zmm27 /* g2t_3 = xor(g2t_acc_7, g2x2) */
+	vpternlogd $0x96, %zmm26, %zmm9, %zmm27 /* g2k_3 = ternlog(g2x0, g2x1, rkw_3) */
+	vpxord %zmm12, %zmm27, %zmm27 /* g2t_3 = xor(g2k_3, g2x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_8_gfni_mat(%rip), %zmm27, %zmm27 /* g2a_3 = gf2p8affine(g2t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_8_gfni_mat_1(%rip), %zmm27, %zmm27 /* g2s_3 = gf2p8affineinv(g2a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_8_rotl24(%rip), %zmm27, %zmm29 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
@@ -4991,8 +4991,8 @@ sm4_wordslice_avx512_gfni_batch_xts_asm:
 	vpternlogd $0x96, %zmm4, %zmm29, %zmm27 /* g2l_3 = ternlog(g2s_3, g2lr24_3, g2lr2_3) */
 	vpxord 64(%rsp), %zmm27, %zmm4 /* g2x_3 = xor(g2l_3, g2x3.2) */
 	vmovdqa64 %zmm6, %zmm27 /* g3x0.3 */
-	vpternlogd $0x96, %zmm26, %zmm10, %zmm27 /* g3t_acc_7 = ternlog(g3x0, g3x1, rkw_3) */
-	vpxord %zmm13, %zmm27, %zmm27 /* g3t_3 = xor(g3t_acc_7, g3x2) */
+	vpternlogd $0x96, %zmm26, %zmm10, %zmm27 /* g3k_3 = ternlog(g3x0, g3x1, rkw_3) */
+	vpxord %zmm13, %zmm27, %zmm27 /* g3t_3 = xor(g3k_3, g3x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_8_gfni_mat(%rip), %zmm27, %zmm27 /* g3a_3 = gf2p8affine(g3t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_8_gfni_mat_1(%rip), %zmm27, %zmm27 /* g3s_3 = gf2p8affineinv(g3a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_8_rotl24(%rip), %zmm27, %zmm29 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
@@ -5005,8 +5005,8 @@ sm4_wordslice_avx512_gfni_batch_xts_asm:
 	vpternlogd $0x96, %zmm6, %zmm29, %zmm27 /* g3l_3 = ternlog(g3s_3, g3lr24_3, g3lr2_3) */
 	vpxord %zmm27, %zmm16, %zmm6 /* g3x_3 = xor(g3x3, g3l_3) */
 	vmovdqa64 %zmm7, %zmm16 /* g4x0.3 */
-	vpternlogd $0x96, %zmm26, %zmm14, %zmm16 /* g4t_acc_7 = ternlog(g4x0, g4x1, rkw_3) */
-	vpxord %zmm17, %zmm16, %zmm16 /* g4t_3 = xor(g4t_acc_7, g4x2) */
+	vpternlogd $0x96, %zmm26, %zmm14, %zmm16 /* g4k_3 = ternlog(g4x0, g4x1, rkw_3) */
+	vpxord %zmm17, %zmm16, %zmm16 /* g4t_3 = xor(g4k_3, g4x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_8_gfni_mat(%rip), %zmm16, %zmm16 /* g4a_3 = gf2p8affine(g4t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_8_gfni_mat_1(%rip), %zmm16, %zmm16 /* g4s_3 = gf2p8affineinv(g4a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_8_rotl24(%rip), %zmm16, %zmm27 /* g4lr24_3 = lookup16(g4s_3, rotl24) */
@@ -5018,8 +5018,8 @@ sm4_wordslice_avx512_gfni_batch_xts_asm:
 	vpternlogd $0x96, %zmm29, %zmm27, %zmm16 /* g4l_3 = ternlog(g4s_3, g4lr24_3, g4lr2_3) */
 	vpxord %zmm16, %zmm20, %zmm16 /* g4x_3 = xor(g4x3, g4l_3) */
 	vmovdqa64 %zmm11, %zmm20 /* g5x0.3 */
-	vpternlogd $0x96, %zmm26, %zmm18, %zmm20 /* g5t_acc_7 = ternlog(g5x0, g5x1, rkw_3) */
-	vpxord %zmm21, %zmm20, %zmm20 /* g5t_3 = xor(g5t_acc_7, g5x2) */
+	vpternlogd $0x96, %zmm26, %zmm18, %zmm20 /* g5k_3 = ternlog(g5x0, g5x1, rkw_3) */
+	vpxord %zmm21, %zmm20, %zmm20 /* g5t_3 = xor(g5k_3, g5x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_8_gfni_mat(%rip), %zmm20, %zmm20 /* g5a_3 = gf2p8affine(g5t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_8_gfni_mat_1(%rip), %zmm20, %zmm20 /* g5s_3 = gf2p8affineinv(g5a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_8_rotl24(%rip), %zmm20, %zmm27 /* g5lr24_3 = lookup16(g5s_3, rotl24) */
@@ -5031,8 +5031,8 @@ sm4_wordslice_avx512_gfni_batch_xts_asm:
 	vpternlogd $0x96, %zmm29, %zmm27, %zmm20 /* g5l_3 = ternlog(g5s_3, g5lr24_3, g5lr2_3) */
 	vpxord %zmm20, %zmm24, %zmm20 /* g5x_3 = xor(g5x3, g5l_3) */
 	vmovdqa64 %zmm15, %zmm24 /* g6x0.3 */
-	vpternlogd $0x96, %zmm26, %zmm19, %zmm24 /* g6t_acc_7 = ternlog(g6x0, g6x1, rkw_3) */
-	vpxord %zmm22, %zmm24, %zmm24 /* g6t_3 = xor(g6t_acc_7, g6x2) */
+	vpternlogd $0x96, %zmm26, %zmm19, %zmm24 /* g6k_3 = ternlog(g6x0, g6x1, rkw_3) */
+	vpxord %zmm22, %zmm24, %zmm24 /* g6t_3 = xor(g6k_3, g6x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_8_gfni_mat(%rip), %zmm24, %zmm24 /* g6a_3 = gf2p8affine(g6t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_8_gfni_mat_1(%rip), %zmm24, %zmm24 /* g6s_3 = gf2p8affineinv(g6a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_8_rotl24(%rip), %zmm24, %zmm27 /* g6lr24_3 = lookup16(g6s_3, rotl24) */
@@ -5044,8 +5044,8 @@ sm4_wordslice_avx512_gfni_batch_xts_asm:
 	vpternlogd $0x96, %zmm29, %zmm27, %zmm24 /* g6l_3 = ternlog(g6s_3, g6lr24_3, g6lr2_3) */
 	vpxord %zmm24, %zmm28, %zmm24 /* g6x_3 = xor(g6x3, g6l_3) */
 	vmovdqa64 %zmm0, %zmm27 /* g7x0.3 */
-	vpternlogd $0x96, %zmm26, %zmm23, %zmm27 /* g7t_acc_7 = ternlog(g7x0, g7x1, rkw_3) */
-	vpxord %zmm2, %zmm27, %zmm26 /* g7t_3 = xor(g7t_acc_7, g7x2) */
+	vpternlogd $0x96, %zmm26, %zmm23, %zmm27 /* g7k_3 = ternlog(g7x0, g7x1, rkw_3) */
+	vpxord %zmm2, %zmm27, %zmm26 /* g7t_3 = xor(g7k_3, g7x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_8_gfni_mat(%rip), %zmm26, %zmm26 /* g7a_3 = gf2p8affine(g7t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_8_gfni_mat_1(%rip), %zmm26, %zmm26 /* g7s_3 = gf2p8affineinv(g7a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_8_rotl24(%rip), %zmm26, %zmm27 /* g7lr24_3 = lookup16(g7s_3, rotl24) */
@@ -6172,8 +6172,8 @@ sm4_wordslice_avx512_gfni_batch_gcm_asm:
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	vpbroadcastd (%rdi,%r10), %zmm0 /* rkw = bcast32() */
 	vmovdqa64 %zmm10, %zmm1 /* g0x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm9, %zmm1 /* g0t_acc_1 = ternlog(g0x1, g0x2, rkw) */
-	vpxord %zmm31, %zmm1, %zmm1 /* g0t = xor(g0t_acc_1, g0x3) */
+	vpternlogd $0x96, %zmm0, %zmm9, %zmm1 /* g0k = ternlog(g0x1, g0x2, rkw) */
+	vpxord %zmm31, %zmm1, %zmm1 /* g0t = xor(g0k, g0x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm1, %zmm1 /* g0a = gf2p8affine(g0t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm1, %zmm1 /* g0s = gf2p8affineinv(g0a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_9_rotl24(%rip), %zmm1, %zmm3 /* g0lr24 = lookup16(g0s, rotl24) */
@@ -6188,8 +6188,8 @@ sm4_wordslice_avx512_gfni_batch_gcm_asm:
 	vpternlogd $0x96, %zmm9, %zmm3, %zmm1 /* g0l = ternlog(g0s, g0lr24, g0lr2) */
 	vpxord %zmm1, %zmm4, %zmm1 /* g0x = xor(g0x0, g0l) */
 	vmovdqa64 %zmm11, %zmm3 /* g1x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm15, %zmm3 /* g1t_acc_1 = ternlog(g1x1, g1x2, rkw) */
-	vpxord %zmm14, %zmm3, %zmm3 /* g1t = xor(g1t_acc_1, g1x3) */
+	vpternlogd $0x96, %zmm0, %zmm15, %zmm3 /* g1k = ternlog(g1x1, g1x2, rkw) */
+	vpxord %zmm14, %zmm3, %zmm3 /* g1t = xor(g1k, g1x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm3, %zmm3 /* g1a = gf2p8affine(g1t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm3, %zmm3 /* g1s = gf2p8affineinv(g1a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_9_rotl24(%rip), %zmm3, %zmm4 /* g1lr24 = lookup16(g1s, rotl24) */
@@ -6201,8 +6201,8 @@ sm4_wordslice_avx512_gfni_batch_gcm_asm:
 	vpternlogd $0x96, %zmm9, %zmm4, %zmm3 /* g1l = ternlog(g1s, g1lr24, g1lr2) */
 	vpxord %zmm3, %zmm13, %zmm3 /* g1x = xor(g1x0, g1l) */
 	vmovdqa64 %zmm16, %zmm4 /* g2x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm19, %zmm4 /* g2t_acc_1 = ternlog(g2x1, g2x2, rkw) */
-	vpxord %zmm18, %zmm4, %zmm4 /* g2t = xor(g2t_acc_1, g2x3) */
+	vpternlogd $0x96, %zmm0, %zmm19, %zmm4 /* g2k = ternlog(g2x1, g2x2, rkw) */
+	vpxord %zmm18, %zmm4, %zmm4 /* g2t = xor(g2k, g2x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm4, %zmm4 /* g2a = gf2p8affine(g2t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm4, %zmm4 /* g2s = gf2p8affineinv(g2a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_9_rotl24(%rip), %zmm4, %zmm9 /* g2lr24 = lookup16(g2s, rotl24) */
@@ -6214,8 +6214,8 @@ sm4_wordslice_avx512_gfni_batch_gcm_asm:
 	vpternlogd $0x96, %zmm10, %zmm9, %zmm4 /* g2l = ternlog(g2s, g2lr24, g2lr2) */
 	vpxord %zmm4, %zmm17, %zmm4 /* g2x = xor(g2x0, g2l) */
 	vmovdqa64 %zmm20, %zmm9 /* g3x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm23, %zmm9 /* g3t_acc_1 = ternlog(g3x1, g3x2, rkw) */
-	vpxord %zmm22, %zmm9, %zmm9 /* g3t = xor(g3t_acc_1, g3x3) */
+	vpternlogd $0x96, %zmm0, %zmm23, %zmm9 /* g3k = ternlog(g3x1, g3x2, rkw) */
+	vpxord %zmm22, %zmm9, %zmm9 /* g3t = xor(g3k, g3x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm9, %zmm9 /* g3a = gf2p8affine(g3t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm9, %zmm9 /* g3s = gf2p8affineinv(g3a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_9_rotl24(%rip), %zmm9, %zmm10 /* g3lr24 = lookup16(g3s, rotl24) */
@@ -6227,8 +6227,8 @@ sm4_wordslice_avx512_gfni_batch_gcm_asm:
 	vpternlogd $0x96, %zmm13, %zmm10, %zmm9 /* g3l = ternlog(g3s, g3lr24, g3lr2) */
 	vpxord %zmm9, %zmm21, %zmm9 /* g3x = xor(g3x0, g3l) */
 	vmovdqa64 %zmm24, %zmm10 /* g4x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm27, %zmm10 /* g4t_acc_1 = ternlog(g4x1, g4x2, rkw) */
-	vpxord %zmm26, %zmm10, %zmm10 /* g4t = xor(g4t_acc_1, g4x3) */
+	vpternlogd $0x96, %zmm0, %zmm27, %zmm10 /* g4k = ternlog(g4x1, g4x2, rkw) */
+	vpxord %zmm26, %zmm10, %zmm10 /* g4t = xor(g4k, g4x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm10, %zmm10 /* g4a = gf2p8affine(g4t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm10, %zmm10 /* g4s = gf2p8affineinv(g4a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_9_rotl24(%rip), %zmm10, %zmm13 /* g4lr24 = lookup16(g4s, rotl24) */
@@ -6240,8 +6240,8 @@ sm4_wordslice_avx512_gfni_batch_gcm_asm:
 	vpternlogd $0x96, %zmm17, %zmm13, %zmm10 /* g4l = ternlog(g4s, g4lr24, g4lr2) */
 	vpxord %zmm10, %zmm25, %zmm10 /* g4x = xor(g4x0, g4l) */
 	vmovdqa64 %zmm12, %zmm13 /* g5x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm29, %zmm13 /* g5t_acc_1 = ternlog(g5x1, g5x2, rkw) */
-	vpxord %zmm28, %zmm13, %zmm13 /* g5t = xor(g5t_acc_1, g5x3) */
+	vpternlogd $0x96, %zmm0, %zmm29, %zmm13 /* g5k = ternlog(g5x1, g5x2, rkw) */
+	vpxord %zmm28, %zmm13, %zmm13 /* g5t = xor(g5k, g5x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm13, %zmm13 /* g5a = gf2p8affine(g5t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm13, %zmm13 /* g5s = gf2p8affineinv(g5a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_9_rotl24(%rip), %zmm13, %zmm17 /* g5lr24 = lookup16(g5s, rotl24) */
@@ -6253,8 +6253,8 @@ sm4_wordslice_avx512_gfni_batch_gcm_asm:
 	vpternlogd $0x96, %zmm21, %zmm17, %zmm13 /* g5l = ternlog(g5s, g5lr24, g5lr2) */
 	vpxord %zmm13, %zmm7, %zmm7 /* g5x = xor(g5x0, g5l) */
 	vmovdqa64 %zmm30, %zmm13 /* g6x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm8, %zmm13 /* g6t_acc_1 = ternlog(g6x1, g6x2, rkw) */
-	vpxord %zmm6, %zmm13, %zmm13 /* g6t = xor(g6t_acc_1, g6x3) */
+	vpternlogd $0x96, %zmm0, %zmm8, %zmm13 /* g6k = ternlog(g6x1, g6x2, rkw) */
+	vpxord %zmm6, %zmm13, %zmm13 /* g6t = xor(g6k, g6x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm13, %zmm13 /* g6a = gf2p8affine(g6t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm13, %zmm13 /* g6s = gf2p8affineinv(g6a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_9_rotl24(%rip), %zmm13, %zmm17 /* g6lr24 = lookup16(g6s, rotl24) */
@@ -6267,8 +6267,8 @@ sm4_wordslice_avx512_gfni_batch_gcm_asm:
 	vpxord %zmm13, %zmm5, %zmm5 /* g6x = xor(g6x0, g6l) */
 	vmovdqa64 384(%rsp), %zmm13 /* reload g7x1.2 */
 	vmovdqa64 %zmm13, %zmm17 /* g7x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm2, %zmm17 /* g7t_acc_1 = ternlog(g7x1, g7x2, rkw) */
-	vpxord 128(%rsp), %zmm17, %zmm0 /* g7t = xor(g7t_acc_1, g7x3) */
+	vpternlogd $0x96, %zmm0, %zmm2, %zmm17 /* g7k = ternlog(g7x1, g7x2, rkw) */
+	vpxord 128(%rsp), %zmm17, %zmm0 /* g7t = xor(g7k, g7x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm0, %zmm0 /* g7a = gf2p8affine(g7t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm0, %zmm0 /* g7s = gf2p8affineinv(g7a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_9_rotl24(%rip), %zmm0, %zmm17 /* g7lr24 = lookup16(g7s, rotl24) */
@@ -6285,8 +6285,8 @@ sm4_wordslice_avx512_gfni_batch_gcm_asm:
 	vmovdqa64 192(%rsp), %zmm21 /* reload g0x2.2 */
 	vmovdqa64 256(%rsp), %zmm25 /* reload g0x3.2 */
 	vmovdqa64 %zmm21, %zmm31 /* g0x2.2 */
-	vpternlogd $0x96, %zmm17, %zmm25, %zmm31 /* g0t_acc_3 = ternlog(g0x2, g0x3, rkw_1) */
-	vpxord %zmm1, %zmm31, %zmm31 /* g0t_1 = xor(g0t_acc_3, g0x0) */
+	vpternlogd $0x96, %zmm17, %zmm25, %zmm31 /* g0k_1 = ternlog(g0x2, g0x3, rkw_1) */
+	vpxord %zmm1, %zmm31, %zmm31 /* g0t_1 = xor(g0k_1, g0x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm31, %zmm31 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm31, %zmm31 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_9_rotl24(%rip), %zmm31, %zmm21 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
@@ -6299,8 +6299,8 @@ sm4_wordslice_avx512_gfni_batch_gcm_asm:
 	vpternlogd $0x96, %zmm1, %zmm21, %zmm31 /* g0l_1 = ternlog(g0s_1, g0lr24_1, g0lr2_1) */
 	vpxord 64(%rsp), %zmm31, %zmm1 /* g0x_1 = xor(g0l_1, g0x1.2) */
 	vmovdqa64 %zmm15, %zmm13 /* g1x2.2 */
-	vpternlogd $0x96, %zmm17, %zmm14, %zmm13 /* g1t_acc_3 = ternlog(g1x2, g1x3, rkw_1) */
-	vpxord %zmm3, %zmm13, %zmm13 /* g1t_1 = xor(g1t_acc_3, g1x0) */
+	vpternlogd $0x96, %zmm17, %zmm14, %zmm13 /* g1k_1 = ternlog(g1x2, g1x3, rkw_1) */
+	vpxord %zmm3, %zmm13, %zmm13 /* g1t_1 = xor(g1k_1, g1x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm13, %zmm13 /* g1a_1 = gf2p8affine(g1t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm13, %zmm13 /* g1s_1 = gf2p8affineinv(g1a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_9_rotl24(%rip), %zmm13, %zmm21 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
@@ -6313,8 +6313,8 @@ sm4_wordslice_avx512_gfni_batch_gcm_asm:
 	vpternlogd $0x96, %zmm15, %zmm21, %zmm13 /* g1l_1 = ternlog(g1s_1, g1lr24_1, g1lr2_1) */
 	vpxord %zmm13, %zmm11, %zmm11 /* g1x_1 = xor(g1x1, g1l_1) */
 	vmovdqa64 %zmm19, %zmm13 /* g2x2.2 */
-	vpternlogd $0x96, %zmm17, %zmm18, %zmm13 /* g2t_acc_3 = ternlog(g2x2, g2x3, rkw_1) */
-	vpxord %zmm4, %zmm13, %zmm13 /* g2t_1 = xor(g2t_acc_3, g2x0) */
+	vpternlogd $0x96, %zmm17, %zmm18, %zmm13 /* g2k_1 = ternlog(g2x2, g2x3, rkw_1) */
+	vpxord %zmm4, %zmm13, %zmm13 /* g2t_1 = xor(g2k_1, g2x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm13, %zmm13 /* g2a_1 = gf2p8affine(g2t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm13, %zmm13 /* g2s_1 = gf2p8affineinv(g2a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_9_rotl24(%rip), %zmm13, %zmm15 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
@@ -6326,8 +6326,8 @@ sm4_wordslice_avx512_gfni_batch_gcm_asm:
 	vpternlogd $0x96, %zmm21, %zmm15, %zmm13 /* g2l_1 = ternlog(g2s_1, g2lr24_1, g2lr2_1) */
 	vpxord %zmm13, %zmm16, %zmm13 /* g2x_1 = xor(g2x1, g2l_1) */
 	vmovdqa64 %zmm23, %zmm15 /* g3x2.2 */
-	vpternlogd $0x96, %zmm17, %zmm22, %zmm15 /* g3t_acc_3 = ternlog(g3x2, g3x3, rkw_1) */
-	vpxord %zmm9, %zmm15, %zmm15 /* g3t_1 = xor(g3t_acc_3, g3x0) */
+	vpternlogd $0x96, %zmm17, %zmm22, %zmm15 /* g3k_1 = ternlog(g3x2, g3x3, rkw_1) */
+	vpxord %zmm9, %zmm15, %zmm15 /* g3t_1 = xor(g3k_1, g3x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm15, %zmm15 /* g3a_1 = gf2p8affine(g3t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm15, %zmm15 /* g3s_1 = gf2p8affineinv(g3a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_9_rotl24(%rip), %zmm15, %zmm16 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
@@ -6339,8 +6339,8 @@ sm4_wordslice_avx512_gfni_batch_gcm_asm:
 	vpternlogd $0x96, %zmm21, %zmm16, %zmm15 /* g3l_1 = ternlog(g3s_1, g3lr24_1, g3lr2_1) */
 	vpxord %zmm15, %zmm20, %zmm15 /* g3x_1 = xor(g3x1, g3l_1) */
 	vmovdqa64 %zmm27, %zmm16 /* g4x2.2 */
-	vpternlogd $0x96, %zmm17, %zmm26, %zmm16 /* g4t_acc_3 = ternlog(g4x2, g4x3, rkw_1) */
-	vpxord %zmm10, %zmm16, %zmm16 /* g4t_1 = xor(g4t_acc_3, g4x0) */
+	vpternlogd $0x96, %zmm17, %zmm26, %zmm16 /* g4k_1 = ternlog(g4x2, g4x3, rkw_1) */
+	vpxord %zmm10, %zmm16, %zmm16 /* g4t_1 = xor(g4k_1, g4x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm16, %zmm16 /* g4a_1 = gf2p8affine(g4t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm16, %zmm16 /* g4s_1 = gf2p8affineinv(g4a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_9_rotl24(%rip), %zmm16, %zmm20 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
@@ -6352,8 +6352,8 @@ sm4_wordslice_avx512_gfni_batch_gcm_asm:
 	vpternlogd $0x96, %zmm21, %zmm20, %zmm16 /* g4l_1 = ternlog(g4s_1, g4lr24_1, g4lr2_1) */
 	vpxord %zmm16, %zmm24, %zmm16 /* g4x_1 = xor(g4x1, g4l_1) */
 	vmovdqa64 %zmm29, %zmm20 /* g5x2.2 */
-	vpternlogd $0x96, %zmm17, %zmm28, %zmm20 /* g5t_acc_3 = ternlog(g5x2, g5x3, rkw_1) */
-	vpxord %zmm7, %zmm20, %zmm20 /* g5t_1 = xor(g5t_acc_3, g5x0) */
+	vpternlogd $0x96, %zmm17, %zmm28, %zmm20 /* g5k_1 = ternlog(g5x2, g5x3, rkw_1) */
+	vpxord %zmm7, %zmm20, %zmm20 /* g5t_1 = xor(g5k_1, g5x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm20, %zmm20 /* g5a_1 = gf2p8affine(g5t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm20, %zmm20 /* g5s_1 = gf2p8affineinv(g5a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_9_rotl24(%rip), %zmm20, %zmm21 /* g5lr24_1 = lookup16(g5s_1, rotl24) */
@@ -6365,8 +6365,8 @@ sm4_wordslice_avx512_gfni_batch_gcm_asm:
 	vpternlogd $0x96, %zmm24, %zmm21, %zmm20 /* g5l_1 = ternlog(g5s_1, g5lr24_1, g5lr2_1) */
 	vpxord %zmm20, %zmm12, %zmm12 /* g5x_1 = xor(g5x1, g5l_1) */
 	vmovdqa64 %zmm8, %zmm20 /* g6x2.2 */
-	vpternlogd $0x96, %zmm17, %zmm6, %zmm20 /* g6t_acc_3 = ternlog(g6x2, g6x3, rkw_1) */
-	vpxord %zmm5, %zmm20, %zmm20 /* g6t_1 = xor(g6t_acc_3, g6x0) */
+	vpternlogd $0x96, %zmm17, %zmm6, %zmm20 /* g6k_1 = ternlog(g6x2, g6x3, rkw_1) */
+	vpxord %zmm5, %zmm20, %zmm20 /* g6t_1 = xor(g6k_1, g6x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm20, %zmm20 /* g6a_1 = gf2p8affine(g6t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm20, %zmm20 /* g6s_1 = gf2p8affineinv(g6a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_9_rotl24(%rip), %zmm20, %zmm21 /* g6lr24_1 = lookup16(g6s_1, rotl24) */
@@ -6379,8 +6379,8 @@ sm4_wordslice_avx512_gfni_batch_gcm_asm:
 	vpxord %zmm20, %zmm30, %zmm20 /* g6x_1 = xor(g6x1, g6l_1) */
 	vmovdqa64 128(%rsp), %zmm21 /* reload g7x3.2 */
 	vmovdqa64 %zmm2, %zmm24 /* g7x2.2 */
-	vpternlogd $0x96, %zmm17, %zmm21, %zmm24 /* g7t_acc_3 = ternlog(g7x2, g7x3, rkw_1) */
-	vpxord %zmm0, %zmm24, %zmm17 /* g7t_1 = xor(g7t_acc_3, g7x0) */
+	vpternlogd $0x96, %zmm17, %zmm21, %zmm24 /* g7k_1 = ternlog(g7x2, g7x3, rkw_1) */
+	vpxord %zmm0, %zmm24, %zmm17 /* g7t_1 = xor(g7k_1, g7x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm17, %zmm17 /* g7a_1 = gf2p8affine(g7t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm17, %zmm17 /* g7s_1 = gf2p8affineinv(g7a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_9_rotl24(%rip), %zmm17, %zmm24 /* g7lr24_1 = lookup16(g7s_1, rotl24) */
@@ -6397,8 +6397,8 @@ sm4_wordslice_avx512_gfni_batch_gcm_asm:
 	vmovdqa64 256(%rsp), %zmm25 /* reload g0x3.2 */
 	vmovdqa64 448(%rsp), %zmm30 /* reload g0x0.3 */
 	vmovdqa64 %zmm25, %zmm31 /* g0x3.2 */
-	vpternlogd $0x96, %zmm24, %zmm30, %zmm31 /* g0t_acc_5 = ternlog(g0x3, g0x0, rkw_2) */
-	vpxord %zmm1, %zmm31, %zmm31 /* g0t_2 = xor(g0t_acc_5, g0x1) */
+	vpternlogd $0x96, %zmm24, %zmm30, %zmm31 /* g0k_2 = ternlog(g0x3, g0x0, rkw_2) */
+	vpxord %zmm1, %zmm31, %zmm31 /* g0t_2 = xor(g0k_2, g0x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm31, %zmm31 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm31, %zmm31 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_9_rotl24(%rip), %zmm31, %zmm25 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
@@ -6411,8 +6411,8 @@ sm4_wordslice_avx512_gfni_batch_gcm_asm:
 	vpternlogd $0x96, %zmm1, %zmm25, %zmm31 /* g0l_2 = ternlog(g0s_2, g0lr24_2, g0lr2_2) */
 	vpxord 192(%rsp), %zmm31, %zmm1 /* g0x_2 = xor(g0l_2, g0x2.2) */
 	vmovdqa64 %zmm14, %zmm21 /* g1x3.2 */
-	vpternlogd $0x96, %zmm24, %zmm3, %zmm21 /* g1t_acc_5 = ternlog(g1x3, g1x0, rkw_2) */
-	vpxord %zmm11, %zmm21, %zmm21 /* g1t_2 = xor(g1t_acc_5, g1x1) */
+	vpternlogd $0x96, %zmm24, %zmm3, %zmm21 /* g1k_2 = ternlog(g1x3, g1x0, rkw_2) */
+	vpxord %zmm11, %zmm21, %zmm21 /* g1t_2 = xor(g1k_2, g1x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm21, %zmm21 /* g1a_2 = gf2p8affine(g1t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm21, %zmm21 /* g1s_2 = gf2p8affineinv(g1a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_9_rotl24(%rip), %zmm21, %zmm25 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
@@ -6425,8 +6425,8 @@ sm4_wordslice_avx512_gfni_batch_gcm_asm:
 	vpternlogd $0x96, %zmm14, %zmm25, %zmm21 /* g1l_2 = ternlog(g1s_2, g1lr24_2, g1lr2_2) */
 	vpxord 64(%rsp), %zmm21, %zmm14 /* g1x_2 = xor(g1l_2, g1x2.2) */
 	vmovdqa64 %zmm18, %zmm21 /* g2x3.2 */
-	vpternlogd $0x96, %zmm24, %zmm4, %zmm21 /* g2t_acc_5 = ternlog(g2x3, g2x0, rkw_2) */
-	vpxord %zmm13, %zmm21, %zmm21 /* g2t_2 = xor(g2t_acc_5, g2x1) */
+	vpternlogd $0x96, %zmm24, %zmm4, %zmm21 /* g2k_2 = ternlog(g2x3, g2x0, rkw_2) */
+	vpxord %zmm13, %zmm21, %zmm21 /* g2t_2 = xor(g2k_2, g2x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm21, %zmm21 /* g2a_2 = gf2p8affine(g2t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm21, %zmm21 /* g2s_2 = gf2p8affineinv(g2a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_9_rotl24(%rip), %zmm21, %zmm25 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
@@ -6439,8 +6439,8 @@ sm4_wordslice_avx512_gfni_batch_gcm_asm:
 	vpternlogd $0x96, %zmm18, %zmm25, %zmm21 /* g2l_2 = ternlog(g2s_2, g2lr24_2, g2lr2_2) */
 	vpxord %zmm21, %zmm19, %zmm18 /* g2x_2 = xor(g2x2, g2l_2) */
 	vmovdqa64 %zmm22, %zmm19 /* g3x3.2 */
-	vpternlogd $0x96, %zmm24, %zmm9, %zmm19 /* g3t_acc_5 = ternlog(g3x3, g3x0, rkw_2) */
-	vpxord %zmm15, %zmm19, %zmm19 /* g3t_2 = xor(g3t_acc_5, g3x1) */
+	vpternlogd $0x96, %zmm24, %zmm9, %zmm19 /* g3k_2 = ternlog(g3x3, g3x0, rkw_2) */
+	vpxord %zmm15, %zmm19, %zmm19 /* g3t_2 = xor(g3k_2, g3x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm19, %zmm19 /* g3a_2 = gf2p8affine(g3t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm19, %zmm19 /* g3s_2 = gf2p8affineinv(g3a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_9_rotl24(%rip), %zmm19, %zmm21 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
@@ -6452,8 +6452,8 @@ sm4_wordslice_avx512_gfni_batch_gcm_asm:
 	vpternlogd $0x96, %zmm25, %zmm21, %zmm19 /* g3l_2 = ternlog(g3s_2, g3lr24_2, g3lr2_2) */
 	vpxord %zmm19, %zmm23, %zmm19 /* g3x_2 = xor(g3x2, g3l_2) */
 	vmovdqa64 %zmm26, %zmm21 /* g4x3.2 */
-	vpternlogd $0x96, %zmm24, %zmm10, %zmm21 /* g4t_acc_5 = ternlog(g4x3, g4x0, rkw_2) */
-	vpxord %zmm16, %zmm21, %zmm21 /* g4t_2 = xor(g4t_acc_5, g4x1) */
+	vpternlogd $0x96, %zmm24, %zmm10, %zmm21 /* g4k_2 = ternlog(g4x3, g4x0, rkw_2) */
+	vpxord %zmm16, %zmm21, %zmm21 /* g4t_2 = xor(g4k_2, g4x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm21, %zmm21 /* g4a_2 = gf2p8affine(g4t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm21, %zmm21 /* g4s_2 = gf2p8affineinv(g4a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_9_rotl24(%rip), %zmm21, %zmm23 /* g4lr24_2 = lookup16(g4s_2, rotl24) */
@@ -6465,8 +6465,8 @@ sm4_wordslice_avx512_gfni_batch_gcm_asm:
 	vpternlogd $0x96, %zmm25, %zmm23, %zmm21 /* g4l_2 = ternlog(g4s_2, g4lr24_2, g4lr2_2) */
 	vpxord %zmm21, %zmm27, %zmm21 /* g4x_2 = xor(g4x2, g4l_2) */
 	vmovdqa64 %zmm28, %zmm23 /* g5x3.2 */
-	vpternlogd $0x96, %zmm24, %zmm7, %zmm23 /* g5t_acc_5 = ternlog(g5x3, g5x0, rkw_2) */
-	vpxord %zmm12, %zmm23, %zmm23 /* g5t_2 = xor(g5t_acc_5, g5x1) */
+	vpternlogd $0x96, %zmm24, %zmm7, %zmm23 /* g5k_2 = ternlog(g5x3, g5x0, rkw_2) */
+	vpxord %zmm12, %zmm23, %zmm23 /* g5t_2 = xor(g5k_2, g5x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm23, %zmm23 /* g5a_2 = gf2p8affine(g5t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm23, %zmm23 /* g5s_2 = gf2p8affineinv(g5a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_9_rotl24(%rip), %zmm23, %zmm25 /* g5lr24_2 = lookup16(g5s_2, rotl24) */
@@ -6478,8 +6478,8 @@ sm4_wordslice_avx512_gfni_batch_gcm_asm:
 	vpternlogd $0x96, %zmm27, %zmm25, %zmm23 /* g5l_2 = ternlog(g5s_2, g5lr24_2, g5lr2_2) */
 	vpxord %zmm23, %zmm29, %zmm23 /* g5x_2 = xor(g5x2, g5l_2) */
 	vmovdqa64 %zmm6, %zmm25 /* g6x3.2 */
-	vpternlogd $0x96, %zmm24, %zmm5, %zmm25 /* g6t_acc_5 = ternlog(g6x3, g6x0, rkw_2) */
-	vpxord %zmm20, %zmm25, %zmm25 /* g6t_2 = xor(g6t_acc_5, g6x1) */
+	vpternlogd $0x96, %zmm24, %zmm5, %zmm25 /* g6k_2 = ternlog(g6x3, g6x0, rkw_2) */
+	vpxord %zmm20, %zmm25, %zmm25 /* g6t_2 = xor(g6k_2, g6x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm25, %zmm25 /* g6a_2 = gf2p8affine(g6t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm25, %zmm25 /* g6s_2 = gf2p8affineinv(g6a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_9_rotl24(%rip), %zmm25, %zmm27 /* g6lr24_2 = lookup16(g6s_2, rotl24) */
@@ -6492,8 +6492,8 @@ sm4_wordslice_avx512_gfni_batch_gcm_asm:
 	vpxord %zmm25, %zmm8, %zmm8 /* g6x_2 = xor(g6x2, g6l_2) */
 	vmovdqa64 128(%rsp), %zmm25 /* reload g7x3.2 */
 	vmovdqa64 %zmm25, %zmm27 /* g7x3.2 */
-	vpternlogd $0x96, %zmm24, %zmm0, %zmm27 /* g7t_acc_5 = ternlog(g7x3, g7x0, rkw_2) */
-	vpxord %zmm17, %zmm27, %zmm24 /* g7t_2 = xor(g7t_acc_5, g7x1) */
+	vpternlogd $0x96, %zmm24, %zmm0, %zmm27 /* g7k_2 = ternlog(g7x3, g7x0, rkw_2) */
+	vpxord %zmm17, %zmm27, %zmm24 /* g7t_2 = xor(g7k_2, g7x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm24, %zmm24 /* g7a_2 = gf2p8affine(g7t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm24, %zmm24 /* g7s_2 = gf2p8affineinv(g7a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_9_rotl24(%rip), %zmm24, %zmm27 /* g7lr24_2 = lookup16(g7s_2, rotl24) */
@@ -6510,8 +6510,8 @@ sm4_wordslice_avx512_gfni_batch_gcm_asm:
 	vmovdqa64 448(%rsp), %zmm27 /* reload g0x0.3 */
 	vmovdqa64 512(%rsp), %zmm29 /* reload g0x1.3 */
 	vmovdqa64 %zmm27, %zmm30 /* g0x0.3 */
-	vpternlogd $0x96, %zmm24, %zmm29, %zmm30 /* g0t_acc_7 = ternlog(g0x0, g0x1, rkw_3) */
-	vpxord %zmm1, %zmm30, %zmm30 /* g0t_3 = xor(g0t_acc_7, g0x2) */
+	vpternlogd $0x96, %zmm24, %zmm29, %zmm30 /* g0k_3 = ternlog(g0x0, g0x1, rkw_3) */
+	vpxord %zmm1, %zmm30, %zmm30 /* g0t_3 = xor(g0k_3, g0x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm30, %zmm30 /* g0a_3 = gf2p8affine(g0t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm30, %zmm30 /* g0s_3 = gf2p8affineinv(g0a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_9_rotl24(%rip), %zmm30, %zmm31 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
@@ -6523,8 +6523,8 @@ sm4_wordslice_avx512_gfni_batch_gcm_asm:
 	vpternlogd $0x96, %zmm25, %zmm31, %zmm30 /* g0l_3 = ternlog(g0s_3, g0lr24_3, g0lr2_3) */
 	vpxord 256(%rsp), %zmm30, %zmm25 /* g0x_3 = xor(g0l_3, g0x3.2) */
 	vmovdqa64 %zmm3, %zmm27 /* g1x0.3 */
-	vpternlogd $0x96, %zmm24, %zmm11, %zmm27 /* g1t_acc_7 = ternlog(g1x0, g1x1, rkw_3) */
-	vpxord %zmm14, %zmm27, %zmm27 /* g1t_3 = xor(g1t_acc_7, g1x2) */
+	vpternlogd $0x96, %zmm24, %zmm11, %zmm27 /* g1k_3 = ternlog(g1x0, g1x1, rkw_3) */
+	vpxord %zmm14, %zmm27, %zmm27 /* g1t_3 = xor(g1k_3, g1x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm27, %zmm27 /* g1a_3 = gf2p8affine(g1t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm27, %zmm27 /* g1s_3 = gf2p8affineinv(g1a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_9_rotl24(%rip), %zmm27, %zmm29 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
@@ -6537,8 +6537,8 @@ sm4_wordslice_avx512_gfni_batch_gcm_asm:
 	vpternlogd $0x96, %zmm3, %zmm29, %zmm27 /* g1l_3 = ternlog(g1s_3, g1lr24_3, g1lr2_3) */
 	vpxord 192(%rsp), %zmm27, %zmm3 /* g1x_3 = xor(g1l_3, g1x3.2) */
 	vmovdqa64 %zmm4, %zmm27 /* g2x0.3 */
-	vpternlogd $0x96, %zmm24, %zmm13, %zmm27 /* g2t_acc_7 = ternlog(g2x0, g2x1, rkw_3) */
-	vpxord %zmm18, %zmm27, %zmm27 /* g2t_3 = xor(g2t_acc_7, g2x2) */
+	vpternlogd $0x96, %zmm24, %zmm13, %zmm27 /* g2k_3 = ternlog(g2x0, g2x1, rkw_3) */
+	vpxord %zmm18, %zmm27, %zmm27 /* g2t_3 = xor(g2k_3, g2x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm27, %zmm27 /* g2a_3 = gf2p8affine(g2t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm27, %zmm27 /* g2s_3 = gf2p8affineinv(g2a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_9_rotl24(%rip), %zmm27, %zmm29 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
@@ -6551,8 +6551,8 @@ sm4_wordslice_avx512_gfni_batch_gcm_asm:
 	vpternlogd $0x96, %zmm4, %zmm29, %zmm27 /* g2l_3 = ternlog(g2s_3, g2lr24_3, g2lr2_3) */
 	vpxord 64(%rsp), %zmm27, %zmm4 /* g2x_3 = xor(g2l_3, g2x3.2) */
 	vmovdqa64 %zmm9, %zmm27 /* g3x0.3 */
-	vpternlogd $0x96, %zmm24, %zmm15, %zmm27 /* g3t_acc_7 = ternlog(g3x0, g3x1, rkw_3) */
-	vpxord %zmm19, %zmm27, %zmm27 /* g3t_3 = xor(g3t_acc_7, g3x2) */
+	vpternlogd $0x96, %zmm24, %zmm15, %zmm27 /* g3k_3 = ternlog(g3x0, g3x1, rkw_3) */
+	vpxord %zmm19, %zmm27, %zmm27 /* g3t_3 = xor(g3k_3, g3x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm27, %zmm27 /* g3a_3 = gf2p8affine(g3t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm27, %zmm27 /* g3s_3 = gf2p8affineinv(g3a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_9_rotl24(%rip), %zmm27, %zmm29 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
@@ -6565,8 +6565,8 @@ sm4_wordslice_avx512_gfni_batch_gcm_asm:
 	vpternlogd $0x96, %zmm9, %zmm29, %zmm27 /* g3l_3 = ternlog(g3s_3, g3lr24_3, g3lr2_3) */
 	vpxord %zmm27, %zmm22, %zmm9 /* g3x_3 = xor(g3x3, g3l_3) */
 	vmovdqa64 %zmm10, %zmm22 /* g4x0.3 */
-	vpternlogd $0x96, %zmm24, %zmm16, %zmm22 /* g4t_acc_7 = ternlog(g4x0, g4x1, rkw_3) */
-	vpxord %zmm21, %zmm22, %zmm22 /* g4t_3 = xor(g4t_acc_7, g4x2) */
+	vpternlogd $0x96, %zmm24, %zmm16, %zmm22 /* g4k_3 = ternlog(g4x0, g4x1, rkw_3) */
+	vpxord %zmm21, %zmm22, %zmm22 /* g4t_3 = xor(g4k_3, g4x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm22, %zmm22 /* g4a_3 = gf2p8affine(g4t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm22, %zmm22 /* g4s_3 = gf2p8affineinv(g4a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_9_rotl24(%rip), %zmm22, %zmm27 /* g4lr24_3 = lookup16(g4s_3, rotl24) */
@@ -6578,8 +6578,8 @@ sm4_wordslice_avx512_gfni_batch_gcm_asm:
 	vpternlogd $0x96, %zmm29, %zmm27, %zmm22 /* g4l_3 = ternlog(g4s_3, g4lr24_3, g4lr2_3) */
 	vpxord %zmm22, %zmm26, %zmm22 /* g4x_3 = xor(g4x3, g4l_3) */
 	vmovdqa64 %zmm7, %zmm26 /* g5x0.3 */
-	vpternlogd $0x96, %zmm24, %zmm12, %zmm26 /* g5t_acc_7 = ternlog(g5x0, g5x1, rkw_3) */
-	vpxord %zmm23, %zmm26, %zmm26 /* g5t_3 = xor(g5t_acc_7, g5x2) */
+	vpternlogd $0x96, %zmm24, %zmm12, %zmm26 /* g5k_3 = ternlog(g5x0, g5x1, rkw_3) */
+	vpxord %zmm23, %zmm26, %zmm26 /* g5t_3 = xor(g5k_3, g5x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm26, %zmm26 /* g5a_3 = gf2p8affine(g5t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm26, %zmm26 /* g5s_3 = gf2p8affineinv(g5a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_9_rotl24(%rip), %zmm26, %zmm27 /* g5lr24_3 = lookup16(g5s_3, rotl24) */
@@ -6591,8 +6591,8 @@ sm4_wordslice_avx512_gfni_batch_gcm_asm:
 	vpternlogd $0x96, %zmm29, %zmm27, %zmm26 /* g5l_3 = ternlog(g5s_3, g5lr24_3, g5lr2_3) */
 	vpxord %zmm26, %zmm28, %zmm26 /* g5x_3 = xor(g5x3, g5l_3) */
 	vmovdqa64 %zmm5, %zmm27 /* g6x0.3 */
-	vpternlogd $0x96, %zmm24, %zmm20, %zmm27 /* g6t_acc_7 = ternlog(g6x0, g6x1, rkw_3) */
-	vpxord %zmm8, %zmm27, %zmm27 /* g6t_3 = xor(g6t_acc_7, g6x2) */
+	vpternlogd $0x96, %zmm24, %zmm20, %zmm27 /* g6k_3 = ternlog(g6x0, g6x1, rkw_3) */
+	vpxord %zmm8, %zmm27, %zmm27 /* g6t_3 = xor(g6k_3, g6x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm27, %zmm27 /* g6a_3 = gf2p8affine(g6t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm27, %zmm27 /* g6s_3 = gf2p8affineinv(g6a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_9_rotl24(%rip), %zmm27, %zmm28 /* g6lr24_3 = lookup16(g6s_3, rotl24) */
@@ -6604,8 +6604,8 @@ sm4_wordslice_avx512_gfni_batch_gcm_asm:
 	vpternlogd $0x96, %zmm29, %zmm28, %zmm27 /* g6l_3 = ternlog(g6s_3, g6lr24_3, g6lr2_3) */
 	vpxord %zmm27, %zmm6, %zmm6 /* g6x_3 = xor(g6x3, g6l_3) */
 	vmovdqa64 %zmm0, %zmm27 /* g7x0.3 */
-	vpternlogd $0x96, %zmm24, %zmm17, %zmm27 /* g7t_acc_7 = ternlog(g7x0, g7x1, rkw_3) */
-	vpxord %zmm2, %zmm27, %zmm24 /* g7t_3 = xor(g7t_acc_7, g7x2) */
+	vpternlogd $0x96, %zmm24, %zmm17, %zmm27 /* g7k_3 = ternlog(g7x0, g7x1, rkw_3) */
+	vpxord %zmm2, %zmm27, %zmm24 /* g7t_3 = xor(g7k_3, g7x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm24, %zmm24 /* g7a_3 = gf2p8affine(g7t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm24, %zmm24 /* g7s_3 = gf2p8affineinv(g7a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_asm_9_rotl24(%rip), %zmm24, %zmm27 /* g7lr24_3 = lookup16(g7s_3, rotl24) */
@@ -6846,6 +6846,112 @@ sm4_wordslice_avx512_gfni_batch_gcm_asm:
 	vzeroupper
 	ret
 	.size sm4_wordslice_avx512_gfni_batch_gcm_asm, .-sm4_wordslice_avx512_gfni_batch_gcm_asm
+
+/* sm4_wordslice_avx512_gfni_one_block_asm: wordslice_one_block_chained, 4 arguments
+ *   %rdi: rk
+ *   %rsi: in
+ *   %rdx: out
+ *   %rcx: src
+ *   %r8: 16 x r (and the loop count)
+ *   xmm0-11: vectors, as allocated (12 used)
+ *   frame: 0 bytes (0 spill slots of 16 bytes)
+ */
+	.globl sm4_wordslice_avx512_gfni_one_block_asm
+	.hidden sm4_wordslice_avx512_gfni_one_block_asm
+	.type sm4_wordslice_avx512_gfni_one_block_asm, @function
+	.p2align 5
+sm4_wordslice_avx512_gfni_one_block_asm:
+
+	/* Load the block; word w, big-endian to native, into every lane of register w. */
+	vmovdqu (%rsi), %xmm0 /* raw = load() */
+	vmovdqu (%rcx), %xmm1 /* tweak = load() */
+	vpxor %xmm1, %xmm0, %xmm0 /* blk = xor(raw, tweak) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_asm_10_word0_le(%rip), %xmm0, %xmm1 /* w0 = lookup16(blk, word0_le) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_asm_10_word1_le(%rip), %xmm0, %xmm2 /* w1 = lookup16(blk, word1_le) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_asm_10_word2_le(%rip), %xmm0, %xmm3 /* w2 = lookup16(blk, word2_le) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_asm_10_word3_le(%rip), %xmm0, %xmm0 /* w3 = lookup16(blk, word3_le) */
+	vmovdqa .Lsm4_wordslice_avx512_gfni_asm_10_gfni_mat(%rip), %xmm4 /* gfni_mat = const() */
+	vmovdqa .Lsm4_wordslice_avx512_gfni_asm_10_gfni_mat_1(%rip), %xmm5 /* gfni_mat_1 = const() */
+	vmovdqa .Lsm4_wordslice_avx512_gfni_asm_10_rotl24(%rip), %xmm6 /* rotl24 = const() */
+	xor %r8, %r8
+	.p2align 4
+.Lsm4_wordslice_avx512_gfni_asm_10_loop_r0:
+
+	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
+	vpbroadcastd (%rdi,%r8), %xmm7 /* rkw = bcast32() */
+	vmovdqa %xmm2, %xmm8 /* x1.2 */
+	vpternlogd $0x96, %xmm7, %xmm3, %xmm8 /* g0k = ternlog(x1, x2, rkw) */
+	vpxor %xmm0, %xmm8, %xmm7 /* g0t = xor(g0k, x3) */
+	vgf2p8affineqb $0x1b, %xmm4, %xmm7, %xmm7 /* g0a = gf2p8affine(g0t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %xmm5, %xmm7, %xmm7 /* g0s = gf2p8affineinv(g0a, gfni_mat_1) */
+	vprold $2, %xmm7, %xmm8 /* g0r2 = rotl_native(g0s) */
+	vprold $10, %xmm7, %xmm9 /* g0r10 = rotl_native(g0s) */
+	vprold $18, %xmm7, %xmm10 /* g0r18 = rotl_native(g0s) */
+	vpshufb %xmm6, %xmm7, %xmm11 /* g0r24 = lookup16(g0s, rotl24) */
+	vpternlogd $0x96, %xmm11, %xmm7, %xmm1 /* g0n = ternlog(x0, g0s, g0r24) */
+	vpternlogd $0x96, %xmm10, %xmm9, %xmm8 /* g0f = ternlog(g0r2, g0r10, g0r18) */
+	vpxor %xmm8, %xmm1, %xmm7 /* g0x = xor(g0n, g0f) */
+
+	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
+	vpbroadcastd 4(%rdi,%r8), %xmm9 /* rkw_1 = bcast32() */
+	vmovdqa %xmm3, %xmm10 /* x2.2 */
+	vpternlogd $0x96, %xmm9, %xmm0, %xmm10 /* g0k_1 = ternlog(x2, x3, rkw_1) */
+	vpternlogd $0x96, %xmm8, %xmm1, %xmm10 /* g0t_1 = ternlog(g0k_1, g0n, g0f) */
+	vgf2p8affineqb $0x1b, %xmm4, %xmm10, %xmm1 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %xmm5, %xmm1, %xmm1 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
+	vprold $2, %xmm1, %xmm8 /* g0r2_1 = rotl_native(g0s_1) */
+	vprold $10, %xmm1, %xmm9 /* g0r10_1 = rotl_native(g0s_1) */
+	vprold $18, %xmm1, %xmm10 /* g0r18_1 = rotl_native(g0s_1) */
+	vpshufb %xmm6, %xmm1, %xmm11 /* g0r24_1 = lookup16(g0s_1, rotl24) */
+	vpternlogd $0x96, %xmm11, %xmm1, %xmm2 /* g0n_1 = ternlog(x1, g0s_1, g0r24_1) */
+	vpternlogd $0x96, %xmm10, %xmm9, %xmm8 /* g0f_1 = ternlog(g0r2_1, g0r10_1, g0r18_1) */
+	vpxor %xmm8, %xmm2, %xmm1 /* g0x_1 = xor(g0n_1, g0f_1) */
+
+	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
+	vpbroadcastd 8(%rdi,%r8), %xmm9 /* rkw_2 = bcast32() */
+	vmovdqa %xmm0, %xmm10 /* x3.2 */
+	vpternlogd $0x96, %xmm9, %xmm7, %xmm10 /* g0k_2 = ternlog(x3, x0, rkw_2) */
+	vpternlogd $0x96, %xmm8, %xmm2, %xmm10 /* g0t_2 = ternlog(g0k_2, g0n_1, g0f_1) */
+	vgf2p8affineqb $0x1b, %xmm4, %xmm10, %xmm2 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %xmm5, %xmm2, %xmm2 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
+	vprold $2, %xmm2, %xmm8 /* g0r2_2 = rotl_native(g0s_2) */
+	vprold $10, %xmm2, %xmm9 /* g0r10_2 = rotl_native(g0s_2) */
+	vprold $18, %xmm2, %xmm10 /* g0r18_2 = rotl_native(g0s_2) */
+	vpshufb %xmm6, %xmm2, %xmm11 /* g0r24_2 = lookup16(g0s_2, rotl24) */
+	vpternlogd $0x96, %xmm11, %xmm2, %xmm3 /* g0n_2 = ternlog(x2, g0s_2, g0r24_2) */
+	vpternlogd $0x96, %xmm10, %xmm9, %xmm8 /* g0f_2 = ternlog(g0r2_2, g0r10_2, g0r18_2) */
+	vpxor %xmm8, %xmm3, %xmm2 /* g0x_2 = xor(g0n_2, g0f_2) */
+
+	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
+	vpbroadcastd 12(%rdi,%r8), %xmm9 /* rkw_3 = bcast32() */
+	vmovdqa %xmm7, %xmm10 /* x0.3 */
+	vpternlogd $0x96, %xmm9, %xmm1, %xmm10 /* g0k_3 = ternlog(x0, x1, rkw_3) */
+	vpternlogd $0x96, %xmm8, %xmm3, %xmm10 /* g0t_3 = ternlog(g0k_3, g0n_2, g0f_2) */
+	vgf2p8affineqb $0x1b, %xmm4, %xmm10, %xmm3 /* g0a_3 = gf2p8affine(g0t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %xmm5, %xmm3, %xmm3 /* g0s_3 = gf2p8affineinv(g0a_3, gfni_mat_1) */
+	vprold $2, %xmm3, %xmm8 /* g0r2_3 = rotl_native(g0s_3) */
+	vprold $10, %xmm3, %xmm9 /* g0r10_3 = rotl_native(g0s_3) */
+	vprold $18, %xmm3, %xmm10 /* g0r18_3 = rotl_native(g0s_3) */
+	vpshufb %xmm6, %xmm3, %xmm11 /* g0r24_3 = lookup16(g0s_3, rotl24) */
+	vpternlogd $0x96, %xmm11, %xmm3, %xmm0 /* g0n_3 = ternlog(x3, g0s_3, g0r24_3) */
+	vpternlogd $0x96, %xmm10, %xmm9, %xmm8 /* g0f_3 = ternlog(g0r2_3, g0r10_3, g0r18_3) */
+	vpxor %xmm8, %xmm0, %xmm0 /* g0x_3 = xor(g0n_3, g0f_3) */
+	vmovdqa %xmm2, %xmm3 /* x2.3 */
+	vmovdqa %xmm1, %xmm2 /* x1.3 */
+	vmovdqa %xmm7, %xmm1 /* x0.3 */
+	add $16, %r8
+	cmp $128, %r8
+	jne .Lsm4_wordslice_avx512_gfni_asm_10_loop_r0
+
+	/* Output (X35, X34, X33, X32) = slots 3, 2, 1, 0: lane 0 of each into lanes 0-3, native words to big-endian. */
+	vpunpckldq %xmm3, %xmm0, %xmm0 /* x35x34 = unpacklo(x3, x2) */
+	vpunpckldq %xmm1, %xmm2, %xmm1 /* x33x32 = unpacklo(x1, x0) */
+	vpunpcklqdq %xmm1, %xmm0, %xmm0 /* out_1 = unpacklo(x35x34, x33x32) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_asm_10_bswap32(%rip), %xmm0, %xmm0 /* outbe = lookup16(out_1, bswap32) */
+	vmovdqu %xmm0, (%rdx) /* store outbe */
+	vzeroupper
+	ret
+	.size sm4_wordslice_avx512_gfni_one_block_asm, .-sm4_wordslice_avx512_gfni_one_block_asm
 
 /* reverse16: byte i <- byte 15 - i: GCM bytes to the reflected form phi */
 	.section .rodata
@@ -8303,6 +8409,54 @@ sm4_wordslice_avx512_gfni_batch_gcm_asm:
 	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
 	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
 	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+
+/* word0_le: word 0 to native order, in every 32-bit lane */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_avx512_gfni_asm_10_word0_le:
+	.byte 0x03, 0x02, 0x01, 0x00, 0x03, 0x02, 0x01, 0x00, 0x03, 0x02, 0x01, 0x00, 0x03, 0x02, 0x01, 0x00
+
+/* word1_le: word 1 to native order, in every 32-bit lane */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_avx512_gfni_asm_10_word1_le:
+	.byte 0x07, 0x06, 0x05, 0x04, 0x07, 0x06, 0x05, 0x04, 0x07, 0x06, 0x05, 0x04, 0x07, 0x06, 0x05, 0x04
+
+/* word2_le: word 2 to native order, in every 32-bit lane */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_avx512_gfni_asm_10_word2_le:
+	.byte 0x0b, 0x0a, 0x09, 0x08, 0x0b, 0x0a, 0x09, 0x08, 0x0b, 0x0a, 0x09, 0x08, 0x0b, 0x0a, 0x09, 0x08
+
+/* word3_le: word 3 to native order, in every 32-bit lane */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_avx512_gfni_asm_10_word3_le:
+	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0f, 0x0e, 0x0d, 0x0c, 0x0f, 0x0e, 0x0d, 0x0c, 0x0f, 0x0e, 0x0d, 0x0c
+
+/* gfni_mat: A1, c1: S-box inner affine: GFNI matrix qword */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_avx512_gfni_asm_10_gfni_mat:
+	.byte 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01, 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01
+
+/* gfni_mat_1: A2·inv(.) ^ c2: S-box outer affine: GFNI matrix qword */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_avx512_gfni_asm_10_gfni_mat_1:
+	.byte 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0, 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0
+
+/* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_avx512_gfni_asm_10_rotl24:
+	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+
+/* bswap32: byte order reversal in each 32-bit word */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_avx512_gfni_asm_10_bswap32:
 	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
 
 	.section .note.GNU-stack,"",@progbits

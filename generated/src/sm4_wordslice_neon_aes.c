@@ -232,9 +232,9 @@ static void sm4_wordslice_neon_aes_batch(const uint8_t *rk, const uint8_t *in, u
 
         /* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
         const uint8x16_t rkw = kc_bcast32(rk + 16 * r);
-        const uint8x16_t g0t_acc = veorq_u8(g0x1, g0x2);
-        const uint8x16_t g0t_acc_1 = veorq_u8(g0t_acc, rkw);
-        const uint8x16_t g0t = veorq_u8(g0t_acc_1, g0x3);
+        const uint8x16_t g0k_acc = veorq_u8(g0x1, g0x2);
+        const uint8x16_t g0k = veorq_u8(g0k_acc, rkw);
+        const uint8x16_t g0t = veorq_u8(g0k, g0x3);
         const uint8x16_t g0s_sr = vqtbl1q_u8(g0t, inv_shift_rows);
         const uint8x16_t g0s_sr_lo = vandq_u8(g0s_sr, nibble_mask);
         const uint8x16_t g0s_sr_hi = kc_shr8(g0s_sr, 4);
@@ -257,9 +257,9 @@ static void sm4_wordslice_neon_aes_batch(const uint8_t *rk, const uint8_t *in, u
         const uint8x16_t g0l = veorq_u8(g0l_acc, g0lr2);
         const uint8x16_t g0x = veorq_u8(g0x0, g0l);
         g0x0 = g0x;
-        const uint8x16_t g1t_acc = veorq_u8(g1x1, g1x2);
-        const uint8x16_t g1t_acc_1 = veorq_u8(g1t_acc, rkw);
-        const uint8x16_t g1t = veorq_u8(g1t_acc_1, g1x3);
+        const uint8x16_t g1k_acc = veorq_u8(g1x1, g1x2);
+        const uint8x16_t g1k = veorq_u8(g1k_acc, rkw);
+        const uint8x16_t g1t = veorq_u8(g1k, g1x3);
         const uint8x16_t g1s_sr = vqtbl1q_u8(g1t, inv_shift_rows);
         const uint8x16_t g1s_sr_lo = vandq_u8(g1s_sr, nibble_mask);
         const uint8x16_t g1s_sr_hi = kc_shr8(g1s_sr, 4);
@@ -282,9 +282,9 @@ static void sm4_wordslice_neon_aes_batch(const uint8_t *rk, const uint8_t *in, u
         const uint8x16_t g1l = veorq_u8(g1l_acc, g1lr2);
         const uint8x16_t g1x = veorq_u8(g1x0, g1l);
         g1x0 = g1x;
-        const uint8x16_t g2t_acc = veorq_u8(g2x1, g2x2);
-        const uint8x16_t g2t_acc_1 = veorq_u8(g2t_acc, rkw);
-        const uint8x16_t g2t = veorq_u8(g2t_acc_1, g2x3);
+        const uint8x16_t g2k_acc = veorq_u8(g2x1, g2x2);
+        const uint8x16_t g2k = veorq_u8(g2k_acc, rkw);
+        const uint8x16_t g2t = veorq_u8(g2k, g2x3);
         const uint8x16_t g2s_sr = vqtbl1q_u8(g2t, inv_shift_rows);
         const uint8x16_t g2s_sr_lo = vandq_u8(g2s_sr, nibble_mask);
         const uint8x16_t g2s_sr_hi = kc_shr8(g2s_sr, 4);
@@ -307,9 +307,9 @@ static void sm4_wordslice_neon_aes_batch(const uint8_t *rk, const uint8_t *in, u
         const uint8x16_t g2l = veorq_u8(g2l_acc, g2lr2);
         const uint8x16_t g2x = veorq_u8(g2x0, g2l);
         g2x0 = g2x;
-        const uint8x16_t g3t_acc = veorq_u8(g3x1, g3x2);
-        const uint8x16_t g3t_acc_1 = veorq_u8(g3t_acc, rkw);
-        const uint8x16_t g3t = veorq_u8(g3t_acc_1, g3x3);
+        const uint8x16_t g3k_acc = veorq_u8(g3x1, g3x2);
+        const uint8x16_t g3k = veorq_u8(g3k_acc, rkw);
+        const uint8x16_t g3t = veorq_u8(g3k, g3x3);
         const uint8x16_t g3s_sr = vqtbl1q_u8(g3t, inv_shift_rows);
         const uint8x16_t g3s_sr_lo = vandq_u8(g3s_sr, nibble_mask);
         const uint8x16_t g3s_sr_hi = kc_shr8(g3s_sr, 4);
@@ -332,9 +332,9 @@ static void sm4_wordslice_neon_aes_batch(const uint8_t *rk, const uint8_t *in, u
         const uint8x16_t g3l = veorq_u8(g3l_acc, g3lr2);
         const uint8x16_t g3x = veorq_u8(g3x0, g3l);
         g3x0 = g3x;
-        const uint8x16_t g4t_acc = veorq_u8(g4x1, g4x2);
-        const uint8x16_t g4t_acc_1 = veorq_u8(g4t_acc, rkw);
-        const uint8x16_t g4t = veorq_u8(g4t_acc_1, g4x3);
+        const uint8x16_t g4k_acc = veorq_u8(g4x1, g4x2);
+        const uint8x16_t g4k = veorq_u8(g4k_acc, rkw);
+        const uint8x16_t g4t = veorq_u8(g4k, g4x3);
         const uint8x16_t g4s_sr = vqtbl1q_u8(g4t, inv_shift_rows);
         const uint8x16_t g4s_sr_lo = vandq_u8(g4s_sr, nibble_mask);
         const uint8x16_t g4s_sr_hi = kc_shr8(g4s_sr, 4);
@@ -357,9 +357,9 @@ static void sm4_wordslice_neon_aes_batch(const uint8_t *rk, const uint8_t *in, u
         const uint8x16_t g4l = veorq_u8(g4l_acc, g4lr2);
         const uint8x16_t g4x = veorq_u8(g4x0, g4l);
         g4x0 = g4x;
-        const uint8x16_t g5t_acc = veorq_u8(g5x1, g5x2);
-        const uint8x16_t g5t_acc_1 = veorq_u8(g5t_acc, rkw);
-        const uint8x16_t g5t = veorq_u8(g5t_acc_1, g5x3);
+        const uint8x16_t g5k_acc = veorq_u8(g5x1, g5x2);
+        const uint8x16_t g5k = veorq_u8(g5k_acc, rkw);
+        const uint8x16_t g5t = veorq_u8(g5k, g5x3);
         const uint8x16_t g5s_sr = vqtbl1q_u8(g5t, inv_shift_rows);
         const uint8x16_t g5s_sr_lo = vandq_u8(g5s_sr, nibble_mask);
         const uint8x16_t g5s_sr_hi = kc_shr8(g5s_sr, 4);
@@ -382,9 +382,9 @@ static void sm4_wordslice_neon_aes_batch(const uint8_t *rk, const uint8_t *in, u
         const uint8x16_t g5l = veorq_u8(g5l_acc, g5lr2);
         const uint8x16_t g5x = veorq_u8(g5x0, g5l);
         g5x0 = g5x;
-        const uint8x16_t g6t_acc = veorq_u8(g6x1, g6x2);
-        const uint8x16_t g6t_acc_1 = veorq_u8(g6t_acc, rkw);
-        const uint8x16_t g6t = veorq_u8(g6t_acc_1, g6x3);
+        const uint8x16_t g6k_acc = veorq_u8(g6x1, g6x2);
+        const uint8x16_t g6k = veorq_u8(g6k_acc, rkw);
+        const uint8x16_t g6t = veorq_u8(g6k, g6x3);
         const uint8x16_t g6s_sr = vqtbl1q_u8(g6t, inv_shift_rows);
         const uint8x16_t g6s_sr_lo = vandq_u8(g6s_sr, nibble_mask);
         const uint8x16_t g6s_sr_hi = kc_shr8(g6s_sr, 4);
@@ -407,9 +407,9 @@ static void sm4_wordslice_neon_aes_batch(const uint8_t *rk, const uint8_t *in, u
         const uint8x16_t g6l = veorq_u8(g6l_acc, g6lr2);
         const uint8x16_t g6x = veorq_u8(g6x0, g6l);
         g6x0 = g6x;
-        const uint8x16_t g7t_acc = veorq_u8(g7x1, g7x2);
-        const uint8x16_t g7t_acc_1 = veorq_u8(g7t_acc, rkw);
-        const uint8x16_t g7t = veorq_u8(g7t_acc_1, g7x3);
+        const uint8x16_t g7k_acc = veorq_u8(g7x1, g7x2);
+        const uint8x16_t g7k = veorq_u8(g7k_acc, rkw);
+        const uint8x16_t g7t = veorq_u8(g7k, g7x3);
         const uint8x16_t g7s_sr = vqtbl1q_u8(g7t, inv_shift_rows);
         const uint8x16_t g7s_sr_lo = vandq_u8(g7s_sr, nibble_mask);
         const uint8x16_t g7s_sr_hi = kc_shr8(g7s_sr, 4);
@@ -435,9 +435,9 @@ static void sm4_wordslice_neon_aes_batch(const uint8_t *rk, const uint8_t *in, u
 
         /* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
         const uint8x16_t rkw_1 = kc_bcast32(rk + 16 * r + 4);
-        const uint8x16_t g0t_acc_2 = veorq_u8(g0x2, g0x3);
-        const uint8x16_t g0t_acc_3 = veorq_u8(g0t_acc_2, rkw_1);
-        const uint8x16_t g0t_1 = veorq_u8(g0t_acc_3, g0x0);
+        const uint8x16_t g0k_acc_1 = veorq_u8(g0x2, g0x3);
+        const uint8x16_t g0k_1 = veorq_u8(g0k_acc_1, rkw_1);
+        const uint8x16_t g0t_1 = veorq_u8(g0k_1, g0x0);
         const uint8x16_t g0s_1_sr = vqtbl1q_u8(g0t_1, inv_shift_rows);
         const uint8x16_t g0s_1_sr_lo = vandq_u8(g0s_1_sr, nibble_mask);
         const uint8x16_t g0s_1_sr_hi = kc_shr8(g0s_1_sr, 4);
@@ -460,9 +460,9 @@ static void sm4_wordslice_neon_aes_batch(const uint8_t *rk, const uint8_t *in, u
         const uint8x16_t g0l_1 = veorq_u8(g0l_acc_1, g0lr2_1);
         const uint8x16_t g0x_1 = veorq_u8(g0x1, g0l_1);
         g0x1 = g0x_1;
-        const uint8x16_t g1t_acc_2 = veorq_u8(g1x2, g1x3);
-        const uint8x16_t g1t_acc_3 = veorq_u8(g1t_acc_2, rkw_1);
-        const uint8x16_t g1t_1 = veorq_u8(g1t_acc_3, g1x0);
+        const uint8x16_t g1k_acc_1 = veorq_u8(g1x2, g1x3);
+        const uint8x16_t g1k_1 = veorq_u8(g1k_acc_1, rkw_1);
+        const uint8x16_t g1t_1 = veorq_u8(g1k_1, g1x0);
         const uint8x16_t g1s_1_sr = vqtbl1q_u8(g1t_1, inv_shift_rows);
         const uint8x16_t g1s_1_sr_lo = vandq_u8(g1s_1_sr, nibble_mask);
         const uint8x16_t g1s_1_sr_hi = kc_shr8(g1s_1_sr, 4);
@@ -485,9 +485,9 @@ static void sm4_wordslice_neon_aes_batch(const uint8_t *rk, const uint8_t *in, u
         const uint8x16_t g1l_1 = veorq_u8(g1l_acc_1, g1lr2_1);
         const uint8x16_t g1x_1 = veorq_u8(g1x1, g1l_1);
         g1x1 = g1x_1;
-        const uint8x16_t g2t_acc_2 = veorq_u8(g2x2, g2x3);
-        const uint8x16_t g2t_acc_3 = veorq_u8(g2t_acc_2, rkw_1);
-        const uint8x16_t g2t_1 = veorq_u8(g2t_acc_3, g2x0);
+        const uint8x16_t g2k_acc_1 = veorq_u8(g2x2, g2x3);
+        const uint8x16_t g2k_1 = veorq_u8(g2k_acc_1, rkw_1);
+        const uint8x16_t g2t_1 = veorq_u8(g2k_1, g2x0);
         const uint8x16_t g2s_1_sr = vqtbl1q_u8(g2t_1, inv_shift_rows);
         const uint8x16_t g2s_1_sr_lo = vandq_u8(g2s_1_sr, nibble_mask);
         const uint8x16_t g2s_1_sr_hi = kc_shr8(g2s_1_sr, 4);
@@ -510,9 +510,9 @@ static void sm4_wordslice_neon_aes_batch(const uint8_t *rk, const uint8_t *in, u
         const uint8x16_t g2l_1 = veorq_u8(g2l_acc_1, g2lr2_1);
         const uint8x16_t g2x_1 = veorq_u8(g2x1, g2l_1);
         g2x1 = g2x_1;
-        const uint8x16_t g3t_acc_2 = veorq_u8(g3x2, g3x3);
-        const uint8x16_t g3t_acc_3 = veorq_u8(g3t_acc_2, rkw_1);
-        const uint8x16_t g3t_1 = veorq_u8(g3t_acc_3, g3x0);
+        const uint8x16_t g3k_acc_1 = veorq_u8(g3x2, g3x3);
+        const uint8x16_t g3k_1 = veorq_u8(g3k_acc_1, rkw_1);
+        const uint8x16_t g3t_1 = veorq_u8(g3k_1, g3x0);
         const uint8x16_t g3s_1_sr = vqtbl1q_u8(g3t_1, inv_shift_rows);
         const uint8x16_t g3s_1_sr_lo = vandq_u8(g3s_1_sr, nibble_mask);
         const uint8x16_t g3s_1_sr_hi = kc_shr8(g3s_1_sr, 4);
@@ -535,9 +535,9 @@ static void sm4_wordslice_neon_aes_batch(const uint8_t *rk, const uint8_t *in, u
         const uint8x16_t g3l_1 = veorq_u8(g3l_acc_1, g3lr2_1);
         const uint8x16_t g3x_1 = veorq_u8(g3x1, g3l_1);
         g3x1 = g3x_1;
-        const uint8x16_t g4t_acc_2 = veorq_u8(g4x2, g4x3);
-        const uint8x16_t g4t_acc_3 = veorq_u8(g4t_acc_2, rkw_1);
-        const uint8x16_t g4t_1 = veorq_u8(g4t_acc_3, g4x0);
+        const uint8x16_t g4k_acc_1 = veorq_u8(g4x2, g4x3);
+        const uint8x16_t g4k_1 = veorq_u8(g4k_acc_1, rkw_1);
+        const uint8x16_t g4t_1 = veorq_u8(g4k_1, g4x0);
         const uint8x16_t g4s_1_sr = vqtbl1q_u8(g4t_1, inv_shift_rows);
         const uint8x16_t g4s_1_sr_lo = vandq_u8(g4s_1_sr, nibble_mask);
         const uint8x16_t g4s_1_sr_hi = kc_shr8(g4s_1_sr, 4);
@@ -560,9 +560,9 @@ static void sm4_wordslice_neon_aes_batch(const uint8_t *rk, const uint8_t *in, u
         const uint8x16_t g4l_1 = veorq_u8(g4l_acc_1, g4lr2_1);
         const uint8x16_t g4x_1 = veorq_u8(g4x1, g4l_1);
         g4x1 = g4x_1;
-        const uint8x16_t g5t_acc_2 = veorq_u8(g5x2, g5x3);
-        const uint8x16_t g5t_acc_3 = veorq_u8(g5t_acc_2, rkw_1);
-        const uint8x16_t g5t_1 = veorq_u8(g5t_acc_3, g5x0);
+        const uint8x16_t g5k_acc_1 = veorq_u8(g5x2, g5x3);
+        const uint8x16_t g5k_1 = veorq_u8(g5k_acc_1, rkw_1);
+        const uint8x16_t g5t_1 = veorq_u8(g5k_1, g5x0);
         const uint8x16_t g5s_1_sr = vqtbl1q_u8(g5t_1, inv_shift_rows);
         const uint8x16_t g5s_1_sr_lo = vandq_u8(g5s_1_sr, nibble_mask);
         const uint8x16_t g5s_1_sr_hi = kc_shr8(g5s_1_sr, 4);
@@ -585,9 +585,9 @@ static void sm4_wordslice_neon_aes_batch(const uint8_t *rk, const uint8_t *in, u
         const uint8x16_t g5l_1 = veorq_u8(g5l_acc_1, g5lr2_1);
         const uint8x16_t g5x_1 = veorq_u8(g5x1, g5l_1);
         g5x1 = g5x_1;
-        const uint8x16_t g6t_acc_2 = veorq_u8(g6x2, g6x3);
-        const uint8x16_t g6t_acc_3 = veorq_u8(g6t_acc_2, rkw_1);
-        const uint8x16_t g6t_1 = veorq_u8(g6t_acc_3, g6x0);
+        const uint8x16_t g6k_acc_1 = veorq_u8(g6x2, g6x3);
+        const uint8x16_t g6k_1 = veorq_u8(g6k_acc_1, rkw_1);
+        const uint8x16_t g6t_1 = veorq_u8(g6k_1, g6x0);
         const uint8x16_t g6s_1_sr = vqtbl1q_u8(g6t_1, inv_shift_rows);
         const uint8x16_t g6s_1_sr_lo = vandq_u8(g6s_1_sr, nibble_mask);
         const uint8x16_t g6s_1_sr_hi = kc_shr8(g6s_1_sr, 4);
@@ -610,9 +610,9 @@ static void sm4_wordslice_neon_aes_batch(const uint8_t *rk, const uint8_t *in, u
         const uint8x16_t g6l_1 = veorq_u8(g6l_acc_1, g6lr2_1);
         const uint8x16_t g6x_1 = veorq_u8(g6x1, g6l_1);
         g6x1 = g6x_1;
-        const uint8x16_t g7t_acc_2 = veorq_u8(g7x2, g7x3);
-        const uint8x16_t g7t_acc_3 = veorq_u8(g7t_acc_2, rkw_1);
-        const uint8x16_t g7t_1 = veorq_u8(g7t_acc_3, g7x0);
+        const uint8x16_t g7k_acc_1 = veorq_u8(g7x2, g7x3);
+        const uint8x16_t g7k_1 = veorq_u8(g7k_acc_1, rkw_1);
+        const uint8x16_t g7t_1 = veorq_u8(g7k_1, g7x0);
         const uint8x16_t g7s_1_sr = vqtbl1q_u8(g7t_1, inv_shift_rows);
         const uint8x16_t g7s_1_sr_lo = vandq_u8(g7s_1_sr, nibble_mask);
         const uint8x16_t g7s_1_sr_hi = kc_shr8(g7s_1_sr, 4);
@@ -638,9 +638,9 @@ static void sm4_wordslice_neon_aes_batch(const uint8_t *rk, const uint8_t *in, u
 
         /* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
         const uint8x16_t rkw_2 = kc_bcast32(rk + 16 * r + 8);
-        const uint8x16_t g0t_acc_4 = veorq_u8(g0x3, g0x0);
-        const uint8x16_t g0t_acc_5 = veorq_u8(g0t_acc_4, rkw_2);
-        const uint8x16_t g0t_2 = veorq_u8(g0t_acc_5, g0x1);
+        const uint8x16_t g0k_acc_2 = veorq_u8(g0x3, g0x0);
+        const uint8x16_t g0k_2 = veorq_u8(g0k_acc_2, rkw_2);
+        const uint8x16_t g0t_2 = veorq_u8(g0k_2, g0x1);
         const uint8x16_t g0s_2_sr = vqtbl1q_u8(g0t_2, inv_shift_rows);
         const uint8x16_t g0s_2_sr_lo = vandq_u8(g0s_2_sr, nibble_mask);
         const uint8x16_t g0s_2_sr_hi = kc_shr8(g0s_2_sr, 4);
@@ -663,9 +663,9 @@ static void sm4_wordslice_neon_aes_batch(const uint8_t *rk, const uint8_t *in, u
         const uint8x16_t g0l_2 = veorq_u8(g0l_acc_2, g0lr2_2);
         const uint8x16_t g0x_2 = veorq_u8(g0x2, g0l_2);
         g0x2 = g0x_2;
-        const uint8x16_t g1t_acc_4 = veorq_u8(g1x3, g1x0);
-        const uint8x16_t g1t_acc_5 = veorq_u8(g1t_acc_4, rkw_2);
-        const uint8x16_t g1t_2 = veorq_u8(g1t_acc_5, g1x1);
+        const uint8x16_t g1k_acc_2 = veorq_u8(g1x3, g1x0);
+        const uint8x16_t g1k_2 = veorq_u8(g1k_acc_2, rkw_2);
+        const uint8x16_t g1t_2 = veorq_u8(g1k_2, g1x1);
         const uint8x16_t g1s_2_sr = vqtbl1q_u8(g1t_2, inv_shift_rows);
         const uint8x16_t g1s_2_sr_lo = vandq_u8(g1s_2_sr, nibble_mask);
         const uint8x16_t g1s_2_sr_hi = kc_shr8(g1s_2_sr, 4);
@@ -688,9 +688,9 @@ static void sm4_wordslice_neon_aes_batch(const uint8_t *rk, const uint8_t *in, u
         const uint8x16_t g1l_2 = veorq_u8(g1l_acc_2, g1lr2_2);
         const uint8x16_t g1x_2 = veorq_u8(g1x2, g1l_2);
         g1x2 = g1x_2;
-        const uint8x16_t g2t_acc_4 = veorq_u8(g2x3, g2x0);
-        const uint8x16_t g2t_acc_5 = veorq_u8(g2t_acc_4, rkw_2);
-        const uint8x16_t g2t_2 = veorq_u8(g2t_acc_5, g2x1);
+        const uint8x16_t g2k_acc_2 = veorq_u8(g2x3, g2x0);
+        const uint8x16_t g2k_2 = veorq_u8(g2k_acc_2, rkw_2);
+        const uint8x16_t g2t_2 = veorq_u8(g2k_2, g2x1);
         const uint8x16_t g2s_2_sr = vqtbl1q_u8(g2t_2, inv_shift_rows);
         const uint8x16_t g2s_2_sr_lo = vandq_u8(g2s_2_sr, nibble_mask);
         const uint8x16_t g2s_2_sr_hi = kc_shr8(g2s_2_sr, 4);
@@ -713,9 +713,9 @@ static void sm4_wordslice_neon_aes_batch(const uint8_t *rk, const uint8_t *in, u
         const uint8x16_t g2l_2 = veorq_u8(g2l_acc_2, g2lr2_2);
         const uint8x16_t g2x_2 = veorq_u8(g2x2, g2l_2);
         g2x2 = g2x_2;
-        const uint8x16_t g3t_acc_4 = veorq_u8(g3x3, g3x0);
-        const uint8x16_t g3t_acc_5 = veorq_u8(g3t_acc_4, rkw_2);
-        const uint8x16_t g3t_2 = veorq_u8(g3t_acc_5, g3x1);
+        const uint8x16_t g3k_acc_2 = veorq_u8(g3x3, g3x0);
+        const uint8x16_t g3k_2 = veorq_u8(g3k_acc_2, rkw_2);
+        const uint8x16_t g3t_2 = veorq_u8(g3k_2, g3x1);
         const uint8x16_t g3s_2_sr = vqtbl1q_u8(g3t_2, inv_shift_rows);
         const uint8x16_t g3s_2_sr_lo = vandq_u8(g3s_2_sr, nibble_mask);
         const uint8x16_t g3s_2_sr_hi = kc_shr8(g3s_2_sr, 4);
@@ -738,9 +738,9 @@ static void sm4_wordslice_neon_aes_batch(const uint8_t *rk, const uint8_t *in, u
         const uint8x16_t g3l_2 = veorq_u8(g3l_acc_2, g3lr2_2);
         const uint8x16_t g3x_2 = veorq_u8(g3x2, g3l_2);
         g3x2 = g3x_2;
-        const uint8x16_t g4t_acc_4 = veorq_u8(g4x3, g4x0);
-        const uint8x16_t g4t_acc_5 = veorq_u8(g4t_acc_4, rkw_2);
-        const uint8x16_t g4t_2 = veorq_u8(g4t_acc_5, g4x1);
+        const uint8x16_t g4k_acc_2 = veorq_u8(g4x3, g4x0);
+        const uint8x16_t g4k_2 = veorq_u8(g4k_acc_2, rkw_2);
+        const uint8x16_t g4t_2 = veorq_u8(g4k_2, g4x1);
         const uint8x16_t g4s_2_sr = vqtbl1q_u8(g4t_2, inv_shift_rows);
         const uint8x16_t g4s_2_sr_lo = vandq_u8(g4s_2_sr, nibble_mask);
         const uint8x16_t g4s_2_sr_hi = kc_shr8(g4s_2_sr, 4);
@@ -763,9 +763,9 @@ static void sm4_wordslice_neon_aes_batch(const uint8_t *rk, const uint8_t *in, u
         const uint8x16_t g4l_2 = veorq_u8(g4l_acc_2, g4lr2_2);
         const uint8x16_t g4x_2 = veorq_u8(g4x2, g4l_2);
         g4x2 = g4x_2;
-        const uint8x16_t g5t_acc_4 = veorq_u8(g5x3, g5x0);
-        const uint8x16_t g5t_acc_5 = veorq_u8(g5t_acc_4, rkw_2);
-        const uint8x16_t g5t_2 = veorq_u8(g5t_acc_5, g5x1);
+        const uint8x16_t g5k_acc_2 = veorq_u8(g5x3, g5x0);
+        const uint8x16_t g5k_2 = veorq_u8(g5k_acc_2, rkw_2);
+        const uint8x16_t g5t_2 = veorq_u8(g5k_2, g5x1);
         const uint8x16_t g5s_2_sr = vqtbl1q_u8(g5t_2, inv_shift_rows);
         const uint8x16_t g5s_2_sr_lo = vandq_u8(g5s_2_sr, nibble_mask);
         const uint8x16_t g5s_2_sr_hi = kc_shr8(g5s_2_sr, 4);
@@ -788,9 +788,9 @@ static void sm4_wordslice_neon_aes_batch(const uint8_t *rk, const uint8_t *in, u
         const uint8x16_t g5l_2 = veorq_u8(g5l_acc_2, g5lr2_2);
         const uint8x16_t g5x_2 = veorq_u8(g5x2, g5l_2);
         g5x2 = g5x_2;
-        const uint8x16_t g6t_acc_4 = veorq_u8(g6x3, g6x0);
-        const uint8x16_t g6t_acc_5 = veorq_u8(g6t_acc_4, rkw_2);
-        const uint8x16_t g6t_2 = veorq_u8(g6t_acc_5, g6x1);
+        const uint8x16_t g6k_acc_2 = veorq_u8(g6x3, g6x0);
+        const uint8x16_t g6k_2 = veorq_u8(g6k_acc_2, rkw_2);
+        const uint8x16_t g6t_2 = veorq_u8(g6k_2, g6x1);
         const uint8x16_t g6s_2_sr = vqtbl1q_u8(g6t_2, inv_shift_rows);
         const uint8x16_t g6s_2_sr_lo = vandq_u8(g6s_2_sr, nibble_mask);
         const uint8x16_t g6s_2_sr_hi = kc_shr8(g6s_2_sr, 4);
@@ -813,9 +813,9 @@ static void sm4_wordslice_neon_aes_batch(const uint8_t *rk, const uint8_t *in, u
         const uint8x16_t g6l_2 = veorq_u8(g6l_acc_2, g6lr2_2);
         const uint8x16_t g6x_2 = veorq_u8(g6x2, g6l_2);
         g6x2 = g6x_2;
-        const uint8x16_t g7t_acc_4 = veorq_u8(g7x3, g7x0);
-        const uint8x16_t g7t_acc_5 = veorq_u8(g7t_acc_4, rkw_2);
-        const uint8x16_t g7t_2 = veorq_u8(g7t_acc_5, g7x1);
+        const uint8x16_t g7k_acc_2 = veorq_u8(g7x3, g7x0);
+        const uint8x16_t g7k_2 = veorq_u8(g7k_acc_2, rkw_2);
+        const uint8x16_t g7t_2 = veorq_u8(g7k_2, g7x1);
         const uint8x16_t g7s_2_sr = vqtbl1q_u8(g7t_2, inv_shift_rows);
         const uint8x16_t g7s_2_sr_lo = vandq_u8(g7s_2_sr, nibble_mask);
         const uint8x16_t g7s_2_sr_hi = kc_shr8(g7s_2_sr, 4);
@@ -841,9 +841,9 @@ static void sm4_wordslice_neon_aes_batch(const uint8_t *rk, const uint8_t *in, u
 
         /* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
         const uint8x16_t rkw_3 = kc_bcast32(rk + 16 * r + 12);
-        const uint8x16_t g0t_acc_6 = veorq_u8(g0x0, g0x1);
-        const uint8x16_t g0t_acc_7 = veorq_u8(g0t_acc_6, rkw_3);
-        const uint8x16_t g0t_3 = veorq_u8(g0t_acc_7, g0x2);
+        const uint8x16_t g0k_acc_3 = veorq_u8(g0x0, g0x1);
+        const uint8x16_t g0k_3 = veorq_u8(g0k_acc_3, rkw_3);
+        const uint8x16_t g0t_3 = veorq_u8(g0k_3, g0x2);
         const uint8x16_t g0s_3_sr = vqtbl1q_u8(g0t_3, inv_shift_rows);
         const uint8x16_t g0s_3_sr_lo = vandq_u8(g0s_3_sr, nibble_mask);
         const uint8x16_t g0s_3_sr_hi = kc_shr8(g0s_3_sr, 4);
@@ -866,9 +866,9 @@ static void sm4_wordslice_neon_aes_batch(const uint8_t *rk, const uint8_t *in, u
         const uint8x16_t g0l_3 = veorq_u8(g0l_acc_3, g0lr2_3);
         const uint8x16_t g0x_3 = veorq_u8(g0x3, g0l_3);
         g0x3 = g0x_3;
-        const uint8x16_t g1t_acc_6 = veorq_u8(g1x0, g1x1);
-        const uint8x16_t g1t_acc_7 = veorq_u8(g1t_acc_6, rkw_3);
-        const uint8x16_t g1t_3 = veorq_u8(g1t_acc_7, g1x2);
+        const uint8x16_t g1k_acc_3 = veorq_u8(g1x0, g1x1);
+        const uint8x16_t g1k_3 = veorq_u8(g1k_acc_3, rkw_3);
+        const uint8x16_t g1t_3 = veorq_u8(g1k_3, g1x2);
         const uint8x16_t g1s_3_sr = vqtbl1q_u8(g1t_3, inv_shift_rows);
         const uint8x16_t g1s_3_sr_lo = vandq_u8(g1s_3_sr, nibble_mask);
         const uint8x16_t g1s_3_sr_hi = kc_shr8(g1s_3_sr, 4);
@@ -891,9 +891,9 @@ static void sm4_wordslice_neon_aes_batch(const uint8_t *rk, const uint8_t *in, u
         const uint8x16_t g1l_3 = veorq_u8(g1l_acc_3, g1lr2_3);
         const uint8x16_t g1x_3 = veorq_u8(g1x3, g1l_3);
         g1x3 = g1x_3;
-        const uint8x16_t g2t_acc_6 = veorq_u8(g2x0, g2x1);
-        const uint8x16_t g2t_acc_7 = veorq_u8(g2t_acc_6, rkw_3);
-        const uint8x16_t g2t_3 = veorq_u8(g2t_acc_7, g2x2);
+        const uint8x16_t g2k_acc_3 = veorq_u8(g2x0, g2x1);
+        const uint8x16_t g2k_3 = veorq_u8(g2k_acc_3, rkw_3);
+        const uint8x16_t g2t_3 = veorq_u8(g2k_3, g2x2);
         const uint8x16_t g2s_3_sr = vqtbl1q_u8(g2t_3, inv_shift_rows);
         const uint8x16_t g2s_3_sr_lo = vandq_u8(g2s_3_sr, nibble_mask);
         const uint8x16_t g2s_3_sr_hi = kc_shr8(g2s_3_sr, 4);
@@ -916,9 +916,9 @@ static void sm4_wordslice_neon_aes_batch(const uint8_t *rk, const uint8_t *in, u
         const uint8x16_t g2l_3 = veorq_u8(g2l_acc_3, g2lr2_3);
         const uint8x16_t g2x_3 = veorq_u8(g2x3, g2l_3);
         g2x3 = g2x_3;
-        const uint8x16_t g3t_acc_6 = veorq_u8(g3x0, g3x1);
-        const uint8x16_t g3t_acc_7 = veorq_u8(g3t_acc_6, rkw_3);
-        const uint8x16_t g3t_3 = veorq_u8(g3t_acc_7, g3x2);
+        const uint8x16_t g3k_acc_3 = veorq_u8(g3x0, g3x1);
+        const uint8x16_t g3k_3 = veorq_u8(g3k_acc_3, rkw_3);
+        const uint8x16_t g3t_3 = veorq_u8(g3k_3, g3x2);
         const uint8x16_t g3s_3_sr = vqtbl1q_u8(g3t_3, inv_shift_rows);
         const uint8x16_t g3s_3_sr_lo = vandq_u8(g3s_3_sr, nibble_mask);
         const uint8x16_t g3s_3_sr_hi = kc_shr8(g3s_3_sr, 4);
@@ -941,9 +941,9 @@ static void sm4_wordslice_neon_aes_batch(const uint8_t *rk, const uint8_t *in, u
         const uint8x16_t g3l_3 = veorq_u8(g3l_acc_3, g3lr2_3);
         const uint8x16_t g3x_3 = veorq_u8(g3x3, g3l_3);
         g3x3 = g3x_3;
-        const uint8x16_t g4t_acc_6 = veorq_u8(g4x0, g4x1);
-        const uint8x16_t g4t_acc_7 = veorq_u8(g4t_acc_6, rkw_3);
-        const uint8x16_t g4t_3 = veorq_u8(g4t_acc_7, g4x2);
+        const uint8x16_t g4k_acc_3 = veorq_u8(g4x0, g4x1);
+        const uint8x16_t g4k_3 = veorq_u8(g4k_acc_3, rkw_3);
+        const uint8x16_t g4t_3 = veorq_u8(g4k_3, g4x2);
         const uint8x16_t g4s_3_sr = vqtbl1q_u8(g4t_3, inv_shift_rows);
         const uint8x16_t g4s_3_sr_lo = vandq_u8(g4s_3_sr, nibble_mask);
         const uint8x16_t g4s_3_sr_hi = kc_shr8(g4s_3_sr, 4);
@@ -966,9 +966,9 @@ static void sm4_wordslice_neon_aes_batch(const uint8_t *rk, const uint8_t *in, u
         const uint8x16_t g4l_3 = veorq_u8(g4l_acc_3, g4lr2_3);
         const uint8x16_t g4x_3 = veorq_u8(g4x3, g4l_3);
         g4x3 = g4x_3;
-        const uint8x16_t g5t_acc_6 = veorq_u8(g5x0, g5x1);
-        const uint8x16_t g5t_acc_7 = veorq_u8(g5t_acc_6, rkw_3);
-        const uint8x16_t g5t_3 = veorq_u8(g5t_acc_7, g5x2);
+        const uint8x16_t g5k_acc_3 = veorq_u8(g5x0, g5x1);
+        const uint8x16_t g5k_3 = veorq_u8(g5k_acc_3, rkw_3);
+        const uint8x16_t g5t_3 = veorq_u8(g5k_3, g5x2);
         const uint8x16_t g5s_3_sr = vqtbl1q_u8(g5t_3, inv_shift_rows);
         const uint8x16_t g5s_3_sr_lo = vandq_u8(g5s_3_sr, nibble_mask);
         const uint8x16_t g5s_3_sr_hi = kc_shr8(g5s_3_sr, 4);
@@ -991,9 +991,9 @@ static void sm4_wordslice_neon_aes_batch(const uint8_t *rk, const uint8_t *in, u
         const uint8x16_t g5l_3 = veorq_u8(g5l_acc_3, g5lr2_3);
         const uint8x16_t g5x_3 = veorq_u8(g5x3, g5l_3);
         g5x3 = g5x_3;
-        const uint8x16_t g6t_acc_6 = veorq_u8(g6x0, g6x1);
-        const uint8x16_t g6t_acc_7 = veorq_u8(g6t_acc_6, rkw_3);
-        const uint8x16_t g6t_3 = veorq_u8(g6t_acc_7, g6x2);
+        const uint8x16_t g6k_acc_3 = veorq_u8(g6x0, g6x1);
+        const uint8x16_t g6k_3 = veorq_u8(g6k_acc_3, rkw_3);
+        const uint8x16_t g6t_3 = veorq_u8(g6k_3, g6x2);
         const uint8x16_t g6s_3_sr = vqtbl1q_u8(g6t_3, inv_shift_rows);
         const uint8x16_t g6s_3_sr_lo = vandq_u8(g6s_3_sr, nibble_mask);
         const uint8x16_t g6s_3_sr_hi = kc_shr8(g6s_3_sr, 4);
@@ -1016,9 +1016,9 @@ static void sm4_wordslice_neon_aes_batch(const uint8_t *rk, const uint8_t *in, u
         const uint8x16_t g6l_3 = veorq_u8(g6l_acc_3, g6lr2_3);
         const uint8x16_t g6x_3 = veorq_u8(g6x3, g6l_3);
         g6x3 = g6x_3;
-        const uint8x16_t g7t_acc_6 = veorq_u8(g7x0, g7x1);
-        const uint8x16_t g7t_acc_7 = veorq_u8(g7t_acc_6, rkw_3);
-        const uint8x16_t g7t_3 = veorq_u8(g7t_acc_7, g7x2);
+        const uint8x16_t g7k_acc_3 = veorq_u8(g7x0, g7x1);
+        const uint8x16_t g7k_3 = veorq_u8(g7k_acc_3, rkw_3);
+        const uint8x16_t g7t_3 = veorq_u8(g7k_3, g7x2);
         const uint8x16_t g7s_3_sr = vqtbl1q_u8(g7t_3, inv_shift_rows);
         const uint8x16_t g7s_3_sr_lo = vandq_u8(g7s_3_sr, nibble_mask);
         const uint8x16_t g7s_3_sr_hi = kc_shr8(g7s_3_sr, 4);
@@ -1371,9 +1371,9 @@ static void sm4_wordslice_neon_aes_batch_xor(const uint8_t *rk, const uint8_t *i
 
         /* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
         const uint8x16_t rkw = kc_bcast32(rk + 16 * r);
-        const uint8x16_t g0t_acc = veorq_u8(g0x1, g0x2);
-        const uint8x16_t g0t_acc_1 = veorq_u8(g0t_acc, rkw);
-        const uint8x16_t g0t = veorq_u8(g0t_acc_1, g0x3);
+        const uint8x16_t g0k_acc = veorq_u8(g0x1, g0x2);
+        const uint8x16_t g0k = veorq_u8(g0k_acc, rkw);
+        const uint8x16_t g0t = veorq_u8(g0k, g0x3);
         const uint8x16_t g0s_sr = vqtbl1q_u8(g0t, inv_shift_rows);
         const uint8x16_t g0s_sr_lo = vandq_u8(g0s_sr, nibble_mask);
         const uint8x16_t g0s_sr_hi = kc_shr8(g0s_sr, 4);
@@ -1396,9 +1396,9 @@ static void sm4_wordslice_neon_aes_batch_xor(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g0l = veorq_u8(g0l_acc, g0lr2);
         const uint8x16_t g0x = veorq_u8(g0x0, g0l);
         g0x0 = g0x;
-        const uint8x16_t g1t_acc = veorq_u8(g1x1, g1x2);
-        const uint8x16_t g1t_acc_1 = veorq_u8(g1t_acc, rkw);
-        const uint8x16_t g1t = veorq_u8(g1t_acc_1, g1x3);
+        const uint8x16_t g1k_acc = veorq_u8(g1x1, g1x2);
+        const uint8x16_t g1k = veorq_u8(g1k_acc, rkw);
+        const uint8x16_t g1t = veorq_u8(g1k, g1x3);
         const uint8x16_t g1s_sr = vqtbl1q_u8(g1t, inv_shift_rows);
         const uint8x16_t g1s_sr_lo = vandq_u8(g1s_sr, nibble_mask);
         const uint8x16_t g1s_sr_hi = kc_shr8(g1s_sr, 4);
@@ -1421,9 +1421,9 @@ static void sm4_wordslice_neon_aes_batch_xor(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g1l = veorq_u8(g1l_acc, g1lr2);
         const uint8x16_t g1x = veorq_u8(g1x0, g1l);
         g1x0 = g1x;
-        const uint8x16_t g2t_acc = veorq_u8(g2x1, g2x2);
-        const uint8x16_t g2t_acc_1 = veorq_u8(g2t_acc, rkw);
-        const uint8x16_t g2t = veorq_u8(g2t_acc_1, g2x3);
+        const uint8x16_t g2k_acc = veorq_u8(g2x1, g2x2);
+        const uint8x16_t g2k = veorq_u8(g2k_acc, rkw);
+        const uint8x16_t g2t = veorq_u8(g2k, g2x3);
         const uint8x16_t g2s_sr = vqtbl1q_u8(g2t, inv_shift_rows);
         const uint8x16_t g2s_sr_lo = vandq_u8(g2s_sr, nibble_mask);
         const uint8x16_t g2s_sr_hi = kc_shr8(g2s_sr, 4);
@@ -1446,9 +1446,9 @@ static void sm4_wordslice_neon_aes_batch_xor(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g2l = veorq_u8(g2l_acc, g2lr2);
         const uint8x16_t g2x = veorq_u8(g2x0, g2l);
         g2x0 = g2x;
-        const uint8x16_t g3t_acc = veorq_u8(g3x1, g3x2);
-        const uint8x16_t g3t_acc_1 = veorq_u8(g3t_acc, rkw);
-        const uint8x16_t g3t = veorq_u8(g3t_acc_1, g3x3);
+        const uint8x16_t g3k_acc = veorq_u8(g3x1, g3x2);
+        const uint8x16_t g3k = veorq_u8(g3k_acc, rkw);
+        const uint8x16_t g3t = veorq_u8(g3k, g3x3);
         const uint8x16_t g3s_sr = vqtbl1q_u8(g3t, inv_shift_rows);
         const uint8x16_t g3s_sr_lo = vandq_u8(g3s_sr, nibble_mask);
         const uint8x16_t g3s_sr_hi = kc_shr8(g3s_sr, 4);
@@ -1471,9 +1471,9 @@ static void sm4_wordslice_neon_aes_batch_xor(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g3l = veorq_u8(g3l_acc, g3lr2);
         const uint8x16_t g3x = veorq_u8(g3x0, g3l);
         g3x0 = g3x;
-        const uint8x16_t g4t_acc = veorq_u8(g4x1, g4x2);
-        const uint8x16_t g4t_acc_1 = veorq_u8(g4t_acc, rkw);
-        const uint8x16_t g4t = veorq_u8(g4t_acc_1, g4x3);
+        const uint8x16_t g4k_acc = veorq_u8(g4x1, g4x2);
+        const uint8x16_t g4k = veorq_u8(g4k_acc, rkw);
+        const uint8x16_t g4t = veorq_u8(g4k, g4x3);
         const uint8x16_t g4s_sr = vqtbl1q_u8(g4t, inv_shift_rows);
         const uint8x16_t g4s_sr_lo = vandq_u8(g4s_sr, nibble_mask);
         const uint8x16_t g4s_sr_hi = kc_shr8(g4s_sr, 4);
@@ -1496,9 +1496,9 @@ static void sm4_wordslice_neon_aes_batch_xor(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g4l = veorq_u8(g4l_acc, g4lr2);
         const uint8x16_t g4x = veorq_u8(g4x0, g4l);
         g4x0 = g4x;
-        const uint8x16_t g5t_acc = veorq_u8(g5x1, g5x2);
-        const uint8x16_t g5t_acc_1 = veorq_u8(g5t_acc, rkw);
-        const uint8x16_t g5t = veorq_u8(g5t_acc_1, g5x3);
+        const uint8x16_t g5k_acc = veorq_u8(g5x1, g5x2);
+        const uint8x16_t g5k = veorq_u8(g5k_acc, rkw);
+        const uint8x16_t g5t = veorq_u8(g5k, g5x3);
         const uint8x16_t g5s_sr = vqtbl1q_u8(g5t, inv_shift_rows);
         const uint8x16_t g5s_sr_lo = vandq_u8(g5s_sr, nibble_mask);
         const uint8x16_t g5s_sr_hi = kc_shr8(g5s_sr, 4);
@@ -1521,9 +1521,9 @@ static void sm4_wordslice_neon_aes_batch_xor(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g5l = veorq_u8(g5l_acc, g5lr2);
         const uint8x16_t g5x = veorq_u8(g5x0, g5l);
         g5x0 = g5x;
-        const uint8x16_t g6t_acc = veorq_u8(g6x1, g6x2);
-        const uint8x16_t g6t_acc_1 = veorq_u8(g6t_acc, rkw);
-        const uint8x16_t g6t = veorq_u8(g6t_acc_1, g6x3);
+        const uint8x16_t g6k_acc = veorq_u8(g6x1, g6x2);
+        const uint8x16_t g6k = veorq_u8(g6k_acc, rkw);
+        const uint8x16_t g6t = veorq_u8(g6k, g6x3);
         const uint8x16_t g6s_sr = vqtbl1q_u8(g6t, inv_shift_rows);
         const uint8x16_t g6s_sr_lo = vandq_u8(g6s_sr, nibble_mask);
         const uint8x16_t g6s_sr_hi = kc_shr8(g6s_sr, 4);
@@ -1546,9 +1546,9 @@ static void sm4_wordslice_neon_aes_batch_xor(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g6l = veorq_u8(g6l_acc, g6lr2);
         const uint8x16_t g6x = veorq_u8(g6x0, g6l);
         g6x0 = g6x;
-        const uint8x16_t g7t_acc = veorq_u8(g7x1, g7x2);
-        const uint8x16_t g7t_acc_1 = veorq_u8(g7t_acc, rkw);
-        const uint8x16_t g7t = veorq_u8(g7t_acc_1, g7x3);
+        const uint8x16_t g7k_acc = veorq_u8(g7x1, g7x2);
+        const uint8x16_t g7k = veorq_u8(g7k_acc, rkw);
+        const uint8x16_t g7t = veorq_u8(g7k, g7x3);
         const uint8x16_t g7s_sr = vqtbl1q_u8(g7t, inv_shift_rows);
         const uint8x16_t g7s_sr_lo = vandq_u8(g7s_sr, nibble_mask);
         const uint8x16_t g7s_sr_hi = kc_shr8(g7s_sr, 4);
@@ -1574,9 +1574,9 @@ static void sm4_wordslice_neon_aes_batch_xor(const uint8_t *rk, const uint8_t *i
 
         /* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
         const uint8x16_t rkw_1 = kc_bcast32(rk + 16 * r + 4);
-        const uint8x16_t g0t_acc_2 = veorq_u8(g0x2, g0x3);
-        const uint8x16_t g0t_acc_3 = veorq_u8(g0t_acc_2, rkw_1);
-        const uint8x16_t g0t_1 = veorq_u8(g0t_acc_3, g0x0);
+        const uint8x16_t g0k_acc_1 = veorq_u8(g0x2, g0x3);
+        const uint8x16_t g0k_1 = veorq_u8(g0k_acc_1, rkw_1);
+        const uint8x16_t g0t_1 = veorq_u8(g0k_1, g0x0);
         const uint8x16_t g0s_1_sr = vqtbl1q_u8(g0t_1, inv_shift_rows);
         const uint8x16_t g0s_1_sr_lo = vandq_u8(g0s_1_sr, nibble_mask);
         const uint8x16_t g0s_1_sr_hi = kc_shr8(g0s_1_sr, 4);
@@ -1599,9 +1599,9 @@ static void sm4_wordslice_neon_aes_batch_xor(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g0l_1 = veorq_u8(g0l_acc_1, g0lr2_1);
         const uint8x16_t g0x_1 = veorq_u8(g0x1, g0l_1);
         g0x1 = g0x_1;
-        const uint8x16_t g1t_acc_2 = veorq_u8(g1x2, g1x3);
-        const uint8x16_t g1t_acc_3 = veorq_u8(g1t_acc_2, rkw_1);
-        const uint8x16_t g1t_1 = veorq_u8(g1t_acc_3, g1x0);
+        const uint8x16_t g1k_acc_1 = veorq_u8(g1x2, g1x3);
+        const uint8x16_t g1k_1 = veorq_u8(g1k_acc_1, rkw_1);
+        const uint8x16_t g1t_1 = veorq_u8(g1k_1, g1x0);
         const uint8x16_t g1s_1_sr = vqtbl1q_u8(g1t_1, inv_shift_rows);
         const uint8x16_t g1s_1_sr_lo = vandq_u8(g1s_1_sr, nibble_mask);
         const uint8x16_t g1s_1_sr_hi = kc_shr8(g1s_1_sr, 4);
@@ -1624,9 +1624,9 @@ static void sm4_wordslice_neon_aes_batch_xor(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g1l_1 = veorq_u8(g1l_acc_1, g1lr2_1);
         const uint8x16_t g1x_1 = veorq_u8(g1x1, g1l_1);
         g1x1 = g1x_1;
-        const uint8x16_t g2t_acc_2 = veorq_u8(g2x2, g2x3);
-        const uint8x16_t g2t_acc_3 = veorq_u8(g2t_acc_2, rkw_1);
-        const uint8x16_t g2t_1 = veorq_u8(g2t_acc_3, g2x0);
+        const uint8x16_t g2k_acc_1 = veorq_u8(g2x2, g2x3);
+        const uint8x16_t g2k_1 = veorq_u8(g2k_acc_1, rkw_1);
+        const uint8x16_t g2t_1 = veorq_u8(g2k_1, g2x0);
         const uint8x16_t g2s_1_sr = vqtbl1q_u8(g2t_1, inv_shift_rows);
         const uint8x16_t g2s_1_sr_lo = vandq_u8(g2s_1_sr, nibble_mask);
         const uint8x16_t g2s_1_sr_hi = kc_shr8(g2s_1_sr, 4);
@@ -1649,9 +1649,9 @@ static void sm4_wordslice_neon_aes_batch_xor(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g2l_1 = veorq_u8(g2l_acc_1, g2lr2_1);
         const uint8x16_t g2x_1 = veorq_u8(g2x1, g2l_1);
         g2x1 = g2x_1;
-        const uint8x16_t g3t_acc_2 = veorq_u8(g3x2, g3x3);
-        const uint8x16_t g3t_acc_3 = veorq_u8(g3t_acc_2, rkw_1);
-        const uint8x16_t g3t_1 = veorq_u8(g3t_acc_3, g3x0);
+        const uint8x16_t g3k_acc_1 = veorq_u8(g3x2, g3x3);
+        const uint8x16_t g3k_1 = veorq_u8(g3k_acc_1, rkw_1);
+        const uint8x16_t g3t_1 = veorq_u8(g3k_1, g3x0);
         const uint8x16_t g3s_1_sr = vqtbl1q_u8(g3t_1, inv_shift_rows);
         const uint8x16_t g3s_1_sr_lo = vandq_u8(g3s_1_sr, nibble_mask);
         const uint8x16_t g3s_1_sr_hi = kc_shr8(g3s_1_sr, 4);
@@ -1674,9 +1674,9 @@ static void sm4_wordslice_neon_aes_batch_xor(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g3l_1 = veorq_u8(g3l_acc_1, g3lr2_1);
         const uint8x16_t g3x_1 = veorq_u8(g3x1, g3l_1);
         g3x1 = g3x_1;
-        const uint8x16_t g4t_acc_2 = veorq_u8(g4x2, g4x3);
-        const uint8x16_t g4t_acc_3 = veorq_u8(g4t_acc_2, rkw_1);
-        const uint8x16_t g4t_1 = veorq_u8(g4t_acc_3, g4x0);
+        const uint8x16_t g4k_acc_1 = veorq_u8(g4x2, g4x3);
+        const uint8x16_t g4k_1 = veorq_u8(g4k_acc_1, rkw_1);
+        const uint8x16_t g4t_1 = veorq_u8(g4k_1, g4x0);
         const uint8x16_t g4s_1_sr = vqtbl1q_u8(g4t_1, inv_shift_rows);
         const uint8x16_t g4s_1_sr_lo = vandq_u8(g4s_1_sr, nibble_mask);
         const uint8x16_t g4s_1_sr_hi = kc_shr8(g4s_1_sr, 4);
@@ -1699,9 +1699,9 @@ static void sm4_wordslice_neon_aes_batch_xor(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g4l_1 = veorq_u8(g4l_acc_1, g4lr2_1);
         const uint8x16_t g4x_1 = veorq_u8(g4x1, g4l_1);
         g4x1 = g4x_1;
-        const uint8x16_t g5t_acc_2 = veorq_u8(g5x2, g5x3);
-        const uint8x16_t g5t_acc_3 = veorq_u8(g5t_acc_2, rkw_1);
-        const uint8x16_t g5t_1 = veorq_u8(g5t_acc_3, g5x0);
+        const uint8x16_t g5k_acc_1 = veorq_u8(g5x2, g5x3);
+        const uint8x16_t g5k_1 = veorq_u8(g5k_acc_1, rkw_1);
+        const uint8x16_t g5t_1 = veorq_u8(g5k_1, g5x0);
         const uint8x16_t g5s_1_sr = vqtbl1q_u8(g5t_1, inv_shift_rows);
         const uint8x16_t g5s_1_sr_lo = vandq_u8(g5s_1_sr, nibble_mask);
         const uint8x16_t g5s_1_sr_hi = kc_shr8(g5s_1_sr, 4);
@@ -1724,9 +1724,9 @@ static void sm4_wordslice_neon_aes_batch_xor(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g5l_1 = veorq_u8(g5l_acc_1, g5lr2_1);
         const uint8x16_t g5x_1 = veorq_u8(g5x1, g5l_1);
         g5x1 = g5x_1;
-        const uint8x16_t g6t_acc_2 = veorq_u8(g6x2, g6x3);
-        const uint8x16_t g6t_acc_3 = veorq_u8(g6t_acc_2, rkw_1);
-        const uint8x16_t g6t_1 = veorq_u8(g6t_acc_3, g6x0);
+        const uint8x16_t g6k_acc_1 = veorq_u8(g6x2, g6x3);
+        const uint8x16_t g6k_1 = veorq_u8(g6k_acc_1, rkw_1);
+        const uint8x16_t g6t_1 = veorq_u8(g6k_1, g6x0);
         const uint8x16_t g6s_1_sr = vqtbl1q_u8(g6t_1, inv_shift_rows);
         const uint8x16_t g6s_1_sr_lo = vandq_u8(g6s_1_sr, nibble_mask);
         const uint8x16_t g6s_1_sr_hi = kc_shr8(g6s_1_sr, 4);
@@ -1749,9 +1749,9 @@ static void sm4_wordslice_neon_aes_batch_xor(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g6l_1 = veorq_u8(g6l_acc_1, g6lr2_1);
         const uint8x16_t g6x_1 = veorq_u8(g6x1, g6l_1);
         g6x1 = g6x_1;
-        const uint8x16_t g7t_acc_2 = veorq_u8(g7x2, g7x3);
-        const uint8x16_t g7t_acc_3 = veorq_u8(g7t_acc_2, rkw_1);
-        const uint8x16_t g7t_1 = veorq_u8(g7t_acc_3, g7x0);
+        const uint8x16_t g7k_acc_1 = veorq_u8(g7x2, g7x3);
+        const uint8x16_t g7k_1 = veorq_u8(g7k_acc_1, rkw_1);
+        const uint8x16_t g7t_1 = veorq_u8(g7k_1, g7x0);
         const uint8x16_t g7s_1_sr = vqtbl1q_u8(g7t_1, inv_shift_rows);
         const uint8x16_t g7s_1_sr_lo = vandq_u8(g7s_1_sr, nibble_mask);
         const uint8x16_t g7s_1_sr_hi = kc_shr8(g7s_1_sr, 4);
@@ -1777,9 +1777,9 @@ static void sm4_wordslice_neon_aes_batch_xor(const uint8_t *rk, const uint8_t *i
 
         /* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
         const uint8x16_t rkw_2 = kc_bcast32(rk + 16 * r + 8);
-        const uint8x16_t g0t_acc_4 = veorq_u8(g0x3, g0x0);
-        const uint8x16_t g0t_acc_5 = veorq_u8(g0t_acc_4, rkw_2);
-        const uint8x16_t g0t_2 = veorq_u8(g0t_acc_5, g0x1);
+        const uint8x16_t g0k_acc_2 = veorq_u8(g0x3, g0x0);
+        const uint8x16_t g0k_2 = veorq_u8(g0k_acc_2, rkw_2);
+        const uint8x16_t g0t_2 = veorq_u8(g0k_2, g0x1);
         const uint8x16_t g0s_2_sr = vqtbl1q_u8(g0t_2, inv_shift_rows);
         const uint8x16_t g0s_2_sr_lo = vandq_u8(g0s_2_sr, nibble_mask);
         const uint8x16_t g0s_2_sr_hi = kc_shr8(g0s_2_sr, 4);
@@ -1802,9 +1802,9 @@ static void sm4_wordslice_neon_aes_batch_xor(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g0l_2 = veorq_u8(g0l_acc_2, g0lr2_2);
         const uint8x16_t g0x_2 = veorq_u8(g0x2, g0l_2);
         g0x2 = g0x_2;
-        const uint8x16_t g1t_acc_4 = veorq_u8(g1x3, g1x0);
-        const uint8x16_t g1t_acc_5 = veorq_u8(g1t_acc_4, rkw_2);
-        const uint8x16_t g1t_2 = veorq_u8(g1t_acc_5, g1x1);
+        const uint8x16_t g1k_acc_2 = veorq_u8(g1x3, g1x0);
+        const uint8x16_t g1k_2 = veorq_u8(g1k_acc_2, rkw_2);
+        const uint8x16_t g1t_2 = veorq_u8(g1k_2, g1x1);
         const uint8x16_t g1s_2_sr = vqtbl1q_u8(g1t_2, inv_shift_rows);
         const uint8x16_t g1s_2_sr_lo = vandq_u8(g1s_2_sr, nibble_mask);
         const uint8x16_t g1s_2_sr_hi = kc_shr8(g1s_2_sr, 4);
@@ -1827,9 +1827,9 @@ static void sm4_wordslice_neon_aes_batch_xor(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g1l_2 = veorq_u8(g1l_acc_2, g1lr2_2);
         const uint8x16_t g1x_2 = veorq_u8(g1x2, g1l_2);
         g1x2 = g1x_2;
-        const uint8x16_t g2t_acc_4 = veorq_u8(g2x3, g2x0);
-        const uint8x16_t g2t_acc_5 = veorq_u8(g2t_acc_4, rkw_2);
-        const uint8x16_t g2t_2 = veorq_u8(g2t_acc_5, g2x1);
+        const uint8x16_t g2k_acc_2 = veorq_u8(g2x3, g2x0);
+        const uint8x16_t g2k_2 = veorq_u8(g2k_acc_2, rkw_2);
+        const uint8x16_t g2t_2 = veorq_u8(g2k_2, g2x1);
         const uint8x16_t g2s_2_sr = vqtbl1q_u8(g2t_2, inv_shift_rows);
         const uint8x16_t g2s_2_sr_lo = vandq_u8(g2s_2_sr, nibble_mask);
         const uint8x16_t g2s_2_sr_hi = kc_shr8(g2s_2_sr, 4);
@@ -1852,9 +1852,9 @@ static void sm4_wordslice_neon_aes_batch_xor(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g2l_2 = veorq_u8(g2l_acc_2, g2lr2_2);
         const uint8x16_t g2x_2 = veorq_u8(g2x2, g2l_2);
         g2x2 = g2x_2;
-        const uint8x16_t g3t_acc_4 = veorq_u8(g3x3, g3x0);
-        const uint8x16_t g3t_acc_5 = veorq_u8(g3t_acc_4, rkw_2);
-        const uint8x16_t g3t_2 = veorq_u8(g3t_acc_5, g3x1);
+        const uint8x16_t g3k_acc_2 = veorq_u8(g3x3, g3x0);
+        const uint8x16_t g3k_2 = veorq_u8(g3k_acc_2, rkw_2);
+        const uint8x16_t g3t_2 = veorq_u8(g3k_2, g3x1);
         const uint8x16_t g3s_2_sr = vqtbl1q_u8(g3t_2, inv_shift_rows);
         const uint8x16_t g3s_2_sr_lo = vandq_u8(g3s_2_sr, nibble_mask);
         const uint8x16_t g3s_2_sr_hi = kc_shr8(g3s_2_sr, 4);
@@ -1877,9 +1877,9 @@ static void sm4_wordslice_neon_aes_batch_xor(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g3l_2 = veorq_u8(g3l_acc_2, g3lr2_2);
         const uint8x16_t g3x_2 = veorq_u8(g3x2, g3l_2);
         g3x2 = g3x_2;
-        const uint8x16_t g4t_acc_4 = veorq_u8(g4x3, g4x0);
-        const uint8x16_t g4t_acc_5 = veorq_u8(g4t_acc_4, rkw_2);
-        const uint8x16_t g4t_2 = veorq_u8(g4t_acc_5, g4x1);
+        const uint8x16_t g4k_acc_2 = veorq_u8(g4x3, g4x0);
+        const uint8x16_t g4k_2 = veorq_u8(g4k_acc_2, rkw_2);
+        const uint8x16_t g4t_2 = veorq_u8(g4k_2, g4x1);
         const uint8x16_t g4s_2_sr = vqtbl1q_u8(g4t_2, inv_shift_rows);
         const uint8x16_t g4s_2_sr_lo = vandq_u8(g4s_2_sr, nibble_mask);
         const uint8x16_t g4s_2_sr_hi = kc_shr8(g4s_2_sr, 4);
@@ -1902,9 +1902,9 @@ static void sm4_wordslice_neon_aes_batch_xor(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g4l_2 = veorq_u8(g4l_acc_2, g4lr2_2);
         const uint8x16_t g4x_2 = veorq_u8(g4x2, g4l_2);
         g4x2 = g4x_2;
-        const uint8x16_t g5t_acc_4 = veorq_u8(g5x3, g5x0);
-        const uint8x16_t g5t_acc_5 = veorq_u8(g5t_acc_4, rkw_2);
-        const uint8x16_t g5t_2 = veorq_u8(g5t_acc_5, g5x1);
+        const uint8x16_t g5k_acc_2 = veorq_u8(g5x3, g5x0);
+        const uint8x16_t g5k_2 = veorq_u8(g5k_acc_2, rkw_2);
+        const uint8x16_t g5t_2 = veorq_u8(g5k_2, g5x1);
         const uint8x16_t g5s_2_sr = vqtbl1q_u8(g5t_2, inv_shift_rows);
         const uint8x16_t g5s_2_sr_lo = vandq_u8(g5s_2_sr, nibble_mask);
         const uint8x16_t g5s_2_sr_hi = kc_shr8(g5s_2_sr, 4);
@@ -1927,9 +1927,9 @@ static void sm4_wordslice_neon_aes_batch_xor(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g5l_2 = veorq_u8(g5l_acc_2, g5lr2_2);
         const uint8x16_t g5x_2 = veorq_u8(g5x2, g5l_2);
         g5x2 = g5x_2;
-        const uint8x16_t g6t_acc_4 = veorq_u8(g6x3, g6x0);
-        const uint8x16_t g6t_acc_5 = veorq_u8(g6t_acc_4, rkw_2);
-        const uint8x16_t g6t_2 = veorq_u8(g6t_acc_5, g6x1);
+        const uint8x16_t g6k_acc_2 = veorq_u8(g6x3, g6x0);
+        const uint8x16_t g6k_2 = veorq_u8(g6k_acc_2, rkw_2);
+        const uint8x16_t g6t_2 = veorq_u8(g6k_2, g6x1);
         const uint8x16_t g6s_2_sr = vqtbl1q_u8(g6t_2, inv_shift_rows);
         const uint8x16_t g6s_2_sr_lo = vandq_u8(g6s_2_sr, nibble_mask);
         const uint8x16_t g6s_2_sr_hi = kc_shr8(g6s_2_sr, 4);
@@ -1952,9 +1952,9 @@ static void sm4_wordslice_neon_aes_batch_xor(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g6l_2 = veorq_u8(g6l_acc_2, g6lr2_2);
         const uint8x16_t g6x_2 = veorq_u8(g6x2, g6l_2);
         g6x2 = g6x_2;
-        const uint8x16_t g7t_acc_4 = veorq_u8(g7x3, g7x0);
-        const uint8x16_t g7t_acc_5 = veorq_u8(g7t_acc_4, rkw_2);
-        const uint8x16_t g7t_2 = veorq_u8(g7t_acc_5, g7x1);
+        const uint8x16_t g7k_acc_2 = veorq_u8(g7x3, g7x0);
+        const uint8x16_t g7k_2 = veorq_u8(g7k_acc_2, rkw_2);
+        const uint8x16_t g7t_2 = veorq_u8(g7k_2, g7x1);
         const uint8x16_t g7s_2_sr = vqtbl1q_u8(g7t_2, inv_shift_rows);
         const uint8x16_t g7s_2_sr_lo = vandq_u8(g7s_2_sr, nibble_mask);
         const uint8x16_t g7s_2_sr_hi = kc_shr8(g7s_2_sr, 4);
@@ -1980,9 +1980,9 @@ static void sm4_wordslice_neon_aes_batch_xor(const uint8_t *rk, const uint8_t *i
 
         /* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
         const uint8x16_t rkw_3 = kc_bcast32(rk + 16 * r + 12);
-        const uint8x16_t g0t_acc_6 = veorq_u8(g0x0, g0x1);
-        const uint8x16_t g0t_acc_7 = veorq_u8(g0t_acc_6, rkw_3);
-        const uint8x16_t g0t_3 = veorq_u8(g0t_acc_7, g0x2);
+        const uint8x16_t g0k_acc_3 = veorq_u8(g0x0, g0x1);
+        const uint8x16_t g0k_3 = veorq_u8(g0k_acc_3, rkw_3);
+        const uint8x16_t g0t_3 = veorq_u8(g0k_3, g0x2);
         const uint8x16_t g0s_3_sr = vqtbl1q_u8(g0t_3, inv_shift_rows);
         const uint8x16_t g0s_3_sr_lo = vandq_u8(g0s_3_sr, nibble_mask);
         const uint8x16_t g0s_3_sr_hi = kc_shr8(g0s_3_sr, 4);
@@ -2005,9 +2005,9 @@ static void sm4_wordslice_neon_aes_batch_xor(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g0l_3 = veorq_u8(g0l_acc_3, g0lr2_3);
         const uint8x16_t g0x_3 = veorq_u8(g0x3, g0l_3);
         g0x3 = g0x_3;
-        const uint8x16_t g1t_acc_6 = veorq_u8(g1x0, g1x1);
-        const uint8x16_t g1t_acc_7 = veorq_u8(g1t_acc_6, rkw_3);
-        const uint8x16_t g1t_3 = veorq_u8(g1t_acc_7, g1x2);
+        const uint8x16_t g1k_acc_3 = veorq_u8(g1x0, g1x1);
+        const uint8x16_t g1k_3 = veorq_u8(g1k_acc_3, rkw_3);
+        const uint8x16_t g1t_3 = veorq_u8(g1k_3, g1x2);
         const uint8x16_t g1s_3_sr = vqtbl1q_u8(g1t_3, inv_shift_rows);
         const uint8x16_t g1s_3_sr_lo = vandq_u8(g1s_3_sr, nibble_mask);
         const uint8x16_t g1s_3_sr_hi = kc_shr8(g1s_3_sr, 4);
@@ -2030,9 +2030,9 @@ static void sm4_wordslice_neon_aes_batch_xor(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g1l_3 = veorq_u8(g1l_acc_3, g1lr2_3);
         const uint8x16_t g1x_3 = veorq_u8(g1x3, g1l_3);
         g1x3 = g1x_3;
-        const uint8x16_t g2t_acc_6 = veorq_u8(g2x0, g2x1);
-        const uint8x16_t g2t_acc_7 = veorq_u8(g2t_acc_6, rkw_3);
-        const uint8x16_t g2t_3 = veorq_u8(g2t_acc_7, g2x2);
+        const uint8x16_t g2k_acc_3 = veorq_u8(g2x0, g2x1);
+        const uint8x16_t g2k_3 = veorq_u8(g2k_acc_3, rkw_3);
+        const uint8x16_t g2t_3 = veorq_u8(g2k_3, g2x2);
         const uint8x16_t g2s_3_sr = vqtbl1q_u8(g2t_3, inv_shift_rows);
         const uint8x16_t g2s_3_sr_lo = vandq_u8(g2s_3_sr, nibble_mask);
         const uint8x16_t g2s_3_sr_hi = kc_shr8(g2s_3_sr, 4);
@@ -2055,9 +2055,9 @@ static void sm4_wordslice_neon_aes_batch_xor(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g2l_3 = veorq_u8(g2l_acc_3, g2lr2_3);
         const uint8x16_t g2x_3 = veorq_u8(g2x3, g2l_3);
         g2x3 = g2x_3;
-        const uint8x16_t g3t_acc_6 = veorq_u8(g3x0, g3x1);
-        const uint8x16_t g3t_acc_7 = veorq_u8(g3t_acc_6, rkw_3);
-        const uint8x16_t g3t_3 = veorq_u8(g3t_acc_7, g3x2);
+        const uint8x16_t g3k_acc_3 = veorq_u8(g3x0, g3x1);
+        const uint8x16_t g3k_3 = veorq_u8(g3k_acc_3, rkw_3);
+        const uint8x16_t g3t_3 = veorq_u8(g3k_3, g3x2);
         const uint8x16_t g3s_3_sr = vqtbl1q_u8(g3t_3, inv_shift_rows);
         const uint8x16_t g3s_3_sr_lo = vandq_u8(g3s_3_sr, nibble_mask);
         const uint8x16_t g3s_3_sr_hi = kc_shr8(g3s_3_sr, 4);
@@ -2080,9 +2080,9 @@ static void sm4_wordslice_neon_aes_batch_xor(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g3l_3 = veorq_u8(g3l_acc_3, g3lr2_3);
         const uint8x16_t g3x_3 = veorq_u8(g3x3, g3l_3);
         g3x3 = g3x_3;
-        const uint8x16_t g4t_acc_6 = veorq_u8(g4x0, g4x1);
-        const uint8x16_t g4t_acc_7 = veorq_u8(g4t_acc_6, rkw_3);
-        const uint8x16_t g4t_3 = veorq_u8(g4t_acc_7, g4x2);
+        const uint8x16_t g4k_acc_3 = veorq_u8(g4x0, g4x1);
+        const uint8x16_t g4k_3 = veorq_u8(g4k_acc_3, rkw_3);
+        const uint8x16_t g4t_3 = veorq_u8(g4k_3, g4x2);
         const uint8x16_t g4s_3_sr = vqtbl1q_u8(g4t_3, inv_shift_rows);
         const uint8x16_t g4s_3_sr_lo = vandq_u8(g4s_3_sr, nibble_mask);
         const uint8x16_t g4s_3_sr_hi = kc_shr8(g4s_3_sr, 4);
@@ -2105,9 +2105,9 @@ static void sm4_wordslice_neon_aes_batch_xor(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g4l_3 = veorq_u8(g4l_acc_3, g4lr2_3);
         const uint8x16_t g4x_3 = veorq_u8(g4x3, g4l_3);
         g4x3 = g4x_3;
-        const uint8x16_t g5t_acc_6 = veorq_u8(g5x0, g5x1);
-        const uint8x16_t g5t_acc_7 = veorq_u8(g5t_acc_6, rkw_3);
-        const uint8x16_t g5t_3 = veorq_u8(g5t_acc_7, g5x2);
+        const uint8x16_t g5k_acc_3 = veorq_u8(g5x0, g5x1);
+        const uint8x16_t g5k_3 = veorq_u8(g5k_acc_3, rkw_3);
+        const uint8x16_t g5t_3 = veorq_u8(g5k_3, g5x2);
         const uint8x16_t g5s_3_sr = vqtbl1q_u8(g5t_3, inv_shift_rows);
         const uint8x16_t g5s_3_sr_lo = vandq_u8(g5s_3_sr, nibble_mask);
         const uint8x16_t g5s_3_sr_hi = kc_shr8(g5s_3_sr, 4);
@@ -2130,9 +2130,9 @@ static void sm4_wordslice_neon_aes_batch_xor(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g5l_3 = veorq_u8(g5l_acc_3, g5lr2_3);
         const uint8x16_t g5x_3 = veorq_u8(g5x3, g5l_3);
         g5x3 = g5x_3;
-        const uint8x16_t g6t_acc_6 = veorq_u8(g6x0, g6x1);
-        const uint8x16_t g6t_acc_7 = veorq_u8(g6t_acc_6, rkw_3);
-        const uint8x16_t g6t_3 = veorq_u8(g6t_acc_7, g6x2);
+        const uint8x16_t g6k_acc_3 = veorq_u8(g6x0, g6x1);
+        const uint8x16_t g6k_3 = veorq_u8(g6k_acc_3, rkw_3);
+        const uint8x16_t g6t_3 = veorq_u8(g6k_3, g6x2);
         const uint8x16_t g6s_3_sr = vqtbl1q_u8(g6t_3, inv_shift_rows);
         const uint8x16_t g6s_3_sr_lo = vandq_u8(g6s_3_sr, nibble_mask);
         const uint8x16_t g6s_3_sr_hi = kc_shr8(g6s_3_sr, 4);
@@ -2155,9 +2155,9 @@ static void sm4_wordslice_neon_aes_batch_xor(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g6l_3 = veorq_u8(g6l_acc_3, g6lr2_3);
         const uint8x16_t g6x_3 = veorq_u8(g6x3, g6l_3);
         g6x3 = g6x_3;
-        const uint8x16_t g7t_acc_6 = veorq_u8(g7x0, g7x1);
-        const uint8x16_t g7t_acc_7 = veorq_u8(g7t_acc_6, rkw_3);
-        const uint8x16_t g7t_3 = veorq_u8(g7t_acc_7, g7x2);
+        const uint8x16_t g7k_acc_3 = veorq_u8(g7x0, g7x1);
+        const uint8x16_t g7k_3 = veorq_u8(g7k_acc_3, rkw_3);
+        const uint8x16_t g7t_3 = veorq_u8(g7k_3, g7x2);
         const uint8x16_t g7s_3_sr = vqtbl1q_u8(g7t_3, inv_shift_rows);
         const uint8x16_t g7s_3_sr_lo = vandq_u8(g7s_3_sr, nibble_mask);
         const uint8x16_t g7s_3_sr_hi = kc_shr8(g7s_3_sr, 4);
@@ -2885,9 +2885,9 @@ static void sm4_wordslice_neon_aes_batch_ctr(const uint8_t *rk, const uint8_t *i
 
         /* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
         const uint8x16_t rkw = kc_bcast32(rk + 16 * r);
-        const uint8x16_t g0t_acc = veorq_u8(g0x1, g0x2);
-        const uint8x16_t g0t_acc_1 = veorq_u8(g0t_acc, rkw);
-        const uint8x16_t g0t = veorq_u8(g0t_acc_1, g0x3);
+        const uint8x16_t g0k_acc = veorq_u8(g0x1, g0x2);
+        const uint8x16_t g0k = veorq_u8(g0k_acc, rkw);
+        const uint8x16_t g0t = veorq_u8(g0k, g0x3);
         const uint8x16_t g0s_sr = vqtbl1q_u8(g0t, inv_shift_rows);
         const uint8x16_t g0s_sr_lo = vandq_u8(g0s_sr, nibble_mask);
         const uint8x16_t g0s_sr_hi = kc_shr8(g0s_sr, 4);
@@ -2910,9 +2910,9 @@ static void sm4_wordslice_neon_aes_batch_ctr(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g0l = veorq_u8(g0l_acc, g0lr2);
         const uint8x16_t g0x = veorq_u8(g0x0, g0l);
         g0x0 = g0x;
-        const uint8x16_t g1t_acc = veorq_u8(g1x1, g1x2);
-        const uint8x16_t g1t_acc_1 = veorq_u8(g1t_acc, rkw);
-        const uint8x16_t g1t = veorq_u8(g1t_acc_1, g1x3);
+        const uint8x16_t g1k_acc = veorq_u8(g1x1, g1x2);
+        const uint8x16_t g1k = veorq_u8(g1k_acc, rkw);
+        const uint8x16_t g1t = veorq_u8(g1k, g1x3);
         const uint8x16_t g1s_sr = vqtbl1q_u8(g1t, inv_shift_rows);
         const uint8x16_t g1s_sr_lo = vandq_u8(g1s_sr, nibble_mask);
         const uint8x16_t g1s_sr_hi = kc_shr8(g1s_sr, 4);
@@ -2935,9 +2935,9 @@ static void sm4_wordslice_neon_aes_batch_ctr(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g1l = veorq_u8(g1l_acc, g1lr2);
         const uint8x16_t g1x = veorq_u8(g1x0, g1l);
         g1x0 = g1x;
-        const uint8x16_t g2t_acc = veorq_u8(g2x1, g2x2);
-        const uint8x16_t g2t_acc_1 = veorq_u8(g2t_acc, rkw);
-        const uint8x16_t g2t = veorq_u8(g2t_acc_1, g2x3);
+        const uint8x16_t g2k_acc = veorq_u8(g2x1, g2x2);
+        const uint8x16_t g2k = veorq_u8(g2k_acc, rkw);
+        const uint8x16_t g2t = veorq_u8(g2k, g2x3);
         const uint8x16_t g2s_sr = vqtbl1q_u8(g2t, inv_shift_rows);
         const uint8x16_t g2s_sr_lo = vandq_u8(g2s_sr, nibble_mask);
         const uint8x16_t g2s_sr_hi = kc_shr8(g2s_sr, 4);
@@ -2960,9 +2960,9 @@ static void sm4_wordslice_neon_aes_batch_ctr(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g2l = veorq_u8(g2l_acc, g2lr2);
         const uint8x16_t g2x = veorq_u8(g2x0, g2l);
         g2x0 = g2x;
-        const uint8x16_t g3t_acc = veorq_u8(g3x1, g3x2);
-        const uint8x16_t g3t_acc_1 = veorq_u8(g3t_acc, rkw);
-        const uint8x16_t g3t = veorq_u8(g3t_acc_1, g3x3);
+        const uint8x16_t g3k_acc = veorq_u8(g3x1, g3x2);
+        const uint8x16_t g3k = veorq_u8(g3k_acc, rkw);
+        const uint8x16_t g3t = veorq_u8(g3k, g3x3);
         const uint8x16_t g3s_sr = vqtbl1q_u8(g3t, inv_shift_rows);
         const uint8x16_t g3s_sr_lo = vandq_u8(g3s_sr, nibble_mask);
         const uint8x16_t g3s_sr_hi = kc_shr8(g3s_sr, 4);
@@ -2985,9 +2985,9 @@ static void sm4_wordslice_neon_aes_batch_ctr(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g3l = veorq_u8(g3l_acc, g3lr2);
         const uint8x16_t g3x = veorq_u8(g3x0, g3l);
         g3x0 = g3x;
-        const uint8x16_t g4t_acc = veorq_u8(g4x1, g4x2);
-        const uint8x16_t g4t_acc_1 = veorq_u8(g4t_acc, rkw);
-        const uint8x16_t g4t = veorq_u8(g4t_acc_1, g4x3);
+        const uint8x16_t g4k_acc = veorq_u8(g4x1, g4x2);
+        const uint8x16_t g4k = veorq_u8(g4k_acc, rkw);
+        const uint8x16_t g4t = veorq_u8(g4k, g4x3);
         const uint8x16_t g4s_sr = vqtbl1q_u8(g4t, inv_shift_rows);
         const uint8x16_t g4s_sr_lo = vandq_u8(g4s_sr, nibble_mask);
         const uint8x16_t g4s_sr_hi = kc_shr8(g4s_sr, 4);
@@ -3010,9 +3010,9 @@ static void sm4_wordslice_neon_aes_batch_ctr(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g4l = veorq_u8(g4l_acc, g4lr2);
         const uint8x16_t g4x = veorq_u8(g4x0, g4l);
         g4x0 = g4x;
-        const uint8x16_t g5t_acc = veorq_u8(g5x1, g5x2);
-        const uint8x16_t g5t_acc_1 = veorq_u8(g5t_acc, rkw);
-        const uint8x16_t g5t = veorq_u8(g5t_acc_1, g5x3);
+        const uint8x16_t g5k_acc = veorq_u8(g5x1, g5x2);
+        const uint8x16_t g5k = veorq_u8(g5k_acc, rkw);
+        const uint8x16_t g5t = veorq_u8(g5k, g5x3);
         const uint8x16_t g5s_sr = vqtbl1q_u8(g5t, inv_shift_rows);
         const uint8x16_t g5s_sr_lo = vandq_u8(g5s_sr, nibble_mask);
         const uint8x16_t g5s_sr_hi = kc_shr8(g5s_sr, 4);
@@ -3035,9 +3035,9 @@ static void sm4_wordslice_neon_aes_batch_ctr(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g5l = veorq_u8(g5l_acc, g5lr2);
         const uint8x16_t g5x = veorq_u8(g5x0, g5l);
         g5x0 = g5x;
-        const uint8x16_t g6t_acc = veorq_u8(g6x1, g6x2);
-        const uint8x16_t g6t_acc_1 = veorq_u8(g6t_acc, rkw);
-        const uint8x16_t g6t = veorq_u8(g6t_acc_1, g6x3);
+        const uint8x16_t g6k_acc = veorq_u8(g6x1, g6x2);
+        const uint8x16_t g6k = veorq_u8(g6k_acc, rkw);
+        const uint8x16_t g6t = veorq_u8(g6k, g6x3);
         const uint8x16_t g6s_sr = vqtbl1q_u8(g6t, inv_shift_rows);
         const uint8x16_t g6s_sr_lo = vandq_u8(g6s_sr, nibble_mask);
         const uint8x16_t g6s_sr_hi = kc_shr8(g6s_sr, 4);
@@ -3060,9 +3060,9 @@ static void sm4_wordslice_neon_aes_batch_ctr(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g6l = veorq_u8(g6l_acc, g6lr2);
         const uint8x16_t g6x = veorq_u8(g6x0, g6l);
         g6x0 = g6x;
-        const uint8x16_t g7t_acc = veorq_u8(g7x1, g7x2);
-        const uint8x16_t g7t_acc_1 = veorq_u8(g7t_acc, rkw);
-        const uint8x16_t g7t = veorq_u8(g7t_acc_1, g7x3);
+        const uint8x16_t g7k_acc = veorq_u8(g7x1, g7x2);
+        const uint8x16_t g7k = veorq_u8(g7k_acc, rkw);
+        const uint8x16_t g7t = veorq_u8(g7k, g7x3);
         const uint8x16_t g7s_sr = vqtbl1q_u8(g7t, inv_shift_rows);
         const uint8x16_t g7s_sr_lo = vandq_u8(g7s_sr, nibble_mask);
         const uint8x16_t g7s_sr_hi = kc_shr8(g7s_sr, 4);
@@ -3088,9 +3088,9 @@ static void sm4_wordslice_neon_aes_batch_ctr(const uint8_t *rk, const uint8_t *i
 
         /* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
         const uint8x16_t rkw_1 = kc_bcast32(rk + 16 * r + 4);
-        const uint8x16_t g0t_acc_2 = veorq_u8(g0x2, g0x3);
-        const uint8x16_t g0t_acc_3 = veorq_u8(g0t_acc_2, rkw_1);
-        const uint8x16_t g0t_1 = veorq_u8(g0t_acc_3, g0x0);
+        const uint8x16_t g0k_acc_1 = veorq_u8(g0x2, g0x3);
+        const uint8x16_t g0k_1 = veorq_u8(g0k_acc_1, rkw_1);
+        const uint8x16_t g0t_1 = veorq_u8(g0k_1, g0x0);
         const uint8x16_t g0s_1_sr = vqtbl1q_u8(g0t_1, inv_shift_rows);
         const uint8x16_t g0s_1_sr_lo = vandq_u8(g0s_1_sr, nibble_mask);
         const uint8x16_t g0s_1_sr_hi = kc_shr8(g0s_1_sr, 4);
@@ -3113,9 +3113,9 @@ static void sm4_wordslice_neon_aes_batch_ctr(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g0l_1 = veorq_u8(g0l_acc_1, g0lr2_1);
         const uint8x16_t g0x_1 = veorq_u8(g0x1, g0l_1);
         g0x1 = g0x_1;
-        const uint8x16_t g1t_acc_2 = veorq_u8(g1x2, g1x3);
-        const uint8x16_t g1t_acc_3 = veorq_u8(g1t_acc_2, rkw_1);
-        const uint8x16_t g1t_1 = veorq_u8(g1t_acc_3, g1x0);
+        const uint8x16_t g1k_acc_1 = veorq_u8(g1x2, g1x3);
+        const uint8x16_t g1k_1 = veorq_u8(g1k_acc_1, rkw_1);
+        const uint8x16_t g1t_1 = veorq_u8(g1k_1, g1x0);
         const uint8x16_t g1s_1_sr = vqtbl1q_u8(g1t_1, inv_shift_rows);
         const uint8x16_t g1s_1_sr_lo = vandq_u8(g1s_1_sr, nibble_mask);
         const uint8x16_t g1s_1_sr_hi = kc_shr8(g1s_1_sr, 4);
@@ -3138,9 +3138,9 @@ static void sm4_wordslice_neon_aes_batch_ctr(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g1l_1 = veorq_u8(g1l_acc_1, g1lr2_1);
         const uint8x16_t g1x_1 = veorq_u8(g1x1, g1l_1);
         g1x1 = g1x_1;
-        const uint8x16_t g2t_acc_2 = veorq_u8(g2x2, g2x3);
-        const uint8x16_t g2t_acc_3 = veorq_u8(g2t_acc_2, rkw_1);
-        const uint8x16_t g2t_1 = veorq_u8(g2t_acc_3, g2x0);
+        const uint8x16_t g2k_acc_1 = veorq_u8(g2x2, g2x3);
+        const uint8x16_t g2k_1 = veorq_u8(g2k_acc_1, rkw_1);
+        const uint8x16_t g2t_1 = veorq_u8(g2k_1, g2x0);
         const uint8x16_t g2s_1_sr = vqtbl1q_u8(g2t_1, inv_shift_rows);
         const uint8x16_t g2s_1_sr_lo = vandq_u8(g2s_1_sr, nibble_mask);
         const uint8x16_t g2s_1_sr_hi = kc_shr8(g2s_1_sr, 4);
@@ -3163,9 +3163,9 @@ static void sm4_wordslice_neon_aes_batch_ctr(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g2l_1 = veorq_u8(g2l_acc_1, g2lr2_1);
         const uint8x16_t g2x_1 = veorq_u8(g2x1, g2l_1);
         g2x1 = g2x_1;
-        const uint8x16_t g3t_acc_2 = veorq_u8(g3x2, g3x3);
-        const uint8x16_t g3t_acc_3 = veorq_u8(g3t_acc_2, rkw_1);
-        const uint8x16_t g3t_1 = veorq_u8(g3t_acc_3, g3x0);
+        const uint8x16_t g3k_acc_1 = veorq_u8(g3x2, g3x3);
+        const uint8x16_t g3k_1 = veorq_u8(g3k_acc_1, rkw_1);
+        const uint8x16_t g3t_1 = veorq_u8(g3k_1, g3x0);
         const uint8x16_t g3s_1_sr = vqtbl1q_u8(g3t_1, inv_shift_rows);
         const uint8x16_t g3s_1_sr_lo = vandq_u8(g3s_1_sr, nibble_mask);
         const uint8x16_t g3s_1_sr_hi = kc_shr8(g3s_1_sr, 4);
@@ -3188,9 +3188,9 @@ static void sm4_wordslice_neon_aes_batch_ctr(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g3l_1 = veorq_u8(g3l_acc_1, g3lr2_1);
         const uint8x16_t g3x_1 = veorq_u8(g3x1, g3l_1);
         g3x1 = g3x_1;
-        const uint8x16_t g4t_acc_2 = veorq_u8(g4x2, g4x3);
-        const uint8x16_t g4t_acc_3 = veorq_u8(g4t_acc_2, rkw_1);
-        const uint8x16_t g4t_1 = veorq_u8(g4t_acc_3, g4x0);
+        const uint8x16_t g4k_acc_1 = veorq_u8(g4x2, g4x3);
+        const uint8x16_t g4k_1 = veorq_u8(g4k_acc_1, rkw_1);
+        const uint8x16_t g4t_1 = veorq_u8(g4k_1, g4x0);
         const uint8x16_t g4s_1_sr = vqtbl1q_u8(g4t_1, inv_shift_rows);
         const uint8x16_t g4s_1_sr_lo = vandq_u8(g4s_1_sr, nibble_mask);
         const uint8x16_t g4s_1_sr_hi = kc_shr8(g4s_1_sr, 4);
@@ -3213,9 +3213,9 @@ static void sm4_wordslice_neon_aes_batch_ctr(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g4l_1 = veorq_u8(g4l_acc_1, g4lr2_1);
         const uint8x16_t g4x_1 = veorq_u8(g4x1, g4l_1);
         g4x1 = g4x_1;
-        const uint8x16_t g5t_acc_2 = veorq_u8(g5x2, g5x3);
-        const uint8x16_t g5t_acc_3 = veorq_u8(g5t_acc_2, rkw_1);
-        const uint8x16_t g5t_1 = veorq_u8(g5t_acc_3, g5x0);
+        const uint8x16_t g5k_acc_1 = veorq_u8(g5x2, g5x3);
+        const uint8x16_t g5k_1 = veorq_u8(g5k_acc_1, rkw_1);
+        const uint8x16_t g5t_1 = veorq_u8(g5k_1, g5x0);
         const uint8x16_t g5s_1_sr = vqtbl1q_u8(g5t_1, inv_shift_rows);
         const uint8x16_t g5s_1_sr_lo = vandq_u8(g5s_1_sr, nibble_mask);
         const uint8x16_t g5s_1_sr_hi = kc_shr8(g5s_1_sr, 4);
@@ -3238,9 +3238,9 @@ static void sm4_wordslice_neon_aes_batch_ctr(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g5l_1 = veorq_u8(g5l_acc_1, g5lr2_1);
         const uint8x16_t g5x_1 = veorq_u8(g5x1, g5l_1);
         g5x1 = g5x_1;
-        const uint8x16_t g6t_acc_2 = veorq_u8(g6x2, g6x3);
-        const uint8x16_t g6t_acc_3 = veorq_u8(g6t_acc_2, rkw_1);
-        const uint8x16_t g6t_1 = veorq_u8(g6t_acc_3, g6x0);
+        const uint8x16_t g6k_acc_1 = veorq_u8(g6x2, g6x3);
+        const uint8x16_t g6k_1 = veorq_u8(g6k_acc_1, rkw_1);
+        const uint8x16_t g6t_1 = veorq_u8(g6k_1, g6x0);
         const uint8x16_t g6s_1_sr = vqtbl1q_u8(g6t_1, inv_shift_rows);
         const uint8x16_t g6s_1_sr_lo = vandq_u8(g6s_1_sr, nibble_mask);
         const uint8x16_t g6s_1_sr_hi = kc_shr8(g6s_1_sr, 4);
@@ -3263,9 +3263,9 @@ static void sm4_wordslice_neon_aes_batch_ctr(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g6l_1 = veorq_u8(g6l_acc_1, g6lr2_1);
         const uint8x16_t g6x_1 = veorq_u8(g6x1, g6l_1);
         g6x1 = g6x_1;
-        const uint8x16_t g7t_acc_2 = veorq_u8(g7x2, g7x3);
-        const uint8x16_t g7t_acc_3 = veorq_u8(g7t_acc_2, rkw_1);
-        const uint8x16_t g7t_1 = veorq_u8(g7t_acc_3, g7x0);
+        const uint8x16_t g7k_acc_1 = veorq_u8(g7x2, g7x3);
+        const uint8x16_t g7k_1 = veorq_u8(g7k_acc_1, rkw_1);
+        const uint8x16_t g7t_1 = veorq_u8(g7k_1, g7x0);
         const uint8x16_t g7s_1_sr = vqtbl1q_u8(g7t_1, inv_shift_rows);
         const uint8x16_t g7s_1_sr_lo = vandq_u8(g7s_1_sr, nibble_mask);
         const uint8x16_t g7s_1_sr_hi = kc_shr8(g7s_1_sr, 4);
@@ -3291,9 +3291,9 @@ static void sm4_wordslice_neon_aes_batch_ctr(const uint8_t *rk, const uint8_t *i
 
         /* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
         const uint8x16_t rkw_2 = kc_bcast32(rk + 16 * r + 8);
-        const uint8x16_t g0t_acc_4 = veorq_u8(g0x3, g0x0);
-        const uint8x16_t g0t_acc_5 = veorq_u8(g0t_acc_4, rkw_2);
-        const uint8x16_t g0t_2 = veorq_u8(g0t_acc_5, g0x1);
+        const uint8x16_t g0k_acc_2 = veorq_u8(g0x3, g0x0);
+        const uint8x16_t g0k_2 = veorq_u8(g0k_acc_2, rkw_2);
+        const uint8x16_t g0t_2 = veorq_u8(g0k_2, g0x1);
         const uint8x16_t g0s_2_sr = vqtbl1q_u8(g0t_2, inv_shift_rows);
         const uint8x16_t g0s_2_sr_lo = vandq_u8(g0s_2_sr, nibble_mask);
         const uint8x16_t g0s_2_sr_hi = kc_shr8(g0s_2_sr, 4);
@@ -3316,9 +3316,9 @@ static void sm4_wordslice_neon_aes_batch_ctr(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g0l_2 = veorq_u8(g0l_acc_2, g0lr2_2);
         const uint8x16_t g0x_2 = veorq_u8(g0x2, g0l_2);
         g0x2 = g0x_2;
-        const uint8x16_t g1t_acc_4 = veorq_u8(g1x3, g1x0);
-        const uint8x16_t g1t_acc_5 = veorq_u8(g1t_acc_4, rkw_2);
-        const uint8x16_t g1t_2 = veorq_u8(g1t_acc_5, g1x1);
+        const uint8x16_t g1k_acc_2 = veorq_u8(g1x3, g1x0);
+        const uint8x16_t g1k_2 = veorq_u8(g1k_acc_2, rkw_2);
+        const uint8x16_t g1t_2 = veorq_u8(g1k_2, g1x1);
         const uint8x16_t g1s_2_sr = vqtbl1q_u8(g1t_2, inv_shift_rows);
         const uint8x16_t g1s_2_sr_lo = vandq_u8(g1s_2_sr, nibble_mask);
         const uint8x16_t g1s_2_sr_hi = kc_shr8(g1s_2_sr, 4);
@@ -3341,9 +3341,9 @@ static void sm4_wordslice_neon_aes_batch_ctr(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g1l_2 = veorq_u8(g1l_acc_2, g1lr2_2);
         const uint8x16_t g1x_2 = veorq_u8(g1x2, g1l_2);
         g1x2 = g1x_2;
-        const uint8x16_t g2t_acc_4 = veorq_u8(g2x3, g2x0);
-        const uint8x16_t g2t_acc_5 = veorq_u8(g2t_acc_4, rkw_2);
-        const uint8x16_t g2t_2 = veorq_u8(g2t_acc_5, g2x1);
+        const uint8x16_t g2k_acc_2 = veorq_u8(g2x3, g2x0);
+        const uint8x16_t g2k_2 = veorq_u8(g2k_acc_2, rkw_2);
+        const uint8x16_t g2t_2 = veorq_u8(g2k_2, g2x1);
         const uint8x16_t g2s_2_sr = vqtbl1q_u8(g2t_2, inv_shift_rows);
         const uint8x16_t g2s_2_sr_lo = vandq_u8(g2s_2_sr, nibble_mask);
         const uint8x16_t g2s_2_sr_hi = kc_shr8(g2s_2_sr, 4);
@@ -3366,9 +3366,9 @@ static void sm4_wordslice_neon_aes_batch_ctr(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g2l_2 = veorq_u8(g2l_acc_2, g2lr2_2);
         const uint8x16_t g2x_2 = veorq_u8(g2x2, g2l_2);
         g2x2 = g2x_2;
-        const uint8x16_t g3t_acc_4 = veorq_u8(g3x3, g3x0);
-        const uint8x16_t g3t_acc_5 = veorq_u8(g3t_acc_4, rkw_2);
-        const uint8x16_t g3t_2 = veorq_u8(g3t_acc_5, g3x1);
+        const uint8x16_t g3k_acc_2 = veorq_u8(g3x3, g3x0);
+        const uint8x16_t g3k_2 = veorq_u8(g3k_acc_2, rkw_2);
+        const uint8x16_t g3t_2 = veorq_u8(g3k_2, g3x1);
         const uint8x16_t g3s_2_sr = vqtbl1q_u8(g3t_2, inv_shift_rows);
         const uint8x16_t g3s_2_sr_lo = vandq_u8(g3s_2_sr, nibble_mask);
         const uint8x16_t g3s_2_sr_hi = kc_shr8(g3s_2_sr, 4);
@@ -3391,9 +3391,9 @@ static void sm4_wordslice_neon_aes_batch_ctr(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g3l_2 = veorq_u8(g3l_acc_2, g3lr2_2);
         const uint8x16_t g3x_2 = veorq_u8(g3x2, g3l_2);
         g3x2 = g3x_2;
-        const uint8x16_t g4t_acc_4 = veorq_u8(g4x3, g4x0);
-        const uint8x16_t g4t_acc_5 = veorq_u8(g4t_acc_4, rkw_2);
-        const uint8x16_t g4t_2 = veorq_u8(g4t_acc_5, g4x1);
+        const uint8x16_t g4k_acc_2 = veorq_u8(g4x3, g4x0);
+        const uint8x16_t g4k_2 = veorq_u8(g4k_acc_2, rkw_2);
+        const uint8x16_t g4t_2 = veorq_u8(g4k_2, g4x1);
         const uint8x16_t g4s_2_sr = vqtbl1q_u8(g4t_2, inv_shift_rows);
         const uint8x16_t g4s_2_sr_lo = vandq_u8(g4s_2_sr, nibble_mask);
         const uint8x16_t g4s_2_sr_hi = kc_shr8(g4s_2_sr, 4);
@@ -3416,9 +3416,9 @@ static void sm4_wordslice_neon_aes_batch_ctr(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g4l_2 = veorq_u8(g4l_acc_2, g4lr2_2);
         const uint8x16_t g4x_2 = veorq_u8(g4x2, g4l_2);
         g4x2 = g4x_2;
-        const uint8x16_t g5t_acc_4 = veorq_u8(g5x3, g5x0);
-        const uint8x16_t g5t_acc_5 = veorq_u8(g5t_acc_4, rkw_2);
-        const uint8x16_t g5t_2 = veorq_u8(g5t_acc_5, g5x1);
+        const uint8x16_t g5k_acc_2 = veorq_u8(g5x3, g5x0);
+        const uint8x16_t g5k_2 = veorq_u8(g5k_acc_2, rkw_2);
+        const uint8x16_t g5t_2 = veorq_u8(g5k_2, g5x1);
         const uint8x16_t g5s_2_sr = vqtbl1q_u8(g5t_2, inv_shift_rows);
         const uint8x16_t g5s_2_sr_lo = vandq_u8(g5s_2_sr, nibble_mask);
         const uint8x16_t g5s_2_sr_hi = kc_shr8(g5s_2_sr, 4);
@@ -3441,9 +3441,9 @@ static void sm4_wordslice_neon_aes_batch_ctr(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g5l_2 = veorq_u8(g5l_acc_2, g5lr2_2);
         const uint8x16_t g5x_2 = veorq_u8(g5x2, g5l_2);
         g5x2 = g5x_2;
-        const uint8x16_t g6t_acc_4 = veorq_u8(g6x3, g6x0);
-        const uint8x16_t g6t_acc_5 = veorq_u8(g6t_acc_4, rkw_2);
-        const uint8x16_t g6t_2 = veorq_u8(g6t_acc_5, g6x1);
+        const uint8x16_t g6k_acc_2 = veorq_u8(g6x3, g6x0);
+        const uint8x16_t g6k_2 = veorq_u8(g6k_acc_2, rkw_2);
+        const uint8x16_t g6t_2 = veorq_u8(g6k_2, g6x1);
         const uint8x16_t g6s_2_sr = vqtbl1q_u8(g6t_2, inv_shift_rows);
         const uint8x16_t g6s_2_sr_lo = vandq_u8(g6s_2_sr, nibble_mask);
         const uint8x16_t g6s_2_sr_hi = kc_shr8(g6s_2_sr, 4);
@@ -3466,9 +3466,9 @@ static void sm4_wordslice_neon_aes_batch_ctr(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g6l_2 = veorq_u8(g6l_acc_2, g6lr2_2);
         const uint8x16_t g6x_2 = veorq_u8(g6x2, g6l_2);
         g6x2 = g6x_2;
-        const uint8x16_t g7t_acc_4 = veorq_u8(g7x3, g7x0);
-        const uint8x16_t g7t_acc_5 = veorq_u8(g7t_acc_4, rkw_2);
-        const uint8x16_t g7t_2 = veorq_u8(g7t_acc_5, g7x1);
+        const uint8x16_t g7k_acc_2 = veorq_u8(g7x3, g7x0);
+        const uint8x16_t g7k_2 = veorq_u8(g7k_acc_2, rkw_2);
+        const uint8x16_t g7t_2 = veorq_u8(g7k_2, g7x1);
         const uint8x16_t g7s_2_sr = vqtbl1q_u8(g7t_2, inv_shift_rows);
         const uint8x16_t g7s_2_sr_lo = vandq_u8(g7s_2_sr, nibble_mask);
         const uint8x16_t g7s_2_sr_hi = kc_shr8(g7s_2_sr, 4);
@@ -3494,9 +3494,9 @@ static void sm4_wordslice_neon_aes_batch_ctr(const uint8_t *rk, const uint8_t *i
 
         /* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
         const uint8x16_t rkw_3 = kc_bcast32(rk + 16 * r + 12);
-        const uint8x16_t g0t_acc_6 = veorq_u8(g0x0, g0x1);
-        const uint8x16_t g0t_acc_7 = veorq_u8(g0t_acc_6, rkw_3);
-        const uint8x16_t g0t_3 = veorq_u8(g0t_acc_7, g0x2);
+        const uint8x16_t g0k_acc_3 = veorq_u8(g0x0, g0x1);
+        const uint8x16_t g0k_3 = veorq_u8(g0k_acc_3, rkw_3);
+        const uint8x16_t g0t_3 = veorq_u8(g0k_3, g0x2);
         const uint8x16_t g0s_3_sr = vqtbl1q_u8(g0t_3, inv_shift_rows);
         const uint8x16_t g0s_3_sr_lo = vandq_u8(g0s_3_sr, nibble_mask);
         const uint8x16_t g0s_3_sr_hi = kc_shr8(g0s_3_sr, 4);
@@ -3519,9 +3519,9 @@ static void sm4_wordslice_neon_aes_batch_ctr(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g0l_3 = veorq_u8(g0l_acc_3, g0lr2_3);
         const uint8x16_t g0x_3 = veorq_u8(g0x3, g0l_3);
         g0x3 = g0x_3;
-        const uint8x16_t g1t_acc_6 = veorq_u8(g1x0, g1x1);
-        const uint8x16_t g1t_acc_7 = veorq_u8(g1t_acc_6, rkw_3);
-        const uint8x16_t g1t_3 = veorq_u8(g1t_acc_7, g1x2);
+        const uint8x16_t g1k_acc_3 = veorq_u8(g1x0, g1x1);
+        const uint8x16_t g1k_3 = veorq_u8(g1k_acc_3, rkw_3);
+        const uint8x16_t g1t_3 = veorq_u8(g1k_3, g1x2);
         const uint8x16_t g1s_3_sr = vqtbl1q_u8(g1t_3, inv_shift_rows);
         const uint8x16_t g1s_3_sr_lo = vandq_u8(g1s_3_sr, nibble_mask);
         const uint8x16_t g1s_3_sr_hi = kc_shr8(g1s_3_sr, 4);
@@ -3544,9 +3544,9 @@ static void sm4_wordslice_neon_aes_batch_ctr(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g1l_3 = veorq_u8(g1l_acc_3, g1lr2_3);
         const uint8x16_t g1x_3 = veorq_u8(g1x3, g1l_3);
         g1x3 = g1x_3;
-        const uint8x16_t g2t_acc_6 = veorq_u8(g2x0, g2x1);
-        const uint8x16_t g2t_acc_7 = veorq_u8(g2t_acc_6, rkw_3);
-        const uint8x16_t g2t_3 = veorq_u8(g2t_acc_7, g2x2);
+        const uint8x16_t g2k_acc_3 = veorq_u8(g2x0, g2x1);
+        const uint8x16_t g2k_3 = veorq_u8(g2k_acc_3, rkw_3);
+        const uint8x16_t g2t_3 = veorq_u8(g2k_3, g2x2);
         const uint8x16_t g2s_3_sr = vqtbl1q_u8(g2t_3, inv_shift_rows);
         const uint8x16_t g2s_3_sr_lo = vandq_u8(g2s_3_sr, nibble_mask);
         const uint8x16_t g2s_3_sr_hi = kc_shr8(g2s_3_sr, 4);
@@ -3569,9 +3569,9 @@ static void sm4_wordslice_neon_aes_batch_ctr(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g2l_3 = veorq_u8(g2l_acc_3, g2lr2_3);
         const uint8x16_t g2x_3 = veorq_u8(g2x3, g2l_3);
         g2x3 = g2x_3;
-        const uint8x16_t g3t_acc_6 = veorq_u8(g3x0, g3x1);
-        const uint8x16_t g3t_acc_7 = veorq_u8(g3t_acc_6, rkw_3);
-        const uint8x16_t g3t_3 = veorq_u8(g3t_acc_7, g3x2);
+        const uint8x16_t g3k_acc_3 = veorq_u8(g3x0, g3x1);
+        const uint8x16_t g3k_3 = veorq_u8(g3k_acc_3, rkw_3);
+        const uint8x16_t g3t_3 = veorq_u8(g3k_3, g3x2);
         const uint8x16_t g3s_3_sr = vqtbl1q_u8(g3t_3, inv_shift_rows);
         const uint8x16_t g3s_3_sr_lo = vandq_u8(g3s_3_sr, nibble_mask);
         const uint8x16_t g3s_3_sr_hi = kc_shr8(g3s_3_sr, 4);
@@ -3594,9 +3594,9 @@ static void sm4_wordslice_neon_aes_batch_ctr(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g3l_3 = veorq_u8(g3l_acc_3, g3lr2_3);
         const uint8x16_t g3x_3 = veorq_u8(g3x3, g3l_3);
         g3x3 = g3x_3;
-        const uint8x16_t g4t_acc_6 = veorq_u8(g4x0, g4x1);
-        const uint8x16_t g4t_acc_7 = veorq_u8(g4t_acc_6, rkw_3);
-        const uint8x16_t g4t_3 = veorq_u8(g4t_acc_7, g4x2);
+        const uint8x16_t g4k_acc_3 = veorq_u8(g4x0, g4x1);
+        const uint8x16_t g4k_3 = veorq_u8(g4k_acc_3, rkw_3);
+        const uint8x16_t g4t_3 = veorq_u8(g4k_3, g4x2);
         const uint8x16_t g4s_3_sr = vqtbl1q_u8(g4t_3, inv_shift_rows);
         const uint8x16_t g4s_3_sr_lo = vandq_u8(g4s_3_sr, nibble_mask);
         const uint8x16_t g4s_3_sr_hi = kc_shr8(g4s_3_sr, 4);
@@ -3619,9 +3619,9 @@ static void sm4_wordslice_neon_aes_batch_ctr(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g4l_3 = veorq_u8(g4l_acc_3, g4lr2_3);
         const uint8x16_t g4x_3 = veorq_u8(g4x3, g4l_3);
         g4x3 = g4x_3;
-        const uint8x16_t g5t_acc_6 = veorq_u8(g5x0, g5x1);
-        const uint8x16_t g5t_acc_7 = veorq_u8(g5t_acc_6, rkw_3);
-        const uint8x16_t g5t_3 = veorq_u8(g5t_acc_7, g5x2);
+        const uint8x16_t g5k_acc_3 = veorq_u8(g5x0, g5x1);
+        const uint8x16_t g5k_3 = veorq_u8(g5k_acc_3, rkw_3);
+        const uint8x16_t g5t_3 = veorq_u8(g5k_3, g5x2);
         const uint8x16_t g5s_3_sr = vqtbl1q_u8(g5t_3, inv_shift_rows);
         const uint8x16_t g5s_3_sr_lo = vandq_u8(g5s_3_sr, nibble_mask);
         const uint8x16_t g5s_3_sr_hi = kc_shr8(g5s_3_sr, 4);
@@ -3644,9 +3644,9 @@ static void sm4_wordslice_neon_aes_batch_ctr(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g5l_3 = veorq_u8(g5l_acc_3, g5lr2_3);
         const uint8x16_t g5x_3 = veorq_u8(g5x3, g5l_3);
         g5x3 = g5x_3;
-        const uint8x16_t g6t_acc_6 = veorq_u8(g6x0, g6x1);
-        const uint8x16_t g6t_acc_7 = veorq_u8(g6t_acc_6, rkw_3);
-        const uint8x16_t g6t_3 = veorq_u8(g6t_acc_7, g6x2);
+        const uint8x16_t g6k_acc_3 = veorq_u8(g6x0, g6x1);
+        const uint8x16_t g6k_3 = veorq_u8(g6k_acc_3, rkw_3);
+        const uint8x16_t g6t_3 = veorq_u8(g6k_3, g6x2);
         const uint8x16_t g6s_3_sr = vqtbl1q_u8(g6t_3, inv_shift_rows);
         const uint8x16_t g6s_3_sr_lo = vandq_u8(g6s_3_sr, nibble_mask);
         const uint8x16_t g6s_3_sr_hi = kc_shr8(g6s_3_sr, 4);
@@ -3669,9 +3669,9 @@ static void sm4_wordslice_neon_aes_batch_ctr(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g6l_3 = veorq_u8(g6l_acc_3, g6lr2_3);
         const uint8x16_t g6x_3 = veorq_u8(g6x3, g6l_3);
         g6x3 = g6x_3;
-        const uint8x16_t g7t_acc_6 = veorq_u8(g7x0, g7x1);
-        const uint8x16_t g7t_acc_7 = veorq_u8(g7t_acc_6, rkw_3);
-        const uint8x16_t g7t_3 = veorq_u8(g7t_acc_7, g7x2);
+        const uint8x16_t g7k_acc_3 = veorq_u8(g7x0, g7x1);
+        const uint8x16_t g7k_3 = veorq_u8(g7k_acc_3, rkw_3);
+        const uint8x16_t g7t_3 = veorq_u8(g7k_3, g7x2);
         const uint8x16_t g7s_3_sr = vqtbl1q_u8(g7t_3, inv_shift_rows);
         const uint8x16_t g7s_3_sr_lo = vandq_u8(g7s_3_sr, nibble_mask);
         const uint8x16_t g7s_3_sr_hi = kc_shr8(g7s_3_sr, 4);
@@ -4152,9 +4152,9 @@ static void sm4_wordslice_neon_aes_batch_xts(const uint8_t *rk, const uint8_t *i
 
         /* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
         const uint8x16_t rkw = kc_bcast32(rk + 16 * r);
-        const uint8x16_t g0t_acc = veorq_u8(g0x1, g0x2);
-        const uint8x16_t g0t_acc_1 = veorq_u8(g0t_acc, rkw);
-        const uint8x16_t g0t = veorq_u8(g0t_acc_1, g0x3);
+        const uint8x16_t g0k_acc = veorq_u8(g0x1, g0x2);
+        const uint8x16_t g0k = veorq_u8(g0k_acc, rkw);
+        const uint8x16_t g0t = veorq_u8(g0k, g0x3);
         const uint8x16_t g0s_sr = vqtbl1q_u8(g0t, inv_shift_rows);
         const uint8x16_t g0s_sr_lo = vandq_u8(g0s_sr, nibble_mask);
         const uint8x16_t g0s_sr_hi = kc_shr8(g0s_sr, 4);
@@ -4177,9 +4177,9 @@ static void sm4_wordslice_neon_aes_batch_xts(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g0l = veorq_u8(g0l_acc, g0lr2);
         const uint8x16_t g0x = veorq_u8(g0x0, g0l);
         g0x0 = g0x;
-        const uint8x16_t g1t_acc = veorq_u8(g1x1, g1x2);
-        const uint8x16_t g1t_acc_1 = veorq_u8(g1t_acc, rkw);
-        const uint8x16_t g1t = veorq_u8(g1t_acc_1, g1x3);
+        const uint8x16_t g1k_acc = veorq_u8(g1x1, g1x2);
+        const uint8x16_t g1k = veorq_u8(g1k_acc, rkw);
+        const uint8x16_t g1t = veorq_u8(g1k, g1x3);
         const uint8x16_t g1s_sr = vqtbl1q_u8(g1t, inv_shift_rows);
         const uint8x16_t g1s_sr_lo = vandq_u8(g1s_sr, nibble_mask);
         const uint8x16_t g1s_sr_hi = kc_shr8(g1s_sr, 4);
@@ -4202,9 +4202,9 @@ static void sm4_wordslice_neon_aes_batch_xts(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g1l = veorq_u8(g1l_acc, g1lr2);
         const uint8x16_t g1x = veorq_u8(g1x0, g1l);
         g1x0 = g1x;
-        const uint8x16_t g2t_acc = veorq_u8(g2x1, g2x2);
-        const uint8x16_t g2t_acc_1 = veorq_u8(g2t_acc, rkw);
-        const uint8x16_t g2t = veorq_u8(g2t_acc_1, g2x3);
+        const uint8x16_t g2k_acc = veorq_u8(g2x1, g2x2);
+        const uint8x16_t g2k = veorq_u8(g2k_acc, rkw);
+        const uint8x16_t g2t = veorq_u8(g2k, g2x3);
         const uint8x16_t g2s_sr = vqtbl1q_u8(g2t, inv_shift_rows);
         const uint8x16_t g2s_sr_lo = vandq_u8(g2s_sr, nibble_mask);
         const uint8x16_t g2s_sr_hi = kc_shr8(g2s_sr, 4);
@@ -4227,9 +4227,9 @@ static void sm4_wordslice_neon_aes_batch_xts(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g2l = veorq_u8(g2l_acc, g2lr2);
         const uint8x16_t g2x = veorq_u8(g2x0, g2l);
         g2x0 = g2x;
-        const uint8x16_t g3t_acc = veorq_u8(g3x1, g3x2);
-        const uint8x16_t g3t_acc_1 = veorq_u8(g3t_acc, rkw);
-        const uint8x16_t g3t = veorq_u8(g3t_acc_1, g3x3);
+        const uint8x16_t g3k_acc = veorq_u8(g3x1, g3x2);
+        const uint8x16_t g3k = veorq_u8(g3k_acc, rkw);
+        const uint8x16_t g3t = veorq_u8(g3k, g3x3);
         const uint8x16_t g3s_sr = vqtbl1q_u8(g3t, inv_shift_rows);
         const uint8x16_t g3s_sr_lo = vandq_u8(g3s_sr, nibble_mask);
         const uint8x16_t g3s_sr_hi = kc_shr8(g3s_sr, 4);
@@ -4252,9 +4252,9 @@ static void sm4_wordslice_neon_aes_batch_xts(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g3l = veorq_u8(g3l_acc, g3lr2);
         const uint8x16_t g3x = veorq_u8(g3x0, g3l);
         g3x0 = g3x;
-        const uint8x16_t g4t_acc = veorq_u8(g4x1, g4x2);
-        const uint8x16_t g4t_acc_1 = veorq_u8(g4t_acc, rkw);
-        const uint8x16_t g4t = veorq_u8(g4t_acc_1, g4x3);
+        const uint8x16_t g4k_acc = veorq_u8(g4x1, g4x2);
+        const uint8x16_t g4k = veorq_u8(g4k_acc, rkw);
+        const uint8x16_t g4t = veorq_u8(g4k, g4x3);
         const uint8x16_t g4s_sr = vqtbl1q_u8(g4t, inv_shift_rows);
         const uint8x16_t g4s_sr_lo = vandq_u8(g4s_sr, nibble_mask);
         const uint8x16_t g4s_sr_hi = kc_shr8(g4s_sr, 4);
@@ -4277,9 +4277,9 @@ static void sm4_wordslice_neon_aes_batch_xts(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g4l = veorq_u8(g4l_acc, g4lr2);
         const uint8x16_t g4x = veorq_u8(g4x0, g4l);
         g4x0 = g4x;
-        const uint8x16_t g5t_acc = veorq_u8(g5x1, g5x2);
-        const uint8x16_t g5t_acc_1 = veorq_u8(g5t_acc, rkw);
-        const uint8x16_t g5t = veorq_u8(g5t_acc_1, g5x3);
+        const uint8x16_t g5k_acc = veorq_u8(g5x1, g5x2);
+        const uint8x16_t g5k = veorq_u8(g5k_acc, rkw);
+        const uint8x16_t g5t = veorq_u8(g5k, g5x3);
         const uint8x16_t g5s_sr = vqtbl1q_u8(g5t, inv_shift_rows);
         const uint8x16_t g5s_sr_lo = vandq_u8(g5s_sr, nibble_mask);
         const uint8x16_t g5s_sr_hi = kc_shr8(g5s_sr, 4);
@@ -4302,9 +4302,9 @@ static void sm4_wordslice_neon_aes_batch_xts(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g5l = veorq_u8(g5l_acc, g5lr2);
         const uint8x16_t g5x = veorq_u8(g5x0, g5l);
         g5x0 = g5x;
-        const uint8x16_t g6t_acc = veorq_u8(g6x1, g6x2);
-        const uint8x16_t g6t_acc_1 = veorq_u8(g6t_acc, rkw);
-        const uint8x16_t g6t = veorq_u8(g6t_acc_1, g6x3);
+        const uint8x16_t g6k_acc = veorq_u8(g6x1, g6x2);
+        const uint8x16_t g6k = veorq_u8(g6k_acc, rkw);
+        const uint8x16_t g6t = veorq_u8(g6k, g6x3);
         const uint8x16_t g6s_sr = vqtbl1q_u8(g6t, inv_shift_rows);
         const uint8x16_t g6s_sr_lo = vandq_u8(g6s_sr, nibble_mask);
         const uint8x16_t g6s_sr_hi = kc_shr8(g6s_sr, 4);
@@ -4327,9 +4327,9 @@ static void sm4_wordslice_neon_aes_batch_xts(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g6l = veorq_u8(g6l_acc, g6lr2);
         const uint8x16_t g6x = veorq_u8(g6x0, g6l);
         g6x0 = g6x;
-        const uint8x16_t g7t_acc = veorq_u8(g7x1, g7x2);
-        const uint8x16_t g7t_acc_1 = veorq_u8(g7t_acc, rkw);
-        const uint8x16_t g7t = veorq_u8(g7t_acc_1, g7x3);
+        const uint8x16_t g7k_acc = veorq_u8(g7x1, g7x2);
+        const uint8x16_t g7k = veorq_u8(g7k_acc, rkw);
+        const uint8x16_t g7t = veorq_u8(g7k, g7x3);
         const uint8x16_t g7s_sr = vqtbl1q_u8(g7t, inv_shift_rows);
         const uint8x16_t g7s_sr_lo = vandq_u8(g7s_sr, nibble_mask);
         const uint8x16_t g7s_sr_hi = kc_shr8(g7s_sr, 4);
@@ -4355,9 +4355,9 @@ static void sm4_wordslice_neon_aes_batch_xts(const uint8_t *rk, const uint8_t *i
 
         /* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
         const uint8x16_t rkw_1 = kc_bcast32(rk + 16 * r + 4);
-        const uint8x16_t g0t_acc_2 = veorq_u8(g0x2, g0x3);
-        const uint8x16_t g0t_acc_3 = veorq_u8(g0t_acc_2, rkw_1);
-        const uint8x16_t g0t_1 = veorq_u8(g0t_acc_3, g0x0);
+        const uint8x16_t g0k_acc_1 = veorq_u8(g0x2, g0x3);
+        const uint8x16_t g0k_1 = veorq_u8(g0k_acc_1, rkw_1);
+        const uint8x16_t g0t_1 = veorq_u8(g0k_1, g0x0);
         const uint8x16_t g0s_1_sr = vqtbl1q_u8(g0t_1, inv_shift_rows);
         const uint8x16_t g0s_1_sr_lo = vandq_u8(g0s_1_sr, nibble_mask);
         const uint8x16_t g0s_1_sr_hi = kc_shr8(g0s_1_sr, 4);
@@ -4380,9 +4380,9 @@ static void sm4_wordslice_neon_aes_batch_xts(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g0l_1 = veorq_u8(g0l_acc_1, g0lr2_1);
         const uint8x16_t g0x_1 = veorq_u8(g0x1, g0l_1);
         g0x1 = g0x_1;
-        const uint8x16_t g1t_acc_2 = veorq_u8(g1x2, g1x3);
-        const uint8x16_t g1t_acc_3 = veorq_u8(g1t_acc_2, rkw_1);
-        const uint8x16_t g1t_1 = veorq_u8(g1t_acc_3, g1x0);
+        const uint8x16_t g1k_acc_1 = veorq_u8(g1x2, g1x3);
+        const uint8x16_t g1k_1 = veorq_u8(g1k_acc_1, rkw_1);
+        const uint8x16_t g1t_1 = veorq_u8(g1k_1, g1x0);
         const uint8x16_t g1s_1_sr = vqtbl1q_u8(g1t_1, inv_shift_rows);
         const uint8x16_t g1s_1_sr_lo = vandq_u8(g1s_1_sr, nibble_mask);
         const uint8x16_t g1s_1_sr_hi = kc_shr8(g1s_1_sr, 4);
@@ -4405,9 +4405,9 @@ static void sm4_wordslice_neon_aes_batch_xts(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g1l_1 = veorq_u8(g1l_acc_1, g1lr2_1);
         const uint8x16_t g1x_1 = veorq_u8(g1x1, g1l_1);
         g1x1 = g1x_1;
-        const uint8x16_t g2t_acc_2 = veorq_u8(g2x2, g2x3);
-        const uint8x16_t g2t_acc_3 = veorq_u8(g2t_acc_2, rkw_1);
-        const uint8x16_t g2t_1 = veorq_u8(g2t_acc_3, g2x0);
+        const uint8x16_t g2k_acc_1 = veorq_u8(g2x2, g2x3);
+        const uint8x16_t g2k_1 = veorq_u8(g2k_acc_1, rkw_1);
+        const uint8x16_t g2t_1 = veorq_u8(g2k_1, g2x0);
         const uint8x16_t g2s_1_sr = vqtbl1q_u8(g2t_1, inv_shift_rows);
         const uint8x16_t g2s_1_sr_lo = vandq_u8(g2s_1_sr, nibble_mask);
         const uint8x16_t g2s_1_sr_hi = kc_shr8(g2s_1_sr, 4);
@@ -4430,9 +4430,9 @@ static void sm4_wordslice_neon_aes_batch_xts(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g2l_1 = veorq_u8(g2l_acc_1, g2lr2_1);
         const uint8x16_t g2x_1 = veorq_u8(g2x1, g2l_1);
         g2x1 = g2x_1;
-        const uint8x16_t g3t_acc_2 = veorq_u8(g3x2, g3x3);
-        const uint8x16_t g3t_acc_3 = veorq_u8(g3t_acc_2, rkw_1);
-        const uint8x16_t g3t_1 = veorq_u8(g3t_acc_3, g3x0);
+        const uint8x16_t g3k_acc_1 = veorq_u8(g3x2, g3x3);
+        const uint8x16_t g3k_1 = veorq_u8(g3k_acc_1, rkw_1);
+        const uint8x16_t g3t_1 = veorq_u8(g3k_1, g3x0);
         const uint8x16_t g3s_1_sr = vqtbl1q_u8(g3t_1, inv_shift_rows);
         const uint8x16_t g3s_1_sr_lo = vandq_u8(g3s_1_sr, nibble_mask);
         const uint8x16_t g3s_1_sr_hi = kc_shr8(g3s_1_sr, 4);
@@ -4455,9 +4455,9 @@ static void sm4_wordslice_neon_aes_batch_xts(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g3l_1 = veorq_u8(g3l_acc_1, g3lr2_1);
         const uint8x16_t g3x_1 = veorq_u8(g3x1, g3l_1);
         g3x1 = g3x_1;
-        const uint8x16_t g4t_acc_2 = veorq_u8(g4x2, g4x3);
-        const uint8x16_t g4t_acc_3 = veorq_u8(g4t_acc_2, rkw_1);
-        const uint8x16_t g4t_1 = veorq_u8(g4t_acc_3, g4x0);
+        const uint8x16_t g4k_acc_1 = veorq_u8(g4x2, g4x3);
+        const uint8x16_t g4k_1 = veorq_u8(g4k_acc_1, rkw_1);
+        const uint8x16_t g4t_1 = veorq_u8(g4k_1, g4x0);
         const uint8x16_t g4s_1_sr = vqtbl1q_u8(g4t_1, inv_shift_rows);
         const uint8x16_t g4s_1_sr_lo = vandq_u8(g4s_1_sr, nibble_mask);
         const uint8x16_t g4s_1_sr_hi = kc_shr8(g4s_1_sr, 4);
@@ -4480,9 +4480,9 @@ static void sm4_wordslice_neon_aes_batch_xts(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g4l_1 = veorq_u8(g4l_acc_1, g4lr2_1);
         const uint8x16_t g4x_1 = veorq_u8(g4x1, g4l_1);
         g4x1 = g4x_1;
-        const uint8x16_t g5t_acc_2 = veorq_u8(g5x2, g5x3);
-        const uint8x16_t g5t_acc_3 = veorq_u8(g5t_acc_2, rkw_1);
-        const uint8x16_t g5t_1 = veorq_u8(g5t_acc_3, g5x0);
+        const uint8x16_t g5k_acc_1 = veorq_u8(g5x2, g5x3);
+        const uint8x16_t g5k_1 = veorq_u8(g5k_acc_1, rkw_1);
+        const uint8x16_t g5t_1 = veorq_u8(g5k_1, g5x0);
         const uint8x16_t g5s_1_sr = vqtbl1q_u8(g5t_1, inv_shift_rows);
         const uint8x16_t g5s_1_sr_lo = vandq_u8(g5s_1_sr, nibble_mask);
         const uint8x16_t g5s_1_sr_hi = kc_shr8(g5s_1_sr, 4);
@@ -4505,9 +4505,9 @@ static void sm4_wordslice_neon_aes_batch_xts(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g5l_1 = veorq_u8(g5l_acc_1, g5lr2_1);
         const uint8x16_t g5x_1 = veorq_u8(g5x1, g5l_1);
         g5x1 = g5x_1;
-        const uint8x16_t g6t_acc_2 = veorq_u8(g6x2, g6x3);
-        const uint8x16_t g6t_acc_3 = veorq_u8(g6t_acc_2, rkw_1);
-        const uint8x16_t g6t_1 = veorq_u8(g6t_acc_3, g6x0);
+        const uint8x16_t g6k_acc_1 = veorq_u8(g6x2, g6x3);
+        const uint8x16_t g6k_1 = veorq_u8(g6k_acc_1, rkw_1);
+        const uint8x16_t g6t_1 = veorq_u8(g6k_1, g6x0);
         const uint8x16_t g6s_1_sr = vqtbl1q_u8(g6t_1, inv_shift_rows);
         const uint8x16_t g6s_1_sr_lo = vandq_u8(g6s_1_sr, nibble_mask);
         const uint8x16_t g6s_1_sr_hi = kc_shr8(g6s_1_sr, 4);
@@ -4530,9 +4530,9 @@ static void sm4_wordslice_neon_aes_batch_xts(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g6l_1 = veorq_u8(g6l_acc_1, g6lr2_1);
         const uint8x16_t g6x_1 = veorq_u8(g6x1, g6l_1);
         g6x1 = g6x_1;
-        const uint8x16_t g7t_acc_2 = veorq_u8(g7x2, g7x3);
-        const uint8x16_t g7t_acc_3 = veorq_u8(g7t_acc_2, rkw_1);
-        const uint8x16_t g7t_1 = veorq_u8(g7t_acc_3, g7x0);
+        const uint8x16_t g7k_acc_1 = veorq_u8(g7x2, g7x3);
+        const uint8x16_t g7k_1 = veorq_u8(g7k_acc_1, rkw_1);
+        const uint8x16_t g7t_1 = veorq_u8(g7k_1, g7x0);
         const uint8x16_t g7s_1_sr = vqtbl1q_u8(g7t_1, inv_shift_rows);
         const uint8x16_t g7s_1_sr_lo = vandq_u8(g7s_1_sr, nibble_mask);
         const uint8x16_t g7s_1_sr_hi = kc_shr8(g7s_1_sr, 4);
@@ -4558,9 +4558,9 @@ static void sm4_wordslice_neon_aes_batch_xts(const uint8_t *rk, const uint8_t *i
 
         /* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
         const uint8x16_t rkw_2 = kc_bcast32(rk + 16 * r + 8);
-        const uint8x16_t g0t_acc_4 = veorq_u8(g0x3, g0x0);
-        const uint8x16_t g0t_acc_5 = veorq_u8(g0t_acc_4, rkw_2);
-        const uint8x16_t g0t_2 = veorq_u8(g0t_acc_5, g0x1);
+        const uint8x16_t g0k_acc_2 = veorq_u8(g0x3, g0x0);
+        const uint8x16_t g0k_2 = veorq_u8(g0k_acc_2, rkw_2);
+        const uint8x16_t g0t_2 = veorq_u8(g0k_2, g0x1);
         const uint8x16_t g0s_2_sr = vqtbl1q_u8(g0t_2, inv_shift_rows);
         const uint8x16_t g0s_2_sr_lo = vandq_u8(g0s_2_sr, nibble_mask);
         const uint8x16_t g0s_2_sr_hi = kc_shr8(g0s_2_sr, 4);
@@ -4583,9 +4583,9 @@ static void sm4_wordslice_neon_aes_batch_xts(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g0l_2 = veorq_u8(g0l_acc_2, g0lr2_2);
         const uint8x16_t g0x_2 = veorq_u8(g0x2, g0l_2);
         g0x2 = g0x_2;
-        const uint8x16_t g1t_acc_4 = veorq_u8(g1x3, g1x0);
-        const uint8x16_t g1t_acc_5 = veorq_u8(g1t_acc_4, rkw_2);
-        const uint8x16_t g1t_2 = veorq_u8(g1t_acc_5, g1x1);
+        const uint8x16_t g1k_acc_2 = veorq_u8(g1x3, g1x0);
+        const uint8x16_t g1k_2 = veorq_u8(g1k_acc_2, rkw_2);
+        const uint8x16_t g1t_2 = veorq_u8(g1k_2, g1x1);
         const uint8x16_t g1s_2_sr = vqtbl1q_u8(g1t_2, inv_shift_rows);
         const uint8x16_t g1s_2_sr_lo = vandq_u8(g1s_2_sr, nibble_mask);
         const uint8x16_t g1s_2_sr_hi = kc_shr8(g1s_2_sr, 4);
@@ -4608,9 +4608,9 @@ static void sm4_wordslice_neon_aes_batch_xts(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g1l_2 = veorq_u8(g1l_acc_2, g1lr2_2);
         const uint8x16_t g1x_2 = veorq_u8(g1x2, g1l_2);
         g1x2 = g1x_2;
-        const uint8x16_t g2t_acc_4 = veorq_u8(g2x3, g2x0);
-        const uint8x16_t g2t_acc_5 = veorq_u8(g2t_acc_4, rkw_2);
-        const uint8x16_t g2t_2 = veorq_u8(g2t_acc_5, g2x1);
+        const uint8x16_t g2k_acc_2 = veorq_u8(g2x3, g2x0);
+        const uint8x16_t g2k_2 = veorq_u8(g2k_acc_2, rkw_2);
+        const uint8x16_t g2t_2 = veorq_u8(g2k_2, g2x1);
         const uint8x16_t g2s_2_sr = vqtbl1q_u8(g2t_2, inv_shift_rows);
         const uint8x16_t g2s_2_sr_lo = vandq_u8(g2s_2_sr, nibble_mask);
         const uint8x16_t g2s_2_sr_hi = kc_shr8(g2s_2_sr, 4);
@@ -4633,9 +4633,9 @@ static void sm4_wordslice_neon_aes_batch_xts(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g2l_2 = veorq_u8(g2l_acc_2, g2lr2_2);
         const uint8x16_t g2x_2 = veorq_u8(g2x2, g2l_2);
         g2x2 = g2x_2;
-        const uint8x16_t g3t_acc_4 = veorq_u8(g3x3, g3x0);
-        const uint8x16_t g3t_acc_5 = veorq_u8(g3t_acc_4, rkw_2);
-        const uint8x16_t g3t_2 = veorq_u8(g3t_acc_5, g3x1);
+        const uint8x16_t g3k_acc_2 = veorq_u8(g3x3, g3x0);
+        const uint8x16_t g3k_2 = veorq_u8(g3k_acc_2, rkw_2);
+        const uint8x16_t g3t_2 = veorq_u8(g3k_2, g3x1);
         const uint8x16_t g3s_2_sr = vqtbl1q_u8(g3t_2, inv_shift_rows);
         const uint8x16_t g3s_2_sr_lo = vandq_u8(g3s_2_sr, nibble_mask);
         const uint8x16_t g3s_2_sr_hi = kc_shr8(g3s_2_sr, 4);
@@ -4658,9 +4658,9 @@ static void sm4_wordslice_neon_aes_batch_xts(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g3l_2 = veorq_u8(g3l_acc_2, g3lr2_2);
         const uint8x16_t g3x_2 = veorq_u8(g3x2, g3l_2);
         g3x2 = g3x_2;
-        const uint8x16_t g4t_acc_4 = veorq_u8(g4x3, g4x0);
-        const uint8x16_t g4t_acc_5 = veorq_u8(g4t_acc_4, rkw_2);
-        const uint8x16_t g4t_2 = veorq_u8(g4t_acc_5, g4x1);
+        const uint8x16_t g4k_acc_2 = veorq_u8(g4x3, g4x0);
+        const uint8x16_t g4k_2 = veorq_u8(g4k_acc_2, rkw_2);
+        const uint8x16_t g4t_2 = veorq_u8(g4k_2, g4x1);
         const uint8x16_t g4s_2_sr = vqtbl1q_u8(g4t_2, inv_shift_rows);
         const uint8x16_t g4s_2_sr_lo = vandq_u8(g4s_2_sr, nibble_mask);
         const uint8x16_t g4s_2_sr_hi = kc_shr8(g4s_2_sr, 4);
@@ -4683,9 +4683,9 @@ static void sm4_wordslice_neon_aes_batch_xts(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g4l_2 = veorq_u8(g4l_acc_2, g4lr2_2);
         const uint8x16_t g4x_2 = veorq_u8(g4x2, g4l_2);
         g4x2 = g4x_2;
-        const uint8x16_t g5t_acc_4 = veorq_u8(g5x3, g5x0);
-        const uint8x16_t g5t_acc_5 = veorq_u8(g5t_acc_4, rkw_2);
-        const uint8x16_t g5t_2 = veorq_u8(g5t_acc_5, g5x1);
+        const uint8x16_t g5k_acc_2 = veorq_u8(g5x3, g5x0);
+        const uint8x16_t g5k_2 = veorq_u8(g5k_acc_2, rkw_2);
+        const uint8x16_t g5t_2 = veorq_u8(g5k_2, g5x1);
         const uint8x16_t g5s_2_sr = vqtbl1q_u8(g5t_2, inv_shift_rows);
         const uint8x16_t g5s_2_sr_lo = vandq_u8(g5s_2_sr, nibble_mask);
         const uint8x16_t g5s_2_sr_hi = kc_shr8(g5s_2_sr, 4);
@@ -4708,9 +4708,9 @@ static void sm4_wordslice_neon_aes_batch_xts(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g5l_2 = veorq_u8(g5l_acc_2, g5lr2_2);
         const uint8x16_t g5x_2 = veorq_u8(g5x2, g5l_2);
         g5x2 = g5x_2;
-        const uint8x16_t g6t_acc_4 = veorq_u8(g6x3, g6x0);
-        const uint8x16_t g6t_acc_5 = veorq_u8(g6t_acc_4, rkw_2);
-        const uint8x16_t g6t_2 = veorq_u8(g6t_acc_5, g6x1);
+        const uint8x16_t g6k_acc_2 = veorq_u8(g6x3, g6x0);
+        const uint8x16_t g6k_2 = veorq_u8(g6k_acc_2, rkw_2);
+        const uint8x16_t g6t_2 = veorq_u8(g6k_2, g6x1);
         const uint8x16_t g6s_2_sr = vqtbl1q_u8(g6t_2, inv_shift_rows);
         const uint8x16_t g6s_2_sr_lo = vandq_u8(g6s_2_sr, nibble_mask);
         const uint8x16_t g6s_2_sr_hi = kc_shr8(g6s_2_sr, 4);
@@ -4733,9 +4733,9 @@ static void sm4_wordslice_neon_aes_batch_xts(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g6l_2 = veorq_u8(g6l_acc_2, g6lr2_2);
         const uint8x16_t g6x_2 = veorq_u8(g6x2, g6l_2);
         g6x2 = g6x_2;
-        const uint8x16_t g7t_acc_4 = veorq_u8(g7x3, g7x0);
-        const uint8x16_t g7t_acc_5 = veorq_u8(g7t_acc_4, rkw_2);
-        const uint8x16_t g7t_2 = veorq_u8(g7t_acc_5, g7x1);
+        const uint8x16_t g7k_acc_2 = veorq_u8(g7x3, g7x0);
+        const uint8x16_t g7k_2 = veorq_u8(g7k_acc_2, rkw_2);
+        const uint8x16_t g7t_2 = veorq_u8(g7k_2, g7x1);
         const uint8x16_t g7s_2_sr = vqtbl1q_u8(g7t_2, inv_shift_rows);
         const uint8x16_t g7s_2_sr_lo = vandq_u8(g7s_2_sr, nibble_mask);
         const uint8x16_t g7s_2_sr_hi = kc_shr8(g7s_2_sr, 4);
@@ -4761,9 +4761,9 @@ static void sm4_wordslice_neon_aes_batch_xts(const uint8_t *rk, const uint8_t *i
 
         /* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
         const uint8x16_t rkw_3 = kc_bcast32(rk + 16 * r + 12);
-        const uint8x16_t g0t_acc_6 = veorq_u8(g0x0, g0x1);
-        const uint8x16_t g0t_acc_7 = veorq_u8(g0t_acc_6, rkw_3);
-        const uint8x16_t g0t_3 = veorq_u8(g0t_acc_7, g0x2);
+        const uint8x16_t g0k_acc_3 = veorq_u8(g0x0, g0x1);
+        const uint8x16_t g0k_3 = veorq_u8(g0k_acc_3, rkw_3);
+        const uint8x16_t g0t_3 = veorq_u8(g0k_3, g0x2);
         const uint8x16_t g0s_3_sr = vqtbl1q_u8(g0t_3, inv_shift_rows);
         const uint8x16_t g0s_3_sr_lo = vandq_u8(g0s_3_sr, nibble_mask);
         const uint8x16_t g0s_3_sr_hi = kc_shr8(g0s_3_sr, 4);
@@ -4786,9 +4786,9 @@ static void sm4_wordslice_neon_aes_batch_xts(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g0l_3 = veorq_u8(g0l_acc_3, g0lr2_3);
         const uint8x16_t g0x_3 = veorq_u8(g0x3, g0l_3);
         g0x3 = g0x_3;
-        const uint8x16_t g1t_acc_6 = veorq_u8(g1x0, g1x1);
-        const uint8x16_t g1t_acc_7 = veorq_u8(g1t_acc_6, rkw_3);
-        const uint8x16_t g1t_3 = veorq_u8(g1t_acc_7, g1x2);
+        const uint8x16_t g1k_acc_3 = veorq_u8(g1x0, g1x1);
+        const uint8x16_t g1k_3 = veorq_u8(g1k_acc_3, rkw_3);
+        const uint8x16_t g1t_3 = veorq_u8(g1k_3, g1x2);
         const uint8x16_t g1s_3_sr = vqtbl1q_u8(g1t_3, inv_shift_rows);
         const uint8x16_t g1s_3_sr_lo = vandq_u8(g1s_3_sr, nibble_mask);
         const uint8x16_t g1s_3_sr_hi = kc_shr8(g1s_3_sr, 4);
@@ -4811,9 +4811,9 @@ static void sm4_wordslice_neon_aes_batch_xts(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g1l_3 = veorq_u8(g1l_acc_3, g1lr2_3);
         const uint8x16_t g1x_3 = veorq_u8(g1x3, g1l_3);
         g1x3 = g1x_3;
-        const uint8x16_t g2t_acc_6 = veorq_u8(g2x0, g2x1);
-        const uint8x16_t g2t_acc_7 = veorq_u8(g2t_acc_6, rkw_3);
-        const uint8x16_t g2t_3 = veorq_u8(g2t_acc_7, g2x2);
+        const uint8x16_t g2k_acc_3 = veorq_u8(g2x0, g2x1);
+        const uint8x16_t g2k_3 = veorq_u8(g2k_acc_3, rkw_3);
+        const uint8x16_t g2t_3 = veorq_u8(g2k_3, g2x2);
         const uint8x16_t g2s_3_sr = vqtbl1q_u8(g2t_3, inv_shift_rows);
         const uint8x16_t g2s_3_sr_lo = vandq_u8(g2s_3_sr, nibble_mask);
         const uint8x16_t g2s_3_sr_hi = kc_shr8(g2s_3_sr, 4);
@@ -4836,9 +4836,9 @@ static void sm4_wordslice_neon_aes_batch_xts(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g2l_3 = veorq_u8(g2l_acc_3, g2lr2_3);
         const uint8x16_t g2x_3 = veorq_u8(g2x3, g2l_3);
         g2x3 = g2x_3;
-        const uint8x16_t g3t_acc_6 = veorq_u8(g3x0, g3x1);
-        const uint8x16_t g3t_acc_7 = veorq_u8(g3t_acc_6, rkw_3);
-        const uint8x16_t g3t_3 = veorq_u8(g3t_acc_7, g3x2);
+        const uint8x16_t g3k_acc_3 = veorq_u8(g3x0, g3x1);
+        const uint8x16_t g3k_3 = veorq_u8(g3k_acc_3, rkw_3);
+        const uint8x16_t g3t_3 = veorq_u8(g3k_3, g3x2);
         const uint8x16_t g3s_3_sr = vqtbl1q_u8(g3t_3, inv_shift_rows);
         const uint8x16_t g3s_3_sr_lo = vandq_u8(g3s_3_sr, nibble_mask);
         const uint8x16_t g3s_3_sr_hi = kc_shr8(g3s_3_sr, 4);
@@ -4861,9 +4861,9 @@ static void sm4_wordslice_neon_aes_batch_xts(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g3l_3 = veorq_u8(g3l_acc_3, g3lr2_3);
         const uint8x16_t g3x_3 = veorq_u8(g3x3, g3l_3);
         g3x3 = g3x_3;
-        const uint8x16_t g4t_acc_6 = veorq_u8(g4x0, g4x1);
-        const uint8x16_t g4t_acc_7 = veorq_u8(g4t_acc_6, rkw_3);
-        const uint8x16_t g4t_3 = veorq_u8(g4t_acc_7, g4x2);
+        const uint8x16_t g4k_acc_3 = veorq_u8(g4x0, g4x1);
+        const uint8x16_t g4k_3 = veorq_u8(g4k_acc_3, rkw_3);
+        const uint8x16_t g4t_3 = veorq_u8(g4k_3, g4x2);
         const uint8x16_t g4s_3_sr = vqtbl1q_u8(g4t_3, inv_shift_rows);
         const uint8x16_t g4s_3_sr_lo = vandq_u8(g4s_3_sr, nibble_mask);
         const uint8x16_t g4s_3_sr_hi = kc_shr8(g4s_3_sr, 4);
@@ -4886,9 +4886,9 @@ static void sm4_wordslice_neon_aes_batch_xts(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g4l_3 = veorq_u8(g4l_acc_3, g4lr2_3);
         const uint8x16_t g4x_3 = veorq_u8(g4x3, g4l_3);
         g4x3 = g4x_3;
-        const uint8x16_t g5t_acc_6 = veorq_u8(g5x0, g5x1);
-        const uint8x16_t g5t_acc_7 = veorq_u8(g5t_acc_6, rkw_3);
-        const uint8x16_t g5t_3 = veorq_u8(g5t_acc_7, g5x2);
+        const uint8x16_t g5k_acc_3 = veorq_u8(g5x0, g5x1);
+        const uint8x16_t g5k_3 = veorq_u8(g5k_acc_3, rkw_3);
+        const uint8x16_t g5t_3 = veorq_u8(g5k_3, g5x2);
         const uint8x16_t g5s_3_sr = vqtbl1q_u8(g5t_3, inv_shift_rows);
         const uint8x16_t g5s_3_sr_lo = vandq_u8(g5s_3_sr, nibble_mask);
         const uint8x16_t g5s_3_sr_hi = kc_shr8(g5s_3_sr, 4);
@@ -4911,9 +4911,9 @@ static void sm4_wordslice_neon_aes_batch_xts(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g5l_3 = veorq_u8(g5l_acc_3, g5lr2_3);
         const uint8x16_t g5x_3 = veorq_u8(g5x3, g5l_3);
         g5x3 = g5x_3;
-        const uint8x16_t g6t_acc_6 = veorq_u8(g6x0, g6x1);
-        const uint8x16_t g6t_acc_7 = veorq_u8(g6t_acc_6, rkw_3);
-        const uint8x16_t g6t_3 = veorq_u8(g6t_acc_7, g6x2);
+        const uint8x16_t g6k_acc_3 = veorq_u8(g6x0, g6x1);
+        const uint8x16_t g6k_3 = veorq_u8(g6k_acc_3, rkw_3);
+        const uint8x16_t g6t_3 = veorq_u8(g6k_3, g6x2);
         const uint8x16_t g6s_3_sr = vqtbl1q_u8(g6t_3, inv_shift_rows);
         const uint8x16_t g6s_3_sr_lo = vandq_u8(g6s_3_sr, nibble_mask);
         const uint8x16_t g6s_3_sr_hi = kc_shr8(g6s_3_sr, 4);
@@ -4936,9 +4936,9 @@ static void sm4_wordslice_neon_aes_batch_xts(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g6l_3 = veorq_u8(g6l_acc_3, g6lr2_3);
         const uint8x16_t g6x_3 = veorq_u8(g6x3, g6l_3);
         g6x3 = g6x_3;
-        const uint8x16_t g7t_acc_6 = veorq_u8(g7x0, g7x1);
-        const uint8x16_t g7t_acc_7 = veorq_u8(g7t_acc_6, rkw_3);
-        const uint8x16_t g7t_3 = veorq_u8(g7t_acc_7, g7x2);
+        const uint8x16_t g7k_acc_3 = veorq_u8(g7x0, g7x1);
+        const uint8x16_t g7k_3 = veorq_u8(g7k_acc_3, rkw_3);
+        const uint8x16_t g7t_3 = veorq_u8(g7k_3, g7x2);
         const uint8x16_t g7s_3_sr = vqtbl1q_u8(g7t_3, inv_shift_rows);
         const uint8x16_t g7s_3_sr_lo = vandq_u8(g7s_3_sr, nibble_mask);
         const uint8x16_t g7s_3_sr_hi = kc_shr8(g7s_3_sr, 4);
@@ -6092,9 +6092,9 @@ static void sm4_wordslice_neon_aes_batch_gcm(const uint8_t *rk, uint8_t *in, uin
 
         /* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
         const uint8x16_t rkw = kc_bcast32(rk + 16 * r);
-        const uint8x16_t g0t_acc = veorq_u8(g0x1, g0x2);
-        const uint8x16_t g0t_acc_1 = veorq_u8(g0t_acc, rkw);
-        const uint8x16_t g0t = veorq_u8(g0t_acc_1, g0x3);
+        const uint8x16_t g0k_acc = veorq_u8(g0x1, g0x2);
+        const uint8x16_t g0k = veorq_u8(g0k_acc, rkw);
+        const uint8x16_t g0t = veorq_u8(g0k, g0x3);
         const uint8x16_t g0s_sr = vqtbl1q_u8(g0t, inv_shift_rows);
         const uint8x16_t g0s_sr_lo = vandq_u8(g0s_sr, nibble_mask);
         const uint8x16_t g0s_sr_hi = kc_shr8(g0s_sr, 4);
@@ -6117,9 +6117,9 @@ static void sm4_wordslice_neon_aes_batch_gcm(const uint8_t *rk, uint8_t *in, uin
         const uint8x16_t g0l = veorq_u8(g0l_acc, g0lr2);
         const uint8x16_t g0x = veorq_u8(g0x0, g0l);
         g0x0 = g0x;
-        const uint8x16_t g1t_acc = veorq_u8(g1x1, g1x2);
-        const uint8x16_t g1t_acc_1 = veorq_u8(g1t_acc, rkw);
-        const uint8x16_t g1t = veorq_u8(g1t_acc_1, g1x3);
+        const uint8x16_t g1k_acc = veorq_u8(g1x1, g1x2);
+        const uint8x16_t g1k = veorq_u8(g1k_acc, rkw);
+        const uint8x16_t g1t = veorq_u8(g1k, g1x3);
         const uint8x16_t g1s_sr = vqtbl1q_u8(g1t, inv_shift_rows);
         const uint8x16_t g1s_sr_lo = vandq_u8(g1s_sr, nibble_mask);
         const uint8x16_t g1s_sr_hi = kc_shr8(g1s_sr, 4);
@@ -6142,9 +6142,9 @@ static void sm4_wordslice_neon_aes_batch_gcm(const uint8_t *rk, uint8_t *in, uin
         const uint8x16_t g1l = veorq_u8(g1l_acc, g1lr2);
         const uint8x16_t g1x = veorq_u8(g1x0, g1l);
         g1x0 = g1x;
-        const uint8x16_t g2t_acc = veorq_u8(g2x1, g2x2);
-        const uint8x16_t g2t_acc_1 = veorq_u8(g2t_acc, rkw);
-        const uint8x16_t g2t = veorq_u8(g2t_acc_1, g2x3);
+        const uint8x16_t g2k_acc = veorq_u8(g2x1, g2x2);
+        const uint8x16_t g2k = veorq_u8(g2k_acc, rkw);
+        const uint8x16_t g2t = veorq_u8(g2k, g2x3);
         const uint8x16_t g2s_sr = vqtbl1q_u8(g2t, inv_shift_rows);
         const uint8x16_t g2s_sr_lo = vandq_u8(g2s_sr, nibble_mask);
         const uint8x16_t g2s_sr_hi = kc_shr8(g2s_sr, 4);
@@ -6167,9 +6167,9 @@ static void sm4_wordslice_neon_aes_batch_gcm(const uint8_t *rk, uint8_t *in, uin
         const uint8x16_t g2l = veorq_u8(g2l_acc, g2lr2);
         const uint8x16_t g2x = veorq_u8(g2x0, g2l);
         g2x0 = g2x;
-        const uint8x16_t g3t_acc = veorq_u8(g3x1, g3x2);
-        const uint8x16_t g3t_acc_1 = veorq_u8(g3t_acc, rkw);
-        const uint8x16_t g3t = veorq_u8(g3t_acc_1, g3x3);
+        const uint8x16_t g3k_acc = veorq_u8(g3x1, g3x2);
+        const uint8x16_t g3k = veorq_u8(g3k_acc, rkw);
+        const uint8x16_t g3t = veorq_u8(g3k, g3x3);
         const uint8x16_t g3s_sr = vqtbl1q_u8(g3t, inv_shift_rows);
         const uint8x16_t g3s_sr_lo = vandq_u8(g3s_sr, nibble_mask);
         const uint8x16_t g3s_sr_hi = kc_shr8(g3s_sr, 4);
@@ -6192,9 +6192,9 @@ static void sm4_wordslice_neon_aes_batch_gcm(const uint8_t *rk, uint8_t *in, uin
         const uint8x16_t g3l = veorq_u8(g3l_acc, g3lr2);
         const uint8x16_t g3x = veorq_u8(g3x0, g3l);
         g3x0 = g3x;
-        const uint8x16_t g4t_acc = veorq_u8(g4x1, g4x2);
-        const uint8x16_t g4t_acc_1 = veorq_u8(g4t_acc, rkw);
-        const uint8x16_t g4t = veorq_u8(g4t_acc_1, g4x3);
+        const uint8x16_t g4k_acc = veorq_u8(g4x1, g4x2);
+        const uint8x16_t g4k = veorq_u8(g4k_acc, rkw);
+        const uint8x16_t g4t = veorq_u8(g4k, g4x3);
         const uint8x16_t g4s_sr = vqtbl1q_u8(g4t, inv_shift_rows);
         const uint8x16_t g4s_sr_lo = vandq_u8(g4s_sr, nibble_mask);
         const uint8x16_t g4s_sr_hi = kc_shr8(g4s_sr, 4);
@@ -6217,9 +6217,9 @@ static void sm4_wordslice_neon_aes_batch_gcm(const uint8_t *rk, uint8_t *in, uin
         const uint8x16_t g4l = veorq_u8(g4l_acc, g4lr2);
         const uint8x16_t g4x = veorq_u8(g4x0, g4l);
         g4x0 = g4x;
-        const uint8x16_t g5t_acc = veorq_u8(g5x1, g5x2);
-        const uint8x16_t g5t_acc_1 = veorq_u8(g5t_acc, rkw);
-        const uint8x16_t g5t = veorq_u8(g5t_acc_1, g5x3);
+        const uint8x16_t g5k_acc = veorq_u8(g5x1, g5x2);
+        const uint8x16_t g5k = veorq_u8(g5k_acc, rkw);
+        const uint8x16_t g5t = veorq_u8(g5k, g5x3);
         const uint8x16_t g5s_sr = vqtbl1q_u8(g5t, inv_shift_rows);
         const uint8x16_t g5s_sr_lo = vandq_u8(g5s_sr, nibble_mask);
         const uint8x16_t g5s_sr_hi = kc_shr8(g5s_sr, 4);
@@ -6242,9 +6242,9 @@ static void sm4_wordslice_neon_aes_batch_gcm(const uint8_t *rk, uint8_t *in, uin
         const uint8x16_t g5l = veorq_u8(g5l_acc, g5lr2);
         const uint8x16_t g5x = veorq_u8(g5x0, g5l);
         g5x0 = g5x;
-        const uint8x16_t g6t_acc = veorq_u8(g6x1, g6x2);
-        const uint8x16_t g6t_acc_1 = veorq_u8(g6t_acc, rkw);
-        const uint8x16_t g6t = veorq_u8(g6t_acc_1, g6x3);
+        const uint8x16_t g6k_acc = veorq_u8(g6x1, g6x2);
+        const uint8x16_t g6k = veorq_u8(g6k_acc, rkw);
+        const uint8x16_t g6t = veorq_u8(g6k, g6x3);
         const uint8x16_t g6s_sr = vqtbl1q_u8(g6t, inv_shift_rows);
         const uint8x16_t g6s_sr_lo = vandq_u8(g6s_sr, nibble_mask);
         const uint8x16_t g6s_sr_hi = kc_shr8(g6s_sr, 4);
@@ -6267,9 +6267,9 @@ static void sm4_wordslice_neon_aes_batch_gcm(const uint8_t *rk, uint8_t *in, uin
         const uint8x16_t g6l = veorq_u8(g6l_acc, g6lr2);
         const uint8x16_t g6x = veorq_u8(g6x0, g6l);
         g6x0 = g6x;
-        const uint8x16_t g7t_acc = veorq_u8(g7x1, g7x2);
-        const uint8x16_t g7t_acc_1 = veorq_u8(g7t_acc, rkw);
-        const uint8x16_t g7t = veorq_u8(g7t_acc_1, g7x3);
+        const uint8x16_t g7k_acc = veorq_u8(g7x1, g7x2);
+        const uint8x16_t g7k = veorq_u8(g7k_acc, rkw);
+        const uint8x16_t g7t = veorq_u8(g7k, g7x3);
         const uint8x16_t g7s_sr = vqtbl1q_u8(g7t, inv_shift_rows);
         const uint8x16_t g7s_sr_lo = vandq_u8(g7s_sr, nibble_mask);
         const uint8x16_t g7s_sr_hi = kc_shr8(g7s_sr, 4);
@@ -6295,9 +6295,9 @@ static void sm4_wordslice_neon_aes_batch_gcm(const uint8_t *rk, uint8_t *in, uin
 
         /* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
         const uint8x16_t rkw_1 = kc_bcast32(rk + 16 * r + 4);
-        const uint8x16_t g0t_acc_2 = veorq_u8(g0x2, g0x3);
-        const uint8x16_t g0t_acc_3 = veorq_u8(g0t_acc_2, rkw_1);
-        const uint8x16_t g0t_1 = veorq_u8(g0t_acc_3, g0x0);
+        const uint8x16_t g0k_acc_1 = veorq_u8(g0x2, g0x3);
+        const uint8x16_t g0k_1 = veorq_u8(g0k_acc_1, rkw_1);
+        const uint8x16_t g0t_1 = veorq_u8(g0k_1, g0x0);
         const uint8x16_t g0s_1_sr = vqtbl1q_u8(g0t_1, inv_shift_rows);
         const uint8x16_t g0s_1_sr_lo = vandq_u8(g0s_1_sr, nibble_mask);
         const uint8x16_t g0s_1_sr_hi = kc_shr8(g0s_1_sr, 4);
@@ -6320,9 +6320,9 @@ static void sm4_wordslice_neon_aes_batch_gcm(const uint8_t *rk, uint8_t *in, uin
         const uint8x16_t g0l_1 = veorq_u8(g0l_acc_1, g0lr2_1);
         const uint8x16_t g0x_1 = veorq_u8(g0x1, g0l_1);
         g0x1 = g0x_1;
-        const uint8x16_t g1t_acc_2 = veorq_u8(g1x2, g1x3);
-        const uint8x16_t g1t_acc_3 = veorq_u8(g1t_acc_2, rkw_1);
-        const uint8x16_t g1t_1 = veorq_u8(g1t_acc_3, g1x0);
+        const uint8x16_t g1k_acc_1 = veorq_u8(g1x2, g1x3);
+        const uint8x16_t g1k_1 = veorq_u8(g1k_acc_1, rkw_1);
+        const uint8x16_t g1t_1 = veorq_u8(g1k_1, g1x0);
         const uint8x16_t g1s_1_sr = vqtbl1q_u8(g1t_1, inv_shift_rows);
         const uint8x16_t g1s_1_sr_lo = vandq_u8(g1s_1_sr, nibble_mask);
         const uint8x16_t g1s_1_sr_hi = kc_shr8(g1s_1_sr, 4);
@@ -6345,9 +6345,9 @@ static void sm4_wordslice_neon_aes_batch_gcm(const uint8_t *rk, uint8_t *in, uin
         const uint8x16_t g1l_1 = veorq_u8(g1l_acc_1, g1lr2_1);
         const uint8x16_t g1x_1 = veorq_u8(g1x1, g1l_1);
         g1x1 = g1x_1;
-        const uint8x16_t g2t_acc_2 = veorq_u8(g2x2, g2x3);
-        const uint8x16_t g2t_acc_3 = veorq_u8(g2t_acc_2, rkw_1);
-        const uint8x16_t g2t_1 = veorq_u8(g2t_acc_3, g2x0);
+        const uint8x16_t g2k_acc_1 = veorq_u8(g2x2, g2x3);
+        const uint8x16_t g2k_1 = veorq_u8(g2k_acc_1, rkw_1);
+        const uint8x16_t g2t_1 = veorq_u8(g2k_1, g2x0);
         const uint8x16_t g2s_1_sr = vqtbl1q_u8(g2t_1, inv_shift_rows);
         const uint8x16_t g2s_1_sr_lo = vandq_u8(g2s_1_sr, nibble_mask);
         const uint8x16_t g2s_1_sr_hi = kc_shr8(g2s_1_sr, 4);
@@ -6370,9 +6370,9 @@ static void sm4_wordslice_neon_aes_batch_gcm(const uint8_t *rk, uint8_t *in, uin
         const uint8x16_t g2l_1 = veorq_u8(g2l_acc_1, g2lr2_1);
         const uint8x16_t g2x_1 = veorq_u8(g2x1, g2l_1);
         g2x1 = g2x_1;
-        const uint8x16_t g3t_acc_2 = veorq_u8(g3x2, g3x3);
-        const uint8x16_t g3t_acc_3 = veorq_u8(g3t_acc_2, rkw_1);
-        const uint8x16_t g3t_1 = veorq_u8(g3t_acc_3, g3x0);
+        const uint8x16_t g3k_acc_1 = veorq_u8(g3x2, g3x3);
+        const uint8x16_t g3k_1 = veorq_u8(g3k_acc_1, rkw_1);
+        const uint8x16_t g3t_1 = veorq_u8(g3k_1, g3x0);
         const uint8x16_t g3s_1_sr = vqtbl1q_u8(g3t_1, inv_shift_rows);
         const uint8x16_t g3s_1_sr_lo = vandq_u8(g3s_1_sr, nibble_mask);
         const uint8x16_t g3s_1_sr_hi = kc_shr8(g3s_1_sr, 4);
@@ -6395,9 +6395,9 @@ static void sm4_wordslice_neon_aes_batch_gcm(const uint8_t *rk, uint8_t *in, uin
         const uint8x16_t g3l_1 = veorq_u8(g3l_acc_1, g3lr2_1);
         const uint8x16_t g3x_1 = veorq_u8(g3x1, g3l_1);
         g3x1 = g3x_1;
-        const uint8x16_t g4t_acc_2 = veorq_u8(g4x2, g4x3);
-        const uint8x16_t g4t_acc_3 = veorq_u8(g4t_acc_2, rkw_1);
-        const uint8x16_t g4t_1 = veorq_u8(g4t_acc_3, g4x0);
+        const uint8x16_t g4k_acc_1 = veorq_u8(g4x2, g4x3);
+        const uint8x16_t g4k_1 = veorq_u8(g4k_acc_1, rkw_1);
+        const uint8x16_t g4t_1 = veorq_u8(g4k_1, g4x0);
         const uint8x16_t g4s_1_sr = vqtbl1q_u8(g4t_1, inv_shift_rows);
         const uint8x16_t g4s_1_sr_lo = vandq_u8(g4s_1_sr, nibble_mask);
         const uint8x16_t g4s_1_sr_hi = kc_shr8(g4s_1_sr, 4);
@@ -6420,9 +6420,9 @@ static void sm4_wordslice_neon_aes_batch_gcm(const uint8_t *rk, uint8_t *in, uin
         const uint8x16_t g4l_1 = veorq_u8(g4l_acc_1, g4lr2_1);
         const uint8x16_t g4x_1 = veorq_u8(g4x1, g4l_1);
         g4x1 = g4x_1;
-        const uint8x16_t g5t_acc_2 = veorq_u8(g5x2, g5x3);
-        const uint8x16_t g5t_acc_3 = veorq_u8(g5t_acc_2, rkw_1);
-        const uint8x16_t g5t_1 = veorq_u8(g5t_acc_3, g5x0);
+        const uint8x16_t g5k_acc_1 = veorq_u8(g5x2, g5x3);
+        const uint8x16_t g5k_1 = veorq_u8(g5k_acc_1, rkw_1);
+        const uint8x16_t g5t_1 = veorq_u8(g5k_1, g5x0);
         const uint8x16_t g5s_1_sr = vqtbl1q_u8(g5t_1, inv_shift_rows);
         const uint8x16_t g5s_1_sr_lo = vandq_u8(g5s_1_sr, nibble_mask);
         const uint8x16_t g5s_1_sr_hi = kc_shr8(g5s_1_sr, 4);
@@ -6445,9 +6445,9 @@ static void sm4_wordslice_neon_aes_batch_gcm(const uint8_t *rk, uint8_t *in, uin
         const uint8x16_t g5l_1 = veorq_u8(g5l_acc_1, g5lr2_1);
         const uint8x16_t g5x_1 = veorq_u8(g5x1, g5l_1);
         g5x1 = g5x_1;
-        const uint8x16_t g6t_acc_2 = veorq_u8(g6x2, g6x3);
-        const uint8x16_t g6t_acc_3 = veorq_u8(g6t_acc_2, rkw_1);
-        const uint8x16_t g6t_1 = veorq_u8(g6t_acc_3, g6x0);
+        const uint8x16_t g6k_acc_1 = veorq_u8(g6x2, g6x3);
+        const uint8x16_t g6k_1 = veorq_u8(g6k_acc_1, rkw_1);
+        const uint8x16_t g6t_1 = veorq_u8(g6k_1, g6x0);
         const uint8x16_t g6s_1_sr = vqtbl1q_u8(g6t_1, inv_shift_rows);
         const uint8x16_t g6s_1_sr_lo = vandq_u8(g6s_1_sr, nibble_mask);
         const uint8x16_t g6s_1_sr_hi = kc_shr8(g6s_1_sr, 4);
@@ -6470,9 +6470,9 @@ static void sm4_wordslice_neon_aes_batch_gcm(const uint8_t *rk, uint8_t *in, uin
         const uint8x16_t g6l_1 = veorq_u8(g6l_acc_1, g6lr2_1);
         const uint8x16_t g6x_1 = veorq_u8(g6x1, g6l_1);
         g6x1 = g6x_1;
-        const uint8x16_t g7t_acc_2 = veorq_u8(g7x2, g7x3);
-        const uint8x16_t g7t_acc_3 = veorq_u8(g7t_acc_2, rkw_1);
-        const uint8x16_t g7t_1 = veorq_u8(g7t_acc_3, g7x0);
+        const uint8x16_t g7k_acc_1 = veorq_u8(g7x2, g7x3);
+        const uint8x16_t g7k_1 = veorq_u8(g7k_acc_1, rkw_1);
+        const uint8x16_t g7t_1 = veorq_u8(g7k_1, g7x0);
         const uint8x16_t g7s_1_sr = vqtbl1q_u8(g7t_1, inv_shift_rows);
         const uint8x16_t g7s_1_sr_lo = vandq_u8(g7s_1_sr, nibble_mask);
         const uint8x16_t g7s_1_sr_hi = kc_shr8(g7s_1_sr, 4);
@@ -6498,9 +6498,9 @@ static void sm4_wordslice_neon_aes_batch_gcm(const uint8_t *rk, uint8_t *in, uin
 
         /* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
         const uint8x16_t rkw_2 = kc_bcast32(rk + 16 * r + 8);
-        const uint8x16_t g0t_acc_4 = veorq_u8(g0x3, g0x0);
-        const uint8x16_t g0t_acc_5 = veorq_u8(g0t_acc_4, rkw_2);
-        const uint8x16_t g0t_2 = veorq_u8(g0t_acc_5, g0x1);
+        const uint8x16_t g0k_acc_2 = veorq_u8(g0x3, g0x0);
+        const uint8x16_t g0k_2 = veorq_u8(g0k_acc_2, rkw_2);
+        const uint8x16_t g0t_2 = veorq_u8(g0k_2, g0x1);
         const uint8x16_t g0s_2_sr = vqtbl1q_u8(g0t_2, inv_shift_rows);
         const uint8x16_t g0s_2_sr_lo = vandq_u8(g0s_2_sr, nibble_mask);
         const uint8x16_t g0s_2_sr_hi = kc_shr8(g0s_2_sr, 4);
@@ -6523,9 +6523,9 @@ static void sm4_wordslice_neon_aes_batch_gcm(const uint8_t *rk, uint8_t *in, uin
         const uint8x16_t g0l_2 = veorq_u8(g0l_acc_2, g0lr2_2);
         const uint8x16_t g0x_2 = veorq_u8(g0x2, g0l_2);
         g0x2 = g0x_2;
-        const uint8x16_t g1t_acc_4 = veorq_u8(g1x3, g1x0);
-        const uint8x16_t g1t_acc_5 = veorq_u8(g1t_acc_4, rkw_2);
-        const uint8x16_t g1t_2 = veorq_u8(g1t_acc_5, g1x1);
+        const uint8x16_t g1k_acc_2 = veorq_u8(g1x3, g1x0);
+        const uint8x16_t g1k_2 = veorq_u8(g1k_acc_2, rkw_2);
+        const uint8x16_t g1t_2 = veorq_u8(g1k_2, g1x1);
         const uint8x16_t g1s_2_sr = vqtbl1q_u8(g1t_2, inv_shift_rows);
         const uint8x16_t g1s_2_sr_lo = vandq_u8(g1s_2_sr, nibble_mask);
         const uint8x16_t g1s_2_sr_hi = kc_shr8(g1s_2_sr, 4);
@@ -6548,9 +6548,9 @@ static void sm4_wordslice_neon_aes_batch_gcm(const uint8_t *rk, uint8_t *in, uin
         const uint8x16_t g1l_2 = veorq_u8(g1l_acc_2, g1lr2_2);
         const uint8x16_t g1x_2 = veorq_u8(g1x2, g1l_2);
         g1x2 = g1x_2;
-        const uint8x16_t g2t_acc_4 = veorq_u8(g2x3, g2x0);
-        const uint8x16_t g2t_acc_5 = veorq_u8(g2t_acc_4, rkw_2);
-        const uint8x16_t g2t_2 = veorq_u8(g2t_acc_5, g2x1);
+        const uint8x16_t g2k_acc_2 = veorq_u8(g2x3, g2x0);
+        const uint8x16_t g2k_2 = veorq_u8(g2k_acc_2, rkw_2);
+        const uint8x16_t g2t_2 = veorq_u8(g2k_2, g2x1);
         const uint8x16_t g2s_2_sr = vqtbl1q_u8(g2t_2, inv_shift_rows);
         const uint8x16_t g2s_2_sr_lo = vandq_u8(g2s_2_sr, nibble_mask);
         const uint8x16_t g2s_2_sr_hi = kc_shr8(g2s_2_sr, 4);
@@ -6573,9 +6573,9 @@ static void sm4_wordslice_neon_aes_batch_gcm(const uint8_t *rk, uint8_t *in, uin
         const uint8x16_t g2l_2 = veorq_u8(g2l_acc_2, g2lr2_2);
         const uint8x16_t g2x_2 = veorq_u8(g2x2, g2l_2);
         g2x2 = g2x_2;
-        const uint8x16_t g3t_acc_4 = veorq_u8(g3x3, g3x0);
-        const uint8x16_t g3t_acc_5 = veorq_u8(g3t_acc_4, rkw_2);
-        const uint8x16_t g3t_2 = veorq_u8(g3t_acc_5, g3x1);
+        const uint8x16_t g3k_acc_2 = veorq_u8(g3x3, g3x0);
+        const uint8x16_t g3k_2 = veorq_u8(g3k_acc_2, rkw_2);
+        const uint8x16_t g3t_2 = veorq_u8(g3k_2, g3x1);
         const uint8x16_t g3s_2_sr = vqtbl1q_u8(g3t_2, inv_shift_rows);
         const uint8x16_t g3s_2_sr_lo = vandq_u8(g3s_2_sr, nibble_mask);
         const uint8x16_t g3s_2_sr_hi = kc_shr8(g3s_2_sr, 4);
@@ -6598,9 +6598,9 @@ static void sm4_wordslice_neon_aes_batch_gcm(const uint8_t *rk, uint8_t *in, uin
         const uint8x16_t g3l_2 = veorq_u8(g3l_acc_2, g3lr2_2);
         const uint8x16_t g3x_2 = veorq_u8(g3x2, g3l_2);
         g3x2 = g3x_2;
-        const uint8x16_t g4t_acc_4 = veorq_u8(g4x3, g4x0);
-        const uint8x16_t g4t_acc_5 = veorq_u8(g4t_acc_4, rkw_2);
-        const uint8x16_t g4t_2 = veorq_u8(g4t_acc_5, g4x1);
+        const uint8x16_t g4k_acc_2 = veorq_u8(g4x3, g4x0);
+        const uint8x16_t g4k_2 = veorq_u8(g4k_acc_2, rkw_2);
+        const uint8x16_t g4t_2 = veorq_u8(g4k_2, g4x1);
         const uint8x16_t g4s_2_sr = vqtbl1q_u8(g4t_2, inv_shift_rows);
         const uint8x16_t g4s_2_sr_lo = vandq_u8(g4s_2_sr, nibble_mask);
         const uint8x16_t g4s_2_sr_hi = kc_shr8(g4s_2_sr, 4);
@@ -6623,9 +6623,9 @@ static void sm4_wordslice_neon_aes_batch_gcm(const uint8_t *rk, uint8_t *in, uin
         const uint8x16_t g4l_2 = veorq_u8(g4l_acc_2, g4lr2_2);
         const uint8x16_t g4x_2 = veorq_u8(g4x2, g4l_2);
         g4x2 = g4x_2;
-        const uint8x16_t g5t_acc_4 = veorq_u8(g5x3, g5x0);
-        const uint8x16_t g5t_acc_5 = veorq_u8(g5t_acc_4, rkw_2);
-        const uint8x16_t g5t_2 = veorq_u8(g5t_acc_5, g5x1);
+        const uint8x16_t g5k_acc_2 = veorq_u8(g5x3, g5x0);
+        const uint8x16_t g5k_2 = veorq_u8(g5k_acc_2, rkw_2);
+        const uint8x16_t g5t_2 = veorq_u8(g5k_2, g5x1);
         const uint8x16_t g5s_2_sr = vqtbl1q_u8(g5t_2, inv_shift_rows);
         const uint8x16_t g5s_2_sr_lo = vandq_u8(g5s_2_sr, nibble_mask);
         const uint8x16_t g5s_2_sr_hi = kc_shr8(g5s_2_sr, 4);
@@ -6648,9 +6648,9 @@ static void sm4_wordslice_neon_aes_batch_gcm(const uint8_t *rk, uint8_t *in, uin
         const uint8x16_t g5l_2 = veorq_u8(g5l_acc_2, g5lr2_2);
         const uint8x16_t g5x_2 = veorq_u8(g5x2, g5l_2);
         g5x2 = g5x_2;
-        const uint8x16_t g6t_acc_4 = veorq_u8(g6x3, g6x0);
-        const uint8x16_t g6t_acc_5 = veorq_u8(g6t_acc_4, rkw_2);
-        const uint8x16_t g6t_2 = veorq_u8(g6t_acc_5, g6x1);
+        const uint8x16_t g6k_acc_2 = veorq_u8(g6x3, g6x0);
+        const uint8x16_t g6k_2 = veorq_u8(g6k_acc_2, rkw_2);
+        const uint8x16_t g6t_2 = veorq_u8(g6k_2, g6x1);
         const uint8x16_t g6s_2_sr = vqtbl1q_u8(g6t_2, inv_shift_rows);
         const uint8x16_t g6s_2_sr_lo = vandq_u8(g6s_2_sr, nibble_mask);
         const uint8x16_t g6s_2_sr_hi = kc_shr8(g6s_2_sr, 4);
@@ -6673,9 +6673,9 @@ static void sm4_wordslice_neon_aes_batch_gcm(const uint8_t *rk, uint8_t *in, uin
         const uint8x16_t g6l_2 = veorq_u8(g6l_acc_2, g6lr2_2);
         const uint8x16_t g6x_2 = veorq_u8(g6x2, g6l_2);
         g6x2 = g6x_2;
-        const uint8x16_t g7t_acc_4 = veorq_u8(g7x3, g7x0);
-        const uint8x16_t g7t_acc_5 = veorq_u8(g7t_acc_4, rkw_2);
-        const uint8x16_t g7t_2 = veorq_u8(g7t_acc_5, g7x1);
+        const uint8x16_t g7k_acc_2 = veorq_u8(g7x3, g7x0);
+        const uint8x16_t g7k_2 = veorq_u8(g7k_acc_2, rkw_2);
+        const uint8x16_t g7t_2 = veorq_u8(g7k_2, g7x1);
         const uint8x16_t g7s_2_sr = vqtbl1q_u8(g7t_2, inv_shift_rows);
         const uint8x16_t g7s_2_sr_lo = vandq_u8(g7s_2_sr, nibble_mask);
         const uint8x16_t g7s_2_sr_hi = kc_shr8(g7s_2_sr, 4);
@@ -6701,9 +6701,9 @@ static void sm4_wordslice_neon_aes_batch_gcm(const uint8_t *rk, uint8_t *in, uin
 
         /* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
         const uint8x16_t rkw_3 = kc_bcast32(rk + 16 * r + 12);
-        const uint8x16_t g0t_acc_6 = veorq_u8(g0x0, g0x1);
-        const uint8x16_t g0t_acc_7 = veorq_u8(g0t_acc_6, rkw_3);
-        const uint8x16_t g0t_3 = veorq_u8(g0t_acc_7, g0x2);
+        const uint8x16_t g0k_acc_3 = veorq_u8(g0x0, g0x1);
+        const uint8x16_t g0k_3 = veorq_u8(g0k_acc_3, rkw_3);
+        const uint8x16_t g0t_3 = veorq_u8(g0k_3, g0x2);
         const uint8x16_t g0s_3_sr = vqtbl1q_u8(g0t_3, inv_shift_rows);
         const uint8x16_t g0s_3_sr_lo = vandq_u8(g0s_3_sr, nibble_mask);
         const uint8x16_t g0s_3_sr_hi = kc_shr8(g0s_3_sr, 4);
@@ -6726,9 +6726,9 @@ static void sm4_wordslice_neon_aes_batch_gcm(const uint8_t *rk, uint8_t *in, uin
         const uint8x16_t g0l_3 = veorq_u8(g0l_acc_3, g0lr2_3);
         const uint8x16_t g0x_3 = veorq_u8(g0x3, g0l_3);
         g0x3 = g0x_3;
-        const uint8x16_t g1t_acc_6 = veorq_u8(g1x0, g1x1);
-        const uint8x16_t g1t_acc_7 = veorq_u8(g1t_acc_6, rkw_3);
-        const uint8x16_t g1t_3 = veorq_u8(g1t_acc_7, g1x2);
+        const uint8x16_t g1k_acc_3 = veorq_u8(g1x0, g1x1);
+        const uint8x16_t g1k_3 = veorq_u8(g1k_acc_3, rkw_3);
+        const uint8x16_t g1t_3 = veorq_u8(g1k_3, g1x2);
         const uint8x16_t g1s_3_sr = vqtbl1q_u8(g1t_3, inv_shift_rows);
         const uint8x16_t g1s_3_sr_lo = vandq_u8(g1s_3_sr, nibble_mask);
         const uint8x16_t g1s_3_sr_hi = kc_shr8(g1s_3_sr, 4);
@@ -6751,9 +6751,9 @@ static void sm4_wordslice_neon_aes_batch_gcm(const uint8_t *rk, uint8_t *in, uin
         const uint8x16_t g1l_3 = veorq_u8(g1l_acc_3, g1lr2_3);
         const uint8x16_t g1x_3 = veorq_u8(g1x3, g1l_3);
         g1x3 = g1x_3;
-        const uint8x16_t g2t_acc_6 = veorq_u8(g2x0, g2x1);
-        const uint8x16_t g2t_acc_7 = veorq_u8(g2t_acc_6, rkw_3);
-        const uint8x16_t g2t_3 = veorq_u8(g2t_acc_7, g2x2);
+        const uint8x16_t g2k_acc_3 = veorq_u8(g2x0, g2x1);
+        const uint8x16_t g2k_3 = veorq_u8(g2k_acc_3, rkw_3);
+        const uint8x16_t g2t_3 = veorq_u8(g2k_3, g2x2);
         const uint8x16_t g2s_3_sr = vqtbl1q_u8(g2t_3, inv_shift_rows);
         const uint8x16_t g2s_3_sr_lo = vandq_u8(g2s_3_sr, nibble_mask);
         const uint8x16_t g2s_3_sr_hi = kc_shr8(g2s_3_sr, 4);
@@ -6776,9 +6776,9 @@ static void sm4_wordslice_neon_aes_batch_gcm(const uint8_t *rk, uint8_t *in, uin
         const uint8x16_t g2l_3 = veorq_u8(g2l_acc_3, g2lr2_3);
         const uint8x16_t g2x_3 = veorq_u8(g2x3, g2l_3);
         g2x3 = g2x_3;
-        const uint8x16_t g3t_acc_6 = veorq_u8(g3x0, g3x1);
-        const uint8x16_t g3t_acc_7 = veorq_u8(g3t_acc_6, rkw_3);
-        const uint8x16_t g3t_3 = veorq_u8(g3t_acc_7, g3x2);
+        const uint8x16_t g3k_acc_3 = veorq_u8(g3x0, g3x1);
+        const uint8x16_t g3k_3 = veorq_u8(g3k_acc_3, rkw_3);
+        const uint8x16_t g3t_3 = veorq_u8(g3k_3, g3x2);
         const uint8x16_t g3s_3_sr = vqtbl1q_u8(g3t_3, inv_shift_rows);
         const uint8x16_t g3s_3_sr_lo = vandq_u8(g3s_3_sr, nibble_mask);
         const uint8x16_t g3s_3_sr_hi = kc_shr8(g3s_3_sr, 4);
@@ -6801,9 +6801,9 @@ static void sm4_wordslice_neon_aes_batch_gcm(const uint8_t *rk, uint8_t *in, uin
         const uint8x16_t g3l_3 = veorq_u8(g3l_acc_3, g3lr2_3);
         const uint8x16_t g3x_3 = veorq_u8(g3x3, g3l_3);
         g3x3 = g3x_3;
-        const uint8x16_t g4t_acc_6 = veorq_u8(g4x0, g4x1);
-        const uint8x16_t g4t_acc_7 = veorq_u8(g4t_acc_6, rkw_3);
-        const uint8x16_t g4t_3 = veorq_u8(g4t_acc_7, g4x2);
+        const uint8x16_t g4k_acc_3 = veorq_u8(g4x0, g4x1);
+        const uint8x16_t g4k_3 = veorq_u8(g4k_acc_3, rkw_3);
+        const uint8x16_t g4t_3 = veorq_u8(g4k_3, g4x2);
         const uint8x16_t g4s_3_sr = vqtbl1q_u8(g4t_3, inv_shift_rows);
         const uint8x16_t g4s_3_sr_lo = vandq_u8(g4s_3_sr, nibble_mask);
         const uint8x16_t g4s_3_sr_hi = kc_shr8(g4s_3_sr, 4);
@@ -6826,9 +6826,9 @@ static void sm4_wordslice_neon_aes_batch_gcm(const uint8_t *rk, uint8_t *in, uin
         const uint8x16_t g4l_3 = veorq_u8(g4l_acc_3, g4lr2_3);
         const uint8x16_t g4x_3 = veorq_u8(g4x3, g4l_3);
         g4x3 = g4x_3;
-        const uint8x16_t g5t_acc_6 = veorq_u8(g5x0, g5x1);
-        const uint8x16_t g5t_acc_7 = veorq_u8(g5t_acc_6, rkw_3);
-        const uint8x16_t g5t_3 = veorq_u8(g5t_acc_7, g5x2);
+        const uint8x16_t g5k_acc_3 = veorq_u8(g5x0, g5x1);
+        const uint8x16_t g5k_3 = veorq_u8(g5k_acc_3, rkw_3);
+        const uint8x16_t g5t_3 = veorq_u8(g5k_3, g5x2);
         const uint8x16_t g5s_3_sr = vqtbl1q_u8(g5t_3, inv_shift_rows);
         const uint8x16_t g5s_3_sr_lo = vandq_u8(g5s_3_sr, nibble_mask);
         const uint8x16_t g5s_3_sr_hi = kc_shr8(g5s_3_sr, 4);
@@ -6851,9 +6851,9 @@ static void sm4_wordslice_neon_aes_batch_gcm(const uint8_t *rk, uint8_t *in, uin
         const uint8x16_t g5l_3 = veorq_u8(g5l_acc_3, g5lr2_3);
         const uint8x16_t g5x_3 = veorq_u8(g5x3, g5l_3);
         g5x3 = g5x_3;
-        const uint8x16_t g6t_acc_6 = veorq_u8(g6x0, g6x1);
-        const uint8x16_t g6t_acc_7 = veorq_u8(g6t_acc_6, rkw_3);
-        const uint8x16_t g6t_3 = veorq_u8(g6t_acc_7, g6x2);
+        const uint8x16_t g6k_acc_3 = veorq_u8(g6x0, g6x1);
+        const uint8x16_t g6k_3 = veorq_u8(g6k_acc_3, rkw_3);
+        const uint8x16_t g6t_3 = veorq_u8(g6k_3, g6x2);
         const uint8x16_t g6s_3_sr = vqtbl1q_u8(g6t_3, inv_shift_rows);
         const uint8x16_t g6s_3_sr_lo = vandq_u8(g6s_3_sr, nibble_mask);
         const uint8x16_t g6s_3_sr_hi = kc_shr8(g6s_3_sr, 4);
@@ -6876,9 +6876,9 @@ static void sm4_wordslice_neon_aes_batch_gcm(const uint8_t *rk, uint8_t *in, uin
         const uint8x16_t g6l_3 = veorq_u8(g6l_acc_3, g6lr2_3);
         const uint8x16_t g6x_3 = veorq_u8(g6x3, g6l_3);
         g6x3 = g6x_3;
-        const uint8x16_t g7t_acc_6 = veorq_u8(g7x0, g7x1);
-        const uint8x16_t g7t_acc_7 = veorq_u8(g7t_acc_6, rkw_3);
-        const uint8x16_t g7t_3 = veorq_u8(g7t_acc_7, g7x2);
+        const uint8x16_t g7k_acc_3 = veorq_u8(g7x0, g7x1);
+        const uint8x16_t g7k_3 = veorq_u8(g7k_acc_3, rkw_3);
+        const uint8x16_t g7t_3 = veorq_u8(g7k_3, g7x2);
         const uint8x16_t g7s_3_sr = vqtbl1q_u8(g7t_3, inv_shift_rows);
         const uint8x16_t g7s_3_sr_lo = vandq_u8(g7s_3_sr, nibble_mask);
         const uint8x16_t g7s_3_sr_hi = kc_shr8(g7s_3_sr, 4);
@@ -7098,6 +7098,196 @@ static void sm4_wordslice_neon_aes_batch_gcm(const uint8_t *rk, uint8_t *in, uin
     const uint8x16_t ct_31 = veorq_u8(outbe_31, msg_31);
     vst1q_u8(out + 496, ct_31);
     vst1q_u8(in + 64, y_next);
+}
+
+/* The one-block form: out = E(in ^ src), or D with the decryption round keys
+ * (gen/emit/sm4_files.py one_block_program through xor_into_loads): one block in
+ * 128-bit registers, so a chain whose next block waits on this one (CBC
+ * encryption, CBC-MAC, CMAC, CCM) and a single block pay one block's rounds,
+ * not a padded batch.  Its round keys are the words of key->rk. */
+static void sm4_wordslice_neon_aes_one_block(const uint8_t *rk, const uint8_t *in, uint8_t *out, const uint8_t *src)
+{
+    uint8x16_t x0, x1, x2, x3;
+    /* word 0 to native order, in every 32-bit lane */
+    static const uint8_t word0_le_bytes[16] = {0x03, 0x02, 0x01, 0x00, 0x03, 0x02, 0x01, 0x00, 0x03, 0x02, 0x01, 0x00, 0x03, 0x02, 0x01, 0x00};
+    const uint8x16_t word0_le = vld1q_u8(word0_le_bytes);
+    /* word 1 to native order, in every 32-bit lane */
+    static const uint8_t word1_le_bytes[16] = {0x07, 0x06, 0x05, 0x04, 0x07, 0x06, 0x05, 0x04, 0x07, 0x06, 0x05, 0x04, 0x07, 0x06, 0x05, 0x04};
+    const uint8x16_t word1_le = vld1q_u8(word1_le_bytes);
+    /* word 2 to native order, in every 32-bit lane */
+    static const uint8_t word2_le_bytes[16] = {0x0b, 0x0a, 0x09, 0x08, 0x0b, 0x0a, 0x09, 0x08, 0x0b, 0x0a, 0x09, 0x08, 0x0b, 0x0a, 0x09, 0x08};
+    const uint8x16_t word2_le = vld1q_u8(word2_le_bytes);
+    /* word 3 to native order, in every 32-bit lane */
+    static const uint8_t word3_le_bytes[16] = {0x0f, 0x0e, 0x0d, 0x0c, 0x0f, 0x0e, 0x0d, 0x0c, 0x0f, 0x0e, 0x0d, 0x0c, 0x0f, 0x0e, 0x0d, 0x0c};
+    const uint8x16_t word3_le = vld1q_u8(word3_le_bytes);
+    /* inverse ShiftRows (AESE's ShiftRows undone) */
+    static const uint8_t inv_shift_rows_bytes[16] = {0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03};
+    const uint8x16_t inv_shift_rows = vld1q_u8(inv_shift_rows_bytes);
+    /* rotate each 32-bit word left by 24 (byte shuffle) */
+    static const uint8_t rotl24_bytes[16] = {0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c};
+    const uint8x16_t rotl24 = vld1q_u8(rotl24_bytes);
+    /* low nibble of every byte */
+    static const uint8_t nibble_mask_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f};
+    const uint8x16_t nibble_mask = vld1q_u8(nibble_mask_bytes);
+    /* A1, c1: S-box inner affine: low-nibble table (constant folded in) */
+    static const uint8_t tbl_lo_bytes[16] = {0x1b, 0xee, 0x39, 0xcc, 0xbd, 0x48, 0x9f, 0x6a, 0xb9, 0x4c, 0x9b, 0x6e, 0x1f, 0xea, 0x3d, 0xc8};
+    const uint8x16_t tbl_lo = vld1q_u8(tbl_lo_bytes);
+    /* A1, c1: S-box inner affine: high-nibble table */
+    static const uint8_t tbl_hi_bytes[16] = {0x00, 0xac, 0x68, 0xc4, 0x8c, 0x20, 0xe4, 0x48, 0x18, 0xb4, 0x70, 0xdc, 0x94, 0x38, 0xfc, 0x50};
+    const uint8x16_t tbl_hi = vld1q_u8(tbl_hi_bytes);
+    /* A2·inv(.) ^ c2: S-box outer affine, after undoing SubBytes' affine map: low-nibble table (constant folded in) */
+    static const uint8_t tbl_lo_1_bytes[16] = {0xbd, 0x9b, 0xb7, 0x91, 0x4a, 0x6c, 0x40, 0x66, 0xda, 0xfc, 0xd0, 0xf6, 0x2d, 0x0b, 0x27, 0x01};
+    const uint8x16_t tbl_lo_1 = vld1q_u8(tbl_lo_1_bytes);
+    /* A2·inv(.) ^ c2: S-box outer affine, after undoing SubBytes' affine map: high-nibble table */
+    static const uint8_t tbl_hi_1_bytes[16] = {0x00, 0x5e, 0x4a, 0x14, 0x08, 0x56, 0x42, 0x1c, 0x9d, 0xc3, 0xd7, 0x89, 0x95, 0xcb, 0xdf, 0x81};
+    const uint8x16_t tbl_hi_1 = vld1q_u8(tbl_hi_1_bytes);
+
+    /* Load the block; word w, big-endian to native, into every lane of register w. */
+    const uint8x16_t raw = vld1q_u8(in);
+    const uint8x16_t tweak = vld1q_u8(src);
+    const uint8x16_t blk = veorq_u8(raw, tweak);
+    const uint8x16_t w0 = vqtbl1q_u8(blk, word0_le);
+    x0 = w0;
+    const uint8x16_t w1 = vqtbl1q_u8(blk, word1_le);
+    x1 = w1;
+    const uint8x16_t w2 = vqtbl1q_u8(blk, word2_le);
+    x2 = w2;
+    const uint8x16_t w3 = vqtbl1q_u8(blk, word3_le);
+    x3 = w3;
+    for (size_t r = 0; r < 8; r++) {
+        KC_MCA_BEGIN("loop_r");
+
+        /* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
+        const uint8x16_t rkw = kc_bcast32(rk + 16 * r);
+        const uint8x16_t g0k_acc = veorq_u8(x1, x2);
+        const uint8x16_t g0k = veorq_u8(g0k_acc, rkw);
+        const uint8x16_t g0t = veorq_u8(g0k, x3);
+        const uint8x16_t g0s_sr = vqtbl1q_u8(g0t, inv_shift_rows);
+        const uint8x16_t g0s_sr_lo = vandq_u8(g0s_sr, nibble_mask);
+        const uint8x16_t g0s_sr_hi = kc_shr8(g0s_sr, 4);
+        const uint8x16_t g0a_1_l = vqtbl1q_u8(tbl_lo, g0s_sr_lo);
+        const uint8x16_t g0a_1_h = vqtbl1q_u8(tbl_hi, g0s_sr_hi);
+        const uint8x16_t g0s_aes = vaeseq_u8(g0a_1_l, g0a_1_h);
+        const uint8x16_t g0s_aes_lo = vandq_u8(g0s_aes, nibble_mask);
+        const uint8x16_t g0s_aes_hi = kc_shr8(g0s_aes, 4);
+        const uint8x16_t g0s_l = vqtbl1q_u8(tbl_lo_1, g0s_aes_lo);
+        const uint8x16_t g0s_h = vqtbl1q_u8(tbl_hi_1, g0s_aes_hi);
+        const uint8x16_t g0s = veorq_u8(g0s_l, g0s_h);
+        const uint8x16_t g0r2_r = kc_shr32(g0s, 30);
+        const uint8x16_t g0r2 = kc_sli32(g0r2_r, g0s, 2);
+        const uint8x16_t g0r10_r = kc_shr32(g0s, 22);
+        const uint8x16_t g0r10 = kc_sli32(g0r10_r, g0s, 10);
+        const uint8x16_t g0r18_r = kc_shr32(g0s, 14);
+        const uint8x16_t g0r18 = kc_sli32(g0r18_r, g0s, 18);
+        const uint8x16_t g0r24 = vqtbl1q_u8(g0s, rotl24);
+        const uint8x16_t g0n_acc = veorq_u8(x0, g0s);
+        const uint8x16_t g0n = veorq_u8(g0n_acc, g0r24);
+        const uint8x16_t g0f_acc = veorq_u8(g0r2, g0r10);
+        const uint8x16_t g0f = veorq_u8(g0f_acc, g0r18);
+        const uint8x16_t g0x = veorq_u8(g0n, g0f);
+        x0 = g0x;
+
+        /* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
+        const uint8x16_t rkw_1 = kc_bcast32(rk + 16 * r + 4);
+        const uint8x16_t g0k_acc_1 = veorq_u8(x2, x3);
+        const uint8x16_t g0k_1 = veorq_u8(g0k_acc_1, rkw_1);
+        const uint8x16_t g0t_acc = veorq_u8(g0k_1, g0n);
+        const uint8x16_t g0t_1 = veorq_u8(g0t_acc, g0f);
+        const uint8x16_t g0s_1_sr = vqtbl1q_u8(g0t_1, inv_shift_rows);
+        const uint8x16_t g0s_1_sr_lo = vandq_u8(g0s_1_sr, nibble_mask);
+        const uint8x16_t g0s_1_sr_hi = kc_shr8(g0s_1_sr, 4);
+        const uint8x16_t g0a_1_1_l = vqtbl1q_u8(tbl_lo, g0s_1_sr_lo);
+        const uint8x16_t g0a_1_1_h = vqtbl1q_u8(tbl_hi, g0s_1_sr_hi);
+        const uint8x16_t g0s_1_aes = vaeseq_u8(g0a_1_1_l, g0a_1_1_h);
+        const uint8x16_t g0s_1_aes_lo = vandq_u8(g0s_1_aes, nibble_mask);
+        const uint8x16_t g0s_1_aes_hi = kc_shr8(g0s_1_aes, 4);
+        const uint8x16_t g0s_1_l = vqtbl1q_u8(tbl_lo_1, g0s_1_aes_lo);
+        const uint8x16_t g0s_1_h = vqtbl1q_u8(tbl_hi_1, g0s_1_aes_hi);
+        const uint8x16_t g0s_1 = veorq_u8(g0s_1_l, g0s_1_h);
+        const uint8x16_t g0r2_1_r = kc_shr32(g0s_1, 30);
+        const uint8x16_t g0r2_1 = kc_sli32(g0r2_1_r, g0s_1, 2);
+        const uint8x16_t g0r10_1_r = kc_shr32(g0s_1, 22);
+        const uint8x16_t g0r10_1 = kc_sli32(g0r10_1_r, g0s_1, 10);
+        const uint8x16_t g0r18_1_r = kc_shr32(g0s_1, 14);
+        const uint8x16_t g0r18_1 = kc_sli32(g0r18_1_r, g0s_1, 18);
+        const uint8x16_t g0r24_1 = vqtbl1q_u8(g0s_1, rotl24);
+        const uint8x16_t g0n_acc_1 = veorq_u8(x1, g0s_1);
+        const uint8x16_t g0n_1 = veorq_u8(g0n_acc_1, g0r24_1);
+        const uint8x16_t g0f_acc_1 = veorq_u8(g0r2_1, g0r10_1);
+        const uint8x16_t g0f_1 = veorq_u8(g0f_acc_1, g0r18_1);
+        const uint8x16_t g0x_1 = veorq_u8(g0n_1, g0f_1);
+        x1 = g0x_1;
+
+        /* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
+        const uint8x16_t rkw_2 = kc_bcast32(rk + 16 * r + 8);
+        const uint8x16_t g0k_acc_2 = veorq_u8(x3, x0);
+        const uint8x16_t g0k_2 = veorq_u8(g0k_acc_2, rkw_2);
+        const uint8x16_t g0t_acc_1 = veorq_u8(g0k_2, g0n_1);
+        const uint8x16_t g0t_2 = veorq_u8(g0t_acc_1, g0f_1);
+        const uint8x16_t g0s_2_sr = vqtbl1q_u8(g0t_2, inv_shift_rows);
+        const uint8x16_t g0s_2_sr_lo = vandq_u8(g0s_2_sr, nibble_mask);
+        const uint8x16_t g0s_2_sr_hi = kc_shr8(g0s_2_sr, 4);
+        const uint8x16_t g0a_2_1_l = vqtbl1q_u8(tbl_lo, g0s_2_sr_lo);
+        const uint8x16_t g0a_2_1_h = vqtbl1q_u8(tbl_hi, g0s_2_sr_hi);
+        const uint8x16_t g0s_2_aes = vaeseq_u8(g0a_2_1_l, g0a_2_1_h);
+        const uint8x16_t g0s_2_aes_lo = vandq_u8(g0s_2_aes, nibble_mask);
+        const uint8x16_t g0s_2_aes_hi = kc_shr8(g0s_2_aes, 4);
+        const uint8x16_t g0s_2_l = vqtbl1q_u8(tbl_lo_1, g0s_2_aes_lo);
+        const uint8x16_t g0s_2_h = vqtbl1q_u8(tbl_hi_1, g0s_2_aes_hi);
+        const uint8x16_t g0s_2 = veorq_u8(g0s_2_l, g0s_2_h);
+        const uint8x16_t g0r2_2_r = kc_shr32(g0s_2, 30);
+        const uint8x16_t g0r2_2 = kc_sli32(g0r2_2_r, g0s_2, 2);
+        const uint8x16_t g0r10_2_r = kc_shr32(g0s_2, 22);
+        const uint8x16_t g0r10_2 = kc_sli32(g0r10_2_r, g0s_2, 10);
+        const uint8x16_t g0r18_2_r = kc_shr32(g0s_2, 14);
+        const uint8x16_t g0r18_2 = kc_sli32(g0r18_2_r, g0s_2, 18);
+        const uint8x16_t g0r24_2 = vqtbl1q_u8(g0s_2, rotl24);
+        const uint8x16_t g0n_acc_2 = veorq_u8(x2, g0s_2);
+        const uint8x16_t g0n_2 = veorq_u8(g0n_acc_2, g0r24_2);
+        const uint8x16_t g0f_acc_2 = veorq_u8(g0r2_2, g0r10_2);
+        const uint8x16_t g0f_2 = veorq_u8(g0f_acc_2, g0r18_2);
+        const uint8x16_t g0x_2 = veorq_u8(g0n_2, g0f_2);
+        x2 = g0x_2;
+
+        /* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
+        const uint8x16_t rkw_3 = kc_bcast32(rk + 16 * r + 12);
+        const uint8x16_t g0k_acc_3 = veorq_u8(x0, x1);
+        const uint8x16_t g0k_3 = veorq_u8(g0k_acc_3, rkw_3);
+        const uint8x16_t g0t_acc_2 = veorq_u8(g0k_3, g0n_2);
+        const uint8x16_t g0t_3 = veorq_u8(g0t_acc_2, g0f_2);
+        const uint8x16_t g0s_3_sr = vqtbl1q_u8(g0t_3, inv_shift_rows);
+        const uint8x16_t g0s_3_sr_lo = vandq_u8(g0s_3_sr, nibble_mask);
+        const uint8x16_t g0s_3_sr_hi = kc_shr8(g0s_3_sr, 4);
+        const uint8x16_t g0a_3_1_l = vqtbl1q_u8(tbl_lo, g0s_3_sr_lo);
+        const uint8x16_t g0a_3_1_h = vqtbl1q_u8(tbl_hi, g0s_3_sr_hi);
+        const uint8x16_t g0s_3_aes = vaeseq_u8(g0a_3_1_l, g0a_3_1_h);
+        const uint8x16_t g0s_3_aes_lo = vandq_u8(g0s_3_aes, nibble_mask);
+        const uint8x16_t g0s_3_aes_hi = kc_shr8(g0s_3_aes, 4);
+        const uint8x16_t g0s_3_l = vqtbl1q_u8(tbl_lo_1, g0s_3_aes_lo);
+        const uint8x16_t g0s_3_h = vqtbl1q_u8(tbl_hi_1, g0s_3_aes_hi);
+        const uint8x16_t g0s_3 = veorq_u8(g0s_3_l, g0s_3_h);
+        const uint8x16_t g0r2_3_r = kc_shr32(g0s_3, 30);
+        const uint8x16_t g0r2_3 = kc_sli32(g0r2_3_r, g0s_3, 2);
+        const uint8x16_t g0r10_3_r = kc_shr32(g0s_3, 22);
+        const uint8x16_t g0r10_3 = kc_sli32(g0r10_3_r, g0s_3, 10);
+        const uint8x16_t g0r18_3_r = kc_shr32(g0s_3, 14);
+        const uint8x16_t g0r18_3 = kc_sli32(g0r18_3_r, g0s_3, 18);
+        const uint8x16_t g0r24_3 = vqtbl1q_u8(g0s_3, rotl24);
+        const uint8x16_t g0n_acc_3 = veorq_u8(x3, g0s_3);
+        const uint8x16_t g0n_3 = veorq_u8(g0n_acc_3, g0r24_3);
+        const uint8x16_t g0f_acc_3 = veorq_u8(g0r2_3, g0r10_3);
+        const uint8x16_t g0f_3 = veorq_u8(g0f_acc_3, g0r18_3);
+        const uint8x16_t g0x_3 = veorq_u8(g0n_3, g0f_3);
+        x3 = g0x_3;
+        KC_MCA_END("loop_r");
+    }
+
+    /* Output (X35, X34, X33, X32) = slots 3, 2, 1, 0: lane 0 of each into lanes 0-3, native words to big-endian. */
+    const uint8x16_t x35x34 = kc_zip1_32(x3, x2);
+    const uint8x16_t x33x32 = kc_zip1_32(x1, x0);
+    const uint8x16_t out_1 = kc_zip1_64(x35x34, x33x32);
+    const uint8x16_t outbe = kc_rev32_8(out_1);
+    vst1q_u8(out, outbe);
 }
 
 /* GHASH's step of KC_GHASH_BLOCKS blocks at 128 bits (gen/kernels/ghash.py
@@ -8585,9 +8775,15 @@ static void sm4_wordslice_neon_aes_xts_tweaks(int rule, int first, uint8_t *carr
     memcpy(carry, out + SM4_WORDSLICE_NEON_AES_BATCH_BLOCKS * SM4_BLOCK_BYTES, 16);
 }
 
+static const uint8_t sm4_wordslice_neon_aes_zero_block[SM4_BLOCK_BYTES];
+
 static void sm4_wordslice_neon_aes_crypt(const sm4_key *key, sm4_direction dir, const uint8_t *in, uint8_t *out,
                                    size_t nblocks)
 {
+    if (nblocks == 1) { /* GCM's H and tag mask, CCM's A0, CMAC's L, a one-block message */
+        sm4_wordslice_neon_aes_one_block((const uint8_t *)key->rk[dir], in, out, sm4_wordslice_neon_aes_zero_block);
+        return;
+    }
     sm4_run_batches(sm4_wordslice_neon_aes_batch, SM4_WORDSLICE_NEON_AES_BATCH_BLOCKS, (const uint8_t *)key->rk[dir], in, out, nblocks);
 }
 
@@ -8603,6 +8799,21 @@ static void sm4_wordslice_neon_aes_xts_blocks(const sm4_key *key, sm4_direction 
 {
     sm4_run_batches_whitened(sm4_wordslice_neon_aes_batch_xts, sm4_wordslice_neon_aes_batch, SM4_WORDSLICE_NEON_AES_BATCH_BLOCKS, (const uint8_t *)key->rk[dir],
                              in, tweaks, out, nblocks);
+}
+
+/* CBC encryption's serial chain, one block at a time: chain <- E(chain ^ in_i),
+ * out_i <- chain; out NULL for the MACs' chain (nothing written). */
+static void sm4_wordslice_neon_aes_encrypt_chained(const sm4_key *key, uint8_t chain[SM4_BLOCK_BYTES], const uint8_t *in,
+                                              uint8_t *out, size_t nblocks)
+{
+    const uint8_t *rk = (const uint8_t *)key->rk[SM4_ENCRYPT];
+    for (; nblocks; nblocks--, in += SM4_BLOCK_BYTES) {
+        sm4_wordslice_neon_aes_one_block(rk, in, chain, chain);
+        if (out) {
+            memcpy(out, chain, SM4_BLOCK_BYTES);
+            out += SM4_BLOCK_BYTES;
+        }
+    }
 }
 
 static int sm4_wordslice_neon_aes_ctr_xor(const sm4_key *key, const uint8_t *counters, const uint8_t *src, uint8_t *out,
@@ -8645,6 +8856,7 @@ const sm4_impl KC_IMPL_SYMBOL(sm4_wordslice_neon_aes) = {
     .cpu_supported = sm4_wordslice_neon_aes_cpu_supported,
     .crypt_blocks = sm4_wordslice_neon_aes_crypt,
     .crypt_blocks_xor = sm4_wordslice_neon_aes_crypt_xor,
+    .encrypt_chained = sm4_wordslice_neon_aes_encrypt_chained,
     .ctr_xor = sm4_wordslice_neon_aes_ctr_xor,
     .ghash = sm4_wordslice_neon_aes_ghash,
     .xts_tweaks = sm4_wordslice_neon_aes_xts_tweaks,

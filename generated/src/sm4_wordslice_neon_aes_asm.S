@@ -1664,9 +1664,9 @@ sm4_wordslice_neon_aes_batch_asm:
 
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	ld1r {v0.4s}, [x4] /* rkw = bcast32() */
-	eor v29.16b, v2.16b, v4.16b /* g0t_acc = xor(g0x1, g0x2) */
-	eor v29.16b, v29.16b, v0.16b /* g0t_acc_1 = xor(g0t_acc, rkw) */
-	eor v29.16b, v29.16b, v13.16b /* g0t = xor(g0t_acc_1, g0x3) */
+	eor v29.16b, v2.16b, v4.16b /* g0k_acc = xor(g0x1, g0x2) */
+	eor v29.16b, v29.16b, v0.16b /* g0k = xor(g0k_acc, rkw) */
+	eor v29.16b, v29.16b, v13.16b /* g0t = xor(g0k, g0x3) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_5_inv_shift_rows
 	ldr q31, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_5_inv_shift_rows] /* inv_shift_rows = const() */
 	tbl v29.16b, {v29.16b}, v31.16b /* g0s_sr = lookup16(g0t, inv_shift_rows) */
@@ -1707,9 +1707,9 @@ sm4_wordslice_neon_aes_batch_asm:
 	sli v13.4s, v29.4s, #2 /* g0lr2 = sli(g0lr2_r, g0lg) */
 	eor v2.16b, v2.16b, v13.16b /* g0l = xor(g0l_acc, g0lr2) */
 	eor v2.16b, v3.16b, v2.16b /* g0x = xor(g0x0, g0l) */
-	eor v3.16b, v6.16b, v16.16b /* g1t_acc = xor(g1x1, g1x2) */
-	eor v3.16b, v3.16b, v0.16b /* g1t_acc_1 = xor(g1t_acc, rkw) */
-	eor v3.16b, v3.16b, v1.16b /* g1t = xor(g1t_acc_1, g1x3) */
+	eor v3.16b, v6.16b, v16.16b /* g1k_acc = xor(g1x1, g1x2) */
+	eor v3.16b, v3.16b, v0.16b /* g1k = xor(g1k_acc, rkw) */
+	eor v3.16b, v3.16b, v1.16b /* g1t = xor(g1k, g1x3) */
 	tbl v3.16b, {v3.16b}, v31.16b /* g1s_sr = lookup16(g1t, inv_shift_rows) */
 	and v29.16b, v3.16b, v9.16b /* g1s_sr_lo = and(g1s_sr, nibble_mask) */
 	ushr v3.16b, v3.16b, #4 /* g1s_sr_hi = shr(g1s_sr) */
@@ -1731,9 +1731,9 @@ sm4_wordslice_neon_aes_batch_asm:
 	sli v13.4s, v3.4s, #2 /* g1lr2 = sli(g1lr2_r, g1lg) */
 	eor v3.16b, v29.16b, v13.16b /* g1l = xor(g1l_acc, g1lr2) */
 	eor v3.16b, v7.16b, v3.16b /* g1x = xor(g1x0, g1l) */
-	eor v7.16b, v18.16b, v20.16b /* g2t_acc = xor(g2x1, g2x2) */
-	eor v7.16b, v7.16b, v0.16b /* g2t_acc_1 = xor(g2t_acc, rkw) */
-	eor v7.16b, v7.16b, v5.16b /* g2t = xor(g2t_acc_1, g2x3) */
+	eor v7.16b, v18.16b, v20.16b /* g2k_acc = xor(g2x1, g2x2) */
+	eor v7.16b, v7.16b, v0.16b /* g2k = xor(g2k_acc, rkw) */
+	eor v7.16b, v7.16b, v5.16b /* g2t = xor(g2k, g2x3) */
 	tbl v7.16b, {v7.16b}, v31.16b /* g2s_sr = lookup16(g2t, inv_shift_rows) */
 	and v29.16b, v7.16b, v9.16b /* g2s_sr_lo = and(g2s_sr, nibble_mask) */
 	ushr v7.16b, v7.16b, #4 /* g2s_sr_hi = shr(g2s_sr) */
@@ -1755,9 +1755,9 @@ sm4_wordslice_neon_aes_batch_asm:
 	sli v13.4s, v7.4s, #2 /* g2lr2 = sli(g2lr2_r, g2lg) */
 	eor v7.16b, v29.16b, v13.16b /* g2l = xor(g2l_acc, g2lr2) */
 	eor v7.16b, v19.16b, v7.16b /* g2x = xor(g2x0, g2l) */
-	eor v19.16b, v22.16b, v24.16b /* g3t_acc = xor(g3x1, g3x2) */
-	eor v19.16b, v19.16b, v0.16b /* g3t_acc_1 = xor(g3t_acc, rkw) */
-	eor v19.16b, v19.16b, v17.16b /* g3t = xor(g3t_acc_1, g3x3) */
+	eor v19.16b, v22.16b, v24.16b /* g3k_acc = xor(g3x1, g3x2) */
+	eor v19.16b, v19.16b, v0.16b /* g3k = xor(g3k_acc, rkw) */
+	eor v19.16b, v19.16b, v17.16b /* g3t = xor(g3k, g3x3) */
 	tbl v19.16b, {v19.16b}, v31.16b /* g3s_sr = lookup16(g3t, inv_shift_rows) */
 	and v29.16b, v19.16b, v9.16b /* g3s_sr_lo = and(g3s_sr, nibble_mask) */
 	ushr v19.16b, v19.16b, #4 /* g3s_sr_hi = shr(g3s_sr) */
@@ -1779,9 +1779,9 @@ sm4_wordslice_neon_aes_batch_asm:
 	sli v13.4s, v19.4s, #2 /* g3lr2 = sli(g3lr2_r, g3lg) */
 	eor v19.16b, v29.16b, v13.16b /* g3l = xor(g3l_acc, g3lr2) */
 	eor v19.16b, v23.16b, v19.16b /* g3x = xor(g3x0, g3l) */
-	eor v23.16b, v26.16b, v28.16b /* g4t_acc = xor(g4x1, g4x2) */
-	eor v23.16b, v23.16b, v0.16b /* g4t_acc_1 = xor(g4t_acc, rkw) */
-	eor v23.16b, v23.16b, v21.16b /* g4t = xor(g4t_acc_1, g4x3) */
+	eor v23.16b, v26.16b, v28.16b /* g4k_acc = xor(g4x1, g4x2) */
+	eor v23.16b, v23.16b, v0.16b /* g4k = xor(g4k_acc, rkw) */
+	eor v23.16b, v23.16b, v21.16b /* g4t = xor(g4k, g4x3) */
 	tbl v23.16b, {v23.16b}, v31.16b /* g4s_sr = lookup16(g4t, inv_shift_rows) */
 	and v29.16b, v23.16b, v9.16b /* g4s_sr_lo = and(g4s_sr, nibble_mask) */
 	ushr v23.16b, v23.16b, #4 /* g4s_sr_hi = shr(g4s_sr) */
@@ -1803,9 +1803,9 @@ sm4_wordslice_neon_aes_batch_asm:
 	sli v13.4s, v23.4s, #2 /* g4lr2 = sli(g4lr2_r, g4lg) */
 	eor v23.16b, v29.16b, v13.16b /* g4l = xor(g4l_acc, g4lr2) */
 	eor v23.16b, v27.16b, v23.16b /* g4x = xor(g4x0, g4l) */
-	eor v27.16b, v30.16b, v8.16b /* g5t_acc = xor(g5x1, g5x2) */
-	eor v27.16b, v27.16b, v0.16b /* g5t_acc_1 = xor(g5t_acc, rkw) */
-	eor v27.16b, v27.16b, v25.16b /* g5t = xor(g5t_acc_1, g5x3) */
+	eor v27.16b, v30.16b, v8.16b /* g5k_acc = xor(g5x1, g5x2) */
+	eor v27.16b, v27.16b, v0.16b /* g5k = xor(g5k_acc, rkw) */
+	eor v27.16b, v27.16b, v25.16b /* g5t = xor(g5k, g5x3) */
 	tbl v27.16b, {v27.16b}, v31.16b /* g5s_sr = lookup16(g5t, inv_shift_rows) */
 	and v29.16b, v27.16b, v9.16b /* g5s_sr_lo = and(g5s_sr, nibble_mask) */
 	ushr v27.16b, v27.16b, #4 /* g5s_sr_hi = shr(g5s_sr) */
@@ -1830,10 +1830,10 @@ sm4_wordslice_neon_aes_batch_asm:
 	eor v27.16b, v29.16b, v27.16b /* g5x = xor(g5x0, g5l) */
 	ldr q29, [sp, #112] /* reload g6x1.2 */
 	ldr q13, [sp, #144] /* reload g6x2.2 */
-	eor v29.16b, v29.16b, v13.16b /* g6t_acc = xor(g6x1, g6x2) */
-	eor v29.16b, v29.16b, v0.16b /* g6t_acc_1 = xor(g6t_acc, rkw) */
+	eor v29.16b, v29.16b, v13.16b /* g6k_acc = xor(g6x1, g6x2) */
+	eor v29.16b, v29.16b, v0.16b /* g6k = xor(g6k_acc, rkw) */
 	ldr q13, [sp, #176] /* reload g6x3.2 */
-	eor v29.16b, v29.16b, v13.16b /* g6t = xor(g6t_acc_1, g6x3) */
+	eor v29.16b, v29.16b, v13.16b /* g6t = xor(g6k, g6x3) */
 	tbl v29.16b, {v29.16b}, v31.16b /* g6s_sr = lookup16(g6t, inv_shift_rows) */
 	and v13.16b, v29.16b, v9.16b /* g6s_sr_lo = and(g6s_sr, nibble_mask) */
 	ushr v29.16b, v29.16b, #4 /* g6s_sr_hi = shr(g6s_sr) */
@@ -1859,10 +1859,10 @@ sm4_wordslice_neon_aes_batch_asm:
 	eor v29.16b, v30.16b, v29.16b /* g6x = xor(g6x0, g6l) */
 	ldr q30, [sp, #128] /* reload g7x1.2 */
 	ldr q13, [sp, #160] /* reload g7x2.2 */
-	eor v30.16b, v30.16b, v13.16b /* g7t_acc = xor(g7x1, g7x2) */
-	eor v0.16b, v30.16b, v0.16b /* g7t_acc_1 = xor(g7t_acc, rkw) */
+	eor v30.16b, v30.16b, v13.16b /* g7k_acc = xor(g7x1, g7x2) */
+	eor v0.16b, v30.16b, v0.16b /* g7k = xor(g7k_acc, rkw) */
 	ldr q30, [sp, #192] /* reload g7x3.2 */
-	eor v0.16b, v0.16b, v30.16b /* g7t = xor(g7t_acc_1, g7x3) */
+	eor v0.16b, v0.16b, v30.16b /* g7t = xor(g7k, g7x3) */
 	tbl v0.16b, {v0.16b}, v31.16b /* g7s_sr = lookup16(g7t, inv_shift_rows) */
 	and v30.16b, v0.16b, v9.16b /* g7s_sr_lo = and(g7s_sr, nibble_mask) */
 	ushr v0.16b, v0.16b, #4 /* g7s_sr_hi = shr(g7s_sr) */
@@ -1892,9 +1892,9 @@ sm4_wordslice_neon_aes_batch_asm:
 	ldr q13, [sp, #224] /* reload g0x2.2 */
 	str q0, [sp, #96] /* spill g7x0.3 */
 	ldr q0, [sp, #240] /* reload g0x3.2 */
-	eor v13.16b, v13.16b, v0.16b /* g0t_acc_2 = xor(g0x2, g0x3) */
-	eor v13.16b, v13.16b, v30.16b /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
-	eor v13.16b, v13.16b, v2.16b /* g0t_1 = xor(g0t_acc_3, g0x0) */
+	eor v13.16b, v13.16b, v0.16b /* g0k_acc_1 = xor(g0x2, g0x3) */
+	eor v13.16b, v13.16b, v30.16b /* g0k_1 = xor(g0k_acc_1, rkw_1) */
+	eor v13.16b, v13.16b, v2.16b /* g0t_1 = xor(g0k_1, g0x0) */
 	tbl v13.16b, {v13.16b}, v31.16b /* g0s_1_sr = lookup16(g0t_1, inv_shift_rows) */
 	and v0.16b, v13.16b, v9.16b /* g0s_1_sr_lo = and(g0s_1_sr, nibble_mask) */
 	ushr v13.16b, v13.16b, #4 /* g0s_1_sr_hi = shr(g0s_1_sr) */
@@ -1918,9 +1918,9 @@ sm4_wordslice_neon_aes_batch_asm:
 	eor v0.16b, v13.16b, v2.16b /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
 	ldr q2, [sp, #208] /* reload g0x1.2 */
 	eor v0.16b, v2.16b, v0.16b /* g0x_1 = xor(g0x1, g0l_1) */
-	eor v2.16b, v16.16b, v1.16b /* g1t_acc_2 = xor(g1x2, g1x3) */
-	eor v2.16b, v2.16b, v30.16b /* g1t_acc_3 = xor(g1t_acc_2, rkw_1) */
-	eor v2.16b, v2.16b, v3.16b /* g1t_1 = xor(g1t_acc_3, g1x0) */
+	eor v2.16b, v16.16b, v1.16b /* g1k_acc_1 = xor(g1x2, g1x3) */
+	eor v2.16b, v2.16b, v30.16b /* g1k_1 = xor(g1k_acc_1, rkw_1) */
+	eor v2.16b, v2.16b, v3.16b /* g1t_1 = xor(g1k_1, g1x0) */
 	tbl v2.16b, {v2.16b}, v31.16b /* g1s_1_sr = lookup16(g1t_1, inv_shift_rows) */
 	and v13.16b, v2.16b, v9.16b /* g1s_1_sr_lo = and(g1s_1_sr, nibble_mask) */
 	ushr v2.16b, v2.16b, #4 /* g1s_1_sr_hi = shr(g1s_1_sr) */
@@ -1943,9 +1943,9 @@ sm4_wordslice_neon_aes_batch_asm:
 	sli v16.4s, v2.4s, #2 /* g1lr2_1 = sli(g1lr2_1_r, g1lg_1) */
 	eor v2.16b, v13.16b, v16.16b /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
 	eor v2.16b, v6.16b, v2.16b /* g1x_1 = xor(g1x1, g1l_1) */
-	eor v6.16b, v20.16b, v5.16b /* g2t_acc_2 = xor(g2x2, g2x3) */
-	eor v6.16b, v6.16b, v30.16b /* g2t_acc_3 = xor(g2t_acc_2, rkw_1) */
-	eor v6.16b, v6.16b, v7.16b /* g2t_1 = xor(g2t_acc_3, g2x0) */
+	eor v6.16b, v20.16b, v5.16b /* g2k_acc_1 = xor(g2x2, g2x3) */
+	eor v6.16b, v6.16b, v30.16b /* g2k_1 = xor(g2k_acc_1, rkw_1) */
+	eor v6.16b, v6.16b, v7.16b /* g2t_1 = xor(g2k_1, g2x0) */
 	tbl v6.16b, {v6.16b}, v31.16b /* g2s_1_sr = lookup16(g2t_1, inv_shift_rows) */
 	and v16.16b, v6.16b, v9.16b /* g2s_1_sr_lo = and(g2s_1_sr, nibble_mask) */
 	ushr v6.16b, v6.16b, #4 /* g2s_1_sr_hi = shr(g2s_1_sr) */
@@ -1967,9 +1967,9 @@ sm4_wordslice_neon_aes_batch_asm:
 	sli v13.4s, v6.4s, #2 /* g2lr2_1 = sli(g2lr2_1_r, g2lg_1) */
 	eor v6.16b, v16.16b, v13.16b /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
 	eor v6.16b, v18.16b, v6.16b /* g2x_1 = xor(g2x1, g2l_1) */
-	eor v16.16b, v24.16b, v17.16b /* g3t_acc_2 = xor(g3x2, g3x3) */
-	eor v16.16b, v16.16b, v30.16b /* g3t_acc_3 = xor(g3t_acc_2, rkw_1) */
-	eor v16.16b, v16.16b, v19.16b /* g3t_1 = xor(g3t_acc_3, g3x0) */
+	eor v16.16b, v24.16b, v17.16b /* g3k_acc_1 = xor(g3x2, g3x3) */
+	eor v16.16b, v16.16b, v30.16b /* g3k_1 = xor(g3k_acc_1, rkw_1) */
+	eor v16.16b, v16.16b, v19.16b /* g3t_1 = xor(g3k_1, g3x0) */
 	tbl v16.16b, {v16.16b}, v31.16b /* g3s_1_sr = lookup16(g3t_1, inv_shift_rows) */
 	and v18.16b, v16.16b, v9.16b /* g3s_1_sr_lo = and(g3s_1_sr, nibble_mask) */
 	ushr v16.16b, v16.16b, #4 /* g3s_1_sr_hi = shr(g3s_1_sr) */
@@ -1991,9 +1991,9 @@ sm4_wordslice_neon_aes_batch_asm:
 	sli v13.4s, v16.4s, #2 /* g3lr2_1 = sli(g3lr2_1_r, g3lg_1) */
 	eor v16.16b, v18.16b, v13.16b /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
 	eor v16.16b, v22.16b, v16.16b /* g3x_1 = xor(g3x1, g3l_1) */
-	eor v18.16b, v28.16b, v21.16b /* g4t_acc_2 = xor(g4x2, g4x3) */
-	eor v18.16b, v18.16b, v30.16b /* g4t_acc_3 = xor(g4t_acc_2, rkw_1) */
-	eor v18.16b, v18.16b, v23.16b /* g4t_1 = xor(g4t_acc_3, g4x0) */
+	eor v18.16b, v28.16b, v21.16b /* g4k_acc_1 = xor(g4x2, g4x3) */
+	eor v18.16b, v18.16b, v30.16b /* g4k_1 = xor(g4k_acc_1, rkw_1) */
+	eor v18.16b, v18.16b, v23.16b /* g4t_1 = xor(g4k_1, g4x0) */
 	tbl v18.16b, {v18.16b}, v31.16b /* g4s_1_sr = lookup16(g4t_1, inv_shift_rows) */
 	and v22.16b, v18.16b, v9.16b /* g4s_1_sr_lo = and(g4s_1_sr, nibble_mask) */
 	ushr v18.16b, v18.16b, #4 /* g4s_1_sr_hi = shr(g4s_1_sr) */
@@ -2015,9 +2015,9 @@ sm4_wordslice_neon_aes_batch_asm:
 	sli v13.4s, v18.4s, #2 /* g4lr2_1 = sli(g4lr2_1_r, g4lg_1) */
 	eor v18.16b, v22.16b, v13.16b /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
 	eor v18.16b, v26.16b, v18.16b /* g4x_1 = xor(g4x1, g4l_1) */
-	eor v22.16b, v8.16b, v25.16b /* g5t_acc_2 = xor(g5x2, g5x3) */
-	eor v22.16b, v22.16b, v30.16b /* g5t_acc_3 = xor(g5t_acc_2, rkw_1) */
-	eor v22.16b, v22.16b, v27.16b /* g5t_1 = xor(g5t_acc_3, g5x0) */
+	eor v22.16b, v8.16b, v25.16b /* g5k_acc_1 = xor(g5x2, g5x3) */
+	eor v22.16b, v22.16b, v30.16b /* g5k_1 = xor(g5k_acc_1, rkw_1) */
+	eor v22.16b, v22.16b, v27.16b /* g5t_1 = xor(g5k_1, g5x0) */
 	tbl v22.16b, {v22.16b}, v31.16b /* g5s_1_sr = lookup16(g5t_1, inv_shift_rows) */
 	and v26.16b, v22.16b, v9.16b /* g5s_1_sr_lo = and(g5s_1_sr, nibble_mask) */
 	ushr v22.16b, v22.16b, #4 /* g5s_1_sr_hi = shr(g5s_1_sr) */
@@ -2042,9 +2042,9 @@ sm4_wordslice_neon_aes_batch_asm:
 	eor v22.16b, v26.16b, v22.16b /* g5x_1 = xor(g5x1, g5l_1) */
 	ldr q26, [sp, #144] /* reload g6x2.2 */
 	ldr q13, [sp, #176] /* reload g6x3.2 */
-	eor v26.16b, v26.16b, v13.16b /* g6t_acc_2 = xor(g6x2, g6x3) */
-	eor v26.16b, v26.16b, v30.16b /* g6t_acc_3 = xor(g6t_acc_2, rkw_1) */
-	eor v26.16b, v26.16b, v29.16b /* g6t_1 = xor(g6t_acc_3, g6x0) */
+	eor v26.16b, v26.16b, v13.16b /* g6k_acc_1 = xor(g6x2, g6x3) */
+	eor v26.16b, v26.16b, v30.16b /* g6k_1 = xor(g6k_acc_1, rkw_1) */
+	eor v26.16b, v26.16b, v29.16b /* g6t_1 = xor(g6k_1, g6x0) */
 	tbl v26.16b, {v26.16b}, v31.16b /* g6s_1_sr = lookup16(g6t_1, inv_shift_rows) */
 	and v13.16b, v26.16b, v9.16b /* g6s_1_sr_lo = and(g6s_1_sr, nibble_mask) */
 	ushr v26.16b, v26.16b, #4 /* g6s_1_sr_hi = shr(g6s_1_sr) */
@@ -2070,10 +2070,10 @@ sm4_wordslice_neon_aes_batch_asm:
 	eor v26.16b, v29.16b, v26.16b /* g6x_1 = xor(g6x1, g6l_1) */
 	ldr q29, [sp, #160] /* reload g7x2.2 */
 	ldr q13, [sp, #192] /* reload g7x3.2 */
-	eor v29.16b, v29.16b, v13.16b /* g7t_acc_2 = xor(g7x2, g7x3) */
-	eor v29.16b, v29.16b, v30.16b /* g7t_acc_3 = xor(g7t_acc_2, rkw_1) */
+	eor v29.16b, v29.16b, v13.16b /* g7k_acc_1 = xor(g7x2, g7x3) */
+	eor v29.16b, v29.16b, v30.16b /* g7k_1 = xor(g7k_acc_1, rkw_1) */
 	ldr q30, [sp, #96] /* reload g7x0.3 */
-	eor v29.16b, v29.16b, v30.16b /* g7t_1 = xor(g7t_acc_3, g7x0) */
+	eor v29.16b, v29.16b, v30.16b /* g7t_1 = xor(g7k_1, g7x0) */
 	tbl v29.16b, {v29.16b}, v31.16b /* g7s_1_sr = lookup16(g7t_1, inv_shift_rows) */
 	and v30.16b, v29.16b, v9.16b /* g7s_1_sr_lo = and(g7s_1_sr, nibble_mask) */
 	ushr v29.16b, v29.16b, #4 /* g7s_1_sr_hi = shr(g7s_1_sr) */
@@ -2103,9 +2103,9 @@ sm4_wordslice_neon_aes_batch_asm:
 	ldr q13, [sp, #240] /* reload g0x3.2 */
 	str q29, [sp, #128] /* spill g7x1.3 */
 	ldr q29, [sp, #272] /* reload g0x0.3 */
-	eor v13.16b, v13.16b, v29.16b /* g0t_acc_4 = xor(g0x3, g0x0) */
-	eor v13.16b, v13.16b, v30.16b /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
-	eor v13.16b, v13.16b, v0.16b /* g0t_2 = xor(g0t_acc_5, g0x1) */
+	eor v13.16b, v13.16b, v29.16b /* g0k_acc_2 = xor(g0x3, g0x0) */
+	eor v13.16b, v13.16b, v30.16b /* g0k_2 = xor(g0k_acc_2, rkw_2) */
+	eor v13.16b, v13.16b, v0.16b /* g0t_2 = xor(g0k_2, g0x1) */
 	tbl v13.16b, {v13.16b}, v31.16b /* g0s_2_sr = lookup16(g0t_2, inv_shift_rows) */
 	and v29.16b, v13.16b, v9.16b /* g0s_2_sr_lo = and(g0s_2_sr, nibble_mask) */
 	ushr v13.16b, v13.16b, #4 /* g0s_2_sr_hi = shr(g0s_2_sr) */
@@ -2129,9 +2129,9 @@ sm4_wordslice_neon_aes_batch_asm:
 	eor v0.16b, v13.16b, v29.16b /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
 	ldr q29, [sp, #224] /* reload g0x2.2 */
 	eor v0.16b, v29.16b, v0.16b /* g0x_2 = xor(g0x2, g0l_2) */
-	eor v29.16b, v1.16b, v3.16b /* g1t_acc_4 = xor(g1x3, g1x0) */
-	eor v29.16b, v29.16b, v30.16b /* g1t_acc_5 = xor(g1t_acc_4, rkw_2) */
-	eor v29.16b, v29.16b, v2.16b /* g1t_2 = xor(g1t_acc_5, g1x1) */
+	eor v29.16b, v1.16b, v3.16b /* g1k_acc_2 = xor(g1x3, g1x0) */
+	eor v29.16b, v29.16b, v30.16b /* g1k_2 = xor(g1k_acc_2, rkw_2) */
+	eor v29.16b, v29.16b, v2.16b /* g1t_2 = xor(g1k_2, g1x1) */
 	tbl v29.16b, {v29.16b}, v31.16b /* g1s_2_sr = lookup16(g1t_2, inv_shift_rows) */
 	and v13.16b, v29.16b, v9.16b /* g1s_2_sr_lo = and(g1s_2_sr, nibble_mask) */
 	ushr v29.16b, v29.16b, #4 /* g1s_2_sr_hi = shr(g1s_2_sr) */
@@ -2155,9 +2155,9 @@ sm4_wordslice_neon_aes_batch_asm:
 	eor v1.16b, v13.16b, v29.16b /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
 	ldr q29, [sp, #208] /* reload g1x2.2 */
 	eor v1.16b, v29.16b, v1.16b /* g1x_2 = xor(g1x2, g1l_2) */
-	eor v29.16b, v5.16b, v7.16b /* g2t_acc_4 = xor(g2x3, g2x0) */
-	eor v29.16b, v29.16b, v30.16b /* g2t_acc_5 = xor(g2t_acc_4, rkw_2) */
-	eor v29.16b, v29.16b, v6.16b /* g2t_2 = xor(g2t_acc_5, g2x1) */
+	eor v29.16b, v5.16b, v7.16b /* g2k_acc_2 = xor(g2x3, g2x0) */
+	eor v29.16b, v29.16b, v30.16b /* g2k_2 = xor(g2k_acc_2, rkw_2) */
+	eor v29.16b, v29.16b, v6.16b /* g2t_2 = xor(g2k_2, g2x1) */
 	tbl v29.16b, {v29.16b}, v31.16b /* g2s_2_sr = lookup16(g2t_2, inv_shift_rows) */
 	and v13.16b, v29.16b, v9.16b /* g2s_2_sr_lo = and(g2s_2_sr, nibble_mask) */
 	ushr v29.16b, v29.16b, #4 /* g2s_2_sr_hi = shr(g2s_2_sr) */
@@ -2180,9 +2180,9 @@ sm4_wordslice_neon_aes_batch_asm:
 	sli v29.4s, v5.4s, #2 /* g2lr2_2 = sli(g2lr2_2_r, g2lg_2) */
 	eor v5.16b, v13.16b, v29.16b /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
 	eor v5.16b, v20.16b, v5.16b /* g2x_2 = xor(g2x2, g2l_2) */
-	eor v20.16b, v17.16b, v19.16b /* g3t_acc_4 = xor(g3x3, g3x0) */
-	eor v20.16b, v20.16b, v30.16b /* g3t_acc_5 = xor(g3t_acc_4, rkw_2) */
-	eor v20.16b, v20.16b, v16.16b /* g3t_2 = xor(g3t_acc_5, g3x1) */
+	eor v20.16b, v17.16b, v19.16b /* g3k_acc_2 = xor(g3x3, g3x0) */
+	eor v20.16b, v20.16b, v30.16b /* g3k_2 = xor(g3k_acc_2, rkw_2) */
+	eor v20.16b, v20.16b, v16.16b /* g3t_2 = xor(g3k_2, g3x1) */
 	tbl v20.16b, {v20.16b}, v31.16b /* g3s_2_sr = lookup16(g3t_2, inv_shift_rows) */
 	and v29.16b, v20.16b, v9.16b /* g3s_2_sr_lo = and(g3s_2_sr, nibble_mask) */
 	ushr v20.16b, v20.16b, #4 /* g3s_2_sr_hi = shr(g3s_2_sr) */
@@ -2204,9 +2204,9 @@ sm4_wordslice_neon_aes_batch_asm:
 	sli v13.4s, v20.4s, #2 /* g3lr2_2 = sli(g3lr2_2_r, g3lg_2) */
 	eor v20.16b, v29.16b, v13.16b /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
 	eor v20.16b, v24.16b, v20.16b /* g3x_2 = xor(g3x2, g3l_2) */
-	eor v24.16b, v21.16b, v23.16b /* g4t_acc_4 = xor(g4x3, g4x0) */
-	eor v24.16b, v24.16b, v30.16b /* g4t_acc_5 = xor(g4t_acc_4, rkw_2) */
-	eor v24.16b, v24.16b, v18.16b /* g4t_2 = xor(g4t_acc_5, g4x1) */
+	eor v24.16b, v21.16b, v23.16b /* g4k_acc_2 = xor(g4x3, g4x0) */
+	eor v24.16b, v24.16b, v30.16b /* g4k_2 = xor(g4k_acc_2, rkw_2) */
+	eor v24.16b, v24.16b, v18.16b /* g4t_2 = xor(g4k_2, g4x1) */
 	tbl v24.16b, {v24.16b}, v31.16b /* g4s_2_sr = lookup16(g4t_2, inv_shift_rows) */
 	and v29.16b, v24.16b, v9.16b /* g4s_2_sr_lo = and(g4s_2_sr, nibble_mask) */
 	ushr v24.16b, v24.16b, #4 /* g4s_2_sr_hi = shr(g4s_2_sr) */
@@ -2228,9 +2228,9 @@ sm4_wordslice_neon_aes_batch_asm:
 	sli v13.4s, v24.4s, #2 /* g4lr2_2 = sli(g4lr2_2_r, g4lg_2) */
 	eor v24.16b, v29.16b, v13.16b /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
 	eor v24.16b, v28.16b, v24.16b /* g4x_2 = xor(g4x2, g4l_2) */
-	eor v28.16b, v25.16b, v27.16b /* g5t_acc_4 = xor(g5x3, g5x0) */
-	eor v28.16b, v28.16b, v30.16b /* g5t_acc_5 = xor(g5t_acc_4, rkw_2) */
-	eor v28.16b, v28.16b, v22.16b /* g5t_2 = xor(g5t_acc_5, g5x1) */
+	eor v28.16b, v25.16b, v27.16b /* g5k_acc_2 = xor(g5x3, g5x0) */
+	eor v28.16b, v28.16b, v30.16b /* g5k_2 = xor(g5k_acc_2, rkw_2) */
+	eor v28.16b, v28.16b, v22.16b /* g5t_2 = xor(g5k_2, g5x1) */
 	tbl v28.16b, {v28.16b}, v31.16b /* g5s_2_sr = lookup16(g5t_2, inv_shift_rows) */
 	and v29.16b, v28.16b, v9.16b /* g5s_2_sr_lo = and(g5s_2_sr, nibble_mask) */
 	ushr v28.16b, v28.16b, #4 /* g5s_2_sr_hi = shr(g5s_2_sr) */
@@ -2254,9 +2254,9 @@ sm4_wordslice_neon_aes_batch_asm:
 	eor v28.16b, v8.16b, v28.16b /* g5x_2 = xor(g5x2, g5l_2) */
 	ldr q29, [sp, #176] /* reload g6x3.2 */
 	ldr q8, [sp, #80] /* reload g6x0.3 */
-	eor v13.16b, v29.16b, v8.16b /* g6t_acc_4 = xor(g6x3, g6x0) */
-	eor v13.16b, v13.16b, v30.16b /* g6t_acc_5 = xor(g6t_acc_4, rkw_2) */
-	eor v13.16b, v13.16b, v26.16b /* g6t_2 = xor(g6t_acc_5, g6x1) */
+	eor v13.16b, v29.16b, v8.16b /* g6k_acc_2 = xor(g6x3, g6x0) */
+	eor v13.16b, v13.16b, v30.16b /* g6k_2 = xor(g6k_acc_2, rkw_2) */
+	eor v13.16b, v13.16b, v26.16b /* g6t_2 = xor(g6k_2, g6x1) */
 	tbl v13.16b, {v13.16b}, v31.16b /* g6s_2_sr = lookup16(g6t_2, inv_shift_rows) */
 	and v29.16b, v13.16b, v9.16b /* g6s_2_sr_lo = and(g6s_2_sr, nibble_mask) */
 	ushr v13.16b, v13.16b, #4 /* g6s_2_sr_hi = shr(g6s_2_sr) */
@@ -2281,10 +2281,10 @@ sm4_wordslice_neon_aes_batch_asm:
 	eor v29.16b, v8.16b, v29.16b /* g6x_2 = xor(g6x2, g6l_2) */
 	ldr q8, [sp, #192] /* reload g7x3.2 */
 	ldr q13, [sp, #96] /* reload g7x0.3 */
-	eor v8.16b, v8.16b, v13.16b /* g7t_acc_4 = xor(g7x3, g7x0) */
-	eor v30.16b, v8.16b, v30.16b /* g7t_acc_5 = xor(g7t_acc_4, rkw_2) */
+	eor v8.16b, v8.16b, v13.16b /* g7k_acc_2 = xor(g7x3, g7x0) */
+	eor v30.16b, v8.16b, v30.16b /* g7k_2 = xor(g7k_acc_2, rkw_2) */
 	ldr q8, [sp, #128] /* reload g7x1.3 */
-	eor v30.16b, v30.16b, v8.16b /* g7t_2 = xor(g7t_acc_5, g7x1) */
+	eor v30.16b, v30.16b, v8.16b /* g7t_2 = xor(g7k_2, g7x1) */
 	tbl v30.16b, {v30.16b}, v31.16b /* g7s_2_sr = lookup16(g7t_2, inv_shift_rows) */
 	and v8.16b, v30.16b, v9.16b /* g7s_2_sr_lo = and(g7s_2_sr, nibble_mask) */
 	ushr v30.16b, v30.16b, #4 /* g7s_2_sr_hi = shr(g7s_2_sr) */
@@ -2314,9 +2314,9 @@ sm4_wordslice_neon_aes_batch_asm:
 	ldr q13, [sp, #272] /* reload g0x0.3 */
 	str q30, [sp, #160] /* spill g7x2.3 */
 	ldr q30, [sp, #256] /* reload g0x1.3 */
-	eor v13.16b, v13.16b, v30.16b /* g0t_acc_6 = xor(g0x0, g0x1) */
-	eor v13.16b, v13.16b, v8.16b /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
-	eor v13.16b, v13.16b, v0.16b /* g0t_3 = xor(g0t_acc_7, g0x2) */
+	eor v13.16b, v13.16b, v30.16b /* g0k_acc_3 = xor(g0x0, g0x1) */
+	eor v13.16b, v13.16b, v8.16b /* g0k_3 = xor(g0k_acc_3, rkw_3) */
+	eor v13.16b, v13.16b, v0.16b /* g0t_3 = xor(g0k_3, g0x2) */
 	tbl v13.16b, {v13.16b}, v31.16b /* g0s_3_sr = lookup16(g0t_3, inv_shift_rows) */
 	and v30.16b, v13.16b, v9.16b /* g0s_3_sr_lo = and(g0s_3_sr, nibble_mask) */
 	ushr v13.16b, v13.16b, #4 /* g0s_3_sr_hi = shr(g0s_3_sr) */
@@ -2340,9 +2340,9 @@ sm4_wordslice_neon_aes_batch_asm:
 	eor v0.16b, v13.16b, v30.16b /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
 	ldr q30, [sp, #240] /* reload g0x3.2 */
 	eor v0.16b, v30.16b, v0.16b /* g0x_3 = xor(g0x3, g0l_3) */
-	eor v30.16b, v3.16b, v2.16b /* g1t_acc_6 = xor(g1x0, g1x1) */
-	eor v30.16b, v30.16b, v8.16b /* g1t_acc_7 = xor(g1t_acc_6, rkw_3) */
-	eor v30.16b, v30.16b, v1.16b /* g1t_3 = xor(g1t_acc_7, g1x2) */
+	eor v30.16b, v3.16b, v2.16b /* g1k_acc_3 = xor(g1x0, g1x1) */
+	eor v30.16b, v30.16b, v8.16b /* g1k_3 = xor(g1k_acc_3, rkw_3) */
+	eor v30.16b, v30.16b, v1.16b /* g1t_3 = xor(g1k_3, g1x2) */
 	tbl v30.16b, {v30.16b}, v31.16b /* g1s_3_sr = lookup16(g1t_3, inv_shift_rows) */
 	and v13.16b, v30.16b, v9.16b /* g1s_3_sr_lo = and(g1s_3_sr, nibble_mask) */
 	ushr v30.16b, v30.16b, #4 /* g1s_3_sr_hi = shr(g1s_3_sr) */
@@ -2366,9 +2366,9 @@ sm4_wordslice_neon_aes_batch_asm:
 	eor v3.16b, v13.16b, v30.16b /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
 	ldr q30, [sp, #224] /* reload g1x3.2 */
 	eor v3.16b, v30.16b, v3.16b /* g1x_3 = xor(g1x3, g1l_3) */
-	eor v30.16b, v7.16b, v6.16b /* g2t_acc_6 = xor(g2x0, g2x1) */
-	eor v30.16b, v30.16b, v8.16b /* g2t_acc_7 = xor(g2t_acc_6, rkw_3) */
-	eor v30.16b, v30.16b, v5.16b /* g2t_3 = xor(g2t_acc_7, g2x2) */
+	eor v30.16b, v7.16b, v6.16b /* g2k_acc_3 = xor(g2x0, g2x1) */
+	eor v30.16b, v30.16b, v8.16b /* g2k_3 = xor(g2k_acc_3, rkw_3) */
+	eor v30.16b, v30.16b, v5.16b /* g2t_3 = xor(g2k_3, g2x2) */
 	tbl v30.16b, {v30.16b}, v31.16b /* g2s_3_sr = lookup16(g2t_3, inv_shift_rows) */
 	and v13.16b, v30.16b, v9.16b /* g2s_3_sr_lo = and(g2s_3_sr, nibble_mask) */
 	ushr v30.16b, v30.16b, #4 /* g2s_3_sr_hi = shr(g2s_3_sr) */
@@ -2392,9 +2392,9 @@ sm4_wordslice_neon_aes_batch_asm:
 	eor v7.16b, v13.16b, v30.16b /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
 	ldr q30, [sp, #208] /* reload g2x3.2 */
 	eor v7.16b, v30.16b, v7.16b /* g2x_3 = xor(g2x3, g2l_3) */
-	eor v30.16b, v19.16b, v16.16b /* g3t_acc_6 = xor(g3x0, g3x1) */
-	eor v30.16b, v30.16b, v8.16b /* g3t_acc_7 = xor(g3t_acc_6, rkw_3) */
-	eor v30.16b, v30.16b, v20.16b /* g3t_3 = xor(g3t_acc_7, g3x2) */
+	eor v30.16b, v19.16b, v16.16b /* g3k_acc_3 = xor(g3x0, g3x1) */
+	eor v30.16b, v30.16b, v8.16b /* g3k_3 = xor(g3k_acc_3, rkw_3) */
+	eor v30.16b, v30.16b, v20.16b /* g3t_3 = xor(g3k_3, g3x2) */
 	tbl v30.16b, {v30.16b}, v31.16b /* g3s_3_sr = lookup16(g3t_3, inv_shift_rows) */
 	and v13.16b, v30.16b, v9.16b /* g3s_3_sr_lo = and(g3s_3_sr, nibble_mask) */
 	ushr v30.16b, v30.16b, #4 /* g3s_3_sr_hi = shr(g3s_3_sr) */
@@ -2417,9 +2417,9 @@ sm4_wordslice_neon_aes_batch_asm:
 	sli v30.4s, v19.4s, #2 /* g3lr2_3 = sli(g3lr2_3_r, g3lg_3) */
 	eor v19.16b, v13.16b, v30.16b /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
 	eor v17.16b, v17.16b, v19.16b /* g3x_3 = xor(g3x3, g3l_3) */
-	eor v19.16b, v23.16b, v18.16b /* g4t_acc_6 = xor(g4x0, g4x1) */
-	eor v19.16b, v19.16b, v8.16b /* g4t_acc_7 = xor(g4t_acc_6, rkw_3) */
-	eor v19.16b, v19.16b, v24.16b /* g4t_3 = xor(g4t_acc_7, g4x2) */
+	eor v19.16b, v23.16b, v18.16b /* g4k_acc_3 = xor(g4x0, g4x1) */
+	eor v19.16b, v19.16b, v8.16b /* g4k_3 = xor(g4k_acc_3, rkw_3) */
+	eor v19.16b, v19.16b, v24.16b /* g4t_3 = xor(g4k_3, g4x2) */
 	tbl v19.16b, {v19.16b}, v31.16b /* g4s_3_sr = lookup16(g4t_3, inv_shift_rows) */
 	and v30.16b, v19.16b, v9.16b /* g4s_3_sr_lo = and(g4s_3_sr, nibble_mask) */
 	ushr v19.16b, v19.16b, #4 /* g4s_3_sr_hi = shr(g4s_3_sr) */
@@ -2441,9 +2441,9 @@ sm4_wordslice_neon_aes_batch_asm:
 	sli v13.4s, v19.4s, #2 /* g4lr2_3 = sli(g4lr2_3_r, g4lg_3) */
 	eor v19.16b, v30.16b, v13.16b /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
 	eor v19.16b, v21.16b, v19.16b /* g4x_3 = xor(g4x3, g4l_3) */
-	eor v21.16b, v27.16b, v22.16b /* g5t_acc_6 = xor(g5x0, g5x1) */
-	eor v21.16b, v21.16b, v8.16b /* g5t_acc_7 = xor(g5t_acc_6, rkw_3) */
-	eor v21.16b, v21.16b, v28.16b /* g5t_3 = xor(g5t_acc_7, g5x2) */
+	eor v21.16b, v27.16b, v22.16b /* g5k_acc_3 = xor(g5x0, g5x1) */
+	eor v21.16b, v21.16b, v8.16b /* g5k_3 = xor(g5k_acc_3, rkw_3) */
+	eor v21.16b, v21.16b, v28.16b /* g5t_3 = xor(g5k_3, g5x2) */
 	tbl v21.16b, {v21.16b}, v31.16b /* g5s_3_sr = lookup16(g5t_3, inv_shift_rows) */
 	and v30.16b, v21.16b, v9.16b /* g5s_3_sr_lo = and(g5s_3_sr, nibble_mask) */
 	ushr v21.16b, v21.16b, #4 /* g5s_3_sr_hi = shr(g5s_3_sr) */
@@ -2466,9 +2466,9 @@ sm4_wordslice_neon_aes_batch_asm:
 	eor v21.16b, v30.16b, v13.16b /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
 	eor v21.16b, v25.16b, v21.16b /* g5x_3 = xor(g5x3, g5l_3) */
 	ldr q25, [sp, #80] /* reload g6x0.3 */
-	eor v30.16b, v25.16b, v26.16b /* g6t_acc_6 = xor(g6x0, g6x1) */
-	eor v30.16b, v30.16b, v8.16b /* g6t_acc_7 = xor(g6t_acc_6, rkw_3) */
-	eor v30.16b, v30.16b, v29.16b /* g6t_3 = xor(g6t_acc_7, g6x2) */
+	eor v30.16b, v25.16b, v26.16b /* g6k_acc_3 = xor(g6x0, g6x1) */
+	eor v30.16b, v30.16b, v8.16b /* g6k_3 = xor(g6k_acc_3, rkw_3) */
+	eor v30.16b, v30.16b, v29.16b /* g6t_3 = xor(g6k_3, g6x2) */
 	tbl v30.16b, {v30.16b}, v31.16b /* g6s_3_sr = lookup16(g6t_3, inv_shift_rows) */
 	and v13.16b, v30.16b, v9.16b /* g6s_3_sr_lo = and(g6s_3_sr, nibble_mask) */
 	ushr v30.16b, v30.16b, #4 /* g6s_3_sr_hi = shr(g6s_3_sr) */
@@ -2493,10 +2493,10 @@ sm4_wordslice_neon_aes_batch_asm:
 	eor v25.16b, v30.16b, v25.16b /* g6x_3 = xor(g6x3, g6l_3) */
 	ldr q30, [sp, #96] /* reload g7x0.3 */
 	ldr q13, [sp, #128] /* reload g7x1.3 */
-	eor v30.16b, v30.16b, v13.16b /* g7t_acc_6 = xor(g7x0, g7x1) */
-	eor v30.16b, v30.16b, v8.16b /* g7t_acc_7 = xor(g7t_acc_6, rkw_3) */
+	eor v30.16b, v30.16b, v13.16b /* g7k_acc_3 = xor(g7x0, g7x1) */
+	eor v30.16b, v30.16b, v8.16b /* g7k_3 = xor(g7k_acc_3, rkw_3) */
 	ldr q8, [sp, #160] /* reload g7x2.3 */
-	eor v30.16b, v30.16b, v8.16b /* g7t_3 = xor(g7t_acc_7, g7x2) */
+	eor v30.16b, v30.16b, v8.16b /* g7t_3 = xor(g7k_3, g7x2) */
 	tbl v30.16b, {v30.16b}, v31.16b /* g7s_3_sr = lookup16(g7t_3, inv_shift_rows) */
 	and v8.16b, v30.16b, v9.16b /* g7s_3_sr_lo = and(g7s_3_sr, nibble_mask) */
 	tbl v8.16b, {v11.16b}, v8.16b /* g7a_3_1_l = lookup16(tbl_lo, g7s_3_sr_lo) */
@@ -2865,9 +2865,9 @@ sm4_wordslice_neon_aes_batch_xor_asm:
 
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	ld1r {v0.4s}, [x5] /* rkw = bcast32() */
-	eor v29.16b, v2.16b, v4.16b /* g0t_acc = xor(g0x1, g0x2) */
-	eor v29.16b, v29.16b, v0.16b /* g0t_acc_1 = xor(g0t_acc, rkw) */
-	eor v29.16b, v29.16b, v13.16b /* g0t = xor(g0t_acc_1, g0x3) */
+	eor v29.16b, v2.16b, v4.16b /* g0k_acc = xor(g0x1, g0x2) */
+	eor v29.16b, v29.16b, v0.16b /* g0k = xor(g0k_acc, rkw) */
+	eor v29.16b, v29.16b, v13.16b /* g0t = xor(g0k, g0x3) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_6_inv_shift_rows
 	ldr q31, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_6_inv_shift_rows] /* inv_shift_rows = const() */
 	tbl v29.16b, {v29.16b}, v31.16b /* g0s_sr = lookup16(g0t, inv_shift_rows) */
@@ -2908,9 +2908,9 @@ sm4_wordslice_neon_aes_batch_xor_asm:
 	sli v13.4s, v29.4s, #2 /* g0lr2 = sli(g0lr2_r, g0lg) */
 	eor v2.16b, v2.16b, v13.16b /* g0l = xor(g0l_acc, g0lr2) */
 	eor v2.16b, v3.16b, v2.16b /* g0x = xor(g0x0, g0l) */
-	eor v3.16b, v6.16b, v16.16b /* g1t_acc = xor(g1x1, g1x2) */
-	eor v3.16b, v3.16b, v0.16b /* g1t_acc_1 = xor(g1t_acc, rkw) */
-	eor v3.16b, v3.16b, v1.16b /* g1t = xor(g1t_acc_1, g1x3) */
+	eor v3.16b, v6.16b, v16.16b /* g1k_acc = xor(g1x1, g1x2) */
+	eor v3.16b, v3.16b, v0.16b /* g1k = xor(g1k_acc, rkw) */
+	eor v3.16b, v3.16b, v1.16b /* g1t = xor(g1k, g1x3) */
 	tbl v3.16b, {v3.16b}, v31.16b /* g1s_sr = lookup16(g1t, inv_shift_rows) */
 	and v29.16b, v3.16b, v9.16b /* g1s_sr_lo = and(g1s_sr, nibble_mask) */
 	ushr v3.16b, v3.16b, #4 /* g1s_sr_hi = shr(g1s_sr) */
@@ -2932,9 +2932,9 @@ sm4_wordslice_neon_aes_batch_xor_asm:
 	sli v13.4s, v3.4s, #2 /* g1lr2 = sli(g1lr2_r, g1lg) */
 	eor v3.16b, v29.16b, v13.16b /* g1l = xor(g1l_acc, g1lr2) */
 	eor v3.16b, v7.16b, v3.16b /* g1x = xor(g1x0, g1l) */
-	eor v7.16b, v18.16b, v20.16b /* g2t_acc = xor(g2x1, g2x2) */
-	eor v7.16b, v7.16b, v0.16b /* g2t_acc_1 = xor(g2t_acc, rkw) */
-	eor v7.16b, v7.16b, v5.16b /* g2t = xor(g2t_acc_1, g2x3) */
+	eor v7.16b, v18.16b, v20.16b /* g2k_acc = xor(g2x1, g2x2) */
+	eor v7.16b, v7.16b, v0.16b /* g2k = xor(g2k_acc, rkw) */
+	eor v7.16b, v7.16b, v5.16b /* g2t = xor(g2k, g2x3) */
 	tbl v7.16b, {v7.16b}, v31.16b /* g2s_sr = lookup16(g2t, inv_shift_rows) */
 	and v29.16b, v7.16b, v9.16b /* g2s_sr_lo = and(g2s_sr, nibble_mask) */
 	ushr v7.16b, v7.16b, #4 /* g2s_sr_hi = shr(g2s_sr) */
@@ -2956,9 +2956,9 @@ sm4_wordslice_neon_aes_batch_xor_asm:
 	sli v13.4s, v7.4s, #2 /* g2lr2 = sli(g2lr2_r, g2lg) */
 	eor v7.16b, v29.16b, v13.16b /* g2l = xor(g2l_acc, g2lr2) */
 	eor v7.16b, v19.16b, v7.16b /* g2x = xor(g2x0, g2l) */
-	eor v19.16b, v22.16b, v24.16b /* g3t_acc = xor(g3x1, g3x2) */
-	eor v19.16b, v19.16b, v0.16b /* g3t_acc_1 = xor(g3t_acc, rkw) */
-	eor v19.16b, v19.16b, v17.16b /* g3t = xor(g3t_acc_1, g3x3) */
+	eor v19.16b, v22.16b, v24.16b /* g3k_acc = xor(g3x1, g3x2) */
+	eor v19.16b, v19.16b, v0.16b /* g3k = xor(g3k_acc, rkw) */
+	eor v19.16b, v19.16b, v17.16b /* g3t = xor(g3k, g3x3) */
 	tbl v19.16b, {v19.16b}, v31.16b /* g3s_sr = lookup16(g3t, inv_shift_rows) */
 	and v29.16b, v19.16b, v9.16b /* g3s_sr_lo = and(g3s_sr, nibble_mask) */
 	ushr v19.16b, v19.16b, #4 /* g3s_sr_hi = shr(g3s_sr) */
@@ -2980,9 +2980,9 @@ sm4_wordslice_neon_aes_batch_xor_asm:
 	sli v13.4s, v19.4s, #2 /* g3lr2 = sli(g3lr2_r, g3lg) */
 	eor v19.16b, v29.16b, v13.16b /* g3l = xor(g3l_acc, g3lr2) */
 	eor v19.16b, v23.16b, v19.16b /* g3x = xor(g3x0, g3l) */
-	eor v23.16b, v26.16b, v28.16b /* g4t_acc = xor(g4x1, g4x2) */
-	eor v23.16b, v23.16b, v0.16b /* g4t_acc_1 = xor(g4t_acc, rkw) */
-	eor v23.16b, v23.16b, v21.16b /* g4t = xor(g4t_acc_1, g4x3) */
+	eor v23.16b, v26.16b, v28.16b /* g4k_acc = xor(g4x1, g4x2) */
+	eor v23.16b, v23.16b, v0.16b /* g4k = xor(g4k_acc, rkw) */
+	eor v23.16b, v23.16b, v21.16b /* g4t = xor(g4k, g4x3) */
 	tbl v23.16b, {v23.16b}, v31.16b /* g4s_sr = lookup16(g4t, inv_shift_rows) */
 	and v29.16b, v23.16b, v9.16b /* g4s_sr_lo = and(g4s_sr, nibble_mask) */
 	ushr v23.16b, v23.16b, #4 /* g4s_sr_hi = shr(g4s_sr) */
@@ -3004,9 +3004,9 @@ sm4_wordslice_neon_aes_batch_xor_asm:
 	sli v13.4s, v23.4s, #2 /* g4lr2 = sli(g4lr2_r, g4lg) */
 	eor v23.16b, v29.16b, v13.16b /* g4l = xor(g4l_acc, g4lr2) */
 	eor v23.16b, v27.16b, v23.16b /* g4x = xor(g4x0, g4l) */
-	eor v27.16b, v30.16b, v8.16b /* g5t_acc = xor(g5x1, g5x2) */
-	eor v27.16b, v27.16b, v0.16b /* g5t_acc_1 = xor(g5t_acc, rkw) */
-	eor v27.16b, v27.16b, v25.16b /* g5t = xor(g5t_acc_1, g5x3) */
+	eor v27.16b, v30.16b, v8.16b /* g5k_acc = xor(g5x1, g5x2) */
+	eor v27.16b, v27.16b, v0.16b /* g5k = xor(g5k_acc, rkw) */
+	eor v27.16b, v27.16b, v25.16b /* g5t = xor(g5k, g5x3) */
 	tbl v27.16b, {v27.16b}, v31.16b /* g5s_sr = lookup16(g5t, inv_shift_rows) */
 	and v29.16b, v27.16b, v9.16b /* g5s_sr_lo = and(g5s_sr, nibble_mask) */
 	ushr v27.16b, v27.16b, #4 /* g5s_sr_hi = shr(g5s_sr) */
@@ -3031,10 +3031,10 @@ sm4_wordslice_neon_aes_batch_xor_asm:
 	eor v27.16b, v29.16b, v27.16b /* g5x = xor(g5x0, g5l) */
 	ldr q29, [sp, #112] /* reload g6x1.2 */
 	ldr q13, [sp, #144] /* reload g6x2.2 */
-	eor v29.16b, v29.16b, v13.16b /* g6t_acc = xor(g6x1, g6x2) */
-	eor v29.16b, v29.16b, v0.16b /* g6t_acc_1 = xor(g6t_acc, rkw) */
+	eor v29.16b, v29.16b, v13.16b /* g6k_acc = xor(g6x1, g6x2) */
+	eor v29.16b, v29.16b, v0.16b /* g6k = xor(g6k_acc, rkw) */
 	ldr q13, [sp, #176] /* reload g6x3.2 */
-	eor v29.16b, v29.16b, v13.16b /* g6t = xor(g6t_acc_1, g6x3) */
+	eor v29.16b, v29.16b, v13.16b /* g6t = xor(g6k, g6x3) */
 	tbl v29.16b, {v29.16b}, v31.16b /* g6s_sr = lookup16(g6t, inv_shift_rows) */
 	and v13.16b, v29.16b, v9.16b /* g6s_sr_lo = and(g6s_sr, nibble_mask) */
 	ushr v29.16b, v29.16b, #4 /* g6s_sr_hi = shr(g6s_sr) */
@@ -3060,10 +3060,10 @@ sm4_wordslice_neon_aes_batch_xor_asm:
 	eor v29.16b, v30.16b, v29.16b /* g6x = xor(g6x0, g6l) */
 	ldr q30, [sp, #128] /* reload g7x1.2 */
 	ldr q13, [sp, #160] /* reload g7x2.2 */
-	eor v30.16b, v30.16b, v13.16b /* g7t_acc = xor(g7x1, g7x2) */
-	eor v0.16b, v30.16b, v0.16b /* g7t_acc_1 = xor(g7t_acc, rkw) */
+	eor v30.16b, v30.16b, v13.16b /* g7k_acc = xor(g7x1, g7x2) */
+	eor v0.16b, v30.16b, v0.16b /* g7k = xor(g7k_acc, rkw) */
 	ldr q30, [sp, #192] /* reload g7x3.2 */
-	eor v0.16b, v0.16b, v30.16b /* g7t = xor(g7t_acc_1, g7x3) */
+	eor v0.16b, v0.16b, v30.16b /* g7t = xor(g7k, g7x3) */
 	tbl v0.16b, {v0.16b}, v31.16b /* g7s_sr = lookup16(g7t, inv_shift_rows) */
 	and v30.16b, v0.16b, v9.16b /* g7s_sr_lo = and(g7s_sr, nibble_mask) */
 	ushr v0.16b, v0.16b, #4 /* g7s_sr_hi = shr(g7s_sr) */
@@ -3093,9 +3093,9 @@ sm4_wordslice_neon_aes_batch_xor_asm:
 	ldr q13, [sp, #224] /* reload g0x2.2 */
 	str q0, [sp, #96] /* spill g7x0.3 */
 	ldr q0, [sp, #240] /* reload g0x3.2 */
-	eor v13.16b, v13.16b, v0.16b /* g0t_acc_2 = xor(g0x2, g0x3) */
-	eor v13.16b, v13.16b, v30.16b /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
-	eor v13.16b, v13.16b, v2.16b /* g0t_1 = xor(g0t_acc_3, g0x0) */
+	eor v13.16b, v13.16b, v0.16b /* g0k_acc_1 = xor(g0x2, g0x3) */
+	eor v13.16b, v13.16b, v30.16b /* g0k_1 = xor(g0k_acc_1, rkw_1) */
+	eor v13.16b, v13.16b, v2.16b /* g0t_1 = xor(g0k_1, g0x0) */
 	tbl v13.16b, {v13.16b}, v31.16b /* g0s_1_sr = lookup16(g0t_1, inv_shift_rows) */
 	and v0.16b, v13.16b, v9.16b /* g0s_1_sr_lo = and(g0s_1_sr, nibble_mask) */
 	ushr v13.16b, v13.16b, #4 /* g0s_1_sr_hi = shr(g0s_1_sr) */
@@ -3119,9 +3119,9 @@ sm4_wordslice_neon_aes_batch_xor_asm:
 	eor v0.16b, v13.16b, v2.16b /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
 	ldr q2, [sp, #208] /* reload g0x1.2 */
 	eor v0.16b, v2.16b, v0.16b /* g0x_1 = xor(g0x1, g0l_1) */
-	eor v2.16b, v16.16b, v1.16b /* g1t_acc_2 = xor(g1x2, g1x3) */
-	eor v2.16b, v2.16b, v30.16b /* g1t_acc_3 = xor(g1t_acc_2, rkw_1) */
-	eor v2.16b, v2.16b, v3.16b /* g1t_1 = xor(g1t_acc_3, g1x0) */
+	eor v2.16b, v16.16b, v1.16b /* g1k_acc_1 = xor(g1x2, g1x3) */
+	eor v2.16b, v2.16b, v30.16b /* g1k_1 = xor(g1k_acc_1, rkw_1) */
+	eor v2.16b, v2.16b, v3.16b /* g1t_1 = xor(g1k_1, g1x0) */
 	tbl v2.16b, {v2.16b}, v31.16b /* g1s_1_sr = lookup16(g1t_1, inv_shift_rows) */
 	and v13.16b, v2.16b, v9.16b /* g1s_1_sr_lo = and(g1s_1_sr, nibble_mask) */
 	ushr v2.16b, v2.16b, #4 /* g1s_1_sr_hi = shr(g1s_1_sr) */
@@ -3144,9 +3144,9 @@ sm4_wordslice_neon_aes_batch_xor_asm:
 	sli v16.4s, v2.4s, #2 /* g1lr2_1 = sli(g1lr2_1_r, g1lg_1) */
 	eor v2.16b, v13.16b, v16.16b /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
 	eor v2.16b, v6.16b, v2.16b /* g1x_1 = xor(g1x1, g1l_1) */
-	eor v6.16b, v20.16b, v5.16b /* g2t_acc_2 = xor(g2x2, g2x3) */
-	eor v6.16b, v6.16b, v30.16b /* g2t_acc_3 = xor(g2t_acc_2, rkw_1) */
-	eor v6.16b, v6.16b, v7.16b /* g2t_1 = xor(g2t_acc_3, g2x0) */
+	eor v6.16b, v20.16b, v5.16b /* g2k_acc_1 = xor(g2x2, g2x3) */
+	eor v6.16b, v6.16b, v30.16b /* g2k_1 = xor(g2k_acc_1, rkw_1) */
+	eor v6.16b, v6.16b, v7.16b /* g2t_1 = xor(g2k_1, g2x0) */
 	tbl v6.16b, {v6.16b}, v31.16b /* g2s_1_sr = lookup16(g2t_1, inv_shift_rows) */
 	and v16.16b, v6.16b, v9.16b /* g2s_1_sr_lo = and(g2s_1_sr, nibble_mask) */
 	ushr v6.16b, v6.16b, #4 /* g2s_1_sr_hi = shr(g2s_1_sr) */
@@ -3168,9 +3168,9 @@ sm4_wordslice_neon_aes_batch_xor_asm:
 	sli v13.4s, v6.4s, #2 /* g2lr2_1 = sli(g2lr2_1_r, g2lg_1) */
 	eor v6.16b, v16.16b, v13.16b /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
 	eor v6.16b, v18.16b, v6.16b /* g2x_1 = xor(g2x1, g2l_1) */
-	eor v16.16b, v24.16b, v17.16b /* g3t_acc_2 = xor(g3x2, g3x3) */
-	eor v16.16b, v16.16b, v30.16b /* g3t_acc_3 = xor(g3t_acc_2, rkw_1) */
-	eor v16.16b, v16.16b, v19.16b /* g3t_1 = xor(g3t_acc_3, g3x0) */
+	eor v16.16b, v24.16b, v17.16b /* g3k_acc_1 = xor(g3x2, g3x3) */
+	eor v16.16b, v16.16b, v30.16b /* g3k_1 = xor(g3k_acc_1, rkw_1) */
+	eor v16.16b, v16.16b, v19.16b /* g3t_1 = xor(g3k_1, g3x0) */
 	tbl v16.16b, {v16.16b}, v31.16b /* g3s_1_sr = lookup16(g3t_1, inv_shift_rows) */
 	and v18.16b, v16.16b, v9.16b /* g3s_1_sr_lo = and(g3s_1_sr, nibble_mask) */
 	ushr v16.16b, v16.16b, #4 /* g3s_1_sr_hi = shr(g3s_1_sr) */
@@ -3192,9 +3192,9 @@ sm4_wordslice_neon_aes_batch_xor_asm:
 	sli v13.4s, v16.4s, #2 /* g3lr2_1 = sli(g3lr2_1_r, g3lg_1) */
 	eor v16.16b, v18.16b, v13.16b /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
 	eor v16.16b, v22.16b, v16.16b /* g3x_1 = xor(g3x1, g3l_1) */
-	eor v18.16b, v28.16b, v21.16b /* g4t_acc_2 = xor(g4x2, g4x3) */
-	eor v18.16b, v18.16b, v30.16b /* g4t_acc_3 = xor(g4t_acc_2, rkw_1) */
-	eor v18.16b, v18.16b, v23.16b /* g4t_1 = xor(g4t_acc_3, g4x0) */
+	eor v18.16b, v28.16b, v21.16b /* g4k_acc_1 = xor(g4x2, g4x3) */
+	eor v18.16b, v18.16b, v30.16b /* g4k_1 = xor(g4k_acc_1, rkw_1) */
+	eor v18.16b, v18.16b, v23.16b /* g4t_1 = xor(g4k_1, g4x0) */
 	tbl v18.16b, {v18.16b}, v31.16b /* g4s_1_sr = lookup16(g4t_1, inv_shift_rows) */
 	and v22.16b, v18.16b, v9.16b /* g4s_1_sr_lo = and(g4s_1_sr, nibble_mask) */
 	ushr v18.16b, v18.16b, #4 /* g4s_1_sr_hi = shr(g4s_1_sr) */
@@ -3216,9 +3216,9 @@ sm4_wordslice_neon_aes_batch_xor_asm:
 	sli v13.4s, v18.4s, #2 /* g4lr2_1 = sli(g4lr2_1_r, g4lg_1) */
 	eor v18.16b, v22.16b, v13.16b /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
 	eor v18.16b, v26.16b, v18.16b /* g4x_1 = xor(g4x1, g4l_1) */
-	eor v22.16b, v8.16b, v25.16b /* g5t_acc_2 = xor(g5x2, g5x3) */
-	eor v22.16b, v22.16b, v30.16b /* g5t_acc_3 = xor(g5t_acc_2, rkw_1) */
-	eor v22.16b, v22.16b, v27.16b /* g5t_1 = xor(g5t_acc_3, g5x0) */
+	eor v22.16b, v8.16b, v25.16b /* g5k_acc_1 = xor(g5x2, g5x3) */
+	eor v22.16b, v22.16b, v30.16b /* g5k_1 = xor(g5k_acc_1, rkw_1) */
+	eor v22.16b, v22.16b, v27.16b /* g5t_1 = xor(g5k_1, g5x0) */
 	tbl v22.16b, {v22.16b}, v31.16b /* g5s_1_sr = lookup16(g5t_1, inv_shift_rows) */
 	and v26.16b, v22.16b, v9.16b /* g5s_1_sr_lo = and(g5s_1_sr, nibble_mask) */
 	ushr v22.16b, v22.16b, #4 /* g5s_1_sr_hi = shr(g5s_1_sr) */
@@ -3243,9 +3243,9 @@ sm4_wordslice_neon_aes_batch_xor_asm:
 	eor v22.16b, v26.16b, v22.16b /* g5x_1 = xor(g5x1, g5l_1) */
 	ldr q26, [sp, #144] /* reload g6x2.2 */
 	ldr q13, [sp, #176] /* reload g6x3.2 */
-	eor v26.16b, v26.16b, v13.16b /* g6t_acc_2 = xor(g6x2, g6x3) */
-	eor v26.16b, v26.16b, v30.16b /* g6t_acc_3 = xor(g6t_acc_2, rkw_1) */
-	eor v26.16b, v26.16b, v29.16b /* g6t_1 = xor(g6t_acc_3, g6x0) */
+	eor v26.16b, v26.16b, v13.16b /* g6k_acc_1 = xor(g6x2, g6x3) */
+	eor v26.16b, v26.16b, v30.16b /* g6k_1 = xor(g6k_acc_1, rkw_1) */
+	eor v26.16b, v26.16b, v29.16b /* g6t_1 = xor(g6k_1, g6x0) */
 	tbl v26.16b, {v26.16b}, v31.16b /* g6s_1_sr = lookup16(g6t_1, inv_shift_rows) */
 	and v13.16b, v26.16b, v9.16b /* g6s_1_sr_lo = and(g6s_1_sr, nibble_mask) */
 	ushr v26.16b, v26.16b, #4 /* g6s_1_sr_hi = shr(g6s_1_sr) */
@@ -3271,10 +3271,10 @@ sm4_wordslice_neon_aes_batch_xor_asm:
 	eor v26.16b, v29.16b, v26.16b /* g6x_1 = xor(g6x1, g6l_1) */
 	ldr q29, [sp, #160] /* reload g7x2.2 */
 	ldr q13, [sp, #192] /* reload g7x3.2 */
-	eor v29.16b, v29.16b, v13.16b /* g7t_acc_2 = xor(g7x2, g7x3) */
-	eor v29.16b, v29.16b, v30.16b /* g7t_acc_3 = xor(g7t_acc_2, rkw_1) */
+	eor v29.16b, v29.16b, v13.16b /* g7k_acc_1 = xor(g7x2, g7x3) */
+	eor v29.16b, v29.16b, v30.16b /* g7k_1 = xor(g7k_acc_1, rkw_1) */
 	ldr q30, [sp, #96] /* reload g7x0.3 */
-	eor v29.16b, v29.16b, v30.16b /* g7t_1 = xor(g7t_acc_3, g7x0) */
+	eor v29.16b, v29.16b, v30.16b /* g7t_1 = xor(g7k_1, g7x0) */
 	tbl v29.16b, {v29.16b}, v31.16b /* g7s_1_sr = lookup16(g7t_1, inv_shift_rows) */
 	and v30.16b, v29.16b, v9.16b /* g7s_1_sr_lo = and(g7s_1_sr, nibble_mask) */
 	ushr v29.16b, v29.16b, #4 /* g7s_1_sr_hi = shr(g7s_1_sr) */
@@ -3304,9 +3304,9 @@ sm4_wordslice_neon_aes_batch_xor_asm:
 	ldr q13, [sp, #240] /* reload g0x3.2 */
 	str q29, [sp, #128] /* spill g7x1.3 */
 	ldr q29, [sp, #272] /* reload g0x0.3 */
-	eor v13.16b, v13.16b, v29.16b /* g0t_acc_4 = xor(g0x3, g0x0) */
-	eor v13.16b, v13.16b, v30.16b /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
-	eor v13.16b, v13.16b, v0.16b /* g0t_2 = xor(g0t_acc_5, g0x1) */
+	eor v13.16b, v13.16b, v29.16b /* g0k_acc_2 = xor(g0x3, g0x0) */
+	eor v13.16b, v13.16b, v30.16b /* g0k_2 = xor(g0k_acc_2, rkw_2) */
+	eor v13.16b, v13.16b, v0.16b /* g0t_2 = xor(g0k_2, g0x1) */
 	tbl v13.16b, {v13.16b}, v31.16b /* g0s_2_sr = lookup16(g0t_2, inv_shift_rows) */
 	and v29.16b, v13.16b, v9.16b /* g0s_2_sr_lo = and(g0s_2_sr, nibble_mask) */
 	ushr v13.16b, v13.16b, #4 /* g0s_2_sr_hi = shr(g0s_2_sr) */
@@ -3330,9 +3330,9 @@ sm4_wordslice_neon_aes_batch_xor_asm:
 	eor v0.16b, v13.16b, v29.16b /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
 	ldr q29, [sp, #224] /* reload g0x2.2 */
 	eor v0.16b, v29.16b, v0.16b /* g0x_2 = xor(g0x2, g0l_2) */
-	eor v29.16b, v1.16b, v3.16b /* g1t_acc_4 = xor(g1x3, g1x0) */
-	eor v29.16b, v29.16b, v30.16b /* g1t_acc_5 = xor(g1t_acc_4, rkw_2) */
-	eor v29.16b, v29.16b, v2.16b /* g1t_2 = xor(g1t_acc_5, g1x1) */
+	eor v29.16b, v1.16b, v3.16b /* g1k_acc_2 = xor(g1x3, g1x0) */
+	eor v29.16b, v29.16b, v30.16b /* g1k_2 = xor(g1k_acc_2, rkw_2) */
+	eor v29.16b, v29.16b, v2.16b /* g1t_2 = xor(g1k_2, g1x1) */
 	tbl v29.16b, {v29.16b}, v31.16b /* g1s_2_sr = lookup16(g1t_2, inv_shift_rows) */
 	and v13.16b, v29.16b, v9.16b /* g1s_2_sr_lo = and(g1s_2_sr, nibble_mask) */
 	ushr v29.16b, v29.16b, #4 /* g1s_2_sr_hi = shr(g1s_2_sr) */
@@ -3356,9 +3356,9 @@ sm4_wordslice_neon_aes_batch_xor_asm:
 	eor v1.16b, v13.16b, v29.16b /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
 	ldr q29, [sp, #208] /* reload g1x2.2 */
 	eor v1.16b, v29.16b, v1.16b /* g1x_2 = xor(g1x2, g1l_2) */
-	eor v29.16b, v5.16b, v7.16b /* g2t_acc_4 = xor(g2x3, g2x0) */
-	eor v29.16b, v29.16b, v30.16b /* g2t_acc_5 = xor(g2t_acc_4, rkw_2) */
-	eor v29.16b, v29.16b, v6.16b /* g2t_2 = xor(g2t_acc_5, g2x1) */
+	eor v29.16b, v5.16b, v7.16b /* g2k_acc_2 = xor(g2x3, g2x0) */
+	eor v29.16b, v29.16b, v30.16b /* g2k_2 = xor(g2k_acc_2, rkw_2) */
+	eor v29.16b, v29.16b, v6.16b /* g2t_2 = xor(g2k_2, g2x1) */
 	tbl v29.16b, {v29.16b}, v31.16b /* g2s_2_sr = lookup16(g2t_2, inv_shift_rows) */
 	and v13.16b, v29.16b, v9.16b /* g2s_2_sr_lo = and(g2s_2_sr, nibble_mask) */
 	ushr v29.16b, v29.16b, #4 /* g2s_2_sr_hi = shr(g2s_2_sr) */
@@ -3381,9 +3381,9 @@ sm4_wordslice_neon_aes_batch_xor_asm:
 	sli v29.4s, v5.4s, #2 /* g2lr2_2 = sli(g2lr2_2_r, g2lg_2) */
 	eor v5.16b, v13.16b, v29.16b /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
 	eor v5.16b, v20.16b, v5.16b /* g2x_2 = xor(g2x2, g2l_2) */
-	eor v20.16b, v17.16b, v19.16b /* g3t_acc_4 = xor(g3x3, g3x0) */
-	eor v20.16b, v20.16b, v30.16b /* g3t_acc_5 = xor(g3t_acc_4, rkw_2) */
-	eor v20.16b, v20.16b, v16.16b /* g3t_2 = xor(g3t_acc_5, g3x1) */
+	eor v20.16b, v17.16b, v19.16b /* g3k_acc_2 = xor(g3x3, g3x0) */
+	eor v20.16b, v20.16b, v30.16b /* g3k_2 = xor(g3k_acc_2, rkw_2) */
+	eor v20.16b, v20.16b, v16.16b /* g3t_2 = xor(g3k_2, g3x1) */
 	tbl v20.16b, {v20.16b}, v31.16b /* g3s_2_sr = lookup16(g3t_2, inv_shift_rows) */
 	and v29.16b, v20.16b, v9.16b /* g3s_2_sr_lo = and(g3s_2_sr, nibble_mask) */
 	ushr v20.16b, v20.16b, #4 /* g3s_2_sr_hi = shr(g3s_2_sr) */
@@ -3405,9 +3405,9 @@ sm4_wordslice_neon_aes_batch_xor_asm:
 	sli v13.4s, v20.4s, #2 /* g3lr2_2 = sli(g3lr2_2_r, g3lg_2) */
 	eor v20.16b, v29.16b, v13.16b /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
 	eor v20.16b, v24.16b, v20.16b /* g3x_2 = xor(g3x2, g3l_2) */
-	eor v24.16b, v21.16b, v23.16b /* g4t_acc_4 = xor(g4x3, g4x0) */
-	eor v24.16b, v24.16b, v30.16b /* g4t_acc_5 = xor(g4t_acc_4, rkw_2) */
-	eor v24.16b, v24.16b, v18.16b /* g4t_2 = xor(g4t_acc_5, g4x1) */
+	eor v24.16b, v21.16b, v23.16b /* g4k_acc_2 = xor(g4x3, g4x0) */
+	eor v24.16b, v24.16b, v30.16b /* g4k_2 = xor(g4k_acc_2, rkw_2) */
+	eor v24.16b, v24.16b, v18.16b /* g4t_2 = xor(g4k_2, g4x1) */
 	tbl v24.16b, {v24.16b}, v31.16b /* g4s_2_sr = lookup16(g4t_2, inv_shift_rows) */
 	and v29.16b, v24.16b, v9.16b /* g4s_2_sr_lo = and(g4s_2_sr, nibble_mask) */
 	ushr v24.16b, v24.16b, #4 /* g4s_2_sr_hi = shr(g4s_2_sr) */
@@ -3429,9 +3429,9 @@ sm4_wordslice_neon_aes_batch_xor_asm:
 	sli v13.4s, v24.4s, #2 /* g4lr2_2 = sli(g4lr2_2_r, g4lg_2) */
 	eor v24.16b, v29.16b, v13.16b /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
 	eor v24.16b, v28.16b, v24.16b /* g4x_2 = xor(g4x2, g4l_2) */
-	eor v28.16b, v25.16b, v27.16b /* g5t_acc_4 = xor(g5x3, g5x0) */
-	eor v28.16b, v28.16b, v30.16b /* g5t_acc_5 = xor(g5t_acc_4, rkw_2) */
-	eor v28.16b, v28.16b, v22.16b /* g5t_2 = xor(g5t_acc_5, g5x1) */
+	eor v28.16b, v25.16b, v27.16b /* g5k_acc_2 = xor(g5x3, g5x0) */
+	eor v28.16b, v28.16b, v30.16b /* g5k_2 = xor(g5k_acc_2, rkw_2) */
+	eor v28.16b, v28.16b, v22.16b /* g5t_2 = xor(g5k_2, g5x1) */
 	tbl v28.16b, {v28.16b}, v31.16b /* g5s_2_sr = lookup16(g5t_2, inv_shift_rows) */
 	and v29.16b, v28.16b, v9.16b /* g5s_2_sr_lo = and(g5s_2_sr, nibble_mask) */
 	ushr v28.16b, v28.16b, #4 /* g5s_2_sr_hi = shr(g5s_2_sr) */
@@ -3455,9 +3455,9 @@ sm4_wordslice_neon_aes_batch_xor_asm:
 	eor v28.16b, v8.16b, v28.16b /* g5x_2 = xor(g5x2, g5l_2) */
 	ldr q29, [sp, #176] /* reload g6x3.2 */
 	ldr q8, [sp, #80] /* reload g6x0.3 */
-	eor v13.16b, v29.16b, v8.16b /* g6t_acc_4 = xor(g6x3, g6x0) */
-	eor v13.16b, v13.16b, v30.16b /* g6t_acc_5 = xor(g6t_acc_4, rkw_2) */
-	eor v13.16b, v13.16b, v26.16b /* g6t_2 = xor(g6t_acc_5, g6x1) */
+	eor v13.16b, v29.16b, v8.16b /* g6k_acc_2 = xor(g6x3, g6x0) */
+	eor v13.16b, v13.16b, v30.16b /* g6k_2 = xor(g6k_acc_2, rkw_2) */
+	eor v13.16b, v13.16b, v26.16b /* g6t_2 = xor(g6k_2, g6x1) */
 	tbl v13.16b, {v13.16b}, v31.16b /* g6s_2_sr = lookup16(g6t_2, inv_shift_rows) */
 	and v29.16b, v13.16b, v9.16b /* g6s_2_sr_lo = and(g6s_2_sr, nibble_mask) */
 	ushr v13.16b, v13.16b, #4 /* g6s_2_sr_hi = shr(g6s_2_sr) */
@@ -3482,10 +3482,10 @@ sm4_wordslice_neon_aes_batch_xor_asm:
 	eor v29.16b, v8.16b, v29.16b /* g6x_2 = xor(g6x2, g6l_2) */
 	ldr q8, [sp, #192] /* reload g7x3.2 */
 	ldr q13, [sp, #96] /* reload g7x0.3 */
-	eor v8.16b, v8.16b, v13.16b /* g7t_acc_4 = xor(g7x3, g7x0) */
-	eor v30.16b, v8.16b, v30.16b /* g7t_acc_5 = xor(g7t_acc_4, rkw_2) */
+	eor v8.16b, v8.16b, v13.16b /* g7k_acc_2 = xor(g7x3, g7x0) */
+	eor v30.16b, v8.16b, v30.16b /* g7k_2 = xor(g7k_acc_2, rkw_2) */
 	ldr q8, [sp, #128] /* reload g7x1.3 */
-	eor v30.16b, v30.16b, v8.16b /* g7t_2 = xor(g7t_acc_5, g7x1) */
+	eor v30.16b, v30.16b, v8.16b /* g7t_2 = xor(g7k_2, g7x1) */
 	tbl v30.16b, {v30.16b}, v31.16b /* g7s_2_sr = lookup16(g7t_2, inv_shift_rows) */
 	and v8.16b, v30.16b, v9.16b /* g7s_2_sr_lo = and(g7s_2_sr, nibble_mask) */
 	ushr v30.16b, v30.16b, #4 /* g7s_2_sr_hi = shr(g7s_2_sr) */
@@ -3515,9 +3515,9 @@ sm4_wordslice_neon_aes_batch_xor_asm:
 	ldr q13, [sp, #272] /* reload g0x0.3 */
 	str q30, [sp, #160] /* spill g7x2.3 */
 	ldr q30, [sp, #256] /* reload g0x1.3 */
-	eor v13.16b, v13.16b, v30.16b /* g0t_acc_6 = xor(g0x0, g0x1) */
-	eor v13.16b, v13.16b, v8.16b /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
-	eor v13.16b, v13.16b, v0.16b /* g0t_3 = xor(g0t_acc_7, g0x2) */
+	eor v13.16b, v13.16b, v30.16b /* g0k_acc_3 = xor(g0x0, g0x1) */
+	eor v13.16b, v13.16b, v8.16b /* g0k_3 = xor(g0k_acc_3, rkw_3) */
+	eor v13.16b, v13.16b, v0.16b /* g0t_3 = xor(g0k_3, g0x2) */
 	tbl v13.16b, {v13.16b}, v31.16b /* g0s_3_sr = lookup16(g0t_3, inv_shift_rows) */
 	and v30.16b, v13.16b, v9.16b /* g0s_3_sr_lo = and(g0s_3_sr, nibble_mask) */
 	ushr v13.16b, v13.16b, #4 /* g0s_3_sr_hi = shr(g0s_3_sr) */
@@ -3541,9 +3541,9 @@ sm4_wordslice_neon_aes_batch_xor_asm:
 	eor v0.16b, v13.16b, v30.16b /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
 	ldr q30, [sp, #240] /* reload g0x3.2 */
 	eor v0.16b, v30.16b, v0.16b /* g0x_3 = xor(g0x3, g0l_3) */
-	eor v30.16b, v3.16b, v2.16b /* g1t_acc_6 = xor(g1x0, g1x1) */
-	eor v30.16b, v30.16b, v8.16b /* g1t_acc_7 = xor(g1t_acc_6, rkw_3) */
-	eor v30.16b, v30.16b, v1.16b /* g1t_3 = xor(g1t_acc_7, g1x2) */
+	eor v30.16b, v3.16b, v2.16b /* g1k_acc_3 = xor(g1x0, g1x1) */
+	eor v30.16b, v30.16b, v8.16b /* g1k_3 = xor(g1k_acc_3, rkw_3) */
+	eor v30.16b, v30.16b, v1.16b /* g1t_3 = xor(g1k_3, g1x2) */
 	tbl v30.16b, {v30.16b}, v31.16b /* g1s_3_sr = lookup16(g1t_3, inv_shift_rows) */
 	and v13.16b, v30.16b, v9.16b /* g1s_3_sr_lo = and(g1s_3_sr, nibble_mask) */
 	ushr v30.16b, v30.16b, #4 /* g1s_3_sr_hi = shr(g1s_3_sr) */
@@ -3567,9 +3567,9 @@ sm4_wordslice_neon_aes_batch_xor_asm:
 	eor v3.16b, v13.16b, v30.16b /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
 	ldr q30, [sp, #224] /* reload g1x3.2 */
 	eor v3.16b, v30.16b, v3.16b /* g1x_3 = xor(g1x3, g1l_3) */
-	eor v30.16b, v7.16b, v6.16b /* g2t_acc_6 = xor(g2x0, g2x1) */
-	eor v30.16b, v30.16b, v8.16b /* g2t_acc_7 = xor(g2t_acc_6, rkw_3) */
-	eor v30.16b, v30.16b, v5.16b /* g2t_3 = xor(g2t_acc_7, g2x2) */
+	eor v30.16b, v7.16b, v6.16b /* g2k_acc_3 = xor(g2x0, g2x1) */
+	eor v30.16b, v30.16b, v8.16b /* g2k_3 = xor(g2k_acc_3, rkw_3) */
+	eor v30.16b, v30.16b, v5.16b /* g2t_3 = xor(g2k_3, g2x2) */
 	tbl v30.16b, {v30.16b}, v31.16b /* g2s_3_sr = lookup16(g2t_3, inv_shift_rows) */
 	and v13.16b, v30.16b, v9.16b /* g2s_3_sr_lo = and(g2s_3_sr, nibble_mask) */
 	ushr v30.16b, v30.16b, #4 /* g2s_3_sr_hi = shr(g2s_3_sr) */
@@ -3593,9 +3593,9 @@ sm4_wordslice_neon_aes_batch_xor_asm:
 	eor v7.16b, v13.16b, v30.16b /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
 	ldr q30, [sp, #208] /* reload g2x3.2 */
 	eor v7.16b, v30.16b, v7.16b /* g2x_3 = xor(g2x3, g2l_3) */
-	eor v30.16b, v19.16b, v16.16b /* g3t_acc_6 = xor(g3x0, g3x1) */
-	eor v30.16b, v30.16b, v8.16b /* g3t_acc_7 = xor(g3t_acc_6, rkw_3) */
-	eor v30.16b, v30.16b, v20.16b /* g3t_3 = xor(g3t_acc_7, g3x2) */
+	eor v30.16b, v19.16b, v16.16b /* g3k_acc_3 = xor(g3x0, g3x1) */
+	eor v30.16b, v30.16b, v8.16b /* g3k_3 = xor(g3k_acc_3, rkw_3) */
+	eor v30.16b, v30.16b, v20.16b /* g3t_3 = xor(g3k_3, g3x2) */
 	tbl v30.16b, {v30.16b}, v31.16b /* g3s_3_sr = lookup16(g3t_3, inv_shift_rows) */
 	and v13.16b, v30.16b, v9.16b /* g3s_3_sr_lo = and(g3s_3_sr, nibble_mask) */
 	ushr v30.16b, v30.16b, #4 /* g3s_3_sr_hi = shr(g3s_3_sr) */
@@ -3618,9 +3618,9 @@ sm4_wordslice_neon_aes_batch_xor_asm:
 	sli v30.4s, v19.4s, #2 /* g3lr2_3 = sli(g3lr2_3_r, g3lg_3) */
 	eor v19.16b, v13.16b, v30.16b /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
 	eor v17.16b, v17.16b, v19.16b /* g3x_3 = xor(g3x3, g3l_3) */
-	eor v19.16b, v23.16b, v18.16b /* g4t_acc_6 = xor(g4x0, g4x1) */
-	eor v19.16b, v19.16b, v8.16b /* g4t_acc_7 = xor(g4t_acc_6, rkw_3) */
-	eor v19.16b, v19.16b, v24.16b /* g4t_3 = xor(g4t_acc_7, g4x2) */
+	eor v19.16b, v23.16b, v18.16b /* g4k_acc_3 = xor(g4x0, g4x1) */
+	eor v19.16b, v19.16b, v8.16b /* g4k_3 = xor(g4k_acc_3, rkw_3) */
+	eor v19.16b, v19.16b, v24.16b /* g4t_3 = xor(g4k_3, g4x2) */
 	tbl v19.16b, {v19.16b}, v31.16b /* g4s_3_sr = lookup16(g4t_3, inv_shift_rows) */
 	and v30.16b, v19.16b, v9.16b /* g4s_3_sr_lo = and(g4s_3_sr, nibble_mask) */
 	ushr v19.16b, v19.16b, #4 /* g4s_3_sr_hi = shr(g4s_3_sr) */
@@ -3642,9 +3642,9 @@ sm4_wordslice_neon_aes_batch_xor_asm:
 	sli v13.4s, v19.4s, #2 /* g4lr2_3 = sli(g4lr2_3_r, g4lg_3) */
 	eor v19.16b, v30.16b, v13.16b /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
 	eor v19.16b, v21.16b, v19.16b /* g4x_3 = xor(g4x3, g4l_3) */
-	eor v21.16b, v27.16b, v22.16b /* g5t_acc_6 = xor(g5x0, g5x1) */
-	eor v21.16b, v21.16b, v8.16b /* g5t_acc_7 = xor(g5t_acc_6, rkw_3) */
-	eor v21.16b, v21.16b, v28.16b /* g5t_3 = xor(g5t_acc_7, g5x2) */
+	eor v21.16b, v27.16b, v22.16b /* g5k_acc_3 = xor(g5x0, g5x1) */
+	eor v21.16b, v21.16b, v8.16b /* g5k_3 = xor(g5k_acc_3, rkw_3) */
+	eor v21.16b, v21.16b, v28.16b /* g5t_3 = xor(g5k_3, g5x2) */
 	tbl v21.16b, {v21.16b}, v31.16b /* g5s_3_sr = lookup16(g5t_3, inv_shift_rows) */
 	and v30.16b, v21.16b, v9.16b /* g5s_3_sr_lo = and(g5s_3_sr, nibble_mask) */
 	ushr v21.16b, v21.16b, #4 /* g5s_3_sr_hi = shr(g5s_3_sr) */
@@ -3667,9 +3667,9 @@ sm4_wordslice_neon_aes_batch_xor_asm:
 	eor v21.16b, v30.16b, v13.16b /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
 	eor v21.16b, v25.16b, v21.16b /* g5x_3 = xor(g5x3, g5l_3) */
 	ldr q25, [sp, #80] /* reload g6x0.3 */
-	eor v30.16b, v25.16b, v26.16b /* g6t_acc_6 = xor(g6x0, g6x1) */
-	eor v30.16b, v30.16b, v8.16b /* g6t_acc_7 = xor(g6t_acc_6, rkw_3) */
-	eor v30.16b, v30.16b, v29.16b /* g6t_3 = xor(g6t_acc_7, g6x2) */
+	eor v30.16b, v25.16b, v26.16b /* g6k_acc_3 = xor(g6x0, g6x1) */
+	eor v30.16b, v30.16b, v8.16b /* g6k_3 = xor(g6k_acc_3, rkw_3) */
+	eor v30.16b, v30.16b, v29.16b /* g6t_3 = xor(g6k_3, g6x2) */
 	tbl v30.16b, {v30.16b}, v31.16b /* g6s_3_sr = lookup16(g6t_3, inv_shift_rows) */
 	and v13.16b, v30.16b, v9.16b /* g6s_3_sr_lo = and(g6s_3_sr, nibble_mask) */
 	ushr v30.16b, v30.16b, #4 /* g6s_3_sr_hi = shr(g6s_3_sr) */
@@ -3694,10 +3694,10 @@ sm4_wordslice_neon_aes_batch_xor_asm:
 	eor v25.16b, v30.16b, v25.16b /* g6x_3 = xor(g6x3, g6l_3) */
 	ldr q30, [sp, #96] /* reload g7x0.3 */
 	ldr q13, [sp, #128] /* reload g7x1.3 */
-	eor v30.16b, v30.16b, v13.16b /* g7t_acc_6 = xor(g7x0, g7x1) */
-	eor v30.16b, v30.16b, v8.16b /* g7t_acc_7 = xor(g7t_acc_6, rkw_3) */
+	eor v30.16b, v30.16b, v13.16b /* g7k_acc_3 = xor(g7x0, g7x1) */
+	eor v30.16b, v30.16b, v8.16b /* g7k_3 = xor(g7k_acc_3, rkw_3) */
 	ldr q8, [sp, #160] /* reload g7x2.3 */
-	eor v30.16b, v30.16b, v8.16b /* g7t_3 = xor(g7t_acc_7, g7x2) */
+	eor v30.16b, v30.16b, v8.16b /* g7t_3 = xor(g7k_3, g7x2) */
 	tbl v30.16b, {v30.16b}, v31.16b /* g7s_3_sr = lookup16(g7t_3, inv_shift_rows) */
 	and v8.16b, v30.16b, v9.16b /* g7s_3_sr_lo = and(g7s_3_sr, nibble_mask) */
 	tbl v8.16b, {v11.16b}, v8.16b /* g7a_3_1_l = lookup16(tbl_lo, g7s_3_sr_lo) */
@@ -4424,9 +4424,9 @@ sm4_wordslice_neon_aes_batch_ctr_asm:
 
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	ld1r {v0.4s}, [x5] /* rkw = bcast32() */
-	eor v1.16b, v5.16b, v15.16b /* g0t_acc = xor(g0x1, g0x2) */
-	eor v1.16b, v1.16b, v0.16b /* g0t_acc_1 = xor(g0t_acc, rkw) */
-	eor v1.16b, v1.16b, v6.16b /* g0t = xor(g0t_acc_1, g0x3) */
+	eor v1.16b, v5.16b, v15.16b /* g0k_acc = xor(g0x1, g0x2) */
+	eor v1.16b, v1.16b, v0.16b /* g0k = xor(g0k_acc, rkw) */
+	eor v1.16b, v1.16b, v6.16b /* g0t = xor(g0k, g0x3) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_7_inv_shift_rows
 	ldr q3, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_inv_shift_rows] /* inv_shift_rows = const() */
 	tbl v1.16b, {v1.16b}, v3.16b /* g0s_sr = lookup16(g0t, inv_shift_rows) */
@@ -4467,9 +4467,9 @@ sm4_wordslice_neon_aes_batch_ctr_asm:
 	sli v15.4s, v1.4s, #2 /* g0lr2 = sli(g0lr2_r, g0lg) */
 	eor v1.16b, v5.16b, v15.16b /* g0l = xor(g0l_acc, g0lr2) */
 	eor v1.16b, v2.16b, v1.16b /* g0x = xor(g0x0, g0l) */
-	eor v2.16b, v17.16b, v19.16b /* g1t_acc = xor(g1x1, g1x2) */
-	eor v2.16b, v2.16b, v0.16b /* g1t_acc_1 = xor(g1t_acc, rkw) */
-	eor v2.16b, v2.16b, v7.16b /* g1t = xor(g1t_acc_1, g1x3) */
+	eor v2.16b, v17.16b, v19.16b /* g1k_acc = xor(g1x1, g1x2) */
+	eor v2.16b, v2.16b, v0.16b /* g1k = xor(g1k_acc, rkw) */
+	eor v2.16b, v2.16b, v7.16b /* g1t = xor(g1k, g1x3) */
 	tbl v2.16b, {v2.16b}, v3.16b /* g1s_sr = lookup16(g1t, inv_shift_rows) */
 	and v5.16b, v2.16b, v4.16b /* g1s_sr_lo = and(g1s_sr, nibble_mask) */
 	ushr v2.16b, v2.16b, #4 /* g1s_sr_hi = shr(g1s_sr) */
@@ -4491,9 +4491,9 @@ sm4_wordslice_neon_aes_batch_ctr_asm:
 	sli v15.4s, v2.4s, #2 /* g1lr2 = sli(g1lr2_r, g1lg) */
 	eor v2.16b, v5.16b, v15.16b /* g1l = xor(g1l_acc, g1lr2) */
 	eor v2.16b, v18.16b, v2.16b /* g1x = xor(g1x0, g1l) */
-	eor v5.16b, v21.16b, v23.16b /* g2t_acc = xor(g2x1, g2x2) */
-	eor v5.16b, v5.16b, v0.16b /* g2t_acc_1 = xor(g2t_acc, rkw) */
-	eor v5.16b, v5.16b, v16.16b /* g2t = xor(g2t_acc_1, g2x3) */
+	eor v5.16b, v21.16b, v23.16b /* g2k_acc = xor(g2x1, g2x2) */
+	eor v5.16b, v5.16b, v0.16b /* g2k = xor(g2k_acc, rkw) */
+	eor v5.16b, v5.16b, v16.16b /* g2t = xor(g2k, g2x3) */
 	tbl v5.16b, {v5.16b}, v3.16b /* g2s_sr = lookup16(g2t, inv_shift_rows) */
 	and v18.16b, v5.16b, v4.16b /* g2s_sr_lo = and(g2s_sr, nibble_mask) */
 	ushr v5.16b, v5.16b, #4 /* g2s_sr_hi = shr(g2s_sr) */
@@ -4515,9 +4515,9 @@ sm4_wordslice_neon_aes_batch_ctr_asm:
 	sli v15.4s, v5.4s, #2 /* g2lr2 = sli(g2lr2_r, g2lg) */
 	eor v5.16b, v18.16b, v15.16b /* g2l = xor(g2l_acc, g2lr2) */
 	eor v5.16b, v22.16b, v5.16b /* g2x = xor(g2x0, g2l) */
-	eor v18.16b, v25.16b, v27.16b /* g3t_acc = xor(g3x1, g3x2) */
-	eor v18.16b, v18.16b, v0.16b /* g3t_acc_1 = xor(g3t_acc, rkw) */
-	eor v18.16b, v18.16b, v20.16b /* g3t = xor(g3t_acc_1, g3x3) */
+	eor v18.16b, v25.16b, v27.16b /* g3k_acc = xor(g3x1, g3x2) */
+	eor v18.16b, v18.16b, v0.16b /* g3k = xor(g3k_acc, rkw) */
+	eor v18.16b, v18.16b, v20.16b /* g3t = xor(g3k, g3x3) */
 	tbl v18.16b, {v18.16b}, v3.16b /* g3s_sr = lookup16(g3t, inv_shift_rows) */
 	and v22.16b, v18.16b, v4.16b /* g3s_sr_lo = and(g3s_sr, nibble_mask) */
 	ushr v18.16b, v18.16b, #4 /* g3s_sr_hi = shr(g3s_sr) */
@@ -4539,9 +4539,9 @@ sm4_wordslice_neon_aes_batch_ctr_asm:
 	sli v15.4s, v18.4s, #2 /* g3lr2 = sli(g3lr2_r, g3lg) */
 	eor v18.16b, v22.16b, v15.16b /* g3l = xor(g3l_acc, g3lr2) */
 	eor v18.16b, v26.16b, v18.16b /* g3x = xor(g3x0, g3l) */
-	eor v22.16b, v29.16b, v31.16b /* g4t_acc = xor(g4x1, g4x2) */
-	eor v22.16b, v22.16b, v0.16b /* g4t_acc_1 = xor(g4t_acc, rkw) */
-	eor v22.16b, v22.16b, v24.16b /* g4t = xor(g4t_acc_1, g4x3) */
+	eor v22.16b, v29.16b, v31.16b /* g4k_acc = xor(g4x1, g4x2) */
+	eor v22.16b, v22.16b, v0.16b /* g4k = xor(g4k_acc, rkw) */
+	eor v22.16b, v22.16b, v24.16b /* g4t = xor(g4k, g4x3) */
 	tbl v22.16b, {v22.16b}, v3.16b /* g4s_sr = lookup16(g4t, inv_shift_rows) */
 	and v26.16b, v22.16b, v4.16b /* g4s_sr_lo = and(g4s_sr, nibble_mask) */
 	ushr v22.16b, v22.16b, #4 /* g4s_sr_hi = shr(g4s_sr) */
@@ -4563,9 +4563,9 @@ sm4_wordslice_neon_aes_batch_ctr_asm:
 	sli v15.4s, v22.4s, #2 /* g4lr2 = sli(g4lr2_r, g4lg) */
 	eor v22.16b, v26.16b, v15.16b /* g4l = xor(g4l_acc, g4lr2) */
 	eor v22.16b, v30.16b, v22.16b /* g4x = xor(g4x0, g4l) */
-	eor v26.16b, v9.16b, v11.16b /* g5t_acc = xor(g5x1, g5x2) */
-	eor v26.16b, v26.16b, v0.16b /* g5t_acc_1 = xor(g5t_acc, rkw) */
-	eor v26.16b, v26.16b, v28.16b /* g5t = xor(g5t_acc_1, g5x3) */
+	eor v26.16b, v9.16b, v11.16b /* g5k_acc = xor(g5x1, g5x2) */
+	eor v26.16b, v26.16b, v0.16b /* g5k = xor(g5k_acc, rkw) */
+	eor v26.16b, v26.16b, v28.16b /* g5t = xor(g5k, g5x3) */
 	tbl v26.16b, {v26.16b}, v3.16b /* g5s_sr = lookup16(g5t, inv_shift_rows) */
 	and v30.16b, v26.16b, v4.16b /* g5s_sr_lo = and(g5s_sr, nibble_mask) */
 	ushr v26.16b, v26.16b, #4 /* g5s_sr_hi = shr(g5s_sr) */
@@ -4590,10 +4590,10 @@ sm4_wordslice_neon_aes_batch_ctr_asm:
 	eor v26.16b, v30.16b, v26.16b /* g5x = xor(g5x0, g5l) */
 	ldr q30, [sp, #80] /* reload g6x1.2 */
 	ldr q15, [sp, #128] /* reload g6x2.2 */
-	eor v30.16b, v30.16b, v15.16b /* g6t_acc = xor(g6x1, g6x2) */
-	eor v30.16b, v30.16b, v0.16b /* g6t_acc_1 = xor(g6t_acc, rkw) */
+	eor v30.16b, v30.16b, v15.16b /* g6k_acc = xor(g6x1, g6x2) */
+	eor v30.16b, v30.16b, v0.16b /* g6k = xor(g6k_acc, rkw) */
 	ldr q15, [sp, #176] /* reload g6x3.2 */
-	eor v30.16b, v30.16b, v15.16b /* g6t = xor(g6t_acc_1, g6x3) */
+	eor v30.16b, v30.16b, v15.16b /* g6t = xor(g6k, g6x3) */
 	tbl v30.16b, {v30.16b}, v3.16b /* g6s_sr = lookup16(g6t, inv_shift_rows) */
 	and v15.16b, v30.16b, v4.16b /* g6s_sr_lo = and(g6s_sr, nibble_mask) */
 	ushr v30.16b, v30.16b, #4 /* g6s_sr_hi = shr(g6s_sr) */
@@ -4619,10 +4619,10 @@ sm4_wordslice_neon_aes_batch_ctr_asm:
 	eor v30.16b, v9.16b, v30.16b /* g6x = xor(g6x0, g6l) */
 	ldr q9, [sp, #96] /* reload g7x1.2 */
 	ldr q15, [sp, #144] /* reload g7x2.2 */
-	eor v9.16b, v9.16b, v15.16b /* g7t_acc = xor(g7x1, g7x2) */
-	eor v0.16b, v9.16b, v0.16b /* g7t_acc_1 = xor(g7t_acc, rkw) */
+	eor v9.16b, v9.16b, v15.16b /* g7k_acc = xor(g7x1, g7x2) */
+	eor v0.16b, v9.16b, v0.16b /* g7k = xor(g7k_acc, rkw) */
 	ldr q9, [sp, #192] /* reload g7x3.2 */
-	eor v0.16b, v0.16b, v9.16b /* g7t = xor(g7t_acc_1, g7x3) */
+	eor v0.16b, v0.16b, v9.16b /* g7t = xor(g7k, g7x3) */
 	tbl v0.16b, {v0.16b}, v3.16b /* g7s_sr = lookup16(g7t, inv_shift_rows) */
 	and v9.16b, v0.16b, v4.16b /* g7s_sr_lo = and(g7s_sr, nibble_mask) */
 	ushr v0.16b, v0.16b, #4 /* g7s_sr_hi = shr(g7s_sr) */
@@ -4652,9 +4652,9 @@ sm4_wordslice_neon_aes_batch_ctr_asm:
 	ldr q15, [sp, #240] /* reload g0x2.2 */
 	str q0, [sp, #160] /* spill g7x0.3 */
 	ldr q0, [sp, #224] /* reload g0x3.2 */
-	eor v15.16b, v15.16b, v0.16b /* g0t_acc_2 = xor(g0x2, g0x3) */
-	eor v15.16b, v15.16b, v9.16b /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
-	eor v15.16b, v15.16b, v1.16b /* g0t_1 = xor(g0t_acc_3, g0x0) */
+	eor v15.16b, v15.16b, v0.16b /* g0k_acc_1 = xor(g0x2, g0x3) */
+	eor v15.16b, v15.16b, v9.16b /* g0k_1 = xor(g0k_acc_1, rkw_1) */
+	eor v15.16b, v15.16b, v1.16b /* g0t_1 = xor(g0k_1, g0x0) */
 	tbl v15.16b, {v15.16b}, v3.16b /* g0s_1_sr = lookup16(g0t_1, inv_shift_rows) */
 	and v0.16b, v15.16b, v4.16b /* g0s_1_sr_lo = and(g0s_1_sr, nibble_mask) */
 	ushr v15.16b, v15.16b, #4 /* g0s_1_sr_hi = shr(g0s_1_sr) */
@@ -4678,9 +4678,9 @@ sm4_wordslice_neon_aes_batch_ctr_asm:
 	eor v0.16b, v15.16b, v1.16b /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
 	ldr q1, [sp, #208] /* reload g0x1.2 */
 	eor v0.16b, v1.16b, v0.16b /* g0x_1 = xor(g0x1, g0l_1) */
-	eor v1.16b, v19.16b, v7.16b /* g1t_acc_2 = xor(g1x2, g1x3) */
-	eor v1.16b, v1.16b, v9.16b /* g1t_acc_3 = xor(g1t_acc_2, rkw_1) */
-	eor v1.16b, v1.16b, v2.16b /* g1t_1 = xor(g1t_acc_3, g1x0) */
+	eor v1.16b, v19.16b, v7.16b /* g1k_acc_1 = xor(g1x2, g1x3) */
+	eor v1.16b, v1.16b, v9.16b /* g1k_1 = xor(g1k_acc_1, rkw_1) */
+	eor v1.16b, v1.16b, v2.16b /* g1t_1 = xor(g1k_1, g1x0) */
 	tbl v1.16b, {v1.16b}, v3.16b /* g1s_1_sr = lookup16(g1t_1, inv_shift_rows) */
 	and v15.16b, v1.16b, v4.16b /* g1s_1_sr_lo = and(g1s_1_sr, nibble_mask) */
 	ushr v1.16b, v1.16b, #4 /* g1s_1_sr_hi = shr(g1s_1_sr) */
@@ -4703,9 +4703,9 @@ sm4_wordslice_neon_aes_batch_ctr_asm:
 	sli v19.4s, v1.4s, #2 /* g1lr2_1 = sli(g1lr2_1_r, g1lg_1) */
 	eor v1.16b, v15.16b, v19.16b /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
 	eor v1.16b, v17.16b, v1.16b /* g1x_1 = xor(g1x1, g1l_1) */
-	eor v17.16b, v23.16b, v16.16b /* g2t_acc_2 = xor(g2x2, g2x3) */
-	eor v17.16b, v17.16b, v9.16b /* g2t_acc_3 = xor(g2t_acc_2, rkw_1) */
-	eor v17.16b, v17.16b, v5.16b /* g2t_1 = xor(g2t_acc_3, g2x0) */
+	eor v17.16b, v23.16b, v16.16b /* g2k_acc_1 = xor(g2x2, g2x3) */
+	eor v17.16b, v17.16b, v9.16b /* g2k_1 = xor(g2k_acc_1, rkw_1) */
+	eor v17.16b, v17.16b, v5.16b /* g2t_1 = xor(g2k_1, g2x0) */
 	tbl v17.16b, {v17.16b}, v3.16b /* g2s_1_sr = lookup16(g2t_1, inv_shift_rows) */
 	and v19.16b, v17.16b, v4.16b /* g2s_1_sr_lo = and(g2s_1_sr, nibble_mask) */
 	ushr v17.16b, v17.16b, #4 /* g2s_1_sr_hi = shr(g2s_1_sr) */
@@ -4727,9 +4727,9 @@ sm4_wordslice_neon_aes_batch_ctr_asm:
 	sli v15.4s, v17.4s, #2 /* g2lr2_1 = sli(g2lr2_1_r, g2lg_1) */
 	eor v17.16b, v19.16b, v15.16b /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
 	eor v17.16b, v21.16b, v17.16b /* g2x_1 = xor(g2x1, g2l_1) */
-	eor v19.16b, v27.16b, v20.16b /* g3t_acc_2 = xor(g3x2, g3x3) */
-	eor v19.16b, v19.16b, v9.16b /* g3t_acc_3 = xor(g3t_acc_2, rkw_1) */
-	eor v19.16b, v19.16b, v18.16b /* g3t_1 = xor(g3t_acc_3, g3x0) */
+	eor v19.16b, v27.16b, v20.16b /* g3k_acc_1 = xor(g3x2, g3x3) */
+	eor v19.16b, v19.16b, v9.16b /* g3k_1 = xor(g3k_acc_1, rkw_1) */
+	eor v19.16b, v19.16b, v18.16b /* g3t_1 = xor(g3k_1, g3x0) */
 	tbl v19.16b, {v19.16b}, v3.16b /* g3s_1_sr = lookup16(g3t_1, inv_shift_rows) */
 	and v21.16b, v19.16b, v4.16b /* g3s_1_sr_lo = and(g3s_1_sr, nibble_mask) */
 	ushr v19.16b, v19.16b, #4 /* g3s_1_sr_hi = shr(g3s_1_sr) */
@@ -4751,9 +4751,9 @@ sm4_wordslice_neon_aes_batch_ctr_asm:
 	sli v15.4s, v19.4s, #2 /* g3lr2_1 = sli(g3lr2_1_r, g3lg_1) */
 	eor v19.16b, v21.16b, v15.16b /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
 	eor v19.16b, v25.16b, v19.16b /* g3x_1 = xor(g3x1, g3l_1) */
-	eor v21.16b, v31.16b, v24.16b /* g4t_acc_2 = xor(g4x2, g4x3) */
-	eor v21.16b, v21.16b, v9.16b /* g4t_acc_3 = xor(g4t_acc_2, rkw_1) */
-	eor v21.16b, v21.16b, v22.16b /* g4t_1 = xor(g4t_acc_3, g4x0) */
+	eor v21.16b, v31.16b, v24.16b /* g4k_acc_1 = xor(g4x2, g4x3) */
+	eor v21.16b, v21.16b, v9.16b /* g4k_1 = xor(g4k_acc_1, rkw_1) */
+	eor v21.16b, v21.16b, v22.16b /* g4t_1 = xor(g4k_1, g4x0) */
 	tbl v21.16b, {v21.16b}, v3.16b /* g4s_1_sr = lookup16(g4t_1, inv_shift_rows) */
 	and v25.16b, v21.16b, v4.16b /* g4s_1_sr_lo = and(g4s_1_sr, nibble_mask) */
 	ushr v21.16b, v21.16b, #4 /* g4s_1_sr_hi = shr(g4s_1_sr) */
@@ -4775,9 +4775,9 @@ sm4_wordslice_neon_aes_batch_ctr_asm:
 	sli v15.4s, v21.4s, #2 /* g4lr2_1 = sli(g4lr2_1_r, g4lg_1) */
 	eor v21.16b, v25.16b, v15.16b /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
 	eor v21.16b, v29.16b, v21.16b /* g4x_1 = xor(g4x1, g4l_1) */
-	eor v25.16b, v11.16b, v28.16b /* g5t_acc_2 = xor(g5x2, g5x3) */
-	eor v25.16b, v25.16b, v9.16b /* g5t_acc_3 = xor(g5t_acc_2, rkw_1) */
-	eor v25.16b, v25.16b, v26.16b /* g5t_1 = xor(g5t_acc_3, g5x0) */
+	eor v25.16b, v11.16b, v28.16b /* g5k_acc_1 = xor(g5x2, g5x3) */
+	eor v25.16b, v25.16b, v9.16b /* g5k_1 = xor(g5k_acc_1, rkw_1) */
+	eor v25.16b, v25.16b, v26.16b /* g5t_1 = xor(g5k_1, g5x0) */
 	tbl v25.16b, {v25.16b}, v3.16b /* g5s_1_sr = lookup16(g5t_1, inv_shift_rows) */
 	and v29.16b, v25.16b, v4.16b /* g5s_1_sr_lo = and(g5s_1_sr, nibble_mask) */
 	ushr v25.16b, v25.16b, #4 /* g5s_1_sr_hi = shr(g5s_1_sr) */
@@ -4802,9 +4802,9 @@ sm4_wordslice_neon_aes_batch_ctr_asm:
 	eor v25.16b, v29.16b, v25.16b /* g5x_1 = xor(g5x1, g5l_1) */
 	ldr q29, [sp, #128] /* reload g6x2.2 */
 	ldr q15, [sp, #176] /* reload g6x3.2 */
-	eor v29.16b, v29.16b, v15.16b /* g6t_acc_2 = xor(g6x2, g6x3) */
-	eor v29.16b, v29.16b, v9.16b /* g6t_acc_3 = xor(g6t_acc_2, rkw_1) */
-	eor v29.16b, v29.16b, v30.16b /* g6t_1 = xor(g6t_acc_3, g6x0) */
+	eor v29.16b, v29.16b, v15.16b /* g6k_acc_1 = xor(g6x2, g6x3) */
+	eor v29.16b, v29.16b, v9.16b /* g6k_1 = xor(g6k_acc_1, rkw_1) */
+	eor v29.16b, v29.16b, v30.16b /* g6t_1 = xor(g6k_1, g6x0) */
 	tbl v29.16b, {v29.16b}, v3.16b /* g6s_1_sr = lookup16(g6t_1, inv_shift_rows) */
 	and v15.16b, v29.16b, v4.16b /* g6s_1_sr_lo = and(g6s_1_sr, nibble_mask) */
 	ushr v29.16b, v29.16b, #4 /* g6s_1_sr_hi = shr(g6s_1_sr) */
@@ -4830,10 +4830,10 @@ sm4_wordslice_neon_aes_batch_ctr_asm:
 	eor v29.16b, v30.16b, v29.16b /* g6x_1 = xor(g6x1, g6l_1) */
 	ldr q30, [sp, #144] /* reload g7x2.2 */
 	ldr q15, [sp, #192] /* reload g7x3.2 */
-	eor v30.16b, v30.16b, v15.16b /* g7t_acc_2 = xor(g7x2, g7x3) */
-	eor v30.16b, v30.16b, v9.16b /* g7t_acc_3 = xor(g7t_acc_2, rkw_1) */
+	eor v30.16b, v30.16b, v15.16b /* g7k_acc_1 = xor(g7x2, g7x3) */
+	eor v30.16b, v30.16b, v9.16b /* g7k_1 = xor(g7k_acc_1, rkw_1) */
 	ldr q9, [sp, #160] /* reload g7x0.3 */
-	eor v30.16b, v30.16b, v9.16b /* g7t_1 = xor(g7t_acc_3, g7x0) */
+	eor v30.16b, v30.16b, v9.16b /* g7t_1 = xor(g7k_1, g7x0) */
 	tbl v30.16b, {v30.16b}, v3.16b /* g7s_1_sr = lookup16(g7t_1, inv_shift_rows) */
 	and v9.16b, v30.16b, v4.16b /* g7s_1_sr_lo = and(g7s_1_sr, nibble_mask) */
 	ushr v30.16b, v30.16b, #4 /* g7s_1_sr_hi = shr(g7s_1_sr) */
@@ -4863,9 +4863,9 @@ sm4_wordslice_neon_aes_batch_ctr_asm:
 	ldr q15, [sp, #224] /* reload g0x3.2 */
 	str q30, [sp, #96] /* spill g7x1.3 */
 	ldr q30, [sp, #272] /* reload g0x0.3 */
-	eor v15.16b, v15.16b, v30.16b /* g0t_acc_4 = xor(g0x3, g0x0) */
-	eor v15.16b, v15.16b, v9.16b /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
-	eor v15.16b, v15.16b, v0.16b /* g0t_2 = xor(g0t_acc_5, g0x1) */
+	eor v15.16b, v15.16b, v30.16b /* g0k_acc_2 = xor(g0x3, g0x0) */
+	eor v15.16b, v15.16b, v9.16b /* g0k_2 = xor(g0k_acc_2, rkw_2) */
+	eor v15.16b, v15.16b, v0.16b /* g0t_2 = xor(g0k_2, g0x1) */
 	tbl v15.16b, {v15.16b}, v3.16b /* g0s_2_sr = lookup16(g0t_2, inv_shift_rows) */
 	and v30.16b, v15.16b, v4.16b /* g0s_2_sr_lo = and(g0s_2_sr, nibble_mask) */
 	ushr v15.16b, v15.16b, #4 /* g0s_2_sr_hi = shr(g0s_2_sr) */
@@ -4889,9 +4889,9 @@ sm4_wordslice_neon_aes_batch_ctr_asm:
 	eor v0.16b, v15.16b, v30.16b /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
 	ldr q30, [sp, #240] /* reload g0x2.2 */
 	eor v0.16b, v30.16b, v0.16b /* g0x_2 = xor(g0x2, g0l_2) */
-	eor v30.16b, v7.16b, v2.16b /* g1t_acc_4 = xor(g1x3, g1x0) */
-	eor v30.16b, v30.16b, v9.16b /* g1t_acc_5 = xor(g1t_acc_4, rkw_2) */
-	eor v30.16b, v30.16b, v1.16b /* g1t_2 = xor(g1t_acc_5, g1x1) */
+	eor v30.16b, v7.16b, v2.16b /* g1k_acc_2 = xor(g1x3, g1x0) */
+	eor v30.16b, v30.16b, v9.16b /* g1k_2 = xor(g1k_acc_2, rkw_2) */
+	eor v30.16b, v30.16b, v1.16b /* g1t_2 = xor(g1k_2, g1x1) */
 	tbl v30.16b, {v30.16b}, v3.16b /* g1s_2_sr = lookup16(g1t_2, inv_shift_rows) */
 	and v15.16b, v30.16b, v4.16b /* g1s_2_sr_lo = and(g1s_2_sr, nibble_mask) */
 	ushr v30.16b, v30.16b, #4 /* g1s_2_sr_hi = shr(g1s_2_sr) */
@@ -4915,9 +4915,9 @@ sm4_wordslice_neon_aes_batch_ctr_asm:
 	eor v7.16b, v15.16b, v30.16b /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
 	ldr q30, [sp, #208] /* reload g1x2.2 */
 	eor v7.16b, v30.16b, v7.16b /* g1x_2 = xor(g1x2, g1l_2) */
-	eor v30.16b, v16.16b, v5.16b /* g2t_acc_4 = xor(g2x3, g2x0) */
-	eor v30.16b, v30.16b, v9.16b /* g2t_acc_5 = xor(g2t_acc_4, rkw_2) */
-	eor v30.16b, v30.16b, v17.16b /* g2t_2 = xor(g2t_acc_5, g2x1) */
+	eor v30.16b, v16.16b, v5.16b /* g2k_acc_2 = xor(g2x3, g2x0) */
+	eor v30.16b, v30.16b, v9.16b /* g2k_2 = xor(g2k_acc_2, rkw_2) */
+	eor v30.16b, v30.16b, v17.16b /* g2t_2 = xor(g2k_2, g2x1) */
 	tbl v30.16b, {v30.16b}, v3.16b /* g2s_2_sr = lookup16(g2t_2, inv_shift_rows) */
 	and v15.16b, v30.16b, v4.16b /* g2s_2_sr_lo = and(g2s_2_sr, nibble_mask) */
 	ushr v30.16b, v30.16b, #4 /* g2s_2_sr_hi = shr(g2s_2_sr) */
@@ -4940,9 +4940,9 @@ sm4_wordslice_neon_aes_batch_ctr_asm:
 	sli v30.4s, v16.4s, #2 /* g2lr2_2 = sli(g2lr2_2_r, g2lg_2) */
 	eor v16.16b, v15.16b, v30.16b /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
 	eor v16.16b, v23.16b, v16.16b /* g2x_2 = xor(g2x2, g2l_2) */
-	eor v23.16b, v20.16b, v18.16b /* g3t_acc_4 = xor(g3x3, g3x0) */
-	eor v23.16b, v23.16b, v9.16b /* g3t_acc_5 = xor(g3t_acc_4, rkw_2) */
-	eor v23.16b, v23.16b, v19.16b /* g3t_2 = xor(g3t_acc_5, g3x1) */
+	eor v23.16b, v20.16b, v18.16b /* g3k_acc_2 = xor(g3x3, g3x0) */
+	eor v23.16b, v23.16b, v9.16b /* g3k_2 = xor(g3k_acc_2, rkw_2) */
+	eor v23.16b, v23.16b, v19.16b /* g3t_2 = xor(g3k_2, g3x1) */
 	tbl v23.16b, {v23.16b}, v3.16b /* g3s_2_sr = lookup16(g3t_2, inv_shift_rows) */
 	and v30.16b, v23.16b, v4.16b /* g3s_2_sr_lo = and(g3s_2_sr, nibble_mask) */
 	ushr v23.16b, v23.16b, #4 /* g3s_2_sr_hi = shr(g3s_2_sr) */
@@ -4964,9 +4964,9 @@ sm4_wordslice_neon_aes_batch_ctr_asm:
 	sli v15.4s, v23.4s, #2 /* g3lr2_2 = sli(g3lr2_2_r, g3lg_2) */
 	eor v23.16b, v30.16b, v15.16b /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
 	eor v23.16b, v27.16b, v23.16b /* g3x_2 = xor(g3x2, g3l_2) */
-	eor v27.16b, v24.16b, v22.16b /* g4t_acc_4 = xor(g4x3, g4x0) */
-	eor v27.16b, v27.16b, v9.16b /* g4t_acc_5 = xor(g4t_acc_4, rkw_2) */
-	eor v27.16b, v27.16b, v21.16b /* g4t_2 = xor(g4t_acc_5, g4x1) */
+	eor v27.16b, v24.16b, v22.16b /* g4k_acc_2 = xor(g4x3, g4x0) */
+	eor v27.16b, v27.16b, v9.16b /* g4k_2 = xor(g4k_acc_2, rkw_2) */
+	eor v27.16b, v27.16b, v21.16b /* g4t_2 = xor(g4k_2, g4x1) */
 	tbl v27.16b, {v27.16b}, v3.16b /* g4s_2_sr = lookup16(g4t_2, inv_shift_rows) */
 	and v30.16b, v27.16b, v4.16b /* g4s_2_sr_lo = and(g4s_2_sr, nibble_mask) */
 	ushr v27.16b, v27.16b, #4 /* g4s_2_sr_hi = shr(g4s_2_sr) */
@@ -4988,9 +4988,9 @@ sm4_wordslice_neon_aes_batch_ctr_asm:
 	sli v15.4s, v27.4s, #2 /* g4lr2_2 = sli(g4lr2_2_r, g4lg_2) */
 	eor v27.16b, v30.16b, v15.16b /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
 	eor v27.16b, v31.16b, v27.16b /* g4x_2 = xor(g4x2, g4l_2) */
-	eor v30.16b, v28.16b, v26.16b /* g5t_acc_4 = xor(g5x3, g5x0) */
-	eor v30.16b, v30.16b, v9.16b /* g5t_acc_5 = xor(g5t_acc_4, rkw_2) */
-	eor v30.16b, v30.16b, v25.16b /* g5t_2 = xor(g5t_acc_5, g5x1) */
+	eor v30.16b, v28.16b, v26.16b /* g5k_acc_2 = xor(g5x3, g5x0) */
+	eor v30.16b, v30.16b, v9.16b /* g5k_2 = xor(g5k_acc_2, rkw_2) */
+	eor v30.16b, v30.16b, v25.16b /* g5t_2 = xor(g5k_2, g5x1) */
 	tbl v30.16b, {v30.16b}, v3.16b /* g5s_2_sr = lookup16(g5t_2, inv_shift_rows) */
 	and v31.16b, v30.16b, v4.16b /* g5s_2_sr_lo = and(g5s_2_sr, nibble_mask) */
 	ushr v30.16b, v30.16b, #4 /* g5s_2_sr_hi = shr(g5s_2_sr) */
@@ -5014,9 +5014,9 @@ sm4_wordslice_neon_aes_batch_ctr_asm:
 	eor v30.16b, v11.16b, v30.16b /* g5x_2 = xor(g5x2, g5l_2) */
 	ldr q31, [sp, #176] /* reload g6x3.2 */
 	ldr q11, [sp, #112] /* reload g6x0.3 */
-	eor v15.16b, v31.16b, v11.16b /* g6t_acc_4 = xor(g6x3, g6x0) */
-	eor v15.16b, v15.16b, v9.16b /* g6t_acc_5 = xor(g6t_acc_4, rkw_2) */
-	eor v15.16b, v15.16b, v29.16b /* g6t_2 = xor(g6t_acc_5, g6x1) */
+	eor v15.16b, v31.16b, v11.16b /* g6k_acc_2 = xor(g6x3, g6x0) */
+	eor v15.16b, v15.16b, v9.16b /* g6k_2 = xor(g6k_acc_2, rkw_2) */
+	eor v15.16b, v15.16b, v29.16b /* g6t_2 = xor(g6k_2, g6x1) */
 	tbl v15.16b, {v15.16b}, v3.16b /* g6s_2_sr = lookup16(g6t_2, inv_shift_rows) */
 	and v31.16b, v15.16b, v4.16b /* g6s_2_sr_lo = and(g6s_2_sr, nibble_mask) */
 	ushr v15.16b, v15.16b, #4 /* g6s_2_sr_hi = shr(g6s_2_sr) */
@@ -5041,10 +5041,10 @@ sm4_wordslice_neon_aes_batch_ctr_asm:
 	eor v31.16b, v11.16b, v31.16b /* g6x_2 = xor(g6x2, g6l_2) */
 	ldr q11, [sp, #192] /* reload g7x3.2 */
 	ldr q15, [sp, #160] /* reload g7x0.3 */
-	eor v11.16b, v11.16b, v15.16b /* g7t_acc_4 = xor(g7x3, g7x0) */
-	eor v9.16b, v11.16b, v9.16b /* g7t_acc_5 = xor(g7t_acc_4, rkw_2) */
+	eor v11.16b, v11.16b, v15.16b /* g7k_acc_2 = xor(g7x3, g7x0) */
+	eor v9.16b, v11.16b, v9.16b /* g7k_2 = xor(g7k_acc_2, rkw_2) */
 	ldr q11, [sp, #96] /* reload g7x1.3 */
-	eor v9.16b, v9.16b, v11.16b /* g7t_2 = xor(g7t_acc_5, g7x1) */
+	eor v9.16b, v9.16b, v11.16b /* g7t_2 = xor(g7k_2, g7x1) */
 	tbl v9.16b, {v9.16b}, v3.16b /* g7s_2_sr = lookup16(g7t_2, inv_shift_rows) */
 	and v11.16b, v9.16b, v4.16b /* g7s_2_sr_lo = and(g7s_2_sr, nibble_mask) */
 	ushr v9.16b, v9.16b, #4 /* g7s_2_sr_hi = shr(g7s_2_sr) */
@@ -5074,9 +5074,9 @@ sm4_wordslice_neon_aes_batch_ctr_asm:
 	ldr q15, [sp, #272] /* reload g0x0.3 */
 	str q9, [sp, #144] /* spill g7x2.3 */
 	ldr q9, [sp, #256] /* reload g0x1.3 */
-	eor v15.16b, v15.16b, v9.16b /* g0t_acc_6 = xor(g0x0, g0x1) */
-	eor v15.16b, v15.16b, v11.16b /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
-	eor v15.16b, v15.16b, v0.16b /* g0t_3 = xor(g0t_acc_7, g0x2) */
+	eor v15.16b, v15.16b, v9.16b /* g0k_acc_3 = xor(g0x0, g0x1) */
+	eor v15.16b, v15.16b, v11.16b /* g0k_3 = xor(g0k_acc_3, rkw_3) */
+	eor v15.16b, v15.16b, v0.16b /* g0t_3 = xor(g0k_3, g0x2) */
 	tbl v15.16b, {v15.16b}, v3.16b /* g0s_3_sr = lookup16(g0t_3, inv_shift_rows) */
 	and v9.16b, v15.16b, v4.16b /* g0s_3_sr_lo = and(g0s_3_sr, nibble_mask) */
 	ushr v15.16b, v15.16b, #4 /* g0s_3_sr_hi = shr(g0s_3_sr) */
@@ -5100,9 +5100,9 @@ sm4_wordslice_neon_aes_batch_ctr_asm:
 	eor v0.16b, v15.16b, v9.16b /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
 	ldr q9, [sp, #224] /* reload g0x3.2 */
 	eor v0.16b, v9.16b, v0.16b /* g0x_3 = xor(g0x3, g0l_3) */
-	eor v9.16b, v2.16b, v1.16b /* g1t_acc_6 = xor(g1x0, g1x1) */
-	eor v9.16b, v9.16b, v11.16b /* g1t_acc_7 = xor(g1t_acc_6, rkw_3) */
-	eor v9.16b, v9.16b, v7.16b /* g1t_3 = xor(g1t_acc_7, g1x2) */
+	eor v9.16b, v2.16b, v1.16b /* g1k_acc_3 = xor(g1x0, g1x1) */
+	eor v9.16b, v9.16b, v11.16b /* g1k_3 = xor(g1k_acc_3, rkw_3) */
+	eor v9.16b, v9.16b, v7.16b /* g1t_3 = xor(g1k_3, g1x2) */
 	tbl v9.16b, {v9.16b}, v3.16b /* g1s_3_sr = lookup16(g1t_3, inv_shift_rows) */
 	and v15.16b, v9.16b, v4.16b /* g1s_3_sr_lo = and(g1s_3_sr, nibble_mask) */
 	ushr v9.16b, v9.16b, #4 /* g1s_3_sr_hi = shr(g1s_3_sr) */
@@ -5126,9 +5126,9 @@ sm4_wordslice_neon_aes_batch_ctr_asm:
 	eor v2.16b, v15.16b, v9.16b /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
 	ldr q9, [sp, #240] /* reload g1x3.2 */
 	eor v2.16b, v9.16b, v2.16b /* g1x_3 = xor(g1x3, g1l_3) */
-	eor v9.16b, v5.16b, v17.16b /* g2t_acc_6 = xor(g2x0, g2x1) */
-	eor v9.16b, v9.16b, v11.16b /* g2t_acc_7 = xor(g2t_acc_6, rkw_3) */
-	eor v9.16b, v9.16b, v16.16b /* g2t_3 = xor(g2t_acc_7, g2x2) */
+	eor v9.16b, v5.16b, v17.16b /* g2k_acc_3 = xor(g2x0, g2x1) */
+	eor v9.16b, v9.16b, v11.16b /* g2k_3 = xor(g2k_acc_3, rkw_3) */
+	eor v9.16b, v9.16b, v16.16b /* g2t_3 = xor(g2k_3, g2x2) */
 	tbl v9.16b, {v9.16b}, v3.16b /* g2s_3_sr = lookup16(g2t_3, inv_shift_rows) */
 	and v15.16b, v9.16b, v4.16b /* g2s_3_sr_lo = and(g2s_3_sr, nibble_mask) */
 	ushr v9.16b, v9.16b, #4 /* g2s_3_sr_hi = shr(g2s_3_sr) */
@@ -5152,9 +5152,9 @@ sm4_wordslice_neon_aes_batch_ctr_asm:
 	eor v5.16b, v15.16b, v9.16b /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
 	ldr q9, [sp, #208] /* reload g2x3.2 */
 	eor v5.16b, v9.16b, v5.16b /* g2x_3 = xor(g2x3, g2l_3) */
-	eor v9.16b, v18.16b, v19.16b /* g3t_acc_6 = xor(g3x0, g3x1) */
-	eor v9.16b, v9.16b, v11.16b /* g3t_acc_7 = xor(g3t_acc_6, rkw_3) */
-	eor v9.16b, v9.16b, v23.16b /* g3t_3 = xor(g3t_acc_7, g3x2) */
+	eor v9.16b, v18.16b, v19.16b /* g3k_acc_3 = xor(g3x0, g3x1) */
+	eor v9.16b, v9.16b, v11.16b /* g3k_3 = xor(g3k_acc_3, rkw_3) */
+	eor v9.16b, v9.16b, v23.16b /* g3t_3 = xor(g3k_3, g3x2) */
 	tbl v9.16b, {v9.16b}, v3.16b /* g3s_3_sr = lookup16(g3t_3, inv_shift_rows) */
 	and v15.16b, v9.16b, v4.16b /* g3s_3_sr_lo = and(g3s_3_sr, nibble_mask) */
 	ushr v9.16b, v9.16b, #4 /* g3s_3_sr_hi = shr(g3s_3_sr) */
@@ -5177,9 +5177,9 @@ sm4_wordslice_neon_aes_batch_ctr_asm:
 	sli v9.4s, v18.4s, #2 /* g3lr2_3 = sli(g3lr2_3_r, g3lg_3) */
 	eor v18.16b, v15.16b, v9.16b /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
 	eor v18.16b, v20.16b, v18.16b /* g3x_3 = xor(g3x3, g3l_3) */
-	eor v20.16b, v22.16b, v21.16b /* g4t_acc_6 = xor(g4x0, g4x1) */
-	eor v20.16b, v20.16b, v11.16b /* g4t_acc_7 = xor(g4t_acc_6, rkw_3) */
-	eor v20.16b, v20.16b, v27.16b /* g4t_3 = xor(g4t_acc_7, g4x2) */
+	eor v20.16b, v22.16b, v21.16b /* g4k_acc_3 = xor(g4x0, g4x1) */
+	eor v20.16b, v20.16b, v11.16b /* g4k_3 = xor(g4k_acc_3, rkw_3) */
+	eor v20.16b, v20.16b, v27.16b /* g4t_3 = xor(g4k_3, g4x2) */
 	tbl v20.16b, {v20.16b}, v3.16b /* g4s_3_sr = lookup16(g4t_3, inv_shift_rows) */
 	and v9.16b, v20.16b, v4.16b /* g4s_3_sr_lo = and(g4s_3_sr, nibble_mask) */
 	ushr v20.16b, v20.16b, #4 /* g4s_3_sr_hi = shr(g4s_3_sr) */
@@ -5201,9 +5201,9 @@ sm4_wordslice_neon_aes_batch_ctr_asm:
 	sli v15.4s, v20.4s, #2 /* g4lr2_3 = sli(g4lr2_3_r, g4lg_3) */
 	eor v20.16b, v9.16b, v15.16b /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
 	eor v20.16b, v24.16b, v20.16b /* g4x_3 = xor(g4x3, g4l_3) */
-	eor v24.16b, v26.16b, v25.16b /* g5t_acc_6 = xor(g5x0, g5x1) */
-	eor v24.16b, v24.16b, v11.16b /* g5t_acc_7 = xor(g5t_acc_6, rkw_3) */
-	eor v24.16b, v24.16b, v30.16b /* g5t_3 = xor(g5t_acc_7, g5x2) */
+	eor v24.16b, v26.16b, v25.16b /* g5k_acc_3 = xor(g5x0, g5x1) */
+	eor v24.16b, v24.16b, v11.16b /* g5k_3 = xor(g5k_acc_3, rkw_3) */
+	eor v24.16b, v24.16b, v30.16b /* g5t_3 = xor(g5k_3, g5x2) */
 	tbl v24.16b, {v24.16b}, v3.16b /* g5s_3_sr = lookup16(g5t_3, inv_shift_rows) */
 	and v9.16b, v24.16b, v4.16b /* g5s_3_sr_lo = and(g5s_3_sr, nibble_mask) */
 	ushr v24.16b, v24.16b, #4 /* g5s_3_sr_hi = shr(g5s_3_sr) */
@@ -5226,9 +5226,9 @@ sm4_wordslice_neon_aes_batch_ctr_asm:
 	eor v24.16b, v9.16b, v15.16b /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
 	eor v24.16b, v28.16b, v24.16b /* g5x_3 = xor(g5x3, g5l_3) */
 	ldr q28, [sp, #112] /* reload g6x0.3 */
-	eor v9.16b, v28.16b, v29.16b /* g6t_acc_6 = xor(g6x0, g6x1) */
-	eor v9.16b, v9.16b, v11.16b /* g6t_acc_7 = xor(g6t_acc_6, rkw_3) */
-	eor v9.16b, v9.16b, v31.16b /* g6t_3 = xor(g6t_acc_7, g6x2) */
+	eor v9.16b, v28.16b, v29.16b /* g6k_acc_3 = xor(g6x0, g6x1) */
+	eor v9.16b, v9.16b, v11.16b /* g6k_3 = xor(g6k_acc_3, rkw_3) */
+	eor v9.16b, v9.16b, v31.16b /* g6t_3 = xor(g6k_3, g6x2) */
 	tbl v9.16b, {v9.16b}, v3.16b /* g6s_3_sr = lookup16(g6t_3, inv_shift_rows) */
 	and v15.16b, v9.16b, v4.16b /* g6s_3_sr_lo = and(g6s_3_sr, nibble_mask) */
 	ushr v9.16b, v9.16b, #4 /* g6s_3_sr_hi = shr(g6s_3_sr) */
@@ -5253,10 +5253,10 @@ sm4_wordslice_neon_aes_batch_ctr_asm:
 	eor v28.16b, v9.16b, v28.16b /* g6x_3 = xor(g6x3, g6l_3) */
 	ldr q9, [sp, #160] /* reload g7x0.3 */
 	ldr q15, [sp, #96] /* reload g7x1.3 */
-	eor v9.16b, v9.16b, v15.16b /* g7t_acc_6 = xor(g7x0, g7x1) */
-	eor v9.16b, v9.16b, v11.16b /* g7t_acc_7 = xor(g7t_acc_6, rkw_3) */
+	eor v9.16b, v9.16b, v15.16b /* g7k_acc_3 = xor(g7x0, g7x1) */
+	eor v9.16b, v9.16b, v11.16b /* g7k_3 = xor(g7k_acc_3, rkw_3) */
 	ldr q11, [sp, #144] /* reload g7x2.3 */
-	eor v9.16b, v9.16b, v11.16b /* g7t_3 = xor(g7t_acc_7, g7x2) */
+	eor v9.16b, v9.16b, v11.16b /* g7t_3 = xor(g7k_3, g7x2) */
 	tbl v9.16b, {v9.16b}, v3.16b /* g7s_3_sr = lookup16(g7t_3, inv_shift_rows) */
 	and v11.16b, v9.16b, v4.16b /* g7s_3_sr_lo = and(g7s_3_sr, nibble_mask) */
 	tbl v11.16b, {v10.16b}, v11.16b /* g7a_3_1_l = lookup16(tbl_lo, g7s_3_sr_lo) */
@@ -5754,9 +5754,9 @@ sm4_wordslice_neon_aes_batch_xts_asm:
 
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	ld1r {v0.4s}, [x5] /* rkw = bcast32() */
-	eor v29.16b, v2.16b, v4.16b /* g0t_acc = xor(g0x1, g0x2) */
-	eor v29.16b, v29.16b, v0.16b /* g0t_acc_1 = xor(g0t_acc, rkw) */
-	eor v29.16b, v29.16b, v9.16b /* g0t = xor(g0t_acc_1, g0x3) */
+	eor v29.16b, v2.16b, v4.16b /* g0k_acc = xor(g0x1, g0x2) */
+	eor v29.16b, v29.16b, v0.16b /* g0k = xor(g0k_acc, rkw) */
+	eor v29.16b, v29.16b, v9.16b /* g0t = xor(g0k, g0x3) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_8_inv_shift_rows
 	ldr q31, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_8_inv_shift_rows] /* inv_shift_rows = const() */
 	tbl v29.16b, {v29.16b}, v31.16b /* g0s_sr = lookup16(g0t, inv_shift_rows) */
@@ -5797,9 +5797,9 @@ sm4_wordslice_neon_aes_batch_xts_asm:
 	sli v9.4s, v29.4s, #2 /* g0lr2 = sli(g0lr2_r, g0lg) */
 	eor v2.16b, v2.16b, v9.16b /* g0l = xor(g0l_acc, g0lr2) */
 	eor v2.16b, v3.16b, v2.16b /* g0x = xor(g0x0, g0l) */
-	eor v3.16b, v6.16b, v16.16b /* g1t_acc = xor(g1x1, g1x2) */
-	eor v3.16b, v3.16b, v0.16b /* g1t_acc_1 = xor(g1t_acc, rkw) */
-	eor v3.16b, v3.16b, v1.16b /* g1t = xor(g1t_acc_1, g1x3) */
+	eor v3.16b, v6.16b, v16.16b /* g1k_acc = xor(g1x1, g1x2) */
+	eor v3.16b, v3.16b, v0.16b /* g1k = xor(g1k_acc, rkw) */
+	eor v3.16b, v3.16b, v1.16b /* g1t = xor(g1k, g1x3) */
 	tbl v3.16b, {v3.16b}, v31.16b /* g1s_sr = lookup16(g1t, inv_shift_rows) */
 	and v29.16b, v3.16b, v10.16b /* g1s_sr_lo = and(g1s_sr, nibble_mask) */
 	ushr v3.16b, v3.16b, #4 /* g1s_sr_hi = shr(g1s_sr) */
@@ -5821,9 +5821,9 @@ sm4_wordslice_neon_aes_batch_xts_asm:
 	sli v9.4s, v3.4s, #2 /* g1lr2 = sli(g1lr2_r, g1lg) */
 	eor v3.16b, v29.16b, v9.16b /* g1l = xor(g1l_acc, g1lr2) */
 	eor v3.16b, v7.16b, v3.16b /* g1x = xor(g1x0, g1l) */
-	eor v7.16b, v18.16b, v20.16b /* g2t_acc = xor(g2x1, g2x2) */
-	eor v7.16b, v7.16b, v0.16b /* g2t_acc_1 = xor(g2t_acc, rkw) */
-	eor v7.16b, v7.16b, v5.16b /* g2t = xor(g2t_acc_1, g2x3) */
+	eor v7.16b, v18.16b, v20.16b /* g2k_acc = xor(g2x1, g2x2) */
+	eor v7.16b, v7.16b, v0.16b /* g2k = xor(g2k_acc, rkw) */
+	eor v7.16b, v7.16b, v5.16b /* g2t = xor(g2k, g2x3) */
 	tbl v7.16b, {v7.16b}, v31.16b /* g2s_sr = lookup16(g2t, inv_shift_rows) */
 	and v29.16b, v7.16b, v10.16b /* g2s_sr_lo = and(g2s_sr, nibble_mask) */
 	ushr v7.16b, v7.16b, #4 /* g2s_sr_hi = shr(g2s_sr) */
@@ -5845,9 +5845,9 @@ sm4_wordslice_neon_aes_batch_xts_asm:
 	sli v9.4s, v7.4s, #2 /* g2lr2 = sli(g2lr2_r, g2lg) */
 	eor v7.16b, v29.16b, v9.16b /* g2l = xor(g2l_acc, g2lr2) */
 	eor v7.16b, v19.16b, v7.16b /* g2x = xor(g2x0, g2l) */
-	eor v19.16b, v22.16b, v24.16b /* g3t_acc = xor(g3x1, g3x2) */
-	eor v19.16b, v19.16b, v0.16b /* g3t_acc_1 = xor(g3t_acc, rkw) */
-	eor v19.16b, v19.16b, v17.16b /* g3t = xor(g3t_acc_1, g3x3) */
+	eor v19.16b, v22.16b, v24.16b /* g3k_acc = xor(g3x1, g3x2) */
+	eor v19.16b, v19.16b, v0.16b /* g3k = xor(g3k_acc, rkw) */
+	eor v19.16b, v19.16b, v17.16b /* g3t = xor(g3k, g3x3) */
 	tbl v19.16b, {v19.16b}, v31.16b /* g3s_sr = lookup16(g3t, inv_shift_rows) */
 	and v29.16b, v19.16b, v10.16b /* g3s_sr_lo = and(g3s_sr, nibble_mask) */
 	ushr v19.16b, v19.16b, #4 /* g3s_sr_hi = shr(g3s_sr) */
@@ -5869,9 +5869,9 @@ sm4_wordslice_neon_aes_batch_xts_asm:
 	sli v9.4s, v19.4s, #2 /* g3lr2 = sli(g3lr2_r, g3lg) */
 	eor v19.16b, v29.16b, v9.16b /* g3l = xor(g3l_acc, g3lr2) */
 	eor v19.16b, v23.16b, v19.16b /* g3x = xor(g3x0, g3l) */
-	eor v23.16b, v26.16b, v28.16b /* g4t_acc = xor(g4x1, g4x2) */
-	eor v23.16b, v23.16b, v0.16b /* g4t_acc_1 = xor(g4t_acc, rkw) */
-	eor v23.16b, v23.16b, v21.16b /* g4t = xor(g4t_acc_1, g4x3) */
+	eor v23.16b, v26.16b, v28.16b /* g4k_acc = xor(g4x1, g4x2) */
+	eor v23.16b, v23.16b, v0.16b /* g4k = xor(g4k_acc, rkw) */
+	eor v23.16b, v23.16b, v21.16b /* g4t = xor(g4k, g4x3) */
 	tbl v23.16b, {v23.16b}, v31.16b /* g4s_sr = lookup16(g4t, inv_shift_rows) */
 	and v29.16b, v23.16b, v10.16b /* g4s_sr_lo = and(g4s_sr, nibble_mask) */
 	ushr v23.16b, v23.16b, #4 /* g4s_sr_hi = shr(g4s_sr) */
@@ -5893,9 +5893,9 @@ sm4_wordslice_neon_aes_batch_xts_asm:
 	sli v9.4s, v23.4s, #2 /* g4lr2 = sli(g4lr2_r, g4lg) */
 	eor v23.16b, v29.16b, v9.16b /* g4l = xor(g4l_acc, g4lr2) */
 	eor v23.16b, v27.16b, v23.16b /* g4x = xor(g4x0, g4l) */
-	eor v27.16b, v30.16b, v8.16b /* g5t_acc = xor(g5x1, g5x2) */
-	eor v27.16b, v27.16b, v0.16b /* g5t_acc_1 = xor(g5t_acc, rkw) */
-	eor v27.16b, v27.16b, v25.16b /* g5t = xor(g5t_acc_1, g5x3) */
+	eor v27.16b, v30.16b, v8.16b /* g5k_acc = xor(g5x1, g5x2) */
+	eor v27.16b, v27.16b, v0.16b /* g5k = xor(g5k_acc, rkw) */
+	eor v27.16b, v27.16b, v25.16b /* g5t = xor(g5k, g5x3) */
 	tbl v27.16b, {v27.16b}, v31.16b /* g5s_sr = lookup16(g5t, inv_shift_rows) */
 	and v29.16b, v27.16b, v10.16b /* g5s_sr_lo = and(g5s_sr, nibble_mask) */
 	ushr v27.16b, v27.16b, #4 /* g5s_sr_hi = shr(g5s_sr) */
@@ -5920,10 +5920,10 @@ sm4_wordslice_neon_aes_batch_xts_asm:
 	eor v27.16b, v29.16b, v27.16b /* g5x = xor(g5x0, g5l) */
 	ldr q29, [sp, #112] /* reload g6x1.2 */
 	ldr q9, [sp, #144] /* reload g6x2.2 */
-	eor v29.16b, v29.16b, v9.16b /* g6t_acc = xor(g6x1, g6x2) */
-	eor v29.16b, v29.16b, v0.16b /* g6t_acc_1 = xor(g6t_acc, rkw) */
+	eor v29.16b, v29.16b, v9.16b /* g6k_acc = xor(g6x1, g6x2) */
+	eor v29.16b, v29.16b, v0.16b /* g6k = xor(g6k_acc, rkw) */
 	ldr q9, [sp, #176] /* reload g6x3.2 */
-	eor v29.16b, v29.16b, v9.16b /* g6t = xor(g6t_acc_1, g6x3) */
+	eor v29.16b, v29.16b, v9.16b /* g6t = xor(g6k, g6x3) */
 	tbl v29.16b, {v29.16b}, v31.16b /* g6s_sr = lookup16(g6t, inv_shift_rows) */
 	and v9.16b, v29.16b, v10.16b /* g6s_sr_lo = and(g6s_sr, nibble_mask) */
 	ushr v29.16b, v29.16b, #4 /* g6s_sr_hi = shr(g6s_sr) */
@@ -5949,10 +5949,10 @@ sm4_wordslice_neon_aes_batch_xts_asm:
 	eor v29.16b, v30.16b, v29.16b /* g6x = xor(g6x0, g6l) */
 	ldr q30, [sp, #128] /* reload g7x1.2 */
 	ldr q9, [sp, #160] /* reload g7x2.2 */
-	eor v30.16b, v30.16b, v9.16b /* g7t_acc = xor(g7x1, g7x2) */
-	eor v0.16b, v30.16b, v0.16b /* g7t_acc_1 = xor(g7t_acc, rkw) */
+	eor v30.16b, v30.16b, v9.16b /* g7k_acc = xor(g7x1, g7x2) */
+	eor v0.16b, v30.16b, v0.16b /* g7k = xor(g7k_acc, rkw) */
 	ldr q30, [sp, #192] /* reload g7x3.2 */
-	eor v0.16b, v0.16b, v30.16b /* g7t = xor(g7t_acc_1, g7x3) */
+	eor v0.16b, v0.16b, v30.16b /* g7t = xor(g7k, g7x3) */
 	tbl v0.16b, {v0.16b}, v31.16b /* g7s_sr = lookup16(g7t, inv_shift_rows) */
 	and v30.16b, v0.16b, v10.16b /* g7s_sr_lo = and(g7s_sr, nibble_mask) */
 	ushr v0.16b, v0.16b, #4 /* g7s_sr_hi = shr(g7s_sr) */
@@ -5982,9 +5982,9 @@ sm4_wordslice_neon_aes_batch_xts_asm:
 	ldr q9, [sp, #224] /* reload g0x2.2 */
 	str q0, [sp, #96] /* spill g7x0.3 */
 	ldr q0, [sp, #240] /* reload g0x3.2 */
-	eor v9.16b, v9.16b, v0.16b /* g0t_acc_2 = xor(g0x2, g0x3) */
-	eor v9.16b, v9.16b, v30.16b /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
-	eor v9.16b, v9.16b, v2.16b /* g0t_1 = xor(g0t_acc_3, g0x0) */
+	eor v9.16b, v9.16b, v0.16b /* g0k_acc_1 = xor(g0x2, g0x3) */
+	eor v9.16b, v9.16b, v30.16b /* g0k_1 = xor(g0k_acc_1, rkw_1) */
+	eor v9.16b, v9.16b, v2.16b /* g0t_1 = xor(g0k_1, g0x0) */
 	tbl v9.16b, {v9.16b}, v31.16b /* g0s_1_sr = lookup16(g0t_1, inv_shift_rows) */
 	and v0.16b, v9.16b, v10.16b /* g0s_1_sr_lo = and(g0s_1_sr, nibble_mask) */
 	ushr v9.16b, v9.16b, #4 /* g0s_1_sr_hi = shr(g0s_1_sr) */
@@ -6008,9 +6008,9 @@ sm4_wordslice_neon_aes_batch_xts_asm:
 	eor v0.16b, v9.16b, v2.16b /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
 	ldr q2, [sp, #208] /* reload g0x1.2 */
 	eor v0.16b, v2.16b, v0.16b /* g0x_1 = xor(g0x1, g0l_1) */
-	eor v2.16b, v16.16b, v1.16b /* g1t_acc_2 = xor(g1x2, g1x3) */
-	eor v2.16b, v2.16b, v30.16b /* g1t_acc_3 = xor(g1t_acc_2, rkw_1) */
-	eor v2.16b, v2.16b, v3.16b /* g1t_1 = xor(g1t_acc_3, g1x0) */
+	eor v2.16b, v16.16b, v1.16b /* g1k_acc_1 = xor(g1x2, g1x3) */
+	eor v2.16b, v2.16b, v30.16b /* g1k_1 = xor(g1k_acc_1, rkw_1) */
+	eor v2.16b, v2.16b, v3.16b /* g1t_1 = xor(g1k_1, g1x0) */
 	tbl v2.16b, {v2.16b}, v31.16b /* g1s_1_sr = lookup16(g1t_1, inv_shift_rows) */
 	and v9.16b, v2.16b, v10.16b /* g1s_1_sr_lo = and(g1s_1_sr, nibble_mask) */
 	ushr v2.16b, v2.16b, #4 /* g1s_1_sr_hi = shr(g1s_1_sr) */
@@ -6033,9 +6033,9 @@ sm4_wordslice_neon_aes_batch_xts_asm:
 	sli v16.4s, v2.4s, #2 /* g1lr2_1 = sli(g1lr2_1_r, g1lg_1) */
 	eor v2.16b, v9.16b, v16.16b /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
 	eor v2.16b, v6.16b, v2.16b /* g1x_1 = xor(g1x1, g1l_1) */
-	eor v6.16b, v20.16b, v5.16b /* g2t_acc_2 = xor(g2x2, g2x3) */
-	eor v6.16b, v6.16b, v30.16b /* g2t_acc_3 = xor(g2t_acc_2, rkw_1) */
-	eor v6.16b, v6.16b, v7.16b /* g2t_1 = xor(g2t_acc_3, g2x0) */
+	eor v6.16b, v20.16b, v5.16b /* g2k_acc_1 = xor(g2x2, g2x3) */
+	eor v6.16b, v6.16b, v30.16b /* g2k_1 = xor(g2k_acc_1, rkw_1) */
+	eor v6.16b, v6.16b, v7.16b /* g2t_1 = xor(g2k_1, g2x0) */
 	tbl v6.16b, {v6.16b}, v31.16b /* g2s_1_sr = lookup16(g2t_1, inv_shift_rows) */
 	and v16.16b, v6.16b, v10.16b /* g2s_1_sr_lo = and(g2s_1_sr, nibble_mask) */
 	ushr v6.16b, v6.16b, #4 /* g2s_1_sr_hi = shr(g2s_1_sr) */
@@ -6057,9 +6057,9 @@ sm4_wordslice_neon_aes_batch_xts_asm:
 	sli v9.4s, v6.4s, #2 /* g2lr2_1 = sli(g2lr2_1_r, g2lg_1) */
 	eor v6.16b, v16.16b, v9.16b /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
 	eor v6.16b, v18.16b, v6.16b /* g2x_1 = xor(g2x1, g2l_1) */
-	eor v16.16b, v24.16b, v17.16b /* g3t_acc_2 = xor(g3x2, g3x3) */
-	eor v16.16b, v16.16b, v30.16b /* g3t_acc_3 = xor(g3t_acc_2, rkw_1) */
-	eor v16.16b, v16.16b, v19.16b /* g3t_1 = xor(g3t_acc_3, g3x0) */
+	eor v16.16b, v24.16b, v17.16b /* g3k_acc_1 = xor(g3x2, g3x3) */
+	eor v16.16b, v16.16b, v30.16b /* g3k_1 = xor(g3k_acc_1, rkw_1) */
+	eor v16.16b, v16.16b, v19.16b /* g3t_1 = xor(g3k_1, g3x0) */
 	tbl v16.16b, {v16.16b}, v31.16b /* g3s_1_sr = lookup16(g3t_1, inv_shift_rows) */
 	and v18.16b, v16.16b, v10.16b /* g3s_1_sr_lo = and(g3s_1_sr, nibble_mask) */
 	ushr v16.16b, v16.16b, #4 /* g3s_1_sr_hi = shr(g3s_1_sr) */
@@ -6081,9 +6081,9 @@ sm4_wordslice_neon_aes_batch_xts_asm:
 	sli v9.4s, v16.4s, #2 /* g3lr2_1 = sli(g3lr2_1_r, g3lg_1) */
 	eor v16.16b, v18.16b, v9.16b /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
 	eor v16.16b, v22.16b, v16.16b /* g3x_1 = xor(g3x1, g3l_1) */
-	eor v18.16b, v28.16b, v21.16b /* g4t_acc_2 = xor(g4x2, g4x3) */
-	eor v18.16b, v18.16b, v30.16b /* g4t_acc_3 = xor(g4t_acc_2, rkw_1) */
-	eor v18.16b, v18.16b, v23.16b /* g4t_1 = xor(g4t_acc_3, g4x0) */
+	eor v18.16b, v28.16b, v21.16b /* g4k_acc_1 = xor(g4x2, g4x3) */
+	eor v18.16b, v18.16b, v30.16b /* g4k_1 = xor(g4k_acc_1, rkw_1) */
+	eor v18.16b, v18.16b, v23.16b /* g4t_1 = xor(g4k_1, g4x0) */
 	tbl v18.16b, {v18.16b}, v31.16b /* g4s_1_sr = lookup16(g4t_1, inv_shift_rows) */
 	and v22.16b, v18.16b, v10.16b /* g4s_1_sr_lo = and(g4s_1_sr, nibble_mask) */
 	ushr v18.16b, v18.16b, #4 /* g4s_1_sr_hi = shr(g4s_1_sr) */
@@ -6105,9 +6105,9 @@ sm4_wordslice_neon_aes_batch_xts_asm:
 	sli v9.4s, v18.4s, #2 /* g4lr2_1 = sli(g4lr2_1_r, g4lg_1) */
 	eor v18.16b, v22.16b, v9.16b /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
 	eor v18.16b, v26.16b, v18.16b /* g4x_1 = xor(g4x1, g4l_1) */
-	eor v22.16b, v8.16b, v25.16b /* g5t_acc_2 = xor(g5x2, g5x3) */
-	eor v22.16b, v22.16b, v30.16b /* g5t_acc_3 = xor(g5t_acc_2, rkw_1) */
-	eor v22.16b, v22.16b, v27.16b /* g5t_1 = xor(g5t_acc_3, g5x0) */
+	eor v22.16b, v8.16b, v25.16b /* g5k_acc_1 = xor(g5x2, g5x3) */
+	eor v22.16b, v22.16b, v30.16b /* g5k_1 = xor(g5k_acc_1, rkw_1) */
+	eor v22.16b, v22.16b, v27.16b /* g5t_1 = xor(g5k_1, g5x0) */
 	tbl v22.16b, {v22.16b}, v31.16b /* g5s_1_sr = lookup16(g5t_1, inv_shift_rows) */
 	and v26.16b, v22.16b, v10.16b /* g5s_1_sr_lo = and(g5s_1_sr, nibble_mask) */
 	ushr v22.16b, v22.16b, #4 /* g5s_1_sr_hi = shr(g5s_1_sr) */
@@ -6132,9 +6132,9 @@ sm4_wordslice_neon_aes_batch_xts_asm:
 	eor v22.16b, v26.16b, v22.16b /* g5x_1 = xor(g5x1, g5l_1) */
 	ldr q26, [sp, #144] /* reload g6x2.2 */
 	ldr q9, [sp, #176] /* reload g6x3.2 */
-	eor v26.16b, v26.16b, v9.16b /* g6t_acc_2 = xor(g6x2, g6x3) */
-	eor v26.16b, v26.16b, v30.16b /* g6t_acc_3 = xor(g6t_acc_2, rkw_1) */
-	eor v26.16b, v26.16b, v29.16b /* g6t_1 = xor(g6t_acc_3, g6x0) */
+	eor v26.16b, v26.16b, v9.16b /* g6k_acc_1 = xor(g6x2, g6x3) */
+	eor v26.16b, v26.16b, v30.16b /* g6k_1 = xor(g6k_acc_1, rkw_1) */
+	eor v26.16b, v26.16b, v29.16b /* g6t_1 = xor(g6k_1, g6x0) */
 	tbl v26.16b, {v26.16b}, v31.16b /* g6s_1_sr = lookup16(g6t_1, inv_shift_rows) */
 	and v9.16b, v26.16b, v10.16b /* g6s_1_sr_lo = and(g6s_1_sr, nibble_mask) */
 	ushr v26.16b, v26.16b, #4 /* g6s_1_sr_hi = shr(g6s_1_sr) */
@@ -6160,10 +6160,10 @@ sm4_wordslice_neon_aes_batch_xts_asm:
 	eor v26.16b, v29.16b, v26.16b /* g6x_1 = xor(g6x1, g6l_1) */
 	ldr q29, [sp, #160] /* reload g7x2.2 */
 	ldr q9, [sp, #192] /* reload g7x3.2 */
-	eor v29.16b, v29.16b, v9.16b /* g7t_acc_2 = xor(g7x2, g7x3) */
-	eor v29.16b, v29.16b, v30.16b /* g7t_acc_3 = xor(g7t_acc_2, rkw_1) */
+	eor v29.16b, v29.16b, v9.16b /* g7k_acc_1 = xor(g7x2, g7x3) */
+	eor v29.16b, v29.16b, v30.16b /* g7k_1 = xor(g7k_acc_1, rkw_1) */
 	ldr q30, [sp, #96] /* reload g7x0.3 */
-	eor v29.16b, v29.16b, v30.16b /* g7t_1 = xor(g7t_acc_3, g7x0) */
+	eor v29.16b, v29.16b, v30.16b /* g7t_1 = xor(g7k_1, g7x0) */
 	tbl v29.16b, {v29.16b}, v31.16b /* g7s_1_sr = lookup16(g7t_1, inv_shift_rows) */
 	and v30.16b, v29.16b, v10.16b /* g7s_1_sr_lo = and(g7s_1_sr, nibble_mask) */
 	ushr v29.16b, v29.16b, #4 /* g7s_1_sr_hi = shr(g7s_1_sr) */
@@ -6193,9 +6193,9 @@ sm4_wordslice_neon_aes_batch_xts_asm:
 	ldr q9, [sp, #240] /* reload g0x3.2 */
 	str q29, [sp, #128] /* spill g7x1.3 */
 	ldr q29, [sp, #272] /* reload g0x0.3 */
-	eor v9.16b, v9.16b, v29.16b /* g0t_acc_4 = xor(g0x3, g0x0) */
-	eor v9.16b, v9.16b, v30.16b /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
-	eor v9.16b, v9.16b, v0.16b /* g0t_2 = xor(g0t_acc_5, g0x1) */
+	eor v9.16b, v9.16b, v29.16b /* g0k_acc_2 = xor(g0x3, g0x0) */
+	eor v9.16b, v9.16b, v30.16b /* g0k_2 = xor(g0k_acc_2, rkw_2) */
+	eor v9.16b, v9.16b, v0.16b /* g0t_2 = xor(g0k_2, g0x1) */
 	tbl v9.16b, {v9.16b}, v31.16b /* g0s_2_sr = lookup16(g0t_2, inv_shift_rows) */
 	and v29.16b, v9.16b, v10.16b /* g0s_2_sr_lo = and(g0s_2_sr, nibble_mask) */
 	ushr v9.16b, v9.16b, #4 /* g0s_2_sr_hi = shr(g0s_2_sr) */
@@ -6219,9 +6219,9 @@ sm4_wordslice_neon_aes_batch_xts_asm:
 	eor v0.16b, v9.16b, v29.16b /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
 	ldr q29, [sp, #224] /* reload g0x2.2 */
 	eor v0.16b, v29.16b, v0.16b /* g0x_2 = xor(g0x2, g0l_2) */
-	eor v29.16b, v1.16b, v3.16b /* g1t_acc_4 = xor(g1x3, g1x0) */
-	eor v29.16b, v29.16b, v30.16b /* g1t_acc_5 = xor(g1t_acc_4, rkw_2) */
-	eor v29.16b, v29.16b, v2.16b /* g1t_2 = xor(g1t_acc_5, g1x1) */
+	eor v29.16b, v1.16b, v3.16b /* g1k_acc_2 = xor(g1x3, g1x0) */
+	eor v29.16b, v29.16b, v30.16b /* g1k_2 = xor(g1k_acc_2, rkw_2) */
+	eor v29.16b, v29.16b, v2.16b /* g1t_2 = xor(g1k_2, g1x1) */
 	tbl v29.16b, {v29.16b}, v31.16b /* g1s_2_sr = lookup16(g1t_2, inv_shift_rows) */
 	and v9.16b, v29.16b, v10.16b /* g1s_2_sr_lo = and(g1s_2_sr, nibble_mask) */
 	ushr v29.16b, v29.16b, #4 /* g1s_2_sr_hi = shr(g1s_2_sr) */
@@ -6245,9 +6245,9 @@ sm4_wordslice_neon_aes_batch_xts_asm:
 	eor v1.16b, v9.16b, v29.16b /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
 	ldr q29, [sp, #208] /* reload g1x2.2 */
 	eor v1.16b, v29.16b, v1.16b /* g1x_2 = xor(g1x2, g1l_2) */
-	eor v29.16b, v5.16b, v7.16b /* g2t_acc_4 = xor(g2x3, g2x0) */
-	eor v29.16b, v29.16b, v30.16b /* g2t_acc_5 = xor(g2t_acc_4, rkw_2) */
-	eor v29.16b, v29.16b, v6.16b /* g2t_2 = xor(g2t_acc_5, g2x1) */
+	eor v29.16b, v5.16b, v7.16b /* g2k_acc_2 = xor(g2x3, g2x0) */
+	eor v29.16b, v29.16b, v30.16b /* g2k_2 = xor(g2k_acc_2, rkw_2) */
+	eor v29.16b, v29.16b, v6.16b /* g2t_2 = xor(g2k_2, g2x1) */
 	tbl v29.16b, {v29.16b}, v31.16b /* g2s_2_sr = lookup16(g2t_2, inv_shift_rows) */
 	and v9.16b, v29.16b, v10.16b /* g2s_2_sr_lo = and(g2s_2_sr, nibble_mask) */
 	ushr v29.16b, v29.16b, #4 /* g2s_2_sr_hi = shr(g2s_2_sr) */
@@ -6270,9 +6270,9 @@ sm4_wordslice_neon_aes_batch_xts_asm:
 	sli v29.4s, v5.4s, #2 /* g2lr2_2 = sli(g2lr2_2_r, g2lg_2) */
 	eor v5.16b, v9.16b, v29.16b /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
 	eor v5.16b, v20.16b, v5.16b /* g2x_2 = xor(g2x2, g2l_2) */
-	eor v20.16b, v17.16b, v19.16b /* g3t_acc_4 = xor(g3x3, g3x0) */
-	eor v20.16b, v20.16b, v30.16b /* g3t_acc_5 = xor(g3t_acc_4, rkw_2) */
-	eor v20.16b, v20.16b, v16.16b /* g3t_2 = xor(g3t_acc_5, g3x1) */
+	eor v20.16b, v17.16b, v19.16b /* g3k_acc_2 = xor(g3x3, g3x0) */
+	eor v20.16b, v20.16b, v30.16b /* g3k_2 = xor(g3k_acc_2, rkw_2) */
+	eor v20.16b, v20.16b, v16.16b /* g3t_2 = xor(g3k_2, g3x1) */
 	tbl v20.16b, {v20.16b}, v31.16b /* g3s_2_sr = lookup16(g3t_2, inv_shift_rows) */
 	and v29.16b, v20.16b, v10.16b /* g3s_2_sr_lo = and(g3s_2_sr, nibble_mask) */
 	ushr v20.16b, v20.16b, #4 /* g3s_2_sr_hi = shr(g3s_2_sr) */
@@ -6294,9 +6294,9 @@ sm4_wordslice_neon_aes_batch_xts_asm:
 	sli v9.4s, v20.4s, #2 /* g3lr2_2 = sli(g3lr2_2_r, g3lg_2) */
 	eor v20.16b, v29.16b, v9.16b /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
 	eor v20.16b, v24.16b, v20.16b /* g3x_2 = xor(g3x2, g3l_2) */
-	eor v24.16b, v21.16b, v23.16b /* g4t_acc_4 = xor(g4x3, g4x0) */
-	eor v24.16b, v24.16b, v30.16b /* g4t_acc_5 = xor(g4t_acc_4, rkw_2) */
-	eor v24.16b, v24.16b, v18.16b /* g4t_2 = xor(g4t_acc_5, g4x1) */
+	eor v24.16b, v21.16b, v23.16b /* g4k_acc_2 = xor(g4x3, g4x0) */
+	eor v24.16b, v24.16b, v30.16b /* g4k_2 = xor(g4k_acc_2, rkw_2) */
+	eor v24.16b, v24.16b, v18.16b /* g4t_2 = xor(g4k_2, g4x1) */
 	tbl v24.16b, {v24.16b}, v31.16b /* g4s_2_sr = lookup16(g4t_2, inv_shift_rows) */
 	and v29.16b, v24.16b, v10.16b /* g4s_2_sr_lo = and(g4s_2_sr, nibble_mask) */
 	ushr v24.16b, v24.16b, #4 /* g4s_2_sr_hi = shr(g4s_2_sr) */
@@ -6318,9 +6318,9 @@ sm4_wordslice_neon_aes_batch_xts_asm:
 	sli v9.4s, v24.4s, #2 /* g4lr2_2 = sli(g4lr2_2_r, g4lg_2) */
 	eor v24.16b, v29.16b, v9.16b /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
 	eor v24.16b, v28.16b, v24.16b /* g4x_2 = xor(g4x2, g4l_2) */
-	eor v28.16b, v25.16b, v27.16b /* g5t_acc_4 = xor(g5x3, g5x0) */
-	eor v28.16b, v28.16b, v30.16b /* g5t_acc_5 = xor(g5t_acc_4, rkw_2) */
-	eor v28.16b, v28.16b, v22.16b /* g5t_2 = xor(g5t_acc_5, g5x1) */
+	eor v28.16b, v25.16b, v27.16b /* g5k_acc_2 = xor(g5x3, g5x0) */
+	eor v28.16b, v28.16b, v30.16b /* g5k_2 = xor(g5k_acc_2, rkw_2) */
+	eor v28.16b, v28.16b, v22.16b /* g5t_2 = xor(g5k_2, g5x1) */
 	tbl v28.16b, {v28.16b}, v31.16b /* g5s_2_sr = lookup16(g5t_2, inv_shift_rows) */
 	and v29.16b, v28.16b, v10.16b /* g5s_2_sr_lo = and(g5s_2_sr, nibble_mask) */
 	ushr v28.16b, v28.16b, #4 /* g5s_2_sr_hi = shr(g5s_2_sr) */
@@ -6344,9 +6344,9 @@ sm4_wordslice_neon_aes_batch_xts_asm:
 	eor v28.16b, v8.16b, v28.16b /* g5x_2 = xor(g5x2, g5l_2) */
 	ldr q29, [sp, #176] /* reload g6x3.2 */
 	ldr q8, [sp, #80] /* reload g6x0.3 */
-	eor v9.16b, v29.16b, v8.16b /* g6t_acc_4 = xor(g6x3, g6x0) */
-	eor v9.16b, v9.16b, v30.16b /* g6t_acc_5 = xor(g6t_acc_4, rkw_2) */
-	eor v9.16b, v9.16b, v26.16b /* g6t_2 = xor(g6t_acc_5, g6x1) */
+	eor v9.16b, v29.16b, v8.16b /* g6k_acc_2 = xor(g6x3, g6x0) */
+	eor v9.16b, v9.16b, v30.16b /* g6k_2 = xor(g6k_acc_2, rkw_2) */
+	eor v9.16b, v9.16b, v26.16b /* g6t_2 = xor(g6k_2, g6x1) */
 	tbl v9.16b, {v9.16b}, v31.16b /* g6s_2_sr = lookup16(g6t_2, inv_shift_rows) */
 	and v29.16b, v9.16b, v10.16b /* g6s_2_sr_lo = and(g6s_2_sr, nibble_mask) */
 	ushr v9.16b, v9.16b, #4 /* g6s_2_sr_hi = shr(g6s_2_sr) */
@@ -6371,10 +6371,10 @@ sm4_wordslice_neon_aes_batch_xts_asm:
 	eor v29.16b, v8.16b, v29.16b /* g6x_2 = xor(g6x2, g6l_2) */
 	ldr q8, [sp, #192] /* reload g7x3.2 */
 	ldr q9, [sp, #96] /* reload g7x0.3 */
-	eor v8.16b, v8.16b, v9.16b /* g7t_acc_4 = xor(g7x3, g7x0) */
-	eor v30.16b, v8.16b, v30.16b /* g7t_acc_5 = xor(g7t_acc_4, rkw_2) */
+	eor v8.16b, v8.16b, v9.16b /* g7k_acc_2 = xor(g7x3, g7x0) */
+	eor v30.16b, v8.16b, v30.16b /* g7k_2 = xor(g7k_acc_2, rkw_2) */
 	ldr q8, [sp, #128] /* reload g7x1.3 */
-	eor v30.16b, v30.16b, v8.16b /* g7t_2 = xor(g7t_acc_5, g7x1) */
+	eor v30.16b, v30.16b, v8.16b /* g7t_2 = xor(g7k_2, g7x1) */
 	tbl v30.16b, {v30.16b}, v31.16b /* g7s_2_sr = lookup16(g7t_2, inv_shift_rows) */
 	and v8.16b, v30.16b, v10.16b /* g7s_2_sr_lo = and(g7s_2_sr, nibble_mask) */
 	ushr v30.16b, v30.16b, #4 /* g7s_2_sr_hi = shr(g7s_2_sr) */
@@ -6404,9 +6404,9 @@ sm4_wordslice_neon_aes_batch_xts_asm:
 	ldr q9, [sp, #272] /* reload g0x0.3 */
 	str q30, [sp, #160] /* spill g7x2.3 */
 	ldr q30, [sp, #256] /* reload g0x1.3 */
-	eor v9.16b, v9.16b, v30.16b /* g0t_acc_6 = xor(g0x0, g0x1) */
-	eor v9.16b, v9.16b, v8.16b /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
-	eor v9.16b, v9.16b, v0.16b /* g0t_3 = xor(g0t_acc_7, g0x2) */
+	eor v9.16b, v9.16b, v30.16b /* g0k_acc_3 = xor(g0x0, g0x1) */
+	eor v9.16b, v9.16b, v8.16b /* g0k_3 = xor(g0k_acc_3, rkw_3) */
+	eor v9.16b, v9.16b, v0.16b /* g0t_3 = xor(g0k_3, g0x2) */
 	tbl v9.16b, {v9.16b}, v31.16b /* g0s_3_sr = lookup16(g0t_3, inv_shift_rows) */
 	and v30.16b, v9.16b, v10.16b /* g0s_3_sr_lo = and(g0s_3_sr, nibble_mask) */
 	ushr v9.16b, v9.16b, #4 /* g0s_3_sr_hi = shr(g0s_3_sr) */
@@ -6430,9 +6430,9 @@ sm4_wordslice_neon_aes_batch_xts_asm:
 	eor v0.16b, v9.16b, v30.16b /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
 	ldr q30, [sp, #240] /* reload g0x3.2 */
 	eor v0.16b, v30.16b, v0.16b /* g0x_3 = xor(g0x3, g0l_3) */
-	eor v30.16b, v3.16b, v2.16b /* g1t_acc_6 = xor(g1x0, g1x1) */
-	eor v30.16b, v30.16b, v8.16b /* g1t_acc_7 = xor(g1t_acc_6, rkw_3) */
-	eor v30.16b, v30.16b, v1.16b /* g1t_3 = xor(g1t_acc_7, g1x2) */
+	eor v30.16b, v3.16b, v2.16b /* g1k_acc_3 = xor(g1x0, g1x1) */
+	eor v30.16b, v30.16b, v8.16b /* g1k_3 = xor(g1k_acc_3, rkw_3) */
+	eor v30.16b, v30.16b, v1.16b /* g1t_3 = xor(g1k_3, g1x2) */
 	tbl v30.16b, {v30.16b}, v31.16b /* g1s_3_sr = lookup16(g1t_3, inv_shift_rows) */
 	and v9.16b, v30.16b, v10.16b /* g1s_3_sr_lo = and(g1s_3_sr, nibble_mask) */
 	ushr v30.16b, v30.16b, #4 /* g1s_3_sr_hi = shr(g1s_3_sr) */
@@ -6456,9 +6456,9 @@ sm4_wordslice_neon_aes_batch_xts_asm:
 	eor v3.16b, v9.16b, v30.16b /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
 	ldr q30, [sp, #224] /* reload g1x3.2 */
 	eor v3.16b, v30.16b, v3.16b /* g1x_3 = xor(g1x3, g1l_3) */
-	eor v30.16b, v7.16b, v6.16b /* g2t_acc_6 = xor(g2x0, g2x1) */
-	eor v30.16b, v30.16b, v8.16b /* g2t_acc_7 = xor(g2t_acc_6, rkw_3) */
-	eor v30.16b, v30.16b, v5.16b /* g2t_3 = xor(g2t_acc_7, g2x2) */
+	eor v30.16b, v7.16b, v6.16b /* g2k_acc_3 = xor(g2x0, g2x1) */
+	eor v30.16b, v30.16b, v8.16b /* g2k_3 = xor(g2k_acc_3, rkw_3) */
+	eor v30.16b, v30.16b, v5.16b /* g2t_3 = xor(g2k_3, g2x2) */
 	tbl v30.16b, {v30.16b}, v31.16b /* g2s_3_sr = lookup16(g2t_3, inv_shift_rows) */
 	and v9.16b, v30.16b, v10.16b /* g2s_3_sr_lo = and(g2s_3_sr, nibble_mask) */
 	ushr v30.16b, v30.16b, #4 /* g2s_3_sr_hi = shr(g2s_3_sr) */
@@ -6482,9 +6482,9 @@ sm4_wordslice_neon_aes_batch_xts_asm:
 	eor v7.16b, v9.16b, v30.16b /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
 	ldr q30, [sp, #208] /* reload g2x3.2 */
 	eor v7.16b, v30.16b, v7.16b /* g2x_3 = xor(g2x3, g2l_3) */
-	eor v30.16b, v19.16b, v16.16b /* g3t_acc_6 = xor(g3x0, g3x1) */
-	eor v30.16b, v30.16b, v8.16b /* g3t_acc_7 = xor(g3t_acc_6, rkw_3) */
-	eor v30.16b, v30.16b, v20.16b /* g3t_3 = xor(g3t_acc_7, g3x2) */
+	eor v30.16b, v19.16b, v16.16b /* g3k_acc_3 = xor(g3x0, g3x1) */
+	eor v30.16b, v30.16b, v8.16b /* g3k_3 = xor(g3k_acc_3, rkw_3) */
+	eor v30.16b, v30.16b, v20.16b /* g3t_3 = xor(g3k_3, g3x2) */
 	tbl v30.16b, {v30.16b}, v31.16b /* g3s_3_sr = lookup16(g3t_3, inv_shift_rows) */
 	and v9.16b, v30.16b, v10.16b /* g3s_3_sr_lo = and(g3s_3_sr, nibble_mask) */
 	ushr v30.16b, v30.16b, #4 /* g3s_3_sr_hi = shr(g3s_3_sr) */
@@ -6507,9 +6507,9 @@ sm4_wordslice_neon_aes_batch_xts_asm:
 	sli v30.4s, v19.4s, #2 /* g3lr2_3 = sli(g3lr2_3_r, g3lg_3) */
 	eor v19.16b, v9.16b, v30.16b /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
 	eor v17.16b, v17.16b, v19.16b /* g3x_3 = xor(g3x3, g3l_3) */
-	eor v19.16b, v23.16b, v18.16b /* g4t_acc_6 = xor(g4x0, g4x1) */
-	eor v19.16b, v19.16b, v8.16b /* g4t_acc_7 = xor(g4t_acc_6, rkw_3) */
-	eor v19.16b, v19.16b, v24.16b /* g4t_3 = xor(g4t_acc_7, g4x2) */
+	eor v19.16b, v23.16b, v18.16b /* g4k_acc_3 = xor(g4x0, g4x1) */
+	eor v19.16b, v19.16b, v8.16b /* g4k_3 = xor(g4k_acc_3, rkw_3) */
+	eor v19.16b, v19.16b, v24.16b /* g4t_3 = xor(g4k_3, g4x2) */
 	tbl v19.16b, {v19.16b}, v31.16b /* g4s_3_sr = lookup16(g4t_3, inv_shift_rows) */
 	and v30.16b, v19.16b, v10.16b /* g4s_3_sr_lo = and(g4s_3_sr, nibble_mask) */
 	ushr v19.16b, v19.16b, #4 /* g4s_3_sr_hi = shr(g4s_3_sr) */
@@ -6531,9 +6531,9 @@ sm4_wordslice_neon_aes_batch_xts_asm:
 	sli v9.4s, v19.4s, #2 /* g4lr2_3 = sli(g4lr2_3_r, g4lg_3) */
 	eor v19.16b, v30.16b, v9.16b /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
 	eor v19.16b, v21.16b, v19.16b /* g4x_3 = xor(g4x3, g4l_3) */
-	eor v21.16b, v27.16b, v22.16b /* g5t_acc_6 = xor(g5x0, g5x1) */
-	eor v21.16b, v21.16b, v8.16b /* g5t_acc_7 = xor(g5t_acc_6, rkw_3) */
-	eor v21.16b, v21.16b, v28.16b /* g5t_3 = xor(g5t_acc_7, g5x2) */
+	eor v21.16b, v27.16b, v22.16b /* g5k_acc_3 = xor(g5x0, g5x1) */
+	eor v21.16b, v21.16b, v8.16b /* g5k_3 = xor(g5k_acc_3, rkw_3) */
+	eor v21.16b, v21.16b, v28.16b /* g5t_3 = xor(g5k_3, g5x2) */
 	tbl v21.16b, {v21.16b}, v31.16b /* g5s_3_sr = lookup16(g5t_3, inv_shift_rows) */
 	and v30.16b, v21.16b, v10.16b /* g5s_3_sr_lo = and(g5s_3_sr, nibble_mask) */
 	ushr v21.16b, v21.16b, #4 /* g5s_3_sr_hi = shr(g5s_3_sr) */
@@ -6556,9 +6556,9 @@ sm4_wordslice_neon_aes_batch_xts_asm:
 	eor v21.16b, v30.16b, v9.16b /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
 	eor v21.16b, v25.16b, v21.16b /* g5x_3 = xor(g5x3, g5l_3) */
 	ldr q25, [sp, #80] /* reload g6x0.3 */
-	eor v30.16b, v25.16b, v26.16b /* g6t_acc_6 = xor(g6x0, g6x1) */
-	eor v30.16b, v30.16b, v8.16b /* g6t_acc_7 = xor(g6t_acc_6, rkw_3) */
-	eor v30.16b, v30.16b, v29.16b /* g6t_3 = xor(g6t_acc_7, g6x2) */
+	eor v30.16b, v25.16b, v26.16b /* g6k_acc_3 = xor(g6x0, g6x1) */
+	eor v30.16b, v30.16b, v8.16b /* g6k_3 = xor(g6k_acc_3, rkw_3) */
+	eor v30.16b, v30.16b, v29.16b /* g6t_3 = xor(g6k_3, g6x2) */
 	tbl v30.16b, {v30.16b}, v31.16b /* g6s_3_sr = lookup16(g6t_3, inv_shift_rows) */
 	and v9.16b, v30.16b, v10.16b /* g6s_3_sr_lo = and(g6s_3_sr, nibble_mask) */
 	ushr v30.16b, v30.16b, #4 /* g6s_3_sr_hi = shr(g6s_3_sr) */
@@ -6583,10 +6583,10 @@ sm4_wordslice_neon_aes_batch_xts_asm:
 	eor v25.16b, v30.16b, v25.16b /* g6x_3 = xor(g6x3, g6l_3) */
 	ldr q30, [sp, #96] /* reload g7x0.3 */
 	ldr q9, [sp, #128] /* reload g7x1.3 */
-	eor v30.16b, v30.16b, v9.16b /* g7t_acc_6 = xor(g7x0, g7x1) */
-	eor v30.16b, v30.16b, v8.16b /* g7t_acc_7 = xor(g7t_acc_6, rkw_3) */
+	eor v30.16b, v30.16b, v9.16b /* g7k_acc_3 = xor(g7x0, g7x1) */
+	eor v30.16b, v30.16b, v8.16b /* g7k_3 = xor(g7k_acc_3, rkw_3) */
 	ldr q8, [sp, #160] /* reload g7x2.3 */
-	eor v30.16b, v30.16b, v8.16b /* g7t_3 = xor(g7t_acc_7, g7x2) */
+	eor v30.16b, v30.16b, v8.16b /* g7t_3 = xor(g7k_3, g7x2) */
 	tbl v30.16b, {v30.16b}, v31.16b /* g7s_3_sr = lookup16(g7t_3, inv_shift_rows) */
 	and v8.16b, v30.16b, v10.16b /* g7s_3_sr_lo = and(g7s_3_sr, nibble_mask) */
 	tbl v8.16b, {v12.16b}, v8.16b /* g7a_3_1_l = lookup16(tbl_lo, g7s_3_sr_lo) */
@@ -7737,9 +7737,9 @@ sm4_wordslice_neon_aes_batch_gcm_asm:
 
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	ld1r {v0.4s}, [x7] /* rkw = bcast32() */
-	eor v1.16b, v5.16b, v15.16b /* g0t_acc = xor(g0x1, g0x2) */
-	eor v1.16b, v1.16b, v0.16b /* g0t_acc_1 = xor(g0t_acc, rkw) */
-	eor v1.16b, v1.16b, v6.16b /* g0t = xor(g0t_acc_1, g0x3) */
+	eor v1.16b, v5.16b, v15.16b /* g0k_acc = xor(g0x1, g0x2) */
+	eor v1.16b, v1.16b, v0.16b /* g0k = xor(g0k_acc, rkw) */
+	eor v1.16b, v1.16b, v6.16b /* g0t = xor(g0k, g0x3) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_9_inv_shift_rows
 	ldr q3, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_inv_shift_rows] /* inv_shift_rows = const() */
 	tbl v1.16b, {v1.16b}, v3.16b /* g0s_sr = lookup16(g0t, inv_shift_rows) */
@@ -7780,9 +7780,9 @@ sm4_wordslice_neon_aes_batch_gcm_asm:
 	sli v15.4s, v1.4s, #2 /* g0lr2 = sli(g0lr2_r, g0lg) */
 	eor v1.16b, v5.16b, v15.16b /* g0l = xor(g0l_acc, g0lr2) */
 	eor v1.16b, v2.16b, v1.16b /* g0x = xor(g0x0, g0l) */
-	eor v2.16b, v18.16b, v20.16b /* g1t_acc = xor(g1x1, g1x2) */
-	eor v2.16b, v2.16b, v0.16b /* g1t_acc_1 = xor(g1t_acc, rkw) */
-	eor v2.16b, v2.16b, v7.16b /* g1t = xor(g1t_acc_1, g1x3) */
+	eor v2.16b, v18.16b, v20.16b /* g1k_acc = xor(g1x1, g1x2) */
+	eor v2.16b, v2.16b, v0.16b /* g1k = xor(g1k_acc, rkw) */
+	eor v2.16b, v2.16b, v7.16b /* g1t = xor(g1k, g1x3) */
 	tbl v2.16b, {v2.16b}, v3.16b /* g1s_sr = lookup16(g1t, inv_shift_rows) */
 	and v5.16b, v2.16b, v4.16b /* g1s_sr_lo = and(g1s_sr, nibble_mask) */
 	ushr v2.16b, v2.16b, #4 /* g1s_sr_hi = shr(g1s_sr) */
@@ -7804,9 +7804,9 @@ sm4_wordslice_neon_aes_batch_gcm_asm:
 	sli v15.4s, v2.4s, #2 /* g1lr2 = sli(g1lr2_r, g1lg) */
 	eor v2.16b, v5.16b, v15.16b /* g1l = xor(g1l_acc, g1lr2) */
 	eor v2.16b, v19.16b, v2.16b /* g1x = xor(g1x0, g1l) */
-	eor v5.16b, v22.16b, v24.16b /* g2t_acc = xor(g2x1, g2x2) */
-	eor v5.16b, v5.16b, v0.16b /* g2t_acc_1 = xor(g2t_acc, rkw) */
-	eor v5.16b, v5.16b, v17.16b /* g2t = xor(g2t_acc_1, g2x3) */
+	eor v5.16b, v22.16b, v24.16b /* g2k_acc = xor(g2x1, g2x2) */
+	eor v5.16b, v5.16b, v0.16b /* g2k = xor(g2k_acc, rkw) */
+	eor v5.16b, v5.16b, v17.16b /* g2t = xor(g2k, g2x3) */
 	tbl v5.16b, {v5.16b}, v3.16b /* g2s_sr = lookup16(g2t, inv_shift_rows) */
 	and v19.16b, v5.16b, v4.16b /* g2s_sr_lo = and(g2s_sr, nibble_mask) */
 	ushr v5.16b, v5.16b, #4 /* g2s_sr_hi = shr(g2s_sr) */
@@ -7828,9 +7828,9 @@ sm4_wordslice_neon_aes_batch_gcm_asm:
 	sli v15.4s, v5.4s, #2 /* g2lr2 = sli(g2lr2_r, g2lg) */
 	eor v5.16b, v19.16b, v15.16b /* g2l = xor(g2l_acc, g2lr2) */
 	eor v5.16b, v23.16b, v5.16b /* g2x = xor(g2x0, g2l) */
-	eor v19.16b, v26.16b, v28.16b /* g3t_acc = xor(g3x1, g3x2) */
-	eor v19.16b, v19.16b, v0.16b /* g3t_acc_1 = xor(g3t_acc, rkw) */
-	eor v19.16b, v19.16b, v21.16b /* g3t = xor(g3t_acc_1, g3x3) */
+	eor v19.16b, v26.16b, v28.16b /* g3k_acc = xor(g3x1, g3x2) */
+	eor v19.16b, v19.16b, v0.16b /* g3k = xor(g3k_acc, rkw) */
+	eor v19.16b, v19.16b, v21.16b /* g3t = xor(g3k, g3x3) */
 	tbl v19.16b, {v19.16b}, v3.16b /* g3s_sr = lookup16(g3t, inv_shift_rows) */
 	and v23.16b, v19.16b, v4.16b /* g3s_sr_lo = and(g3s_sr, nibble_mask) */
 	ushr v19.16b, v19.16b, #4 /* g3s_sr_hi = shr(g3s_sr) */
@@ -7852,9 +7852,9 @@ sm4_wordslice_neon_aes_batch_gcm_asm:
 	sli v15.4s, v19.4s, #2 /* g3lr2 = sli(g3lr2_r, g3lg) */
 	eor v19.16b, v23.16b, v15.16b /* g3l = xor(g3l_acc, g3lr2) */
 	eor v19.16b, v27.16b, v19.16b /* g3x = xor(g3x0, g3l) */
-	eor v23.16b, v30.16b, v8.16b /* g4t_acc = xor(g4x1, g4x2) */
-	eor v23.16b, v23.16b, v0.16b /* g4t_acc_1 = xor(g4t_acc, rkw) */
-	eor v23.16b, v23.16b, v25.16b /* g4t = xor(g4t_acc_1, g4x3) */
+	eor v23.16b, v30.16b, v8.16b /* g4k_acc = xor(g4x1, g4x2) */
+	eor v23.16b, v23.16b, v0.16b /* g4k = xor(g4k_acc, rkw) */
+	eor v23.16b, v23.16b, v25.16b /* g4t = xor(g4k, g4x3) */
 	tbl v23.16b, {v23.16b}, v3.16b /* g4s_sr = lookup16(g4t, inv_shift_rows) */
 	and v27.16b, v23.16b, v4.16b /* g4s_sr_lo = and(g4s_sr, nibble_mask) */
 	ushr v23.16b, v23.16b, #4 /* g4s_sr_hi = shr(g4s_sr) */
@@ -7876,9 +7876,9 @@ sm4_wordslice_neon_aes_batch_gcm_asm:
 	sli v15.4s, v23.4s, #2 /* g4lr2 = sli(g4lr2_r, g4lg) */
 	eor v23.16b, v27.16b, v15.16b /* g4l = xor(g4l_acc, g4lr2) */
 	eor v23.16b, v31.16b, v23.16b /* g4x = xor(g4x0, g4l) */
-	eor v27.16b, v10.16b, v12.16b /* g5t_acc = xor(g5x1, g5x2) */
-	eor v27.16b, v27.16b, v0.16b /* g5t_acc_1 = xor(g5t_acc, rkw) */
-	eor v27.16b, v27.16b, v29.16b /* g5t = xor(g5t_acc_1, g5x3) */
+	eor v27.16b, v10.16b, v12.16b /* g5k_acc = xor(g5x1, g5x2) */
+	eor v27.16b, v27.16b, v0.16b /* g5k = xor(g5k_acc, rkw) */
+	eor v27.16b, v27.16b, v29.16b /* g5t = xor(g5k, g5x3) */
 	tbl v27.16b, {v27.16b}, v3.16b /* g5s_sr = lookup16(g5t, inv_shift_rows) */
 	and v31.16b, v27.16b, v4.16b /* g5s_sr_lo = and(g5s_sr, nibble_mask) */
 	ushr v27.16b, v27.16b, #4 /* g5s_sr_hi = shr(g5s_sr) */
@@ -7903,10 +7903,10 @@ sm4_wordslice_neon_aes_batch_gcm_asm:
 	eor v27.16b, v31.16b, v27.16b /* g5x = xor(g5x0, g5l) */
 	ldr q31, [sp, #96] /* reload g6x1.2 */
 	ldr q15, [sp, #144] /* reload g6x2.2 */
-	eor v31.16b, v31.16b, v15.16b /* g6t_acc = xor(g6x1, g6x2) */
-	eor v31.16b, v31.16b, v0.16b /* g6t_acc_1 = xor(g6t_acc, rkw) */
+	eor v31.16b, v31.16b, v15.16b /* g6k_acc = xor(g6x1, g6x2) */
+	eor v31.16b, v31.16b, v0.16b /* g6k = xor(g6k_acc, rkw) */
 	ldr q15, [sp, #192] /* reload g6x3.2 */
-	eor v31.16b, v31.16b, v15.16b /* g6t = xor(g6t_acc_1, g6x3) */
+	eor v31.16b, v31.16b, v15.16b /* g6t = xor(g6k, g6x3) */
 	tbl v31.16b, {v31.16b}, v3.16b /* g6s_sr = lookup16(g6t, inv_shift_rows) */
 	and v15.16b, v31.16b, v4.16b /* g6s_sr_lo = and(g6s_sr, nibble_mask) */
 	ushr v31.16b, v31.16b, #4 /* g6s_sr_hi = shr(g6s_sr) */
@@ -7932,10 +7932,10 @@ sm4_wordslice_neon_aes_batch_gcm_asm:
 	eor v31.16b, v10.16b, v31.16b /* g6x = xor(g6x0, g6l) */
 	ldr q10, [sp, #112] /* reload g7x1.2 */
 	ldr q15, [sp, #160] /* reload g7x2.2 */
-	eor v10.16b, v10.16b, v15.16b /* g7t_acc = xor(g7x1, g7x2) */
-	eor v0.16b, v10.16b, v0.16b /* g7t_acc_1 = xor(g7t_acc, rkw) */
+	eor v10.16b, v10.16b, v15.16b /* g7k_acc = xor(g7x1, g7x2) */
+	eor v0.16b, v10.16b, v0.16b /* g7k = xor(g7k_acc, rkw) */
 	ldr q10, [sp, #208] /* reload g7x3.2 */
-	eor v0.16b, v0.16b, v10.16b /* g7t = xor(g7t_acc_1, g7x3) */
+	eor v0.16b, v0.16b, v10.16b /* g7t = xor(g7k, g7x3) */
 	tbl v0.16b, {v0.16b}, v3.16b /* g7s_sr = lookup16(g7t, inv_shift_rows) */
 	and v10.16b, v0.16b, v4.16b /* g7s_sr_lo = and(g7s_sr, nibble_mask) */
 	ushr v0.16b, v0.16b, #4 /* g7s_sr_hi = shr(g7s_sr) */
@@ -7965,9 +7965,9 @@ sm4_wordslice_neon_aes_batch_gcm_asm:
 	ldr q15, [sp, #256] /* reload g0x2.2 */
 	str q0, [sp, #176] /* spill g7x0.3 */
 	ldr q0, [sp, #240] /* reload g0x3.2 */
-	eor v15.16b, v15.16b, v0.16b /* g0t_acc_2 = xor(g0x2, g0x3) */
-	eor v15.16b, v15.16b, v10.16b /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
-	eor v15.16b, v15.16b, v1.16b /* g0t_1 = xor(g0t_acc_3, g0x0) */
+	eor v15.16b, v15.16b, v0.16b /* g0k_acc_1 = xor(g0x2, g0x3) */
+	eor v15.16b, v15.16b, v10.16b /* g0k_1 = xor(g0k_acc_1, rkw_1) */
+	eor v15.16b, v15.16b, v1.16b /* g0t_1 = xor(g0k_1, g0x0) */
 	tbl v15.16b, {v15.16b}, v3.16b /* g0s_1_sr = lookup16(g0t_1, inv_shift_rows) */
 	and v0.16b, v15.16b, v4.16b /* g0s_1_sr_lo = and(g0s_1_sr, nibble_mask) */
 	ushr v15.16b, v15.16b, #4 /* g0s_1_sr_hi = shr(g0s_1_sr) */
@@ -7991,9 +7991,9 @@ sm4_wordslice_neon_aes_batch_gcm_asm:
 	eor v0.16b, v15.16b, v1.16b /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
 	ldr q1, [sp, #224] /* reload g0x1.2 */
 	eor v0.16b, v1.16b, v0.16b /* g0x_1 = xor(g0x1, g0l_1) */
-	eor v1.16b, v20.16b, v7.16b /* g1t_acc_2 = xor(g1x2, g1x3) */
-	eor v1.16b, v1.16b, v10.16b /* g1t_acc_3 = xor(g1t_acc_2, rkw_1) */
-	eor v1.16b, v1.16b, v2.16b /* g1t_1 = xor(g1t_acc_3, g1x0) */
+	eor v1.16b, v20.16b, v7.16b /* g1k_acc_1 = xor(g1x2, g1x3) */
+	eor v1.16b, v1.16b, v10.16b /* g1k_1 = xor(g1k_acc_1, rkw_1) */
+	eor v1.16b, v1.16b, v2.16b /* g1t_1 = xor(g1k_1, g1x0) */
 	tbl v1.16b, {v1.16b}, v3.16b /* g1s_1_sr = lookup16(g1t_1, inv_shift_rows) */
 	and v15.16b, v1.16b, v4.16b /* g1s_1_sr_lo = and(g1s_1_sr, nibble_mask) */
 	ushr v1.16b, v1.16b, #4 /* g1s_1_sr_hi = shr(g1s_1_sr) */
@@ -8016,9 +8016,9 @@ sm4_wordslice_neon_aes_batch_gcm_asm:
 	sli v20.4s, v1.4s, #2 /* g1lr2_1 = sli(g1lr2_1_r, g1lg_1) */
 	eor v1.16b, v15.16b, v20.16b /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
 	eor v1.16b, v18.16b, v1.16b /* g1x_1 = xor(g1x1, g1l_1) */
-	eor v18.16b, v24.16b, v17.16b /* g2t_acc_2 = xor(g2x2, g2x3) */
-	eor v18.16b, v18.16b, v10.16b /* g2t_acc_3 = xor(g2t_acc_2, rkw_1) */
-	eor v18.16b, v18.16b, v5.16b /* g2t_1 = xor(g2t_acc_3, g2x0) */
+	eor v18.16b, v24.16b, v17.16b /* g2k_acc_1 = xor(g2x2, g2x3) */
+	eor v18.16b, v18.16b, v10.16b /* g2k_1 = xor(g2k_acc_1, rkw_1) */
+	eor v18.16b, v18.16b, v5.16b /* g2t_1 = xor(g2k_1, g2x0) */
 	tbl v18.16b, {v18.16b}, v3.16b /* g2s_1_sr = lookup16(g2t_1, inv_shift_rows) */
 	and v20.16b, v18.16b, v4.16b /* g2s_1_sr_lo = and(g2s_1_sr, nibble_mask) */
 	ushr v18.16b, v18.16b, #4 /* g2s_1_sr_hi = shr(g2s_1_sr) */
@@ -8040,9 +8040,9 @@ sm4_wordslice_neon_aes_batch_gcm_asm:
 	sli v15.4s, v18.4s, #2 /* g2lr2_1 = sli(g2lr2_1_r, g2lg_1) */
 	eor v18.16b, v20.16b, v15.16b /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
 	eor v18.16b, v22.16b, v18.16b /* g2x_1 = xor(g2x1, g2l_1) */
-	eor v20.16b, v28.16b, v21.16b /* g3t_acc_2 = xor(g3x2, g3x3) */
-	eor v20.16b, v20.16b, v10.16b /* g3t_acc_3 = xor(g3t_acc_2, rkw_1) */
-	eor v20.16b, v20.16b, v19.16b /* g3t_1 = xor(g3t_acc_3, g3x0) */
+	eor v20.16b, v28.16b, v21.16b /* g3k_acc_1 = xor(g3x2, g3x3) */
+	eor v20.16b, v20.16b, v10.16b /* g3k_1 = xor(g3k_acc_1, rkw_1) */
+	eor v20.16b, v20.16b, v19.16b /* g3t_1 = xor(g3k_1, g3x0) */
 	tbl v20.16b, {v20.16b}, v3.16b /* g3s_1_sr = lookup16(g3t_1, inv_shift_rows) */
 	and v22.16b, v20.16b, v4.16b /* g3s_1_sr_lo = and(g3s_1_sr, nibble_mask) */
 	ushr v20.16b, v20.16b, #4 /* g3s_1_sr_hi = shr(g3s_1_sr) */
@@ -8064,9 +8064,9 @@ sm4_wordslice_neon_aes_batch_gcm_asm:
 	sli v15.4s, v20.4s, #2 /* g3lr2_1 = sli(g3lr2_1_r, g3lg_1) */
 	eor v20.16b, v22.16b, v15.16b /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
 	eor v20.16b, v26.16b, v20.16b /* g3x_1 = xor(g3x1, g3l_1) */
-	eor v22.16b, v8.16b, v25.16b /* g4t_acc_2 = xor(g4x2, g4x3) */
-	eor v22.16b, v22.16b, v10.16b /* g4t_acc_3 = xor(g4t_acc_2, rkw_1) */
-	eor v22.16b, v22.16b, v23.16b /* g4t_1 = xor(g4t_acc_3, g4x0) */
+	eor v22.16b, v8.16b, v25.16b /* g4k_acc_1 = xor(g4x2, g4x3) */
+	eor v22.16b, v22.16b, v10.16b /* g4k_1 = xor(g4k_acc_1, rkw_1) */
+	eor v22.16b, v22.16b, v23.16b /* g4t_1 = xor(g4k_1, g4x0) */
 	tbl v22.16b, {v22.16b}, v3.16b /* g4s_1_sr = lookup16(g4t_1, inv_shift_rows) */
 	and v26.16b, v22.16b, v4.16b /* g4s_1_sr_lo = and(g4s_1_sr, nibble_mask) */
 	ushr v22.16b, v22.16b, #4 /* g4s_1_sr_hi = shr(g4s_1_sr) */
@@ -8088,9 +8088,9 @@ sm4_wordslice_neon_aes_batch_gcm_asm:
 	sli v15.4s, v22.4s, #2 /* g4lr2_1 = sli(g4lr2_1_r, g4lg_1) */
 	eor v22.16b, v26.16b, v15.16b /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
 	eor v22.16b, v30.16b, v22.16b /* g4x_1 = xor(g4x1, g4l_1) */
-	eor v26.16b, v12.16b, v29.16b /* g5t_acc_2 = xor(g5x2, g5x3) */
-	eor v26.16b, v26.16b, v10.16b /* g5t_acc_3 = xor(g5t_acc_2, rkw_1) */
-	eor v26.16b, v26.16b, v27.16b /* g5t_1 = xor(g5t_acc_3, g5x0) */
+	eor v26.16b, v12.16b, v29.16b /* g5k_acc_1 = xor(g5x2, g5x3) */
+	eor v26.16b, v26.16b, v10.16b /* g5k_1 = xor(g5k_acc_1, rkw_1) */
+	eor v26.16b, v26.16b, v27.16b /* g5t_1 = xor(g5k_1, g5x0) */
 	tbl v26.16b, {v26.16b}, v3.16b /* g5s_1_sr = lookup16(g5t_1, inv_shift_rows) */
 	and v30.16b, v26.16b, v4.16b /* g5s_1_sr_lo = and(g5s_1_sr, nibble_mask) */
 	ushr v26.16b, v26.16b, #4 /* g5s_1_sr_hi = shr(g5s_1_sr) */
@@ -8115,9 +8115,9 @@ sm4_wordslice_neon_aes_batch_gcm_asm:
 	eor v26.16b, v30.16b, v26.16b /* g5x_1 = xor(g5x1, g5l_1) */
 	ldr q30, [sp, #144] /* reload g6x2.2 */
 	ldr q15, [sp, #192] /* reload g6x3.2 */
-	eor v30.16b, v30.16b, v15.16b /* g6t_acc_2 = xor(g6x2, g6x3) */
-	eor v30.16b, v30.16b, v10.16b /* g6t_acc_3 = xor(g6t_acc_2, rkw_1) */
-	eor v30.16b, v30.16b, v31.16b /* g6t_1 = xor(g6t_acc_3, g6x0) */
+	eor v30.16b, v30.16b, v15.16b /* g6k_acc_1 = xor(g6x2, g6x3) */
+	eor v30.16b, v30.16b, v10.16b /* g6k_1 = xor(g6k_acc_1, rkw_1) */
+	eor v30.16b, v30.16b, v31.16b /* g6t_1 = xor(g6k_1, g6x0) */
 	tbl v30.16b, {v30.16b}, v3.16b /* g6s_1_sr = lookup16(g6t_1, inv_shift_rows) */
 	and v15.16b, v30.16b, v4.16b /* g6s_1_sr_lo = and(g6s_1_sr, nibble_mask) */
 	ushr v30.16b, v30.16b, #4 /* g6s_1_sr_hi = shr(g6s_1_sr) */
@@ -8143,10 +8143,10 @@ sm4_wordslice_neon_aes_batch_gcm_asm:
 	eor v30.16b, v31.16b, v30.16b /* g6x_1 = xor(g6x1, g6l_1) */
 	ldr q31, [sp, #160] /* reload g7x2.2 */
 	ldr q15, [sp, #208] /* reload g7x3.2 */
-	eor v31.16b, v31.16b, v15.16b /* g7t_acc_2 = xor(g7x2, g7x3) */
-	eor v31.16b, v31.16b, v10.16b /* g7t_acc_3 = xor(g7t_acc_2, rkw_1) */
+	eor v31.16b, v31.16b, v15.16b /* g7k_acc_1 = xor(g7x2, g7x3) */
+	eor v31.16b, v31.16b, v10.16b /* g7k_1 = xor(g7k_acc_1, rkw_1) */
 	ldr q10, [sp, #176] /* reload g7x0.3 */
-	eor v31.16b, v31.16b, v10.16b /* g7t_1 = xor(g7t_acc_3, g7x0) */
+	eor v31.16b, v31.16b, v10.16b /* g7t_1 = xor(g7k_1, g7x0) */
 	tbl v31.16b, {v31.16b}, v3.16b /* g7s_1_sr = lookup16(g7t_1, inv_shift_rows) */
 	and v10.16b, v31.16b, v4.16b /* g7s_1_sr_lo = and(g7s_1_sr, nibble_mask) */
 	ushr v31.16b, v31.16b, #4 /* g7s_1_sr_hi = shr(g7s_1_sr) */
@@ -8176,9 +8176,9 @@ sm4_wordslice_neon_aes_batch_gcm_asm:
 	ldr q15, [sp, #240] /* reload g0x3.2 */
 	str q31, [sp, #112] /* spill g7x1.3 */
 	ldr q31, [sp, #288] /* reload g0x0.3 */
-	eor v15.16b, v15.16b, v31.16b /* g0t_acc_4 = xor(g0x3, g0x0) */
-	eor v15.16b, v15.16b, v10.16b /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
-	eor v15.16b, v15.16b, v0.16b /* g0t_2 = xor(g0t_acc_5, g0x1) */
+	eor v15.16b, v15.16b, v31.16b /* g0k_acc_2 = xor(g0x3, g0x0) */
+	eor v15.16b, v15.16b, v10.16b /* g0k_2 = xor(g0k_acc_2, rkw_2) */
+	eor v15.16b, v15.16b, v0.16b /* g0t_2 = xor(g0k_2, g0x1) */
 	tbl v15.16b, {v15.16b}, v3.16b /* g0s_2_sr = lookup16(g0t_2, inv_shift_rows) */
 	and v31.16b, v15.16b, v4.16b /* g0s_2_sr_lo = and(g0s_2_sr, nibble_mask) */
 	ushr v15.16b, v15.16b, #4 /* g0s_2_sr_hi = shr(g0s_2_sr) */
@@ -8202,9 +8202,9 @@ sm4_wordslice_neon_aes_batch_gcm_asm:
 	eor v0.16b, v15.16b, v31.16b /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
 	ldr q31, [sp, #256] /* reload g0x2.2 */
 	eor v0.16b, v31.16b, v0.16b /* g0x_2 = xor(g0x2, g0l_2) */
-	eor v31.16b, v7.16b, v2.16b /* g1t_acc_4 = xor(g1x3, g1x0) */
-	eor v31.16b, v31.16b, v10.16b /* g1t_acc_5 = xor(g1t_acc_4, rkw_2) */
-	eor v31.16b, v31.16b, v1.16b /* g1t_2 = xor(g1t_acc_5, g1x1) */
+	eor v31.16b, v7.16b, v2.16b /* g1k_acc_2 = xor(g1x3, g1x0) */
+	eor v31.16b, v31.16b, v10.16b /* g1k_2 = xor(g1k_acc_2, rkw_2) */
+	eor v31.16b, v31.16b, v1.16b /* g1t_2 = xor(g1k_2, g1x1) */
 	tbl v31.16b, {v31.16b}, v3.16b /* g1s_2_sr = lookup16(g1t_2, inv_shift_rows) */
 	and v15.16b, v31.16b, v4.16b /* g1s_2_sr_lo = and(g1s_2_sr, nibble_mask) */
 	ushr v31.16b, v31.16b, #4 /* g1s_2_sr_hi = shr(g1s_2_sr) */
@@ -8228,9 +8228,9 @@ sm4_wordslice_neon_aes_batch_gcm_asm:
 	eor v7.16b, v15.16b, v31.16b /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
 	ldr q31, [sp, #224] /* reload g1x2.2 */
 	eor v7.16b, v31.16b, v7.16b /* g1x_2 = xor(g1x2, g1l_2) */
-	eor v31.16b, v17.16b, v5.16b /* g2t_acc_4 = xor(g2x3, g2x0) */
-	eor v31.16b, v31.16b, v10.16b /* g2t_acc_5 = xor(g2t_acc_4, rkw_2) */
-	eor v31.16b, v31.16b, v18.16b /* g2t_2 = xor(g2t_acc_5, g2x1) */
+	eor v31.16b, v17.16b, v5.16b /* g2k_acc_2 = xor(g2x3, g2x0) */
+	eor v31.16b, v31.16b, v10.16b /* g2k_2 = xor(g2k_acc_2, rkw_2) */
+	eor v31.16b, v31.16b, v18.16b /* g2t_2 = xor(g2k_2, g2x1) */
 	tbl v31.16b, {v31.16b}, v3.16b /* g2s_2_sr = lookup16(g2t_2, inv_shift_rows) */
 	and v15.16b, v31.16b, v4.16b /* g2s_2_sr_lo = and(g2s_2_sr, nibble_mask) */
 	ushr v31.16b, v31.16b, #4 /* g2s_2_sr_hi = shr(g2s_2_sr) */
@@ -8253,9 +8253,9 @@ sm4_wordslice_neon_aes_batch_gcm_asm:
 	sli v31.4s, v17.4s, #2 /* g2lr2_2 = sli(g2lr2_2_r, g2lg_2) */
 	eor v17.16b, v15.16b, v31.16b /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
 	eor v17.16b, v24.16b, v17.16b /* g2x_2 = xor(g2x2, g2l_2) */
-	eor v24.16b, v21.16b, v19.16b /* g3t_acc_4 = xor(g3x3, g3x0) */
-	eor v24.16b, v24.16b, v10.16b /* g3t_acc_5 = xor(g3t_acc_4, rkw_2) */
-	eor v24.16b, v24.16b, v20.16b /* g3t_2 = xor(g3t_acc_5, g3x1) */
+	eor v24.16b, v21.16b, v19.16b /* g3k_acc_2 = xor(g3x3, g3x0) */
+	eor v24.16b, v24.16b, v10.16b /* g3k_2 = xor(g3k_acc_2, rkw_2) */
+	eor v24.16b, v24.16b, v20.16b /* g3t_2 = xor(g3k_2, g3x1) */
 	tbl v24.16b, {v24.16b}, v3.16b /* g3s_2_sr = lookup16(g3t_2, inv_shift_rows) */
 	and v31.16b, v24.16b, v4.16b /* g3s_2_sr_lo = and(g3s_2_sr, nibble_mask) */
 	ushr v24.16b, v24.16b, #4 /* g3s_2_sr_hi = shr(g3s_2_sr) */
@@ -8277,9 +8277,9 @@ sm4_wordslice_neon_aes_batch_gcm_asm:
 	sli v15.4s, v24.4s, #2 /* g3lr2_2 = sli(g3lr2_2_r, g3lg_2) */
 	eor v24.16b, v31.16b, v15.16b /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
 	eor v24.16b, v28.16b, v24.16b /* g3x_2 = xor(g3x2, g3l_2) */
-	eor v28.16b, v25.16b, v23.16b /* g4t_acc_4 = xor(g4x3, g4x0) */
-	eor v28.16b, v28.16b, v10.16b /* g4t_acc_5 = xor(g4t_acc_4, rkw_2) */
-	eor v28.16b, v28.16b, v22.16b /* g4t_2 = xor(g4t_acc_5, g4x1) */
+	eor v28.16b, v25.16b, v23.16b /* g4k_acc_2 = xor(g4x3, g4x0) */
+	eor v28.16b, v28.16b, v10.16b /* g4k_2 = xor(g4k_acc_2, rkw_2) */
+	eor v28.16b, v28.16b, v22.16b /* g4t_2 = xor(g4k_2, g4x1) */
 	tbl v28.16b, {v28.16b}, v3.16b /* g4s_2_sr = lookup16(g4t_2, inv_shift_rows) */
 	and v31.16b, v28.16b, v4.16b /* g4s_2_sr_lo = and(g4s_2_sr, nibble_mask) */
 	ushr v28.16b, v28.16b, #4 /* g4s_2_sr_hi = shr(g4s_2_sr) */
@@ -8301,9 +8301,9 @@ sm4_wordslice_neon_aes_batch_gcm_asm:
 	sli v15.4s, v28.4s, #2 /* g4lr2_2 = sli(g4lr2_2_r, g4lg_2) */
 	eor v28.16b, v31.16b, v15.16b /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
 	eor v28.16b, v8.16b, v28.16b /* g4x_2 = xor(g4x2, g4l_2) */
-	eor v31.16b, v29.16b, v27.16b /* g5t_acc_4 = xor(g5x3, g5x0) */
-	eor v31.16b, v31.16b, v10.16b /* g5t_acc_5 = xor(g5t_acc_4, rkw_2) */
-	eor v31.16b, v31.16b, v26.16b /* g5t_2 = xor(g5t_acc_5, g5x1) */
+	eor v31.16b, v29.16b, v27.16b /* g5k_acc_2 = xor(g5x3, g5x0) */
+	eor v31.16b, v31.16b, v10.16b /* g5k_2 = xor(g5k_acc_2, rkw_2) */
+	eor v31.16b, v31.16b, v26.16b /* g5t_2 = xor(g5k_2, g5x1) */
 	tbl v31.16b, {v31.16b}, v3.16b /* g5s_2_sr = lookup16(g5t_2, inv_shift_rows) */
 	and v8.16b, v31.16b, v4.16b /* g5s_2_sr_lo = and(g5s_2_sr, nibble_mask) */
 	ushr v31.16b, v31.16b, #4 /* g5s_2_sr_hi = shr(g5s_2_sr) */
@@ -8327,9 +8327,9 @@ sm4_wordslice_neon_aes_batch_gcm_asm:
 	eor v31.16b, v12.16b, v31.16b /* g5x_2 = xor(g5x2, g5l_2) */
 	ldr q8, [sp, #192] /* reload g6x3.2 */
 	ldr q12, [sp, #128] /* reload g6x0.3 */
-	eor v15.16b, v8.16b, v12.16b /* g6t_acc_4 = xor(g6x3, g6x0) */
-	eor v15.16b, v15.16b, v10.16b /* g6t_acc_5 = xor(g6t_acc_4, rkw_2) */
-	eor v15.16b, v15.16b, v30.16b /* g6t_2 = xor(g6t_acc_5, g6x1) */
+	eor v15.16b, v8.16b, v12.16b /* g6k_acc_2 = xor(g6x3, g6x0) */
+	eor v15.16b, v15.16b, v10.16b /* g6k_2 = xor(g6k_acc_2, rkw_2) */
+	eor v15.16b, v15.16b, v30.16b /* g6t_2 = xor(g6k_2, g6x1) */
 	tbl v15.16b, {v15.16b}, v3.16b /* g6s_2_sr = lookup16(g6t_2, inv_shift_rows) */
 	and v8.16b, v15.16b, v4.16b /* g6s_2_sr_lo = and(g6s_2_sr, nibble_mask) */
 	ushr v15.16b, v15.16b, #4 /* g6s_2_sr_hi = shr(g6s_2_sr) */
@@ -8354,10 +8354,10 @@ sm4_wordslice_neon_aes_batch_gcm_asm:
 	eor v8.16b, v12.16b, v8.16b /* g6x_2 = xor(g6x2, g6l_2) */
 	ldr q12, [sp, #208] /* reload g7x3.2 */
 	ldr q15, [sp, #176] /* reload g7x0.3 */
-	eor v12.16b, v12.16b, v15.16b /* g7t_acc_4 = xor(g7x3, g7x0) */
-	eor v10.16b, v12.16b, v10.16b /* g7t_acc_5 = xor(g7t_acc_4, rkw_2) */
+	eor v12.16b, v12.16b, v15.16b /* g7k_acc_2 = xor(g7x3, g7x0) */
+	eor v10.16b, v12.16b, v10.16b /* g7k_2 = xor(g7k_acc_2, rkw_2) */
 	ldr q12, [sp, #112] /* reload g7x1.3 */
-	eor v10.16b, v10.16b, v12.16b /* g7t_2 = xor(g7t_acc_5, g7x1) */
+	eor v10.16b, v10.16b, v12.16b /* g7t_2 = xor(g7k_2, g7x1) */
 	tbl v10.16b, {v10.16b}, v3.16b /* g7s_2_sr = lookup16(g7t_2, inv_shift_rows) */
 	and v12.16b, v10.16b, v4.16b /* g7s_2_sr_lo = and(g7s_2_sr, nibble_mask) */
 	ushr v10.16b, v10.16b, #4 /* g7s_2_sr_hi = shr(g7s_2_sr) */
@@ -8387,9 +8387,9 @@ sm4_wordslice_neon_aes_batch_gcm_asm:
 	ldr q15, [sp, #288] /* reload g0x0.3 */
 	str q10, [sp, #160] /* spill g7x2.3 */
 	ldr q10, [sp, #272] /* reload g0x1.3 */
-	eor v15.16b, v15.16b, v10.16b /* g0t_acc_6 = xor(g0x0, g0x1) */
-	eor v15.16b, v15.16b, v12.16b /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
-	eor v15.16b, v15.16b, v0.16b /* g0t_3 = xor(g0t_acc_7, g0x2) */
+	eor v15.16b, v15.16b, v10.16b /* g0k_acc_3 = xor(g0x0, g0x1) */
+	eor v15.16b, v15.16b, v12.16b /* g0k_3 = xor(g0k_acc_3, rkw_3) */
+	eor v15.16b, v15.16b, v0.16b /* g0t_3 = xor(g0k_3, g0x2) */
 	tbl v15.16b, {v15.16b}, v3.16b /* g0s_3_sr = lookup16(g0t_3, inv_shift_rows) */
 	and v10.16b, v15.16b, v4.16b /* g0s_3_sr_lo = and(g0s_3_sr, nibble_mask) */
 	ushr v15.16b, v15.16b, #4 /* g0s_3_sr_hi = shr(g0s_3_sr) */
@@ -8413,9 +8413,9 @@ sm4_wordslice_neon_aes_batch_gcm_asm:
 	eor v0.16b, v15.16b, v10.16b /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
 	ldr q10, [sp, #240] /* reload g0x3.2 */
 	eor v0.16b, v10.16b, v0.16b /* g0x_3 = xor(g0x3, g0l_3) */
-	eor v10.16b, v2.16b, v1.16b /* g1t_acc_6 = xor(g1x0, g1x1) */
-	eor v10.16b, v10.16b, v12.16b /* g1t_acc_7 = xor(g1t_acc_6, rkw_3) */
-	eor v10.16b, v10.16b, v7.16b /* g1t_3 = xor(g1t_acc_7, g1x2) */
+	eor v10.16b, v2.16b, v1.16b /* g1k_acc_3 = xor(g1x0, g1x1) */
+	eor v10.16b, v10.16b, v12.16b /* g1k_3 = xor(g1k_acc_3, rkw_3) */
+	eor v10.16b, v10.16b, v7.16b /* g1t_3 = xor(g1k_3, g1x2) */
 	tbl v10.16b, {v10.16b}, v3.16b /* g1s_3_sr = lookup16(g1t_3, inv_shift_rows) */
 	and v15.16b, v10.16b, v4.16b /* g1s_3_sr_lo = and(g1s_3_sr, nibble_mask) */
 	ushr v10.16b, v10.16b, #4 /* g1s_3_sr_hi = shr(g1s_3_sr) */
@@ -8439,9 +8439,9 @@ sm4_wordslice_neon_aes_batch_gcm_asm:
 	eor v2.16b, v15.16b, v10.16b /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
 	ldr q10, [sp, #256] /* reload g1x3.2 */
 	eor v2.16b, v10.16b, v2.16b /* g1x_3 = xor(g1x3, g1l_3) */
-	eor v10.16b, v5.16b, v18.16b /* g2t_acc_6 = xor(g2x0, g2x1) */
-	eor v10.16b, v10.16b, v12.16b /* g2t_acc_7 = xor(g2t_acc_6, rkw_3) */
-	eor v10.16b, v10.16b, v17.16b /* g2t_3 = xor(g2t_acc_7, g2x2) */
+	eor v10.16b, v5.16b, v18.16b /* g2k_acc_3 = xor(g2x0, g2x1) */
+	eor v10.16b, v10.16b, v12.16b /* g2k_3 = xor(g2k_acc_3, rkw_3) */
+	eor v10.16b, v10.16b, v17.16b /* g2t_3 = xor(g2k_3, g2x2) */
 	tbl v10.16b, {v10.16b}, v3.16b /* g2s_3_sr = lookup16(g2t_3, inv_shift_rows) */
 	and v15.16b, v10.16b, v4.16b /* g2s_3_sr_lo = and(g2s_3_sr, nibble_mask) */
 	ushr v10.16b, v10.16b, #4 /* g2s_3_sr_hi = shr(g2s_3_sr) */
@@ -8465,9 +8465,9 @@ sm4_wordslice_neon_aes_batch_gcm_asm:
 	eor v5.16b, v15.16b, v10.16b /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
 	ldr q10, [sp, #224] /* reload g2x3.2 */
 	eor v5.16b, v10.16b, v5.16b /* g2x_3 = xor(g2x3, g2l_3) */
-	eor v10.16b, v19.16b, v20.16b /* g3t_acc_6 = xor(g3x0, g3x1) */
-	eor v10.16b, v10.16b, v12.16b /* g3t_acc_7 = xor(g3t_acc_6, rkw_3) */
-	eor v10.16b, v10.16b, v24.16b /* g3t_3 = xor(g3t_acc_7, g3x2) */
+	eor v10.16b, v19.16b, v20.16b /* g3k_acc_3 = xor(g3x0, g3x1) */
+	eor v10.16b, v10.16b, v12.16b /* g3k_3 = xor(g3k_acc_3, rkw_3) */
+	eor v10.16b, v10.16b, v24.16b /* g3t_3 = xor(g3k_3, g3x2) */
 	tbl v10.16b, {v10.16b}, v3.16b /* g3s_3_sr = lookup16(g3t_3, inv_shift_rows) */
 	and v15.16b, v10.16b, v4.16b /* g3s_3_sr_lo = and(g3s_3_sr, nibble_mask) */
 	ushr v10.16b, v10.16b, #4 /* g3s_3_sr_hi = shr(g3s_3_sr) */
@@ -8490,9 +8490,9 @@ sm4_wordslice_neon_aes_batch_gcm_asm:
 	sli v10.4s, v19.4s, #2 /* g3lr2_3 = sli(g3lr2_3_r, g3lg_3) */
 	eor v19.16b, v15.16b, v10.16b /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
 	eor v19.16b, v21.16b, v19.16b /* g3x_3 = xor(g3x3, g3l_3) */
-	eor v21.16b, v23.16b, v22.16b /* g4t_acc_6 = xor(g4x0, g4x1) */
-	eor v21.16b, v21.16b, v12.16b /* g4t_acc_7 = xor(g4t_acc_6, rkw_3) */
-	eor v21.16b, v21.16b, v28.16b /* g4t_3 = xor(g4t_acc_7, g4x2) */
+	eor v21.16b, v23.16b, v22.16b /* g4k_acc_3 = xor(g4x0, g4x1) */
+	eor v21.16b, v21.16b, v12.16b /* g4k_3 = xor(g4k_acc_3, rkw_3) */
+	eor v21.16b, v21.16b, v28.16b /* g4t_3 = xor(g4k_3, g4x2) */
 	tbl v21.16b, {v21.16b}, v3.16b /* g4s_3_sr = lookup16(g4t_3, inv_shift_rows) */
 	and v10.16b, v21.16b, v4.16b /* g4s_3_sr_lo = and(g4s_3_sr, nibble_mask) */
 	ushr v21.16b, v21.16b, #4 /* g4s_3_sr_hi = shr(g4s_3_sr) */
@@ -8514,9 +8514,9 @@ sm4_wordslice_neon_aes_batch_gcm_asm:
 	sli v15.4s, v21.4s, #2 /* g4lr2_3 = sli(g4lr2_3_r, g4lg_3) */
 	eor v21.16b, v10.16b, v15.16b /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
 	eor v21.16b, v25.16b, v21.16b /* g4x_3 = xor(g4x3, g4l_3) */
-	eor v25.16b, v27.16b, v26.16b /* g5t_acc_6 = xor(g5x0, g5x1) */
-	eor v25.16b, v25.16b, v12.16b /* g5t_acc_7 = xor(g5t_acc_6, rkw_3) */
-	eor v25.16b, v25.16b, v31.16b /* g5t_3 = xor(g5t_acc_7, g5x2) */
+	eor v25.16b, v27.16b, v26.16b /* g5k_acc_3 = xor(g5x0, g5x1) */
+	eor v25.16b, v25.16b, v12.16b /* g5k_3 = xor(g5k_acc_3, rkw_3) */
+	eor v25.16b, v25.16b, v31.16b /* g5t_3 = xor(g5k_3, g5x2) */
 	tbl v25.16b, {v25.16b}, v3.16b /* g5s_3_sr = lookup16(g5t_3, inv_shift_rows) */
 	and v10.16b, v25.16b, v4.16b /* g5s_3_sr_lo = and(g5s_3_sr, nibble_mask) */
 	ushr v25.16b, v25.16b, #4 /* g5s_3_sr_hi = shr(g5s_3_sr) */
@@ -8539,9 +8539,9 @@ sm4_wordslice_neon_aes_batch_gcm_asm:
 	eor v25.16b, v10.16b, v15.16b /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
 	eor v25.16b, v29.16b, v25.16b /* g5x_3 = xor(g5x3, g5l_3) */
 	ldr q29, [sp, #128] /* reload g6x0.3 */
-	eor v10.16b, v29.16b, v30.16b /* g6t_acc_6 = xor(g6x0, g6x1) */
-	eor v10.16b, v10.16b, v12.16b /* g6t_acc_7 = xor(g6t_acc_6, rkw_3) */
-	eor v10.16b, v10.16b, v8.16b /* g6t_3 = xor(g6t_acc_7, g6x2) */
+	eor v10.16b, v29.16b, v30.16b /* g6k_acc_3 = xor(g6x0, g6x1) */
+	eor v10.16b, v10.16b, v12.16b /* g6k_3 = xor(g6k_acc_3, rkw_3) */
+	eor v10.16b, v10.16b, v8.16b /* g6t_3 = xor(g6k_3, g6x2) */
 	tbl v10.16b, {v10.16b}, v3.16b /* g6s_3_sr = lookup16(g6t_3, inv_shift_rows) */
 	and v15.16b, v10.16b, v4.16b /* g6s_3_sr_lo = and(g6s_3_sr, nibble_mask) */
 	ushr v10.16b, v10.16b, #4 /* g6s_3_sr_hi = shr(g6s_3_sr) */
@@ -8566,10 +8566,10 @@ sm4_wordslice_neon_aes_batch_gcm_asm:
 	eor v29.16b, v10.16b, v29.16b /* g6x_3 = xor(g6x3, g6l_3) */
 	ldr q10, [sp, #176] /* reload g7x0.3 */
 	ldr q15, [sp, #112] /* reload g7x1.3 */
-	eor v10.16b, v10.16b, v15.16b /* g7t_acc_6 = xor(g7x0, g7x1) */
-	eor v10.16b, v10.16b, v12.16b /* g7t_acc_7 = xor(g7t_acc_6, rkw_3) */
+	eor v10.16b, v10.16b, v15.16b /* g7k_acc_3 = xor(g7x0, g7x1) */
+	eor v10.16b, v10.16b, v12.16b /* g7k_3 = xor(g7k_acc_3, rkw_3) */
 	ldr q12, [sp, #160] /* reload g7x2.3 */
-	eor v10.16b, v10.16b, v12.16b /* g7t_3 = xor(g7t_acc_7, g7x2) */
+	eor v10.16b, v10.16b, v12.16b /* g7t_3 = xor(g7k_3, g7x2) */
 	tbl v10.16b, {v10.16b}, v3.16b /* g7s_3_sr = lookup16(g7t_3, inv_shift_rows) */
 	and v12.16b, v10.16b, v4.16b /* g7s_3_sr_lo = and(g7s_3_sr, nibble_mask) */
 	tbl v12.16b, {v9.16b}, v12.16b /* g7a_3_1_l = lookup16(tbl_lo, g7s_3_sr_lo) */
@@ -8835,6 +8835,193 @@ sm4_wordslice_neon_aes_batch_gcm_asm:
 	add sp, sp, #320
 	ret
 	.size sm4_wordslice_neon_aes_batch_gcm_asm, .-sm4_wordslice_neon_aes_batch_gcm_asm
+
+/* sm4_wordslice_neon_aes_one_block_asm: wordslice_one_block_chained, 4 arguments
+ *   x0: rk
+ *   x1: in
+ *   x2: out
+ *   x3: src
+ *   x4: iterations of the r loop left
+ *   x5: rk + 16 x r
+ *   x16, x17: a row pointer, an address or a constant's page
+ *   vectors: v0-v7, v16-v22 (15 used)
+ *   frame: 0 bytes (0 spill slots of 16 bytes)
+ */
+	.globl sm4_wordslice_neon_aes_one_block_asm
+	.hidden sm4_wordslice_neon_aes_one_block_asm
+	.type sm4_wordslice_neon_aes_one_block_asm, %function
+	.p2align 4
+sm4_wordslice_neon_aes_one_block_asm:
+
+	/* Load the block; word w, big-endian to native, into every lane of register w. */
+	ldr q0, [x1] /* raw = load() */
+	ldr q1, [x3] /* tweak = load() */
+	eor v0.16b, v0.16b, v1.16b /* blk = xor(raw, tweak) */
+	adrp x17, .Lsm4_wordslice_neon_aes_asm_10_word0_le
+	ldr q1, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_10_word0_le] /* word0_le = const() */
+	tbl v1.16b, {v0.16b}, v1.16b /* w0 = lookup16(blk, word0_le) */
+	adrp x17, .Lsm4_wordslice_neon_aes_asm_10_word1_le
+	ldr q2, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_10_word1_le] /* word1_le = const() */
+	tbl v2.16b, {v0.16b}, v2.16b /* w1 = lookup16(blk, word1_le) */
+	adrp x17, .Lsm4_wordslice_neon_aes_asm_10_word2_le
+	ldr q3, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_10_word2_le] /* word2_le = const() */
+	tbl v3.16b, {v0.16b}, v3.16b /* w2 = lookup16(blk, word2_le) */
+	adrp x17, .Lsm4_wordslice_neon_aes_asm_10_word3_le
+	ldr q4, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_10_word3_le] /* word3_le = const() */
+	tbl v0.16b, {v0.16b}, v4.16b /* w3 = lookup16(blk, word3_le) */
+	adrp x17, .Lsm4_wordslice_neon_aes_asm_10_nibble_mask
+	ldr q4, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_10_nibble_mask] /* nibble_mask = const() */
+	adrp x17, .Lsm4_wordslice_neon_aes_asm_10_inv_shift_rows
+	ldr q5, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_10_inv_shift_rows] /* inv_shift_rows = const() */
+	adrp x17, .Lsm4_wordslice_neon_aes_asm_10_rotl24
+	ldr q6, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_10_rotl24] /* rotl24 = const() */
+	adrp x17, .Lsm4_wordslice_neon_aes_asm_10_tbl_hi
+	ldr q7, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_10_tbl_hi] /* tbl_hi = const() */
+	adrp x17, .Lsm4_wordslice_neon_aes_asm_10_tbl_hi_1
+	ldr q16, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_10_tbl_hi_1] /* tbl_hi_1 = const() */
+	adrp x17, .Lsm4_wordslice_neon_aes_asm_10_tbl_lo
+	ldr q17, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_10_tbl_lo] /* tbl_lo = const() */
+	adrp x17, .Lsm4_wordslice_neon_aes_asm_10_tbl_lo_1
+	ldr q18, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_10_tbl_lo_1] /* tbl_lo_1 = const() */
+	mov x5, x0
+	mov x4, #8
+	.p2align 4
+.Lsm4_wordslice_neon_aes_asm_10_loop_r0:
+
+	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
+	ld1r {v19.4s}, [x5] /* rkw = bcast32() */
+	eor v20.16b, v2.16b, v3.16b /* g0k_acc = xor(x1, x2) */
+	eor v19.16b, v20.16b, v19.16b /* g0k = xor(g0k_acc, rkw) */
+	eor v19.16b, v19.16b, v0.16b /* g0t = xor(g0k, x3) */
+	tbl v19.16b, {v19.16b}, v5.16b /* g0s_sr = lookup16(g0t, inv_shift_rows) */
+	and v20.16b, v19.16b, v4.16b /* g0s_sr_lo = and(g0s_sr, nibble_mask) */
+	ushr v19.16b, v19.16b, #4 /* g0s_sr_hi = shr(g0s_sr) */
+	tbl v20.16b, {v17.16b}, v20.16b /* g0a_1_l = lookup16(tbl_lo, g0s_sr_lo) */
+	tbl v19.16b, {v7.16b}, v19.16b /* g0a_1_h = lookup16(tbl_hi, g0s_sr_hi) */
+	aese v20.16b, v19.16b /* g0s_aes = aese(g0a_1_l, g0a_1_h) */
+	and v19.16b, v20.16b, v4.16b /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
+	ushr v20.16b, v20.16b, #4 /* g0s_aes_hi = shr(g0s_aes) */
+	tbl v19.16b, {v18.16b}, v19.16b /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
+	tbl v20.16b, {v16.16b}, v20.16b /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
+	eor v19.16b, v19.16b, v20.16b /* g0s = xor(g0s_l, g0s_h) */
+	ushr v20.4s, v19.4s, #30 /* g0r2_r = shr(g0s) */
+	sli v20.4s, v19.4s, #2 /* g0r2 = sli(g0r2_r, g0s) */
+	ushr v21.4s, v19.4s, #22 /* g0r10_r = shr(g0s) */
+	sli v21.4s, v19.4s, #10 /* g0r10 = sli(g0r10_r, g0s) */
+	eor v20.16b, v20.16b, v21.16b /* g0f_acc = xor(g0r2, g0r10) */
+	ushr v21.4s, v19.4s, #14 /* g0r18_r = shr(g0s) */
+	sli v21.4s, v19.4s, #18 /* g0r18 = sli(g0r18_r, g0s) */
+	eor v20.16b, v20.16b, v21.16b /* g0f = xor(g0f_acc, g0r18) */
+	tbl v21.16b, {v19.16b}, v6.16b /* g0r24 = lookup16(g0s, rotl24) */
+	eor v1.16b, v1.16b, v19.16b /* g0n_acc = xor(x0, g0s) */
+	eor v1.16b, v1.16b, v21.16b /* g0n = xor(g0n_acc, g0r24) */
+	eor v19.16b, v1.16b, v20.16b /* g0x = xor(g0n, g0f) */
+
+	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
+	add x17, x5, #4
+	ld1r {v21.4s}, [x17] /* rkw_1 = bcast32() */
+	eor v22.16b, v3.16b, v0.16b /* g0k_acc_1 = xor(x2, x3) */
+	eor v21.16b, v22.16b, v21.16b /* g0k_1 = xor(g0k_acc_1, rkw_1) */
+	eor v1.16b, v21.16b, v1.16b /* g0t_acc = xor(g0k_1, g0n) */
+	eor v1.16b, v1.16b, v20.16b /* g0t_1 = xor(g0t_acc, g0f) */
+	tbl v1.16b, {v1.16b}, v5.16b /* g0s_1_sr = lookup16(g0t_1, inv_shift_rows) */
+	and v20.16b, v1.16b, v4.16b /* g0s_1_sr_lo = and(g0s_1_sr, nibble_mask) */
+	ushr v1.16b, v1.16b, #4 /* g0s_1_sr_hi = shr(g0s_1_sr) */
+	tbl v20.16b, {v17.16b}, v20.16b /* g0a_1_1_l = lookup16(tbl_lo, g0s_1_sr_lo) */
+	tbl v1.16b, {v7.16b}, v1.16b /* g0a_1_1_h = lookup16(tbl_hi, g0s_1_sr_hi) */
+	aese v20.16b, v1.16b /* g0s_1_aes = aese(g0a_1_1_l, g0a_1_1_h) */
+	and v1.16b, v20.16b, v4.16b /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
+	ushr v20.16b, v20.16b, #4 /* g0s_1_aes_hi = shr(g0s_1_aes) */
+	tbl v1.16b, {v18.16b}, v1.16b /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
+	tbl v20.16b, {v16.16b}, v20.16b /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
+	eor v1.16b, v1.16b, v20.16b /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
+	ushr v20.4s, v1.4s, #30 /* g0r2_1_r = shr(g0s_1) */
+	sli v20.4s, v1.4s, #2 /* g0r2_1 = sli(g0r2_1_r, g0s_1) */
+	ushr v21.4s, v1.4s, #22 /* g0r10_1_r = shr(g0s_1) */
+	sli v21.4s, v1.4s, #10 /* g0r10_1 = sli(g0r10_1_r, g0s_1) */
+	eor v20.16b, v20.16b, v21.16b /* g0f_acc_1 = xor(g0r2_1, g0r10_1) */
+	ushr v21.4s, v1.4s, #14 /* g0r18_1_r = shr(g0s_1) */
+	sli v21.4s, v1.4s, #18 /* g0r18_1 = sli(g0r18_1_r, g0s_1) */
+	eor v20.16b, v20.16b, v21.16b /* g0f_1 = xor(g0f_acc_1, g0r18_1) */
+	tbl v21.16b, {v1.16b}, v6.16b /* g0r24_1 = lookup16(g0s_1, rotl24) */
+	eor v1.16b, v2.16b, v1.16b /* g0n_acc_1 = xor(x1, g0s_1) */
+	eor v1.16b, v1.16b, v21.16b /* g0n_1 = xor(g0n_acc_1, g0r24_1) */
+	eor v2.16b, v1.16b, v20.16b /* g0x_1 = xor(g0n_1, g0f_1) */
+
+	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
+	add x17, x5, #8
+	ld1r {v21.4s}, [x17] /* rkw_2 = bcast32() */
+	eor v22.16b, v0.16b, v19.16b /* g0k_acc_2 = xor(x3, x0) */
+	eor v21.16b, v22.16b, v21.16b /* g0k_2 = xor(g0k_acc_2, rkw_2) */
+	eor v1.16b, v21.16b, v1.16b /* g0t_acc_1 = xor(g0k_2, g0n_1) */
+	eor v1.16b, v1.16b, v20.16b /* g0t_2 = xor(g0t_acc_1, g0f_1) */
+	tbl v1.16b, {v1.16b}, v5.16b /* g0s_2_sr = lookup16(g0t_2, inv_shift_rows) */
+	and v20.16b, v1.16b, v4.16b /* g0s_2_sr_lo = and(g0s_2_sr, nibble_mask) */
+	ushr v1.16b, v1.16b, #4 /* g0s_2_sr_hi = shr(g0s_2_sr) */
+	tbl v20.16b, {v17.16b}, v20.16b /* g0a_2_1_l = lookup16(tbl_lo, g0s_2_sr_lo) */
+	tbl v1.16b, {v7.16b}, v1.16b /* g0a_2_1_h = lookup16(tbl_hi, g0s_2_sr_hi) */
+	aese v20.16b, v1.16b /* g0s_2_aes = aese(g0a_2_1_l, g0a_2_1_h) */
+	and v1.16b, v20.16b, v4.16b /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
+	ushr v20.16b, v20.16b, #4 /* g0s_2_aes_hi = shr(g0s_2_aes) */
+	tbl v1.16b, {v18.16b}, v1.16b /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
+	tbl v20.16b, {v16.16b}, v20.16b /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
+	eor v1.16b, v1.16b, v20.16b /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
+	ushr v20.4s, v1.4s, #30 /* g0r2_2_r = shr(g0s_2) */
+	sli v20.4s, v1.4s, #2 /* g0r2_2 = sli(g0r2_2_r, g0s_2) */
+	ushr v21.4s, v1.4s, #22 /* g0r10_2_r = shr(g0s_2) */
+	sli v21.4s, v1.4s, #10 /* g0r10_2 = sli(g0r10_2_r, g0s_2) */
+	eor v20.16b, v20.16b, v21.16b /* g0f_acc_2 = xor(g0r2_2, g0r10_2) */
+	ushr v21.4s, v1.4s, #14 /* g0r18_2_r = shr(g0s_2) */
+	sli v21.4s, v1.4s, #18 /* g0r18_2 = sli(g0r18_2_r, g0s_2) */
+	eor v20.16b, v20.16b, v21.16b /* g0f_2 = xor(g0f_acc_2, g0r18_2) */
+	tbl v21.16b, {v1.16b}, v6.16b /* g0r24_2 = lookup16(g0s_2, rotl24) */
+	eor v1.16b, v3.16b, v1.16b /* g0n_acc_2 = xor(x2, g0s_2) */
+	eor v1.16b, v1.16b, v21.16b /* g0n_2 = xor(g0n_acc_2, g0r24_2) */
+	eor v3.16b, v1.16b, v20.16b /* g0x_2 = xor(g0n_2, g0f_2) */
+
+	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
+	add x17, x5, #12
+	ld1r {v21.4s}, [x17] /* rkw_3 = bcast32() */
+	eor v22.16b, v19.16b, v2.16b /* g0k_acc_3 = xor(x0, x1) */
+	eor v21.16b, v22.16b, v21.16b /* g0k_3 = xor(g0k_acc_3, rkw_3) */
+	eor v1.16b, v21.16b, v1.16b /* g0t_acc_2 = xor(g0k_3, g0n_2) */
+	eor v1.16b, v1.16b, v20.16b /* g0t_3 = xor(g0t_acc_2, g0f_2) */
+	tbl v1.16b, {v1.16b}, v5.16b /* g0s_3_sr = lookup16(g0t_3, inv_shift_rows) */
+	and v20.16b, v1.16b, v4.16b /* g0s_3_sr_lo = and(g0s_3_sr, nibble_mask) */
+	tbl v20.16b, {v17.16b}, v20.16b /* g0a_3_1_l = lookup16(tbl_lo, g0s_3_sr_lo) */
+	ushr v1.16b, v1.16b, #4 /* g0s_3_sr_hi = shr(g0s_3_sr) */
+	tbl v1.16b, {v7.16b}, v1.16b /* g0a_3_1_h = lookup16(tbl_hi, g0s_3_sr_hi) */
+	aese v20.16b, v1.16b /* g0s_3_aes = aese(g0a_3_1_l, g0a_3_1_h) */
+	and v1.16b, v20.16b, v4.16b /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
+	tbl v1.16b, {v18.16b}, v1.16b /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
+	ushr v20.16b, v20.16b, #4 /* g0s_3_aes_hi = shr(g0s_3_aes) */
+	tbl v20.16b, {v16.16b}, v20.16b /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
+	eor v1.16b, v1.16b, v20.16b /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
+	tbl v20.16b, {v1.16b}, v6.16b /* g0r24_3 = lookup16(g0s_3, rotl24) */
+	ushr v21.4s, v1.4s, #30 /* g0r2_3_r = shr(g0s_3) */
+	sli v21.4s, v1.4s, #2 /* g0r2_3 = sli(g0r2_3_r, g0s_3) */
+	ushr v22.4s, v1.4s, #22 /* g0r10_3_r = shr(g0s_3) */
+	sli v22.4s, v1.4s, #10 /* g0r10_3 = sli(g0r10_3_r, g0s_3) */
+	eor v21.16b, v21.16b, v22.16b /* g0f_acc_3 = xor(g0r2_3, g0r10_3) */
+	ushr v22.4s, v1.4s, #14 /* g0r18_3_r = shr(g0s_3) */
+	sli v22.4s, v1.4s, #18 /* g0r18_3 = sli(g0r18_3_r, g0s_3) */
+	eor v21.16b, v21.16b, v22.16b /* g0f_3 = xor(g0f_acc_3, g0r18_3) */
+	eor v0.16b, v0.16b, v1.16b /* g0n_acc_3 = xor(x3, g0s_3) */
+	eor v0.16b, v0.16b, v20.16b /* g0n_3 = xor(g0n_acc_3, g0r24_3) */
+	eor v0.16b, v0.16b, v21.16b /* g0x_3 = xor(g0n_3, g0f_3) */
+	mov v1.16b, v19.16b /* x0.3 */
+	add x5, x5, #16
+	subs x4, x4, #1
+	b.ne .Lsm4_wordslice_neon_aes_asm_10_loop_r0
+
+	/* Output (X35, X34, X33, X32) = slots 3, 2, 1, 0: lane 0 of each into lanes 0-3, native words to big-endian. */
+	zip1 v0.4s, v0.4s, v3.4s /* x35x34 = unpacklo(x3, x2) */
+	zip1 v1.4s, v2.4s, v1.4s /* x33x32 = unpacklo(x1, x0) */
+	zip1 v0.2d, v0.2d, v1.2d /* out_1 = unpacklo(x35x34, x33x32) */
+	rev32 v0.16b, v0.16b /* outbe = rev(out_1) */
+	str q0, [x2] /* store outbe */
+	ret
+	.size sm4_wordslice_neon_aes_one_block_asm, .-sm4_wordslice_neon_aes_one_block_asm
 
 /* reverse16: byte i <- byte 15 - i: GCM bytes to the reflected form phi */
 	.section .rodata
@@ -9675,5 +9862,71 @@ sm4_wordslice_neon_aes_batch_gcm_asm:
 	.balign 16
 .Lsm4_wordslice_neon_aes_asm_9_rotl8:
 	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
+
+/* word0_le: word 0 to native order, in every 32-bit lane */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_neon_aes_asm_10_word0_le:
+	.byte 0x03, 0x02, 0x01, 0x00, 0x03, 0x02, 0x01, 0x00, 0x03, 0x02, 0x01, 0x00, 0x03, 0x02, 0x01, 0x00
+
+/* word1_le: word 1 to native order, in every 32-bit lane */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_neon_aes_asm_10_word1_le:
+	.byte 0x07, 0x06, 0x05, 0x04, 0x07, 0x06, 0x05, 0x04, 0x07, 0x06, 0x05, 0x04, 0x07, 0x06, 0x05, 0x04
+
+/* word2_le: word 2 to native order, in every 32-bit lane */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_neon_aes_asm_10_word2_le:
+	.byte 0x0b, 0x0a, 0x09, 0x08, 0x0b, 0x0a, 0x09, 0x08, 0x0b, 0x0a, 0x09, 0x08, 0x0b, 0x0a, 0x09, 0x08
+
+/* word3_le: word 3 to native order, in every 32-bit lane */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_neon_aes_asm_10_word3_le:
+	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0f, 0x0e, 0x0d, 0x0c, 0x0f, 0x0e, 0x0d, 0x0c, 0x0f, 0x0e, 0x0d, 0x0c
+
+/* nibble_mask: low nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_neon_aes_asm_10_nibble_mask:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* inv_shift_rows: inverse ShiftRows (AESE's ShiftRows undone) */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_neon_aes_asm_10_inv_shift_rows:
+	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
+
+/* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_neon_aes_asm_10_rotl24:
+	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+
+/* tbl_hi: A1, c1: S-box inner affine: high-nibble table */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_neon_aes_asm_10_tbl_hi:
+	.byte 0x00, 0xac, 0x68, 0xc4, 0x8c, 0x20, 0xe4, 0x48, 0x18, 0xb4, 0x70, 0xdc, 0x94, 0x38, 0xfc, 0x50
+
+/* tbl_hi_1: A2·inv(.) ^ c2: S-box outer affine, after undoing SubBytes' affine map: high-nibble table */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_neon_aes_asm_10_tbl_hi_1:
+	.byte 0x00, 0x5e, 0x4a, 0x14, 0x08, 0x56, 0x42, 0x1c, 0x9d, 0xc3, 0xd7, 0x89, 0x95, 0xcb, 0xdf, 0x81
+
+/* tbl_lo: A1, c1: S-box inner affine: low-nibble table (constant folded in) */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_neon_aes_asm_10_tbl_lo:
+	.byte 0x1b, 0xee, 0x39, 0xcc, 0xbd, 0x48, 0x9f, 0x6a, 0xb9, 0x4c, 0x9b, 0x6e, 0x1f, 0xea, 0x3d, 0xc8
+
+/* tbl_lo_1: A2·inv(.) ^ c2: S-box outer affine, after undoing SubBytes' affine map: low-nibble table (constant folded in) */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_neon_aes_asm_10_tbl_lo_1:
+	.byte 0xbd, 0x9b, 0xb7, 0x91, 0x4a, 0x6c, 0x40, 0x66, 0xda, 0xfc, 0xd0, 0xf6, 0x2d, 0x0b, 0x27, 0x01
 
 	.section .note.GNU-stack,"",%progbits

@@ -101,9 +101,9 @@ static void sm4_wordslice_ssse3_aesni_batch(const uint8_t *rk, const uint8_t *in
 
         /* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
         const __m128i rkw = _mm_set1_epi32(kc_load32(rk + 16 * r));
-        const __m128i g0t_acc = _mm_xor_si128(g0x1, g0x2);
-        const __m128i g0t_acc_1 = _mm_xor_si128(g0t_acc, rkw);
-        const __m128i g0t = _mm_xor_si128(g0t_acc_1, g0x3);
+        const __m128i g0k_acc = _mm_xor_si128(g0x1, g0x2);
+        const __m128i g0k = _mm_xor_si128(g0k_acc, rkw);
+        const __m128i g0t = _mm_xor_si128(g0k, g0x3);
         const __m128i g0t_lo = _mm_and_si128(g0t, nibble_mask);
         const __m128i g0t_sh = _mm_srli_epi16(g0t, 4);
         const __m128i g0t_hi = _mm_and_si128(g0t_sh, nibble_mask);
@@ -133,9 +133,9 @@ static void sm4_wordslice_ssse3_aesni_batch(const uint8_t *rk, const uint8_t *in
 
         /* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
         const __m128i rkw_1 = _mm_set1_epi32(kc_load32(rk + 16 * r + 4));
-        const __m128i g0t_acc_2 = _mm_xor_si128(g0x2, g0x3);
-        const __m128i g0t_acc_3 = _mm_xor_si128(g0t_acc_2, rkw_1);
-        const __m128i g0t_1 = _mm_xor_si128(g0t_acc_3, g0x0);
+        const __m128i g0k_acc_1 = _mm_xor_si128(g0x2, g0x3);
+        const __m128i g0k_1 = _mm_xor_si128(g0k_acc_1, rkw_1);
+        const __m128i g0t_1 = _mm_xor_si128(g0k_1, g0x0);
         const __m128i g0t_1_lo = _mm_and_si128(g0t_1, nibble_mask);
         const __m128i g0t_1_sh = _mm_srli_epi16(g0t_1, 4);
         const __m128i g0t_1_hi = _mm_and_si128(g0t_1_sh, nibble_mask);
@@ -165,9 +165,9 @@ static void sm4_wordslice_ssse3_aesni_batch(const uint8_t *rk, const uint8_t *in
 
         /* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
         const __m128i rkw_2 = _mm_set1_epi32(kc_load32(rk + 16 * r + 8));
-        const __m128i g0t_acc_4 = _mm_xor_si128(g0x3, g0x0);
-        const __m128i g0t_acc_5 = _mm_xor_si128(g0t_acc_4, rkw_2);
-        const __m128i g0t_2 = _mm_xor_si128(g0t_acc_5, g0x1);
+        const __m128i g0k_acc_2 = _mm_xor_si128(g0x3, g0x0);
+        const __m128i g0k_2 = _mm_xor_si128(g0k_acc_2, rkw_2);
+        const __m128i g0t_2 = _mm_xor_si128(g0k_2, g0x1);
         const __m128i g0t_2_lo = _mm_and_si128(g0t_2, nibble_mask);
         const __m128i g0t_2_sh = _mm_srli_epi16(g0t_2, 4);
         const __m128i g0t_2_hi = _mm_and_si128(g0t_2_sh, nibble_mask);
@@ -197,9 +197,9 @@ static void sm4_wordslice_ssse3_aesni_batch(const uint8_t *rk, const uint8_t *in
 
         /* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
         const __m128i rkw_3 = _mm_set1_epi32(kc_load32(rk + 16 * r + 12));
-        const __m128i g0t_acc_6 = _mm_xor_si128(g0x0, g0x1);
-        const __m128i g0t_acc_7 = _mm_xor_si128(g0t_acc_6, rkw_3);
-        const __m128i g0t_3 = _mm_xor_si128(g0t_acc_7, g0x2);
+        const __m128i g0k_acc_3 = _mm_xor_si128(g0x0, g0x1);
+        const __m128i g0k_3 = _mm_xor_si128(g0k_acc_3, rkw_3);
+        const __m128i g0t_3 = _mm_xor_si128(g0k_3, g0x2);
         const __m128i g0t_3_lo = _mm_and_si128(g0t_3, nibble_mask);
         const __m128i g0t_3_sh = _mm_srli_epi16(g0t_3, 4);
         const __m128i g0t_3_hi = _mm_and_si128(g0t_3_sh, nibble_mask);
@@ -313,9 +313,9 @@ static void sm4_wordslice_ssse3_aesni_batch_xor(const uint8_t *rk, const uint8_t
 
         /* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
         const __m128i rkw = _mm_set1_epi32(kc_load32(rk + 16 * r));
-        const __m128i g0t_acc = _mm_xor_si128(g0x1, g0x2);
-        const __m128i g0t_acc_1 = _mm_xor_si128(g0t_acc, rkw);
-        const __m128i g0t = _mm_xor_si128(g0t_acc_1, g0x3);
+        const __m128i g0k_acc = _mm_xor_si128(g0x1, g0x2);
+        const __m128i g0k = _mm_xor_si128(g0k_acc, rkw);
+        const __m128i g0t = _mm_xor_si128(g0k, g0x3);
         const __m128i g0t_lo = _mm_and_si128(g0t, nibble_mask);
         const __m128i g0t_sh = _mm_srli_epi16(g0t, 4);
         const __m128i g0t_hi = _mm_and_si128(g0t_sh, nibble_mask);
@@ -345,9 +345,9 @@ static void sm4_wordslice_ssse3_aesni_batch_xor(const uint8_t *rk, const uint8_t
 
         /* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
         const __m128i rkw_1 = _mm_set1_epi32(kc_load32(rk + 16 * r + 4));
-        const __m128i g0t_acc_2 = _mm_xor_si128(g0x2, g0x3);
-        const __m128i g0t_acc_3 = _mm_xor_si128(g0t_acc_2, rkw_1);
-        const __m128i g0t_1 = _mm_xor_si128(g0t_acc_3, g0x0);
+        const __m128i g0k_acc_1 = _mm_xor_si128(g0x2, g0x3);
+        const __m128i g0k_1 = _mm_xor_si128(g0k_acc_1, rkw_1);
+        const __m128i g0t_1 = _mm_xor_si128(g0k_1, g0x0);
         const __m128i g0t_1_lo = _mm_and_si128(g0t_1, nibble_mask);
         const __m128i g0t_1_sh = _mm_srli_epi16(g0t_1, 4);
         const __m128i g0t_1_hi = _mm_and_si128(g0t_1_sh, nibble_mask);
@@ -377,9 +377,9 @@ static void sm4_wordslice_ssse3_aesni_batch_xor(const uint8_t *rk, const uint8_t
 
         /* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
         const __m128i rkw_2 = _mm_set1_epi32(kc_load32(rk + 16 * r + 8));
-        const __m128i g0t_acc_4 = _mm_xor_si128(g0x3, g0x0);
-        const __m128i g0t_acc_5 = _mm_xor_si128(g0t_acc_4, rkw_2);
-        const __m128i g0t_2 = _mm_xor_si128(g0t_acc_5, g0x1);
+        const __m128i g0k_acc_2 = _mm_xor_si128(g0x3, g0x0);
+        const __m128i g0k_2 = _mm_xor_si128(g0k_acc_2, rkw_2);
+        const __m128i g0t_2 = _mm_xor_si128(g0k_2, g0x1);
         const __m128i g0t_2_lo = _mm_and_si128(g0t_2, nibble_mask);
         const __m128i g0t_2_sh = _mm_srli_epi16(g0t_2, 4);
         const __m128i g0t_2_hi = _mm_and_si128(g0t_2_sh, nibble_mask);
@@ -409,9 +409,9 @@ static void sm4_wordslice_ssse3_aesni_batch_xor(const uint8_t *rk, const uint8_t
 
         /* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
         const __m128i rkw_3 = _mm_set1_epi32(kc_load32(rk + 16 * r + 12));
-        const __m128i g0t_acc_6 = _mm_xor_si128(g0x0, g0x1);
-        const __m128i g0t_acc_7 = _mm_xor_si128(g0t_acc_6, rkw_3);
-        const __m128i g0t_3 = _mm_xor_si128(g0t_acc_7, g0x2);
+        const __m128i g0k_acc_3 = _mm_xor_si128(g0x0, g0x1);
+        const __m128i g0k_3 = _mm_xor_si128(g0k_acc_3, rkw_3);
+        const __m128i g0t_3 = _mm_xor_si128(g0k_3, g0x2);
         const __m128i g0t_3_lo = _mm_and_si128(g0t_3, nibble_mask);
         const __m128i g0t_3_sh = _mm_srli_epi16(g0t_3, 4);
         const __m128i g0t_3_hi = _mm_and_si128(g0t_3_sh, nibble_mask);
@@ -600,9 +600,9 @@ static void sm4_wordslice_ssse3_aesni_batch_ctr(const uint8_t *rk, const uint8_t
 
         /* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
         const __m128i rkw = _mm_set1_epi32(kc_load32(rk + 16 * r));
-        const __m128i g0t_acc = _mm_xor_si128(g0x1, g0x2);
-        const __m128i g0t_acc_1 = _mm_xor_si128(g0t_acc, rkw);
-        const __m128i g0t = _mm_xor_si128(g0t_acc_1, g0x3);
+        const __m128i g0k_acc = _mm_xor_si128(g0x1, g0x2);
+        const __m128i g0k = _mm_xor_si128(g0k_acc, rkw);
+        const __m128i g0t = _mm_xor_si128(g0k, g0x3);
         const __m128i g0t_lo = _mm_and_si128(g0t, nibble_mask);
         const __m128i g0t_sh = _mm_srli_epi16(g0t, 4);
         const __m128i g0t_hi = _mm_and_si128(g0t_sh, nibble_mask);
@@ -632,9 +632,9 @@ static void sm4_wordslice_ssse3_aesni_batch_ctr(const uint8_t *rk, const uint8_t
 
         /* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
         const __m128i rkw_1 = _mm_set1_epi32(kc_load32(rk + 16 * r + 4));
-        const __m128i g0t_acc_2 = _mm_xor_si128(g0x2, g0x3);
-        const __m128i g0t_acc_3 = _mm_xor_si128(g0t_acc_2, rkw_1);
-        const __m128i g0t_1 = _mm_xor_si128(g0t_acc_3, g0x0);
+        const __m128i g0k_acc_1 = _mm_xor_si128(g0x2, g0x3);
+        const __m128i g0k_1 = _mm_xor_si128(g0k_acc_1, rkw_1);
+        const __m128i g0t_1 = _mm_xor_si128(g0k_1, g0x0);
         const __m128i g0t_1_lo = _mm_and_si128(g0t_1, nibble_mask);
         const __m128i g0t_1_sh = _mm_srli_epi16(g0t_1, 4);
         const __m128i g0t_1_hi = _mm_and_si128(g0t_1_sh, nibble_mask);
@@ -664,9 +664,9 @@ static void sm4_wordslice_ssse3_aesni_batch_ctr(const uint8_t *rk, const uint8_t
 
         /* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
         const __m128i rkw_2 = _mm_set1_epi32(kc_load32(rk + 16 * r + 8));
-        const __m128i g0t_acc_4 = _mm_xor_si128(g0x3, g0x0);
-        const __m128i g0t_acc_5 = _mm_xor_si128(g0t_acc_4, rkw_2);
-        const __m128i g0t_2 = _mm_xor_si128(g0t_acc_5, g0x1);
+        const __m128i g0k_acc_2 = _mm_xor_si128(g0x3, g0x0);
+        const __m128i g0k_2 = _mm_xor_si128(g0k_acc_2, rkw_2);
+        const __m128i g0t_2 = _mm_xor_si128(g0k_2, g0x1);
         const __m128i g0t_2_lo = _mm_and_si128(g0t_2, nibble_mask);
         const __m128i g0t_2_sh = _mm_srli_epi16(g0t_2, 4);
         const __m128i g0t_2_hi = _mm_and_si128(g0t_2_sh, nibble_mask);
@@ -696,9 +696,9 @@ static void sm4_wordslice_ssse3_aesni_batch_ctr(const uint8_t *rk, const uint8_t
 
         /* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
         const __m128i rkw_3 = _mm_set1_epi32(kc_load32(rk + 16 * r + 12));
-        const __m128i g0t_acc_6 = _mm_xor_si128(g0x0, g0x1);
-        const __m128i g0t_acc_7 = _mm_xor_si128(g0t_acc_6, rkw_3);
-        const __m128i g0t_3 = _mm_xor_si128(g0t_acc_7, g0x2);
+        const __m128i g0k_acc_3 = _mm_xor_si128(g0x0, g0x1);
+        const __m128i g0k_3 = _mm_xor_si128(g0k_acc_3, rkw_3);
+        const __m128i g0t_3 = _mm_xor_si128(g0k_3, g0x2);
         const __m128i g0t_3_lo = _mm_and_si128(g0t_3, nibble_mask);
         const __m128i g0t_3_sh = _mm_srli_epi16(g0t_3, 4);
         const __m128i g0t_3_hi = _mm_and_si128(g0t_3_sh, nibble_mask);
@@ -828,9 +828,9 @@ static void sm4_wordslice_ssse3_aesni_batch_xts(const uint8_t *rk, const uint8_t
 
         /* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
         const __m128i rkw = _mm_set1_epi32(kc_load32(rk + 16 * r));
-        const __m128i g0t_acc = _mm_xor_si128(g0x1, g0x2);
-        const __m128i g0t_acc_1 = _mm_xor_si128(g0t_acc, rkw);
-        const __m128i g0t = _mm_xor_si128(g0t_acc_1, g0x3);
+        const __m128i g0k_acc = _mm_xor_si128(g0x1, g0x2);
+        const __m128i g0k = _mm_xor_si128(g0k_acc, rkw);
+        const __m128i g0t = _mm_xor_si128(g0k, g0x3);
         const __m128i g0t_lo = _mm_and_si128(g0t, nibble_mask);
         const __m128i g0t_sh = _mm_srli_epi16(g0t, 4);
         const __m128i g0t_hi = _mm_and_si128(g0t_sh, nibble_mask);
@@ -860,9 +860,9 @@ static void sm4_wordslice_ssse3_aesni_batch_xts(const uint8_t *rk, const uint8_t
 
         /* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
         const __m128i rkw_1 = _mm_set1_epi32(kc_load32(rk + 16 * r + 4));
-        const __m128i g0t_acc_2 = _mm_xor_si128(g0x2, g0x3);
-        const __m128i g0t_acc_3 = _mm_xor_si128(g0t_acc_2, rkw_1);
-        const __m128i g0t_1 = _mm_xor_si128(g0t_acc_3, g0x0);
+        const __m128i g0k_acc_1 = _mm_xor_si128(g0x2, g0x3);
+        const __m128i g0k_1 = _mm_xor_si128(g0k_acc_1, rkw_1);
+        const __m128i g0t_1 = _mm_xor_si128(g0k_1, g0x0);
         const __m128i g0t_1_lo = _mm_and_si128(g0t_1, nibble_mask);
         const __m128i g0t_1_sh = _mm_srli_epi16(g0t_1, 4);
         const __m128i g0t_1_hi = _mm_and_si128(g0t_1_sh, nibble_mask);
@@ -892,9 +892,9 @@ static void sm4_wordslice_ssse3_aesni_batch_xts(const uint8_t *rk, const uint8_t
 
         /* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
         const __m128i rkw_2 = _mm_set1_epi32(kc_load32(rk + 16 * r + 8));
-        const __m128i g0t_acc_4 = _mm_xor_si128(g0x3, g0x0);
-        const __m128i g0t_acc_5 = _mm_xor_si128(g0t_acc_4, rkw_2);
-        const __m128i g0t_2 = _mm_xor_si128(g0t_acc_5, g0x1);
+        const __m128i g0k_acc_2 = _mm_xor_si128(g0x3, g0x0);
+        const __m128i g0k_2 = _mm_xor_si128(g0k_acc_2, rkw_2);
+        const __m128i g0t_2 = _mm_xor_si128(g0k_2, g0x1);
         const __m128i g0t_2_lo = _mm_and_si128(g0t_2, nibble_mask);
         const __m128i g0t_2_sh = _mm_srli_epi16(g0t_2, 4);
         const __m128i g0t_2_hi = _mm_and_si128(g0t_2_sh, nibble_mask);
@@ -924,9 +924,9 @@ static void sm4_wordslice_ssse3_aesni_batch_xts(const uint8_t *rk, const uint8_t
 
         /* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
         const __m128i rkw_3 = _mm_set1_epi32(kc_load32(rk + 16 * r + 12));
-        const __m128i g0t_acc_6 = _mm_xor_si128(g0x0, g0x1);
-        const __m128i g0t_acc_7 = _mm_xor_si128(g0t_acc_6, rkw_3);
-        const __m128i g0t_3 = _mm_xor_si128(g0t_acc_7, g0x2);
+        const __m128i g0k_acc_3 = _mm_xor_si128(g0x0, g0x1);
+        const __m128i g0k_3 = _mm_xor_si128(g0k_acc_3, rkw_3);
+        const __m128i g0t_3 = _mm_xor_si128(g0k_3, g0x2);
         const __m128i g0t_3_lo = _mm_and_si128(g0t_3, nibble_mask);
         const __m128i g0t_3_sh = _mm_srli_epi16(g0t_3, 4);
         const __m128i g0t_3_hi = _mm_and_si128(g0t_3_sh, nibble_mask);
@@ -1189,9 +1189,9 @@ static void sm4_wordslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
 
         /* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
         const __m128i rkw = _mm_set1_epi32(kc_load32(rk + 16 * r));
-        const __m128i g0t_acc = _mm_xor_si128(g0x1, g0x2);
-        const __m128i g0t_acc_1 = _mm_xor_si128(g0t_acc, rkw);
-        const __m128i g0t = _mm_xor_si128(g0t_acc_1, g0x3);
+        const __m128i g0k_acc = _mm_xor_si128(g0x1, g0x2);
+        const __m128i g0k = _mm_xor_si128(g0k_acc, rkw);
+        const __m128i g0t = _mm_xor_si128(g0k, g0x3);
         const __m128i g0t_lo = _mm_and_si128(g0t, nibble_mask);
         const __m128i g0t_sh = _mm_srli_epi16(g0t, 4);
         const __m128i g0t_hi = _mm_and_si128(g0t_sh, nibble_mask);
@@ -1221,9 +1221,9 @@ static void sm4_wordslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
 
         /* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
         const __m128i rkw_1 = _mm_set1_epi32(kc_load32(rk + 16 * r + 4));
-        const __m128i g0t_acc_2 = _mm_xor_si128(g0x2, g0x3);
-        const __m128i g0t_acc_3 = _mm_xor_si128(g0t_acc_2, rkw_1);
-        const __m128i g0t_1 = _mm_xor_si128(g0t_acc_3, g0x0);
+        const __m128i g0k_acc_1 = _mm_xor_si128(g0x2, g0x3);
+        const __m128i g0k_1 = _mm_xor_si128(g0k_acc_1, rkw_1);
+        const __m128i g0t_1 = _mm_xor_si128(g0k_1, g0x0);
         const __m128i g0t_1_lo = _mm_and_si128(g0t_1, nibble_mask);
         const __m128i g0t_1_sh = _mm_srli_epi16(g0t_1, 4);
         const __m128i g0t_1_hi = _mm_and_si128(g0t_1_sh, nibble_mask);
@@ -1253,9 +1253,9 @@ static void sm4_wordslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
 
         /* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
         const __m128i rkw_2 = _mm_set1_epi32(kc_load32(rk + 16 * r + 8));
-        const __m128i g0t_acc_4 = _mm_xor_si128(g0x3, g0x0);
-        const __m128i g0t_acc_5 = _mm_xor_si128(g0t_acc_4, rkw_2);
-        const __m128i g0t_2 = _mm_xor_si128(g0t_acc_5, g0x1);
+        const __m128i g0k_acc_2 = _mm_xor_si128(g0x3, g0x0);
+        const __m128i g0k_2 = _mm_xor_si128(g0k_acc_2, rkw_2);
+        const __m128i g0t_2 = _mm_xor_si128(g0k_2, g0x1);
         const __m128i g0t_2_lo = _mm_and_si128(g0t_2, nibble_mask);
         const __m128i g0t_2_sh = _mm_srli_epi16(g0t_2, 4);
         const __m128i g0t_2_hi = _mm_and_si128(g0t_2_sh, nibble_mask);
@@ -1285,9 +1285,9 @@ static void sm4_wordslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
 
         /* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
         const __m128i rkw_3 = _mm_set1_epi32(kc_load32(rk + 16 * r + 12));
-        const __m128i g0t_acc_6 = _mm_xor_si128(g0x0, g0x1);
-        const __m128i g0t_acc_7 = _mm_xor_si128(g0t_acc_6, rkw_3);
-        const __m128i g0t_3 = _mm_xor_si128(g0t_acc_7, g0x2);
+        const __m128i g0k_acc_3 = _mm_xor_si128(g0x0, g0x1);
+        const __m128i g0k_3 = _mm_xor_si128(g0k_acc_3, rkw_3);
+        const __m128i g0t_3 = _mm_xor_si128(g0k_3, g0x2);
         const __m128i g0t_3_lo = _mm_and_si128(g0t_3, nibble_mask);
         const __m128i g0t_3_sh = _mm_srli_epi16(g0t_3, 4);
         const __m128i g0t_3_hi = _mm_and_si128(g0t_3_sh, nibble_mask);
@@ -1343,6 +1343,226 @@ static void sm4_wordslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i ct_3 = _mm_xor_si128(outbe_3, msg_3);
     _mm_storeu_si128((void *)(out + 48), ct_3);
     _mm_storeu_si128((void *)(in + 64), y_next);
+}
+
+/* The one-block form: out = E(in ^ src), or D with the decryption round keys
+ * (gen/emit/sm4_files.py one_block_program through xor_into_loads): one block in
+ * 128-bit registers, so a chain whose next block waits on this one (CBC
+ * encryption, CBC-MAC, CMAC, CCM) and a single block pay one block's rounds,
+ * not a padded batch.  Its round keys are the words of key->rk. */
+static void sm4_wordslice_ssse3_aesni_one_block(const uint8_t *rk, const uint8_t *in, uint8_t *out, const uint8_t *src)
+{
+    __m128i x0, x1, x2, x3;
+    /* word 0 to native order, in every 32-bit lane */
+    static const uint8_t word0_le_bytes[16] = {0x03, 0x02, 0x01, 0x00, 0x03, 0x02, 0x01, 0x00, 0x03, 0x02, 0x01, 0x00, 0x03, 0x02, 0x01, 0x00};
+    const __m128i word0_le = kc_bcast16_128(word0_le_bytes);
+    /* word 1 to native order, in every 32-bit lane */
+    static const uint8_t word1_le_bytes[16] = {0x07, 0x06, 0x05, 0x04, 0x07, 0x06, 0x05, 0x04, 0x07, 0x06, 0x05, 0x04, 0x07, 0x06, 0x05, 0x04};
+    const __m128i word1_le = kc_bcast16_128(word1_le_bytes);
+    /* word 2 to native order, in every 32-bit lane */
+    static const uint8_t word2_le_bytes[16] = {0x0b, 0x0a, 0x09, 0x08, 0x0b, 0x0a, 0x09, 0x08, 0x0b, 0x0a, 0x09, 0x08, 0x0b, 0x0a, 0x09, 0x08};
+    const __m128i word2_le = kc_bcast16_128(word2_le_bytes);
+    /* word 3 to native order, in every 32-bit lane */
+    static const uint8_t word3_le_bytes[16] = {0x0f, 0x0e, 0x0d, 0x0c, 0x0f, 0x0e, 0x0d, 0x0c, 0x0f, 0x0e, 0x0d, 0x0c, 0x0f, 0x0e, 0x0d, 0x0c};
+    const __m128i word3_le = kc_bcast16_128(word3_le_bytes);
+    /* byte order reversal in each 32-bit word */
+    static const uint8_t bswap32_bytes[16] = {0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c};
+    const __m128i bswap32 = kc_bcast16_128(bswap32_bytes);
+    /* inverse ShiftRows (AESENCLAST's ShiftRows undone) */
+    static const uint8_t inv_shift_rows_bytes[16] = {0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03};
+    const __m128i inv_shift_rows = kc_bcast16_128(inv_shift_rows_bytes);
+    /* AESENCLAST key = SubBytes constant 0x63: cancels it */
+    static const uint8_t aes_cancel_key_bytes[16] = {0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63};
+    const __m128i aes_cancel_key = kc_bcast16_128(aes_cancel_key_bytes);
+    /* rotate each 32-bit word left by 24 (byte shuffle) */
+    static const uint8_t rotl24_bytes[16] = {0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c};
+    const __m128i rotl24 = kc_bcast16_128(rotl24_bytes);
+    /* low nibble of every byte */
+    static const uint8_t nibble_mask_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f};
+    const __m128i nibble_mask = kc_bcast16_128(nibble_mask_bytes);
+    /* A1, c1: S-box inner affine: low-nibble table (constant folded in) */
+    static const uint8_t tbl_lo_bytes[16] = {0x1b, 0xee, 0x39, 0xcc, 0xbd, 0x48, 0x9f, 0x6a, 0xb9, 0x4c, 0x9b, 0x6e, 0x1f, 0xea, 0x3d, 0xc8};
+    const __m128i tbl_lo = kc_bcast16_128(tbl_lo_bytes);
+    /* A1, c1: S-box inner affine: high-nibble table */
+    static const uint8_t tbl_hi_bytes[16] = {0x00, 0xac, 0x68, 0xc4, 0x8c, 0x20, 0xe4, 0x48, 0x18, 0xb4, 0x70, 0xdc, 0x94, 0x38, 0xfc, 0x50};
+    const __m128i tbl_hi = kc_bcast16_128(tbl_hi_bytes);
+    /* A2·inv(.) ^ c2: S-box outer affine, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
+    static const uint8_t tbl_lo_1_bytes[16] = {0xd3, 0xf5, 0xd9, 0xff, 0x24, 0x02, 0x2e, 0x08, 0xb4, 0x92, 0xbe, 0x98, 0x43, 0x65, 0x49, 0x6f};
+    const __m128i tbl_lo_1 = kc_bcast16_128(tbl_lo_1_bytes);
+    /* A2·inv(.) ^ c2: S-box outer affine, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
+    static const uint8_t tbl_hi_1_bytes[16] = {0x00, 0x5e, 0x4a, 0x14, 0x08, 0x56, 0x42, 0x1c, 0x9d, 0xc3, 0xd7, 0x89, 0x95, 0xcb, 0xdf, 0x81};
+    const __m128i tbl_hi_1 = kc_bcast16_128(tbl_hi_1_bytes);
+
+    /* Load the block; word w, big-endian to native, into every lane of register w. */
+    const __m128i raw = _mm_loadu_si128((const void *)(in));
+    const __m128i tweak = _mm_loadu_si128((const void *)(src));
+    const __m128i blk = _mm_xor_si128(raw, tweak);
+    const __m128i w0 = _mm_shuffle_epi8(blk, word0_le);
+    x0 = w0;
+    const __m128i w1 = _mm_shuffle_epi8(blk, word1_le);
+    x1 = w1;
+    const __m128i w2 = _mm_shuffle_epi8(blk, word2_le);
+    x2 = w2;
+    const __m128i w3 = _mm_shuffle_epi8(blk, word3_le);
+    x3 = w3;
+    for (size_t r = 0; r < 8; r++) {
+        KC_MCA_BEGIN("loop_r");
+
+        /* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
+        const __m128i rkw = _mm_set1_epi32(kc_load32(rk + 16 * r));
+        const __m128i g0k_acc = _mm_xor_si128(x1, x2);
+        const __m128i g0k = _mm_xor_si128(g0k_acc, rkw);
+        const __m128i g0t = _mm_xor_si128(g0k, x3);
+        const __m128i g0t_lo = _mm_and_si128(g0t, nibble_mask);
+        const __m128i g0t_sh = _mm_srli_epi16(g0t, 4);
+        const __m128i g0t_hi = _mm_and_si128(g0t_sh, nibble_mask);
+        const __m128i g0a_l = _mm_shuffle_epi8(tbl_lo, g0t_lo);
+        const __m128i g0a_h = _mm_shuffle_epi8(tbl_hi, g0t_hi);
+        const __m128i g0a = _mm_xor_si128(g0a_l, g0a_h);
+        const __m128i g0s_sr = _mm_shuffle_epi8(g0a, inv_shift_rows);
+        const __m128i g0s_aes = _mm_aesenclast_si128(g0s_sr, aes_cancel_key);
+        const __m128i g0s_aes_lo = _mm_and_si128(g0s_aes, nibble_mask);
+        const __m128i g0s_aes_sh = _mm_srli_epi16(g0s_aes, 4);
+        const __m128i g0s_aes_hi = _mm_and_si128(g0s_aes_sh, nibble_mask);
+        const __m128i g0s_l = _mm_shuffle_epi8(tbl_lo_1, g0s_aes_lo);
+        const __m128i g0s_h = _mm_shuffle_epi8(tbl_hi_1, g0s_aes_hi);
+        const __m128i g0s = _mm_xor_si128(g0s_l, g0s_h);
+        const __m128i g0r2_l = _mm_slli_epi32(g0s, 2);
+        const __m128i g0r2_r = _mm_srli_epi32(g0s, 30);
+        const __m128i g0r2 = _mm_or_si128(g0r2_l, g0r2_r);
+        const __m128i g0r10_l = _mm_slli_epi32(g0s, 10);
+        const __m128i g0r10_r = _mm_srli_epi32(g0s, 22);
+        const __m128i g0r10 = _mm_or_si128(g0r10_l, g0r10_r);
+        const __m128i g0r18_l = _mm_slli_epi32(g0s, 18);
+        const __m128i g0r18_r = _mm_srli_epi32(g0s, 14);
+        const __m128i g0r18 = _mm_or_si128(g0r18_l, g0r18_r);
+        const __m128i g0r24 = _mm_shuffle_epi8(g0s, rotl24);
+        const __m128i g0n_acc = _mm_xor_si128(x0, g0s);
+        const __m128i g0n = _mm_xor_si128(g0n_acc, g0r24);
+        const __m128i g0f_acc = _mm_xor_si128(g0r2, g0r10);
+        const __m128i g0f = _mm_xor_si128(g0f_acc, g0r18);
+        const __m128i g0x = _mm_xor_si128(g0n, g0f);
+        x0 = g0x;
+
+        /* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
+        const __m128i rkw_1 = _mm_set1_epi32(kc_load32(rk + 16 * r + 4));
+        const __m128i g0k_acc_1 = _mm_xor_si128(x2, x3);
+        const __m128i g0k_1 = _mm_xor_si128(g0k_acc_1, rkw_1);
+        const __m128i g0t_acc = _mm_xor_si128(g0k_1, g0n);
+        const __m128i g0t_1 = _mm_xor_si128(g0t_acc, g0f);
+        const __m128i g0t_1_lo = _mm_and_si128(g0t_1, nibble_mask);
+        const __m128i g0t_1_sh = _mm_srli_epi16(g0t_1, 4);
+        const __m128i g0t_1_hi = _mm_and_si128(g0t_1_sh, nibble_mask);
+        const __m128i g0a_1_l = _mm_shuffle_epi8(tbl_lo, g0t_1_lo);
+        const __m128i g0a_1_h = _mm_shuffle_epi8(tbl_hi, g0t_1_hi);
+        const __m128i g0a_1 = _mm_xor_si128(g0a_1_l, g0a_1_h);
+        const __m128i g0s_1_sr = _mm_shuffle_epi8(g0a_1, inv_shift_rows);
+        const __m128i g0s_1_aes = _mm_aesenclast_si128(g0s_1_sr, aes_cancel_key);
+        const __m128i g0s_1_aes_lo = _mm_and_si128(g0s_1_aes, nibble_mask);
+        const __m128i g0s_1_aes_sh = _mm_srli_epi16(g0s_1_aes, 4);
+        const __m128i g0s_1_aes_hi = _mm_and_si128(g0s_1_aes_sh, nibble_mask);
+        const __m128i g0s_1_l = _mm_shuffle_epi8(tbl_lo_1, g0s_1_aes_lo);
+        const __m128i g0s_1_h = _mm_shuffle_epi8(tbl_hi_1, g0s_1_aes_hi);
+        const __m128i g0s_1 = _mm_xor_si128(g0s_1_l, g0s_1_h);
+        const __m128i g0r2_1_l = _mm_slli_epi32(g0s_1, 2);
+        const __m128i g0r2_1_r = _mm_srli_epi32(g0s_1, 30);
+        const __m128i g0r2_1 = _mm_or_si128(g0r2_1_l, g0r2_1_r);
+        const __m128i g0r10_1_l = _mm_slli_epi32(g0s_1, 10);
+        const __m128i g0r10_1_r = _mm_srli_epi32(g0s_1, 22);
+        const __m128i g0r10_1 = _mm_or_si128(g0r10_1_l, g0r10_1_r);
+        const __m128i g0r18_1_l = _mm_slli_epi32(g0s_1, 18);
+        const __m128i g0r18_1_r = _mm_srli_epi32(g0s_1, 14);
+        const __m128i g0r18_1 = _mm_or_si128(g0r18_1_l, g0r18_1_r);
+        const __m128i g0r24_1 = _mm_shuffle_epi8(g0s_1, rotl24);
+        const __m128i g0n_acc_1 = _mm_xor_si128(x1, g0s_1);
+        const __m128i g0n_1 = _mm_xor_si128(g0n_acc_1, g0r24_1);
+        const __m128i g0f_acc_1 = _mm_xor_si128(g0r2_1, g0r10_1);
+        const __m128i g0f_1 = _mm_xor_si128(g0f_acc_1, g0r18_1);
+        const __m128i g0x_1 = _mm_xor_si128(g0n_1, g0f_1);
+        x1 = g0x_1;
+
+        /* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
+        const __m128i rkw_2 = _mm_set1_epi32(kc_load32(rk + 16 * r + 8));
+        const __m128i g0k_acc_2 = _mm_xor_si128(x3, x0);
+        const __m128i g0k_2 = _mm_xor_si128(g0k_acc_2, rkw_2);
+        const __m128i g0t_acc_1 = _mm_xor_si128(g0k_2, g0n_1);
+        const __m128i g0t_2 = _mm_xor_si128(g0t_acc_1, g0f_1);
+        const __m128i g0t_2_lo = _mm_and_si128(g0t_2, nibble_mask);
+        const __m128i g0t_2_sh = _mm_srli_epi16(g0t_2, 4);
+        const __m128i g0t_2_hi = _mm_and_si128(g0t_2_sh, nibble_mask);
+        const __m128i g0a_2_l = _mm_shuffle_epi8(tbl_lo, g0t_2_lo);
+        const __m128i g0a_2_h = _mm_shuffle_epi8(tbl_hi, g0t_2_hi);
+        const __m128i g0a_2 = _mm_xor_si128(g0a_2_l, g0a_2_h);
+        const __m128i g0s_2_sr = _mm_shuffle_epi8(g0a_2, inv_shift_rows);
+        const __m128i g0s_2_aes = _mm_aesenclast_si128(g0s_2_sr, aes_cancel_key);
+        const __m128i g0s_2_aes_lo = _mm_and_si128(g0s_2_aes, nibble_mask);
+        const __m128i g0s_2_aes_sh = _mm_srli_epi16(g0s_2_aes, 4);
+        const __m128i g0s_2_aes_hi = _mm_and_si128(g0s_2_aes_sh, nibble_mask);
+        const __m128i g0s_2_l = _mm_shuffle_epi8(tbl_lo_1, g0s_2_aes_lo);
+        const __m128i g0s_2_h = _mm_shuffle_epi8(tbl_hi_1, g0s_2_aes_hi);
+        const __m128i g0s_2 = _mm_xor_si128(g0s_2_l, g0s_2_h);
+        const __m128i g0r2_2_l = _mm_slli_epi32(g0s_2, 2);
+        const __m128i g0r2_2_r = _mm_srli_epi32(g0s_2, 30);
+        const __m128i g0r2_2 = _mm_or_si128(g0r2_2_l, g0r2_2_r);
+        const __m128i g0r10_2_l = _mm_slli_epi32(g0s_2, 10);
+        const __m128i g0r10_2_r = _mm_srli_epi32(g0s_2, 22);
+        const __m128i g0r10_2 = _mm_or_si128(g0r10_2_l, g0r10_2_r);
+        const __m128i g0r18_2_l = _mm_slli_epi32(g0s_2, 18);
+        const __m128i g0r18_2_r = _mm_srli_epi32(g0s_2, 14);
+        const __m128i g0r18_2 = _mm_or_si128(g0r18_2_l, g0r18_2_r);
+        const __m128i g0r24_2 = _mm_shuffle_epi8(g0s_2, rotl24);
+        const __m128i g0n_acc_2 = _mm_xor_si128(x2, g0s_2);
+        const __m128i g0n_2 = _mm_xor_si128(g0n_acc_2, g0r24_2);
+        const __m128i g0f_acc_2 = _mm_xor_si128(g0r2_2, g0r10_2);
+        const __m128i g0f_2 = _mm_xor_si128(g0f_acc_2, g0r18_2);
+        const __m128i g0x_2 = _mm_xor_si128(g0n_2, g0f_2);
+        x2 = g0x_2;
+
+        /* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
+        const __m128i rkw_3 = _mm_set1_epi32(kc_load32(rk + 16 * r + 12));
+        const __m128i g0k_acc_3 = _mm_xor_si128(x0, x1);
+        const __m128i g0k_3 = _mm_xor_si128(g0k_acc_3, rkw_3);
+        const __m128i g0t_acc_2 = _mm_xor_si128(g0k_3, g0n_2);
+        const __m128i g0t_3 = _mm_xor_si128(g0t_acc_2, g0f_2);
+        const __m128i g0t_3_lo = _mm_and_si128(g0t_3, nibble_mask);
+        const __m128i g0t_3_sh = _mm_srli_epi16(g0t_3, 4);
+        const __m128i g0t_3_hi = _mm_and_si128(g0t_3_sh, nibble_mask);
+        const __m128i g0a_3_l = _mm_shuffle_epi8(tbl_lo, g0t_3_lo);
+        const __m128i g0a_3_h = _mm_shuffle_epi8(tbl_hi, g0t_3_hi);
+        const __m128i g0a_3 = _mm_xor_si128(g0a_3_l, g0a_3_h);
+        const __m128i g0s_3_sr = _mm_shuffle_epi8(g0a_3, inv_shift_rows);
+        const __m128i g0s_3_aes = _mm_aesenclast_si128(g0s_3_sr, aes_cancel_key);
+        const __m128i g0s_3_aes_lo = _mm_and_si128(g0s_3_aes, nibble_mask);
+        const __m128i g0s_3_aes_sh = _mm_srli_epi16(g0s_3_aes, 4);
+        const __m128i g0s_3_aes_hi = _mm_and_si128(g0s_3_aes_sh, nibble_mask);
+        const __m128i g0s_3_l = _mm_shuffle_epi8(tbl_lo_1, g0s_3_aes_lo);
+        const __m128i g0s_3_h = _mm_shuffle_epi8(tbl_hi_1, g0s_3_aes_hi);
+        const __m128i g0s_3 = _mm_xor_si128(g0s_3_l, g0s_3_h);
+        const __m128i g0r2_3_l = _mm_slli_epi32(g0s_3, 2);
+        const __m128i g0r2_3_r = _mm_srli_epi32(g0s_3, 30);
+        const __m128i g0r2_3 = _mm_or_si128(g0r2_3_l, g0r2_3_r);
+        const __m128i g0r10_3_l = _mm_slli_epi32(g0s_3, 10);
+        const __m128i g0r10_3_r = _mm_srli_epi32(g0s_3, 22);
+        const __m128i g0r10_3 = _mm_or_si128(g0r10_3_l, g0r10_3_r);
+        const __m128i g0r18_3_l = _mm_slli_epi32(g0s_3, 18);
+        const __m128i g0r18_3_r = _mm_srli_epi32(g0s_3, 14);
+        const __m128i g0r18_3 = _mm_or_si128(g0r18_3_l, g0r18_3_r);
+        const __m128i g0r24_3 = _mm_shuffle_epi8(g0s_3, rotl24);
+        const __m128i g0n_acc_3 = _mm_xor_si128(x3, g0s_3);
+        const __m128i g0n_3 = _mm_xor_si128(g0n_acc_3, g0r24_3);
+        const __m128i g0f_acc_3 = _mm_xor_si128(g0r2_3, g0r10_3);
+        const __m128i g0f_3 = _mm_xor_si128(g0f_acc_3, g0r18_3);
+        const __m128i g0x_3 = _mm_xor_si128(g0n_3, g0f_3);
+        x3 = g0x_3;
+        KC_MCA_END("loop_r");
+    }
+
+    /* Output (X35, X34, X33, X32) = slots 3, 2, 1, 0: lane 0 of each into lanes 0-3, native words to big-endian. */
+    const __m128i x35x34 = _mm_unpacklo_epi32(x3, x2);
+    const __m128i x33x32 = _mm_unpacklo_epi32(x1, x0);
+    const __m128i out_1 = _mm_unpacklo_epi64(x35x34, x33x32);
+    const __m128i outbe = _mm_shuffle_epi8(out_1, bswap32);
+    _mm_storeu_si128((void *)(out), outbe);
 }
 
 /* GHASH's step of KC_GHASH_BLOCKS blocks at 128 bits (gen/kernels/ghash.py
@@ -1806,9 +2026,15 @@ static void sm4_wordslice_ssse3_aesni_xts_tweaks(int rule, int first, uint8_t *c
     memcpy(carry, out + SM4_WORDSLICE_SSSE3_AESNI_BATCH_BLOCKS * SM4_BLOCK_BYTES, 16);
 }
 
+static const uint8_t sm4_wordslice_ssse3_aesni_zero_block[SM4_BLOCK_BYTES];
+
 static void sm4_wordslice_ssse3_aesni_crypt(const sm4_key *key, sm4_direction dir, const uint8_t *in, uint8_t *out,
                                       size_t nblocks)
 {
+    if (nblocks == 1) { /* GCM's H and tag mask, CCM's A0, CMAC's L, a one-block message */
+        sm4_wordslice_ssse3_aesni_one_block((const uint8_t *)key->rk[dir], in, out, sm4_wordslice_ssse3_aesni_zero_block);
+        return;
+    }
     sm4_run_batches(sm4_wordslice_ssse3_aesni_batch, SM4_WORDSLICE_SSSE3_AESNI_BATCH_BLOCKS, (const uint8_t *)key->rk[dir], in, out, nblocks);
 }
 
@@ -1824,6 +2050,21 @@ static void sm4_wordslice_ssse3_aesni_xts_blocks(const sm4_key *key, sm4_directi
 {
     sm4_run_batches_whitened(sm4_wordslice_ssse3_aesni_batch_xts, sm4_wordslice_ssse3_aesni_batch, SM4_WORDSLICE_SSSE3_AESNI_BATCH_BLOCKS, (const uint8_t *)key->rk[dir],
                              in, tweaks, out, nblocks);
+}
+
+/* CBC encryption's serial chain, one block at a time: chain <- E(chain ^ in_i),
+ * out_i <- chain; out NULL for the MACs' chain (nothing written). */
+static void sm4_wordslice_ssse3_aesni_encrypt_chained(const sm4_key *key, uint8_t chain[SM4_BLOCK_BYTES], const uint8_t *in,
+                                                 uint8_t *out, size_t nblocks)
+{
+    const uint8_t *rk = (const uint8_t *)key->rk[SM4_ENCRYPT];
+    for (; nblocks; nblocks--, in += SM4_BLOCK_BYTES) {
+        sm4_wordslice_ssse3_aesni_one_block(rk, in, chain, chain);
+        if (out) {
+            memcpy(out, chain, SM4_BLOCK_BYTES);
+            out += SM4_BLOCK_BYTES;
+        }
+    }
 }
 
 static int sm4_wordslice_ssse3_aesni_ctr_xor(const sm4_key *key, const uint8_t *counters, const uint8_t *src, uint8_t *out,
@@ -1866,6 +2107,7 @@ const sm4_impl KC_IMPL_SYMBOL(sm4_wordslice_ssse3_aesni) = {
     .cpu_supported = sm4_wordslice_ssse3_aesni_cpu_supported,
     .crypt_blocks = sm4_wordslice_ssse3_aesni_crypt,
     .crypt_blocks_xor = sm4_wordslice_ssse3_aesni_crypt_xor,
+    .encrypt_chained = sm4_wordslice_ssse3_aesni_encrypt_chained,
     .ctr_xor = sm4_wordslice_ssse3_aesni_ctr_xor,
     .ghash = sm4_wordslice_ssse3_aesni_ghash,
     .xts_tweaks = sm4_wordslice_ssse3_aesni_xts_tweaks,

@@ -601,7 +601,8 @@ static kc_block_cipher bound_cipher(const bound_kernel *bound)
     const size_t bb = ublock_block_bytes(v);
     const kc_block_cipher cipher = {bound_crypt, bound, bb, scratch, UBLOCK_CHUNK_BYTES / bb,
                                     impl->encrypt_blocks_xor ? bound_encrypt_xor : NULL, NULL,
-                                    impl->ctr_xor ? bound_ctr_xor : NULL, impl->batch_blocks[v]};
+                                    impl->ctr_xor ? bound_ctr_xor : NULL, impl->batch_blocks[v],
+                                    NULL /* CBC's chain: crypt's one-block pass, one block at a time */};
     return cipher;
 }
 

@@ -4175,7 +4175,7 @@ static int zuc_lanes_avx512_gfni_cpu_supported(void)
 #ifdef KC_EMULATED
     return zuc_emulation_host_supported();
 #else
-    return kc_cpu_has(KC_CPU_AVX512F | KC_CPU_AVX512BW | KC_CPU_AVX512VBMI | KC_CPU_AVX512VBMI2 | KC_CPU_GFNI | KC_CPU_PCLMUL | KC_CPU_VPCLMULQDQ);
+    return kc_cpu_has(KC_CPU_AVX512F | KC_CPU_AVX512BW | KC_CPU_AVX512VL | KC_CPU_AVX512VBMI | KC_CPU_AVX512VBMI2 | KC_CPU_GFNI | KC_CPU_PCLMUL | KC_CPU_VPCLMULQDQ);
 #endif
 }
 

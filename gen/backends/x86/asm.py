@@ -47,8 +47,10 @@ _EVEX_LOGIC = {"xor": "vpxor", "and": "vpand", "or": "vpor", "andnot": "vpandn"}
 
 def encoding(target, bits=None):
     """sse, vex or evex for `target`'s programs, or for one of `bits`: a program
-    narrower than 512 bits on an AVX-512 target (these have no AVX512VL) is
-    all VEX, its registers 0-15 (uBlock's one-block form)."""
+    narrower than 512 bits on an AVX-512 target (uBlock's and SM4's one-block
+    forms) is written in VEX form, its registers 0-15; where the target lists
+    AVX512VL its VPROLD and VPTERNLOGD on those registers, which have no VEX
+    form, are EVEX (the assembler's choice)."""
     features = set(target.cpu_features)
     if "avx512f" in features:
         return "evex" if bits in (None, 512) else "vex"
@@ -58,8 +60,8 @@ def encoding(target, bits=None):
 
 
 def _vex_only(op):
-    """Whether `op` is a VEX instruction on an AVX-512 target: below 512 bits
-    (these targets have no AVX512VL), and so names registers 0-15 only."""
+    """Whether `op` keeps to registers 0-15 on an AVX-512 target: below 512
+    bits, where the program is written in VEX form (encoding)."""
     bits = op.result.bits if op.result is not None else op.args[0].bits
     return bits < 512
 
@@ -71,7 +73,8 @@ def register_file(target, bits=None):
         return RegisterFile(32, limit=lambda op: 16 if _vex_only(op) else 32, destructive=_evex_destructive,
                             memory=_memory_operand, memory_constants=True)
     if kind == "vex":
-        return RegisterFile(16, memory=_memory_operand, memory_constants=True)
+        # an AVX-512 target's narrow program may hold VPTERNLOGD (AVX512VL): destructive as under EVEX
+        return RegisterFile(16, destructive=_evex_destructive, memory=_memory_operand, memory_constants=True)
     return RegisterFile(16, destructive=_sse_destructive, memory=_memory_operand, memory_recompute=False,
                         memory_constants=True)
 

@@ -2068,9 +2068,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch:
 
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	vpbroadcastd (%rdi,%rcx), %ymm2 /* rkw = bcast32() */
-	vpxor %ymm3, %ymm4, %ymm5 /* g0t_acc = xor(g0x1, g0x2) */
-	vpxor %ymm2, %ymm5, %ymm5 /* g0t_acc_1 = xor(g0t_acc, rkw) */
-	vpxor %ymm0, %ymm5, %ymm5 /* g0t = xor(g0t_acc_1, g0x3) */
+	vpxor %ymm3, %ymm4, %ymm5 /* g0k_acc = xor(g0x1, g0x2) */
+	vpxor %ymm2, %ymm5, %ymm5 /* g0k = xor(g0k_acc, rkw) */
+	vpxor %ymm0, %ymm5, %ymm5 /* g0t = xor(g0k, g0x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_5_nibble_mask(%rip), %ymm5, %ymm9 /* g0t_lo = and(g0t, nibble_mask) */
 	vpsrlw $4, %ymm5, %ymm5 /* g0t_sh = shr(g0t) */
 	vpand .Lsm4_wordslice_avx2_aesni_5_nibble_mask(%rip), %ymm5, %ymm5 /* g0t_hi = and(g0t_sh, nibble_mask) */
@@ -2110,9 +2110,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch:
 	vpxor %ymm9, %ymm5, %ymm3 /* g0l_acc = xor(g0s, g0lr24) */
 	vpxor %ymm0, %ymm3, %ymm0 /* g0l = xor(g0l_acc, g0lr2) */
 	vpxor %ymm0, %ymm1, %ymm0 /* g0x = xor(g0x0, g0l) */
-	vpxor %ymm8, %ymm6, %ymm1 /* g1t_acc = xor(g1x1, g1x2) */
-	vpxor %ymm2, %ymm1, %ymm1 /* g1t_acc_1 = xor(g1t_acc, rkw) */
-	vpxor %ymm13, %ymm1, %ymm1 /* g1t = xor(g1t_acc_1, g1x3) */
+	vpxor %ymm8, %ymm6, %ymm1 /* g1k_acc = xor(g1x1, g1x2) */
+	vpxor %ymm2, %ymm1, %ymm1 /* g1k = xor(g1k_acc, rkw) */
+	vpxor %ymm13, %ymm1, %ymm1 /* g1t = xor(g1k, g1x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_5_nibble_mask(%rip), %ymm1, %ymm3 /* g1t_lo = and(g1t, nibble_mask) */
 	vpsrlw $4, %ymm1, %ymm1 /* g1t_sh = shr(g1t) */
 	vpand .Lsm4_wordslice_avx2_aesni_5_nibble_mask(%rip), %ymm1, %ymm1 /* g1t_hi = and(g1t_sh, nibble_mask) */
@@ -2146,9 +2146,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch:
 	vpxor %ymm3, %ymm1, %ymm1 /* g1l_acc = xor(g1s, g1lr24) */
 	vpxor %ymm6, %ymm1, %ymm1 /* g1l = xor(g1l_acc, g1lr2) */
 	vpxor %ymm1, %ymm7, %ymm1 /* g1x = xor(g1x0, g1l) */
-	vpxor %ymm12, %ymm10, %ymm3 /* g2t_acc = xor(g2x1, g2x2) */
-	vpxor %ymm2, %ymm3, %ymm3 /* g2t_acc_1 = xor(g2t_acc, rkw) */
-	vpxor 64(%rsp), %ymm3, %ymm3 /* g2t = xor(g2t_acc_1, g2x3) */
+	vpxor %ymm12, %ymm10, %ymm3 /* g2k_acc = xor(g2x1, g2x2) */
+	vpxor %ymm2, %ymm3, %ymm3 /* g2k = xor(g2k_acc, rkw) */
+	vpxor 64(%rsp), %ymm3, %ymm3 /* g2t = xor(g2k, g2x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_5_nibble_mask(%rip), %ymm3, %ymm6 /* g2t_lo = and(g2t, nibble_mask) */
 	vpsrlw $4, %ymm3, %ymm3 /* g2t_sh = shr(g2t) */
 	vpand .Lsm4_wordslice_avx2_aesni_5_nibble_mask(%rip), %ymm3, %ymm3 /* g2t_hi = and(g2t_sh, nibble_mask) */
@@ -2179,9 +2179,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch:
 	vpxor %ymm7, %ymm3, %ymm3 /* g2l = xor(g2l_acc, g2lr2) */
 	vpxor 416(%rsp), %ymm3, %ymm3 /* g2x = xor(g2l, g2x0.2) */
 	vmovdqa 288(%rsp), %ymm6 /* reload g3x1.2 */
-	vpxor 160(%rsp), %ymm6, %ymm7 /* g3t_acc = xor(g3x1, g3x2) */
-	vpxor %ymm2, %ymm7, %ymm7 /* g3t_acc_1 = xor(g3t_acc, rkw) */
-	vpxor 0(%rsp), %ymm7, %ymm7 /* g3t = xor(g3t_acc_1, g3x3) */
+	vpxor 160(%rsp), %ymm6, %ymm7 /* g3k_acc = xor(g3x1, g3x2) */
+	vpxor %ymm2, %ymm7, %ymm7 /* g3k = xor(g3k_acc, rkw) */
+	vpxor 0(%rsp), %ymm7, %ymm7 /* g3t = xor(g3k, g3x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_5_nibble_mask(%rip), %ymm7, %ymm8 /* g3t_lo = and(g3t, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* g3t_sh = shr(g3t) */
 	vpand .Lsm4_wordslice_avx2_aesni_5_nibble_mask(%rip), %ymm7, %ymm7 /* g3t_hi = and(g3t_sh, nibble_mask) */
@@ -2213,9 +2213,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch:
 	vpxor %ymm6, %ymm7, %ymm6 /* g3l = xor(g3l_acc, g3lr2) */
 	vpxor 1056(%rsp), %ymm6, %ymm6 /* g3x = xor(g3l, g3x0.2) */
 	vmovdqa 896(%rsp), %ymm7 /* reload g4x1.2 */
-	vpxor 1024(%rsp), %ymm7, %ymm8 /* g4t_acc = xor(g4x1, g4x2) */
-	vpxor %ymm2, %ymm8, %ymm8 /* g4t_acc_1 = xor(g4t_acc, rkw) */
-	vpxor 1088(%rsp), %ymm8, %ymm8 /* g4t = xor(g4t_acc_1, g4x3) */
+	vpxor 1024(%rsp), %ymm7, %ymm8 /* g4k_acc = xor(g4x1, g4x2) */
+	vpxor %ymm2, %ymm8, %ymm8 /* g4k = xor(g4k_acc, rkw) */
+	vpxor 1088(%rsp), %ymm8, %ymm8 /* g4t = xor(g4k, g4x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_5_nibble_mask(%rip), %ymm8, %ymm10 /* g4t_lo = and(g4t, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* g4t_sh = shr(g4t) */
 	vpand .Lsm4_wordslice_avx2_aesni_5_nibble_mask(%rip), %ymm8, %ymm8 /* g4t_hi = and(g4t_sh, nibble_mask) */
@@ -2247,9 +2247,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch:
 	vpxor %ymm6, %ymm7, %ymm6 /* g4l = xor(g4l_acc, g4lr2) */
 	vpxor 768(%rsp), %ymm6, %ymm6 /* g4x = xor(g4l, g4x0.2) */
 	vmovdqa 800(%rsp), %ymm7 /* reload g5x1.2 */
-	vpxor 928(%rsp), %ymm7, %ymm8 /* g5t_acc = xor(g5x1, g5x2) */
-	vpxor %ymm2, %ymm8, %ymm8 /* g5t_acc_1 = xor(g5t_acc, rkw) */
-	vpxor 1120(%rsp), %ymm8, %ymm8 /* g5t = xor(g5t_acc_1, g5x3) */
+	vpxor 928(%rsp), %ymm7, %ymm8 /* g5k_acc = xor(g5x1, g5x2) */
+	vpxor %ymm2, %ymm8, %ymm8 /* g5k = xor(g5k_acc, rkw) */
+	vpxor 1120(%rsp), %ymm8, %ymm8 /* g5t = xor(g5k, g5x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_5_nibble_mask(%rip), %ymm8, %ymm10 /* g5t_lo = and(g5t, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* g5t_sh = shr(g5t) */
 	vpand .Lsm4_wordslice_avx2_aesni_5_nibble_mask(%rip), %ymm8, %ymm8 /* g5t_hi = and(g5t_sh, nibble_mask) */
@@ -2281,9 +2281,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch:
 	vpxor %ymm6, %ymm7, %ymm6 /* g5l = xor(g5l_acc, g5lr2) */
 	vpxor 736(%rsp), %ymm6, %ymm6 /* g5x = xor(g5l, g5x0.2) */
 	vmovdqa 832(%rsp), %ymm7 /* reload g6x1.2 */
-	vpxor 960(%rsp), %ymm7, %ymm8 /* g6t_acc = xor(g6x1, g6x2) */
-	vpxor %ymm2, %ymm8, %ymm8 /* g6t_acc_1 = xor(g6t_acc, rkw) */
-	vpxor 1152(%rsp), %ymm8, %ymm8 /* g6t = xor(g6t_acc_1, g6x3) */
+	vpxor 960(%rsp), %ymm7, %ymm8 /* g6k_acc = xor(g6x1, g6x2) */
+	vpxor %ymm2, %ymm8, %ymm8 /* g6k = xor(g6k_acc, rkw) */
+	vpxor 1152(%rsp), %ymm8, %ymm8 /* g6t = xor(g6k, g6x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_5_nibble_mask(%rip), %ymm8, %ymm10 /* g6t_lo = and(g6t, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* g6t_sh = shr(g6t) */
 	vpand .Lsm4_wordslice_avx2_aesni_5_nibble_mask(%rip), %ymm8, %ymm8 /* g6t_hi = and(g6t_sh, nibble_mask) */
@@ -2315,9 +2315,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch:
 	vpxor %ymm6, %ymm7, %ymm6 /* g6l = xor(g6l_acc, g6lr2) */
 	vpxor 704(%rsp), %ymm6, %ymm6 /* g6x = xor(g6l, g6x0.2) */
 	vmovdqa 864(%rsp), %ymm7 /* reload g7x1.2 */
-	vpxor 992(%rsp), %ymm7, %ymm8 /* g7t_acc = xor(g7x1, g7x2) */
-	vpxor %ymm2, %ymm8, %ymm2 /* g7t_acc_1 = xor(g7t_acc, rkw) */
-	vpxor 512(%rsp), %ymm2, %ymm2 /* g7t = xor(g7t_acc_1, g7x3) */
+	vpxor 992(%rsp), %ymm7, %ymm8 /* g7k_acc = xor(g7x1, g7x2) */
+	vpxor %ymm2, %ymm8, %ymm2 /* g7k = xor(g7k_acc, rkw) */
+	vpxor 512(%rsp), %ymm2, %ymm2 /* g7t = xor(g7k, g7x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_5_nibble_mask(%rip), %ymm2, %ymm8 /* g7t_lo = and(g7t, nibble_mask) */
 	vpsrlw $4, %ymm2, %ymm2 /* g7t_sh = shr(g7t) */
 	vpand .Lsm4_wordslice_avx2_aesni_5_nibble_mask(%rip), %ymm2, %ymm2 /* g7t_hi = and(g7t_sh, nibble_mask) */
@@ -2351,9 +2351,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch:
 	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
 	vpbroadcastd 4(%rdi,%rcx), %ymm7 /* rkw_1 = bcast32() */
 	vmovdqa 448(%rsp), %ymm8 /* reload g0x2.2 */
-	vpxor 256(%rsp), %ymm8, %ymm10 /* g0t_acc_2 = xor(g0x2, g0x3) */
-	vpxor %ymm7, %ymm10, %ymm10 /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
-	vpxor %ymm0, %ymm10, %ymm10 /* g0t_1 = xor(g0t_acc_3, g0x0) */
+	vpxor 256(%rsp), %ymm8, %ymm10 /* g0k_acc_1 = xor(g0x2, g0x3) */
+	vpxor %ymm7, %ymm10, %ymm10 /* g0k_1 = xor(g0k_acc_1, rkw_1) */
+	vpxor %ymm0, %ymm10, %ymm10 /* g0t_1 = xor(g0k_1, g0x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_5_nibble_mask(%rip), %ymm10, %ymm8 /* g0t_1_lo = and(g0t_1, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g0t_1_sh = shr(g0t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_5_nibble_mask(%rip), %ymm10, %ymm10 /* g0t_1_hi = and(g0t_1_sh, nibble_mask) */
@@ -2385,9 +2385,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch:
 	vpxor %ymm10, %ymm8, %ymm2 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
 	vpxor %ymm0, %ymm2, %ymm0 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
 	vpxor 384(%rsp), %ymm0, %ymm0 /* g0x_1 = xor(g0l_1, g0x1.2) */
-	vpxor 224(%rsp), %ymm13, %ymm2 /* g1t_acc_2 = xor(g1x3.2, g1x2.2) */
-	vpxor %ymm7, %ymm2, %ymm2 /* g1t_acc_3 = xor(g1t_acc_2, rkw_1) */
-	vpxor %ymm1, %ymm2, %ymm2 /* g1t_1 = xor(g1t_acc_3, g1x0) */
+	vpxor 224(%rsp), %ymm13, %ymm2 /* g1k_acc_1 = xor(g1x3.2, g1x2.2) */
+	vpxor %ymm7, %ymm2, %ymm2 /* g1k_1 = xor(g1k_acc_1, rkw_1) */
+	vpxor %ymm1, %ymm2, %ymm2 /* g1t_1 = xor(g1k_1, g1x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_5_nibble_mask(%rip), %ymm2, %ymm8 /* g1t_1_lo = and(g1t_1, nibble_mask) */
 	vpsrlw $4, %ymm2, %ymm2 /* g1t_1_sh = shr(g1t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_5_nibble_mask(%rip), %ymm2, %ymm2 /* g1t_1_hi = and(g1t_1_sh, nibble_mask) */
@@ -2418,9 +2418,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch:
 	vpxor %ymm8, %ymm2, %ymm2 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
 	vpxor %ymm1, %ymm2, %ymm1 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
 	vpxor 320(%rsp), %ymm1, %ymm1 /* g1x_1 = xor(g1l_1, g1x1.2) */
-	vpxor 64(%rsp), %ymm12, %ymm2 /* g2t_acc_2 = xor(g2x2, g2x3) */
-	vpxor %ymm7, %ymm2, %ymm2 /* g2t_acc_3 = xor(g2t_acc_2, rkw_1) */
-	vpxor %ymm3, %ymm2, %ymm2 /* g2t_1 = xor(g2t_acc_3, g2x0) */
+	vpxor 64(%rsp), %ymm12, %ymm2 /* g2k_acc_1 = xor(g2x2, g2x3) */
+	vpxor %ymm7, %ymm2, %ymm2 /* g2k_1 = xor(g2k_acc_1, rkw_1) */
+	vpxor %ymm3, %ymm2, %ymm2 /* g2t_1 = xor(g2k_1, g2x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_5_nibble_mask(%rip), %ymm2, %ymm8 /* g2t_1_lo = and(g2t_1, nibble_mask) */
 	vpsrlw $4, %ymm2, %ymm2 /* g2t_1_sh = shr(g2t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_5_nibble_mask(%rip), %ymm2, %ymm2 /* g2t_1_hi = and(g2t_1_sh, nibble_mask) */
@@ -2452,9 +2452,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch:
 	vpxor %ymm10, %ymm2, %ymm2 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
 	vpxor 32(%rsp), %ymm2, %ymm2 /* g2x_1 = xor(g2l_1, g2x1.2) */
 	vmovdqa 160(%rsp), %ymm8 /* reload g3x2.2 */
-	vpxor 0(%rsp), %ymm8, %ymm10 /* g3t_acc_2 = xor(g3x2, g3x3) */
-	vpxor %ymm7, %ymm10, %ymm10 /* g3t_acc_3 = xor(g3t_acc_2, rkw_1) */
-	vpxor 1056(%rsp), %ymm10, %ymm10 /* g3t_1 = xor(g3t_acc_3, g3x0) */
+	vpxor 0(%rsp), %ymm8, %ymm10 /* g3k_acc_1 = xor(g3x2, g3x3) */
+	vpxor %ymm7, %ymm10, %ymm10 /* g3k_1 = xor(g3k_acc_1, rkw_1) */
+	vpxor 1056(%rsp), %ymm10, %ymm10 /* g3t_1 = xor(g3k_1, g3x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_5_nibble_mask(%rip), %ymm10, %ymm12 /* g3t_1_lo = and(g3t_1, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g3t_1_sh = shr(g3t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_5_nibble_mask(%rip), %ymm10, %ymm10 /* g3t_1_hi = and(g3t_1_sh, nibble_mask) */
@@ -2486,9 +2486,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch:
 	vpxor %ymm2, %ymm8, %ymm2 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
 	vpxor 288(%rsp), %ymm2, %ymm2 /* g3x_1 = xor(g3l_1, g3x1.2) */
 	vmovdqa 1024(%rsp), %ymm8 /* reload g4x2.2 */
-	vpxor 1088(%rsp), %ymm8, %ymm10 /* g4t_acc_2 = xor(g4x2, g4x3) */
-	vpxor %ymm7, %ymm10, %ymm10 /* g4t_acc_3 = xor(g4t_acc_2, rkw_1) */
-	vpxor 768(%rsp), %ymm10, %ymm10 /* g4t_1 = xor(g4t_acc_3, g4x0) */
+	vpxor 1088(%rsp), %ymm8, %ymm10 /* g4k_acc_1 = xor(g4x2, g4x3) */
+	vpxor %ymm7, %ymm10, %ymm10 /* g4k_1 = xor(g4k_acc_1, rkw_1) */
+	vpxor 768(%rsp), %ymm10, %ymm10 /* g4t_1 = xor(g4k_1, g4x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_5_nibble_mask(%rip), %ymm10, %ymm12 /* g4t_1_lo = and(g4t_1, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g4t_1_sh = shr(g4t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_5_nibble_mask(%rip), %ymm10, %ymm10 /* g4t_1_hi = and(g4t_1_sh, nibble_mask) */
@@ -2520,9 +2520,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch:
 	vpxor %ymm2, %ymm8, %ymm2 /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
 	vpxor 896(%rsp), %ymm2, %ymm2 /* g4x_1 = xor(g4l_1, g4x1.2) */
 	vmovdqa 928(%rsp), %ymm8 /* reload g5x2.2 */
-	vpxor 1120(%rsp), %ymm8, %ymm10 /* g5t_acc_2 = xor(g5x2, g5x3) */
-	vpxor %ymm7, %ymm10, %ymm10 /* g5t_acc_3 = xor(g5t_acc_2, rkw_1) */
-	vpxor 736(%rsp), %ymm10, %ymm10 /* g5t_1 = xor(g5t_acc_3, g5x0) */
+	vpxor 1120(%rsp), %ymm8, %ymm10 /* g5k_acc_1 = xor(g5x2, g5x3) */
+	vpxor %ymm7, %ymm10, %ymm10 /* g5k_1 = xor(g5k_acc_1, rkw_1) */
+	vpxor 736(%rsp), %ymm10, %ymm10 /* g5t_1 = xor(g5k_1, g5x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_5_nibble_mask(%rip), %ymm10, %ymm12 /* g5t_1_lo = and(g5t_1, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g5t_1_sh = shr(g5t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_5_nibble_mask(%rip), %ymm10, %ymm10 /* g5t_1_hi = and(g5t_1_sh, nibble_mask) */
@@ -2554,9 +2554,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch:
 	vpxor %ymm2, %ymm8, %ymm2 /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
 	vpxor 800(%rsp), %ymm2, %ymm2 /* g5x_1 = xor(g5l_1, g5x1.2) */
 	vmovdqa 960(%rsp), %ymm8 /* reload g6x2.2 */
-	vpxor 1152(%rsp), %ymm8, %ymm10 /* g6t_acc_2 = xor(g6x2, g6x3) */
-	vpxor %ymm7, %ymm10, %ymm10 /* g6t_acc_3 = xor(g6t_acc_2, rkw_1) */
-	vpxor %ymm6, %ymm10, %ymm10 /* g6t_1 = xor(g6t_acc_3, g6x0) */
+	vpxor 1152(%rsp), %ymm8, %ymm10 /* g6k_acc_1 = xor(g6x2, g6x3) */
+	vpxor %ymm7, %ymm10, %ymm10 /* g6k_1 = xor(g6k_acc_1, rkw_1) */
+	vpxor %ymm6, %ymm10, %ymm10 /* g6t_1 = xor(g6k_1, g6x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_5_nibble_mask(%rip), %ymm10, %ymm12 /* g6t_1_lo = and(g6t_1, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g6t_1_sh = shr(g6t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_5_nibble_mask(%rip), %ymm10, %ymm10 /* g6t_1_hi = and(g6t_1_sh, nibble_mask) */
@@ -2588,9 +2588,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch:
 	vpxor %ymm6, %ymm8, %ymm6 /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
 	vpxor 832(%rsp), %ymm6, %ymm6 /* g6x_1 = xor(g6l_1, g6x1.2) */
 	vmovdqa 992(%rsp), %ymm8 /* reload g7x2.2 */
-	vpxor 512(%rsp), %ymm8, %ymm10 /* g7t_acc_2 = xor(g7x2, g7x3) */
-	vpxor %ymm7, %ymm10, %ymm7 /* g7t_acc_3 = xor(g7t_acc_2, rkw_1) */
-	vpxor 672(%rsp), %ymm7, %ymm7 /* g7t_1 = xor(g7t_acc_3, g7x0) */
+	vpxor 512(%rsp), %ymm8, %ymm10 /* g7k_acc_1 = xor(g7x2, g7x3) */
+	vpxor %ymm7, %ymm10, %ymm7 /* g7k_1 = xor(g7k_acc_1, rkw_1) */
+	vpxor 672(%rsp), %ymm7, %ymm7 /* g7t_1 = xor(g7k_1, g7x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_5_nibble_mask(%rip), %ymm7, %ymm10 /* g7t_1_lo = and(g7t_1, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* g7t_1_sh = shr(g7t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_5_nibble_mask(%rip), %ymm7, %ymm7 /* g7t_1_hi = and(g7t_1_sh, nibble_mask) */
@@ -2624,9 +2624,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch:
 	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
 	vpbroadcastd 8(%rdi,%rcx), %ymm8 /* rkw_2 = bcast32() */
 	vmovdqa 256(%rsp), %ymm10 /* reload g0x3.2 */
-	vpxor 96(%rsp), %ymm10, %ymm12 /* g0t_acc_4 = xor(g0x3, g0x0) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
-	vpxor %ymm0, %ymm12, %ymm12 /* g0t_2 = xor(g0t_acc_5, g0x1) */
+	vpxor 96(%rsp), %ymm10, %ymm12 /* g0k_acc_2 = xor(g0x3, g0x0) */
+	vpxor %ymm8, %ymm12, %ymm12 /* g0k_2 = xor(g0k_acc_2, rkw_2) */
+	vpxor %ymm0, %ymm12, %ymm12 /* g0t_2 = xor(g0k_2, g0x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_5_nibble_mask(%rip), %ymm12, %ymm10 /* g0t_2_lo = and(g0t_2, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g0t_2_sh = shr(g0t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_5_nibble_mask(%rip), %ymm12, %ymm12 /* g0t_2_hi = and(g0t_2_sh, nibble_mask) */
@@ -2658,9 +2658,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch:
 	vpxor %ymm12, %ymm10, %ymm7 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
 	vpxor %ymm0, %ymm7, %ymm0 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
 	vpxor 448(%rsp), %ymm0, %ymm0 /* g0x_2 = xor(g0l_2, g0x2.2) */
-	vpxor 384(%rsp), %ymm13, %ymm7 /* g1t_acc_4 = xor(g1x3, g1x0) */
-	vpxor %ymm8, %ymm7, %ymm7 /* g1t_acc_5 = xor(g1t_acc_4, rkw_2) */
-	vpxor %ymm1, %ymm7, %ymm7 /* g1t_2 = xor(g1t_acc_5, g1x1) */
+	vpxor 384(%rsp), %ymm13, %ymm7 /* g1k_acc_2 = xor(g1x3, g1x0) */
+	vpxor %ymm8, %ymm7, %ymm7 /* g1k_2 = xor(g1k_acc_2, rkw_2) */
+	vpxor %ymm1, %ymm7, %ymm7 /* g1t_2 = xor(g1k_2, g1x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_5_nibble_mask(%rip), %ymm7, %ymm10 /* g1t_2_lo = and(g1t_2, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* g1t_2_sh = shr(g1t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_5_nibble_mask(%rip), %ymm7, %ymm7 /* g1t_2_hi = and(g1t_2_sh, nibble_mask) */
@@ -2691,9 +2691,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch:
 	vpxor %ymm10, %ymm7, %ymm7 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
 	vpxor %ymm12, %ymm7, %ymm7 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
 	vpxor 224(%rsp), %ymm7, %ymm7 /* g1x_2 = xor(g1l_2, g1x2.2) */
-	vpxor 64(%rsp), %ymm3, %ymm10 /* g2t_acc_4 = xor(g2x0.3, g2x3.2) */
-	vpxor %ymm8, %ymm10, %ymm10 /* g2t_acc_5 = xor(g2t_acc_4, rkw_2) */
-	vpxor 32(%rsp), %ymm10, %ymm10 /* g2t_2 = xor(g2t_acc_5, g2x1) */
+	vpxor 64(%rsp), %ymm3, %ymm10 /* g2k_acc_2 = xor(g2x0.3, g2x3.2) */
+	vpxor %ymm8, %ymm10, %ymm10 /* g2k_2 = xor(g2k_acc_2, rkw_2) */
+	vpxor 32(%rsp), %ymm10, %ymm10 /* g2t_2 = xor(g2k_2, g2x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_5_nibble_mask(%rip), %ymm10, %ymm12 /* g2t_2_lo = and(g2t_2, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g2t_2_sh = shr(g2t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_5_nibble_mask(%rip), %ymm10, %ymm10 /* g2t_2_hi = and(g2t_2_sh, nibble_mask) */
@@ -2725,9 +2725,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch:
 	vpxor %ymm3, %ymm10, %ymm3 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
 	vpxor 320(%rsp), %ymm3, %ymm3 /* g2x_2 = xor(g2l_2, g2x2.2) */
 	vmovdqa 0(%rsp), %ymm10 /* reload g3x3.2 */
-	vpxor 1056(%rsp), %ymm10, %ymm12 /* g3t_acc_4 = xor(g3x3, g3x0) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g3t_acc_5 = xor(g3t_acc_4, rkw_2) */
-	vpxor 288(%rsp), %ymm12, %ymm12 /* g3t_2 = xor(g3t_acc_5, g3x1) */
+	vpxor 1056(%rsp), %ymm10, %ymm12 /* g3k_acc_2 = xor(g3x3, g3x0) */
+	vpxor %ymm8, %ymm12, %ymm12 /* g3k_2 = xor(g3k_acc_2, rkw_2) */
+	vpxor 288(%rsp), %ymm12, %ymm12 /* g3t_2 = xor(g3k_2, g3x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_5_nibble_mask(%rip), %ymm12, %ymm13 /* g3t_2_lo = and(g3t_2, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g3t_2_sh = shr(g3t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_5_nibble_mask(%rip), %ymm12, %ymm12 /* g3t_2_hi = and(g3t_2_sh, nibble_mask) */
@@ -2759,9 +2759,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch:
 	vpxor %ymm3, %ymm10, %ymm3 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
 	vpxor 160(%rsp), %ymm3, %ymm3 /* g3x_2 = xor(g3l_2, g3x2.2) */
 	vmovdqa 1088(%rsp), %ymm10 /* reload g4x3.2 */
-	vpxor 768(%rsp), %ymm10, %ymm12 /* g4t_acc_4 = xor(g4x3, g4x0) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g4t_acc_5 = xor(g4t_acc_4, rkw_2) */
-	vpxor 896(%rsp), %ymm12, %ymm12 /* g4t_2 = xor(g4t_acc_5, g4x1) */
+	vpxor 768(%rsp), %ymm10, %ymm12 /* g4k_acc_2 = xor(g4x3, g4x0) */
+	vpxor %ymm8, %ymm12, %ymm12 /* g4k_2 = xor(g4k_acc_2, rkw_2) */
+	vpxor 896(%rsp), %ymm12, %ymm12 /* g4t_2 = xor(g4k_2, g4x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_5_nibble_mask(%rip), %ymm12, %ymm13 /* g4t_2_lo = and(g4t_2, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g4t_2_sh = shr(g4t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_5_nibble_mask(%rip), %ymm12, %ymm12 /* g4t_2_hi = and(g4t_2_sh, nibble_mask) */
@@ -2793,9 +2793,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch:
 	vpxor %ymm3, %ymm10, %ymm3 /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
 	vpxor 1024(%rsp), %ymm3, %ymm3 /* g4x_2 = xor(g4l_2, g4x2.2) */
 	vmovdqa 1120(%rsp), %ymm10 /* reload g5x3.2 */
-	vpxor 736(%rsp), %ymm10, %ymm12 /* g5t_acc_4 = xor(g5x3, g5x0) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g5t_acc_5 = xor(g5t_acc_4, rkw_2) */
-	vpxor %ymm2, %ymm12, %ymm12 /* g5t_2 = xor(g5t_acc_5, g5x1) */
+	vpxor 736(%rsp), %ymm10, %ymm12 /* g5k_acc_2 = xor(g5x3, g5x0) */
+	vpxor %ymm8, %ymm12, %ymm12 /* g5k_2 = xor(g5k_acc_2, rkw_2) */
+	vpxor %ymm2, %ymm12, %ymm12 /* g5t_2 = xor(g5k_2, g5x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_5_nibble_mask(%rip), %ymm12, %ymm13 /* g5t_2_lo = and(g5t_2, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g5t_2_sh = shr(g5t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_5_nibble_mask(%rip), %ymm12, %ymm12 /* g5t_2_hi = and(g5t_2_sh, nibble_mask) */
@@ -2827,9 +2827,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch:
 	vpxor %ymm2, %ymm10, %ymm2 /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
 	vpxor 928(%rsp), %ymm2, %ymm2 /* g5x_2 = xor(g5l_2, g5x2.2) */
 	vmovdqa 1152(%rsp), %ymm10 /* reload g6x3.2 */
-	vpxor 704(%rsp), %ymm10, %ymm12 /* g6t_acc_4 = xor(g6x3, g6x0) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g6t_acc_5 = xor(g6t_acc_4, rkw_2) */
-	vpxor %ymm6, %ymm12, %ymm12 /* g6t_2 = xor(g6t_acc_5, g6x1) */
+	vpxor 704(%rsp), %ymm10, %ymm12 /* g6k_acc_2 = xor(g6x3, g6x0) */
+	vpxor %ymm8, %ymm12, %ymm12 /* g6k_2 = xor(g6k_acc_2, rkw_2) */
+	vpxor %ymm6, %ymm12, %ymm12 /* g6t_2 = xor(g6k_2, g6x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_5_nibble_mask(%rip), %ymm12, %ymm13 /* g6t_2_lo = and(g6t_2, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g6t_2_sh = shr(g6t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_5_nibble_mask(%rip), %ymm12, %ymm12 /* g6t_2_hi = and(g6t_2_sh, nibble_mask) */
@@ -2861,9 +2861,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch:
 	vpxor %ymm6, %ymm10, %ymm6 /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
 	vpxor 960(%rsp), %ymm6, %ymm6 /* g6x_2 = xor(g6l_2, g6x2.2) */
 	vmovdqa 512(%rsp), %ymm10 /* reload g7x3.2 */
-	vpxor 672(%rsp), %ymm10, %ymm12 /* g7t_acc_4 = xor(g7x3, g7x0) */
-	vpxor %ymm8, %ymm12, %ymm8 /* g7t_acc_5 = xor(g7t_acc_4, rkw_2) */
-	vpxor 864(%rsp), %ymm8, %ymm8 /* g7t_2 = xor(g7t_acc_5, g7x1) */
+	vpxor 672(%rsp), %ymm10, %ymm12 /* g7k_acc_2 = xor(g7x3, g7x0) */
+	vpxor %ymm8, %ymm12, %ymm8 /* g7k_2 = xor(g7k_acc_2, rkw_2) */
+	vpxor 864(%rsp), %ymm8, %ymm8 /* g7t_2 = xor(g7k_2, g7x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_5_nibble_mask(%rip), %ymm8, %ymm12 /* g7t_2_lo = and(g7t_2, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* g7t_2_sh = shr(g7t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_5_nibble_mask(%rip), %ymm8, %ymm8 /* g7t_2_hi = and(g7t_2_sh, nibble_mask) */
@@ -2897,9 +2897,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch:
 	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
 	vpbroadcastd 12(%rdi,%rcx), %ymm10 /* rkw_3 = bcast32() */
 	vmovdqa 96(%rsp), %ymm12 /* reload g0x0.3 */
-	vpxor 480(%rsp), %ymm12, %ymm13 /* g0t_acc_6 = xor(g0x0, g0x1) */
-	vpxor %ymm10, %ymm13, %ymm13 /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
-	vpxor %ymm0, %ymm13, %ymm13 /* g0t_3 = xor(g0t_acc_7, g0x2) */
+	vpxor 480(%rsp), %ymm12, %ymm13 /* g0k_acc_3 = xor(g0x0, g0x1) */
+	vpxor %ymm10, %ymm13, %ymm13 /* g0k_3 = xor(g0k_acc_3, rkw_3) */
+	vpxor %ymm0, %ymm13, %ymm13 /* g0t_3 = xor(g0k_3, g0x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_5_nibble_mask(%rip), %ymm13, %ymm12 /* g0t_3_lo = and(g0t_3, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g0t_3_sh = shr(g0t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_5_nibble_mask(%rip), %ymm13, %ymm13 /* g0t_3_hi = and(g0t_3_sh, nibble_mask) */
@@ -2931,9 +2931,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch:
 	vpxor %ymm13, %ymm12, %ymm8 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
 	vpxor %ymm0, %ymm8, %ymm0 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
 	vpxor 256(%rsp), %ymm0, %ymm0 /* g0x_3 = xor(g0l_3, g0x3.2) */
-	vpxor 384(%rsp), %ymm1, %ymm8 /* g1t_acc_6 = xor(g1x1.3, g1x0.3) */
-	vpxor %ymm10, %ymm8, %ymm8 /* g1t_acc_7 = xor(g1t_acc_6, rkw_3) */
-	vpxor %ymm7, %ymm8, %ymm8 /* g1t_3 = xor(g1t_acc_7, g1x2) */
+	vpxor 384(%rsp), %ymm1, %ymm8 /* g1k_acc_3 = xor(g1x1.3, g1x0.3) */
+	vpxor %ymm10, %ymm8, %ymm8 /* g1k_3 = xor(g1k_acc_3, rkw_3) */
+	vpxor %ymm7, %ymm8, %ymm8 /* g1t_3 = xor(g1k_3, g1x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_5_nibble_mask(%rip), %ymm8, %ymm12 /* g1t_3_lo = and(g1t_3, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* g1t_3_sh = shr(g1t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_5_nibble_mask(%rip), %ymm8, %ymm8 /* g1t_3_hi = and(g1t_3_sh, nibble_mask) */
@@ -2965,9 +2965,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch:
 	vpxor %ymm1, %ymm8, %ymm1 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
 	vpxor 448(%rsp), %ymm1, %ymm1 /* g1x_3 = xor(g1l_3, g1x3.2) */
 	vmovdqa 416(%rsp), %ymm8 /* reload g2x0.3 */
-	vpxor 32(%rsp), %ymm8, %ymm12 /* g2t_acc_6 = xor(g2x0, g2x1) */
-	vpxor %ymm10, %ymm12, %ymm12 /* g2t_acc_7 = xor(g2t_acc_6, rkw_3) */
-	vpxor 320(%rsp), %ymm12, %ymm12 /* g2t_3 = xor(g2t_acc_7, g2x2) */
+	vpxor 32(%rsp), %ymm8, %ymm12 /* g2k_acc_3 = xor(g2x0, g2x1) */
+	vpxor %ymm10, %ymm12, %ymm12 /* g2k_3 = xor(g2k_acc_3, rkw_3) */
+	vpxor 320(%rsp), %ymm12, %ymm12 /* g2t_3 = xor(g2k_3, g2x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_5_nibble_mask(%rip), %ymm12, %ymm13 /* g2t_3_lo = and(g2t_3, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g2t_3_sh = shr(g2t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_5_nibble_mask(%rip), %ymm12, %ymm12 /* g2t_3_hi = and(g2t_3_sh, nibble_mask) */
@@ -2999,9 +2999,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch:
 	vpxor %ymm1, %ymm8, %ymm1 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
 	vpxor 64(%rsp), %ymm1, %ymm1 /* g2x_3 = xor(g2l_3, g2x3.2) */
 	vmovdqa 1056(%rsp), %ymm8 /* reload g3x0.3 */
-	vpxor 288(%rsp), %ymm8, %ymm12 /* g3t_acc_6 = xor(g3x0, g3x1) */
-	vpxor %ymm10, %ymm12, %ymm12 /* g3t_acc_7 = xor(g3t_acc_6, rkw_3) */
-	vpxor 160(%rsp), %ymm12, %ymm12 /* g3t_3 = xor(g3t_acc_7, g3x2) */
+	vpxor 288(%rsp), %ymm8, %ymm12 /* g3k_acc_3 = xor(g3x0, g3x1) */
+	vpxor %ymm10, %ymm12, %ymm12 /* g3k_3 = xor(g3k_acc_3, rkw_3) */
+	vpxor 160(%rsp), %ymm12, %ymm12 /* g3t_3 = xor(g3k_3, g3x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_5_nibble_mask(%rip), %ymm12, %ymm13 /* g3t_3_lo = and(g3t_3, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g3t_3_sh = shr(g3t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_5_nibble_mask(%rip), %ymm12, %ymm12 /* g3t_3_hi = and(g3t_3_sh, nibble_mask) */
@@ -3033,9 +3033,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch:
 	vpxor %ymm1, %ymm8, %ymm1 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
 	vpxor 0(%rsp), %ymm1, %ymm1 /* g3x_3 = xor(g3l_3, g3x3.2) */
 	vmovdqa 768(%rsp), %ymm8 /* reload g4x0.3 */
-	vpxor 896(%rsp), %ymm8, %ymm12 /* g4t_acc_6 = xor(g4x0, g4x1) */
-	vpxor %ymm10, %ymm12, %ymm12 /* g4t_acc_7 = xor(g4t_acc_6, rkw_3) */
-	vpxor %ymm3, %ymm12, %ymm12 /* g4t_3 = xor(g4t_acc_7, g4x2) */
+	vpxor 896(%rsp), %ymm8, %ymm12 /* g4k_acc_3 = xor(g4x0, g4x1) */
+	vpxor %ymm10, %ymm12, %ymm12 /* g4k_3 = xor(g4k_acc_3, rkw_3) */
+	vpxor %ymm3, %ymm12, %ymm12 /* g4t_3 = xor(g4k_3, g4x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_5_nibble_mask(%rip), %ymm12, %ymm13 /* g4t_3_lo = and(g4t_3, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g4t_3_sh = shr(g4t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_5_nibble_mask(%rip), %ymm12, %ymm12 /* g4t_3_hi = and(g4t_3_sh, nibble_mask) */
@@ -3067,9 +3067,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch:
 	vpxor %ymm3, %ymm8, %ymm3 /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
 	vpxor 1088(%rsp), %ymm3, %ymm3 /* g4x_3 = xor(g4l_3, g4x3.2) */
 	vmovdqa 736(%rsp), %ymm8 /* reload g5x0.3 */
-	vpxor 800(%rsp), %ymm8, %ymm12 /* g5t_acc_6 = xor(g5x0, g5x1) */
-	vpxor %ymm10, %ymm12, %ymm12 /* g5t_acc_7 = xor(g5t_acc_6, rkw_3) */
-	vpxor %ymm2, %ymm12, %ymm12 /* g5t_3 = xor(g5t_acc_7, g5x2) */
+	vpxor 800(%rsp), %ymm8, %ymm12 /* g5k_acc_3 = xor(g5x0, g5x1) */
+	vpxor %ymm10, %ymm12, %ymm12 /* g5k_3 = xor(g5k_acc_3, rkw_3) */
+	vpxor %ymm2, %ymm12, %ymm12 /* g5t_3 = xor(g5k_3, g5x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_5_nibble_mask(%rip), %ymm12, %ymm13 /* g5t_3_lo = and(g5t_3, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g5t_3_sh = shr(g5t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_5_nibble_mask(%rip), %ymm12, %ymm12 /* g5t_3_hi = and(g5t_3_sh, nibble_mask) */
@@ -3101,9 +3101,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch:
 	vpxor %ymm2, %ymm8, %ymm2 /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
 	vpxor 1120(%rsp), %ymm2, %ymm2 /* g5x_3 = xor(g5l_3, g5x3.2) */
 	vmovdqa 704(%rsp), %ymm8 /* reload g6x0.3 */
-	vpxor 832(%rsp), %ymm8, %ymm12 /* g6t_acc_6 = xor(g6x0, g6x1) */
-	vpxor %ymm10, %ymm12, %ymm12 /* g6t_acc_7 = xor(g6t_acc_6, rkw_3) */
-	vpxor %ymm6, %ymm12, %ymm12 /* g6t_3 = xor(g6t_acc_7, g6x2) */
+	vpxor 832(%rsp), %ymm8, %ymm12 /* g6k_acc_3 = xor(g6x0, g6x1) */
+	vpxor %ymm10, %ymm12, %ymm12 /* g6k_3 = xor(g6k_acc_3, rkw_3) */
+	vpxor %ymm6, %ymm12, %ymm12 /* g6t_3 = xor(g6k_3, g6x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_5_nibble_mask(%rip), %ymm12, %ymm13 /* g6t_3_lo = and(g6t_3, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g6t_3_sh = shr(g6t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_5_nibble_mask(%rip), %ymm12, %ymm12 /* g6t_3_hi = and(g6t_3_sh, nibble_mask) */
@@ -3135,9 +3135,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch:
 	vpxor %ymm6, %ymm8, %ymm6 /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
 	vpxor 1152(%rsp), %ymm6, %ymm6 /* g6x_3 = xor(g6l_3, g6x3.2) */
 	vmovdqa 672(%rsp), %ymm8 /* reload g7x0.3 */
-	vpxor 864(%rsp), %ymm8, %ymm12 /* g7t_acc_6 = xor(g7x0, g7x1) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g7t_acc_7 = xor(g7t_acc_6, rkw_3) */
-	vpxor 992(%rsp), %ymm10, %ymm10 /* g7t_3 = xor(g7t_acc_7, g7x2) */
+	vpxor 864(%rsp), %ymm8, %ymm12 /* g7k_acc_3 = xor(g7x0, g7x1) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g7k_3 = xor(g7k_acc_3, rkw_3) */
+	vpxor 992(%rsp), %ymm10, %ymm10 /* g7t_3 = xor(g7k_3, g7x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_5_nibble_mask(%rip), %ymm10, %ymm12 /* g7t_3_lo = and(g7t_3, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g7t_3_sh = shr(g7t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_5_nibble_mask(%rip), %ymm10, %ymm10 /* g7t_3_hi = and(g7t_3_sh, nibble_mask) */
@@ -3552,9 +3552,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_xor:
 
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	vpbroadcastd (%rdi,%r8), %ymm2 /* rkw = bcast32() */
-	vpxor %ymm3, %ymm4, %ymm5 /* g0t_acc = xor(g0x1, g0x2) */
-	vpxor %ymm2, %ymm5, %ymm5 /* g0t_acc_1 = xor(g0t_acc, rkw) */
-	vpxor %ymm0, %ymm5, %ymm5 /* g0t = xor(g0t_acc_1, g0x3) */
+	vpxor %ymm3, %ymm4, %ymm5 /* g0k_acc = xor(g0x1, g0x2) */
+	vpxor %ymm2, %ymm5, %ymm5 /* g0k = xor(g0k_acc, rkw) */
+	vpxor %ymm0, %ymm5, %ymm5 /* g0t = xor(g0k, g0x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_6_nibble_mask(%rip), %ymm5, %ymm9 /* g0t_lo = and(g0t, nibble_mask) */
 	vpsrlw $4, %ymm5, %ymm5 /* g0t_sh = shr(g0t) */
 	vpand .Lsm4_wordslice_avx2_aesni_6_nibble_mask(%rip), %ymm5, %ymm5 /* g0t_hi = and(g0t_sh, nibble_mask) */
@@ -3594,9 +3594,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_xor:
 	vpxor %ymm9, %ymm5, %ymm3 /* g0l_acc = xor(g0s, g0lr24) */
 	vpxor %ymm0, %ymm3, %ymm0 /* g0l = xor(g0l_acc, g0lr2) */
 	vpxor %ymm0, %ymm1, %ymm0 /* g0x = xor(g0x0, g0l) */
-	vpxor %ymm8, %ymm6, %ymm1 /* g1t_acc = xor(g1x1, g1x2) */
-	vpxor %ymm2, %ymm1, %ymm1 /* g1t_acc_1 = xor(g1t_acc, rkw) */
-	vpxor %ymm13, %ymm1, %ymm1 /* g1t = xor(g1t_acc_1, g1x3) */
+	vpxor %ymm8, %ymm6, %ymm1 /* g1k_acc = xor(g1x1, g1x2) */
+	vpxor %ymm2, %ymm1, %ymm1 /* g1k = xor(g1k_acc, rkw) */
+	vpxor %ymm13, %ymm1, %ymm1 /* g1t = xor(g1k, g1x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_6_nibble_mask(%rip), %ymm1, %ymm3 /* g1t_lo = and(g1t, nibble_mask) */
 	vpsrlw $4, %ymm1, %ymm1 /* g1t_sh = shr(g1t) */
 	vpand .Lsm4_wordslice_avx2_aesni_6_nibble_mask(%rip), %ymm1, %ymm1 /* g1t_hi = and(g1t_sh, nibble_mask) */
@@ -3630,9 +3630,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_xor:
 	vpxor %ymm3, %ymm1, %ymm1 /* g1l_acc = xor(g1s, g1lr24) */
 	vpxor %ymm6, %ymm1, %ymm1 /* g1l = xor(g1l_acc, g1lr2) */
 	vpxor %ymm1, %ymm7, %ymm1 /* g1x = xor(g1x0, g1l) */
-	vpxor %ymm12, %ymm10, %ymm3 /* g2t_acc = xor(g2x1, g2x2) */
-	vpxor %ymm2, %ymm3, %ymm3 /* g2t_acc_1 = xor(g2t_acc, rkw) */
-	vpxor 64(%rsp), %ymm3, %ymm3 /* g2t = xor(g2t_acc_1, g2x3) */
+	vpxor %ymm12, %ymm10, %ymm3 /* g2k_acc = xor(g2x1, g2x2) */
+	vpxor %ymm2, %ymm3, %ymm3 /* g2k = xor(g2k_acc, rkw) */
+	vpxor 64(%rsp), %ymm3, %ymm3 /* g2t = xor(g2k, g2x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_6_nibble_mask(%rip), %ymm3, %ymm6 /* g2t_lo = and(g2t, nibble_mask) */
 	vpsrlw $4, %ymm3, %ymm3 /* g2t_sh = shr(g2t) */
 	vpand .Lsm4_wordslice_avx2_aesni_6_nibble_mask(%rip), %ymm3, %ymm3 /* g2t_hi = and(g2t_sh, nibble_mask) */
@@ -3663,9 +3663,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_xor:
 	vpxor %ymm7, %ymm3, %ymm3 /* g2l = xor(g2l_acc, g2lr2) */
 	vpxor 416(%rsp), %ymm3, %ymm3 /* g2x = xor(g2l, g2x0.2) */
 	vmovdqa 288(%rsp), %ymm6 /* reload g3x1.2 */
-	vpxor 160(%rsp), %ymm6, %ymm7 /* g3t_acc = xor(g3x1, g3x2) */
-	vpxor %ymm2, %ymm7, %ymm7 /* g3t_acc_1 = xor(g3t_acc, rkw) */
-	vpxor 0(%rsp), %ymm7, %ymm7 /* g3t = xor(g3t_acc_1, g3x3) */
+	vpxor 160(%rsp), %ymm6, %ymm7 /* g3k_acc = xor(g3x1, g3x2) */
+	vpxor %ymm2, %ymm7, %ymm7 /* g3k = xor(g3k_acc, rkw) */
+	vpxor 0(%rsp), %ymm7, %ymm7 /* g3t = xor(g3k, g3x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_6_nibble_mask(%rip), %ymm7, %ymm8 /* g3t_lo = and(g3t, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* g3t_sh = shr(g3t) */
 	vpand .Lsm4_wordslice_avx2_aesni_6_nibble_mask(%rip), %ymm7, %ymm7 /* g3t_hi = and(g3t_sh, nibble_mask) */
@@ -3697,9 +3697,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_xor:
 	vpxor %ymm6, %ymm7, %ymm6 /* g3l = xor(g3l_acc, g3lr2) */
 	vpxor 1056(%rsp), %ymm6, %ymm6 /* g3x = xor(g3l, g3x0.2) */
 	vmovdqa 896(%rsp), %ymm7 /* reload g4x1.2 */
-	vpxor 1024(%rsp), %ymm7, %ymm8 /* g4t_acc = xor(g4x1, g4x2) */
-	vpxor %ymm2, %ymm8, %ymm8 /* g4t_acc_1 = xor(g4t_acc, rkw) */
-	vpxor 1088(%rsp), %ymm8, %ymm8 /* g4t = xor(g4t_acc_1, g4x3) */
+	vpxor 1024(%rsp), %ymm7, %ymm8 /* g4k_acc = xor(g4x1, g4x2) */
+	vpxor %ymm2, %ymm8, %ymm8 /* g4k = xor(g4k_acc, rkw) */
+	vpxor 1088(%rsp), %ymm8, %ymm8 /* g4t = xor(g4k, g4x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_6_nibble_mask(%rip), %ymm8, %ymm10 /* g4t_lo = and(g4t, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* g4t_sh = shr(g4t) */
 	vpand .Lsm4_wordslice_avx2_aesni_6_nibble_mask(%rip), %ymm8, %ymm8 /* g4t_hi = and(g4t_sh, nibble_mask) */
@@ -3731,9 +3731,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_xor:
 	vpxor %ymm6, %ymm7, %ymm6 /* g4l = xor(g4l_acc, g4lr2) */
 	vpxor 768(%rsp), %ymm6, %ymm6 /* g4x = xor(g4l, g4x0.2) */
 	vmovdqa 800(%rsp), %ymm7 /* reload g5x1.2 */
-	vpxor 928(%rsp), %ymm7, %ymm8 /* g5t_acc = xor(g5x1, g5x2) */
-	vpxor %ymm2, %ymm8, %ymm8 /* g5t_acc_1 = xor(g5t_acc, rkw) */
-	vpxor 1120(%rsp), %ymm8, %ymm8 /* g5t = xor(g5t_acc_1, g5x3) */
+	vpxor 928(%rsp), %ymm7, %ymm8 /* g5k_acc = xor(g5x1, g5x2) */
+	vpxor %ymm2, %ymm8, %ymm8 /* g5k = xor(g5k_acc, rkw) */
+	vpxor 1120(%rsp), %ymm8, %ymm8 /* g5t = xor(g5k, g5x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_6_nibble_mask(%rip), %ymm8, %ymm10 /* g5t_lo = and(g5t, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* g5t_sh = shr(g5t) */
 	vpand .Lsm4_wordslice_avx2_aesni_6_nibble_mask(%rip), %ymm8, %ymm8 /* g5t_hi = and(g5t_sh, nibble_mask) */
@@ -3765,9 +3765,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_xor:
 	vpxor %ymm6, %ymm7, %ymm6 /* g5l = xor(g5l_acc, g5lr2) */
 	vpxor 736(%rsp), %ymm6, %ymm6 /* g5x = xor(g5l, g5x0.2) */
 	vmovdqa 832(%rsp), %ymm7 /* reload g6x1.2 */
-	vpxor 960(%rsp), %ymm7, %ymm8 /* g6t_acc = xor(g6x1, g6x2) */
-	vpxor %ymm2, %ymm8, %ymm8 /* g6t_acc_1 = xor(g6t_acc, rkw) */
-	vpxor 1152(%rsp), %ymm8, %ymm8 /* g6t = xor(g6t_acc_1, g6x3) */
+	vpxor 960(%rsp), %ymm7, %ymm8 /* g6k_acc = xor(g6x1, g6x2) */
+	vpxor %ymm2, %ymm8, %ymm8 /* g6k = xor(g6k_acc, rkw) */
+	vpxor 1152(%rsp), %ymm8, %ymm8 /* g6t = xor(g6k, g6x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_6_nibble_mask(%rip), %ymm8, %ymm10 /* g6t_lo = and(g6t, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* g6t_sh = shr(g6t) */
 	vpand .Lsm4_wordslice_avx2_aesni_6_nibble_mask(%rip), %ymm8, %ymm8 /* g6t_hi = and(g6t_sh, nibble_mask) */
@@ -3799,9 +3799,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_xor:
 	vpxor %ymm6, %ymm7, %ymm6 /* g6l = xor(g6l_acc, g6lr2) */
 	vpxor 704(%rsp), %ymm6, %ymm6 /* g6x = xor(g6l, g6x0.2) */
 	vmovdqa 864(%rsp), %ymm7 /* reload g7x1.2 */
-	vpxor 992(%rsp), %ymm7, %ymm8 /* g7t_acc = xor(g7x1, g7x2) */
-	vpxor %ymm2, %ymm8, %ymm2 /* g7t_acc_1 = xor(g7t_acc, rkw) */
-	vpxor 512(%rsp), %ymm2, %ymm2 /* g7t = xor(g7t_acc_1, g7x3) */
+	vpxor 992(%rsp), %ymm7, %ymm8 /* g7k_acc = xor(g7x1, g7x2) */
+	vpxor %ymm2, %ymm8, %ymm2 /* g7k = xor(g7k_acc, rkw) */
+	vpxor 512(%rsp), %ymm2, %ymm2 /* g7t = xor(g7k, g7x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_6_nibble_mask(%rip), %ymm2, %ymm8 /* g7t_lo = and(g7t, nibble_mask) */
 	vpsrlw $4, %ymm2, %ymm2 /* g7t_sh = shr(g7t) */
 	vpand .Lsm4_wordslice_avx2_aesni_6_nibble_mask(%rip), %ymm2, %ymm2 /* g7t_hi = and(g7t_sh, nibble_mask) */
@@ -3835,9 +3835,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_xor:
 	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
 	vpbroadcastd 4(%rdi,%r8), %ymm7 /* rkw_1 = bcast32() */
 	vmovdqa 448(%rsp), %ymm8 /* reload g0x2.2 */
-	vpxor 256(%rsp), %ymm8, %ymm10 /* g0t_acc_2 = xor(g0x2, g0x3) */
-	vpxor %ymm7, %ymm10, %ymm10 /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
-	vpxor %ymm0, %ymm10, %ymm10 /* g0t_1 = xor(g0t_acc_3, g0x0) */
+	vpxor 256(%rsp), %ymm8, %ymm10 /* g0k_acc_1 = xor(g0x2, g0x3) */
+	vpxor %ymm7, %ymm10, %ymm10 /* g0k_1 = xor(g0k_acc_1, rkw_1) */
+	vpxor %ymm0, %ymm10, %ymm10 /* g0t_1 = xor(g0k_1, g0x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_6_nibble_mask(%rip), %ymm10, %ymm8 /* g0t_1_lo = and(g0t_1, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g0t_1_sh = shr(g0t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_6_nibble_mask(%rip), %ymm10, %ymm10 /* g0t_1_hi = and(g0t_1_sh, nibble_mask) */
@@ -3869,9 +3869,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_xor:
 	vpxor %ymm10, %ymm8, %ymm2 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
 	vpxor %ymm0, %ymm2, %ymm0 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
 	vpxor 384(%rsp), %ymm0, %ymm0 /* g0x_1 = xor(g0l_1, g0x1.2) */
-	vpxor 224(%rsp), %ymm13, %ymm2 /* g1t_acc_2 = xor(g1x3.2, g1x2.2) */
-	vpxor %ymm7, %ymm2, %ymm2 /* g1t_acc_3 = xor(g1t_acc_2, rkw_1) */
-	vpxor %ymm1, %ymm2, %ymm2 /* g1t_1 = xor(g1t_acc_3, g1x0) */
+	vpxor 224(%rsp), %ymm13, %ymm2 /* g1k_acc_1 = xor(g1x3.2, g1x2.2) */
+	vpxor %ymm7, %ymm2, %ymm2 /* g1k_1 = xor(g1k_acc_1, rkw_1) */
+	vpxor %ymm1, %ymm2, %ymm2 /* g1t_1 = xor(g1k_1, g1x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_6_nibble_mask(%rip), %ymm2, %ymm8 /* g1t_1_lo = and(g1t_1, nibble_mask) */
 	vpsrlw $4, %ymm2, %ymm2 /* g1t_1_sh = shr(g1t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_6_nibble_mask(%rip), %ymm2, %ymm2 /* g1t_1_hi = and(g1t_1_sh, nibble_mask) */
@@ -3902,9 +3902,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_xor:
 	vpxor %ymm8, %ymm2, %ymm2 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
 	vpxor %ymm1, %ymm2, %ymm1 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
 	vpxor 320(%rsp), %ymm1, %ymm1 /* g1x_1 = xor(g1l_1, g1x1.2) */
-	vpxor 64(%rsp), %ymm12, %ymm2 /* g2t_acc_2 = xor(g2x2, g2x3) */
-	vpxor %ymm7, %ymm2, %ymm2 /* g2t_acc_3 = xor(g2t_acc_2, rkw_1) */
-	vpxor %ymm3, %ymm2, %ymm2 /* g2t_1 = xor(g2t_acc_3, g2x0) */
+	vpxor 64(%rsp), %ymm12, %ymm2 /* g2k_acc_1 = xor(g2x2, g2x3) */
+	vpxor %ymm7, %ymm2, %ymm2 /* g2k_1 = xor(g2k_acc_1, rkw_1) */
+	vpxor %ymm3, %ymm2, %ymm2 /* g2t_1 = xor(g2k_1, g2x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_6_nibble_mask(%rip), %ymm2, %ymm8 /* g2t_1_lo = and(g2t_1, nibble_mask) */
 	vpsrlw $4, %ymm2, %ymm2 /* g2t_1_sh = shr(g2t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_6_nibble_mask(%rip), %ymm2, %ymm2 /* g2t_1_hi = and(g2t_1_sh, nibble_mask) */
@@ -3936,9 +3936,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_xor:
 	vpxor %ymm10, %ymm2, %ymm2 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
 	vpxor 32(%rsp), %ymm2, %ymm2 /* g2x_1 = xor(g2l_1, g2x1.2) */
 	vmovdqa 160(%rsp), %ymm8 /* reload g3x2.2 */
-	vpxor 0(%rsp), %ymm8, %ymm10 /* g3t_acc_2 = xor(g3x2, g3x3) */
-	vpxor %ymm7, %ymm10, %ymm10 /* g3t_acc_3 = xor(g3t_acc_2, rkw_1) */
-	vpxor 1056(%rsp), %ymm10, %ymm10 /* g3t_1 = xor(g3t_acc_3, g3x0) */
+	vpxor 0(%rsp), %ymm8, %ymm10 /* g3k_acc_1 = xor(g3x2, g3x3) */
+	vpxor %ymm7, %ymm10, %ymm10 /* g3k_1 = xor(g3k_acc_1, rkw_1) */
+	vpxor 1056(%rsp), %ymm10, %ymm10 /* g3t_1 = xor(g3k_1, g3x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_6_nibble_mask(%rip), %ymm10, %ymm12 /* g3t_1_lo = and(g3t_1, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g3t_1_sh = shr(g3t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_6_nibble_mask(%rip), %ymm10, %ymm10 /* g3t_1_hi = and(g3t_1_sh, nibble_mask) */
@@ -3970,9 +3970,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_xor:
 	vpxor %ymm2, %ymm8, %ymm2 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
 	vpxor 288(%rsp), %ymm2, %ymm2 /* g3x_1 = xor(g3l_1, g3x1.2) */
 	vmovdqa 1024(%rsp), %ymm8 /* reload g4x2.2 */
-	vpxor 1088(%rsp), %ymm8, %ymm10 /* g4t_acc_2 = xor(g4x2, g4x3) */
-	vpxor %ymm7, %ymm10, %ymm10 /* g4t_acc_3 = xor(g4t_acc_2, rkw_1) */
-	vpxor 768(%rsp), %ymm10, %ymm10 /* g4t_1 = xor(g4t_acc_3, g4x0) */
+	vpxor 1088(%rsp), %ymm8, %ymm10 /* g4k_acc_1 = xor(g4x2, g4x3) */
+	vpxor %ymm7, %ymm10, %ymm10 /* g4k_1 = xor(g4k_acc_1, rkw_1) */
+	vpxor 768(%rsp), %ymm10, %ymm10 /* g4t_1 = xor(g4k_1, g4x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_6_nibble_mask(%rip), %ymm10, %ymm12 /* g4t_1_lo = and(g4t_1, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g4t_1_sh = shr(g4t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_6_nibble_mask(%rip), %ymm10, %ymm10 /* g4t_1_hi = and(g4t_1_sh, nibble_mask) */
@@ -4004,9 +4004,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_xor:
 	vpxor %ymm2, %ymm8, %ymm2 /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
 	vpxor 896(%rsp), %ymm2, %ymm2 /* g4x_1 = xor(g4l_1, g4x1.2) */
 	vmovdqa 928(%rsp), %ymm8 /* reload g5x2.2 */
-	vpxor 1120(%rsp), %ymm8, %ymm10 /* g5t_acc_2 = xor(g5x2, g5x3) */
-	vpxor %ymm7, %ymm10, %ymm10 /* g5t_acc_3 = xor(g5t_acc_2, rkw_1) */
-	vpxor 736(%rsp), %ymm10, %ymm10 /* g5t_1 = xor(g5t_acc_3, g5x0) */
+	vpxor 1120(%rsp), %ymm8, %ymm10 /* g5k_acc_1 = xor(g5x2, g5x3) */
+	vpxor %ymm7, %ymm10, %ymm10 /* g5k_1 = xor(g5k_acc_1, rkw_1) */
+	vpxor 736(%rsp), %ymm10, %ymm10 /* g5t_1 = xor(g5k_1, g5x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_6_nibble_mask(%rip), %ymm10, %ymm12 /* g5t_1_lo = and(g5t_1, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g5t_1_sh = shr(g5t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_6_nibble_mask(%rip), %ymm10, %ymm10 /* g5t_1_hi = and(g5t_1_sh, nibble_mask) */
@@ -4038,9 +4038,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_xor:
 	vpxor %ymm2, %ymm8, %ymm2 /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
 	vpxor 800(%rsp), %ymm2, %ymm2 /* g5x_1 = xor(g5l_1, g5x1.2) */
 	vmovdqa 960(%rsp), %ymm8 /* reload g6x2.2 */
-	vpxor 1152(%rsp), %ymm8, %ymm10 /* g6t_acc_2 = xor(g6x2, g6x3) */
-	vpxor %ymm7, %ymm10, %ymm10 /* g6t_acc_3 = xor(g6t_acc_2, rkw_1) */
-	vpxor %ymm6, %ymm10, %ymm10 /* g6t_1 = xor(g6t_acc_3, g6x0) */
+	vpxor 1152(%rsp), %ymm8, %ymm10 /* g6k_acc_1 = xor(g6x2, g6x3) */
+	vpxor %ymm7, %ymm10, %ymm10 /* g6k_1 = xor(g6k_acc_1, rkw_1) */
+	vpxor %ymm6, %ymm10, %ymm10 /* g6t_1 = xor(g6k_1, g6x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_6_nibble_mask(%rip), %ymm10, %ymm12 /* g6t_1_lo = and(g6t_1, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g6t_1_sh = shr(g6t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_6_nibble_mask(%rip), %ymm10, %ymm10 /* g6t_1_hi = and(g6t_1_sh, nibble_mask) */
@@ -4072,9 +4072,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_xor:
 	vpxor %ymm6, %ymm8, %ymm6 /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
 	vpxor 832(%rsp), %ymm6, %ymm6 /* g6x_1 = xor(g6l_1, g6x1.2) */
 	vmovdqa 992(%rsp), %ymm8 /* reload g7x2.2 */
-	vpxor 512(%rsp), %ymm8, %ymm10 /* g7t_acc_2 = xor(g7x2, g7x3) */
-	vpxor %ymm7, %ymm10, %ymm7 /* g7t_acc_3 = xor(g7t_acc_2, rkw_1) */
-	vpxor 672(%rsp), %ymm7, %ymm7 /* g7t_1 = xor(g7t_acc_3, g7x0) */
+	vpxor 512(%rsp), %ymm8, %ymm10 /* g7k_acc_1 = xor(g7x2, g7x3) */
+	vpxor %ymm7, %ymm10, %ymm7 /* g7k_1 = xor(g7k_acc_1, rkw_1) */
+	vpxor 672(%rsp), %ymm7, %ymm7 /* g7t_1 = xor(g7k_1, g7x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_6_nibble_mask(%rip), %ymm7, %ymm10 /* g7t_1_lo = and(g7t_1, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* g7t_1_sh = shr(g7t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_6_nibble_mask(%rip), %ymm7, %ymm7 /* g7t_1_hi = and(g7t_1_sh, nibble_mask) */
@@ -4108,9 +4108,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_xor:
 	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
 	vpbroadcastd 8(%rdi,%r8), %ymm8 /* rkw_2 = bcast32() */
 	vmovdqa 256(%rsp), %ymm10 /* reload g0x3.2 */
-	vpxor 96(%rsp), %ymm10, %ymm12 /* g0t_acc_4 = xor(g0x3, g0x0) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
-	vpxor %ymm0, %ymm12, %ymm12 /* g0t_2 = xor(g0t_acc_5, g0x1) */
+	vpxor 96(%rsp), %ymm10, %ymm12 /* g0k_acc_2 = xor(g0x3, g0x0) */
+	vpxor %ymm8, %ymm12, %ymm12 /* g0k_2 = xor(g0k_acc_2, rkw_2) */
+	vpxor %ymm0, %ymm12, %ymm12 /* g0t_2 = xor(g0k_2, g0x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_6_nibble_mask(%rip), %ymm12, %ymm10 /* g0t_2_lo = and(g0t_2, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g0t_2_sh = shr(g0t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_6_nibble_mask(%rip), %ymm12, %ymm12 /* g0t_2_hi = and(g0t_2_sh, nibble_mask) */
@@ -4142,9 +4142,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_xor:
 	vpxor %ymm12, %ymm10, %ymm7 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
 	vpxor %ymm0, %ymm7, %ymm0 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
 	vpxor 448(%rsp), %ymm0, %ymm0 /* g0x_2 = xor(g0l_2, g0x2.2) */
-	vpxor 384(%rsp), %ymm13, %ymm7 /* g1t_acc_4 = xor(g1x3, g1x0) */
-	vpxor %ymm8, %ymm7, %ymm7 /* g1t_acc_5 = xor(g1t_acc_4, rkw_2) */
-	vpxor %ymm1, %ymm7, %ymm7 /* g1t_2 = xor(g1t_acc_5, g1x1) */
+	vpxor 384(%rsp), %ymm13, %ymm7 /* g1k_acc_2 = xor(g1x3, g1x0) */
+	vpxor %ymm8, %ymm7, %ymm7 /* g1k_2 = xor(g1k_acc_2, rkw_2) */
+	vpxor %ymm1, %ymm7, %ymm7 /* g1t_2 = xor(g1k_2, g1x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_6_nibble_mask(%rip), %ymm7, %ymm10 /* g1t_2_lo = and(g1t_2, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* g1t_2_sh = shr(g1t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_6_nibble_mask(%rip), %ymm7, %ymm7 /* g1t_2_hi = and(g1t_2_sh, nibble_mask) */
@@ -4175,9 +4175,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_xor:
 	vpxor %ymm10, %ymm7, %ymm7 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
 	vpxor %ymm12, %ymm7, %ymm7 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
 	vpxor 224(%rsp), %ymm7, %ymm7 /* g1x_2 = xor(g1l_2, g1x2.2) */
-	vpxor 64(%rsp), %ymm3, %ymm10 /* g2t_acc_4 = xor(g2x0.3, g2x3.2) */
-	vpxor %ymm8, %ymm10, %ymm10 /* g2t_acc_5 = xor(g2t_acc_4, rkw_2) */
-	vpxor 32(%rsp), %ymm10, %ymm10 /* g2t_2 = xor(g2t_acc_5, g2x1) */
+	vpxor 64(%rsp), %ymm3, %ymm10 /* g2k_acc_2 = xor(g2x0.3, g2x3.2) */
+	vpxor %ymm8, %ymm10, %ymm10 /* g2k_2 = xor(g2k_acc_2, rkw_2) */
+	vpxor 32(%rsp), %ymm10, %ymm10 /* g2t_2 = xor(g2k_2, g2x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_6_nibble_mask(%rip), %ymm10, %ymm12 /* g2t_2_lo = and(g2t_2, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g2t_2_sh = shr(g2t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_6_nibble_mask(%rip), %ymm10, %ymm10 /* g2t_2_hi = and(g2t_2_sh, nibble_mask) */
@@ -4209,9 +4209,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_xor:
 	vpxor %ymm3, %ymm10, %ymm3 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
 	vpxor 320(%rsp), %ymm3, %ymm3 /* g2x_2 = xor(g2l_2, g2x2.2) */
 	vmovdqa 0(%rsp), %ymm10 /* reload g3x3.2 */
-	vpxor 1056(%rsp), %ymm10, %ymm12 /* g3t_acc_4 = xor(g3x3, g3x0) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g3t_acc_5 = xor(g3t_acc_4, rkw_2) */
-	vpxor 288(%rsp), %ymm12, %ymm12 /* g3t_2 = xor(g3t_acc_5, g3x1) */
+	vpxor 1056(%rsp), %ymm10, %ymm12 /* g3k_acc_2 = xor(g3x3, g3x0) */
+	vpxor %ymm8, %ymm12, %ymm12 /* g3k_2 = xor(g3k_acc_2, rkw_2) */
+	vpxor 288(%rsp), %ymm12, %ymm12 /* g3t_2 = xor(g3k_2, g3x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_6_nibble_mask(%rip), %ymm12, %ymm13 /* g3t_2_lo = and(g3t_2, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g3t_2_sh = shr(g3t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_6_nibble_mask(%rip), %ymm12, %ymm12 /* g3t_2_hi = and(g3t_2_sh, nibble_mask) */
@@ -4243,9 +4243,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_xor:
 	vpxor %ymm3, %ymm10, %ymm3 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
 	vpxor 160(%rsp), %ymm3, %ymm3 /* g3x_2 = xor(g3l_2, g3x2.2) */
 	vmovdqa 1088(%rsp), %ymm10 /* reload g4x3.2 */
-	vpxor 768(%rsp), %ymm10, %ymm12 /* g4t_acc_4 = xor(g4x3, g4x0) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g4t_acc_5 = xor(g4t_acc_4, rkw_2) */
-	vpxor 896(%rsp), %ymm12, %ymm12 /* g4t_2 = xor(g4t_acc_5, g4x1) */
+	vpxor 768(%rsp), %ymm10, %ymm12 /* g4k_acc_2 = xor(g4x3, g4x0) */
+	vpxor %ymm8, %ymm12, %ymm12 /* g4k_2 = xor(g4k_acc_2, rkw_2) */
+	vpxor 896(%rsp), %ymm12, %ymm12 /* g4t_2 = xor(g4k_2, g4x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_6_nibble_mask(%rip), %ymm12, %ymm13 /* g4t_2_lo = and(g4t_2, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g4t_2_sh = shr(g4t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_6_nibble_mask(%rip), %ymm12, %ymm12 /* g4t_2_hi = and(g4t_2_sh, nibble_mask) */
@@ -4277,9 +4277,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_xor:
 	vpxor %ymm3, %ymm10, %ymm3 /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
 	vpxor 1024(%rsp), %ymm3, %ymm3 /* g4x_2 = xor(g4l_2, g4x2.2) */
 	vmovdqa 1120(%rsp), %ymm10 /* reload g5x3.2 */
-	vpxor 736(%rsp), %ymm10, %ymm12 /* g5t_acc_4 = xor(g5x3, g5x0) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g5t_acc_5 = xor(g5t_acc_4, rkw_2) */
-	vpxor %ymm2, %ymm12, %ymm12 /* g5t_2 = xor(g5t_acc_5, g5x1) */
+	vpxor 736(%rsp), %ymm10, %ymm12 /* g5k_acc_2 = xor(g5x3, g5x0) */
+	vpxor %ymm8, %ymm12, %ymm12 /* g5k_2 = xor(g5k_acc_2, rkw_2) */
+	vpxor %ymm2, %ymm12, %ymm12 /* g5t_2 = xor(g5k_2, g5x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_6_nibble_mask(%rip), %ymm12, %ymm13 /* g5t_2_lo = and(g5t_2, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g5t_2_sh = shr(g5t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_6_nibble_mask(%rip), %ymm12, %ymm12 /* g5t_2_hi = and(g5t_2_sh, nibble_mask) */
@@ -4311,9 +4311,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_xor:
 	vpxor %ymm2, %ymm10, %ymm2 /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
 	vpxor 928(%rsp), %ymm2, %ymm2 /* g5x_2 = xor(g5l_2, g5x2.2) */
 	vmovdqa 1152(%rsp), %ymm10 /* reload g6x3.2 */
-	vpxor 704(%rsp), %ymm10, %ymm12 /* g6t_acc_4 = xor(g6x3, g6x0) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g6t_acc_5 = xor(g6t_acc_4, rkw_2) */
-	vpxor %ymm6, %ymm12, %ymm12 /* g6t_2 = xor(g6t_acc_5, g6x1) */
+	vpxor 704(%rsp), %ymm10, %ymm12 /* g6k_acc_2 = xor(g6x3, g6x0) */
+	vpxor %ymm8, %ymm12, %ymm12 /* g6k_2 = xor(g6k_acc_2, rkw_2) */
+	vpxor %ymm6, %ymm12, %ymm12 /* g6t_2 = xor(g6k_2, g6x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_6_nibble_mask(%rip), %ymm12, %ymm13 /* g6t_2_lo = and(g6t_2, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g6t_2_sh = shr(g6t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_6_nibble_mask(%rip), %ymm12, %ymm12 /* g6t_2_hi = and(g6t_2_sh, nibble_mask) */
@@ -4345,9 +4345,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_xor:
 	vpxor %ymm6, %ymm10, %ymm6 /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
 	vpxor 960(%rsp), %ymm6, %ymm6 /* g6x_2 = xor(g6l_2, g6x2.2) */
 	vmovdqa 512(%rsp), %ymm10 /* reload g7x3.2 */
-	vpxor 672(%rsp), %ymm10, %ymm12 /* g7t_acc_4 = xor(g7x3, g7x0) */
-	vpxor %ymm8, %ymm12, %ymm8 /* g7t_acc_5 = xor(g7t_acc_4, rkw_2) */
-	vpxor 864(%rsp), %ymm8, %ymm8 /* g7t_2 = xor(g7t_acc_5, g7x1) */
+	vpxor 672(%rsp), %ymm10, %ymm12 /* g7k_acc_2 = xor(g7x3, g7x0) */
+	vpxor %ymm8, %ymm12, %ymm8 /* g7k_2 = xor(g7k_acc_2, rkw_2) */
+	vpxor 864(%rsp), %ymm8, %ymm8 /* g7t_2 = xor(g7k_2, g7x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_6_nibble_mask(%rip), %ymm8, %ymm12 /* g7t_2_lo = and(g7t_2, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* g7t_2_sh = shr(g7t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_6_nibble_mask(%rip), %ymm8, %ymm8 /* g7t_2_hi = and(g7t_2_sh, nibble_mask) */
@@ -4381,9 +4381,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_xor:
 	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
 	vpbroadcastd 12(%rdi,%r8), %ymm10 /* rkw_3 = bcast32() */
 	vmovdqa 96(%rsp), %ymm12 /* reload g0x0.3 */
-	vpxor 480(%rsp), %ymm12, %ymm13 /* g0t_acc_6 = xor(g0x0, g0x1) */
-	vpxor %ymm10, %ymm13, %ymm13 /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
-	vpxor %ymm0, %ymm13, %ymm13 /* g0t_3 = xor(g0t_acc_7, g0x2) */
+	vpxor 480(%rsp), %ymm12, %ymm13 /* g0k_acc_3 = xor(g0x0, g0x1) */
+	vpxor %ymm10, %ymm13, %ymm13 /* g0k_3 = xor(g0k_acc_3, rkw_3) */
+	vpxor %ymm0, %ymm13, %ymm13 /* g0t_3 = xor(g0k_3, g0x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_6_nibble_mask(%rip), %ymm13, %ymm12 /* g0t_3_lo = and(g0t_3, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g0t_3_sh = shr(g0t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_6_nibble_mask(%rip), %ymm13, %ymm13 /* g0t_3_hi = and(g0t_3_sh, nibble_mask) */
@@ -4415,9 +4415,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_xor:
 	vpxor %ymm13, %ymm12, %ymm8 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
 	vpxor %ymm0, %ymm8, %ymm0 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
 	vpxor 256(%rsp), %ymm0, %ymm0 /* g0x_3 = xor(g0l_3, g0x3.2) */
-	vpxor 384(%rsp), %ymm1, %ymm8 /* g1t_acc_6 = xor(g1x1.3, g1x0.3) */
-	vpxor %ymm10, %ymm8, %ymm8 /* g1t_acc_7 = xor(g1t_acc_6, rkw_3) */
-	vpxor %ymm7, %ymm8, %ymm8 /* g1t_3 = xor(g1t_acc_7, g1x2) */
+	vpxor 384(%rsp), %ymm1, %ymm8 /* g1k_acc_3 = xor(g1x1.3, g1x0.3) */
+	vpxor %ymm10, %ymm8, %ymm8 /* g1k_3 = xor(g1k_acc_3, rkw_3) */
+	vpxor %ymm7, %ymm8, %ymm8 /* g1t_3 = xor(g1k_3, g1x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_6_nibble_mask(%rip), %ymm8, %ymm12 /* g1t_3_lo = and(g1t_3, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* g1t_3_sh = shr(g1t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_6_nibble_mask(%rip), %ymm8, %ymm8 /* g1t_3_hi = and(g1t_3_sh, nibble_mask) */
@@ -4449,9 +4449,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_xor:
 	vpxor %ymm1, %ymm8, %ymm1 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
 	vpxor 448(%rsp), %ymm1, %ymm1 /* g1x_3 = xor(g1l_3, g1x3.2) */
 	vmovdqa 416(%rsp), %ymm8 /* reload g2x0.3 */
-	vpxor 32(%rsp), %ymm8, %ymm12 /* g2t_acc_6 = xor(g2x0, g2x1) */
-	vpxor %ymm10, %ymm12, %ymm12 /* g2t_acc_7 = xor(g2t_acc_6, rkw_3) */
-	vpxor 320(%rsp), %ymm12, %ymm12 /* g2t_3 = xor(g2t_acc_7, g2x2) */
+	vpxor 32(%rsp), %ymm8, %ymm12 /* g2k_acc_3 = xor(g2x0, g2x1) */
+	vpxor %ymm10, %ymm12, %ymm12 /* g2k_3 = xor(g2k_acc_3, rkw_3) */
+	vpxor 320(%rsp), %ymm12, %ymm12 /* g2t_3 = xor(g2k_3, g2x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_6_nibble_mask(%rip), %ymm12, %ymm13 /* g2t_3_lo = and(g2t_3, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g2t_3_sh = shr(g2t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_6_nibble_mask(%rip), %ymm12, %ymm12 /* g2t_3_hi = and(g2t_3_sh, nibble_mask) */
@@ -4483,9 +4483,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_xor:
 	vpxor %ymm1, %ymm8, %ymm1 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
 	vpxor 64(%rsp), %ymm1, %ymm1 /* g2x_3 = xor(g2l_3, g2x3.2) */
 	vmovdqa 1056(%rsp), %ymm8 /* reload g3x0.3 */
-	vpxor 288(%rsp), %ymm8, %ymm12 /* g3t_acc_6 = xor(g3x0, g3x1) */
-	vpxor %ymm10, %ymm12, %ymm12 /* g3t_acc_7 = xor(g3t_acc_6, rkw_3) */
-	vpxor 160(%rsp), %ymm12, %ymm12 /* g3t_3 = xor(g3t_acc_7, g3x2) */
+	vpxor 288(%rsp), %ymm8, %ymm12 /* g3k_acc_3 = xor(g3x0, g3x1) */
+	vpxor %ymm10, %ymm12, %ymm12 /* g3k_3 = xor(g3k_acc_3, rkw_3) */
+	vpxor 160(%rsp), %ymm12, %ymm12 /* g3t_3 = xor(g3k_3, g3x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_6_nibble_mask(%rip), %ymm12, %ymm13 /* g3t_3_lo = and(g3t_3, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g3t_3_sh = shr(g3t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_6_nibble_mask(%rip), %ymm12, %ymm12 /* g3t_3_hi = and(g3t_3_sh, nibble_mask) */
@@ -4517,9 +4517,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_xor:
 	vpxor %ymm1, %ymm8, %ymm1 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
 	vpxor 0(%rsp), %ymm1, %ymm1 /* g3x_3 = xor(g3l_3, g3x3.2) */
 	vmovdqa 768(%rsp), %ymm8 /* reload g4x0.3 */
-	vpxor 896(%rsp), %ymm8, %ymm12 /* g4t_acc_6 = xor(g4x0, g4x1) */
-	vpxor %ymm10, %ymm12, %ymm12 /* g4t_acc_7 = xor(g4t_acc_6, rkw_3) */
-	vpxor %ymm3, %ymm12, %ymm12 /* g4t_3 = xor(g4t_acc_7, g4x2) */
+	vpxor 896(%rsp), %ymm8, %ymm12 /* g4k_acc_3 = xor(g4x0, g4x1) */
+	vpxor %ymm10, %ymm12, %ymm12 /* g4k_3 = xor(g4k_acc_3, rkw_3) */
+	vpxor %ymm3, %ymm12, %ymm12 /* g4t_3 = xor(g4k_3, g4x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_6_nibble_mask(%rip), %ymm12, %ymm13 /* g4t_3_lo = and(g4t_3, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g4t_3_sh = shr(g4t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_6_nibble_mask(%rip), %ymm12, %ymm12 /* g4t_3_hi = and(g4t_3_sh, nibble_mask) */
@@ -4551,9 +4551,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_xor:
 	vpxor %ymm3, %ymm8, %ymm3 /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
 	vpxor 1088(%rsp), %ymm3, %ymm3 /* g4x_3 = xor(g4l_3, g4x3.2) */
 	vmovdqa 736(%rsp), %ymm8 /* reload g5x0.3 */
-	vpxor 800(%rsp), %ymm8, %ymm12 /* g5t_acc_6 = xor(g5x0, g5x1) */
-	vpxor %ymm10, %ymm12, %ymm12 /* g5t_acc_7 = xor(g5t_acc_6, rkw_3) */
-	vpxor %ymm2, %ymm12, %ymm12 /* g5t_3 = xor(g5t_acc_7, g5x2) */
+	vpxor 800(%rsp), %ymm8, %ymm12 /* g5k_acc_3 = xor(g5x0, g5x1) */
+	vpxor %ymm10, %ymm12, %ymm12 /* g5k_3 = xor(g5k_acc_3, rkw_3) */
+	vpxor %ymm2, %ymm12, %ymm12 /* g5t_3 = xor(g5k_3, g5x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_6_nibble_mask(%rip), %ymm12, %ymm13 /* g5t_3_lo = and(g5t_3, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g5t_3_sh = shr(g5t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_6_nibble_mask(%rip), %ymm12, %ymm12 /* g5t_3_hi = and(g5t_3_sh, nibble_mask) */
@@ -4585,9 +4585,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_xor:
 	vpxor %ymm2, %ymm8, %ymm2 /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
 	vpxor 1120(%rsp), %ymm2, %ymm2 /* g5x_3 = xor(g5l_3, g5x3.2) */
 	vmovdqa 704(%rsp), %ymm8 /* reload g6x0.3 */
-	vpxor 832(%rsp), %ymm8, %ymm12 /* g6t_acc_6 = xor(g6x0, g6x1) */
-	vpxor %ymm10, %ymm12, %ymm12 /* g6t_acc_7 = xor(g6t_acc_6, rkw_3) */
-	vpxor %ymm6, %ymm12, %ymm12 /* g6t_3 = xor(g6t_acc_7, g6x2) */
+	vpxor 832(%rsp), %ymm8, %ymm12 /* g6k_acc_3 = xor(g6x0, g6x1) */
+	vpxor %ymm10, %ymm12, %ymm12 /* g6k_3 = xor(g6k_acc_3, rkw_3) */
+	vpxor %ymm6, %ymm12, %ymm12 /* g6t_3 = xor(g6k_3, g6x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_6_nibble_mask(%rip), %ymm12, %ymm13 /* g6t_3_lo = and(g6t_3, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g6t_3_sh = shr(g6t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_6_nibble_mask(%rip), %ymm12, %ymm12 /* g6t_3_hi = and(g6t_3_sh, nibble_mask) */
@@ -4619,9 +4619,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_xor:
 	vpxor %ymm6, %ymm8, %ymm6 /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
 	vpxor 1152(%rsp), %ymm6, %ymm6 /* g6x_3 = xor(g6l_3, g6x3.2) */
 	vmovdqa 672(%rsp), %ymm8 /* reload g7x0.3 */
-	vpxor 864(%rsp), %ymm8, %ymm12 /* g7t_acc_6 = xor(g7x0, g7x1) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g7t_acc_7 = xor(g7t_acc_6, rkw_3) */
-	vpxor 992(%rsp), %ymm10, %ymm10 /* g7t_3 = xor(g7t_acc_7, g7x2) */
+	vpxor 864(%rsp), %ymm8, %ymm12 /* g7k_acc_3 = xor(g7x0, g7x1) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g7k_3 = xor(g7k_acc_3, rkw_3) */
+	vpxor 992(%rsp), %ymm10, %ymm10 /* g7t_3 = xor(g7k_3, g7x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_6_nibble_mask(%rip), %ymm10, %ymm12 /* g7t_3_lo = and(g7t_3, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g7t_3_sh = shr(g7t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_6_nibble_mask(%rip), %ymm10, %ymm10 /* g7t_3_hi = and(g7t_3_sh, nibble_mask) */
@@ -5374,9 +5374,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_ctr:
 
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	vpbroadcastd (%rdi,%r8), %ymm0 /* rkw = bcast32() */
-	vpxor %ymm9, %ymm4, %ymm1 /* g0t_acc = xor(g0x1, g0x2) */
-	vpxor %ymm0, %ymm1, %ymm1 /* g0t_acc_1 = xor(g0t_acc, rkw) */
-	vpxor %ymm3, %ymm1, %ymm1 /* g0t = xor(g0t_acc_1, g0x3) */
+	vpxor %ymm9, %ymm4, %ymm1 /* g0k_acc = xor(g0x1, g0x2) */
+	vpxor %ymm0, %ymm1, %ymm1 /* g0k = xor(g0k_acc, rkw) */
+	vpxor %ymm3, %ymm1, %ymm1 /* g0t = xor(g0k, g0x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_7_nibble_mask(%rip), %ymm1, %ymm5 /* g0t_lo = and(g0t, nibble_mask) */
 	vpsrlw $4, %ymm1, %ymm1 /* g0t_sh = shr(g0t) */
 	vpand .Lsm4_wordslice_avx2_aesni_7_nibble_mask(%rip), %ymm1, %ymm1 /* g0t_hi = and(g0t_sh, nibble_mask) */
@@ -5416,9 +5416,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_ctr:
 	vpxor %ymm5, %ymm1, %ymm1 /* g0l_acc = xor(g0s, g0lr24) */
 	vpxor %ymm3, %ymm1, %ymm1 /* g0l = xor(g0l_acc, g0lr2) */
 	vpxor %ymm1, %ymm2, %ymm1 /* g0x = xor(g0x0, g0l) */
-	vpxor %ymm13, %ymm11, %ymm2 /* g1t_acc = xor(g1x1, g1x2) */
-	vpxor %ymm0, %ymm2, %ymm2 /* g1t_acc_1 = xor(g1t_acc, rkw) */
-	vpxor %ymm7, %ymm2, %ymm2 /* g1t = xor(g1t_acc_1, g1x3) */
+	vpxor %ymm13, %ymm11, %ymm2 /* g1k_acc = xor(g1x1, g1x2) */
+	vpxor %ymm0, %ymm2, %ymm2 /* g1k = xor(g1k_acc, rkw) */
+	vpxor %ymm7, %ymm2, %ymm2 /* g1t = xor(g1k, g1x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_7_nibble_mask(%rip), %ymm2, %ymm3 /* g1t_lo = and(g1t, nibble_mask) */
 	vpsrlw $4, %ymm2, %ymm2 /* g1t_sh = shr(g1t) */
 	vpand .Lsm4_wordslice_avx2_aesni_7_nibble_mask(%rip), %ymm2, %ymm2 /* g1t_hi = and(g1t_sh, nibble_mask) */
@@ -5452,9 +5452,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_ctr:
 	vpxor %ymm3, %ymm2, %ymm2 /* g1l_acc = xor(g1s, g1lr24) */
 	vpxor %ymm7, %ymm2, %ymm2 /* g1l = xor(g1l_acc, g1lr2) */
 	vpxor %ymm2, %ymm12, %ymm2 /* g1x = xor(g1x0, g1l) */
-	vpxor %ymm14, %ymm10, %ymm3 /* g2t_acc = xor(g2x1, g2x2) */
-	vpxor %ymm0, %ymm3, %ymm3 /* g2t_acc_1 = xor(g2t_acc, rkw) */
-	vpxor 224(%rsp), %ymm3, %ymm3 /* g2t = xor(g2t_acc_1, g2x3) */
+	vpxor %ymm14, %ymm10, %ymm3 /* g2k_acc = xor(g2x1, g2x2) */
+	vpxor %ymm0, %ymm3, %ymm3 /* g2k = xor(g2k_acc, rkw) */
+	vpxor 224(%rsp), %ymm3, %ymm3 /* g2t = xor(g2k, g2x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_7_nibble_mask(%rip), %ymm3, %ymm7 /* g2t_lo = and(g2t, nibble_mask) */
 	vpsrlw $4, %ymm3, %ymm3 /* g2t_sh = shr(g2t) */
 	vpand .Lsm4_wordslice_avx2_aesni_7_nibble_mask(%rip), %ymm3, %ymm3 /* g2t_hi = and(g2t_sh, nibble_mask) */
@@ -5485,9 +5485,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_ctr:
 	vpxor %ymm11, %ymm3, %ymm3 /* g2l = xor(g2l_acc, g2lr2) */
 	vpxor 608(%rsp), %ymm3, %ymm3 /* g2x = xor(g2l, g2x0.2) */
 	vmovdqa 480(%rsp), %ymm7 /* reload g3x1.2 */
-	vpxor 352(%rsp), %ymm7, %ymm11 /* g3t_acc = xor(g3x1, g3x2) */
-	vpxor %ymm0, %ymm11, %ymm11 /* g3t_acc_1 = xor(g3t_acc, rkw) */
-	vpxor 96(%rsp), %ymm11, %ymm11 /* g3t = xor(g3t_acc_1, g3x3) */
+	vpxor 352(%rsp), %ymm7, %ymm11 /* g3k_acc = xor(g3x1, g3x2) */
+	vpxor %ymm0, %ymm11, %ymm11 /* g3k = xor(g3k_acc, rkw) */
+	vpxor 96(%rsp), %ymm11, %ymm11 /* g3t = xor(g3k, g3x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_7_nibble_mask(%rip), %ymm11, %ymm12 /* g3t_lo = and(g3t, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* g3t_sh = shr(g3t) */
 	vpand .Lsm4_wordslice_avx2_aesni_7_nibble_mask(%rip), %ymm11, %ymm11 /* g3t_hi = and(g3t_sh, nibble_mask) */
@@ -5519,9 +5519,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_ctr:
 	vpxor %ymm7, %ymm10, %ymm7 /* g3l = xor(g3l_acc, g3lr2) */
 	vpxor 1216(%rsp), %ymm7, %ymm7 /* g3x = xor(g3l, g3x0.2) */
 	vmovdqa 1152(%rsp), %ymm10 /* reload g4x1.2 */
-	vpxor 1184(%rsp), %ymm10, %ymm11 /* g4t_acc = xor(g4x1, g4x2) */
-	vpxor %ymm0, %ymm11, %ymm11 /* g4t_acc_1 = xor(g4t_acc, rkw) */
-	vpxor 1248(%rsp), %ymm11, %ymm11 /* g4t = xor(g4t_acc_1, g4x3) */
+	vpxor 1184(%rsp), %ymm10, %ymm11 /* g4k_acc = xor(g4x1, g4x2) */
+	vpxor %ymm0, %ymm11, %ymm11 /* g4k = xor(g4k_acc, rkw) */
+	vpxor 1248(%rsp), %ymm11, %ymm11 /* g4t = xor(g4k, g4x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_7_nibble_mask(%rip), %ymm11, %ymm12 /* g4t_lo = and(g4t, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* g4t_sh = shr(g4t) */
 	vpand .Lsm4_wordslice_avx2_aesni_7_nibble_mask(%rip), %ymm11, %ymm11 /* g4t_hi = and(g4t_sh, nibble_mask) */
@@ -5553,9 +5553,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_ctr:
 	vpxor %ymm7, %ymm10, %ymm7 /* g4l = xor(g4l_acc, g4lr2) */
 	vpxor 1120(%rsp), %ymm7, %ymm7 /* g4x = xor(g4l, g4x0.2) */
 	vmovdqa 992(%rsp), %ymm10 /* reload g5x1.2 */
-	vpxor 1024(%rsp), %ymm10, %ymm11 /* g5t_acc = xor(g5x1, g5x2) */
-	vpxor %ymm0, %ymm11, %ymm11 /* g5t_acc_1 = xor(g5t_acc, rkw) */
-	vpxor 1280(%rsp), %ymm11, %ymm11 /* g5t = xor(g5t_acc_1, g5x3) */
+	vpxor 1024(%rsp), %ymm10, %ymm11 /* g5k_acc = xor(g5x1, g5x2) */
+	vpxor %ymm0, %ymm11, %ymm11 /* g5k = xor(g5k_acc, rkw) */
+	vpxor 1280(%rsp), %ymm11, %ymm11 /* g5t = xor(g5k, g5x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_7_nibble_mask(%rip), %ymm11, %ymm12 /* g5t_lo = and(g5t, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* g5t_sh = shr(g5t) */
 	vpand .Lsm4_wordslice_avx2_aesni_7_nibble_mask(%rip), %ymm11, %ymm11 /* g5t_hi = and(g5t_sh, nibble_mask) */
@@ -5587,9 +5587,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_ctr:
 	vpxor %ymm7, %ymm10, %ymm7 /* g5l = xor(g5l_acc, g5lr2) */
 	vpxor 960(%rsp), %ymm7, %ymm7 /* g5x = xor(g5l, g5x0.2) */
 	vmovdqa 928(%rsp), %ymm10 /* reload g6x1.2 */
-	vpxor 1056(%rsp), %ymm10, %ymm11 /* g6t_acc = xor(g6x1, g6x2) */
-	vpxor %ymm0, %ymm11, %ymm11 /* g6t_acc_1 = xor(g6t_acc, rkw) */
-	vpxor 1312(%rsp), %ymm11, %ymm11 /* g6t = xor(g6t_acc_1, g6x3) */
+	vpxor 1056(%rsp), %ymm10, %ymm11 /* g6k_acc = xor(g6x1, g6x2) */
+	vpxor %ymm0, %ymm11, %ymm11 /* g6k = xor(g6k_acc, rkw) */
+	vpxor 1312(%rsp), %ymm11, %ymm11 /* g6t = xor(g6k, g6x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_7_nibble_mask(%rip), %ymm11, %ymm12 /* g6t_lo = and(g6t, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* g6t_sh = shr(g6t) */
 	vpand .Lsm4_wordslice_avx2_aesni_7_nibble_mask(%rip), %ymm11, %ymm11 /* g6t_hi = and(g6t_sh, nibble_mask) */
@@ -5621,9 +5621,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_ctr:
 	vpxor %ymm7, %ymm10, %ymm7 /* g6l = xor(g6l_acc, g6lr2) */
 	vpxor 832(%rsp), %ymm7, %ymm7 /* g6x = xor(g6l, g6x0.2) */
 	vmovdqa 896(%rsp), %ymm10 /* reload g7x1.2 */
-	vpxor 1088(%rsp), %ymm10, %ymm11 /* g7t_acc = xor(g7x1, g7x2) */
-	vpxor %ymm0, %ymm11, %ymm0 /* g7t_acc_1 = xor(g7t_acc, rkw) */
-	vpxor 32(%rsp), %ymm0, %ymm0 /* g7t = xor(g7t_acc_1, g7x3) */
+	vpxor 1088(%rsp), %ymm10, %ymm11 /* g7k_acc = xor(g7x1, g7x2) */
+	vpxor %ymm0, %ymm11, %ymm0 /* g7k = xor(g7k_acc, rkw) */
+	vpxor 32(%rsp), %ymm0, %ymm0 /* g7t = xor(g7k, g7x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_7_nibble_mask(%rip), %ymm0, %ymm11 /* g7t_lo = and(g7t, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* g7t_sh = shr(g7t) */
 	vpand .Lsm4_wordslice_avx2_aesni_7_nibble_mask(%rip), %ymm0, %ymm0 /* g7t_hi = and(g7t_sh, nibble_mask) */
@@ -5657,9 +5657,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_ctr:
 	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
 	vpbroadcastd 4(%rdi,%r8), %ymm10 /* rkw_1 = bcast32() */
 	vmovdqa 448(%rsp), %ymm11 /* reload g0x2.2 */
-	vpxor 576(%rsp), %ymm11, %ymm12 /* g0t_acc_2 = xor(g0x2, g0x3) */
-	vpxor %ymm10, %ymm12, %ymm12 /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
-	vpxor %ymm1, %ymm12, %ymm12 /* g0t_1 = xor(g0t_acc_3, g0x0) */
+	vpxor 576(%rsp), %ymm11, %ymm12 /* g0k_acc_1 = xor(g0x2, g0x3) */
+	vpxor %ymm10, %ymm12, %ymm12 /* g0k_1 = xor(g0k_acc_1, rkw_1) */
+	vpxor %ymm1, %ymm12, %ymm12 /* g0t_1 = xor(g0k_1, g0x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_7_nibble_mask(%rip), %ymm12, %ymm11 /* g0t_1_lo = and(g0t_1, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g0t_1_sh = shr(g0t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_7_nibble_mask(%rip), %ymm12, %ymm12 /* g0t_1_hi = and(g0t_1_sh, nibble_mask) */
@@ -5691,9 +5691,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_ctr:
 	vpxor %ymm12, %ymm11, %ymm1 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
 	vpxor %ymm0, %ymm1, %ymm0 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
 	vpxor 0(%rsp), %ymm0, %ymm0 /* g0x_1 = xor(g0l_1, g0x1.2) */
-	vpxor 192(%rsp), %ymm13, %ymm1 /* g1t_acc_2 = xor(g1x2, g1x3) */
-	vpxor %ymm10, %ymm1, %ymm1 /* g1t_acc_3 = xor(g1t_acc_2, rkw_1) */
-	vpxor %ymm2, %ymm1, %ymm1 /* g1t_1 = xor(g1t_acc_3, g1x0) */
+	vpxor 192(%rsp), %ymm13, %ymm1 /* g1k_acc_1 = xor(g1x2, g1x3) */
+	vpxor %ymm10, %ymm1, %ymm1 /* g1k_1 = xor(g1k_acc_1, rkw_1) */
+	vpxor %ymm2, %ymm1, %ymm1 /* g1t_1 = xor(g1k_1, g1x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_7_nibble_mask(%rip), %ymm1, %ymm11 /* g1t_1_lo = and(g1t_1, nibble_mask) */
 	vpsrlw $4, %ymm1, %ymm1 /* g1t_1_sh = shr(g1t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_7_nibble_mask(%rip), %ymm1, %ymm1 /* g1t_1_hi = and(g1t_1_sh, nibble_mask) */
@@ -5724,9 +5724,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_ctr:
 	vpxor %ymm11, %ymm1, %ymm1 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
 	vpxor %ymm12, %ymm1, %ymm1 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
 	vpxor 320(%rsp), %ymm1, %ymm1 /* g1x_1 = xor(g1l_1, g1x1.2) */
-	vpxor 224(%rsp), %ymm14, %ymm11 /* g2t_acc_2 = xor(g2x2, g2x3) */
-	vpxor %ymm10, %ymm11, %ymm11 /* g2t_acc_3 = xor(g2t_acc_2, rkw_1) */
-	vpxor %ymm3, %ymm11, %ymm11 /* g2t_1 = xor(g2t_acc_3, g2x0) */
+	vpxor 224(%rsp), %ymm14, %ymm11 /* g2k_acc_1 = xor(g2x2, g2x3) */
+	vpxor %ymm10, %ymm11, %ymm11 /* g2k_1 = xor(g2k_acc_1, rkw_1) */
+	vpxor %ymm3, %ymm11, %ymm11 /* g2t_1 = xor(g2k_1, g2x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_7_nibble_mask(%rip), %ymm11, %ymm12 /* g2t_1_lo = and(g2t_1, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* g2t_1_sh = shr(g2t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_7_nibble_mask(%rip), %ymm11, %ymm11 /* g2t_1_hi = and(g2t_1_sh, nibble_mask) */
@@ -5758,9 +5758,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_ctr:
 	vpxor %ymm13, %ymm11, %ymm11 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
 	vpxor 640(%rsp), %ymm11, %ymm11 /* g2x_1 = xor(g2l_1, g2x1.2) */
 	vmovdqa 352(%rsp), %ymm12 /* reload g3x2.2 */
-	vpxor 96(%rsp), %ymm12, %ymm13 /* g3t_acc_2 = xor(g3x2, g3x3) */
-	vpxor %ymm10, %ymm13, %ymm13 /* g3t_acc_3 = xor(g3t_acc_2, rkw_1) */
-	vpxor 1216(%rsp), %ymm13, %ymm13 /* g3t_1 = xor(g3t_acc_3, g3x0) */
+	vpxor 96(%rsp), %ymm12, %ymm13 /* g3k_acc_1 = xor(g3x2, g3x3) */
+	vpxor %ymm10, %ymm13, %ymm13 /* g3k_1 = xor(g3k_acc_1, rkw_1) */
+	vpxor 1216(%rsp), %ymm13, %ymm13 /* g3t_1 = xor(g3k_1, g3x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_7_nibble_mask(%rip), %ymm13, %ymm14 /* g3t_1_lo = and(g3t_1, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g3t_1_sh = shr(g3t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_7_nibble_mask(%rip), %ymm13, %ymm13 /* g3t_1_hi = and(g3t_1_sh, nibble_mask) */
@@ -5792,9 +5792,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_ctr:
 	vpxor %ymm11, %ymm12, %ymm11 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
 	vpxor 480(%rsp), %ymm11, %ymm11 /* g3x_1 = xor(g3l_1, g3x1.2) */
 	vmovdqa 1184(%rsp), %ymm12 /* reload g4x2.2 */
-	vpxor 1248(%rsp), %ymm12, %ymm13 /* g4t_acc_2 = xor(g4x2, g4x3) */
-	vpxor %ymm10, %ymm13, %ymm13 /* g4t_acc_3 = xor(g4t_acc_2, rkw_1) */
-	vpxor 1120(%rsp), %ymm13, %ymm13 /* g4t_1 = xor(g4t_acc_3, g4x0) */
+	vpxor 1248(%rsp), %ymm12, %ymm13 /* g4k_acc_1 = xor(g4x2, g4x3) */
+	vpxor %ymm10, %ymm13, %ymm13 /* g4k_1 = xor(g4k_acc_1, rkw_1) */
+	vpxor 1120(%rsp), %ymm13, %ymm13 /* g4t_1 = xor(g4k_1, g4x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_7_nibble_mask(%rip), %ymm13, %ymm14 /* g4t_1_lo = and(g4t_1, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g4t_1_sh = shr(g4t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_7_nibble_mask(%rip), %ymm13, %ymm13 /* g4t_1_hi = and(g4t_1_sh, nibble_mask) */
@@ -5826,9 +5826,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_ctr:
 	vpxor %ymm11, %ymm12, %ymm11 /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
 	vpxor 1152(%rsp), %ymm11, %ymm11 /* g4x_1 = xor(g4l_1, g4x1.2) */
 	vmovdqa 1024(%rsp), %ymm12 /* reload g5x2.2 */
-	vpxor 1280(%rsp), %ymm12, %ymm13 /* g5t_acc_2 = xor(g5x2, g5x3) */
-	vpxor %ymm10, %ymm13, %ymm13 /* g5t_acc_3 = xor(g5t_acc_2, rkw_1) */
-	vpxor 960(%rsp), %ymm13, %ymm13 /* g5t_1 = xor(g5t_acc_3, g5x0) */
+	vpxor 1280(%rsp), %ymm12, %ymm13 /* g5k_acc_1 = xor(g5x2, g5x3) */
+	vpxor %ymm10, %ymm13, %ymm13 /* g5k_1 = xor(g5k_acc_1, rkw_1) */
+	vpxor 960(%rsp), %ymm13, %ymm13 /* g5t_1 = xor(g5k_1, g5x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_7_nibble_mask(%rip), %ymm13, %ymm14 /* g5t_1_lo = and(g5t_1, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g5t_1_sh = shr(g5t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_7_nibble_mask(%rip), %ymm13, %ymm13 /* g5t_1_hi = and(g5t_1_sh, nibble_mask) */
@@ -5860,9 +5860,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_ctr:
 	vpxor %ymm11, %ymm12, %ymm11 /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
 	vpxor 992(%rsp), %ymm11, %ymm11 /* g5x_1 = xor(g5l_1, g5x1.2) */
 	vmovdqa 1056(%rsp), %ymm12 /* reload g6x2.2 */
-	vpxor 1312(%rsp), %ymm12, %ymm13 /* g6t_acc_2 = xor(g6x2, g6x3) */
-	vpxor %ymm10, %ymm13, %ymm13 /* g6t_acc_3 = xor(g6t_acc_2, rkw_1) */
-	vpxor %ymm7, %ymm13, %ymm13 /* g6t_1 = xor(g6t_acc_3, g6x0) */
+	vpxor 1312(%rsp), %ymm12, %ymm13 /* g6k_acc_1 = xor(g6x2, g6x3) */
+	vpxor %ymm10, %ymm13, %ymm13 /* g6k_1 = xor(g6k_acc_1, rkw_1) */
+	vpxor %ymm7, %ymm13, %ymm13 /* g6t_1 = xor(g6k_1, g6x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_7_nibble_mask(%rip), %ymm13, %ymm14 /* g6t_1_lo = and(g6t_1, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g6t_1_sh = shr(g6t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_7_nibble_mask(%rip), %ymm13, %ymm13 /* g6t_1_hi = and(g6t_1_sh, nibble_mask) */
@@ -5894,9 +5894,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_ctr:
 	vpxor %ymm7, %ymm12, %ymm7 /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
 	vpxor 928(%rsp), %ymm7, %ymm7 /* g6x_1 = xor(g6l_1, g6x1.2) */
 	vmovdqa 1088(%rsp), %ymm12 /* reload g7x2.2 */
-	vpxor 32(%rsp), %ymm12, %ymm13 /* g7t_acc_2 = xor(g7x2, g7x3) */
-	vpxor %ymm10, %ymm13, %ymm10 /* g7t_acc_3 = xor(g7t_acc_2, rkw_1) */
-	vpxor 704(%rsp), %ymm10, %ymm10 /* g7t_1 = xor(g7t_acc_3, g7x0) */
+	vpxor 32(%rsp), %ymm12, %ymm13 /* g7k_acc_1 = xor(g7x2, g7x3) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g7k_1 = xor(g7k_acc_1, rkw_1) */
+	vpxor 704(%rsp), %ymm10, %ymm10 /* g7t_1 = xor(g7k_1, g7x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_7_nibble_mask(%rip), %ymm10, %ymm13 /* g7t_1_lo = and(g7t_1, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g7t_1_sh = shr(g7t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_7_nibble_mask(%rip), %ymm10, %ymm10 /* g7t_1_hi = and(g7t_1_sh, nibble_mask) */
@@ -5930,9 +5930,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_ctr:
 	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
 	vpbroadcastd 8(%rdi,%r8), %ymm12 /* rkw_2 = bcast32() */
 	vmovdqa 576(%rsp), %ymm13 /* reload g0x3.2 */
-	vpxor 512(%rsp), %ymm13, %ymm14 /* g0t_acc_4 = xor(g0x3, g0x0) */
-	vpxor %ymm12, %ymm14, %ymm14 /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
-	vpxor %ymm0, %ymm14, %ymm14 /* g0t_2 = xor(g0t_acc_5, g0x1) */
+	vpxor 512(%rsp), %ymm13, %ymm14 /* g0k_acc_2 = xor(g0x3, g0x0) */
+	vpxor %ymm12, %ymm14, %ymm14 /* g0k_2 = xor(g0k_acc_2, rkw_2) */
+	vpxor %ymm0, %ymm14, %ymm14 /* g0t_2 = xor(g0k_2, g0x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_7_nibble_mask(%rip), %ymm14, %ymm13 /* g0t_2_lo = and(g0t_2, nibble_mask) */
 	vpsrlw $4, %ymm14, %ymm14 /* g0t_2_sh = shr(g0t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_7_nibble_mask(%rip), %ymm14, %ymm14 /* g0t_2_hi = and(g0t_2_sh, nibble_mask) */
@@ -5964,9 +5964,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_ctr:
 	vpxor %ymm14, %ymm13, %ymm10 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
 	vpxor %ymm0, %ymm10, %ymm0 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
 	vpxor 448(%rsp), %ymm0, %ymm0 /* g0x_2 = xor(g0l_2, g0x2.2) */
-	vpxor 192(%rsp), %ymm2, %ymm10 /* g1t_acc_4 = xor(g1x0.3, g1x3.2) */
-	vpxor %ymm12, %ymm10, %ymm10 /* g1t_acc_5 = xor(g1t_acc_4, rkw_2) */
-	vpxor %ymm1, %ymm10, %ymm10 /* g1t_2 = xor(g1t_acc_5, g1x1) */
+	vpxor 192(%rsp), %ymm2, %ymm10 /* g1k_acc_2 = xor(g1x0.3, g1x3.2) */
+	vpxor %ymm12, %ymm10, %ymm10 /* g1k_2 = xor(g1k_acc_2, rkw_2) */
+	vpxor %ymm1, %ymm10, %ymm10 /* g1t_2 = xor(g1k_2, g1x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_7_nibble_mask(%rip), %ymm10, %ymm13 /* g1t_2_lo = and(g1t_2, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g1t_2_sh = shr(g1t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_7_nibble_mask(%rip), %ymm10, %ymm10 /* g1t_2_hi = and(g1t_2_sh, nibble_mask) */
@@ -5997,9 +5997,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_ctr:
 	vpxor %ymm13, %ymm10, %ymm10 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
 	vpxor %ymm1, %ymm10, %ymm1 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
 	vpxor 0(%rsp), %ymm1, %ymm1 /* g1x_2 = xor(g1l_2, g1x2.2) */
-	vpxor 224(%rsp), %ymm3, %ymm10 /* g2t_acc_4 = xor(g2x0.3, g2x3.2) */
-	vpxor %ymm12, %ymm10, %ymm10 /* g2t_acc_5 = xor(g2t_acc_4, rkw_2) */
-	vpxor 640(%rsp), %ymm10, %ymm10 /* g2t_2 = xor(g2t_acc_5, g2x1) */
+	vpxor 224(%rsp), %ymm3, %ymm10 /* g2k_acc_2 = xor(g2x0.3, g2x3.2) */
+	vpxor %ymm12, %ymm10, %ymm10 /* g2k_2 = xor(g2k_acc_2, rkw_2) */
+	vpxor 640(%rsp), %ymm10, %ymm10 /* g2t_2 = xor(g2k_2, g2x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_7_nibble_mask(%rip), %ymm10, %ymm13 /* g2t_2_lo = and(g2t_2, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g2t_2_sh = shr(g2t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_7_nibble_mask(%rip), %ymm10, %ymm10 /* g2t_2_hi = and(g2t_2_sh, nibble_mask) */
@@ -6031,9 +6031,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_ctr:
 	vpxor %ymm3, %ymm10, %ymm3 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
 	vpxor 320(%rsp), %ymm3, %ymm3 /* g2x_2 = xor(g2l_2, g2x2.2) */
 	vmovdqa 96(%rsp), %ymm10 /* reload g3x3.2 */
-	vpxor 1216(%rsp), %ymm10, %ymm13 /* g3t_acc_4 = xor(g3x3, g3x0) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g3t_acc_5 = xor(g3t_acc_4, rkw_2) */
-	vpxor 480(%rsp), %ymm13, %ymm13 /* g3t_2 = xor(g3t_acc_5, g3x1) */
+	vpxor 1216(%rsp), %ymm10, %ymm13 /* g3k_acc_2 = xor(g3x3, g3x0) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g3k_2 = xor(g3k_acc_2, rkw_2) */
+	vpxor 480(%rsp), %ymm13, %ymm13 /* g3t_2 = xor(g3k_2, g3x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_7_nibble_mask(%rip), %ymm13, %ymm14 /* g3t_2_lo = and(g3t_2, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g3t_2_sh = shr(g3t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_7_nibble_mask(%rip), %ymm13, %ymm13 /* g3t_2_hi = and(g3t_2_sh, nibble_mask) */
@@ -6065,9 +6065,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_ctr:
 	vpxor %ymm3, %ymm10, %ymm3 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
 	vpxor 352(%rsp), %ymm3, %ymm3 /* g3x_2 = xor(g3l_2, g3x2.2) */
 	vmovdqa 1248(%rsp), %ymm10 /* reload g4x3.2 */
-	vpxor 1120(%rsp), %ymm10, %ymm13 /* g4t_acc_4 = xor(g4x3, g4x0) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g4t_acc_5 = xor(g4t_acc_4, rkw_2) */
-	vpxor 1152(%rsp), %ymm13, %ymm13 /* g4t_2 = xor(g4t_acc_5, g4x1) */
+	vpxor 1120(%rsp), %ymm10, %ymm13 /* g4k_acc_2 = xor(g4x3, g4x0) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g4k_2 = xor(g4k_acc_2, rkw_2) */
+	vpxor 1152(%rsp), %ymm13, %ymm13 /* g4t_2 = xor(g4k_2, g4x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_7_nibble_mask(%rip), %ymm13, %ymm14 /* g4t_2_lo = and(g4t_2, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g4t_2_sh = shr(g4t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_7_nibble_mask(%rip), %ymm13, %ymm13 /* g4t_2_hi = and(g4t_2_sh, nibble_mask) */
@@ -6099,9 +6099,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_ctr:
 	vpxor %ymm3, %ymm10, %ymm3 /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
 	vpxor 1184(%rsp), %ymm3, %ymm3 /* g4x_2 = xor(g4l_2, g4x2.2) */
 	vmovdqa 1280(%rsp), %ymm10 /* reload g5x3.2 */
-	vpxor 960(%rsp), %ymm10, %ymm13 /* g5t_acc_4 = xor(g5x3, g5x0) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g5t_acc_5 = xor(g5t_acc_4, rkw_2) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g5t_2 = xor(g5t_acc_5, g5x1) */
+	vpxor 960(%rsp), %ymm10, %ymm13 /* g5k_acc_2 = xor(g5x3, g5x0) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g5k_2 = xor(g5k_acc_2, rkw_2) */
+	vpxor %ymm11, %ymm13, %ymm13 /* g5t_2 = xor(g5k_2, g5x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_7_nibble_mask(%rip), %ymm13, %ymm14 /* g5t_2_lo = and(g5t_2, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g5t_2_sh = shr(g5t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_7_nibble_mask(%rip), %ymm13, %ymm13 /* g5t_2_hi = and(g5t_2_sh, nibble_mask) */
@@ -6133,9 +6133,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_ctr:
 	vpxor %ymm10, %ymm11, %ymm10 /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
 	vpxor 1024(%rsp), %ymm10, %ymm10 /* g5x_2 = xor(g5l_2, g5x2.2) */
 	vmovdqa 1312(%rsp), %ymm11 /* reload g6x3.2 */
-	vpxor 832(%rsp), %ymm11, %ymm13 /* g6t_acc_4 = xor(g6x3, g6x0) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g6t_acc_5 = xor(g6t_acc_4, rkw_2) */
-	vpxor %ymm7, %ymm13, %ymm13 /* g6t_2 = xor(g6t_acc_5, g6x1) */
+	vpxor 832(%rsp), %ymm11, %ymm13 /* g6k_acc_2 = xor(g6x3, g6x0) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g6k_2 = xor(g6k_acc_2, rkw_2) */
+	vpxor %ymm7, %ymm13, %ymm13 /* g6t_2 = xor(g6k_2, g6x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_7_nibble_mask(%rip), %ymm13, %ymm14 /* g6t_2_lo = and(g6t_2, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g6t_2_sh = shr(g6t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_7_nibble_mask(%rip), %ymm13, %ymm13 /* g6t_2_hi = and(g6t_2_sh, nibble_mask) */
@@ -6167,9 +6167,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_ctr:
 	vpxor %ymm7, %ymm11, %ymm7 /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
 	vpxor 1056(%rsp), %ymm7, %ymm7 /* g6x_2 = xor(g6l_2, g6x2.2) */
 	vmovdqa 32(%rsp), %ymm11 /* reload g7x3.2 */
-	vpxor 704(%rsp), %ymm11, %ymm13 /* g7t_acc_4 = xor(g7x3, g7x0) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g7t_acc_5 = xor(g7t_acc_4, rkw_2) */
-	vpxor 896(%rsp), %ymm12, %ymm12 /* g7t_2 = xor(g7t_acc_5, g7x1) */
+	vpxor 704(%rsp), %ymm11, %ymm13 /* g7k_acc_2 = xor(g7x3, g7x0) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g7k_2 = xor(g7k_acc_2, rkw_2) */
+	vpxor 896(%rsp), %ymm12, %ymm12 /* g7t_2 = xor(g7k_2, g7x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_7_nibble_mask(%rip), %ymm12, %ymm13 /* g7t_2_lo = and(g7t_2, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g7t_2_sh = shr(g7t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_7_nibble_mask(%rip), %ymm12, %ymm12 /* g7t_2_hi = and(g7t_2_sh, nibble_mask) */
@@ -6203,9 +6203,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_ctr:
 	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
 	vpbroadcastd 12(%rdi,%r8), %ymm12 /* rkw_3 = bcast32() */
 	vmovdqa 512(%rsp), %ymm13 /* reload g0x0.3 */
-	vpxor 384(%rsp), %ymm13, %ymm14 /* g0t_acc_6 = xor(g0x0, g0x1) */
-	vpxor %ymm12, %ymm14, %ymm14 /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
-	vpxor %ymm0, %ymm14, %ymm14 /* g0t_3 = xor(g0t_acc_7, g0x2) */
+	vpxor 384(%rsp), %ymm13, %ymm14 /* g0k_acc_3 = xor(g0x0, g0x1) */
+	vpxor %ymm12, %ymm14, %ymm14 /* g0k_3 = xor(g0k_acc_3, rkw_3) */
+	vpxor %ymm0, %ymm14, %ymm14 /* g0t_3 = xor(g0k_3, g0x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_7_nibble_mask(%rip), %ymm14, %ymm13 /* g0t_3_lo = and(g0t_3, nibble_mask) */
 	vpsrlw $4, %ymm14, %ymm14 /* g0t_3_sh = shr(g0t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_7_nibble_mask(%rip), %ymm14, %ymm14 /* g0t_3_hi = and(g0t_3_sh, nibble_mask) */
@@ -6237,9 +6237,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_ctr:
 	vpxor %ymm14, %ymm13, %ymm11 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
 	vpxor %ymm0, %ymm11, %ymm0 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
 	vpxor 576(%rsp), %ymm0, %ymm0 /* g0x_3 = xor(g0l_3, g0x3.2) */
-	vpxor 448(%rsp), %ymm2, %ymm11 /* g1t_acc_6 = xor(g1x0, g1x1) */
-	vpxor %ymm12, %ymm11, %ymm11 /* g1t_acc_7 = xor(g1t_acc_6, rkw_3) */
-	vpxor %ymm1, %ymm11, %ymm11 /* g1t_3 = xor(g1t_acc_7, g1x2) */
+	vpxor 448(%rsp), %ymm2, %ymm11 /* g1k_acc_3 = xor(g1x0, g1x1) */
+	vpxor %ymm12, %ymm11, %ymm11 /* g1k_3 = xor(g1k_acc_3, rkw_3) */
+	vpxor %ymm1, %ymm11, %ymm11 /* g1t_3 = xor(g1k_3, g1x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_7_nibble_mask(%rip), %ymm11, %ymm13 /* g1t_3_lo = and(g1t_3, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* g1t_3_sh = shr(g1t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_7_nibble_mask(%rip), %ymm11, %ymm11 /* g1t_3_hi = and(g1t_3_sh, nibble_mask) */
@@ -6271,9 +6271,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_ctr:
 	vpxor %ymm2, %ymm11, %ymm2 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
 	vpxor 192(%rsp), %ymm2, %ymm2 /* g1x_3 = xor(g1l_3, g1x3.2) */
 	vmovdqa 608(%rsp), %ymm11 /* reload g2x0.3 */
-	vpxor 640(%rsp), %ymm11, %ymm13 /* g2t_acc_6 = xor(g2x0, g2x1) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g2t_acc_7 = xor(g2t_acc_6, rkw_3) */
-	vpxor 320(%rsp), %ymm13, %ymm13 /* g2t_3 = xor(g2t_acc_7, g2x2) */
+	vpxor 640(%rsp), %ymm11, %ymm13 /* g2k_acc_3 = xor(g2x0, g2x1) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g2k_3 = xor(g2k_acc_3, rkw_3) */
+	vpxor 320(%rsp), %ymm13, %ymm13 /* g2t_3 = xor(g2k_3, g2x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_7_nibble_mask(%rip), %ymm13, %ymm14 /* g2t_3_lo = and(g2t_3, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g2t_3_sh = shr(g2t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_7_nibble_mask(%rip), %ymm13, %ymm13 /* g2t_3_hi = and(g2t_3_sh, nibble_mask) */
@@ -6305,9 +6305,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_ctr:
 	vpxor %ymm2, %ymm11, %ymm2 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
 	vpxor 224(%rsp), %ymm2, %ymm2 /* g2x_3 = xor(g2l_3, g2x3.2) */
 	vmovdqa 1216(%rsp), %ymm11 /* reload g3x0.3 */
-	vpxor 480(%rsp), %ymm11, %ymm13 /* g3t_acc_6 = xor(g3x0, g3x1) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g3t_acc_7 = xor(g3t_acc_6, rkw_3) */
-	vpxor 352(%rsp), %ymm13, %ymm13 /* g3t_3 = xor(g3t_acc_7, g3x2) */
+	vpxor 480(%rsp), %ymm11, %ymm13 /* g3k_acc_3 = xor(g3x0, g3x1) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g3k_3 = xor(g3k_acc_3, rkw_3) */
+	vpxor 352(%rsp), %ymm13, %ymm13 /* g3t_3 = xor(g3k_3, g3x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_7_nibble_mask(%rip), %ymm13, %ymm14 /* g3t_3_lo = and(g3t_3, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g3t_3_sh = shr(g3t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_7_nibble_mask(%rip), %ymm13, %ymm13 /* g3t_3_hi = and(g3t_3_sh, nibble_mask) */
@@ -6339,9 +6339,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_ctr:
 	vpxor %ymm2, %ymm11, %ymm2 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
 	vpxor 96(%rsp), %ymm2, %ymm2 /* g3x_3 = xor(g3l_3, g3x3.2) */
 	vmovdqa 1120(%rsp), %ymm11 /* reload g4x0.3 */
-	vpxor 1152(%rsp), %ymm11, %ymm13 /* g4t_acc_6 = xor(g4x0, g4x1) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g4t_acc_7 = xor(g4t_acc_6, rkw_3) */
-	vpxor %ymm3, %ymm13, %ymm13 /* g4t_3 = xor(g4t_acc_7, g4x2) */
+	vpxor 1152(%rsp), %ymm11, %ymm13 /* g4k_acc_3 = xor(g4x0, g4x1) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g4k_3 = xor(g4k_acc_3, rkw_3) */
+	vpxor %ymm3, %ymm13, %ymm13 /* g4t_3 = xor(g4k_3, g4x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_7_nibble_mask(%rip), %ymm13, %ymm14 /* g4t_3_lo = and(g4t_3, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g4t_3_sh = shr(g4t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_7_nibble_mask(%rip), %ymm13, %ymm13 /* g4t_3_hi = and(g4t_3_sh, nibble_mask) */
@@ -6373,9 +6373,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_ctr:
 	vpxor %ymm3, %ymm11, %ymm3 /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
 	vpxor 1248(%rsp), %ymm3, %ymm3 /* g4x_3 = xor(g4l_3, g4x3.2) */
 	vmovdqa 960(%rsp), %ymm11 /* reload g5x0.3 */
-	vpxor 992(%rsp), %ymm11, %ymm13 /* g5t_acc_6 = xor(g5x0, g5x1) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g5t_acc_7 = xor(g5t_acc_6, rkw_3) */
-	vpxor %ymm10, %ymm13, %ymm13 /* g5t_3 = xor(g5t_acc_7, g5x2) */
+	vpxor 992(%rsp), %ymm11, %ymm13 /* g5k_acc_3 = xor(g5x0, g5x1) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g5k_3 = xor(g5k_acc_3, rkw_3) */
+	vpxor %ymm10, %ymm13, %ymm13 /* g5t_3 = xor(g5k_3, g5x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_7_nibble_mask(%rip), %ymm13, %ymm14 /* g5t_3_lo = and(g5t_3, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g5t_3_sh = shr(g5t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_7_nibble_mask(%rip), %ymm13, %ymm13 /* g5t_3_hi = and(g5t_3_sh, nibble_mask) */
@@ -6407,9 +6407,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_ctr:
 	vpxor %ymm10, %ymm11, %ymm10 /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
 	vpxor 1280(%rsp), %ymm10, %ymm10 /* g5x_3 = xor(g5l_3, g5x3.2) */
 	vmovdqa 832(%rsp), %ymm11 /* reload g6x0.3 */
-	vpxor 928(%rsp), %ymm11, %ymm13 /* g6t_acc_6 = xor(g6x0, g6x1) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g6t_acc_7 = xor(g6t_acc_6, rkw_3) */
-	vpxor %ymm7, %ymm13, %ymm13 /* g6t_3 = xor(g6t_acc_7, g6x2) */
+	vpxor 928(%rsp), %ymm11, %ymm13 /* g6k_acc_3 = xor(g6x0, g6x1) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g6k_3 = xor(g6k_acc_3, rkw_3) */
+	vpxor %ymm7, %ymm13, %ymm13 /* g6t_3 = xor(g6k_3, g6x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_7_nibble_mask(%rip), %ymm13, %ymm14 /* g6t_3_lo = and(g6t_3, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g6t_3_sh = shr(g6t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_7_nibble_mask(%rip), %ymm13, %ymm13 /* g6t_3_hi = and(g6t_3_sh, nibble_mask) */
@@ -6441,9 +6441,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_ctr:
 	vpxor %ymm7, %ymm11, %ymm7 /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
 	vpxor 1312(%rsp), %ymm7, %ymm7 /* g6x_3 = xor(g6l_3, g6x3.2) */
 	vmovdqa 704(%rsp), %ymm11 /* reload g7x0.3 */
-	vpxor 896(%rsp), %ymm11, %ymm13 /* g7t_acc_6 = xor(g7x0, g7x1) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g7t_acc_7 = xor(g7t_acc_6, rkw_3) */
-	vpxor 1088(%rsp), %ymm12, %ymm12 /* g7t_3 = xor(g7t_acc_7, g7x2) */
+	vpxor 896(%rsp), %ymm11, %ymm13 /* g7k_acc_3 = xor(g7x0, g7x1) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g7k_3 = xor(g7k_acc_3, rkw_3) */
+	vpxor 1088(%rsp), %ymm12, %ymm12 /* g7t_3 = xor(g7k_3, g7x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_7_nibble_mask(%rip), %ymm12, %ymm13 /* g7t_3_lo = and(g7t_3, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g7t_3_sh = shr(g7t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_7_nibble_mask(%rip), %ymm12, %ymm12 /* g7t_3_hi = and(g7t_3_sh, nibble_mask) */
@@ -6987,9 +6987,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_xts:
 
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	vpbroadcastd (%rdi,%r8), %ymm5 /* rkw = bcast32() */
-	vpxor %ymm0, %ymm4, %ymm9 /* g0t_acc = xor(g0x1, g0x2) */
-	vpxor %ymm5, %ymm9, %ymm9 /* g0t_acc_1 = xor(g0t_acc, rkw) */
-	vpxor %ymm3, %ymm9, %ymm9 /* g0t = xor(g0t_acc_1, g0x3) */
+	vpxor %ymm0, %ymm4, %ymm9 /* g0k_acc = xor(g0x1, g0x2) */
+	vpxor %ymm5, %ymm9, %ymm9 /* g0k = xor(g0k_acc, rkw) */
+	vpxor %ymm3, %ymm9, %ymm9 /* g0t = xor(g0k, g0x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm9, %ymm11 /* g0t_lo = and(g0t, nibble_mask) */
 	vpsrlw $4, %ymm9, %ymm9 /* g0t_sh = shr(g0t) */
 	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm9, %ymm9 /* g0t_hi = and(g0t_sh, nibble_mask) */
@@ -7029,9 +7029,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_xts:
 	vpxor %ymm11, %ymm9, %ymm3 /* g0l_acc = xor(g0s, g0lr24) */
 	vpxor %ymm0, %ymm3, %ymm0 /* g0l = xor(g0l_acc, g0lr2) */
 	vpxor %ymm0, %ymm1, %ymm0 /* g0x = xor(g0x0, g0l) */
-	vpxor %ymm8, %ymm6, %ymm1 /* g1t_acc = xor(g1x1, g1x2) */
-	vpxor %ymm5, %ymm1, %ymm1 /* g1t_acc_1 = xor(g1t_acc, rkw) */
-	vpxor %ymm2, %ymm1, %ymm1 /* g1t = xor(g1t_acc_1, g1x3) */
+	vpxor %ymm8, %ymm6, %ymm1 /* g1k_acc = xor(g1x1, g1x2) */
+	vpxor %ymm5, %ymm1, %ymm1 /* g1k = xor(g1k_acc, rkw) */
+	vpxor %ymm2, %ymm1, %ymm1 /* g1t = xor(g1k, g1x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm1, %ymm3 /* g1t_lo = and(g1t, nibble_mask) */
 	vpsrlw $4, %ymm1, %ymm1 /* g1t_sh = shr(g1t) */
 	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm1, %ymm1 /* g1t_hi = and(g1t_sh, nibble_mask) */
@@ -7065,9 +7065,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_xts:
 	vpxor %ymm3, %ymm1, %ymm1 /* g1l_acc = xor(g1s, g1lr24) */
 	vpxor %ymm2, %ymm1, %ymm1 /* g1l = xor(g1l_acc, g1lr2) */
 	vpxor %ymm1, %ymm7, %ymm1 /* g1x = xor(g1x0, g1l) */
-	vpxor %ymm12, %ymm10, %ymm2 /* g2t_acc = xor(g2x1, g2x2) */
-	vpxor %ymm5, %ymm2, %ymm2 /* g2t_acc_1 = xor(g2t_acc, rkw) */
-	vpxor 32(%rsp), %ymm2, %ymm2 /* g2t = xor(g2t_acc_1, g2x3) */
+	vpxor %ymm12, %ymm10, %ymm2 /* g2k_acc = xor(g2x1, g2x2) */
+	vpxor %ymm5, %ymm2, %ymm2 /* g2k = xor(g2k_acc, rkw) */
+	vpxor 32(%rsp), %ymm2, %ymm2 /* g2t = xor(g2k, g2x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm2, %ymm3 /* g2t_lo = and(g2t, nibble_mask) */
 	vpsrlw $4, %ymm2, %ymm2 /* g2t_sh = shr(g2t) */
 	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm2, %ymm2 /* g2t_hi = and(g2t_sh, nibble_mask) */
@@ -7098,9 +7098,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_xts:
 	vpxor %ymm6, %ymm2, %ymm2 /* g2l = xor(g2l_acc, g2lr2) */
 	vpxor 416(%rsp), %ymm2, %ymm2 /* g2x = xor(g2l, g2x0.2) */
 	vmovdqa 288(%rsp), %ymm3 /* reload g3x1.2 */
-	vpxor 160(%rsp), %ymm3, %ymm6 /* g3t_acc = xor(g3x1, g3x2) */
-	vpxor %ymm5, %ymm6, %ymm6 /* g3t_acc_1 = xor(g3t_acc, rkw) */
-	vpxor 64(%rsp), %ymm6, %ymm6 /* g3t = xor(g3t_acc_1, g3x3) */
+	vpxor 160(%rsp), %ymm3, %ymm6 /* g3k_acc = xor(g3x1, g3x2) */
+	vpxor %ymm5, %ymm6, %ymm6 /* g3k = xor(g3k_acc, rkw) */
+	vpxor 64(%rsp), %ymm6, %ymm6 /* g3t = xor(g3k, g3x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm6, %ymm7 /* g3t_lo = and(g3t, nibble_mask) */
 	vpsrlw $4, %ymm6, %ymm6 /* g3t_sh = shr(g3t) */
 	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm6, %ymm6 /* g3t_hi = and(g3t_sh, nibble_mask) */
@@ -7132,9 +7132,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_xts:
 	vpxor %ymm3, %ymm6, %ymm3 /* g3l = xor(g3l_acc, g3lr2) */
 	vpxor 1056(%rsp), %ymm3, %ymm3 /* g3x = xor(g3l, g3x0.2) */
 	vmovdqa 992(%rsp), %ymm6 /* reload g4x1.2 */
-	vpxor 1024(%rsp), %ymm6, %ymm7 /* g4t_acc = xor(g4x1, g4x2) */
-	vpxor %ymm5, %ymm7, %ymm7 /* g4t_acc_1 = xor(g4t_acc, rkw) */
-	vpxor 1088(%rsp), %ymm7, %ymm7 /* g4t = xor(g4t_acc_1, g4x3) */
+	vpxor 1024(%rsp), %ymm6, %ymm7 /* g4k_acc = xor(g4x1, g4x2) */
+	vpxor %ymm5, %ymm7, %ymm7 /* g4k = xor(g4k_acc, rkw) */
+	vpxor 1088(%rsp), %ymm7, %ymm7 /* g4t = xor(g4k, g4x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm7, %ymm10 /* g4t_lo = and(g4t, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* g4t_sh = shr(g4t) */
 	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm7, %ymm7 /* g4t_hi = and(g4t_sh, nibble_mask) */
@@ -7166,9 +7166,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_xts:
 	vpxor %ymm3, %ymm6, %ymm3 /* g4l = xor(g4l_acc, g4lr2) */
 	vpxor 864(%rsp), %ymm3, %ymm3 /* g4x = xor(g4l, g4x0.2) */
 	vmovdqa 768(%rsp), %ymm6 /* reload g5x1.2 */
-	vpxor 896(%rsp), %ymm6, %ymm7 /* g5t_acc = xor(g5x1, g5x2) */
-	vpxor %ymm5, %ymm7, %ymm7 /* g5t_acc_1 = xor(g5t_acc, rkw) */
-	vpxor 1120(%rsp), %ymm7, %ymm7 /* g5t = xor(g5t_acc_1, g5x3) */
+	vpxor 896(%rsp), %ymm6, %ymm7 /* g5k_acc = xor(g5x1, g5x2) */
+	vpxor %ymm5, %ymm7, %ymm7 /* g5k = xor(g5k_acc, rkw) */
+	vpxor 1120(%rsp), %ymm7, %ymm7 /* g5t = xor(g5k, g5x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm7, %ymm10 /* g5t_lo = and(g5t, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* g5t_sh = shr(g5t) */
 	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm7, %ymm7 /* g5t_hi = and(g5t_sh, nibble_mask) */
@@ -7200,9 +7200,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_xts:
 	vpxor %ymm3, %ymm6, %ymm3 /* g5l = xor(g5l_acc, g5lr2) */
 	vpxor 736(%rsp), %ymm3, %ymm3 /* g5x = xor(g5l, g5x0.2) */
 	vmovdqa 800(%rsp), %ymm6 /* reload g6x1.2 */
-	vpxor 928(%rsp), %ymm6, %ymm7 /* g6t_acc = xor(g6x1, g6x2) */
-	vpxor %ymm5, %ymm7, %ymm7 /* g6t_acc_1 = xor(g6t_acc, rkw) */
-	vpxor 1152(%rsp), %ymm7, %ymm7 /* g6t = xor(g6t_acc_1, g6x3) */
+	vpxor 928(%rsp), %ymm6, %ymm7 /* g6k_acc = xor(g6x1, g6x2) */
+	vpxor %ymm5, %ymm7, %ymm7 /* g6k = xor(g6k_acc, rkw) */
+	vpxor 1152(%rsp), %ymm7, %ymm7 /* g6t = xor(g6k, g6x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm7, %ymm10 /* g6t_lo = and(g6t, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* g6t_sh = shr(g6t) */
 	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm7, %ymm7 /* g6t_hi = and(g6t_sh, nibble_mask) */
@@ -7234,9 +7234,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_xts:
 	vpxor %ymm3, %ymm6, %ymm3 /* g6l = xor(g6l_acc, g6lr2) */
 	vpxor 704(%rsp), %ymm3, %ymm3 /* g6x = xor(g6l, g6x0.2) */
 	vmovdqa 832(%rsp), %ymm6 /* reload g7x1.2 */
-	vpxor 960(%rsp), %ymm6, %ymm7 /* g7t_acc = xor(g7x1, g7x2) */
-	vpxor %ymm5, %ymm7, %ymm5 /* g7t_acc_1 = xor(g7t_acc, rkw) */
-	vpxor 0(%rsp), %ymm5, %ymm5 /* g7t = xor(g7t_acc_1, g7x3) */
+	vpxor 960(%rsp), %ymm6, %ymm7 /* g7k_acc = xor(g7x1, g7x2) */
+	vpxor %ymm5, %ymm7, %ymm5 /* g7k = xor(g7k_acc, rkw) */
+	vpxor 0(%rsp), %ymm5, %ymm5 /* g7t = xor(g7k, g7x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm5, %ymm7 /* g7t_lo = and(g7t, nibble_mask) */
 	vpsrlw $4, %ymm5, %ymm5 /* g7t_sh = shr(g7t) */
 	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm5, %ymm5 /* g7t_hi = and(g7t_sh, nibble_mask) */
@@ -7270,9 +7270,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_xts:
 	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
 	vpbroadcastd 4(%rdi,%r8), %ymm6 /* rkw_1 = bcast32() */
 	vmovdqa 384(%rsp), %ymm7 /* reload g0x2.2 */
-	vpxor 256(%rsp), %ymm7, %ymm10 /* g0t_acc_2 = xor(g0x2, g0x3) */
-	vpxor %ymm6, %ymm10, %ymm10 /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
-	vpxor %ymm0, %ymm10, %ymm10 /* g0t_1 = xor(g0t_acc_3, g0x0) */
+	vpxor 256(%rsp), %ymm7, %ymm10 /* g0k_acc_1 = xor(g0x2, g0x3) */
+	vpxor %ymm6, %ymm10, %ymm10 /* g0k_1 = xor(g0k_acc_1, rkw_1) */
+	vpxor %ymm0, %ymm10, %ymm10 /* g0t_1 = xor(g0k_1, g0x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm7 /* g0t_1_lo = and(g0t_1, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g0t_1_sh = shr(g0t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm10 /* g0t_1_hi = and(g0t_1_sh, nibble_mask) */
@@ -7304,9 +7304,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_xts:
 	vpxor %ymm10, %ymm7, %ymm5 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
 	vpxor %ymm0, %ymm5, %ymm0 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
 	vpxor 512(%rsp), %ymm0, %ymm0 /* g0x_1 = xor(g0l_1, g0x1.2) */
-	vpxor 320(%rsp), %ymm8, %ymm5 /* g1t_acc_2 = xor(g1x2, g1x3) */
-	vpxor %ymm6, %ymm5, %ymm5 /* g1t_acc_3 = xor(g1t_acc_2, rkw_1) */
-	vpxor %ymm1, %ymm5, %ymm5 /* g1t_1 = xor(g1t_acc_3, g1x0) */
+	vpxor 320(%rsp), %ymm8, %ymm5 /* g1k_acc_1 = xor(g1x2, g1x3) */
+	vpxor %ymm6, %ymm5, %ymm5 /* g1k_1 = xor(g1k_acc_1, rkw_1) */
+	vpxor %ymm1, %ymm5, %ymm5 /* g1t_1 = xor(g1k_1, g1x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm5, %ymm7 /* g1t_1_lo = and(g1t_1, nibble_mask) */
 	vpsrlw $4, %ymm5, %ymm5 /* g1t_1_sh = shr(g1t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm5, %ymm5 /* g1t_1_hi = and(g1t_1_sh, nibble_mask) */
@@ -7337,9 +7337,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_xts:
 	vpxor %ymm7, %ymm5, %ymm5 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
 	vpxor %ymm8, %ymm5, %ymm5 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
 	vpxor 448(%rsp), %ymm5, %ymm5 /* g1x_1 = xor(g1l_1, g1x1.2) */
-	vpxor 32(%rsp), %ymm12, %ymm7 /* g2t_acc_2 = xor(g2x2, g2x3) */
-	vpxor %ymm6, %ymm7, %ymm7 /* g2t_acc_3 = xor(g2t_acc_2, rkw_1) */
-	vpxor %ymm2, %ymm7, %ymm7 /* g2t_1 = xor(g2t_acc_3, g2x0) */
+	vpxor 32(%rsp), %ymm12, %ymm7 /* g2k_acc_1 = xor(g2x2, g2x3) */
+	vpxor %ymm6, %ymm7, %ymm7 /* g2k_1 = xor(g2k_acc_1, rkw_1) */
+	vpxor %ymm2, %ymm7, %ymm7 /* g2t_1 = xor(g2k_1, g2x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm7, %ymm8 /* g2t_1_lo = and(g2t_1, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* g2t_1_sh = shr(g2t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm7, %ymm7 /* g2t_1_hi = and(g2t_1_sh, nibble_mask) */
@@ -7371,9 +7371,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_xts:
 	vpxor %ymm10, %ymm7, %ymm7 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
 	vpxor 192(%rsp), %ymm7, %ymm7 /* g2x_1 = xor(g2l_1, g2x1.2) */
 	vmovdqa 160(%rsp), %ymm8 /* reload g3x2.2 */
-	vpxor 64(%rsp), %ymm8, %ymm10 /* g3t_acc_2 = xor(g3x2, g3x3) */
-	vpxor %ymm6, %ymm10, %ymm10 /* g3t_acc_3 = xor(g3t_acc_2, rkw_1) */
-	vpxor 1056(%rsp), %ymm10, %ymm10 /* g3t_1 = xor(g3t_acc_3, g3x0) */
+	vpxor 64(%rsp), %ymm8, %ymm10 /* g3k_acc_1 = xor(g3x2, g3x3) */
+	vpxor %ymm6, %ymm10, %ymm10 /* g3k_1 = xor(g3k_acc_1, rkw_1) */
+	vpxor 1056(%rsp), %ymm10, %ymm10 /* g3t_1 = xor(g3k_1, g3x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm12 /* g3t_1_lo = and(g3t_1, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g3t_1_sh = shr(g3t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm10 /* g3t_1_hi = and(g3t_1_sh, nibble_mask) */
@@ -7405,9 +7405,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_xts:
 	vpxor %ymm7, %ymm8, %ymm7 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
 	vpxor 288(%rsp), %ymm7, %ymm7 /* g3x_1 = xor(g3l_1, g3x1.2) */
 	vmovdqa 1024(%rsp), %ymm8 /* reload g4x2.2 */
-	vpxor 1088(%rsp), %ymm8, %ymm10 /* g4t_acc_2 = xor(g4x2, g4x3) */
-	vpxor %ymm6, %ymm10, %ymm10 /* g4t_acc_3 = xor(g4t_acc_2, rkw_1) */
-	vpxor 864(%rsp), %ymm10, %ymm10 /* g4t_1 = xor(g4t_acc_3, g4x0) */
+	vpxor 1088(%rsp), %ymm8, %ymm10 /* g4k_acc_1 = xor(g4x2, g4x3) */
+	vpxor %ymm6, %ymm10, %ymm10 /* g4k_1 = xor(g4k_acc_1, rkw_1) */
+	vpxor 864(%rsp), %ymm10, %ymm10 /* g4t_1 = xor(g4k_1, g4x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm12 /* g4t_1_lo = and(g4t_1, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g4t_1_sh = shr(g4t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm10 /* g4t_1_hi = and(g4t_1_sh, nibble_mask) */
@@ -7439,9 +7439,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_xts:
 	vpxor %ymm7, %ymm8, %ymm7 /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
 	vpxor 992(%rsp), %ymm7, %ymm7 /* g4x_1 = xor(g4l_1, g4x1.2) */
 	vmovdqa 896(%rsp), %ymm8 /* reload g5x2.2 */
-	vpxor 1120(%rsp), %ymm8, %ymm10 /* g5t_acc_2 = xor(g5x2, g5x3) */
-	vpxor %ymm6, %ymm10, %ymm10 /* g5t_acc_3 = xor(g5t_acc_2, rkw_1) */
-	vpxor 736(%rsp), %ymm10, %ymm10 /* g5t_1 = xor(g5t_acc_3, g5x0) */
+	vpxor 1120(%rsp), %ymm8, %ymm10 /* g5k_acc_1 = xor(g5x2, g5x3) */
+	vpxor %ymm6, %ymm10, %ymm10 /* g5k_1 = xor(g5k_acc_1, rkw_1) */
+	vpxor 736(%rsp), %ymm10, %ymm10 /* g5t_1 = xor(g5k_1, g5x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm12 /* g5t_1_lo = and(g5t_1, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g5t_1_sh = shr(g5t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm10 /* g5t_1_hi = and(g5t_1_sh, nibble_mask) */
@@ -7473,9 +7473,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_xts:
 	vpxor %ymm7, %ymm8, %ymm7 /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
 	vpxor 768(%rsp), %ymm7, %ymm7 /* g5x_1 = xor(g5l_1, g5x1.2) */
 	vmovdqa 928(%rsp), %ymm8 /* reload g6x2.2 */
-	vpxor 1152(%rsp), %ymm8, %ymm10 /* g6t_acc_2 = xor(g6x2, g6x3) */
-	vpxor %ymm6, %ymm10, %ymm10 /* g6t_acc_3 = xor(g6t_acc_2, rkw_1) */
-	vpxor %ymm3, %ymm10, %ymm10 /* g6t_1 = xor(g6t_acc_3, g6x0) */
+	vpxor 1152(%rsp), %ymm8, %ymm10 /* g6k_acc_1 = xor(g6x2, g6x3) */
+	vpxor %ymm6, %ymm10, %ymm10 /* g6k_1 = xor(g6k_acc_1, rkw_1) */
+	vpxor %ymm3, %ymm10, %ymm10 /* g6t_1 = xor(g6k_1, g6x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm12 /* g6t_1_lo = and(g6t_1, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g6t_1_sh = shr(g6t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm10 /* g6t_1_hi = and(g6t_1_sh, nibble_mask) */
@@ -7507,9 +7507,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_xts:
 	vpxor %ymm3, %ymm8, %ymm3 /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
 	vpxor 800(%rsp), %ymm3, %ymm3 /* g6x_1 = xor(g6l_1, g6x1.2) */
 	vmovdqa 960(%rsp), %ymm8 /* reload g7x2.2 */
-	vpxor 0(%rsp), %ymm8, %ymm10 /* g7t_acc_2 = xor(g7x2, g7x3) */
-	vpxor %ymm6, %ymm10, %ymm6 /* g7t_acc_3 = xor(g7t_acc_2, rkw_1) */
-	vpxor 672(%rsp), %ymm6, %ymm6 /* g7t_1 = xor(g7t_acc_3, g7x0) */
+	vpxor 0(%rsp), %ymm8, %ymm10 /* g7k_acc_1 = xor(g7x2, g7x3) */
+	vpxor %ymm6, %ymm10, %ymm6 /* g7k_1 = xor(g7k_acc_1, rkw_1) */
+	vpxor 672(%rsp), %ymm6, %ymm6 /* g7t_1 = xor(g7k_1, g7x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm6, %ymm10 /* g7t_1_lo = and(g7t_1, nibble_mask) */
 	vpsrlw $4, %ymm6, %ymm6 /* g7t_1_sh = shr(g7t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm6, %ymm6 /* g7t_1_hi = and(g7t_1_sh, nibble_mask) */
@@ -7543,9 +7543,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_xts:
 	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
 	vpbroadcastd 8(%rdi,%r8), %ymm8 /* rkw_2 = bcast32() */
 	vmovdqa 256(%rsp), %ymm10 /* reload g0x3.2 */
-	vpxor 96(%rsp), %ymm10, %ymm12 /* g0t_acc_4 = xor(g0x3, g0x0) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
-	vpxor %ymm0, %ymm12, %ymm12 /* g0t_2 = xor(g0t_acc_5, g0x1) */
+	vpxor 96(%rsp), %ymm10, %ymm12 /* g0k_acc_2 = xor(g0x3, g0x0) */
+	vpxor %ymm8, %ymm12, %ymm12 /* g0k_2 = xor(g0k_acc_2, rkw_2) */
+	vpxor %ymm0, %ymm12, %ymm12 /* g0t_2 = xor(g0k_2, g0x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm12, %ymm10 /* g0t_2_lo = and(g0t_2, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g0t_2_sh = shr(g0t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm12, %ymm12 /* g0t_2_hi = and(g0t_2_sh, nibble_mask) */
@@ -7577,9 +7577,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_xts:
 	vpxor %ymm12, %ymm10, %ymm6 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
 	vpxor %ymm0, %ymm6, %ymm0 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
 	vpxor 384(%rsp), %ymm0, %ymm0 /* g0x_2 = xor(g0l_2, g0x2.2) */
-	vpxor 320(%rsp), %ymm1, %ymm6 /* g1t_acc_4 = xor(g1x0.3, g1x3.2) */
-	vpxor %ymm8, %ymm6, %ymm6 /* g1t_acc_5 = xor(g1t_acc_4, rkw_2) */
-	vpxor %ymm5, %ymm6, %ymm6 /* g1t_2 = xor(g1t_acc_5, g1x1) */
+	vpxor 320(%rsp), %ymm1, %ymm6 /* g1k_acc_2 = xor(g1x0.3, g1x3.2) */
+	vpxor %ymm8, %ymm6, %ymm6 /* g1k_2 = xor(g1k_acc_2, rkw_2) */
+	vpxor %ymm5, %ymm6, %ymm6 /* g1t_2 = xor(g1k_2, g1x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm6, %ymm10 /* g1t_2_lo = and(g1t_2, nibble_mask) */
 	vpsrlw $4, %ymm6, %ymm6 /* g1t_2_sh = shr(g1t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm6, %ymm6 /* g1t_2_hi = and(g1t_2_sh, nibble_mask) */
@@ -7610,9 +7610,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_xts:
 	vpxor %ymm10, %ymm6, %ymm6 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
 	vpxor %ymm1, %ymm6, %ymm1 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
 	vpxor 512(%rsp), %ymm1, %ymm1 /* g1x_2 = xor(g1l_2, g1x2.2) */
-	vpxor 32(%rsp), %ymm2, %ymm6 /* g2t_acc_4 = xor(g2x0.3, g2x3.2) */
-	vpxor %ymm8, %ymm6, %ymm6 /* g2t_acc_5 = xor(g2t_acc_4, rkw_2) */
-	vpxor 192(%rsp), %ymm6, %ymm6 /* g2t_2 = xor(g2t_acc_5, g2x1) */
+	vpxor 32(%rsp), %ymm2, %ymm6 /* g2k_acc_2 = xor(g2x0.3, g2x3.2) */
+	vpxor %ymm8, %ymm6, %ymm6 /* g2k_2 = xor(g2k_acc_2, rkw_2) */
+	vpxor 192(%rsp), %ymm6, %ymm6 /* g2t_2 = xor(g2k_2, g2x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm6, %ymm10 /* g2t_2_lo = and(g2t_2, nibble_mask) */
 	vpsrlw $4, %ymm6, %ymm6 /* g2t_2_sh = shr(g2t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm6, %ymm6 /* g2t_2_hi = and(g2t_2_sh, nibble_mask) */
@@ -7644,9 +7644,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_xts:
 	vpxor %ymm2, %ymm6, %ymm2 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
 	vpxor 448(%rsp), %ymm2, %ymm2 /* g2x_2 = xor(g2l_2, g2x2.2) */
 	vmovdqa 64(%rsp), %ymm6 /* reload g3x3.2 */
-	vpxor 1056(%rsp), %ymm6, %ymm10 /* g3t_acc_4 = xor(g3x3, g3x0) */
-	vpxor %ymm8, %ymm10, %ymm10 /* g3t_acc_5 = xor(g3t_acc_4, rkw_2) */
-	vpxor 288(%rsp), %ymm10, %ymm10 /* g3t_2 = xor(g3t_acc_5, g3x1) */
+	vpxor 1056(%rsp), %ymm6, %ymm10 /* g3k_acc_2 = xor(g3x3, g3x0) */
+	vpxor %ymm8, %ymm10, %ymm10 /* g3k_2 = xor(g3k_acc_2, rkw_2) */
+	vpxor 288(%rsp), %ymm10, %ymm10 /* g3t_2 = xor(g3k_2, g3x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm12 /* g3t_2_lo = and(g3t_2, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g3t_2_sh = shr(g3t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm10 /* g3t_2_hi = and(g3t_2_sh, nibble_mask) */
@@ -7678,9 +7678,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_xts:
 	vpxor %ymm2, %ymm6, %ymm2 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
 	vpxor 160(%rsp), %ymm2, %ymm2 /* g3x_2 = xor(g3l_2, g3x2.2) */
 	vmovdqa 1088(%rsp), %ymm6 /* reload g4x3.2 */
-	vpxor 864(%rsp), %ymm6, %ymm10 /* g4t_acc_4 = xor(g4x3, g4x0) */
-	vpxor %ymm8, %ymm10, %ymm10 /* g4t_acc_5 = xor(g4t_acc_4, rkw_2) */
-	vpxor 992(%rsp), %ymm10, %ymm10 /* g4t_2 = xor(g4t_acc_5, g4x1) */
+	vpxor 864(%rsp), %ymm6, %ymm10 /* g4k_acc_2 = xor(g4x3, g4x0) */
+	vpxor %ymm8, %ymm10, %ymm10 /* g4k_2 = xor(g4k_acc_2, rkw_2) */
+	vpxor 992(%rsp), %ymm10, %ymm10 /* g4t_2 = xor(g4k_2, g4x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm12 /* g4t_2_lo = and(g4t_2, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g4t_2_sh = shr(g4t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm10 /* g4t_2_hi = and(g4t_2_sh, nibble_mask) */
@@ -7712,9 +7712,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_xts:
 	vpxor %ymm2, %ymm6, %ymm2 /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
 	vpxor 1024(%rsp), %ymm2, %ymm2 /* g4x_2 = xor(g4l_2, g4x2.2) */
 	vmovdqa 1120(%rsp), %ymm6 /* reload g5x3.2 */
-	vpxor 736(%rsp), %ymm6, %ymm10 /* g5t_acc_4 = xor(g5x3, g5x0) */
-	vpxor %ymm8, %ymm10, %ymm10 /* g5t_acc_5 = xor(g5t_acc_4, rkw_2) */
-	vpxor %ymm7, %ymm10, %ymm10 /* g5t_2 = xor(g5t_acc_5, g5x1) */
+	vpxor 736(%rsp), %ymm6, %ymm10 /* g5k_acc_2 = xor(g5x3, g5x0) */
+	vpxor %ymm8, %ymm10, %ymm10 /* g5k_2 = xor(g5k_acc_2, rkw_2) */
+	vpxor %ymm7, %ymm10, %ymm10 /* g5t_2 = xor(g5k_2, g5x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm12 /* g5t_2_lo = and(g5t_2, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g5t_2_sh = shr(g5t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm10 /* g5t_2_hi = and(g5t_2_sh, nibble_mask) */
@@ -7746,9 +7746,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_xts:
 	vpxor %ymm6, %ymm7, %ymm6 /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
 	vpxor 896(%rsp), %ymm6, %ymm6 /* g5x_2 = xor(g5l_2, g5x2.2) */
 	vmovdqa 1152(%rsp), %ymm7 /* reload g6x3.2 */
-	vpxor 704(%rsp), %ymm7, %ymm10 /* g6t_acc_4 = xor(g6x3, g6x0) */
-	vpxor %ymm8, %ymm10, %ymm10 /* g6t_acc_5 = xor(g6t_acc_4, rkw_2) */
-	vpxor %ymm3, %ymm10, %ymm10 /* g6t_2 = xor(g6t_acc_5, g6x1) */
+	vpxor 704(%rsp), %ymm7, %ymm10 /* g6k_acc_2 = xor(g6x3, g6x0) */
+	vpxor %ymm8, %ymm10, %ymm10 /* g6k_2 = xor(g6k_acc_2, rkw_2) */
+	vpxor %ymm3, %ymm10, %ymm10 /* g6t_2 = xor(g6k_2, g6x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm12 /* g6t_2_lo = and(g6t_2, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g6t_2_sh = shr(g6t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm10 /* g6t_2_hi = and(g6t_2_sh, nibble_mask) */
@@ -7780,9 +7780,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_xts:
 	vpxor %ymm3, %ymm7, %ymm3 /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
 	vpxor 928(%rsp), %ymm3, %ymm3 /* g6x_2 = xor(g6l_2, g6x2.2) */
 	vmovdqa 0(%rsp), %ymm7 /* reload g7x3.2 */
-	vpxor 672(%rsp), %ymm7, %ymm10 /* g7t_acc_4 = xor(g7x3, g7x0) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g7t_acc_5 = xor(g7t_acc_4, rkw_2) */
-	vpxor 832(%rsp), %ymm8, %ymm8 /* g7t_2 = xor(g7t_acc_5, g7x1) */
+	vpxor 672(%rsp), %ymm7, %ymm10 /* g7k_acc_2 = xor(g7x3, g7x0) */
+	vpxor %ymm8, %ymm10, %ymm8 /* g7k_2 = xor(g7k_acc_2, rkw_2) */
+	vpxor 832(%rsp), %ymm8, %ymm8 /* g7t_2 = xor(g7k_2, g7x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm8, %ymm10 /* g7t_2_lo = and(g7t_2, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* g7t_2_sh = shr(g7t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm8, %ymm8 /* g7t_2_hi = and(g7t_2_sh, nibble_mask) */
@@ -7816,9 +7816,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_xts:
 	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
 	vpbroadcastd 12(%rdi,%r8), %ymm8 /* rkw_3 = bcast32() */
 	vmovdqa 96(%rsp), %ymm10 /* reload g0x0.3 */
-	vpxor 480(%rsp), %ymm10, %ymm12 /* g0t_acc_6 = xor(g0x0, g0x1) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
-	vpxor %ymm0, %ymm12, %ymm12 /* g0t_3 = xor(g0t_acc_7, g0x2) */
+	vpxor 480(%rsp), %ymm10, %ymm12 /* g0k_acc_3 = xor(g0x0, g0x1) */
+	vpxor %ymm8, %ymm12, %ymm12 /* g0k_3 = xor(g0k_acc_3, rkw_3) */
+	vpxor %ymm0, %ymm12, %ymm12 /* g0t_3 = xor(g0k_3, g0x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm12, %ymm10 /* g0t_3_lo = and(g0t_3, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g0t_3_sh = shr(g0t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm12, %ymm12 /* g0t_3_hi = and(g0t_3_sh, nibble_mask) */
@@ -7850,9 +7850,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_xts:
 	vpxor %ymm12, %ymm10, %ymm7 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
 	vpxor %ymm0, %ymm7, %ymm0 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
 	vpxor 256(%rsp), %ymm0, %ymm0 /* g0x_3 = xor(g0l_3, g0x3.2) */
-	vpxor 384(%rsp), %ymm5, %ymm7 /* g1t_acc_6 = xor(g1x1.3, g1x0.3) */
-	vpxor %ymm8, %ymm7, %ymm7 /* g1t_acc_7 = xor(g1t_acc_6, rkw_3) */
-	vpxor %ymm1, %ymm7, %ymm7 /* g1t_3 = xor(g1t_acc_7, g1x2) */
+	vpxor 384(%rsp), %ymm5, %ymm7 /* g1k_acc_3 = xor(g1x1.3, g1x0.3) */
+	vpxor %ymm8, %ymm7, %ymm7 /* g1k_3 = xor(g1k_acc_3, rkw_3) */
+	vpxor %ymm1, %ymm7, %ymm7 /* g1t_3 = xor(g1k_3, g1x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm7, %ymm10 /* g1t_3_lo = and(g1t_3, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* g1t_3_sh = shr(g1t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm7, %ymm7 /* g1t_3_hi = and(g1t_3_sh, nibble_mask) */
@@ -7884,9 +7884,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_xts:
 	vpxor %ymm1, %ymm7, %ymm1 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
 	vpxor 320(%rsp), %ymm1, %ymm1 /* g1x_3 = xor(g1l_3, g1x3.2) */
 	vmovdqa 416(%rsp), %ymm7 /* reload g2x0.3 */
-	vpxor 192(%rsp), %ymm7, %ymm10 /* g2t_acc_6 = xor(g2x0, g2x1) */
-	vpxor %ymm8, %ymm10, %ymm10 /* g2t_acc_7 = xor(g2t_acc_6, rkw_3) */
-	vpxor 448(%rsp), %ymm10, %ymm10 /* g2t_3 = xor(g2t_acc_7, g2x2) */
+	vpxor 192(%rsp), %ymm7, %ymm10 /* g2k_acc_3 = xor(g2x0, g2x1) */
+	vpxor %ymm8, %ymm10, %ymm10 /* g2k_3 = xor(g2k_acc_3, rkw_3) */
+	vpxor 448(%rsp), %ymm10, %ymm10 /* g2t_3 = xor(g2k_3, g2x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm12 /* g2t_3_lo = and(g2t_3, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g2t_3_sh = shr(g2t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm10 /* g2t_3_hi = and(g2t_3_sh, nibble_mask) */
@@ -7918,9 +7918,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_xts:
 	vpxor %ymm1, %ymm7, %ymm1 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
 	vpxor 32(%rsp), %ymm1, %ymm1 /* g2x_3 = xor(g2l_3, g2x3.2) */
 	vmovdqa 1056(%rsp), %ymm7 /* reload g3x0.3 */
-	vpxor 288(%rsp), %ymm7, %ymm10 /* g3t_acc_6 = xor(g3x0, g3x1) */
-	vpxor %ymm8, %ymm10, %ymm10 /* g3t_acc_7 = xor(g3t_acc_6, rkw_3) */
-	vpxor 160(%rsp), %ymm10, %ymm10 /* g3t_3 = xor(g3t_acc_7, g3x2) */
+	vpxor 288(%rsp), %ymm7, %ymm10 /* g3k_acc_3 = xor(g3x0, g3x1) */
+	vpxor %ymm8, %ymm10, %ymm10 /* g3k_3 = xor(g3k_acc_3, rkw_3) */
+	vpxor 160(%rsp), %ymm10, %ymm10 /* g3t_3 = xor(g3k_3, g3x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm12 /* g3t_3_lo = and(g3t_3, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g3t_3_sh = shr(g3t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm10 /* g3t_3_hi = and(g3t_3_sh, nibble_mask) */
@@ -7952,9 +7952,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_xts:
 	vpxor %ymm1, %ymm7, %ymm1 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
 	vpxor 64(%rsp), %ymm1, %ymm1 /* g3x_3 = xor(g3l_3, g3x3.2) */
 	vmovdqa 864(%rsp), %ymm7 /* reload g4x0.3 */
-	vpxor 992(%rsp), %ymm7, %ymm10 /* g4t_acc_6 = xor(g4x0, g4x1) */
-	vpxor %ymm8, %ymm10, %ymm10 /* g4t_acc_7 = xor(g4t_acc_6, rkw_3) */
-	vpxor %ymm2, %ymm10, %ymm10 /* g4t_3 = xor(g4t_acc_7, g4x2) */
+	vpxor 992(%rsp), %ymm7, %ymm10 /* g4k_acc_3 = xor(g4x0, g4x1) */
+	vpxor %ymm8, %ymm10, %ymm10 /* g4k_3 = xor(g4k_acc_3, rkw_3) */
+	vpxor %ymm2, %ymm10, %ymm10 /* g4t_3 = xor(g4k_3, g4x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm12 /* g4t_3_lo = and(g4t_3, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g4t_3_sh = shr(g4t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm10 /* g4t_3_hi = and(g4t_3_sh, nibble_mask) */
@@ -7986,9 +7986,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_xts:
 	vpxor %ymm2, %ymm7, %ymm2 /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
 	vpxor 1088(%rsp), %ymm2, %ymm2 /* g4x_3 = xor(g4l_3, g4x3.2) */
 	vmovdqa 736(%rsp), %ymm7 /* reload g5x0.3 */
-	vpxor 768(%rsp), %ymm7, %ymm10 /* g5t_acc_6 = xor(g5x0, g5x1) */
-	vpxor %ymm8, %ymm10, %ymm10 /* g5t_acc_7 = xor(g5t_acc_6, rkw_3) */
-	vpxor %ymm6, %ymm10, %ymm10 /* g5t_3 = xor(g5t_acc_7, g5x2) */
+	vpxor 768(%rsp), %ymm7, %ymm10 /* g5k_acc_3 = xor(g5x0, g5x1) */
+	vpxor %ymm8, %ymm10, %ymm10 /* g5k_3 = xor(g5k_acc_3, rkw_3) */
+	vpxor %ymm6, %ymm10, %ymm10 /* g5t_3 = xor(g5k_3, g5x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm12 /* g5t_3_lo = and(g5t_3, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g5t_3_sh = shr(g5t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm10 /* g5t_3_hi = and(g5t_3_sh, nibble_mask) */
@@ -8020,9 +8020,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_xts:
 	vpxor %ymm6, %ymm7, %ymm6 /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
 	vpxor 1120(%rsp), %ymm6, %ymm6 /* g5x_3 = xor(g5l_3, g5x3.2) */
 	vmovdqa 704(%rsp), %ymm7 /* reload g6x0.3 */
-	vpxor 800(%rsp), %ymm7, %ymm10 /* g6t_acc_6 = xor(g6x0, g6x1) */
-	vpxor %ymm8, %ymm10, %ymm10 /* g6t_acc_7 = xor(g6t_acc_6, rkw_3) */
-	vpxor %ymm3, %ymm10, %ymm10 /* g6t_3 = xor(g6t_acc_7, g6x2) */
+	vpxor 800(%rsp), %ymm7, %ymm10 /* g6k_acc_3 = xor(g6x0, g6x1) */
+	vpxor %ymm8, %ymm10, %ymm10 /* g6k_3 = xor(g6k_acc_3, rkw_3) */
+	vpxor %ymm3, %ymm10, %ymm10 /* g6t_3 = xor(g6k_3, g6x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm12 /* g6t_3_lo = and(g6t_3, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g6t_3_sh = shr(g6t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm10, %ymm10 /* g6t_3_hi = and(g6t_3_sh, nibble_mask) */
@@ -8054,9 +8054,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_xts:
 	vpxor %ymm3, %ymm7, %ymm3 /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
 	vpxor 1152(%rsp), %ymm3, %ymm3 /* g6x_3 = xor(g6l_3, g6x3.2) */
 	vmovdqa 672(%rsp), %ymm7 /* reload g7x0.3 */
-	vpxor 832(%rsp), %ymm7, %ymm10 /* g7t_acc_6 = xor(g7x0, g7x1) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g7t_acc_7 = xor(g7t_acc_6, rkw_3) */
-	vpxor 960(%rsp), %ymm8, %ymm8 /* g7t_3 = xor(g7t_acc_7, g7x2) */
+	vpxor 832(%rsp), %ymm7, %ymm10 /* g7k_acc_3 = xor(g7x0, g7x1) */
+	vpxor %ymm8, %ymm10, %ymm8 /* g7k_3 = xor(g7k_acc_3, rkw_3) */
+	vpxor 960(%rsp), %ymm8, %ymm8 /* g7t_3 = xor(g7k_3, g7x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm8, %ymm10 /* g7t_3_lo = and(g7t_3, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* g7t_3_sh = shr(g7t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_8_nibble_mask(%rip), %ymm8, %ymm8 /* g7t_3_hi = and(g7t_3_sh, nibble_mask) */
@@ -9773,9 +9773,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_gcm:
 
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	vpbroadcastd (%rdi,%r10), %ymm2 /* rkw = bcast32() */
-	vpxor %ymm10, %ymm4, %ymm3 /* g0t_acc = xor(g0x1, g0x2) */
-	vpxor %ymm2, %ymm3, %ymm3 /* g0t_acc_1 = xor(g0t_acc, rkw) */
-	vpxor %ymm15, %ymm3, %ymm3 /* g0t = xor(g0t_acc_1, g0x3) */
+	vpxor %ymm10, %ymm4, %ymm3 /* g0k_acc = xor(g0x1, g0x2) */
+	vpxor %ymm2, %ymm3, %ymm3 /* g0k = xor(g0k_acc, rkw) */
+	vpxor %ymm15, %ymm3, %ymm3 /* g0t = xor(g0k, g0x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm3, %ymm5 /* g0t_lo = and(g0t, nibble_mask) */
 	vpsrlw $4, %ymm3, %ymm3 /* g0t_sh = shr(g0t) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm3, %ymm3 /* g0t_hi = and(g0t_sh, nibble_mask) */
@@ -9815,9 +9815,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_gcm:
 	vpxor %ymm5, %ymm3, %ymm3 /* g0l_acc = xor(g0s, g0lr24) */
 	vpxor %ymm10, %ymm3, %ymm3 /* g0l = xor(g0l_acc, g0lr2) */
 	vpxor %ymm3, %ymm1, %ymm1 /* g0x = xor(g0x0, g0l) */
-	vpxor %ymm14, %ymm12, %ymm3 /* g1t_acc = xor(g1x1, g1x2) */
-	vpxor %ymm2, %ymm3, %ymm3 /* g1t_acc_1 = xor(g1t_acc, rkw) */
-	vpxor %ymm7, %ymm3, %ymm3 /* g1t = xor(g1t_acc_1, g1x3) */
+	vpxor %ymm14, %ymm12, %ymm3 /* g1k_acc = xor(g1x1, g1x2) */
+	vpxor %ymm2, %ymm3, %ymm3 /* g1k = xor(g1k_acc, rkw) */
+	vpxor %ymm7, %ymm3, %ymm3 /* g1t = xor(g1k, g1x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm3, %ymm5 /* g1t_lo = and(g1t, nibble_mask) */
 	vpsrlw $4, %ymm3, %ymm3 /* g1t_sh = shr(g1t) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm3, %ymm3 /* g1t_hi = and(g1t_sh, nibble_mask) */
@@ -9851,9 +9851,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_gcm:
 	vpxor %ymm5, %ymm3, %ymm3 /* g1l_acc = xor(g1s, g1lr24) */
 	vpxor %ymm7, %ymm3, %ymm3 /* g1l = xor(g1l_acc, g1lr2) */
 	vpxor %ymm3, %ymm13, %ymm3 /* g1x = xor(g1x0, g1l) */
-	vpxor %ymm11, %ymm0, %ymm5 /* g2t_acc = xor(g2x1, g2x2) */
-	vpxor %ymm2, %ymm5, %ymm5 /* g2t_acc_1 = xor(g2t_acc, rkw) */
-	vpxor 352(%rsp), %ymm5, %ymm5 /* g2t = xor(g2t_acc_1, g2x3) */
+	vpxor %ymm11, %ymm0, %ymm5 /* g2k_acc = xor(g2x1, g2x2) */
+	vpxor %ymm2, %ymm5, %ymm5 /* g2k = xor(g2k_acc, rkw) */
+	vpxor 352(%rsp), %ymm5, %ymm5 /* g2t = xor(g2k, g2x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm5, %ymm7 /* g2t_lo = and(g2t, nibble_mask) */
 	vpsrlw $4, %ymm5, %ymm5 /* g2t_sh = shr(g2t) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm5, %ymm5 /* g2t_hi = and(g2t_sh, nibble_mask) */
@@ -9884,9 +9884,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_gcm:
 	vpxor %ymm12, %ymm5, %ymm5 /* g2l = xor(g2l_acc, g2lr2) */
 	vpxor 640(%rsp), %ymm5, %ymm5 /* g2x = xor(g2l, g2x0.2) */
 	vmovdqa 416(%rsp), %ymm7 /* reload g3x1.2 */
-	vpxor 672(%rsp), %ymm7, %ymm12 /* g3t_acc = xor(g3x1, g3x2) */
-	vpxor %ymm2, %ymm12, %ymm12 /* g3t_acc_1 = xor(g3t_acc, rkw) */
-	vpxor 544(%rsp), %ymm12, %ymm12 /* g3t = xor(g3t_acc_1, g3x3) */
+	vpxor 672(%rsp), %ymm7, %ymm12 /* g3k_acc = xor(g3x1, g3x2) */
+	vpxor %ymm2, %ymm12, %ymm12 /* g3k = xor(g3k_acc, rkw) */
+	vpxor 544(%rsp), %ymm12, %ymm12 /* g3t = xor(g3k, g3x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm12, %ymm13 /* g3t_lo = and(g3t, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g3t_sh = shr(g3t) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm12, %ymm12 /* g3t_hi = and(g3t_sh, nibble_mask) */
@@ -9918,9 +9918,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_gcm:
 	vpxor %ymm0, %ymm7, %ymm0 /* g3l = xor(g3l_acc, g3lr2) */
 	vpxor 1248(%rsp), %ymm0, %ymm0 /* g3x = xor(g3l, g3x0.2) */
 	vmovdqa 1184(%rsp), %ymm7 /* reload g4x1.2 */
-	vpxor 1216(%rsp), %ymm7, %ymm12 /* g4t_acc = xor(g4x1, g4x2) */
-	vpxor %ymm2, %ymm12, %ymm12 /* g4t_acc_1 = xor(g4t_acc, rkw) */
-	vpxor 1280(%rsp), %ymm12, %ymm12 /* g4t = xor(g4t_acc_1, g4x3) */
+	vpxor 1216(%rsp), %ymm7, %ymm12 /* g4k_acc = xor(g4x1, g4x2) */
+	vpxor %ymm2, %ymm12, %ymm12 /* g4k = xor(g4k_acc, rkw) */
+	vpxor 1280(%rsp), %ymm12, %ymm12 /* g4t = xor(g4k, g4x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm12, %ymm13 /* g4t_lo = and(g4t, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g4t_sh = shr(g4t) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm12, %ymm12 /* g4t_hi = and(g4t_sh, nibble_mask) */
@@ -9952,9 +9952,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_gcm:
 	vpxor %ymm0, %ymm7, %ymm0 /* g4l = xor(g4l_acc, g4lr2) */
 	vpxor 1152(%rsp), %ymm0, %ymm0 /* g4x = xor(g4l, g4x0.2) */
 	vmovdqa 1024(%rsp), %ymm7 /* reload g5x1.2 */
-	vpxor 1056(%rsp), %ymm7, %ymm12 /* g5t_acc = xor(g5x1, g5x2) */
-	vpxor %ymm2, %ymm12, %ymm12 /* g5t_acc_1 = xor(g5t_acc, rkw) */
-	vpxor 1312(%rsp), %ymm12, %ymm12 /* g5t = xor(g5t_acc_1, g5x3) */
+	vpxor 1056(%rsp), %ymm7, %ymm12 /* g5k_acc = xor(g5x1, g5x2) */
+	vpxor %ymm2, %ymm12, %ymm12 /* g5k = xor(g5k_acc, rkw) */
+	vpxor 1312(%rsp), %ymm12, %ymm12 /* g5t = xor(g5k, g5x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm12, %ymm13 /* g5t_lo = and(g5t, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g5t_sh = shr(g5t) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm12, %ymm12 /* g5t_hi = and(g5t_sh, nibble_mask) */
@@ -9986,9 +9986,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_gcm:
 	vpxor %ymm0, %ymm7, %ymm0 /* g5l = xor(g5l_acc, g5lr2) */
 	vpxor 992(%rsp), %ymm0, %ymm0 /* g5x = xor(g5l, g5x0.2) */
 	vmovdqa 928(%rsp), %ymm7 /* reload g6x1.2 */
-	vpxor 1088(%rsp), %ymm7, %ymm12 /* g6t_acc = xor(g6x1, g6x2) */
-	vpxor %ymm2, %ymm12, %ymm12 /* g6t_acc_1 = xor(g6t_acc, rkw) */
-	vpxor 1344(%rsp), %ymm12, %ymm12 /* g6t = xor(g6t_acc_1, g6x3) */
+	vpxor 1088(%rsp), %ymm7, %ymm12 /* g6k_acc = xor(g6x1, g6x2) */
+	vpxor %ymm2, %ymm12, %ymm12 /* g6k = xor(g6k_acc, rkw) */
+	vpxor 1344(%rsp), %ymm12, %ymm12 /* g6t = xor(g6k, g6x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm12, %ymm13 /* g6t_lo = and(g6t, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g6t_sh = shr(g6t) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm12, %ymm12 /* g6t_hi = and(g6t_sh, nibble_mask) */
@@ -10020,9 +10020,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_gcm:
 	vpxor %ymm0, %ymm7, %ymm0 /* g6l = xor(g6l_acc, g6lr2) */
 	vpxor 864(%rsp), %ymm0, %ymm0 /* g6x = xor(g6l, g6x0.2) */
 	vmovdqa 960(%rsp), %ymm7 /* reload g7x1.2 */
-	vpxor 1120(%rsp), %ymm7, %ymm12 /* g7t_acc = xor(g7x1, g7x2) */
-	vpxor %ymm2, %ymm12, %ymm2 /* g7t_acc_1 = xor(g7t_acc, rkw) */
-	vpxor 96(%rsp), %ymm2, %ymm2 /* g7t = xor(g7t_acc_1, g7x3) */
+	vpxor 1120(%rsp), %ymm7, %ymm12 /* g7k_acc = xor(g7x1, g7x2) */
+	vpxor %ymm2, %ymm12, %ymm2 /* g7k = xor(g7k_acc, rkw) */
+	vpxor 96(%rsp), %ymm2, %ymm2 /* g7t = xor(g7k, g7x3) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm2, %ymm12 /* g7t_lo = and(g7t, nibble_mask) */
 	vpsrlw $4, %ymm2, %ymm2 /* g7t_sh = shr(g7t) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm2, %ymm2 /* g7t_hi = and(g7t_sh, nibble_mask) */
@@ -10056,9 +10056,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_gcm:
 	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
 	vpbroadcastd 4(%rdi,%r10), %ymm7 /* rkw_1 = bcast32() */
 	vmovdqa 160(%rsp), %ymm12 /* reload g0x2.2 */
-	vpxor 320(%rsp), %ymm12, %ymm13 /* g0t_acc_2 = xor(g0x2, g0x3) */
-	vpxor %ymm7, %ymm13, %ymm13 /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
-	vpxor %ymm1, %ymm13, %ymm13 /* g0t_1 = xor(g0t_acc_3, g0x0) */
+	vpxor 320(%rsp), %ymm12, %ymm13 /* g0k_acc_1 = xor(g0x2, g0x3) */
+	vpxor %ymm7, %ymm13, %ymm13 /* g0k_1 = xor(g0k_acc_1, rkw_1) */
+	vpxor %ymm1, %ymm13, %ymm13 /* g0t_1 = xor(g0k_1, g0x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm13, %ymm12 /* g0t_1_lo = and(g0t_1, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g0t_1_sh = shr(g0t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm13, %ymm13 /* g0t_1_hi = and(g0t_1_sh, nibble_mask) */
@@ -10090,9 +10090,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_gcm:
 	vpxor %ymm13, %ymm12, %ymm2 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
 	vpxor %ymm1, %ymm2, %ymm1 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
 	vpxor 384(%rsp), %ymm1, %ymm1 /* g0x_1 = xor(g0l_1, g0x1.2) */
-	vpxor 0(%rsp), %ymm14, %ymm2 /* g1t_acc_2 = xor(g1x2, g1x3) */
-	vpxor %ymm7, %ymm2, %ymm2 /* g1t_acc_3 = xor(g1t_acc_2, rkw_1) */
-	vpxor %ymm3, %ymm2, %ymm2 /* g1t_1 = xor(g1t_acc_3, g1x0) */
+	vpxor 0(%rsp), %ymm14, %ymm2 /* g1k_acc_1 = xor(g1x2, g1x3) */
+	vpxor %ymm7, %ymm2, %ymm2 /* g1k_1 = xor(g1k_acc_1, rkw_1) */
+	vpxor %ymm3, %ymm2, %ymm2 /* g1t_1 = xor(g1k_1, g1x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm2, %ymm12 /* g1t_1_lo = and(g1t_1, nibble_mask) */
 	vpsrlw $4, %ymm2, %ymm2 /* g1t_1_sh = shr(g1t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm2, %ymm2 /* g1t_1_hi = and(g1t_1_sh, nibble_mask) */
@@ -10123,9 +10123,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_gcm:
 	vpxor %ymm12, %ymm2, %ymm2 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
 	vpxor %ymm13, %ymm2, %ymm2 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
 	vpxor 32(%rsp), %ymm2, %ymm2 /* g1x_1 = xor(g1l_1, g1x1.2) */
-	vpxor 352(%rsp), %ymm11, %ymm12 /* g2t_acc_2 = xor(g2x2, g2x3) */
-	vpxor %ymm7, %ymm12, %ymm12 /* g2t_acc_3 = xor(g2t_acc_2, rkw_1) */
-	vpxor %ymm5, %ymm12, %ymm12 /* g2t_1 = xor(g2t_acc_3, g2x0) */
+	vpxor 352(%rsp), %ymm11, %ymm12 /* g2k_acc_1 = xor(g2x2, g2x3) */
+	vpxor %ymm7, %ymm12, %ymm12 /* g2k_1 = xor(g2k_acc_1, rkw_1) */
+	vpxor %ymm5, %ymm12, %ymm12 /* g2t_1 = xor(g2k_1, g2x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm12, %ymm13 /* g2t_1_lo = and(g2t_1, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g2t_1_sh = shr(g2t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm12, %ymm12 /* g2t_1_hi = and(g2t_1_sh, nibble_mask) */
@@ -10157,9 +10157,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_gcm:
 	vpxor %ymm11, %ymm12, %ymm11 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
 	vpxor 256(%rsp), %ymm11, %ymm11 /* g2x_1 = xor(g2l_1, g2x1.2) */
 	vmovdqa 672(%rsp), %ymm12 /* reload g3x2.2 */
-	vpxor 544(%rsp), %ymm12, %ymm13 /* g3t_acc_2 = xor(g3x2, g3x3) */
-	vpxor %ymm7, %ymm13, %ymm13 /* g3t_acc_3 = xor(g3t_acc_2, rkw_1) */
-	vpxor 1248(%rsp), %ymm13, %ymm13 /* g3t_1 = xor(g3t_acc_3, g3x0) */
+	vpxor 544(%rsp), %ymm12, %ymm13 /* g3k_acc_1 = xor(g3x2, g3x3) */
+	vpxor %ymm7, %ymm13, %ymm13 /* g3k_1 = xor(g3k_acc_1, rkw_1) */
+	vpxor 1248(%rsp), %ymm13, %ymm13 /* g3t_1 = xor(g3k_1, g3x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm13, %ymm14 /* g3t_1_lo = and(g3t_1, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g3t_1_sh = shr(g3t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm13, %ymm13 /* g3t_1_hi = and(g3t_1_sh, nibble_mask) */
@@ -10191,9 +10191,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_gcm:
 	vpxor %ymm11, %ymm12, %ymm11 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
 	vpxor 416(%rsp), %ymm11, %ymm11 /* g3x_1 = xor(g3l_1, g3x1.2) */
 	vmovdqa 1216(%rsp), %ymm12 /* reload g4x2.2 */
-	vpxor 1280(%rsp), %ymm12, %ymm13 /* g4t_acc_2 = xor(g4x2, g4x3) */
-	vpxor %ymm7, %ymm13, %ymm13 /* g4t_acc_3 = xor(g4t_acc_2, rkw_1) */
-	vpxor 1152(%rsp), %ymm13, %ymm13 /* g4t_1 = xor(g4t_acc_3, g4x0) */
+	vpxor 1280(%rsp), %ymm12, %ymm13 /* g4k_acc_1 = xor(g4x2, g4x3) */
+	vpxor %ymm7, %ymm13, %ymm13 /* g4k_1 = xor(g4k_acc_1, rkw_1) */
+	vpxor 1152(%rsp), %ymm13, %ymm13 /* g4t_1 = xor(g4k_1, g4x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm13, %ymm14 /* g4t_1_lo = and(g4t_1, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g4t_1_sh = shr(g4t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm13, %ymm13 /* g4t_1_hi = and(g4t_1_sh, nibble_mask) */
@@ -10225,9 +10225,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_gcm:
 	vpxor %ymm11, %ymm12, %ymm11 /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
 	vpxor 1184(%rsp), %ymm11, %ymm11 /* g4x_1 = xor(g4l_1, g4x1.2) */
 	vmovdqa 1056(%rsp), %ymm12 /* reload g5x2.2 */
-	vpxor 1312(%rsp), %ymm12, %ymm13 /* g5t_acc_2 = xor(g5x2, g5x3) */
-	vpxor %ymm7, %ymm13, %ymm13 /* g5t_acc_3 = xor(g5t_acc_2, rkw_1) */
-	vpxor 992(%rsp), %ymm13, %ymm13 /* g5t_1 = xor(g5t_acc_3, g5x0) */
+	vpxor 1312(%rsp), %ymm12, %ymm13 /* g5k_acc_1 = xor(g5x2, g5x3) */
+	vpxor %ymm7, %ymm13, %ymm13 /* g5k_1 = xor(g5k_acc_1, rkw_1) */
+	vpxor 992(%rsp), %ymm13, %ymm13 /* g5t_1 = xor(g5k_1, g5x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm13, %ymm14 /* g5t_1_lo = and(g5t_1, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g5t_1_sh = shr(g5t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm13, %ymm13 /* g5t_1_hi = and(g5t_1_sh, nibble_mask) */
@@ -10259,9 +10259,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_gcm:
 	vpxor %ymm11, %ymm12, %ymm11 /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
 	vpxor 1024(%rsp), %ymm11, %ymm11 /* g5x_1 = xor(g5l_1, g5x1.2) */
 	vmovdqa 1088(%rsp), %ymm12 /* reload g6x2.2 */
-	vpxor 1344(%rsp), %ymm12, %ymm13 /* g6t_acc_2 = xor(g6x2, g6x3) */
-	vpxor %ymm7, %ymm13, %ymm13 /* g6t_acc_3 = xor(g6t_acc_2, rkw_1) */
-	vpxor %ymm0, %ymm13, %ymm13 /* g6t_1 = xor(g6t_acc_3, g6x0) */
+	vpxor 1344(%rsp), %ymm12, %ymm13 /* g6k_acc_1 = xor(g6x2, g6x3) */
+	vpxor %ymm7, %ymm13, %ymm13 /* g6k_1 = xor(g6k_acc_1, rkw_1) */
+	vpxor %ymm0, %ymm13, %ymm13 /* g6t_1 = xor(g6k_1, g6x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm13, %ymm14 /* g6t_1_lo = and(g6t_1, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g6t_1_sh = shr(g6t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm13, %ymm13 /* g6t_1_hi = and(g6t_1_sh, nibble_mask) */
@@ -10293,9 +10293,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_gcm:
 	vpxor %ymm0, %ymm12, %ymm0 /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
 	vpxor 928(%rsp), %ymm0, %ymm0 /* g6x_1 = xor(g6l_1, g6x1.2) */
 	vmovdqa 1120(%rsp), %ymm12 /* reload g7x2.2 */
-	vpxor 96(%rsp), %ymm12, %ymm13 /* g7t_acc_2 = xor(g7x2, g7x3) */
-	vpxor %ymm7, %ymm13, %ymm7 /* g7t_acc_3 = xor(g7t_acc_2, rkw_1) */
-	vpxor 736(%rsp), %ymm7, %ymm7 /* g7t_1 = xor(g7t_acc_3, g7x0) */
+	vpxor 96(%rsp), %ymm12, %ymm13 /* g7k_acc_1 = xor(g7x2, g7x3) */
+	vpxor %ymm7, %ymm13, %ymm7 /* g7k_1 = xor(g7k_acc_1, rkw_1) */
+	vpxor 736(%rsp), %ymm7, %ymm7 /* g7t_1 = xor(g7k_1, g7x0) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm7, %ymm13 /* g7t_1_lo = and(g7t_1, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* g7t_1_sh = shr(g7t_1) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm7, %ymm7 /* g7t_1_hi = and(g7t_1_sh, nibble_mask) */
@@ -10329,9 +10329,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_gcm:
 	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
 	vpbroadcastd 8(%rdi,%r10), %ymm12 /* rkw_2 = bcast32() */
 	vmovdqa 320(%rsp), %ymm13 /* reload g0x3.2 */
-	vpxor 224(%rsp), %ymm13, %ymm14 /* g0t_acc_4 = xor(g0x3, g0x0) */
-	vpxor %ymm12, %ymm14, %ymm14 /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
-	vpxor %ymm1, %ymm14, %ymm14 /* g0t_2 = xor(g0t_acc_5, g0x1) */
+	vpxor 224(%rsp), %ymm13, %ymm14 /* g0k_acc_2 = xor(g0x3, g0x0) */
+	vpxor %ymm12, %ymm14, %ymm14 /* g0k_2 = xor(g0k_acc_2, rkw_2) */
+	vpxor %ymm1, %ymm14, %ymm14 /* g0t_2 = xor(g0k_2, g0x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm14, %ymm13 /* g0t_2_lo = and(g0t_2, nibble_mask) */
 	vpsrlw $4, %ymm14, %ymm14 /* g0t_2_sh = shr(g0t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm14, %ymm14 /* g0t_2_hi = and(g0t_2_sh, nibble_mask) */
@@ -10363,9 +10363,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_gcm:
 	vpxor %ymm14, %ymm13, %ymm7 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
 	vpxor %ymm1, %ymm7, %ymm1 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
 	vpxor 160(%rsp), %ymm1, %ymm1 /* g0x_2 = xor(g0l_2, g0x2.2) */
-	vpxor 0(%rsp), %ymm3, %ymm7 /* g1t_acc_4 = xor(g1x0.3, g1x3.2) */
-	vpxor %ymm12, %ymm7, %ymm7 /* g1t_acc_5 = xor(g1t_acc_4, rkw_2) */
-	vpxor %ymm2, %ymm7, %ymm7 /* g1t_2 = xor(g1t_acc_5, g1x1) */
+	vpxor 0(%rsp), %ymm3, %ymm7 /* g1k_acc_2 = xor(g1x0.3, g1x3.2) */
+	vpxor %ymm12, %ymm7, %ymm7 /* g1k_2 = xor(g1k_acc_2, rkw_2) */
+	vpxor %ymm2, %ymm7, %ymm7 /* g1t_2 = xor(g1k_2, g1x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm7, %ymm13 /* g1t_2_lo = and(g1t_2, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* g1t_2_sh = shr(g1t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm7, %ymm7 /* g1t_2_hi = and(g1t_2_sh, nibble_mask) */
@@ -10396,9 +10396,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_gcm:
 	vpxor %ymm13, %ymm7, %ymm7 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
 	vpxor %ymm2, %ymm7, %ymm2 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
 	vpxor 384(%rsp), %ymm2, %ymm2 /* g1x_2 = xor(g1l_2, g1x2.2) */
-	vpxor 352(%rsp), %ymm5, %ymm7 /* g2t_acc_4 = xor(g2x0.3, g2x3.2) */
-	vpxor %ymm12, %ymm7, %ymm7 /* g2t_acc_5 = xor(g2t_acc_4, rkw_2) */
-	vpxor 256(%rsp), %ymm7, %ymm7 /* g2t_2 = xor(g2t_acc_5, g2x1) */
+	vpxor 352(%rsp), %ymm5, %ymm7 /* g2k_acc_2 = xor(g2x0.3, g2x3.2) */
+	vpxor %ymm12, %ymm7, %ymm7 /* g2k_2 = xor(g2k_acc_2, rkw_2) */
+	vpxor 256(%rsp), %ymm7, %ymm7 /* g2t_2 = xor(g2k_2, g2x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm7, %ymm13 /* g2t_2_lo = and(g2t_2, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* g2t_2_sh = shr(g2t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm7, %ymm7 /* g2t_2_hi = and(g2t_2_sh, nibble_mask) */
@@ -10430,9 +10430,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_gcm:
 	vpxor %ymm5, %ymm7, %ymm5 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
 	vpxor 32(%rsp), %ymm5, %ymm5 /* g2x_2 = xor(g2l_2, g2x2.2) */
 	vmovdqa 544(%rsp), %ymm7 /* reload g3x3.2 */
-	vpxor 1248(%rsp), %ymm7, %ymm13 /* g3t_acc_4 = xor(g3x3, g3x0) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g3t_acc_5 = xor(g3t_acc_4, rkw_2) */
-	vpxor 416(%rsp), %ymm13, %ymm13 /* g3t_2 = xor(g3t_acc_5, g3x1) */
+	vpxor 1248(%rsp), %ymm7, %ymm13 /* g3k_acc_2 = xor(g3x3, g3x0) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g3k_2 = xor(g3k_acc_2, rkw_2) */
+	vpxor 416(%rsp), %ymm13, %ymm13 /* g3t_2 = xor(g3k_2, g3x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm13, %ymm14 /* g3t_2_lo = and(g3t_2, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g3t_2_sh = shr(g3t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm13, %ymm13 /* g3t_2_hi = and(g3t_2_sh, nibble_mask) */
@@ -10464,9 +10464,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_gcm:
 	vpxor %ymm5, %ymm7, %ymm5 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
 	vpxor 672(%rsp), %ymm5, %ymm5 /* g3x_2 = xor(g3l_2, g3x2.2) */
 	vmovdqa 1280(%rsp), %ymm7 /* reload g4x3.2 */
-	vpxor 1152(%rsp), %ymm7, %ymm13 /* g4t_acc_4 = xor(g4x3, g4x0) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g4t_acc_5 = xor(g4t_acc_4, rkw_2) */
-	vpxor 1184(%rsp), %ymm13, %ymm13 /* g4t_2 = xor(g4t_acc_5, g4x1) */
+	vpxor 1152(%rsp), %ymm7, %ymm13 /* g4k_acc_2 = xor(g4x3, g4x0) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g4k_2 = xor(g4k_acc_2, rkw_2) */
+	vpxor 1184(%rsp), %ymm13, %ymm13 /* g4t_2 = xor(g4k_2, g4x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm13, %ymm14 /* g4t_2_lo = and(g4t_2, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g4t_2_sh = shr(g4t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm13, %ymm13 /* g4t_2_hi = and(g4t_2_sh, nibble_mask) */
@@ -10498,9 +10498,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_gcm:
 	vpxor %ymm5, %ymm7, %ymm5 /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
 	vpxor 1216(%rsp), %ymm5, %ymm5 /* g4x_2 = xor(g4l_2, g4x2.2) */
 	vmovdqa 1312(%rsp), %ymm7 /* reload g5x3.2 */
-	vpxor 992(%rsp), %ymm7, %ymm13 /* g5t_acc_4 = xor(g5x3, g5x0) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g5t_acc_5 = xor(g5t_acc_4, rkw_2) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g5t_2 = xor(g5t_acc_5, g5x1) */
+	vpxor 992(%rsp), %ymm7, %ymm13 /* g5k_acc_2 = xor(g5x3, g5x0) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g5k_2 = xor(g5k_acc_2, rkw_2) */
+	vpxor %ymm11, %ymm13, %ymm13 /* g5t_2 = xor(g5k_2, g5x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm13, %ymm14 /* g5t_2_lo = and(g5t_2, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g5t_2_sh = shr(g5t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm13, %ymm13 /* g5t_2_hi = and(g5t_2_sh, nibble_mask) */
@@ -10532,9 +10532,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_gcm:
 	vpxor %ymm7, %ymm11, %ymm7 /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
 	vpxor 1056(%rsp), %ymm7, %ymm7 /* g5x_2 = xor(g5l_2, g5x2.2) */
 	vmovdqa 1344(%rsp), %ymm11 /* reload g6x3.2 */
-	vpxor 864(%rsp), %ymm11, %ymm13 /* g6t_acc_4 = xor(g6x3, g6x0) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g6t_acc_5 = xor(g6t_acc_4, rkw_2) */
-	vpxor %ymm0, %ymm13, %ymm13 /* g6t_2 = xor(g6t_acc_5, g6x1) */
+	vpxor 864(%rsp), %ymm11, %ymm13 /* g6k_acc_2 = xor(g6x3, g6x0) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g6k_2 = xor(g6k_acc_2, rkw_2) */
+	vpxor %ymm0, %ymm13, %ymm13 /* g6t_2 = xor(g6k_2, g6x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm13, %ymm14 /* g6t_2_lo = and(g6t_2, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g6t_2_sh = shr(g6t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm13, %ymm13 /* g6t_2_hi = and(g6t_2_sh, nibble_mask) */
@@ -10566,9 +10566,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_gcm:
 	vpxor %ymm0, %ymm11, %ymm0 /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
 	vpxor 1088(%rsp), %ymm0, %ymm0 /* g6x_2 = xor(g6l_2, g6x2.2) */
 	vmovdqa 96(%rsp), %ymm11 /* reload g7x3.2 */
-	vpxor 736(%rsp), %ymm11, %ymm13 /* g7t_acc_4 = xor(g7x3, g7x0) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g7t_acc_5 = xor(g7t_acc_4, rkw_2) */
-	vpxor 960(%rsp), %ymm12, %ymm12 /* g7t_2 = xor(g7t_acc_5, g7x1) */
+	vpxor 736(%rsp), %ymm11, %ymm13 /* g7k_acc_2 = xor(g7x3, g7x0) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g7k_2 = xor(g7k_acc_2, rkw_2) */
+	vpxor 960(%rsp), %ymm12, %ymm12 /* g7t_2 = xor(g7k_2, g7x1) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm12, %ymm13 /* g7t_2_lo = and(g7t_2, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g7t_2_sh = shr(g7t_2) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm12, %ymm12 /* g7t_2_hi = and(g7t_2_sh, nibble_mask) */
@@ -10602,9 +10602,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_gcm:
 	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
 	vpbroadcastd 12(%rdi,%r10), %ymm12 /* rkw_3 = bcast32() */
 	vmovdqa 224(%rsp), %ymm13 /* reload g0x0.3 */
-	vpxor 608(%rsp), %ymm13, %ymm14 /* g0t_acc_6 = xor(g0x0, g0x1) */
-	vpxor %ymm12, %ymm14, %ymm14 /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
-	vpxor %ymm1, %ymm14, %ymm14 /* g0t_3 = xor(g0t_acc_7, g0x2) */
+	vpxor 608(%rsp), %ymm13, %ymm14 /* g0k_acc_3 = xor(g0x0, g0x1) */
+	vpxor %ymm12, %ymm14, %ymm14 /* g0k_3 = xor(g0k_acc_3, rkw_3) */
+	vpxor %ymm1, %ymm14, %ymm14 /* g0t_3 = xor(g0k_3, g0x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm14, %ymm13 /* g0t_3_lo = and(g0t_3, nibble_mask) */
 	vpsrlw $4, %ymm14, %ymm14 /* g0t_3_sh = shr(g0t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm14, %ymm14 /* g0t_3_hi = and(g0t_3_sh, nibble_mask) */
@@ -10636,9 +10636,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_gcm:
 	vpxor %ymm14, %ymm13, %ymm11 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
 	vpxor %ymm1, %ymm11, %ymm1 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
 	vpxor 320(%rsp), %ymm1, %ymm1 /* g0x_3 = xor(g0l_3, g0x3.2) */
-	vpxor 160(%rsp), %ymm3, %ymm11 /* g1t_acc_6 = xor(g1x0, g1x1) */
-	vpxor %ymm12, %ymm11, %ymm11 /* g1t_acc_7 = xor(g1t_acc_6, rkw_3) */
-	vpxor %ymm2, %ymm11, %ymm11 /* g1t_3 = xor(g1t_acc_7, g1x2) */
+	vpxor 160(%rsp), %ymm3, %ymm11 /* g1k_acc_3 = xor(g1x0, g1x1) */
+	vpxor %ymm12, %ymm11, %ymm11 /* g1k_3 = xor(g1k_acc_3, rkw_3) */
+	vpxor %ymm2, %ymm11, %ymm11 /* g1t_3 = xor(g1k_3, g1x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm11, %ymm13 /* g1t_3_lo = and(g1t_3, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* g1t_3_sh = shr(g1t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm11, %ymm11 /* g1t_3_hi = and(g1t_3_sh, nibble_mask) */
@@ -10670,9 +10670,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_gcm:
 	vpxor %ymm3, %ymm11, %ymm3 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
 	vpxor 0(%rsp), %ymm3, %ymm3 /* g1x_3 = xor(g1l_3, g1x3.2) */
 	vmovdqa 640(%rsp), %ymm11 /* reload g2x0.3 */
-	vpxor 256(%rsp), %ymm11, %ymm13 /* g2t_acc_6 = xor(g2x0, g2x1) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g2t_acc_7 = xor(g2t_acc_6, rkw_3) */
-	vpxor 32(%rsp), %ymm13, %ymm13 /* g2t_3 = xor(g2t_acc_7, g2x2) */
+	vpxor 256(%rsp), %ymm11, %ymm13 /* g2k_acc_3 = xor(g2x0, g2x1) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g2k_3 = xor(g2k_acc_3, rkw_3) */
+	vpxor 32(%rsp), %ymm13, %ymm13 /* g2t_3 = xor(g2k_3, g2x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm13, %ymm14 /* g2t_3_lo = and(g2t_3, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g2t_3_sh = shr(g2t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm13, %ymm13 /* g2t_3_hi = and(g2t_3_sh, nibble_mask) */
@@ -10704,9 +10704,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_gcm:
 	vpxor %ymm3, %ymm11, %ymm3 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
 	vpxor 352(%rsp), %ymm3, %ymm3 /* g2x_3 = xor(g2l_3, g2x3.2) */
 	vmovdqa 1248(%rsp), %ymm11 /* reload g3x0.3 */
-	vpxor 416(%rsp), %ymm11, %ymm13 /* g3t_acc_6 = xor(g3x0, g3x1) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g3t_acc_7 = xor(g3t_acc_6, rkw_3) */
-	vpxor 672(%rsp), %ymm13, %ymm13 /* g3t_3 = xor(g3t_acc_7, g3x2) */
+	vpxor 416(%rsp), %ymm11, %ymm13 /* g3k_acc_3 = xor(g3x0, g3x1) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g3k_3 = xor(g3k_acc_3, rkw_3) */
+	vpxor 672(%rsp), %ymm13, %ymm13 /* g3t_3 = xor(g3k_3, g3x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm13, %ymm14 /* g3t_3_lo = and(g3t_3, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g3t_3_sh = shr(g3t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm13, %ymm13 /* g3t_3_hi = and(g3t_3_sh, nibble_mask) */
@@ -10738,9 +10738,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_gcm:
 	vpxor %ymm3, %ymm11, %ymm3 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
 	vpxor 544(%rsp), %ymm3, %ymm3 /* g3x_3 = xor(g3l_3, g3x3.2) */
 	vmovdqa 1152(%rsp), %ymm11 /* reload g4x0.3 */
-	vpxor 1184(%rsp), %ymm11, %ymm13 /* g4t_acc_6 = xor(g4x0, g4x1) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g4t_acc_7 = xor(g4t_acc_6, rkw_3) */
-	vpxor %ymm5, %ymm13, %ymm13 /* g4t_3 = xor(g4t_acc_7, g4x2) */
+	vpxor 1184(%rsp), %ymm11, %ymm13 /* g4k_acc_3 = xor(g4x0, g4x1) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g4k_3 = xor(g4k_acc_3, rkw_3) */
+	vpxor %ymm5, %ymm13, %ymm13 /* g4t_3 = xor(g4k_3, g4x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm13, %ymm14 /* g4t_3_lo = and(g4t_3, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g4t_3_sh = shr(g4t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm13, %ymm13 /* g4t_3_hi = and(g4t_3_sh, nibble_mask) */
@@ -10772,9 +10772,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_gcm:
 	vpxor %ymm5, %ymm11, %ymm5 /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
 	vpxor 1280(%rsp), %ymm5, %ymm5 /* g4x_3 = xor(g4l_3, g4x3.2) */
 	vmovdqa 992(%rsp), %ymm11 /* reload g5x0.3 */
-	vpxor 1024(%rsp), %ymm11, %ymm13 /* g5t_acc_6 = xor(g5x0, g5x1) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g5t_acc_7 = xor(g5t_acc_6, rkw_3) */
-	vpxor %ymm7, %ymm13, %ymm13 /* g5t_3 = xor(g5t_acc_7, g5x2) */
+	vpxor 1024(%rsp), %ymm11, %ymm13 /* g5k_acc_3 = xor(g5x0, g5x1) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g5k_3 = xor(g5k_acc_3, rkw_3) */
+	vpxor %ymm7, %ymm13, %ymm13 /* g5t_3 = xor(g5k_3, g5x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm13, %ymm14 /* g5t_3_lo = and(g5t_3, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g5t_3_sh = shr(g5t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm13, %ymm13 /* g5t_3_hi = and(g5t_3_sh, nibble_mask) */
@@ -10806,9 +10806,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_gcm:
 	vpxor %ymm7, %ymm11, %ymm7 /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
 	vpxor 1312(%rsp), %ymm7, %ymm7 /* g5x_3 = xor(g5l_3, g5x3.2) */
 	vmovdqa 864(%rsp), %ymm11 /* reload g6x0.3 */
-	vpxor 928(%rsp), %ymm11, %ymm13 /* g6t_acc_6 = xor(g6x0, g6x1) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g6t_acc_7 = xor(g6t_acc_6, rkw_3) */
-	vpxor %ymm0, %ymm13, %ymm13 /* g6t_3 = xor(g6t_acc_7, g6x2) */
+	vpxor 928(%rsp), %ymm11, %ymm13 /* g6k_acc_3 = xor(g6x0, g6x1) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g6k_3 = xor(g6k_acc_3, rkw_3) */
+	vpxor %ymm0, %ymm13, %ymm13 /* g6t_3 = xor(g6k_3, g6x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm13, %ymm14 /* g6t_3_lo = and(g6t_3, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g6t_3_sh = shr(g6t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm13, %ymm13 /* g6t_3_hi = and(g6t_3_sh, nibble_mask) */
@@ -10840,9 +10840,9 @@ _gcry_sm4_wordslice_avx2_aesni_batch_gcm:
 	vpxor %ymm0, %ymm11, %ymm0 /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
 	vpxor 1344(%rsp), %ymm0, %ymm0 /* g6x_3 = xor(g6l_3, g6x3.2) */
 	vmovdqa 736(%rsp), %ymm11 /* reload g7x0.3 */
-	vpxor 960(%rsp), %ymm11, %ymm13 /* g7t_acc_6 = xor(g7x0, g7x1) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g7t_acc_7 = xor(g7t_acc_6, rkw_3) */
-	vpxor 1120(%rsp), %ymm12, %ymm12 /* g7t_3 = xor(g7t_acc_7, g7x2) */
+	vpxor 960(%rsp), %ymm11, %ymm13 /* g7k_acc_3 = xor(g7x0, g7x1) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g7k_3 = xor(g7k_acc_3, rkw_3) */
+	vpxor 1120(%rsp), %ymm12, %ymm12 /* g7t_3 = xor(g7k_3, g7x2) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm12, %ymm13 /* g7t_3_lo = and(g7t_3, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g7t_3_sh = shr(g7t_3) */
 	vpand .Lsm4_wordslice_avx2_aesni_9_nibble_mask(%rip), %ymm12, %ymm12 /* g7t_3_hi = and(g7t_3_sh, nibble_mask) */
@@ -11103,6 +11103,204 @@ _gcry_sm4_wordslice_avx2_aesni_batch_gcm:
 	ret_spec_stop;
 	CFI_ENDPROC();
 ELF(.size _gcry_sm4_wordslice_avx2_aesni_batch_gcm,.-_gcry_sm4_wordslice_avx2_aesni_batch_gcm;)
+
+/* _gcry_sm4_wordslice_avx2_aesni_one_block: wordslice_one_block_chained, 4 arguments
+ *   %rdi: rk
+ *   %rsi: in
+ *   %rdx: out
+ *   %rcx: src
+ *   %r8: 16 x r (and the loop count)
+ *   xmm0-15: vectors, as allocated (16 used)
+ *   frame: 0 bytes (0 spill slots of 16 bytes)
+ */
+	.globl _gcry_sm4_wordslice_avx2_aesni_one_block
+ELF(.type _gcry_sm4_wordslice_avx2_aesni_one_block,@function;)
+	.align 32
+_gcry_sm4_wordslice_avx2_aesni_one_block:
+	CFI_STARTPROC();
+
+	/* Load the block; word w, big-endian to native, into every lane of register w. */
+	vmovdqu (%rsi), %xmm0 /* raw = load() */
+	vmovdqu (%rcx), %xmm1 /* tweak = load() */
+	vpxor %xmm1, %xmm0, %xmm0 /* blk = xor(raw, tweak) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_10_word0_le(%rip), %xmm0, %xmm1 /* w0 = lookup16(blk, word0_le) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_10_word1_le(%rip), %xmm0, %xmm2 /* w1 = lookup16(blk, word1_le) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_10_word2_le(%rip), %xmm0, %xmm3 /* w2 = lookup16(blk, word2_le) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_10_word3_le(%rip), %xmm0, %xmm0 /* w3 = lookup16(blk, word3_le) */
+	vmovdqa .Lsm4_wordslice_avx2_aesni_10_nibble_mask(%rip), %xmm4 /* nibble_mask = const() */
+	vmovdqa .Lsm4_wordslice_avx2_aesni_10_aes_cancel_key(%rip), %xmm5 /* aes_cancel_key = const() */
+	vmovdqa .Lsm4_wordslice_avx2_aesni_10_inv_shift_rows(%rip), %xmm6 /* inv_shift_rows = const() */
+	vmovdqa .Lsm4_wordslice_avx2_aesni_10_rotl24(%rip), %xmm7 /* rotl24 = const() */
+	vmovdqa .Lsm4_wordslice_avx2_aesni_10_tbl_hi(%rip), %xmm8 /* tbl_hi = const() */
+	vmovdqa .Lsm4_wordslice_avx2_aesni_10_tbl_hi_1(%rip), %xmm9 /* tbl_hi_1 = const() */
+	xor %r8, %r8
+	.p2align 4
+.Lsm4_wordslice_avx2_aesni_10_loop_r0:
+
+	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
+	vpbroadcastd (%rdi,%r8), %xmm10 /* rkw = bcast32() */
+	vpxor %xmm3, %xmm2, %xmm11 /* g0k_acc = xor(x1, x2) */
+	vpxor %xmm10, %xmm11, %xmm10 /* g0k = xor(g0k_acc, rkw) */
+	vpxor %xmm0, %xmm10, %xmm10 /* g0t = xor(g0k, x3) */
+	vpand %xmm4, %xmm10, %xmm11 /* g0t_lo = and(g0t, nibble_mask) */
+	vpsrlw $4, %xmm10, %xmm10 /* g0t_sh = shr(g0t) */
+	vpand %xmm4, %xmm10, %xmm10 /* g0t_hi = and(g0t_sh, nibble_mask) */
+	vmovdqa .Lsm4_wordslice_avx2_aesni_10_tbl_lo(%rip), %xmm12 /* tbl_lo = const() */
+	vpshufb %xmm11, %xmm12, %xmm11 /* g0a_l = lookup16(tbl_lo, g0t_lo) */
+	vpshufb %xmm10, %xmm8, %xmm10 /* g0a_h = lookup16(tbl_hi, g0t_hi) */
+	vpxor %xmm10, %xmm11, %xmm10 /* g0a = xor(g0a_l, g0a_h) */
+	vpshufb %xmm6, %xmm10, %xmm10 /* g0s_sr = lookup16(g0a, inv_shift_rows) */
+	vaesenclast %xmm5, %xmm10, %xmm10 /* g0s_aes = aesenclast(g0s_sr, aes_cancel_key) */
+	vpand %xmm4, %xmm10, %xmm11 /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
+	vpsrlw $4, %xmm10, %xmm10 /* g0s_aes_sh = shr(g0s_aes) */
+	vpand %xmm4, %xmm10, %xmm10 /* g0s_aes_hi = and(g0s_aes_sh, nibble_mask) */
+	vmovdqa .Lsm4_wordslice_avx2_aesni_10_tbl_lo_1(%rip), %xmm13 /* tbl_lo_1 = const() */
+	vpshufb %xmm11, %xmm13, %xmm11 /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
+	vpshufb %xmm10, %xmm9, %xmm10 /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
+	vpxor %xmm10, %xmm11, %xmm10 /* g0s = xor(g0s_l, g0s_h) */
+	vpslld $2, %xmm10, %xmm11 /* g0r2_l = shl(g0s) */
+	vpsrld $30, %xmm10, %xmm14 /* g0r2_r = shr(g0s) */
+	vpor %xmm14, %xmm11, %xmm11 /* g0r2 = or(g0r2_l, g0r2_r) */
+	vpslld $10, %xmm10, %xmm14 /* g0r10_l = shl(g0s) */
+	vpsrld $22, %xmm10, %xmm15 /* g0r10_r = shr(g0s) */
+	vpor %xmm15, %xmm14, %xmm14 /* g0r10 = or(g0r10_l, g0r10_r) */
+	vpslld $18, %xmm10, %xmm15 /* g0r18_l = shl(g0s) */
+	vpsrld $14, %xmm10, %xmm9 /* g0r18_r = shr(g0s) */
+	vpor %xmm9, %xmm15, %xmm9 /* g0r18 = or(g0r18_l, g0r18_r) */
+	vpshufb %xmm7, %xmm10, %xmm15 /* g0r24 = lookup16(g0s, rotl24) */
+	vpxor %xmm10, %xmm1, %xmm1 /* g0n_acc = xor(x0, g0s) */
+	vpxor %xmm15, %xmm1, %xmm1 /* g0n = xor(g0n_acc, g0r24) */
+	vpxor %xmm14, %xmm11, %xmm10 /* g0f_acc = xor(g0r2, g0r10) */
+	vpxor %xmm9, %xmm10, %xmm9 /* g0f = xor(g0f_acc, g0r18) */
+	vpxor %xmm9, %xmm1, %xmm10 /* g0x = xor(g0n, g0f) */
+
+	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
+	vpbroadcastd 4(%rdi,%r8), %xmm11 /* rkw_1 = bcast32() */
+	vpxor %xmm0, %xmm3, %xmm14 /* g0k_acc_1 = xor(x2, x3) */
+	vpxor %xmm11, %xmm14, %xmm11 /* g0k_1 = xor(g0k_acc_1, rkw_1) */
+	vpxor %xmm1, %xmm11, %xmm1 /* g0t_acc = xor(g0k_1, g0n) */
+	vpxor %xmm9, %xmm1, %xmm1 /* g0t_1 = xor(g0t_acc, g0f) */
+	vpand %xmm4, %xmm1, %xmm9 /* g0t_1_lo = and(g0t_1, nibble_mask) */
+	vpsrlw $4, %xmm1, %xmm1 /* g0t_1_sh = shr(g0t_1) */
+	vpand %xmm4, %xmm1, %xmm1 /* g0t_1_hi = and(g0t_1_sh, nibble_mask) */
+	vpshufb %xmm9, %xmm12, %xmm9 /* g0a_1_l = lookup16(tbl_lo, g0t_1_lo) */
+	vpshufb %xmm1, %xmm8, %xmm1 /* g0a_1_h = lookup16(tbl_hi, g0t_1_hi) */
+	vpxor %xmm1, %xmm9, %xmm1 /* g0a_1 = xor(g0a_1_l, g0a_1_h) */
+	vpshufb %xmm6, %xmm1, %xmm1 /* g0s_1_sr = lookup16(g0a_1, inv_shift_rows) */
+	vaesenclast %xmm5, %xmm1, %xmm1 /* g0s_1_aes = aesenclast(g0s_1_sr, aes_cancel_key) */
+	vpand %xmm4, %xmm1, %xmm9 /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
+	vpsrlw $4, %xmm1, %xmm1 /* g0s_1_aes_sh = shr(g0s_1_aes) */
+	vpand %xmm4, %xmm1, %xmm1 /* g0s_1_aes_hi = and(g0s_1_aes_sh, nibble_mask) */
+	vpshufb %xmm9, %xmm13, %xmm9 /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
+	vmovdqa .Lsm4_wordslice_avx2_aesni_10_tbl_hi_1(%rip), %xmm11 /* tbl_hi_1 = const() */
+	vpshufb %xmm1, %xmm11, %xmm1 /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
+	vpxor %xmm1, %xmm9, %xmm1 /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
+	vpslld $2, %xmm1, %xmm9 /* g0r2_1_l = shl(g0s_1) */
+	vpsrld $30, %xmm1, %xmm14 /* g0r2_1_r = shr(g0s_1) */
+	vpor %xmm14, %xmm9, %xmm9 /* g0r2_1 = or(g0r2_1_l, g0r2_1_r) */
+	vpslld $10, %xmm1, %xmm14 /* g0r10_1_l = shl(g0s_1) */
+	vpsrld $22, %xmm1, %xmm15 /* g0r10_1_r = shr(g0s_1) */
+	vpor %xmm15, %xmm14, %xmm14 /* g0r10_1 = or(g0r10_1_l, g0r10_1_r) */
+	vpslld $18, %xmm1, %xmm15 /* g0r18_1_l = shl(g0s_1) */
+	vpsrld $14, %xmm1, %xmm11 /* g0r18_1_r = shr(g0s_1) */
+	vpor %xmm11, %xmm15, %xmm11 /* g0r18_1 = or(g0r18_1_l, g0r18_1_r) */
+	vpshufb %xmm7, %xmm1, %xmm15 /* g0r24_1 = lookup16(g0s_1, rotl24) */
+	vpxor %xmm1, %xmm2, %xmm1 /* g0n_acc_1 = xor(x1, g0s_1) */
+	vpxor %xmm15, %xmm1, %xmm1 /* g0n_1 = xor(g0n_acc_1, g0r24_1) */
+	vpxor %xmm14, %xmm9, %xmm2 /* g0f_acc_1 = xor(g0r2_1, g0r10_1) */
+	vpxor %xmm11, %xmm2, %xmm2 /* g0f_1 = xor(g0f_acc_1, g0r18_1) */
+	vpxor %xmm2, %xmm1, %xmm9 /* g0x_1 = xor(g0n_1, g0f_1) */
+
+	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
+	vpbroadcastd 8(%rdi,%r8), %xmm11 /* rkw_2 = bcast32() */
+	vpxor %xmm10, %xmm0, %xmm14 /* g0k_acc_2 = xor(x3, x0) */
+	vpxor %xmm11, %xmm14, %xmm11 /* g0k_2 = xor(g0k_acc_2, rkw_2) */
+	vpxor %xmm1, %xmm11, %xmm1 /* g0t_acc_1 = xor(g0k_2, g0n_1) */
+	vpxor %xmm2, %xmm1, %xmm1 /* g0t_2 = xor(g0t_acc_1, g0f_1) */
+	vpand %xmm4, %xmm1, %xmm2 /* g0t_2_lo = and(g0t_2, nibble_mask) */
+	vpsrlw $4, %xmm1, %xmm1 /* g0t_2_sh = shr(g0t_2) */
+	vpand %xmm4, %xmm1, %xmm1 /* g0t_2_hi = and(g0t_2_sh, nibble_mask) */
+	vpshufb %xmm2, %xmm12, %xmm2 /* g0a_2_l = lookup16(tbl_lo, g0t_2_lo) */
+	vpshufb %xmm1, %xmm8, %xmm1 /* g0a_2_h = lookup16(tbl_hi, g0t_2_hi) */
+	vpxor %xmm1, %xmm2, %xmm1 /* g0a_2 = xor(g0a_2_l, g0a_2_h) */
+	vpshufb %xmm6, %xmm1, %xmm1 /* g0s_2_sr = lookup16(g0a_2, inv_shift_rows) */
+	vaesenclast %xmm5, %xmm1, %xmm1 /* g0s_2_aes = aesenclast(g0s_2_sr, aes_cancel_key) */
+	vpand %xmm4, %xmm1, %xmm2 /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
+	vpsrlw $4, %xmm1, %xmm1 /* g0s_2_aes_sh = shr(g0s_2_aes) */
+	vpand %xmm4, %xmm1, %xmm1 /* g0s_2_aes_hi = and(g0s_2_aes_sh, nibble_mask) */
+	vpshufb %xmm2, %xmm13, %xmm2 /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
+	vmovdqa .Lsm4_wordslice_avx2_aesni_10_tbl_hi_1(%rip), %xmm11 /* tbl_hi_1 = const() */
+	vpshufb %xmm1, %xmm11, %xmm1 /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
+	vpxor %xmm1, %xmm2, %xmm1 /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
+	vpslld $2, %xmm1, %xmm2 /* g0r2_2_l = shl(g0s_2) */
+	vpsrld $30, %xmm1, %xmm14 /* g0r2_2_r = shr(g0s_2) */
+	vpor %xmm14, %xmm2, %xmm2 /* g0r2_2 = or(g0r2_2_l, g0r2_2_r) */
+	vpslld $10, %xmm1, %xmm14 /* g0r10_2_l = shl(g0s_2) */
+	vpsrld $22, %xmm1, %xmm15 /* g0r10_2_r = shr(g0s_2) */
+	vpor %xmm15, %xmm14, %xmm14 /* g0r10_2 = or(g0r10_2_l, g0r10_2_r) */
+	vpslld $18, %xmm1, %xmm15 /* g0r18_2_l = shl(g0s_2) */
+	vpsrld $14, %xmm1, %xmm11 /* g0r18_2_r = shr(g0s_2) */
+	vpor %xmm11, %xmm15, %xmm11 /* g0r18_2 = or(g0r18_2_l, g0r18_2_r) */
+	vpshufb %xmm7, %xmm1, %xmm15 /* g0r24_2 = lookup16(g0s_2, rotl24) */
+	vpxor %xmm1, %xmm3, %xmm1 /* g0n_acc_2 = xor(x2, g0s_2) */
+	vpxor %xmm15, %xmm1, %xmm1 /* g0n_2 = xor(g0n_acc_2, g0r24_2) */
+	vpxor %xmm14, %xmm2, %xmm2 /* g0f_acc_2 = xor(g0r2_2, g0r10_2) */
+	vpxor %xmm11, %xmm2, %xmm2 /* g0f_2 = xor(g0f_acc_2, g0r18_2) */
+	vpxor %xmm2, %xmm1, %xmm3 /* g0x_2 = xor(g0n_2, g0f_2) */
+
+	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
+	vpbroadcastd 12(%rdi,%r8), %xmm11 /* rkw_3 = bcast32() */
+	vpxor %xmm9, %xmm10, %xmm14 /* g0k_acc_3 = xor(x0, x1) */
+	vpxor %xmm11, %xmm14, %xmm11 /* g0k_3 = xor(g0k_acc_3, rkw_3) */
+	vpxor %xmm1, %xmm11, %xmm1 /* g0t_acc_2 = xor(g0k_3, g0n_2) */
+	vpxor %xmm2, %xmm1, %xmm1 /* g0t_3 = xor(g0t_acc_2, g0f_2) */
+	vpand %xmm4, %xmm1, %xmm2 /* g0t_3_lo = and(g0t_3, nibble_mask) */
+	vpsrlw $4, %xmm1, %xmm1 /* g0t_3_sh = shr(g0t_3) */
+	vpand %xmm4, %xmm1, %xmm1 /* g0t_3_hi = and(g0t_3_sh, nibble_mask) */
+	vpshufb %xmm2, %xmm12, %xmm2 /* g0a_3_l = lookup16(tbl_lo, g0t_3_lo) */
+	vpshufb %xmm1, %xmm8, %xmm1 /* g0a_3_h = lookup16(tbl_hi, g0t_3_hi) */
+	vpxor %xmm1, %xmm2, %xmm1 /* g0a_3 = xor(g0a_3_l, g0a_3_h) */
+	vpshufb %xmm6, %xmm1, %xmm1 /* g0s_3_sr = lookup16(g0a_3, inv_shift_rows) */
+	vaesenclast %xmm5, %xmm1, %xmm1 /* g0s_3_aes = aesenclast(g0s_3_sr, aes_cancel_key) */
+	vpand %xmm4, %xmm1, %xmm2 /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
+	vpsrlw $4, %xmm1, %xmm1 /* g0s_3_aes_sh = shr(g0s_3_aes) */
+	vpand %xmm4, %xmm1, %xmm1 /* g0s_3_aes_hi = and(g0s_3_aes_sh, nibble_mask) */
+	vpshufb %xmm2, %xmm13, %xmm2 /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
+	vmovdqa .Lsm4_wordslice_avx2_aesni_10_tbl_hi_1(%rip), %xmm11 /* tbl_hi_1 = const() */
+	vpshufb %xmm1, %xmm11, %xmm1 /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
+	vpxor %xmm1, %xmm2, %xmm1 /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
+	vpslld $2, %xmm1, %xmm2 /* g0r2_3_l = shl(g0s_3) */
+	vpsrld $30, %xmm1, %xmm14 /* g0r2_3_r = shr(g0s_3) */
+	vpor %xmm14, %xmm2, %xmm2 /* g0r2_3 = or(g0r2_3_l, g0r2_3_r) */
+	vpslld $10, %xmm1, %xmm14 /* g0r10_3_l = shl(g0s_3) */
+	vpsrld $22, %xmm1, %xmm15 /* g0r10_3_r = shr(g0s_3) */
+	vpor %xmm15, %xmm14, %xmm14 /* g0r10_3 = or(g0r10_3_l, g0r10_3_r) */
+	vpslld $18, %xmm1, %xmm15 /* g0r18_3_l = shl(g0s_3) */
+	vpsrld $14, %xmm1, %xmm11 /* g0r18_3_r = shr(g0s_3) */
+	vpor %xmm11, %xmm15, %xmm11 /* g0r18_3 = or(g0r18_3_l, g0r18_3_r) */
+	vpshufb %xmm7, %xmm1, %xmm15 /* g0r24_3 = lookup16(g0s_3, rotl24) */
+	vpxor %xmm1, %xmm0, %xmm0 /* g0n_acc_3 = xor(x3, g0s_3) */
+	vpxor %xmm15, %xmm0, %xmm0 /* g0n_3 = xor(g0n_acc_3, g0r24_3) */
+	vpxor %xmm14, %xmm2, %xmm1 /* g0f_acc_3 = xor(g0r2_3, g0r10_3) */
+	vpxor %xmm11, %xmm1, %xmm1 /* g0f_3 = xor(g0f_acc_3, g0r18_3) */
+	vpxor %xmm1, %xmm0, %xmm0 /* g0x_3 = xor(g0n_3, g0f_3) */
+	vmovdqa %xmm10, %xmm1 /* x0.3 */
+	vmovdqa %xmm9, %xmm2 /* x1.3 */
+	vmovdqa .Lsm4_wordslice_avx2_aesni_10_tbl_hi_1(%rip), %xmm9 /* tbl_hi_1 = const() */
+	add $16, %r8
+	cmp $128, %r8
+	jne .Lsm4_wordslice_avx2_aesni_10_loop_r0
+
+	/* Output (X35, X34, X33, X32) = slots 3, 2, 1, 0: lane 0 of each into lanes 0-3, native words to big-endian. */
+	vpunpckldq %xmm3, %xmm0, %xmm0 /* x35x34 = unpacklo(x3, x2) */
+	vpunpckldq %xmm1, %xmm2, %xmm1 /* x33x32 = unpacklo(x1, x0) */
+	vpunpcklqdq %xmm1, %xmm0, %xmm0 /* out_1 = unpacklo(x35x34, x33x32) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_10_bswap32(%rip), %xmm0, %xmm0 /* outbe = lookup16(out_1, bswap32) */
+	vmovdqu %xmm0, (%rdx) /* store outbe */
+	vzeroupper
+	ret_spec_stop;
+	CFI_ENDPROC();
+ELF(.size _gcry_sm4_wordslice_avx2_aesni_one_block,.-_gcry_sm4_wordslice_avx2_aesni_one_block;)
 
 /* reverse16: byte i <- byte 15 - i: GCM bytes to the reflected form phi */
 SECTION_RODATA
@@ -12265,5 +12463,83 @@ SECTION_RODATA
 .Lsm4_wordslice_avx2_aesni_9_rotl16:
 	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
 	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+
+/* word0_le: word 0 to native order, in every 32-bit lane */
+SECTION_RODATA
+	.balign 16
+.Lsm4_wordslice_avx2_aesni_10_word0_le:
+	.byte 0x03, 0x02, 0x01, 0x00, 0x03, 0x02, 0x01, 0x00, 0x03, 0x02, 0x01, 0x00, 0x03, 0x02, 0x01, 0x00
+
+/* word1_le: word 1 to native order, in every 32-bit lane */
+SECTION_RODATA
+	.balign 16
+.Lsm4_wordslice_avx2_aesni_10_word1_le:
+	.byte 0x07, 0x06, 0x05, 0x04, 0x07, 0x06, 0x05, 0x04, 0x07, 0x06, 0x05, 0x04, 0x07, 0x06, 0x05, 0x04
+
+/* word2_le: word 2 to native order, in every 32-bit lane */
+SECTION_RODATA
+	.balign 16
+.Lsm4_wordslice_avx2_aesni_10_word2_le:
+	.byte 0x0b, 0x0a, 0x09, 0x08, 0x0b, 0x0a, 0x09, 0x08, 0x0b, 0x0a, 0x09, 0x08, 0x0b, 0x0a, 0x09, 0x08
+
+/* word3_le: word 3 to native order, in every 32-bit lane */
+SECTION_RODATA
+	.balign 16
+.Lsm4_wordslice_avx2_aesni_10_word3_le:
+	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0f, 0x0e, 0x0d, 0x0c, 0x0f, 0x0e, 0x0d, 0x0c, 0x0f, 0x0e, 0x0d, 0x0c
+
+/* nibble_mask: low nibble of every byte */
+SECTION_RODATA
+	.balign 16
+.Lsm4_wordslice_avx2_aesni_10_nibble_mask:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* aes_cancel_key: AESENCLAST key = SubBytes constant 0x63: cancels it */
+SECTION_RODATA
+	.balign 16
+.Lsm4_wordslice_avx2_aesni_10_aes_cancel_key:
+	.byte 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63
+
+/* inv_shift_rows: inverse ShiftRows (AESENCLAST's ShiftRows undone) */
+SECTION_RODATA
+	.balign 16
+.Lsm4_wordslice_avx2_aesni_10_inv_shift_rows:
+	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
+
+/* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
+SECTION_RODATA
+	.balign 16
+.Lsm4_wordslice_avx2_aesni_10_rotl24:
+	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+
+/* tbl_hi: A1, c1: S-box inner affine: high-nibble table */
+SECTION_RODATA
+	.balign 16
+.Lsm4_wordslice_avx2_aesni_10_tbl_hi:
+	.byte 0x00, 0xac, 0x68, 0xc4, 0x8c, 0x20, 0xe4, 0x48, 0x18, 0xb4, 0x70, 0xdc, 0x94, 0x38, 0xfc, 0x50
+
+/* tbl_hi_1: A2·inv(.) ^ c2: S-box outer affine, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
+SECTION_RODATA
+	.balign 16
+.Lsm4_wordslice_avx2_aesni_10_tbl_hi_1:
+	.byte 0x00, 0x5e, 0x4a, 0x14, 0x08, 0x56, 0x42, 0x1c, 0x9d, 0xc3, 0xd7, 0x89, 0x95, 0xcb, 0xdf, 0x81
+
+/* tbl_lo: A1, c1: S-box inner affine: low-nibble table (constant folded in) */
+SECTION_RODATA
+	.balign 16
+.Lsm4_wordslice_avx2_aesni_10_tbl_lo:
+	.byte 0x1b, 0xee, 0x39, 0xcc, 0xbd, 0x48, 0x9f, 0x6a, 0xb9, 0x4c, 0x9b, 0x6e, 0x1f, 0xea, 0x3d, 0xc8
+
+/* tbl_lo_1: A2·inv(.) ^ c2: S-box outer affine, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
+SECTION_RODATA
+	.balign 16
+.Lsm4_wordslice_avx2_aesni_10_tbl_lo_1:
+	.byte 0xd3, 0xf5, 0xd9, 0xff, 0x24, 0x02, 0x2e, 0x08, 0xb4, 0x92, 0xbe, 0x98, 0x43, 0x65, 0x49, 0x6f
+
+/* bswap32: byte order reversal in each 32-bit word */
+SECTION_RODATA
+	.balign 16
+.Lsm4_wordslice_avx2_aesni_10_bswap32:
+	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
 
 #endif /* __x86_64 */

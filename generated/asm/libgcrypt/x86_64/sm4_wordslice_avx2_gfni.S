@@ -1952,9 +1952,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 
 	/* Round 8r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	vpbroadcastd (%rdi,%rcx), %ymm9 /* rkw = bcast32() */
-	vpxor %ymm3, %ymm4, %ymm15 /* g0t_acc = xor(g0x1, g0x2) */
-	vpxor %ymm9, %ymm15, %ymm15 /* g0t_acc_1 = xor(g0t_acc, rkw) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t = xor(g0t_acc_1, g0x3) */
+	vpxor %ymm3, %ymm4, %ymm15 /* g0k_acc = xor(g0x1, g0x2) */
+	vpxor %ymm9, %ymm15, %ymm15 /* g0k = xor(g0k_acc, rkw) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g0t = xor(g0k, g0x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm15, %ymm15 /* g0a = gf2p8affine(g0t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s = gf2p8affineinv(g0a, gfni_mat_1) */
 	vmovdqa %ymm4, 160(%rsp) /* spill g0x1.2 */
@@ -1971,9 +1971,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	vpxor %ymm4, %ymm15, %ymm3 /* g0l_acc = xor(g0s, g0lr24) */
 	vpxor %ymm0, %ymm3, %ymm0 /* g0l = xor(g0l_acc, g0lr2) */
 	vpxor %ymm0, %ymm1, %ymm0 /* g0x = xor(g0x0, g0l) */
-	vpxor %ymm8, %ymm6, %ymm1 /* g1t_acc = xor(g1x1, g1x2) */
-	vpxor %ymm9, %ymm1, %ymm1 /* g1t_acc_1 = xor(g1t_acc, rkw) */
-	vpxor %ymm13, %ymm1, %ymm1 /* g1t = xor(g1t_acc_1, g1x3) */
+	vpxor %ymm8, %ymm6, %ymm1 /* g1k_acc = xor(g1x1, g1x2) */
+	vpxor %ymm9, %ymm1, %ymm1 /* g1k = xor(g1k_acc, rkw) */
+	vpxor %ymm13, %ymm1, %ymm1 /* g1t = xor(g1k, g1x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm1, %ymm1 /* g1a = gf2p8affine(g1t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm1, %ymm1 /* g1s = gf2p8affineinv(g1a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm1, %ymm3 /* g1lr24 = lookup16(g1s, rotl24) */
@@ -1987,9 +1987,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	vpxor %ymm3, %ymm1, %ymm1 /* g1l_acc = xor(g1s, g1lr24) */
 	vpxor %ymm4, %ymm1, %ymm1 /* g1l = xor(g1l_acc, g1lr2) */
 	vpxor %ymm1, %ymm7, %ymm1 /* g1x = xor(g1x0, g1l) */
-	vpxor %ymm12, %ymm10, %ymm3 /* g2t_acc = xor(g2x1, g2x2) */
-	vpxor %ymm9, %ymm3, %ymm3 /* g2t_acc_1 = xor(g2t_acc, rkw) */
-	vpxor %ymm5, %ymm3, %ymm3 /* g2t = xor(g2t_acc_1, g2x3) */
+	vpxor %ymm12, %ymm10, %ymm3 /* g2k_acc = xor(g2x1, g2x2) */
+	vpxor %ymm9, %ymm3, %ymm3 /* g2k = xor(g2k_acc, rkw) */
+	vpxor %ymm5, %ymm3, %ymm3 /* g2t = xor(g2k, g2x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm3, %ymm3 /* g2a = gf2p8affine(g2t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm3, %ymm3 /* g2s = gf2p8affineinv(g2a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm3, %ymm4 /* g2lr24 = lookup16(g2s, rotl24) */
@@ -2003,9 +2003,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	vpxor %ymm4, %ymm3, %ymm3 /* g2l_acc = xor(g2s, g2lr24) */
 	vpxor %ymm7, %ymm3, %ymm3 /* g2l = xor(g2l_acc, g2lr2) */
 	vpxor %ymm3, %ymm11, %ymm3 /* g2x = xor(g2x0, g2l) */
-	vpxor %ymm14, %ymm2, %ymm4 /* g3t_acc = xor(g3x1, g3x2) */
-	vpxor %ymm9, %ymm4, %ymm4 /* g3t_acc_1 = xor(g3t_acc, rkw) */
-	vpxor 416(%rsp), %ymm4, %ymm4 /* g3t = xor(g3t_acc_1, g3x3) */
+	vpxor %ymm14, %ymm2, %ymm4 /* g3k_acc = xor(g3x1, g3x2) */
+	vpxor %ymm9, %ymm4, %ymm4 /* g3k = xor(g3k_acc, rkw) */
+	vpxor 416(%rsp), %ymm4, %ymm4 /* g3t = xor(g3k, g3x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm4, %ymm4 /* g3a = gf2p8affine(g3t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm4, %ymm4 /* g3s = gf2p8affineinv(g3a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm4, %ymm7 /* g3lr24 = lookup16(g3s, rotl24) */
@@ -2020,9 +2020,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	vpxor %ymm11, %ymm4, %ymm4 /* g3l = xor(g3l_acc, g3lr2) */
 	vpxor 1056(%rsp), %ymm4, %ymm4 /* g3x = xor(g3l, g3x0.2) */
 	vmovdqa 896(%rsp), %ymm7 /* reload g4x1.2 */
-	vpxor 1024(%rsp), %ymm7, %ymm11 /* g4t_acc = xor(g4x1, g4x2) */
-	vpxor %ymm9, %ymm11, %ymm11 /* g4t_acc_1 = xor(g4t_acc, rkw) */
-	vpxor 1088(%rsp), %ymm11, %ymm11 /* g4t = xor(g4t_acc_1, g4x3) */
+	vpxor 1024(%rsp), %ymm7, %ymm11 /* g4k_acc = xor(g4x1, g4x2) */
+	vpxor %ymm9, %ymm11, %ymm11 /* g4k = xor(g4k_acc, rkw) */
+	vpxor 1088(%rsp), %ymm11, %ymm11 /* g4t = xor(g4k, g4x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm11, %ymm11 /* g4a = gf2p8affine(g4t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm11, %ymm11 /* g4s = gf2p8affineinv(g4a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm11, %ymm15 /* g4lr24 = lookup16(g4s, rotl24) */
@@ -2038,9 +2038,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	vpxor %ymm2, %ymm7, %ymm2 /* g4l = xor(g4l_acc, g4lr2) */
 	vpxor 768(%rsp), %ymm2, %ymm2 /* g4x = xor(g4l, g4x0.2) */
 	vmovdqa 800(%rsp), %ymm7 /* reload g5x1.2 */
-	vpxor 928(%rsp), %ymm7, %ymm11 /* g5t_acc = xor(g5x1, g5x2) */
-	vpxor %ymm9, %ymm11, %ymm11 /* g5t_acc_1 = xor(g5t_acc, rkw) */
-	vpxor 1120(%rsp), %ymm11, %ymm11 /* g5t = xor(g5t_acc_1, g5x3) */
+	vpxor 928(%rsp), %ymm7, %ymm11 /* g5k_acc = xor(g5x1, g5x2) */
+	vpxor %ymm9, %ymm11, %ymm11 /* g5k = xor(g5k_acc, rkw) */
+	vpxor 1120(%rsp), %ymm11, %ymm11 /* g5t = xor(g5k, g5x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm11, %ymm11 /* g5a = gf2p8affine(g5t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm11, %ymm11 /* g5s = gf2p8affineinv(g5a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm11, %ymm15 /* g5lr24 = lookup16(g5s, rotl24) */
@@ -2056,9 +2056,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	vpxor %ymm2, %ymm7, %ymm2 /* g5l = xor(g5l_acc, g5lr2) */
 	vpxor 736(%rsp), %ymm2, %ymm2 /* g5x = xor(g5l, g5x0.2) */
 	vmovdqa 832(%rsp), %ymm7 /* reload g6x1.2 */
-	vpxor 960(%rsp), %ymm7, %ymm11 /* g6t_acc = xor(g6x1, g6x2) */
-	vpxor %ymm9, %ymm11, %ymm11 /* g6t_acc_1 = xor(g6t_acc, rkw) */
-	vpxor 1152(%rsp), %ymm11, %ymm11 /* g6t = xor(g6t_acc_1, g6x3) */
+	vpxor 960(%rsp), %ymm7, %ymm11 /* g6k_acc = xor(g6x1, g6x2) */
+	vpxor %ymm9, %ymm11, %ymm11 /* g6k = xor(g6k_acc, rkw) */
+	vpxor 1152(%rsp), %ymm11, %ymm11 /* g6t = xor(g6k, g6x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm11, %ymm11 /* g6a = gf2p8affine(g6t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm11, %ymm11 /* g6s = gf2p8affineinv(g6a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm11, %ymm15 /* g6lr24 = lookup16(g6s, rotl24) */
@@ -2074,9 +2074,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	vpxor %ymm2, %ymm7, %ymm2 /* g6l = xor(g6l_acc, g6lr2) */
 	vpxor 704(%rsp), %ymm2, %ymm2 /* g6x = xor(g6l, g6x0.2) */
 	vmovdqa 864(%rsp), %ymm7 /* reload g7x1.2 */
-	vpxor 992(%rsp), %ymm7, %ymm11 /* g7t_acc = xor(g7x1, g7x2) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g7t_acc_1 = xor(g7t_acc, rkw) */
-	vpxor 288(%rsp), %ymm9, %ymm9 /* g7t = xor(g7t_acc_1, g7x3) */
+	vpxor 992(%rsp), %ymm7, %ymm11 /* g7k_acc = xor(g7x1, g7x2) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g7k = xor(g7k_acc, rkw) */
+	vpxor 288(%rsp), %ymm9, %ymm9 /* g7t = xor(g7k, g7x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm9, %ymm9 /* g7a = gf2p8affine(g7t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm9, %ymm9 /* g7s = gf2p8affineinv(g7a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm9, %ymm11 /* g7lr24 = lookup16(g7s, rotl24) */
@@ -2094,9 +2094,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	/* Round 8r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
 	vpbroadcastd 4(%rdi,%rcx), %ymm9 /* rkw_1 = bcast32() */
 	vmovdqa 0(%rsp), %ymm11 /* reload g0x2.2 */
-	vpxor 64(%rsp), %ymm11, %ymm15 /* g0t_acc_2 = xor(g0x2, g0x3) */
-	vpxor %ymm9, %ymm15, %ymm15 /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t_1 = xor(g0t_acc_3, g0x0) */
+	vpxor 64(%rsp), %ymm11, %ymm15 /* g0k_acc_1 = xor(g0x2, g0x3) */
+	vpxor %ymm9, %ymm15, %ymm15 /* g0k_1 = xor(g0k_acc_1, rkw_1) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g0t_1 = xor(g0k_1, g0x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm15, %ymm11 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
@@ -2112,9 +2112,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	vpxor %ymm11, %ymm15, %ymm7 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
 	vpxor %ymm0, %ymm7, %ymm0 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
 	vpxor 160(%rsp), %ymm0, %ymm0 /* g0x_1 = xor(g0l_1, g0x1.2) */
-	vpxor %ymm13, %ymm8, %ymm7 /* g1t_acc_2 = xor(g1x2, g1x3) */
-	vpxor %ymm9, %ymm7, %ymm7 /* g1t_acc_3 = xor(g1t_acc_2, rkw_1) */
-	vpxor %ymm1, %ymm7, %ymm7 /* g1t_1 = xor(g1t_acc_3, g1x0) */
+	vpxor %ymm13, %ymm8, %ymm7 /* g1k_acc_1 = xor(g1x2, g1x3) */
+	vpxor %ymm9, %ymm7, %ymm7 /* g1k_1 = xor(g1k_acc_1, rkw_1) */
+	vpxor %ymm1, %ymm7, %ymm7 /* g1t_1 = xor(g1k_1, g1x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm7, %ymm7 /* g1a_1 = gf2p8affine(g1t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm7, %ymm7 /* g1s_1 = gf2p8affineinv(g1a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm7, %ymm11 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
@@ -2129,9 +2129,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	vpxor %ymm11, %ymm7, %ymm7 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
 	vpxor %ymm8, %ymm7, %ymm7 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
 	vpxor %ymm7, %ymm6, %ymm6 /* g1x_1 = xor(g1x1, g1l_1) */
-	vpxor %ymm5, %ymm12, %ymm7 /* g2t_acc_2 = xor(g2x2, g2x3) */
-	vpxor %ymm9, %ymm7, %ymm7 /* g2t_acc_3 = xor(g2t_acc_2, rkw_1) */
-	vpxor %ymm3, %ymm7, %ymm7 /* g2t_1 = xor(g2t_acc_3, g2x0) */
+	vpxor %ymm5, %ymm12, %ymm7 /* g2k_acc_1 = xor(g2x2, g2x3) */
+	vpxor %ymm9, %ymm7, %ymm7 /* g2k_1 = xor(g2k_acc_1, rkw_1) */
+	vpxor %ymm3, %ymm7, %ymm7 /* g2t_1 = xor(g2k_1, g2x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm7, %ymm7 /* g2a_1 = gf2p8affine(g2t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm7, %ymm7 /* g2s_1 = gf2p8affineinv(g2a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm7, %ymm8 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
@@ -2145,9 +2145,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	vpxor %ymm8, %ymm7, %ymm7 /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
 	vpxor %ymm11, %ymm7, %ymm7 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
 	vpxor %ymm7, %ymm10, %ymm7 /* g2x_1 = xor(g2x1, g2l_1) */
-	vpxor 416(%rsp), %ymm14, %ymm8 /* g3t_acc_2 = xor(g3x2, g3x3) */
-	vpxor %ymm9, %ymm8, %ymm8 /* g3t_acc_3 = xor(g3t_acc_2, rkw_1) */
-	vpxor %ymm4, %ymm8, %ymm8 /* g3t_1 = xor(g3t_acc_3, g3x0) */
+	vpxor 416(%rsp), %ymm14, %ymm8 /* g3k_acc_1 = xor(g3x2, g3x3) */
+	vpxor %ymm9, %ymm8, %ymm8 /* g3k_1 = xor(g3k_acc_1, rkw_1) */
+	vpxor %ymm4, %ymm8, %ymm8 /* g3t_1 = xor(g3k_1, g3x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm8, %ymm8 /* g3a_1 = gf2p8affine(g3t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm8, %ymm8 /* g3s_1 = gf2p8affineinv(g3a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm8, %ymm10 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
@@ -2162,9 +2162,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	vpxor %ymm11, %ymm8, %ymm8 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
 	vpxor 512(%rsp), %ymm8, %ymm8 /* g3x_1 = xor(g3l_1, g3x1.2) */
 	vmovdqa 1024(%rsp), %ymm10 /* reload g4x2.2 */
-	vpxor 1088(%rsp), %ymm10, %ymm11 /* g4t_acc_2 = xor(g4x2, g4x3) */
-	vpxor %ymm9, %ymm11, %ymm11 /* g4t_acc_3 = xor(g4t_acc_2, rkw_1) */
-	vpxor 384(%rsp), %ymm11, %ymm11 /* g4t_1 = xor(g4t_acc_3, g4x0) */
+	vpxor 1088(%rsp), %ymm10, %ymm11 /* g4k_acc_1 = xor(g4x2, g4x3) */
+	vpxor %ymm9, %ymm11, %ymm11 /* g4k_1 = xor(g4k_acc_1, rkw_1) */
+	vpxor 384(%rsp), %ymm11, %ymm11 /* g4t_1 = xor(g4k_1, g4x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm11, %ymm11 /* g4a_1 = gf2p8affine(g4t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm11, %ymm11 /* g4s_1 = gf2p8affineinv(g4a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm11, %ymm15 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
@@ -2180,9 +2180,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	vpxor %ymm10, %ymm11, %ymm10 /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
 	vpxor 896(%rsp), %ymm10, %ymm10 /* g4x_1 = xor(g4l_1, g4x1.2) */
 	vmovdqa 928(%rsp), %ymm11 /* reload g5x2.2 */
-	vpxor 1120(%rsp), %ymm11, %ymm14 /* g5t_acc_2 = xor(g5x2, g5x3) */
-	vpxor %ymm9, %ymm14, %ymm14 /* g5t_acc_3 = xor(g5t_acc_2, rkw_1) */
-	vpxor 256(%rsp), %ymm14, %ymm14 /* g5t_1 = xor(g5t_acc_3, g5x0) */
+	vpxor 1120(%rsp), %ymm11, %ymm14 /* g5k_acc_1 = xor(g5x2, g5x3) */
+	vpxor %ymm9, %ymm14, %ymm14 /* g5k_1 = xor(g5k_acc_1, rkw_1) */
+	vpxor 256(%rsp), %ymm14, %ymm14 /* g5t_1 = xor(g5k_1, g5x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_1 = gf2p8affine(g5t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_1 = gf2p8affineinv(g5a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_1 = lookup16(g5s_1, rotl24) */
@@ -2198,9 +2198,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	vpxor %ymm10, %ymm11, %ymm10 /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
 	vpxor 800(%rsp), %ymm10, %ymm10 /* g5x_1 = xor(g5l_1, g5x1.2) */
 	vmovdqa 960(%rsp), %ymm11 /* reload g6x2.2 */
-	vpxor 1152(%rsp), %ymm11, %ymm14 /* g6t_acc_2 = xor(g6x2, g6x3) */
-	vpxor %ymm9, %ymm14, %ymm14 /* g6t_acc_3 = xor(g6t_acc_2, rkw_1) */
-	vpxor %ymm2, %ymm14, %ymm14 /* g6t_1 = xor(g6t_acc_3, g6x0) */
+	vpxor 1152(%rsp), %ymm11, %ymm14 /* g6k_acc_1 = xor(g6x2, g6x3) */
+	vpxor %ymm9, %ymm14, %ymm14 /* g6k_1 = xor(g6k_acc_1, rkw_1) */
+	vpxor %ymm2, %ymm14, %ymm14 /* g6t_1 = xor(g6k_1, g6x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_1 = gf2p8affine(g6t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_1 = gf2p8affineinv(g6a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_1 = lookup16(g6s_1, rotl24) */
@@ -2216,9 +2216,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	vpxor %ymm2, %ymm11, %ymm2 /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
 	vpxor 832(%rsp), %ymm2, %ymm2 /* g6x_1 = xor(g6l_1, g6x1.2) */
 	vmovdqa 992(%rsp), %ymm11 /* reload g7x2.2 */
-	vpxor 288(%rsp), %ymm11, %ymm14 /* g7t_acc_2 = xor(g7x2, g7x3) */
-	vpxor %ymm9, %ymm14, %ymm9 /* g7t_acc_3 = xor(g7t_acc_2, rkw_1) */
-	vpxor 320(%rsp), %ymm9, %ymm9 /* g7t_1 = xor(g7t_acc_3, g7x0) */
+	vpxor 288(%rsp), %ymm11, %ymm14 /* g7k_acc_1 = xor(g7x2, g7x3) */
+	vpxor %ymm9, %ymm14, %ymm9 /* g7k_1 = xor(g7k_acc_1, rkw_1) */
+	vpxor 320(%rsp), %ymm9, %ymm9 /* g7t_1 = xor(g7k_1, g7x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm9, %ymm9 /* g7a_1 = gf2p8affine(g7t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm9, %ymm9 /* g7s_1 = gf2p8affineinv(g7a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm9, %ymm14 /* g7lr24_1 = lookup16(g7s_1, rotl24) */
@@ -2236,9 +2236,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	/* Round 8r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
 	vpbroadcastd 8(%rdi,%rcx), %ymm11 /* rkw_2 = bcast32() */
 	vmovdqa 64(%rsp), %ymm14 /* reload g0x3.2 */
-	vpxor 448(%rsp), %ymm14, %ymm15 /* g0t_acc_4 = xor(g0x3, g0x0) */
-	vpxor %ymm11, %ymm15, %ymm15 /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t_2 = xor(g0t_acc_5, g0x1) */
+	vpxor 448(%rsp), %ymm14, %ymm15 /* g0k_acc_2 = xor(g0x3, g0x0) */
+	vpxor %ymm11, %ymm15, %ymm15 /* g0k_2 = xor(g0k_acc_2, rkw_2) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g0t_2 = xor(g0k_2, g0x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
@@ -2254,9 +2254,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	vpxor %ymm14, %ymm15, %ymm9 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
 	vpxor %ymm0, %ymm9, %ymm0 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
 	vpxor 0(%rsp), %ymm0, %ymm0 /* g0x_2 = xor(g0l_2, g0x2.2) */
-	vpxor %ymm1, %ymm13, %ymm9 /* g1t_acc_4 = xor(g1x3, g1x0) */
-	vpxor %ymm11, %ymm9, %ymm9 /* g1t_acc_5 = xor(g1t_acc_4, rkw_2) */
-	vpxor %ymm6, %ymm9, %ymm9 /* g1t_2 = xor(g1t_acc_5, g1x1) */
+	vpxor %ymm1, %ymm13, %ymm9 /* g1k_acc_2 = xor(g1x3, g1x0) */
+	vpxor %ymm11, %ymm9, %ymm9 /* g1k_2 = xor(g1k_acc_2, rkw_2) */
+	vpxor %ymm6, %ymm9, %ymm9 /* g1t_2 = xor(g1k_2, g1x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm9, %ymm9 /* g1a_2 = gf2p8affine(g1t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm9, %ymm9 /* g1s_2 = gf2p8affineinv(g1a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm9, %ymm14 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
@@ -2271,9 +2271,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	vpxor %ymm14, %ymm9, %ymm9 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
 	vpxor %ymm13, %ymm9, %ymm9 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
 	vpxor 160(%rsp), %ymm9, %ymm9 /* g1x_2 = xor(g1l_2, g1x2.2) */
-	vpxor %ymm3, %ymm5, %ymm13 /* g2t_acc_4 = xor(g2x3, g2x0) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g2t_acc_5 = xor(g2t_acc_4, rkw_2) */
-	vpxor %ymm7, %ymm13, %ymm13 /* g2t_2 = xor(g2t_acc_5, g2x1) */
+	vpxor %ymm3, %ymm5, %ymm13 /* g2k_acc_2 = xor(g2x3, g2x0) */
+	vpxor %ymm11, %ymm13, %ymm13 /* g2k_2 = xor(g2k_acc_2, rkw_2) */
+	vpxor %ymm7, %ymm13, %ymm13 /* g2t_2 = xor(g2k_2, g2x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm13, %ymm13 /* g2a_2 = gf2p8affine(g2t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm13, %ymm13 /* g2s_2 = gf2p8affineinv(g2a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm13, %ymm14 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
@@ -2288,9 +2288,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	vpxor %ymm14, %ymm13, %ymm13 /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
 	vpxor %ymm5, %ymm13, %ymm5 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
 	vpxor %ymm5, %ymm12, %ymm5 /* g2x_2 = xor(g2x2, g2l_2) */
-	vpxor 416(%rsp), %ymm4, %ymm12 /* g3t_acc_4 = xor(g3x0.3, g3x3.2) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g3t_acc_5 = xor(g3t_acc_4, rkw_2) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g3t_2 = xor(g3t_acc_5, g3x1) */
+	vpxor 416(%rsp), %ymm4, %ymm12 /* g3k_acc_2 = xor(g3x0.3, g3x3.2) */
+	vpxor %ymm11, %ymm12, %ymm12 /* g3k_2 = xor(g3k_acc_2, rkw_2) */
+	vpxor %ymm8, %ymm12, %ymm12 /* g3t_2 = xor(g3k_2, g3x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_2 = gf2p8affine(g3t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_2 = gf2p8affineinv(g3a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm12, %ymm13 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
@@ -2305,9 +2305,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	vpxor %ymm14, %ymm12, %ymm12 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
 	vpxor 512(%rsp), %ymm12, %ymm12 /* g3x_2 = xor(g3l_2, g3x2.2) */
 	vmovdqa 1088(%rsp), %ymm13 /* reload g4x3.2 */
-	vpxor 384(%rsp), %ymm13, %ymm14 /* g4t_acc_4 = xor(g4x3, g4x0) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g4t_acc_5 = xor(g4t_acc_4, rkw_2) */
-	vpxor 224(%rsp), %ymm14, %ymm14 /* g4t_2 = xor(g4t_acc_5, g4x1) */
+	vpxor 384(%rsp), %ymm13, %ymm14 /* g4k_acc_2 = xor(g4x3, g4x0) */
+	vpxor %ymm11, %ymm14, %ymm14 /* g4k_2 = xor(g4k_acc_2, rkw_2) */
+	vpxor 224(%rsp), %ymm14, %ymm14 /* g4t_2 = xor(g4k_2, g4x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_2 = gf2p8affine(g4t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_2 = gf2p8affineinv(g4a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_2 = lookup16(g4s_2, rotl24) */
@@ -2323,9 +2323,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	vpxor %ymm12, %ymm13, %ymm12 /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
 	vpxor 1024(%rsp), %ymm12, %ymm12 /* g4x_2 = xor(g4l_2, g4x2.2) */
 	vmovdqa 1120(%rsp), %ymm13 /* reload g5x3.2 */
-	vpxor 256(%rsp), %ymm13, %ymm14 /* g5t_acc_4 = xor(g5x3, g5x0) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g5t_acc_5 = xor(g5t_acc_4, rkw_2) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g5t_2 = xor(g5t_acc_5, g5x1) */
+	vpxor 256(%rsp), %ymm13, %ymm14 /* g5k_acc_2 = xor(g5x3, g5x0) */
+	vpxor %ymm11, %ymm14, %ymm14 /* g5k_2 = xor(g5k_acc_2, rkw_2) */
+	vpxor %ymm10, %ymm14, %ymm14 /* g5t_2 = xor(g5k_2, g5x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_2 = gf2p8affine(g5t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_2 = gf2p8affineinv(g5a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_2 = lookup16(g5s_2, rotl24) */
@@ -2341,9 +2341,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	vpxor %ymm10, %ymm13, %ymm10 /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
 	vpxor 928(%rsp), %ymm10, %ymm10 /* g5x_2 = xor(g5l_2, g5x2.2) */
 	vmovdqa 1152(%rsp), %ymm13 /* reload g6x3.2 */
-	vpxor 32(%rsp), %ymm13, %ymm14 /* g6t_acc_4 = xor(g6x3, g6x0) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g6t_acc_5 = xor(g6t_acc_4, rkw_2) */
-	vpxor %ymm2, %ymm14, %ymm14 /* g6t_2 = xor(g6t_acc_5, g6x1) */
+	vpxor 32(%rsp), %ymm13, %ymm14 /* g6k_acc_2 = xor(g6x3, g6x0) */
+	vpxor %ymm11, %ymm14, %ymm14 /* g6k_2 = xor(g6k_acc_2, rkw_2) */
+	vpxor %ymm2, %ymm14, %ymm14 /* g6t_2 = xor(g6k_2, g6x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_2 = gf2p8affine(g6t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_2 = gf2p8affineinv(g6a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_2 = lookup16(g6s_2, rotl24) */
@@ -2359,9 +2359,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	vpxor %ymm2, %ymm13, %ymm2 /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
 	vpxor 960(%rsp), %ymm2, %ymm2 /* g6x_2 = xor(g6l_2, g6x2.2) */
 	vmovdqa 288(%rsp), %ymm13 /* reload g7x3.2 */
-	vpxor 320(%rsp), %ymm13, %ymm14 /* g7t_acc_4 = xor(g7x3, g7x0) */
-	vpxor %ymm11, %ymm14, %ymm11 /* g7t_acc_5 = xor(g7t_acc_4, rkw_2) */
-	vpxor 480(%rsp), %ymm11, %ymm11 /* g7t_2 = xor(g7t_acc_5, g7x1) */
+	vpxor 320(%rsp), %ymm13, %ymm14 /* g7k_acc_2 = xor(g7x3, g7x0) */
+	vpxor %ymm11, %ymm14, %ymm11 /* g7k_2 = xor(g7k_acc_2, rkw_2) */
+	vpxor 480(%rsp), %ymm11, %ymm11 /* g7t_2 = xor(g7k_2, g7x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm11, %ymm11 /* g7a_2 = gf2p8affine(g7t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm11, %ymm11 /* g7s_2 = gf2p8affineinv(g7a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm11, %ymm14 /* g7lr24_2 = lookup16(g7s_2, rotl24) */
@@ -2379,9 +2379,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	/* Round 8r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
 	vpbroadcastd 12(%rdi,%rcx), %ymm13 /* rkw_3 = bcast32() */
 	vmovdqa 448(%rsp), %ymm14 /* reload g0x0.3 */
-	vpxor 96(%rsp), %ymm14, %ymm15 /* g0t_acc_6 = xor(g0x0, g0x1) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t_3 = xor(g0t_acc_7, g0x2) */
+	vpxor 96(%rsp), %ymm14, %ymm15 /* g0k_acc_3 = xor(g0x0, g0x1) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g0k_3 = xor(g0k_acc_3, rkw_3) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g0t_3 = xor(g0k_3, g0x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_3 = gf2p8affine(g0t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_3 = gf2p8affineinv(g0a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
@@ -2397,9 +2397,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	vpxor %ymm14, %ymm15, %ymm11 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
 	vpxor %ymm0, %ymm11, %ymm0 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
 	vpxor 64(%rsp), %ymm0, %ymm0 /* g0x_3 = xor(g0l_3, g0x3.2) */
-	vpxor %ymm6, %ymm1, %ymm11 /* g1t_acc_6 = xor(g1x0, g1x1) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g1t_acc_7 = xor(g1t_acc_6, rkw_3) */
-	vpxor %ymm9, %ymm11, %ymm11 /* g1t_3 = xor(g1t_acc_7, g1x2) */
+	vpxor %ymm6, %ymm1, %ymm11 /* g1k_acc_3 = xor(g1x0, g1x1) */
+	vpxor %ymm13, %ymm11, %ymm11 /* g1k_3 = xor(g1k_acc_3, rkw_3) */
+	vpxor %ymm9, %ymm11, %ymm11 /* g1t_3 = xor(g1k_3, g1x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm11, %ymm11 /* g1a_3 = gf2p8affine(g1t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm11, %ymm11 /* g1s_3 = gf2p8affineinv(g1a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm11, %ymm14 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
@@ -2414,9 +2414,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	vpxor %ymm14, %ymm11, %ymm11 /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
 	vpxor %ymm1, %ymm11, %ymm1 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
 	vpxor 0(%rsp), %ymm1, %ymm1 /* g1x_3 = xor(g1l_3, g1x3.2) */
-	vpxor %ymm7, %ymm3, %ymm11 /* g2t_acc_6 = xor(g2x0, g2x1) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g2t_acc_7 = xor(g2t_acc_6, rkw_3) */
-	vpxor %ymm5, %ymm11, %ymm11 /* g2t_3 = xor(g2t_acc_7, g2x2) */
+	vpxor %ymm7, %ymm3, %ymm11 /* g2k_acc_3 = xor(g2x0, g2x1) */
+	vpxor %ymm13, %ymm11, %ymm11 /* g2k_3 = xor(g2k_acc_3, rkw_3) */
+	vpxor %ymm5, %ymm11, %ymm11 /* g2t_3 = xor(g2k_3, g2x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm11, %ymm11 /* g2a_3 = gf2p8affine(g2t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm11, %ymm11 /* g2s_3 = gf2p8affineinv(g2a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm11, %ymm14 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
@@ -2431,9 +2431,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	vpxor %ymm14, %ymm11, %ymm11 /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
 	vpxor %ymm3, %ymm11, %ymm3 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
 	vpxor 160(%rsp), %ymm3, %ymm3 /* g2x_3 = xor(g2l_3, g2x3.2) */
-	vpxor %ymm8, %ymm4, %ymm11 /* g3t_acc_6 = xor(g3x0, g3x1) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g3t_acc_7 = xor(g3t_acc_6, rkw_3) */
-	vpxor 512(%rsp), %ymm11, %ymm11 /* g3t_3 = xor(g3t_acc_7, g3x2) */
+	vpxor %ymm8, %ymm4, %ymm11 /* g3k_acc_3 = xor(g3x0, g3x1) */
+	vpxor %ymm13, %ymm11, %ymm11 /* g3k_3 = xor(g3k_acc_3, rkw_3) */
+	vpxor 512(%rsp), %ymm11, %ymm11 /* g3t_3 = xor(g3k_3, g3x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm11, %ymm11 /* g3a_3 = gf2p8affine(g3t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm11, %ymm11 /* g3s_3 = gf2p8affineinv(g3a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm11, %ymm14 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
@@ -2449,9 +2449,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	vpxor %ymm4, %ymm11, %ymm4 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
 	vpxor 416(%rsp), %ymm4, %ymm4 /* g3x_3 = xor(g3l_3, g3x3.2) */
 	vmovdqa 384(%rsp), %ymm11 /* reload g4x0.3 */
-	vpxor 224(%rsp), %ymm11, %ymm14 /* g4t_acc_6 = xor(g4x0, g4x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_7 = xor(g4t_acc_6, rkw_3) */
-	vpxor %ymm12, %ymm14, %ymm14 /* g4t_3 = xor(g4t_acc_7, g4x2) */
+	vpxor 224(%rsp), %ymm11, %ymm14 /* g4k_acc_3 = xor(g4x0, g4x1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g4k_3 = xor(g4k_acc_3, rkw_3) */
+	vpxor %ymm12, %ymm14, %ymm14 /* g4t_3 = xor(g4k_3, g4x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_3 = gf2p8affine(g4t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_3 = gf2p8affineinv(g4a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_3 = lookup16(g4s_3, rotl24) */
@@ -2467,9 +2467,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	vpxor %ymm11, %ymm12, %ymm11 /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
 	vpxor 1088(%rsp), %ymm11, %ymm11 /* g4x_3 = xor(g4l_3, g4x3.2) */
 	vmovdqa 256(%rsp), %ymm12 /* reload g5x0.3 */
-	vpxor 352(%rsp), %ymm12, %ymm14 /* g5t_acc_6 = xor(g5x0, g5x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_7 = xor(g5t_acc_6, rkw_3) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g5t_3 = xor(g5t_acc_7, g5x2) */
+	vpxor 352(%rsp), %ymm12, %ymm14 /* g5k_acc_3 = xor(g5x0, g5x1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g5k_3 = xor(g5k_acc_3, rkw_3) */
+	vpxor %ymm10, %ymm14, %ymm14 /* g5t_3 = xor(g5k_3, g5x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_3 = gf2p8affine(g5t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_3 = gf2p8affineinv(g5a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_3 = lookup16(g5s_3, rotl24) */
@@ -2485,9 +2485,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	vpxor %ymm10, %ymm12, %ymm10 /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
 	vpxor 1120(%rsp), %ymm10, %ymm10 /* g5x_3 = xor(g5l_3, g5x3.2) */
 	vmovdqa 32(%rsp), %ymm12 /* reload g6x0.3 */
-	vpxor 192(%rsp), %ymm12, %ymm14 /* g6t_acc_6 = xor(g6x0, g6x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_7 = xor(g6t_acc_6, rkw_3) */
-	vpxor %ymm2, %ymm14, %ymm14 /* g6t_3 = xor(g6t_acc_7, g6x2) */
+	vpxor 192(%rsp), %ymm12, %ymm14 /* g6k_acc_3 = xor(g6x0, g6x1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g6k_3 = xor(g6k_acc_3, rkw_3) */
+	vpxor %ymm2, %ymm14, %ymm14 /* g6t_3 = xor(g6k_3, g6x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_3 = gf2p8affine(g6t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_3 = gf2p8affineinv(g6a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_3 = lookup16(g6s_3, rotl24) */
@@ -2503,9 +2503,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	vpxor %ymm2, %ymm12, %ymm2 /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
 	vpxor 1152(%rsp), %ymm2, %ymm2 /* g6x_3 = xor(g6l_3, g6x3.2) */
 	vmovdqa 320(%rsp), %ymm12 /* reload g7x0.3 */
-	vpxor 480(%rsp), %ymm12, %ymm14 /* g7t_acc_6 = xor(g7x0, g7x1) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_7 = xor(g7t_acc_6, rkw_3) */
-	vpxor 1184(%rsp), %ymm13, %ymm13 /* g7t_3 = xor(g7t_acc_7, g7x2) */
+	vpxor 480(%rsp), %ymm12, %ymm14 /* g7k_acc_3 = xor(g7x0, g7x1) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g7k_3 = xor(g7k_acc_3, rkw_3) */
+	vpxor 1184(%rsp), %ymm13, %ymm13 /* g7t_3 = xor(g7k_3, g7x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_3 = gf2p8affine(g7t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_3 = gf2p8affineinv(g7a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_3 = lookup16(g7s_3, rotl24) */
@@ -2523,9 +2523,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	/* Round 8r+4: X4 ^= L(S(X5 ^ X6 ^ X7 ^ rk)) (slots mod 4). */
 	vpbroadcastd 16(%rdi,%rcx), %ymm13 /* rkw_4 = bcast32() */
 	vmovdqa 96(%rsp), %ymm14 /* reload g0x1.3 */
-	vpxor 128(%rsp), %ymm14, %ymm15 /* g0t_acc_8 = xor(g0x1, g0x2) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_9 = xor(g0t_acc_8, rkw_4) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t_4 = xor(g0t_acc_9, g0x3) */
+	vpxor 128(%rsp), %ymm14, %ymm15 /* g0k_acc_4 = xor(g0x1, g0x2) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g0k_4 = xor(g0k_acc_4, rkw_4) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g0t_4 = xor(g0k_4, g0x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_4 = gf2p8affine(g0t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_4 = gf2p8affineinv(g0a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_4 = lookup16(g0s_4, rotl24) */
@@ -2541,9 +2541,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_4 = xor(g0s_4, g0lr24_4) */
 	vpxor %ymm0, %ymm12, %ymm0 /* g0l_4 = xor(g0l_acc_4, g0lr2_4) */
 	vpxor 448(%rsp), %ymm0, %ymm0 /* g0x_4 = xor(g0l_4, g0x0.3) */
-	vpxor %ymm9, %ymm6, %ymm12 /* g1t_acc_8 = xor(g1x1, g1x2) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g1t_acc_9 = xor(g1t_acc_8, rkw_4) */
-	vpxor %ymm1, %ymm12, %ymm12 /* g1t_4 = xor(g1t_acc_9, g1x3) */
+	vpxor %ymm9, %ymm6, %ymm12 /* g1k_acc_4 = xor(g1x1, g1x2) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g1k_4 = xor(g1k_acc_4, rkw_4) */
+	vpxor %ymm1, %ymm12, %ymm12 /* g1t_4 = xor(g1k_4, g1x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_4 = gf2p8affine(g1t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_4 = gf2p8affineinv(g1a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_4 = lookup16(g1s_4, rotl24) */
@@ -2558,9 +2558,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_4 = xor(g1s_4, g1lr24_4) */
 	vpxor %ymm6, %ymm12, %ymm6 /* g1l_4 = xor(g1l_acc_4, g1lr2_4) */
 	vpxor 64(%rsp), %ymm6, %ymm6 /* g1x_4 = xor(g1l_4, g1x0.3) */
-	vpxor %ymm5, %ymm7, %ymm12 /* g2t_acc_8 = xor(g2x1, g2x2) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g2t_acc_9 = xor(g2t_acc_8, rkw_4) */
-	vpxor %ymm3, %ymm12, %ymm12 /* g2t_4 = xor(g2t_acc_9, g2x3) */
+	vpxor %ymm5, %ymm7, %ymm12 /* g2k_acc_4 = xor(g2x1, g2x2) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g2k_4 = xor(g2k_acc_4, rkw_4) */
+	vpxor %ymm3, %ymm12, %ymm12 /* g2t_4 = xor(g2k_4, g2x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_4 = gf2p8affine(g2t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_4 = gf2p8affineinv(g2a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_4 = lookup16(g2s_4, rotl24) */
@@ -2575,9 +2575,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_4 = xor(g2s_4, g2lr24_4) */
 	vpxor %ymm7, %ymm12, %ymm7 /* g2l_4 = xor(g2l_acc_4, g2lr2_4) */
 	vpxor 0(%rsp), %ymm7, %ymm7 /* g2x_4 = xor(g2l_4, g2x0.3) */
-	vpxor 512(%rsp), %ymm8, %ymm12 /* g3t_acc_8 = xor(g3x1, g3x2) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g3t_acc_9 = xor(g3t_acc_8, rkw_4) */
-	vpxor %ymm4, %ymm12, %ymm12 /* g3t_4 = xor(g3t_acc_9, g3x3) */
+	vpxor 512(%rsp), %ymm8, %ymm12 /* g3k_acc_4 = xor(g3x1, g3x2) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g3k_4 = xor(g3k_acc_4, rkw_4) */
+	vpxor %ymm4, %ymm12, %ymm12 /* g3t_4 = xor(g3k_4, g3x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_4 = gf2p8affine(g3t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_4 = gf2p8affineinv(g3a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_4 = lookup16(g3s_4, rotl24) */
@@ -2593,9 +2593,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	vpxor %ymm8, %ymm12, %ymm8 /* g3l_4 = xor(g3l_acc_4, g3lr2_4) */
 	vpxor 160(%rsp), %ymm8, %ymm8 /* g3x_4 = xor(g3l_4, g3x0.3) */
 	vmovdqa 224(%rsp), %ymm12 /* reload g4x1.3 */
-	vpxor 1216(%rsp), %ymm12, %ymm14 /* g4t_acc_8 = xor(g4x1, g4x2) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_9 = xor(g4t_acc_8, rkw_4) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g4t_4 = xor(g4t_acc_9, g4x3) */
+	vpxor 1216(%rsp), %ymm12, %ymm14 /* g4k_acc_4 = xor(g4x1, g4x2) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g4k_4 = xor(g4k_acc_4, rkw_4) */
+	vpxor %ymm11, %ymm14, %ymm14 /* g4t_4 = xor(g4k_4, g4x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_4 = gf2p8affine(g4t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_4 = gf2p8affineinv(g4a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_4 = lookup16(g4s_4, rotl24) */
@@ -2611,9 +2611,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	vpxor %ymm11, %ymm12, %ymm11 /* g4l_4 = xor(g4l_acc_4, g4lr2_4) */
 	vpxor 384(%rsp), %ymm11, %ymm11 /* g4x_4 = xor(g4l_4, g4x0.3) */
 	vmovdqa 352(%rsp), %ymm12 /* reload g5x1.3 */
-	vpxor 1248(%rsp), %ymm12, %ymm14 /* g5t_acc_8 = xor(g5x1, g5x2) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_9 = xor(g5t_acc_8, rkw_4) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g5t_4 = xor(g5t_acc_9, g5x3) */
+	vpxor 1248(%rsp), %ymm12, %ymm14 /* g5k_acc_4 = xor(g5x1, g5x2) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g5k_4 = xor(g5k_acc_4, rkw_4) */
+	vpxor %ymm10, %ymm14, %ymm14 /* g5t_4 = xor(g5k_4, g5x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_4 = gf2p8affine(g5t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_4 = gf2p8affineinv(g5a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_4 = lookup16(g5s_4, rotl24) */
@@ -2629,9 +2629,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	vpxor %ymm10, %ymm12, %ymm10 /* g5l_4 = xor(g5l_acc_4, g5lr2_4) */
 	vpxor 256(%rsp), %ymm10, %ymm10 /* g5x_4 = xor(g5l_4, g5x0.3) */
 	vmovdqa 192(%rsp), %ymm12 /* reload g6x1.3 */
-	vpxor 1280(%rsp), %ymm12, %ymm14 /* g6t_acc_8 = xor(g6x1, g6x2) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_9 = xor(g6t_acc_8, rkw_4) */
-	vpxor %ymm2, %ymm14, %ymm14 /* g6t_4 = xor(g6t_acc_9, g6x3) */
+	vpxor 1280(%rsp), %ymm12, %ymm14 /* g6k_acc_4 = xor(g6x1, g6x2) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g6k_4 = xor(g6k_acc_4, rkw_4) */
+	vpxor %ymm2, %ymm14, %ymm14 /* g6t_4 = xor(g6k_4, g6x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_4 = gf2p8affine(g6t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_4 = gf2p8affineinv(g6a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_4 = lookup16(g6s_4, rotl24) */
@@ -2647,9 +2647,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	vpxor %ymm2, %ymm12, %ymm2 /* g6l_4 = xor(g6l_acc_4, g6lr2_4) */
 	vpxor 32(%rsp), %ymm2, %ymm2 /* g6x_4 = xor(g6l_4, g6x0.3) */
 	vmovdqa 480(%rsp), %ymm12 /* reload g7x1.3 */
-	vpxor 1184(%rsp), %ymm12, %ymm14 /* g7t_acc_8 = xor(g7x1, g7x2) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_9 = xor(g7t_acc_8, rkw_4) */
-	vpxor 1344(%rsp), %ymm13, %ymm13 /* g7t_4 = xor(g7t_acc_9, g7x3) */
+	vpxor 1184(%rsp), %ymm12, %ymm14 /* g7k_acc_4 = xor(g7x1, g7x2) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g7k_4 = xor(g7k_acc_4, rkw_4) */
+	vpxor 1344(%rsp), %ymm13, %ymm13 /* g7t_4 = xor(g7k_4, g7x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_4 = gf2p8affine(g7t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_4 = gf2p8affineinv(g7a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_4 = lookup16(g7s_4, rotl24) */
@@ -2667,9 +2667,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	/* Round 8r+5: X5 ^= L(S(X6 ^ X7 ^ X8 ^ rk)) (slots mod 4). */
 	vpbroadcastd 20(%rdi,%rcx), %ymm13 /* rkw_5 = bcast32() */
 	vmovdqa 128(%rsp), %ymm14 /* reload g0x2.3 */
-	vpxor 1312(%rsp), %ymm14, %ymm15 /* g0t_acc_10 = xor(g0x2, g0x3) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_11 = xor(g0t_acc_10, rkw_5) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t_5 = xor(g0t_acc_11, g0x0) */
+	vpxor 1312(%rsp), %ymm14, %ymm15 /* g0k_acc_5 = xor(g0x2, g0x3) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g0k_5 = xor(g0k_acc_5, rkw_5) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g0t_5 = xor(g0k_5, g0x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_5 = gf2p8affine(g0t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_5 = gf2p8affineinv(g0a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_5 = lookup16(g0s_5, rotl24) */
@@ -2685,9 +2685,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_5 = xor(g0s_5, g0lr24_5) */
 	vpxor %ymm0, %ymm12, %ymm0 /* g0l_5 = xor(g0l_acc_5, g0lr2_5) */
 	vpxor 96(%rsp), %ymm0, %ymm0 /* g0x_5 = xor(g0l_5, g0x1.3) */
-	vpxor %ymm1, %ymm9, %ymm12 /* g1t_acc_10 = xor(g1x2, g1x3) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g1t_acc_11 = xor(g1t_acc_10, rkw_5) */
-	vpxor %ymm6, %ymm12, %ymm12 /* g1t_5 = xor(g1t_acc_11, g1x0) */
+	vpxor %ymm1, %ymm9, %ymm12 /* g1k_acc_5 = xor(g1x2, g1x3) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g1k_5 = xor(g1k_acc_5, rkw_5) */
+	vpxor %ymm6, %ymm12, %ymm12 /* g1t_5 = xor(g1k_5, g1x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_5 = gf2p8affine(g1t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_5 = gf2p8affineinv(g1a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_5 = lookup16(g1s_5, rotl24) */
@@ -2702,9 +2702,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_5 = xor(g1s_5, g1lr24_5) */
 	vpxor %ymm9, %ymm12, %ymm9 /* g1l_5 = xor(g1l_acc_5, g1lr2_5) */
 	vpxor 448(%rsp), %ymm9, %ymm9 /* g1x_5 = xor(g1l_5, g1x1.3) */
-	vpxor %ymm3, %ymm5, %ymm12 /* g2t_acc_10 = xor(g2x2, g2x3) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g2t_acc_11 = xor(g2t_acc_10, rkw_5) */
-	vpxor %ymm7, %ymm12, %ymm12 /* g2t_5 = xor(g2t_acc_11, g2x0) */
+	vpxor %ymm3, %ymm5, %ymm12 /* g2k_acc_5 = xor(g2x2, g2x3) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g2k_5 = xor(g2k_acc_5, rkw_5) */
+	vpxor %ymm7, %ymm12, %ymm12 /* g2t_5 = xor(g2k_5, g2x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_5 = gf2p8affine(g2t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_5 = gf2p8affineinv(g2a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_5 = lookup16(g2s_5, rotl24) */
@@ -2719,9 +2719,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_5 = xor(g2s_5, g2lr24_5) */
 	vpxor %ymm5, %ymm12, %ymm5 /* g2l_5 = xor(g2l_acc_5, g2lr2_5) */
 	vpxor 64(%rsp), %ymm5, %ymm5 /* g2x_5 = xor(g2l_5, g2x1.3) */
-	vpxor 512(%rsp), %ymm4, %ymm12 /* g3t_acc_10 = xor(g3x3.3, g3x2.3) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g3t_acc_11 = xor(g3t_acc_10, rkw_5) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g3t_5 = xor(g3t_acc_11, g3x0) */
+	vpxor 512(%rsp), %ymm4, %ymm12 /* g3k_acc_5 = xor(g3x3.3, g3x2.3) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g3k_5 = xor(g3k_acc_5, rkw_5) */
+	vpxor %ymm8, %ymm12, %ymm12 /* g3t_5 = xor(g3k_5, g3x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_5 = gf2p8affine(g3t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_5 = gf2p8affineinv(g3a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_5 = lookup16(g3s_5, rotl24) */
@@ -2737,9 +2737,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	vpxor %ymm4, %ymm12, %ymm4 /* g3l_5 = xor(g3l_acc_5, g3lr2_5) */
 	vpxor 0(%rsp), %ymm4, %ymm4 /* g3x_5 = xor(g3l_5, g3x1.3) */
 	vmovdqa 1216(%rsp), %ymm12 /* reload g4x2.3 */
-	vpxor 160(%rsp), %ymm12, %ymm14 /* g4t_acc_10 = xor(g4x2, g4x3) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_11 = xor(g4t_acc_10, rkw_5) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g4t_5 = xor(g4t_acc_11, g4x0) */
+	vpxor 160(%rsp), %ymm12, %ymm14 /* g4k_acc_5 = xor(g4x2, g4x3) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g4k_5 = xor(g4k_acc_5, rkw_5) */
+	vpxor %ymm11, %ymm14, %ymm14 /* g4t_5 = xor(g4k_5, g4x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_5 = gf2p8affine(g4t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_5 = gf2p8affineinv(g4a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_5 = lookup16(g4s_5, rotl24) */
@@ -2755,9 +2755,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	vpxor %ymm11, %ymm12, %ymm11 /* g4l_5 = xor(g4l_acc_5, g4lr2_5) */
 	vpxor 224(%rsp), %ymm11, %ymm11 /* g4x_5 = xor(g4l_5, g4x1.3) */
 	vmovdqa 1248(%rsp), %ymm12 /* reload g5x2.3 */
-	vpxor 384(%rsp), %ymm12, %ymm14 /* g5t_acc_10 = xor(g5x2, g5x3) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_11 = xor(g5t_acc_10, rkw_5) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g5t_5 = xor(g5t_acc_11, g5x0) */
+	vpxor 384(%rsp), %ymm12, %ymm14 /* g5k_acc_5 = xor(g5x2, g5x3) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g5k_5 = xor(g5k_acc_5, rkw_5) */
+	vpxor %ymm10, %ymm14, %ymm14 /* g5t_5 = xor(g5k_5, g5x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_5 = gf2p8affine(g5t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_5 = gf2p8affineinv(g5a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_5 = lookup16(g5s_5, rotl24) */
@@ -2773,9 +2773,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	vpxor %ymm10, %ymm12, %ymm10 /* g5l_5 = xor(g5l_acc_5, g5lr2_5) */
 	vpxor 352(%rsp), %ymm10, %ymm10 /* g5x_5 = xor(g5l_5, g5x1.3) */
 	vmovdqa 1280(%rsp), %ymm12 /* reload g6x2.3 */
-	vpxor 256(%rsp), %ymm12, %ymm14 /* g6t_acc_10 = xor(g6x2, g6x3) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_11 = xor(g6t_acc_10, rkw_5) */
-	vpxor %ymm2, %ymm14, %ymm14 /* g6t_5 = xor(g6t_acc_11, g6x0) */
+	vpxor 256(%rsp), %ymm12, %ymm14 /* g6k_acc_5 = xor(g6x2, g6x3) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g6k_5 = xor(g6k_acc_5, rkw_5) */
+	vpxor %ymm2, %ymm14, %ymm14 /* g6t_5 = xor(g6k_5, g6x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_5 = gf2p8affine(g6t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_5 = gf2p8affineinv(g6a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_5 = lookup16(g6s_5, rotl24) */
@@ -2791,9 +2791,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	vpxor %ymm2, %ymm12, %ymm2 /* g6l_5 = xor(g6l_acc_5, g6lr2_5) */
 	vpxor 192(%rsp), %ymm2, %ymm2 /* g6x_5 = xor(g6l_5, g6x1.3) */
 	vmovdqa 1184(%rsp), %ymm12 /* reload g7x2.3 */
-	vpxor 1344(%rsp), %ymm12, %ymm14 /* g7t_acc_10 = xor(g7x2, g7x3) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_11 = xor(g7t_acc_10, rkw_5) */
-	vpxor 672(%rsp), %ymm13, %ymm13 /* g7t_5 = xor(g7t_acc_11, g7x0) */
+	vpxor 1344(%rsp), %ymm12, %ymm14 /* g7k_acc_5 = xor(g7x2, g7x3) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g7k_5 = xor(g7k_acc_5, rkw_5) */
+	vpxor 672(%rsp), %ymm13, %ymm13 /* g7t_5 = xor(g7k_5, g7x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_5 = gf2p8affine(g7t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_5 = gf2p8affineinv(g7a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_5 = lookup16(g7s_5, rotl24) */
@@ -2811,9 +2811,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	/* Round 8r+6: X6 ^= L(S(X7 ^ X8 ^ X9 ^ rk)) (slots mod 4). */
 	vpbroadcastd 24(%rdi,%rcx), %ymm13 /* rkw_6 = bcast32() */
 	vmovdqa 1312(%rsp), %ymm14 /* reload g0x3.3 */
-	vpxor 320(%rsp), %ymm14, %ymm15 /* g0t_acc_12 = xor(g0x3, g0x0) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_13 = xor(g0t_acc_12, rkw_6) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t_6 = xor(g0t_acc_13, g0x1) */
+	vpxor 320(%rsp), %ymm14, %ymm15 /* g0k_acc_6 = xor(g0x3, g0x0) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g0k_6 = xor(g0k_acc_6, rkw_6) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g0t_6 = xor(g0k_6, g0x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_6 = gf2p8affine(g0t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_6 = gf2p8affineinv(g0a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_6 = lookup16(g0s_6, rotl24) */
@@ -2829,9 +2829,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_6 = xor(g0s_6, g0lr24_6) */
 	vpxor %ymm0, %ymm12, %ymm0 /* g0l_6 = xor(g0l_acc_6, g0lr2_6) */
 	vpxor 128(%rsp), %ymm0, %ymm0 /* g0x_6 = xor(g0l_6, g0x2.3) */
-	vpxor %ymm6, %ymm1, %ymm12 /* g1t_acc_12 = xor(g1x3, g1x0) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g1t_acc_13 = xor(g1t_acc_12, rkw_6) */
-	vpxor %ymm9, %ymm12, %ymm12 /* g1t_6 = xor(g1t_acc_13, g1x1) */
+	vpxor %ymm6, %ymm1, %ymm12 /* g1k_acc_6 = xor(g1x3, g1x0) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g1k_6 = xor(g1k_acc_6, rkw_6) */
+	vpxor %ymm9, %ymm12, %ymm12 /* g1t_6 = xor(g1k_6, g1x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_6 = gf2p8affine(g1t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_6 = gf2p8affineinv(g1a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_6 = lookup16(g1s_6, rotl24) */
@@ -2846,9 +2846,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_6 = xor(g1s_6, g1lr24_6) */
 	vpxor %ymm1, %ymm12, %ymm1 /* g1l_6 = xor(g1l_acc_6, g1lr2_6) */
 	vpxor 96(%rsp), %ymm1, %ymm1 /* g1x_6 = xor(g1l_6, g1x2.3) */
-	vpxor %ymm7, %ymm3, %ymm12 /* g2t_acc_12 = xor(g2x3, g2x0) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g2t_acc_13 = xor(g2t_acc_12, rkw_6) */
-	vpxor %ymm5, %ymm12, %ymm12 /* g2t_6 = xor(g2t_acc_13, g2x1) */
+	vpxor %ymm7, %ymm3, %ymm12 /* g2k_acc_6 = xor(g2x3, g2x0) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g2k_6 = xor(g2k_acc_6, rkw_6) */
+	vpxor %ymm5, %ymm12, %ymm12 /* g2t_6 = xor(g2k_6, g2x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_6 = gf2p8affine(g2t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_6 = gf2p8affineinv(g2a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_6 = lookup16(g2s_6, rotl24) */
@@ -2863,9 +2863,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_6 = xor(g2s_6, g2lr24_6) */
 	vpxor %ymm3, %ymm12, %ymm3 /* g2l_6 = xor(g2l_acc_6, g2lr2_6) */
 	vpxor 448(%rsp), %ymm3, %ymm3 /* g2x_6 = xor(g2l_6, g2x2.3) */
-	vpxor 64(%rsp), %ymm8, %ymm12 /* g3t_acc_12 = xor(g3x0.4, g3x3.3) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g3t_acc_13 = xor(g3t_acc_12, rkw_6) */
-	vpxor %ymm4, %ymm12, %ymm12 /* g3t_6 = xor(g3t_acc_13, g3x1) */
+	vpxor 64(%rsp), %ymm8, %ymm12 /* g3k_acc_6 = xor(g3x0.4, g3x3.3) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g3k_6 = xor(g3k_acc_6, rkw_6) */
+	vpxor %ymm4, %ymm12, %ymm12 /* g3t_6 = xor(g3k_6, g3x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_6 = gf2p8affine(g3t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_6 = gf2p8affineinv(g3a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_6 = lookup16(g3s_6, rotl24) */
@@ -2881,9 +2881,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	vpxor %ymm4, %ymm12, %ymm4 /* g3l_6 = xor(g3l_acc_6, g3lr2_6) */
 	vpxor 512(%rsp), %ymm4, %ymm4 /* g3x_6 = xor(g3l_6, g3x2.3) */
 	vmovdqa 160(%rsp), %ymm12 /* reload g4x3.3 */
-	vpxor 768(%rsp), %ymm12, %ymm14 /* g4t_acc_12 = xor(g4x3, g4x0) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_13 = xor(g4t_acc_12, rkw_6) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g4t_6 = xor(g4t_acc_13, g4x1) */
+	vpxor 768(%rsp), %ymm12, %ymm14 /* g4k_acc_6 = xor(g4x3, g4x0) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g4k_6 = xor(g4k_acc_6, rkw_6) */
+	vpxor %ymm11, %ymm14, %ymm14 /* g4t_6 = xor(g4k_6, g4x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_6 = gf2p8affine(g4t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_6 = gf2p8affineinv(g4a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_6 = lookup16(g4s_6, rotl24) */
@@ -2899,9 +2899,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	vpxor %ymm11, %ymm12, %ymm11 /* g4l_6 = xor(g4l_acc_6, g4lr2_6) */
 	vpxor 1216(%rsp), %ymm11, %ymm11 /* g4x_6 = xor(g4l_6, g4x2.3) */
 	vmovdqa 384(%rsp), %ymm12 /* reload g5x3.3 */
-	vpxor 736(%rsp), %ymm12, %ymm14 /* g5t_acc_12 = xor(g5x3, g5x0) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_13 = xor(g5t_acc_12, rkw_6) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g5t_6 = xor(g5t_acc_13, g5x1) */
+	vpxor 736(%rsp), %ymm12, %ymm14 /* g5k_acc_6 = xor(g5x3, g5x0) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g5k_6 = xor(g5k_acc_6, rkw_6) */
+	vpxor %ymm10, %ymm14, %ymm14 /* g5t_6 = xor(g5k_6, g5x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_6 = gf2p8affine(g5t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_6 = gf2p8affineinv(g5a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_6 = lookup16(g5s_6, rotl24) */
@@ -2917,9 +2917,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	vpxor %ymm10, %ymm12, %ymm10 /* g5l_6 = xor(g5l_acc_6, g5lr2_6) */
 	vpxor 1248(%rsp), %ymm10, %ymm10 /* g5x_6 = xor(g5l_6, g5x2.3) */
 	vmovdqa 256(%rsp), %ymm12 /* reload g6x3.3 */
-	vpxor 704(%rsp), %ymm12, %ymm14 /* g6t_acc_12 = xor(g6x3, g6x0) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_13 = xor(g6t_acc_12, rkw_6) */
-	vpxor %ymm2, %ymm14, %ymm14 /* g6t_6 = xor(g6t_acc_13, g6x1) */
+	vpxor 704(%rsp), %ymm12, %ymm14 /* g6k_acc_6 = xor(g6x3, g6x0) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g6k_6 = xor(g6k_acc_6, rkw_6) */
+	vpxor %ymm2, %ymm14, %ymm14 /* g6t_6 = xor(g6k_6, g6x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_6 = gf2p8affine(g6t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_6 = gf2p8affineinv(g6a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_6 = lookup16(g6s_6, rotl24) */
@@ -2935,9 +2935,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	vpxor %ymm2, %ymm12, %ymm2 /* g6l_6 = xor(g6l_acc_6, g6lr2_6) */
 	vpxor 1280(%rsp), %ymm2, %ymm2 /* g6x_6 = xor(g6l_6, g6x2.3) */
 	vmovdqa 1344(%rsp), %ymm12 /* reload g7x3.3 */
-	vpxor 672(%rsp), %ymm12, %ymm14 /* g7t_acc_12 = xor(g7x3, g7x0) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_13 = xor(g7t_acc_12, rkw_6) */
-	vpxor 864(%rsp), %ymm13, %ymm13 /* g7t_6 = xor(g7t_acc_13, g7x1) */
+	vpxor 672(%rsp), %ymm12, %ymm14 /* g7k_acc_6 = xor(g7x3, g7x0) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g7k_6 = xor(g7k_acc_6, rkw_6) */
+	vpxor 864(%rsp), %ymm13, %ymm13 /* g7t_6 = xor(g7k_6, g7x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_6 = gf2p8affine(g7t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_6 = gf2p8affineinv(g7a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_6 = lookup16(g7s_6, rotl24) */
@@ -2955,9 +2955,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	/* Round 8r+7: X7 ^= L(S(X8 ^ X9 ^ X10 ^ rk)) (slots mod 4). */
 	vpbroadcastd 28(%rdi,%rcx), %ymm13 /* rkw_7 = bcast32() */
 	vmovdqa 320(%rsp), %ymm14 /* reload g0x0.4 */
-	vpxor 480(%rsp), %ymm14, %ymm15 /* g0t_acc_14 = xor(g0x0, g0x1) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_15 = xor(g0t_acc_14, rkw_7) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t_7 = xor(g0t_acc_15, g0x2) */
+	vpxor 480(%rsp), %ymm14, %ymm15 /* g0k_acc_7 = xor(g0x0, g0x1) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g0k_7 = xor(g0k_acc_7, rkw_7) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g0t_7 = xor(g0k_7, g0x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_7 = gf2p8affine(g0t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_7 = gf2p8affineinv(g0a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_7 = lookup16(g0s_7, rotl24) */
@@ -2973,9 +2973,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_7 = xor(g0s_7, g0lr24_7) */
 	vpxor %ymm0, %ymm12, %ymm0 /* g0l_7 = xor(g0l_acc_7, g0lr2_7) */
 	vpxor 1312(%rsp), %ymm0, %ymm0 /* g0x_7 = xor(g0l_7, g0x3.3) */
-	vpxor %ymm9, %ymm6, %ymm12 /* g1t_acc_14 = xor(g1x0, g1x1) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g1t_acc_15 = xor(g1t_acc_14, rkw_7) */
-	vpxor %ymm1, %ymm12, %ymm12 /* g1t_7 = xor(g1t_acc_15, g1x2) */
+	vpxor %ymm9, %ymm6, %ymm12 /* g1k_acc_7 = xor(g1x0, g1x1) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g1k_7 = xor(g1k_acc_7, rkw_7) */
+	vpxor %ymm1, %ymm12, %ymm12 /* g1t_7 = xor(g1k_7, g1x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_7 = gf2p8affine(g1t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_7 = gf2p8affineinv(g1a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_7 = lookup16(g1s_7, rotl24) */
@@ -2990,9 +2990,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_7 = xor(g1s_7, g1lr24_7) */
 	vpxor %ymm6, %ymm12, %ymm6 /* g1l_7 = xor(g1l_acc_7, g1lr2_7) */
 	vpxor 128(%rsp), %ymm6, %ymm6 /* g1x_7 = xor(g1l_7, g1x3.3) */
-	vpxor %ymm5, %ymm7, %ymm12 /* g2t_acc_14 = xor(g2x0, g2x1) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g2t_acc_15 = xor(g2t_acc_14, rkw_7) */
-	vpxor %ymm3, %ymm12, %ymm12 /* g2t_7 = xor(g2t_acc_15, g2x2) */
+	vpxor %ymm5, %ymm7, %ymm12 /* g2k_acc_7 = xor(g2x0, g2x1) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g2k_7 = xor(g2k_acc_7, rkw_7) */
+	vpxor %ymm3, %ymm12, %ymm12 /* g2t_7 = xor(g2k_7, g2x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_7 = gf2p8affine(g2t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_7 = gf2p8affineinv(g2a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_7 = lookup16(g2s_7, rotl24) */
@@ -3007,9 +3007,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_7 = xor(g2s_7, g2lr24_7) */
 	vpxor %ymm7, %ymm12, %ymm7 /* g2l_7 = xor(g2l_acc_7, g2lr2_7) */
 	vpxor 96(%rsp), %ymm7, %ymm7 /* g2x_7 = xor(g2l_7, g2x3.3) */
-	vpxor 448(%rsp), %ymm8, %ymm12 /* g3t_acc_14 = xor(g3x0, g3x1) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g3t_acc_15 = xor(g3t_acc_14, rkw_7) */
-	vpxor %ymm4, %ymm12, %ymm12 /* g3t_7 = xor(g3t_acc_15, g3x2) */
+	vpxor 448(%rsp), %ymm8, %ymm12 /* g3k_acc_7 = xor(g3x0, g3x1) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g3k_7 = xor(g3k_acc_7, rkw_7) */
+	vpxor %ymm4, %ymm12, %ymm12 /* g3t_7 = xor(g3k_7, g3x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_7 = gf2p8affine(g3t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_7 = gf2p8affineinv(g3a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_7 = lookup16(g3s_7, rotl24) */
@@ -3025,9 +3025,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	vpxor %ymm8, %ymm12, %ymm8 /* g3l_7 = xor(g3l_acc_7, g3lr2_7) */
 	vpxor 64(%rsp), %ymm8, %ymm8 /* g3x_7 = xor(g3l_7, g3x3.3) */
 	vmovdqa 768(%rsp), %ymm12 /* reload g4x0.4 */
-	vpxor 896(%rsp), %ymm12, %ymm14 /* g4t_acc_14 = xor(g4x0, g4x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_15 = xor(g4t_acc_14, rkw_7) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g4t_7 = xor(g4t_acc_15, g4x2) */
+	vpxor 896(%rsp), %ymm12, %ymm14 /* g4k_acc_7 = xor(g4x0, g4x1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g4k_7 = xor(g4k_acc_7, rkw_7) */
+	vpxor %ymm11, %ymm14, %ymm14 /* g4t_7 = xor(g4k_7, g4x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_7 = gf2p8affine(g4t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_7 = gf2p8affineinv(g4a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_7 = lookup16(g4s_7, rotl24) */
@@ -3043,9 +3043,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	vpxor %ymm11, %ymm12, %ymm11 /* g4l_7 = xor(g4l_acc_7, g4lr2_7) */
 	vpxor 160(%rsp), %ymm11, %ymm11 /* g4x_7 = xor(g4l_7, g4x3.3) */
 	vmovdqa 736(%rsp), %ymm12 /* reload g5x0.4 */
-	vpxor 800(%rsp), %ymm12, %ymm14 /* g5t_acc_14 = xor(g5x0, g5x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_15 = xor(g5t_acc_14, rkw_7) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g5t_7 = xor(g5t_acc_15, g5x2) */
+	vpxor 800(%rsp), %ymm12, %ymm14 /* g5k_acc_7 = xor(g5x0, g5x1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g5k_7 = xor(g5k_acc_7, rkw_7) */
+	vpxor %ymm10, %ymm14, %ymm14 /* g5t_7 = xor(g5k_7, g5x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_7 = gf2p8affine(g5t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_7 = gf2p8affineinv(g5a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_7 = lookup16(g5s_7, rotl24) */
@@ -3061,9 +3061,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	vpxor %ymm10, %ymm12, %ymm10 /* g5l_7 = xor(g5l_acc_7, g5lr2_7) */
 	vpxor 384(%rsp), %ymm10, %ymm10 /* g5x_7 = xor(g5l_7, g5x3.3) */
 	vmovdqa 704(%rsp), %ymm12 /* reload g6x0.4 */
-	vpxor 832(%rsp), %ymm12, %ymm14 /* g6t_acc_14 = xor(g6x0, g6x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_15 = xor(g6t_acc_14, rkw_7) */
-	vpxor %ymm2, %ymm14, %ymm14 /* g6t_7 = xor(g6t_acc_15, g6x2) */
+	vpxor 832(%rsp), %ymm12, %ymm14 /* g6k_acc_7 = xor(g6x0, g6x1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g6k_7 = xor(g6k_acc_7, rkw_7) */
+	vpxor %ymm2, %ymm14, %ymm14 /* g6t_7 = xor(g6k_7, g6x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_7 = gf2p8affine(g6t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_7 = gf2p8affineinv(g6a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_7 = lookup16(g6s_7, rotl24) */
@@ -3079,9 +3079,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	vpxor %ymm2, %ymm12, %ymm2 /* g6l_7 = xor(g6l_acc_7, g6lr2_7) */
 	vpxor 256(%rsp), %ymm2, %ymm2 /* g6x_7 = xor(g6l_7, g6x3.3) */
 	vmovdqa 672(%rsp), %ymm12 /* reload g7x0.4 */
-	vpxor 864(%rsp), %ymm12, %ymm14 /* g7t_acc_14 = xor(g7x0, g7x1) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_15 = xor(g7t_acc_14, rkw_7) */
-	vpxor 992(%rsp), %ymm13, %ymm13 /* g7t_7 = xor(g7t_acc_15, g7x2) */
+	vpxor 864(%rsp), %ymm12, %ymm14 /* g7k_acc_7 = xor(g7x0, g7x1) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g7k_7 = xor(g7k_acc_7, rkw_7) */
+	vpxor 992(%rsp), %ymm13, %ymm13 /* g7t_7 = xor(g7k_7, g7x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_7 = gf2p8affine(g7t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_7 = gf2p8affineinv(g7a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_7 = lookup16(g7s_7, rotl24) */
@@ -3478,9 +3478,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 
 	/* Round 8r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	vpbroadcastd (%rdi,%r8), %ymm9 /* rkw = bcast32() */
-	vpxor %ymm3, %ymm4, %ymm15 /* g0t_acc = xor(g0x1, g0x2) */
-	vpxor %ymm9, %ymm15, %ymm15 /* g0t_acc_1 = xor(g0t_acc, rkw) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t = xor(g0t_acc_1, g0x3) */
+	vpxor %ymm3, %ymm4, %ymm15 /* g0k_acc = xor(g0x1, g0x2) */
+	vpxor %ymm9, %ymm15, %ymm15 /* g0k = xor(g0k_acc, rkw) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g0t = xor(g0k, g0x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm15, %ymm15 /* g0a = gf2p8affine(g0t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s = gf2p8affineinv(g0a, gfni_mat_1) */
 	vmovdqa %ymm4, 160(%rsp) /* spill g0x1.2 */
@@ -3497,9 +3497,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	vpxor %ymm4, %ymm15, %ymm3 /* g0l_acc = xor(g0s, g0lr24) */
 	vpxor %ymm0, %ymm3, %ymm0 /* g0l = xor(g0l_acc, g0lr2) */
 	vpxor %ymm0, %ymm1, %ymm0 /* g0x = xor(g0x0, g0l) */
-	vpxor %ymm8, %ymm6, %ymm1 /* g1t_acc = xor(g1x1, g1x2) */
-	vpxor %ymm9, %ymm1, %ymm1 /* g1t_acc_1 = xor(g1t_acc, rkw) */
-	vpxor %ymm13, %ymm1, %ymm1 /* g1t = xor(g1t_acc_1, g1x3) */
+	vpxor %ymm8, %ymm6, %ymm1 /* g1k_acc = xor(g1x1, g1x2) */
+	vpxor %ymm9, %ymm1, %ymm1 /* g1k = xor(g1k_acc, rkw) */
+	vpxor %ymm13, %ymm1, %ymm1 /* g1t = xor(g1k, g1x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm1, %ymm1 /* g1a = gf2p8affine(g1t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm1, %ymm1 /* g1s = gf2p8affineinv(g1a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm1, %ymm3 /* g1lr24 = lookup16(g1s, rotl24) */
@@ -3513,9 +3513,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	vpxor %ymm3, %ymm1, %ymm1 /* g1l_acc = xor(g1s, g1lr24) */
 	vpxor %ymm4, %ymm1, %ymm1 /* g1l = xor(g1l_acc, g1lr2) */
 	vpxor %ymm1, %ymm7, %ymm1 /* g1x = xor(g1x0, g1l) */
-	vpxor %ymm12, %ymm10, %ymm3 /* g2t_acc = xor(g2x1, g2x2) */
-	vpxor %ymm9, %ymm3, %ymm3 /* g2t_acc_1 = xor(g2t_acc, rkw) */
-	vpxor %ymm5, %ymm3, %ymm3 /* g2t = xor(g2t_acc_1, g2x3) */
+	vpxor %ymm12, %ymm10, %ymm3 /* g2k_acc = xor(g2x1, g2x2) */
+	vpxor %ymm9, %ymm3, %ymm3 /* g2k = xor(g2k_acc, rkw) */
+	vpxor %ymm5, %ymm3, %ymm3 /* g2t = xor(g2k, g2x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm3, %ymm3 /* g2a = gf2p8affine(g2t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm3, %ymm3 /* g2s = gf2p8affineinv(g2a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm3, %ymm4 /* g2lr24 = lookup16(g2s, rotl24) */
@@ -3529,9 +3529,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	vpxor %ymm4, %ymm3, %ymm3 /* g2l_acc = xor(g2s, g2lr24) */
 	vpxor %ymm7, %ymm3, %ymm3 /* g2l = xor(g2l_acc, g2lr2) */
 	vpxor %ymm3, %ymm11, %ymm3 /* g2x = xor(g2x0, g2l) */
-	vpxor %ymm14, %ymm2, %ymm4 /* g3t_acc = xor(g3x1, g3x2) */
-	vpxor %ymm9, %ymm4, %ymm4 /* g3t_acc_1 = xor(g3t_acc, rkw) */
-	vpxor 416(%rsp), %ymm4, %ymm4 /* g3t = xor(g3t_acc_1, g3x3) */
+	vpxor %ymm14, %ymm2, %ymm4 /* g3k_acc = xor(g3x1, g3x2) */
+	vpxor %ymm9, %ymm4, %ymm4 /* g3k = xor(g3k_acc, rkw) */
+	vpxor 416(%rsp), %ymm4, %ymm4 /* g3t = xor(g3k, g3x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm4, %ymm4 /* g3a = gf2p8affine(g3t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm4, %ymm4 /* g3s = gf2p8affineinv(g3a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm4, %ymm7 /* g3lr24 = lookup16(g3s, rotl24) */
@@ -3546,9 +3546,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	vpxor %ymm11, %ymm4, %ymm4 /* g3l = xor(g3l_acc, g3lr2) */
 	vpxor 1056(%rsp), %ymm4, %ymm4 /* g3x = xor(g3l, g3x0.2) */
 	vmovdqa 896(%rsp), %ymm7 /* reload g4x1.2 */
-	vpxor 1024(%rsp), %ymm7, %ymm11 /* g4t_acc = xor(g4x1, g4x2) */
-	vpxor %ymm9, %ymm11, %ymm11 /* g4t_acc_1 = xor(g4t_acc, rkw) */
-	vpxor 1088(%rsp), %ymm11, %ymm11 /* g4t = xor(g4t_acc_1, g4x3) */
+	vpxor 1024(%rsp), %ymm7, %ymm11 /* g4k_acc = xor(g4x1, g4x2) */
+	vpxor %ymm9, %ymm11, %ymm11 /* g4k = xor(g4k_acc, rkw) */
+	vpxor 1088(%rsp), %ymm11, %ymm11 /* g4t = xor(g4k, g4x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm11, %ymm11 /* g4a = gf2p8affine(g4t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm11, %ymm11 /* g4s = gf2p8affineinv(g4a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm11, %ymm15 /* g4lr24 = lookup16(g4s, rotl24) */
@@ -3564,9 +3564,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	vpxor %ymm2, %ymm7, %ymm2 /* g4l = xor(g4l_acc, g4lr2) */
 	vpxor 768(%rsp), %ymm2, %ymm2 /* g4x = xor(g4l, g4x0.2) */
 	vmovdqa 800(%rsp), %ymm7 /* reload g5x1.2 */
-	vpxor 928(%rsp), %ymm7, %ymm11 /* g5t_acc = xor(g5x1, g5x2) */
-	vpxor %ymm9, %ymm11, %ymm11 /* g5t_acc_1 = xor(g5t_acc, rkw) */
-	vpxor 1120(%rsp), %ymm11, %ymm11 /* g5t = xor(g5t_acc_1, g5x3) */
+	vpxor 928(%rsp), %ymm7, %ymm11 /* g5k_acc = xor(g5x1, g5x2) */
+	vpxor %ymm9, %ymm11, %ymm11 /* g5k = xor(g5k_acc, rkw) */
+	vpxor 1120(%rsp), %ymm11, %ymm11 /* g5t = xor(g5k, g5x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm11, %ymm11 /* g5a = gf2p8affine(g5t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm11, %ymm11 /* g5s = gf2p8affineinv(g5a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm11, %ymm15 /* g5lr24 = lookup16(g5s, rotl24) */
@@ -3582,9 +3582,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	vpxor %ymm2, %ymm7, %ymm2 /* g5l = xor(g5l_acc, g5lr2) */
 	vpxor 736(%rsp), %ymm2, %ymm2 /* g5x = xor(g5l, g5x0.2) */
 	vmovdqa 832(%rsp), %ymm7 /* reload g6x1.2 */
-	vpxor 960(%rsp), %ymm7, %ymm11 /* g6t_acc = xor(g6x1, g6x2) */
-	vpxor %ymm9, %ymm11, %ymm11 /* g6t_acc_1 = xor(g6t_acc, rkw) */
-	vpxor 1152(%rsp), %ymm11, %ymm11 /* g6t = xor(g6t_acc_1, g6x3) */
+	vpxor 960(%rsp), %ymm7, %ymm11 /* g6k_acc = xor(g6x1, g6x2) */
+	vpxor %ymm9, %ymm11, %ymm11 /* g6k = xor(g6k_acc, rkw) */
+	vpxor 1152(%rsp), %ymm11, %ymm11 /* g6t = xor(g6k, g6x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm11, %ymm11 /* g6a = gf2p8affine(g6t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm11, %ymm11 /* g6s = gf2p8affineinv(g6a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm11, %ymm15 /* g6lr24 = lookup16(g6s, rotl24) */
@@ -3600,9 +3600,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	vpxor %ymm2, %ymm7, %ymm2 /* g6l = xor(g6l_acc, g6lr2) */
 	vpxor 704(%rsp), %ymm2, %ymm2 /* g6x = xor(g6l, g6x0.2) */
 	vmovdqa 864(%rsp), %ymm7 /* reload g7x1.2 */
-	vpxor 992(%rsp), %ymm7, %ymm11 /* g7t_acc = xor(g7x1, g7x2) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g7t_acc_1 = xor(g7t_acc, rkw) */
-	vpxor 288(%rsp), %ymm9, %ymm9 /* g7t = xor(g7t_acc_1, g7x3) */
+	vpxor 992(%rsp), %ymm7, %ymm11 /* g7k_acc = xor(g7x1, g7x2) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g7k = xor(g7k_acc, rkw) */
+	vpxor 288(%rsp), %ymm9, %ymm9 /* g7t = xor(g7k, g7x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm9, %ymm9 /* g7a = gf2p8affine(g7t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm9, %ymm9 /* g7s = gf2p8affineinv(g7a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm9, %ymm11 /* g7lr24 = lookup16(g7s, rotl24) */
@@ -3620,9 +3620,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	/* Round 8r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
 	vpbroadcastd 4(%rdi,%r8), %ymm9 /* rkw_1 = bcast32() */
 	vmovdqa 0(%rsp), %ymm11 /* reload g0x2.2 */
-	vpxor 64(%rsp), %ymm11, %ymm15 /* g0t_acc_2 = xor(g0x2, g0x3) */
-	vpxor %ymm9, %ymm15, %ymm15 /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t_1 = xor(g0t_acc_3, g0x0) */
+	vpxor 64(%rsp), %ymm11, %ymm15 /* g0k_acc_1 = xor(g0x2, g0x3) */
+	vpxor %ymm9, %ymm15, %ymm15 /* g0k_1 = xor(g0k_acc_1, rkw_1) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g0t_1 = xor(g0k_1, g0x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm15, %ymm11 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
@@ -3638,9 +3638,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	vpxor %ymm11, %ymm15, %ymm7 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
 	vpxor %ymm0, %ymm7, %ymm0 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
 	vpxor 160(%rsp), %ymm0, %ymm0 /* g0x_1 = xor(g0l_1, g0x1.2) */
-	vpxor %ymm13, %ymm8, %ymm7 /* g1t_acc_2 = xor(g1x2, g1x3) */
-	vpxor %ymm9, %ymm7, %ymm7 /* g1t_acc_3 = xor(g1t_acc_2, rkw_1) */
-	vpxor %ymm1, %ymm7, %ymm7 /* g1t_1 = xor(g1t_acc_3, g1x0) */
+	vpxor %ymm13, %ymm8, %ymm7 /* g1k_acc_1 = xor(g1x2, g1x3) */
+	vpxor %ymm9, %ymm7, %ymm7 /* g1k_1 = xor(g1k_acc_1, rkw_1) */
+	vpxor %ymm1, %ymm7, %ymm7 /* g1t_1 = xor(g1k_1, g1x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm7, %ymm7 /* g1a_1 = gf2p8affine(g1t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm7, %ymm7 /* g1s_1 = gf2p8affineinv(g1a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm7, %ymm11 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
@@ -3655,9 +3655,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	vpxor %ymm11, %ymm7, %ymm7 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
 	vpxor %ymm8, %ymm7, %ymm7 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
 	vpxor %ymm7, %ymm6, %ymm6 /* g1x_1 = xor(g1x1, g1l_1) */
-	vpxor %ymm5, %ymm12, %ymm7 /* g2t_acc_2 = xor(g2x2, g2x3) */
-	vpxor %ymm9, %ymm7, %ymm7 /* g2t_acc_3 = xor(g2t_acc_2, rkw_1) */
-	vpxor %ymm3, %ymm7, %ymm7 /* g2t_1 = xor(g2t_acc_3, g2x0) */
+	vpxor %ymm5, %ymm12, %ymm7 /* g2k_acc_1 = xor(g2x2, g2x3) */
+	vpxor %ymm9, %ymm7, %ymm7 /* g2k_1 = xor(g2k_acc_1, rkw_1) */
+	vpxor %ymm3, %ymm7, %ymm7 /* g2t_1 = xor(g2k_1, g2x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm7, %ymm7 /* g2a_1 = gf2p8affine(g2t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm7, %ymm7 /* g2s_1 = gf2p8affineinv(g2a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm7, %ymm8 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
@@ -3671,9 +3671,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	vpxor %ymm8, %ymm7, %ymm7 /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
 	vpxor %ymm11, %ymm7, %ymm7 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
 	vpxor %ymm7, %ymm10, %ymm7 /* g2x_1 = xor(g2x1, g2l_1) */
-	vpxor 416(%rsp), %ymm14, %ymm8 /* g3t_acc_2 = xor(g3x2, g3x3) */
-	vpxor %ymm9, %ymm8, %ymm8 /* g3t_acc_3 = xor(g3t_acc_2, rkw_1) */
-	vpxor %ymm4, %ymm8, %ymm8 /* g3t_1 = xor(g3t_acc_3, g3x0) */
+	vpxor 416(%rsp), %ymm14, %ymm8 /* g3k_acc_1 = xor(g3x2, g3x3) */
+	vpxor %ymm9, %ymm8, %ymm8 /* g3k_1 = xor(g3k_acc_1, rkw_1) */
+	vpxor %ymm4, %ymm8, %ymm8 /* g3t_1 = xor(g3k_1, g3x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm8, %ymm8 /* g3a_1 = gf2p8affine(g3t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm8, %ymm8 /* g3s_1 = gf2p8affineinv(g3a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm8, %ymm10 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
@@ -3688,9 +3688,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	vpxor %ymm11, %ymm8, %ymm8 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
 	vpxor 512(%rsp), %ymm8, %ymm8 /* g3x_1 = xor(g3l_1, g3x1.2) */
 	vmovdqa 1024(%rsp), %ymm10 /* reload g4x2.2 */
-	vpxor 1088(%rsp), %ymm10, %ymm11 /* g4t_acc_2 = xor(g4x2, g4x3) */
-	vpxor %ymm9, %ymm11, %ymm11 /* g4t_acc_3 = xor(g4t_acc_2, rkw_1) */
-	vpxor 384(%rsp), %ymm11, %ymm11 /* g4t_1 = xor(g4t_acc_3, g4x0) */
+	vpxor 1088(%rsp), %ymm10, %ymm11 /* g4k_acc_1 = xor(g4x2, g4x3) */
+	vpxor %ymm9, %ymm11, %ymm11 /* g4k_1 = xor(g4k_acc_1, rkw_1) */
+	vpxor 384(%rsp), %ymm11, %ymm11 /* g4t_1 = xor(g4k_1, g4x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm11, %ymm11 /* g4a_1 = gf2p8affine(g4t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm11, %ymm11 /* g4s_1 = gf2p8affineinv(g4a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm11, %ymm15 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
@@ -3706,9 +3706,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	vpxor %ymm10, %ymm11, %ymm10 /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
 	vpxor 896(%rsp), %ymm10, %ymm10 /* g4x_1 = xor(g4l_1, g4x1.2) */
 	vmovdqa 928(%rsp), %ymm11 /* reload g5x2.2 */
-	vpxor 1120(%rsp), %ymm11, %ymm14 /* g5t_acc_2 = xor(g5x2, g5x3) */
-	vpxor %ymm9, %ymm14, %ymm14 /* g5t_acc_3 = xor(g5t_acc_2, rkw_1) */
-	vpxor 256(%rsp), %ymm14, %ymm14 /* g5t_1 = xor(g5t_acc_3, g5x0) */
+	vpxor 1120(%rsp), %ymm11, %ymm14 /* g5k_acc_1 = xor(g5x2, g5x3) */
+	vpxor %ymm9, %ymm14, %ymm14 /* g5k_1 = xor(g5k_acc_1, rkw_1) */
+	vpxor 256(%rsp), %ymm14, %ymm14 /* g5t_1 = xor(g5k_1, g5x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_1 = gf2p8affine(g5t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_1 = gf2p8affineinv(g5a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_1 = lookup16(g5s_1, rotl24) */
@@ -3724,9 +3724,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	vpxor %ymm10, %ymm11, %ymm10 /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
 	vpxor 800(%rsp), %ymm10, %ymm10 /* g5x_1 = xor(g5l_1, g5x1.2) */
 	vmovdqa 960(%rsp), %ymm11 /* reload g6x2.2 */
-	vpxor 1152(%rsp), %ymm11, %ymm14 /* g6t_acc_2 = xor(g6x2, g6x3) */
-	vpxor %ymm9, %ymm14, %ymm14 /* g6t_acc_3 = xor(g6t_acc_2, rkw_1) */
-	vpxor %ymm2, %ymm14, %ymm14 /* g6t_1 = xor(g6t_acc_3, g6x0) */
+	vpxor 1152(%rsp), %ymm11, %ymm14 /* g6k_acc_1 = xor(g6x2, g6x3) */
+	vpxor %ymm9, %ymm14, %ymm14 /* g6k_1 = xor(g6k_acc_1, rkw_1) */
+	vpxor %ymm2, %ymm14, %ymm14 /* g6t_1 = xor(g6k_1, g6x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_1 = gf2p8affine(g6t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_1 = gf2p8affineinv(g6a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_1 = lookup16(g6s_1, rotl24) */
@@ -3742,9 +3742,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	vpxor %ymm2, %ymm11, %ymm2 /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
 	vpxor 832(%rsp), %ymm2, %ymm2 /* g6x_1 = xor(g6l_1, g6x1.2) */
 	vmovdqa 992(%rsp), %ymm11 /* reload g7x2.2 */
-	vpxor 288(%rsp), %ymm11, %ymm14 /* g7t_acc_2 = xor(g7x2, g7x3) */
-	vpxor %ymm9, %ymm14, %ymm9 /* g7t_acc_3 = xor(g7t_acc_2, rkw_1) */
-	vpxor 320(%rsp), %ymm9, %ymm9 /* g7t_1 = xor(g7t_acc_3, g7x0) */
+	vpxor 288(%rsp), %ymm11, %ymm14 /* g7k_acc_1 = xor(g7x2, g7x3) */
+	vpxor %ymm9, %ymm14, %ymm9 /* g7k_1 = xor(g7k_acc_1, rkw_1) */
+	vpxor 320(%rsp), %ymm9, %ymm9 /* g7t_1 = xor(g7k_1, g7x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm9, %ymm9 /* g7a_1 = gf2p8affine(g7t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm9, %ymm9 /* g7s_1 = gf2p8affineinv(g7a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm9, %ymm14 /* g7lr24_1 = lookup16(g7s_1, rotl24) */
@@ -3762,9 +3762,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	/* Round 8r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
 	vpbroadcastd 8(%rdi,%r8), %ymm11 /* rkw_2 = bcast32() */
 	vmovdqa 64(%rsp), %ymm14 /* reload g0x3.2 */
-	vpxor 448(%rsp), %ymm14, %ymm15 /* g0t_acc_4 = xor(g0x3, g0x0) */
-	vpxor %ymm11, %ymm15, %ymm15 /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t_2 = xor(g0t_acc_5, g0x1) */
+	vpxor 448(%rsp), %ymm14, %ymm15 /* g0k_acc_2 = xor(g0x3, g0x0) */
+	vpxor %ymm11, %ymm15, %ymm15 /* g0k_2 = xor(g0k_acc_2, rkw_2) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g0t_2 = xor(g0k_2, g0x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
@@ -3780,9 +3780,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	vpxor %ymm14, %ymm15, %ymm9 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
 	vpxor %ymm0, %ymm9, %ymm0 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
 	vpxor 0(%rsp), %ymm0, %ymm0 /* g0x_2 = xor(g0l_2, g0x2.2) */
-	vpxor %ymm1, %ymm13, %ymm9 /* g1t_acc_4 = xor(g1x3, g1x0) */
-	vpxor %ymm11, %ymm9, %ymm9 /* g1t_acc_5 = xor(g1t_acc_4, rkw_2) */
-	vpxor %ymm6, %ymm9, %ymm9 /* g1t_2 = xor(g1t_acc_5, g1x1) */
+	vpxor %ymm1, %ymm13, %ymm9 /* g1k_acc_2 = xor(g1x3, g1x0) */
+	vpxor %ymm11, %ymm9, %ymm9 /* g1k_2 = xor(g1k_acc_2, rkw_2) */
+	vpxor %ymm6, %ymm9, %ymm9 /* g1t_2 = xor(g1k_2, g1x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm9, %ymm9 /* g1a_2 = gf2p8affine(g1t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm9, %ymm9 /* g1s_2 = gf2p8affineinv(g1a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm9, %ymm14 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
@@ -3797,9 +3797,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	vpxor %ymm14, %ymm9, %ymm9 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
 	vpxor %ymm13, %ymm9, %ymm9 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
 	vpxor 160(%rsp), %ymm9, %ymm9 /* g1x_2 = xor(g1l_2, g1x2.2) */
-	vpxor %ymm3, %ymm5, %ymm13 /* g2t_acc_4 = xor(g2x3, g2x0) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g2t_acc_5 = xor(g2t_acc_4, rkw_2) */
-	vpxor %ymm7, %ymm13, %ymm13 /* g2t_2 = xor(g2t_acc_5, g2x1) */
+	vpxor %ymm3, %ymm5, %ymm13 /* g2k_acc_2 = xor(g2x3, g2x0) */
+	vpxor %ymm11, %ymm13, %ymm13 /* g2k_2 = xor(g2k_acc_2, rkw_2) */
+	vpxor %ymm7, %ymm13, %ymm13 /* g2t_2 = xor(g2k_2, g2x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm13, %ymm13 /* g2a_2 = gf2p8affine(g2t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm13, %ymm13 /* g2s_2 = gf2p8affineinv(g2a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm13, %ymm14 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
@@ -3814,9 +3814,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	vpxor %ymm14, %ymm13, %ymm13 /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
 	vpxor %ymm5, %ymm13, %ymm5 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
 	vpxor %ymm5, %ymm12, %ymm5 /* g2x_2 = xor(g2x2, g2l_2) */
-	vpxor 416(%rsp), %ymm4, %ymm12 /* g3t_acc_4 = xor(g3x0.3, g3x3.2) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g3t_acc_5 = xor(g3t_acc_4, rkw_2) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g3t_2 = xor(g3t_acc_5, g3x1) */
+	vpxor 416(%rsp), %ymm4, %ymm12 /* g3k_acc_2 = xor(g3x0.3, g3x3.2) */
+	vpxor %ymm11, %ymm12, %ymm12 /* g3k_2 = xor(g3k_acc_2, rkw_2) */
+	vpxor %ymm8, %ymm12, %ymm12 /* g3t_2 = xor(g3k_2, g3x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_2 = gf2p8affine(g3t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_2 = gf2p8affineinv(g3a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm12, %ymm13 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
@@ -3831,9 +3831,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	vpxor %ymm14, %ymm12, %ymm12 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
 	vpxor 512(%rsp), %ymm12, %ymm12 /* g3x_2 = xor(g3l_2, g3x2.2) */
 	vmovdqa 1088(%rsp), %ymm13 /* reload g4x3.2 */
-	vpxor 384(%rsp), %ymm13, %ymm14 /* g4t_acc_4 = xor(g4x3, g4x0) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g4t_acc_5 = xor(g4t_acc_4, rkw_2) */
-	vpxor 224(%rsp), %ymm14, %ymm14 /* g4t_2 = xor(g4t_acc_5, g4x1) */
+	vpxor 384(%rsp), %ymm13, %ymm14 /* g4k_acc_2 = xor(g4x3, g4x0) */
+	vpxor %ymm11, %ymm14, %ymm14 /* g4k_2 = xor(g4k_acc_2, rkw_2) */
+	vpxor 224(%rsp), %ymm14, %ymm14 /* g4t_2 = xor(g4k_2, g4x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_2 = gf2p8affine(g4t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_2 = gf2p8affineinv(g4a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_2 = lookup16(g4s_2, rotl24) */
@@ -3849,9 +3849,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	vpxor %ymm12, %ymm13, %ymm12 /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
 	vpxor 1024(%rsp), %ymm12, %ymm12 /* g4x_2 = xor(g4l_2, g4x2.2) */
 	vmovdqa 1120(%rsp), %ymm13 /* reload g5x3.2 */
-	vpxor 256(%rsp), %ymm13, %ymm14 /* g5t_acc_4 = xor(g5x3, g5x0) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g5t_acc_5 = xor(g5t_acc_4, rkw_2) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g5t_2 = xor(g5t_acc_5, g5x1) */
+	vpxor 256(%rsp), %ymm13, %ymm14 /* g5k_acc_2 = xor(g5x3, g5x0) */
+	vpxor %ymm11, %ymm14, %ymm14 /* g5k_2 = xor(g5k_acc_2, rkw_2) */
+	vpxor %ymm10, %ymm14, %ymm14 /* g5t_2 = xor(g5k_2, g5x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_2 = gf2p8affine(g5t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_2 = gf2p8affineinv(g5a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_2 = lookup16(g5s_2, rotl24) */
@@ -3867,9 +3867,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	vpxor %ymm10, %ymm13, %ymm10 /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
 	vpxor 928(%rsp), %ymm10, %ymm10 /* g5x_2 = xor(g5l_2, g5x2.2) */
 	vmovdqa 1152(%rsp), %ymm13 /* reload g6x3.2 */
-	vpxor 32(%rsp), %ymm13, %ymm14 /* g6t_acc_4 = xor(g6x3, g6x0) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g6t_acc_5 = xor(g6t_acc_4, rkw_2) */
-	vpxor %ymm2, %ymm14, %ymm14 /* g6t_2 = xor(g6t_acc_5, g6x1) */
+	vpxor 32(%rsp), %ymm13, %ymm14 /* g6k_acc_2 = xor(g6x3, g6x0) */
+	vpxor %ymm11, %ymm14, %ymm14 /* g6k_2 = xor(g6k_acc_2, rkw_2) */
+	vpxor %ymm2, %ymm14, %ymm14 /* g6t_2 = xor(g6k_2, g6x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_2 = gf2p8affine(g6t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_2 = gf2p8affineinv(g6a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_2 = lookup16(g6s_2, rotl24) */
@@ -3885,9 +3885,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	vpxor %ymm2, %ymm13, %ymm2 /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
 	vpxor 960(%rsp), %ymm2, %ymm2 /* g6x_2 = xor(g6l_2, g6x2.2) */
 	vmovdqa 288(%rsp), %ymm13 /* reload g7x3.2 */
-	vpxor 320(%rsp), %ymm13, %ymm14 /* g7t_acc_4 = xor(g7x3, g7x0) */
-	vpxor %ymm11, %ymm14, %ymm11 /* g7t_acc_5 = xor(g7t_acc_4, rkw_2) */
-	vpxor 480(%rsp), %ymm11, %ymm11 /* g7t_2 = xor(g7t_acc_5, g7x1) */
+	vpxor 320(%rsp), %ymm13, %ymm14 /* g7k_acc_2 = xor(g7x3, g7x0) */
+	vpxor %ymm11, %ymm14, %ymm11 /* g7k_2 = xor(g7k_acc_2, rkw_2) */
+	vpxor 480(%rsp), %ymm11, %ymm11 /* g7t_2 = xor(g7k_2, g7x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm11, %ymm11 /* g7a_2 = gf2p8affine(g7t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm11, %ymm11 /* g7s_2 = gf2p8affineinv(g7a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm11, %ymm14 /* g7lr24_2 = lookup16(g7s_2, rotl24) */
@@ -3905,9 +3905,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	/* Round 8r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
 	vpbroadcastd 12(%rdi,%r8), %ymm13 /* rkw_3 = bcast32() */
 	vmovdqa 448(%rsp), %ymm14 /* reload g0x0.3 */
-	vpxor 96(%rsp), %ymm14, %ymm15 /* g0t_acc_6 = xor(g0x0, g0x1) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t_3 = xor(g0t_acc_7, g0x2) */
+	vpxor 96(%rsp), %ymm14, %ymm15 /* g0k_acc_3 = xor(g0x0, g0x1) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g0k_3 = xor(g0k_acc_3, rkw_3) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g0t_3 = xor(g0k_3, g0x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_3 = gf2p8affine(g0t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_3 = gf2p8affineinv(g0a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
@@ -3923,9 +3923,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	vpxor %ymm14, %ymm15, %ymm11 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
 	vpxor %ymm0, %ymm11, %ymm0 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
 	vpxor 64(%rsp), %ymm0, %ymm0 /* g0x_3 = xor(g0l_3, g0x3.2) */
-	vpxor %ymm6, %ymm1, %ymm11 /* g1t_acc_6 = xor(g1x0, g1x1) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g1t_acc_7 = xor(g1t_acc_6, rkw_3) */
-	vpxor %ymm9, %ymm11, %ymm11 /* g1t_3 = xor(g1t_acc_7, g1x2) */
+	vpxor %ymm6, %ymm1, %ymm11 /* g1k_acc_3 = xor(g1x0, g1x1) */
+	vpxor %ymm13, %ymm11, %ymm11 /* g1k_3 = xor(g1k_acc_3, rkw_3) */
+	vpxor %ymm9, %ymm11, %ymm11 /* g1t_3 = xor(g1k_3, g1x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm11, %ymm11 /* g1a_3 = gf2p8affine(g1t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm11, %ymm11 /* g1s_3 = gf2p8affineinv(g1a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm11, %ymm14 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
@@ -3940,9 +3940,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	vpxor %ymm14, %ymm11, %ymm11 /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
 	vpxor %ymm1, %ymm11, %ymm1 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
 	vpxor 0(%rsp), %ymm1, %ymm1 /* g1x_3 = xor(g1l_3, g1x3.2) */
-	vpxor %ymm7, %ymm3, %ymm11 /* g2t_acc_6 = xor(g2x0, g2x1) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g2t_acc_7 = xor(g2t_acc_6, rkw_3) */
-	vpxor %ymm5, %ymm11, %ymm11 /* g2t_3 = xor(g2t_acc_7, g2x2) */
+	vpxor %ymm7, %ymm3, %ymm11 /* g2k_acc_3 = xor(g2x0, g2x1) */
+	vpxor %ymm13, %ymm11, %ymm11 /* g2k_3 = xor(g2k_acc_3, rkw_3) */
+	vpxor %ymm5, %ymm11, %ymm11 /* g2t_3 = xor(g2k_3, g2x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm11, %ymm11 /* g2a_3 = gf2p8affine(g2t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm11, %ymm11 /* g2s_3 = gf2p8affineinv(g2a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm11, %ymm14 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
@@ -3957,9 +3957,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	vpxor %ymm14, %ymm11, %ymm11 /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
 	vpxor %ymm3, %ymm11, %ymm3 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
 	vpxor 160(%rsp), %ymm3, %ymm3 /* g2x_3 = xor(g2l_3, g2x3.2) */
-	vpxor %ymm8, %ymm4, %ymm11 /* g3t_acc_6 = xor(g3x0, g3x1) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g3t_acc_7 = xor(g3t_acc_6, rkw_3) */
-	vpxor 512(%rsp), %ymm11, %ymm11 /* g3t_3 = xor(g3t_acc_7, g3x2) */
+	vpxor %ymm8, %ymm4, %ymm11 /* g3k_acc_3 = xor(g3x0, g3x1) */
+	vpxor %ymm13, %ymm11, %ymm11 /* g3k_3 = xor(g3k_acc_3, rkw_3) */
+	vpxor 512(%rsp), %ymm11, %ymm11 /* g3t_3 = xor(g3k_3, g3x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm11, %ymm11 /* g3a_3 = gf2p8affine(g3t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm11, %ymm11 /* g3s_3 = gf2p8affineinv(g3a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm11, %ymm14 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
@@ -3975,9 +3975,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	vpxor %ymm4, %ymm11, %ymm4 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
 	vpxor 416(%rsp), %ymm4, %ymm4 /* g3x_3 = xor(g3l_3, g3x3.2) */
 	vmovdqa 384(%rsp), %ymm11 /* reload g4x0.3 */
-	vpxor 224(%rsp), %ymm11, %ymm14 /* g4t_acc_6 = xor(g4x0, g4x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_7 = xor(g4t_acc_6, rkw_3) */
-	vpxor %ymm12, %ymm14, %ymm14 /* g4t_3 = xor(g4t_acc_7, g4x2) */
+	vpxor 224(%rsp), %ymm11, %ymm14 /* g4k_acc_3 = xor(g4x0, g4x1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g4k_3 = xor(g4k_acc_3, rkw_3) */
+	vpxor %ymm12, %ymm14, %ymm14 /* g4t_3 = xor(g4k_3, g4x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_3 = gf2p8affine(g4t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_3 = gf2p8affineinv(g4a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_3 = lookup16(g4s_3, rotl24) */
@@ -3993,9 +3993,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	vpxor %ymm11, %ymm12, %ymm11 /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
 	vpxor 1088(%rsp), %ymm11, %ymm11 /* g4x_3 = xor(g4l_3, g4x3.2) */
 	vmovdqa 256(%rsp), %ymm12 /* reload g5x0.3 */
-	vpxor 352(%rsp), %ymm12, %ymm14 /* g5t_acc_6 = xor(g5x0, g5x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_7 = xor(g5t_acc_6, rkw_3) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g5t_3 = xor(g5t_acc_7, g5x2) */
+	vpxor 352(%rsp), %ymm12, %ymm14 /* g5k_acc_3 = xor(g5x0, g5x1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g5k_3 = xor(g5k_acc_3, rkw_3) */
+	vpxor %ymm10, %ymm14, %ymm14 /* g5t_3 = xor(g5k_3, g5x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_3 = gf2p8affine(g5t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_3 = gf2p8affineinv(g5a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_3 = lookup16(g5s_3, rotl24) */
@@ -4011,9 +4011,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	vpxor %ymm10, %ymm12, %ymm10 /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
 	vpxor 1120(%rsp), %ymm10, %ymm10 /* g5x_3 = xor(g5l_3, g5x3.2) */
 	vmovdqa 32(%rsp), %ymm12 /* reload g6x0.3 */
-	vpxor 192(%rsp), %ymm12, %ymm14 /* g6t_acc_6 = xor(g6x0, g6x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_7 = xor(g6t_acc_6, rkw_3) */
-	vpxor %ymm2, %ymm14, %ymm14 /* g6t_3 = xor(g6t_acc_7, g6x2) */
+	vpxor 192(%rsp), %ymm12, %ymm14 /* g6k_acc_3 = xor(g6x0, g6x1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g6k_3 = xor(g6k_acc_3, rkw_3) */
+	vpxor %ymm2, %ymm14, %ymm14 /* g6t_3 = xor(g6k_3, g6x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_3 = gf2p8affine(g6t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_3 = gf2p8affineinv(g6a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_3 = lookup16(g6s_3, rotl24) */
@@ -4029,9 +4029,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	vpxor %ymm2, %ymm12, %ymm2 /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
 	vpxor 1152(%rsp), %ymm2, %ymm2 /* g6x_3 = xor(g6l_3, g6x3.2) */
 	vmovdqa 320(%rsp), %ymm12 /* reload g7x0.3 */
-	vpxor 480(%rsp), %ymm12, %ymm14 /* g7t_acc_6 = xor(g7x0, g7x1) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_7 = xor(g7t_acc_6, rkw_3) */
-	vpxor 1184(%rsp), %ymm13, %ymm13 /* g7t_3 = xor(g7t_acc_7, g7x2) */
+	vpxor 480(%rsp), %ymm12, %ymm14 /* g7k_acc_3 = xor(g7x0, g7x1) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g7k_3 = xor(g7k_acc_3, rkw_3) */
+	vpxor 1184(%rsp), %ymm13, %ymm13 /* g7t_3 = xor(g7k_3, g7x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_3 = gf2p8affine(g7t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_3 = gf2p8affineinv(g7a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_3 = lookup16(g7s_3, rotl24) */
@@ -4049,9 +4049,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	/* Round 8r+4: X4 ^= L(S(X5 ^ X6 ^ X7 ^ rk)) (slots mod 4). */
 	vpbroadcastd 16(%rdi,%r8), %ymm13 /* rkw_4 = bcast32() */
 	vmovdqa 96(%rsp), %ymm14 /* reload g0x1.3 */
-	vpxor 128(%rsp), %ymm14, %ymm15 /* g0t_acc_8 = xor(g0x1, g0x2) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_9 = xor(g0t_acc_8, rkw_4) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t_4 = xor(g0t_acc_9, g0x3) */
+	vpxor 128(%rsp), %ymm14, %ymm15 /* g0k_acc_4 = xor(g0x1, g0x2) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g0k_4 = xor(g0k_acc_4, rkw_4) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g0t_4 = xor(g0k_4, g0x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_4 = gf2p8affine(g0t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_4 = gf2p8affineinv(g0a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_4 = lookup16(g0s_4, rotl24) */
@@ -4067,9 +4067,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_4 = xor(g0s_4, g0lr24_4) */
 	vpxor %ymm0, %ymm12, %ymm0 /* g0l_4 = xor(g0l_acc_4, g0lr2_4) */
 	vpxor 448(%rsp), %ymm0, %ymm0 /* g0x_4 = xor(g0l_4, g0x0.3) */
-	vpxor %ymm9, %ymm6, %ymm12 /* g1t_acc_8 = xor(g1x1, g1x2) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g1t_acc_9 = xor(g1t_acc_8, rkw_4) */
-	vpxor %ymm1, %ymm12, %ymm12 /* g1t_4 = xor(g1t_acc_9, g1x3) */
+	vpxor %ymm9, %ymm6, %ymm12 /* g1k_acc_4 = xor(g1x1, g1x2) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g1k_4 = xor(g1k_acc_4, rkw_4) */
+	vpxor %ymm1, %ymm12, %ymm12 /* g1t_4 = xor(g1k_4, g1x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_4 = gf2p8affine(g1t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_4 = gf2p8affineinv(g1a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_4 = lookup16(g1s_4, rotl24) */
@@ -4084,9 +4084,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_4 = xor(g1s_4, g1lr24_4) */
 	vpxor %ymm6, %ymm12, %ymm6 /* g1l_4 = xor(g1l_acc_4, g1lr2_4) */
 	vpxor 64(%rsp), %ymm6, %ymm6 /* g1x_4 = xor(g1l_4, g1x0.3) */
-	vpxor %ymm5, %ymm7, %ymm12 /* g2t_acc_8 = xor(g2x1, g2x2) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g2t_acc_9 = xor(g2t_acc_8, rkw_4) */
-	vpxor %ymm3, %ymm12, %ymm12 /* g2t_4 = xor(g2t_acc_9, g2x3) */
+	vpxor %ymm5, %ymm7, %ymm12 /* g2k_acc_4 = xor(g2x1, g2x2) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g2k_4 = xor(g2k_acc_4, rkw_4) */
+	vpxor %ymm3, %ymm12, %ymm12 /* g2t_4 = xor(g2k_4, g2x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_4 = gf2p8affine(g2t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_4 = gf2p8affineinv(g2a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_4 = lookup16(g2s_4, rotl24) */
@@ -4101,9 +4101,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_4 = xor(g2s_4, g2lr24_4) */
 	vpxor %ymm7, %ymm12, %ymm7 /* g2l_4 = xor(g2l_acc_4, g2lr2_4) */
 	vpxor 0(%rsp), %ymm7, %ymm7 /* g2x_4 = xor(g2l_4, g2x0.3) */
-	vpxor 512(%rsp), %ymm8, %ymm12 /* g3t_acc_8 = xor(g3x1, g3x2) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g3t_acc_9 = xor(g3t_acc_8, rkw_4) */
-	vpxor %ymm4, %ymm12, %ymm12 /* g3t_4 = xor(g3t_acc_9, g3x3) */
+	vpxor 512(%rsp), %ymm8, %ymm12 /* g3k_acc_4 = xor(g3x1, g3x2) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g3k_4 = xor(g3k_acc_4, rkw_4) */
+	vpxor %ymm4, %ymm12, %ymm12 /* g3t_4 = xor(g3k_4, g3x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_4 = gf2p8affine(g3t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_4 = gf2p8affineinv(g3a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_4 = lookup16(g3s_4, rotl24) */
@@ -4119,9 +4119,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	vpxor %ymm8, %ymm12, %ymm8 /* g3l_4 = xor(g3l_acc_4, g3lr2_4) */
 	vpxor 160(%rsp), %ymm8, %ymm8 /* g3x_4 = xor(g3l_4, g3x0.3) */
 	vmovdqa 224(%rsp), %ymm12 /* reload g4x1.3 */
-	vpxor 1216(%rsp), %ymm12, %ymm14 /* g4t_acc_8 = xor(g4x1, g4x2) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_9 = xor(g4t_acc_8, rkw_4) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g4t_4 = xor(g4t_acc_9, g4x3) */
+	vpxor 1216(%rsp), %ymm12, %ymm14 /* g4k_acc_4 = xor(g4x1, g4x2) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g4k_4 = xor(g4k_acc_4, rkw_4) */
+	vpxor %ymm11, %ymm14, %ymm14 /* g4t_4 = xor(g4k_4, g4x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_4 = gf2p8affine(g4t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_4 = gf2p8affineinv(g4a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_4 = lookup16(g4s_4, rotl24) */
@@ -4137,9 +4137,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	vpxor %ymm11, %ymm12, %ymm11 /* g4l_4 = xor(g4l_acc_4, g4lr2_4) */
 	vpxor 384(%rsp), %ymm11, %ymm11 /* g4x_4 = xor(g4l_4, g4x0.3) */
 	vmovdqa 352(%rsp), %ymm12 /* reload g5x1.3 */
-	vpxor 1248(%rsp), %ymm12, %ymm14 /* g5t_acc_8 = xor(g5x1, g5x2) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_9 = xor(g5t_acc_8, rkw_4) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g5t_4 = xor(g5t_acc_9, g5x3) */
+	vpxor 1248(%rsp), %ymm12, %ymm14 /* g5k_acc_4 = xor(g5x1, g5x2) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g5k_4 = xor(g5k_acc_4, rkw_4) */
+	vpxor %ymm10, %ymm14, %ymm14 /* g5t_4 = xor(g5k_4, g5x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_4 = gf2p8affine(g5t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_4 = gf2p8affineinv(g5a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_4 = lookup16(g5s_4, rotl24) */
@@ -4155,9 +4155,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	vpxor %ymm10, %ymm12, %ymm10 /* g5l_4 = xor(g5l_acc_4, g5lr2_4) */
 	vpxor 256(%rsp), %ymm10, %ymm10 /* g5x_4 = xor(g5l_4, g5x0.3) */
 	vmovdqa 192(%rsp), %ymm12 /* reload g6x1.3 */
-	vpxor 1280(%rsp), %ymm12, %ymm14 /* g6t_acc_8 = xor(g6x1, g6x2) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_9 = xor(g6t_acc_8, rkw_4) */
-	vpxor %ymm2, %ymm14, %ymm14 /* g6t_4 = xor(g6t_acc_9, g6x3) */
+	vpxor 1280(%rsp), %ymm12, %ymm14 /* g6k_acc_4 = xor(g6x1, g6x2) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g6k_4 = xor(g6k_acc_4, rkw_4) */
+	vpxor %ymm2, %ymm14, %ymm14 /* g6t_4 = xor(g6k_4, g6x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_4 = gf2p8affine(g6t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_4 = gf2p8affineinv(g6a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_4 = lookup16(g6s_4, rotl24) */
@@ -4173,9 +4173,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	vpxor %ymm2, %ymm12, %ymm2 /* g6l_4 = xor(g6l_acc_4, g6lr2_4) */
 	vpxor 32(%rsp), %ymm2, %ymm2 /* g6x_4 = xor(g6l_4, g6x0.3) */
 	vmovdqa 480(%rsp), %ymm12 /* reload g7x1.3 */
-	vpxor 1184(%rsp), %ymm12, %ymm14 /* g7t_acc_8 = xor(g7x1, g7x2) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_9 = xor(g7t_acc_8, rkw_4) */
-	vpxor 1344(%rsp), %ymm13, %ymm13 /* g7t_4 = xor(g7t_acc_9, g7x3) */
+	vpxor 1184(%rsp), %ymm12, %ymm14 /* g7k_acc_4 = xor(g7x1, g7x2) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g7k_4 = xor(g7k_acc_4, rkw_4) */
+	vpxor 1344(%rsp), %ymm13, %ymm13 /* g7t_4 = xor(g7k_4, g7x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_4 = gf2p8affine(g7t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_4 = gf2p8affineinv(g7a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_4 = lookup16(g7s_4, rotl24) */
@@ -4193,9 +4193,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	/* Round 8r+5: X5 ^= L(S(X6 ^ X7 ^ X8 ^ rk)) (slots mod 4). */
 	vpbroadcastd 20(%rdi,%r8), %ymm13 /* rkw_5 = bcast32() */
 	vmovdqa 128(%rsp), %ymm14 /* reload g0x2.3 */
-	vpxor 1312(%rsp), %ymm14, %ymm15 /* g0t_acc_10 = xor(g0x2, g0x3) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_11 = xor(g0t_acc_10, rkw_5) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t_5 = xor(g0t_acc_11, g0x0) */
+	vpxor 1312(%rsp), %ymm14, %ymm15 /* g0k_acc_5 = xor(g0x2, g0x3) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g0k_5 = xor(g0k_acc_5, rkw_5) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g0t_5 = xor(g0k_5, g0x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_5 = gf2p8affine(g0t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_5 = gf2p8affineinv(g0a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_5 = lookup16(g0s_5, rotl24) */
@@ -4211,9 +4211,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_5 = xor(g0s_5, g0lr24_5) */
 	vpxor %ymm0, %ymm12, %ymm0 /* g0l_5 = xor(g0l_acc_5, g0lr2_5) */
 	vpxor 96(%rsp), %ymm0, %ymm0 /* g0x_5 = xor(g0l_5, g0x1.3) */
-	vpxor %ymm1, %ymm9, %ymm12 /* g1t_acc_10 = xor(g1x2, g1x3) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g1t_acc_11 = xor(g1t_acc_10, rkw_5) */
-	vpxor %ymm6, %ymm12, %ymm12 /* g1t_5 = xor(g1t_acc_11, g1x0) */
+	vpxor %ymm1, %ymm9, %ymm12 /* g1k_acc_5 = xor(g1x2, g1x3) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g1k_5 = xor(g1k_acc_5, rkw_5) */
+	vpxor %ymm6, %ymm12, %ymm12 /* g1t_5 = xor(g1k_5, g1x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_5 = gf2p8affine(g1t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_5 = gf2p8affineinv(g1a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_5 = lookup16(g1s_5, rotl24) */
@@ -4228,9 +4228,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_5 = xor(g1s_5, g1lr24_5) */
 	vpxor %ymm9, %ymm12, %ymm9 /* g1l_5 = xor(g1l_acc_5, g1lr2_5) */
 	vpxor 448(%rsp), %ymm9, %ymm9 /* g1x_5 = xor(g1l_5, g1x1.3) */
-	vpxor %ymm3, %ymm5, %ymm12 /* g2t_acc_10 = xor(g2x2, g2x3) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g2t_acc_11 = xor(g2t_acc_10, rkw_5) */
-	vpxor %ymm7, %ymm12, %ymm12 /* g2t_5 = xor(g2t_acc_11, g2x0) */
+	vpxor %ymm3, %ymm5, %ymm12 /* g2k_acc_5 = xor(g2x2, g2x3) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g2k_5 = xor(g2k_acc_5, rkw_5) */
+	vpxor %ymm7, %ymm12, %ymm12 /* g2t_5 = xor(g2k_5, g2x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_5 = gf2p8affine(g2t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_5 = gf2p8affineinv(g2a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_5 = lookup16(g2s_5, rotl24) */
@@ -4245,9 +4245,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_5 = xor(g2s_5, g2lr24_5) */
 	vpxor %ymm5, %ymm12, %ymm5 /* g2l_5 = xor(g2l_acc_5, g2lr2_5) */
 	vpxor 64(%rsp), %ymm5, %ymm5 /* g2x_5 = xor(g2l_5, g2x1.3) */
-	vpxor 512(%rsp), %ymm4, %ymm12 /* g3t_acc_10 = xor(g3x3.3, g3x2.3) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g3t_acc_11 = xor(g3t_acc_10, rkw_5) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g3t_5 = xor(g3t_acc_11, g3x0) */
+	vpxor 512(%rsp), %ymm4, %ymm12 /* g3k_acc_5 = xor(g3x3.3, g3x2.3) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g3k_5 = xor(g3k_acc_5, rkw_5) */
+	vpxor %ymm8, %ymm12, %ymm12 /* g3t_5 = xor(g3k_5, g3x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_5 = gf2p8affine(g3t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_5 = gf2p8affineinv(g3a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_5 = lookup16(g3s_5, rotl24) */
@@ -4263,9 +4263,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	vpxor %ymm4, %ymm12, %ymm4 /* g3l_5 = xor(g3l_acc_5, g3lr2_5) */
 	vpxor 0(%rsp), %ymm4, %ymm4 /* g3x_5 = xor(g3l_5, g3x1.3) */
 	vmovdqa 1216(%rsp), %ymm12 /* reload g4x2.3 */
-	vpxor 160(%rsp), %ymm12, %ymm14 /* g4t_acc_10 = xor(g4x2, g4x3) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_11 = xor(g4t_acc_10, rkw_5) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g4t_5 = xor(g4t_acc_11, g4x0) */
+	vpxor 160(%rsp), %ymm12, %ymm14 /* g4k_acc_5 = xor(g4x2, g4x3) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g4k_5 = xor(g4k_acc_5, rkw_5) */
+	vpxor %ymm11, %ymm14, %ymm14 /* g4t_5 = xor(g4k_5, g4x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_5 = gf2p8affine(g4t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_5 = gf2p8affineinv(g4a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_5 = lookup16(g4s_5, rotl24) */
@@ -4281,9 +4281,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	vpxor %ymm11, %ymm12, %ymm11 /* g4l_5 = xor(g4l_acc_5, g4lr2_5) */
 	vpxor 224(%rsp), %ymm11, %ymm11 /* g4x_5 = xor(g4l_5, g4x1.3) */
 	vmovdqa 1248(%rsp), %ymm12 /* reload g5x2.3 */
-	vpxor 384(%rsp), %ymm12, %ymm14 /* g5t_acc_10 = xor(g5x2, g5x3) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_11 = xor(g5t_acc_10, rkw_5) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g5t_5 = xor(g5t_acc_11, g5x0) */
+	vpxor 384(%rsp), %ymm12, %ymm14 /* g5k_acc_5 = xor(g5x2, g5x3) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g5k_5 = xor(g5k_acc_5, rkw_5) */
+	vpxor %ymm10, %ymm14, %ymm14 /* g5t_5 = xor(g5k_5, g5x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_5 = gf2p8affine(g5t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_5 = gf2p8affineinv(g5a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_5 = lookup16(g5s_5, rotl24) */
@@ -4299,9 +4299,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	vpxor %ymm10, %ymm12, %ymm10 /* g5l_5 = xor(g5l_acc_5, g5lr2_5) */
 	vpxor 352(%rsp), %ymm10, %ymm10 /* g5x_5 = xor(g5l_5, g5x1.3) */
 	vmovdqa 1280(%rsp), %ymm12 /* reload g6x2.3 */
-	vpxor 256(%rsp), %ymm12, %ymm14 /* g6t_acc_10 = xor(g6x2, g6x3) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_11 = xor(g6t_acc_10, rkw_5) */
-	vpxor %ymm2, %ymm14, %ymm14 /* g6t_5 = xor(g6t_acc_11, g6x0) */
+	vpxor 256(%rsp), %ymm12, %ymm14 /* g6k_acc_5 = xor(g6x2, g6x3) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g6k_5 = xor(g6k_acc_5, rkw_5) */
+	vpxor %ymm2, %ymm14, %ymm14 /* g6t_5 = xor(g6k_5, g6x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_5 = gf2p8affine(g6t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_5 = gf2p8affineinv(g6a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_5 = lookup16(g6s_5, rotl24) */
@@ -4317,9 +4317,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	vpxor %ymm2, %ymm12, %ymm2 /* g6l_5 = xor(g6l_acc_5, g6lr2_5) */
 	vpxor 192(%rsp), %ymm2, %ymm2 /* g6x_5 = xor(g6l_5, g6x1.3) */
 	vmovdqa 1184(%rsp), %ymm12 /* reload g7x2.3 */
-	vpxor 1344(%rsp), %ymm12, %ymm14 /* g7t_acc_10 = xor(g7x2, g7x3) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_11 = xor(g7t_acc_10, rkw_5) */
-	vpxor 672(%rsp), %ymm13, %ymm13 /* g7t_5 = xor(g7t_acc_11, g7x0) */
+	vpxor 1344(%rsp), %ymm12, %ymm14 /* g7k_acc_5 = xor(g7x2, g7x3) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g7k_5 = xor(g7k_acc_5, rkw_5) */
+	vpxor 672(%rsp), %ymm13, %ymm13 /* g7t_5 = xor(g7k_5, g7x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_5 = gf2p8affine(g7t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_5 = gf2p8affineinv(g7a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_5 = lookup16(g7s_5, rotl24) */
@@ -4337,9 +4337,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	/* Round 8r+6: X6 ^= L(S(X7 ^ X8 ^ X9 ^ rk)) (slots mod 4). */
 	vpbroadcastd 24(%rdi,%r8), %ymm13 /* rkw_6 = bcast32() */
 	vmovdqa 1312(%rsp), %ymm14 /* reload g0x3.3 */
-	vpxor 320(%rsp), %ymm14, %ymm15 /* g0t_acc_12 = xor(g0x3, g0x0) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_13 = xor(g0t_acc_12, rkw_6) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t_6 = xor(g0t_acc_13, g0x1) */
+	vpxor 320(%rsp), %ymm14, %ymm15 /* g0k_acc_6 = xor(g0x3, g0x0) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g0k_6 = xor(g0k_acc_6, rkw_6) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g0t_6 = xor(g0k_6, g0x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_6 = gf2p8affine(g0t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_6 = gf2p8affineinv(g0a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_6 = lookup16(g0s_6, rotl24) */
@@ -4355,9 +4355,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_6 = xor(g0s_6, g0lr24_6) */
 	vpxor %ymm0, %ymm12, %ymm0 /* g0l_6 = xor(g0l_acc_6, g0lr2_6) */
 	vpxor 128(%rsp), %ymm0, %ymm0 /* g0x_6 = xor(g0l_6, g0x2.3) */
-	vpxor %ymm6, %ymm1, %ymm12 /* g1t_acc_12 = xor(g1x3, g1x0) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g1t_acc_13 = xor(g1t_acc_12, rkw_6) */
-	vpxor %ymm9, %ymm12, %ymm12 /* g1t_6 = xor(g1t_acc_13, g1x1) */
+	vpxor %ymm6, %ymm1, %ymm12 /* g1k_acc_6 = xor(g1x3, g1x0) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g1k_6 = xor(g1k_acc_6, rkw_6) */
+	vpxor %ymm9, %ymm12, %ymm12 /* g1t_6 = xor(g1k_6, g1x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_6 = gf2p8affine(g1t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_6 = gf2p8affineinv(g1a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_6 = lookup16(g1s_6, rotl24) */
@@ -4372,9 +4372,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_6 = xor(g1s_6, g1lr24_6) */
 	vpxor %ymm1, %ymm12, %ymm1 /* g1l_6 = xor(g1l_acc_6, g1lr2_6) */
 	vpxor 96(%rsp), %ymm1, %ymm1 /* g1x_6 = xor(g1l_6, g1x2.3) */
-	vpxor %ymm7, %ymm3, %ymm12 /* g2t_acc_12 = xor(g2x3, g2x0) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g2t_acc_13 = xor(g2t_acc_12, rkw_6) */
-	vpxor %ymm5, %ymm12, %ymm12 /* g2t_6 = xor(g2t_acc_13, g2x1) */
+	vpxor %ymm7, %ymm3, %ymm12 /* g2k_acc_6 = xor(g2x3, g2x0) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g2k_6 = xor(g2k_acc_6, rkw_6) */
+	vpxor %ymm5, %ymm12, %ymm12 /* g2t_6 = xor(g2k_6, g2x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_6 = gf2p8affine(g2t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_6 = gf2p8affineinv(g2a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_6 = lookup16(g2s_6, rotl24) */
@@ -4389,9 +4389,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_6 = xor(g2s_6, g2lr24_6) */
 	vpxor %ymm3, %ymm12, %ymm3 /* g2l_6 = xor(g2l_acc_6, g2lr2_6) */
 	vpxor 448(%rsp), %ymm3, %ymm3 /* g2x_6 = xor(g2l_6, g2x2.3) */
-	vpxor 64(%rsp), %ymm8, %ymm12 /* g3t_acc_12 = xor(g3x0.4, g3x3.3) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g3t_acc_13 = xor(g3t_acc_12, rkw_6) */
-	vpxor %ymm4, %ymm12, %ymm12 /* g3t_6 = xor(g3t_acc_13, g3x1) */
+	vpxor 64(%rsp), %ymm8, %ymm12 /* g3k_acc_6 = xor(g3x0.4, g3x3.3) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g3k_6 = xor(g3k_acc_6, rkw_6) */
+	vpxor %ymm4, %ymm12, %ymm12 /* g3t_6 = xor(g3k_6, g3x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_6 = gf2p8affine(g3t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_6 = gf2p8affineinv(g3a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_6 = lookup16(g3s_6, rotl24) */
@@ -4407,9 +4407,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	vpxor %ymm4, %ymm12, %ymm4 /* g3l_6 = xor(g3l_acc_6, g3lr2_6) */
 	vpxor 512(%rsp), %ymm4, %ymm4 /* g3x_6 = xor(g3l_6, g3x2.3) */
 	vmovdqa 160(%rsp), %ymm12 /* reload g4x3.3 */
-	vpxor 768(%rsp), %ymm12, %ymm14 /* g4t_acc_12 = xor(g4x3, g4x0) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_13 = xor(g4t_acc_12, rkw_6) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g4t_6 = xor(g4t_acc_13, g4x1) */
+	vpxor 768(%rsp), %ymm12, %ymm14 /* g4k_acc_6 = xor(g4x3, g4x0) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g4k_6 = xor(g4k_acc_6, rkw_6) */
+	vpxor %ymm11, %ymm14, %ymm14 /* g4t_6 = xor(g4k_6, g4x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_6 = gf2p8affine(g4t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_6 = gf2p8affineinv(g4a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_6 = lookup16(g4s_6, rotl24) */
@@ -4425,9 +4425,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	vpxor %ymm11, %ymm12, %ymm11 /* g4l_6 = xor(g4l_acc_6, g4lr2_6) */
 	vpxor 1216(%rsp), %ymm11, %ymm11 /* g4x_6 = xor(g4l_6, g4x2.3) */
 	vmovdqa 384(%rsp), %ymm12 /* reload g5x3.3 */
-	vpxor 736(%rsp), %ymm12, %ymm14 /* g5t_acc_12 = xor(g5x3, g5x0) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_13 = xor(g5t_acc_12, rkw_6) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g5t_6 = xor(g5t_acc_13, g5x1) */
+	vpxor 736(%rsp), %ymm12, %ymm14 /* g5k_acc_6 = xor(g5x3, g5x0) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g5k_6 = xor(g5k_acc_6, rkw_6) */
+	vpxor %ymm10, %ymm14, %ymm14 /* g5t_6 = xor(g5k_6, g5x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_6 = gf2p8affine(g5t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_6 = gf2p8affineinv(g5a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_6 = lookup16(g5s_6, rotl24) */
@@ -4443,9 +4443,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	vpxor %ymm10, %ymm12, %ymm10 /* g5l_6 = xor(g5l_acc_6, g5lr2_6) */
 	vpxor 1248(%rsp), %ymm10, %ymm10 /* g5x_6 = xor(g5l_6, g5x2.3) */
 	vmovdqa 256(%rsp), %ymm12 /* reload g6x3.3 */
-	vpxor 704(%rsp), %ymm12, %ymm14 /* g6t_acc_12 = xor(g6x3, g6x0) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_13 = xor(g6t_acc_12, rkw_6) */
-	vpxor %ymm2, %ymm14, %ymm14 /* g6t_6 = xor(g6t_acc_13, g6x1) */
+	vpxor 704(%rsp), %ymm12, %ymm14 /* g6k_acc_6 = xor(g6x3, g6x0) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g6k_6 = xor(g6k_acc_6, rkw_6) */
+	vpxor %ymm2, %ymm14, %ymm14 /* g6t_6 = xor(g6k_6, g6x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_6 = gf2p8affine(g6t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_6 = gf2p8affineinv(g6a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_6 = lookup16(g6s_6, rotl24) */
@@ -4461,9 +4461,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	vpxor %ymm2, %ymm12, %ymm2 /* g6l_6 = xor(g6l_acc_6, g6lr2_6) */
 	vpxor 1280(%rsp), %ymm2, %ymm2 /* g6x_6 = xor(g6l_6, g6x2.3) */
 	vmovdqa 1344(%rsp), %ymm12 /* reload g7x3.3 */
-	vpxor 672(%rsp), %ymm12, %ymm14 /* g7t_acc_12 = xor(g7x3, g7x0) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_13 = xor(g7t_acc_12, rkw_6) */
-	vpxor 864(%rsp), %ymm13, %ymm13 /* g7t_6 = xor(g7t_acc_13, g7x1) */
+	vpxor 672(%rsp), %ymm12, %ymm14 /* g7k_acc_6 = xor(g7x3, g7x0) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g7k_6 = xor(g7k_acc_6, rkw_6) */
+	vpxor 864(%rsp), %ymm13, %ymm13 /* g7t_6 = xor(g7k_6, g7x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_6 = gf2p8affine(g7t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_6 = gf2p8affineinv(g7a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_6 = lookup16(g7s_6, rotl24) */
@@ -4481,9 +4481,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	/* Round 8r+7: X7 ^= L(S(X8 ^ X9 ^ X10 ^ rk)) (slots mod 4). */
 	vpbroadcastd 28(%rdi,%r8), %ymm13 /* rkw_7 = bcast32() */
 	vmovdqa 320(%rsp), %ymm14 /* reload g0x0.4 */
-	vpxor 480(%rsp), %ymm14, %ymm15 /* g0t_acc_14 = xor(g0x0, g0x1) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_15 = xor(g0t_acc_14, rkw_7) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t_7 = xor(g0t_acc_15, g0x2) */
+	vpxor 480(%rsp), %ymm14, %ymm15 /* g0k_acc_7 = xor(g0x0, g0x1) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g0k_7 = xor(g0k_acc_7, rkw_7) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g0t_7 = xor(g0k_7, g0x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_7 = gf2p8affine(g0t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_7 = gf2p8affineinv(g0a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_7 = lookup16(g0s_7, rotl24) */
@@ -4499,9 +4499,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_7 = xor(g0s_7, g0lr24_7) */
 	vpxor %ymm0, %ymm12, %ymm0 /* g0l_7 = xor(g0l_acc_7, g0lr2_7) */
 	vpxor 1312(%rsp), %ymm0, %ymm0 /* g0x_7 = xor(g0l_7, g0x3.3) */
-	vpxor %ymm9, %ymm6, %ymm12 /* g1t_acc_14 = xor(g1x0, g1x1) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g1t_acc_15 = xor(g1t_acc_14, rkw_7) */
-	vpxor %ymm1, %ymm12, %ymm12 /* g1t_7 = xor(g1t_acc_15, g1x2) */
+	vpxor %ymm9, %ymm6, %ymm12 /* g1k_acc_7 = xor(g1x0, g1x1) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g1k_7 = xor(g1k_acc_7, rkw_7) */
+	vpxor %ymm1, %ymm12, %ymm12 /* g1t_7 = xor(g1k_7, g1x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_7 = gf2p8affine(g1t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_7 = gf2p8affineinv(g1a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_7 = lookup16(g1s_7, rotl24) */
@@ -4516,9 +4516,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_7 = xor(g1s_7, g1lr24_7) */
 	vpxor %ymm6, %ymm12, %ymm6 /* g1l_7 = xor(g1l_acc_7, g1lr2_7) */
 	vpxor 128(%rsp), %ymm6, %ymm6 /* g1x_7 = xor(g1l_7, g1x3.3) */
-	vpxor %ymm5, %ymm7, %ymm12 /* g2t_acc_14 = xor(g2x0, g2x1) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g2t_acc_15 = xor(g2t_acc_14, rkw_7) */
-	vpxor %ymm3, %ymm12, %ymm12 /* g2t_7 = xor(g2t_acc_15, g2x2) */
+	vpxor %ymm5, %ymm7, %ymm12 /* g2k_acc_7 = xor(g2x0, g2x1) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g2k_7 = xor(g2k_acc_7, rkw_7) */
+	vpxor %ymm3, %ymm12, %ymm12 /* g2t_7 = xor(g2k_7, g2x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_7 = gf2p8affine(g2t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_7 = gf2p8affineinv(g2a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_7 = lookup16(g2s_7, rotl24) */
@@ -4533,9 +4533,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_7 = xor(g2s_7, g2lr24_7) */
 	vpxor %ymm7, %ymm12, %ymm7 /* g2l_7 = xor(g2l_acc_7, g2lr2_7) */
 	vpxor 96(%rsp), %ymm7, %ymm7 /* g2x_7 = xor(g2l_7, g2x3.3) */
-	vpxor 448(%rsp), %ymm8, %ymm12 /* g3t_acc_14 = xor(g3x0, g3x1) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g3t_acc_15 = xor(g3t_acc_14, rkw_7) */
-	vpxor %ymm4, %ymm12, %ymm12 /* g3t_7 = xor(g3t_acc_15, g3x2) */
+	vpxor 448(%rsp), %ymm8, %ymm12 /* g3k_acc_7 = xor(g3x0, g3x1) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g3k_7 = xor(g3k_acc_7, rkw_7) */
+	vpxor %ymm4, %ymm12, %ymm12 /* g3t_7 = xor(g3k_7, g3x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_7 = gf2p8affine(g3t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_7 = gf2p8affineinv(g3a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_7 = lookup16(g3s_7, rotl24) */
@@ -4551,9 +4551,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	vpxor %ymm8, %ymm12, %ymm8 /* g3l_7 = xor(g3l_acc_7, g3lr2_7) */
 	vpxor 64(%rsp), %ymm8, %ymm8 /* g3x_7 = xor(g3l_7, g3x3.3) */
 	vmovdqa 768(%rsp), %ymm12 /* reload g4x0.4 */
-	vpxor 896(%rsp), %ymm12, %ymm14 /* g4t_acc_14 = xor(g4x0, g4x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_15 = xor(g4t_acc_14, rkw_7) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g4t_7 = xor(g4t_acc_15, g4x2) */
+	vpxor 896(%rsp), %ymm12, %ymm14 /* g4k_acc_7 = xor(g4x0, g4x1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g4k_7 = xor(g4k_acc_7, rkw_7) */
+	vpxor %ymm11, %ymm14, %ymm14 /* g4t_7 = xor(g4k_7, g4x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_7 = gf2p8affine(g4t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_7 = gf2p8affineinv(g4a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_7 = lookup16(g4s_7, rotl24) */
@@ -4569,9 +4569,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	vpxor %ymm11, %ymm12, %ymm11 /* g4l_7 = xor(g4l_acc_7, g4lr2_7) */
 	vpxor 160(%rsp), %ymm11, %ymm11 /* g4x_7 = xor(g4l_7, g4x3.3) */
 	vmovdqa 736(%rsp), %ymm12 /* reload g5x0.4 */
-	vpxor 800(%rsp), %ymm12, %ymm14 /* g5t_acc_14 = xor(g5x0, g5x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_15 = xor(g5t_acc_14, rkw_7) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g5t_7 = xor(g5t_acc_15, g5x2) */
+	vpxor 800(%rsp), %ymm12, %ymm14 /* g5k_acc_7 = xor(g5x0, g5x1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g5k_7 = xor(g5k_acc_7, rkw_7) */
+	vpxor %ymm10, %ymm14, %ymm14 /* g5t_7 = xor(g5k_7, g5x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_7 = gf2p8affine(g5t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_7 = gf2p8affineinv(g5a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_7 = lookup16(g5s_7, rotl24) */
@@ -4587,9 +4587,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	vpxor %ymm10, %ymm12, %ymm10 /* g5l_7 = xor(g5l_acc_7, g5lr2_7) */
 	vpxor 384(%rsp), %ymm10, %ymm10 /* g5x_7 = xor(g5l_7, g5x3.3) */
 	vmovdqa 704(%rsp), %ymm12 /* reload g6x0.4 */
-	vpxor 832(%rsp), %ymm12, %ymm14 /* g6t_acc_14 = xor(g6x0, g6x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_15 = xor(g6t_acc_14, rkw_7) */
-	vpxor %ymm2, %ymm14, %ymm14 /* g6t_7 = xor(g6t_acc_15, g6x2) */
+	vpxor 832(%rsp), %ymm12, %ymm14 /* g6k_acc_7 = xor(g6x0, g6x1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g6k_7 = xor(g6k_acc_7, rkw_7) */
+	vpxor %ymm2, %ymm14, %ymm14 /* g6t_7 = xor(g6k_7, g6x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_7 = gf2p8affine(g6t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_7 = gf2p8affineinv(g6a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_7 = lookup16(g6s_7, rotl24) */
@@ -4605,9 +4605,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	vpxor %ymm2, %ymm12, %ymm2 /* g6l_7 = xor(g6l_acc_7, g6lr2_7) */
 	vpxor 256(%rsp), %ymm2, %ymm2 /* g6x_7 = xor(g6l_7, g6x3.3) */
 	vmovdqa 672(%rsp), %ymm12 /* reload g7x0.4 */
-	vpxor 864(%rsp), %ymm12, %ymm14 /* g7t_acc_14 = xor(g7x0, g7x1) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_15 = xor(g7t_acc_14, rkw_7) */
-	vpxor 992(%rsp), %ymm13, %ymm13 /* g7t_7 = xor(g7t_acc_15, g7x2) */
+	vpxor 864(%rsp), %ymm12, %ymm14 /* g7k_acc_7 = xor(g7x0, g7x1) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g7k_7 = xor(g7k_acc_7, rkw_7) */
+	vpxor 992(%rsp), %ymm13, %ymm13 /* g7t_7 = xor(g7k_7, g7x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_7 = gf2p8affine(g7t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_7 = gf2p8affineinv(g7a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_7 = lookup16(g7s_7, rotl24) */
@@ -5342,9 +5342,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 
 	/* Round 8r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	vpbroadcastd (%rdi,%r8), %ymm6 /* rkw = bcast32() */
-	vpxor %ymm9, %ymm4, %ymm8 /* g0t_acc = xor(g0x1, g0x2) */
-	vpxor %ymm6, %ymm8, %ymm8 /* g0t_acc_1 = xor(g0t_acc, rkw) */
-	vpxor %ymm3, %ymm8, %ymm8 /* g0t = xor(g0t_acc_1, g0x3) */
+	vpxor %ymm9, %ymm4, %ymm8 /* g0k_acc = xor(g0x1, g0x2) */
+	vpxor %ymm6, %ymm8, %ymm8 /* g0k = xor(g0k_acc, rkw) */
+	vpxor %ymm3, %ymm8, %ymm8 /* g0t = xor(g0k, g0x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm8, %ymm8 /* g0a = gf2p8affine(g0t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm8, %ymm8 /* g0s = gf2p8affineinv(g0a, gfni_mat_1) */
 	vmovdqa %ymm4, 352(%rsp) /* spill g0x1.2 */
@@ -5361,9 +5361,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpxor %ymm4, %ymm8, %ymm4 /* g0l_acc = xor(g0s, g0lr24) */
 	vpxor %ymm3, %ymm4, %ymm3 /* g0l = xor(g0l_acc, g0lr2) */
 	vpxor %ymm3, %ymm2, %ymm2 /* g0x = xor(g0x0, g0l) */
-	vpxor %ymm13, %ymm11, %ymm3 /* g1t_acc = xor(g1x1, g1x2) */
-	vpxor %ymm6, %ymm3, %ymm3 /* g1t_acc_1 = xor(g1t_acc, rkw) */
-	vpxor %ymm7, %ymm3, %ymm3 /* g1t = xor(g1t_acc_1, g1x3) */
+	vpxor %ymm13, %ymm11, %ymm3 /* g1k_acc = xor(g1x1, g1x2) */
+	vpxor %ymm6, %ymm3, %ymm3 /* g1k = xor(g1k_acc, rkw) */
+	vpxor %ymm7, %ymm3, %ymm3 /* g1t = xor(g1k, g1x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm3, %ymm3 /* g1a = gf2p8affine(g1t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm3, %ymm3 /* g1s = gf2p8affineinv(g1a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm3, %ymm4 /* g1lr24 = lookup16(g1s, rotl24) */
@@ -5377,9 +5377,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpxor %ymm4, %ymm3, %ymm3 /* g1l_acc = xor(g1s, g1lr24) */
 	vpxor %ymm8, %ymm3, %ymm3 /* g1l = xor(g1l_acc, g1lr2) */
 	vpxor %ymm3, %ymm12, %ymm3 /* g1x = xor(g1x0, g1l) */
-	vpxor %ymm14, %ymm10, %ymm4 /* g2t_acc = xor(g2x1, g2x2) */
-	vpxor %ymm6, %ymm4, %ymm4 /* g2t_acc_1 = xor(g2t_acc, rkw) */
-	vpxor %ymm1, %ymm4, %ymm4 /* g2t = xor(g2t_acc_1, g2x3) */
+	vpxor %ymm14, %ymm10, %ymm4 /* g2k_acc = xor(g2x1, g2x2) */
+	vpxor %ymm6, %ymm4, %ymm4 /* g2k = xor(g2k_acc, rkw) */
+	vpxor %ymm1, %ymm4, %ymm4 /* g2t = xor(g2k, g2x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm4, %ymm4 /* g2a = gf2p8affine(g2t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm4, %ymm4 /* g2s = gf2p8affineinv(g2a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm4, %ymm8 /* g2lr24 = lookup16(g2s, rotl24) */
@@ -5393,9 +5393,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpxor %ymm8, %ymm4, %ymm4 /* g2l_acc = xor(g2s, g2lr24) */
 	vpxor %ymm9, %ymm4, %ymm4 /* g2l = xor(g2l_acc, g2lr2) */
 	vpxor %ymm4, %ymm5, %ymm4 /* g2x = xor(g2x0, g2l) */
-	vpxor %ymm15, %ymm0, %ymm5 /* g3t_acc = xor(g3x1, g3x2) */
-	vpxor %ymm6, %ymm5, %ymm5 /* g3t_acc_1 = xor(g3t_acc, rkw) */
-	vpxor 608(%rsp), %ymm5, %ymm5 /* g3t = xor(g3t_acc_1, g3x3) */
+	vpxor %ymm15, %ymm0, %ymm5 /* g3k_acc = xor(g3x1, g3x2) */
+	vpxor %ymm6, %ymm5, %ymm5 /* g3k = xor(g3k_acc, rkw) */
+	vpxor 608(%rsp), %ymm5, %ymm5 /* g3t = xor(g3k, g3x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm5, %ymm5 /* g3a = gf2p8affine(g3t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm5, %ymm5 /* g3s = gf2p8affineinv(g3a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm5, %ymm8 /* g3lr24 = lookup16(g3s, rotl24) */
@@ -5410,9 +5410,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpxor %ymm9, %ymm5, %ymm5 /* g3l = xor(g3l_acc, g3lr2) */
 	vpxor 1216(%rsp), %ymm5, %ymm5 /* g3x = xor(g3l, g3x0.2) */
 	vmovdqa 1152(%rsp), %ymm8 /* reload g4x1.2 */
-	vpxor 1184(%rsp), %ymm8, %ymm9 /* g4t_acc = xor(g4x1, g4x2) */
-	vpxor %ymm6, %ymm9, %ymm9 /* g4t_acc_1 = xor(g4t_acc, rkw) */
-	vpxor 1248(%rsp), %ymm9, %ymm9 /* g4t = xor(g4t_acc_1, g4x3) */
+	vpxor 1184(%rsp), %ymm8, %ymm9 /* g4k_acc = xor(g4x1, g4x2) */
+	vpxor %ymm6, %ymm9, %ymm9 /* g4k = xor(g4k_acc, rkw) */
+	vpxor 1248(%rsp), %ymm9, %ymm9 /* g4t = xor(g4k, g4x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm9, %ymm9 /* g4a = gf2p8affine(g4t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm9, %ymm9 /* g4s = gf2p8affineinv(g4a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm9, %ymm12 /* g4lr24 = lookup16(g4s, rotl24) */
@@ -5428,9 +5428,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpxor %ymm0, %ymm8, %ymm0 /* g4l = xor(g4l_acc, g4lr2) */
 	vpxor 1120(%rsp), %ymm0, %ymm0 /* g4x = xor(g4l, g4x0.2) */
 	vmovdqa 992(%rsp), %ymm8 /* reload g5x1.2 */
-	vpxor 1024(%rsp), %ymm8, %ymm9 /* g5t_acc = xor(g5x1, g5x2) */
-	vpxor %ymm6, %ymm9, %ymm9 /* g5t_acc_1 = xor(g5t_acc, rkw) */
-	vpxor 1280(%rsp), %ymm9, %ymm9 /* g5t = xor(g5t_acc_1, g5x3) */
+	vpxor 1024(%rsp), %ymm8, %ymm9 /* g5k_acc = xor(g5x1, g5x2) */
+	vpxor %ymm6, %ymm9, %ymm9 /* g5k = xor(g5k_acc, rkw) */
+	vpxor 1280(%rsp), %ymm9, %ymm9 /* g5t = xor(g5k, g5x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm9, %ymm9 /* g5a = gf2p8affine(g5t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm9, %ymm9 /* g5s = gf2p8affineinv(g5a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm9, %ymm12 /* g5lr24 = lookup16(g5s, rotl24) */
@@ -5446,9 +5446,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpxor %ymm0, %ymm8, %ymm0 /* g5l = xor(g5l_acc, g5lr2) */
 	vpxor 960(%rsp), %ymm0, %ymm0 /* g5x = xor(g5l, g5x0.2) */
 	vmovdqa 928(%rsp), %ymm8 /* reload g6x1.2 */
-	vpxor 1056(%rsp), %ymm8, %ymm9 /* g6t_acc = xor(g6x1, g6x2) */
-	vpxor %ymm6, %ymm9, %ymm9 /* g6t_acc_1 = xor(g6t_acc, rkw) */
-	vpxor 1312(%rsp), %ymm9, %ymm9 /* g6t = xor(g6t_acc_1, g6x3) */
+	vpxor 1056(%rsp), %ymm8, %ymm9 /* g6k_acc = xor(g6x1, g6x2) */
+	vpxor %ymm6, %ymm9, %ymm9 /* g6k = xor(g6k_acc, rkw) */
+	vpxor 1312(%rsp), %ymm9, %ymm9 /* g6t = xor(g6k, g6x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm9, %ymm9 /* g6a = gf2p8affine(g6t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm9, %ymm9 /* g6s = gf2p8affineinv(g6a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm9, %ymm12 /* g6lr24 = lookup16(g6s, rotl24) */
@@ -5464,9 +5464,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpxor %ymm0, %ymm8, %ymm0 /* g6l = xor(g6l_acc, g6lr2) */
 	vpxor 832(%rsp), %ymm0, %ymm0 /* g6x = xor(g6l, g6x0.2) */
 	vmovdqa 896(%rsp), %ymm8 /* reload g7x1.2 */
-	vpxor 1088(%rsp), %ymm8, %ymm9 /* g7t_acc = xor(g7x1, g7x2) */
-	vpxor %ymm6, %ymm9, %ymm6 /* g7t_acc_1 = xor(g7t_acc, rkw) */
-	vpxor 480(%rsp), %ymm6, %ymm6 /* g7t = xor(g7t_acc_1, g7x3) */
+	vpxor 1088(%rsp), %ymm8, %ymm9 /* g7k_acc = xor(g7x1, g7x2) */
+	vpxor %ymm6, %ymm9, %ymm6 /* g7k = xor(g7k_acc, rkw) */
+	vpxor 480(%rsp), %ymm6, %ymm6 /* g7t = xor(g7k, g7x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm6, %ymm6 /* g7a = gf2p8affine(g7t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm6, %ymm6 /* g7s = gf2p8affineinv(g7a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm6, %ymm9 /* g7lr24 = lookup16(g7s, rotl24) */
@@ -5484,9 +5484,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	/* Round 8r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
 	vpbroadcastd 4(%rdi,%r8), %ymm8 /* rkw_1 = bcast32() */
 	vmovdqa 96(%rsp), %ymm9 /* reload g0x2.2 */
-	vpxor 224(%rsp), %ymm9, %ymm12 /* g0t_acc_2 = xor(g0x2, g0x3) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
-	vpxor %ymm2, %ymm12, %ymm12 /* g0t_1 = xor(g0t_acc_3, g0x0) */
+	vpxor 224(%rsp), %ymm9, %ymm12 /* g0k_acc_1 = xor(g0x2, g0x3) */
+	vpxor %ymm8, %ymm12, %ymm12 /* g0k_1 = xor(g0k_acc_1, rkw_1) */
+	vpxor %ymm2, %ymm12, %ymm12 /* g0t_1 = xor(g0k_1, g0x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm12, %ymm12 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm12, %ymm12 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm12, %ymm9 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
@@ -5502,9 +5502,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpxor %ymm9, %ymm12, %ymm6 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
 	vpxor %ymm2, %ymm6, %ymm2 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
 	vpxor 352(%rsp), %ymm2, %ymm2 /* g0x_1 = xor(g0l_1, g0x1.2) */
-	vpxor %ymm7, %ymm13, %ymm6 /* g1t_acc_2 = xor(g1x2, g1x3) */
-	vpxor %ymm8, %ymm6, %ymm6 /* g1t_acc_3 = xor(g1t_acc_2, rkw_1) */
-	vpxor %ymm3, %ymm6, %ymm6 /* g1t_1 = xor(g1t_acc_3, g1x0) */
+	vpxor %ymm7, %ymm13, %ymm6 /* g1k_acc_1 = xor(g1x2, g1x3) */
+	vpxor %ymm8, %ymm6, %ymm6 /* g1k_1 = xor(g1k_acc_1, rkw_1) */
+	vpxor %ymm3, %ymm6, %ymm6 /* g1t_1 = xor(g1k_1, g1x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm6, %ymm6 /* g1a_1 = gf2p8affine(g1t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm6, %ymm6 /* g1s_1 = gf2p8affineinv(g1a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm6, %ymm9 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
@@ -5519,9 +5519,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpxor %ymm9, %ymm6, %ymm6 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
 	vpxor %ymm12, %ymm6, %ymm6 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
 	vpxor %ymm6, %ymm11, %ymm6 /* g1x_1 = xor(g1x1, g1l_1) */
-	vpxor %ymm1, %ymm14, %ymm9 /* g2t_acc_2 = xor(g2x2, g2x3) */
-	vpxor %ymm8, %ymm9, %ymm9 /* g2t_acc_3 = xor(g2t_acc_2, rkw_1) */
-	vpxor %ymm4, %ymm9, %ymm9 /* g2t_1 = xor(g2t_acc_3, g2x0) */
+	vpxor %ymm1, %ymm14, %ymm9 /* g2k_acc_1 = xor(g2x2, g2x3) */
+	vpxor %ymm8, %ymm9, %ymm9 /* g2k_1 = xor(g2k_acc_1, rkw_1) */
+	vpxor %ymm4, %ymm9, %ymm9 /* g2t_1 = xor(g2k_1, g2x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm9, %ymm9 /* g2a_1 = gf2p8affine(g2t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm9, %ymm9 /* g2s_1 = gf2p8affineinv(g2a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm9, %ymm11 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
@@ -5535,9 +5535,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpxor %ymm11, %ymm9, %ymm9 /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
 	vpxor %ymm12, %ymm9, %ymm9 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
 	vpxor %ymm9, %ymm10, %ymm9 /* g2x_1 = xor(g2x1, g2l_1) */
-	vpxor 608(%rsp), %ymm15, %ymm10 /* g3t_acc_2 = xor(g3x2, g3x3) */
-	vpxor %ymm8, %ymm10, %ymm10 /* g3t_acc_3 = xor(g3t_acc_2, rkw_1) */
-	vpxor %ymm5, %ymm10, %ymm10 /* g3t_1 = xor(g3t_acc_3, g3x0) */
+	vpxor 608(%rsp), %ymm15, %ymm10 /* g3k_acc_1 = xor(g3x2, g3x3) */
+	vpxor %ymm8, %ymm10, %ymm10 /* g3k_1 = xor(g3k_acc_1, rkw_1) */
+	vpxor %ymm5, %ymm10, %ymm10 /* g3t_1 = xor(g3k_1, g3x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm10, %ymm10 /* g3a_1 = gf2p8affine(g3t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm10, %ymm10 /* g3s_1 = gf2p8affineinv(g3a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm10, %ymm11 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
@@ -5552,9 +5552,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpxor %ymm12, %ymm10, %ymm10 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
 	vpxor 32(%rsp), %ymm10, %ymm10 /* g3x_1 = xor(g3l_1, g3x1.2) */
 	vmovdqa 1184(%rsp), %ymm11 /* reload g4x2.2 */
-	vpxor 1248(%rsp), %ymm11, %ymm12 /* g4t_acc_2 = xor(g4x2, g4x3) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g4t_acc_3 = xor(g4t_acc_2, rkw_1) */
-	vpxor 0(%rsp), %ymm12, %ymm12 /* g4t_1 = xor(g4t_acc_3, g4x0) */
+	vpxor 1248(%rsp), %ymm11, %ymm12 /* g4k_acc_1 = xor(g4x2, g4x3) */
+	vpxor %ymm8, %ymm12, %ymm12 /* g4k_1 = xor(g4k_acc_1, rkw_1) */
+	vpxor 0(%rsp), %ymm12, %ymm12 /* g4t_1 = xor(g4k_1, g4x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm12, %ymm12 /* g4a_1 = gf2p8affine(g4t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm12, %ymm12 /* g4s_1 = gf2p8affineinv(g4a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm12, %ymm13 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
@@ -5570,9 +5570,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpxor %ymm11, %ymm12, %ymm11 /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
 	vpxor 1152(%rsp), %ymm11, %ymm11 /* g4x_1 = xor(g4l_1, g4x1.2) */
 	vmovdqa 1024(%rsp), %ymm12 /* reload g5x2.2 */
-	vpxor 1280(%rsp), %ymm12, %ymm13 /* g5t_acc_2 = xor(g5x2, g5x3) */
-	vpxor %ymm8, %ymm13, %ymm13 /* g5t_acc_3 = xor(g5t_acc_2, rkw_1) */
-	vpxor 576(%rsp), %ymm13, %ymm13 /* g5t_1 = xor(g5t_acc_3, g5x0) */
+	vpxor 1280(%rsp), %ymm12, %ymm13 /* g5k_acc_1 = xor(g5x2, g5x3) */
+	vpxor %ymm8, %ymm13, %ymm13 /* g5k_1 = xor(g5k_acc_1, rkw_1) */
+	vpxor 576(%rsp), %ymm13, %ymm13 /* g5t_1 = xor(g5k_1, g5x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g5a_1 = gf2p8affine(g5t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g5s_1 = gf2p8affineinv(g5a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm15 /* g5lr24_1 = lookup16(g5s_1, rotl24) */
@@ -5588,9 +5588,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpxor %ymm11, %ymm12, %ymm11 /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
 	vpxor 992(%rsp), %ymm11, %ymm11 /* g5x_1 = xor(g5l_1, g5x1.2) */
 	vmovdqa 1056(%rsp), %ymm12 /* reload g6x2.2 */
-	vpxor 1312(%rsp), %ymm12, %ymm13 /* g6t_acc_2 = xor(g6x2, g6x3) */
-	vpxor %ymm8, %ymm13, %ymm13 /* g6t_acc_3 = xor(g6t_acc_2, rkw_1) */
-	vpxor %ymm0, %ymm13, %ymm13 /* g6t_1 = xor(g6t_acc_3, g6x0) */
+	vpxor 1312(%rsp), %ymm12, %ymm13 /* g6k_acc_1 = xor(g6x2, g6x3) */
+	vpxor %ymm8, %ymm13, %ymm13 /* g6k_1 = xor(g6k_acc_1, rkw_1) */
+	vpxor %ymm0, %ymm13, %ymm13 /* g6t_1 = xor(g6k_1, g6x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g6a_1 = gf2p8affine(g6t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g6s_1 = gf2p8affineinv(g6a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm15 /* g6lr24_1 = lookup16(g6s_1, rotl24) */
@@ -5606,9 +5606,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpxor %ymm0, %ymm12, %ymm0 /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
 	vpxor 928(%rsp), %ymm0, %ymm0 /* g6x_1 = xor(g6l_1, g6x1.2) */
 	vmovdqa 1088(%rsp), %ymm12 /* reload g7x2.2 */
-	vpxor 480(%rsp), %ymm12, %ymm13 /* g7t_acc_2 = xor(g7x2, g7x3) */
-	vpxor %ymm8, %ymm13, %ymm8 /* g7t_acc_3 = xor(g7t_acc_2, rkw_1) */
-	vpxor 320(%rsp), %ymm8, %ymm8 /* g7t_1 = xor(g7t_acc_3, g7x0) */
+	vpxor 480(%rsp), %ymm12, %ymm13 /* g7k_acc_1 = xor(g7x2, g7x3) */
+	vpxor %ymm8, %ymm13, %ymm8 /* g7k_1 = xor(g7k_acc_1, rkw_1) */
+	vpxor 320(%rsp), %ymm8, %ymm8 /* g7t_1 = xor(g7k_1, g7x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm8, %ymm8 /* g7a_1 = gf2p8affine(g7t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm8, %ymm8 /* g7s_1 = gf2p8affineinv(g7a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm8, %ymm13 /* g7lr24_1 = lookup16(g7s_1, rotl24) */
@@ -5626,9 +5626,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	/* Round 8r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
 	vpbroadcastd 8(%rdi,%r8), %ymm12 /* rkw_2 = bcast32() */
 	vmovdqa 224(%rsp), %ymm13 /* reload g0x3.2 */
-	vpxor 448(%rsp), %ymm13, %ymm15 /* g0t_acc_4 = xor(g0x3, g0x0) */
-	vpxor %ymm12, %ymm15, %ymm15 /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
-	vpxor %ymm2, %ymm15, %ymm15 /* g0t_2 = xor(g0t_acc_5, g0x1) */
+	vpxor 448(%rsp), %ymm13, %ymm15 /* g0k_acc_2 = xor(g0x3, g0x0) */
+	vpxor %ymm12, %ymm15, %ymm15 /* g0k_2 = xor(g0k_acc_2, rkw_2) */
+	vpxor %ymm2, %ymm15, %ymm15 /* g0t_2 = xor(g0k_2, g0x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm15, %ymm13 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
@@ -5644,9 +5644,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpxor %ymm13, %ymm15, %ymm8 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
 	vpxor %ymm2, %ymm8, %ymm2 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
 	vpxor 96(%rsp), %ymm2, %ymm2 /* g0x_2 = xor(g0l_2, g0x2.2) */
-	vpxor %ymm3, %ymm7, %ymm8 /* g1t_acc_4 = xor(g1x3, g1x0) */
-	vpxor %ymm12, %ymm8, %ymm8 /* g1t_acc_5 = xor(g1t_acc_4, rkw_2) */
-	vpxor %ymm6, %ymm8, %ymm8 /* g1t_2 = xor(g1t_acc_5, g1x1) */
+	vpxor %ymm3, %ymm7, %ymm8 /* g1k_acc_2 = xor(g1x3, g1x0) */
+	vpxor %ymm12, %ymm8, %ymm8 /* g1k_2 = xor(g1k_acc_2, rkw_2) */
+	vpxor %ymm6, %ymm8, %ymm8 /* g1t_2 = xor(g1k_2, g1x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm8, %ymm8 /* g1a_2 = gf2p8affine(g1t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm8, %ymm8 /* g1s_2 = gf2p8affineinv(g1a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm8, %ymm13 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
@@ -5661,9 +5661,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpxor %ymm13, %ymm8, %ymm8 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
 	vpxor %ymm7, %ymm8, %ymm7 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
 	vpxor 352(%rsp), %ymm7, %ymm7 /* g1x_2 = xor(g1l_2, g1x2.2) */
-	vpxor %ymm4, %ymm1, %ymm8 /* g2t_acc_4 = xor(g2x3, g2x0) */
-	vpxor %ymm12, %ymm8, %ymm8 /* g2t_acc_5 = xor(g2t_acc_4, rkw_2) */
-	vpxor %ymm9, %ymm8, %ymm8 /* g2t_2 = xor(g2t_acc_5, g2x1) */
+	vpxor %ymm4, %ymm1, %ymm8 /* g2k_acc_2 = xor(g2x3, g2x0) */
+	vpxor %ymm12, %ymm8, %ymm8 /* g2k_2 = xor(g2k_acc_2, rkw_2) */
+	vpxor %ymm9, %ymm8, %ymm8 /* g2t_2 = xor(g2k_2, g2x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm8, %ymm8 /* g2a_2 = gf2p8affine(g2t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm8, %ymm8 /* g2s_2 = gf2p8affineinv(g2a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm8, %ymm13 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
@@ -5678,9 +5678,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpxor %ymm13, %ymm8, %ymm8 /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
 	vpxor %ymm1, %ymm8, %ymm1 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
 	vpxor %ymm1, %ymm14, %ymm1 /* g2x_2 = xor(g2x2, g2l_2) */
-	vpxor 608(%rsp), %ymm5, %ymm8 /* g3t_acc_4 = xor(g3x0.3, g3x3.2) */
-	vpxor %ymm12, %ymm8, %ymm8 /* g3t_acc_5 = xor(g3t_acc_4, rkw_2) */
-	vpxor %ymm10, %ymm8, %ymm8 /* g3t_2 = xor(g3t_acc_5, g3x1) */
+	vpxor 608(%rsp), %ymm5, %ymm8 /* g3k_acc_2 = xor(g3x0.3, g3x3.2) */
+	vpxor %ymm12, %ymm8, %ymm8 /* g3k_2 = xor(g3k_acc_2, rkw_2) */
+	vpxor %ymm10, %ymm8, %ymm8 /* g3t_2 = xor(g3k_2, g3x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm8, %ymm8 /* g3a_2 = gf2p8affine(g3t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm8, %ymm8 /* g3s_2 = gf2p8affineinv(g3a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm8, %ymm13 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
@@ -5695,9 +5695,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpxor %ymm14, %ymm8, %ymm8 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
 	vpxor 32(%rsp), %ymm8, %ymm8 /* g3x_2 = xor(g3l_2, g3x2.2) */
 	vmovdqa 1248(%rsp), %ymm13 /* reload g4x3.2 */
-	vpxor 0(%rsp), %ymm13, %ymm14 /* g4t_acc_4 = xor(g4x3, g4x0) */
-	vpxor %ymm12, %ymm14, %ymm14 /* g4t_acc_5 = xor(g4t_acc_4, rkw_2) */
-	vpxor 192(%rsp), %ymm14, %ymm14 /* g4t_2 = xor(g4t_acc_5, g4x1) */
+	vpxor 0(%rsp), %ymm13, %ymm14 /* g4k_acc_2 = xor(g4x3, g4x0) */
+	vpxor %ymm12, %ymm14, %ymm14 /* g4k_2 = xor(g4k_acc_2, rkw_2) */
+	vpxor 192(%rsp), %ymm14, %ymm14 /* g4t_2 = xor(g4k_2, g4x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_2 = gf2p8affine(g4t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_2 = gf2p8affineinv(g4a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_2 = lookup16(g4s_2, rotl24) */
@@ -5713,9 +5713,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpxor %ymm8, %ymm13, %ymm8 /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
 	vpxor 1184(%rsp), %ymm8, %ymm8 /* g4x_2 = xor(g4l_2, g4x2.2) */
 	vmovdqa 1280(%rsp), %ymm13 /* reload g5x3.2 */
-	vpxor 576(%rsp), %ymm13, %ymm14 /* g5t_acc_4 = xor(g5x3, g5x0) */
-	vpxor %ymm12, %ymm14, %ymm14 /* g5t_acc_5 = xor(g5t_acc_4, rkw_2) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g5t_2 = xor(g5t_acc_5, g5x1) */
+	vpxor 576(%rsp), %ymm13, %ymm14 /* g5k_acc_2 = xor(g5x3, g5x0) */
+	vpxor %ymm12, %ymm14, %ymm14 /* g5k_2 = xor(g5k_acc_2, rkw_2) */
+	vpxor %ymm11, %ymm14, %ymm14 /* g5t_2 = xor(g5k_2, g5x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_2 = gf2p8affine(g5t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_2 = gf2p8affineinv(g5a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_2 = lookup16(g5s_2, rotl24) */
@@ -5731,9 +5731,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpxor %ymm11, %ymm13, %ymm11 /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
 	vpxor 1024(%rsp), %ymm11, %ymm11 /* g5x_2 = xor(g5l_2, g5x2.2) */
 	vmovdqa 1312(%rsp), %ymm13 /* reload g6x3.2 */
-	vpxor 640(%rsp), %ymm13, %ymm14 /* g6t_acc_4 = xor(g6x3, g6x0) */
-	vpxor %ymm12, %ymm14, %ymm14 /* g6t_acc_5 = xor(g6t_acc_4, rkw_2) */
-	vpxor %ymm0, %ymm14, %ymm14 /* g6t_2 = xor(g6t_acc_5, g6x1) */
+	vpxor 640(%rsp), %ymm13, %ymm14 /* g6k_acc_2 = xor(g6x3, g6x0) */
+	vpxor %ymm12, %ymm14, %ymm14 /* g6k_2 = xor(g6k_acc_2, rkw_2) */
+	vpxor %ymm0, %ymm14, %ymm14 /* g6t_2 = xor(g6k_2, g6x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_2 = gf2p8affine(g6t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_2 = gf2p8affineinv(g6a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_2 = lookup16(g6s_2, rotl24) */
@@ -5749,9 +5749,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpxor %ymm0, %ymm13, %ymm0 /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
 	vpxor 1056(%rsp), %ymm0, %ymm0 /* g6x_2 = xor(g6l_2, g6x2.2) */
 	vmovdqa 480(%rsp), %ymm13 /* reload g7x3.2 */
-	vpxor 320(%rsp), %ymm13, %ymm14 /* g7t_acc_4 = xor(g7x3, g7x0) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g7t_acc_5 = xor(g7t_acc_4, rkw_2) */
-	vpxor 384(%rsp), %ymm12, %ymm12 /* g7t_2 = xor(g7t_acc_5, g7x1) */
+	vpxor 320(%rsp), %ymm13, %ymm14 /* g7k_acc_2 = xor(g7x3, g7x0) */
+	vpxor %ymm12, %ymm14, %ymm12 /* g7k_2 = xor(g7k_acc_2, rkw_2) */
+	vpxor 384(%rsp), %ymm12, %ymm12 /* g7t_2 = xor(g7k_2, g7x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm12, %ymm12 /* g7a_2 = gf2p8affine(g7t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm12, %ymm12 /* g7s_2 = gf2p8affineinv(g7a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm12, %ymm14 /* g7lr24_2 = lookup16(g7s_2, rotl24) */
@@ -5769,9 +5769,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	/* Round 8r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
 	vpbroadcastd 12(%rdi,%r8), %ymm13 /* rkw_3 = bcast32() */
 	vmovdqa 448(%rsp), %ymm14 /* reload g0x0.3 */
-	vpxor 512(%rsp), %ymm14, %ymm15 /* g0t_acc_6 = xor(g0x0, g0x1) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
-	vpxor %ymm2, %ymm15, %ymm15 /* g0t_3 = xor(g0t_acc_7, g0x2) */
+	vpxor 512(%rsp), %ymm14, %ymm15 /* g0k_acc_3 = xor(g0x0, g0x1) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g0k_3 = xor(g0k_acc_3, rkw_3) */
+	vpxor %ymm2, %ymm15, %ymm15 /* g0t_3 = xor(g0k_3, g0x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_3 = gf2p8affine(g0t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_3 = gf2p8affineinv(g0a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
@@ -5787,9 +5787,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
 	vpxor %ymm2, %ymm12, %ymm2 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
 	vpxor 224(%rsp), %ymm2, %ymm2 /* g0x_3 = xor(g0l_3, g0x3.2) */
-	vpxor %ymm6, %ymm3, %ymm12 /* g1t_acc_6 = xor(g1x0, g1x1) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g1t_acc_7 = xor(g1t_acc_6, rkw_3) */
-	vpxor %ymm7, %ymm12, %ymm12 /* g1t_3 = xor(g1t_acc_7, g1x2) */
+	vpxor %ymm6, %ymm3, %ymm12 /* g1k_acc_3 = xor(g1x0, g1x1) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g1k_3 = xor(g1k_acc_3, rkw_3) */
+	vpxor %ymm7, %ymm12, %ymm12 /* g1t_3 = xor(g1k_3, g1x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_3 = gf2p8affine(g1t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_3 = gf2p8affineinv(g1a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
@@ -5804,9 +5804,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
 	vpxor %ymm3, %ymm12, %ymm3 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
 	vpxor 96(%rsp), %ymm3, %ymm3 /* g1x_3 = xor(g1l_3, g1x3.2) */
-	vpxor %ymm9, %ymm4, %ymm12 /* g2t_acc_6 = xor(g2x0, g2x1) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g2t_acc_7 = xor(g2t_acc_6, rkw_3) */
-	vpxor %ymm1, %ymm12, %ymm12 /* g2t_3 = xor(g2t_acc_7, g2x2) */
+	vpxor %ymm9, %ymm4, %ymm12 /* g2k_acc_3 = xor(g2x0, g2x1) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g2k_3 = xor(g2k_acc_3, rkw_3) */
+	vpxor %ymm1, %ymm12, %ymm12 /* g2t_3 = xor(g2k_3, g2x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_3 = gf2p8affine(g2t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_3 = gf2p8affineinv(g2a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
@@ -5821,9 +5821,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
 	vpxor %ymm4, %ymm12, %ymm4 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
 	vpxor 352(%rsp), %ymm4, %ymm4 /* g2x_3 = xor(g2l_3, g2x3.2) */
-	vpxor %ymm10, %ymm5, %ymm12 /* g3t_acc_6 = xor(g3x0, g3x1) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g3t_acc_7 = xor(g3t_acc_6, rkw_3) */
-	vpxor 32(%rsp), %ymm12, %ymm12 /* g3t_3 = xor(g3t_acc_7, g3x2) */
+	vpxor %ymm10, %ymm5, %ymm12 /* g3k_acc_3 = xor(g3x0, g3x1) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g3k_3 = xor(g3k_acc_3, rkw_3) */
+	vpxor 32(%rsp), %ymm12, %ymm12 /* g3t_3 = xor(g3k_3, g3x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_3 = gf2p8affine(g3t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_3 = gf2p8affineinv(g3a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
@@ -5839,9 +5839,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpxor %ymm5, %ymm12, %ymm5 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
 	vpxor 608(%rsp), %ymm5, %ymm5 /* g3x_3 = xor(g3l_3, g3x3.2) */
 	vmovdqa 0(%rsp), %ymm12 /* reload g4x0.3 */
-	vpxor 192(%rsp), %ymm12, %ymm14 /* g4t_acc_6 = xor(g4x0, g4x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_7 = xor(g4t_acc_6, rkw_3) */
-	vpxor %ymm8, %ymm14, %ymm14 /* g4t_3 = xor(g4t_acc_7, g4x2) */
+	vpxor 192(%rsp), %ymm12, %ymm14 /* g4k_acc_3 = xor(g4x0, g4x1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g4k_3 = xor(g4k_acc_3, rkw_3) */
+	vpxor %ymm8, %ymm14, %ymm14 /* g4t_3 = xor(g4k_3, g4x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_3 = gf2p8affine(g4t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_3 = gf2p8affineinv(g4a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_3 = lookup16(g4s_3, rotl24) */
@@ -5857,9 +5857,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpxor %ymm8, %ymm12, %ymm8 /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
 	vpxor 1248(%rsp), %ymm8, %ymm8 /* g4x_3 = xor(g4l_3, g4x3.2) */
 	vmovdqa 576(%rsp), %ymm12 /* reload g5x0.3 */
-	vpxor 256(%rsp), %ymm12, %ymm14 /* g5t_acc_6 = xor(g5x0, g5x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_7 = xor(g5t_acc_6, rkw_3) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g5t_3 = xor(g5t_acc_7, g5x2) */
+	vpxor 256(%rsp), %ymm12, %ymm14 /* g5k_acc_3 = xor(g5x0, g5x1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g5k_3 = xor(g5k_acc_3, rkw_3) */
+	vpxor %ymm11, %ymm14, %ymm14 /* g5t_3 = xor(g5k_3, g5x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_3 = gf2p8affine(g5t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_3 = gf2p8affineinv(g5a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_3 = lookup16(g5s_3, rotl24) */
@@ -5875,9 +5875,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpxor %ymm11, %ymm12, %ymm11 /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
 	vpxor 1280(%rsp), %ymm11, %ymm11 /* g5x_3 = xor(g5l_3, g5x3.2) */
 	vmovdqa 640(%rsp), %ymm12 /* reload g6x0.3 */
-	vpxor 64(%rsp), %ymm12, %ymm14 /* g6t_acc_6 = xor(g6x0, g6x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_7 = xor(g6t_acc_6, rkw_3) */
-	vpxor %ymm0, %ymm14, %ymm14 /* g6t_3 = xor(g6t_acc_7, g6x2) */
+	vpxor 64(%rsp), %ymm12, %ymm14 /* g6k_acc_3 = xor(g6x0, g6x1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g6k_3 = xor(g6k_acc_3, rkw_3) */
+	vpxor %ymm0, %ymm14, %ymm14 /* g6t_3 = xor(g6k_3, g6x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_3 = gf2p8affine(g6t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_3 = gf2p8affineinv(g6a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_3 = lookup16(g6s_3, rotl24) */
@@ -5893,9 +5893,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpxor %ymm0, %ymm12, %ymm0 /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
 	vpxor 1312(%rsp), %ymm0, %ymm0 /* g6x_3 = xor(g6l_3, g6x3.2) */
 	vmovdqa 320(%rsp), %ymm12 /* reload g7x0.3 */
-	vpxor 384(%rsp), %ymm12, %ymm14 /* g7t_acc_6 = xor(g7x0, g7x1) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_7 = xor(g7t_acc_6, rkw_3) */
-	vpxor 544(%rsp), %ymm13, %ymm13 /* g7t_3 = xor(g7t_acc_7, g7x2) */
+	vpxor 384(%rsp), %ymm12, %ymm14 /* g7k_acc_3 = xor(g7x0, g7x1) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g7k_3 = xor(g7k_acc_3, rkw_3) */
+	vpxor 544(%rsp), %ymm13, %ymm13 /* g7t_3 = xor(g7k_3, g7x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_3 = gf2p8affine(g7t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_3 = gf2p8affineinv(g7a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_3 = lookup16(g7s_3, rotl24) */
@@ -5913,9 +5913,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	/* Round 8r+4: X4 ^= L(S(X5 ^ X6 ^ X7 ^ rk)) (slots mod 4). */
 	vpbroadcastd 16(%rdi,%r8), %ymm13 /* rkw_4 = bcast32() */
 	vmovdqa 512(%rsp), %ymm14 /* reload g0x1.3 */
-	vpxor 672(%rsp), %ymm14, %ymm15 /* g0t_acc_8 = xor(g0x1, g0x2) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_9 = xor(g0t_acc_8, rkw_4) */
-	vpxor %ymm2, %ymm15, %ymm15 /* g0t_4 = xor(g0t_acc_9, g0x3) */
+	vpxor 672(%rsp), %ymm14, %ymm15 /* g0k_acc_4 = xor(g0x1, g0x2) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g0k_4 = xor(g0k_acc_4, rkw_4) */
+	vpxor %ymm2, %ymm15, %ymm15 /* g0t_4 = xor(g0k_4, g0x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_4 = gf2p8affine(g0t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_4 = gf2p8affineinv(g0a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_4 = lookup16(g0s_4, rotl24) */
@@ -5931,9 +5931,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_4 = xor(g0s_4, g0lr24_4) */
 	vpxor %ymm2, %ymm12, %ymm2 /* g0l_4 = xor(g0l_acc_4, g0lr2_4) */
 	vpxor 448(%rsp), %ymm2, %ymm2 /* g0x_4 = xor(g0l_4, g0x0.3) */
-	vpxor %ymm7, %ymm6, %ymm12 /* g1t_acc_8 = xor(g1x1, g1x2) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g1t_acc_9 = xor(g1t_acc_8, rkw_4) */
-	vpxor %ymm3, %ymm12, %ymm12 /* g1t_4 = xor(g1t_acc_9, g1x3) */
+	vpxor %ymm7, %ymm6, %ymm12 /* g1k_acc_4 = xor(g1x1, g1x2) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g1k_4 = xor(g1k_acc_4, rkw_4) */
+	vpxor %ymm3, %ymm12, %ymm12 /* g1t_4 = xor(g1k_4, g1x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_4 = gf2p8affine(g1t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_4 = gf2p8affineinv(g1a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_4 = lookup16(g1s_4, rotl24) */
@@ -5948,9 +5948,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_4 = xor(g1s_4, g1lr24_4) */
 	vpxor %ymm6, %ymm12, %ymm6 /* g1l_4 = xor(g1l_acc_4, g1lr2_4) */
 	vpxor 224(%rsp), %ymm6, %ymm6 /* g1x_4 = xor(g1l_4, g1x0.3) */
-	vpxor %ymm1, %ymm9, %ymm12 /* g2t_acc_8 = xor(g2x1, g2x2) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g2t_acc_9 = xor(g2t_acc_8, rkw_4) */
-	vpxor %ymm4, %ymm12, %ymm12 /* g2t_4 = xor(g2t_acc_9, g2x3) */
+	vpxor %ymm1, %ymm9, %ymm12 /* g2k_acc_4 = xor(g2x1, g2x2) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g2k_4 = xor(g2k_acc_4, rkw_4) */
+	vpxor %ymm4, %ymm12, %ymm12 /* g2t_4 = xor(g2k_4, g2x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_4 = gf2p8affine(g2t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_4 = gf2p8affineinv(g2a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_4 = lookup16(g2s_4, rotl24) */
@@ -5965,9 +5965,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_4 = xor(g2s_4, g2lr24_4) */
 	vpxor %ymm9, %ymm12, %ymm9 /* g2l_4 = xor(g2l_acc_4, g2lr2_4) */
 	vpxor 96(%rsp), %ymm9, %ymm9 /* g2x_4 = xor(g2l_4, g2x0.3) */
-	vpxor 32(%rsp), %ymm10, %ymm12 /* g3t_acc_8 = xor(g3x1, g3x2) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g3t_acc_9 = xor(g3t_acc_8, rkw_4) */
-	vpxor %ymm5, %ymm12, %ymm12 /* g3t_4 = xor(g3t_acc_9, g3x3) */
+	vpxor 32(%rsp), %ymm10, %ymm12 /* g3k_acc_4 = xor(g3x1, g3x2) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g3k_4 = xor(g3k_acc_4, rkw_4) */
+	vpxor %ymm5, %ymm12, %ymm12 /* g3t_4 = xor(g3k_4, g3x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_4 = gf2p8affine(g3t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_4 = gf2p8affineinv(g3a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_4 = lookup16(g3s_4, rotl24) */
@@ -5983,9 +5983,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpxor %ymm10, %ymm12, %ymm10 /* g3l_4 = xor(g3l_acc_4, g3lr2_4) */
 	vpxor 352(%rsp), %ymm10, %ymm10 /* g3x_4 = xor(g3l_4, g3x0.3) */
 	vmovdqa 192(%rsp), %ymm12 /* reload g4x1.3 */
-	vpxor 416(%rsp), %ymm12, %ymm14 /* g4t_acc_8 = xor(g4x1, g4x2) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_9 = xor(g4t_acc_8, rkw_4) */
-	vpxor %ymm8, %ymm14, %ymm14 /* g4t_4 = xor(g4t_acc_9, g4x3) */
+	vpxor 416(%rsp), %ymm12, %ymm14 /* g4k_acc_4 = xor(g4x1, g4x2) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g4k_4 = xor(g4k_acc_4, rkw_4) */
+	vpxor %ymm8, %ymm14, %ymm14 /* g4t_4 = xor(g4k_4, g4x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_4 = gf2p8affine(g4t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_4 = gf2p8affineinv(g4a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_4 = lookup16(g4s_4, rotl24) */
@@ -6001,9 +6001,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpxor %ymm8, %ymm12, %ymm8 /* g4l_4 = xor(g4l_acc_4, g4lr2_4) */
 	vpxor 0(%rsp), %ymm8, %ymm8 /* g4x_4 = xor(g4l_4, g4x0.3) */
 	vmovdqa 256(%rsp), %ymm12 /* reload g5x1.3 */
-	vpxor 288(%rsp), %ymm12, %ymm14 /* g5t_acc_8 = xor(g5x1, g5x2) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_9 = xor(g5t_acc_8, rkw_4) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g5t_4 = xor(g5t_acc_9, g5x3) */
+	vpxor 288(%rsp), %ymm12, %ymm14 /* g5k_acc_4 = xor(g5x1, g5x2) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g5k_4 = xor(g5k_acc_4, rkw_4) */
+	vpxor %ymm11, %ymm14, %ymm14 /* g5t_4 = xor(g5k_4, g5x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_4 = gf2p8affine(g5t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_4 = gf2p8affineinv(g5a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_4 = lookup16(g5s_4, rotl24) */
@@ -6019,9 +6019,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpxor %ymm11, %ymm12, %ymm11 /* g5l_4 = xor(g5l_acc_4, g5lr2_4) */
 	vpxor 576(%rsp), %ymm11, %ymm11 /* g5x_4 = xor(g5l_4, g5x0.3) */
 	vmovdqa 64(%rsp), %ymm12 /* reload g6x1.3 */
-	vpxor 128(%rsp), %ymm12, %ymm14 /* g6t_acc_8 = xor(g6x1, g6x2) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_9 = xor(g6t_acc_8, rkw_4) */
-	vpxor %ymm0, %ymm14, %ymm14 /* g6t_4 = xor(g6t_acc_9, g6x3) */
+	vpxor 128(%rsp), %ymm12, %ymm14 /* g6k_acc_4 = xor(g6x1, g6x2) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g6k_4 = xor(g6k_acc_4, rkw_4) */
+	vpxor %ymm0, %ymm14, %ymm14 /* g6t_4 = xor(g6k_4, g6x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_4 = gf2p8affine(g6t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_4 = gf2p8affineinv(g6a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_4 = lookup16(g6s_4, rotl24) */
@@ -6037,9 +6037,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpxor %ymm0, %ymm12, %ymm0 /* g6l_4 = xor(g6l_acc_4, g6lr2_4) */
 	vpxor 640(%rsp), %ymm0, %ymm0 /* g6x_4 = xor(g6l_4, g6x0.3) */
 	vmovdqa 384(%rsp), %ymm12 /* reload g7x1.3 */
-	vpxor 544(%rsp), %ymm12, %ymm14 /* g7t_acc_8 = xor(g7x1, g7x2) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_9 = xor(g7t_acc_8, rkw_4) */
-	vpxor 1344(%rsp), %ymm13, %ymm13 /* g7t_4 = xor(g7t_acc_9, g7x3) */
+	vpxor 544(%rsp), %ymm12, %ymm14 /* g7k_acc_4 = xor(g7x1, g7x2) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g7k_4 = xor(g7k_acc_4, rkw_4) */
+	vpxor 1344(%rsp), %ymm13, %ymm13 /* g7t_4 = xor(g7k_4, g7x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_4 = gf2p8affine(g7t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_4 = gf2p8affineinv(g7a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_4 = lookup16(g7s_4, rotl24) */
@@ -6057,9 +6057,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	/* Round 8r+5: X5 ^= L(S(X6 ^ X7 ^ X8 ^ rk)) (slots mod 4). */
 	vpbroadcastd 20(%rdi,%r8), %ymm13 /* rkw_5 = bcast32() */
 	vmovdqa 672(%rsp), %ymm14 /* reload g0x2.3 */
-	vpxor 160(%rsp), %ymm14, %ymm15 /* g0t_acc_10 = xor(g0x2, g0x3) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_11 = xor(g0t_acc_10, rkw_5) */
-	vpxor %ymm2, %ymm15, %ymm15 /* g0t_5 = xor(g0t_acc_11, g0x0) */
+	vpxor 160(%rsp), %ymm14, %ymm15 /* g0k_acc_5 = xor(g0x2, g0x3) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g0k_5 = xor(g0k_acc_5, rkw_5) */
+	vpxor %ymm2, %ymm15, %ymm15 /* g0t_5 = xor(g0k_5, g0x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_5 = gf2p8affine(g0t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_5 = gf2p8affineinv(g0a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_5 = lookup16(g0s_5, rotl24) */
@@ -6075,9 +6075,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_5 = xor(g0s_5, g0lr24_5) */
 	vpxor %ymm2, %ymm12, %ymm2 /* g0l_5 = xor(g0l_acc_5, g0lr2_5) */
 	vpxor 512(%rsp), %ymm2, %ymm2 /* g0x_5 = xor(g0l_5, g0x1.3) */
-	vpxor %ymm3, %ymm7, %ymm12 /* g1t_acc_10 = xor(g1x2, g1x3) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g1t_acc_11 = xor(g1t_acc_10, rkw_5) */
-	vpxor %ymm6, %ymm12, %ymm12 /* g1t_5 = xor(g1t_acc_11, g1x0) */
+	vpxor %ymm3, %ymm7, %ymm12 /* g1k_acc_5 = xor(g1x2, g1x3) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g1k_5 = xor(g1k_acc_5, rkw_5) */
+	vpxor %ymm6, %ymm12, %ymm12 /* g1t_5 = xor(g1k_5, g1x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_5 = gf2p8affine(g1t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_5 = gf2p8affineinv(g1a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_5 = lookup16(g1s_5, rotl24) */
@@ -6092,9 +6092,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_5 = xor(g1s_5, g1lr24_5) */
 	vpxor %ymm7, %ymm12, %ymm7 /* g1l_5 = xor(g1l_acc_5, g1lr2_5) */
 	vpxor 448(%rsp), %ymm7, %ymm7 /* g1x_5 = xor(g1l_5, g1x1.3) */
-	vpxor %ymm4, %ymm1, %ymm12 /* g2t_acc_10 = xor(g2x2, g2x3) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g2t_acc_11 = xor(g2t_acc_10, rkw_5) */
-	vpxor %ymm9, %ymm12, %ymm12 /* g2t_5 = xor(g2t_acc_11, g2x0) */
+	vpxor %ymm4, %ymm1, %ymm12 /* g2k_acc_5 = xor(g2x2, g2x3) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g2k_5 = xor(g2k_acc_5, rkw_5) */
+	vpxor %ymm9, %ymm12, %ymm12 /* g2t_5 = xor(g2k_5, g2x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_5 = gf2p8affine(g2t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_5 = gf2p8affineinv(g2a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_5 = lookup16(g2s_5, rotl24) */
@@ -6109,9 +6109,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_5 = xor(g2s_5, g2lr24_5) */
 	vpxor %ymm1, %ymm12, %ymm1 /* g2l_5 = xor(g2l_acc_5, g2lr2_5) */
 	vpxor 224(%rsp), %ymm1, %ymm1 /* g2x_5 = xor(g2l_5, g2x1.3) */
-	vpxor 32(%rsp), %ymm5, %ymm12 /* g3t_acc_10 = xor(g3x3.3, g3x2.3) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g3t_acc_11 = xor(g3t_acc_10, rkw_5) */
-	vpxor %ymm10, %ymm12, %ymm12 /* g3t_5 = xor(g3t_acc_11, g3x0) */
+	vpxor 32(%rsp), %ymm5, %ymm12 /* g3k_acc_5 = xor(g3x3.3, g3x2.3) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g3k_5 = xor(g3k_acc_5, rkw_5) */
+	vpxor %ymm10, %ymm12, %ymm12 /* g3t_5 = xor(g3k_5, g3x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_5 = gf2p8affine(g3t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_5 = gf2p8affineinv(g3a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_5 = lookup16(g3s_5, rotl24) */
@@ -6127,9 +6127,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpxor %ymm5, %ymm12, %ymm5 /* g3l_5 = xor(g3l_acc_5, g3lr2_5) */
 	vpxor 96(%rsp), %ymm5, %ymm5 /* g3x_5 = xor(g3l_5, g3x1.3) */
 	vmovdqa 416(%rsp), %ymm12 /* reload g4x2.3 */
-	vpxor 352(%rsp), %ymm12, %ymm14 /* g4t_acc_10 = xor(g4x2, g4x3) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_11 = xor(g4t_acc_10, rkw_5) */
-	vpxor %ymm8, %ymm14, %ymm14 /* g4t_5 = xor(g4t_acc_11, g4x0) */
+	vpxor 352(%rsp), %ymm12, %ymm14 /* g4k_acc_5 = xor(g4x2, g4x3) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g4k_5 = xor(g4k_acc_5, rkw_5) */
+	vpxor %ymm8, %ymm14, %ymm14 /* g4t_5 = xor(g4k_5, g4x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_5 = gf2p8affine(g4t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_5 = gf2p8affineinv(g4a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_5 = lookup16(g4s_5, rotl24) */
@@ -6145,9 +6145,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpxor %ymm8, %ymm12, %ymm8 /* g4l_5 = xor(g4l_acc_5, g4lr2_5) */
 	vpxor 192(%rsp), %ymm8, %ymm8 /* g4x_5 = xor(g4l_5, g4x1.3) */
 	vmovdqa 288(%rsp), %ymm12 /* reload g5x2.3 */
-	vpxor 0(%rsp), %ymm12, %ymm14 /* g5t_acc_10 = xor(g5x2, g5x3) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_11 = xor(g5t_acc_10, rkw_5) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g5t_5 = xor(g5t_acc_11, g5x0) */
+	vpxor 0(%rsp), %ymm12, %ymm14 /* g5k_acc_5 = xor(g5x2, g5x3) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g5k_5 = xor(g5k_acc_5, rkw_5) */
+	vpxor %ymm11, %ymm14, %ymm14 /* g5t_5 = xor(g5k_5, g5x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_5 = gf2p8affine(g5t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_5 = gf2p8affineinv(g5a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_5 = lookup16(g5s_5, rotl24) */
@@ -6163,9 +6163,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpxor %ymm11, %ymm12, %ymm11 /* g5l_5 = xor(g5l_acc_5, g5lr2_5) */
 	vpxor 256(%rsp), %ymm11, %ymm11 /* g5x_5 = xor(g5l_5, g5x1.3) */
 	vmovdqa 128(%rsp), %ymm12 /* reload g6x2.3 */
-	vpxor 576(%rsp), %ymm12, %ymm14 /* g6t_acc_10 = xor(g6x2, g6x3) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_11 = xor(g6t_acc_10, rkw_5) */
-	vpxor %ymm0, %ymm14, %ymm14 /* g6t_5 = xor(g6t_acc_11, g6x0) */
+	vpxor 576(%rsp), %ymm12, %ymm14 /* g6k_acc_5 = xor(g6x2, g6x3) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g6k_5 = xor(g6k_acc_5, rkw_5) */
+	vpxor %ymm0, %ymm14, %ymm14 /* g6t_5 = xor(g6k_5, g6x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_5 = gf2p8affine(g6t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_5 = gf2p8affineinv(g6a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_5 = lookup16(g6s_5, rotl24) */
@@ -6181,9 +6181,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpxor %ymm0, %ymm12, %ymm0 /* g6l_5 = xor(g6l_acc_5, g6lr2_5) */
 	vpxor 64(%rsp), %ymm0, %ymm0 /* g6x_5 = xor(g6l_5, g6x1.3) */
 	vmovdqa 544(%rsp), %ymm12 /* reload g7x2.3 */
-	vpxor 1344(%rsp), %ymm12, %ymm14 /* g7t_acc_10 = xor(g7x2, g7x3) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_11 = xor(g7t_acc_10, rkw_5) */
-	vpxor 704(%rsp), %ymm13, %ymm13 /* g7t_5 = xor(g7t_acc_11, g7x0) */
+	vpxor 1344(%rsp), %ymm12, %ymm14 /* g7k_acc_5 = xor(g7x2, g7x3) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g7k_5 = xor(g7k_acc_5, rkw_5) */
+	vpxor 704(%rsp), %ymm13, %ymm13 /* g7t_5 = xor(g7k_5, g7x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_5 = gf2p8affine(g7t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_5 = gf2p8affineinv(g7a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_5 = lookup16(g7s_5, rotl24) */
@@ -6201,9 +6201,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	/* Round 8r+6: X6 ^= L(S(X7 ^ X8 ^ X9 ^ rk)) (slots mod 4). */
 	vpbroadcastd 24(%rdi,%r8), %ymm13 /* rkw_6 = bcast32() */
 	vmovdqa 160(%rsp), %ymm14 /* reload g0x3.3 */
-	vpxor 320(%rsp), %ymm14, %ymm15 /* g0t_acc_12 = xor(g0x3, g0x0) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_13 = xor(g0t_acc_12, rkw_6) */
-	vpxor %ymm2, %ymm15, %ymm15 /* g0t_6 = xor(g0t_acc_13, g0x1) */
+	vpxor 320(%rsp), %ymm14, %ymm15 /* g0k_acc_6 = xor(g0x3, g0x0) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g0k_6 = xor(g0k_acc_6, rkw_6) */
+	vpxor %ymm2, %ymm15, %ymm15 /* g0t_6 = xor(g0k_6, g0x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_6 = gf2p8affine(g0t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_6 = gf2p8affineinv(g0a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_6 = lookup16(g0s_6, rotl24) */
@@ -6219,9 +6219,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_6 = xor(g0s_6, g0lr24_6) */
 	vpxor %ymm2, %ymm12, %ymm2 /* g0l_6 = xor(g0l_acc_6, g0lr2_6) */
 	vpxor 672(%rsp), %ymm2, %ymm2 /* g0x_6 = xor(g0l_6, g0x2.3) */
-	vpxor %ymm6, %ymm3, %ymm12 /* g1t_acc_12 = xor(g1x3, g1x0) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g1t_acc_13 = xor(g1t_acc_12, rkw_6) */
-	vpxor %ymm7, %ymm12, %ymm12 /* g1t_6 = xor(g1t_acc_13, g1x1) */
+	vpxor %ymm6, %ymm3, %ymm12 /* g1k_acc_6 = xor(g1x3, g1x0) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g1k_6 = xor(g1k_acc_6, rkw_6) */
+	vpxor %ymm7, %ymm12, %ymm12 /* g1t_6 = xor(g1k_6, g1x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_6 = gf2p8affine(g1t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_6 = gf2p8affineinv(g1a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_6 = lookup16(g1s_6, rotl24) */
@@ -6236,9 +6236,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_6 = xor(g1s_6, g1lr24_6) */
 	vpxor %ymm3, %ymm12, %ymm3 /* g1l_6 = xor(g1l_acc_6, g1lr2_6) */
 	vpxor 512(%rsp), %ymm3, %ymm3 /* g1x_6 = xor(g1l_6, g1x2.3) */
-	vpxor %ymm9, %ymm4, %ymm12 /* g2t_acc_12 = xor(g2x3, g2x0) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g2t_acc_13 = xor(g2t_acc_12, rkw_6) */
-	vpxor %ymm1, %ymm12, %ymm12 /* g2t_6 = xor(g2t_acc_13, g2x1) */
+	vpxor %ymm9, %ymm4, %ymm12 /* g2k_acc_6 = xor(g2x3, g2x0) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g2k_6 = xor(g2k_acc_6, rkw_6) */
+	vpxor %ymm1, %ymm12, %ymm12 /* g2t_6 = xor(g2k_6, g2x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_6 = gf2p8affine(g2t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_6 = gf2p8affineinv(g2a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_6 = lookup16(g2s_6, rotl24) */
@@ -6253,9 +6253,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_6 = xor(g2s_6, g2lr24_6) */
 	vpxor %ymm4, %ymm12, %ymm4 /* g2l_6 = xor(g2l_acc_6, g2lr2_6) */
 	vpxor 448(%rsp), %ymm4, %ymm4 /* g2x_6 = xor(g2l_6, g2x2.3) */
-	vpxor 224(%rsp), %ymm10, %ymm12 /* g3t_acc_12 = xor(g3x0.4, g3x3.3) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g3t_acc_13 = xor(g3t_acc_12, rkw_6) */
-	vpxor %ymm5, %ymm12, %ymm12 /* g3t_6 = xor(g3t_acc_13, g3x1) */
+	vpxor 224(%rsp), %ymm10, %ymm12 /* g3k_acc_6 = xor(g3x0.4, g3x3.3) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g3k_6 = xor(g3k_acc_6, rkw_6) */
+	vpxor %ymm5, %ymm12, %ymm12 /* g3t_6 = xor(g3k_6, g3x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_6 = gf2p8affine(g3t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_6 = gf2p8affineinv(g3a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_6 = lookup16(g3s_6, rotl24) */
@@ -6271,9 +6271,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpxor %ymm5, %ymm12, %ymm5 /* g3l_6 = xor(g3l_acc_6, g3lr2_6) */
 	vpxor 32(%rsp), %ymm5, %ymm5 /* g3x_6 = xor(g3l_6, g3x2.3) */
 	vmovdqa 352(%rsp), %ymm12 /* reload g4x3.3 */
-	vpxor 1120(%rsp), %ymm12, %ymm14 /* g4t_acc_12 = xor(g4x3, g4x0) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_13 = xor(g4t_acc_12, rkw_6) */
-	vpxor %ymm8, %ymm14, %ymm14 /* g4t_6 = xor(g4t_acc_13, g4x1) */
+	vpxor 1120(%rsp), %ymm12, %ymm14 /* g4k_acc_6 = xor(g4x3, g4x0) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g4k_6 = xor(g4k_acc_6, rkw_6) */
+	vpxor %ymm8, %ymm14, %ymm14 /* g4t_6 = xor(g4k_6, g4x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_6 = gf2p8affine(g4t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_6 = gf2p8affineinv(g4a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_6 = lookup16(g4s_6, rotl24) */
@@ -6289,9 +6289,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpxor %ymm8, %ymm12, %ymm8 /* g4l_6 = xor(g4l_acc_6, g4lr2_6) */
 	vpxor 416(%rsp), %ymm8, %ymm8 /* g4x_6 = xor(g4l_6, g4x2.3) */
 	vmovdqa 0(%rsp), %ymm12 /* reload g5x3.3 */
-	vpxor 960(%rsp), %ymm12, %ymm14 /* g5t_acc_12 = xor(g5x3, g5x0) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_13 = xor(g5t_acc_12, rkw_6) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g5t_6 = xor(g5t_acc_13, g5x1) */
+	vpxor 960(%rsp), %ymm12, %ymm14 /* g5k_acc_6 = xor(g5x3, g5x0) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g5k_6 = xor(g5k_acc_6, rkw_6) */
+	vpxor %ymm11, %ymm14, %ymm14 /* g5t_6 = xor(g5k_6, g5x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_6 = gf2p8affine(g5t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_6 = gf2p8affineinv(g5a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_6 = lookup16(g5s_6, rotl24) */
@@ -6307,9 +6307,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpxor %ymm11, %ymm12, %ymm11 /* g5l_6 = xor(g5l_acc_6, g5lr2_6) */
 	vpxor 288(%rsp), %ymm11, %ymm11 /* g5x_6 = xor(g5l_6, g5x2.3) */
 	vmovdqa 576(%rsp), %ymm12 /* reload g6x3.3 */
-	vpxor 832(%rsp), %ymm12, %ymm14 /* g6t_acc_12 = xor(g6x3, g6x0) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_13 = xor(g6t_acc_12, rkw_6) */
-	vpxor %ymm0, %ymm14, %ymm14 /* g6t_6 = xor(g6t_acc_13, g6x1) */
+	vpxor 832(%rsp), %ymm12, %ymm14 /* g6k_acc_6 = xor(g6x3, g6x0) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g6k_6 = xor(g6k_acc_6, rkw_6) */
+	vpxor %ymm0, %ymm14, %ymm14 /* g6t_6 = xor(g6k_6, g6x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_6 = gf2p8affine(g6t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_6 = gf2p8affineinv(g6a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_6 = lookup16(g6s_6, rotl24) */
@@ -6325,9 +6325,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpxor %ymm0, %ymm12, %ymm0 /* g6l_6 = xor(g6l_acc_6, g6lr2_6) */
 	vpxor 128(%rsp), %ymm0, %ymm0 /* g6x_6 = xor(g6l_6, g6x2.3) */
 	vmovdqa 1344(%rsp), %ymm12 /* reload g7x3.3 */
-	vpxor 704(%rsp), %ymm12, %ymm14 /* g7t_acc_12 = xor(g7x3, g7x0) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_13 = xor(g7t_acc_12, rkw_6) */
-	vpxor 896(%rsp), %ymm13, %ymm13 /* g7t_6 = xor(g7t_acc_13, g7x1) */
+	vpxor 704(%rsp), %ymm12, %ymm14 /* g7k_acc_6 = xor(g7x3, g7x0) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g7k_6 = xor(g7k_acc_6, rkw_6) */
+	vpxor 896(%rsp), %ymm13, %ymm13 /* g7t_6 = xor(g7k_6, g7x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_6 = gf2p8affine(g7t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_6 = gf2p8affineinv(g7a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_6 = lookup16(g7s_6, rotl24) */
@@ -6345,9 +6345,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	/* Round 8r+7: X7 ^= L(S(X8 ^ X9 ^ X10 ^ rk)) (slots mod 4). */
 	vpbroadcastd 28(%rdi,%r8), %ymm13 /* rkw_7 = bcast32() */
 	vmovdqa 320(%rsp), %ymm14 /* reload g0x0.4 */
-	vpxor 384(%rsp), %ymm14, %ymm15 /* g0t_acc_14 = xor(g0x0, g0x1) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_15 = xor(g0t_acc_14, rkw_7) */
-	vpxor %ymm2, %ymm15, %ymm15 /* g0t_7 = xor(g0t_acc_15, g0x2) */
+	vpxor 384(%rsp), %ymm14, %ymm15 /* g0k_acc_7 = xor(g0x0, g0x1) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g0k_7 = xor(g0k_acc_7, rkw_7) */
+	vpxor %ymm2, %ymm15, %ymm15 /* g0t_7 = xor(g0k_7, g0x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_7 = gf2p8affine(g0t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_7 = gf2p8affineinv(g0a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_7 = lookup16(g0s_7, rotl24) */
@@ -6363,9 +6363,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_7 = xor(g0s_7, g0lr24_7) */
 	vpxor %ymm2, %ymm12, %ymm2 /* g0l_7 = xor(g0l_acc_7, g0lr2_7) */
 	vpxor 160(%rsp), %ymm2, %ymm2 /* g0x_7 = xor(g0l_7, g0x3.3) */
-	vpxor %ymm7, %ymm6, %ymm12 /* g1t_acc_14 = xor(g1x0, g1x1) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g1t_acc_15 = xor(g1t_acc_14, rkw_7) */
-	vpxor %ymm3, %ymm12, %ymm12 /* g1t_7 = xor(g1t_acc_15, g1x2) */
+	vpxor %ymm7, %ymm6, %ymm12 /* g1k_acc_7 = xor(g1x0, g1x1) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g1k_7 = xor(g1k_acc_7, rkw_7) */
+	vpxor %ymm3, %ymm12, %ymm12 /* g1t_7 = xor(g1k_7, g1x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_7 = gf2p8affine(g1t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_7 = gf2p8affineinv(g1a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_7 = lookup16(g1s_7, rotl24) */
@@ -6380,9 +6380,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_7 = xor(g1s_7, g1lr24_7) */
 	vpxor %ymm6, %ymm12, %ymm6 /* g1l_7 = xor(g1l_acc_7, g1lr2_7) */
 	vpxor 672(%rsp), %ymm6, %ymm6 /* g1x_7 = xor(g1l_7, g1x3.3) */
-	vpxor %ymm1, %ymm9, %ymm12 /* g2t_acc_14 = xor(g2x0, g2x1) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g2t_acc_15 = xor(g2t_acc_14, rkw_7) */
-	vpxor %ymm4, %ymm12, %ymm12 /* g2t_7 = xor(g2t_acc_15, g2x2) */
+	vpxor %ymm1, %ymm9, %ymm12 /* g2k_acc_7 = xor(g2x0, g2x1) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g2k_7 = xor(g2k_acc_7, rkw_7) */
+	vpxor %ymm4, %ymm12, %ymm12 /* g2t_7 = xor(g2k_7, g2x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_7 = gf2p8affine(g2t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_7 = gf2p8affineinv(g2a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_7 = lookup16(g2s_7, rotl24) */
@@ -6397,9 +6397,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_7 = xor(g2s_7, g2lr24_7) */
 	vpxor %ymm9, %ymm12, %ymm9 /* g2l_7 = xor(g2l_acc_7, g2lr2_7) */
 	vpxor 512(%rsp), %ymm9, %ymm9 /* g2x_7 = xor(g2l_7, g2x3.3) */
-	vpxor 448(%rsp), %ymm10, %ymm12 /* g3t_acc_14 = xor(g3x0, g3x1) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g3t_acc_15 = xor(g3t_acc_14, rkw_7) */
-	vpxor %ymm5, %ymm12, %ymm12 /* g3t_7 = xor(g3t_acc_15, g3x2) */
+	vpxor 448(%rsp), %ymm10, %ymm12 /* g3k_acc_7 = xor(g3x0, g3x1) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g3k_7 = xor(g3k_acc_7, rkw_7) */
+	vpxor %ymm5, %ymm12, %ymm12 /* g3t_7 = xor(g3k_7, g3x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_7 = gf2p8affine(g3t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_7 = gf2p8affineinv(g3a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_7 = lookup16(g3s_7, rotl24) */
@@ -6415,9 +6415,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpxor %ymm10, %ymm12, %ymm10 /* g3l_7 = xor(g3l_acc_7, g3lr2_7) */
 	vpxor 224(%rsp), %ymm10, %ymm10 /* g3x_7 = xor(g3l_7, g3x3.3) */
 	vmovdqa 1120(%rsp), %ymm12 /* reload g4x0.4 */
-	vpxor 1152(%rsp), %ymm12, %ymm14 /* g4t_acc_14 = xor(g4x0, g4x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_15 = xor(g4t_acc_14, rkw_7) */
-	vpxor %ymm8, %ymm14, %ymm14 /* g4t_7 = xor(g4t_acc_15, g4x2) */
+	vpxor 1152(%rsp), %ymm12, %ymm14 /* g4k_acc_7 = xor(g4x0, g4x1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g4k_7 = xor(g4k_acc_7, rkw_7) */
+	vpxor %ymm8, %ymm14, %ymm14 /* g4t_7 = xor(g4k_7, g4x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_7 = gf2p8affine(g4t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_7 = gf2p8affineinv(g4a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_7 = lookup16(g4s_7, rotl24) */
@@ -6433,9 +6433,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpxor %ymm8, %ymm12, %ymm8 /* g4l_7 = xor(g4l_acc_7, g4lr2_7) */
 	vpxor 352(%rsp), %ymm8, %ymm8 /* g4x_7 = xor(g4l_7, g4x3.3) */
 	vmovdqa 960(%rsp), %ymm12 /* reload g5x0.4 */
-	vpxor 992(%rsp), %ymm12, %ymm14 /* g5t_acc_14 = xor(g5x0, g5x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_15 = xor(g5t_acc_14, rkw_7) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g5t_7 = xor(g5t_acc_15, g5x2) */
+	vpxor 992(%rsp), %ymm12, %ymm14 /* g5k_acc_7 = xor(g5x0, g5x1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g5k_7 = xor(g5k_acc_7, rkw_7) */
+	vpxor %ymm11, %ymm14, %ymm14 /* g5t_7 = xor(g5k_7, g5x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_7 = gf2p8affine(g5t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_7 = gf2p8affineinv(g5a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_7 = lookup16(g5s_7, rotl24) */
@@ -6451,9 +6451,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpxor %ymm11, %ymm12, %ymm11 /* g5l_7 = xor(g5l_acc_7, g5lr2_7) */
 	vpxor 0(%rsp), %ymm11, %ymm11 /* g5x_7 = xor(g5l_7, g5x3.3) */
 	vmovdqa 832(%rsp), %ymm12 /* reload g6x0.4 */
-	vpxor 928(%rsp), %ymm12, %ymm14 /* g6t_acc_14 = xor(g6x0, g6x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_15 = xor(g6t_acc_14, rkw_7) */
-	vpxor %ymm0, %ymm14, %ymm14 /* g6t_7 = xor(g6t_acc_15, g6x2) */
+	vpxor 928(%rsp), %ymm12, %ymm14 /* g6k_acc_7 = xor(g6x0, g6x1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g6k_7 = xor(g6k_acc_7, rkw_7) */
+	vpxor %ymm0, %ymm14, %ymm14 /* g6t_7 = xor(g6k_7, g6x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_7 = gf2p8affine(g6t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_7 = gf2p8affineinv(g6a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_7 = lookup16(g6s_7, rotl24) */
@@ -6469,9 +6469,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpxor %ymm0, %ymm12, %ymm0 /* g6l_7 = xor(g6l_acc_7, g6lr2_7) */
 	vpxor 576(%rsp), %ymm0, %ymm0 /* g6x_7 = xor(g6l_7, g6x3.3) */
 	vmovdqa 704(%rsp), %ymm12 /* reload g7x0.4 */
-	vpxor 896(%rsp), %ymm12, %ymm14 /* g7t_acc_14 = xor(g7x0, g7x1) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_15 = xor(g7t_acc_14, rkw_7) */
-	vpxor 1088(%rsp), %ymm13, %ymm13 /* g7t_7 = xor(g7t_acc_15, g7x2) */
+	vpxor 896(%rsp), %ymm12, %ymm14 /* g7k_acc_7 = xor(g7x0, g7x1) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g7k_7 = xor(g7k_acc_7, rkw_7) */
+	vpxor 1088(%rsp), %ymm13, %ymm13 /* g7t_7 = xor(g7k_7, g7x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_7 = gf2p8affine(g7t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_7 = gf2p8affineinv(g7a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_7 = lookup16(g7s_7, rotl24) */
@@ -6997,9 +6997,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 
 	/* Round 8r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	vpbroadcastd (%rdi,%r8), %ymm9 /* rkw = bcast32() */
-	vpxor %ymm0, %ymm4, %ymm13 /* g0t_acc = xor(g0x1, g0x2) */
-	vpxor %ymm9, %ymm13, %ymm13 /* g0t_acc_1 = xor(g0t_acc, rkw) */
-	vpxor %ymm3, %ymm13, %ymm13 /* g0t = xor(g0t_acc_1, g0x3) */
+	vpxor %ymm0, %ymm4, %ymm13 /* g0k_acc = xor(g0x1, g0x2) */
+	vpxor %ymm9, %ymm13, %ymm13 /* g0k = xor(g0k_acc, rkw) */
+	vpxor %ymm3, %ymm13, %ymm13 /* g0t = xor(g0k, g0x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g0a = gf2p8affine(g0t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g0s = gf2p8affineinv(g0a, gfni_mat_1) */
 	vmovdqa %ymm4, 160(%rsp) /* spill g0x1.2 */
@@ -7016,9 +7016,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 	vpxor %ymm4, %ymm13, %ymm3 /* g0l_acc = xor(g0s, g0lr24) */
 	vpxor %ymm0, %ymm3, %ymm0 /* g0l = xor(g0l_acc, g0lr2) */
 	vpxor %ymm0, %ymm1, %ymm0 /* g0x = xor(g0x0, g0l) */
-	vpxor %ymm8, %ymm6, %ymm1 /* g1t_acc = xor(g1x1, g1x2) */
-	vpxor %ymm9, %ymm1, %ymm1 /* g1t_acc_1 = xor(g1t_acc, rkw) */
-	vpxor %ymm2, %ymm1, %ymm1 /* g1t = xor(g1t_acc_1, g1x3) */
+	vpxor %ymm8, %ymm6, %ymm1 /* g1k_acc = xor(g1x1, g1x2) */
+	vpxor %ymm9, %ymm1, %ymm1 /* g1k = xor(g1k_acc, rkw) */
+	vpxor %ymm2, %ymm1, %ymm1 /* g1t = xor(g1k, g1x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm1, %ymm1 /* g1a = gf2p8affine(g1t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm1, %ymm1 /* g1s = gf2p8affineinv(g1a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm1, %ymm3 /* g1lr24 = lookup16(g1s, rotl24) */
@@ -7032,9 +7032,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 	vpxor %ymm3, %ymm1, %ymm1 /* g1l_acc = xor(g1s, g1lr24) */
 	vpxor %ymm4, %ymm1, %ymm1 /* g1l = xor(g1l_acc, g1lr2) */
 	vpxor %ymm1, %ymm7, %ymm1 /* g1x = xor(g1x0, g1l) */
-	vpxor %ymm12, %ymm10, %ymm3 /* g2t_acc = xor(g2x1, g2x2) */
-	vpxor %ymm9, %ymm3, %ymm3 /* g2t_acc_1 = xor(g2t_acc, rkw) */
-	vpxor %ymm5, %ymm3, %ymm3 /* g2t = xor(g2t_acc_1, g2x3) */
+	vpxor %ymm12, %ymm10, %ymm3 /* g2k_acc = xor(g2x1, g2x2) */
+	vpxor %ymm9, %ymm3, %ymm3 /* g2k = xor(g2k_acc, rkw) */
+	vpxor %ymm5, %ymm3, %ymm3 /* g2t = xor(g2k, g2x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm3, %ymm3 /* g2a = gf2p8affine(g2t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm3, %ymm3 /* g2s = gf2p8affineinv(g2a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm3, %ymm4 /* g2lr24 = lookup16(g2s, rotl24) */
@@ -7048,9 +7048,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 	vpxor %ymm4, %ymm3, %ymm3 /* g2l_acc = xor(g2s, g2lr24) */
 	vpxor %ymm7, %ymm3, %ymm3 /* g2l = xor(g2l_acc, g2lr2) */
 	vpxor %ymm3, %ymm11, %ymm3 /* g2x = xor(g2x0, g2l) */
-	vpxor %ymm15, %ymm14, %ymm4 /* g3t_acc = xor(g3x1, g3x2) */
-	vpxor %ymm9, %ymm4, %ymm4 /* g3t_acc_1 = xor(g3t_acc, rkw) */
-	vpxor 416(%rsp), %ymm4, %ymm4 /* g3t = xor(g3t_acc_1, g3x3) */
+	vpxor %ymm15, %ymm14, %ymm4 /* g3k_acc = xor(g3x1, g3x2) */
+	vpxor %ymm9, %ymm4, %ymm4 /* g3k = xor(g3k_acc, rkw) */
+	vpxor 416(%rsp), %ymm4, %ymm4 /* g3t = xor(g3k, g3x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm4, %ymm4 /* g3a = gf2p8affine(g3t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm4, %ymm4 /* g3s = gf2p8affineinv(g3a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm4, %ymm7 /* g3lr24 = lookup16(g3s, rotl24) */
@@ -7065,9 +7065,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 	vpxor %ymm11, %ymm4, %ymm4 /* g3l = xor(g3l_acc, g3lr2) */
 	vpxor 1056(%rsp), %ymm4, %ymm4 /* g3x = xor(g3l, g3x0.2) */
 	vmovdqa 992(%rsp), %ymm7 /* reload g4x1.2 */
-	vpxor 1024(%rsp), %ymm7, %ymm11 /* g4t_acc = xor(g4x1, g4x2) */
-	vpxor %ymm9, %ymm11, %ymm11 /* g4t_acc_1 = xor(g4t_acc, rkw) */
-	vpxor 1088(%rsp), %ymm11, %ymm11 /* g4t = xor(g4t_acc_1, g4x3) */
+	vpxor 1024(%rsp), %ymm7, %ymm11 /* g4k_acc = xor(g4x1, g4x2) */
+	vpxor %ymm9, %ymm11, %ymm11 /* g4k = xor(g4k_acc, rkw) */
+	vpxor 1088(%rsp), %ymm11, %ymm11 /* g4t = xor(g4k, g4x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm11, %ymm11 /* g4a = gf2p8affine(g4t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm11, %ymm11 /* g4s = gf2p8affineinv(g4a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm11, %ymm13 /* g4lr24 = lookup16(g4s, rotl24) */
@@ -7083,9 +7083,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 	vpxor %ymm7, %ymm11, %ymm7 /* g4l = xor(g4l_acc, g4lr2) */
 	vpxor 864(%rsp), %ymm7, %ymm7 /* g4x = xor(g4l, g4x0.2) */
 	vmovdqa 768(%rsp), %ymm11 /* reload g5x1.2 */
-	vpxor 896(%rsp), %ymm11, %ymm13 /* g5t_acc = xor(g5x1, g5x2) */
-	vpxor %ymm9, %ymm13, %ymm13 /* g5t_acc_1 = xor(g5t_acc, rkw) */
-	vpxor 1120(%rsp), %ymm13, %ymm13 /* g5t = xor(g5t_acc_1, g5x3) */
+	vpxor 896(%rsp), %ymm11, %ymm13 /* g5k_acc = xor(g5x1, g5x2) */
+	vpxor %ymm9, %ymm13, %ymm13 /* g5k = xor(g5k_acc, rkw) */
+	vpxor 1120(%rsp), %ymm13, %ymm13 /* g5t = xor(g5k, g5x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g5a = gf2p8affine(g5t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g5s = gf2p8affineinv(g5a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm14 /* g5lr24 = lookup16(g5s, rotl24) */
@@ -7101,9 +7101,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 	vpxor %ymm7, %ymm11, %ymm7 /* g5l = xor(g5l_acc, g5lr2) */
 	vpxor 736(%rsp), %ymm7, %ymm7 /* g5x = xor(g5l, g5x0.2) */
 	vmovdqa 800(%rsp), %ymm11 /* reload g6x1.2 */
-	vpxor 928(%rsp), %ymm11, %ymm13 /* g6t_acc = xor(g6x1, g6x2) */
-	vpxor %ymm9, %ymm13, %ymm13 /* g6t_acc_1 = xor(g6t_acc, rkw) */
-	vpxor 1152(%rsp), %ymm13, %ymm13 /* g6t = xor(g6t_acc_1, g6x3) */
+	vpxor 928(%rsp), %ymm11, %ymm13 /* g6k_acc = xor(g6x1, g6x2) */
+	vpxor %ymm9, %ymm13, %ymm13 /* g6k = xor(g6k_acc, rkw) */
+	vpxor 1152(%rsp), %ymm13, %ymm13 /* g6t = xor(g6k, g6x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g6a = gf2p8affine(g6t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g6s = gf2p8affineinv(g6a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm14 /* g6lr24 = lookup16(g6s, rotl24) */
@@ -7119,9 +7119,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 	vpxor %ymm7, %ymm11, %ymm7 /* g6l = xor(g6l_acc, g6lr2) */
 	vpxor 704(%rsp), %ymm7, %ymm7 /* g6x = xor(g6l, g6x0.2) */
 	vmovdqa 832(%rsp), %ymm11 /* reload g7x1.2 */
-	vpxor 960(%rsp), %ymm11, %ymm13 /* g7t_acc = xor(g7x1, g7x2) */
-	vpxor %ymm9, %ymm13, %ymm9 /* g7t_acc_1 = xor(g7t_acc, rkw) */
-	vpxor 288(%rsp), %ymm9, %ymm9 /* g7t = xor(g7t_acc_1, g7x3) */
+	vpxor 960(%rsp), %ymm11, %ymm13 /* g7k_acc = xor(g7x1, g7x2) */
+	vpxor %ymm9, %ymm13, %ymm9 /* g7k = xor(g7k_acc, rkw) */
+	vpxor 288(%rsp), %ymm9, %ymm9 /* g7t = xor(g7k, g7x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm9, %ymm9 /* g7a = gf2p8affine(g7t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm9, %ymm9 /* g7s = gf2p8affineinv(g7a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm9, %ymm13 /* g7lr24 = lookup16(g7s, rotl24) */
@@ -7139,9 +7139,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 	/* Round 8r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
 	vpbroadcastd 4(%rdi,%r8), %ymm11 /* rkw_1 = bcast32() */
 	vmovdqa 32(%rsp), %ymm13 /* reload g0x2.2 */
-	vpxor 64(%rsp), %ymm13, %ymm14 /* g0t_acc_2 = xor(g0x2, g0x3) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
-	vpxor %ymm0, %ymm14, %ymm14 /* g0t_1 = xor(g0t_acc_3, g0x0) */
+	vpxor 64(%rsp), %ymm13, %ymm14 /* g0k_acc_1 = xor(g0x2, g0x3) */
+	vpxor %ymm11, %ymm14, %ymm14 /* g0k_1 = xor(g0k_acc_1, rkw_1) */
+	vpxor %ymm0, %ymm14, %ymm14 /* g0t_1 = xor(g0k_1, g0x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm14, %ymm14 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm14 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm14, %ymm13 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
@@ -7157,9 +7157,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 	vpxor %ymm13, %ymm14, %ymm9 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
 	vpxor %ymm0, %ymm9, %ymm0 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
 	vpxor 160(%rsp), %ymm0, %ymm0 /* g0x_1 = xor(g0l_1, g0x1.2) */
-	vpxor %ymm2, %ymm8, %ymm9 /* g1t_acc_2 = xor(g1x2, g1x3) */
-	vpxor %ymm11, %ymm9, %ymm9 /* g1t_acc_3 = xor(g1t_acc_2, rkw_1) */
-	vpxor %ymm1, %ymm9, %ymm9 /* g1t_1 = xor(g1t_acc_3, g1x0) */
+	vpxor %ymm2, %ymm8, %ymm9 /* g1k_acc_1 = xor(g1x2, g1x3) */
+	vpxor %ymm11, %ymm9, %ymm9 /* g1k_1 = xor(g1k_acc_1, rkw_1) */
+	vpxor %ymm1, %ymm9, %ymm9 /* g1t_1 = xor(g1k_1, g1x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm9, %ymm9 /* g1a_1 = gf2p8affine(g1t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm9, %ymm9 /* g1s_1 = gf2p8affineinv(g1a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm9, %ymm13 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
@@ -7174,9 +7174,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 	vpxor %ymm13, %ymm9, %ymm9 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
 	vpxor %ymm8, %ymm9, %ymm8 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
 	vpxor %ymm8, %ymm6, %ymm6 /* g1x_1 = xor(g1x1, g1l_1) */
-	vpxor %ymm5, %ymm12, %ymm8 /* g2t_acc_2 = xor(g2x2, g2x3) */
-	vpxor %ymm11, %ymm8, %ymm8 /* g2t_acc_3 = xor(g2t_acc_2, rkw_1) */
-	vpxor %ymm3, %ymm8, %ymm8 /* g2t_1 = xor(g2t_acc_3, g2x0) */
+	vpxor %ymm5, %ymm12, %ymm8 /* g2k_acc_1 = xor(g2x2, g2x3) */
+	vpxor %ymm11, %ymm8, %ymm8 /* g2k_1 = xor(g2k_acc_1, rkw_1) */
+	vpxor %ymm3, %ymm8, %ymm8 /* g2t_1 = xor(g2k_1, g2x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm8, %ymm8 /* g2a_1 = gf2p8affine(g2t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm8, %ymm8 /* g2s_1 = gf2p8affineinv(g2a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm8, %ymm9 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
@@ -7190,9 +7190,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 	vpxor %ymm9, %ymm8, %ymm8 /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
 	vpxor %ymm13, %ymm8, %ymm8 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
 	vpxor %ymm8, %ymm10, %ymm8 /* g2x_1 = xor(g2x1, g2l_1) */
-	vpxor 416(%rsp), %ymm15, %ymm9 /* g3t_acc_2 = xor(g3x2, g3x3) */
-	vpxor %ymm11, %ymm9, %ymm9 /* g3t_acc_3 = xor(g3t_acc_2, rkw_1) */
-	vpxor %ymm4, %ymm9, %ymm9 /* g3t_1 = xor(g3t_acc_3, g3x0) */
+	vpxor 416(%rsp), %ymm15, %ymm9 /* g3k_acc_1 = xor(g3x2, g3x3) */
+	vpxor %ymm11, %ymm9, %ymm9 /* g3k_1 = xor(g3k_acc_1, rkw_1) */
+	vpxor %ymm4, %ymm9, %ymm9 /* g3t_1 = xor(g3k_1, g3x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm9, %ymm9 /* g3a_1 = gf2p8affine(g3t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm9, %ymm9 /* g3s_1 = gf2p8affineinv(g3a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm9, %ymm10 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
@@ -7207,9 +7207,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 	vpxor %ymm13, %ymm9, %ymm9 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
 	vpxor 0(%rsp), %ymm9, %ymm9 /* g3x_1 = xor(g3l_1, g3x1.2) */
 	vmovdqa 1024(%rsp), %ymm10 /* reload g4x2.2 */
-	vpxor 1088(%rsp), %ymm10, %ymm13 /* g4t_acc_2 = xor(g4x2, g4x3) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g4t_acc_3 = xor(g4t_acc_2, rkw_1) */
-	vpxor 512(%rsp), %ymm13, %ymm13 /* g4t_1 = xor(g4t_acc_3, g4x0) */
+	vpxor 1088(%rsp), %ymm10, %ymm13 /* g4k_acc_1 = xor(g4x2, g4x3) */
+	vpxor %ymm11, %ymm13, %ymm13 /* g4k_1 = xor(g4k_acc_1, rkw_1) */
+	vpxor 512(%rsp), %ymm13, %ymm13 /* g4t_1 = xor(g4k_1, g4x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g4a_1 = gf2p8affine(g4t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g4s_1 = gf2p8affineinv(g4a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm14 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
@@ -7225,9 +7225,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 	vpxor %ymm10, %ymm13, %ymm10 /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
 	vpxor 992(%rsp), %ymm10, %ymm10 /* g4x_1 = xor(g4l_1, g4x1.2) */
 	vmovdqa 896(%rsp), %ymm13 /* reload g5x2.2 */
-	vpxor 1120(%rsp), %ymm13, %ymm14 /* g5t_acc_2 = xor(g5x2, g5x3) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g5t_acc_3 = xor(g5t_acc_2, rkw_1) */
-	vpxor 384(%rsp), %ymm14, %ymm14 /* g5t_1 = xor(g5t_acc_3, g5x0) */
+	vpxor 1120(%rsp), %ymm13, %ymm14 /* g5k_acc_1 = xor(g5x2, g5x3) */
+	vpxor %ymm11, %ymm14, %ymm14 /* g5k_1 = xor(g5k_acc_1, rkw_1) */
+	vpxor 384(%rsp), %ymm14, %ymm14 /* g5t_1 = xor(g5k_1, g5x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_1 = gf2p8affine(g5t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_1 = gf2p8affineinv(g5a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_1 = lookup16(g5s_1, rotl24) */
@@ -7243,9 +7243,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 	vpxor %ymm10, %ymm13, %ymm10 /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
 	vpxor 768(%rsp), %ymm10, %ymm10 /* g5x_1 = xor(g5l_1, g5x1.2) */
 	vmovdqa 928(%rsp), %ymm13 /* reload g6x2.2 */
-	vpxor 1152(%rsp), %ymm13, %ymm14 /* g6t_acc_2 = xor(g6x2, g6x3) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g6t_acc_3 = xor(g6t_acc_2, rkw_1) */
-	vpxor %ymm7, %ymm14, %ymm14 /* g6t_1 = xor(g6t_acc_3, g6x0) */
+	vpxor 1152(%rsp), %ymm13, %ymm14 /* g6k_acc_1 = xor(g6x2, g6x3) */
+	vpxor %ymm11, %ymm14, %ymm14 /* g6k_1 = xor(g6k_acc_1, rkw_1) */
+	vpxor %ymm7, %ymm14, %ymm14 /* g6t_1 = xor(g6k_1, g6x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_1 = gf2p8affine(g6t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_1 = gf2p8affineinv(g6a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_1 = lookup16(g6s_1, rotl24) */
@@ -7261,9 +7261,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 	vpxor %ymm7, %ymm13, %ymm7 /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
 	vpxor 800(%rsp), %ymm7, %ymm7 /* g6x_1 = xor(g6l_1, g6x1.2) */
 	vmovdqa 960(%rsp), %ymm13 /* reload g7x2.2 */
-	vpxor 288(%rsp), %ymm13, %ymm14 /* g7t_acc_2 = xor(g7x2, g7x3) */
-	vpxor %ymm11, %ymm14, %ymm11 /* g7t_acc_3 = xor(g7t_acc_2, rkw_1) */
-	vpxor 448(%rsp), %ymm11, %ymm11 /* g7t_1 = xor(g7t_acc_3, g7x0) */
+	vpxor 288(%rsp), %ymm13, %ymm14 /* g7k_acc_1 = xor(g7x2, g7x3) */
+	vpxor %ymm11, %ymm14, %ymm11 /* g7k_1 = xor(g7k_acc_1, rkw_1) */
+	vpxor 448(%rsp), %ymm11, %ymm11 /* g7t_1 = xor(g7k_1, g7x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm11, %ymm11 /* g7a_1 = gf2p8affine(g7t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm11, %ymm11 /* g7s_1 = gf2p8affineinv(g7a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm11, %ymm14 /* g7lr24_1 = lookup16(g7s_1, rotl24) */
@@ -7281,9 +7281,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 	/* Round 8r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
 	vpbroadcastd 8(%rdi,%r8), %ymm13 /* rkw_2 = bcast32() */
 	vmovdqa 64(%rsp), %ymm14 /* reload g0x3.2 */
-	vpxor 256(%rsp), %ymm14, %ymm15 /* g0t_acc_4 = xor(g0x3, g0x0) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t_2 = xor(g0t_acc_5, g0x1) */
+	vpxor 256(%rsp), %ymm14, %ymm15 /* g0k_acc_2 = xor(g0x3, g0x0) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g0k_2 = xor(g0k_acc_2, rkw_2) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g0t_2 = xor(g0k_2, g0x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
@@ -7299,9 +7299,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 	vpxor %ymm14, %ymm15, %ymm11 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
 	vpxor %ymm0, %ymm11, %ymm0 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
 	vpxor 32(%rsp), %ymm0, %ymm0 /* g0x_2 = xor(g0l_2, g0x2.2) */
-	vpxor %ymm1, %ymm2, %ymm11 /* g1t_acc_4 = xor(g1x3, g1x0) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g1t_acc_5 = xor(g1t_acc_4, rkw_2) */
-	vpxor %ymm6, %ymm11, %ymm11 /* g1t_2 = xor(g1t_acc_5, g1x1) */
+	vpxor %ymm1, %ymm2, %ymm11 /* g1k_acc_2 = xor(g1x3, g1x0) */
+	vpxor %ymm13, %ymm11, %ymm11 /* g1k_2 = xor(g1k_acc_2, rkw_2) */
+	vpxor %ymm6, %ymm11, %ymm11 /* g1t_2 = xor(g1k_2, g1x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm11, %ymm11 /* g1a_2 = gf2p8affine(g1t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm11, %ymm11 /* g1s_2 = gf2p8affineinv(g1a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm11, %ymm14 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
@@ -7316,9 +7316,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 	vpxor %ymm14, %ymm11, %ymm11 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
 	vpxor %ymm2, %ymm11, %ymm2 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
 	vpxor 160(%rsp), %ymm2, %ymm2 /* g1x_2 = xor(g1l_2, g1x2.2) */
-	vpxor %ymm3, %ymm5, %ymm11 /* g2t_acc_4 = xor(g2x3, g2x0) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g2t_acc_5 = xor(g2t_acc_4, rkw_2) */
-	vpxor %ymm8, %ymm11, %ymm11 /* g2t_2 = xor(g2t_acc_5, g2x1) */
+	vpxor %ymm3, %ymm5, %ymm11 /* g2k_acc_2 = xor(g2x3, g2x0) */
+	vpxor %ymm13, %ymm11, %ymm11 /* g2k_2 = xor(g2k_acc_2, rkw_2) */
+	vpxor %ymm8, %ymm11, %ymm11 /* g2t_2 = xor(g2k_2, g2x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm11, %ymm11 /* g2a_2 = gf2p8affine(g2t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm11, %ymm11 /* g2s_2 = gf2p8affineinv(g2a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm11, %ymm14 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
@@ -7333,9 +7333,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 	vpxor %ymm14, %ymm11, %ymm11 /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
 	vpxor %ymm5, %ymm11, %ymm5 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
 	vpxor %ymm5, %ymm12, %ymm5 /* g2x_2 = xor(g2x2, g2l_2) */
-	vpxor 416(%rsp), %ymm4, %ymm11 /* g3t_acc_4 = xor(g3x0.3, g3x3.2) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g3t_acc_5 = xor(g3t_acc_4, rkw_2) */
-	vpxor %ymm9, %ymm11, %ymm11 /* g3t_2 = xor(g3t_acc_5, g3x1) */
+	vpxor 416(%rsp), %ymm4, %ymm11 /* g3k_acc_2 = xor(g3x0.3, g3x3.2) */
+	vpxor %ymm13, %ymm11, %ymm11 /* g3k_2 = xor(g3k_acc_2, rkw_2) */
+	vpxor %ymm9, %ymm11, %ymm11 /* g3t_2 = xor(g3k_2, g3x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm11, %ymm11 /* g3a_2 = gf2p8affine(g3t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm11, %ymm11 /* g3s_2 = gf2p8affineinv(g3a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm11, %ymm12 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
@@ -7350,9 +7350,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 	vpxor %ymm14, %ymm11, %ymm11 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
 	vpxor 0(%rsp), %ymm11, %ymm11 /* g3x_2 = xor(g3l_2, g3x2.2) */
 	vmovdqa 1088(%rsp), %ymm12 /* reload g4x3.2 */
-	vpxor 512(%rsp), %ymm12, %ymm14 /* g4t_acc_4 = xor(g4x3, g4x0) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_5 = xor(g4t_acc_4, rkw_2) */
-	vpxor 320(%rsp), %ymm14, %ymm14 /* g4t_2 = xor(g4t_acc_5, g4x1) */
+	vpxor 512(%rsp), %ymm12, %ymm14 /* g4k_acc_2 = xor(g4x3, g4x0) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g4k_2 = xor(g4k_acc_2, rkw_2) */
+	vpxor 320(%rsp), %ymm14, %ymm14 /* g4t_2 = xor(g4k_2, g4x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_2 = gf2p8affine(g4t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_2 = gf2p8affineinv(g4a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_2 = lookup16(g4s_2, rotl24) */
@@ -7368,9 +7368,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 	vpxor %ymm11, %ymm12, %ymm11 /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
 	vpxor 1024(%rsp), %ymm11, %ymm11 /* g4x_2 = xor(g4l_2, g4x2.2) */
 	vmovdqa 1120(%rsp), %ymm12 /* reload g5x3.2 */
-	vpxor 384(%rsp), %ymm12, %ymm14 /* g5t_acc_4 = xor(g5x3, g5x0) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_5 = xor(g5t_acc_4, rkw_2) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g5t_2 = xor(g5t_acc_5, g5x1) */
+	vpxor 384(%rsp), %ymm12, %ymm14 /* g5k_acc_2 = xor(g5x3, g5x0) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g5k_2 = xor(g5k_acc_2, rkw_2) */
+	vpxor %ymm10, %ymm14, %ymm14 /* g5t_2 = xor(g5k_2, g5x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_2 = gf2p8affine(g5t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_2 = gf2p8affineinv(g5a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_2 = lookup16(g5s_2, rotl24) */
@@ -7386,9 +7386,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 	vpxor %ymm10, %ymm12, %ymm10 /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
 	vpxor 896(%rsp), %ymm10, %ymm10 /* g5x_2 = xor(g5l_2, g5x2.2) */
 	vmovdqa 1152(%rsp), %ymm12 /* reload g6x3.2 */
-	vpxor 192(%rsp), %ymm12, %ymm14 /* g6t_acc_4 = xor(g6x3, g6x0) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_5 = xor(g6t_acc_4, rkw_2) */
-	vpxor %ymm7, %ymm14, %ymm14 /* g6t_2 = xor(g6t_acc_5, g6x1) */
+	vpxor 192(%rsp), %ymm12, %ymm14 /* g6k_acc_2 = xor(g6x3, g6x0) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g6k_2 = xor(g6k_acc_2, rkw_2) */
+	vpxor %ymm7, %ymm14, %ymm14 /* g6t_2 = xor(g6k_2, g6x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_2 = gf2p8affine(g6t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_2 = gf2p8affineinv(g6a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_2 = lookup16(g6s_2, rotl24) */
@@ -7404,9 +7404,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 	vpxor %ymm7, %ymm12, %ymm7 /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
 	vpxor 928(%rsp), %ymm7, %ymm7 /* g6x_2 = xor(g6l_2, g6x2.2) */
 	vmovdqa 288(%rsp), %ymm12 /* reload g7x3.2 */
-	vpxor 448(%rsp), %ymm12, %ymm14 /* g7t_acc_4 = xor(g7x3, g7x0) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_5 = xor(g7t_acc_4, rkw_2) */
-	vpxor 480(%rsp), %ymm13, %ymm13 /* g7t_2 = xor(g7t_acc_5, g7x1) */
+	vpxor 448(%rsp), %ymm12, %ymm14 /* g7k_acc_2 = xor(g7x3, g7x0) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g7k_2 = xor(g7k_acc_2, rkw_2) */
+	vpxor 480(%rsp), %ymm13, %ymm13 /* g7t_2 = xor(g7k_2, g7x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_2 = gf2p8affine(g7t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_2 = gf2p8affineinv(g7a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_2 = lookup16(g7s_2, rotl24) */
@@ -7424,9 +7424,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 	/* Round 8r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
 	vpbroadcastd 12(%rdi,%r8), %ymm13 /* rkw_3 = bcast32() */
 	vmovdqa 256(%rsp), %ymm14 /* reload g0x0.3 */
-	vpxor 96(%rsp), %ymm14, %ymm15 /* g0t_acc_6 = xor(g0x0, g0x1) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t_3 = xor(g0t_acc_7, g0x2) */
+	vpxor 96(%rsp), %ymm14, %ymm15 /* g0k_acc_3 = xor(g0x0, g0x1) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g0k_3 = xor(g0k_acc_3, rkw_3) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g0t_3 = xor(g0k_3, g0x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_3 = gf2p8affine(g0t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_3 = gf2p8affineinv(g0a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
@@ -7442,9 +7442,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
 	vpxor %ymm0, %ymm12, %ymm0 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
 	vpxor 64(%rsp), %ymm0, %ymm0 /* g0x_3 = xor(g0l_3, g0x3.2) */
-	vpxor %ymm6, %ymm1, %ymm12 /* g1t_acc_6 = xor(g1x0, g1x1) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g1t_acc_7 = xor(g1t_acc_6, rkw_3) */
-	vpxor %ymm2, %ymm12, %ymm12 /* g1t_3 = xor(g1t_acc_7, g1x2) */
+	vpxor %ymm6, %ymm1, %ymm12 /* g1k_acc_3 = xor(g1x0, g1x1) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g1k_3 = xor(g1k_acc_3, rkw_3) */
+	vpxor %ymm2, %ymm12, %ymm12 /* g1t_3 = xor(g1k_3, g1x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_3 = gf2p8affine(g1t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_3 = gf2p8affineinv(g1a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
@@ -7459,9 +7459,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
 	vpxor %ymm1, %ymm12, %ymm1 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
 	vpxor 32(%rsp), %ymm1, %ymm1 /* g1x_3 = xor(g1l_3, g1x3.2) */
-	vpxor %ymm8, %ymm3, %ymm12 /* g2t_acc_6 = xor(g2x0, g2x1) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g2t_acc_7 = xor(g2t_acc_6, rkw_3) */
-	vpxor %ymm5, %ymm12, %ymm12 /* g2t_3 = xor(g2t_acc_7, g2x2) */
+	vpxor %ymm8, %ymm3, %ymm12 /* g2k_acc_3 = xor(g2x0, g2x1) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g2k_3 = xor(g2k_acc_3, rkw_3) */
+	vpxor %ymm5, %ymm12, %ymm12 /* g2t_3 = xor(g2k_3, g2x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_3 = gf2p8affine(g2t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_3 = gf2p8affineinv(g2a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
@@ -7476,9 +7476,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
 	vpxor %ymm3, %ymm12, %ymm3 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
 	vpxor 160(%rsp), %ymm3, %ymm3 /* g2x_3 = xor(g2l_3, g2x3.2) */
-	vpxor %ymm9, %ymm4, %ymm12 /* g3t_acc_6 = xor(g3x0, g3x1) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g3t_acc_7 = xor(g3t_acc_6, rkw_3) */
-	vpxor 0(%rsp), %ymm12, %ymm12 /* g3t_3 = xor(g3t_acc_7, g3x2) */
+	vpxor %ymm9, %ymm4, %ymm12 /* g3k_acc_3 = xor(g3x0, g3x1) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g3k_3 = xor(g3k_acc_3, rkw_3) */
+	vpxor 0(%rsp), %ymm12, %ymm12 /* g3t_3 = xor(g3k_3, g3x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_3 = gf2p8affine(g3t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_3 = gf2p8affineinv(g3a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
@@ -7494,9 +7494,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 	vpxor %ymm4, %ymm12, %ymm4 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
 	vpxor 416(%rsp), %ymm4, %ymm4 /* g3x_3 = xor(g3l_3, g3x3.2) */
 	vmovdqa 512(%rsp), %ymm12 /* reload g4x0.3 */
-	vpxor 320(%rsp), %ymm12, %ymm14 /* g4t_acc_6 = xor(g4x0, g4x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_7 = xor(g4t_acc_6, rkw_3) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g4t_3 = xor(g4t_acc_7, g4x2) */
+	vpxor 320(%rsp), %ymm12, %ymm14 /* g4k_acc_3 = xor(g4x0, g4x1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g4k_3 = xor(g4k_acc_3, rkw_3) */
+	vpxor %ymm11, %ymm14, %ymm14 /* g4t_3 = xor(g4k_3, g4x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_3 = gf2p8affine(g4t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_3 = gf2p8affineinv(g4a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_3 = lookup16(g4s_3, rotl24) */
@@ -7512,9 +7512,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 	vpxor %ymm11, %ymm12, %ymm11 /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
 	vpxor 1088(%rsp), %ymm11, %ymm11 /* g4x_3 = xor(g4l_3, g4x3.2) */
 	vmovdqa 384(%rsp), %ymm12 /* reload g5x0.3 */
-	vpxor 352(%rsp), %ymm12, %ymm14 /* g5t_acc_6 = xor(g5x0, g5x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_7 = xor(g5t_acc_6, rkw_3) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g5t_3 = xor(g5t_acc_7, g5x2) */
+	vpxor 352(%rsp), %ymm12, %ymm14 /* g5k_acc_3 = xor(g5x0, g5x1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g5k_3 = xor(g5k_acc_3, rkw_3) */
+	vpxor %ymm10, %ymm14, %ymm14 /* g5t_3 = xor(g5k_3, g5x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_3 = gf2p8affine(g5t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_3 = gf2p8affineinv(g5a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_3 = lookup16(g5s_3, rotl24) */
@@ -7530,9 +7530,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 	vpxor %ymm10, %ymm12, %ymm10 /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
 	vpxor 1120(%rsp), %ymm10, %ymm10 /* g5x_3 = xor(g5l_3, g5x3.2) */
 	vmovdqa 192(%rsp), %ymm12 /* reload g6x0.3 */
-	vpxor 224(%rsp), %ymm12, %ymm14 /* g6t_acc_6 = xor(g6x0, g6x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_7 = xor(g6t_acc_6, rkw_3) */
-	vpxor %ymm7, %ymm14, %ymm14 /* g6t_3 = xor(g6t_acc_7, g6x2) */
+	vpxor 224(%rsp), %ymm12, %ymm14 /* g6k_acc_3 = xor(g6x0, g6x1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g6k_3 = xor(g6k_acc_3, rkw_3) */
+	vpxor %ymm7, %ymm14, %ymm14 /* g6t_3 = xor(g6k_3, g6x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_3 = gf2p8affine(g6t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_3 = gf2p8affineinv(g6a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_3 = lookup16(g6s_3, rotl24) */
@@ -7548,9 +7548,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 	vpxor %ymm7, %ymm12, %ymm7 /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
 	vpxor 1152(%rsp), %ymm7, %ymm7 /* g6x_3 = xor(g6l_3, g6x3.2) */
 	vmovdqa 448(%rsp), %ymm12 /* reload g7x0.3 */
-	vpxor 480(%rsp), %ymm12, %ymm14 /* g7t_acc_6 = xor(g7x0, g7x1) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_7 = xor(g7t_acc_6, rkw_3) */
-	vpxor 1184(%rsp), %ymm13, %ymm13 /* g7t_3 = xor(g7t_acc_7, g7x2) */
+	vpxor 480(%rsp), %ymm12, %ymm14 /* g7k_acc_3 = xor(g7x0, g7x1) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g7k_3 = xor(g7k_acc_3, rkw_3) */
+	vpxor 1184(%rsp), %ymm13, %ymm13 /* g7t_3 = xor(g7k_3, g7x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_3 = gf2p8affine(g7t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_3 = gf2p8affineinv(g7a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_3 = lookup16(g7s_3, rotl24) */
@@ -7568,9 +7568,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 	/* Round 8r+4: X4 ^= L(S(X5 ^ X6 ^ X7 ^ rk)) (slots mod 4). */
 	vpbroadcastd 16(%rdi,%r8), %ymm13 /* rkw_4 = bcast32() */
 	vmovdqa 96(%rsp), %ymm14 /* reload g0x1.3 */
-	vpxor 128(%rsp), %ymm14, %ymm15 /* g0t_acc_8 = xor(g0x1, g0x2) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_9 = xor(g0t_acc_8, rkw_4) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t_4 = xor(g0t_acc_9, g0x3) */
+	vpxor 128(%rsp), %ymm14, %ymm15 /* g0k_acc_4 = xor(g0x1, g0x2) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g0k_4 = xor(g0k_acc_4, rkw_4) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g0t_4 = xor(g0k_4, g0x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_4 = gf2p8affine(g0t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_4 = gf2p8affineinv(g0a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_4 = lookup16(g0s_4, rotl24) */
@@ -7586,9 +7586,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_4 = xor(g0s_4, g0lr24_4) */
 	vpxor %ymm0, %ymm12, %ymm0 /* g0l_4 = xor(g0l_acc_4, g0lr2_4) */
 	vpxor 256(%rsp), %ymm0, %ymm0 /* g0x_4 = xor(g0l_4, g0x0.3) */
-	vpxor %ymm2, %ymm6, %ymm12 /* g1t_acc_8 = xor(g1x1, g1x2) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g1t_acc_9 = xor(g1t_acc_8, rkw_4) */
-	vpxor %ymm1, %ymm12, %ymm12 /* g1t_4 = xor(g1t_acc_9, g1x3) */
+	vpxor %ymm2, %ymm6, %ymm12 /* g1k_acc_4 = xor(g1x1, g1x2) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g1k_4 = xor(g1k_acc_4, rkw_4) */
+	vpxor %ymm1, %ymm12, %ymm12 /* g1t_4 = xor(g1k_4, g1x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_4 = gf2p8affine(g1t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_4 = gf2p8affineinv(g1a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_4 = lookup16(g1s_4, rotl24) */
@@ -7603,9 +7603,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_4 = xor(g1s_4, g1lr24_4) */
 	vpxor %ymm6, %ymm12, %ymm6 /* g1l_4 = xor(g1l_acc_4, g1lr2_4) */
 	vpxor 64(%rsp), %ymm6, %ymm6 /* g1x_4 = xor(g1l_4, g1x0.3) */
-	vpxor %ymm5, %ymm8, %ymm12 /* g2t_acc_8 = xor(g2x1, g2x2) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g2t_acc_9 = xor(g2t_acc_8, rkw_4) */
-	vpxor %ymm3, %ymm12, %ymm12 /* g2t_4 = xor(g2t_acc_9, g2x3) */
+	vpxor %ymm5, %ymm8, %ymm12 /* g2k_acc_4 = xor(g2x1, g2x2) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g2k_4 = xor(g2k_acc_4, rkw_4) */
+	vpxor %ymm3, %ymm12, %ymm12 /* g2t_4 = xor(g2k_4, g2x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_4 = gf2p8affine(g2t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_4 = gf2p8affineinv(g2a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_4 = lookup16(g2s_4, rotl24) */
@@ -7620,9 +7620,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_4 = xor(g2s_4, g2lr24_4) */
 	vpxor %ymm8, %ymm12, %ymm8 /* g2l_4 = xor(g2l_acc_4, g2lr2_4) */
 	vpxor 32(%rsp), %ymm8, %ymm8 /* g2x_4 = xor(g2l_4, g2x0.3) */
-	vpxor 0(%rsp), %ymm9, %ymm12 /* g3t_acc_8 = xor(g3x1, g3x2) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g3t_acc_9 = xor(g3t_acc_8, rkw_4) */
-	vpxor %ymm4, %ymm12, %ymm12 /* g3t_4 = xor(g3t_acc_9, g3x3) */
+	vpxor 0(%rsp), %ymm9, %ymm12 /* g3k_acc_4 = xor(g3x1, g3x2) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g3k_4 = xor(g3k_acc_4, rkw_4) */
+	vpxor %ymm4, %ymm12, %ymm12 /* g3t_4 = xor(g3k_4, g3x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_4 = gf2p8affine(g3t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_4 = gf2p8affineinv(g3a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_4 = lookup16(g3s_4, rotl24) */
@@ -7638,9 +7638,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 	vpxor %ymm9, %ymm12, %ymm9 /* g3l_4 = xor(g3l_acc_4, g3lr2_4) */
 	vpxor 160(%rsp), %ymm9, %ymm9 /* g3x_4 = xor(g3l_4, g3x0.3) */
 	vmovdqa 320(%rsp), %ymm12 /* reload g4x1.3 */
-	vpxor 1216(%rsp), %ymm12, %ymm14 /* g4t_acc_8 = xor(g4x1, g4x2) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_9 = xor(g4t_acc_8, rkw_4) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g4t_4 = xor(g4t_acc_9, g4x3) */
+	vpxor 1216(%rsp), %ymm12, %ymm14 /* g4k_acc_4 = xor(g4x1, g4x2) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g4k_4 = xor(g4k_acc_4, rkw_4) */
+	vpxor %ymm11, %ymm14, %ymm14 /* g4t_4 = xor(g4k_4, g4x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_4 = gf2p8affine(g4t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_4 = gf2p8affineinv(g4a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_4 = lookup16(g4s_4, rotl24) */
@@ -7656,9 +7656,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 	vpxor %ymm11, %ymm12, %ymm11 /* g4l_4 = xor(g4l_acc_4, g4lr2_4) */
 	vpxor 512(%rsp), %ymm11, %ymm11 /* g4x_4 = xor(g4l_4, g4x0.3) */
 	vmovdqa 352(%rsp), %ymm12 /* reload g5x1.3 */
-	vpxor 1248(%rsp), %ymm12, %ymm14 /* g5t_acc_8 = xor(g5x1, g5x2) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_9 = xor(g5t_acc_8, rkw_4) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g5t_4 = xor(g5t_acc_9, g5x3) */
+	vpxor 1248(%rsp), %ymm12, %ymm14 /* g5k_acc_4 = xor(g5x1, g5x2) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g5k_4 = xor(g5k_acc_4, rkw_4) */
+	vpxor %ymm10, %ymm14, %ymm14 /* g5t_4 = xor(g5k_4, g5x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_4 = gf2p8affine(g5t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_4 = gf2p8affineinv(g5a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_4 = lookup16(g5s_4, rotl24) */
@@ -7674,9 +7674,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 	vpxor %ymm10, %ymm12, %ymm10 /* g5l_4 = xor(g5l_acc_4, g5lr2_4) */
 	vpxor 384(%rsp), %ymm10, %ymm10 /* g5x_4 = xor(g5l_4, g5x0.3) */
 	vmovdqa 224(%rsp), %ymm12 /* reload g6x1.3 */
-	vpxor 1280(%rsp), %ymm12, %ymm14 /* g6t_acc_8 = xor(g6x1, g6x2) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_9 = xor(g6t_acc_8, rkw_4) */
-	vpxor %ymm7, %ymm14, %ymm14 /* g6t_4 = xor(g6t_acc_9, g6x3) */
+	vpxor 1280(%rsp), %ymm12, %ymm14 /* g6k_acc_4 = xor(g6x1, g6x2) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g6k_4 = xor(g6k_acc_4, rkw_4) */
+	vpxor %ymm7, %ymm14, %ymm14 /* g6t_4 = xor(g6k_4, g6x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_4 = gf2p8affine(g6t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_4 = gf2p8affineinv(g6a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_4 = lookup16(g6s_4, rotl24) */
@@ -7692,9 +7692,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 	vpxor %ymm7, %ymm12, %ymm7 /* g6l_4 = xor(g6l_acc_4, g6lr2_4) */
 	vpxor 192(%rsp), %ymm7, %ymm7 /* g6x_4 = xor(g6l_4, g6x0.3) */
 	vmovdqa 480(%rsp), %ymm12 /* reload g7x1.3 */
-	vpxor 1184(%rsp), %ymm12, %ymm14 /* g7t_acc_8 = xor(g7x1, g7x2) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_9 = xor(g7t_acc_8, rkw_4) */
-	vpxor 1344(%rsp), %ymm13, %ymm13 /* g7t_4 = xor(g7t_acc_9, g7x3) */
+	vpxor 1184(%rsp), %ymm12, %ymm14 /* g7k_acc_4 = xor(g7x1, g7x2) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g7k_4 = xor(g7k_acc_4, rkw_4) */
+	vpxor 1344(%rsp), %ymm13, %ymm13 /* g7t_4 = xor(g7k_4, g7x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_4 = gf2p8affine(g7t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_4 = gf2p8affineinv(g7a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_4 = lookup16(g7s_4, rotl24) */
@@ -7712,9 +7712,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 	/* Round 8r+5: X5 ^= L(S(X6 ^ X7 ^ X8 ^ rk)) (slots mod 4). */
 	vpbroadcastd 20(%rdi,%r8), %ymm13 /* rkw_5 = bcast32() */
 	vmovdqa 128(%rsp), %ymm14 /* reload g0x2.3 */
-	vpxor 1312(%rsp), %ymm14, %ymm15 /* g0t_acc_10 = xor(g0x2, g0x3) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_11 = xor(g0t_acc_10, rkw_5) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t_5 = xor(g0t_acc_11, g0x0) */
+	vpxor 1312(%rsp), %ymm14, %ymm15 /* g0k_acc_5 = xor(g0x2, g0x3) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g0k_5 = xor(g0k_acc_5, rkw_5) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g0t_5 = xor(g0k_5, g0x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_5 = gf2p8affine(g0t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_5 = gf2p8affineinv(g0a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_5 = lookup16(g0s_5, rotl24) */
@@ -7730,9 +7730,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_5 = xor(g0s_5, g0lr24_5) */
 	vpxor %ymm0, %ymm12, %ymm0 /* g0l_5 = xor(g0l_acc_5, g0lr2_5) */
 	vpxor 96(%rsp), %ymm0, %ymm0 /* g0x_5 = xor(g0l_5, g0x1.3) */
-	vpxor %ymm1, %ymm2, %ymm12 /* g1t_acc_10 = xor(g1x2, g1x3) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g1t_acc_11 = xor(g1t_acc_10, rkw_5) */
-	vpxor %ymm6, %ymm12, %ymm12 /* g1t_5 = xor(g1t_acc_11, g1x0) */
+	vpxor %ymm1, %ymm2, %ymm12 /* g1k_acc_5 = xor(g1x2, g1x3) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g1k_5 = xor(g1k_acc_5, rkw_5) */
+	vpxor %ymm6, %ymm12, %ymm12 /* g1t_5 = xor(g1k_5, g1x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_5 = gf2p8affine(g1t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_5 = gf2p8affineinv(g1a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_5 = lookup16(g1s_5, rotl24) */
@@ -7747,9 +7747,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_5 = xor(g1s_5, g1lr24_5) */
 	vpxor %ymm2, %ymm12, %ymm2 /* g1l_5 = xor(g1l_acc_5, g1lr2_5) */
 	vpxor 256(%rsp), %ymm2, %ymm2 /* g1x_5 = xor(g1l_5, g1x1.3) */
-	vpxor %ymm3, %ymm5, %ymm12 /* g2t_acc_10 = xor(g2x2, g2x3) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g2t_acc_11 = xor(g2t_acc_10, rkw_5) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g2t_5 = xor(g2t_acc_11, g2x0) */
+	vpxor %ymm3, %ymm5, %ymm12 /* g2k_acc_5 = xor(g2x2, g2x3) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g2k_5 = xor(g2k_acc_5, rkw_5) */
+	vpxor %ymm8, %ymm12, %ymm12 /* g2t_5 = xor(g2k_5, g2x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_5 = gf2p8affine(g2t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_5 = gf2p8affineinv(g2a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_5 = lookup16(g2s_5, rotl24) */
@@ -7764,9 +7764,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_5 = xor(g2s_5, g2lr24_5) */
 	vpxor %ymm5, %ymm12, %ymm5 /* g2l_5 = xor(g2l_acc_5, g2lr2_5) */
 	vpxor 64(%rsp), %ymm5, %ymm5 /* g2x_5 = xor(g2l_5, g2x1.3) */
-	vpxor 0(%rsp), %ymm4, %ymm12 /* g3t_acc_10 = xor(g3x3.3, g3x2.3) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g3t_acc_11 = xor(g3t_acc_10, rkw_5) */
-	vpxor %ymm9, %ymm12, %ymm12 /* g3t_5 = xor(g3t_acc_11, g3x0) */
+	vpxor 0(%rsp), %ymm4, %ymm12 /* g3k_acc_5 = xor(g3x3.3, g3x2.3) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g3k_5 = xor(g3k_acc_5, rkw_5) */
+	vpxor %ymm9, %ymm12, %ymm12 /* g3t_5 = xor(g3k_5, g3x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_5 = gf2p8affine(g3t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_5 = gf2p8affineinv(g3a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_5 = lookup16(g3s_5, rotl24) */
@@ -7782,9 +7782,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 	vpxor %ymm4, %ymm12, %ymm4 /* g3l_5 = xor(g3l_acc_5, g3lr2_5) */
 	vpxor 32(%rsp), %ymm4, %ymm4 /* g3x_5 = xor(g3l_5, g3x1.3) */
 	vmovdqa 1216(%rsp), %ymm12 /* reload g4x2.3 */
-	vpxor 160(%rsp), %ymm12, %ymm14 /* g4t_acc_10 = xor(g4x2, g4x3) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_11 = xor(g4t_acc_10, rkw_5) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g4t_5 = xor(g4t_acc_11, g4x0) */
+	vpxor 160(%rsp), %ymm12, %ymm14 /* g4k_acc_5 = xor(g4x2, g4x3) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g4k_5 = xor(g4k_acc_5, rkw_5) */
+	vpxor %ymm11, %ymm14, %ymm14 /* g4t_5 = xor(g4k_5, g4x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_5 = gf2p8affine(g4t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_5 = gf2p8affineinv(g4a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_5 = lookup16(g4s_5, rotl24) */
@@ -7800,9 +7800,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 	vpxor %ymm11, %ymm12, %ymm11 /* g4l_5 = xor(g4l_acc_5, g4lr2_5) */
 	vpxor 320(%rsp), %ymm11, %ymm11 /* g4x_5 = xor(g4l_5, g4x1.3) */
 	vmovdqa 1248(%rsp), %ymm12 /* reload g5x2.3 */
-	vpxor 512(%rsp), %ymm12, %ymm14 /* g5t_acc_10 = xor(g5x2, g5x3) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_11 = xor(g5t_acc_10, rkw_5) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g5t_5 = xor(g5t_acc_11, g5x0) */
+	vpxor 512(%rsp), %ymm12, %ymm14 /* g5k_acc_5 = xor(g5x2, g5x3) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g5k_5 = xor(g5k_acc_5, rkw_5) */
+	vpxor %ymm10, %ymm14, %ymm14 /* g5t_5 = xor(g5k_5, g5x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_5 = gf2p8affine(g5t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_5 = gf2p8affineinv(g5a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_5 = lookup16(g5s_5, rotl24) */
@@ -7818,9 +7818,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 	vpxor %ymm10, %ymm12, %ymm10 /* g5l_5 = xor(g5l_acc_5, g5lr2_5) */
 	vpxor 352(%rsp), %ymm10, %ymm10 /* g5x_5 = xor(g5l_5, g5x1.3) */
 	vmovdqa 1280(%rsp), %ymm12 /* reload g6x2.3 */
-	vpxor 384(%rsp), %ymm12, %ymm14 /* g6t_acc_10 = xor(g6x2, g6x3) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_11 = xor(g6t_acc_10, rkw_5) */
-	vpxor %ymm7, %ymm14, %ymm14 /* g6t_5 = xor(g6t_acc_11, g6x0) */
+	vpxor 384(%rsp), %ymm12, %ymm14 /* g6k_acc_5 = xor(g6x2, g6x3) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g6k_5 = xor(g6k_acc_5, rkw_5) */
+	vpxor %ymm7, %ymm14, %ymm14 /* g6t_5 = xor(g6k_5, g6x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_5 = gf2p8affine(g6t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_5 = gf2p8affineinv(g6a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_5 = lookup16(g6s_5, rotl24) */
@@ -7836,9 +7836,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 	vpxor %ymm7, %ymm12, %ymm7 /* g6l_5 = xor(g6l_acc_5, g6lr2_5) */
 	vpxor 224(%rsp), %ymm7, %ymm7 /* g6x_5 = xor(g6l_5, g6x1.3) */
 	vmovdqa 1184(%rsp), %ymm12 /* reload g7x2.3 */
-	vpxor 1344(%rsp), %ymm12, %ymm14 /* g7t_acc_10 = xor(g7x2, g7x3) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_11 = xor(g7t_acc_10, rkw_5) */
-	vpxor 672(%rsp), %ymm13, %ymm13 /* g7t_5 = xor(g7t_acc_11, g7x0) */
+	vpxor 1344(%rsp), %ymm12, %ymm14 /* g7k_acc_5 = xor(g7x2, g7x3) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g7k_5 = xor(g7k_acc_5, rkw_5) */
+	vpxor 672(%rsp), %ymm13, %ymm13 /* g7t_5 = xor(g7k_5, g7x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_5 = gf2p8affine(g7t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_5 = gf2p8affineinv(g7a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_5 = lookup16(g7s_5, rotl24) */
@@ -7856,9 +7856,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 	/* Round 8r+6: X6 ^= L(S(X7 ^ X8 ^ X9 ^ rk)) (slots mod 4). */
 	vpbroadcastd 24(%rdi,%r8), %ymm13 /* rkw_6 = bcast32() */
 	vmovdqa 1312(%rsp), %ymm14 /* reload g0x3.3 */
-	vpxor 448(%rsp), %ymm14, %ymm15 /* g0t_acc_12 = xor(g0x3, g0x0) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_13 = xor(g0t_acc_12, rkw_6) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t_6 = xor(g0t_acc_13, g0x1) */
+	vpxor 448(%rsp), %ymm14, %ymm15 /* g0k_acc_6 = xor(g0x3, g0x0) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g0k_6 = xor(g0k_acc_6, rkw_6) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g0t_6 = xor(g0k_6, g0x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_6 = gf2p8affine(g0t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_6 = gf2p8affineinv(g0a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_6 = lookup16(g0s_6, rotl24) */
@@ -7874,9 +7874,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_6 = xor(g0s_6, g0lr24_6) */
 	vpxor %ymm0, %ymm12, %ymm0 /* g0l_6 = xor(g0l_acc_6, g0lr2_6) */
 	vpxor 128(%rsp), %ymm0, %ymm0 /* g0x_6 = xor(g0l_6, g0x2.3) */
-	vpxor %ymm6, %ymm1, %ymm12 /* g1t_acc_12 = xor(g1x3, g1x0) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g1t_acc_13 = xor(g1t_acc_12, rkw_6) */
-	vpxor %ymm2, %ymm12, %ymm12 /* g1t_6 = xor(g1t_acc_13, g1x1) */
+	vpxor %ymm6, %ymm1, %ymm12 /* g1k_acc_6 = xor(g1x3, g1x0) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g1k_6 = xor(g1k_acc_6, rkw_6) */
+	vpxor %ymm2, %ymm12, %ymm12 /* g1t_6 = xor(g1k_6, g1x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_6 = gf2p8affine(g1t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_6 = gf2p8affineinv(g1a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_6 = lookup16(g1s_6, rotl24) */
@@ -7891,9 +7891,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_6 = xor(g1s_6, g1lr24_6) */
 	vpxor %ymm1, %ymm12, %ymm1 /* g1l_6 = xor(g1l_acc_6, g1lr2_6) */
 	vpxor 96(%rsp), %ymm1, %ymm1 /* g1x_6 = xor(g1l_6, g1x2.3) */
-	vpxor %ymm8, %ymm3, %ymm12 /* g2t_acc_12 = xor(g2x3, g2x0) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g2t_acc_13 = xor(g2t_acc_12, rkw_6) */
-	vpxor %ymm5, %ymm12, %ymm12 /* g2t_6 = xor(g2t_acc_13, g2x1) */
+	vpxor %ymm8, %ymm3, %ymm12 /* g2k_acc_6 = xor(g2x3, g2x0) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g2k_6 = xor(g2k_acc_6, rkw_6) */
+	vpxor %ymm5, %ymm12, %ymm12 /* g2t_6 = xor(g2k_6, g2x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_6 = gf2p8affine(g2t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_6 = gf2p8affineinv(g2a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_6 = lookup16(g2s_6, rotl24) */
@@ -7908,9 +7908,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_6 = xor(g2s_6, g2lr24_6) */
 	vpxor %ymm3, %ymm12, %ymm3 /* g2l_6 = xor(g2l_acc_6, g2lr2_6) */
 	vpxor 256(%rsp), %ymm3, %ymm3 /* g2x_6 = xor(g2l_6, g2x2.3) */
-	vpxor 64(%rsp), %ymm9, %ymm12 /* g3t_acc_12 = xor(g3x0.4, g3x3.3) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g3t_acc_13 = xor(g3t_acc_12, rkw_6) */
-	vpxor %ymm4, %ymm12, %ymm12 /* g3t_6 = xor(g3t_acc_13, g3x1) */
+	vpxor 64(%rsp), %ymm9, %ymm12 /* g3k_acc_6 = xor(g3x0.4, g3x3.3) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g3k_6 = xor(g3k_acc_6, rkw_6) */
+	vpxor %ymm4, %ymm12, %ymm12 /* g3t_6 = xor(g3k_6, g3x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_6 = gf2p8affine(g3t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_6 = gf2p8affineinv(g3a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_6 = lookup16(g3s_6, rotl24) */
@@ -7926,9 +7926,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 	vpxor %ymm4, %ymm12, %ymm4 /* g3l_6 = xor(g3l_acc_6, g3lr2_6) */
 	vpxor 0(%rsp), %ymm4, %ymm4 /* g3x_6 = xor(g3l_6, g3x2.3) */
 	vmovdqa 160(%rsp), %ymm12 /* reload g4x3.3 */
-	vpxor 864(%rsp), %ymm12, %ymm14 /* g4t_acc_12 = xor(g4x3, g4x0) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_13 = xor(g4t_acc_12, rkw_6) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g4t_6 = xor(g4t_acc_13, g4x1) */
+	vpxor 864(%rsp), %ymm12, %ymm14 /* g4k_acc_6 = xor(g4x3, g4x0) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g4k_6 = xor(g4k_acc_6, rkw_6) */
+	vpxor %ymm11, %ymm14, %ymm14 /* g4t_6 = xor(g4k_6, g4x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_6 = gf2p8affine(g4t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_6 = gf2p8affineinv(g4a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_6 = lookup16(g4s_6, rotl24) */
@@ -7944,9 +7944,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 	vpxor %ymm11, %ymm12, %ymm11 /* g4l_6 = xor(g4l_acc_6, g4lr2_6) */
 	vpxor 1216(%rsp), %ymm11, %ymm11 /* g4x_6 = xor(g4l_6, g4x2.3) */
 	vmovdqa 512(%rsp), %ymm12 /* reload g5x3.3 */
-	vpxor 736(%rsp), %ymm12, %ymm14 /* g5t_acc_12 = xor(g5x3, g5x0) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_13 = xor(g5t_acc_12, rkw_6) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g5t_6 = xor(g5t_acc_13, g5x1) */
+	vpxor 736(%rsp), %ymm12, %ymm14 /* g5k_acc_6 = xor(g5x3, g5x0) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g5k_6 = xor(g5k_acc_6, rkw_6) */
+	vpxor %ymm10, %ymm14, %ymm14 /* g5t_6 = xor(g5k_6, g5x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_6 = gf2p8affine(g5t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_6 = gf2p8affineinv(g5a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_6 = lookup16(g5s_6, rotl24) */
@@ -7962,9 +7962,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 	vpxor %ymm10, %ymm12, %ymm10 /* g5l_6 = xor(g5l_acc_6, g5lr2_6) */
 	vpxor 1248(%rsp), %ymm10, %ymm10 /* g5x_6 = xor(g5l_6, g5x2.3) */
 	vmovdqa 384(%rsp), %ymm12 /* reload g6x3.3 */
-	vpxor 704(%rsp), %ymm12, %ymm14 /* g6t_acc_12 = xor(g6x3, g6x0) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_13 = xor(g6t_acc_12, rkw_6) */
-	vpxor %ymm7, %ymm14, %ymm14 /* g6t_6 = xor(g6t_acc_13, g6x1) */
+	vpxor 704(%rsp), %ymm12, %ymm14 /* g6k_acc_6 = xor(g6x3, g6x0) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g6k_6 = xor(g6k_acc_6, rkw_6) */
+	vpxor %ymm7, %ymm14, %ymm14 /* g6t_6 = xor(g6k_6, g6x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_6 = gf2p8affine(g6t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_6 = gf2p8affineinv(g6a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_6 = lookup16(g6s_6, rotl24) */
@@ -7980,9 +7980,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 	vpxor %ymm7, %ymm12, %ymm7 /* g6l_6 = xor(g6l_acc_6, g6lr2_6) */
 	vpxor 1280(%rsp), %ymm7, %ymm7 /* g6x_6 = xor(g6l_6, g6x2.3) */
 	vmovdqa 1344(%rsp), %ymm12 /* reload g7x3.3 */
-	vpxor 672(%rsp), %ymm12, %ymm14 /* g7t_acc_12 = xor(g7x3, g7x0) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_13 = xor(g7t_acc_12, rkw_6) */
-	vpxor 832(%rsp), %ymm13, %ymm13 /* g7t_6 = xor(g7t_acc_13, g7x1) */
+	vpxor 672(%rsp), %ymm12, %ymm14 /* g7k_acc_6 = xor(g7x3, g7x0) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g7k_6 = xor(g7k_acc_6, rkw_6) */
+	vpxor 832(%rsp), %ymm13, %ymm13 /* g7t_6 = xor(g7k_6, g7x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_6 = gf2p8affine(g7t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_6 = gf2p8affineinv(g7a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_6 = lookup16(g7s_6, rotl24) */
@@ -8000,9 +8000,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 	/* Round 8r+7: X7 ^= L(S(X8 ^ X9 ^ X10 ^ rk)) (slots mod 4). */
 	vpbroadcastd 28(%rdi,%r8), %ymm13 /* rkw_7 = bcast32() */
 	vmovdqa 448(%rsp), %ymm14 /* reload g0x0.4 */
-	vpxor 480(%rsp), %ymm14, %ymm15 /* g0t_acc_14 = xor(g0x0, g0x1) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_15 = xor(g0t_acc_14, rkw_7) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t_7 = xor(g0t_acc_15, g0x2) */
+	vpxor 480(%rsp), %ymm14, %ymm15 /* g0k_acc_7 = xor(g0x0, g0x1) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g0k_7 = xor(g0k_acc_7, rkw_7) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g0t_7 = xor(g0k_7, g0x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_7 = gf2p8affine(g0t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_7 = gf2p8affineinv(g0a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_7 = lookup16(g0s_7, rotl24) */
@@ -8018,9 +8018,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_7 = xor(g0s_7, g0lr24_7) */
 	vpxor %ymm0, %ymm12, %ymm0 /* g0l_7 = xor(g0l_acc_7, g0lr2_7) */
 	vpxor 1312(%rsp), %ymm0, %ymm0 /* g0x_7 = xor(g0l_7, g0x3.3) */
-	vpxor %ymm2, %ymm6, %ymm12 /* g1t_acc_14 = xor(g1x0, g1x1) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g1t_acc_15 = xor(g1t_acc_14, rkw_7) */
-	vpxor %ymm1, %ymm12, %ymm12 /* g1t_7 = xor(g1t_acc_15, g1x2) */
+	vpxor %ymm2, %ymm6, %ymm12 /* g1k_acc_7 = xor(g1x0, g1x1) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g1k_7 = xor(g1k_acc_7, rkw_7) */
+	vpxor %ymm1, %ymm12, %ymm12 /* g1t_7 = xor(g1k_7, g1x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_7 = gf2p8affine(g1t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_7 = gf2p8affineinv(g1a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_7 = lookup16(g1s_7, rotl24) */
@@ -8035,9 +8035,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_7 = xor(g1s_7, g1lr24_7) */
 	vpxor %ymm6, %ymm12, %ymm6 /* g1l_7 = xor(g1l_acc_7, g1lr2_7) */
 	vpxor 128(%rsp), %ymm6, %ymm6 /* g1x_7 = xor(g1l_7, g1x3.3) */
-	vpxor %ymm5, %ymm8, %ymm12 /* g2t_acc_14 = xor(g2x0, g2x1) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g2t_acc_15 = xor(g2t_acc_14, rkw_7) */
-	vpxor %ymm3, %ymm12, %ymm12 /* g2t_7 = xor(g2t_acc_15, g2x2) */
+	vpxor %ymm5, %ymm8, %ymm12 /* g2k_acc_7 = xor(g2x0, g2x1) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g2k_7 = xor(g2k_acc_7, rkw_7) */
+	vpxor %ymm3, %ymm12, %ymm12 /* g2t_7 = xor(g2k_7, g2x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_7 = gf2p8affine(g2t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_7 = gf2p8affineinv(g2a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_7 = lookup16(g2s_7, rotl24) */
@@ -8052,9 +8052,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_7 = xor(g2s_7, g2lr24_7) */
 	vpxor %ymm8, %ymm12, %ymm8 /* g2l_7 = xor(g2l_acc_7, g2lr2_7) */
 	vpxor 96(%rsp), %ymm8, %ymm8 /* g2x_7 = xor(g2l_7, g2x3.3) */
-	vpxor 256(%rsp), %ymm9, %ymm12 /* g3t_acc_14 = xor(g3x0, g3x1) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g3t_acc_15 = xor(g3t_acc_14, rkw_7) */
-	vpxor %ymm4, %ymm12, %ymm12 /* g3t_7 = xor(g3t_acc_15, g3x2) */
+	vpxor 256(%rsp), %ymm9, %ymm12 /* g3k_acc_7 = xor(g3x0, g3x1) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g3k_7 = xor(g3k_acc_7, rkw_7) */
+	vpxor %ymm4, %ymm12, %ymm12 /* g3t_7 = xor(g3k_7, g3x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_7 = gf2p8affine(g3t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_7 = gf2p8affineinv(g3a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_7 = lookup16(g3s_7, rotl24) */
@@ -8070,9 +8070,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 	vpxor %ymm9, %ymm12, %ymm9 /* g3l_7 = xor(g3l_acc_7, g3lr2_7) */
 	vpxor 64(%rsp), %ymm9, %ymm9 /* g3x_7 = xor(g3l_7, g3x3.3) */
 	vmovdqa 864(%rsp), %ymm12 /* reload g4x0.4 */
-	vpxor 992(%rsp), %ymm12, %ymm14 /* g4t_acc_14 = xor(g4x0, g4x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_15 = xor(g4t_acc_14, rkw_7) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g4t_7 = xor(g4t_acc_15, g4x2) */
+	vpxor 992(%rsp), %ymm12, %ymm14 /* g4k_acc_7 = xor(g4x0, g4x1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g4k_7 = xor(g4k_acc_7, rkw_7) */
+	vpxor %ymm11, %ymm14, %ymm14 /* g4t_7 = xor(g4k_7, g4x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_7 = gf2p8affine(g4t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_7 = gf2p8affineinv(g4a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_7 = lookup16(g4s_7, rotl24) */
@@ -8088,9 +8088,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 	vpxor %ymm11, %ymm12, %ymm11 /* g4l_7 = xor(g4l_acc_7, g4lr2_7) */
 	vpxor 160(%rsp), %ymm11, %ymm11 /* g4x_7 = xor(g4l_7, g4x3.3) */
 	vmovdqa 736(%rsp), %ymm12 /* reload g5x0.4 */
-	vpxor 768(%rsp), %ymm12, %ymm14 /* g5t_acc_14 = xor(g5x0, g5x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_15 = xor(g5t_acc_14, rkw_7) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g5t_7 = xor(g5t_acc_15, g5x2) */
+	vpxor 768(%rsp), %ymm12, %ymm14 /* g5k_acc_7 = xor(g5x0, g5x1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g5k_7 = xor(g5k_acc_7, rkw_7) */
+	vpxor %ymm10, %ymm14, %ymm14 /* g5t_7 = xor(g5k_7, g5x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_7 = gf2p8affine(g5t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_7 = gf2p8affineinv(g5a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_7 = lookup16(g5s_7, rotl24) */
@@ -8106,9 +8106,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 	vpxor %ymm10, %ymm12, %ymm10 /* g5l_7 = xor(g5l_acc_7, g5lr2_7) */
 	vpxor 512(%rsp), %ymm10, %ymm10 /* g5x_7 = xor(g5l_7, g5x3.3) */
 	vmovdqa 704(%rsp), %ymm12 /* reload g6x0.4 */
-	vpxor 800(%rsp), %ymm12, %ymm14 /* g6t_acc_14 = xor(g6x0, g6x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_15 = xor(g6t_acc_14, rkw_7) */
-	vpxor %ymm7, %ymm14, %ymm14 /* g6t_7 = xor(g6t_acc_15, g6x2) */
+	vpxor 800(%rsp), %ymm12, %ymm14 /* g6k_acc_7 = xor(g6x0, g6x1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g6k_7 = xor(g6k_acc_7, rkw_7) */
+	vpxor %ymm7, %ymm14, %ymm14 /* g6t_7 = xor(g6k_7, g6x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_7 = gf2p8affine(g6t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_7 = gf2p8affineinv(g6a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_7 = lookup16(g6s_7, rotl24) */
@@ -8124,9 +8124,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 	vpxor %ymm7, %ymm12, %ymm7 /* g6l_7 = xor(g6l_acc_7, g6lr2_7) */
 	vpxor 384(%rsp), %ymm7, %ymm7 /* g6x_7 = xor(g6l_7, g6x3.3) */
 	vmovdqa 672(%rsp), %ymm12 /* reload g7x0.4 */
-	vpxor 832(%rsp), %ymm12, %ymm14 /* g7t_acc_14 = xor(g7x0, g7x1) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_15 = xor(g7t_acc_14, rkw_7) */
-	vpxor 960(%rsp), %ymm13, %ymm13 /* g7t_7 = xor(g7t_acc_15, g7x2) */
+	vpxor 832(%rsp), %ymm12, %ymm14 /* g7k_acc_7 = xor(g7x0, g7x1) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g7k_7 = xor(g7k_acc_7, rkw_7) */
+	vpxor 960(%rsp), %ymm13, %ymm13 /* g7t_7 = xor(g7k_7, g7x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_7 = gf2p8affine(g7t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_7 = gf2p8affineinv(g7a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_7 = lookup16(g7s_7, rotl24) */
@@ -9385,9 +9385,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 
 	/* Round 8r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	vpbroadcastd (%rdi,%r10), %ymm6 /* rkw = bcast32() */
-	vpxor %ymm10, %ymm4, %ymm8 /* g0t_acc = xor(g0x1, g0x2) */
-	vpxor %ymm6, %ymm8, %ymm8 /* g0t_acc_1 = xor(g0t_acc, rkw) */
-	vpxor %ymm15, %ymm8, %ymm8 /* g0t = xor(g0t_acc_1, g0x3) */
+	vpxor %ymm10, %ymm4, %ymm8 /* g0k_acc = xor(g0x1, g0x2) */
+	vpxor %ymm6, %ymm8, %ymm8 /* g0k = xor(g0k_acc, rkw) */
+	vpxor %ymm15, %ymm8, %ymm8 /* g0t = xor(g0k, g0x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm8, %ymm8 /* g0a = gf2p8affine(g0t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm8, %ymm8 /* g0s = gf2p8affineinv(g0a, gfni_mat_1) */
 	vmovdqa %ymm4, 96(%rsp) /* spill g0x1.2 */
@@ -9404,9 +9404,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vpxor %ymm4, %ymm8, %ymm4 /* g0l_acc = xor(g0s, g0lr24) */
 	vpxor %ymm10, %ymm4, %ymm4 /* g0l = xor(g0l_acc, g0lr2) */
 	vpxor %ymm4, %ymm1, %ymm1 /* g0x = xor(g0x0, g0l) */
-	vpxor %ymm14, %ymm12, %ymm4 /* g1t_acc = xor(g1x1, g1x2) */
-	vpxor %ymm6, %ymm4, %ymm4 /* g1t_acc_1 = xor(g1t_acc, rkw) */
-	vpxor %ymm7, %ymm4, %ymm4 /* g1t = xor(g1t_acc_1, g1x3) */
+	vpxor %ymm14, %ymm12, %ymm4 /* g1k_acc = xor(g1x1, g1x2) */
+	vpxor %ymm6, %ymm4, %ymm4 /* g1k = xor(g1k_acc, rkw) */
+	vpxor %ymm7, %ymm4, %ymm4 /* g1t = xor(g1k, g1x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm4, %ymm4 /* g1a = gf2p8affine(g1t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm4, %ymm4 /* g1s = gf2p8affineinv(g1a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm4, %ymm8 /* g1lr24 = lookup16(g1s, rotl24) */
@@ -9420,9 +9420,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vpxor %ymm8, %ymm4, %ymm4 /* g1l_acc = xor(g1s, g1lr24) */
 	vpxor %ymm10, %ymm4, %ymm4 /* g1l = xor(g1l_acc, g1lr2) */
 	vpxor %ymm4, %ymm13, %ymm4 /* g1x = xor(g1x0, g1l) */
-	vpxor %ymm11, %ymm0, %ymm8 /* g2t_acc = xor(g2x1, g2x2) */
-	vpxor %ymm6, %ymm8, %ymm8 /* g2t_acc_1 = xor(g2t_acc, rkw) */
-	vpxor %ymm3, %ymm8, %ymm8 /* g2t = xor(g2t_acc_1, g2x3) */
+	vpxor %ymm11, %ymm0, %ymm8 /* g2k_acc = xor(g2x1, g2x2) */
+	vpxor %ymm6, %ymm8, %ymm8 /* g2k = xor(g2k_acc, rkw) */
+	vpxor %ymm3, %ymm8, %ymm8 /* g2t = xor(g2k, g2x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm8, %ymm8 /* g2a = gf2p8affine(g2t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm8, %ymm8 /* g2s = gf2p8affineinv(g2a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm8, %ymm10 /* g2lr24 = lookup16(g2s, rotl24) */
@@ -9436,9 +9436,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vpxor %ymm10, %ymm8, %ymm8 /* g2l_acc = xor(g2s, g2lr24) */
 	vpxor %ymm13, %ymm8, %ymm8 /* g2l = xor(g2l_acc, g2lr2) */
 	vpxor %ymm8, %ymm5, %ymm5 /* g2x = xor(g2x0, g2l) */
-	vpxor %ymm9, %ymm2, %ymm8 /* g3t_acc = xor(g3x1, g3x2) */
-	vpxor %ymm6, %ymm8, %ymm8 /* g3t_acc_1 = xor(g3t_acc, rkw) */
-	vpxor 640(%rsp), %ymm8, %ymm8 /* g3t = xor(g3t_acc_1, g3x3) */
+	vpxor %ymm9, %ymm2, %ymm8 /* g3k_acc = xor(g3x1, g3x2) */
+	vpxor %ymm6, %ymm8, %ymm8 /* g3k = xor(g3k_acc, rkw) */
+	vpxor 640(%rsp), %ymm8, %ymm8 /* g3t = xor(g3k, g3x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm8, %ymm8 /* g3a = gf2p8affine(g3t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm8, %ymm8 /* g3s = gf2p8affineinv(g3a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm8, %ymm10 /* g3lr24 = lookup16(g3s, rotl24) */
@@ -9453,9 +9453,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vpxor %ymm13, %ymm8, %ymm8 /* g3l = xor(g3l_acc, g3lr2) */
 	vpxor 1248(%rsp), %ymm8, %ymm8 /* g3x = xor(g3l, g3x0.2) */
 	vmovdqa 1184(%rsp), %ymm10 /* reload g4x1.2 */
-	vpxor 1216(%rsp), %ymm10, %ymm13 /* g4t_acc = xor(g4x1, g4x2) */
-	vpxor %ymm6, %ymm13, %ymm13 /* g4t_acc_1 = xor(g4t_acc, rkw) */
-	vpxor 1280(%rsp), %ymm13, %ymm13 /* g4t = xor(g4t_acc_1, g4x3) */
+	vpxor 1216(%rsp), %ymm10, %ymm13 /* g4k_acc = xor(g4x1, g4x2) */
+	vpxor %ymm6, %ymm13, %ymm13 /* g4k = xor(g4k_acc, rkw) */
+	vpxor 1280(%rsp), %ymm13, %ymm13 /* g4t = xor(g4k, g4x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g4a = gf2p8affine(g4t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g4s = gf2p8affineinv(g4a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g4lr24 = lookup16(g4s, rotl24) */
@@ -9471,9 +9471,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vpxor %ymm2, %ymm10, %ymm2 /* g4l = xor(g4l_acc, g4lr2) */
 	vpxor 1152(%rsp), %ymm2, %ymm2 /* g4x = xor(g4l, g4x0.2) */
 	vmovdqa 1024(%rsp), %ymm10 /* reload g5x1.2 */
-	vpxor 1056(%rsp), %ymm10, %ymm13 /* g5t_acc = xor(g5x1, g5x2) */
-	vpxor %ymm6, %ymm13, %ymm13 /* g5t_acc_1 = xor(g5t_acc, rkw) */
-	vpxor 1312(%rsp), %ymm13, %ymm13 /* g5t = xor(g5t_acc_1, g5x3) */
+	vpxor 1056(%rsp), %ymm10, %ymm13 /* g5k_acc = xor(g5x1, g5x2) */
+	vpxor %ymm6, %ymm13, %ymm13 /* g5k = xor(g5k_acc, rkw) */
+	vpxor 1312(%rsp), %ymm13, %ymm13 /* g5t = xor(g5k, g5x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g5a = gf2p8affine(g5t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g5s = gf2p8affineinv(g5a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g5lr24 = lookup16(g5s, rotl24) */
@@ -9489,9 +9489,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vpxor %ymm2, %ymm10, %ymm2 /* g5l = xor(g5l_acc, g5lr2) */
 	vpxor 992(%rsp), %ymm2, %ymm2 /* g5x = xor(g5l, g5x0.2) */
 	vmovdqa 928(%rsp), %ymm10 /* reload g6x1.2 */
-	vpxor 1088(%rsp), %ymm10, %ymm13 /* g6t_acc = xor(g6x1, g6x2) */
-	vpxor %ymm6, %ymm13, %ymm13 /* g6t_acc_1 = xor(g6t_acc, rkw) */
-	vpxor 1344(%rsp), %ymm13, %ymm13 /* g6t = xor(g6t_acc_1, g6x3) */
+	vpxor 1088(%rsp), %ymm10, %ymm13 /* g6k_acc = xor(g6x1, g6x2) */
+	vpxor %ymm6, %ymm13, %ymm13 /* g6k = xor(g6k_acc, rkw) */
+	vpxor 1344(%rsp), %ymm13, %ymm13 /* g6t = xor(g6k, g6x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g6a = gf2p8affine(g6t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g6s = gf2p8affineinv(g6a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g6lr24 = lookup16(g6s, rotl24) */
@@ -9507,9 +9507,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vpxor %ymm2, %ymm10, %ymm2 /* g6l = xor(g6l_acc, g6lr2) */
 	vpxor 864(%rsp), %ymm2, %ymm2 /* g6x = xor(g6l, g6x0.2) */
 	vmovdqa 960(%rsp), %ymm10 /* reload g7x1.2 */
-	vpxor 1120(%rsp), %ymm10, %ymm13 /* g7t_acc = xor(g7x1, g7x2) */
-	vpxor %ymm6, %ymm13, %ymm6 /* g7t_acc_1 = xor(g7t_acc, rkw) */
-	vpxor 448(%rsp), %ymm6, %ymm6 /* g7t = xor(g7t_acc_1, g7x3) */
+	vpxor 1120(%rsp), %ymm10, %ymm13 /* g7k_acc = xor(g7x1, g7x2) */
+	vpxor %ymm6, %ymm13, %ymm6 /* g7k = xor(g7k_acc, rkw) */
+	vpxor 448(%rsp), %ymm6, %ymm6 /* g7t = xor(g7k, g7x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm6, %ymm6 /* g7a = gf2p8affine(g7t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm6, %ymm6 /* g7s = gf2p8affineinv(g7a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm6, %ymm13 /* g7lr24 = lookup16(g7s, rotl24) */
@@ -9527,9 +9527,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	/* Round 8r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
 	vpbroadcastd 4(%rdi,%r10), %ymm10 /* rkw_1 = bcast32() */
 	vmovdqa 480(%rsp), %ymm13 /* reload g0x2.2 */
-	vpxor 0(%rsp), %ymm13, %ymm15 /* g0t_acc_2 = xor(g0x2, g0x3) */
-	vpxor %ymm10, %ymm15, %ymm15 /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
-	vpxor %ymm1, %ymm15, %ymm15 /* g0t_1 = xor(g0t_acc_3, g0x0) */
+	vpxor 0(%rsp), %ymm13, %ymm15 /* g0k_acc_1 = xor(g0x2, g0x3) */
+	vpxor %ymm10, %ymm15, %ymm15 /* g0k_1 = xor(g0k_acc_1, rkw_1) */
+	vpxor %ymm1, %ymm15, %ymm15 /* g0t_1 = xor(g0k_1, g0x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm15, %ymm13 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
@@ -9545,9 +9545,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vpxor %ymm13, %ymm15, %ymm6 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
 	vpxor %ymm1, %ymm6, %ymm1 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
 	vpxor 96(%rsp), %ymm1, %ymm1 /* g0x_1 = xor(g0l_1, g0x1.2) */
-	vpxor %ymm7, %ymm14, %ymm6 /* g1t_acc_2 = xor(g1x2, g1x3) */
-	vpxor %ymm10, %ymm6, %ymm6 /* g1t_acc_3 = xor(g1t_acc_2, rkw_1) */
-	vpxor %ymm4, %ymm6, %ymm6 /* g1t_1 = xor(g1t_acc_3, g1x0) */
+	vpxor %ymm7, %ymm14, %ymm6 /* g1k_acc_1 = xor(g1x2, g1x3) */
+	vpxor %ymm10, %ymm6, %ymm6 /* g1k_1 = xor(g1k_acc_1, rkw_1) */
+	vpxor %ymm4, %ymm6, %ymm6 /* g1t_1 = xor(g1k_1, g1x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm6, %ymm6 /* g1a_1 = gf2p8affine(g1t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm6, %ymm6 /* g1s_1 = gf2p8affineinv(g1a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm6, %ymm13 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
@@ -9562,9 +9562,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vpxor %ymm13, %ymm6, %ymm6 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
 	vpxor %ymm14, %ymm6, %ymm6 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
 	vpxor %ymm6, %ymm12, %ymm6 /* g1x_1 = xor(g1x1, g1l_1) */
-	vpxor %ymm3, %ymm11, %ymm12 /* g2t_acc_2 = xor(g2x2, g2x3) */
-	vpxor %ymm10, %ymm12, %ymm12 /* g2t_acc_3 = xor(g2t_acc_2, rkw_1) */
-	vpxor %ymm5, %ymm12, %ymm12 /* g2t_1 = xor(g2t_acc_3, g2x0) */
+	vpxor %ymm3, %ymm11, %ymm12 /* g2k_acc_1 = xor(g2x2, g2x3) */
+	vpxor %ymm10, %ymm12, %ymm12 /* g2k_1 = xor(g2k_acc_1, rkw_1) */
+	vpxor %ymm5, %ymm12, %ymm12 /* g2t_1 = xor(g2k_1, g2x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_1 = gf2p8affine(g2t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_1 = gf2p8affineinv(g2a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm12, %ymm13 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
@@ -9578,9 +9578,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vpxor %ymm13, %ymm12, %ymm12 /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
 	vpxor %ymm14, %ymm12, %ymm12 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
 	vpxor %ymm12, %ymm0, %ymm0 /* g2x_1 = xor(g2x1, g2l_1) */
-	vpxor 640(%rsp), %ymm9, %ymm12 /* g3t_acc_2 = xor(g3x2, g3x3) */
-	vpxor %ymm10, %ymm12, %ymm12 /* g3t_acc_3 = xor(g3t_acc_2, rkw_1) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g3t_1 = xor(g3t_acc_3, g3x0) */
+	vpxor 640(%rsp), %ymm9, %ymm12 /* g3k_acc_1 = xor(g3x2, g3x3) */
+	vpxor %ymm10, %ymm12, %ymm12 /* g3k_1 = xor(g3k_acc_1, rkw_1) */
+	vpxor %ymm8, %ymm12, %ymm12 /* g3t_1 = xor(g3k_1, g3x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_1 = gf2p8affine(g3t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_1 = gf2p8affineinv(g3a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm12, %ymm13 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
@@ -9595,9 +9595,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vpxor %ymm14, %ymm12, %ymm12 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
 	vpxor 288(%rsp), %ymm12, %ymm12 /* g3x_1 = xor(g3l_1, g3x1.2) */
 	vmovdqa 1216(%rsp), %ymm13 /* reload g4x2.2 */
-	vpxor 1280(%rsp), %ymm13, %ymm14 /* g4t_acc_2 = xor(g4x2, g4x3) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g4t_acc_3 = xor(g4t_acc_2, rkw_1) */
-	vpxor 64(%rsp), %ymm14, %ymm14 /* g4t_1 = xor(g4t_acc_3, g4x0) */
+	vpxor 1280(%rsp), %ymm13, %ymm14 /* g4k_acc_1 = xor(g4x2, g4x3) */
+	vpxor %ymm10, %ymm14, %ymm14 /* g4k_1 = xor(g4k_acc_1, rkw_1) */
+	vpxor 64(%rsp), %ymm14, %ymm14 /* g4t_1 = xor(g4k_1, g4x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_1 = gf2p8affine(g4t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_1 = gf2p8affineinv(g4a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
@@ -9613,9 +9613,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vpxor %ymm9, %ymm13, %ymm9 /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
 	vpxor 1184(%rsp), %ymm9, %ymm9 /* g4x_1 = xor(g4l_1, g4x1.2) */
 	vmovdqa 1056(%rsp), %ymm13 /* reload g5x2.2 */
-	vpxor 1312(%rsp), %ymm13, %ymm14 /* g5t_acc_2 = xor(g5x2, g5x3) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g5t_acc_3 = xor(g5t_acc_2, rkw_1) */
-	vpxor 608(%rsp), %ymm14, %ymm14 /* g5t_1 = xor(g5t_acc_3, g5x0) */
+	vpxor 1312(%rsp), %ymm13, %ymm14 /* g5k_acc_1 = xor(g5x2, g5x3) */
+	vpxor %ymm10, %ymm14, %ymm14 /* g5k_1 = xor(g5k_acc_1, rkw_1) */
+	vpxor 608(%rsp), %ymm14, %ymm14 /* g5t_1 = xor(g5k_1, g5x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_1 = gf2p8affine(g5t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_1 = gf2p8affineinv(g5a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_1 = lookup16(g5s_1, rotl24) */
@@ -9631,9 +9631,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vpxor %ymm9, %ymm13, %ymm9 /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
 	vpxor 1024(%rsp), %ymm9, %ymm9 /* g5x_1 = xor(g5l_1, g5x1.2) */
 	vmovdqa 1088(%rsp), %ymm13 /* reload g6x2.2 */
-	vpxor 1344(%rsp), %ymm13, %ymm14 /* g6t_acc_2 = xor(g6x2, g6x3) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g6t_acc_3 = xor(g6t_acc_2, rkw_1) */
-	vpxor %ymm2, %ymm14, %ymm14 /* g6t_1 = xor(g6t_acc_3, g6x0) */
+	vpxor 1344(%rsp), %ymm13, %ymm14 /* g6k_acc_1 = xor(g6x2, g6x3) */
+	vpxor %ymm10, %ymm14, %ymm14 /* g6k_1 = xor(g6k_acc_1, rkw_1) */
+	vpxor %ymm2, %ymm14, %ymm14 /* g6t_1 = xor(g6k_1, g6x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_1 = gf2p8affine(g6t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_1 = gf2p8affineinv(g6a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_1 = lookup16(g6s_1, rotl24) */
@@ -9649,9 +9649,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vpxor %ymm2, %ymm13, %ymm2 /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
 	vpxor 928(%rsp), %ymm2, %ymm2 /* g6x_1 = xor(g6l_1, g6x1.2) */
 	vmovdqa 1120(%rsp), %ymm13 /* reload g7x2.2 */
-	vpxor 448(%rsp), %ymm13, %ymm14 /* g7t_acc_2 = xor(g7x2, g7x3) */
-	vpxor %ymm10, %ymm14, %ymm10 /* g7t_acc_3 = xor(g7t_acc_2, rkw_1) */
-	vpxor 512(%rsp), %ymm10, %ymm10 /* g7t_1 = xor(g7t_acc_3, g7x0) */
+	vpxor 448(%rsp), %ymm13, %ymm14 /* g7k_acc_1 = xor(g7x2, g7x3) */
+	vpxor %ymm10, %ymm14, %ymm10 /* g7k_1 = xor(g7k_acc_1, rkw_1) */
+	vpxor 512(%rsp), %ymm10, %ymm10 /* g7t_1 = xor(g7k_1, g7x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm10, %ymm10 /* g7a_1 = gf2p8affine(g7t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm10, %ymm10 /* g7s_1 = gf2p8affineinv(g7a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm10, %ymm14 /* g7lr24_1 = lookup16(g7s_1, rotl24) */
@@ -9669,9 +9669,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	/* Round 8r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
 	vpbroadcastd 8(%rdi,%r10), %ymm13 /* rkw_2 = bcast32() */
 	vmovdqa 0(%rsp), %ymm14 /* reload g0x3.2 */
-	vpxor 224(%rsp), %ymm14, %ymm15 /* g0t_acc_4 = xor(g0x3, g0x0) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
-	vpxor %ymm1, %ymm15, %ymm15 /* g0t_2 = xor(g0t_acc_5, g0x1) */
+	vpxor 224(%rsp), %ymm14, %ymm15 /* g0k_acc_2 = xor(g0x3, g0x0) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g0k_2 = xor(g0k_acc_2, rkw_2) */
+	vpxor %ymm1, %ymm15, %ymm15 /* g0t_2 = xor(g0k_2, g0x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
@@ -9687,9 +9687,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vpxor %ymm14, %ymm15, %ymm10 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
 	vpxor %ymm1, %ymm10, %ymm1 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
 	vpxor 480(%rsp), %ymm1, %ymm1 /* g0x_2 = xor(g0l_2, g0x2.2) */
-	vpxor %ymm4, %ymm7, %ymm10 /* g1t_acc_4 = xor(g1x3, g1x0) */
-	vpxor %ymm13, %ymm10, %ymm10 /* g1t_acc_5 = xor(g1t_acc_4, rkw_2) */
-	vpxor %ymm6, %ymm10, %ymm10 /* g1t_2 = xor(g1t_acc_5, g1x1) */
+	vpxor %ymm4, %ymm7, %ymm10 /* g1k_acc_2 = xor(g1x3, g1x0) */
+	vpxor %ymm13, %ymm10, %ymm10 /* g1k_2 = xor(g1k_acc_2, rkw_2) */
+	vpxor %ymm6, %ymm10, %ymm10 /* g1t_2 = xor(g1k_2, g1x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm10, %ymm10 /* g1a_2 = gf2p8affine(g1t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm10, %ymm10 /* g1s_2 = gf2p8affineinv(g1a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm10, %ymm14 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
@@ -9704,9 +9704,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vpxor %ymm14, %ymm10, %ymm10 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
 	vpxor %ymm7, %ymm10, %ymm7 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
 	vpxor 96(%rsp), %ymm7, %ymm7 /* g1x_2 = xor(g1l_2, g1x2.2) */
-	vpxor %ymm5, %ymm3, %ymm10 /* g2t_acc_4 = xor(g2x3, g2x0) */
-	vpxor %ymm13, %ymm10, %ymm10 /* g2t_acc_5 = xor(g2t_acc_4, rkw_2) */
-	vpxor %ymm0, %ymm10, %ymm10 /* g2t_2 = xor(g2t_acc_5, g2x1) */
+	vpxor %ymm5, %ymm3, %ymm10 /* g2k_acc_2 = xor(g2x3, g2x0) */
+	vpxor %ymm13, %ymm10, %ymm10 /* g2k_2 = xor(g2k_acc_2, rkw_2) */
+	vpxor %ymm0, %ymm10, %ymm10 /* g2t_2 = xor(g2k_2, g2x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm10, %ymm10 /* g2a_2 = gf2p8affine(g2t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm10, %ymm10 /* g2s_2 = gf2p8affineinv(g2a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm10, %ymm14 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
@@ -9721,9 +9721,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vpxor %ymm14, %ymm10, %ymm10 /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
 	vpxor %ymm3, %ymm10, %ymm3 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
 	vpxor %ymm3, %ymm11, %ymm3 /* g2x_2 = xor(g2x2, g2l_2) */
-	vpxor 640(%rsp), %ymm8, %ymm10 /* g3t_acc_4 = xor(g3x0.3, g3x3.2) */
-	vpxor %ymm13, %ymm10, %ymm10 /* g3t_acc_5 = xor(g3t_acc_4, rkw_2) */
-	vpxor %ymm12, %ymm10, %ymm10 /* g3t_2 = xor(g3t_acc_5, g3x1) */
+	vpxor 640(%rsp), %ymm8, %ymm10 /* g3k_acc_2 = xor(g3x0.3, g3x3.2) */
+	vpxor %ymm13, %ymm10, %ymm10 /* g3k_2 = xor(g3k_acc_2, rkw_2) */
+	vpxor %ymm12, %ymm10, %ymm10 /* g3t_2 = xor(g3k_2, g3x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm10, %ymm10 /* g3a_2 = gf2p8affine(g3t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm10, %ymm10 /* g3s_2 = gf2p8affineinv(g3a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm10, %ymm11 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
@@ -9738,9 +9738,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vpxor %ymm14, %ymm10, %ymm10 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
 	vpxor 288(%rsp), %ymm10, %ymm10 /* g3x_2 = xor(g3l_2, g3x2.2) */
 	vmovdqa 1280(%rsp), %ymm11 /* reload g4x3.2 */
-	vpxor 64(%rsp), %ymm11, %ymm14 /* g4t_acc_4 = xor(g4x3, g4x0) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_5 = xor(g4t_acc_4, rkw_2) */
-	vpxor 672(%rsp), %ymm14, %ymm14 /* g4t_2 = xor(g4t_acc_5, g4x1) */
+	vpxor 64(%rsp), %ymm11, %ymm14 /* g4k_acc_2 = xor(g4x3, g4x0) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g4k_2 = xor(g4k_acc_2, rkw_2) */
+	vpxor 672(%rsp), %ymm14, %ymm14 /* g4t_2 = xor(g4k_2, g4x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_2 = gf2p8affine(g4t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_2 = gf2p8affineinv(g4a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_2 = lookup16(g4s_2, rotl24) */
@@ -9756,9 +9756,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vpxor %ymm10, %ymm11, %ymm10 /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
 	vpxor 1216(%rsp), %ymm10, %ymm10 /* g4x_2 = xor(g4l_2, g4x2.2) */
 	vmovdqa 1312(%rsp), %ymm11 /* reload g5x3.2 */
-	vpxor 608(%rsp), %ymm11, %ymm14 /* g5t_acc_4 = xor(g5x3, g5x0) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_5 = xor(g5t_acc_4, rkw_2) */
-	vpxor %ymm9, %ymm14, %ymm14 /* g5t_2 = xor(g5t_acc_5, g5x1) */
+	vpxor 608(%rsp), %ymm11, %ymm14 /* g5k_acc_2 = xor(g5x3, g5x0) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g5k_2 = xor(g5k_acc_2, rkw_2) */
+	vpxor %ymm9, %ymm14, %ymm14 /* g5t_2 = xor(g5k_2, g5x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_2 = gf2p8affine(g5t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_2 = gf2p8affineinv(g5a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_2 = lookup16(g5s_2, rotl24) */
@@ -9774,9 +9774,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vpxor %ymm9, %ymm11, %ymm9 /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
 	vpxor 1056(%rsp), %ymm9, %ymm9 /* g5x_2 = xor(g5l_2, g5x2.2) */
 	vmovdqa 1344(%rsp), %ymm11 /* reload g6x3.2 */
-	vpxor 544(%rsp), %ymm11, %ymm14 /* g6t_acc_4 = xor(g6x3, g6x0) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_5 = xor(g6t_acc_4, rkw_2) */
-	vpxor %ymm2, %ymm14, %ymm14 /* g6t_2 = xor(g6t_acc_5, g6x1) */
+	vpxor 544(%rsp), %ymm11, %ymm14 /* g6k_acc_2 = xor(g6x3, g6x0) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g6k_2 = xor(g6k_acc_2, rkw_2) */
+	vpxor %ymm2, %ymm14, %ymm14 /* g6t_2 = xor(g6k_2, g6x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_2 = gf2p8affine(g6t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_2 = gf2p8affineinv(g6a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_2 = lookup16(g6s_2, rotl24) */
@@ -9792,9 +9792,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vpxor %ymm2, %ymm11, %ymm2 /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
 	vpxor 1088(%rsp), %ymm2, %ymm2 /* g6x_2 = xor(g6l_2, g6x2.2) */
 	vmovdqa 448(%rsp), %ymm11 /* reload g7x3.2 */
-	vpxor 512(%rsp), %ymm11, %ymm14 /* g7t_acc_4 = xor(g7x3, g7x0) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_5 = xor(g7t_acc_4, rkw_2) */
-	vpxor 160(%rsp), %ymm13, %ymm13 /* g7t_2 = xor(g7t_acc_5, g7x1) */
+	vpxor 512(%rsp), %ymm11, %ymm14 /* g7k_acc_2 = xor(g7x3, g7x0) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g7k_2 = xor(g7k_acc_2, rkw_2) */
+	vpxor 160(%rsp), %ymm13, %ymm13 /* g7t_2 = xor(g7k_2, g7x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_2 = gf2p8affine(g7t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_2 = gf2p8affineinv(g7a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_2 = lookup16(g7s_2, rotl24) */
@@ -9812,9 +9812,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	/* Round 8r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
 	vpbroadcastd 12(%rdi,%r10), %ymm13 /* rkw_3 = bcast32() */
 	vmovdqa 224(%rsp), %ymm14 /* reload g0x0.3 */
-	vpxor 128(%rsp), %ymm14, %ymm15 /* g0t_acc_6 = xor(g0x0, g0x1) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
-	vpxor %ymm1, %ymm15, %ymm15 /* g0t_3 = xor(g0t_acc_7, g0x2) */
+	vpxor 128(%rsp), %ymm14, %ymm15 /* g0k_acc_3 = xor(g0x0, g0x1) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g0k_3 = xor(g0k_acc_3, rkw_3) */
+	vpxor %ymm1, %ymm15, %ymm15 /* g0t_3 = xor(g0k_3, g0x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_3 = gf2p8affine(g0t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_3 = gf2p8affineinv(g0a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
@@ -9830,9 +9830,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vpxor %ymm14, %ymm15, %ymm11 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
 	vpxor %ymm1, %ymm11, %ymm1 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
 	vpxor 0(%rsp), %ymm1, %ymm1 /* g0x_3 = xor(g0l_3, g0x3.2) */
-	vpxor %ymm6, %ymm4, %ymm11 /* g1t_acc_6 = xor(g1x0, g1x1) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g1t_acc_7 = xor(g1t_acc_6, rkw_3) */
-	vpxor %ymm7, %ymm11, %ymm11 /* g1t_3 = xor(g1t_acc_7, g1x2) */
+	vpxor %ymm6, %ymm4, %ymm11 /* g1k_acc_3 = xor(g1x0, g1x1) */
+	vpxor %ymm13, %ymm11, %ymm11 /* g1k_3 = xor(g1k_acc_3, rkw_3) */
+	vpxor %ymm7, %ymm11, %ymm11 /* g1t_3 = xor(g1k_3, g1x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm11, %ymm11 /* g1a_3 = gf2p8affine(g1t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm11, %ymm11 /* g1s_3 = gf2p8affineinv(g1a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm11, %ymm14 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
@@ -9847,9 +9847,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vpxor %ymm14, %ymm11, %ymm11 /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
 	vpxor %ymm4, %ymm11, %ymm4 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
 	vpxor 480(%rsp), %ymm4, %ymm4 /* g1x_3 = xor(g1l_3, g1x3.2) */
-	vpxor %ymm0, %ymm5, %ymm11 /* g2t_acc_6 = xor(g2x0, g2x1) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g2t_acc_7 = xor(g2t_acc_6, rkw_3) */
-	vpxor %ymm3, %ymm11, %ymm11 /* g2t_3 = xor(g2t_acc_7, g2x2) */
+	vpxor %ymm0, %ymm5, %ymm11 /* g2k_acc_3 = xor(g2x0, g2x1) */
+	vpxor %ymm13, %ymm11, %ymm11 /* g2k_3 = xor(g2k_acc_3, rkw_3) */
+	vpxor %ymm3, %ymm11, %ymm11 /* g2t_3 = xor(g2k_3, g2x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm11, %ymm11 /* g2a_3 = gf2p8affine(g2t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm11, %ymm11 /* g2s_3 = gf2p8affineinv(g2a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm11, %ymm14 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
@@ -9864,9 +9864,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vpxor %ymm14, %ymm11, %ymm11 /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
 	vpxor %ymm5, %ymm11, %ymm5 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
 	vpxor 96(%rsp), %ymm5, %ymm5 /* g2x_3 = xor(g2l_3, g2x3.2) */
-	vpxor %ymm12, %ymm8, %ymm11 /* g3t_acc_6 = xor(g3x0, g3x1) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g3t_acc_7 = xor(g3t_acc_6, rkw_3) */
-	vpxor 288(%rsp), %ymm11, %ymm11 /* g3t_3 = xor(g3t_acc_7, g3x2) */
+	vpxor %ymm12, %ymm8, %ymm11 /* g3k_acc_3 = xor(g3x0, g3x1) */
+	vpxor %ymm13, %ymm11, %ymm11 /* g3k_3 = xor(g3k_acc_3, rkw_3) */
+	vpxor 288(%rsp), %ymm11, %ymm11 /* g3t_3 = xor(g3k_3, g3x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm11, %ymm11 /* g3a_3 = gf2p8affine(g3t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm11, %ymm11 /* g3s_3 = gf2p8affineinv(g3a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm11, %ymm14 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
@@ -9882,9 +9882,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vpxor %ymm8, %ymm11, %ymm8 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
 	vpxor 640(%rsp), %ymm8, %ymm8 /* g3x_3 = xor(g3l_3, g3x3.2) */
 	vmovdqa 64(%rsp), %ymm11 /* reload g4x0.3 */
-	vpxor 672(%rsp), %ymm11, %ymm14 /* g4t_acc_6 = xor(g4x0, g4x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_7 = xor(g4t_acc_6, rkw_3) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g4t_3 = xor(g4t_acc_7, g4x2) */
+	vpxor 672(%rsp), %ymm11, %ymm14 /* g4k_acc_3 = xor(g4x0, g4x1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g4k_3 = xor(g4k_acc_3, rkw_3) */
+	vpxor %ymm10, %ymm14, %ymm14 /* g4t_3 = xor(g4k_3, g4x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_3 = gf2p8affine(g4t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_3 = gf2p8affineinv(g4a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_3 = lookup16(g4s_3, rotl24) */
@@ -9900,9 +9900,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vpxor %ymm10, %ymm11, %ymm10 /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
 	vpxor 1280(%rsp), %ymm10, %ymm10 /* g4x_3 = xor(g4l_3, g4x3.2) */
 	vmovdqa 608(%rsp), %ymm11 /* reload g5x0.3 */
-	vpxor 384(%rsp), %ymm11, %ymm14 /* g5t_acc_6 = xor(g5x0, g5x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_7 = xor(g5t_acc_6, rkw_3) */
-	vpxor %ymm9, %ymm14, %ymm14 /* g5t_3 = xor(g5t_acc_7, g5x2) */
+	vpxor 384(%rsp), %ymm11, %ymm14 /* g5k_acc_3 = xor(g5x0, g5x1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g5k_3 = xor(g5k_acc_3, rkw_3) */
+	vpxor %ymm9, %ymm14, %ymm14 /* g5t_3 = xor(g5k_3, g5x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_3 = gf2p8affine(g5t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_3 = gf2p8affineinv(g5a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_3 = lookup16(g5s_3, rotl24) */
@@ -9918,9 +9918,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vpxor %ymm9, %ymm11, %ymm9 /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
 	vpxor 1312(%rsp), %ymm9, %ymm9 /* g5x_3 = xor(g5l_3, g5x3.2) */
 	vmovdqa 544(%rsp), %ymm11 /* reload g6x0.3 */
-	vpxor 192(%rsp), %ymm11, %ymm14 /* g6t_acc_6 = xor(g6x0, g6x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_7 = xor(g6t_acc_6, rkw_3) */
-	vpxor %ymm2, %ymm14, %ymm14 /* g6t_3 = xor(g6t_acc_7, g6x2) */
+	vpxor 192(%rsp), %ymm11, %ymm14 /* g6k_acc_3 = xor(g6x0, g6x1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g6k_3 = xor(g6k_acc_3, rkw_3) */
+	vpxor %ymm2, %ymm14, %ymm14 /* g6t_3 = xor(g6k_3, g6x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_3 = gf2p8affine(g6t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_3 = gf2p8affineinv(g6a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_3 = lookup16(g6s_3, rotl24) */
@@ -9936,9 +9936,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vpxor %ymm2, %ymm11, %ymm2 /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
 	vpxor 1344(%rsp), %ymm2, %ymm2 /* g6x_3 = xor(g6l_3, g6x3.2) */
 	vmovdqa 512(%rsp), %ymm11 /* reload g7x0.3 */
-	vpxor 160(%rsp), %ymm11, %ymm14 /* g7t_acc_6 = xor(g7x0, g7x1) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_7 = xor(g7t_acc_6, rkw_3) */
-	vpxor 576(%rsp), %ymm13, %ymm13 /* g7t_3 = xor(g7t_acc_7, g7x2) */
+	vpxor 160(%rsp), %ymm11, %ymm14 /* g7k_acc_3 = xor(g7x0, g7x1) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g7k_3 = xor(g7k_acc_3, rkw_3) */
+	vpxor 576(%rsp), %ymm13, %ymm13 /* g7t_3 = xor(g7k_3, g7x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_3 = gf2p8affine(g7t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_3 = gf2p8affineinv(g7a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_3 = lookup16(g7s_3, rotl24) */
@@ -9956,9 +9956,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	/* Round 8r+4: X4 ^= L(S(X5 ^ X6 ^ X7 ^ rk)) (slots mod 4). */
 	vpbroadcastd 16(%rdi,%r10), %ymm13 /* rkw_4 = bcast32() */
 	vmovdqa 128(%rsp), %ymm14 /* reload g0x1.3 */
-	vpxor 704(%rsp), %ymm14, %ymm15 /* g0t_acc_8 = xor(g0x1, g0x2) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_9 = xor(g0t_acc_8, rkw_4) */
-	vpxor %ymm1, %ymm15, %ymm15 /* g0t_4 = xor(g0t_acc_9, g0x3) */
+	vpxor 704(%rsp), %ymm14, %ymm15 /* g0k_acc_4 = xor(g0x1, g0x2) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g0k_4 = xor(g0k_acc_4, rkw_4) */
+	vpxor %ymm1, %ymm15, %ymm15 /* g0t_4 = xor(g0k_4, g0x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_4 = gf2p8affine(g0t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_4 = gf2p8affineinv(g0a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_4 = lookup16(g0s_4, rotl24) */
@@ -9974,9 +9974,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vpxor %ymm14, %ymm15, %ymm11 /* g0l_acc_4 = xor(g0s_4, g0lr24_4) */
 	vpxor %ymm1, %ymm11, %ymm1 /* g0l_4 = xor(g0l_acc_4, g0lr2_4) */
 	vpxor 224(%rsp), %ymm1, %ymm1 /* g0x_4 = xor(g0l_4, g0x0.3) */
-	vpxor %ymm7, %ymm6, %ymm11 /* g1t_acc_8 = xor(g1x1, g1x2) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g1t_acc_9 = xor(g1t_acc_8, rkw_4) */
-	vpxor %ymm4, %ymm11, %ymm11 /* g1t_4 = xor(g1t_acc_9, g1x3) */
+	vpxor %ymm7, %ymm6, %ymm11 /* g1k_acc_4 = xor(g1x1, g1x2) */
+	vpxor %ymm13, %ymm11, %ymm11 /* g1k_4 = xor(g1k_acc_4, rkw_4) */
+	vpxor %ymm4, %ymm11, %ymm11 /* g1t_4 = xor(g1k_4, g1x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm11, %ymm11 /* g1a_4 = gf2p8affine(g1t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm11, %ymm11 /* g1s_4 = gf2p8affineinv(g1a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm11, %ymm14 /* g1lr24_4 = lookup16(g1s_4, rotl24) */
@@ -9991,9 +9991,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vpxor %ymm14, %ymm11, %ymm11 /* g1l_acc_4 = xor(g1s_4, g1lr24_4) */
 	vpxor %ymm6, %ymm11, %ymm6 /* g1l_4 = xor(g1l_acc_4, g1lr2_4) */
 	vpxor 0(%rsp), %ymm6, %ymm6 /* g1x_4 = xor(g1l_4, g1x0.3) */
-	vpxor %ymm3, %ymm0, %ymm11 /* g2t_acc_8 = xor(g2x1, g2x2) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g2t_acc_9 = xor(g2t_acc_8, rkw_4) */
-	vpxor %ymm5, %ymm11, %ymm11 /* g2t_4 = xor(g2t_acc_9, g2x3) */
+	vpxor %ymm3, %ymm0, %ymm11 /* g2k_acc_4 = xor(g2x1, g2x2) */
+	vpxor %ymm13, %ymm11, %ymm11 /* g2k_4 = xor(g2k_acc_4, rkw_4) */
+	vpxor %ymm5, %ymm11, %ymm11 /* g2t_4 = xor(g2k_4, g2x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm11, %ymm11 /* g2a_4 = gf2p8affine(g2t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm11, %ymm11 /* g2s_4 = gf2p8affineinv(g2a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm11, %ymm14 /* g2lr24_4 = lookup16(g2s_4, rotl24) */
@@ -10008,9 +10008,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vpxor %ymm14, %ymm11, %ymm11 /* g2l_acc_4 = xor(g2s_4, g2lr24_4) */
 	vpxor %ymm0, %ymm11, %ymm0 /* g2l_4 = xor(g2l_acc_4, g2lr2_4) */
 	vpxor 480(%rsp), %ymm0, %ymm0 /* g2x_4 = xor(g2l_4, g2x0.3) */
-	vpxor 288(%rsp), %ymm12, %ymm11 /* g3t_acc_8 = xor(g3x1, g3x2) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g3t_acc_9 = xor(g3t_acc_8, rkw_4) */
-	vpxor %ymm8, %ymm11, %ymm11 /* g3t_4 = xor(g3t_acc_9, g3x3) */
+	vpxor 288(%rsp), %ymm12, %ymm11 /* g3k_acc_4 = xor(g3x1, g3x2) */
+	vpxor %ymm13, %ymm11, %ymm11 /* g3k_4 = xor(g3k_acc_4, rkw_4) */
+	vpxor %ymm8, %ymm11, %ymm11 /* g3t_4 = xor(g3k_4, g3x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm11, %ymm11 /* g3a_4 = gf2p8affine(g3t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm11, %ymm11 /* g3s_4 = gf2p8affineinv(g3a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm11, %ymm14 /* g3lr24_4 = lookup16(g3s_4, rotl24) */
@@ -10026,9 +10026,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vpxor %ymm12, %ymm11, %ymm11 /* g3l_4 = xor(g3l_acc_4, g3lr2_4) */
 	vpxor 96(%rsp), %ymm11, %ymm11 /* g3x_4 = xor(g3l_4, g3x0.3) */
 	vmovdqa 672(%rsp), %ymm12 /* reload g4x1.3 */
-	vpxor 352(%rsp), %ymm12, %ymm14 /* g4t_acc_8 = xor(g4x1, g4x2) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_9 = xor(g4t_acc_8, rkw_4) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g4t_4 = xor(g4t_acc_9, g4x3) */
+	vpxor 352(%rsp), %ymm12, %ymm14 /* g4k_acc_4 = xor(g4x1, g4x2) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g4k_4 = xor(g4k_acc_4, rkw_4) */
+	vpxor %ymm10, %ymm14, %ymm14 /* g4t_4 = xor(g4k_4, g4x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_4 = gf2p8affine(g4t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_4 = gf2p8affineinv(g4a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_4 = lookup16(g4s_4, rotl24) */
@@ -10044,9 +10044,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vpxor %ymm10, %ymm12, %ymm10 /* g4l_4 = xor(g4l_acc_4, g4lr2_4) */
 	vpxor 64(%rsp), %ymm10, %ymm10 /* g4x_4 = xor(g4l_4, g4x0.3) */
 	vmovdqa 384(%rsp), %ymm12 /* reload g5x1.3 */
-	vpxor 320(%rsp), %ymm12, %ymm14 /* g5t_acc_8 = xor(g5x1, g5x2) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_9 = xor(g5t_acc_8, rkw_4) */
-	vpxor %ymm9, %ymm14, %ymm14 /* g5t_4 = xor(g5t_acc_9, g5x3) */
+	vpxor 320(%rsp), %ymm12, %ymm14 /* g5k_acc_4 = xor(g5x1, g5x2) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g5k_4 = xor(g5k_acc_4, rkw_4) */
+	vpxor %ymm9, %ymm14, %ymm14 /* g5t_4 = xor(g5k_4, g5x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_4 = gf2p8affine(g5t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_4 = gf2p8affineinv(g5a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_4 = lookup16(g5s_4, rotl24) */
@@ -10062,9 +10062,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vpxor %ymm9, %ymm12, %ymm9 /* g5l_4 = xor(g5l_acc_4, g5lr2_4) */
 	vpxor 608(%rsp), %ymm9, %ymm9 /* g5x_4 = xor(g5l_4, g5x0.3) */
 	vmovdqa 192(%rsp), %ymm12 /* reload g6x1.3 */
-	vpxor 32(%rsp), %ymm12, %ymm14 /* g6t_acc_8 = xor(g6x1, g6x2) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_9 = xor(g6t_acc_8, rkw_4) */
-	vpxor %ymm2, %ymm14, %ymm14 /* g6t_4 = xor(g6t_acc_9, g6x3) */
+	vpxor 32(%rsp), %ymm12, %ymm14 /* g6k_acc_4 = xor(g6x1, g6x2) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g6k_4 = xor(g6k_acc_4, rkw_4) */
+	vpxor %ymm2, %ymm14, %ymm14 /* g6t_4 = xor(g6k_4, g6x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_4 = gf2p8affine(g6t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_4 = gf2p8affineinv(g6a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_4 = lookup16(g6s_4, rotl24) */
@@ -10080,9 +10080,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vpxor %ymm2, %ymm12, %ymm2 /* g6l_4 = xor(g6l_acc_4, g6lr2_4) */
 	vpxor 544(%rsp), %ymm2, %ymm2 /* g6x_4 = xor(g6l_4, g6x0.3) */
 	vmovdqa 160(%rsp), %ymm12 /* reload g7x1.3 */
-	vpxor 576(%rsp), %ymm12, %ymm14 /* g7t_acc_8 = xor(g7x1, g7x2) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_9 = xor(g7t_acc_8, rkw_4) */
-	vpxor 1376(%rsp), %ymm13, %ymm13 /* g7t_4 = xor(g7t_acc_9, g7x3) */
+	vpxor 576(%rsp), %ymm12, %ymm14 /* g7k_acc_4 = xor(g7x1, g7x2) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g7k_4 = xor(g7k_acc_4, rkw_4) */
+	vpxor 1376(%rsp), %ymm13, %ymm13 /* g7t_4 = xor(g7k_4, g7x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_4 = gf2p8affine(g7t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_4 = gf2p8affineinv(g7a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_4 = lookup16(g7s_4, rotl24) */
@@ -10100,9 +10100,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	/* Round 8r+5: X5 ^= L(S(X6 ^ X7 ^ X8 ^ rk)) (slots mod 4). */
 	vpbroadcastd 20(%rdi,%r10), %ymm13 /* rkw_5 = bcast32() */
 	vmovdqa 704(%rsp), %ymm14 /* reload g0x2.3 */
-	vpxor 256(%rsp), %ymm14, %ymm15 /* g0t_acc_10 = xor(g0x2, g0x3) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_11 = xor(g0t_acc_10, rkw_5) */
-	vpxor %ymm1, %ymm15, %ymm15 /* g0t_5 = xor(g0t_acc_11, g0x0) */
+	vpxor 256(%rsp), %ymm14, %ymm15 /* g0k_acc_5 = xor(g0x2, g0x3) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g0k_5 = xor(g0k_acc_5, rkw_5) */
+	vpxor %ymm1, %ymm15, %ymm15 /* g0t_5 = xor(g0k_5, g0x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_5 = gf2p8affine(g0t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_5 = gf2p8affineinv(g0a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_5 = lookup16(g0s_5, rotl24) */
@@ -10118,9 +10118,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_5 = xor(g0s_5, g0lr24_5) */
 	vpxor %ymm1, %ymm12, %ymm1 /* g0l_5 = xor(g0l_acc_5, g0lr2_5) */
 	vpxor 128(%rsp), %ymm1, %ymm1 /* g0x_5 = xor(g0l_5, g0x1.3) */
-	vpxor %ymm4, %ymm7, %ymm12 /* g1t_acc_10 = xor(g1x2, g1x3) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g1t_acc_11 = xor(g1t_acc_10, rkw_5) */
-	vpxor %ymm6, %ymm12, %ymm12 /* g1t_5 = xor(g1t_acc_11, g1x0) */
+	vpxor %ymm4, %ymm7, %ymm12 /* g1k_acc_5 = xor(g1x2, g1x3) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g1k_5 = xor(g1k_acc_5, rkw_5) */
+	vpxor %ymm6, %ymm12, %ymm12 /* g1t_5 = xor(g1k_5, g1x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_5 = gf2p8affine(g1t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_5 = gf2p8affineinv(g1a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_5 = lookup16(g1s_5, rotl24) */
@@ -10135,9 +10135,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_5 = xor(g1s_5, g1lr24_5) */
 	vpxor %ymm7, %ymm12, %ymm7 /* g1l_5 = xor(g1l_acc_5, g1lr2_5) */
 	vpxor 224(%rsp), %ymm7, %ymm7 /* g1x_5 = xor(g1l_5, g1x1.3) */
-	vpxor %ymm5, %ymm3, %ymm12 /* g2t_acc_10 = xor(g2x2, g2x3) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g2t_acc_11 = xor(g2t_acc_10, rkw_5) */
-	vpxor %ymm0, %ymm12, %ymm12 /* g2t_5 = xor(g2t_acc_11, g2x0) */
+	vpxor %ymm5, %ymm3, %ymm12 /* g2k_acc_5 = xor(g2x2, g2x3) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g2k_5 = xor(g2k_acc_5, rkw_5) */
+	vpxor %ymm0, %ymm12, %ymm12 /* g2t_5 = xor(g2k_5, g2x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_5 = gf2p8affine(g2t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_5 = gf2p8affineinv(g2a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_5 = lookup16(g2s_5, rotl24) */
@@ -10152,9 +10152,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_5 = xor(g2s_5, g2lr24_5) */
 	vpxor %ymm3, %ymm12, %ymm3 /* g2l_5 = xor(g2l_acc_5, g2lr2_5) */
 	vpxor 0(%rsp), %ymm3, %ymm3 /* g2x_5 = xor(g2l_5, g2x1.3) */
-	vpxor 288(%rsp), %ymm8, %ymm12 /* g3t_acc_10 = xor(g3x3.3, g3x2.3) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g3t_acc_11 = xor(g3t_acc_10, rkw_5) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g3t_5 = xor(g3t_acc_11, g3x0) */
+	vpxor 288(%rsp), %ymm8, %ymm12 /* g3k_acc_5 = xor(g3x3.3, g3x2.3) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g3k_5 = xor(g3k_acc_5, rkw_5) */
+	vpxor %ymm11, %ymm12, %ymm12 /* g3t_5 = xor(g3k_5, g3x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_5 = gf2p8affine(g3t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_5 = gf2p8affineinv(g3a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_5 = lookup16(g3s_5, rotl24) */
@@ -10170,9 +10170,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vpxor %ymm8, %ymm12, %ymm8 /* g3l_5 = xor(g3l_acc_5, g3lr2_5) */
 	vpxor 480(%rsp), %ymm8, %ymm8 /* g3x_5 = xor(g3l_5, g3x1.3) */
 	vmovdqa 352(%rsp), %ymm12 /* reload g4x2.3 */
-	vpxor 96(%rsp), %ymm12, %ymm14 /* g4t_acc_10 = xor(g4x2, g4x3) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_11 = xor(g4t_acc_10, rkw_5) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g4t_5 = xor(g4t_acc_11, g4x0) */
+	vpxor 96(%rsp), %ymm12, %ymm14 /* g4k_acc_5 = xor(g4x2, g4x3) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g4k_5 = xor(g4k_acc_5, rkw_5) */
+	vpxor %ymm10, %ymm14, %ymm14 /* g4t_5 = xor(g4k_5, g4x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_5 = gf2p8affine(g4t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_5 = gf2p8affineinv(g4a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_5 = lookup16(g4s_5, rotl24) */
@@ -10188,9 +10188,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vpxor %ymm10, %ymm12, %ymm10 /* g4l_5 = xor(g4l_acc_5, g4lr2_5) */
 	vpxor 672(%rsp), %ymm10, %ymm10 /* g4x_5 = xor(g4l_5, g4x1.3) */
 	vmovdqa 320(%rsp), %ymm12 /* reload g5x2.3 */
-	vpxor 64(%rsp), %ymm12, %ymm14 /* g5t_acc_10 = xor(g5x2, g5x3) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_11 = xor(g5t_acc_10, rkw_5) */
-	vpxor %ymm9, %ymm14, %ymm14 /* g5t_5 = xor(g5t_acc_11, g5x0) */
+	vpxor 64(%rsp), %ymm12, %ymm14 /* g5k_acc_5 = xor(g5x2, g5x3) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g5k_5 = xor(g5k_acc_5, rkw_5) */
+	vpxor %ymm9, %ymm14, %ymm14 /* g5t_5 = xor(g5k_5, g5x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_5 = gf2p8affine(g5t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_5 = gf2p8affineinv(g5a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_5 = lookup16(g5s_5, rotl24) */
@@ -10206,9 +10206,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vpxor %ymm9, %ymm12, %ymm9 /* g5l_5 = xor(g5l_acc_5, g5lr2_5) */
 	vpxor 384(%rsp), %ymm9, %ymm9 /* g5x_5 = xor(g5l_5, g5x1.3) */
 	vmovdqa 32(%rsp), %ymm12 /* reload g6x2.3 */
-	vpxor 608(%rsp), %ymm12, %ymm14 /* g6t_acc_10 = xor(g6x2, g6x3) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_11 = xor(g6t_acc_10, rkw_5) */
-	vpxor %ymm2, %ymm14, %ymm14 /* g6t_5 = xor(g6t_acc_11, g6x0) */
+	vpxor 608(%rsp), %ymm12, %ymm14 /* g6k_acc_5 = xor(g6x2, g6x3) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g6k_5 = xor(g6k_acc_5, rkw_5) */
+	vpxor %ymm2, %ymm14, %ymm14 /* g6t_5 = xor(g6k_5, g6x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_5 = gf2p8affine(g6t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_5 = gf2p8affineinv(g6a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_5 = lookup16(g6s_5, rotl24) */
@@ -10224,9 +10224,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vpxor %ymm2, %ymm12, %ymm2 /* g6l_5 = xor(g6l_acc_5, g6lr2_5) */
 	vpxor 192(%rsp), %ymm2, %ymm2 /* g6x_5 = xor(g6l_5, g6x1.3) */
 	vmovdqa 576(%rsp), %ymm12 /* reload g7x2.3 */
-	vpxor 1376(%rsp), %ymm12, %ymm14 /* g7t_acc_10 = xor(g7x2, g7x3) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_11 = xor(g7t_acc_10, rkw_5) */
-	vpxor 736(%rsp), %ymm13, %ymm13 /* g7t_5 = xor(g7t_acc_11, g7x0) */
+	vpxor 1376(%rsp), %ymm12, %ymm14 /* g7k_acc_5 = xor(g7x2, g7x3) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g7k_5 = xor(g7k_acc_5, rkw_5) */
+	vpxor 736(%rsp), %ymm13, %ymm13 /* g7t_5 = xor(g7k_5, g7x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_5 = gf2p8affine(g7t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_5 = gf2p8affineinv(g7a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_5 = lookup16(g7s_5, rotl24) */
@@ -10244,9 +10244,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	/* Round 8r+6: X6 ^= L(S(X7 ^ X8 ^ X9 ^ rk)) (slots mod 4). */
 	vpbroadcastd 24(%rdi,%r10), %ymm13 /* rkw_6 = bcast32() */
 	vmovdqa 256(%rsp), %ymm14 /* reload g0x3.3 */
-	vpxor 512(%rsp), %ymm14, %ymm15 /* g0t_acc_12 = xor(g0x3, g0x0) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_13 = xor(g0t_acc_12, rkw_6) */
-	vpxor %ymm1, %ymm15, %ymm15 /* g0t_6 = xor(g0t_acc_13, g0x1) */
+	vpxor 512(%rsp), %ymm14, %ymm15 /* g0k_acc_6 = xor(g0x3, g0x0) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g0k_6 = xor(g0k_acc_6, rkw_6) */
+	vpxor %ymm1, %ymm15, %ymm15 /* g0t_6 = xor(g0k_6, g0x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_6 = gf2p8affine(g0t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_6 = gf2p8affineinv(g0a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_6 = lookup16(g0s_6, rotl24) */
@@ -10262,9 +10262,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_6 = xor(g0s_6, g0lr24_6) */
 	vpxor %ymm1, %ymm12, %ymm1 /* g0l_6 = xor(g0l_acc_6, g0lr2_6) */
 	vpxor 704(%rsp), %ymm1, %ymm1 /* g0x_6 = xor(g0l_6, g0x2.3) */
-	vpxor %ymm6, %ymm4, %ymm12 /* g1t_acc_12 = xor(g1x3, g1x0) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g1t_acc_13 = xor(g1t_acc_12, rkw_6) */
-	vpxor %ymm7, %ymm12, %ymm12 /* g1t_6 = xor(g1t_acc_13, g1x1) */
+	vpxor %ymm6, %ymm4, %ymm12 /* g1k_acc_6 = xor(g1x3, g1x0) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g1k_6 = xor(g1k_acc_6, rkw_6) */
+	vpxor %ymm7, %ymm12, %ymm12 /* g1t_6 = xor(g1k_6, g1x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_6 = gf2p8affine(g1t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_6 = gf2p8affineinv(g1a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_6 = lookup16(g1s_6, rotl24) */
@@ -10279,9 +10279,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_6 = xor(g1s_6, g1lr24_6) */
 	vpxor %ymm4, %ymm12, %ymm4 /* g1l_6 = xor(g1l_acc_6, g1lr2_6) */
 	vpxor 128(%rsp), %ymm4, %ymm4 /* g1x_6 = xor(g1l_6, g1x2.3) */
-	vpxor %ymm0, %ymm5, %ymm12 /* g2t_acc_12 = xor(g2x3, g2x0) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g2t_acc_13 = xor(g2t_acc_12, rkw_6) */
-	vpxor %ymm3, %ymm12, %ymm12 /* g2t_6 = xor(g2t_acc_13, g2x1) */
+	vpxor %ymm0, %ymm5, %ymm12 /* g2k_acc_6 = xor(g2x3, g2x0) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g2k_6 = xor(g2k_acc_6, rkw_6) */
+	vpxor %ymm3, %ymm12, %ymm12 /* g2t_6 = xor(g2k_6, g2x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_6 = gf2p8affine(g2t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_6 = gf2p8affineinv(g2a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_6 = lookup16(g2s_6, rotl24) */
@@ -10296,9 +10296,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_6 = xor(g2s_6, g2lr24_6) */
 	vpxor %ymm5, %ymm12, %ymm5 /* g2l_6 = xor(g2l_acc_6, g2lr2_6) */
 	vpxor 224(%rsp), %ymm5, %ymm5 /* g2x_6 = xor(g2l_6, g2x2.3) */
-	vpxor 0(%rsp), %ymm11, %ymm12 /* g3t_acc_12 = xor(g3x0.4, g3x3.3) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g3t_acc_13 = xor(g3t_acc_12, rkw_6) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g3t_6 = xor(g3t_acc_13, g3x1) */
+	vpxor 0(%rsp), %ymm11, %ymm12 /* g3k_acc_6 = xor(g3x0.4, g3x3.3) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g3k_6 = xor(g3k_acc_6, rkw_6) */
+	vpxor %ymm8, %ymm12, %ymm12 /* g3t_6 = xor(g3k_6, g3x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_6 = gf2p8affine(g3t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_6 = gf2p8affineinv(g3a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_6 = lookup16(g3s_6, rotl24) */
@@ -10314,9 +10314,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vpxor %ymm8, %ymm12, %ymm8 /* g3l_6 = xor(g3l_acc_6, g3lr2_6) */
 	vpxor 288(%rsp), %ymm8, %ymm8 /* g3x_6 = xor(g3l_6, g3x2.3) */
 	vmovdqa 96(%rsp), %ymm12 /* reload g4x3.3 */
-	vpxor 1152(%rsp), %ymm12, %ymm14 /* g4t_acc_12 = xor(g4x3, g4x0) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_13 = xor(g4t_acc_12, rkw_6) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g4t_6 = xor(g4t_acc_13, g4x1) */
+	vpxor 1152(%rsp), %ymm12, %ymm14 /* g4k_acc_6 = xor(g4x3, g4x0) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g4k_6 = xor(g4k_acc_6, rkw_6) */
+	vpxor %ymm10, %ymm14, %ymm14 /* g4t_6 = xor(g4k_6, g4x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_6 = gf2p8affine(g4t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_6 = gf2p8affineinv(g4a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_6 = lookup16(g4s_6, rotl24) */
@@ -10332,9 +10332,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vpxor %ymm10, %ymm12, %ymm10 /* g4l_6 = xor(g4l_acc_6, g4lr2_6) */
 	vpxor 352(%rsp), %ymm10, %ymm10 /* g4x_6 = xor(g4l_6, g4x2.3) */
 	vmovdqa 64(%rsp), %ymm12 /* reload g5x3.3 */
-	vpxor 992(%rsp), %ymm12, %ymm14 /* g5t_acc_12 = xor(g5x3, g5x0) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_13 = xor(g5t_acc_12, rkw_6) */
-	vpxor %ymm9, %ymm14, %ymm14 /* g5t_6 = xor(g5t_acc_13, g5x1) */
+	vpxor 992(%rsp), %ymm12, %ymm14 /* g5k_acc_6 = xor(g5x3, g5x0) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g5k_6 = xor(g5k_acc_6, rkw_6) */
+	vpxor %ymm9, %ymm14, %ymm14 /* g5t_6 = xor(g5k_6, g5x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_6 = gf2p8affine(g5t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_6 = gf2p8affineinv(g5a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_6 = lookup16(g5s_6, rotl24) */
@@ -10350,9 +10350,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vpxor %ymm9, %ymm12, %ymm9 /* g5l_6 = xor(g5l_acc_6, g5lr2_6) */
 	vpxor 320(%rsp), %ymm9, %ymm9 /* g5x_6 = xor(g5l_6, g5x2.3) */
 	vmovdqa 608(%rsp), %ymm12 /* reload g6x3.3 */
-	vpxor 864(%rsp), %ymm12, %ymm14 /* g6t_acc_12 = xor(g6x3, g6x0) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_13 = xor(g6t_acc_12, rkw_6) */
-	vpxor %ymm2, %ymm14, %ymm14 /* g6t_6 = xor(g6t_acc_13, g6x1) */
+	vpxor 864(%rsp), %ymm12, %ymm14 /* g6k_acc_6 = xor(g6x3, g6x0) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g6k_6 = xor(g6k_acc_6, rkw_6) */
+	vpxor %ymm2, %ymm14, %ymm14 /* g6t_6 = xor(g6k_6, g6x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_6 = gf2p8affine(g6t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_6 = gf2p8affineinv(g6a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_6 = lookup16(g6s_6, rotl24) */
@@ -10368,9 +10368,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vpxor %ymm2, %ymm12, %ymm2 /* g6l_6 = xor(g6l_acc_6, g6lr2_6) */
 	vpxor 32(%rsp), %ymm2, %ymm2 /* g6x_6 = xor(g6l_6, g6x2.3) */
 	vmovdqa 1376(%rsp), %ymm12 /* reload g7x3.3 */
-	vpxor 736(%rsp), %ymm12, %ymm14 /* g7t_acc_12 = xor(g7x3, g7x0) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_13 = xor(g7t_acc_12, rkw_6) */
-	vpxor 960(%rsp), %ymm13, %ymm13 /* g7t_6 = xor(g7t_acc_13, g7x1) */
+	vpxor 736(%rsp), %ymm12, %ymm14 /* g7k_acc_6 = xor(g7x3, g7x0) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g7k_6 = xor(g7k_acc_6, rkw_6) */
+	vpxor 960(%rsp), %ymm13, %ymm13 /* g7t_6 = xor(g7k_6, g7x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_6 = gf2p8affine(g7t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_6 = gf2p8affineinv(g7a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_6 = lookup16(g7s_6, rotl24) */
@@ -10388,9 +10388,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	/* Round 8r+7: X7 ^= L(S(X8 ^ X9 ^ X10 ^ rk)) (slots mod 4). */
 	vpbroadcastd 28(%rdi,%r10), %ymm13 /* rkw_7 = bcast32() */
 	vmovdqa 512(%rsp), %ymm14 /* reload g0x0.4 */
-	vpxor 160(%rsp), %ymm14, %ymm15 /* g0t_acc_14 = xor(g0x0, g0x1) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_15 = xor(g0t_acc_14, rkw_7) */
-	vpxor %ymm1, %ymm15, %ymm15 /* g0t_7 = xor(g0t_acc_15, g0x2) */
+	vpxor 160(%rsp), %ymm14, %ymm15 /* g0k_acc_7 = xor(g0x0, g0x1) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g0k_7 = xor(g0k_acc_7, rkw_7) */
+	vpxor %ymm1, %ymm15, %ymm15 /* g0t_7 = xor(g0k_7, g0x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_7 = gf2p8affine(g0t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_7 = gf2p8affineinv(g0a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_7 = lookup16(g0s_7, rotl24) */
@@ -10406,9 +10406,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_7 = xor(g0s_7, g0lr24_7) */
 	vpxor %ymm1, %ymm12, %ymm1 /* g0l_7 = xor(g0l_acc_7, g0lr2_7) */
 	vpxor 256(%rsp), %ymm1, %ymm1 /* g0x_7 = xor(g0l_7, g0x3.3) */
-	vpxor %ymm7, %ymm6, %ymm12 /* g1t_acc_14 = xor(g1x0, g1x1) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g1t_acc_15 = xor(g1t_acc_14, rkw_7) */
-	vpxor %ymm4, %ymm12, %ymm12 /* g1t_7 = xor(g1t_acc_15, g1x2) */
+	vpxor %ymm7, %ymm6, %ymm12 /* g1k_acc_7 = xor(g1x0, g1x1) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g1k_7 = xor(g1k_acc_7, rkw_7) */
+	vpxor %ymm4, %ymm12, %ymm12 /* g1t_7 = xor(g1k_7, g1x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_7 = gf2p8affine(g1t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_7 = gf2p8affineinv(g1a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_7 = lookup16(g1s_7, rotl24) */
@@ -10423,9 +10423,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_7 = xor(g1s_7, g1lr24_7) */
 	vpxor %ymm6, %ymm12, %ymm6 /* g1l_7 = xor(g1l_acc_7, g1lr2_7) */
 	vpxor 704(%rsp), %ymm6, %ymm6 /* g1x_7 = xor(g1l_7, g1x3.3) */
-	vpxor %ymm3, %ymm0, %ymm12 /* g2t_acc_14 = xor(g2x0, g2x1) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g2t_acc_15 = xor(g2t_acc_14, rkw_7) */
-	vpxor %ymm5, %ymm12, %ymm12 /* g2t_7 = xor(g2t_acc_15, g2x2) */
+	vpxor %ymm3, %ymm0, %ymm12 /* g2k_acc_7 = xor(g2x0, g2x1) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g2k_7 = xor(g2k_acc_7, rkw_7) */
+	vpxor %ymm5, %ymm12, %ymm12 /* g2t_7 = xor(g2k_7, g2x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_7 = gf2p8affine(g2t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_7 = gf2p8affineinv(g2a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_7 = lookup16(g2s_7, rotl24) */
@@ -10440,9 +10440,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_7 = xor(g2s_7, g2lr24_7) */
 	vpxor %ymm0, %ymm12, %ymm0 /* g2l_7 = xor(g2l_acc_7, g2lr2_7) */
 	vpxor 128(%rsp), %ymm0, %ymm0 /* g2x_7 = xor(g2l_7, g2x3.3) */
-	vpxor 224(%rsp), %ymm11, %ymm12 /* g3t_acc_14 = xor(g3x0, g3x1) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g3t_acc_15 = xor(g3t_acc_14, rkw_7) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g3t_7 = xor(g3t_acc_15, g3x2) */
+	vpxor 224(%rsp), %ymm11, %ymm12 /* g3k_acc_7 = xor(g3x0, g3x1) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g3k_7 = xor(g3k_acc_7, rkw_7) */
+	vpxor %ymm8, %ymm12, %ymm12 /* g3t_7 = xor(g3k_7, g3x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_7 = gf2p8affine(g3t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_7 = gf2p8affineinv(g3a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_7 = lookup16(g3s_7, rotl24) */
@@ -10458,9 +10458,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vpxor %ymm11, %ymm12, %ymm11 /* g3l_7 = xor(g3l_acc_7, g3lr2_7) */
 	vpxor 0(%rsp), %ymm11, %ymm11 /* g3x_7 = xor(g3l_7, g3x3.3) */
 	vmovdqa 1152(%rsp), %ymm12 /* reload g4x0.4 */
-	vpxor 1184(%rsp), %ymm12, %ymm14 /* g4t_acc_14 = xor(g4x0, g4x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_15 = xor(g4t_acc_14, rkw_7) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g4t_7 = xor(g4t_acc_15, g4x2) */
+	vpxor 1184(%rsp), %ymm12, %ymm14 /* g4k_acc_7 = xor(g4x0, g4x1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g4k_7 = xor(g4k_acc_7, rkw_7) */
+	vpxor %ymm10, %ymm14, %ymm14 /* g4t_7 = xor(g4k_7, g4x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_7 = gf2p8affine(g4t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_7 = gf2p8affineinv(g4a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_7 = lookup16(g4s_7, rotl24) */
@@ -10476,9 +10476,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vpxor %ymm10, %ymm12, %ymm10 /* g4l_7 = xor(g4l_acc_7, g4lr2_7) */
 	vpxor 96(%rsp), %ymm10, %ymm10 /* g4x_7 = xor(g4l_7, g4x3.3) */
 	vmovdqa 992(%rsp), %ymm12 /* reload g5x0.4 */
-	vpxor 1024(%rsp), %ymm12, %ymm14 /* g5t_acc_14 = xor(g5x0, g5x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_15 = xor(g5t_acc_14, rkw_7) */
-	vpxor %ymm9, %ymm14, %ymm14 /* g5t_7 = xor(g5t_acc_15, g5x2) */
+	vpxor 1024(%rsp), %ymm12, %ymm14 /* g5k_acc_7 = xor(g5x0, g5x1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g5k_7 = xor(g5k_acc_7, rkw_7) */
+	vpxor %ymm9, %ymm14, %ymm14 /* g5t_7 = xor(g5k_7, g5x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_7 = gf2p8affine(g5t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_7 = gf2p8affineinv(g5a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_7 = lookup16(g5s_7, rotl24) */
@@ -10494,9 +10494,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vpxor %ymm9, %ymm12, %ymm9 /* g5l_7 = xor(g5l_acc_7, g5lr2_7) */
 	vpxor 64(%rsp), %ymm9, %ymm9 /* g5x_7 = xor(g5l_7, g5x3.3) */
 	vmovdqa 864(%rsp), %ymm12 /* reload g6x0.4 */
-	vpxor 928(%rsp), %ymm12, %ymm14 /* g6t_acc_14 = xor(g6x0, g6x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_15 = xor(g6t_acc_14, rkw_7) */
-	vpxor %ymm2, %ymm14, %ymm14 /* g6t_7 = xor(g6t_acc_15, g6x2) */
+	vpxor 928(%rsp), %ymm12, %ymm14 /* g6k_acc_7 = xor(g6x0, g6x1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g6k_7 = xor(g6k_acc_7, rkw_7) */
+	vpxor %ymm2, %ymm14, %ymm14 /* g6t_7 = xor(g6k_7, g6x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_7 = gf2p8affine(g6t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_7 = gf2p8affineinv(g6a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_7 = lookup16(g6s_7, rotl24) */
@@ -10512,9 +10512,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vpxor %ymm2, %ymm12, %ymm2 /* g6l_7 = xor(g6l_acc_7, g6lr2_7) */
 	vpxor 608(%rsp), %ymm2, %ymm2 /* g6x_7 = xor(g6l_7, g6x3.3) */
 	vmovdqa 736(%rsp), %ymm12 /* reload g7x0.4 */
-	vpxor 960(%rsp), %ymm12, %ymm14 /* g7t_acc_14 = xor(g7x0, g7x1) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_15 = xor(g7t_acc_14, rkw_7) */
-	vpxor 1120(%rsp), %ymm13, %ymm13 /* g7t_7 = xor(g7t_acc_15, g7x2) */
+	vpxor 960(%rsp), %ymm12, %ymm14 /* g7k_acc_7 = xor(g7x0, g7x1) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g7k_7 = xor(g7k_acc_7, rkw_7) */
+	vpxor 1120(%rsp), %ymm13, %ymm13 /* g7t_7 = xor(g7k_7, g7x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_7 = gf2p8affine(g7t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_7 = gf2p8affineinv(g7a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_7 = lookup16(g7s_7, rotl24) */
@@ -10762,6 +10762,147 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	ret_spec_stop;
 	CFI_ENDPROC();
 ELF(.size _gcry_sm4_wordslice_avx2_gfni_batch_gcm,.-_gcry_sm4_wordslice_avx2_gfni_batch_gcm;)
+
+/* _gcry_sm4_wordslice_avx2_gfni_one_block: wordslice_one_block_chained, 4 arguments
+ *   %rdi: rk
+ *   %rsi: in
+ *   %rdx: out
+ *   %rcx: src
+ *   %r8: 16 x r (and the loop count)
+ *   xmm0-11: vectors, as allocated (12 used)
+ *   frame: 0 bytes (0 spill slots of 16 bytes)
+ */
+	.globl _gcry_sm4_wordslice_avx2_gfni_one_block
+ELF(.type _gcry_sm4_wordslice_avx2_gfni_one_block,@function;)
+	.align 32
+_gcry_sm4_wordslice_avx2_gfni_one_block:
+	CFI_STARTPROC();
+
+	/* Load the block; word w, big-endian to native, into every lane of register w. */
+	vmovdqu (%rsi), %xmm0 /* raw = load() */
+	vmovdqu (%rcx), %xmm1 /* tweak = load() */
+	vpxor %xmm1, %xmm0, %xmm0 /* blk = xor(raw, tweak) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_10_word0_le(%rip), %xmm0, %xmm1 /* w0 = lookup16(blk, word0_le) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_10_word1_le(%rip), %xmm0, %xmm2 /* w1 = lookup16(blk, word1_le) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_10_word2_le(%rip), %xmm0, %xmm3 /* w2 = lookup16(blk, word2_le) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_10_word3_le(%rip), %xmm0, %xmm0 /* w3 = lookup16(blk, word3_le) */
+	vmovdqa .Lsm4_wordslice_avx2_gfni_10_gfni_mat(%rip), %xmm4 /* gfni_mat = const() */
+	vmovdqa .Lsm4_wordslice_avx2_gfni_10_gfni_mat_1(%rip), %xmm5 /* gfni_mat_1 = const() */
+	vmovdqa .Lsm4_wordslice_avx2_gfni_10_rotl24(%rip), %xmm6 /* rotl24 = const() */
+	xor %r8, %r8
+	.p2align 4
+.Lsm4_wordslice_avx2_gfni_10_loop_r0:
+
+	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
+	vpbroadcastd (%rdi,%r8), %xmm7 /* rkw = bcast32() */
+	vpxor %xmm3, %xmm2, %xmm8 /* g0k_acc = xor(x1, x2) */
+	vpxor %xmm7, %xmm8, %xmm7 /* g0k = xor(g0k_acc, rkw) */
+	vpxor %xmm0, %xmm7, %xmm7 /* g0t = xor(g0k, x3) */
+	vgf2p8affineqb $0x1b, %xmm4, %xmm7, %xmm7 /* g0a = gf2p8affine(g0t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %xmm5, %xmm7, %xmm7 /* g0s = gf2p8affineinv(g0a, gfni_mat_1) */
+	vpslld $2, %xmm7, %xmm8 /* g0r2_l = shl(g0s) */
+	vpsrld $30, %xmm7, %xmm9 /* g0r2_r = shr(g0s) */
+	vpor %xmm9, %xmm8, %xmm8 /* g0r2 = or(g0r2_l, g0r2_r) */
+	vpslld $10, %xmm7, %xmm9 /* g0r10_l = shl(g0s) */
+	vpsrld $22, %xmm7, %xmm10 /* g0r10_r = shr(g0s) */
+	vpor %xmm10, %xmm9, %xmm9 /* g0r10 = or(g0r10_l, g0r10_r) */
+	vpslld $18, %xmm7, %xmm10 /* g0r18_l = shl(g0s) */
+	vpsrld $14, %xmm7, %xmm11 /* g0r18_r = shr(g0s) */
+	vpor %xmm11, %xmm10, %xmm10 /* g0r18 = or(g0r18_l, g0r18_r) */
+	vpshufb %xmm6, %xmm7, %xmm11 /* g0r24 = lookup16(g0s, rotl24) */
+	vpxor %xmm7, %xmm1, %xmm1 /* g0n_acc = xor(x0, g0s) */
+	vpxor %xmm11, %xmm1, %xmm1 /* g0n = xor(g0n_acc, g0r24) */
+	vpxor %xmm9, %xmm8, %xmm7 /* g0f_acc = xor(g0r2, g0r10) */
+	vpxor %xmm10, %xmm7, %xmm7 /* g0f = xor(g0f_acc, g0r18) */
+	vpxor %xmm7, %xmm1, %xmm8 /* g0x = xor(g0n, g0f) */
+
+	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
+	vpbroadcastd 4(%rdi,%r8), %xmm9 /* rkw_1 = bcast32() */
+	vpxor %xmm0, %xmm3, %xmm10 /* g0k_acc_1 = xor(x2, x3) */
+	vpxor %xmm9, %xmm10, %xmm9 /* g0k_1 = xor(g0k_acc_1, rkw_1) */
+	vpxor %xmm1, %xmm9, %xmm1 /* g0t_acc = xor(g0k_1, g0n) */
+	vpxor %xmm7, %xmm1, %xmm1 /* g0t_1 = xor(g0t_acc, g0f) */
+	vgf2p8affineqb $0x1b, %xmm4, %xmm1, %xmm1 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %xmm5, %xmm1, %xmm1 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
+	vpslld $2, %xmm1, %xmm7 /* g0r2_1_l = shl(g0s_1) */
+	vpsrld $30, %xmm1, %xmm9 /* g0r2_1_r = shr(g0s_1) */
+	vpor %xmm9, %xmm7, %xmm7 /* g0r2_1 = or(g0r2_1_l, g0r2_1_r) */
+	vpslld $10, %xmm1, %xmm9 /* g0r10_1_l = shl(g0s_1) */
+	vpsrld $22, %xmm1, %xmm10 /* g0r10_1_r = shr(g0s_1) */
+	vpor %xmm10, %xmm9, %xmm9 /* g0r10_1 = or(g0r10_1_l, g0r10_1_r) */
+	vpslld $18, %xmm1, %xmm10 /* g0r18_1_l = shl(g0s_1) */
+	vpsrld $14, %xmm1, %xmm11 /* g0r18_1_r = shr(g0s_1) */
+	vpor %xmm11, %xmm10, %xmm10 /* g0r18_1 = or(g0r18_1_l, g0r18_1_r) */
+	vpshufb %xmm6, %xmm1, %xmm11 /* g0r24_1 = lookup16(g0s_1, rotl24) */
+	vpxor %xmm1, %xmm2, %xmm1 /* g0n_acc_1 = xor(x1, g0s_1) */
+	vpxor %xmm11, %xmm1, %xmm1 /* g0n_1 = xor(g0n_acc_1, g0r24_1) */
+	vpxor %xmm9, %xmm7, %xmm2 /* g0f_acc_1 = xor(g0r2_1, g0r10_1) */
+	vpxor %xmm10, %xmm2, %xmm2 /* g0f_1 = xor(g0f_acc_1, g0r18_1) */
+	vpxor %xmm2, %xmm1, %xmm7 /* g0x_1 = xor(g0n_1, g0f_1) */
+
+	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
+	vpbroadcastd 8(%rdi,%r8), %xmm9 /* rkw_2 = bcast32() */
+	vpxor %xmm8, %xmm0, %xmm10 /* g0k_acc_2 = xor(x3, x0) */
+	vpxor %xmm9, %xmm10, %xmm9 /* g0k_2 = xor(g0k_acc_2, rkw_2) */
+	vpxor %xmm1, %xmm9, %xmm1 /* g0t_acc_1 = xor(g0k_2, g0n_1) */
+	vpxor %xmm2, %xmm1, %xmm1 /* g0t_2 = xor(g0t_acc_1, g0f_1) */
+	vgf2p8affineqb $0x1b, %xmm4, %xmm1, %xmm1 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %xmm5, %xmm1, %xmm1 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
+	vpslld $2, %xmm1, %xmm2 /* g0r2_2_l = shl(g0s_2) */
+	vpsrld $30, %xmm1, %xmm9 /* g0r2_2_r = shr(g0s_2) */
+	vpor %xmm9, %xmm2, %xmm2 /* g0r2_2 = or(g0r2_2_l, g0r2_2_r) */
+	vpslld $10, %xmm1, %xmm9 /* g0r10_2_l = shl(g0s_2) */
+	vpsrld $22, %xmm1, %xmm10 /* g0r10_2_r = shr(g0s_2) */
+	vpor %xmm10, %xmm9, %xmm9 /* g0r10_2 = or(g0r10_2_l, g0r10_2_r) */
+	vpslld $18, %xmm1, %xmm10 /* g0r18_2_l = shl(g0s_2) */
+	vpsrld $14, %xmm1, %xmm11 /* g0r18_2_r = shr(g0s_2) */
+	vpor %xmm11, %xmm10, %xmm10 /* g0r18_2 = or(g0r18_2_l, g0r18_2_r) */
+	vpshufb %xmm6, %xmm1, %xmm11 /* g0r24_2 = lookup16(g0s_2, rotl24) */
+	vpxor %xmm1, %xmm3, %xmm1 /* g0n_acc_2 = xor(x2, g0s_2) */
+	vpxor %xmm11, %xmm1, %xmm1 /* g0n_2 = xor(g0n_acc_2, g0r24_2) */
+	vpxor %xmm9, %xmm2, %xmm2 /* g0f_acc_2 = xor(g0r2_2, g0r10_2) */
+	vpxor %xmm10, %xmm2, %xmm2 /* g0f_2 = xor(g0f_acc_2, g0r18_2) */
+	vpxor %xmm2, %xmm1, %xmm3 /* g0x_2 = xor(g0n_2, g0f_2) */
+
+	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
+	vpbroadcastd 12(%rdi,%r8), %xmm9 /* rkw_3 = bcast32() */
+	vpxor %xmm7, %xmm8, %xmm10 /* g0k_acc_3 = xor(x0, x1) */
+	vpxor %xmm9, %xmm10, %xmm9 /* g0k_3 = xor(g0k_acc_3, rkw_3) */
+	vpxor %xmm1, %xmm9, %xmm1 /* g0t_acc_2 = xor(g0k_3, g0n_2) */
+	vpxor %xmm2, %xmm1, %xmm1 /* g0t_3 = xor(g0t_acc_2, g0f_2) */
+	vgf2p8affineqb $0x1b, %xmm4, %xmm1, %xmm1 /* g0a_3 = gf2p8affine(g0t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %xmm5, %xmm1, %xmm1 /* g0s_3 = gf2p8affineinv(g0a_3, gfni_mat_1) */
+	vpslld $2, %xmm1, %xmm2 /* g0r2_3_l = shl(g0s_3) */
+	vpsrld $30, %xmm1, %xmm9 /* g0r2_3_r = shr(g0s_3) */
+	vpor %xmm9, %xmm2, %xmm2 /* g0r2_3 = or(g0r2_3_l, g0r2_3_r) */
+	vpslld $10, %xmm1, %xmm9 /* g0r10_3_l = shl(g0s_3) */
+	vpsrld $22, %xmm1, %xmm10 /* g0r10_3_r = shr(g0s_3) */
+	vpor %xmm10, %xmm9, %xmm9 /* g0r10_3 = or(g0r10_3_l, g0r10_3_r) */
+	vpslld $18, %xmm1, %xmm10 /* g0r18_3_l = shl(g0s_3) */
+	vpsrld $14, %xmm1, %xmm11 /* g0r18_3_r = shr(g0s_3) */
+	vpor %xmm11, %xmm10, %xmm10 /* g0r18_3 = or(g0r18_3_l, g0r18_3_r) */
+	vpshufb %xmm6, %xmm1, %xmm11 /* g0r24_3 = lookup16(g0s_3, rotl24) */
+	vpxor %xmm1, %xmm0, %xmm0 /* g0n_acc_3 = xor(x3, g0s_3) */
+	vpxor %xmm11, %xmm0, %xmm0 /* g0n_3 = xor(g0n_acc_3, g0r24_3) */
+	vpxor %xmm9, %xmm2, %xmm1 /* g0f_acc_3 = xor(g0r2_3, g0r10_3) */
+	vpxor %xmm10, %xmm1, %xmm1 /* g0f_3 = xor(g0f_acc_3, g0r18_3) */
+	vpxor %xmm1, %xmm0, %xmm0 /* g0x_3 = xor(g0n_3, g0f_3) */
+	vmovdqa %xmm8, %xmm1 /* x0.3 */
+	vmovdqa %xmm7, %xmm2 /* x1.3 */
+	add $16, %r8
+	cmp $128, %r8
+	jne .Lsm4_wordslice_avx2_gfni_10_loop_r0
+
+	/* Output (X35, X34, X33, X32) = slots 3, 2, 1, 0: lane 0 of each into lanes 0-3, native words to big-endian. */
+	vpunpckldq %xmm3, %xmm0, %xmm0 /* x35x34 = unpacklo(x3, x2) */
+	vpunpckldq %xmm1, %xmm2, %xmm1 /* x33x32 = unpacklo(x1, x0) */
+	vpunpcklqdq %xmm1, %xmm0, %xmm0 /* out_1 = unpacklo(x35x34, x33x32) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_10_bswap32(%rip), %xmm0, %xmm0 /* outbe = lookup16(out_1, bswap32) */
+	vmovdqu %xmm0, (%rdx) /* store outbe */
+	vzeroupper
+	ret_spec_stop;
+	CFI_ENDPROC();
+ELF(.size _gcry_sm4_wordslice_avx2_gfni_one_block,.-_gcry_sm4_wordslice_avx2_gfni_one_block;)
 
 /* reverse16: byte i <- byte 15 - i: GCM bytes to the reflected form phi */
 SECTION_RODATA
@@ -11749,5 +11890,53 @@ SECTION_RODATA
 .Lsm4_wordslice_avx2_gfni_9_rotl16:
 	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
 	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+
+/* word0_le: word 0 to native order, in every 32-bit lane */
+SECTION_RODATA
+	.balign 16
+.Lsm4_wordslice_avx2_gfni_10_word0_le:
+	.byte 0x03, 0x02, 0x01, 0x00, 0x03, 0x02, 0x01, 0x00, 0x03, 0x02, 0x01, 0x00, 0x03, 0x02, 0x01, 0x00
+
+/* word1_le: word 1 to native order, in every 32-bit lane */
+SECTION_RODATA
+	.balign 16
+.Lsm4_wordslice_avx2_gfni_10_word1_le:
+	.byte 0x07, 0x06, 0x05, 0x04, 0x07, 0x06, 0x05, 0x04, 0x07, 0x06, 0x05, 0x04, 0x07, 0x06, 0x05, 0x04
+
+/* word2_le: word 2 to native order, in every 32-bit lane */
+SECTION_RODATA
+	.balign 16
+.Lsm4_wordslice_avx2_gfni_10_word2_le:
+	.byte 0x0b, 0x0a, 0x09, 0x08, 0x0b, 0x0a, 0x09, 0x08, 0x0b, 0x0a, 0x09, 0x08, 0x0b, 0x0a, 0x09, 0x08
+
+/* word3_le: word 3 to native order, in every 32-bit lane */
+SECTION_RODATA
+	.balign 16
+.Lsm4_wordslice_avx2_gfni_10_word3_le:
+	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0f, 0x0e, 0x0d, 0x0c, 0x0f, 0x0e, 0x0d, 0x0c, 0x0f, 0x0e, 0x0d, 0x0c
+
+/* gfni_mat: A1, c1: S-box inner affine: GFNI matrix qword */
+SECTION_RODATA
+	.balign 16
+.Lsm4_wordslice_avx2_gfni_10_gfni_mat:
+	.byte 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01, 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01
+
+/* gfni_mat_1: A2·inv(.) ^ c2: S-box outer affine: GFNI matrix qword */
+SECTION_RODATA
+	.balign 16
+.Lsm4_wordslice_avx2_gfni_10_gfni_mat_1:
+	.byte 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0, 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0
+
+/* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
+SECTION_RODATA
+	.balign 16
+.Lsm4_wordslice_avx2_gfni_10_rotl24:
+	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+
+/* bswap32: byte order reversal in each 32-bit word */
+SECTION_RODATA
+	.balign 16
+.Lsm4_wordslice_avx2_gfni_10_bswap32:
+	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
 
 #endif /* __x86_64 */

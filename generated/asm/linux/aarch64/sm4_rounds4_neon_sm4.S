@@ -1157,6 +1157,50 @@ SYM_FUNC_START(sm4_rounds4_neon_sm4_batch_gcm)
 	ret
 SYM_FUNC_END(sm4_rounds4_neon_sm4_batch_gcm)
 
+/* sm4_rounds4_neon_sm4_one_block: rounds4_1_chained, 4 arguments
+ *   x0: rk
+ *   x1: in
+ *   x2: out
+ *   x3: src
+ *   x16, x17: a row pointer, an address or a constant's page
+ *   vectors: v0-v1 (2 used)
+ *   frame: 0 bytes (0 spill slots of 16 bytes)
+ */
+	.p2align 4
+SYM_FUNC_START(sm4_rounds4_neon_sm4_one_block)
+
+	/* Load 1 blocks, big-endian words to native. */
+	ldr q0, [x1] /* raw = load() */
+	ldr q1, [x3] /* tweak = load() */
+	eor v0.16b, v0.16b, v1.16b /* blk = xor(raw, tweak) */
+	rev32 v0.16b, v0.16b /* le = rev(blk) */
+
+	/* 32 rounds, four per instruction: round keys 4i..4i+3 for the i-th. */
+	ldr q1, [x0] /* rk0 = load() */
+	sm4e v0.4s, v1.4s /* x = sm4e(x0, rk0) */
+	ldr q1, [x0, #16] /* rk1 = load() */
+	sm4e v0.4s, v1.4s /* x_1 = sm4e(x0, rk1) */
+	ldr q1, [x0, #32] /* rk2 = load() */
+	sm4e v0.4s, v1.4s /* x_2 = sm4e(x0, rk2) */
+	ldr q1, [x0, #48] /* rk3 = load() */
+	sm4e v0.4s, v1.4s /* x_3 = sm4e(x0, rk3) */
+	ldr q1, [x0, #64] /* rk4 = load() */
+	sm4e v0.4s, v1.4s /* x_4 = sm4e(x0, rk4) */
+	ldr q1, [x0, #80] /* rk5 = load() */
+	sm4e v0.4s, v1.4s /* x_5 = sm4e(x0, rk5) */
+	ldr q1, [x0, #96] /* rk6 = load() */
+	sm4e v0.4s, v1.4s /* x_6 = sm4e(x0, rk6) */
+	ldr q1, [x0, #112] /* rk7 = load() */
+	sm4e v0.4s, v1.4s /* x_7 = sm4e(x0, rk7) */
+
+	/* Output (X35, X34, X33, X32) big-endian: the state's bytes reversed. */
+	adrp x17, .Lsm4_rounds4_neon_sm4_10_reverse16
+	ldr q1, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_10_reverse16] /* reverse16 = const() */
+	tbl v0.16b, {v0.16b}, v1.16b /* outbe = lookup16(x0, reverse16) */
+	str q0, [x2] /* store outbe */
+	ret
+SYM_FUNC_END(sm4_rounds4_neon_sm4_one_block)
+
 /* reverse16: byte i <- byte 15 - i: GCM bytes to the reflected form phi */
 	.section .rodata.cst16.sm4_rounds4_neon_sm4_0_reverse16, "aM", %progbits, 16
 	.balign 16
@@ -1444,3 +1488,9 @@ SYM_FUNC_END(sm4_rounds4_neon_sm4_batch_gcm)
 	.balign 16
 .Lsm4_rounds4_neon_sm4_9_block_k_3:
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00
+
+/* reverse16: all 16 bytes reversed: (X35..X32) big-endian */
+	.section .rodata.cst16.sm4_rounds4_neon_sm4_10_reverse16, "aM", %progbits, 16
+	.balign 16
+.Lsm4_rounds4_neon_sm4_10_reverse16:
+	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00

@@ -1915,9 +1915,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 
 	/* Round 8r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	vpbroadcastd (%rdi,%rcx), %ymm9 /* rkw = bcast32() */
-	vpxor %ymm3, %ymm4, %ymm15 /* g0t_acc = xor(g0x1, g0x2) */
-	vpxor %ymm9, %ymm15, %ymm15 /* g0t_acc_1 = xor(g0t_acc, rkw) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t = xor(g0t_acc_1, g0x3) */
+	vpxor %ymm3, %ymm4, %ymm15 /* g0k_acc = xor(g0x1, g0x2) */
+	vpxor %ymm9, %ymm15, %ymm15 /* g0k = xor(g0k_acc, rkw) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g0t = xor(g0k, g0x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm15, %ymm15 /* g0a = gf2p8affine(g0t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s = gf2p8affineinv(g0a, gfni_mat_1) */
 	vmovdqa %ymm4, 160(%rsp) /* spill g0x1.2 */
@@ -1934,9 +1934,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vpxor %ymm4, %ymm15, %ymm3 /* g0l_acc = xor(g0s, g0lr24) */
 	vpxor %ymm0, %ymm3, %ymm0 /* g0l = xor(g0l_acc, g0lr2) */
 	vpxor %ymm0, %ymm1, %ymm0 /* g0x = xor(g0x0, g0l) */
-	vpxor %ymm8, %ymm6, %ymm1 /* g1t_acc = xor(g1x1, g1x2) */
-	vpxor %ymm9, %ymm1, %ymm1 /* g1t_acc_1 = xor(g1t_acc, rkw) */
-	vpxor %ymm13, %ymm1, %ymm1 /* g1t = xor(g1t_acc_1, g1x3) */
+	vpxor %ymm8, %ymm6, %ymm1 /* g1k_acc = xor(g1x1, g1x2) */
+	vpxor %ymm9, %ymm1, %ymm1 /* g1k = xor(g1k_acc, rkw) */
+	vpxor %ymm13, %ymm1, %ymm1 /* g1t = xor(g1k, g1x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm1, %ymm1 /* g1a = gf2p8affine(g1t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm1, %ymm1 /* g1s = gf2p8affineinv(g1a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm1, %ymm3 /* g1lr24 = lookup16(g1s, rotl24) */
@@ -1950,9 +1950,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vpxor %ymm3, %ymm1, %ymm1 /* g1l_acc = xor(g1s, g1lr24) */
 	vpxor %ymm4, %ymm1, %ymm1 /* g1l = xor(g1l_acc, g1lr2) */
 	vpxor %ymm1, %ymm7, %ymm1 /* g1x = xor(g1x0, g1l) */
-	vpxor %ymm12, %ymm10, %ymm3 /* g2t_acc = xor(g2x1, g2x2) */
-	vpxor %ymm9, %ymm3, %ymm3 /* g2t_acc_1 = xor(g2t_acc, rkw) */
-	vpxor %ymm5, %ymm3, %ymm3 /* g2t = xor(g2t_acc_1, g2x3) */
+	vpxor %ymm12, %ymm10, %ymm3 /* g2k_acc = xor(g2x1, g2x2) */
+	vpxor %ymm9, %ymm3, %ymm3 /* g2k = xor(g2k_acc, rkw) */
+	vpxor %ymm5, %ymm3, %ymm3 /* g2t = xor(g2k, g2x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm3, %ymm3 /* g2a = gf2p8affine(g2t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm3, %ymm3 /* g2s = gf2p8affineinv(g2a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm3, %ymm4 /* g2lr24 = lookup16(g2s, rotl24) */
@@ -1966,9 +1966,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vpxor %ymm4, %ymm3, %ymm3 /* g2l_acc = xor(g2s, g2lr24) */
 	vpxor %ymm7, %ymm3, %ymm3 /* g2l = xor(g2l_acc, g2lr2) */
 	vpxor %ymm3, %ymm11, %ymm3 /* g2x = xor(g2x0, g2l) */
-	vpxor %ymm14, %ymm2, %ymm4 /* g3t_acc = xor(g3x1, g3x2) */
-	vpxor %ymm9, %ymm4, %ymm4 /* g3t_acc_1 = xor(g3t_acc, rkw) */
-	vpxor 416(%rsp), %ymm4, %ymm4 /* g3t = xor(g3t_acc_1, g3x3) */
+	vpxor %ymm14, %ymm2, %ymm4 /* g3k_acc = xor(g3x1, g3x2) */
+	vpxor %ymm9, %ymm4, %ymm4 /* g3k = xor(g3k_acc, rkw) */
+	vpxor 416(%rsp), %ymm4, %ymm4 /* g3t = xor(g3k, g3x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm4, %ymm4 /* g3a = gf2p8affine(g3t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm4, %ymm4 /* g3s = gf2p8affineinv(g3a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm4, %ymm7 /* g3lr24 = lookup16(g3s, rotl24) */
@@ -1983,9 +1983,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vpxor %ymm11, %ymm4, %ymm4 /* g3l = xor(g3l_acc, g3lr2) */
 	vpxor 1056(%rsp), %ymm4, %ymm4 /* g3x = xor(g3l, g3x0.2) */
 	vmovdqa 896(%rsp), %ymm7 /* reload g4x1.2 */
-	vpxor 1024(%rsp), %ymm7, %ymm11 /* g4t_acc = xor(g4x1, g4x2) */
-	vpxor %ymm9, %ymm11, %ymm11 /* g4t_acc_1 = xor(g4t_acc, rkw) */
-	vpxor 1088(%rsp), %ymm11, %ymm11 /* g4t = xor(g4t_acc_1, g4x3) */
+	vpxor 1024(%rsp), %ymm7, %ymm11 /* g4k_acc = xor(g4x1, g4x2) */
+	vpxor %ymm9, %ymm11, %ymm11 /* g4k = xor(g4k_acc, rkw) */
+	vpxor 1088(%rsp), %ymm11, %ymm11 /* g4t = xor(g4k, g4x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm11, %ymm11 /* g4a = gf2p8affine(g4t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm11, %ymm11 /* g4s = gf2p8affineinv(g4a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm11, %ymm15 /* g4lr24 = lookup16(g4s, rotl24) */
@@ -2001,9 +2001,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vpxor %ymm2, %ymm7, %ymm2 /* g4l = xor(g4l_acc, g4lr2) */
 	vpxor 768(%rsp), %ymm2, %ymm2 /* g4x = xor(g4l, g4x0.2) */
 	vmovdqa 800(%rsp), %ymm7 /* reload g5x1.2 */
-	vpxor 928(%rsp), %ymm7, %ymm11 /* g5t_acc = xor(g5x1, g5x2) */
-	vpxor %ymm9, %ymm11, %ymm11 /* g5t_acc_1 = xor(g5t_acc, rkw) */
-	vpxor 1120(%rsp), %ymm11, %ymm11 /* g5t = xor(g5t_acc_1, g5x3) */
+	vpxor 928(%rsp), %ymm7, %ymm11 /* g5k_acc = xor(g5x1, g5x2) */
+	vpxor %ymm9, %ymm11, %ymm11 /* g5k = xor(g5k_acc, rkw) */
+	vpxor 1120(%rsp), %ymm11, %ymm11 /* g5t = xor(g5k, g5x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm11, %ymm11 /* g5a = gf2p8affine(g5t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm11, %ymm11 /* g5s = gf2p8affineinv(g5a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm11, %ymm15 /* g5lr24 = lookup16(g5s, rotl24) */
@@ -2019,9 +2019,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vpxor %ymm2, %ymm7, %ymm2 /* g5l = xor(g5l_acc, g5lr2) */
 	vpxor 736(%rsp), %ymm2, %ymm2 /* g5x = xor(g5l, g5x0.2) */
 	vmovdqa 832(%rsp), %ymm7 /* reload g6x1.2 */
-	vpxor 960(%rsp), %ymm7, %ymm11 /* g6t_acc = xor(g6x1, g6x2) */
-	vpxor %ymm9, %ymm11, %ymm11 /* g6t_acc_1 = xor(g6t_acc, rkw) */
-	vpxor 1152(%rsp), %ymm11, %ymm11 /* g6t = xor(g6t_acc_1, g6x3) */
+	vpxor 960(%rsp), %ymm7, %ymm11 /* g6k_acc = xor(g6x1, g6x2) */
+	vpxor %ymm9, %ymm11, %ymm11 /* g6k = xor(g6k_acc, rkw) */
+	vpxor 1152(%rsp), %ymm11, %ymm11 /* g6t = xor(g6k, g6x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm11, %ymm11 /* g6a = gf2p8affine(g6t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm11, %ymm11 /* g6s = gf2p8affineinv(g6a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm11, %ymm15 /* g6lr24 = lookup16(g6s, rotl24) */
@@ -2037,9 +2037,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vpxor %ymm2, %ymm7, %ymm2 /* g6l = xor(g6l_acc, g6lr2) */
 	vpxor 704(%rsp), %ymm2, %ymm2 /* g6x = xor(g6l, g6x0.2) */
 	vmovdqa 864(%rsp), %ymm7 /* reload g7x1.2 */
-	vpxor 992(%rsp), %ymm7, %ymm11 /* g7t_acc = xor(g7x1, g7x2) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g7t_acc_1 = xor(g7t_acc, rkw) */
-	vpxor 288(%rsp), %ymm9, %ymm9 /* g7t = xor(g7t_acc_1, g7x3) */
+	vpxor 992(%rsp), %ymm7, %ymm11 /* g7k_acc = xor(g7x1, g7x2) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g7k = xor(g7k_acc, rkw) */
+	vpxor 288(%rsp), %ymm9, %ymm9 /* g7t = xor(g7k, g7x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm9, %ymm9 /* g7a = gf2p8affine(g7t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm9, %ymm9 /* g7s = gf2p8affineinv(g7a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm9, %ymm11 /* g7lr24 = lookup16(g7s, rotl24) */
@@ -2057,9 +2057,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	/* Round 8r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
 	vpbroadcastd 4(%rdi,%rcx), %ymm9 /* rkw_1 = bcast32() */
 	vmovdqa 0(%rsp), %ymm11 /* reload g0x2.2 */
-	vpxor 64(%rsp), %ymm11, %ymm15 /* g0t_acc_2 = xor(g0x2, g0x3) */
-	vpxor %ymm9, %ymm15, %ymm15 /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t_1 = xor(g0t_acc_3, g0x0) */
+	vpxor 64(%rsp), %ymm11, %ymm15 /* g0k_acc_1 = xor(g0x2, g0x3) */
+	vpxor %ymm9, %ymm15, %ymm15 /* g0k_1 = xor(g0k_acc_1, rkw_1) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g0t_1 = xor(g0k_1, g0x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm15, %ymm11 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
@@ -2075,9 +2075,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vpxor %ymm11, %ymm15, %ymm7 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
 	vpxor %ymm0, %ymm7, %ymm0 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
 	vpxor 160(%rsp), %ymm0, %ymm0 /* g0x_1 = xor(g0l_1, g0x1.2) */
-	vpxor %ymm13, %ymm8, %ymm7 /* g1t_acc_2 = xor(g1x2, g1x3) */
-	vpxor %ymm9, %ymm7, %ymm7 /* g1t_acc_3 = xor(g1t_acc_2, rkw_1) */
-	vpxor %ymm1, %ymm7, %ymm7 /* g1t_1 = xor(g1t_acc_3, g1x0) */
+	vpxor %ymm13, %ymm8, %ymm7 /* g1k_acc_1 = xor(g1x2, g1x3) */
+	vpxor %ymm9, %ymm7, %ymm7 /* g1k_1 = xor(g1k_acc_1, rkw_1) */
+	vpxor %ymm1, %ymm7, %ymm7 /* g1t_1 = xor(g1k_1, g1x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm7, %ymm7 /* g1a_1 = gf2p8affine(g1t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm7, %ymm7 /* g1s_1 = gf2p8affineinv(g1a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm7, %ymm11 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
@@ -2092,9 +2092,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vpxor %ymm11, %ymm7, %ymm7 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
 	vpxor %ymm8, %ymm7, %ymm7 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
 	vpxor %ymm7, %ymm6, %ymm6 /* g1x_1 = xor(g1x1, g1l_1) */
-	vpxor %ymm5, %ymm12, %ymm7 /* g2t_acc_2 = xor(g2x2, g2x3) */
-	vpxor %ymm9, %ymm7, %ymm7 /* g2t_acc_3 = xor(g2t_acc_2, rkw_1) */
-	vpxor %ymm3, %ymm7, %ymm7 /* g2t_1 = xor(g2t_acc_3, g2x0) */
+	vpxor %ymm5, %ymm12, %ymm7 /* g2k_acc_1 = xor(g2x2, g2x3) */
+	vpxor %ymm9, %ymm7, %ymm7 /* g2k_1 = xor(g2k_acc_1, rkw_1) */
+	vpxor %ymm3, %ymm7, %ymm7 /* g2t_1 = xor(g2k_1, g2x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm7, %ymm7 /* g2a_1 = gf2p8affine(g2t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm7, %ymm7 /* g2s_1 = gf2p8affineinv(g2a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm7, %ymm8 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
@@ -2108,9 +2108,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vpxor %ymm8, %ymm7, %ymm7 /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
 	vpxor %ymm11, %ymm7, %ymm7 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
 	vpxor %ymm7, %ymm10, %ymm7 /* g2x_1 = xor(g2x1, g2l_1) */
-	vpxor 416(%rsp), %ymm14, %ymm8 /* g3t_acc_2 = xor(g3x2, g3x3) */
-	vpxor %ymm9, %ymm8, %ymm8 /* g3t_acc_3 = xor(g3t_acc_2, rkw_1) */
-	vpxor %ymm4, %ymm8, %ymm8 /* g3t_1 = xor(g3t_acc_3, g3x0) */
+	vpxor 416(%rsp), %ymm14, %ymm8 /* g3k_acc_1 = xor(g3x2, g3x3) */
+	vpxor %ymm9, %ymm8, %ymm8 /* g3k_1 = xor(g3k_acc_1, rkw_1) */
+	vpxor %ymm4, %ymm8, %ymm8 /* g3t_1 = xor(g3k_1, g3x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm8, %ymm8 /* g3a_1 = gf2p8affine(g3t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm8, %ymm8 /* g3s_1 = gf2p8affineinv(g3a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm8, %ymm10 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
@@ -2125,9 +2125,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vpxor %ymm11, %ymm8, %ymm8 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
 	vpxor 512(%rsp), %ymm8, %ymm8 /* g3x_1 = xor(g3l_1, g3x1.2) */
 	vmovdqa 1024(%rsp), %ymm10 /* reload g4x2.2 */
-	vpxor 1088(%rsp), %ymm10, %ymm11 /* g4t_acc_2 = xor(g4x2, g4x3) */
-	vpxor %ymm9, %ymm11, %ymm11 /* g4t_acc_3 = xor(g4t_acc_2, rkw_1) */
-	vpxor 384(%rsp), %ymm11, %ymm11 /* g4t_1 = xor(g4t_acc_3, g4x0) */
+	vpxor 1088(%rsp), %ymm10, %ymm11 /* g4k_acc_1 = xor(g4x2, g4x3) */
+	vpxor %ymm9, %ymm11, %ymm11 /* g4k_1 = xor(g4k_acc_1, rkw_1) */
+	vpxor 384(%rsp), %ymm11, %ymm11 /* g4t_1 = xor(g4k_1, g4x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm11, %ymm11 /* g4a_1 = gf2p8affine(g4t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm11, %ymm11 /* g4s_1 = gf2p8affineinv(g4a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm11, %ymm15 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
@@ -2143,9 +2143,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vpxor %ymm10, %ymm11, %ymm10 /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
 	vpxor 896(%rsp), %ymm10, %ymm10 /* g4x_1 = xor(g4l_1, g4x1.2) */
 	vmovdqa 928(%rsp), %ymm11 /* reload g5x2.2 */
-	vpxor 1120(%rsp), %ymm11, %ymm14 /* g5t_acc_2 = xor(g5x2, g5x3) */
-	vpxor %ymm9, %ymm14, %ymm14 /* g5t_acc_3 = xor(g5t_acc_2, rkw_1) */
-	vpxor 256(%rsp), %ymm14, %ymm14 /* g5t_1 = xor(g5t_acc_3, g5x0) */
+	vpxor 1120(%rsp), %ymm11, %ymm14 /* g5k_acc_1 = xor(g5x2, g5x3) */
+	vpxor %ymm9, %ymm14, %ymm14 /* g5k_1 = xor(g5k_acc_1, rkw_1) */
+	vpxor 256(%rsp), %ymm14, %ymm14 /* g5t_1 = xor(g5k_1, g5x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_1 = gf2p8affine(g5t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_1 = gf2p8affineinv(g5a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_1 = lookup16(g5s_1, rotl24) */
@@ -2161,9 +2161,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vpxor %ymm10, %ymm11, %ymm10 /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
 	vpxor 800(%rsp), %ymm10, %ymm10 /* g5x_1 = xor(g5l_1, g5x1.2) */
 	vmovdqa 960(%rsp), %ymm11 /* reload g6x2.2 */
-	vpxor 1152(%rsp), %ymm11, %ymm14 /* g6t_acc_2 = xor(g6x2, g6x3) */
-	vpxor %ymm9, %ymm14, %ymm14 /* g6t_acc_3 = xor(g6t_acc_2, rkw_1) */
-	vpxor %ymm2, %ymm14, %ymm14 /* g6t_1 = xor(g6t_acc_3, g6x0) */
+	vpxor 1152(%rsp), %ymm11, %ymm14 /* g6k_acc_1 = xor(g6x2, g6x3) */
+	vpxor %ymm9, %ymm14, %ymm14 /* g6k_1 = xor(g6k_acc_1, rkw_1) */
+	vpxor %ymm2, %ymm14, %ymm14 /* g6t_1 = xor(g6k_1, g6x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_1 = gf2p8affine(g6t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_1 = gf2p8affineinv(g6a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_1 = lookup16(g6s_1, rotl24) */
@@ -2179,9 +2179,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vpxor %ymm2, %ymm11, %ymm2 /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
 	vpxor 832(%rsp), %ymm2, %ymm2 /* g6x_1 = xor(g6l_1, g6x1.2) */
 	vmovdqa 992(%rsp), %ymm11 /* reload g7x2.2 */
-	vpxor 288(%rsp), %ymm11, %ymm14 /* g7t_acc_2 = xor(g7x2, g7x3) */
-	vpxor %ymm9, %ymm14, %ymm9 /* g7t_acc_3 = xor(g7t_acc_2, rkw_1) */
-	vpxor 320(%rsp), %ymm9, %ymm9 /* g7t_1 = xor(g7t_acc_3, g7x0) */
+	vpxor 288(%rsp), %ymm11, %ymm14 /* g7k_acc_1 = xor(g7x2, g7x3) */
+	vpxor %ymm9, %ymm14, %ymm9 /* g7k_1 = xor(g7k_acc_1, rkw_1) */
+	vpxor 320(%rsp), %ymm9, %ymm9 /* g7t_1 = xor(g7k_1, g7x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm9, %ymm9 /* g7a_1 = gf2p8affine(g7t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm9, %ymm9 /* g7s_1 = gf2p8affineinv(g7a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm9, %ymm14 /* g7lr24_1 = lookup16(g7s_1, rotl24) */
@@ -2199,9 +2199,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	/* Round 8r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
 	vpbroadcastd 8(%rdi,%rcx), %ymm11 /* rkw_2 = bcast32() */
 	vmovdqa 64(%rsp), %ymm14 /* reload g0x3.2 */
-	vpxor 448(%rsp), %ymm14, %ymm15 /* g0t_acc_4 = xor(g0x3, g0x0) */
-	vpxor %ymm11, %ymm15, %ymm15 /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t_2 = xor(g0t_acc_5, g0x1) */
+	vpxor 448(%rsp), %ymm14, %ymm15 /* g0k_acc_2 = xor(g0x3, g0x0) */
+	vpxor %ymm11, %ymm15, %ymm15 /* g0k_2 = xor(g0k_acc_2, rkw_2) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g0t_2 = xor(g0k_2, g0x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
@@ -2217,9 +2217,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vpxor %ymm14, %ymm15, %ymm9 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
 	vpxor %ymm0, %ymm9, %ymm0 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
 	vpxor 0(%rsp), %ymm0, %ymm0 /* g0x_2 = xor(g0l_2, g0x2.2) */
-	vpxor %ymm1, %ymm13, %ymm9 /* g1t_acc_4 = xor(g1x3, g1x0) */
-	vpxor %ymm11, %ymm9, %ymm9 /* g1t_acc_5 = xor(g1t_acc_4, rkw_2) */
-	vpxor %ymm6, %ymm9, %ymm9 /* g1t_2 = xor(g1t_acc_5, g1x1) */
+	vpxor %ymm1, %ymm13, %ymm9 /* g1k_acc_2 = xor(g1x3, g1x0) */
+	vpxor %ymm11, %ymm9, %ymm9 /* g1k_2 = xor(g1k_acc_2, rkw_2) */
+	vpxor %ymm6, %ymm9, %ymm9 /* g1t_2 = xor(g1k_2, g1x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm9, %ymm9 /* g1a_2 = gf2p8affine(g1t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm9, %ymm9 /* g1s_2 = gf2p8affineinv(g1a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm9, %ymm14 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
@@ -2234,9 +2234,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vpxor %ymm14, %ymm9, %ymm9 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
 	vpxor %ymm13, %ymm9, %ymm9 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
 	vpxor 160(%rsp), %ymm9, %ymm9 /* g1x_2 = xor(g1l_2, g1x2.2) */
-	vpxor %ymm3, %ymm5, %ymm13 /* g2t_acc_4 = xor(g2x3, g2x0) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g2t_acc_5 = xor(g2t_acc_4, rkw_2) */
-	vpxor %ymm7, %ymm13, %ymm13 /* g2t_2 = xor(g2t_acc_5, g2x1) */
+	vpxor %ymm3, %ymm5, %ymm13 /* g2k_acc_2 = xor(g2x3, g2x0) */
+	vpxor %ymm11, %ymm13, %ymm13 /* g2k_2 = xor(g2k_acc_2, rkw_2) */
+	vpxor %ymm7, %ymm13, %ymm13 /* g2t_2 = xor(g2k_2, g2x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm13, %ymm13 /* g2a_2 = gf2p8affine(g2t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm13, %ymm13 /* g2s_2 = gf2p8affineinv(g2a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm13, %ymm14 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
@@ -2251,9 +2251,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vpxor %ymm14, %ymm13, %ymm13 /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
 	vpxor %ymm5, %ymm13, %ymm5 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
 	vpxor %ymm5, %ymm12, %ymm5 /* g2x_2 = xor(g2x2, g2l_2) */
-	vpxor 416(%rsp), %ymm4, %ymm12 /* g3t_acc_4 = xor(g3x0.3, g3x3.2) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g3t_acc_5 = xor(g3t_acc_4, rkw_2) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g3t_2 = xor(g3t_acc_5, g3x1) */
+	vpxor 416(%rsp), %ymm4, %ymm12 /* g3k_acc_2 = xor(g3x0.3, g3x3.2) */
+	vpxor %ymm11, %ymm12, %ymm12 /* g3k_2 = xor(g3k_acc_2, rkw_2) */
+	vpxor %ymm8, %ymm12, %ymm12 /* g3t_2 = xor(g3k_2, g3x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_2 = gf2p8affine(g3t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_2 = gf2p8affineinv(g3a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm12, %ymm13 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
@@ -2268,9 +2268,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vpxor %ymm14, %ymm12, %ymm12 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
 	vpxor 512(%rsp), %ymm12, %ymm12 /* g3x_2 = xor(g3l_2, g3x2.2) */
 	vmovdqa 1088(%rsp), %ymm13 /* reload g4x3.2 */
-	vpxor 384(%rsp), %ymm13, %ymm14 /* g4t_acc_4 = xor(g4x3, g4x0) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g4t_acc_5 = xor(g4t_acc_4, rkw_2) */
-	vpxor 224(%rsp), %ymm14, %ymm14 /* g4t_2 = xor(g4t_acc_5, g4x1) */
+	vpxor 384(%rsp), %ymm13, %ymm14 /* g4k_acc_2 = xor(g4x3, g4x0) */
+	vpxor %ymm11, %ymm14, %ymm14 /* g4k_2 = xor(g4k_acc_2, rkw_2) */
+	vpxor 224(%rsp), %ymm14, %ymm14 /* g4t_2 = xor(g4k_2, g4x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_2 = gf2p8affine(g4t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_2 = gf2p8affineinv(g4a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_2 = lookup16(g4s_2, rotl24) */
@@ -2286,9 +2286,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vpxor %ymm12, %ymm13, %ymm12 /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
 	vpxor 1024(%rsp), %ymm12, %ymm12 /* g4x_2 = xor(g4l_2, g4x2.2) */
 	vmovdqa 1120(%rsp), %ymm13 /* reload g5x3.2 */
-	vpxor 256(%rsp), %ymm13, %ymm14 /* g5t_acc_4 = xor(g5x3, g5x0) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g5t_acc_5 = xor(g5t_acc_4, rkw_2) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g5t_2 = xor(g5t_acc_5, g5x1) */
+	vpxor 256(%rsp), %ymm13, %ymm14 /* g5k_acc_2 = xor(g5x3, g5x0) */
+	vpxor %ymm11, %ymm14, %ymm14 /* g5k_2 = xor(g5k_acc_2, rkw_2) */
+	vpxor %ymm10, %ymm14, %ymm14 /* g5t_2 = xor(g5k_2, g5x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_2 = gf2p8affine(g5t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_2 = gf2p8affineinv(g5a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_2 = lookup16(g5s_2, rotl24) */
@@ -2304,9 +2304,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vpxor %ymm10, %ymm13, %ymm10 /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
 	vpxor 928(%rsp), %ymm10, %ymm10 /* g5x_2 = xor(g5l_2, g5x2.2) */
 	vmovdqa 1152(%rsp), %ymm13 /* reload g6x3.2 */
-	vpxor 32(%rsp), %ymm13, %ymm14 /* g6t_acc_4 = xor(g6x3, g6x0) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g6t_acc_5 = xor(g6t_acc_4, rkw_2) */
-	vpxor %ymm2, %ymm14, %ymm14 /* g6t_2 = xor(g6t_acc_5, g6x1) */
+	vpxor 32(%rsp), %ymm13, %ymm14 /* g6k_acc_2 = xor(g6x3, g6x0) */
+	vpxor %ymm11, %ymm14, %ymm14 /* g6k_2 = xor(g6k_acc_2, rkw_2) */
+	vpxor %ymm2, %ymm14, %ymm14 /* g6t_2 = xor(g6k_2, g6x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_2 = gf2p8affine(g6t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_2 = gf2p8affineinv(g6a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_2 = lookup16(g6s_2, rotl24) */
@@ -2322,9 +2322,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vpxor %ymm2, %ymm13, %ymm2 /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
 	vpxor 960(%rsp), %ymm2, %ymm2 /* g6x_2 = xor(g6l_2, g6x2.2) */
 	vmovdqa 288(%rsp), %ymm13 /* reload g7x3.2 */
-	vpxor 320(%rsp), %ymm13, %ymm14 /* g7t_acc_4 = xor(g7x3, g7x0) */
-	vpxor %ymm11, %ymm14, %ymm11 /* g7t_acc_5 = xor(g7t_acc_4, rkw_2) */
-	vpxor 480(%rsp), %ymm11, %ymm11 /* g7t_2 = xor(g7t_acc_5, g7x1) */
+	vpxor 320(%rsp), %ymm13, %ymm14 /* g7k_acc_2 = xor(g7x3, g7x0) */
+	vpxor %ymm11, %ymm14, %ymm11 /* g7k_2 = xor(g7k_acc_2, rkw_2) */
+	vpxor 480(%rsp), %ymm11, %ymm11 /* g7t_2 = xor(g7k_2, g7x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm11, %ymm11 /* g7a_2 = gf2p8affine(g7t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm11, %ymm11 /* g7s_2 = gf2p8affineinv(g7a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm11, %ymm14 /* g7lr24_2 = lookup16(g7s_2, rotl24) */
@@ -2342,9 +2342,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	/* Round 8r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
 	vpbroadcastd 12(%rdi,%rcx), %ymm13 /* rkw_3 = bcast32() */
 	vmovdqa 448(%rsp), %ymm14 /* reload g0x0.3 */
-	vpxor 96(%rsp), %ymm14, %ymm15 /* g0t_acc_6 = xor(g0x0, g0x1) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t_3 = xor(g0t_acc_7, g0x2) */
+	vpxor 96(%rsp), %ymm14, %ymm15 /* g0k_acc_3 = xor(g0x0, g0x1) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g0k_3 = xor(g0k_acc_3, rkw_3) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g0t_3 = xor(g0k_3, g0x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_3 = gf2p8affine(g0t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_3 = gf2p8affineinv(g0a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
@@ -2360,9 +2360,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vpxor %ymm14, %ymm15, %ymm11 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
 	vpxor %ymm0, %ymm11, %ymm0 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
 	vpxor 64(%rsp), %ymm0, %ymm0 /* g0x_3 = xor(g0l_3, g0x3.2) */
-	vpxor %ymm6, %ymm1, %ymm11 /* g1t_acc_6 = xor(g1x0, g1x1) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g1t_acc_7 = xor(g1t_acc_6, rkw_3) */
-	vpxor %ymm9, %ymm11, %ymm11 /* g1t_3 = xor(g1t_acc_7, g1x2) */
+	vpxor %ymm6, %ymm1, %ymm11 /* g1k_acc_3 = xor(g1x0, g1x1) */
+	vpxor %ymm13, %ymm11, %ymm11 /* g1k_3 = xor(g1k_acc_3, rkw_3) */
+	vpxor %ymm9, %ymm11, %ymm11 /* g1t_3 = xor(g1k_3, g1x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm11, %ymm11 /* g1a_3 = gf2p8affine(g1t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm11, %ymm11 /* g1s_3 = gf2p8affineinv(g1a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm11, %ymm14 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
@@ -2377,9 +2377,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vpxor %ymm14, %ymm11, %ymm11 /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
 	vpxor %ymm1, %ymm11, %ymm1 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
 	vpxor 0(%rsp), %ymm1, %ymm1 /* g1x_3 = xor(g1l_3, g1x3.2) */
-	vpxor %ymm7, %ymm3, %ymm11 /* g2t_acc_6 = xor(g2x0, g2x1) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g2t_acc_7 = xor(g2t_acc_6, rkw_3) */
-	vpxor %ymm5, %ymm11, %ymm11 /* g2t_3 = xor(g2t_acc_7, g2x2) */
+	vpxor %ymm7, %ymm3, %ymm11 /* g2k_acc_3 = xor(g2x0, g2x1) */
+	vpxor %ymm13, %ymm11, %ymm11 /* g2k_3 = xor(g2k_acc_3, rkw_3) */
+	vpxor %ymm5, %ymm11, %ymm11 /* g2t_3 = xor(g2k_3, g2x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm11, %ymm11 /* g2a_3 = gf2p8affine(g2t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm11, %ymm11 /* g2s_3 = gf2p8affineinv(g2a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm11, %ymm14 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
@@ -2394,9 +2394,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vpxor %ymm14, %ymm11, %ymm11 /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
 	vpxor %ymm3, %ymm11, %ymm3 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
 	vpxor 160(%rsp), %ymm3, %ymm3 /* g2x_3 = xor(g2l_3, g2x3.2) */
-	vpxor %ymm8, %ymm4, %ymm11 /* g3t_acc_6 = xor(g3x0, g3x1) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g3t_acc_7 = xor(g3t_acc_6, rkw_3) */
-	vpxor 512(%rsp), %ymm11, %ymm11 /* g3t_3 = xor(g3t_acc_7, g3x2) */
+	vpxor %ymm8, %ymm4, %ymm11 /* g3k_acc_3 = xor(g3x0, g3x1) */
+	vpxor %ymm13, %ymm11, %ymm11 /* g3k_3 = xor(g3k_acc_3, rkw_3) */
+	vpxor 512(%rsp), %ymm11, %ymm11 /* g3t_3 = xor(g3k_3, g3x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm11, %ymm11 /* g3a_3 = gf2p8affine(g3t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm11, %ymm11 /* g3s_3 = gf2p8affineinv(g3a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm11, %ymm14 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
@@ -2412,9 +2412,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vpxor %ymm4, %ymm11, %ymm4 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
 	vpxor 416(%rsp), %ymm4, %ymm4 /* g3x_3 = xor(g3l_3, g3x3.2) */
 	vmovdqa 384(%rsp), %ymm11 /* reload g4x0.3 */
-	vpxor 224(%rsp), %ymm11, %ymm14 /* g4t_acc_6 = xor(g4x0, g4x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_7 = xor(g4t_acc_6, rkw_3) */
-	vpxor %ymm12, %ymm14, %ymm14 /* g4t_3 = xor(g4t_acc_7, g4x2) */
+	vpxor 224(%rsp), %ymm11, %ymm14 /* g4k_acc_3 = xor(g4x0, g4x1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g4k_3 = xor(g4k_acc_3, rkw_3) */
+	vpxor %ymm12, %ymm14, %ymm14 /* g4t_3 = xor(g4k_3, g4x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_3 = gf2p8affine(g4t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_3 = gf2p8affineinv(g4a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_3 = lookup16(g4s_3, rotl24) */
@@ -2430,9 +2430,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vpxor %ymm11, %ymm12, %ymm11 /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
 	vpxor 1088(%rsp), %ymm11, %ymm11 /* g4x_3 = xor(g4l_3, g4x3.2) */
 	vmovdqa 256(%rsp), %ymm12 /* reload g5x0.3 */
-	vpxor 352(%rsp), %ymm12, %ymm14 /* g5t_acc_6 = xor(g5x0, g5x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_7 = xor(g5t_acc_6, rkw_3) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g5t_3 = xor(g5t_acc_7, g5x2) */
+	vpxor 352(%rsp), %ymm12, %ymm14 /* g5k_acc_3 = xor(g5x0, g5x1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g5k_3 = xor(g5k_acc_3, rkw_3) */
+	vpxor %ymm10, %ymm14, %ymm14 /* g5t_3 = xor(g5k_3, g5x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_3 = gf2p8affine(g5t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_3 = gf2p8affineinv(g5a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_3 = lookup16(g5s_3, rotl24) */
@@ -2448,9 +2448,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vpxor %ymm10, %ymm12, %ymm10 /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
 	vpxor 1120(%rsp), %ymm10, %ymm10 /* g5x_3 = xor(g5l_3, g5x3.2) */
 	vmovdqa 32(%rsp), %ymm12 /* reload g6x0.3 */
-	vpxor 192(%rsp), %ymm12, %ymm14 /* g6t_acc_6 = xor(g6x0, g6x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_7 = xor(g6t_acc_6, rkw_3) */
-	vpxor %ymm2, %ymm14, %ymm14 /* g6t_3 = xor(g6t_acc_7, g6x2) */
+	vpxor 192(%rsp), %ymm12, %ymm14 /* g6k_acc_3 = xor(g6x0, g6x1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g6k_3 = xor(g6k_acc_3, rkw_3) */
+	vpxor %ymm2, %ymm14, %ymm14 /* g6t_3 = xor(g6k_3, g6x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_3 = gf2p8affine(g6t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_3 = gf2p8affineinv(g6a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_3 = lookup16(g6s_3, rotl24) */
@@ -2466,9 +2466,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vpxor %ymm2, %ymm12, %ymm2 /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
 	vpxor 1152(%rsp), %ymm2, %ymm2 /* g6x_3 = xor(g6l_3, g6x3.2) */
 	vmovdqa 320(%rsp), %ymm12 /* reload g7x0.3 */
-	vpxor 480(%rsp), %ymm12, %ymm14 /* g7t_acc_6 = xor(g7x0, g7x1) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_7 = xor(g7t_acc_6, rkw_3) */
-	vpxor 1184(%rsp), %ymm13, %ymm13 /* g7t_3 = xor(g7t_acc_7, g7x2) */
+	vpxor 480(%rsp), %ymm12, %ymm14 /* g7k_acc_3 = xor(g7x0, g7x1) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g7k_3 = xor(g7k_acc_3, rkw_3) */
+	vpxor 1184(%rsp), %ymm13, %ymm13 /* g7t_3 = xor(g7k_3, g7x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_3 = gf2p8affine(g7t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_3 = gf2p8affineinv(g7a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_3 = lookup16(g7s_3, rotl24) */
@@ -2486,9 +2486,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	/* Round 8r+4: X4 ^= L(S(X5 ^ X6 ^ X7 ^ rk)) (slots mod 4). */
 	vpbroadcastd 16(%rdi,%rcx), %ymm13 /* rkw_4 = bcast32() */
 	vmovdqa 96(%rsp), %ymm14 /* reload g0x1.3 */
-	vpxor 128(%rsp), %ymm14, %ymm15 /* g0t_acc_8 = xor(g0x1, g0x2) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_9 = xor(g0t_acc_8, rkw_4) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t_4 = xor(g0t_acc_9, g0x3) */
+	vpxor 128(%rsp), %ymm14, %ymm15 /* g0k_acc_4 = xor(g0x1, g0x2) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g0k_4 = xor(g0k_acc_4, rkw_4) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g0t_4 = xor(g0k_4, g0x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_4 = gf2p8affine(g0t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_4 = gf2p8affineinv(g0a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_4 = lookup16(g0s_4, rotl24) */
@@ -2504,9 +2504,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_4 = xor(g0s_4, g0lr24_4) */
 	vpxor %ymm0, %ymm12, %ymm0 /* g0l_4 = xor(g0l_acc_4, g0lr2_4) */
 	vpxor 448(%rsp), %ymm0, %ymm0 /* g0x_4 = xor(g0l_4, g0x0.3) */
-	vpxor %ymm9, %ymm6, %ymm12 /* g1t_acc_8 = xor(g1x1, g1x2) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g1t_acc_9 = xor(g1t_acc_8, rkw_4) */
-	vpxor %ymm1, %ymm12, %ymm12 /* g1t_4 = xor(g1t_acc_9, g1x3) */
+	vpxor %ymm9, %ymm6, %ymm12 /* g1k_acc_4 = xor(g1x1, g1x2) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g1k_4 = xor(g1k_acc_4, rkw_4) */
+	vpxor %ymm1, %ymm12, %ymm12 /* g1t_4 = xor(g1k_4, g1x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_4 = gf2p8affine(g1t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_4 = gf2p8affineinv(g1a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_4 = lookup16(g1s_4, rotl24) */
@@ -2521,9 +2521,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_4 = xor(g1s_4, g1lr24_4) */
 	vpxor %ymm6, %ymm12, %ymm6 /* g1l_4 = xor(g1l_acc_4, g1lr2_4) */
 	vpxor 64(%rsp), %ymm6, %ymm6 /* g1x_4 = xor(g1l_4, g1x0.3) */
-	vpxor %ymm5, %ymm7, %ymm12 /* g2t_acc_8 = xor(g2x1, g2x2) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g2t_acc_9 = xor(g2t_acc_8, rkw_4) */
-	vpxor %ymm3, %ymm12, %ymm12 /* g2t_4 = xor(g2t_acc_9, g2x3) */
+	vpxor %ymm5, %ymm7, %ymm12 /* g2k_acc_4 = xor(g2x1, g2x2) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g2k_4 = xor(g2k_acc_4, rkw_4) */
+	vpxor %ymm3, %ymm12, %ymm12 /* g2t_4 = xor(g2k_4, g2x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_4 = gf2p8affine(g2t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_4 = gf2p8affineinv(g2a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_4 = lookup16(g2s_4, rotl24) */
@@ -2538,9 +2538,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_4 = xor(g2s_4, g2lr24_4) */
 	vpxor %ymm7, %ymm12, %ymm7 /* g2l_4 = xor(g2l_acc_4, g2lr2_4) */
 	vpxor 0(%rsp), %ymm7, %ymm7 /* g2x_4 = xor(g2l_4, g2x0.3) */
-	vpxor 512(%rsp), %ymm8, %ymm12 /* g3t_acc_8 = xor(g3x1, g3x2) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g3t_acc_9 = xor(g3t_acc_8, rkw_4) */
-	vpxor %ymm4, %ymm12, %ymm12 /* g3t_4 = xor(g3t_acc_9, g3x3) */
+	vpxor 512(%rsp), %ymm8, %ymm12 /* g3k_acc_4 = xor(g3x1, g3x2) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g3k_4 = xor(g3k_acc_4, rkw_4) */
+	vpxor %ymm4, %ymm12, %ymm12 /* g3t_4 = xor(g3k_4, g3x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_4 = gf2p8affine(g3t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_4 = gf2p8affineinv(g3a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_4 = lookup16(g3s_4, rotl24) */
@@ -2556,9 +2556,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vpxor %ymm8, %ymm12, %ymm8 /* g3l_4 = xor(g3l_acc_4, g3lr2_4) */
 	vpxor 160(%rsp), %ymm8, %ymm8 /* g3x_4 = xor(g3l_4, g3x0.3) */
 	vmovdqa 224(%rsp), %ymm12 /* reload g4x1.3 */
-	vpxor 1216(%rsp), %ymm12, %ymm14 /* g4t_acc_8 = xor(g4x1, g4x2) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_9 = xor(g4t_acc_8, rkw_4) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g4t_4 = xor(g4t_acc_9, g4x3) */
+	vpxor 1216(%rsp), %ymm12, %ymm14 /* g4k_acc_4 = xor(g4x1, g4x2) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g4k_4 = xor(g4k_acc_4, rkw_4) */
+	vpxor %ymm11, %ymm14, %ymm14 /* g4t_4 = xor(g4k_4, g4x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_4 = gf2p8affine(g4t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_4 = gf2p8affineinv(g4a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_4 = lookup16(g4s_4, rotl24) */
@@ -2574,9 +2574,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vpxor %ymm11, %ymm12, %ymm11 /* g4l_4 = xor(g4l_acc_4, g4lr2_4) */
 	vpxor 384(%rsp), %ymm11, %ymm11 /* g4x_4 = xor(g4l_4, g4x0.3) */
 	vmovdqa 352(%rsp), %ymm12 /* reload g5x1.3 */
-	vpxor 1248(%rsp), %ymm12, %ymm14 /* g5t_acc_8 = xor(g5x1, g5x2) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_9 = xor(g5t_acc_8, rkw_4) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g5t_4 = xor(g5t_acc_9, g5x3) */
+	vpxor 1248(%rsp), %ymm12, %ymm14 /* g5k_acc_4 = xor(g5x1, g5x2) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g5k_4 = xor(g5k_acc_4, rkw_4) */
+	vpxor %ymm10, %ymm14, %ymm14 /* g5t_4 = xor(g5k_4, g5x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_4 = gf2p8affine(g5t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_4 = gf2p8affineinv(g5a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_4 = lookup16(g5s_4, rotl24) */
@@ -2592,9 +2592,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vpxor %ymm10, %ymm12, %ymm10 /* g5l_4 = xor(g5l_acc_4, g5lr2_4) */
 	vpxor 256(%rsp), %ymm10, %ymm10 /* g5x_4 = xor(g5l_4, g5x0.3) */
 	vmovdqa 192(%rsp), %ymm12 /* reload g6x1.3 */
-	vpxor 1280(%rsp), %ymm12, %ymm14 /* g6t_acc_8 = xor(g6x1, g6x2) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_9 = xor(g6t_acc_8, rkw_4) */
-	vpxor %ymm2, %ymm14, %ymm14 /* g6t_4 = xor(g6t_acc_9, g6x3) */
+	vpxor 1280(%rsp), %ymm12, %ymm14 /* g6k_acc_4 = xor(g6x1, g6x2) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g6k_4 = xor(g6k_acc_4, rkw_4) */
+	vpxor %ymm2, %ymm14, %ymm14 /* g6t_4 = xor(g6k_4, g6x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_4 = gf2p8affine(g6t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_4 = gf2p8affineinv(g6a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_4 = lookup16(g6s_4, rotl24) */
@@ -2610,9 +2610,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vpxor %ymm2, %ymm12, %ymm2 /* g6l_4 = xor(g6l_acc_4, g6lr2_4) */
 	vpxor 32(%rsp), %ymm2, %ymm2 /* g6x_4 = xor(g6l_4, g6x0.3) */
 	vmovdqa 480(%rsp), %ymm12 /* reload g7x1.3 */
-	vpxor 1184(%rsp), %ymm12, %ymm14 /* g7t_acc_8 = xor(g7x1, g7x2) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_9 = xor(g7t_acc_8, rkw_4) */
-	vpxor 1344(%rsp), %ymm13, %ymm13 /* g7t_4 = xor(g7t_acc_9, g7x3) */
+	vpxor 1184(%rsp), %ymm12, %ymm14 /* g7k_acc_4 = xor(g7x1, g7x2) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g7k_4 = xor(g7k_acc_4, rkw_4) */
+	vpxor 1344(%rsp), %ymm13, %ymm13 /* g7t_4 = xor(g7k_4, g7x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_4 = gf2p8affine(g7t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_4 = gf2p8affineinv(g7a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_4 = lookup16(g7s_4, rotl24) */
@@ -2630,9 +2630,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	/* Round 8r+5: X5 ^= L(S(X6 ^ X7 ^ X8 ^ rk)) (slots mod 4). */
 	vpbroadcastd 20(%rdi,%rcx), %ymm13 /* rkw_5 = bcast32() */
 	vmovdqa 128(%rsp), %ymm14 /* reload g0x2.3 */
-	vpxor 1312(%rsp), %ymm14, %ymm15 /* g0t_acc_10 = xor(g0x2, g0x3) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_11 = xor(g0t_acc_10, rkw_5) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t_5 = xor(g0t_acc_11, g0x0) */
+	vpxor 1312(%rsp), %ymm14, %ymm15 /* g0k_acc_5 = xor(g0x2, g0x3) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g0k_5 = xor(g0k_acc_5, rkw_5) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g0t_5 = xor(g0k_5, g0x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_5 = gf2p8affine(g0t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_5 = gf2p8affineinv(g0a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_5 = lookup16(g0s_5, rotl24) */
@@ -2648,9 +2648,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_5 = xor(g0s_5, g0lr24_5) */
 	vpxor %ymm0, %ymm12, %ymm0 /* g0l_5 = xor(g0l_acc_5, g0lr2_5) */
 	vpxor 96(%rsp), %ymm0, %ymm0 /* g0x_5 = xor(g0l_5, g0x1.3) */
-	vpxor %ymm1, %ymm9, %ymm12 /* g1t_acc_10 = xor(g1x2, g1x3) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g1t_acc_11 = xor(g1t_acc_10, rkw_5) */
-	vpxor %ymm6, %ymm12, %ymm12 /* g1t_5 = xor(g1t_acc_11, g1x0) */
+	vpxor %ymm1, %ymm9, %ymm12 /* g1k_acc_5 = xor(g1x2, g1x3) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g1k_5 = xor(g1k_acc_5, rkw_5) */
+	vpxor %ymm6, %ymm12, %ymm12 /* g1t_5 = xor(g1k_5, g1x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_5 = gf2p8affine(g1t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_5 = gf2p8affineinv(g1a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_5 = lookup16(g1s_5, rotl24) */
@@ -2665,9 +2665,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_5 = xor(g1s_5, g1lr24_5) */
 	vpxor %ymm9, %ymm12, %ymm9 /* g1l_5 = xor(g1l_acc_5, g1lr2_5) */
 	vpxor 448(%rsp), %ymm9, %ymm9 /* g1x_5 = xor(g1l_5, g1x1.3) */
-	vpxor %ymm3, %ymm5, %ymm12 /* g2t_acc_10 = xor(g2x2, g2x3) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g2t_acc_11 = xor(g2t_acc_10, rkw_5) */
-	vpxor %ymm7, %ymm12, %ymm12 /* g2t_5 = xor(g2t_acc_11, g2x0) */
+	vpxor %ymm3, %ymm5, %ymm12 /* g2k_acc_5 = xor(g2x2, g2x3) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g2k_5 = xor(g2k_acc_5, rkw_5) */
+	vpxor %ymm7, %ymm12, %ymm12 /* g2t_5 = xor(g2k_5, g2x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_5 = gf2p8affine(g2t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_5 = gf2p8affineinv(g2a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_5 = lookup16(g2s_5, rotl24) */
@@ -2682,9 +2682,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_5 = xor(g2s_5, g2lr24_5) */
 	vpxor %ymm5, %ymm12, %ymm5 /* g2l_5 = xor(g2l_acc_5, g2lr2_5) */
 	vpxor 64(%rsp), %ymm5, %ymm5 /* g2x_5 = xor(g2l_5, g2x1.3) */
-	vpxor 512(%rsp), %ymm4, %ymm12 /* g3t_acc_10 = xor(g3x3.3, g3x2.3) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g3t_acc_11 = xor(g3t_acc_10, rkw_5) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g3t_5 = xor(g3t_acc_11, g3x0) */
+	vpxor 512(%rsp), %ymm4, %ymm12 /* g3k_acc_5 = xor(g3x3.3, g3x2.3) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g3k_5 = xor(g3k_acc_5, rkw_5) */
+	vpxor %ymm8, %ymm12, %ymm12 /* g3t_5 = xor(g3k_5, g3x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_5 = gf2p8affine(g3t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_5 = gf2p8affineinv(g3a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_5 = lookup16(g3s_5, rotl24) */
@@ -2700,9 +2700,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vpxor %ymm4, %ymm12, %ymm4 /* g3l_5 = xor(g3l_acc_5, g3lr2_5) */
 	vpxor 0(%rsp), %ymm4, %ymm4 /* g3x_5 = xor(g3l_5, g3x1.3) */
 	vmovdqa 1216(%rsp), %ymm12 /* reload g4x2.3 */
-	vpxor 160(%rsp), %ymm12, %ymm14 /* g4t_acc_10 = xor(g4x2, g4x3) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_11 = xor(g4t_acc_10, rkw_5) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g4t_5 = xor(g4t_acc_11, g4x0) */
+	vpxor 160(%rsp), %ymm12, %ymm14 /* g4k_acc_5 = xor(g4x2, g4x3) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g4k_5 = xor(g4k_acc_5, rkw_5) */
+	vpxor %ymm11, %ymm14, %ymm14 /* g4t_5 = xor(g4k_5, g4x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_5 = gf2p8affine(g4t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_5 = gf2p8affineinv(g4a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_5 = lookup16(g4s_5, rotl24) */
@@ -2718,9 +2718,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vpxor %ymm11, %ymm12, %ymm11 /* g4l_5 = xor(g4l_acc_5, g4lr2_5) */
 	vpxor 224(%rsp), %ymm11, %ymm11 /* g4x_5 = xor(g4l_5, g4x1.3) */
 	vmovdqa 1248(%rsp), %ymm12 /* reload g5x2.3 */
-	vpxor 384(%rsp), %ymm12, %ymm14 /* g5t_acc_10 = xor(g5x2, g5x3) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_11 = xor(g5t_acc_10, rkw_5) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g5t_5 = xor(g5t_acc_11, g5x0) */
+	vpxor 384(%rsp), %ymm12, %ymm14 /* g5k_acc_5 = xor(g5x2, g5x3) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g5k_5 = xor(g5k_acc_5, rkw_5) */
+	vpxor %ymm10, %ymm14, %ymm14 /* g5t_5 = xor(g5k_5, g5x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_5 = gf2p8affine(g5t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_5 = gf2p8affineinv(g5a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_5 = lookup16(g5s_5, rotl24) */
@@ -2736,9 +2736,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vpxor %ymm10, %ymm12, %ymm10 /* g5l_5 = xor(g5l_acc_5, g5lr2_5) */
 	vpxor 352(%rsp), %ymm10, %ymm10 /* g5x_5 = xor(g5l_5, g5x1.3) */
 	vmovdqa 1280(%rsp), %ymm12 /* reload g6x2.3 */
-	vpxor 256(%rsp), %ymm12, %ymm14 /* g6t_acc_10 = xor(g6x2, g6x3) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_11 = xor(g6t_acc_10, rkw_5) */
-	vpxor %ymm2, %ymm14, %ymm14 /* g6t_5 = xor(g6t_acc_11, g6x0) */
+	vpxor 256(%rsp), %ymm12, %ymm14 /* g6k_acc_5 = xor(g6x2, g6x3) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g6k_5 = xor(g6k_acc_5, rkw_5) */
+	vpxor %ymm2, %ymm14, %ymm14 /* g6t_5 = xor(g6k_5, g6x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_5 = gf2p8affine(g6t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_5 = gf2p8affineinv(g6a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_5 = lookup16(g6s_5, rotl24) */
@@ -2754,9 +2754,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vpxor %ymm2, %ymm12, %ymm2 /* g6l_5 = xor(g6l_acc_5, g6lr2_5) */
 	vpxor 192(%rsp), %ymm2, %ymm2 /* g6x_5 = xor(g6l_5, g6x1.3) */
 	vmovdqa 1184(%rsp), %ymm12 /* reload g7x2.3 */
-	vpxor 1344(%rsp), %ymm12, %ymm14 /* g7t_acc_10 = xor(g7x2, g7x3) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_11 = xor(g7t_acc_10, rkw_5) */
-	vpxor 672(%rsp), %ymm13, %ymm13 /* g7t_5 = xor(g7t_acc_11, g7x0) */
+	vpxor 1344(%rsp), %ymm12, %ymm14 /* g7k_acc_5 = xor(g7x2, g7x3) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g7k_5 = xor(g7k_acc_5, rkw_5) */
+	vpxor 672(%rsp), %ymm13, %ymm13 /* g7t_5 = xor(g7k_5, g7x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_5 = gf2p8affine(g7t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_5 = gf2p8affineinv(g7a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_5 = lookup16(g7s_5, rotl24) */
@@ -2774,9 +2774,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	/* Round 8r+6: X6 ^= L(S(X7 ^ X8 ^ X9 ^ rk)) (slots mod 4). */
 	vpbroadcastd 24(%rdi,%rcx), %ymm13 /* rkw_6 = bcast32() */
 	vmovdqa 1312(%rsp), %ymm14 /* reload g0x3.3 */
-	vpxor 320(%rsp), %ymm14, %ymm15 /* g0t_acc_12 = xor(g0x3, g0x0) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_13 = xor(g0t_acc_12, rkw_6) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t_6 = xor(g0t_acc_13, g0x1) */
+	vpxor 320(%rsp), %ymm14, %ymm15 /* g0k_acc_6 = xor(g0x3, g0x0) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g0k_6 = xor(g0k_acc_6, rkw_6) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g0t_6 = xor(g0k_6, g0x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_6 = gf2p8affine(g0t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_6 = gf2p8affineinv(g0a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_6 = lookup16(g0s_6, rotl24) */
@@ -2792,9 +2792,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_6 = xor(g0s_6, g0lr24_6) */
 	vpxor %ymm0, %ymm12, %ymm0 /* g0l_6 = xor(g0l_acc_6, g0lr2_6) */
 	vpxor 128(%rsp), %ymm0, %ymm0 /* g0x_6 = xor(g0l_6, g0x2.3) */
-	vpxor %ymm6, %ymm1, %ymm12 /* g1t_acc_12 = xor(g1x3, g1x0) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g1t_acc_13 = xor(g1t_acc_12, rkw_6) */
-	vpxor %ymm9, %ymm12, %ymm12 /* g1t_6 = xor(g1t_acc_13, g1x1) */
+	vpxor %ymm6, %ymm1, %ymm12 /* g1k_acc_6 = xor(g1x3, g1x0) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g1k_6 = xor(g1k_acc_6, rkw_6) */
+	vpxor %ymm9, %ymm12, %ymm12 /* g1t_6 = xor(g1k_6, g1x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_6 = gf2p8affine(g1t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_6 = gf2p8affineinv(g1a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_6 = lookup16(g1s_6, rotl24) */
@@ -2809,9 +2809,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_6 = xor(g1s_6, g1lr24_6) */
 	vpxor %ymm1, %ymm12, %ymm1 /* g1l_6 = xor(g1l_acc_6, g1lr2_6) */
 	vpxor 96(%rsp), %ymm1, %ymm1 /* g1x_6 = xor(g1l_6, g1x2.3) */
-	vpxor %ymm7, %ymm3, %ymm12 /* g2t_acc_12 = xor(g2x3, g2x0) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g2t_acc_13 = xor(g2t_acc_12, rkw_6) */
-	vpxor %ymm5, %ymm12, %ymm12 /* g2t_6 = xor(g2t_acc_13, g2x1) */
+	vpxor %ymm7, %ymm3, %ymm12 /* g2k_acc_6 = xor(g2x3, g2x0) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g2k_6 = xor(g2k_acc_6, rkw_6) */
+	vpxor %ymm5, %ymm12, %ymm12 /* g2t_6 = xor(g2k_6, g2x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_6 = gf2p8affine(g2t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_6 = gf2p8affineinv(g2a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_6 = lookup16(g2s_6, rotl24) */
@@ -2826,9 +2826,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_6 = xor(g2s_6, g2lr24_6) */
 	vpxor %ymm3, %ymm12, %ymm3 /* g2l_6 = xor(g2l_acc_6, g2lr2_6) */
 	vpxor 448(%rsp), %ymm3, %ymm3 /* g2x_6 = xor(g2l_6, g2x2.3) */
-	vpxor 64(%rsp), %ymm8, %ymm12 /* g3t_acc_12 = xor(g3x0.4, g3x3.3) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g3t_acc_13 = xor(g3t_acc_12, rkw_6) */
-	vpxor %ymm4, %ymm12, %ymm12 /* g3t_6 = xor(g3t_acc_13, g3x1) */
+	vpxor 64(%rsp), %ymm8, %ymm12 /* g3k_acc_6 = xor(g3x0.4, g3x3.3) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g3k_6 = xor(g3k_acc_6, rkw_6) */
+	vpxor %ymm4, %ymm12, %ymm12 /* g3t_6 = xor(g3k_6, g3x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_6 = gf2p8affine(g3t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_6 = gf2p8affineinv(g3a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_6 = lookup16(g3s_6, rotl24) */
@@ -2844,9 +2844,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vpxor %ymm4, %ymm12, %ymm4 /* g3l_6 = xor(g3l_acc_6, g3lr2_6) */
 	vpxor 512(%rsp), %ymm4, %ymm4 /* g3x_6 = xor(g3l_6, g3x2.3) */
 	vmovdqa 160(%rsp), %ymm12 /* reload g4x3.3 */
-	vpxor 768(%rsp), %ymm12, %ymm14 /* g4t_acc_12 = xor(g4x3, g4x0) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_13 = xor(g4t_acc_12, rkw_6) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g4t_6 = xor(g4t_acc_13, g4x1) */
+	vpxor 768(%rsp), %ymm12, %ymm14 /* g4k_acc_6 = xor(g4x3, g4x0) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g4k_6 = xor(g4k_acc_6, rkw_6) */
+	vpxor %ymm11, %ymm14, %ymm14 /* g4t_6 = xor(g4k_6, g4x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_6 = gf2p8affine(g4t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_6 = gf2p8affineinv(g4a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_6 = lookup16(g4s_6, rotl24) */
@@ -2862,9 +2862,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vpxor %ymm11, %ymm12, %ymm11 /* g4l_6 = xor(g4l_acc_6, g4lr2_6) */
 	vpxor 1216(%rsp), %ymm11, %ymm11 /* g4x_6 = xor(g4l_6, g4x2.3) */
 	vmovdqa 384(%rsp), %ymm12 /* reload g5x3.3 */
-	vpxor 736(%rsp), %ymm12, %ymm14 /* g5t_acc_12 = xor(g5x3, g5x0) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_13 = xor(g5t_acc_12, rkw_6) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g5t_6 = xor(g5t_acc_13, g5x1) */
+	vpxor 736(%rsp), %ymm12, %ymm14 /* g5k_acc_6 = xor(g5x3, g5x0) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g5k_6 = xor(g5k_acc_6, rkw_6) */
+	vpxor %ymm10, %ymm14, %ymm14 /* g5t_6 = xor(g5k_6, g5x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_6 = gf2p8affine(g5t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_6 = gf2p8affineinv(g5a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_6 = lookup16(g5s_6, rotl24) */
@@ -2880,9 +2880,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vpxor %ymm10, %ymm12, %ymm10 /* g5l_6 = xor(g5l_acc_6, g5lr2_6) */
 	vpxor 1248(%rsp), %ymm10, %ymm10 /* g5x_6 = xor(g5l_6, g5x2.3) */
 	vmovdqa 256(%rsp), %ymm12 /* reload g6x3.3 */
-	vpxor 704(%rsp), %ymm12, %ymm14 /* g6t_acc_12 = xor(g6x3, g6x0) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_13 = xor(g6t_acc_12, rkw_6) */
-	vpxor %ymm2, %ymm14, %ymm14 /* g6t_6 = xor(g6t_acc_13, g6x1) */
+	vpxor 704(%rsp), %ymm12, %ymm14 /* g6k_acc_6 = xor(g6x3, g6x0) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g6k_6 = xor(g6k_acc_6, rkw_6) */
+	vpxor %ymm2, %ymm14, %ymm14 /* g6t_6 = xor(g6k_6, g6x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_6 = gf2p8affine(g6t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_6 = gf2p8affineinv(g6a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_6 = lookup16(g6s_6, rotl24) */
@@ -2898,9 +2898,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vpxor %ymm2, %ymm12, %ymm2 /* g6l_6 = xor(g6l_acc_6, g6lr2_6) */
 	vpxor 1280(%rsp), %ymm2, %ymm2 /* g6x_6 = xor(g6l_6, g6x2.3) */
 	vmovdqa 1344(%rsp), %ymm12 /* reload g7x3.3 */
-	vpxor 672(%rsp), %ymm12, %ymm14 /* g7t_acc_12 = xor(g7x3, g7x0) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_13 = xor(g7t_acc_12, rkw_6) */
-	vpxor 864(%rsp), %ymm13, %ymm13 /* g7t_6 = xor(g7t_acc_13, g7x1) */
+	vpxor 672(%rsp), %ymm12, %ymm14 /* g7k_acc_6 = xor(g7x3, g7x0) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g7k_6 = xor(g7k_acc_6, rkw_6) */
+	vpxor 864(%rsp), %ymm13, %ymm13 /* g7t_6 = xor(g7k_6, g7x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_6 = gf2p8affine(g7t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_6 = gf2p8affineinv(g7a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_6 = lookup16(g7s_6, rotl24) */
@@ -2918,9 +2918,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	/* Round 8r+7: X7 ^= L(S(X8 ^ X9 ^ X10 ^ rk)) (slots mod 4). */
 	vpbroadcastd 28(%rdi,%rcx), %ymm13 /* rkw_7 = bcast32() */
 	vmovdqa 320(%rsp), %ymm14 /* reload g0x0.4 */
-	vpxor 480(%rsp), %ymm14, %ymm15 /* g0t_acc_14 = xor(g0x0, g0x1) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_15 = xor(g0t_acc_14, rkw_7) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t_7 = xor(g0t_acc_15, g0x2) */
+	vpxor 480(%rsp), %ymm14, %ymm15 /* g0k_acc_7 = xor(g0x0, g0x1) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g0k_7 = xor(g0k_acc_7, rkw_7) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g0t_7 = xor(g0k_7, g0x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_7 = gf2p8affine(g0t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_7 = gf2p8affineinv(g0a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_7 = lookup16(g0s_7, rotl24) */
@@ -2936,9 +2936,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_7 = xor(g0s_7, g0lr24_7) */
 	vpxor %ymm0, %ymm12, %ymm0 /* g0l_7 = xor(g0l_acc_7, g0lr2_7) */
 	vpxor 1312(%rsp), %ymm0, %ymm0 /* g0x_7 = xor(g0l_7, g0x3.3) */
-	vpxor %ymm9, %ymm6, %ymm12 /* g1t_acc_14 = xor(g1x0, g1x1) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g1t_acc_15 = xor(g1t_acc_14, rkw_7) */
-	vpxor %ymm1, %ymm12, %ymm12 /* g1t_7 = xor(g1t_acc_15, g1x2) */
+	vpxor %ymm9, %ymm6, %ymm12 /* g1k_acc_7 = xor(g1x0, g1x1) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g1k_7 = xor(g1k_acc_7, rkw_7) */
+	vpxor %ymm1, %ymm12, %ymm12 /* g1t_7 = xor(g1k_7, g1x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_7 = gf2p8affine(g1t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_7 = gf2p8affineinv(g1a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_7 = lookup16(g1s_7, rotl24) */
@@ -2953,9 +2953,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_7 = xor(g1s_7, g1lr24_7) */
 	vpxor %ymm6, %ymm12, %ymm6 /* g1l_7 = xor(g1l_acc_7, g1lr2_7) */
 	vpxor 128(%rsp), %ymm6, %ymm6 /* g1x_7 = xor(g1l_7, g1x3.3) */
-	vpxor %ymm5, %ymm7, %ymm12 /* g2t_acc_14 = xor(g2x0, g2x1) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g2t_acc_15 = xor(g2t_acc_14, rkw_7) */
-	vpxor %ymm3, %ymm12, %ymm12 /* g2t_7 = xor(g2t_acc_15, g2x2) */
+	vpxor %ymm5, %ymm7, %ymm12 /* g2k_acc_7 = xor(g2x0, g2x1) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g2k_7 = xor(g2k_acc_7, rkw_7) */
+	vpxor %ymm3, %ymm12, %ymm12 /* g2t_7 = xor(g2k_7, g2x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_7 = gf2p8affine(g2t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_7 = gf2p8affineinv(g2a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_7 = lookup16(g2s_7, rotl24) */
@@ -2970,9 +2970,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_7 = xor(g2s_7, g2lr24_7) */
 	vpxor %ymm7, %ymm12, %ymm7 /* g2l_7 = xor(g2l_acc_7, g2lr2_7) */
 	vpxor 96(%rsp), %ymm7, %ymm7 /* g2x_7 = xor(g2l_7, g2x3.3) */
-	vpxor 448(%rsp), %ymm8, %ymm12 /* g3t_acc_14 = xor(g3x0, g3x1) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g3t_acc_15 = xor(g3t_acc_14, rkw_7) */
-	vpxor %ymm4, %ymm12, %ymm12 /* g3t_7 = xor(g3t_acc_15, g3x2) */
+	vpxor 448(%rsp), %ymm8, %ymm12 /* g3k_acc_7 = xor(g3x0, g3x1) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g3k_7 = xor(g3k_acc_7, rkw_7) */
+	vpxor %ymm4, %ymm12, %ymm12 /* g3t_7 = xor(g3k_7, g3x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_7 = gf2p8affine(g3t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_7 = gf2p8affineinv(g3a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_7 = lookup16(g3s_7, rotl24) */
@@ -2988,9 +2988,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vpxor %ymm8, %ymm12, %ymm8 /* g3l_7 = xor(g3l_acc_7, g3lr2_7) */
 	vpxor 64(%rsp), %ymm8, %ymm8 /* g3x_7 = xor(g3l_7, g3x3.3) */
 	vmovdqa 768(%rsp), %ymm12 /* reload g4x0.4 */
-	vpxor 896(%rsp), %ymm12, %ymm14 /* g4t_acc_14 = xor(g4x0, g4x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_15 = xor(g4t_acc_14, rkw_7) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g4t_7 = xor(g4t_acc_15, g4x2) */
+	vpxor 896(%rsp), %ymm12, %ymm14 /* g4k_acc_7 = xor(g4x0, g4x1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g4k_7 = xor(g4k_acc_7, rkw_7) */
+	vpxor %ymm11, %ymm14, %ymm14 /* g4t_7 = xor(g4k_7, g4x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_7 = gf2p8affine(g4t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_7 = gf2p8affineinv(g4a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_7 = lookup16(g4s_7, rotl24) */
@@ -3006,9 +3006,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vpxor %ymm11, %ymm12, %ymm11 /* g4l_7 = xor(g4l_acc_7, g4lr2_7) */
 	vpxor 160(%rsp), %ymm11, %ymm11 /* g4x_7 = xor(g4l_7, g4x3.3) */
 	vmovdqa 736(%rsp), %ymm12 /* reload g5x0.4 */
-	vpxor 800(%rsp), %ymm12, %ymm14 /* g5t_acc_14 = xor(g5x0, g5x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_15 = xor(g5t_acc_14, rkw_7) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g5t_7 = xor(g5t_acc_15, g5x2) */
+	vpxor 800(%rsp), %ymm12, %ymm14 /* g5k_acc_7 = xor(g5x0, g5x1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g5k_7 = xor(g5k_acc_7, rkw_7) */
+	vpxor %ymm10, %ymm14, %ymm14 /* g5t_7 = xor(g5k_7, g5x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_7 = gf2p8affine(g5t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_7 = gf2p8affineinv(g5a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_7 = lookup16(g5s_7, rotl24) */
@@ -3024,9 +3024,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vpxor %ymm10, %ymm12, %ymm10 /* g5l_7 = xor(g5l_acc_7, g5lr2_7) */
 	vpxor 384(%rsp), %ymm10, %ymm10 /* g5x_7 = xor(g5l_7, g5x3.3) */
 	vmovdqa 704(%rsp), %ymm12 /* reload g6x0.4 */
-	vpxor 832(%rsp), %ymm12, %ymm14 /* g6t_acc_14 = xor(g6x0, g6x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_15 = xor(g6t_acc_14, rkw_7) */
-	vpxor %ymm2, %ymm14, %ymm14 /* g6t_7 = xor(g6t_acc_15, g6x2) */
+	vpxor 832(%rsp), %ymm12, %ymm14 /* g6k_acc_7 = xor(g6x0, g6x1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g6k_7 = xor(g6k_acc_7, rkw_7) */
+	vpxor %ymm2, %ymm14, %ymm14 /* g6t_7 = xor(g6k_7, g6x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_7 = gf2p8affine(g6t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_7 = gf2p8affineinv(g6a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_7 = lookup16(g6s_7, rotl24) */
@@ -3042,9 +3042,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vpxor %ymm2, %ymm12, %ymm2 /* g6l_7 = xor(g6l_acc_7, g6lr2_7) */
 	vpxor 256(%rsp), %ymm2, %ymm2 /* g6x_7 = xor(g6l_7, g6x3.3) */
 	vmovdqa 672(%rsp), %ymm12 /* reload g7x0.4 */
-	vpxor 864(%rsp), %ymm12, %ymm14 /* g7t_acc_14 = xor(g7x0, g7x1) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_15 = xor(g7t_acc_14, rkw_7) */
-	vpxor 992(%rsp), %ymm13, %ymm13 /* g7t_7 = xor(g7t_acc_15, g7x2) */
+	vpxor 864(%rsp), %ymm12, %ymm14 /* g7k_acc_7 = xor(g7x0, g7x1) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g7k_7 = xor(g7k_acc_7, rkw_7) */
+	vpxor 992(%rsp), %ymm13, %ymm13 /* g7t_7 = xor(g7k_7, g7x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_7 = gf2p8affine(g7t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_7 = gf2p8affineinv(g7a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_7 = lookup16(g7s_7, rotl24) */
@@ -3435,9 +3435,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 
 	/* Round 8r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	vpbroadcastd (%rdi,%r8), %ymm9 /* rkw = bcast32() */
-	vpxor %ymm3, %ymm4, %ymm15 /* g0t_acc = xor(g0x1, g0x2) */
-	vpxor %ymm9, %ymm15, %ymm15 /* g0t_acc_1 = xor(g0t_acc, rkw) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t = xor(g0t_acc_1, g0x3) */
+	vpxor %ymm3, %ymm4, %ymm15 /* g0k_acc = xor(g0x1, g0x2) */
+	vpxor %ymm9, %ymm15, %ymm15 /* g0k = xor(g0k_acc, rkw) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g0t = xor(g0k, g0x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm15, %ymm15 /* g0a = gf2p8affine(g0t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s = gf2p8affineinv(g0a, gfni_mat_1) */
 	vmovdqa %ymm4, 160(%rsp) /* spill g0x1.2 */
@@ -3454,9 +3454,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vpxor %ymm4, %ymm15, %ymm3 /* g0l_acc = xor(g0s, g0lr24) */
 	vpxor %ymm0, %ymm3, %ymm0 /* g0l = xor(g0l_acc, g0lr2) */
 	vpxor %ymm0, %ymm1, %ymm0 /* g0x = xor(g0x0, g0l) */
-	vpxor %ymm8, %ymm6, %ymm1 /* g1t_acc = xor(g1x1, g1x2) */
-	vpxor %ymm9, %ymm1, %ymm1 /* g1t_acc_1 = xor(g1t_acc, rkw) */
-	vpxor %ymm13, %ymm1, %ymm1 /* g1t = xor(g1t_acc_1, g1x3) */
+	vpxor %ymm8, %ymm6, %ymm1 /* g1k_acc = xor(g1x1, g1x2) */
+	vpxor %ymm9, %ymm1, %ymm1 /* g1k = xor(g1k_acc, rkw) */
+	vpxor %ymm13, %ymm1, %ymm1 /* g1t = xor(g1k, g1x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm1, %ymm1 /* g1a = gf2p8affine(g1t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm1, %ymm1 /* g1s = gf2p8affineinv(g1a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm1, %ymm3 /* g1lr24 = lookup16(g1s, rotl24) */
@@ -3470,9 +3470,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vpxor %ymm3, %ymm1, %ymm1 /* g1l_acc = xor(g1s, g1lr24) */
 	vpxor %ymm4, %ymm1, %ymm1 /* g1l = xor(g1l_acc, g1lr2) */
 	vpxor %ymm1, %ymm7, %ymm1 /* g1x = xor(g1x0, g1l) */
-	vpxor %ymm12, %ymm10, %ymm3 /* g2t_acc = xor(g2x1, g2x2) */
-	vpxor %ymm9, %ymm3, %ymm3 /* g2t_acc_1 = xor(g2t_acc, rkw) */
-	vpxor %ymm5, %ymm3, %ymm3 /* g2t = xor(g2t_acc_1, g2x3) */
+	vpxor %ymm12, %ymm10, %ymm3 /* g2k_acc = xor(g2x1, g2x2) */
+	vpxor %ymm9, %ymm3, %ymm3 /* g2k = xor(g2k_acc, rkw) */
+	vpxor %ymm5, %ymm3, %ymm3 /* g2t = xor(g2k, g2x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm3, %ymm3 /* g2a = gf2p8affine(g2t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm3, %ymm3 /* g2s = gf2p8affineinv(g2a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm3, %ymm4 /* g2lr24 = lookup16(g2s, rotl24) */
@@ -3486,9 +3486,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vpxor %ymm4, %ymm3, %ymm3 /* g2l_acc = xor(g2s, g2lr24) */
 	vpxor %ymm7, %ymm3, %ymm3 /* g2l = xor(g2l_acc, g2lr2) */
 	vpxor %ymm3, %ymm11, %ymm3 /* g2x = xor(g2x0, g2l) */
-	vpxor %ymm14, %ymm2, %ymm4 /* g3t_acc = xor(g3x1, g3x2) */
-	vpxor %ymm9, %ymm4, %ymm4 /* g3t_acc_1 = xor(g3t_acc, rkw) */
-	vpxor 416(%rsp), %ymm4, %ymm4 /* g3t = xor(g3t_acc_1, g3x3) */
+	vpxor %ymm14, %ymm2, %ymm4 /* g3k_acc = xor(g3x1, g3x2) */
+	vpxor %ymm9, %ymm4, %ymm4 /* g3k = xor(g3k_acc, rkw) */
+	vpxor 416(%rsp), %ymm4, %ymm4 /* g3t = xor(g3k, g3x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm4, %ymm4 /* g3a = gf2p8affine(g3t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm4, %ymm4 /* g3s = gf2p8affineinv(g3a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm4, %ymm7 /* g3lr24 = lookup16(g3s, rotl24) */
@@ -3503,9 +3503,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vpxor %ymm11, %ymm4, %ymm4 /* g3l = xor(g3l_acc, g3lr2) */
 	vpxor 1056(%rsp), %ymm4, %ymm4 /* g3x = xor(g3l, g3x0.2) */
 	vmovdqa 896(%rsp), %ymm7 /* reload g4x1.2 */
-	vpxor 1024(%rsp), %ymm7, %ymm11 /* g4t_acc = xor(g4x1, g4x2) */
-	vpxor %ymm9, %ymm11, %ymm11 /* g4t_acc_1 = xor(g4t_acc, rkw) */
-	vpxor 1088(%rsp), %ymm11, %ymm11 /* g4t = xor(g4t_acc_1, g4x3) */
+	vpxor 1024(%rsp), %ymm7, %ymm11 /* g4k_acc = xor(g4x1, g4x2) */
+	vpxor %ymm9, %ymm11, %ymm11 /* g4k = xor(g4k_acc, rkw) */
+	vpxor 1088(%rsp), %ymm11, %ymm11 /* g4t = xor(g4k, g4x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm11, %ymm11 /* g4a = gf2p8affine(g4t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm11, %ymm11 /* g4s = gf2p8affineinv(g4a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm11, %ymm15 /* g4lr24 = lookup16(g4s, rotl24) */
@@ -3521,9 +3521,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vpxor %ymm2, %ymm7, %ymm2 /* g4l = xor(g4l_acc, g4lr2) */
 	vpxor 768(%rsp), %ymm2, %ymm2 /* g4x = xor(g4l, g4x0.2) */
 	vmovdqa 800(%rsp), %ymm7 /* reload g5x1.2 */
-	vpxor 928(%rsp), %ymm7, %ymm11 /* g5t_acc = xor(g5x1, g5x2) */
-	vpxor %ymm9, %ymm11, %ymm11 /* g5t_acc_1 = xor(g5t_acc, rkw) */
-	vpxor 1120(%rsp), %ymm11, %ymm11 /* g5t = xor(g5t_acc_1, g5x3) */
+	vpxor 928(%rsp), %ymm7, %ymm11 /* g5k_acc = xor(g5x1, g5x2) */
+	vpxor %ymm9, %ymm11, %ymm11 /* g5k = xor(g5k_acc, rkw) */
+	vpxor 1120(%rsp), %ymm11, %ymm11 /* g5t = xor(g5k, g5x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm11, %ymm11 /* g5a = gf2p8affine(g5t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm11, %ymm11 /* g5s = gf2p8affineinv(g5a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm11, %ymm15 /* g5lr24 = lookup16(g5s, rotl24) */
@@ -3539,9 +3539,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vpxor %ymm2, %ymm7, %ymm2 /* g5l = xor(g5l_acc, g5lr2) */
 	vpxor 736(%rsp), %ymm2, %ymm2 /* g5x = xor(g5l, g5x0.2) */
 	vmovdqa 832(%rsp), %ymm7 /* reload g6x1.2 */
-	vpxor 960(%rsp), %ymm7, %ymm11 /* g6t_acc = xor(g6x1, g6x2) */
-	vpxor %ymm9, %ymm11, %ymm11 /* g6t_acc_1 = xor(g6t_acc, rkw) */
-	vpxor 1152(%rsp), %ymm11, %ymm11 /* g6t = xor(g6t_acc_1, g6x3) */
+	vpxor 960(%rsp), %ymm7, %ymm11 /* g6k_acc = xor(g6x1, g6x2) */
+	vpxor %ymm9, %ymm11, %ymm11 /* g6k = xor(g6k_acc, rkw) */
+	vpxor 1152(%rsp), %ymm11, %ymm11 /* g6t = xor(g6k, g6x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm11, %ymm11 /* g6a = gf2p8affine(g6t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm11, %ymm11 /* g6s = gf2p8affineinv(g6a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm11, %ymm15 /* g6lr24 = lookup16(g6s, rotl24) */
@@ -3557,9 +3557,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vpxor %ymm2, %ymm7, %ymm2 /* g6l = xor(g6l_acc, g6lr2) */
 	vpxor 704(%rsp), %ymm2, %ymm2 /* g6x = xor(g6l, g6x0.2) */
 	vmovdqa 864(%rsp), %ymm7 /* reload g7x1.2 */
-	vpxor 992(%rsp), %ymm7, %ymm11 /* g7t_acc = xor(g7x1, g7x2) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g7t_acc_1 = xor(g7t_acc, rkw) */
-	vpxor 288(%rsp), %ymm9, %ymm9 /* g7t = xor(g7t_acc_1, g7x3) */
+	vpxor 992(%rsp), %ymm7, %ymm11 /* g7k_acc = xor(g7x1, g7x2) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g7k = xor(g7k_acc, rkw) */
+	vpxor 288(%rsp), %ymm9, %ymm9 /* g7t = xor(g7k, g7x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm9, %ymm9 /* g7a = gf2p8affine(g7t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm9, %ymm9 /* g7s = gf2p8affineinv(g7a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm9, %ymm11 /* g7lr24 = lookup16(g7s, rotl24) */
@@ -3577,9 +3577,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	/* Round 8r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
 	vpbroadcastd 4(%rdi,%r8), %ymm9 /* rkw_1 = bcast32() */
 	vmovdqa 0(%rsp), %ymm11 /* reload g0x2.2 */
-	vpxor 64(%rsp), %ymm11, %ymm15 /* g0t_acc_2 = xor(g0x2, g0x3) */
-	vpxor %ymm9, %ymm15, %ymm15 /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t_1 = xor(g0t_acc_3, g0x0) */
+	vpxor 64(%rsp), %ymm11, %ymm15 /* g0k_acc_1 = xor(g0x2, g0x3) */
+	vpxor %ymm9, %ymm15, %ymm15 /* g0k_1 = xor(g0k_acc_1, rkw_1) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g0t_1 = xor(g0k_1, g0x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm15, %ymm11 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
@@ -3595,9 +3595,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vpxor %ymm11, %ymm15, %ymm7 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
 	vpxor %ymm0, %ymm7, %ymm0 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
 	vpxor 160(%rsp), %ymm0, %ymm0 /* g0x_1 = xor(g0l_1, g0x1.2) */
-	vpxor %ymm13, %ymm8, %ymm7 /* g1t_acc_2 = xor(g1x2, g1x3) */
-	vpxor %ymm9, %ymm7, %ymm7 /* g1t_acc_3 = xor(g1t_acc_2, rkw_1) */
-	vpxor %ymm1, %ymm7, %ymm7 /* g1t_1 = xor(g1t_acc_3, g1x0) */
+	vpxor %ymm13, %ymm8, %ymm7 /* g1k_acc_1 = xor(g1x2, g1x3) */
+	vpxor %ymm9, %ymm7, %ymm7 /* g1k_1 = xor(g1k_acc_1, rkw_1) */
+	vpxor %ymm1, %ymm7, %ymm7 /* g1t_1 = xor(g1k_1, g1x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm7, %ymm7 /* g1a_1 = gf2p8affine(g1t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm7, %ymm7 /* g1s_1 = gf2p8affineinv(g1a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm7, %ymm11 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
@@ -3612,9 +3612,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vpxor %ymm11, %ymm7, %ymm7 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
 	vpxor %ymm8, %ymm7, %ymm7 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
 	vpxor %ymm7, %ymm6, %ymm6 /* g1x_1 = xor(g1x1, g1l_1) */
-	vpxor %ymm5, %ymm12, %ymm7 /* g2t_acc_2 = xor(g2x2, g2x3) */
-	vpxor %ymm9, %ymm7, %ymm7 /* g2t_acc_3 = xor(g2t_acc_2, rkw_1) */
-	vpxor %ymm3, %ymm7, %ymm7 /* g2t_1 = xor(g2t_acc_3, g2x0) */
+	vpxor %ymm5, %ymm12, %ymm7 /* g2k_acc_1 = xor(g2x2, g2x3) */
+	vpxor %ymm9, %ymm7, %ymm7 /* g2k_1 = xor(g2k_acc_1, rkw_1) */
+	vpxor %ymm3, %ymm7, %ymm7 /* g2t_1 = xor(g2k_1, g2x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm7, %ymm7 /* g2a_1 = gf2p8affine(g2t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm7, %ymm7 /* g2s_1 = gf2p8affineinv(g2a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm7, %ymm8 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
@@ -3628,9 +3628,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vpxor %ymm8, %ymm7, %ymm7 /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
 	vpxor %ymm11, %ymm7, %ymm7 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
 	vpxor %ymm7, %ymm10, %ymm7 /* g2x_1 = xor(g2x1, g2l_1) */
-	vpxor 416(%rsp), %ymm14, %ymm8 /* g3t_acc_2 = xor(g3x2, g3x3) */
-	vpxor %ymm9, %ymm8, %ymm8 /* g3t_acc_3 = xor(g3t_acc_2, rkw_1) */
-	vpxor %ymm4, %ymm8, %ymm8 /* g3t_1 = xor(g3t_acc_3, g3x0) */
+	vpxor 416(%rsp), %ymm14, %ymm8 /* g3k_acc_1 = xor(g3x2, g3x3) */
+	vpxor %ymm9, %ymm8, %ymm8 /* g3k_1 = xor(g3k_acc_1, rkw_1) */
+	vpxor %ymm4, %ymm8, %ymm8 /* g3t_1 = xor(g3k_1, g3x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm8, %ymm8 /* g3a_1 = gf2p8affine(g3t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm8, %ymm8 /* g3s_1 = gf2p8affineinv(g3a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm8, %ymm10 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
@@ -3645,9 +3645,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vpxor %ymm11, %ymm8, %ymm8 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
 	vpxor 512(%rsp), %ymm8, %ymm8 /* g3x_1 = xor(g3l_1, g3x1.2) */
 	vmovdqa 1024(%rsp), %ymm10 /* reload g4x2.2 */
-	vpxor 1088(%rsp), %ymm10, %ymm11 /* g4t_acc_2 = xor(g4x2, g4x3) */
-	vpxor %ymm9, %ymm11, %ymm11 /* g4t_acc_3 = xor(g4t_acc_2, rkw_1) */
-	vpxor 384(%rsp), %ymm11, %ymm11 /* g4t_1 = xor(g4t_acc_3, g4x0) */
+	vpxor 1088(%rsp), %ymm10, %ymm11 /* g4k_acc_1 = xor(g4x2, g4x3) */
+	vpxor %ymm9, %ymm11, %ymm11 /* g4k_1 = xor(g4k_acc_1, rkw_1) */
+	vpxor 384(%rsp), %ymm11, %ymm11 /* g4t_1 = xor(g4k_1, g4x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm11, %ymm11 /* g4a_1 = gf2p8affine(g4t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm11, %ymm11 /* g4s_1 = gf2p8affineinv(g4a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm11, %ymm15 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
@@ -3663,9 +3663,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vpxor %ymm10, %ymm11, %ymm10 /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
 	vpxor 896(%rsp), %ymm10, %ymm10 /* g4x_1 = xor(g4l_1, g4x1.2) */
 	vmovdqa 928(%rsp), %ymm11 /* reload g5x2.2 */
-	vpxor 1120(%rsp), %ymm11, %ymm14 /* g5t_acc_2 = xor(g5x2, g5x3) */
-	vpxor %ymm9, %ymm14, %ymm14 /* g5t_acc_3 = xor(g5t_acc_2, rkw_1) */
-	vpxor 256(%rsp), %ymm14, %ymm14 /* g5t_1 = xor(g5t_acc_3, g5x0) */
+	vpxor 1120(%rsp), %ymm11, %ymm14 /* g5k_acc_1 = xor(g5x2, g5x3) */
+	vpxor %ymm9, %ymm14, %ymm14 /* g5k_1 = xor(g5k_acc_1, rkw_1) */
+	vpxor 256(%rsp), %ymm14, %ymm14 /* g5t_1 = xor(g5k_1, g5x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_1 = gf2p8affine(g5t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_1 = gf2p8affineinv(g5a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_1 = lookup16(g5s_1, rotl24) */
@@ -3681,9 +3681,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vpxor %ymm10, %ymm11, %ymm10 /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
 	vpxor 800(%rsp), %ymm10, %ymm10 /* g5x_1 = xor(g5l_1, g5x1.2) */
 	vmovdqa 960(%rsp), %ymm11 /* reload g6x2.2 */
-	vpxor 1152(%rsp), %ymm11, %ymm14 /* g6t_acc_2 = xor(g6x2, g6x3) */
-	vpxor %ymm9, %ymm14, %ymm14 /* g6t_acc_3 = xor(g6t_acc_2, rkw_1) */
-	vpxor %ymm2, %ymm14, %ymm14 /* g6t_1 = xor(g6t_acc_3, g6x0) */
+	vpxor 1152(%rsp), %ymm11, %ymm14 /* g6k_acc_1 = xor(g6x2, g6x3) */
+	vpxor %ymm9, %ymm14, %ymm14 /* g6k_1 = xor(g6k_acc_1, rkw_1) */
+	vpxor %ymm2, %ymm14, %ymm14 /* g6t_1 = xor(g6k_1, g6x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_1 = gf2p8affine(g6t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_1 = gf2p8affineinv(g6a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_1 = lookup16(g6s_1, rotl24) */
@@ -3699,9 +3699,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vpxor %ymm2, %ymm11, %ymm2 /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
 	vpxor 832(%rsp), %ymm2, %ymm2 /* g6x_1 = xor(g6l_1, g6x1.2) */
 	vmovdqa 992(%rsp), %ymm11 /* reload g7x2.2 */
-	vpxor 288(%rsp), %ymm11, %ymm14 /* g7t_acc_2 = xor(g7x2, g7x3) */
-	vpxor %ymm9, %ymm14, %ymm9 /* g7t_acc_3 = xor(g7t_acc_2, rkw_1) */
-	vpxor 320(%rsp), %ymm9, %ymm9 /* g7t_1 = xor(g7t_acc_3, g7x0) */
+	vpxor 288(%rsp), %ymm11, %ymm14 /* g7k_acc_1 = xor(g7x2, g7x3) */
+	vpxor %ymm9, %ymm14, %ymm9 /* g7k_1 = xor(g7k_acc_1, rkw_1) */
+	vpxor 320(%rsp), %ymm9, %ymm9 /* g7t_1 = xor(g7k_1, g7x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm9, %ymm9 /* g7a_1 = gf2p8affine(g7t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm9, %ymm9 /* g7s_1 = gf2p8affineinv(g7a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm9, %ymm14 /* g7lr24_1 = lookup16(g7s_1, rotl24) */
@@ -3719,9 +3719,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	/* Round 8r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
 	vpbroadcastd 8(%rdi,%r8), %ymm11 /* rkw_2 = bcast32() */
 	vmovdqa 64(%rsp), %ymm14 /* reload g0x3.2 */
-	vpxor 448(%rsp), %ymm14, %ymm15 /* g0t_acc_4 = xor(g0x3, g0x0) */
-	vpxor %ymm11, %ymm15, %ymm15 /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t_2 = xor(g0t_acc_5, g0x1) */
+	vpxor 448(%rsp), %ymm14, %ymm15 /* g0k_acc_2 = xor(g0x3, g0x0) */
+	vpxor %ymm11, %ymm15, %ymm15 /* g0k_2 = xor(g0k_acc_2, rkw_2) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g0t_2 = xor(g0k_2, g0x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
@@ -3737,9 +3737,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vpxor %ymm14, %ymm15, %ymm9 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
 	vpxor %ymm0, %ymm9, %ymm0 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
 	vpxor 0(%rsp), %ymm0, %ymm0 /* g0x_2 = xor(g0l_2, g0x2.2) */
-	vpxor %ymm1, %ymm13, %ymm9 /* g1t_acc_4 = xor(g1x3, g1x0) */
-	vpxor %ymm11, %ymm9, %ymm9 /* g1t_acc_5 = xor(g1t_acc_4, rkw_2) */
-	vpxor %ymm6, %ymm9, %ymm9 /* g1t_2 = xor(g1t_acc_5, g1x1) */
+	vpxor %ymm1, %ymm13, %ymm9 /* g1k_acc_2 = xor(g1x3, g1x0) */
+	vpxor %ymm11, %ymm9, %ymm9 /* g1k_2 = xor(g1k_acc_2, rkw_2) */
+	vpxor %ymm6, %ymm9, %ymm9 /* g1t_2 = xor(g1k_2, g1x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm9, %ymm9 /* g1a_2 = gf2p8affine(g1t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm9, %ymm9 /* g1s_2 = gf2p8affineinv(g1a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm9, %ymm14 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
@@ -3754,9 +3754,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vpxor %ymm14, %ymm9, %ymm9 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
 	vpxor %ymm13, %ymm9, %ymm9 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
 	vpxor 160(%rsp), %ymm9, %ymm9 /* g1x_2 = xor(g1l_2, g1x2.2) */
-	vpxor %ymm3, %ymm5, %ymm13 /* g2t_acc_4 = xor(g2x3, g2x0) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g2t_acc_5 = xor(g2t_acc_4, rkw_2) */
-	vpxor %ymm7, %ymm13, %ymm13 /* g2t_2 = xor(g2t_acc_5, g2x1) */
+	vpxor %ymm3, %ymm5, %ymm13 /* g2k_acc_2 = xor(g2x3, g2x0) */
+	vpxor %ymm11, %ymm13, %ymm13 /* g2k_2 = xor(g2k_acc_2, rkw_2) */
+	vpxor %ymm7, %ymm13, %ymm13 /* g2t_2 = xor(g2k_2, g2x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm13, %ymm13 /* g2a_2 = gf2p8affine(g2t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm13, %ymm13 /* g2s_2 = gf2p8affineinv(g2a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm13, %ymm14 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
@@ -3771,9 +3771,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vpxor %ymm14, %ymm13, %ymm13 /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
 	vpxor %ymm5, %ymm13, %ymm5 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
 	vpxor %ymm5, %ymm12, %ymm5 /* g2x_2 = xor(g2x2, g2l_2) */
-	vpxor 416(%rsp), %ymm4, %ymm12 /* g3t_acc_4 = xor(g3x0.3, g3x3.2) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g3t_acc_5 = xor(g3t_acc_4, rkw_2) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g3t_2 = xor(g3t_acc_5, g3x1) */
+	vpxor 416(%rsp), %ymm4, %ymm12 /* g3k_acc_2 = xor(g3x0.3, g3x3.2) */
+	vpxor %ymm11, %ymm12, %ymm12 /* g3k_2 = xor(g3k_acc_2, rkw_2) */
+	vpxor %ymm8, %ymm12, %ymm12 /* g3t_2 = xor(g3k_2, g3x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_2 = gf2p8affine(g3t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_2 = gf2p8affineinv(g3a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm12, %ymm13 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
@@ -3788,9 +3788,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vpxor %ymm14, %ymm12, %ymm12 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
 	vpxor 512(%rsp), %ymm12, %ymm12 /* g3x_2 = xor(g3l_2, g3x2.2) */
 	vmovdqa 1088(%rsp), %ymm13 /* reload g4x3.2 */
-	vpxor 384(%rsp), %ymm13, %ymm14 /* g4t_acc_4 = xor(g4x3, g4x0) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g4t_acc_5 = xor(g4t_acc_4, rkw_2) */
-	vpxor 224(%rsp), %ymm14, %ymm14 /* g4t_2 = xor(g4t_acc_5, g4x1) */
+	vpxor 384(%rsp), %ymm13, %ymm14 /* g4k_acc_2 = xor(g4x3, g4x0) */
+	vpxor %ymm11, %ymm14, %ymm14 /* g4k_2 = xor(g4k_acc_2, rkw_2) */
+	vpxor 224(%rsp), %ymm14, %ymm14 /* g4t_2 = xor(g4k_2, g4x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_2 = gf2p8affine(g4t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_2 = gf2p8affineinv(g4a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_2 = lookup16(g4s_2, rotl24) */
@@ -3806,9 +3806,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vpxor %ymm12, %ymm13, %ymm12 /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
 	vpxor 1024(%rsp), %ymm12, %ymm12 /* g4x_2 = xor(g4l_2, g4x2.2) */
 	vmovdqa 1120(%rsp), %ymm13 /* reload g5x3.2 */
-	vpxor 256(%rsp), %ymm13, %ymm14 /* g5t_acc_4 = xor(g5x3, g5x0) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g5t_acc_5 = xor(g5t_acc_4, rkw_2) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g5t_2 = xor(g5t_acc_5, g5x1) */
+	vpxor 256(%rsp), %ymm13, %ymm14 /* g5k_acc_2 = xor(g5x3, g5x0) */
+	vpxor %ymm11, %ymm14, %ymm14 /* g5k_2 = xor(g5k_acc_2, rkw_2) */
+	vpxor %ymm10, %ymm14, %ymm14 /* g5t_2 = xor(g5k_2, g5x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_2 = gf2p8affine(g5t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_2 = gf2p8affineinv(g5a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_2 = lookup16(g5s_2, rotl24) */
@@ -3824,9 +3824,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vpxor %ymm10, %ymm13, %ymm10 /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
 	vpxor 928(%rsp), %ymm10, %ymm10 /* g5x_2 = xor(g5l_2, g5x2.2) */
 	vmovdqa 1152(%rsp), %ymm13 /* reload g6x3.2 */
-	vpxor 32(%rsp), %ymm13, %ymm14 /* g6t_acc_4 = xor(g6x3, g6x0) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g6t_acc_5 = xor(g6t_acc_4, rkw_2) */
-	vpxor %ymm2, %ymm14, %ymm14 /* g6t_2 = xor(g6t_acc_5, g6x1) */
+	vpxor 32(%rsp), %ymm13, %ymm14 /* g6k_acc_2 = xor(g6x3, g6x0) */
+	vpxor %ymm11, %ymm14, %ymm14 /* g6k_2 = xor(g6k_acc_2, rkw_2) */
+	vpxor %ymm2, %ymm14, %ymm14 /* g6t_2 = xor(g6k_2, g6x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_2 = gf2p8affine(g6t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_2 = gf2p8affineinv(g6a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_2 = lookup16(g6s_2, rotl24) */
@@ -3842,9 +3842,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vpxor %ymm2, %ymm13, %ymm2 /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
 	vpxor 960(%rsp), %ymm2, %ymm2 /* g6x_2 = xor(g6l_2, g6x2.2) */
 	vmovdqa 288(%rsp), %ymm13 /* reload g7x3.2 */
-	vpxor 320(%rsp), %ymm13, %ymm14 /* g7t_acc_4 = xor(g7x3, g7x0) */
-	vpxor %ymm11, %ymm14, %ymm11 /* g7t_acc_5 = xor(g7t_acc_4, rkw_2) */
-	vpxor 480(%rsp), %ymm11, %ymm11 /* g7t_2 = xor(g7t_acc_5, g7x1) */
+	vpxor 320(%rsp), %ymm13, %ymm14 /* g7k_acc_2 = xor(g7x3, g7x0) */
+	vpxor %ymm11, %ymm14, %ymm11 /* g7k_2 = xor(g7k_acc_2, rkw_2) */
+	vpxor 480(%rsp), %ymm11, %ymm11 /* g7t_2 = xor(g7k_2, g7x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm11, %ymm11 /* g7a_2 = gf2p8affine(g7t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm11, %ymm11 /* g7s_2 = gf2p8affineinv(g7a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm11, %ymm14 /* g7lr24_2 = lookup16(g7s_2, rotl24) */
@@ -3862,9 +3862,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	/* Round 8r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
 	vpbroadcastd 12(%rdi,%r8), %ymm13 /* rkw_3 = bcast32() */
 	vmovdqa 448(%rsp), %ymm14 /* reload g0x0.3 */
-	vpxor 96(%rsp), %ymm14, %ymm15 /* g0t_acc_6 = xor(g0x0, g0x1) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t_3 = xor(g0t_acc_7, g0x2) */
+	vpxor 96(%rsp), %ymm14, %ymm15 /* g0k_acc_3 = xor(g0x0, g0x1) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g0k_3 = xor(g0k_acc_3, rkw_3) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g0t_3 = xor(g0k_3, g0x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_3 = gf2p8affine(g0t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_3 = gf2p8affineinv(g0a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
@@ -3880,9 +3880,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vpxor %ymm14, %ymm15, %ymm11 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
 	vpxor %ymm0, %ymm11, %ymm0 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
 	vpxor 64(%rsp), %ymm0, %ymm0 /* g0x_3 = xor(g0l_3, g0x3.2) */
-	vpxor %ymm6, %ymm1, %ymm11 /* g1t_acc_6 = xor(g1x0, g1x1) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g1t_acc_7 = xor(g1t_acc_6, rkw_3) */
-	vpxor %ymm9, %ymm11, %ymm11 /* g1t_3 = xor(g1t_acc_7, g1x2) */
+	vpxor %ymm6, %ymm1, %ymm11 /* g1k_acc_3 = xor(g1x0, g1x1) */
+	vpxor %ymm13, %ymm11, %ymm11 /* g1k_3 = xor(g1k_acc_3, rkw_3) */
+	vpxor %ymm9, %ymm11, %ymm11 /* g1t_3 = xor(g1k_3, g1x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm11, %ymm11 /* g1a_3 = gf2p8affine(g1t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm11, %ymm11 /* g1s_3 = gf2p8affineinv(g1a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm11, %ymm14 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
@@ -3897,9 +3897,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vpxor %ymm14, %ymm11, %ymm11 /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
 	vpxor %ymm1, %ymm11, %ymm1 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
 	vpxor 0(%rsp), %ymm1, %ymm1 /* g1x_3 = xor(g1l_3, g1x3.2) */
-	vpxor %ymm7, %ymm3, %ymm11 /* g2t_acc_6 = xor(g2x0, g2x1) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g2t_acc_7 = xor(g2t_acc_6, rkw_3) */
-	vpxor %ymm5, %ymm11, %ymm11 /* g2t_3 = xor(g2t_acc_7, g2x2) */
+	vpxor %ymm7, %ymm3, %ymm11 /* g2k_acc_3 = xor(g2x0, g2x1) */
+	vpxor %ymm13, %ymm11, %ymm11 /* g2k_3 = xor(g2k_acc_3, rkw_3) */
+	vpxor %ymm5, %ymm11, %ymm11 /* g2t_3 = xor(g2k_3, g2x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm11, %ymm11 /* g2a_3 = gf2p8affine(g2t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm11, %ymm11 /* g2s_3 = gf2p8affineinv(g2a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm11, %ymm14 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
@@ -3914,9 +3914,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vpxor %ymm14, %ymm11, %ymm11 /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
 	vpxor %ymm3, %ymm11, %ymm3 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
 	vpxor 160(%rsp), %ymm3, %ymm3 /* g2x_3 = xor(g2l_3, g2x3.2) */
-	vpxor %ymm8, %ymm4, %ymm11 /* g3t_acc_6 = xor(g3x0, g3x1) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g3t_acc_7 = xor(g3t_acc_6, rkw_3) */
-	vpxor 512(%rsp), %ymm11, %ymm11 /* g3t_3 = xor(g3t_acc_7, g3x2) */
+	vpxor %ymm8, %ymm4, %ymm11 /* g3k_acc_3 = xor(g3x0, g3x1) */
+	vpxor %ymm13, %ymm11, %ymm11 /* g3k_3 = xor(g3k_acc_3, rkw_3) */
+	vpxor 512(%rsp), %ymm11, %ymm11 /* g3t_3 = xor(g3k_3, g3x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm11, %ymm11 /* g3a_3 = gf2p8affine(g3t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm11, %ymm11 /* g3s_3 = gf2p8affineinv(g3a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm11, %ymm14 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
@@ -3932,9 +3932,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vpxor %ymm4, %ymm11, %ymm4 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
 	vpxor 416(%rsp), %ymm4, %ymm4 /* g3x_3 = xor(g3l_3, g3x3.2) */
 	vmovdqa 384(%rsp), %ymm11 /* reload g4x0.3 */
-	vpxor 224(%rsp), %ymm11, %ymm14 /* g4t_acc_6 = xor(g4x0, g4x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_7 = xor(g4t_acc_6, rkw_3) */
-	vpxor %ymm12, %ymm14, %ymm14 /* g4t_3 = xor(g4t_acc_7, g4x2) */
+	vpxor 224(%rsp), %ymm11, %ymm14 /* g4k_acc_3 = xor(g4x0, g4x1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g4k_3 = xor(g4k_acc_3, rkw_3) */
+	vpxor %ymm12, %ymm14, %ymm14 /* g4t_3 = xor(g4k_3, g4x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_3 = gf2p8affine(g4t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_3 = gf2p8affineinv(g4a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_3 = lookup16(g4s_3, rotl24) */
@@ -3950,9 +3950,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vpxor %ymm11, %ymm12, %ymm11 /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
 	vpxor 1088(%rsp), %ymm11, %ymm11 /* g4x_3 = xor(g4l_3, g4x3.2) */
 	vmovdqa 256(%rsp), %ymm12 /* reload g5x0.3 */
-	vpxor 352(%rsp), %ymm12, %ymm14 /* g5t_acc_6 = xor(g5x0, g5x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_7 = xor(g5t_acc_6, rkw_3) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g5t_3 = xor(g5t_acc_7, g5x2) */
+	vpxor 352(%rsp), %ymm12, %ymm14 /* g5k_acc_3 = xor(g5x0, g5x1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g5k_3 = xor(g5k_acc_3, rkw_3) */
+	vpxor %ymm10, %ymm14, %ymm14 /* g5t_3 = xor(g5k_3, g5x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_3 = gf2p8affine(g5t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_3 = gf2p8affineinv(g5a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_3 = lookup16(g5s_3, rotl24) */
@@ -3968,9 +3968,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vpxor %ymm10, %ymm12, %ymm10 /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
 	vpxor 1120(%rsp), %ymm10, %ymm10 /* g5x_3 = xor(g5l_3, g5x3.2) */
 	vmovdqa 32(%rsp), %ymm12 /* reload g6x0.3 */
-	vpxor 192(%rsp), %ymm12, %ymm14 /* g6t_acc_6 = xor(g6x0, g6x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_7 = xor(g6t_acc_6, rkw_3) */
-	vpxor %ymm2, %ymm14, %ymm14 /* g6t_3 = xor(g6t_acc_7, g6x2) */
+	vpxor 192(%rsp), %ymm12, %ymm14 /* g6k_acc_3 = xor(g6x0, g6x1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g6k_3 = xor(g6k_acc_3, rkw_3) */
+	vpxor %ymm2, %ymm14, %ymm14 /* g6t_3 = xor(g6k_3, g6x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_3 = gf2p8affine(g6t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_3 = gf2p8affineinv(g6a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_3 = lookup16(g6s_3, rotl24) */
@@ -3986,9 +3986,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vpxor %ymm2, %ymm12, %ymm2 /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
 	vpxor 1152(%rsp), %ymm2, %ymm2 /* g6x_3 = xor(g6l_3, g6x3.2) */
 	vmovdqa 320(%rsp), %ymm12 /* reload g7x0.3 */
-	vpxor 480(%rsp), %ymm12, %ymm14 /* g7t_acc_6 = xor(g7x0, g7x1) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_7 = xor(g7t_acc_6, rkw_3) */
-	vpxor 1184(%rsp), %ymm13, %ymm13 /* g7t_3 = xor(g7t_acc_7, g7x2) */
+	vpxor 480(%rsp), %ymm12, %ymm14 /* g7k_acc_3 = xor(g7x0, g7x1) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g7k_3 = xor(g7k_acc_3, rkw_3) */
+	vpxor 1184(%rsp), %ymm13, %ymm13 /* g7t_3 = xor(g7k_3, g7x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_3 = gf2p8affine(g7t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_3 = gf2p8affineinv(g7a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_3 = lookup16(g7s_3, rotl24) */
@@ -4006,9 +4006,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	/* Round 8r+4: X4 ^= L(S(X5 ^ X6 ^ X7 ^ rk)) (slots mod 4). */
 	vpbroadcastd 16(%rdi,%r8), %ymm13 /* rkw_4 = bcast32() */
 	vmovdqa 96(%rsp), %ymm14 /* reload g0x1.3 */
-	vpxor 128(%rsp), %ymm14, %ymm15 /* g0t_acc_8 = xor(g0x1, g0x2) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_9 = xor(g0t_acc_8, rkw_4) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t_4 = xor(g0t_acc_9, g0x3) */
+	vpxor 128(%rsp), %ymm14, %ymm15 /* g0k_acc_4 = xor(g0x1, g0x2) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g0k_4 = xor(g0k_acc_4, rkw_4) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g0t_4 = xor(g0k_4, g0x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_4 = gf2p8affine(g0t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_4 = gf2p8affineinv(g0a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_4 = lookup16(g0s_4, rotl24) */
@@ -4024,9 +4024,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_4 = xor(g0s_4, g0lr24_4) */
 	vpxor %ymm0, %ymm12, %ymm0 /* g0l_4 = xor(g0l_acc_4, g0lr2_4) */
 	vpxor 448(%rsp), %ymm0, %ymm0 /* g0x_4 = xor(g0l_4, g0x0.3) */
-	vpxor %ymm9, %ymm6, %ymm12 /* g1t_acc_8 = xor(g1x1, g1x2) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g1t_acc_9 = xor(g1t_acc_8, rkw_4) */
-	vpxor %ymm1, %ymm12, %ymm12 /* g1t_4 = xor(g1t_acc_9, g1x3) */
+	vpxor %ymm9, %ymm6, %ymm12 /* g1k_acc_4 = xor(g1x1, g1x2) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g1k_4 = xor(g1k_acc_4, rkw_4) */
+	vpxor %ymm1, %ymm12, %ymm12 /* g1t_4 = xor(g1k_4, g1x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_4 = gf2p8affine(g1t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_4 = gf2p8affineinv(g1a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_4 = lookup16(g1s_4, rotl24) */
@@ -4041,9 +4041,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_4 = xor(g1s_4, g1lr24_4) */
 	vpxor %ymm6, %ymm12, %ymm6 /* g1l_4 = xor(g1l_acc_4, g1lr2_4) */
 	vpxor 64(%rsp), %ymm6, %ymm6 /* g1x_4 = xor(g1l_4, g1x0.3) */
-	vpxor %ymm5, %ymm7, %ymm12 /* g2t_acc_8 = xor(g2x1, g2x2) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g2t_acc_9 = xor(g2t_acc_8, rkw_4) */
-	vpxor %ymm3, %ymm12, %ymm12 /* g2t_4 = xor(g2t_acc_9, g2x3) */
+	vpxor %ymm5, %ymm7, %ymm12 /* g2k_acc_4 = xor(g2x1, g2x2) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g2k_4 = xor(g2k_acc_4, rkw_4) */
+	vpxor %ymm3, %ymm12, %ymm12 /* g2t_4 = xor(g2k_4, g2x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_4 = gf2p8affine(g2t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_4 = gf2p8affineinv(g2a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_4 = lookup16(g2s_4, rotl24) */
@@ -4058,9 +4058,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_4 = xor(g2s_4, g2lr24_4) */
 	vpxor %ymm7, %ymm12, %ymm7 /* g2l_4 = xor(g2l_acc_4, g2lr2_4) */
 	vpxor 0(%rsp), %ymm7, %ymm7 /* g2x_4 = xor(g2l_4, g2x0.3) */
-	vpxor 512(%rsp), %ymm8, %ymm12 /* g3t_acc_8 = xor(g3x1, g3x2) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g3t_acc_9 = xor(g3t_acc_8, rkw_4) */
-	vpxor %ymm4, %ymm12, %ymm12 /* g3t_4 = xor(g3t_acc_9, g3x3) */
+	vpxor 512(%rsp), %ymm8, %ymm12 /* g3k_acc_4 = xor(g3x1, g3x2) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g3k_4 = xor(g3k_acc_4, rkw_4) */
+	vpxor %ymm4, %ymm12, %ymm12 /* g3t_4 = xor(g3k_4, g3x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_4 = gf2p8affine(g3t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_4 = gf2p8affineinv(g3a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_4 = lookup16(g3s_4, rotl24) */
@@ -4076,9 +4076,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vpxor %ymm8, %ymm12, %ymm8 /* g3l_4 = xor(g3l_acc_4, g3lr2_4) */
 	vpxor 160(%rsp), %ymm8, %ymm8 /* g3x_4 = xor(g3l_4, g3x0.3) */
 	vmovdqa 224(%rsp), %ymm12 /* reload g4x1.3 */
-	vpxor 1216(%rsp), %ymm12, %ymm14 /* g4t_acc_8 = xor(g4x1, g4x2) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_9 = xor(g4t_acc_8, rkw_4) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g4t_4 = xor(g4t_acc_9, g4x3) */
+	vpxor 1216(%rsp), %ymm12, %ymm14 /* g4k_acc_4 = xor(g4x1, g4x2) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g4k_4 = xor(g4k_acc_4, rkw_4) */
+	vpxor %ymm11, %ymm14, %ymm14 /* g4t_4 = xor(g4k_4, g4x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_4 = gf2p8affine(g4t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_4 = gf2p8affineinv(g4a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_4 = lookup16(g4s_4, rotl24) */
@@ -4094,9 +4094,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vpxor %ymm11, %ymm12, %ymm11 /* g4l_4 = xor(g4l_acc_4, g4lr2_4) */
 	vpxor 384(%rsp), %ymm11, %ymm11 /* g4x_4 = xor(g4l_4, g4x0.3) */
 	vmovdqa 352(%rsp), %ymm12 /* reload g5x1.3 */
-	vpxor 1248(%rsp), %ymm12, %ymm14 /* g5t_acc_8 = xor(g5x1, g5x2) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_9 = xor(g5t_acc_8, rkw_4) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g5t_4 = xor(g5t_acc_9, g5x3) */
+	vpxor 1248(%rsp), %ymm12, %ymm14 /* g5k_acc_4 = xor(g5x1, g5x2) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g5k_4 = xor(g5k_acc_4, rkw_4) */
+	vpxor %ymm10, %ymm14, %ymm14 /* g5t_4 = xor(g5k_4, g5x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_4 = gf2p8affine(g5t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_4 = gf2p8affineinv(g5a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_4 = lookup16(g5s_4, rotl24) */
@@ -4112,9 +4112,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vpxor %ymm10, %ymm12, %ymm10 /* g5l_4 = xor(g5l_acc_4, g5lr2_4) */
 	vpxor 256(%rsp), %ymm10, %ymm10 /* g5x_4 = xor(g5l_4, g5x0.3) */
 	vmovdqa 192(%rsp), %ymm12 /* reload g6x1.3 */
-	vpxor 1280(%rsp), %ymm12, %ymm14 /* g6t_acc_8 = xor(g6x1, g6x2) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_9 = xor(g6t_acc_8, rkw_4) */
-	vpxor %ymm2, %ymm14, %ymm14 /* g6t_4 = xor(g6t_acc_9, g6x3) */
+	vpxor 1280(%rsp), %ymm12, %ymm14 /* g6k_acc_4 = xor(g6x1, g6x2) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g6k_4 = xor(g6k_acc_4, rkw_4) */
+	vpxor %ymm2, %ymm14, %ymm14 /* g6t_4 = xor(g6k_4, g6x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_4 = gf2p8affine(g6t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_4 = gf2p8affineinv(g6a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_4 = lookup16(g6s_4, rotl24) */
@@ -4130,9 +4130,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vpxor %ymm2, %ymm12, %ymm2 /* g6l_4 = xor(g6l_acc_4, g6lr2_4) */
 	vpxor 32(%rsp), %ymm2, %ymm2 /* g6x_4 = xor(g6l_4, g6x0.3) */
 	vmovdqa 480(%rsp), %ymm12 /* reload g7x1.3 */
-	vpxor 1184(%rsp), %ymm12, %ymm14 /* g7t_acc_8 = xor(g7x1, g7x2) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_9 = xor(g7t_acc_8, rkw_4) */
-	vpxor 1344(%rsp), %ymm13, %ymm13 /* g7t_4 = xor(g7t_acc_9, g7x3) */
+	vpxor 1184(%rsp), %ymm12, %ymm14 /* g7k_acc_4 = xor(g7x1, g7x2) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g7k_4 = xor(g7k_acc_4, rkw_4) */
+	vpxor 1344(%rsp), %ymm13, %ymm13 /* g7t_4 = xor(g7k_4, g7x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_4 = gf2p8affine(g7t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_4 = gf2p8affineinv(g7a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_4 = lookup16(g7s_4, rotl24) */
@@ -4150,9 +4150,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	/* Round 8r+5: X5 ^= L(S(X6 ^ X7 ^ X8 ^ rk)) (slots mod 4). */
 	vpbroadcastd 20(%rdi,%r8), %ymm13 /* rkw_5 = bcast32() */
 	vmovdqa 128(%rsp), %ymm14 /* reload g0x2.3 */
-	vpxor 1312(%rsp), %ymm14, %ymm15 /* g0t_acc_10 = xor(g0x2, g0x3) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_11 = xor(g0t_acc_10, rkw_5) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t_5 = xor(g0t_acc_11, g0x0) */
+	vpxor 1312(%rsp), %ymm14, %ymm15 /* g0k_acc_5 = xor(g0x2, g0x3) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g0k_5 = xor(g0k_acc_5, rkw_5) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g0t_5 = xor(g0k_5, g0x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_5 = gf2p8affine(g0t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_5 = gf2p8affineinv(g0a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_5 = lookup16(g0s_5, rotl24) */
@@ -4168,9 +4168,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_5 = xor(g0s_5, g0lr24_5) */
 	vpxor %ymm0, %ymm12, %ymm0 /* g0l_5 = xor(g0l_acc_5, g0lr2_5) */
 	vpxor 96(%rsp), %ymm0, %ymm0 /* g0x_5 = xor(g0l_5, g0x1.3) */
-	vpxor %ymm1, %ymm9, %ymm12 /* g1t_acc_10 = xor(g1x2, g1x3) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g1t_acc_11 = xor(g1t_acc_10, rkw_5) */
-	vpxor %ymm6, %ymm12, %ymm12 /* g1t_5 = xor(g1t_acc_11, g1x0) */
+	vpxor %ymm1, %ymm9, %ymm12 /* g1k_acc_5 = xor(g1x2, g1x3) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g1k_5 = xor(g1k_acc_5, rkw_5) */
+	vpxor %ymm6, %ymm12, %ymm12 /* g1t_5 = xor(g1k_5, g1x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_5 = gf2p8affine(g1t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_5 = gf2p8affineinv(g1a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_5 = lookup16(g1s_5, rotl24) */
@@ -4185,9 +4185,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_5 = xor(g1s_5, g1lr24_5) */
 	vpxor %ymm9, %ymm12, %ymm9 /* g1l_5 = xor(g1l_acc_5, g1lr2_5) */
 	vpxor 448(%rsp), %ymm9, %ymm9 /* g1x_5 = xor(g1l_5, g1x1.3) */
-	vpxor %ymm3, %ymm5, %ymm12 /* g2t_acc_10 = xor(g2x2, g2x3) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g2t_acc_11 = xor(g2t_acc_10, rkw_5) */
-	vpxor %ymm7, %ymm12, %ymm12 /* g2t_5 = xor(g2t_acc_11, g2x0) */
+	vpxor %ymm3, %ymm5, %ymm12 /* g2k_acc_5 = xor(g2x2, g2x3) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g2k_5 = xor(g2k_acc_5, rkw_5) */
+	vpxor %ymm7, %ymm12, %ymm12 /* g2t_5 = xor(g2k_5, g2x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_5 = gf2p8affine(g2t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_5 = gf2p8affineinv(g2a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_5 = lookup16(g2s_5, rotl24) */
@@ -4202,9 +4202,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_5 = xor(g2s_5, g2lr24_5) */
 	vpxor %ymm5, %ymm12, %ymm5 /* g2l_5 = xor(g2l_acc_5, g2lr2_5) */
 	vpxor 64(%rsp), %ymm5, %ymm5 /* g2x_5 = xor(g2l_5, g2x1.3) */
-	vpxor 512(%rsp), %ymm4, %ymm12 /* g3t_acc_10 = xor(g3x3.3, g3x2.3) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g3t_acc_11 = xor(g3t_acc_10, rkw_5) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g3t_5 = xor(g3t_acc_11, g3x0) */
+	vpxor 512(%rsp), %ymm4, %ymm12 /* g3k_acc_5 = xor(g3x3.3, g3x2.3) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g3k_5 = xor(g3k_acc_5, rkw_5) */
+	vpxor %ymm8, %ymm12, %ymm12 /* g3t_5 = xor(g3k_5, g3x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_5 = gf2p8affine(g3t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_5 = gf2p8affineinv(g3a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_5 = lookup16(g3s_5, rotl24) */
@@ -4220,9 +4220,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vpxor %ymm4, %ymm12, %ymm4 /* g3l_5 = xor(g3l_acc_5, g3lr2_5) */
 	vpxor 0(%rsp), %ymm4, %ymm4 /* g3x_5 = xor(g3l_5, g3x1.3) */
 	vmovdqa 1216(%rsp), %ymm12 /* reload g4x2.3 */
-	vpxor 160(%rsp), %ymm12, %ymm14 /* g4t_acc_10 = xor(g4x2, g4x3) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_11 = xor(g4t_acc_10, rkw_5) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g4t_5 = xor(g4t_acc_11, g4x0) */
+	vpxor 160(%rsp), %ymm12, %ymm14 /* g4k_acc_5 = xor(g4x2, g4x3) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g4k_5 = xor(g4k_acc_5, rkw_5) */
+	vpxor %ymm11, %ymm14, %ymm14 /* g4t_5 = xor(g4k_5, g4x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_5 = gf2p8affine(g4t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_5 = gf2p8affineinv(g4a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_5 = lookup16(g4s_5, rotl24) */
@@ -4238,9 +4238,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vpxor %ymm11, %ymm12, %ymm11 /* g4l_5 = xor(g4l_acc_5, g4lr2_5) */
 	vpxor 224(%rsp), %ymm11, %ymm11 /* g4x_5 = xor(g4l_5, g4x1.3) */
 	vmovdqa 1248(%rsp), %ymm12 /* reload g5x2.3 */
-	vpxor 384(%rsp), %ymm12, %ymm14 /* g5t_acc_10 = xor(g5x2, g5x3) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_11 = xor(g5t_acc_10, rkw_5) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g5t_5 = xor(g5t_acc_11, g5x0) */
+	vpxor 384(%rsp), %ymm12, %ymm14 /* g5k_acc_5 = xor(g5x2, g5x3) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g5k_5 = xor(g5k_acc_5, rkw_5) */
+	vpxor %ymm10, %ymm14, %ymm14 /* g5t_5 = xor(g5k_5, g5x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_5 = gf2p8affine(g5t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_5 = gf2p8affineinv(g5a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_5 = lookup16(g5s_5, rotl24) */
@@ -4256,9 +4256,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vpxor %ymm10, %ymm12, %ymm10 /* g5l_5 = xor(g5l_acc_5, g5lr2_5) */
 	vpxor 352(%rsp), %ymm10, %ymm10 /* g5x_5 = xor(g5l_5, g5x1.3) */
 	vmovdqa 1280(%rsp), %ymm12 /* reload g6x2.3 */
-	vpxor 256(%rsp), %ymm12, %ymm14 /* g6t_acc_10 = xor(g6x2, g6x3) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_11 = xor(g6t_acc_10, rkw_5) */
-	vpxor %ymm2, %ymm14, %ymm14 /* g6t_5 = xor(g6t_acc_11, g6x0) */
+	vpxor 256(%rsp), %ymm12, %ymm14 /* g6k_acc_5 = xor(g6x2, g6x3) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g6k_5 = xor(g6k_acc_5, rkw_5) */
+	vpxor %ymm2, %ymm14, %ymm14 /* g6t_5 = xor(g6k_5, g6x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_5 = gf2p8affine(g6t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_5 = gf2p8affineinv(g6a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_5 = lookup16(g6s_5, rotl24) */
@@ -4274,9 +4274,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vpxor %ymm2, %ymm12, %ymm2 /* g6l_5 = xor(g6l_acc_5, g6lr2_5) */
 	vpxor 192(%rsp), %ymm2, %ymm2 /* g6x_5 = xor(g6l_5, g6x1.3) */
 	vmovdqa 1184(%rsp), %ymm12 /* reload g7x2.3 */
-	vpxor 1344(%rsp), %ymm12, %ymm14 /* g7t_acc_10 = xor(g7x2, g7x3) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_11 = xor(g7t_acc_10, rkw_5) */
-	vpxor 672(%rsp), %ymm13, %ymm13 /* g7t_5 = xor(g7t_acc_11, g7x0) */
+	vpxor 1344(%rsp), %ymm12, %ymm14 /* g7k_acc_5 = xor(g7x2, g7x3) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g7k_5 = xor(g7k_acc_5, rkw_5) */
+	vpxor 672(%rsp), %ymm13, %ymm13 /* g7t_5 = xor(g7k_5, g7x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_5 = gf2p8affine(g7t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_5 = gf2p8affineinv(g7a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_5 = lookup16(g7s_5, rotl24) */
@@ -4294,9 +4294,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	/* Round 8r+6: X6 ^= L(S(X7 ^ X8 ^ X9 ^ rk)) (slots mod 4). */
 	vpbroadcastd 24(%rdi,%r8), %ymm13 /* rkw_6 = bcast32() */
 	vmovdqa 1312(%rsp), %ymm14 /* reload g0x3.3 */
-	vpxor 320(%rsp), %ymm14, %ymm15 /* g0t_acc_12 = xor(g0x3, g0x0) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_13 = xor(g0t_acc_12, rkw_6) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t_6 = xor(g0t_acc_13, g0x1) */
+	vpxor 320(%rsp), %ymm14, %ymm15 /* g0k_acc_6 = xor(g0x3, g0x0) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g0k_6 = xor(g0k_acc_6, rkw_6) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g0t_6 = xor(g0k_6, g0x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_6 = gf2p8affine(g0t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_6 = gf2p8affineinv(g0a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_6 = lookup16(g0s_6, rotl24) */
@@ -4312,9 +4312,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_6 = xor(g0s_6, g0lr24_6) */
 	vpxor %ymm0, %ymm12, %ymm0 /* g0l_6 = xor(g0l_acc_6, g0lr2_6) */
 	vpxor 128(%rsp), %ymm0, %ymm0 /* g0x_6 = xor(g0l_6, g0x2.3) */
-	vpxor %ymm6, %ymm1, %ymm12 /* g1t_acc_12 = xor(g1x3, g1x0) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g1t_acc_13 = xor(g1t_acc_12, rkw_6) */
-	vpxor %ymm9, %ymm12, %ymm12 /* g1t_6 = xor(g1t_acc_13, g1x1) */
+	vpxor %ymm6, %ymm1, %ymm12 /* g1k_acc_6 = xor(g1x3, g1x0) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g1k_6 = xor(g1k_acc_6, rkw_6) */
+	vpxor %ymm9, %ymm12, %ymm12 /* g1t_6 = xor(g1k_6, g1x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_6 = gf2p8affine(g1t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_6 = gf2p8affineinv(g1a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_6 = lookup16(g1s_6, rotl24) */
@@ -4329,9 +4329,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_6 = xor(g1s_6, g1lr24_6) */
 	vpxor %ymm1, %ymm12, %ymm1 /* g1l_6 = xor(g1l_acc_6, g1lr2_6) */
 	vpxor 96(%rsp), %ymm1, %ymm1 /* g1x_6 = xor(g1l_6, g1x2.3) */
-	vpxor %ymm7, %ymm3, %ymm12 /* g2t_acc_12 = xor(g2x3, g2x0) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g2t_acc_13 = xor(g2t_acc_12, rkw_6) */
-	vpxor %ymm5, %ymm12, %ymm12 /* g2t_6 = xor(g2t_acc_13, g2x1) */
+	vpxor %ymm7, %ymm3, %ymm12 /* g2k_acc_6 = xor(g2x3, g2x0) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g2k_6 = xor(g2k_acc_6, rkw_6) */
+	vpxor %ymm5, %ymm12, %ymm12 /* g2t_6 = xor(g2k_6, g2x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_6 = gf2p8affine(g2t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_6 = gf2p8affineinv(g2a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_6 = lookup16(g2s_6, rotl24) */
@@ -4346,9 +4346,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_6 = xor(g2s_6, g2lr24_6) */
 	vpxor %ymm3, %ymm12, %ymm3 /* g2l_6 = xor(g2l_acc_6, g2lr2_6) */
 	vpxor 448(%rsp), %ymm3, %ymm3 /* g2x_6 = xor(g2l_6, g2x2.3) */
-	vpxor 64(%rsp), %ymm8, %ymm12 /* g3t_acc_12 = xor(g3x0.4, g3x3.3) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g3t_acc_13 = xor(g3t_acc_12, rkw_6) */
-	vpxor %ymm4, %ymm12, %ymm12 /* g3t_6 = xor(g3t_acc_13, g3x1) */
+	vpxor 64(%rsp), %ymm8, %ymm12 /* g3k_acc_6 = xor(g3x0.4, g3x3.3) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g3k_6 = xor(g3k_acc_6, rkw_6) */
+	vpxor %ymm4, %ymm12, %ymm12 /* g3t_6 = xor(g3k_6, g3x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_6 = gf2p8affine(g3t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_6 = gf2p8affineinv(g3a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_6 = lookup16(g3s_6, rotl24) */
@@ -4364,9 +4364,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vpxor %ymm4, %ymm12, %ymm4 /* g3l_6 = xor(g3l_acc_6, g3lr2_6) */
 	vpxor 512(%rsp), %ymm4, %ymm4 /* g3x_6 = xor(g3l_6, g3x2.3) */
 	vmovdqa 160(%rsp), %ymm12 /* reload g4x3.3 */
-	vpxor 768(%rsp), %ymm12, %ymm14 /* g4t_acc_12 = xor(g4x3, g4x0) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_13 = xor(g4t_acc_12, rkw_6) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g4t_6 = xor(g4t_acc_13, g4x1) */
+	vpxor 768(%rsp), %ymm12, %ymm14 /* g4k_acc_6 = xor(g4x3, g4x0) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g4k_6 = xor(g4k_acc_6, rkw_6) */
+	vpxor %ymm11, %ymm14, %ymm14 /* g4t_6 = xor(g4k_6, g4x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_6 = gf2p8affine(g4t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_6 = gf2p8affineinv(g4a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_6 = lookup16(g4s_6, rotl24) */
@@ -4382,9 +4382,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vpxor %ymm11, %ymm12, %ymm11 /* g4l_6 = xor(g4l_acc_6, g4lr2_6) */
 	vpxor 1216(%rsp), %ymm11, %ymm11 /* g4x_6 = xor(g4l_6, g4x2.3) */
 	vmovdqa 384(%rsp), %ymm12 /* reload g5x3.3 */
-	vpxor 736(%rsp), %ymm12, %ymm14 /* g5t_acc_12 = xor(g5x3, g5x0) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_13 = xor(g5t_acc_12, rkw_6) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g5t_6 = xor(g5t_acc_13, g5x1) */
+	vpxor 736(%rsp), %ymm12, %ymm14 /* g5k_acc_6 = xor(g5x3, g5x0) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g5k_6 = xor(g5k_acc_6, rkw_6) */
+	vpxor %ymm10, %ymm14, %ymm14 /* g5t_6 = xor(g5k_6, g5x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_6 = gf2p8affine(g5t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_6 = gf2p8affineinv(g5a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_6 = lookup16(g5s_6, rotl24) */
@@ -4400,9 +4400,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vpxor %ymm10, %ymm12, %ymm10 /* g5l_6 = xor(g5l_acc_6, g5lr2_6) */
 	vpxor 1248(%rsp), %ymm10, %ymm10 /* g5x_6 = xor(g5l_6, g5x2.3) */
 	vmovdqa 256(%rsp), %ymm12 /* reload g6x3.3 */
-	vpxor 704(%rsp), %ymm12, %ymm14 /* g6t_acc_12 = xor(g6x3, g6x0) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_13 = xor(g6t_acc_12, rkw_6) */
-	vpxor %ymm2, %ymm14, %ymm14 /* g6t_6 = xor(g6t_acc_13, g6x1) */
+	vpxor 704(%rsp), %ymm12, %ymm14 /* g6k_acc_6 = xor(g6x3, g6x0) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g6k_6 = xor(g6k_acc_6, rkw_6) */
+	vpxor %ymm2, %ymm14, %ymm14 /* g6t_6 = xor(g6k_6, g6x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_6 = gf2p8affine(g6t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_6 = gf2p8affineinv(g6a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_6 = lookup16(g6s_6, rotl24) */
@@ -4418,9 +4418,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vpxor %ymm2, %ymm12, %ymm2 /* g6l_6 = xor(g6l_acc_6, g6lr2_6) */
 	vpxor 1280(%rsp), %ymm2, %ymm2 /* g6x_6 = xor(g6l_6, g6x2.3) */
 	vmovdqa 1344(%rsp), %ymm12 /* reload g7x3.3 */
-	vpxor 672(%rsp), %ymm12, %ymm14 /* g7t_acc_12 = xor(g7x3, g7x0) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_13 = xor(g7t_acc_12, rkw_6) */
-	vpxor 864(%rsp), %ymm13, %ymm13 /* g7t_6 = xor(g7t_acc_13, g7x1) */
+	vpxor 672(%rsp), %ymm12, %ymm14 /* g7k_acc_6 = xor(g7x3, g7x0) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g7k_6 = xor(g7k_acc_6, rkw_6) */
+	vpxor 864(%rsp), %ymm13, %ymm13 /* g7t_6 = xor(g7k_6, g7x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_6 = gf2p8affine(g7t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_6 = gf2p8affineinv(g7a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_6 = lookup16(g7s_6, rotl24) */
@@ -4438,9 +4438,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	/* Round 8r+7: X7 ^= L(S(X8 ^ X9 ^ X10 ^ rk)) (slots mod 4). */
 	vpbroadcastd 28(%rdi,%r8), %ymm13 /* rkw_7 = bcast32() */
 	vmovdqa 320(%rsp), %ymm14 /* reload g0x0.4 */
-	vpxor 480(%rsp), %ymm14, %ymm15 /* g0t_acc_14 = xor(g0x0, g0x1) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_15 = xor(g0t_acc_14, rkw_7) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t_7 = xor(g0t_acc_15, g0x2) */
+	vpxor 480(%rsp), %ymm14, %ymm15 /* g0k_acc_7 = xor(g0x0, g0x1) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g0k_7 = xor(g0k_acc_7, rkw_7) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g0t_7 = xor(g0k_7, g0x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_7 = gf2p8affine(g0t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_7 = gf2p8affineinv(g0a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_7 = lookup16(g0s_7, rotl24) */
@@ -4456,9 +4456,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_7 = xor(g0s_7, g0lr24_7) */
 	vpxor %ymm0, %ymm12, %ymm0 /* g0l_7 = xor(g0l_acc_7, g0lr2_7) */
 	vpxor 1312(%rsp), %ymm0, %ymm0 /* g0x_7 = xor(g0l_7, g0x3.3) */
-	vpxor %ymm9, %ymm6, %ymm12 /* g1t_acc_14 = xor(g1x0, g1x1) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g1t_acc_15 = xor(g1t_acc_14, rkw_7) */
-	vpxor %ymm1, %ymm12, %ymm12 /* g1t_7 = xor(g1t_acc_15, g1x2) */
+	vpxor %ymm9, %ymm6, %ymm12 /* g1k_acc_7 = xor(g1x0, g1x1) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g1k_7 = xor(g1k_acc_7, rkw_7) */
+	vpxor %ymm1, %ymm12, %ymm12 /* g1t_7 = xor(g1k_7, g1x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_7 = gf2p8affine(g1t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_7 = gf2p8affineinv(g1a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_7 = lookup16(g1s_7, rotl24) */
@@ -4473,9 +4473,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_7 = xor(g1s_7, g1lr24_7) */
 	vpxor %ymm6, %ymm12, %ymm6 /* g1l_7 = xor(g1l_acc_7, g1lr2_7) */
 	vpxor 128(%rsp), %ymm6, %ymm6 /* g1x_7 = xor(g1l_7, g1x3.3) */
-	vpxor %ymm5, %ymm7, %ymm12 /* g2t_acc_14 = xor(g2x0, g2x1) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g2t_acc_15 = xor(g2t_acc_14, rkw_7) */
-	vpxor %ymm3, %ymm12, %ymm12 /* g2t_7 = xor(g2t_acc_15, g2x2) */
+	vpxor %ymm5, %ymm7, %ymm12 /* g2k_acc_7 = xor(g2x0, g2x1) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g2k_7 = xor(g2k_acc_7, rkw_7) */
+	vpxor %ymm3, %ymm12, %ymm12 /* g2t_7 = xor(g2k_7, g2x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_7 = gf2p8affine(g2t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_7 = gf2p8affineinv(g2a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_7 = lookup16(g2s_7, rotl24) */
@@ -4490,9 +4490,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_7 = xor(g2s_7, g2lr24_7) */
 	vpxor %ymm7, %ymm12, %ymm7 /* g2l_7 = xor(g2l_acc_7, g2lr2_7) */
 	vpxor 96(%rsp), %ymm7, %ymm7 /* g2x_7 = xor(g2l_7, g2x3.3) */
-	vpxor 448(%rsp), %ymm8, %ymm12 /* g3t_acc_14 = xor(g3x0, g3x1) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g3t_acc_15 = xor(g3t_acc_14, rkw_7) */
-	vpxor %ymm4, %ymm12, %ymm12 /* g3t_7 = xor(g3t_acc_15, g3x2) */
+	vpxor 448(%rsp), %ymm8, %ymm12 /* g3k_acc_7 = xor(g3x0, g3x1) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g3k_7 = xor(g3k_acc_7, rkw_7) */
+	vpxor %ymm4, %ymm12, %ymm12 /* g3t_7 = xor(g3k_7, g3x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_7 = gf2p8affine(g3t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_7 = gf2p8affineinv(g3a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_7 = lookup16(g3s_7, rotl24) */
@@ -4508,9 +4508,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vpxor %ymm8, %ymm12, %ymm8 /* g3l_7 = xor(g3l_acc_7, g3lr2_7) */
 	vpxor 64(%rsp), %ymm8, %ymm8 /* g3x_7 = xor(g3l_7, g3x3.3) */
 	vmovdqa 768(%rsp), %ymm12 /* reload g4x0.4 */
-	vpxor 896(%rsp), %ymm12, %ymm14 /* g4t_acc_14 = xor(g4x0, g4x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_15 = xor(g4t_acc_14, rkw_7) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g4t_7 = xor(g4t_acc_15, g4x2) */
+	vpxor 896(%rsp), %ymm12, %ymm14 /* g4k_acc_7 = xor(g4x0, g4x1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g4k_7 = xor(g4k_acc_7, rkw_7) */
+	vpxor %ymm11, %ymm14, %ymm14 /* g4t_7 = xor(g4k_7, g4x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_7 = gf2p8affine(g4t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_7 = gf2p8affineinv(g4a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_7 = lookup16(g4s_7, rotl24) */
@@ -4526,9 +4526,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vpxor %ymm11, %ymm12, %ymm11 /* g4l_7 = xor(g4l_acc_7, g4lr2_7) */
 	vpxor 160(%rsp), %ymm11, %ymm11 /* g4x_7 = xor(g4l_7, g4x3.3) */
 	vmovdqa 736(%rsp), %ymm12 /* reload g5x0.4 */
-	vpxor 800(%rsp), %ymm12, %ymm14 /* g5t_acc_14 = xor(g5x0, g5x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_15 = xor(g5t_acc_14, rkw_7) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g5t_7 = xor(g5t_acc_15, g5x2) */
+	vpxor 800(%rsp), %ymm12, %ymm14 /* g5k_acc_7 = xor(g5x0, g5x1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g5k_7 = xor(g5k_acc_7, rkw_7) */
+	vpxor %ymm10, %ymm14, %ymm14 /* g5t_7 = xor(g5k_7, g5x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_7 = gf2p8affine(g5t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_7 = gf2p8affineinv(g5a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_7 = lookup16(g5s_7, rotl24) */
@@ -4544,9 +4544,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vpxor %ymm10, %ymm12, %ymm10 /* g5l_7 = xor(g5l_acc_7, g5lr2_7) */
 	vpxor 384(%rsp), %ymm10, %ymm10 /* g5x_7 = xor(g5l_7, g5x3.3) */
 	vmovdqa 704(%rsp), %ymm12 /* reload g6x0.4 */
-	vpxor 832(%rsp), %ymm12, %ymm14 /* g6t_acc_14 = xor(g6x0, g6x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_15 = xor(g6t_acc_14, rkw_7) */
-	vpxor %ymm2, %ymm14, %ymm14 /* g6t_7 = xor(g6t_acc_15, g6x2) */
+	vpxor 832(%rsp), %ymm12, %ymm14 /* g6k_acc_7 = xor(g6x0, g6x1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g6k_7 = xor(g6k_acc_7, rkw_7) */
+	vpxor %ymm2, %ymm14, %ymm14 /* g6t_7 = xor(g6k_7, g6x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_7 = gf2p8affine(g6t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_7 = gf2p8affineinv(g6a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_7 = lookup16(g6s_7, rotl24) */
@@ -4562,9 +4562,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vpxor %ymm2, %ymm12, %ymm2 /* g6l_7 = xor(g6l_acc_7, g6lr2_7) */
 	vpxor 256(%rsp), %ymm2, %ymm2 /* g6x_7 = xor(g6l_7, g6x3.3) */
 	vmovdqa 672(%rsp), %ymm12 /* reload g7x0.4 */
-	vpxor 864(%rsp), %ymm12, %ymm14 /* g7t_acc_14 = xor(g7x0, g7x1) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_15 = xor(g7t_acc_14, rkw_7) */
-	vpxor 992(%rsp), %ymm13, %ymm13 /* g7t_7 = xor(g7t_acc_15, g7x2) */
+	vpxor 864(%rsp), %ymm12, %ymm14 /* g7k_acc_7 = xor(g7x0, g7x1) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g7k_7 = xor(g7k_acc_7, rkw_7) */
+	vpxor 992(%rsp), %ymm13, %ymm13 /* g7t_7 = xor(g7k_7, g7x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_7 = gf2p8affine(g7t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_7 = gf2p8affineinv(g7a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_7 = lookup16(g7s_7, rotl24) */
@@ -5293,9 +5293,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 
 	/* Round 8r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	vpbroadcastd (%rdi,%r8), %ymm6 /* rkw = bcast32() */
-	vpxor %ymm9, %ymm4, %ymm8 /* g0t_acc = xor(g0x1, g0x2) */
-	vpxor %ymm6, %ymm8, %ymm8 /* g0t_acc_1 = xor(g0t_acc, rkw) */
-	vpxor %ymm3, %ymm8, %ymm8 /* g0t = xor(g0t_acc_1, g0x3) */
+	vpxor %ymm9, %ymm4, %ymm8 /* g0k_acc = xor(g0x1, g0x2) */
+	vpxor %ymm6, %ymm8, %ymm8 /* g0k = xor(g0k_acc, rkw) */
+	vpxor %ymm3, %ymm8, %ymm8 /* g0t = xor(g0k, g0x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm8, %ymm8 /* g0a = gf2p8affine(g0t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm8, %ymm8 /* g0s = gf2p8affineinv(g0a, gfni_mat_1) */
 	vmovdqa %ymm4, 352(%rsp) /* spill g0x1.2 */
@@ -5312,9 +5312,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpxor %ymm4, %ymm8, %ymm4 /* g0l_acc = xor(g0s, g0lr24) */
 	vpxor %ymm3, %ymm4, %ymm3 /* g0l = xor(g0l_acc, g0lr2) */
 	vpxor %ymm3, %ymm2, %ymm2 /* g0x = xor(g0x0, g0l) */
-	vpxor %ymm13, %ymm11, %ymm3 /* g1t_acc = xor(g1x1, g1x2) */
-	vpxor %ymm6, %ymm3, %ymm3 /* g1t_acc_1 = xor(g1t_acc, rkw) */
-	vpxor %ymm7, %ymm3, %ymm3 /* g1t = xor(g1t_acc_1, g1x3) */
+	vpxor %ymm13, %ymm11, %ymm3 /* g1k_acc = xor(g1x1, g1x2) */
+	vpxor %ymm6, %ymm3, %ymm3 /* g1k = xor(g1k_acc, rkw) */
+	vpxor %ymm7, %ymm3, %ymm3 /* g1t = xor(g1k, g1x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm3, %ymm3 /* g1a = gf2p8affine(g1t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm3, %ymm3 /* g1s = gf2p8affineinv(g1a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm3, %ymm4 /* g1lr24 = lookup16(g1s, rotl24) */
@@ -5328,9 +5328,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpxor %ymm4, %ymm3, %ymm3 /* g1l_acc = xor(g1s, g1lr24) */
 	vpxor %ymm8, %ymm3, %ymm3 /* g1l = xor(g1l_acc, g1lr2) */
 	vpxor %ymm3, %ymm12, %ymm3 /* g1x = xor(g1x0, g1l) */
-	vpxor %ymm14, %ymm10, %ymm4 /* g2t_acc = xor(g2x1, g2x2) */
-	vpxor %ymm6, %ymm4, %ymm4 /* g2t_acc_1 = xor(g2t_acc, rkw) */
-	vpxor %ymm1, %ymm4, %ymm4 /* g2t = xor(g2t_acc_1, g2x3) */
+	vpxor %ymm14, %ymm10, %ymm4 /* g2k_acc = xor(g2x1, g2x2) */
+	vpxor %ymm6, %ymm4, %ymm4 /* g2k = xor(g2k_acc, rkw) */
+	vpxor %ymm1, %ymm4, %ymm4 /* g2t = xor(g2k, g2x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm4, %ymm4 /* g2a = gf2p8affine(g2t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm4, %ymm4 /* g2s = gf2p8affineinv(g2a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm4, %ymm8 /* g2lr24 = lookup16(g2s, rotl24) */
@@ -5344,9 +5344,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpxor %ymm8, %ymm4, %ymm4 /* g2l_acc = xor(g2s, g2lr24) */
 	vpxor %ymm9, %ymm4, %ymm4 /* g2l = xor(g2l_acc, g2lr2) */
 	vpxor %ymm4, %ymm5, %ymm4 /* g2x = xor(g2x0, g2l) */
-	vpxor %ymm15, %ymm0, %ymm5 /* g3t_acc = xor(g3x1, g3x2) */
-	vpxor %ymm6, %ymm5, %ymm5 /* g3t_acc_1 = xor(g3t_acc, rkw) */
-	vpxor 608(%rsp), %ymm5, %ymm5 /* g3t = xor(g3t_acc_1, g3x3) */
+	vpxor %ymm15, %ymm0, %ymm5 /* g3k_acc = xor(g3x1, g3x2) */
+	vpxor %ymm6, %ymm5, %ymm5 /* g3k = xor(g3k_acc, rkw) */
+	vpxor 608(%rsp), %ymm5, %ymm5 /* g3t = xor(g3k, g3x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm5, %ymm5 /* g3a = gf2p8affine(g3t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm5, %ymm5 /* g3s = gf2p8affineinv(g3a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm5, %ymm8 /* g3lr24 = lookup16(g3s, rotl24) */
@@ -5361,9 +5361,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpxor %ymm9, %ymm5, %ymm5 /* g3l = xor(g3l_acc, g3lr2) */
 	vpxor 1216(%rsp), %ymm5, %ymm5 /* g3x = xor(g3l, g3x0.2) */
 	vmovdqa 1152(%rsp), %ymm8 /* reload g4x1.2 */
-	vpxor 1184(%rsp), %ymm8, %ymm9 /* g4t_acc = xor(g4x1, g4x2) */
-	vpxor %ymm6, %ymm9, %ymm9 /* g4t_acc_1 = xor(g4t_acc, rkw) */
-	vpxor 1248(%rsp), %ymm9, %ymm9 /* g4t = xor(g4t_acc_1, g4x3) */
+	vpxor 1184(%rsp), %ymm8, %ymm9 /* g4k_acc = xor(g4x1, g4x2) */
+	vpxor %ymm6, %ymm9, %ymm9 /* g4k = xor(g4k_acc, rkw) */
+	vpxor 1248(%rsp), %ymm9, %ymm9 /* g4t = xor(g4k, g4x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm9, %ymm9 /* g4a = gf2p8affine(g4t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm9, %ymm9 /* g4s = gf2p8affineinv(g4a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm9, %ymm12 /* g4lr24 = lookup16(g4s, rotl24) */
@@ -5379,9 +5379,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpxor %ymm0, %ymm8, %ymm0 /* g4l = xor(g4l_acc, g4lr2) */
 	vpxor 1120(%rsp), %ymm0, %ymm0 /* g4x = xor(g4l, g4x0.2) */
 	vmovdqa 992(%rsp), %ymm8 /* reload g5x1.2 */
-	vpxor 1024(%rsp), %ymm8, %ymm9 /* g5t_acc = xor(g5x1, g5x2) */
-	vpxor %ymm6, %ymm9, %ymm9 /* g5t_acc_1 = xor(g5t_acc, rkw) */
-	vpxor 1280(%rsp), %ymm9, %ymm9 /* g5t = xor(g5t_acc_1, g5x3) */
+	vpxor 1024(%rsp), %ymm8, %ymm9 /* g5k_acc = xor(g5x1, g5x2) */
+	vpxor %ymm6, %ymm9, %ymm9 /* g5k = xor(g5k_acc, rkw) */
+	vpxor 1280(%rsp), %ymm9, %ymm9 /* g5t = xor(g5k, g5x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm9, %ymm9 /* g5a = gf2p8affine(g5t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm9, %ymm9 /* g5s = gf2p8affineinv(g5a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm9, %ymm12 /* g5lr24 = lookup16(g5s, rotl24) */
@@ -5397,9 +5397,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpxor %ymm0, %ymm8, %ymm0 /* g5l = xor(g5l_acc, g5lr2) */
 	vpxor 960(%rsp), %ymm0, %ymm0 /* g5x = xor(g5l, g5x0.2) */
 	vmovdqa 928(%rsp), %ymm8 /* reload g6x1.2 */
-	vpxor 1056(%rsp), %ymm8, %ymm9 /* g6t_acc = xor(g6x1, g6x2) */
-	vpxor %ymm6, %ymm9, %ymm9 /* g6t_acc_1 = xor(g6t_acc, rkw) */
-	vpxor 1312(%rsp), %ymm9, %ymm9 /* g6t = xor(g6t_acc_1, g6x3) */
+	vpxor 1056(%rsp), %ymm8, %ymm9 /* g6k_acc = xor(g6x1, g6x2) */
+	vpxor %ymm6, %ymm9, %ymm9 /* g6k = xor(g6k_acc, rkw) */
+	vpxor 1312(%rsp), %ymm9, %ymm9 /* g6t = xor(g6k, g6x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm9, %ymm9 /* g6a = gf2p8affine(g6t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm9, %ymm9 /* g6s = gf2p8affineinv(g6a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm9, %ymm12 /* g6lr24 = lookup16(g6s, rotl24) */
@@ -5415,9 +5415,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpxor %ymm0, %ymm8, %ymm0 /* g6l = xor(g6l_acc, g6lr2) */
 	vpxor 832(%rsp), %ymm0, %ymm0 /* g6x = xor(g6l, g6x0.2) */
 	vmovdqa 896(%rsp), %ymm8 /* reload g7x1.2 */
-	vpxor 1088(%rsp), %ymm8, %ymm9 /* g7t_acc = xor(g7x1, g7x2) */
-	vpxor %ymm6, %ymm9, %ymm6 /* g7t_acc_1 = xor(g7t_acc, rkw) */
-	vpxor 480(%rsp), %ymm6, %ymm6 /* g7t = xor(g7t_acc_1, g7x3) */
+	vpxor 1088(%rsp), %ymm8, %ymm9 /* g7k_acc = xor(g7x1, g7x2) */
+	vpxor %ymm6, %ymm9, %ymm6 /* g7k = xor(g7k_acc, rkw) */
+	vpxor 480(%rsp), %ymm6, %ymm6 /* g7t = xor(g7k, g7x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm6, %ymm6 /* g7a = gf2p8affine(g7t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm6, %ymm6 /* g7s = gf2p8affineinv(g7a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm6, %ymm9 /* g7lr24 = lookup16(g7s, rotl24) */
@@ -5435,9 +5435,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	/* Round 8r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
 	vpbroadcastd 4(%rdi,%r8), %ymm8 /* rkw_1 = bcast32() */
 	vmovdqa 96(%rsp), %ymm9 /* reload g0x2.2 */
-	vpxor 224(%rsp), %ymm9, %ymm12 /* g0t_acc_2 = xor(g0x2, g0x3) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
-	vpxor %ymm2, %ymm12, %ymm12 /* g0t_1 = xor(g0t_acc_3, g0x0) */
+	vpxor 224(%rsp), %ymm9, %ymm12 /* g0k_acc_1 = xor(g0x2, g0x3) */
+	vpxor %ymm8, %ymm12, %ymm12 /* g0k_1 = xor(g0k_acc_1, rkw_1) */
+	vpxor %ymm2, %ymm12, %ymm12 /* g0t_1 = xor(g0k_1, g0x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm12, %ymm12 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm12, %ymm12 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm12, %ymm9 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
@@ -5453,9 +5453,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpxor %ymm9, %ymm12, %ymm6 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
 	vpxor %ymm2, %ymm6, %ymm2 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
 	vpxor 352(%rsp), %ymm2, %ymm2 /* g0x_1 = xor(g0l_1, g0x1.2) */
-	vpxor %ymm7, %ymm13, %ymm6 /* g1t_acc_2 = xor(g1x2, g1x3) */
-	vpxor %ymm8, %ymm6, %ymm6 /* g1t_acc_3 = xor(g1t_acc_2, rkw_1) */
-	vpxor %ymm3, %ymm6, %ymm6 /* g1t_1 = xor(g1t_acc_3, g1x0) */
+	vpxor %ymm7, %ymm13, %ymm6 /* g1k_acc_1 = xor(g1x2, g1x3) */
+	vpxor %ymm8, %ymm6, %ymm6 /* g1k_1 = xor(g1k_acc_1, rkw_1) */
+	vpxor %ymm3, %ymm6, %ymm6 /* g1t_1 = xor(g1k_1, g1x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm6, %ymm6 /* g1a_1 = gf2p8affine(g1t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm6, %ymm6 /* g1s_1 = gf2p8affineinv(g1a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm6, %ymm9 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
@@ -5470,9 +5470,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpxor %ymm9, %ymm6, %ymm6 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
 	vpxor %ymm12, %ymm6, %ymm6 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
 	vpxor %ymm6, %ymm11, %ymm6 /* g1x_1 = xor(g1x1, g1l_1) */
-	vpxor %ymm1, %ymm14, %ymm9 /* g2t_acc_2 = xor(g2x2, g2x3) */
-	vpxor %ymm8, %ymm9, %ymm9 /* g2t_acc_3 = xor(g2t_acc_2, rkw_1) */
-	vpxor %ymm4, %ymm9, %ymm9 /* g2t_1 = xor(g2t_acc_3, g2x0) */
+	vpxor %ymm1, %ymm14, %ymm9 /* g2k_acc_1 = xor(g2x2, g2x3) */
+	vpxor %ymm8, %ymm9, %ymm9 /* g2k_1 = xor(g2k_acc_1, rkw_1) */
+	vpxor %ymm4, %ymm9, %ymm9 /* g2t_1 = xor(g2k_1, g2x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm9, %ymm9 /* g2a_1 = gf2p8affine(g2t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm9, %ymm9 /* g2s_1 = gf2p8affineinv(g2a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm9, %ymm11 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
@@ -5486,9 +5486,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpxor %ymm11, %ymm9, %ymm9 /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
 	vpxor %ymm12, %ymm9, %ymm9 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
 	vpxor %ymm9, %ymm10, %ymm9 /* g2x_1 = xor(g2x1, g2l_1) */
-	vpxor 608(%rsp), %ymm15, %ymm10 /* g3t_acc_2 = xor(g3x2, g3x3) */
-	vpxor %ymm8, %ymm10, %ymm10 /* g3t_acc_3 = xor(g3t_acc_2, rkw_1) */
-	vpxor %ymm5, %ymm10, %ymm10 /* g3t_1 = xor(g3t_acc_3, g3x0) */
+	vpxor 608(%rsp), %ymm15, %ymm10 /* g3k_acc_1 = xor(g3x2, g3x3) */
+	vpxor %ymm8, %ymm10, %ymm10 /* g3k_1 = xor(g3k_acc_1, rkw_1) */
+	vpxor %ymm5, %ymm10, %ymm10 /* g3t_1 = xor(g3k_1, g3x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm10, %ymm10 /* g3a_1 = gf2p8affine(g3t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm10, %ymm10 /* g3s_1 = gf2p8affineinv(g3a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm10, %ymm11 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
@@ -5503,9 +5503,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpxor %ymm12, %ymm10, %ymm10 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
 	vpxor 32(%rsp), %ymm10, %ymm10 /* g3x_1 = xor(g3l_1, g3x1.2) */
 	vmovdqa 1184(%rsp), %ymm11 /* reload g4x2.2 */
-	vpxor 1248(%rsp), %ymm11, %ymm12 /* g4t_acc_2 = xor(g4x2, g4x3) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g4t_acc_3 = xor(g4t_acc_2, rkw_1) */
-	vpxor 0(%rsp), %ymm12, %ymm12 /* g4t_1 = xor(g4t_acc_3, g4x0) */
+	vpxor 1248(%rsp), %ymm11, %ymm12 /* g4k_acc_1 = xor(g4x2, g4x3) */
+	vpxor %ymm8, %ymm12, %ymm12 /* g4k_1 = xor(g4k_acc_1, rkw_1) */
+	vpxor 0(%rsp), %ymm12, %ymm12 /* g4t_1 = xor(g4k_1, g4x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm12, %ymm12 /* g4a_1 = gf2p8affine(g4t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm12, %ymm12 /* g4s_1 = gf2p8affineinv(g4a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm12, %ymm13 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
@@ -5521,9 +5521,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpxor %ymm11, %ymm12, %ymm11 /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
 	vpxor 1152(%rsp), %ymm11, %ymm11 /* g4x_1 = xor(g4l_1, g4x1.2) */
 	vmovdqa 1024(%rsp), %ymm12 /* reload g5x2.2 */
-	vpxor 1280(%rsp), %ymm12, %ymm13 /* g5t_acc_2 = xor(g5x2, g5x3) */
-	vpxor %ymm8, %ymm13, %ymm13 /* g5t_acc_3 = xor(g5t_acc_2, rkw_1) */
-	vpxor 576(%rsp), %ymm13, %ymm13 /* g5t_1 = xor(g5t_acc_3, g5x0) */
+	vpxor 1280(%rsp), %ymm12, %ymm13 /* g5k_acc_1 = xor(g5x2, g5x3) */
+	vpxor %ymm8, %ymm13, %ymm13 /* g5k_1 = xor(g5k_acc_1, rkw_1) */
+	vpxor 576(%rsp), %ymm13, %ymm13 /* g5t_1 = xor(g5k_1, g5x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g5a_1 = gf2p8affine(g5t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g5s_1 = gf2p8affineinv(g5a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm15 /* g5lr24_1 = lookup16(g5s_1, rotl24) */
@@ -5539,9 +5539,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpxor %ymm11, %ymm12, %ymm11 /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
 	vpxor 992(%rsp), %ymm11, %ymm11 /* g5x_1 = xor(g5l_1, g5x1.2) */
 	vmovdqa 1056(%rsp), %ymm12 /* reload g6x2.2 */
-	vpxor 1312(%rsp), %ymm12, %ymm13 /* g6t_acc_2 = xor(g6x2, g6x3) */
-	vpxor %ymm8, %ymm13, %ymm13 /* g6t_acc_3 = xor(g6t_acc_2, rkw_1) */
-	vpxor %ymm0, %ymm13, %ymm13 /* g6t_1 = xor(g6t_acc_3, g6x0) */
+	vpxor 1312(%rsp), %ymm12, %ymm13 /* g6k_acc_1 = xor(g6x2, g6x3) */
+	vpxor %ymm8, %ymm13, %ymm13 /* g6k_1 = xor(g6k_acc_1, rkw_1) */
+	vpxor %ymm0, %ymm13, %ymm13 /* g6t_1 = xor(g6k_1, g6x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g6a_1 = gf2p8affine(g6t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g6s_1 = gf2p8affineinv(g6a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm15 /* g6lr24_1 = lookup16(g6s_1, rotl24) */
@@ -5557,9 +5557,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpxor %ymm0, %ymm12, %ymm0 /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
 	vpxor 928(%rsp), %ymm0, %ymm0 /* g6x_1 = xor(g6l_1, g6x1.2) */
 	vmovdqa 1088(%rsp), %ymm12 /* reload g7x2.2 */
-	vpxor 480(%rsp), %ymm12, %ymm13 /* g7t_acc_2 = xor(g7x2, g7x3) */
-	vpxor %ymm8, %ymm13, %ymm8 /* g7t_acc_3 = xor(g7t_acc_2, rkw_1) */
-	vpxor 320(%rsp), %ymm8, %ymm8 /* g7t_1 = xor(g7t_acc_3, g7x0) */
+	vpxor 480(%rsp), %ymm12, %ymm13 /* g7k_acc_1 = xor(g7x2, g7x3) */
+	vpxor %ymm8, %ymm13, %ymm8 /* g7k_1 = xor(g7k_acc_1, rkw_1) */
+	vpxor 320(%rsp), %ymm8, %ymm8 /* g7t_1 = xor(g7k_1, g7x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm8, %ymm8 /* g7a_1 = gf2p8affine(g7t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm8, %ymm8 /* g7s_1 = gf2p8affineinv(g7a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm8, %ymm13 /* g7lr24_1 = lookup16(g7s_1, rotl24) */
@@ -5577,9 +5577,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	/* Round 8r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
 	vpbroadcastd 8(%rdi,%r8), %ymm12 /* rkw_2 = bcast32() */
 	vmovdqa 224(%rsp), %ymm13 /* reload g0x3.2 */
-	vpxor 448(%rsp), %ymm13, %ymm15 /* g0t_acc_4 = xor(g0x3, g0x0) */
-	vpxor %ymm12, %ymm15, %ymm15 /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
-	vpxor %ymm2, %ymm15, %ymm15 /* g0t_2 = xor(g0t_acc_5, g0x1) */
+	vpxor 448(%rsp), %ymm13, %ymm15 /* g0k_acc_2 = xor(g0x3, g0x0) */
+	vpxor %ymm12, %ymm15, %ymm15 /* g0k_2 = xor(g0k_acc_2, rkw_2) */
+	vpxor %ymm2, %ymm15, %ymm15 /* g0t_2 = xor(g0k_2, g0x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm15, %ymm13 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
@@ -5595,9 +5595,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpxor %ymm13, %ymm15, %ymm8 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
 	vpxor %ymm2, %ymm8, %ymm2 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
 	vpxor 96(%rsp), %ymm2, %ymm2 /* g0x_2 = xor(g0l_2, g0x2.2) */
-	vpxor %ymm3, %ymm7, %ymm8 /* g1t_acc_4 = xor(g1x3, g1x0) */
-	vpxor %ymm12, %ymm8, %ymm8 /* g1t_acc_5 = xor(g1t_acc_4, rkw_2) */
-	vpxor %ymm6, %ymm8, %ymm8 /* g1t_2 = xor(g1t_acc_5, g1x1) */
+	vpxor %ymm3, %ymm7, %ymm8 /* g1k_acc_2 = xor(g1x3, g1x0) */
+	vpxor %ymm12, %ymm8, %ymm8 /* g1k_2 = xor(g1k_acc_2, rkw_2) */
+	vpxor %ymm6, %ymm8, %ymm8 /* g1t_2 = xor(g1k_2, g1x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm8, %ymm8 /* g1a_2 = gf2p8affine(g1t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm8, %ymm8 /* g1s_2 = gf2p8affineinv(g1a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm8, %ymm13 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
@@ -5612,9 +5612,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpxor %ymm13, %ymm8, %ymm8 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
 	vpxor %ymm7, %ymm8, %ymm7 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
 	vpxor 352(%rsp), %ymm7, %ymm7 /* g1x_2 = xor(g1l_2, g1x2.2) */
-	vpxor %ymm4, %ymm1, %ymm8 /* g2t_acc_4 = xor(g2x3, g2x0) */
-	vpxor %ymm12, %ymm8, %ymm8 /* g2t_acc_5 = xor(g2t_acc_4, rkw_2) */
-	vpxor %ymm9, %ymm8, %ymm8 /* g2t_2 = xor(g2t_acc_5, g2x1) */
+	vpxor %ymm4, %ymm1, %ymm8 /* g2k_acc_2 = xor(g2x3, g2x0) */
+	vpxor %ymm12, %ymm8, %ymm8 /* g2k_2 = xor(g2k_acc_2, rkw_2) */
+	vpxor %ymm9, %ymm8, %ymm8 /* g2t_2 = xor(g2k_2, g2x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm8, %ymm8 /* g2a_2 = gf2p8affine(g2t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm8, %ymm8 /* g2s_2 = gf2p8affineinv(g2a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm8, %ymm13 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
@@ -5629,9 +5629,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpxor %ymm13, %ymm8, %ymm8 /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
 	vpxor %ymm1, %ymm8, %ymm1 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
 	vpxor %ymm1, %ymm14, %ymm1 /* g2x_2 = xor(g2x2, g2l_2) */
-	vpxor 608(%rsp), %ymm5, %ymm8 /* g3t_acc_4 = xor(g3x0.3, g3x3.2) */
-	vpxor %ymm12, %ymm8, %ymm8 /* g3t_acc_5 = xor(g3t_acc_4, rkw_2) */
-	vpxor %ymm10, %ymm8, %ymm8 /* g3t_2 = xor(g3t_acc_5, g3x1) */
+	vpxor 608(%rsp), %ymm5, %ymm8 /* g3k_acc_2 = xor(g3x0.3, g3x3.2) */
+	vpxor %ymm12, %ymm8, %ymm8 /* g3k_2 = xor(g3k_acc_2, rkw_2) */
+	vpxor %ymm10, %ymm8, %ymm8 /* g3t_2 = xor(g3k_2, g3x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm8, %ymm8 /* g3a_2 = gf2p8affine(g3t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm8, %ymm8 /* g3s_2 = gf2p8affineinv(g3a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm8, %ymm13 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
@@ -5646,9 +5646,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpxor %ymm14, %ymm8, %ymm8 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
 	vpxor 32(%rsp), %ymm8, %ymm8 /* g3x_2 = xor(g3l_2, g3x2.2) */
 	vmovdqa 1248(%rsp), %ymm13 /* reload g4x3.2 */
-	vpxor 0(%rsp), %ymm13, %ymm14 /* g4t_acc_4 = xor(g4x3, g4x0) */
-	vpxor %ymm12, %ymm14, %ymm14 /* g4t_acc_5 = xor(g4t_acc_4, rkw_2) */
-	vpxor 192(%rsp), %ymm14, %ymm14 /* g4t_2 = xor(g4t_acc_5, g4x1) */
+	vpxor 0(%rsp), %ymm13, %ymm14 /* g4k_acc_2 = xor(g4x3, g4x0) */
+	vpxor %ymm12, %ymm14, %ymm14 /* g4k_2 = xor(g4k_acc_2, rkw_2) */
+	vpxor 192(%rsp), %ymm14, %ymm14 /* g4t_2 = xor(g4k_2, g4x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_2 = gf2p8affine(g4t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_2 = gf2p8affineinv(g4a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_2 = lookup16(g4s_2, rotl24) */
@@ -5664,9 +5664,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpxor %ymm8, %ymm13, %ymm8 /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
 	vpxor 1184(%rsp), %ymm8, %ymm8 /* g4x_2 = xor(g4l_2, g4x2.2) */
 	vmovdqa 1280(%rsp), %ymm13 /* reload g5x3.2 */
-	vpxor 576(%rsp), %ymm13, %ymm14 /* g5t_acc_4 = xor(g5x3, g5x0) */
-	vpxor %ymm12, %ymm14, %ymm14 /* g5t_acc_5 = xor(g5t_acc_4, rkw_2) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g5t_2 = xor(g5t_acc_5, g5x1) */
+	vpxor 576(%rsp), %ymm13, %ymm14 /* g5k_acc_2 = xor(g5x3, g5x0) */
+	vpxor %ymm12, %ymm14, %ymm14 /* g5k_2 = xor(g5k_acc_2, rkw_2) */
+	vpxor %ymm11, %ymm14, %ymm14 /* g5t_2 = xor(g5k_2, g5x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_2 = gf2p8affine(g5t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_2 = gf2p8affineinv(g5a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_2 = lookup16(g5s_2, rotl24) */
@@ -5682,9 +5682,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpxor %ymm11, %ymm13, %ymm11 /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
 	vpxor 1024(%rsp), %ymm11, %ymm11 /* g5x_2 = xor(g5l_2, g5x2.2) */
 	vmovdqa 1312(%rsp), %ymm13 /* reload g6x3.2 */
-	vpxor 640(%rsp), %ymm13, %ymm14 /* g6t_acc_4 = xor(g6x3, g6x0) */
-	vpxor %ymm12, %ymm14, %ymm14 /* g6t_acc_5 = xor(g6t_acc_4, rkw_2) */
-	vpxor %ymm0, %ymm14, %ymm14 /* g6t_2 = xor(g6t_acc_5, g6x1) */
+	vpxor 640(%rsp), %ymm13, %ymm14 /* g6k_acc_2 = xor(g6x3, g6x0) */
+	vpxor %ymm12, %ymm14, %ymm14 /* g6k_2 = xor(g6k_acc_2, rkw_2) */
+	vpxor %ymm0, %ymm14, %ymm14 /* g6t_2 = xor(g6k_2, g6x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_2 = gf2p8affine(g6t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_2 = gf2p8affineinv(g6a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_2 = lookup16(g6s_2, rotl24) */
@@ -5700,9 +5700,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpxor %ymm0, %ymm13, %ymm0 /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
 	vpxor 1056(%rsp), %ymm0, %ymm0 /* g6x_2 = xor(g6l_2, g6x2.2) */
 	vmovdqa 480(%rsp), %ymm13 /* reload g7x3.2 */
-	vpxor 320(%rsp), %ymm13, %ymm14 /* g7t_acc_4 = xor(g7x3, g7x0) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g7t_acc_5 = xor(g7t_acc_4, rkw_2) */
-	vpxor 384(%rsp), %ymm12, %ymm12 /* g7t_2 = xor(g7t_acc_5, g7x1) */
+	vpxor 320(%rsp), %ymm13, %ymm14 /* g7k_acc_2 = xor(g7x3, g7x0) */
+	vpxor %ymm12, %ymm14, %ymm12 /* g7k_2 = xor(g7k_acc_2, rkw_2) */
+	vpxor 384(%rsp), %ymm12, %ymm12 /* g7t_2 = xor(g7k_2, g7x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm12, %ymm12 /* g7a_2 = gf2p8affine(g7t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm12, %ymm12 /* g7s_2 = gf2p8affineinv(g7a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm12, %ymm14 /* g7lr24_2 = lookup16(g7s_2, rotl24) */
@@ -5720,9 +5720,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	/* Round 8r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
 	vpbroadcastd 12(%rdi,%r8), %ymm13 /* rkw_3 = bcast32() */
 	vmovdqa 448(%rsp), %ymm14 /* reload g0x0.3 */
-	vpxor 512(%rsp), %ymm14, %ymm15 /* g0t_acc_6 = xor(g0x0, g0x1) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
-	vpxor %ymm2, %ymm15, %ymm15 /* g0t_3 = xor(g0t_acc_7, g0x2) */
+	vpxor 512(%rsp), %ymm14, %ymm15 /* g0k_acc_3 = xor(g0x0, g0x1) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g0k_3 = xor(g0k_acc_3, rkw_3) */
+	vpxor %ymm2, %ymm15, %ymm15 /* g0t_3 = xor(g0k_3, g0x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_3 = gf2p8affine(g0t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_3 = gf2p8affineinv(g0a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
@@ -5738,9 +5738,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
 	vpxor %ymm2, %ymm12, %ymm2 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
 	vpxor 224(%rsp), %ymm2, %ymm2 /* g0x_3 = xor(g0l_3, g0x3.2) */
-	vpxor %ymm6, %ymm3, %ymm12 /* g1t_acc_6 = xor(g1x0, g1x1) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g1t_acc_7 = xor(g1t_acc_6, rkw_3) */
-	vpxor %ymm7, %ymm12, %ymm12 /* g1t_3 = xor(g1t_acc_7, g1x2) */
+	vpxor %ymm6, %ymm3, %ymm12 /* g1k_acc_3 = xor(g1x0, g1x1) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g1k_3 = xor(g1k_acc_3, rkw_3) */
+	vpxor %ymm7, %ymm12, %ymm12 /* g1t_3 = xor(g1k_3, g1x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_3 = gf2p8affine(g1t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_3 = gf2p8affineinv(g1a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
@@ -5755,9 +5755,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
 	vpxor %ymm3, %ymm12, %ymm3 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
 	vpxor 96(%rsp), %ymm3, %ymm3 /* g1x_3 = xor(g1l_3, g1x3.2) */
-	vpxor %ymm9, %ymm4, %ymm12 /* g2t_acc_6 = xor(g2x0, g2x1) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g2t_acc_7 = xor(g2t_acc_6, rkw_3) */
-	vpxor %ymm1, %ymm12, %ymm12 /* g2t_3 = xor(g2t_acc_7, g2x2) */
+	vpxor %ymm9, %ymm4, %ymm12 /* g2k_acc_3 = xor(g2x0, g2x1) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g2k_3 = xor(g2k_acc_3, rkw_3) */
+	vpxor %ymm1, %ymm12, %ymm12 /* g2t_3 = xor(g2k_3, g2x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_3 = gf2p8affine(g2t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_3 = gf2p8affineinv(g2a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
@@ -5772,9 +5772,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
 	vpxor %ymm4, %ymm12, %ymm4 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
 	vpxor 352(%rsp), %ymm4, %ymm4 /* g2x_3 = xor(g2l_3, g2x3.2) */
-	vpxor %ymm10, %ymm5, %ymm12 /* g3t_acc_6 = xor(g3x0, g3x1) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g3t_acc_7 = xor(g3t_acc_6, rkw_3) */
-	vpxor 32(%rsp), %ymm12, %ymm12 /* g3t_3 = xor(g3t_acc_7, g3x2) */
+	vpxor %ymm10, %ymm5, %ymm12 /* g3k_acc_3 = xor(g3x0, g3x1) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g3k_3 = xor(g3k_acc_3, rkw_3) */
+	vpxor 32(%rsp), %ymm12, %ymm12 /* g3t_3 = xor(g3k_3, g3x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_3 = gf2p8affine(g3t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_3 = gf2p8affineinv(g3a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
@@ -5790,9 +5790,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpxor %ymm5, %ymm12, %ymm5 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
 	vpxor 608(%rsp), %ymm5, %ymm5 /* g3x_3 = xor(g3l_3, g3x3.2) */
 	vmovdqa 0(%rsp), %ymm12 /* reload g4x0.3 */
-	vpxor 192(%rsp), %ymm12, %ymm14 /* g4t_acc_6 = xor(g4x0, g4x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_7 = xor(g4t_acc_6, rkw_3) */
-	vpxor %ymm8, %ymm14, %ymm14 /* g4t_3 = xor(g4t_acc_7, g4x2) */
+	vpxor 192(%rsp), %ymm12, %ymm14 /* g4k_acc_3 = xor(g4x0, g4x1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g4k_3 = xor(g4k_acc_3, rkw_3) */
+	vpxor %ymm8, %ymm14, %ymm14 /* g4t_3 = xor(g4k_3, g4x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_3 = gf2p8affine(g4t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_3 = gf2p8affineinv(g4a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_3 = lookup16(g4s_3, rotl24) */
@@ -5808,9 +5808,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpxor %ymm8, %ymm12, %ymm8 /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
 	vpxor 1248(%rsp), %ymm8, %ymm8 /* g4x_3 = xor(g4l_3, g4x3.2) */
 	vmovdqa 576(%rsp), %ymm12 /* reload g5x0.3 */
-	vpxor 256(%rsp), %ymm12, %ymm14 /* g5t_acc_6 = xor(g5x0, g5x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_7 = xor(g5t_acc_6, rkw_3) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g5t_3 = xor(g5t_acc_7, g5x2) */
+	vpxor 256(%rsp), %ymm12, %ymm14 /* g5k_acc_3 = xor(g5x0, g5x1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g5k_3 = xor(g5k_acc_3, rkw_3) */
+	vpxor %ymm11, %ymm14, %ymm14 /* g5t_3 = xor(g5k_3, g5x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_3 = gf2p8affine(g5t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_3 = gf2p8affineinv(g5a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_3 = lookup16(g5s_3, rotl24) */
@@ -5826,9 +5826,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpxor %ymm11, %ymm12, %ymm11 /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
 	vpxor 1280(%rsp), %ymm11, %ymm11 /* g5x_3 = xor(g5l_3, g5x3.2) */
 	vmovdqa 640(%rsp), %ymm12 /* reload g6x0.3 */
-	vpxor 64(%rsp), %ymm12, %ymm14 /* g6t_acc_6 = xor(g6x0, g6x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_7 = xor(g6t_acc_6, rkw_3) */
-	vpxor %ymm0, %ymm14, %ymm14 /* g6t_3 = xor(g6t_acc_7, g6x2) */
+	vpxor 64(%rsp), %ymm12, %ymm14 /* g6k_acc_3 = xor(g6x0, g6x1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g6k_3 = xor(g6k_acc_3, rkw_3) */
+	vpxor %ymm0, %ymm14, %ymm14 /* g6t_3 = xor(g6k_3, g6x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_3 = gf2p8affine(g6t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_3 = gf2p8affineinv(g6a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_3 = lookup16(g6s_3, rotl24) */
@@ -5844,9 +5844,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpxor %ymm0, %ymm12, %ymm0 /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
 	vpxor 1312(%rsp), %ymm0, %ymm0 /* g6x_3 = xor(g6l_3, g6x3.2) */
 	vmovdqa 320(%rsp), %ymm12 /* reload g7x0.3 */
-	vpxor 384(%rsp), %ymm12, %ymm14 /* g7t_acc_6 = xor(g7x0, g7x1) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_7 = xor(g7t_acc_6, rkw_3) */
-	vpxor 544(%rsp), %ymm13, %ymm13 /* g7t_3 = xor(g7t_acc_7, g7x2) */
+	vpxor 384(%rsp), %ymm12, %ymm14 /* g7k_acc_3 = xor(g7x0, g7x1) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g7k_3 = xor(g7k_acc_3, rkw_3) */
+	vpxor 544(%rsp), %ymm13, %ymm13 /* g7t_3 = xor(g7k_3, g7x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_3 = gf2p8affine(g7t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_3 = gf2p8affineinv(g7a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_3 = lookup16(g7s_3, rotl24) */
@@ -5864,9 +5864,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	/* Round 8r+4: X4 ^= L(S(X5 ^ X6 ^ X7 ^ rk)) (slots mod 4). */
 	vpbroadcastd 16(%rdi,%r8), %ymm13 /* rkw_4 = bcast32() */
 	vmovdqa 512(%rsp), %ymm14 /* reload g0x1.3 */
-	vpxor 672(%rsp), %ymm14, %ymm15 /* g0t_acc_8 = xor(g0x1, g0x2) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_9 = xor(g0t_acc_8, rkw_4) */
-	vpxor %ymm2, %ymm15, %ymm15 /* g0t_4 = xor(g0t_acc_9, g0x3) */
+	vpxor 672(%rsp), %ymm14, %ymm15 /* g0k_acc_4 = xor(g0x1, g0x2) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g0k_4 = xor(g0k_acc_4, rkw_4) */
+	vpxor %ymm2, %ymm15, %ymm15 /* g0t_4 = xor(g0k_4, g0x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_4 = gf2p8affine(g0t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_4 = gf2p8affineinv(g0a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_4 = lookup16(g0s_4, rotl24) */
@@ -5882,9 +5882,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_4 = xor(g0s_4, g0lr24_4) */
 	vpxor %ymm2, %ymm12, %ymm2 /* g0l_4 = xor(g0l_acc_4, g0lr2_4) */
 	vpxor 448(%rsp), %ymm2, %ymm2 /* g0x_4 = xor(g0l_4, g0x0.3) */
-	vpxor %ymm7, %ymm6, %ymm12 /* g1t_acc_8 = xor(g1x1, g1x2) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g1t_acc_9 = xor(g1t_acc_8, rkw_4) */
-	vpxor %ymm3, %ymm12, %ymm12 /* g1t_4 = xor(g1t_acc_9, g1x3) */
+	vpxor %ymm7, %ymm6, %ymm12 /* g1k_acc_4 = xor(g1x1, g1x2) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g1k_4 = xor(g1k_acc_4, rkw_4) */
+	vpxor %ymm3, %ymm12, %ymm12 /* g1t_4 = xor(g1k_4, g1x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_4 = gf2p8affine(g1t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_4 = gf2p8affineinv(g1a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_4 = lookup16(g1s_4, rotl24) */
@@ -5899,9 +5899,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_4 = xor(g1s_4, g1lr24_4) */
 	vpxor %ymm6, %ymm12, %ymm6 /* g1l_4 = xor(g1l_acc_4, g1lr2_4) */
 	vpxor 224(%rsp), %ymm6, %ymm6 /* g1x_4 = xor(g1l_4, g1x0.3) */
-	vpxor %ymm1, %ymm9, %ymm12 /* g2t_acc_8 = xor(g2x1, g2x2) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g2t_acc_9 = xor(g2t_acc_8, rkw_4) */
-	vpxor %ymm4, %ymm12, %ymm12 /* g2t_4 = xor(g2t_acc_9, g2x3) */
+	vpxor %ymm1, %ymm9, %ymm12 /* g2k_acc_4 = xor(g2x1, g2x2) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g2k_4 = xor(g2k_acc_4, rkw_4) */
+	vpxor %ymm4, %ymm12, %ymm12 /* g2t_4 = xor(g2k_4, g2x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_4 = gf2p8affine(g2t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_4 = gf2p8affineinv(g2a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_4 = lookup16(g2s_4, rotl24) */
@@ -5916,9 +5916,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_4 = xor(g2s_4, g2lr24_4) */
 	vpxor %ymm9, %ymm12, %ymm9 /* g2l_4 = xor(g2l_acc_4, g2lr2_4) */
 	vpxor 96(%rsp), %ymm9, %ymm9 /* g2x_4 = xor(g2l_4, g2x0.3) */
-	vpxor 32(%rsp), %ymm10, %ymm12 /* g3t_acc_8 = xor(g3x1, g3x2) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g3t_acc_9 = xor(g3t_acc_8, rkw_4) */
-	vpxor %ymm5, %ymm12, %ymm12 /* g3t_4 = xor(g3t_acc_9, g3x3) */
+	vpxor 32(%rsp), %ymm10, %ymm12 /* g3k_acc_4 = xor(g3x1, g3x2) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g3k_4 = xor(g3k_acc_4, rkw_4) */
+	vpxor %ymm5, %ymm12, %ymm12 /* g3t_4 = xor(g3k_4, g3x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_4 = gf2p8affine(g3t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_4 = gf2p8affineinv(g3a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_4 = lookup16(g3s_4, rotl24) */
@@ -5934,9 +5934,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpxor %ymm10, %ymm12, %ymm10 /* g3l_4 = xor(g3l_acc_4, g3lr2_4) */
 	vpxor 352(%rsp), %ymm10, %ymm10 /* g3x_4 = xor(g3l_4, g3x0.3) */
 	vmovdqa 192(%rsp), %ymm12 /* reload g4x1.3 */
-	vpxor 416(%rsp), %ymm12, %ymm14 /* g4t_acc_8 = xor(g4x1, g4x2) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_9 = xor(g4t_acc_8, rkw_4) */
-	vpxor %ymm8, %ymm14, %ymm14 /* g4t_4 = xor(g4t_acc_9, g4x3) */
+	vpxor 416(%rsp), %ymm12, %ymm14 /* g4k_acc_4 = xor(g4x1, g4x2) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g4k_4 = xor(g4k_acc_4, rkw_4) */
+	vpxor %ymm8, %ymm14, %ymm14 /* g4t_4 = xor(g4k_4, g4x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_4 = gf2p8affine(g4t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_4 = gf2p8affineinv(g4a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_4 = lookup16(g4s_4, rotl24) */
@@ -5952,9 +5952,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpxor %ymm8, %ymm12, %ymm8 /* g4l_4 = xor(g4l_acc_4, g4lr2_4) */
 	vpxor 0(%rsp), %ymm8, %ymm8 /* g4x_4 = xor(g4l_4, g4x0.3) */
 	vmovdqa 256(%rsp), %ymm12 /* reload g5x1.3 */
-	vpxor 288(%rsp), %ymm12, %ymm14 /* g5t_acc_8 = xor(g5x1, g5x2) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_9 = xor(g5t_acc_8, rkw_4) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g5t_4 = xor(g5t_acc_9, g5x3) */
+	vpxor 288(%rsp), %ymm12, %ymm14 /* g5k_acc_4 = xor(g5x1, g5x2) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g5k_4 = xor(g5k_acc_4, rkw_4) */
+	vpxor %ymm11, %ymm14, %ymm14 /* g5t_4 = xor(g5k_4, g5x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_4 = gf2p8affine(g5t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_4 = gf2p8affineinv(g5a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_4 = lookup16(g5s_4, rotl24) */
@@ -5970,9 +5970,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpxor %ymm11, %ymm12, %ymm11 /* g5l_4 = xor(g5l_acc_4, g5lr2_4) */
 	vpxor 576(%rsp), %ymm11, %ymm11 /* g5x_4 = xor(g5l_4, g5x0.3) */
 	vmovdqa 64(%rsp), %ymm12 /* reload g6x1.3 */
-	vpxor 128(%rsp), %ymm12, %ymm14 /* g6t_acc_8 = xor(g6x1, g6x2) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_9 = xor(g6t_acc_8, rkw_4) */
-	vpxor %ymm0, %ymm14, %ymm14 /* g6t_4 = xor(g6t_acc_9, g6x3) */
+	vpxor 128(%rsp), %ymm12, %ymm14 /* g6k_acc_4 = xor(g6x1, g6x2) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g6k_4 = xor(g6k_acc_4, rkw_4) */
+	vpxor %ymm0, %ymm14, %ymm14 /* g6t_4 = xor(g6k_4, g6x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_4 = gf2p8affine(g6t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_4 = gf2p8affineinv(g6a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_4 = lookup16(g6s_4, rotl24) */
@@ -5988,9 +5988,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpxor %ymm0, %ymm12, %ymm0 /* g6l_4 = xor(g6l_acc_4, g6lr2_4) */
 	vpxor 640(%rsp), %ymm0, %ymm0 /* g6x_4 = xor(g6l_4, g6x0.3) */
 	vmovdqa 384(%rsp), %ymm12 /* reload g7x1.3 */
-	vpxor 544(%rsp), %ymm12, %ymm14 /* g7t_acc_8 = xor(g7x1, g7x2) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_9 = xor(g7t_acc_8, rkw_4) */
-	vpxor 1344(%rsp), %ymm13, %ymm13 /* g7t_4 = xor(g7t_acc_9, g7x3) */
+	vpxor 544(%rsp), %ymm12, %ymm14 /* g7k_acc_4 = xor(g7x1, g7x2) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g7k_4 = xor(g7k_acc_4, rkw_4) */
+	vpxor 1344(%rsp), %ymm13, %ymm13 /* g7t_4 = xor(g7k_4, g7x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_4 = gf2p8affine(g7t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_4 = gf2p8affineinv(g7a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_4 = lookup16(g7s_4, rotl24) */
@@ -6008,9 +6008,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	/* Round 8r+5: X5 ^= L(S(X6 ^ X7 ^ X8 ^ rk)) (slots mod 4). */
 	vpbroadcastd 20(%rdi,%r8), %ymm13 /* rkw_5 = bcast32() */
 	vmovdqa 672(%rsp), %ymm14 /* reload g0x2.3 */
-	vpxor 160(%rsp), %ymm14, %ymm15 /* g0t_acc_10 = xor(g0x2, g0x3) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_11 = xor(g0t_acc_10, rkw_5) */
-	vpxor %ymm2, %ymm15, %ymm15 /* g0t_5 = xor(g0t_acc_11, g0x0) */
+	vpxor 160(%rsp), %ymm14, %ymm15 /* g0k_acc_5 = xor(g0x2, g0x3) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g0k_5 = xor(g0k_acc_5, rkw_5) */
+	vpxor %ymm2, %ymm15, %ymm15 /* g0t_5 = xor(g0k_5, g0x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_5 = gf2p8affine(g0t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_5 = gf2p8affineinv(g0a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_5 = lookup16(g0s_5, rotl24) */
@@ -6026,9 +6026,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_5 = xor(g0s_5, g0lr24_5) */
 	vpxor %ymm2, %ymm12, %ymm2 /* g0l_5 = xor(g0l_acc_5, g0lr2_5) */
 	vpxor 512(%rsp), %ymm2, %ymm2 /* g0x_5 = xor(g0l_5, g0x1.3) */
-	vpxor %ymm3, %ymm7, %ymm12 /* g1t_acc_10 = xor(g1x2, g1x3) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g1t_acc_11 = xor(g1t_acc_10, rkw_5) */
-	vpxor %ymm6, %ymm12, %ymm12 /* g1t_5 = xor(g1t_acc_11, g1x0) */
+	vpxor %ymm3, %ymm7, %ymm12 /* g1k_acc_5 = xor(g1x2, g1x3) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g1k_5 = xor(g1k_acc_5, rkw_5) */
+	vpxor %ymm6, %ymm12, %ymm12 /* g1t_5 = xor(g1k_5, g1x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_5 = gf2p8affine(g1t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_5 = gf2p8affineinv(g1a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_5 = lookup16(g1s_5, rotl24) */
@@ -6043,9 +6043,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_5 = xor(g1s_5, g1lr24_5) */
 	vpxor %ymm7, %ymm12, %ymm7 /* g1l_5 = xor(g1l_acc_5, g1lr2_5) */
 	vpxor 448(%rsp), %ymm7, %ymm7 /* g1x_5 = xor(g1l_5, g1x1.3) */
-	vpxor %ymm4, %ymm1, %ymm12 /* g2t_acc_10 = xor(g2x2, g2x3) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g2t_acc_11 = xor(g2t_acc_10, rkw_5) */
-	vpxor %ymm9, %ymm12, %ymm12 /* g2t_5 = xor(g2t_acc_11, g2x0) */
+	vpxor %ymm4, %ymm1, %ymm12 /* g2k_acc_5 = xor(g2x2, g2x3) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g2k_5 = xor(g2k_acc_5, rkw_5) */
+	vpxor %ymm9, %ymm12, %ymm12 /* g2t_5 = xor(g2k_5, g2x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_5 = gf2p8affine(g2t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_5 = gf2p8affineinv(g2a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_5 = lookup16(g2s_5, rotl24) */
@@ -6060,9 +6060,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_5 = xor(g2s_5, g2lr24_5) */
 	vpxor %ymm1, %ymm12, %ymm1 /* g2l_5 = xor(g2l_acc_5, g2lr2_5) */
 	vpxor 224(%rsp), %ymm1, %ymm1 /* g2x_5 = xor(g2l_5, g2x1.3) */
-	vpxor 32(%rsp), %ymm5, %ymm12 /* g3t_acc_10 = xor(g3x3.3, g3x2.3) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g3t_acc_11 = xor(g3t_acc_10, rkw_5) */
-	vpxor %ymm10, %ymm12, %ymm12 /* g3t_5 = xor(g3t_acc_11, g3x0) */
+	vpxor 32(%rsp), %ymm5, %ymm12 /* g3k_acc_5 = xor(g3x3.3, g3x2.3) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g3k_5 = xor(g3k_acc_5, rkw_5) */
+	vpxor %ymm10, %ymm12, %ymm12 /* g3t_5 = xor(g3k_5, g3x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_5 = gf2p8affine(g3t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_5 = gf2p8affineinv(g3a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_5 = lookup16(g3s_5, rotl24) */
@@ -6078,9 +6078,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpxor %ymm5, %ymm12, %ymm5 /* g3l_5 = xor(g3l_acc_5, g3lr2_5) */
 	vpxor 96(%rsp), %ymm5, %ymm5 /* g3x_5 = xor(g3l_5, g3x1.3) */
 	vmovdqa 416(%rsp), %ymm12 /* reload g4x2.3 */
-	vpxor 352(%rsp), %ymm12, %ymm14 /* g4t_acc_10 = xor(g4x2, g4x3) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_11 = xor(g4t_acc_10, rkw_5) */
-	vpxor %ymm8, %ymm14, %ymm14 /* g4t_5 = xor(g4t_acc_11, g4x0) */
+	vpxor 352(%rsp), %ymm12, %ymm14 /* g4k_acc_5 = xor(g4x2, g4x3) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g4k_5 = xor(g4k_acc_5, rkw_5) */
+	vpxor %ymm8, %ymm14, %ymm14 /* g4t_5 = xor(g4k_5, g4x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_5 = gf2p8affine(g4t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_5 = gf2p8affineinv(g4a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_5 = lookup16(g4s_5, rotl24) */
@@ -6096,9 +6096,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpxor %ymm8, %ymm12, %ymm8 /* g4l_5 = xor(g4l_acc_5, g4lr2_5) */
 	vpxor 192(%rsp), %ymm8, %ymm8 /* g4x_5 = xor(g4l_5, g4x1.3) */
 	vmovdqa 288(%rsp), %ymm12 /* reload g5x2.3 */
-	vpxor 0(%rsp), %ymm12, %ymm14 /* g5t_acc_10 = xor(g5x2, g5x3) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_11 = xor(g5t_acc_10, rkw_5) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g5t_5 = xor(g5t_acc_11, g5x0) */
+	vpxor 0(%rsp), %ymm12, %ymm14 /* g5k_acc_5 = xor(g5x2, g5x3) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g5k_5 = xor(g5k_acc_5, rkw_5) */
+	vpxor %ymm11, %ymm14, %ymm14 /* g5t_5 = xor(g5k_5, g5x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_5 = gf2p8affine(g5t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_5 = gf2p8affineinv(g5a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_5 = lookup16(g5s_5, rotl24) */
@@ -6114,9 +6114,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpxor %ymm11, %ymm12, %ymm11 /* g5l_5 = xor(g5l_acc_5, g5lr2_5) */
 	vpxor 256(%rsp), %ymm11, %ymm11 /* g5x_5 = xor(g5l_5, g5x1.3) */
 	vmovdqa 128(%rsp), %ymm12 /* reload g6x2.3 */
-	vpxor 576(%rsp), %ymm12, %ymm14 /* g6t_acc_10 = xor(g6x2, g6x3) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_11 = xor(g6t_acc_10, rkw_5) */
-	vpxor %ymm0, %ymm14, %ymm14 /* g6t_5 = xor(g6t_acc_11, g6x0) */
+	vpxor 576(%rsp), %ymm12, %ymm14 /* g6k_acc_5 = xor(g6x2, g6x3) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g6k_5 = xor(g6k_acc_5, rkw_5) */
+	vpxor %ymm0, %ymm14, %ymm14 /* g6t_5 = xor(g6k_5, g6x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_5 = gf2p8affine(g6t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_5 = gf2p8affineinv(g6a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_5 = lookup16(g6s_5, rotl24) */
@@ -6132,9 +6132,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpxor %ymm0, %ymm12, %ymm0 /* g6l_5 = xor(g6l_acc_5, g6lr2_5) */
 	vpxor 64(%rsp), %ymm0, %ymm0 /* g6x_5 = xor(g6l_5, g6x1.3) */
 	vmovdqa 544(%rsp), %ymm12 /* reload g7x2.3 */
-	vpxor 1344(%rsp), %ymm12, %ymm14 /* g7t_acc_10 = xor(g7x2, g7x3) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_11 = xor(g7t_acc_10, rkw_5) */
-	vpxor 704(%rsp), %ymm13, %ymm13 /* g7t_5 = xor(g7t_acc_11, g7x0) */
+	vpxor 1344(%rsp), %ymm12, %ymm14 /* g7k_acc_5 = xor(g7x2, g7x3) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g7k_5 = xor(g7k_acc_5, rkw_5) */
+	vpxor 704(%rsp), %ymm13, %ymm13 /* g7t_5 = xor(g7k_5, g7x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_5 = gf2p8affine(g7t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_5 = gf2p8affineinv(g7a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_5 = lookup16(g7s_5, rotl24) */
@@ -6152,9 +6152,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	/* Round 8r+6: X6 ^= L(S(X7 ^ X8 ^ X9 ^ rk)) (slots mod 4). */
 	vpbroadcastd 24(%rdi,%r8), %ymm13 /* rkw_6 = bcast32() */
 	vmovdqa 160(%rsp), %ymm14 /* reload g0x3.3 */
-	vpxor 320(%rsp), %ymm14, %ymm15 /* g0t_acc_12 = xor(g0x3, g0x0) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_13 = xor(g0t_acc_12, rkw_6) */
-	vpxor %ymm2, %ymm15, %ymm15 /* g0t_6 = xor(g0t_acc_13, g0x1) */
+	vpxor 320(%rsp), %ymm14, %ymm15 /* g0k_acc_6 = xor(g0x3, g0x0) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g0k_6 = xor(g0k_acc_6, rkw_6) */
+	vpxor %ymm2, %ymm15, %ymm15 /* g0t_6 = xor(g0k_6, g0x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_6 = gf2p8affine(g0t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_6 = gf2p8affineinv(g0a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_6 = lookup16(g0s_6, rotl24) */
@@ -6170,9 +6170,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_6 = xor(g0s_6, g0lr24_6) */
 	vpxor %ymm2, %ymm12, %ymm2 /* g0l_6 = xor(g0l_acc_6, g0lr2_6) */
 	vpxor 672(%rsp), %ymm2, %ymm2 /* g0x_6 = xor(g0l_6, g0x2.3) */
-	vpxor %ymm6, %ymm3, %ymm12 /* g1t_acc_12 = xor(g1x3, g1x0) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g1t_acc_13 = xor(g1t_acc_12, rkw_6) */
-	vpxor %ymm7, %ymm12, %ymm12 /* g1t_6 = xor(g1t_acc_13, g1x1) */
+	vpxor %ymm6, %ymm3, %ymm12 /* g1k_acc_6 = xor(g1x3, g1x0) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g1k_6 = xor(g1k_acc_6, rkw_6) */
+	vpxor %ymm7, %ymm12, %ymm12 /* g1t_6 = xor(g1k_6, g1x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_6 = gf2p8affine(g1t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_6 = gf2p8affineinv(g1a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_6 = lookup16(g1s_6, rotl24) */
@@ -6187,9 +6187,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_6 = xor(g1s_6, g1lr24_6) */
 	vpxor %ymm3, %ymm12, %ymm3 /* g1l_6 = xor(g1l_acc_6, g1lr2_6) */
 	vpxor 512(%rsp), %ymm3, %ymm3 /* g1x_6 = xor(g1l_6, g1x2.3) */
-	vpxor %ymm9, %ymm4, %ymm12 /* g2t_acc_12 = xor(g2x3, g2x0) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g2t_acc_13 = xor(g2t_acc_12, rkw_6) */
-	vpxor %ymm1, %ymm12, %ymm12 /* g2t_6 = xor(g2t_acc_13, g2x1) */
+	vpxor %ymm9, %ymm4, %ymm12 /* g2k_acc_6 = xor(g2x3, g2x0) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g2k_6 = xor(g2k_acc_6, rkw_6) */
+	vpxor %ymm1, %ymm12, %ymm12 /* g2t_6 = xor(g2k_6, g2x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_6 = gf2p8affine(g2t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_6 = gf2p8affineinv(g2a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_6 = lookup16(g2s_6, rotl24) */
@@ -6204,9 +6204,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_6 = xor(g2s_6, g2lr24_6) */
 	vpxor %ymm4, %ymm12, %ymm4 /* g2l_6 = xor(g2l_acc_6, g2lr2_6) */
 	vpxor 448(%rsp), %ymm4, %ymm4 /* g2x_6 = xor(g2l_6, g2x2.3) */
-	vpxor 224(%rsp), %ymm10, %ymm12 /* g3t_acc_12 = xor(g3x0.4, g3x3.3) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g3t_acc_13 = xor(g3t_acc_12, rkw_6) */
-	vpxor %ymm5, %ymm12, %ymm12 /* g3t_6 = xor(g3t_acc_13, g3x1) */
+	vpxor 224(%rsp), %ymm10, %ymm12 /* g3k_acc_6 = xor(g3x0.4, g3x3.3) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g3k_6 = xor(g3k_acc_6, rkw_6) */
+	vpxor %ymm5, %ymm12, %ymm12 /* g3t_6 = xor(g3k_6, g3x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_6 = gf2p8affine(g3t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_6 = gf2p8affineinv(g3a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_6 = lookup16(g3s_6, rotl24) */
@@ -6222,9 +6222,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpxor %ymm5, %ymm12, %ymm5 /* g3l_6 = xor(g3l_acc_6, g3lr2_6) */
 	vpxor 32(%rsp), %ymm5, %ymm5 /* g3x_6 = xor(g3l_6, g3x2.3) */
 	vmovdqa 352(%rsp), %ymm12 /* reload g4x3.3 */
-	vpxor 1120(%rsp), %ymm12, %ymm14 /* g4t_acc_12 = xor(g4x3, g4x0) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_13 = xor(g4t_acc_12, rkw_6) */
-	vpxor %ymm8, %ymm14, %ymm14 /* g4t_6 = xor(g4t_acc_13, g4x1) */
+	vpxor 1120(%rsp), %ymm12, %ymm14 /* g4k_acc_6 = xor(g4x3, g4x0) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g4k_6 = xor(g4k_acc_6, rkw_6) */
+	vpxor %ymm8, %ymm14, %ymm14 /* g4t_6 = xor(g4k_6, g4x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_6 = gf2p8affine(g4t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_6 = gf2p8affineinv(g4a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_6 = lookup16(g4s_6, rotl24) */
@@ -6240,9 +6240,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpxor %ymm8, %ymm12, %ymm8 /* g4l_6 = xor(g4l_acc_6, g4lr2_6) */
 	vpxor 416(%rsp), %ymm8, %ymm8 /* g4x_6 = xor(g4l_6, g4x2.3) */
 	vmovdqa 0(%rsp), %ymm12 /* reload g5x3.3 */
-	vpxor 960(%rsp), %ymm12, %ymm14 /* g5t_acc_12 = xor(g5x3, g5x0) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_13 = xor(g5t_acc_12, rkw_6) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g5t_6 = xor(g5t_acc_13, g5x1) */
+	vpxor 960(%rsp), %ymm12, %ymm14 /* g5k_acc_6 = xor(g5x3, g5x0) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g5k_6 = xor(g5k_acc_6, rkw_6) */
+	vpxor %ymm11, %ymm14, %ymm14 /* g5t_6 = xor(g5k_6, g5x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_6 = gf2p8affine(g5t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_6 = gf2p8affineinv(g5a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_6 = lookup16(g5s_6, rotl24) */
@@ -6258,9 +6258,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpxor %ymm11, %ymm12, %ymm11 /* g5l_6 = xor(g5l_acc_6, g5lr2_6) */
 	vpxor 288(%rsp), %ymm11, %ymm11 /* g5x_6 = xor(g5l_6, g5x2.3) */
 	vmovdqa 576(%rsp), %ymm12 /* reload g6x3.3 */
-	vpxor 832(%rsp), %ymm12, %ymm14 /* g6t_acc_12 = xor(g6x3, g6x0) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_13 = xor(g6t_acc_12, rkw_6) */
-	vpxor %ymm0, %ymm14, %ymm14 /* g6t_6 = xor(g6t_acc_13, g6x1) */
+	vpxor 832(%rsp), %ymm12, %ymm14 /* g6k_acc_6 = xor(g6x3, g6x0) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g6k_6 = xor(g6k_acc_6, rkw_6) */
+	vpxor %ymm0, %ymm14, %ymm14 /* g6t_6 = xor(g6k_6, g6x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_6 = gf2p8affine(g6t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_6 = gf2p8affineinv(g6a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_6 = lookup16(g6s_6, rotl24) */
@@ -6276,9 +6276,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpxor %ymm0, %ymm12, %ymm0 /* g6l_6 = xor(g6l_acc_6, g6lr2_6) */
 	vpxor 128(%rsp), %ymm0, %ymm0 /* g6x_6 = xor(g6l_6, g6x2.3) */
 	vmovdqa 1344(%rsp), %ymm12 /* reload g7x3.3 */
-	vpxor 704(%rsp), %ymm12, %ymm14 /* g7t_acc_12 = xor(g7x3, g7x0) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_13 = xor(g7t_acc_12, rkw_6) */
-	vpxor 896(%rsp), %ymm13, %ymm13 /* g7t_6 = xor(g7t_acc_13, g7x1) */
+	vpxor 704(%rsp), %ymm12, %ymm14 /* g7k_acc_6 = xor(g7x3, g7x0) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g7k_6 = xor(g7k_acc_6, rkw_6) */
+	vpxor 896(%rsp), %ymm13, %ymm13 /* g7t_6 = xor(g7k_6, g7x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_6 = gf2p8affine(g7t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_6 = gf2p8affineinv(g7a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_6 = lookup16(g7s_6, rotl24) */
@@ -6296,9 +6296,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	/* Round 8r+7: X7 ^= L(S(X8 ^ X9 ^ X10 ^ rk)) (slots mod 4). */
 	vpbroadcastd 28(%rdi,%r8), %ymm13 /* rkw_7 = bcast32() */
 	vmovdqa 320(%rsp), %ymm14 /* reload g0x0.4 */
-	vpxor 384(%rsp), %ymm14, %ymm15 /* g0t_acc_14 = xor(g0x0, g0x1) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_15 = xor(g0t_acc_14, rkw_7) */
-	vpxor %ymm2, %ymm15, %ymm15 /* g0t_7 = xor(g0t_acc_15, g0x2) */
+	vpxor 384(%rsp), %ymm14, %ymm15 /* g0k_acc_7 = xor(g0x0, g0x1) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g0k_7 = xor(g0k_acc_7, rkw_7) */
+	vpxor %ymm2, %ymm15, %ymm15 /* g0t_7 = xor(g0k_7, g0x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_7 = gf2p8affine(g0t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_7 = gf2p8affineinv(g0a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_7 = lookup16(g0s_7, rotl24) */
@@ -6314,9 +6314,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_7 = xor(g0s_7, g0lr24_7) */
 	vpxor %ymm2, %ymm12, %ymm2 /* g0l_7 = xor(g0l_acc_7, g0lr2_7) */
 	vpxor 160(%rsp), %ymm2, %ymm2 /* g0x_7 = xor(g0l_7, g0x3.3) */
-	vpxor %ymm7, %ymm6, %ymm12 /* g1t_acc_14 = xor(g1x0, g1x1) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g1t_acc_15 = xor(g1t_acc_14, rkw_7) */
-	vpxor %ymm3, %ymm12, %ymm12 /* g1t_7 = xor(g1t_acc_15, g1x2) */
+	vpxor %ymm7, %ymm6, %ymm12 /* g1k_acc_7 = xor(g1x0, g1x1) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g1k_7 = xor(g1k_acc_7, rkw_7) */
+	vpxor %ymm3, %ymm12, %ymm12 /* g1t_7 = xor(g1k_7, g1x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_7 = gf2p8affine(g1t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_7 = gf2p8affineinv(g1a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_7 = lookup16(g1s_7, rotl24) */
@@ -6331,9 +6331,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_7 = xor(g1s_7, g1lr24_7) */
 	vpxor %ymm6, %ymm12, %ymm6 /* g1l_7 = xor(g1l_acc_7, g1lr2_7) */
 	vpxor 672(%rsp), %ymm6, %ymm6 /* g1x_7 = xor(g1l_7, g1x3.3) */
-	vpxor %ymm1, %ymm9, %ymm12 /* g2t_acc_14 = xor(g2x0, g2x1) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g2t_acc_15 = xor(g2t_acc_14, rkw_7) */
-	vpxor %ymm4, %ymm12, %ymm12 /* g2t_7 = xor(g2t_acc_15, g2x2) */
+	vpxor %ymm1, %ymm9, %ymm12 /* g2k_acc_7 = xor(g2x0, g2x1) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g2k_7 = xor(g2k_acc_7, rkw_7) */
+	vpxor %ymm4, %ymm12, %ymm12 /* g2t_7 = xor(g2k_7, g2x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_7 = gf2p8affine(g2t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_7 = gf2p8affineinv(g2a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_7 = lookup16(g2s_7, rotl24) */
@@ -6348,9 +6348,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_7 = xor(g2s_7, g2lr24_7) */
 	vpxor %ymm9, %ymm12, %ymm9 /* g2l_7 = xor(g2l_acc_7, g2lr2_7) */
 	vpxor 512(%rsp), %ymm9, %ymm9 /* g2x_7 = xor(g2l_7, g2x3.3) */
-	vpxor 448(%rsp), %ymm10, %ymm12 /* g3t_acc_14 = xor(g3x0, g3x1) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g3t_acc_15 = xor(g3t_acc_14, rkw_7) */
-	vpxor %ymm5, %ymm12, %ymm12 /* g3t_7 = xor(g3t_acc_15, g3x2) */
+	vpxor 448(%rsp), %ymm10, %ymm12 /* g3k_acc_7 = xor(g3x0, g3x1) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g3k_7 = xor(g3k_acc_7, rkw_7) */
+	vpxor %ymm5, %ymm12, %ymm12 /* g3t_7 = xor(g3k_7, g3x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_7 = gf2p8affine(g3t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_7 = gf2p8affineinv(g3a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_7 = lookup16(g3s_7, rotl24) */
@@ -6366,9 +6366,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpxor %ymm10, %ymm12, %ymm10 /* g3l_7 = xor(g3l_acc_7, g3lr2_7) */
 	vpxor 224(%rsp), %ymm10, %ymm10 /* g3x_7 = xor(g3l_7, g3x3.3) */
 	vmovdqa 1120(%rsp), %ymm12 /* reload g4x0.4 */
-	vpxor 1152(%rsp), %ymm12, %ymm14 /* g4t_acc_14 = xor(g4x0, g4x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_15 = xor(g4t_acc_14, rkw_7) */
-	vpxor %ymm8, %ymm14, %ymm14 /* g4t_7 = xor(g4t_acc_15, g4x2) */
+	vpxor 1152(%rsp), %ymm12, %ymm14 /* g4k_acc_7 = xor(g4x0, g4x1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g4k_7 = xor(g4k_acc_7, rkw_7) */
+	vpxor %ymm8, %ymm14, %ymm14 /* g4t_7 = xor(g4k_7, g4x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_7 = gf2p8affine(g4t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_7 = gf2p8affineinv(g4a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_7 = lookup16(g4s_7, rotl24) */
@@ -6384,9 +6384,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpxor %ymm8, %ymm12, %ymm8 /* g4l_7 = xor(g4l_acc_7, g4lr2_7) */
 	vpxor 352(%rsp), %ymm8, %ymm8 /* g4x_7 = xor(g4l_7, g4x3.3) */
 	vmovdqa 960(%rsp), %ymm12 /* reload g5x0.4 */
-	vpxor 992(%rsp), %ymm12, %ymm14 /* g5t_acc_14 = xor(g5x0, g5x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_15 = xor(g5t_acc_14, rkw_7) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g5t_7 = xor(g5t_acc_15, g5x2) */
+	vpxor 992(%rsp), %ymm12, %ymm14 /* g5k_acc_7 = xor(g5x0, g5x1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g5k_7 = xor(g5k_acc_7, rkw_7) */
+	vpxor %ymm11, %ymm14, %ymm14 /* g5t_7 = xor(g5k_7, g5x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_7 = gf2p8affine(g5t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_7 = gf2p8affineinv(g5a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_7 = lookup16(g5s_7, rotl24) */
@@ -6402,9 +6402,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpxor %ymm11, %ymm12, %ymm11 /* g5l_7 = xor(g5l_acc_7, g5lr2_7) */
 	vpxor 0(%rsp), %ymm11, %ymm11 /* g5x_7 = xor(g5l_7, g5x3.3) */
 	vmovdqa 832(%rsp), %ymm12 /* reload g6x0.4 */
-	vpxor 928(%rsp), %ymm12, %ymm14 /* g6t_acc_14 = xor(g6x0, g6x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_15 = xor(g6t_acc_14, rkw_7) */
-	vpxor %ymm0, %ymm14, %ymm14 /* g6t_7 = xor(g6t_acc_15, g6x2) */
+	vpxor 928(%rsp), %ymm12, %ymm14 /* g6k_acc_7 = xor(g6x0, g6x1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g6k_7 = xor(g6k_acc_7, rkw_7) */
+	vpxor %ymm0, %ymm14, %ymm14 /* g6t_7 = xor(g6k_7, g6x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_7 = gf2p8affine(g6t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_7 = gf2p8affineinv(g6a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_7 = lookup16(g6s_7, rotl24) */
@@ -6420,9 +6420,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpxor %ymm0, %ymm12, %ymm0 /* g6l_7 = xor(g6l_acc_7, g6lr2_7) */
 	vpxor 576(%rsp), %ymm0, %ymm0 /* g6x_7 = xor(g6l_7, g6x3.3) */
 	vmovdqa 704(%rsp), %ymm12 /* reload g7x0.4 */
-	vpxor 896(%rsp), %ymm12, %ymm14 /* g7t_acc_14 = xor(g7x0, g7x1) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_15 = xor(g7t_acc_14, rkw_7) */
-	vpxor 1088(%rsp), %ymm13, %ymm13 /* g7t_7 = xor(g7t_acc_15, g7x2) */
+	vpxor 896(%rsp), %ymm12, %ymm14 /* g7k_acc_7 = xor(g7x0, g7x1) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g7k_7 = xor(g7k_acc_7, rkw_7) */
+	vpxor 1088(%rsp), %ymm13, %ymm13 /* g7t_7 = xor(g7k_7, g7x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_7 = gf2p8affine(g7t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_7 = gf2p8affineinv(g7a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_7 = lookup16(g7s_7, rotl24) */
@@ -6942,9 +6942,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xts)
 
 	/* Round 8r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	vpbroadcastd (%rdi,%r8), %ymm9 /* rkw = bcast32() */
-	vpxor %ymm0, %ymm4, %ymm13 /* g0t_acc = xor(g0x1, g0x2) */
-	vpxor %ymm9, %ymm13, %ymm13 /* g0t_acc_1 = xor(g0t_acc, rkw) */
-	vpxor %ymm3, %ymm13, %ymm13 /* g0t = xor(g0t_acc_1, g0x3) */
+	vpxor %ymm0, %ymm4, %ymm13 /* g0k_acc = xor(g0x1, g0x2) */
+	vpxor %ymm9, %ymm13, %ymm13 /* g0k = xor(g0k_acc, rkw) */
+	vpxor %ymm3, %ymm13, %ymm13 /* g0t = xor(g0k, g0x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g0a = gf2p8affine(g0t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g0s = gf2p8affineinv(g0a, gfni_mat_1) */
 	vmovdqa %ymm4, 160(%rsp) /* spill g0x1.2 */
@@ -6961,9 +6961,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xts)
 	vpxor %ymm4, %ymm13, %ymm3 /* g0l_acc = xor(g0s, g0lr24) */
 	vpxor %ymm0, %ymm3, %ymm0 /* g0l = xor(g0l_acc, g0lr2) */
 	vpxor %ymm0, %ymm1, %ymm0 /* g0x = xor(g0x0, g0l) */
-	vpxor %ymm8, %ymm6, %ymm1 /* g1t_acc = xor(g1x1, g1x2) */
-	vpxor %ymm9, %ymm1, %ymm1 /* g1t_acc_1 = xor(g1t_acc, rkw) */
-	vpxor %ymm2, %ymm1, %ymm1 /* g1t = xor(g1t_acc_1, g1x3) */
+	vpxor %ymm8, %ymm6, %ymm1 /* g1k_acc = xor(g1x1, g1x2) */
+	vpxor %ymm9, %ymm1, %ymm1 /* g1k = xor(g1k_acc, rkw) */
+	vpxor %ymm2, %ymm1, %ymm1 /* g1t = xor(g1k, g1x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm1, %ymm1 /* g1a = gf2p8affine(g1t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm1, %ymm1 /* g1s = gf2p8affineinv(g1a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm1, %ymm3 /* g1lr24 = lookup16(g1s, rotl24) */
@@ -6977,9 +6977,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xts)
 	vpxor %ymm3, %ymm1, %ymm1 /* g1l_acc = xor(g1s, g1lr24) */
 	vpxor %ymm4, %ymm1, %ymm1 /* g1l = xor(g1l_acc, g1lr2) */
 	vpxor %ymm1, %ymm7, %ymm1 /* g1x = xor(g1x0, g1l) */
-	vpxor %ymm12, %ymm10, %ymm3 /* g2t_acc = xor(g2x1, g2x2) */
-	vpxor %ymm9, %ymm3, %ymm3 /* g2t_acc_1 = xor(g2t_acc, rkw) */
-	vpxor %ymm5, %ymm3, %ymm3 /* g2t = xor(g2t_acc_1, g2x3) */
+	vpxor %ymm12, %ymm10, %ymm3 /* g2k_acc = xor(g2x1, g2x2) */
+	vpxor %ymm9, %ymm3, %ymm3 /* g2k = xor(g2k_acc, rkw) */
+	vpxor %ymm5, %ymm3, %ymm3 /* g2t = xor(g2k, g2x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm3, %ymm3 /* g2a = gf2p8affine(g2t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm3, %ymm3 /* g2s = gf2p8affineinv(g2a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm3, %ymm4 /* g2lr24 = lookup16(g2s, rotl24) */
@@ -6993,9 +6993,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xts)
 	vpxor %ymm4, %ymm3, %ymm3 /* g2l_acc = xor(g2s, g2lr24) */
 	vpxor %ymm7, %ymm3, %ymm3 /* g2l = xor(g2l_acc, g2lr2) */
 	vpxor %ymm3, %ymm11, %ymm3 /* g2x = xor(g2x0, g2l) */
-	vpxor %ymm15, %ymm14, %ymm4 /* g3t_acc = xor(g3x1, g3x2) */
-	vpxor %ymm9, %ymm4, %ymm4 /* g3t_acc_1 = xor(g3t_acc, rkw) */
-	vpxor 416(%rsp), %ymm4, %ymm4 /* g3t = xor(g3t_acc_1, g3x3) */
+	vpxor %ymm15, %ymm14, %ymm4 /* g3k_acc = xor(g3x1, g3x2) */
+	vpxor %ymm9, %ymm4, %ymm4 /* g3k = xor(g3k_acc, rkw) */
+	vpxor 416(%rsp), %ymm4, %ymm4 /* g3t = xor(g3k, g3x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm4, %ymm4 /* g3a = gf2p8affine(g3t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm4, %ymm4 /* g3s = gf2p8affineinv(g3a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm4, %ymm7 /* g3lr24 = lookup16(g3s, rotl24) */
@@ -7010,9 +7010,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xts)
 	vpxor %ymm11, %ymm4, %ymm4 /* g3l = xor(g3l_acc, g3lr2) */
 	vpxor 1056(%rsp), %ymm4, %ymm4 /* g3x = xor(g3l, g3x0.2) */
 	vmovdqa 992(%rsp), %ymm7 /* reload g4x1.2 */
-	vpxor 1024(%rsp), %ymm7, %ymm11 /* g4t_acc = xor(g4x1, g4x2) */
-	vpxor %ymm9, %ymm11, %ymm11 /* g4t_acc_1 = xor(g4t_acc, rkw) */
-	vpxor 1088(%rsp), %ymm11, %ymm11 /* g4t = xor(g4t_acc_1, g4x3) */
+	vpxor 1024(%rsp), %ymm7, %ymm11 /* g4k_acc = xor(g4x1, g4x2) */
+	vpxor %ymm9, %ymm11, %ymm11 /* g4k = xor(g4k_acc, rkw) */
+	vpxor 1088(%rsp), %ymm11, %ymm11 /* g4t = xor(g4k, g4x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm11, %ymm11 /* g4a = gf2p8affine(g4t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm11, %ymm11 /* g4s = gf2p8affineinv(g4a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm11, %ymm13 /* g4lr24 = lookup16(g4s, rotl24) */
@@ -7028,9 +7028,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xts)
 	vpxor %ymm7, %ymm11, %ymm7 /* g4l = xor(g4l_acc, g4lr2) */
 	vpxor 864(%rsp), %ymm7, %ymm7 /* g4x = xor(g4l, g4x0.2) */
 	vmovdqa 768(%rsp), %ymm11 /* reload g5x1.2 */
-	vpxor 896(%rsp), %ymm11, %ymm13 /* g5t_acc = xor(g5x1, g5x2) */
-	vpxor %ymm9, %ymm13, %ymm13 /* g5t_acc_1 = xor(g5t_acc, rkw) */
-	vpxor 1120(%rsp), %ymm13, %ymm13 /* g5t = xor(g5t_acc_1, g5x3) */
+	vpxor 896(%rsp), %ymm11, %ymm13 /* g5k_acc = xor(g5x1, g5x2) */
+	vpxor %ymm9, %ymm13, %ymm13 /* g5k = xor(g5k_acc, rkw) */
+	vpxor 1120(%rsp), %ymm13, %ymm13 /* g5t = xor(g5k, g5x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g5a = gf2p8affine(g5t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g5s = gf2p8affineinv(g5a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm14 /* g5lr24 = lookup16(g5s, rotl24) */
@@ -7046,9 +7046,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xts)
 	vpxor %ymm7, %ymm11, %ymm7 /* g5l = xor(g5l_acc, g5lr2) */
 	vpxor 736(%rsp), %ymm7, %ymm7 /* g5x = xor(g5l, g5x0.2) */
 	vmovdqa 800(%rsp), %ymm11 /* reload g6x1.2 */
-	vpxor 928(%rsp), %ymm11, %ymm13 /* g6t_acc = xor(g6x1, g6x2) */
-	vpxor %ymm9, %ymm13, %ymm13 /* g6t_acc_1 = xor(g6t_acc, rkw) */
-	vpxor 1152(%rsp), %ymm13, %ymm13 /* g6t = xor(g6t_acc_1, g6x3) */
+	vpxor 928(%rsp), %ymm11, %ymm13 /* g6k_acc = xor(g6x1, g6x2) */
+	vpxor %ymm9, %ymm13, %ymm13 /* g6k = xor(g6k_acc, rkw) */
+	vpxor 1152(%rsp), %ymm13, %ymm13 /* g6t = xor(g6k, g6x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g6a = gf2p8affine(g6t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g6s = gf2p8affineinv(g6a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm14 /* g6lr24 = lookup16(g6s, rotl24) */
@@ -7064,9 +7064,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xts)
 	vpxor %ymm7, %ymm11, %ymm7 /* g6l = xor(g6l_acc, g6lr2) */
 	vpxor 704(%rsp), %ymm7, %ymm7 /* g6x = xor(g6l, g6x0.2) */
 	vmovdqa 832(%rsp), %ymm11 /* reload g7x1.2 */
-	vpxor 960(%rsp), %ymm11, %ymm13 /* g7t_acc = xor(g7x1, g7x2) */
-	vpxor %ymm9, %ymm13, %ymm9 /* g7t_acc_1 = xor(g7t_acc, rkw) */
-	vpxor 288(%rsp), %ymm9, %ymm9 /* g7t = xor(g7t_acc_1, g7x3) */
+	vpxor 960(%rsp), %ymm11, %ymm13 /* g7k_acc = xor(g7x1, g7x2) */
+	vpxor %ymm9, %ymm13, %ymm9 /* g7k = xor(g7k_acc, rkw) */
+	vpxor 288(%rsp), %ymm9, %ymm9 /* g7t = xor(g7k, g7x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm9, %ymm9 /* g7a = gf2p8affine(g7t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm9, %ymm9 /* g7s = gf2p8affineinv(g7a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm9, %ymm13 /* g7lr24 = lookup16(g7s, rotl24) */
@@ -7084,9 +7084,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xts)
 	/* Round 8r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
 	vpbroadcastd 4(%rdi,%r8), %ymm11 /* rkw_1 = bcast32() */
 	vmovdqa 32(%rsp), %ymm13 /* reload g0x2.2 */
-	vpxor 64(%rsp), %ymm13, %ymm14 /* g0t_acc_2 = xor(g0x2, g0x3) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
-	vpxor %ymm0, %ymm14, %ymm14 /* g0t_1 = xor(g0t_acc_3, g0x0) */
+	vpxor 64(%rsp), %ymm13, %ymm14 /* g0k_acc_1 = xor(g0x2, g0x3) */
+	vpxor %ymm11, %ymm14, %ymm14 /* g0k_1 = xor(g0k_acc_1, rkw_1) */
+	vpxor %ymm0, %ymm14, %ymm14 /* g0t_1 = xor(g0k_1, g0x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm14, %ymm14 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm14 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm14, %ymm13 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
@@ -7102,9 +7102,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xts)
 	vpxor %ymm13, %ymm14, %ymm9 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
 	vpxor %ymm0, %ymm9, %ymm0 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
 	vpxor 160(%rsp), %ymm0, %ymm0 /* g0x_1 = xor(g0l_1, g0x1.2) */
-	vpxor %ymm2, %ymm8, %ymm9 /* g1t_acc_2 = xor(g1x2, g1x3) */
-	vpxor %ymm11, %ymm9, %ymm9 /* g1t_acc_3 = xor(g1t_acc_2, rkw_1) */
-	vpxor %ymm1, %ymm9, %ymm9 /* g1t_1 = xor(g1t_acc_3, g1x0) */
+	vpxor %ymm2, %ymm8, %ymm9 /* g1k_acc_1 = xor(g1x2, g1x3) */
+	vpxor %ymm11, %ymm9, %ymm9 /* g1k_1 = xor(g1k_acc_1, rkw_1) */
+	vpxor %ymm1, %ymm9, %ymm9 /* g1t_1 = xor(g1k_1, g1x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm9, %ymm9 /* g1a_1 = gf2p8affine(g1t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm9, %ymm9 /* g1s_1 = gf2p8affineinv(g1a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm9, %ymm13 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
@@ -7119,9 +7119,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xts)
 	vpxor %ymm13, %ymm9, %ymm9 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
 	vpxor %ymm8, %ymm9, %ymm8 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
 	vpxor %ymm8, %ymm6, %ymm6 /* g1x_1 = xor(g1x1, g1l_1) */
-	vpxor %ymm5, %ymm12, %ymm8 /* g2t_acc_2 = xor(g2x2, g2x3) */
-	vpxor %ymm11, %ymm8, %ymm8 /* g2t_acc_3 = xor(g2t_acc_2, rkw_1) */
-	vpxor %ymm3, %ymm8, %ymm8 /* g2t_1 = xor(g2t_acc_3, g2x0) */
+	vpxor %ymm5, %ymm12, %ymm8 /* g2k_acc_1 = xor(g2x2, g2x3) */
+	vpxor %ymm11, %ymm8, %ymm8 /* g2k_1 = xor(g2k_acc_1, rkw_1) */
+	vpxor %ymm3, %ymm8, %ymm8 /* g2t_1 = xor(g2k_1, g2x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm8, %ymm8 /* g2a_1 = gf2p8affine(g2t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm8, %ymm8 /* g2s_1 = gf2p8affineinv(g2a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm8, %ymm9 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
@@ -7135,9 +7135,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xts)
 	vpxor %ymm9, %ymm8, %ymm8 /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
 	vpxor %ymm13, %ymm8, %ymm8 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
 	vpxor %ymm8, %ymm10, %ymm8 /* g2x_1 = xor(g2x1, g2l_1) */
-	vpxor 416(%rsp), %ymm15, %ymm9 /* g3t_acc_2 = xor(g3x2, g3x3) */
-	vpxor %ymm11, %ymm9, %ymm9 /* g3t_acc_3 = xor(g3t_acc_2, rkw_1) */
-	vpxor %ymm4, %ymm9, %ymm9 /* g3t_1 = xor(g3t_acc_3, g3x0) */
+	vpxor 416(%rsp), %ymm15, %ymm9 /* g3k_acc_1 = xor(g3x2, g3x3) */
+	vpxor %ymm11, %ymm9, %ymm9 /* g3k_1 = xor(g3k_acc_1, rkw_1) */
+	vpxor %ymm4, %ymm9, %ymm9 /* g3t_1 = xor(g3k_1, g3x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm9, %ymm9 /* g3a_1 = gf2p8affine(g3t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm9, %ymm9 /* g3s_1 = gf2p8affineinv(g3a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm9, %ymm10 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
@@ -7152,9 +7152,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xts)
 	vpxor %ymm13, %ymm9, %ymm9 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
 	vpxor 0(%rsp), %ymm9, %ymm9 /* g3x_1 = xor(g3l_1, g3x1.2) */
 	vmovdqa 1024(%rsp), %ymm10 /* reload g4x2.2 */
-	vpxor 1088(%rsp), %ymm10, %ymm13 /* g4t_acc_2 = xor(g4x2, g4x3) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g4t_acc_3 = xor(g4t_acc_2, rkw_1) */
-	vpxor 512(%rsp), %ymm13, %ymm13 /* g4t_1 = xor(g4t_acc_3, g4x0) */
+	vpxor 1088(%rsp), %ymm10, %ymm13 /* g4k_acc_1 = xor(g4x2, g4x3) */
+	vpxor %ymm11, %ymm13, %ymm13 /* g4k_1 = xor(g4k_acc_1, rkw_1) */
+	vpxor 512(%rsp), %ymm13, %ymm13 /* g4t_1 = xor(g4k_1, g4x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g4a_1 = gf2p8affine(g4t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g4s_1 = gf2p8affineinv(g4a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm14 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
@@ -7170,9 +7170,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xts)
 	vpxor %ymm10, %ymm13, %ymm10 /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
 	vpxor 992(%rsp), %ymm10, %ymm10 /* g4x_1 = xor(g4l_1, g4x1.2) */
 	vmovdqa 896(%rsp), %ymm13 /* reload g5x2.2 */
-	vpxor 1120(%rsp), %ymm13, %ymm14 /* g5t_acc_2 = xor(g5x2, g5x3) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g5t_acc_3 = xor(g5t_acc_2, rkw_1) */
-	vpxor 384(%rsp), %ymm14, %ymm14 /* g5t_1 = xor(g5t_acc_3, g5x0) */
+	vpxor 1120(%rsp), %ymm13, %ymm14 /* g5k_acc_1 = xor(g5x2, g5x3) */
+	vpxor %ymm11, %ymm14, %ymm14 /* g5k_1 = xor(g5k_acc_1, rkw_1) */
+	vpxor 384(%rsp), %ymm14, %ymm14 /* g5t_1 = xor(g5k_1, g5x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_1 = gf2p8affine(g5t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_1 = gf2p8affineinv(g5a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_1 = lookup16(g5s_1, rotl24) */
@@ -7188,9 +7188,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xts)
 	vpxor %ymm10, %ymm13, %ymm10 /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
 	vpxor 768(%rsp), %ymm10, %ymm10 /* g5x_1 = xor(g5l_1, g5x1.2) */
 	vmovdqa 928(%rsp), %ymm13 /* reload g6x2.2 */
-	vpxor 1152(%rsp), %ymm13, %ymm14 /* g6t_acc_2 = xor(g6x2, g6x3) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g6t_acc_3 = xor(g6t_acc_2, rkw_1) */
-	vpxor %ymm7, %ymm14, %ymm14 /* g6t_1 = xor(g6t_acc_3, g6x0) */
+	vpxor 1152(%rsp), %ymm13, %ymm14 /* g6k_acc_1 = xor(g6x2, g6x3) */
+	vpxor %ymm11, %ymm14, %ymm14 /* g6k_1 = xor(g6k_acc_1, rkw_1) */
+	vpxor %ymm7, %ymm14, %ymm14 /* g6t_1 = xor(g6k_1, g6x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_1 = gf2p8affine(g6t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_1 = gf2p8affineinv(g6a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_1 = lookup16(g6s_1, rotl24) */
@@ -7206,9 +7206,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xts)
 	vpxor %ymm7, %ymm13, %ymm7 /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
 	vpxor 800(%rsp), %ymm7, %ymm7 /* g6x_1 = xor(g6l_1, g6x1.2) */
 	vmovdqa 960(%rsp), %ymm13 /* reload g7x2.2 */
-	vpxor 288(%rsp), %ymm13, %ymm14 /* g7t_acc_2 = xor(g7x2, g7x3) */
-	vpxor %ymm11, %ymm14, %ymm11 /* g7t_acc_3 = xor(g7t_acc_2, rkw_1) */
-	vpxor 448(%rsp), %ymm11, %ymm11 /* g7t_1 = xor(g7t_acc_3, g7x0) */
+	vpxor 288(%rsp), %ymm13, %ymm14 /* g7k_acc_1 = xor(g7x2, g7x3) */
+	vpxor %ymm11, %ymm14, %ymm11 /* g7k_1 = xor(g7k_acc_1, rkw_1) */
+	vpxor 448(%rsp), %ymm11, %ymm11 /* g7t_1 = xor(g7k_1, g7x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm11, %ymm11 /* g7a_1 = gf2p8affine(g7t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm11, %ymm11 /* g7s_1 = gf2p8affineinv(g7a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm11, %ymm14 /* g7lr24_1 = lookup16(g7s_1, rotl24) */
@@ -7226,9 +7226,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xts)
 	/* Round 8r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
 	vpbroadcastd 8(%rdi,%r8), %ymm13 /* rkw_2 = bcast32() */
 	vmovdqa 64(%rsp), %ymm14 /* reload g0x3.2 */
-	vpxor 256(%rsp), %ymm14, %ymm15 /* g0t_acc_4 = xor(g0x3, g0x0) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t_2 = xor(g0t_acc_5, g0x1) */
+	vpxor 256(%rsp), %ymm14, %ymm15 /* g0k_acc_2 = xor(g0x3, g0x0) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g0k_2 = xor(g0k_acc_2, rkw_2) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g0t_2 = xor(g0k_2, g0x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
@@ -7244,9 +7244,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xts)
 	vpxor %ymm14, %ymm15, %ymm11 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
 	vpxor %ymm0, %ymm11, %ymm0 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
 	vpxor 32(%rsp), %ymm0, %ymm0 /* g0x_2 = xor(g0l_2, g0x2.2) */
-	vpxor %ymm1, %ymm2, %ymm11 /* g1t_acc_4 = xor(g1x3, g1x0) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g1t_acc_5 = xor(g1t_acc_4, rkw_2) */
-	vpxor %ymm6, %ymm11, %ymm11 /* g1t_2 = xor(g1t_acc_5, g1x1) */
+	vpxor %ymm1, %ymm2, %ymm11 /* g1k_acc_2 = xor(g1x3, g1x0) */
+	vpxor %ymm13, %ymm11, %ymm11 /* g1k_2 = xor(g1k_acc_2, rkw_2) */
+	vpxor %ymm6, %ymm11, %ymm11 /* g1t_2 = xor(g1k_2, g1x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm11, %ymm11 /* g1a_2 = gf2p8affine(g1t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm11, %ymm11 /* g1s_2 = gf2p8affineinv(g1a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm11, %ymm14 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
@@ -7261,9 +7261,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xts)
 	vpxor %ymm14, %ymm11, %ymm11 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
 	vpxor %ymm2, %ymm11, %ymm2 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
 	vpxor 160(%rsp), %ymm2, %ymm2 /* g1x_2 = xor(g1l_2, g1x2.2) */
-	vpxor %ymm3, %ymm5, %ymm11 /* g2t_acc_4 = xor(g2x3, g2x0) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g2t_acc_5 = xor(g2t_acc_4, rkw_2) */
-	vpxor %ymm8, %ymm11, %ymm11 /* g2t_2 = xor(g2t_acc_5, g2x1) */
+	vpxor %ymm3, %ymm5, %ymm11 /* g2k_acc_2 = xor(g2x3, g2x0) */
+	vpxor %ymm13, %ymm11, %ymm11 /* g2k_2 = xor(g2k_acc_2, rkw_2) */
+	vpxor %ymm8, %ymm11, %ymm11 /* g2t_2 = xor(g2k_2, g2x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm11, %ymm11 /* g2a_2 = gf2p8affine(g2t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm11, %ymm11 /* g2s_2 = gf2p8affineinv(g2a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm11, %ymm14 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
@@ -7278,9 +7278,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xts)
 	vpxor %ymm14, %ymm11, %ymm11 /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
 	vpxor %ymm5, %ymm11, %ymm5 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
 	vpxor %ymm5, %ymm12, %ymm5 /* g2x_2 = xor(g2x2, g2l_2) */
-	vpxor 416(%rsp), %ymm4, %ymm11 /* g3t_acc_4 = xor(g3x0.3, g3x3.2) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g3t_acc_5 = xor(g3t_acc_4, rkw_2) */
-	vpxor %ymm9, %ymm11, %ymm11 /* g3t_2 = xor(g3t_acc_5, g3x1) */
+	vpxor 416(%rsp), %ymm4, %ymm11 /* g3k_acc_2 = xor(g3x0.3, g3x3.2) */
+	vpxor %ymm13, %ymm11, %ymm11 /* g3k_2 = xor(g3k_acc_2, rkw_2) */
+	vpxor %ymm9, %ymm11, %ymm11 /* g3t_2 = xor(g3k_2, g3x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm11, %ymm11 /* g3a_2 = gf2p8affine(g3t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm11, %ymm11 /* g3s_2 = gf2p8affineinv(g3a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm11, %ymm12 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
@@ -7295,9 +7295,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xts)
 	vpxor %ymm14, %ymm11, %ymm11 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
 	vpxor 0(%rsp), %ymm11, %ymm11 /* g3x_2 = xor(g3l_2, g3x2.2) */
 	vmovdqa 1088(%rsp), %ymm12 /* reload g4x3.2 */
-	vpxor 512(%rsp), %ymm12, %ymm14 /* g4t_acc_4 = xor(g4x3, g4x0) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_5 = xor(g4t_acc_4, rkw_2) */
-	vpxor 320(%rsp), %ymm14, %ymm14 /* g4t_2 = xor(g4t_acc_5, g4x1) */
+	vpxor 512(%rsp), %ymm12, %ymm14 /* g4k_acc_2 = xor(g4x3, g4x0) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g4k_2 = xor(g4k_acc_2, rkw_2) */
+	vpxor 320(%rsp), %ymm14, %ymm14 /* g4t_2 = xor(g4k_2, g4x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_2 = gf2p8affine(g4t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_2 = gf2p8affineinv(g4a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_2 = lookup16(g4s_2, rotl24) */
@@ -7313,9 +7313,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xts)
 	vpxor %ymm11, %ymm12, %ymm11 /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
 	vpxor 1024(%rsp), %ymm11, %ymm11 /* g4x_2 = xor(g4l_2, g4x2.2) */
 	vmovdqa 1120(%rsp), %ymm12 /* reload g5x3.2 */
-	vpxor 384(%rsp), %ymm12, %ymm14 /* g5t_acc_4 = xor(g5x3, g5x0) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_5 = xor(g5t_acc_4, rkw_2) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g5t_2 = xor(g5t_acc_5, g5x1) */
+	vpxor 384(%rsp), %ymm12, %ymm14 /* g5k_acc_2 = xor(g5x3, g5x0) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g5k_2 = xor(g5k_acc_2, rkw_2) */
+	vpxor %ymm10, %ymm14, %ymm14 /* g5t_2 = xor(g5k_2, g5x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_2 = gf2p8affine(g5t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_2 = gf2p8affineinv(g5a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_2 = lookup16(g5s_2, rotl24) */
@@ -7331,9 +7331,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xts)
 	vpxor %ymm10, %ymm12, %ymm10 /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
 	vpxor 896(%rsp), %ymm10, %ymm10 /* g5x_2 = xor(g5l_2, g5x2.2) */
 	vmovdqa 1152(%rsp), %ymm12 /* reload g6x3.2 */
-	vpxor 192(%rsp), %ymm12, %ymm14 /* g6t_acc_4 = xor(g6x3, g6x0) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_5 = xor(g6t_acc_4, rkw_2) */
-	vpxor %ymm7, %ymm14, %ymm14 /* g6t_2 = xor(g6t_acc_5, g6x1) */
+	vpxor 192(%rsp), %ymm12, %ymm14 /* g6k_acc_2 = xor(g6x3, g6x0) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g6k_2 = xor(g6k_acc_2, rkw_2) */
+	vpxor %ymm7, %ymm14, %ymm14 /* g6t_2 = xor(g6k_2, g6x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_2 = gf2p8affine(g6t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_2 = gf2p8affineinv(g6a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_2 = lookup16(g6s_2, rotl24) */
@@ -7349,9 +7349,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xts)
 	vpxor %ymm7, %ymm12, %ymm7 /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
 	vpxor 928(%rsp), %ymm7, %ymm7 /* g6x_2 = xor(g6l_2, g6x2.2) */
 	vmovdqa 288(%rsp), %ymm12 /* reload g7x3.2 */
-	vpxor 448(%rsp), %ymm12, %ymm14 /* g7t_acc_4 = xor(g7x3, g7x0) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_5 = xor(g7t_acc_4, rkw_2) */
-	vpxor 480(%rsp), %ymm13, %ymm13 /* g7t_2 = xor(g7t_acc_5, g7x1) */
+	vpxor 448(%rsp), %ymm12, %ymm14 /* g7k_acc_2 = xor(g7x3, g7x0) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g7k_2 = xor(g7k_acc_2, rkw_2) */
+	vpxor 480(%rsp), %ymm13, %ymm13 /* g7t_2 = xor(g7k_2, g7x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_2 = gf2p8affine(g7t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_2 = gf2p8affineinv(g7a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_2 = lookup16(g7s_2, rotl24) */
@@ -7369,9 +7369,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xts)
 	/* Round 8r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
 	vpbroadcastd 12(%rdi,%r8), %ymm13 /* rkw_3 = bcast32() */
 	vmovdqa 256(%rsp), %ymm14 /* reload g0x0.3 */
-	vpxor 96(%rsp), %ymm14, %ymm15 /* g0t_acc_6 = xor(g0x0, g0x1) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t_3 = xor(g0t_acc_7, g0x2) */
+	vpxor 96(%rsp), %ymm14, %ymm15 /* g0k_acc_3 = xor(g0x0, g0x1) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g0k_3 = xor(g0k_acc_3, rkw_3) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g0t_3 = xor(g0k_3, g0x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_3 = gf2p8affine(g0t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_3 = gf2p8affineinv(g0a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
@@ -7387,9 +7387,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xts)
 	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
 	vpxor %ymm0, %ymm12, %ymm0 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
 	vpxor 64(%rsp), %ymm0, %ymm0 /* g0x_3 = xor(g0l_3, g0x3.2) */
-	vpxor %ymm6, %ymm1, %ymm12 /* g1t_acc_6 = xor(g1x0, g1x1) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g1t_acc_7 = xor(g1t_acc_6, rkw_3) */
-	vpxor %ymm2, %ymm12, %ymm12 /* g1t_3 = xor(g1t_acc_7, g1x2) */
+	vpxor %ymm6, %ymm1, %ymm12 /* g1k_acc_3 = xor(g1x0, g1x1) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g1k_3 = xor(g1k_acc_3, rkw_3) */
+	vpxor %ymm2, %ymm12, %ymm12 /* g1t_3 = xor(g1k_3, g1x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_3 = gf2p8affine(g1t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_3 = gf2p8affineinv(g1a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
@@ -7404,9 +7404,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xts)
 	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
 	vpxor %ymm1, %ymm12, %ymm1 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
 	vpxor 32(%rsp), %ymm1, %ymm1 /* g1x_3 = xor(g1l_3, g1x3.2) */
-	vpxor %ymm8, %ymm3, %ymm12 /* g2t_acc_6 = xor(g2x0, g2x1) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g2t_acc_7 = xor(g2t_acc_6, rkw_3) */
-	vpxor %ymm5, %ymm12, %ymm12 /* g2t_3 = xor(g2t_acc_7, g2x2) */
+	vpxor %ymm8, %ymm3, %ymm12 /* g2k_acc_3 = xor(g2x0, g2x1) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g2k_3 = xor(g2k_acc_3, rkw_3) */
+	vpxor %ymm5, %ymm12, %ymm12 /* g2t_3 = xor(g2k_3, g2x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_3 = gf2p8affine(g2t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_3 = gf2p8affineinv(g2a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
@@ -7421,9 +7421,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xts)
 	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
 	vpxor %ymm3, %ymm12, %ymm3 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
 	vpxor 160(%rsp), %ymm3, %ymm3 /* g2x_3 = xor(g2l_3, g2x3.2) */
-	vpxor %ymm9, %ymm4, %ymm12 /* g3t_acc_6 = xor(g3x0, g3x1) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g3t_acc_7 = xor(g3t_acc_6, rkw_3) */
-	vpxor 0(%rsp), %ymm12, %ymm12 /* g3t_3 = xor(g3t_acc_7, g3x2) */
+	vpxor %ymm9, %ymm4, %ymm12 /* g3k_acc_3 = xor(g3x0, g3x1) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g3k_3 = xor(g3k_acc_3, rkw_3) */
+	vpxor 0(%rsp), %ymm12, %ymm12 /* g3t_3 = xor(g3k_3, g3x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_3 = gf2p8affine(g3t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_3 = gf2p8affineinv(g3a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
@@ -7439,9 +7439,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xts)
 	vpxor %ymm4, %ymm12, %ymm4 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
 	vpxor 416(%rsp), %ymm4, %ymm4 /* g3x_3 = xor(g3l_3, g3x3.2) */
 	vmovdqa 512(%rsp), %ymm12 /* reload g4x0.3 */
-	vpxor 320(%rsp), %ymm12, %ymm14 /* g4t_acc_6 = xor(g4x0, g4x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_7 = xor(g4t_acc_6, rkw_3) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g4t_3 = xor(g4t_acc_7, g4x2) */
+	vpxor 320(%rsp), %ymm12, %ymm14 /* g4k_acc_3 = xor(g4x0, g4x1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g4k_3 = xor(g4k_acc_3, rkw_3) */
+	vpxor %ymm11, %ymm14, %ymm14 /* g4t_3 = xor(g4k_3, g4x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_3 = gf2p8affine(g4t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_3 = gf2p8affineinv(g4a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_3 = lookup16(g4s_3, rotl24) */
@@ -7457,9 +7457,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xts)
 	vpxor %ymm11, %ymm12, %ymm11 /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
 	vpxor 1088(%rsp), %ymm11, %ymm11 /* g4x_3 = xor(g4l_3, g4x3.2) */
 	vmovdqa 384(%rsp), %ymm12 /* reload g5x0.3 */
-	vpxor 352(%rsp), %ymm12, %ymm14 /* g5t_acc_6 = xor(g5x0, g5x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_7 = xor(g5t_acc_6, rkw_3) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g5t_3 = xor(g5t_acc_7, g5x2) */
+	vpxor 352(%rsp), %ymm12, %ymm14 /* g5k_acc_3 = xor(g5x0, g5x1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g5k_3 = xor(g5k_acc_3, rkw_3) */
+	vpxor %ymm10, %ymm14, %ymm14 /* g5t_3 = xor(g5k_3, g5x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_3 = gf2p8affine(g5t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_3 = gf2p8affineinv(g5a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_3 = lookup16(g5s_3, rotl24) */
@@ -7475,9 +7475,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xts)
 	vpxor %ymm10, %ymm12, %ymm10 /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
 	vpxor 1120(%rsp), %ymm10, %ymm10 /* g5x_3 = xor(g5l_3, g5x3.2) */
 	vmovdqa 192(%rsp), %ymm12 /* reload g6x0.3 */
-	vpxor 224(%rsp), %ymm12, %ymm14 /* g6t_acc_6 = xor(g6x0, g6x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_7 = xor(g6t_acc_6, rkw_3) */
-	vpxor %ymm7, %ymm14, %ymm14 /* g6t_3 = xor(g6t_acc_7, g6x2) */
+	vpxor 224(%rsp), %ymm12, %ymm14 /* g6k_acc_3 = xor(g6x0, g6x1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g6k_3 = xor(g6k_acc_3, rkw_3) */
+	vpxor %ymm7, %ymm14, %ymm14 /* g6t_3 = xor(g6k_3, g6x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_3 = gf2p8affine(g6t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_3 = gf2p8affineinv(g6a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_3 = lookup16(g6s_3, rotl24) */
@@ -7493,9 +7493,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xts)
 	vpxor %ymm7, %ymm12, %ymm7 /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
 	vpxor 1152(%rsp), %ymm7, %ymm7 /* g6x_3 = xor(g6l_3, g6x3.2) */
 	vmovdqa 448(%rsp), %ymm12 /* reload g7x0.3 */
-	vpxor 480(%rsp), %ymm12, %ymm14 /* g7t_acc_6 = xor(g7x0, g7x1) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_7 = xor(g7t_acc_6, rkw_3) */
-	vpxor 1184(%rsp), %ymm13, %ymm13 /* g7t_3 = xor(g7t_acc_7, g7x2) */
+	vpxor 480(%rsp), %ymm12, %ymm14 /* g7k_acc_3 = xor(g7x0, g7x1) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g7k_3 = xor(g7k_acc_3, rkw_3) */
+	vpxor 1184(%rsp), %ymm13, %ymm13 /* g7t_3 = xor(g7k_3, g7x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_3 = gf2p8affine(g7t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_3 = gf2p8affineinv(g7a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_3 = lookup16(g7s_3, rotl24) */
@@ -7513,9 +7513,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xts)
 	/* Round 8r+4: X4 ^= L(S(X5 ^ X6 ^ X7 ^ rk)) (slots mod 4). */
 	vpbroadcastd 16(%rdi,%r8), %ymm13 /* rkw_4 = bcast32() */
 	vmovdqa 96(%rsp), %ymm14 /* reload g0x1.3 */
-	vpxor 128(%rsp), %ymm14, %ymm15 /* g0t_acc_8 = xor(g0x1, g0x2) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_9 = xor(g0t_acc_8, rkw_4) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t_4 = xor(g0t_acc_9, g0x3) */
+	vpxor 128(%rsp), %ymm14, %ymm15 /* g0k_acc_4 = xor(g0x1, g0x2) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g0k_4 = xor(g0k_acc_4, rkw_4) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g0t_4 = xor(g0k_4, g0x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_4 = gf2p8affine(g0t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_4 = gf2p8affineinv(g0a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_4 = lookup16(g0s_4, rotl24) */
@@ -7531,9 +7531,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xts)
 	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_4 = xor(g0s_4, g0lr24_4) */
 	vpxor %ymm0, %ymm12, %ymm0 /* g0l_4 = xor(g0l_acc_4, g0lr2_4) */
 	vpxor 256(%rsp), %ymm0, %ymm0 /* g0x_4 = xor(g0l_4, g0x0.3) */
-	vpxor %ymm2, %ymm6, %ymm12 /* g1t_acc_8 = xor(g1x1, g1x2) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g1t_acc_9 = xor(g1t_acc_8, rkw_4) */
-	vpxor %ymm1, %ymm12, %ymm12 /* g1t_4 = xor(g1t_acc_9, g1x3) */
+	vpxor %ymm2, %ymm6, %ymm12 /* g1k_acc_4 = xor(g1x1, g1x2) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g1k_4 = xor(g1k_acc_4, rkw_4) */
+	vpxor %ymm1, %ymm12, %ymm12 /* g1t_4 = xor(g1k_4, g1x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_4 = gf2p8affine(g1t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_4 = gf2p8affineinv(g1a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_4 = lookup16(g1s_4, rotl24) */
@@ -7548,9 +7548,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xts)
 	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_4 = xor(g1s_4, g1lr24_4) */
 	vpxor %ymm6, %ymm12, %ymm6 /* g1l_4 = xor(g1l_acc_4, g1lr2_4) */
 	vpxor 64(%rsp), %ymm6, %ymm6 /* g1x_4 = xor(g1l_4, g1x0.3) */
-	vpxor %ymm5, %ymm8, %ymm12 /* g2t_acc_8 = xor(g2x1, g2x2) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g2t_acc_9 = xor(g2t_acc_8, rkw_4) */
-	vpxor %ymm3, %ymm12, %ymm12 /* g2t_4 = xor(g2t_acc_9, g2x3) */
+	vpxor %ymm5, %ymm8, %ymm12 /* g2k_acc_4 = xor(g2x1, g2x2) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g2k_4 = xor(g2k_acc_4, rkw_4) */
+	vpxor %ymm3, %ymm12, %ymm12 /* g2t_4 = xor(g2k_4, g2x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_4 = gf2p8affine(g2t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_4 = gf2p8affineinv(g2a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_4 = lookup16(g2s_4, rotl24) */
@@ -7565,9 +7565,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xts)
 	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_4 = xor(g2s_4, g2lr24_4) */
 	vpxor %ymm8, %ymm12, %ymm8 /* g2l_4 = xor(g2l_acc_4, g2lr2_4) */
 	vpxor 32(%rsp), %ymm8, %ymm8 /* g2x_4 = xor(g2l_4, g2x0.3) */
-	vpxor 0(%rsp), %ymm9, %ymm12 /* g3t_acc_8 = xor(g3x1, g3x2) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g3t_acc_9 = xor(g3t_acc_8, rkw_4) */
-	vpxor %ymm4, %ymm12, %ymm12 /* g3t_4 = xor(g3t_acc_9, g3x3) */
+	vpxor 0(%rsp), %ymm9, %ymm12 /* g3k_acc_4 = xor(g3x1, g3x2) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g3k_4 = xor(g3k_acc_4, rkw_4) */
+	vpxor %ymm4, %ymm12, %ymm12 /* g3t_4 = xor(g3k_4, g3x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_4 = gf2p8affine(g3t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_4 = gf2p8affineinv(g3a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_4 = lookup16(g3s_4, rotl24) */
@@ -7583,9 +7583,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xts)
 	vpxor %ymm9, %ymm12, %ymm9 /* g3l_4 = xor(g3l_acc_4, g3lr2_4) */
 	vpxor 160(%rsp), %ymm9, %ymm9 /* g3x_4 = xor(g3l_4, g3x0.3) */
 	vmovdqa 320(%rsp), %ymm12 /* reload g4x1.3 */
-	vpxor 1216(%rsp), %ymm12, %ymm14 /* g4t_acc_8 = xor(g4x1, g4x2) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_9 = xor(g4t_acc_8, rkw_4) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g4t_4 = xor(g4t_acc_9, g4x3) */
+	vpxor 1216(%rsp), %ymm12, %ymm14 /* g4k_acc_4 = xor(g4x1, g4x2) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g4k_4 = xor(g4k_acc_4, rkw_4) */
+	vpxor %ymm11, %ymm14, %ymm14 /* g4t_4 = xor(g4k_4, g4x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_4 = gf2p8affine(g4t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_4 = gf2p8affineinv(g4a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_4 = lookup16(g4s_4, rotl24) */
@@ -7601,9 +7601,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xts)
 	vpxor %ymm11, %ymm12, %ymm11 /* g4l_4 = xor(g4l_acc_4, g4lr2_4) */
 	vpxor 512(%rsp), %ymm11, %ymm11 /* g4x_4 = xor(g4l_4, g4x0.3) */
 	vmovdqa 352(%rsp), %ymm12 /* reload g5x1.3 */
-	vpxor 1248(%rsp), %ymm12, %ymm14 /* g5t_acc_8 = xor(g5x1, g5x2) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_9 = xor(g5t_acc_8, rkw_4) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g5t_4 = xor(g5t_acc_9, g5x3) */
+	vpxor 1248(%rsp), %ymm12, %ymm14 /* g5k_acc_4 = xor(g5x1, g5x2) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g5k_4 = xor(g5k_acc_4, rkw_4) */
+	vpxor %ymm10, %ymm14, %ymm14 /* g5t_4 = xor(g5k_4, g5x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_4 = gf2p8affine(g5t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_4 = gf2p8affineinv(g5a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_4 = lookup16(g5s_4, rotl24) */
@@ -7619,9 +7619,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xts)
 	vpxor %ymm10, %ymm12, %ymm10 /* g5l_4 = xor(g5l_acc_4, g5lr2_4) */
 	vpxor 384(%rsp), %ymm10, %ymm10 /* g5x_4 = xor(g5l_4, g5x0.3) */
 	vmovdqa 224(%rsp), %ymm12 /* reload g6x1.3 */
-	vpxor 1280(%rsp), %ymm12, %ymm14 /* g6t_acc_8 = xor(g6x1, g6x2) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_9 = xor(g6t_acc_8, rkw_4) */
-	vpxor %ymm7, %ymm14, %ymm14 /* g6t_4 = xor(g6t_acc_9, g6x3) */
+	vpxor 1280(%rsp), %ymm12, %ymm14 /* g6k_acc_4 = xor(g6x1, g6x2) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g6k_4 = xor(g6k_acc_4, rkw_4) */
+	vpxor %ymm7, %ymm14, %ymm14 /* g6t_4 = xor(g6k_4, g6x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_4 = gf2p8affine(g6t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_4 = gf2p8affineinv(g6a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_4 = lookup16(g6s_4, rotl24) */
@@ -7637,9 +7637,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xts)
 	vpxor %ymm7, %ymm12, %ymm7 /* g6l_4 = xor(g6l_acc_4, g6lr2_4) */
 	vpxor 192(%rsp), %ymm7, %ymm7 /* g6x_4 = xor(g6l_4, g6x0.3) */
 	vmovdqa 480(%rsp), %ymm12 /* reload g7x1.3 */
-	vpxor 1184(%rsp), %ymm12, %ymm14 /* g7t_acc_8 = xor(g7x1, g7x2) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_9 = xor(g7t_acc_8, rkw_4) */
-	vpxor 1344(%rsp), %ymm13, %ymm13 /* g7t_4 = xor(g7t_acc_9, g7x3) */
+	vpxor 1184(%rsp), %ymm12, %ymm14 /* g7k_acc_4 = xor(g7x1, g7x2) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g7k_4 = xor(g7k_acc_4, rkw_4) */
+	vpxor 1344(%rsp), %ymm13, %ymm13 /* g7t_4 = xor(g7k_4, g7x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_4 = gf2p8affine(g7t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_4 = gf2p8affineinv(g7a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_4 = lookup16(g7s_4, rotl24) */
@@ -7657,9 +7657,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xts)
 	/* Round 8r+5: X5 ^= L(S(X6 ^ X7 ^ X8 ^ rk)) (slots mod 4). */
 	vpbroadcastd 20(%rdi,%r8), %ymm13 /* rkw_5 = bcast32() */
 	vmovdqa 128(%rsp), %ymm14 /* reload g0x2.3 */
-	vpxor 1312(%rsp), %ymm14, %ymm15 /* g0t_acc_10 = xor(g0x2, g0x3) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_11 = xor(g0t_acc_10, rkw_5) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t_5 = xor(g0t_acc_11, g0x0) */
+	vpxor 1312(%rsp), %ymm14, %ymm15 /* g0k_acc_5 = xor(g0x2, g0x3) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g0k_5 = xor(g0k_acc_5, rkw_5) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g0t_5 = xor(g0k_5, g0x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_5 = gf2p8affine(g0t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_5 = gf2p8affineinv(g0a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_5 = lookup16(g0s_5, rotl24) */
@@ -7675,9 +7675,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xts)
 	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_5 = xor(g0s_5, g0lr24_5) */
 	vpxor %ymm0, %ymm12, %ymm0 /* g0l_5 = xor(g0l_acc_5, g0lr2_5) */
 	vpxor 96(%rsp), %ymm0, %ymm0 /* g0x_5 = xor(g0l_5, g0x1.3) */
-	vpxor %ymm1, %ymm2, %ymm12 /* g1t_acc_10 = xor(g1x2, g1x3) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g1t_acc_11 = xor(g1t_acc_10, rkw_5) */
-	vpxor %ymm6, %ymm12, %ymm12 /* g1t_5 = xor(g1t_acc_11, g1x0) */
+	vpxor %ymm1, %ymm2, %ymm12 /* g1k_acc_5 = xor(g1x2, g1x3) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g1k_5 = xor(g1k_acc_5, rkw_5) */
+	vpxor %ymm6, %ymm12, %ymm12 /* g1t_5 = xor(g1k_5, g1x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_5 = gf2p8affine(g1t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_5 = gf2p8affineinv(g1a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_5 = lookup16(g1s_5, rotl24) */
@@ -7692,9 +7692,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xts)
 	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_5 = xor(g1s_5, g1lr24_5) */
 	vpxor %ymm2, %ymm12, %ymm2 /* g1l_5 = xor(g1l_acc_5, g1lr2_5) */
 	vpxor 256(%rsp), %ymm2, %ymm2 /* g1x_5 = xor(g1l_5, g1x1.3) */
-	vpxor %ymm3, %ymm5, %ymm12 /* g2t_acc_10 = xor(g2x2, g2x3) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g2t_acc_11 = xor(g2t_acc_10, rkw_5) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g2t_5 = xor(g2t_acc_11, g2x0) */
+	vpxor %ymm3, %ymm5, %ymm12 /* g2k_acc_5 = xor(g2x2, g2x3) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g2k_5 = xor(g2k_acc_5, rkw_5) */
+	vpxor %ymm8, %ymm12, %ymm12 /* g2t_5 = xor(g2k_5, g2x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_5 = gf2p8affine(g2t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_5 = gf2p8affineinv(g2a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_5 = lookup16(g2s_5, rotl24) */
@@ -7709,9 +7709,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xts)
 	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_5 = xor(g2s_5, g2lr24_5) */
 	vpxor %ymm5, %ymm12, %ymm5 /* g2l_5 = xor(g2l_acc_5, g2lr2_5) */
 	vpxor 64(%rsp), %ymm5, %ymm5 /* g2x_5 = xor(g2l_5, g2x1.3) */
-	vpxor 0(%rsp), %ymm4, %ymm12 /* g3t_acc_10 = xor(g3x3.3, g3x2.3) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g3t_acc_11 = xor(g3t_acc_10, rkw_5) */
-	vpxor %ymm9, %ymm12, %ymm12 /* g3t_5 = xor(g3t_acc_11, g3x0) */
+	vpxor 0(%rsp), %ymm4, %ymm12 /* g3k_acc_5 = xor(g3x3.3, g3x2.3) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g3k_5 = xor(g3k_acc_5, rkw_5) */
+	vpxor %ymm9, %ymm12, %ymm12 /* g3t_5 = xor(g3k_5, g3x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_5 = gf2p8affine(g3t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_5 = gf2p8affineinv(g3a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_5 = lookup16(g3s_5, rotl24) */
@@ -7727,9 +7727,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xts)
 	vpxor %ymm4, %ymm12, %ymm4 /* g3l_5 = xor(g3l_acc_5, g3lr2_5) */
 	vpxor 32(%rsp), %ymm4, %ymm4 /* g3x_5 = xor(g3l_5, g3x1.3) */
 	vmovdqa 1216(%rsp), %ymm12 /* reload g4x2.3 */
-	vpxor 160(%rsp), %ymm12, %ymm14 /* g4t_acc_10 = xor(g4x2, g4x3) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_11 = xor(g4t_acc_10, rkw_5) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g4t_5 = xor(g4t_acc_11, g4x0) */
+	vpxor 160(%rsp), %ymm12, %ymm14 /* g4k_acc_5 = xor(g4x2, g4x3) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g4k_5 = xor(g4k_acc_5, rkw_5) */
+	vpxor %ymm11, %ymm14, %ymm14 /* g4t_5 = xor(g4k_5, g4x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_5 = gf2p8affine(g4t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_5 = gf2p8affineinv(g4a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_5 = lookup16(g4s_5, rotl24) */
@@ -7745,9 +7745,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xts)
 	vpxor %ymm11, %ymm12, %ymm11 /* g4l_5 = xor(g4l_acc_5, g4lr2_5) */
 	vpxor 320(%rsp), %ymm11, %ymm11 /* g4x_5 = xor(g4l_5, g4x1.3) */
 	vmovdqa 1248(%rsp), %ymm12 /* reload g5x2.3 */
-	vpxor 512(%rsp), %ymm12, %ymm14 /* g5t_acc_10 = xor(g5x2, g5x3) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_11 = xor(g5t_acc_10, rkw_5) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g5t_5 = xor(g5t_acc_11, g5x0) */
+	vpxor 512(%rsp), %ymm12, %ymm14 /* g5k_acc_5 = xor(g5x2, g5x3) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g5k_5 = xor(g5k_acc_5, rkw_5) */
+	vpxor %ymm10, %ymm14, %ymm14 /* g5t_5 = xor(g5k_5, g5x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_5 = gf2p8affine(g5t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_5 = gf2p8affineinv(g5a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_5 = lookup16(g5s_5, rotl24) */
@@ -7763,9 +7763,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xts)
 	vpxor %ymm10, %ymm12, %ymm10 /* g5l_5 = xor(g5l_acc_5, g5lr2_5) */
 	vpxor 352(%rsp), %ymm10, %ymm10 /* g5x_5 = xor(g5l_5, g5x1.3) */
 	vmovdqa 1280(%rsp), %ymm12 /* reload g6x2.3 */
-	vpxor 384(%rsp), %ymm12, %ymm14 /* g6t_acc_10 = xor(g6x2, g6x3) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_11 = xor(g6t_acc_10, rkw_5) */
-	vpxor %ymm7, %ymm14, %ymm14 /* g6t_5 = xor(g6t_acc_11, g6x0) */
+	vpxor 384(%rsp), %ymm12, %ymm14 /* g6k_acc_5 = xor(g6x2, g6x3) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g6k_5 = xor(g6k_acc_5, rkw_5) */
+	vpxor %ymm7, %ymm14, %ymm14 /* g6t_5 = xor(g6k_5, g6x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_5 = gf2p8affine(g6t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_5 = gf2p8affineinv(g6a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_5 = lookup16(g6s_5, rotl24) */
@@ -7781,9 +7781,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xts)
 	vpxor %ymm7, %ymm12, %ymm7 /* g6l_5 = xor(g6l_acc_5, g6lr2_5) */
 	vpxor 224(%rsp), %ymm7, %ymm7 /* g6x_5 = xor(g6l_5, g6x1.3) */
 	vmovdqa 1184(%rsp), %ymm12 /* reload g7x2.3 */
-	vpxor 1344(%rsp), %ymm12, %ymm14 /* g7t_acc_10 = xor(g7x2, g7x3) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_11 = xor(g7t_acc_10, rkw_5) */
-	vpxor 672(%rsp), %ymm13, %ymm13 /* g7t_5 = xor(g7t_acc_11, g7x0) */
+	vpxor 1344(%rsp), %ymm12, %ymm14 /* g7k_acc_5 = xor(g7x2, g7x3) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g7k_5 = xor(g7k_acc_5, rkw_5) */
+	vpxor 672(%rsp), %ymm13, %ymm13 /* g7t_5 = xor(g7k_5, g7x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_5 = gf2p8affine(g7t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_5 = gf2p8affineinv(g7a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_5 = lookup16(g7s_5, rotl24) */
@@ -7801,9 +7801,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xts)
 	/* Round 8r+6: X6 ^= L(S(X7 ^ X8 ^ X9 ^ rk)) (slots mod 4). */
 	vpbroadcastd 24(%rdi,%r8), %ymm13 /* rkw_6 = bcast32() */
 	vmovdqa 1312(%rsp), %ymm14 /* reload g0x3.3 */
-	vpxor 448(%rsp), %ymm14, %ymm15 /* g0t_acc_12 = xor(g0x3, g0x0) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_13 = xor(g0t_acc_12, rkw_6) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t_6 = xor(g0t_acc_13, g0x1) */
+	vpxor 448(%rsp), %ymm14, %ymm15 /* g0k_acc_6 = xor(g0x3, g0x0) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g0k_6 = xor(g0k_acc_6, rkw_6) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g0t_6 = xor(g0k_6, g0x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_6 = gf2p8affine(g0t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_6 = gf2p8affineinv(g0a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_6 = lookup16(g0s_6, rotl24) */
@@ -7819,9 +7819,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xts)
 	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_6 = xor(g0s_6, g0lr24_6) */
 	vpxor %ymm0, %ymm12, %ymm0 /* g0l_6 = xor(g0l_acc_6, g0lr2_6) */
 	vpxor 128(%rsp), %ymm0, %ymm0 /* g0x_6 = xor(g0l_6, g0x2.3) */
-	vpxor %ymm6, %ymm1, %ymm12 /* g1t_acc_12 = xor(g1x3, g1x0) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g1t_acc_13 = xor(g1t_acc_12, rkw_6) */
-	vpxor %ymm2, %ymm12, %ymm12 /* g1t_6 = xor(g1t_acc_13, g1x1) */
+	vpxor %ymm6, %ymm1, %ymm12 /* g1k_acc_6 = xor(g1x3, g1x0) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g1k_6 = xor(g1k_acc_6, rkw_6) */
+	vpxor %ymm2, %ymm12, %ymm12 /* g1t_6 = xor(g1k_6, g1x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_6 = gf2p8affine(g1t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_6 = gf2p8affineinv(g1a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_6 = lookup16(g1s_6, rotl24) */
@@ -7836,9 +7836,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xts)
 	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_6 = xor(g1s_6, g1lr24_6) */
 	vpxor %ymm1, %ymm12, %ymm1 /* g1l_6 = xor(g1l_acc_6, g1lr2_6) */
 	vpxor 96(%rsp), %ymm1, %ymm1 /* g1x_6 = xor(g1l_6, g1x2.3) */
-	vpxor %ymm8, %ymm3, %ymm12 /* g2t_acc_12 = xor(g2x3, g2x0) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g2t_acc_13 = xor(g2t_acc_12, rkw_6) */
-	vpxor %ymm5, %ymm12, %ymm12 /* g2t_6 = xor(g2t_acc_13, g2x1) */
+	vpxor %ymm8, %ymm3, %ymm12 /* g2k_acc_6 = xor(g2x3, g2x0) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g2k_6 = xor(g2k_acc_6, rkw_6) */
+	vpxor %ymm5, %ymm12, %ymm12 /* g2t_6 = xor(g2k_6, g2x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_6 = gf2p8affine(g2t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_6 = gf2p8affineinv(g2a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_6 = lookup16(g2s_6, rotl24) */
@@ -7853,9 +7853,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xts)
 	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_6 = xor(g2s_6, g2lr24_6) */
 	vpxor %ymm3, %ymm12, %ymm3 /* g2l_6 = xor(g2l_acc_6, g2lr2_6) */
 	vpxor 256(%rsp), %ymm3, %ymm3 /* g2x_6 = xor(g2l_6, g2x2.3) */
-	vpxor 64(%rsp), %ymm9, %ymm12 /* g3t_acc_12 = xor(g3x0.4, g3x3.3) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g3t_acc_13 = xor(g3t_acc_12, rkw_6) */
-	vpxor %ymm4, %ymm12, %ymm12 /* g3t_6 = xor(g3t_acc_13, g3x1) */
+	vpxor 64(%rsp), %ymm9, %ymm12 /* g3k_acc_6 = xor(g3x0.4, g3x3.3) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g3k_6 = xor(g3k_acc_6, rkw_6) */
+	vpxor %ymm4, %ymm12, %ymm12 /* g3t_6 = xor(g3k_6, g3x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_6 = gf2p8affine(g3t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_6 = gf2p8affineinv(g3a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_6 = lookup16(g3s_6, rotl24) */
@@ -7871,9 +7871,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xts)
 	vpxor %ymm4, %ymm12, %ymm4 /* g3l_6 = xor(g3l_acc_6, g3lr2_6) */
 	vpxor 0(%rsp), %ymm4, %ymm4 /* g3x_6 = xor(g3l_6, g3x2.3) */
 	vmovdqa 160(%rsp), %ymm12 /* reload g4x3.3 */
-	vpxor 864(%rsp), %ymm12, %ymm14 /* g4t_acc_12 = xor(g4x3, g4x0) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_13 = xor(g4t_acc_12, rkw_6) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g4t_6 = xor(g4t_acc_13, g4x1) */
+	vpxor 864(%rsp), %ymm12, %ymm14 /* g4k_acc_6 = xor(g4x3, g4x0) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g4k_6 = xor(g4k_acc_6, rkw_6) */
+	vpxor %ymm11, %ymm14, %ymm14 /* g4t_6 = xor(g4k_6, g4x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_6 = gf2p8affine(g4t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_6 = gf2p8affineinv(g4a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_6 = lookup16(g4s_6, rotl24) */
@@ -7889,9 +7889,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xts)
 	vpxor %ymm11, %ymm12, %ymm11 /* g4l_6 = xor(g4l_acc_6, g4lr2_6) */
 	vpxor 1216(%rsp), %ymm11, %ymm11 /* g4x_6 = xor(g4l_6, g4x2.3) */
 	vmovdqa 512(%rsp), %ymm12 /* reload g5x3.3 */
-	vpxor 736(%rsp), %ymm12, %ymm14 /* g5t_acc_12 = xor(g5x3, g5x0) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_13 = xor(g5t_acc_12, rkw_6) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g5t_6 = xor(g5t_acc_13, g5x1) */
+	vpxor 736(%rsp), %ymm12, %ymm14 /* g5k_acc_6 = xor(g5x3, g5x0) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g5k_6 = xor(g5k_acc_6, rkw_6) */
+	vpxor %ymm10, %ymm14, %ymm14 /* g5t_6 = xor(g5k_6, g5x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_6 = gf2p8affine(g5t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_6 = gf2p8affineinv(g5a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_6 = lookup16(g5s_6, rotl24) */
@@ -7907,9 +7907,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xts)
 	vpxor %ymm10, %ymm12, %ymm10 /* g5l_6 = xor(g5l_acc_6, g5lr2_6) */
 	vpxor 1248(%rsp), %ymm10, %ymm10 /* g5x_6 = xor(g5l_6, g5x2.3) */
 	vmovdqa 384(%rsp), %ymm12 /* reload g6x3.3 */
-	vpxor 704(%rsp), %ymm12, %ymm14 /* g6t_acc_12 = xor(g6x3, g6x0) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_13 = xor(g6t_acc_12, rkw_6) */
-	vpxor %ymm7, %ymm14, %ymm14 /* g6t_6 = xor(g6t_acc_13, g6x1) */
+	vpxor 704(%rsp), %ymm12, %ymm14 /* g6k_acc_6 = xor(g6x3, g6x0) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g6k_6 = xor(g6k_acc_6, rkw_6) */
+	vpxor %ymm7, %ymm14, %ymm14 /* g6t_6 = xor(g6k_6, g6x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_6 = gf2p8affine(g6t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_6 = gf2p8affineinv(g6a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_6 = lookup16(g6s_6, rotl24) */
@@ -7925,9 +7925,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xts)
 	vpxor %ymm7, %ymm12, %ymm7 /* g6l_6 = xor(g6l_acc_6, g6lr2_6) */
 	vpxor 1280(%rsp), %ymm7, %ymm7 /* g6x_6 = xor(g6l_6, g6x2.3) */
 	vmovdqa 1344(%rsp), %ymm12 /* reload g7x3.3 */
-	vpxor 672(%rsp), %ymm12, %ymm14 /* g7t_acc_12 = xor(g7x3, g7x0) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_13 = xor(g7t_acc_12, rkw_6) */
-	vpxor 832(%rsp), %ymm13, %ymm13 /* g7t_6 = xor(g7t_acc_13, g7x1) */
+	vpxor 672(%rsp), %ymm12, %ymm14 /* g7k_acc_6 = xor(g7x3, g7x0) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g7k_6 = xor(g7k_acc_6, rkw_6) */
+	vpxor 832(%rsp), %ymm13, %ymm13 /* g7t_6 = xor(g7k_6, g7x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_6 = gf2p8affine(g7t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_6 = gf2p8affineinv(g7a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_6 = lookup16(g7s_6, rotl24) */
@@ -7945,9 +7945,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xts)
 	/* Round 8r+7: X7 ^= L(S(X8 ^ X9 ^ X10 ^ rk)) (slots mod 4). */
 	vpbroadcastd 28(%rdi,%r8), %ymm13 /* rkw_7 = bcast32() */
 	vmovdqa 448(%rsp), %ymm14 /* reload g0x0.4 */
-	vpxor 480(%rsp), %ymm14, %ymm15 /* g0t_acc_14 = xor(g0x0, g0x1) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_15 = xor(g0t_acc_14, rkw_7) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t_7 = xor(g0t_acc_15, g0x2) */
+	vpxor 480(%rsp), %ymm14, %ymm15 /* g0k_acc_7 = xor(g0x0, g0x1) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g0k_7 = xor(g0k_acc_7, rkw_7) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g0t_7 = xor(g0k_7, g0x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_7 = gf2p8affine(g0t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_7 = gf2p8affineinv(g0a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_7 = lookup16(g0s_7, rotl24) */
@@ -7963,9 +7963,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xts)
 	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_7 = xor(g0s_7, g0lr24_7) */
 	vpxor %ymm0, %ymm12, %ymm0 /* g0l_7 = xor(g0l_acc_7, g0lr2_7) */
 	vpxor 1312(%rsp), %ymm0, %ymm0 /* g0x_7 = xor(g0l_7, g0x3.3) */
-	vpxor %ymm2, %ymm6, %ymm12 /* g1t_acc_14 = xor(g1x0, g1x1) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g1t_acc_15 = xor(g1t_acc_14, rkw_7) */
-	vpxor %ymm1, %ymm12, %ymm12 /* g1t_7 = xor(g1t_acc_15, g1x2) */
+	vpxor %ymm2, %ymm6, %ymm12 /* g1k_acc_7 = xor(g1x0, g1x1) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g1k_7 = xor(g1k_acc_7, rkw_7) */
+	vpxor %ymm1, %ymm12, %ymm12 /* g1t_7 = xor(g1k_7, g1x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_7 = gf2p8affine(g1t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_7 = gf2p8affineinv(g1a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_7 = lookup16(g1s_7, rotl24) */
@@ -7980,9 +7980,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xts)
 	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_7 = xor(g1s_7, g1lr24_7) */
 	vpxor %ymm6, %ymm12, %ymm6 /* g1l_7 = xor(g1l_acc_7, g1lr2_7) */
 	vpxor 128(%rsp), %ymm6, %ymm6 /* g1x_7 = xor(g1l_7, g1x3.3) */
-	vpxor %ymm5, %ymm8, %ymm12 /* g2t_acc_14 = xor(g2x0, g2x1) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g2t_acc_15 = xor(g2t_acc_14, rkw_7) */
-	vpxor %ymm3, %ymm12, %ymm12 /* g2t_7 = xor(g2t_acc_15, g2x2) */
+	vpxor %ymm5, %ymm8, %ymm12 /* g2k_acc_7 = xor(g2x0, g2x1) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g2k_7 = xor(g2k_acc_7, rkw_7) */
+	vpxor %ymm3, %ymm12, %ymm12 /* g2t_7 = xor(g2k_7, g2x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_7 = gf2p8affine(g2t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_7 = gf2p8affineinv(g2a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_7 = lookup16(g2s_7, rotl24) */
@@ -7997,9 +7997,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xts)
 	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_7 = xor(g2s_7, g2lr24_7) */
 	vpxor %ymm8, %ymm12, %ymm8 /* g2l_7 = xor(g2l_acc_7, g2lr2_7) */
 	vpxor 96(%rsp), %ymm8, %ymm8 /* g2x_7 = xor(g2l_7, g2x3.3) */
-	vpxor 256(%rsp), %ymm9, %ymm12 /* g3t_acc_14 = xor(g3x0, g3x1) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g3t_acc_15 = xor(g3t_acc_14, rkw_7) */
-	vpxor %ymm4, %ymm12, %ymm12 /* g3t_7 = xor(g3t_acc_15, g3x2) */
+	vpxor 256(%rsp), %ymm9, %ymm12 /* g3k_acc_7 = xor(g3x0, g3x1) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g3k_7 = xor(g3k_acc_7, rkw_7) */
+	vpxor %ymm4, %ymm12, %ymm12 /* g3t_7 = xor(g3k_7, g3x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_7 = gf2p8affine(g3t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_7 = gf2p8affineinv(g3a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_7 = lookup16(g3s_7, rotl24) */
@@ -8015,9 +8015,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xts)
 	vpxor %ymm9, %ymm12, %ymm9 /* g3l_7 = xor(g3l_acc_7, g3lr2_7) */
 	vpxor 64(%rsp), %ymm9, %ymm9 /* g3x_7 = xor(g3l_7, g3x3.3) */
 	vmovdqa 864(%rsp), %ymm12 /* reload g4x0.4 */
-	vpxor 992(%rsp), %ymm12, %ymm14 /* g4t_acc_14 = xor(g4x0, g4x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_15 = xor(g4t_acc_14, rkw_7) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g4t_7 = xor(g4t_acc_15, g4x2) */
+	vpxor 992(%rsp), %ymm12, %ymm14 /* g4k_acc_7 = xor(g4x0, g4x1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g4k_7 = xor(g4k_acc_7, rkw_7) */
+	vpxor %ymm11, %ymm14, %ymm14 /* g4t_7 = xor(g4k_7, g4x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_7 = gf2p8affine(g4t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_7 = gf2p8affineinv(g4a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_7 = lookup16(g4s_7, rotl24) */
@@ -8033,9 +8033,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xts)
 	vpxor %ymm11, %ymm12, %ymm11 /* g4l_7 = xor(g4l_acc_7, g4lr2_7) */
 	vpxor 160(%rsp), %ymm11, %ymm11 /* g4x_7 = xor(g4l_7, g4x3.3) */
 	vmovdqa 736(%rsp), %ymm12 /* reload g5x0.4 */
-	vpxor 768(%rsp), %ymm12, %ymm14 /* g5t_acc_14 = xor(g5x0, g5x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_15 = xor(g5t_acc_14, rkw_7) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g5t_7 = xor(g5t_acc_15, g5x2) */
+	vpxor 768(%rsp), %ymm12, %ymm14 /* g5k_acc_7 = xor(g5x0, g5x1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g5k_7 = xor(g5k_acc_7, rkw_7) */
+	vpxor %ymm10, %ymm14, %ymm14 /* g5t_7 = xor(g5k_7, g5x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_7 = gf2p8affine(g5t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_7 = gf2p8affineinv(g5a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_7 = lookup16(g5s_7, rotl24) */
@@ -8051,9 +8051,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xts)
 	vpxor %ymm10, %ymm12, %ymm10 /* g5l_7 = xor(g5l_acc_7, g5lr2_7) */
 	vpxor 512(%rsp), %ymm10, %ymm10 /* g5x_7 = xor(g5l_7, g5x3.3) */
 	vmovdqa 704(%rsp), %ymm12 /* reload g6x0.4 */
-	vpxor 800(%rsp), %ymm12, %ymm14 /* g6t_acc_14 = xor(g6x0, g6x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_15 = xor(g6t_acc_14, rkw_7) */
-	vpxor %ymm7, %ymm14, %ymm14 /* g6t_7 = xor(g6t_acc_15, g6x2) */
+	vpxor 800(%rsp), %ymm12, %ymm14 /* g6k_acc_7 = xor(g6x0, g6x1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g6k_7 = xor(g6k_acc_7, rkw_7) */
+	vpxor %ymm7, %ymm14, %ymm14 /* g6t_7 = xor(g6k_7, g6x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_7 = gf2p8affine(g6t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_7 = gf2p8affineinv(g6a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_7 = lookup16(g6s_7, rotl24) */
@@ -8069,9 +8069,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xts)
 	vpxor %ymm7, %ymm12, %ymm7 /* g6l_7 = xor(g6l_acc_7, g6lr2_7) */
 	vpxor 384(%rsp), %ymm7, %ymm7 /* g6x_7 = xor(g6l_7, g6x3.3) */
 	vmovdqa 672(%rsp), %ymm12 /* reload g7x0.4 */
-	vpxor 832(%rsp), %ymm12, %ymm14 /* g7t_acc_14 = xor(g7x0, g7x1) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_15 = xor(g7t_acc_14, rkw_7) */
-	vpxor 960(%rsp), %ymm13, %ymm13 /* g7t_7 = xor(g7t_acc_15, g7x2) */
+	vpxor 832(%rsp), %ymm12, %ymm14 /* g7k_acc_7 = xor(g7x0, g7x1) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g7k_7 = xor(g7k_acc_7, rkw_7) */
+	vpxor 960(%rsp), %ymm13, %ymm13 /* g7t_7 = xor(g7k_7, g7x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_7 = gf2p8affine(g7t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_7 = gf2p8affineinv(g7a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_7 = lookup16(g7s_7, rotl24) */
@@ -9324,9 +9324,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_gcm)
 
 	/* Round 8r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	vpbroadcastd (%rdi,%r10), %ymm6 /* rkw = bcast32() */
-	vpxor %ymm10, %ymm4, %ymm8 /* g0t_acc = xor(g0x1, g0x2) */
-	vpxor %ymm6, %ymm8, %ymm8 /* g0t_acc_1 = xor(g0t_acc, rkw) */
-	vpxor %ymm15, %ymm8, %ymm8 /* g0t = xor(g0t_acc_1, g0x3) */
+	vpxor %ymm10, %ymm4, %ymm8 /* g0k_acc = xor(g0x1, g0x2) */
+	vpxor %ymm6, %ymm8, %ymm8 /* g0k = xor(g0k_acc, rkw) */
+	vpxor %ymm15, %ymm8, %ymm8 /* g0t = xor(g0k, g0x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm8, %ymm8 /* g0a = gf2p8affine(g0t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm8, %ymm8 /* g0s = gf2p8affineinv(g0a, gfni_mat_1) */
 	vmovdqa %ymm4, 96(%rsp) /* spill g0x1.2 */
@@ -9343,9 +9343,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_gcm)
 	vpxor %ymm4, %ymm8, %ymm4 /* g0l_acc = xor(g0s, g0lr24) */
 	vpxor %ymm10, %ymm4, %ymm4 /* g0l = xor(g0l_acc, g0lr2) */
 	vpxor %ymm4, %ymm1, %ymm1 /* g0x = xor(g0x0, g0l) */
-	vpxor %ymm14, %ymm12, %ymm4 /* g1t_acc = xor(g1x1, g1x2) */
-	vpxor %ymm6, %ymm4, %ymm4 /* g1t_acc_1 = xor(g1t_acc, rkw) */
-	vpxor %ymm7, %ymm4, %ymm4 /* g1t = xor(g1t_acc_1, g1x3) */
+	vpxor %ymm14, %ymm12, %ymm4 /* g1k_acc = xor(g1x1, g1x2) */
+	vpxor %ymm6, %ymm4, %ymm4 /* g1k = xor(g1k_acc, rkw) */
+	vpxor %ymm7, %ymm4, %ymm4 /* g1t = xor(g1k, g1x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm4, %ymm4 /* g1a = gf2p8affine(g1t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm4, %ymm4 /* g1s = gf2p8affineinv(g1a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm4, %ymm8 /* g1lr24 = lookup16(g1s, rotl24) */
@@ -9359,9 +9359,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_gcm)
 	vpxor %ymm8, %ymm4, %ymm4 /* g1l_acc = xor(g1s, g1lr24) */
 	vpxor %ymm10, %ymm4, %ymm4 /* g1l = xor(g1l_acc, g1lr2) */
 	vpxor %ymm4, %ymm13, %ymm4 /* g1x = xor(g1x0, g1l) */
-	vpxor %ymm11, %ymm0, %ymm8 /* g2t_acc = xor(g2x1, g2x2) */
-	vpxor %ymm6, %ymm8, %ymm8 /* g2t_acc_1 = xor(g2t_acc, rkw) */
-	vpxor %ymm3, %ymm8, %ymm8 /* g2t = xor(g2t_acc_1, g2x3) */
+	vpxor %ymm11, %ymm0, %ymm8 /* g2k_acc = xor(g2x1, g2x2) */
+	vpxor %ymm6, %ymm8, %ymm8 /* g2k = xor(g2k_acc, rkw) */
+	vpxor %ymm3, %ymm8, %ymm8 /* g2t = xor(g2k, g2x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm8, %ymm8 /* g2a = gf2p8affine(g2t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm8, %ymm8 /* g2s = gf2p8affineinv(g2a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm8, %ymm10 /* g2lr24 = lookup16(g2s, rotl24) */
@@ -9375,9 +9375,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_gcm)
 	vpxor %ymm10, %ymm8, %ymm8 /* g2l_acc = xor(g2s, g2lr24) */
 	vpxor %ymm13, %ymm8, %ymm8 /* g2l = xor(g2l_acc, g2lr2) */
 	vpxor %ymm8, %ymm5, %ymm5 /* g2x = xor(g2x0, g2l) */
-	vpxor %ymm9, %ymm2, %ymm8 /* g3t_acc = xor(g3x1, g3x2) */
-	vpxor %ymm6, %ymm8, %ymm8 /* g3t_acc_1 = xor(g3t_acc, rkw) */
-	vpxor 640(%rsp), %ymm8, %ymm8 /* g3t = xor(g3t_acc_1, g3x3) */
+	vpxor %ymm9, %ymm2, %ymm8 /* g3k_acc = xor(g3x1, g3x2) */
+	vpxor %ymm6, %ymm8, %ymm8 /* g3k = xor(g3k_acc, rkw) */
+	vpxor 640(%rsp), %ymm8, %ymm8 /* g3t = xor(g3k, g3x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm8, %ymm8 /* g3a = gf2p8affine(g3t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm8, %ymm8 /* g3s = gf2p8affineinv(g3a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm8, %ymm10 /* g3lr24 = lookup16(g3s, rotl24) */
@@ -9392,9 +9392,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_gcm)
 	vpxor %ymm13, %ymm8, %ymm8 /* g3l = xor(g3l_acc, g3lr2) */
 	vpxor 1248(%rsp), %ymm8, %ymm8 /* g3x = xor(g3l, g3x0.2) */
 	vmovdqa 1184(%rsp), %ymm10 /* reload g4x1.2 */
-	vpxor 1216(%rsp), %ymm10, %ymm13 /* g4t_acc = xor(g4x1, g4x2) */
-	vpxor %ymm6, %ymm13, %ymm13 /* g4t_acc_1 = xor(g4t_acc, rkw) */
-	vpxor 1280(%rsp), %ymm13, %ymm13 /* g4t = xor(g4t_acc_1, g4x3) */
+	vpxor 1216(%rsp), %ymm10, %ymm13 /* g4k_acc = xor(g4x1, g4x2) */
+	vpxor %ymm6, %ymm13, %ymm13 /* g4k = xor(g4k_acc, rkw) */
+	vpxor 1280(%rsp), %ymm13, %ymm13 /* g4t = xor(g4k, g4x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g4a = gf2p8affine(g4t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g4s = gf2p8affineinv(g4a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g4lr24 = lookup16(g4s, rotl24) */
@@ -9410,9 +9410,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_gcm)
 	vpxor %ymm2, %ymm10, %ymm2 /* g4l = xor(g4l_acc, g4lr2) */
 	vpxor 1152(%rsp), %ymm2, %ymm2 /* g4x = xor(g4l, g4x0.2) */
 	vmovdqa 1024(%rsp), %ymm10 /* reload g5x1.2 */
-	vpxor 1056(%rsp), %ymm10, %ymm13 /* g5t_acc = xor(g5x1, g5x2) */
-	vpxor %ymm6, %ymm13, %ymm13 /* g5t_acc_1 = xor(g5t_acc, rkw) */
-	vpxor 1312(%rsp), %ymm13, %ymm13 /* g5t = xor(g5t_acc_1, g5x3) */
+	vpxor 1056(%rsp), %ymm10, %ymm13 /* g5k_acc = xor(g5x1, g5x2) */
+	vpxor %ymm6, %ymm13, %ymm13 /* g5k = xor(g5k_acc, rkw) */
+	vpxor 1312(%rsp), %ymm13, %ymm13 /* g5t = xor(g5k, g5x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g5a = gf2p8affine(g5t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g5s = gf2p8affineinv(g5a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g5lr24 = lookup16(g5s, rotl24) */
@@ -9428,9 +9428,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_gcm)
 	vpxor %ymm2, %ymm10, %ymm2 /* g5l = xor(g5l_acc, g5lr2) */
 	vpxor 992(%rsp), %ymm2, %ymm2 /* g5x = xor(g5l, g5x0.2) */
 	vmovdqa 928(%rsp), %ymm10 /* reload g6x1.2 */
-	vpxor 1088(%rsp), %ymm10, %ymm13 /* g6t_acc = xor(g6x1, g6x2) */
-	vpxor %ymm6, %ymm13, %ymm13 /* g6t_acc_1 = xor(g6t_acc, rkw) */
-	vpxor 1344(%rsp), %ymm13, %ymm13 /* g6t = xor(g6t_acc_1, g6x3) */
+	vpxor 1088(%rsp), %ymm10, %ymm13 /* g6k_acc = xor(g6x1, g6x2) */
+	vpxor %ymm6, %ymm13, %ymm13 /* g6k = xor(g6k_acc, rkw) */
+	vpxor 1344(%rsp), %ymm13, %ymm13 /* g6t = xor(g6k, g6x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g6a = gf2p8affine(g6t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g6s = gf2p8affineinv(g6a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g6lr24 = lookup16(g6s, rotl24) */
@@ -9446,9 +9446,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_gcm)
 	vpxor %ymm2, %ymm10, %ymm2 /* g6l = xor(g6l_acc, g6lr2) */
 	vpxor 864(%rsp), %ymm2, %ymm2 /* g6x = xor(g6l, g6x0.2) */
 	vmovdqa 960(%rsp), %ymm10 /* reload g7x1.2 */
-	vpxor 1120(%rsp), %ymm10, %ymm13 /* g7t_acc = xor(g7x1, g7x2) */
-	vpxor %ymm6, %ymm13, %ymm6 /* g7t_acc_1 = xor(g7t_acc, rkw) */
-	vpxor 448(%rsp), %ymm6, %ymm6 /* g7t = xor(g7t_acc_1, g7x3) */
+	vpxor 1120(%rsp), %ymm10, %ymm13 /* g7k_acc = xor(g7x1, g7x2) */
+	vpxor %ymm6, %ymm13, %ymm6 /* g7k = xor(g7k_acc, rkw) */
+	vpxor 448(%rsp), %ymm6, %ymm6 /* g7t = xor(g7k, g7x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm6, %ymm6 /* g7a = gf2p8affine(g7t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm6, %ymm6 /* g7s = gf2p8affineinv(g7a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm6, %ymm13 /* g7lr24 = lookup16(g7s, rotl24) */
@@ -9466,9 +9466,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_gcm)
 	/* Round 8r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
 	vpbroadcastd 4(%rdi,%r10), %ymm10 /* rkw_1 = bcast32() */
 	vmovdqa 480(%rsp), %ymm13 /* reload g0x2.2 */
-	vpxor 0(%rsp), %ymm13, %ymm15 /* g0t_acc_2 = xor(g0x2, g0x3) */
-	vpxor %ymm10, %ymm15, %ymm15 /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
-	vpxor %ymm1, %ymm15, %ymm15 /* g0t_1 = xor(g0t_acc_3, g0x0) */
+	vpxor 0(%rsp), %ymm13, %ymm15 /* g0k_acc_1 = xor(g0x2, g0x3) */
+	vpxor %ymm10, %ymm15, %ymm15 /* g0k_1 = xor(g0k_acc_1, rkw_1) */
+	vpxor %ymm1, %ymm15, %ymm15 /* g0t_1 = xor(g0k_1, g0x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm15, %ymm13 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
@@ -9484,9 +9484,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_gcm)
 	vpxor %ymm13, %ymm15, %ymm6 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
 	vpxor %ymm1, %ymm6, %ymm1 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
 	vpxor 96(%rsp), %ymm1, %ymm1 /* g0x_1 = xor(g0l_1, g0x1.2) */
-	vpxor %ymm7, %ymm14, %ymm6 /* g1t_acc_2 = xor(g1x2, g1x3) */
-	vpxor %ymm10, %ymm6, %ymm6 /* g1t_acc_3 = xor(g1t_acc_2, rkw_1) */
-	vpxor %ymm4, %ymm6, %ymm6 /* g1t_1 = xor(g1t_acc_3, g1x0) */
+	vpxor %ymm7, %ymm14, %ymm6 /* g1k_acc_1 = xor(g1x2, g1x3) */
+	vpxor %ymm10, %ymm6, %ymm6 /* g1k_1 = xor(g1k_acc_1, rkw_1) */
+	vpxor %ymm4, %ymm6, %ymm6 /* g1t_1 = xor(g1k_1, g1x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm6, %ymm6 /* g1a_1 = gf2p8affine(g1t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm6, %ymm6 /* g1s_1 = gf2p8affineinv(g1a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm6, %ymm13 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
@@ -9501,9 +9501,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_gcm)
 	vpxor %ymm13, %ymm6, %ymm6 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
 	vpxor %ymm14, %ymm6, %ymm6 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
 	vpxor %ymm6, %ymm12, %ymm6 /* g1x_1 = xor(g1x1, g1l_1) */
-	vpxor %ymm3, %ymm11, %ymm12 /* g2t_acc_2 = xor(g2x2, g2x3) */
-	vpxor %ymm10, %ymm12, %ymm12 /* g2t_acc_3 = xor(g2t_acc_2, rkw_1) */
-	vpxor %ymm5, %ymm12, %ymm12 /* g2t_1 = xor(g2t_acc_3, g2x0) */
+	vpxor %ymm3, %ymm11, %ymm12 /* g2k_acc_1 = xor(g2x2, g2x3) */
+	vpxor %ymm10, %ymm12, %ymm12 /* g2k_1 = xor(g2k_acc_1, rkw_1) */
+	vpxor %ymm5, %ymm12, %ymm12 /* g2t_1 = xor(g2k_1, g2x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_1 = gf2p8affine(g2t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_1 = gf2p8affineinv(g2a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm12, %ymm13 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
@@ -9517,9 +9517,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_gcm)
 	vpxor %ymm13, %ymm12, %ymm12 /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
 	vpxor %ymm14, %ymm12, %ymm12 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
 	vpxor %ymm12, %ymm0, %ymm0 /* g2x_1 = xor(g2x1, g2l_1) */
-	vpxor 640(%rsp), %ymm9, %ymm12 /* g3t_acc_2 = xor(g3x2, g3x3) */
-	vpxor %ymm10, %ymm12, %ymm12 /* g3t_acc_3 = xor(g3t_acc_2, rkw_1) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g3t_1 = xor(g3t_acc_3, g3x0) */
+	vpxor 640(%rsp), %ymm9, %ymm12 /* g3k_acc_1 = xor(g3x2, g3x3) */
+	vpxor %ymm10, %ymm12, %ymm12 /* g3k_1 = xor(g3k_acc_1, rkw_1) */
+	vpxor %ymm8, %ymm12, %ymm12 /* g3t_1 = xor(g3k_1, g3x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_1 = gf2p8affine(g3t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_1 = gf2p8affineinv(g3a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm12, %ymm13 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
@@ -9534,9 +9534,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_gcm)
 	vpxor %ymm14, %ymm12, %ymm12 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
 	vpxor 288(%rsp), %ymm12, %ymm12 /* g3x_1 = xor(g3l_1, g3x1.2) */
 	vmovdqa 1216(%rsp), %ymm13 /* reload g4x2.2 */
-	vpxor 1280(%rsp), %ymm13, %ymm14 /* g4t_acc_2 = xor(g4x2, g4x3) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g4t_acc_3 = xor(g4t_acc_2, rkw_1) */
-	vpxor 64(%rsp), %ymm14, %ymm14 /* g4t_1 = xor(g4t_acc_3, g4x0) */
+	vpxor 1280(%rsp), %ymm13, %ymm14 /* g4k_acc_1 = xor(g4x2, g4x3) */
+	vpxor %ymm10, %ymm14, %ymm14 /* g4k_1 = xor(g4k_acc_1, rkw_1) */
+	vpxor 64(%rsp), %ymm14, %ymm14 /* g4t_1 = xor(g4k_1, g4x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_1 = gf2p8affine(g4t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_1 = gf2p8affineinv(g4a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
@@ -9552,9 +9552,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_gcm)
 	vpxor %ymm9, %ymm13, %ymm9 /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
 	vpxor 1184(%rsp), %ymm9, %ymm9 /* g4x_1 = xor(g4l_1, g4x1.2) */
 	vmovdqa 1056(%rsp), %ymm13 /* reload g5x2.2 */
-	vpxor 1312(%rsp), %ymm13, %ymm14 /* g5t_acc_2 = xor(g5x2, g5x3) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g5t_acc_3 = xor(g5t_acc_2, rkw_1) */
-	vpxor 608(%rsp), %ymm14, %ymm14 /* g5t_1 = xor(g5t_acc_3, g5x0) */
+	vpxor 1312(%rsp), %ymm13, %ymm14 /* g5k_acc_1 = xor(g5x2, g5x3) */
+	vpxor %ymm10, %ymm14, %ymm14 /* g5k_1 = xor(g5k_acc_1, rkw_1) */
+	vpxor 608(%rsp), %ymm14, %ymm14 /* g5t_1 = xor(g5k_1, g5x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_1 = gf2p8affine(g5t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_1 = gf2p8affineinv(g5a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_1 = lookup16(g5s_1, rotl24) */
@@ -9570,9 +9570,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_gcm)
 	vpxor %ymm9, %ymm13, %ymm9 /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
 	vpxor 1024(%rsp), %ymm9, %ymm9 /* g5x_1 = xor(g5l_1, g5x1.2) */
 	vmovdqa 1088(%rsp), %ymm13 /* reload g6x2.2 */
-	vpxor 1344(%rsp), %ymm13, %ymm14 /* g6t_acc_2 = xor(g6x2, g6x3) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g6t_acc_3 = xor(g6t_acc_2, rkw_1) */
-	vpxor %ymm2, %ymm14, %ymm14 /* g6t_1 = xor(g6t_acc_3, g6x0) */
+	vpxor 1344(%rsp), %ymm13, %ymm14 /* g6k_acc_1 = xor(g6x2, g6x3) */
+	vpxor %ymm10, %ymm14, %ymm14 /* g6k_1 = xor(g6k_acc_1, rkw_1) */
+	vpxor %ymm2, %ymm14, %ymm14 /* g6t_1 = xor(g6k_1, g6x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_1 = gf2p8affine(g6t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_1 = gf2p8affineinv(g6a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_1 = lookup16(g6s_1, rotl24) */
@@ -9588,9 +9588,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_gcm)
 	vpxor %ymm2, %ymm13, %ymm2 /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
 	vpxor 928(%rsp), %ymm2, %ymm2 /* g6x_1 = xor(g6l_1, g6x1.2) */
 	vmovdqa 1120(%rsp), %ymm13 /* reload g7x2.2 */
-	vpxor 448(%rsp), %ymm13, %ymm14 /* g7t_acc_2 = xor(g7x2, g7x3) */
-	vpxor %ymm10, %ymm14, %ymm10 /* g7t_acc_3 = xor(g7t_acc_2, rkw_1) */
-	vpxor 512(%rsp), %ymm10, %ymm10 /* g7t_1 = xor(g7t_acc_3, g7x0) */
+	vpxor 448(%rsp), %ymm13, %ymm14 /* g7k_acc_1 = xor(g7x2, g7x3) */
+	vpxor %ymm10, %ymm14, %ymm10 /* g7k_1 = xor(g7k_acc_1, rkw_1) */
+	vpxor 512(%rsp), %ymm10, %ymm10 /* g7t_1 = xor(g7k_1, g7x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm10, %ymm10 /* g7a_1 = gf2p8affine(g7t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm10, %ymm10 /* g7s_1 = gf2p8affineinv(g7a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm10, %ymm14 /* g7lr24_1 = lookup16(g7s_1, rotl24) */
@@ -9608,9 +9608,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_gcm)
 	/* Round 8r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
 	vpbroadcastd 8(%rdi,%r10), %ymm13 /* rkw_2 = bcast32() */
 	vmovdqa 0(%rsp), %ymm14 /* reload g0x3.2 */
-	vpxor 224(%rsp), %ymm14, %ymm15 /* g0t_acc_4 = xor(g0x3, g0x0) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
-	vpxor %ymm1, %ymm15, %ymm15 /* g0t_2 = xor(g0t_acc_5, g0x1) */
+	vpxor 224(%rsp), %ymm14, %ymm15 /* g0k_acc_2 = xor(g0x3, g0x0) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g0k_2 = xor(g0k_acc_2, rkw_2) */
+	vpxor %ymm1, %ymm15, %ymm15 /* g0t_2 = xor(g0k_2, g0x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
@@ -9626,9 +9626,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_gcm)
 	vpxor %ymm14, %ymm15, %ymm10 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
 	vpxor %ymm1, %ymm10, %ymm1 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
 	vpxor 480(%rsp), %ymm1, %ymm1 /* g0x_2 = xor(g0l_2, g0x2.2) */
-	vpxor %ymm4, %ymm7, %ymm10 /* g1t_acc_4 = xor(g1x3, g1x0) */
-	vpxor %ymm13, %ymm10, %ymm10 /* g1t_acc_5 = xor(g1t_acc_4, rkw_2) */
-	vpxor %ymm6, %ymm10, %ymm10 /* g1t_2 = xor(g1t_acc_5, g1x1) */
+	vpxor %ymm4, %ymm7, %ymm10 /* g1k_acc_2 = xor(g1x3, g1x0) */
+	vpxor %ymm13, %ymm10, %ymm10 /* g1k_2 = xor(g1k_acc_2, rkw_2) */
+	vpxor %ymm6, %ymm10, %ymm10 /* g1t_2 = xor(g1k_2, g1x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm10, %ymm10 /* g1a_2 = gf2p8affine(g1t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm10, %ymm10 /* g1s_2 = gf2p8affineinv(g1a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm10, %ymm14 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
@@ -9643,9 +9643,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_gcm)
 	vpxor %ymm14, %ymm10, %ymm10 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
 	vpxor %ymm7, %ymm10, %ymm7 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
 	vpxor 96(%rsp), %ymm7, %ymm7 /* g1x_2 = xor(g1l_2, g1x2.2) */
-	vpxor %ymm5, %ymm3, %ymm10 /* g2t_acc_4 = xor(g2x3, g2x0) */
-	vpxor %ymm13, %ymm10, %ymm10 /* g2t_acc_5 = xor(g2t_acc_4, rkw_2) */
-	vpxor %ymm0, %ymm10, %ymm10 /* g2t_2 = xor(g2t_acc_5, g2x1) */
+	vpxor %ymm5, %ymm3, %ymm10 /* g2k_acc_2 = xor(g2x3, g2x0) */
+	vpxor %ymm13, %ymm10, %ymm10 /* g2k_2 = xor(g2k_acc_2, rkw_2) */
+	vpxor %ymm0, %ymm10, %ymm10 /* g2t_2 = xor(g2k_2, g2x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm10, %ymm10 /* g2a_2 = gf2p8affine(g2t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm10, %ymm10 /* g2s_2 = gf2p8affineinv(g2a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm10, %ymm14 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
@@ -9660,9 +9660,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_gcm)
 	vpxor %ymm14, %ymm10, %ymm10 /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
 	vpxor %ymm3, %ymm10, %ymm3 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
 	vpxor %ymm3, %ymm11, %ymm3 /* g2x_2 = xor(g2x2, g2l_2) */
-	vpxor 640(%rsp), %ymm8, %ymm10 /* g3t_acc_4 = xor(g3x0.3, g3x3.2) */
-	vpxor %ymm13, %ymm10, %ymm10 /* g3t_acc_5 = xor(g3t_acc_4, rkw_2) */
-	vpxor %ymm12, %ymm10, %ymm10 /* g3t_2 = xor(g3t_acc_5, g3x1) */
+	vpxor 640(%rsp), %ymm8, %ymm10 /* g3k_acc_2 = xor(g3x0.3, g3x3.2) */
+	vpxor %ymm13, %ymm10, %ymm10 /* g3k_2 = xor(g3k_acc_2, rkw_2) */
+	vpxor %ymm12, %ymm10, %ymm10 /* g3t_2 = xor(g3k_2, g3x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm10, %ymm10 /* g3a_2 = gf2p8affine(g3t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm10, %ymm10 /* g3s_2 = gf2p8affineinv(g3a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm10, %ymm11 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
@@ -9677,9 +9677,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_gcm)
 	vpxor %ymm14, %ymm10, %ymm10 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
 	vpxor 288(%rsp), %ymm10, %ymm10 /* g3x_2 = xor(g3l_2, g3x2.2) */
 	vmovdqa 1280(%rsp), %ymm11 /* reload g4x3.2 */
-	vpxor 64(%rsp), %ymm11, %ymm14 /* g4t_acc_4 = xor(g4x3, g4x0) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_5 = xor(g4t_acc_4, rkw_2) */
-	vpxor 672(%rsp), %ymm14, %ymm14 /* g4t_2 = xor(g4t_acc_5, g4x1) */
+	vpxor 64(%rsp), %ymm11, %ymm14 /* g4k_acc_2 = xor(g4x3, g4x0) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g4k_2 = xor(g4k_acc_2, rkw_2) */
+	vpxor 672(%rsp), %ymm14, %ymm14 /* g4t_2 = xor(g4k_2, g4x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_2 = gf2p8affine(g4t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_2 = gf2p8affineinv(g4a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_2 = lookup16(g4s_2, rotl24) */
@@ -9695,9 +9695,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_gcm)
 	vpxor %ymm10, %ymm11, %ymm10 /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
 	vpxor 1216(%rsp), %ymm10, %ymm10 /* g4x_2 = xor(g4l_2, g4x2.2) */
 	vmovdqa 1312(%rsp), %ymm11 /* reload g5x3.2 */
-	vpxor 608(%rsp), %ymm11, %ymm14 /* g5t_acc_4 = xor(g5x3, g5x0) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_5 = xor(g5t_acc_4, rkw_2) */
-	vpxor %ymm9, %ymm14, %ymm14 /* g5t_2 = xor(g5t_acc_5, g5x1) */
+	vpxor 608(%rsp), %ymm11, %ymm14 /* g5k_acc_2 = xor(g5x3, g5x0) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g5k_2 = xor(g5k_acc_2, rkw_2) */
+	vpxor %ymm9, %ymm14, %ymm14 /* g5t_2 = xor(g5k_2, g5x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_2 = gf2p8affine(g5t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_2 = gf2p8affineinv(g5a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_2 = lookup16(g5s_2, rotl24) */
@@ -9713,9 +9713,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_gcm)
 	vpxor %ymm9, %ymm11, %ymm9 /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
 	vpxor 1056(%rsp), %ymm9, %ymm9 /* g5x_2 = xor(g5l_2, g5x2.2) */
 	vmovdqa 1344(%rsp), %ymm11 /* reload g6x3.2 */
-	vpxor 544(%rsp), %ymm11, %ymm14 /* g6t_acc_4 = xor(g6x3, g6x0) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_5 = xor(g6t_acc_4, rkw_2) */
-	vpxor %ymm2, %ymm14, %ymm14 /* g6t_2 = xor(g6t_acc_5, g6x1) */
+	vpxor 544(%rsp), %ymm11, %ymm14 /* g6k_acc_2 = xor(g6x3, g6x0) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g6k_2 = xor(g6k_acc_2, rkw_2) */
+	vpxor %ymm2, %ymm14, %ymm14 /* g6t_2 = xor(g6k_2, g6x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_2 = gf2p8affine(g6t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_2 = gf2p8affineinv(g6a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_2 = lookup16(g6s_2, rotl24) */
@@ -9731,9 +9731,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_gcm)
 	vpxor %ymm2, %ymm11, %ymm2 /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
 	vpxor 1088(%rsp), %ymm2, %ymm2 /* g6x_2 = xor(g6l_2, g6x2.2) */
 	vmovdqa 448(%rsp), %ymm11 /* reload g7x3.2 */
-	vpxor 512(%rsp), %ymm11, %ymm14 /* g7t_acc_4 = xor(g7x3, g7x0) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_5 = xor(g7t_acc_4, rkw_2) */
-	vpxor 160(%rsp), %ymm13, %ymm13 /* g7t_2 = xor(g7t_acc_5, g7x1) */
+	vpxor 512(%rsp), %ymm11, %ymm14 /* g7k_acc_2 = xor(g7x3, g7x0) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g7k_2 = xor(g7k_acc_2, rkw_2) */
+	vpxor 160(%rsp), %ymm13, %ymm13 /* g7t_2 = xor(g7k_2, g7x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_2 = gf2p8affine(g7t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_2 = gf2p8affineinv(g7a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_2 = lookup16(g7s_2, rotl24) */
@@ -9751,9 +9751,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_gcm)
 	/* Round 8r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
 	vpbroadcastd 12(%rdi,%r10), %ymm13 /* rkw_3 = bcast32() */
 	vmovdqa 224(%rsp), %ymm14 /* reload g0x0.3 */
-	vpxor 128(%rsp), %ymm14, %ymm15 /* g0t_acc_6 = xor(g0x0, g0x1) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
-	vpxor %ymm1, %ymm15, %ymm15 /* g0t_3 = xor(g0t_acc_7, g0x2) */
+	vpxor 128(%rsp), %ymm14, %ymm15 /* g0k_acc_3 = xor(g0x0, g0x1) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g0k_3 = xor(g0k_acc_3, rkw_3) */
+	vpxor %ymm1, %ymm15, %ymm15 /* g0t_3 = xor(g0k_3, g0x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_3 = gf2p8affine(g0t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_3 = gf2p8affineinv(g0a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
@@ -9769,9 +9769,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_gcm)
 	vpxor %ymm14, %ymm15, %ymm11 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
 	vpxor %ymm1, %ymm11, %ymm1 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
 	vpxor 0(%rsp), %ymm1, %ymm1 /* g0x_3 = xor(g0l_3, g0x3.2) */
-	vpxor %ymm6, %ymm4, %ymm11 /* g1t_acc_6 = xor(g1x0, g1x1) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g1t_acc_7 = xor(g1t_acc_6, rkw_3) */
-	vpxor %ymm7, %ymm11, %ymm11 /* g1t_3 = xor(g1t_acc_7, g1x2) */
+	vpxor %ymm6, %ymm4, %ymm11 /* g1k_acc_3 = xor(g1x0, g1x1) */
+	vpxor %ymm13, %ymm11, %ymm11 /* g1k_3 = xor(g1k_acc_3, rkw_3) */
+	vpxor %ymm7, %ymm11, %ymm11 /* g1t_3 = xor(g1k_3, g1x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm11, %ymm11 /* g1a_3 = gf2p8affine(g1t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm11, %ymm11 /* g1s_3 = gf2p8affineinv(g1a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm11, %ymm14 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
@@ -9786,9 +9786,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_gcm)
 	vpxor %ymm14, %ymm11, %ymm11 /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
 	vpxor %ymm4, %ymm11, %ymm4 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
 	vpxor 480(%rsp), %ymm4, %ymm4 /* g1x_3 = xor(g1l_3, g1x3.2) */
-	vpxor %ymm0, %ymm5, %ymm11 /* g2t_acc_6 = xor(g2x0, g2x1) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g2t_acc_7 = xor(g2t_acc_6, rkw_3) */
-	vpxor %ymm3, %ymm11, %ymm11 /* g2t_3 = xor(g2t_acc_7, g2x2) */
+	vpxor %ymm0, %ymm5, %ymm11 /* g2k_acc_3 = xor(g2x0, g2x1) */
+	vpxor %ymm13, %ymm11, %ymm11 /* g2k_3 = xor(g2k_acc_3, rkw_3) */
+	vpxor %ymm3, %ymm11, %ymm11 /* g2t_3 = xor(g2k_3, g2x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm11, %ymm11 /* g2a_3 = gf2p8affine(g2t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm11, %ymm11 /* g2s_3 = gf2p8affineinv(g2a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm11, %ymm14 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
@@ -9803,9 +9803,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_gcm)
 	vpxor %ymm14, %ymm11, %ymm11 /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
 	vpxor %ymm5, %ymm11, %ymm5 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
 	vpxor 96(%rsp), %ymm5, %ymm5 /* g2x_3 = xor(g2l_3, g2x3.2) */
-	vpxor %ymm12, %ymm8, %ymm11 /* g3t_acc_6 = xor(g3x0, g3x1) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g3t_acc_7 = xor(g3t_acc_6, rkw_3) */
-	vpxor 288(%rsp), %ymm11, %ymm11 /* g3t_3 = xor(g3t_acc_7, g3x2) */
+	vpxor %ymm12, %ymm8, %ymm11 /* g3k_acc_3 = xor(g3x0, g3x1) */
+	vpxor %ymm13, %ymm11, %ymm11 /* g3k_3 = xor(g3k_acc_3, rkw_3) */
+	vpxor 288(%rsp), %ymm11, %ymm11 /* g3t_3 = xor(g3k_3, g3x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm11, %ymm11 /* g3a_3 = gf2p8affine(g3t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm11, %ymm11 /* g3s_3 = gf2p8affineinv(g3a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm11, %ymm14 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
@@ -9821,9 +9821,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_gcm)
 	vpxor %ymm8, %ymm11, %ymm8 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
 	vpxor 640(%rsp), %ymm8, %ymm8 /* g3x_3 = xor(g3l_3, g3x3.2) */
 	vmovdqa 64(%rsp), %ymm11 /* reload g4x0.3 */
-	vpxor 672(%rsp), %ymm11, %ymm14 /* g4t_acc_6 = xor(g4x0, g4x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_7 = xor(g4t_acc_6, rkw_3) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g4t_3 = xor(g4t_acc_7, g4x2) */
+	vpxor 672(%rsp), %ymm11, %ymm14 /* g4k_acc_3 = xor(g4x0, g4x1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g4k_3 = xor(g4k_acc_3, rkw_3) */
+	vpxor %ymm10, %ymm14, %ymm14 /* g4t_3 = xor(g4k_3, g4x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_3 = gf2p8affine(g4t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_3 = gf2p8affineinv(g4a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_3 = lookup16(g4s_3, rotl24) */
@@ -9839,9 +9839,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_gcm)
 	vpxor %ymm10, %ymm11, %ymm10 /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
 	vpxor 1280(%rsp), %ymm10, %ymm10 /* g4x_3 = xor(g4l_3, g4x3.2) */
 	vmovdqa 608(%rsp), %ymm11 /* reload g5x0.3 */
-	vpxor 384(%rsp), %ymm11, %ymm14 /* g5t_acc_6 = xor(g5x0, g5x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_7 = xor(g5t_acc_6, rkw_3) */
-	vpxor %ymm9, %ymm14, %ymm14 /* g5t_3 = xor(g5t_acc_7, g5x2) */
+	vpxor 384(%rsp), %ymm11, %ymm14 /* g5k_acc_3 = xor(g5x0, g5x1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g5k_3 = xor(g5k_acc_3, rkw_3) */
+	vpxor %ymm9, %ymm14, %ymm14 /* g5t_3 = xor(g5k_3, g5x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_3 = gf2p8affine(g5t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_3 = gf2p8affineinv(g5a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_3 = lookup16(g5s_3, rotl24) */
@@ -9857,9 +9857,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_gcm)
 	vpxor %ymm9, %ymm11, %ymm9 /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
 	vpxor 1312(%rsp), %ymm9, %ymm9 /* g5x_3 = xor(g5l_3, g5x3.2) */
 	vmovdqa 544(%rsp), %ymm11 /* reload g6x0.3 */
-	vpxor 192(%rsp), %ymm11, %ymm14 /* g6t_acc_6 = xor(g6x0, g6x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_7 = xor(g6t_acc_6, rkw_3) */
-	vpxor %ymm2, %ymm14, %ymm14 /* g6t_3 = xor(g6t_acc_7, g6x2) */
+	vpxor 192(%rsp), %ymm11, %ymm14 /* g6k_acc_3 = xor(g6x0, g6x1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g6k_3 = xor(g6k_acc_3, rkw_3) */
+	vpxor %ymm2, %ymm14, %ymm14 /* g6t_3 = xor(g6k_3, g6x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_3 = gf2p8affine(g6t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_3 = gf2p8affineinv(g6a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_3 = lookup16(g6s_3, rotl24) */
@@ -9875,9 +9875,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_gcm)
 	vpxor %ymm2, %ymm11, %ymm2 /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
 	vpxor 1344(%rsp), %ymm2, %ymm2 /* g6x_3 = xor(g6l_3, g6x3.2) */
 	vmovdqa 512(%rsp), %ymm11 /* reload g7x0.3 */
-	vpxor 160(%rsp), %ymm11, %ymm14 /* g7t_acc_6 = xor(g7x0, g7x1) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_7 = xor(g7t_acc_6, rkw_3) */
-	vpxor 576(%rsp), %ymm13, %ymm13 /* g7t_3 = xor(g7t_acc_7, g7x2) */
+	vpxor 160(%rsp), %ymm11, %ymm14 /* g7k_acc_3 = xor(g7x0, g7x1) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g7k_3 = xor(g7k_acc_3, rkw_3) */
+	vpxor 576(%rsp), %ymm13, %ymm13 /* g7t_3 = xor(g7k_3, g7x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_3 = gf2p8affine(g7t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_3 = gf2p8affineinv(g7a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_3 = lookup16(g7s_3, rotl24) */
@@ -9895,9 +9895,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_gcm)
 	/* Round 8r+4: X4 ^= L(S(X5 ^ X6 ^ X7 ^ rk)) (slots mod 4). */
 	vpbroadcastd 16(%rdi,%r10), %ymm13 /* rkw_4 = bcast32() */
 	vmovdqa 128(%rsp), %ymm14 /* reload g0x1.3 */
-	vpxor 704(%rsp), %ymm14, %ymm15 /* g0t_acc_8 = xor(g0x1, g0x2) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_9 = xor(g0t_acc_8, rkw_4) */
-	vpxor %ymm1, %ymm15, %ymm15 /* g0t_4 = xor(g0t_acc_9, g0x3) */
+	vpxor 704(%rsp), %ymm14, %ymm15 /* g0k_acc_4 = xor(g0x1, g0x2) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g0k_4 = xor(g0k_acc_4, rkw_4) */
+	vpxor %ymm1, %ymm15, %ymm15 /* g0t_4 = xor(g0k_4, g0x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_4 = gf2p8affine(g0t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_4 = gf2p8affineinv(g0a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_4 = lookup16(g0s_4, rotl24) */
@@ -9913,9 +9913,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_gcm)
 	vpxor %ymm14, %ymm15, %ymm11 /* g0l_acc_4 = xor(g0s_4, g0lr24_4) */
 	vpxor %ymm1, %ymm11, %ymm1 /* g0l_4 = xor(g0l_acc_4, g0lr2_4) */
 	vpxor 224(%rsp), %ymm1, %ymm1 /* g0x_4 = xor(g0l_4, g0x0.3) */
-	vpxor %ymm7, %ymm6, %ymm11 /* g1t_acc_8 = xor(g1x1, g1x2) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g1t_acc_9 = xor(g1t_acc_8, rkw_4) */
-	vpxor %ymm4, %ymm11, %ymm11 /* g1t_4 = xor(g1t_acc_9, g1x3) */
+	vpxor %ymm7, %ymm6, %ymm11 /* g1k_acc_4 = xor(g1x1, g1x2) */
+	vpxor %ymm13, %ymm11, %ymm11 /* g1k_4 = xor(g1k_acc_4, rkw_4) */
+	vpxor %ymm4, %ymm11, %ymm11 /* g1t_4 = xor(g1k_4, g1x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm11, %ymm11 /* g1a_4 = gf2p8affine(g1t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm11, %ymm11 /* g1s_4 = gf2p8affineinv(g1a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm11, %ymm14 /* g1lr24_4 = lookup16(g1s_4, rotl24) */
@@ -9930,9 +9930,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_gcm)
 	vpxor %ymm14, %ymm11, %ymm11 /* g1l_acc_4 = xor(g1s_4, g1lr24_4) */
 	vpxor %ymm6, %ymm11, %ymm6 /* g1l_4 = xor(g1l_acc_4, g1lr2_4) */
 	vpxor 0(%rsp), %ymm6, %ymm6 /* g1x_4 = xor(g1l_4, g1x0.3) */
-	vpxor %ymm3, %ymm0, %ymm11 /* g2t_acc_8 = xor(g2x1, g2x2) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g2t_acc_9 = xor(g2t_acc_8, rkw_4) */
-	vpxor %ymm5, %ymm11, %ymm11 /* g2t_4 = xor(g2t_acc_9, g2x3) */
+	vpxor %ymm3, %ymm0, %ymm11 /* g2k_acc_4 = xor(g2x1, g2x2) */
+	vpxor %ymm13, %ymm11, %ymm11 /* g2k_4 = xor(g2k_acc_4, rkw_4) */
+	vpxor %ymm5, %ymm11, %ymm11 /* g2t_4 = xor(g2k_4, g2x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm11, %ymm11 /* g2a_4 = gf2p8affine(g2t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm11, %ymm11 /* g2s_4 = gf2p8affineinv(g2a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm11, %ymm14 /* g2lr24_4 = lookup16(g2s_4, rotl24) */
@@ -9947,9 +9947,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_gcm)
 	vpxor %ymm14, %ymm11, %ymm11 /* g2l_acc_4 = xor(g2s_4, g2lr24_4) */
 	vpxor %ymm0, %ymm11, %ymm0 /* g2l_4 = xor(g2l_acc_4, g2lr2_4) */
 	vpxor 480(%rsp), %ymm0, %ymm0 /* g2x_4 = xor(g2l_4, g2x0.3) */
-	vpxor 288(%rsp), %ymm12, %ymm11 /* g3t_acc_8 = xor(g3x1, g3x2) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g3t_acc_9 = xor(g3t_acc_8, rkw_4) */
-	vpxor %ymm8, %ymm11, %ymm11 /* g3t_4 = xor(g3t_acc_9, g3x3) */
+	vpxor 288(%rsp), %ymm12, %ymm11 /* g3k_acc_4 = xor(g3x1, g3x2) */
+	vpxor %ymm13, %ymm11, %ymm11 /* g3k_4 = xor(g3k_acc_4, rkw_4) */
+	vpxor %ymm8, %ymm11, %ymm11 /* g3t_4 = xor(g3k_4, g3x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm11, %ymm11 /* g3a_4 = gf2p8affine(g3t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm11, %ymm11 /* g3s_4 = gf2p8affineinv(g3a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm11, %ymm14 /* g3lr24_4 = lookup16(g3s_4, rotl24) */
@@ -9965,9 +9965,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_gcm)
 	vpxor %ymm12, %ymm11, %ymm11 /* g3l_4 = xor(g3l_acc_4, g3lr2_4) */
 	vpxor 96(%rsp), %ymm11, %ymm11 /* g3x_4 = xor(g3l_4, g3x0.3) */
 	vmovdqa 672(%rsp), %ymm12 /* reload g4x1.3 */
-	vpxor 352(%rsp), %ymm12, %ymm14 /* g4t_acc_8 = xor(g4x1, g4x2) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_9 = xor(g4t_acc_8, rkw_4) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g4t_4 = xor(g4t_acc_9, g4x3) */
+	vpxor 352(%rsp), %ymm12, %ymm14 /* g4k_acc_4 = xor(g4x1, g4x2) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g4k_4 = xor(g4k_acc_4, rkw_4) */
+	vpxor %ymm10, %ymm14, %ymm14 /* g4t_4 = xor(g4k_4, g4x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_4 = gf2p8affine(g4t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_4 = gf2p8affineinv(g4a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_4 = lookup16(g4s_4, rotl24) */
@@ -9983,9 +9983,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_gcm)
 	vpxor %ymm10, %ymm12, %ymm10 /* g4l_4 = xor(g4l_acc_4, g4lr2_4) */
 	vpxor 64(%rsp), %ymm10, %ymm10 /* g4x_4 = xor(g4l_4, g4x0.3) */
 	vmovdqa 384(%rsp), %ymm12 /* reload g5x1.3 */
-	vpxor 320(%rsp), %ymm12, %ymm14 /* g5t_acc_8 = xor(g5x1, g5x2) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_9 = xor(g5t_acc_8, rkw_4) */
-	vpxor %ymm9, %ymm14, %ymm14 /* g5t_4 = xor(g5t_acc_9, g5x3) */
+	vpxor 320(%rsp), %ymm12, %ymm14 /* g5k_acc_4 = xor(g5x1, g5x2) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g5k_4 = xor(g5k_acc_4, rkw_4) */
+	vpxor %ymm9, %ymm14, %ymm14 /* g5t_4 = xor(g5k_4, g5x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_4 = gf2p8affine(g5t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_4 = gf2p8affineinv(g5a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_4 = lookup16(g5s_4, rotl24) */
@@ -10001,9 +10001,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_gcm)
 	vpxor %ymm9, %ymm12, %ymm9 /* g5l_4 = xor(g5l_acc_4, g5lr2_4) */
 	vpxor 608(%rsp), %ymm9, %ymm9 /* g5x_4 = xor(g5l_4, g5x0.3) */
 	vmovdqa 192(%rsp), %ymm12 /* reload g6x1.3 */
-	vpxor 32(%rsp), %ymm12, %ymm14 /* g6t_acc_8 = xor(g6x1, g6x2) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_9 = xor(g6t_acc_8, rkw_4) */
-	vpxor %ymm2, %ymm14, %ymm14 /* g6t_4 = xor(g6t_acc_9, g6x3) */
+	vpxor 32(%rsp), %ymm12, %ymm14 /* g6k_acc_4 = xor(g6x1, g6x2) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g6k_4 = xor(g6k_acc_4, rkw_4) */
+	vpxor %ymm2, %ymm14, %ymm14 /* g6t_4 = xor(g6k_4, g6x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_4 = gf2p8affine(g6t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_4 = gf2p8affineinv(g6a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_4 = lookup16(g6s_4, rotl24) */
@@ -10019,9 +10019,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_gcm)
 	vpxor %ymm2, %ymm12, %ymm2 /* g6l_4 = xor(g6l_acc_4, g6lr2_4) */
 	vpxor 544(%rsp), %ymm2, %ymm2 /* g6x_4 = xor(g6l_4, g6x0.3) */
 	vmovdqa 160(%rsp), %ymm12 /* reload g7x1.3 */
-	vpxor 576(%rsp), %ymm12, %ymm14 /* g7t_acc_8 = xor(g7x1, g7x2) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_9 = xor(g7t_acc_8, rkw_4) */
-	vpxor 1376(%rsp), %ymm13, %ymm13 /* g7t_4 = xor(g7t_acc_9, g7x3) */
+	vpxor 576(%rsp), %ymm12, %ymm14 /* g7k_acc_4 = xor(g7x1, g7x2) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g7k_4 = xor(g7k_acc_4, rkw_4) */
+	vpxor 1376(%rsp), %ymm13, %ymm13 /* g7t_4 = xor(g7k_4, g7x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_4 = gf2p8affine(g7t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_4 = gf2p8affineinv(g7a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_4 = lookup16(g7s_4, rotl24) */
@@ -10039,9 +10039,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_gcm)
 	/* Round 8r+5: X5 ^= L(S(X6 ^ X7 ^ X8 ^ rk)) (slots mod 4). */
 	vpbroadcastd 20(%rdi,%r10), %ymm13 /* rkw_5 = bcast32() */
 	vmovdqa 704(%rsp), %ymm14 /* reload g0x2.3 */
-	vpxor 256(%rsp), %ymm14, %ymm15 /* g0t_acc_10 = xor(g0x2, g0x3) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_11 = xor(g0t_acc_10, rkw_5) */
-	vpxor %ymm1, %ymm15, %ymm15 /* g0t_5 = xor(g0t_acc_11, g0x0) */
+	vpxor 256(%rsp), %ymm14, %ymm15 /* g0k_acc_5 = xor(g0x2, g0x3) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g0k_5 = xor(g0k_acc_5, rkw_5) */
+	vpxor %ymm1, %ymm15, %ymm15 /* g0t_5 = xor(g0k_5, g0x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_5 = gf2p8affine(g0t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_5 = gf2p8affineinv(g0a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_5 = lookup16(g0s_5, rotl24) */
@@ -10057,9 +10057,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_gcm)
 	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_5 = xor(g0s_5, g0lr24_5) */
 	vpxor %ymm1, %ymm12, %ymm1 /* g0l_5 = xor(g0l_acc_5, g0lr2_5) */
 	vpxor 128(%rsp), %ymm1, %ymm1 /* g0x_5 = xor(g0l_5, g0x1.3) */
-	vpxor %ymm4, %ymm7, %ymm12 /* g1t_acc_10 = xor(g1x2, g1x3) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g1t_acc_11 = xor(g1t_acc_10, rkw_5) */
-	vpxor %ymm6, %ymm12, %ymm12 /* g1t_5 = xor(g1t_acc_11, g1x0) */
+	vpxor %ymm4, %ymm7, %ymm12 /* g1k_acc_5 = xor(g1x2, g1x3) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g1k_5 = xor(g1k_acc_5, rkw_5) */
+	vpxor %ymm6, %ymm12, %ymm12 /* g1t_5 = xor(g1k_5, g1x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_5 = gf2p8affine(g1t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_5 = gf2p8affineinv(g1a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_5 = lookup16(g1s_5, rotl24) */
@@ -10074,9 +10074,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_gcm)
 	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_5 = xor(g1s_5, g1lr24_5) */
 	vpxor %ymm7, %ymm12, %ymm7 /* g1l_5 = xor(g1l_acc_5, g1lr2_5) */
 	vpxor 224(%rsp), %ymm7, %ymm7 /* g1x_5 = xor(g1l_5, g1x1.3) */
-	vpxor %ymm5, %ymm3, %ymm12 /* g2t_acc_10 = xor(g2x2, g2x3) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g2t_acc_11 = xor(g2t_acc_10, rkw_5) */
-	vpxor %ymm0, %ymm12, %ymm12 /* g2t_5 = xor(g2t_acc_11, g2x0) */
+	vpxor %ymm5, %ymm3, %ymm12 /* g2k_acc_5 = xor(g2x2, g2x3) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g2k_5 = xor(g2k_acc_5, rkw_5) */
+	vpxor %ymm0, %ymm12, %ymm12 /* g2t_5 = xor(g2k_5, g2x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_5 = gf2p8affine(g2t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_5 = gf2p8affineinv(g2a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_5 = lookup16(g2s_5, rotl24) */
@@ -10091,9 +10091,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_gcm)
 	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_5 = xor(g2s_5, g2lr24_5) */
 	vpxor %ymm3, %ymm12, %ymm3 /* g2l_5 = xor(g2l_acc_5, g2lr2_5) */
 	vpxor 0(%rsp), %ymm3, %ymm3 /* g2x_5 = xor(g2l_5, g2x1.3) */
-	vpxor 288(%rsp), %ymm8, %ymm12 /* g3t_acc_10 = xor(g3x3.3, g3x2.3) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g3t_acc_11 = xor(g3t_acc_10, rkw_5) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g3t_5 = xor(g3t_acc_11, g3x0) */
+	vpxor 288(%rsp), %ymm8, %ymm12 /* g3k_acc_5 = xor(g3x3.3, g3x2.3) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g3k_5 = xor(g3k_acc_5, rkw_5) */
+	vpxor %ymm11, %ymm12, %ymm12 /* g3t_5 = xor(g3k_5, g3x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_5 = gf2p8affine(g3t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_5 = gf2p8affineinv(g3a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_5 = lookup16(g3s_5, rotl24) */
@@ -10109,9 +10109,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_gcm)
 	vpxor %ymm8, %ymm12, %ymm8 /* g3l_5 = xor(g3l_acc_5, g3lr2_5) */
 	vpxor 480(%rsp), %ymm8, %ymm8 /* g3x_5 = xor(g3l_5, g3x1.3) */
 	vmovdqa 352(%rsp), %ymm12 /* reload g4x2.3 */
-	vpxor 96(%rsp), %ymm12, %ymm14 /* g4t_acc_10 = xor(g4x2, g4x3) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_11 = xor(g4t_acc_10, rkw_5) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g4t_5 = xor(g4t_acc_11, g4x0) */
+	vpxor 96(%rsp), %ymm12, %ymm14 /* g4k_acc_5 = xor(g4x2, g4x3) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g4k_5 = xor(g4k_acc_5, rkw_5) */
+	vpxor %ymm10, %ymm14, %ymm14 /* g4t_5 = xor(g4k_5, g4x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_5 = gf2p8affine(g4t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_5 = gf2p8affineinv(g4a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_5 = lookup16(g4s_5, rotl24) */
@@ -10127,9 +10127,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_gcm)
 	vpxor %ymm10, %ymm12, %ymm10 /* g4l_5 = xor(g4l_acc_5, g4lr2_5) */
 	vpxor 672(%rsp), %ymm10, %ymm10 /* g4x_5 = xor(g4l_5, g4x1.3) */
 	vmovdqa 320(%rsp), %ymm12 /* reload g5x2.3 */
-	vpxor 64(%rsp), %ymm12, %ymm14 /* g5t_acc_10 = xor(g5x2, g5x3) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_11 = xor(g5t_acc_10, rkw_5) */
-	vpxor %ymm9, %ymm14, %ymm14 /* g5t_5 = xor(g5t_acc_11, g5x0) */
+	vpxor 64(%rsp), %ymm12, %ymm14 /* g5k_acc_5 = xor(g5x2, g5x3) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g5k_5 = xor(g5k_acc_5, rkw_5) */
+	vpxor %ymm9, %ymm14, %ymm14 /* g5t_5 = xor(g5k_5, g5x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_5 = gf2p8affine(g5t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_5 = gf2p8affineinv(g5a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_5 = lookup16(g5s_5, rotl24) */
@@ -10145,9 +10145,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_gcm)
 	vpxor %ymm9, %ymm12, %ymm9 /* g5l_5 = xor(g5l_acc_5, g5lr2_5) */
 	vpxor 384(%rsp), %ymm9, %ymm9 /* g5x_5 = xor(g5l_5, g5x1.3) */
 	vmovdqa 32(%rsp), %ymm12 /* reload g6x2.3 */
-	vpxor 608(%rsp), %ymm12, %ymm14 /* g6t_acc_10 = xor(g6x2, g6x3) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_11 = xor(g6t_acc_10, rkw_5) */
-	vpxor %ymm2, %ymm14, %ymm14 /* g6t_5 = xor(g6t_acc_11, g6x0) */
+	vpxor 608(%rsp), %ymm12, %ymm14 /* g6k_acc_5 = xor(g6x2, g6x3) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g6k_5 = xor(g6k_acc_5, rkw_5) */
+	vpxor %ymm2, %ymm14, %ymm14 /* g6t_5 = xor(g6k_5, g6x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_5 = gf2p8affine(g6t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_5 = gf2p8affineinv(g6a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_5 = lookup16(g6s_5, rotl24) */
@@ -10163,9 +10163,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_gcm)
 	vpxor %ymm2, %ymm12, %ymm2 /* g6l_5 = xor(g6l_acc_5, g6lr2_5) */
 	vpxor 192(%rsp), %ymm2, %ymm2 /* g6x_5 = xor(g6l_5, g6x1.3) */
 	vmovdqa 576(%rsp), %ymm12 /* reload g7x2.3 */
-	vpxor 1376(%rsp), %ymm12, %ymm14 /* g7t_acc_10 = xor(g7x2, g7x3) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_11 = xor(g7t_acc_10, rkw_5) */
-	vpxor 736(%rsp), %ymm13, %ymm13 /* g7t_5 = xor(g7t_acc_11, g7x0) */
+	vpxor 1376(%rsp), %ymm12, %ymm14 /* g7k_acc_5 = xor(g7x2, g7x3) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g7k_5 = xor(g7k_acc_5, rkw_5) */
+	vpxor 736(%rsp), %ymm13, %ymm13 /* g7t_5 = xor(g7k_5, g7x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_5 = gf2p8affine(g7t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_5 = gf2p8affineinv(g7a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_5 = lookup16(g7s_5, rotl24) */
@@ -10183,9 +10183,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_gcm)
 	/* Round 8r+6: X6 ^= L(S(X7 ^ X8 ^ X9 ^ rk)) (slots mod 4). */
 	vpbroadcastd 24(%rdi,%r10), %ymm13 /* rkw_6 = bcast32() */
 	vmovdqa 256(%rsp), %ymm14 /* reload g0x3.3 */
-	vpxor 512(%rsp), %ymm14, %ymm15 /* g0t_acc_12 = xor(g0x3, g0x0) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_13 = xor(g0t_acc_12, rkw_6) */
-	vpxor %ymm1, %ymm15, %ymm15 /* g0t_6 = xor(g0t_acc_13, g0x1) */
+	vpxor 512(%rsp), %ymm14, %ymm15 /* g0k_acc_6 = xor(g0x3, g0x0) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g0k_6 = xor(g0k_acc_6, rkw_6) */
+	vpxor %ymm1, %ymm15, %ymm15 /* g0t_6 = xor(g0k_6, g0x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_6 = gf2p8affine(g0t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_6 = gf2p8affineinv(g0a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_6 = lookup16(g0s_6, rotl24) */
@@ -10201,9 +10201,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_gcm)
 	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_6 = xor(g0s_6, g0lr24_6) */
 	vpxor %ymm1, %ymm12, %ymm1 /* g0l_6 = xor(g0l_acc_6, g0lr2_6) */
 	vpxor 704(%rsp), %ymm1, %ymm1 /* g0x_6 = xor(g0l_6, g0x2.3) */
-	vpxor %ymm6, %ymm4, %ymm12 /* g1t_acc_12 = xor(g1x3, g1x0) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g1t_acc_13 = xor(g1t_acc_12, rkw_6) */
-	vpxor %ymm7, %ymm12, %ymm12 /* g1t_6 = xor(g1t_acc_13, g1x1) */
+	vpxor %ymm6, %ymm4, %ymm12 /* g1k_acc_6 = xor(g1x3, g1x0) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g1k_6 = xor(g1k_acc_6, rkw_6) */
+	vpxor %ymm7, %ymm12, %ymm12 /* g1t_6 = xor(g1k_6, g1x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_6 = gf2p8affine(g1t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_6 = gf2p8affineinv(g1a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_6 = lookup16(g1s_6, rotl24) */
@@ -10218,9 +10218,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_gcm)
 	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_6 = xor(g1s_6, g1lr24_6) */
 	vpxor %ymm4, %ymm12, %ymm4 /* g1l_6 = xor(g1l_acc_6, g1lr2_6) */
 	vpxor 128(%rsp), %ymm4, %ymm4 /* g1x_6 = xor(g1l_6, g1x2.3) */
-	vpxor %ymm0, %ymm5, %ymm12 /* g2t_acc_12 = xor(g2x3, g2x0) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g2t_acc_13 = xor(g2t_acc_12, rkw_6) */
-	vpxor %ymm3, %ymm12, %ymm12 /* g2t_6 = xor(g2t_acc_13, g2x1) */
+	vpxor %ymm0, %ymm5, %ymm12 /* g2k_acc_6 = xor(g2x3, g2x0) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g2k_6 = xor(g2k_acc_6, rkw_6) */
+	vpxor %ymm3, %ymm12, %ymm12 /* g2t_6 = xor(g2k_6, g2x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_6 = gf2p8affine(g2t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_6 = gf2p8affineinv(g2a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_6 = lookup16(g2s_6, rotl24) */
@@ -10235,9 +10235,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_gcm)
 	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_6 = xor(g2s_6, g2lr24_6) */
 	vpxor %ymm5, %ymm12, %ymm5 /* g2l_6 = xor(g2l_acc_6, g2lr2_6) */
 	vpxor 224(%rsp), %ymm5, %ymm5 /* g2x_6 = xor(g2l_6, g2x2.3) */
-	vpxor 0(%rsp), %ymm11, %ymm12 /* g3t_acc_12 = xor(g3x0.4, g3x3.3) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g3t_acc_13 = xor(g3t_acc_12, rkw_6) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g3t_6 = xor(g3t_acc_13, g3x1) */
+	vpxor 0(%rsp), %ymm11, %ymm12 /* g3k_acc_6 = xor(g3x0.4, g3x3.3) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g3k_6 = xor(g3k_acc_6, rkw_6) */
+	vpxor %ymm8, %ymm12, %ymm12 /* g3t_6 = xor(g3k_6, g3x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_6 = gf2p8affine(g3t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_6 = gf2p8affineinv(g3a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_6 = lookup16(g3s_6, rotl24) */
@@ -10253,9 +10253,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_gcm)
 	vpxor %ymm8, %ymm12, %ymm8 /* g3l_6 = xor(g3l_acc_6, g3lr2_6) */
 	vpxor 288(%rsp), %ymm8, %ymm8 /* g3x_6 = xor(g3l_6, g3x2.3) */
 	vmovdqa 96(%rsp), %ymm12 /* reload g4x3.3 */
-	vpxor 1152(%rsp), %ymm12, %ymm14 /* g4t_acc_12 = xor(g4x3, g4x0) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_13 = xor(g4t_acc_12, rkw_6) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g4t_6 = xor(g4t_acc_13, g4x1) */
+	vpxor 1152(%rsp), %ymm12, %ymm14 /* g4k_acc_6 = xor(g4x3, g4x0) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g4k_6 = xor(g4k_acc_6, rkw_6) */
+	vpxor %ymm10, %ymm14, %ymm14 /* g4t_6 = xor(g4k_6, g4x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_6 = gf2p8affine(g4t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_6 = gf2p8affineinv(g4a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_6 = lookup16(g4s_6, rotl24) */
@@ -10271,9 +10271,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_gcm)
 	vpxor %ymm10, %ymm12, %ymm10 /* g4l_6 = xor(g4l_acc_6, g4lr2_6) */
 	vpxor 352(%rsp), %ymm10, %ymm10 /* g4x_6 = xor(g4l_6, g4x2.3) */
 	vmovdqa 64(%rsp), %ymm12 /* reload g5x3.3 */
-	vpxor 992(%rsp), %ymm12, %ymm14 /* g5t_acc_12 = xor(g5x3, g5x0) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_13 = xor(g5t_acc_12, rkw_6) */
-	vpxor %ymm9, %ymm14, %ymm14 /* g5t_6 = xor(g5t_acc_13, g5x1) */
+	vpxor 992(%rsp), %ymm12, %ymm14 /* g5k_acc_6 = xor(g5x3, g5x0) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g5k_6 = xor(g5k_acc_6, rkw_6) */
+	vpxor %ymm9, %ymm14, %ymm14 /* g5t_6 = xor(g5k_6, g5x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_6 = gf2p8affine(g5t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_6 = gf2p8affineinv(g5a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_6 = lookup16(g5s_6, rotl24) */
@@ -10289,9 +10289,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_gcm)
 	vpxor %ymm9, %ymm12, %ymm9 /* g5l_6 = xor(g5l_acc_6, g5lr2_6) */
 	vpxor 320(%rsp), %ymm9, %ymm9 /* g5x_6 = xor(g5l_6, g5x2.3) */
 	vmovdqa 608(%rsp), %ymm12 /* reload g6x3.3 */
-	vpxor 864(%rsp), %ymm12, %ymm14 /* g6t_acc_12 = xor(g6x3, g6x0) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_13 = xor(g6t_acc_12, rkw_6) */
-	vpxor %ymm2, %ymm14, %ymm14 /* g6t_6 = xor(g6t_acc_13, g6x1) */
+	vpxor 864(%rsp), %ymm12, %ymm14 /* g6k_acc_6 = xor(g6x3, g6x0) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g6k_6 = xor(g6k_acc_6, rkw_6) */
+	vpxor %ymm2, %ymm14, %ymm14 /* g6t_6 = xor(g6k_6, g6x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_6 = gf2p8affine(g6t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_6 = gf2p8affineinv(g6a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_6 = lookup16(g6s_6, rotl24) */
@@ -10307,9 +10307,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_gcm)
 	vpxor %ymm2, %ymm12, %ymm2 /* g6l_6 = xor(g6l_acc_6, g6lr2_6) */
 	vpxor 32(%rsp), %ymm2, %ymm2 /* g6x_6 = xor(g6l_6, g6x2.3) */
 	vmovdqa 1376(%rsp), %ymm12 /* reload g7x3.3 */
-	vpxor 736(%rsp), %ymm12, %ymm14 /* g7t_acc_12 = xor(g7x3, g7x0) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_13 = xor(g7t_acc_12, rkw_6) */
-	vpxor 960(%rsp), %ymm13, %ymm13 /* g7t_6 = xor(g7t_acc_13, g7x1) */
+	vpxor 736(%rsp), %ymm12, %ymm14 /* g7k_acc_6 = xor(g7x3, g7x0) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g7k_6 = xor(g7k_acc_6, rkw_6) */
+	vpxor 960(%rsp), %ymm13, %ymm13 /* g7t_6 = xor(g7k_6, g7x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_6 = gf2p8affine(g7t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_6 = gf2p8affineinv(g7a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_6 = lookup16(g7s_6, rotl24) */
@@ -10327,9 +10327,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_gcm)
 	/* Round 8r+7: X7 ^= L(S(X8 ^ X9 ^ X10 ^ rk)) (slots mod 4). */
 	vpbroadcastd 28(%rdi,%r10), %ymm13 /* rkw_7 = bcast32() */
 	vmovdqa 512(%rsp), %ymm14 /* reload g0x0.4 */
-	vpxor 160(%rsp), %ymm14, %ymm15 /* g0t_acc_14 = xor(g0x0, g0x1) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_15 = xor(g0t_acc_14, rkw_7) */
-	vpxor %ymm1, %ymm15, %ymm15 /* g0t_7 = xor(g0t_acc_15, g0x2) */
+	vpxor 160(%rsp), %ymm14, %ymm15 /* g0k_acc_7 = xor(g0x0, g0x1) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g0k_7 = xor(g0k_acc_7, rkw_7) */
+	vpxor %ymm1, %ymm15, %ymm15 /* g0t_7 = xor(g0k_7, g0x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_7 = gf2p8affine(g0t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_7 = gf2p8affineinv(g0a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_7 = lookup16(g0s_7, rotl24) */
@@ -10345,9 +10345,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_gcm)
 	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_7 = xor(g0s_7, g0lr24_7) */
 	vpxor %ymm1, %ymm12, %ymm1 /* g0l_7 = xor(g0l_acc_7, g0lr2_7) */
 	vpxor 256(%rsp), %ymm1, %ymm1 /* g0x_7 = xor(g0l_7, g0x3.3) */
-	vpxor %ymm7, %ymm6, %ymm12 /* g1t_acc_14 = xor(g1x0, g1x1) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g1t_acc_15 = xor(g1t_acc_14, rkw_7) */
-	vpxor %ymm4, %ymm12, %ymm12 /* g1t_7 = xor(g1t_acc_15, g1x2) */
+	vpxor %ymm7, %ymm6, %ymm12 /* g1k_acc_7 = xor(g1x0, g1x1) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g1k_7 = xor(g1k_acc_7, rkw_7) */
+	vpxor %ymm4, %ymm12, %ymm12 /* g1t_7 = xor(g1k_7, g1x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_7 = gf2p8affine(g1t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_7 = gf2p8affineinv(g1a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_7 = lookup16(g1s_7, rotl24) */
@@ -10362,9 +10362,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_gcm)
 	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_7 = xor(g1s_7, g1lr24_7) */
 	vpxor %ymm6, %ymm12, %ymm6 /* g1l_7 = xor(g1l_acc_7, g1lr2_7) */
 	vpxor 704(%rsp), %ymm6, %ymm6 /* g1x_7 = xor(g1l_7, g1x3.3) */
-	vpxor %ymm3, %ymm0, %ymm12 /* g2t_acc_14 = xor(g2x0, g2x1) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g2t_acc_15 = xor(g2t_acc_14, rkw_7) */
-	vpxor %ymm5, %ymm12, %ymm12 /* g2t_7 = xor(g2t_acc_15, g2x2) */
+	vpxor %ymm3, %ymm0, %ymm12 /* g2k_acc_7 = xor(g2x0, g2x1) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g2k_7 = xor(g2k_acc_7, rkw_7) */
+	vpxor %ymm5, %ymm12, %ymm12 /* g2t_7 = xor(g2k_7, g2x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_7 = gf2p8affine(g2t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_7 = gf2p8affineinv(g2a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_7 = lookup16(g2s_7, rotl24) */
@@ -10379,9 +10379,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_gcm)
 	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_7 = xor(g2s_7, g2lr24_7) */
 	vpxor %ymm0, %ymm12, %ymm0 /* g2l_7 = xor(g2l_acc_7, g2lr2_7) */
 	vpxor 128(%rsp), %ymm0, %ymm0 /* g2x_7 = xor(g2l_7, g2x3.3) */
-	vpxor 224(%rsp), %ymm11, %ymm12 /* g3t_acc_14 = xor(g3x0, g3x1) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g3t_acc_15 = xor(g3t_acc_14, rkw_7) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g3t_7 = xor(g3t_acc_15, g3x2) */
+	vpxor 224(%rsp), %ymm11, %ymm12 /* g3k_acc_7 = xor(g3x0, g3x1) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g3k_7 = xor(g3k_acc_7, rkw_7) */
+	vpxor %ymm8, %ymm12, %ymm12 /* g3t_7 = xor(g3k_7, g3x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_7 = gf2p8affine(g3t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_7 = gf2p8affineinv(g3a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_7 = lookup16(g3s_7, rotl24) */
@@ -10397,9 +10397,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_gcm)
 	vpxor %ymm11, %ymm12, %ymm11 /* g3l_7 = xor(g3l_acc_7, g3lr2_7) */
 	vpxor 0(%rsp), %ymm11, %ymm11 /* g3x_7 = xor(g3l_7, g3x3.3) */
 	vmovdqa 1152(%rsp), %ymm12 /* reload g4x0.4 */
-	vpxor 1184(%rsp), %ymm12, %ymm14 /* g4t_acc_14 = xor(g4x0, g4x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_15 = xor(g4t_acc_14, rkw_7) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g4t_7 = xor(g4t_acc_15, g4x2) */
+	vpxor 1184(%rsp), %ymm12, %ymm14 /* g4k_acc_7 = xor(g4x0, g4x1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g4k_7 = xor(g4k_acc_7, rkw_7) */
+	vpxor %ymm10, %ymm14, %ymm14 /* g4t_7 = xor(g4k_7, g4x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_7 = gf2p8affine(g4t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_7 = gf2p8affineinv(g4a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_7 = lookup16(g4s_7, rotl24) */
@@ -10415,9 +10415,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_gcm)
 	vpxor %ymm10, %ymm12, %ymm10 /* g4l_7 = xor(g4l_acc_7, g4lr2_7) */
 	vpxor 96(%rsp), %ymm10, %ymm10 /* g4x_7 = xor(g4l_7, g4x3.3) */
 	vmovdqa 992(%rsp), %ymm12 /* reload g5x0.4 */
-	vpxor 1024(%rsp), %ymm12, %ymm14 /* g5t_acc_14 = xor(g5x0, g5x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_15 = xor(g5t_acc_14, rkw_7) */
-	vpxor %ymm9, %ymm14, %ymm14 /* g5t_7 = xor(g5t_acc_15, g5x2) */
+	vpxor 1024(%rsp), %ymm12, %ymm14 /* g5k_acc_7 = xor(g5x0, g5x1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g5k_7 = xor(g5k_acc_7, rkw_7) */
+	vpxor %ymm9, %ymm14, %ymm14 /* g5t_7 = xor(g5k_7, g5x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_7 = gf2p8affine(g5t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_7 = gf2p8affineinv(g5a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_7 = lookup16(g5s_7, rotl24) */
@@ -10433,9 +10433,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_gcm)
 	vpxor %ymm9, %ymm12, %ymm9 /* g5l_7 = xor(g5l_acc_7, g5lr2_7) */
 	vpxor 64(%rsp), %ymm9, %ymm9 /* g5x_7 = xor(g5l_7, g5x3.3) */
 	vmovdqa 864(%rsp), %ymm12 /* reload g6x0.4 */
-	vpxor 928(%rsp), %ymm12, %ymm14 /* g6t_acc_14 = xor(g6x0, g6x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_15 = xor(g6t_acc_14, rkw_7) */
-	vpxor %ymm2, %ymm14, %ymm14 /* g6t_7 = xor(g6t_acc_15, g6x2) */
+	vpxor 928(%rsp), %ymm12, %ymm14 /* g6k_acc_7 = xor(g6x0, g6x1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g6k_7 = xor(g6k_acc_7, rkw_7) */
+	vpxor %ymm2, %ymm14, %ymm14 /* g6t_7 = xor(g6k_7, g6x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_7 = gf2p8affine(g6t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_7 = gf2p8affineinv(g6a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_7 = lookup16(g6s_7, rotl24) */
@@ -10451,9 +10451,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_gcm)
 	vpxor %ymm2, %ymm12, %ymm2 /* g6l_7 = xor(g6l_acc_7, g6lr2_7) */
 	vpxor 608(%rsp), %ymm2, %ymm2 /* g6x_7 = xor(g6l_7, g6x3.3) */
 	vmovdqa 736(%rsp), %ymm12 /* reload g7x0.4 */
-	vpxor 960(%rsp), %ymm12, %ymm14 /* g7t_acc_14 = xor(g7x0, g7x1) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_15 = xor(g7t_acc_14, rkw_7) */
-	vpxor 1120(%rsp), %ymm13, %ymm13 /* g7t_7 = xor(g7t_acc_15, g7x2) */
+	vpxor 960(%rsp), %ymm12, %ymm14 /* g7k_acc_7 = xor(g7x0, g7x1) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g7k_7 = xor(g7k_acc_7, rkw_7) */
+	vpxor 1120(%rsp), %ymm13, %ymm13 /* g7t_7 = xor(g7k_7, g7x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_7 = gf2p8affine(g7t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_7 = gf2p8affineinv(g7a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_7 = lookup16(g7s_7, rotl24) */
@@ -10700,6 +10700,143 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_gcm)
 	vzeroupper
 	RET
 SYM_FUNC_END(sm4_wordslice_avx2_gfni_batch_gcm)
+
+/* sm4_wordslice_avx2_gfni_one_block: wordslice_one_block_chained, 4 arguments
+ *   %rdi: rk
+ *   %rsi: in
+ *   %rdx: out
+ *   %rcx: src
+ *   %r8: 16 x r (and the loop count)
+ *   xmm0-11: vectors, as allocated (12 used)
+ *   frame: 0 bytes (0 spill slots of 16 bytes)
+ */
+	.p2align 5
+SYM_FUNC_START(sm4_wordslice_avx2_gfni_one_block)
+
+	/* Load the block; word w, big-endian to native, into every lane of register w. */
+	vmovdqu (%rsi), %xmm0 /* raw = load() */
+	vmovdqu (%rcx), %xmm1 /* tweak = load() */
+	vpxor %xmm1, %xmm0, %xmm0 /* blk = xor(raw, tweak) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_10_word0_le(%rip), %xmm0, %xmm1 /* w0 = lookup16(blk, word0_le) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_10_word1_le(%rip), %xmm0, %xmm2 /* w1 = lookup16(blk, word1_le) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_10_word2_le(%rip), %xmm0, %xmm3 /* w2 = lookup16(blk, word2_le) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_10_word3_le(%rip), %xmm0, %xmm0 /* w3 = lookup16(blk, word3_le) */
+	vmovdqa .Lsm4_wordslice_avx2_gfni_10_gfni_mat(%rip), %xmm4 /* gfni_mat = const() */
+	vmovdqa .Lsm4_wordslice_avx2_gfni_10_gfni_mat_1(%rip), %xmm5 /* gfni_mat_1 = const() */
+	vmovdqa .Lsm4_wordslice_avx2_gfni_10_rotl24(%rip), %xmm6 /* rotl24 = const() */
+	xor %r8, %r8
+	.p2align 4
+.Lsm4_wordslice_avx2_gfni_10_loop_r0:
+
+	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
+	vpbroadcastd (%rdi,%r8), %xmm7 /* rkw = bcast32() */
+	vpxor %xmm3, %xmm2, %xmm8 /* g0k_acc = xor(x1, x2) */
+	vpxor %xmm7, %xmm8, %xmm7 /* g0k = xor(g0k_acc, rkw) */
+	vpxor %xmm0, %xmm7, %xmm7 /* g0t = xor(g0k, x3) */
+	vgf2p8affineqb $0x1b, %xmm4, %xmm7, %xmm7 /* g0a = gf2p8affine(g0t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %xmm5, %xmm7, %xmm7 /* g0s = gf2p8affineinv(g0a, gfni_mat_1) */
+	vpslld $2, %xmm7, %xmm8 /* g0r2_l = shl(g0s) */
+	vpsrld $30, %xmm7, %xmm9 /* g0r2_r = shr(g0s) */
+	vpor %xmm9, %xmm8, %xmm8 /* g0r2 = or(g0r2_l, g0r2_r) */
+	vpslld $10, %xmm7, %xmm9 /* g0r10_l = shl(g0s) */
+	vpsrld $22, %xmm7, %xmm10 /* g0r10_r = shr(g0s) */
+	vpor %xmm10, %xmm9, %xmm9 /* g0r10 = or(g0r10_l, g0r10_r) */
+	vpslld $18, %xmm7, %xmm10 /* g0r18_l = shl(g0s) */
+	vpsrld $14, %xmm7, %xmm11 /* g0r18_r = shr(g0s) */
+	vpor %xmm11, %xmm10, %xmm10 /* g0r18 = or(g0r18_l, g0r18_r) */
+	vpshufb %xmm6, %xmm7, %xmm11 /* g0r24 = lookup16(g0s, rotl24) */
+	vpxor %xmm7, %xmm1, %xmm1 /* g0n_acc = xor(x0, g0s) */
+	vpxor %xmm11, %xmm1, %xmm1 /* g0n = xor(g0n_acc, g0r24) */
+	vpxor %xmm9, %xmm8, %xmm7 /* g0f_acc = xor(g0r2, g0r10) */
+	vpxor %xmm10, %xmm7, %xmm7 /* g0f = xor(g0f_acc, g0r18) */
+	vpxor %xmm7, %xmm1, %xmm8 /* g0x = xor(g0n, g0f) */
+
+	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
+	vpbroadcastd 4(%rdi,%r8), %xmm9 /* rkw_1 = bcast32() */
+	vpxor %xmm0, %xmm3, %xmm10 /* g0k_acc_1 = xor(x2, x3) */
+	vpxor %xmm9, %xmm10, %xmm9 /* g0k_1 = xor(g0k_acc_1, rkw_1) */
+	vpxor %xmm1, %xmm9, %xmm1 /* g0t_acc = xor(g0k_1, g0n) */
+	vpxor %xmm7, %xmm1, %xmm1 /* g0t_1 = xor(g0t_acc, g0f) */
+	vgf2p8affineqb $0x1b, %xmm4, %xmm1, %xmm1 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %xmm5, %xmm1, %xmm1 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
+	vpslld $2, %xmm1, %xmm7 /* g0r2_1_l = shl(g0s_1) */
+	vpsrld $30, %xmm1, %xmm9 /* g0r2_1_r = shr(g0s_1) */
+	vpor %xmm9, %xmm7, %xmm7 /* g0r2_1 = or(g0r2_1_l, g0r2_1_r) */
+	vpslld $10, %xmm1, %xmm9 /* g0r10_1_l = shl(g0s_1) */
+	vpsrld $22, %xmm1, %xmm10 /* g0r10_1_r = shr(g0s_1) */
+	vpor %xmm10, %xmm9, %xmm9 /* g0r10_1 = or(g0r10_1_l, g0r10_1_r) */
+	vpslld $18, %xmm1, %xmm10 /* g0r18_1_l = shl(g0s_1) */
+	vpsrld $14, %xmm1, %xmm11 /* g0r18_1_r = shr(g0s_1) */
+	vpor %xmm11, %xmm10, %xmm10 /* g0r18_1 = or(g0r18_1_l, g0r18_1_r) */
+	vpshufb %xmm6, %xmm1, %xmm11 /* g0r24_1 = lookup16(g0s_1, rotl24) */
+	vpxor %xmm1, %xmm2, %xmm1 /* g0n_acc_1 = xor(x1, g0s_1) */
+	vpxor %xmm11, %xmm1, %xmm1 /* g0n_1 = xor(g0n_acc_1, g0r24_1) */
+	vpxor %xmm9, %xmm7, %xmm2 /* g0f_acc_1 = xor(g0r2_1, g0r10_1) */
+	vpxor %xmm10, %xmm2, %xmm2 /* g0f_1 = xor(g0f_acc_1, g0r18_1) */
+	vpxor %xmm2, %xmm1, %xmm7 /* g0x_1 = xor(g0n_1, g0f_1) */
+
+	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
+	vpbroadcastd 8(%rdi,%r8), %xmm9 /* rkw_2 = bcast32() */
+	vpxor %xmm8, %xmm0, %xmm10 /* g0k_acc_2 = xor(x3, x0) */
+	vpxor %xmm9, %xmm10, %xmm9 /* g0k_2 = xor(g0k_acc_2, rkw_2) */
+	vpxor %xmm1, %xmm9, %xmm1 /* g0t_acc_1 = xor(g0k_2, g0n_1) */
+	vpxor %xmm2, %xmm1, %xmm1 /* g0t_2 = xor(g0t_acc_1, g0f_1) */
+	vgf2p8affineqb $0x1b, %xmm4, %xmm1, %xmm1 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %xmm5, %xmm1, %xmm1 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
+	vpslld $2, %xmm1, %xmm2 /* g0r2_2_l = shl(g0s_2) */
+	vpsrld $30, %xmm1, %xmm9 /* g0r2_2_r = shr(g0s_2) */
+	vpor %xmm9, %xmm2, %xmm2 /* g0r2_2 = or(g0r2_2_l, g0r2_2_r) */
+	vpslld $10, %xmm1, %xmm9 /* g0r10_2_l = shl(g0s_2) */
+	vpsrld $22, %xmm1, %xmm10 /* g0r10_2_r = shr(g0s_2) */
+	vpor %xmm10, %xmm9, %xmm9 /* g0r10_2 = or(g0r10_2_l, g0r10_2_r) */
+	vpslld $18, %xmm1, %xmm10 /* g0r18_2_l = shl(g0s_2) */
+	vpsrld $14, %xmm1, %xmm11 /* g0r18_2_r = shr(g0s_2) */
+	vpor %xmm11, %xmm10, %xmm10 /* g0r18_2 = or(g0r18_2_l, g0r18_2_r) */
+	vpshufb %xmm6, %xmm1, %xmm11 /* g0r24_2 = lookup16(g0s_2, rotl24) */
+	vpxor %xmm1, %xmm3, %xmm1 /* g0n_acc_2 = xor(x2, g0s_2) */
+	vpxor %xmm11, %xmm1, %xmm1 /* g0n_2 = xor(g0n_acc_2, g0r24_2) */
+	vpxor %xmm9, %xmm2, %xmm2 /* g0f_acc_2 = xor(g0r2_2, g0r10_2) */
+	vpxor %xmm10, %xmm2, %xmm2 /* g0f_2 = xor(g0f_acc_2, g0r18_2) */
+	vpxor %xmm2, %xmm1, %xmm3 /* g0x_2 = xor(g0n_2, g0f_2) */
+
+	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
+	vpbroadcastd 12(%rdi,%r8), %xmm9 /* rkw_3 = bcast32() */
+	vpxor %xmm7, %xmm8, %xmm10 /* g0k_acc_3 = xor(x0, x1) */
+	vpxor %xmm9, %xmm10, %xmm9 /* g0k_3 = xor(g0k_acc_3, rkw_3) */
+	vpxor %xmm1, %xmm9, %xmm1 /* g0t_acc_2 = xor(g0k_3, g0n_2) */
+	vpxor %xmm2, %xmm1, %xmm1 /* g0t_3 = xor(g0t_acc_2, g0f_2) */
+	vgf2p8affineqb $0x1b, %xmm4, %xmm1, %xmm1 /* g0a_3 = gf2p8affine(g0t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %xmm5, %xmm1, %xmm1 /* g0s_3 = gf2p8affineinv(g0a_3, gfni_mat_1) */
+	vpslld $2, %xmm1, %xmm2 /* g0r2_3_l = shl(g0s_3) */
+	vpsrld $30, %xmm1, %xmm9 /* g0r2_3_r = shr(g0s_3) */
+	vpor %xmm9, %xmm2, %xmm2 /* g0r2_3 = or(g0r2_3_l, g0r2_3_r) */
+	vpslld $10, %xmm1, %xmm9 /* g0r10_3_l = shl(g0s_3) */
+	vpsrld $22, %xmm1, %xmm10 /* g0r10_3_r = shr(g0s_3) */
+	vpor %xmm10, %xmm9, %xmm9 /* g0r10_3 = or(g0r10_3_l, g0r10_3_r) */
+	vpslld $18, %xmm1, %xmm10 /* g0r18_3_l = shl(g0s_3) */
+	vpsrld $14, %xmm1, %xmm11 /* g0r18_3_r = shr(g0s_3) */
+	vpor %xmm11, %xmm10, %xmm10 /* g0r18_3 = or(g0r18_3_l, g0r18_3_r) */
+	vpshufb %xmm6, %xmm1, %xmm11 /* g0r24_3 = lookup16(g0s_3, rotl24) */
+	vpxor %xmm1, %xmm0, %xmm0 /* g0n_acc_3 = xor(x3, g0s_3) */
+	vpxor %xmm11, %xmm0, %xmm0 /* g0n_3 = xor(g0n_acc_3, g0r24_3) */
+	vpxor %xmm9, %xmm2, %xmm1 /* g0f_acc_3 = xor(g0r2_3, g0r10_3) */
+	vpxor %xmm10, %xmm1, %xmm1 /* g0f_3 = xor(g0f_acc_3, g0r18_3) */
+	vpxor %xmm1, %xmm0, %xmm0 /* g0x_3 = xor(g0n_3, g0f_3) */
+	vmovdqa %xmm8, %xmm1 /* x0.3 */
+	vmovdqa %xmm7, %xmm2 /* x1.3 */
+	add $16, %r8
+	cmp $128, %r8
+	jne .Lsm4_wordslice_avx2_gfni_10_loop_r0
+
+	/* Output (X35, X34, X33, X32) = slots 3, 2, 1, 0: lane 0 of each into lanes 0-3, native words to big-endian. */
+	vpunpckldq %xmm3, %xmm0, %xmm0 /* x35x34 = unpacklo(x3, x2) */
+	vpunpckldq %xmm1, %xmm2, %xmm1 /* x33x32 = unpacklo(x1, x0) */
+	vpunpcklqdq %xmm1, %xmm0, %xmm0 /* out_1 = unpacklo(x35x34, x33x32) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_10_bswap32(%rip), %xmm0, %xmm0 /* outbe = lookup16(out_1, bswap32) */
+	vmovdqu %xmm0, (%rdx) /* store outbe */
+	vzeroupper
+	RET
+SYM_FUNC_END(sm4_wordslice_avx2_gfni_one_block)
 
 /* reverse16: byte i <- byte 15 - i: GCM bytes to the reflected form phi */
 	.section .rodata.cst32.sm4_wordslice_avx2_gfni_0_reverse16, "aM", @progbits, 32
@@ -11687,3 +11824,51 @@ SYM_FUNC_END(sm4_wordslice_avx2_gfni_batch_gcm)
 .Lsm4_wordslice_avx2_gfni_9_rotl16:
 	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
 	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+
+/* word0_le: word 0 to native order, in every 32-bit lane */
+	.section .rodata.cst16.sm4_wordslice_avx2_gfni_10_word0_le, "aM", @progbits, 16
+	.balign 16
+.Lsm4_wordslice_avx2_gfni_10_word0_le:
+	.byte 0x03, 0x02, 0x01, 0x00, 0x03, 0x02, 0x01, 0x00, 0x03, 0x02, 0x01, 0x00, 0x03, 0x02, 0x01, 0x00
+
+/* word1_le: word 1 to native order, in every 32-bit lane */
+	.section .rodata.cst16.sm4_wordslice_avx2_gfni_10_word1_le, "aM", @progbits, 16
+	.balign 16
+.Lsm4_wordslice_avx2_gfni_10_word1_le:
+	.byte 0x07, 0x06, 0x05, 0x04, 0x07, 0x06, 0x05, 0x04, 0x07, 0x06, 0x05, 0x04, 0x07, 0x06, 0x05, 0x04
+
+/* word2_le: word 2 to native order, in every 32-bit lane */
+	.section .rodata.cst16.sm4_wordslice_avx2_gfni_10_word2_le, "aM", @progbits, 16
+	.balign 16
+.Lsm4_wordslice_avx2_gfni_10_word2_le:
+	.byte 0x0b, 0x0a, 0x09, 0x08, 0x0b, 0x0a, 0x09, 0x08, 0x0b, 0x0a, 0x09, 0x08, 0x0b, 0x0a, 0x09, 0x08
+
+/* word3_le: word 3 to native order, in every 32-bit lane */
+	.section .rodata.cst16.sm4_wordslice_avx2_gfni_10_word3_le, "aM", @progbits, 16
+	.balign 16
+.Lsm4_wordslice_avx2_gfni_10_word3_le:
+	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0f, 0x0e, 0x0d, 0x0c, 0x0f, 0x0e, 0x0d, 0x0c, 0x0f, 0x0e, 0x0d, 0x0c
+
+/* gfni_mat: A1, c1: S-box inner affine: GFNI matrix qword */
+	.section .rodata.cst16.sm4_wordslice_avx2_gfni_10_gfni_mat, "aM", @progbits, 16
+	.balign 16
+.Lsm4_wordslice_avx2_gfni_10_gfni_mat:
+	.byte 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01, 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01
+
+/* gfni_mat_1: A2·inv(.) ^ c2: S-box outer affine: GFNI matrix qword */
+	.section .rodata.cst16.sm4_wordslice_avx2_gfni_10_gfni_mat_1, "aM", @progbits, 16
+	.balign 16
+.Lsm4_wordslice_avx2_gfni_10_gfni_mat_1:
+	.byte 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0, 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0
+
+/* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
+	.section .rodata.cst16.sm4_wordslice_avx2_gfni_10_rotl24, "aM", @progbits, 16
+	.balign 16
+.Lsm4_wordslice_avx2_gfni_10_rotl24:
+	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+
+/* bswap32: byte order reversal in each 32-bit word */
+	.section .rodata.cst16.sm4_wordslice_avx2_gfni_10_bswap32, "aM", @progbits, 16
+	.balign 16
+.Lsm4_wordslice_avx2_gfni_10_bswap32:
+	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c

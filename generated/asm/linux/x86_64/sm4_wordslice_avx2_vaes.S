@@ -1704,9 +1704,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch)
 
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	vpbroadcastd (%rdi,%rcx), %ymm2 /* rkw = bcast32() */
-	vpxor %ymm3, %ymm4, %ymm9 /* g0t_acc = xor(g0x1, g0x2) */
-	vpxor %ymm2, %ymm9, %ymm9 /* g0t_acc_1 = xor(g0t_acc, rkw) */
-	vpxor %ymm0, %ymm9, %ymm9 /* g0t = xor(g0t_acc_1, g0x3) */
+	vpxor %ymm3, %ymm4, %ymm9 /* g0k_acc = xor(g0x1, g0x2) */
+	vpxor %ymm2, %ymm9, %ymm9 /* g0k = xor(g0k_acc, rkw) */
+	vpxor %ymm0, %ymm9, %ymm9 /* g0t = xor(g0k, g0x3) */
 	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm9, %ymm11 /* g0t_lo = and(g0t, nibble_mask) */
 	vpsrlw $4, %ymm9, %ymm9 /* g0t_sh = shr(g0t) */
 	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm9, %ymm9 /* g0t_hi = and(g0t_sh, nibble_mask) */
@@ -1739,9 +1739,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch)
 	vpor %ymm3, %ymm9, %ymm3 /* g0lr2 = or(g0lr2_l, g0lr2_r) */
 	vpxor %ymm3, %ymm11, %ymm3 /* g0l = xor(g0l_acc, g0lr2) */
 	vpxor %ymm3, %ymm1, %ymm1 /* g0x = xor(g0x0, g0l) */
-	vpxor %ymm8, %ymm6, %ymm3 /* g1t_acc = xor(g1x1, g1x2) */
-	vpxor %ymm2, %ymm3, %ymm3 /* g1t_acc_1 = xor(g1t_acc, rkw) */
-	vpxor %ymm13, %ymm3, %ymm3 /* g1t = xor(g1t_acc_1, g1x3) */
+	vpxor %ymm8, %ymm6, %ymm3 /* g1k_acc = xor(g1x1, g1x2) */
+	vpxor %ymm2, %ymm3, %ymm3 /* g1k = xor(g1k_acc, rkw) */
+	vpxor %ymm13, %ymm3, %ymm3 /* g1t = xor(g1k, g1x3) */
 	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm3, %ymm9 /* g1t_lo = and(g1t, nibble_mask) */
 	vpsrlw $4, %ymm3, %ymm3 /* g1t_sh = shr(g1t) */
 	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm3, %ymm3 /* g1t_hi = and(g1t_sh, nibble_mask) */
@@ -1767,9 +1767,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch)
 	vpor %ymm3, %ymm11, %ymm3 /* g1lr2 = or(g1lr2_l, g1lr2_r) */
 	vpxor %ymm3, %ymm9, %ymm3 /* g1l = xor(g1l_acc, g1lr2) */
 	vpxor %ymm3, %ymm7, %ymm3 /* g1x = xor(g1x0, g1l) */
-	vpxor %ymm12, %ymm10, %ymm7 /* g2t_acc = xor(g2x1, g2x2) */
-	vpxor %ymm2, %ymm7, %ymm7 /* g2t_acc_1 = xor(g2t_acc, rkw) */
-	vpxor %ymm5, %ymm7, %ymm7 /* g2t = xor(g2t_acc_1, g2x3) */
+	vpxor %ymm12, %ymm10, %ymm7 /* g2k_acc = xor(g2x1, g2x2) */
+	vpxor %ymm2, %ymm7, %ymm7 /* g2k = xor(g2k_acc, rkw) */
+	vpxor %ymm5, %ymm7, %ymm7 /* g2t = xor(g2k, g2x3) */
 	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm7, %ymm9 /* g2t_lo = and(g2t, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* g2t_sh = shr(g2t) */
 	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm7, %ymm7 /* g2t_hi = and(g2t_sh, nibble_mask) */
@@ -1796,9 +1796,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch)
 	vpxor %ymm7, %ymm9, %ymm7 /* g2l = xor(g2l_acc, g2lr2) */
 	vpxor 416(%rsp), %ymm7, %ymm7 /* g2x = xor(g2l, g2x0.2) */
 	vmovdqa 288(%rsp), %ymm9 /* reload g3x1.2 */
-	vpxor 160(%rsp), %ymm9, %ymm11 /* g3t_acc = xor(g3x1, g3x2) */
-	vpxor %ymm2, %ymm11, %ymm11 /* g3t_acc_1 = xor(g3t_acc, rkw) */
-	vpxor 64(%rsp), %ymm11, %ymm11 /* g3t = xor(g3t_acc_1, g3x3) */
+	vpxor 160(%rsp), %ymm9, %ymm11 /* g3k_acc = xor(g3x1, g3x2) */
+	vpxor %ymm2, %ymm11, %ymm11 /* g3k = xor(g3k_acc, rkw) */
+	vpxor 64(%rsp), %ymm11, %ymm11 /* g3t = xor(g3k, g3x3) */
 	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm9 /* g3t_lo = and(g3t, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* g3t_sh = shr(g3t) */
 	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm11 /* g3t_hi = and(g3t_sh, nibble_mask) */
@@ -1826,9 +1826,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch)
 	vpxor %ymm9, %ymm11, %ymm9 /* g3l = xor(g3l_acc, g3lr2) */
 	vpxor 1056(%rsp), %ymm9, %ymm9 /* g3x = xor(g3l, g3x0.2) */
 	vmovdqa 896(%rsp), %ymm10 /* reload g4x1.2 */
-	vpxor 1024(%rsp), %ymm10, %ymm11 /* g4t_acc = xor(g4x1, g4x2) */
-	vpxor %ymm2, %ymm11, %ymm11 /* g4t_acc_1 = xor(g4t_acc, rkw) */
-	vpxor 1088(%rsp), %ymm11, %ymm11 /* g4t = xor(g4t_acc_1, g4x3) */
+	vpxor 1024(%rsp), %ymm10, %ymm11 /* g4k_acc = xor(g4x1, g4x2) */
+	vpxor %ymm2, %ymm11, %ymm11 /* g4k = xor(g4k_acc, rkw) */
+	vpxor 1088(%rsp), %ymm11, %ymm11 /* g4t = xor(g4k, g4x3) */
 	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm10 /* g4t_lo = and(g4t, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* g4t_sh = shr(g4t) */
 	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm11 /* g4t_hi = and(g4t_sh, nibble_mask) */
@@ -1856,9 +1856,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch)
 	vpxor %ymm9, %ymm11, %ymm9 /* g4l = xor(g4l_acc, g4lr2) */
 	vpxor 768(%rsp), %ymm9, %ymm9 /* g4x = xor(g4l, g4x0.2) */
 	vmovdqa 800(%rsp), %ymm10 /* reload g5x1.2 */
-	vpxor 928(%rsp), %ymm10, %ymm11 /* g5t_acc = xor(g5x1, g5x2) */
-	vpxor %ymm2, %ymm11, %ymm11 /* g5t_acc_1 = xor(g5t_acc, rkw) */
-	vpxor 1120(%rsp), %ymm11, %ymm11 /* g5t = xor(g5t_acc_1, g5x3) */
+	vpxor 928(%rsp), %ymm10, %ymm11 /* g5k_acc = xor(g5x1, g5x2) */
+	vpxor %ymm2, %ymm11, %ymm11 /* g5k = xor(g5k_acc, rkw) */
+	vpxor 1120(%rsp), %ymm11, %ymm11 /* g5t = xor(g5k, g5x3) */
 	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm10 /* g5t_lo = and(g5t, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* g5t_sh = shr(g5t) */
 	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm11 /* g5t_hi = and(g5t_sh, nibble_mask) */
@@ -1886,9 +1886,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch)
 	vpxor %ymm9, %ymm11, %ymm9 /* g5l = xor(g5l_acc, g5lr2) */
 	vpxor 736(%rsp), %ymm9, %ymm9 /* g5x = xor(g5l, g5x0.2) */
 	vmovdqa 832(%rsp), %ymm10 /* reload g6x1.2 */
-	vpxor 960(%rsp), %ymm10, %ymm11 /* g6t_acc = xor(g6x1, g6x2) */
-	vpxor %ymm2, %ymm11, %ymm11 /* g6t_acc_1 = xor(g6t_acc, rkw) */
-	vpxor 1152(%rsp), %ymm11, %ymm11 /* g6t = xor(g6t_acc_1, g6x3) */
+	vpxor 960(%rsp), %ymm10, %ymm11 /* g6k_acc = xor(g6x1, g6x2) */
+	vpxor %ymm2, %ymm11, %ymm11 /* g6k = xor(g6k_acc, rkw) */
+	vpxor 1152(%rsp), %ymm11, %ymm11 /* g6t = xor(g6k, g6x3) */
 	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm10 /* g6t_lo = and(g6t, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* g6t_sh = shr(g6t) */
 	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm11 /* g6t_hi = and(g6t_sh, nibble_mask) */
@@ -1916,9 +1916,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch)
 	vpxor %ymm9, %ymm11, %ymm9 /* g6l = xor(g6l_acc, g6lr2) */
 	vpxor 704(%rsp), %ymm9, %ymm9 /* g6x = xor(g6l, g6x0.2) */
 	vmovdqa 864(%rsp), %ymm10 /* reload g7x1.2 */
-	vpxor 992(%rsp), %ymm10, %ymm11 /* g7t_acc = xor(g7x1, g7x2) */
-	vpxor %ymm2, %ymm11, %ymm2 /* g7t_acc_1 = xor(g7t_acc, rkw) */
-	vpxor 0(%rsp), %ymm2, %ymm2 /* g7t = xor(g7t_acc_1, g7x3) */
+	vpxor 992(%rsp), %ymm10, %ymm11 /* g7k_acc = xor(g7x1, g7x2) */
+	vpxor %ymm2, %ymm11, %ymm2 /* g7k = xor(g7k_acc, rkw) */
+	vpxor 0(%rsp), %ymm2, %ymm2 /* g7t = xor(g7k, g7x3) */
 	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm2, %ymm11 /* g7t_lo = and(g7t, nibble_mask) */
 	vpsrlw $4, %ymm2, %ymm2 /* g7t_sh = shr(g7t) */
 	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm2, %ymm2 /* g7t_hi = and(g7t_sh, nibble_mask) */
@@ -1948,9 +1948,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch)
 	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
 	vpbroadcastd 4(%rdi,%rcx), %ymm10 /* rkw_1 = bcast32() */
 	vmovdqa 256(%rsp), %ymm11 /* reload g0x2.2 */
-	vpxor 384(%rsp), %ymm11, %ymm11 /* g0t_acc_2 = xor(g0x2, g0x3) */
-	vpxor %ymm10, %ymm11, %ymm11 /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
-	vpxor %ymm1, %ymm11, %ymm11 /* g0t_1 = xor(g0t_acc_3, g0x0) */
+	vpxor 384(%rsp), %ymm11, %ymm11 /* g0k_acc_1 = xor(g0x2, g0x3) */
+	vpxor %ymm10, %ymm11, %ymm11 /* g0k_1 = xor(g0k_acc_1, rkw_1) */
+	vpxor %ymm1, %ymm11, %ymm11 /* g0t_1 = xor(g0k_1, g0x0) */
 	vmovdqa %ymm1, 320(%rsp) /* spill g0x0.3 */
 	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm1 /* g0t_1_lo = and(g0t_1, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* g0t_1_sh = shr(g0t_1) */
@@ -1978,9 +1978,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch)
 	vpor %ymm1, %ymm2, %ymm1 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
 	vpxor %ymm1, %ymm11, %ymm1 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
 	vpxor 512(%rsp), %ymm1, %ymm1 /* g0x_1 = xor(g0l_1, g0x1.2) */
-	vpxor %ymm13, %ymm8, %ymm2 /* g1t_acc_2 = xor(g1x2, g1x3) */
-	vpxor %ymm10, %ymm2, %ymm2 /* g1t_acc_3 = xor(g1t_acc_2, rkw_1) */
-	vpxor %ymm3, %ymm2, %ymm2 /* g1t_1 = xor(g1t_acc_3, g1x0) */
+	vpxor %ymm13, %ymm8, %ymm2 /* g1k_acc_1 = xor(g1x2, g1x3) */
+	vpxor %ymm10, %ymm2, %ymm2 /* g1k_1 = xor(g1k_acc_1, rkw_1) */
+	vpxor %ymm3, %ymm2, %ymm2 /* g1t_1 = xor(g1k_1, g1x0) */
 	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm2, %ymm11 /* g1t_1_lo = and(g1t_1, nibble_mask) */
 	vpsrlw $4, %ymm2, %ymm2 /* g1t_1_sh = shr(g1t_1) */
 	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm2, %ymm2 /* g1t_1_hi = and(g1t_1_sh, nibble_mask) */
@@ -2007,9 +2007,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch)
 	vpor %ymm2, %ymm8, %ymm2 /* g1lr2_1 = or(g1lr2_1_l, g1lr2_1_r) */
 	vpxor %ymm2, %ymm11, %ymm2 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
 	vpxor %ymm2, %ymm6, %ymm2 /* g1x_1 = xor(g1x1, g1l_1) */
-	vpxor %ymm5, %ymm12, %ymm6 /* g2t_acc_2 = xor(g2x2, g2x3) */
-	vpxor %ymm10, %ymm6, %ymm6 /* g2t_acc_3 = xor(g2t_acc_2, rkw_1) */
-	vpxor %ymm7, %ymm6, %ymm6 /* g2t_1 = xor(g2t_acc_3, g2x0) */
+	vpxor %ymm5, %ymm12, %ymm6 /* g2k_acc_1 = xor(g2x2, g2x3) */
+	vpxor %ymm10, %ymm6, %ymm6 /* g2k_1 = xor(g2k_acc_1, rkw_1) */
+	vpxor %ymm7, %ymm6, %ymm6 /* g2t_1 = xor(g2k_1, g2x0) */
 	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm6, %ymm8 /* g2t_1_lo = and(g2t_1, nibble_mask) */
 	vpsrlw $4, %ymm6, %ymm6 /* g2t_1_sh = shr(g2t_1) */
 	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm6, %ymm6 /* g2t_1_hi = and(g2t_1_sh, nibble_mask) */
@@ -2036,9 +2036,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch)
 	vpxor %ymm6, %ymm8, %ymm6 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
 	vpxor 448(%rsp), %ymm6, %ymm6 /* g2x_1 = xor(g2l_1, g2x1.2) */
 	vmovdqa 160(%rsp), %ymm8 /* reload g3x2.2 */
-	vpxor 64(%rsp), %ymm8, %ymm11 /* g3t_acc_2 = xor(g3x2, g3x3) */
-	vpxor %ymm10, %ymm11, %ymm11 /* g3t_acc_3 = xor(g3t_acc_2, rkw_1) */
-	vpxor 1056(%rsp), %ymm11, %ymm11 /* g3t_1 = xor(g3t_acc_3, g3x0) */
+	vpxor 64(%rsp), %ymm8, %ymm11 /* g3k_acc_1 = xor(g3x2, g3x3) */
+	vpxor %ymm10, %ymm11, %ymm11 /* g3k_1 = xor(g3k_acc_1, rkw_1) */
+	vpxor 1056(%rsp), %ymm11, %ymm11 /* g3t_1 = xor(g3k_1, g3x0) */
 	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm8 /* g3t_1_lo = and(g3t_1, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* g3t_1_sh = shr(g3t_1) */
 	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm11 /* g3t_1_hi = and(g3t_1_sh, nibble_mask) */
@@ -2066,9 +2066,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch)
 	vpxor %ymm8, %ymm11, %ymm8 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
 	vpxor 288(%rsp), %ymm8, %ymm8 /* g3x_1 = xor(g3l_1, g3x1.2) */
 	vmovdqa 1024(%rsp), %ymm11 /* reload g4x2.2 */
-	vpxor 1088(%rsp), %ymm11, %ymm12 /* g4t_acc_2 = xor(g4x2, g4x3) */
-	vpxor %ymm10, %ymm12, %ymm12 /* g4t_acc_3 = xor(g4t_acc_2, rkw_1) */
-	vpxor 768(%rsp), %ymm12, %ymm12 /* g4t_1 = xor(g4t_acc_3, g4x0) */
+	vpxor 1088(%rsp), %ymm11, %ymm12 /* g4k_acc_1 = xor(g4x2, g4x3) */
+	vpxor %ymm10, %ymm12, %ymm12 /* g4k_1 = xor(g4k_acc_1, rkw_1) */
+	vpxor 768(%rsp), %ymm12, %ymm12 /* g4t_1 = xor(g4k_1, g4x0) */
 	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm12, %ymm11 /* g4t_1_lo = and(g4t_1, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g4t_1_sh = shr(g4t_1) */
 	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm12, %ymm12 /* g4t_1_hi = and(g4t_1_sh, nibble_mask) */
@@ -2096,9 +2096,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch)
 	vpxor %ymm8, %ymm12, %ymm8 /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
 	vpxor 896(%rsp), %ymm8, %ymm8 /* g4x_1 = xor(g4l_1, g4x1.2) */
 	vmovdqa 928(%rsp), %ymm11 /* reload g5x2.2 */
-	vpxor 1120(%rsp), %ymm11, %ymm12 /* g5t_acc_2 = xor(g5x2, g5x3) */
-	vpxor %ymm10, %ymm12, %ymm12 /* g5t_acc_3 = xor(g5t_acc_2, rkw_1) */
-	vpxor 736(%rsp), %ymm12, %ymm12 /* g5t_1 = xor(g5t_acc_3, g5x0) */
+	vpxor 1120(%rsp), %ymm11, %ymm12 /* g5k_acc_1 = xor(g5x2, g5x3) */
+	vpxor %ymm10, %ymm12, %ymm12 /* g5k_1 = xor(g5k_acc_1, rkw_1) */
+	vpxor 736(%rsp), %ymm12, %ymm12 /* g5t_1 = xor(g5k_1, g5x0) */
 	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm12, %ymm11 /* g5t_1_lo = and(g5t_1, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g5t_1_sh = shr(g5t_1) */
 	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm12, %ymm12 /* g5t_1_hi = and(g5t_1_sh, nibble_mask) */
@@ -2126,9 +2126,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch)
 	vpxor %ymm8, %ymm12, %ymm8 /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
 	vpxor 800(%rsp), %ymm8, %ymm8 /* g5x_1 = xor(g5l_1, g5x1.2) */
 	vmovdqa 960(%rsp), %ymm11 /* reload g6x2.2 */
-	vpxor 1152(%rsp), %ymm11, %ymm12 /* g6t_acc_2 = xor(g6x2, g6x3) */
-	vpxor %ymm10, %ymm12, %ymm12 /* g6t_acc_3 = xor(g6t_acc_2, rkw_1) */
-	vpxor %ymm9, %ymm12, %ymm12 /* g6t_1 = xor(g6t_acc_3, g6x0) */
+	vpxor 1152(%rsp), %ymm11, %ymm12 /* g6k_acc_1 = xor(g6x2, g6x3) */
+	vpxor %ymm10, %ymm12, %ymm12 /* g6k_1 = xor(g6k_acc_1, rkw_1) */
+	vpxor %ymm9, %ymm12, %ymm12 /* g6t_1 = xor(g6k_1, g6x0) */
 	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm12, %ymm11 /* g6t_1_lo = and(g6t_1, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g6t_1_sh = shr(g6t_1) */
 	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm12, %ymm12 /* g6t_1_hi = and(g6t_1_sh, nibble_mask) */
@@ -2156,9 +2156,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch)
 	vpxor %ymm9, %ymm12, %ymm9 /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
 	vpxor 832(%rsp), %ymm9, %ymm9 /* g6x_1 = xor(g6l_1, g6x1.2) */
 	vmovdqa 992(%rsp), %ymm11 /* reload g7x2.2 */
-	vpxor 0(%rsp), %ymm11, %ymm12 /* g7t_acc_2 = xor(g7x2, g7x3) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g7t_acc_3 = xor(g7t_acc_2, rkw_1) */
-	vpxor 672(%rsp), %ymm10, %ymm10 /* g7t_1 = xor(g7t_acc_3, g7x0) */
+	vpxor 0(%rsp), %ymm11, %ymm12 /* g7k_acc_1 = xor(g7x2, g7x3) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g7k_1 = xor(g7k_acc_1, rkw_1) */
+	vpxor 672(%rsp), %ymm10, %ymm10 /* g7t_1 = xor(g7k_1, g7x0) */
 	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm10, %ymm12 /* g7t_1_lo = and(g7t_1, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g7t_1_sh = shr(g7t_1) */
 	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm10, %ymm10 /* g7t_1_hi = and(g7t_1_sh, nibble_mask) */
@@ -2188,9 +2188,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch)
 	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
 	vpbroadcastd 8(%rdi,%rcx), %ymm11 /* rkw_2 = bcast32() */
 	vmovdqa 384(%rsp), %ymm12 /* reload g0x3.2 */
-	vpxor 320(%rsp), %ymm12, %ymm12 /* g0t_acc_4 = xor(g0x3, g0x0) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
-	vpxor %ymm1, %ymm12, %ymm12 /* g0t_2 = xor(g0t_acc_5, g0x1) */
+	vpxor 320(%rsp), %ymm12, %ymm12 /* g0k_acc_2 = xor(g0x3, g0x0) */
+	vpxor %ymm11, %ymm12, %ymm12 /* g0k_2 = xor(g0k_acc_2, rkw_2) */
+	vpxor %ymm1, %ymm12, %ymm12 /* g0t_2 = xor(g0k_2, g0x1) */
 	vmovdqa %ymm1, 224(%rsp) /* spill g0x1.3 */
 	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm12, %ymm1 /* g0t_2_lo = and(g0t_2, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g0t_2_sh = shr(g0t_2) */
@@ -2218,9 +2218,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch)
 	vpor %ymm1, %ymm10, %ymm1 /* g0lr2_2 = or(g0lr2_2_l, g0lr2_2_r) */
 	vpxor %ymm1, %ymm12, %ymm1 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
 	vpxor 256(%rsp), %ymm1, %ymm1 /* g0x_2 = xor(g0l_2, g0x2.2) */
-	vpxor %ymm3, %ymm13, %ymm10 /* g1t_acc_4 = xor(g1x3, g1x0) */
-	vpxor %ymm11, %ymm10, %ymm10 /* g1t_acc_5 = xor(g1t_acc_4, rkw_2) */
-	vpxor %ymm2, %ymm10, %ymm10 /* g1t_2 = xor(g1t_acc_5, g1x1) */
+	vpxor %ymm3, %ymm13, %ymm10 /* g1k_acc_2 = xor(g1x3, g1x0) */
+	vpxor %ymm11, %ymm10, %ymm10 /* g1k_2 = xor(g1k_acc_2, rkw_2) */
+	vpxor %ymm2, %ymm10, %ymm10 /* g1t_2 = xor(g1k_2, g1x1) */
 	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm10, %ymm12 /* g1t_2_lo = and(g1t_2, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g1t_2_sh = shr(g1t_2) */
 	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm10, %ymm10 /* g1t_2_hi = and(g1t_2_sh, nibble_mask) */
@@ -2247,9 +2247,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch)
 	vpor %ymm10, %ymm13, %ymm10 /* g1lr2_2 = or(g1lr2_2_l, g1lr2_2_r) */
 	vpxor %ymm10, %ymm12, %ymm10 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
 	vpxor 512(%rsp), %ymm10, %ymm10 /* g1x_2 = xor(g1l_2, g1x2.2) */
-	vpxor %ymm7, %ymm5, %ymm12 /* g2t_acc_4 = xor(g2x3, g2x0) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g2t_acc_5 = xor(g2t_acc_4, rkw_2) */
-	vpxor %ymm6, %ymm12, %ymm12 /* g2t_2 = xor(g2t_acc_5, g2x1) */
+	vpxor %ymm7, %ymm5, %ymm12 /* g2k_acc_2 = xor(g2x3, g2x0) */
+	vpxor %ymm11, %ymm12, %ymm12 /* g2k_2 = xor(g2k_acc_2, rkw_2) */
+	vpxor %ymm6, %ymm12, %ymm12 /* g2t_2 = xor(g2k_2, g2x1) */
 	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm12, %ymm13 /* g2t_2_lo = and(g2t_2, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g2t_2_sh = shr(g2t_2) */
 	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm12, %ymm12 /* g2t_2_hi = and(g2t_2_sh, nibble_mask) */
@@ -2277,9 +2277,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch)
 	vpxor %ymm5, %ymm13, %ymm5 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
 	vpxor 448(%rsp), %ymm5, %ymm5 /* g2x_2 = xor(g2l_2, g2x2.2) */
 	vmovdqa 64(%rsp), %ymm12 /* reload g3x3.2 */
-	vpxor 1056(%rsp), %ymm12, %ymm13 /* g3t_acc_4 = xor(g3x3, g3x0) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g3t_acc_5 = xor(g3t_acc_4, rkw_2) */
-	vpxor 288(%rsp), %ymm13, %ymm13 /* g3t_2 = xor(g3t_acc_5, g3x1) */
+	vpxor 1056(%rsp), %ymm12, %ymm13 /* g3k_acc_2 = xor(g3x3, g3x0) */
+	vpxor %ymm11, %ymm13, %ymm13 /* g3k_2 = xor(g3k_acc_2, rkw_2) */
+	vpxor 288(%rsp), %ymm13, %ymm13 /* g3t_2 = xor(g3k_2, g3x1) */
 	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm13, %ymm12 /* g3t_2_lo = and(g3t_2, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g3t_2_sh = shr(g3t_2) */
 	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm13, %ymm13 /* g3t_2_hi = and(g3t_2_sh, nibble_mask) */
@@ -2307,9 +2307,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch)
 	vpxor %ymm5, %ymm13, %ymm5 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
 	vpxor 160(%rsp), %ymm5, %ymm5 /* g3x_2 = xor(g3l_2, g3x2.2) */
 	vmovdqa 1088(%rsp), %ymm12 /* reload g4x3.2 */
-	vpxor 768(%rsp), %ymm12, %ymm13 /* g4t_acc_4 = xor(g4x3, g4x0) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g4t_acc_5 = xor(g4t_acc_4, rkw_2) */
-	vpxor 896(%rsp), %ymm13, %ymm13 /* g4t_2 = xor(g4t_acc_5, g4x1) */
+	vpxor 768(%rsp), %ymm12, %ymm13 /* g4k_acc_2 = xor(g4x3, g4x0) */
+	vpxor %ymm11, %ymm13, %ymm13 /* g4k_2 = xor(g4k_acc_2, rkw_2) */
+	vpxor 896(%rsp), %ymm13, %ymm13 /* g4t_2 = xor(g4k_2, g4x1) */
 	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm13, %ymm12 /* g4t_2_lo = and(g4t_2, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g4t_2_sh = shr(g4t_2) */
 	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm13, %ymm13 /* g4t_2_hi = and(g4t_2_sh, nibble_mask) */
@@ -2337,9 +2337,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch)
 	vpxor %ymm5, %ymm13, %ymm5 /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
 	vpxor 1024(%rsp), %ymm5, %ymm5 /* g4x_2 = xor(g4l_2, g4x2.2) */
 	vmovdqa 1120(%rsp), %ymm12 /* reload g5x3.2 */
-	vpxor 736(%rsp), %ymm12, %ymm13 /* g5t_acc_4 = xor(g5x3, g5x0) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g5t_acc_5 = xor(g5t_acc_4, rkw_2) */
-	vpxor %ymm8, %ymm13, %ymm13 /* g5t_2 = xor(g5t_acc_5, g5x1) */
+	vpxor 736(%rsp), %ymm12, %ymm13 /* g5k_acc_2 = xor(g5x3, g5x0) */
+	vpxor %ymm11, %ymm13, %ymm13 /* g5k_2 = xor(g5k_acc_2, rkw_2) */
+	vpxor %ymm8, %ymm13, %ymm13 /* g5t_2 = xor(g5k_2, g5x1) */
 	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm13, %ymm12 /* g5t_2_lo = and(g5t_2, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g5t_2_sh = shr(g5t_2) */
 	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm13, %ymm13 /* g5t_2_hi = and(g5t_2_sh, nibble_mask) */
@@ -2367,9 +2367,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch)
 	vpxor %ymm8, %ymm13, %ymm8 /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
 	vpxor 928(%rsp), %ymm8, %ymm8 /* g5x_2 = xor(g5l_2, g5x2.2) */
 	vmovdqa 1152(%rsp), %ymm12 /* reload g6x3.2 */
-	vpxor 704(%rsp), %ymm12, %ymm13 /* g6t_acc_4 = xor(g6x3, g6x0) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g6t_acc_5 = xor(g6t_acc_4, rkw_2) */
-	vpxor %ymm9, %ymm13, %ymm13 /* g6t_2 = xor(g6t_acc_5, g6x1) */
+	vpxor 704(%rsp), %ymm12, %ymm13 /* g6k_acc_2 = xor(g6x3, g6x0) */
+	vpxor %ymm11, %ymm13, %ymm13 /* g6k_2 = xor(g6k_acc_2, rkw_2) */
+	vpxor %ymm9, %ymm13, %ymm13 /* g6t_2 = xor(g6k_2, g6x1) */
 	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm13, %ymm12 /* g6t_2_lo = and(g6t_2, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g6t_2_sh = shr(g6t_2) */
 	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm13, %ymm13 /* g6t_2_hi = and(g6t_2_sh, nibble_mask) */
@@ -2397,9 +2397,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch)
 	vpxor %ymm9, %ymm13, %ymm9 /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
 	vpxor 960(%rsp), %ymm9, %ymm9 /* g6x_2 = xor(g6l_2, g6x2.2) */
 	vmovdqa 0(%rsp), %ymm12 /* reload g7x3.2 */
-	vpxor 672(%rsp), %ymm12, %ymm13 /* g7t_acc_4 = xor(g7x3, g7x0) */
-	vpxor %ymm11, %ymm13, %ymm11 /* g7t_acc_5 = xor(g7t_acc_4, rkw_2) */
-	vpxor 864(%rsp), %ymm11, %ymm11 /* g7t_2 = xor(g7t_acc_5, g7x1) */
+	vpxor 672(%rsp), %ymm12, %ymm13 /* g7k_acc_2 = xor(g7x3, g7x0) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g7k_2 = xor(g7k_acc_2, rkw_2) */
+	vpxor 864(%rsp), %ymm11, %ymm11 /* g7t_2 = xor(g7k_2, g7x1) */
 	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm13 /* g7t_2_lo = and(g7t_2, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* g7t_2_sh = shr(g7t_2) */
 	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm11 /* g7t_2_hi = and(g7t_2_sh, nibble_mask) */
@@ -2429,9 +2429,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch)
 	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
 	vpbroadcastd 12(%rdi,%rcx), %ymm12 /* rkw_3 = bcast32() */
 	vmovdqa 320(%rsp), %ymm13 /* reload g0x0.3 */
-	vpxor 224(%rsp), %ymm13, %ymm13 /* g0t_acc_6 = xor(g0x0, g0x1) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
-	vpxor %ymm1, %ymm13, %ymm13 /* g0t_3 = xor(g0t_acc_7, g0x2) */
+	vpxor 224(%rsp), %ymm13, %ymm13 /* g0k_acc_3 = xor(g0x0, g0x1) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g0k_3 = xor(g0k_acc_3, rkw_3) */
+	vpxor %ymm1, %ymm13, %ymm13 /* g0t_3 = xor(g0k_3, g0x2) */
 	vmovdqa %ymm1, 32(%rsp) /* spill g0x2.3 */
 	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm13, %ymm1 /* g0t_3_lo = and(g0t_3, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g0t_3_sh = shr(g0t_3) */
@@ -2459,9 +2459,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch)
 	vpor %ymm1, %ymm11, %ymm1 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
 	vpxor %ymm1, %ymm13, %ymm1 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
 	vpxor 384(%rsp), %ymm1, %ymm1 /* g0x_3 = xor(g0l_3, g0x3.2) */
-	vpxor %ymm2, %ymm3, %ymm11 /* g1t_acc_6 = xor(g1x0, g1x1) */
-	vpxor %ymm12, %ymm11, %ymm11 /* g1t_acc_7 = xor(g1t_acc_6, rkw_3) */
-	vpxor %ymm10, %ymm11, %ymm11 /* g1t_3 = xor(g1t_acc_7, g1x2) */
+	vpxor %ymm2, %ymm3, %ymm11 /* g1k_acc_3 = xor(g1x0, g1x1) */
+	vpxor %ymm12, %ymm11, %ymm11 /* g1k_3 = xor(g1k_acc_3, rkw_3) */
+	vpxor %ymm10, %ymm11, %ymm11 /* g1t_3 = xor(g1k_3, g1x2) */
 	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm13 /* g1t_3_lo = and(g1t_3, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* g1t_3_sh = shr(g1t_3) */
 	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm11 /* g1t_3_hi = and(g1t_3_sh, nibble_mask) */
@@ -2488,9 +2488,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch)
 	vpor %ymm3, %ymm11, %ymm3 /* g1lr2_3 = or(g1lr2_3_l, g1lr2_3_r) */
 	vpxor %ymm3, %ymm13, %ymm3 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
 	vpxor 256(%rsp), %ymm3, %ymm3 /* g1x_3 = xor(g1l_3, g1x3.2) */
-	vpxor %ymm6, %ymm7, %ymm11 /* g2t_acc_6 = xor(g2x0, g2x1) */
-	vpxor %ymm12, %ymm11, %ymm11 /* g2t_acc_7 = xor(g2t_acc_6, rkw_3) */
-	vpxor 448(%rsp), %ymm11, %ymm11 /* g2t_3 = xor(g2t_acc_7, g2x2) */
+	vpxor %ymm6, %ymm7, %ymm11 /* g2k_acc_3 = xor(g2x0, g2x1) */
+	vpxor %ymm12, %ymm11, %ymm11 /* g2k_3 = xor(g2k_acc_3, rkw_3) */
+	vpxor 448(%rsp), %ymm11, %ymm11 /* g2t_3 = xor(g2k_3, g2x2) */
 	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm13 /* g2t_3_lo = and(g2t_3, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* g2t_3_sh = shr(g2t_3) */
 	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm11 /* g2t_3_hi = and(g2t_3_sh, nibble_mask) */
@@ -2518,9 +2518,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch)
 	vpxor %ymm7, %ymm13, %ymm7 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
 	vpxor 512(%rsp), %ymm7, %ymm7 /* g2x_3 = xor(g2l_3, g2x3.2) */
 	vmovdqa 1056(%rsp), %ymm11 /* reload g3x0.3 */
-	vpxor 288(%rsp), %ymm11, %ymm13 /* g3t_acc_6 = xor(g3x0, g3x1) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g3t_acc_7 = xor(g3t_acc_6, rkw_3) */
-	vpxor 160(%rsp), %ymm13, %ymm13 /* g3t_3 = xor(g3t_acc_7, g3x2) */
+	vpxor 288(%rsp), %ymm11, %ymm13 /* g3k_acc_3 = xor(g3x0, g3x1) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g3k_3 = xor(g3k_acc_3, rkw_3) */
+	vpxor 160(%rsp), %ymm13, %ymm13 /* g3t_3 = xor(g3k_3, g3x2) */
 	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm13, %ymm11 /* g3t_3_lo = and(g3t_3, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g3t_3_sh = shr(g3t_3) */
 	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm13, %ymm13 /* g3t_3_hi = and(g3t_3_sh, nibble_mask) */
@@ -2548,9 +2548,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch)
 	vpxor %ymm7, %ymm13, %ymm7 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
 	vpxor 64(%rsp), %ymm7, %ymm7 /* g3x_3 = xor(g3l_3, g3x3.2) */
 	vmovdqa 768(%rsp), %ymm11 /* reload g4x0.3 */
-	vpxor 896(%rsp), %ymm11, %ymm13 /* g4t_acc_6 = xor(g4x0, g4x1) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g4t_acc_7 = xor(g4t_acc_6, rkw_3) */
-	vpxor %ymm5, %ymm13, %ymm13 /* g4t_3 = xor(g4t_acc_7, g4x2) */
+	vpxor 896(%rsp), %ymm11, %ymm13 /* g4k_acc_3 = xor(g4x0, g4x1) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g4k_3 = xor(g4k_acc_3, rkw_3) */
+	vpxor %ymm5, %ymm13, %ymm13 /* g4t_3 = xor(g4k_3, g4x2) */
 	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm13, %ymm11 /* g4t_3_lo = and(g4t_3, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g4t_3_sh = shr(g4t_3) */
 	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm13, %ymm13 /* g4t_3_hi = and(g4t_3_sh, nibble_mask) */
@@ -2578,9 +2578,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch)
 	vpxor %ymm5, %ymm13, %ymm5 /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
 	vpxor 1088(%rsp), %ymm5, %ymm5 /* g4x_3 = xor(g4l_3, g4x3.2) */
 	vmovdqa 736(%rsp), %ymm11 /* reload g5x0.3 */
-	vpxor 800(%rsp), %ymm11, %ymm13 /* g5t_acc_6 = xor(g5x0, g5x1) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g5t_acc_7 = xor(g5t_acc_6, rkw_3) */
-	vpxor %ymm8, %ymm13, %ymm13 /* g5t_3 = xor(g5t_acc_7, g5x2) */
+	vpxor 800(%rsp), %ymm11, %ymm13 /* g5k_acc_3 = xor(g5x0, g5x1) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g5k_3 = xor(g5k_acc_3, rkw_3) */
+	vpxor %ymm8, %ymm13, %ymm13 /* g5t_3 = xor(g5k_3, g5x2) */
 	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm13, %ymm11 /* g5t_3_lo = and(g5t_3, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g5t_3_sh = shr(g5t_3) */
 	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm13, %ymm13 /* g5t_3_hi = and(g5t_3_sh, nibble_mask) */
@@ -2608,9 +2608,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch)
 	vpxor %ymm8, %ymm13, %ymm8 /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
 	vpxor 1120(%rsp), %ymm8, %ymm8 /* g5x_3 = xor(g5l_3, g5x3.2) */
 	vmovdqa 704(%rsp), %ymm11 /* reload g6x0.3 */
-	vpxor 832(%rsp), %ymm11, %ymm13 /* g6t_acc_6 = xor(g6x0, g6x1) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g6t_acc_7 = xor(g6t_acc_6, rkw_3) */
-	vpxor %ymm9, %ymm13, %ymm13 /* g6t_3 = xor(g6t_acc_7, g6x2) */
+	vpxor 832(%rsp), %ymm11, %ymm13 /* g6k_acc_3 = xor(g6x0, g6x1) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g6k_3 = xor(g6k_acc_3, rkw_3) */
+	vpxor %ymm9, %ymm13, %ymm13 /* g6t_3 = xor(g6k_3, g6x2) */
 	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm13, %ymm11 /* g6t_3_lo = and(g6t_3, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g6t_3_sh = shr(g6t_3) */
 	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm13, %ymm13 /* g6t_3_hi = and(g6t_3_sh, nibble_mask) */
@@ -2638,9 +2638,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch)
 	vpxor %ymm9, %ymm13, %ymm9 /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
 	vpxor 1152(%rsp), %ymm9, %ymm9 /* g6x_3 = xor(g6l_3, g6x3.2) */
 	vmovdqa 672(%rsp), %ymm11 /* reload g7x0.3 */
-	vpxor 864(%rsp), %ymm11, %ymm13 /* g7t_acc_6 = xor(g7x0, g7x1) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g7t_acc_7 = xor(g7t_acc_6, rkw_3) */
-	vpxor 992(%rsp), %ymm12, %ymm12 /* g7t_3 = xor(g7t_acc_7, g7x2) */
+	vpxor 864(%rsp), %ymm11, %ymm13 /* g7k_acc_3 = xor(g7x0, g7x1) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g7k_3 = xor(g7k_acc_3, rkw_3) */
+	vpxor 992(%rsp), %ymm12, %ymm12 /* g7t_3 = xor(g7k_3, g7x2) */
 	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm12, %ymm13 /* g7t_3_lo = and(g7t_3, nibble_mask) */
 	vpshufb %ymm13, %ymm14, %ymm13 /* g7a_3_l = lookup16(tbl_lo, g7t_3_lo) */
 	vpsrlw $4, %ymm12, %ymm12 /* g7t_3_sh = shr(g7t_3) */
@@ -3045,9 +3045,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xor)
 
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	vpbroadcastd (%rdi,%r8), %ymm2 /* rkw = bcast32() */
-	vpxor %ymm3, %ymm4, %ymm9 /* g0t_acc = xor(g0x1, g0x2) */
-	vpxor %ymm2, %ymm9, %ymm9 /* g0t_acc_1 = xor(g0t_acc, rkw) */
-	vpxor %ymm0, %ymm9, %ymm9 /* g0t = xor(g0t_acc_1, g0x3) */
+	vpxor %ymm3, %ymm4, %ymm9 /* g0k_acc = xor(g0x1, g0x2) */
+	vpxor %ymm2, %ymm9, %ymm9 /* g0k = xor(g0k_acc, rkw) */
+	vpxor %ymm0, %ymm9, %ymm9 /* g0t = xor(g0k, g0x3) */
 	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm9, %ymm11 /* g0t_lo = and(g0t, nibble_mask) */
 	vpsrlw $4, %ymm9, %ymm9 /* g0t_sh = shr(g0t) */
 	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm9, %ymm9 /* g0t_hi = and(g0t_sh, nibble_mask) */
@@ -3080,9 +3080,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xor)
 	vpor %ymm3, %ymm9, %ymm3 /* g0lr2 = or(g0lr2_l, g0lr2_r) */
 	vpxor %ymm3, %ymm11, %ymm3 /* g0l = xor(g0l_acc, g0lr2) */
 	vpxor %ymm3, %ymm1, %ymm1 /* g0x = xor(g0x0, g0l) */
-	vpxor %ymm8, %ymm6, %ymm3 /* g1t_acc = xor(g1x1, g1x2) */
-	vpxor %ymm2, %ymm3, %ymm3 /* g1t_acc_1 = xor(g1t_acc, rkw) */
-	vpxor %ymm13, %ymm3, %ymm3 /* g1t = xor(g1t_acc_1, g1x3) */
+	vpxor %ymm8, %ymm6, %ymm3 /* g1k_acc = xor(g1x1, g1x2) */
+	vpxor %ymm2, %ymm3, %ymm3 /* g1k = xor(g1k_acc, rkw) */
+	vpxor %ymm13, %ymm3, %ymm3 /* g1t = xor(g1k, g1x3) */
 	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm3, %ymm9 /* g1t_lo = and(g1t, nibble_mask) */
 	vpsrlw $4, %ymm3, %ymm3 /* g1t_sh = shr(g1t) */
 	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm3, %ymm3 /* g1t_hi = and(g1t_sh, nibble_mask) */
@@ -3108,9 +3108,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xor)
 	vpor %ymm3, %ymm11, %ymm3 /* g1lr2 = or(g1lr2_l, g1lr2_r) */
 	vpxor %ymm3, %ymm9, %ymm3 /* g1l = xor(g1l_acc, g1lr2) */
 	vpxor %ymm3, %ymm7, %ymm3 /* g1x = xor(g1x0, g1l) */
-	vpxor %ymm12, %ymm10, %ymm7 /* g2t_acc = xor(g2x1, g2x2) */
-	vpxor %ymm2, %ymm7, %ymm7 /* g2t_acc_1 = xor(g2t_acc, rkw) */
-	vpxor %ymm5, %ymm7, %ymm7 /* g2t = xor(g2t_acc_1, g2x3) */
+	vpxor %ymm12, %ymm10, %ymm7 /* g2k_acc = xor(g2x1, g2x2) */
+	vpxor %ymm2, %ymm7, %ymm7 /* g2k = xor(g2k_acc, rkw) */
+	vpxor %ymm5, %ymm7, %ymm7 /* g2t = xor(g2k, g2x3) */
 	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm7, %ymm9 /* g2t_lo = and(g2t, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* g2t_sh = shr(g2t) */
 	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm7, %ymm7 /* g2t_hi = and(g2t_sh, nibble_mask) */
@@ -3137,9 +3137,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xor)
 	vpxor %ymm7, %ymm9, %ymm7 /* g2l = xor(g2l_acc, g2lr2) */
 	vpxor 416(%rsp), %ymm7, %ymm7 /* g2x = xor(g2l, g2x0.2) */
 	vmovdqa 288(%rsp), %ymm9 /* reload g3x1.2 */
-	vpxor 160(%rsp), %ymm9, %ymm11 /* g3t_acc = xor(g3x1, g3x2) */
-	vpxor %ymm2, %ymm11, %ymm11 /* g3t_acc_1 = xor(g3t_acc, rkw) */
-	vpxor 64(%rsp), %ymm11, %ymm11 /* g3t = xor(g3t_acc_1, g3x3) */
+	vpxor 160(%rsp), %ymm9, %ymm11 /* g3k_acc = xor(g3x1, g3x2) */
+	vpxor %ymm2, %ymm11, %ymm11 /* g3k = xor(g3k_acc, rkw) */
+	vpxor 64(%rsp), %ymm11, %ymm11 /* g3t = xor(g3k, g3x3) */
 	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm11, %ymm9 /* g3t_lo = and(g3t, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* g3t_sh = shr(g3t) */
 	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm11, %ymm11 /* g3t_hi = and(g3t_sh, nibble_mask) */
@@ -3167,9 +3167,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xor)
 	vpxor %ymm9, %ymm11, %ymm9 /* g3l = xor(g3l_acc, g3lr2) */
 	vpxor 1056(%rsp), %ymm9, %ymm9 /* g3x = xor(g3l, g3x0.2) */
 	vmovdqa 896(%rsp), %ymm10 /* reload g4x1.2 */
-	vpxor 1024(%rsp), %ymm10, %ymm11 /* g4t_acc = xor(g4x1, g4x2) */
-	vpxor %ymm2, %ymm11, %ymm11 /* g4t_acc_1 = xor(g4t_acc, rkw) */
-	vpxor 1088(%rsp), %ymm11, %ymm11 /* g4t = xor(g4t_acc_1, g4x3) */
+	vpxor 1024(%rsp), %ymm10, %ymm11 /* g4k_acc = xor(g4x1, g4x2) */
+	vpxor %ymm2, %ymm11, %ymm11 /* g4k = xor(g4k_acc, rkw) */
+	vpxor 1088(%rsp), %ymm11, %ymm11 /* g4t = xor(g4k, g4x3) */
 	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm11, %ymm10 /* g4t_lo = and(g4t, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* g4t_sh = shr(g4t) */
 	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm11, %ymm11 /* g4t_hi = and(g4t_sh, nibble_mask) */
@@ -3197,9 +3197,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xor)
 	vpxor %ymm9, %ymm11, %ymm9 /* g4l = xor(g4l_acc, g4lr2) */
 	vpxor 768(%rsp), %ymm9, %ymm9 /* g4x = xor(g4l, g4x0.2) */
 	vmovdqa 800(%rsp), %ymm10 /* reload g5x1.2 */
-	vpxor 928(%rsp), %ymm10, %ymm11 /* g5t_acc = xor(g5x1, g5x2) */
-	vpxor %ymm2, %ymm11, %ymm11 /* g5t_acc_1 = xor(g5t_acc, rkw) */
-	vpxor 1120(%rsp), %ymm11, %ymm11 /* g5t = xor(g5t_acc_1, g5x3) */
+	vpxor 928(%rsp), %ymm10, %ymm11 /* g5k_acc = xor(g5x1, g5x2) */
+	vpxor %ymm2, %ymm11, %ymm11 /* g5k = xor(g5k_acc, rkw) */
+	vpxor 1120(%rsp), %ymm11, %ymm11 /* g5t = xor(g5k, g5x3) */
 	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm11, %ymm10 /* g5t_lo = and(g5t, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* g5t_sh = shr(g5t) */
 	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm11, %ymm11 /* g5t_hi = and(g5t_sh, nibble_mask) */
@@ -3227,9 +3227,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xor)
 	vpxor %ymm9, %ymm11, %ymm9 /* g5l = xor(g5l_acc, g5lr2) */
 	vpxor 736(%rsp), %ymm9, %ymm9 /* g5x = xor(g5l, g5x0.2) */
 	vmovdqa 832(%rsp), %ymm10 /* reload g6x1.2 */
-	vpxor 960(%rsp), %ymm10, %ymm11 /* g6t_acc = xor(g6x1, g6x2) */
-	vpxor %ymm2, %ymm11, %ymm11 /* g6t_acc_1 = xor(g6t_acc, rkw) */
-	vpxor 1152(%rsp), %ymm11, %ymm11 /* g6t = xor(g6t_acc_1, g6x3) */
+	vpxor 960(%rsp), %ymm10, %ymm11 /* g6k_acc = xor(g6x1, g6x2) */
+	vpxor %ymm2, %ymm11, %ymm11 /* g6k = xor(g6k_acc, rkw) */
+	vpxor 1152(%rsp), %ymm11, %ymm11 /* g6t = xor(g6k, g6x3) */
 	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm11, %ymm10 /* g6t_lo = and(g6t, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* g6t_sh = shr(g6t) */
 	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm11, %ymm11 /* g6t_hi = and(g6t_sh, nibble_mask) */
@@ -3257,9 +3257,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xor)
 	vpxor %ymm9, %ymm11, %ymm9 /* g6l = xor(g6l_acc, g6lr2) */
 	vpxor 704(%rsp), %ymm9, %ymm9 /* g6x = xor(g6l, g6x0.2) */
 	vmovdqa 864(%rsp), %ymm10 /* reload g7x1.2 */
-	vpxor 992(%rsp), %ymm10, %ymm11 /* g7t_acc = xor(g7x1, g7x2) */
-	vpxor %ymm2, %ymm11, %ymm2 /* g7t_acc_1 = xor(g7t_acc, rkw) */
-	vpxor 0(%rsp), %ymm2, %ymm2 /* g7t = xor(g7t_acc_1, g7x3) */
+	vpxor 992(%rsp), %ymm10, %ymm11 /* g7k_acc = xor(g7x1, g7x2) */
+	vpxor %ymm2, %ymm11, %ymm2 /* g7k = xor(g7k_acc, rkw) */
+	vpxor 0(%rsp), %ymm2, %ymm2 /* g7t = xor(g7k, g7x3) */
 	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm2, %ymm11 /* g7t_lo = and(g7t, nibble_mask) */
 	vpsrlw $4, %ymm2, %ymm2 /* g7t_sh = shr(g7t) */
 	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm2, %ymm2 /* g7t_hi = and(g7t_sh, nibble_mask) */
@@ -3289,9 +3289,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xor)
 	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
 	vpbroadcastd 4(%rdi,%r8), %ymm10 /* rkw_1 = bcast32() */
 	vmovdqa 256(%rsp), %ymm11 /* reload g0x2.2 */
-	vpxor 384(%rsp), %ymm11, %ymm11 /* g0t_acc_2 = xor(g0x2, g0x3) */
-	vpxor %ymm10, %ymm11, %ymm11 /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
-	vpxor %ymm1, %ymm11, %ymm11 /* g0t_1 = xor(g0t_acc_3, g0x0) */
+	vpxor 384(%rsp), %ymm11, %ymm11 /* g0k_acc_1 = xor(g0x2, g0x3) */
+	vpxor %ymm10, %ymm11, %ymm11 /* g0k_1 = xor(g0k_acc_1, rkw_1) */
+	vpxor %ymm1, %ymm11, %ymm11 /* g0t_1 = xor(g0k_1, g0x0) */
 	vmovdqa %ymm1, 320(%rsp) /* spill g0x0.3 */
 	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm11, %ymm1 /* g0t_1_lo = and(g0t_1, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* g0t_1_sh = shr(g0t_1) */
@@ -3319,9 +3319,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xor)
 	vpor %ymm1, %ymm2, %ymm1 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
 	vpxor %ymm1, %ymm11, %ymm1 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
 	vpxor 512(%rsp), %ymm1, %ymm1 /* g0x_1 = xor(g0l_1, g0x1.2) */
-	vpxor %ymm13, %ymm8, %ymm2 /* g1t_acc_2 = xor(g1x2, g1x3) */
-	vpxor %ymm10, %ymm2, %ymm2 /* g1t_acc_3 = xor(g1t_acc_2, rkw_1) */
-	vpxor %ymm3, %ymm2, %ymm2 /* g1t_1 = xor(g1t_acc_3, g1x0) */
+	vpxor %ymm13, %ymm8, %ymm2 /* g1k_acc_1 = xor(g1x2, g1x3) */
+	vpxor %ymm10, %ymm2, %ymm2 /* g1k_1 = xor(g1k_acc_1, rkw_1) */
+	vpxor %ymm3, %ymm2, %ymm2 /* g1t_1 = xor(g1k_1, g1x0) */
 	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm2, %ymm11 /* g1t_1_lo = and(g1t_1, nibble_mask) */
 	vpsrlw $4, %ymm2, %ymm2 /* g1t_1_sh = shr(g1t_1) */
 	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm2, %ymm2 /* g1t_1_hi = and(g1t_1_sh, nibble_mask) */
@@ -3348,9 +3348,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xor)
 	vpor %ymm2, %ymm8, %ymm2 /* g1lr2_1 = or(g1lr2_1_l, g1lr2_1_r) */
 	vpxor %ymm2, %ymm11, %ymm2 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
 	vpxor %ymm2, %ymm6, %ymm2 /* g1x_1 = xor(g1x1, g1l_1) */
-	vpxor %ymm5, %ymm12, %ymm6 /* g2t_acc_2 = xor(g2x2, g2x3) */
-	vpxor %ymm10, %ymm6, %ymm6 /* g2t_acc_3 = xor(g2t_acc_2, rkw_1) */
-	vpxor %ymm7, %ymm6, %ymm6 /* g2t_1 = xor(g2t_acc_3, g2x0) */
+	vpxor %ymm5, %ymm12, %ymm6 /* g2k_acc_1 = xor(g2x2, g2x3) */
+	vpxor %ymm10, %ymm6, %ymm6 /* g2k_1 = xor(g2k_acc_1, rkw_1) */
+	vpxor %ymm7, %ymm6, %ymm6 /* g2t_1 = xor(g2k_1, g2x0) */
 	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm6, %ymm8 /* g2t_1_lo = and(g2t_1, nibble_mask) */
 	vpsrlw $4, %ymm6, %ymm6 /* g2t_1_sh = shr(g2t_1) */
 	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm6, %ymm6 /* g2t_1_hi = and(g2t_1_sh, nibble_mask) */
@@ -3377,9 +3377,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xor)
 	vpxor %ymm6, %ymm8, %ymm6 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
 	vpxor 448(%rsp), %ymm6, %ymm6 /* g2x_1 = xor(g2l_1, g2x1.2) */
 	vmovdqa 160(%rsp), %ymm8 /* reload g3x2.2 */
-	vpxor 64(%rsp), %ymm8, %ymm11 /* g3t_acc_2 = xor(g3x2, g3x3) */
-	vpxor %ymm10, %ymm11, %ymm11 /* g3t_acc_3 = xor(g3t_acc_2, rkw_1) */
-	vpxor 1056(%rsp), %ymm11, %ymm11 /* g3t_1 = xor(g3t_acc_3, g3x0) */
+	vpxor 64(%rsp), %ymm8, %ymm11 /* g3k_acc_1 = xor(g3x2, g3x3) */
+	vpxor %ymm10, %ymm11, %ymm11 /* g3k_1 = xor(g3k_acc_1, rkw_1) */
+	vpxor 1056(%rsp), %ymm11, %ymm11 /* g3t_1 = xor(g3k_1, g3x0) */
 	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm11, %ymm8 /* g3t_1_lo = and(g3t_1, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* g3t_1_sh = shr(g3t_1) */
 	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm11, %ymm11 /* g3t_1_hi = and(g3t_1_sh, nibble_mask) */
@@ -3407,9 +3407,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xor)
 	vpxor %ymm8, %ymm11, %ymm8 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
 	vpxor 288(%rsp), %ymm8, %ymm8 /* g3x_1 = xor(g3l_1, g3x1.2) */
 	vmovdqa 1024(%rsp), %ymm11 /* reload g4x2.2 */
-	vpxor 1088(%rsp), %ymm11, %ymm12 /* g4t_acc_2 = xor(g4x2, g4x3) */
-	vpxor %ymm10, %ymm12, %ymm12 /* g4t_acc_3 = xor(g4t_acc_2, rkw_1) */
-	vpxor 768(%rsp), %ymm12, %ymm12 /* g4t_1 = xor(g4t_acc_3, g4x0) */
+	vpxor 1088(%rsp), %ymm11, %ymm12 /* g4k_acc_1 = xor(g4x2, g4x3) */
+	vpxor %ymm10, %ymm12, %ymm12 /* g4k_1 = xor(g4k_acc_1, rkw_1) */
+	vpxor 768(%rsp), %ymm12, %ymm12 /* g4t_1 = xor(g4k_1, g4x0) */
 	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm12, %ymm11 /* g4t_1_lo = and(g4t_1, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g4t_1_sh = shr(g4t_1) */
 	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm12, %ymm12 /* g4t_1_hi = and(g4t_1_sh, nibble_mask) */
@@ -3437,9 +3437,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xor)
 	vpxor %ymm8, %ymm12, %ymm8 /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
 	vpxor 896(%rsp), %ymm8, %ymm8 /* g4x_1 = xor(g4l_1, g4x1.2) */
 	vmovdqa 928(%rsp), %ymm11 /* reload g5x2.2 */
-	vpxor 1120(%rsp), %ymm11, %ymm12 /* g5t_acc_2 = xor(g5x2, g5x3) */
-	vpxor %ymm10, %ymm12, %ymm12 /* g5t_acc_3 = xor(g5t_acc_2, rkw_1) */
-	vpxor 736(%rsp), %ymm12, %ymm12 /* g5t_1 = xor(g5t_acc_3, g5x0) */
+	vpxor 1120(%rsp), %ymm11, %ymm12 /* g5k_acc_1 = xor(g5x2, g5x3) */
+	vpxor %ymm10, %ymm12, %ymm12 /* g5k_1 = xor(g5k_acc_1, rkw_1) */
+	vpxor 736(%rsp), %ymm12, %ymm12 /* g5t_1 = xor(g5k_1, g5x0) */
 	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm12, %ymm11 /* g5t_1_lo = and(g5t_1, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g5t_1_sh = shr(g5t_1) */
 	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm12, %ymm12 /* g5t_1_hi = and(g5t_1_sh, nibble_mask) */
@@ -3467,9 +3467,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xor)
 	vpxor %ymm8, %ymm12, %ymm8 /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
 	vpxor 800(%rsp), %ymm8, %ymm8 /* g5x_1 = xor(g5l_1, g5x1.2) */
 	vmovdqa 960(%rsp), %ymm11 /* reload g6x2.2 */
-	vpxor 1152(%rsp), %ymm11, %ymm12 /* g6t_acc_2 = xor(g6x2, g6x3) */
-	vpxor %ymm10, %ymm12, %ymm12 /* g6t_acc_3 = xor(g6t_acc_2, rkw_1) */
-	vpxor %ymm9, %ymm12, %ymm12 /* g6t_1 = xor(g6t_acc_3, g6x0) */
+	vpxor 1152(%rsp), %ymm11, %ymm12 /* g6k_acc_1 = xor(g6x2, g6x3) */
+	vpxor %ymm10, %ymm12, %ymm12 /* g6k_1 = xor(g6k_acc_1, rkw_1) */
+	vpxor %ymm9, %ymm12, %ymm12 /* g6t_1 = xor(g6k_1, g6x0) */
 	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm12, %ymm11 /* g6t_1_lo = and(g6t_1, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g6t_1_sh = shr(g6t_1) */
 	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm12, %ymm12 /* g6t_1_hi = and(g6t_1_sh, nibble_mask) */
@@ -3497,9 +3497,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xor)
 	vpxor %ymm9, %ymm12, %ymm9 /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
 	vpxor 832(%rsp), %ymm9, %ymm9 /* g6x_1 = xor(g6l_1, g6x1.2) */
 	vmovdqa 992(%rsp), %ymm11 /* reload g7x2.2 */
-	vpxor 0(%rsp), %ymm11, %ymm12 /* g7t_acc_2 = xor(g7x2, g7x3) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g7t_acc_3 = xor(g7t_acc_2, rkw_1) */
-	vpxor 672(%rsp), %ymm10, %ymm10 /* g7t_1 = xor(g7t_acc_3, g7x0) */
+	vpxor 0(%rsp), %ymm11, %ymm12 /* g7k_acc_1 = xor(g7x2, g7x3) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g7k_1 = xor(g7k_acc_1, rkw_1) */
+	vpxor 672(%rsp), %ymm10, %ymm10 /* g7t_1 = xor(g7k_1, g7x0) */
 	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm10, %ymm12 /* g7t_1_lo = and(g7t_1, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g7t_1_sh = shr(g7t_1) */
 	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm10, %ymm10 /* g7t_1_hi = and(g7t_1_sh, nibble_mask) */
@@ -3529,9 +3529,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xor)
 	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
 	vpbroadcastd 8(%rdi,%r8), %ymm11 /* rkw_2 = bcast32() */
 	vmovdqa 384(%rsp), %ymm12 /* reload g0x3.2 */
-	vpxor 320(%rsp), %ymm12, %ymm12 /* g0t_acc_4 = xor(g0x3, g0x0) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
-	vpxor %ymm1, %ymm12, %ymm12 /* g0t_2 = xor(g0t_acc_5, g0x1) */
+	vpxor 320(%rsp), %ymm12, %ymm12 /* g0k_acc_2 = xor(g0x3, g0x0) */
+	vpxor %ymm11, %ymm12, %ymm12 /* g0k_2 = xor(g0k_acc_2, rkw_2) */
+	vpxor %ymm1, %ymm12, %ymm12 /* g0t_2 = xor(g0k_2, g0x1) */
 	vmovdqa %ymm1, 224(%rsp) /* spill g0x1.3 */
 	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm12, %ymm1 /* g0t_2_lo = and(g0t_2, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g0t_2_sh = shr(g0t_2) */
@@ -3559,9 +3559,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xor)
 	vpor %ymm1, %ymm10, %ymm1 /* g0lr2_2 = or(g0lr2_2_l, g0lr2_2_r) */
 	vpxor %ymm1, %ymm12, %ymm1 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
 	vpxor 256(%rsp), %ymm1, %ymm1 /* g0x_2 = xor(g0l_2, g0x2.2) */
-	vpxor %ymm3, %ymm13, %ymm10 /* g1t_acc_4 = xor(g1x3, g1x0) */
-	vpxor %ymm11, %ymm10, %ymm10 /* g1t_acc_5 = xor(g1t_acc_4, rkw_2) */
-	vpxor %ymm2, %ymm10, %ymm10 /* g1t_2 = xor(g1t_acc_5, g1x1) */
+	vpxor %ymm3, %ymm13, %ymm10 /* g1k_acc_2 = xor(g1x3, g1x0) */
+	vpxor %ymm11, %ymm10, %ymm10 /* g1k_2 = xor(g1k_acc_2, rkw_2) */
+	vpxor %ymm2, %ymm10, %ymm10 /* g1t_2 = xor(g1k_2, g1x1) */
 	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm10, %ymm12 /* g1t_2_lo = and(g1t_2, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g1t_2_sh = shr(g1t_2) */
 	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm10, %ymm10 /* g1t_2_hi = and(g1t_2_sh, nibble_mask) */
@@ -3588,9 +3588,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xor)
 	vpor %ymm10, %ymm13, %ymm10 /* g1lr2_2 = or(g1lr2_2_l, g1lr2_2_r) */
 	vpxor %ymm10, %ymm12, %ymm10 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
 	vpxor 512(%rsp), %ymm10, %ymm10 /* g1x_2 = xor(g1l_2, g1x2.2) */
-	vpxor %ymm7, %ymm5, %ymm12 /* g2t_acc_4 = xor(g2x3, g2x0) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g2t_acc_5 = xor(g2t_acc_4, rkw_2) */
-	vpxor %ymm6, %ymm12, %ymm12 /* g2t_2 = xor(g2t_acc_5, g2x1) */
+	vpxor %ymm7, %ymm5, %ymm12 /* g2k_acc_2 = xor(g2x3, g2x0) */
+	vpxor %ymm11, %ymm12, %ymm12 /* g2k_2 = xor(g2k_acc_2, rkw_2) */
+	vpxor %ymm6, %ymm12, %ymm12 /* g2t_2 = xor(g2k_2, g2x1) */
 	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm12, %ymm13 /* g2t_2_lo = and(g2t_2, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g2t_2_sh = shr(g2t_2) */
 	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm12, %ymm12 /* g2t_2_hi = and(g2t_2_sh, nibble_mask) */
@@ -3618,9 +3618,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xor)
 	vpxor %ymm5, %ymm13, %ymm5 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
 	vpxor 448(%rsp), %ymm5, %ymm5 /* g2x_2 = xor(g2l_2, g2x2.2) */
 	vmovdqa 64(%rsp), %ymm12 /* reload g3x3.2 */
-	vpxor 1056(%rsp), %ymm12, %ymm13 /* g3t_acc_4 = xor(g3x3, g3x0) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g3t_acc_5 = xor(g3t_acc_4, rkw_2) */
-	vpxor 288(%rsp), %ymm13, %ymm13 /* g3t_2 = xor(g3t_acc_5, g3x1) */
+	vpxor 1056(%rsp), %ymm12, %ymm13 /* g3k_acc_2 = xor(g3x3, g3x0) */
+	vpxor %ymm11, %ymm13, %ymm13 /* g3k_2 = xor(g3k_acc_2, rkw_2) */
+	vpxor 288(%rsp), %ymm13, %ymm13 /* g3t_2 = xor(g3k_2, g3x1) */
 	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm13, %ymm12 /* g3t_2_lo = and(g3t_2, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g3t_2_sh = shr(g3t_2) */
 	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm13, %ymm13 /* g3t_2_hi = and(g3t_2_sh, nibble_mask) */
@@ -3648,9 +3648,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xor)
 	vpxor %ymm5, %ymm13, %ymm5 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
 	vpxor 160(%rsp), %ymm5, %ymm5 /* g3x_2 = xor(g3l_2, g3x2.2) */
 	vmovdqa 1088(%rsp), %ymm12 /* reload g4x3.2 */
-	vpxor 768(%rsp), %ymm12, %ymm13 /* g4t_acc_4 = xor(g4x3, g4x0) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g4t_acc_5 = xor(g4t_acc_4, rkw_2) */
-	vpxor 896(%rsp), %ymm13, %ymm13 /* g4t_2 = xor(g4t_acc_5, g4x1) */
+	vpxor 768(%rsp), %ymm12, %ymm13 /* g4k_acc_2 = xor(g4x3, g4x0) */
+	vpxor %ymm11, %ymm13, %ymm13 /* g4k_2 = xor(g4k_acc_2, rkw_2) */
+	vpxor 896(%rsp), %ymm13, %ymm13 /* g4t_2 = xor(g4k_2, g4x1) */
 	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm13, %ymm12 /* g4t_2_lo = and(g4t_2, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g4t_2_sh = shr(g4t_2) */
 	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm13, %ymm13 /* g4t_2_hi = and(g4t_2_sh, nibble_mask) */
@@ -3678,9 +3678,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xor)
 	vpxor %ymm5, %ymm13, %ymm5 /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
 	vpxor 1024(%rsp), %ymm5, %ymm5 /* g4x_2 = xor(g4l_2, g4x2.2) */
 	vmovdqa 1120(%rsp), %ymm12 /* reload g5x3.2 */
-	vpxor 736(%rsp), %ymm12, %ymm13 /* g5t_acc_4 = xor(g5x3, g5x0) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g5t_acc_5 = xor(g5t_acc_4, rkw_2) */
-	vpxor %ymm8, %ymm13, %ymm13 /* g5t_2 = xor(g5t_acc_5, g5x1) */
+	vpxor 736(%rsp), %ymm12, %ymm13 /* g5k_acc_2 = xor(g5x3, g5x0) */
+	vpxor %ymm11, %ymm13, %ymm13 /* g5k_2 = xor(g5k_acc_2, rkw_2) */
+	vpxor %ymm8, %ymm13, %ymm13 /* g5t_2 = xor(g5k_2, g5x1) */
 	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm13, %ymm12 /* g5t_2_lo = and(g5t_2, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g5t_2_sh = shr(g5t_2) */
 	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm13, %ymm13 /* g5t_2_hi = and(g5t_2_sh, nibble_mask) */
@@ -3708,9 +3708,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xor)
 	vpxor %ymm8, %ymm13, %ymm8 /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
 	vpxor 928(%rsp), %ymm8, %ymm8 /* g5x_2 = xor(g5l_2, g5x2.2) */
 	vmovdqa 1152(%rsp), %ymm12 /* reload g6x3.2 */
-	vpxor 704(%rsp), %ymm12, %ymm13 /* g6t_acc_4 = xor(g6x3, g6x0) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g6t_acc_5 = xor(g6t_acc_4, rkw_2) */
-	vpxor %ymm9, %ymm13, %ymm13 /* g6t_2 = xor(g6t_acc_5, g6x1) */
+	vpxor 704(%rsp), %ymm12, %ymm13 /* g6k_acc_2 = xor(g6x3, g6x0) */
+	vpxor %ymm11, %ymm13, %ymm13 /* g6k_2 = xor(g6k_acc_2, rkw_2) */
+	vpxor %ymm9, %ymm13, %ymm13 /* g6t_2 = xor(g6k_2, g6x1) */
 	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm13, %ymm12 /* g6t_2_lo = and(g6t_2, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g6t_2_sh = shr(g6t_2) */
 	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm13, %ymm13 /* g6t_2_hi = and(g6t_2_sh, nibble_mask) */
@@ -3738,9 +3738,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xor)
 	vpxor %ymm9, %ymm13, %ymm9 /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
 	vpxor 960(%rsp), %ymm9, %ymm9 /* g6x_2 = xor(g6l_2, g6x2.2) */
 	vmovdqa 0(%rsp), %ymm12 /* reload g7x3.2 */
-	vpxor 672(%rsp), %ymm12, %ymm13 /* g7t_acc_4 = xor(g7x3, g7x0) */
-	vpxor %ymm11, %ymm13, %ymm11 /* g7t_acc_5 = xor(g7t_acc_4, rkw_2) */
-	vpxor 864(%rsp), %ymm11, %ymm11 /* g7t_2 = xor(g7t_acc_5, g7x1) */
+	vpxor 672(%rsp), %ymm12, %ymm13 /* g7k_acc_2 = xor(g7x3, g7x0) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g7k_2 = xor(g7k_acc_2, rkw_2) */
+	vpxor 864(%rsp), %ymm11, %ymm11 /* g7t_2 = xor(g7k_2, g7x1) */
 	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm11, %ymm13 /* g7t_2_lo = and(g7t_2, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* g7t_2_sh = shr(g7t_2) */
 	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm11, %ymm11 /* g7t_2_hi = and(g7t_2_sh, nibble_mask) */
@@ -3770,9 +3770,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xor)
 	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
 	vpbroadcastd 12(%rdi,%r8), %ymm12 /* rkw_3 = bcast32() */
 	vmovdqa 320(%rsp), %ymm13 /* reload g0x0.3 */
-	vpxor 224(%rsp), %ymm13, %ymm13 /* g0t_acc_6 = xor(g0x0, g0x1) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
-	vpxor %ymm1, %ymm13, %ymm13 /* g0t_3 = xor(g0t_acc_7, g0x2) */
+	vpxor 224(%rsp), %ymm13, %ymm13 /* g0k_acc_3 = xor(g0x0, g0x1) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g0k_3 = xor(g0k_acc_3, rkw_3) */
+	vpxor %ymm1, %ymm13, %ymm13 /* g0t_3 = xor(g0k_3, g0x2) */
 	vmovdqa %ymm1, 32(%rsp) /* spill g0x2.3 */
 	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm13, %ymm1 /* g0t_3_lo = and(g0t_3, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g0t_3_sh = shr(g0t_3) */
@@ -3800,9 +3800,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xor)
 	vpor %ymm1, %ymm11, %ymm1 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
 	vpxor %ymm1, %ymm13, %ymm1 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
 	vpxor 384(%rsp), %ymm1, %ymm1 /* g0x_3 = xor(g0l_3, g0x3.2) */
-	vpxor %ymm2, %ymm3, %ymm11 /* g1t_acc_6 = xor(g1x0, g1x1) */
-	vpxor %ymm12, %ymm11, %ymm11 /* g1t_acc_7 = xor(g1t_acc_6, rkw_3) */
-	vpxor %ymm10, %ymm11, %ymm11 /* g1t_3 = xor(g1t_acc_7, g1x2) */
+	vpxor %ymm2, %ymm3, %ymm11 /* g1k_acc_3 = xor(g1x0, g1x1) */
+	vpxor %ymm12, %ymm11, %ymm11 /* g1k_3 = xor(g1k_acc_3, rkw_3) */
+	vpxor %ymm10, %ymm11, %ymm11 /* g1t_3 = xor(g1k_3, g1x2) */
 	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm11, %ymm13 /* g1t_3_lo = and(g1t_3, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* g1t_3_sh = shr(g1t_3) */
 	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm11, %ymm11 /* g1t_3_hi = and(g1t_3_sh, nibble_mask) */
@@ -3829,9 +3829,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xor)
 	vpor %ymm3, %ymm11, %ymm3 /* g1lr2_3 = or(g1lr2_3_l, g1lr2_3_r) */
 	vpxor %ymm3, %ymm13, %ymm3 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
 	vpxor 256(%rsp), %ymm3, %ymm3 /* g1x_3 = xor(g1l_3, g1x3.2) */
-	vpxor %ymm6, %ymm7, %ymm11 /* g2t_acc_6 = xor(g2x0, g2x1) */
-	vpxor %ymm12, %ymm11, %ymm11 /* g2t_acc_7 = xor(g2t_acc_6, rkw_3) */
-	vpxor 448(%rsp), %ymm11, %ymm11 /* g2t_3 = xor(g2t_acc_7, g2x2) */
+	vpxor %ymm6, %ymm7, %ymm11 /* g2k_acc_3 = xor(g2x0, g2x1) */
+	vpxor %ymm12, %ymm11, %ymm11 /* g2k_3 = xor(g2k_acc_3, rkw_3) */
+	vpxor 448(%rsp), %ymm11, %ymm11 /* g2t_3 = xor(g2k_3, g2x2) */
 	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm11, %ymm13 /* g2t_3_lo = and(g2t_3, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* g2t_3_sh = shr(g2t_3) */
 	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm11, %ymm11 /* g2t_3_hi = and(g2t_3_sh, nibble_mask) */
@@ -3859,9 +3859,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xor)
 	vpxor %ymm7, %ymm13, %ymm7 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
 	vpxor 512(%rsp), %ymm7, %ymm7 /* g2x_3 = xor(g2l_3, g2x3.2) */
 	vmovdqa 1056(%rsp), %ymm11 /* reload g3x0.3 */
-	vpxor 288(%rsp), %ymm11, %ymm13 /* g3t_acc_6 = xor(g3x0, g3x1) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g3t_acc_7 = xor(g3t_acc_6, rkw_3) */
-	vpxor 160(%rsp), %ymm13, %ymm13 /* g3t_3 = xor(g3t_acc_7, g3x2) */
+	vpxor 288(%rsp), %ymm11, %ymm13 /* g3k_acc_3 = xor(g3x0, g3x1) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g3k_3 = xor(g3k_acc_3, rkw_3) */
+	vpxor 160(%rsp), %ymm13, %ymm13 /* g3t_3 = xor(g3k_3, g3x2) */
 	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm13, %ymm11 /* g3t_3_lo = and(g3t_3, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g3t_3_sh = shr(g3t_3) */
 	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm13, %ymm13 /* g3t_3_hi = and(g3t_3_sh, nibble_mask) */
@@ -3889,9 +3889,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xor)
 	vpxor %ymm7, %ymm13, %ymm7 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
 	vpxor 64(%rsp), %ymm7, %ymm7 /* g3x_3 = xor(g3l_3, g3x3.2) */
 	vmovdqa 768(%rsp), %ymm11 /* reload g4x0.3 */
-	vpxor 896(%rsp), %ymm11, %ymm13 /* g4t_acc_6 = xor(g4x0, g4x1) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g4t_acc_7 = xor(g4t_acc_6, rkw_3) */
-	vpxor %ymm5, %ymm13, %ymm13 /* g4t_3 = xor(g4t_acc_7, g4x2) */
+	vpxor 896(%rsp), %ymm11, %ymm13 /* g4k_acc_3 = xor(g4x0, g4x1) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g4k_3 = xor(g4k_acc_3, rkw_3) */
+	vpxor %ymm5, %ymm13, %ymm13 /* g4t_3 = xor(g4k_3, g4x2) */
 	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm13, %ymm11 /* g4t_3_lo = and(g4t_3, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g4t_3_sh = shr(g4t_3) */
 	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm13, %ymm13 /* g4t_3_hi = and(g4t_3_sh, nibble_mask) */
@@ -3919,9 +3919,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xor)
 	vpxor %ymm5, %ymm13, %ymm5 /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
 	vpxor 1088(%rsp), %ymm5, %ymm5 /* g4x_3 = xor(g4l_3, g4x3.2) */
 	vmovdqa 736(%rsp), %ymm11 /* reload g5x0.3 */
-	vpxor 800(%rsp), %ymm11, %ymm13 /* g5t_acc_6 = xor(g5x0, g5x1) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g5t_acc_7 = xor(g5t_acc_6, rkw_3) */
-	vpxor %ymm8, %ymm13, %ymm13 /* g5t_3 = xor(g5t_acc_7, g5x2) */
+	vpxor 800(%rsp), %ymm11, %ymm13 /* g5k_acc_3 = xor(g5x0, g5x1) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g5k_3 = xor(g5k_acc_3, rkw_3) */
+	vpxor %ymm8, %ymm13, %ymm13 /* g5t_3 = xor(g5k_3, g5x2) */
 	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm13, %ymm11 /* g5t_3_lo = and(g5t_3, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g5t_3_sh = shr(g5t_3) */
 	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm13, %ymm13 /* g5t_3_hi = and(g5t_3_sh, nibble_mask) */
@@ -3949,9 +3949,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xor)
 	vpxor %ymm8, %ymm13, %ymm8 /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
 	vpxor 1120(%rsp), %ymm8, %ymm8 /* g5x_3 = xor(g5l_3, g5x3.2) */
 	vmovdqa 704(%rsp), %ymm11 /* reload g6x0.3 */
-	vpxor 832(%rsp), %ymm11, %ymm13 /* g6t_acc_6 = xor(g6x0, g6x1) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g6t_acc_7 = xor(g6t_acc_6, rkw_3) */
-	vpxor %ymm9, %ymm13, %ymm13 /* g6t_3 = xor(g6t_acc_7, g6x2) */
+	vpxor 832(%rsp), %ymm11, %ymm13 /* g6k_acc_3 = xor(g6x0, g6x1) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g6k_3 = xor(g6k_acc_3, rkw_3) */
+	vpxor %ymm9, %ymm13, %ymm13 /* g6t_3 = xor(g6k_3, g6x2) */
 	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm13, %ymm11 /* g6t_3_lo = and(g6t_3, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g6t_3_sh = shr(g6t_3) */
 	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm13, %ymm13 /* g6t_3_hi = and(g6t_3_sh, nibble_mask) */
@@ -3979,9 +3979,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xor)
 	vpxor %ymm9, %ymm13, %ymm9 /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
 	vpxor 1152(%rsp), %ymm9, %ymm9 /* g6x_3 = xor(g6l_3, g6x3.2) */
 	vmovdqa 672(%rsp), %ymm11 /* reload g7x0.3 */
-	vpxor 864(%rsp), %ymm11, %ymm13 /* g7t_acc_6 = xor(g7x0, g7x1) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g7t_acc_7 = xor(g7t_acc_6, rkw_3) */
-	vpxor 992(%rsp), %ymm12, %ymm12 /* g7t_3 = xor(g7t_acc_7, g7x2) */
+	vpxor 864(%rsp), %ymm11, %ymm13 /* g7k_acc_3 = xor(g7x0, g7x1) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g7k_3 = xor(g7k_acc_3, rkw_3) */
+	vpxor 992(%rsp), %ymm12, %ymm12 /* g7t_3 = xor(g7k_3, g7x2) */
 	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm12, %ymm13 /* g7t_3_lo = and(g7t_3, nibble_mask) */
 	vpshufb %ymm13, %ymm14, %ymm13 /* g7a_3_l = lookup16(tbl_lo, g7t_3_lo) */
 	vpsrlw $4, %ymm12, %ymm12 /* g7t_3_sh = shr(g7t_3) */
@@ -4762,9 +4762,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_ctr)
 
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	vpbroadcastd (%rdi,%r8), %ymm0 /* rkw = bcast32() */
-	vpxor %ymm15, %ymm3, %ymm5 /* g0t_acc = xor(g0x1, g0x2) */
-	vpxor %ymm0, %ymm5, %ymm5 /* g0t_acc_1 = xor(g0t_acc, rkw) */
-	vpxor %ymm4, %ymm5, %ymm5 /* g0t = xor(g0t_acc_1, g0x3) */
+	vpxor %ymm15, %ymm3, %ymm5 /* g0k_acc = xor(g0x1, g0x2) */
+	vpxor %ymm0, %ymm5, %ymm5 /* g0k = xor(g0k_acc, rkw) */
+	vpxor %ymm4, %ymm5, %ymm5 /* g0t = xor(g0k, g0x3) */
 	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm5, %ymm7 /* g0t_lo = and(g0t, nibble_mask) */
 	vpsrlw $4, %ymm5, %ymm5 /* g0t_sh = shr(g0t) */
 	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm5, %ymm5 /* g0t_hi = and(g0t_sh, nibble_mask) */
@@ -4797,9 +4797,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_ctr)
 	vpor %ymm5, %ymm15, %ymm5 /* g0lr2 = or(g0lr2_l, g0lr2_r) */
 	vpxor %ymm5, %ymm7, %ymm5 /* g0l = xor(g0l_acc, g0lr2) */
 	vpxor %ymm5, %ymm1, %ymm1 /* g0x = xor(g0x0, g0l) */
-	vpxor %ymm10, %ymm8, %ymm5 /* g1t_acc = xor(g1x1, g1x2) */
-	vpxor %ymm0, %ymm5, %ymm5 /* g1t_acc_1 = xor(g1t_acc, rkw) */
-	vpxor %ymm6, %ymm5, %ymm5 /* g1t = xor(g1t_acc_1, g1x3) */
+	vpxor %ymm10, %ymm8, %ymm5 /* g1k_acc = xor(g1x1, g1x2) */
+	vpxor %ymm0, %ymm5, %ymm5 /* g1k = xor(g1k_acc, rkw) */
+	vpxor %ymm6, %ymm5, %ymm5 /* g1t = xor(g1k, g1x3) */
 	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm5, %ymm7 /* g1t_lo = and(g1t, nibble_mask) */
 	vpsrlw $4, %ymm5, %ymm5 /* g1t_sh = shr(g1t) */
 	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm5, %ymm5 /* g1t_hi = and(g1t_sh, nibble_mask) */
@@ -4825,9 +4825,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_ctr)
 	vpor %ymm5, %ymm15, %ymm5 /* g1lr2 = or(g1lr2_l, g1lr2_r) */
 	vpxor %ymm5, %ymm7, %ymm5 /* g1l = xor(g1l_acc, g1lr2) */
 	vpxor %ymm5, %ymm9, %ymm5 /* g1x = xor(g1x0, g1l) */
-	vpxor %ymm13, %ymm12, %ymm7 /* g2t_acc = xor(g2x1, g2x2) */
-	vpxor %ymm0, %ymm7, %ymm7 /* g2t_acc_1 = xor(g2t_acc, rkw) */
-	vpxor %ymm2, %ymm7, %ymm7 /* g2t = xor(g2t_acc_1, g2x3) */
+	vpxor %ymm13, %ymm12, %ymm7 /* g2k_acc = xor(g2x1, g2x2) */
+	vpxor %ymm0, %ymm7, %ymm7 /* g2k = xor(g2k_acc, rkw) */
+	vpxor %ymm2, %ymm7, %ymm7 /* g2t = xor(g2k, g2x3) */
 	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm7, %ymm9 /* g2t_lo = and(g2t, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* g2t_sh = shr(g2t) */
 	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm7, %ymm7 /* g2t_hi = and(g2t_sh, nibble_mask) */
@@ -4854,9 +4854,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_ctr)
 	vpxor %ymm7, %ymm9, %ymm7 /* g2l = xor(g2l_acc, g2lr2) */
 	vpxor 512(%rsp), %ymm7, %ymm7 /* g2x = xor(g2l, g2x0.2) */
 	vmovdqa 384(%rsp), %ymm9 /* reload g3x1.2 */
-	vpxor 256(%rsp), %ymm9, %ymm15 /* g3t_acc = xor(g3x1, g3x2) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g3t_acc_1 = xor(g3t_acc, rkw) */
-	vpxor 128(%rsp), %ymm15, %ymm15 /* g3t = xor(g3t_acc_1, g3x3) */
+	vpxor 256(%rsp), %ymm9, %ymm15 /* g3k_acc = xor(g3x1, g3x2) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g3k = xor(g3k_acc, rkw) */
+	vpxor 128(%rsp), %ymm15, %ymm15 /* g3t = xor(g3k, g3x3) */
 	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm9 /* g3t_lo = and(g3t, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* g3t_sh = shr(g3t) */
 	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm15 /* g3t_hi = and(g3t_sh, nibble_mask) */
@@ -4884,9 +4884,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_ctr)
 	vpxor %ymm9, %ymm15, %ymm9 /* g3l = xor(g3l_acc, g3lr2) */
 	vpxor 1152(%rsp), %ymm9, %ymm9 /* g3x = xor(g3l, g3x0.2) */
 	vmovdqa 1088(%rsp), %ymm12 /* reload g4x1.2 */
-	vpxor 1120(%rsp), %ymm12, %ymm15 /* g4t_acc = xor(g4x1, g4x2) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g4t_acc_1 = xor(g4t_acc, rkw) */
-	vpxor 1184(%rsp), %ymm15, %ymm15 /* g4t = xor(g4t_acc_1, g4x3) */
+	vpxor 1120(%rsp), %ymm12, %ymm15 /* g4k_acc = xor(g4x1, g4x2) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g4k = xor(g4k_acc, rkw) */
+	vpxor 1184(%rsp), %ymm15, %ymm15 /* g4t = xor(g4k, g4x3) */
 	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm12 /* g4t_lo = and(g4t, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* g4t_sh = shr(g4t) */
 	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm15 /* g4t_hi = and(g4t_sh, nibble_mask) */
@@ -4914,9 +4914,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_ctr)
 	vpxor %ymm9, %ymm15, %ymm9 /* g4l = xor(g4l_acc, g4lr2) */
 	vpxor 1056(%rsp), %ymm9, %ymm9 /* g4x = xor(g4l, g4x0.2) */
 	vmovdqa 928(%rsp), %ymm12 /* reload g5x1.2 */
-	vpxor 960(%rsp), %ymm12, %ymm15 /* g5t_acc = xor(g5x1, g5x2) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g5t_acc_1 = xor(g5t_acc, rkw) */
-	vpxor 1216(%rsp), %ymm15, %ymm15 /* g5t = xor(g5t_acc_1, g5x3) */
+	vpxor 960(%rsp), %ymm12, %ymm15 /* g5k_acc = xor(g5x1, g5x2) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g5k = xor(g5k_acc, rkw) */
+	vpxor 1216(%rsp), %ymm15, %ymm15 /* g5t = xor(g5k, g5x3) */
 	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm12 /* g5t_lo = and(g5t, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* g5t_sh = shr(g5t) */
 	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm15 /* g5t_hi = and(g5t_sh, nibble_mask) */
@@ -4944,9 +4944,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_ctr)
 	vpxor %ymm9, %ymm15, %ymm9 /* g5l = xor(g5l_acc, g5lr2) */
 	vpxor 896(%rsp), %ymm9, %ymm9 /* g5x = xor(g5l, g5x0.2) */
 	vmovdqa 832(%rsp), %ymm12 /* reload g6x1.2 */
-	vpxor 992(%rsp), %ymm12, %ymm15 /* g6t_acc = xor(g6x1, g6x2) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g6t_acc_1 = xor(g6t_acc, rkw) */
-	vpxor 1248(%rsp), %ymm15, %ymm15 /* g6t = xor(g6t_acc_1, g6x3) */
+	vpxor 992(%rsp), %ymm12, %ymm15 /* g6k_acc = xor(g6x1, g6x2) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g6k = xor(g6k_acc, rkw) */
+	vpxor 1248(%rsp), %ymm15, %ymm15 /* g6t = xor(g6k, g6x3) */
 	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm12 /* g6t_lo = and(g6t, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* g6t_sh = shr(g6t) */
 	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm15 /* g6t_hi = and(g6t_sh, nibble_mask) */
@@ -4974,9 +4974,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_ctr)
 	vpxor %ymm9, %ymm15, %ymm9 /* g6l = xor(g6l_acc, g6lr2) */
 	vpxor 800(%rsp), %ymm9, %ymm9 /* g6x = xor(g6l, g6x0.2) */
 	vmovdqa 864(%rsp), %ymm12 /* reload g7x1.2 */
-	vpxor 1024(%rsp), %ymm12, %ymm15 /* g7t_acc = xor(g7x1, g7x2) */
-	vpxor %ymm0, %ymm15, %ymm0 /* g7t_acc_1 = xor(g7t_acc, rkw) */
-	vpxor 0(%rsp), %ymm0, %ymm0 /* g7t = xor(g7t_acc_1, g7x3) */
+	vpxor 1024(%rsp), %ymm12, %ymm15 /* g7k_acc = xor(g7x1, g7x2) */
+	vpxor %ymm0, %ymm15, %ymm0 /* g7k = xor(g7k_acc, rkw) */
+	vpxor 0(%rsp), %ymm0, %ymm0 /* g7t = xor(g7k, g7x3) */
 	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm0, %ymm15 /* g7t_lo = and(g7t, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* g7t_sh = shr(g7t) */
 	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm0, %ymm0 /* g7t_hi = and(g7t_sh, nibble_mask) */
@@ -5006,9 +5006,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_ctr)
 	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
 	vpbroadcastd 4(%rdi,%r8), %ymm12 /* rkw_1 = bcast32() */
 	vmovdqa 672(%rsp), %ymm15 /* reload g0x2.2 */
-	vpxor 640(%rsp), %ymm15, %ymm15 /* g0t_acc_2 = xor(g0x2, g0x3) */
-	vpxor %ymm12, %ymm15, %ymm15 /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
-	vpxor %ymm1, %ymm15, %ymm15 /* g0t_1 = xor(g0t_acc_3, g0x0) */
+	vpxor 640(%rsp), %ymm15, %ymm15 /* g0k_acc_1 = xor(g0x2, g0x3) */
+	vpxor %ymm12, %ymm15, %ymm15 /* g0k_1 = xor(g0k_acc_1, rkw_1) */
+	vpxor %ymm1, %ymm15, %ymm15 /* g0t_1 = xor(g0k_1, g0x0) */
 	vmovdqa %ymm1, 352(%rsp) /* spill g0x0.3 */
 	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm1 /* g0t_1_lo = and(g0t_1, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* g0t_1_sh = shr(g0t_1) */
@@ -5036,9 +5036,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_ctr)
 	vpor %ymm0, %ymm1, %ymm0 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
 	vpxor %ymm0, %ymm15, %ymm0 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
 	vpxor 32(%rsp), %ymm0, %ymm0 /* g0x_1 = xor(g0l_1, g0x1.2) */
-	vpxor %ymm6, %ymm10, %ymm1 /* g1t_acc_2 = xor(g1x2, g1x3) */
-	vpxor %ymm12, %ymm1, %ymm1 /* g1t_acc_3 = xor(g1t_acc_2, rkw_1) */
-	vpxor %ymm5, %ymm1, %ymm1 /* g1t_1 = xor(g1t_acc_3, g1x0) */
+	vpxor %ymm6, %ymm10, %ymm1 /* g1k_acc_1 = xor(g1x2, g1x3) */
+	vpxor %ymm12, %ymm1, %ymm1 /* g1k_1 = xor(g1k_acc_1, rkw_1) */
+	vpxor %ymm5, %ymm1, %ymm1 /* g1t_1 = xor(g1k_1, g1x0) */
 	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm1, %ymm15 /* g1t_1_lo = and(g1t_1, nibble_mask) */
 	vpsrlw $4, %ymm1, %ymm1 /* g1t_1_sh = shr(g1t_1) */
 	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm1, %ymm1 /* g1t_1_hi = and(g1t_1_sh, nibble_mask) */
@@ -5065,9 +5065,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_ctr)
 	vpor %ymm1, %ymm10, %ymm1 /* g1lr2_1 = or(g1lr2_1_l, g1lr2_1_r) */
 	vpxor %ymm1, %ymm15, %ymm1 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
 	vpxor %ymm1, %ymm8, %ymm1 /* g1x_1 = xor(g1x1, g1l_1) */
-	vpxor %ymm2, %ymm13, %ymm8 /* g2t_acc_2 = xor(g2x2, g2x3) */
-	vpxor %ymm12, %ymm8, %ymm8 /* g2t_acc_3 = xor(g2t_acc_2, rkw_1) */
-	vpxor %ymm7, %ymm8, %ymm8 /* g2t_1 = xor(g2t_acc_3, g2x0) */
+	vpxor %ymm2, %ymm13, %ymm8 /* g2k_acc_1 = xor(g2x2, g2x3) */
+	vpxor %ymm12, %ymm8, %ymm8 /* g2k_1 = xor(g2k_acc_1, rkw_1) */
+	vpxor %ymm7, %ymm8, %ymm8 /* g2t_1 = xor(g2k_1, g2x0) */
 	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm8, %ymm10 /* g2t_1_lo = and(g2t_1, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* g2t_1_sh = shr(g2t_1) */
 	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm8, %ymm8 /* g2t_1_hi = and(g2t_1_sh, nibble_mask) */
@@ -5094,9 +5094,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_ctr)
 	vpxor %ymm8, %ymm10, %ymm8 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
 	vpxor 480(%rsp), %ymm8, %ymm8 /* g2x_1 = xor(g2l_1, g2x1.2) */
 	vmovdqa 256(%rsp), %ymm10 /* reload g3x2.2 */
-	vpxor 128(%rsp), %ymm10, %ymm15 /* g3t_acc_2 = xor(g3x2, g3x3) */
-	vpxor %ymm12, %ymm15, %ymm15 /* g3t_acc_3 = xor(g3t_acc_2, rkw_1) */
-	vpxor 1152(%rsp), %ymm15, %ymm15 /* g3t_1 = xor(g3t_acc_3, g3x0) */
+	vpxor 128(%rsp), %ymm10, %ymm15 /* g3k_acc_1 = xor(g3x2, g3x3) */
+	vpxor %ymm12, %ymm15, %ymm15 /* g3k_1 = xor(g3k_acc_1, rkw_1) */
+	vpxor 1152(%rsp), %ymm15, %ymm15 /* g3t_1 = xor(g3k_1, g3x0) */
 	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm10 /* g3t_1_lo = and(g3t_1, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* g3t_1_sh = shr(g3t_1) */
 	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm15 /* g3t_1_hi = and(g3t_1_sh, nibble_mask) */
@@ -5124,9 +5124,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_ctr)
 	vpxor %ymm10, %ymm15, %ymm10 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
 	vpxor 384(%rsp), %ymm10, %ymm10 /* g3x_1 = xor(g3l_1, g3x1.2) */
 	vmovdqa 1120(%rsp), %ymm13 /* reload g4x2.2 */
-	vpxor 1184(%rsp), %ymm13, %ymm15 /* g4t_acc_2 = xor(g4x2, g4x3) */
-	vpxor %ymm12, %ymm15, %ymm15 /* g4t_acc_3 = xor(g4t_acc_2, rkw_1) */
-	vpxor 1056(%rsp), %ymm15, %ymm15 /* g4t_1 = xor(g4t_acc_3, g4x0) */
+	vpxor 1184(%rsp), %ymm13, %ymm15 /* g4k_acc_1 = xor(g4x2, g4x3) */
+	vpxor %ymm12, %ymm15, %ymm15 /* g4k_1 = xor(g4k_acc_1, rkw_1) */
+	vpxor 1056(%rsp), %ymm15, %ymm15 /* g4t_1 = xor(g4k_1, g4x0) */
 	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm13 /* g4t_1_lo = and(g4t_1, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* g4t_1_sh = shr(g4t_1) */
 	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm15 /* g4t_1_hi = and(g4t_1_sh, nibble_mask) */
@@ -5154,9 +5154,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_ctr)
 	vpxor %ymm10, %ymm15, %ymm10 /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
 	vpxor 1088(%rsp), %ymm10, %ymm10 /* g4x_1 = xor(g4l_1, g4x1.2) */
 	vmovdqa 960(%rsp), %ymm13 /* reload g5x2.2 */
-	vpxor 1216(%rsp), %ymm13, %ymm15 /* g5t_acc_2 = xor(g5x2, g5x3) */
-	vpxor %ymm12, %ymm15, %ymm15 /* g5t_acc_3 = xor(g5t_acc_2, rkw_1) */
-	vpxor 896(%rsp), %ymm15, %ymm15 /* g5t_1 = xor(g5t_acc_3, g5x0) */
+	vpxor 1216(%rsp), %ymm13, %ymm15 /* g5k_acc_1 = xor(g5x2, g5x3) */
+	vpxor %ymm12, %ymm15, %ymm15 /* g5k_1 = xor(g5k_acc_1, rkw_1) */
+	vpxor 896(%rsp), %ymm15, %ymm15 /* g5t_1 = xor(g5k_1, g5x0) */
 	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm13 /* g5t_1_lo = and(g5t_1, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* g5t_1_sh = shr(g5t_1) */
 	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm15 /* g5t_1_hi = and(g5t_1_sh, nibble_mask) */
@@ -5184,9 +5184,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_ctr)
 	vpxor %ymm10, %ymm15, %ymm10 /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
 	vpxor 928(%rsp), %ymm10, %ymm10 /* g5x_1 = xor(g5l_1, g5x1.2) */
 	vmovdqa 992(%rsp), %ymm13 /* reload g6x2.2 */
-	vpxor 1248(%rsp), %ymm13, %ymm15 /* g6t_acc_2 = xor(g6x2, g6x3) */
-	vpxor %ymm12, %ymm15, %ymm15 /* g6t_acc_3 = xor(g6t_acc_2, rkw_1) */
-	vpxor %ymm9, %ymm15, %ymm15 /* g6t_1 = xor(g6t_acc_3, g6x0) */
+	vpxor 1248(%rsp), %ymm13, %ymm15 /* g6k_acc_1 = xor(g6x2, g6x3) */
+	vpxor %ymm12, %ymm15, %ymm15 /* g6k_1 = xor(g6k_acc_1, rkw_1) */
+	vpxor %ymm9, %ymm15, %ymm15 /* g6t_1 = xor(g6k_1, g6x0) */
 	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm13 /* g6t_1_lo = and(g6t_1, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* g6t_1_sh = shr(g6t_1) */
 	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm15 /* g6t_1_hi = and(g6t_1_sh, nibble_mask) */
@@ -5214,9 +5214,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_ctr)
 	vpxor %ymm9, %ymm15, %ymm9 /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
 	vpxor 832(%rsp), %ymm9, %ymm9 /* g6x_1 = xor(g6l_1, g6x1.2) */
 	vmovdqa 1024(%rsp), %ymm13 /* reload g7x2.2 */
-	vpxor 0(%rsp), %ymm13, %ymm15 /* g7t_acc_2 = xor(g7x2, g7x3) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g7t_acc_3 = xor(g7t_acc_2, rkw_1) */
-	vpxor 576(%rsp), %ymm12, %ymm12 /* g7t_1 = xor(g7t_acc_3, g7x0) */
+	vpxor 0(%rsp), %ymm13, %ymm15 /* g7k_acc_1 = xor(g7x2, g7x3) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g7k_1 = xor(g7k_acc_1, rkw_1) */
+	vpxor 576(%rsp), %ymm12, %ymm12 /* g7t_1 = xor(g7k_1, g7x0) */
 	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm12, %ymm15 /* g7t_1_lo = and(g7t_1, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g7t_1_sh = shr(g7t_1) */
 	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm12, %ymm12 /* g7t_1_hi = and(g7t_1_sh, nibble_mask) */
@@ -5246,9 +5246,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_ctr)
 	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
 	vpbroadcastd 8(%rdi,%r8), %ymm13 /* rkw_2 = bcast32() */
 	vmovdqa 640(%rsp), %ymm15 /* reload g0x3.2 */
-	vpxor 352(%rsp), %ymm15, %ymm15 /* g0t_acc_4 = xor(g0x3, g0x0) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t_2 = xor(g0t_acc_5, g0x1) */
+	vpxor 352(%rsp), %ymm15, %ymm15 /* g0k_acc_2 = xor(g0x3, g0x0) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g0k_2 = xor(g0k_acc_2, rkw_2) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g0t_2 = xor(g0k_2, g0x1) */
 	vmovdqa %ymm0, 224(%rsp) /* spill g0x1.3 */
 	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm0 /* g0t_2_lo = and(g0t_2, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* g0t_2_sh = shr(g0t_2) */
@@ -5276,9 +5276,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_ctr)
 	vpor %ymm0, %ymm12, %ymm0 /* g0lr2_2 = or(g0lr2_2_l, g0lr2_2_r) */
 	vpxor %ymm0, %ymm15, %ymm0 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
 	vpxor 672(%rsp), %ymm0, %ymm0 /* g0x_2 = xor(g0l_2, g0x2.2) */
-	vpxor %ymm5, %ymm6, %ymm12 /* g1t_acc_4 = xor(g1x3, g1x0) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g1t_acc_5 = xor(g1t_acc_4, rkw_2) */
-	vpxor %ymm1, %ymm12, %ymm12 /* g1t_2 = xor(g1t_acc_5, g1x1) */
+	vpxor %ymm5, %ymm6, %ymm12 /* g1k_acc_2 = xor(g1x3, g1x0) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g1k_2 = xor(g1k_acc_2, rkw_2) */
+	vpxor %ymm1, %ymm12, %ymm12 /* g1t_2 = xor(g1k_2, g1x1) */
 	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm12, %ymm15 /* g1t_2_lo = and(g1t_2, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g1t_2_sh = shr(g1t_2) */
 	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm12, %ymm12 /* g1t_2_hi = and(g1t_2_sh, nibble_mask) */
@@ -5305,9 +5305,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_ctr)
 	vpor %ymm6, %ymm12, %ymm6 /* g1lr2_2 = or(g1lr2_2_l, g1lr2_2_r) */
 	vpxor %ymm6, %ymm15, %ymm6 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
 	vpxor 32(%rsp), %ymm6, %ymm6 /* g1x_2 = xor(g1l_2, g1x2.2) */
-	vpxor %ymm7, %ymm2, %ymm12 /* g2t_acc_4 = xor(g2x3, g2x0) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g2t_acc_5 = xor(g2t_acc_4, rkw_2) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g2t_2 = xor(g2t_acc_5, g2x1) */
+	vpxor %ymm7, %ymm2, %ymm12 /* g2k_acc_2 = xor(g2x3, g2x0) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g2k_2 = xor(g2k_acc_2, rkw_2) */
+	vpxor %ymm8, %ymm12, %ymm12 /* g2t_2 = xor(g2k_2, g2x1) */
 	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm12, %ymm15 /* g2t_2_lo = and(g2t_2, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g2t_2_sh = shr(g2t_2) */
 	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm12, %ymm12 /* g2t_2_hi = and(g2t_2_sh, nibble_mask) */
@@ -5335,9 +5335,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_ctr)
 	vpxor %ymm2, %ymm15, %ymm2 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
 	vpxor 480(%rsp), %ymm2, %ymm2 /* g2x_2 = xor(g2l_2, g2x2.2) */
 	vmovdqa 128(%rsp), %ymm12 /* reload g3x3.2 */
-	vpxor 1152(%rsp), %ymm12, %ymm15 /* g3t_acc_4 = xor(g3x3, g3x0) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g3t_acc_5 = xor(g3t_acc_4, rkw_2) */
-	vpxor 384(%rsp), %ymm15, %ymm15 /* g3t_2 = xor(g3t_acc_5, g3x1) */
+	vpxor 1152(%rsp), %ymm12, %ymm15 /* g3k_acc_2 = xor(g3x3, g3x0) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g3k_2 = xor(g3k_acc_2, rkw_2) */
+	vpxor 384(%rsp), %ymm15, %ymm15 /* g3t_2 = xor(g3k_2, g3x1) */
 	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm12 /* g3t_2_lo = and(g3t_2, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* g3t_2_sh = shr(g3t_2) */
 	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm15 /* g3t_2_hi = and(g3t_2_sh, nibble_mask) */
@@ -5365,9 +5365,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_ctr)
 	vpxor %ymm2, %ymm15, %ymm2 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
 	vpxor 256(%rsp), %ymm2, %ymm2 /* g3x_2 = xor(g3l_2, g3x2.2) */
 	vmovdqa 1184(%rsp), %ymm12 /* reload g4x3.2 */
-	vpxor 1056(%rsp), %ymm12, %ymm15 /* g4t_acc_4 = xor(g4x3, g4x0) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g4t_acc_5 = xor(g4t_acc_4, rkw_2) */
-	vpxor 1088(%rsp), %ymm15, %ymm15 /* g4t_2 = xor(g4t_acc_5, g4x1) */
+	vpxor 1056(%rsp), %ymm12, %ymm15 /* g4k_acc_2 = xor(g4x3, g4x0) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g4k_2 = xor(g4k_acc_2, rkw_2) */
+	vpxor 1088(%rsp), %ymm15, %ymm15 /* g4t_2 = xor(g4k_2, g4x1) */
 	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm12 /* g4t_2_lo = and(g4t_2, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* g4t_2_sh = shr(g4t_2) */
 	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm15 /* g4t_2_hi = and(g4t_2_sh, nibble_mask) */
@@ -5395,9 +5395,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_ctr)
 	vpxor %ymm2, %ymm15, %ymm2 /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
 	vpxor 1120(%rsp), %ymm2, %ymm2 /* g4x_2 = xor(g4l_2, g4x2.2) */
 	vmovdqa 1216(%rsp), %ymm12 /* reload g5x3.2 */
-	vpxor 896(%rsp), %ymm12, %ymm15 /* g5t_acc_4 = xor(g5x3, g5x0) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g5t_acc_5 = xor(g5t_acc_4, rkw_2) */
-	vpxor %ymm10, %ymm15, %ymm15 /* g5t_2 = xor(g5t_acc_5, g5x1) */
+	vpxor 896(%rsp), %ymm12, %ymm15 /* g5k_acc_2 = xor(g5x3, g5x0) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g5k_2 = xor(g5k_acc_2, rkw_2) */
+	vpxor %ymm10, %ymm15, %ymm15 /* g5t_2 = xor(g5k_2, g5x1) */
 	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm12 /* g5t_2_lo = and(g5t_2, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* g5t_2_sh = shr(g5t_2) */
 	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm15 /* g5t_2_hi = and(g5t_2_sh, nibble_mask) */
@@ -5425,9 +5425,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_ctr)
 	vpxor %ymm10, %ymm15, %ymm10 /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
 	vpxor 960(%rsp), %ymm10, %ymm10 /* g5x_2 = xor(g5l_2, g5x2.2) */
 	vmovdqa 1248(%rsp), %ymm12 /* reload g6x3.2 */
-	vpxor 800(%rsp), %ymm12, %ymm15 /* g6t_acc_4 = xor(g6x3, g6x0) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g6t_acc_5 = xor(g6t_acc_4, rkw_2) */
-	vpxor %ymm9, %ymm15, %ymm15 /* g6t_2 = xor(g6t_acc_5, g6x1) */
+	vpxor 800(%rsp), %ymm12, %ymm15 /* g6k_acc_2 = xor(g6x3, g6x0) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g6k_2 = xor(g6k_acc_2, rkw_2) */
+	vpxor %ymm9, %ymm15, %ymm15 /* g6t_2 = xor(g6k_2, g6x1) */
 	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm12 /* g6t_2_lo = and(g6t_2, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* g6t_2_sh = shr(g6t_2) */
 	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm15 /* g6t_2_hi = and(g6t_2_sh, nibble_mask) */
@@ -5455,9 +5455,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_ctr)
 	vpxor %ymm9, %ymm15, %ymm9 /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
 	vpxor 992(%rsp), %ymm9, %ymm9 /* g6x_2 = xor(g6l_2, g6x2.2) */
 	vmovdqa 0(%rsp), %ymm12 /* reload g7x3.2 */
-	vpxor 576(%rsp), %ymm12, %ymm15 /* g7t_acc_4 = xor(g7x3, g7x0) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g7t_acc_5 = xor(g7t_acc_4, rkw_2) */
-	vpxor 864(%rsp), %ymm13, %ymm13 /* g7t_2 = xor(g7t_acc_5, g7x1) */
+	vpxor 576(%rsp), %ymm12, %ymm15 /* g7k_acc_2 = xor(g7x3, g7x0) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g7k_2 = xor(g7k_acc_2, rkw_2) */
+	vpxor 864(%rsp), %ymm13, %ymm13 /* g7t_2 = xor(g7k_2, g7x1) */
 	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm13, %ymm15 /* g7t_2_lo = and(g7t_2, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g7t_2_sh = shr(g7t_2) */
 	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm13, %ymm13 /* g7t_2_hi = and(g7t_2_sh, nibble_mask) */
@@ -5487,9 +5487,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_ctr)
 	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
 	vpbroadcastd 12(%rdi,%r8), %ymm13 /* rkw_3 = bcast32() */
 	vmovdqa 352(%rsp), %ymm15 /* reload g0x0.3 */
-	vpxor 224(%rsp), %ymm15, %ymm15 /* g0t_acc_6 = xor(g0x0, g0x1) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t_3 = xor(g0t_acc_7, g0x2) */
+	vpxor 224(%rsp), %ymm15, %ymm15 /* g0k_acc_3 = xor(g0x0, g0x1) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g0k_3 = xor(g0k_acc_3, rkw_3) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g0t_3 = xor(g0k_3, g0x2) */
 	vmovdqa %ymm0, 544(%rsp) /* spill g0x2.3 */
 	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm0 /* g0t_3_lo = and(g0t_3, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* g0t_3_sh = shr(g0t_3) */
@@ -5517,9 +5517,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_ctr)
 	vpor %ymm0, %ymm12, %ymm0 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
 	vpxor %ymm0, %ymm15, %ymm0 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
 	vpxor 640(%rsp), %ymm0, %ymm0 /* g0x_3 = xor(g0l_3, g0x3.2) */
-	vpxor %ymm1, %ymm5, %ymm12 /* g1t_acc_6 = xor(g1x0, g1x1) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g1t_acc_7 = xor(g1t_acc_6, rkw_3) */
-	vpxor %ymm6, %ymm12, %ymm12 /* g1t_3 = xor(g1t_acc_7, g1x2) */
+	vpxor %ymm1, %ymm5, %ymm12 /* g1k_acc_3 = xor(g1x0, g1x1) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g1k_3 = xor(g1k_acc_3, rkw_3) */
+	vpxor %ymm6, %ymm12, %ymm12 /* g1t_3 = xor(g1k_3, g1x2) */
 	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm12, %ymm15 /* g1t_3_lo = and(g1t_3, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g1t_3_sh = shr(g1t_3) */
 	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm12, %ymm12 /* g1t_3_hi = and(g1t_3_sh, nibble_mask) */
@@ -5546,9 +5546,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_ctr)
 	vpor %ymm5, %ymm12, %ymm5 /* g1lr2_3 = or(g1lr2_3_l, g1lr2_3_r) */
 	vpxor %ymm5, %ymm15, %ymm5 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
 	vpxor 672(%rsp), %ymm5, %ymm5 /* g1x_3 = xor(g1l_3, g1x3.2) */
-	vpxor %ymm8, %ymm7, %ymm12 /* g2t_acc_6 = xor(g2x0, g2x1) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g2t_acc_7 = xor(g2t_acc_6, rkw_3) */
-	vpxor 480(%rsp), %ymm12, %ymm12 /* g2t_3 = xor(g2t_acc_7, g2x2) */
+	vpxor %ymm8, %ymm7, %ymm12 /* g2k_acc_3 = xor(g2x0, g2x1) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g2k_3 = xor(g2k_acc_3, rkw_3) */
+	vpxor 480(%rsp), %ymm12, %ymm12 /* g2t_3 = xor(g2k_3, g2x2) */
 	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm12, %ymm15 /* g2t_3_lo = and(g2t_3, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g2t_3_sh = shr(g2t_3) */
 	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm12, %ymm12 /* g2t_3_hi = and(g2t_3_sh, nibble_mask) */
@@ -5576,9 +5576,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_ctr)
 	vpxor %ymm7, %ymm15, %ymm7 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
 	vpxor 32(%rsp), %ymm7, %ymm7 /* g2x_3 = xor(g2l_3, g2x3.2) */
 	vmovdqa 1152(%rsp), %ymm12 /* reload g3x0.3 */
-	vpxor 384(%rsp), %ymm12, %ymm15 /* g3t_acc_6 = xor(g3x0, g3x1) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g3t_acc_7 = xor(g3t_acc_6, rkw_3) */
-	vpxor 256(%rsp), %ymm15, %ymm15 /* g3t_3 = xor(g3t_acc_7, g3x2) */
+	vpxor 384(%rsp), %ymm12, %ymm15 /* g3k_acc_3 = xor(g3x0, g3x1) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g3k_3 = xor(g3k_acc_3, rkw_3) */
+	vpxor 256(%rsp), %ymm15, %ymm15 /* g3t_3 = xor(g3k_3, g3x2) */
 	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm12 /* g3t_3_lo = and(g3t_3, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* g3t_3_sh = shr(g3t_3) */
 	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm15 /* g3t_3_hi = and(g3t_3_sh, nibble_mask) */
@@ -5606,9 +5606,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_ctr)
 	vpxor %ymm7, %ymm15, %ymm7 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
 	vpxor 128(%rsp), %ymm7, %ymm7 /* g3x_3 = xor(g3l_3, g3x3.2) */
 	vmovdqa 1056(%rsp), %ymm12 /* reload g4x0.3 */
-	vpxor 1088(%rsp), %ymm12, %ymm15 /* g4t_acc_6 = xor(g4x0, g4x1) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g4t_acc_7 = xor(g4t_acc_6, rkw_3) */
-	vpxor %ymm2, %ymm15, %ymm15 /* g4t_3 = xor(g4t_acc_7, g4x2) */
+	vpxor 1088(%rsp), %ymm12, %ymm15 /* g4k_acc_3 = xor(g4x0, g4x1) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g4k_3 = xor(g4k_acc_3, rkw_3) */
+	vpxor %ymm2, %ymm15, %ymm15 /* g4t_3 = xor(g4k_3, g4x2) */
 	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm12 /* g4t_3_lo = and(g4t_3, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* g4t_3_sh = shr(g4t_3) */
 	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm15 /* g4t_3_hi = and(g4t_3_sh, nibble_mask) */
@@ -5636,9 +5636,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_ctr)
 	vpxor %ymm2, %ymm15, %ymm2 /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
 	vpxor 1184(%rsp), %ymm2, %ymm2 /* g4x_3 = xor(g4l_3, g4x3.2) */
 	vmovdqa 896(%rsp), %ymm12 /* reload g5x0.3 */
-	vpxor 928(%rsp), %ymm12, %ymm15 /* g5t_acc_6 = xor(g5x0, g5x1) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g5t_acc_7 = xor(g5t_acc_6, rkw_3) */
-	vpxor %ymm10, %ymm15, %ymm15 /* g5t_3 = xor(g5t_acc_7, g5x2) */
+	vpxor 928(%rsp), %ymm12, %ymm15 /* g5k_acc_3 = xor(g5x0, g5x1) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g5k_3 = xor(g5k_acc_3, rkw_3) */
+	vpxor %ymm10, %ymm15, %ymm15 /* g5t_3 = xor(g5k_3, g5x2) */
 	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm12 /* g5t_3_lo = and(g5t_3, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* g5t_3_sh = shr(g5t_3) */
 	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm15 /* g5t_3_hi = and(g5t_3_sh, nibble_mask) */
@@ -5666,9 +5666,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_ctr)
 	vpxor %ymm10, %ymm15, %ymm10 /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
 	vpxor 1216(%rsp), %ymm10, %ymm10 /* g5x_3 = xor(g5l_3, g5x3.2) */
 	vmovdqa 800(%rsp), %ymm12 /* reload g6x0.3 */
-	vpxor 832(%rsp), %ymm12, %ymm15 /* g6t_acc_6 = xor(g6x0, g6x1) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g6t_acc_7 = xor(g6t_acc_6, rkw_3) */
-	vpxor %ymm9, %ymm15, %ymm15 /* g6t_3 = xor(g6t_acc_7, g6x2) */
+	vpxor 832(%rsp), %ymm12, %ymm15 /* g6k_acc_3 = xor(g6x0, g6x1) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g6k_3 = xor(g6k_acc_3, rkw_3) */
+	vpxor %ymm9, %ymm15, %ymm15 /* g6t_3 = xor(g6k_3, g6x2) */
 	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm12 /* g6t_3_lo = and(g6t_3, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* g6t_3_sh = shr(g6t_3) */
 	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm15 /* g6t_3_hi = and(g6t_3_sh, nibble_mask) */
@@ -5696,9 +5696,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_ctr)
 	vpxor %ymm9, %ymm15, %ymm9 /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
 	vpxor 1248(%rsp), %ymm9, %ymm9 /* g6x_3 = xor(g6l_3, g6x3.2) */
 	vmovdqa 576(%rsp), %ymm12 /* reload g7x0.3 */
-	vpxor 864(%rsp), %ymm12, %ymm15 /* g7t_acc_6 = xor(g7x0, g7x1) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g7t_acc_7 = xor(g7t_acc_6, rkw_3) */
-	vpxor 1024(%rsp), %ymm13, %ymm13 /* g7t_3 = xor(g7t_acc_7, g7x2) */
+	vpxor 864(%rsp), %ymm12, %ymm15 /* g7k_acc_3 = xor(g7x0, g7x1) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g7k_3 = xor(g7k_acc_3, rkw_3) */
+	vpxor 1024(%rsp), %ymm13, %ymm13 /* g7t_3 = xor(g7k_3, g7x2) */
 	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm13, %ymm15 /* g7t_3_lo = and(g7t_3, nibble_mask) */
 	vpshufb %ymm15, %ymm11, %ymm15 /* g7a_3_l = lookup16(tbl_lo, g7t_3_lo) */
 	vpsrlw $4, %ymm13, %ymm13 /* g7t_3_sh = shr(g7t_3) */
@@ -6231,9 +6231,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xts)
 
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	vpbroadcastd (%rdi,%r8), %ymm9 /* rkw = bcast32() */
-	vpxor %ymm0, %ymm4, %ymm11 /* g0t_acc = xor(g0x1, g0x2) */
-	vpxor %ymm9, %ymm11, %ymm11 /* g0t_acc_1 = xor(g0t_acc, rkw) */
-	vpxor %ymm3, %ymm11, %ymm11 /* g0t = xor(g0t_acc_1, g0x3) */
+	vpxor %ymm0, %ymm4, %ymm11 /* g0k_acc = xor(g0x1, g0x2) */
+	vpxor %ymm9, %ymm11, %ymm11 /* g0k = xor(g0k_acc, rkw) */
+	vpxor %ymm3, %ymm11, %ymm11 /* g0t = xor(g0k, g0x3) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm13 /* g0t_lo = and(g0t, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* g0t_sh = shr(g0t) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm11 /* g0t_hi = and(g0t_sh, nibble_mask) */
@@ -6266,9 +6266,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xts)
 	vpor %ymm3, %ymm11, %ymm3 /* g0lr2 = or(g0lr2_l, g0lr2_r) */
 	vpxor %ymm3, %ymm13, %ymm3 /* g0l = xor(g0l_acc, g0lr2) */
 	vpxor %ymm3, %ymm1, %ymm1 /* g0x = xor(g0x0, g0l) */
-	vpxor %ymm8, %ymm6, %ymm3 /* g1t_acc = xor(g1x1, g1x2) */
-	vpxor %ymm9, %ymm3, %ymm3 /* g1t_acc_1 = xor(g1t_acc, rkw) */
-	vpxor %ymm2, %ymm3, %ymm3 /* g1t = xor(g1t_acc_1, g1x3) */
+	vpxor %ymm8, %ymm6, %ymm3 /* g1k_acc = xor(g1x1, g1x2) */
+	vpxor %ymm9, %ymm3, %ymm3 /* g1k = xor(g1k_acc, rkw) */
+	vpxor %ymm2, %ymm3, %ymm3 /* g1t = xor(g1k, g1x3) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm3, %ymm11 /* g1t_lo = and(g1t, nibble_mask) */
 	vpsrlw $4, %ymm3, %ymm3 /* g1t_sh = shr(g1t) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm3, %ymm3 /* g1t_hi = and(g1t_sh, nibble_mask) */
@@ -6294,9 +6294,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xts)
 	vpor %ymm3, %ymm13, %ymm3 /* g1lr2 = or(g1lr2_l, g1lr2_r) */
 	vpxor %ymm3, %ymm11, %ymm3 /* g1l = xor(g1l_acc, g1lr2) */
 	vpxor %ymm3, %ymm7, %ymm3 /* g1x = xor(g1x0, g1l) */
-	vpxor %ymm12, %ymm10, %ymm7 /* g2t_acc = xor(g2x1, g2x2) */
-	vpxor %ymm9, %ymm7, %ymm7 /* g2t_acc_1 = xor(g2t_acc, rkw) */
-	vpxor %ymm5, %ymm7, %ymm7 /* g2t = xor(g2t_acc_1, g2x3) */
+	vpxor %ymm12, %ymm10, %ymm7 /* g2k_acc = xor(g2x1, g2x2) */
+	vpxor %ymm9, %ymm7, %ymm7 /* g2k = xor(g2k_acc, rkw) */
+	vpxor %ymm5, %ymm7, %ymm7 /* g2t = xor(g2k, g2x3) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm7, %ymm11 /* g2t_lo = and(g2t, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* g2t_sh = shr(g2t) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm7, %ymm7 /* g2t_hi = and(g2t_sh, nibble_mask) */
@@ -6323,9 +6323,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xts)
 	vpxor %ymm7, %ymm11, %ymm7 /* g2l = xor(g2l_acc, g2lr2) */
 	vpxor 416(%rsp), %ymm7, %ymm7 /* g2x = xor(g2l, g2x0.2) */
 	vmovdqa 288(%rsp), %ymm11 /* reload g3x1.2 */
-	vpxor 160(%rsp), %ymm11, %ymm13 /* g3t_acc = xor(g3x1, g3x2) */
-	vpxor %ymm9, %ymm13, %ymm13 /* g3t_acc_1 = xor(g3t_acc, rkw) */
-	vpxor 32(%rsp), %ymm13, %ymm13 /* g3t = xor(g3t_acc_1, g3x3) */
+	vpxor 160(%rsp), %ymm11, %ymm13 /* g3k_acc = xor(g3x1, g3x2) */
+	vpxor %ymm9, %ymm13, %ymm13 /* g3k = xor(g3k_acc, rkw) */
+	vpxor 32(%rsp), %ymm13, %ymm13 /* g3t = xor(g3k, g3x3) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm11 /* g3t_lo = and(g3t, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g3t_sh = shr(g3t) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm13 /* g3t_hi = and(g3t_sh, nibble_mask) */
@@ -6353,9 +6353,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xts)
 	vpxor %ymm10, %ymm13, %ymm10 /* g3l = xor(g3l_acc, g3lr2) */
 	vpxor 1056(%rsp), %ymm10, %ymm10 /* g3x = xor(g3l, g3x0.2) */
 	vmovdqa 992(%rsp), %ymm11 /* reload g4x1.2 */
-	vpxor 1024(%rsp), %ymm11, %ymm13 /* g4t_acc = xor(g4x1, g4x2) */
-	vpxor %ymm9, %ymm13, %ymm13 /* g4t_acc_1 = xor(g4t_acc, rkw) */
-	vpxor 1088(%rsp), %ymm13, %ymm13 /* g4t = xor(g4t_acc_1, g4x3) */
+	vpxor 1024(%rsp), %ymm11, %ymm13 /* g4k_acc = xor(g4x1, g4x2) */
+	vpxor %ymm9, %ymm13, %ymm13 /* g4k = xor(g4k_acc, rkw) */
+	vpxor 1088(%rsp), %ymm13, %ymm13 /* g4t = xor(g4k, g4x3) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm11 /* g4t_lo = and(g4t, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g4t_sh = shr(g4t) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm13 /* g4t_hi = and(g4t_sh, nibble_mask) */
@@ -6383,9 +6383,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xts)
 	vpxor %ymm10, %ymm13, %ymm10 /* g4l = xor(g4l_acc, g4lr2) */
 	vpxor 864(%rsp), %ymm10, %ymm10 /* g4x = xor(g4l, g4x0.2) */
 	vmovdqa 768(%rsp), %ymm11 /* reload g5x1.2 */
-	vpxor 896(%rsp), %ymm11, %ymm13 /* g5t_acc = xor(g5x1, g5x2) */
-	vpxor %ymm9, %ymm13, %ymm13 /* g5t_acc_1 = xor(g5t_acc, rkw) */
-	vpxor 1120(%rsp), %ymm13, %ymm13 /* g5t = xor(g5t_acc_1, g5x3) */
+	vpxor 896(%rsp), %ymm11, %ymm13 /* g5k_acc = xor(g5x1, g5x2) */
+	vpxor %ymm9, %ymm13, %ymm13 /* g5k = xor(g5k_acc, rkw) */
+	vpxor 1120(%rsp), %ymm13, %ymm13 /* g5t = xor(g5k, g5x3) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm11 /* g5t_lo = and(g5t, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g5t_sh = shr(g5t) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm13 /* g5t_hi = and(g5t_sh, nibble_mask) */
@@ -6413,9 +6413,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xts)
 	vpxor %ymm10, %ymm13, %ymm10 /* g5l = xor(g5l_acc, g5lr2) */
 	vpxor 736(%rsp), %ymm10, %ymm10 /* g5x = xor(g5l, g5x0.2) */
 	vmovdqa 800(%rsp), %ymm11 /* reload g6x1.2 */
-	vpxor 928(%rsp), %ymm11, %ymm13 /* g6t_acc = xor(g6x1, g6x2) */
-	vpxor %ymm9, %ymm13, %ymm13 /* g6t_acc_1 = xor(g6t_acc, rkw) */
-	vpxor 1152(%rsp), %ymm13, %ymm13 /* g6t = xor(g6t_acc_1, g6x3) */
+	vpxor 928(%rsp), %ymm11, %ymm13 /* g6k_acc = xor(g6x1, g6x2) */
+	vpxor %ymm9, %ymm13, %ymm13 /* g6k = xor(g6k_acc, rkw) */
+	vpxor 1152(%rsp), %ymm13, %ymm13 /* g6t = xor(g6k, g6x3) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm11 /* g6t_lo = and(g6t, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g6t_sh = shr(g6t) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm13 /* g6t_hi = and(g6t_sh, nibble_mask) */
@@ -6443,9 +6443,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xts)
 	vpxor %ymm10, %ymm13, %ymm10 /* g6l = xor(g6l_acc, g6lr2) */
 	vpxor 704(%rsp), %ymm10, %ymm10 /* g6x = xor(g6l, g6x0.2) */
 	vmovdqa 832(%rsp), %ymm11 /* reload g7x1.2 */
-	vpxor 960(%rsp), %ymm11, %ymm13 /* g7t_acc = xor(g7x1, g7x2) */
-	vpxor %ymm9, %ymm13, %ymm9 /* g7t_acc_1 = xor(g7t_acc, rkw) */
-	vpxor 64(%rsp), %ymm9, %ymm9 /* g7t = xor(g7t_acc_1, g7x3) */
+	vpxor 960(%rsp), %ymm11, %ymm13 /* g7k_acc = xor(g7x1, g7x2) */
+	vpxor %ymm9, %ymm13, %ymm9 /* g7k = xor(g7k_acc, rkw) */
+	vpxor 64(%rsp), %ymm9, %ymm9 /* g7t = xor(g7k, g7x3) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm9, %ymm13 /* g7t_lo = and(g7t, nibble_mask) */
 	vpsrlw $4, %ymm9, %ymm9 /* g7t_sh = shr(g7t) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm9, %ymm9 /* g7t_hi = and(g7t_sh, nibble_mask) */
@@ -6475,9 +6475,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xts)
 	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
 	vpbroadcastd 4(%rdi,%r8), %ymm11 /* rkw_1 = bcast32() */
 	vmovdqa 512(%rsp), %ymm13 /* reload g0x2.2 */
-	vpxor 384(%rsp), %ymm13, %ymm13 /* g0t_acc_2 = xor(g0x2, g0x3) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
-	vpxor %ymm1, %ymm13, %ymm13 /* g0t_1 = xor(g0t_acc_3, g0x0) */
+	vpxor 384(%rsp), %ymm13, %ymm13 /* g0k_acc_1 = xor(g0x2, g0x3) */
+	vpxor %ymm11, %ymm13, %ymm13 /* g0k_1 = xor(g0k_acc_1, rkw_1) */
+	vpxor %ymm1, %ymm13, %ymm13 /* g0t_1 = xor(g0k_1, g0x0) */
 	vmovdqa %ymm1, 448(%rsp) /* spill g0x0.3 */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm1 /* g0t_1_lo = and(g0t_1, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g0t_1_sh = shr(g0t_1) */
@@ -6505,9 +6505,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xts)
 	vpor %ymm1, %ymm9, %ymm1 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
 	vpxor %ymm1, %ymm13, %ymm1 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
 	vpxor 0(%rsp), %ymm1, %ymm1 /* g0x_1 = xor(g0l_1, g0x1.2) */
-	vpxor %ymm2, %ymm8, %ymm9 /* g1t_acc_2 = xor(g1x2, g1x3) */
-	vpxor %ymm11, %ymm9, %ymm9 /* g1t_acc_3 = xor(g1t_acc_2, rkw_1) */
-	vpxor %ymm3, %ymm9, %ymm9 /* g1t_1 = xor(g1t_acc_3, g1x0) */
+	vpxor %ymm2, %ymm8, %ymm9 /* g1k_acc_1 = xor(g1x2, g1x3) */
+	vpxor %ymm11, %ymm9, %ymm9 /* g1k_1 = xor(g1k_acc_1, rkw_1) */
+	vpxor %ymm3, %ymm9, %ymm9 /* g1t_1 = xor(g1k_1, g1x0) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm9, %ymm13 /* g1t_1_lo = and(g1t_1, nibble_mask) */
 	vpsrlw $4, %ymm9, %ymm9 /* g1t_1_sh = shr(g1t_1) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm9, %ymm9 /* g1t_1_hi = and(g1t_1_sh, nibble_mask) */
@@ -6534,9 +6534,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xts)
 	vpor %ymm8, %ymm9, %ymm8 /* g1lr2_1 = or(g1lr2_1_l, g1lr2_1_r) */
 	vpxor %ymm8, %ymm13, %ymm8 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
 	vpxor %ymm8, %ymm6, %ymm6 /* g1x_1 = xor(g1x1, g1l_1) */
-	vpxor %ymm5, %ymm12, %ymm8 /* g2t_acc_2 = xor(g2x2, g2x3) */
-	vpxor %ymm11, %ymm8, %ymm8 /* g2t_acc_3 = xor(g2t_acc_2, rkw_1) */
-	vpxor %ymm7, %ymm8, %ymm8 /* g2t_1 = xor(g2t_acc_3, g2x0) */
+	vpxor %ymm5, %ymm12, %ymm8 /* g2k_acc_1 = xor(g2x2, g2x3) */
+	vpxor %ymm11, %ymm8, %ymm8 /* g2k_1 = xor(g2k_acc_1, rkw_1) */
+	vpxor %ymm7, %ymm8, %ymm8 /* g2t_1 = xor(g2k_1, g2x0) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm8, %ymm9 /* g2t_1_lo = and(g2t_1, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* g2t_1_sh = shr(g2t_1) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm8, %ymm8 /* g2t_1_hi = and(g2t_1_sh, nibble_mask) */
@@ -6563,9 +6563,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xts)
 	vpxor %ymm8, %ymm9, %ymm8 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
 	vpxor 256(%rsp), %ymm8, %ymm8 /* g2x_1 = xor(g2l_1, g2x1.2) */
 	vmovdqa 160(%rsp), %ymm9 /* reload g3x2.2 */
-	vpxor 32(%rsp), %ymm9, %ymm13 /* g3t_acc_2 = xor(g3x2, g3x3) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g3t_acc_3 = xor(g3t_acc_2, rkw_1) */
-	vpxor 1056(%rsp), %ymm13, %ymm13 /* g3t_1 = xor(g3t_acc_3, g3x0) */
+	vpxor 32(%rsp), %ymm9, %ymm13 /* g3k_acc_1 = xor(g3x2, g3x3) */
+	vpxor %ymm11, %ymm13, %ymm13 /* g3k_1 = xor(g3k_acc_1, rkw_1) */
+	vpxor 1056(%rsp), %ymm13, %ymm13 /* g3t_1 = xor(g3k_1, g3x0) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm9 /* g3t_1_lo = and(g3t_1, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g3t_1_sh = shr(g3t_1) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm13 /* g3t_1_hi = and(g3t_1_sh, nibble_mask) */
@@ -6593,9 +6593,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xts)
 	vpxor %ymm9, %ymm13, %ymm9 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
 	vpxor 288(%rsp), %ymm9, %ymm9 /* g3x_1 = xor(g3l_1, g3x1.2) */
 	vmovdqa 1024(%rsp), %ymm12 /* reload g4x2.2 */
-	vpxor 1088(%rsp), %ymm12, %ymm13 /* g4t_acc_2 = xor(g4x2, g4x3) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g4t_acc_3 = xor(g4t_acc_2, rkw_1) */
-	vpxor 864(%rsp), %ymm13, %ymm13 /* g4t_1 = xor(g4t_acc_3, g4x0) */
+	vpxor 1088(%rsp), %ymm12, %ymm13 /* g4k_acc_1 = xor(g4x2, g4x3) */
+	vpxor %ymm11, %ymm13, %ymm13 /* g4k_1 = xor(g4k_acc_1, rkw_1) */
+	vpxor 864(%rsp), %ymm13, %ymm13 /* g4t_1 = xor(g4k_1, g4x0) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm12 /* g4t_1_lo = and(g4t_1, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g4t_1_sh = shr(g4t_1) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm13 /* g4t_1_hi = and(g4t_1_sh, nibble_mask) */
@@ -6623,9 +6623,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xts)
 	vpxor %ymm9, %ymm13, %ymm9 /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
 	vpxor 992(%rsp), %ymm9, %ymm9 /* g4x_1 = xor(g4l_1, g4x1.2) */
 	vmovdqa 896(%rsp), %ymm12 /* reload g5x2.2 */
-	vpxor 1120(%rsp), %ymm12, %ymm13 /* g5t_acc_2 = xor(g5x2, g5x3) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g5t_acc_3 = xor(g5t_acc_2, rkw_1) */
-	vpxor 736(%rsp), %ymm13, %ymm13 /* g5t_1 = xor(g5t_acc_3, g5x0) */
+	vpxor 1120(%rsp), %ymm12, %ymm13 /* g5k_acc_1 = xor(g5x2, g5x3) */
+	vpxor %ymm11, %ymm13, %ymm13 /* g5k_1 = xor(g5k_acc_1, rkw_1) */
+	vpxor 736(%rsp), %ymm13, %ymm13 /* g5t_1 = xor(g5k_1, g5x0) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm12 /* g5t_1_lo = and(g5t_1, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g5t_1_sh = shr(g5t_1) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm13 /* g5t_1_hi = and(g5t_1_sh, nibble_mask) */
@@ -6653,9 +6653,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xts)
 	vpxor %ymm9, %ymm13, %ymm9 /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
 	vpxor 768(%rsp), %ymm9, %ymm9 /* g5x_1 = xor(g5l_1, g5x1.2) */
 	vmovdqa 928(%rsp), %ymm12 /* reload g6x2.2 */
-	vpxor 1152(%rsp), %ymm12, %ymm13 /* g6t_acc_2 = xor(g6x2, g6x3) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g6t_acc_3 = xor(g6t_acc_2, rkw_1) */
-	vpxor %ymm10, %ymm13, %ymm13 /* g6t_1 = xor(g6t_acc_3, g6x0) */
+	vpxor 1152(%rsp), %ymm12, %ymm13 /* g6k_acc_1 = xor(g6x2, g6x3) */
+	vpxor %ymm11, %ymm13, %ymm13 /* g6k_1 = xor(g6k_acc_1, rkw_1) */
+	vpxor %ymm10, %ymm13, %ymm13 /* g6t_1 = xor(g6k_1, g6x0) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm12 /* g6t_1_lo = and(g6t_1, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g6t_1_sh = shr(g6t_1) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm13 /* g6t_1_hi = and(g6t_1_sh, nibble_mask) */
@@ -6683,9 +6683,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xts)
 	vpxor %ymm10, %ymm13, %ymm10 /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
 	vpxor 800(%rsp), %ymm10, %ymm10 /* g6x_1 = xor(g6l_1, g6x1.2) */
 	vmovdqa 960(%rsp), %ymm12 /* reload g7x2.2 */
-	vpxor 64(%rsp), %ymm12, %ymm13 /* g7t_acc_2 = xor(g7x2, g7x3) */
-	vpxor %ymm11, %ymm13, %ymm11 /* g7t_acc_3 = xor(g7t_acc_2, rkw_1) */
-	vpxor 672(%rsp), %ymm11, %ymm11 /* g7t_1 = xor(g7t_acc_3, g7x0) */
+	vpxor 64(%rsp), %ymm12, %ymm13 /* g7k_acc_1 = xor(g7x2, g7x3) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g7k_1 = xor(g7k_acc_1, rkw_1) */
+	vpxor 672(%rsp), %ymm11, %ymm11 /* g7t_1 = xor(g7k_1, g7x0) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm13 /* g7t_1_lo = and(g7t_1, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* g7t_1_sh = shr(g7t_1) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm11 /* g7t_1_hi = and(g7t_1_sh, nibble_mask) */
@@ -6715,9 +6715,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xts)
 	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
 	vpbroadcastd 8(%rdi,%r8), %ymm12 /* rkw_2 = bcast32() */
 	vmovdqa 384(%rsp), %ymm13 /* reload g0x3.2 */
-	vpxor 448(%rsp), %ymm13, %ymm13 /* g0t_acc_4 = xor(g0x3, g0x0) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
-	vpxor %ymm1, %ymm13, %ymm13 /* g0t_2 = xor(g0t_acc_5, g0x1) */
+	vpxor 448(%rsp), %ymm13, %ymm13 /* g0k_acc_2 = xor(g0x3, g0x0) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g0k_2 = xor(g0k_acc_2, rkw_2) */
+	vpxor %ymm1, %ymm13, %ymm13 /* g0t_2 = xor(g0k_2, g0x1) */
 	vmovdqa %ymm1, 320(%rsp) /* spill g0x1.3 */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm1 /* g0t_2_lo = and(g0t_2, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g0t_2_sh = shr(g0t_2) */
@@ -6745,9 +6745,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xts)
 	vpor %ymm1, %ymm11, %ymm1 /* g0lr2_2 = or(g0lr2_2_l, g0lr2_2_r) */
 	vpxor %ymm1, %ymm13, %ymm1 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
 	vpxor 512(%rsp), %ymm1, %ymm1 /* g0x_2 = xor(g0l_2, g0x2.2) */
-	vpxor %ymm3, %ymm2, %ymm11 /* g1t_acc_4 = xor(g1x3, g1x0) */
-	vpxor %ymm12, %ymm11, %ymm11 /* g1t_acc_5 = xor(g1t_acc_4, rkw_2) */
-	vpxor %ymm6, %ymm11, %ymm11 /* g1t_2 = xor(g1t_acc_5, g1x1) */
+	vpxor %ymm3, %ymm2, %ymm11 /* g1k_acc_2 = xor(g1x3, g1x0) */
+	vpxor %ymm12, %ymm11, %ymm11 /* g1k_2 = xor(g1k_acc_2, rkw_2) */
+	vpxor %ymm6, %ymm11, %ymm11 /* g1t_2 = xor(g1k_2, g1x1) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm13 /* g1t_2_lo = and(g1t_2, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* g1t_2_sh = shr(g1t_2) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm11 /* g1t_2_hi = and(g1t_2_sh, nibble_mask) */
@@ -6774,9 +6774,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xts)
 	vpor %ymm2, %ymm11, %ymm2 /* g1lr2_2 = or(g1lr2_2_l, g1lr2_2_r) */
 	vpxor %ymm2, %ymm13, %ymm2 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
 	vpxor 0(%rsp), %ymm2, %ymm2 /* g1x_2 = xor(g1l_2, g1x2.2) */
-	vpxor %ymm7, %ymm5, %ymm11 /* g2t_acc_4 = xor(g2x3, g2x0) */
-	vpxor %ymm12, %ymm11, %ymm11 /* g2t_acc_5 = xor(g2t_acc_4, rkw_2) */
-	vpxor %ymm8, %ymm11, %ymm11 /* g2t_2 = xor(g2t_acc_5, g2x1) */
+	vpxor %ymm7, %ymm5, %ymm11 /* g2k_acc_2 = xor(g2x3, g2x0) */
+	vpxor %ymm12, %ymm11, %ymm11 /* g2k_2 = xor(g2k_acc_2, rkw_2) */
+	vpxor %ymm8, %ymm11, %ymm11 /* g2t_2 = xor(g2k_2, g2x1) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm13 /* g2t_2_lo = and(g2t_2, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* g2t_2_sh = shr(g2t_2) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm11 /* g2t_2_hi = and(g2t_2_sh, nibble_mask) */
@@ -6804,9 +6804,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xts)
 	vpxor %ymm5, %ymm13, %ymm5 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
 	vpxor 256(%rsp), %ymm5, %ymm5 /* g2x_2 = xor(g2l_2, g2x2.2) */
 	vmovdqa 32(%rsp), %ymm11 /* reload g3x3.2 */
-	vpxor 1056(%rsp), %ymm11, %ymm13 /* g3t_acc_4 = xor(g3x3, g3x0) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g3t_acc_5 = xor(g3t_acc_4, rkw_2) */
-	vpxor 288(%rsp), %ymm13, %ymm13 /* g3t_2 = xor(g3t_acc_5, g3x1) */
+	vpxor 1056(%rsp), %ymm11, %ymm13 /* g3k_acc_2 = xor(g3x3, g3x0) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g3k_2 = xor(g3k_acc_2, rkw_2) */
+	vpxor 288(%rsp), %ymm13, %ymm13 /* g3t_2 = xor(g3k_2, g3x1) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm11 /* g3t_2_lo = and(g3t_2, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g3t_2_sh = shr(g3t_2) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm13 /* g3t_2_hi = and(g3t_2_sh, nibble_mask) */
@@ -6834,9 +6834,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xts)
 	vpxor %ymm5, %ymm13, %ymm5 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
 	vpxor 160(%rsp), %ymm5, %ymm5 /* g3x_2 = xor(g3l_2, g3x2.2) */
 	vmovdqa 1088(%rsp), %ymm11 /* reload g4x3.2 */
-	vpxor 864(%rsp), %ymm11, %ymm13 /* g4t_acc_4 = xor(g4x3, g4x0) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g4t_acc_5 = xor(g4t_acc_4, rkw_2) */
-	vpxor 992(%rsp), %ymm13, %ymm13 /* g4t_2 = xor(g4t_acc_5, g4x1) */
+	vpxor 864(%rsp), %ymm11, %ymm13 /* g4k_acc_2 = xor(g4x3, g4x0) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g4k_2 = xor(g4k_acc_2, rkw_2) */
+	vpxor 992(%rsp), %ymm13, %ymm13 /* g4t_2 = xor(g4k_2, g4x1) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm11 /* g4t_2_lo = and(g4t_2, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g4t_2_sh = shr(g4t_2) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm13 /* g4t_2_hi = and(g4t_2_sh, nibble_mask) */
@@ -6864,9 +6864,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xts)
 	vpxor %ymm5, %ymm13, %ymm5 /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
 	vpxor 1024(%rsp), %ymm5, %ymm5 /* g4x_2 = xor(g4l_2, g4x2.2) */
 	vmovdqa 1120(%rsp), %ymm11 /* reload g5x3.2 */
-	vpxor 736(%rsp), %ymm11, %ymm13 /* g5t_acc_4 = xor(g5x3, g5x0) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g5t_acc_5 = xor(g5t_acc_4, rkw_2) */
-	vpxor %ymm9, %ymm13, %ymm13 /* g5t_2 = xor(g5t_acc_5, g5x1) */
+	vpxor 736(%rsp), %ymm11, %ymm13 /* g5k_acc_2 = xor(g5x3, g5x0) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g5k_2 = xor(g5k_acc_2, rkw_2) */
+	vpxor %ymm9, %ymm13, %ymm13 /* g5t_2 = xor(g5k_2, g5x1) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm11 /* g5t_2_lo = and(g5t_2, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g5t_2_sh = shr(g5t_2) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm13 /* g5t_2_hi = and(g5t_2_sh, nibble_mask) */
@@ -6894,9 +6894,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xts)
 	vpxor %ymm9, %ymm13, %ymm9 /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
 	vpxor 896(%rsp), %ymm9, %ymm9 /* g5x_2 = xor(g5l_2, g5x2.2) */
 	vmovdqa 1152(%rsp), %ymm11 /* reload g6x3.2 */
-	vpxor 704(%rsp), %ymm11, %ymm13 /* g6t_acc_4 = xor(g6x3, g6x0) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g6t_acc_5 = xor(g6t_acc_4, rkw_2) */
-	vpxor %ymm10, %ymm13, %ymm13 /* g6t_2 = xor(g6t_acc_5, g6x1) */
+	vpxor 704(%rsp), %ymm11, %ymm13 /* g6k_acc_2 = xor(g6x3, g6x0) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g6k_2 = xor(g6k_acc_2, rkw_2) */
+	vpxor %ymm10, %ymm13, %ymm13 /* g6t_2 = xor(g6k_2, g6x1) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm11 /* g6t_2_lo = and(g6t_2, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g6t_2_sh = shr(g6t_2) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm13 /* g6t_2_hi = and(g6t_2_sh, nibble_mask) */
@@ -6924,9 +6924,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xts)
 	vpxor %ymm10, %ymm13, %ymm10 /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
 	vpxor 928(%rsp), %ymm10, %ymm10 /* g6x_2 = xor(g6l_2, g6x2.2) */
 	vmovdqa 64(%rsp), %ymm11 /* reload g7x3.2 */
-	vpxor 672(%rsp), %ymm11, %ymm13 /* g7t_acc_4 = xor(g7x3, g7x0) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g7t_acc_5 = xor(g7t_acc_4, rkw_2) */
-	vpxor 832(%rsp), %ymm12, %ymm12 /* g7t_2 = xor(g7t_acc_5, g7x1) */
+	vpxor 672(%rsp), %ymm11, %ymm13 /* g7k_acc_2 = xor(g7x3, g7x0) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g7k_2 = xor(g7k_acc_2, rkw_2) */
+	vpxor 832(%rsp), %ymm12, %ymm12 /* g7t_2 = xor(g7k_2, g7x1) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm12, %ymm13 /* g7t_2_lo = and(g7t_2, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g7t_2_sh = shr(g7t_2) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm12, %ymm12 /* g7t_2_hi = and(g7t_2_sh, nibble_mask) */
@@ -6956,9 +6956,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xts)
 	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
 	vpbroadcastd 12(%rdi,%r8), %ymm12 /* rkw_3 = bcast32() */
 	vmovdqa 448(%rsp), %ymm13 /* reload g0x0.3 */
-	vpxor 320(%rsp), %ymm13, %ymm13 /* g0t_acc_6 = xor(g0x0, g0x1) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
-	vpxor %ymm1, %ymm13, %ymm13 /* g0t_3 = xor(g0t_acc_7, g0x2) */
+	vpxor 320(%rsp), %ymm13, %ymm13 /* g0k_acc_3 = xor(g0x0, g0x1) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g0k_3 = xor(g0k_acc_3, rkw_3) */
+	vpxor %ymm1, %ymm13, %ymm13 /* g0t_3 = xor(g0k_3, g0x2) */
 	vmovdqa %ymm1, 192(%rsp) /* spill g0x2.3 */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm1 /* g0t_3_lo = and(g0t_3, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g0t_3_sh = shr(g0t_3) */
@@ -6986,9 +6986,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xts)
 	vpor %ymm1, %ymm11, %ymm1 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
 	vpxor %ymm1, %ymm13, %ymm1 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
 	vpxor 384(%rsp), %ymm1, %ymm1 /* g0x_3 = xor(g0l_3, g0x3.2) */
-	vpxor %ymm6, %ymm3, %ymm11 /* g1t_acc_6 = xor(g1x0, g1x1) */
-	vpxor %ymm12, %ymm11, %ymm11 /* g1t_acc_7 = xor(g1t_acc_6, rkw_3) */
-	vpxor %ymm2, %ymm11, %ymm11 /* g1t_3 = xor(g1t_acc_7, g1x2) */
+	vpxor %ymm6, %ymm3, %ymm11 /* g1k_acc_3 = xor(g1x0, g1x1) */
+	vpxor %ymm12, %ymm11, %ymm11 /* g1k_3 = xor(g1k_acc_3, rkw_3) */
+	vpxor %ymm2, %ymm11, %ymm11 /* g1t_3 = xor(g1k_3, g1x2) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm13 /* g1t_3_lo = and(g1t_3, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* g1t_3_sh = shr(g1t_3) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm11 /* g1t_3_hi = and(g1t_3_sh, nibble_mask) */
@@ -7015,9 +7015,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xts)
 	vpor %ymm3, %ymm11, %ymm3 /* g1lr2_3 = or(g1lr2_3_l, g1lr2_3_r) */
 	vpxor %ymm3, %ymm13, %ymm3 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
 	vpxor 512(%rsp), %ymm3, %ymm3 /* g1x_3 = xor(g1l_3, g1x3.2) */
-	vpxor %ymm8, %ymm7, %ymm11 /* g2t_acc_6 = xor(g2x0, g2x1) */
-	vpxor %ymm12, %ymm11, %ymm11 /* g2t_acc_7 = xor(g2t_acc_6, rkw_3) */
-	vpxor 256(%rsp), %ymm11, %ymm11 /* g2t_3 = xor(g2t_acc_7, g2x2) */
+	vpxor %ymm8, %ymm7, %ymm11 /* g2k_acc_3 = xor(g2x0, g2x1) */
+	vpxor %ymm12, %ymm11, %ymm11 /* g2k_3 = xor(g2k_acc_3, rkw_3) */
+	vpxor 256(%rsp), %ymm11, %ymm11 /* g2t_3 = xor(g2k_3, g2x2) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm13 /* g2t_3_lo = and(g2t_3, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* g2t_3_sh = shr(g2t_3) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm11 /* g2t_3_hi = and(g2t_3_sh, nibble_mask) */
@@ -7045,9 +7045,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xts)
 	vpxor %ymm7, %ymm13, %ymm7 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
 	vpxor 0(%rsp), %ymm7, %ymm7 /* g2x_3 = xor(g2l_3, g2x3.2) */
 	vmovdqa 1056(%rsp), %ymm11 /* reload g3x0.3 */
-	vpxor 288(%rsp), %ymm11, %ymm13 /* g3t_acc_6 = xor(g3x0, g3x1) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g3t_acc_7 = xor(g3t_acc_6, rkw_3) */
-	vpxor 160(%rsp), %ymm13, %ymm13 /* g3t_3 = xor(g3t_acc_7, g3x2) */
+	vpxor 288(%rsp), %ymm11, %ymm13 /* g3k_acc_3 = xor(g3x0, g3x1) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g3k_3 = xor(g3k_acc_3, rkw_3) */
+	vpxor 160(%rsp), %ymm13, %ymm13 /* g3t_3 = xor(g3k_3, g3x2) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm11 /* g3t_3_lo = and(g3t_3, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g3t_3_sh = shr(g3t_3) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm13 /* g3t_3_hi = and(g3t_3_sh, nibble_mask) */
@@ -7075,9 +7075,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xts)
 	vpxor %ymm7, %ymm13, %ymm7 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
 	vpxor 32(%rsp), %ymm7, %ymm7 /* g3x_3 = xor(g3l_3, g3x3.2) */
 	vmovdqa 864(%rsp), %ymm11 /* reload g4x0.3 */
-	vpxor 992(%rsp), %ymm11, %ymm13 /* g4t_acc_6 = xor(g4x0, g4x1) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g4t_acc_7 = xor(g4t_acc_6, rkw_3) */
-	vpxor %ymm5, %ymm13, %ymm13 /* g4t_3 = xor(g4t_acc_7, g4x2) */
+	vpxor 992(%rsp), %ymm11, %ymm13 /* g4k_acc_3 = xor(g4x0, g4x1) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g4k_3 = xor(g4k_acc_3, rkw_3) */
+	vpxor %ymm5, %ymm13, %ymm13 /* g4t_3 = xor(g4k_3, g4x2) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm11 /* g4t_3_lo = and(g4t_3, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g4t_3_sh = shr(g4t_3) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm13 /* g4t_3_hi = and(g4t_3_sh, nibble_mask) */
@@ -7105,9 +7105,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xts)
 	vpxor %ymm5, %ymm13, %ymm5 /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
 	vpxor 1088(%rsp), %ymm5, %ymm5 /* g4x_3 = xor(g4l_3, g4x3.2) */
 	vmovdqa 736(%rsp), %ymm11 /* reload g5x0.3 */
-	vpxor 768(%rsp), %ymm11, %ymm13 /* g5t_acc_6 = xor(g5x0, g5x1) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g5t_acc_7 = xor(g5t_acc_6, rkw_3) */
-	vpxor %ymm9, %ymm13, %ymm13 /* g5t_3 = xor(g5t_acc_7, g5x2) */
+	vpxor 768(%rsp), %ymm11, %ymm13 /* g5k_acc_3 = xor(g5x0, g5x1) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g5k_3 = xor(g5k_acc_3, rkw_3) */
+	vpxor %ymm9, %ymm13, %ymm13 /* g5t_3 = xor(g5k_3, g5x2) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm11 /* g5t_3_lo = and(g5t_3, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g5t_3_sh = shr(g5t_3) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm13 /* g5t_3_hi = and(g5t_3_sh, nibble_mask) */
@@ -7135,9 +7135,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xts)
 	vpxor %ymm9, %ymm13, %ymm9 /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
 	vpxor 1120(%rsp), %ymm9, %ymm9 /* g5x_3 = xor(g5l_3, g5x3.2) */
 	vmovdqa 704(%rsp), %ymm11 /* reload g6x0.3 */
-	vpxor 800(%rsp), %ymm11, %ymm13 /* g6t_acc_6 = xor(g6x0, g6x1) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g6t_acc_7 = xor(g6t_acc_6, rkw_3) */
-	vpxor %ymm10, %ymm13, %ymm13 /* g6t_3 = xor(g6t_acc_7, g6x2) */
+	vpxor 800(%rsp), %ymm11, %ymm13 /* g6k_acc_3 = xor(g6x0, g6x1) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g6k_3 = xor(g6k_acc_3, rkw_3) */
+	vpxor %ymm10, %ymm13, %ymm13 /* g6t_3 = xor(g6k_3, g6x2) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm11 /* g6t_3_lo = and(g6t_3, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g6t_3_sh = shr(g6t_3) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm13 /* g6t_3_hi = and(g6t_3_sh, nibble_mask) */
@@ -7165,9 +7165,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xts)
 	vpxor %ymm10, %ymm13, %ymm10 /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
 	vpxor 1152(%rsp), %ymm10, %ymm10 /* g6x_3 = xor(g6l_3, g6x3.2) */
 	vmovdqa 672(%rsp), %ymm11 /* reload g7x0.3 */
-	vpxor 832(%rsp), %ymm11, %ymm13 /* g7t_acc_6 = xor(g7x0, g7x1) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g7t_acc_7 = xor(g7t_acc_6, rkw_3) */
-	vpxor 960(%rsp), %ymm12, %ymm12 /* g7t_3 = xor(g7t_acc_7, g7x2) */
+	vpxor 832(%rsp), %ymm11, %ymm13 /* g7k_acc_3 = xor(g7x0, g7x1) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g7k_3 = xor(g7k_acc_3, rkw_3) */
+	vpxor 960(%rsp), %ymm12, %ymm12 /* g7t_3 = xor(g7k_3, g7x2) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm12, %ymm13 /* g7t_3_lo = and(g7t_3, nibble_mask) */
 	vpshufb %ymm13, %ymm14, %ymm13 /* g7a_3_l = lookup16(tbl_lo, g7t_3_lo) */
 	vpsrlw $4, %ymm12, %ymm12 /* g7t_3_sh = shr(g7t_3) */
@@ -8373,9 +8373,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_gcm)
 
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	vpbroadcastd (%rdi,%r10), %ymm0 /* rkw = bcast32() */
-	vpxor %ymm15, %ymm4, %ymm5 /* g0t_acc = xor(g0x1, g0x2) */
-	vpxor %ymm0, %ymm5, %ymm5 /* g0t_acc_1 = xor(g0t_acc, rkw) */
-	vpxor %ymm3, %ymm5, %ymm5 /* g0t = xor(g0t_acc_1, g0x3) */
+	vpxor %ymm15, %ymm4, %ymm5 /* g0k_acc = xor(g0x1, g0x2) */
+	vpxor %ymm0, %ymm5, %ymm5 /* g0k = xor(g0k_acc, rkw) */
+	vpxor %ymm3, %ymm5, %ymm5 /* g0t = xor(g0k, g0x3) */
 	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm5, %ymm7 /* g0t_lo = and(g0t, nibble_mask) */
 	vpsrlw $4, %ymm5, %ymm5 /* g0t_sh = shr(g0t) */
 	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm5, %ymm5 /* g0t_hi = and(g0t_sh, nibble_mask) */
@@ -8408,9 +8408,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_gcm)
 	vpor %ymm5, %ymm15, %ymm5 /* g0lr2 = or(g0lr2_l, g0lr2_r) */
 	vpxor %ymm5, %ymm7, %ymm5 /* g0l = xor(g0l_acc, g0lr2) */
 	vpxor %ymm5, %ymm2, %ymm2 /* g0x = xor(g0x0, g0l) */
-	vpxor %ymm11, %ymm9, %ymm5 /* g1t_acc = xor(g1x1, g1x2) */
-	vpxor %ymm0, %ymm5, %ymm5 /* g1t_acc_1 = xor(g1t_acc, rkw) */
-	vpxor %ymm6, %ymm5, %ymm5 /* g1t = xor(g1t_acc_1, g1x3) */
+	vpxor %ymm11, %ymm9, %ymm5 /* g1k_acc = xor(g1x1, g1x2) */
+	vpxor %ymm0, %ymm5, %ymm5 /* g1k = xor(g1k_acc, rkw) */
+	vpxor %ymm6, %ymm5, %ymm5 /* g1t = xor(g1k, g1x3) */
 	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm5, %ymm7 /* g1t_lo = and(g1t, nibble_mask) */
 	vpsrlw $4, %ymm5, %ymm5 /* g1t_sh = shr(g1t) */
 	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm5, %ymm5 /* g1t_hi = and(g1t_sh, nibble_mask) */
@@ -8436,9 +8436,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_gcm)
 	vpor %ymm5, %ymm15, %ymm5 /* g1lr2 = or(g1lr2_l, g1lr2_r) */
 	vpxor %ymm5, %ymm7, %ymm5 /* g1l = xor(g1l_acc, g1lr2) */
 	vpxor %ymm5, %ymm10, %ymm5 /* g1x = xor(g1x0, g1l) */
-	vpxor %ymm14, %ymm13, %ymm7 /* g2t_acc = xor(g2x1, g2x2) */
-	vpxor %ymm0, %ymm7, %ymm7 /* g2t_acc_1 = xor(g2t_acc, rkw) */
-	vpxor %ymm1, %ymm7, %ymm7 /* g2t = xor(g2t_acc_1, g2x3) */
+	vpxor %ymm14, %ymm13, %ymm7 /* g2k_acc = xor(g2x1, g2x2) */
+	vpxor %ymm0, %ymm7, %ymm7 /* g2k = xor(g2k_acc, rkw) */
+	vpxor %ymm1, %ymm7, %ymm7 /* g2t = xor(g2k, g2x3) */
 	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm7, %ymm10 /* g2t_lo = and(g2t, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* g2t_sh = shr(g2t) */
 	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm7, %ymm7 /* g2t_hi = and(g2t_sh, nibble_mask) */
@@ -8465,9 +8465,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_gcm)
 	vpxor %ymm7, %ymm10, %ymm7 /* g2l = xor(g2l_acc, g2lr2) */
 	vpxor 544(%rsp), %ymm7, %ymm7 /* g2x = xor(g2l, g2x0.2) */
 	vmovdqa 416(%rsp), %ymm10 /* reload g3x1.2 */
-	vpxor 288(%rsp), %ymm10, %ymm15 /* g3t_acc = xor(g3x1, g3x2) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g3t_acc_1 = xor(g3t_acc, rkw) */
-	vpxor 160(%rsp), %ymm15, %ymm15 /* g3t = xor(g3t_acc_1, g3x3) */
+	vpxor 288(%rsp), %ymm10, %ymm15 /* g3k_acc = xor(g3x1, g3x2) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g3k = xor(g3k_acc, rkw) */
+	vpxor 160(%rsp), %ymm15, %ymm15 /* g3t = xor(g3k, g3x3) */
 	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm10 /* g3t_lo = and(g3t, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* g3t_sh = shr(g3t) */
 	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm15 /* g3t_hi = and(g3t_sh, nibble_mask) */
@@ -8495,9 +8495,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_gcm)
 	vpxor %ymm10, %ymm15, %ymm10 /* g3l = xor(g3l_acc, g3lr2) */
 	vpxor 1184(%rsp), %ymm10, %ymm10 /* g3x = xor(g3l, g3x0.2) */
 	vmovdqa 1120(%rsp), %ymm13 /* reload g4x1.2 */
-	vpxor 1152(%rsp), %ymm13, %ymm15 /* g4t_acc = xor(g4x1, g4x2) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g4t_acc_1 = xor(g4t_acc, rkw) */
-	vpxor 1216(%rsp), %ymm15, %ymm15 /* g4t = xor(g4t_acc_1, g4x3) */
+	vpxor 1152(%rsp), %ymm13, %ymm15 /* g4k_acc = xor(g4x1, g4x2) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g4k = xor(g4k_acc, rkw) */
+	vpxor 1216(%rsp), %ymm15, %ymm15 /* g4t = xor(g4k, g4x3) */
 	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm13 /* g4t_lo = and(g4t, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* g4t_sh = shr(g4t) */
 	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm15 /* g4t_hi = and(g4t_sh, nibble_mask) */
@@ -8525,9 +8525,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_gcm)
 	vpxor %ymm10, %ymm15, %ymm10 /* g4l = xor(g4l_acc, g4lr2) */
 	vpxor 1088(%rsp), %ymm10, %ymm10 /* g4x = xor(g4l, g4x0.2) */
 	vmovdqa 960(%rsp), %ymm13 /* reload g5x1.2 */
-	vpxor 992(%rsp), %ymm13, %ymm15 /* g5t_acc = xor(g5x1, g5x2) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g5t_acc_1 = xor(g5t_acc, rkw) */
-	vpxor 1248(%rsp), %ymm15, %ymm15 /* g5t = xor(g5t_acc_1, g5x3) */
+	vpxor 992(%rsp), %ymm13, %ymm15 /* g5k_acc = xor(g5x1, g5x2) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g5k = xor(g5k_acc, rkw) */
+	vpxor 1248(%rsp), %ymm15, %ymm15 /* g5t = xor(g5k, g5x3) */
 	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm13 /* g5t_lo = and(g5t, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* g5t_sh = shr(g5t) */
 	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm15 /* g5t_hi = and(g5t_sh, nibble_mask) */
@@ -8555,9 +8555,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_gcm)
 	vpxor %ymm10, %ymm15, %ymm10 /* g5l = xor(g5l_acc, g5lr2) */
 	vpxor 928(%rsp), %ymm10, %ymm10 /* g5x = xor(g5l, g5x0.2) */
 	vmovdqa 864(%rsp), %ymm13 /* reload g6x1.2 */
-	vpxor 1024(%rsp), %ymm13, %ymm15 /* g6t_acc = xor(g6x1, g6x2) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g6t_acc_1 = xor(g6t_acc, rkw) */
-	vpxor 1280(%rsp), %ymm15, %ymm15 /* g6t = xor(g6t_acc_1, g6x3) */
+	vpxor 1024(%rsp), %ymm13, %ymm15 /* g6k_acc = xor(g6x1, g6x2) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g6k = xor(g6k_acc, rkw) */
+	vpxor 1280(%rsp), %ymm15, %ymm15 /* g6t = xor(g6k, g6x3) */
 	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm13 /* g6t_lo = and(g6t, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* g6t_sh = shr(g6t) */
 	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm15 /* g6t_hi = and(g6t_sh, nibble_mask) */
@@ -8585,9 +8585,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_gcm)
 	vpxor %ymm10, %ymm15, %ymm10 /* g6l = xor(g6l_acc, g6lr2) */
 	vpxor 832(%rsp), %ymm10, %ymm10 /* g6x = xor(g6l, g6x0.2) */
 	vmovdqa 896(%rsp), %ymm13 /* reload g7x1.2 */
-	vpxor 1056(%rsp), %ymm13, %ymm15 /* g7t_acc = xor(g7x1, g7x2) */
-	vpxor %ymm0, %ymm15, %ymm0 /* g7t_acc_1 = xor(g7t_acc, rkw) */
-	vpxor 32(%rsp), %ymm0, %ymm0 /* g7t = xor(g7t_acc_1, g7x3) */
+	vpxor 1056(%rsp), %ymm13, %ymm15 /* g7k_acc = xor(g7x1, g7x2) */
+	vpxor %ymm0, %ymm15, %ymm0 /* g7k = xor(g7k_acc, rkw) */
+	vpxor 32(%rsp), %ymm0, %ymm0 /* g7t = xor(g7k, g7x3) */
 	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm0, %ymm15 /* g7t_lo = and(g7t, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* g7t_sh = shr(g7t) */
 	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm0, %ymm0 /* g7t_hi = and(g7t_sh, nibble_mask) */
@@ -8617,9 +8617,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_gcm)
 	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
 	vpbroadcastd 4(%rdi,%r10), %ymm13 /* rkw_1 = bcast32() */
 	vmovdqa 704(%rsp), %ymm15 /* reload g0x2.2 */
-	vpxor 672(%rsp), %ymm15, %ymm15 /* g0t_acc_2 = xor(g0x2, g0x3) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
-	vpxor %ymm2, %ymm15, %ymm15 /* g0t_1 = xor(g0t_acc_3, g0x0) */
+	vpxor 672(%rsp), %ymm15, %ymm15 /* g0k_acc_1 = xor(g0x2, g0x3) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g0k_1 = xor(g0k_acc_1, rkw_1) */
+	vpxor %ymm2, %ymm15, %ymm15 /* g0t_1 = xor(g0k_1, g0x0) */
 	vmovdqa %ymm2, 384(%rsp) /* spill g0x0.3 */
 	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm2 /* g0t_1_lo = and(g0t_1, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* g0t_1_sh = shr(g0t_1) */
@@ -8647,9 +8647,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_gcm)
 	vpor %ymm0, %ymm2, %ymm0 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
 	vpxor %ymm0, %ymm15, %ymm0 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
 	vpxor 64(%rsp), %ymm0, %ymm0 /* g0x_1 = xor(g0l_1, g0x1.2) */
-	vpxor %ymm6, %ymm11, %ymm2 /* g1t_acc_2 = xor(g1x2, g1x3) */
-	vpxor %ymm13, %ymm2, %ymm2 /* g1t_acc_3 = xor(g1t_acc_2, rkw_1) */
-	vpxor %ymm5, %ymm2, %ymm2 /* g1t_1 = xor(g1t_acc_3, g1x0) */
+	vpxor %ymm6, %ymm11, %ymm2 /* g1k_acc_1 = xor(g1x2, g1x3) */
+	vpxor %ymm13, %ymm2, %ymm2 /* g1k_1 = xor(g1k_acc_1, rkw_1) */
+	vpxor %ymm5, %ymm2, %ymm2 /* g1t_1 = xor(g1k_1, g1x0) */
 	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm2, %ymm15 /* g1t_1_lo = and(g1t_1, nibble_mask) */
 	vpsrlw $4, %ymm2, %ymm2 /* g1t_1_sh = shr(g1t_1) */
 	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm2, %ymm2 /* g1t_1_hi = and(g1t_1_sh, nibble_mask) */
@@ -8676,9 +8676,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_gcm)
 	vpor %ymm2, %ymm11, %ymm2 /* g1lr2_1 = or(g1lr2_1_l, g1lr2_1_r) */
 	vpxor %ymm2, %ymm15, %ymm2 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
 	vpxor %ymm2, %ymm9, %ymm2 /* g1x_1 = xor(g1x1, g1l_1) */
-	vpxor %ymm1, %ymm14, %ymm9 /* g2t_acc_2 = xor(g2x2, g2x3) */
-	vpxor %ymm13, %ymm9, %ymm9 /* g2t_acc_3 = xor(g2t_acc_2, rkw_1) */
-	vpxor %ymm7, %ymm9, %ymm9 /* g2t_1 = xor(g2t_acc_3, g2x0) */
+	vpxor %ymm1, %ymm14, %ymm9 /* g2k_acc_1 = xor(g2x2, g2x3) */
+	vpxor %ymm13, %ymm9, %ymm9 /* g2k_1 = xor(g2k_acc_1, rkw_1) */
+	vpxor %ymm7, %ymm9, %ymm9 /* g2t_1 = xor(g2k_1, g2x0) */
 	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm9, %ymm11 /* g2t_1_lo = and(g2t_1, nibble_mask) */
 	vpsrlw $4, %ymm9, %ymm9 /* g2t_1_sh = shr(g2t_1) */
 	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm9, %ymm9 /* g2t_1_hi = and(g2t_1_sh, nibble_mask) */
@@ -8705,9 +8705,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_gcm)
 	vpxor %ymm9, %ymm11, %ymm9 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
 	vpxor 512(%rsp), %ymm9, %ymm9 /* g2x_1 = xor(g2l_1, g2x1.2) */
 	vmovdqa 288(%rsp), %ymm11 /* reload g3x2.2 */
-	vpxor 160(%rsp), %ymm11, %ymm15 /* g3t_acc_2 = xor(g3x2, g3x3) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g3t_acc_3 = xor(g3t_acc_2, rkw_1) */
-	vpxor 1184(%rsp), %ymm15, %ymm15 /* g3t_1 = xor(g3t_acc_3, g3x0) */
+	vpxor 160(%rsp), %ymm11, %ymm15 /* g3k_acc_1 = xor(g3x2, g3x3) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g3k_1 = xor(g3k_acc_1, rkw_1) */
+	vpxor 1184(%rsp), %ymm15, %ymm15 /* g3t_1 = xor(g3k_1, g3x0) */
 	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm11 /* g3t_1_lo = and(g3t_1, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* g3t_1_sh = shr(g3t_1) */
 	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm15 /* g3t_1_hi = and(g3t_1_sh, nibble_mask) */
@@ -8735,9 +8735,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_gcm)
 	vpxor %ymm11, %ymm15, %ymm11 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
 	vpxor 416(%rsp), %ymm11, %ymm11 /* g3x_1 = xor(g3l_1, g3x1.2) */
 	vmovdqa 1152(%rsp), %ymm14 /* reload g4x2.2 */
-	vpxor 1216(%rsp), %ymm14, %ymm15 /* g4t_acc_2 = xor(g4x2, g4x3) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g4t_acc_3 = xor(g4t_acc_2, rkw_1) */
-	vpxor 1088(%rsp), %ymm15, %ymm15 /* g4t_1 = xor(g4t_acc_3, g4x0) */
+	vpxor 1216(%rsp), %ymm14, %ymm15 /* g4k_acc_1 = xor(g4x2, g4x3) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g4k_1 = xor(g4k_acc_1, rkw_1) */
+	vpxor 1088(%rsp), %ymm15, %ymm15 /* g4t_1 = xor(g4k_1, g4x0) */
 	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm14 /* g4t_1_lo = and(g4t_1, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* g4t_1_sh = shr(g4t_1) */
 	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm15 /* g4t_1_hi = and(g4t_1_sh, nibble_mask) */
@@ -8765,9 +8765,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_gcm)
 	vpxor %ymm11, %ymm15, %ymm11 /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
 	vpxor 1120(%rsp), %ymm11, %ymm11 /* g4x_1 = xor(g4l_1, g4x1.2) */
 	vmovdqa 992(%rsp), %ymm14 /* reload g5x2.2 */
-	vpxor 1248(%rsp), %ymm14, %ymm15 /* g5t_acc_2 = xor(g5x2, g5x3) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g5t_acc_3 = xor(g5t_acc_2, rkw_1) */
-	vpxor 928(%rsp), %ymm15, %ymm15 /* g5t_1 = xor(g5t_acc_3, g5x0) */
+	vpxor 1248(%rsp), %ymm14, %ymm15 /* g5k_acc_1 = xor(g5x2, g5x3) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g5k_1 = xor(g5k_acc_1, rkw_1) */
+	vpxor 928(%rsp), %ymm15, %ymm15 /* g5t_1 = xor(g5k_1, g5x0) */
 	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm14 /* g5t_1_lo = and(g5t_1, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* g5t_1_sh = shr(g5t_1) */
 	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm15 /* g5t_1_hi = and(g5t_1_sh, nibble_mask) */
@@ -8795,9 +8795,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_gcm)
 	vpxor %ymm11, %ymm15, %ymm11 /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
 	vpxor 960(%rsp), %ymm11, %ymm11 /* g5x_1 = xor(g5l_1, g5x1.2) */
 	vmovdqa 1024(%rsp), %ymm14 /* reload g6x2.2 */
-	vpxor 1280(%rsp), %ymm14, %ymm15 /* g6t_acc_2 = xor(g6x2, g6x3) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g6t_acc_3 = xor(g6t_acc_2, rkw_1) */
-	vpxor %ymm10, %ymm15, %ymm15 /* g6t_1 = xor(g6t_acc_3, g6x0) */
+	vpxor 1280(%rsp), %ymm14, %ymm15 /* g6k_acc_1 = xor(g6x2, g6x3) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g6k_1 = xor(g6k_acc_1, rkw_1) */
+	vpxor %ymm10, %ymm15, %ymm15 /* g6t_1 = xor(g6k_1, g6x0) */
 	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm14 /* g6t_1_lo = and(g6t_1, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* g6t_1_sh = shr(g6t_1) */
 	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm15 /* g6t_1_hi = and(g6t_1_sh, nibble_mask) */
@@ -8825,9 +8825,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_gcm)
 	vpxor %ymm10, %ymm15, %ymm10 /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
 	vpxor 864(%rsp), %ymm10, %ymm10 /* g6x_1 = xor(g6l_1, g6x1.2) */
 	vmovdqa 1056(%rsp), %ymm14 /* reload g7x2.2 */
-	vpxor 32(%rsp), %ymm14, %ymm15 /* g7t_acc_2 = xor(g7x2, g7x3) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g7t_acc_3 = xor(g7t_acc_2, rkw_1) */
-	vpxor 608(%rsp), %ymm13, %ymm13 /* g7t_1 = xor(g7t_acc_3, g7x0) */
+	vpxor 32(%rsp), %ymm14, %ymm15 /* g7k_acc_1 = xor(g7x2, g7x3) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g7k_1 = xor(g7k_acc_1, rkw_1) */
+	vpxor 608(%rsp), %ymm13, %ymm13 /* g7t_1 = xor(g7k_1, g7x0) */
 	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm13, %ymm15 /* g7t_1_lo = and(g7t_1, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g7t_1_sh = shr(g7t_1) */
 	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm13, %ymm13 /* g7t_1_hi = and(g7t_1_sh, nibble_mask) */
@@ -8857,9 +8857,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_gcm)
 	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
 	vpbroadcastd 8(%rdi,%r10), %ymm14 /* rkw_2 = bcast32() */
 	vmovdqa 672(%rsp), %ymm15 /* reload g0x3.2 */
-	vpxor 384(%rsp), %ymm15, %ymm15 /* g0t_acc_4 = xor(g0x3, g0x0) */
-	vpxor %ymm14, %ymm15, %ymm15 /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t_2 = xor(g0t_acc_5, g0x1) */
+	vpxor 384(%rsp), %ymm15, %ymm15 /* g0k_acc_2 = xor(g0x3, g0x0) */
+	vpxor %ymm14, %ymm15, %ymm15 /* g0k_2 = xor(g0k_acc_2, rkw_2) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g0t_2 = xor(g0k_2, g0x1) */
 	vmovdqa %ymm0, 256(%rsp) /* spill g0x1.3 */
 	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm0 /* g0t_2_lo = and(g0t_2, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* g0t_2_sh = shr(g0t_2) */
@@ -8887,9 +8887,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_gcm)
 	vpor %ymm0, %ymm13, %ymm0 /* g0lr2_2 = or(g0lr2_2_l, g0lr2_2_r) */
 	vpxor %ymm0, %ymm15, %ymm0 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
 	vpxor 704(%rsp), %ymm0, %ymm0 /* g0x_2 = xor(g0l_2, g0x2.2) */
-	vpxor %ymm5, %ymm6, %ymm13 /* g1t_acc_4 = xor(g1x3, g1x0) */
-	vpxor %ymm14, %ymm13, %ymm13 /* g1t_acc_5 = xor(g1t_acc_4, rkw_2) */
-	vpxor %ymm2, %ymm13, %ymm13 /* g1t_2 = xor(g1t_acc_5, g1x1) */
+	vpxor %ymm5, %ymm6, %ymm13 /* g1k_acc_2 = xor(g1x3, g1x0) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g1k_2 = xor(g1k_acc_2, rkw_2) */
+	vpxor %ymm2, %ymm13, %ymm13 /* g1t_2 = xor(g1k_2, g1x1) */
 	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm13, %ymm15 /* g1t_2_lo = and(g1t_2, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g1t_2_sh = shr(g1t_2) */
 	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm13, %ymm13 /* g1t_2_hi = and(g1t_2_sh, nibble_mask) */
@@ -8916,9 +8916,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_gcm)
 	vpor %ymm6, %ymm13, %ymm6 /* g1lr2_2 = or(g1lr2_2_l, g1lr2_2_r) */
 	vpxor %ymm6, %ymm15, %ymm6 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
 	vpxor 64(%rsp), %ymm6, %ymm6 /* g1x_2 = xor(g1l_2, g1x2.2) */
-	vpxor %ymm7, %ymm1, %ymm13 /* g2t_acc_4 = xor(g2x3, g2x0) */
-	vpxor %ymm14, %ymm13, %ymm13 /* g2t_acc_5 = xor(g2t_acc_4, rkw_2) */
-	vpxor %ymm9, %ymm13, %ymm13 /* g2t_2 = xor(g2t_acc_5, g2x1) */
+	vpxor %ymm7, %ymm1, %ymm13 /* g2k_acc_2 = xor(g2x3, g2x0) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g2k_2 = xor(g2k_acc_2, rkw_2) */
+	vpxor %ymm9, %ymm13, %ymm13 /* g2t_2 = xor(g2k_2, g2x1) */
 	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm13, %ymm15 /* g2t_2_lo = and(g2t_2, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g2t_2_sh = shr(g2t_2) */
 	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm13, %ymm13 /* g2t_2_hi = and(g2t_2_sh, nibble_mask) */
@@ -8946,9 +8946,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_gcm)
 	vpxor %ymm1, %ymm15, %ymm1 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
 	vpxor 512(%rsp), %ymm1, %ymm1 /* g2x_2 = xor(g2l_2, g2x2.2) */
 	vmovdqa 160(%rsp), %ymm13 /* reload g3x3.2 */
-	vpxor 1184(%rsp), %ymm13, %ymm15 /* g3t_acc_4 = xor(g3x3, g3x0) */
-	vpxor %ymm14, %ymm15, %ymm15 /* g3t_acc_5 = xor(g3t_acc_4, rkw_2) */
-	vpxor 416(%rsp), %ymm15, %ymm15 /* g3t_2 = xor(g3t_acc_5, g3x1) */
+	vpxor 1184(%rsp), %ymm13, %ymm15 /* g3k_acc_2 = xor(g3x3, g3x0) */
+	vpxor %ymm14, %ymm15, %ymm15 /* g3k_2 = xor(g3k_acc_2, rkw_2) */
+	vpxor 416(%rsp), %ymm15, %ymm15 /* g3t_2 = xor(g3k_2, g3x1) */
 	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm13 /* g3t_2_lo = and(g3t_2, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* g3t_2_sh = shr(g3t_2) */
 	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm15 /* g3t_2_hi = and(g3t_2_sh, nibble_mask) */
@@ -8976,9 +8976,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_gcm)
 	vpxor %ymm1, %ymm15, %ymm1 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
 	vpxor 288(%rsp), %ymm1, %ymm1 /* g3x_2 = xor(g3l_2, g3x2.2) */
 	vmovdqa 1216(%rsp), %ymm13 /* reload g4x3.2 */
-	vpxor 1088(%rsp), %ymm13, %ymm15 /* g4t_acc_4 = xor(g4x3, g4x0) */
-	vpxor %ymm14, %ymm15, %ymm15 /* g4t_acc_5 = xor(g4t_acc_4, rkw_2) */
-	vpxor 1120(%rsp), %ymm15, %ymm15 /* g4t_2 = xor(g4t_acc_5, g4x1) */
+	vpxor 1088(%rsp), %ymm13, %ymm15 /* g4k_acc_2 = xor(g4x3, g4x0) */
+	vpxor %ymm14, %ymm15, %ymm15 /* g4k_2 = xor(g4k_acc_2, rkw_2) */
+	vpxor 1120(%rsp), %ymm15, %ymm15 /* g4t_2 = xor(g4k_2, g4x1) */
 	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm13 /* g4t_2_lo = and(g4t_2, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* g4t_2_sh = shr(g4t_2) */
 	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm15 /* g4t_2_hi = and(g4t_2_sh, nibble_mask) */
@@ -9006,9 +9006,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_gcm)
 	vpxor %ymm1, %ymm15, %ymm1 /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
 	vpxor 1152(%rsp), %ymm1, %ymm1 /* g4x_2 = xor(g4l_2, g4x2.2) */
 	vmovdqa 1248(%rsp), %ymm13 /* reload g5x3.2 */
-	vpxor 928(%rsp), %ymm13, %ymm15 /* g5t_acc_4 = xor(g5x3, g5x0) */
-	vpxor %ymm14, %ymm15, %ymm15 /* g5t_acc_5 = xor(g5t_acc_4, rkw_2) */
-	vpxor %ymm11, %ymm15, %ymm15 /* g5t_2 = xor(g5t_acc_5, g5x1) */
+	vpxor 928(%rsp), %ymm13, %ymm15 /* g5k_acc_2 = xor(g5x3, g5x0) */
+	vpxor %ymm14, %ymm15, %ymm15 /* g5k_2 = xor(g5k_acc_2, rkw_2) */
+	vpxor %ymm11, %ymm15, %ymm15 /* g5t_2 = xor(g5k_2, g5x1) */
 	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm13 /* g5t_2_lo = and(g5t_2, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* g5t_2_sh = shr(g5t_2) */
 	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm15 /* g5t_2_hi = and(g5t_2_sh, nibble_mask) */
@@ -9036,9 +9036,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_gcm)
 	vpxor %ymm11, %ymm15, %ymm11 /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
 	vpxor 992(%rsp), %ymm11, %ymm11 /* g5x_2 = xor(g5l_2, g5x2.2) */
 	vmovdqa 1280(%rsp), %ymm13 /* reload g6x3.2 */
-	vpxor 832(%rsp), %ymm13, %ymm15 /* g6t_acc_4 = xor(g6x3, g6x0) */
-	vpxor %ymm14, %ymm15, %ymm15 /* g6t_acc_5 = xor(g6t_acc_4, rkw_2) */
-	vpxor %ymm10, %ymm15, %ymm15 /* g6t_2 = xor(g6t_acc_5, g6x1) */
+	vpxor 832(%rsp), %ymm13, %ymm15 /* g6k_acc_2 = xor(g6x3, g6x0) */
+	vpxor %ymm14, %ymm15, %ymm15 /* g6k_2 = xor(g6k_acc_2, rkw_2) */
+	vpxor %ymm10, %ymm15, %ymm15 /* g6t_2 = xor(g6k_2, g6x1) */
 	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm13 /* g6t_2_lo = and(g6t_2, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* g6t_2_sh = shr(g6t_2) */
 	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm15 /* g6t_2_hi = and(g6t_2_sh, nibble_mask) */
@@ -9066,9 +9066,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_gcm)
 	vpxor %ymm10, %ymm15, %ymm10 /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
 	vpxor 1024(%rsp), %ymm10, %ymm10 /* g6x_2 = xor(g6l_2, g6x2.2) */
 	vmovdqa 32(%rsp), %ymm13 /* reload g7x3.2 */
-	vpxor 608(%rsp), %ymm13, %ymm15 /* g7t_acc_4 = xor(g7x3, g7x0) */
-	vpxor %ymm14, %ymm15, %ymm14 /* g7t_acc_5 = xor(g7t_acc_4, rkw_2) */
-	vpxor 896(%rsp), %ymm14, %ymm14 /* g7t_2 = xor(g7t_acc_5, g7x1) */
+	vpxor 608(%rsp), %ymm13, %ymm15 /* g7k_acc_2 = xor(g7x3, g7x0) */
+	vpxor %ymm14, %ymm15, %ymm14 /* g7k_2 = xor(g7k_acc_2, rkw_2) */
+	vpxor 896(%rsp), %ymm14, %ymm14 /* g7t_2 = xor(g7k_2, g7x1) */
 	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm14, %ymm15 /* g7t_2_lo = and(g7t_2, nibble_mask) */
 	vpsrlw $4, %ymm14, %ymm14 /* g7t_2_sh = shr(g7t_2) */
 	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm14, %ymm14 /* g7t_2_hi = and(g7t_2_sh, nibble_mask) */
@@ -9098,9 +9098,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_gcm)
 	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
 	vpbroadcastd 12(%rdi,%r10), %ymm14 /* rkw_3 = bcast32() */
 	vmovdqa 384(%rsp), %ymm15 /* reload g0x0.3 */
-	vpxor 256(%rsp), %ymm15, %ymm15 /* g0t_acc_6 = xor(g0x0, g0x1) */
-	vpxor %ymm14, %ymm15, %ymm15 /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t_3 = xor(g0t_acc_7, g0x2) */
+	vpxor 256(%rsp), %ymm15, %ymm15 /* g0k_acc_3 = xor(g0x0, g0x1) */
+	vpxor %ymm14, %ymm15, %ymm15 /* g0k_3 = xor(g0k_acc_3, rkw_3) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g0t_3 = xor(g0k_3, g0x2) */
 	vmovdqa %ymm0, 576(%rsp) /* spill g0x2.3 */
 	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm0 /* g0t_3_lo = and(g0t_3, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* g0t_3_sh = shr(g0t_3) */
@@ -9128,9 +9128,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_gcm)
 	vpor %ymm0, %ymm13, %ymm0 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
 	vpxor %ymm0, %ymm15, %ymm0 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
 	vpxor 672(%rsp), %ymm0, %ymm0 /* g0x_3 = xor(g0l_3, g0x3.2) */
-	vpxor %ymm2, %ymm5, %ymm13 /* g1t_acc_6 = xor(g1x0, g1x1) */
-	vpxor %ymm14, %ymm13, %ymm13 /* g1t_acc_7 = xor(g1t_acc_6, rkw_3) */
-	vpxor %ymm6, %ymm13, %ymm13 /* g1t_3 = xor(g1t_acc_7, g1x2) */
+	vpxor %ymm2, %ymm5, %ymm13 /* g1k_acc_3 = xor(g1x0, g1x1) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g1k_3 = xor(g1k_acc_3, rkw_3) */
+	vpxor %ymm6, %ymm13, %ymm13 /* g1t_3 = xor(g1k_3, g1x2) */
 	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm13, %ymm15 /* g1t_3_lo = and(g1t_3, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g1t_3_sh = shr(g1t_3) */
 	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm13, %ymm13 /* g1t_3_hi = and(g1t_3_sh, nibble_mask) */
@@ -9157,9 +9157,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_gcm)
 	vpor %ymm5, %ymm13, %ymm5 /* g1lr2_3 = or(g1lr2_3_l, g1lr2_3_r) */
 	vpxor %ymm5, %ymm15, %ymm5 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
 	vpxor 704(%rsp), %ymm5, %ymm5 /* g1x_3 = xor(g1l_3, g1x3.2) */
-	vpxor %ymm9, %ymm7, %ymm13 /* g2t_acc_6 = xor(g2x0, g2x1) */
-	vpxor %ymm14, %ymm13, %ymm13 /* g2t_acc_7 = xor(g2t_acc_6, rkw_3) */
-	vpxor 512(%rsp), %ymm13, %ymm13 /* g2t_3 = xor(g2t_acc_7, g2x2) */
+	vpxor %ymm9, %ymm7, %ymm13 /* g2k_acc_3 = xor(g2x0, g2x1) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g2k_3 = xor(g2k_acc_3, rkw_3) */
+	vpxor 512(%rsp), %ymm13, %ymm13 /* g2t_3 = xor(g2k_3, g2x2) */
 	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm13, %ymm15 /* g2t_3_lo = and(g2t_3, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g2t_3_sh = shr(g2t_3) */
 	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm13, %ymm13 /* g2t_3_hi = and(g2t_3_sh, nibble_mask) */
@@ -9187,9 +9187,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_gcm)
 	vpxor %ymm7, %ymm15, %ymm7 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
 	vpxor 64(%rsp), %ymm7, %ymm7 /* g2x_3 = xor(g2l_3, g2x3.2) */
 	vmovdqa 1184(%rsp), %ymm13 /* reload g3x0.3 */
-	vpxor 416(%rsp), %ymm13, %ymm15 /* g3t_acc_6 = xor(g3x0, g3x1) */
-	vpxor %ymm14, %ymm15, %ymm15 /* g3t_acc_7 = xor(g3t_acc_6, rkw_3) */
-	vpxor 288(%rsp), %ymm15, %ymm15 /* g3t_3 = xor(g3t_acc_7, g3x2) */
+	vpxor 416(%rsp), %ymm13, %ymm15 /* g3k_acc_3 = xor(g3x0, g3x1) */
+	vpxor %ymm14, %ymm15, %ymm15 /* g3k_3 = xor(g3k_acc_3, rkw_3) */
+	vpxor 288(%rsp), %ymm15, %ymm15 /* g3t_3 = xor(g3k_3, g3x2) */
 	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm13 /* g3t_3_lo = and(g3t_3, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* g3t_3_sh = shr(g3t_3) */
 	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm15 /* g3t_3_hi = and(g3t_3_sh, nibble_mask) */
@@ -9217,9 +9217,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_gcm)
 	vpxor %ymm7, %ymm15, %ymm7 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
 	vpxor 160(%rsp), %ymm7, %ymm7 /* g3x_3 = xor(g3l_3, g3x3.2) */
 	vmovdqa 1088(%rsp), %ymm13 /* reload g4x0.3 */
-	vpxor 1120(%rsp), %ymm13, %ymm15 /* g4t_acc_6 = xor(g4x0, g4x1) */
-	vpxor %ymm14, %ymm15, %ymm15 /* g4t_acc_7 = xor(g4t_acc_6, rkw_3) */
-	vpxor %ymm1, %ymm15, %ymm15 /* g4t_3 = xor(g4t_acc_7, g4x2) */
+	vpxor 1120(%rsp), %ymm13, %ymm15 /* g4k_acc_3 = xor(g4x0, g4x1) */
+	vpxor %ymm14, %ymm15, %ymm15 /* g4k_3 = xor(g4k_acc_3, rkw_3) */
+	vpxor %ymm1, %ymm15, %ymm15 /* g4t_3 = xor(g4k_3, g4x2) */
 	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm13 /* g4t_3_lo = and(g4t_3, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* g4t_3_sh = shr(g4t_3) */
 	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm15 /* g4t_3_hi = and(g4t_3_sh, nibble_mask) */
@@ -9247,9 +9247,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_gcm)
 	vpxor %ymm1, %ymm15, %ymm1 /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
 	vpxor 1216(%rsp), %ymm1, %ymm1 /* g4x_3 = xor(g4l_3, g4x3.2) */
 	vmovdqa 928(%rsp), %ymm13 /* reload g5x0.3 */
-	vpxor 960(%rsp), %ymm13, %ymm15 /* g5t_acc_6 = xor(g5x0, g5x1) */
-	vpxor %ymm14, %ymm15, %ymm15 /* g5t_acc_7 = xor(g5t_acc_6, rkw_3) */
-	vpxor %ymm11, %ymm15, %ymm15 /* g5t_3 = xor(g5t_acc_7, g5x2) */
+	vpxor 960(%rsp), %ymm13, %ymm15 /* g5k_acc_3 = xor(g5x0, g5x1) */
+	vpxor %ymm14, %ymm15, %ymm15 /* g5k_3 = xor(g5k_acc_3, rkw_3) */
+	vpxor %ymm11, %ymm15, %ymm15 /* g5t_3 = xor(g5k_3, g5x2) */
 	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm13 /* g5t_3_lo = and(g5t_3, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* g5t_3_sh = shr(g5t_3) */
 	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm15 /* g5t_3_hi = and(g5t_3_sh, nibble_mask) */
@@ -9277,9 +9277,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_gcm)
 	vpxor %ymm11, %ymm15, %ymm11 /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
 	vpxor 1248(%rsp), %ymm11, %ymm11 /* g5x_3 = xor(g5l_3, g5x3.2) */
 	vmovdqa 832(%rsp), %ymm13 /* reload g6x0.3 */
-	vpxor 864(%rsp), %ymm13, %ymm15 /* g6t_acc_6 = xor(g6x0, g6x1) */
-	vpxor %ymm14, %ymm15, %ymm15 /* g6t_acc_7 = xor(g6t_acc_6, rkw_3) */
-	vpxor %ymm10, %ymm15, %ymm15 /* g6t_3 = xor(g6t_acc_7, g6x2) */
+	vpxor 864(%rsp), %ymm13, %ymm15 /* g6k_acc_3 = xor(g6x0, g6x1) */
+	vpxor %ymm14, %ymm15, %ymm15 /* g6k_3 = xor(g6k_acc_3, rkw_3) */
+	vpxor %ymm10, %ymm15, %ymm15 /* g6t_3 = xor(g6k_3, g6x2) */
 	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm13 /* g6t_3_lo = and(g6t_3, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* g6t_3_sh = shr(g6t_3) */
 	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm15 /* g6t_3_hi = and(g6t_3_sh, nibble_mask) */
@@ -9307,9 +9307,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_gcm)
 	vpxor %ymm10, %ymm15, %ymm10 /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
 	vpxor 1280(%rsp), %ymm10, %ymm10 /* g6x_3 = xor(g6l_3, g6x3.2) */
 	vmovdqa 608(%rsp), %ymm13 /* reload g7x0.3 */
-	vpxor 896(%rsp), %ymm13, %ymm15 /* g7t_acc_6 = xor(g7x0, g7x1) */
-	vpxor %ymm14, %ymm15, %ymm14 /* g7t_acc_7 = xor(g7t_acc_6, rkw_3) */
-	vpxor 1056(%rsp), %ymm14, %ymm14 /* g7t_3 = xor(g7t_acc_7, g7x2) */
+	vpxor 896(%rsp), %ymm13, %ymm15 /* g7k_acc_3 = xor(g7x0, g7x1) */
+	vpxor %ymm14, %ymm15, %ymm14 /* g7k_3 = xor(g7k_acc_3, rkw_3) */
+	vpxor 1056(%rsp), %ymm14, %ymm14 /* g7t_3 = xor(g7k_3, g7x2) */
 	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm14, %ymm15 /* g7t_3_lo = and(g7t_3, nibble_mask) */
 	vpshufb %ymm15, %ymm8, %ymm15 /* g7a_3_l = lookup16(tbl_lo, g7t_3_lo) */
 	vpsrlw $4, %ymm14, %ymm14 /* g7t_3_sh = shr(g7t_3) */
@@ -9565,6 +9565,196 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_gcm)
 	vzeroupper
 	RET
 SYM_FUNC_END(sm4_wordslice_avx2_vaes_batch_gcm)
+
+/* sm4_wordslice_avx2_vaes_one_block: wordslice_one_block_chained, 4 arguments
+ *   %rdi: rk
+ *   %rsi: in
+ *   %rdx: out
+ *   %rcx: src
+ *   %r8: 16 x r (and the loop count)
+ *   xmm0-15: vectors, as allocated (16 used)
+ *   frame: 0 bytes (0 spill slots of 16 bytes)
+ */
+	.p2align 5
+SYM_FUNC_START(sm4_wordslice_avx2_vaes_one_block)
+
+	/* Load the block; word w, big-endian to native, into every lane of register w. */
+	vmovdqu (%rsi), %xmm0 /* raw = load() */
+	vmovdqu (%rcx), %xmm1 /* tweak = load() */
+	vpxor %xmm1, %xmm0, %xmm0 /* blk = xor(raw, tweak) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_10_word0_le(%rip), %xmm0, %xmm1 /* w0 = lookup16(blk, word0_le) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_10_word1_le(%rip), %xmm0, %xmm2 /* w1 = lookup16(blk, word1_le) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_10_word2_le(%rip), %xmm0, %xmm3 /* w2 = lookup16(blk, word2_le) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_10_word3_le(%rip), %xmm0, %xmm0 /* w3 = lookup16(blk, word3_le) */
+	vmovdqa .Lsm4_wordslice_avx2_vaes_10_nibble_mask(%rip), %xmm4 /* nibble_mask = const() */
+	vmovdqa .Lsm4_wordslice_avx2_vaes_10_aes_cancel_key(%rip), %xmm5 /* aes_cancel_key = const() */
+	vmovdqa .Lsm4_wordslice_avx2_vaes_10_inv_shift_rows(%rip), %xmm6 /* inv_shift_rows = const() */
+	vmovdqa .Lsm4_wordslice_avx2_vaes_10_rotl24(%rip), %xmm7 /* rotl24 = const() */
+	vmovdqa .Lsm4_wordslice_avx2_vaes_10_tbl_hi(%rip), %xmm8 /* tbl_hi = const() */
+	vmovdqa .Lsm4_wordslice_avx2_vaes_10_tbl_hi_1(%rip), %xmm9 /* tbl_hi_1 = const() */
+	vmovdqa .Lsm4_wordslice_avx2_vaes_10_tbl_lo(%rip), %xmm10 /* tbl_lo = const() */
+	vmovdqa .Lsm4_wordslice_avx2_vaes_10_tbl_lo_1(%rip), %xmm11 /* tbl_lo_1 = const() */
+	xor %r8, %r8
+	.p2align 4
+.Lsm4_wordslice_avx2_vaes_10_loop_r0:
+
+	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
+	vpbroadcastd (%rdi,%r8), %xmm12 /* rkw = bcast32() */
+	vpxor %xmm3, %xmm2, %xmm13 /* g0k_acc = xor(x1, x2) */
+	vpxor %xmm12, %xmm13, %xmm12 /* g0k = xor(g0k_acc, rkw) */
+	vpxor %xmm0, %xmm12, %xmm12 /* g0t = xor(g0k, x3) */
+	vpand %xmm4, %xmm12, %xmm13 /* g0t_lo = and(g0t, nibble_mask) */
+	vpsrlw $4, %xmm12, %xmm12 /* g0t_sh = shr(g0t) */
+	vpand %xmm4, %xmm12, %xmm12 /* g0t_hi = and(g0t_sh, nibble_mask) */
+	vpshufb %xmm13, %xmm10, %xmm13 /* g0a_l = lookup16(tbl_lo, g0t_lo) */
+	vpshufb %xmm12, %xmm8, %xmm12 /* g0a_h = lookup16(tbl_hi, g0t_hi) */
+	vpxor %xmm12, %xmm13, %xmm12 /* g0a = xor(g0a_l, g0a_h) */
+	vpshufb %xmm6, %xmm12, %xmm12 /* g0s_sr = lookup16(g0a, inv_shift_rows) */
+	vaesenclast %xmm5, %xmm12, %xmm12 /* g0s_aes = aesenclast(g0s_sr, aes_cancel_key) */
+	vpand %xmm4, %xmm12, %xmm13 /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
+	vpsrlw $4, %xmm12, %xmm12 /* g0s_aes_sh = shr(g0s_aes) */
+	vpand %xmm4, %xmm12, %xmm12 /* g0s_aes_hi = and(g0s_aes_sh, nibble_mask) */
+	vpshufb %xmm13, %xmm11, %xmm13 /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
+	vpshufb %xmm12, %xmm9, %xmm12 /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
+	vpxor %xmm12, %xmm13, %xmm12 /* g0s = xor(g0s_l, g0s_h) */
+	vpslld $2, %xmm12, %xmm13 /* g0r2_l = shl(g0s) */
+	vpsrld $30, %xmm12, %xmm14 /* g0r2_r = shr(g0s) */
+	vpor %xmm14, %xmm13, %xmm13 /* g0r2 = or(g0r2_l, g0r2_r) */
+	vpslld $10, %xmm12, %xmm14 /* g0r10_l = shl(g0s) */
+	vpsrld $22, %xmm12, %xmm15 /* g0r10_r = shr(g0s) */
+	vpor %xmm15, %xmm14, %xmm14 /* g0r10 = or(g0r10_l, g0r10_r) */
+	vpxor %xmm14, %xmm13, %xmm13 /* g0f_acc = xor(g0r2, g0r10) */
+	vpslld $18, %xmm12, %xmm14 /* g0r18_l = shl(g0s) */
+	vpsrld $14, %xmm12, %xmm15 /* g0r18_r = shr(g0s) */
+	vpor %xmm15, %xmm14, %xmm14 /* g0r18 = or(g0r18_l, g0r18_r) */
+	vpxor %xmm14, %xmm13, %xmm13 /* g0f = xor(g0f_acc, g0r18) */
+	vpshufb %xmm7, %xmm12, %xmm14 /* g0r24 = lookup16(g0s, rotl24) */
+	vpxor %xmm12, %xmm1, %xmm1 /* g0n_acc = xor(x0, g0s) */
+	vpxor %xmm14, %xmm1, %xmm1 /* g0n = xor(g0n_acc, g0r24) */
+	vpxor %xmm13, %xmm1, %xmm12 /* g0x = xor(g0n, g0f) */
+
+	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
+	vpbroadcastd 4(%rdi,%r8), %xmm14 /* rkw_1 = bcast32() */
+	vpxor %xmm0, %xmm3, %xmm15 /* g0k_acc_1 = xor(x2, x3) */
+	vpxor %xmm14, %xmm15, %xmm14 /* g0k_1 = xor(g0k_acc_1, rkw_1) */
+	vpxor %xmm1, %xmm14, %xmm1 /* g0t_acc = xor(g0k_1, g0n) */
+	vpxor %xmm13, %xmm1, %xmm1 /* g0t_1 = xor(g0t_acc, g0f) */
+	vpand %xmm4, %xmm1, %xmm13 /* g0t_1_lo = and(g0t_1, nibble_mask) */
+	vpsrlw $4, %xmm1, %xmm1 /* g0t_1_sh = shr(g0t_1) */
+	vpand %xmm4, %xmm1, %xmm1 /* g0t_1_hi = and(g0t_1_sh, nibble_mask) */
+	vpshufb %xmm13, %xmm10, %xmm13 /* g0a_1_l = lookup16(tbl_lo, g0t_1_lo) */
+	vpshufb %xmm1, %xmm8, %xmm1 /* g0a_1_h = lookup16(tbl_hi, g0t_1_hi) */
+	vpxor %xmm1, %xmm13, %xmm1 /* g0a_1 = xor(g0a_1_l, g0a_1_h) */
+	vpshufb %xmm6, %xmm1, %xmm1 /* g0s_1_sr = lookup16(g0a_1, inv_shift_rows) */
+	vaesenclast %xmm5, %xmm1, %xmm1 /* g0s_1_aes = aesenclast(g0s_1_sr, aes_cancel_key) */
+	vpand %xmm4, %xmm1, %xmm13 /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
+	vpsrlw $4, %xmm1, %xmm1 /* g0s_1_aes_sh = shr(g0s_1_aes) */
+	vpand %xmm4, %xmm1, %xmm1 /* g0s_1_aes_hi = and(g0s_1_aes_sh, nibble_mask) */
+	vpshufb %xmm13, %xmm11, %xmm13 /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
+	vpshufb %xmm1, %xmm9, %xmm1 /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
+	vpxor %xmm1, %xmm13, %xmm1 /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
+	vpslld $2, %xmm1, %xmm13 /* g0r2_1_l = shl(g0s_1) */
+	vpsrld $30, %xmm1, %xmm14 /* g0r2_1_r = shr(g0s_1) */
+	vpor %xmm14, %xmm13, %xmm13 /* g0r2_1 = or(g0r2_1_l, g0r2_1_r) */
+	vpslld $10, %xmm1, %xmm14 /* g0r10_1_l = shl(g0s_1) */
+	vpsrld $22, %xmm1, %xmm15 /* g0r10_1_r = shr(g0s_1) */
+	vpor %xmm15, %xmm14, %xmm14 /* g0r10_1 = or(g0r10_1_l, g0r10_1_r) */
+	vpxor %xmm14, %xmm13, %xmm13 /* g0f_acc_1 = xor(g0r2_1, g0r10_1) */
+	vpslld $18, %xmm1, %xmm14 /* g0r18_1_l = shl(g0s_1) */
+	vpsrld $14, %xmm1, %xmm15 /* g0r18_1_r = shr(g0s_1) */
+	vpor %xmm15, %xmm14, %xmm14 /* g0r18_1 = or(g0r18_1_l, g0r18_1_r) */
+	vpxor %xmm14, %xmm13, %xmm13 /* g0f_1 = xor(g0f_acc_1, g0r18_1) */
+	vpshufb %xmm7, %xmm1, %xmm14 /* g0r24_1 = lookup16(g0s_1, rotl24) */
+	vpxor %xmm1, %xmm2, %xmm1 /* g0n_acc_1 = xor(x1, g0s_1) */
+	vpxor %xmm14, %xmm1, %xmm1 /* g0n_1 = xor(g0n_acc_1, g0r24_1) */
+	vpxor %xmm13, %xmm1, %xmm2 /* g0x_1 = xor(g0n_1, g0f_1) */
+
+	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
+	vpbroadcastd 8(%rdi,%r8), %xmm14 /* rkw_2 = bcast32() */
+	vpxor %xmm12, %xmm0, %xmm15 /* g0k_acc_2 = xor(x3, x0) */
+	vpxor %xmm14, %xmm15, %xmm14 /* g0k_2 = xor(g0k_acc_2, rkw_2) */
+	vpxor %xmm1, %xmm14, %xmm1 /* g0t_acc_1 = xor(g0k_2, g0n_1) */
+	vpxor %xmm13, %xmm1, %xmm1 /* g0t_2 = xor(g0t_acc_1, g0f_1) */
+	vpand %xmm4, %xmm1, %xmm13 /* g0t_2_lo = and(g0t_2, nibble_mask) */
+	vpsrlw $4, %xmm1, %xmm1 /* g0t_2_sh = shr(g0t_2) */
+	vpand %xmm4, %xmm1, %xmm1 /* g0t_2_hi = and(g0t_2_sh, nibble_mask) */
+	vpshufb %xmm13, %xmm10, %xmm13 /* g0a_2_l = lookup16(tbl_lo, g0t_2_lo) */
+	vpshufb %xmm1, %xmm8, %xmm1 /* g0a_2_h = lookup16(tbl_hi, g0t_2_hi) */
+	vpxor %xmm1, %xmm13, %xmm1 /* g0a_2 = xor(g0a_2_l, g0a_2_h) */
+	vpshufb %xmm6, %xmm1, %xmm1 /* g0s_2_sr = lookup16(g0a_2, inv_shift_rows) */
+	vaesenclast %xmm5, %xmm1, %xmm1 /* g0s_2_aes = aesenclast(g0s_2_sr, aes_cancel_key) */
+	vpand %xmm4, %xmm1, %xmm13 /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
+	vpsrlw $4, %xmm1, %xmm1 /* g0s_2_aes_sh = shr(g0s_2_aes) */
+	vpand %xmm4, %xmm1, %xmm1 /* g0s_2_aes_hi = and(g0s_2_aes_sh, nibble_mask) */
+	vpshufb %xmm13, %xmm11, %xmm13 /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
+	vpshufb %xmm1, %xmm9, %xmm1 /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
+	vpxor %xmm1, %xmm13, %xmm1 /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
+	vpslld $2, %xmm1, %xmm13 /* g0r2_2_l = shl(g0s_2) */
+	vpsrld $30, %xmm1, %xmm14 /* g0r2_2_r = shr(g0s_2) */
+	vpor %xmm14, %xmm13, %xmm13 /* g0r2_2 = or(g0r2_2_l, g0r2_2_r) */
+	vpslld $10, %xmm1, %xmm14 /* g0r10_2_l = shl(g0s_2) */
+	vpsrld $22, %xmm1, %xmm15 /* g0r10_2_r = shr(g0s_2) */
+	vpor %xmm15, %xmm14, %xmm14 /* g0r10_2 = or(g0r10_2_l, g0r10_2_r) */
+	vpxor %xmm14, %xmm13, %xmm13 /* g0f_acc_2 = xor(g0r2_2, g0r10_2) */
+	vpslld $18, %xmm1, %xmm14 /* g0r18_2_l = shl(g0s_2) */
+	vpsrld $14, %xmm1, %xmm15 /* g0r18_2_r = shr(g0s_2) */
+	vpor %xmm15, %xmm14, %xmm14 /* g0r18_2 = or(g0r18_2_l, g0r18_2_r) */
+	vpxor %xmm14, %xmm13, %xmm13 /* g0f_2 = xor(g0f_acc_2, g0r18_2) */
+	vpshufb %xmm7, %xmm1, %xmm14 /* g0r24_2 = lookup16(g0s_2, rotl24) */
+	vpxor %xmm1, %xmm3, %xmm1 /* g0n_acc_2 = xor(x2, g0s_2) */
+	vpxor %xmm14, %xmm1, %xmm1 /* g0n_2 = xor(g0n_acc_2, g0r24_2) */
+	vpxor %xmm13, %xmm1, %xmm3 /* g0x_2 = xor(g0n_2, g0f_2) */
+
+	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
+	vpbroadcastd 12(%rdi,%r8), %xmm14 /* rkw_3 = bcast32() */
+	vpxor %xmm2, %xmm12, %xmm15 /* g0k_acc_3 = xor(x0, x1) */
+	vpxor %xmm14, %xmm15, %xmm14 /* g0k_3 = xor(g0k_acc_3, rkw_3) */
+	vpxor %xmm1, %xmm14, %xmm1 /* g0t_acc_2 = xor(g0k_3, g0n_2) */
+	vpxor %xmm13, %xmm1, %xmm1 /* g0t_3 = xor(g0t_acc_2, g0f_2) */
+	vpand %xmm4, %xmm1, %xmm13 /* g0t_3_lo = and(g0t_3, nibble_mask) */
+	vpshufb %xmm13, %xmm10, %xmm13 /* g0a_3_l = lookup16(tbl_lo, g0t_3_lo) */
+	vpsrlw $4, %xmm1, %xmm1 /* g0t_3_sh = shr(g0t_3) */
+	vpand %xmm4, %xmm1, %xmm1 /* g0t_3_hi = and(g0t_3_sh, nibble_mask) */
+	vpshufb %xmm1, %xmm8, %xmm1 /* g0a_3_h = lookup16(tbl_hi, g0t_3_hi) */
+	vpxor %xmm1, %xmm13, %xmm1 /* g0a_3 = xor(g0a_3_l, g0a_3_h) */
+	vpshufb %xmm6, %xmm1, %xmm1 /* g0s_3_sr = lookup16(g0a_3, inv_shift_rows) */
+	vaesenclast %xmm5, %xmm1, %xmm1 /* g0s_3_aes = aesenclast(g0s_3_sr, aes_cancel_key) */
+	vpand %xmm4, %xmm1, %xmm13 /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
+	vpshufb %xmm13, %xmm11, %xmm13 /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
+	vpsrlw $4, %xmm1, %xmm1 /* g0s_3_aes_sh = shr(g0s_3_aes) */
+	vpand %xmm4, %xmm1, %xmm1 /* g0s_3_aes_hi = and(g0s_3_aes_sh, nibble_mask) */
+	vpshufb %xmm1, %xmm9, %xmm1 /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
+	vpxor %xmm1, %xmm13, %xmm1 /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
+	vpshufb %xmm7, %xmm1, %xmm13 /* g0r24_3 = lookup16(g0s_3, rotl24) */
+	vpslld $2, %xmm1, %xmm14 /* g0r2_3_l = shl(g0s_3) */
+	vpsrld $30, %xmm1, %xmm15 /* g0r2_3_r = shr(g0s_3) */
+	vpor %xmm15, %xmm14, %xmm14 /* g0r2_3 = or(g0r2_3_l, g0r2_3_r) */
+	vpslld $10, %xmm1, %xmm15 /* g0r10_3_l = shl(g0s_3) */
+	vpsrld $22, %xmm1, %xmm7 /* g0r10_3_r = shr(g0s_3) */
+	vpor %xmm7, %xmm15, %xmm7 /* g0r10_3 = or(g0r10_3_l, g0r10_3_r) */
+	vpxor %xmm7, %xmm14, %xmm7 /* g0f_acc_3 = xor(g0r2_3, g0r10_3) */
+	vpslld $18, %xmm1, %xmm14 /* g0r18_3_l = shl(g0s_3) */
+	vpsrld $14, %xmm1, %xmm15 /* g0r18_3_r = shr(g0s_3) */
+	vpor %xmm15, %xmm14, %xmm14 /* g0r18_3 = or(g0r18_3_l, g0r18_3_r) */
+	vpxor %xmm14, %xmm7, %xmm7 /* g0f_3 = xor(g0f_acc_3, g0r18_3) */
+	vpxor %xmm1, %xmm0, %xmm0 /* g0n_acc_3 = xor(x3, g0s_3) */
+	vpxor %xmm13, %xmm0, %xmm0 /* g0n_3 = xor(g0n_acc_3, g0r24_3) */
+	vpxor %xmm7, %xmm0, %xmm0 /* g0x_3 = xor(g0n_3, g0f_3) */
+	vmovdqa %xmm12, %xmm1 /* x0.3 */
+	vmovdqa .Lsm4_wordslice_avx2_vaes_10_rotl24(%rip), %xmm7 /* rotl24 = const() */
+	add $16, %r8
+	cmp $128, %r8
+	jne .Lsm4_wordslice_avx2_vaes_10_loop_r0
+
+	/* Output (X35, X34, X33, X32) = slots 3, 2, 1, 0: lane 0 of each into lanes 0-3, native words to big-endian. */
+	vpunpckldq %xmm3, %xmm0, %xmm0 /* x35x34 = unpacklo(x3, x2) */
+	vpunpckldq %xmm1, %xmm2, %xmm1 /* x33x32 = unpacklo(x1, x0) */
+	vpunpcklqdq %xmm1, %xmm0, %xmm0 /* out_1 = unpacklo(x35x34, x33x32) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_10_bswap32(%rip), %xmm0, %xmm0 /* outbe = lookup16(out_1, bswap32) */
+	vmovdqu %xmm0, (%rdx) /* store outbe */
+	vzeroupper
+	RET
+SYM_FUNC_END(sm4_wordslice_avx2_vaes_one_block)
 
 /* reverse16: byte i <- byte 15 - i: GCM bytes to the reflected form phi */
 	.section .rodata.cst32.sm4_wordslice_avx2_vaes_0_reverse16, "aM", @progbits, 32
@@ -10727,3 +10917,81 @@ SYM_FUNC_END(sm4_wordslice_avx2_vaes_batch_gcm)
 .Lsm4_wordslice_avx2_vaes_9_rotl16:
 	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
 	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+
+/* word0_le: word 0 to native order, in every 32-bit lane */
+	.section .rodata.cst16.sm4_wordslice_avx2_vaes_10_word0_le, "aM", @progbits, 16
+	.balign 16
+.Lsm4_wordslice_avx2_vaes_10_word0_le:
+	.byte 0x03, 0x02, 0x01, 0x00, 0x03, 0x02, 0x01, 0x00, 0x03, 0x02, 0x01, 0x00, 0x03, 0x02, 0x01, 0x00
+
+/* word1_le: word 1 to native order, in every 32-bit lane */
+	.section .rodata.cst16.sm4_wordslice_avx2_vaes_10_word1_le, "aM", @progbits, 16
+	.balign 16
+.Lsm4_wordslice_avx2_vaes_10_word1_le:
+	.byte 0x07, 0x06, 0x05, 0x04, 0x07, 0x06, 0x05, 0x04, 0x07, 0x06, 0x05, 0x04, 0x07, 0x06, 0x05, 0x04
+
+/* word2_le: word 2 to native order, in every 32-bit lane */
+	.section .rodata.cst16.sm4_wordslice_avx2_vaes_10_word2_le, "aM", @progbits, 16
+	.balign 16
+.Lsm4_wordslice_avx2_vaes_10_word2_le:
+	.byte 0x0b, 0x0a, 0x09, 0x08, 0x0b, 0x0a, 0x09, 0x08, 0x0b, 0x0a, 0x09, 0x08, 0x0b, 0x0a, 0x09, 0x08
+
+/* word3_le: word 3 to native order, in every 32-bit lane */
+	.section .rodata.cst16.sm4_wordslice_avx2_vaes_10_word3_le, "aM", @progbits, 16
+	.balign 16
+.Lsm4_wordslice_avx2_vaes_10_word3_le:
+	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0f, 0x0e, 0x0d, 0x0c, 0x0f, 0x0e, 0x0d, 0x0c, 0x0f, 0x0e, 0x0d, 0x0c
+
+/* nibble_mask: low nibble of every byte */
+	.section .rodata.cst16.sm4_wordslice_avx2_vaes_10_nibble_mask, "aM", @progbits, 16
+	.balign 16
+.Lsm4_wordslice_avx2_vaes_10_nibble_mask:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* aes_cancel_key: AESENCLAST key = SubBytes constant 0x63: cancels it */
+	.section .rodata.cst16.sm4_wordslice_avx2_vaes_10_aes_cancel_key, "aM", @progbits, 16
+	.balign 16
+.Lsm4_wordslice_avx2_vaes_10_aes_cancel_key:
+	.byte 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63
+
+/* inv_shift_rows: inverse ShiftRows (AESENCLAST's ShiftRows undone) */
+	.section .rodata.cst16.sm4_wordslice_avx2_vaes_10_inv_shift_rows, "aM", @progbits, 16
+	.balign 16
+.Lsm4_wordslice_avx2_vaes_10_inv_shift_rows:
+	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
+
+/* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
+	.section .rodata.cst16.sm4_wordslice_avx2_vaes_10_rotl24, "aM", @progbits, 16
+	.balign 16
+.Lsm4_wordslice_avx2_vaes_10_rotl24:
+	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+
+/* tbl_hi: A1, c1: S-box inner affine: high-nibble table */
+	.section .rodata.cst16.sm4_wordslice_avx2_vaes_10_tbl_hi, "aM", @progbits, 16
+	.balign 16
+.Lsm4_wordslice_avx2_vaes_10_tbl_hi:
+	.byte 0x00, 0xac, 0x68, 0xc4, 0x8c, 0x20, 0xe4, 0x48, 0x18, 0xb4, 0x70, 0xdc, 0x94, 0x38, 0xfc, 0x50
+
+/* tbl_hi_1: A2·inv(.) ^ c2: S-box outer affine, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
+	.section .rodata.cst16.sm4_wordslice_avx2_vaes_10_tbl_hi_1, "aM", @progbits, 16
+	.balign 16
+.Lsm4_wordslice_avx2_vaes_10_tbl_hi_1:
+	.byte 0x00, 0x5e, 0x4a, 0x14, 0x08, 0x56, 0x42, 0x1c, 0x9d, 0xc3, 0xd7, 0x89, 0x95, 0xcb, 0xdf, 0x81
+
+/* tbl_lo: A1, c1: S-box inner affine: low-nibble table (constant folded in) */
+	.section .rodata.cst16.sm4_wordslice_avx2_vaes_10_tbl_lo, "aM", @progbits, 16
+	.balign 16
+.Lsm4_wordslice_avx2_vaes_10_tbl_lo:
+	.byte 0x1b, 0xee, 0x39, 0xcc, 0xbd, 0x48, 0x9f, 0x6a, 0xb9, 0x4c, 0x9b, 0x6e, 0x1f, 0xea, 0x3d, 0xc8
+
+/* tbl_lo_1: A2·inv(.) ^ c2: S-box outer affine, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
+	.section .rodata.cst16.sm4_wordslice_avx2_vaes_10_tbl_lo_1, "aM", @progbits, 16
+	.balign 16
+.Lsm4_wordslice_avx2_vaes_10_tbl_lo_1:
+	.byte 0xd3, 0xf5, 0xd9, 0xff, 0x24, 0x02, 0x2e, 0x08, 0xb4, 0x92, 0xbe, 0x98, 0x43, 0x65, 0x49, 0x6f
+
+/* bswap32: byte order reversal in each 32-bit word */
+	.section .rodata.cst16.sm4_wordslice_avx2_vaes_10_bswap32, "aM", @progbits, 16
+	.balign 16
+.Lsm4_wordslice_avx2_vaes_10_bswap32:
+	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c

@@ -655,9 +655,9 @@ SYM_FUNC_START(sm4_wordslice_ssse3_aesni_batch)
 	movd (%rdi,%rcx), %xmm13
 	pshufd $0, %xmm13, %xmm13 /* rkw = bcast32() */
 	movdqa %xmm4, %xmm14 /* g0x1.2 */
-	pxor %xmm2, %xmm14 /* g0t_acc = xor(g0x1, g0x2) */
-	pxor %xmm13, %xmm14 /* g0t_acc_1 = xor(g0t_acc, rkw) */
-	pxor %xmm0, %xmm14 /* g0t = xor(g0t_acc_1, g0x3) */
+	pxor %xmm2, %xmm14 /* g0k_acc = xor(g0x1, g0x2) */
+	pxor %xmm13, %xmm14 /* g0k = xor(g0k_acc, rkw) */
+	pxor %xmm0, %xmm14 /* g0t = xor(g0k, g0x3) */
 	movdqa %xmm14, %xmm13 /* g0t */
 	pand %xmm1, %xmm13 /* g0t_lo = and(g0t, nibble_mask) */
 	psrlw $4, %xmm14 /* g0t_sh = shr(g0t) */
@@ -700,9 +700,9 @@ SYM_FUNC_START(sm4_wordslice_ssse3_aesni_batch)
 	movd 4(%rdi,%rcx), %xmm5
 	pshufd $0, %xmm5, %xmm5 /* rkw_1 = bcast32() */
 	movdqa %xmm2, %xmm7 /* g0x2.2 */
-	pxor %xmm0, %xmm7 /* g0t_acc_2 = xor(g0x2, g0x3) */
-	pxor %xmm5, %xmm7 /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
-	pxor %xmm3, %xmm7 /* g0t_1 = xor(g0t_acc_3, g0x0) */
+	pxor %xmm0, %xmm7 /* g0k_acc_1 = xor(g0x2, g0x3) */
+	pxor %xmm5, %xmm7 /* g0k_1 = xor(g0k_acc_1, rkw_1) */
+	pxor %xmm3, %xmm7 /* g0t_1 = xor(g0k_1, g0x0) */
 	movdqa %xmm7, %xmm5 /* g0t_1 */
 	pand %xmm1, %xmm5 /* g0t_1_lo = and(g0t_1, nibble_mask) */
 	psrlw $4, %xmm7 /* g0t_1_sh = shr(g0t_1) */
@@ -744,9 +744,9 @@ SYM_FUNC_START(sm4_wordslice_ssse3_aesni_batch)
 	movd 8(%rdi,%rcx), %xmm5
 	pshufd $0, %xmm5, %xmm5 /* rkw_2 = bcast32() */
 	movdqa %xmm0, %xmm7 /* g0x3.2 */
-	pxor %xmm3, %xmm7 /* g0t_acc_4 = xor(g0x3, g0x0) */
-	pxor %xmm5, %xmm7 /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
-	pxor %xmm4, %xmm7 /* g0t_2 = xor(g0t_acc_5, g0x1) */
+	pxor %xmm3, %xmm7 /* g0k_acc_2 = xor(g0x3, g0x0) */
+	pxor %xmm5, %xmm7 /* g0k_2 = xor(g0k_acc_2, rkw_2) */
+	pxor %xmm4, %xmm7 /* g0t_2 = xor(g0k_2, g0x1) */
 	movdqa %xmm7, %xmm5 /* g0t_2 */
 	pand %xmm1, %xmm5 /* g0t_2_lo = and(g0t_2, nibble_mask) */
 	psrlw $4, %xmm7 /* g0t_2_sh = shr(g0t_2) */
@@ -788,9 +788,9 @@ SYM_FUNC_START(sm4_wordslice_ssse3_aesni_batch)
 	movd 12(%rdi,%rcx), %xmm5
 	pshufd $0, %xmm5, %xmm5 /* rkw_3 = bcast32() */
 	movdqa %xmm3, %xmm7 /* g0x0.3 */
-	pxor %xmm4, %xmm7 /* g0t_acc_6 = xor(g0x0, g0x1) */
-	pxor %xmm5, %xmm7 /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
-	pxor %xmm2, %xmm7 /* g0t_3 = xor(g0t_acc_7, g0x2) */
+	pxor %xmm4, %xmm7 /* g0k_acc_3 = xor(g0x0, g0x1) */
+	pxor %xmm5, %xmm7 /* g0k_3 = xor(g0k_acc_3, rkw_3) */
+	pxor %xmm2, %xmm7 /* g0t_3 = xor(g0k_3, g0x2) */
 	movdqa %xmm7, %xmm5 /* g0t_3 */
 	pand %xmm1, %xmm5 /* g0t_3_lo = and(g0t_3, nibble_mask) */
 	psrlw $4, %xmm7 /* g0t_3_sh = shr(g0t_3) */
@@ -908,9 +908,9 @@ SYM_FUNC_START(sm4_wordslice_ssse3_aesni_batch_xor)
 	movd (%rdi,%r8), %xmm13
 	pshufd $0, %xmm13, %xmm13 /* rkw = bcast32() */
 	movdqa %xmm4, %xmm14 /* g0x1.2 */
-	pxor %xmm2, %xmm14 /* g0t_acc = xor(g0x1, g0x2) */
-	pxor %xmm13, %xmm14 /* g0t_acc_1 = xor(g0t_acc, rkw) */
-	pxor %xmm0, %xmm14 /* g0t = xor(g0t_acc_1, g0x3) */
+	pxor %xmm2, %xmm14 /* g0k_acc = xor(g0x1, g0x2) */
+	pxor %xmm13, %xmm14 /* g0k = xor(g0k_acc, rkw) */
+	pxor %xmm0, %xmm14 /* g0t = xor(g0k, g0x3) */
 	movdqa %xmm14, %xmm13 /* g0t */
 	pand %xmm1, %xmm13 /* g0t_lo = and(g0t, nibble_mask) */
 	psrlw $4, %xmm14 /* g0t_sh = shr(g0t) */
@@ -953,9 +953,9 @@ SYM_FUNC_START(sm4_wordslice_ssse3_aesni_batch_xor)
 	movd 4(%rdi,%r8), %xmm5
 	pshufd $0, %xmm5, %xmm5 /* rkw_1 = bcast32() */
 	movdqa %xmm2, %xmm7 /* g0x2.2 */
-	pxor %xmm0, %xmm7 /* g0t_acc_2 = xor(g0x2, g0x3) */
-	pxor %xmm5, %xmm7 /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
-	pxor %xmm3, %xmm7 /* g0t_1 = xor(g0t_acc_3, g0x0) */
+	pxor %xmm0, %xmm7 /* g0k_acc_1 = xor(g0x2, g0x3) */
+	pxor %xmm5, %xmm7 /* g0k_1 = xor(g0k_acc_1, rkw_1) */
+	pxor %xmm3, %xmm7 /* g0t_1 = xor(g0k_1, g0x0) */
 	movdqa %xmm7, %xmm5 /* g0t_1 */
 	pand %xmm1, %xmm5 /* g0t_1_lo = and(g0t_1, nibble_mask) */
 	psrlw $4, %xmm7 /* g0t_1_sh = shr(g0t_1) */
@@ -997,9 +997,9 @@ SYM_FUNC_START(sm4_wordslice_ssse3_aesni_batch_xor)
 	movd 8(%rdi,%r8), %xmm5
 	pshufd $0, %xmm5, %xmm5 /* rkw_2 = bcast32() */
 	movdqa %xmm0, %xmm7 /* g0x3.2 */
-	pxor %xmm3, %xmm7 /* g0t_acc_4 = xor(g0x3, g0x0) */
-	pxor %xmm5, %xmm7 /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
-	pxor %xmm4, %xmm7 /* g0t_2 = xor(g0t_acc_5, g0x1) */
+	pxor %xmm3, %xmm7 /* g0k_acc_2 = xor(g0x3, g0x0) */
+	pxor %xmm5, %xmm7 /* g0k_2 = xor(g0k_acc_2, rkw_2) */
+	pxor %xmm4, %xmm7 /* g0t_2 = xor(g0k_2, g0x1) */
 	movdqa %xmm7, %xmm5 /* g0t_2 */
 	pand %xmm1, %xmm5 /* g0t_2_lo = and(g0t_2, nibble_mask) */
 	psrlw $4, %xmm7 /* g0t_2_sh = shr(g0t_2) */
@@ -1041,9 +1041,9 @@ SYM_FUNC_START(sm4_wordslice_ssse3_aesni_batch_xor)
 	movd 12(%rdi,%r8), %xmm5
 	pshufd $0, %xmm5, %xmm5 /* rkw_3 = bcast32() */
 	movdqa %xmm3, %xmm7 /* g0x0.3 */
-	pxor %xmm4, %xmm7 /* g0t_acc_6 = xor(g0x0, g0x1) */
-	pxor %xmm5, %xmm7 /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
-	pxor %xmm2, %xmm7 /* g0t_3 = xor(g0t_acc_7, g0x2) */
+	pxor %xmm4, %xmm7 /* g0k_acc_3 = xor(g0x0, g0x1) */
+	pxor %xmm5, %xmm7 /* g0k_3 = xor(g0k_acc_3, rkw_3) */
+	pxor %xmm2, %xmm7 /* g0t_3 = xor(g0k_3, g0x2) */
 	movdqa %xmm7, %xmm5 /* g0t_3 */
 	pand %xmm1, %xmm5 /* g0t_3_lo = and(g0t_3, nibble_mask) */
 	psrlw $4, %xmm7 /* g0t_3_sh = shr(g0t_3) */
@@ -1229,9 +1229,9 @@ SYM_FUNC_START(sm4_wordslice_ssse3_aesni_batch_ctr)
 	movd (%rdi,%r8), %xmm13
 	pshufd $0, %xmm13, %xmm13 /* rkw = bcast32() */
 	movdqa %xmm0, %xmm14 /* g0x1.2 */
-	pxor %xmm1, %xmm14 /* g0t_acc = xor(g0x1, g0x2) */
-	pxor %xmm13, %xmm14 /* g0t_acc_1 = xor(g0t_acc, rkw) */
-	pxor %xmm4, %xmm14 /* g0t = xor(g0t_acc_1, g0x3) */
+	pxor %xmm1, %xmm14 /* g0k_acc = xor(g0x1, g0x2) */
+	pxor %xmm13, %xmm14 /* g0k = xor(g0k_acc, rkw) */
+	pxor %xmm4, %xmm14 /* g0t = xor(g0k, g0x3) */
 	movdqa %xmm14, %xmm13 /* g0t */
 	pand %xmm3, %xmm13 /* g0t_lo = and(g0t, nibble_mask) */
 	psrlw $4, %xmm14 /* g0t_sh = shr(g0t) */
@@ -1274,9 +1274,9 @@ SYM_FUNC_START(sm4_wordslice_ssse3_aesni_batch_ctr)
 	movd 4(%rdi,%r8), %xmm5
 	pshufd $0, %xmm5, %xmm5 /* rkw_1 = bcast32() */
 	movdqa %xmm1, %xmm7 /* g0x2.2 */
-	pxor %xmm4, %xmm7 /* g0t_acc_2 = xor(g0x2, g0x3) */
-	pxor %xmm5, %xmm7 /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
-	pxor %xmm2, %xmm7 /* g0t_1 = xor(g0t_acc_3, g0x0) */
+	pxor %xmm4, %xmm7 /* g0k_acc_1 = xor(g0x2, g0x3) */
+	pxor %xmm5, %xmm7 /* g0k_1 = xor(g0k_acc_1, rkw_1) */
+	pxor %xmm2, %xmm7 /* g0t_1 = xor(g0k_1, g0x0) */
 	movdqa %xmm7, %xmm5 /* g0t_1 */
 	pand %xmm3, %xmm5 /* g0t_1_lo = and(g0t_1, nibble_mask) */
 	psrlw $4, %xmm7 /* g0t_1_sh = shr(g0t_1) */
@@ -1318,9 +1318,9 @@ SYM_FUNC_START(sm4_wordslice_ssse3_aesni_batch_ctr)
 	movd 8(%rdi,%r8), %xmm5
 	pshufd $0, %xmm5, %xmm5 /* rkw_2 = bcast32() */
 	movdqa %xmm4, %xmm7 /* g0x3.2 */
-	pxor %xmm2, %xmm7 /* g0t_acc_4 = xor(g0x3, g0x0) */
-	pxor %xmm5, %xmm7 /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
-	pxor %xmm0, %xmm7 /* g0t_2 = xor(g0t_acc_5, g0x1) */
+	pxor %xmm2, %xmm7 /* g0k_acc_2 = xor(g0x3, g0x0) */
+	pxor %xmm5, %xmm7 /* g0k_2 = xor(g0k_acc_2, rkw_2) */
+	pxor %xmm0, %xmm7 /* g0t_2 = xor(g0k_2, g0x1) */
 	movdqa %xmm7, %xmm5 /* g0t_2 */
 	pand %xmm3, %xmm5 /* g0t_2_lo = and(g0t_2, nibble_mask) */
 	psrlw $4, %xmm7 /* g0t_2_sh = shr(g0t_2) */
@@ -1362,9 +1362,9 @@ SYM_FUNC_START(sm4_wordslice_ssse3_aesni_batch_ctr)
 	movd 12(%rdi,%r8), %xmm5
 	pshufd $0, %xmm5, %xmm5 /* rkw_3 = bcast32() */
 	movdqa %xmm2, %xmm7 /* g0x0.3 */
-	pxor %xmm0, %xmm7 /* g0t_acc_6 = xor(g0x0, g0x1) */
-	pxor %xmm5, %xmm7 /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
-	pxor %xmm1, %xmm7 /* g0t_3 = xor(g0t_acc_7, g0x2) */
+	pxor %xmm0, %xmm7 /* g0k_acc_3 = xor(g0x0, g0x1) */
+	pxor %xmm5, %xmm7 /* g0k_3 = xor(g0k_acc_3, rkw_3) */
+	pxor %xmm1, %xmm7 /* g0t_3 = xor(g0k_3, g0x2) */
 	movdqa %xmm7, %xmm5 /* g0t_3 */
 	pand %xmm3, %xmm5 /* g0t_3_lo = and(g0t_3, nibble_mask) */
 	psrlw $4, %xmm7 /* g0t_3_sh = shr(g0t_3) */
@@ -1498,9 +1498,9 @@ SYM_FUNC_START(sm4_wordslice_ssse3_aesni_batch_xts)
 	movd (%rdi,%r8), %xmm13
 	pshufd $0, %xmm13, %xmm13 /* rkw = bcast32() */
 	movdqa %xmm4, %xmm14 /* g0x1.2 */
-	pxor %xmm2, %xmm14 /* g0t_acc = xor(g0x1, g0x2) */
-	pxor %xmm13, %xmm14 /* g0t_acc_1 = xor(g0t_acc, rkw) */
-	pxor %xmm0, %xmm14 /* g0t = xor(g0t_acc_1, g0x3) */
+	pxor %xmm2, %xmm14 /* g0k_acc = xor(g0x1, g0x2) */
+	pxor %xmm13, %xmm14 /* g0k = xor(g0k_acc, rkw) */
+	pxor %xmm0, %xmm14 /* g0t = xor(g0k, g0x3) */
 	movdqa %xmm14, %xmm13 /* g0t */
 	pand %xmm1, %xmm13 /* g0t_lo = and(g0t, nibble_mask) */
 	psrlw $4, %xmm14 /* g0t_sh = shr(g0t) */
@@ -1543,9 +1543,9 @@ SYM_FUNC_START(sm4_wordslice_ssse3_aesni_batch_xts)
 	movd 4(%rdi,%r8), %xmm5
 	pshufd $0, %xmm5, %xmm5 /* rkw_1 = bcast32() */
 	movdqa %xmm2, %xmm7 /* g0x2.2 */
-	pxor %xmm0, %xmm7 /* g0t_acc_2 = xor(g0x2, g0x3) */
-	pxor %xmm5, %xmm7 /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
-	pxor %xmm3, %xmm7 /* g0t_1 = xor(g0t_acc_3, g0x0) */
+	pxor %xmm0, %xmm7 /* g0k_acc_1 = xor(g0x2, g0x3) */
+	pxor %xmm5, %xmm7 /* g0k_1 = xor(g0k_acc_1, rkw_1) */
+	pxor %xmm3, %xmm7 /* g0t_1 = xor(g0k_1, g0x0) */
 	movdqa %xmm7, %xmm5 /* g0t_1 */
 	pand %xmm1, %xmm5 /* g0t_1_lo = and(g0t_1, nibble_mask) */
 	psrlw $4, %xmm7 /* g0t_1_sh = shr(g0t_1) */
@@ -1587,9 +1587,9 @@ SYM_FUNC_START(sm4_wordslice_ssse3_aesni_batch_xts)
 	movd 8(%rdi,%r8), %xmm5
 	pshufd $0, %xmm5, %xmm5 /* rkw_2 = bcast32() */
 	movdqa %xmm0, %xmm7 /* g0x3.2 */
-	pxor %xmm3, %xmm7 /* g0t_acc_4 = xor(g0x3, g0x0) */
-	pxor %xmm5, %xmm7 /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
-	pxor %xmm4, %xmm7 /* g0t_2 = xor(g0t_acc_5, g0x1) */
+	pxor %xmm3, %xmm7 /* g0k_acc_2 = xor(g0x3, g0x0) */
+	pxor %xmm5, %xmm7 /* g0k_2 = xor(g0k_acc_2, rkw_2) */
+	pxor %xmm4, %xmm7 /* g0t_2 = xor(g0k_2, g0x1) */
 	movdqa %xmm7, %xmm5 /* g0t_2 */
 	pand %xmm1, %xmm5 /* g0t_2_lo = and(g0t_2, nibble_mask) */
 	psrlw $4, %xmm7 /* g0t_2_sh = shr(g0t_2) */
@@ -1631,9 +1631,9 @@ SYM_FUNC_START(sm4_wordslice_ssse3_aesni_batch_xts)
 	movd 12(%rdi,%r8), %xmm5
 	pshufd $0, %xmm5, %xmm5 /* rkw_3 = bcast32() */
 	movdqa %xmm3, %xmm7 /* g0x0.3 */
-	pxor %xmm4, %xmm7 /* g0t_acc_6 = xor(g0x0, g0x1) */
-	pxor %xmm5, %xmm7 /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
-	pxor %xmm2, %xmm7 /* g0t_3 = xor(g0t_acc_7, g0x2) */
+	pxor %xmm4, %xmm7 /* g0k_acc_3 = xor(g0x0, g0x1) */
+	pxor %xmm5, %xmm7 /* g0k_3 = xor(g0k_acc_3, rkw_3) */
+	pxor %xmm2, %xmm7 /* g0t_3 = xor(g0k_3, g0x2) */
 	movdqa %xmm7, %xmm5 /* g0t_3 */
 	pand %xmm1, %xmm5 /* g0t_3_lo = and(g0t_3, nibble_mask) */
 	psrlw $4, %xmm7 /* g0t_3_sh = shr(g0t_3) */
@@ -1901,9 +1901,9 @@ SYM_FUNC_START(sm4_wordslice_ssse3_aesni_batch_gcm)
 	movd (%rdi,%r10), %xmm2
 	pshufd $0, %xmm2, %xmm2 /* rkw = bcast32() */
 	movdqa %xmm0, %xmm14 /* g0x1.2 */
-	pxor %xmm1, %xmm14 /* g0t_acc = xor(g0x1, g0x2) */
-	pxor %xmm2, %xmm14 /* g0t_acc_1 = xor(g0t_acc, rkw) */
-	pxor %xmm5, %xmm14 /* g0t = xor(g0t_acc_1, g0x3) */
+	pxor %xmm1, %xmm14 /* g0k_acc = xor(g0x1, g0x2) */
+	pxor %xmm2, %xmm14 /* g0k = xor(g0k_acc, rkw) */
+	pxor %xmm5, %xmm14 /* g0t = xor(g0k, g0x3) */
 	movdqa %xmm14, %xmm2 /* g0t */
 	pand %xmm4, %xmm2 /* g0t_lo = and(g0t, nibble_mask) */
 	psrlw $4, %xmm14 /* g0t_sh = shr(g0t) */
@@ -1946,9 +1946,9 @@ SYM_FUNC_START(sm4_wordslice_ssse3_aesni_batch_gcm)
 	movd 4(%rdi,%r10), %xmm2
 	pshufd $0, %xmm2, %xmm2 /* rkw_1 = bcast32() */
 	movdqa %xmm1, %xmm6 /* g0x2.2 */
-	pxor %xmm5, %xmm6 /* g0t_acc_2 = xor(g0x2, g0x3) */
-	pxor %xmm2, %xmm6 /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
-	pxor %xmm3, %xmm6 /* g0t_1 = xor(g0t_acc_3, g0x0) */
+	pxor %xmm5, %xmm6 /* g0k_acc_1 = xor(g0x2, g0x3) */
+	pxor %xmm2, %xmm6 /* g0k_1 = xor(g0k_acc_1, rkw_1) */
+	pxor %xmm3, %xmm6 /* g0t_1 = xor(g0k_1, g0x0) */
 	movdqa %xmm6, %xmm2 /* g0t_1 */
 	pand %xmm4, %xmm2 /* g0t_1_lo = and(g0t_1, nibble_mask) */
 	psrlw $4, %xmm6 /* g0t_1_sh = shr(g0t_1) */
@@ -1990,9 +1990,9 @@ SYM_FUNC_START(sm4_wordslice_ssse3_aesni_batch_gcm)
 	movd 8(%rdi,%r10), %xmm2
 	pshufd $0, %xmm2, %xmm2 /* rkw_2 = bcast32() */
 	movdqa %xmm5, %xmm6 /* g0x3.2 */
-	pxor %xmm3, %xmm6 /* g0t_acc_4 = xor(g0x3, g0x0) */
-	pxor %xmm2, %xmm6 /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
-	pxor %xmm0, %xmm6 /* g0t_2 = xor(g0t_acc_5, g0x1) */
+	pxor %xmm3, %xmm6 /* g0k_acc_2 = xor(g0x3, g0x0) */
+	pxor %xmm2, %xmm6 /* g0k_2 = xor(g0k_acc_2, rkw_2) */
+	pxor %xmm0, %xmm6 /* g0t_2 = xor(g0k_2, g0x1) */
 	movdqa %xmm6, %xmm2 /* g0t_2 */
 	pand %xmm4, %xmm2 /* g0t_2_lo = and(g0t_2, nibble_mask) */
 	psrlw $4, %xmm6 /* g0t_2_sh = shr(g0t_2) */
@@ -2034,9 +2034,9 @@ SYM_FUNC_START(sm4_wordslice_ssse3_aesni_batch_gcm)
 	movd 12(%rdi,%r10), %xmm2
 	pshufd $0, %xmm2, %xmm2 /* rkw_3 = bcast32() */
 	movdqa %xmm3, %xmm6 /* g0x0.3 */
-	pxor %xmm0, %xmm6 /* g0t_acc_6 = xor(g0x0, g0x1) */
-	pxor %xmm2, %xmm6 /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
-	pxor %xmm1, %xmm6 /* g0t_3 = xor(g0t_acc_7, g0x2) */
+	pxor %xmm0, %xmm6 /* g0k_acc_3 = xor(g0x0, g0x1) */
+	pxor %xmm2, %xmm6 /* g0k_3 = xor(g0k_acc_3, rkw_3) */
+	pxor %xmm1, %xmm6 /* g0t_3 = xor(g0k_3, g0x2) */
 	movdqa %xmm6, %xmm2 /* g0t_3 */
 	pand %xmm4, %xmm2 /* g0t_3_lo = and(g0t_3, nibble_mask) */
 	psrlw $4, %xmm6 /* g0t_3_sh = shr(g0t_3) */
@@ -2115,6 +2115,266 @@ SYM_FUNC_START(sm4_wordslice_ssse3_aesni_batch_gcm)
 	pop %rbp
 	RET
 SYM_FUNC_END(sm4_wordslice_ssse3_aesni_batch_gcm)
+
+/* sm4_wordslice_ssse3_aesni_one_block: wordslice_one_block_chained, 4 arguments
+ *   %rdi: rk
+ *   %rsi: in
+ *   %rdx: out
+ *   %rcx: src
+ *   %r8: 16 x r (and the loop count)
+ *   xmm0-15: vectors, as allocated (16 used)
+ *   frame: 0 bytes (0 spill slots of 16 bytes)
+ */
+	.p2align 5
+SYM_FUNC_START(sm4_wordslice_ssse3_aesni_one_block)
+
+	/* Load the block; word w, big-endian to native, into every lane of register w. */
+	movdqu (%rsi), %xmm0 /* raw = load() */
+	movdqu (%rcx), %xmm1 /* tweak = load() */
+	pxor %xmm1, %xmm0 /* blk = xor(raw, tweak) */
+	movdqa %xmm0, %xmm1 /* blk */
+	pshufb .Lsm4_wordslice_ssse3_aesni_10_word0_le(%rip), %xmm1 /* w0 = lookup16(blk, word0_le) */
+	movdqa %xmm0, %xmm2 /* blk */
+	pshufb .Lsm4_wordslice_ssse3_aesni_10_word1_le(%rip), %xmm2 /* w1 = lookup16(blk, word1_le) */
+	movdqa %xmm0, %xmm3 /* blk */
+	pshufb .Lsm4_wordslice_ssse3_aesni_10_word2_le(%rip), %xmm3 /* w2 = lookup16(blk, word2_le) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_10_word3_le(%rip), %xmm0 /* w3 = lookup16(blk, word3_le) */
+	movdqa .Lsm4_wordslice_ssse3_aesni_10_nibble_mask(%rip), %xmm4 /* nibble_mask = const() */
+	movdqa .Lsm4_wordslice_ssse3_aesni_10_aes_cancel_key(%rip), %xmm5 /* aes_cancel_key = const() */
+	movdqa .Lsm4_wordslice_ssse3_aesni_10_inv_shift_rows(%rip), %xmm6 /* inv_shift_rows = const() */
+	movdqa .Lsm4_wordslice_ssse3_aesni_10_rotl24(%rip), %xmm7 /* rotl24 = const() */
+	movdqa .Lsm4_wordslice_ssse3_aesni_10_tbl_hi(%rip), %xmm8 /* tbl_hi = const() */
+	movdqa .Lsm4_wordslice_ssse3_aesni_10_tbl_hi_1(%rip), %xmm9 /* tbl_hi_1 = const() */
+	xor %r8, %r8
+	.p2align 4
+.Lsm4_wordslice_ssse3_aesni_10_loop_r0:
+
+	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
+	movd (%rdi,%r8), %xmm10
+	pshufd $0, %xmm10, %xmm10 /* rkw = bcast32() */
+	movdqa %xmm2, %xmm11 /* x1.2 */
+	pxor %xmm3, %xmm11 /* g0k_acc = xor(x1, x2) */
+	pxor %xmm10, %xmm11 /* g0k = xor(g0k_acc, rkw) */
+	pxor %xmm0, %xmm11 /* g0t = xor(g0k, x3) */
+	movdqa %xmm11, %xmm10 /* g0t */
+	pand %xmm4, %xmm10 /* g0t_lo = and(g0t, nibble_mask) */
+	psrlw $4, %xmm11 /* g0t_sh = shr(g0t) */
+	pand %xmm4, %xmm11 /* g0t_hi = and(g0t_sh, nibble_mask) */
+	movdqa .Lsm4_wordslice_ssse3_aesni_10_tbl_lo(%rip), %xmm12 /* tbl_lo = const() */
+	movdqa %xmm12, %xmm13 /* tbl_lo */
+	pshufb %xmm10, %xmm13 /* g0a_l = lookup16(tbl_lo, g0t_lo) */
+	movdqa %xmm8, %xmm10 /* tbl_hi */
+	pshufb %xmm11, %xmm10 /* g0a_h = lookup16(tbl_hi, g0t_hi) */
+	pxor %xmm10, %xmm13 /* g0a = xor(g0a_l, g0a_h) */
+	pshufb %xmm6, %xmm13 /* g0s_sr = lookup16(g0a, inv_shift_rows) */
+	aesenclast %xmm5, %xmm13 /* g0s_aes = aesenclast(g0s_sr, aes_cancel_key) */
+	movdqa %xmm13, %xmm10 /* g0s_aes */
+	pand %xmm4, %xmm10 /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
+	psrlw $4, %xmm13 /* g0s_aes_sh = shr(g0s_aes) */
+	pand %xmm4, %xmm13 /* g0s_aes_hi = and(g0s_aes_sh, nibble_mask) */
+	movdqa .Lsm4_wordslice_ssse3_aesni_10_tbl_lo_1(%rip), %xmm11 /* tbl_lo_1 = const() */
+	movdqa %xmm11, %xmm14 /* tbl_lo_1 */
+	pshufb %xmm10, %xmm14 /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
+	movdqa %xmm9, %xmm10 /* tbl_hi_1 */
+	pshufb %xmm13, %xmm10 /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
+	pxor %xmm10, %xmm14 /* g0s = xor(g0s_l, g0s_h) */
+	movdqa %xmm14, %xmm10 /* g0s */
+	pslld $2, %xmm10 /* g0r2_l = shl(g0s) */
+	movdqa %xmm14, %xmm13 /* g0s */
+	psrld $30, %xmm13 /* g0r2_r = shr(g0s) */
+	por %xmm13, %xmm10 /* g0r2 = or(g0r2_l, g0r2_r) */
+	movdqa %xmm14, %xmm13 /* g0s */
+	pslld $10, %xmm13 /* g0r10_l = shl(g0s) */
+	movdqa %xmm14, %xmm15 /* g0s */
+	psrld $22, %xmm15 /* g0r10_r = shr(g0s) */
+	por %xmm15, %xmm13 /* g0r10 = or(g0r10_l, g0r10_r) */
+	movdqa %xmm14, %xmm15 /* g0s */
+	pslld $18, %xmm15 /* g0r18_l = shl(g0s) */
+	movdqa %xmm14, %xmm9 /* g0s */
+	psrld $14, %xmm9 /* g0r18_r = shr(g0s) */
+	por %xmm9, %xmm15 /* g0r18 = or(g0r18_l, g0r18_r) */
+	movdqa %xmm14, %xmm9 /* g0s */
+	pshufb %xmm7, %xmm9 /* g0r24 = lookup16(g0s, rotl24) */
+	pxor %xmm14, %xmm1 /* g0n_acc = xor(x0, g0s) */
+	pxor %xmm9, %xmm1 /* g0n = xor(g0n_acc, g0r24) */
+	pxor %xmm13, %xmm10 /* g0f_acc = xor(g0r2, g0r10) */
+	pxor %xmm15, %xmm10 /* g0f = xor(g0f_acc, g0r18) */
+	movdqa %xmm1, %xmm9 /* g0n */
+	pxor %xmm10, %xmm9 /* g0x = xor(g0n, g0f) */
+
+	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
+	movd 4(%rdi,%r8), %xmm13
+	pshufd $0, %xmm13, %xmm13 /* rkw_1 = bcast32() */
+	movdqa %xmm3, %xmm14 /* x2.2 */
+	pxor %xmm0, %xmm14 /* g0k_acc_1 = xor(x2, x3) */
+	pxor %xmm13, %xmm14 /* g0k_1 = xor(g0k_acc_1, rkw_1) */
+	pxor %xmm1, %xmm14 /* g0t_acc = xor(g0k_1, g0n) */
+	pxor %xmm10, %xmm14 /* g0t_1 = xor(g0t_acc, g0f) */
+	movdqa %xmm14, %xmm1 /* g0t_1 */
+	pand %xmm4, %xmm1 /* g0t_1_lo = and(g0t_1, nibble_mask) */
+	psrlw $4, %xmm14 /* g0t_1_sh = shr(g0t_1) */
+	pand %xmm4, %xmm14 /* g0t_1_hi = and(g0t_1_sh, nibble_mask) */
+	movdqa %xmm12, %xmm10 /* tbl_lo */
+	pshufb %xmm1, %xmm10 /* g0a_1_l = lookup16(tbl_lo, g0t_1_lo) */
+	movdqa %xmm8, %xmm1 /* tbl_hi */
+	pshufb %xmm14, %xmm1 /* g0a_1_h = lookup16(tbl_hi, g0t_1_hi) */
+	pxor %xmm1, %xmm10 /* g0a_1 = xor(g0a_1_l, g0a_1_h) */
+	pshufb %xmm6, %xmm10 /* g0s_1_sr = lookup16(g0a_1, inv_shift_rows) */
+	aesenclast %xmm5, %xmm10 /* g0s_1_aes = aesenclast(g0s_1_sr, aes_cancel_key) */
+	movdqa %xmm10, %xmm1 /* g0s_1_aes */
+	pand %xmm4, %xmm1 /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
+	psrlw $4, %xmm10 /* g0s_1_aes_sh = shr(g0s_1_aes) */
+	pand %xmm4, %xmm10 /* g0s_1_aes_hi = and(g0s_1_aes_sh, nibble_mask) */
+	movdqa %xmm11, %xmm13 /* tbl_lo_1 */
+	pshufb %xmm1, %xmm13 /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
+	movdqa .Lsm4_wordslice_ssse3_aesni_10_tbl_hi_1(%rip), %xmm1 /* tbl_hi_1 = const() */
+	movdqa %xmm1, %xmm14 /* tbl_hi_1 */
+	pshufb %xmm10, %xmm14 /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
+	pxor %xmm14, %xmm13 /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
+	movdqa %xmm13, %xmm10 /* g0s_1 */
+	pslld $2, %xmm10 /* g0r2_1_l = shl(g0s_1) */
+	movdqa %xmm13, %xmm14 /* g0s_1 */
+	psrld $30, %xmm14 /* g0r2_1_r = shr(g0s_1) */
+	por %xmm14, %xmm10 /* g0r2_1 = or(g0r2_1_l, g0r2_1_r) */
+	movdqa %xmm13, %xmm14 /* g0s_1 */
+	pslld $10, %xmm14 /* g0r10_1_l = shl(g0s_1) */
+	movdqa %xmm13, %xmm15 /* g0s_1 */
+	psrld $22, %xmm15 /* g0r10_1_r = shr(g0s_1) */
+	por %xmm15, %xmm14 /* g0r10_1 = or(g0r10_1_l, g0r10_1_r) */
+	movdqa %xmm13, %xmm15 /* g0s_1 */
+	pslld $18, %xmm15 /* g0r18_1_l = shl(g0s_1) */
+	movdqa %xmm13, %xmm1 /* g0s_1 */
+	psrld $14, %xmm1 /* g0r18_1_r = shr(g0s_1) */
+	por %xmm1, %xmm15 /* g0r18_1 = or(g0r18_1_l, g0r18_1_r) */
+	movdqa %xmm13, %xmm1 /* g0s_1 */
+	pshufb %xmm7, %xmm1 /* g0r24_1 = lookup16(g0s_1, rotl24) */
+	pxor %xmm13, %xmm2 /* g0n_acc_1 = xor(x1, g0s_1) */
+	pxor %xmm1, %xmm2 /* g0n_1 = xor(g0n_acc_1, g0r24_1) */
+	pxor %xmm14, %xmm10 /* g0f_acc_1 = xor(g0r2_1, g0r10_1) */
+	pxor %xmm15, %xmm10 /* g0f_1 = xor(g0f_acc_1, g0r18_1) */
+	movdqa %xmm2, %xmm1 /* g0n_1 */
+	pxor %xmm10, %xmm1 /* g0x_1 = xor(g0n_1, g0f_1) */
+
+	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
+	movd 8(%rdi,%r8), %xmm13
+	pshufd $0, %xmm13, %xmm13 /* rkw_2 = bcast32() */
+	movdqa %xmm0, %xmm14 /* x3.2 */
+	pxor %xmm9, %xmm14 /* g0k_acc_2 = xor(x3, x0) */
+	pxor %xmm13, %xmm14 /* g0k_2 = xor(g0k_acc_2, rkw_2) */
+	pxor %xmm2, %xmm14 /* g0t_acc_1 = xor(g0k_2, g0n_1) */
+	pxor %xmm10, %xmm14 /* g0t_2 = xor(g0t_acc_1, g0f_1) */
+	movdqa %xmm14, %xmm2 /* g0t_2 */
+	pand %xmm4, %xmm2 /* g0t_2_lo = and(g0t_2, nibble_mask) */
+	psrlw $4, %xmm14 /* g0t_2_sh = shr(g0t_2) */
+	pand %xmm4, %xmm14 /* g0t_2_hi = and(g0t_2_sh, nibble_mask) */
+	movdqa %xmm12, %xmm10 /* tbl_lo */
+	pshufb %xmm2, %xmm10 /* g0a_2_l = lookup16(tbl_lo, g0t_2_lo) */
+	movdqa %xmm8, %xmm2 /* tbl_hi */
+	pshufb %xmm14, %xmm2 /* g0a_2_h = lookup16(tbl_hi, g0t_2_hi) */
+	pxor %xmm2, %xmm10 /* g0a_2 = xor(g0a_2_l, g0a_2_h) */
+	pshufb %xmm6, %xmm10 /* g0s_2_sr = lookup16(g0a_2, inv_shift_rows) */
+	aesenclast %xmm5, %xmm10 /* g0s_2_aes = aesenclast(g0s_2_sr, aes_cancel_key) */
+	movdqa %xmm10, %xmm2 /* g0s_2_aes */
+	pand %xmm4, %xmm2 /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
+	psrlw $4, %xmm10 /* g0s_2_aes_sh = shr(g0s_2_aes) */
+	pand %xmm4, %xmm10 /* g0s_2_aes_hi = and(g0s_2_aes_sh, nibble_mask) */
+	movdqa %xmm11, %xmm13 /* tbl_lo_1 */
+	pshufb %xmm2, %xmm13 /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
+	movdqa .Lsm4_wordslice_ssse3_aesni_10_tbl_hi_1(%rip), %xmm2 /* tbl_hi_1 = const() */
+	movdqa %xmm2, %xmm14 /* tbl_hi_1 */
+	pshufb %xmm10, %xmm14 /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
+	pxor %xmm14, %xmm13 /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
+	movdqa %xmm13, %xmm10 /* g0s_2 */
+	pslld $2, %xmm10 /* g0r2_2_l = shl(g0s_2) */
+	movdqa %xmm13, %xmm14 /* g0s_2 */
+	psrld $30, %xmm14 /* g0r2_2_r = shr(g0s_2) */
+	por %xmm14, %xmm10 /* g0r2_2 = or(g0r2_2_l, g0r2_2_r) */
+	movdqa %xmm13, %xmm14 /* g0s_2 */
+	pslld $10, %xmm14 /* g0r10_2_l = shl(g0s_2) */
+	movdqa %xmm13, %xmm15 /* g0s_2 */
+	psrld $22, %xmm15 /* g0r10_2_r = shr(g0s_2) */
+	por %xmm15, %xmm14 /* g0r10_2 = or(g0r10_2_l, g0r10_2_r) */
+	movdqa %xmm13, %xmm15 /* g0s_2 */
+	pslld $18, %xmm15 /* g0r18_2_l = shl(g0s_2) */
+	movdqa %xmm13, %xmm2 /* g0s_2 */
+	psrld $14, %xmm2 /* g0r18_2_r = shr(g0s_2) */
+	por %xmm2, %xmm15 /* g0r18_2 = or(g0r18_2_l, g0r18_2_r) */
+	movdqa %xmm13, %xmm2 /* g0s_2 */
+	pshufb %xmm7, %xmm2 /* g0r24_2 = lookup16(g0s_2, rotl24) */
+	pxor %xmm13, %xmm3 /* g0n_acc_2 = xor(x2, g0s_2) */
+	pxor %xmm2, %xmm3 /* g0n_2 = xor(g0n_acc_2, g0r24_2) */
+	pxor %xmm14, %xmm10 /* g0f_acc_2 = xor(g0r2_2, g0r10_2) */
+	pxor %xmm15, %xmm10 /* g0f_2 = xor(g0f_acc_2, g0r18_2) */
+	movdqa %xmm3, %xmm2 /* g0n_2 */
+	pxor %xmm10, %xmm2 /* g0x_2 = xor(g0n_2, g0f_2) */
+
+	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
+	movd 12(%rdi,%r8), %xmm13
+	pshufd $0, %xmm13, %xmm13 /* rkw_3 = bcast32() */
+	movdqa %xmm9, %xmm14 /* x0.3 */
+	pxor %xmm1, %xmm14 /* g0k_acc_3 = xor(x0, x1) */
+	pxor %xmm13, %xmm14 /* g0k_3 = xor(g0k_acc_3, rkw_3) */
+	pxor %xmm3, %xmm14 /* g0t_acc_2 = xor(g0k_3, g0n_2) */
+	pxor %xmm10, %xmm14 /* g0t_3 = xor(g0t_acc_2, g0f_2) */
+	movdqa %xmm14, %xmm3 /* g0t_3 */
+	pand %xmm4, %xmm3 /* g0t_3_lo = and(g0t_3, nibble_mask) */
+	psrlw $4, %xmm14 /* g0t_3_sh = shr(g0t_3) */
+	pand %xmm4, %xmm14 /* g0t_3_hi = and(g0t_3_sh, nibble_mask) */
+	movdqa %xmm12, %xmm10 /* tbl_lo */
+	pshufb %xmm3, %xmm10 /* g0a_3_l = lookup16(tbl_lo, g0t_3_lo) */
+	movdqa %xmm8, %xmm3 /* tbl_hi */
+	pshufb %xmm14, %xmm3 /* g0a_3_h = lookup16(tbl_hi, g0t_3_hi) */
+	pxor %xmm3, %xmm10 /* g0a_3 = xor(g0a_3_l, g0a_3_h) */
+	pshufb %xmm6, %xmm10 /* g0s_3_sr = lookup16(g0a_3, inv_shift_rows) */
+	aesenclast %xmm5, %xmm10 /* g0s_3_aes = aesenclast(g0s_3_sr, aes_cancel_key) */
+	movdqa %xmm10, %xmm3 /* g0s_3_aes */
+	pand %xmm4, %xmm3 /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
+	psrlw $4, %xmm10 /* g0s_3_aes_sh = shr(g0s_3_aes) */
+	pand %xmm4, %xmm10 /* g0s_3_aes_hi = and(g0s_3_aes_sh, nibble_mask) */
+	movdqa %xmm11, %xmm13 /* tbl_lo_1 */
+	pshufb %xmm3, %xmm13 /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
+	movdqa .Lsm4_wordslice_ssse3_aesni_10_tbl_hi_1(%rip), %xmm3 /* tbl_hi_1 = const() */
+	movdqa %xmm3, %xmm14 /* tbl_hi_1 */
+	pshufb %xmm10, %xmm14 /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
+	pxor %xmm14, %xmm13 /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
+	movdqa %xmm13, %xmm10 /* g0s_3 */
+	pslld $2, %xmm10 /* g0r2_3_l = shl(g0s_3) */
+	movdqa %xmm13, %xmm14 /* g0s_3 */
+	psrld $30, %xmm14 /* g0r2_3_r = shr(g0s_3) */
+	por %xmm14, %xmm10 /* g0r2_3 = or(g0r2_3_l, g0r2_3_r) */
+	movdqa %xmm13, %xmm14 /* g0s_3 */
+	pslld $10, %xmm14 /* g0r10_3_l = shl(g0s_3) */
+	movdqa %xmm13, %xmm15 /* g0s_3 */
+	psrld $22, %xmm15 /* g0r10_3_r = shr(g0s_3) */
+	por %xmm15, %xmm14 /* g0r10_3 = or(g0r10_3_l, g0r10_3_r) */
+	movdqa %xmm13, %xmm15 /* g0s_3 */
+	pslld $18, %xmm15 /* g0r18_3_l = shl(g0s_3) */
+	movdqa %xmm13, %xmm3 /* g0s_3 */
+	psrld $14, %xmm3 /* g0r18_3_r = shr(g0s_3) */
+	por %xmm3, %xmm15 /* g0r18_3 = or(g0r18_3_l, g0r18_3_r) */
+	movdqa %xmm13, %xmm3 /* g0s_3 */
+	pshufb %xmm7, %xmm3 /* g0r24_3 = lookup16(g0s_3, rotl24) */
+	pxor %xmm13, %xmm0 /* g0n_acc_3 = xor(x3, g0s_3) */
+	pxor %xmm3, %xmm0 /* g0n_3 = xor(g0n_acc_3, g0r24_3) */
+	pxor %xmm14, %xmm10 /* g0f_acc_3 = xor(g0r2_3, g0r10_3) */
+	pxor %xmm15, %xmm10 /* g0f_3 = xor(g0f_acc_3, g0r18_3) */
+	pxor %xmm10, %xmm0 /* g0x_3 = xor(g0n_3, g0f_3) */
+	movdqa %xmm2, %xmm3 /* x2.3 */
+	movdqa %xmm1, %xmm2 /* x1.3 */
+	movdqa %xmm9, %xmm1 /* x0.3 */
+	movdqa .Lsm4_wordslice_ssse3_aesni_10_tbl_hi_1(%rip), %xmm9 /* tbl_hi_1 = const() */
+	add $16, %r8
+	cmp $128, %r8
+	jne .Lsm4_wordslice_ssse3_aesni_10_loop_r0
+
+	/* Output (X35, X34, X33, X32) = slots 3, 2, 1, 0: lane 0 of each into lanes 0-3, native words to big-endian. */
+	punpckldq %xmm3, %xmm0 /* x35x34 = unpacklo(x3, x2) */
+	punpckldq %xmm1, %xmm2 /* x33x32 = unpacklo(x1, x0) */
+	punpcklqdq %xmm2, %xmm0 /* out_1 = unpacklo(x35x34, x33x32) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_10_bswap32(%rip), %xmm0 /* outbe = lookup16(out_1, bswap32) */
+	movdqu %xmm0, (%rdx) /* store outbe */
+	RET
+SYM_FUNC_END(sm4_wordslice_ssse3_aesni_one_block)
 
 /* reverse16: byte i <- byte 15 - i: GCM bytes to the reflected form phi */
 	.section .rodata.cst16.sm4_wordslice_ssse3_aesni_0_reverse16, "aM", @progbits, 16
@@ -2709,3 +2969,81 @@ SYM_FUNC_END(sm4_wordslice_ssse3_aesni_batch_gcm)
 	.balign 16
 .Lsm4_wordslice_ssse3_aesni_9_tbl_lo_1:
 	.byte 0xd3, 0xf5, 0xd9, 0xff, 0x24, 0x02, 0x2e, 0x08, 0xb4, 0x92, 0xbe, 0x98, 0x43, 0x65, 0x49, 0x6f
+
+/* word0_le: word 0 to native order, in every 32-bit lane */
+	.section .rodata.cst16.sm4_wordslice_ssse3_aesni_10_word0_le, "aM", @progbits, 16
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_10_word0_le:
+	.byte 0x03, 0x02, 0x01, 0x00, 0x03, 0x02, 0x01, 0x00, 0x03, 0x02, 0x01, 0x00, 0x03, 0x02, 0x01, 0x00
+
+/* word1_le: word 1 to native order, in every 32-bit lane */
+	.section .rodata.cst16.sm4_wordslice_ssse3_aesni_10_word1_le, "aM", @progbits, 16
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_10_word1_le:
+	.byte 0x07, 0x06, 0x05, 0x04, 0x07, 0x06, 0x05, 0x04, 0x07, 0x06, 0x05, 0x04, 0x07, 0x06, 0x05, 0x04
+
+/* word2_le: word 2 to native order, in every 32-bit lane */
+	.section .rodata.cst16.sm4_wordslice_ssse3_aesni_10_word2_le, "aM", @progbits, 16
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_10_word2_le:
+	.byte 0x0b, 0x0a, 0x09, 0x08, 0x0b, 0x0a, 0x09, 0x08, 0x0b, 0x0a, 0x09, 0x08, 0x0b, 0x0a, 0x09, 0x08
+
+/* word3_le: word 3 to native order, in every 32-bit lane */
+	.section .rodata.cst16.sm4_wordslice_ssse3_aesni_10_word3_le, "aM", @progbits, 16
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_10_word3_le:
+	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0f, 0x0e, 0x0d, 0x0c, 0x0f, 0x0e, 0x0d, 0x0c, 0x0f, 0x0e, 0x0d, 0x0c
+
+/* nibble_mask: low nibble of every byte */
+	.section .rodata.cst16.sm4_wordslice_ssse3_aesni_10_nibble_mask, "aM", @progbits, 16
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_10_nibble_mask:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* aes_cancel_key: AESENCLAST key = SubBytes constant 0x63: cancels it */
+	.section .rodata.cst16.sm4_wordslice_ssse3_aesni_10_aes_cancel_key, "aM", @progbits, 16
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_10_aes_cancel_key:
+	.byte 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63
+
+/* inv_shift_rows: inverse ShiftRows (AESENCLAST's ShiftRows undone) */
+	.section .rodata.cst16.sm4_wordslice_ssse3_aesni_10_inv_shift_rows, "aM", @progbits, 16
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_10_inv_shift_rows:
+	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
+
+/* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
+	.section .rodata.cst16.sm4_wordslice_ssse3_aesni_10_rotl24, "aM", @progbits, 16
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_10_rotl24:
+	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+
+/* tbl_hi: A1, c1: S-box inner affine: high-nibble table */
+	.section .rodata.cst16.sm4_wordslice_ssse3_aesni_10_tbl_hi, "aM", @progbits, 16
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_10_tbl_hi:
+	.byte 0x00, 0xac, 0x68, 0xc4, 0x8c, 0x20, 0xe4, 0x48, 0x18, 0xb4, 0x70, 0xdc, 0x94, 0x38, 0xfc, 0x50
+
+/* tbl_hi_1: A2·inv(.) ^ c2: S-box outer affine, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
+	.section .rodata.cst16.sm4_wordslice_ssse3_aesni_10_tbl_hi_1, "aM", @progbits, 16
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_10_tbl_hi_1:
+	.byte 0x00, 0x5e, 0x4a, 0x14, 0x08, 0x56, 0x42, 0x1c, 0x9d, 0xc3, 0xd7, 0x89, 0x95, 0xcb, 0xdf, 0x81
+
+/* tbl_lo: A1, c1: S-box inner affine: low-nibble table (constant folded in) */
+	.section .rodata.cst16.sm4_wordslice_ssse3_aesni_10_tbl_lo, "aM", @progbits, 16
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_10_tbl_lo:
+	.byte 0x1b, 0xee, 0x39, 0xcc, 0xbd, 0x48, 0x9f, 0x6a, 0xb9, 0x4c, 0x9b, 0x6e, 0x1f, 0xea, 0x3d, 0xc8
+
+/* tbl_lo_1: A2·inv(.) ^ c2: S-box outer affine, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
+	.section .rodata.cst16.sm4_wordslice_ssse3_aesni_10_tbl_lo_1, "aM", @progbits, 16
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_10_tbl_lo_1:
+	.byte 0xd3, 0xf5, 0xd9, 0xff, 0x24, 0x02, 0x2e, 0x08, 0xb4, 0x92, 0xbe, 0x98, 0x43, 0x65, 0x49, 0x6f
+
+/* bswap32: byte order reversal in each 32-bit word */
+	.section .rodata.cst16.sm4_wordslice_ssse3_aesni_10_bswap32, "aM", @progbits, 16
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_10_bswap32:
+	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
